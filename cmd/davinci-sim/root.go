@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=…"; when empty
+// the module version recorded by the Go toolchain is used.
+var version = ""
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "davinci-sim",
+		Short: "Cycle-level simulator of Ascend DaVinci AI cores running real programs bit-accurately",
+		Long: `davinci-sim simulates Ascend DaVinci AI cores (cube, vector and scalar units,
+MTE/FixPipe data movers, L1/L0A/L0B/L0C/UB buffers) and the memory paths between
+them, executing real programs with bit-accurate FP16/FP32 arithmetic and
+reporting time, stalls by cause, buffer occupancy and numerical error.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput(err) })
+	root.AddCommand(newVersionCmd())
+	root.AddCommand(newValidateCmd())
+	return root
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the davinci-sim version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, args []string) {
+			fmt.Fprintln(cmd.OutOrStdout(), "davinci-sim", buildVersion())
+		},
+	}
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+func newValidateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate",
+		Short: "Validate models against recorded hardware data",
+	}
+}
