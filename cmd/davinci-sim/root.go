@@ -11,6 +11,14 @@ import (
 // the module version recorded by the Go toolchain is used.
 var version = ""
 
+// subcommands holds the constructors of the top-level commands other than
+// version and validate; each command's file appends itself in an init func,
+// so adding a command touches only its own file.
+var subcommands []func() *cobra.Command
+
+// validateSubcommands holds the constructors of `validate` subcommands.
+var validateSubcommands []func() *cobra.Command
+
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "davinci-sim",
@@ -24,7 +32,14 @@ reporting time, stalls by cause, buffer occupancy and numerical error.`,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput(err) })
 	root.AddCommand(newVersionCmd())
-	root.AddCommand(newValidateCmd())
+	for _, mk := range subcommands {
+		root.AddCommand(mk())
+	}
+	validate := newValidateCmd()
+	for _, mk := range validateSubcommands {
+		validate.AddCommand(mk())
+	}
+	root.AddCommand(validate)
 	return root
 }
 
