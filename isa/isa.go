@@ -114,18 +114,18 @@ type Op uint8
 
 // The opcodes.
 const (
-	OpNop     Op = iota
-	OpAlloc      // S: mark Region live
-	OpFree       // S: mark Region dead
-	OpScalar     // S: Cycles of scalar work (loop/address arithmetic)
-	OpSetFlag    // on SrcPipe: raise flag (SrcPipe, DstPipe, FlagID)
-	OpWaitFlag   // on DstPipe: wait for and lower flag (SrcPipe, DstPipe, FlagID)
-	OpBarrier    // on Instr.Pipe (or ALL): wait for earlier instructions to complete
-	OpCopy       // MTE2/MTE3: 2-D strided byte copy Src→Dst
-	OpLoad       // MTE1: row-major matrix in L1 → fractal in L0A/L0B
-	OpMmad       // M: C (L0C) = A (L0A) · B (L0B) + (Init ? 0 : C)
-	OpL0CCopy    // FIXP or V: fractal C in L0C → row-major in UB/GM, optional conversion
-	OpVector     // V: element-wise vector operation on UB (see VecOp)
+	OpNop      Op = iota
+	OpAlloc       // S: mark Region live
+	OpFree        // S: mark Region dead
+	OpScalar      // S: Cycles of scalar work (loop/address arithmetic)
+	OpSetFlag     // on SrcPipe: raise flag (SrcPipe, DstPipe, FlagID)
+	OpWaitFlag    // on DstPipe: wait for and lower flag (SrcPipe, DstPipe, FlagID)
+	OpBarrier     // on Instr.Pipe (or ALL): wait for earlier instructions to complete
+	OpCopy        // MTE2/MTE3: 2-D strided byte copy Src→Dst
+	OpLoad        // MTE1: row-major matrix in L1 → fractal in L0A/L0B
+	OpMmad        // M: C (L0C) = A (L0A) · B (L0B) + (Init ? 0 : C)
+	OpL0CCopy     // FIXP or V: fractal C in L0C → row-major in UB/GM, optional conversion
+	OpVector      // V: element-wise vector operation on UB (see VecOp)
 	numOps
 )
 
