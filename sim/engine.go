@@ -1,0 +1,385 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Handler receives events. arg is the value passed when the event was scheduled (for example an
+// index), so components need not allocate a closure per event.
+type Handler interface {
+	Handle(now Time, arg int64)
+}
+
+// HandlerFunc adapts an ordinary function to a Handler.
+type HandlerFunc func(now Time, arg int64)
+
+// Handle calls f(now, arg).
+func (f HandlerFunc) Handle(now Time, arg int64) { f(now, arg) }
+
+// Hook observes every executed event, in execution order, just before its handler runs. Hooks must
+// not change the simulation (they may record, count or print).
+type Hook interface {
+	OnEvent(now Time, prio int, h Handler, arg int64)
+}
+
+// Waiter is implemented by components that can hold outstanding work. When the event queue of
+// Engine.Run runs dry, every registered Waiter is asked; blocked reports whether it still has
+// work it cannot finish, and why names the component and the reason, e.g.
+// "core 3 pipe MTE1: wait_flag MTE2->MTE1 id 0".
+type Waiter interface {
+	Blocked() (blocked bool, why string)
+}
+
+// Priority range accepted by At and After. Lower values run first at equal times.
+const (
+	MinPriority = -1 << (63 - seqBits)
+	MaxPriority = 1<<(63-seqBits) - 1
+)
+
+// seqBits is the width of the scheduling sequence number packed under the priority in an event
+// key. When 2^seqBits events have been scheduled the pending events are renumbered (preserving
+// their order), so the sequence never overflows.
+const seqBits = 44
+
+// ErrPast is wrapped by the error a run stops with when an event was scheduled before Now.
+var ErrPast = errors.New("sim: event scheduled in the past")
+
+// ErrPriority is wrapped by the error a run stops with when a priority is outside
+// [MinPriority, MaxPriority].
+var ErrPriority = errors.New("sim: event priority out of range")
+
+// ErrReentrant is returned by Run or RunUntil when called from inside an event handler.
+var ErrReentrant = errors.New("sim: Run/RunUntil called from an event handler")
+
+// event is one queued event. key packs (priority+bias)<<seqBits | sequence, so that the total
+// order (time, priority, sequence) is two integer comparisons.
+type event struct {
+	t   Time
+	key uint64
+	h   Handler
+	arg int64
+}
+
+// Engine is a discrete-event simulation engine. Events run in the total order (time, priority,
+// scheduling sequence). An Engine is not safe for concurrent use; run independent simulations on
+// independent engines.
+type Engine struct {
+	q      []event // 4-ary min-heap on (t, key)
+	vacant bool    // q[0] is the event being executed and may be overwritten
+	now    Time
+	seq    uint64
+	seqMax uint64 // renumber when seq reaches this (1<<seqBits; lowered in tests)
+	events uint64
+
+	running bool
+	stopped bool
+	stopErr error
+
+	hooks []Hook
+
+	progressEvery uint64
+	progressNext  uint64 // events count at which progressFn is next called; MaxUint64 = never
+	progressFn    func(now Time, events uint64)
+
+	waiters []Waiter
+}
+
+// NewEngine returns an empty engine at time 0.
+func NewEngine() *Engine {
+	return &Engine{
+		q:            make([]event, 0, 1024),
+		seqMax:       1 << seqBits,
+		progressNext: ^uint64(0),
+	}
+}
+
+// Now returns the current simulated time: the time of the event being (or last) executed, or the
+// limit of the last RunUntil.
+func (e *Engine) Now() Time { return e.now }
+
+// Events returns the number of events executed so far.
+func (e *Engine) Events() uint64 { return e.events }
+
+// Pending returns the number of events queued (not yet executed).
+func (e *Engine) Pending() int {
+	if e.vacant {
+		return len(e.q) - 1
+	}
+	return len(e.q)
+}
+
+// Peek returns the time of the next queued event; ok is false when the queue is empty.
+func (e *Engine) Peek() (t Time, ok bool) {
+	e.fill()
+	if len(e.q) == 0 {
+		return 0, false
+	}
+	return e.q[0].t, true
+}
+
+// At schedules h.Handle(t, arg) at time t with priority prio. Among events at the same time, lower
+// prio runs first; equal (time, prio) run in the order they were scheduled.
+//
+// Scheduling before Now, or with prio outside [MinPriority, MaxPriority], is a programming error:
+// the event is dropped and the engine is stopped with an error wrapping ErrPast or ErrPriority,
+// which Run/RunUntil return after the current event.
+func (e *Engine) At(t Time, prio int, h Handler, arg int64) {
+	if t < e.now {
+		e.Stop(fmt.Errorf("%w: at %v (priority %d, handler %T), now is %v", ErrPast, t, prio, h, e.now))
+		return
+	}
+	if prio < MinPriority || prio > MaxPriority {
+		e.Stop(fmt.Errorf("%w: %d not in [%d, %d] (handler %T at %v)", ErrPriority, prio, MinPriority, MaxPriority, h, t))
+		return
+	}
+	if e.seq >= e.seqMax {
+		e.renumber()
+	}
+	ev := event{t: t, key: uint64(prio-MinPriority)<<seqBits | e.seq, h: h, arg: arg}
+	e.seq++
+	if e.vacant {
+		// The executing event's slot is free: replace the root and sift down, which costs one
+		// sift instead of a pop plus a push in the common "handle one, schedule one" pattern.
+		e.vacant = false
+		e.siftDown(0, ev)
+		return
+	}
+	e.q = append(e.q, ev)
+	e.siftUp(len(e.q)-1, ev)
+}
+
+// After schedules h.Handle(Now()+d, arg) with priority prio; see At. A negative d is scheduling in
+// the past.
+func (e *Engine) After(d Time, prio int, h Handler, arg int64) {
+	if d < 0 {
+		e.Stop(fmt.Errorf("%w: negative delay %v (priority %d, handler %T), now is %v", ErrPast, d, prio, h, e.now))
+		return
+	}
+	t := e.now + d
+	if t < e.now { // overflow
+		e.Stop(fmt.Errorf("%w: delay %v from %v overflows Time", ErrPast, d, e.now))
+		return
+	}
+	e.At(t, prio, h, arg)
+}
+
+// Stop ends Run or RunUntil after the current event; they return err. The first non-nil error
+// passed to Stop wins; Stop(nil) stops without an error. Called while no run is in progress, Stop
+// makes the next Run or RunUntil return at once, before executing any event. Events still queued
+// stay queued, and a later Run or RunUntil continues with them.
+func (e *Engine) Stop(err error) {
+	e.stopped = true
+	if e.stopErr == nil {
+		e.stopErr = err
+	}
+}
+
+// AddHook attaches a hook that observes every event executed from now on. Hooks run in the order
+// they were added.
+func (e *Engine) AddHook(h Hook) {
+	if h != nil {
+		e.hooks = append(e.hooks, h)
+	}
+}
+
+// OnProgress makes the engine call fn(Now(), Events()) after every everyEvents-th executed event
+// (when Events() becomes a multiple of everyEvents). The check is one integer comparison per
+// event; no wall-clock time is read by the engine. fn may call Stop (for example to enforce a
+// wall-clock limit it measures itself). everyEvents == 0 or fn == nil disables progress reports.
+// A later call replaces the earlier one.
+func (e *Engine) OnProgress(everyEvents uint64, fn func(now Time, events uint64)) {
+	if everyEvents == 0 || fn == nil {
+		e.progressEvery, e.progressFn, e.progressNext = 0, nil, ^uint64(0)
+		return
+	}
+	e.progressEvery, e.progressFn = everyEvents, fn
+	e.progressNext = e.events - e.events%everyEvents + everyEvents
+}
+
+// Register adds a component to the deadlock check performed when Run's event queue runs dry.
+func (e *Engine) Register(w Waiter) {
+	if w != nil {
+		e.waiters = append(e.waiters, w)
+	}
+}
+
+// Run executes events until none are left or Stop is called. If stopped, it returns the error
+// passed to Stop (nil for Stop(nil)). If the queue ran dry, it asks every registered Waiter and
+// returns a *DeadlockError if any is blocked, else nil.
+func (e *Engine) Run() error {
+	if err, done := e.run(MaxTime, false); done {
+		return err
+	}
+	return e.CheckDeadlock()
+}
+
+// RunUntil executes all events with time <= t and then sets Now() to t; later events stay queued
+// and a further Run or RunUntil continues with them. If Stop is called it returns that error and
+// Now() stays at the time of the last executed event. t before Now() is an error. RunUntil does no
+// deadlock check; call CheckDeadlock if needed.
+func (e *Engine) RunUntil(t Time) error {
+	if t < e.now {
+		return fmt.Errorf("sim: RunUntil(%v) is before now (%v)", t, e.now)
+	}
+	if err, done := e.run(t, true); done {
+		return err
+	}
+	e.now = t
+	return nil
+}
+
+// run is the event loop. done reports that the loop ended because of Stop (or reentrance).
+func (e *Engine) run(limit Time, inclusive bool) (err error, done bool) {
+	if e.running {
+		return ErrReentrant, true
+	}
+	e.running = true
+	defer func() { e.running = false }()
+	for !e.stopped {
+		if len(e.q) == 0 {
+			return nil, false
+		}
+		ev := &e.q[0]
+		if ev.t > limit {
+			return nil, false
+		}
+		t, h, arg := ev.t, ev.h, ev.arg
+		e.now = t
+		e.events++
+		if e.hooks != nil {
+			prio := int(ev.key>>seqBits) + MinPriority
+			for _, hk := range e.hooks {
+				hk.OnEvent(t, prio, h, arg)
+			}
+		}
+		e.vacant = true
+		h.Handle(t, arg)
+		if e.vacant {
+			e.pop()
+		}
+		if e.events >= e.progressNext {
+			e.progressNext += e.progressEvery
+			e.progressFn(e.now, e.events)
+		}
+	}
+	err = e.stopErr
+	e.stopped, e.stopErr = false, nil
+	return err, true
+}
+
+// fill removes the vacant root, if any, restoring a valid heap.
+func (e *Engine) fill() {
+	if e.vacant {
+		e.pop()
+	}
+}
+
+// pop removes the root (which is vacant) and restores the heap.
+func (e *Engine) pop() {
+	e.vacant = false
+	n := len(e.q) - 1
+	last := e.q[n]
+	e.q[n] = event{} // drop the handler reference
+	e.q = e.q[:n]
+	if n > 0 {
+		e.siftDown(0, last)
+	}
+}
+
+func (e *Engine) siftUp(i int, ev event) {
+	q := e.q
+	for i > 0 {
+		p := (i - 1) >> 2
+		if ev.t > q[p].t || ev.t == q[p].t && ev.key > q[p].key {
+			break
+		}
+		q[i] = q[p]
+		i = p
+	}
+	q[i] = ev
+}
+
+func (e *Engine) siftDown(i int, ev event) {
+	q := e.q
+	n := len(q)
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		end := c + 4
+		if end > n {
+			end = n
+		}
+		m := c
+		mt, mk := q[c].t, q[c].key
+		for j := c + 1; j < end; j++ {
+			if q[j].t < mt || q[j].t == mt && q[j].key < mk {
+				m, mt, mk = j, q[j].t, q[j].key
+			}
+		}
+		if ev.t < mt || ev.t == mt && ev.key < mk {
+			break
+		}
+		q[i] = q[m]
+		i = m
+	}
+	q[i] = ev
+}
+
+// renumber reassigns sequence numbers 0..n-1 to the pending events, keeping their order, so the
+// packed sequence field never overflows.
+func (e *Engine) renumber() {
+	e.fill()
+	q := e.q
+	sort.Slice(q, func(a, b int) bool {
+		return q[a].t < q[b].t || q[a].t == q[b].t && q[a].key < q[b].key
+	})
+	const seqMask = 1<<seqBits - 1
+	for i := range q {
+		q[i].key = q[i].key&^seqMask | uint64(i)
+	}
+	// A sorted slice is a valid heap.
+	e.seq = uint64(len(q))
+}
+
+// DeadlockError reports that the event queue ran dry while components still had outstanding work.
+type DeadlockError struct {
+	// Time is the simulated time at which the queue ran dry (the time of the last event).
+	Time Time
+	// Blocked names each blocked component and why, sorted.
+	Blocked []string
+}
+
+// Error lists the blocked components, one per line.
+func (d *DeadlockError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "deadlock at %v: %d blocked", d.Time, len(d.Blocked))
+	for _, s := range d.Blocked {
+		b.WriteString("\n  ")
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// CheckDeadlock asks every registered Waiter whether it is blocked and returns a *DeadlockError
+// listing those that are (sorted), or nil if none is. Run calls it when its queue runs dry.
+func (e *Engine) CheckDeadlock() error {
+	var blocked []string
+	for _, w := range e.waiters {
+		if ok, why := w.Blocked(); ok {
+			if why == "" {
+				why = fmt.Sprintf("%T: blocked (no reason given)", w)
+			}
+			blocked = append(blocked, why)
+		}
+	}
+	if len(blocked) == 0 {
+		return nil
+	}
+	sort.Strings(blocked)
+	return &DeadlockError{Time: e.now, Blocked: blocked}
+}
