@@ -20,11 +20,14 @@ type Core struct {
 	Clock      Frequency `mapstructure:"clock"`       // core clock (e.g. 1GHz)
 	QueueDepth int       `mapstructure:"queue_depth"` // entries per pipe issue queue
 	FlagIDs    int       `mapstructure:"flag_ids"`    // event ids per (src, dst) pipe pair
-	Buffers    Buffers   `mapstructure:"buffers"`
-	Cube       Cube      `mapstructure:"cube"`
-	Vector     Vector    `mapstructure:"vector"`
-	Scalar     Scalar    `mapstructure:"scalar"`
-	Paths      Paths     `mapstructure:"paths"`
+	// FixPipe says whether the core has a FIXP pipe (L0C→UB/GM). Without
+	// one (910A), L0C→UB copies run on the vector pipe.
+	FixPipe bool    `mapstructure:"fixpipe"`
+	Buffers Buffers `mapstructure:"buffers"`
+	Cube    Cube    `mapstructure:"cube"`
+	Vector  Vector  `mapstructure:"vector"`
+	Scalar  Scalar  `mapstructure:"scalar"`
+	Paths   Paths   `mapstructure:"paths"`
 }
 
 // Buffers holds the per-core on-chip buffer capacities.
