@@ -111,9 +111,9 @@ func zeroTo(neg bool, f Format) uint32 {
 func maxTo(neg bool, s *spec) uint32 {
 	if !s.float {
 		if neg {
-			return uint32(s.intMin)
+			return intPattern(s.intMin, s)
 		}
-		return uint32(s.intMax)
+		return intPattern(s.intMax, s)
 	}
 	frac := uint32(s.maxSig) & (1<<(s.p-1) - 1)
 	v := uint32(s.emax+s.bias)<<(uint(s.p-1)+s.fracShift) | frac<<s.fracShift
@@ -301,6 +301,12 @@ func roundInt(neg bool, mant uint64, exp int, s *spec, r Rounding) uint32 {
 	} else if v > s.intMax {
 		v = s.intMax
 	}
+	return intPattern(v, s)
+}
+
+// intPattern encodes an in-range integer as the format's two's complement
+// pattern (INT8: 0..255).
+func intPattern(v int64, s *spec) uint32 {
 	if s.bits == 8 {
 		return uint32(uint8(int8(v)))
 	}
