@@ -1,0 +1,5 @@
+//go:build long
+
+package fp
+
+func init() { longTag = true }
