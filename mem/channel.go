@@ -1,0 +1,163 @@
+package mem
+
+import (
+	"math"
+	"sort"
+
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// FlowDone is told when a transfer through a Channel has moved its last byte.
+type FlowDone interface {
+	// FlowDone is called at time now with the flow's tag.
+	FlowDone(now sim.Time, tag int64)
+}
+
+// Channel is a shared bandwidth resource (global memory): concurrent flows
+// share its total bandwidth max-min fairly (water-filling), each flow also
+// capped by its own path bandwidth. Rates are recomputed whenever a flow
+// starts or ends, so contention is modeled exactly in the fluid limit.
+// Remaining bytes are tracked in float64; event times are integer ps,
+// rounded up, so runs are deterministic.
+type Channel struct {
+	eng      *sim.Engine
+	total    float64 // bytes per ps
+	flows    []*flow
+	last     sim.Time
+	waker    *sim.Waker
+	inUse    float64 // current aggregate rate, bytes per ps
+	observer func(now sim.Time, bytesPerSecond float64)
+	// Bytes moved through the channel, for statistics.
+	Bytes float64
+	// busyIntegral accumulates rate·time to compute mean utilisation.
+	busyIntegral float64
+	scratch      []*flow
+}
+
+type flow struct {
+	remaining float64
+	cap       float64 // bytes per ps
+	rate      float64
+	done      FlowDone
+	tag       int64
+}
+
+// ChannelPriority is the event priority of channel completions: before the
+// cores' wake-ups at the same instant, so a finished transfer is seen.
+const ChannelPriority = -10
+
+// NewChannel returns a channel with the given total bandwidth in bytes/s.
+func NewChannel(eng *sim.Engine, bytesPerSecond float64) *Channel {
+	c := &Channel{eng: eng, total: bytesPerSecond / 1e12}
+	c.waker = sim.NewWaker(eng, ChannelPriority, sim.HandlerFunc(c.handle))
+	return c
+}
+
+// Observe registers fn to be told the aggregate bandwidth in use whenever it
+// changes (for traces). Pass nil to stop.
+func (c *Channel) Observe(fn func(now sim.Time, bytesPerSecond float64)) { c.observer = fn }
+
+// Start begins a transfer of n bytes capped at capBytesPerSecond; done is
+// told (with tag) when the last byte has moved.
+func (c *Channel) Start(n int64, capBytesPerSecond float64, done FlowDone, tag int64) {
+	now := c.eng.Now()
+	c.advance(now)
+	c.flows = append(c.flows, &flow{remaining: float64(n), cap: capBytesPerSecond / 1e12, done: done, tag: tag})
+	c.reschedule(now)
+}
+
+// Active returns the number of flows in progress.
+func (c *Channel) Active() int { return len(c.flows) }
+
+// MeanUtilisation returns the mean fraction of the total bandwidth used over [0, end].
+func (c *Channel) MeanUtilisation(end sim.Time) float64 {
+	if end <= 0 || c.total == 0 {
+		return 0
+	}
+	return c.busyIntegral / (c.total * float64(end))
+}
+
+func (c *Channel) advance(now sim.Time) {
+	dt := float64(now - c.last)
+	if dt > 0 {
+		for _, f := range c.flows {
+			moved := f.rate * dt
+			f.remaining -= moved
+			c.Bytes += moved
+		}
+		c.busyIntegral += c.inUse * dt
+	}
+	c.last = now
+}
+
+// rates assigns max-min fair rates with per-flow caps.
+func (c *Channel) rates() {
+	fs := append(c.scratch[:0], c.flows...)
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].cap < fs[j].cap })
+	left := c.total
+	c.inUse = 0
+	for i, f := range fs {
+		share := left / float64(len(fs)-i)
+		r := f.cap
+		if r > share {
+			r = share
+		}
+		f.rate = r
+		left -= r
+		c.inUse += r
+	}
+	c.scratch = fs[:0]
+}
+
+// epsilon bytes: a flow with less left is finished (float rounding slack).
+const epsilon = 1e-6
+
+func (c *Channel) reschedule(now sim.Time) {
+	// Finish flows that are done, in start order (deterministic).
+	kept := c.flows[:0]
+	var finished []*flow
+	for _, f := range c.flows {
+		if f.remaining <= epsilon {
+			finished = append(finished, f)
+		} else {
+			kept = append(kept, f)
+		}
+	}
+	for i := len(kept); i < len(c.flows); i++ {
+		c.flows[i] = nil
+	}
+	c.flows = kept
+	c.rates()
+	if c.observer != nil {
+		c.observer(now, c.inUse*1e12)
+	}
+	if len(c.flows) > 0 {
+		next := sim.Time(math.MaxInt64)
+		for _, f := range c.flows {
+			t := now + sim.Time(math.Ceil(f.remaining/f.rate))
+			if t <= now {
+				t = now + 1
+			}
+			if t < next {
+				next = t
+			}
+		}
+		c.waker.Wake(next)
+	}
+	for _, f := range finished {
+		f.done.FlowDone(now, f.tag)
+	}
+}
+
+func (c *Channel) handle(now sim.Time, _ int64) {
+	c.advance(now)
+	// Flows whose computed finish time is now are done even if float
+	// rounding leaves a sliver.
+	for _, f := range c.flows {
+		if f.remaining <= f.rate*0.5+epsilon {
+			c.Bytes += f.remaining
+			f.remaining = 0
+		}
+	}
+	c.reschedule(now)
+}
