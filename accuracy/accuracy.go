@@ -1,0 +1,242 @@
+// Package accuracy computes error metrics of a computed result against an
+// FP64 reference, and provides the FP64 reference GEMM and the CPU FP32
+// (SGEMM) baseline the simulator's results are compared with.
+package accuracy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// MaxBits caps Metrics.Bits when the result is exact (RelFro = 0).
+const MaxBits = 64
+
+// Metrics are the error metrics of a result x against a reference.
+//
+// Non-finite values: an element whose result equals the reference exactly
+// (including the same infinity, or NaN where the reference is NaN) has zero
+// error. Any other element involving NaN or ±Inf has infinite error, so
+// RelFro, MaxRel and MRED become +Inf, while MaxErr — which is bounded by 1
+// by construction — becomes 1. Only finite reference elements enter ‖ref‖.
+// (A difference of two finite values beyond the float64 range, |a−b| >
+// MaxFloat64, also counts as infinite in RelFro, MaxRel and MRED.)
+//
+// Metrics marshal to JSON with non-finite values written as the strings
+// "+Inf", "-Inf" and "NaN" (encoding/json rejects them as numbers), and
+// unmarshal from the same form.
+type Metrics struct {
+	RelFro float64 `json:"rel_fro"` // ‖ref − x‖_F / ‖ref‖_F (SGEMM-cube Eq. 13); 0 if both norms are 0, +Inf if only ‖ref‖ is
+	MaxRel float64 `json:"max_rel"` // max_i |ref_i − x_i| / |ref_i| over ref_i ≠ 0 (0 if there is none)
+	MRED   float64 `json:"mred"`    // mean relative error distance: mean_i |ref_i − x_i| / |ref_i| over ref_i ≠ 0
+	MaxErr float64 `json:"max_err"` // LE-GEMM Eq. 19 symmetric error: max_i |a−b| / (|a|+|b|), 0 when both are 0
+	Bits   float64 `json:"bits"`    // −log2(RelFro) clamped to [0, MaxBits] (MaxBits when RelFro = 0)
+
+	N         int `json:"n"`          // number of elements compared
+	NonFinite int `json:"non_finite"` // elements of the result that are NaN or ±Inf
+}
+
+// ErrLength reports reference and result slices of different lengths.
+var ErrLength = errors.New("accuracy: reference and result have different lengths")
+
+// Compare returns the metrics of got against ref, or ErrLength.
+func Compare(ref, got []float64) (Metrics, error) {
+	if len(ref) != len(got) {
+		return failed(), fmt.Errorf("%w (%d vs %d)", ErrLength, len(ref), len(got))
+	}
+	return compare(len(ref), func(i int) (float64, float64) { return ref[i], got[i] }), nil
+}
+
+// Compare64 returns the metrics of got against ref. If the lengths differ
+// every error metric is +Inf (MaxErr 1), Bits is 0 and N is −1; use Compare
+// to get an error instead.
+func Compare64(ref []float64, got []float64) Metrics {
+	m, _ := Compare(ref, got)
+	return m
+}
+
+// Compare32 is Compare64 for a float32 result (widened exactly).
+func Compare32(ref []float64, got []float32) Metrics {
+	if len(ref) != len(got) {
+		return failed()
+	}
+	return compare(len(ref), func(i int) (float64, float64) { return ref[i], float64(got[i]) })
+}
+
+// failed returns the metrics reported for a length mismatch.
+func failed() Metrics {
+	inf := math.Inf(1)
+	return Metrics{RelFro: inf, MaxRel: inf, MRED: inf, MaxErr: 1, Bits: 0, N: -1}
+}
+
+// norm2 accumulates a Euclidean norm without overflow or underflow
+// (scaled sum of squares, as in the reference BLAS dnrm2).
+type norm2 struct{ scale, ssq float64 }
+
+func (n *norm2) add(v float64) {
+	if v == 0 {
+		return
+	}
+	if v > n.scale {
+		r := n.scale / v
+		n.ssq = 1 + n.ssq*r*r
+		n.scale = v
+	} else {
+		r := v / n.scale
+		n.ssq += r * r
+	}
+}
+
+func (n *norm2) value() float64 { return n.scale * math.Sqrt(n.ssq) }
+
+func compare(n int, at func(int) (float64, float64)) Metrics {
+	var dn, rn norm2 // norms of the differences and of the reference
+	var m Metrics
+	m.N = n
+	inf := math.Inf(1)
+	infErr := false
+	sumRel, nz := 0.0, 0
+	for i := 0; i < n; i++ {
+		a, b := at(i)
+		if math.IsNaN(b) || math.IsInf(b, 0) {
+			m.NonFinite++
+		}
+		finiteA := !math.IsNaN(a) && !math.IsInf(a, 0)
+		if finiteA {
+			rn.add(math.Abs(a))
+		}
+		if a == b || (a != a && b != b) {
+			if a != 0 && finiteA {
+				nz++
+			}
+			continue
+		}
+		if !finiteA || math.IsNaN(b) || math.IsInf(b, 0) {
+			// Mismatch involving a non-finite value: infinitely wrong.
+			infErr = true
+			m.MaxErr = 1
+			continue
+		}
+		d := math.Abs(a - b)
+		if math.IsInf(d, 0) {
+			infErr = true
+		}
+		dn.add(d)
+		sym := d / (math.Abs(a) + math.Abs(b))
+		if math.IsInf(d, 0) || math.IsInf(math.Abs(a)+math.Abs(b), 0) {
+			sym = math.Abs(a/2-b/2) / (math.Abs(a)/2 + math.Abs(b)/2) // avoid overflow
+		}
+		if sym > m.MaxErr {
+			m.MaxErr = sym
+		}
+		if a != 0 {
+			rel := d / math.Abs(a)
+			nz++
+			sumRel += rel
+			if rel > m.MaxRel {
+				m.MaxRel = rel
+			}
+		}
+	}
+	if infErr {
+		m.RelFro, m.MaxRel, m.MRED, m.Bits = inf, inf, inf, 0
+		return m
+	}
+	if nz > 0 {
+		m.MRED = sumRel / float64(nz)
+	}
+	d, r := dn.value(), rn.value()
+	switch {
+	case d == 0:
+		m.RelFro = 0
+	case r == 0:
+		m.RelFro = inf
+	default:
+		m.RelFro = d / r
+	}
+	m.Bits = BitsOf(m.RelFro)
+	return m
+}
+
+// BitsOf returns −log2(rel) clamped to [0, MaxBits] (MaxBits for 0, 0 for
+// NaN or rel ≥ 1): the number of correct bits a relative error stands for.
+func BitsOf(rel float64) float64 {
+	switch {
+	case rel == 0:
+		return MaxBits
+	case !(rel < 1): // also NaN, +Inf
+		return 0
+	}
+	return math.Min(MaxBits, -math.Log2(rel))
+}
+
+// jsonFloat encodes non-finite values as strings.
+type jsonFloat float64
+
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	switch {
+	case math.IsNaN(v):
+		return []byte(`"NaN"`), nil
+	case math.IsInf(v, 1):
+		return []byte(`"+Inf"`), nil
+	case math.IsInf(v, -1):
+		return []byte(`"-Inf"`), nil
+	}
+	return json.Marshal(v)
+}
+
+func (f *jsonFloat) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		switch s {
+		case "NaN":
+			*f = jsonFloat(math.NaN())
+		case "+Inf", "Inf", "inf", "+inf":
+			*f = jsonFloat(math.Inf(1))
+		case "-Inf", "-inf":
+			*f = jsonFloat(math.Inf(-1))
+		default:
+			return fmt.Errorf("accuracy: bad number %q", s)
+		}
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("accuracy: bad number %s: %w", b, err)
+	}
+	*f = jsonFloat(v)
+	return nil
+}
+
+type metricsJSON struct {
+	RelFro    jsonFloat `json:"rel_fro"`
+	MaxRel    jsonFloat `json:"max_rel"`
+	MRED      jsonFloat `json:"mred"`
+	MaxErr    jsonFloat `json:"max_err"`
+	Bits      jsonFloat `json:"bits"`
+	N         int       `json:"n"`
+	NonFinite int       `json:"non_finite"`
+}
+
+// MarshalJSON writes the metrics, with non-finite values as strings.
+func (m Metrics) MarshalJSON() ([]byte, error) {
+	return json.Marshal(metricsJSON{jsonFloat(m.RelFro), jsonFloat(m.MaxRel), jsonFloat(m.MRED),
+		jsonFloat(m.MaxErr), jsonFloat(m.Bits), m.N, m.NonFinite})
+}
+
+// UnmarshalJSON reads metrics written by MarshalJSON (plain numbers too).
+func (m *Metrics) UnmarshalJSON(b []byte) error {
+	var j metricsJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*m = Metrics{float64(j.RelFro), float64(j.MaxRel), float64(j.MRED), float64(j.MaxErr), float64(j.Bits), j.N, j.NonFinite}
+	return nil
+}
+
+// String formats the metrics on one line.
+func (m Metrics) String() string {
+	return fmt.Sprintf("rel_fro=%.3e max_rel=%.3e mred=%.3e max_err=%.3e bits=%.2f", m.RelFro, m.MaxRel, m.MRED, m.MaxErr, m.Bits)
+}
