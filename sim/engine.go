@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"sort"
 	"strings"
 )
@@ -54,11 +55,18 @@ var ErrPriority = errors.New("sim: event priority out of range")
 // ErrReentrant is returned by Run or RunUntil when called from inside an event handler.
 var ErrReentrant = errors.New("sim: Run/RunUntil called from an event handler")
 
-// event is one queued event. key packs (priority+bias)<<seqBits | sequence, so that the total
-// order (time, priority, sequence) is two integer comparisons.
-type event struct {
-	t   Time
-	key uint64
+// entry is one queued event in the heap. key packs (priority+bias)<<seqBits | sequence, so that
+// the total order (time, priority, sequence) is two integer comparisons. The handler and argument
+// live in a side table at slot, which keeps heap entries small and free of pointers (no write
+// barriers while sifting).
+type entry struct {
+	t    Time
+	key  uint64
+	slot uint32
+}
+
+// payload is what an event runs.
+type payload struct {
 	h   Handler
 	arg int64
 }
@@ -67,8 +75,10 @@ type event struct {
 // scheduling sequence). An Engine is not safe for concurrent use; run independent simulations on
 // independent engines.
 type Engine struct {
-	q      []event // 4-ary min-heap on (t, key)
-	vacant bool    // q[0] is the event being executed and may be overwritten
+	q      []entry   // 4-ary min-heap on (t, key)
+	pl     []payload // payloads, indexed by entry.slot
+	free   []uint32  // free slots in pl
+	vacant bool      // q[0] is the event being executed; its entry and slot may be reused
 	now    Time
 	seq    uint64
 	seqMax uint64 // renumber when seq reaches this (1<<seqBits; lowered in tests)
@@ -90,7 +100,9 @@ type Engine struct {
 // NewEngine returns an empty engine at time 0.
 func NewEngine() *Engine {
 	return &Engine{
-		q:            make([]event, 0, 1024),
+		q:            make([]entry, 0, 1024),
+		pl:           make([]payload, 0, 1024),
+		free:         make([]uint32, 0, 1024),
 		seqMax:       1 << seqBits,
 		progressNext: ^uint64(0),
 	}
@@ -138,14 +150,25 @@ func (e *Engine) At(t Time, prio int, h Handler, arg int64) {
 	if e.seq >= e.seqMax {
 		e.renumber()
 	}
-	ev := event{t: t, key: uint64(prio-MinPriority)<<seqBits | e.seq, h: h, arg: arg}
+	ev := entry{t: t, key: uint64(prio-MinPriority)<<seqBits | e.seq}
 	e.seq++
 	if e.vacant {
-		// The executing event's slot is free: replace the root and sift down, which costs one
-		// sift instead of a pop plus a push in the common "handle one, schedule one" pattern.
+		// The executing event's entry and slot are free: replace the root and sift down, which
+		// costs one sift instead of a pop plus a push in the common "handle one, schedule one"
+		// pattern.
 		e.vacant = false
+		ev.slot = e.q[0].slot
+		e.pl[ev.slot] = payload{h, arg}
 		e.siftDown(0, ev)
 		return
+	}
+	if n := len(e.free); n > 0 {
+		ev.slot = e.free[n-1]
+		e.free = e.free[:n-1]
+		e.pl[ev.slot] = payload{h, arg}
+	} else {
+		ev.slot = uint32(len(e.pl))
+		e.pl = append(e.pl, payload{h, arg})
 	}
 	e.q = append(e.q, ev)
 	e.siftUp(len(e.q)-1, ev)
@@ -246,7 +269,8 @@ func (e *Engine) run(limit Time, inclusive bool) (err error, done bool) {
 		if ev.t > limit {
 			return nil, false
 		}
-		t, h, arg := ev.t, ev.h, ev.arg
+		p := &e.pl[ev.slot]
+		t, h, arg := ev.t, p.h, p.arg
 		e.now = t
 		e.events++
 		if e.hooks != nil {
@@ -280,20 +304,41 @@ func (e *Engine) fill() {
 // pop removes the root (which is vacant) and restores the heap.
 func (e *Engine) pop() {
 	e.vacant = false
+	slot := e.q[0].slot
+	e.pl[slot] = payload{} // drop the handler reference
+	e.free = append(e.free, slot)
 	n := len(e.q) - 1
 	last := e.q[n]
-	e.q[n] = event{} // drop the handler reference
 	e.q = e.q[:n]
 	if n > 0 {
 		e.siftDown(0, last)
 	}
 }
 
-func (e *Engine) siftUp(i int, ev event) {
+// before reports whether a precedes b in the total order (time, key). It compares the 128-bit
+// values (t, key) with one subtract-with-borrow chain, so that callers compile to conditional
+// moves instead of hard-to-predict branches. Flipping the sign bit maps signed time onto
+// unsigned order.
+func before(a, b *entry) bool {
+	_, borrow := bits.Sub64(a.key, b.key, 0)
+	_, borrow = bits.Sub64(uint64(a.t)^(1<<63), uint64(b.t)^(1<<63), borrow)
+	return borrow != 0
+}
+
+// b2i converts a bool to 0 or 1 without a branch.
+func b2i(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
+}
+
+func (e *Engine) siftUp(i int, ev entry) {
 	q := e.q
 	for i > 0 {
 		p := (i - 1) >> 2
-		if ev.t > q[p].t || ev.t == q[p].t && ev.key > q[p].key {
+		if !before(&ev, &q[p]) {
 			break
 		}
 		q[i] = q[p]
@@ -302,26 +347,30 @@ func (e *Engine) siftUp(i int, ev event) {
 	q[i] = ev
 }
 
-func (e *Engine) siftDown(i int, ev event) {
+func (e *Engine) siftDown(i int, ev entry) {
 	q := e.q
 	n := len(q)
 	for {
 		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		end := c + 4
-		if end > n {
-			end = n
-		}
-		m := c
-		mt, mk := q[c].t, q[c].key
-		for j := c + 1; j < end; j++ {
-			if q[j].t < mt || q[j].t == mt && q[j].key < mk {
-				m, mt, mk = j, q[j].t, q[j].key
+		var m int
+		if c+3 < n {
+			// Full node: a tournament of the four children.
+			c4 := q[c : c+4 : c+4]
+			m0 := b2i(before(&c4[1], &c4[0]))
+			m1 := 2 + b2i(before(&c4[3], &c4[2]))
+			w := b2i(before(&c4[m1], &c4[m0]))
+			m0 += (m1 - m0) & -w
+			m = c + m0
+		} else {
+			if c >= n {
+				break
+			}
+			m = c
+			for j := c + 1; j < n; j++ {
+				m += (j - m) & -b2i(before(&q[j], &q[m]))
 			}
 		}
-		if ev.t < mt || ev.t == mt && ev.key < mk {
+		if !before(&q[m], &ev) {
 			break
 		}
 		q[i] = q[m]
