@@ -413,6 +413,20 @@ func RoundFloat64ToFloat32(x float64, r Rounding) float32 {
 // NaN payload truncated and quieted). RNE takes a branch-light fast path.
 func F32ToF16(x float32, r Rounding) uint16 {
 	if r != RNE {
+		b := math.Float32bits(x)
+		e := int(b>>23) & 0xff
+		if e >= 113 && e < 142 && r < numRoundings { // normal result, no overflow possible
+			m := b & 0x7fffff
+			h := uint32(e-112)<<10 | m>>13
+			if m&0x1fff != 0 {
+				if r == RO {
+					h |= 1
+				} else if increment(r, b>>31 != 0, uint64(h), m&0x1000 != 0, m&0xfff != 0) {
+					h++ // a carry into the exponent field is the correct result
+				}
+			}
+			return uint16(b>>16)&0x8000 | uint16(h)
+		}
 		return uint16(FromFloat32(x, FP16, Options{Round: r}))
 	}
 	b := math.Float32bits(x)

@@ -49,11 +49,13 @@ func TestX448Random(t *testing.T) {
 		if !same {
 			payloadDiffs++
 		}
-		// The general path must agree with the fast path.
+		// The general path must agree with the fast paths in every mode.
 		if i%8 == 0 {
 			x := math.Float32frombits(b)
-			if g := uint16(FromFloat32(x, FP16, Options{})); g != F32ToF16(x, RNE) {
-				t.Fatalf("FromFloat32(%#08x) = %#04x, fast path %#04x", b, g, F32ToF16(x, RNE))
+			for _, r := range Roundings() {
+				if g := uint16(FromFloat32(x, FP16, Options{Round: r})); g != F32ToF16(x, r) {
+					t.Fatalf("FromFloat32(%#08x, %v) = %#04x, fast path %#04x", b, r, g, F32ToF16(x, r))
+				}
 			}
 		}
 	}
