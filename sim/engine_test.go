@@ -534,3 +534,27 @@ func TestNoAllocSteadyState(t *testing.T) {
 		t.Errorf("%v allocations per 10000ps of simulation", allocs)
 	}
 }
+
+func TestPendingInsideHandler(t *testing.T) {
+	e := NewEngine()
+	var seen []int
+	var peeks []Time
+	h := HandlerFunc(func(now Time, arg int64) {
+		seen = append(seen, e.Pending())
+		if tt, ok := e.Peek(); ok {
+			peeks = append(peeks, tt)
+		}
+		if arg > 0 {
+			e.After(1, 0, HandlerFunc(func(Time, int64) { seen = append(seen, e.Pending()) }), 0)
+		}
+	})
+	e.At(1, 0, h, 1)
+	e.At(5, 0, h, 0)
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	// At 1: one other event pending (5). At 2: the follow-up sees 5 pending. At 5: none.
+	if !reflect.DeepEqual(seen, []int{1, 1, 0}) || !reflect.DeepEqual(peeks, []Time{5}) {
+		t.Errorf("Pending seen %v, peeks %v", seen, peeks)
+	}
+}
