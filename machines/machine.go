@@ -101,7 +101,9 @@ type GlobalMemory struct {
 // L2Cache is the chip-level cache in front of GM. Capacity 0 disables it.
 type L2Cache struct {
 	Capacity  Size      `mapstructure:"capacity"`
-	Bandwidth Bandwidth `mapstructure:"bandwidth"`
+	Bandwidth Bandwidth `mapstructure:"bandwidth"`  // total, shared by all cores
+	LineBytes int       `mapstructure:"line_bytes"` // cache line (power of two)
+	Ways      int       `mapstructure:"ways"`       // associativity (LRU)
 }
 
 // Size is a byte count; in files it accepts plain integers and the suffixes
