@@ -273,13 +273,13 @@ func (e *Engine) run(limit Time, inclusive bool) (err error, done bool) {
 		t, h, arg := ev.t, p.h, p.arg
 		e.now = t
 		e.events++
+		e.vacant = true // from here on the event is no longer pending
 		if e.hooks != nil {
 			prio := int(ev.key>>seqBits) + MinPriority
 			for _, hk := range e.hooks {
 				hk.OnEvent(t, prio, h, arg)
 			}
 		}
-		e.vacant = true
 		h.Handle(t, arg)
 		if e.vacant {
 			e.pop()
