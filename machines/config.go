@@ -1,0 +1,619 @@
+package machines
+
+import (
+	"bytes"
+	"encoding"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
+)
+
+// This file holds the generic configuration machinery shared by machine
+// files and program files: reading YAML into viper while remembering how
+// the user spelled each key (viper lower-cases them) and on which line,
+// applying `--set path=value` overrides typed by the target struct, and a
+// strict decode that rejects unknown keys with messages naming file, line
+// and key.
+
+// Config is a parsed YAML configuration file: a viper instance holding the
+// values plus the user's spelling and line of every key, for messages.
+type Config struct {
+	// Source names the file in messages (e.g. "ascend-910a.yaml").
+	Source string
+	v      *viper.Viper
+	doc    *yaml.Node         // the top-level mapping, nil for an empty file
+	keys   map[string]keyInfo // lower-case dotted path → spelling and line
+	// overridden maps lower-case paths set by ApplyOverrides to the
+	// override text, so messages about them name the --set, not the file.
+	overridden map[string]string
+}
+
+type keyInfo struct {
+	path string // dotted path as written in the file
+	line int
+}
+
+// maxDepth bounds nesting (and alias chains) in configuration files.
+const maxDepth = 64
+
+// ReadYAML parses YAML text into a Config. source names the file in error
+// messages. The top level must be a mapping (an empty document is an empty
+// mapping); keys must be plain scalars without dots, and no mapping may hold
+// two keys that differ only in case (viper could not tell them apart).
+func ReadYAML(source string, data []byte) (*Config, error) {
+	c := &Config{Source: source, v: viper.New(), keys: map[string]keyInfo{}, overridden: map[string]string{}}
+	c.v.SetConfigType("yaml")
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %v", source, err)
+	}
+	if root.Kind == 0 || len(root.Content) == 0 {
+		return c, nil
+	}
+	doc := root.Content[0]
+	if isNull(doc) {
+		return c, nil
+	}
+	if doc.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s:%d: the top level must be a mapping of keys", source, doc.Line)
+	}
+	if err := c.index(doc, "", "", 0); err != nil {
+		return nil, err
+	}
+	c.doc = doc
+	if err := c.v.ReadConfig(bytes.NewReader(data)); err != nil {
+		return nil, fmt.Errorf("%s: %v", source, err)
+	}
+	return c, nil
+}
+
+// Viper returns the viper instance holding the configuration values
+// (overrides applied with ApplyOverrides included).
+func (c *Config) Viper() *viper.Viper { return c.v }
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+// index records the spelling and line of every key below n.
+func (c *Config) index(n *yaml.Node, lower, written string, depth int) error {
+	n, err := c.deref(n, depth)
+	if err != nil {
+		return err
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	seen := map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
+			return fmt.Errorf("%s:%d: keys must be plain names (no complex keys or << merges)", c.Source, k.Line)
+		}
+		name := k.Value
+		w := join(written, name)
+		if name == "" || strings.Contains(name, ".") {
+			return fmt.Errorf("%s:%d: key %q: keys must be non-empty and must not contain '.'", c.Source, k.Line, w)
+		}
+		l := join(lower, strings.ToLower(name))
+		if prev, ok := seen[strings.ToLower(name)]; ok {
+			return fmt.Errorf("%s:%d: key %q given twice (as %q and %q; keys are case-insensitive)", c.Source, k.Line, w, prev, name)
+		}
+		seen[strings.ToLower(name)] = name
+		c.keys[l] = keyInfo{path: w, line: k.Line}
+		if err := c.index(val, l, w, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deref follows YAML aliases and bounds nesting depth.
+func (c *Config) deref(n *yaml.Node, depth int) (*yaml.Node, error) {
+	for i := 0; n.Kind == yaml.AliasNode; i++ {
+		if n.Alias == nil || i > maxDepth {
+			return nil, fmt.Errorf("%s:%d: bad alias", c.Source, n.Line)
+		}
+		n = n.Alias
+	}
+	if depth > maxDepth {
+		return nil, fmt.Errorf("%s:%d: nesting deeper than %d levels", c.Source, n.Line, maxDepth)
+	}
+	return n, nil
+}
+
+func join(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "." + name
+}
+
+// where returns "source:line" for a lower-case dotted path (or its closest
+// ancestor present in the file) and the path as the user spelled it.
+func (c *Config) where(lower string) (string, string) {
+	at, key := c.Source, lower
+	parts := strings.Split(lower, ".")
+	for i := len(parts); i > 0; i-- {
+		if k, ok := c.keys[strings.Join(parts[:i], ".")]; ok {
+			at = fmt.Sprintf("%s:%d", c.Source, k.line)
+			key = k.path + strings.Join(append([]string{""}, parts[i:]...), ".")
+			break
+		}
+	}
+	if o, ok := c.overridden[lower]; ok {
+		at = "--set " + o
+	}
+	return at, key
+}
+
+// Override is one `--set path=value` assignment, e.g. Path
+// "machine.core.buffers.L1", Value "512KiB".
+type Override struct{ Path, Value string }
+
+// String returns the assignment as the user writes it.
+func (o Override) String() string { return o.Path + "=" + o.Value }
+
+// ParseOverride parses "path=value" (the first '=' separates them). The
+// path is a dotted key path such as machine.core.buffers.L1; surrounding
+// spaces are trimmed.
+func ParseOverride(s string) (Override, error) {
+	path, value, ok := strings.Cut(s, "=")
+	path = strings.TrimSpace(path)
+	if !ok {
+		return Override{}, fmt.Errorf("--set %q: want path=value, e.g. machine.core.buffers.L1=512KiB", s)
+	}
+	if path == "" || slices.Contains(strings.Split(path, "."), "") {
+		return Override{}, fmt.Errorf("--set %q: bad key path %q", s, path)
+	}
+	return Override{Path: path, Value: strings.TrimSpace(value)}, nil
+}
+
+// ParseOverrides parses every "path=value" string with ParseOverride.
+func ParseOverrides(ss []string) ([]Override, error) {
+	out := make([]Override, 0, len(ss))
+	for _, s := range ss {
+		o, err := ParseOverride(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// ApplyOverrides applies to c the overrides whose path starts with prefix
+// followed by a dot (case-insensitive; e.g. prefix "machine" takes
+// machine.core.buffers.L1 and ignores program.tiling.bm). An empty prefix
+// takes every override. Each remaining path is resolved against the type of
+// target (a struct or pointer to one, using mapstructure tags,
+// case-insensitively) and its value is converted by the field's type: unit
+// types with units, integers, floats, booleans, strings; slices, maps and
+// interface fields take YAML (e.g. "[1, 2]"). Unknown paths and bad values
+// are errors naming the override and the key.
+func ApplyOverrides(c *Config, target any, prefix string, overrides []Override) error {
+	t := reflect.TypeOf(target)
+	for _, o := range overrides {
+		rest := o.Path
+		if prefix != "" {
+			p := prefix + "."
+			if len(rest) <= len(p) || !strings.EqualFold(rest[:len(p)], p) {
+				continue
+			}
+			rest = rest[len(p):]
+		}
+		ft, lower, err := resolvePath(t, rest, o.Path)
+		if err != nil {
+			return fmt.Errorf("--set %s: %v", o, err)
+		}
+		val, err := ConvertValue(ft, o.Value)
+		if err != nil {
+			return fmt.Errorf("--set %s: key %q: %v", o, o.Path, err)
+		}
+		c.overridden[lower] = o.String()
+		c.v.Set(lower, val)
+	}
+	return nil
+}
+
+// ResolvePath finds the field addressed by a dotted path (e.g.
+// "core.buffers.L1", any case) in struct type t, following mapstructure
+// tags, squashed embedded structs and map keys. It returns the field's type
+// and the lower-case path viper uses. The path must end at a value, not a
+// section.
+func ResolvePath(t reflect.Type, path string) (reflect.Type, string, error) {
+	return resolvePath(t, path, path)
+}
+
+// resolvePath is ResolvePath naming the key as display (the full path the
+// user typed, prefix included) in messages.
+func resolvePath(t reflect.Type, path, display string) (reflect.Type, string, error) {
+	parts := strings.Split(path, ".")
+	var lower []string
+	for i, p := range parts {
+		t = deref(t)
+		here := strings.Join(parts[:i], ".")
+		switch t.Kind() {
+		case reflect.Struct:
+			f, ok := field(t, p)
+			if !ok {
+				return nil, "", unknownKey(display, here, p, fieldNames(t))
+			}
+			t = f
+		case reflect.Map:
+			if t.Key().Kind() != reflect.String {
+				return nil, "", fmt.Errorf("key %q: cannot address entries of %q", display, here)
+			}
+			t = t.Elem()
+		default:
+			return nil, "", fmt.Errorf("unknown key %q: %q is a value, it has no keys", display, here)
+		}
+		lower = append(lower, strings.ToLower(p))
+	}
+	if d := deref(t); d.Kind() == reflect.Struct && !isUnitOrText(d) {
+		return nil, "", fmt.Errorf("key %q is a section, set one of its keys: %s", display, strings.Join(fieldNames(d), ", "))
+	}
+	return t, strings.Join(lower, "."), nil
+}
+
+func unknownKey(full, parent, name string, known []string) error {
+	where := "the top level"
+	if parent != "" {
+		where = fmt.Sprintf("%q", parent)
+	}
+	msg := fmt.Sprintf("unknown key %q: %s has no key %q", full, where, name)
+	if s := suggest(name, known); s != "" {
+		return fmt.Errorf("%s (did you mean %q?)", msg, s)
+	}
+	return fmt.Errorf("%s (it has: %s)", msg, strings.Join(known, ", "))
+}
+
+// suggest returns the known name closest to name when it is a likely typo.
+func suggest(name string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 99
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func deref(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+var textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+
+func isUnitOrText(t reflect.Type) bool {
+	return t == sizeType || t == frequencyType || t == bandwidthType ||
+		reflect.PointerTo(t).Implements(textUnmarshalerType)
+}
+
+// tagName returns the key of a struct field ("" for skipped fields) and
+// whether it is squashed into its parent.
+func tagName(f reflect.StructField) (string, bool) {
+	if !f.IsExported() {
+		return "", false
+	}
+	tag := f.Tag.Get("mapstructure")
+	name, opts, _ := strings.Cut(tag, ",")
+	if name == "-" {
+		return "", false
+	}
+	squash := f.Anonymous && deref(f.Type).Kind() == reflect.Struct &&
+		slices.Contains(strings.Split(opts, ","), "squash")
+	if name == "" {
+		name = f.Name
+	}
+	return name, squash
+}
+
+// field finds the field keyed name (any case) in struct type t.
+func field(t reflect.Type, name string) (reflect.Type, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		key, squash := tagName(f)
+		if squash {
+			if ft, ok := field(deref(f.Type), name); ok {
+				return ft, true
+			}
+			continue
+		}
+		if key != "" && strings.EqualFold(key, name) {
+			return f.Type, true
+		}
+	}
+	return nil, false
+}
+
+// fieldNames lists the keys of struct type t in declaration order.
+func fieldNames(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		key, squash := tagName(f)
+		if squash {
+			out = append(out, fieldNames(deref(f.Type))...)
+		} else if key != "" {
+			out = append(out, key)
+		}
+	}
+	return out
+}
+
+// ConvertValue converts the text of an override to a value of type t: unit
+// types parse their units, numbers and booleans parse strictly, strings are
+// taken as they are, TextUnmarshaler types are left to the decode hook, and
+// anything else is read as YAML.
+func ConvertValue(t reflect.Type, s string) (any, error) {
+	t = deref(t)
+	switch t {
+	case sizeType:
+		return ParseSize(s)
+	case frequencyType:
+		return ParseFrequency(s)
+	case bandwidthType:
+		return ParseBandwidth(s)
+	}
+	if reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		return s, nil
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return s, nil
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return nil, fmt.Errorf("want true or false, got %q", s)
+		}
+		return b, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		i, err := strconv.ParseInt(s, 10, t.Bits())
+		if err != nil {
+			return nil, fmt.Errorf("want an integer, got %q", s)
+		}
+		return i, nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		u, err := strconv.ParseUint(s, 10, t.Bits())
+		if err != nil {
+			return nil, fmt.Errorf("want a non-negative integer, got %q", s)
+		}
+		return u, nil
+	case reflect.Float32, reflect.Float64:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("want a number, got %q", s)
+		}
+		return f, nil
+	}
+	var v any
+	if err := yaml.Unmarshal([]byte(s), &v); err != nil {
+		return nil, fmt.Errorf("want YAML, got %q: %v", s, err)
+	}
+	return v, nil
+}
+
+// DecodeStrict decodes c into out (a pointer to a struct) with the unit
+// decode hooks and no weak typing. Every key in the file must name a field
+// (any case) and have the right shape (mapping for sections, a value for
+// values); violations are reported as "file:line: unknown key "a.b.c": …"
+// with the user's spelling. Value errors name the file, line and key too.
+// All problems found are returned, joined.
+func DecodeStrict(c *Config, out any) error {
+	t := reflect.TypeOf(out)
+	if t == nil || t.Kind() != reflect.Pointer {
+		return errors.New("DecodeStrict: out must be a pointer")
+	}
+	var errs []error
+	if c.doc != nil {
+		c.check(c.doc, deref(t), "", 0, &errs)
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	err := c.v.UnmarshalExact(out, func(dc *mapstructure.DecoderConfig) {
+		dc.DecodeHook = DecodeHook()
+		dc.WeaklyTypedInput = false
+		dc.ErrorUnused = true
+	})
+	if err != nil {
+		return c.explain(err)
+	}
+	return nil
+}
+
+// check walks node n against type t, reporting unknown keys and shape
+// mismatches.
+func (c *Config) check(n *yaml.Node, t reflect.Type, written string, depth int, errs *[]error) {
+	n, err := c.deref(n, depth)
+	if err != nil {
+		*errs = append(*errs, err)
+		return
+	}
+	t = deref(t)
+	if isNull(n) || t.Kind() == reflect.Interface {
+		return
+	}
+	if isUnitOrText(t) {
+		if n.Kind != yaml.ScalarNode {
+			*errs = append(*errs, fmt.Errorf("%s:%d: key %q wants a value, not a %s", c.Source, n.Line, written, kindName(n)))
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			*errs = append(*errs, fmt.Errorf("%s:%d: key %q is a section: it wants a mapping of keys (%s), not a %s",
+				c.Source, n.Line, written, strings.Join(fieldNames(t), ", "), kindName(n)))
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			w := join(written, k.Value)
+			ft, ok := field(t, k.Value)
+			if !ok {
+				full := c.firstLeaf(v, w, depth+1)
+				*errs = append(*errs, fmt.Errorf("%s:%d: %v", c.Source, k.Line, unknownKey(full, written, k.Value, fieldNames(t))))
+				continue
+			}
+			c.check(v, ft, w, depth+1, errs)
+		}
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			*errs = append(*errs, fmt.Errorf("%s:%d: key %q wants a mapping, not a %s", c.Source, n.Line, written, kindName(n)))
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			c.check(n.Content[i+1], t.Elem(), join(written, n.Content[i].Value), depth+1, errs)
+		}
+	case reflect.Slice, reflect.Array:
+		if n.Kind != yaml.SequenceNode {
+			*errs = append(*errs, fmt.Errorf("%s:%d: key %q wants a list, not a %s", c.Source, n.Line, written, kindName(n)))
+			return
+		}
+		for i, e := range n.Content {
+			c.check(e, t.Elem(), fmt.Sprintf("%s[%d]", written, i), depth+1, errs)
+		}
+	default:
+		if n.Kind != yaml.ScalarNode {
+			*errs = append(*errs, fmt.Errorf("%s:%d: key %q wants a value, not a %s", c.Source, n.Line, written, kindName(n)))
+		}
+	}
+}
+
+// firstLeaf extends path w down the first keys of mapping n, so an unknown
+// section is named by a full key path (core.bufers.L1).
+func (c *Config) firstLeaf(n *yaml.Node, w string, depth int) string {
+	for ; depth < maxDepth; depth++ {
+		m, err := c.deref(n, depth)
+		if err != nil || m.Kind != yaml.MappingNode || len(m.Content) < 2 {
+			return w
+		}
+		w, n = join(w, m.Content[0].Value), m.Content[1]
+	}
+	return w
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "list"
+	default:
+		return "value"
+	}
+}
+
+// explain rewrites mapstructure errors with file, line and the user's key
+// spelling.
+func (c *Config) explain(err error) error {
+	var leaves []error
+	var walk func(error)
+	walk = func(e error) {
+		if de, ok := e.(*mapstructure.DecodeError); ok {
+			if _, ok := de.Unwrap().(interface{ Unwrap() []error }); ok {
+				walk(de.Unwrap())
+				return
+			}
+		}
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		var de *mapstructure.DecodeError
+		if _, isDE := e.(*mapstructure.DecodeError); !isDE {
+			if u := errors.Unwrap(e); u != nil && errors.As(u, &de) {
+				walk(u) // mapstructure wraps its joined errors in a summary
+				return
+			}
+		}
+		leaves = append(leaves, e)
+	}
+	walk(err)
+	out := make([]error, 0, len(leaves))
+	for _, e := range leaves {
+		var de *mapstructure.DecodeError
+		if errors.As(e, &de) {
+			where, key := c.where(strings.ToLower(de.Name()))
+			msg := de.Unwrap().Error()
+			var ue *mapstructure.UnconvertibleTypeError
+			if errors.As(de, &ue) {
+				got := fmt.Sprint(ue.Value)
+				if s, ok := ue.Value.(string); ok {
+					got = strconv.Quote(s)
+				}
+				msg = fmt.Sprintf("want %s, got %s", typeWord(ue.Expected.Type()), got)
+			}
+			out = append(out, fmt.Errorf("%s: key %q: %s", where, key, msg))
+			continue
+		}
+		out = append(out, fmt.Errorf("%s: %v", c.Source, e))
+	}
+	return errors.Join(out...)
+}
+
+// typeWord names a type for users.
+func typeWord(t reflect.Type) string {
+	switch {
+	case t == sizeType:
+		return "a size (e.g. 512KiB)"
+	case t == frequencyType:
+		return "a frequency (e.g. 1GHz)"
+	case t == bandwidthType:
+		return "a bandwidth (e.g. 1.2TB/s)"
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Struct, reflect.Map:
+		return "a mapping"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return t.String()
+}

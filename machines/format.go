@@ -1,0 +1,84 @@
+package machines
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// YAML prints the machine's resolved values as a machine file (units in
+// their nicest form, keys in file spelling). Keys set by one of overrides
+// (paths "machine.…", any case) carry a trailing "# --set" comment. The
+// output loads back to the same machine.
+func (m *Machine) YAML(overrides []Override) []byte {
+	set := map[string]bool{}
+	for _, o := range overrides {
+		if p, ok := cutPrefixFold(o.Path, "machine."); ok {
+			set[strings.ToLower(p)] = true
+		}
+	}
+	var b strings.Builder
+	writeYAML(&b, reflect.ValueOf(*m), "", 0, set)
+	return []byte(b.String())
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) > len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
+
+func writeYAML(b *strings.Builder, v reflect.Value, path string, indent int, set map[string]bool) {
+	t := v.Type()
+	for i := range t.NumField() {
+		key, _ := tagName(t.Field(i))
+		if key == "" {
+			continue
+		}
+		fv := v.Field(i)
+		p := join(path, strings.ToLower(key))
+		pad := strings.Repeat("  ", indent)
+		if fv.Kind() == reflect.Struct {
+			fmt.Fprintf(b, "%s%s:\n", pad, key)
+			writeYAML(b, fv, p, indent+1, set)
+			continue
+		}
+		fmt.Fprintf(b, "%s%s: %s", pad, key, scalarText(fv))
+		if set[p] {
+			b.WriteString("  # --set")
+		}
+		b.WriteString("\n")
+	}
+}
+
+var plainString = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]*$`)
+
+// scalarText renders one value as YAML.
+func scalarText(v reflect.Value) string {
+	if s, ok := v.Interface().(fmt.Stringer); ok {
+		return s.String()
+	}
+	switch v.Kind() {
+	case reflect.String:
+		s := v.String()
+		if plainString.MatchString(s) && !isYAMLWord(s) {
+			return s
+		}
+		return strconv.Quote(s)
+	case reflect.Float32, reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	}
+	return fmt.Sprint(v.Interface())
+}
+
+// isYAMLWord reports words YAML would read as booleans or null.
+func isYAMLWord(s string) bool {
+	switch strings.ToLower(s) {
+	case "true", "false", "yes", "no", "on", "off", "null", "y", "n":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,141 @@
+package machines
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+//go:embed *.yaml
+var files embed.FS
+
+// Names lists the embedded machines, sorted.
+func Names() []string {
+	entries, err := files.ReadDir(".")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Source returns the YAML text (with its comments) of the embedded machine
+// name.
+func Source(name string) ([]byte, error) {
+	if !slices.Contains(Names(), name) {
+		return nil, fmt.Errorf("unknown machine %q (embedded: %s)", name, strings.Join(Names(), ", "))
+	}
+	return files.ReadFile(name + ".yaml")
+}
+
+// Load reads a machine — an embedded name such as "ascend-910a" or the path
+// of a YAML file — applies the overrides whose path starts with "machine."
+// (others are ignored), decodes it strictly and validates it. Every error
+// names the file and key.
+func Load(nameOrPath string, overrides []Override) (*Machine, error) {
+	if slices.Contains(Names(), nameOrPath) {
+		data, err := Source(nameOrPath)
+		if err != nil {
+			return nil, err
+		}
+		return LoadBytes(nameOrPath+".yaml", data, overrides)
+	}
+	data, err := os.ReadFile(nameOrPath)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\`) && filepath.Ext(nameOrPath) == "" {
+			return nil, fmt.Errorf("unknown machine %q: not an embedded machine (%s) nor a file", nameOrPath, strings.Join(Names(), ", "))
+		}
+		return nil, fmt.Errorf("machine file: %v", err)
+	}
+	m, err := LoadBytes(nameOrPath, data, overrides)
+	if err != nil {
+		return nil, err
+	}
+	if m.Name == "" {
+		m.Name = strings.TrimSuffix(filepath.Base(nameOrPath), filepath.Ext(nameOrPath))
+	}
+	return m, nil
+}
+
+// LoadBytes is Load on YAML text; source names it in messages. The name
+// key may be empty here (Load defaults it to the file name).
+func LoadBytes(source string, data []byte, overrides []Override) (*Machine, error) {
+	c, err := ReadYAML(source, data)
+	if err != nil {
+		return nil, err
+	}
+	m := new(Machine)
+	if err := ApplyOverrides(c, m, "machine", overrides); err != nil {
+		return nil, err
+	}
+	if err := DecodeStrict(c, m); err != nil {
+		return nil, err
+	}
+	if err := c.requireAll(reflect.TypeFor[Machine](), ""); err != nil {
+		return nil, err
+	}
+	if errs := m.problems(); len(errs) > 0 {
+		out := make([]error, len(errs))
+		for i, e := range errs {
+			where, key := c.where(strings.ToLower(e.key))
+			out[i] = fmt.Errorf("%s: key %q: %s", where, key, e.msg)
+		}
+		return nil, errors.Join(out...)
+	}
+	return m, nil
+}
+
+// optionalKeys may be left out of a machine file: they default to zero.
+var optionalKeys = []string{"name", "description", "l2"}
+
+// requireAll reports the value keys of t that neither the file nor an
+// override sets: a machine file spells out every number, so a forgotten
+// latency cannot silently become 0.
+func (c *Config) requireAll(t reflect.Type, prefix string) error {
+	var missing []string
+	var walk func(t reflect.Type, prefix string)
+	walk = func(t reflect.Type, prefix string) {
+		for _, key := range fieldNames(t) {
+			p := join(prefix, key)
+			if slices.Contains(optionalKeys, strings.ToLower(p)) {
+				continue
+			}
+			ft, _ := field(t, key)
+			if ft = deref(ft); ft.Kind() == reflect.Struct && !isUnitOrText(ft) {
+				walk(ft, p)
+			} else if !c.v.IsSet(strings.ToLower(p)) {
+				missing = append(missing, p)
+			}
+		}
+	}
+	walk(t, prefix)
+	if len(missing) == 0 {
+		return nil
+	}
+	more := ""
+	if len(missing) > 4 {
+		more = fmt.Sprintf(" and %d more", len(missing)-4)
+		missing = missing[:4]
+	}
+	return fmt.Errorf("%s: missing key %s%s (a machine file gives every value; see `davinci-sim machines ascend-910a`)",
+		c.Source, strings.Join(quoteAll(missing), ", "), more)
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}

@@ -1,0 +1,324 @@
+package machines
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+)
+
+// unit is a suffix and the factor it stands for.
+type unit struct {
+	suffix string
+	factor int64
+}
+
+// Units are matched case-insensitively, longest first, so "KiB" is not read
+// as "B" after a number "1Ki".
+var sizeUnits = []unit{
+	{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10},
+	{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1},
+}
+
+var freqUnits = []unit{{"GHz", 1e9}, {"MHz", 1e6}, {"kHz", 1e3}, {"Hz", 1}}
+
+var bwUnits = []unit{
+	{"TiB/s", 1 << 40}, {"GiB/s", 1 << 30}, {"MiB/s", 1 << 20}, {"KiB/s", 1 << 10},
+	{"TB/s", 1e12}, {"GB/s", 1e9}, {"MB/s", 1e6}, {"KB/s", 1e3}, {"B/s", 1},
+}
+
+// splitUnit separates s into a trimmed number and the factor of its unit
+// suffix (1 when there is none). The number must be a plain decimal:
+// digits, an optional fraction and an optional exponent of at most three
+// digits (no sign, no hex, no Inf/NaN).
+func splitUnit(s string, units []unit) (num string, factor int64, err error) {
+	t := strings.TrimSpace(s)
+	factor = 1
+	// Longest suffixes first: every list above is ordered so that no
+	// suffix is a suffix of an earlier one.
+	for _, u := range units {
+		if len(t) > len(u.suffix) && strings.EqualFold(t[len(t)-len(u.suffix):], u.suffix) {
+			t = strings.TrimSpace(t[:len(t)-len(u.suffix)])
+			factor = u.factor
+			break
+		}
+	}
+	if !isDecimal(t) {
+		return "", 0, fmt.Errorf("%q is not a number with an optional unit", s)
+	}
+	return t, factor, nil
+}
+
+// isDecimal reports whether t is digits[.digits][e[+-]ddd].
+func isDecimal(t string) bool {
+	i, n := 0, len(t)
+	digits := func() int {
+		j := i
+		for i < n && t[i] >= '0' && t[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	intDigits := digits()
+	fracDigits := 0
+	if i < n && t[i] == '.' {
+		i++
+		fracDigits = digits()
+	}
+	if intDigits+fracDigits == 0 {
+		return false
+	}
+	if i < n && (t[i] == 'e' || t[i] == 'E') {
+		i++
+		if i < n && (t[i] == '+' || t[i] == '-') {
+			i++
+		}
+		if e := digits(); e == 0 || e > 3 {
+			return false
+		}
+	}
+	return i == n
+}
+
+// ParseSize parses a byte count: a plain integer ("1048576") or a number
+// with a unit: B, KiB, MiB, GiB, TiB (powers of two) or KB, MB, GB, TB
+// (powers of ten), with optional space before the unit ("64 KiB"). A
+// fractional number is accepted when the result is a whole number of bytes
+// ("1.5MiB").
+func ParseSize(s string) (Size, error) {
+	num, factor, err := splitUnit(s, sizeUnits)
+	if err != nil {
+		return 0, fmt.Errorf("bad size: %w (want e.g. 512KiB, 1MiB, 1048576)", err)
+	}
+	r, ok := new(big.Rat).SetString(num)
+	if !ok {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	r.Mul(r, new(big.Rat).SetInt64(factor))
+	if !r.IsInt() {
+		return 0, fmt.Errorf("bad size %q: not a whole number of bytes", s)
+	}
+	if !r.Num().IsInt64() {
+		return 0, fmt.Errorf("bad size %q: too large", s)
+	}
+	return Size(r.Num().Int64()), nil
+}
+
+// String prints the size in the largest binary unit that represents it
+// with at most three decimals (1MiB, 1.5MiB, 64KiB), else in an exact
+// decimal unit (32KB), else in bytes (100B).
+func (s Size) String() string {
+	v := int64(s)
+	if v < 0 {
+		return strconv.FormatInt(v, 10) + "B"
+	}
+	for _, u := range sizeUnits[:4] {
+		if v >= u.factor && (v%u.factor == 0 || (v <= math.MaxInt64/1000 && v*1000%u.factor == 0)) {
+			return strconv.FormatFloat(float64(v)/float64(u.factor), 'f', -1, 64) + u.suffix
+		}
+	}
+	for _, u := range sizeUnits[4:8] {
+		if v >= u.factor && v%u.factor == 0 {
+			return strconv.FormatInt(v/u.factor, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(v, 10) + "B"
+}
+
+// parseScaled parses a non-negative decimal number with a unit factor into
+// a float64 that is the correctly rounded value of number × factor.
+func parseScaled(s string, units []unit, what, example string) (float64, error) {
+	num, factor, err := splitUnit(s, units)
+	if err != nil {
+		return 0, fmt.Errorf("bad %s: %w (want e.g. %s)", what, err, example)
+	}
+	r, ok := new(big.Rat).SetString(num)
+	if !ok {
+		return 0, fmt.Errorf("bad %s %q", what, s)
+	}
+	r.Mul(r, new(big.Rat).SetInt64(factor))
+	f, _ := r.Float64()
+	if math.IsInf(f, 0) {
+		return 0, fmt.Errorf("bad %s %q: too large", what, s)
+	}
+	return f, nil
+}
+
+// formatScaled prints v in the largest decimal unit of units not above it,
+// falling back to a plain number when that would not parse back exactly.
+func formatScaled(v float64, units []unit, parse func(string) (float64, error)) string {
+	plain := strconv.FormatFloat(v, 'g', -1, 64)
+	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return plain
+	}
+	for _, u := range units {
+		if u.factor&(u.factor-1) == 0 && u.factor != 1 {
+			continue // skip binary units: decimal ones read better here
+		}
+		if v >= float64(u.factor) || u.factor == 1 {
+			s := strconv.FormatFloat(v/float64(u.factor), 'f', -1, 64) + u.suffix
+			if back, err := parse(s); err == nil && back == v {
+				return s
+			}
+			break
+		}
+	}
+	return plain
+}
+
+// ParseFrequency parses a clock rate: a plain number of Hz ("1e9") or a
+// number with a unit Hz, kHz, MHz, GHz ("1GHz", "1.8 GHz").
+func ParseFrequency(s string) (Frequency, error) {
+	f, err := parseScaled(s, freqUnits, "frequency", "1GHz, 1.8 GHz, 1e9")
+	return Frequency(f), err
+}
+
+// String prints the frequency in the largest unit not above it (1GHz,
+// 1.8GHz, 800MHz).
+func (f Frequency) String() string {
+	return formatScaled(float64(f), freqUnits, func(s string) (float64, error) {
+		v, err := ParseFrequency(s)
+		return float64(v), err
+	})
+}
+
+// ParseBandwidth parses bytes per second: a plain number ("1228e9") or a
+// number with a unit B/s, KB/s, MB/s, GB/s, TB/s (powers of ten) or
+// KiB/s, MiB/s, GiB/s, TiB/s ("1.2TB/s", "135GB/s").
+func ParseBandwidth(s string) (Bandwidth, error) {
+	f, err := parseScaled(s, bwUnits, "bandwidth", "1.2TB/s, 135GB/s, 1228e9")
+	return Bandwidth(f), err
+}
+
+// String prints the bandwidth in the largest decimal unit not above it
+// (1.2TB/s, 135GB/s).
+func (b Bandwidth) String() string {
+	return formatScaled(float64(b), bwUnits, func(s string) (float64, error) {
+		v, err := ParseBandwidth(s)
+		return float64(v), err
+	})
+}
+
+// BytesPerCycle is the bandwidth expressed in bytes per cycle of clock f.
+func (b Bandwidth) BytesPerCycle(f Frequency) float64 { return float64(b) / float64(f) }
+
+var (
+	sizeType      = reflect.TypeFor[Size]()
+	frequencyType = reflect.TypeFor[Frequency]()
+	bandwidthType = reflect.TypeFor[Bandwidth]()
+)
+
+// DecodeHook returns the mapstructure decode hook for the unit types: Size,
+// Frequency and Bandwidth accept YAML numbers or strings with units. It also
+// refuses to truncate a fractional number into an integer field (plain
+// mapstructure would turn 2.5 into 2) and applies encoding.TextUnmarshaler
+// to strings, so other packages' config types can join in.
+func DecodeHook() mapstructure.DecodeHookFunc {
+	return mapstructure.ComposeDecodeHookFunc(unitHook, mapstructure.TextUnmarshallerHookFunc())
+}
+
+func unitHook(from, to reflect.Type, data any) (any, error) {
+	switch to {
+	case sizeType:
+		switch v := data.(type) {
+		case string:
+			return ParseSize(v)
+		default:
+			f, ok := number(data)
+			if !ok {
+				return notUnit(data)
+			}
+			if f != math.Trunc(f) || f < 0 || f >= math.MaxInt64 {
+				return nil, fmt.Errorf("bad size %v: want a whole number of bytes", data)
+			}
+			if i, ok := integer(data); ok {
+				return Size(i), nil
+			}
+			return Size(f), nil
+		}
+	case frequencyType, bandwidthType:
+		var f float64
+		var err error
+		switch v := data.(type) {
+		case string:
+			if to == frequencyType {
+				var fr Frequency
+				fr, err = ParseFrequency(v)
+				f = float64(fr)
+			} else {
+				var bw Bandwidth
+				bw, err = ParseBandwidth(v)
+				f = float64(bw)
+			}
+		default:
+			var ok bool
+			if f, ok = number(data); !ok {
+				return notUnit(data)
+			}
+			if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+				err = fmt.Errorf("bad value %v: want a finite non-negative number", data)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if to == frequencyType {
+			return Frequency(f), nil
+		}
+		return Bandwidth(f), nil
+	}
+	switch to.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if from != nil && (from.Kind() == reflect.Float32 || from.Kind() == reflect.Float64) {
+			f, _ := number(data)
+			if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+				return nil, fmt.Errorf("want an integer, got %v", data)
+			}
+			return int64(f), nil
+		}
+	}
+	return data, nil
+}
+
+// number converts any Go numeric value to float64.
+func number(data any) (float64, bool) {
+	v := reflect.ValueOf(data)
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return float64(v.Int()), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return float64(v.Uint()), true
+	case reflect.Float32, reflect.Float64:
+		return v.Float(), true
+	}
+	return 0, false
+}
+
+// integer converts a Go integer value to int64 exactly.
+func integer(data any) (int64, bool) {
+	v := reflect.ValueOf(data)
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int(), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if v.Uint() <= math.MaxInt64 {
+			return int64(v.Uint()), true
+		}
+	}
+	return 0, false
+}
+
+// notUnit rejects values of unit types that are neither numbers nor
+// strings (nil passes: it leaves the field zero).
+func notUnit(data any) (any, error) {
+	if data == nil {
+		return nil, nil
+	}
+	return nil, errors.New("want a number or a string with a unit")
+}
