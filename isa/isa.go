@@ -16,6 +16,9 @@
 //   - pipe_barrier(P) sits in P's queue and blocks P until every earlier P
 //     instruction has completed (DMA pipes keep several transfers in flight);
 //     pipe_barrier(ALL) blocks the scalar unit until all pipes are drained.
+//   - sync_all is a chip-wide barrier, as between two kernel launches: the
+//     core drains all its pipes, then waits until every core running the
+//     program has reached the same sync_all.
 //   - alloc/free mark buffer regions live or dead for occupancy accounting
 //     and static checks; they take effect when the scalar unit reaches them.
 //   - Addresses are byte offsets into the named buffer; GM is one flat byte
@@ -130,7 +133,7 @@ const (
 )
 
 var opNames = [...]string{"nop", "alloc", "free", "scalar", "set_flag", "wait_flag", "pipe_barrier",
-	"copy", "load", "mmad", "l0c_copy", "vector"}
+	"copy", "load", "mmad", "l0c_copy", "vector", "sync_all"}
 
 // String returns the opcode's name.
 func (o Op) String() string {
