@@ -110,22 +110,33 @@ func ParseSize(s string) (Size, error) {
 }
 
 // String prints the size in the largest binary unit that represents it
-// with at most three decimals (1MiB, 1.5MiB, 64KiB), else in an exact
-// decimal unit (32KB), else in bytes (100B).
+// with at most three decimals (1MiB, 1.5MiB, 64KiB), unless that needs a
+// fraction and a decimal unit fits exactly (32KB rather than 31.25KiB);
+// else in bytes (100B). The result parses back to the same size.
 func (s Size) String() string {
 	v := int64(s)
-	if v < 0 {
+	if v <= 0 {
 		return strconv.FormatInt(v, 10) + "B"
 	}
+	var bin string
+	integral := false
 	for _, u := range sizeUnits[:4] {
 		if v >= u.factor && (v%u.factor == 0 || (v <= math.MaxInt64/1000 && v*1000%u.factor == 0)) {
-			return strconv.FormatFloat(float64(v)/float64(u.factor), 'f', -1, 64) + u.suffix
+			bin = strconv.FormatFloat(float64(v)/float64(u.factor), 'f', -1, 64) + u.suffix
+			integral = v%u.factor == 0
+			break
 		}
+	}
+	if integral {
+		return bin
 	}
 	for _, u := range sizeUnits[4:8] {
 		if v >= u.factor && v%u.factor == 0 {
 			return strconv.FormatInt(v/u.factor, 10) + u.suffix
 		}
+	}
+	if bin != "" {
+		return bin
 	}
 	return strconv.FormatInt(v, 10) + "B"
 }

@@ -1,0 +1,434 @@
+package machines
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func mustLoad(t *testing.T, name string, ovs ...Override) *Machine {
+	t.Helper()
+	m, err := Load(name, ovs)
+	if err != nil {
+		t.Fatalf("Load(%q): %v", name, err)
+	}
+	return m
+}
+
+func TestEmbeddedMachines(t *testing.T) {
+	names := Names()
+	if !reflect.DeepEqual(names, []string{"ascend-910a", "ascend-910b3"}) {
+		t.Fatalf("Names() = %v", names)
+	}
+	for _, n := range names {
+		m := mustLoad(t, n)
+		if err := m.Validate(); err != nil {
+			t.Errorf("%s: Validate: %v", n, err)
+		}
+		if m.Name != n || m.Description == "" {
+			t.Errorf("%s: name %q, description %q", n, m.Name, m.Description)
+		}
+		src, err := Source(n)
+		if err != nil || !bytes.Contains(src, []byte("# ")) {
+			t.Errorf("Source(%q): %v (want commented YAML)", n, err)
+		}
+	}
+	if _, err := Source("nope"); err == nil {
+		t.Error("Source(nope) succeeded")
+	}
+}
+
+// TestEmbeddedNumbers pins the published figures the files must carry.
+func TestEmbeddedNumbers(t *testing.T) {
+	a := mustLoad(t, "ascend-910a")
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"910a cores", a.Cores, 32},
+		{"910a clock", a.Core.Clock, Frequency(1e9)},
+		{"910a L1", a.Core.Buffers.L1, Size(1 << 20)},
+		{"910a L0A", a.Core.Buffers.L0A, Size(64 << 10)},
+		{"910a L0B", a.Core.Buffers.L0B, Size(64 << 10)},
+		{"910a L0C", a.Core.Buffers.L0C, Size(256 << 10)},
+		{"910a UB", a.Core.Buffers.UB, Size(256 << 10)},
+		{"910a cube", [4]int{a.Core.Cube.M, a.Core.Cube.N, a.Core.Cube.KStepFP16, a.Core.Cube.KStepFP32}, [4]int{16, 16, 16, 0}},
+		{"910a int8", a.Core.Cube.KStepINT8, 32},
+		{"910a numerics", a.Core.Cube.Numerics, "ascend-910a"},
+		{"910a gm", a.GM.Capacity, Size(32 << 30)},
+		{"910a fixpipe", a.Core.FixPipe, false},
+		{"910a l2", a.L2.Capacity, Size(0)},
+	}
+	b := mustLoad(t, "ascend-910b3")
+	checks = append(checks, []struct {
+		name      string
+		got, want any
+	}{
+		{"910b3 cores", b.Cores, 20},
+		{"910b3 clock", b.Core.Clock, Frequency(1.8e9)},
+		{"910b3 L1", b.Core.Buffers.L1, Size(512 << 10)},
+		{"910b3 L0C", b.Core.Buffers.L0C, Size(128 << 10)},
+		{"910b3 UB", b.Core.Buffers.UB, Size(192 << 10)},
+		{"910b3 gm", b.GM.Capacity, Size(64 << 30)},
+		{"910b3 bw", b.GM.Bandwidth, Bandwidth(1.6e12)},
+		{"910b3 kstep fp32", b.Core.Cube.KStepFP32, 4},
+		{"910b3 numerics", b.Core.Cube.Numerics, "ascend-910b3"},
+		{"910b3 fixpipe", b.Core.FixPipe, true},
+	}...)
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s = %v; want %v", c.name, c.got, c.want)
+		}
+	}
+	if gb := float64(a.GM.Bandwidth) / 1e9; gb < 1200 || gb > 1230 {
+		t.Errorf("910a GM bandwidth %v; want 1.2TB/s (Ape: 1228 GB/s)", a.GM.Bandwidth)
+	}
+	// SGEMM-cube: 73.73 TFLOP/s native FP32 on 910B3; 256 TFLOP/s FP16 on 910A
+	// (262 at exactly 1 GHz).
+	if p := b.PeakFLOPS(b.Core.Cube.KStepFP32) / 1e12; math.Abs(p-73.73) > 0.01 {
+		t.Errorf("910b3 FP32 peak %.3f TFLOP/s; want 73.73", p)
+	}
+	if p := a.PeakFLOPS(a.Core.Cube.KStepFP16) / 1e12; p < 256 || p > 263 {
+		t.Errorf("910a FP16 peak %.3f TFLOP/s; want 256..262", p)
+	}
+	// FACTS §1: 910A per-core GM paths are the chip totals over 32 cores.
+	if got := a.Core.Paths.GM_L1.BytesPerCycle * float64(a.Cores) * float64(a.Core.Clock); got != 1.2e12 {
+		t.Errorf("910a GM_L1 × cores = %v B/s; want 1.2e12", got)
+	}
+}
+
+// TestEmbeddedFilesCommented requires a comment on every value line or on
+// the line(s) just above it, so every number carries its source.
+func TestEmbeddedFilesCommented(t *testing.T) {
+	for _, n := range Names() {
+		src, _ := Source(n)
+		for _, l := range uncommented(src) {
+			t.Errorf("%s.yaml: %s has no source comment", n, l)
+		}
+	}
+	bare := "# header\ncores: 32 # src\ncore:\n  # src\n  clock: 1GHz\n  queue_depth: 32\n\n  flag_ids: 8\n"
+	if got := uncommented([]byte(bare)); !reflect.DeepEqual(got, []string{"line 8"}) {
+		t.Errorf("uncommented(bare) = %v; want [line 8]", got)
+	}
+}
+
+// uncommented lists value lines that carry no comment, neither on the line
+// nor in the comment block just above it (possibly above a run of value
+// lines sharing it, or a section header).
+func uncommented(src []byte) []string {
+	var out []string
+	lines := strings.Split(string(src), "\n")
+	for i, l := range lines {
+		s := strings.TrimSpace(l)
+		if s == "" || strings.HasPrefix(s, "#") || strings.HasSuffix(s, ":") || strings.Contains(s, "#") ||
+			strings.HasPrefix(s, "name:") || strings.HasPrefix(s, "description:") {
+			continue
+		}
+		commented := false
+		for j := i - 1; j >= 0; j-- {
+			p := strings.TrimSpace(lines[j])
+			if strings.HasPrefix(p, "#") {
+				commented = true
+				break
+			}
+			if p == "" || !strings.Contains(p, ":") || strings.Contains(p, "#") {
+				break
+			}
+		}
+		if !commented {
+			out = append(out, fmt.Sprintf("line %d", i+1))
+		}
+	}
+	return out
+}
+
+func TestOverrides(t *testing.T) {
+	m := mustLoad(t, "ascend-910a",
+		Override{"machine.core.buffers.L1", "512KiB"},
+		Override{"MACHINE.Core.Buffers.l0a", "32768"},
+		Override{"machine.core.clock", "1.5 GHz"},
+		Override{"machine.gm.bandwidth", "2TB/s"},
+		Override{"machine.core.vector.cycles_per_repeat", "3"},
+		Override{"machine.core.fixpipe", "true"},
+		Override{"machine.core.cube.numerics", "truncating"},
+		Override{"program.tiling.bm", "96"}, // not ours: ignored
+	)
+	if m.Core.Buffers.L1 != 512<<10 || m.Core.Buffers.L0A != 32768 || m.Core.Clock != 1.5e9 ||
+		m.GM.Bandwidth != 2e12 || m.Core.Vector.CyclesPerRepeat != 3 || !m.Core.FixPipe ||
+		m.Core.Cube.Numerics != "truncating" {
+		t.Errorf("overrides not applied: %+v", m)
+	}
+	if m.Core.Buffers.UB != 256<<10 {
+		t.Errorf("untouched key changed: UB = %v", m.Core.Buffers.UB)
+	}
+}
+
+func TestOverrideErrors(t *testing.T) {
+	cases := []struct {
+		o    Override
+		want []string
+	}{
+		{Override{"machine.core.bufers.L1", "512KiB"},
+			[]string{`--set machine.core.bufers.L1=512KiB`, `unknown key "machine.core.bufers.L1"`, `did you mean "buffers"`}},
+		{Override{"machine.nope", "1"}, []string{`unknown key "machine.nope"`, "the top level has no key"}},
+		{Override{"machine.cores.x", "1"}, []string{`unknown key "machine.cores.x"`, `"cores" is a value`}},
+		{Override{"machine.core.buffers", "1MiB"}, []string{`"machine.core.buffers" is a section`, "L1, L0A"}},
+		{Override{"machine.core.buffers.L1", "512KXB"}, []string{`key "machine.core.buffers.L1"`, "bad size", `"512KXB"`}},
+		{Override{"machine.cores", "2.5"}, []string{`key "machine.cores"`, "want an integer"}},
+		{Override{"machine.core.fixpipe", "maybe"}, []string{"want true or false"}},
+		{Override{"machine.core.buffers.L1", "100"}, []string{"--set machine.core.buffers.L1=100", `key "core.buffers.L1"`, "multiple of 32"}},
+		{Override{"machine.cores", "0"}, []string{"--set machine.cores=0", `key "cores"`, "must be ≥ 1"}},
+	}
+	for _, c := range cases {
+		_, err := Load("ascend-910a", []Override{c.o})
+		if err == nil {
+			t.Errorf("%v: no error", c.o)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: error %q lacks %q", c.o, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: error spans lines: %q", c.o, err)
+		}
+	}
+}
+
+func TestParseOverride(t *testing.T) {
+	o, err := ParseOverride("machine.core.buffers.L1=512KiB")
+	if err != nil || o != (Override{"machine.core.buffers.L1", "512KiB"}) {
+		t.Errorf("got %+v, %v", o, err)
+	}
+	o, err = ParseOverride(" program.asm = a=b ")
+	if err != nil || o != (Override{"program.asm", "a=b"}) {
+		t.Errorf("got %+v, %v", o, err)
+	}
+	for _, bad := range []string{"machine.cores", "=1", "machine..cores=1", "machine.=1"} {
+		if _, err := ParseOverride(bad); err == nil {
+			t.Errorf("ParseOverride(%q) succeeded", bad)
+		}
+	}
+	if _, err := ParseOverrides([]string{"a=1", "b"}); err == nil {
+		t.Error("ParseOverrides with a bad entry succeeded")
+	}
+}
+
+// variant returns the 910A file with old replaced by new.
+func variant(t *testing.T, old, new string) []byte {
+	t.Helper()
+	src, _ := Source("ascend-910a")
+	if !bytes.Contains(src, []byte(old)) {
+		t.Fatalf("910a file lacks %q", old)
+	}
+	return bytes.Replace(src, []byte(old), []byte(new), 1)
+}
+
+func TestFileErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		data []byte
+		want []string
+	}{
+		{"unknown key", variant(t, "  buffers:\n", "  bufers:\n"),
+			[]string{"user.yaml:", `unknown key "core.bufers.L1"`, `did you mean "buffers"`}},
+		{"unknown top key", variant(t, "cores: 32\n", "cores: 32\nchips: 2\n"),
+			[]string{`unknown key "chips"`, "the top level has no key"}},
+		{"bad size", variant(t, "L1: 1MiB", "L1: 1MeB"), []string{`key "core.buffers.L1"`, "bad size"}},
+		{"fractional int", variant(t, "cores: 32", "cores: 32.5"), []string{`key "cores"`, "want an integer"}},
+		{"string int", variant(t, "cores: 32", "cores: many"), []string{`key "cores"`, `want an integer, got "many"`}},
+		{"section as value", variant(t, "  scalar:\n    # assumption: the scalar unit issues one instruction per cycle into a pipe\n    # queue (no public figure; the costs that matter sit in the pipes).\n    issue_cycles: 1\n", "  scalar: 1\n"),
+			[]string{`key "core.scalar" is a section`}},
+		{"value as section", variant(t, "cores: 32", "cores: {a: 1}"), []string{`key "cores" wants a value`}},
+		{"constraint", variant(t, "flag_ids: 8", "flag_ids: 65"), []string{`key "core.flag_ids"`, "must be in 1..64"}},
+		{"L1 case", variant(t, "L1: 1MiB", "l1: 100"), []string{`key "core.buffers.l1"`, "multiple of 32"}},
+		{"missing key", variant(t, "  flag_ids: 8\n", ""), []string{`missing key "core.flag_ids"`}},
+		{"duplicate key", variant(t, "cores: 32", "cores: 32\nCores: 16"), []string{"given twice"}},
+		{"syntax", []byte("cores: [1\n"), []string{"user.yaml", "yaml:"}},
+		{"not a mapping", []byte("- 1\n- 2\n"), []string{"top level must be a mapping"}},
+		{"dotted key", []byte("core.clock: 1GHz\n"), []string{"must not contain '.'"}},
+		{"merge key", []byte("a: &x {cores: 1}\n<<: *x\n"), []string{"<< merges"}},
+		{"l2 needs bandwidth", variant(t, "capacity: 0\n", "capacity: 32MiB\n"), []string{`key "l2.bandwidth"`, "must be > 0 when l2.capacity > 0"}},
+	}
+	for _, c := range cases {
+		_, err := LoadBytes("user.yaml", c.data, nil)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q lacks %q", c.name, err, w)
+			}
+		}
+	}
+	// Every problem is reported, one line each, with file and line.
+	two := bytes.Replace(variant(t, "cores: 32", "cores: 0"), []byte("flag_ids: 8"), []byte("flag_ids: 0"), 1)
+	_, err := LoadBytes("user.yaml", two, nil)
+	if err == nil || len(strings.Split(err.Error(), "\n")) != 2 {
+		t.Errorf("want two lines, got %v", err)
+	} else {
+		for _, l := range strings.Split(err.Error(), "\n") {
+			if !strings.HasPrefix(l, "user.yaml:") {
+				t.Errorf("line %q does not start with file:line", l)
+			}
+		}
+	}
+}
+
+// TestUserFile loads a machine from a file path (the -m FILE case) and
+// checks the name defaults to the file's base name.
+func TestUserFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "small-l1.yaml")
+	data := variant(t, "name: ascend-910a\n", "")
+	data = bytes.Replace(data, []byte("L1: 1MiB"), []byte("L1: 256 KiB"), 1)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := mustLoad(t, p, Override{"machine.cores", "4"})
+	if m.Name != "small-l1" || m.Core.Buffers.L1 != 256<<10 || m.Cores != 4 {
+		t.Errorf("got name %q L1 %v cores %d", m.Name, m.Core.Buffers.L1, m.Cores)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, variant(t, "  buffers:\n", "  bufers:\n"), 0o644)
+	if _, err := Load(bad, nil); err == nil || !strings.Contains(err.Error(), bad+":") ||
+		!strings.Contains(err.Error(), `unknown key "core.bufers.L1"`) {
+		t.Errorf("bad file: %v", err)
+	}
+	if _, err := Load(filepath.Join(dir, "missing.yaml"), nil); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := Load("ascend-9000", nil); err == nil || !strings.Contains(err.Error(), "unknown machine") {
+		t.Errorf("unknown name: %v", err)
+	}
+}
+
+// TestYAMLRoundTrip prints the effective configuration and loads it back.
+func TestYAMLRoundTrip(t *testing.T) {
+	for _, n := range Names() {
+		ovs := []Override{{"machine.core.buffers.L1", "1.5MiB"}, {"machine.description", "yes: a \"quoted\" one"}}
+		m := mustLoad(t, n, ovs...)
+		out := m.YAML(ovs)
+		if !bytes.Contains(out, []byte("L1: 1.5MiB  # --set")) {
+			t.Errorf("%s: override not marked:\n%s", n, out)
+		}
+		back, err := LoadBytes("effective.yaml", out, nil)
+		if err != nil {
+			t.Fatalf("%s: reload: %v\n%s", n, err, out)
+		}
+		if !reflect.DeepEqual(back, m) {
+			t.Errorf("%s: round trip differs:\n%+v\n%+v", n, back, m)
+		}
+	}
+}
+
+func TestSizeRoundTripRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 10000 {
+		s := Size(r.Int64N(1 << r.IntN(63)))
+		if back, err := ParseSize(s.String()); err != nil || back != s {
+			t.Fatalf("Size %d → %q → %d, %v", int64(s), s.String(), int64(back), err)
+		}
+		f := Frequency(r.Float64() * math.Pow(10, float64(r.IntN(12))))
+		if back, err := ParseFrequency(f.String()); err != nil || back != f {
+			t.Fatalf("Frequency %v → %q → %v, %v", float64(f), f.String(), float64(back), err)
+		}
+		b := Bandwidth(r.Float64() * math.Pow(10, float64(r.IntN(14))))
+		if back, err := ParseBandwidth(b.String()); err != nil || back != b {
+			t.Fatalf("Bandwidth %v → %q → %v, %v", float64(b), b.String(), float64(back), err)
+		}
+	}
+}
+
+// progParams is a program-like parameter struct exercising the generic
+// machinery the programs package uses.
+type progParams struct {
+	Kind   string            `mapstructure:"kind"`
+	M      int               `mapstructure:"m"`
+	Tiling struct{ BM int }  `mapstructure:"tiling"`
+	Inputs map[string]string `mapstructure:"inputs"`
+	Scales []float64         `mapstructure:"scales"`
+	Budget Size              `mapstructure:"budget"`
+	Extra  any               `mapstructure:"extra"`
+	Fast   bool              `mapstructure:"fast"`
+}
+
+func TestGenericConfig(t *testing.T) {
+	src := "kind: sgemm-cube\nm: 2048\ntiling: {bm: 176}\ninputs: {a: A.npy}\nscales: [1, 2]\nbudget: 1MiB\n"
+	c, err := ReadYAML("prog.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p progParams
+	err = ApplyOverrides(c, &p, "program", []Override{
+		{"program.tiling.BM", "96"}, {"program.inputs.b", "B.npy"}, {"program.scales", "[3, 4.5]"},
+		{"program.budget", "2MiB"}, {"program.extra", "7"}, {"program.fast", "true"},
+		{"machine.cores", "x"}, // ignored: other prefix
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := DecodeStrict(c, &p); err != nil {
+		t.Fatal(err)
+	}
+	want := progParams{Kind: "sgemm-cube", M: 2048, Inputs: map[string]string{"a": "A.npy", "b": "B.npy"},
+		Scales: []float64{3, 4.5}, Budget: 2 << 20, Extra: 7, Fast: true}
+	want.Tiling.BM = 96
+	if !reflect.DeepEqual(p, want) {
+		t.Errorf("got %+v\nwant %+v", p, want)
+	}
+	if c.Viper().GetInt("tiling.bm") != 96 {
+		t.Errorf("viper does not hold the override")
+	}
+	c, _ = ReadYAML("prog.yaml", []byte("kind: x\ntiling: {bn: 3}\nscales: {a: 1}\n"))
+	err = DecodeStrict(c, &progParams{})
+	if err == nil || !strings.Contains(err.Error(), `prog.yaml:2: unknown key "tiling.bn"`) ||
+		!strings.Contains(err.Error(), `prog.yaml:3: key "scales" wants a list`) {
+		t.Errorf("got %v", err)
+	}
+	if err := DecodeStrict(c, progParams{}); err == nil {
+		t.Error("DecodeStrict accepted a non-pointer")
+	}
+}
+
+func FuzzLoadYAML(f *testing.F) {
+	for _, n := range Names() {
+		src, _ := Source(n)
+		f.Add(src)
+	}
+	f.Add([]byte("cores: 1\ncore: {clock: 1GHz, buffers: {L1: 1MiB}}\n"))
+	f.Add([]byte("a: &x [*x]\n"))
+	f.Add([]byte("core: {buffers: {L1: [1, 2]}}\n"))
+	f.Add([]byte("? [a, b]\n: 1\n"))
+	f.Add([]byte("gm: {bandwidth: 1e400}\nl2: {capacity: -5}\n"))
+	f.Add([]byte("core:\n  clock: .inf\n  vector: {cycles_per_repeat: .nan}\n"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := LoadBytes("fuzz.yaml", data, nil)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error message")
+			}
+			return
+		}
+		if err := m.Validate(); err != nil {
+			t.Fatalf("loaded machine fails validation: %v", err)
+		}
+		out := m.YAML(nil)
+		back, err := LoadBytes("effective.yaml", out, nil)
+		if err != nil {
+			t.Fatalf("effective YAML does not reload: %v\n%s", err, out)
+		}
+		if !reflect.DeepEqual(back, m) {
+			t.Fatalf("round trip differs:\n%+v\n%+v", back, m)
+		}
+	})
+}

@@ -1,0 +1,178 @@
+package machines
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseSize(t *testing.T) {
+	good := []struct {
+		in   string
+		want Size
+	}{
+		{"1MiB", 1 << 20},
+		{"512KiB", 512 << 10},
+		{"64 KiB", 64 << 10},
+		{"1048576", 1048576},
+		{"2GiB", 2 << 30},
+		{"1.5MiB", 3 << 19},
+		{"1KB", 1000},
+		{"1.5MB", 1500000},
+		{"32GB", 32e9},
+		{"1TiB", 1 << 40},
+		{"100B", 100},
+		{"1kib", 1024},
+		{" 8 MiB ", 8 << 20},
+		{"1e3", 1000},
+		{"0", 0},
+		{"0.5KiB", 512},
+	}
+	for _, c := range good {
+		got, err := ParseSize(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", c.in, got, err, c.want)
+		}
+	}
+	bad := []struct{ in, msg string }{
+		{"", "not a number"},
+		{"MiB", "not a number"},
+		{"1.5", "whole number"},
+		{"1.0000001KiB", "whole number"},
+		{"-1KiB", "not a number"},
+		{"1XB", "not a number"},
+		{"1 MiB MiB", "not a number"},
+		{"0x10", "not a number"},
+		{"1e9999GiB", "not a number"}, // exponent too long
+		{"9e18GiB", "too large"},
+		{"1e-3", "whole number"},
+		{"NaN", "not a number"},
+		{"Inf", "not a number"},
+	}
+	for _, c := range bad {
+		_, err := ParseSize(c.in)
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("ParseSize(%q) error = %v; want one containing %q", c.in, err, c.msg)
+		}
+	}
+}
+
+func TestSizeString(t *testing.T) {
+	cases := []struct {
+		in   Size
+		want string
+	}{
+		{1 << 20, "1MiB"}, {512 << 10, "512KiB"}, {3 << 19, "1.5MiB"}, {32 << 30, "32GiB"},
+		{100, "100B"}, {1000, "1KB"}, {32000, "32KB"}, {0, "0B"}, {1088 << 10, "1088KiB"}, {1536000, "1500KiB"},
+		{1 << 40, "1TiB"}, {1025, "1025B"},
+	}
+	for _, c := range cases {
+		if got := c.in.String(); got != c.want {
+			t.Errorf("Size(%d).String() = %q; want %q", int64(c.in), got, c.want)
+		}
+		if back, err := ParseSize(c.in.String()); err != nil || back != c.in {
+			t.Errorf("ParseSize(%q) = %d, %v; want round trip to %d", c.in.String(), back, err, int64(c.in))
+		}
+	}
+}
+
+func TestParseFrequency(t *testing.T) {
+	good := []struct {
+		in   string
+		want Frequency
+	}{
+		{"1GHz", 1e9}, {"1.8 GHz", 1.8e9}, {"1e9", 1e9}, {"800MHz", 800e6}, {"32kHz", 32e3},
+		{"50Hz", 50}, {"1.85ghz", 1.85e9},
+	}
+	for _, c := range good {
+		got, err := ParseFrequency(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("ParseFrequency(%q) = %v, %v; want %v", c.in, float64(got), err, float64(c.want))
+		}
+	}
+	for _, in := range []string{"", "GHz", "fast", "-1GHz", "1 GB", "1e9999", "Inf"} {
+		if _, err := ParseFrequency(in); err == nil || !strings.Contains(err.Error(), "bad frequency") {
+			t.Errorf("ParseFrequency(%q) error = %v; want a bad frequency error", in, err)
+		}
+	}
+	for _, c := range []struct {
+		in   Frequency
+		want string
+	}{{1e9, "1GHz"}, {1.8e9, "1.8GHz"}, {800e6, "800MHz"}, {50, "50Hz"}, {0.5, "0.5Hz"}, {0, "0"}} {
+		if got := c.in.String(); got != c.want {
+			t.Errorf("Frequency(%v).String() = %q; want %q", float64(c.in), got, c.want)
+		}
+	}
+}
+
+func TestParseBandwidth(t *testing.T) {
+	good := []struct {
+		in   string
+		want Bandwidth
+	}{
+		{"1.2TB/s", 1.2e12}, {"135GB/s", 135e9}, {"1228e9", 1228e9}, {"1228 GB/s", 1228e9},
+		{"1GiB/s", 1 << 30}, {"64B/s", 64}, {"100.9 gb/s", 100.9e9},
+	}
+	for _, c := range good {
+		got, err := ParseBandwidth(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("ParseBandwidth(%q) = %v, %v; want %v", c.in, float64(got), err, float64(c.want))
+		}
+	}
+	for _, in := range []string{"", "TB/s", "1.2TB", "fast", "-5GB/s", "1.2 TB/s/s"} {
+		if _, err := ParseBandwidth(in); err == nil || !strings.Contains(err.Error(), "bad bandwidth") {
+			t.Errorf("ParseBandwidth(%q) error = %v; want a bad bandwidth error", in, err)
+		}
+	}
+	for _, c := range []struct {
+		in   Bandwidth
+		want string
+	}{{1.2e12, "1.2TB/s"}, {135e9, "135GB/s"}, {1228e9, "1.228TB/s"}, {1 << 30, "1.073741824GB/s"}, {5, "5B/s"}} {
+		if got := c.in.String(); got != c.want {
+			t.Errorf("Bandwidth(%v).String() = %q; want %q", float64(c.in), got, c.want)
+		}
+		if back, err := ParseBandwidth(c.in.String()); err != nil || back != c.in {
+			t.Errorf("round trip of %v: %v, %v", float64(c.in), float64(back), err)
+		}
+	}
+	if got := Bandwidth(1.2e12).BytesPerCycle(1e9); got != 1200 {
+		t.Errorf("BytesPerCycle = %v; want 1200", got)
+	}
+}
+
+// TestDecodeHook checks YAML numbers and strings for the unit types and the
+// refusal to truncate fractions into integers.
+func TestDecodeHook(t *testing.T) {
+	cases := []struct {
+		to   reflect.Type
+		in   any
+		want any
+		err  string
+	}{
+		{sizeType, "1MiB", Size(1 << 20), ""},
+		{sizeType, 4096, Size(4096), ""},
+		{sizeType, 4096.0, Size(4096), ""},
+		{sizeType, 1.5, nil, "whole number"},
+		{sizeType, -32, nil, "whole number"},
+		{sizeType, true, nil, "number or a string"},
+		{frequencyType, "1GHz", Frequency(1e9), ""},
+		{frequencyType, 1e9, Frequency(1e9), ""},
+		{frequencyType, 1000, Frequency(1000), ""},
+		{bandwidthType, "1.6TB/s", Bandwidth(1.6e12), ""},
+		{bandwidthType, -1.0, nil, "non-negative"},
+		{reflect.TypeFor[int](), 2.0, int64(2), ""},
+		{reflect.TypeFor[int](), 2.5, nil, "integer"},
+	}
+	for _, c := range cases {
+		got, err := unitHook(reflect.TypeOf(c.in), c.to, c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("hook(%v → %v) error = %v; want %q", c.in, c.to, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("hook(%v → %v) = %#v, %v; want %#v", c.in, c.to, got, err, c.want)
+		}
+	}
+}
