@@ -1,0 +1,158 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/davinci-sim/davinci-sim/machines"
+)
+
+func init() { subcommands = append(subcommands, newMachinesCmd) }
+
+func newMachinesCmd() *cobra.Command {
+	var (
+		file     string
+		sets     []string
+		resolved bool
+	)
+	cmd := &cobra.Command{
+		Use:   "machines [NAME]",
+		Short: "List the embedded machines, print one as YAML, or show a machine's effective configuration",
+		Long: `Without arguments, list the embedded machines (name, cores, clock, description).
+
+With an embedded NAME, print its machine file as shipped, with the comments
+that give the source of every number.
+
+With --set, -m FILE or --resolved, print the effective configuration instead:
+the machine after loading, overriding and validation, every value with its
+unit, keys changed by --set marked "# --set", and a header with derived
+figures (peak TFLOP/s per cube input type, GM bytes per cycle). The output is
+itself a valid machine file (use it with -m to pin a variant).
+
+--set takes the same paths as "davinci-sim run": machine.core.buffers.L1=512KiB
+(the "machine." prefix may be left out here). Keys are case-insensitive; sizes
+take B/KiB/MiB/GiB (KB/MB/GB are powers of ten), clocks Hz/MHz/GHz, bandwidths
+B/s … TB/s. Bad files, keys or values exit with code 2 and one line each
+naming the file (or --set), key and violated constraint.`,
+		Example: `  davinci-sim machines
+  davinci-sim machines ascend-910a
+  davinci-sim machines ascend-910a --set core.buffers.L1=512KiB --set machine.cores=16
+  davinci-sim machines -m my-machine.yaml`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return badInput(fmt.Errorf("machines: at most one machine NAME, got %d arguments", len(args)))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			target := file
+			if len(args) == 1 {
+				if file != "" {
+					return badInput(errors.New("machines: give either a NAME or -m FILE, not both"))
+				}
+				target = args[0]
+			}
+			ovs, err := machineOverrides(sets)
+			if err != nil {
+				return badInput(err)
+			}
+			if target == "" {
+				if len(ovs) > 0 || resolved {
+					return badInput(errors.New("machines: --set and --resolved need a machine NAME or -m FILE"))
+				}
+				return listMachines(out)
+			}
+			embedded := slices.Contains(machines.Names(), target)
+			if embedded && len(ovs) == 0 && !resolved {
+				src, err := machines.Source(target)
+				if err != nil {
+					return badInput(err)
+				}
+				_, err = out.Write(src)
+				return err
+			}
+			m, err := machines.Load(target, ovs)
+			if err != nil {
+				return badInput(err)
+			}
+			writeEffective(out, m, target, embedded, ovs)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&file, "machine", "m", "", "machine `FILE` (or embedded name) to resolve and print")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a machine value, `PATH=VALUE` (repeatable), e.g. core.buffers.L1=512KiB")
+	cmd.Flags().BoolVar(&resolved, "resolved", false, "print the effective configuration even without --set")
+	return cmd
+}
+
+// machineOverrides parses --set values, adding the "machine." prefix where
+// it is left out and refusing program.* paths, which have no meaning here.
+func machineOverrides(sets []string) ([]machines.Override, error) {
+	ovs, err := machines.ParseOverrides(sets)
+	if err != nil {
+		return nil, err
+	}
+	for i, o := range ovs {
+		lower := strings.ToLower(o.Path)
+		switch {
+		case strings.HasPrefix(lower, "machine."):
+		case strings.HasPrefix(lower, "program."):
+			return nil, fmt.Errorf("--set %s: program.* paths apply to `davinci-sim run`, not to machines", o)
+		default:
+			ovs[i].Path = "machine." + o.Path
+		}
+	}
+	return ovs, nil
+}
+
+func listMachines(out io.Writer) error {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tCORES\tCLOCK\tDESCRIPTION")
+	for _, name := range machines.Names() {
+		m, err := machines.Load(name, nil)
+		if err != nil {
+			return failure(fmt.Errorf("embedded machine %s: %w", name, err))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%v\t%s\n", name, m.Cores, m.Core.Clock, m.Description)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "\nPrint one with `davinci-sim machines NAME`; try a variant with --set, e.g. --set core.buffers.L1=512KiB.")
+	return nil
+}
+
+// writeEffective prints the resolved machine with a header of derived
+// figures; every header line is a YAML comment.
+func writeEffective(out io.Writer, m *machines.Machine, target string, embedded bool, ovs []machines.Override) {
+	from := "file " + target
+	if embedded {
+		from = "embedded machine " + target
+	}
+	fmt.Fprintf(out, "# effective configuration of %s\n", from)
+	for _, o := range ovs {
+		fmt.Fprintf(out, "#   --set %s\n", o)
+	}
+	cu := m.Core.Cube
+	var peaks []string
+	for _, k := range []struct {
+		name  string
+		kstep int
+	}{{"FP16", cu.KStepFP16}, {"BF16", cu.KStepBF16}, {"FP32", cu.KStepFP32}, {"INT8", cu.KStepINT8}} {
+		if k.kstep > 0 {
+			peaks = append(peaks, fmt.Sprintf("%s %.4g", k.name, m.PeakFLOPS(k.kstep)/1e12))
+		}
+	}
+	fmt.Fprintf(out, "# derived: cube peak T(FL)OP/s: %s\n", strings.Join(peaks, ", "))
+	perCycle := m.GM.Bandwidth.BytesPerCycle(m.Core.Clock)
+	fmt.Fprintf(out, "# derived: GM %v = %.4g B/cycle for the chip, %.4g B/cycle per core with all %d cores streaming\n",
+		m.GM.Bandwidth, perCycle, perCycle/float64(m.Cores), m.Cores)
+	out.Write(m.YAML(ovs))
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/machines"
+)
+
+// runCLI executes the root command with args and returns stdout and the
+// exit code main would use.
+func runCLI(t *testing.T, args ...string) (string, int, error) {
+	t.Helper()
+	root := newRootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	err := root.Execute()
+	code := 0
+	if err != nil {
+		code = 2
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+	}
+	return out.String(), code, err
+}
+
+func TestMachinesList(t *testing.T) {
+	out, code, err := runCLI(t, "machines")
+	if code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	for _, want := range []string{"NAME", "ascend-910a ", "ascend-910b3", "32", "1GHz", "1.8GHz", "Ascend 910A:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestMachinesPrintSource(t *testing.T) {
+	out, code, err := runCLI(t, "machines", "ascend-910b3")
+	src, _ := machines.Source("ascend-910b3")
+	if code != 0 || out != string(src) {
+		t.Errorf("exit %d (%v); output is not the embedded file", code, err)
+	}
+}
+
+func TestMachinesEffective(t *testing.T) {
+	out, code, err := runCLI(t, "machines", "ascend-910a", "--set", "core.buffers.l1=512KiB", "--set", "machine.cores=16")
+	if code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	for _, want := range []string{"# effective configuration of embedded machine ascend-910a",
+		"--set machine.core.buffers.l1=512KiB", "L1: 512KiB  # --set", "cores: 16  # --set", "FP16 131.1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// The effective configuration is a machine file: -m loads it back.
+	p := filepath.Join(t.TempDir(), "variant.yaml")
+	if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out2, code, err := runCLI(t, "machines", "-m", p)
+	if code != 0 || !strings.Contains(out2, "L1: 512KiB\n") || !strings.Contains(out2, "file "+p) {
+		t.Errorf("-m FILE: exit %d (%v):\n%s", code, err, out2)
+	}
+	out3, code, _ := runCLI(t, "machines", "ascend-910b3", "--resolved")
+	if code != 0 || !strings.Contains(out3, "kstep_fp32: 4\n") || !strings.Contains(out3, "FP32 73.73") {
+		t.Errorf("--resolved: exit %d:\n%s", code, out3)
+	}
+}
+
+func TestMachinesBadInput(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	src, _ := machines.Source("ascend-910a")
+	os.WriteFile(bad, bytes.Replace(src, []byte("  buffers:"), []byte("  bufers:"), 1), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"machines", "ascend-910a", "--set", "core.bufers.L1=1MiB"}, `unknown key "machine.core.bufers.L1"`},
+		{[]string{"machines", "ascend-910a", "--set", "core.buffers.L1=1MeB"}, "bad size"},
+		{[]string{"machines", "ascend-910a", "--set", "core.buffers.L1"}, "want path=value"},
+		{[]string{"machines", "ascend-910a", "--set", "program.tiling.bm=96"}, "program.* paths"},
+		{[]string{"machines", "ascend-910a", "--set", "cores=0"}, "must be ≥ 1"},
+		{[]string{"machines", "no-such-machine"}, "unknown machine"},
+		{[]string{"machines", "-m", bad}, `unknown key "core.bufers.L1"`},
+		{[]string{"machines", "ascend-910a", "-m", bad}, "not both"},
+		{[]string{"machines", "a", "b"}, "at most one"},
+		{[]string{"machines", "--set", "cores=1"}, "need a machine"},
+		{[]string{"machines", "--bogus"}, "unknown flag"},
+	}
+	for _, c := range cases {
+		_, code, err := runCLI(t, c.args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: exit %d, error %v; want exit 2 and %q", c.args, code, err, c.want)
+		}
+	}
+}
