@@ -1,0 +1,475 @@
+package cube
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/davinci-sim/davinci-sim/fp"
+)
+
+// kernel is a model resolved for one input and output format: everything the
+// per-element loop needs, without map look-ups.
+type kernel struct {
+	kind   Kind
+	L, F   int
+	frac   int // input fraction bits
+	os     outSpec
+	fp16in bool // FP16 output: c is rounded to FP16 RNE first
+	c16    outSpec
+	ftz    bool
+	info   *fmtInfo
+}
+
+// kernel resolves the model for the formats.
+func (m Model) kernel(in, out fp.Format) (*kernel, error) {
+	p, err := m.Params(in)
+	if err != nil {
+		return nil, err
+	}
+	info, err := formatInfo(in)
+	if err != nil {
+		return nil, err
+	}
+	k := &kernel{kind: m.Kind, L: p.L, F: p.F, frac: info.frac, ftz: m.FlushSubnormals, info: info}
+	if m.Kind > LateC {
+		return nil, fmt.Errorf("cube: model %q: unknown kind %d", m.Name, m.Kind)
+	}
+	if m.Kind == Sequential {
+		k.L = 1
+	}
+	if (m.Kind == LateC) && p.F == Exact {
+		return nil, fmt.Errorf("cube: model %q: the late-c kind needs a finite F", m.Name)
+	}
+	switch out {
+	case fp.FP32:
+		k.os = outSpec{p: 24, emin: -126, emax: 127, mode: m.RoundFP32, ftz: m.FlushSubnormals}
+		if p.OutMant > 0 {
+			k.os.p = p.OutMant + 1
+		}
+	case fp.FP16:
+		k.os = outSpec{p: 11, emin: -14, emax: 15, mode: m.RoundFP16, ftz: m.FlushSubnormals}
+		k.fp16in = true
+		k.c16 = outSpec{p: 11, emin: -14, emax: 15, mode: fp.RNE}
+	default:
+		return nil, fmt.Errorf("cube: output format %v not supported (want fp32 or fp16)", out)
+	}
+	if int(k.os.mode) >= len(fp.Roundings()) {
+		return nil, fmt.Errorf("cube: model %q: invalid rounding mode %d", m.Name, k.os.mode)
+	}
+	return k, nil
+}
+
+// Dot computes one d = a·b + c with the model: a and b hold input bit
+// patterns of format in (TF32 as FP32 patterns), c is an FP32 bit pattern
+// (for FP16 output, c is first rounded to FP16 RNE as on the GPUs), and the
+// result is returned as the FP32 bit pattern of the output (an FP16 result
+// widened to FP32). K = len(a) may be any length: products are taken in
+// blocks of L in increasing k, the last block possibly shorter. A NaN result
+// is NaNBits.
+func (m Model) Dot(in fp.Format, a, b []uint32, c uint32, out fp.Format) (uint32, error) {
+	if len(a) != len(b) {
+		return 0, fmt.Errorf("cube: Dot: len(a) = %d differs from len(b) = %d", len(a), len(b))
+	}
+	k, err := m.kernel(in, out)
+	if err != nil {
+		return 0, err
+	}
+	var bufA, bufB [64]dec
+	pa, pb := bufA[:0], bufB[:0]
+	if len(a) > len(bufA) {
+		pa, pb = make([]dec, 0, len(a)), make([]dec, 0, len(a))
+	}
+	for i := range a {
+		pa = append(pa, k.info.decode(a[i]))
+		pb = append(pb, k.info.decode(b[i]))
+	}
+	return k.dot(pa, pb, c), nil
+}
+
+// dot computes one output element from decoded inputs; c is an FP32 pattern.
+func (k *kernel) dot(pa, pb []dec, c uint32) uint32 {
+	cd := decodeF32(c)
+	cv := float64(math.Float32frombits(c))
+	if cd.cls == clsFinite && k.fp16in {
+		cv = k.c16.round(cv)
+		cd = decodeF32(math.Float32bits(float32(cv)))
+	}
+	special := cd.cls != clsFinite
+	for i := range pa {
+		if pa[i].cls|pb[i].cls != 0 {
+			special = true
+			break
+		}
+	}
+	if special {
+		return specialResult(pa, pb, cd)
+	}
+	if k.ftz && cd.sig != 0 && abs32(cd.sig) < 1<<23 {
+		cv = math.Copysign(0, cv)
+	}
+	acc := cv
+	n := len(pa)
+	for s := 0; s < n; s += k.L {
+		e := s + k.L
+		if e > n {
+			e = n
+		}
+		switch k.kind {
+		case BlockFMA:
+			acc = k.blockFMA(pa[s:e], pb[s:e], acc)
+		case Sequential:
+			acc = k.sequential(pa[s:e], pb[s:e], acc)
+		case Pairwise:
+			acc = k.pairwise(pa[s:e], pb[s:e], acc)
+		case LateC:
+			acc = k.lateC(pa[s:e], pb[s:e], acc)
+		}
+		if math.IsInf(acc, 0) || math.IsNaN(acc) {
+			break // finite products cannot change an infinite accumulator
+		}
+	}
+	return toBits(acc)
+}
+
+func abs32(x int32) int32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// specialResult handles NaN and infinite inputs: NaN if any input is NaN, a
+// product is ∞·0, or infinities of both signs meet; otherwise ±Inf.
+func specialResult(pa, pb []dec, cd dec) uint32 {
+	var pos, neg bool
+	if cd.cls == clsNaN {
+		return NaNBits
+	}
+	if cd.cls == clsInf {
+		pos, neg = !cd.neg, cd.neg
+	}
+	for i := range pa {
+		x, y := pa[i], pb[i]
+		if x.cls == clsNaN || y.cls == clsNaN {
+			return NaNBits
+		}
+		if x.cls != clsInf && y.cls != clsInf {
+			continue
+		}
+		if (x.cls == clsFinite && x.sig == 0) || (y.cls == clsFinite && y.sig == 0) {
+			return NaNBits
+		}
+		if x.neg != y.neg {
+			neg = true
+		} else {
+			pos = true
+		}
+	}
+	switch {
+	case pos && neg:
+		return NaNBits
+	case neg:
+		return 0xff800000
+	}
+	return 0x7f800000
+}
+
+// zeroSign returns the sign of an all-zero sum: negative only when c and
+// every product are negative zeros (IEEE addition of zeros, RNE/RZ).
+func zeroSign(pa, pb []dec, cneg bool) float64 {
+	neg := cneg
+	for i := range pa {
+		if pa[i].neg == pb[i].neg {
+			neg = false
+			break
+		}
+	}
+	if neg {
+		return math.Copysign(0, -1)
+	}
+	return 0
+}
+
+// blockFMA computes one block: the products of pa·pb and c (a finite value
+// representable in FP32), aligned to e_max, truncated to F fractional bits
+// (or exact), summed exactly and rounded once.
+func (k *kernel) blockFMA(pa, pb []dec, c float64) float64 {
+	cd := decodeF32(math.Float32bits(float32(c)))
+	const none = math.MinInt32
+	emax := none
+	if cd.sig != 0 {
+		emax = int(cd.exp)
+	}
+	for i := range pa {
+		if pa[i].sig != 0 && pb[i].sig != 0 {
+			if e := int(pa[i].exp) + int(pb[i].exp); e > emax {
+				emax = e
+			}
+		}
+	}
+	if emax == none {
+		return zeroSign(pa, pb, cd.neg)
+	}
+	f2 := 2 * k.frac
+	var S int64
+	var u int
+	if k.F == Exact {
+		// Exact: the unit is the smallest lsb among the nonzero terms.
+		u = math.MaxInt32
+		if cd.sig != 0 {
+			u = int(cd.exp) - 23
+		}
+		for i := range pa {
+			if pa[i].sig != 0 && pb[i].sig != 0 {
+				if q := int(pa[i].exp) + int(pb[i].exp) - f2; q < u {
+					u = q
+				}
+			}
+		}
+		// Each term is < 2^(emax+2); the sum of n+1 terms < 2^(emax+2+len(n+1)).
+		if emax+2+bits.Len(uint(len(pa)+1))-u > 62 {
+			return k.os.round(k.blockWide(pa, pb, cd))
+		}
+		if cd.sig != 0 {
+			S = int64(cd.sig) << uint(int(cd.exp)-23-u)
+		}
+		for i := range pa {
+			if pa[i].sig != 0 && pb[i].sig != 0 {
+				M := int64(pa[i].sig) * int64(pb[i].sig)
+				S += M << uint(int(pa[i].exp)+int(pb[i].exp)-f2-u)
+			}
+		}
+	} else {
+		u = emax - k.F
+		if cd.sig != 0 {
+			S = alignTrunc(int64(cd.sig), int(cd.exp)-23-u)
+		}
+		for i := range pa {
+			if pa[i].sig != 0 && pb[i].sig != 0 {
+				M := int64(pa[i].sig) * int64(pb[i].sig)
+				S += alignTrunc(M, int(pa[i].exp)+int(pb[i].exp)-f2-u)
+			}
+		}
+	}
+	if S == 0 {
+		if k.os.mode == fp.RD {
+			return math.Copysign(0, -1)
+		}
+		return 0
+	}
+	return k.os.round(intToF64(S, u))
+}
+
+// alignTrunc returns M·2^d truncated toward zero (magnitude truncation).
+func alignTrunc(M int64, d int) int64 {
+	if d >= 0 {
+		return M << uint(d)
+	}
+	if d <= -63 {
+		return 0
+	}
+	if M < 0 {
+		return -((-M) >> uint(-d))
+	}
+	return M >> uint(-d)
+}
+
+// blockWide is the exact block sum through the wide accumulator.
+func (k *kernel) blockWide(pa, pb []dec, cd dec) float64 {
+	var w wide
+	f2 := 2 * k.frac
+	if cd.sig != 0 {
+		w.add(uint64(abs32(cd.sig)), int(cd.exp)-23, cd.sig < 0)
+	}
+	for i := range pa {
+		if pa[i].sig != 0 && pb[i].sig != 0 {
+			M := int64(pa[i].sig) * int64(pb[i].sig)
+			neg := M < 0
+			if neg {
+				M = -M
+			}
+			w.add(uint64(M), int(pa[i].exp)+int(pb[i].exp)-f2, neg)
+		}
+	}
+	return w.float()
+}
+
+// product returns the exact product of two finite decoded inputs as a
+// float64 (exact: at most 48 significant bits, exponent ≥ −298).
+func (k *kernel) product(x, y dec) float64 {
+	if x.sig == 0 || y.sig == 0 {
+		if x.neg != y.neg {
+			return math.Copysign(0, -1)
+		}
+		return 0
+	}
+	return math.Ldexp(float64(int64(x.sig)*int64(y.sig)), int(x.exp)+int(y.exp)-2*k.frac)
+}
+
+// add2 returns round(x + y) for the kernel's output spec with IEEE signed
+// zero rules (RNE/RZ: x + (−x) = +0).
+func (k *kernel) add2(x, y float64) float64 {
+	if x == 0 && y == 0 {
+		if math.Signbit(x) && math.Signbit(y) {
+			return x
+		}
+		return 0
+	}
+	s := sumRO(x, y)
+	if s == 0 {
+		if k.os.mode == fp.RD {
+			return math.Copysign(0, -1)
+		}
+		return 0
+	}
+	return k.os.round(s)
+}
+
+// sequential: one FMA per product, rounding after each.
+func (k *kernel) sequential(pa, pb []dec, acc float64) float64 {
+	for i := range pa {
+		acc = k.add2(acc, k.product(pa[i], pb[i]))
+	}
+	return acc
+}
+
+// pairwise: CDNA2. Products rounded to FP32 (flushed), a pairwise tree of
+// rounded additions over the block (padded with zeros to a power of two),
+// then c + s.
+func (k *kernel) pairwise(pa, pb []dec, c float64) float64 {
+	var buf [64]float64
+	n := 1
+	for n < len(pa) {
+		n <<= 1
+	}
+	t := buf[:0]
+	if n > len(buf) {
+		t = make([]float64, 0, n)
+	}
+	p32 := outSpec{p: 24, emin: -126, emax: 127, mode: fp.RNE, ftz: k.ftz}
+	lim := int32(1) << k.frac
+	for i := range pa {
+		x, y := pa[i], pb[i]
+		if k.ftz { // subnormal inputs flushed
+			if abs32(x.sig) < lim {
+				x.sig = 0
+			}
+			if abs32(y.sig) < lim {
+				y.sig = 0
+			}
+		}
+		t = append(t, p32.round(k.product(x, y)))
+	}
+	for len(t) < n {
+		t = append(t, 0)
+	}
+	for len(t) > 1 {
+		h := len(t) / 2
+		for i := 0; i < h; i++ {
+			t[i] = roundAdd(&p32, t[2*i], t[2*i+1])
+		}
+		t = t[:h]
+	}
+	return roundAdd(&k.os, c, t[0])
+}
+
+// roundAdd returns o.round(x + y) for finite or infinite x, y.
+func roundAdd(o *outSpec, x, y float64) float64 {
+	if math.IsInf(x, 0) || math.IsInf(y, 0) {
+		s := x + y
+		if math.IsNaN(s) {
+			return math.NaN()
+		}
+		return s
+	}
+	if x == 0 && y == 0 {
+		if math.Signbit(x) && math.Signbit(y) {
+			return x
+		}
+		return 0
+	}
+	s := sumRO(x, y)
+	if s == 0 {
+		return 0
+	}
+	return o.round(s)
+}
+
+// lateC: CDNA3. Products aligned to their largest exponent e_dot and
+// truncated to F fractional bits, summed exactly; c rounded toward −∞ to F
+// fractional bits below 2^max(e_dot, e_c); one final rounding.
+func (k *kernel) lateC(pa, pb []dec, c float64) float64 {
+	const none = math.MinInt32
+	edot := none
+	f2 := 2 * k.frac
+	var pinf, ninf bool
+	for i := range pa {
+		if pa[i].sig != 0 && pb[i].sig != 0 {
+			e := int(pa[i].exp) + int(pb[i].exp)
+			if e > edot {
+				edot = e
+			}
+			M := int64(pa[i].sig) * int64(pb[i].sig)
+			mag := M
+			if mag < 0 {
+				mag = -mag
+			}
+			if bits.Len64(uint64(mag))+e-f2 > 128 { // |product| ≥ 2^128
+				if M < 0 {
+					ninf = true
+				} else {
+					pinf = true
+				}
+			}
+		}
+	}
+	switch {
+	case pinf && ninf:
+		return math.NaN()
+	case pinf:
+		return math.Inf(1)
+	case ninf:
+		return math.Inf(-1)
+	}
+	cd := decodeF32(math.Float32bits(float32(c)))
+	if edot == none {
+		if cd.sig == 0 {
+			return zeroSign(pa, pb, cd.neg)
+		}
+		return k.os.round(c)
+	}
+	ud := edot - k.F
+	var Sd int64
+	for i := range pa {
+		if pa[i].sig != 0 && pb[i].sig != 0 {
+			M := int64(pa[i].sig) * int64(pb[i].sig)
+			Sd += alignTrunc(M, int(pa[i].exp)+int(pb[i].exp)-f2-ud)
+		}
+	}
+	x := intToF64(Sd, ud)
+	if cd.sig != 0 {
+		eref := edot
+		if int(cd.exp) > eref {
+			eref = int(cd.exp)
+		}
+		uc := eref - k.F
+		d := int(cd.exp) - 23 - uc
+		var Cq int64
+		switch {
+		case d >= 0:
+			Cq = int64(cd.sig) << uint(d)
+		case d <= -63:
+			if cd.sig < 0 {
+				Cq = -1
+			}
+		default:
+			Cq = int64(cd.sig) >> uint(-d) // arithmetic shift: floor (toward −∞)
+		}
+		x = sumRO(x, intToF64(Cq, uc))
+	}
+	if x == 0 {
+		return 0
+	}
+	return k.os.round(x)
+}

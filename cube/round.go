@@ -1,0 +1,145 @@
+package cube
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/davinci-sim/davinci-sim/fp"
+)
+
+// NaNBits is the FP32 pattern every model returns for a NaN result (the
+// NVIDIA tensor cores' canonical NaN, FACTS.md §3).
+const NaNBits uint32 = 0x7FFFFFFF
+
+// outSpec describes the final (or block-result) rounding: precision p
+// (hidden bit included), normal exponent range, mode, flush-to-zero.
+type outSpec struct {
+	p          int
+	emin, emax int
+	mode       fp.Rounding
+	ftz        bool
+}
+
+// intToF64 returns S·2^u as a float64: exact when |S| < 2^53, otherwise
+// rounded to odd at 53 bits. Rounding to odd at 53 ≥ p+2 bits and then
+// rounding once more to p bits gives the same result as rounding the exact
+// value once, for every rounding mode (the classic round-to-odd lemma).
+func intToF64(S int64, u int) float64 {
+	neg := S < 0
+	m := uint64(S)
+	if neg {
+		m = -m
+	}
+	if m >= 1<<53 {
+		sh := bits.Len64(m) - 53
+		lost := m & (1<<sh - 1)
+		m >>= sh
+		if lost != 0 {
+			m |= 1
+		}
+		u += sh
+	}
+	x := math.Ldexp(float64(m), u)
+	if neg {
+		x = -x
+	}
+	return x
+}
+
+// sumRO returns x+y rounded to odd at float64 precision (exact when the sum
+// is representable). x and y must be finite.
+func sumRO(x, y float64) float64 {
+	s := x + y
+	// TwoSum error term (Knuth): s + e == x + y exactly.
+	bv := s - x
+	av := s - bv
+	e := (x - av) + (y - bv)
+	if e == 0 || math.IsInf(s, 0) {
+		return s
+	}
+	b := math.Float64bits(s)
+	if b&1 == 0 {
+		// s is even: the exact sum lies strictly between s and its neighbour
+		// in the direction of e; round to odd picks that neighbour.
+		// (s ≠ 0 here: a float64 sum that rounds to zero is exact.)
+		if (e > 0) == (s > 0) {
+			b++ // away from zero
+		} else {
+			b-- // toward zero
+		}
+		s = math.Float64frombits(b)
+	}
+	return s
+}
+
+// round rounds the finite or infinite x once to the spec. Overflow gives ±Inf
+// in every mode (the NVIDIA behaviour, FACTS.md §3: even under RZ).
+func (o *outSpec) round(x float64) float64 {
+	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return x
+	}
+	if o.p == 24 && o.emin == -126 && !o.ftz {
+		switch o.mode {
+		case fp.RNE:
+			return float64(float32(x))
+		case fp.RZ:
+			if math.Abs(x) >= 0x1p128 {
+				return math.Inf(int(math.Copysign(1, x)))
+			}
+			f := float32(x)
+			if math.Abs(float64(f)) > math.Abs(x) {
+				f = math.Nextafter32(f, 0)
+			}
+			return float64(f)
+		}
+	}
+	neg := x < 0
+	a := math.Abs(x)
+	_, k := math.Frexp(a)
+	e := k - 1
+	if e < o.emin {
+		if o.ftz {
+			return math.Copysign(0, x)
+		}
+		e = o.emin
+	}
+	qe := e - (o.p - 1)
+	y := math.Ldexp(a, -qe)
+	t := math.Trunc(y)
+	fr := y - t
+	inc := false
+	switch o.mode {
+	case fp.RNE:
+		inc = fr > 0.5 || (fr == 0.5 && math.Mod(t, 2) == 1)
+	case fp.RNA:
+		inc = fr >= 0.5
+	case fp.RU:
+		inc = fr > 0 && !neg
+	case fp.RD:
+		inc = fr > 0 && neg
+	case fp.RO:
+		inc = fr > 0 && math.Mod(t, 2) == 0
+	}
+	if inc {
+		t++
+	}
+	r := math.Ldexp(t, qe)
+	if r >= math.Ldexp(1, o.emax+1) {
+		r = math.Inf(1)
+	}
+	if o.ftz && r < math.Ldexp(1, o.emin) {
+		r = 0
+	}
+	if neg {
+		r = -r
+	}
+	return r
+}
+
+// toBits returns the FP32 pattern of a rounded result (NaN → NaNBits).
+func toBits(x float64) uint32 {
+	if math.IsNaN(x) {
+		return NaNBits
+	}
+	return math.Float32bits(float32(x))
+}
