@@ -1,0 +1,152 @@
+package isa
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Expand yields core's instruction stream: repeat blocks unrolled, operand
+// expressions evaluated with core and the loop variables bound, every
+// instruction validated, Line set to its source line. It stops early when
+// yield returns false and returns the first error ("file:line: message",
+// naming core and loop variable values), e.g. a division by zero or a
+// negative address that only appears for some iterations.
+func (f *File) Expand(core int, yield func(Instr) bool) error {
+	x := expander{f: f, env: []int64{int64(core)}, names: []string{"core"}, yield: yield}
+	x.nodes(f.Nodes)
+	return x.err
+}
+
+type expander struct {
+	f     *File
+	env   []int64
+	names []string
+	yield func(Instr) bool
+	err   error
+	stop  bool
+}
+
+func (x *expander) fail(line int, format string, args ...any) {
+	var ctx []string
+	for i, n := range x.names {
+		ctx = append(ctx, fmt.Sprintf("%s=%d", n, x.env[i]))
+	}
+	msg := fmt.Sprintf(format, args...) + " (" + strings.Join(ctx, ", ") + ")"
+	x.err = &Error{File: x.f.Name, Line: line, Msg: msg}
+	x.stop = true
+}
+
+func (x *expander) nodes(nodes []Node) {
+	for i := range nodes {
+		if x.stop {
+			return
+		}
+		n := &nodes[i]
+		switch n.Kind {
+		case NodeInstr:
+			in := n.instr
+			if len(n.dyn) > 0 {
+				var ok bool
+				if in, ok = x.eval(n); !ok {
+					return
+				}
+			}
+			if !x.yield(in) {
+				x.stop = true
+				return
+			}
+		case NodeRepeat:
+			if !n.hasInstr {
+				continue
+			}
+			cnt, err := n.Count.X.eval(x.env)
+			if err != nil {
+				x.fail(n.Line, "repeat: count: %v", err)
+				return
+			}
+			if cnt < 0 {
+				x.fail(n.Line, "repeat: count %d must be >= 0", cnt)
+				return
+			}
+			if n.Var != "" {
+				x.env = append(x.env, 0)
+				x.names = append(x.names, n.Var)
+			}
+			last := len(x.env) - 1
+			for it := int64(0); it < cnt && !x.stop; it++ {
+				if n.Var != "" {
+					x.env[last] = it
+				}
+				x.nodes(n.Body)
+			}
+			if n.Var != "" {
+				x.env = x.env[:last]
+				x.names = x.names[:last]
+			}
+		}
+	}
+}
+
+// eval builds the instruction of a line with variable operands.
+func (x *expander) eval(n *Node) (Instr, bool) {
+	o := n.tmpl
+	for _, d := range n.dyn {
+		name := keyInfo[d.k].name
+		if keyInfo[d.k].kind == kindFloat {
+			v, err := d.x.evalFloat(x.env)
+			if err != nil {
+				x.fail(n.Line, "%s: %s: %v", n.spec.name, name, err)
+				return Instr{}, false
+			}
+			o.f = v
+			continue
+		}
+		v, err := d.x.eval(x.env)
+		if err == nil {
+			if e := intRange(d.k, v); e != "" {
+				err = fmt.Errorf("%s", e)
+			}
+		}
+		if err != nil {
+			x.fail(n.Line, "%s: %s: %v", n.spec.name, name, err)
+			return Instr{}, false
+		}
+		o.v[d.k] = v
+	}
+	in, e := n.spec.build(&o)
+	if e == "" {
+		e = validate(&in)
+		if e != "" {
+			e = Mnemonic(in) + ": " + e
+		}
+	} else {
+		e = n.spec.name + ": " + e
+	}
+	if e != "" {
+		x.fail(n.Line, "%s", e)
+		return Instr{}, false
+	}
+	in.Line = n.Line
+	return in, true
+}
+
+// Stream returns core's instruction stream (see Expand). A stream cannot
+// report errors: it ends at the first one. Use Program, which expands every
+// core once up front, to get them.
+func (f *File) Stream(core int) Stream {
+	return func(yield func(Instr) bool) { _ = f.Expand(core, yield) }
+}
+
+// Program expands the file for cores cores (core = 0 … cores−1) once to
+// find evaluation errors, then returns a Program whose streams expand
+// lazily. Its Name is the file's name.
+func (f *File) Program(cores int) (Program, error) {
+	p := Program{Name: f.Name, Cores: make([]Stream, cores)}
+	for c := range cores {
+		if err := f.Expand(c, func(Instr) bool { return true }); err != nil {
+			return Program{}, err
+		}
+		p.Cores[c] = f.Stream(c)
+	}
+	return p, nil
+}
