@@ -34,6 +34,8 @@ type Config struct {
 	// overridden maps lower-case paths set by ApplyOverrides to the
 	// override text, so messages about them name the --set, not the file.
 	overridden map[string]string
+	visits     int  // nodes visited by index and check (alias expansion budget)
+	reported   bool // the budget error has been reported
 }
 
 type keyInfo struct {
@@ -43,6 +45,10 @@ type keyInfo struct {
 
 // maxDepth bounds nesting (and alias chains) in configuration files.
 const maxDepth = 64
+
+// maxVisits bounds the nodes visited while walking a file, so aliases that
+// expand exponentially (a "billion laughs" document) fail fast.
+const maxVisits = 1 << 16
 
 // ReadYAML parses YAML text into a Config. source names the file in error
 // messages. The top level must be a mapping (an empty document is an empty
@@ -118,6 +124,9 @@ func (c *Config) index(n *yaml.Node, lower, written string, depth int) error {
 
 // deref follows YAML aliases and bounds nesting depth.
 func (c *Config) deref(n *yaml.Node, depth int) (*yaml.Node, error) {
+	if c.visits++; c.visits > maxVisits {
+		return nil, fmt.Errorf("%s: the document expands to more than %d nodes (aliases?)", c.Source, maxVisits)
+	}
 	for i := 0; n.Kind == yaml.AliasNode; i++ {
 		if n.Alias == nil || i > maxDepth {
 			return nil, fmt.Errorf("%s:%d: bad alias", c.Source, n.Line)
@@ -462,7 +471,10 @@ func DecodeStrict(c *Config, out any) error {
 func (c *Config) check(n *yaml.Node, t reflect.Type, written string, depth int, errs *[]error) {
 	n, err := c.deref(n, depth)
 	if err != nil {
-		*errs = append(*errs, err)
+		if !c.reported {
+			*errs = append(*errs, err)
+		}
+		c.reported = c.reported || c.visits > maxVisits
 		return
 	}
 	t = deref(t)

@@ -254,6 +254,7 @@ func TestFileErrors(t *testing.T) {
 		{"syntax", []byte("cores: [1\n"), []string{"user.yaml", "yaml:"}},
 		{"not a mapping", []byte("- 1\n- 2\n"), []string{"top level must be a mapping"}},
 		{"dotted key", []byte("core.clock: 1GHz\n"), []string{"must not contain '.'"}},
+		{"self alias", []byte("a: &x {b: *x, c: *x}\n"), []string{"user.yaml:1: "}},
 		{"merge key", []byte("a: &x {cores: 1}\n<<: *x\n"), []string{"<< merges"}},
 		{"l2 needs bandwidth", variant(t, "capacity: 0\n", "capacity: 32MiB\n"), []string{`key "l2.bandwidth"`, "must be > 0 when l2.capacity > 0"}},
 	}
@@ -399,6 +400,12 @@ func TestGenericConfig(t *testing.T) {
 	}
 }
 
+// FuzzLoadYAML feeds arbitrary text to the loader: it must never panic or
+// hang, and whatever loads must validate and survive a print/reload round
+// trip. Run it with a short minimization budget (inputs start from the 6 KB
+// machine files and each load costs ~1 ms):
+//
+//	go test ./machines -run '^$' -fuzz FuzzLoadYAML -fuzztime 60s -fuzzminimizetime 50x
 func FuzzLoadYAML(f *testing.F) {
 	for _, n := range Names() {
 		src, _ := Source(n)
@@ -406,6 +413,7 @@ func FuzzLoadYAML(f *testing.F) {
 	}
 	f.Add([]byte("cores: 1\ncore: {clock: 1GHz, buffers: {L1: 1MiB}}\n"))
 	f.Add([]byte("a: &x [*x]\n"))
+	f.Add([]byte("a: &x {b: *x, c: *x}\n"))
 	f.Add([]byte("core: {buffers: {L1: [1, 2]}}\n"))
 	f.Add([]byte("? [a, b]\n: 1\n"))
 	f.Add([]byte("gm: {bandwidth: 1e400}\nl2: {capacity: -5}\n"))
