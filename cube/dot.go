@@ -13,6 +13,8 @@ import (
 type kernel struct {
 	kind   Kind
 	L, F   int
+	lateC  bool
+	cos    outSpec // rounding of the late c addition
 	frac   int // input fraction bits
 	os     outSpec
 	fp16in bool // FP16 output: c is rounded to FP16 RNE first
@@ -32,13 +34,19 @@ func (m Model) kernel(in, out fp.Format) (*kernel, error) {
 		return nil, err
 	}
 	k := &kernel{kind: m.Kind, L: p.L, F: p.F, frac: info.frac, ftz: m.FlushSubnormals, info: info}
-	if m.Kind > LateC {
+	if m.Kind > TruncatedLateC {
 		return nil, fmt.Errorf("cube: model %q: unknown kind %d", m.Name, m.Kind)
 	}
 	if m.Kind == Sequential {
 		k.L = 1
 	}
-	if (m.Kind == LateC) && p.F == Exact {
+	if p.LateC {
+		if m.Kind != BlockFMA {
+			return nil, fmt.Errorf("cube: model %q: LateC applies to the block-fma kind only", m.Name)
+		}
+		k.lateC = true
+	}
+	if (m.Kind == TruncatedLateC) && p.F == Exact {
 		return nil, fmt.Errorf("cube: model %q: the late-c kind needs a finite F", m.Name)
 	}
 	switch out {
@@ -54,7 +62,9 @@ func (m Model) kernel(in, out fp.Format) (*kernel, error) {
 	default:
 		return nil, fmt.Errorf("cube: output format %v not supported (want fp32 or fp16)", out)
 	}
-	if int(k.os.mode) >= len(fp.Roundings()) {
+	k.cos = k.os
+	k.cos.mode = p.CRound
+	if int(k.os.mode) >= len(fp.Roundings()) || int(k.cos.mode) >= len(fp.Roundings()) {
 		return nil, fmt.Errorf("cube: model %q: invalid rounding mode %d", m.Name, k.os.mode)
 	}
 	return k, nil
@@ -117,13 +127,17 @@ func (k *kernel) dot(pa, pb []dec, c uint32) uint32 {
 		}
 		switch k.kind {
 		case BlockFMA:
-			acc = k.blockFMA(pa[s:e], pb[s:e], acc)
+			if k.lateC {
+				acc = roundAdd(&k.cos, acc, k.blockFMA(pa[s:e], pb[s:e], 0))
+			} else {
+				acc = k.blockFMA(pa[s:e], pb[s:e], acc)
+			}
 		case Sequential:
 			acc = k.sequential(pa[s:e], pb[s:e], acc)
 		case Pairwise:
 			acc = k.pairwise(pa[s:e], pb[s:e], acc)
-		case LateC:
-			acc = k.lateC(pa[s:e], pb[s:e], acc)
+		case TruncatedLateC:
+			acc = k.truncLateC(pa[s:e], pb[s:e], acc)
 		}
 		if math.IsInf(acc, 0) || math.IsNaN(acc) {
 			break // finite products cannot change an infinite accumulator
@@ -396,10 +410,10 @@ func roundAdd(o *outSpec, x, y float64) float64 {
 	return o.round(s)
 }
 
-// lateC: CDNA3. Products aligned to their largest exponent e_dot and
+// truncLateC: CDNA3. Products aligned to their largest exponent e_dot and
 // truncated to F fractional bits, summed exactly; c rounded toward −∞ to F
 // fractional bits below 2^max(e_dot, e_c); one final rounding.
-func (k *kernel) lateC(pa, pb []dec, c float64) float64 {
+func (k *kernel) truncLateC(pa, pb []dec, c float64) float64 {
 	const none = math.MinInt32
 	edot := none
 	f2 := 2 * k.frac

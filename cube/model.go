@@ -47,15 +47,15 @@ const (
 	// FlushSubnormals inputs, c, every intermediate and the output are
 	// flushed to zero.
 	Pairwise
-	// LateC: the CDNA3 (MI300) model. Over groups of L products, the
+	// TruncatedLateC: the CDNA3 (MI300) model. Over groups of L products, the
 	// products are aligned to their largest exponent e_dot and truncated to F
 	// fractional bits and summed exactly; c is added late, rounded toward −∞
 	// to F fractional bits below 2^max(e_dot, e_c); the sum is rounded once
 	// (RoundFP32). A product of magnitude ≥ 2^128 gives ±Inf.
-	LateC
+	TruncatedLateC
 )
 
-var kindNames = [...]string{"block-fma", "sequential", "pairwise", "late-c"}
+var kindNames = [...]string{"block-fma", "sequential", "pairwise", "truncated-late-c"}
 
 // String returns the kind's name.
 func (k Kind) String() string {
@@ -73,6 +73,11 @@ type FormatParams struct {
 	L       int // block length: products summed per rounding (1 for Sequential)
 	F       int // fractional bits kept below 2^e_max, or Exact
 	OutMant int // if > 0: every FP32 result (block results included) is rounded to this many fraction bits (Ada FP8: 13)
+	// LateC (BlockFMA only): the block's products are summed without c
+	// (aligned, truncated, rounded with the model's output rounding) and c is
+	// then added in a separate addition rounded with CRound (Blackwell FP8).
+	LateC  bool
+	CRound fp.Rounding
 }
 
 // Model is one accumulation model. A preset is a Model value; callers may
@@ -155,10 +160,17 @@ var presets = map[string]Model{
 		merge(half(8, 24), map[fp.Format]FormatParams{fp.TF32: {L: 4, F: 24}})),
 	"ada": nv("ada", "NVIDIA Ada (L40S, RTX 40) tensor core: block FMA, L=8 fp16/bf16, 4 tf32, F=24; fp8 L=16, F=13, output cut to 13 fraction bits",
 		merge(half(8, 24), map[fp.Format]FormatParams{fp.TF32: {L: 4, F: 24}}, fp8(16, 13, 13))),
-	"h100": nv("h100", "NVIDIA H100/H200 (Hopper) tensor core: block FMA, L=16 fp16/bf16, 8 tf32, F=25; wgmma fp8 L=32, F=13",
-		merge(half(16, 25), map[fp.Format]FormatParams{fp.TF32: {L: 8, F: 25}}, fp8(32, 13, 0))),
-	"b200": nv("b200", "NVIDIA B200 (Blackwell) tensor core: block FMA, L=16 fp16/bf16, 8 tf32, 32 fp8, F=25",
-		merge(half(16, 25), map[fp.Format]FormatParams{fp.TF32: {L: 8, F: 25}}, fp8(32, 25, 0))),
+	// Hopper wgmma FP8: F=13 and, as on Ada, the FP32 result cut (RZ) to 13
+	// fraction bits — the recorded vectors match only with the cut.
+	"h100": nv("h100", "NVIDIA H100/H200 (Hopper) tensor core: block FMA, L=16 fp16/bf16, 8 tf32, F=25; wgmma fp8 L=32, F=13, output cut to 13 fraction bits",
+		merge(half(16, 25), map[fp.Format]FormatParams{fp.TF32: {L: 8, F: 25}}, fp8(32, 13, 13))),
+	// B200 FP8: the recorded vectors (FP32 output) rule out one rounding of
+	// products and c together (an exact sum rounded RNE is 1 ulp off on
+	// some lines, RZ on many); they match bit for bit when the 32 products
+	// are block-FMA'd (F=25, RZ to FP32) and c is added afterwards with RNE.
+	"b200": nv("b200", "NVIDIA B200 (Blackwell) tensor core: block FMA, L=16 fp16/bf16, 8 tf32, F=25; fp8 L=32 products (F=25, RZ) then + c with RNE",
+		merge(half(16, 25), map[fp.Format]FormatParams{fp.TF32: {L: 8, F: 25},
+			fp.E4M3: {L: 32, F: 25, LateC: true, CRound: fp.RNE}, fp.E5M2: {L: 32, F: 25, LateC: true, CRound: fp.RNE}})),
 
 	// AMD (FACTS.md §3; MMA-Sim). No recorded vectors: unit-tested only.
 	"mi100": {Name: "mi100", Doc: "AMD MI100 (CDNA1): exact sum of L products and c, one RNE (L=4 fp16, 2 bf16)",
@@ -168,7 +180,7 @@ var presets = map[string]Model{
 		Kind: Pairwise, RoundFP32: fp.RNE, RoundFP16: fp.RNE, FlushSubnormals: true,
 		Formats: map[fp.Format]FormatParams{fp.FP16: {L: 4}, fp.BF16: {L: 4}}},
 	"mi300": {Name: "mi300", Doc: "AMD MI300 (CDNA3): products truncated to F=24 over groups of L=8, c added late rounded toward −∞, final RNE",
-		Kind: LateC, RoundFP32: fp.RNE, RoundFP16: fp.RNE,
+		Kind: TruncatedLateC, RoundFP32: fp.RNE, RoundFP16: fp.RNE,
 		Formats: half(8, 24)},
 
 	// Sequential FP32 accumulation (a CUDA-core / vector-unit FMA chain).

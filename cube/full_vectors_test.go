@@ -1,0 +1,49 @@
+package cube
+
+import (
+	"os"
+	"testing"
+)
+
+// TestFullVectors checks every recorded file set (all 5000 lines each) when
+// CUBE_VECTORS names the tc-vectors folder (e.g. ../../shared/tc-vectors).
+// The committed subset in testdata/ is checked by TestRecordedSubset in the
+// normal run.
+func TestFullVectors(t *testing.T) {
+	dir := os.Getenv("CUBE_VECTORS")
+	if dir == "" {
+		t.Skip("set CUBE_VECTORS to the tc-vectors folder to check all recorded vectors")
+	}
+	checkVectorDir(t, dir)
+}
+
+func checkVectorDir(t *testing.T, dir string) {
+	t.Helper()
+	sets, err := FindVectorSets(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sets) == 0 {
+		t.Fatalf("no vector sets in %s", dir)
+	}
+	for _, s := range sets {
+		m, err := Preset(s.Model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := s.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Check(m, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%-5s %-5v %-5v checked %5d mismatches %d", s.GPU, s.Input, s.Output, r.Checked, r.Mismatches)
+		if r.Mismatches != 0 {
+			for _, x := range r.First[:min(3, len(r.First))] {
+				t.Errorf("%s %v→%v line %d: got %08x want %08x", s.GPU, s.Input, s.Output, x.Line, x.Got, x.Want)
+			}
+		}
+	}
+}
