@@ -24,6 +24,7 @@ type expander struct {
 	yield func(Instr) bool
 	err   error
 	stop  bool
+	o     operands // scratch operands, reused to avoid an allocation per instruction
 }
 
 func (x *expander) fail(line int, format string, args ...any) {
@@ -89,7 +90,8 @@ func (x *expander) nodes(nodes []Node) {
 
 // eval builds the instruction of a line with variable operands.
 func (x *expander) eval(n *Node) (Instr, bool) {
-	o := n.tmpl
+	x.o = n.tmpl
+	o := &x.o
 	for _, d := range n.dyn {
 		name := keyInfo[d.k].name
 		if keyInfo[d.k].kind == kindFloat {
@@ -113,7 +115,7 @@ func (x *expander) eval(n *Node) (Instr, bool) {
 		}
 		o.v[d.k] = v
 	}
-	in, e := n.spec.build(&o)
+	in, e := n.spec.build(o)
 	if e == "" {
 		e = validate(&in)
 		if e != "" {

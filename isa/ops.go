@@ -148,28 +148,31 @@ func missing(o *operands, ks ...key) string {
 
 // oneOf returns the single present key among ks, or an error text.
 func oneOf(o *operands, ks ...key) (key, string) {
-	var found []string
 	var k0 key
+	n := 0
 	for _, k := range ks {
 		if o.is(k) {
-			found = append(found, keyInfo[k].name+"=")
 			k0 = k
+			n++
 		}
 	}
-	if len(found) == 1 {
+	if n == 1 {
 		return k0, ""
 	}
-	var names []string
+	var names, found []string
 	for _, k := range ks {
 		names = append(names, keyInfo[k].name+"=")
+		if o.is(k) {
+			found = append(found, keyInfo[k].name+"=")
+		}
 	}
-	if len(found) == 0 {
+	if n == 0 {
 		return 0, "needs one of " + strings.Join(names, ", ")
 	}
 	return 0, strings.Join(found, " and ") + " exclude each other"
 }
 
-var keyBuf = map[key]Buffer{kGM: GM, kL1: L1, kUB: UB, kL0A: L0A, kL0B: L0B, kL0C: L0C}
+var keyBuf = [numKeys]Buffer{kGM: GM, kL1: L1, kUB: UB, kL0A: L0A, kL0B: L0B, kL0C: L0C}
 
 func opnd(o *operands, k key) Operand { return Operand{keyBuf[k], o.v[k]} }
 

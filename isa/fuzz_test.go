@@ -1,0 +1,51 @@
+package isa
+
+import (
+	"testing"
+)
+
+// FuzzParse: Parse never panics; for inputs that parse, the printed text
+// parses to the same File and prints identically, and expanding the first
+// instructions of core 0 and 1 never panics.
+func FuzzParse(f *testing.F) {
+	for _, s := range corpus {
+		f.Add(s)
+	}
+	for _, s := range []string{
+		"mte2.copy gm=0 l1=0 bytes=32\n", "repeat 3 i {\n v.add dst=i*256 src0=0 src1=0 dtype=fp32\n}\n",
+		"v.muls dst=0 src0=0 scalar=-1.5e-3 dtype=fp16", "set_flag MTE2 MTE1 9 # x", "}\n", "repeat 2 {",
+		"m.mmad c=0 a=0 b=0 m=16 k=16 n=16 in=fp16 out=fp32 init", "\tnop\t\r\n", "free L1 off=0x20",
+		"fixp.l0c gm=0 l0c=0 rows=16 cols=16 in=fp32 out=fp16 round=rne sat", "v.dup dst=0 scalar=inf dtype=fp32",
+		"repeat 2 i {\nrepeat i+1 j {\nscalar cycles=i*j-(j/2)%3\n}\n}", "alloc UB off=1KiB size=0x20 name=x.y-z",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		file, err := Parse("f.s", src)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error type %T", err)
+			}
+			return
+		}
+		out := Print(file)
+		file2, err := Parse("f.s", out)
+		if err != nil {
+			t.Fatalf("printed text does not parse: %v\n%q", err, out)
+		}
+		if d1, d2 := dump(file), dump(file2); d1 != d2 {
+			t.Fatalf("round trip differs:\n%s\nvs\n%s", d1, d2)
+		}
+		if out2 := Print(file2); out2 != out {
+			t.Fatalf("Print not idempotent: %q vs %q", out, out2)
+		}
+		for core := range 2 {
+			n := 0
+			_ = file.Expand(core, func(in Instr) bool {
+				_ = Format(in)
+				n++
+				return n < 1000
+			})
+		}
+	})
+}
