@@ -129,6 +129,7 @@ const (
 	OpMmad        // M: C (L0C) = A (L0A) · B (L0B) + (Init ? 0 : C)
 	OpL0CCopy     // FIXP or V: fractal C in L0C → row-major in UB/GM, optional conversion
 	OpVector      // V: element-wise vector operation on UB (see VecOp)
+	OpSyncAll     // S: chip-wide barrier — drain this core, then wait for every core of the program (a kernel boundary)
 	numOps
 )
 
