@@ -94,11 +94,13 @@ func (m Model) Dot(in fp.Format, a, b []uint32, c uint32, out fp.Format) (uint32
 		pa = append(pa, k.info.decode(a[i]))
 		pb = append(pb, k.info.decode(b[i]))
 	}
-	return k.dot(pa, pb, c), nil
+	return k.dot(pa, pb, c, true), nil
 }
 
 // dot computes one output element from decoded inputs; c is an FP32 pattern.
-func (k *kernel) dot(pa, pb []dec, c uint32) uint32 {
+// checkInputs = false asserts that no input is Inf or NaN (MMAD knows this
+// per row and column) and skips the scan.
+func (k *kernel) dot(pa, pb []dec, c uint32, checkInputs bool) uint32 {
 	cd := decodeF32(c)
 	cv := float64(math.Float32frombits(c))
 	if cd.cls == clsFinite && k.fp16in {
@@ -106,7 +108,7 @@ func (k *kernel) dot(pa, pb []dec, c uint32) uint32 {
 		cd = decodeF32(math.Float32bits(float32(cv)))
 	}
 	special := cd.cls != clsFinite
-	for i := range pa {
+	for i := 0; checkInputs && i < len(pa); i++ {
 		if pa[i].cls|pb[i].cls != 0 {
 			special = true
 			break
