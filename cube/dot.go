@@ -15,7 +15,7 @@ type kernel struct {
 	L, F   int
 	lateC  bool
 	cos    outSpec // rounding of the late c addition
-	frac   int // input fraction bits
+	frac   int     // input fraction bits
 	os     outSpec
 	fp16in bool // FP16 output: c is rounded to FP16 RNE first
 	c16    outSpec

@@ -256,9 +256,9 @@ func readBinLines(path string) ([]uint32, error) {
 
 // Mismatch is one dot product where the model and the recorded output differ.
 type Mismatch struct {
-	Line     int    // 1-based line number
-	Got      uint32 // model's FP32 pattern
-	Want     uint32 // recorded FP32 pattern
+	Line int    // 1-based line number
+	Got  uint32 // model's FP32 pattern
+	Want uint32 // recorded FP32 pattern
 }
 
 // CheckResult summarises a set checked against a model.
