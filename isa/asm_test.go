@@ -87,6 +87,7 @@ func TestParseMnemonics(t *testing.T) {
 		want Instr
 	}{
 		{"nop", Nop()},
+		{"sync_all", SyncAll()},
 		{"alloc L1 off=0 size=32768 name=a", Alloc(L1, 0, 32768, "a")},
 		{"alloc ub off=0x100 size=32KiB", Alloc(UB, 256, 32768, "")},
 		{"alloc L0C off=1MiB-1MiB size=2*(64+64)", Alloc(L0C, 0, 256, "")},
@@ -159,6 +160,7 @@ func TestParseErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"nop\nnop\nmte2.copy gm=0 l0c=0 bytes=32", `t.s:3: mte2.copy: unknown operand "l0c"`},
 		{"set_flag MTE2 MTE1 -1", "t.s:1: set_flag: flag id -1 out of range"},
+		{"sync_all ALL", `sync_all: unexpected operand "ALL"`},
 		{"frobnicate", `t.s:1: unknown mnemonic "frobnicate"`},
 		{"set_flag MTE2 MTE9 0", `t.s:1: set_flag: expected a pipe name (S, MTE1, MTE2, MTE3, M, V, FIXP), got "MTE9"`},
 		{"set_flag MTE2 ALL 0", `got "ALL"`},

@@ -14,6 +14,9 @@ import (
 // Nop returns a no-operation on the scalar unit ("nop").
 func Nop() Instr { return Instr{Op: OpNop, Pipe: S} }
 
+// SyncAll is the chip-wide barrier between kernel phases ("sync_all").
+func SyncAll() Instr { return Instr{Op: OpSyncAll, Pipe: S} }
+
 // Alloc marks buf[off, off+size) live under name ("alloc BUF off= size= name=").
 func Alloc(buf Buffer, off, size int64, name string) Instr {
 	return Instr{Op: OpAlloc, Pipe: S, Region: Region{Buf: buf, Offset: off, Size: size, Name: name}}
@@ -187,6 +190,9 @@ func (b *Builder) Reset() { b.instrs, b.err = b.instrs[:0], nil }
 
 // Nop appends Nop().
 func (b *Builder) Nop() { b.Add(Nop()) }
+
+// SyncAll appends SyncAll().
+func (b *Builder) SyncAll() { b.Add(SyncAll()) }
 
 // Alloc appends Alloc(buf, off, size, name).
 func (b *Builder) Alloc(buf Buffer, off, size int64, name string) { b.Add(Alloc(buf, off, size, name)) }

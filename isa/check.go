@@ -61,11 +61,13 @@ const Alignment = 32
 // The region rule: if a core's stream contains any alloc, every on-chip
 // operand range of that core must lie inside a single live region of its
 // buffer. Streams without alloc skip this rule (occupancy then is not
-// tracked). GM is never allocated; GM ranges are checked only against a
+// tracked). Every core with a stream must reach the same number of
+// sync_all barriers, or the run would deadlock. GM is never allocated; GM ranges are checked only against a
 // non-zero GM capacity.
 func Check(p Program, lim Limits) error {
 	var c checker
 	c.lim = lim
+	first, firstSyncs := -1, 0
 	for core, s := range p.Cores {
 		if s == nil {
 			continue
@@ -74,14 +76,24 @@ func Check(p Program, lim Limits) error {
 			err.File, err.Core = p.Name, core
 			return err
 		}
+		if first < 0 {
+			first, firstSyncs = core, c.syncs
+		} else if c.syncs != firstSyncs {
+			return &CheckError{File: p.Name, Core: core, Line: c.lastSync, Index: c.n,
+				Msg: fmt.Sprintf("sync_all: core %d reaches %d sync_all, core %d reaches %d: the run would deadlock",
+					core, c.syncs, first, firstSyncs)}
+		}
 	}
 	return nil
 }
 
 type checker struct {
-	lim     Limits
-	live    [NumBuffers][]Region
-	useRegs bool
+	lim      Limits
+	live     [NumBuffers][]Region
+	useRegs  bool
+	syncs    int // sync_all instructions in the core's stream
+	lastSync int // line of the last one
+	n        int // instructions in the stream
 }
 
 func (c *checker) core(s Stream) *CheckError {
@@ -96,14 +108,20 @@ func (c *checker) core(s Stream) *CheckError {
 		c.live[b] = c.live[b][:0]
 	}
 	idx := 0
+	c.syncs, c.lastSync = 0, 0
 	var err *CheckError
 	for in := range s {
+		if in.Op == OpSyncAll {
+			c.syncs++
+			c.lastSync = in.Line
+		}
 		if msg := c.instr(&in); msg != "" {
 			err = &CheckError{Line: in.Line, Index: idx, Msg: Mnemonic(in) + ": " + msg}
 			break
 		}
 		idx++
 	}
+	c.n = idx
 	return err
 }
 

@@ -114,6 +114,19 @@ func TestCheckCoresAndIndex(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v want %q", err, want)
 	}
+	// Every core must reach the same number of sync_all barriers.
+	f = mustParse(t, "sync_all\nrepeat 2-core {\n  sync_all\n}\n")
+	if p, err = f.Program(3); err != nil {
+		t.Fatal(err)
+	}
+	err = Check(p, limits910A)
+	want = "t.s:3: core 1: sync_all: core 1 reaches 2 sync_all, core 0 reaches 3: the run would deadlock"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v want %q", err, want)
+	}
+	if err := Check(Program{Cores: []Stream{Slice([]Instr{SyncAll()}), nil, Slice([]Instr{Nop(), SyncAll()})}}, limits910A); err != nil {
+		t.Errorf("balanced sync_all: %v", err)
+	}
 	// State is per core: a region allocated on core 0 does not exist on core 1.
 	a := Slice([]Instr{Alloc(UB, 0, 64, "x")})
 	b := Slice([]Instr{Alloc(UB, 0, 64, "y"), Free("x")})

@@ -267,6 +267,7 @@ func cat(a []key, b ...key) []key { return append(append([]key{}, a...), b...) }
 var specs = func() map[string]*opSpec {
 	list := []*opSpec{
 		{name: "nop", build: func(o *operands) (Instr, string) { return Nop(), "" }},
+		{name: "sync_all", build: func(o *operands) (Instr, string) { return SyncAll(), "" }},
 		{name: "alloc", pos: []key{kBuf}, nreq: 1, keys: []key{kOff, kSize, kName},
 			build: func(o *operands) (Instr, string) {
 				if e := missing(o, kOff, kSize); e != "" {

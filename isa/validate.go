@@ -22,7 +22,7 @@ var numRoundings = fp.Rounding(len(fp.Roundings()))
 // "v.add", …). It never fails: unknown combinations get a descriptive name.
 func Mnemonic(in Instr) string {
 	switch in.Op {
-	case OpNop, OpAlloc, OpFree, OpScalar, OpSetFlag, OpWaitFlag, OpBarrier:
+	case OpNop, OpAlloc, OpFree, OpScalar, OpSetFlag, OpWaitFlag, OpBarrier, OpSyncAll:
 		return in.Op.String()
 	case OpCopy:
 		return pipeLower(in.Pipe) + ".copy"
@@ -138,7 +138,7 @@ func negAddr(ops ...Operand) string {
 
 func validate(in *Instr) string {
 	switch in.Op {
-	case OpNop, OpScalar:
+	case OpNop, OpScalar, OpSyncAll:
 		if in.Pipe != S {
 			return fmt.Sprintf("runs on pipe S, not %s", in.Pipe)
 		}
