@@ -72,6 +72,16 @@ func (o *Occupancy) Free(now sim.Time, name string, off int64) error {
 	return fmt.Errorf("free at offset %d: no live region starts there", off)
 }
 
+// Has reports whether a live region has the given name.
+func (o *Occupancy) Has(name string) bool {
+	for _, r := range o.live {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Bytes returns the currently allocated bytes.
 func (o *Occupancy) Bytes() int64 { return o.bytes }
 

@@ -1,0 +1,538 @@
+package arch
+
+import (
+	"fmt"
+	"iter"
+	"math"
+	"strings"
+
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/mem"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// corePriority orders core wake-ups after channel completions at the same
+// instant.
+const corePriority = 0
+
+// inflight is an instruction whose effect lands at done.
+type inflight struct {
+	done sim.Time
+	in   isa.Instr
+}
+
+// pipe is the state of one execution pipe.
+type pipe struct {
+	id    isa.Pipe
+	q     []isa.Instr // ring buffer
+	head  int
+	n     int
+	busy  sim.Time   // the pipe can start its next instruction at this time
+	last  sim.Time   // when every started instruction will have completed
+	fly   []inflight // started, effect not yet applied (FIFO, done nondecreasing)
+	xfer  int        // parts of a GM transfer still streaming through channels
+	cur   isa.Instr  // the instruction being executed (for xfer and busy intervals)
+	start sim.Time   // start of cur
+	ideal sim.Time   // cur's duration at the path's own bandwidth (xfer)
+	lat   sim.Time   // cur's latency after its last byte (xfer)
+
+	state Cause
+	since sim.Time
+	stats PipeStats
+}
+
+func (p *pipe) full() bool  { return p.n == len(p.q) }
+func (p *pipe) empty() bool { return p.n == 0 }
+func (p *pipe) front() *isa.Instr {
+	return &p.q[p.head]
+}
+func (p *pipe) push(in isa.Instr) {
+	p.q[(p.head+p.n)%len(p.q)] = in
+	p.n++
+}
+func (p *pipe) pop() {
+	p.head = (p.head + 1) % len(p.q)
+	p.n--
+}
+
+// Core is one AI core.
+type Core struct {
+	chip  *Chip
+	id    int
+	waker *sim.Waker
+
+	next     func() (isa.Instr, bool)
+	stop     func()
+	loaded   bool
+	fetched  bool // pending holds an instruction not yet issued
+	pending  isa.Instr
+	drained  bool // the stream has no more instructions
+	finish   sim.Time
+	instrs   uint64
+	scalFree sim.Time // the scalar unit is busy until then
+
+	pipes [isa.NumPipes]pipe
+	flags []int32 // [src][dst][id]
+
+	bufs [isa.NumBuffers][]byte
+	occ  [isa.NumBuffers]*mem.Occupancy
+
+	issueCycles sim.Time
+
+	inSync   bool // arrived at a sync_all, waiting for the other cores
+	syncWait int  // the generation being waited for
+}
+
+// syncAll handles a sync_all at the head of the scalar unit: it reports
+// whether the core may pass.
+func (c *Core) syncAll(now sim.Time) bool {
+	ch := c.chip
+	if !c.inSync {
+		if !c.idle(now) {
+			return false
+		}
+		c.inSync, c.syncWait = true, ch.syncGen
+		ch.syncArrived++
+		if ch.syncArrived == ch.participants {
+			ch.syncGen++
+			ch.syncArrived = 0
+			for _, o := range ch.cores {
+				if o.inSync && o != c {
+					o.waker.Wake(now)
+				}
+			}
+		}
+	}
+	if ch.syncGen > c.syncWait {
+		c.inSync = false
+		return true
+	}
+	return false
+}
+
+func newCore(c *Chip, id int) *Core {
+	core := &Core{chip: c, id: id}
+	core.waker = sim.NewWaker(c.eng, corePriority, core)
+	depth := c.M.Core.QueueDepth
+	for i := range core.pipes {
+		core.pipes[i] = pipe{id: isa.Pipe(i), q: make([]isa.Instr, depth), state: QueueEmpty}
+	}
+	core.flags = make([]int32, int(isa.NumPipes)*int(isa.NumPipes)*c.M.Core.FlagIDs)
+	b := c.M.Core.Buffers
+	caps := [isa.NumBuffers]int64{0, int64(b.L1), int64(b.L0A), int64(b.L0B), int64(b.L0C), int64(b.UB)}
+	for i := isa.L1; i < isa.NumBuffers; i++ {
+		core.occ[i] = mem.NewOccupancy(caps[i])
+		if c.opts.Mode == Functional {
+			core.bufs[i] = make([]byte, caps[i])
+		}
+	}
+	core.issueCycles = c.clock.Cycles(int64(c.M.Core.Scalar.IssueCycles))
+	c.eng.Register(core)
+	return core
+}
+
+// Buffer returns the bytes of one of the core's buffers (functional mode).
+func (c *Core) Buffer(b isa.Buffer) []byte { return c.bufs[b] }
+
+func (c *Core) load(s isa.Stream) {
+	c.next, c.stop = iter.Pull(s)
+	c.loaded = true
+	c.waker.Wake(c.chip.eng.Now())
+}
+
+func (c *Core) close() {
+	if c.stop != nil {
+		c.stop()
+		c.stop = nil
+	}
+}
+
+func (c *Core) flag(src, dst isa.Pipe, id int) *int32 {
+	n := int(isa.NumPipes)
+	return &c.flags[(int(src)*n+int(dst))*c.chip.M.Core.FlagIDs+id]
+}
+
+// setState closes the current interval of pipe p and opens one in state s.
+func (c *Core) setState(p *pipe, now sim.Time, s Cause) {
+	if p.state == s && s != Busy {
+		return
+	}
+	c.closeState(p, now)
+	p.state = s
+}
+
+// closeState accounts the open interval of pipe p up to now.
+func (c *Core) closeState(p *pipe, now sim.Time) {
+	if now > p.since {
+		p.stats.Time[p.state] += now - p.since
+		if obs := c.chip.opts.Observer; obs != nil {
+			var in *isa.Instr
+			if p.state == Busy {
+				in = &p.cur
+			}
+			obs.Interval(c.id, p.id, p.state, p.since, now, in)
+		}
+		p.since = now
+	}
+}
+
+// Handle implements sim.Handler: the core's wake-up.
+func (c *Core) Handle(now sim.Time, _ int64) {
+	c.step(now)
+}
+
+// FlowDone implements mem.FlowDone: a GM transfer of pipe tag has streamed
+// its last byte.
+func (c *Core) FlowDone(now sim.Time, tag int64) {
+	p := &c.pipes[tag]
+	p.xfer--
+	if p.xfer > 0 {
+		return
+	}
+	actual := now - p.start
+	c.setState(p, now, QueueEmpty) // closes the busy interval
+	if extra := actual - p.ideal; extra > 0 {
+		p.stats.Time[Busy] -= extra
+		p.stats.Time[Bandwidth] += extra
+	}
+	p.busy = now
+	done := now + p.lat
+	if done > p.last {
+		p.last = done
+	}
+	p.fly = append(p.fly, inflight{done: done, in: p.cur})
+	c.waker.Wake(now)
+}
+
+// step makes every possible progress at time now, then schedules the next
+// wake-up.
+func (c *Core) step(now sim.Time) {
+	c.land(now)
+	for progress := true; progress && c.chip.failed == nil; {
+		progress = false
+		for i := isa.Pipe(1); i < isa.NumPipes; i++ {
+			if c.runPipe(&c.pipes[i], now) {
+				progress = true
+			}
+		}
+		if c.runScalar(now) {
+			progress = true
+		}
+	}
+	c.checkDone(now)
+	c.schedule(now)
+}
+
+// land applies the effects of instructions that completed by now.
+func (c *Core) land(now sim.Time) {
+	for i := range c.pipes {
+		p := &c.pipes[i]
+		k := 0
+		for k < len(p.fly) && p.fly[k].done <= now {
+			c.apply(&p.fly[k].in)
+			k++
+		}
+		if k > 0 {
+			p.fly = append(p.fly[:0], p.fly[k:]...)
+		}
+	}
+}
+
+// runPipe starts what pipe p can start at now; it reports progress.
+func (c *Core) runPipe(p *pipe, now sim.Time) bool {
+	progress := false
+	for p.xfer == 0 && p.busy <= now {
+		if p.empty() {
+			c.setState(p, now, QueueEmpty)
+			return progress
+		}
+		in := p.front()
+		switch in.Op {
+		case isa.OpWaitFlag:
+			f := c.flag(in.SrcPipe, in.DstPipe, in.FlagID)
+			if *f == 0 {
+				c.setState(p, now, WaitFlag)
+				return progress
+			}
+			*f--
+			c.observeFlag(in, false, now)
+		case isa.OpSetFlag:
+			if p.last > now {
+				c.setState(p, now, Latency)
+				return progress
+			}
+			*c.flag(in.SrcPipe, in.DstPipe, in.FlagID)++
+			c.observeFlag(in, true, now)
+		case isa.OpBarrier:
+			if p.last > now {
+				c.setState(p, now, Barrier)
+				return progress
+			}
+		default:
+			c.setState(p, now, Busy) // closes the previous interval with the previous cur
+			p.cur = *in
+			p.start = now
+			c.execute(p, now)
+		}
+		p.stats.Instrs++
+		p.pop()
+		progress = true
+	}
+	return progress
+}
+
+func (c *Core) observeFlag(in *isa.Instr, set bool, now sim.Time) {
+	if obs := c.chip.opts.Observer; obs != nil {
+		obs.Flag(c.id, in.SrcPipe, in.DstPipe, in.FlagID, set, now)
+	}
+}
+
+// runScalar issues instructions in program order; it reports progress.
+func (c *Core) runScalar(now sim.Time) bool {
+	s := &c.pipes[isa.S]
+	progress := false
+	for c.loaded && c.scalFree <= now && c.chip.failed == nil {
+		if !c.fetched {
+			if c.drained {
+				break
+			}
+			in, ok := c.next()
+			if !ok {
+				c.drained = true
+				break
+			}
+			c.pending, c.fetched = in, true
+		}
+		in := &c.pending
+		target := in.Pipe
+		switch in.Op {
+		case isa.OpSetFlag:
+			target = in.SrcPipe
+		case isa.OpWaitFlag:
+			target = in.DstPipe
+		}
+		if in.Op == isa.OpSyncAll {
+			if !c.syncAll(now) {
+				c.setState(s, now, Barrier)
+				return progress
+			}
+		} else if in.Op == isa.OpBarrier && in.Pipe == isa.ALL {
+			if !c.idle(now) {
+				c.setState(s, now, Barrier)
+				return progress
+			}
+		} else if target == isa.S {
+			if !c.scalarExec(in, now) {
+				return progress
+			}
+		} else {
+			p := &c.pipes[target]
+			if p.full() {
+				c.setState(s, now, QueueFull)
+				return progress
+			}
+			p.push(*in)
+			if c.issueCycles > 0 {
+				c.setState(s, now, Busy)
+				s.cur = *in
+				c.scalFree = now + c.issueCycles
+			}
+		}
+		c.fetched = false
+		c.instrs++
+		s.stats.Instrs++
+		progress = true
+	}
+	if c.scalFree <= now {
+		c.setState(s, now, QueueEmpty)
+	}
+	return progress
+}
+
+// scalarExec executes an instruction of the S pipe; false means blocked.
+func (c *Core) scalarExec(in *isa.Instr, now sim.Time) bool {
+	s := &c.pipes[isa.S]
+	switch in.Op {
+	case isa.OpAlloc:
+		r := in.Region
+		if err := c.occ[r.Buf].Alloc(now, r.Name, r.Offset, r.Size); err != nil {
+			c.fault(in, err)
+			return false
+		}
+		c.observeOcc(r.Buf, now)
+	case isa.OpFree:
+		r := in.Region
+		buf, err := c.free(now, r)
+		if err != nil {
+			c.fault(in, err)
+			return false
+		}
+		c.observeOcc(buf, now)
+	case isa.OpScalar:
+		if in.Cycles > 0 {
+			c.setState(s, now, Busy)
+			s.cur = *in
+			c.scalFree = now + c.chip.clock.Cycles(in.Cycles)
+		}
+	case isa.OpSetFlag:
+		*c.flag(in.SrcPipe, in.DstPipe, in.FlagID)++
+		c.observeFlag(in, true, now)
+	case isa.OpWaitFlag:
+		f := c.flag(in.SrcPipe, in.DstPipe, in.FlagID)
+		if *f == 0 {
+			c.setState(s, now, WaitFlag)
+			return false
+		}
+		*f--
+		c.observeFlag(in, false, now)
+	case isa.OpBarrier, isa.OpNop:
+	default:
+		c.fault(in, fmt.Errorf("%s cannot run on the S pipe", in.Op))
+		return false
+	}
+	return true
+}
+
+// free releases a region: by name in whichever buffer holds it, or by
+// buffer and offset.
+func (c *Core) free(now sim.Time, r isa.Region) (isa.Buffer, error) {
+	if r.Name == "" {
+		if r.Buf <= isa.GM || r.Buf >= isa.NumBuffers {
+			return 0, fmt.Errorf("free: no buffer given")
+		}
+		return r.Buf, c.occ[r.Buf].Free(now, "", r.Offset)
+	}
+	for b := isa.L1; b < isa.NumBuffers; b++ {
+		if c.occ[b].Has(r.Name) {
+			return b, c.occ[b].Free(now, r.Name, 0)
+		}
+	}
+	return 0, fmt.Errorf("free of %q: no such live region", r.Name)
+}
+
+func (c *Core) observeOcc(b isa.Buffer, now sim.Time) {
+	if obs := c.chip.opts.Observer; obs != nil {
+		obs.Occupancy(c.id, b, c.occ[b].Bytes(), now)
+	}
+}
+
+// idle reports whether every pipe has drained and all effects have landed.
+func (c *Core) idle(now sim.Time) bool {
+	for i := isa.Pipe(1); i < isa.NumPipes; i++ {
+		p := &c.pipes[i]
+		if !p.empty() || p.xfer > 0 || p.busy > now || p.last > now {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Core) checkDone(now sim.Time) {
+	if c.loaded && c.drained && !c.fetched && c.idle(now) && c.finish == 0 {
+		c.finish = now
+		if c.finish == 0 {
+			c.finish = 1 // an empty stream still finished
+		}
+	}
+}
+
+// schedule wakes the core at the earliest future time something can change
+// by the core's own clock (transfers through the channel wake it themselves).
+func (c *Core) schedule(now sim.Time) {
+	next := sim.Time(math.MaxInt64)
+	consider := func(t sim.Time) {
+		if t > now && t < next {
+			next = t
+		}
+	}
+	if c.loaded && (c.fetched || !c.drained) {
+		consider(c.scalFree)
+	}
+	for i := isa.Pipe(1); i < isa.NumPipes; i++ {
+		p := &c.pipes[i]
+		consider(p.busy)
+		if len(p.fly) > 0 {
+			consider(p.fly[0].done)
+		}
+		consider(p.last)
+	}
+	if next != sim.Time(math.MaxInt64) {
+		c.waker.Wake(next)
+	}
+}
+
+// fault stops the run with an execution error naming core, line and instruction.
+func (c *Core) fault(in *isa.Instr, err error) {
+	where := fmt.Sprintf("core %d", c.id)
+	if in.Line > 0 {
+		where += fmt.Sprintf(" line %d", in.Line)
+	}
+	c.chip.fail(fmt.Errorf("%s: %s: %w", where, isa.Format(*in), err))
+}
+
+// Blocked implements sim.Waiter for deadlock reports.
+func (c *Core) Blocked() (bool, string) {
+	if !c.loaded || (c.drained && !c.fetched && c.allQueuesEmpty()) {
+		return false, ""
+	}
+	var why []string
+	if c.fetched {
+		in := &c.pending
+		switch {
+		case in.Op == isa.OpWaitFlag && in.DstPipe == isa.S:
+			why = append(why, fmt.Sprintf("pipe S: wait_flag %s->%s id %d%s", in.SrcPipe, in.DstPipe, in.FlagID, lineOf(in)))
+		case in.Op == isa.OpSyncAll:
+			why = append(why, fmt.Sprintf("pipe S: sync_all (%d of %d cores arrived)%s", c.chip.syncArrived, c.chip.participants, lineOf(in)))
+		case in.Op == isa.OpBarrier && in.Pipe == isa.ALL:
+			why = append(why, "pipe S: pipe_barrier ALL"+lineOf(in))
+		default:
+			why = append(why, fmt.Sprintf("pipe S: cannot issue %s%s", isa.Format(*in), lineOf(in)))
+		}
+	}
+	for i := isa.Pipe(1); i < isa.NumPipes; i++ {
+		p := &c.pipes[i]
+		if p.empty() {
+			continue
+		}
+		in := p.front()
+		if in.Op == isa.OpWaitFlag {
+			why = append(why, fmt.Sprintf("pipe %s: wait_flag %s->%s id %d%s", p.id, in.SrcPipe, in.DstPipe, in.FlagID, lineOf(in)))
+		} else {
+			why = append(why, fmt.Sprintf("pipe %s: %d instructions queued behind %s%s", p.id, p.n, isa.Format(*in), lineOf(in)))
+		}
+	}
+	return true, fmt.Sprintf("core %d: %s", c.id, strings.Join(why, "; "))
+}
+
+func lineOf(in *isa.Instr) string {
+	if in.Line > 0 {
+		return fmt.Sprintf(" (line %d)", in.Line)
+	}
+	return ""
+}
+
+func (c *Core) allQueuesEmpty() bool {
+	for i := isa.Pipe(1); i < isa.NumPipes; i++ {
+		if !c.pipes[i].empty() {
+			return false
+		}
+	}
+	return true
+}
+
+// finalize closes every pipe's last interval at end and returns the stats.
+func (c *Core) finalize(end sim.Time) CoreStats {
+	var st CoreStats
+	for i := range c.pipes {
+		p := &c.pipes[i]
+		c.closeState(p, end)
+		st.Pipes[i] = p.stats
+	}
+	for b := isa.L1; b < isa.NumBuffers; b++ {
+		o := c.occ[b]
+		st.Buffers[b] = BufferStats{Capacity: o.Capacity, Peak: o.Peak(), Mean: o.Mean(end)}
+	}
+	st.Finish = c.finish
+	st.Instrs = c.instrs
+	return st
+}

@@ -1,0 +1,232 @@
+package arch
+
+import (
+	"fmt"
+
+	"github.com/davinci-sim/davinci-sim/cube"
+	"github.com/davinci-sim/davinci-sim/dma"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/mem"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// path returns the machine path of a copy from src to dst.
+func (c *Core) path(src, dst isa.Buffer) (machines.Path, bool) {
+	ps := &c.chip.M.Core.Paths
+	switch {
+	case src == isa.GM && dst == isa.L1:
+		return ps.GM_L1, true
+	case src == isa.GM && dst == isa.UB:
+		return ps.GM_UB, true
+	case src == isa.L1 && dst == isa.L0A:
+		return ps.L1_L0A, true
+	case src == isa.L1 && dst == isa.L0B:
+		return ps.L1_L0B, true
+	case src == isa.L0C && dst == isa.UB:
+		return ps.L0C_UB, true
+	case src == isa.L0C && dst == isa.GM:
+		return ps.L0C_GM, true
+	case src == isa.UB && dst == isa.GM:
+		return ps.UB_GM, true
+	case src == isa.UB && dst == isa.L1:
+		return ps.UB_L1, true
+	}
+	return machines.Path{}, false
+}
+
+// execute starts p.cur on pipe p at now: it computes the cost and either
+// finishes the instruction on the core's clock or streams it through the
+// GM channel.
+func (c *Core) execute(p *pipe, now sim.Time) {
+	in := &p.cur
+	clk := c.chip.clock
+	mc := &c.chip.M.Core
+	switch in.Op {
+	case isa.OpCopy, isa.OpLoad, isa.OpL0CCopy:
+		var bytes int64
+		switch in.Op {
+		case isa.OpCopy:
+			bytes = int64(in.NBurst) * in.BurstLen
+		case isa.OpLoad:
+			bytes = dma.FractalBytes(in.Rows, in.Cols, in.In)
+		case isa.OpL0CCopy:
+			bytes = int64(in.Rows) * int64(in.Cols) * int64(in.In.Bytes())
+		}
+		path, ok := c.path(in.Src.Buf, in.Dst.Buf)
+		if !ok {
+			c.fault(in, fmt.Errorf("no data path %s→%s on this machine", in.Src.Buf, in.Dst.Buf))
+			return
+		}
+		lat := clk.Cycles(int64(path.LatencyCycles))
+		if in.Src.Buf == isa.GM || in.Dst.Buf == isa.GM {
+			p.ideal = clk.Cycles(cyclesFor(bytes, path.BytesPerCycle))
+			p.lat = lat + clk.Cycles(int64(c.chip.M.GM.LatencyCycles))
+			c.chip.startGM(c, p, in, bytes, path.BytesPerCycle*clk.Hz())
+			return
+		}
+		c.finishAfter(p, now, clk.Cycles(cyclesFor(bytes, path.BytesPerCycle)), lat)
+	case isa.OpMmad:
+		kstep := int64(mc.Cube.KStep(in.In))
+		if kstep == 0 {
+			c.fault(in, fmt.Errorf("the cube does not accept %s inputs", in.In))
+			return
+		}
+		steps := ceilDiv(int64(in.M), int64(mc.Cube.M)) * ceilDiv(int64(in.N), int64(mc.Cube.N)) * ceilDiv(int64(in.K), kstep)
+		c.chip.mmadFlops += 2 * float64(in.M) * float64(in.N) * float64(in.K)
+		c.finishAfter(p, now, clk.Cycles(steps+int64(mc.Cube.StartupCycles)), 0)
+	case isa.OpVector:
+		rep := in.Repeat
+		if rep < 1 {
+			rep = 1
+		}
+		cyc := int64(mc.Vector.StartupCycles) + int64(float64(rep)*mc.Vector.CyclesPerRepeat+0.999999)
+		c.finishAfter(p, now, clk.Cycles(cyc), 0)
+	default:
+		c.fault(in, fmt.Errorf("%s cannot run on pipe %s", in.Op, p.id))
+	}
+}
+
+// finishAfter occupies pipe p for d, with the effect landing lat later.
+func (c *Core) finishAfter(p *pipe, now, d, lat sim.Time) {
+	if d < 1 {
+		d = 1
+	}
+	p.busy = now + d
+	done := p.busy + lat
+	if done > p.last {
+		p.last = done
+	}
+	p.fly = append(p.fly, inflight{done: done, in: p.cur})
+}
+
+// apply performs the data effect of a completed instruction (functional mode).
+func (c *Core) apply(in *isa.Instr) {
+	if c.chip.opts.Mode != Functional {
+		return
+	}
+	var err error
+	switch in.Op {
+	case isa.OpCopy:
+		err = c.copy2D(in)
+	case isa.OpLoad:
+		var dst, src []byte
+		if dst, err = c.local(in.Dst.Buf, in.Dst.Addr, dma.FractalBytes(in.Rows, in.Cols, in.In)); err == nil {
+			src, err = c.local(in.Src.Buf, in.Src.Addr, dma.RowMajorSpan(in.Rows, in.Cols, in.RowStride, in.In, in.Transpose))
+			if err == nil {
+				err = dma.LoadFractal(dst, src, in.Rows, in.Cols, in.RowStride, in.In, in.Transpose)
+			}
+		}
+	case isa.OpMmad:
+		err = c.mmad(in)
+	case isa.OpL0CCopy:
+		err = c.l0cCopy(in)
+	case isa.OpVector:
+		err = c.vector(in)
+	}
+	if err != nil {
+		c.fault(in, err)
+	}
+}
+
+// local returns n bytes of a core buffer at addr, or an error naming the
+// violated bound.
+func (c *Core) local(b isa.Buffer, addr, n int64) ([]byte, error) {
+	buf := c.bufs[b]
+	if addr < 0 || n < 0 || addr+n > int64(len(buf)) {
+		return nil, fmt.Errorf("%s access [%d, %d) outside the %d-byte buffer", b, addr, addr+n, len(buf))
+	}
+	return buf[addr : addr+n : addr+n], nil
+}
+
+func (c *Core) copy2D(in *isa.Instr) error {
+	gm := c.chip.gm
+	for i := 0; i < in.NBurst; i++ {
+		sa := in.Src.Addr + int64(i)*in.SrcStride
+		da := in.Dst.Addr + int64(i)*in.DstStride
+		switch {
+		case in.Src.Buf == isa.GM:
+			dst, err := c.local(in.Dst.Buf, da, in.BurstLen)
+			if err != nil {
+				return err
+			}
+			if err := gm.Read(sa, dst); err != nil {
+				return err
+			}
+		case in.Dst.Buf == isa.GM:
+			src, err := c.local(in.Src.Buf, sa, in.BurstLen)
+			if err != nil {
+				return err
+			}
+			if err := gm.Write(da, src); err != nil {
+				return err
+			}
+		default:
+			src, err := c.local(in.Src.Buf, sa, in.BurstLen)
+			if err != nil {
+				return err
+			}
+			dst, err := c.local(in.Dst.Buf, da, in.BurstLen)
+			if err != nil {
+				return err
+			}
+			copy(dst, src)
+		}
+	}
+	return nil
+}
+
+func (c *Core) mmad(in *isa.Instr) error {
+	if in.Out != fp.FP32 {
+		return fmt.Errorf("mmad: only FP32 accumulation in L0C is modeled (out=%s)", in.Out)
+	}
+	a, err := c.local(isa.L0A, in.Src.Addr, dma.FractalBytes(in.M, in.K, in.In))
+	if err != nil {
+		return err
+	}
+	b, err := c.local(isa.L0B, in.Src1.Addr, dma.FractalBytes(in.K, in.N, in.In))
+	if err != nil {
+		return err
+	}
+	cc, err := c.local(isa.L0C, in.Dst.Addr, dma.FractalBytes(in.M, in.N, fp.FP32))
+	if err != nil {
+		return err
+	}
+	switch in.In {
+	case fp.FP16:
+		return c.chip.cube.MMADF16(in.M, in.K, in.N, mem.Uint16s(a), cube.Fractal, mem.Uint16s(b), cube.Fractal, mem.Float32s(cc), cube.Fractal, in.Init)
+	}
+	return fmt.Errorf("mmad: %s inputs are not modeled functionally yet", in.In)
+}
+
+func (c *Core) l0cCopy(in *isa.Instr) error {
+	src, err := c.local(isa.L0C, in.Src.Addr, dma.FractalBytes(in.Rows, in.Cols, in.In))
+	if err != nil {
+		return err
+	}
+	ob := int64(in.Out.Bytes())
+	rowBytes := int64(in.Cols) * ob
+	if in.Dst.Buf == isa.GM {
+		row := make([]byte, rowBytes)
+		for r := 0; r < in.Rows; r++ {
+			if err := dma.FractalRow(row, src, r, in.Rows, in.Cols, in.In, in.Out, in.Round, in.Saturate); err != nil {
+				return err
+			}
+			if err := c.chip.gm.Write(in.Dst.Addr+int64(r)*in.RowStride, row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for r := 0; r < in.Rows; r++ {
+		row, err := c.local(in.Dst.Buf, in.Dst.Addr+int64(r)*in.RowStride, rowBytes)
+		if err != nil {
+			return err
+		}
+		if err := dma.FractalRow(row, src, r, in.Rows, in.Cols, in.In, in.Out, in.Round, in.Saturate); err != nil {
+			return err
+		}
+	}
+	return nil
+}

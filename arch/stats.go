@@ -1,0 +1,84 @@
+package arch
+
+import (
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// Cause names what a pipe is doing (or waiting for) during an interval.
+// Every picosecond of a run is attributed to exactly one cause per pipe.
+type Cause uint8
+
+// The causes. Busy is execution; the rest are stalls.
+const (
+	Busy       Cause = iota // executing (DMA: at the path's own bandwidth)
+	QueueEmpty              // nothing issued to the pipe (includes after the core finished)
+	WaitFlag                // head is wait_flag and the flag is not raised
+	Barrier                 // head is pipe_barrier (or S waits on pipe_barrier ALL) and earlier work is in flight
+	QueueFull               // scalar only: the target pipe's queue is full
+	Bandwidth               // DMA slowed below its path bandwidth by its share of GM bandwidth
+	Latency                 // head is set_flag waiting for earlier transfers to land
+	NumCauses
+)
+
+var causeNames = [...]string{"busy", "queue_empty", "wait_flag", "barrier", "queue_full", "bandwidth", "latency"}
+
+// String returns the cause's report name.
+func (c Cause) String() string {
+	if int(c) < len(causeNames) {
+		return causeNames[c]
+	}
+	return "cause?"
+}
+
+// Observer watches a run: pipe intervals (busy with the instruction, or a
+// stall with its cause), flag events, buffer occupancy changes and GM
+// bandwidth in use. A nil Observer costs nothing.
+type Observer interface {
+	// Interval reports that pipe of core spent [from, to) in state cause;
+	// for Busy, in is the instruction executed (nil otherwise).
+	Interval(core int, pipe isa.Pipe, cause Cause, from, to sim.Time, in *isa.Instr)
+	// Flag reports a flag raised (set=true) or consumed at time t.
+	Flag(core int, src, dst isa.Pipe, id int, set bool, t sim.Time)
+	// Occupancy reports the allocated bytes of a core's buffer from time t on.
+	Occupancy(core int, buf isa.Buffer, bytes int64, t sim.Time)
+	// Bandwidth reports the GM bandwidth in use (bytes/s) from time t on.
+	Bandwidth(t sim.Time, bytesPerSecond float64)
+}
+
+// PipeStats is one pipe's time split by cause, in picoseconds, and its
+// executed instruction count.
+type PipeStats struct {
+	Time   [NumCauses]sim.Time
+	Instrs uint64
+}
+
+// BufferStats summarizes one buffer of one core.
+type BufferStats struct {
+	Capacity int64
+	Peak     int64
+	Mean     float64 // time-weighted mean of allocated bytes over the run
+}
+
+// CoreStats holds a core's accounting.
+type CoreStats struct {
+	Pipes   [isa.NumPipes]PipeStats
+	Buffers [isa.NumBuffers]BufferStats // GM entry unused
+	Finish  sim.Time                    // when the core's last instruction completed
+	Instrs  uint64
+}
+
+// Stats is the result of a run.
+type Stats struct {
+	Time         sim.Time // end of the run
+	Cycles       int64    // Time in core cycles
+	Cores        []CoreStats
+	GMReadBytes  int64
+	GMWriteBytes int64
+	// GMUtilisation is the mean fraction of GM bandwidth in use.
+	GMUtilisation float64
+	Events        uint64
+	MMADFlops     float64 // 2·m·n·k summed over executed MMADs
+	// L2 read hits and misses in bytes (zero without an L2).
+	L2HitBytes, L2MissBytes int64
+}

@@ -1,0 +1,255 @@
+package programs
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/traces"
+)
+
+func init() {
+	register(&Kind{Name: "asm", Example: "deadlock.yaml",
+		Summary: "hand-written assembly: one stream for all cores (with the variable core) or one file per core",
+		Build:   buildAsm})
+}
+
+// AsmParams are the parameters of kind asm.
+type AsmParams struct {
+	Kind    string `mapstructure:"kind"`
+	Machine string `mapstructure:"machine"`
+	// Asm is inline assembly; File names an assembly file instead. Either
+	// runs on Cores cores (the variable core tells them apart).
+	Asm   string `mapstructure:"asm"`
+	File  string `mapstructure:"file"`
+	Cores int    `mapstructure:"cores"`
+	// Streams gives one assembly file per core instead (core i runs Streams[i]).
+	Streams  []string `mapstructure:"streams"`
+	Numerics string   `mapstructure:"numerics"` // full (default) | off
+	// GM lists initial GM contents; Outputs the arrays read back after the run.
+	GM      []Tensor `mapstructure:"gm"`
+	Outputs []Tensor `mapstructure:"outputs"`
+}
+
+// Tensor is an array in GM: row-major, of type fp32 or fp16.
+type Tensor struct {
+	Name  string `mapstructure:"name"`
+	Addr  int64  `mapstructure:"addr"`
+	Shape []int  `mapstructure:"shape"`
+	DType string `mapstructure:"dtype"` // fp32 (default) | fp16
+	// Init: zero | uniform (U[low, high], seeded) | npy (from File).
+	Init string  `mapstructure:"init"`
+	Low  float64 `mapstructure:"low"`
+	High float64 `mapstructure:"high"`
+	Seed int64   `mapstructure:"seed"`
+	File string  `mapstructure:"file"`
+}
+
+func (t *Tensor) elems() int {
+	n := 1
+	for _, d := range t.Shape {
+		n *= d
+	}
+	return n
+}
+
+func (t *Tensor) format() (fp.Format, error) {
+	switch t.DType {
+	case "", "fp32":
+		return fp.FP32, nil
+	case "fp16":
+		return fp.FP16, nil
+	}
+	return 0, fmt.Errorf("dtype %q: must be fp32 or fp16", t.DType)
+}
+
+type asmJob struct {
+	p     AsmParams
+	file  *File
+	prog  isa.Program
+	init  [][]byte // per GM tensor
+	outs  []Output
+	mode  arch.Mode
+	cores []int
+}
+
+func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
+	var p AsmParams
+	if err := f.Decode(&p, o); err != nil {
+		return nil, err
+	}
+	if o.Numerics != "" {
+		p.Numerics = o.Numerics
+	}
+	j := &asmJob{p: p, file: f, mode: arch.Functional}
+	switch p.Numerics {
+	case "", NumericsFull:
+	case NumericsOff:
+		j.mode = arch.Timing
+	default:
+		return nil, fmt.Errorf("%s: key \"numerics\": must be full or off for asm programs; got %q", f.Path, p.Numerics)
+	}
+	sources := 0
+	for _, s := range []bool{p.Asm != "", p.File != "", len(p.Streams) > 0} {
+		if s {
+			sources++
+		}
+	}
+	if sources != 1 {
+		return nil, fmt.Errorf("%s: give exactly one of the keys \"asm\" (inline), \"file\" or \"streams\"", f.Path)
+	}
+	if len(p.Streams) > m.Cores {
+		return nil, fmt.Errorf("%s: key \"streams\": %d streams but machine %s has %d cores", f.Path, len(p.Streams), m.Name, m.Cores)
+	}
+	if p.Cores < 0 || p.Cores > m.Cores {
+		return nil, fmt.Errorf("%s: key \"cores\": must be in 1..%d; got %d", f.Path, m.Cores, p.Cores)
+	}
+	if len(p.Streams) > 0 {
+		j.prog.Cores = make([]isa.Stream, len(p.Streams))
+		for i, s := range p.Streams {
+			af, err := parseAsmFile(f.Resolve(s))
+			if err != nil {
+				return nil, err
+			}
+			j.prog.Cores[i] = af.Stream(i)
+		}
+	} else {
+		var af *isa.File
+		var err error
+		if p.Asm != "" {
+			af, err = isa.Parse(f.Path+" (asm)", p.Asm)
+		} else {
+			af, err = parseAsmFile(f.Resolve(p.File))
+		}
+		if err != nil {
+			return nil, err
+		}
+		n := p.Cores
+		if n == 0 {
+			n = 1
+		}
+		j.prog.Cores = make([]isa.Stream, n)
+		for i := range j.prog.Cores {
+			j.prog.Cores[i] = af.Stream(i)
+		}
+	}
+	j.prog.Name = f.Path
+	for i := range p.GM {
+		b, err := j.tensorBytes(&p.GM[i])
+		if err != nil {
+			return nil, fmt.Errorf("%s: key \"gm\" entry %d (%s): %v", f.Path, i, p.GM[i].Name, err)
+		}
+		j.init = append(j.init, b)
+	}
+	for i := range p.Outputs {
+		t := &p.Outputs[i]
+		if _, err := t.format(); err != nil || t.Name == "" || t.elems() <= 0 {
+			return nil, fmt.Errorf("%s: key \"outputs\" entry %d: needs a name, a positive shape and dtype fp32|fp16", f.Path, i)
+		}
+	}
+	return j, nil
+}
+
+func parseAsmFile(path string) (*isa.File, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return isa.Parse(path, string(src))
+}
+
+// tensorBytes produces the initial bytes of a GM tensor.
+func (j *asmJob) tensorBytes(t *Tensor) ([]byte, error) {
+	f, err := t.format()
+	if err != nil {
+		return nil, err
+	}
+	n := t.elems()
+	if n <= 0 {
+		return nil, fmt.Errorf("shape %v: must be positive", t.Shape)
+	}
+	var vals []float32
+	switch t.Init {
+	case "", "zero":
+		vals = make([]float32, n)
+	case "uniform":
+		if t.High < t.Low {
+			return nil, fmt.Errorf("uniform: high %g < low %g", t.High, t.Low)
+		}
+		vals = UniformFP32(NewRand(t.Seed, 7), n, t.Low, t.High)
+	case "npy":
+		v, _, _, err := ReadNPYFloat32(j.file.Resolve(t.File))
+		if err != nil {
+			return nil, err
+		}
+		if len(v) != n {
+			return nil, fmt.Errorf("npy file %s has %d elements, shape %v needs %d", t.File, len(v), t.Shape, n)
+		}
+		vals = v
+	default:
+		return nil, fmt.Errorf("init %q: must be zero, uniform or npy", t.Init)
+	}
+	out := make([]byte, n*f.Bytes())
+	for i, v := range vals {
+		bits := fp.FromFloat32(v, f, fp.Options{Round: fp.RNE})
+		if f == fp.FP16 {
+			out[2*i], out[2*i+1] = byte(bits), byte(bits>>8)
+		} else {
+			out[4*i], out[4*i+1], out[4*i+2], out[4*i+3] = byte(bits), byte(bits>>8), byte(bits>>16), byte(bits>>24)
+		}
+	}
+	return out, nil
+}
+
+func (j *asmJob) Program() isa.Program { return j.prog }
+func (j *asmJob) Mode() arch.Mode      { return j.mode }
+func (j *asmJob) Outputs() []Output    { return j.outs }
+
+func (j *asmJob) Prepare(chip *arch.Chip) error {
+	if j.mode != arch.Functional {
+		return nil
+	}
+	for i, b := range j.init {
+		if err := chip.GM().Write(j.p.GM[i].Addr, b); err != nil {
+			return fmt.Errorf("%s: gm entry %s: %v", j.file.Path, j.p.GM[i].Name, err)
+		}
+	}
+	return nil
+}
+
+func (j *asmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) error {
+	rep.Program = map[string]any{"kind": "asm", "cores": len(j.prog.Cores)}
+	if st.MMADFlops > 0 {
+		m := chip.M
+		peak := float64(m.Cores) * float64(m.Core.Clock) * float64(m.Core.Cube.M*m.Core.Cube.N*m.Core.Cube.KStepFP16) * 2
+		rep.Flops = &traces.FlopsReport{Total: st.MMADFlops, PeakTFLOPS: peak / 1e12, Convention: "cube (2·m·n·k per MMAD)"}
+		if s := st.Time.Seconds(); s > 0 {
+			rep.Flops.TFLOPS = st.MMADFlops / s / 1e12
+			rep.Flops.PeakFraction = st.MMADFlops / s / peak
+		}
+	}
+	if j.mode != arch.Functional {
+		return nil
+	}
+	for _, t := range j.p.Outputs {
+		f, _ := t.format()
+		n := t.elems()
+		o := Output{Name: t.Name, Shape: t.Shape}
+		if f == fp.FP16 {
+			o.F16 = make([]uint16, n)
+			if err := chip.GM().ReadUint16s(t.Addr, o.F16); err != nil {
+				return err
+			}
+		} else {
+			o.F32 = make([]float32, n)
+			if err := chip.GM().ReadFloat32s(t.Addr, o.F32); err != nil {
+				return err
+			}
+		}
+		j.outs = append(j.outs, o)
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package programs
+
+import (
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+)
+
+// emitter wraps a stream's yield function with instruction constructors, so
+// generators read like the kernels they stand for. After the consumer stops
+// (yield returned false) every call is a no-op and ok() reports false.
+type emitter struct {
+	yield func(isa.Instr) bool
+	live  bool
+	l0cV  isa.Pipe // pipe of L0C→UB copies (V on 910A, FIXP with a FixPipe)
+}
+
+func newEmitter(yield func(isa.Instr) bool) *emitter {
+	return &emitter{yield: yield, live: true, l0cV: isa.V}
+}
+
+func (e *emitter) ok() bool { return e.live }
+
+func (e *emitter) emit(in isa.Instr) {
+	if e.live && !e.yield(in) {
+		e.live = false
+	}
+}
+
+func (e *emitter) alloc(b isa.Buffer, off, size int64, name string) {
+	e.emit(isa.Instr{Op: isa.OpAlloc, Pipe: isa.S, Region: isa.Region{Buf: b, Offset: off, Size: size, Name: name}})
+}
+
+func (e *emitter) free(b isa.Buffer, name string) {
+	e.emit(isa.Instr{Op: isa.OpFree, Pipe: isa.S, Region: isa.Region{Buf: b, Name: name}})
+}
+
+func (e *emitter) setFlag(src, dst isa.Pipe, id int) {
+	e.emit(isa.Instr{Op: isa.OpSetFlag, Pipe: src, SrcPipe: src, DstPipe: dst, FlagID: id})
+}
+
+func (e *emitter) waitFlag(src, dst isa.Pipe, id int) {
+	e.emit(isa.Instr{Op: isa.OpWaitFlag, Pipe: dst, SrcPipe: src, DstPipe: dst, FlagID: id})
+}
+
+func (e *emitter) syncAll() { e.emit(isa.Instr{Op: isa.OpSyncAll, Pipe: isa.S}) }
+
+// copy2D emits a strided copy of rows bursts of rowBytes bytes.
+func (e *emitter) copy2D(pipe isa.Pipe, dst, src isa.Operand, rows int, rowBytes, dstStride, srcStride int64) {
+	if rows == 1 {
+		dstStride, srcStride = rowBytes, rowBytes
+	}
+	e.emit(isa.Instr{Op: isa.OpCopy, Pipe: pipe, Dst: dst, Src: src, NBurst: rows, BurstLen: rowBytes, DstStride: dstStride, SrcStride: srcStride})
+}
+
+// load emits an MTE1 load of a rows×cols FP16 matrix (row-major in L1 with
+// rowStride bytes between rows) into fractal layout in L0A/L0B.
+func (e *emitter) load(dst isa.Operand, l1 int64, rows, cols int, rowStride int64) {
+	e.emit(isa.Instr{Op: isa.OpLoad, Pipe: isa.MTE1, Dst: dst, Src: isa.Operand{Buf: isa.L1, Addr: l1},
+		Rows: rows, Cols: cols, RowStride: rowStride, In: fp.FP16})
+}
+
+func (e *emitter) mmad(c, a, b int64, m, k, n int, init bool) {
+	e.emit(isa.Instr{Op: isa.OpMmad, Pipe: isa.M, Dst: isa.Operand{Buf: isa.L0C, Addr: c},
+		Src: isa.Operand{Buf: isa.L0A, Addr: a}, Src1: isa.Operand{Buf: isa.L0B, Addr: b},
+		M: m, K: k, N: n, In: fp.FP16, Out: fp.FP32, Init: init})
+}
+
+// l0cToUB copies a rows×cols FP32 tile from L0C to UB, row-major and packed.
+func (e *emitter) l0cToUB(ub, l0c int64, rows, cols int) {
+	e.emit(isa.Instr{Op: isa.OpL0CCopy, Pipe: e.l0cV, Dst: isa.Operand{Buf: isa.UB, Addr: ub},
+		Src: isa.Operand{Buf: isa.L0C, Addr: l0c}, Rows: rows, Cols: cols, RowStride: int64(cols) * 4,
+		In: fp.FP32, Out: fp.FP32, Round: fp.RNE})
+}
+
+// maxRepeat is the largest repeat count of one vector instruction.
+const maxRepeat = 255
+
+// vec emits a vector operation over n contiguous elements of type in (the
+// destination of a cast has type out): as many full 256-byte repeats as
+// needed, in instructions of at most maxRepeat repeats, then a masked tail.
+func (e *emitter) vec(op isa.VecOp, dst, src0, src1 int64, n int, in, out fp.Format, scalar float64, round fp.Rounding, sat bool) {
+	per := 256 / in.Bytes()
+	ob := in.Bytes()
+	if op == isa.VCast {
+		ob = out.Bytes()
+	}
+	done := 0
+	for done < n {
+		rep := (n - done) / per
+		mask := 0
+		if rep == 0 {
+			rep, mask = 1, n-done
+		}
+		if rep > maxRepeat {
+			rep = maxRepeat
+		}
+		cnt := rep * per
+		if mask > 0 {
+			cnt = mask
+		}
+		e.emit(isa.Instr{Op: isa.OpVector, Pipe: isa.V, VOp: op,
+			Dst:  isa.Operand{Buf: isa.UB, Addr: dst + int64(done*ob)},
+			Src:  isa.Operand{Buf: isa.UB, Addr: src0 + int64(done*in.Bytes())},
+			Src1: isa.Operand{Buf: isa.UB, Addr: src1 + int64(done*in.Bytes())},
+			In:   in, Out: out, Round: round, Saturate: sat, Scalar: scalar, Repeat: rep, Mask: mask})
+		done += cnt
+	}
+}

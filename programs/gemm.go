@@ -1,0 +1,384 @@
+package programs
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/davinci-sim/davinci-sim/accuracy"
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/traces"
+)
+
+func init() {
+	register(&Kind{Name: "sgemm-cube", Example: "sgemm-cube.yaml",
+		Summary: "emulated FP32 GEMM from three FP16 cube GEMMs (SGEMM-cube: split, hh+hl+lh, reconstruction)",
+		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
+			return buildGEMM(f, m, o, gemmVariant{split: true})
+		}})
+	register(&Kind{Name: "hgemm", Example: "hgemm.yaml",
+		Summary: "plain FP16 GEMM: inputs rounded once to FP16, FP32 accumulation (the low-accuracy baseline)",
+		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
+			return buildGEMM(f, m, o, gemmVariant{split: false})
+		}})
+}
+
+// gemmJob runs a GEMM program.
+type gemmJob struct {
+	file string
+	pl   *gemmPlan
+	a, b []float32 // inputs (nil with numerics off)
+	c    []float32 // simulated result (full numerics)
+	outs []Output
+}
+
+func buildGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, error) {
+	var p GEMMParams
+	if err := f.Decode(&p, o); err != nil {
+		return nil, err
+	}
+	if o.Numerics != "" {
+		p.Numerics = o.Numerics
+	}
+	if o.Seed != nil {
+		p.Inputs.Seed = *o.Seed
+	}
+	p.defaults(v)
+	if err := p.validate(f.Path, m, v); err != nil {
+		return nil, err
+	}
+	pl, err := newGEMMPlan(f.Path, p, v, m)
+	if err != nil {
+		return nil, err
+	}
+	j := &gemmJob{file: f.Path, pl: pl}
+	if p.Numerics != NumericsOff {
+		if err := j.makeInputs(f); err != nil {
+			return nil, err
+		}
+	}
+	return j, nil
+}
+
+// makeInputs reads or generates A (m×k) and B (k×n).
+func (j *gemmJob) makeInputs(f *File) error {
+	p := &j.pl.p
+	if p.Inputs.A != "" {
+		a, ar, ac, err := ReadNPYFloat32(f.Resolve(p.Inputs.A))
+		if err != nil {
+			return fmt.Errorf("%s: key \"inputs.a\": %v", f.Path, err)
+		}
+		b, br, bc, err := ReadNPYFloat32(f.Resolve(p.Inputs.B))
+		if err != nil {
+			return fmt.Errorf("%s: key \"inputs.b\": %v", f.Path, err)
+		}
+		if ar != p.M || ac != p.K || br != p.K || bc != p.N {
+			return fmt.Errorf("%s: inputs: A is %d×%d and B %d×%d, but m, k, n = %d, %d, %d", f.Path, ar, ac, br, bc, p.M, p.K, p.N)
+		}
+		j.a, j.b = a, b
+		return nil
+	}
+	j.a = genMatrix(p.Inputs, 1, p.M, p.K)
+	j.b = genMatrix(p.Inputs, 2, p.K, p.N)
+	return nil
+}
+
+// genMatrix draws a rows×cols matrix; row r uses its own PCG stream
+// (which<<32 | r), so any row can be regenerated alone.
+func genMatrix(in Inputs, which uint64, rows, cols int) []float32 {
+	lo, hi := -pow2(in.OffsetExponent), pow2(in.OffsetExponent)
+	if in.Distribution == DistUniformNonneg {
+		lo = 0
+	}
+	out := make([]float32, rows*cols)
+	for r := 0; r < rows; r++ {
+		rng := NewRand(in.Seed, which<<32|uint64(r))
+		copy(out[r*cols:], UniformFP32(rng, cols, lo, hi))
+	}
+	return out
+}
+
+func (j *gemmJob) Program() isa.Program {
+	p := isa.Program{Name: j.pl.p.Kind, Cores: make([]isa.Stream, j.pl.ncores)}
+	for c := range p.Cores {
+		p.Cores[c] = j.pl.stream(c)
+	}
+	return p
+}
+
+func (j *gemmJob) Mode() arch.Mode {
+	if j.pl.p.Numerics == NumericsFull {
+		return arch.Functional
+	}
+	return arch.Timing
+}
+
+func (j *gemmJob) Prepare(chip *arch.Chip) error {
+	if j.Mode() != arch.Functional {
+		return nil
+	}
+	gm := chip.GM()
+	if err := gm.WriteFloat32s(j.pl.a32, j.a); err != nil {
+		return err
+	}
+	return gm.WriteFloat32s(j.pl.b32, j.b)
+}
+
+func (j *gemmJob) Outputs() []Output { return j.outs }
+
+func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) error {
+	pl, p := j.pl, &j.pl.p
+	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
+	m := chip.M
+	fp16Peak := float64(m.Cores) * float64(m.Core.Clock) * float64(m.Core.Cube.M*m.Core.Cube.N*m.Core.Cube.KStepFP16) * 2
+	conv, peak := "fp16", fp16Peak
+	if pl.v.split {
+		conv, peak = "fp32-equivalent (2mnk; peak = FP16 peak / 3)", fp16Peak/3
+	}
+	secs := st.Time.Seconds()
+	rep.Flops = &traces.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: conv}
+	if secs > 0 {
+		rep.Flops.TFLOPS = flops / secs / 1e12
+		rep.Flops.PeakFraction = flops / secs / peak
+	}
+	if b := st.GMReadBytes + st.GMWriteBytes; b > 0 {
+		rep.Memory.OperationalIntensity = flops / float64(b)
+	}
+	rep.Program = j.programSection()
+	if st.L2HitBytes+st.L2MissBytes > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("L2: %.1f %% of GM read bytes hit", 100*float64(st.L2HitBytes)/float64(st.L2HitBytes+st.L2MissBytes)))
+	}
+	switch p.Numerics {
+	case NumericsFull:
+		return j.finishFull(chip, rep)
+	case NumericsSampled:
+		return j.finishSampled(chip, rep)
+	}
+	return nil
+}
+
+func (j *gemmJob) programSection() map[string]any {
+	pl, p := j.pl, &j.pl.p
+	return map[string]any{
+		"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N,
+		"tiling":       map[string]int{"bm": pl.bm, "bk": pl.bk, "bn": pl.bn, "nfused": pl.nfused, "groups": pl.groups},
+		"buffering":    p.Buffering,
+		"buffers":      map[string]int{"L1_B": pl.nB, "L0": pl.nL0, "L0C": pl.nC, "UB": pl.nU},
+		"accumulation": p.Accumulation,
+		"split":        map[string]any{"rounding": p.Split.Rounding, "sb": p.Split.SB, "saturate": *p.Split.Saturate},
+		"inputs":       p.Inputs,
+		"numerics":     p.Numerics,
+		"cores":        pl.ncores,
+	}
+}
+
+func (j *gemmJob) finishFull(chip *arch.Chip, rep *traces.Report) error {
+	pl, p := j.pl, &j.pl.p
+	c := make([]float32, p.M*p.N)
+	if err := chip.GM().ReadFloat32s(pl.c, c); err != nil {
+		return err
+	}
+	j.c = c
+	j.outs = []Output{
+		{Name: "C", Shape: []int{p.M, p.N}, F32: c},
+		{Name: "A", Shape: []int{p.M, p.K}, F32: j.a},
+		{Name: "B", Shape: []int{p.K, p.N}, F32: j.b},
+	}
+	ref := accuracy.ReferenceGEMM(p.M, p.K, p.N, j.a, j.b)
+	e := errReport(accuracy.Compare32(ref, c), false)
+	rep.Error = &e
+	if *p.Baselines {
+		if err := j.baselines(chip, rep, ref, nil); err != nil {
+			return err
+		}
+	}
+	if p.Check {
+		g, err := pl.golden(chip.Cube(), j.a, j.b)
+		if err != nil {
+			return err
+		}
+		for i := range g {
+			if math.Float32bits(g[i]) != math.Float32bits(c[i]) {
+				return fmt.Errorf("%w: simulated C[%d][%d] = %g (%#08x) but the golden model gives %g (%#08x)",
+					ErrCheckFailed, i/p.N, i%p.N, c[i], math.Float32bits(c[i]), g[i], math.Float32bits(g[i]))
+			}
+		}
+		rep.Notes = append(rep.Notes, "check: simulated C equals the golden model bit for bit")
+	}
+	return nil
+}
+
+// baselines adds the hgemm (same machine numerics) and CPU FP32 errors; with
+// tiles non-nil, only on those output tiles.
+func (j *gemmJob) baselines(chip *arch.Chip, rep *traces.Report, ref []float64, tiles [][2]int) error {
+	pl, p := j.pl, &j.pl.p
+	rep.Baselines = map[string]traces.ErrorReport{}
+	if pl.v.split {
+		hp := *p
+		hp.Kind = "hgemm"
+		hpl, err := newGEMMPlan(j.file, hp, gemmVariant{split: false}, pl.mach)
+		if err != nil {
+			return err
+		}
+		ops := hpl.operands(j.a, j.b)
+		_, got, err := hpl.tiles(chip, ops, tiles)
+		if err != nil {
+			return err
+		}
+		rep.Baselines["hgemm"] = errReport(accuracy.Compare32(pick(ref, hpl, tiles), got), tiles != nil)
+	}
+	cpu := accuracy.CPUSGEMM(p.M, p.K, p.N, j.a, j.b)
+	rep.Baselines["cpu_sgemm_fp32"] = errReport(accuracy.Compare32(pick(ref, pl, tiles), pick32(cpu, pl, tiles)), tiles != nil)
+	return nil
+}
+
+// tiles computes the given output tiles (all when nil) with the golden
+// model and returns them concatenated tile by tile.
+func (pl *gemmPlan) tiles(chip *arch.Chip, ops *goldenOperands, tiles [][2]int) ([][2]int, []float32, error) {
+	if tiles == nil {
+		for i := 0; i < pl.nrb; i++ {
+			for j := 0; j < pl.ncb; j++ {
+				tiles = append(tiles, [2]int{i, j})
+			}
+		}
+	}
+	var out []float32
+	for _, t := range tiles {
+		v, err := pl.goldenTile(chip.Cube(), ops, t[0], t[1])
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, v...)
+	}
+	return tiles, out, nil
+}
+
+// pick gathers the elements of the given tiles (all when nil, row-major
+// order of tiles) from a full row-major m×n matrix.
+func pick(full []float64, pl *gemmPlan, tiles [][2]int) []float64 {
+	if tiles == nil {
+		tiles, _, _ = pl.tileList()
+	}
+	var out []float64
+	for _, t := range tiles {
+		rows, cols := pl.rows(t[0]), pl.cols(t[1])
+		for r := 0; r < rows; r++ {
+			base := (t[0]*pl.bm+r)*pl.p.N + t[1]*pl.bn
+			out = append(out, full[base:base+cols]...)
+		}
+	}
+	return out
+}
+
+func pick32(full []float32, pl *gemmPlan, tiles [][2]int) []float32 {
+	if tiles == nil {
+		tiles, _, _ = pl.tileList()
+	}
+	var out []float32
+	for _, t := range tiles {
+		rows, cols := pl.rows(t[0]), pl.cols(t[1])
+		for r := 0; r < rows; r++ {
+			base := (t[0]*pl.bm+r)*pl.p.N + t[1]*pl.bn
+			out = append(out, full[base:base+cols]...)
+		}
+	}
+	return out
+}
+
+func (pl *gemmPlan) tileList() ([][2]int, int, int) {
+	var t [][2]int
+	for i := 0; i < pl.nrb; i++ {
+		for j := 0; j < pl.ncb; j++ {
+			t = append(t, [2]int{i, j})
+		}
+	}
+	return t, pl.nrb, pl.ncb
+}
+
+// finishSampled estimates the error from SampleTiles random output tiles
+// computed by the golden model (which the tests prove bit-identical to the
+// simulated datapath); the timing run itself moved no data.
+func (j *gemmJob) finishSampled(chip *arch.Chip, rep *traces.Report) error {
+	pl, p := j.pl, &j.pl.p
+	all, _, _ := pl.tileList()
+	rng := NewRand(p.Inputs.Seed, 99)
+	perm := rng.Perm(len(all))
+	n := min(p.SampleTiles, len(all))
+	idx := perm[:n]
+	sort.Ints(idx)
+	tiles := make([][2]int, n)
+	for i, k := range idx {
+		tiles[i] = all[k]
+	}
+	ops := pl.operands(j.a, j.b)
+	_, got, err := pl.tiles(chip, ops, tiles)
+	if err != nil {
+		return err
+	}
+	ref := pl.referenceTiles(j.a, j.b, tiles)
+	e := errReport(accuracy.Compare32(ref, got), true)
+	rep.Error = &e
+	rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", n, len(all), pl.bm, pl.bn))
+	if *p.Baselines {
+		return j.sampledBaselines(chip, rep, tiles, ref)
+	}
+	return nil
+}
+
+func (j *gemmJob) sampledBaselines(chip *arch.Chip, rep *traces.Report, tiles [][2]int, ref []float64) error {
+	pl, p := j.pl, &j.pl.p
+	rep.Baselines = map[string]traces.ErrorReport{}
+	if pl.v.split {
+		hp := *p
+		hp.Kind = "hgemm"
+		hpl, err := newGEMMPlan(j.file, hp, gemmVariant{split: false}, pl.mach)
+		if err != nil {
+			return err
+		}
+		_, got, err := hpl.tiles(chip, hpl.operands(j.a, j.b), tiles)
+		if err != nil {
+			return err
+		}
+		rep.Baselines["hgemm"] = errReport(accuracy.Compare32(ref, got), true)
+	}
+	// CPU FP32: gonum's float32 GEMM on the row and column panels of each tile.
+	var cpu []float32
+	for _, t := range tiles {
+		rows, cols := pl.rows(t[0]), pl.cols(t[1])
+		ap := j.a[t[0]*pl.bm*p.K : (t[0]*pl.bm+rows)*p.K]
+		bp := make([]float32, p.K*cols)
+		for k := 0; k < p.K; k++ {
+			copy(bp[k*cols:(k+1)*cols], j.b[k*p.N+t[1]*pl.bn:])
+		}
+		cpu = append(cpu, accuracy.CPUSGEMM(rows, p.K, cols, ap, bp)...)
+	}
+	rep.Baselines["cpu_sgemm_fp32"] = errReport(accuracy.Compare32(ref, cpu), true)
+	return nil
+}
+
+// referenceTiles computes the FP64 reference of the given tiles.
+func (pl *gemmPlan) referenceTiles(a, b []float32, tiles [][2]int) []float64 {
+	p := &pl.p
+	var out []float64
+	for _, t := range tiles {
+		rows, cols := pl.rows(t[0]), pl.cols(t[1])
+		for r := 0; r < rows; r++ {
+			for c := 0; c < cols; c++ {
+				gi, gj := t[0]*pl.bm+r, t[1]*pl.bn+c
+				var s float64
+				for k := 0; k < p.K; k++ {
+					s += float64(a[gi*p.K+k]) * float64(b[k*p.N+gj])
+				}
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func errReport(m accuracy.Metrics, sampled bool) traces.ErrorReport {
+	return traces.ErrorReport{Reference: "fp64 (gonum)", RelFro: m.RelFro, MaxRel: m.MaxRel, MRED: m.MRED, MaxErr: m.MaxErr,
+		Bits: m.Bits, Elements: int64(m.N), Sampled: sampled}
+}

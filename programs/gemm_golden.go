@@ -1,0 +1,169 @@
+package programs
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/davinci-sim/davinci-sim/cube"
+	"github.com/davinci-sim/davinci-sim/fp"
+)
+
+// The golden model: a short, direct implementation of the same arithmetic
+// as the generated program — same splits, same k-blocking and L1 groups,
+// same cube numerics preset, same FP32 roundings in the same order — used
+// by tests (bit-for-bit equality with the simulated result) and by
+// `numerics: sampled`, which computes a sample of output tiles with it.
+
+// splitFP16 returns hi = FP16(x) and lo = FP16((x − hi)·2^sb) (nil when the
+// program does not split), with the plan's rounding and saturation.
+func (pl *gemmPlan) splitFP16(x []float32) (hi, lo []uint16) {
+	o := fp.Options{Round: pl.round, Saturate: pl.sat}
+	hi = make([]uint16, len(x))
+	if pl.v.split {
+		lo = make([]uint16, len(x))
+	}
+	sb := float32(math.Ldexp(1, pl.p.Split.SB))
+	for i, v := range x {
+		h := uint16(fp.FromFloat32(v, fp.FP16, o))
+		hi[i] = h
+		if lo != nil {
+			r := v - fp.F16ToF32(h)
+			if pl.p.Split.SB != 0 {
+				r = r * sb
+			}
+			lo[i] = uint16(fp.FromFloat32(r, fp.FP16, o))
+		}
+	}
+	return hi, lo
+}
+
+// goldenOperands holds the FP16 operands of the golden model.
+type goldenOperands struct {
+	aHi, aLo, bHi, bLo []uint16
+}
+
+// goldenTile computes output tile (i, j) of C (row-major rows×cols).
+func (pl *gemmPlan) goldenTile(model cube.Model, ops *goldenOperands, i, j int) ([]float32, error) {
+	rows, cols := pl.rows(i), pl.cols(j)
+	// operand returns the golden FP16 values of the matrix at a GM address
+	// of the program (the passes name their operands by address).
+	operand := func(addr int64) []uint16 {
+		switch addr {
+		case pl.aHi:
+			return ops.aHi
+		case pl.aLo:
+			return ops.aLo
+		case pl.bHi:
+			return ops.bHi
+		}
+		return ops.bLo
+	}
+	product := func(ps *gemmPass, ai, bi, kb int, c []float32, init bool) error {
+		depth := pl.depth(kb)
+		a := make([]uint16, rows*depth)
+		b := make([]uint16, depth*cols)
+		A, B := operand(ps.aMats[ai]), operand(ps.bMats[bi])
+		for r := 0; r < rows; r++ {
+			copy(a[r*depth:(r+1)*depth], A[(i*pl.bm+r)*pl.p.K+kb*pl.bk:])
+		}
+		for r := 0; r < depth; r++ {
+			copy(b[r*cols:(r+1)*cols], B[(kb*pl.bk+r)*pl.p.N+j*pl.bn:])
+		}
+		return model.MMADF16(rows, depth, cols, a, cube.RowMajor, b, cube.RowMajor, c, cube.RowMajor, init)
+	}
+	scale := float32(pl.scale)
+	n := rows * cols
+	if pl.passes[0].elementwise {
+		acc := make([]float32, n)
+		p := [3][]float32{make([]float32, n), make([]float32, n), make([]float32, n)}
+		first := true
+		for kb := 0; kb < pl.nkb; kb++ {
+			for pi, pr := range pl.passes[0].prods {
+				if err := product(&pl.passes[0], pr[0], pr[1], kb, p[pi], true); err != nil {
+					return nil, err
+				}
+			}
+			for e := 0; e < n; e++ {
+				x := p[1][e] + p[2][e]
+				if pl.p.Split.SB != 0 {
+					x = float32(x * scale) // rounds here: no fused multiply-add with the next line
+				}
+				x = p[0][e] + x
+				if first {
+					acc[e] = x
+				} else {
+					acc[e] = acc[e] + x
+				}
+			}
+			first = false
+		}
+		return acc, nil
+	}
+	terms := make([][]float32, len(pl.passes))
+	for ti := range pl.passes {
+		ps := &pl.passes[ti]
+		pr := ps.prods[0]
+		out := make([]float32, n)
+		part := make([]float32, n)
+		for g := 0; g < pl.groups; g++ {
+			kb0 := g * pl.nfused
+			kb1 := min(pl.nkb, kb0+pl.nfused)
+			for kb := kb0; kb < kb1; kb++ {
+				if err := product(ps, pr[0], pr[1], kb, part, kb == kb0); err != nil {
+					return nil, err
+				}
+			}
+			if g == 0 {
+				copy(out, part)
+			} else {
+				for e := range out {
+					out[e] = out[e] + part[e]
+				}
+			}
+		}
+		terms[ti] = out
+	}
+	if !pl.combine {
+		return terms[0], nil
+	}
+	c := make([]float32, n)
+	for e := range c {
+		t := terms[1][e] + terms[2][e]
+		if pl.p.Split.SB != 0 {
+			t = float32(t * scale) // rounds here: no fused multiply-add
+		}
+		c[e] = terms[0][e] + t
+	}
+	return c, nil
+}
+
+// golden computes the whole C (row-major m×n) with the golden model.
+func (pl *gemmPlan) golden(model cube.Model, a, b []float32) ([]float32, error) {
+	ops := pl.operands(a, b)
+	c := make([]float32, pl.p.M*pl.p.N)
+	for i := 0; i < pl.nrb; i++ {
+		for j := 0; j < pl.ncb; j++ {
+			t, err := pl.goldenTile(model, ops, i, j)
+			if err != nil {
+				return nil, fmt.Errorf("golden tile (%d, %d): %w", i, j, err)
+			}
+			pl.placeTile(c, t, i, j)
+		}
+	}
+	return c, nil
+}
+
+func (pl *gemmPlan) operands(a, b []float32) *goldenOperands {
+	ops := &goldenOperands{}
+	ops.aHi, ops.aLo = pl.splitFP16(a)
+	ops.bHi, ops.bLo = pl.splitFP16(b)
+	return ops
+}
+
+// placeTile writes tile (i, j) into the row-major m×n matrix c.
+func (pl *gemmPlan) placeTile(c, t []float32, i, j int) {
+	rows, cols := pl.rows(i), pl.cols(j)
+	for r := 0; r < rows; r++ {
+		copy(c[(i*pl.bm+r)*pl.p.N+j*pl.bn:], t[r*cols:(r+1)*cols])
+	}
+}

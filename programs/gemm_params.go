@@ -1,0 +1,183 @@
+package programs
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/machines"
+)
+
+// GEMMParams are the parameters of the GEMM program kinds (sgemm-cube,
+// hgemm). Every key is addressable with --set program.<key>=value.
+type GEMMParams struct {
+	Kind    string `mapstructure:"kind"`
+	Machine string `mapstructure:"machine"`
+
+	M int `mapstructure:"m"`
+	K int `mapstructure:"k"`
+	N int `mapstructure:"n"`
+
+	Tiling       Tiling `mapstructure:"tiling"`
+	Buffering    string `mapstructure:"buffering"`    // single | double
+	Accumulation string `mapstructure:"accumulation"` // termwise | elementwise
+	Split        Split  `mapstructure:"split"`
+	Inputs       Inputs `mapstructure:"inputs"`
+	Numerics     string `mapstructure:"numerics"`     // full | sampled | off
+	SampleTiles  int    `mapstructure:"sample_tiles"` // output tiles computed in sampled mode
+	Cores        int    `mapstructure:"cores"`        // AI cores used (0 = all)
+	Check        bool   `mapstructure:"check"`        // compare with the golden model (full numerics)
+	Baselines    *bool  `mapstructure:"baselines"`    // report hgemm and CPU FP32 errors (default true)
+	SplitChunk   int    `mapstructure:"split_chunk"`  // elements per vector-pass chunk (0 = default)
+}
+
+// Tiling is the block decomposition of SGEMM-cube (its Sec. 5.1.1).
+type Tiling struct {
+	BM     int `mapstructure:"bm"`
+	BK     int `mapstructure:"bk"`
+	BN     int `mapstructure:"bn"`
+	NFused int `mapstructure:"nfused"` // A blocks resident in L1 (0 = largest that fits, Eq. 8)
+}
+
+// Split is the FP32 → FP16 hi/lo decomposition.
+type Split struct {
+	Rounding string `mapstructure:"rounding"` // rne (default), rz, rna, …
+	SB       int    `mapstructure:"sb"`       // scale exponent of the residual (0, 6, 12)
+	Saturate *bool  `mapstructure:"saturate"` // Ascend saturating conversion (default true)
+}
+
+// Inputs describes how A and B are produced.
+type Inputs struct {
+	Distribution   string `mapstructure:"distribution"`    // uniform | uniform-nonneg
+	OffsetExponent int    `mapstructure:"offset_exponent"` // e in U[−2^e, 2^e]
+	Seed           int64  `mapstructure:"seed"`
+	A              string `mapstructure:"a"` // .npy file (overrides the distribution)
+	B              string `mapstructure:"b"`
+}
+
+// gemmVariant is what a kind fixes about the algorithm.
+type gemmVariant struct {
+	split bool // hi/lo split (sgemm-cube) or plain FP16 rounding (hgemm)
+}
+
+// defaults fills unset parameters.
+func (p *GEMMParams) defaults(v gemmVariant) {
+	if p.Buffering == "" {
+		p.Buffering = "double"
+	}
+	if p.Accumulation == "" {
+		p.Accumulation = "termwise"
+	}
+	if p.Tiling.BM == 0 && p.Tiling.BK == 0 && p.Tiling.BN == 0 {
+		if p.Accumulation == "elementwise" && v.split {
+			p.Tiling = Tiling{BM: 96, BK: 64, BN: 96, NFused: p.Tiling.NFused}
+		} else {
+			p.Tiling = Tiling{BM: 176, BK: 64, BN: 176, NFused: p.Tiling.NFused}
+		}
+	}
+	if p.Split.Rounding == "" {
+		p.Split.Rounding = "rne"
+	}
+	if p.Split.Saturate == nil {
+		t := true
+		p.Split.Saturate = &t
+	}
+	if p.Inputs.Distribution == "" {
+		p.Inputs.Distribution = DistUniform
+	}
+	if p.Numerics == "" {
+		p.Numerics = NumericsFull
+	}
+	if p.SampleTiles == 0 {
+		p.SampleTiles = 8
+	}
+	if p.Baselines == nil {
+		t := true
+		p.Baselines = &t
+	}
+	if p.SplitChunk == 0 {
+		p.SplitChunk = 8192
+	}
+}
+
+// validate checks the parameters against the machine; errors name the key.
+func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) error {
+	bad := func(key, format string, a ...any) error {
+		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
+	}
+	for _, d := range []struct {
+		key string
+		v   int
+	}{{"m", p.M}, {"k", p.K}, {"n", p.N}} {
+		if d.v < 1 {
+			return bad(d.key, "must be a positive integer (got %d)", d.v)
+		}
+		if d.v > 1<<20 {
+			return bad(d.key, "at most %d (got %d)", 1<<20, d.v)
+		}
+	}
+	t := p.Tiling
+	for _, d := range []struct {
+		key string
+		v   int
+	}{{"tiling.bm", t.BM}, {"tiling.bk", t.BK}, {"tiling.bn", t.BN}} {
+		if d.v < 16 || d.v%16 != 0 {
+			return bad(d.key, "must be a positive multiple of 16 (cube alignment, SGEMM-cube Eq. 12); got %d", d.v)
+		}
+	}
+	if t.NFused < 0 {
+		return bad("tiling.nfused", "must be ≥ 0 (0 = largest that fits L1); got %d", t.NFused)
+	}
+	switch p.Buffering {
+	case "single", "double":
+	default:
+		return bad("buffering", "must be single or double; got %q", p.Buffering)
+	}
+	switch p.Accumulation {
+	case "termwise", "elementwise":
+	default:
+		return bad("accumulation", "must be termwise or elementwise; got %q", p.Accumulation)
+	}
+	if _, ok := fp.ParseRounding(p.Split.Rounding); !ok {
+		return bad("split.rounding", "unknown rounding mode %q (rne, rna, rz, rd, ru, ro)", p.Split.Rounding)
+	}
+	if p.Split.SB < 0 || p.Split.SB > 24 {
+		return bad("split.sb", "must be in 0..24; got %d", p.Split.SB)
+	}
+	switch p.Inputs.Distribution {
+	case DistUniform, DistUniformNonneg:
+	default:
+		return bad("inputs.distribution", "must be uniform or uniform-nonneg; got %q", p.Inputs.Distribution)
+	}
+	if p.Inputs.OffsetExponent < -100 || p.Inputs.OffsetExponent > 100 {
+		return bad("inputs.offset_exponent", "must be in −100..100; got %d", p.Inputs.OffsetExponent)
+	}
+	if (p.Inputs.A == "") != (p.Inputs.B == "") {
+		return bad("inputs.a", "give both inputs.a and inputs.b (.npy files), or neither")
+	}
+	switch p.Numerics {
+	case NumericsFull, NumericsSampled, NumericsOff:
+	default:
+		return bad("numerics", "must be full, sampled or off; got %q", p.Numerics)
+	}
+	if p.SampleTiles < 1 {
+		return bad("sample_tiles", "must be ≥ 1; got %d", p.SampleTiles)
+	}
+	if p.Cores < 0 || p.Cores > m.Cores {
+		return bad("cores", "must be in 0..%d (the machine's cores); got %d", m.Cores, p.Cores)
+	}
+	if p.SplitChunk < 64 || p.SplitChunk%64 != 0 {
+		return bad("split_chunk", "must be a positive multiple of 64; got %d", p.SplitChunk)
+	}
+	if m.Core.Cube.KStepFP16 == 0 {
+		return fmt.Errorf("%s: machine %s: the cube has no FP16 mode (core.cube.kstep_fp16 = 0)", file, m.Name)
+	}
+	if m.Core.FixPipe {
+		// The generator moves L0C to UB on the vector pipe (910A style).
+		return fmt.Errorf("%s: machine %s has a FixPipe; the %s generator models the 910A's L0C→UB path on the vector pipe only (use ascend-910a)", file, m.Name, p.Kind)
+	}
+	if strings.TrimSpace(p.Kind) == "" {
+		return bad("kind", "missing")
+	}
+	return nil
+}

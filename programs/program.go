@@ -1,0 +1,204 @@
+// Package programs holds the program generators — the kinds a program file
+// can name (asm, sgemm-cube, hgemm, …) — with their YAML schemas, the
+// golden reference models the tests compare against, and the example files
+// under programs/examples/. A generator plays the role of a kernel
+// compiler: it turns algorithm parameters into per-core instruction streams
+// and initial GM contents; it never computes the answer itself.
+package programs
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/traces"
+)
+
+// Examples holds the example program files (programs/examples/*.yaml).
+//
+//go:embed examples
+var Examples embed.FS
+
+// DefaultMachine is used when neither -m nor the program file names one.
+const DefaultMachine = "ascend-910a"
+
+// Numerics modes of a run.
+const (
+	NumericsFull    = "full"    // every result bit-accurate
+	NumericsSampled = "sampled" // timing for everything, numerics for a sample of output tiles
+	NumericsOff     = "off"     // timing only
+)
+
+// ErrCheckFailed wraps a failed correctness check of a completed run
+// (report still written; exit code 1).
+var ErrCheckFailed = errors.New("check failed")
+
+// Options are the run-time choices that are not program parameters.
+type Options struct {
+	// Machine overrides the program's machine (name or file); "" keeps it.
+	Machine string
+	// Overrides are --set values (program.* and machine.*).
+	Overrides []machines.Override
+	// Numerics overrides the program's numerics mode; "" keeps it.
+	Numerics string
+	// Seed overrides the program's seed when non-nil.
+	Seed *int64
+}
+
+// Output is a named result array, written as NAME.npy with -o.
+type Output struct {
+	Name  string
+	Shape []int
+	F32   []float32
+	F16   []uint16
+}
+
+// Job is a program bound to a machine: ready to run.
+type Job interface {
+	// Program returns the per-core instruction streams.
+	Program() isa.Program
+	// Mode returns whether the chip must move real data.
+	Mode() arch.Mode
+	// Prepare places the initial GM contents.
+	Prepare(chip *arch.Chip) error
+	// Finish reads results back, computes errors and fills the program's
+	// parts of the report (program parameters, flops, error, sections).
+	Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) error
+	// Outputs returns the arrays written with -o (after Finish).
+	Outputs() []Output
+}
+
+// Kind is a program kind.
+type Kind struct {
+	Name    string
+	Summary string
+	Example string // path under programs/examples
+	// Build decodes the program's parameters (cfg, with program.*
+	// overrides) and returns the job for machine m.
+	Build func(f *File, m *machines.Machine, opts Options) (Job, error)
+}
+
+var kinds = map[string]*Kind{}
+
+// register adds a kind; called from the kinds' init functions.
+func register(k *Kind) { kinds[k.Name] = k }
+
+// Kinds returns every program kind, sorted by name.
+func Kinds() []*Kind {
+	out := make([]*Kind, 0, len(kinds))
+	for _, k := range kinds {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// File is a parsed program file.
+type File struct {
+	Path    string // as given (for messages)
+	Dir     string // relative paths in the file resolve against it
+	Kind    *Kind
+	Machine string // the machine the file names ("" if none)
+	Config  *machines.Config
+}
+
+// header holds the keys every program file may have.
+type header struct {
+	Kind    string `mapstructure:"kind"`
+	Machine string `mapstructure:"machine"`
+}
+
+// ReadFile parses a program file. Embedded examples are found as
+// "programs/examples/NAME.yaml" or "examples/NAME.yaml" when the path does
+// not exist on disk.
+func ReadFile(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	dir := filepath.Dir(path)
+	if err != nil {
+		rel := strings.TrimPrefix(filepath.ToSlash(path), "programs/")
+		if b, e2 := Examples.ReadFile(rel); e2 == nil {
+			data, err = b, nil
+		} else {
+			return nil, fmt.Errorf("program file: %v", err)
+		}
+	}
+	return Parse(path, dir, data)
+}
+
+// Parse parses program YAML text; path names it in messages and dir
+// resolves relative file references.
+func Parse(path, dir string, data []byte) (*File, error) {
+	cfg, err := machines.ReadYAML(path, data)
+	if err != nil {
+		return nil, err
+	}
+	v := cfg.Viper()
+	kind, _ := v.Get("kind").(string)
+	if kind == "" {
+		return nil, fmt.Errorf("%s: key \"kind\": missing; one of %s", path, kindNames())
+	}
+	k, ok := kinds[kind]
+	if !ok {
+		return nil, fmt.Errorf("%s: key \"kind\": unknown program kind %q; one of %s", path, kind, kindNames())
+	}
+	mach, _ := v.Get("machine").(string)
+	return &File{Path: path, Dir: dir, Kind: k, Machine: mach, Config: cfg}, nil
+}
+
+func kindNames() string {
+	var names []string
+	for _, k := range Kinds() {
+		names = append(names, k.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Decode applies the program.* overrides to the file and decodes it
+// strictly into out (a pointer to the kind's parameter struct, which must
+// have the header keys kind and machine).
+func (f *File) Decode(out any, opts Options) error {
+	if err := machines.ApplyOverrides(f.Config, out, "program", opts.Overrides); err != nil {
+		return err
+	}
+	return machines.DecodeStrict(f.Config, out)
+}
+
+// Resolve returns a path from the program file relative to its directory.
+func (f *File) Resolve(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(f.Dir, p)
+}
+
+// MachineFor returns the machine a run of f uses: opts.Machine, else the
+// file's, else DefaultMachine, with machine.* overrides applied.
+func MachineFor(f *File, opts Options) (*machines.Machine, error) {
+	name := opts.Machine
+	if name == "" {
+		name = f.Machine
+	}
+	if name == "" {
+		name = DefaultMachine
+	}
+	return machines.Load(name, opts.Overrides)
+}
+
+// CheckOverrides reports --set paths that address neither the program nor
+// the machine.
+func CheckOverrides(ovs []machines.Override) error {
+	for _, o := range ovs {
+		p := strings.ToLower(o.Path)
+		if !strings.HasPrefix(p, "program.") && !strings.HasPrefix(p, "machine.") {
+			return fmt.Errorf("--set %s: the path must start with program. or machine.", o)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package programs
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"github.com/sbinet/npyio"
+
+	"github.com/davinci-sim/davinci-sim/fp"
+)
+
+// Distribution names for generated inputs.
+const (
+	DistUniform        = "uniform"        // symmetric: U[−2^e, 2^e]
+	DistUniformNonneg  = "uniform-nonneg" // U[0, 2^e]
+	DistZero           = "zero"
+	DistUniformBetween = "between" // U[low, high]
+)
+
+// NewRand returns the deterministic generator used for all program inputs:
+// PCG seeded from (seed, stream), so that A and B of one seed differ.
+func NewRand(seed int64, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), stream))
+}
+
+// UniformFP32 returns n FP32 values from U[lo, hi] (rounded to FP32 RNE).
+func UniformFP32(r *rand.Rand, n int, lo, hi float64) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = float32(lo + (hi-lo)*r.Float64())
+	}
+	return out
+}
+
+// ReadNPYFloat32 reads a 2-D .npy file as float32 (float64 files are
+// rounded to FP32 RNE) and returns its rows and
+// columns.
+func ReadNPYFloat32(path string) ([]float32, int, int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	defer f.Close()
+	r, err := npyio.NewReader(f)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("%s: %v", path, err)
+	}
+	shape := r.Header.Descr.Shape
+	if len(shape) != 2 {
+		return nil, 0, 0, fmt.Errorf("%s: expected a 2-D array, got shape %v", path, shape)
+	}
+	if r.Header.Descr.Fortran {
+		return nil, 0, 0, fmt.Errorf("%s: Fortran-ordered arrays are not supported; save with np.ascontiguousarray", path)
+	}
+	rows, cols := shape[0], shape[1]
+	switch r.Header.Descr.Type {
+	case "<f4", "f4", "float32":
+		var v []float32
+		if err := r.Read(&v); err != nil {
+			return nil, 0, 0, fmt.Errorf("%s: %v", path, err)
+		}
+		return v, rows, cols, nil
+	case "<f8", "f8", "float64":
+		var v []float64
+		if err := r.Read(&v); err != nil {
+			return nil, 0, 0, fmt.Errorf("%s: %v", path, err)
+		}
+		out := make([]float32, len(v))
+		for i, x := range v {
+			out[i] = float32(x)
+		}
+		return out, rows, cols, nil
+	}
+	return nil, 0, 0, fmt.Errorf("%s: dtype %s not supported (float32, float64)", path, r.Header.Descr.Type)
+}
+
+// WriteOutputs writes each output as DIR/NAME.npy.
+func WriteOutputs(dir string, outs []Output) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, o := range outs {
+		path := filepath.Join(dir, o.Name+".npy")
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		var werr error
+		switch {
+		case o.F32 != nil:
+			werr = writeNPY(f, o.F32, o.Shape)
+		case o.F16 != nil:
+			werr = writeNPYf16(f, o.F16, o.Shape)
+		}
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return fmt.Errorf("%s: %v", path, werr)
+		}
+	}
+	return nil
+}
+
+// writeNPY writes v with the given shape (1-D or 2-D, row-major).
+func writeNPY(f *os.File, v []float32, shape []int) error {
+	if len(shape) != 2 {
+		return npyio.Write(f, v)
+	}
+	rows := make([][]float32, shape[0])
+	for i := range rows {
+		rows[i] = v[i*shape[1] : (i+1)*shape[1]]
+	}
+	return npyio.Write(f, rows)
+}
+
+// writeNPYf16 writes FP16 patterns as float32 values (numpy reads both; the
+// values are exact), keeping the file readable without float16 support.
+func writeNPYf16(f *os.File, v []uint16, shape []int) error {
+	out := make([]float32, len(v))
+	for i, h := range v {
+		out[i] = fp.F16ToF32(h)
+	}
+	return writeNPY(f, out, shape)
+}
+
+// pow2 returns 2^e.
+func pow2(e int) float64 { return math.Ldexp(1, e) }

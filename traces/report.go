@@ -1,0 +1,258 @@
+// Package traces holds what a run leaves behind: report.json (the stable
+// summary of time, throughput, stalls, occupancy, traffic and error), and
+// the event traces for Perfetto and the terminal visualizer.
+package traces
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+)
+
+// Report is report.json. Keys are stable (DESIGN.md "report.json"); more may
+// be added. Program-specific sections go in Sections and are written beside
+// the standard keys.
+type Report struct {
+	Machine   string                  `json:"machine"`
+	Program   map[string]any          `json:"program"`
+	Time      TimeReport              `json:"time"`
+	Flops     *FlopsReport            `json:"flops,omitempty"`
+	Pipes     map[string]PipeReport   `json:"pipes"`
+	Buffers   map[string]BufferReport `json:"buffers"`
+	Memory    MemoryReport            `json:"memory"`
+	Error     *ErrorReport            `json:"error,omitempty"`
+	Baselines map[string]ErrorReport  `json:"baselines,omitempty"`
+	Sim       SimReport               `json:"sim"`
+	Cores     []CoreReport            `json:"cores,omitempty"`
+	Sections  map[string]any          `json:"-"`
+	Notes     []string                `json:"notes,omitempty"`
+}
+
+// TimeReport is the simulated duration.
+type TimeReport struct {
+	Cycles  int64   `json:"cycles"`
+	Seconds float64 `json:"seconds"`
+}
+
+// FlopsReport is the throughput of the run under a named flop convention.
+type FlopsReport struct {
+	Total        float64 `json:"total"`
+	TFLOPS       float64 `json:"tflops"`
+	PeakTFLOPS   float64 `json:"peak_tflops"`
+	PeakFraction float64 `json:"peak_fraction"`
+	Convention   string  `json:"convention"`
+}
+
+// PipeReport is one pipe's time split: Busy and each stall cause as a
+// fraction of the run (over the cores the program used).
+type PipeReport struct {
+	Busy       float64            `json:"busy"`
+	BusyCycles int64              `json:"busy_cycles"`
+	Stall      map[string]float64 `json:"stall"`
+	Instrs     uint64             `json:"instructions"`
+}
+
+// BufferReport summarizes one buffer: per-core capacity, the largest peak
+// over cores and the mean over cores of the time-weighted mean occupancy.
+type BufferReport struct {
+	CapacityBytes int64   `json:"capacity_bytes"`
+	PeakBytes     int64   `json:"peak_bytes"`
+	MeanBytes     float64 `json:"mean_bytes"`
+	PeakFraction  float64 `json:"peak_fraction"`
+}
+
+// MemoryReport is the global-memory traffic.
+type MemoryReport struct {
+	GMReadBytes          int64   `json:"gm_read_bytes"`
+	GMWriteBytes         int64   `json:"gm_write_bytes"`
+	OperationalIntensity float64 `json:"operational_intensity"` // flops per GM byte
+	GMBandwidthUse       float64 `json:"gm_bandwidth_utilisation"`
+}
+
+// ErrorReport is the error of a result against a reference.
+type ErrorReport struct {
+	Reference string  `json:"reference"`
+	RelFro    float64 `json:"rel_fro"`
+	MaxRel    float64 `json:"max_rel"`
+	MRED      float64 `json:"mred"`
+	MaxErr    float64 `json:"max_err"`
+	Bits      float64 `json:"bits"`
+	Elements  int64   `json:"elements"`
+	Sampled   bool    `json:"sampled,omitempty"`
+}
+
+// SimReport describes the simulation itself.
+type SimReport struct {
+	Events          uint64  `json:"events"`
+	WallSeconds     float64 `json:"wall_seconds"`
+	EventsPerSecond float64 `json:"events_per_second"`
+	Mode            string  `json:"numerics"`
+}
+
+// CoreReport is one core's accounting.
+type CoreReport struct {
+	Core        int                   `json:"core"`
+	FinishCycle int64                 `json:"finish_cycle"`
+	Pipes       map[string]PipeReport `json:"pipes"`
+}
+
+// FromStats fills the timing, stall, buffer and memory parts of r from a
+// run's statistics; used lists the cores the program ran on.
+func (r *Report) FromStats(st *arch.Stats, clockHz float64, used []int) {
+	r.Time = TimeReport{Cycles: st.Cycles, Seconds: st.Time.Seconds()}
+	r.Pipes = map[string]PipeReport{}
+	r.Buffers = map[string]BufferReport{}
+	total := st.Time
+	agg := [isa.NumPipes]arch.PipeStats{}
+	for _, ci := range used {
+		cs := st.Cores[ci]
+		cr := CoreReport{Core: ci, FinishCycle: int64(float64(cs.Finish.Seconds()) * clockHz), Pipes: map[string]PipeReport{}}
+		for p := range cs.Pipes {
+			ps := cs.Pipes[p]
+			cr.Pipes[isa.Pipe(p).String()] = pipeReport(ps, float64(total), clockHz)
+			for c := range ps.Time {
+				agg[p].Time[c] += ps.Time[c]
+			}
+			agg[p].Instrs += ps.Instrs
+		}
+		r.Cores = append(r.Cores, cr)
+	}
+	n := float64(len(used))
+	if n == 0 {
+		n = 1
+	}
+	for p := range agg {
+		r.Pipes[isa.Pipe(p).String()] = pipeReport(agg[p], float64(total)*n, clockHz/n)
+	}
+	for b := isa.L1; b < isa.NumBuffers; b++ {
+		var br BufferReport
+		for _, ci := range used {
+			bs := st.Cores[ci].Buffers[b]
+			br.CapacityBytes = bs.Capacity
+			if bs.Peak > br.PeakBytes {
+				br.PeakBytes = bs.Peak
+			}
+			br.MeanBytes += bs.Mean / n
+		}
+		if br.CapacityBytes > 0 {
+			br.PeakFraction = float64(br.PeakBytes) / float64(br.CapacityBytes)
+		}
+		r.Buffers[b.String()] = br
+	}
+	r.Memory = MemoryReport{GMReadBytes: st.GMReadBytes, GMWriteBytes: st.GMWriteBytes, GMBandwidthUse: st.GMUtilisation}
+}
+
+func pipeReport(ps arch.PipeStats, total, hz float64) PipeReport {
+	pr := PipeReport{Stall: map[string]float64{}, Instrs: ps.Instrs}
+	if total <= 0 {
+		return pr
+	}
+	pr.Busy = float64(ps.Time[arch.Busy]) / total
+	pr.BusyCycles = int64(float64(ps.Time[arch.Busy]) * 1e-12 * hz)
+	for c := arch.Cause(1); c < arch.NumCauses; c++ {
+		pr.Stall[c.String()] = float64(ps.Time[c]) / total
+	}
+	return pr
+}
+
+// WriteJSON writes r as indented JSON, with Sections merged in at the top level.
+func (r *Report) WriteJSON(w io.Writer) error {
+	base, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(base, &m); err != nil {
+		return err
+	}
+	for k, v := range r.Sections {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("report section %s: %w", k, err)
+		}
+		m[k] = raw
+	}
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(out, '\n'))
+	return err
+}
+
+// WriteSummary prints a readable summary table.
+func (r *Report) WriteSummary(w io.Writer) {
+	fmt.Fprintf(w, "machine %s, program %v\n", r.Machine, r.Program["kind"])
+	fmt.Fprintf(w, "time      %d cycles (%.6g s)\n", r.Time.Cycles, r.Time.Seconds)
+	if f := r.Flops; f != nil {
+		fmt.Fprintf(w, "flops     %.4g %s: %.2f TFLOP/s = %.1f %% of %.2f TFLOP/s\n", f.Total, f.Convention, f.TFLOPS, 100*f.PeakFraction, f.PeakTFLOPS)
+	}
+	fmt.Fprintf(w, "GM        read %s, written %s, %.1f flop/byte, bandwidth use %.1f %%\n",
+		bytesStr(r.Memory.GMReadBytes), bytesStr(r.Memory.GMWriteBytes), r.Memory.OperationalIntensity, 100*r.Memory.GMBandwidthUse)
+	if e := r.Error; e != nil {
+		fmt.Fprintf(w, "error     rel_fro %.3e  max_rel %.3e  bits %.1f  (vs %s, %d elements%s)\n", e.RelFro, e.MaxRel, e.Bits, e.Reference, e.Elements, sampledStr(e.Sampled))
+	}
+	names := make([]string, 0, len(r.Baselines))
+	for k := range r.Baselines {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		e := r.Baselines[k]
+		fmt.Fprintf(w, "  %-12s rel_fro %.3e  max_rel %.3e  bits %.1f\n", k, e.RelFro, e.MaxRel, e.Bits)
+	}
+	fmt.Fprintln(w)
+	causes := []arch.Cause{arch.WaitFlag, arch.Barrier, arch.QueueEmpty, arch.QueueFull, arch.Bandwidth, arch.Latency}
+	fmt.Fprintf(w, "%-5s %7s", "pipe", "busy")
+	for _, c := range causes {
+		fmt.Fprintf(w, " %11s", c)
+	}
+	fmt.Fprintf(w, " %12s\n", "instructions")
+	for p := isa.Pipe(0); p < isa.NumPipes; p++ {
+		pr, ok := r.Pipes[p.String()]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(w, "%-5s %6.1f%%", p, 100*pr.Busy)
+		for _, c := range causes {
+			fmt.Fprintf(w, " %10.1f%%", 100*pr.Stall[c.String()])
+		}
+		fmt.Fprintf(w, " %12d\n", pr.Instrs)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%-6s %10s %10s %10s %7s\n", "buffer", "capacity", "peak", "mean", "peak%")
+	for b := isa.L1; b < isa.NumBuffers; b++ {
+		br := r.Buffers[b.String()]
+		fmt.Fprintf(w, "%-6s %10s %10s %10s %6.1f%%\n", b, bytesStr(br.CapacityBytes), bytesStr(br.PeakBytes), bytesStr(int64(br.MeanBytes)), 100*br.PeakFraction)
+	}
+	fmt.Fprintf(w, "\nsimulated %d events in %.3f s (%.3g events/s)\n", r.Sim.Events, r.Sim.WallSeconds, r.Sim.EventsPerSecond)
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+}
+
+func sampledStr(s bool) string {
+	if s {
+		return ", sampled"
+	}
+	return ""
+}
+
+func bytesStr(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	f := float64(n)
+	i := 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.2f", f), "0"), ".0") + " " + units[i]
+}
