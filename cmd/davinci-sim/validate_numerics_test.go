@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// execNumerics runs `validate numerics` with args and returns stdout,
+// stderr and the exit code main would use.
+func execNumerics(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	root := newRootCmd()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(append([]string{"validate", "numerics"}, args...))
+	err := root.Execute()
+	code := 0
+	if err != nil {
+		code = 2
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), code
+}
+
+// copyVectors copies the named GPU folders of the committed subset
+// (cube/testdata/tc-vectors) into a temporary vector folder.
+func copyVectors(t *testing.T, gpus ...string) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "cube", "testdata", "tc-vectors")
+	dst := t.TempDir()
+	for _, g := range gpus {
+		err := filepath.WalkDir(filepath.Join(src, g), func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(src, p)
+			if d.IsDir() {
+				return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+func TestValidateNumericsJSON(t *testing.T) {
+	dir := copyVectors(t, "V100", "A2", "L40S")
+	out, errs, code := execNumerics(t, "--vectors", dir, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, out)
+	}
+	// V100: fp16→fp32, fp16→fp16; A2: fp16×2, bf16, tf32; L40S: fp16×2, bf16, tf32, e4m3, e5m2.
+	if len(rows) != 12 {
+		t.Fatalf("%d rows, want 12:\n%s", len(rows), out)
+	}
+	for _, r := range rows {
+		for _, k := range []string{"gpu", "input", "output", "checked", "mismatches"} {
+			if _, ok := r[k]; !ok {
+				t.Errorf("row %v lacks key %q", r, k)
+			}
+		}
+		if r["checked"].(float64) != 300 || r["mismatches"].(float64) != 0 {
+			t.Errorf("row %v: want 300 checked, 0 mismatches", r)
+		}
+	}
+	// Text form.
+	out, _, code = execNumerics(t, "--vectors", dir)
+	if code != 0 || !strings.Contains(out, "L40S") || !strings.Contains(out, "match bit for bit") {
+		t.Errorf("text output (exit %d):\n%s", code, out)
+	}
+}
+
+func TestValidateNumericsExitCodes(t *testing.T) {
+	// A mismatch exits 1: corrupt one result bit pattern.
+	dir := copyVectors(t, "V100")
+	d := filepath.Join(dir, "V100", "fp16", "d_V100_fp32.txt.gz")
+	writeGz(t, d, strings.Repeat("0", 31)+"1\n")
+	os.WriteFile(filepath.Join(dir, "V100", "fp16", "a_V100_fp16.txt.gz"), gz(t, "3c000000 00000000 00000000 00000000\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "V100", "fp16", "b_V100_fp16.txt.gz"), gz(t, "3c000000 00000000 00000000 00000000\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "V100", "fp16", "c_V100_fp32.txt.gz"), gz(t, strings.Repeat("0", 32)+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "V100", "fp16", "d_V100_fp16.txt.gz"), gz(t, "00111110000000000000000000000000\n"), 0o644)
+	_, errs, code := execNumerics(t, "--vectors", dir)
+	if code != 1 || !strings.Contains(errs, "mismatch") {
+		t.Errorf("mismatch: exit %d, %q", code, errs)
+	}
+
+	// A missing file exits 2 with one line naming it.
+	dir = copyVectors(t, "A100")
+	missing := filepath.Join(dir, "A100", "bf16", "b_A100_bf16.txt.gz")
+	os.Remove(missing)
+	_, errs, code = execNumerics(t, "--vectors", dir, "--json")
+	if code != 2 || !strings.Contains(errs, missing) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("missing file: exit %d, %q", code, errs)
+	}
+	// An unreadable (corrupt) file exits 2 naming it.
+	dir = copyVectors(t, "A100")
+	bad := filepath.Join(dir, "A100", "tf32", "a_A100_tf32.txt.gz")
+	os.WriteFile(bad, []byte("garbage"), 0o644)
+	_, errs, code = execNumerics(t, "--vectors", dir)
+	if code != 2 || !strings.Contains(errs, bad) {
+		t.Errorf("corrupt file: exit %d, %q", code, errs)
+	}
+	// A missing folder exits 2.
+	_, errs, code = execNumerics(t, "--vectors", filepath.Join(dir, "nope"))
+	if code != 2 || !strings.Contains(errs, "not found") {
+		t.Errorf("missing folder: exit %d, %q", code, errs)
+	}
+}
+
+func gz(t *testing.T, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write([]byte(s))
+	w.Close()
+	return b.Bytes()
+}
+
+func writeGz(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, gz(t, s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
