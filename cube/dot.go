@@ -14,6 +14,7 @@ type kernel struct {
 	kind   Kind
 	L, F   int
 	lateC  bool
+	seq32  bool    // Sequential, plain FP32 RNE output, products exact in FP32: native float32 adds
 	cos    outSpec // rounding of the late c addition
 	frac   int     // input fraction bits
 	os     outSpec
@@ -38,7 +39,7 @@ func (m Model) kernel(in, out fp.Format) (*kernel, error) {
 		return nil, fmt.Errorf("cube: model %q: unknown kind %d", m.Name, m.Kind)
 	}
 	if m.Kind == Sequential {
-		k.L = 1
+		k.L = 1 << 30 // one call runs the whole chain (rounding after every product)
 	}
 	if p.LateC {
 		if m.Kind != BlockFMA {
@@ -64,6 +65,10 @@ func (m Model) kernel(in, out fp.Format) (*kernel, error) {
 	}
 	k.cos = k.os
 	k.cos.mode = p.CRound
+	// FP16/FP8 products (≤ 22 significant bits, exponent ≥ −48) are exact
+	// FP32 values, so acc + p in float32 arithmetic is the one RNE rounding.
+	k.seq32 = m.Kind == Sequential && out == fp.FP32 && k.os.mode == fp.RNE && !k.os.ftz && k.os.p == 24 &&
+		(in == fp.FP16 || in == fp.E4M3 || in == fp.E5M2)
 	if int(k.os.mode) >= len(fp.Roundings()) || int(k.cos.mode) >= len(fp.Roundings()) {
 		return nil, fmt.Errorf("cube: model %q: invalid rounding mode %d", m.Name, k.os.mode)
 	}
@@ -261,11 +266,20 @@ func (k *kernel) blockFMA(pa, pb []dec, c float64) float64 {
 		if cd.sig != 0 {
 			S = alignTrunc(int64(cd.sig), int(cd.exp)-23-u)
 		}
+		// A product's shift is d = (e − e_max) + (F − 2·frac). Shift left by
+		// max(F − 2·frac, 0) first so that the data-dependent part is a
+		// right shift (≥ 0) of the magnitude, done without branches; zero
+		// products contribute 0.
+		gl, gr := k.F-f2, 0
+		if gl < 0 {
+			gl, gr = 0, -gl
+		}
 		for i := range pa {
-			if pa[i].sig != 0 && pb[i].sig != 0 {
-				M := int64(pa[i].sig) * int64(pb[i].sig)
-				S += alignTrunc(M, int(pa[i].exp)+int(pb[i].exp)-f2-u)
-			}
+			M := int64(pa[i].sig) * int64(pb[i].sig) << uint(gl)
+			sh := uint(min(emax-int(pa[i].exp)-int(pb[i].exp)+gr, 63))
+			sgn := M >> 63
+			mag := (M ^ sgn) - sgn
+			S += ((mag >> sh) ^ sgn) - sgn
 		}
 	}
 	if S == 0 {
@@ -344,6 +358,19 @@ func (k *kernel) add2(x, y float64) float64 {
 
 // sequential: one FMA per product, rounding after each.
 func (k *kernel) sequential(pa, pb []dec, acc float64) float64 {
+	if k.seq32 {
+		a := float32(acc)
+		f2 := 2 * k.frac
+		for i := range pa {
+			p := float32(float64(int64(pa[i].sig)*int64(pb[i].sig)) * pow2(int(pa[i].exp)+int(pb[i].exp)-f2))
+			if p == 0 { // keep IEEE signed-zero rules for zero products
+				a = float32(k.add2(float64(a), k.product(pa[i], pb[i])))
+				continue
+			}
+			a = a + p
+		}
+		return float64(a)
+	}
 	for i := range pa {
 		acc = k.add2(acc, k.product(pa[i], pb[i]))
 	}

@@ -9,6 +9,15 @@
 // (Preset, PresetNames) are Model values; nothing about a particular GPU is
 // special-cased in the arithmetic.
 //
+// Validation (davinci-sim validate numerics, shared/tc-vectors): every
+// recorded set matches bit for bit except FP8 inputs with FP16 output on
+// Hopper (H100/H200, wgmma) and Blackwell (B200), where 15–38 % of the lines
+// differ by an ulp or more. Their FP32-output twins match, and the FP16
+// results there depend on the c file (H100 and H200 share a and b, not c),
+// but no block-FMA variant tried (L 4–32, F 10–25 or exact, RZ/RNE block
+// and final roundings, c before/after the products, c pre-rounded to FP16 or
+// not, intermediate FP16/FP32/13-bit accumulators) reproduces them: open.
+//
 // Sources: FACTS.md §2–§3 — Fasi, Higham, Mikaitis, Pranesh, "Numerical
 // behavior of NVIDIA tensor cores" (PeerJ CS 2021); Khattak & Mikaitis,
 // "Accurate models of NVIDIA tensor cores" (arXiv 2512.07004) and their

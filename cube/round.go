@@ -39,7 +39,7 @@ func intToF64(S int64, u int) float64 {
 		}
 		u += sh
 	}
-	x := math.Ldexp(float64(m), u)
+	x := float64(m) * pow2(u)
 	if neg {
 		x = -x
 	}
@@ -142,4 +142,13 @@ func toBits(x float64) uint32 {
 		return NaNBits
 	}
 	return math.Float32bits(float32(x))
+}
+
+// pow2 returns 2^u exactly (without math.Ldexp's generality in the normal
+// range).
+func pow2(u int) float64 {
+	if u >= -1022 && u <= 1023 {
+		return math.Float64frombits(uint64(u+1023) << 52)
+	}
+	return math.Ldexp(1, u)
 }
