@@ -114,7 +114,11 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 			if err != nil {
 				return nil, err
 			}
-			j.prog.Cores[i] = af.Stream(i)
+			pr, err := af.Program(i + 1) // expands once: errors surface before the run
+			if err != nil {
+				return nil, err
+			}
+			j.prog.Cores[i] = pr.Cores[i]
 		}
 	} else {
 		var af *isa.File
@@ -131,10 +135,11 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		if n == 0 {
 			n = 1
 		}
-		j.prog.Cores = make([]isa.Stream, n)
-		for i := range j.prog.Cores {
-			j.prog.Cores[i] = af.Stream(i)
+		pr, err := af.Program(n) // expands every core once: errors surface before the run
+		if err != nil {
+			return nil, err
 		}
+		j.prog.Cores = pr.Cores
 	}
 	j.prog.Name = f.Path
 	for i := range p.GM {

@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/davinci-sim/davinci-sim/arch"
-	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -89,58 +87,28 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if err != nil {
 		return badInput(err)
 	}
-	m, err := programs.MachineFor(file, opts)
-	if err != nil {
-		return badInput(err)
-	}
-	job, err := file.Kind.Build(file, m, opts)
-	if err != nil {
-		return badInput(err)
-	}
-	chipOpts := arch.Options{Mode: job.Mode()}
+	var hooks programs.RunHooks
 	progress := !f.quiet && isTerminal(stderr)
 	wallStart := time.Now()
 	if progress {
-		chipOpts.ProgressEvery = 1 << 20
-		chipOpts.Progress = func(now sim.Time, events uint64) {
+		hooks.ProgressEvery = 1 << 20
+		hooks.Progress = func(now sim.Time, events uint64) {
 			fmt.Fprintf(stderr, "\r  simulated %v, %d events, %.1f s wall", now, events, time.Since(wallStart).Seconds())
 		}
 	}
-	chip, err := arch.NewChip(m, chipOpts)
-	if err != nil {
-		return badInput(err)
-	}
-	if err := job.Prepare(chip); err != nil {
-		return badInput(err)
-	}
-	st, err := chip.Run(job.Program())
+	res, err := programs.Execute(file, opts, hooks)
 	if progress {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if err != nil {
-		var dl *sim.DeadlockError
-		var ce *isa.CheckError
-		switch {
-		case errors.As(err, &dl):
-			return failure(err)
-		case errors.As(err, &ce):
-			return badInput(fmt.Errorf("%s: %v", path, err))
+		if errors.Is(err, programs.ErrBadInput) {
+			return badInput(err)
 		}
 		return failure(err)
 	}
-	wall := time.Since(wallStart).Seconds()
-	rep := &traces.Report{Machine: m.Name}
-	rep.FromStats(st, chip.Clock().Hz(), usedCores(job.Program()))
-	rep.Sim = traces.SimReport{Events: st.Events, WallSeconds: wall, Mode: modeName(job.Mode())}
-	if wall > 0 {
-		rep.Sim.EventsPerSecond = float64(st.Events) / wall
-	}
-	finishErr := job.Finish(chip, st, rep)
-	if finishErr != nil && !errors.Is(finishErr, programs.ErrCheckFailed) {
-		return failure(finishErr)
-	}
+	rep := res.Report
 	if f.out != "" {
-		if err := writeOutDir(f.out, rep, job.Outputs()); err != nil {
+		if err := writeOutDir(f.out, rep, res.Outputs); err != nil {
 			return failure(err)
 		}
 	}
@@ -151,8 +119,8 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	} else {
 		rep.WriteSummary(stdout)
 	}
-	if finishErr != nil {
-		return failure(finishErr)
+	if res.Failure != nil {
+		return failure(res.Failure)
 	}
 	return nil
 }
@@ -173,23 +141,6 @@ func writeOutDir(dir string, rep *traces.Report, outs []programs.Output) error {
 		return err
 	}
 	return programs.WriteOutputs(dir, outs)
-}
-
-func usedCores(p isa.Program) []int {
-	var used []int
-	for i, s := range p.Cores {
-		if s != nil {
-			used = append(used, i)
-		}
-	}
-	return used
-}
-
-func modeName(m arch.Mode) string {
-	if m == arch.Functional {
-		return "functional"
-	}
-	return "timing"
 }
 
 func isTerminal(w io.Writer) bool {

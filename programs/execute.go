@@ -1,0 +1,103 @@
+package programs
+
+import (
+	"errors"
+	"time"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/sim"
+	"github.com/davinci-sim/davinci-sim/traces"
+)
+
+// ErrBadInput matches (errors.Is) errors caused by the program file, its
+// parameters or the machine (exit code 2).
+var ErrBadInput = errors.New("bad input")
+
+// inputError marks err as bad input without changing its message.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string        { return e.err.Error() }
+func (e *inputError) Unwrap() error        { return e.err }
+func (e *inputError) Is(target error) bool { return target == ErrBadInput }
+
+func badInput(err error) error { return &inputError{err} }
+
+// Result is what one run produces.
+type Result struct {
+	Report  *traces.Report
+	Outputs []Output
+	Stats   *arch.Stats
+	// Failure is set when the run completed but a check failed (the report
+	// is still complete); it wraps ErrCheckFailed.
+	Failure error
+}
+
+// RunHooks are optional observers of a run.
+type RunHooks struct {
+	Observer      arch.Observer
+	Progress      func(now sim.Time, events uint64)
+	ProgressEvery uint64
+}
+
+// Execute runs a program file with the given options: it loads the machine,
+// builds the job, runs it and fills the report. Errors wrap ErrBadInput for
+// bad input; a deadlock is a *sim.DeadlockError; other errors are
+// simulation failures.
+func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
+	if err := CheckOverrides(opts.Overrides); err != nil {
+		return nil, badInput(err)
+	}
+	m, err := MachineFor(f, opts)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	job, err := f.Kind.Build(f, m, opts)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	chip, err := arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
+		Progress: hooks.Progress, ProgressEvery: hooks.ProgressEvery})
+	if err != nil {
+		return nil, badInput(err)
+	}
+	if err := job.Prepare(chip); err != nil {
+		return nil, badInput(err)
+	}
+	start := time.Now()
+	prog := job.Program()
+	st, err := chip.Run(prog)
+	wall := time.Since(start).Seconds()
+	if err != nil {
+		var ce *isa.CheckError
+		if errors.As(err, &ce) {
+			return nil, badInput(err)
+		}
+		return nil, err
+	}
+	rep := &traces.Report{Machine: m.Name}
+	var used []int
+	for i, s := range prog.Cores {
+		if s != nil {
+			used = append(used, i)
+		}
+	}
+	rep.FromStats(st, chip.Clock().Hz(), used)
+	mode := "functional"
+	if job.Mode() == arch.Timing {
+		mode = "timing"
+	}
+	rep.Sim = traces.SimReport{Events: st.Events, WallSeconds: wall, Mode: mode}
+	if wall > 0 {
+		rep.Sim.EventsPerSecond = float64(st.Events) / wall
+	}
+	res := &Result{Report: rep, Stats: st}
+	if err := job.Finish(chip, st, rep); err != nil {
+		if !errors.Is(err, ErrCheckFailed) {
+			return nil, err
+		}
+		res.Failure = err
+	}
+	res.Outputs = job.Outputs()
+	return res, nil
+}
