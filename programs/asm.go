@@ -48,9 +48,20 @@ type Tensor struct {
 	File string  `mapstructure:"file"`
 }
 
+// maxTensorElems bounds a GM tensor of an asm program (1 GiB of FP32).
+const maxTensorElems = 1 << 28
+
+// elems returns the element count, or −1 when a dimension is not positive
+// or the product exceeds maxTensorElems.
 func (t *Tensor) elems() int {
+	if len(t.Shape) == 0 {
+		return -1
+	}
 	n := 1
 	for _, d := range t.Shape {
+		if d <= 0 || n > maxTensorElems/d {
+			return -1
+		}
 		n *= d
 	}
 	return n
@@ -173,8 +184,8 @@ func (j *asmJob) tensorBytes(t *Tensor) ([]byte, error) {
 		return nil, err
 	}
 	n := t.elems()
-	if n <= 0 {
-		return nil, fmt.Errorf("shape %v: must be positive", t.Shape)
+	if n <= 0 || n > maxTensorElems {
+		return nil, fmt.Errorf("shape %v: must be positive, at most %d elements", t.Shape, maxTensorElems)
 	}
 	var vals []float32
 	switch t.Init {

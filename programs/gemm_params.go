@@ -169,6 +169,15 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	if p.SplitChunk < 64 || p.SplitChunk%64 != 0 {
 		return bad("split_chunk", "must be a positive multiple of 64; got %d", p.SplitChunk)
 	}
+	// Host memory: inputs (and, with full numerics, GM copies of every
+	// matrix) must fit comfortably on the machine running the simulator.
+	elems := float64(p.M)*float64(p.K) + float64(p.K)*float64(p.N)
+	switch {
+	case p.Numerics == NumericsFull && (elems+float64(p.M)*float64(p.N))*16 > 8<<30:
+		return bad("numerics", "full numerics on %d×%d×%d needs more than 8 GiB of host memory; use sampled or off", p.M, p.K, p.N)
+	case p.Numerics == NumericsSampled && elems*4 > 8<<30:
+		return bad("numerics", "sampled numerics on %d×%d×%d needs the inputs (over 8 GiB); use off", p.M, p.K, p.N)
+	}
 	if m.Core.Cube.KStepFP16 == 0 {
 		return fmt.Errorf("%s: machine %s: the cube has no FP16 mode (core.cube.kstep_fp16 = 0)", file, m.Name)
 	}
