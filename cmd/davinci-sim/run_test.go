@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// exampleArgs runs every shipped example small enough for a unit test.
+var exampleArgs = map[string][]string{
+	"cube-peak.yaml":          nil,
+	"gm-bandwidth.yaml":       nil,
+	"gm-bandwidth-1core.yaml": nil,
+	"l1-l0-bandwidth.yaml":    nil,
+	"flag-pingpong.yaml":      nil,
+	"sgemm-cube.yaml":         {"--set", "program.m=200", "--set", "program.n=150", "--set", "program.k=300", "--numerics", "full"},
+	"hgemm.yaml":              {"--set", "program.m=128", "--set", "program.n=64", "--set", "program.k=96"},
+}
+
+func examplePath(name string) string { return filepath.Join("..", "..", "programs", "examples", name) }
+
+// Two runs of an example give the same report.json apart from the sim
+// section's wall-clock fields.
+func TestExamplesDeterministic(t *testing.T) {
+	for name, extra := range exampleArgs {
+		t.Run(name, func(t *testing.T) {
+			var reports [2]map[string]any
+			for i := range reports {
+				args := append([]string{"run", examplePath(name), "--json", "-q"}, extra...)
+				out, code, err := runCLI(t, args...)
+				if code != 0 {
+					t.Fatalf("exit %d: %v\n%s", code, err, out)
+				}
+				if err := json.Unmarshal([]byte(out), &reports[i]); err != nil {
+					t.Fatalf("%v\n%s", err, out)
+				}
+				sim := reports[i]["sim"].(map[string]any)
+				delete(sim, "wall_seconds")
+				delete(sim, "events_per_second")
+			}
+			a, _ := json.Marshal(reports[0])
+			b, _ := json.Marshal(reports[1])
+			if string(a) != string(b) {
+				t.Fatalf("reports differ:\n%s\n%s", a, b)
+			}
+		})
+	}
+}
+
+func TestMicrobenchmarkAcceptance(t *testing.T) {
+	get := func(name string) map[string]any {
+		out, code, err := runCLI(t, "run", examplePath(name), "--json", "-q")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %v", name, code, err)
+		}
+		var r map[string]any
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	num := func(r map[string]any, path string) float64 {
+		var v any = r
+		for _, k := range strings.Split(path, ".") {
+			v = v.(map[string]any)[k]
+		}
+		return v.(float64)
+	}
+	if f := num(get("cube-peak.yaml"), "flops.peak_fraction"); f < 0.97 {
+		t.Errorf("cube-peak reaches %.3f of the FP16 peak, want ≥ 0.97", f)
+	}
+	all := get("gm-bandwidth.yaml")
+	bw := num(all, "memory.gm_read_bytes") / num(all, "time.seconds")
+	if bw < 0.95*1228e9 || bw > 1228e9*1.0001 {
+		t.Errorf("gm-bandwidth: %.1f GB/s, want 1228 GB/s within 5 %%", bw/1e9)
+	}
+	one := get("gm-bandwidth-1core.yaml")
+	bw1 := num(one, "memory.gm_read_bytes") / num(one, "time.seconds")
+	if bw1 < 0.95*73e9 || bw1 > 73e9*1.0001 {
+		t.Errorf("gm-bandwidth-1core: %.1f GB/s, want the path's 73 GB/s", bw1/1e9)
+	}
+}
+
+func TestDeadlockExitsQuickly(t *testing.T) {
+	start := time.Now()
+	out, code, err := runCLI(t, "run", examplePath("deadlock.yaml"), "-q")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %v\n%s", code, err, out)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("deadlock took %v to report", d)
+	}
+	for _, want := range []string{"core 0", "pipe M", "wait_flag MTE1->M id 3"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestRunBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.tiling.bm=100"}, `"tiling.bm"`},
+		{[]string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.tiling.bm=512", "--set", "program.tiling.bk=256"}, "L0A"},
+		{[]string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.tiling.nfused=500"}, "nfused"},
+		{[]string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.bogus=1"}, `"program.bogus"`},
+		{[]string{"run", examplePath("sgemm-cube.yaml"), "--set", "machine.core.buffers.L1=100"}, "multiple of 32"},
+		{[]string{"run", examplePath("sgemm-cube.yaml"), "--set", "tiling.bm=96"}, "program."},
+		{[]string{"run", examplePath("sgemm-cube.yaml"), "--numerics", "maybe"}, "full, sampled or off"},
+		{[]string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.m=1000000", "--set", "program.k=1000000", "--numerics", "full"}, "host memory"},
+		{[]string{"run", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
+		{[]string{"run", bad}, "kind"},
+	}
+	if err := os.WriteFile(bad, []byte("m: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		out, code, err := runCLI(t, c.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%v)\n%s", c.args, code, err, out)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, c.want) || strings.Count(msg, "\n") > 0 {
+			t.Errorf("%v: error %q should be one line containing %q", c.args, msg, c.want)
+		}
+	}
+}
