@@ -197,10 +197,7 @@ func (c *Chip) startGM(core *Core, p *pipe, in *isa.Instr, n int64, capBps float
 	}
 	hit := int64(0)
 	if c.l2 != nil {
-		for _, r := range gmRanges(in) {
-			h, _ := c.l2.Access(r[0], r[1])
-			hit += h
-		}
+		hit = c.l2Access(in)
 		if !read {
 			hit = 0 // write-through: every byte reaches HBM
 		}
@@ -225,28 +222,22 @@ func (c *Chip) startGM(core *Core, p *pipe, in *isa.Instr, n int64, capBps float
 	}
 }
 
-// gmRanges returns the GM byte ranges (addr, len) an instruction touches.
-func gmRanges(in *isa.Instr) [][2]int64 {
-	var out [][2]int64
+// l2Access looks up (and allocates) the GM bytes an instruction touches in
+// the L2 and returns the bytes that hit.
+func (c *Chip) l2Access(in *isa.Instr) int64 {
 	switch in.Op {
 	case isa.OpCopy:
-		base, stride := in.Src.Addr, in.SrcStride
 		if in.Dst.Buf == isa.GM {
-			base, stride = in.Dst.Addr, in.DstStride
+			h, _ := c.l2.Access2D(in.Dst.Addr, in.NBurst, in.BurstLen, in.DstStride)
+			return h
 		}
-		if stride == in.BurstLen || in.NBurst == 1 {
-			return append(out, [2]int64{base, int64(in.NBurst) * in.BurstLen})
-		}
-		for i := 0; i < in.NBurst; i++ {
-			out = append(out, [2]int64{base + int64(i)*stride, in.BurstLen})
-		}
+		h, _ := c.l2.Access2D(in.Src.Addr, in.NBurst, in.BurstLen, in.SrcStride)
+		return h
 	case isa.OpL0CCopy:
-		rb := int64(in.Cols * in.Out.Bytes())
-		for r := 0; r < in.Rows; r++ {
-			out = append(out, [2]int64{in.Dst.Addr + int64(r)*in.RowStride, rb})
-		}
+		h, _ := c.l2.Access2D(in.Dst.Addr, in.Rows, int64(in.Cols*in.Out.Bytes()), in.RowStride)
+		return h
 	}
-	return out
+	return 0
 }
 
 // ceilDiv returns ceil(a/b) for positive b.

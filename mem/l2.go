@@ -9,14 +9,19 @@ package mem
 // read the same block at about the same time share one HBM read.
 type L2 struct {
 	lineBits uint
-	sets     int
+	sets     uint64
+	setMask  uint64 // sets−1 when sets is a power of two, else 0
 	ways     int
-	tags     []int64  // sets·ways entries; -1 = invalid
-	stamp    []uint64 // last use, for LRU
+	entries  []l2Entry // sets·ways
 	clock    uint64
 
 	// Statistics in bytes.
 	HitBytes, MissBytes int64
+}
+
+type l2Entry struct {
+	tag   int64 // line number, −1 = invalid
+	stamp uint64
 }
 
 // NewL2 returns a cache of the given capacity, line size and associativity;
@@ -29,13 +34,19 @@ func NewL2(capacity int64, lineBytes, ways int) *L2 {
 	for 1<<lb < lineBytes {
 		lb++
 	}
-	sets := int(capacity / int64(lineBytes) / int64(ways))
+	if ways < 1 {
+		ways = 1
+	}
+	sets := uint64(capacity / int64(lineBytes) / int64(ways))
 	if sets < 1 {
 		sets = 1
 	}
-	c := &L2{lineBits: lb, sets: sets, ways: ways, tags: make([]int64, sets*ways), stamp: make([]uint64, sets*ways)}
-	for i := range c.tags {
-		c.tags[i] = -1
+	c := &L2{lineBits: lb, sets: sets, ways: ways, entries: make([]l2Entry, int(sets)*ways)}
+	if sets&(sets-1) == 0 {
+		c.setMask = sets - 1
+	}
+	for i := range c.entries {
+		c.entries[i].tag = -1
 	}
 	return c
 }
@@ -43,23 +54,29 @@ func NewL2(capacity int64, lineBytes, ways int) *L2 {
 // Access looks up [addr, addr+n), allocating missing lines, and returns the
 // bytes that hit and those that missed (line-granular, clipped to the range).
 func (c *L2) Access(addr, n int64) (hit, miss int64) {
-	if n <= 0 {
+	return c.Access2D(addr, 1, n, n)
+}
+
+// Access2D is Access over nburst bursts of burstLen bytes, stride bytes apart.
+func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss int64) {
+	if burstLen <= 0 {
 		return 0, 0
 	}
-	lineSize := int64(1) << c.lineBits
-	for line := addr >> c.lineBits; line<<c.lineBits < addr+n; line++ {
-		lo, hi := line<<c.lineBits, (line+1)<<c.lineBits
-		if lo < addr {
-			lo = addr
-		}
-		if hi > addr+n {
-			hi = addr + n
-		}
-		_ = lineSize
-		if c.touch(line) {
-			hit += hi - lo
-		} else {
-			miss += hi - lo
+	if stride == burstLen {
+		burstLen *= int64(nburst)
+		nburst = 1
+	}
+	for b := 0; b < nburst; b++ {
+		lo := addr + int64(b)*stride
+		end := lo + burstLen
+		for line := lo >> c.lineBits; line<<c.lineBits < end; line++ {
+			a := max(line<<c.lineBits, lo)
+			z := min((line+1)<<c.lineBits, end)
+			if c.touch(line) {
+				hit += z - a
+			} else {
+				miss += z - a
+			}
 		}
 	}
 	c.HitBytes += hit
@@ -70,19 +87,25 @@ func (c *L2) Access(addr, n int64) (hit, miss int64) {
 // touch marks line used and reports whether it was present.
 func (c *L2) touch(line int64) bool {
 	c.clock++
-	set := int(uint64(line) % uint64(c.sets))
-	base := set * c.ways
-	victim := base
-	for w := base; w < base+c.ways; w++ {
-		if c.tags[w] == line {
-			c.stamp[w] = c.clock
+	var set uint64
+	if c.setMask != 0 || c.sets == 1 {
+		set = uint64(line) & c.setMask
+	} else {
+		set = uint64(line) % c.sets
+	}
+	es := c.entries[int(set)*c.ways : int(set+1)*c.ways]
+	for w := range es {
+		if es[w].tag == line {
+			es[w].stamp = c.clock
 			return true
 		}
-		if c.stamp[w] < c.stamp[victim] {
+	}
+	victim := 0
+	for w := 1; w < len(es); w++ {
+		if es[w].stamp < es[victim].stamp {
 			victim = w
 		}
 	}
-	c.tags[victim] = line
-	c.stamp[victim] = c.clock
+	es[victim] = l2Entry{tag: line, stamp: c.clock}
 	return false
 }
