@@ -6,11 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -29,6 +31,11 @@ type runFlags struct {
 	json     bool
 	seed     int64
 	quiet    bool
+
+	trace       string // --trace FILE.json[.gz]
+	traceCores  string // --trace-cores 0-3
+	traceWindow string // --trace-window 0us..50us
+	view        bool   // --view: live terminal visualizer
 }
 
 func newRunCmd() *cobra.Command {
@@ -63,6 +70,10 @@ check); 2 bad input.`,
 	fl.BoolVar(&f.json, "json", false, "print report.json to stdout instead of the summary table")
 	fl.Int64Var(&f.seed, "seed", 0, "override the program's random seed")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
+	fl.StringVar(&f.trace, "trace", "", "write a Perfetto/Chrome JSON trace (FILE.json or FILE.json.gz; open in ui.perfetto.dev or chrome://tracing)")
+	fl.StringVar(&f.traceCores, "trace-cores", "", "trace/view only these cores, e.g. 0-3,8 (default: all)")
+	fl.StringVar(&f.traceWindow, "trace-window", "", "trace/view only this simulated time window, e.g. 0us..50us")
+	fl.BoolVar(&f.view, "view", false, "show the run live in the terminal visualizer")
 	return cmd
 }
 
@@ -88,6 +99,16 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		return badInput(err)
 	}
 	var hooks programs.RunHooks
+	rec, err := newTraceRecorder(file, opts, f)
+	if err != nil {
+		return badInput(err)
+	}
+	if rec != nil {
+		hooks.Observer = rec
+	}
+	if f.view {
+		return runWithView(stdout, stderr, file, opts, f, rec)
+	}
 	progress := !f.quiet && isTerminal(stderr)
 	wallStart := time.Now()
 	if progress {
@@ -104,8 +125,21 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		if errors.Is(err, programs.ErrBadInput) {
 			return badInput(err)
 		}
+		// A deadlock's trace shows what led to it.
+		if terr := finishTrace(rec, nil, f); terr != nil {
+			fmt.Fprintln(stderr, "davinci-sim:", terr)
+		}
 		return failure(err)
 	}
+	if err := finishTrace(rec, res, f); err != nil {
+		return failure(err)
+	}
+	return writeResults(stdout, res, f)
+}
+
+// writeResults writes -o DIR, the summary or JSON report, and returns the
+// run's check failure if any.
+func writeResults(stdout io.Writer, res *programs.Result, f runFlags) error {
 	rep := res.Report
 	if f.out != "" {
 		if err := writeOutDir(f.out, rep, res.Outputs); err != nil {
@@ -121,6 +155,65 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	}
 	if res.Failure != nil {
 		return failure(res.Failure)
+	}
+	return nil
+}
+
+// newTraceRecorder returns the event recorder for --trace/--view (nil when
+// neither is asked for).
+func newTraceRecorder(file *programs.File, opts programs.Options, f runFlags) (*traces.Recorder, error) {
+	if f.trace == "" && !f.view {
+		if f.traceCores != "" || f.traceWindow != "" {
+			return nil, errors.New("--trace-cores and --trace-window need --trace or --view")
+		}
+		return nil, nil
+	}
+	if f.trace != "" && !strings.HasSuffix(f.trace, ".json") && !strings.HasSuffix(f.trace, ".json.gz") {
+		return nil, fmt.Errorf("--trace %q: file name must end in .json or .json.gz", f.trace)
+	}
+	var w traces.Window
+	if f.traceCores != "" {
+		cores, err := traces.ParseCores(f.traceCores)
+		if err != nil {
+			return nil, fmt.Errorf("--trace-cores: %v", err)
+		}
+		w.Cores = cores
+	}
+	if f.traceWindow != "" {
+		from, to, err := traces.ParseWindow(f.traceWindow)
+		if err != nil {
+			return nil, fmt.Errorf("--trace-window: %v", err)
+		}
+		w.From, w.To = from, to
+	}
+	rec := traces.NewRecorder(w)
+	m, err := programs.MachineFor(file, opts)
+	if err != nil {
+		return nil, err
+	}
+	var capacity [isa.NumBuffers]int64
+	b := m.Core.Buffers
+	capacity[isa.L1], capacity[isa.L0A], capacity[isa.L0B], capacity[isa.L0C], capacity[isa.UB] =
+		int64(b.L1), int64(b.L0A), int64(b.L0B), int64(b.L0C), int64(b.UB)
+	rec.SetInfo(m.Name, file.Kind.Name, capacity)
+	return rec, nil
+}
+
+// finishTrace closes the recorded timeline and writes --trace.
+func finishTrace(rec *traces.Recorder, res *programs.Result, f runFlags) error {
+	if rec == nil {
+		return nil
+	}
+	end := sim.Time(0)
+	if res != nil && res.Stats != nil {
+		end = res.Stats.Time
+	}
+	rec.Finish(end)
+	if f.trace == "" {
+		return nil
+	}
+	if err := traces.WritePerfettoFile(f.trace, rec.Timeline()); err != nil {
+		return fmt.Errorf("writing trace: %w", err)
 	}
 	return nil
 }

@@ -1,0 +1,133 @@
+package traces
+
+import (
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+func TestParseTime(t *testing.T) {
+	good := map[string]sim.Time{
+		"0": 0, "50us": 50 * sim.Microsecond, "1.5µs": 1500 * sim.Nanosecond, "200ns": 200 * sim.Nanosecond,
+		"3ms": 3 * sim.Millisecond, "1234ps": 1234, "2s": 2 * sim.Second, "0.000001us": 1, ".5ns": 500,
+	}
+	for in, want := range good {
+		got, err := ParseTime(in)
+		if err != nil || got != want {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "5", "us", "-1us", "1.0001ns", "1e3ns", "x ms", "99999999999999999s"} {
+		if _, err := ParseTime(in); err == nil {
+			t.Errorf("ParseTime(%q): want an error", in)
+		}
+	}
+}
+
+func TestParseWindow(t *testing.T) {
+	from, to, err := ParseWindow("10us..50us")
+	if err != nil || from != 10*sim.Microsecond || to != 50*sim.Microsecond {
+		t.Errorf("got %v %v %v", from, to, err)
+	}
+	if from, to, err = ParseWindow("2ns.."); err != nil || from != 2000 || to != 0 {
+		t.Errorf("open end: got %v %v %v", from, to, err)
+	}
+	for _, in := range []string{"5us", "5us..1us", "a..b", "1us..1us"} {
+		if _, _, err := ParseWindow(in); err == nil {
+			t.Errorf("ParseWindow(%q): want an error", in)
+		}
+	}
+}
+
+func TestParseCores(t *testing.T) {
+	got, err := ParseCores("0-2, 5")
+	if err != nil || len(got) != 4 || !got[0] || !got[2] || !got[5] || got[3] {
+		t.Errorf("got %v %v", got, err)
+	}
+	for _, in := range []string{"", "a", "3-1", "1,,2", "-1", "0-999999999"} {
+		if _, err := ParseCores(in); err == nil {
+			t.Errorf("ParseCores(%q): want an error", in)
+		}
+	}
+}
+
+// TestRecorderWindowAndFlags feeds a recorder by hand: clipping to the
+// window, cores filtered out, FIFO matching of counted flags, occupancy
+// before the window carried to its start, flag marks kept in time order.
+func TestRecorderWindowAndFlags(t *testing.T) {
+	r := NewRecorder(Window{Cores: map[int]bool{1: true}, From: 100, To: 1000})
+	mm := isa.Mmad(0, 0, 0, 16, 16, 16, 0, 0, true)
+	r.Occupancy(1, isa.L1, 64, 10) // before the window: value at 100
+	r.Interval(0, isa.M, arch.Busy, 0, 500, &mm)
+	r.Interval(1, isa.M, arch.Busy, 50, 150, &mm)        // clipped to [100,150)
+	r.Interval(1, isa.M, arch.QueueEmpty, 150, 200, nil) // idle: not stored
+	r.Flag(1, isa.MTE2, isa.M, 0, true, 50)              // set before the window
+	r.Flag(1, isa.MTE2, isa.M, 0, true, 120)             // second set (flags count)
+	r.Flag(1, isa.MTE2, isa.M, 0, false, 300)            // consumes the set at 50: no arrow
+	r.Flag(1, isa.MTE2, isa.M, 0, false, 400)            // consumes the set at 120
+	r.Interval(1, isa.M, arch.WaitFlag, 200, 400, nil)   // closes after the flag event
+	r.Interval(1, isa.M, arch.Busy, 400, 2000, &mm)      // clipped to [400,1000)
+	r.Interval(1, isa.M, arch.Busy, 2000, 3000, &mm)     // outside
+	r.Occupancy(1, isa.L1, 128, 500)
+	r.Occupancy(1, isa.L1, 0, 1500) // after the window
+	r.Finish(5000)
+	tl := r.Timeline()
+	if len(tl.Cores) != 1 || tl.Cores[0].ID != 1 {
+		t.Fatalf("cores: %+v", tl.Cores)
+	}
+	if tl.From != 100 || tl.To != 1000 || !tl.Done {
+		t.Errorf("window: %v..%v done=%v", tl.From, tl.To, tl.Done)
+	}
+	c := tl.Cores[0]
+	var got []string
+	for _, s := range c.Pipes[isa.M] {
+		got = append(got, s.Name+"@"+s.From.String()+".."+s.To.String())
+	}
+	want := []string{"m.mmad@100ps..150ps", "wait_flag@200ps..400ps", "wait_flag@300ps..300ps", "wait_flag@400ps..400ps", "m.mmad@400ps..1ns"}
+	if len(got) != len(want) {
+		t.Fatalf("M slices %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("M slice %d = %s, want %s", i, got[i], want[i])
+		}
+	}
+	if len(c.Flows) != 1 || c.Flows[0].Set != 120 || c.Flows[0].Wait != 400 || c.Flows[0].Src != isa.MTE2 {
+		t.Errorf("flows: %+v", c.Flows)
+	}
+	if c.Pipes[isa.M][3].Bind != c.Flows[0].Bind || c.Pipes[isa.MTE2][0].Bind != c.Flows[0].Bind {
+		t.Errorf("bind ids of the flag slices do not match the flow")
+	}
+	if v := c.OccAt(isa.L1, 100); v != 64 {
+		t.Errorf("L1 at window start = %v, want 64", v)
+	}
+	if v := c.OccAt(isa.L1, 999); v != 128 || len(c.Occ[isa.L1]) != 2 {
+		t.Errorf("L1 samples %+v", c.Occ[isa.L1])
+	}
+	tot := c.Totals(isa.M)
+	if tot[arch.Busy] != 50+600 || tot[arch.WaitFlag] != 200 {
+		t.Errorf("totals %v", tot)
+	}
+	if i := c.SliceAt(isa.M, 420); i != 4 {
+		t.Errorf("SliceAt(420) = %d", i)
+	}
+	if i := c.SliceAt(isa.M, 170); i != -1 {
+		t.Errorf("SliceAt(170) = %d", i)
+	}
+}
+
+func TestInstrBytes(t *testing.T) {
+	cp := isa.CopyGM2L1(0, 0, 4096)
+	if b, f := InstrBytes(&cp); b != 4096 || f != 0 {
+		t.Errorf("copy: %v %v", b, f)
+	}
+	mm := isa.Mmad(0, 0, 0, 32, 64, 16, 1, 0, true)
+	if b, f := InstrBytes(&mm); b != 0 || f != 2*32*64*16 {
+		t.Errorf("mmad: %v %v", b, f)
+	}
+	if ClassOf(&mm) != ClassMmad || ClassOf(&cp) != ClassCopy || ParseClass("vector") != ClassVector || ParseClass("zzz") != ClassOther {
+		t.Error("classes")
+	}
+}

@@ -1,0 +1,599 @@
+package traces
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// The Chrome trace event format (JSON object form), as read by the Perfetto
+// UI and chrome://tracing:
+//   - one process per core (pid = core id, "core N"), one thread per pipe
+//     (tid = pipe + 1, named after the pipe);
+//   - "X" complete events for instructions (cat = instruction class, args:
+//     instr, bytes, flops) and stalls (cat "stall", name = cause);
+//   - zero-length "X" events for set_flag/wait_flag, linked by flow arrows
+//     (bind_id with flow_out on the set, flow_in on the wait it released);
+//   - "C" counters per core for buffer occupancy (name = buffer, args.bytes)
+//     and, in process "GM", the GM bandwidth in use (args["GB/s"]);
+//   - "M" metadata naming processes and threads.
+//
+// Times are microseconds printed exactly from integer picoseconds, so a
+// trace read back gives the same picoseconds.
+
+// GMPid is the process id of the chip-wide GM counters.
+const GMPid = 1 << 24
+
+// traceHeader is the trace's otherData: what the viewer needs beyond events.
+type traceHeader struct {
+	Generator string           `json:"generator"`
+	Machine   string           `json:"machine,omitempty"`
+	Program   string           `json:"program,omitempty"`
+	FromPs    int64            `json:"from_ps"`
+	ToPs      int64            `json:"to_ps"`
+	Capacity  map[string]int64 `json:"capacity_bytes,omitempty"`
+}
+
+// generator identifies traces written by this package.
+const generator = "davinci-sim"
+
+// WritePerfettoFile writes the timeline to path as a Chrome/Perfetto JSON
+// trace, gzip-compressed when path ends in ".gz".
+func WritePerfettoFile(path string, tl *Timeline) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	var w io.Writer = f
+	var zw *gzip.Writer
+	if strings.HasSuffix(path, ".gz") {
+		zw = gzip.NewWriter(f)
+		w = zw
+	}
+	err = WritePerfetto(w, tl)
+	if zw != nil {
+		if cerr := zw.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// WritePerfetto writes the timeline as a Chrome/Perfetto JSON trace. The
+// output is deterministic.
+func WritePerfetto(out io.Writer, tl *Timeline) error {
+	w := bufio.NewWriterSize(out, 1<<16)
+	h := traceHeader{Generator: generator, Machine: tl.Machine, Program: tl.Program,
+		FromPs: int64(tl.From), ToPs: int64(tl.To)}
+	for b := isa.L1; b < isa.NumBuffers; b++ {
+		if tl.Capacity[b] > 0 {
+			if h.Capacity == nil {
+				h.Capacity = map[string]int64{}
+			}
+			h.Capacity[b.String()] = tl.Capacity[b]
+		}
+	}
+	hb, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	w.WriteString(`{"displayTimeUnit":"ns","otherData":`)
+	w.Write(hb)
+	w.WriteString(",\n\"traceEvents\":[\n")
+	e := &eventWriter{w: w, first: true}
+	for _, c := range tl.Cores {
+		e.meta(c.ID, 0, "process_name", "name", fmt.Sprintf("core %d", c.ID))
+		e.metaInt(c.ID, 0, "process_sort_index", c.ID)
+		for p := isa.Pipe(0); p < isa.NumPipes; p++ {
+			e.meta(c.ID, int(p)+1, "thread_name", "name", p.String())
+			e.metaInt(c.ID, int(p)+1, "thread_sort_index", int(p))
+		}
+		bound := make(map[uint64]bool, len(c.Flows))
+		for _, f := range c.Flows {
+			bound[f.Bind] = true
+		}
+		for p := isa.Pipe(0); p < isa.NumPipes; p++ {
+			for i := range c.Pipes[p] {
+				e.slice(c.ID, p, &c.Pipes[p][i], bound)
+			}
+		}
+		for b := isa.L1; b < isa.NumBuffers; b++ {
+			for _, s := range c.Occ[b] {
+				e.counter(c.ID, b.String(), "bytes", s)
+			}
+		}
+	}
+	if len(tl.Bandwidth) > 0 {
+		e.meta(GMPid, 0, "process_name", "name", "GM")
+		e.metaInt(GMPid, 0, "process_sort_index", GMPid)
+		for _, s := range tl.Bandwidth {
+			s.Value /= 1e9
+			e.counter(GMPid, "GM bandwidth", "GB/s", s)
+		}
+	}
+	w.WriteString("\n]}\n")
+	return w.Flush()
+}
+
+type eventWriter struct {
+	w     *bufio.Writer
+	first bool
+	buf   []byte
+}
+
+func (e *eventWriter) begin(ph string, pid, tid int) {
+	b := e.buf[:0]
+	if !e.first {
+		b = append(b, ",\n"...)
+	}
+	e.first = false
+	b = append(b, `{"ph":"`...)
+	b = append(b, ph...)
+	b = append(b, `","pid":`...)
+	b = strconv.AppendInt(b, int64(pid), 10)
+	b = append(b, `,"tid":`...)
+	b = strconv.AppendInt(b, int64(tid), 10)
+	e.buf = b
+}
+
+func (e *eventWriter) end() {
+	e.buf = append(e.buf, '}')
+	e.w.Write(e.buf)
+}
+
+func (e *eventWriter) str(key, v string) {
+	e.buf = append(e.buf, `,"`...)
+	e.buf = append(e.buf, key...)
+	e.buf = append(e.buf, `":`...)
+	e.buf = appendJSONString(e.buf, v)
+}
+
+func (e *eventWriter) time(key string, t sim.Time) {
+	e.buf = append(e.buf, `,"`...)
+	e.buf = append(e.buf, key...)
+	e.buf = append(e.buf, `":`...)
+	e.buf = appendMicros(e.buf, t)
+}
+
+func (e *eventWriter) meta(pid, tid int, name, key, v string) {
+	e.begin("M", pid, tid)
+	e.str("name", name)
+	e.buf = append(e.buf, `,"args":{`...)
+	e.buf = appendJSONString(e.buf, key)
+	e.buf = append(e.buf, ':')
+	e.buf = appendJSONString(e.buf, v)
+	e.buf = append(e.buf, '}')
+	e.end()
+}
+
+func (e *eventWriter) metaInt(pid, tid int, name string, v int) {
+	e.begin("M", pid, tid)
+	e.str("name", name)
+	e.buf = append(e.buf, `,"args":{"sort_index":`...)
+	e.buf = strconv.AppendInt(e.buf, int64(v), 10)
+	e.buf = append(e.buf, '}')
+	e.end()
+}
+
+func (e *eventWriter) slice(pid int, p isa.Pipe, s *Slice, bound map[uint64]bool) {
+	e.begin("X", pid, int(p)+1)
+	e.time("ts", s.From)
+	e.time("dur", s.To-s.From)
+	e.str("name", s.Name)
+	switch {
+	case s.Class == ClassFlag:
+		e.str("cat", ClassFlag.String())
+		if s.Bind != 0 && bound[s.Bind] {
+			e.buf = append(e.buf, `,"bind_id":`...)
+			e.buf = strconv.AppendUint(e.buf, s.Bind, 10)
+			if s.Name == isa.OpSetFlag.String() {
+				e.buf = append(e.buf, `,"flow_out":true`...)
+			} else {
+				e.buf = append(e.buf, `,"flow_in":true`...)
+			}
+		}
+	case s.Cause != arch.Busy:
+		e.str("cat", "stall")
+	default:
+		e.str("cat", s.Class.String())
+	}
+	if s.Text != "" || s.Bytes != 0 || s.Flops != 0 {
+		e.buf = append(e.buf, `,"args":{`...)
+		sep := ""
+		if s.Text != "" {
+			e.buf = append(e.buf, `"instr":`...)
+			e.buf = appendJSONString(e.buf, s.Text)
+			sep = ","
+		}
+		if s.Bytes != 0 {
+			e.buf = append(e.buf, sep...)
+			e.buf = append(e.buf, `"bytes":`...)
+			e.buf = strconv.AppendInt(e.buf, s.Bytes, 10)
+			sep = ","
+		}
+		if s.Flops != 0 {
+			e.buf = append(e.buf, sep...)
+			e.buf = append(e.buf, `"flops":`...)
+			e.buf = strconv.AppendFloat(e.buf, s.Flops, 'g', -1, 64)
+		}
+		e.buf = append(e.buf, '}')
+	}
+	e.end()
+}
+
+func (e *eventWriter) counter(pid int, name, key string, s Sample) {
+	e.begin("C", pid, 0)
+	e.time("ts", s.T)
+	e.str("name", name)
+	e.buf = append(e.buf, `,"args":{`...)
+	e.buf = appendJSONString(e.buf, key)
+	e.buf = append(e.buf, ':')
+	e.buf = strconv.AppendFloat(e.buf, s.Value, 'g', -1, 64)
+	e.buf = append(e.buf, '}')
+	e.end()
+}
+
+// appendMicros appends t (picoseconds) as exact decimal microseconds.
+func appendMicros(b []byte, t sim.Time) []byte {
+	if t < 0 {
+		b = append(b, '-')
+		t = -t
+	}
+	b = strconv.AppendInt(b, int64(t/sim.Microsecond), 10)
+	frac := int64(t % sim.Microsecond)
+	if frac == 0 {
+		return b
+	}
+	var d [6]byte
+	for i := 5; i >= 0; i-- {
+		d[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	n := 6
+	for d[n-1] == '0' {
+		n--
+	}
+	b = append(b, '.')
+	return append(b, d[:n]...)
+}
+
+// parseMicros converts a JSON number of microseconds to picoseconds,
+// exactly when it has at most six decimals (rounded otherwise).
+func parseMicros(n json.Number) (sim.Time, error) {
+	s := n.String()
+	if s == "" {
+		return 0, nil
+	}
+	if !strings.ContainsAny(s, "eE") {
+		neg := strings.HasPrefix(s, "-")
+		v, err := decimalTimes(strings.TrimPrefix(s, "-"), int64(sim.Microsecond))
+		if err == nil {
+			if neg {
+				v = -v
+			}
+			return sim.Time(v), nil
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("bad time %q", s)
+	}
+	return sim.Time(f*1e6 + 0.5), nil
+}
+
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+// rawEvent is one trace event as read back.
+type rawEvent struct {
+	Ph      string                     `json:"ph"`
+	Name    string                     `json:"name"`
+	Cat     string                     `json:"cat"`
+	Pid     int                        `json:"pid"`
+	Tid     int                        `json:"tid"`
+	Ts      json.Number                `json:"ts"`
+	Dur     json.Number                `json:"dur"`
+	BindID  uint64                     `json:"bind_id"`
+	FlowIn  bool                       `json:"flow_in"`
+	FlowOut bool                       `json:"flow_out"`
+	Args    map[string]json.RawMessage `json:"args"`
+}
+
+// ReadTraceFile loads a trace written by WritePerfetto (plain or gzip).
+func ReadTraceFile(path string) (*Timeline, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tl, err := ReadTrace(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return tl, nil
+}
+
+// ReadTrace loads a Chrome/Perfetto JSON trace (plain or gzip) written by
+// WritePerfetto into a Timeline. Events it does not understand (other
+// processes, phases or categories) are skipped.
+func ReadTrace(r io.Reader) (*Timeline, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, err
+		}
+		defer zr.Close()
+		br = bufio.NewReaderSize(zr, 1<<16)
+	}
+	dec := json.NewDecoder(br)
+	dec.UseNumber()
+	tl := &Timeline{Done: true}
+	rd := &traceReader{tl: tl, binds: map[bindKey]bindEnd{}}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON trace: %v", err)
+	}
+	switch tok {
+	case json.Delim('['):
+		if err := rd.events(dec); err != nil {
+			return nil, err
+		}
+	case json.Delim('{'):
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, fmt.Errorf("bad trace: %v", err)
+			}
+			key, _ := kt.(string)
+			switch key {
+			case "traceEvents":
+				if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+					return nil, errors.New("bad trace: traceEvents is not an array")
+				}
+				if err := rd.events(dec); err != nil {
+					return nil, err
+				}
+			case "otherData":
+				var h traceHeader
+				if err := dec.Decode(&h); err != nil {
+					return nil, fmt.Errorf("bad trace: otherData: %v", err)
+				}
+				rd.header = &h
+			default:
+				var skip json.RawMessage
+				if err := dec.Decode(&skip); err != nil {
+					return nil, fmt.Errorf("bad trace: %v", err)
+				}
+			}
+		}
+	default:
+		return nil, errors.New("not a JSON trace: want an object or an array of events")
+	}
+	rd.finish()
+	return tl, nil
+}
+
+type bindKey struct {
+	core int
+	bind uint64
+}
+
+type bindEnd struct {
+	out, in   bool
+	src, dst  isa.Pipe
+	set, wait sim.Time
+	id        int
+}
+
+type traceReader struct {
+	tl     *Timeline
+	header *traceHeader
+	binds  map[bindKey]bindEnd
+	seen   bool
+	lo, hi sim.Time
+}
+
+func (rd *traceReader) events(dec *json.Decoder) error {
+	for i := 0; dec.More(); i++ {
+		var ev rawEvent
+		if err := dec.Decode(&ev); err != nil {
+			return fmt.Errorf("bad trace event %d: %v", i, err)
+		}
+		if err := rd.event(&ev); err != nil {
+			return fmt.Errorf("trace event %d: %v", i, err)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return fmt.Errorf("bad trace: %v", err)
+	}
+	return nil
+}
+
+func (rd *traceReader) span(from, to sim.Time) {
+	if !rd.seen || from < rd.lo {
+		rd.lo = from
+	}
+	if !rd.seen || to > rd.hi {
+		rd.hi = to
+	}
+	rd.seen = true
+}
+
+func argString(args map[string]json.RawMessage, key string) string {
+	var s string
+	if raw, ok := args[key]; ok {
+		_ = json.Unmarshal(raw, &s)
+	}
+	return s
+}
+
+func argFloat(args map[string]json.RawMessage, key string) float64 {
+	var f float64
+	if raw, ok := args[key]; ok {
+		_ = json.Unmarshal(raw, &f)
+	}
+	return f
+}
+
+func (rd *traceReader) event(ev *rawEvent) error {
+	switch ev.Ph {
+	case "X":
+		if ev.Pid < 0 || ev.Pid >= GMPid || ev.Tid < 1 || ev.Tid > int(isa.NumPipes) {
+			return nil
+		}
+		from, err := parseMicros(ev.Ts)
+		if err != nil {
+			return err
+		}
+		dur, err := parseMicros(ev.Dur)
+		if err != nil {
+			return err
+		}
+		if dur < 0 {
+			return fmt.Errorf("negative duration")
+		}
+		p := isa.Pipe(ev.Tid - 1)
+		s := Slice{From: from, To: from + dur, Name: ev.Name, Text: argString(ev.Args, "instr")}
+		switch ev.Cat {
+		case "stall":
+			s.Cause = causeByName(ev.Name)
+			if s.Cause == arch.Busy || s.Cause == arch.QueueEmpty {
+				return nil
+			}
+		default:
+			s.Class = ParseClass(ev.Cat)
+			s.Bytes = int64(argFloat(ev.Args, "bytes"))
+			s.Flops = argFloat(ev.Args, "flops")
+		}
+		c := rd.tl.core(ev.Pid)
+		if s.Class == ClassFlag && ev.BindID != 0 {
+			s.Bind = ev.BindID
+			k := bindKey{ev.Pid, ev.BindID}
+			be := rd.binds[k]
+			if ev.FlowOut {
+				be.out, be.src, be.set = true, p, from
+			}
+			if ev.FlowIn {
+				be.in, be.dst, be.wait = true, p, from
+				be.id = flagIDOf(s.Text)
+			}
+			rd.binds[k] = be
+		}
+		c.Pipes[p] = append(c.Pipes[p], s)
+		rd.span(s.From, s.To)
+	case "C":
+		t, err := parseMicros(ev.Ts)
+		if err != nil {
+			return err
+		}
+		if ev.Pid == GMPid {
+			rd.tl.Bandwidth = append(rd.tl.Bandwidth, Sample{T: t, Value: argFloat(ev.Args, "GB/s") * 1e9})
+			rd.span(t, t)
+			return nil
+		}
+		b, ok := isa.ParseBuffer(ev.Name)
+		if !ok || b == isa.GM || ev.Pid < 0 || ev.Pid >= GMPid {
+			return nil
+		}
+		c := rd.tl.core(ev.Pid)
+		c.Occ[b] = append(c.Occ[b], Sample{T: t, Value: argFloat(ev.Args, "bytes")})
+		rd.span(t, t)
+	case "M":
+		if ev.Name == "process_name" && ev.Pid >= 0 && ev.Pid < GMPid {
+			rd.tl.core(ev.Pid)
+		}
+	}
+	return nil
+}
+
+// flagIDOf returns the event id of "set_flag SRC DST ID" / "wait_flag …".
+func flagIDOf(text string) int {
+	f := strings.Fields(text)
+	if len(f) == 4 {
+		if id, err := strconv.Atoi(f[3]); err == nil {
+			return id
+		}
+	}
+	return 0
+}
+
+func causeByName(s string) arch.Cause {
+	for c := arch.Cause(0); c < arch.NumCauses; c++ {
+		if c.String() == s {
+			return c
+		}
+	}
+	return arch.Busy
+}
+
+func (rd *traceReader) finish() {
+	tl := rd.tl
+	for k, be := range rd.binds {
+		if be.in && be.out {
+			c := tl.core(k.core)
+			c.Flows = append(c.Flows, Flow{Src: be.src, Dst: be.dst, ID: be.id, Set: be.set, Wait: be.wait, Bind: k.bind})
+		}
+	}
+	for _, c := range tl.Cores {
+		for p := range c.Pipes {
+			ss := c.Pipes[p]
+			sort.SliceStable(ss, func(i, j int) bool { return ss[i].From < ss[j].From })
+			c.Pipes[p] = nil
+			for _, s := range ss {
+				c.addSlice(isa.Pipe(p), s)
+			}
+		}
+		sort.Slice(c.Flows, func(i, j int) bool {
+			a, b := c.Flows[i], c.Flows[j]
+			if a.Wait != b.Wait {
+				return a.Wait < b.Wait
+			}
+			return a.Bind < b.Bind
+		})
+		for b := range c.Occ {
+			sort.SliceStable(c.Occ[b], func(i, j int) bool { return c.Occ[b][i].T < c.Occ[b][j].T })
+		}
+	}
+	sort.SliceStable(tl.Bandwidth, func(i, j int) bool { return tl.Bandwidth[i].T < tl.Bandwidth[j].T })
+	tl.From, tl.To = rd.lo, rd.hi
+	if h := rd.header; h != nil && h.Generator == generator {
+		tl.Machine, tl.Program = h.Machine, h.Program
+		if h.ToPs > h.FromPs {
+			tl.From, tl.To = sim.Time(h.FromPs), sim.Time(h.ToPs)
+		}
+		for name, v := range h.Capacity {
+			if b, ok := isa.ParseBuffer(name); ok {
+				tl.Capacity[b] = v
+			}
+		}
+	}
+}

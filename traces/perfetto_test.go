@@ -1,0 +1,209 @@
+package traces_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/programs"
+	"github.com/davinci-sim/davinci-sim/traces"
+)
+
+// recordHGEMM runs a small hgemm and returns its recorded timeline.
+func recordHGEMM(t testing.TB, w traces.Window) *traces.Timeline {
+	t.Helper()
+	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ovs := []string{"program.m=256", "program.n=256", "program.k=256", "program.numerics=off"}
+	opts := programs.Options{}
+	for _, o := range ovs {
+		ov, err := machines.ParseOverride(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Overrides = append(opts.Overrides, ov)
+	}
+	rec := traces.NewRecorder(w)
+	res, err := programs.Execute(f, opts, programs.RunHooks{Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.SetInfo("ascend-910a", "hgemm", [isa.NumBuffers]int64{0, 1 << 20, 64 << 10, 64 << 10, 256 << 10, 256 << 10})
+	rec.Finish(res.Stats.Time)
+	return rec.Timeline()
+}
+
+func TestPerfettoRoundTrip(t *testing.T) {
+	tl := recordHGEMM(t, traces.Window{})
+	if len(tl.Cores) == 0 || len(tl.Cores[0].Flows) == 0 || len(tl.Bandwidth) == 0 {
+		t.Fatalf("recorded nothing useful: %d cores", len(tl.Cores))
+	}
+	for _, name := range []string{"t.json", "t.json.gz"} {
+		path := filepath.Join(t.TempDir(), name)
+		if err := traces.WritePerfettoFile(path, tl); err != nil {
+			t.Fatal(err)
+		}
+		back, err := traces.ReadTraceFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.From != tl.From || back.To != tl.To || back.Machine != tl.Machine || back.Capacity != tl.Capacity {
+			t.Errorf("%s: header %v..%v %q %v", name, back.From, back.To, back.Machine, back.Capacity)
+		}
+		if len(back.Cores) != len(tl.Cores) {
+			t.Fatalf("%s: %d cores, want %d", name, len(back.Cores), len(tl.Cores))
+		}
+		for i, c := range tl.Cores {
+			b := back.Cores[i]
+			for p := range c.Pipes {
+				if !reflect.DeepEqual(c.Pipes[p], b.Pipes[p]) {
+					t.Errorf("%s: core %d pipe %v slices differ (%d vs %d)", name, c.ID, isa.Pipe(p), len(c.Pipes[p]), len(b.Pipes[p]))
+				}
+				if c.Totals(isa.Pipe(p)) != b.Totals(isa.Pipe(p)) {
+					t.Errorf("%s: totals differ", name)
+				}
+			}
+			if !reflect.DeepEqual(c.Flows, b.Flows) {
+				t.Errorf("%s: core %d flows differ", name, c.ID)
+			}
+			if !reflect.DeepEqual(c.Occ, b.Occ) {
+				t.Errorf("%s: core %d occupancy differs", name, c.ID)
+			}
+		}
+		if !reflect.DeepEqual(tl.Bandwidth, back.Bandwidth) {
+			t.Errorf("%s: bandwidth differs", name)
+		}
+	}
+}
+
+// TestPerfettoFormat checks the Chrome trace event format as the viewers
+// read it: phases, µs times, names, flow bind points in pairs, metadata.
+func TestPerfettoFormat(t *testing.T) {
+	tl := recordHGEMM(t, traces.Window{})
+	var buf bytes.Buffer
+	if err := traces.WritePerfetto(&buf, tl); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+		OtherData   map[string]any   `json:"otherData"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("not valid JSON: %v", err)
+	}
+	phases := map[string]int{}
+	outs, ins := map[float64]int{}, map[float64]int{}
+	threads := map[string]bool{}
+	for _, ev := range doc.TraceEvents {
+		ph, _ := ev["ph"].(string)
+		phases[ph]++
+		switch ph {
+		case "X":
+			ts, ok1 := ev["ts"].(float64)
+			dur, ok2 := ev["dur"].(float64)
+			if !ok1 || !ok2 || dur < 0 || ts < 0 || ev["name"] == "" {
+				t.Fatalf("bad X event %v", ev)
+			}
+			if id, ok := ev["bind_id"].(float64); ok {
+				if ev["flow_out"] == true {
+					outs[id]++
+				} else if ev["flow_in"] == true {
+					ins[id]++
+				} else {
+					t.Fatalf("bind_id without direction: %v", ev)
+				}
+			}
+		case "M":
+			if ev["name"] == "thread_name" {
+				threads[ev["args"].(map[string]any)["name"].(string)] = true
+			}
+		case "C":
+			if _, ok := ev["args"].(map[string]any); !ok {
+				t.Fatalf("counter without args: %v", ev)
+			}
+		}
+	}
+	for _, ph := range []string{"X", "M", "C"} {
+		if phases[ph] == 0 {
+			t.Errorf("no %q events", ph)
+		}
+	}
+	if len(outs) == 0 || !reflect.DeepEqual(outs, ins) {
+		t.Errorf("flow ends do not pair: %d out, %d in", len(outs), len(ins))
+	}
+	for id, n := range outs {
+		if n != 1 {
+			t.Errorf("bind id %v used %d times", id, n)
+		}
+	}
+	for p := isa.Pipe(0); p < isa.NumPipes; p++ {
+		if !threads[p.String()] {
+			t.Errorf("no track for pipe %v", p)
+		}
+	}
+	if doc.OtherData["generator"] != "davinci-sim" {
+		t.Errorf("otherData %v", doc.OtherData)
+	}
+	// Deterministic output.
+	var again bytes.Buffer
+	if err := traces.WritePerfetto(&again, recordHGEMM(t, traces.Window{})); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
+		t.Error("two identical runs wrote different traces")
+	}
+}
+
+// TestWindowKeepsLess: a window and a core filter keep a subset, and every
+// slice lies inside the window.
+func TestWindowKeepsLess(t *testing.T) {
+	full := recordHGEMM(t, traces.Window{})
+	mid := full.To / 2
+	part := recordHGEMM(t, traces.Window{Cores: map[int]bool{0: true}, From: mid / 2, To: mid})
+	n := func(tl *traces.Timeline) (k int) {
+		for _, c := range tl.Cores {
+			for _, ss := range c.Pipes {
+				k += len(ss)
+			}
+		}
+		return k
+	}
+	if len(part.Cores) != 1 || n(part) == 0 || n(part) >= n(full) {
+		t.Fatalf("window kept %d of %d slices on %d cores", n(part), n(full), len(part.Cores))
+	}
+	for _, ss := range part.Cores[0].Pipes {
+		for _, s := range ss {
+			if s.From < mid/2 || s.To > mid {
+				t.Fatalf("slice %v..%v outside the window", s.From, s.To)
+			}
+		}
+	}
+}
+
+func TestReadTraceErrors(t *testing.T) {
+	for _, in := range []string{"", "nonsense", `{"traceEvents": 5}`, `[{"ph":"X","pid":0,"tid":1,"ts":"x"}]`,
+		`[{"ph":"X","pid":0,"tid":1,"ts":1,"dur":-1}]`, `{"traceEvents":[{"ph":"X"`} {
+		if _, err := traces.ReadTrace(strings.NewReader(in)); err == nil {
+			t.Errorf("ReadTrace(%q): want an error", in)
+		}
+	}
+	// Foreign events are skipped, bare arrays accepted.
+	tl, err := traces.ReadTrace(strings.NewReader(`[{"ph":"X","pid":3,"tid":4,"ts":1.5,"dur":2,"name":"m.mmad","cat":"mmad"},{"ph":"B","pid":1,"tid":1,"ts":0},{"ph":"X","pid":0,"tid":99,"ts":0,"dur":1}]`))
+	if err != nil || len(tl.Cores) != 1 || tl.Cores[0].ID != 3 || len(tl.Cores[0].Pipes[isa.M]) != 1 {
+		t.Fatalf("got %+v, %v", tl, err)
+	}
+	if s := tl.Cores[0].Pipes[isa.M][0]; s.From != 1500000 || s.To != 3500000 || s.Class != traces.ClassMmad {
+		t.Errorf("slice %+v", s)
+	}
+	if _, err := traces.ReadTraceFile(filepath.Join(t.TempDir(), "missing.json")); !os.IsNotExist(err) {
+		t.Errorf("missing file: %v", err)
+	}
+}
