@@ -97,7 +97,7 @@ func LoadBytes(source string, data []byte, overrides []Override) (*Machine, erro
 }
 
 // optionalKeys may be left out of a machine file: they default to zero.
-var optionalKeys = []string{"name", "description", "l2"}
+var optionalKeys = []string{"name", "description", "l2", "host"}
 
 // requireAll reports the value keys of t that neither the file nor an
 // override sets: a machine file spells out every number, so a forgotten

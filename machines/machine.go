@@ -13,7 +13,37 @@ type Machine struct {
 	Core        Core         `mapstructure:"core"`
 	GM          GlobalMemory `mapstructure:"gm"`
 	L2          L2Cache      `mapstructure:"l2"`
+	// Host is the host CPU and its link to the NPU (optional: a machine
+	// without one has Host.Cores == 0 and cannot run host programs).
+	Host Host `mapstructure:"host"`
 }
+
+// Host describes the host CPU share that drives one NPU and the host–NPU
+// link. Host compute tasks take max(flops / rate, bytes / memory bandwidth),
+// with rate = cores used × clock × flops per cycle per core.
+type Host struct {
+	Cores int       `mapstructure:"cores"` // host cores available to this NPU
+	Clock Frequency `mapstructure:"clock"` // host core clock
+	// FP32FlopsPerCycle and FP64FlopsPerCycle are the sustained
+	// floating-point operations per cycle of one host core.
+	FP32FlopsPerCycle float64 `mapstructure:"fp32_flops_per_cycle"`
+	FP64FlopsPerCycle float64 `mapstructure:"fp64_flops_per_cycle"`
+	// MemoryBandwidth is the host DRAM bandwidth available to this NPU's share.
+	MemoryBandwidth Bandwidth `mapstructure:"memory_bandwidth"`
+	Link            Link      `mapstructure:"link"`
+	// LaunchNS is the host-side cost of launching one kernel, in ns.
+	LaunchNS float64 `mapstructure:"launch_ns"`
+}
+
+// Link is the host–NPU interconnect: a transfer of B bytes takes
+// LatencyNS + B / Bandwidth.
+type Link struct {
+	Bandwidth Bandwidth `mapstructure:"bandwidth"`
+	LatencyNS float64   `mapstructure:"latency_ns"`
+}
+
+// HasHost reports whether the machine describes a host CPU.
+func (m *Machine) HasHost() bool { return m.Host.Cores > 0 }
 
 // Core describes one AI core.
 type Core struct {

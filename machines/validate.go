@@ -140,6 +140,33 @@ func (m *Machine) problems() []problem {
 			add("l2.capacity", "must be a multiple of line_bytes × ways = %d (got %v)", int64(lb)*int64(w), m.L2.Capacity)
 		}
 	}
+	if h := &m.Host; h.Cores != 0 || h.Clock != 0 || h.FP32FlopsPerCycle != 0 || h.FP64FlopsPerCycle != 0 ||
+		h.MemoryBandwidth != 0 || h.Link.Bandwidth != 0 || h.Link.LatencyNS != 0 || h.LaunchNS != 0 {
+		// A host section, once given, must be complete.
+		if h.Cores < 1 {
+			add("host.cores", "must be ≥ 1 when a host section is given (got %d)", h.Cores)
+		}
+		for _, v := range []struct {
+			key string
+			v   float64
+		}{
+			{"host.clock", float64(h.Clock)}, {"host.fp32_flops_per_cycle", h.FP32FlopsPerCycle},
+			{"host.fp64_flops_per_cycle", h.FP64FlopsPerCycle}, {"host.memory_bandwidth", float64(h.MemoryBandwidth)},
+			{"host.link.bandwidth", float64(h.Link.Bandwidth)},
+		} {
+			if !finitePos(v.v) {
+				add(v.key, "must be > 0 (got %v)", v.v)
+			}
+		}
+		for _, v := range []struct {
+			key string
+			v   float64
+		}{{"host.link.latency_ns", h.Link.LatencyNS}, {"host.launch_ns", h.LaunchNS}} {
+			if v.v < 0 || math.IsNaN(v.v) || math.IsInf(v.v, 0) {
+				add(v.key, "must be ≥ 0 and finite (got %v)", v.v)
+			}
+		}
+	}
 	return ps
 }
 
