@@ -1,0 +1,156 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/davinci-sim/davinci-sim/sweep"
+)
+
+func init() {
+	subcommands = append(subcommands, newSweepCmd)
+}
+
+type sweepFlags struct {
+	out    string
+	jobs   int
+	shard  string
+	resume bool
+	quiet  bool
+}
+
+func newSweepCmd() *cobra.Command {
+	var f sweepFlags
+	cmd := &cobra.Command{
+		Use:   "sweep STUDY.yaml -o DIR",
+		Short: "Run a design-space study: a grid or list of points, in parallel, with CSV, JSONL and plots",
+		Long: `Run every point of a study file (a base program and machine, fixed --set
+overrides, and the parameters to vary: lists, ranges such as "256KiB..4MiB ×2"
+or "-20..10 +2", or explicit points) in parallel, one simulation per point.
+
+Each finished point is appended at once to DIR/results.jsonl; at the end
+results.jsonl is sorted by point index and DIR/results.csv (one column per
+varied parameter and per metric) and the plots (DIR/NAME.png, .svg) are
+written. The files do not depend on -j. A point that cannot run (e.g. a tile
+that does not fit a buffer) is recorded with status "failed" and its message
+in the error column; the study goes on.
+
+--resume continues an interrupted study in DIR, skipping finished points.
+--shard I/N runs only the points whose index is I modulo N (0 ≤ I < N), e.g.
+one Slurm array task each; "davinci-sim sweep merge STUDY.yaml -o DIR
+SHARD_DIR..." then combines the shard directories into DIR.
+
+Exit codes: 0 success (failed points are reported, not fatal); 1 a run or
+merge failed (I/O, missing points after merge); 2 bad input.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSweep(cmd.ErrOrStderr(), args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.out, "out", "o", "", "output directory (required)")
+	fl.IntVarP(&f.jobs, "jobs", "j", 0, "points simulated at once (default: every CPU)")
+	fl.StringVar(&f.shard, "shard", "", "run only shard I of N (I/N, 0 ≤ I < N): the points with index ≡ I mod N")
+	fl.BoolVar(&f.resume, "resume", false, "continue the study in DIR, skipping finished points")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar on stderr")
+	cmd.AddCommand(newSweepMergeCmd())
+	return cmd
+}
+
+func runSweep(stderr io.Writer, path string, f sweepFlags) error {
+	if f.out == "" {
+		return badInput(errors.New("sweep: -o DIR is required"))
+	}
+	if f.jobs < 0 {
+		return badInput(fmt.Errorf("-j %d: must be ≥ 0 (0 = every CPU)", f.jobs))
+	}
+	var shard sweep.Shard
+	if f.shard != "" {
+		var err error
+		if shard, err = sweep.ParseShard(f.shard); err != nil {
+			return badInput(err)
+		}
+	}
+	st, err := sweep.ReadStudy(path)
+	if err != nil {
+		return sweepError(err)
+	}
+	opts := sweep.Options{Out: f.out, Jobs: f.jobs, Shard: shard, Resume: f.resume, Log: stderr}
+	if !f.quiet && isTerminal(stderr) {
+		opts.Progress = stderr
+	}
+	sum, err := sweep.Run(st, opts)
+	if err != nil {
+		return sweepError(err)
+	}
+	fmt.Fprintf(stderr, "sweep: %d points", sum.Selected)
+	if shard.N > 1 {
+		fmt.Fprintf(stderr, " (shard %s of %d)", shard, sum.Points)
+	}
+	fmt.Fprintf(stderr, ": %d run, %d already done, %d failed in %s; results in %s\n",
+		sum.Ran, sum.Skipped, sum.Failed, sum.Wall.Round(1e7), f.out)
+	if sum.Failed > 0 {
+		fmt.Fprintf(stderr, "sweep: failed points have status \"failed\" (or \"check-failed\") and their message in the error column of %s/results.csv\n", f.out)
+	}
+	return nil
+}
+
+func newSweepMergeCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge STUDY.yaml -o DIR SHARD_DIR...",
+		Short: "Combine the output directories of sharded sweep runs into one",
+		Long: `Combine the results of "sweep --shard" runs (one output directory each) into
+DIR: results.jsonl, results.csv and the plots, the same files one unsharded
+run writes. Records already in DIR are kept. Exit code 1 when points are
+still missing (the files are written anyway), 2 on bad input.`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			stderr := cmd.ErrOrStderr()
+			if out == "" {
+				return badInput(errors.New("sweep merge: -o DIR is required"))
+			}
+			st, err := sweep.ReadStudy(args[0])
+			if err != nil {
+				return sweepError(err)
+			}
+			sum, err := sweep.Merge(st, out, args[1:], stderr)
+			if err != nil {
+				return sweepError(err)
+			}
+			fmt.Fprintf(stderr, "sweep merge: %d of %d points, %d failed; results in %s\n",
+				sum.Points-len(sum.Missing), sum.Points, sum.Failed, out)
+			if n := len(sum.Missing); n > 0 {
+				return failure(fmt.Errorf("sweep merge: %d points missing (indices %s); rerun their shards with --resume", n, indexList(sum.Missing)))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "output directory (required)")
+	return cmd
+}
+
+// sweepError maps bad input to exit code 2 and anything else to 1.
+func sweepError(err error) error {
+	if errors.Is(err, sweep.ErrBadInput) {
+		return badInput(err)
+	}
+	return failure(err)
+}
+
+// indexList prints at most ten indices.
+func indexList(idx []int) string {
+	var parts []string
+	for i, v := range idx {
+		if i == 10 {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, fmt.Sprint(v))
+	}
+	return strings.Join(parts, ", ")
+}

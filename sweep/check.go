@@ -1,0 +1,124 @@
+package sweep
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/programs"
+)
+
+// Check validates, without running a simulation, every program file and
+// machine the study names and every override it applies (the fixed set
+// and each distinct value of each varied parameter): paths must address a
+// key and values must have the key's type. machine.* paths are resolved on
+// machines.Machine; program.* paths by decoding the program with the one
+// override (numerics off, which builds only the plan). Constraints that
+// depend on the combination (a tile that does not fit L0A with that L1)
+// are left to the run, which records such points as failed. Errors wrap
+// ErrBadInput and name the study file and key.
+func (s *Study) Check() error {
+	progs := []string{s.Program}
+	if i := slices.Index(s.Params, ParamProgram); i >= 0 {
+		progs = s.distinct(i)
+	}
+	files := map[string]*programs.File{}
+	for _, p := range progs {
+		f, err := programs.ReadFile(p)
+		if err != nil {
+			return badInput(fmt.Errorf("%s: key %q: %v", s.Path, ParamProgram, err))
+		}
+		files[p] = f
+	}
+	machs := []string{s.Machine}
+	if i := slices.Index(s.Params, ParamMachine); i >= 0 {
+		machs = s.distinct(i)
+	}
+	var mach *machines.Machine
+	for _, name := range machs {
+		if name == "" {
+			name = files[progs[0]].Machine
+		}
+		if name == "" {
+			name = programs.DefaultMachine
+		}
+		m, err := machines.Load(name, nil)
+		if err != nil {
+			return badInput(fmt.Errorf("%s: key %q: %v", s.Path, ParamMachine, firstLine(err)))
+		}
+		if mach == nil {
+			mach = m
+		}
+	}
+
+	type probe struct {
+		key string
+		o   machines.Override
+	}
+	var probes []probe
+	for _, o := range s.Set {
+		probes = append(probes, probe{"set." + o.Path, o})
+	}
+	for i, q := range s.Params {
+		if q == ParamProgram || q == ParamMachine {
+			continue
+		}
+		for _, v := range s.distinct(i) {
+			probes = append(probes, probe{"vary." + q, machines.Override{Path: q, Value: v}})
+		}
+	}
+	machineType := reflect.TypeFor[machines.Machine]()
+	for _, pr := range probes {
+		o := pr.o
+		if rest, ok := cutPrefixFold(o.Path, "machine."); ok {
+			t, _, err := machines.ResolvePath(machineType, rest)
+			if err == nil {
+				_, err = machines.ConvertValue(t, o.Value)
+			}
+			if err != nil {
+				return badInput(fmt.Errorf("%s: key %q: %s: %v", s.Path, pr.key, o, err))
+			}
+			continue
+		}
+		for _, p := range progs {
+			f, err := programs.ReadFile(p) // Decode writes the overrides into the file's config
+			if err != nil {
+				return badInput(fmt.Errorf("%s: key %q: %v", s.Path, ParamProgram, err))
+			}
+			_, err = f.Kind.Build(f, mach, programs.Options{Overrides: []machines.Override{o}, Numerics: programs.NumericsOff})
+			if err != nil && strings.HasPrefix(err.Error(), "--set "+o.String()+":") {
+				msg := strings.TrimPrefix(firstLine(err), "--set "+o.String()+": ")
+				return badInput(fmt.Errorf("%s: key %q: %s (program %s): %s", s.Path, pr.key, o, p, msg))
+			}
+		}
+	}
+	return nil
+}
+
+// distinct returns the distinct values of parameter i in point order.
+func (s *Study) distinct(i int) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range s.Points {
+		if v := p.Values[i]; !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
+
+// firstLine returns err's message on one line (joined errors are separated
+// by "; ").
+func firstLine(err error) string {
+	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+}

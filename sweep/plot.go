@@ -1,0 +1,271 @@
+package sweep
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/davinci-sim/davinci-sim/machines"
+)
+
+// Plot file size.
+const (
+	plotWidth  = 16 * vg.Centimeter
+	plotHeight = 10 * vg.Centimeter
+)
+
+// numeric reads a parameter value as a number: a plain number, or a size
+// (bytes), frequency (Hz) or bandwidth (B/s) with units.
+func numeric(s string) (float64, bool) {
+	if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		return f, true
+	}
+	if v, err := machines.ParseSize(s); err == nil {
+		return float64(v), true
+	}
+	if v, err := machines.ParseFrequency(s); err == nil {
+		return float64(v), true
+	}
+	if v, err := machines.ParseBandwidth(s); err == nil {
+		return float64(v), true
+	}
+	return 0, false
+}
+
+// metricNumber reads a recorded metric as a finite number.
+func metricNumber(raw json.RawMessage) (float64, bool) {
+	var f float64
+	if json.Unmarshal(raw, &f) != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
+
+// line is one plotted line: a label and its points.
+type line struct {
+	label string
+	xys   plotter.XYs
+}
+
+// DrawPlot draws plot pl from the records (ok and check-failed points
+// with numeric values) into dir/NAME.png and dir/NAME.svg. Points that
+// cannot be drawn (non-numeric, or not positive on a log axis) are left
+// out with a warning on log; a plot with nothing to draw is skipped with a
+// warning.
+func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error {
+	warn := func(format string, a ...any) {
+		if log != nil {
+			fmt.Fprintf(log, "plot %s: %s\n", pl.Name, fmt.Sprintf(format, a...))
+		}
+	}
+	// Keep the records that pass Where and have a value.
+	var keep []Record
+	for _, r := range recs {
+		if r.Status == StatusFailed {
+			continue
+		}
+		ok := true
+		for k, v := range pl.Where {
+			if r.Params[k] != v {
+				ok = false
+			}
+		}
+		if ok {
+			keep = append(keep, r)
+		}
+	}
+	// Series: the requested parameters plus any other parameter that still
+	// varies, so that each line is a function of x.
+	series := slices.Clone(pl.Series)
+	for _, q := range s.Params {
+		if q == pl.X || slices.Contains(series, q) {
+			continue
+		}
+		if _, fixed := pl.Where[q]; fixed {
+			continue
+		}
+		vals := map[string]bool{}
+		for _, r := range keep {
+			vals[r.Params[q]] = true
+		}
+		if len(vals) > 1 {
+			series = append(series, q)
+		}
+	}
+	short := shortNames(series)
+
+	// X positions: numbers, or categories in point order.
+	xParam := slices.Contains(s.Params, pl.X)
+	xpos := map[string]float64{}
+	var xcats []string
+	categorical := false
+	if xParam {
+		for _, r := range keep {
+			if _, ok := numeric(r.Params[pl.X]); !ok {
+				categorical = true
+			}
+		}
+		for _, r := range keep {
+			v := r.Params[pl.X]
+			if _, ok := xpos[v]; ok {
+				continue
+			}
+			if categorical {
+				xpos[v] = float64(len(xcats))
+			} else {
+				xpos[v], _ = numeric(v)
+			}
+			xcats = append(xcats, v)
+		}
+	}
+	if categorical && pl.LogX {
+		warn("x values are not all numbers; using a linear axis")
+	}
+	logx := pl.LogX && !categorical
+
+	var lines []*line
+	byKey := map[string]*line{}
+	dropped := 0
+	for _, y := range pl.Y {
+		for _, r := range keep {
+			var parts []string
+			if len(pl.Y) > 1 {
+				parts = append(parts, y)
+			}
+			for i, q := range series {
+				parts = append(parts, short[i]+"="+r.Params[q])
+			}
+			key := strings.Join(parts, ", ")
+			var x float64
+			okx := true
+			if xParam {
+				x = xpos[r.Params[pl.X]]
+			} else {
+				x, okx = metricNumber(r.Metrics[pl.X])
+			}
+			yv, oky := metricNumber(r.Metrics[y])
+			if !okx || !oky || (logx && x <= 0) || (pl.LogY && yv <= 0) {
+				dropped++
+				continue
+			}
+			l := byKey[key]
+			if l == nil {
+				l = &line{label: key}
+				byKey[key] = l
+				lines = append(lines, l)
+			}
+			l.xys = append(l.xys, plotter.XY{X: x, Y: yv})
+		}
+	}
+	if dropped > 0 {
+		warn("%d values left out (missing, not numbers, or not positive on a log axis)", dropped)
+	}
+	if len(lines) == 0 {
+		warn("nothing to draw; skipped")
+		return nil
+	}
+
+	p := plot.New()
+	p.Title.Text = pl.Title
+	p.X.Label.Text = pl.X
+	p.Y.Label.Text = strings.Join(pl.Y, ", ")
+	if logx {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if pl.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if xParam && (categorical || len(xcats) <= 16) {
+		// Label the ticks with the values as written (256KiB, single).
+		ticks := make(plot.ConstantTicks, 0, len(xcats))
+		for _, v := range xcats {
+			ticks = append(ticks, plot.Tick{Value: xpos[v], Label: v})
+		}
+		sort.Slice(ticks, func(i, j int) bool { return ticks[i].Value < ticks[j].Value })
+		p.X.Tick.Marker = ticks
+	}
+	if categorical {
+		p.X.Min, p.X.Max = -0.5, float64(len(xcats))-0.5
+	}
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	for i, l := range lines {
+		sort.SliceStable(l.xys, func(a, b int) bool { return l.xys[a].X < l.xys[b].X })
+		ln, sc, err := plotter.NewLinePoints(l.xys)
+		if err != nil {
+			warn("%v", err)
+			continue
+		}
+		ln.Color = plotutil.Color(i)
+		ln.Dashes = plotutil.Dashes(i / 7)
+		sc.Color = plotutil.Color(i)
+		sc.Shape = plotutil.Shape(i)
+		p.Add(ln, sc)
+		if l.label != "" {
+			p.Legend.Add(l.label, ln, sc)
+		}
+	}
+	for _, ext := range []string{".png", ".svg"} {
+		if err := savePlot(p, filepath.Join(dir, pl.Name+ext)); err != nil {
+			return fmt.Errorf("plot %s: %v", pl.Name, err)
+		}
+	}
+	return nil
+}
+
+// savePlot renders p to path through a temporary file (the format follows
+// the extension of path).
+func savePlot(p *plot.Plot, path string) (err error) {
+	defer func() {
+		if r := recover(); r != nil { // gonum/plot panics on some degenerate axes
+			err = fmt.Errorf("cannot draw: %v", r)
+		}
+	}()
+	wt, err := p.WriterTo(plotWidth, plotHeight, strings.TrimPrefix(filepath.Ext(path), "."))
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	if _, err := wt.WriteTo(&b); err != nil {
+		return err
+	}
+	return writeAtomic(path, []byte(b.String()))
+}
+
+// shortNames returns the last segment of each dotted path, or the whole
+// path where two last segments would collide.
+func shortNames(paths []string) []string {
+	out := make([]string, len(paths))
+	count := map[string]int{}
+	for _, q := range paths {
+		count[last(q)]++
+	}
+	for i, q := range paths {
+		if count[last(q)] > 1 {
+			out[i] = q
+		} else {
+			out[i] = last(q)
+		}
+	}
+	return out
+}
+
+func last(q string) string {
+	if i := strings.LastIndexByte(q, '.'); i >= 0 {
+		return q[i+1:]
+	}
+	return q
+}

@@ -1,0 +1,286 @@
+package sweep
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// maxLine bounds one results.jsonl line.
+const maxLine = 16 << 20
+
+// ReadResults reads a results.jsonl file written for study s and checks
+// every record against the study: a complete line of valid JSON with
+// exactly the record's keys, a point index of the study given once, the
+// point's parameter values and the study's metrics. Errors wrap
+// ErrBadInput and name the file and line.
+func ReadResults(path string, s *Study) ([]Record, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("results file: %v", err))
+	}
+	defer fh.Close()
+	return readResults(path, fh, s)
+}
+
+func readResults(path string, r io.Reader, s *Study) ([]Record, error) {
+	br := bufio.NewReader(r)
+	bad := func(line int, format string, a ...any) error {
+		return badInput(fmt.Errorf("%s:%d: %s", path, line, fmt.Sprintf(format, a...)))
+	}
+	var out []Record
+	seen := map[int]int{}
+	for line := 1; ; line++ {
+		text, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			var buf bytes.Buffer
+			buf.Write(text)
+			for errors.Is(err, bufio.ErrBufferFull) && buf.Len() <= maxLine {
+				text, err = br.ReadSlice('\n')
+				buf.Write(text)
+			}
+			if buf.Len() > maxLine {
+				return nil, bad(line, "corrupt record: line longer than %d bytes", maxLine)
+			}
+			text = buf.Bytes()
+		}
+		if err == io.EOF {
+			if len(bytes.TrimSpace(text)) != 0 {
+				return nil, bad(line, "truncated record (no end of line); remove the line to resume")
+			}
+			return out, nil
+		}
+		if err != nil {
+			return nil, badInput(fmt.Errorf("%s: %v", path, err))
+		}
+		if len(bytes.TrimSpace(text)) == 0 {
+			return nil, bad(line, "corrupt record: empty line")
+		}
+		var rec Record
+		dec := json.NewDecoder(bytes.NewReader(text))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&rec); err != nil {
+			return nil, bad(line, "corrupt record: %v", err)
+		}
+		if dec.More() {
+			return nil, bad(line, "corrupt record: more than one JSON value on the line")
+		}
+		if err := checkRecord(&rec, s); err != nil {
+			return nil, bad(line, "%v", err)
+		}
+		if prev, ok := seen[rec.Index]; ok {
+			return nil, bad(line, "point %d is recorded twice (also on line %d)", rec.Index, prev)
+		}
+		seen[rec.Index] = line
+		out = append(out, rec)
+	}
+}
+
+// checkRecord checks that rec belongs to study s.
+func checkRecord(rec *Record, s *Study) error {
+	if rec.Index < 0 || rec.Index >= len(s.Points) {
+		return fmt.Errorf("key \"index\": point %d is not in the study (0..%d); the study changed? use another -o directory", rec.Index, len(s.Points)-1)
+	}
+	switch rec.Status {
+	case StatusOK, StatusFailed, StatusCheckFailed:
+	default:
+		return fmt.Errorf("key \"status\": %q is not ok, failed or check-failed", rec.Status)
+	}
+	want := s.paramMap(s.Points[rec.Index])
+	if !maps.Equal(rec.Params, want) {
+		return fmt.Errorf("key \"params\": point %d has %s here but %s in the study; the study changed? use another -o directory",
+			rec.Index, formatParams(rec.Params), formatParams(want))
+	}
+	if len(rec.Metrics) != len(s.Metrics) {
+		return fmt.Errorf("key \"metrics\": %d metrics recorded, the study has %d; the study changed? use another -o directory", len(rec.Metrics), len(s.Metrics))
+	}
+	for _, m := range s.Metrics {
+		raw, ok := rec.Metrics[m]
+		if !ok {
+			return fmt.Errorf("key \"metrics\": no %q recorded; the study changed? use another -o directory", m)
+		}
+		if len(raw) == 0 {
+			rec.Metrics[m] = json.RawMessage("null")
+		}
+	}
+	return nil
+}
+
+func formatParams(m map[string]string) string {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// finish rewrites results.jsonl sorted by index and writes results.csv and
+// the plots; each file is replaced atomically.
+func finish(s *Study, dir string, done map[int]Record, sum *Summary, log io.Writer) error {
+	recs := make([]Record, 0, len(done))
+	for _, i := range slices.Sorted(maps.Keys(done)) {
+		recs = append(recs, done[i])
+		if done[i].Status != StatusOK {
+			sum.Failed++
+		}
+	}
+	var jb bytes.Buffer
+	for _, r := range recs {
+		line, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		jb.Write(line)
+		jb.WriteByte('\n')
+	}
+	if err := writeAtomic(filepath.Join(dir, ResultsJSONL), jb.Bytes()); err != nil {
+		return err
+	}
+	var cb bytes.Buffer
+	if err := WriteCSV(&cb, s, recs); err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(dir, ResultsCSV), cb.Bytes()); err != nil {
+		return err
+	}
+	for _, pl := range s.Plots {
+		if err := DrawPlot(s, pl, recs, dir, log); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeAtomic writes data to path through a temporary file and a rename.
+func writeAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// WriteCSV writes the records (sorted by index) as CSV: index, one column
+// per varied parameter, status, one column per metric, error. Numbers are
+// written as in the JSON; missing metrics are empty cells.
+func WriteCSV(w io.Writer, s *Study, recs []Record) error {
+	cw := csv.NewWriter(w)
+	head := []string{"index"}
+	head = append(head, s.Params...)
+	head = append(head, "status")
+	head = append(head, s.Metrics...)
+	head = append(head, "error")
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, r := range recs {
+		row := []string{fmt.Sprint(r.Index)}
+		for _, q := range s.Params {
+			row = append(row, r.Params[q])
+		}
+		row = append(row, r.Status)
+		for _, m := range s.Metrics {
+			row = append(row, cell(r.Metrics[m]))
+		}
+		row = append(row, r.Error)
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// cell formats a JSON metric value for CSV: numbers as written, strings
+// unquoted, null empty, anything else as compact JSON.
+func cell(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return ""
+	}
+	if t[0] == '"' {
+		var s string
+		if json.Unmarshal(t, &s) == nil {
+			return s
+		}
+	}
+	return string(t)
+}
+
+// Merge combines the results.jsonl files of shard runs (each in one of
+// dirs) into out: results.jsonl, results.csv and the plots, the same files
+// one unsharded run writes. Records already in out/results.jsonl are kept.
+// Records of the same point must agree. Points without a record are
+// listed in Summary.Missing.
+func Merge(s *Study, out string, dirs []string, log io.Writer) (*Summary, error) {
+	start := time.Now()
+	if out == "" {
+		return nil, badInput(errors.New("no output directory (-o DIR)"))
+	}
+	if len(dirs) == 0 {
+		return nil, badInput(errors.New("merge: name the shard output directories"))
+	}
+	done := map[int]Record{}
+	from := map[int]string{}
+	paths := []string{}
+	for _, d := range dirs {
+		paths = append(paths, filepath.Join(d, ResultsJSONL))
+	}
+	if p := filepath.Join(out, ResultsJSONL); !slices.ContainsFunc(paths, func(q string) bool { return sameFile(p, q) }) {
+		if st, err := os.Stat(p); err == nil && st.Size() > 0 {
+			paths = append(paths, p)
+		}
+	}
+	for _, p := range paths {
+		recs, err := ReadResults(p, s)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			if prev, ok := done[r.Index]; ok {
+				a, _ := json.Marshal(prev)
+				b, _ := json.Marshal(r)
+				if !bytes.Equal(a, b) {
+					return nil, badInput(fmt.Errorf("%s: point %d differs from its record in %s", p, r.Index, from[r.Index]))
+				}
+				continue
+			}
+			done[r.Index] = r
+			from[r.Index] = p
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	sum := &Summary{Points: len(s.Points), Selected: len(s.Points), Skipped: len(done)}
+	if err := finish(s, out, done, sum, log); err != nil {
+		return sum, err
+	}
+	for _, p := range s.Points {
+		if _, ok := done[p.Index]; !ok {
+			sum.Missing = append(sum.Missing, p.Index)
+		}
+	}
+	sum.Wall = time.Since(start)
+	return sum, nil
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return os.SameFile(sa, sb)
+}

@@ -1,0 +1,390 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/programs"
+)
+
+// Shard selects every N-th point: the points whose index is I modulo N.
+// The zero value selects every point.
+type Shard struct{ I, N int }
+
+// ParseShard parses "I/N" (0 ≤ I < N), e.g. "3/8"; with Slurm, I is
+// $SLURM_ARRAY_TASK_ID of an array --array=0-(N-1).
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(strings.TrimSpace(s), "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil {
+		return Shard{}, badInput(fmt.Errorf("--shard %q: want I/N, e.g. 0/4", s))
+	}
+	if n < 1 || i < 0 || i >= n {
+		return Shard{}, badInput(fmt.Errorf("--shard %q: need 0 ≤ I < N (I counts from 0)", s))
+	}
+	return Shard{I: i, N: n}, nil
+}
+
+// Has reports whether the shard includes point index i.
+func (sh Shard) Has(i int) bool { return sh.N <= 1 || i%sh.N == sh.I }
+
+// String returns "I/N" ("all" for the zero value).
+func (sh Shard) String() string {
+	if sh.N <= 1 {
+		return "all"
+	}
+	return fmt.Sprintf("%d/%d", sh.I, sh.N)
+}
+
+// Options control a study run.
+type Options struct {
+	// Out is the output directory (created if needed).
+	Out string
+	// Jobs is the number of points simulated at once (0 = every CPU).
+	Jobs int
+	// Shard restricts the run to a subset of the points.
+	Shard Shard
+	// Resume continues from Out/results.jsonl, skipping finished points
+	// (failed ones included: they are deterministic). Without Resume an
+	// existing non-empty results file is an error.
+	Resume bool
+	// Progress, when non-nil, receives a progress bar with ETA.
+	Progress io.Writer
+	// Log, when non-nil, receives warnings (e.g. about plots).
+	Log io.Writer
+	// SkipCheck skips Study.Check (the caller already ran it).
+	SkipCheck bool
+}
+
+// Summary counts what a run or merge did.
+type Summary struct {
+	// Points is the number of points in the study.
+	Points int
+	// Selected is the number of points in the shard (Points without one).
+	Selected int
+	// Ran is the number of points simulated by this invocation.
+	Ran int
+	// Skipped is the number of selected points already finished (resume).
+	Skipped int
+	// Failed is the number of points recorded as failed or check-failed
+	// among all recorded points.
+	Failed int
+	// Missing lists the indices of points with no record (merge, shards).
+	Missing []int
+	// Wall is the run's wall time.
+	Wall time.Duration
+}
+
+// Run runs the study's points (those of opts.Shard not already finished)
+// with opts.Jobs workers. Each point's record is appended to
+// Out/results.jsonl as soon as it finishes, in one write, so an
+// interruption loses only the points in flight. At the end results.jsonl
+// is rewritten sorted by index and results.csv and the plots are written;
+// the files are identical whatever Jobs is. A point that fails (bad
+// combination of parameters, deadlock, failed check) is recorded with
+// its status and message and does not stop the study.
+func Run(s *Study, opts Options) (*Summary, error) {
+	start := time.Now()
+	if opts.Out == "" {
+		return nil, badInput(errors.New("no output directory (-o DIR)"))
+	}
+	if !opts.SkipCheck {
+		if err := s.Check(); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(opts.Out, ResultsJSONL)
+	done := map[int]Record{}
+	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+		if !opts.Resume {
+			return nil, badInput(fmt.Errorf("%s exists: use --resume to continue the study, or another -o directory", path))
+		}
+		recs, err := ReadResults(path, s)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			done[r.Index] = r
+		}
+	}
+	sum := &Summary{Points: len(s.Points)}
+	var todo []Point
+	for _, p := range s.Points {
+		if !opts.Shard.Has(p.Index) {
+			continue
+		}
+		sum.Selected++
+		if _, ok := done[p.Index]; ok {
+			sum.Skipped++
+			continue
+		}
+		todo = append(todo, p)
+	}
+
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	jobs = min(jobs, len(todo))
+	var werr error
+	if len(todo) > 0 {
+		fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		werr = runPoints(s, todo, jobs, opts.Progress, func(r Record) error {
+			line, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			if _, err := fh.Write(append(line, '\n')); err != nil {
+				return fmt.Errorf("%s: %v", path, err)
+			}
+			done[r.Index] = r
+			sum.Ran++
+			return nil
+		})
+		if err := fh.Close(); err != nil && werr == nil {
+			werr = err
+		}
+	}
+	if werr != nil {
+		return sum, werr
+	}
+	if err := finish(s, opts.Out, done, sum, opts.Log); err != nil {
+		return sum, err
+	}
+	for _, p := range s.Points {
+		if opts.Shard.Has(p.Index) {
+			if _, ok := done[p.Index]; !ok {
+				sum.Missing = append(sum.Missing, p.Index)
+			}
+		}
+	}
+	sum.Wall = time.Since(start)
+	return sum, nil
+}
+
+// runPoints simulates the points with jobs workers and calls record (from
+// one goroutine) for each finished point, in completion order. It stops
+// dispatching after record returns an error and returns that error.
+func runPoints(s *Study, todo []Point, jobs int, progress io.Writer, record func(Record) error) error {
+	work := make(chan Point)
+	results := make(chan Record)
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				results <- s.RunPoint(p)
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	go func() {
+		defer close(work)
+		for _, p := range todo {
+			select {
+			case work <- p:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	bar := newProgress(progress, len(todo))
+	defer bar.close()
+	var first error
+	for r := range results {
+		if first != nil {
+			continue
+		}
+		if err := record(r); err != nil {
+			first = err
+			close(stop)
+			continue
+		}
+		bar.step(r.Status != StatusOK)
+	}
+	return first
+}
+
+// Point statuses in the results.
+const (
+	// StatusOK: the simulation ran; metrics are recorded.
+	StatusOK = "ok"
+	// StatusFailed: the point could not run (infeasible parameters) or
+	// the simulation failed (deadlock); Error says why, metrics are null.
+	StatusFailed = "failed"
+	// StatusCheckFailed: the run completed but its correctness check
+	// failed; metrics are recorded and Error says what failed.
+	StatusCheckFailed = "check-failed"
+)
+
+// Output file names in the output directory.
+const (
+	ResultsJSONL = "results.jsonl"
+	ResultsCSV   = "results.csv"
+)
+
+// Record is one line of results.jsonl: a finished point.
+type Record struct {
+	// Index is the point's index in the study.
+	Index int `json:"index"`
+	// Params maps each varied parameter to the point's value.
+	Params map[string]string `json:"params"`
+	// Status is StatusOK, StatusFailed or StatusCheckFailed.
+	Status string `json:"status"`
+	// Error is the failure message (one line), empty when ok.
+	Error string `json:"error,omitempty"`
+	// Metrics maps each metric to its JSON value (null when the report
+	// has no such key, or the point failed).
+	Metrics map[string]json.RawMessage `json:"metrics"`
+}
+
+// Overrides returns the --set overrides of point p: the study's fixed set
+// followed by the point's parameters (program and machine excluded).
+func (s *Study) Overrides(p Point) []machines.Override {
+	ovs := slices.Clone(s.Set)
+	for i, q := range s.Params {
+		if q != ParamProgram && q != ParamMachine {
+			ovs = append(ovs, machines.Override{Path: q, Value: p.Values[i]})
+		}
+	}
+	return ovs
+}
+
+// ProgramOf returns the program file and machine ("" = the program's) of
+// point p.
+func (s *Study) ProgramOf(p Point) (program, machine string) {
+	program, machine = s.Program, s.Machine
+	if i := slices.Index(s.Params, ParamProgram); i >= 0 {
+		program = p.Values[i]
+	}
+	if i := slices.Index(s.Params, ParamMachine); i >= 0 {
+		machine = p.Values[i]
+	}
+	return program, machine
+}
+
+// RunPoint simulates one point and returns its record; failures are
+// recorded, never returned (a panic in the simulator is recorded as a
+// failure too, so one bad point cannot stop a study).
+func (s *Study) RunPoint(p Point) (rec Record) {
+	rec = Record{Index: p.Index, Params: s.paramMap(p), Status: StatusOK, Metrics: map[string]json.RawMessage{}}
+	fail := func(msg string) {
+		rec.Status, rec.Error = StatusFailed, msg
+		for _, m := range s.Metrics {
+			rec.Metrics[m] = json.RawMessage("null")
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			fail(fmt.Sprintf("internal error: panic: %v", r))
+		}
+	}()
+	prog, mach := s.ProgramOf(p)
+	f, err := programs.ReadFile(prog)
+	if err != nil {
+		fail(firstLine(err))
+		return rec
+	}
+	res, err := programs.Execute(f, programs.Options{Machine: mach, Overrides: s.Overrides(p)}, programs.RunHooks{})
+	if err != nil {
+		fail(firstLine(err))
+		return rec
+	}
+	var buf bytes.Buffer
+	if err := res.Report.WriteJSON(&buf); err != nil {
+		fail("report: " + firstLine(err))
+		return rec
+	}
+	dec := json.NewDecoder(&buf)
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		fail("report: " + firstLine(err))
+		return rec
+	}
+	for _, m := range s.Metrics {
+		v, ok := Lookup(doc, m)
+		raw := json.RawMessage("null")
+		if ok {
+			if b, err := json.Marshal(v); err == nil {
+				raw = b
+			}
+		}
+		rec.Metrics[m] = raw
+	}
+	if res.Failure != nil {
+		rec.Status, rec.Error = StatusCheckFailed, firstLine(res.Failure)
+	}
+	return rec
+}
+
+func (s *Study) paramMap(p Point) map[string]string {
+	m := make(map[string]string, len(s.Params))
+	for i, q := range s.Params {
+		m[q] = p.Values[i]
+	}
+	return m
+}
+
+// Lookup resolves a dotted path (e.g. "buffers.L1.peak_fraction",
+// "cores.0.finish_cycle") in a decoded JSON document: object keys match
+// exactly, else case-insensitively; array elements are addressed by index.
+func Lookup(doc any, path string) (any, bool) {
+	cur := doc
+	for _, part := range strings.Split(path, ".") {
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[part]
+			if !ok {
+				keys := make([]string, 0, len(c))
+				for k := range c {
+					keys = append(keys, k)
+				}
+				slices.Sort(keys)
+				for _, k := range keys {
+					if strings.EqualFold(k, part) {
+						v, ok = c[k], true
+						break
+					}
+				}
+			}
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			cur = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}

@@ -1,0 +1,804 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/davinci-sim/davinci-sim/machines"
+)
+
+// ErrBadInput matches (errors.Is) errors caused by the study file, the
+// command-line options or an existing results file that cannot be used.
+var ErrBadInput = errors.New("bad input")
+
+type inputError struct{ err error }
+
+func (e *inputError) Error() string        { return e.err.Error() }
+func (e *inputError) Unwrap() error        { return e.err }
+func (e *inputError) Is(target error) bool { return target == ErrBadInput }
+
+// badInput marks err as bad input without changing its message.
+func badInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &inputError{err}
+}
+
+// MaxPoints bounds the number of points of a study.
+const MaxPoints = 100000
+
+// Special parameter names: varying them selects another program file or
+// machine for the point instead of overriding a key.
+const (
+	ParamProgram = "program"
+	ParamMachine = "machine"
+)
+
+// Study is a parsed study file: a base program and machine, fixed
+// overrides, the points to run and what to record and plot.
+type Study struct {
+	// Path names the study file in messages; Dir resolves relative paths.
+	Path, Dir string
+	// Description is free text from the file.
+	Description string
+	// Program is the base program file (resolved against Dir), unless the
+	// "program" parameter is varied.
+	Program string
+	// Machine is the base machine (name or resolved file); "" uses the
+	// program's.
+	Machine string
+	// Set are the fixed overrides, in file order.
+	Set []machines.Override
+	// Params are the varied parameters (dotted paths, or "program" /
+	// "machine"), in column order: explicit point keys first, then the
+	// grid's keys in file order.
+	Params []string
+	// Points are every point of the study in index order.
+	Points []Point
+	// Metrics are the dotted report.json paths recorded for each point.
+	Metrics []string
+	// Plots are the figures drawn from the results.
+	Plots []Plot
+}
+
+// Point is one simulation of a study.
+type Point struct {
+	// Index is the point's position in the study (0-based).
+	Index int
+	// Values holds one value per Study.Params entry, as written (or as a
+	// range generated it).
+	Values []string
+}
+
+// Plot is one figure: Y against X with one line per series.
+type Plot struct {
+	// Name is the file base name (DIR/NAME.png, DIR/NAME.svg).
+	Name string
+	// Title is printed above the plot ("" for none).
+	Title string
+	// X is a parameter or metric; Y are metrics (one line family each).
+	X string
+	Y []string
+	// Series are parameters distinguishing lines. Parameters that are
+	// neither X, Series nor fixed by Where are added so that every line
+	// is a function of X.
+	Series []string
+	// LogX and LogY select logarithmic axes.
+	LogX, LogY bool
+	// Where keeps only the points whose parameters have these values.
+	Where map[string]string
+}
+
+// ReadStudy reads and parses a study file.
+func ReadStudy(path string) (*Study, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("study file: %v", err))
+	}
+	return ParseStudy(path, filepath.Dir(path), data)
+}
+
+// parser carries the file name for messages.
+type parser struct{ path string }
+
+func (p *parser) errf(n *yaml.Node, key, format string, a ...any) error {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	msg := fmt.Sprintf(format, a...)
+	if key == "" {
+		return badInput(fmt.Errorf("%s:%d: %s", p.path, line, msg))
+	}
+	return badInput(fmt.Errorf("%s:%d: key %q: %s", p.path, line, key, msg))
+}
+
+// ParseStudy parses study YAML text; path names it in messages and dir
+// resolves the program (and machine file) paths. Every error wraps
+// ErrBadInput and names the file, line and key.
+func ParseStudy(path, dir string, data []byte) (*Study, error) {
+	p := &parser{path: path}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, badInput(fmt.Errorf("%s: %v", path, err))
+	}
+	if root.Kind == 0 || len(root.Content) == 0 {
+		return nil, p.errf(nil, "", "empty study file; it needs program, vary or points, and metrics")
+	}
+	doc := root.Content[0]
+	if doc.Kind != yaml.MappingNode {
+		return nil, p.errf(doc, "", "the top level must be a mapping of keys")
+	}
+	s := &Study{Path: path, Dir: dir}
+	var (
+		varyNode, pointsNode, plotNode, metricsNode *yaml.Node
+		progNode                                    *yaml.Node
+	)
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		k, v := doc.Content[i], doc.Content[i+1]
+		if seen[k.Value] {
+			return nil, p.errf(k, k.Value, "given twice")
+		}
+		seen[k.Value] = true
+		switch k.Value {
+		case "description", "title":
+			t, err := p.scalar(v, k.Value)
+			if err != nil {
+				return nil, err
+			}
+			s.Description = t
+		case "program":
+			progNode = v
+		case "machine":
+			t, err := p.scalar(v, "machine")
+			if err != nil {
+				return nil, err
+			}
+			s.Machine = resolveMachine(dir, t)
+		case "set":
+			ovs, err := p.overrides(v, "set")
+			if err != nil {
+				return nil, err
+			}
+			s.Set = ovs
+		case "vary":
+			varyNode = v
+		case "points":
+			pointsNode = v
+		case "metrics":
+			metricsNode = v
+		case "plot", "plots":
+			plotNode = v
+		default:
+			return nil, p.errf(k, k.Value, "unknown key; a study has program, machine, set, vary, points, metrics, plot, description")
+		}
+	}
+	if progNode != nil {
+		t, err := p.scalar(progNode, "program")
+		if err != nil {
+			return nil, err
+		}
+		s.Program = resolveFile(dir, t)
+	}
+	if metricsNode == nil {
+		return nil, p.errf(doc, "metrics", "missing; list the report.json paths to record, e.g. [flops.tflops]")
+	}
+	ms, err := p.stringList(metricsNode, "metrics")
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range ms {
+		if m == "" || slices.Contains(strings.Split(m, "."), "") {
+			return nil, p.errf(metricsNode, fmt.Sprintf("metrics[%d]", i), "bad dotted path %q", m)
+		}
+		if slices.Contains(ms[:i], m) {
+			return nil, p.errf(metricsNode, fmt.Sprintf("metrics[%d]", i), "%q listed twice", m)
+		}
+	}
+	s.Metrics = ms
+
+	// Explicit points, then the grid.
+	var explicit [][]string
+	if pointsNode != nil {
+		params, rows, err := p.points(pointsNode)
+		if err != nil {
+			return nil, err
+		}
+		s.Params = params
+		explicit = rows
+	}
+	var axes [][]string
+	if varyNode != nil {
+		if varyNode.Kind != yaml.MappingNode {
+			return nil, p.errf(varyNode, "vary", "must be a mapping of parameter: values")
+		}
+		if len(varyNode.Content) == 0 {
+			return nil, p.errf(varyNode, "vary", "empty; give at least one parameter with its values")
+		}
+		for i := 0; i+1 < len(varyNode.Content); i += 2 {
+			k, v := varyNode.Content[i], varyNode.Content[i+1]
+			key := "vary." + k.Value
+			if err := p.checkParam(k, key, k.Value); err != nil {
+				return nil, err
+			}
+			if slices.Contains(s.Params, k.Value) {
+				return nil, p.errf(k, key, "parameter %q is given twice (vary and points, or twice in vary)", k.Value)
+			}
+			vals, err := p.values(v, key)
+			if err != nil {
+				return nil, err
+			}
+			s.Params = append(s.Params, k.Value)
+			axes = append(axes, vals)
+		}
+	}
+	if pointsNode == nil && varyNode == nil {
+		return nil, p.errf(doc, "vary", "missing; a study needs vary (a grid) or points (a list)")
+	}
+	for _, o := range s.Set {
+		for _, q := range s.Params {
+			if strings.EqualFold(o.Path, q) {
+				return nil, p.errf(doc, "set."+o.Path, "also varied; a parameter is either fixed (set) or varied")
+			}
+		}
+	}
+	if s.Program == "" && !slices.Contains(s.Params, ParamProgram) {
+		return nil, p.errf(doc, "program", "missing; name the base program file (relative to the study file)")
+	}
+
+	// Expand: explicit points outermost (in order), grid inside with the
+	// last grid key varying fastest.
+	if explicit == nil {
+		explicit = [][]string{nil}
+	}
+	total := len(explicit)
+	for _, a := range axes {
+		total *= len(a)
+		if total > MaxPoints {
+			return nil, p.errf(varyNode, "vary", "more than %d points", MaxPoints)
+		}
+	}
+	s.Points = make([]Point, 0, total)
+	idx := make([]int, len(axes))
+	for _, row := range explicit {
+		for j := range idx {
+			idx[j] = 0
+		}
+		for {
+			vals := append([]string(nil), row...)
+			for j, a := range axes {
+				vals = append(vals, a[idx[j]])
+			}
+			if i := slices.Index(s.Params, ParamProgram); i >= 0 {
+				vals[i] = resolveFile(dir, vals[i])
+			}
+			if i := slices.Index(s.Params, ParamMachine); i >= 0 {
+				vals[i] = resolveMachine(dir, vals[i])
+			}
+			s.Points = append(s.Points, Point{Index: len(s.Points), Values: vals})
+			j := len(axes) - 1
+			for ; j >= 0; j-- {
+				idx[j]++
+				if idx[j] < len(axes[j]) {
+					break
+				}
+				idx[j] = 0
+			}
+			if j < 0 {
+				break
+			}
+		}
+	}
+
+	if plotNode != nil {
+		plots, err := p.plots(plotNode, s)
+		if err != nil {
+			return nil, err
+		}
+		s.Plots = plots
+	}
+	return s, nil
+}
+
+// resolveFile makes a relative file path relative to the study's directory.
+func resolveFile(dir, f string) string {
+	if f == "" || filepath.IsAbs(f) {
+		return f
+	}
+	return filepath.Join(dir, f)
+}
+
+// resolveMachine resolves a machine given as a file (it has a path
+// separator or a .yaml/.yml extension); embedded names stay as they are.
+func resolveMachine(dir, m string) string {
+	ext := strings.ToLower(filepath.Ext(m))
+	if strings.ContainsAny(m, `/\`) || ext == ".yaml" || ext == ".yml" {
+		return resolveFile(dir, m)
+	}
+	return m
+}
+
+func (p *parser) scalar(n *yaml.Node, key string) (string, error) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return "", p.errf(n, key, "must be a single value")
+	}
+	return n.Value, nil
+}
+
+func (p *parser) stringList(n *yaml.Node, key string) ([]string, error) {
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		return []string{n.Value}, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, p.errf(n, key, "must be a list, e.g. [a, b]")
+	}
+	if len(n.Content) == 0 {
+		return nil, p.errf(n, key, "empty list")
+	}
+	out := make([]string, 0, len(n.Content))
+	for i, c := range n.Content {
+		t, err := p.scalar(c, fmt.Sprintf("%s[%d]", key, i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// checkParam checks the form of a varied parameter name.
+func (p *parser) checkParam(n *yaml.Node, key, name string) error {
+	if name == ParamProgram || name == ParamMachine {
+		return nil
+	}
+	lower := strings.ToLower(name)
+	if !strings.HasPrefix(lower, "program.") && !strings.HasPrefix(lower, "machine.") {
+		return p.errf(n, key, "a parameter is program, machine or a dotted path starting with program. or machine. (as with --set)")
+	}
+	if slices.Contains(strings.Split(name, "."), "") {
+		return p.errf(n, key, "bad dotted path %q", name)
+	}
+	return nil
+}
+
+func (p *parser) overrides(n *yaml.Node, key string) ([]machines.Override, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, p.errf(n, key, "must be a mapping of dotted path: value")
+	}
+	var out []machines.Override
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		sub := key + "." + k.Value
+		if err := p.checkParam(k, sub, k.Value); err != nil {
+			return nil, err
+		}
+		if k.Value == ParamProgram || k.Value == ParamMachine {
+			return nil, p.errf(k, sub, "give the base %s as the top-level key %q", k.Value, k.Value)
+		}
+		for _, o := range out {
+			if strings.EqualFold(o.Path, k.Value) {
+				return nil, p.errf(k, sub, "given twice")
+			}
+		}
+		val, err := p.scalar(v, sub)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, machines.Override{Path: k.Value, Value: val})
+	}
+	return out, nil
+}
+
+// values reads a parameter's values: a list of scalars or a range string.
+func (p *parser) values(n *yaml.Node, key string) ([]string, error) {
+	switch {
+	case n.Kind == yaml.SequenceNode:
+		if len(n.Content) == 0 {
+			return nil, p.errf(n, key, "empty list of values")
+		}
+		out := make([]string, 0, len(n.Content))
+		for i, c := range n.Content {
+			t, err := p.scalar(c, fmt.Sprintf("%s[%d]", key, i))
+			if err != nil {
+				return nil, err
+			}
+			if slices.Contains(out, t) {
+				return nil, p.errf(c, key, "value %q listed twice", t)
+			}
+			out = append(out, t)
+		}
+		return out, nil
+	case n.Kind == yaml.ScalarNode && n.Tag != "!!null":
+		if !strings.Contains(n.Value, "..") {
+			return []string{n.Value}, nil
+		}
+		vals, err := ParseRange(n.Value)
+		if err != nil {
+			return nil, p.errf(n, key, "%v", err)
+		}
+		return vals, nil
+	}
+	return nil, p.errf(n, key, "must be a list of values or a range such as \"256KiB..4MiB ×2\" or \"-20..10 +2\"")
+}
+
+// points reads the explicit point list: mappings with the same keys.
+func (p *parser) points(n *yaml.Node) ([]string, [][]string, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, nil, p.errf(n, "points", "must be a list of mappings {parameter: value, …}")
+	}
+	if len(n.Content) == 0 {
+		return nil, nil, p.errf(n, "points", "empty list")
+	}
+	if len(n.Content) > MaxPoints {
+		return nil, nil, p.errf(n, "points", "more than %d points", MaxPoints)
+	}
+	var params []string
+	var rows [][]string
+	for i, c := range n.Content {
+		key := fmt.Sprintf("points[%d]", i)
+		if c.Kind != yaml.MappingNode || len(c.Content) == 0 {
+			return nil, nil, p.errf(c, key, "must be a mapping {parameter: value, …}")
+		}
+		var names []string
+		row := make([]string, 0, len(c.Content)/2)
+		for j := 0; j+1 < len(c.Content); j += 2 {
+			k, v := c.Content[j], c.Content[j+1]
+			sub := key + "." + k.Value
+			if err := p.checkParam(k, sub, k.Value); err != nil {
+				return nil, nil, err
+			}
+			if slices.Contains(names, k.Value) {
+				return nil, nil, p.errf(k, sub, "given twice")
+			}
+			val, err := p.scalar(v, sub)
+			if err != nil {
+				return nil, nil, err
+			}
+			names = append(names, k.Value)
+			row = append(row, val)
+		}
+		if i == 0 {
+			params = names
+		} else {
+			// Reorder to the first point's key order.
+			if len(names) != len(params) {
+				return nil, nil, p.errf(c, key, "has keys %v but points[0] has %v; every point sets the same parameters", names, params)
+			}
+			ordered := make([]string, len(params))
+			for j, q := range params {
+				at := slices.Index(names, q)
+				if at < 0 {
+					return nil, nil, p.errf(c, key, "has keys %v but points[0] has %v; every point sets the same parameters", names, params)
+				}
+				ordered[j] = row[at]
+			}
+			row = ordered
+		}
+		rows = append(rows, row)
+	}
+	return params, rows, nil
+}
+
+func (p *parser) plots(n *yaml.Node, s *Study) ([]Plot, error) {
+	var nodes []*yaml.Node
+	switch n.Kind {
+	case yaml.MappingNode:
+		nodes = []*yaml.Node{n}
+	case yaml.SequenceNode:
+		nodes = n.Content
+	default:
+		return nil, p.errf(n, "plot", "must be a mapping {x: …, y: …} or a list of them")
+	}
+	var out []Plot
+	for i, pn := range nodes {
+		key := "plot"
+		if n.Kind == yaml.SequenceNode {
+			key = fmt.Sprintf("plot[%d]", i)
+		}
+		pl, err := p.plot(pn, key, s)
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range out {
+			if q.Name == pl.Name {
+				return nil, p.errf(pn, key+".name", "two plots are named %q; give them distinct names", pl.Name)
+			}
+		}
+		out = append(out, pl)
+	}
+	return out, nil
+}
+
+func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
+	var pl Plot
+	if n.Kind != yaml.MappingNode {
+		return pl, p.errf(n, key, "must be a mapping {x: …, y: …}")
+	}
+	isParam := func(q string) bool { return slices.Contains(s.Params, q) }
+	isMetric := func(q string) bool { return slices.Contains(s.Metrics, q) }
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		sub := key + "." + k.Value
+		var err error
+		switch k.Value {
+		case "name":
+			pl.Name, err = p.scalar(v, sub)
+			if err == nil && (pl.Name == "" || strings.ContainsAny(pl.Name, `/\`) || pl.Name == "." || pl.Name == ".." ||
+				pl.Name == "results") {
+				err = p.errf(v, sub, "must be a plain file name (no slashes), not \"results\"")
+			}
+		case "title":
+			pl.Title, err = p.scalar(v, sub)
+		case "x":
+			pl.X, err = p.scalar(v, sub)
+			if err == nil && !isParam(pl.X) && !isMetric(pl.X) {
+				err = p.errf(v, sub, "%q is neither a varied parameter (%s) nor a metric", pl.X, strings.Join(s.Params, ", "))
+			}
+		case "y":
+			pl.Y, err = p.stringList(v, sub)
+			for _, y := range pl.Y {
+				if err == nil && !isMetric(y) {
+					err = p.errf(v, sub, "%q is not one of the metrics (%s)", y, strings.Join(s.Metrics, ", "))
+				}
+			}
+		case "series":
+			pl.Series, err = p.stringList(v, sub)
+			for _, q := range pl.Series {
+				if err == nil && !isParam(q) {
+					err = p.errf(v, sub, "%q is not a varied parameter (%s)", q, strings.Join(s.Params, ", "))
+				}
+			}
+		case "logx", "logy":
+			var t string
+			t, err = p.scalar(v, sub)
+			if err == nil {
+				b, e := strconv.ParseBool(t)
+				if e != nil {
+					err = p.errf(v, sub, "want true or false, got %q", t)
+				}
+				if k.Value == "logx" {
+					pl.LogX = b
+				} else {
+					pl.LogY = b
+				}
+			}
+		case "where":
+			var ovs []machines.Override
+			if v.Kind != yaml.MappingNode {
+				err = p.errf(v, sub, "must be a mapping {parameter: value}")
+				break
+			}
+			pl.Where = map[string]string{}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				wk, wv := v.Content[j], v.Content[j+1]
+				if !isParam(wk.Value) {
+					return pl, p.errf(wk, sub+"."+wk.Value, "not a varied parameter (%s)", strings.Join(s.Params, ", "))
+				}
+				t, e := p.scalar(wv, sub+"."+wk.Value)
+				if e != nil {
+					return pl, e
+				}
+				pl.Where[wk.Value] = t
+			}
+			_ = ovs
+		default:
+			err = p.errf(k, sub, "unknown key; a plot has x, y, series, logx, logy, where, name, title")
+		}
+		if err != nil {
+			return pl, err
+		}
+	}
+	if pl.X == "" {
+		return pl, p.errf(n, key+".x", "missing; the x axis is a varied parameter or a metric")
+	}
+	if len(pl.Y) == 0 {
+		return pl, p.errf(n, key+".y", "missing; the y axis is one or more metrics")
+	}
+	if slices.Contains(pl.Series, pl.X) {
+		return pl, p.errf(n, key+".series", "%q is the x axis", pl.X)
+	}
+	if pl.Name == "" {
+		pl.Name = fileName(strings.Join(pl.Y, "+") + "-vs-" + pl.X)
+	}
+	return pl, nil
+}
+
+// fileName turns a label into a file name.
+func fileName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '+', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// A range kind: how endpoints and steps parse and print.
+type rangeKind struct {
+	name  string
+	parse func(string) (*big.Rat, bool)
+	print func(*big.Rat) string
+}
+
+func ratOfInt(i int64) *big.Rat { return new(big.Rat).SetInt64(i) }
+
+var rangeKinds = []rangeKind{
+	{"number", func(s string) (*big.Rat, bool) {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, false
+		}
+		r, ok := new(big.Rat).SetString(s)
+		return r, ok
+	}, func(r *big.Rat) string {
+		if r.IsInt() {
+			return r.Num().String()
+		}
+		f, _ := r.Float64()
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}},
+	{"size", func(s string) (*big.Rat, bool) {
+		v, err := machines.ParseSize(s)
+		if err != nil {
+			return nil, false
+		}
+		return ratOfInt(int64(v)), true
+	}, func(r *big.Rat) string {
+		f, _ := r.Float64()
+		return machines.Size(int64(math.Round(f))).String()
+	}},
+	{"frequency", func(s string) (*big.Rat, bool) {
+		v, err := machines.ParseFrequency(s)
+		if err != nil {
+			return nil, false
+		}
+		return new(big.Rat).SetFloat64(float64(v)), true
+	}, func(r *big.Rat) string {
+		f, _ := r.Float64()
+		return machines.Frequency(f).String()
+	}},
+	{"bandwidth", func(s string) (*big.Rat, bool) {
+		v, err := machines.ParseBandwidth(s)
+		if err != nil {
+			return nil, false
+		}
+		return new(big.Rat).SetFloat64(float64(v)), true
+	}, func(r *big.Rat) string {
+		f, _ := r.Float64()
+		return machines.Bandwidth(f).String()
+	}},
+}
+
+// maxRangeValues bounds the values one range may generate.
+const maxRangeValues = 10000
+
+// ParseRange expands a range "START..END STEP" into its values, END
+// included when a step lands on it. STEP is "×F" (also "xF" or "*F",
+// geometric, F > 1) or "+D" (arithmetic, D > 0); it may be left out for
+// integers (+1). Endpoints are plain numbers (negative allowed) or sizes,
+// frequencies or bandwidths with units (256KiB..4MiB ×2, 1GHz..2GHz
+// +250MHz); generated values print in the same notation.
+func ParseRange(s string) ([]string, error) {
+	text := strings.TrimSpace(s)
+	lo, rest, ok := strings.Cut(text, "..")
+	if !ok {
+		return nil, fmt.Errorf("range %q: want START..END STEP, e.g. 256KiB..4MiB ×2 or -20..10 +2", s)
+	}
+	lo = strings.TrimSpace(lo)
+	rest = strings.TrimSpace(rest)
+	hi, step := splitStep(rest)
+	if strings.ContainsAny(hi, " \t") {
+		return nil, fmt.Errorf("range %q: the step must start with × (or x, *) or +", s)
+	}
+	if lo == "" || hi == "" {
+		return nil, fmt.Errorf("range %q: want START..END STEP, e.g. 256KiB..4MiB ×2 or -20..10 +2", s)
+	}
+	var kind *rangeKind
+	var a, b *big.Rat
+	for i := range rangeKinds {
+		k := &rangeKinds[i]
+		x, ok1 := k.parse(lo)
+		y, ok2 := k.parse(hi)
+		if ok1 && ok2 {
+			kind, a, b = k, x, y
+			break
+		}
+	}
+	if kind == nil {
+		return nil, fmt.Errorf("range %q: %q and %q are not two numbers, sizes, frequencies or bandwidths", s, lo, hi)
+	}
+	if a.Cmp(b) > 0 {
+		return nil, fmt.Errorf("range %q: start %s is above end %s", s, lo, hi)
+	}
+	geometric := false
+	var st *big.Rat
+	switch {
+	case step == "":
+		if kind.name != "number" || !a.IsInt() || !b.IsInt() {
+			return nil, fmt.Errorf("range %q: give a step (×F or +D); only integer ranges default to +1", s)
+		}
+		st = ratOfInt(1)
+	case strings.HasPrefix(step, "+"):
+		t := strings.TrimSpace(step[1:])
+		var ok bool
+		st, ok = kind.parse(t)
+		if !ok && kind.name != "number" {
+			st, ok = rangeKinds[0].parse(t)
+		}
+		if !ok || st.Sign() <= 0 {
+			return nil, fmt.Errorf("range %q: step %q must be a positive %s", s, step, kind.name)
+		}
+	default:
+		geometric = true
+		t := strings.TrimSpace(strings.TrimLeft(step, "×x*"))
+		t = strings.TrimPrefix(t, "×")
+		var ok bool
+		st, ok = rangeKinds[0].parse(strings.TrimSpace(t))
+		if !ok || st.Cmp(ratOfInt(1)) <= 0 {
+			return nil, fmt.Errorf("range %q: factor %q must be a number above 1", s, step)
+		}
+		if a.Sign() <= 0 {
+			return nil, fmt.Errorf("range %q: a geometric range (×F) must start above 0", s)
+		}
+	}
+	var out []string
+	v := new(big.Rat).Set(a)
+	for v.Cmp(b) <= 0 {
+		if len(out) == maxRangeValues {
+			return nil, fmt.Errorf("range %q: more than %d values", s, maxRangeValues)
+		}
+		t := kind.print(v)
+		if len(out) > 0 && out[len(out)-1] == t {
+			return nil, fmt.Errorf("range %q: step too small to give distinct values", s)
+		}
+		out = append(out, t)
+		if geometric {
+			v.Mul(v, st)
+		} else {
+			v.Add(v, st)
+		}
+		if len(v.Num().Bits())+len(v.Denom().Bits()) > 64 {
+			break // absurdly fine fractions: stop rather than grow without bound
+		}
+	}
+	return out, nil
+}
+
+// splitStep separates "END STEP" where STEP starts with ×, x, * or + (a +
+// right after an exponent's e belongs to the number).
+func splitStep(rest string) (end, step string) {
+	for i, r := range rest {
+		if i == 0 {
+			continue
+		}
+		switch r {
+		case '×', 'x', '*':
+		case '+':
+			if c := rest[i-1]; c == 'e' || c == 'E' {
+				continue
+			}
+		default:
+			continue
+		}
+		return strings.TrimSpace(rest[:i]), strings.TrimSpace(rest[i:])
+	}
+	return strings.TrimSpace(rest), ""
+}
