@@ -55,6 +55,8 @@ type Chip struct {
 	mmadFlops       float64
 	failed          error
 
+	host *Host // attached host program (nil: none)
+
 	participants int // cores running the program (for sync_all)
 	syncArrived  int
 	syncGen      int
@@ -146,6 +148,9 @@ func (c *Chip) Run(p isa.Program) (*Stats, error) {
 			core.close()
 		}
 	}()
+	if c.host != nil {
+		c.host.begin(c.eng.Now())
+	}
 	start := time.Now()
 	_ = start
 	err := c.eng.Run()

@@ -64,6 +64,7 @@ type Core struct {
 	next     func() (isa.Instr, bool)
 	stop     func()
 	loaded   bool
+	running  bool // a loaded stream has not finished yet
 	fetched  bool // pending holds an instruction not yet issued
 	pending  isa.Instr
 	drained  bool // the stream has no more instructions
@@ -87,6 +88,10 @@ type Core struct {
 // whether the core may pass.
 func (c *Core) syncAll(now sim.Time) bool {
 	ch := c.chip
+	if ch.host != nil && ch.host.running[c.id] != nil {
+		c.fault(&c.pending, fmt.Errorf("sync_all inside a host-launched kernel: end the kernel and launch the next one instead"))
+		return false
+	}
 	if !c.inSync {
 		if !c.idle(now) {
 			return false
@@ -134,9 +139,13 @@ func newCore(c *Chip, id int) *Core {
 // Buffer returns the bytes of one of the core's buffers (functional mode).
 func (c *Core) Buffer(b isa.Buffer) []byte { return c.bufs[b] }
 
+// load starts stream s on the core; a core that finished a stream can be
+// loaded again (host kernel launches).
 func (c *Core) load(s isa.Stream) {
+	c.close()
 	c.next, c.stop = iter.Pull(s)
-	c.loaded = true
+	c.loaded, c.running = true, true
+	c.drained, c.fetched = false, false
 	c.waker.Wake(c.chip.eng.Now())
 }
 
@@ -428,10 +437,14 @@ func (c *Core) idle(now sim.Time) bool {
 }
 
 func (c *Core) checkDone(now sim.Time) {
-	if c.loaded && c.drained && !c.fetched && c.idle(now) && c.finish == 0 {
+	if c.running && c.drained && !c.fetched && c.idle(now) {
+		c.running = false
 		c.finish = now
 		if c.finish == 0 {
 			c.finish = 1 // an empty stream still finished
+		}
+		if h := c.chip.host; h != nil {
+			h.coreDone(c.id, now)
 		}
 	}
 }

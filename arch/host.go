@@ -1,0 +1,365 @@
+package arch
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// hostPriority orders the host's wake-ups after the cores' at the same
+// instant, so that a kernel finishing at t is seen by a host waiting at t.
+const hostPriority = 5
+
+// Host is the host CPU of a hosted run: an event-driven component that works
+// through an ordered list of tasks — compute (timed by the machine's host
+// rates; an optional Go callback does the real arithmetic), transfers over
+// the host–NPU link, kernel launches and waits. A launch is asynchronous:
+// the host pays the launch cost and goes on; the kernel starts on its cores
+// as soon as every one of them has finished its previous kernel (launch
+// order per core, as an accelerator stream) and the kernels it depends on
+// have finished. Kernels on disjoint core sets therefore run concurrently,
+// and the host's own work overlaps with running kernels.
+//
+// Tasks are appended with Compute, Transfer, Call, Launch and Wait before
+// the run or from a callback during it (for example refinement, whose length
+// is only known once it converges).
+type Host struct {
+	chip  *Chip
+	waker *sim.Waker
+
+	tasks []*hostTask
+	pc    int
+	done  bool
+	end   sim.Time
+
+	kernels []*Kernel
+	pending []*Kernel   // launched, not yet started (launch order)
+	queue   [][]*Kernel // per core: launched kernels not yet started, in order
+	running []*Kernel   // per core: the kernel the core runs, or nil
+
+	stage map[string]sim.Time
+}
+
+type taskKind uint8
+
+const (
+	taskCompute taskKind = iota
+	taskTransfer
+	taskCall
+	taskLaunch
+	taskWait
+)
+
+type hostTask struct {
+	kind    taskKind
+	stage   string
+	dur     sim.Time
+	fn      func() error
+	kernels []*Kernel // launch: one; wait: the awaited ones
+	started bool
+	start   sim.Time
+}
+
+// Kernel is one launch of per-core instruction streams on a set of AI cores.
+type Kernel struct {
+	Name  string
+	Zone  string // free-form label for reports (e.g. the LU zone)
+	Cores []int
+	// Launched, Started and Finished are the times the launch task ended
+	// (kernel enqueued), the kernel's streams were loaded and its last core
+	// finished.
+	Launched, Started, Finished sim.Time
+	// Flops is informational (the caller's flop count of the kernel).
+	Flops float64
+
+	stream  func(core int) isa.Stream
+	deps    []*Kernel
+	left    int
+	started bool
+	done    bool
+}
+
+// Done reports whether the kernel has finished.
+func (k *Kernel) Done() bool { return k.done }
+
+// NewHost returns the host of chip c. The machine must describe a host.
+func (c *Chip) NewHost() (*Host, error) {
+	if !c.M.HasHost() {
+		return nil, fmt.Errorf("machine %s has no host section (host.cores = 0)", c.M.Name)
+	}
+	h := &Host{chip: c, queue: make([][]*Kernel, len(c.cores)), running: make([]*Kernel, len(c.cores)),
+		stage: map[string]sim.Time{}}
+	h.waker = sim.NewWaker(c.eng, hostPriority, h)
+	return h, nil
+}
+
+// AttachHost makes the next Run also run h's task list, from time 0 until it
+// and every kernel it launched are finished. Cores named in the Program
+// given to Run run first; host kernels wait for them.
+func (c *Chip) AttachHost(h *Host) {
+	c.host = h
+	c.eng.Register(h)
+}
+
+// RunHosted runs host h's program on the chip (no other streams).
+func (c *Chip) RunHosted(h *Host) (*Stats, error) {
+	c.AttachHost(h)
+	return c.Run(isa.Program{})
+}
+
+// ComputeTime returns the modeled duration of a host computation of flops
+// floating-point operations (FP64 when fp64) that moves bytes of host
+// memory, on cores host cores (≤ 0: all): max(flops / rate, bytes / bw).
+func (h *Host) ComputeTime(flops float64, bytes int64, fp64 bool, cores int) sim.Time {
+	hm := &h.chip.M.Host
+	if cores <= 0 || cores > hm.Cores {
+		cores = hm.Cores
+	}
+	per := hm.FP32FlopsPerCycle
+	if fp64 {
+		per = hm.FP64FlopsPerCycle
+	}
+	rate := float64(cores) * float64(hm.Clock) * per
+	s := math.Max(flops/rate, float64(bytes)/float64(hm.MemoryBandwidth))
+	return sim.Time(math.Ceil(s * 1e12))
+}
+
+// TransferTime returns the modeled duration of moving bytes over the link.
+func (h *Host) TransferTime(bytes int64) sim.Time {
+	l := &h.chip.M.Host.Link
+	return sim.Time(math.Ceil(l.LatencyNS*1e3 + float64(bytes)/float64(l.Bandwidth)*1e12))
+}
+
+// Compute appends a host computation (see ComputeTime); fn, if not nil, runs
+// when it completes and may return an error that stops the run.
+func (h *Host) Compute(stage string, flops float64, bytes int64, fp64 bool, cores int, fn func() error) {
+	h.tasks = append(h.tasks, &hostTask{kind: taskCompute, stage: stage, dur: h.ComputeTime(flops, bytes, fp64, cores), fn: fn})
+}
+
+// Transfer appends a host↔NPU transfer of bytes over the link; fn, if not
+// nil, runs when it completes (e.g. to move the real bytes to or from GM).
+func (h *Host) Transfer(stage string, bytes int64, fn func() error) {
+	h.tasks = append(h.tasks, &hostTask{kind: taskTransfer, stage: stage, dur: h.TransferTime(bytes), fn: fn})
+}
+
+// Call appends an untimed callback (bookkeeping, or appending more tasks).
+func (h *Host) Call(stage string, fn func() error) {
+	h.tasks = append(h.tasks, &hostTask{kind: taskCall, stage: stage, fn: fn})
+}
+
+// Launch appends a kernel launch on cores: stream(core) gives each core's
+// instruction stream, generated when the kernel starts. The kernel starts
+// after the kernels in after have finished and its cores are free.
+func (h *Host) Launch(name, zone string, cores []int, stream func(core int) isa.Stream, after ...*Kernel) *Kernel {
+	k := &Kernel{Name: name, Zone: zone, Cores: cores, stream: stream}
+	for _, d := range after {
+		if d != nil {
+			k.deps = append(k.deps, d)
+		}
+	}
+	dur := sim.Time(math.Ceil(h.chip.M.Host.LaunchNS * 1e3))
+	h.tasks = append(h.tasks, &hostTask{kind: taskLaunch, stage: "launch", dur: dur, kernels: []*Kernel{k}})
+	return k
+}
+
+// Wait appends a wait until every kernel in ks has finished (nil entries
+// are ignored).
+func (h *Host) Wait(stage string, ks ...*Kernel) {
+	var list []*Kernel
+	for _, k := range ks {
+		if k != nil {
+			list = append(list, k)
+		}
+	}
+	h.tasks = append(h.tasks, &hostTask{kind: taskWait, stage: stage, kernels: list})
+}
+
+// Kernels returns every kernel launched so far, in launch order.
+func (h *Host) Kernels() []*Kernel { return h.kernels }
+
+// StageTimes returns the host time spent per stage label (waits included
+// under their own labels).
+func (h *Host) StageTimes() map[string]sim.Time { return h.stage }
+
+// Finish returns when the host finished its last task.
+func (h *Host) Finish() sim.Time { return h.end }
+
+// start wakes the host at the beginning of a run.
+func (h *Host) begin(now sim.Time) { h.waker.Wake(now) }
+
+// Handle implements sim.Handler: the host's wake-up.
+func (h *Host) Handle(now sim.Time, _ int64) { h.step(now) }
+
+// step runs host tasks until one blocks.
+func (h *Host) step(now sim.Time) {
+	c := h.chip
+	for h.pc < len(h.tasks) && c.failed == nil {
+		t := h.tasks[h.pc]
+		if !t.started {
+			t.started, t.start = true, now
+		}
+		if t.kind == taskWait {
+			for _, k := range t.kernels {
+				if !k.done {
+					return // woken by kernel completion
+				}
+			}
+			h.stage[t.stage] += now - t.start
+			h.pc++
+			continue
+		}
+		if now < t.start+t.dur {
+			h.waker.Wake(t.start + t.dur)
+			return
+		}
+		h.stage[t.stage] += t.dur
+		if t.kind == taskLaunch {
+			k := t.kernels[0]
+			k.Launched = now
+			h.kernels = append(h.kernels, k)
+			h.pending = append(h.pending, k)
+			for _, core := range k.Cores {
+				h.queue[core] = append(h.queue[core], k)
+			}
+			h.tryStart(now)
+		}
+		h.pc++
+		if t.fn != nil {
+			if err := t.fn(); err != nil {
+				c.fail(fmt.Errorf("host task %d (%s): %w", h.pc-1, t.stage, err))
+				return
+			}
+		}
+	}
+	if h.pc == len(h.tasks) && !h.done {
+		h.done, h.end = true, now
+	}
+}
+
+// tryStart starts every pending kernel whose dependencies are done and whose
+// cores are free and have it next in launch order.
+func (h *Host) tryStart(now sim.Time) {
+	for progress := true; progress; {
+		progress = false
+		for i := 0; i < len(h.pending); i++ {
+			k := h.pending[i]
+			if !h.ready(k) {
+				continue
+			}
+			h.pending = append(h.pending[:i], h.pending[i+1:]...)
+			h.startKernel(k, now)
+			progress = true
+			break
+		}
+	}
+}
+
+func (h *Host) ready(k *Kernel) bool {
+	for _, d := range k.deps {
+		if !d.done {
+			return false
+		}
+	}
+	for _, core := range k.Cores {
+		if h.running[core] != nil || len(h.queue[core]) == 0 || h.queue[core][0] != k {
+			return false
+		}
+	}
+	return true
+}
+
+func (h *Host) startKernel(k *Kernel, now sim.Time) {
+	k.started, k.Started = true, now
+	k.left = len(k.Cores)
+	if k.left == 0 {
+		h.kernelDone(k, now)
+		return
+	}
+	for _, core := range k.Cores {
+		h.queue[core] = h.queue[core][1:]
+		h.running[core] = k
+	}
+	for _, core := range k.Cores {
+		h.chip.cores[core].load(k.stream(core))
+	}
+}
+
+// coreDone is called when core has finished its stream.
+func (h *Host) coreDone(core int, now sim.Time) {
+	k := h.running[core]
+	if k == nil {
+		return
+	}
+	h.running[core] = nil
+	k.left--
+	if k.left == 0 {
+		h.kernelDone(k, now)
+	}
+}
+
+func (h *Host) kernelDone(k *Kernel, now sim.Time) {
+	k.done, k.Finished = true, now
+	h.tryStart(now)
+	h.waker.Wake(now)
+}
+
+// Blocked implements sim.Waiter: an unfinished host names its task and the
+// kernels it waits for, with why each has not started or finished.
+func (h *Host) Blocked() (bool, string) {
+	if h.done || h.pc >= len(h.tasks) {
+		return false, ""
+	}
+	t := h.tasks[h.pc]
+	if t.kind != taskWait {
+		return true, fmt.Sprintf("host: task %d (%s) not finished", h.pc, t.stage)
+	}
+	var why []string
+	for _, k := range t.kernels {
+		if k.done {
+			continue
+		}
+		why = append(why, h.describe(k))
+	}
+	return true, fmt.Sprintf("host: task %d waits (%s) for %s", h.pc, t.stage, strings.Join(why, "; "))
+}
+
+func (h *Host) describe(k *Kernel) string {
+	switch {
+	case k.started:
+		var busy []string
+		for _, core := range k.Cores {
+			if h.running[core] == k {
+				busy = append(busy, fmt.Sprint(core))
+			}
+		}
+		return fmt.Sprintf("kernel %q running, cores %s not finished", k.Name, strings.Join(busy, ","))
+	case k.Launched == 0 && !h.launched(k):
+		return fmt.Sprintf("kernel %q never launched", k.Name)
+	}
+	for _, d := range k.deps {
+		if !d.done {
+			return fmt.Sprintf("kernel %q waits for kernel %q", k.Name, d.Name)
+		}
+	}
+	for _, core := range k.Cores {
+		if r := h.running[core]; r != nil {
+			return fmt.Sprintf("kernel %q waits for core %d (running %q)", k.Name, core, r.Name)
+		}
+		if len(h.queue[core]) > 0 && h.queue[core][0] != k {
+			return fmt.Sprintf("kernel %q queued on core %d behind %q", k.Name, core, h.queue[core][0].Name)
+		}
+	}
+	return fmt.Sprintf("kernel %q not started", k.Name)
+}
+
+func (h *Host) launched(k *Kernel) bool {
+	for _, x := range h.kernels {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}

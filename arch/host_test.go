@@ -1,0 +1,144 @@
+package arch
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// scalarStream is a kernel of one scalar instruction of cycles cycles.
+func scalarStream(cycles int64) func(int) isa.Stream {
+	return func(int) isa.Stream {
+		return func(yield func(isa.Instr) bool) { yield(isa.Scalar(cycles)) }
+	}
+}
+
+func newHosted(t *testing.T) (*Chip, *Host) {
+	t.Helper()
+	c, err := NewChip(machine(t), Options{Mode: Timing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := c.NewHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, h
+}
+
+// Kernels on disjoint cores overlap; a kernel on busy cores waits for them;
+// a dependency orders kernels across core sets; the host overlaps its own
+// compute with running kernels.
+func TestHostKernelsOverlapAndOrder(t *testing.T) {
+	c, h := newHosted(t)
+	ns := sim.Time(1000)
+	launch := sim.Time(h.chip.M.Host.LaunchNS * 1e3)
+	k1 := h.Launch("k1", "a", []int{0, 1}, scalarStream(10000)) // 10 µs at 1 GHz
+	k2 := h.Launch("k2", "b", []int{2}, scalarStream(10000))
+	k3 := h.Launch("k3", "a", []int{1}, scalarStream(1000))   // after k1 (same core)
+	k4 := h.Launch("k4", "b", []int{3}, scalarStream(1000), k1) // after k1 (dependency)
+	h.Compute("diag", 24*2.6e9*16*1e-6, 0, false, 0, nil)       // 1 µs on all host cores
+	h.Wait("wait", k3, k4, k2)
+	st, err := c.RunHosted(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k1.Started != launch || k2.Started != 2*launch {
+		t.Errorf("k1 started %v, k2 %v; want %v, %v", k1.Started, k2.Started, launch, 2*launch)
+	}
+	if k2.Started >= k1.Finished {
+		t.Errorf("k2 (disjoint cores) did not overlap k1: started %v, k1 finished %v", k2.Started, k1.Finished)
+	}
+	if k3.Started < k1.Finished || k4.Started < k1.Finished {
+		t.Errorf("k3/k4 started %v/%v before k1 finished %v", k3.Started, k4.Started, k1.Finished)
+	}
+	// The host computed while k1 ran: its compute ends 1 µs after the 4th launch.
+	if got := h.StageTimes()["diag"]; got != 1000*ns {
+		t.Errorf("diag stage %v, want 1 µs", got)
+	}
+	if h.Finish() != max(k2.Finished, k3.Finished, k4.Finished) {
+		t.Errorf("host finished at %v, last kernel at %v", h.Finish(), max(k2.Finished, k3.Finished, k4.Finished))
+	}
+	if st.Time < h.Finish() {
+		t.Errorf("run ended at %v before the host %v", st.Time, h.Finish())
+	}
+}
+
+// A kernel that waits on a flag nobody sets is a deadlock naming the core
+// and the waiting host, not a hang.
+func TestHostDeadlockNamesKernel(t *testing.T) {
+	c, h := newHosted(t)
+	bad := func(int) isa.Stream {
+		return func(yield func(isa.Instr) bool) {
+			yield(isa.Instr{Op: isa.OpWaitFlag, Pipe: isa.M, SrcPipe: isa.MTE1, DstPipe: isa.M, FlagID: 3})
+		}
+	}
+	k := h.Launch("stuck", "z", []int{5}, bad)
+	h.Wait("wait", k)
+	_, err := c.RunHosted(h)
+	var de *sim.DeadlockError
+	if !errors.As(err, &de) {
+		t.Fatalf("want a deadlock, got %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"core 5", "wait_flag", `kernel "stuck" running`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("deadlock report %q lacks %q", msg, want)
+		}
+	}
+}
+
+// A callback error stops the run with the task named.
+func TestHostCallbackError(t *testing.T) {
+	c, h := newHosted(t)
+	h.Transfer("h2d", 1<<20, func() error { return errors.New("boom") })
+	_, err := c.RunHosted(h)
+	if err == nil || !strings.Contains(err.Error(), "h2d") || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// Tasks appended by a callback run too; transfer time follows the link.
+func TestHostAppendAndTransferTime(t *testing.T) {
+	c, h := newHosted(t)
+	ran := false
+	h.Call("plan", func() error {
+		h.Transfer("d2h", 31_500_000, func() error { ran = true; return nil }) // 1 ms at 31.5 GB/s
+		return nil
+	})
+	if _, err := c.RunHosted(h); err != nil {
+		t.Fatal(err)
+	}
+	want := sim.Time(1e9 + h.chip.M.Host.Link.LatencyNS*1e3)
+	if !ran || h.Finish() != want {
+		t.Errorf("ran %v, finish %v, want %v", ran, h.Finish(), want)
+	}
+}
+
+// sync_all is refused inside host kernels (kernels end at launches).
+func TestHostRejectsSyncAll(t *testing.T) {
+	c, h := newHosted(t)
+	k := h.Launch("s", "z", []int{0}, func(int) isa.Stream {
+		return func(yield func(isa.Instr) bool) { yield(isa.Instr{Op: isa.OpSyncAll, Pipe: isa.S}) }
+	})
+	h.Wait("wait", k)
+	if _, err := c.RunHosted(h); err == nil || !strings.Contains(err.Error(), "sync_all") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// A machine without a host section cannot build a host.
+func TestNoHost(t *testing.T) {
+	m := machine(t)
+	m.Host.Cores = 0
+	c, err := NewChip(m, Options{Mode: Timing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.NewHost(); err == nil {
+		t.Fatal("want an error")
+	}
+}
