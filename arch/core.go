@@ -25,6 +25,7 @@ type inflight struct {
 type pipe struct {
 	id    isa.Pipe
 	q     []isa.Instr // ring buffer
+	ready []sim.Time  // issue time of each queue entry (the pipe may not start it earlier)
 	head  int
 	n     int
 	busy  sim.Time   // the pipe can start its next instruction at this time
@@ -46,8 +47,10 @@ func (p *pipe) empty() bool { return p.n == 0 }
 func (p *pipe) front() *isa.Instr {
 	return &p.q[p.head]
 }
-func (p *pipe) push(in isa.Instr) {
-	p.q[(p.head+p.n)%len(p.q)] = in
+func (p *pipe) push(in isa.Instr, ready sim.Time) {
+	i := (p.head + p.n) % len(p.q)
+	p.q[i] = in
+	p.ready[i] = ready
 	p.n++
 }
 func (p *pipe) pop() {
@@ -120,7 +123,7 @@ func newCore(c *Chip, id int) *Core {
 	core.waker = sim.NewWaker(c.eng, corePriority, core)
 	depth := c.M.Core.QueueDepth
 	for i := range core.pipes {
-		core.pipes[i] = pipe{id: isa.Pipe(i), q: make([]isa.Instr, depth), state: QueueEmpty}
+		core.pipes[i] = pipe{id: isa.Pipe(i), q: make([]isa.Instr, depth), ready: make([]sim.Time, depth), state: QueueEmpty}
 	}
 	core.flags = make([]int32, int(isa.NumPipes)*int(isa.NumPipes)*c.M.Core.FlagIDs)
 	b := c.M.Core.Buffers
@@ -251,7 +254,7 @@ func (c *Core) land(now sim.Time) {
 func (c *Core) runPipe(p *pipe, now sim.Time) bool {
 	progress := false
 	for p.xfer == 0 && p.busy <= now {
-		if p.empty() {
+		if p.empty() || p.ready[p.head] > now {
 			c.setState(p, now, QueueEmpty)
 			return progress
 		}
@@ -296,11 +299,23 @@ func (c *Core) observeFlag(in *isa.Instr, set bool, now sim.Time) {
 	}
 }
 
+// issueHorizon bounds how far ahead of the current time the scalar unit
+// issues in one wake-up, in issue slots. Issuing a batch at once (each
+// instruction stamped with its own issue time, which the pipes respect)
+// gives the same timing as one wake-up per instruction with far fewer events.
+const issueHorizon = 64
+
 // runScalar issues instructions in program order; it reports progress.
 func (c *Core) runScalar(now sim.Time) bool {
 	s := &c.pipes[isa.S]
 	progress := false
-	for c.loaded && c.scalFree <= now && c.chip.failed == nil {
+	stall := QueueEmpty // the scalar's state if it ends this wake-up idle
+	horizon := now + issueHorizon*max(c.issueCycles, 1)
+	for c.loaded && c.chip.failed == nil {
+		t := max(now, c.scalFree) // issue time of the next instruction
+		if t >= horizon {
+			break
+		}
 		if !c.fetched {
 			if c.drained {
 				break
@@ -320,6 +335,13 @@ func (c *Core) runScalar(now sim.Time) bool {
 		case isa.OpWaitFlag:
 			target = in.DstPipe
 		}
+		if target == isa.S || in.Op == isa.OpSyncAll || (in.Op == isa.OpBarrier && in.Pipe == isa.ALL) {
+			// Work of the scalar unit itself happens at its issue time:
+			// wait until then.
+			if t > now {
+				break
+			}
+		}
 		if in.Op == isa.OpSyncAll {
 			if !c.syncAll(now) {
 				c.setState(s, now, Barrier)
@@ -337,14 +359,16 @@ func (c *Core) runScalar(now sim.Time) bool {
 		} else {
 			p := &c.pipes[target]
 			if p.full() {
-				c.setState(s, now, QueueFull)
-				return progress
+				if t == now {
+					stall = QueueFull
+				}
+				break
 			}
-			p.push(*in)
+			p.push(*in, t)
 			if c.issueCycles > 0 {
 				c.setState(s, now, Busy)
 				s.cur = *in
-				c.scalFree = now + c.issueCycles
+				c.scalFree = t + c.issueCycles
 			}
 		}
 		c.fetched = false
@@ -353,7 +377,7 @@ func (c *Core) runScalar(now sim.Time) bool {
 		progress = true
 	}
 	if c.scalFree <= now {
-		c.setState(s, now, QueueEmpty)
+		c.setState(s, now, stall)
 	}
 	return progress
 }
@@ -464,6 +488,9 @@ func (c *Core) schedule(now sim.Time) {
 	for i := isa.Pipe(1); i < isa.NumPipes; i++ {
 		p := &c.pipes[i]
 		consider(p.busy)
+		if !p.empty() {
+			consider(p.ready[p.head])
+		}
 		if len(p.fly) > 0 {
 			consider(p.fly[0].done)
 		}

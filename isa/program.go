@@ -13,6 +13,11 @@ type Stream = iter.Seq[Instr]
 type Program struct {
 	Name  string
 	Cores []Stream
+	// Generated marks a program produced by one of the simulator's own
+	// generators, whose output the generator's tests run through Check;
+	// the run then skips the pre-run Check (a full walk of every stream,
+	// as costly as generating it). Hand-written programs leave it false.
+	Generated bool
 }
 
 // Slice returns a Stream over a fixed slice of instructions.

@@ -101,7 +101,7 @@ func genMatrix(in Inputs, which uint64, rows, cols int) []float32 {
 }
 
 func (j *gemmJob) Program() isa.Program {
-	p := isa.Program{Name: j.pl.p.Kind, Cores: make([]isa.Stream, j.pl.ncores)}
+	p := isa.Program{Name: j.pl.p.Kind, Cores: make([]isa.Stream, j.pl.ncores), Generated: true}
 	for c := range p.Cores {
 		p.Cores[c] = j.pl.stream(c)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/traces"
 )
@@ -151,5 +152,47 @@ cores: 4
 	}
 	if math.IsNaN(e) {
 		t.Fatal("NaN error")
+	}
+}
+
+// The generator's programs pass the static checks the run skips for them
+// (isa.Program.Generated), over tilings, edge shapes, both buffering modes
+// and both accumulation orders.
+func TestGeneratedProgramsPassCheck(t *testing.T) {
+	m, err := machines.Load("ascend-910a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"sgemm-cube", "hgemm"} {
+		for _, acc := range []string{"termwise", "elementwise"} {
+			for _, buf := range []string{"single", "double"} {
+				for _, s := range []struct{ m, k, n, bm, bk, bn int }{{700, 3000, 500, 176, 64, 176}, {300, 1000, 200, 96, 64, 96}, {33, 17, 65, 16, 16, 16}, {1000, 200, 64, 128, 128, 128}} {
+					if acc == "elementwise" && s.bm*s.bn > 128*128 {
+						continue
+					}
+					y := fmt.Sprintf("kind: %s\nm: %d\nk: %d\nn: %d\ntiling: {bm: %d, bk: %d, bn: %d}\nbuffering: %s\naccumulation: %s\nnumerics: off\n",
+						kind, s.m, s.k, s.n, s.bm, s.bk, s.bn, buf, acc)
+					f, err := Parse("t.yaml", ".", []byte(y))
+					if err != nil {
+						t.Fatal(err)
+					}
+					job, err := f.Kind.Build(f, m, Options{})
+					if err != nil {
+						t.Fatalf("%s: %v", y, err)
+					}
+					p := job.Program()
+					if !p.Generated {
+						t.Fatal("generator output not marked Generated")
+					}
+					if err := isa.Check(p, chip.Limits()); err != nil {
+						t.Fatalf("%s\n%v", y, err)
+					}
+				}
+			}
+		}
 	}
 }
