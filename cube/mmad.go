@@ -112,8 +112,17 @@ func (m Model) MMAD(in, out fp.Format, mm, k, n int, a []uint32, la Layout, b []
 	if err != nil {
 		return err
 	}
-	return runMMAD(kern, in.Bits(), mm, k, n, a, la, b, lb, lc, init, len(c),
-		func(i int) uint32 { return c[i] }, func(i int, v uint32) { c[i] = v })
+	getC := func(i int) uint32 { return c[i] }
+	setC := func(i int, v uint32) { c[i] = v }
+	if out == fp.FP32 && fastKindFor(kern, in) != fastNone {
+		if err := checkMMAD(in.Bits(), mm, k, n, len(a), la, len(b), lb, len(c), lc); err != nil {
+			return err
+		}
+		if fastMMAD(kern, in, mm, k, n, a, la, b, lb, lc, init, getC, setC) {
+			return nil
+		}
+	}
+	return runMMAD(kern, in.Bits(), mm, k, n, a, la, b, lb, lc, init, len(c), getC, setC)
 }
 
 func mmadTyped(m Model, in fp.Format, mm, k, n int, a []uint16, la Layout, b []uint16, lb Layout, c []float32, lc Layout, init bool) error {
@@ -121,8 +130,17 @@ func mmadTyped(m Model, in fp.Format, mm, k, n int, a []uint16, la Layout, b []u
 	if err != nil {
 		return err
 	}
-	return runMMAD(kern, 16, mm, k, n, a, la, b, lb, lc, init, len(c),
-		func(i int) uint32 { return math.Float32bits(c[i]) }, func(i int, v uint32) { c[i] = math.Float32frombits(v) })
+	getC := func(i int) uint32 { return math.Float32bits(c[i]) }
+	setC := func(i int, v uint32) { c[i] = math.Float32frombits(v) }
+	if fastKindFor(kern, in) != fastNone {
+		if err := checkMMAD(16, mm, k, n, len(a), la, len(b), lb, len(c), lc); err != nil {
+			return err
+		}
+		if fastMMAD(kern, in, mm, k, n, a, la, b, lb, lc, init, getC, setC) {
+			return nil
+		}
+	}
+	return runMMAD(kern, 16, mm, k, n, a, la, b, lb, lc, init, len(c), getC, setC)
 }
 
 // runMMAD decodes A (row-major, one row per output row) and B (one column

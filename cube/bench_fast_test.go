@@ -1,0 +1,89 @@
+package cube
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/fp"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+// benchPresets are the presets the MMAD benchmarks cover: the fast-path ones
+// (sequential FP32, exact block sums) and one NVIDIA block-FMA model.
+var benchPresets = []string{"fp32-rne", "fp32-rz", "ascend-910a", "ascend-910b3", "mi100", "a100"}
+
+var benchSizes = []int{128, 256}
+
+// benchTiles returns s×s FP16 A and B (N(0,1) values, the fractal layout the
+// simulator uses) and a zero C.
+func benchTiles(s int) (a, b []uint16, c []float32) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	a, b = make([]uint16, s*s), make([]uint16, s*s)
+	for i := range a {
+		a[i] = fp.F32ToF16(float32(rng.NormFloat64()), fp.RNE)
+		b[i] = fp.F32ToF16(float32(rng.NormFloat64()), fp.RNE)
+	}
+	return a, b, make([]float32, s*s)
+}
+
+func benchMMADSize(b *testing.B, model string, s int, fast bool) {
+	m, err := Preset(model)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, bb, c := benchTiles(s)
+	defer setFast(fast)()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		// init = true keeps C bounded over many iterations.
+		if err := m.MMADF16(s, s, s, a, Fractal, bb, Fractal, c, Fractal, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(s*s*s)*float64(b.N)/b.Elapsed().Seconds()/1e6, "MMAC/s")
+}
+
+// BenchmarkMMADF16Sizes measures MMADF16 (FP16 in, FP32 out, fractal tiles)
+// per preset on s×s×s tiles with the fast paths enabled (the default).
+func BenchmarkMMADF16Sizes(b *testing.B) {
+	for _, model := range benchPresets {
+		for _, s := range benchSizes {
+			b.Run(fmt.Sprintf("%s/%d", model, s), func(b *testing.B) { benchMMADSize(b, model, s, true) })
+		}
+	}
+}
+
+// BenchmarkMMADF16Slow is BenchmarkMMADF16Sizes with the fast paths forced
+// off: the reference path's speed ("before").
+func BenchmarkMMADF16Slow(b *testing.B) {
+	for _, model := range benchPresets {
+		for _, s := range benchSizes {
+			b.Run(fmt.Sprintf("%s/%d", model, s), func(b *testing.B) { benchMMADSize(b, model, s, false) })
+		}
+	}
+}
+
+// BenchmarkGonumSgemmSizes is the reference: gonum's float32 GEMM on the
+// same shapes.
+func BenchmarkGonumSgemmSizes(b *testing.B) {
+	for _, s := range benchSizes {
+		b.Run(fmt.Sprint(s), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(9, 10))
+			mk := func() blas32.General {
+				g := blas32.General{Rows: s, Cols: s, Stride: s, Data: make([]float32, s*s)}
+				for i := range g.Data {
+					g.Data[i] = float32(rng.NormFloat64())
+				}
+				return g
+			}
+			A, B, C := mk(), mk(), mk()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, A, B, 0, C)
+			}
+			b.ReportMetric(float64(s*s*s)*float64(b.N)/b.Elapsed().Seconds()/1e6, "MMAC/s")
+		})
+	}
+}

@@ -1,0 +1,364 @@
+package cube
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"sync"
+
+	"github.com/davinci-sim/davinci-sim/fp"
+)
+
+// Fast MMAD paths for FP16/BF16 inputs and FP32 output. They give results
+// bit-identical to the reference path (runMMAD → kernel.dot) for the model
+// families below and fall back to it for anything they cannot prove exact.
+//
+// Sequential, RNE (fp32-rne). An FP16×FP16 product has at most 22
+// significant bits and lies in [2^−48, 2^32): it is an exact float32. A
+// BF16×BF16 product has at most 16 significant bits and is an exact float32
+// when its lowest bit is ≥ 2^−149 and its magnitude < 2^127 (checked per row
+// of A and column of B from the extreme exponents). The model's step
+// acc = RNE(acc + a·b) with the exact product is then the IEEE float32
+// addition acc + float32(a)·float32(b) — also if the compiler fuses it into
+// an FMA, since the product is exact — including IEEE signed zeros (the
+// product's zero carries the XOR of the signs, −0 + −0 = −0, x + (−x) = +0),
+// which is what kernel.add2 implements.
+//
+// Sequential, RZ (fp32-rz). The product is exact in float64; acc + p is
+// formed with TwoSum and rounded to odd at 53 bits (sumRO), then rounded
+// toward zero to FP32 — the reference path's arithmetic without its
+// decoding and math.Ldexp.
+//
+// Block FMA with F = Exact (ascend-910a, ascend-910b3 fp16/bf16, mi100): a
+// block's result is round(c + Σ_block a_t·b_t), the exact sum rounded once.
+// Let H_A, L_A be the largest exponent (⌊log2|x|⌋) and the smallest exponent
+// of a lowest set bit over the nonzero A elements of the block, H_B, L_B
+// the same for B. Every product is an integer multiple of 2^(L_A+L_B) of
+// magnitude < 2^(H_A+H_B+2), so every partial sum of the block's n ≤ L
+// products, in any order, is a multiple of 2^(L_A+L_B) of magnitude
+// < 2^(H_A+H_B+2+⌈log2 L⌉). If (H_A−L_A) + (H_B−L_B) ≤ 51 − ⌈log2 L⌉ it
+// has fewer than 53 significant bits and the float64 sum P is exact,
+// whatever the summation order. c + P is then formed with TwoSum and
+// rounded to odd at 53 bits (exact when representable); rounding that once
+// more to FP32 equals rounding c + P once (round-to-odd lemma, 53 ≥ 24 + 2),
+// which is the model. Blocks failing the test (wide exponent spread, e.g.
+// subnormals next to large values) go through kernel.blockFMA. Signed
+// zeros: P starts at −0, so it is −0 exactly when every product is −0, and
+// c + P in IEEE RNE gives −0 only for −0 + −0, as zeroSign requires; a
+// nonzero exact sum that cancels gives +0 in both.
+//
+// Inf/NaN inputs (per row of A or column of B) and Inf/NaN c take the
+// reference kernel.dot for that element. Results never depend on GOMAXPROCS:
+// one call is single-threaded.
+
+// fastEnabled switches the fast MMAD paths on; tests and benchmarks turn it
+// off to run the reference path.
+var fastEnabled = true
+
+// setFast sets fastEnabled and returns a function restoring the old value.
+func setFast(on bool) func() {
+	old := fastEnabled
+	fastEnabled = on
+	return func() { fastEnabled = old }
+}
+
+type fastKind uint8
+
+const (
+	fastNone fastKind = iota
+	fastSeqRNE
+	fastSeqRZ
+	fastExactBlock
+)
+
+// fastKindFor returns the fast path that reproduces the kernel for input
+// format in (FP32 output), or fastNone.
+func fastKindFor(k *kernel, in fp.Format) fastKind {
+	if !fastEnabled || (in != fp.FP16 && in != fp.BF16) {
+		return fastNone
+	}
+	o := k.os
+	if o.p != 24 || o.emin != -126 || o.emax != 127 || o.ftz || k.ftz || k.fp16in || k.info == nil || k.info.table == nil {
+		return fastNone
+	}
+	switch {
+	case k.kind == Sequential && o.mode == fp.RNE:
+		return fastSeqRNE
+	case k.kind == Sequential && o.mode == fp.RZ:
+		return fastSeqRZ
+	case k.kind == BlockFMA && k.F == Exact && !k.lateC && (o.mode == fp.RNE || o.mode == fp.RZ):
+		return fastExactBlock
+	}
+	return fastNone
+}
+
+// fastTab holds per-pattern values of a 16-bit input format.
+type fastTab struct {
+	val []float64 // exact value (0 for Inf/NaN: those rows take the reference path)
+	// hl packs, for a nonzero finite value, hi = ⌊log2|x|⌋ in the high 16
+	// bits and lo = the exponent of its lowest set bit in the low 16 bits
+	// (both biased by +1024); zero for zeros and specials.
+	hl      []uint32
+	special []bool // Inf or NaN
+}
+
+var (
+	fastTabOnce [8]sync.Once
+	fastTabs    [8]fastTab
+)
+
+const hlBias = 1024
+
+func fastTable(in fp.Format, info *fmtInfo) *fastTab {
+	fastTabOnce[in].Do(func() {
+		t := &fastTabs[in]
+		n := len(info.table)
+		t.val = make([]float64, n)
+		t.hl = make([]uint32, n)
+		t.special = make([]bool, n)
+		for p, d := range info.table {
+			if d.cls != clsFinite {
+				t.special[p] = true
+				continue
+			}
+			if d.sig == 0 {
+				if d.neg {
+					t.val[p] = math.Copysign(0, -1)
+				}
+				continue
+			}
+			m := uint32(abs32(d.sig))
+			lsb := int(d.exp) - info.frac // value = sig · 2^lsb
+			hi := lsb + bits.Len32(m) - 1
+			lo := lsb + bits.TrailingZeros32(m)
+			t.val[p] = float64(d.sig) * math.Ldexp(1, lsb)
+			t.hl[p] = uint32(hi+hlBias)<<16 | uint32(lo+hlBias)
+		}
+	})
+	return &fastTabs[in]
+}
+
+// noSpread marks an all-zero block: it passes every exactness test.
+const noSpread = -4096
+
+// fastScratch is the per-call working memory, pooled across calls.
+type fastScratch struct {
+	a64, b64     []float64 // A row-major (m×k), B transposed (n×k)
+	a32, b32     []float32
+	pa, pb       []uint16 // the patterns in the same orders (reference fallback)
+	rowSp, colSp []bool
+	sa, sb       []int32 // exact block: spread per (row, block) / (column, block)
+	rowHL, colHL []int32 // sequential BF16: hi and lo per row / column (pairs)
+	da, db       []dec
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(fastScratch) }}
+
+func grow[E any](s []E, n int) []E {
+	if cap(s) < n {
+		return make([]E, n)
+	}
+	return s[:n]
+}
+
+// fastCall is one MMAD call on the fast path.
+type fastCall struct {
+	kern    *kernel
+	tab     *fastTab
+	info    *fmtInfo
+	mm, k   int
+	n       int
+	L, nb   int // block length and number of blocks per row (exact block)
+	lim     int32
+	sc      *fastScratch
+	outC    []float64 // C values (float32 values), row-major m×n
+	cbits   []uint32  // C patterns, row-major m×n
+	cspec   []bool    // C element is Inf/NaN
+	useF32  bool
+	fastKnd fastKind
+}
+
+// checkMMAD validates the shape and the buffer lengths (runMMAD's checks).
+func checkMMAD(elemBits, mm, k, n, lenA int, la Layout, lenB int, lb Layout, lenC int, lc Layout) error {
+	if mm < 0 || k < 0 || n < 0 {
+		return fmt.Errorf("cube: MMAD: negative shape %d×%d×%d", mm, k, n)
+	}
+	if err := checkTile("A", lenA, mm, k, la, elemBits); err != nil {
+		return err
+	}
+	if err := checkTile("B", lenB, k, n, lb, elemBits); err != nil {
+		return err
+	}
+	return checkTile("C", lenC, mm, n, lc, 32)
+}
+
+// fastMMAD runs the call on a fast path if one reproduces the kernel; it
+// returns false (and does nothing) otherwise. Shapes and lengths must have
+// been checked.
+func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T, la Layout, b []T, lb Layout, lc Layout, init bool,
+	getC func(int) uint32, setC func(int, uint32)) bool {
+	fk := fastKindFor(kern, in)
+	if fk == fastNone {
+		return false
+	}
+	if mm == 0 || n == 0 {
+		return true
+	}
+	sc := scratchPool.Get().(*fastScratch)
+	defer scratchPool.Put(sc)
+	f := &fastCall{kern: kern, tab: fastTable(in, kern.info), info: kern.info, mm: mm, k: k, n: n, sc: sc, fastKnd: fk}
+	f.useF32 = fk == fastSeqRNE
+	f.load(a, la, b, lb)
+	// C: read once, computed, written once.
+	f.outC = make([]float64, mm*n)
+	f.cspec = make([]bool, mm*n)
+	f.cbits = make([]uint32, mm*n)
+	for i := 0; i < mm; i++ {
+		for j := 0; j < n; j++ {
+			var cb uint32
+			if !init {
+				cb = getC(layoutIndex(lc, i, j, n, 32))
+			}
+			if cb&0x7f800000 == 0x7f800000 {
+				f.cspec[i*n+j] = true
+			}
+			f.cbits[i*n+j] = cb
+			f.outC[i*n+j] = float64(math.Float32frombits(cb))
+		}
+	}
+	res := make([]uint32, mm*n)
+	switch fk {
+	case fastSeqRNE:
+		f.runSeqRNE(res)
+	case fastSeqRZ:
+		f.runGeneric(res, f.elemSeqRZ)
+	case fastExactBlock:
+		f.prepBlocks()
+		f.runExact(res)
+	}
+	for i := 0; i < mm; i++ {
+		for j := 0; j < n; j++ {
+			setC(layoutIndex(lc, i, j, n, 32), res[i*n+j])
+		}
+	}
+	return true
+}
+
+// load converts A to row-major and B to transposed (column-contiguous)
+// order, as patterns and values, and marks rows/columns holding Inf or NaN.
+func (f *fastCall) load(a any, la Layout, b any, lb Layout) {
+	mm, k, n, sc := f.mm, f.k, f.n, f.sc
+	sc.pa = grow(sc.pa, mm*k)
+	sc.pb = grow(sc.pb, n*k)
+	gather(a, la, mm, k, sc.pa, false)
+	gather(b, lb, k, n, sc.pb, true)
+	mask := uint16(len(f.tab.val) - 1)
+	sc.rowSp = grow(sc.rowSp, mm)
+	sc.colSp = grow(sc.colSp, n)
+	if f.useF32 {
+		sc.a32 = grow(sc.a32, mm*k)
+		sc.b32 = grow(sc.b32, n*k)
+	} else {
+		sc.a64 = grow(sc.a64, mm*k)
+		sc.b64 = grow(sc.b64, n*k)
+	}
+	conv := func(p []uint16, sp []bool, v64 []float64, v32 []float32, rows int) {
+		for r := 0; r < rows; r++ {
+			row := p[r*k : (r+1)*k]
+			s := false
+			for t, x := range row {
+				x &= mask
+				row[t] = x
+				s = s || f.tab.special[x]
+			}
+			sp[r] = s
+			if v32 != nil {
+				o := v32[r*k : (r+1)*k]
+				for t, x := range row {
+					o[t] = float32(f.tab.val[x])
+				}
+			} else {
+				o := v64[r*k : (r+1)*k]
+				for t, x := range row {
+					o[t] = f.tab.val[x]
+				}
+			}
+		}
+	}
+	if f.useF32 {
+		conv(sc.pa, sc.rowSp, nil, sc.a32, mm)
+		conv(sc.pb, sc.colSp, nil, sc.b32, n)
+	} else {
+		conv(sc.pa, sc.rowSp, sc.a64, nil, mm)
+		conv(sc.pb, sc.colSp, sc.b64, nil, n)
+	}
+}
+
+// gather copies a rows×cols tile in layout l to dst, row-major, or
+// transposed (dst[c·rows + r]) when trans is set.
+func gather(src any, l Layout, rows, cols int, dst []uint16, trans bool) {
+	switch s := src.(type) {
+	case []uint16:
+		gatherT(s, l, rows, cols, dst, trans)
+	case []uint32:
+		gatherT(s, l, rows, cols, dst, trans)
+	}
+}
+
+func gatherT[T uint16 | uint32](src []T, l Layout, rows, cols int, dst []uint16, trans bool) {
+	put := func(r, c int, v T) {
+		if trans {
+			dst[c*rows+r] = uint16(v)
+		} else {
+			dst[r*cols+c] = uint16(v)
+		}
+	}
+	if l == RowMajor {
+		for r := 0; r < rows; r++ {
+			row := src[r*cols : (r+1)*cols]
+			for c, v := range row {
+				put(r, c, v)
+			}
+		}
+		return
+	}
+	// Fractal, 16×16 blocks for 16-bit elements.
+	nbc := (cols + 15) / 16
+	for r := 0; r < rows; r++ {
+		base := (r/16)*nbc*256 + (r%16)*16
+		for bc := 0; bc < nbc; bc++ {
+			blk := src[base+bc*256 : base+bc*256+16]
+			c0 := bc * 16
+			w := min(16, cols-c0)
+			for t := 0; t < w; t++ {
+				put(r, c0+t, blk[t])
+			}
+		}
+	}
+}
+
+// runGeneric computes every element with elem.
+func (f *fastCall) runGeneric(res []uint32, elem func(i, j int) uint32) {
+	for i := 0; i < f.mm; i++ {
+		for j := 0; j < f.n; j++ {
+			res[i*f.n+j] = elem(i, j)
+		}
+	}
+}
+
+// ref computes element (i, j) with the reference kernel.
+func (f *fastCall) ref(i, j int) uint32 {
+	k, sc := f.k, f.sc
+	sc.da = grow(sc.da, k)
+	sc.db = grow(sc.db, k)
+	for t := 0; t < k; t++ {
+		sc.da[t] = f.info.table[sc.pa[i*k+t]]
+		sc.db[t] = f.info.table[sc.pb[j*k+t]]
+	}
+	return f.kern.dot(sc.da, sc.db, f.cbits[i*f.n+j], true)
+}
+
+// special reports whether element (i, j) needs the reference path.
+func (f *fastCall) special(i, j int) bool {
+	return f.sc.rowSp[i] || f.sc.colSp[j] || f.cspec[i*f.n+j]
+}

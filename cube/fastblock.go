@@ -1,0 +1,175 @@
+package cube
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/davinci-sim/davinci-sim/fp"
+)
+
+// Exact-block fast path (F = Exact block FMA; see fast.go for the proof).
+
+// prepBlocks computes the exponent spread H − L of every (row, block) of A
+// and (column, block) of B, and the exactness limit 51 − ⌈log2 L⌉.
+func (f *fastCall) prepBlocks() {
+	f.L = f.kern.L
+	f.nb = (f.k + f.L - 1) / f.L
+	f.lim = int32(51 - bits.Len(uint(f.L-1)))
+	sc := f.sc
+	sc.sa = grow(sc.sa, f.mm*f.nb)
+	sc.sb = grow(sc.sb, f.n*f.nb)
+	spread := func(p []uint16, out []int32) {
+		for b := range out {
+			hi, lo := int32(math.MinInt32), int32(math.MaxInt32)
+			s := b * f.L
+			for _, x := range p[s:min(s+f.L, len(p))] {
+				if v := f.tab.hl[x]; v != 0 {
+					hi = max(hi, int32(v>>16))
+					lo = min(lo, int32(v&0xffff))
+				}
+			}
+			if hi < lo {
+				out[b] = noSpread
+			} else {
+				out[b] = hi - lo
+			}
+		}
+	}
+	for i := 0; i < f.mm; i++ {
+		spread(sc.pa[i*f.k:(i+1)*f.k], sc.sa[i*f.nb:(i+1)*f.nb])
+	}
+	for j := 0; j < f.n; j++ {
+		spread(sc.pb[j*f.k:(j+1)*f.k], sc.sb[j*f.nb:(j+1)*f.nb])
+	}
+}
+
+var negZero = math.Copysign(0, -1)
+
+func (f *fastCall) runExact(res []uint32) {
+	mm, n := f.mm, f.n
+	i := 0
+	for ; i+2 <= mm; i += 2 {
+		j := 0
+		for ; j+4 <= n; j += 4 {
+			ok := !f.sc.rowSp[i] && !f.sc.rowSp[i+1]
+			for c := j; c < j+4 && ok; c++ {
+				ok = !f.sc.colSp[c] && !f.cspec[i*n+c] && !f.cspec[(i+1)*n+c]
+			}
+			if ok {
+				f.exact2x4(res, i, j)
+				continue
+			}
+			for r := i; r < i+2; r++ {
+				for c := j; c < j+4; c++ {
+					res[r*n+c] = f.elemExact(r, c)
+				}
+			}
+		}
+		for ; j < n; j++ {
+			res[i*n+j] = f.elemExact(i, j)
+			res[(i+1)*n+j] = f.elemExact(i+1, j)
+		}
+	}
+	for ; i < mm; i++ {
+		for j := 0; j < n; j++ {
+			res[i*n+j] = f.elemExact(i, j)
+		}
+	}
+}
+
+// blockStep returns the rounded block result c + P for element (i, j) and
+// block blk (k range [s, e)) given the float64 sum P of its products: the
+// fast rounding if the exponent spreads prove P exact, the reference
+// blockFMA otherwise. An infinite c is returned unchanged.
+func (f *fastCall) blockStep(c, P float64, i, j, blk, s, e int) float64 {
+	if math.IsInf(c, 0) {
+		return c
+	}
+	if f.sc.sa[i*f.nb+blk]+f.sc.sb[j*f.nb+blk] <= f.lim {
+		x := sumRO(c, P)
+		if f.kern.os.mode == fp.RNE {
+			return float64(float32(x))
+		}
+		if x == 0 {
+			return x
+		}
+		return roundRZ32(x)
+	}
+	sc := f.sc
+	sc.da = grow(sc.da, e-s)
+	sc.db = grow(sc.db, e-s)
+	k := f.k
+	for t := s; t < e; t++ {
+		sc.da[t-s] = f.info.table[sc.pa[i*k+t]]
+		sc.db[t-s] = f.info.table[sc.pb[j*k+t]]
+	}
+	return f.kern.blockFMA(sc.da, sc.db, c)
+}
+
+func (f *fastCall) elemExact(i, j int) uint32 {
+	if f.special(i, j) {
+		return f.ref(i, j)
+	}
+	k, L := f.k, f.L
+	x := f.sc.a64[i*k : (i+1)*k]
+	y := f.sc.b64[j*k : (j+1)*k][:len(x)]
+	acc := f.outC[i*f.n+j]
+	for s, blk := 0, 0; s < k; s, blk = s+L, blk+1 {
+		e := min(s+L, k)
+		P := negZero
+		for t := s; t < e; t++ {
+			P += float64(x[t] * y[t])
+		}
+		acc = f.blockStep(acc, P, i, j, blk, s, e)
+	}
+	return toBits(acc)
+}
+
+// exact2x4 computes the 2×4 outputs at (i, j) (no Inf/NaN inputs or c).
+func (f *fastCall) exact2x4(res []uint32, i, j int) {
+	k, n, L := f.k, f.n, f.L
+	a, b := f.sc.a64, f.sc.b64
+	A0 := a[i*k : (i+1)*k]
+	A1 := a[(i+1)*k : (i+2)*k]
+	B0 := b[j*k : (j+1)*k]
+	B1 := b[(j+1)*k : (j+2)*k]
+	B2 := b[(j+2)*k : (j+3)*k]
+	B3 := b[(j+3)*k : (j+4)*k]
+	c := f.outC
+	r0, r1 := i*n+j, (i+1)*n+j
+	c00, c01, c02, c03 := c[r0], c[r0+1], c[r0+2], c[r0+3]
+	c10, c11, c12, c13 := c[r1], c[r1+1], c[r1+2], c[r1+3]
+	for s, blk := 0, 0; s < k; s, blk = s+L, blk+1 {
+		e := min(s+L, k)
+		x0 := A0[s:e]
+		x1 := A1[s:e][:len(x0)]
+		y0 := B0[s:e][:len(x0)]
+		y1 := B1[s:e][:len(x0)]
+		y2 := B2[s:e][:len(x0)]
+		y3 := B3[s:e][:len(x0)]
+		p00, p01, p02, p03 := negZero, negZero, negZero, negZero
+		p10, p11, p12, p13 := negZero, negZero, negZero, negZero
+		for t, u0 := range x0 {
+			u1 := x1[t]
+			v0, v1, v2, v3 := y0[t], y1[t], y2[t], y3[t]
+			p00 += float64(u0 * v0)
+			p01 += float64(u0 * v1)
+			p02 += float64(u0 * v2)
+			p03 += float64(u0 * v3)
+			p10 += float64(u1 * v0)
+			p11 += float64(u1 * v1)
+			p12 += float64(u1 * v2)
+			p13 += float64(u1 * v3)
+		}
+		c00 = f.blockStep(c00, p00, i, j, blk, s, e)
+		c01 = f.blockStep(c01, p01, i, j+1, blk, s, e)
+		c02 = f.blockStep(c02, p02, i, j+2, blk, s, e)
+		c03 = f.blockStep(c03, p03, i, j+3, blk, s, e)
+		c10 = f.blockStep(c10, p10, i+1, j, blk, s, e)
+		c11 = f.blockStep(c11, p11, i+1, j+1, blk, s, e)
+		c12 = f.blockStep(c12, p12, i+1, j+2, blk, s, e)
+		c13 = f.blockStep(c13, p13, i+1, j+3, blk, s, e)
+	}
+	res[r0], res[r0+1], res[r0+2], res[r0+3] = toBits(c00), toBits(c01), toBits(c02), toBits(c03)
+	res[r1], res[r1+1], res[r1+2], res[r1+3] = toBits(c10), toBits(c11), toBits(c12), toBits(c13)
+}

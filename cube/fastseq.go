@@ -1,0 +1,185 @@
+package cube
+
+import "math"
+
+// Sequential FP32 fast paths (see fast.go for why they are exact).
+
+// prepRanges computes, for BF16 inputs, the largest exponent and the
+// smallest lowest-bit exponent per row of A and column of B (the float32
+// exactness test of the products). FP16 products are always exact.
+func (f *fastCall) prepRanges() {
+	if f.info.frac != 7 { // FP16
+		return
+	}
+	sc := f.sc
+	sc.rowHL = grow(sc.rowHL, 2*f.mm)
+	sc.colHL = grow(sc.colHL, 2*f.n)
+	rng := func(p []uint16, out []int32) {
+		hi, lo := int32(-hlBias), int32(hlBias)
+		for _, x := range p {
+			if v := f.tab.hl[x]; v != 0 {
+				hi = max(hi, int32(v>>16)-hlBias)
+				lo = min(lo, int32(v&0xffff)-hlBias)
+			}
+		}
+		out[0], out[1] = hi, lo
+	}
+	for i := 0; i < f.mm; i++ {
+		rng(sc.pa[i*f.k:(i+1)*f.k], sc.rowHL[2*i:2*i+2])
+	}
+	for j := 0; j < f.n; j++ {
+		rng(sc.pb[j*f.k:(j+1)*f.k], sc.colHL[2*j:2*j+2])
+	}
+}
+
+// plainSeq reports whether element (i, j) can use native float32 products:
+// no Inf/NaN anywhere and (BF16) every product an exact float32.
+func (f *fastCall) plainSeq(i, j int) bool {
+	if f.special(i, j) {
+		return false
+	}
+	if f.sc.rowHL == nil || f.info.frac != 7 {
+		return true
+	}
+	r, c := f.sc.rowHL[2*i:2*i+2], f.sc.colHL[2*j:2*j+2]
+	return r[0]+c[0]+2 <= 127 && r[1]+c[1] >= -149
+}
+
+func (f *fastCall) runSeqRNE(res []uint32) {
+	f.sc.rowHL, f.sc.colHL = f.sc.rowHL[:0], f.sc.colHL[:0]
+	f.prepRanges()
+	if f.info.frac != 7 {
+		f.sc.rowHL = nil
+	}
+	mm, n := f.mm, f.n
+	i := 0
+	for ; i+2 <= mm; i += 2 {
+		j := 0
+		for ; j+4 <= n; j += 4 {
+			ok := true
+			for r := i; r < i+2 && ok; r++ {
+				for c := j; c < j+4; c++ {
+					if !f.plainSeq(r, c) {
+						ok = false
+						break
+					}
+				}
+			}
+			if ok {
+				f.seqRNE2x4(res, i, j)
+				continue
+			}
+			for r := i; r < i+2; r++ {
+				for c := j; c < j+4; c++ {
+					res[r*n+c] = f.elemSeqRNE(r, c)
+				}
+			}
+		}
+		for ; j < n; j++ {
+			res[i*n+j] = f.elemSeqRNE(i, j)
+			res[(i+1)*n+j] = f.elemSeqRNE(i+1, j)
+		}
+	}
+	for ; i < mm; i++ {
+		for j := 0; j < n; j++ {
+			res[i*n+j] = f.elemSeqRNE(i, j)
+		}
+	}
+}
+
+func (f *fastCall) elemSeqRNE(i, j int) uint32 {
+	if !f.plainSeq(i, j) {
+		return f.ref(i, j)
+	}
+	k := f.k
+	x := f.sc.a32[i*k : (i+1)*k]
+	y := f.sc.b32[j*k : (j+1)*k][:len(x)]
+	acc := float32(f.outC[i*f.n+j])
+	for t, v := range x {
+		acc += v * y[t]
+	}
+	return math.Float32bits(acc)
+}
+
+// seqRNE2x4 computes the 2×4 outputs at (i, j): eight independent float32
+// chains, each in increasing k.
+func (f *fastCall) seqRNE2x4(res []uint32, i, j int) {
+	k, n := f.k, f.n
+	a, b := f.sc.a32, f.sc.b32
+	x0 := a[i*k : (i+1)*k]
+	x1 := a[(i+1)*k : (i+2)*k][:len(x0)]
+	y0 := b[j*k : (j+1)*k][:len(x0)]
+	y1 := b[(j+1)*k : (j+2)*k][:len(x0)]
+	y2 := b[(j+2)*k : (j+3)*k][:len(x0)]
+	y3 := b[(j+3)*k : (j+4)*k][:len(x0)]
+	c := f.outC
+	r0, r1 := i*n+j, (i+1)*n+j
+	c00, c01, c02, c03 := float32(c[r0]), float32(c[r0+1]), float32(c[r0+2]), float32(c[r0+3])
+	c10, c11, c12, c13 := float32(c[r1]), float32(c[r1+1]), float32(c[r1+2]), float32(c[r1+3])
+	for t, u0 := range x0 {
+		u1 := x1[t]
+		v0, v1, v2, v3 := y0[t], y1[t], y2[t], y3[t]
+		c00 += u0 * v0
+		c01 += u0 * v1
+		c02 += u0 * v2
+		c03 += u0 * v3
+		c10 += u1 * v0
+		c11 += u1 * v1
+		c12 += u1 * v2
+		c13 += u1 * v3
+	}
+	res[r0], res[r0+1], res[r0+2], res[r0+3] = math.Float32bits(c00), math.Float32bits(c01), math.Float32bits(c02), math.Float32bits(c03)
+	res[r1], res[r1+1], res[r1+2], res[r1+3] = math.Float32bits(c10), math.Float32bits(c11), math.Float32bits(c12), math.Float32bits(c13)
+}
+
+// elemSeqRZ: acc = RZ(acc + a·b) per product, the product exact in float64.
+func (f *fastCall) elemSeqRZ(i, j int) uint32 {
+	if f.special(i, j) {
+		return f.ref(i, j)
+	}
+	k := f.k
+	x := f.sc.a64[i*k : (i+1)*k]
+	y := f.sc.b64[j*k : (j+1)*k][:len(x)]
+	acc := f.outC[i*f.n+j]
+	for t, v := range x {
+		acc = addRZ(acc, float64(v*y[t]))
+		if math.IsInf(acc, 0) {
+			break // finite products cannot change ±Inf (the reference path stops too)
+		}
+	}
+	return toBits(acc)
+}
+
+// addRZ returns RZ_fp32(x + y) for an FP32 value x and an exact float64
+// product y, with IEEE signed zeros (kernel.add2 with RZ).
+func addRZ(x, y float64) float64 {
+	s := x + y
+	bv := s - x
+	e := (x - (s - bv)) + (y - bv) // TwoSum: s + e = x + y
+	if e == 0 {
+		if s == 0 {
+			if x == 0 && y == 0 && math.Signbit(x) && math.Signbit(y) {
+				return x
+			}
+			return 0
+		}
+		if r := float64(float32(s)); r == s {
+			return s // exact in FP32
+		}
+	} else {
+		s = sumRO(x, y)
+	}
+	return roundRZ32(s)
+}
+
+// roundRZ32 is outSpec.round for FP32 RZ (overflow to ±Inf only at 2^128).
+func roundRZ32(x float64) float64 {
+	if math.Abs(x) >= 0x1p128 {
+		return math.Inf(int(math.Copysign(1, x)))
+	}
+	f := float32(x)
+	if math.Abs(float64(f)) > math.Abs(x) {
+		f = math.Nextafter32(f, 0)
+	}
+	return float64(f)
+}
