@@ -64,12 +64,14 @@ type Core struct {
 	id    int
 	waker *sim.Waker
 
-	next     func() (isa.Instr, bool)
+	pull     func() ([]isa.Instr, bool) // next chunk of the stream
 	stop     func()
+	chunk    []isa.Instr // instructions pulled but not yet fetched
+	chunkAt  int
 	loaded   bool
 	running  bool // a loaded stream has not finished yet
 	fetched  bool // pending holds an instruction not yet issued
-	pending  isa.Instr
+	pending  *isa.Instr // points into chunk, valid until the next pull
 	drained  bool // the stream has no more instructions
 	finish   sim.Time
 	instrs   uint64
@@ -92,7 +94,7 @@ type Core struct {
 func (c *Core) syncAll(now sim.Time) bool {
 	ch := c.chip
 	if ch.host != nil && ch.host.running[c.id] != nil {
-		c.fault(&c.pending, fmt.Errorf("sync_all inside a host-launched kernel: end the kernel and launch the next one instead"))
+		c.fault(c.pending, fmt.Errorf("sync_all inside a host-launched kernel: end the kernel and launch the next one instead"))
 		return false
 	}
 	if !c.inSync {
@@ -146,10 +148,51 @@ func (c *Core) Buffer(b isa.Buffer) []byte { return c.bufs[b] }
 // loaded again (host kernel launches).
 func (c *Core) load(s isa.Stream) {
 	c.close()
-	c.next, c.stop = iter.Pull(s)
+	c.pull, c.stop = iter.Pull(chunks(s))
+	c.chunk, c.chunkAt = nil, 0
 	c.loaded, c.running = true, true
 	c.drained, c.fetched = false, false
 	c.waker.Wake(c.chip.eng.Now())
+}
+
+// chunkLen is the number of instructions pulled from a stream at a time:
+// iter.Pull costs a coroutine switch per value, so values are batched.
+const chunkLen = 256
+
+// chunks turns a stream into a stream of chunks of up to chunkLen
+// instructions. A chunk's backing array is reused: the consumer must be done
+// with one chunk before pulling the next.
+func chunks(s isa.Stream) iter.Seq[[]isa.Instr] {
+	return func(yield func([]isa.Instr) bool) {
+		buf := make([]isa.Instr, 0, chunkLen)
+		ok := true
+		s(func(in isa.Instr) bool {
+			buf = append(buf, in)
+			if len(buf) == chunkLen {
+				ok = yield(buf)
+				buf = buf[:0]
+			}
+			return ok
+		})
+		if ok && len(buf) > 0 {
+			yield(buf)
+		}
+	}
+}
+
+// next returns the next instruction of the core's stream; the pointer is
+// valid until the following call.
+func (c *Core) next() (*isa.Instr, bool) {
+	if c.chunkAt == len(c.chunk) {
+		ch, ok := c.pull()
+		if !ok {
+			return nil, false
+		}
+		c.chunk, c.chunkAt = ch, 0
+	}
+	in := &c.chunk[c.chunkAt]
+	c.chunkAt++
+	return in, true
 }
 
 func (c *Core) close() {
@@ -327,7 +370,7 @@ func (c *Core) runScalar(now sim.Time) bool {
 			}
 			c.pending, c.fetched = in, true
 		}
-		in := &c.pending
+		in := c.pending
 		target := in.Pipe
 		switch in.Op {
 		case isa.OpSetFlag:
@@ -517,7 +560,7 @@ func (c *Core) Blocked() (bool, string) {
 	}
 	var why []string
 	if c.fetched {
-		in := &c.pending
+		in := c.pending
 		switch {
 		case in.Op == isa.OpWaitFlag && in.DstPipe == isa.S:
 			why = append(why, fmt.Sprintf("pipe S: wait_flag %s->%s id %d%s", in.SrcPipe, in.DstPipe, in.FlagID, lineOf(in)))

@@ -90,12 +90,29 @@ func (c *Channel) advance(now sim.Time) {
 	c.last = now
 }
 
-// rates assigns max-min fair rates with per-flow caps.
+// rates assigns max-min fair rates with per-flow caps (water-filling).
 func (c *Channel) rates() {
+	n := len(c.flows)
+	c.inUse = 0
+	if n == 0 {
+		return
+	}
+	// Common case: every cap is at least the equal share.
+	share := c.total / float64(n)
+	minCap := c.flows[0].cap
+	for _, f := range c.flows[1:] {
+		minCap = min(minCap, f.cap)
+	}
+	if minCap >= share {
+		for _, f := range c.flows {
+			f.rate = share
+		}
+		c.inUse = c.total
+		return
+	}
 	fs := append(c.scratch[:0], c.flows...)
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].cap < fs[j].cap })
 	left := c.total
-	c.inUse = 0
 	for i, f := range fs {
 		share := left / float64(len(fs)-i)
 		r := f.cap
