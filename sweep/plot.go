@@ -201,7 +201,7 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 		p.X.Min, p.X.Max = -0.5, float64(len(xcats))-0.5
 	}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
+	placeLegend(p, lines, logx, pl.LogY)
 	for i, l := range lines {
 		sort.SliceStable(l.xys, func(a, b int) bool { return l.xys[a].X < l.xys[b].X })
 		ln, sc, err := plotter.NewLinePoints(l.xys)
@@ -268,4 +268,60 @@ func last(q string) string {
 		return q[i+1:]
 	}
 	return q
+}
+
+// placeLegend puts the legend in the corner of the data area that covers
+// the fewest points.
+func placeLegend(p *plot.Plot, lines []*line, logx, logy bool) {
+	var xs, ys []float64
+	for _, l := range lines {
+		for _, q := range l.xys {
+			xs = append(xs, q.X)
+			ys = append(ys, q.Y)
+		}
+	}
+	norm := func(vs []float64, log bool) []float64 {
+		out := make([]float64, len(vs))
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i, v := range vs {
+			if log {
+				v = math.Log(v)
+			}
+			out[i] = v
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		for i := range out {
+			if hi > lo {
+				out[i] = (out[i] - lo) / (hi - lo)
+			} else {
+				out[i] = 0.5
+			}
+		}
+		return out
+	}
+	nx, ny := norm(xs, logx), norm(ys, logy)
+	height := min(0.9, 0.07*float64(len(lines))+0.05)
+	best, bestN := 0, math.MaxInt
+	for c := range 4 { // top-right, top-left, bottom-right, bottom-left
+		top, left := c < 2, c%2 == 1
+		n := 0
+		for i := range nx {
+			inX := nx[i] >= 0.55
+			if left {
+				inX = nx[i] <= 0.45
+			}
+			inY := ny[i] >= 1-height
+			if !top {
+				inY = ny[i] <= height
+			}
+			if inX && inY {
+				n++
+			}
+		}
+		if n < bestN {
+			best, bestN = c, n
+		}
+	}
+	p.Legend.Top = best < 2
+	p.Legend.Left = best%2 == 1
 }

@@ -776,7 +776,7 @@ func ParseRange(s string) ([]string, error) {
 			v.Add(v, st)
 		}
 		if len(v.Num().Bits())+len(v.Denom().Bits()) > 64 {
-			break // absurdly fine fractions: stop rather than grow without bound
+			return nil, fmt.Errorf("range %q: the values need too many digits; use a simpler step", s)
 		}
 	}
 	return out, nil

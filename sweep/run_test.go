@@ -1,0 +1,301 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tinyProgram is a small SGEMM-cube: a point takes milliseconds.
+const tinyProgram = `kind: sgemm-cube
+machine: ascend-910a
+m: 256
+k: 256
+n: 512
+tiling: {bm: 64, bk: 64, bn: 64}
+numerics: off
+`
+
+// tinyStudy has 12 points; bm = 1024 does not fit L0A, so 4 of them fail.
+const tinyStudy = `program: prog.yaml
+vary:
+  program.tiling.bm: [64, 128, 1024]
+  machine.core.buffers.L1: 256KiB..2MiB ×2
+metrics: [flops.tflops, buffers.L1.capacity_bytes, program.tiling.bm, no.such.metric]
+plot:
+  - {x: machine.core.buffers.L1, y: flops.tflops, series: program.tiling.bm, logx: true}
+  - {name: cat, x: program.tiling.bm, y: flops.tflops, logy: true}
+`
+
+func writeStudy(t *testing.T, study string) *Study {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "prog.yaml"), []byte(tinyProgram), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "study.yaml")
+	if err := os.WriteFile(path, []byte(study), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadStudy(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+var outputFiles = []string{ResultsJSONL, ResultsCSV,
+	"flops_tflops-vs-machine_core_buffers_L1.png", "flops_tflops-vs-machine_core_buffers_L1.svg", "cat.png", "cat.svg"}
+
+func sameOutputs(t *testing.T, a, b string) {
+	t.Helper()
+	for _, f := range outputFiles {
+		if !bytes.Equal(readFile(t, filepath.Join(a, f)), readFile(t, filepath.Join(b, f))) {
+			t.Errorf("%s differs between %s and %s", f, a, b)
+		}
+	}
+}
+
+func TestRunDeterministicAcrossJobs(t *testing.T) {
+	s := writeStudy(t, tinyStudy)
+	out1, out3 := t.TempDir(), t.TempDir()
+	sum, err := Run(s, Options{Out: out1, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Points != 12 || sum.Ran != 12 || sum.Failed != 4 || len(sum.Missing) != 0 {
+		t.Errorf("summary %+v", sum)
+	}
+	if _, err := Run(s, Options{Out: out3, Jobs: 3}); err != nil {
+		t.Fatal(err)
+	}
+	sameOutputs(t, out1, out3)
+
+	recs, err := ReadResults(filepath.Join(out1, ResultsJSONL), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range recs {
+		if r.Index != i {
+			t.Fatalf("record %d has index %d", i, r.Index)
+		}
+		bm := r.Params["program.tiling.bm"]
+		switch {
+		case bm == "1024":
+			if r.Status != StatusFailed || !strings.Contains(r.Error, "exceeds L0A") || string(r.Metrics["flops.tflops"]) != "null" {
+				t.Errorf("point %d (bm 1024): %+v", i, r)
+			}
+		case r.Status != StatusOK || r.Error != "":
+			t.Errorf("point %d: %+v", i, r)
+		default:
+			if string(r.Metrics["program.tiling.bm"]) != bm {
+				t.Errorf("point %d: metric program.tiling.bm = %s, want %s", i, r.Metrics["program.tiling.bm"], bm)
+			}
+			if string(r.Metrics["no.such.metric"]) != "null" {
+				t.Errorf("point %d: missing metric = %s", i, r.Metrics["no.such.metric"])
+			}
+		}
+	}
+	// The L1 capacity follows the override.
+	if got := string(recs[1].Metrics["buffers.L1.capacity_bytes"]); got != "524288" {
+		t.Errorf("point 1 L1 capacity %s, want 524288", got)
+	}
+	csv := string(readFile(t, filepath.Join(out1, ResultsCSV)))
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if len(lines) != 13 || lines[0] != "index,program.tiling.bm,machine.core.buffers.L1,status,flops.tflops,buffers.L1.capacity_bytes,program.tiling.bm,no.such.metric,error" {
+		t.Errorf("csv:\n%s", csv)
+	}
+	if !strings.HasPrefix(lines[9], "8,1024,256KiB,failed,,,,,") {
+		t.Errorf("csv failed row: %s", lines[9])
+	}
+}
+
+func TestRunResumeAndShards(t *testing.T) {
+	s := writeStudy(t, tinyStudy)
+	full := t.TempDir()
+	if _, err := Run(s, Options{Out: full, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	// Shards in their own directories, then merge.
+	var dirs []string
+	for i := range 3 {
+		d := t.TempDir()
+		sum, err := Run(s, Options{Out: d, Jobs: 2, Shard: Shard{i, 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Selected != 4 || sum.Ran != 4 {
+			t.Errorf("shard %d: %+v", i, sum)
+		}
+		dirs = append(dirs, d)
+	}
+	merged := t.TempDir()
+	sum, err := Merge(s, merged, dirs[:2], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Missing) != 4 || sum.Missing[0] != 2 {
+		t.Errorf("merge of 2 of 3 shards: missing %v", sum.Missing)
+	}
+	if sum, err = Merge(s, merged, dirs[2:], nil); err != nil || len(sum.Missing) != 0 {
+		t.Fatalf("merge of the last shard (keeping the first two): %+v %v", sum, err)
+	}
+	sameOutputs(t, full, merged)
+
+	// Resume a shard's directory to the whole study.
+	sum, err = Run(s, Options{Out: dirs[1], Jobs: 2, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Skipped != 4 || sum.Ran != 8 {
+		t.Errorf("resume: %+v", sum)
+	}
+	sameOutputs(t, full, dirs[1])
+	// Nothing left: resume rewrites the outputs and runs nothing.
+	if sum, err = Run(s, Options{Out: dirs[1], Resume: true}); err != nil || sum.Ran != 0 {
+		t.Errorf("second resume: %+v %v", sum, err)
+	}
+	// Without --resume an existing results file is refused.
+	if _, err := Run(s, Options{Out: full}); err == nil || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "--resume") {
+		t.Errorf("rerun without --resume: %v", err)
+	}
+	// Conflicting records refuse to merge.
+	jl := filepath.Join(dirs[0], ResultsJSONL)
+	b := readFile(t, jl)
+	b = bytes.Replace(b, []byte(`"status":"ok"`), []byte(`"status":"check-failed"`), 1)
+	if err := os.WriteFile(jl, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(s, t.TempDir(), []string{dirs[0], full}, nil); err == nil || !strings.Contains(err.Error(), "differs") {
+		t.Errorf("conflicting merge: %v", err)
+	}
+}
+
+func TestResumeCorrupt(t *testing.T) {
+	s := writeStudy(t, tinyStudy)
+	good := t.TempDir()
+	if _, err := Run(s, Options{Out: good, Jobs: 2, Shard: Shard{0, 4}}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(readFile(t, filepath.Join(good, ResultsJSONL))), "\n")
+	first := lines[0]
+	for _, c := range []struct{ name, text, want string }{
+		{"truncated", first + first[:20], "results.jsonl:2: truncated record"},
+		{"garbage", first + "{not json\n", "results.jsonl:2: corrupt record"},
+		{"empty line", "\n" + first, "results.jsonl:1: corrupt record: empty line"},
+		{"two values", strings.TrimSuffix(first, "\n") + " {}\n", "more than one JSON value"},
+		{"unknown field", strings.Replace(first, `"index"`, `"extra":1,"index"`, 1), "unknown field"},
+		{"duplicate", first + first, "results.jsonl:2: point 0 is recorded twice (also on line 1)"},
+		{"index", strings.Replace(first, `"index":0`, `"index":99`, 1), "point 99 is not in the study"},
+		{"params", strings.Replace(first, `"256KiB"`, `"300KiB"`, 1), `key "params": point 0 has`},
+		{"status", strings.Replace(first, `"ok"`, `"fine"`, 1), `key "status"`},
+		{"metrics", strings.Replace(first, `"flops.tflops"`, `"flops.gflops"`, 1), `key "metrics": no "flops.tflops"`},
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, ResultsJSONL)
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Run(s, Options{Out: dir, Resume: true, Jobs: 1})
+		if err == nil || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line containing %q", c.name, err, c.want)
+		}
+		if got := string(readFile(t, path)); got != c.text {
+			t.Errorf("%s: the results file was changed", c.name)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ResultsCSV)); err == nil {
+			t.Errorf("%s: results.csv written", c.name)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	for _, c := range []struct{ vary, want string }{
+		{"program.tiling.bmm: [64]", `key "vary.program.tiling.bmm": program.tiling.bmm=64 (program `},
+		{"program.tiling.bm: [64, abc]", `want an integer`},
+		{"machine.core.buffers.L3: [1MiB]", `unknown key "core.buffers.L3"`},
+		{"machine.core.buffers.L1: [1MiB, lots]", `bad size`},
+		{"program: [prog.yaml, nope.yaml]", `key "program": program file`},
+		{"machine: [ascend-910a, nope]", `key "machine": unknown machine "nope"`},
+	} {
+		s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nvary: {"+c.vary+"}\n")
+		out := filepath.Join(t.TempDir(), "out")
+		_, err := Run(s, Options{Out: out})
+		if err == nil || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line containing %q", c.vary, err, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: output directory created before the check", c.vary)
+		}
+	}
+	// A bad fixed override too.
+	s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nset: {program.numerix: off}\nvary: {program.m: [256]}\n")
+	if err := s.Check(); err == nil || !strings.Contains(err.Error(), `key "set.program.numerix"`) {
+		t.Errorf("bad set: %v", err)
+	}
+	// Infeasible values are not input errors: they fail at their point.
+	s = writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nvary: {program.tiling.bm: [100, 4096], machine.core.buffers.L1: [1KiB]}\n")
+	if err := s.Check(); err != nil {
+		t.Errorf("infeasible values: %v", err)
+	}
+}
+
+func TestRunPointFailures(t *testing.T) {
+	s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nvary: {program.tiling.bm: [100], machine.core.buffers.L1: [1KiB, 1MiB]}\n")
+	for _, p := range s.Points {
+		r := s.RunPoint(p)
+		if r.Status != StatusFailed || r.Error == "" || strings.Contains(r.Error, "\n") || string(r.Metrics["time.seconds"]) != "null" {
+			t.Errorf("point %d: %+v", p.Index, r)
+		}
+	}
+}
+
+func TestBarLine(t *testing.T) {
+	got := barLine(5, 1, 20, 10*time.Second)
+	want := "[=======>                      ] 5/20 points, 1 failed, 10s elapsed, ETA 30s"
+	if got != want {
+		t.Errorf("barLine = %q, want %q", got, want)
+	}
+	if got := barLine(20, 0, 20, time.Minute); !strings.HasPrefix(got, "[==============================] 20/20") || strings.Contains(got, "ETA") {
+		t.Errorf("barLine done = %q", got)
+	}
+}
+
+func TestPlotDegenerate(t *testing.T) {
+	s := writeStudy(t, "program: prog.yaml\nmetrics: [a, b]\nvary: {program.buffering: [single, double]}\nplot: {x: program.buffering, y: [a, b], logx: true, logy: true}\n")
+	recs := []Record{
+		{Index: 0, Params: map[string]string{"program.buffering": "single"}, Status: StatusOK, Metrics: map[string]json.RawMessage{"a": json.RawMessage("0"), "b": json.RawMessage("2")}},
+		{Index: 1, Params: map[string]string{"program.buffering": "double"}, Status: StatusOK, Metrics: map[string]json.RawMessage{"a": json.RawMessage("null"), "b": json.RawMessage("3")}},
+	}
+	var log bytes.Buffer
+	dir := t.TempDir()
+	if err := DrawPlot(s, s.Plots[0], recs, dir, &log); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "2 values left out") || !strings.Contains(log.String(), "linear axis") {
+		t.Errorf("warnings: %q", log.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, s.Plots[0].Name+".svg")); err != nil {
+		t.Error(err)
+	}
+	// Nothing drawable: no files, a warning.
+	log.Reset()
+	dir = t.TempDir()
+	if err := DrawPlot(s, s.Plots[0], nil, dir, &log); err != nil || !strings.Contains(log.String(), "nothing to draw") {
+		t.Errorf("empty plot: %v %q", err, log.String())
+	}
+}

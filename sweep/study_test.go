@@ -1,0 +1,271 @@
+package sweep
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseRange(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"256KiB..4MiB ×2", []string{"256KiB", "512KiB", "1MiB", "2MiB", "4MiB"}},
+		{"256KiB..4MiB x2", []string{"256KiB", "512KiB", "1MiB", "2MiB", "4MiB"}},
+		{"256KiB .. 1MiB *2", []string{"256KiB", "512KiB", "1MiB"}},
+		{"256KiB..1MiB +256KiB", []string{"256KiB", "512KiB", "768KiB", "1MiB"}},
+		{"256KiB..1000KiB +256KiB", []string{"256KiB", "512KiB", "768KiB"}},
+		{"-20..10 +5", []string{"-20", "-15", "-10", "-5", "0", "5", "10"}},
+		{"1..4", []string{"1", "2", "3", "4"}},
+		{"-3..-1", []string{"-3", "-2", "-1"}},
+		{"0.5..2 ×2", []string{"0.5", "1", "2"}},
+		{"1..1e+3 ×10", []string{"1", "10", "100", "1000"}},
+		{"0..1 +0.25", []string{"0", "0.25", "0.5", "0.75", "1"}},
+		{"5..5", []string{"5"}},
+		{"1GHz..2GHz +500MHz", []string{"1GHz", "1.5GHz", "2GHz"}},
+	} {
+		got, err := ParseRange(c.in)
+		if err != nil {
+			t.Errorf("ParseRange(%q): %v", c.in, err)
+			continue
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("ParseRange(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestParseRangeErrors(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"1..", "want START..END"},
+		{"..4", "want START..END"},
+		{"4..1", "start 4 is above end 1"},
+		{"256KiB..4MiB", "give a step"},
+		{"0.5..2", "give a step"},
+		{"1..8 ×1", "factor"},
+		{"1..8 ×0.5", "factor"},
+		{"0..8 ×2", "must start above 0"},
+		{"1..8 +0", "positive"},
+		{"1..8 +-1", "positive"},
+		{"a..b +1", "not two numbers"},
+		{"1KiB..2GHz ×2", "not two numbers"},
+		{"1..8 2", "step must start"},
+		{"0..1000000 +1", "more than"},
+		{"1..2 +1e-300", "step too small"},
+	} {
+		_, err := ParseRange(c.in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseRange(%q): error %v, want one containing %q", c.in, err, c.want)
+		}
+	}
+}
+
+const goodStudy = `
+description: test
+program: prog.yaml
+machine: ascend-910a
+set: {program.numerics: off}
+points:
+  - {program.tiling.bm: 64, program.tiling.bn: 64}
+  - {program.tiling.bn: 128, program.tiling.bm: 96}
+vary:
+  machine.core.buffers.L1: [512KiB, 1MiB]
+  program.buffering: [single, double]
+metrics: [flops.tflops, time.seconds]
+plot:
+  - {x: machine.core.buffers.L1, y: flops.tflops, series: program.buffering, logx: true}
+  - {name: t, x: program.buffering, y: [time.seconds], where: {program.tiling.bm: 64}}
+`
+
+func TestParseStudy(t *testing.T) {
+	s, err := ParseStudy("s.yaml", "dir", []byte(goodStudy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Program != "dir/prog.yaml" || s.Machine != "ascend-910a" {
+		t.Errorf("program %q machine %q", s.Program, s.Machine)
+	}
+	wantParams := []string{"program.tiling.bm", "program.tiling.bn", "machine.core.buffers.L1", "program.buffering"}
+	if !slices.Equal(s.Params, wantParams) {
+		t.Fatalf("params %v, want %v", s.Params, wantParams)
+	}
+	if len(s.Points) != 8 {
+		t.Fatalf("%d points, want 8", len(s.Points))
+	}
+	// Explicit points outermost, last grid key fastest; second point's
+	// keys reordered to the first point's.
+	want := [][]string{
+		{"64", "64", "512KiB", "single"}, {"64", "64", "512KiB", "double"},
+		{"64", "64", "1MiB", "single"}, {"64", "64", "1MiB", "double"},
+		{"96", "128", "512KiB", "single"}, {"96", "128", "512KiB", "double"},
+		{"96", "128", "1MiB", "single"}, {"96", "128", "1MiB", "double"},
+	}
+	for i, p := range s.Points {
+		if p.Index != i || !slices.Equal(p.Values, want[i]) {
+			t.Errorf("point %d = %d %v, want %v", i, p.Index, p.Values, want[i])
+		}
+	}
+	if len(s.Set) != 1 || s.Set[0].String() != "program.numerics=off" {
+		t.Errorf("set %v", s.Set)
+	}
+	if len(s.Plots) != 2 || s.Plots[0].Name != "flops_tflops-vs-machine_core_buffers_L1" || !s.Plots[0].LogX ||
+		s.Plots[1].Name != "t" || s.Plots[1].Where["program.tiling.bm"] != "64" {
+		t.Errorf("plots %+v", s.Plots)
+	}
+	ovs := s.Overrides(s.Points[5])
+	var got []string
+	for _, o := range ovs {
+		got = append(got, o.String())
+	}
+	wantOvs := []string{"program.numerics=off", "program.tiling.bm=96", "program.tiling.bn=128",
+		"machine.core.buffers.L1=512KiB", "program.buffering=double"}
+	if !slices.Equal(got, wantOvs) {
+		t.Errorf("overrides %v, want %v", got, wantOvs)
+	}
+}
+
+func TestParseStudyProgramParam(t *testing.T) {
+	s, err := ParseStudy("s.yaml", "d", []byte("vary: {program: [a.yaml, /abs/b.yaml], machine: [ascend-910a, m.yaml]}\nmetrics: x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, mach := s.ProgramOf(s.Points[1])
+	if prog != "d/a.yaml" || mach != "d/m.yaml" {
+		t.Errorf("point 1: %q %q", prog, mach)
+	}
+	prog, mach = s.ProgramOf(s.Points[2])
+	if prog != "/abs/b.yaml" || mach != "ascend-910a" {
+		t.Errorf("point 2: %q %q", prog, mach)
+	}
+	if len(s.Overrides(s.Points[0])) != 0 {
+		t.Errorf("program/machine are not overrides")
+	}
+}
+
+func TestParseStudyErrors(t *testing.T) {
+	base := "program: p.yaml\nmetrics: [flops.tflops]\n"
+	for _, c := range []struct{ text, want string }{
+		{"", "empty study file"},
+		{"- a", "top level must be a mapping"},
+		{"program: p.yaml\nvary: {program.m: [1]}\n", `key "metrics": missing`},
+		{base, `key "vary": missing`},
+		{base + "vary: {}", `key "vary": empty`},
+		{base + "vary: {program.m: []}", `s.yaml:3: key "vary.program.m": empty list`},
+		{base + "vary: {program.m: [1, 1]}", `listed twice`},
+		{base + "vary: {program.m: 1..}", `want START..END`},
+		{base + "vary: {program.m: 4..1}", `above end`},
+		{base + "vary: {program.m: {a: 1}}", `must be a list of values or a range`},
+		{base + "vary: {program.m: [[1]]}", `key "vary.program.m[0]": must be a single value`},
+		{base + "vary: {core.L1: [1]}", `starting with program. or machine.`},
+		{base + "vary: {program..m: [1]}", `bad dotted path`},
+		{base + "vary: {program.m: [1]}\nset: {program.m: 2}", `key "set.program.m": also varied`},
+		{base + "vary: {program.m: [1]}\nset: {program: x}", `top-level key`},
+		{base + "vary: {program.m: [1]}\nsett: {}", `key "sett": unknown key`},
+		{base + "vary: {program.m: [1]}\nprogram: q", `key "program": given twice`},
+		{base + "points: []", `key "points": empty list`},
+		{base + "points: [{program.m: 1}, {program.n: 1}]", `key "points[1]": has keys`},
+		{base + "points: [{program.m: 1}]\nvary: {program.m: [2]}", `given twice`},
+		{base + "points: [3]", `key "points[0]": must be a mapping`},
+		{"metrics: [a]\nvary: {program.m: [1]}", `key "program": missing`},
+		{"program: p\nmetrics: []\nvary: {program.m: [1]}", `key "metrics": empty list`},
+		{"program: p\nmetrics: [a, a]\nvary: {program.m: [1]}", `listed twice`},
+		{"program: p\nmetrics: [a..b]\nvary: {program.m: [1]}", `bad dotted path`},
+		{base + "vary: {program.m: 1..1000 +1, program.n: 1..1000 +1}", `more than 100000 points`},
+		{base + "vary: {program.m: [1]}\nplot: {y: flops.tflops}", `key "plot.x": missing`},
+		{base + "vary: {program.m: [1]}\nplot: {x: program.m}", `key "plot.y": missing`},
+		{base + "vary: {program.m: [1]}\nplot: {x: program.n, y: flops.tflops}", `neither a varied parameter`},
+		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: foo}", `not one of the metrics`},
+		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, series: program.q}", `not a varied parameter`},
+		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, logx: maybe}", `want true or false`},
+		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, name: a/b}", `plain file name`},
+		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, colour: red}", `key "plot.colour": unknown key`},
+		{base + "vary: {program.m: [1]}\nplot: [{x: program.m, y: flops.tflops}, {x: program.m, y: flops.tflops}]", `two plots are named`},
+		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, where: {program.z: 1}}", `not a varied parameter`},
+		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, series: program.m}", `is the x axis`},
+	} {
+		_, err := ParseStudy("s.yaml", ".", []byte(c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one containing %q", c.text, err, c.want)
+			continue
+		}
+		if !errors.Is(err, ErrBadInput) {
+			t.Errorf("%q: error %v does not wrap ErrBadInput", c.text, err)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error is not one line: %q", c.text, err)
+		}
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Shard
+		ok   bool
+	}{
+		{"0/1", Shard{0, 1}, true}, {"3/4", Shard{3, 4}, true}, {" 1 / 2 ", Shard{1, 2}, true},
+		{"4/4", Shard{}, false}, {"-1/4", Shard{}, false}, {"1/0", Shard{}, false},
+		{"1", Shard{}, false}, {"a/b", Shard{}, false}, {"", Shard{}, false},
+	} {
+		got, err := ParseShard(c.in)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("ParseShard(%q) = %v, %v", c.in, got, err)
+		}
+		if err != nil && !errors.Is(err, ErrBadInput) {
+			t.Errorf("ParseShard(%q): %v is not bad input", c.in, err)
+		}
+	}
+	sh := Shard{1, 3}
+	var got []int
+	for i := range 8 {
+		if sh.Has(i) {
+			got = append(got, i)
+		}
+	}
+	if !slices.Equal(got, []int{1, 4, 7}) || !(Shard{}).Has(5) {
+		t.Errorf("Shard.Has: %v", got)
+	}
+}
+
+func TestLookup(t *testing.T) {
+	doc := map[string]any{"a": map[string]any{"B": []any{1.0, map[string]any{"c": "x"}}}}
+	for _, c := range []struct {
+		path string
+		want any
+		ok   bool
+	}{
+		{"a.B.0", 1.0, true}, {"a.b.1.c", "x", true}, {"a.B.2", nil, false}, {"a.B.x", nil, false},
+		{"z", nil, false}, {"a.B.0.q", nil, false},
+	} {
+		got, ok := Lookup(doc, c.path)
+		if ok != c.ok || (ok && got != c.want) {
+			t.Errorf("Lookup(%q) = %v, %v", c.path, got, ok)
+		}
+	}
+}
+
+func FuzzParseStudy(f *testing.F) {
+	f.Add([]byte(goodStudy))
+	f.Add([]byte("program: p\nmetrics: [a]\nvary: {program.m: 256KiB..4MiB ×2}"))
+	f.Add([]byte("program: p\nmetrics: [a]\nvary: {program.m: -20..10 +2}\nplot: {x: program.m, y: a}"))
+	f.Add([]byte("a: &x [*x]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseStudy("f.yaml", ".", data)
+		if err != nil {
+			if !errors.Is(err, ErrBadInput) {
+				t.Fatalf("error %v does not wrap ErrBadInput", err)
+			}
+			return
+		}
+		if len(s.Points) == 0 || len(s.Points) > MaxPoints || len(s.Metrics) == 0 {
+			t.Fatalf("%d points, %d metrics", len(s.Points), len(s.Metrics))
+		}
+		for i, p := range s.Points {
+			if p.Index != i || len(p.Values) != len(s.Params) {
+				t.Fatalf("point %d: %+v", i, p)
+			}
+		}
+	})
+}
