@@ -1,0 +1,650 @@
+package programs
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/sim"
+	"github.com/davinci-sim/davinci-sim/traces"
+)
+
+func init() {
+	register(&Kind{Name: "lu-fused", Example: "lu-fused.yaml",
+		Summary: "HPL-MxP: blocked LU without pivoting (FP16 cube GEMMs, host FP32 diagonal blocks, TRSM as GEMM, look-ahead, multi-iteration fusion) + FP64 refinement",
+		Build:   buildLU})
+}
+
+// luJob runs an lu-fused program: the host program (arch.Host) drives
+// kernels on the chip; see docs/lu-fused.md for the schedule.
+type luJob struct {
+	file string
+	pl   *luPlan
+	p    LUParams
+	mat  *luMatrix // nil with numerics off
+
+	// Host state filled while the program runs.
+	s      float32 // L-panel scale (power of two), fixed at iteration 0
+	diags  []*luDiag
+	blk    []float32 // the diagonal block read back by the host
+	host   *arch.Host
+	chip   *arch.Chip
+	iterAt []sim.Time // host time at the start of each iteration
+	factAt sim.Time   // all factorization kernels done
+	ref    *luRefineResult
+	refErr error
+	// golden factors (numerics sampled), computed before the run
+	golden *luGolden
+	outs   []Output
+}
+
+func buildLU(f *File, m *machines.Machine, o Options) (Job, error) {
+	var p LUParams
+	if err := f.Decode(&p, o); err != nil {
+		return nil, err
+	}
+	if o.Numerics != "" {
+		p.Numerics = o.Numerics
+	}
+	if o.Seed != nil {
+		p.Seed = *o.Seed
+	}
+	p.defaults()
+	if err := p.validate(f.Path, m); err != nil {
+		return nil, err
+	}
+	pl, err := newLUPlan(f.Path, p, m)
+	if err != nil {
+		return nil, err
+	}
+	j := &luJob{file: f.Path, pl: pl, p: p, s: 1}
+	if p.Numerics != NumericsOff {
+		j.mat = newLUMatrix(p.N, p.Seed)
+	}
+	return j, nil
+}
+
+// Program returns an empty stream per core: the work is launched by the
+// host program attached in Prepare (the report then covers every core).
+func (j *luJob) Program() isa.Program {
+	p := isa.Program{Name: "lu-fused", Cores: make([]isa.Stream, j.pl.mach.Cores), Generated: true}
+	for c := range p.Cores {
+		p.Cores[c] = func(func(isa.Instr) bool) {}
+	}
+	return p
+}
+
+// Mode is functional with full numerics.
+func (j *luJob) Mode() arch.Mode {
+	if j.p.Numerics == NumericsFull {
+		return arch.Functional
+	}
+	return arch.Timing
+}
+
+// Prepare writes A to GM (full numerics), computes the golden factors and
+// their refinement (sampled numerics), and attaches the host program.
+func (j *luJob) Prepare(chip *arch.Chip) error {
+	j.chip = chip
+	pl := j.pl
+	switch j.p.Numerics {
+	case NumericsFull:
+		gm := chip.GM()
+		row := make([]float64, pl.n)
+		r32 := make([]float32, pl.n)
+		r16 := make([]uint16, pl.n)
+		for i := 0; i < pl.n; i++ {
+			j.mat.Row(i, row)
+			for k, v := range row {
+				r32[k] = float32(v)
+			}
+			addr := pl.a + int64(i)*int64(pl.n)*int64(pl.tb)
+			var err error
+			if pl.tb == 4 {
+				err = gm.WriteFloat32s(addr, r32)
+			} else {
+				o := fp.Options{Round: fp.RNE, Saturate: true}
+				for k, v := range r32 {
+					r16[k] = uint16(fp.FromFloat32(v, fp.FP16, o))
+				}
+				err = gm.WriteUint16s(addr, r16)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	case NumericsSampled:
+		g, err := luGoldenRun(pl, j.mat)
+		if err != nil {
+			return err
+		}
+		j.golden = g
+		j.ref, j.refErr = refine(j.mat, g.factors(pl), j.p.Refinement.Method, j.p.Refinement.Restart, j.p.Refinement.Tolerance, j.p.Refinement.MaxIterations)
+	}
+	h, err := chip.NewHost()
+	if err != nil {
+		return err
+	}
+	j.host = h
+	j.buildHost(h)
+	chip.AttachHost(h)
+	return nil
+}
+
+// bandFlops returns 2·nb²·K per block of band z.
+func (pl *luPlan) bandFlops(z band, K int) float64 {
+	blocks := 0
+	for _, r := range z.rects(pl.nbk) {
+		blocks += (r[1] - r[0]) * (r[3] - r[2])
+	}
+	return float64(blocks) * 2 * float64(pl.nb) * float64(pl.nb) * float64(K)
+}
+
+// buildHost appends the host program: per iteration the diagonal block
+// goes to the host (FP32 LU and inverses) and back, the NPU converts the
+// panels and runs TRSM as GEMM, then the trailing zones; see
+// docs/lu-fused.md for the zones, look-ahead and fusion schedule.
+func (j *luJob) buildHost(h *arch.Host) {
+	pl, p := j.pl, j.p
+	nb, nbk, F := pl.nb, pl.nbk, pl.F
+	full := p.Numerics == NumericsFull
+	la := *p.LookAhead
+	j.diags = make([]*luDiag, nbk)
+	j.iterAt = make([]sim.Time, nbk+1)
+	now := func() sim.Time { return j.chip.Engine().Now() }
+	sync := func(k *arch.Kernel) {
+		if !la && k != nil {
+			h.Wait("wait", k)
+		}
+	}
+	launchUpdate := func(name, zone string, cores []int, z band, i0, i1 int, after ...*arch.Kernel) *arch.Kernel {
+		if z.empty(nbk) {
+			return nil
+		}
+		var g *luGEMM
+		build := func() *luGEMM {
+			if g == nil {
+				g = pl.update(z, i0, i1, 1/float64(j.s))
+			}
+			return g
+		}
+		k := h.Launch(name, zone, cores, func(core int) isa.Stream {
+			return pl.gemmStream(indexOf(cores, core), len(cores), build())
+		}, after...)
+		k.Flops = pl.bandFlops(z, (i1-i0)*nb)
+		return k
+	}
+	diagBytes := int64(nb) * int64(nb)
+	var prevZ *arch.Kernel
+	for k0 := 0; k0 < nbk; k0 += F {
+		k1 := min(k0+F, nbk)
+		k2 := min(k1+F, nbk)
+		for i := k0; i < k1; i++ {
+			h.Call("iteration", func() error { j.iterAt[i] = now(); return nil })
+			var cvt *arch.Kernel
+			if pl.tb == 4 && i < nbk-1 {
+				cvt = h.Launch(fmt.Sprintf("cvt%d", i), "trsm", pl.main, func(core int) isa.Stream {
+					return pl.cvtStream(i, indexOf(pl.main, core), len(pl.main))
+				})
+				sync(cvt)
+			}
+			var rd, fac, wr func() error
+			if full {
+				rd, fac, wr = j.readDiag(i), j.factor(i), j.writeInv(i)
+			}
+			h.Transfer("d2h", diagBytes*int64(pl.tb), rd)
+			// LU of the block (2/3 nb³) and two triangular inverses (nb³/3 each).
+			h.Compute("diag", 4.0/3*math.Pow(float64(nb), 3), 3*diagBytes*4, false, 0, fac)
+			h.Transfer("h2d", 2*diagBytes*2, wr)
+			if i == nbk-1 {
+				break
+			}
+			trsm := h.Launch(fmt.Sprintf("trsm%d", i), "trsm", pl.main, func(core int) isa.Stream {
+				l, r := pl.trsm(i)
+				return pl.gemmStream(indexOf(pl.main, core), len(pl.main), l, r)
+			})
+			trsm.Flops = 2 * 2 * float64(nb) * float64(nb) * float64(pl.n-(i+1)*nb)
+			sync(trsm)
+			if i+1 < k1 {
+				p1 := launchUpdate(fmt.Sprintf("p1-%d", i), "priority1", pl.main, band{i + 1, i + 2}, i, i+1)
+				p2 := launchUpdate(fmt.Sprintf("p2-%d", i), "priority2", pl.main, band{i + 2, k1}, i, i+1)
+				h.Wait("wait", p1)
+				sync(p2)
+				continue
+			}
+			nb1 := launchUpdate(fmt.Sprintf("p1-%d", i), "priority1", pl.main, band{k1, k1 + 1}, k0, k1, prevZ)
+			nb2 := launchUpdate(fmt.Sprintf("p2-%d", i), "priority2", pl.main, band{k1 + 1, k2}, k0, k1, prevZ)
+			z := launchUpdate(fmt.Sprintf("fusion%d", i), "fusion", pl.fu, band{k2, nbk}, k0, k1, trsm, prevZ)
+			if z != nil {
+				prevZ = z
+			}
+			h.Wait("wait", nb1)
+			sync(nb2)
+			sync(z)
+		}
+	}
+	j.appendFinal(h)
+}
+
+// appendFinal waits for every kernel, then copies the factors to the host
+// and runs (and times) the refinement.
+func (j *luJob) appendFinal(h *arch.Host) {
+	pl, p := j.pl, j.p
+	n2 := float64(pl.n) * float64(pl.n)
+	h.Call("factorized", func() error {
+		// All kernels are launched by now: wait for each.
+		h.Wait("wait", h.Kernels()...)
+		h.Call("factorized", func() error {
+			j.factAt = j.chip.Engine().Now()
+			j.iterAt[pl.nbk] = j.factAt
+			h.Transfer("d2h-factors", int64(pl.n)*int64(pl.n)*2, nil)
+			h.Call("refine", func() error {
+				iters := p.Refinement.TimingIterations
+				switch {
+				case p.Numerics == NumericsFull:
+					f, err := j.readFactors()
+					if err != nil {
+						return err
+					}
+					j.ref, j.refErr = refine(j.mat, f, p.Refinement.Method, p.Refinement.Restart, p.Refinement.Tolerance, p.Refinement.MaxIterations)
+					iters = j.ref.Iterations
+				case j.ref != nil:
+					iters = j.ref.Iterations
+				}
+				// x0 = (LU)⁻¹ b and the first residual, then per iteration one
+				// matrix-vector product, one LU solve and one residual.
+				h.Compute("refine", 4*n2, int64(n2)*4, true, 0, nil)
+				for range iters {
+					h.Compute("refine", 6*n2, int64(n2)*4, true, 0, nil)
+				}
+				return nil
+			})
+			return nil
+		})
+		return nil
+	})
+}
+
+func indexOf(set []int, c int) int {
+	for i, x := range set {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// readDiag returns the callback that reads block (i, i) from GM.
+func (j *luJob) readDiag(i int) func() error {
+	return func() error {
+		pl := j.pl
+		nb := pl.nb
+		j.blk = make([]float32, nb*nb)
+		gm := j.chip.GM()
+		for r := 0; r < nb; r++ {
+			addr := pl.a + (int64(i*nb+r)*int64(pl.n)+int64(i*nb))*int64(pl.tb)
+			if pl.tb == 4 {
+				if err := gm.ReadFloat32s(addr, j.blk[r*nb:(r+1)*nb]); err != nil {
+					return err
+				}
+				continue
+			}
+			h := make([]uint16, nb)
+			if err := gm.ReadUint16s(addr, h); err != nil {
+				return err
+			}
+			for k, v := range h {
+				j.blk[r*nb+k] = fp.F16ToF32(v)
+			}
+		}
+		return nil
+	}
+}
+
+// factor returns the callback that factors the block read by readDiag.
+func (j *luJob) factor(i int) func() error {
+	return func() error {
+		d, err := luHostDiag(j.blk, j.pl.nb, i, &j.s)
+		if err != nil {
+			return fmt.Errorf("iteration %d: %w", i, err)
+		}
+		j.diags[i] = d
+		return nil
+	}
+}
+
+// luHostDiag factors block i; at i = 0 it fixes the L-panel scale *s.
+func luHostDiag(blk []float32, nb, i int, s *float32) (*luDiag, error) {
+	if i == 0 {
+		d, err := factorDiag(blk, nb, 1)
+		if err != nil {
+			return nil, err
+		}
+		*s = luScale(d.u, nb)
+	}
+	return factorDiag(blk, nb, *s)
+}
+
+// writeInv returns the callback that writes the FP16 inverses to GM.
+func (j *luJob) writeInv(i int) func() error {
+	return func() error {
+		gm := j.chip.GM()
+		d := j.diags[i]
+		if err := gm.WriteUint16s(j.pl.uinv[i%2], d.uinv); err != nil {
+			return err
+		}
+		return gm.WriteUint16s(j.pl.linv[i%2], d.linv)
+	}
+}
+
+// readFactors assembles the factors from GM (Lh/s, Uh) and the host's
+// diagonal blocks.
+func (j *luJob) readFactors() (*luFactors, error) {
+	pl := j.pl
+	n, nb := pl.n, pl.nb
+	lh := make([]uint16, n*n)
+	uh := make([]uint16, n*n)
+	gm := j.chip.GM()
+	if err := gm.ReadUint16s(pl.lh, lh); err != nil {
+		return nil, err
+	}
+	if err := gm.ReadUint16s(pl.uh, uh); err != nil {
+		return nil, err
+	}
+	return assembleFactors(n, nb, lh, uh, j.diags, j.s), nil
+}
+
+// assembleFactors builds the combined LU array.
+func assembleFactors(n, nb int, lh, uh []uint16, diags []*luDiag, s float32) *luFactors {
+	f := &luFactors{n: n, lu: make([]float32, n*n)}
+	inv := 1 / s
+	for r := 0; r < n; r++ {
+		bi := r / nb
+		for c := 0; c < n; c++ {
+			bj := c / nb
+			var v float32
+			switch {
+			case bi == bj:
+				d := diags[bi]
+				k := (r%nb)*nb + c%nb
+				if c < r {
+					v = d.l[k]
+				} else {
+					v = d.u[k]
+				}
+			case bj < bi:
+				v = fp.F16ToF32(lh[r*n+c]) * inv
+			default:
+				v = fp.F16ToF32(uh[r*n+c])
+			}
+			f.lu[r*n+c] = v
+		}
+	}
+	return f
+}
+
+// Outputs returns nothing beyond report.json (the factors are n² values).
+func (j *luJob) Outputs() []Output { return j.outs }
+
+// luZone aggregates the kernels of one zone.
+type luZone struct {
+	Kernels  int     `json:"kernels"`
+	Seconds  float64 `json:"seconds"` // summed kernel run time (start to finish)
+	Flops    float64 `json:"flops"`
+	TFLOPS   float64 `json:"tflops"` // flops / summed run time
+	Cores    int     `json:"cores"`
+	GMBytes  float64 `json:"gm_bytes"`
+	OpIntens float64 `json:"operational_intensity"` // flop per GM byte of the zone's kernels
+}
+
+// Finish fills the report: time, HPL-MxP flops, the hplmxp section, and
+// fails the run (exit 1) when refinement did not converge or the factors
+// differ from the golden model (check: true).
+func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) error {
+	pl, p := j.pl, j.p
+	n := float64(pl.n)
+	total := j.host.Finish().Seconds()
+	fact := j.factAt.Seconds()
+	flops := 2.0/3*n*n*n + 1.5*n*n
+	peak := pl.mach.PeakFLOPS(pl.mach.Core.Cube.KStepFP16)
+	rep.Program = map[string]any{"kind": "lu-fused", "n": p.N, "nb": p.NB, "n_fused": p.NFused, "n_fusion": p.NFusion,
+		"look_ahead": *p.LookAhead, "trailing": p.Trailing, "refinement": p.Refinement, "seed": p.Seed, "numerics": p.Numerics,
+		"tiling": p.Tiling}
+	rep.Flops = &traces.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: "HPL-MxP 2/3·n³ + 3/2·n² over the whole solve; peak = FP16 cube peak"}
+	if total > 0 {
+		rep.Flops.TFLOPS = flops / total / 1e12
+		rep.Flops.PeakFraction = flops / total / peak
+	}
+	if rb := float64(st.GMReadBytes + st.GMWriteBytes); rb > 0 {
+		rep.Memory.OperationalIntensity = st.MMADFlops / rb
+	}
+	sec := map[string]any{"n": p.N, "nb": p.NB, "n_fused": p.NFused, "n_fusion": p.NFusion, "look_ahead": *p.LookAhead,
+		"trailing_precision": p.Trailing, "factorization_seconds": fact, "total_seconds": total,
+		"flops": flops, "tflops": rep.Flops.TFLOPS, "peak_fraction": rep.Flops.PeakFraction, "l_panel_scale": j.s}
+	if fact > 0 {
+		ff := 2.0 / 3 * n * n * n
+		sec["factorization_tflops"] = ff / fact / 1e12
+	}
+	// Per-iteration samples: time and measured/theoretical performance.
+	var samples []map[string]any
+	nb := float64(pl.nb)
+	for i := 0; i < pl.nbk; i++ {
+		dt := (j.iterAt[i+1] - j.iterAt[i]).Seconds()
+		m := n - float64(i+1)*nb
+		fl := 2*m*m*nb + 4*nb*nb*m + 2.0/3*nb*nb*nb
+		s := map[string]any{"iteration": i, "start_seconds": j.iterAt[i].Seconds(), "seconds": dt, "flops": fl}
+		if dt > 0 {
+			s["tflops"] = fl / dt / 1e12
+			s["measured_over_theoretical"] = fl / dt / peak
+		}
+		samples = append(samples, s)
+	}
+	sec["iterations"] = samples
+	zones := map[string]*luZone{}
+	for _, k := range j.host.Kernels() {
+		z := zones[k.Zone]
+		if z == nil {
+			z = &luZone{Cores: len(k.Cores)}
+			zones[k.Zone] = z
+		}
+		z.Kernels++
+		z.Seconds += (k.Finished - k.Started).Seconds()
+		z.Flops += k.Flops
+	}
+	for name, z := range zones {
+		if z.Seconds > 0 {
+			z.TFLOPS = z.Flops / z.Seconds / 1e12
+		}
+		z.GMBytes = j.zoneBytes(name)
+		if z.GMBytes > 0 {
+			z.OpIntens = z.Flops / z.GMBytes
+		}
+	}
+	sec["zones"] = zones
+	stages := map[string]float64{}
+	for k, v := range j.host.StageTimes() {
+		stages[k] = v.Seconds()
+	}
+	sec["host_stages_seconds"] = stages
+	var failure error
+	if j.ref != nil {
+		sec["refinement"] = map[string]any{"method": p.Refinement.Method, "iterations": j.ref.Iterations,
+			"scaled_residual": j.ref.ScaledResidual, "threshold": p.Refinement.Tolerance, "history": j.ref.History}
+		sec["refinement_iterations"] = j.ref.Iterations
+		sec["scaled_residual"] = j.ref.ScaledResidual
+		sec["passed"] = j.ref.Passed
+		if j.refErr != nil {
+			failure = fmt.Errorf("%w: %v", ErrCheckFailed, j.refErr)
+		}
+	} else {
+		sec["refinement"] = map[string]any{"method": p.Refinement.Method, "timed_iterations": p.Refinement.TimingIterations,
+			"note": "numerics off: refinement timed for timing_iterations steps, not computed"}
+	}
+	if p.Numerics == NumericsFull && p.Check {
+		g, err := luGoldenRun(pl, j.mat)
+		if err != nil {
+			return err
+		}
+		mism, err := j.compareGolden(g)
+		if err != nil {
+			return err
+		}
+		sec["golden_mismatches"] = mism
+		if mism > 0 && failure == nil {
+			failure = fmt.Errorf("%w: %d factor values differ from the golden model", ErrCheckFailed, mism)
+		}
+	}
+	if rep.Sections == nil {
+		rep.Sections = map[string]any{}
+	}
+	rep.Sections["hplmxp"] = sec
+	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused: trailing matrix in GM is %s; TFLOP/s by the HPL-MxP count over factorization + refinement", p.Trailing))
+	return failure
+}
+
+// zoneBytes counts the GM bytes the kernels of a zone copy (exact: these
+// are the kernels' only GM transfers), rebuilding their work lists.
+func (j *luJob) zoneBytes(zone string) float64 {
+	pl := j.pl
+	total := 0.0
+	for _, k := range j.host.Kernels() {
+		if k.Zone != zone {
+			continue
+		}
+		var i int
+		var gs []*luGEMM
+		switch {
+		case sscan(k.Name, "trsm%d", &i):
+			l, r := pl.trsm(i)
+			gs = []*luGEMM{l, r}
+		case sscan(k.Name, "cvt%d", &i):
+			for _, c := range pl.cvtJobs(i) {
+				total += float64(c.rows) * float64(pl.nb) * 6
+			}
+			continue
+		default:
+			continue // update kernels: counted below from their flops
+		}
+		total += gemmBytes(pl, len(k.Cores), gs...)
+	}
+	if zone == "priority1" || zone == "priority2" || zone == "fusion" {
+		total += j.updateBytes(zone)
+	}
+	return total
+}
+
+func sscan(s, format string, v *int) bool {
+	_, err := fmt.Sscanf(s, format, v)
+	return err == nil
+}
+
+// updateBytes counts the GM bytes of the update kernels of a zone.
+func (j *luJob) updateBytes(zone string) float64 {
+	pl := j.pl
+	total := 0.0
+	nbk, F := pl.nbk, pl.F
+	for k0 := 0; k0 < nbk; k0 += F {
+		k1 := min(k0+F, nbk)
+		k2 := min(k1+F, nbk)
+		for i := k0; i < k1 && i < nbk-1; i++ {
+			var zs []band
+			var i0, i1 int
+			var cores int
+			if i+1 < k1 {
+				i0, i1, cores = i, i+1, len(pl.main)
+				switch zone {
+				case "priority1":
+					zs = []band{{i + 1, i + 2}}
+				case "priority2":
+					zs = []band{{i + 2, k1}}
+				}
+			} else {
+				i0, i1, cores = k0, k1, len(pl.main)
+				switch zone {
+				case "priority1":
+					zs = []band{{k1, k1 + 1}}
+				case "priority2":
+					zs = []band{{k1 + 1, k2}}
+				case "fusion":
+					zs, cores = []band{{k2, nbk}}, len(pl.fu)
+				}
+			}
+			for _, z := range zs {
+				if !z.empty(nbk) {
+					total += gemmBytes(pl, cores, pl.update(z, i0, i1, 1))
+				}
+			}
+		}
+	}
+	return total
+}
+
+// gemmBytes returns the GM bytes the GEMM kernels gs move on cores cores:
+// each segment's A rows once, per tile the B operand and the output (read
+// and written for trailing updates, written for TRSM).
+func gemmBytes(pl *luPlan, cores int, gs ...*luGEMM) float64 {
+	total := 0.0
+	for ci := 0; ci < cores; ci++ {
+		for _, s := range segments(ci, cores, gs...) {
+			job := &s.g.jobs[s.job]
+			total += float64(job.rows) * float64(s.g.K) * 2
+			for t := s.t0; t < s.t1; t++ {
+				cols := float64(job.tiles[t].cols)
+				total += float64(s.g.K) * cols * 2
+				if s.g.epi == epiSub {
+					total += 2 * float64(job.rows) * cols * float64(pl.tb)
+				} else {
+					total += float64(job.rows) * cols * 2
+				}
+			}
+		}
+	}
+	return total
+}
+
+// compareGolden counts factor values (Lh, Uh below/right of the diagonal
+// blocks, and the diagonal blocks) that differ from the golden run.
+func (j *luJob) compareGolden(g *luGolden) (int, error) {
+	pl := j.pl
+	n, nb := pl.n, pl.nb
+	lh := make([]uint16, n*n)
+	uh := make([]uint16, n*n)
+	gm := j.chip.GM()
+	if err := gm.ReadUint16s(pl.lh, lh); err != nil {
+		return 0, err
+	}
+	if err := gm.ReadUint16s(pl.uh, uh); err != nil {
+		return 0, err
+	}
+	mism := 0
+	for r := 0; r < n; r++ {
+		for c := 0; c < n; c++ {
+			switch {
+			case c/nb < r/nb:
+				if lh[r*n+c] != g.lh[r*n+c] {
+					mism++
+				}
+			case c/nb > r/nb:
+				if uh[r*n+c] != g.uh[r*n+c] {
+					mism++
+				}
+			}
+		}
+	}
+	for i, d := range j.diags {
+		gd := g.diags[i]
+		if d == nil || gd == nil {
+			return 0, errors.New("missing diagonal block")
+		}
+		for k := range d.u {
+			if math.Float32bits(d.u[k]) != math.Float32bits(gd.u[k]) || math.Float32bits(d.l[k]) != math.Float32bits(gd.l[k]) {
+				mism++
+			}
+		}
+	}
+	return mism, nil
+}

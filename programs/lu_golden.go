@@ -1,0 +1,206 @@
+package programs
+
+import (
+	"fmt"
+
+	"github.com/davinci-sim/davinci-sim/cube"
+	"github.com/davinci-sim/davinci-sim/fp"
+)
+
+// The golden model of lu-fused: the same arithmetic as the simulated run —
+// the host's FP32 diagonal blocks (same functions), FP16 conversions of the
+// panels (RNE, saturating), TRSM as GEMM and trailing updates through the
+// cube numerics preset with the same bk-deep MMAD chain per tile, the same
+// FP32 epilogue (acc·(1/s), then C − that) and the same zones and fusion
+// windows, so each trailing block receives the same updates in the same
+// order. Timing (look-ahead, core counts) does not change the numbers.
+
+// luGolden holds the golden factors.
+type luGolden struct {
+	n, nb  int
+	a32    []float32 // trailing matrix (fp32 trailing)
+	a16    []uint16  // trailing matrix (fp16 trailing)
+	lh, uh []uint16
+	diags  []*luDiag
+	s      float32
+}
+
+var luSat = fp.Options{Round: fp.RNE, Saturate: true}
+
+// luGoldenRun factors the matrix of mat as the plan's program does.
+func luGoldenRun(pl *luPlan, mat *luMatrix) (*luGolden, error) {
+	model, err := cube.Preset(pl.mach.Core.Cube.Numerics)
+	if err != nil {
+		return nil, err
+	}
+	n, nb, nbk, F := pl.n, pl.nb, pl.nbk, pl.F
+	g := &luGolden{n: n, nb: nb, lh: make([]uint16, n*n), uh: make([]uint16, n*n), diags: make([]*luDiag, nbk), s: 1}
+	row := make([]float64, n)
+	if pl.tb == 4 {
+		g.a32 = make([]float32, n*n)
+	} else {
+		g.a16 = make([]uint16, n*n)
+	}
+	for i := 0; i < n; i++ {
+		mat.Row(i, row)
+		for k, v := range row {
+			if pl.tb == 4 {
+				g.a32[i*n+k] = float32(v)
+			} else {
+				g.a16[i*n+k] = uint16(fp.FromFloat32(float32(v), fp.FP16, luSat))
+			}
+		}
+	}
+	for k0 := 0; k0 < nbk; k0 += F {
+		k1 := min(k0+F, nbk)
+		k2 := min(k1+F, nbk)
+		for i := k0; i < k1; i++ {
+			blk := make([]float32, nb*nb)
+			for r := 0; r < nb; r++ {
+				for c := 0; c < nb; c++ {
+					blk[r*nb+c] = g.at((i*nb+r)*n + i*nb + c)
+				}
+			}
+			d, err := luHostDiag(blk, nb, i, &g.s)
+			if err != nil {
+				return nil, fmt.Errorf("golden iteration %d: %w", i, err)
+			}
+			g.diags[i] = d
+			if i == nbk-1 {
+				break
+			}
+			if err := g.trsm(pl, model, i, d); err != nil {
+				return nil, err
+			}
+			var zs []band
+			i0, i1 := i, i+1
+			if i+1 < k1 {
+				zs = []band{{i + 1, i + 2}, {i + 2, k1}}
+			} else {
+				i0, i1 = k0, k1
+				zs = []band{{k1, k1 + 1}, {k1 + 1, k2}, {k2, nbk}}
+			}
+			for _, z := range zs {
+				if err := g.update(pl, model, z, i0, i1); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return g, nil
+}
+
+// at returns trailing element k as FP32.
+func (g *luGolden) at(k int) float32 {
+	if g.a32 != nil {
+		return g.a32[k]
+	}
+	return fp.F16ToF32(g.a16[k])
+}
+
+// at16 returns trailing element k as the FP16 operand the NPU converts it to.
+func (g *luGolden) at16(k int) uint16 {
+	if g.a32 != nil {
+		return uint16(fp.FromFloat32(g.a32[k], fp.FP16, luSat))
+	}
+	return g.a16[k]
+}
+
+// tile computes acc = Σ over bk chunks of A[rows×K]·B[K×cols] with the MMAD
+// chain of the kernel (A and B given by element accessors).
+func tile(model cube.Model, rows, cols, K, bk int, a func(r, k int) uint16, b func(k, c int) uint16, acc []float32) error {
+	av := make([]uint16, rows*bk)
+	bv := make([]uint16, bk*cols)
+	for kc := 0; kc < K; kc += bk {
+		for r := 0; r < rows; r++ {
+			for k := 0; k < bk; k++ {
+				av[r*bk+k] = a(r, kc+k)
+			}
+		}
+		for k := 0; k < bk; k++ {
+			for c := 0; c < cols; c++ {
+				bv[k*cols+c] = b(kc+k, c)
+			}
+		}
+		if err := model.MMADF16(rows, bk, cols, av, cube.RowMajor, bv, cube.RowMajor, acc, cube.RowMajor, kc == 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// trsm computes the L and U panels of iteration i.
+func (g *luGolden) trsm(pl *luPlan, model cube.Model, i int, d *luDiag) error {
+	n, nb := g.n, g.nb
+	acc := make([]float32, pl.bm*pl.bn)
+	for r0 := (i + 1) * nb; r0 < n; r0 += pl.bm {
+		for c0 := 0; c0 < nb; c0 += pl.bn {
+			err := tile(model, pl.bm, pl.bn, nb, pl.bk,
+				func(r, k int) uint16 { return g.at16((r0+r)*n + i*nb + k) },
+				func(k, c int) uint16 { return d.uinv[k*nb+c0+c] }, acc)
+			if err != nil {
+				return err
+			}
+			for r := 0; r < pl.bm; r++ {
+				for c := 0; c < pl.bn; c++ {
+					g.lh[(r0+r)*n+i*nb+c0+c] = uint16(fp.FromFloat32(acc[r*pl.bn+c], fp.FP16, luSat))
+				}
+			}
+		}
+	}
+	for r0 := 0; r0 < nb; r0 += pl.bm {
+		for c0 := (i + 1) * nb; c0 < n; c0 += pl.bn {
+			err := tile(model, pl.bm, pl.bn, nb, pl.bk,
+				func(r, k int) uint16 { return d.linv[(r0+r)*nb+k] },
+				func(k, c int) uint16 { return g.at16((i*nb+k)*n + c0 + c) }, acc)
+			if err != nil {
+				return err
+			}
+			for r := 0; r < pl.bm; r++ {
+				for c := 0; c < pl.bn; c++ {
+					g.uh[(i*nb+r0+r)*n+c0+c] = uint16(fp.FromFloat32(acc[r*pl.bn+c], fp.FP16, luSat))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// update applies the terms of iterations [i0, i1) to band z.
+func (g *luGolden) update(pl *luPlan, model cube.Model, z band, i0, i1 int) error {
+	n, nb := g.n, g.nb
+	K := (i1 - i0) * nb
+	kc0 := i0 * nb
+	alpha := float32(1 / float64(g.s))
+	acc := make([]float32, pl.bm*pl.bn)
+	for _, rc := range z.rects(pl.nbk) {
+		for r0 := rc[0] * nb; r0 < rc[1]*nb; r0 += pl.bm {
+			for c0 := rc[2] * nb; c0 < rc[3]*nb; c0 += pl.bn {
+				err := tile(model, pl.bm, pl.bn, K, pl.bk,
+					func(r, k int) uint16 { return g.lh[(r0+r)*n+kc0+k] },
+					func(k, c int) uint16 { return g.uh[(kc0+k)*n+c0+c] }, acc)
+				if err != nil {
+					return err
+				}
+				for r := 0; r < pl.bm; r++ {
+					for c := 0; c < pl.bn; c++ {
+						t := float32(acc[r*pl.bn+c] * alpha)
+						k := (r0+r)*n + c0 + c
+						if g.a32 != nil {
+							g.a32[k] = g.a32[k] - t
+						} else {
+							v := fp.F16ToF32(g.a16[k]) - t
+							g.a16[k] = uint16(fp.FromFloat32(v, fp.FP16, luSat))
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// factors returns the golden factors in refinement form.
+func (g *luGolden) factors(pl *luPlan) *luFactors {
+	return assembleFactors(g.n, g.nb, g.lh, g.uh, g.diags, g.s)
+}

@@ -1,0 +1,380 @@
+package programs
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/davinci-sim/davinci-sim/fp"
+)
+
+// The host side of lu-fused: the HPL-MxP matrix, the FP32 diagonal-block
+// factorization with its inverses (run by the simulated host, and by the
+// golden model, through the same functions), and FP64 refinement.
+
+// luMatrix generates HPL-MxP's diagonally dominant random matrix on the fly:
+// off-diagonal entries uniform in [−0.5, 0.5) from a per-row PCG stream,
+// the diagonal the sum of the row's off-diagonal magnitudes (LU-HPLMXP.md);
+// b uniform in [−0.5, 0.5). Only the diagonal (n values) is cached.
+type luMatrix struct {
+	n    int
+	seed int64
+	diag []float64
+}
+
+func newLUMatrix(n int, seed int64) *luMatrix {
+	m := &luMatrix{n: n, seed: seed, diag: make([]float64, n)}
+	row := make([]float64, n)
+	for i := 0; i < n; i++ {
+		m.offRow(i, row)
+		s := 0.0
+		for j, v := range row {
+			if j != i {
+				s += math.Abs(v)
+			}
+		}
+		m.diag[i] = s
+	}
+	return m
+}
+
+// offRow fills row with the off-diagonal entries of row i (row[i] = 0).
+func (m *luMatrix) offRow(i int, row []float64) {
+	r := NewRand(m.seed, uint64(i))
+	for j := range row {
+		row[j] = r.Float64() - 0.5
+	}
+	row[i] = 0
+}
+
+// Row fills row with row i of A (FP64).
+func (m *luMatrix) Row(i int, row []float64) {
+	m.offRow(i, row)
+	row[i] = m.diag[i]
+}
+
+// B returns the right-hand side.
+func (m *luMatrix) B() []float64 {
+	r := NewRand(m.seed, 1<<40)
+	b := make([]float64, m.n)
+	for i := range b {
+		b[i] = r.Float64() - 0.5
+	}
+	return b
+}
+
+// NormInf returns ||A||∞.
+func (m *luMatrix) NormInf() float64 {
+	best := 0.0
+	for i := 0; i < m.n; i++ {
+		best = math.Max(best, 2*m.diag[i]) // Σ|off| + diag
+	}
+	return best
+}
+
+// luDiag is the host's diagonal-block work of one iteration.
+type luDiag struct {
+	l, u       []float32 // unit lower L_ii (diagonal 1) and upper U_ii, nb×nb row-major
+	uinv, linv []uint16  // FP16(s·U_ii⁻¹) and FP16(L_ii⁻¹)
+}
+
+// factorDiag factors the FP32 block a (nb×nb) without pivoting and returns
+// the factors and FP16 inverses, U_ii⁻¹ scaled by s. Every operation is
+// FP32 with one rounding (explicit conversions prevent fused multiply-adds).
+func factorDiag(a []float32, nb int, s float32) (*luDiag, error) {
+	w := append([]float32(nil), a...)
+	for k := 0; k < nb; k++ {
+		p := w[k*nb+k]
+		if p == 0 || math.IsNaN(float64(p)) || math.IsInf(float64(p), 0) {
+			return nil, fmt.Errorf("diagonal block: pivot %d is %v (LU without pivoting needs a diagonally dominant matrix)", k, p)
+		}
+		for i := k + 1; i < nb; i++ {
+			l := w[i*nb+k] / p
+			w[i*nb+k] = l
+			for j := k + 1; j < nb; j++ {
+				w[i*nb+j] = w[i*nb+j] - float32(l*w[k*nb+j])
+			}
+		}
+	}
+	d := &luDiag{l: make([]float32, nb*nb), u: make([]float32, nb*nb)}
+	for i := 0; i < nb; i++ {
+		for j := 0; j < nb; j++ {
+			switch {
+			case j < i:
+				d.l[i*nb+j] = w[i*nb+j]
+			case j == i:
+				d.l[i*nb+j] = 1
+				d.u[i*nb+j] = w[i*nb+j]
+			default:
+				d.u[i*nb+j] = w[i*nb+j]
+			}
+		}
+	}
+	ui := invUpper32(d.u, nb)
+	li := invUnitLower32(d.l, nb)
+	o := fp.Options{Round: fp.RNE, Saturate: true}
+	d.uinv = make([]uint16, nb*nb)
+	d.linv = make([]uint16, nb*nb)
+	for k := range ui {
+		d.uinv[k] = uint16(fp.FromFloat32(float32(ui[k]*s), fp.FP16, o))
+		d.linv[k] = uint16(fp.FromFloat32(li[k], fp.FP16, o))
+	}
+	return d, nil
+}
+
+// invUpper32 returns U⁻¹ in FP32 by column-wise back substitution.
+func invUpper32(u []float32, nb int) []float32 {
+	x := make([]float32, nb*nb)
+	for j := 0; j < nb; j++ {
+		x[j*nb+j] = 1 / u[j*nb+j]
+		for i := j - 1; i >= 0; i-- {
+			var s float32
+			for k := i + 1; k <= j; k++ {
+				s = s + float32(u[i*nb+k]*x[k*nb+j])
+			}
+			x[i*nb+j] = -s / u[i*nb+i]
+		}
+	}
+	return x
+}
+
+// invUnitLower32 returns L⁻¹ of a unit lower triangular L in FP32.
+func invUnitLower32(l []float32, nb int) []float32 {
+	y := make([]float32, nb*nb)
+	for j := 0; j < nb; j++ {
+		y[j*nb+j] = 1
+		for i := j + 1; i < nb; i++ {
+			var s float32
+			for k := j; k < i; k++ {
+				s = s + float32(l[i*nb+k]*y[k*nb+j])
+			}
+			y[i*nb+j] = -s
+		}
+	}
+	return y
+}
+
+// luScale returns the power of two s that brings max|U_00⁻¹| into
+// [2^7, 2^8): the L panels are stored as FP16(s·L) so that they keep full
+// FP16 precision, and one s serves every iteration so that fused updates
+// can sum panels of different iterations (the trailing update multiplies by
+// 1/s, exact in FP32). 2^8 leaves room for nb-term sums of |A| ≤ 1 values
+// below the FP16 maximum 65504.
+func luScale(u []float32, nb int) float32 {
+	ui := invUpper32(u, nb)
+	m := 0.0
+	for _, v := range ui {
+		m = math.Max(m, math.Abs(float64(v)))
+	}
+	if m == 0 || math.IsInf(m, 0) || math.IsNaN(m) {
+		return 1
+	}
+	e := 7 - math.Floor(math.Log2(m))
+	return float32(math.Ldexp(1, int(e)))
+}
+
+// luFactors are the computed factors in the form refinement uses: one n×n
+// float32 array with L (unit, implicit diagonal) below and U on and above
+// the diagonal. Off-diagonal blocks are Lh/s and Uh (exact in FP32).
+type luFactors struct {
+	n  int
+	lu []float32
+}
+
+// solve overwrites x with (LU)⁻¹ x in FP64.
+func (f *luFactors) solve(x []float64) {
+	n := f.n
+	for i := 0; i < n; i++ {
+		row := f.lu[i*n : i*n+i]
+		s := x[i]
+		for j, v := range row {
+			s -= float64(v) * x[j]
+		}
+		x[i] = s
+	}
+	for i := n - 1; i >= 0; i-- {
+		row := f.lu[i*n : (i+1)*n]
+		s := x[i]
+		for j := i + 1; j < n; j++ {
+			s -= float64(row[j]) * x[j]
+		}
+		x[i] = s / float64(row[i])
+	}
+}
+
+// luRefineResult is the outcome of refinement.
+type luRefineResult struct {
+	Iterations     int
+	ScaledResidual float64
+	Passed         bool
+	History        []float64 // scaled residual after each iteration (0: LU solve)
+}
+
+// errNoConvergence is returned (wrapped in ErrCheckFailed by the caller)
+// when refinement does not reach the tolerance.
+var errNoConvergence = errors.New("refinement did not converge")
+
+// residual computes r = b − A·x and returns the scaled residual
+// ||r||∞ / ((||A||∞ ||x||∞ + ||b||∞) · n · ε64) (HPL-MxP).
+func residual(a *luMatrix, b, x, r []float64, normA float64) float64 {
+	n := a.n
+	row := make([]float64, n)
+	rn, xn, bn := 0.0, 0.0, 0.0
+	for i := 0; i < n; i++ {
+		a.Row(i, row)
+		s := 0.0
+		for j, v := range row {
+			s += v * x[j]
+		}
+		r[i] = b[i] - s
+		rn = math.Max(rn, math.Abs(r[i]))
+		xn = math.Max(xn, math.Abs(x[i]))
+		bn = math.Max(bn, math.Abs(b[i]))
+	}
+	return rn / ((normA*xn + bn) * float64(n) * 0x1p-52)
+}
+
+// refine solves Ax = b in FP64: x0 = (LU)⁻¹ b, then classical iterative
+// refinement (x += (LU)⁻¹ r) or restarted GMRES right-preconditioned by
+// LU, until the scaled residual is below tol or maxIt iterations (each one
+// matrix-vector product and one LU solve) are spent.
+func refine(a *luMatrix, f *luFactors, method string, restart int, tol float64, maxIt int) (*luRefineResult, error) {
+	n := a.n
+	b := a.B()
+	x := append([]float64(nil), b...)
+	f.solve(x)
+	r := make([]float64, n)
+	normA := a.NormInf()
+	res := &luRefineResult{}
+	sr := residual(a, b, x, r, normA)
+	res.History = append(res.History, sr)
+	for res.Iterations < maxIt && !(sr < tol) {
+		if math.IsNaN(sr) || math.IsInf(sr, 0) {
+			break
+		}
+		switch method {
+		case "gmres":
+			res.Iterations += gmresCycle(a, f, r, x, restart, maxIt-res.Iterations)
+		default:
+			d := append([]float64(nil), r...)
+			f.solve(d)
+			for i := range x {
+				x[i] += d[i]
+			}
+			res.Iterations++
+		}
+		sr = residual(a, b, x, r, normA)
+		res.History = append(res.History, sr)
+	}
+	res.ScaledResidual = sr
+	res.Passed = sr < tol
+	if !res.Passed {
+		return res, fmt.Errorf("%w: scaled residual %.3g after %d iterations (threshold %g)", errNoConvergence, sr, res.Iterations, tol)
+	}
+	return res, nil
+}
+
+// matvec computes y = A·v.
+func (m *luMatrix) matvec(v, y []float64) {
+	row := make([]float64, m.n)
+	for i := 0; i < m.n; i++ {
+		m.Row(i, row)
+		s := 0.0
+		for j, a := range row {
+			s += a * v[j]
+		}
+		y[i] = s
+	}
+}
+
+// gmresCycle runs one restart cycle of right-preconditioned GMRES on
+// A z = r (z = (LU)⁻¹ u), adds z to x and returns the inner steps taken
+// (at most min(m, budget)); it stops early when the Arnoldi residual
+// estimate drops below 1e-3·||r||, far below what one cycle needs.
+func gmresCycle(a *luMatrix, f *luFactors, r, x []float64, m, budget int) int {
+	n := a.n
+	m = min(m, budget)
+	beta := norm2(r)
+	if beta == 0 {
+		return 0
+	}
+	V := make([][]float64, 0, m+1)
+	v0 := make([]float64, n)
+	for i := range r {
+		v0[i] = r[i] / beta
+	}
+	V = append(V, v0)
+	H := make([][]float64, m+1) // (m+1)×m
+	for i := range H {
+		H[i] = make([]float64, m)
+	}
+	cs, sn := make([]float64, m), make([]float64, m)
+	g := make([]float64, m+1)
+	g[0] = beta
+	k := 0
+	for k < m {
+		z := append([]float64(nil), V[k]...)
+		f.solve(z)
+		w := make([]float64, n)
+		a.matvec(z, w)
+		for i := 0; i <= k; i++ {
+			h := dot(w, V[i])
+			H[i][k] = h
+			for t := range w {
+				w[t] -= h * V[i][t]
+			}
+		}
+		h := norm2(w)
+		H[k+1][k] = h
+		if h != 0 {
+			for t := range w {
+				w[t] /= h
+			}
+		}
+		V = append(V, w)
+		for i := 0; i < k; i++ {
+			t := cs[i]*H[i][k] + sn[i]*H[i+1][k]
+			H[i+1][k] = -sn[i]*H[i][k] + cs[i]*H[i+1][k]
+			H[i][k] = t
+		}
+		d := math.Hypot(H[k][k], H[k+1][k])
+		cs[k], sn[k] = H[k][k]/d, H[k+1][k]/d
+		H[k][k] = d
+		H[k+1][k] = 0
+		g[k+1] = -sn[k] * g[k]
+		g[k] = cs[k] * g[k]
+		k++
+		if math.Abs(g[k]) <= 1e-3*beta || h == 0 {
+			break
+		}
+	}
+	y := make([]float64, k)
+	for i := k - 1; i >= 0; i-- {
+		s := g[i]
+		for j := i + 1; j < k; j++ {
+			s -= H[i][j] * y[j]
+		}
+		y[i] = s / H[i][i]
+	}
+	u := make([]float64, n)
+	for i := 0; i < k; i++ {
+		for t := range u {
+			u[t] += y[i] * V[i][t]
+		}
+	}
+	f.solve(u)
+	for t := range x {
+		x[t] += u[t]
+	}
+	return k
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+func norm2(a []float64) float64 { return math.Sqrt(dot(a, a)) }

@@ -1,0 +1,165 @@
+package programs
+
+import (
+	"fmt"
+
+	"github.com/davinci-sim/davinci-sim/machines"
+)
+
+// LUParams are the parameters of the lu-fused program kind (HPL-MxP:
+// blocked right-looking LU without pivoting on the NPU and its host, then
+// iterative refinement in FP64). Every key is addressable with
+// --set program.<key>=value.
+type LUParams struct {
+	Kind    string `mapstructure:"kind"`
+	Machine string `mapstructure:"machine"`
+
+	N         int   `mapstructure:"n"`          // matrix order (a multiple of nb)
+	NB        int   `mapstructure:"nb"`         // block size (a multiple of 16)
+	NFused    int   `mapstructure:"n_fused"`    // iterations fused in the non-priority zone (1 = no fusion)
+	NFusion   int   `mapstructure:"n_fusion"`   // AI cores running the fusion zone (n_fused > 1)
+	LookAhead *bool `mapstructure:"look_ahead"` // update the next panel first and overlap the host (default true)
+	// Trailing is the precision of the trailing matrix in GM: fp32 (default)
+	// or fp16. The HPL-MxP paper does not state it (LU-HPLMXP.md).
+	Trailing   string       `mapstructure:"trailing"`
+	Refinement LURefinement `mapstructure:"refinement"`
+	Seed       int64        `mapstructure:"seed"`
+	// Numerics: full (the simulated machine computes the factors), sampled
+	// (timing-only simulation; the factors come from the golden model, which
+	// the tests prove bit-identical to full) or off (timing only).
+	Numerics string   `mapstructure:"numerics"`
+	Tiling   LUTiling `mapstructure:"tiling"`
+	// Check compares the simulated factors with the golden model (full
+	// numerics; a mismatch fails the run).
+	Check bool `mapstructure:"check"`
+}
+
+// LURefinement configures the FP64 refinement on the host.
+type LURefinement struct {
+	Method        string  `mapstructure:"method"`         // ir | gmres
+	Restart       int     `mapstructure:"restart"`        // GMRES restart length
+	Tolerance     float64 `mapstructure:"tolerance"`      // pass threshold of the scaled residual (16)
+	MaxIterations int     `mapstructure:"max_iterations"` // refinement steps before giving up
+	// TimingIterations is the number of refinement steps timed when no
+	// numerics are computed (numerics off).
+	TimingIterations int `mapstructure:"timing_iterations"`
+}
+
+// LUTiling is the cube tiling of the LU GEMM kernels inside nb×nb blocks:
+// bm rows of the L panel stay in L1 for a row of output tiles, bn columns
+// per output tile, bk the depth of one MMAD. 0 picks the default (the
+// largest multiple of 16 dividing nb and at most 256, 64, 64).
+type LUTiling struct {
+	BM int `mapstructure:"bm"`
+	BN int `mapstructure:"bn"`
+	BK int `mapstructure:"bk"`
+}
+
+// largestDivisor returns the largest multiple of 16 that divides nb and is
+// at most limit (16 if none is larger).
+func largestDivisor(nb, limit int) int {
+	best := 16
+	for d := 16; d <= limit && d <= nb; d += 16 {
+		if nb%d == 0 {
+			best = d
+		}
+	}
+	return best
+}
+
+func (p *LUParams) defaults() {
+	if p.NB == 0 {
+		p.NB = 256
+	}
+	if p.NFused == 0 {
+		p.NFused = 1
+	}
+	if p.LookAhead == nil {
+		t := true
+		p.LookAhead = &t
+	}
+	if p.Trailing == "" {
+		p.Trailing = "fp32"
+	}
+	r := &p.Refinement
+	if r.Method == "" {
+		r.Method = "ir"
+	}
+	if r.Restart == 0 {
+		r.Restart = 30
+	}
+	if r.Tolerance == 0 {
+		r.Tolerance = 16
+	}
+	if r.MaxIterations == 0 {
+		r.MaxIterations = 50
+	}
+	if r.TimingIterations == 0 {
+		r.TimingIterations = 3
+	}
+	if p.Numerics == "" {
+		p.Numerics = NumericsFull
+	}
+	if p.NB > 0 && p.NB%16 == 0 {
+		if p.Tiling.BM == 0 {
+			p.Tiling.BM = largestDivisor(p.NB, 256)
+		}
+		if p.Tiling.BN == 0 {
+			p.Tiling.BN = largestDivisor(p.NB, 64)
+		}
+		if p.Tiling.BK == 0 {
+			p.Tiling.BK = largestDivisor(p.NB, 64)
+		}
+	}
+}
+
+// validate checks the parameters against each other and the machine; the
+// buffer checks are in newLUPlan.
+func (p *LUParams) validate(file string, m *machines.Machine) error {
+	bad := func(key, format string, a ...any) error {
+		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
+	}
+	switch {
+	case p.NB <= 0 || p.NB%16 != 0:
+		return bad("nb", "must be a positive multiple of 16 (the cube's 16×16 fractal) (got %d)", p.NB)
+	case p.N <= 0 || p.N%p.NB != 0:
+		return bad("n", "must be a positive multiple of nb = %d (got %d)", p.NB, p.N)
+	case p.NFused < 1:
+		return bad("n_fused", "must be ≥ 1 (1 = no fusion) (got %d)", p.NFused)
+	case p.NFusion < 0 || p.NFusion > m.Cores:
+		return bad("n_fusion", "must be in 0..%d, the AI cores of machine %s (got %d)", m.Cores, m.Name, p.NFusion)
+	case p.NFused > 1 && (p.NFusion < 1 || p.NFusion >= m.Cores):
+		return bad("n_fusion", "with n_fused > 1 the fusion zone needs 1..%d cores and the rest at least one (got %d)", m.Cores-1, p.NFusion)
+	case p.Trailing != "fp32" && p.Trailing != "fp16":
+		return bad("trailing", "must be fp32 or fp16 (got %q)", p.Trailing)
+	case p.Refinement.Method != "ir" && p.Refinement.Method != "gmres":
+		return bad("refinement.method", "must be ir or gmres (got %q)", p.Refinement.Method)
+	case p.Refinement.Restart < 1:
+		return bad("refinement.restart", "must be ≥ 1 (got %d)", p.Refinement.Restart)
+	case !(p.Refinement.Tolerance > 0):
+		return bad("refinement.tolerance", "must be > 0 (got %v)", p.Refinement.Tolerance)
+	case p.Refinement.MaxIterations < 1:
+		return bad("refinement.max_iterations", "must be ≥ 1 (got %d)", p.Refinement.MaxIterations)
+	case p.Refinement.TimingIterations < 0:
+		return bad("refinement.timing_iterations", "must be ≥ 0 (got %d)", p.Refinement.TimingIterations)
+	case p.Numerics != NumericsFull && p.Numerics != NumericsSampled && p.Numerics != NumericsOff:
+		return bad("numerics", "must be full, sampled or off (got %q)", p.Numerics)
+	case !m.HasHost():
+		return fmt.Errorf("%s: machine %s has no host section: lu-fused needs a host CPU and link", file, m.Name)
+	}
+	for _, t := range []struct {
+		key string
+		v   int
+	}{{"tiling.bm", p.Tiling.BM}, {"tiling.bn", p.Tiling.BN}, {"tiling.bk", p.Tiling.BK}} {
+		if t.v <= 0 || t.v%16 != 0 || p.NB%t.v != 0 {
+			return bad(t.key, "must be a positive multiple of 16 dividing nb = %d (got %d)", p.NB, t.v)
+		}
+	}
+	if p.Numerics == NumericsFull || p.Numerics == NumericsSampled {
+		// The host keeps the factors (float32) and the golden/trailing data.
+		if int64(p.N)*int64(p.N) > 1<<28 {
+			return bad("n", "%d is too large for numerics %s (the host holds n² values; at most n = 16384): use numerics off", p.N, p.Numerics)
+		}
+	}
+	return nil
+}
