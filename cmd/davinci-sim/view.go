@@ -2,12 +2,104 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/spf13/cobra"
 
 	"github.com/davinci-sim/davinci-sim/programs"
 	"github.com/davinci-sim/davinci-sim/traces"
+	"github.com/davinci-sim/davinci-sim/viz"
 )
 
+func init() { subcommands = append(subcommands, newViewCmd) }
+
+// newScreen opens the terminal; tests replace it with a simulation screen.
+var newScreen = func() (tcell.Screen, error) { return tcell.NewScreen() }
+
+func newViewCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "view TRACE.json[.gz]",
+		Short: "Replay a trace (written by run --trace) in the terminal visualizer",
+		Long: `Replay a trace written by "davinci-sim run --trace FILE.json[.gz]" in the
+terminal: per core one lane per pipe over time (letters = instruction class,
+lower case = stall cause), buffer occupancy at the cursor and the core's stall
+summary.
+
+Keys: ←/→ pan, Shift+←/→ move the cursor, +/- zoom, ↑/↓ or Tab change core,
+n/p next/previous stall, g/G start/end, / search, ? help, q quit.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			tl, err := traces.ReadTraceFile(args[0])
+			if err != nil {
+				return badInput(err)
+			}
+			if len(tl.Cores) == 0 {
+				return badInput(fmt.Errorf("%s: the trace holds no core events", args[0]))
+			}
+			s, err := newScreen()
+			if err != nil {
+				return failure(fmt.Errorf("view needs a terminal: %w", err))
+			}
+			if err := viz.Run(s, viz.StaticSource(tl), viz.Options{}); err != nil {
+				return failure(err)
+			}
+			return nil
+		},
+	}
+}
+
+// runWithView runs the program with the live visualizer: the engine runs in
+// a goroutine feeding rec; the UI redraws at most 20 times a second. When
+// the user quits before the run ends, the run still completes and its
+// summary is printed.
 func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Options, f runFlags, rec *traces.Recorder) error {
-	return errors.New("todo")
+	s, err := newScreen()
+	if err != nil {
+		return badInput(fmt.Errorf("--view needs a terminal: %w", err))
+	}
+	type outcome struct {
+		res *programs.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	failed := make(chan struct{})
+	go func() {
+		res, err := programs.Execute(file, opts, programs.RunHooks{Observer: rec})
+		var end = outcome{res, err}
+		if err == nil {
+			rec.Finish(res.Stats.Time)
+		} else {
+			rec.Finish(0)
+			if errors.Is(err, programs.ErrBadInput) {
+				close(failed)
+			}
+		}
+		done <- end
+	}()
+	uiErr := viz.Run(s, rec, viz.Options{Live: true, Quit: failed})
+	var out outcome
+	select {
+	case out = <-done:
+	default:
+		fmt.Fprintln(stderr, "davinci-sim: waiting for the run to finish…")
+		out = <-done
+	}
+	if uiErr != nil {
+		fmt.Fprintln(stderr, "davinci-sim:", uiErr)
+	}
+	if out.err != nil {
+		if errors.Is(out.err, programs.ErrBadInput) {
+			return badInput(out.err)
+		}
+		if terr := finishTrace(rec, nil, f); terr != nil {
+			fmt.Fprintln(stderr, "davinci-sim:", terr)
+		}
+		return failure(out.err)
+	}
+	if err := finishTrace(rec, out.res, f); err != nil {
+		return failure(err)
+	}
+	return writeResults(stdout, out.res, f)
 }

@@ -1,0 +1,508 @@
+// Package viz is the terminal visualizer of davinci-sim: per core, one lane
+// per pipe over time with instruction classes in distinct colours and
+// stalls marked by cause, buffer-occupancy gauges at the cursor time and the
+// core's stall summary. It replays a trace file or follows a run live; both
+// read the same traces.Timeline.
+//
+// Keys: ←/→ pan, Shift+←/→ (or h/l) move the cursor one column, +/− zoom
+// (also the mouse wheel), ↑/↓ or Tab change core, n/p next/previous stall,
+// g/G start/end, / search an instruction, f follow (live), ? help, q quit.
+package viz
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/sim"
+	"github.com/davinci-sim/davinci-sim/traces"
+)
+
+// Source supplies the timeline to draw. Read calls fn with the timeline;
+// fn must not keep references to it (a live source keeps appending).
+type Source interface {
+	Read(fn func(*traces.Timeline))
+}
+
+type static struct{ tl *traces.Timeline }
+
+func (s static) Read(fn func(*traces.Timeline)) { fn(s.tl) }
+
+// StaticSource wraps a complete timeline (a trace file read back).
+func StaticSource(tl *traces.Timeline) Source { return static{tl} }
+
+// labelW is the width of the lane labels ("MTE2 ").
+const labelW = 5
+
+// maxScan bounds the slices examined per lane column (zoomed-out views of
+// long runs stay fast; columns then show a sample of their slices).
+const maxScan = 64
+
+// Viewer is the visualizer's state and drawing. It is driven by Handle
+// (input events) and Draw; Run wires both to a screen.
+type Viewer struct {
+	s   tcell.Screen
+	src Source
+
+	core   int      // the core shown (its ID)
+	t0     sim.Time // time at the left edge of the lanes
+	span   sim.Time // time across the lanes
+	cursor sim.Time
+	fitted bool // the view was initialized
+	follow bool // live: keep the whole run in view
+
+	help      bool
+	searching bool
+	query     string
+	status    string
+}
+
+// NewViewer returns a viewer drawing src on s (an initialized screen). With
+// follow set the view keeps fitting the whole (growing) timeline until the
+// user pans or zooms.
+func NewViewer(s tcell.Screen, src Source, follow bool) *Viewer {
+	v := &Viewer{s: s, src: src, follow: follow, core: -1}
+	return v
+}
+
+// Core returns the ID of the core shown.
+func (v *Viewer) Core() int { return v.core }
+
+// Cursor returns the cursor time.
+func (v *Viewer) Cursor() sim.Time { return v.cursor }
+
+// View returns the time range of the lanes.
+func (v *Viewer) View() (from, to sim.Time) { return v.t0, v.t0 + v.span }
+
+// Status returns the message line.
+func (v *Viewer) Status() string { return v.status }
+
+// laneWidth is the number of lane columns.
+func (v *Viewer) laneWidth() int {
+	w, _ := v.s.Size()
+	if w-labelW < 1 {
+		return 1
+	}
+	return w - labelW
+}
+
+// fit makes the view cover the whole timeline.
+func (v *Viewer) fit(tl *traces.Timeline) {
+	v.t0 = tl.From
+	v.span = tl.To - tl.From
+	if min := sim.Time(v.laneWidth()); v.span < min {
+		v.span = min
+	}
+}
+
+// sync adapts the view to the timeline: first core, initial fit, follow.
+func (v *Viewer) sync(tl *traces.Timeline) {
+	if tl.Core(v.core) == nil && len(tl.Cores) > 0 {
+		v.core = tl.Cores[0].ID
+	}
+	if !v.fitted || v.follow {
+		v.fit(tl)
+		if !v.fitted {
+			v.cursor = tl.From
+		}
+		if v.follow {
+			v.cursor = tl.To
+		}
+		v.fitted = true
+	}
+	if min := sim.Time(v.laneWidth()); v.span < min {
+		v.span = min
+	}
+}
+
+// colTime returns the start time of lane column c.
+func (v *Viewer) colTime(c int) sim.Time {
+	return v.t0 + sim.Time(int64(v.span)/int64(v.laneWidth())*int64(c)+int64(v.span)%int64(v.laneWidth())*int64(c)/int64(v.laneWidth()))
+}
+
+// timeCol returns the lane column of time t (may be outside the lanes).
+func (v *Viewer) timeCol(t sim.Time) int {
+	d := t - v.t0
+	if d < 0 {
+		return -1
+	}
+	w := int64(v.laneWidth())
+	return int(int64(d)/int64(v.span)*w + int64(d)%int64(v.span)*w/int64(v.span))
+}
+
+// show moves the view so that t is visible (centred when it was not).
+func (v *Viewer) show(t sim.Time) {
+	if t < v.t0 || t >= v.t0+v.span {
+		v.t0 = t - v.span/2
+	}
+}
+
+// Handle processes one input event; it returns false when the user quits.
+func (v *Viewer) Handle(ev tcell.Event) bool {
+	var keep = true
+	v.src.Read(func(tl *traces.Timeline) {
+		v.sync(tl)
+		keep = v.handle(tl, ev)
+	})
+	return keep
+}
+
+func (v *Viewer) handle(tl *traces.Timeline, ev tcell.Event) bool {
+	switch ev := ev.(type) {
+	case *tcell.EventResize:
+		v.s.Sync()
+		return true
+	case *tcell.EventMouse:
+		return v.mouse(tl, ev)
+	case *tcell.EventKey:
+		if v.help {
+			v.help = false
+			if ev.Key() == tcell.KeyCtrlC {
+				return false
+			}
+			return true
+		}
+		if v.searching {
+			v.searchKey(tl, ev)
+			return true
+		}
+		return v.key(tl, ev)
+	}
+	return true
+}
+
+func (v *Viewer) mouse(tl *traces.Timeline, ev *tcell.EventMouse) bool {
+	x, _ := ev.Position()
+	switch b := ev.Buttons(); {
+	case b&tcell.WheelUp != 0:
+		v.zoom(tl, 0.5)
+	case b&tcell.WheelDown != 0:
+		v.zoom(tl, 2)
+	case b&tcell.Button1 != 0 && x >= labelW:
+		v.follow = false
+		v.cursor = v.colTime(x - labelW)
+	}
+	return true
+}
+
+func (v *Viewer) key(tl *traces.Timeline, ev *tcell.EventKey) bool {
+	v.status = ""
+	step := v.span / 8
+	if step < 1 {
+		step = 1
+	}
+	col := v.span / sim.Time(v.laneWidth())
+	if col < 1 {
+		col = 1
+	}
+	switch ev.Key() {
+	case tcell.KeyCtrlC, tcell.KeyEscape:
+		return false
+	case tcell.KeyLeft:
+		v.follow = false
+		if ev.Modifiers()&tcell.ModShift != 0 {
+			v.cursor -= col
+			v.show(v.cursor)
+		} else {
+			v.t0 -= step
+			v.cursor -= step
+		}
+	case tcell.KeyRight:
+		v.follow = false
+		if ev.Modifiers()&tcell.ModShift != 0 {
+			v.cursor += col
+			v.show(v.cursor)
+		} else {
+			v.t0 += step
+			v.cursor += step
+		}
+	case tcell.KeyUp, tcell.KeyBacktab:
+		v.switchCore(tl, -1)
+	case tcell.KeyDown, tcell.KeyTab:
+		v.switchCore(tl, +1)
+	case tcell.KeyHome:
+		v.start(tl)
+	case tcell.KeyEnd:
+		v.end(tl)
+	case tcell.KeyRune:
+		switch ev.Rune() {
+		case 'q', 'Q':
+			return false
+		case '+', '=':
+			v.zoom(tl, 0.5)
+		case '-', '_':
+			v.zoom(tl, 2)
+		case 'h':
+			v.follow = false
+			v.cursor -= col
+			v.show(v.cursor)
+		case 'l':
+			v.follow = false
+			v.cursor += col
+			v.show(v.cursor)
+		case 'n':
+			v.nextStall(tl, +1)
+		case 'p':
+			v.nextStall(tl, -1)
+		case 'g':
+			v.start(tl)
+		case 'G':
+			v.end(tl)
+		case '/':
+			v.searching, v.query = true, ""
+		case '?':
+			v.help = true
+		case 'f':
+			v.follow = !v.follow
+			if v.follow {
+				v.status = "following the run"
+			}
+		case '0':
+			v.follow = false
+			v.fit(tl)
+		}
+	}
+	return true
+}
+
+func (v *Viewer) start(tl *traces.Timeline) {
+	v.follow = false
+	v.t0, v.cursor = tl.From, tl.From
+}
+
+func (v *Viewer) end(tl *traces.Timeline) {
+	v.follow = false
+	v.cursor = tl.To
+	if v.cursor > tl.From {
+		v.cursor--
+	}
+	v.t0 = tl.To - v.span
+	if v.t0 > v.cursor {
+		v.t0 = v.cursor
+	}
+}
+
+// zoom scales the span by f keeping the cursor at its screen column.
+func (v *Viewer) zoom(tl *traces.Timeline, f float64) {
+	v.follow = false
+	if v.cursor < v.t0 || v.cursor >= v.t0+v.span {
+		v.cursor = v.t0 + v.span/2
+	}
+	frac := float64(v.cursor-v.t0) / float64(v.span)
+	span := sim.Time(float64(v.span) * f)
+	if min := sim.Time(v.laneWidth()); span < min {
+		span = min
+	}
+	if max := 4 * (tl.To - tl.From + 1); span > max && span > v.span {
+		span = v.span
+	}
+	v.span = span
+	v.t0 = v.cursor - sim.Time(frac*float64(span))
+}
+
+func (v *Viewer) switchCore(tl *traces.Timeline, d int) {
+	n := len(tl.Cores)
+	if n == 0 {
+		return
+	}
+	i := sort.Search(n, func(i int) bool { return tl.Cores[i].ID >= v.core })
+	i = ((i+d)%n + n) % n
+	v.core = tl.Cores[i].ID
+}
+
+// nextStall moves the cursor to the start of the next (dir > 0) or previous
+// stall of the core, on any pipe.
+func (v *Viewer) nextStall(tl *traces.Timeline, dir int) {
+	c := tl.Core(v.core)
+	if c == nil {
+		return
+	}
+	best, bp, found := sim.Time(0), isa.Pipe(0), -1
+	for p := range c.Pipes {
+		ss := c.Pipes[p]
+		if dir > 0 {
+			i := sort.Search(len(ss), func(i int) bool { return ss[i].From > v.cursor })
+			for ; i < len(ss); i++ {
+				if ss[i].Stall() {
+					if found < 0 || ss[i].From < best {
+						best, bp, found = ss[i].From, isa.Pipe(p), i
+					}
+					break
+				}
+			}
+		} else {
+			i := sort.Search(len(ss), func(i int) bool { return ss[i].From >= v.cursor }) - 1
+			for ; i >= 0; i-- {
+				if ss[i].Stall() {
+					if found < 0 || ss[i].From > best {
+						best, bp, found = ss[i].From, isa.Pipe(p), i
+					}
+					break
+				}
+			}
+		}
+	}
+	if found < 0 {
+		v.status = "no more stalls"
+		return
+	}
+	s := c.Pipes[bp][found]
+	v.follow = false
+	v.cursor = best
+	v.show(best)
+	v.status = fmt.Sprintf("stall %s on %v at %s for %s", s.Name, bp, fmtTime(s.From), fmtTime(s.To-s.From))
+}
+
+func (v *Viewer) searchKey(tl *traces.Timeline, ev *tcell.EventKey) {
+	switch ev.Key() {
+	case tcell.KeyEscape, tcell.KeyCtrlC:
+		v.searching = false
+		v.status = ""
+	case tcell.KeyEnter:
+		v.searching = false
+		v.search(tl)
+	case tcell.KeyBackspace, tcell.KeyBackspace2:
+		if len(v.query) > 0 {
+			r := []rune(v.query)
+			v.query = string(r[:len(r)-1])
+		}
+	case tcell.KeyRune:
+		v.query += string(ev.Rune())
+	}
+}
+
+// search moves the cursor to the next instruction of the core (after the
+// cursor, wrapping around) whose text contains the query.
+func (v *Viewer) search(tl *traces.Timeline) {
+	q := strings.TrimSpace(v.query)
+	c := tl.Core(v.core)
+	if q == "" || c == nil {
+		return
+	}
+	match := func(s *traces.Slice) bool {
+		return s.Cause == arch.Busy && (strings.Contains(s.Text, q) || strings.Contains(s.Name, q))
+	}
+	find := func(after sim.Time, strict bool) (sim.Time, isa.Pipe, *traces.Slice) {
+		var best *traces.Slice
+		var bp isa.Pipe
+		for p := range c.Pipes {
+			ss := c.Pipes[p]
+			i := sort.Search(len(ss), func(i int) bool {
+				return ss[i].From > after || (!strict && ss[i].From == after)
+			})
+			for ; i < len(ss); i++ {
+				if match(&ss[i]) {
+					if best == nil || ss[i].From < best.From {
+						best, bp = &ss[i], isa.Pipe(p)
+					}
+					break
+				}
+			}
+		}
+		if best == nil {
+			return 0, 0, nil
+		}
+		return best.From, bp, best
+	}
+	t, p, s := find(v.cursor, true)
+	wrapped := false
+	if s == nil {
+		t, p, s = find(tl.From, false)
+		wrapped = true
+	}
+	if s == nil {
+		v.status = fmt.Sprintf("%q: not found on core %d", q, v.core)
+		return
+	}
+	v.follow = false
+	v.cursor = t
+	v.show(t)
+	v.status = fmt.Sprintf("%v @%s: %s", p, fmtTime(t), s.Text)
+	if wrapped {
+		v.status = "(wrapped) " + v.status
+	}
+}
+
+// Options configure Run.
+type Options struct {
+	// Live redraws periodically while the source grows, until the
+	// timeline is Done, and starts in follow mode.
+	Live bool
+	// Refresh is the live redraw period (default 50 ms: 20 Hz).
+	Refresh time.Duration
+	// Quit, when closed, ends Run (e.g. the live run failed to start).
+	Quit <-chan struct{}
+}
+
+// Run initializes s, runs the viewer until the user quits, and restores the
+// terminal (s.Fini).
+func Run(s tcell.Screen, src Source, opts Options) error {
+	if err := s.Init(); err != nil {
+		return fmt.Errorf("terminal: %w", err)
+	}
+	defer s.Fini()
+	s.EnableMouse(tcell.MouseButtonEvents)
+	s.HideCursor()
+	v := NewViewer(s, src, opts.Live)
+	events := make(chan tcell.Event, 16)
+	quit := make(chan struct{})
+	defer close(quit)
+	go func() {
+		for {
+			ev := s.PollEvent()
+			if ev == nil {
+				return
+			}
+			select {
+			case events <- ev:
+			case <-quit:
+				return
+			}
+		}
+	}()
+	var tick <-chan time.Time
+	if opts.Live {
+		d := opts.Refresh
+		if d <= 0 {
+			d = 50 * time.Millisecond
+		}
+		t := time.NewTicker(d)
+		defer t.Stop()
+		tick = t.C
+	}
+	v.Draw()
+	for {
+		select {
+		case ev := <-events:
+			if !v.Handle(ev) {
+				return nil
+			}
+			// Drain what is queued before drawing once.
+			for more := true; more; {
+				select {
+				case ev := <-events:
+					if !v.Handle(ev) {
+						return nil
+					}
+				default:
+					more = false
+				}
+			}
+			v.Draw()
+		case <-opts.Quit:
+			return nil
+		case <-tick:
+			done := false
+			src.Read(func(tl *traces.Timeline) { done = tl.Done })
+			v.Draw()
+			if done {
+				tick = nil
+			}
+		}
+	}
+}
