@@ -231,7 +231,7 @@ func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T
 	case fastSeqRNE:
 		f.runSeqRNE(res)
 	case fastSeqRZ:
-		f.runGeneric(res, f.elemSeqRZ)
+		f.runSeqRZ(res)
 	case fastExactBlock:
 		f.prepBlocks()
 		f.runExact(res)

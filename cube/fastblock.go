@@ -126,6 +126,8 @@ func (f *fastCall) elemExact(i, j int) uint32 {
 }
 
 // exact2x4 computes the 2×4 outputs at (i, j) (no Inf/NaN inputs or c).
+// The accumulators live in f.outC; each block's eight product sums come
+// from dot2x4.
 func (f *fastCall) exact2x4(res []uint32, i, j int) {
 	k, n, L := f.k, f.n, f.L
 	a, b := f.sc.a64, f.sc.b64
@@ -135,41 +137,97 @@ func (f *fastCall) exact2x4(res []uint32, i, j int) {
 	B1 := b[(j+1)*k : (j+2)*k]
 	B2 := b[(j+2)*k : (j+3)*k]
 	B3 := b[(j+3)*k : (j+4)*k]
-	c := f.outC
 	r0, r1 := i*n+j, (i+1)*n+j
-	c00, c01, c02, c03 := c[r0], c[r0+1], c[r0+2], c[r0+3]
-	c10, c11, c12, c13 := c[r1], c[r1+1], c[r1+2], c[r1+3]
+	c0 := f.outC[r0 : r0+4]
+	c1 := f.outC[r1 : r1+4]
+	sa0, sa1 := f.sc.sa[i*f.nb:(i+1)*f.nb], f.sc.sa[(i+1)*f.nb:(i+2)*f.nb]
+	sb0, sb1 := f.sc.sb[j*f.nb:(j+1)*f.nb], f.sc.sb[(j+1)*f.nb:(j+2)*f.nb]
+	sb2, sb3 := f.sc.sb[(j+2)*f.nb:(j+3)*f.nb], f.sc.sb[(j+3)*f.nb:(j+4)*f.nb]
+	rz := f.kern.os.mode == fp.RZ
 	for s, blk := 0, 0; s < k; s, blk = s+L, blk+1 {
 		e := min(s+L, k)
 		x0 := A0[s:e]
-		x1 := A1[s:e][:len(x0)]
-		y0 := B0[s:e][:len(x0)]
-		y1 := B1[s:e][:len(x0)]
-		y2 := B2[s:e][:len(x0)]
-		y3 := B3[s:e][:len(x0)]
+		x1, y0, y1, y2, y3 := A1[s:e][:len(x0)], B0[s:e][:len(x0)], B1[s:e][:len(x0)], B2[s:e][:len(x0)], B3[s:e][:len(x0)]
 		p00, p01, p02, p03 := negZero, negZero, negZero, negZero
 		p10, p11, p12, p13 := negZero, negZero, negZero, negZero
 		for t, u0 := range x0 {
 			u1 := x1[t]
-			v0, v1, v2, v3 := y0[t], y1[t], y2[t], y3[t]
-			p00 += float64(u0 * v0)
-			p01 += float64(u0 * v1)
-			p02 += float64(u0 * v2)
-			p03 += float64(u0 * v3)
-			p10 += float64(u1 * v0)
-			p11 += float64(u1 * v1)
-			p12 += float64(u1 * v2)
-			p13 += float64(u1 * v3)
+			p00 += float64(u0 * y0[t])
+			p10 += float64(u1 * y0[t])
+			p01 += float64(u0 * y1[t])
+			p11 += float64(u1 * y1[t])
+			p02 += float64(u0 * y2[t])
+			p12 += float64(u1 * y2[t])
+			p03 += float64(u0 * y3[t])
+			p13 += float64(u1 * y3[t])
 		}
-		c00 = f.blockStep(c00, p00, i, j, blk, s, e)
-		c01 = f.blockStep(c01, p01, i, j+1, blk, s, e)
-		c02 = f.blockStep(c02, p02, i, j+2, blk, s, e)
-		c03 = f.blockStep(c03, p03, i, j+3, blk, s, e)
-		c10 = f.blockStep(c10, p10, i+1, j, blk, s, e)
-		c11 = f.blockStep(c11, p11, i+1, j+1, blk, s, e)
-		c12 = f.blockStep(c12, p12, i+1, j+2, blk, s, e)
-		c13 = f.blockStep(c13, p13, i+1, j+3, blk, s, e)
+		if max(sa0[blk], sa1[blk])+max(sb0[blk], sb1[blk], sb2[blk], sb3[blk]) <= f.lim {
+			if rz {
+				c0[0], c0[1], c0[2], c0[3] = addRZ(c0[0], p00), addRZ(c0[1], p01), addRZ(c0[2], p02), addRZ(c0[3], p03)
+				c1[0], c1[1], c1[2], c1[3] = addRZ(c1[0], p10), addRZ(c1[1], p11), addRZ(c1[2], p12), addRZ(c1[3], p13)
+			} else {
+				c0[0], c0[1], c0[2], c0[3] = addRNE(c0[0], p00), addRNE(c0[1], p01), addRNE(c0[2], p02), addRNE(c0[3], p03)
+				c1[0], c1[1], c1[2], c1[3] = addRNE(c1[0], p10), addRNE(c1[1], p11), addRNE(c1[2], p12), addRNE(c1[3], p13)
+			}
+			continue
+		}
+		c0[0] = f.blockStep(c0[0], p00, i, j, blk, s, e)
+		c0[1] = f.blockStep(c0[1], p01, i, j+1, blk, s, e)
+		c0[2] = f.blockStep(c0[2], p02, i, j+2, blk, s, e)
+		c0[3] = f.blockStep(c0[3], p03, i, j+3, blk, s, e)
+		c1[0] = f.blockStep(c1[0], p10, i+1, j, blk, s, e)
+		c1[1] = f.blockStep(c1[1], p11, i+1, j+1, blk, s, e)
+		c1[2] = f.blockStep(c1[2], p12, i+1, j+2, blk, s, e)
+		c1[3] = f.blockStep(c1[3], p13, i+1, j+3, blk, s, e)
 	}
-	res[r0], res[r0+1], res[r0+2], res[r0+3] = toBits(c00), toBits(c01), toBits(c02), toBits(c03)
-	res[r1], res[r1+1], res[r1+2], res[r1+3] = toBits(c10), toBits(c11), toBits(c12), toBits(c13)
+	for t := 0; t < 4; t++ {
+		res[r0+t], res[r1+t] = toBits(c0[t]), toBits(c1[t])
+	}
+}
+
+// dot2x4 returns the float64 sums of x_r·y_c (r < 2, c < 4), each started
+// at −0 so that an all-(−0) sum stays −0.
+//
+//go:noinline
+func dot2x4(x0, x1, y0, y1, y2, y3 []float64) (p00, p01, p02, p03, p10, p11, p12, p13 float64) {
+	p00, p01, p02, p03 = negZero, negZero, negZero, negZero
+	p10, p11, p12, p13 = negZero, negZero, negZero, negZero
+	x1 = x1[:len(x0)]
+	y0, y1, y2, y3 = y0[:len(x0)], y1[:len(x0)], y2[:len(x0)], y3[:len(x0)]
+	for t, u0 := range x0 {
+		u1 := x1[t]
+		p00 += float64(u0 * y0[t])
+		p10 += float64(u1 * y0[t])
+		p01 += float64(u0 * y1[t])
+		p11 += float64(u1 * y1[t])
+		p02 += float64(u0 * y2[t])
+		p12 += float64(u1 * y2[t])
+		p03 += float64(u0 * y3[t])
+		p13 += float64(u1 * y3[t])
+	}
+	return
+}
+
+// addRNE returns RNE_fp32(c + p) of the exact sum, for an FP32 value c
+// (possibly ±Inf) and a finite float64 p: if the float64 sum is exact
+// (TwoSum error 0) it is rounded directly, else through round-to-odd.
+func addRNE(c, p float64) float64 {
+	s := c + p
+	bv := s - c
+	if (c-(s-bv))+(p-bv) != 0 { // inexact, or c = ±Inf (NaN error term)
+		return addSlow(c, p, fp.RNE)
+	}
+	return float64(float32(s))
+}
+
+// addSlow is the general c + p rounded to FP32 in mode RNE or RZ.
+func addSlow(c, p float64, mode fp.Rounding) float64 {
+	if math.IsInf(c, 0) {
+		return c
+	}
+	x := sumRO(c, p)
+	if mode == fp.RNE {
+		return float64(float32(x))
+	}
+	return roundRZ32(x)
 }

@@ -1,6 +1,10 @@
 package cube
 
-import "math"
+import (
+	"math"
+
+	"github.com/davinci-sim/davinci-sim/fp"
+)
 
 // Sequential FP32 fast paths (see fast.go for why they are exact).
 
@@ -118,18 +122,50 @@ func (f *fastCall) seqRNE2x4(res []uint32, i, j int) {
 	c10, c11, c12, c13 := float32(c[r1]), float32(c[r1+1]), float32(c[r1+2]), float32(c[r1+3])
 	for t, u0 := range x0 {
 		u1 := x1[t]
-		v0, v1, v2, v3 := y0[t], y1[t], y2[t], y3[t]
-		c00 += u0 * v0
-		c01 += u0 * v1
-		c02 += u0 * v2
-		c03 += u0 * v3
-		c10 += u1 * v0
-		c11 += u1 * v1
-		c12 += u1 * v2
-		c13 += u1 * v3
+		c00 += u0 * y0[t]
+		c10 += u1 * y0[t]
+		c01 += u0 * y1[t]
+		c11 += u1 * y1[t]
+		c02 += u0 * y2[t]
+		c12 += u1 * y2[t]
+		c03 += u0 * y3[t]
+		c13 += u1 * y3[t]
 	}
 	res[r0], res[r0+1], res[r0+2], res[r0+3] = math.Float32bits(c00), math.Float32bits(c01), math.Float32bits(c02), math.Float32bits(c03)
 	res[r1], res[r1+1], res[r1+2], res[r1+3] = math.Float32bits(c10), math.Float32bits(c11), math.Float32bits(c12), math.Float32bits(c13)
+}
+
+// runSeqRZ computes the RZ chains four columns at a time (independent
+// chains, so their latencies overlap).
+func (f *fastCall) runSeqRZ(res []uint32) {
+	k, n := f.k, f.n
+	for i := 0; i < f.mm; i++ {
+		j := 0
+		for ; j+4 <= n; j += 4 {
+			if f.special(i, j) || f.special(i, j+1) || f.special(i, j+2) || f.special(i, j+3) {
+				for c := j; c < j+4; c++ {
+					res[i*n+c] = f.elemSeqRZ(i, c)
+				}
+				continue
+			}
+			x := f.sc.a64[i*k : (i+1)*k]
+			b := f.sc.b64
+			y0, y1 := b[j*k : (j+1)*k][:len(x)], b[(j+1)*k : (j+2)*k][:len(x)]
+			y2, y3 := b[(j+2)*k : (j+3)*k][:len(x)], b[(j+3)*k : (j+4)*k][:len(x)]
+			c := f.outC[i*n+j : i*n+j+4]
+			c0, c1, c2, c3 := c[0], c[1], c[2], c[3]
+			for t, v := range x {
+				c0 = addRZ(c0, float64(v*y0[t]))
+				c1 = addRZ(c1, float64(v*y1[t]))
+				c2 = addRZ(c2, float64(v*y2[t]))
+				c3 = addRZ(c3, float64(v*y3[t]))
+			}
+			res[i*n+j], res[i*n+j+1], res[i*n+j+2], res[i*n+j+3] = toBits(c0), toBits(c1), toBits(c2), toBits(c3)
+		}
+		for ; j < n; j++ {
+			res[i*n+j] = f.elemSeqRZ(i, j)
+		}
+	}
 }
 
 // elemSeqRZ: acc = RZ(acc + a·b) per product, the product exact in float64.
@@ -143,33 +179,42 @@ func (f *fastCall) elemSeqRZ(i, j int) uint32 {
 	acc := f.outC[i*f.n+j]
 	for t, v := range x {
 		acc = addRZ(acc, float64(v*y[t]))
-		if math.IsInf(acc, 0) {
-			break // finite products cannot change ±Inf (the reference path stops too)
-		}
 	}
 	return toBits(acc)
 }
 
-// addRZ returns RZ_fp32(x + y) for an FP32 value x and an exact float64
-// product y, with IEEE signed zeros (kernel.add2 with RZ).
+// addRZ returns RZ_fp32(x + y) of the exact sum, for an FP32 value x
+// (possibly ±Inf) and a finite float64 y, with IEEE signed zeros (the zero
+// rules of kernel.add2 and blockFMA with RZ). FP32 values are float64
+// values, so when the float64 sum s is not an FP32 value the exact sum lies
+// strictly between the same two FP32 neighbours as s and RZ(x+y) = RZ(s);
+// when s is an FP32 value, the exact sum is below it in magnitude exactly
+// when the TwoSum error has the opposite sign.
 func addRZ(x, y float64) float64 {
 	s := x + y
+	if !(math.Abs(s) < 0x1p127) || s == 0 { // overflow range, Inf, or an (exact) zero
+		if s == 0 {
+			return s // IEEE: −0 only for −0 + −0; x + (−x) = +0
+		}
+		return addSlow(x, y, fp.RZ)
+	}
 	bv := s - x
 	e := (x - (s - bv)) + (y - bv) // TwoSum: s + e = x + y
-	if e == 0 {
-		if s == 0 {
-			if x == 0 && y == 0 && math.Signbit(x) && math.Signbit(y) {
-				return x
-			}
-			return 0
-		}
-		if r := float64(float32(s)); r == s {
-			return s // exact in FP32
-		}
-	} else {
-		s = sumRO(x, y)
+	f := float32(s)
+	r := float64(f)
+	// Step one FP32 value toward zero (f ≠ 0 then) when RNE rounded away
+	// from zero, or when s is an FP32 value above the exact sum in
+	// magnitude. Branch-free: the conditions are data-dependent coin flips.
+	away := b2u(math.Abs(r) > math.Abs(s))
+	below := b2u(r == s) & b2u(e != 0) & uint32((math.Float64bits(e)^math.Float64bits(s))>>63)
+	return float64(math.Float32frombits(math.Float32bits(f) - (away | below)))
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
 	}
-	return roundRZ32(s)
+	return 0
 }
 
 // roundRZ32 is outSpec.round for FP32 RZ (overflow to ±Inf only at 2^128).
