@@ -85,8 +85,10 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 			keep = append(keep, r)
 		}
 	}
-	// Series: the requested parameters plus any other parameter that still
-	// varies, so that each line is a function of x.
+	// Series: the requested parameters plus any other parameter that
+	// still varies for the same x and series values, so that each line is
+	// a function of x (a parameter that x determines, such as bn = bm in
+	// a list of square blocks, does not split lines).
 	series := slices.Clone(pl.Series)
 	for _, q := range s.Params {
 		if q == pl.X || slices.Contains(series, q) {
@@ -95,12 +97,20 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 		if _, fixed := pl.Where[q]; fixed {
 			continue
 		}
-		vals := map[string]bool{}
+		seen := map[string]string{}
 		for _, r := range keep {
-			vals[r.Params[q]] = true
-		}
-		if len(vals) > 1 {
-			series = append(series, q)
+			key := r.Params[pl.X]
+			if !slices.Contains(s.Params, pl.X) {
+				key = string(r.Metrics[pl.X])
+			}
+			for _, c := range series {
+				key += "\x00" + r.Params[c]
+			}
+			if v, ok := seen[key]; ok && v != r.Params[q] {
+				series = append(series, q)
+				break
+			}
+			seen[key] = r.Params[q]
 		}
 	}
 	short := shortNames(series)

@@ -299,3 +299,25 @@ func TestPlotDegenerate(t *testing.T) {
 		t.Errorf("empty plot: %v %q", err, log.String())
 	}
 }
+
+func TestPlotSeriesOnlyWhereNeeded(t *testing.T) {
+	s := writeStudy(t, `program: prog.yaml
+metrics: [a]
+points: [{program.tiling.bm: 64, program.tiling.bn: 64}, {program.tiling.bm: 128, program.tiling.bn: 128}]
+vary: {program.tiling.bk: [64, 128]}
+plot: {x: program.tiling.bm, y: a}
+`)
+	var recs []Record
+	for _, p := range s.Points {
+		recs = append(recs, Record{Index: p.Index, Params: s.paramMap(p), Status: StatusOK,
+			Metrics: map[string]json.RawMessage{"a": json.RawMessage(p.Values[2])}})
+	}
+	dir := t.TempDir()
+	if err := DrawPlot(s, s.Plots[0], recs, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	svg := string(readFile(t, filepath.Join(dir, s.Plots[0].Name+".svg")))
+	if !strings.Contains(svg, "bk=128") || strings.Contains(svg, "bn=") {
+		t.Errorf("legend: want bk lines only (bn follows bm)")
+	}
+}

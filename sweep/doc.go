@@ -1,0 +1,70 @@
+// Package sweep runs design-space studies: one study file names a base
+// program and machine, fixed overrides, the parameters to vary and the
+// report.json metrics to record; every point is an independent simulation
+// (programs.Execute), run in parallel.
+//
+// # Study files
+//
+//	# studies/l1-size.yaml
+//	program: ../programs/examples/sgemm-cube.yaml   # relative to the study file
+//	machine: ascend-910a                            # optional: default the program's
+//	set: {program.numerics: off}                    # fixed overrides (as --set)
+//	points:                                         # optional explicit points …
+//	  - {program.tiling.bm: 64, program.tiling.bn: 64}
+//	  - {program.tiling.bm: 176, program.tiling.bn: 176}
+//	vary:                                           # … crossed with a grid
+//	  machine.core.buffers.L1: 256KiB..4MiB ×2      # range: ×F geometric, +D arithmetic
+//	  program.split.sb: [0, 6, 12]                  # list
+//	  program.inputs.offset_exponent: -20..10 +2
+//	metrics: [flops.tflops, buffers.L1.peak_fraction, error.rel_fro]
+//	plot:                                           # one mapping or a list
+//	  - {x: machine.core.buffers.L1, y: flops.tflops, series: program.tiling.bm,
+//	     logx: true, logy: false, where: {program.split.sb: 12}, name: tflops, title: …}
+//
+// Parameters are --set paths (program.… or machine.…), or "program" and
+// "machine" themselves to compare program files or machines. Points are
+// numbered from 0: explicit points outermost in file order, then the grid
+// with its last key varying fastest. Range values print in the unit of the
+// range (256KiB, 512KiB, 1MiB, …). Metrics are dotted paths into
+// report.json ("pipes.M.busy", "cores.0.finish_cycle"); a metric the
+// report lacks is recorded as null. Plot lines are split by the series
+// parameters and by any other parameter that still varies for one x.
+//
+// Before anything runs, Study.Check validates every path and value type;
+// errors name the study file and key and wrap ErrBadInput (exit code 2).
+// Constraint violations of a particular combination (a tile that does not
+// fit L0A) only show when the point runs: the point is recorded with status
+// "failed" and the message in the "error" column, and the study goes on.
+//
+// # Outputs
+//
+// In the output directory: results.jsonl (one record per point: index,
+// params, status, error, metrics), appended as each point finishes in a
+// single write, so an interrupted study loses only the points in flight;
+// at the end it is rewritten sorted by index, and results.csv (index, one
+// column per parameter, status, one column per metric, error) and the plots
+// (NAME.png, NAME.svg) are written. These files do not depend on the number
+// of workers. Run with Options.Resume skips the points already recorded
+// (failed ones included) after checking that every record matches the
+// study; a corrupt, truncated or foreign record is a bad-input error naming
+// the file and line, and the file is left as it is.
+//
+// # Clusters: shards and merge
+//
+// A shard I/N (0 ≤ I < N) runs the points whose index is I modulo N. Give
+// each shard its own output directory, then merge them; the merged files
+// are byte-identical to one unsharded run. With Slurm:
+//
+//	#!/bin/bash
+//	#SBATCH --array=0-15
+//	#SBATCH --cpus-per-task=8
+//	davinci-sim sweep studies/l1-size.yaml -j "$SLURM_CPUS_PER_TASK" \
+//	    --shard "$SLURM_ARRAY_TASK_ID/16" -o "out/shard-$SLURM_ARRAY_TASK_ID" --resume
+//
+// and, when the array is done (e.g. sbatch --dependency=afterok:JOBID):
+//
+//	davinci-sim sweep merge studies/l1-size.yaml -o out/l1-size out/shard-*
+//
+// --resume makes a requeued task continue where it stopped. merge exits
+// with code 1 and lists the missing indices if a shard did not finish.
+package sweep
