@@ -17,7 +17,11 @@ type LUParams struct {
 	N         int   `mapstructure:"n"`          // matrix order (a multiple of nb)
 	NB        int   `mapstructure:"nb"`         // block size (a multiple of 16)
 	NFused    int   `mapstructure:"n_fused"`    // iterations fused in the non-priority zone (1 = no fusion)
-	NFusion   int   `mapstructure:"n_fusion"`   // AI cores running the fusion zone (n_fused > 1)
+	// NFusion is the number of AI cores running the fusion zone (n_fused > 1):
+	// the last n_fusion cores; the others run TRSM and the priority zones.
+	// n_fusion = all cores shares every core between the zones (kernels then
+	// run one after the other in launch order).
+	NFusion int `mapstructure:"n_fusion"`
 	LookAhead *bool `mapstructure:"look_ahead"` // update the next panel first and overlap the host (default true)
 	// Trailing is the precision of the trailing matrix in GM: fp32 (default)
 	// or fp16. The HPL-MxP paper does not state it (LU-HPLMXP.md).
@@ -48,7 +52,7 @@ type LURefinement struct {
 // LUTiling is the cube tiling of the LU GEMM kernels inside nb×nb blocks:
 // bm rows of the L panel stay in L1 for a row of output tiles, bn columns
 // per output tile, bk the depth of one MMAD. 0 picks the default (the
-// largest multiple of 16 dividing nb and at most 256, 64, 64).
+// largest multiple of 16 dividing nb and at most 256, 128, 64).
 type LUTiling struct {
 	BM int `mapstructure:"bm"`
 	BN int `mapstructure:"bn"`
@@ -105,7 +109,7 @@ func (p *LUParams) defaults() {
 			p.Tiling.BM = largestDivisor(p.NB, 256)
 		}
 		if p.Tiling.BN == 0 {
-			p.Tiling.BN = largestDivisor(p.NB, 64)
+			p.Tiling.BN = largestDivisor(p.NB, 128)
 		}
 		if p.Tiling.BK == 0 {
 			p.Tiling.BK = largestDivisor(p.NB, 64)
@@ -128,8 +132,8 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 		return bad("n_fused", "must be ≥ 1 (1 = no fusion) (got %d)", p.NFused)
 	case p.NFusion < 0 || p.NFusion > m.Cores:
 		return bad("n_fusion", "must be in 0..%d, the AI cores of machine %s (got %d)", m.Cores, m.Name, p.NFusion)
-	case p.NFused > 1 && (p.NFusion < 1 || p.NFusion >= m.Cores):
-		return bad("n_fusion", "with n_fused > 1 the fusion zone needs 1..%d cores and the rest at least one (got %d)", m.Cores-1, p.NFusion)
+	case p.NFused > 1 && p.NFusion < 1:
+		return bad("n_fusion", "with n_fused > 1 the fusion zone needs 1..%d cores (got %d)", m.Cores, p.NFusion)
 	case p.Trailing != "fp32" && p.Trailing != "fp16":
 		return bad("trailing", "must be fp32 or fp16 (got %q)", p.Trailing)
 	case p.Refinement.Method != "ir" && p.Refinement.Method != "gmres":

@@ -34,7 +34,7 @@ type luPlan struct {
 	ubSet    int64 // bytes per UB set
 	cvtRows  int   // rows per conversion chunk
 	cvtSlot  int64 // UB bytes per conversion slot
-	main, fu []int // core sets: TRSM and priority zones; fusion zone
+	main, fu []int // core sets: TRSM and priority zones; fusion zone (may be the same set)
 }
 
 // newLUPlan resolves the layout and checks the buffer budgets.
@@ -126,7 +126,7 @@ func newLUPlan(file string, p LUParams, m *machines.Machine) (*luPlan, error) {
 	}
 	pl.cvtRows = min(pl.cvtRows, pl.nb)
 	pl.cvtSlot = int64(pl.cvtRows) * int64(pl.nb) * 6
-	if pl.F > 1 {
+	if pl.F > 1 && p.NFusion < m.Cores {
 		for c := 0; c < m.Cores-p.NFusion; c++ {
 			pl.main = append(pl.main, c)
 		}

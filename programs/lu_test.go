@@ -2,6 +2,8 @@ package programs
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -38,17 +40,26 @@ func TestLUMatchesGolden(t *testing.T) {
 		fused, fusion int
 		la            bool
 		trailing      string
+		extra         string
 	}{
-		{1, 0, true, "fp32"},
-		{1, 0, false, "fp32"},
-		{2, 8, true, "fp32"},
-		{3, 12, false, "fp32"},
-		{2, 8, true, "fp16"},
+		{1, 0, true, "fp32", ""},
+		{1, 0, false, "fp32", ""},
+		{2, 8, true, "fp32", ""},
+		{3, 12, false, "fp32", ""},
+		{2, 8, true, "fp16", ""},
+		{2, 32, true, "fp32", ""}, // every core in both zone sets
+		// several row and column tiles per block, blocks with a fusion zone
+		{2, 4, true, "fp32", "n: 640\nnb: 64\ntiling: {bm: 32, bn: 32, bk: 16}\n"},
+		{3, 6, true, "fp16", "n: 768\nnb: 64\ntiling: {bm: 32, bn: 64, bk: 32}\n"},
 	}
 	for _, c := range cases {
-		t.Run(fmt.Sprintf("F%d_la%v_%s", c.fused, c.la, c.trailing), func(t *testing.T) {
-			y := fmt.Sprintf("kind: lu-fused\nn: 256\nnb: 64\nn_fused: %d\nn_fusion: %d\nlook_ahead: %v\ntrailing: %s\ncheck: true\nseed: 3\n",
-				c.fused, c.fusion, c.la, c.trailing)
+		t.Run(fmt.Sprintf("F%d_nf%d_la%v_%s", c.fused, c.fusion, c.la, c.trailing), func(t *testing.T) {
+			size := "n: 256\nnb: 64\n"
+			if c.extra != "" {
+				size = c.extra
+			}
+			y := fmt.Sprintf("kind: lu-fused\n%sn_fused: %d\nn_fusion: %d\nlook_ahead: %v\ntrailing: %s\ncheck: true\nseed: 3\n",
+				size, c.fused, c.fusion, c.la, c.trailing)
 			res, err := runLU(t, y)
 			if err != nil {
 				t.Fatal(err)
@@ -65,4 +76,46 @@ func TestLUMatchesGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkLUFull4096 runs the full-numerics target size (n = 4096, nb =
+// 256, fusion 6 on 24 cores): go test ./programs -run XXX -bench LUFull4096 -benchtime 1x
+func BenchmarkLUFull4096(b *testing.B) {
+	for range b.N {
+		f, err := Parse("lu.yaml", ".", []byte("kind: lu-fused\nn: 4096\nnb: 256\nn_fused: 6\nn_fusion: 24\nseed: 1\n"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := Execute(f, Options{}, RunHooks{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Failure != nil {
+			b.Fatal(res.Failure)
+		}
+	}
+}
+
+// BenchmarkLUTiming32768 runs the timing-only target size (n = 32768):
+// go test ./programs -run XXX -bench LUTiming32768 -benchtime 1x
+func BenchmarkLUTiming32768(b *testing.B) {
+	n := 32768
+	if s := testingN(); s > 0 {
+		n = s
+	}
+	for range b.N {
+		f, err := Parse("lu.yaml", ".", []byte(fmt.Sprintf("kind: lu-fused\nn: %d\nnb: 256\nn_fused: 6\nn_fusion: 24\nnumerics: off\n", n)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Execute(f, Options{}, RunHooks{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// testingN reads LU_BENCH_N (0 if unset) to scale the timing benchmark.
+func testingN() int {
+	n, _ := strconv.Atoi(os.Getenv("LU_BENCH_N"))
+	return n
 }
