@@ -14,14 +14,14 @@ type LUParams struct {
 	Kind    string `mapstructure:"kind"`
 	Machine string `mapstructure:"machine"`
 
-	N         int   `mapstructure:"n"`          // matrix order (a multiple of nb)
-	NB        int   `mapstructure:"nb"`         // block size (a multiple of 16)
-	NFused    int   `mapstructure:"n_fused"`    // iterations fused in the non-priority zone (1 = no fusion)
+	N      int `mapstructure:"n"`       // matrix order (a multiple of nb)
+	NB     int `mapstructure:"nb"`      // block size (a multiple of 16)
+	NFused int `mapstructure:"n_fused"` // iterations fused in the non-priority zone (1 = no fusion)
 	// NFusion is the number of AI cores running the fusion zone (n_fused > 1):
 	// the last n_fusion cores; the others run TRSM and the priority zones.
 	// n_fusion = all cores shares every core between the zones (kernels then
 	// run one after the other in launch order).
-	NFusion int `mapstructure:"n_fusion"`
+	NFusion   int   `mapstructure:"n_fusion"`
 	LookAhead *bool `mapstructure:"look_ahead"` // update the next panel first and overlap the host (default true)
 	// Trailing is the precision of the trailing matrix in GM: fp32 (default)
 	// or fp16. The HPL-MxP paper does not state it (LU-HPLMXP.md).
