@@ -57,6 +57,9 @@ func buildLU(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err := p.validate(f.Path, m); err != nil {
 		return nil, err
 	}
+	if !m.HasHost() {
+		return nil, fmt.Errorf("%s: machine %s has no host section: lu-fused needs a host CPU and link (see ascend-910a)", f.Path, m.Name)
+	}
 	pl, err := newLUPlan(f.Path, p, m)
 	if err != nil {
 		return nil, err

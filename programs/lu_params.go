@@ -148,8 +148,6 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 		return bad("refinement.timing_iterations", "must be ≥ 0 (got %d)", p.Refinement.TimingIterations)
 	case p.Numerics != NumericsFull && p.Numerics != NumericsSampled && p.Numerics != NumericsOff:
 		return bad("numerics", "must be full, sampled or off (got %q)", p.Numerics)
-	case !m.HasHost():
-		return fmt.Errorf("%s: machine %s has no host section: lu-fused needs a host CPU and link", file, m.Name)
 	}
 	for _, t := range []struct {
 		key string
