@@ -189,14 +189,24 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 	p := plot.New()
 	p.Title.Text = pl.Title
 	p.X.Label.Text = pl.X
-	p.Y.Label.Text = strings.Join(pl.Y, ", ")
+	p.Y.Label.Text = pl.Y[0]
+	if len(pl.Y) > 1 {
+		// The legend names each metric; the axis gets their common last
+		// segment (e.g. rel_fro), if any.
+		p.Y.Label.Text = last(pl.Y[0])
+		for _, y := range pl.Y[1:] {
+			if last(y) != p.Y.Label.Text {
+				p.Y.Label.Text = ""
+			}
+		}
+	}
 	if logx {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Tick.Marker = logTicks{}
 	}
 	if pl.LogY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logTicks{}
 	}
 	if xParam && (categorical || len(xcats) <= 16) {
 		// Label the ticks with the values as written (256KiB, single).
@@ -334,4 +344,32 @@ func placeLegend(p *plot.Plot, lines []*line, logx, logy bool) {
 	}
 	p.Legend.Top = best < 2
 	p.Legend.Left = best%2 == 1
+}
+
+// logTicks marks a log axis: labelled ticks at powers of ten (computed
+// exactly with math.Pow10, unlike repeated multiplication) and unlabelled
+// ones at 2..9 times them.
+type logTicks struct{}
+
+// Ticks returns the ticks between lo and hi (both > 0).
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi >= lo) {
+		return nil
+	}
+	var ticks []plot.Tick
+	for e := int(math.Floor(math.Log10(lo))); e <= int(math.Ceil(math.Log10(hi))) && e < 400; e++ {
+		d := math.Pow10(e)
+		for i := 1; i < 10; i++ {
+			v := d * float64(i)
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if i == 1 {
+				t.Label = strconv.FormatFloat(d, 'g', -1, 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
 }

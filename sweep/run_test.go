@@ -321,3 +321,18 @@ plot: {x: program.tiling.bm, y: a}
 		t.Errorf("legend: want bk lines only (bn follows bm)")
 	}
 }
+
+func TestLogTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (logTicks{}).Ticks(3e-7, 0.05) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if strings.Join(labels, " ") != "1e-06 1e-05 0.0001 0.001 0.01" {
+		t.Errorf("labels %v", labels)
+	}
+	if len((logTicks{}).Ticks(0, 1)) != 0 {
+		t.Errorf("ticks for a non-positive range")
+	}
+}
