@@ -428,6 +428,7 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) erro
 	sec := map[string]any{"n": p.N, "nb": p.NB, "n_fused": p.NFused, "n_fusion": p.NFusion, "look_ahead": *p.LookAhead,
 		"trailing_precision": p.Trailing, "factorization_seconds": fact, "total_seconds": total,
 		"flops": flops, "tflops": rep.Flops.TFLOPS, "peak_fraction": rep.Flops.PeakFraction, "l_panel_scale": j.s}
+	sec["factorization_tflops"] = 0.0
 	if fact > 0 {
 		ff := 2.0 / 3 * n * n * n
 		sec["factorization_tflops"] = ff / fact / 1e12
@@ -506,6 +507,11 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) erro
 	}
 	rep.Sections["hplmxp"] = sec
 	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused: trailing matrix in GM is %s; TFLOP/s by the HPL-MxP count over factorization + refinement", p.Trailing))
+	line := fmt.Sprintf("hplmxp: factorization %.4g s (%.2f TFLOP/s), total %.4g s (%.2f TFLOP/s)", fact, sec["factorization_tflops"], total, rep.Flops.TFLOPS)
+	if j.ref != nil {
+		line += fmt.Sprintf(", %s %d iterations, scaled residual %.3g, passed %v", p.Refinement.Method, j.ref.Iterations, j.ref.ScaledResidual, j.ref.Passed)
+	}
+	rep.Notes = append(rep.Notes, line)
 	return failure
 }
 

@@ -126,6 +126,8 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 	switch {
 	case p.NB <= 0 || p.NB%16 != 0:
 		return bad("nb", "must be a positive multiple of 16 (the cube's 16×16 fractal) (got %d)", p.NB)
+	case p.N > 1<<20:
+		return bad("n", "at most 1048576 (got %d)", p.N)
 	case p.N <= 0 || p.N%p.NB != 0:
 		return bad("n", "must be a positive multiple of nb = %d (got %d)", p.NB, p.N)
 	case p.NFused < 1:

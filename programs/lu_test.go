@@ -1,9 +1,11 @@
 package programs
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -139,5 +141,82 @@ func TestLUGEMMMatchesGolden(t *testing.T) {
 		if sec["golden_mismatches"] != 0 || !(res.Report.Flops.TFLOPS > 0) {
 			t.Fatalf("%s: %v", y, sec)
 		}
+	}
+}
+
+// Bad parameters are clear input errors naming the key.
+func TestLUBadInput(t *testing.T) {
+	base := "kind: lu-fused\nn: 1024\nnb: 256\nnumerics: off\n"
+	cases := []struct{ set, want string }{
+		{"program.nb=100", `"nb"`},
+		{"program.n=1000", `"n"`},
+		{"program.n_fusion=40", `"n_fusion"`},
+		{"program.n_fused=9", `"n_fused"`},
+		{"program.trailing=bf16", `"trailing"`},
+		{"program.refinement.method=cg", `"refinement.method"`},
+		{"program.tiling.bm=48", `"tiling.bm"`},
+	}
+	for _, c := range cases {
+		sets := []string{c.set}
+		if c.set == "program.n_fused=9" {
+			sets = append(sets, "program.n_fusion=8", "program.n=4096")
+		}
+		_, err := runLU(t, base, sets...)
+		if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want a bad-input error naming %s", c.set, err, c.want)
+		}
+	}
+	// nb too large for the buffers: a 256-row group of a 4096-wide panel
+	// overflows L1.
+	_, err := runLU(t, "kind: lu-fused\nn: 8192\nnb: 4096\nnumerics: off\n")
+	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("nb 4096: got %v", err)
+	}
+}
+
+// Refinement that cannot reach the tolerance reports it and fails the run
+// (exit 1) instead of looping.
+func TestLUNonConvergence(t *testing.T) {
+	res, err := runLU(t, "kind: lu-fused\nn: 256\nnb: 64\nrefinement: {method: gmres, restart: 2, tolerance: 1e-30, max_iterations: 3}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(res.Failure, ErrCheckFailed) || !strings.Contains(res.Failure.Error(), "did not converge") {
+		t.Fatalf("failure %v", res.Failure)
+	}
+	s := hpl(t, res)
+	if s["passed"] != false || s["refinement_iterations"] != 3 {
+		t.Fatalf("section %v", s["refinement"])
+	}
+}
+
+// Timing: fusion moves the far trailing matrix to the fusion cores, look-ahead
+// overlaps the host, and numerics off gives the same time as full numerics.
+func TestLUTimingProperties(t *testing.T) {
+	run := func(y string) *Result {
+		res, err := runLU(t, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	base := "kind: lu-fused\nn: 1024\nnb: 64\nseed: 2\n"
+	full := run(base + "n_fused: 2\nn_fusion: 16\n")
+	off := run(base + "n_fused: 2\nn_fusion: 16\nnumerics: off\nrefinement: {timing_iterations: 2}\n")
+	if got, want := hpl(t, off)["factorization_seconds"], hpl(t, full)["factorization_seconds"]; got != want {
+		t.Errorf("factorization time with numerics off %v, full %v", got, want)
+	}
+	la := hpl(t, run(base+"numerics: off\n"))["factorization_seconds"].(float64)
+	nola := hpl(t, run(base+"numerics: off\nlook_ahead: false\n"))["factorization_seconds"].(float64)
+	if !(la < nola) {
+		t.Errorf("look-ahead %v s not faster than without %v s", la, nola)
+	}
+	zones := hpl(t, full)["zones"].(map[string]*luZone)
+	if zones["fusion"] == nil || zones["fusion"].Cores != 16 || zones["trsm"].Cores != 16 {
+		t.Errorf("zones %v", zones)
+	}
+	it := hpl(t, full)["iterations"].([]map[string]any)
+	if len(it) != 16 {
+		t.Errorf("%d iteration samples, want 16", len(it))
 	}
 }
