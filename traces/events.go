@@ -111,12 +111,15 @@ type Slice struct {
 	Cause    arch.Cause
 	Class    Class  // for busy and flag slices
 	Name     string // mnemonic ("mte2.copy") or cause name ("wait_flag")
-	Text     string // the instruction in assembly syntax (busy and flag slices)
-	Bytes    int64
-	Flops    float64
+	// Text is the instruction in assembly syntax when read from a file; the
+	// Recorder formats lazily: use Timeline.Text.
+	Text  string
+	Bytes int64
+	Flops float64
 	// Bind links a set_flag slice to the wait_flag slice it released (the
 	// same non-zero value on both; 0 = no arrow).
 	Bind uint64
+	in   int32 // 1 + index into the recorder's instruction arena (0 = none)
 }
 
 // Stall reports whether the slice is a stall (not busy, not a flag mark).
@@ -157,6 +160,25 @@ type Timeline struct {
 	Bandwidth []Sample        // GM bandwidth in use, bytes/s
 	// Done is set when the run (or the file) is complete.
 	Done bool
+
+	instrs []isa.Instr // recorded instructions, formatted on demand
+}
+
+// Text returns the instruction text of slice s ("" for stalls).
+func (t *Timeline) Text(s *Slice) string {
+	if s.Text == "" && s.in > 0 && int(s.in) <= len(t.instrs) {
+		return isa.Format(t.instrs[s.in-1])
+	}
+	return s.Text
+}
+
+// keep stores in and returns its arena reference (0 when the arena is full).
+func (t *Timeline) keep(in *isa.Instr) int32 {
+	if len(t.instrs) >= 1<<31-2 {
+		return 0
+	}
+	t.instrs = append(t.instrs, *in)
+	return int32(len(t.instrs))
 }
 
 // Core returns the timeline of core id, or nil.
@@ -461,12 +483,14 @@ func (r *Recorder) Interval(core int, pipe isa.Pipe, cause arch.Cause, from, to 
 			s.Class = ClassIssue
 		}
 		s.Name = r.name(in)
-		s.Text = isa.Format(*in)
 		s.Bytes, s.Flops = InstrBytes(in)
 	} else {
 		s.Name = cause.String()
 	}
 	r.mu.Lock()
+	if cause == arch.Busy && in != nil {
+		s.in = r.tl.keep(in)
+	}
 	r.tl.core(core).addSlice(pipe, s)
 	r.advance(to)
 	r.mu.Unlock()
@@ -500,7 +524,7 @@ func (r *Recorder) Flag(core int, src, dst isa.Pipe, id int, set bool, t sim.Tim
 		}
 		r.mu.Lock()
 		c := r.tl.core(core)
-		ws := flagSlice(isa.WaitFlag(src, dst, id), t)
+		ws := r.flagSlice(isa.WaitFlag(src, dst, id), t)
 		if ps.bind != 0 {
 			fs := append(c.Flows, Flow{Src: src, Dst: dst, ID: id, Set: ps.t, Wait: t, Bind: ps.bind})
 			for i := len(fs) - 1; i > 0 && fs[i-1].Wait == t && fs[i-1].Bind > ps.bind; i-- {
@@ -517,16 +541,17 @@ func (r *Recorder) Flag(core int, src, dst isa.Pipe, id int, set bool, t sim.Tim
 	if !in {
 		return
 	}
-	ss := flagSlice(isa.SetFlag(src, dst, id), t)
-	ss.Bind = r.binds
 	r.mu.Lock()
+	ss := r.flagSlice(isa.SetFlag(src, dst, id), t)
+	ss.Bind = r.binds
 	r.tl.core(core).addSlice(src, ss)
 	r.advance(t)
 	r.mu.Unlock()
 }
 
-func flagSlice(in isa.Instr, t sim.Time) Slice {
-	return Slice{From: t, To: t, Cause: arch.Busy, Class: ClassFlag, Name: in.Op.String(), Text: isa.Format(in)}
+// flagSlice returns the zero-length mark of a flag event (r.mu held).
+func (r *Recorder) flagSlice(in isa.Instr, t sim.Time) Slice {
+	return Slice{From: t, To: t, Cause: arch.Busy, Class: ClassFlag, Name: in.Op.String(), in: r.tl.keep(&in)}
 }
 
 // Occupancy implements arch.Observer. A change before the window becomes

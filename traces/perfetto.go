@@ -108,7 +108,7 @@ func WritePerfetto(out io.Writer, tl *Timeline) error {
 		}
 		for p := isa.Pipe(0); p < isa.NumPipes; p++ {
 			for i := range c.Pipes[p] {
-				e.slice(c.ID, p, &c.Pipes[p][i], bound)
+				e.slice(c.ID, p, &c.Pipes[p][i], tl.Text(&c.Pipes[p][i]), bound)
 			}
 		}
 		for b := isa.L1; b < isa.NumBuffers; b++ {
@@ -189,7 +189,7 @@ func (e *eventWriter) metaInt(pid, tid int, name string, v int) {
 	e.end()
 }
 
-func (e *eventWriter) slice(pid int, p isa.Pipe, s *Slice, bound map[uint64]bool) {
+func (e *eventWriter) slice(pid int, p isa.Pipe, s *Slice, text string, bound map[uint64]bool) {
 	e.begin("X", pid, int(p)+1)
 	e.time("ts", s.From)
 	e.time("dur", s.To-s.From)
@@ -211,12 +211,12 @@ func (e *eventWriter) slice(pid int, p isa.Pipe, s *Slice, bound map[uint64]bool
 	default:
 		e.str("cat", s.Class.String())
 	}
-	if s.Text != "" || s.Bytes != 0 || s.Flops != 0 {
+	if text != "" || s.Bytes != 0 || s.Flops != 0 {
 		e.buf = append(e.buf, `,"args":{`...)
 		sep := ""
-		if s.Text != "" {
+		if text != "" {
 			e.buf = append(e.buf, `"instr":`...)
-			e.buf = appendJSONString(e.buf, s.Text)
+			e.buf = appendJSONString(e.buf, text)
 			sep = ","
 		}
 		if s.Bytes != 0 {

@@ -385,7 +385,7 @@ func (v *Viewer) search(tl *traces.Timeline) {
 		return
 	}
 	match := func(s *traces.Slice) bool {
-		return s.Cause == arch.Busy && (strings.Contains(s.Text, q) || strings.Contains(s.Name, q))
+		return s.Cause == arch.Busy && (strings.Contains(s.Name, q) || strings.Contains(tl.Text(s), q))
 	}
 	find := func(after sim.Time, strict bool) (sim.Time, isa.Pipe, *traces.Slice) {
 		var best *traces.Slice
@@ -422,7 +422,7 @@ func (v *Viewer) search(tl *traces.Timeline) {
 	v.follow = false
 	v.cursor = t
 	v.show(t)
-	v.status = fmt.Sprintf("%v @%s: %s", p, fmtTime(t), s.Text)
+	v.status = fmt.Sprintf("%v @%s: %s", p, fmtTime(t), tl.Text(s))
 	if wrapped {
 		v.status = "(wrapped) " + v.status
 	}
@@ -437,6 +437,8 @@ type Options struct {
 	Refresh time.Duration
 	// Quit, when closed, ends Run (e.g. the live run failed to start).
 	Quit <-chan struct{}
+
+	started chan struct{} // tests: closed after the first draw
 }
 
 // Run initializes s, runs the viewer until the user quits, and restores the
@@ -476,6 +478,9 @@ func Run(s tcell.Screen, src Source, opts Options) error {
 		tick = t.C
 	}
 	v.Draw()
+	if opts.started != nil {
+		close(opts.started)
+	}
 	for {
 		select {
 		case ev := <-events:

@@ -236,14 +236,15 @@ func TestResizeAndSmall(t *testing.T) {
 func TestRunLoop(t *testing.T) {
 	s := tcell.NewSimulationScreen("UTF-8")
 	done := make(chan error, 1)
-	go func() { done <- Run(s, StaticSource(knownTrace()), Options{}) }()
-	// Keys can be injected once Run has initialized the screen and drawn.
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(screenText(s)[0], "core 0") {
-		if time.Now().After(deadline) {
-			t.Fatal("Run did not draw")
-		}
-		time.Sleep(5 * time.Millisecond)
+	started := make(chan struct{})
+	go func() { done <- Run(s, StaticSource(knownTrace()), Options{started: started}) }()
+	// Keys can be injected once Run has initialized the screen.
+	select {
+	case <-started:
+	case err := <-done:
+		t.Fatalf("Run ended early: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not draw")
 	}
 	for _, r := range "+n" {
 		s.InjectKey(tcell.KeyRune, r, 0)

@@ -1,0 +1,74 @@
+package viz
+
+import (
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/programs"
+	"github.com/davinci-sim/davinci-sim/traces"
+)
+
+// The live view's cost: compare
+//
+//	go test -run XXX -bench Live -benchtime 5x ./viz/
+//
+// BenchmarkLive/none (no observer), /record (the trace recorder alone) and
+// /view (recorder + the visualizer redrawing at 20 Hz on a simulated
+// 80×24 screen while the engine runs). The target is view ≤ 1.2 × none.
+func BenchmarkLive(b *testing.B) {
+	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var opts programs.Options
+	for _, s := range []string{"program.m=1024", "program.n=1024", "program.k=1024", "program.numerics=off"} {
+		ov, err := machines.ParseOverride(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts.Overrides = append(opts.Overrides, ov)
+	}
+	run := func(b *testing.B, obs *traces.Recorder) {
+		hooks := programs.RunHooks{}
+		if obs != nil {
+			hooks.Observer = obs
+		}
+		res, err := programs.Execute(f, opts, hooks)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if obs != nil {
+			obs.Finish(res.Stats.Time)
+		}
+		b.ReportMetric(float64(res.Stats.Events), "events/op")
+	}
+	b.Run("none", func(b *testing.B) {
+		for range b.N {
+			run(b, nil)
+		}
+	})
+	b.Run("record", func(b *testing.B) {
+		for range b.N {
+			run(b, traces.NewRecorder(traces.Window{}))
+		}
+	})
+	b.Run("view", func(b *testing.B) {
+		for range b.N {
+			rec := traces.NewRecorder(traces.Window{})
+			s := tcell.NewSimulationScreen("UTF-8")
+			started := make(chan struct{})
+			quit := make(chan struct{})
+			done := make(chan error, 1)
+			go func() { done <- Run(s, rec, Options{Live: true, Quit: quit, started: started}) }()
+			<-started
+			s.SetSize(80, 24)
+			run(b, rec)
+			close(quit)
+			if err := <-done; err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
