@@ -49,7 +49,7 @@ var stallMarks = [arch.NumCauses]mark{
 
 // legendName abbreviates the legend so that it fits 80 columns.
 var legendName = map[string]string{"copy": "copy", "load": "load", "mmad": "mmad", "l0c": "l0c", "vector": "vec",
-	"scalar": "scal", "issue": "issue", "wait_flag": "wait", "barrier": "barr", "queue_full": "full",
+	"scalar": "scal", "issue": "iss", "wait_flag": "wait", "barrier": "barr", "queue_full": "full",
 	"latency": "lat", "bandwidth": "bw"}
 
 var (
@@ -147,13 +147,13 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		traces.ClassVector, traces.ClassScalar, traces.ClassIssue} {
 		m := classMarks[cl]
 		x = v.put(x, y, string(m.ch), m.style)
-		x = v.put(x, y, legendName[m.name]+" ", base)
+		x = v.put(x, y, "="+legendName[m.name]+" ", base)
 	}
 	x = v.put(x, y, "|", dimStyle)
 	for _, ca := range []arch.Cause{arch.WaitFlag, arch.Barrier, arch.QueueFull, arch.Latency, arch.Bandwidth} {
 		m := stallMarks[ca]
 		x = v.put(x+1, y, string(m.ch), m.style)
-		x = v.put(x, y, legendName[m.name], base)
+		x = v.put(x, y, "="+legendName[m.name], base)
 	}
 	y++
 	// What the pipes do at the cursor.
@@ -238,7 +238,11 @@ func (v *Viewer) summary(tl *traces.Timeline, c *traces.CoreTimeline, y, limit i
 	causes := []arch.Cause{arch.Busy, arch.WaitFlag, arch.Barrier, arch.QueueFull, arch.Latency, arch.Bandwidth}
 	hdr := "pipe "
 	for _, ca := range causes {
-		hdr += fmt.Sprintf("%10s", ca.String())
+		name := ca.String()
+		if ca == arch.QueueFull {
+			name = "q_full"
+		}
+		hdr += fmt.Sprintf("%10s", name)
 	}
 	hdr += fmt.Sprintf("%10s", "idle")
 	v.put(0, y, hdr, labelStyle)
