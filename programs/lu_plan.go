@@ -339,10 +339,9 @@ func (pl *luPlan) gemmStream(ci, cores int, gs ...*luGEMM) isa.Stream {
 		if len(segs) == 0 {
 			return
 		}
+		// L0C→UB runs on the vector pipe (as in the GEMM generator), also on
+		// machines with a FixPipe, so the V-side flags order it.
 		e := newEmitter(yield)
-		if pl.mach.Core.FixPipe {
-			e.l0cV = isa.FIXP
-		}
 		l0aBuf := int64(pl.bm) * int64(pl.bk) * 2
 		l0bBuf := int64(pl.bk) * int64(pl.bn) * 2
 		l0cTile := int64(pl.bm) * int64(pl.bn) * 4

@@ -129,6 +129,8 @@ func TestLUGEMMMatchesGolden(t *testing.T) {
 		"kind: lu-gemm\nm: 256\nnb: 64\nn_fused: 1\nnumerics: full\n",
 		"kind: lu-gemm\nm: 192\nnb: 64\nn_fused: 3\nnumerics: full\ntiling: {bm: 32, bn: 64, bk: 32}\n",
 		"kind: lu-gemm\nm: 128\nnb: 64\nn_fused: 2\ntrailing: fp16\nnumerics: full\n",
+		// 910B3: FixPipe machine, its own cube preset, half the L1.
+		"kind: lu-gemm\nmachine: ascend-910b3\nm: 256\nnb: 64\nn_fused: 3\nnumerics: full\n",
 	} {
 		res, err := runLU(t, y)
 		if err != nil {
