@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/davinci-sim/davinci-sim/traces"
+)
+
+// simScreen makes view/--view draw on a simulation screen whose first
+// event is 'q'.
+func simScreen(t *testing.T) {
+	t.Helper()
+	old := newScreen
+	t.Cleanup(func() { newScreen = old })
+	newScreen = func() (tcell.Screen, error) {
+		return &quitScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}, nil
+	}
+}
+
+// quitScreen returns a 'q' key from the first PollEvent.
+type quitScreen struct {
+	tcell.SimulationScreen
+	sent bool
+}
+
+func (q *quitScreen) PollEvent() tcell.Event {
+	if !q.sent {
+		q.sent = true
+		return tcell.NewEventKey(tcell.KeyRune, 'q', 0)
+	}
+	return q.SimulationScreen.PollEvent()
+}
+
+func TestRunTraceThenView(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.json.gz")
+	_, code, err := runCLI(t, "run", "../../programs/examples/hgemm.yaml", "-q", "--set", "program.m=128",
+		"--set", "program.n=128", "--set", "program.k=128", "--set", "program.numerics=off",
+		"--trace", trace, "--trace-cores", "0-1", "--trace-window", "0us..5us")
+	if code != 0 {
+		t.Fatalf("run --trace: exit %d: %v", code, err)
+	}
+	tl, err := traces.ReadTraceFile(trace)
+	if err != nil || len(tl.Cores) == 0 || len(tl.Cores) > 2 {
+		t.Fatalf("trace: %v cores, %v", len(tl.Cores), err)
+	}
+	simScreen(t)
+	if _, code, err := runCLI(t, "view", trace); code != 0 {
+		t.Fatalf("view: exit %d: %v", code, err)
+	}
+	if out, code, err := runCLI(t, "run", "../../programs/examples/hgemm.yaml", "-q", "--set", "program.m=128",
+		"--set", "program.n=128", "--set", "program.k=128", "--set", "program.numerics=off", "--view"); code != 0 || len(out) == 0 {
+		t.Fatalf("run --view: exit %d: %v (%q)", code, err, out)
+	}
+}
+
+func TestViewBadInput(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.json")
+	if err := os.WriteFile(empty, []byte(`{"traceEvents":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"traceEvents":[{`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"view", filepath.Join(dir, "missing.json")},
+		{"view", empty},
+		{"view", bad},
+		{"run", "../../programs/examples/hgemm.yaml", "--trace", filepath.Join(dir, "t.txt")},
+		{"run", "../../programs/examples/hgemm.yaml", "--trace", filepath.Join(dir, "t.json"), "--trace-window", "5us..1us"},
+		{"run", "../../programs/examples/hgemm.yaml", "--trace", filepath.Join(dir, "t.json"), "--trace-cores", "x"},
+		{"run", "../../programs/examples/hgemm.yaml", "--trace-cores", "0"},
+	} {
+		if _, code, err := runCLI(t, args...); code != 2 {
+			t.Errorf("%v: exit %d (%v), want 2", args, code, err)
+		}
+	}
+}
