@@ -244,12 +244,13 @@ func (c *Core) FlowDone(now sim.Time, tag int64) {
 	if p.xfer > 0 {
 		return
 	}
-	actual := now - p.start
-	c.setState(p, now, QueueEmpty) // closes the busy interval
-	if extra := actual - p.ideal; extra > 0 {
-		p.stats.Time[Busy] -= extra
-		p.stats.Time[Bandwidth] += extra
+	// The transfer was busy for the time it would take at the path's own
+	// bandwidth; the rest it lost to its share of GM bandwidth.
+	if mid := p.start + p.ideal; mid < now {
+		c.closeState(p, mid) // the busy interval
+		p.state = Bandwidth
 	}
+	c.setState(p, now, QueueEmpty) // closes the busy or bandwidth interval
 	p.busy = now
 	done := now + p.lat
 	if done > p.last {
