@@ -69,10 +69,10 @@ type Core struct {
 	chunk    []isa.Instr // instructions pulled but not yet fetched
 	chunkAt  int
 	loaded   bool
-	running  bool // a loaded stream has not finished yet
-	fetched  bool // pending holds an instruction not yet issued
+	running  bool       // a loaded stream has not finished yet
+	fetched  bool       // pending holds an instruction not yet issued
 	pending  *isa.Instr // points into chunk, valid until the next pull
-	drained  bool // the stream has no more instructions
+	drained  bool       // the stream has no more instructions
 	finish   sim.Time
 	instrs   uint64
 	scalFree sim.Time // the scalar unit is busy until then

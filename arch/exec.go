@@ -196,6 +196,10 @@ func (c *Core) mmad(in *isa.Instr) error {
 	switch in.In {
 	case fp.FP16:
 		return c.chip.cube.MMADF16(in.M, in.K, in.N, mem.Uint16s(a), cube.Fractal, mem.Uint16s(b), cube.Fractal, mem.Float32s(cc), cube.Fractal, in.Init)
+	case fp.BF16:
+		return c.chip.cube.MMADBF16(in.M, in.K, in.N, mem.Uint16s(a), cube.Fractal, mem.Uint16s(b), cube.Fractal, mem.Float32s(cc), cube.Fractal, in.Init)
+	case fp.FP32:
+		return c.chip.cube.MMAD(fp.FP32, fp.FP32, in.M, in.K, in.N, mem.Uint32s(a), cube.Fractal, mem.Uint32s(b), cube.Fractal, mem.Uint32s(cc), cube.Fractal, in.Init)
 	}
 	return fmt.Errorf("mmad: %s inputs are not modeled functionally yet", in.In)
 }

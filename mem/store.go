@@ -134,6 +134,14 @@ func Uint16s(b []byte) []uint16 {
 	return unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), len(b)/2)
 }
 
+// Uint32s views b (length a multiple of 4, 4-byte aligned) as []uint32.
+func Uint32s(b []byte) []uint32 {
+	if len(b) < 4 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
+}
+
 // Float32s views b (length a multiple of 4, 4-byte aligned) as []float32.
 func Float32s(b []byte) []float32 {
 	if len(b) < 4 {

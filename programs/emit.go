@@ -52,17 +52,28 @@ func (e *emitter) copy2D(pipe isa.Pipe, dst, src isa.Operand, rows int, rowBytes
 	e.emit(isa.Instr{Op: isa.OpCopy, Pipe: pipe, Dst: dst, Src: src, NBurst: rows, BurstLen: rowBytes, DstStride: dstStride, SrcStride: srcStride})
 }
 
-// load emits an MTE1 load of a rows×cols FP16 matrix (row-major in L1 with
-// rowStride bytes between rows) into fractal layout in L0A/L0B.
-func (e *emitter) load(dst isa.Operand, l1 int64, rows, cols int, rowStride int64) {
+// load emits an MTE1 load of a rows×cols matrix of type f (row-major in L1
+// with rowStride bytes between rows) into fractal layout in L0A/L0B.
+func (e *emitter) loadAs(dst isa.Operand, l1 int64, rows, cols int, rowStride int64, f fp.Format) {
 	e.emit(isa.Instr{Op: isa.OpLoad, Pipe: isa.MTE1, Dst: dst, Src: isa.Operand{Buf: isa.L1, Addr: l1},
-		Rows: rows, Cols: cols, RowStride: rowStride, In: fp.FP16})
+		Rows: rows, Cols: cols, RowStride: rowStride, In: f})
 }
 
+// load is loadAs for FP16.
+func (e *emitter) load(dst isa.Operand, l1 int64, rows, cols int, rowStride int64) {
+	e.loadAs(dst, l1, rows, cols, rowStride, fp.FP16)
+}
+
+// mmad is mmadAs for FP16 inputs.
 func (e *emitter) mmad(c, a, b int64, m, k, n int, init bool) {
+	e.mmadAs(c, a, b, m, k, n, fp.FP16, init)
+}
+
+// mmadAs emits C (FP32, L0C) = A·B (+ C) with inputs of type f.
+func (e *emitter) mmadAs(c, a, b int64, m, k, n int, f fp.Format, init bool) {
 	e.emit(isa.Instr{Op: isa.OpMmad, Pipe: isa.M, Dst: isa.Operand{Buf: isa.L0C, Addr: c},
 		Src: isa.Operand{Buf: isa.L0A, Addr: a}, Src1: isa.Operand{Buf: isa.L0B, Addr: b},
-		M: m, K: k, N: n, In: fp.FP16, Out: fp.FP32, Init: init})
+		M: m, K: k, N: n, In: f, Out: fp.FP32, Init: init})
 }
 
 // l0cToUB copies a rows×cols FP32 tile from L0C to UB, row-major and packed.

@@ -18,6 +18,11 @@ func init() {
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{split: true})
 		}})
+	register(&Kind{Name: "sgemm", Example: "sgemm-910b3.yaml",
+		Summary: "native FP32 cube GEMM, on machines that have one (ascend-910b3)",
+		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
+			return buildGEMM(f, m, o, gemmVariant{native: true})
+		}})
 	register(&Kind{Name: "hgemm", Example: "hgemm.yaml",
 		Summary: "plain FP16 GEMM: inputs rounded once to FP16, FP32 accumulation (the low-accuracy baseline)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
@@ -134,7 +139,10 @@ func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) er
 	m := chip.M
 	fp16Peak := float64(m.Cores) * float64(m.Core.Clock) * float64(m.Core.Cube.M*m.Core.Cube.N*m.Core.Cube.KStepFP16) * 2
 	conv, peak := "fp16", fp16Peak
-	if pl.v.split {
+	switch {
+	case pl.v.native:
+		conv, peak = "fp32 (native cube)", float64(m.Cores)*float64(m.Core.Clock)*float64(m.Core.Cube.M*m.Core.Cube.N*m.Core.Cube.KStepFP32)*2
+	case pl.v.split:
 		conv, peak = "fp32-equivalent (2mnk; peak = FP16 peak / 3)", fp16Peak/3
 	}
 	secs := st.Time.Seconds()
@@ -215,7 +223,7 @@ func (j *gemmJob) finishFull(chip *arch.Chip, rep *traces.Report) error {
 func (j *gemmJob) baselines(chip *arch.Chip, rep *traces.Report, ref []float64, tiles [][2]int) error {
 	pl, p := j.pl, &j.pl.p
 	rep.Baselines = map[string]traces.ErrorReport{}
-	if pl.v.split {
+	if pl.v.split || pl.v.native {
 		hp := *p
 		hp.Kind = "hgemm"
 		hpl, err := newGEMMPlan(j.file, hp, gemmVariant{split: false}, pl.mach)
@@ -330,7 +338,7 @@ func (j *gemmJob) finishSampled(chip *arch.Chip, rep *traces.Report) error {
 func (j *gemmJob) sampledBaselines(chip *arch.Chip, rep *traces.Report, tiles [][2]int, ref []float64) error {
 	pl, p := j.pl, &j.pl.p
 	rep.Baselines = map[string]traces.ErrorReport{}
-	if pl.v.split {
+	if pl.v.split || pl.v.native {
 		hp := *p
 		hp.Kind = "hgemm"
 		hpl, err := newGEMMPlan(j.file, hp, gemmVariant{split: false}, pl.mach)

@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -40,6 +41,7 @@ func (pl *gemmPlan) splitFP16(x []float32) (hi, lo []uint16) {
 // goldenOperands holds the FP16 operands of the golden model.
 type goldenOperands struct {
 	aHi, aLo, bHi, bLo []uint16
+	a32, b32           []uint32 // FP32 bit patterns (native sgemm)
 }
 
 // goldenTile computes output tile (i, j) of C (row-major rows×cols).
@@ -60,6 +62,18 @@ func (pl *gemmPlan) goldenTile(model cube.Model, ops *goldenOperands, i, j int) 
 	}
 	product := func(ps *gemmPass, ai, bi, kb int, c []float32, init bool) error {
 		depth := pl.depth(kb)
+		if pl.v.native {
+			a := make([]uint32, rows*depth)
+			b := make([]uint32, depth*cols)
+			for r := 0; r < rows; r++ {
+				copy(a[r*depth:(r+1)*depth], ops.a32[(i*pl.bm+r)*pl.p.K+kb*pl.bk:])
+			}
+			for r := 0; r < depth; r++ {
+				copy(b[r*cols:(r+1)*cols], ops.b32[(kb*pl.bk+r)*pl.p.N+j*pl.bn:])
+			}
+			cb := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(c))), len(c))
+			return model.MMAD(fp.FP32, fp.FP32, rows, depth, cols, a, cube.RowMajor, b, cube.RowMajor, cb, cube.RowMajor, init)
+		}
 		a := make([]uint16, rows*depth)
 		b := make([]uint16, depth*cols)
 		A, B := operand(ps.aMats[ai]), operand(ps.bMats[bi])
@@ -155,6 +169,11 @@ func (pl *gemmPlan) golden(model cube.Model, a, b []float32) ([]float32, error) 
 
 func (pl *gemmPlan) operands(a, b []float32) *goldenOperands {
 	ops := &goldenOperands{}
+	if pl.v.native {
+		ops.a32 = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(a))), len(a))
+		ops.b32 = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+		return ops
+	}
 	ops.aHi, ops.aLo = pl.splitFP16(a)
 	ops.bHi, ops.bLo = pl.splitFP16(b)
 	return ops

@@ -57,7 +57,8 @@ type Inputs struct {
 
 // gemmVariant is what a kind fixes about the algorithm.
 type gemmVariant struct {
-	split bool // hi/lo split (sgemm-cube) or plain FP16 rounding (hgemm)
+	split  bool // hi/lo split (sgemm-cube) or plain FP16 rounding (hgemm)
+	native bool // FP32 inputs straight to a native FP32 cube (sgemm)
 }
 
 // defaults fills unset parameters.
@@ -69,7 +70,9 @@ func (p *GEMMParams) defaults(v gemmVariant) {
 		p.Accumulation = "termwise"
 	}
 	if p.Tiling.BM == 0 && p.Tiling.BK == 0 && p.Tiling.BN == 0 {
-		if p.Accumulation == "elementwise" && v.split {
+		if v.native {
+			p.Tiling = Tiling{BM: 128, BK: 64, BN: 128, NFused: p.Tiling.NFused}
+		} else if p.Accumulation == "elementwise" && v.split {
 			p.Tiling = Tiling{BM: 96, BK: 64, BN: 96, NFused: p.Tiling.NFused}
 		} else {
 			p.Tiling = Tiling{BM: 176, BK: 64, BN: 176, NFused: p.Tiling.NFused}
@@ -178,12 +181,11 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	case p.Numerics == NumericsSampled && elems*4 > 8<<30:
 		return bad("numerics", "sampled numerics on %d×%d×%d needs the inputs (over 8 GiB); use off", p.M, p.K, p.N)
 	}
-	if m.Core.Cube.KStepFP16 == 0 {
-		return fmt.Errorf("%s: machine %s: the cube has no FP16 mode (core.cube.kstep_fp16 = 0)", file, m.Name)
+	if v.native && m.Core.Cube.KStepFP32 == 0 {
+		return fmt.Errorf("%s: machine %s has no native FP32 cube (core.cube.kstep_fp32 = 0); use kind sgemm-cube, or a machine such as ascend-910b3", file, m.Name)
 	}
-	if m.Core.FixPipe {
-		// The generator moves L0C to UB on the vector pipe (910A style).
-		return fmt.Errorf("%s: machine %s has a FixPipe; the %s generator models the 910A's L0C→UB path on the vector pipe only (use ascend-910a)", file, m.Name, p.Kind)
+	if !v.native && m.Core.Cube.KStepFP16 == 0 {
+		return fmt.Errorf("%s: machine %s: the cube has no FP16 mode (core.cube.kstep_fp16 = 0)", file, m.Name)
 	}
 	if strings.TrimSpace(p.Kind) == "" {
 		return bad("kind", "missing")

@@ -32,7 +32,8 @@ type gemmPlan struct {
 	ncores int
 	round  fp.Rounding
 	sat    bool
-	scale  float64 // 2^-sb
+	in     fp.Format // cube input type: FP16, or FP32 for native sgemm
+	scale  float64   // 2^-sb
 
 	// GM layout.
 	a32, b32, aHi, aLo, bHi, bLo, c int64
@@ -69,6 +70,11 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	if p.Cores > 0 {
 		pl.ncores = p.Cores
 	}
+	pl.in = fp.FP16
+	if v.native {
+		pl.in = fp.FP32
+	}
+	eb := int64(pl.in.Bytes())
 	pl.round, _ = fp.ParseRounding(p.Split.Rounding)
 	pl.sat = *p.Split.Saturate
 	pl.scale = math.Ldexp(1, -p.Split.SB)
@@ -83,8 +89,10 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	}
 	pl.a32 = place(M * K * 4)
 	pl.b32 = place(K * N * 4)
-	pl.aHi = place(M * K * 2)
-	pl.bHi = place(K * N * 2)
+	if !v.native {
+		pl.aHi = place(M * K * 2)
+		pl.bHi = place(K * N * 2)
+	}
 	if v.split {
 		pl.aLo = place(M * K * 2)
 		pl.bLo = place(K * N * 2)
@@ -92,6 +100,8 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	pl.c = place(M * N * 4)
 	elementwise := v.split && p.Accumulation == "elementwise"
 	switch {
+	case v.native:
+		pl.passes = []gemmPass{{name: "fp32", aMats: []int64{pl.a32}, bMats: []int64{pl.b32}, prods: [][2]int{{0, 0}}, out: pl.c}}
 	case !v.split:
 		pl.passes = []gemmPass{{name: "hh", aMats: []int64{pl.aHi}, bMats: []int64{pl.bHi}, prods: [][2]int{{0, 0}}, out: pl.c}}
 	case elementwise:
@@ -123,8 +133,8 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	pl.nkb = ceil(p.K, pl.bk)
 	buf := m.Core.Buffers
 	double := p.Buffering == "double"
-	pl.aBlk = int64(pl.bm * pl.bk * 2)
-	pl.bBlk = int64(pl.bk * pl.bn * 2)
+	pl.aBlk = int64(pl.bm*pl.bk) * eb
+	pl.bBlk = int64(pl.bk*pl.bn) * eb
 
 	// L1: nfused A blocks of every A matrix, and two B buffers (SGEMM-cube
 	// Eq. 8 reserves 2·bk·bn for B in both buffering modes).
@@ -132,7 +142,7 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	reserveB := 2 * int64(pl.maxB) * pl.bBlk
 	fits := int((l1 - reserveB) / (int64(pl.maxA) * pl.aBlk))
 	if fits < 1 {
-		return nil, bad("tiling", "an A block (%d×%d) and two B blocks (%d×%d) do not fit L1 (%d bytes)", pl.bm, pl.bk, pl.bk, pl.bn, l1)
+		return nil, bad("tiling", "an A block (%d×%d) and two B blocks (%d×%d) of %s do not fit L1 (%d bytes)", pl.bm, pl.bk, pl.bk, pl.bn, pl.in, l1)
 	}
 	pl.nfused = p.Tiling.NFused
 	if pl.nfused == 0 {
@@ -158,10 +168,10 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	pl.l0aBuf = int64(pl.maxA) * pl.aBlk
 	pl.l0bBuf = int64(pl.maxB) * pl.bBlk
 	if pl.l0aBuf > int64(buf.L0A) {
-		return nil, bad("tiling", "bm·bk = %d·%d FP16 (×%d matrices) exceeds L0A (%d bytes; SGEMM-cube Eq. 12)", pl.bm, pl.bk, pl.maxA, int64(buf.L0A))
+		return nil, bad("tiling", "bm·bk = %d·%d %s (×%d matrices) exceeds L0A (%d bytes; SGEMM-cube Eq. 12)", pl.bm, pl.bk, pl.in, pl.maxA, int64(buf.L0A))
 	}
 	if pl.l0bBuf > int64(buf.L0B) {
-		return nil, bad("tiling", "bk·bn = %d·%d FP16 (×%d matrices) exceeds L0B (%d bytes; SGEMM-cube Eq. 12)", pl.bk, pl.bn, pl.maxB, int64(buf.L0B))
+		return nil, bad("tiling", "bk·bn = %d·%d %s (×%d matrices) exceeds L0B (%d bytes; SGEMM-cube Eq. 12)", pl.bk, pl.bn, pl.in, pl.maxB, int64(buf.L0B))
 	}
 	pl.nL0 = 1
 	if double && 2*pl.l0aBuf <= int64(buf.L0A) && 2*pl.l0bBuf <= int64(buf.L0B) {

@@ -14,8 +14,10 @@ import (
 func (pl *gemmPlan) stream(core int) isa.Stream {
 	return func(yield func(isa.Instr) bool) {
 		e := newEmitter(yield)
-		pl.emitSplit(e, core)
-		e.syncAll()
+		if !pl.v.native {
+			pl.emitSplit(e, core)
+			e.syncAll()
+		}
 		pl.emitGEMM(e, core)
 		if pl.combine {
 			e.syncAll()
@@ -221,6 +223,7 @@ type gemmState struct {
 // emitRowBlock emits row block i, column blocks [j0, j1), of one pass.
 func (pl *gemmPlan) emitRowBlock(e *emitter, st *gemmState, ps *gemmPass, i, j0, j1 int) {
 	K, N := int64(pl.p.K), int64(pl.p.N)
+	eb := int64(pl.in.Bytes())
 	rows := pl.rows(i)
 	for g := 0; g < pl.groups && e.ok(); g++ {
 		kb0 := g * pl.nfused
@@ -230,8 +233,8 @@ func (pl *gemmPlan) emitRowBlock(e *emitter, st *gemmState, ps *gemmPass, i, j0,
 		for ai, a := range ps.aMats {
 			for kb := kb0; kb < kb1; kb++ {
 				dst := pl.l1A + (int64(ai)*int64(pl.nfused)+int64(kb-kb0))*pl.aBlk
-				src := a + (int64(i*pl.bm)*K+int64(kb*pl.bk))*2
-				e.copy2D(isa.MTE2, l1Op(dst), gmOp(src), rows, int64(pl.depth(kb))*2, int64(pl.bk)*2, K*2)
+				src := a + (int64(i*pl.bm)*K+int64(kb*pl.bk))*eb
+				e.copy2D(isa.MTE2, l1Op(dst), gmOp(src), rows, int64(pl.depth(kb))*eb, int64(pl.bk)*eb, K*eb)
 			}
 		}
 		e.setFlag(isa.MTE2, isa.MTE1, fA)
@@ -254,8 +257,8 @@ func (pl *gemmPlan) emitRowBlock(e *emitter, st *gemmState, ps *gemmPass, i, j0,
 				e.waitFlag(isa.MTE1, isa.MTE2, fB+p)
 				for bi, b := range ps.bMats {
 					dst := pl.l1B + (int64(p)*int64(pl.maxB)+int64(bi))*pl.bBlk
-					src := b + (int64(kb*pl.bk)*N+int64(j*pl.bn))*2
-					e.copy2D(isa.MTE2, l1Op(dst), gmOp(src), depth, int64(cols)*2, int64(pl.bn)*2, N*2)
+					src := b + (int64(kb*pl.bk)*N+int64(j*pl.bn))*eb
+					e.copy2D(isa.MTE2, l1Op(dst), gmOp(src), depth, int64(cols)*eb, int64(pl.bn)*eb, N*eb)
 				}
 				e.setFlag(isa.MTE2, isa.MTE1, fB+p)
 				// L1 → L0A/L0B buffer q.
@@ -265,11 +268,11 @@ func (pl *gemmPlan) emitRowBlock(e *emitter, st *gemmState, ps *gemmPass, i, j0,
 				e.waitFlag(isa.MTE2, isa.MTE1, fB+p)
 				for ai := range ps.aMats {
 					src := pl.l1A + (int64(ai)*int64(pl.nfused)+int64(kb-kb0))*pl.aBlk
-					e.load(isa.Operand{Buf: isa.L0A, Addr: int64(q)*pl.l0aBuf + int64(ai)*pl.aBlk}, src, rows, depth, int64(pl.bk)*2)
+					e.loadAs(isa.Operand{Buf: isa.L0A, Addr: int64(q)*pl.l0aBuf + int64(ai)*pl.aBlk}, src, rows, depth, int64(pl.bk)*eb, pl.in)
 				}
 				for bi := range ps.bMats {
 					src := pl.l1B + (int64(p)*int64(pl.maxB)+int64(bi))*pl.bBlk
-					e.load(isa.Operand{Buf: isa.L0B, Addr: int64(q)*pl.l0bBuf + int64(bi)*pl.bBlk}, src, depth, cols, int64(pl.bn)*2)
+					e.loadAs(isa.Operand{Buf: isa.L0B, Addr: int64(q)*pl.l0bBuf + int64(bi)*pl.bBlk}, src, depth, cols, int64(pl.bn)*eb, pl.in)
 				}
 				e.setFlag(isa.MTE1, isa.MTE2, fB+p)
 				if j == j1-1 && kb == kb1-1 {
@@ -288,7 +291,7 @@ func (pl *gemmPlan) emitRowBlock(e *emitter, st *gemmState, ps *gemmPass, i, j0,
 					a := int64(q)*pl.l0aBuf + int64(pr[0])*pl.aBlk
 					b := int64(q)*pl.l0bBuf + int64(pr[1])*pl.bBlk
 					init := ps.elementwise || kb == kb0
-					e.mmad(l0c+int64(pi)*pl.l0cTile, a, b, rows, depth, cols, init)
+					e.mmadAs(l0c+int64(pi)*pl.l0cTile, a, b, rows, depth, cols, pl.in, init)
 				}
 				e.setFlag(isa.M, isa.MTE1, fL0+q)
 				if ps.elementwise {

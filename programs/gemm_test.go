@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -194,5 +195,35 @@ func TestGeneratedProgramsPassCheck(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Native FP32 GEMM on the 910B3: simulated equals golden bit for bit, and
+// the FP32 cube is far more accurate than FP16.
+func TestNativeSGEMMMatchesGolden(t *testing.T) {
+	for _, s := range []struct{ m, k, n int }{{64, 96, 48}, {50, 70, 90}} {
+		y := fmt.Sprintf(`kind: sgemm
+machine: ascend-910b3
+m: %d
+k: %d
+n: %d
+tiling: {bm: 32, bk: 32, bn: 32, nfused: 1}
+numerics: full
+cores: 4
+check: true
+`, s.m, s.k, s.n)
+		_, rep, _ := runGEMM(t, y)
+		if rep.Error.RelFro > 1e-6 || rep.Baselines["hgemm"].RelFro < 1e-5 {
+			t.Fatalf("errors: sgemm %g hgemm %g", rep.Error.RelFro, rep.Baselines["hgemm"].RelFro)
+		}
+		if rep.Flops.Convention != "fp32 (native cube)" {
+			t.Fatalf("convention %q", rep.Flops.Convention)
+		}
+	}
+	// The 910A has no FP32 cube: a clear error.
+	f, _ := Parse("t.yaml", ".", []byte("kind: sgemm\nm: 64\nk: 64\nn: 64\n"))
+	m, _ := machines.Load("ascend-910a", nil)
+	if _, err := f.Kind.Build(f, m, Options{}); err == nil || !strings.Contains(err.Error(), "no native FP32 cube") {
+		t.Fatalf("want a clear error, got %v", err)
 	}
 }
