@@ -18,6 +18,7 @@ var exampleArgs = map[string][]string{
 	"flag-pingpong.yaml":      nil,
 	"sgemm-cube.yaml":         {"--set", "program.m=200", "--set", "program.n=150", "--set", "program.k=300", "--numerics", "full"},
 	"hgemm.yaml":              {"--set", "program.m=128", "--set", "program.n=64", "--set", "program.k=96"},
+	"sgemm-910b3.yaml":        {"--set", "program.m=96", "--set", "program.n=64", "--set", "program.k=80", "--numerics", "full"},
 }
 
 func examplePath(name string) string { return filepath.Join("..", "..", "programs", "examples", name) }
