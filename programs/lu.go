@@ -429,7 +429,13 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) erro
 	}
 	sec := map[string]any{"n": p.N, "nb": p.NB, "n_fused": p.NFused, "n_fusion": p.NFusion, "look_ahead": *p.LookAhead,
 		"trailing_precision": p.Trailing, "factorization_seconds": fact, "total_seconds": total,
-		"flops": flops, "tflops": rep.Flops.TFLOPS, "peak_fraction": rep.Flops.PeakFraction, "l_panel_scale": j.s}
+		"flops": flops, "tflops": rep.Flops.TFLOPS, "peak_fraction": rep.Flops.PeakFraction}
+	switch {
+	case p.Numerics == NumericsFull:
+		sec["l_panel_scale"] = j.s
+	case j.golden != nil:
+		sec["l_panel_scale"] = j.golden.s
+	}
 	sec["factorization_tflops"] = 0.0
 	if fact > 0 {
 		ff := 2.0 / 3 * n * n * n

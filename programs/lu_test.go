@@ -222,3 +222,23 @@ func TestLUTimingProperties(t *testing.T) {
 		t.Errorf("%d iteration samples, want 16", len(it))
 	}
 }
+
+// Sampled numerics: a timing-only simulation whose factors come from the
+// golden model give the same refinement result and the same time as full.
+func TestLUSampledEqualsFull(t *testing.T) {
+	y := "kind: lu-fused\nn: 512\nnb: 64\nn_fused: 2\nn_fusion: 8\nseed: 5\n"
+	full, err := runLU(t, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sampled, err := runLU(t, y+"numerics: sampled\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := hpl(t, full), hpl(t, sampled)
+	for _, k := range []string{"scaled_residual", "refinement_iterations", "total_seconds", "l_panel_scale"} {
+		if a[k] != b[k] {
+			t.Errorf("%s: full %v, sampled %v", k, a[k], b[k])
+		}
+	}
+}
