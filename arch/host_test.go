@@ -38,7 +38,7 @@ func TestHostKernelsOverlapAndOrder(t *testing.T) {
 	launch := sim.Time(h.chip.M.Host.LaunchNS * 1e3)
 	k1 := h.Launch("k1", "a", []int{0, 1}, scalarStream(10000)) // 10 µs at 1 GHz
 	k2 := h.Launch("k2", "b", []int{2}, scalarStream(10000))
-	k3 := h.Launch("k3", "a", []int{1}, scalarStream(1000))   // after k1 (same core)
+	k3 := h.Launch("k3", "a", []int{1}, scalarStream(1000))     // after k1 (same core)
 	k4 := h.Launch("k4", "b", []int{3}, scalarStream(1000), k1) // after k1 (dependency)
 	h.Compute("diag", 24*2.6e9*16*1e-6, 0, false, 0, nil)       // 1 µs on all host cores
 	h.Wait("wait", k3, k4, k2)
