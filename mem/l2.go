@@ -1,31 +1,39 @@
 package mem
 
-// L2 is a set-associative, LRU, write-allocate cache directory in front of
-// global memory. It tracks which lines are present (no data: the GM store
-// holds the bytes), so that transfers can be split into the part served by
-// the L2 and the part that goes to HBM. A line counts as present from the
-// moment a request for it is issued (requests to a line in flight merge, as
-// in a cache with miss-status registers), which is what lets many cores that
-// read the same block at about the same time share one HBM read.
+// L2 is a sectored, set-associative, LRU, write-allocate cache directory in
+// front of global memory. It tracks which lines are present (no data: the GM
+// store holds the bytes), so that transfers can be split into the part
+// served by the L2 and the part that goes to HBM. A directory entry (tag)
+// covers a sector of SectorLines consecutive lines with a valid bit per
+// line, as in GPU L2 caches; replacement evicts whole sectors (LRU). A line
+// counts as present from the moment a request for it is issued (requests to
+// a line in flight merge, as in a cache with miss-status registers), which
+// is what lets many cores that read the same block at about the same time
+// share one HBM read.
 type L2 struct {
-	lineBits uint
-	sets     uint64
-	setMask  uint64 // sets−1 when sets is a power of two, else 0
-	ways     int
-	entries  []l2Entry // sets·ways
-	clock    uint64
+	lineBits   uint
+	sectorBits uint // log2 of the sector size in bytes
+	sets       uint64
+	setMask    uint64 // sets−1 when sets is a power of two, else 0
+	ways       int
+	entries    []l2Entry // sets·ways
+	clock      uint64
 
 	// Statistics in bytes.
 	HitBytes, MissBytes int64
 }
 
+// SectorLines is the number of lines one directory entry covers.
+const SectorLines = 16
+
 type l2Entry struct {
-	tag   int64 // line number, −1 = invalid
+	tag   int64 // sector number, −1 = invalid
 	stamp uint64
+	valid uint16 // one bit per line of the sector
 }
 
-// NewL2 returns a cache of the given capacity, line size and associativity;
-// nil when capacity is 0 (no L2).
+// NewL2 returns a cache of the given capacity, line size and associativity
+// (in sectors); nil when capacity is 0 (no L2).
 func NewL2(capacity int64, lineBytes, ways int) *L2 {
 	if capacity <= 0 {
 		return nil
@@ -37,11 +45,12 @@ func NewL2(capacity int64, lineBytes, ways int) *L2 {
 	if ways < 1 {
 		ways = 1
 	}
-	sets := uint64(capacity / int64(lineBytes) / int64(ways))
+	sectorBytes := int64(1) << lb * SectorLines
+	sets := uint64(capacity / sectorBytes / int64(ways))
 	if sets < 1 {
 		sets = 1
 	}
-	c := &L2{lineBits: lb, sets: sets, ways: ways, entries: make([]l2Entry, int(sets)*ways)}
+	c := &L2{lineBits: lb, sectorBits: lb + 4, sets: sets, ways: ways, entries: make([]l2Entry, int(sets)*ways)}
 	if sets&(sets-1) == 0 {
 		c.setMask = sets - 1
 	}
@@ -66,16 +75,27 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		burstLen *= int64(nburst)
 		nburst = 1
 	}
+	lineSize := int64(1) << c.lineBits
 	for b := 0; b < nburst; b++ {
 		lo := addr + int64(b)*stride
 		end := lo + burstLen
-		for line := lo >> c.lineBits; line<<c.lineBits < end; line++ {
-			a := max(line<<c.lineBits, lo)
-			z := min((line+1)<<c.lineBits, end)
-			if c.touch(line) {
-				hit += z - a
-			} else {
-				miss += z - a
+		for sec := lo >> c.sectorBits; sec<<c.sectorBits < end; sec++ {
+			base := sec << c.sectorBits
+			// Lines of this sector touched by [lo, end).
+			first := max(lo, base)
+			last := min(end, base+(int64(1)<<c.sectorBits)) - 1
+			l0 := uint((first - base) >> c.lineBits)
+			l1 := uint((last - base) >> c.lineBits)
+			want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))
+			have := c.touch(sec, want)
+			for l := l0; l <= l1; l++ {
+				a := max(base+int64(l)*lineSize, first)
+				z := min(base+int64(l+1)*lineSize, last+1)
+				if have&(1<<l) != 0 {
+					hit += z - a
+				} else {
+					miss += z - a
+				}
 			}
 		}
 	}
@@ -84,20 +104,23 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 	return hit, miss
 }
 
-// touch marks line used and reports whether it was present.
-func (c *L2) touch(line int64) bool {
+// touch marks the lines want of sector sec used (allocating the sector if
+// needed) and returns which of them were present before.
+func (c *L2) touch(sec int64, want uint16) uint16 {
 	c.clock++
 	var set uint64
 	if c.setMask != 0 || c.sets == 1 {
-		set = uint64(line) & c.setMask
+		set = uint64(sec) & c.setMask
 	} else {
-		set = uint64(line) % c.sets
+		set = uint64(sec) % c.sets
 	}
 	es := c.entries[int(set)*c.ways : int(set+1)*c.ways]
 	for w := range es {
-		if es[w].tag == line {
+		if es[w].tag == sec {
+			have := es[w].valid & want
+			es[w].valid |= want
 			es[w].stamp = c.clock
-			return true
+			return have
 		}
 	}
 	victim := 0
@@ -106,6 +129,6 @@ func (c *L2) touch(line int64) bool {
 			victim = w
 		}
 	}
-	es[victim] = l2Entry{tag: line, stamp: c.clock}
-	return false
+	es[victim] = l2Entry{tag: sec, stamp: c.clock, valid: want}
+	return 0
 }
