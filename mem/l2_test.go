@@ -1,0 +1,45 @@
+package mem
+
+import "testing"
+
+func TestL2HitsMissesAndEviction(t *testing.T) {
+	// 64 KiB, 128-byte lines, 2 ways: sectors of 2 KiB, 16 sets.
+	c := NewL2(64<<10, 128, 2)
+	if NewL2(0, 128, 2) != nil {
+		t.Fatal("capacity 0 must mean no L2")
+	}
+	if h, m := c.Access(1000, 300); h != 0 || m != 300 {
+		t.Fatalf("cold: hit %d miss %d", h, m)
+	}
+	if h, m := c.Access(1000, 300); h != 300 || m != 0 {
+		t.Fatalf("warm: hit %d miss %d", h, m)
+	}
+	// Presence is per line: [1000, 1300) requested lines 7..10 (896..1407),
+	// so [1000, 1408) hits and only line 11 misses.
+	if h, m := c.Access(1000, 500); h != 408 || m != 92 {
+		t.Fatalf("partial: hit %d miss %d", h, m)
+	}
+	// 2-D: bursts of 64 bytes at stride 4 KiB, twice.
+	if h, m := c.Access2D(1<<20, 8, 64, 4096); h != 0 || m != 512 {
+		t.Fatalf("2-D cold: hit %d miss %d", h, m)
+	}
+	if h, _ := c.Access2D(1<<20, 8, 64, 4096); h != 512 {
+		t.Fatalf("2-D warm: hit %d", h)
+	}
+	// Three sectors mapping to one set of two ways: LRU evicts the oldest.
+	setStride := int64(2048 * 16) // sectors·sets
+	base := int64(8 << 20)
+	c.Access(base, 128)
+	c.Access(base+setStride, 128)
+	c.Access(base, 128) // base is now most recent
+	c.Access(base+2*setStride, 128)
+	if h, _ := c.Access(base, 128); h != 128 {
+		t.Fatal("the most recently used sector must survive")
+	}
+	if h, _ := c.Access(base+setStride, 128); h != 0 {
+		t.Fatal("the least recently used sector must be evicted")
+	}
+	if c.HitBytes <= 0 || c.MissBytes <= 0 {
+		t.Fatal("statistics not kept")
+	}
+}
