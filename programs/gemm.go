@@ -238,7 +238,7 @@ func (j *gemmJob) baselines(chip *arch.Chip, rep *traces.Report, ref []float64, 
 		rep.Baselines["hgemm"] = errReport(accuracy.Compare32(pick(ref, hpl, tiles), got), tiles != nil)
 	}
 	cpu := accuracy.CPUSGEMM(p.M, p.K, p.N, j.a, j.b)
-	rep.Baselines["cpu_sgemm_fp32"] = errReport(accuracy.Compare32(pick(ref, pl, tiles), pick32(cpu, pl, tiles)), tiles != nil)
+	rep.Baselines["cpu_sgemm_fp32"] = errReport(accuracy.Compare32(pick(ref, pl, tiles), pick(cpu, pl, tiles)), tiles != nil)
 	return nil
 }
 
@@ -265,26 +265,11 @@ func (pl *gemmPlan) tiles(chip *arch.Chip, ops *goldenOperands, tiles [][2]int) 
 
 // pick gathers the elements of the given tiles (all when nil, row-major
 // order of tiles) from a full row-major m×n matrix.
-func pick(full []float64, pl *gemmPlan, tiles [][2]int) []float64 {
+func pick[T float32 | float64](full []T, pl *gemmPlan, tiles [][2]int) []T {
 	if tiles == nil {
 		tiles, _, _ = pl.tileList()
 	}
-	var out []float64
-	for _, t := range tiles {
-		rows, cols := pl.rows(t[0]), pl.cols(t[1])
-		for r := 0; r < rows; r++ {
-			base := (t[0]*pl.bm+r)*pl.p.N + t[1]*pl.bn
-			out = append(out, full[base:base+cols]...)
-		}
-	}
-	return out
-}
-
-func pick32(full []float32, pl *gemmPlan, tiles [][2]int) []float32 {
-	if tiles == nil {
-		tiles, _, _ = pl.tileList()
-	}
-	var out []float32
+	var out []T
 	for _, t := range tiles {
 		rows, cols := pl.rows(t[0]), pl.cols(t[1])
 		for r := 0; r < rows; r++ {
