@@ -16,7 +16,8 @@ type L2 struct {
 	sets       uint64
 	setMask    uint64 // sets−1 when sets is a power of two, else 0
 	ways       int
-	entries    []l2Entry // sets·ways
+	tags       []int64   // sets·ways sector numbers (−1 = invalid), scanned on every access
+	entries    []l2Entry // sets·ways LRU stamps and valid bits
 	clock      uint64
 
 	// Statistics in bytes.
@@ -27,7 +28,6 @@ type L2 struct {
 const SectorLines = 16
 
 type l2Entry struct {
-	tag   int64 // sector number, −1 = invalid
 	stamp uint64
 	valid uint16 // one bit per line of the sector
 }
@@ -50,12 +50,13 @@ func NewL2(capacity int64, lineBytes, ways int) *L2 {
 	if sets < 1 {
 		sets = 1
 	}
-	c := &L2{lineBits: lb, sectorBits: lb + 4, sets: sets, ways: ways, entries: make([]l2Entry, int(sets)*ways)}
+	c := &L2{lineBits: lb, sectorBits: lb + 4, sets: sets, ways: ways,
+		tags: make([]int64, int(sets)*ways), entries: make([]l2Entry, int(sets)*ways)}
 	if sets&(sets-1) == 0 {
 		c.setMask = sets - 1
 	}
-	for i := range c.entries {
-		c.entries[i].tag = -1
+	for i := range c.tags {
+		c.tags[i] = -1
 	}
 	return c
 }
@@ -114,21 +115,25 @@ func (c *L2) touch(sec int64, want uint16) uint16 {
 	} else {
 		set = uint64(sec) % c.sets
 	}
-	es := c.entries[int(set)*c.ways : int(set+1)*c.ways]
-	for w := range es {
-		if es[w].tag == sec {
-			have := es[w].valid & want
-			es[w].valid |= want
-			es[w].stamp = c.clock
+	lo, hi := int(set)*c.ways, int(set+1)*c.ways
+	tags := c.tags[lo:hi]
+	for w, t := range tags {
+		if t == sec {
+			e := &c.entries[lo+w]
+			have := e.valid & want
+			e.valid |= want
+			e.stamp = c.clock
 			return have
 		}
 	}
+	es := c.entries[lo:hi]
 	victim := 0
 	for w := 1; w < len(es); w++ {
 		if es[w].stamp < es[victim].stamp {
 			victim = w
 		}
 	}
-	es[victim] = l2Entry{tag: sec, stamp: c.clock, valid: want}
+	tags[victim] = sec
+	es[victim] = l2Entry{stamp: c.clock, valid: want}
 	return 0
 }
