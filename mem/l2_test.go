@@ -43,3 +43,52 @@ func TestL2HitsMissesAndEviction(t *testing.T) {
 		t.Fatal("statistics not kept")
 	}
 }
+
+// The hash index agrees with a plain set-associative LRU over a long random
+// access sequence (every hit/miss decision and the final contents).
+func TestL2IndexMatchesScan(t *testing.T) {
+	c := NewL2(256<<10, 128, 4) // 128 sectors of 2 KiB, 32 sets
+	type ref struct {
+		tag   int64
+		stamp uint64
+		valid uint16
+	}
+	sets, ways := 32, 4
+	r := make([]ref, sets*ways)
+	for i := range r {
+		r[i].tag = -1
+	}
+	var clock uint64
+	refTouch := func(sec int64, want uint16) uint16 {
+		clock++
+		s := int(uint64(sec) % uint64(sets))
+		es := r[s*ways : (s+1)*ways]
+		for w := range es {
+			if es[w].tag == sec {
+				h := es[w].valid & want
+				es[w].valid |= want
+				es[w].stamp = clock
+				return h
+			}
+		}
+		v := 0
+		for w := 1; w < ways; w++ {
+			if es[w].stamp < es[v].stamp {
+				v = w
+			}
+		}
+		es[v] = ref{sec, clock, want}
+		return 0
+	}
+	x := uint64(12345)
+	for i := 0; i < 200000; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		sec := int64(x % 700)
+		want := uint16(1) << (x >> 40 % 16)
+		if got, w := c.touch(sec, want), refTouch(sec, want); got != w {
+			t.Fatalf("access %d (sector %d): index gives %#x, scan gives %#x", i, sec, got, w)
+		}
+	}
+}
