@@ -11,12 +11,18 @@
 //
 // Validation (davinci-sim validate numerics, shared/tc-vectors): every
 // recorded set matches bit for bit except FP8 inputs with FP16 output on
-// Hopper (H100/H200, wgmma) and Blackwell (B200), where 15–38 % of the lines
-// differ by an ulp or more. Their FP32-output twins match, and the FP16
-// results there depend on the c file (H100 and H200 share a and b, not c),
-// but no block-FMA variant tried (L 4–32, F 10–25 or exact, RZ/RNE block
-// and final roundings, c before/after the products, c pre-rounded to FP16 or
-// not, intermediate FP16/FP32/13-bit accumulators) reproduces them: open.
+// Hopper (H100/H200, wgmma) and Blackwell (B200), where 15–22 % of the lines
+// still differ (H100 1103/801, H200 1100/788, B200 1071/759 of 5000 for
+// E4M3/E5M2). On all three GPUs those results are reproduced best when c is
+// NOT part of the block: the 32 products are summed and rounded to FP16
+// (RNE), then c (rounded to FP16) is added with one more RNE (LateC) — the
+// same late-c structure that makes the B200 FP32-output sets match, and
+// consistent with the README note that Hopper FP8 was recorded with c = 0 in
+// the MMA. Every remaining line is consistent with an FP16 product sum T
+// followed by RNE(T + c16); T differs from RNE16(exact products) by ±1 ulp on
+// ~20 % of lines and by fixed-point-sized errors where products cancel. No
+// block length, F, intermediate precision, tree or chain tried reproduces T:
+// open. See FP8-FP16.md for what was tried and the best hypothesis.
 //
 // Sources: FACTS.md §2–§3 — Fasi, Higham, Mikaitis, Pranesh, "Numerical
 // behavior of NVIDIA tensor cores" (PeerJ CS 2021); Khattak & Mikaitis,
@@ -144,6 +150,12 @@ func fp8(L, F, out int) map[fp.Format]FormatParams {
 	return map[fp.Format]FormatParams{fp.E4M3: {L: L, F: F, OutMant: out}, fp.E5M2: {L: L, F: F, OutMant: out}}
 }
 
+// fp8LateC is fp8 with c added after the products' block (rounded RNE).
+func fp8LateC(L, F, out int) map[fp.Format]FormatParams {
+	p := FormatParams{L: L, F: F, OutMant: out, LateC: true, CRound: fp.RNE}
+	return map[fp.Format]FormatParams{fp.E4M3: p, fp.E5M2: p}
+}
+
 func merge(ms ...map[fp.Format]FormatParams) map[fp.Format]FormatParams {
 	out := map[fp.Format]FormatParams{}
 	for _, m := range ms {
@@ -170,9 +182,12 @@ var presets = map[string]Model{
 	"ada": nv("ada", "NVIDIA Ada (L40S, RTX 40) tensor core: block FMA, L=8 fp16/bf16, 4 tf32, F=24; fp8 L=16, F=13, output cut to 13 fraction bits",
 		merge(half(8, 24), map[fp.Format]FormatParams{fp.TF32: {L: 4, F: 24}}, fp8(16, 13, 13))),
 	// Hopper wgmma FP8: F=13 and, as on Ada, the FP32 result cut (RZ) to 13
-	// fraction bits — the recorded vectors match only with the cut.
-	"h100": nv("h100", "NVIDIA H100/H200 (Hopper) tensor core: block FMA, L=16 fp16/bf16, 8 tf32, F=25; wgmma fp8 L=32, F=13, output cut to 13 fraction bits",
-		merge(half(16, 25), map[fp.Format]FormatParams{fp.TF32: {L: 8, F: 25}}, fp8(32, 13, 13))),
+	// fraction bits — the recorded vectors match only with the cut. c is
+	// added after the 32-product block with RNE (LateC): the FP32 sets were
+	// recorded with c = 0 (unaffected), and the FP16 sets fit best that way
+	// (FP8-FP16.md; still 16–22 % of FP16 lines differ).
+	"h100": nv("h100", "NVIDIA H100/H200 (Hopper) tensor core: block FMA, L=16 fp16/bf16, 8 tf32, F=25; wgmma fp8 L=32, F=13, output cut to 13 fraction bits, then + c with RNE",
+		merge(half(16, 25), map[fp.Format]FormatParams{fp.TF32: {L: 8, F: 25}}, fp8LateC(32, 13, 13))),
 	// B200 FP8: the recorded vectors (FP32 output) rule out one rounding of
 	// products and c together (an exact sum rounded RNE is 1 ulp off on
 	// some lines, RZ on many); they match bit for bit when the 32 products
