@@ -54,6 +54,7 @@ func buildLU(f *File, m *machines.Machine, o Options) (Job, error) {
 		p.Seed = *o.Seed
 	}
 	p.defaults()
+	p.fusedFromL1(m)
 	if err := p.validate(f.Path, m); err != nil {
 		return nil, err
 	}

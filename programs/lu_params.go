@@ -16,7 +16,7 @@ type LUParams struct {
 
 	N      int `mapstructure:"n"`       // matrix order (a multiple of nb)
 	NB     int `mapstructure:"nb"`      // block size (a multiple of 16)
-	NFused int `mapstructure:"n_fused"` // iterations fused in the non-priority zone (1 = no fusion)
+	NFused int `mapstructure:"n_fused"` // iterations fused in the non-priority zone (1 = no fusion, −1 = the most that fit L1)
 	// NFusion is the number of AI cores running the fusion zone (n_fused > 1):
 	// the last n_fusion cores; the others run TRSM and the priority zones.
 	// n_fusion = all cores shares every core between the zones (kernels then
@@ -117,6 +117,22 @@ func (p *LUParams) defaults() {
 	}
 }
 
+// fusedFromL1 resolves n_fused = −1 to the largest number of fused
+// iterations whose L blocks (bm × n_fused·nb FP16) and two U buffers
+// (bk × bn FP16) fit L1 — the quantity the L1-size design question is
+// about — capped at n/nb; at least 1.
+func (p *LUParams) fusedFromL1(m *machines.Machine) {
+	if p.NFused != -1 || p.NB <= 0 || p.Tiling.BM <= 0 {
+		return
+	}
+	l1 := int64(m.Core.Buffers.L1)
+	most := (l1 - 2*int64(p.Tiling.BK)*int64(p.Tiling.BN)*2) / (int64(p.Tiling.BM) * int64(p.NB) * 2)
+	if p.N > 0 && most > int64(p.N/p.NB) {
+		most = int64(p.N / p.NB)
+	}
+	p.NFused = int(max(most, 1))
+}
+
 // validate checks the parameters against each other and the machine; the
 // buffer checks are in newLUPlan.
 func (p *LUParams) validate(file string, m *machines.Machine) error {
@@ -131,7 +147,7 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 	case p.N <= 0 || p.N%p.NB != 0:
 		return bad("n", "must be a positive multiple of nb = %d (got %d)", p.NB, p.N)
 	case p.NFused < 1:
-		return bad("n_fused", "must be ≥ 1 (1 = no fusion) (got %d)", p.NFused)
+		return bad("n_fused", "must be ≥ 1 (1 = no fusion), or −1 for the most that fit L1 (got %d)", p.NFused)
 	case p.NFusion < 0 || p.NFusion > m.Cores:
 		return bad("n_fusion", "must be in 0..%d, the AI cores of machine %s (got %d)", m.Cores, m.Name, p.NFusion)
 	case p.NFused > 1 && p.NFusion < 1:
