@@ -1,5 +1,7 @@
 package mem
 
+import "math/bits"
+
 // L2 is a sectored, set-associative, LRU, write-allocate cache directory in
 // front of global memory. It tracks which lines are present (no data: the GM
 // store holds the bytes), so that transfers can be split into the part
@@ -16,9 +18,12 @@ type L2 struct {
 	sets       uint64
 	setMask    uint64 // sets−1 when sets is a power of two, else 0
 	ways       int
-	tags       []int64   // sets·ways sector numbers (−1 = invalid), scanned on every access
-	entries    []l2Entry // sets·ways LRU stamps and valid bits
-	clock      uint64
+	tags       []int64  // sets·ways sector numbers (−1 = invalid)
+	valid      []uint16 // sets·ways: one bit per line of the sector
+	// order holds each set's ways in recency order, one 4-bit way number
+	// per nibble, most recent in the lowest nibble: LRU replacement in O(1)
+	// (at most 16 ways).
+	order []uint64
 
 	// Statistics in bytes.
 	HitBytes, MissBytes int64
@@ -27,10 +32,8 @@ type L2 struct {
 // SectorLines is the number of lines one directory entry covers.
 const SectorLines = 16
 
-type l2Entry struct {
-	stamp uint64
-	valid uint16 // one bit per line of the sector
-}
+// MaxL2Ways is the largest associativity the L2 directory supports.
+const MaxL2Ways = 16
 
 // NewL2 returns a cache of the given capacity, line size and associativity
 // (in sectors); nil when capacity is 0 (no L2).
@@ -42,16 +45,22 @@ func NewL2(capacity int64, lineBytes, ways int) *L2 {
 	for 1<<lb < lineBytes {
 		lb++
 	}
-	if ways < 1 {
-		ways = 1
-	}
+	ways = min(max(ways, 1), MaxL2Ways)
 	sectorBytes := int64(1) << lb * SectorLines
 	sets := uint64(capacity / sectorBytes / int64(ways))
 	if sets < 1 {
 		sets = 1
 	}
 	c := &L2{lineBits: lb, sectorBits: lb + 4, sets: sets, ways: ways,
-		tags: make([]int64, int(sets)*ways), entries: make([]l2Entry, int(sets)*ways)}
+		tags: make([]int64, int(sets)*ways), valid: make([]uint16, int(sets)*ways), order: make([]uint64, sets)}
+	// Initially way 0 is the least recently used, then 1, 2, …
+	var init uint64
+	for w := 0; w < ways; w++ {
+		init |= uint64(ways-1-w) << (4 * w)
+	}
+	for i := range c.order {
+		c.order[i] = init
+	}
 	if sets&(sets-1) == 0 {
 		c.setMask = sets - 1
 	}
@@ -89,6 +98,15 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 			l1 := uint((last - base) >> c.lineBits)
 			want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))
 			have := c.touch(sec, want)
+			n := last + 1 - first
+			switch have {
+			case want: // every line present: the common case
+				hit += n
+				continue
+			case 0:
+				miss += n
+				continue
+			}
 			for l := l0; l <= l1; l++ {
 				a := max(base+int64(l)*lineSize, first)
 				z := min(base+int64(l+1)*lineSize, last+1)
@@ -106,34 +124,42 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 }
 
 // touch marks the lines want of sector sec used (allocating the sector if
-// needed) and returns which of them were present before.
+// needed, replacing the set's least recently used sector) and returns which
+// of them were present before.
 func (c *L2) touch(sec int64, want uint16) uint16 {
-	c.clock++
 	var set uint64
 	if c.setMask != 0 || c.sets == 1 {
 		set = uint64(sec) & c.setMask
 	} else {
 		set = uint64(sec) % c.sets
 	}
-	lo, hi := int(set)*c.ways, int(set+1)*c.ways
-	tags := c.tags[lo:hi]
+	lo := int(set) * c.ways
+	tags := c.tags[lo : lo+c.ways]
 	for w, t := range tags {
 		if t == sec {
-			e := &c.entries[lo+w]
-			have := e.valid & want
-			e.valid |= want
-			e.stamp = c.clock
+			have := c.valid[lo+w] & want
+			c.valid[lo+w] |= want
+			c.order[set] = toFront(c.order[set], uint64(w))
 			return have
 		}
 	}
-	es := c.entries[lo:hi]
-	victim := 0
-	for w := 1; w < len(es); w++ {
-		if es[w].stamp < es[victim].stamp {
-			victim = w
-		}
+	o := c.order[set]
+	victim := (o >> (4 * uint(c.ways-1))) & 0xF
+	c.order[set] = (o<<4 | victim) & (1<<(4*uint(c.ways)) - 1)
+	if c.ways == MaxL2Ways {
+		c.order[set] = o<<4 | victim
 	}
 	tags[victim] = sec
-	es[victim] = l2Entry{stamp: c.clock, valid: want}
+	c.valid[lo+int(victim)] = want
 	return 0
+}
+
+// toFront moves way w to the most-recent nibble of a recency order.
+func toFront(o, w uint64) uint64 {
+	const ones, highs = 0x1111111111111111, 0x8888888888888888
+	x := o ^ (w * ones) // the nibble holding w becomes 0
+	z := (x - ones) & ^x & highs
+	p := uint(bits.TrailingZeros64(z)) / 4 // lowest zero nibble is w's (exact)
+	low := uint64(1)<<(4*p) - 1
+	return o&^(low|0xF<<(4*p)) | (o&low)<<4 | w
 }

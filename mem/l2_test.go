@@ -44,16 +44,23 @@ func TestL2HitsMissesAndEviction(t *testing.T) {
 	}
 }
 
-// The hash index agrees with a plain set-associative LRU over a long random
+// The directory (recency-ordered nibbles) agrees with a plain stamp-based
+// set-associative LRU over a long random
 // access sequence (every hit/miss decision and the final contents).
 func TestL2IndexMatchesScan(t *testing.T) {
-	c := NewL2(256<<10, 128, 4) // 128 sectors of 2 KiB, 32 sets
+	for _, ways := range []int{1, 4, 7, 16} {
+		testL2AgainstScan(t, ways)
+	}
+}
+
+func testL2AgainstScan(t *testing.T, ways int) {
+	sets := 32
+	c := NewL2(int64(sets*ways)*2048, 128, ways) // sectors of 2 KiB
 	type ref struct {
 		tag   int64
 		stamp uint64
 		valid uint16
 	}
-	sets, ways := 32, 4
 	r := make([]ref, sets*ways)
 	for i := range r {
 		r[i].tag = -1
@@ -85,10 +92,10 @@ func TestL2IndexMatchesScan(t *testing.T) {
 		x ^= x << 13
 		x ^= x >> 7
 		x ^= x << 17
-		sec := int64(x % 700)
+		sec := int64(x % uint64(40*ways+13))
 		want := uint16(1) << (x >> 40 % 16)
 		if got, w := c.touch(sec, want), refTouch(sec, want); got != w {
-			t.Fatalf("access %d (sector %d): index gives %#x, scan gives %#x", i, sec, got, w)
+			t.Fatalf("%d ways, access %d (sector %d): directory gives %#x, reference LRU gives %#x", ways, i, sec, got, w)
 		}
 	}
 }
