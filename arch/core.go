@@ -411,7 +411,9 @@ func (c *Core) runScalar(now sim.Time) bool {
 			p.push(*in, t)
 			if c.issueCycles > 0 {
 				c.setState(s, now, Busy)
-				s.cur = *in
+				if c.chip.opts.Observer != nil {
+					s.cur = *in // only observers look at what S was doing
+				}
 				c.scalFree = t + c.issueCycles
 			}
 		}

@@ -2,7 +2,6 @@ package mem
 
 import (
 	"math"
-	"sort"
 
 	"github.com/davinci-sim/davinci-sim/sim"
 )
@@ -32,6 +31,8 @@ type Channel struct {
 	// busyIntegral accumulates rate·time to compute mean utilisation.
 	busyIntegral float64
 	scratch      []*flow
+	fin          []*flow // scratch for finished flows
+	equal        bool    // every flow has the same rate (the common case)
 }
 
 type flow struct {
@@ -103,7 +104,8 @@ func (c *Channel) rates() {
 	for _, f := range c.flows[1:] {
 		minCap = min(minCap, f.cap)
 	}
-	if minCap >= share {
+	c.equal = minCap >= share
+	if c.equal {
 		for _, f := range c.flows {
 			f.rate = share
 		}
@@ -111,7 +113,16 @@ func (c *Channel) rates() {
 		return
 	}
 	fs := append(c.scratch[:0], c.flows...)
-	sort.SliceStable(fs, func(i, j int) bool { return fs[i].cap < fs[j].cap })
+	// Stable insertion sort by cap (few flows; no reflection).
+	for i := 1; i < len(fs); i++ {
+		f := fs[i]
+		j := i
+		for j > 0 && fs[j-1].cap > f.cap {
+			fs[j] = fs[j-1]
+			j--
+		}
+		fs[j] = f
+	}
 	left := c.total
 	for i, f := range fs {
 		share := left / float64(len(fs)-i)
@@ -132,7 +143,8 @@ const epsilon = 1e-6
 func (c *Channel) reschedule(now sim.Time) {
 	// Finish flows that are done, in start order (deterministic).
 	kept := c.flows[:0]
-	var finished []*flow
+	finished := c.fin[:0]
+	c.fin = nil // a re-entrant call (a callback starting a flow) gets its own
 	for _, f := range c.flows {
 		if f.remaining <= epsilon {
 			finished = append(finished, f)
@@ -150,13 +162,23 @@ func (c *Channel) reschedule(now sim.Time) {
 	}
 	if len(c.flows) > 0 {
 		next := sim.Time(math.MaxInt64)
-		for _, f := range c.flows {
-			t := now + sim.Time(math.Ceil(f.remaining/f.rate))
-			if t <= now {
-				t = now + 1
+		if c.equal {
+			// Equal rates: the flow with the least left finishes first
+			// (ceil(r/rate) is monotonic in r), one division.
+			least := c.flows[0].remaining
+			for _, f := range c.flows[1:] {
+				least = min(least, f.remaining)
 			}
-			if t < next {
-				next = t
+			next = max(now+sim.Time(math.Ceil(least/c.flows[0].rate)), now+1)
+		} else {
+			for _, f := range c.flows {
+				t := now + sim.Time(math.Ceil(f.remaining/f.rate))
+				if t <= now {
+					t = now + 1
+				}
+				if t < next {
+					next = t
+				}
 			}
 		}
 		c.waker.Wake(next)
@@ -164,6 +186,7 @@ func (c *Channel) reschedule(now sim.Time) {
 	for _, f := range finished {
 		f.done.FlowDone(now, f.tag)
 	}
+	c.fin = finished[:0]
 }
 
 func (c *Channel) handle(now sim.Time, _ int64) {
