@@ -161,24 +161,34 @@ type Timeline struct {
 	// Done is set when the run (or the file) is complete.
 	Done bool
 
-	instrs []isa.Instr // recorded instructions, formatted on demand
+	instrs [][]isa.Instr // recorded instructions in chunks (never re-copied), formatted on demand
+	ninstr int
 }
 
 // Text returns the instruction text of slice s ("" for stalls).
 func (t *Timeline) Text(s *Slice) string {
-	if s.Text == "" && s.in > 0 && int(s.in) <= len(t.instrs) {
-		return isa.Format(t.instrs[s.in-1])
+	if s.Text == "" && s.in > 0 && int(s.in) <= t.ninstr {
+		i := int(s.in) - 1
+		return isa.Format(t.instrs[i/instrChunk][i%instrChunk])
 	}
 	return s.Text
 }
 
+// instrChunk is the number of instructions per arena chunk.
+const instrChunk = 4096
+
 // keep stores in and returns its arena reference (0 when the arena is full).
 func (t *Timeline) keep(in *isa.Instr) int32 {
-	if len(t.instrs) >= 1<<31-2 {
+	if t.ninstr >= 1<<31-2 {
 		return 0
 	}
-	t.instrs = append(t.instrs, *in)
-	return int32(len(t.instrs))
+	if t.ninstr%instrChunk == 0 {
+		t.instrs = append(t.instrs, make([]isa.Instr, 0, instrChunk))
+	}
+	last := len(t.instrs) - 1
+	t.instrs[last] = append(t.instrs[last], *in)
+	t.ninstr++
+	return int32(t.ninstr)
 }
 
 // Core returns the timeline of core id, or nil.
