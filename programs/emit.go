@@ -117,3 +117,59 @@ func (e *emitter) vec(op isa.VecOp, dst, src0, src1 int64, n int, in, out fp.For
 		done += cnt
 	}
 }
+
+// token names one event flag (src → dst, id) used as a "buffer free" token.
+type token struct {
+	src, dst isa.Pipe
+	id       int
+}
+
+// presetTokens raises every token once, so the first use of each buffer
+// finds it free (a kernel's prologue).
+func (e *emitter) presetTokens(ts []token) {
+	for _, t := range ts {
+		e.setFlag(t.src, t.dst, t.id)
+	}
+}
+
+// drainTokens consumes every token again, leaving all flag counts at zero
+// for the next kernel phase (the epilogue matching presetTokens). Every
+// wait's matching set was issued earlier, so draining cannot deadlock.
+func (e *emitter) drainTokens(ts []token) {
+	for _, t := range ts {
+		e.waitFlag(t.src, t.dst, t.id)
+	}
+}
+
+// gemmBuffers are the regions a GEMM kernel allocates, freed at its end.
+var gemmBuffers = []struct {
+	buf  isa.Buffer
+	name string
+}{{isa.L1, "l1"}, {isa.L0A, "l0a"}, {isa.L0B, "l0b"}, {isa.L0C, "l0c"}, {isa.UB, "ub"}}
+
+// freeGEMMBuffers frees the regions of gemmBuffers.
+func (e *emitter) freeGEMMBuffers() {
+	for _, b := range gemmBuffers {
+		e.free(b.buf, b.name)
+	}
+}
+
+// kernelTokens lists the free tokens of a tiled GEMM kernel: the L1 A group
+// (aID), nB L1 B buffers (bID+p), nL0 L0A/L0B pairs, nC L0C tiles and, per
+// UB buffer u, the pairs in ub(u).
+func kernelTokens(aID, bID, nB, nL0, nC, nU int, ub func(u int) []token) []token {
+	ts := []token{{isa.MTE1, isa.MTE2, aID}}
+	for p := 0; p < nB; p++ {
+		ts = append(ts, token{isa.MTE1, isa.MTE2, bID + p})
+	}
+	for q := 0; q < nL0; q++ {
+		ts = append(ts, token{isa.M, isa.MTE1, fL0 + q})
+	}
+	for c := 0; c < nC; c++ {
+		ts = append(ts, token{isa.V, isa.M, fL0C + c})
+	}
+	for u := 0; u < nU; u++ {
+		ts = append(ts, ub(u)...)
+	}
+	return ts
+}

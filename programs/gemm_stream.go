@@ -26,6 +26,13 @@ func (pl *gemmPlan) stream(core int) isa.Stream {
 	}
 }
 
+// slotTokens are the free tokens of the two UB slots of the split and
+// combine passes (UB input free for MTE2, UB output free for V).
+var slotTokens = []token{
+	{isa.V, isa.MTE2, fSlot}, {isa.MTE3, isa.V, fSlot},
+	{isa.V, isa.MTE2, fSlot + 1}, {isa.MTE3, isa.V, fSlot + 1},
+}
+
 // chunkJob is one contiguous range of a flat array handled by a vector pass.
 type chunkJob struct {
 	src, n int64 // element offset and count
@@ -61,10 +68,7 @@ func (pl *gemmPlan) emitSplit(e *emitter, core int) {
 	E := int64(pl.splitChunk)
 	slots := int64(2)
 	e.alloc(isa.UB, 0, slots*pl.splitSlot, "split")
-	for s := 0; s < int(slots); s++ {
-		e.setFlag(isa.V, isa.MTE2, fSlot+s)
-		e.setFlag(isa.MTE3, isa.V, fSlot+s)
-	}
+	e.presetTokens(slotTokens)
 	sb := float64(int64(1) << pl.p.Split.SB)
 	for i, j := range jobs {
 		s := i % int(slots)
@@ -102,10 +106,7 @@ func (pl *gemmPlan) emitSplit(e *emitter, core int) {
 		}
 		e.setFlag(isa.MTE3, isa.V, fSlot+s)
 	}
-	for s := 0; s < int(slots); s++ {
-		e.waitFlag(isa.V, isa.MTE2, fSlot+s)
-		e.waitFlag(isa.MTE3, isa.V, fSlot+s)
-	}
+	e.drainTokens(slotTokens)
 	e.free(isa.UB, "split")
 }
 
@@ -117,10 +118,7 @@ func (pl *gemmPlan) emitCombine(e *emitter, core int) {
 	}
 	E := int64(pl.splitChunk)
 	e.alloc(isa.UB, 0, 2*pl.combSlot, "combine")
-	for s := 0; s < 2; s++ {
-		e.setFlag(isa.V, isa.MTE2, fSlot+s)
-		e.setFlag(isa.MTE3, isa.V, fSlot+s)
-	}
+	e.presetTokens(slotTokens)
 	for i, j := range jobs {
 		s := i % 2
 		base := int64(s) * pl.combSlot
@@ -144,10 +142,7 @@ func (pl *gemmPlan) emitCombine(e *emitter, core int) {
 		e.copy2D(isa.MTE3, gmOp(pl.c+4*j.src), ubOp(hh), 1, 4*j.n, 0, 0)
 		e.setFlag(isa.MTE3, isa.V, fSlot+s)
 	}
-	for s := 0; s < 2; s++ {
-		e.waitFlag(isa.V, isa.MTE2, fSlot+s)
-		e.waitFlag(isa.MTE3, isa.V, fSlot+s)
-	}
+	e.drainTokens(slotTokens)
 	e.free(isa.UB, "combine")
 }
 
@@ -168,21 +163,11 @@ func (pl *gemmPlan) emitGEMM(e *emitter, core int) {
 		ubTiles = 3
 	}
 	e.alloc(isa.UB, 0, ubTiles*pl.ubTile, "ub")
-	// Pre-set the "free" flags of every buffer.
-	e.setFlag(isa.MTE1, isa.MTE2, fA)
-	for p := 0; p < pl.nB; p++ {
-		e.setFlag(isa.MTE1, isa.MTE2, fB+p)
-	}
-	for q := 0; q < pl.nL0; q++ {
-		e.setFlag(isa.M, isa.MTE1, fL0+q)
-	}
-	for c := 0; c < pl.nC; c++ {
-		e.setFlag(isa.V, isa.M, fL0C+c)
-	}
-	for u := 0; u < pl.nU; u++ {
-		e.setFlag(isa.V, isa.MTE2, fUB+u)
-		e.setFlag(isa.MTE3, isa.V, fUB+u)
-	}
+	// Pre-set the "free" flags of every buffer; drained at the end.
+	tokens := kernelTokens(fA, fB, pl.nB, pl.nL0, pl.nC, pl.nU, func(u int) []token {
+		return []token{{isa.V, isa.MTE2, fUB + u}, {isa.MTE3, isa.V, fUB + u}}
+	})
+	e.presetTokens(tokens)
 	st := &gemmState{}
 	for pi := range pl.passes {
 		ps := &pl.passes[pi]
@@ -193,26 +178,8 @@ func (pl *gemmPlan) emitGEMM(e *emitter, core int) {
 			pl.emitRowBlock(e, st, ps, w.i, w.j0, w.j1)
 		}
 	}
-	e.waitFlag(isa.MTE1, isa.MTE2, fA)
-	for p := 0; p < pl.nB; p++ {
-		e.waitFlag(isa.MTE1, isa.MTE2, fB+p)
-	}
-	for q := 0; q < pl.nL0; q++ {
-		e.waitFlag(isa.M, isa.MTE1, fL0+q)
-	}
-	for c := 0; c < pl.nC; c++ {
-		e.waitFlag(isa.V, isa.M, fL0C+c)
-	}
-	for u := 0; u < pl.nU; u++ {
-		e.waitFlag(isa.V, isa.MTE2, fUB+u)
-		e.waitFlag(isa.MTE3, isa.V, fUB+u)
-	}
-	for _, b := range []struct {
-		buf  isa.Buffer
-		name string
-	}{{isa.L1, "l1"}, {isa.L0A, "l0a"}, {isa.L0B, "l0b"}, {isa.L0C, "l0c"}, {isa.UB, "ub"}} {
-		e.free(b.buf, b.name)
-	}
+	e.drainTokens(tokens)
+	e.freeGEMMBuffers()
 }
 
 // gemmState rotates the double buffers across the whole GEMM phase.

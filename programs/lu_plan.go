@@ -350,20 +350,10 @@ func (pl *luPlan) gemmStream(ci, cores int, gs ...*luGEMM) isa.Stream {
 		e.alloc(isa.L0B, 0, int64(pl.nL0)*l0bBuf, "l0b")
 		e.alloc(isa.L0C, 0, int64(pl.nC)*l0cTile, "l0c")
 		e.alloc(isa.UB, 0, int64(pl.nU)*pl.ubSet, "ub")
-		e.setFlag(isa.MTE1, isa.MTE2, luFA)
-		for p := 0; p < pl.nB; p++ {
-			e.setFlag(isa.MTE1, isa.MTE2, luFB+p)
-		}
-		for q := 0; q < pl.nL0; q++ {
-			e.setFlag(isa.M, isa.MTE1, fL0+q)
-		}
-		for c := 0; c < pl.nC; c++ {
-			e.setFlag(isa.V, isa.M, fL0C+c)
-		}
-		for u := 0; u < pl.nU; u++ {
-			e.setFlag(isa.MTE3, isa.MTE2, luFX+u)
-			e.setFlag(isa.MTE3, isa.V, luFX+u)
-		}
+		tokens := kernelTokens(luFA, luFB, pl.nB, pl.nL0, pl.nC, pl.nU, func(u int) []token {
+			return []token{{isa.MTE3, isa.MTE2, luFX + u}, {isa.MTE3, isa.V, luFX + u}}
+		})
+		e.presetTokens(tokens)
 		var st gemmState
 		for _, s := range segs {
 			if !e.ok() {
@@ -371,26 +361,8 @@ func (pl *luPlan) gemmStream(ci, cores int, gs ...*luGEMM) isa.Stream {
 			}
 			pl.emitSeg(e, &st, s)
 		}
-		e.waitFlag(isa.MTE1, isa.MTE2, luFA)
-		for p := 0; p < pl.nB; p++ {
-			e.waitFlag(isa.MTE1, isa.MTE2, luFB+p)
-		}
-		for q := 0; q < pl.nL0; q++ {
-			e.waitFlag(isa.M, isa.MTE1, fL0+q)
-		}
-		for c := 0; c < pl.nC; c++ {
-			e.waitFlag(isa.V, isa.M, fL0C+c)
-		}
-		for u := 0; u < pl.nU; u++ {
-			e.waitFlag(isa.MTE3, isa.MTE2, luFX+u)
-			e.waitFlag(isa.MTE3, isa.V, luFX+u)
-		}
-		for _, b := range []struct {
-			buf  isa.Buffer
-			name string
-		}{{isa.L1, "l1"}, {isa.L0A, "l0a"}, {isa.L0B, "l0b"}, {isa.L0C, "l0c"}, {isa.UB, "ub"}} {
-			e.free(b.buf, b.name)
-		}
+		e.drainTokens(tokens)
+		e.freeGEMMBuffers()
 	}
 }
 
