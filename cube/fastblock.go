@@ -146,21 +146,7 @@ func (f *fastCall) exact2x4(res []uint32, i, j int) {
 	rz := f.kern.os.mode == fp.RZ
 	for s, blk := 0, 0; s < k; s, blk = s+L, blk+1 {
 		e := min(s+L, k)
-		x0 := A0[s:e]
-		x1, y0, y1, y2, y3 := A1[s:e][:len(x0)], B0[s:e][:len(x0)], B1[s:e][:len(x0)], B2[s:e][:len(x0)], B3[s:e][:len(x0)]
-		p00, p01, p02, p03 := negZero, negZero, negZero, negZero
-		p10, p11, p12, p13 := negZero, negZero, negZero, negZero
-		for t, u0 := range x0 {
-			u1 := x1[t]
-			p00 += float64(u0 * y0[t])
-			p10 += float64(u1 * y0[t])
-			p01 += float64(u0 * y1[t])
-			p11 += float64(u1 * y1[t])
-			p02 += float64(u0 * y2[t])
-			p12 += float64(u1 * y2[t])
-			p03 += float64(u0 * y3[t])
-			p13 += float64(u1 * y3[t])
-		}
+		p00, p01, p02, p03, p10, p11, p12, p13 := dot2x4(A0[s:e], A1[s:e], B0[s:e], B1[s:e], B2[s:e], B3[s:e])
 		if max(sa0[blk], sa1[blk])+max(sb0[blk], sb1[blk], sb2[blk], sb3[blk]) <= f.lim {
 			if rz {
 				c0[0], c0[1], c0[2], c0[3] = addRZ(c0[0], p00), addRZ(c0[1], p01), addRZ(c0[2], p02), addRZ(c0[3], p03)
@@ -187,8 +173,6 @@ func (f *fastCall) exact2x4(res []uint32, i, j int) {
 
 // dot2x4 returns the float64 sums of x_r·y_c (r < 2, c < 4), each started
 // at −0 so that an all-(−0) sum stays −0.
-//
-//go:noinline
 func dot2x4(x0, x1, y0, y1, y2, y3 []float64) (p00, p01, p02, p03, p10, p11, p12, p13 float64) {
 	p00, p01, p02, p03 = negZero, negZero, negZero, negZero
 	p10, p11, p12, p13 = negZero, negZero, negZero, negZero
