@@ -337,6 +337,43 @@ func gatherT[T uint16 | uint32](src []T, l Layout, rows, cols int, dst []uint16,
 	}
 }
 
+// runTiles walks C in 2×4 tiles: a tile whose every element passes plain
+// is computed by tile (the vectorised fast path), the others and the edge
+// rows/columns element by element with elem.
+func (f *fastCall) runTiles(res []uint32, plain func(i, j int) bool, tile func(res []uint32, i, j int), elem func(i, j int) uint32) {
+	mm, n := f.mm, f.n
+	i := 0
+	for ; i+2 <= mm; i += 2 {
+		j := 0
+		for ; j+4 <= n; j += 4 {
+			ok := true
+			for r := i; r < i+2 && ok; r++ {
+				for c := j; c < j+4 && ok; c++ {
+					ok = plain(r, c)
+				}
+			}
+			if ok {
+				tile(res, i, j)
+				continue
+			}
+			for r := i; r < i+2; r++ {
+				for c := j; c < j+4; c++ {
+					res[r*n+c] = elem(r, c)
+				}
+			}
+		}
+		for ; j < n; j++ {
+			res[i*n+j] = elem(i, j)
+			res[(i+1)*n+j] = elem(i+1, j)
+		}
+	}
+	for ; i < mm; i++ {
+		for j := 0; j < n; j++ {
+			res[i*n+j] = elem(i, j)
+		}
+	}
+}
+
 // runGeneric computes every element with elem.
 func (f *fastCall) runGeneric(res []uint32, elem func(i, j int) uint32) {
 	for i := 0; i < f.mm; i++ {

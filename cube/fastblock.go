@@ -46,35 +46,9 @@ func (f *fastCall) prepBlocks() {
 var negZero = math.Copysign(0, -1)
 
 func (f *fastCall) runExact(res []uint32) {
-	mm, n := f.mm, f.n
-	i := 0
-	for ; i+2 <= mm; i += 2 {
-		j := 0
-		for ; j+4 <= n; j += 4 {
-			ok := !f.sc.rowSp[i] && !f.sc.rowSp[i+1]
-			for c := j; c < j+4 && ok; c++ {
-				ok = !f.sc.colSp[c] && !f.cspec[i*n+c] && !f.cspec[(i+1)*n+c]
-			}
-			if ok {
-				f.exact2x4(res, i, j)
-				continue
-			}
-			for r := i; r < i+2; r++ {
-				for c := j; c < j+4; c++ {
-					res[r*n+c] = f.elemExact(r, c)
-				}
-			}
-		}
-		for ; j < n; j++ {
-			res[i*n+j] = f.elemExact(i, j)
-			res[(i+1)*n+j] = f.elemExact(i+1, j)
-		}
-	}
-	for ; i < mm; i++ {
-		for j := 0; j < n; j++ {
-			res[i*n+j] = f.elemExact(i, j)
-		}
-	}
+	n := f.n
+	plain := func(r, c int) bool { return !f.sc.rowSp[r] && !f.sc.colSp[c] && !f.cspec[r*n+c] }
+	f.runTiles(res, plain, f.exact2x4, f.elemExact)
 }
 
 // blockStep returns the rounded block result c + P for element (i, j) and

@@ -55,40 +55,7 @@ func (f *fastCall) runSeqRNE(res []uint32) {
 	if f.info.frac != 7 {
 		f.sc.rowHL = nil
 	}
-	mm, n := f.mm, f.n
-	i := 0
-	for ; i+2 <= mm; i += 2 {
-		j := 0
-		for ; j+4 <= n; j += 4 {
-			ok := true
-			for r := i; r < i+2 && ok; r++ {
-				for c := j; c < j+4; c++ {
-					if !f.plainSeq(r, c) {
-						ok = false
-						break
-					}
-				}
-			}
-			if ok {
-				f.seqRNE2x4(res, i, j)
-				continue
-			}
-			for r := i; r < i+2; r++ {
-				for c := j; c < j+4; c++ {
-					res[r*n+c] = f.elemSeqRNE(r, c)
-				}
-			}
-		}
-		for ; j < n; j++ {
-			res[i*n+j] = f.elemSeqRNE(i, j)
-			res[(i+1)*n+j] = f.elemSeqRNE(i+1, j)
-		}
-	}
-	for ; i < mm; i++ {
-		for j := 0; j < n; j++ {
-			res[i*n+j] = f.elemSeqRNE(i, j)
-		}
-	}
+	f.runTiles(res, f.plainSeq, f.seqRNE2x4, f.elemSeqRNE)
 }
 
 func (f *fastCall) elemSeqRNE(i, j int) uint32 {
