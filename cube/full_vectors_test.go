@@ -27,18 +27,7 @@ func checkVectorDir(t *testing.T, dir string) {
 		t.Fatalf("no vector sets in %s", dir)
 	}
 	for _, s := range sets {
-		m, err := Preset(s.Model)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := s.Load()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := s.Check(m, v)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := checkSet(t, s)
 		t.Logf("%-5s %-5v %-5v checked %5d mismatches %d", s.GPU, s.Input, s.Output, r.Checked, r.Mismatches)
 		if r.Mismatches != 0 {
 			for _, x := range r.First[:min(3, len(r.First))] {

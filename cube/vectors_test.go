@@ -27,18 +27,7 @@ func TestRecordedSubset(t *testing.T) {
 		t.Fatalf("found %d file sets in testdata, want 48", len(sets))
 	}
 	for _, s := range sets {
-		m, err := Preset(s.Model)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := s.Load()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := s.Check(m, v)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := checkSet(t, s)
 		if r.Checked != 300 {
 			t.Errorf("%s %v→%v: checked %d, want 300", s.GPU, s.Input, s.Output, r.Checked)
 		}
@@ -116,4 +105,23 @@ func TestGPUModel(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// checkSet loads a recorded vector set and checks it against the preset it
+// maps to.
+func checkSet(t *testing.T, s VectorSet) CheckResult {
+	t.Helper()
+	m, err := Preset(s.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Check(m, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
