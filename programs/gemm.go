@@ -224,22 +224,28 @@ func (j *gemmJob) baselines(chip *arch.Chip, rep *traces.Report, ref []float64, 
 	pl, p := j.pl, &j.pl.p
 	rep.Baselines = map[string]traces.ErrorReport{}
 	if pl.v.split || pl.v.native {
-		hp := *p
-		hp.Kind = "hgemm"
-		hpl, err := newGEMMPlan(j.file, hp, gemmVariant{split: false}, pl.mach)
+		got, err := j.hgemmTiles(chip, tiles)
 		if err != nil {
 			return err
 		}
-		ops := hpl.operands(j.a, j.b)
-		_, got, err := hpl.tiles(chip, ops, tiles)
-		if err != nil {
-			return err
-		}
-		rep.Baselines["hgemm"] = errReport(accuracy.Compare32(pick(ref, hpl, tiles), got), tiles != nil)
+		rep.Baselines["hgemm"] = errReport(accuracy.Compare32(pick(ref, pl, tiles), got), tiles != nil)
 	}
 	cpu := accuracy.CPUSGEMM(p.M, p.K, p.N, j.a, j.b)
 	rep.Baselines["cpu_sgemm_fp32"] = errReport(accuracy.Compare32(pick(ref, pl, tiles), pick(cpu, pl, tiles)), tiles != nil)
 	return nil
+}
+
+// hgemmTiles computes the given output tiles (all when nil) of the plain
+// FP16 GEMM on the same inputs, tiling and cube numerics: the hgemm baseline.
+func (j *gemmJob) hgemmTiles(chip *arch.Chip, tiles [][2]int) ([]float32, error) {
+	hp := j.pl.p
+	hp.Kind = "hgemm"
+	hpl, err := newGEMMPlan(j.file, hp, gemmVariant{}, j.pl.mach)
+	if err != nil {
+		return nil, err
+	}
+	_, got, err := hpl.tiles(chip, hpl.operands(j.a, j.b), tiles)
+	return got, err
 }
 
 // tiles computes the given output tiles (all when nil) with the golden
@@ -324,13 +330,7 @@ func (j *gemmJob) sampledBaselines(chip *arch.Chip, rep *traces.Report, tiles []
 	pl, p := j.pl, &j.pl.p
 	rep.Baselines = map[string]traces.ErrorReport{}
 	if pl.v.split || pl.v.native {
-		hp := *p
-		hp.Kind = "hgemm"
-		hpl, err := newGEMMPlan(j.file, hp, gemmVariant{split: false}, pl.mach)
-		if err != nil {
-			return err
-		}
-		_, got, err := hpl.tiles(chip, hpl.operands(j.a, j.b), tiles)
+		got, err := j.hgemmTiles(chip, tiles)
 		if err != nil {
 			return err
 		}

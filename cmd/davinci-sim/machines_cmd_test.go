@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,15 +20,7 @@ func runCLI(t *testing.T, args ...string) (string, int, error) {
 	root.SetErr(&out)
 	root.SetArgs(args)
 	err := root.Execute()
-	code := 0
-	if err != nil {
-		code = 2
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code = ee.code
-		}
-	}
-	return out.String(), code, err
+	return out.String(), exitCode(err), err
 }
 
 func TestMachinesList(t *testing.T) {

@@ -23,14 +23,23 @@ func badInput(err error) error { return &exitError{code: 2, err: err} }
 // failure wraps err as a simulation failure (exit code 1).
 func failure(err error) error { return &exitError{code: 1, err: err} }
 
+// exitCode returns the process exit code for err: 0 for nil, the code an
+// exitError carries, else 2 (cobra's own errors are bad input).
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 2
+}
+
 func main() {
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {
-		code := 2
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code = ee.code
-		}
+		code := exitCode(err)
 		if err.Error() != "" {
 			fmt.Fprintln(os.Stderr, "davinci-sim:", err)
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,13 +20,8 @@ func execNumerics(t *testing.T, args ...string) (string, string, int) {
 	root.SetErr(&errb)
 	root.SetArgs(append([]string{"validate", "numerics"}, args...))
 	err := root.Execute()
-	code := 0
+	code := exitCode(err)
 	if err != nil {
-		code = 2
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code = ee.code
-		}
 		errb.WriteString(err.Error())
 	}
 	return out.String(), errb.String(), code
