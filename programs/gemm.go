@@ -113,12 +113,7 @@ func (j *gemmJob) Program() isa.Program {
 	return p
 }
 
-func (j *gemmJob) Mode() arch.Mode {
-	if j.pl.p.Numerics == NumericsFull {
-		return arch.Functional
-	}
-	return arch.Timing
-}
+func (j *gemmJob) Mode() arch.Mode { return modeFor(j.pl.p.Numerics) }
 
 func (j *gemmJob) Prepare(chip *arch.Chip) error {
 	if j.Mode() != arch.Functional {

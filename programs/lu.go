@@ -83,12 +83,7 @@ func (j *luJob) Program() isa.Program {
 }
 
 // Mode is functional with full numerics.
-func (j *luJob) Mode() arch.Mode {
-	if j.p.Numerics == NumericsFull {
-		return arch.Functional
-	}
-	return arch.Timing
-}
+func (j *luJob) Mode() arch.Mode { return modeFor(j.p.Numerics) }
 
 // Prepare writes A to GM (full numerics), computes the golden factors and
 // their refinement (sampled numerics), and attaches the host program.
@@ -350,18 +345,25 @@ func (j *luJob) writeInv(i int) func() error {
 // readFactors assembles the factors from GM (Lh/s, Uh) and the host's
 // diagonal blocks.
 func (j *luJob) readFactors() (*luFactors, error) {
-	pl := j.pl
-	n, nb := pl.n, pl.nb
-	lh := make([]uint16, n*n)
-	uh := make([]uint16, n*n)
+	lh, uh, err := j.readPanels()
+	if err != nil {
+		return nil, err
+	}
+	return assembleFactors(j.pl.n, j.pl.nb, lh, uh, j.diags, j.s), nil
+}
+
+// readPanels reads the FP16 factor panels Lh and Uh (n×n) from GM.
+func (j *luJob) readPanels() (lh, uh []uint16, err error) {
+	n := j.pl.n
+	lh, uh = make([]uint16, n*n), make([]uint16, n*n)
 	gm := j.chip.GM()
-	if err := gm.ReadUint16s(pl.lh, lh); err != nil {
-		return nil, err
+	if err := gm.ReadUint16s(j.pl.lh, lh); err != nil {
+		return nil, nil, err
 	}
-	if err := gm.ReadUint16s(pl.uh, uh); err != nil {
-		return nil, err
+	if err := gm.ReadUint16s(j.pl.uh, uh); err != nil {
+		return nil, nil, err
 	}
-	return assembleFactors(n, nb, lh, uh, j.diags, j.s), nil
+	return lh, uh, nil
 }
 
 // assembleFactors builds the combined LU array.
@@ -645,15 +647,9 @@ func gemmBytes(pl *luPlan, cores int, gs ...*luGEMM) float64 {
 // compareGolden counts factor values (Lh, Uh below/right of the diagonal
 // blocks, and the diagonal blocks) that differ from the golden run.
 func (j *luJob) compareGolden(g *luGolden) (int, error) {
-	pl := j.pl
-	n, nb := pl.n, pl.nb
-	lh := make([]uint16, n*n)
-	uh := make([]uint16, n*n)
-	gm := j.chip.GM()
-	if err := gm.ReadUint16s(pl.lh, lh); err != nil {
-		return 0, err
-	}
-	if err := gm.ReadUint16s(pl.uh, uh); err != nil {
+	n, nb := j.pl.n, j.pl.nb
+	lh, uh, err := j.readPanels()
+	if err != nil {
 		return 0, err
 	}
 	mism := 0

@@ -103,12 +103,8 @@ func (j *luGEMMJob) Program() isa.Program {
 	return p
 }
 
-func (j *luGEMMJob) Mode() arch.Mode {
-	if j.p.Numerics == NumericsFull {
-		return arch.Functional
-	}
-	return arch.Timing
-}
+// Mode is functional with full numerics.
+func (j *luGEMMJob) Mode() arch.Mode { return modeFor(j.p.Numerics) }
 
 // Prepare fills the trailing matrix and the panels with random values (L
 // and U entries in [−1, 1), trailing entries in [−0.5, 0.5)).

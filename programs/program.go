@@ -40,6 +40,15 @@ const (
 // (report still written; exit code 1).
 var ErrCheckFailed = errors.New("check failed")
 
+// modeFor returns the chip mode of a numerics setting: only full numerics
+// moves data (sampled computes its tiles with the golden model afterwards).
+func modeFor(numerics string) arch.Mode {
+	if numerics == NumericsFull {
+		return arch.Functional
+	}
+	return arch.Timing
+}
+
 // Options are the run-time choices that are not program parameters.
 type Options struct {
 	// Machine overrides the program's machine (name or file); "" keeps it.
