@@ -8,7 +8,6 @@ package arch
 import (
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -153,8 +152,6 @@ func (c *Chip) Run(p isa.Program) (*Stats, error) {
 	if c.host != nil {
 		c.host.begin(c.eng.Now())
 	}
-	start := time.Now()
-	_ = start
 	err := c.eng.Run()
 	if c.failed != nil {
 		return nil, c.failed

@@ -2,6 +2,7 @@ package arch
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/dma"
@@ -81,7 +82,7 @@ func (c *Core) execute(p *pipe, now sim.Time) {
 		if rep < 1 {
 			rep = 1
 		}
-		cyc := int64(mc.Vector.StartupCycles) + int64(float64(rep)*mc.Vector.CyclesPerRepeat+0.999999)
+		cyc := int64(mc.Vector.StartupCycles) + int64(math.Ceil(float64(rep)*mc.Vector.CyclesPerRepeat))
 		c.finishAfter(p, now, clk.Cycles(cyc), 0)
 	default:
 		c.fault(in, fmt.Errorf("%s cannot run on pipe %s", in.Op, p.id))

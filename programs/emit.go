@@ -5,17 +5,21 @@ import (
 	"github.com/davinci-sim/davinci-sim/isa"
 )
 
+// l0cPipe runs the generators' L0C→UB copies: the vector pipe, as on the
+// 910A (no FixPipe); on FixPipe machines too, so that one set of V-side
+// flags orders the epilogue everywhere.
+const l0cPipe = isa.V
+
 // emitter wraps a stream's yield function with instruction constructors, so
 // generators read like the kernels they stand for. After the consumer stops
 // (yield returned false) every call is a no-op and ok() reports false.
 type emitter struct {
 	yield func(isa.Instr) bool
 	live  bool
-	l0cV  isa.Pipe // pipe of L0C→UB copies (V on 910A, FIXP with a FixPipe)
 }
 
 func newEmitter(yield func(isa.Instr) bool) *emitter {
-	return &emitter{yield: yield, live: true, l0cV: isa.V}
+	return &emitter{yield: yield, live: true}
 }
 
 func (e *emitter) ok() bool { return e.live }
@@ -78,7 +82,7 @@ func (e *emitter) mmadAs(c, a, b int64, m, k, n int, f fp.Format, init bool) {
 
 // l0cToUB copies a rows×cols FP32 tile from L0C to UB, row-major and packed.
 func (e *emitter) l0cToUB(ub, l0c int64, rows, cols int) {
-	e.emit(isa.Instr{Op: isa.OpL0CCopy, Pipe: e.l0cV, Dst: isa.Operand{Buf: isa.UB, Addr: ub},
+	e.emit(isa.Instr{Op: isa.OpL0CCopy, Pipe: l0cPipe, Dst: isa.Operand{Buf: isa.UB, Addr: ub},
 		Src: isa.Operand{Buf: isa.L0C, Addr: l0c}, Rows: rows, Cols: cols, RowStride: int64(cols) * 4,
 		In: fp.FP32, Out: fp.FP32, Round: fp.RNE})
 }

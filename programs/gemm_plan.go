@@ -160,9 +160,6 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	}
 	pl.l1A = 0
 	pl.l1B = int64(pl.maxA) * int64(pl.nfused) * pl.aBlk
-	if pl.l1B+int64(pl.nB*pl.maxB)*pl.bBlk > l1 {
-		return nil, bad("tiling", "L1 overflow") // cannot happen after the Eq. 8 check
-	}
 
 	// L0A/L0B: ping-pong when double-buffered and it fits.
 	pl.l0aBuf = int64(pl.maxA) * pl.aBlk

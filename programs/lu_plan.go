@@ -429,7 +429,7 @@ func (pl *luPlan) emitEpilogue(e *emitter, st *gemmState, g *luGEMM, tile *luCol
 	if g.epi == epiStore16 {
 		e.waitFlag(isa.M, isa.V, fL0C+c)
 		e.waitFlag(isa.MTE3, isa.V, luFX+u)
-		e.emit(isa.Instr{Op: isa.OpL0CCopy, Pipe: e.l0cV, Dst: ubOp(x), Src: isa.Operand{Buf: isa.L0C, Addr: l0c},
+		e.emit(isa.Instr{Op: isa.OpL0CCopy, Pipe: l0cPipe, Dst: ubOp(x), Src: isa.Operand{Buf: isa.L0C, Addr: l0c},
 			Rows: rows, Cols: cols, RowStride: int64(cols) * 2, In: fp.FP32, Out: fp.FP16, Round: fp.RNE, Saturate: true})
 		e.setFlag(isa.V, isa.M, fL0C+c)
 		e.setFlag(isa.V, isa.MTE3, luFX+u)
