@@ -1,11 +1,13 @@
 package programs
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sbinet/npyio"
 
@@ -105,16 +107,31 @@ func WriteOutputs(dir string, outs []Output) error {
 	return nil
 }
 
-// writeNPY writes v with the given shape (1-D or 2-D, row-major).
+// writeNPY writes v as a little-endian float32 array of the given shape
+// (row-major). npyio writes 1-D slices itself; it derives a 2-D shape only
+// from fixed-size arrays or gonum's float64 matrices, so 2-D float32 arrays
+// get their (version 1.0) header written here and the data from npyio's
+// encoding of the flat slice.
 func writeNPY(f *os.File, v []float32, shape []int) error {
 	if len(shape) != 2 {
 		return npyio.Write(f, v)
 	}
-	rows := make([][]float32, shape[0])
-	for i := range rows {
-		rows[i] = v[i*shape[1] : (i+1)*shape[1]]
+	dims := fmt.Sprintf("(%d, %d)", shape[0], shape[1])
+	dict := "{'descr': '<f4', 'fortran_order': False, 'shape': " + dims + ", }"
+	// Magic (6) + version (2) + header length (2) + dict + padding + '\n'
+	// must be a multiple of 64.
+	pad := 64 - (10+len(dict)+1)%64
+	if pad == 64 {
+		pad = 0
 	}
-	return npyio.Write(f, rows)
+	hdr := dict + strings.Repeat(" ", pad) + "\n"
+	buf := []byte("\x93NUMPY\x01\x00")
+	buf = binary.LittleEndian.AppendUint16(buf, uint16(len(hdr)))
+	buf = append(buf, hdr...)
+	if _, err := f.Write(buf); err != nil {
+		return err
+	}
+	return binary.Write(f, binary.LittleEndian, v)
 }
 
 // writeNPYf16 writes FP16 patterns as float32 values (numpy reads both; the

@@ -133,3 +133,17 @@ func TestRunBadInput(t *testing.T) {
 		}
 	}
 }
+
+// -o DIR writes report.json and the result arrays.
+func TestRunOutDir(t *testing.T) {
+	dir := t.TempDir()
+	_, code, err := runCLI(t, "run", examplePath("hgemm.yaml"), "-q", "--set", "program.m=64", "--set", "program.n=32", "--set", "program.k=48", "-o", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	for _, f := range []string{"report.json", "C.npy", "A.npy", "B.npy"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("-o did not write %s: %v", f, err)
+		}
+	}
+}
