@@ -24,10 +24,22 @@ type L2 struct {
 	// per nibble, most recent in the lowest nibble: LRU replacement in O(1)
 	// (at most 16 ways).
 	order []uint64
+	// where maps a sector number to 1 + the way holding it (0 = absent),
+	// in pages of wherePage sectors allocated on first use: an O(1) lookup
+	// instead of a scan of the set's ways.
+	where [][]uint8
 
 	// Statistics in bytes.
 	HitBytes, MissBytes int64
 }
+
+// wherePage is the number of sectors per page of the where index, and
+// whereMaxPages bounds the index (sectors beyond it fall back to a scan).
+const (
+	wherePageBits = 12
+	wherePage     = 1 << wherePageBits
+	whereMaxPages = 1 << 20
+)
 
 // SectorLines is the number of lines one directory entry covers.
 const SectorLines = 16
@@ -86,9 +98,35 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		nburst = 1
 	}
 	lineSize := int64(1) << c.lineBits
+	sectorMask := int64(1)<<c.sectorBits - 1
 	for b := 0; b < nburst; b++ {
 		lo := addr + int64(b)*stride
 		end := lo + burstLen
+		if lo>>c.sectorBits == (end-1)>>c.sectorBits && lo >= 0 {
+			// The burst lies in one sector (the common case of strided
+			// copies): one lookup.
+			l0 := uint((lo & sectorMask) >> c.lineBits)
+			l1 := uint(((end - 1) & sectorMask) >> c.lineBits)
+			want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))
+			switch have := c.touch(lo>>c.sectorBits, want); have {
+			case want:
+				hit += burstLen
+			case 0:
+				miss += burstLen
+			default:
+				for l := l0; l <= l1; l++ {
+					base := lo &^ sectorMask
+					a := max(base+int64(l)*lineSize, lo)
+					z := min(base+int64(l+1)*lineSize, end)
+					if have&(1<<l) != 0 {
+						hit += z - a
+					} else {
+						miss += z - a
+					}
+				}
+			}
+			continue
+		}
 		for sec := lo >> c.sectorBits; sec<<c.sectorBits < end; sec++ {
 			base := sec << c.sectorBits
 			// Lines of this sector touched by [lo, end).
@@ -134,14 +172,23 @@ func (c *L2) touch(sec int64, want uint16) uint16 {
 		set = uint64(sec) % c.sets
 	}
 	lo := int(set) * c.ways
-	tags := c.tags[lo : lo+c.ways]
-	for w, t := range tags {
-		if t == sec {
-			have := c.valid[lo+w] & want
-			c.valid[lo+w] |= want
-			c.order[set] = toFront(c.order[set], uint64(w))
-			return have
+	page := c.wherePage(sec)
+	w := -1
+	if page != nil {
+		w = int(page[sec&(wherePage-1)]) - 1
+	} else {
+		for i, t := range c.tags[lo : lo+c.ways] {
+			if t == sec {
+				w = i
+				break
+			}
 		}
+	}
+	if w >= 0 {
+		have := c.valid[lo+w] & want
+		c.valid[lo+w] |= want
+		c.order[set] = toFront(c.order[set], uint64(w))
+		return have
 	}
 	o := c.order[set]
 	victim := (o >> (4 * uint(c.ways-1))) & 0xF
@@ -149,9 +196,35 @@ func (c *L2) touch(sec int64, want uint16) uint16 {
 	if c.ways == MaxL2Ways {
 		c.order[set] = o<<4 | victim
 	}
-	tags[victim] = sec
+	if old := c.tags[lo+int(victim)]; old >= 0 {
+		if op := c.wherePage(old); op != nil {
+			op[old&(wherePage-1)] = 0
+		}
+	}
+	c.tags[lo+int(victim)] = sec
 	c.valid[lo+int(victim)] = want
+	if page != nil {
+		page[sec&(wherePage-1)] = uint8(victim) + 1
+	}
 	return 0
+}
+
+// wherePage returns the page of the where index holding sector sec,
+// allocating it; nil when sec is outside the indexed range.
+func (c *L2) wherePage(sec int64) []uint8 {
+	pi := sec >> wherePageBits
+	if sec < 0 || pi >= whereMaxPages {
+		return nil
+	}
+	if pi >= int64(len(c.where)) {
+		c.where = append(c.where, make([][]uint8, pi+1-int64(len(c.where)))...)
+	}
+	p := c.where[pi]
+	if p == nil {
+		p = make([]uint8, wherePage)
+		c.where[pi] = p
+	}
+	return p
 }
 
 // toFront moves way w to the most-recent nibble of a recency order.
