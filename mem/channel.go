@@ -32,6 +32,7 @@ type Channel struct {
 	busyIntegral float64
 	scratch      []*flow
 	fin          []*flow // scratch for finished flows
+	spare        []*flow // finished flows for reuse
 	equal        bool    // every flow has the same rate (the common case)
 }
 
@@ -63,7 +64,15 @@ func (c *Channel) Observe(fn func(now sim.Time, bytesPerSecond float64)) { c.obs
 func (c *Channel) Start(n int64, capBytesPerSecond float64, done FlowDone, tag int64) {
 	now := c.eng.Now()
 	c.advance(now)
-	c.flows = append(c.flows, &flow{remaining: float64(n), cap: capBytesPerSecond / 1e12, done: done, tag: tag})
+	var f *flow
+	if k := len(c.spare); k > 0 {
+		f = c.spare[k-1]
+		c.spare = c.spare[:k-1]
+	} else {
+		f = new(flow)
+	}
+	*f = flow{remaining: float64(n), cap: capBytesPerSecond / 1e12, done: done, tag: tag}
+	c.flows = append(c.flows, f)
 	c.reschedule(now)
 }
 
@@ -110,6 +119,19 @@ func (c *Channel) rates() {
 			f.rate = share
 		}
 		c.inUse = c.total
+		return
+	}
+	// Uncontended: the caps fit (with a margin far above float rounding, so
+	// water-filling would give every flow its cap too).
+	sumCap := 0.0
+	for _, f := range c.flows {
+		sumCap += f.cap
+	}
+	if sumCap <= c.total*(1-1e-9) {
+		for _, f := range c.flows {
+			f.rate = f.cap
+		}
+		c.inUse = sumCap
 		return
 	}
 	fs := append(c.scratch[:0], c.flows...)
@@ -185,6 +207,10 @@ func (c *Channel) reschedule(now sim.Time) {
 	}
 	for _, f := range finished {
 		f.done.FlowDone(now, f.tag)
+	}
+	for i, f := range finished {
+		c.spare = append(c.spare, f)
+		finished[i] = nil
 	}
 	c.fin = finished[:0]
 }
