@@ -2,10 +2,10 @@ package traces
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -58,8 +58,10 @@ func ParseClass(s string) Class {
 }
 
 // ClassOf returns the class of an instruction.
-func ClassOf(in *isa.Instr) Class {
-	switch in.Op {
+func ClassOf(in *isa.Instr) Class { return classOfOp(in.Op) }
+
+func classOfOp(op isa.Op) Class {
+	switch op {
 	case isa.OpScalar, isa.OpAlloc, isa.OpFree:
 		return ClassScalar
 	case isa.OpCopy:
@@ -106,20 +108,20 @@ func InstrBytes(in *isa.Instr) (bytes int64, flops float64) {
 
 // Slice is one interval of a pipe: an instruction executing (Cause ==
 // arch.Busy), a stall with its cause, or a zero-length set_flag/wait_flag.
+//
+// A Slice is 32 bytes and holds no pointers (the garbage collector does
+// not scan the millions a long run records): its name, instruction text,
+// bytes and flops are derived on demand from the Timeline (Timeline.Name,
+// Timeline.Text, Timeline.Args).
 type Slice struct {
 	From, To sim.Time
-	Cause    arch.Cause
-	Class    Class  // for busy and flag slices
-	Name     string // mnemonic ("mte2.copy") or cause name ("wait_flag")
-	// Text is the instruction in assembly syntax when read from a file; the
-	// Recorder formats lazily: use Timeline.Text.
-	Text  string
-	Bytes int64
-	Flops float64
 	// Bind links a set_flag slice to the wait_flag slice it released (the
 	// same non-zero value on both; 0 = no arrow).
-	Bind uint64
-	in   int32 // 1 + index into the recorder's instruction arena (0 = none)
+	Bind  uint64
+	ref   uint32     // 1 + packed-instruction offset (recorded) or args index (read back); 0 = none
+	name  uint16     // index into Timeline.names
+	Cause arch.Cause // arch.Busy for instructions and flag marks
+	Class Class      // for busy and flag slices
 }
 
 // Stall reports whether the slice is a stall (not busy, not a flag mark).
@@ -143,7 +145,7 @@ type Sample struct {
 // CoreTimeline is the events of one core.
 type CoreTimeline struct {
 	ID    int
-	Pipes [isa.NumPipes][]Slice    // ordered by From
+	Pipes [isa.NumPipes]Lane       // ordered by From
 	Flows []Flow                   // ordered by Wait
 	Occ   [isa.NumBuffers][]Sample // allocated bytes (GM entry unused)
 	stall [isa.NumPipes][arch.NumCauses]sim.Time
@@ -161,34 +163,130 @@ type Timeline struct {
 	// Done is set when the run (or the file) is complete.
 	Done bool
 
-	instrs [][]isa.Instr // recorded instructions in chunks (never re-copied), formatted on demand
-	ninstr int
+	names   []string          // slice names (mnemonics, causes), by Slice.name
+	nameIdx map[string]uint16 // names → index
+	peakBW  float64           // largest Bandwidth value
+
+	// Recorded runs: packed instructions (pack.go) in fixed chunks, never
+	// re-copied; Slice.ref-1 = chunk<<codeShift | offset.
+	code    [][]byte
+	regions []string // region names of packed alloc/free instructions
+	// Read-back traces: per-slice text and arguments, by Slice.ref-1.
+	args []sliceArgs
 }
 
-// Text returns the instruction text of slice s ("" for stalls).
+// sliceArgs are the arguments of a slice read back from a file.
+type sliceArgs struct {
+	text  string
+	bytes int64
+	flops float64
+}
+
+// codeShift sets the packed-instruction chunk size (1 MiB); at most
+// maxChunks chunks are addressable by a 32-bit ref.
+const (
+	codeShift = 20
+	codeChunk = 1 << codeShift
+	maxChunks = (1<<32 - 2) >> codeShift
+)
+
+// Name returns the name of slice s: the mnemonic ("mte2.copy", "set_flag")
+// or the stall cause ("wait_flag").
+func (t *Timeline) Name(s *Slice) string {
+	if int(s.name) < len(t.names) {
+		return t.names[s.name]
+	}
+	return ""
+}
+
+// intern returns the index of name n, adding it (ok is false when the
+// table is full).
+func (t *Timeline) intern(n string) (uint16, bool) {
+	if i, ok := t.nameIdx[n]; ok {
+		return i, true
+	}
+	if len(t.names) > math.MaxUint16 {
+		return 0, false
+	}
+	if t.nameIdx == nil {
+		t.nameIdx = map[string]uint16{}
+	}
+	i := uint16(len(t.names))
+	t.names = append(t.names, n)
+	t.nameIdx[n] = i
+	return i, true
+}
+
+// instr returns the recorded instruction of s (ok is false for stalls and
+// read-back slices).
+func (t *Timeline) instr(s *Slice) (isa.Instr, bool) {
+	if s.ref == 0 || len(t.code) == 0 {
+		return isa.Instr{}, false
+	}
+	r := uint64(s.ref - 1)
+	ch := int(r >> codeShift)
+	if ch >= len(t.code) {
+		return isa.Instr{}, false
+	}
+	b := t.code[ch]
+	off := int(r & (codeChunk - 1))
+	if off >= len(b) {
+		return isa.Instr{}, false
+	}
+	c, ok := unpacked(b[off:])
+	if !ok {
+		return isa.Instr{}, false
+	}
+	return c.unpack(t.regions), true
+}
+
+// Text returns the instruction text of slice s in assembly syntax ("" for
+// stalls).
 func (t *Timeline) Text(s *Slice) string {
-	if s.Text == "" && s.in > 0 && int(s.in) <= t.ninstr {
-		i := int(s.in) - 1
-		return isa.Format(t.instrs[i/instrChunk][i%instrChunk])
+	if in, ok := t.instr(s); ok {
+		return isa.Format(in)
 	}
-	return s.Text
+	if s.ref > 0 && int(s.ref) <= len(t.args) {
+		return t.args[s.ref-1].text
+	}
+	return ""
 }
 
-// instrChunk is the number of instructions per arena chunk.
-const instrChunk = 4096
+// Args returns the bytes an instruction slice moves or reads and its flops
+// (see InstrBytes); 0, 0 for stalls and flag marks.
+func (t *Timeline) Args(s *Slice) (bytes int64, flops float64) {
+	if in, ok := t.instr(s); ok {
+		return InstrBytes(&in)
+	}
+	if s.ref > 0 && int(s.ref) <= len(t.args) {
+		a := &t.args[s.ref-1]
+		return a.bytes, a.flops
+	}
+	return 0, 0
+}
 
-// keep stores in and returns its arena reference (0 when the arena is full).
-func (t *Timeline) keep(in *isa.Instr) int32 {
-	if t.ninstr >= 1<<31-2 {
-		return 0
+// PeakBandwidth returns the largest GM bandwidth sample (bytes/s).
+func (t *Timeline) PeakBandwidth() float64 { return t.peakBW }
+
+// keep packs c into the instruction arena and returns its ref (0 when the
+// arena is full: the slice then has no text).
+func (t *Timeline) keep(c *cinstr) uint32 {
+	n := len(t.code)
+	if n == 0 || len(t.code[n-1])+maxPacked > codeChunk {
+		if n >= maxChunks {
+			return 0
+		}
+		size := codeChunk
+		if n == 0 {
+			size = 64 << 10 // small runs stay small; append grows it up to codeChunk
+		}
+		t.code = append(t.code, make([]byte, 0, size))
+		n++
 	}
-	if t.ninstr%instrChunk == 0 {
-		t.instrs = append(t.instrs, make([]isa.Instr, 0, instrChunk))
-	}
-	last := len(t.instrs) - 1
-	t.instrs[last] = append(t.instrs[last], *in)
-	t.ninstr++
-	return int32(t.ninstr)
+	b := t.code[n-1]
+	ref := uint32(n-1)<<codeShift | uint32(len(b))
+	t.code[n-1] = appendPacked(b, c)
+	return ref + 1
 }
 
 // Core returns the timeline of core id, or nil.
@@ -213,14 +311,72 @@ func (t *Timeline) core(id int) *CoreTimeline {
 	return c
 }
 
+// Lane is the slices of one pipe ordered by From. It is stored in fixed
+// chunks so that appending never re-copies what is recorded.
+type Lane struct {
+	chunks [][]Slice
+	n      int
+}
+
+// laneShift sets the lane chunk size (4096 slices, 128 KiB).
+const (
+	laneShift = 12
+	laneChunk = 1 << laneShift
+)
+
+// Len returns the number of slices.
+func (l *Lane) Len() int { return l.n }
+
+// At returns slice i (0 <= i < Len).
+func (l *Lane) At(i int) *Slice { return &l.chunks[i>>laneShift][i&(laneChunk-1)] }
+
+// Search returns the smallest index i in [0, Len) at which f is true,
+// assuming f is false then true along the lane (as sort.Search); Len if
+// none.
+func (l *Lane) Search(f func(*Slice) bool) int {
+	lo, hi := 0, l.n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if !f(l.At(m)) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// Slices returns a copy of the lane's slices.
+func (l *Lane) Slices() []Slice {
+	out := make([]Slice, 0, l.n)
+	for _, ch := range l.chunks {
+		out = append(out, ch...)
+	}
+	return out
+}
+
+func (l *Lane) push(s Slice) {
+	if l.n&(laneChunk-1) == 0 {
+		size := laneChunk
+		if l.n == 0 {
+			size = 64 // short lanes stay small; append grows the first chunk
+		}
+		l.chunks = append(l.chunks, make([]Slice, 0, size))
+	}
+	last := len(l.chunks) - 1
+	l.chunks[last] = append(l.chunks[last], s)
+	l.n++
+}
+
 // addSlice appends s to pipe p keeping the stall totals.
 func (c *CoreTimeline) addSlice(p isa.Pipe, s Slice) {
-	ss := append(c.Pipes[p], s)
+	l := &c.Pipes[p]
+	l.push(s)
 	// Intervals close after the flag events at their end: keep From order.
-	for i := len(ss) - 1; i > 0 && ss[i-1].From > s.From; i-- {
-		ss[i], ss[i-1] = ss[i-1], ss[i]
+	for i := l.n - 1; i > 0 && l.At(i-1).From > s.From; i-- {
+		a, b := l.At(i), l.At(i-1)
+		*a, *b = *b, *a
 	}
-	c.Pipes[p] = ss
 	if s.Class != ClassFlag {
 		c.stall[p][s.Cause] += s.To - s.From
 	}
@@ -232,10 +388,10 @@ func (c *CoreTimeline) Totals(p isa.Pipe) [arch.NumCauses]sim.Time { return c.st
 
 // SliceAt returns the index of the slice of pipe p covering time t, or -1.
 func (c *CoreTimeline) SliceAt(p isa.Pipe, t sim.Time) int {
-	ss := c.Pipes[p]
-	i := sort.Search(len(ss), func(i int) bool { return ss[i].To > t })
-	for ; i < len(ss) && ss[i].From <= t; i++ {
-		if ss[i].From <= t && t < ss[i].To {
+	l := &c.Pipes[p]
+	i := l.Search(func(s *Slice) bool { return s.To > t })
+	for ; i < l.n && l.At(i).From <= t; i++ {
+		if s := l.At(i); s.From <= t && t < s.To {
 			return i
 		}
 	}
@@ -375,231 +531,3 @@ func ParseWindow(s string) (from, to sim.Time, err error) {
 	}
 	return from, to, nil
 }
-
-type flagKey struct {
-	core     int
-	src, dst isa.Pipe
-	id       int
-}
-
-// pendingSet is a raised flag not yet consumed.
-type pendingSet struct {
-	t    sim.Time
-	bind uint64 // non-zero when the set lies in the window (its arrow may be drawn)
-}
-
-// Recorder is an arch.Observer that builds a Timeline of the events inside
-// a Window; memory is proportional to the events kept (plus one pending
-// entry per raised, unconsumed flag). It is safe for one writer (the
-// engine) and concurrent readers using Read.
-type Recorder struct {
-	win   Window
-	mu    sync.Mutex
-	tl    Timeline
-	sets  map[flagKey][]pendingSet
-	names map[uint32]string
-	binds uint64
-}
-
-// NewRecorder returns a recorder for the given window.
-func NewRecorder(w Window) *Recorder {
-	r := &Recorder{win: w, sets: map[flagKey][]pendingSet{}, names: map[uint32]string{}}
-	r.tl.From = w.From
-	r.tl.To = w.From
-	return r
-}
-
-// SetInfo records the machine and program names and the buffer capacities.
-func (r *Recorder) SetInfo(machine, program string, capacity [isa.NumBuffers]int64) {
-	r.mu.Lock()
-	r.tl.Machine, r.tl.Program, r.tl.Capacity = machine, program, capacity
-	r.mu.Unlock()
-}
-
-// Finish marks the timeline complete at time end (the end of the run).
-func (r *Recorder) Finish(end sim.Time) {
-	r.mu.Lock()
-	if r.win.To > 0 && end > r.win.To {
-		end = r.win.To
-	}
-	if end > r.tl.To {
-		r.tl.To = end
-	}
-	r.tl.Done = true
-	r.mu.Unlock()
-}
-
-// Read calls fn with the timeline while holding the recorder's lock: fn must
-// not keep references to the slices beyond the call.
-func (r *Recorder) Read(fn func(*Timeline)) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	fn(&r.tl)
-}
-
-// Timeline returns the recorded timeline; call it after the run.
-func (r *Recorder) Timeline() *Timeline { return &r.tl }
-
-func (r *Recorder) wantCore(c int) bool { return r.win.Cores == nil || r.win.Cores[c] }
-
-// clip clips [from, to) to the window; ok is false when nothing is left.
-func (r *Recorder) clip(from, to sim.Time) (sim.Time, sim.Time, bool) {
-	if from < r.win.From {
-		from = r.win.From
-	}
-	if r.win.To > 0 && to > r.win.To {
-		to = r.win.To
-	}
-	return from, to, to > from
-}
-
-func (r *Recorder) inWindow(t sim.Time) bool {
-	return t >= r.win.From && (r.win.To == 0 || t < r.win.To)
-}
-
-func (r *Recorder) advance(t sim.Time) {
-	if r.win.To > 0 && t > r.win.To {
-		t = r.win.To
-	}
-	if t > r.tl.To {
-		r.tl.To = t
-	}
-}
-
-// name returns the interned mnemonic of in (isa.Mnemonic allocates).
-func (r *Recorder) name(in *isa.Instr) string {
-	k := uint32(in.Op)<<16 | uint32(in.Pipe)<<8 | uint32(in.VOp)
-	if n, ok := r.names[k]; ok {
-		return n
-	}
-	n := isa.Mnemonic(*in)
-	r.names[k] = n
-	return n
-}
-
-// Interval implements arch.Observer. Idle time (QueueEmpty) is not stored.
-func (r *Recorder) Interval(core int, pipe isa.Pipe, cause arch.Cause, from, to sim.Time, in *isa.Instr) {
-	if !r.wantCore(core) || cause == arch.QueueEmpty {
-		return
-	}
-	from, to, ok := r.clip(from, to)
-	if !ok {
-		return
-	}
-	s := Slice{From: from, To: to, Cause: cause}
-	if cause == arch.Busy && in != nil {
-		s.Class = ClassOf(in)
-		if pipe == isa.S && in.Pipe != isa.S {
-			s.Class = ClassIssue
-		}
-		s.Name = r.name(in)
-		s.Bytes, s.Flops = InstrBytes(in)
-	} else {
-		s.Name = cause.String()
-	}
-	r.mu.Lock()
-	if cause == arch.Busy && in != nil {
-		s.in = r.tl.keep(in)
-	}
-	r.tl.core(core).addSlice(pipe, s)
-	r.advance(to)
-	r.mu.Unlock()
-}
-
-// Flag implements arch.Observer: it matches each consume with the oldest
-// outstanding set of the same (core, src, dst, id).
-func (r *Recorder) Flag(core int, src, dst isa.Pipe, id int, set bool, t sim.Time) {
-	if !r.wantCore(core) {
-		return
-	}
-	k := flagKey{core, src, dst, id}
-	in := r.inWindow(t)
-	if set {
-		ps := pendingSet{t: t}
-		if in {
-			r.binds++
-			ps.bind = r.binds
-		}
-		r.sets[k] = append(r.sets[k], ps)
-	} else {
-		q := r.sets[k]
-		var ps pendingSet
-		if len(q) > 0 {
-			ps = q[0]
-			copy(q, q[1:])
-			r.sets[k] = q[:len(q)-1]
-		}
-		if !in {
-			return
-		}
-		r.mu.Lock()
-		c := r.tl.core(core)
-		ws := r.flagSlice(isa.WaitFlag(src, dst, id), t)
-		if ps.bind != 0 {
-			fs := append(c.Flows, Flow{Src: src, Dst: dst, ID: id, Set: ps.t, Wait: t, Bind: ps.bind})
-			for i := len(fs) - 1; i > 0 && fs[i-1].Wait == t && fs[i-1].Bind > ps.bind; i-- {
-				fs[i], fs[i-1] = fs[i-1], fs[i]
-			}
-			c.Flows = fs
-			ws.Bind = ps.bind
-		}
-		c.addSlice(dst, ws)
-		r.advance(t)
-		r.mu.Unlock()
-		return
-	}
-	if !in {
-		return
-	}
-	r.mu.Lock()
-	ss := r.flagSlice(isa.SetFlag(src, dst, id), t)
-	ss.Bind = r.binds
-	r.tl.core(core).addSlice(src, ss)
-	r.advance(t)
-	r.mu.Unlock()
-}
-
-// flagSlice returns the zero-length mark of a flag event (r.mu held).
-func (r *Recorder) flagSlice(in isa.Instr, t sim.Time) Slice {
-	return Slice{From: t, To: t, Cause: arch.Busy, Class: ClassFlag, Name: in.Op.String(), in: r.tl.keep(&in)}
-}
-
-// Occupancy implements arch.Observer. A change before the window becomes
-// the value at the window's start.
-func (r *Recorder) Occupancy(core int, buf isa.Buffer, bytes int64, t sim.Time) {
-	if !r.wantCore(core) || buf >= isa.NumBuffers || (r.win.To > 0 && t >= r.win.To) {
-		return
-	}
-	r.mu.Lock()
-	c := r.tl.core(core)
-	c.Occ[buf] = addSample(c.Occ[buf], t, float64(bytes), r.win.From)
-	if t >= r.win.From {
-		r.advance(t)
-	}
-	r.mu.Unlock()
-}
-
-// Bandwidth implements arch.Observer.
-func (r *Recorder) Bandwidth(t sim.Time, bps float64) {
-	if r.win.To > 0 && t >= r.win.To {
-		return
-	}
-	r.mu.Lock()
-	r.tl.Bandwidth = addSample(r.tl.Bandwidth, t, bps, r.win.From)
-	r.mu.Unlock()
-}
-
-// addSample appends a step-counter value at t (clamped to from), replacing a
-// value at the same time.
-func addSample(ss []Sample, t sim.Time, v float64, from sim.Time) []Sample {
-	if t < from {
-		t = from
-	}
-	if n := len(ss); n > 0 && ss[n-1].T == t {
-		ss[n-1].Value = v
-		return ss
-	}
-	return append(ss, Sample{T: t, Value: v})
-}
-
-var _ arch.Observer = (*Recorder)(nil)

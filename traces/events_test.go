@@ -82,8 +82,8 @@ func TestRecorderWindowAndFlags(t *testing.T) {
 	}
 	c := tl.Cores[0]
 	var got []string
-	for _, s := range c.Pipes[isa.M] {
-		got = append(got, s.Name+"@"+s.From.String()+".."+s.To.String())
+	for _, s := range c.Pipes[isa.M].Slices() {
+		got = append(got, tl.Name(&s)+"@"+s.From.String()+".."+s.To.String())
 	}
 	want := []string{"m.mmad@100ps..150ps", "wait_flag@200ps..400ps", "wait_flag@300ps..300ps", "wait_flag@400ps..400ps", "m.mmad@400ps..1ns"}
 	if len(got) != len(want) {
@@ -97,7 +97,7 @@ func TestRecorderWindowAndFlags(t *testing.T) {
 	if len(c.Flows) != 1 || c.Flows[0].Set != 120 || c.Flows[0].Wait != 400 || c.Flows[0].Src != isa.MTE2 {
 		t.Errorf("flows: %+v", c.Flows)
 	}
-	if c.Pipes[isa.M][3].Bind != c.Flows[0].Bind || c.Pipes[isa.MTE2][0].Bind != c.Flows[0].Bind {
+	if c.Pipes[isa.M].At(3).Bind != c.Flows[0].Bind || c.Pipes[isa.MTE2].At(0).Bind != c.Flows[0].Bind {
 		t.Errorf("bind ids of the flag slices do not match the flow")
 	}
 	if v := c.OccAt(isa.L1, 100); v != 64 {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -107,8 +108,8 @@ func WritePerfetto(out io.Writer, tl *Timeline) error {
 			bound[f.Bind] = true
 		}
 		for p := isa.Pipe(0); p < isa.NumPipes; p++ {
-			for i := range c.Pipes[p] {
-				e.slice(c.ID, p, &c.Pipes[p][i], tl.Text(&c.Pipes[p][i]), bound)
+			for i := range c.Pipes[p].Len() {
+				e.slice(tl, c.ID, p, c.Pipes[p].At(i), bound)
 			}
 		}
 		for b := isa.L1; b < isa.NumBuffers; b++ {
@@ -189,18 +190,29 @@ func (e *eventWriter) metaInt(pid, tid int, name string, v int) {
 	e.end()
 }
 
-func (e *eventWriter) slice(pid int, p isa.Pipe, s *Slice, text string, bound map[uint64]bool) {
+func (e *eventWriter) slice(tl *Timeline, pid int, p isa.Pipe, s *Slice, bound map[uint64]bool) {
+	name := tl.Name(s)
+	var text string
+	var bytes int64
+	var flops float64
+	if in, ok := tl.instr(s); ok {
+		text = isa.Format(in)
+		bytes, flops = InstrBytes(&in)
+	} else {
+		text = tl.Text(s)
+		bytes, flops = tl.Args(s)
+	}
 	e.begin("X", pid, int(p)+1)
 	e.time("ts", s.From)
 	e.time("dur", s.To-s.From)
-	e.str("name", s.Name)
+	e.str("name", name)
 	switch {
 	case s.Class == ClassFlag:
 		e.str("cat", ClassFlag.String())
 		if s.Bind != 0 && bound[s.Bind] {
 			e.buf = append(e.buf, `,"bind_id":`...)
 			e.buf = strconv.AppendUint(e.buf, s.Bind, 10)
-			if s.Name == isa.OpSetFlag.String() {
+			if name == isa.OpSetFlag.String() {
 				e.buf = append(e.buf, `,"flow_out":true`...)
 			} else {
 				e.buf = append(e.buf, `,"flow_in":true`...)
@@ -211,7 +223,7 @@ func (e *eventWriter) slice(pid int, p isa.Pipe, s *Slice, text string, bound ma
 	default:
 		e.str("cat", s.Class.String())
 	}
-	if text != "" || s.Bytes != 0 || s.Flops != 0 {
+	if text != "" || bytes != 0 || flops != 0 {
 		e.buf = append(e.buf, `,"args":{`...)
 		sep := ""
 		if text != "" {
@@ -219,16 +231,16 @@ func (e *eventWriter) slice(pid int, p isa.Pipe, s *Slice, text string, bound ma
 			e.buf = appendJSONString(e.buf, text)
 			sep = ","
 		}
-		if s.Bytes != 0 {
+		if bytes != 0 {
 			e.buf = append(e.buf, sep...)
 			e.buf = append(e.buf, `"bytes":`...)
-			e.buf = strconv.AppendInt(e.buf, s.Bytes, 10)
+			e.buf = strconv.AppendInt(e.buf, bytes, 10)
 			sep = ","
 		}
-		if s.Flops != 0 {
+		if flops != 0 {
 			e.buf = append(e.buf, sep...)
 			e.buf = append(e.buf, `"flops":`...)
-			e.buf = strconv.AppendFloat(e.buf, s.Flops, 'g', -1, 64)
+			e.buf = strconv.AppendFloat(e.buf, flops, 'g', -1, 64)
 		}
 		e.buf = append(e.buf, '}')
 	}
@@ -357,7 +369,7 @@ func ReadTrace(r io.Reader) (*Timeline, error) {
 	dec := json.NewDecoder(br)
 	dec.UseNumber()
 	tl := &Timeline{Done: true}
-	rd := &traceReader{tl: tl, binds: map[bindKey]bindEnd{}}
+	rd := &traceReader{tl: tl, binds: map[bindKey]bindEnd{}, pipes: map[coreKey][]Slice{}}
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, fmt.Errorf("not a JSON trace: %v", err)
@@ -414,8 +426,14 @@ type bindEnd struct {
 	id        int
 }
 
+type coreKey struct {
+	core int
+	pipe isa.Pipe
+}
+
 type traceReader struct {
 	tl     *Timeline
+	pipes  map[coreKey][]Slice // slices as read, sorted and added at the end
 	header *traceHeader
 	binds  map[bindKey]bindEnd
 	seen   bool
@@ -482,7 +500,13 @@ func (rd *traceReader) event(ev *rawEvent) error {
 			return fmt.Errorf("negative duration")
 		}
 		p := isa.Pipe(ev.Tid - 1)
-		s := Slice{From: from, To: from + dur, Name: ev.Name, Text: argString(ev.Args, "instr")}
+		s := Slice{From: from, To: from + dur}
+		name, ok := rd.tl.intern(ev.Name)
+		if !ok {
+			return fmt.Errorf("more than %d distinct event names", math.MaxUint16+1)
+		}
+		s.name = name
+		a := sliceArgs{text: argString(ev.Args, "instr")}
 		switch ev.Cat {
 		case "stall":
 			s.Cause = causeByName(ev.Name)
@@ -491,10 +515,17 @@ func (rd *traceReader) event(ev *rawEvent) error {
 			}
 		default:
 			s.Class = ParseClass(ev.Cat)
-			s.Bytes = int64(argFloat(ev.Args, "bytes"))
-			s.Flops = argFloat(ev.Args, "flops")
+			a.bytes = int64(argFloat(ev.Args, "bytes"))
+			a.flops = argFloat(ev.Args, "flops")
 		}
-		c := rd.tl.core(ev.Pid)
+		if a != (sliceArgs{}) {
+			if len(rd.tl.args) >= math.MaxUint32-1 {
+				return errors.New("too many events")
+			}
+			rd.tl.args = append(rd.tl.args, a)
+			s.ref = uint32(len(rd.tl.args))
+		}
+		rd.tl.core(ev.Pid)
 		if s.Class == ClassFlag && ev.BindID != 0 {
 			s.Bind = ev.BindID
 			k := bindKey{ev.Pid, ev.BindID}
@@ -504,11 +535,11 @@ func (rd *traceReader) event(ev *rawEvent) error {
 			}
 			if ev.FlowIn {
 				be.in, be.dst, be.wait = true, p, from
-				be.id = flagIDOf(s.Text)
+				be.id = flagIDOf(a.text)
 			}
 			rd.binds[k] = be
 		}
-		c.Pipes[p] = append(c.Pipes[p], s)
+		rd.pipes[coreKey{ev.Pid, p}] = append(rd.pipes[coreKey{ev.Pid, p}], s)
 		rd.span(s.From, s.To)
 	case "C":
 		t, err := parseMicros(ev.Ts)
@@ -565,9 +596,8 @@ func (rd *traceReader) finish() {
 	}
 	for _, c := range tl.Cores {
 		for p := range c.Pipes {
-			ss := c.Pipes[p]
+			ss := rd.pipes[coreKey{c.ID, isa.Pipe(p)}]
 			sort.SliceStable(ss, func(i, j int) bool { return ss[i].From < ss[j].From })
-			c.Pipes[p] = nil
 			for _, s := range ss {
 				c.addSlice(isa.Pipe(p), s)
 			}
@@ -584,6 +614,9 @@ func (rd *traceReader) finish() {
 		}
 	}
 	sort.SliceStable(tl.Bandwidth, func(i, j int) bool { return tl.Bandwidth[i].T < tl.Bandwidth[j].T })
+	for _, s := range tl.Bandwidth {
+		tl.peakBW = max(tl.peakBW, s.Value)
+	}
 	tl.From, tl.To = rd.lo, rd.hi
 	if h := rd.header; h != nil && h.Generator == generator {
 		tl.Machine, tl.Program = h.Machine, h.Program

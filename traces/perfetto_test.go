@@ -41,6 +41,25 @@ func recordHGEMM(t testing.TB, w traces.Window) *traces.Timeline {
 	return rec.Timeline()
 }
 
+// sliceView is a slice with everything derived from its timeline.
+type sliceView struct {
+	traces.Slice
+	Name, Text string
+	Bytes      int64
+	Flops      float64
+}
+
+func sliceViews(tl *traces.Timeline, ss []traces.Slice) []sliceView {
+	out := make([]sliceView, len(ss))
+	for i := range ss {
+		s := &ss[i]
+		b, f := tl.Args(s)
+		out[i] = sliceView{Slice: traces.Slice{From: s.From, To: s.To, Bind: s.Bind, Cause: s.Cause, Class: s.Class},
+			Name: tl.Name(s), Text: tl.Text(s), Bytes: b, Flops: f}
+	}
+	return out
+}
+
 func TestPerfettoRoundTrip(t *testing.T) {
 	tl := recordHGEMM(t, traces.Window{})
 	if len(tl.Cores) == 0 || len(tl.Cores[0].Flows) == 0 || len(tl.Bandwidth) == 0 {
@@ -64,14 +83,11 @@ func TestPerfettoRoundTrip(t *testing.T) {
 		for i, c := range tl.Cores {
 			b := back.Cores[i]
 			for p := range c.Pipes {
-				// Recorded slices format their text lazily; compare with it filled in.
-				want := append([]traces.Slice(nil), c.Pipes[p]...)
-				for i := range want {
-					want[i] = traces.Slice{From: want[i].From, To: want[i].To, Cause: want[i].Cause, Class: want[i].Class,
-						Name: want[i].Name, Text: tl.Text(&want[i]), Bytes: want[i].Bytes, Flops: want[i].Flops, Bind: want[i].Bind}
-				}
-				if !reflect.DeepEqual(want, b.Pipes[p]) {
-					t.Errorf("%s: core %d pipe %v slices differ (%d vs %d)", name, c.ID, isa.Pipe(p), len(c.Pipes[p]), len(b.Pipes[p]))
+				// Recorded slices derive names, text and arguments from packed
+				// instructions, read-back ones from the file: compare those.
+				want, got := sliceViews(tl, c.Pipes[p].Slices()), sliceViews(back, b.Pipes[p].Slices())
+				if !reflect.DeepEqual(want, got) {
+					t.Errorf("%s: core %d pipe %v slices differ (%d vs %d)", name, c.ID, isa.Pipe(p), c.Pipes[p].Len(), b.Pipes[p].Len())
 				}
 				if c.Totals(isa.Pipe(p)) != b.Totals(isa.Pipe(p)) {
 					t.Errorf("%s: totals differ", name)
@@ -176,8 +192,8 @@ func TestWindowKeepsLess(t *testing.T) {
 	part := recordHGEMM(t, traces.Window{Cores: map[int]bool{0: true}, From: mid / 2, To: mid})
 	n := func(tl *traces.Timeline) (k int) {
 		for _, c := range tl.Cores {
-			for _, ss := range c.Pipes {
-				k += len(ss)
+			for _, l := range c.Pipes {
+				k += l.Len()
 			}
 		}
 		return k
@@ -185,8 +201,8 @@ func TestWindowKeepsLess(t *testing.T) {
 	if len(part.Cores) != 1 || n(part) == 0 || n(part) >= n(full) {
 		t.Fatalf("window kept %d of %d slices on %d cores", n(part), n(full), len(part.Cores))
 	}
-	for _, ss := range part.Cores[0].Pipes {
-		for _, s := range ss {
+	for _, l := range part.Cores[0].Pipes {
+		for _, s := range l.Slices() {
 			if s.From < mid/2 || s.To > mid {
 				t.Fatalf("slice %v..%v outside the window", s.From, s.To)
 			}
@@ -203,10 +219,10 @@ func TestReadTraceErrors(t *testing.T) {
 	}
 	// Foreign events are skipped, bare arrays accepted.
 	tl, err := traces.ReadTrace(strings.NewReader(`[{"ph":"X","pid":3,"tid":4,"ts":1.5,"dur":2,"name":"m.mmad","cat":"mmad"},{"ph":"B","pid":1,"tid":1,"ts":0},{"ph":"X","pid":0,"tid":99,"ts":0,"dur":1}]`))
-	if err != nil || len(tl.Cores) != 1 || tl.Cores[0].ID != 3 || len(tl.Cores[0].Pipes[isa.M]) != 1 {
+	if err != nil || len(tl.Cores) != 1 || tl.Cores[0].ID != 3 || tl.Cores[0].Pipes[isa.M].Len() != 1 {
 		t.Fatalf("got %+v, %v", tl, err)
 	}
-	if s := tl.Cores[0].Pipes[isa.M][0]; s.From != 1500000 || s.To != 3500000 || s.Class != traces.ClassMmad {
+	if s := tl.Cores[0].Pipes[isa.M].At(0); s.From != 1500000 || s.To != 3500000 || s.Class != traces.ClassMmad {
 		t.Errorf("slice %+v", s)
 	}
 	if _, err := traces.ReadTraceFile(filepath.Join(t.TempDir(), "missing.json")); !os.IsNotExist(err) {

@@ -12,7 +12,7 @@ import (
 
 // The live view's cost: compare
 //
-//	go test -run XXX -bench Live -benchtime 5x ./viz/
+//	go test -run XXX -bench Live -benchtime 5x -count 5 ./viz/
 //
 // BenchmarkLive/none (no observer), /record (the trace recorder alone) and
 // /view (recorder + the visualizer redrawing at 20 Hz on a simulated
@@ -23,7 +23,7 @@ func BenchmarkLive(b *testing.B) {
 		b.Fatal(err)
 	}
 	var opts programs.Options
-	for _, s := range []string{"program.m=1024", "program.n=1024", "program.k=1024", "program.numerics=off"} {
+	for _, s := range []string{"program.m=4096", "program.n=4096", "program.k=4096", "program.numerics=off"} {
 		ov, err := machines.ParseOverride(s)
 		if err != nil {
 			b.Fatal(err)

@@ -128,7 +128,7 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 	for p := isa.Pipe(0); p < isa.NumPipes && y < h-1; p++ {
 		v.put(0, y, p.String(), labelStyle)
 		for col := 0; col < lw; col++ {
-			m := v.cell(tl, c.Pipes[p], col)
+			m := v.cell(tl, &c.Pipes[p], col)
 			st := m.style
 			if col == cc {
 				st = st.Reverse(true)
@@ -162,8 +162,8 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		for p := isa.Pipe(0); p < isa.NumPipes; p++ {
 			what := "-"
 			if i := c.SliceAt(p, v.cursor); i >= 0 {
-				what = c.Pipes[p][i].Name
-				if c.Pipes[p][i].Class == traces.ClassIssue {
+				what = tl.Name(c.Pipes[p].At(i))
+				if c.Pipes[p].At(i).Class == traces.ClassIssue {
 					what = "issue " + what
 				}
 			}
@@ -184,11 +184,7 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		gs = append(gs, gauge{b.String(), val, cp, fmtBytes(val)})
 	}
 	bw := traces.SampleAt(tl.Bandwidth, v.cursor)
-	peakBW := 0.0
-	for _, s := range tl.Bandwidth {
-		peakBW = max(peakBW, s.Value)
-	}
-	gs = append(gs, gauge{"GM", bw, peakBW, fmt.Sprintf("%.0fGB/s", bw/1e9)})
+	gs = append(gs, gauge{"GM", bw, tl.PeakBandwidth(), fmt.Sprintf("%.0fGB/s", bw/1e9)})
 	for i := 0; i < len(gs) && y < h-1; i += 2 {
 		v.gauge(0, y, gw, gs[i].name, gs[i].val, gs[i].capacity, gs[i].valS)
 		if i+1 < len(gs) {
@@ -333,7 +329,7 @@ func (v *Viewer) drawHelp() {
 // cell returns the mark of lane column col: the busy class or stall cause
 // covering most of the column (any busy time wins over idle), idle, or
 // empty beyond the timeline.
-func (v *Viewer) cell(tl *traces.Timeline, ss []traces.Slice, col int) mark {
+func (v *Viewer) cell(tl *traces.Timeline, l *traces.Lane, col int) mark {
 	a, b := v.colTime(col), v.colTime(col+1)
 	if b <= a {
 		b = a + 1
@@ -341,11 +337,11 @@ func (v *Viewer) cell(tl *traces.Timeline, ss []traces.Slice, col int) mark {
 	if a >= tl.To || b <= tl.From {
 		return emptyMark
 	}
-	i := sort.Search(len(ss), func(i int) bool { return ss[i].To > a })
+	i := l.Search(func(s *traces.Slice) bool { return s.To > a })
 	var cov [int(traces.NumClasses) + int(arch.NumCauses)]sim.Time
 	any := false
-	for n := 0; i < len(ss) && ss[i].From < b && n < maxScan; i, n = i+1, n+1 {
-		s := &ss[i]
+	for n := 0; i < l.Len() && l.At(i).From < b && n < maxScan; i, n = i+1, n+1 {
+		s := l.At(i)
 		if s.Class == traces.ClassFlag {
 			continue
 		}

@@ -324,23 +324,23 @@ func (v *Viewer) nextStall(tl *traces.Timeline, dir int) {
 	}
 	best, bp, found := sim.Time(0), isa.Pipe(0), -1
 	for p := range c.Pipes {
-		ss := c.Pipes[p]
+		l := &c.Pipes[p]
 		if dir > 0 {
-			i := sort.Search(len(ss), func(i int) bool { return ss[i].From > v.cursor })
-			for ; i < len(ss); i++ {
-				if ss[i].Stall() {
-					if found < 0 || ss[i].From < best {
-						best, bp, found = ss[i].From, isa.Pipe(p), i
+			i := l.Search(func(s *traces.Slice) bool { return s.From > v.cursor })
+			for ; i < l.Len(); i++ {
+				if s := l.At(i); s.Stall() {
+					if found < 0 || s.From < best {
+						best, bp, found = s.From, isa.Pipe(p), i
 					}
 					break
 				}
 			}
 		} else {
-			i := sort.Search(len(ss), func(i int) bool { return ss[i].From >= v.cursor }) - 1
+			i := l.Search(func(s *traces.Slice) bool { return s.From >= v.cursor }) - 1
 			for ; i >= 0; i-- {
-				if ss[i].Stall() {
-					if found < 0 || ss[i].From > best {
-						best, bp, found = ss[i].From, isa.Pipe(p), i
+				if s := l.At(i); s.Stall() {
+					if found < 0 || s.From > best {
+						best, bp, found = s.From, isa.Pipe(p), i
 					}
 					break
 				}
@@ -351,11 +351,11 @@ func (v *Viewer) nextStall(tl *traces.Timeline, dir int) {
 		v.status = "no more stalls"
 		return
 	}
-	s := c.Pipes[bp][found]
+	s := c.Pipes[bp].At(found)
 	v.follow = false
 	v.cursor = best
 	v.show(best)
-	v.status = fmt.Sprintf("stall %s on %v at %s for %s", s.Name, bp, fmtTime(s.From), fmtTime(s.To-s.From))
+	v.status = fmt.Sprintf("stall %s on %v at %s for %s", tl.Name(s), bp, fmtTime(s.From), fmtTime(s.To-s.From))
 }
 
 func (v *Viewer) searchKey(tl *traces.Timeline, ev *tcell.EventKey) {
@@ -385,20 +385,20 @@ func (v *Viewer) search(tl *traces.Timeline) {
 		return
 	}
 	match := func(s *traces.Slice) bool {
-		return s.Cause == arch.Busy && (strings.Contains(s.Name, q) || strings.Contains(tl.Text(s), q))
+		return s.Cause == arch.Busy && (strings.Contains(tl.Name(s), q) || strings.Contains(tl.Text(s), q))
 	}
 	find := func(after sim.Time, strict bool) (sim.Time, isa.Pipe, *traces.Slice) {
 		var best *traces.Slice
 		var bp isa.Pipe
 		for p := range c.Pipes {
-			ss := c.Pipes[p]
-			i := sort.Search(len(ss), func(i int) bool {
-				return ss[i].From > after || (!strict && ss[i].From == after)
+			l := &c.Pipes[p]
+			i := l.Search(func(s *traces.Slice) bool {
+				return s.From > after || (!strict && s.From == after)
 			})
-			for ; i < len(ss); i++ {
-				if match(&ss[i]) {
-					if best == nil || ss[i].From < best.From {
-						best, bp = &ss[i], isa.Pipe(p)
+			for ; i < l.Len(); i++ {
+				if s := l.At(i); match(s) {
+					if best == nil || s.From < best.From {
+						best, bp = s, isa.Pipe(p)
 					}
 					break
 				}

@@ -1,0 +1,235 @@
+package traces
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+)
+
+// A recorded instruction is kept as a compact, pointer-free copy of only the
+// fields that isa.Format, isa.Mnemonic and InstrBytes read for its opcode:
+// the engine fills a fixed-size cinstr (cheap, no allocation), the consumer
+// varint-packs it into a byte arena (about 15–30 bytes per instruction
+// instead of the ~250-byte isa.Instr, and nothing for the GC to scan), and
+// Timeline.Text/Args unpack it on demand.
+
+// cinstr is the fixed-size compact form of an instruction. Which v slot
+// holds which field depends on op (see pack).
+type cinstr struct {
+	op    isa.Op
+	pipe  isa.Pipe
+	vop   isa.VecOp
+	in    fp.Format
+	out   fp.Format
+	round fp.Rounding
+	flags uint8 // fTranspose | fInit | fSaturate
+	b     [3]isa.Buffer
+	v     [8]int64
+}
+
+const (
+	fTranspose = 1 << iota
+	fInit
+	fSaturate
+)
+
+// regionInterner maps region names to small indices (engine side).
+type regionInterner interface {
+	region(name string) int64
+}
+
+// pack returns the compact form of in. Region names (alloc/free only) are
+// interned through ri; other strings do not occur in instructions.
+func pack(in *isa.Instr, ri regionInterner) (c cinstr) {
+	c.op, c.pipe = in.Op, in.Pipe
+	switch in.Op {
+	case isa.OpAlloc, isa.OpFree:
+		c.b[0] = in.Region.Buf
+		c.v[0], c.v[1] = int64(in.Region.Offset), int64(in.Region.Size)
+		if in.Region.Name != "" {
+			c.v[2] = ri.region(in.Region.Name)
+		}
+	case isa.OpScalar:
+		c.v[0] = int64(in.Cycles)
+	case isa.OpSetFlag, isa.OpWaitFlag:
+		c.v[0], c.v[1], c.v[2] = int64(in.SrcPipe), int64(in.DstPipe), int64(in.FlagID)
+	case isa.OpCopy:
+		c.b[0], c.b[1] = in.Dst.Buf, in.Src.Buf
+		c.v[0], c.v[1] = int64(in.Dst.Addr), int64(in.Src.Addr)
+		c.v[2], c.v[3], c.v[4], c.v[5] = int64(in.NBurst), int64(in.BurstLen), int64(in.SrcStride), int64(in.DstStride)
+	case isa.OpLoad, isa.OpL0CCopy:
+		c.b[0], c.b[1] = in.Dst.Buf, in.Src.Buf
+		c.v[0], c.v[1] = int64(in.Dst.Addr), int64(in.Src.Addr)
+		c.v[2], c.v[3], c.v[4] = int64(in.Rows), int64(in.Cols), int64(in.RowStride)
+		c.in, c.out, c.round = in.In, in.Out, in.Round
+		if in.Transpose {
+			c.flags |= fTranspose
+		}
+		if in.Saturate {
+			c.flags |= fSaturate
+		}
+	case isa.OpMmad:
+		c.b[0], c.b[1], c.b[2] = in.Dst.Buf, in.Src.Buf, in.Src1.Buf
+		c.v[0], c.v[1], c.v[2] = int64(in.Dst.Addr), int64(in.Src.Addr), int64(in.Src1.Addr)
+		c.v[3], c.v[4], c.v[5] = int64(in.M), int64(in.K), int64(in.N)
+		c.in, c.out = in.In, in.Out
+		if in.Init {
+			c.flags |= fInit
+		}
+	case isa.OpVector:
+		c.vop = in.VOp
+		c.b[0], c.b[1], c.b[2] = in.Dst.Buf, in.Src.Buf, in.Src1.Buf
+		c.v[0], c.v[1], c.v[2] = int64(in.Dst.Addr), int64(in.Src.Addr), int64(in.Src1.Addr)
+		c.v[3] = int64(math.Float64bits(float64(in.Scalar)))
+		c.v[4], c.v[5], c.v[6], c.v[7] = int64(in.Repeat), int64(in.Mask), int64(in.DstRepStr), int64(in.SrcRepStr)
+		c.in, c.out, c.round = in.In, in.Out, in.Round
+		if in.Saturate {
+			c.flags |= fSaturate
+		}
+	}
+	return c
+}
+
+// integer is any integer field type of isa.Instr (the setters below keep
+// unpack compiling whatever width a field has).
+type integer interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+func setInt[T integer](p *T, v int64) { *p = T(v) }
+
+func setFloat[T ~float32 | ~float64](p *T, v float64) { *p = T(v) }
+
+// unpack returns the instruction c was packed from (the fields Format and
+// InstrBytes read; others, e.g. Line, are zero). regions resolves interned
+// region names.
+func (c *cinstr) unpack(regions []string) isa.Instr {
+	var in isa.Instr
+	in.Op, in.Pipe = c.op, c.pipe
+	switch c.op {
+	case isa.OpAlloc, isa.OpFree:
+		in.Region.Buf = c.b[0]
+		setInt(&in.Region.Offset, c.v[0])
+		setInt(&in.Region.Size, c.v[1])
+		if i := c.v[2]; i > 0 && int(i) <= len(regions) {
+			in.Region.Name = regions[i-1]
+		}
+	case isa.OpScalar:
+		setInt(&in.Cycles, c.v[0])
+	case isa.OpSetFlag, isa.OpWaitFlag:
+		in.SrcPipe, in.DstPipe = isa.Pipe(c.v[0]), isa.Pipe(c.v[1])
+		setInt(&in.FlagID, c.v[2])
+	case isa.OpCopy:
+		in.Dst.Buf, in.Src.Buf = c.b[0], c.b[1]
+		setInt(&in.Dst.Addr, c.v[0])
+		setInt(&in.Src.Addr, c.v[1])
+		setInt(&in.NBurst, c.v[2])
+		setInt(&in.BurstLen, c.v[3])
+		setInt(&in.SrcStride, c.v[4])
+		setInt(&in.DstStride, c.v[5])
+	case isa.OpLoad, isa.OpL0CCopy:
+		in.Dst.Buf, in.Src.Buf = c.b[0], c.b[1]
+		setInt(&in.Dst.Addr, c.v[0])
+		setInt(&in.Src.Addr, c.v[1])
+		setInt(&in.Rows, c.v[2])
+		setInt(&in.Cols, c.v[3])
+		setInt(&in.RowStride, c.v[4])
+		in.In, in.Out, in.Round = c.in, c.out, c.round
+		in.Transpose = c.flags&fTranspose != 0
+		in.Saturate = c.flags&fSaturate != 0
+	case isa.OpMmad:
+		in.Dst.Buf, in.Src.Buf, in.Src1.Buf = c.b[0], c.b[1], c.b[2]
+		setInt(&in.Dst.Addr, c.v[0])
+		setInt(&in.Src.Addr, c.v[1])
+		setInt(&in.Src1.Addr, c.v[2])
+		setInt(&in.M, c.v[3])
+		setInt(&in.K, c.v[4])
+		setInt(&in.N, c.v[5])
+		in.In, in.Out = c.in, c.out
+		in.Init = c.flags&fInit != 0
+	case isa.OpVector:
+		in.VOp = c.vop
+		in.Dst.Buf, in.Src.Buf, in.Src1.Buf = c.b[0], c.b[1], c.b[2]
+		setInt(&in.Dst.Addr, c.v[0])
+		setInt(&in.Src.Addr, c.v[1])
+		setInt(&in.Src1.Addr, c.v[2])
+		setFloat(&in.Scalar, math.Float64frombits(uint64(c.v[3])))
+		setInt(&in.Repeat, c.v[4])
+		setInt(&in.Mask, c.v[5])
+		setInt(&in.DstRepStr, c.v[6])
+		setInt(&in.SrcRepStr, c.v[7])
+		in.In, in.Out, in.Round = c.in, c.out, c.round
+		in.Saturate = c.flags&fSaturate != 0
+	}
+	return in
+}
+
+// maxPacked bounds the encoded size of a cinstr: op, pipe, a 16-bit
+// presence mask, 8 bytes and 8 varints.
+const maxPacked = 4 + 8 + 8*binary.MaxVarintLen64
+
+// appendPacked varint-packs c: op, pipe, a 16-bit mask of the non-zero
+// fields among (vop, in, out, round, flags, b[0..2], v[0..7]), then those
+// fields (bytes, then zig-zag varints).
+func appendPacked(dst []byte, c *cinstr) []byte {
+	n := len(dst)
+	dst = append(dst, uint8(c.op), uint8(c.pipe), 0, 0)
+	var mask uint16
+	for i, x := range [8]uint8{uint8(c.vop), uint8(c.in), uint8(c.out), uint8(c.round), c.flags,
+		uint8(c.b[0]), uint8(c.b[1]), uint8(c.b[2])} {
+		if x != 0 {
+			mask |= 1 << i
+			dst = append(dst, x)
+		}
+	}
+	for i, x := range c.v {
+		if x != 0 {
+			mask |= 1 << (8 + i)
+			ux := uint64(x) << 1 // zig-zag, as binary.AppendVarint
+			if x < 0 {
+				ux = ^ux
+			}
+			for ux >= 0x80 {
+				dst = append(dst, byte(ux)|0x80)
+				ux >>= 7
+			}
+			dst = append(dst, byte(ux))
+		}
+	}
+	dst[n+2], dst[n+3] = uint8(mask), uint8(mask>>8)
+	return dst
+}
+
+// unpacked decodes a cinstr written by appendPacked at the start of b
+// (ok is false when b is truncated or malformed).
+func unpacked(b []byte) (c cinstr, ok bool) {
+	if len(b) < 4 {
+		return c, false
+	}
+	c.op, c.pipe = isa.Op(b[0]), isa.Pipe(b[1])
+	mask := uint16(b[2]) | uint16(b[3])<<8
+	b = b[4:]
+	var small [8]uint8
+	for i := range small {
+		if mask&(1<<i) != 0 {
+			if len(b) == 0 {
+				return c, false
+			}
+			small[i], b = b[0], b[1:]
+		}
+	}
+	c.vop, c.in, c.out, c.round, c.flags = isa.VecOp(small[0]), fp.Format(small[1]), fp.Format(small[2]), fp.Rounding(small[3]), small[4]
+	c.b = [3]isa.Buffer{isa.Buffer(small[5]), isa.Buffer(small[6]), isa.Buffer(small[7])}
+	for i := range c.v {
+		if mask&(1<<(8+i)) != 0 {
+			x, n := binary.Varint(b)
+			if n <= 0 {
+				return c, false
+			}
+			c.v[i], b = x, b[n:]
+		}
+	}
+	return c, true
+}

@@ -1,0 +1,78 @@
+package traces
+
+import (
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+)
+
+type testInterner map[string]int64
+
+func (m testInterner) region(name string) int64 {
+	if i, ok := m[name]; ok {
+		return i
+	}
+	m[name] = int64(len(m) + 1)
+	return m[name]
+}
+
+// TestPackRoundTrip: every opcode's packed copy formats and counts bytes
+// and flops exactly as the instruction itself.
+func TestPackRoundTrip(t *testing.T) {
+	vmask := isa.VecBinary(isa.VMul, 256, 512, 1024, fp.FP32, 7)
+	vmask.Mask, vmask.DstRepStr, vmask.SrcRepStr = 13, 512, 768
+	tr := isa.Load(isa.L0B, 64, 1<<19, 16, 32, 64, fp.FP16, true)
+	big := isa.Copy2D(isa.MTE2, isa.Operand{Buf: isa.L1, Addr: 96}, isa.Operand{Buf: isa.GM, Addr: 1 << 40}, 33, 4096, 1<<20, -8192)
+	ins := []isa.Instr{
+		isa.Nop(), isa.SyncAll(), isa.Alloc(isa.UB, 128, 4096, "tile a"), isa.Alloc(isa.L1, 0, 64, ""),
+		isa.Free("tile a"), isa.Free("other \"name\""), isa.FreeAt(isa.L1, 64), isa.Scalar(1234),
+		isa.SetFlag(isa.MTE2, isa.M, 3), isa.WaitFlag(isa.M, isa.V, 7), isa.Barrier(isa.MTE3),
+		isa.CopyGM2L1(1<<33, 4096, 8192), isa.CopyUB2GM(0, 77, 12), big, tr,
+		isa.Load(isa.L0A, 0, 0, 32, 16, 32, fp.FP16, false),
+		isa.Mmad(1024, 2048, 4096, 16, 32, 48, fp.FP16, fp.FP32, true), isa.Mmad(0, 0, 0, 1, 1, 1, fp.FP16, fp.FP16, false),
+		isa.L0CCopy(isa.FIXP, isa.Operand{Buf: isa.GM, Addr: 5 << 30}, 256, 16, 16, 64, fp.FP32, fp.FP16, fp.RNE, true),
+		isa.L0CCopy(isa.V, isa.Operand{Buf: isa.UB, Addr: 64}, 0, 16, 16, 32, fp.FP32, fp.FP32, fp.RNE, false),
+		vmask, isa.VecScalar(isa.VMuls, 0, 256, -1.0/3, fp.FP32, 2), isa.VecScalar(isa.VAdds, 0, 256, 1e300, fp.FP16, 255),
+		isa.VecAbs(32, 64, fp.FP32, 1), isa.VecDup(0, 2.5, fp.FP16, 3),
+		isa.VecCast(0, 4096, fp.FP32, fp.FP16, fp.RNE, true, 4), isa.VecCast(0, 4096, fp.FP16, fp.FP32, fp.RNE, false, 4),
+	}
+	ri := testInterner{}
+	var arena []byte
+	var offs []int
+	for i := range ins {
+		c := pack(&ins[i], ri)
+		offs = append(offs, len(arena))
+		arena = appendPacked(arena, &c)
+		if n := len(arena) - offs[i]; n > maxPacked {
+			t.Errorf("%s: %d packed bytes > maxPacked", isa.Format(ins[i]), n)
+		}
+	}
+	regions := make([]string, len(ri))
+	for n, i := range ri {
+		regions[i-1] = n
+	}
+	for i := range ins {
+		c, ok := unpacked(arena[offs[i]:])
+		if !ok {
+			t.Fatalf("%s: cannot unpack", isa.Format(ins[i]))
+		}
+		got := c.unpack(regions)
+		if a, b := isa.Format(got), isa.Format(ins[i]); a != b {
+			t.Errorf("packed %q, want %q", a, b)
+		}
+		gb, gf := InstrBytes(&got)
+		wb, wf := InstrBytes(&ins[i])
+		if gb != wb || gf != wf {
+			t.Errorf("%s: bytes/flops %v %v, want %v %v", isa.Format(ins[i]), gb, gf, wb, wf)
+		}
+		if isa.Mnemonic(got) != isa.Mnemonic(ins[i]) || classOfOp(c.op) != ClassOf(&ins[i]) {
+			t.Errorf("%s: mnemonic or class differs", isa.Format(ins[i]))
+		}
+	}
+	for _, bad := range [][]byte{nil, {1, 2}, {byte(isa.OpCopy), 0, 0, 1}, {byte(isa.OpCopy), 0, 0, 0xff, 0x80}} {
+		if _, ok := unpacked(bad); ok {
+			t.Errorf("unpacked(%v): want failure", bad)
+		}
+	}
+}

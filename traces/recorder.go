@@ -1,0 +1,517 @@
+package traces
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// The Recorder keeps the engine's cost small: its Observer methods only
+// filter the event (window, cores, idle time) and append a fixed-size
+// pointer-free record to a batch owned by the engine goroutine — no lock,
+// no map, no allocation per event. Full batches (and the partial one when a
+// reader asked for fresh data) are handed to a consumer goroutine, which
+// builds the Timeline under the lock: slices, packed instructions, flag
+// matching, counters. With two cores the engine runs on one and the
+// consumer and the visualizer on the other.
+//
+// Per recorded event the Timeline holds a 32-byte Slice; an instruction
+// adds its packed copy (typically 15–30 bytes), a matched flag pair a
+// 40-byte Flow, a counter change a 16-byte Sample. Nothing of it contains
+// pointers, so the garbage collector does not scan it.
+
+// batchSize is the number of events per hand-off.
+const batchSize = 4096
+
+// maxQueued bounds the batches waiting for the consumer: the engine waits
+// when the consumer falls this far behind (memory stays bounded).
+const maxQueued = 32
+
+type evKind uint8
+
+const (
+	evStall evKind = iota // a stall interval (cause)
+	evBusy                // an instruction interval (its cinstr is next in batch.ins)
+	evSet                 // set_flag
+	evWait                // wait_flag consumed
+	evOcc                 // buffer occupancy
+	evBW                  // GM bandwidth
+)
+
+// obsEvent is one observed event as the engine hands it over.
+type obsEvent struct {
+	t0, t1 sim.Time // interval [t0, t1); the time of point events in t0
+	x      int64    // flag id, occupancy bytes or bandwidth (float64 bits)
+	core   int32
+	kind   evKind
+	p0, p1 uint8 // pipe (interval, flag source); flag destination pipe or buffer
+	cause  arch.Cause
+}
+
+type batch struct {
+	ev      []obsEvent
+	ins     []cinstr // the instructions of the evBusy events, in order
+	regions []string // region names interned by the engine in this batch, in index order
+}
+
+func newBatch() *batch {
+	return &batch{ev: make([]obsEvent, 0, batchSize), ins: make([]cinstr, 0, batchSize)}
+}
+
+type flagKey struct {
+	core     int32
+	src, dst uint8
+	id       int64
+}
+
+// pendingSet is a raised flag not yet consumed.
+type pendingSet struct {
+	t    sim.Time
+	bind uint64 // non-zero when the set lies in the window (its arrow may be drawn)
+}
+
+// flagQueue is the raised, unconsumed sets of one flag (oldest at head).
+type flagQueue struct {
+	q    []pendingSet
+	head int
+}
+
+// Recorder is an arch.Observer that builds a Timeline of the events inside
+// a Window; memory is proportional to the events kept (see above; plus one
+// pending entry per raised, unconsumed flag). One goroutine (the engine)
+// calls the Observer methods, Flush and Finish; any goroutine may call
+// Read, and Timeline after Finish.
+type Recorder struct {
+	win Window
+
+	// Writer side: only the goroutine calling the Observer methods.
+	cur     *batch
+	regions map[string]int64
+	// flushReq asks the writer to hand over its partial batch (set by Read).
+	flushReq atomic.Bool
+
+	// Hand-off to the consumer goroutine (which runs only while there is work).
+	qmu     sync.Mutex
+	qcond   sync.Cond
+	queue   []*batch
+	free    []*batch
+	running bool
+
+	// The timeline and the consumer's state, under mu.
+	mu        sync.Mutex
+	tl        Timeline
+	sets      map[flagKey]*flagQueue
+	nameOf    map[uint32]uint16
+	causeName [arch.NumCauses]int32 // 1 + name index
+	binds     uint64
+	byID      []*CoreTimeline // cores by ID (dense)
+}
+
+// NewRecorder returns a recorder for the given window.
+func NewRecorder(w Window) *Recorder {
+	r := &Recorder{win: w, sets: map[flagKey]*flagQueue{}, nameOf: map[uint32]uint16{}}
+	r.qcond.L = &r.qmu
+	r.tl.From = w.From
+	r.tl.To = w.From
+	return r
+}
+
+// SetInfo records the machine and program names and the buffer capacities.
+func (r *Recorder) SetInfo(machine, program string, capacity [isa.NumBuffers]int64) {
+	r.mu.Lock()
+	r.tl.Machine, r.tl.Program, r.tl.Capacity = machine, program, capacity
+	r.mu.Unlock()
+}
+
+// Flush hands the events observed so far to the timeline and waits until
+// they are in it. Call it from the goroutine that feeds the recorder.
+func (r *Recorder) Flush() {
+	if r.cur != nil && len(r.cur.ev) > 0 {
+		r.handoff(r.cur)
+		r.cur = nil
+	}
+	r.qmu.Lock()
+	for r.running {
+		r.qcond.Wait()
+	}
+	r.qmu.Unlock()
+}
+
+// Finish flushes the events and marks the timeline complete at time end
+// (the end of the run). Calling it again only moves the end.
+func (r *Recorder) Finish(end sim.Time) {
+	r.Flush()
+	r.mu.Lock()
+	if r.win.To > 0 && end > r.win.To {
+		end = r.win.To
+	}
+	if end > r.tl.To {
+		r.tl.To = end
+	}
+	r.tl.Done = true
+	r.mu.Unlock()
+}
+
+// Read calls fn with the timeline while holding the recorder's lock: fn must
+// not keep references to the slices beyond the call. While a run is live the
+// timeline lags the engine by at most one batch; Read asks the engine to
+// hand over its partial batch, so the next Read sees the events up to now.
+func (r *Recorder) Read(fn func(*Timeline)) {
+	r.flushReq.Store(true)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fn(&r.tl)
+}
+
+// Timeline returns the recorded timeline; call it after Finish (or after
+// the last event, from the goroutine that fed the recorder: it flushes).
+func (r *Recorder) Timeline() *Timeline {
+	r.Flush()
+	return &r.tl
+}
+
+// ---- writer side ----
+
+func (r *Recorder) wantCore(c int) bool { return r.win.Cores == nil || r.win.Cores[c] }
+
+// clip clips [from, to) to the window; ok is false when nothing is left.
+func (r *Recorder) clip(from, to sim.Time) (sim.Time, sim.Time, bool) {
+	if from < r.win.From {
+		from = r.win.From
+	}
+	if r.win.To > 0 && to > r.win.To {
+		to = r.win.To
+	}
+	return from, to, to > from
+}
+
+// add returns the next event slot of the current batch.
+func (r *Recorder) add() *obsEvent {
+	b := r.cur
+	if b == nil || len(b.ev) == cap(b.ev) || r.flushReq.Load() {
+		b = r.rotate()
+	}
+	n := len(b.ev)
+	b.ev = b.ev[:n+1]
+	return &b.ev[n]
+}
+
+// rotate hands the current batch over (if not empty) and starts another.
+func (r *Recorder) rotate() *batch {
+	if r.flushReq.Load() {
+		r.flushReq.Store(false)
+	}
+	if r.cur != nil && len(r.cur.ev) > 0 {
+		r.handoff(r.cur)
+		r.cur = nil
+	}
+	if r.cur == nil {
+		r.qmu.Lock()
+		if n := len(r.free); n > 0 {
+			r.cur = r.free[n-1]
+			r.free = r.free[:n-1]
+		}
+		r.qmu.Unlock()
+		if r.cur == nil {
+			r.cur = newBatch()
+		}
+	}
+	return r.cur
+}
+
+// handoff queues b for the consumer, starting it when idle; it waits while
+// the consumer is maxQueued batches behind.
+func (r *Recorder) handoff(b *batch) {
+	r.qmu.Lock()
+	for len(r.queue) >= maxQueued {
+		r.qcond.Wait()
+	}
+	r.queue = append(r.queue, b)
+	if !r.running {
+		r.running = true
+		go r.consume()
+	}
+	r.qmu.Unlock()
+}
+
+// region implements regionInterner: region names get indices from 1 in
+// order of first use; the batch carries the new names to the timeline.
+func (r *Recorder) region(name string) int64 {
+	if i, ok := r.regions[name]; ok {
+		return i
+	}
+	if r.regions == nil {
+		r.regions = map[string]int64{}
+	}
+	i := int64(len(r.regions) + 1)
+	r.regions[name] = i
+	r.cur.regions = append(r.cur.regions, name)
+	return i
+}
+
+// Interval implements arch.Observer. Idle time (QueueEmpty) is not stored.
+func (r *Recorder) Interval(core int, pipe isa.Pipe, cause arch.Cause, from, to sim.Time, in *isa.Instr) {
+	if cause == arch.QueueEmpty || !r.wantCore(core) {
+		return
+	}
+	from, to, ok := r.clip(from, to)
+	if !ok {
+		return
+	}
+	e := r.add()
+	*e = obsEvent{t0: from, t1: to, core: int32(core), kind: evStall, p0: uint8(pipe), cause: cause}
+	if cause == arch.Busy && in != nil {
+		e.kind = evBusy
+		b := r.cur
+		n := len(b.ins)
+		b.ins = b.ins[:n+1]
+		b.ins[n] = pack(in, r)
+	}
+}
+
+// Flag implements arch.Observer: consumes are matched with the oldest
+// outstanding set of the same (core, src, dst, id).
+func (r *Recorder) Flag(core int, src, dst isa.Pipe, id int, set bool, t sim.Time) {
+	if !r.wantCore(core) {
+		return
+	}
+	e := r.add()
+	*e = obsEvent{t0: t, x: int64(id), core: int32(core), kind: evWait, p0: uint8(src), p1: uint8(dst)}
+	if set {
+		e.kind = evSet
+	}
+}
+
+// Occupancy implements arch.Observer. A change before the window becomes
+// the value at the window's start.
+func (r *Recorder) Occupancy(core int, buf isa.Buffer, bytes int64, t sim.Time) {
+	if !r.wantCore(core) || buf >= isa.NumBuffers || (r.win.To > 0 && t >= r.win.To) {
+		return
+	}
+	e := r.add()
+	*e = obsEvent{t0: t, x: bytes, core: int32(core), kind: evOcc, p1: uint8(buf)}
+}
+
+// Bandwidth implements arch.Observer.
+func (r *Recorder) Bandwidth(t sim.Time, bps float64) {
+	if r.win.To > 0 && t >= r.win.To {
+		return
+	}
+	e := r.add()
+	*e = obsEvent{t0: t, x: int64(math.Float64bits(bps)), kind: evBW}
+}
+
+// ---- consumer side ----
+
+// consume applies queued batches until the queue is empty.
+func (r *Recorder) consume() {
+	for {
+		r.qmu.Lock()
+		if len(r.queue) == 0 {
+			r.running = false
+			r.qcond.Broadcast()
+			r.qmu.Unlock()
+			return
+		}
+		b := r.queue[0]
+		r.queue[0] = nil
+		r.queue = r.queue[1:]
+		r.qcond.Broadcast()
+		r.qmu.Unlock()
+
+		r.mu.Lock()
+		r.apply(b)
+		r.mu.Unlock()
+
+		b.ev, b.ins, b.regions = b.ev[:0], b.ins[:0], b.regions[:0]
+		r.qmu.Lock()
+		if len(r.free) < 4 {
+			r.free = append(r.free, b)
+		}
+		r.qmu.Unlock()
+	}
+}
+
+// apply adds the events of b to the timeline (r.mu held).
+func (r *Recorder) apply(b *batch) {
+	r.tl.regions = append(r.tl.regions, b.regions...)
+	ins := b.ins
+	for i := range b.ev {
+		e := &b.ev[i]
+		switch e.kind {
+		case evBusy:
+			r.busy(e, &ins[0])
+			ins = ins[1:]
+		case evStall:
+			s := Slice{From: e.t0, To: e.t1, Cause: e.cause, name: r.causeIdx(e.cause)}
+			r.coreOf(e.core).addSlice(isa.Pipe(e.p0), s)
+			r.advance(e.t1)
+		case evSet, evWait:
+			r.flag(e)
+		case evOcc:
+			c := r.coreOf(e.core)
+			c.Occ[e.p1] = addSample(c.Occ[e.p1], e.t0, float64(e.x), r.win.From)
+			if e.t0 >= r.win.From {
+				r.advance(e.t0)
+			}
+		case evBW:
+			r.tl.addBandwidth(e.t0, math.Float64frombits(uint64(e.x)), r.win.From)
+		}
+	}
+}
+
+func (r *Recorder) busy(e *obsEvent, c *cinstr) {
+	s := Slice{From: e.t0, To: e.t1, Cause: arch.Busy, Class: classOfOp(c.op)}
+	if isa.Pipe(e.p0) == isa.S && c.pipe != isa.S {
+		s.Class = ClassIssue
+	}
+	k := uint32(c.op)<<16 | uint32(c.pipe)<<8 | uint32(c.vop)
+	n, ok := r.nameOf[k]
+	if !ok {
+		n, _ = r.tl.intern(isa.Mnemonic(isa.Instr{Op: c.op, Pipe: c.pipe, VOp: c.vop}))
+		r.nameOf[k] = n
+	}
+	s.name = n
+	s.ref = r.tl.keep(c)
+	r.coreOf(e.core).addSlice(isa.Pipe(e.p0), s)
+	r.advance(e.t1)
+}
+
+func (r *Recorder) causeIdx(c arch.Cause) uint16 {
+	if int(c) >= len(r.causeName) {
+		n, _ := r.tl.intern(c.String())
+		return n
+	}
+	if r.causeName[c] == 0 {
+		n, _ := r.tl.intern(c.String())
+		r.causeName[c] = int32(n) + 1
+	}
+	return uint16(r.causeName[c] - 1)
+}
+
+// coreOf returns the timeline of core id, creating it.
+func (r *Recorder) coreOf(id int32) *CoreTimeline {
+	if id >= 0 && int(id) < len(r.byID) && r.byID[id] != nil {
+		return r.byID[id]
+	}
+	c := r.tl.core(int(id))
+	if id >= 0 && id < 1<<16 {
+		for int(id) >= len(r.byID) {
+			r.byID = append(r.byID, nil)
+		}
+		r.byID[id] = c
+	}
+	return c
+}
+
+func (r *Recorder) inWindow(t sim.Time) bool {
+	return t >= r.win.From && (r.win.To == 0 || t < r.win.To)
+}
+
+func (r *Recorder) advance(t sim.Time) {
+	if r.win.To > 0 && t > r.win.To {
+		t = r.win.To
+	}
+	if t > r.tl.To {
+		r.tl.To = t
+	}
+}
+
+// flag matches a consume with the oldest outstanding set and records the
+// flag marks and arrows inside the window.
+func (r *Recorder) flag(e *obsEvent) {
+	k := flagKey{e.core, e.p0, e.p1, e.x}
+	t := e.t0
+	in := r.inWindow(t)
+	src, dst := isa.Pipe(e.p0), isa.Pipe(e.p1)
+	if e.kind == evSet {
+		ps := pendingSet{t: t}
+		if in {
+			r.binds++
+			ps.bind = r.binds
+		}
+		fq := r.sets[k]
+		if fq == nil {
+			fq = &flagQueue{}
+			r.sets[k] = fq
+		}
+		fq.q = append(fq.q, ps)
+		if !in {
+			return
+		}
+		ss := r.flagSlice(isa.OpSetFlag, src, dst, e.x, t)
+		ss.Bind = r.binds
+		r.coreOf(e.core).addSlice(src, ss)
+		r.advance(t)
+		return
+	}
+	var ps pendingSet
+	if fq := r.sets[k]; fq != nil && fq.head < len(fq.q) {
+		ps = fq.q[fq.head]
+		fq.head++
+		if fq.head == len(fq.q) {
+			fq.q, fq.head = fq.q[:0], 0
+		}
+	}
+	if !in {
+		return
+	}
+	c := r.coreOf(e.core)
+	ws := r.flagSlice(isa.OpWaitFlag, src, dst, e.x, t)
+	if ps.bind != 0 {
+		fs := append(c.Flows, Flow{Src: src, Dst: dst, ID: int(e.x), Set: ps.t, Wait: t, Bind: ps.bind})
+		for i := len(fs) - 1; i > 0 && fs[i-1].Wait == t && fs[i-1].Bind > ps.bind; i-- {
+			fs[i], fs[i-1] = fs[i-1], fs[i]
+		}
+		c.Flows = fs
+		ws.Bind = ps.bind
+	}
+	c.addSlice(dst, ws)
+	r.advance(t)
+}
+
+// flagSlice returns the zero-length mark of a flag event.
+func (r *Recorder) flagSlice(op isa.Op, src, dst isa.Pipe, id int64, t sim.Time) Slice {
+	c := cinstr{op: op, pipe: isa.S}
+	c.v[0], c.v[1], c.v[2] = int64(src), int64(dst), id
+	k := uint32(op) << 16
+	n, ok := r.nameOf[k]
+	if !ok {
+		n, _ = r.tl.intern(op.String())
+		r.nameOf[k] = n
+	}
+	return Slice{From: t, To: t, Cause: arch.Busy, Class: ClassFlag, name: n, ref: r.tl.keep(&c)}
+}
+
+// addSample appends a step-counter value at t (clamped to from), replacing a
+// value at the same time.
+func addSample(ss []Sample, t sim.Time, v float64, from sim.Time) []Sample {
+	if t < from {
+		t = from
+	}
+	if n := len(ss); n > 0 && ss[n-1].T == t {
+		ss[n-1].Value = v
+		return ss
+	}
+	return append(ss, Sample{T: t, Value: v})
+}
+
+// addBandwidth adds a GM bandwidth sample keeping the peak.
+func (t *Timeline) addBandwidth(at sim.Time, v float64, from sim.Time) {
+	n := len(t.Bandwidth)
+	replaced := n > 0 && t.Bandwidth[n-1].T == max(at, from) && t.Bandwidth[n-1].Value == t.peakBW
+	t.Bandwidth = addSample(t.Bandwidth, at, v, from)
+	if replaced && v < t.peakBW {
+		t.peakBW = 0
+		for _, s := range t.Bandwidth {
+			t.peakBW = max(t.peakBW, s.Value)
+		}
+	}
+	t.peakBW = max(t.peakBW, v)
+}
+
+var _ arch.Observer = (*Recorder)(nil)
