@@ -40,6 +40,39 @@ type pipe struct {
 	state Cause
 	since sim.Time
 	stats PipeStats
+	// def are the state changes the pipe goes through on its own before
+	// the core's next wake-up (e.g. Busy → WaitFlag when its instruction
+	// ends in front of a flag that is not set): the core is not woken for
+	// them; settle replays them, so the accounting is the same as if it
+	// had been.
+	def  [2]transition
+	ndef int
+}
+
+// transition is a deferred state change of a pipe: state s from time at.
+type transition struct {
+	at sim.Time
+	s  Cause
+}
+
+// settle applies the pipe's deferred state changes up to now and drops the
+// later ones (the caller's schedule recomputes them).
+func (c *Core) settle(p *pipe, now sim.Time) {
+	for i := 0; i < p.ndef; i++ {
+		d := p.def[i]
+		if d.at > now {
+			break
+		}
+		c.closeState(p, d.at)
+		p.state = d.s
+	}
+	p.ndef = 0
+}
+
+// defer records that pipe p enters state s at a future time at.
+func (p *pipe) deferState(at sim.Time, s Cause) {
+	p.def[p.ndef] = transition{at, s}
+	p.ndef++
 }
 
 func (p *pipe) full() bool  { return p.n == len(p.q) }
@@ -256,13 +289,20 @@ func (c *Core) FlowDone(now sim.Time, tag int64) {
 	if done > p.last {
 		p.last = done
 	}
-	p.fly = append(p.fly, inflight{done: done, in: p.cur})
+	if c.chip.opts.Mode == Functional {
+		p.fly = append(p.fly, inflight{done: done, in: p.cur})
+	}
 	c.waker.Wake(now)
 }
 
 // step makes every possible progress at time now, then schedules the next
 // wake-up.
 func (c *Core) step(now sim.Time) {
+	for i := range c.pipes {
+		if c.pipes[i].ndef > 0 {
+			c.settle(&c.pipes[i], now)
+		}
+	}
 	c.land(now)
 	for progress := true; progress && c.chip.failed == nil; {
 		progress = false
@@ -519,8 +559,11 @@ func (c *Core) checkDone(now sim.Time) {
 	}
 }
 
-// schedule wakes the core at the earliest future time something can change
-// by the core's own clock (transfers through the channel wake it themselves).
+// schedule wakes the core at the earliest future time it can make progress
+// by its own clock (transfers through the channel wake it themselves; flags
+// are only set during the core's own wake-ups). Pure state changes on the
+// way (an instruction ending in front of an unset flag, say) are deferred
+// transitions instead of wake-ups.
 func (c *Core) schedule(now sim.Time) {
 	next := sim.Time(math.MaxInt64)
 	consider := func(t sim.Time) {
@@ -528,23 +571,99 @@ func (c *Core) schedule(now sim.Time) {
 			next = t
 		}
 	}
+	// Waiting for the core to drain (end of stream, sync_all, barrier on
+	// every pipe) needs to see each pipe's end.
+	waitIdle := c.running && c.drained && !c.fetched
 	if c.loaded && (c.fetched || !c.drained) {
-		consider(c.scalFree)
+		s := &c.pipes[isa.S]
+		in := c.pending
+		switch {
+		case c.fetched && (in.Op == isa.OpSyncAll || (in.Op == isa.OpBarrier && in.Pipe == isa.ALL)):
+			waitIdle = true
+			consider(c.scalFree)
+		case c.fetched && c.scalFree > now && c.queueFull(in):
+			// Issue resumes when that pipe pops (in a wake-up of its own);
+			// until then the scalar stalls on the full queue.
+			if s.state != QueueFull {
+				s.deferState(c.scalFree, QueueFull)
+			}
+		default:
+			consider(c.scalFree)
+		}
+	} else if c.scalFree > now && c.pipes[isa.S].state == Busy {
+		// The stream is drained: the scalar is idle once its last issue ends.
+		c.pipes[isa.S].deferState(c.scalFree, QueueEmpty)
 	}
+	functional := c.chip.opts.Mode == Functional
 	for i := isa.Pipe(1); i < isa.NumPipes; i++ {
 		p := &c.pipes[i]
-		consider(p.busy)
-		if !p.empty() {
-			consider(p.ready[p.head])
+		if waitIdle {
+			consider(p.busy)
+			consider(p.last)
 		}
-		if len(p.fly) > 0 {
+		if functional && len(p.fly) > 0 {
 			consider(p.fly[0].done)
 		}
-		consider(p.last)
+		if p.xfer > 0 {
+			continue // FlowDone wakes the core
+		}
+		c.planPipe(p, now, consider)
 	}
 	if next != sim.Time(math.MaxInt64) {
 		c.waker.Wake(next)
 	}
+}
+
+// queueFull reports whether in goes to a pipe queue that is full.
+func (c *Core) queueFull(in *isa.Instr) bool {
+	target := in.Pipe
+	switch in.Op {
+	case isa.OpSetFlag:
+		target = in.SrcPipe
+	case isa.OpWaitFlag:
+		target = in.DstPipe
+	}
+	return target != isa.S && target < isa.NumPipes && c.pipes[target].full()
+}
+
+// planPipe finds when pipe p (not streaming a transfer) can next start or
+// pass an instruction and passes it to consider; the state changes before
+// then become deferred transitions. It mirrors runPipe.
+func (c *Core) planPipe(p *pipe, now sim.Time, consider func(sim.Time)) {
+	st := p.state
+	enter := func(at sim.Time, s Cause) {
+		if at > now && s != st {
+			p.deferState(at, s)
+			st = s
+		}
+	}
+	t := max(p.busy, now)
+	if p.empty() {
+		enter(p.busy, QueueEmpty)
+		return
+	}
+	if r := p.ready[p.head]; r > t {
+		enter(p.busy, QueueEmpty)
+		t = r
+	}
+	in := p.front()
+	switch in.Op {
+	case isa.OpWaitFlag:
+		if *c.flag(in.SrcPipe, in.DstPipe, in.FlagID) == 0 {
+			enter(t, WaitFlag) // set by a later wake-up of this core
+			return
+		}
+	case isa.OpSetFlag, isa.OpBarrier:
+		if p.last > t {
+			if in.Op == isa.OpSetFlag {
+				enter(t, Latency)
+			} else {
+				enter(t, Barrier)
+			}
+			t = p.last
+		}
+	}
+	consider(t)
 }
 
 // fault stops the run with an execution error naming core, line and instruction.
@@ -611,6 +730,7 @@ func (c *Core) finalize(end sim.Time) CoreStats {
 	var st CoreStats
 	for i := range c.pipes {
 		p := &c.pipes[i]
+		c.settle(p, end)
 		c.closeState(p, end)
 		st.Pipes[i] = p.stats
 	}

@@ -99,7 +99,9 @@ func (c *Core) finishAfter(p *pipe, now, d, lat sim.Time) {
 	if done > p.last {
 		p.last = done
 	}
-	p.fly = append(p.fly, inflight{done: done, in: p.cur})
+	if c.chip.opts.Mode == Functional { // timing only: nothing lands
+		p.fly = append(p.fly, inflight{done: done, in: p.cur})
+	}
 }
 
 // apply performs the data effect of a completed instruction (functional mode).
