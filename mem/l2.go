@@ -18,12 +18,7 @@ type L2 struct {
 	sets       uint64
 	setMask    uint64 // sets−1 when sets is a power of two, else 0
 	ways       int
-	tags       []int64  // sets·ways sector numbers (−1 = invalid)
-	valid      []uint16 // sets·ways: one bit per line of the sector
-	// order holds each set's ways in recency order, one 4-bit way number
-	// per nibble, most recent in the lowest nibble: LRU replacement in O(1)
-	// (at most 16 ways).
-	order []uint64
+	set        []l2Set
 	// where maps a sector number to 1 + the way holding it (0 = absent),
 	// in pages of wherePage sectors allocated on first use: an O(1) lookup
 	// instead of a scan of the set's ways.
@@ -31,6 +26,17 @@ type L2 struct {
 
 	// Statistics in bytes.
 	HitBytes, MissBytes int64
+}
+
+// l2Set is one set of the directory, laid out so that a hit reads one
+// cache line (order and valid) and the tags only on replacement.
+type l2Set struct {
+	// order holds the ways in recency order, one 4-bit way number per
+	// nibble, most recent in the lowest nibble: LRU replacement in O(1)
+	// (at most 16 ways).
+	order uint64
+	valid [MaxL2Ways]uint16 // one bit per line of the sector
+	tags  [MaxL2Ways]int64  // sector numbers (−1 = invalid)
 }
 
 // wherePage is the number of sectors per page of the where index, and
@@ -63,21 +69,20 @@ func NewL2(capacity int64, lineBytes, ways int) *L2 {
 	if sets < 1 {
 		sets = 1
 	}
-	c := &L2{lineBits: lb, sectorBits: lb + 4, sets: sets, ways: ways,
-		tags: make([]int64, int(sets)*ways), valid: make([]uint16, int(sets)*ways), order: make([]uint64, sets)}
+	c := &L2{lineBits: lb, sectorBits: lb + 4, sets: sets, ways: ways, set: make([]l2Set, sets)}
 	// Initially way 0 is the least recently used, then 1, 2, …
 	var init uint64
 	for w := 0; w < ways; w++ {
 		init |= uint64(ways-1-w) << (4 * w)
 	}
-	for i := range c.order {
-		c.order[i] = init
+	for i := range c.set {
+		c.set[i].order = init
+		for w := range c.set[i].tags {
+			c.set[i].tags[w] = -1
+		}
 	}
 	if sets&(sets-1) == 0 {
 		c.setMask = sets - 1
-	}
-	for i := range c.tags {
-		c.tags[i] = -1
 	}
 	return c
 }
@@ -165,19 +170,19 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 // needed, replacing the set's least recently used sector) and returns which
 // of them were present before.
 func (c *L2) touch(sec int64, want uint16) uint16 {
-	var set uint64
+	var si uint64
 	if c.setMask != 0 || c.sets == 1 {
-		set = uint64(sec) & c.setMask
+		si = uint64(sec) & c.setMask
 	} else {
-		set = uint64(sec) % c.sets
+		si = uint64(sec) % c.sets
 	}
-	lo := int(set) * c.ways
+	set := &c.set[si]
 	page := c.wherePage(sec)
 	w := -1
 	if page != nil {
 		w = int(page[sec&(wherePage-1)]) - 1
 	} else {
-		for i, t := range c.tags[lo : lo+c.ways] {
+		for i, t := range set.tags[:c.ways] {
 			if t == sec {
 				w = i
 				break
@@ -185,24 +190,27 @@ func (c *L2) touch(sec int64, want uint16) uint16 {
 		}
 	}
 	if w >= 0 {
-		have := c.valid[lo+w] & want
-		c.valid[lo+w] |= want
-		c.order[set] = toFront(c.order[set], uint64(w))
+		w &= MaxL2Ways - 1
+		have := set.valid[w] & want
+		set.valid[w] |= want
+		if set.order&0xF != uint64(w) {
+			set.order = toFront(set.order, uint64(w))
+		}
 		return have
 	}
-	o := c.order[set]
+	o := set.order
 	victim := (o >> (4 * uint(c.ways-1))) & 0xF
-	c.order[set] = (o<<4 | victim) & (1<<(4*uint(c.ways)) - 1)
+	set.order = (o<<4 | victim) & (1<<(4*uint(c.ways)) - 1)
 	if c.ways == MaxL2Ways {
-		c.order[set] = o<<4 | victim
+		set.order = o<<4 | victim
 	}
-	if old := c.tags[lo+int(victim)]; old >= 0 {
+	if old := set.tags[victim]; old >= 0 {
 		if op := c.wherePage(old); op != nil {
 			op[old&(wherePage-1)] = 0
 		}
 	}
-	c.tags[lo+int(victim)] = sec
-	c.valid[lo+int(victim)] = want
+	set.tags[victim] = sec
+	set.valid[victim] = want
 	if page != nil {
 		page[sec&(wherePage-1)] = uint8(victim) + 1
 	}
