@@ -13,6 +13,8 @@ import (
 type kernel struct {
 	kind   Kind
 	L, F   int
+	window int // > 0: products dealt to blocks per window (FormatParams.Window)
+	run    int
 	lateC  bool
 	seq32  bool    // Sequential, plain FP32 RNE output, products exact in FP32: native float32 adds
 	cos    outSpec // rounding of the late c addition
@@ -26,7 +28,7 @@ type kernel struct {
 
 // kernel resolves the model for the formats.
 func (m Model) kernel(in, out fp.Format) (*kernel, error) {
-	p, err := m.Params(in)
+	p, err := m.ParamsFor(in, out)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +36,7 @@ func (m Model) kernel(in, out fp.Format) (*kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &kernel{kind: m.Kind, L: p.L, F: p.F, frac: info.frac, ftz: m.FlushSubnormals, info: info}
+	k := &kernel{kind: m.Kind, L: p.L, F: p.F, window: p.Window, run: p.Run, frac: info.frac, ftz: m.FlushSubnormals, info: info}
 	if m.Kind > TruncatedLateC {
 		return nil, fmt.Errorf("cube: model %q: unknown kind %d", m.Name, m.Kind)
 	}
@@ -125,6 +127,9 @@ func (k *kernel) dot(pa, pb []dec, c uint32, checkInputs bool) uint32 {
 	if k.ftz && cd.sig != 0 && abs32(cd.sig) < 1<<23 {
 		cv = math.Copysign(0, cv)
 	}
+	if k.window > 0 {
+		return toBits(k.windowed(pa, pb, cv))
+	}
 	acc := cv
 	n := len(pa)
 	for s := 0; s < n; s += k.L {
@@ -151,6 +156,54 @@ func (k *kernel) dot(pa, pb []dec, c uint32, checkInputs bool) uint32 {
 		}
 	}
 	return toBits(acc)
+}
+
+// windowed is the BlockFMA accumulation with FormatParams.Window > 0: per
+// window of k.window products, the runs of k.run products are dealt
+// round-robin to k.window/k.L blocks, which are chained in order (each
+// rounded block result is the next block's c). Without lateC the chain
+// starts from the incoming accumulator; with lateC it starts from zero and
+// the window's result is added to the accumulator with one k.cos rounding.
+// Inputs are finite (dot handles specials first).
+func (k *kernel) windowed(pa, pb []dec, acc float64) float64 {
+	nb := k.window / k.L
+	var bufA, bufB [64]dec
+	qa, qb := bufA[:0], bufB[:0]
+	if k.L > len(bufA) {
+		qa, qb = make([]dec, 0, k.L), make([]dec, 0, k.L)
+	}
+	n := len(pa)
+	for w := 0; w < n; w += k.window {
+		e := min(w+k.window, n)
+		t := acc
+		if k.lateC {
+			t = 0
+		}
+		for j := 0; j < nb; j++ {
+			qa, qb = qa[:0], qb[:0]
+			for r := w + j*k.run; r < e; r += nb * k.run {
+				re := min(r+k.run, e)
+				qa = append(qa, pa[r:re]...)
+				qb = append(qb, pb[r:re]...)
+			}
+			if len(qa) == 0 {
+				continue
+			}
+			t = k.blockFMA(qa, qb, t)
+			if math.IsInf(t, 0) || math.IsNaN(t) {
+				break
+			}
+		}
+		if k.lateC {
+			acc = roundAdd(&k.cos, acc, t)
+		} else {
+			acc = t
+		}
+		if math.IsInf(acc, 0) || math.IsNaN(acc) {
+			break // finite products cannot change an infinite accumulator
+		}
+	}
+	return acc
 }
 
 func abs32(x int32) int32 {

@@ -88,11 +88,26 @@ type FormatParams struct {
 	L       int // block length: products summed per rounding (1 for Sequential)
 	F       int // fractional bits kept below 2^e_max, or Exact
 	OutMant int // if > 0: every FP32 result (block results included) is rounded to this many fraction bits (Ada FP8: 13)
-	// LateC (BlockFMA only): the block's products are summed without c
-	// (aligned, truncated, rounded with the model's output rounding) and c is
-	// then added in a separate addition rounded with CRound (Blackwell FP8).
+	// LateC (BlockFMA only): the products are summed without c (aligned,
+	// truncated, rounded with the model's output rounding; with Window > 0
+	// the window's blocks are chained from zero) and c is then added in a
+	// separate addition rounded with CRound, once per block (Window = 0) or
+	// per window (Blackwell FP8; FP8 with FP16 output).
 	LateC  bool
 	CRound fp.Rounding
+	// Window and Run (BlockFMA only) deal the products to blocks the way a
+	// unit fed from packed registers does. Window = 0: blocks of L
+	// consecutive products in increasing k (Run unused). Window > 0 (a
+	// multiple of L and of Run): the products are taken in windows of Window
+	// consecutive k (one instruction's k); inside a window the runs of Run
+	// consecutive products are dealt round-robin to the Window/L blocks (run
+	// r to block r mod Window/L) and the blocks are chained in that order,
+	// each rounded result being the next block's c. A last, partial window
+	// is dealt the same way (as if padded with zeros). Example: L = 16,
+	// Window = 32, Run = 2 sums k = 0,1,4,5,…,28,29 first, then
+	// k = 2,3,6,7,…,30,31 — the low and high 16-bit halves of the 32-bit
+	// registers that hold four FP8 values each.
+	Window, Run int
 }
 
 // Model is one accumulation model. A preset is a Model value; callers may
@@ -104,6 +119,11 @@ type Model struct {
 	// Formats holds the parameters per supported input format; Dot and MMAD
 	// reject other formats.
 	Formats map[fp.Format]FormatParams
+	// FP16Formats, where it has an entry for an input format, replaces
+	// Formats for FP16 output (a unit whose FP16-accumulating datapath
+	// differs from its FP32 one: Hopper and Blackwell FP8). Formats still
+	// decides which inputs are supported.
+	FP16Formats map[fp.Format]FormatParams
 	// RoundFP32 and RoundFP16 are the rounding of a block result for FP32 and
 	// FP16 outputs (intermediate block results included).
 	RoundFP32, RoundFP16 fp.Rounding
@@ -115,8 +135,14 @@ type Model struct {
 	Hypothesis bool
 }
 
-// Params returns the model's parameters for input format f.
+// Params returns the model's parameters for input format f (FP32 output).
 func (m Model) Params(f fp.Format) (FormatParams, error) {
+	return m.ParamsFor(f, fp.FP32)
+}
+
+// ParamsFor returns the model's parameters for input format f and output
+// format out: FP16Formats[f] for FP16 output where present, else Formats[f].
+func (m Model) ParamsFor(f, out fp.Format) (FormatParams, error) {
 	p, ok := m.Formats[f]
 	if !ok {
 		var names []string
@@ -125,6 +151,9 @@ func (m Model) Params(f fp.Format) (FormatParams, error) {
 		}
 		sort.Strings(names)
 		return p, fmt.Errorf("cube: model %q has no %v input (it supports %s)", m.Name, f, strings.Join(names, ", "))
+	}
+	if q, ok := m.FP16Formats[f]; ok && out == fp.FP16 {
+		p = q
 	}
 	if p.L < 1 {
 		return p, fmt.Errorf("cube: model %q: block length %d for %v must be ≥ 1", m.Name, p.L, f)
@@ -137,6 +166,15 @@ func (m Model) Params(f fp.Format) (FormatParams, error) {
 	}
 	if p.L > 1024 {
 		return p, fmt.Errorf("cube: model %q: block length %d for %v too large (≤ 1024)", m.Name, p.L, f)
+	}
+	if p.Window != 0 {
+		if m.Kind != BlockFMA {
+			return p, fmt.Errorf("cube: model %q: Window applies to the block-fma kind only", m.Name)
+		}
+		if p.Window < 0 || p.Window > 1024 || p.Run < 1 || p.Window%p.L != 0 || p.Window%p.Run != 0 || (p.Window/p.Run)%(p.Window/p.L) != 0 {
+			return p, fmt.Errorf("cube: model %q: Window %d, Run %d for %v: want Window ≤ 1024 a multiple of L = %d and of Run ≥ 1, with Window/Run runs a multiple of the Window/L blocks",
+				m.Name, p.Window, p.Run, f, p.L)
+		}
 	}
 	return p, nil
 }
@@ -154,6 +192,23 @@ func fp8(L, F, out int) map[fp.Format]FormatParams {
 func fp8LateC(L, F, out int) map[fp.Format]FormatParams {
 	p := FormatParams{L: L, F: F, OutMant: out, LateC: true, CRound: fp.RNE}
 	return map[fp.Format]FormatParams{fp.E4M3: p, fp.E5M2: p}
+}
+
+// fp8ToFP16 is the FP8 → FP16-output datapath of Hopper and Blackwell
+// (fitted to the recorded vectors, FP8-FP16.md): each 32-product k window
+// is summed as two chained blocks of 16 (F = 25, as the FP16/BF16-input
+// datapath), the first holding k = 0,1,4,5,… and the second k = 2,3,6,7,…
+// (low and high halves of the packed registers), each block rounded to FP16
+// (RNE); c, rounded to FP16, is added last with one more RNE.
+func fp8ToFP16() map[fp.Format]FormatParams {
+	p := FormatParams{L: 16, F: 25, Window: 32, Run: 2, LateC: true, CRound: fp.RNE}
+	return map[fp.Format]FormatParams{fp.E4M3: p, fp.E5M2: p}
+}
+
+// withFP16 returns m with FP16-output parameters f.
+func withFP16(m Model, f map[fp.Format]FormatParams) Model {
+	m.FP16Formats = f
+	return m
 }
 
 func merge(ms ...map[fp.Format]FormatParams) map[fp.Format]FormatParams {
@@ -181,20 +236,21 @@ var presets = map[string]Model{
 		merge(half(8, 24), map[fp.Format]FormatParams{fp.TF32: {L: 4, F: 24}})),
 	"ada": nv("ada", "NVIDIA Ada (L40S, RTX 40) tensor core: block FMA, L=8 fp16/bf16, 4 tf32, F=24; fp8 L=16, F=13, output cut to 13 fraction bits",
 		merge(half(8, 24), map[fp.Format]FormatParams{fp.TF32: {L: 4, F: 24}}, fp8(16, 13, 13))),
-	// Hopper wgmma FP8: F=13 and, as on Ada, the FP32 result cut (RZ) to 13
-	// fraction bits — the recorded vectors match only with the cut. c is
-	// added after the 32-product block with RNE (LateC): the FP32 sets were
-	// recorded with c = 0 (unaffected), and the FP16 sets fit best that way
-	// (FP8-FP16.md; still 16–22 % of FP16 lines differ).
-	"h100": nv("h100", "NVIDIA H100/H200 (Hopper) tensor core: block FMA, L=16 fp16/bf16, 8 tf32, F=25; wgmma fp8 L=32, F=13, output cut to 13 fraction bits, then + c with RNE",
-		merge(half(16, 25), map[fp.Format]FormatParams{fp.TF32: {L: 8, F: 25}}, fp8LateC(32, 13, 13))),
+	// Hopper wgmma FP8, FP32 output: F=13 and, as on Ada, the FP32 result
+	// cut (RZ) to 13 fraction bits — the recorded vectors match only with
+	// the cut. c is added after the 32-product block with RNE (LateC; the
+	// FP32 sets were recorded with c = 0, so this part is not pinned by
+	// data). FP8 with FP16 output takes another datapath (fp8ToFP16).
+	"h100": withFP16(nv("h100", "NVIDIA H100/H200 (Hopper) tensor core: block FMA, L=16 fp16/bf16, 8 tf32, F=25; wgmma fp8 L=32, F=13, output cut to 13 fraction bits, then + c with RNE; fp8→fp16 two blocks of 16 (k pairs interleaved), F=25, then + c",
+		merge(half(16, 25), map[fp.Format]FormatParams{fp.TF32: {L: 8, F: 25}}, fp8LateC(32, 13, 13))), fp8ToFP16()),
 	// B200 FP8: the recorded vectors (FP32 output) rule out one rounding of
 	// products and c together (an exact sum rounded RNE is 1 ulp off on
 	// some lines, RZ on many); they match bit for bit when the 32 products
 	// are block-FMA'd (F=25, RZ to FP32) and c is added afterwards with RNE.
-	"b200": nv("b200", "NVIDIA B200 (Blackwell) tensor core: block FMA, L=16 fp16/bf16, 8 tf32, F=25; fp8 L=32 products (F=25, RZ) then + c with RNE",
+	// FP8 with FP16 output: the same datapath as Hopper's (fp8ToFP16).
+	"b200": withFP16(nv("b200", "NVIDIA B200 (Blackwell) tensor core: block FMA, L=16 fp16/bf16, 8 tf32, F=25; fp8 L=32 products (F=25, RZ) then + c with RNE; fp8→fp16 two blocks of 16 (k pairs interleaved), F=25, then + c",
 		merge(half(16, 25), map[fp.Format]FormatParams{fp.TF32: {L: 8, F: 25},
-			fp.E4M3: {L: 32, F: 25, LateC: true, CRound: fp.RNE}, fp.E5M2: {L: 32, F: 25, LateC: true, CRound: fp.RNE}})),
+			fp.E4M3: {L: 32, F: 25, LateC: true, CRound: fp.RNE}, fp.E5M2: {L: 32, F: 25, LateC: true, CRound: fp.RNE}})), fp8ToFP16()),
 
 	// AMD (FACTS.md §3; MMA-Sim). No recorded vectors: unit-tested only.
 	"mi100": {Name: "mi100", Doc: "AMD MI100 (CDNA1): exact sum of L products and c, one RNE (L=4 fp16, 2 bf16)",
@@ -265,5 +321,8 @@ func Preset(name string) (Model, error) {
 		return Model{}, fmt.Errorf("cube: unknown model %q (valid: %s)", name, strings.Join(PresetNames(), ", "))
 	}
 	m.Formats = merge(m.Formats)
+	if m.FP16Formats != nil {
+		m.FP16Formats = merge(m.FP16Formats)
+	}
 	return m, nil
 }

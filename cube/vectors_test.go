@@ -5,16 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/davinci-sim/davinci-sim/fp"
 )
-
-// openFP16 lists the recorded sets no model reproduces yet: FP8 inputs with
-// FP16 output on Hopper (wgmma) and Blackwell. Their FP32-output
-// counterparts match bit for bit. See the package notes in model.go.
-func openFP16(s VectorSet) bool {
-	return s.Output == fp.FP16 && (s.Input == fp.E4M3 || s.Input == fp.E5M2) && (s.Model == "h100" || s.Model == "b200")
-}
 
 // TestRecordedSubset checks the committed subset of the recorded vectors
 // (every GPU, input and output format present) bit for bit.
@@ -30,10 +21,6 @@ func TestRecordedSubset(t *testing.T) {
 		r := checkSet(t, s)
 		if r.Checked != 300 {
 			t.Errorf("%s %v→%v: checked %d, want 300", s.GPU, s.Input, s.Output, r.Checked)
-		}
-		if openFP16(s) {
-			t.Logf("%s %v→%v: %d/%d mismatches (known open)", s.GPU, s.Input, s.Output, r.Mismatches, r.Checked)
-			continue
 		}
 		for _, x := range r.First {
 			t.Errorf("%s %v→%v line %d: got %08x want %08x", s.GPU, s.Input, s.Output, x.Line, x.Got, x.Want)
