@@ -104,6 +104,40 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 	}
 	lineSize := int64(1) << c.lineBits
 	sectorMask := int64(1)<<c.sectorBits - 1
+	if end := addr + burstLen; nburst > 1 && addr >= 0 && stride > 0 && stride&sectorMask == 0 &&
+		addr>>c.sectorBits == (end-1)>>c.sectorBits && c.wherePage(addr>>c.sectorBits) != nil &&
+		c.wherePage((addr+int64(nburst-1)*stride)>>c.sectorBits) != nil {
+		// Every burst sits at the same offset of its own sector (a block
+		// of a row-major matrix whose rows are whole sectors apart): the
+		// same lines of a sector at a fixed step.
+		l0 := uint((addr & sectorMask) >> c.lineBits)
+		l1 := uint(((end - 1) & sectorMask) >> c.lineBits)
+		want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))
+		sec, step := addr>>c.sectorBits, stride>>c.sectorBits
+		for b := 0; b < nburst; b, sec = b+1, sec+step {
+			switch have := c.touch(sec, want); have {
+			case want:
+				hit += burstLen
+			case 0:
+				miss += burstLen
+			default:
+				lo := addr + int64(b)*stride
+				base := lo &^ sectorMask
+				for l := l0; l <= l1; l++ {
+					a := max(base+int64(l)*lineSize, lo)
+					z := min(base+int64(l+1)*lineSize, lo+burstLen)
+					if have&(1<<l) != 0 {
+						hit += z - a
+					} else {
+						miss += z - a
+					}
+				}
+			}
+		}
+		c.HitBytes += hit
+		c.MissBytes += miss
+		return hit, miss
+	}
 	for b := 0; b < nburst; b++ {
 		lo := addr + int64(b)*stride
 		end := lo + burstLen

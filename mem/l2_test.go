@@ -99,3 +99,45 @@ func testL2AgainstScan(t *testing.T, ways int) {
 		}
 	}
 }
+
+// Access2D (with its fast paths for bursts inside one sector and for
+// sector-aligned strides) gives the same hits and misses, and leaves the
+// same directory, as the bursts accessed one at a time (a contiguous
+// transfer as one burst).
+func TestL2Access2DMatchesBursts(t *testing.T) {
+	a := NewL2(64<<10, 128, 4) // sectors of 2 KiB, 8 sets
+	b := NewL2(64<<10, 128, 4)
+	x := uint64(99)
+	rnd := func(n uint64) int64 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return int64(x % n)
+	}
+	for i := 0; i < 20000; i++ {
+		addr := rnd(1 << 20)
+		nburst := int(rnd(12)) + 1
+		burst := rnd(3000) + 1
+		stride := burst + rnd(3000)
+		if rnd(2) == 0 {
+			stride = (rnd(4) + 1) * 2048 // whole sectors apart
+			burst = min(burst, 2048)
+		}
+		h1, m1 := a.Access2D(addr, nburst, burst, stride)
+		var h2, m2 int64
+		if stride == burst { // contiguous: one transfer
+			nburst, burst = 1, burst*int64(nburst)
+		}
+		for k := 0; k < nburst; k++ {
+			h, m := b.Access(addr+int64(k)*stride, burst)
+			h2, m2 = h2+h, m2+m
+		}
+		if h1 != h2 || m1 != m2 {
+			t.Fatalf("access %d (addr %d, %d×%d every %d): Access2D hit %d miss %d, bursts hit %d miss %d",
+				i, addr, nburst, burst, stride, h1, m1, h2, m2)
+		}
+	}
+	if a.HitBytes != b.HitBytes || a.MissBytes != b.MissBytes {
+		t.Fatal("statistics differ")
+	}
+}
