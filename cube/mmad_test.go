@@ -85,7 +85,7 @@ func TestMMADMatchesDot(t *testing.T) {
 	for _, c := range []mf{
 		{"fp32-rne", fp.FP16, fp.FP32}, {"a100", fp.FP16, fp.FP32}, {"ascend-910a", fp.FP16, fp.FP32},
 		{"mi100", fp.BF16, fp.FP32}, {"mi210", fp.FP16, fp.FP32}, {"mi300", fp.BF16, fp.FP32},
-		{"h100", fp.TF32, fp.FP32}, {"ada", fp.E4M3, fp.FP32}, {"b200", fp.E5M2, fp.FP16}, {"a100", fp.FP16, fp.FP16},
+		{"h100", fp.TF32, fp.FP32}, {"ada", fp.E4M3, fp.FP32}, {"b200", fp.E5M2, fp.FP16}, {"h100", fp.E4M3, fp.FP16}, {"a100", fp.FP16, fp.FP16},
 		{"fp32-rz", fp.FP32, fp.FP32}, {"ascend-910b3", fp.FP32, fp.FP32},
 	} {
 		m, err := Preset(c.model)

@@ -10,19 +10,12 @@
 // special-cased in the arithmetic.
 //
 // Validation (davinci-sim validate numerics, shared/tc-vectors): every
-// recorded set matches bit for bit except FP8 inputs with FP16 output on
-// Hopper (H100/H200, wgmma) and Blackwell (B200), where 15–22 % of the lines
-// still differ (H100 1103/801, H200 1100/788, B200 1071/759 of 5000 for
-// E4M3/E5M2). On all three GPUs those results are reproduced best when c is
-// NOT part of the block: the 32 products are summed and rounded to FP16
-// (RNE), then c (rounded to FP16) is added with one more RNE (LateC) — the
-// same late-c structure that makes the B200 FP32-output sets match, and
-// consistent with the README note that Hopper FP8 was recorded with c = 0 in
-// the MMA. Every remaining line is consistent with an FP16 product sum T
-// followed by RNE(T + c16); T differs from RNE16(exact products) by ±1 ulp on
-// ~20 % of lines and by fixed-point-sized errors where products cancel. No
-// block length, F, intermediate precision, tree or chain tried reproduces T:
-// open. See FP8-FP16.md for what was tried and the best hypothesis.
+// recorded set matches bit for bit (48 sets, 240000 dot products). FP8
+// inputs with FP16 output on Hopper and Blackwell take their own datapath
+// (Model.FP16Formats): each 32-product k window is summed as two chained
+// blocks of 16 — k = 0,1,4,5,… then k = 2,3,6,7,…, the low and high halves
+// of the registers that pack four FP8 values — each rounded to FP16, and c
+// is added last (FormatParams.Window, Run, LateC). See FP8-FP16.md.
 //
 // Sources: FACTS.md §2–§3 — Fasi, Higham, Mikaitis, Pranesh, "Numerical
 // behavior of NVIDIA tensor cores" (PeerJ CS 2021); Khattak & Mikaitis,
