@@ -181,12 +181,6 @@ func fp8(L, F, out int) map[fp.Format]FormatParams {
 	return map[fp.Format]FormatParams{fp.E4M3: {L: L, F: F, OutMant: out}, fp.E5M2: {L: L, F: F, OutMant: out}}
 }
 
-// fp8LateC is fp8 with c added after the products' block (rounded RNE).
-func fp8LateC(L, F, out int) map[fp.Format]FormatParams {
-	p := FormatParams{L: L, F: F, OutMant: out, LateC: true, CRound: fp.RNE}
-	return map[fp.Format]FormatParams{fp.E4M3: p, fp.E5M2: p}
-}
-
 // fp8ToFP16 is the FP8 → FP16-output datapath of Hopper and Blackwell
 // (fitted to the recorded vectors, FP8-FP16.md): each 32-product k window
 // is summed as two chained blocks of 16 (F = 25, as the FP16/BF16-input
@@ -231,11 +225,13 @@ var presets = map[string]Model{
 		merge(half(8, 24), map[fp.Format]FormatParams{fp.TF32: {L: 4, F: 24}}, fp8(16, 13, 13))),
 	// Hopper wgmma FP8, FP32 output: F=13 and, as on Ada, the FP32 result
 	// cut (RZ) to 13 fraction bits — the recorded vectors match only with
-	// the cut. c is added after the 32-product block with RNE (LateC; the
-	// FP32 sets were recorded with c = 0, so this part is not pinned by
-	// data). FP8 with FP16 output takes another datapath (fp8ToFP16).
-	"h100": withFP16(nv("h100", "NVIDIA H100/H200 (Hopper) tensor core: block FMA, L=16 fp16/bf16, 8 tf32, F=25; wgmma fp8 L=32, F=13, output cut to 13 fraction bits, then + c with RNE; fp8→fp16 two blocks of 16 (k pairs interleaved), F=25, then + c",
-		merge(half(16, 25), map[fp.Format]FormatParams{fp.TF32: {L: 8, F: 25}}, fp8LateC(32, 13, 13))), fp8ToFP16()),
+	// the cut. c enters the 32-product block as in the published block-FMA
+	// model (FACTS.md §3): the FP32 sets were recorded with c = 0, so the
+	// data cannot tell this from c added last (the FP16-output datapath,
+	// fp8ToFP16, does add c last). FP8 with FP16 output takes that other
+	// datapath.
+	"h100": withFP16(nv("h100", "NVIDIA H100/H200 (Hopper) tensor core: block FMA, L=16 fp16/bf16, 8 tf32, F=25; wgmma fp8 L=32, F=13, output cut to 13 fraction bits; fp8→fp16 two blocks of 16 (k pairs interleaved), F=25, then + c",
+		merge(half(16, 25), map[fp.Format]FormatParams{fp.TF32: {L: 8, F: 25}}, fp8(32, 13, 13))), fp8ToFP16()),
 	// B200 FP8: the recorded vectors (FP32 output) rule out one rounding of
 	// products and c together (an exact sum rounded RNE is 1 ulp off on
 	// some lines, RZ on many); they match bit for bit when the 32 products
