@@ -187,7 +187,7 @@ type sliceArgs struct {
 const (
 	codeShift = 20
 	codeChunk = 1 << codeShift
-	maxChunks = (1<<32 - 2) >> codeShift
+	maxChunks = (flagRef - 2) >> codeShift // refs stay below flagRef
 )
 
 // Name returns the name of slice s: the mnemonic ("mte2.copy", "set_flag")
@@ -217,11 +217,40 @@ func (t *Timeline) intern(n string) (uint16, bool) {
 	return i, true
 }
 
+// Flag marks of a recorded run keep their flag in ref instead of a packed
+// instruction: flagRef | set<<30 | src<<26 | dst<<22 | id.
+const (
+	flagRef      = 1 << 31
+	flagSet      = 1 << 30
+	flagSrcShift = 26
+	flagDstShift = 22
+	flagIDMax    = 1<<flagDstShift - 1
+)
+
+// flagMarkRef returns the ref of a flag mark (0 when it does not fit).
+func flagMarkRef(set bool, src, dst isa.Pipe, id int64) uint32 {
+	if src >= 16 || dst >= 16 || id < 0 || id > flagIDMax {
+		return 0
+	}
+	r := flagRef | uint32(src)<<flagSrcShift | uint32(dst)<<flagDstShift | uint32(id)
+	if set {
+		r |= flagSet
+	}
+	return r
+}
+
 // instr returns the recorded instruction of s (ok is false for stalls and
 // read-back slices).
 func (t *Timeline) instr(s *Slice) (isa.Instr, bool) {
-	if s.ref == 0 || len(t.code) == 0 {
+	if s.ref == 0 || t.args != nil {
 		return isa.Instr{}, false
+	}
+	if s.ref&flagRef != 0 {
+		src, dst, id := isa.Pipe(s.ref>>flagSrcShift&15), isa.Pipe(s.ref>>flagDstShift&15), int(s.ref&flagIDMax)
+		if s.ref&flagSet != 0 {
+			return isa.SetFlag(src, dst, id), true
+		}
+		return isa.WaitFlag(src, dst, id), true
 	}
 	r := uint64(s.ref - 1)
 	ch := int(r >> codeShift)
@@ -276,17 +305,13 @@ func (t *Timeline) keep(c *cinstr) uint32 {
 		if n >= maxChunks {
 			return 0
 		}
-		size := codeChunk
-		if n == 0 {
-			size = 64 << 10 // small runs stay small; append grows it up to codeChunk
-		}
-		t.code = append(t.code, make([]byte, 0, size))
+		t.code = append(t.code, make([]byte, 0, codeChunk))
 		n++
 	}
 	b := t.code[n-1]
-	ref := uint32(n-1)<<codeShift | uint32(len(b))
-	t.code[n-1] = appendPacked(b, c)
-	return ref + 1
+	off := len(b)
+	t.code[n-1] = b[:off+putPacked(b[off:off+maxPacked], c)]
+	return (uint32(n-1)<<codeShift | uint32(off)) + 1
 }
 
 // Core returns the timeline of core id, or nil.
@@ -318,9 +343,9 @@ type Lane struct {
 	n      int
 }
 
-// laneShift sets the lane chunk size (4096 slices, 128 KiB).
+// laneShift sets the lane chunk size (512 slices, 16 KiB).
 const (
-	laneShift = 12
+	laneShift = 9
 	laneChunk = 1 << laneShift
 )
 
@@ -349,22 +374,17 @@ func (l *Lane) Search(f func(*Slice) bool) int {
 // Slices returns a copy of the lane's slices.
 func (l *Lane) Slices() []Slice {
 	out := make([]Slice, 0, l.n)
-	for _, ch := range l.chunks {
-		out = append(out, ch...)
+	for i, ch := range l.chunks {
+		out = append(out, ch[:min(laneChunk, l.n-i*laneChunk)]...)
 	}
 	return out
 }
 
 func (l *Lane) push(s Slice) {
 	if l.n&(laneChunk-1) == 0 {
-		size := laneChunk
-		if l.n == 0 {
-			size = 64 // short lanes stay small; append grows the first chunk
-		}
-		l.chunks = append(l.chunks, make([]Slice, 0, size))
+		l.chunks = append(l.chunks, make([]Slice, laneChunk))
 	}
-	last := len(l.chunks) - 1
-	l.chunks[last] = append(l.chunks[last], s)
+	l.chunks[l.n>>laneShift][l.n&(laneChunk-1)] = s
 	l.n++
 }
 
@@ -373,9 +393,11 @@ func (c *CoreTimeline) addSlice(p isa.Pipe, s Slice) {
 	l := &c.Pipes[p]
 	l.push(s)
 	// Intervals close after the flag events at their end: keep From order.
-	for i := l.n - 1; i > 0 && l.At(i-1).From > s.From; i-- {
-		a, b := l.At(i), l.At(i-1)
-		*a, *b = *b, *a
+	if l.n > 1 && l.At(l.n-2).From > s.From {
+		for i := l.n - 1; i > 0 && l.At(i-1).From > s.From; i-- {
+			a, b := l.At(i), l.At(i-1)
+			*a, *b = *b, *a
+		}
 	}
 	if s.Class != ClassFlag {
 		c.stall[p][s.Cause] += s.To - s.From

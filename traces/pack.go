@@ -43,7 +43,13 @@ type regionInterner interface {
 // pack returns the compact form of in. Region names (alloc/free only) are
 // interned through ri; other strings do not occur in instructions.
 func pack(in *isa.Instr, ri regionInterner) (c cinstr) {
-	c.op, c.pipe = in.Op, in.Pipe
+	c.pack(in, ri)
+	return c
+}
+
+// pack sets c to the compact form of in (see pack).
+func (c *cinstr) pack(in *isa.Instr, ri regionInterner) {
+	*c = cinstr{op: in.Op, pipe: in.Pipe}
 	switch in.Op {
 	case isa.OpAlloc, isa.OpFree:
 		c.b[0] = in.Region.Buf
@@ -89,7 +95,6 @@ func pack(in *isa.Instr, ri regionInterner) (c cinstr) {
 			c.flags |= fSaturate
 		}
 	}
-	return c
 }
 
 // integer is any integer field type of isa.Instr (the setters below keep
@@ -174,14 +179,24 @@ const maxPacked = 4 + 8 + 8*binary.MaxVarintLen64
 // fields among (vop, in, out, round, flags, b[0..2], v[0..7]), then those
 // fields (bytes, then zig-zag varints).
 func appendPacked(dst []byte, c *cinstr) []byte {
-	n := len(dst)
-	dst = append(dst, uint8(c.op), uint8(c.pipe), 0, 0)
+	var buf [maxPacked]byte
+	return append(dst, buf[:putPacked(buf[:], c)]...)
+}
+
+// putPacked writes the packed form of c to buf (at least maxPacked bytes)
+// and returns its length.
+func putPacked(buf []byte, c *cinstr) int {
+	buf = buf[:maxPacked]
+	buf[0], buf[1] = uint8(c.op), uint8(c.pipe)
+	n := 4
 	var mask uint16
-	for i, x := range [8]uint8{uint8(c.vop), uint8(c.in), uint8(c.out), uint8(c.round), c.flags,
-		uint8(c.b[0]), uint8(c.b[1]), uint8(c.b[2])} {
+	small := [8]uint8{uint8(c.vop), uint8(c.in), uint8(c.out), uint8(c.round), c.flags,
+		uint8(c.b[0]), uint8(c.b[1]), uint8(c.b[2])}
+	for i, x := range small {
 		if x != 0 {
 			mask |= 1 << i
-			dst = append(dst, x)
+			buf[n] = x
+			n++
 		}
 	}
 	for i, x := range c.v {
@@ -192,14 +207,16 @@ func appendPacked(dst []byte, c *cinstr) []byte {
 				ux = ^ux
 			}
 			for ux >= 0x80 {
-				dst = append(dst, byte(ux)|0x80)
+				buf[n] = byte(ux) | 0x80
 				ux >>= 7
+				n++
 			}
-			dst = append(dst, byte(ux))
+			buf[n] = byte(ux)
+			n++
 		}
 	}
-	dst[n+2], dst[n+3] = uint8(mask), uint8(mask>>8)
-	return dst
+	buf[2], buf[3] = uint8(mask), uint8(mask>>8)
+	return n
 }
 
 // unpacked decodes a cinstr written by appendPacked at the start of b

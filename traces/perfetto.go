@@ -519,7 +519,7 @@ func (rd *traceReader) event(ev *rawEvent) error {
 			a.flops = argFloat(ev.Args, "flops")
 		}
 		if a != (sliceArgs{}) {
-			if len(rd.tl.args) >= math.MaxUint32-1 {
+			if len(rd.tl.args) >= flagRef-1 {
 				return errors.New("too many events")
 			}
 			rd.tl.args = append(rd.tl.args, a)

@@ -104,16 +104,17 @@ type Recorder struct {
 	// The timeline and the consumer's state, under mu.
 	mu        sync.Mutex
 	tl        Timeline
-	sets      map[flagKey]*flagQueue
-	nameOf    map[uint32]uint16
-	causeName [arch.NumCauses]int32 // 1 + name index
+	sets      map[flagKey]*flagQueue // flags outside the dense tables
+	dense     []*denseFlags          // by core ID
+	opNames   []uint16               // 1 + name index by op<<10 | pipe<<6 | vop
+	causeName [arch.NumCauses]int32  // 1 + name index
 	binds     uint64
 	byID      []*CoreTimeline // cores by ID (dense)
 }
 
 // NewRecorder returns a recorder for the given window.
 func NewRecorder(w Window) *Recorder {
-	r := &Recorder{win: w, sets: map[flagKey]*flagQueue{}, nameOf: map[uint32]uint16{}}
+	r := &Recorder{win: w, sets: map[flagKey]*flagQueue{}, opNames: make([]uint16, 32<<10)}
 	r.qcond.L = &r.qmu
 	r.tl.From = w.From
 	r.tl.To = w.From
@@ -269,7 +270,7 @@ func (r *Recorder) Interval(core int, pipe isa.Pipe, cause arch.Cause, from, to 
 		b := r.cur
 		n := len(b.ins)
 		b.ins = b.ins[:n+1]
-		b.ins[n] = pack(in, r)
+		b.ins[n].pack(in, r)
 	}
 }
 
@@ -369,13 +370,7 @@ func (r *Recorder) busy(e *obsEvent, c *cinstr) {
 	if isa.Pipe(e.p0) == isa.S && c.pipe != isa.S {
 		s.Class = ClassIssue
 	}
-	k := uint32(c.op)<<16 | uint32(c.pipe)<<8 | uint32(c.vop)
-	n, ok := r.nameOf[k]
-	if !ok {
-		n, _ = r.tl.intern(isa.Mnemonic(isa.Instr{Op: c.op, Pipe: c.pipe, VOp: c.vop}))
-		r.nameOf[k] = n
-	}
-	s.name = n
+	s.name = r.opName(c.op, c.pipe, c.vop)
 	s.ref = r.tl.keep(c)
 	r.coreOf(e.core).addSlice(isa.Pipe(e.p0), s)
 	r.advance(e.t1)
@@ -424,7 +419,7 @@ func (r *Recorder) advance(t sim.Time) {
 // flag matches a consume with the oldest outstanding set and records the
 // flag marks and arrows inside the window.
 func (r *Recorder) flag(e *obsEvent) {
-	k := flagKey{e.core, e.p0, e.p1, e.x}
+	fq := r.flagQueue(e)
 	t := e.t0
 	in := r.inWindow(t)
 	src, dst := isa.Pipe(e.p0), isa.Pipe(e.p1)
@@ -433,11 +428,6 @@ func (r *Recorder) flag(e *obsEvent) {
 		if in {
 			r.binds++
 			ps.bind = r.binds
-		}
-		fq := r.sets[k]
-		if fq == nil {
-			fq = &flagQueue{}
-			r.sets[k] = fq
 		}
 		fq.q = append(fq.q, ps)
 		if !in {
@@ -450,7 +440,7 @@ func (r *Recorder) flag(e *obsEvent) {
 		return
 	}
 	var ps pendingSet
-	if fq := r.sets[k]; fq != nil && fq.head < len(fq.q) {
+	if fq.head < len(fq.q) {
 		ps = fq.q[fq.head]
 		fq.head++
 		if fq.head == len(fq.q) {
@@ -474,17 +464,57 @@ func (r *Recorder) flag(e *obsEvent) {
 	r.advance(t)
 }
 
+// denseFlags is the flag queues of one core for ids below denseFlagIDs.
+type denseFlags [int(isa.NumPipes) * int(isa.NumPipes) * denseFlagIDs]flagQueue
+
+const denseFlagIDs = 16
+
+// flagQueue returns the queue of the flag of event e.
+func (r *Recorder) flagQueue(e *obsEvent) *flagQueue {
+	src, dst, id, core := int(e.p0), int(e.p1), e.x, int(e.core)
+	if src < int(isa.NumPipes) && dst < int(isa.NumPipes) && id >= 0 && id < denseFlagIDs && core >= 0 && core < 1<<16 {
+		for core >= len(r.dense) {
+			r.dense = append(r.dense, nil)
+		}
+		d := r.dense[core]
+		if d == nil {
+			d = new(denseFlags)
+			r.dense[core] = d
+		}
+		return &d[(src*int(isa.NumPipes)+dst)*denseFlagIDs+int(id)]
+	}
+	k := flagKey{e.core, e.p0, e.p1, e.x}
+	fq := r.sets[k]
+	if fq == nil {
+		fq = &flagQueue{}
+		r.sets[k] = fq
+	}
+	return fq
+}
+
 // flagSlice returns the zero-length mark of a flag event.
 func (r *Recorder) flagSlice(op isa.Op, src, dst isa.Pipe, id int64, t sim.Time) Slice {
-	c := cinstr{op: op, pipe: isa.S}
-	c.v[0], c.v[1], c.v[2] = int64(src), int64(dst), id
-	k := uint32(op) << 16
-	n, ok := r.nameOf[k]
-	if !ok {
-		n, _ = r.tl.intern(op.String())
-		r.nameOf[k] = n
+	n := r.opName(op, isa.S, 0)
+	ref := flagMarkRef(op == isa.OpSetFlag, src, dst, id)
+	if ref == 0 {
+		c := cinstr{op: op, pipe: isa.S}
+		c.v[0], c.v[1], c.v[2] = int64(src), int64(dst), id
+		ref = r.tl.keep(&c)
 	}
-	return Slice{From: t, To: t, Cause: arch.Busy, Class: ClassFlag, name: n, ref: r.tl.keep(&c)}
+	return Slice{From: t, To: t, Cause: arch.Busy, Class: ClassFlag, name: n, ref: ref}
+}
+
+// opName returns the name index of an instruction's mnemonic.
+func (r *Recorder) opName(op isa.Op, pipe isa.Pipe, vop isa.VecOp) uint16 {
+	k := int(op)<<10 | int(pipe)<<6 | int(vop)
+	if op < 32 && pipe < 16 && vop < 64 && r.opNames[k] > 0 {
+		return r.opNames[k] - 1
+	}
+	n, _ := r.tl.intern(isa.Mnemonic(isa.Instr{Op: op, Pipe: pipe, VOp: vop}))
+	if op < 32 && pipe < 16 && vop < 64 {
+		r.opNames[k] = n + 1
+	}
+	return n
 }
 
 // addSample appends a step-counter value at t (clamped to from), replacing a

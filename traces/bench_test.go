@@ -1,0 +1,114 @@
+package traces_test
+
+import (
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/programs"
+	"github.com/davinci-sim/davinci-sim/sim"
+	"github.com/davinci-sim/davinci-sim/traces"
+)
+
+// tape records the observer calls of a run so that a benchmark can replay
+// them into a Recorder without the engine.
+type tape struct {
+	calls []call
+	instr []isa.Instr
+}
+
+type call struct {
+	kind     uint8
+	core     int
+	p0, p1   isa.Pipe
+	cause    arch.Cause
+	from, to sim.Time
+	id       int
+	set      bool
+	buf      isa.Buffer
+	bytes    int64
+	bps      float64
+	hasInstr bool
+}
+
+func (t *tape) Interval(core int, pipe isa.Pipe, cause arch.Cause, from, to sim.Time, in *isa.Instr) {
+	c := call{kind: 0, core: core, p0: pipe, cause: cause, from: from, to: to}
+	if in != nil {
+		c.hasInstr = true
+		t.instr = append(t.instr, *in)
+	}
+	t.calls = append(t.calls, c)
+}
+func (t *tape) Flag(core int, src, dst isa.Pipe, id int, set bool, at sim.Time) {
+	t.calls = append(t.calls, call{kind: 1, core: core, p0: src, p1: dst, id: id, set: set, from: at})
+}
+func (t *tape) Occupancy(core int, buf isa.Buffer, bytes int64, at sim.Time) {
+	t.calls = append(t.calls, call{kind: 2, core: core, buf: buf, bytes: bytes, from: at})
+}
+func (t *tape) Bandwidth(at sim.Time, bps float64) {
+	t.calls = append(t.calls, call{kind: 3, from: at, bps: bps})
+}
+
+func (t *tape) replay(o arch.Observer) {
+	k := 0
+	for i := range t.calls {
+		c := &t.calls[i]
+		switch c.kind {
+		case 0:
+			var in *isa.Instr
+			if c.hasInstr {
+				in = &t.instr[k]
+				k++
+			}
+			o.Interval(c.core, c.p0, c.cause, c.from, c.to, in)
+		case 1:
+			o.Flag(c.core, c.p0, c.p1, c.id, c.set, c.from)
+		case 2:
+			o.Occupancy(c.core, c.buf, c.bytes, c.from)
+		case 3:
+			o.Bandwidth(c.from, c.bps)
+		}
+	}
+}
+
+// BenchmarkRecorder replays the observer calls of an hgemm 2048³ timing run
+// into a Recorder (the engine's share: the Observer calls; /finish adds the
+// consumer's share, waiting for the timeline):
+//
+//	go test -run XXX -bench Recorder -count 5 ./traces/
+func BenchmarkRecorder(b *testing.B) {
+	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var opts programs.Options
+	for _, s := range []string{"program.m=2048", "program.n=2048", "program.k=2048", "program.numerics=off"} {
+		ov, err := machines.ParseOverride(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts.Overrides = append(opts.Overrides, ov)
+	}
+	var t tape
+	if _, err := programs.Execute(f, opts, programs.RunHooks{Observer: &t}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("calls", func(b *testing.B) {
+		for range b.N {
+			r := traces.NewRecorder(traces.Window{})
+			t.replay(r)
+			b.StopTimer()
+			r.Finish(0)
+			b.StartTimer()
+		}
+		b.ReportMetric(float64(len(t.calls)), "calls/op")
+	})
+	b.Run("finish", func(b *testing.B) {
+		for range b.N {
+			r := traces.NewRecorder(traces.Window{})
+			t.replay(r)
+			r.Finish(0)
+		}
+	})
+}
