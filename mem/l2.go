@@ -16,13 +16,15 @@ type L2 struct {
 	lineBits   uint
 	sectorBits uint // log2 of the sector size in bytes
 	sets       uint64
-	setMask    uint64 // sets−1 when sets is a power of two, else 0
+	setMask    uint64 // sets−1 when sets is a power of two
+	pow2       bool   // sets is a power of two
 	ways       int
 	set        []l2Set
-	// where maps a sector number to 1 + the way holding it (0 = absent),
-	// in pages of wherePage sectors allocated on first use: an O(1) lookup
-	// instead of a scan of the set's ways.
-	where [][]uint8
+	// where maps a sector number to 1 + the way holding it (0 = absent):
+	// an O(1) lookup instead of a scan of the set's ways. It grows to the
+	// highest sector used (up to maxWhere; sectors beyond fall back to a
+	// scan).
+	where []uint8
 
 	// Statistics in bytes.
 	HitBytes, MissBytes int64
@@ -39,13 +41,8 @@ type l2Set struct {
 	tags  [MaxL2Ways]int64  // sector numbers (−1 = invalid)
 }
 
-// wherePage is the number of sectors per page of the where index, and
-// whereMaxPages bounds the index (sectors beyond it fall back to a scan).
-const (
-	wherePageBits = 12
-	wherePage     = 1 << wherePageBits
-	whereMaxPages = 1 << 20
-)
+// maxWhere bounds the where index (entries, one byte each).
+const maxWhere = 1 << 25
 
 // SectorLines is the number of lines one directory entry covers.
 const SectorLines = 16
@@ -82,7 +79,7 @@ func NewL2(capacity int64, lineBytes, ways int) *L2 {
 		}
 	}
 	if sets&(sets-1) == 0 {
-		c.setMask = sets - 1
+		c.setMask, c.pow2 = sets-1, true
 	}
 	return c
 }
@@ -104,9 +101,8 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 	}
 	lineSize := int64(1) << c.lineBits
 	sectorMask := int64(1)<<c.sectorBits - 1
-	if end := addr + burstLen; nburst > 1 && addr >= 0 && stride > 0 && stride&sectorMask == 0 &&
-		addr>>c.sectorBits == (end-1)>>c.sectorBits && c.wherePage(addr>>c.sectorBits) != nil &&
-		c.wherePage((addr+int64(nburst-1)*stride)>>c.sectorBits) != nil {
+	if end := addr + burstLen; nburst > 1 && addr >= 0 && stride > 0 && stride&sectorMask == 0 && c.pow2 &&
+		addr>>c.sectorBits == (end-1)>>c.sectorBits && c.indexed((addr+int64(nburst-1)*stride)>>c.sectorBits) {
 		// Every burst sits at the same offset of its own sector (a block
 		// of a row-major matrix whose rows are whole sectors apart): the
 		// same lines of a sector at a fixed step.
@@ -114,7 +110,21 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		l1 := uint(((end - 1) & sectorMask) >> c.lineBits)
 		want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))
 		sec, step := addr>>c.sectorBits, stride>>c.sectorBits
+		where, sets := c.where, c.set
 		for b := 0; b < nburst; b, sec = b+1, sec+step {
+			// Inline hit path: present with every wanted line.
+			if w := where[sec]; w != 0 {
+				set := &sets[uint64(sec)&c.setMask]
+				w--
+				w &= MaxL2Ways - 1
+				if set.valid[w]&want == want {
+					if set.order&0xF != uint64(w) {
+						set.order = toFront(set.order, uint64(w))
+					}
+					hit += burstLen
+					continue
+				}
+			}
 			switch have := c.touch(sec, want); have {
 			case want:
 				hit += burstLen
@@ -205,16 +215,16 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 // of them were present before.
 func (c *L2) touch(sec int64, want uint16) uint16 {
 	var si uint64
-	if c.setMask != 0 || c.sets == 1 {
+	if c.pow2 {
 		si = uint64(sec) & c.setMask
 	} else {
 		si = uint64(sec) % c.sets
 	}
 	set := &c.set[si]
-	page := c.wherePage(sec)
+	indexed := c.indexed(sec)
 	w := -1
-	if page != nil {
-		w = int(page[sec&(wherePage-1)]) - 1
+	if indexed {
+		w = int(c.where[sec]) - 1
 	} else {
 		for i, t := range set.tags[:c.ways] {
 			if t == sec {
@@ -238,35 +248,31 @@ func (c *L2) touch(sec int64, want uint16) uint16 {
 	if c.ways == MaxL2Ways {
 		set.order = o<<4 | victim
 	}
-	if old := set.tags[victim]; old >= 0 {
-		if op := c.wherePage(old); op != nil {
-			op[old&(wherePage-1)] = 0
-		}
+	if old := set.tags[victim]; old >= 0 && old < int64(len(c.where)) {
+		c.where[old] = 0
 	}
 	set.tags[victim] = sec
 	set.valid[victim] = want
-	if page != nil {
-		page[sec&(wherePage-1)] = uint8(victim) + 1
+	if indexed {
+		c.where[sec] = uint8(victim) + 1
 	}
 	return 0
 }
 
-// wherePage returns the page of the where index holding sector sec,
-// allocating it; nil when sec is outside the indexed range.
-func (c *L2) wherePage(sec int64) []uint8 {
-	pi := sec >> wherePageBits
-	if sec < 0 || pi >= whereMaxPages {
-		return nil
+// indexed reports whether sector sec is in the where index, growing the
+// index to cover it when it may.
+func (c *L2) indexed(sec int64) bool {
+	if sec < int64(len(c.where)) {
+		return sec >= 0
 	}
-	if pi >= int64(len(c.where)) {
-		c.where = append(c.where, make([][]uint8, pi+1-int64(len(c.where)))...)
+	if sec < 0 || sec >= maxWhere {
+		return false
 	}
-	p := c.where[pi]
-	if p == nil {
-		p = make([]uint8, wherePage)
-		c.where[pi] = p
-	}
-	return p
+	n := min(max(sec+1, 2*int64(len(c.where)), 1<<12), maxWhere)
+	w := make([]uint8, n)
+	copy(w, c.where)
+	c.where = w
+	return true
 }
 
 // toFront moves way w to the most-recent nibble of a recency order.

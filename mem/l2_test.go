@@ -105,8 +105,14 @@ func testL2AgainstScan(t *testing.T, ways int) {
 // same directory, as the bursts accessed one at a time (a contiguous
 // transfer as one burst).
 func TestL2Access2DMatchesBursts(t *testing.T) {
-	a := NewL2(64<<10, 128, 4) // sectors of 2 KiB, 8 sets
-	b := NewL2(64<<10, 128, 4)
+	for _, ways := range []int{4, 3} { // 8 sets (a power of two) and 10
+		testAccess2D(t, ways)
+	}
+}
+
+func testAccess2D(t *testing.T, ways int) {
+	a := NewL2(64<<10, 128, ways) // sectors of 2 KiB
+	b := NewL2(64<<10, 128, ways)
 	x := uint64(99)
 	rnd := func(n uint64) int64 {
 		x ^= x << 13
