@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -162,6 +163,11 @@ type Timeline struct {
 	Bandwidth []Sample        // GM bandwidth in use, bytes/s
 	// Done is set when the run (or the file) is complete.
 	Done bool
+	// Dropped is the time before which a memory-limited recorder (see
+	// Recorder.SetLimit) has dropped events; 0 when nothing was dropped.
+	// Lanes and flows are complete from Dropped on; the stall totals still
+	// cover the whole run.
+	Dropped sim.Time
 
 	names   []string          // slice names (mnemonics, causes), by Slice.name
 	nameIdx map[string]uint16 // names → index
@@ -169,8 +175,12 @@ type Timeline struct {
 
 	// Recorded runs: packed instructions (pack.go) in fixed chunks, never
 	// re-copied; Slice.ref-1 = chunk<<codeShift | offset.
-	code    [][]byte
-	regions []string // region names of packed alloc/free instructions
+	code     [][]byte
+	codeBase int        // chunks dropped from the front of code
+	codeEnd  []sim.Time // per code chunk: the latest time recorded when it was in use
+	regions  []string   // region names of packed alloc/free instructions
+	nchunks  int        // lane chunks in use (for the memory limit)
+	nflows   int        // flows held (for the memory limit)
 	// Read-back traces: per-slice text and arguments, by Slice.ref-1.
 	args []sliceArgs
 }
@@ -253,8 +263,8 @@ func (t *Timeline) instr(s *Slice) (isa.Instr, bool) {
 		return isa.WaitFlag(src, dst, id), true
 	}
 	r := uint64(s.ref - 1)
-	ch := int(r >> codeShift)
-	if ch >= len(t.code) {
+	ch := int(r>>codeShift) - t.codeBase
+	if ch < 0 || ch >= len(t.code) {
 		return isa.Instr{}, false
 	}
 	b := t.code[ch]
@@ -297,21 +307,24 @@ func (t *Timeline) Args(s *Slice) (bytes int64, flops float64) {
 // PeakBandwidth returns the largest GM bandwidth sample (bytes/s).
 func (t *Timeline) PeakBandwidth() float64 { return t.peakBW }
 
-// keep packs c into the instruction arena and returns its ref (0 when the
-// arena is full: the slice then has no text).
-func (t *Timeline) keep(c *cinstr) uint32 {
+// keep packs c, the instruction of a slice ending at end, into the
+// instruction arena and returns its ref (0 when the arena is full: the slice
+// then has no text).
+func (t *Timeline) keep(c *cinstr, end sim.Time) uint32 {
 	n := len(t.code)
 	if n == 0 || len(t.code[n-1])+maxPacked > codeChunk {
-		if n >= maxChunks {
+		if t.codeBase+n >= maxChunks {
 			return 0
 		}
 		t.code = append(t.code, make([]byte, 0, codeChunk))
+		t.codeEnd = append(t.codeEnd, 0)
 		n++
 	}
+	t.codeEnd[n-1] = max(t.codeEnd[n-1], end)
 	b := t.code[n-1]
 	off := len(b)
 	t.code[n-1] = b[:off+putPacked(b[off:off+maxPacked], c)]
-	return (uint32(n-1)<<codeShift | uint32(off)) + 1
+	return (uint32(t.codeBase+n-1)<<codeShift | uint32(off)) + 1
 }
 
 // Core returns the timeline of core id, or nil.
@@ -380,18 +393,69 @@ func (l *Lane) Slices() []Slice {
 	return out
 }
 
-func (l *Lane) push(s Slice) {
+// push appends s; it reports whether a chunk was allocated.
+func (l *Lane) push(s Slice) (grew bool) {
 	if l.n&(laneChunk-1) == 0 {
 		l.chunks = append(l.chunks, make([]Slice, laneChunk))
+		grew = true
 	}
 	l.chunks[l.n>>laneShift][l.n&(laneChunk-1)] = s
 	l.n++
+	return grew
+}
+
+// dropBefore drops the leading full chunks whose slices all end by t and
+// returns how many it dropped (the last chunk is kept).
+func (l *Lane) dropBefore(t sim.Time) int {
+	k := 0
+	for k < len(l.chunks)-1 && l.chunks[k][laneChunk-1].To <= t {
+		k++
+	}
+	if k > 0 {
+		l.chunks = append([][]Slice(nil), l.chunks[k:]...)
+		l.n -= k * laneChunk
+	}
+	return k
+}
+
+// footprint estimates the bytes held (the recorder's memory limit).
+func (t *Timeline) footprint() int64 {
+	return int64(t.nchunks)*laneChunk*int64(unsafe.Sizeof(Slice{})) + int64(len(t.code))*codeChunk +
+		int64(t.nflows)*int64(unsafe.Sizeof(Flow{}))
+}
+
+// dropBefore drops the events that end before t, in whole chunks, and
+// records t as Dropped.
+func (t *Timeline) dropBefore(cut sim.Time) {
+	if cut <= t.Dropped {
+		return
+	}
+	t.Dropped = cut
+	for _, c := range t.Cores {
+		for p := range c.Pipes {
+			t.nchunks -= c.Pipes[p].dropBefore(cut)
+		}
+		k := sort.Search(len(c.Flows), func(i int) bool { return c.Flows[i].Wait >= cut })
+		c.Flows = c.Flows[k:]
+		t.nflows -= k
+	}
+	k := 0
+	for k < len(t.code)-1 && t.codeEnd[k] < cut {
+		k++
+	}
+	if k > 0 {
+		t.code = append([][]byte(nil), t.code[k:]...)
+		t.codeEnd = append([]sim.Time(nil), t.codeEnd[k:]...)
+		t.codeBase += k
+	}
 }
 
 // addSlice appends s to pipe p keeping the stall totals.
-func (c *CoreTimeline) addSlice(p isa.Pipe, s Slice) {
+func (c *CoreTimeline) addSlice(t *Timeline, p isa.Pipe, s Slice) {
 	l := &c.Pipes[p]
-	l.push(s)
+	if l.push(s) {
+		t.nchunks++
+	}
 	// Intervals close after the flag events at their end: keep From order.
 	if l.n > 1 && l.At(l.n-2).From > s.From {
 		for i := l.n - 1; i > 0 && l.At(i-1).From > s.From; i-- {
@@ -552,4 +616,26 @@ func ParseWindow(s string) (from, to sim.Time, err error) {
 		}
 	}
 	return from, to, nil
+}
+
+// Footprint returns the approximate memory the timeline's events hold, in
+// bytes: lane chunks, packed instructions, flows and counter samples.
+func (t *Timeline) Footprint() int64 {
+	n := int64(len(t.Bandwidth)) * int64(unsafe.Sizeof(Sample{}))
+	for _, ch := range t.code {
+		n += int64(cap(ch))
+	}
+	for _, c := range t.Cores {
+		for p := range c.Pipes {
+			n += int64(len(c.Pipes[p].chunks)) * laneChunk * int64(unsafe.Sizeof(Slice{}))
+		}
+		n += int64(cap(c.Flows)) * int64(unsafe.Sizeof(Flow{}))
+		for b := range c.Occ {
+			n += int64(cap(c.Occ[b])) * int64(unsafe.Sizeof(Sample{}))
+		}
+	}
+	for _, a := range t.args {
+		n += int64(unsafe.Sizeof(a)) + int64(len(a.text))
+	}
+	return n
 }

@@ -79,7 +79,7 @@ func WritePerfettoFile(path string, tl *Timeline) error {
 func WritePerfetto(out io.Writer, tl *Timeline) error {
 	w := bufio.NewWriterSize(out, 1<<16)
 	h := traceHeader{Generator: generator, Machine: tl.Machine, Program: tl.Program,
-		FromPs: int64(tl.From), ToPs: int64(tl.To)}
+		FromPs: int64(max(tl.From, tl.Dropped)), ToPs: int64(tl.To)}
 	for b := isa.L1; b < isa.NumBuffers; b++ {
 		if tl.Capacity[b] > 0 {
 			if h.Capacity == nil {
@@ -599,7 +599,7 @@ func (rd *traceReader) finish() {
 			ss := rd.pipes[coreKey{c.ID, isa.Pipe(p)}]
 			sort.SliceStable(ss, func(i, j int) bool { return ss[i].From < ss[j].From })
 			for _, s := range ss {
-				c.addSlice(isa.Pipe(p), s)
+				c.addSlice(tl, isa.Pipe(p), s)
 			}
 		}
 		sort.Slice(c.Flows, func(i, j int) bool {

@@ -229,3 +229,71 @@ func TestReadTraceErrors(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestLimitDropsOldEvents: a memory-limited recorder keeps everything from
+// Timeline.Dropped on (as the unlimited one records it), drops older
+// events and stays near its limit; stall totals still cover the whole run.
+func TestLimitDropsOldEvents(t *testing.T) {
+	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := programs.Options{}
+	for _, o := range []string{"program.m=2048", "program.n=2048", "program.k=2048", "program.numerics=off", "machine.cores=1"} {
+		ov, err := machines.ParseOverride(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Overrides = append(opts.Overrides, ov)
+	}
+	record := func(limit int64) *traces.Timeline {
+		rec := traces.NewRecorder(traces.Window{Cores: map[int]bool{0: true}})
+		rec.SetLimit(limit)
+		res, err := programs.Execute(f, opts, programs.RunHooks{Observer: rec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Finish(res.Stats.Time)
+		return rec.Timeline()
+	}
+	full := record(0)
+	const limit = 2 << 20
+	if full.Footprint() < 2*limit || full.Dropped != 0 {
+		t.Fatalf("the unlimited run holds %d bytes (dropped %v): too small for this test", full.Footprint(), full.Dropped)
+	}
+	part := record(limit)
+	if part.Dropped <= part.From || part.Dropped >= part.To || part.To != full.To {
+		t.Fatalf("dropped before %v in %v..%v", part.Dropped, part.From, part.To)
+	}
+	if fp := part.Footprint(); fp > limit+limit/2 {
+		t.Errorf("limited timeline holds %d bytes, limit %d", fp, limit)
+	}
+	fc, pc := full.Cores[0], part.Cores[0]
+	since := func(tl *traces.Timeline, ss []traces.Slice) []sliceView {
+		var out []sliceView
+		for _, v := range sliceViews(tl, ss) {
+			if v.From >= part.Dropped {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	dropped, kept := false, 0
+	for p := range fc.Pipes {
+		want, got := since(full, fc.Pipes[p].Slices()), since(part, pc.Pipes[p].Slices())
+		kept += len(got)
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("pipe %v: %d slices from %v on, want %d", isa.Pipe(p), len(got), part.Dropped, len(want))
+		}
+		dropped = dropped || pc.Pipes[p].Len() < fc.Pipes[p].Len()
+		if fc.Totals(isa.Pipe(p)) != pc.Totals(isa.Pipe(p)) {
+			t.Errorf("pipe %v: totals differ", isa.Pipe(p))
+		}
+	}
+	if !dropped || kept == 0 {
+		t.Errorf("dropped %v, kept %d slices", dropped, kept)
+	}
+	if n := len(pc.Flows); n == 0 || n >= len(fc.Flows) || !reflect.DeepEqual(pc.Flows, fc.Flows[len(fc.Flows)-n:]) || pc.Flows[0].Wait < part.Dropped {
+		t.Errorf("flows: kept %d of %d", n, len(fc.Flows))
+	}
+}

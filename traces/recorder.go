@@ -25,11 +25,11 @@ import (
 // pointers, so the garbage collector does not scan it.
 
 // batchSize is the number of events per hand-off.
-const batchSize = 4096
+const batchSize = 8192
 
 // maxQueued bounds the batches waiting for the consumer: the engine waits
 // when the consumer falls this far behind (memory stays bounded).
-const maxQueued = 32
+const maxQueued = 16
 
 type evKind uint8
 
@@ -110,6 +110,35 @@ type Recorder struct {
 	causeName [arch.NumCauses]int32  // 1 + name index
 	binds     uint64
 	byID      []*CoreTimeline // cores by ID (dense)
+	limit     int64           // memory limit in bytes (0 = none)
+}
+
+// DefaultLiveLimit is the memory limit the command line sets for a live
+// view that writes no trace (run --view without --trace): about 20 million
+// slices, a few times more than the largest examples record.
+const DefaultLiveLimit = 1 << 30
+
+// SetLimit bounds the memory the timeline holds to about bytes (0 = no
+// limit, the default): when it is exceeded, the older half of the recorded
+// time span is dropped (Timeline.Dropped), in whole chunks. Meant for live
+// viewing of long runs; a timeline to be written as a trace needs all its
+// events. Call it before the run.
+func (r *Recorder) SetLimit(bytes int64) {
+	r.mu.Lock()
+	r.limit = max(bytes, 0)
+	r.mu.Unlock()
+}
+
+// enforceLimit drops old events while the timeline is over the limit (r.mu
+// held).
+func (r *Recorder) enforceLimit() {
+	for i := 0; i < 8 && r.limit > 0 && r.tl.footprint() > r.limit; i++ {
+		from := max(r.tl.From, r.tl.Dropped)
+		if r.tl.To-from < 2 {
+			return
+		}
+		r.tl.dropBefore(from + (r.tl.To-from)/2)
+	}
 }
 
 // NewRecorder returns a recorder for the given window.
@@ -326,6 +355,7 @@ func (r *Recorder) consume() {
 
 		r.mu.Lock()
 		r.apply(b)
+		r.enforceLimit()
 		r.mu.Unlock()
 
 		b.ev, b.ins, b.regions = b.ev[:0], b.ins[:0], b.regions[:0]
@@ -349,7 +379,7 @@ func (r *Recorder) apply(b *batch) {
 			ins = ins[1:]
 		case evStall:
 			s := Slice{From: e.t0, To: e.t1, Cause: e.cause, name: r.causeIdx(e.cause)}
-			r.coreOf(e.core).addSlice(isa.Pipe(e.p0), s)
+			r.coreOf(e.core).addSlice(&r.tl, isa.Pipe(e.p0), s)
 			r.advance(e.t1)
 		case evSet, evWait:
 			r.flag(e)
@@ -371,8 +401,8 @@ func (r *Recorder) busy(e *obsEvent, c *cinstr) {
 		s.Class = ClassIssue
 	}
 	s.name = r.opName(c.op, c.pipe, c.vop)
-	s.ref = r.tl.keep(c)
-	r.coreOf(e.core).addSlice(isa.Pipe(e.p0), s)
+	s.ref = r.tl.keep(c, e.t1)
+	r.coreOf(e.core).addSlice(&r.tl, isa.Pipe(e.p0), s)
 	r.advance(e.t1)
 }
 
@@ -435,7 +465,7 @@ func (r *Recorder) flag(e *obsEvent) {
 		}
 		ss := r.flagSlice(isa.OpSetFlag, src, dst, e.x, t)
 		ss.Bind = r.binds
-		r.coreOf(e.core).addSlice(src, ss)
+		r.coreOf(e.core).addSlice(&r.tl, src, ss)
 		r.advance(t)
 		return
 	}
@@ -458,9 +488,10 @@ func (r *Recorder) flag(e *obsEvent) {
 			fs[i], fs[i-1] = fs[i-1], fs[i]
 		}
 		c.Flows = fs
+		r.tl.nflows++
 		ws.Bind = ps.bind
 	}
-	c.addSlice(dst, ws)
+	c.addSlice(&r.tl, dst, ws)
 	r.advance(t)
 }
 
@@ -499,7 +530,7 @@ func (r *Recorder) flagSlice(op isa.Op, src, dst isa.Pipe, id int64, t sim.Time)
 	if ref == 0 {
 		c := cinstr{op: op, pipe: isa.S}
 		c.v[0], c.v[1], c.v[2] = int64(src), int64(dst), id
-		ref = r.tl.keep(&c)
+		ref = r.tl.keep(&c, t)
 	}
 	return Slice{From: t, To: t, Cause: arch.Busy, Class: ClassFlag, name: n, ref: ref}
 }

@@ -102,6 +102,9 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 	if v.follow {
 		state += " (follow)"
 	}
+	if tl.Dropped > 0 {
+		state += "  kept from " + fmtTime(tl.Dropped)
+	}
 	idx := sort.Search(len(tl.Cores), func(i int) bool { return tl.Cores[i].ID >= v.core })
 	head := fmt.Sprintf(" core %d (%d/%d)  view %s..%s  cursor %s%s", v.core, idx+1, len(tl.Cores),
 		fmtTime(v.t0), fmtTime(v.t0+v.span), fmtTime(v.cursor), state)
@@ -334,7 +337,7 @@ func (v *Viewer) cell(tl *traces.Timeline, l *traces.Lane, col int) mark {
 	if b <= a {
 		b = a + 1
 	}
-	if a >= tl.To || b <= tl.From {
+	if a >= tl.To || b <= tl.From || b <= tl.Dropped {
 		return emptyMark
 	}
 	i := l.Search(func(s *traces.Slice) bool { return s.To > a })

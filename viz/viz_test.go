@@ -293,3 +293,20 @@ func TestFormat(t *testing.T) {
 		t.Error("fmtBytes")
 	}
 }
+
+// TestDroppedStart: events a memory-limited recorder dropped show as empty
+// columns, and the header says from when the timeline is kept.
+func TestDroppedStart(t *testing.T) {
+	tl := knownTrace()
+	tl.Dropped = 200 * sim.Nanosecond
+	s := newSim(t, 85, 24)
+	v := NewViewer(s, StaticSource(tl), false)
+	v.Draw()
+	lines := screenText(s)
+	if got, want := lane(t, lines, isa.MTE2), strings.Repeat(" ", 20)+strings.Repeat("C", 20)+strings.Repeat(".", 40); got != want {
+		t.Errorf("MTE2 lane\n got %q\nwant %q", got, want)
+	}
+	if !strings.Contains(lines[0], "kept from 200ns") {
+		t.Errorf("header %q", lines[0])
+	}
+}

@@ -196,6 +196,9 @@ func newTraceRecorder(file *programs.File, opts programs.Options, f runFlags) (*
 	capacity[isa.L1], capacity[isa.L0A], capacity[isa.L0B], capacity[isa.L0C], capacity[isa.UB] =
 		int64(b.L1), int64(b.L0A), int64(b.L0B), int64(b.L0C), int64(b.UB)
 	rec.SetInfo(m.Name, file.Kind.Name, capacity)
+	if f.view && f.trace == "" {
+		rec.SetLimit(traces.DefaultLiveLimit) // live only: keep the most recent events of long runs
+	}
 	return rec, nil
 }
 
