@@ -81,13 +81,19 @@ func (p *pipe) front() *isa.Instr {
 	return &p.q[p.head]
 }
 func (p *pipe) push(in isa.Instr, ready sim.Time) {
-	i := (p.head + p.n) % len(p.q)
+	i := p.head + p.n
+	if i >= len(p.q) {
+		i -= len(p.q)
+	}
 	p.q[i] = in
 	p.ready[i] = ready
 	p.n++
 }
 func (p *pipe) pop() {
-	p.head = (p.head + 1) % len(p.q)
+	p.head++
+	if p.head == len(p.q) {
+		p.head = 0
+	}
 	p.n--
 }
 
@@ -110,8 +116,9 @@ type Core struct {
 	instrs   uint64
 	scalFree sim.Time // the scalar unit is busy until then
 
-	pipes [isa.NumPipes]pipe
-	flags []int32 // [src][dst][id]
+	pipes   [isa.NumPipes]pipe
+	flags   []int32 // [src][dst][id]
+	flagIDs int     // flag ids per (src, dst) pair
 
 	bufs [isa.NumBuffers][]byte
 	occ  [isa.NumBuffers]*mem.Occupancy
@@ -161,6 +168,7 @@ func newCore(c *Chip, id int) *Core {
 		core.pipes[i] = pipe{id: isa.Pipe(i), q: make([]isa.Instr, depth), ready: make([]sim.Time, depth), state: QueueEmpty}
 	}
 	core.flags = make([]int32, int(isa.NumPipes)*int(isa.NumPipes)*c.M.Core.FlagIDs)
+	core.flagIDs = c.M.Core.FlagIDs
 	b := c.M.Core.Buffers
 	caps := [isa.NumBuffers]int64{0, int64(b.L1), int64(b.L0A), int64(b.L0B), int64(b.L0C), int64(b.UB)}
 	for i := isa.L1; i < isa.NumBuffers; i++ {
@@ -237,7 +245,7 @@ func (c *Core) close() {
 
 func (c *Core) flag(src, dst isa.Pipe, id int) *int32 {
 	n := int(isa.NumPipes)
-	return &c.flags[(int(src)*n+int(dst))*c.chip.M.Core.FlagIDs+id]
+	return &c.flags[(int(src)*n+int(dst))*c.flagIDs+id]
 }
 
 // setState closes the current interval of pipe p and opens one in state s.
@@ -303,7 +311,9 @@ func (c *Core) step(now sim.Time) {
 			c.settle(&c.pipes[i], now)
 		}
 	}
-	c.land(now)
+	if c.chip.opts.Mode == Functional { // timing only: nothing lands
+		c.land(now)
+	}
 	for progress := true; progress && c.chip.failed == nil; {
 		progress = false
 		for i := isa.Pipe(1); i < isa.NumPipes; i++ {
