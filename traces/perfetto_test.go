@@ -297,3 +297,70 @@ func TestLimitDropsOldEvents(t *testing.T) {
 		t.Errorf("flows: kept %d of %d", n, len(fc.Flows))
 	}
 }
+
+// TestConcurrentRead: readers see a consistent, growing timeline while the
+// engine records (run with -race), and the result equals a recording
+// nobody read.
+func TestConcurrentRead(t *testing.T) {
+	want := recordHGEMM(t, traces.Window{})
+	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := programs.Options{}
+	for _, o := range []string{"program.m=256", "program.n=256", "program.k=256", "program.numerics=off"} {
+		ov, err := machines.ParseOverride(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Overrides = append(opts.Overrides, ov)
+	}
+	rec := traces.NewRecorder(traces.Window{})
+	done := make(chan error, 1)
+	go func() {
+		res, err := programs.Execute(f, opts, programs.RunHooks{Observer: rec})
+		if err == nil {
+			rec.Finish(res.Stats.Time)
+		}
+		done <- err
+	}()
+	last, reads := 0, 0
+	for finished := false; !finished; reads++ {
+		rec.Read(func(tl *traces.Timeline) {
+			n := 0
+			for _, c := range tl.Cores {
+				for p := range c.Pipes {
+					l := &c.Pipes[p]
+					for i := 1; i < l.Len(); i++ {
+						if l.At(i).From < l.At(i-1).From {
+							t.Fatalf("core %d pipe %v: slices out of order while live", c.ID, isa.Pipe(p))
+						}
+					}
+					n += l.Len()
+				}
+			}
+			if n < last {
+				t.Fatalf("timeline shrank from %d to %d slices", last, n)
+			}
+			last, finished = n, tl.Done
+		})
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got := rec.Timeline()
+	if len(got.Cores) != len(want.Cores) {
+		t.Fatalf("%d cores, want %d", len(got.Cores), len(want.Cores))
+	}
+	for i, c := range want.Cores {
+		for p := range c.Pipes {
+			if !reflect.DeepEqual(sliceViews(want, c.Pipes[p].Slices()), sliceViews(got, got.Cores[i].Pipes[p].Slices())) {
+				t.Fatalf("core %d pipe %v differs from an unread recording", c.ID, isa.Pipe(p))
+			}
+		}
+		if !reflect.DeepEqual(c.Flows, got.Cores[i].Flows) {
+			t.Fatalf("core %d flows differ", c.ID)
+		}
+	}
+	t.Logf("%d reads during the run", reads)
+}
