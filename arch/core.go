@@ -460,7 +460,11 @@ func (c *Core) runScalar(now sim.Time) bool {
 			}
 			p.push(*in, t)
 			if c.issueCycles > 0 {
-				c.setState(s, now, Busy)
+				// One busy interval per issue slot, at its own time (a
+				// batch issues ahead of now): what observers see does not
+				// depend on when the core happened to wake up.
+				c.closeState(s, t)
+				s.state = Busy
 				if c.chip.opts.Observer != nil {
 					s.cur = *in // only observers look at what S was doing
 				}
@@ -569,6 +573,11 @@ func (c *Core) checkDone(now sim.Time) {
 	}
 }
 
+// eagerWake (tests only) also wakes a core at every time its state may
+// change — the schedule before deferred transitions — to check that
+// deferring them changes nothing.
+var eagerWake bool
+
 // schedule wakes the core at the earliest future time it can make progress
 // by its own clock (transfers through the channel wake it themselves; flags
 // are only set during the core's own wake-ups). Pure state changes on the
@@ -618,6 +627,19 @@ func (c *Core) schedule(now sim.Time) {
 			continue // FlowDone wakes the core
 		}
 		c.planPipe(p, now, consider)
+	}
+	if eagerWake {
+		if c.loaded && (c.fetched || !c.drained) {
+			consider(c.scalFree)
+		}
+		for i := isa.Pipe(1); i < isa.NumPipes; i++ {
+			p := &c.pipes[i]
+			consider(p.busy)
+			consider(p.last)
+			if !p.empty() {
+				consider(p.ready[p.head])
+			}
+		}
 	}
 	if next != sim.Time(math.MaxInt64) {
 		c.waker.Wake(next)

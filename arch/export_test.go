@@ -1,0 +1,4 @@
+package arch
+
+// SetEagerWake switches the test-only eager wake-up schedule.
+func SetEagerWake(on bool) { eagerWake = on }
