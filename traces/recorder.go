@@ -44,13 +44,18 @@ const (
 
 // obsEvent is one observed event as the engine hands it over.
 type obsEvent struct {
-	t0, t1 sim.Time // interval [t0, t1); the time of point events in t0
-	x      int64    // flag id, occupancy bytes or bandwidth (float64 bits)
+	t0 sim.Time // interval start; the time of point events
+	// t1 is the interval end; point events keep their value here instead
+	// (flag id, occupancy bytes, bandwidth as float64 bits: see x).
+	t1     sim.Time
 	core   int32
 	kind   evKind
 	p0, p1 uint8 // pipe (interval, flag source); flag destination pipe or buffer
 	cause  arch.Cause
 }
+
+// x returns the value of a point event.
+func (e *obsEvent) x() int64 { return int64(e.t1) }
 
 type batch struct {
 	ev      []obsEvent
@@ -93,6 +98,7 @@ type Recorder struct {
 	regions map[string]int64
 	// flushReq asks the writer to hand over its partial batch (set by Read).
 	flushReq atomic.Bool
+	_        [64]byte // keeps the consumer's writes off the writer's cache line
 
 	// Hand-off to the consumer goroutine (which runs only while there is work).
 	qmu     sync.Mutex
@@ -310,7 +316,7 @@ func (r *Recorder) Flag(core int, src, dst isa.Pipe, id int, set bool, t sim.Tim
 		return
 	}
 	e := r.add()
-	*e = obsEvent{t0: t, x: int64(id), core: int32(core), kind: evWait, p0: uint8(src), p1: uint8(dst)}
+	*e = obsEvent{t0: t, t1: sim.Time(id), core: int32(core), kind: evWait, p0: uint8(src), p1: uint8(dst)}
 	if set {
 		e.kind = evSet
 	}
@@ -323,7 +329,7 @@ func (r *Recorder) Occupancy(core int, buf isa.Buffer, bytes int64, t sim.Time) 
 		return
 	}
 	e := r.add()
-	*e = obsEvent{t0: t, x: bytes, core: int32(core), kind: evOcc, p1: uint8(buf)}
+	*e = obsEvent{t0: t, t1: sim.Time(bytes), core: int32(core), kind: evOcc, p1: uint8(buf)}
 }
 
 // Bandwidth implements arch.Observer.
@@ -332,7 +338,7 @@ func (r *Recorder) Bandwidth(t sim.Time, bps float64) {
 		return
 	}
 	e := r.add()
-	*e = obsEvent{t0: t, x: int64(math.Float64bits(bps)), kind: evBW}
+	*e = obsEvent{t0: t, t1: sim.Time(math.Float64bits(bps)), kind: evBW}
 }
 
 // ---- consumer side ----
@@ -385,12 +391,12 @@ func (r *Recorder) apply(b *batch) {
 			r.flag(e)
 		case evOcc:
 			c := r.coreOf(e.core)
-			c.Occ[e.p1] = addSample(c.Occ[e.p1], e.t0, float64(e.x), r.win.From)
+			c.Occ[e.p1] = addSample(c.Occ[e.p1], e.t0, float64(e.x()), r.win.From)
 			if e.t0 >= r.win.From {
 				r.advance(e.t0)
 			}
 		case evBW:
-			r.tl.addBandwidth(e.t0, math.Float64frombits(uint64(e.x)), r.win.From)
+			r.tl.addBandwidth(e.t0, math.Float64frombits(uint64(e.x())), r.win.From)
 		}
 	}
 }
@@ -463,7 +469,7 @@ func (r *Recorder) flag(e *obsEvent) {
 		if !in {
 			return
 		}
-		ss := r.flagSlice(isa.OpSetFlag, src, dst, e.x, t)
+		ss := r.flagSlice(isa.OpSetFlag, src, dst, e.x(), t)
 		ss.Bind = r.binds
 		r.coreOf(e.core).addSlice(&r.tl, src, ss)
 		r.advance(t)
@@ -481,9 +487,9 @@ func (r *Recorder) flag(e *obsEvent) {
 		return
 	}
 	c := r.coreOf(e.core)
-	ws := r.flagSlice(isa.OpWaitFlag, src, dst, e.x, t)
+	ws := r.flagSlice(isa.OpWaitFlag, src, dst, e.x(), t)
 	if ps.bind != 0 {
-		fs := append(c.Flows, Flow{Src: src, Dst: dst, ID: int(e.x), Set: ps.t, Wait: t, Bind: ps.bind})
+		fs := append(c.Flows, Flow{Src: src, Dst: dst, ID: int(e.x()), Set: ps.t, Wait: t, Bind: ps.bind})
 		for i := len(fs) - 1; i > 0 && fs[i-1].Wait == t && fs[i-1].Bind > ps.bind; i-- {
 			fs[i], fs[i-1] = fs[i-1], fs[i]
 		}
@@ -502,7 +508,7 @@ const denseFlagIDs = 16
 
 // flagQueue returns the queue of the flag of event e.
 func (r *Recorder) flagQueue(e *obsEvent) *flagQueue {
-	src, dst, id, core := int(e.p0), int(e.p1), e.x, int(e.core)
+	src, dst, id, core := int(e.p0), int(e.p1), e.x(), int(e.core)
 	if src < int(isa.NumPipes) && dst < int(isa.NumPipes) && id >= 0 && id < denseFlagIDs && core >= 0 && core < 1<<16 {
 		for core >= len(r.dense) {
 			r.dense = append(r.dense, nil)
@@ -514,7 +520,7 @@ func (r *Recorder) flagQueue(e *obsEvent) *flagQueue {
 		}
 		return &d[(src*int(isa.NumPipes)+dst)*denseFlagIDs+int(id)]
 	}
-	k := flagKey{e.core, e.p0, e.p1, e.x}
+	k := flagKey{e.core, e.p0, e.p1, e.x()}
 	fq := r.sets[k]
 	if fq == nil {
 		fq = &flagQueue{}
