@@ -460,11 +460,14 @@ func (c *Core) runScalar(now sim.Time) bool {
 			}
 			p.push(*in, t)
 			if c.issueCycles > 0 {
-				// One busy interval per issue slot, at its own time (a
-				// batch issues ahead of now): what observers see does not
-				// depend on when the core happened to wake up.
-				c.closeState(s, t)
-				s.state = Busy
+				// Back-to-back issue slots form one busy interval; a new
+				// one starts at its own time t (a batch issues ahead of
+				// now), so what observers see does not depend on when the
+				// core happened to wake up.
+				if s.state != Busy || t != c.scalFree {
+					c.closeState(s, t)
+					s.state = Busy
+				}
 				if c.chip.opts.Observer != nil {
 					s.cur = *in // only observers look at what S was doing
 				}
