@@ -73,10 +73,13 @@ func (t *tape) replay(o arch.Observer) {
 }
 
 // BenchmarkRecorder replays the observer calls of an hgemm 2048³ timing run
-// into a Recorder (the engine's share: the Observer calls; /finish adds the
-// consumer's share, waiting for the timeline):
+// into a Recorder: /calls is the engine's wait for the Observer calls with
+// the consumer running beside it, /finish adds the wait for the timeline;
+// /engine (the Observer calls, batches discarded) and /consume (building
+// the timeline from captured batches) are the two shares alone, each on one
+// goroutine, so they hold on a shared machine:
 //
-//	go test -run XXX -bench Recorder -count 5 ./traces/
+//	go test -run XXX -bench Recorder -count 6 ./traces/
 func BenchmarkRecorder(b *testing.B) {
 	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
 	if err != nil {
@@ -103,6 +106,20 @@ func BenchmarkRecorder(b *testing.B) {
 			b.StartTimer()
 		}
 		b.ReportMetric(float64(len(t.calls)), "calls/op")
+	})
+	b.Run("engine", func(b *testing.B) {
+		for range b.N {
+			traces.Discard(traces.Window{}, t.replay)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(t.calls)), "ns/call")
+	})
+	b.Run("consume", func(b *testing.B) {
+		bs := traces.Capture(traces.Window{}, t.replay)
+		b.ResetTimer()
+		for range b.N {
+			bs.Apply(traces.Window{})
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(t.calls)), "ns/call")
 	})
 	b.Run("finish", func(b *testing.B) {
 		for range b.N {

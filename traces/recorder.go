@@ -117,6 +117,10 @@ type Recorder struct {
 	binds     uint64
 	byID      []*CoreTimeline // cores by ID (dense)
 	limit     int64           // memory limit in bytes (0 = none)
+
+	// sink, when set (tests only), receives the full batches instead of
+	// the consumer.
+	sink func(*batch)
 }
 
 // DefaultLiveLimit is the memory limit the command line sets for a live
@@ -262,6 +266,10 @@ func (r *Recorder) rotate() *batch {
 // handoff queues b for the consumer, starting it when idle; it waits while
 // the consumer is maxQueued batches behind.
 func (r *Recorder) handoff(b *batch) {
+	if r.sink != nil {
+		r.sink(b)
+		return
+	}
 	r.qmu.Lock()
 	for len(r.queue) >= maxQueued {
 		r.qcond.Wait()

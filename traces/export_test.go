@@ -1,0 +1,43 @@
+package traces
+
+import "github.com/davinci-sim/davinci-sim/arch"
+
+// Batches are the batches a recorder handed over, kept unconsumed so that a
+// benchmark can time the engine's share and the consumer's share apart.
+type Batches struct{ bs []*batch }
+
+// Capture feeds a recorder for window w through feed and returns its
+// batches without consuming them.
+func Capture(w Window, feed func(arch.Observer)) *Batches {
+	r := NewRecorder(w)
+	var out Batches
+	r.sink = func(b *batch) { out.bs = append(out.bs, b) }
+	feed(r)
+	r.Flush()
+	return &out
+}
+
+// Apply builds a timeline from the captured batches on the calling
+// goroutine (the consumer's work) and returns it.
+func (b *Batches) Apply(w Window) *Timeline {
+	r := NewRecorder(w)
+	r.mu.Lock()
+	for _, x := range b.bs {
+		r.apply(x)
+		r.enforceLimit()
+	}
+	r.mu.Unlock()
+	return &r.tl
+}
+
+// Discard feeds a recorder for window w through feed, recycling its batches
+// unconsumed: the engine's share of the recording alone.
+func Discard(w Window, feed func(arch.Observer)) {
+	r := NewRecorder(w)
+	r.sink = func(b *batch) {
+		b.ev, b.ins, b.regions = b.ev[:0], b.ins[:0], b.regions[:0]
+		r.free = append(r.free, b)
+	}
+	feed(r)
+	r.Flush()
+}
