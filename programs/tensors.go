@@ -2,7 +2,9 @@ package programs
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -40,12 +42,19 @@ func UniformFP32(r *rand.Rand, n int, lo, hi float64) []float32 {
 // ReadNPYFloat32 reads a 2-D .npy file as float32 (float64 files are
 // rounded to FP32 RNE) and returns its rows and
 // columns.
-func ReadNPYFloat32(path string) ([]float32, int, int, error) {
+func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, 0, err
 	}
 	defer f.Close()
+	// npyio panics on some malformed headers (e.g. a header cut short):
+	// that is bad input, not a crash.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s: malformed .npy file (%v)", path, p)
+		}
+	}()
 	r, err := npyio.NewReader(f)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("%s: %v", path, err)
@@ -58,6 +67,27 @@ func ReadNPYFloat32(path string) ([]float32, int, int, error) {
 		return nil, 0, 0, fmt.Errorf("%s: Fortran-ordered arrays are not supported; save with np.ascontiguousarray", path)
 	}
 	rows, cols := shape[0], shape[1]
+	item := int64(0)
+	switch r.Header.Descr.Type {
+	case "<f4", "f4", "float32":
+		item = 4
+	case "<f8", "f8", "float64":
+		item = 8
+	}
+	// The shape must describe exactly the bytes the file holds (a corrupt
+	// header must not make the reader allocate for data that is not there).
+	if item > 0 {
+		off, err1 := f.Seek(0, io.SeekCurrent)
+		st, err2 := f.Stat()
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, 0, 0, fmt.Errorf("%s: %v", path, err)
+		}
+		data := st.Size() - off
+		if rows < 0 || cols < 0 || (cols > 0 && int64(rows) > data/item/int64(cols)) || int64(rows)*int64(cols)*item != data {
+			return nil, 0, 0, fmt.Errorf("%s: shape (%d, %d) of %s needs %d data bytes, the file has %d",
+				path, rows, cols, r.Header.Descr.Type, int64(rows)*int64(cols)*item, data)
+		}
+	}
 	switch r.Header.Descr.Type {
 	case "<f4", "f4", "float32":
 		var v []float32

@@ -104,6 +104,7 @@ func TestDeadlockExitsQuickly(t *testing.T) {
 func TestRunBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
+	hugeNPY, cutNPY := filepath.Join(dir, "huge.npy"), filepath.Join(dir, "cut.npy")
 	cases := []struct {
 		args []string
 		want string
@@ -118,9 +119,22 @@ func TestRunBadInput(t *testing.T) {
 		{[]string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.m=1000000", "--set", "program.k=1000000", "--numerics", "full"}, "host memory"},
 		{[]string{"run", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
 		{[]string{"run", bad}, "kind"},
+		// .npy inputs: a header whose shape the data cannot hold, and a
+		// header cut short (npyio itself panics on it).
+		{[]string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.inputs.a=" + hugeNPY, "--set", "program.inputs.b=" + hugeNPY}, "needs 40000000000000000 data bytes"},
+		{[]string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.inputs.a=" + cutNPY, "--set", "program.inputs.b=" + cutNPY}, "malformed .npy"},
 	}
 	if err := os.WriteFile(bad, []byte("m: 3\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	hdr := "{'descr': '<f4', 'fortran_order': False, 'shape': (100000000, 100000000), }"
+	hdr += strings.Repeat(" ", 63-(10+len(hdr))%64) + "\n"
+	huge := append([]byte("\x93NUMPY\x01\x00"), byte(len(hdr)), byte(len(hdr)>>8))
+	huge = append(append(huge, hdr...), make([]byte, 16)...)
+	for f, data := range map[string][]byte{hugeNPY: huge, cutNPY: []byte("\x93NUMPY\x01\x00\x76\x00{")} {
+		if err := os.WriteFile(f, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, c := range cases {
 		out, code, err := runCLI(t, c.args...)

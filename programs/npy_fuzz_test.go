@@ -1,0 +1,42 @@
+package programs
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// npyHeader builds a version-1 .npy header for dict d.
+func npyHeader(d string) []byte {
+	h := []byte("\x93NUMPY\x01\x00")
+	body := d
+	for (10+len(body)+1)%64 != 0 {
+		body += " "
+	}
+	body += "\n"
+	h = append(h, byte(len(body)), byte(len(body)>>8))
+	return append(h, body...)
+}
+
+// FuzzReadNPY feeds arbitrary bytes to the .npy reader: it must return an
+// error or a 2-D array whose length matches its shape — never panic, hang
+// or allocate for a shape the file does not hold.
+func FuzzReadNPY(f *testing.F) {
+	ok := append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }"), make([]byte, 16)...)
+	f.Add(ok)
+	f.Add(append(npyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 3), }"), make([]byte, 24)...))
+	f.Add(append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (100000000, 100000000), }"), make([]byte, 16)...))
+	f.Add(append(npyHeader("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }"), make([]byte, 16)...))
+	f.Add(ok[:20])
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "x.npy")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		v, rows, cols, err := ReadNPYFloat32(path)
+		if err == nil && (rows < 0 || cols < 0 || len(v) != rows*cols) {
+			t.Fatalf("shape (%d, %d) but %d values", rows, cols, len(v))
+		}
+	})
+}
