@@ -10,9 +10,10 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 )
 
-// benchPresets are the presets the MMAD benchmarks cover: the fast-path ones
-// (sequential FP32, exact block sums) and one NVIDIA block-FMA model.
-var benchPresets = []string{"fp32-rne", "fp32-rz", "ascend-910a", "ascend-910b3", "mi100", "a100"}
+// benchPresets are the presets the MMAD benchmarks cover: every fast-path
+// family (sequential FP32, exact block sums, truncated NVIDIA block FMA).
+var benchPresets = []string{"fp32-rne", "fp32-rz", "ascend-910a", "ascend-910b3", "mi100",
+	"v100", "t4", "a100", "ada", "h100", "b200"}
 
 var benchSizes = []int{128, 256}
 

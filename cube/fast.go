@@ -69,6 +69,7 @@ const (
 	fastSeqRNE
 	fastSeqRZ
 	fastExactBlock
+	fastTruncBlock
 )
 
 // fastKindFor returns the fast path that reproduces the kernel for input
@@ -78,7 +79,7 @@ func fastKindFor(k *kernel, in fp.Format) fastKind {
 		return fastNone
 	}
 	o := k.os
-	if o.p != 24 || o.emin != -126 || o.emax != 127 || o.ftz || k.ftz || k.fp16in || k.info == nil || k.info.table == nil {
+	if o.p != 24 || o.emin != -126 || o.emax != 127 || o.ftz || k.ftz || k.fp16in || k.window != 0 || k.info == nil || k.info.table == nil {
 		return fastNone
 	}
 	switch {
@@ -88,6 +89,8 @@ func fastKindFor(k *kernel, in fp.Format) fastKind {
 		return fastSeqRZ
 	case k.kind == BlockFMA && k.F == Exact && !k.lateC && (o.mode == fp.RNE || o.mode == fp.RZ):
 		return fastExactBlock
+	case k.kind == BlockFMA && k.F != Exact && !k.lateC && (o.mode == fp.RNE || o.mode == fp.RZ) && truncFits(k.F, k.L):
+		return fastTruncBlock
 	}
 	return fastNone
 }
@@ -100,6 +103,9 @@ type fastTab struct {
 	// (both biased by +1024); zero for zeros and specials.
 	hl      []uint32
 	special []bool // Inf or NaN
+	// ex is the model's nominal exponent (dec.exp) of a nonzero finite
+	// value, noExp for zeros and specials (truncated block FMA).
+	ex []int32
 }
 
 var (
@@ -116,7 +122,9 @@ func fastTable(in fp.Format, info *fmtInfo) *fastTab {
 		t.val = make([]float64, n)
 		t.hl = make([]uint32, n)
 		t.special = make([]bool, n)
+		t.ex = make([]int32, n)
 		for p, d := range info.table {
+			t.ex[p] = noExp
 			if d.cls != clsFinite {
 				t.special[p] = true
 				continue
@@ -132,6 +140,7 @@ func fastTable(in fp.Format, info *fmtInfo) *fastTab {
 			hi := lsb + bits.Len32(m) - 1
 			lo := lsb + bits.TrailingZeros32(m)
 			t.val[p] = float64(d.sig) * math.Ldexp(1, lsb)
+			t.ex[p] = int32(d.exp)
 			t.hl[p] = uint32(hi+hlBias)<<16 | uint32(lo+hlBias)
 		}
 	})
@@ -150,6 +159,7 @@ type fastScratch struct {
 	sa, sb       []int32 // exact block: spread per (row, block) / (column, block)
 	rowHL, colHL []int32 // sequential BF16: hi and lo per row / column (pairs)
 	da, db       []dec
+	ea, eb       []int32 // truncated block: nominal exponents of A (row-major) and B (transposed)
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(fastScratch) }}
@@ -235,6 +245,8 @@ func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T
 	case fastExactBlock:
 		f.prepBlocks()
 		f.runExact(res)
+	case fastTruncBlock:
+		f.runTrunc(res)
 	}
 	for i := 0; i < mm; i++ {
 		for j := 0; j < n; j++ {
