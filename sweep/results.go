@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -154,9 +155,27 @@ func finish(s *Study, dir string, done map[int]Record, sum *Summary, log io.Writ
 	if err := writeAtomic(filepath.Join(dir, ResultsCSV), cb.Bytes()); err != nil {
 		return err
 	}
-	for _, pl := range s.Plots {
-		if err := DrawPlot(s, pl, recs, dir, log); err != nil {
-			return err
+	// Plots are drawn concurrently (rendering is most of the time after the
+	// last point); their warnings are written in study order.
+	logs := make([]bytes.Buffer, len(s.Plots))
+	errs := make([]error, len(s.Plots))
+	var wg sync.WaitGroup
+	for i, pl := range s.Plots {
+		wg.Go(func() {
+			var w io.Writer
+			if log != nil {
+				w = &logs[i]
+			}
+			errs[i] = DrawPlot(s, pl, recs, dir, w)
+		})
+	}
+	wg.Wait()
+	for i := range s.Plots {
+		if log != nil {
+			log.Write(logs[i].Bytes())
+		}
+		if errs[i] != nil {
+			return errs[i]
 		}
 	}
 	return nil
