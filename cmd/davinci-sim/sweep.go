@@ -46,6 +46,16 @@ SHARD_DIR..." then combines the shard directories into DIR.
 
 Exit codes: 0 success (failed points are reported, not fatal); 1 a run or
 merge failed (I/O, missing points after merge); 2 bad input.`,
+		Example: `  davinci-sim sweep studies/l1-size.yaml -o out/l1-size        # all CPUs
+  davinci-sim sweep studies/l1-size.yaml -o out/l1-size --resume
+
+  # A Slurm job array of 16 shards (job.sh), then a merge:
+  #   #SBATCH --array=0-15
+  #   #SBATCH --cpus-per-task=8
+  #   davinci-sim sweep studies/l1-size.yaml -j "$SLURM_CPUS_PER_TASK" \
+  #       --shard "$SLURM_ARRAY_TASK_ID/16" -o "out/shard-$SLURM_ARRAY_TASK_ID" --resume
+  # sbatch job.sh; when it is done (e.g. sbatch --dependency=afterok:JOBID):
+  davinci-sim sweep merge studies/l1-size.yaml -o out/l1-size out/shard-*`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSweep(cmd.ErrOrStderr(), args[0], f)
