@@ -21,32 +21,33 @@ type inflight struct {
 	in   isa.Instr
 }
 
-// pipe is the state of one execution pipe.
+// pipe is the state of one execution pipe. The fields every wake-up reads
+// come first (one or two cache lines); the instruction being executed and
+// the statistics last.
 type pipe struct {
-	id    isa.Pipe
-	q     []isa.Instr // ring buffer
-	ready []sim.Time  // issue time of each queue entry (the pipe may not start it earlier)
+	xfer  int      // parts of a GM transfer still streaming through channels
+	busy  sim.Time // the pipe can start its next instruction at this time
 	head  int
 	n     int
-	busy  sim.Time   // the pipe can start its next instruction at this time
-	last  sim.Time   // when every started instruction will have completed
-	fly   []inflight // started, effect not yet applied (FIFO, done nondecreasing)
-	xfer  int        // parts of a GM transfer still streaming through channels
-	cur   isa.Instr  // the instruction being executed (for xfer and busy intervals)
-	start sim.Time   // start of cur
-	ideal sim.Time   // cur's duration at the path's own bandwidth (xfer)
-	lat   sim.Time   // cur's latency after its last byte (xfer)
-
+	q     []isa.Instr // ring buffer
+	ready []sim.Time  // issue time of each queue entry (the pipe may not start it earlier)
+	last  sim.Time    // when every started instruction will have completed
 	state Cause
+	id    isa.Pipe
+	ndef  int
 	since sim.Time
-	stats PipeStats
 	// def are the state changes the pipe goes through on its own before
 	// the core's next wake-up (e.g. Busy → WaitFlag when its instruction
 	// ends in front of a flag that is not set): the core is not woken for
 	// them; settle replays them, so the accounting is the same as if it
 	// had been.
-	def  [2]transition
-	ndef int
+	def   [2]transition
+	fly   []inflight // started, effect not yet applied (FIFO, done nondecreasing; functional mode)
+	start sim.Time   // start of cur
+	ideal sim.Time   // cur's duration at the path's own bandwidth (xfer)
+	lat   sim.Time   // cur's latency after its last byte (xfer)
+	stats PipeStats
+	cur   isa.Instr // the instruction being executed (for xfer and busy intervals)
 }
 
 // transition is a deferred state change of a pipe: state s from time at.
@@ -422,13 +423,7 @@ func (c *Core) runScalar(now sim.Time) bool {
 			c.pending, c.fetched = in, true
 		}
 		in := c.pending
-		target := in.Pipe
-		switch in.Op {
-		case isa.OpSetFlag:
-			target = in.SrcPipe
-		case isa.OpWaitFlag:
-			target = in.DstPipe
-		}
+		target := targetPipe(in)
 		if target == isa.S || in.Op == isa.OpSyncAll || (in.Op == isa.OpBarrier && in.Pipe == isa.ALL) {
 			// Work of the scalar unit itself happens at its issue time:
 			// wait until then.
@@ -651,14 +646,20 @@ func (c *Core) schedule(now sim.Time) {
 
 // queueFull reports whether in goes to a pipe queue that is full.
 func (c *Core) queueFull(in *isa.Instr) bool {
-	target := in.Pipe
+	target := targetPipe(in)
+	return target != isa.S && target < isa.NumPipes && c.pipes[target].full()
+}
+
+// targetPipe returns the pipe whose queue in goes to (a flag's set side or
+// wait side).
+func targetPipe(in *isa.Instr) isa.Pipe {
 	switch in.Op {
 	case isa.OpSetFlag:
-		target = in.SrcPipe
+		return in.SrcPipe
 	case isa.OpWaitFlag:
-		target = in.DstPipe
+		return in.DstPipe
 	}
-	return target != isa.S && target < isa.NumPipes && c.pipes[target].full()
+	return in.Pipe
 }
 
 // planPipe finds when pipe p (not streaming a transfer) can next start or

@@ -99,7 +99,6 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		burstLen *= int64(nburst)
 		nburst = 1
 	}
-	lineSize := int64(1) << c.lineBits
 	sectorMask := int64(1)<<c.sectorBits - 1
 	if end := addr + burstLen; nburst > 1 && addr >= 0 && stride > 0 && stride&sectorMask == 0 && c.pow2 &&
 		addr>>c.sectorBits == (end-1)>>c.sectorBits && c.indexed((addr+int64(nburst-1)*stride)>>c.sectorBits) {
@@ -132,16 +131,8 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 				miss += burstLen
 			default:
 				lo := addr + int64(b)*stride
-				base := lo &^ sectorMask
-				for l := l0; l <= l1; l++ {
-					a := max(base+int64(l)*lineSize, lo)
-					z := min(base+int64(l+1)*lineSize, lo+burstLen)
-					if have&(1<<l) != 0 {
-						hit += z - a
-					} else {
-						miss += z - a
-					}
-				}
+				h, m := c.split(have, l0, l1, lo&^sectorMask, lo, lo+burstLen)
+				hit, miss = hit+h, miss+m
 			}
 		}
 		c.HitBytes += hit
@@ -163,16 +154,8 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 			case 0:
 				miss += burstLen
 			default:
-				for l := l0; l <= l1; l++ {
-					base := lo &^ sectorMask
-					a := max(base+int64(l)*lineSize, lo)
-					z := min(base+int64(l+1)*lineSize, end)
-					if have&(1<<l) != 0 {
-						hit += z - a
-					} else {
-						miss += z - a
-					}
-				}
+				h, m := c.split(have, l0, l1, lo&^sectorMask, lo, end)
+				hit, miss = hit+h, miss+m
 			}
 			continue
 		}
@@ -194,19 +177,28 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 				miss += n
 				continue
 			}
-			for l := l0; l <= l1; l++ {
-				a := max(base+int64(l)*lineSize, first)
-				z := min(base+int64(l+1)*lineSize, last+1)
-				if have&(1<<l) != 0 {
-					hit += z - a
-				} else {
-					miss += z - a
-				}
-			}
+			h, m := c.split(have, l0, l1, base, first, last+1)
+			hit, miss = hit+h, miss+m
 		}
 	}
 	c.HitBytes += hit
 	c.MissBytes += miss
+	return hit, miss
+}
+
+// split counts the bytes of [lo, end) in lines l0..l1 of the sector at
+// base that were present (bit set in have) and those that were not.
+func (c *L2) split(have uint16, l0, l1 uint, base, lo, end int64) (hit, miss int64) {
+	lineSize := int64(1) << c.lineBits
+	for l := l0; l <= l1; l++ {
+		a := max(base+int64(l)*lineSize, lo)
+		z := min(base+int64(l+1)*lineSize, end)
+		if have&(1<<l) != 0 {
+			hit += z - a
+		} else {
+			miss += z - a
+		}
+	}
 	return hit, miss
 }
 
