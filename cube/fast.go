@@ -159,7 +159,10 @@ type fastScratch struct {
 	sa, sb       []int32 // exact block: spread per (row, block) / (column, block)
 	rowHL, colHL []int32 // sequential BF16: hi and lo per row / column (pairs)
 	da, db       []dec
-	ea, eb       []int32 // truncated block: nominal exponents of A (row-major) and B (transposed)
+	ea, eb       []int32   // truncated block: nominal exponents of A (row-major) and B (transposed)
+	pa2, pb2     []float64 // truncated block: a64, b64 with row (column) pairs interleaved
+	ea2, eb2     []int32   // the same for ea, eb
+	mp           []int32   // truncated block: per-block largest product exponents of a tile
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(fastScratch) }}

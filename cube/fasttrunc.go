@@ -40,9 +40,12 @@ import (
 // noExp is the exponent of a zero input: far below any sum of two real
 // exponents, so the largest product exponent of a block ignores zeros; a
 // sum below noExpLim means the block has no nonzero product.
+// infExp marks an infinite block result (the element is redone by the
+// reference path).
 const (
 	noExp    = -1 << 20
 	noExpLim = -1 << 19
+	infExp   = 1 << 20
 )
 
 // truncFits reports whether F and L keep the scaled integer sum below 2^53.
@@ -68,6 +71,24 @@ func (f *fastCall) prepTrunc() {
 	for t, p := range sc.pb[:f.n*f.k] {
 		sc.eb[t] = ex[p]
 	}
+	// Pair-interleaved copies for the 2×2 tiles: rows 2r and 2r+1 of A
+	// (columns of B) with element t at 2t and 2t+1 of the pair's segment.
+	k := f.k
+	inter := func(v []float64, e []int32, rows int, v2 []float64, e2 []int32) {
+		for r := 0; r+1 < rows; r += 2 {
+			v0, v1 := v[r*k:(r+1)*k], v[(r+1)*k:(r+2)*k]
+			e0, e1 := e[r*k:(r+1)*k], e[(r+1)*k:(r+2)*k]
+			ov, oe := v2[r*k:(r+2)*k], e2[r*k:(r+2)*k]
+			for t := range v0 {
+				ov[2*t], ov[2*t+1] = v0[t], v1[t]
+				oe[2*t], oe[2*t+1] = e0[t], e1[t]
+			}
+		}
+	}
+	sc.pa2, sc.ea2 = grow(sc.pa2, f.mm*k), grow(sc.ea2, f.mm*k)
+	sc.pb2, sc.eb2 = grow(sc.pb2, f.n*k), grow(sc.eb2, f.n*k)
+	inter(sc.a64, sc.ea, f.mm, sc.pa2, sc.ea2)
+	inter(sc.b64, sc.eb, f.n, sc.pb2, sc.eb2)
 }
 
 // expC returns the model's nominal exponent of a finite FP32 value c held
@@ -86,21 +107,43 @@ func pow2i(e int32) float64 {
 	return math.Float64frombits(uint64(e+1023) << 52)
 }
 
-// truncRound rounds the block sum S·2^u to FP32 in the kernel's mode (RZ:
-// overflow to ±Inf at 2^128, as outSpec.round).
-func truncRound(S int64, u int32, rz bool) float64 {
-	x := float64(S) * pow2i(u)
-	if !rz {
-		return float64(float32(x))
+// truncRZ rounds the exact float64 block result x toward zero to FP32 when
+// x lies in FP32's normal range: the truncation of x's significand to 24
+// bits (clear the low 29 fraction bits). It returns the result, its
+// exponent, and false (and nothing useful) outside that range (zero, FP32
+// subnormals, overflow).
+func truncRZ(x float64) (float64, int32, bool) {
+	b := math.Float64bits(x)
+	e := int32(b>>52&0x7ff) - 1023
+	return math.Float64frombits(b &^ (1<<29 - 1)), e, uint32(e+126) <= 253
+}
+
+// truncRound rounds the exact float64 block result x to FP32 in the
+// kernel's mode (RZ: overflow to ±Inf at 2^128, as outSpec.round) and
+// returns the result and its nominal exponent (expC; infExp for ±Inf).
+func truncRound(x float64, rz bool) (float64, int32) {
+	if rz {
+		if r, e, ok := truncRZ(x); ok {
+			return r, e
+		}
 	}
-	if math.Abs(x) >= 0x1p128 {
-		return math.Inf(int(math.Copysign(1, x)))
+	return truncRoundSlow(x, rz)
+}
+
+func truncRoundSlow(x float64, rz bool) (float64, int32) {
+	var r float64
+	switch {
+	case x == 0:
+		return 0, noExp
+	case !rz:
+		r = float64(float32(x))
+	default:
+		r = roundRZ32(x)
 	}
-	// RZ: step one FP32 value toward zero when RNE rounded away from zero
-	// (branch-free; a value rounding up to Inf steps back to MaxFloat32).
-	r := float32(x)
-	away := b2u(math.Abs(float64(r)) > math.Abs(x))
-	return float64(math.Float32frombits(math.Float32bits(r) - away))
+	if math.IsInf(r, 0) {
+		return r, infExp
+	}
+	return r, expC(r)
 }
 
 // truncZero is the block result when every product is zero and c = ±0:
@@ -161,9 +204,10 @@ func (f *fastCall) elemTrunc(i, j int) uint32 {
 	ex := f.sc.ea[i*k : (i+1)*k][:len(x)]
 	ey := f.sc.eb[j*k : (j+1)*k][:len(x)]
 	c := f.outC[i*f.n+j]
+	ec := expC(c)
 	for s := 0; s < k; s += L {
 		e := min(s+L, k)
-		m := expC(c)
+		m := ec
 		for t := s; t < e; t++ {
 			m = max(m, ex[t]+ey[t])
 		}
@@ -176,7 +220,7 @@ func (f *fastCall) elemTrunc(i, j int) uint32 {
 		for t := s; t < e; t++ {
 			S += int64(x[t] * y[t] * sc)
 		}
-		c = truncRound(S, m-F, rz)
+		c, ec = truncRound(float64(S)*pow2i(m-F), rz)
 		if math.IsInf(c, 0) {
 			return f.ref(i, j)
 		}
@@ -184,69 +228,127 @@ func (f *fastCall) elemTrunc(i, j int) uint32 {
 	return toBits(c)
 }
 
-// trunc2x2 computes the 2×2 outputs at (i, j) (no Inf/NaN inputs or c).
+// trunc2x2 computes the 2×2 outputs at (i, j) (no Inf/NaN inputs or c);
+// i and j are even. It reads the pair-interleaved copies (prepTrunc).
 func (f *fastCall) trunc2x2(res []uint32, i, j int) {
 	k, n, L, F := f.k, f.n, f.L, int32(f.kern.F)
 	rz := f.kern.os.mode == fp.RZ
-	a, b, ea, eb := f.sc.a64, f.sc.b64, f.sc.ea, f.sc.eb
-	x0 := a[i*k : (i+1)*k]
-	x1 := a[(i+1)*k : (i+2)*k][:len(x0)]
-	y0 := b[j*k : (j+1)*k][:len(x0)]
-	y1 := b[(j+1)*k : (j+2)*k][:len(x0)]
-	ex0 := ea[i*k : (i+1)*k][:len(x0)]
-	ex1 := ea[(i+1)*k : (i+2)*k][:len(x0)]
-	ey0 := eb[j*k : (j+1)*k][:len(x0)]
-	ey1 := eb[(j+1)*k : (j+2)*k][:len(x0)]
+	sc := f.sc
+	// Rows i, i+1 of A and columns j, j+1 of B, element t of the pair at
+	// 2t and 2t+1.
+	pa := sc.pa2[i*k : (i+2)*k]
+	pb := sc.pb2[j*k : (j+2)*k][:len(pa)]
+	qa := sc.ea2[i*k : (i+2)*k][:len(pa)]
+	qb := sc.eb2[j*k : (j+2)*k][:len(pa)]
 	r0, r1 := i*n+j, (i+1)*n+j
 	c00, c01, c10, c11 := f.outC[r0], f.outC[r0+1], f.outC[r1], f.outC[r1+1]
-	inf := false
-	for s := 0; s < k; s += L {
+	e00, e01, e10, e11 := expC(c00), expC(c01), expC(c10), expC(c11)
+	bad := false // an infinite block result
+	for s, blk := 0, 0; s < k; s, blk = s+L, blk+1 {
 		e := min(s+L, k)
-		m00, m01, m10, m11 := expC(c00), expC(c01), expC(c10), expC(c11)
-		for t := s; t < e; t++ {
-			u0, u1, v0, v1 := ex0[t], ex1[t], ey0[t], ey1[t]
-			m00 = max(m00, u0+v0)
-			m01 = max(m01, u0+v1)
-			m10 = max(m10, u1+v0)
-			m11 = max(m11, u1+v1)
+		var S00, S01, S10, S11 int64
+		var m00, m01, m10, m11 int32
+		switch {
+		case e-s == 8 && L == 8:
+			S00, S01, S10, S11, m00, m01, m10, m11 = truncBlk8((*[16]float64)(pa[2*s:2*e]), (*[16]float64)(pb[2*s:2*e]),
+				(*[16]int32)(qa[2*s:2*e]), (*[16]int32)(qb[2*s:2*e]), e00, e01, e10, e11, F, c00, c01, c10, c11)
+		case e-s == 16 && L == 16:
+			S00, S01, S10, S11, m00, m01, m10, m11 = truncBlk16((*[32]float64)(pa[2*s:2*e]), (*[32]float64)(pb[2*s:2*e]),
+				(*[32]int32)(qa[2*s:2*e]), (*[32]int32)(qb[2*s:2*e]), e00, e01, e10, e11, F, c00, c01, c10, c11)
+		case e-s == 4 && L == 4:
+			S00, S01, S10, S11, m00, m01, m10, m11 = truncBlk4((*[8]float64)(pa[2*s:2*e]), (*[8]float64)(pb[2*s:2*e]),
+				(*[8]int32)(qa[2*s:2*e]), (*[8]int32)(qb[2*s:2*e]), e00, e01, e10, e11, F, c00, c01, c10, c11)
+		default:
+			S00, S01, S10, S11, m00, m01, m10, m11 = truncBlkN(pa[2*s:2*e], pb[2*s:2*e], qa[2*s:2*e], qb[2*s:2*e], e00, e01, e10, e11, F, c00, c01, c10, c11)
 		}
 		if min(m00, m01, m10, m11) < noExpLim {
 			// A block without nonzero terms: the zero-sign rule.
-			c00, c01 = f.truncBlockZ(c00, m00, x0[s:e], y0[s:e], F, rz), f.truncBlockZ(c01, m01, x0[s:e], y1[s:e], F, rz)
-			c10, c11 = f.truncBlockZ(c10, m10, x1[s:e], y0[s:e], F, rz), f.truncBlockZ(c11, m11, x1[s:e], y1[s:e], F, rz)
-		} else {
-			s00, s01, s10, s11 := pow2i(F-m00), pow2i(F-m01), pow2i(F-m10), pow2i(F-m11)
-			S00, S01, S10, S11 := int64(c00*s00), int64(c01*s01), int64(c10*s10), int64(c11*s11)
-			for t := s; t < e; t++ {
-				u0, u1, v0, v1 := x0[t], x1[t], y0[t], y1[t]
-				S00 += int64(u0 * v0 * s00)
-				S01 += int64(u0 * v1 * s01)
-				S10 += int64(u1 * v0 * s10)
-				S11 += int64(u1 * v1 * s11)
-			}
-			c00, c01 = truncRound(S00, m00-F, rz), truncRound(S01, m01-F, rz)
-			c10, c11 = truncRound(S10, m10-F, rz), truncRound(S11, m11-F, rz)
+			x0, x1 := f.sc.a64[i*k+s:i*k+e], f.sc.a64[(i+1)*k+s:(i+1)*k+e]
+			y0, y1 := f.sc.b64[j*k+s:j*k+e], f.sc.b64[(j+1)*k+s:(j+1)*k+e]
+			c00, e00 = truncBlockZ(c00, m00, x0, y0, F, rz)
+			c01, e01 = truncBlockZ(c01, m01, x0, y1, F, rz)
+			c10, e10 = truncBlockZ(c10, m10, x1, y0, F, rz)
+			c11, e11 = truncBlockZ(c11, m11, x1, y1, F, rz)
+			bad = bad || max(e00, e01, e10, e11) == infExp
+			continue
 		}
-		inf = inf || math.IsInf(c00, 0) || math.IsInf(c01, 0) || math.IsInf(c10, 0) || math.IsInf(c11, 0)
+		b00, b01 := uint64(F+1023-m00)<<52, uint64(F+1023-m01)<<52
+		b10, b11 := uint64(F+1023-m10)<<52, uint64(F+1023-m11)<<52
+		x00 := float64(S00) * math.Float64frombits(2046<<52-b00)
+		x01 := float64(S01) * math.Float64frombits(2046<<52-b01)
+		x10 := float64(S10) * math.Float64frombits(2046<<52-b10)
+		x11 := float64(S11) * math.Float64frombits(2046<<52-b11)
+		var ok bool
+		if c00, e00, ok = truncRZ(x00); !ok || !rz {
+			c00, e00 = truncRound(x00, rz)
+		}
+		if c01, e01, ok = truncRZ(x01); !ok || !rz {
+			c01, e01 = truncRound(x01, rz)
+		}
+		if c10, e10, ok = truncRZ(x10); !ok || !rz {
+			c10, e10 = truncRound(x10, rz)
+		}
+		if c11, e11, ok = truncRZ(x11); !ok || !rz {
+			c11, e11 = truncRound(x11, rz)
+		}
+		bad = bad || max(e00, e01, e10, e11) == infExp
 	}
 	res[r0], res[r0+1], res[r1], res[r1+1] = toBits(c00), toBits(c01), toBits(c10), toBits(c11)
-	if inf {
+	// After an infinite block result the later blocks computed garbage:
+	// redo the tile with the reference path, which stops at the first
+	// infinity.
+	if bad {
 		for _, p := range [4][2]int{{i, j}, {i, j + 1}, {i + 1, j}, {i + 1, j + 1}} {
 			res[p[0]*n+p[1]] = f.ref(p[0], p[1])
 		}
 	}
 }
 
+// truncBlkN is truncBlk4/8/16 for any block length (pa, pb, qa, qb of
+// equal even length).
+func truncBlkN(pa, pb []float64, qa, qb []int32, m00, m01, m10, m11, F int32, c00, c01, c10, c11 float64) (S00, S01, S10, S11 int64, o00, o01, o10, o11 int32) {
+	qa, qb = qa[:len(pa)], qb[:len(pa)]
+	for t := 1; t < len(qa); t += 2 {
+		u0, u1, v0, v1 := qa[t-1], qa[t], qb[t-1], qb[t]
+		m00 = max(m00, u0+v0)
+		m01 = max(m01, u0+v1)
+		m10 = max(m10, u1+v0)
+		m11 = max(m11, u1+v1)
+	}
+	s00 := math.Float64frombits(uint64(F+1023-m00) << 52)
+	s01 := math.Float64frombits(uint64(F+1023-m01) << 52)
+	s10 := math.Float64frombits(uint64(F+1023-m10) << 52)
+	s11 := math.Float64frombits(uint64(F+1023-m11) << 52)
+	S00, S01, S10, S11 = sum2x2(pa, pb, s00, s01, s10, s11)
+	S00, S01, S10, S11 = S00+int64(c00*s00), S01+int64(c01*s01), S10+int64(c10*s10), S11+int64(c11*s11)
+	return S00, S01, S10, S11, m00, m01, m10, m11
+}
+
+// sum2x2 returns the int64 sums of the truncated scaled products
+// trunc(a_r·b_c·s_rc) over a block of pair-interleaved values.
+func sum2x2(pa, pb []float64, s00, s01, s10, s11 float64) (S00, S01, S10, S11 int64) {
+	pb = pb[:len(pa)]
+	for t := 1; t < len(pa); t += 2 {
+		u0, u1, v0, v1 := pa[t-1], pa[t], pb[t-1], pb[t]
+		S00 += int64(u0 * v0 * s00)
+		S01 += int64(u0 * v1 * s01)
+		S10 += int64(u1 * v0 * s10)
+		S11 += int64(u1 * v1 * s11)
+	}
+	return
+}
+
 // truncBlockZ is one element's block with e_max = m (a block that may have
-// no nonzero term).
-func (f *fastCall) truncBlockZ(c float64, m int32, x, y []float64, F int32, rz bool) float64 {
+// no nonzero term); it returns the result and its exponent.
+func truncBlockZ(c float64, m int32, x, y []float64, F int32, rz bool) (float64, int32) {
 	if m < noExpLim {
-		return truncZero(c, x, y)
+		r := truncZero(c, x, y)
+		return r, expC(r)
 	}
 	sc := pow2i(F - m)
 	S := int64(c * sc)
 	for t, v := range x {
 		S += int64(v * y[t] * sc)
 	}
-	return truncRound(S, m-F, rz)
+	return truncRound(float64(S)*pow2i(m-F), rz)
 }
