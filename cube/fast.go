@@ -162,7 +162,11 @@ type fastScratch struct {
 	ea, eb       []int32   // truncated block: nominal exponents of A (row-major) and B (transposed)
 	pa2, pb2     []float64 // truncated block: a64, b64 with row (column) pairs interleaved
 	ea2, eb2     []int32   // the same for ea, eb
-	mp           []int32   // truncated block: per-block largest product exponents of a tile
+	outC         []float64 // fastCall.outC, cspec, cbits and the results
+	cspec        []bool
+	cbits, res   []uint32
+	a2           [][2]float32 // sequential RNE: a32 with row pairs interleaved
+	b4           [][4]float32 // sequential RNE: b32 with column quads interleaved
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(fastScratch) }}
@@ -189,6 +193,7 @@ type fastCall struct {
 	cspec   []bool    // C element is Inf/NaN
 	useF32  bool
 	fastKnd fastKind
+	clean   bool // no Inf or NaN in A, B or C
 }
 
 // checkMMAD validates the shape and the buffer lengths (runMMAD's checks).
@@ -223,23 +228,27 @@ func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T
 	f.useF32 = fk == fastSeqRNE
 	f.load(a, la, b, lb)
 	// C: read once, computed, written once.
-	f.outC = make([]float64, mm*n)
-	f.cspec = make([]bool, mm*n)
-	f.cbits = make([]uint32, mm*n)
+	sc.outC, sc.cspec, sc.cbits = grow(sc.outC, mm*n), grow(sc.cspec, mm*n), grow(sc.cbits, mm*n)
+	f.outC, f.cspec, f.cbits = sc.outC, sc.cspec, sc.cbits
 	for i := 0; i < mm; i++ {
 		for j := 0; j < n; j++ {
 			var cb uint32
 			if !init {
 				cb = getC(layoutIndex(lc, i, j, n, 32))
 			}
-			if cb&0x7f800000 == 0x7f800000 {
-				f.cspec[i*n+j] = true
-			}
+			f.cspec[i*n+j] = cb&0x7f800000 == 0x7f800000
 			f.cbits[i*n+j] = cb
 			f.outC[i*n+j] = float64(math.Float32frombits(cb))
 		}
 	}
-	res := make([]uint32, mm*n)
+	f.clean = true
+	for _, sp := range [][]bool{sc.rowSp, sc.colSp, f.cspec} {
+		for _, x := range sp {
+			f.clean = f.clean && !x
+		}
+	}
+	sc.res = grow(sc.res, mm*n)
+	res := sc.res
 	switch fk {
 	case fastSeqRNE:
 		f.runSeqRNE(res)
@@ -352,18 +361,18 @@ func gatherT[T uint16 | uint32](src []T, l Layout, rows, cols int, dst []uint16,
 	}
 }
 
-// runTiles walks C in 2×4 tiles: a tile whose every element passes plain
-// is computed by tile (the vectorised fast path), the others and the edge
-// rows/columns element by element with elem.
-func (f *fastCall) runTiles(res []uint32, plain func(i, j int) bool, tile func(res []uint32, i, j int), elem func(i, j int) uint32) {
+// runTiles walks C in th×tw tiles: a tile whose every element passes plain
+// (nil: every element does) is computed by tile (the vectorised fast path),
+// the others and the edge rows/columns element by element with elem.
+func (f *fastCall) runTiles(th, tw int, res []uint32, plain func(i, j int) bool, tile func(res []uint32, i, j int), elem func(i, j int) uint32) {
 	mm, n := f.mm, f.n
 	i := 0
-	for ; i+2 <= mm; i += 2 {
+	for ; i+th <= mm; i += th {
 		j := 0
-		for ; j+4 <= n; j += 4 {
+		for ; j+tw <= n; j += tw {
 			ok := true
-			for r := i; r < i+2 && ok; r++ {
-				for c := j; c < j+4 && ok; c++ {
+			for r := i; r < i+th && ok && plain != nil; r++ {
+				for c := j; c < j+tw && ok; c++ {
 					ok = plain(r, c)
 				}
 			}
@@ -371,15 +380,16 @@ func (f *fastCall) runTiles(res []uint32, plain func(i, j int) bool, tile func(r
 				tile(res, i, j)
 				continue
 			}
-			for r := i; r < i+2; r++ {
-				for c := j; c < j+4; c++ {
+			for r := i; r < i+th; r++ {
+				for c := j; c < j+tw; c++ {
 					res[r*n+c] = elem(r, c)
 				}
 			}
 		}
-		for ; j < n; j++ {
-			res[i*n+j] = elem(i, j)
-			res[(i+1)*n+j] = elem(i+1, j)
+		for r := i; r < i+th; r++ {
+			for c := j; c < n; c++ {
+				res[r*n+c] = elem(r, c)
+			}
 		}
 	}
 	for ; i < mm; i++ {
@@ -387,6 +397,15 @@ func (f *fastCall) runTiles(res []uint32, plain func(i, j int) bool, tile func(r
 			res[i*n+j] = elem(i, j)
 		}
 	}
+}
+
+// plainTiles returns nil (every element plain) when the call has no Inf or
+// NaN input or C, else the per-element test.
+func (f *fastCall) plainTiles() func(i, j int) bool {
+	if f.clean {
+		return nil
+	}
+	return func(r, c int) bool { return !f.special(r, c) }
 }
 
 // runGeneric computes every element with elem.

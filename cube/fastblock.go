@@ -46,9 +46,7 @@ func (f *fastCall) prepBlocks() {
 var negZero = math.Copysign(0, -1)
 
 func (f *fastCall) runExact(res []uint32) {
-	n := f.n
-	plain := func(r, c int) bool { return !f.sc.rowSp[r] && !f.sc.colSp[c] && !f.cspec[r*n+c] }
-	f.runTiles(res, plain, f.exact2x4, f.elemExact)
+	f.runTiles(2, 4, res, f.plainTiles(), f.exact2x4, f.elemExact)
 }
 
 // blockStep returns the rounded block result c + P for element (i, j) and

@@ -158,38 +158,7 @@ func truncZero(c float64, x, y []float64) float64 {
 
 func (f *fastCall) runTrunc(res []uint32) {
 	f.prepTrunc()
-	n := f.n
-	plain := func(r, c int) bool { return !f.sc.rowSp[r] && !f.sc.colSp[c] && !f.cspec[r*n+c] }
-	f.runTiles2x2(res, plain, f.trunc2x2, f.elemTrunc)
-}
-
-// runTiles2x2 walks C in 2×2 tiles (see runTiles).
-func (f *fastCall) runTiles2x2(res []uint32, plain func(i, j int) bool, tile func(res []uint32, i, j int), elem func(i, j int) uint32) {
-	mm, n := f.mm, f.n
-	i := 0
-	for ; i+2 <= mm; i += 2 {
-		j := 0
-		for ; j+2 <= n; j += 2 {
-			if plain(i, j) && plain(i, j+1) && plain(i+1, j) && plain(i+1, j+1) {
-				tile(res, i, j)
-				continue
-			}
-			for r := i; r < i+2; r++ {
-				for c := j; c < j+2; c++ {
-					res[r*n+c] = elem(r, c)
-				}
-			}
-		}
-		for ; j < n; j++ {
-			res[i*n+j] = elem(i, j)
-			res[(i+1)*n+j] = elem(i+1, j)
-		}
-	}
-	for ; i < mm; i++ {
-		for j := 0; j < n; j++ {
-			res[i*n+j] = elem(i, j)
-		}
-	}
+	f.runTiles(2, 2, res, f.plainTiles(), f.trunc2x2, f.elemTrunc)
 }
 
 // elemTrunc computes element (i, j) alone.
