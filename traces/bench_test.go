@@ -1,6 +1,8 @@
 package traces_test
 
 import (
+	"os"
+	"runtime"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -77,7 +79,8 @@ func (t *tape) replay(o arch.Observer) {
 // the consumer running beside it, /finish adds the wait for the timeline;
 // /engine (the Observer calls, batches discarded) and /consume (building
 // the timeline from captured batches) are the two shares alone, each on one
-// goroutine, so they hold on a shared machine:
+// goroutine (cpu-ns/call is that goroutine's thread CPU time, which holds
+// on a shared machine better than the wall time):
 //
 //	go test -run XXX -bench Recorder -count 6 ./traces/
 func BenchmarkRecorder(b *testing.B) {
@@ -86,7 +89,7 @@ func BenchmarkRecorder(b *testing.B) {
 		b.Fatal(err)
 	}
 	var opts programs.Options
-	for _, s := range []string{"program.m=2048", "program.n=2048", "program.k=2048", "program.numerics=off"} {
+	for _, s := range []string{"program.m=" + benchN(), "program.n=" + benchN(), "program.k=" + benchN(), "program.numerics=off"} {
 		ov, err := machines.ParseOverride(s)
 		if err != nil {
 			b.Fatal(err)
@@ -107,19 +110,28 @@ func BenchmarkRecorder(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(t.calls)), "calls/op")
 	})
-	b.Run("engine", func(b *testing.B) {
+	// perCall reports the wall and thread CPU time per observer call.
+	perCall := func(b *testing.B, run func()) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		c0, ok := threadCPU()
+		b.ResetTimer()
 		for range b.N {
-			traces.Discard(traces.Window{}, t.replay)
+			run()
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(t.calls)), "ns/call")
+		b.StopTimer()
+		n := float64(b.N) * float64(len(t.calls))
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/call")
+		if c1, ok1 := threadCPU(); ok && ok1 {
+			b.ReportMetric(float64((c1-c0).Nanoseconds())/n, "cpu-ns/call")
+		}
+	}
+	b.Run("engine", func(b *testing.B) {
+		perCall(b, func() { traces.Discard(traces.Window{}, t.replay) })
 	})
 	b.Run("consume", func(b *testing.B) {
 		bs := traces.Capture(traces.Window{}, t.replay)
-		b.ResetTimer()
-		for range b.N {
-			bs.Apply(traces.Window{})
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(t.calls)), "ns/call")
+		perCall(b, func() { bs.Apply(traces.Window{}) })
 	})
 	b.Run("finish", func(b *testing.B) {
 		for range b.N {
@@ -128,4 +140,13 @@ func BenchmarkRecorder(b *testing.B) {
 			r.Finish(0)
 		}
 	})
+}
+
+// benchN returns the hgemm size BenchmarkRecorder replays: 2048, or
+// $RECORDER_BENCH_N (4096 is the live view benchmark's size).
+func benchN() string {
+	if s := os.Getenv("RECORDER_BENCH_N"); s != "" {
+		return s
+	}
+	return "2048"
 }

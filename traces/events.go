@@ -61,7 +61,18 @@ func ParseClass(s string) Class {
 // ClassOf returns the class of an instruction.
 func ClassOf(in *isa.Instr) Class { return classOfOp(in.Op) }
 
-func classOfOp(op isa.Op) Class {
+// opClass is classOfOp by opcode (a table: the recorder looks it up per
+// event, and the opcodes come mixed).
+var opClass = func() (t [256]Class) {
+	for op := range t {
+		t[op] = classOf(isa.Op(op))
+	}
+	return t
+}()
+
+func classOfOp(op isa.Op) Class { return opClass[uint8(op)] }
+
+func classOf(op isa.Op) Class {
 	switch op {
 	case isa.OpScalar, isa.OpAlloc, isa.OpFree:
 		return ClassScalar
@@ -354,6 +365,7 @@ func (t *Timeline) core(id int) *CoreTimeline {
 type Lane struct {
 	chunks [][]Slice
 	n      int
+	tail   *[laneChunk]Slice // the last chunk
 }
 
 // laneShift sets the lane chunk size (512 slices, 16 KiB).
@@ -396,12 +408,18 @@ func (l *Lane) Slices() []Slice {
 // push appends s; it reports whether a chunk was allocated.
 func (l *Lane) push(s Slice) (grew bool) {
 	if l.n&(laneChunk-1) == 0 {
-		l.chunks = append(l.chunks, make([]Slice, laneChunk))
+		l.grow()
 		grew = true
 	}
-	l.chunks[l.n>>laneShift][l.n&(laneChunk-1)] = s
+	l.tail[l.n&(laneChunk-1)] = s
 	l.n++
 	return grew
+}
+
+// grow appends an empty chunk (the lane is a whole number of chunks long).
+func (l *Lane) grow() {
+	l.tail = new([laneChunk]Slice)
+	l.chunks = append(l.chunks, l.tail[:])
 }
 
 // dropBefore drops the leading full chunks whose slices all end by t and
@@ -452,20 +470,38 @@ func (t *Timeline) dropBefore(cut sim.Time) {
 
 // addSlice appends s to pipe p keeping the stall totals.
 func (c *CoreTimeline) addSlice(t *Timeline, p isa.Pipe, s Slice) {
+	d := s.To - s.From
+	if s.Class == ClassFlag {
+		d = 0 // (a conditional move: flag marks and intervals come mixed)
+	}
+	c.stall[p][s.Cause] += d
 	l := &c.Pipes[p]
-	if l.push(s) {
+	j := l.n & (laneChunk - 1)
+	if j == 0 {
+		l.grow()
 		t.nchunks++
 	}
-	// Intervals close after the flag events at their end: keep From order.
-	if l.n > 1 && l.At(l.n-2).From > s.From {
-		for i := l.n - 1; i > 0 && l.At(i-1).From > s.From; i-- {
-			a, b := l.At(i), l.At(i-1)
-			*a, *b = *b, *a
+	ch := l.tail
+	l.n++
+	// Intervals close after the flag events at their end: keep From order
+	// (equal From in arrival order). Usually s goes last or one or two
+	// places before, in the same chunk.
+	i := j
+	for ; i > 0 && ch[i-1].From > s.From; i-- {
+		ch[i] = ch[i-1]
+	}
+	if base := l.n - 1 - j; i == 0 && base > 0 && l.At(base-1).From > s.From {
+		// Across the chunk boundary (ch[0] is slice base): shift through
+		// the earlier chunks.
+		k := base - 1
+		ch[0] = *l.At(k)
+		for ; k > 0 && l.At(k-1).From > s.From; k-- {
+			*l.At(k) = *l.At(k - 1)
 		}
+		*l.At(k) = s
+		return
 	}
-	if s.Class != ClassFlag {
-		c.stall[p][s.Cause] += s.To - s.From
-	}
+	ch[i] = s
 }
 
 // Totals returns the time of pipe p per cause over the recorded slices.
@@ -627,7 +663,9 @@ func (t *Timeline) Footprint() int64 {
 	}
 	for _, c := range t.Cores {
 		for p := range c.Pipes {
-			n += int64(len(c.Pipes[p].chunks)) * laneChunk * int64(unsafe.Sizeof(Slice{}))
+			for _, ch := range c.Pipes[p].chunks {
+				n += int64(cap(ch)) * int64(unsafe.Sizeof(Slice{}))
+			}
 		}
 		n += int64(cap(c.Flows)) * int64(unsafe.Sizeof(Flow{}))
 		for b := range c.Occ {

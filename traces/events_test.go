@@ -131,3 +131,68 @@ func TestInstrBytes(t *testing.T) {
 		t.Error("classes")
 	}
 }
+
+// TestAddSliceOrder checks that lanes keep the slices in From order, equal
+// From in arrival order, when slices arrive late by a few places, also
+// across chunk boundaries.
+func TestAddSliceOrder(t *testing.T) {
+	var tl Timeline
+	c := tl.core(0)
+	var want []Slice
+	seed := uint64(1)
+	rnd := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int(seed>>33) % n
+	}
+	for i := 0; i < 5*laneChunk; i++ {
+		from := sim.Time(i/3*10 - rnd(4)*10) // some go back up to three places
+		s := Slice{From: from, To: from + 5, Cause: arch.Busy, Bind: uint64(i)}
+		c.addSlice(&tl, isa.M, s)
+		// Stable insertion by From, as the lane must do.
+		k := len(want)
+		for k > 0 && want[k-1].From > from {
+			k--
+		}
+		want = append(want, Slice{})
+		copy(want[k+1:], want[k:])
+		want[k] = s
+	}
+	got := c.Pipes[isa.M].Slices()
+	if len(got) != len(want) || tl.nchunks != 5 {
+		t.Fatalf("got %d slices in %d chunks, want %d in 5", len(got), tl.nchunks, len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("slice %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if c.Totals(isa.M)[arch.Busy] != sim.Time(5*len(want)) {
+		t.Errorf("busy total %v, want %v", c.Totals(isa.M)[arch.Busy], 5*len(want))
+	}
+}
+
+// TestFlagQueueFIFO checks the flag queue's order with and without
+// overflow.
+func TestFlagQueueFIFO(t *testing.T) {
+	var q flagQueue
+	next, head := sim.Time(1), sim.Time(1)
+	for round, depth := range []int{1, 2, 3, 7, 2, 0, 5, 1} {
+		for range depth {
+			q.push(pendingSet{t: next, bind: uint64(next)})
+			next++
+		}
+		for range depth + 1 {
+			ps := q.pop()
+			if head == next {
+				if ps != (pendingSet{}) {
+					t.Fatalf("round %d: pop of an empty queue = %+v", round, ps)
+				}
+				continue
+			}
+			if ps.t != head || ps.bind != uint64(head) {
+				t.Fatalf("round %d: pop = %+v, want t=%d", round, ps, head)
+			}
+			head++
+		}
+	}
+}

@@ -79,10 +79,39 @@ type pendingSet struct {
 	bind uint64 // non-zero when the set lies in the window (its arrow may be drawn)
 }
 
-// flagQueue is the raised, unconsumed sets of one flag (oldest at head).
+// flagQueue is the raised, unconsumed sets of one flag, oldest first: up
+// to two in place (one cache line with the rest), then the overflow.
 type flagQueue struct {
-	q    []pendingSet
-	head int
+	ring    [2]pendingSet
+	head, n int32 // ring[head] is the oldest; n in the ring
+	more    []pendingSet
+}
+
+// push queues a raised flag.
+func (q *flagQueue) push(ps pendingSet) {
+	if q.n < 2 && len(q.more) == 0 {
+		q.ring[(q.head+q.n)&1] = ps
+		q.n++
+		return
+	}
+	q.more = append(q.more, ps)
+}
+
+// pop returns the oldest raised flag (zero when none).
+func (q *flagQueue) pop() (ps pendingSet) {
+	if q.n == 0 {
+		return ps
+	}
+	ps = q.ring[q.head]
+	q.head ^= 1
+	q.n--
+	if m := len(q.more); m > 0 {
+		q.ring[(q.head+q.n)&1] = q.more[0]
+		q.n++
+		copy(q.more, q.more[1:])
+		q.more = q.more[:m-1]
+	}
+	return ps
 }
 
 // Recorder is an arch.Observer that builds a Timeline of the events inside
@@ -117,6 +146,11 @@ type Recorder struct {
 	binds     uint64
 	byID      []*CoreTimeline // cores by ID (dense)
 	limit     int64           // memory limit in bytes (0 = none)
+	// packed remembers recently packed instructions by content hash: most
+	// busy slices repeat an instruction already packed (the scalar unit's
+	// issue slot and the pipe's execution of the same instruction; cores
+	// running the same tile code), and share its copy.
+	packed *[packedSlots]packedEntry
 
 	// sink, when set (tests only), receives the full batches instead of
 	// the consumer.
@@ -411,13 +445,40 @@ func (r *Recorder) apply(b *batch) {
 
 func (r *Recorder) busy(e *obsEvent, c *cinstr) {
 	s := Slice{From: e.t0, To: e.t1, Cause: arch.Busy, Class: classOfOp(c.op)}
-	if isa.Pipe(e.p0) == isa.S && c.pipe != isa.S {
+	issue := isa.Pipe(e.p0) == isa.S && c.pipe != isa.S
+	if issue {
 		s.Class = ClassIssue
 	}
 	s.name = r.opName(c.op, c.pipe, c.vop)
-	s.ref = r.tl.keep(c, e.t1)
+	s.ref = r.keep(c, e.t1)
 	r.coreOf(e.core).addSlice(&r.tl, isa.Pipe(e.p0), s)
 	r.advance(e.t1)
+}
+
+// packedSlots is the size of the recorder's packed-instruction cache.
+const packedSlots = 1 << 10
+
+type packedEntry struct {
+	c   cinstr
+	ref uint32 // 0 = empty
+}
+
+// keep returns the ref of instruction c of a slice ending at end: a copy
+// packed earlier into the current code chunk when the cache has one, else a
+// new one (Timeline.keep).
+func (r *Recorder) keep(c *cinstr, end sim.Time) uint32 {
+	if r.packed == nil {
+		r.packed = new([packedSlots]packedEntry)
+	}
+	t := &r.tl
+	pe := &r.packed[c.hash()>>(64-10)]
+	if n := len(t.code); pe.ref != 0 && n > 0 && (pe.ref-1)>>codeShift == uint32(t.codeBase+n-1) && pe.c == *c {
+		t.codeEnd[n-1] = max(t.codeEnd[n-1], end)
+		return pe.ref
+	}
+	ref := t.keep(c, end)
+	pe.c, pe.ref = *c, ref
+	return ref
 }
 
 func (r *Recorder) causeIdx(c arch.Cause) uint16 {
@@ -473,7 +534,7 @@ func (r *Recorder) flag(e *obsEvent) {
 			r.binds++
 			ps.bind = r.binds
 		}
-		fq.q = append(fq.q, ps)
+		fq.push(ps)
 		if !in {
 			return
 		}
@@ -483,14 +544,7 @@ func (r *Recorder) flag(e *obsEvent) {
 		r.advance(t)
 		return
 	}
-	var ps pendingSet
-	if fq.head < len(fq.q) {
-		ps = fq.q[fq.head]
-		fq.head++
-		if fq.head == len(fq.q) {
-			fq.q, fq.head = fq.q[:0], 0
-		}
-	}
+	ps := fq.pop()
 	if !in {
 		return
 	}
@@ -509,8 +563,9 @@ func (r *Recorder) flag(e *obsEvent) {
 	r.advance(t)
 }
 
-// denseFlags is the flag queues of one core for ids below denseFlagIDs.
-type denseFlags [int(isa.NumPipes) * int(isa.NumPipes) * denseFlagIDs]flagQueue
+// denseFlags is the flag queues of one core for ids below denseFlagIDs, by
+// pipe pair (allocated on first use).
+type denseFlags [int(isa.NumPipes) * int(isa.NumPipes)]*[denseFlagIDs]flagQueue
 
 const denseFlagIDs = 16
 
@@ -526,7 +581,12 @@ func (r *Recorder) flagQueue(e *obsEvent) *flagQueue {
 			d = new(denseFlags)
 			r.dense[core] = d
 		}
-		return &d[(src*int(isa.NumPipes)+dst)*denseFlagIDs+int(id)]
+		qs := d[src*int(isa.NumPipes)+dst]
+		if qs == nil {
+			qs = new([denseFlagIDs]flagQueue)
+			d[src*int(isa.NumPipes)+dst] = qs
+		}
+		return &qs[id]
 	}
 	k := flagKey{e.core, e.p0, e.p1, e.x()}
 	fq := r.sets[k]
