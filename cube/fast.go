@@ -194,6 +194,7 @@ type fastCall struct {
 	useF32  bool
 	fastKnd fastKind
 	clean   bool // no Inf or NaN in A, B or C
+	never   int  // −1: an index no loop reaches (see seqRNE2x4)
 }
 
 // checkMMAD validates the shape and the buffer lengths (runMMAD's checks).
@@ -224,7 +225,7 @@ func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T
 	}
 	sc := scratchPool.Get().(*fastScratch)
 	defer scratchPool.Put(sc)
-	f := &fastCall{kern: kern, tab: fastTable(in, kern.info), info: kern.info, mm: mm, k: k, n: n, sc: sc, fastKnd: fk}
+	f := &fastCall{kern: kern, tab: fastTable(in, kern.info), info: kern.info, mm: mm, k: k, n: n, sc: sc, fastKnd: fk, never: -1}
 	f.useF32 = fk == fastSeqRNE
 	f.load(a, la, b, lb)
 	// C: read once, computed, written once.
