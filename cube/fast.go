@@ -47,6 +47,11 @@ import (
 // c + P in IEEE RNE gives −0 only for −0 + −0, as zeroSign requires; a
 // nonzero exact sum that cancels gives +0 in both.
 //
+// Block FMA with a finite F (the NVIDIA presets v100, t4, a100, ada, h100,
+// b200 with FP16/BF16 inputs): integer e_max, exact scaled products
+// truncated toward zero by the float→int64 conversion, int64 sums, one
+// rounding; see fasttrunc.go.
+//
 // Inf/NaN inputs (per row of A or column of B) and Inf/NaN c take the
 // reference kernel.dot for that element. Results never depend on GOMAXPROCS:
 // one call is single-threaded.
