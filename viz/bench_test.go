@@ -19,6 +19,8 @@ import (
 // BenchmarkLive/none (no observer), /record (the trace recorder alone) and
 // /view (recorder + the visualizer redrawing at 20 Hz on a simulated
 // 80×24 screen while the engine runs). The target is view ≤ 1.2 × none.
+// cpu-sec/op is the CPU time of all the process's threads: what the run
+// costs when the other core is busy (sec/op gains from the second core).
 // The recorder's own cost without the engine: BenchmarkRecorder in traces.
 func BenchmarkLive(b *testing.B) {
 	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
@@ -47,31 +49,46 @@ func BenchmarkLive(b *testing.B) {
 		}
 		b.ReportMetric(float64(res.Stats.Events), "events/op")
 	}
-	b.Run("none", func(b *testing.B) {
-		for range b.N {
-			run(b, nil)
+	// cpu reports the process CPU time per op around body.
+	cpu := func(b *testing.B, body func()) {
+		c0, ok := processCPU()
+		body()
+		if c1, ok1 := processCPU(); ok && ok1 {
+			b.ReportMetric((c1-c0).Seconds()/float64(b.N), "cpu-sec/op")
 		}
+	}
+	b.Run("none", func(b *testing.B) {
+		cpu(b, func() {
+			for range b.N {
+				run(b, nil)
+			}
+		})
 	})
 	b.Run("record", func(b *testing.B) {
-		for range b.N {
-			run(b, traces.NewRecorder(traces.Window{}))
-		}
-	})
-	b.Run("view", func(b *testing.B) {
-		for range b.N {
-			rec := traces.NewRecorder(traces.Window{})
-			s := tcell.NewSimulationScreen("UTF-8")
-			started := make(chan struct{})
-			quit := make(chan struct{})
-			done := make(chan error, 1)
-			go func() { done <- Run(s, rec, Options{Live: true, Quit: quit, started: started}) }()
-			<-started
-			s.SetSize(80, 24)
-			run(b, rec)
-			close(quit)
-			if err := <-done; err != nil {
-				b.Fatal(err)
+		cpu(b, func() {
+			for range b.N {
+				run(b, traces.NewRecorder(traces.Window{}))
 			}
-		}
+		})
 	})
+	b.Run("view", func(b *testing.B) { cpu(b, func() { viewLoop(b, run) }) })
+}
+
+// viewLoop is BenchmarkLive/view's loop.
+func viewLoop(b *testing.B, run func(*testing.B, *traces.Recorder)) {
+	for range b.N {
+		rec := traces.NewRecorder(traces.Window{})
+		s := tcell.NewSimulationScreen("UTF-8")
+		started := make(chan struct{})
+		quit := make(chan struct{})
+		done := make(chan error, 1)
+		go func() { done <- Run(s, rec, Options{Live: true, Quit: quit, started: started}) }()
+		<-started
+		s.SetSize(80, 24)
+		run(b, rec)
+		close(quit)
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+	}
 }
