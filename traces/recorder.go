@@ -20,7 +20,9 @@ import (
 // consumer and the visualizer on the other.
 //
 // Per recorded event the Timeline holds a 32-byte Slice; an instruction
-// adds its packed copy (typically 15–30 bytes), a matched flag pair a
+// adds its packed copy (typically 15–30 bytes; slices of an instruction
+// packed recently share it: the scalar unit's issue slot and the pipe's
+// execution, cores running the same tile code), a matched flag pair a
 // 40-byte Flow, a counter change a 16-byte Sample. Nothing of it contains
 // pointers, so the garbage collector does not scan it.
 
