@@ -407,17 +407,6 @@ func (l *Lane) Slices() []Slice {
 	return out
 }
 
-// push appends s; it reports whether a chunk was allocated.
-func (l *Lane) push(s Slice) (grew bool) {
-	if l.n&(laneChunk-1) == 0 {
-		l.grow()
-		grew = true
-	}
-	l.tail[l.n&(laneChunk-1)] = s
-	l.n++
-	return grew
-}
-
 // grow appends an empty chunk (the lane is a whole number of chunks long).
 func (l *Lane) grow() {
 	l.tail = new([laneChunk]Slice)
