@@ -196,3 +196,31 @@ func TestFlagQueueFIFO(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedPackedInstr checks that slices of the same instruction share
+// one packed copy and that each slice still reads its own instruction.
+func TestSharedPackedInstr(t *testing.T) {
+	r := NewRecorder(Window{})
+	a := isa.Mmad(0, 0, 0, 16, 16, 16, 0, 0, true)
+	b := isa.Mmad(0, 0, 0, 16, 32, 16, 0, 0, true)
+	r.Interval(0, isa.S, arch.Busy, 0, 10, &a) // the issue slot
+	r.Interval(0, isa.M, arch.Busy, 10, 50, &a)
+	r.Interval(1, isa.M, arch.Busy, 10, 50, &a) // another core, same code
+	r.Interval(0, isa.M, arch.Busy, 50, 90, &b)
+	tl := r.Timeline()
+	size := len(appendPacked(nil, ptr(pack(&a, r)))) + len(appendPacked(nil, ptr(pack(&b, r))))
+	if len(tl.code) != 1 || len(tl.code[0]) != size {
+		t.Errorf("packed %d bytes, want %d (one copy each of two instructions)", len(tl.code[0]), size)
+	}
+	c0, c1 := tl.Core(0), tl.Core(1)
+	for _, s := range []*Slice{c0.Pipes[isa.S].At(0), c0.Pipes[isa.M].At(0), c1.Pipes[isa.M].At(0)} {
+		if got, want := tl.Text(s), isa.Format(a); got != want {
+			t.Errorf("text %q, want %q", got, want)
+		}
+	}
+	if got, want := tl.Text(c0.Pipes[isa.M].At(1)), isa.Format(b); got != want {
+		t.Errorf("text %q, want %q", got, want)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
