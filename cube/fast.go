@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime"
 	"sync"
 
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -161,9 +162,9 @@ type fastScratch struct {
 	a32, b32     []float32
 	pa, pb       []uint16 // the patterns in the same orders (reference fallback)
 	rowSp, colSp []bool
-	sa, sb       []int32 // exact block: spread per (row, block) / (column, block)
-	rowHL, colHL []int32 // sequential BF16: hi and lo per row / column (pairs)
-	da, db       []dec
+	sa, sb       []int32   // exact block: spread per (row, block) / (column, block)
+	rowHL, colHL []int32   // sequential BF16: hi and lo per row / column (pairs)
+	da, db       []dec     // reference-path scratch of the calling goroutine (pooled)
 	ea, eb       []int32   // truncated block: nominal exponents of A (row-major) and B (transposed)
 	pa2, pb2     []float64 // truncated block: a64, b64 with row (column) pairs interleaved
 	ea2, eb2     []int32   // the same for ea, eb
@@ -198,8 +199,9 @@ type fastCall struct {
 	cspec   []bool    // C element is Inf/NaN
 	useF32  bool
 	fastKnd fastKind
-	clean   bool // no Inf or NaN in A, B or C
-	never   int  // −1: an index no loop reaches (see seqRNE2x4)
+	clean   bool  // no Inf or NaN in A, B or C
+	never   int   // −1: an index no loop reaches (see seqRNE2x4)
+	da, db  []dec // reference-path scratch (one per goroutine)
 }
 
 // checkMMAD validates the shape and the buffer lengths (runMMAD's checks).
@@ -231,6 +233,8 @@ func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T
 	sc := scratchPool.Get().(*fastScratch)
 	defer scratchPool.Put(sc)
 	f := &fastCall{kern: kern, tab: fastTable(in, kern.info), info: kern.info, mm: mm, k: k, n: n, sc: sc, fastKnd: fk, never: -1}
+	f.da, f.db = sc.da, sc.db
+	defer func() { sc.da, sc.db = f.da, f.db }()
 	f.useF32 = fk == fastSeqRNE
 	f.load(a, la, b, lb)
 	// C: read once, computed, written once.
@@ -367,72 +371,102 @@ func gatherT[T uint16 | uint32](src []T, l Layout, rows, cols int, dst []uint16,
 	}
 }
 
+// parallelMACs is the size of a call (m·n·k) from which runTiles shares
+// the rows of C among goroutines (a variable so tests can force it).
+var parallelMACs = 1 << 18
+
 // runTiles walks C in th×tw tiles: a tile whose every element passes plain
 // (nil: every element does) is computed by tile (the vectorised fast path),
-// the others and the edge rows/columns element by element with elem.
-func (f *fastCall) runTiles(th, tw int, res []uint32, plain func(i, j int) bool, tile func(res []uint32, i, j int), elem func(i, j int) uint32) {
-	mm, n := f.mm, f.n
-	i := 0
-	for ; i+th <= mm; i += th {
+// the others and the edge rows/columns element by element with elem. Large
+// calls split the rows among up to GOMAXPROCS goroutines, each with its own
+// scratch; every element is computed independently, so the result does not
+// depend on the split.
+func (f *fastCall) runTiles(th, tw int, res []uint32, plain func(f *fastCall, i, j int) bool,
+	tile func(f *fastCall, res []uint32, i, j int), elem func(f *fastCall, i, j int) uint32) {
+	rowTiles := f.mm / th
+	w := 1
+	if f.mm*f.n*max(f.k, 1) >= parallelMACs {
+		w = min(runtime.GOMAXPROCS(0), rowTiles)
+	}
+	if w <= 1 {
+		f.tileRows(0, f.mm, th, tw, res, plain, tile, elem)
+		return
+	}
+	// Copies first (workers write their own scratch); the calling
+	// goroutine takes the first rows.
+	ws := make([]fastCall, w-1)
+	for p := range ws {
+		ws[p] = *f
+		ws[p].da, ws[p].db = nil, nil // private reference-path scratch
+	}
+	var wg sync.WaitGroup
+	for p := 1; p < w; p++ {
+		lo, hi := rowTiles*p/w*th, rowTiles*(p+1)/w*th
+		if p == w-1 {
+			hi = f.mm
+		}
+		wg.Go(func() { ws[p-1].tileRows(lo, hi, th, tw, res, plain, tile, elem) })
+	}
+	f.tileRows(0, rowTiles/w*th, th, tw, res, plain, tile, elem)
+	wg.Wait()
+}
+
+// tileRows is runTiles over rows [lo, hi) (lo a multiple of th).
+func (f *fastCall) tileRows(lo, hi, th, tw int, res []uint32, plain func(f *fastCall, i, j int) bool,
+	tile func(f *fastCall, res []uint32, i, j int), elem func(f *fastCall, i, j int) uint32) {
+	n := f.n
+	i := lo
+	for ; i+th <= hi; i += th {
 		j := 0
 		for ; j+tw <= n; j += tw {
 			ok := true
 			for r := i; r < i+th && ok && plain != nil; r++ {
 				for c := j; c < j+tw && ok; c++ {
-					ok = plain(r, c)
+					ok = plain(f, r, c)
 				}
 			}
 			if ok {
-				tile(res, i, j)
+				tile(f, res, i, j)
 				continue
 			}
 			for r := i; r < i+th; r++ {
 				for c := j; c < j+tw; c++ {
-					res[r*n+c] = elem(r, c)
+					res[r*n+c] = elem(f, r, c)
 				}
 			}
 		}
 		for r := i; r < i+th; r++ {
 			for c := j; c < n; c++ {
-				res[r*n+c] = elem(r, c)
+				res[r*n+c] = elem(f, r, c)
 			}
 		}
 	}
-	for ; i < mm; i++ {
+	for ; i < hi; i++ {
 		for j := 0; j < n; j++ {
-			res[i*n+j] = elem(i, j)
+			res[i*n+j] = elem(f, i, j)
 		}
 	}
 }
 
 // plainTiles returns nil (every element plain) when the call has no Inf or
 // NaN input or C, else the per-element test.
-func (f *fastCall) plainTiles() func(i, j int) bool {
+func (f *fastCall) plainTiles() func(f *fastCall, i, j int) bool {
 	if f.clean {
 		return nil
 	}
-	return func(r, c int) bool { return !f.special(r, c) }
-}
-
-// runGeneric computes every element with elem.
-func (f *fastCall) runGeneric(res []uint32, elem func(i, j int) uint32) {
-	for i := 0; i < f.mm; i++ {
-		for j := 0; j < f.n; j++ {
-			res[i*f.n+j] = elem(i, j)
-		}
-	}
+	return func(f *fastCall, r, c int) bool { return !f.special(r, c) }
 }
 
 // ref computes element (i, j) with the reference kernel.
 func (f *fastCall) ref(i, j int) uint32 {
 	k, sc := f.k, f.sc
-	sc.da = grow(sc.da, k)
-	sc.db = grow(sc.db, k)
+	f.da = grow(f.da, k)
+	f.db = grow(f.db, k)
 	for t := 0; t < k; t++ {
-		sc.da[t] = f.info.table[sc.pa[i*k+t]]
-		sc.db[t] = f.info.table[sc.pb[j*k+t]]
+		f.da[t] = f.info.table[sc.pa[i*k+t]]
+		f.db[t] = f.info.table[sc.pb[j*k+t]]
 	}
-	return f.kern.dot(sc.da, sc.db, f.cbits[i*f.n+j], true)
+	return f.kern.dot(f.da, f.db, f.cbits[i*f.n+j], true)
 }
 
 // special reports whether element (i, j) needs the reference path.

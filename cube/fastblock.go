@@ -46,7 +46,7 @@ func (f *fastCall) prepBlocks() {
 var negZero = math.Copysign(0, -1)
 
 func (f *fastCall) runExact(res []uint32) {
-	f.runTiles(2, 4, res, f.plainTiles(), f.exact2x4, f.elemExact)
+	f.runTiles(2, 4, res, f.plainTiles(), (*fastCall).exact2x4, (*fastCall).elemExact)
 }
 
 // blockStep returns the rounded block result c + P for element (i, j) and
@@ -68,14 +68,14 @@ func (f *fastCall) blockStep(c, P float64, i, j, blk, s, e int) float64 {
 		return roundRZ32(x)
 	}
 	sc := f.sc
-	sc.da = grow(sc.da, e-s)
-	sc.db = grow(sc.db, e-s)
+	f.da = grow(f.da, e-s)
+	f.db = grow(f.db, e-s)
 	k := f.k
 	for t := s; t < e; t++ {
-		sc.da[t-s] = f.info.table[sc.pa[i*k+t]]
-		sc.db[t-s] = f.info.table[sc.pb[j*k+t]]
+		f.da[t-s] = f.info.table[sc.pa[i*k+t]]
+		f.db[t-s] = f.info.table[sc.pb[j*k+t]]
 	}
-	return f.kern.blockFMA(sc.da, sc.db, c)
+	return f.kern.blockFMA(f.da, f.db, c)
 }
 
 func (f *fastCall) elemExact(i, j int) uint32 {

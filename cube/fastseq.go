@@ -74,11 +74,11 @@ func (f *fastCall) runSeqRNE(res []uint32) {
 			o[t] = [4]float32{y0[t], y1[t], y2[t], y3[t]}
 		}
 	}
-	plain := f.plainSeq
+	plain := (*fastCall).plainSeq
 	if f.clean && f.sc.rowHL == nil {
 		plain = nil
 	}
-	f.runTiles(2, 4, res, plain, f.seqRNE2x4, f.elemSeqRNE)
+	f.runTiles(2, 4, res, plain, (*fastCall).seqRNE2x4, (*fastCall).elemSeqRNE)
 }
 
 func (f *fastCall) elemSeqRNE(i, j int) uint32 {

@@ -158,7 +158,7 @@ func truncZero(c float64, x, y []float64) float64 {
 
 func (f *fastCall) runTrunc(res []uint32) {
 	f.prepTrunc()
-	f.runTiles(2, 2, res, f.plainTiles(), f.trunc2x2, f.elemTrunc)
+	f.runTiles(2, 2, res, f.plainTiles(), (*fastCall).trunc2x2, (*fastCall).elemTrunc)
 }
 
 // elemTrunc computes element (i, j) alone.
