@@ -47,7 +47,8 @@ type pipe struct {
 	ideal sim.Time   // cur's duration at the path's own bandwidth (xfer)
 	lat   sim.Time   // cur's latency after its last byte (xfer)
 	stats PipeStats
-	cur   isa.Instr // the instruction being executed (for xfer and busy intervals)
+	cur   isa.Instr  // the instruction being executed (for xfer and busy intervals)
+	label *isa.Instr // S only: the last instruction of the issue run (for observers), else nil
 }
 
 // transition is a deferred state change of a pipe: state s from time at.
@@ -81,7 +82,10 @@ func (p *pipe) empty() bool { return p.n == 0 }
 func (p *pipe) front() *isa.Instr {
 	return &p.q[p.head]
 }
-func (p *pipe) push(in isa.Instr, ready sim.Time) {
+
+// push queues in with its issue time and returns its queue slot (valid
+// until the ring wraps around to it).
+func (p *pipe) push(in isa.Instr, ready sim.Time) *isa.Instr {
 	i := p.head + p.n
 	if i >= len(p.q) {
 		i -= len(p.q)
@@ -89,6 +93,7 @@ func (p *pipe) push(in isa.Instr, ready sim.Time) {
 	p.q[i] = in
 	p.ready[i] = ready
 	p.n++
+	return &p.q[i]
 }
 func (p *pipe) pop() {
 	p.head++
@@ -266,6 +271,9 @@ func (c *Core) closeState(p *pipe, now sim.Time) {
 			var in *isa.Instr
 			if p.state == Busy {
 				in = &p.cur
+				if p.label != nil {
+					in = p.label
+				}
 			}
 			obs.Interval(c.id, p.id, p.state, p.since, now, in)
 		}
@@ -453,18 +461,22 @@ func (c *Core) runScalar(now sim.Time) bool {
 				}
 				break
 			}
-			p.push(*in, t)
+			// Back-to-back issue slots form one busy interval; a new one
+			// starts at its own time t (a batch issues ahead of now), so
+			// what observers see does not depend on when the core happened
+			// to wake up. The previous interval closes before the push.
+			if c.issueCycles > 0 && (s.state != Busy || t != c.scalFree) {
+				c.closeState(s, t)
+				s.state = Busy
+			}
+			slot := p.push(*in, t)
 			if c.issueCycles > 0 {
-				// Back-to-back issue slots form one busy interval; a new
-				// one starts at its own time t (a batch issues ahead of
-				// now), so what observers see does not depend on when the
-				// core happened to wake up.
-				if s.state != Busy || t != c.scalFree {
-					c.closeState(s, t)
-					s.state = Busy
-				}
 				if c.chip.opts.Observer != nil {
-					s.cur = *in // only observers look at what S was doing
+					// Only observers look at what S was doing: the last
+					// instruction of the issue run, still in its queue slot
+					// when the run's interval closes (any later push first
+					// moves the label or closes the interval).
+					s.label = slot
 				}
 				c.scalFree = t + c.issueCycles
 			}
@@ -502,7 +514,7 @@ func (c *Core) scalarExec(in *isa.Instr, now sim.Time) bool {
 	case isa.OpScalar:
 		if in.Cycles > 0 {
 			c.setState(s, now, Busy)
-			s.cur = *in
+			s.cur, s.label = *in, nil
 			c.scalFree = now + c.chip.clock.Cycles(in.Cycles)
 		}
 	case isa.OpSetFlag:

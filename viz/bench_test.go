@@ -78,6 +78,9 @@ func BenchmarkLive(b *testing.B) {
 func viewLoop(b *testing.B, run func(*testing.B, *traces.Recorder)) {
 	for range b.N {
 		rec := traces.NewRecorder(traces.Window{})
+		// As run --view without --trace records.
+		rec.SetLimit(traces.DefaultLiveLimit)
+		rec.SetArrows(false)
 		s := tcell.NewSimulationScreen("UTF-8")
 		started := make(chan struct{})
 		quit := make(chan struct{})
