@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/davinci-sim/davinci-sim/fp"
 )
@@ -375,6 +376,24 @@ func gatherT[T uint16 | uint32](src []T, l Layout, rows, cols int, dst []uint16,
 // the rows of C among goroutines (a variable so tests can force it).
 var parallelMACs = 1 << 18
 
+// maxWorkers bounds the goroutines of one MMAD call (0: GOMAXPROCS).
+var maxWorkers atomic.Int32
+
+// SetMaxWorkers bounds the goroutines one MMAD call may use to n (n ≤ 0:
+// GOMAXPROCS, the default). Callers that already run several simulations
+// at once (design-space sweeps) set 1: splitting each call then only adds
+// overhead. Results do not depend on it.
+func SetMaxWorkers(n int) { maxWorkers.Store(int32(max(n, 0))) }
+
+// workers returns the goroutines a call may use.
+func workers() int {
+	w := runtime.GOMAXPROCS(0)
+	if m := int(maxWorkers.Load()); m > 0 {
+		w = min(w, m)
+	}
+	return w
+}
+
 // runTiles walks C in th×tw tiles: a tile whose every element passes plain
 // (nil: every element does) is computed by tile (the vectorised fast path),
 // the others and the edge rows/columns element by element with elem. Large
@@ -386,7 +405,7 @@ func (f *fastCall) runTiles(th, tw int, res []uint32, plain func(f *fastCall, i,
 	rowTiles := f.mm / th
 	w := 1
 	if f.mm*f.n*max(f.k, 1) >= parallelMACs {
-		w = min(runtime.GOMAXPROCS(0), rowTiles)
+		w = min(workers(), rowTiles)
 	}
 	if w <= 1 {
 		f.tileRows(0, f.mm, th, tw, res, plain, tile, elem)

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
 )
@@ -142,6 +143,12 @@ func Run(s *Study, opts Options) (*Summary, error) {
 		jobs = runtime.NumCPU()
 	}
 	jobs = min(jobs, len(todo))
+	if jobs > 1 {
+		// The points use the CPUs; one MMAD call splitting its rows among
+		// goroutines would only add overhead.
+		cube.SetMaxWorkers(1)
+		defer cube.SetMaxWorkers(0)
+	}
 	var werr error
 	if len(todo) > 0 {
 		fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
