@@ -58,8 +58,23 @@ func reportMACs(b *testing.B, s int, cpu0 float64) {
 }
 
 // BenchmarkMMADF16Sizes measures MMADF16 (FP16 in, FP32 out, fractal tiles)
-// per preset on s×s×s tiles with the fast paths enabled (the default).
+// per preset on s×s×s tiles with the fast paths enabled (the default), one
+// goroutine per call: the kernel's speed per core, to compare with gonum's
+// MAC per CPU-second.
 func BenchmarkMMADF16Sizes(b *testing.B) {
+	SetMaxWorkers(1)
+	defer SetMaxWorkers(0)
+	for _, model := range benchPresets {
+		for _, s := range benchSizes {
+			b.Run(fmt.Sprintf("%s/%d", model, s), func(b *testing.B) { benchMMADSize(b, model, s, true) })
+		}
+	}
+}
+
+// BenchmarkMMADF16Parallel is BenchmarkMMADF16Sizes with a call's rows split
+// among all CPUs (the default in a simulation): MAC/s wall, to compare with
+// gonum's (which uses every CPU too).
+func BenchmarkMMADF16Parallel(b *testing.B) {
 	for _, model := range benchPresets {
 		for _, s := range benchSizes {
 			b.Run(fmt.Sprintf("%s/%d", model, s), func(b *testing.B) { benchMMADSize(b, model, s, true) })
