@@ -364,3 +364,60 @@ func TestConcurrentRead(t *testing.T) {
 	}
 	t.Logf("%d reads during the run", reads)
 }
+
+// TestNoFlagMarks: a recorder with flag marks off keeps every other slice of
+// the full recording, with the same totals, and no flag marks or flows.
+func TestNoFlagMarks(t *testing.T) {
+	full := recordHGEMM(t, traces.Window{})
+	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := programs.Options{}
+	for _, o := range []string{"program.m=256", "program.n=256", "program.k=256", "program.numerics=off"} {
+		ov, err := machines.ParseOverride(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Overrides = append(opts.Overrides, ov)
+	}
+	rec := traces.NewRecorder(traces.Window{})
+	rec.SetArrows(false)
+	rec.SetFlagMarks(false)
+	res, err := programs.Execute(f, opts, programs.RunHooks{Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Finish(res.Stats.Time)
+	tl := rec.Timeline()
+	if len(tl.Cores) != len(full.Cores) || tl.To != full.To {
+		t.Fatalf("%d cores to %v, want %d to %v", len(tl.Cores), tl.To, len(full.Cores), full.To)
+	}
+	marks := 0
+	for i, c := range tl.Cores {
+		fc := full.Cores[i]
+		if len(c.Flows) != 0 {
+			t.Errorf("core %d: %d flows", c.ID, len(c.Flows))
+		}
+		for p := range c.Pipes {
+			var want []traces.Slice
+			for _, s := range fc.Pipes[p].Slices() {
+				if s.Class == traces.ClassFlag {
+					marks++
+					continue
+				}
+				want = append(want, s)
+			}
+			got := c.Pipes[p].Slices()
+			if !reflect.DeepEqual(sliceViews(tl, got), sliceViews(full, want)) {
+				t.Errorf("core %d pipe %v: %d slices differ from the %d non-flag slices of the full recording", c.ID, isa.Pipe(p), len(got), len(want))
+			}
+			if c.Totals(isa.Pipe(p)) != fc.Totals(isa.Pipe(p)) {
+				t.Errorf("core %d pipe %v: totals %v, want %v", c.ID, isa.Pipe(p), c.Totals(isa.Pipe(p)), fc.Totals(isa.Pipe(p)))
+			}
+		}
+	}
+	if marks == 0 {
+		t.Fatal("the full recording has no flag marks")
+	}
+}

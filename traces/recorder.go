@@ -127,6 +127,7 @@ type Recorder struct {
 	// Writer side: only the goroutine calling the Observer methods.
 	cur     *batch
 	regions map[string]int64
+	noFlags bool // SetFlagMarks(false): Flag returns at once
 	// flushReq asks the writer to hand over its partial batch (set by Read).
 	flushReq atomic.Bool
 	_        [64]byte // keeps the consumer's writes off the writer's cache line
@@ -186,6 +187,16 @@ func (r *Recorder) SetArrows(on bool) {
 	r.noArrows = !on
 	r.mu.Unlock()
 }
+
+// SetFlagMarks turns the recording of flag events on or off (on by
+// default): with marks off, set_flag and wait_flag leave nothing in the
+// timeline — no marks on the pipes, no arrows — and cost the engine only a
+// test. The terminal view draws neither (its search then finds no flag
+// instructions); a live view that writes no trace records this way, as
+// flag events are about a third of a run's observer calls. The stalls a
+// wait causes are recorded as usual. Call it before the run, from the
+// goroutine that then feeds the recorder (or before starting it).
+func (r *Recorder) SetFlagMarks(on bool) { r.noFlags = !on }
 
 // enforceLimit drops old events while the timeline is over the limit (r.mu
 // held).
@@ -368,7 +379,7 @@ func (r *Recorder) Interval(core int, pipe isa.Pipe, cause arch.Cause, from, to 
 // Flag implements arch.Observer: consumes are matched with the oldest
 // outstanding set of the same (core, src, dst, id).
 func (r *Recorder) Flag(core int, src, dst isa.Pipe, id int, set bool, t sim.Time) {
-	if !r.wantCore(core) {
+	if r.noFlags || !r.wantCore(core) {
 		return
 	}
 	e := r.add()

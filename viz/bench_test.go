@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"os"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
@@ -27,8 +28,12 @@ func BenchmarkLive(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	size := "4096"
+	if v := os.Getenv("LIVE_SIZE"); v != "" {
+		size = v // e.g. LIVE_SIZE=8192: the consumer sets the pace there
+	}
 	var opts programs.Options
-	for _, s := range []string{"program.m=4096", "program.n=4096", "program.k=4096", "program.numerics=off"} {
+	for _, s := range []string{"program.m=" + size, "program.n=" + size, "program.k=" + size, "program.numerics=off"} {
 		ov, err := machines.ParseOverride(s)
 		if err != nil {
 			b.Fatal(err)
@@ -81,6 +86,7 @@ func viewLoop(b *testing.B, run func(*testing.B, *traces.Recorder)) {
 		// As run --view without --trace records.
 		rec.SetLimit(traces.DefaultLiveLimit)
 		rec.SetArrows(false)
+		rec.SetFlagMarks(false)
 		s := tcell.NewSimulationScreen("UTF-8")
 		started := make(chan struct{})
 		quit := make(chan struct{})
