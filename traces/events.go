@@ -121,19 +121,17 @@ func InstrBytes(in *isa.Instr) (bytes int64, flops float64) {
 // Slice is one interval of a pipe: an instruction executing (Cause ==
 // arch.Busy), a stall with its cause, or a zero-length set_flag/wait_flag.
 //
-// A Slice is 32 bytes and holds no pointers (the garbage collector does
-// not scan the millions a long run records): its name, instruction text,
-// bytes and flops are derived on demand from the Timeline (Timeline.Name,
-// Timeline.Text, Timeline.Args).
+// A Slice is 24 bytes and holds no pointers (the garbage collector does
+// not scan the millions a long run records; a live run's cost is mostly
+// the first touch of the memory they fill): its name, instruction text,
+// bytes, flops and flag arrow are derived on demand from the Timeline
+// (Timeline.Name, Timeline.Text, Timeline.Args, Timeline.Bind).
 type Slice struct {
 	From, To sim.Time
-	// Bind links a set_flag slice to the wait_flag slice it released (the
-	// same non-zero value on both; 0 = no arrow).
-	Bind  uint64
-	ref   uint32     // 1 + packed-instruction offset (recorded) or args index (read back); 0 = none
-	name  uint16     // index into Timeline.names
-	Cause arch.Cause // arch.Busy for instructions and flag marks
-	Class Class      // for busy and flag slices
+	ref      uint32     // 1 + packed-instruction offset, a flag, or a bound mark (recorded); 1 + args index (read back); 0 = none
+	name     uint16     // index into Timeline.names
+	Cause    arch.Cause // arch.Busy for instructions and flag marks
+	Class    Class      // for busy and flag slices
 }
 
 // Stall reports whether the slice is a stall (not busy, not a flag mark).
@@ -190,8 +188,12 @@ type Timeline struct {
 	codeBase int        // chunks dropped from the front of code
 	codeEnd  []sim.Time // per code chunk: the latest time recorded when it was in use
 	regions  []string   // region names of packed alloc/free instructions
-	nchunks  int        // lane chunks in use (for the memory limit)
-	nflows   int        // flows held (for the memory limit)
+	// bound is the flag marks with an arrow (recorded runs): Slice.ref =
+	// boundRef | index. Not dropped under a memory limit (live views, the
+	// limit's use, record no arrows).
+	bound   []boundMark
+	nchunks int // lane chunks in use (for the memory limit)
+	nflows  int // flows held (for the memory limit)
 	// Read-back traces: per-slice text and arguments, by Slice.ref-1.
 	args []sliceArgs
 }
@@ -201,6 +203,14 @@ type sliceArgs struct {
 	text  string
 	bytes int64
 	flops float64
+	bind  uint64 // the arrow of a flag slice (Timeline.Bind)
+}
+
+// boundMark is a recorded flag mark with an arrow: the mark's own ref and
+// its bind id.
+type boundMark struct {
+	bind uint64
+	ref  uint32
 }
 
 // codeShift sets the packed-instruction chunk size (1 MiB); at most
@@ -248,9 +258,18 @@ const (
 	flagIDMax    = 1<<flagDstShift - 1
 )
 
+// A flag mark with an arrow keeps its ref and bind id in Timeline.bound:
+// its ref is boundRef | index (a source pipe field of 15, which flag refs
+// do not use).
+const (
+	boundRef    = flagRef | 15<<flagSrcShift
+	boundMask   = flagRef | flagSet | 15<<flagSrcShift
+	boundIdxMax = 1<<flagSrcShift - 1
+)
+
 // flagMarkRef returns the ref of a flag mark (0 when it does not fit).
 func flagMarkRef(set bool, src, dst isa.Pipe, id int64) uint32 {
-	if src >= 16 || dst >= 16 || id < 0 || id > flagIDMax {
+	if src >= 15 || dst >= 16 || id < 0 || id > flagIDMax {
 		return 0
 	}
 	r := flagRef | uint32(src)<<flagSrcShift | uint32(dst)<<flagDstShift | uint32(id)
@@ -260,20 +279,60 @@ func flagMarkRef(set bool, src, dst isa.Pipe, id int64) uint32 {
 	return r
 }
 
+// bindRef binds recorded flag mark ref to an arrow: the ref to store in
+// its slice (ref itself when the table is full: the mark then has no
+// arrow).
+func (t *Timeline) bindRef(ref uint32, bind uint64) uint32 {
+	if len(t.bound) > boundIdxMax {
+		return ref
+	}
+	t.bound = append(t.bound, boundMark{bind: bind, ref: ref})
+	return boundRef | uint32(len(t.bound)-1)
+}
+
+// Bind returns the arrow of flag slice s: the same non-zero value on the
+// set_flag slice and the wait_flag slice it released, and on their Flow; 0
+// = no arrow.
+func (t *Timeline) Bind(s *Slice) uint64 {
+	switch {
+	case s.ref == 0:
+	case t.args != nil:
+		if int(s.ref) <= len(t.args) {
+			return t.args[s.ref-1].bind
+		}
+	case s.ref&boundMask == boundRef:
+		if i := int(s.ref & boundIdxMax); i < len(t.bound) {
+			return t.bound[i].bind
+		}
+	}
+	return 0
+}
+
 // instr returns the recorded instruction of s (ok is false for stalls and
 // read-back slices).
 func (t *Timeline) instr(s *Slice) (isa.Instr, bool) {
 	if s.ref == 0 || t.args != nil {
 		return isa.Instr{}, false
 	}
-	if s.ref&flagRef != 0 {
-		src, dst, id := isa.Pipe(s.ref>>flagSrcShift&15), isa.Pipe(s.ref>>flagDstShift&15), int(s.ref&flagIDMax)
-		if s.ref&flagSet != 0 {
+	ref := s.ref
+	if ref&boundMask == boundRef {
+		i := int(ref & boundIdxMax)
+		if i >= len(t.bound) {
+			return isa.Instr{}, false
+		}
+		ref = t.bound[i].ref
+	}
+	if ref&flagRef != 0 {
+		src, dst, id := isa.Pipe(ref>>flagSrcShift&15), isa.Pipe(ref>>flagDstShift&15), int(ref&flagIDMax)
+		if ref&flagSet != 0 {
 			return isa.SetFlag(src, dst, id), true
 		}
 		return isa.WaitFlag(src, dst, id), true
 	}
-	r := uint64(s.ref - 1)
+	if ref == 0 {
+		return isa.Instr{}, false
+	}
+	r := uint64(ref - 1)
 	ch := int(r>>codeShift) - t.codeBase
 	if ch < 0 || ch >= len(t.code) {
 		return isa.Instr{}, false
@@ -648,7 +707,7 @@ func ParseWindow(s string) (from, to sim.Time, err error) {
 // Footprint returns the approximate memory the timeline's events hold, in
 // bytes: lane chunks, packed instructions, flows and counter samples.
 func (t *Timeline) Footprint() int64 {
-	n := int64(len(t.Bandwidth)) * int64(unsafe.Sizeof(Sample{}))
+	n := int64(len(t.Bandwidth))*int64(unsafe.Sizeof(Sample{})) + int64(cap(t.bound))*int64(unsafe.Sizeof(boundMark{}))
 	for _, ch := range t.code {
 		n += int64(cap(ch))
 	}

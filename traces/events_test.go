@@ -97,7 +97,7 @@ func TestRecorderWindowAndFlags(t *testing.T) {
 	if len(c.Flows) != 1 || c.Flows[0].Set != 120 || c.Flows[0].Wait != 400 || c.Flows[0].Src != isa.MTE2 {
 		t.Errorf("flows: %+v", c.Flows)
 	}
-	if c.Pipes[isa.M].At(3).Bind != c.Flows[0].Bind || c.Pipes[isa.MTE2].At(0).Bind != c.Flows[0].Bind {
+	if tl.Bind(c.Pipes[isa.M].At(3)) != c.Flows[0].Bind || tl.Bind(c.Pipes[isa.MTE2].At(0)) != c.Flows[0].Bind || c.Flows[0].Bind == 0 {
 		t.Errorf("bind ids of the flag slices do not match the flow")
 	}
 	if v := c.OccAt(isa.L1, 100); v != 64 {
@@ -145,8 +145,8 @@ func TestAddSliceOrder(t *testing.T) {
 		return int(seed>>33) % n
 	}
 	for i := 0; i < 5*laneChunk; i++ {
-		from := sim.Time(i/3*10 - rnd(4)*10) // some go back up to three places
-		s := Slice{From: from, To: from + 5, Cause: arch.Busy, Bind: uint64(i)}
+		from := sim.Time(i/3*10 - rnd(4)*10)                                   // some go back up to three places
+		s := Slice{From: from, To: from + 5, Cause: arch.Busy, ref: uint32(i)} // ref tells equal From apart
 		c.addSlice(&tl, isa.M, s)
 		// Stable insertion by From, as the lane must do.
 		k := len(want)

@@ -209,9 +209,9 @@ func (e *eventWriter) slice(tl *Timeline, pid int, p isa.Pipe, s *Slice, bound m
 	switch {
 	case s.Class == ClassFlag:
 		e.str("cat", ClassFlag.String())
-		if s.Bind != 0 && bound[s.Bind] {
+		if b := tl.Bind(s); b != 0 && bound[b] {
 			e.buf = append(e.buf, `,"bind_id":`...)
-			e.buf = strconv.AppendUint(e.buf, s.Bind, 10)
+			e.buf = strconv.AppendUint(e.buf, b, 10)
 			if name == isa.OpSetFlag.String() {
 				e.buf = append(e.buf, `,"flow_out":true`...)
 			} else {
@@ -518,6 +518,9 @@ func (rd *traceReader) event(ev *rawEvent) error {
 			a.bytes = int64(argFloat(ev.Args, "bytes"))
 			a.flops = argFloat(ev.Args, "flops")
 		}
+		if s.Class == ClassFlag {
+			a.bind = ev.BindID
+		}
 		if a != (sliceArgs{}) {
 			if len(rd.tl.args) >= flagRef-1 {
 				return errors.New("too many events")
@@ -527,7 +530,6 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		}
 		rd.tl.core(ev.Pid)
 		if s.Class == ClassFlag && ev.BindID != 0 {
-			s.Bind = ev.BindID
 			k := bindKey{ev.Pid, ev.BindID}
 			be := rd.binds[k]
 			if ev.FlowOut {

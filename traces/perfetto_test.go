@@ -44,6 +44,7 @@ func recordHGEMM(t testing.TB, w traces.Window) *traces.Timeline {
 // sliceView is a slice with everything derived from its timeline.
 type sliceView struct {
 	traces.Slice
+	Bind       uint64
 	Name, Text string
 	Bytes      int64
 	Flops      float64
@@ -54,7 +55,7 @@ func sliceViews(tl *traces.Timeline, ss []traces.Slice) []sliceView {
 	for i := range ss {
 		s := &ss[i]
 		b, f := tl.Args(s)
-		out[i] = sliceView{Slice: traces.Slice{From: s.From, To: s.To, Bind: s.Bind, Cause: s.Cause, Class: s.Class},
+		out[i] = sliceView{Slice: traces.Slice{From: s.From, To: s.To, Cause: s.Cause, Class: s.Class}, Bind: tl.Bind(s),
 			Name: tl.Name(s), Text: tl.Text(s), Bytes: b, Flops: f}
 	}
 	return out

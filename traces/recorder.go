@@ -19,11 +19,12 @@ import (
 // matching, counters. With two cores the engine runs on one and the
 // consumer and the visualizer on the other.
 //
-// Per recorded event the Timeline holds a 32-byte Slice; an instruction
+// Per recorded event the Timeline holds a 24-byte Slice; an instruction
 // adds its packed copy (typically 15–30 bytes; slices of an instruction
 // packed recently share it: the scalar unit's issue slot and the pipe's
 // execution, cores running the same tile code), a matched flag pair a
-// 40-byte Flow, a counter change a 16-byte Sample. Nothing of it contains
+// 40-byte Flow and a 16-byte entry per flag mark, a counter change a
+// 16-byte Sample. Nothing of it contains
 // pointers, so the garbage collector does not scan it.
 
 // batchSize is the number of events per hand-off.
@@ -162,7 +163,7 @@ type Recorder struct {
 }
 
 // DefaultLiveLimit is the memory limit the command line sets for a live
-// view that writes no trace (run --view without --trace): about 20 million
+// view that writes no trace (run --view without --trace): about 40 million
 // slices, a few times more than the largest examples record.
 const DefaultLiveLimit = 1 << 30
 
@@ -179,7 +180,7 @@ func (r *Recorder) SetLimit(bytes int64) {
 
 // SetArrows turns the recording of flag arrows on or off (on by default):
 // with arrows off, flag events are kept as marks on their pipes only — no
-// Flows and no Bind — which spares the matching of each wait with its set.
+// Flows and no Timeline.Bind — which spares the matching of each wait with its set.
 // The terminal view does not draw arrows; a trace written from such a
 // timeline has no flow events. Call it before the run.
 func (r *Recorder) SetArrows(on bool) {
@@ -576,7 +577,7 @@ func (r *Recorder) flag(e *obsEvent) {
 			return
 		}
 		ss := r.flagSlice(isa.OpSetFlag, src, dst, e.x(), t)
-		ss.Bind = r.binds
+		ss.ref = r.tl.bindRef(ss.ref, r.binds)
 		r.coreOf(e.core).addSlice(&r.tl, src, ss)
 		r.advance(t)
 		return
@@ -594,7 +595,7 @@ func (r *Recorder) flag(e *obsEvent) {
 		}
 		c.Flows = fs
 		r.tl.nflows++
-		ws.Bind = ps.bind
+		ws.ref = r.tl.bindRef(ws.ref, ps.bind)
 	}
 	c.addSlice(&r.tl, dst, ws)
 	r.advance(t)
