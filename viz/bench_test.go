@@ -19,7 +19,11 @@ import (
 //
 // BenchmarkLive/none (no observer), /record (the trace recorder alone) and
 // /view (recorder + the visualizer redrawing at 20 Hz on a simulated
-// 80×24 screen while the engine runs). The target is view ≤ 1.2 × none.
+// 80×24 screen while the engine runs, recording as run --view without
+// --trace does: no flag marks or arrows, memory-limited). The target is
+// view ≤ 1.2 × none. LIVE_SIZE=8192 runs hgemm 8192³ instead (~0.6 s,
+// ~6 M recorded slices), where the recorder's consumer goroutine, if
+// slower than the engine, would set the pace.
 // cpu-sec/op is the CPU time of all the process's threads: what the run
 // costs when the other core is busy (sec/op gains from the second core).
 // The recorder's own cost without the engine: BenchmarkRecorder in traces.
