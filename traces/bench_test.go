@@ -133,6 +133,12 @@ func BenchmarkRecorder(b *testing.B) {
 		bs := traces.Capture(traces.Window{}, t.replay)
 		perCall(b, func() { bs.Apply(traces.Window{}) })
 	})
+	// The consumer's share as a live view without a trace records (no flag
+	// events: calls/op counts the observer calls that reach the recorder).
+	b.Run("consume-live", func(b *testing.B) {
+		bs := traces.CaptureLive(traces.Window{}, t.replay)
+		perCall(b, func() { bs.Apply(traces.Window{}) })
+	})
 	b.Run("finish", func(b *testing.B) {
 		for range b.N {
 			r := traces.NewRecorder(traces.Window{})

@@ -4,12 +4,29 @@ import "github.com/davinci-sim/davinci-sim/arch"
 
 // Batches are the batches a recorder handed over, kept unconsumed so that a
 // benchmark can time the engine's share and the consumer's share apart.
-type Batches struct{ bs []*batch }
+type Batches struct {
+	bs   []*batch
+	live bool // captured by CaptureLive
+}
 
 // Capture feeds a recorder for window w through feed and returns its
 // batches without consuming them.
 func Capture(w Window, feed func(arch.Observer)) *Batches {
+	return capture(NewRecorder(w), feed)
+}
+
+// CaptureLive is Capture for a recorder set up as a live view without a
+// trace records (no flag marks or arrows).
+func CaptureLive(w Window, feed func(arch.Observer)) *Batches {
 	r := NewRecorder(w)
+	r.SetFlagMarks(false)
+	r.SetArrows(false)
+	out := capture(r, feed)
+	out.live = true
+	return out
+}
+
+func capture(r *Recorder, feed func(arch.Observer)) *Batches {
 	var out Batches
 	r.sink = func(b *batch) { out.bs = append(out.bs, b) }
 	feed(r)
@@ -21,6 +38,10 @@ func Capture(w Window, feed func(arch.Observer)) *Batches {
 // goroutine (the consumer's work) and returns it.
 func (b *Batches) Apply(w Window) *Timeline {
 	r := NewRecorder(w)
+	if b.live {
+		r.SetArrows(false)
+		r.SetLimit(DefaultLiveLimit)
+	}
 	r.mu.Lock()
 	for _, x := range b.bs {
 		r.apply(x)
