@@ -73,7 +73,7 @@ check); 2 bad input.`,
 	fl.StringVar(&f.trace, "trace", "", "write a Perfetto/Chrome JSON trace (FILE.json or FILE.json.gz; open in ui.perfetto.dev or chrome://tracing)")
 	fl.StringVar(&f.traceCores, "trace-cores", "", "trace/view only these cores, e.g. 0-3,8 (default: all)")
 	fl.StringVar(&f.traceWindow, "trace-window", "", "trace/view only this simulated time window, e.g. 0us..50us")
-	fl.BoolVar(&f.view, "view", false, "show the run live in the terminal visualizer")
+	fl.BoolVar(&f.view, "view", false, "show the run live in the terminal visualizer (without --trace: no flag marks, at most ~1 GiB of events)")
 	return cmd
 }
 
