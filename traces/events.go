@@ -121,9 +121,8 @@ func InstrBytes(in *isa.Instr) (bytes int64, flops float64) {
 // Slice is one interval of a pipe: an instruction executing (Cause ==
 // arch.Busy), a stall with its cause, or a zero-length set_flag/wait_flag.
 //
-// A Slice is 24 bytes and holds no pointers (the garbage collector does
-// not scan the millions a long run records; a live run's cost is mostly
-// the first touch of the memory they fill): its name, instruction text,
+// A Slice holds no pointers (the garbage collector does not scan the
+// millions a long run records) and is stored in 16 bytes (see Lane): its name, instruction text,
 // bytes, flops and flag arrow are derived on demand from the Timeline
 // (Timeline.Name, Timeline.Text, Timeline.Args, Timeline.Bind).
 type Slice struct {
@@ -135,7 +134,7 @@ type Slice struct {
 }
 
 // Stall reports whether the slice is a stall (not busy, not a flag mark).
-func (s *Slice) Stall() bool { return s.Cause != arch.Busy && s.Class != ClassFlag }
+func (s Slice) Stall() bool { return s.Cause != arch.Busy && s.Class != ClassFlag }
 
 // Flow is a flag arrow: the set_flag on Src at Set released the wait_flag on
 // Dst at Wait (flags are matched first-in first-out, as they count).
@@ -420,14 +419,41 @@ func (t *Timeline) core(id int) *CoreTimeline {
 }
 
 // Lane is the slices of one pipe ordered by From. It is stored in fixed
-// chunks so that appending never re-copies what is recorded.
+// chunks so that appending never re-copies what is recorded, each slice in
+// a 16-byte slot (a live run's cost is mostly the first write into the
+// memory its slices fill).
 type Lane struct {
-	chunks [][]Slice
+	chunks []*[laneChunk]slot
+	bases  []sim.Time // per chunk: the time slot offsets count from
+	ovf    [][]Slice  // per chunk: the slices whose slot escapes (usually none)
 	n      int
-	tail   *[laneChunk]Slice // the last chunk
+	tail   *[laneChunk]slot // the last chunk
 }
 
-// laneShift sets the lane chunk size (512 slices, 16 KiB). 2 KiB chunks
+// slot is the stored form of a Slice: From as a 40-bit offset from its
+// chunk's base, the length in 32 bits, cause and class in a byte. A slice
+// that does not fit (From before the base or 2^40 ps after it, longer than
+// 2^32 ps, or a cause or class beyond 4 bits) escapes: its slot has class
+// slotEscape and ref indexes the chunk's overflow list.
+type slot struct {
+	off   uint32 // From - base, bits 0..31
+	dur   uint32 // To - From
+	ref   uint32 // Slice.ref, or the overflow index of an escaped slot
+	name  uint16 // Slice.name
+	offHi uint8  // From - base, bits 32..39
+	cc    uint8  // Cause | Class<<4
+}
+
+// slotEscape is the class nibble of an escaped slot; baseSlack is how far
+// before its first slice a chunk's base lies (slices that close after a
+// later one started go a few places back).
+const (
+	slotEscape = 15
+	slotOffMax = 1<<40 - 1
+	baseSlack  = 1 << 24
+)
+
+// laneShift sets the lane chunk size (512 slices, 8 KiB). 2 KiB chunks
 // made BenchmarkRecorder/consume ~15 % cheaper (recycled memory) but a live
 // run ~15 % costlier (fresh memory: more, smaller allocations).
 const (
@@ -439,7 +465,39 @@ const (
 func (l *Lane) Len() int { return l.n }
 
 // At returns slice i (0 <= i < Len).
-func (l *Lane) At(i int) *Slice { return &l.chunks[i>>laneShift][i&(laneChunk-1)] }
+func (l *Lane) At(i int) Slice {
+	k := i >> laneShift
+	return l.decode(k, &l.chunks[k][i&(laneChunk-1)])
+}
+
+// decode returns the slice of slot p of chunk k.
+func (l *Lane) decode(k int, p *slot) Slice {
+	if p.cc>>4 == slotEscape {
+		return l.ovf[k][p.ref]
+	}
+	from := l.bases[k] + sim.Time(uint64(p.off)|uint64(p.offHi)<<32)
+	return Slice{From: from, To: from + sim.Time(p.dur), ref: p.ref, name: p.name, Cause: arch.Cause(p.cc & 15), Class: Class(p.cc >> 4)}
+}
+
+// from returns the From of slot p of chunk k.
+func (l *Lane) from(k int, p *slot) sim.Time {
+	if p.cc>>4 == slotEscape {
+		return l.ovf[k][p.ref].From
+	}
+	return l.bases[k] + sim.Time(uint64(p.off)|uint64(p.offHi)<<32)
+}
+
+// encode stores s in slot p of chunk k.
+func (l *Lane) encode(k int, p *slot, s *Slice) {
+	off := uint64(s.From - l.bases[k])
+	d := uint64(s.To - s.From)
+	if off > slotOffMax || d > math.MaxUint32 || s.Cause >= 16 || s.Class >= slotEscape {
+		l.ovf[k] = append(l.ovf[k], *s)
+		*p = slot{ref: uint32(len(l.ovf[k]) - 1), cc: slotEscape << 4}
+		return
+	}
+	*p = slot{off: uint32(off), offHi: uint8(off >> 32), dur: uint32(d), ref: s.ref, name: s.name, cc: uint8(s.Cause) | uint8(s.Class)<<4}
+}
 
 // Search returns the smallest index i in [0, Len) at which f is true,
 // assuming f is false then true along the lane (as sort.Search); Len if
@@ -448,7 +506,7 @@ func (l *Lane) Search(f func(*Slice) bool) int {
 	lo, hi := 0, l.n
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if !f(l.At(m)) {
+		if s := l.At(m); !f(&s) {
 			lo = m + 1
 		} else {
 			hi = m
@@ -459,28 +517,33 @@ func (l *Lane) Search(f func(*Slice) bool) int {
 
 // Slices returns a copy of the lane's slices.
 func (l *Lane) Slices() []Slice {
-	out := make([]Slice, 0, l.n)
-	for i, ch := range l.chunks {
-		out = append(out, ch[:min(laneChunk, l.n-i*laneChunk)]...)
+	out := make([]Slice, l.n)
+	for i := range out {
+		out[i] = l.At(i)
 	}
 	return out
 }
 
-// grow appends an empty chunk (the lane is a whole number of chunks long).
-func (l *Lane) grow() {
-	l.tail = new([laneChunk]Slice)
-	l.chunks = append(l.chunks, l.tail[:])
+// grow appends an empty chunk whose offsets count from about t (the lane
+// is a whole number of chunks long).
+func (l *Lane) grow(t sim.Time) {
+	l.tail = new([laneChunk]slot)
+	l.chunks = append(l.chunks, l.tail)
+	l.bases = append(l.bases, t-baseSlack)
+	l.ovf = append(l.ovf, nil)
 }
 
 // dropBefore drops the leading full chunks whose slices all end by t and
 // returns how many it dropped (the last chunk is kept).
 func (l *Lane) dropBefore(t sim.Time) int {
 	k := 0
-	for k < len(l.chunks)-1 && l.chunks[k][laneChunk-1].To <= t {
+	for k < len(l.chunks)-1 && l.decode(k, &l.chunks[k][laneChunk-1]).To <= t {
 		k++
 	}
 	if k > 0 {
-		l.chunks = append([][]Slice(nil), l.chunks[k:]...)
+		l.chunks = append([]*[laneChunk]slot(nil), l.chunks[k:]...)
+		l.bases = append([]sim.Time(nil), l.bases[k:]...)
+		l.ovf = append([][]Slice(nil), l.ovf[k:]...)
 		l.n -= k * laneChunk
 	}
 	return k
@@ -488,7 +551,7 @@ func (l *Lane) dropBefore(t sim.Time) int {
 
 // footprint estimates the bytes held (the recorder's memory limit).
 func (t *Timeline) footprint() int64 {
-	return int64(t.nchunks)*laneChunk*int64(unsafe.Sizeof(Slice{})) + int64(len(t.code))*codeChunk +
+	return int64(t.nchunks)*laneChunk*int64(unsafe.Sizeof(slot{})) + int64(len(t.code))*codeChunk +
 		int64(t.nflows)*int64(unsafe.Sizeof(Flow{}))
 }
 
@@ -528,30 +591,39 @@ func (c *CoreTimeline) addSlice(t *Timeline, p isa.Pipe, s Slice) {
 	l := &c.Pipes[p]
 	j := l.n & (laneChunk - 1)
 	if j == 0 {
-		l.grow()
+		l.grow(s.From)
 		t.nchunks++
 	}
 	ch := l.tail
+	k := len(l.chunks) - 1
 	l.n++
 	// Intervals close after the flag events at their end: keep From order
 	// (equal From in arrival order). Usually s goes last or one or two
 	// places before, in the same chunk.
 	i := j
-	for ; i > 0 && ch[i-1].From > s.From; i-- {
+	for ; i > 0 && l.from(k, &ch[i-1]) > s.From; i-- {
 		ch[i] = ch[i-1]
 	}
 	if base := l.n - 1 - j; i == 0 && base > 0 && l.At(base-1).From > s.From {
 		// Across the chunk boundary (ch[0] is slice base): shift through
-		// the earlier chunks.
-		k := base - 1
-		ch[0] = *l.At(k)
-		for ; k > 0 && l.At(k-1).From > s.From; k-- {
-			*l.At(k) = *l.At(k - 1)
+		// the earlier chunks, re-encoding what changes chunk.
+		m := base - 1
+		prev := l.At(m)
+		l.set(base, &prev)
+		for ; m > 0 && l.At(m-1).From > s.From; m-- {
+			x := l.At(m - 1)
+			l.set(m, &x)
 		}
-		*l.At(k) = s
+		l.set(m, &s)
 		return
 	}
-	ch[i] = s
+	l.encode(k, &ch[i], &s)
+}
+
+// set stores s as slice i.
+func (l *Lane) set(i int, s *Slice) {
+	k := i >> laneShift
+	l.encode(k, &l.chunks[k][i&(laneChunk-1)], s)
 }
 
 // Totals returns the time of pipe p per cause over the recorded slices.
@@ -714,7 +786,10 @@ func (t *Timeline) Footprint() int64 {
 	for _, c := range t.Cores {
 		for p := range c.Pipes {
 			for _, ch := range c.Pipes[p].chunks {
-				n += int64(cap(ch)) * int64(unsafe.Sizeof(Slice{}))
+				n += int64(len(ch)) * int64(unsafe.Sizeof(slot{}))
+			}
+			for _, o := range c.Pipes[p].ovf {
+				n += int64(cap(o)) * int64(unsafe.Sizeof(Slice{}))
 			}
 		}
 		n += int64(cap(c.Flows)) * int64(unsafe.Sizeof(Flow{}))

@@ -97,7 +97,8 @@ func TestRecorderWindowAndFlags(t *testing.T) {
 	if len(c.Flows) != 1 || c.Flows[0].Set != 120 || c.Flows[0].Wait != 400 || c.Flows[0].Src != isa.MTE2 {
 		t.Errorf("flows: %+v", c.Flows)
 	}
-	if tl.Bind(c.Pipes[isa.M].At(3)) != c.Flows[0].Bind || tl.Bind(c.Pipes[isa.MTE2].At(0)) != c.Flows[0].Bind || c.Flows[0].Bind == 0 {
+	m3, s0 := c.Pipes[isa.M].At(3), c.Pipes[isa.MTE2].At(0)
+	if tl.Bind(&m3) != c.Flows[0].Bind || tl.Bind(&s0) != c.Flows[0].Bind || c.Flows[0].Bind == 0 {
 		t.Errorf("bind ids of the flag slices do not match the flow")
 	}
 	if v := c.OccAt(isa.L1, 100); v != 64 {
@@ -213,14 +214,95 @@ func TestSharedPackedInstr(t *testing.T) {
 		t.Errorf("packed %d bytes, want %d (one copy each of two instructions)", len(tl.code[0]), size)
 	}
 	c0, c1 := tl.Core(0), tl.Core(1)
-	for _, s := range []*Slice{c0.Pipes[isa.S].At(0), c0.Pipes[isa.M].At(0), c1.Pipes[isa.M].At(0)} {
-		if got, want := tl.Text(s), isa.Format(a); got != want {
+	for _, s := range []Slice{c0.Pipes[isa.S].At(0), c0.Pipes[isa.M].At(0), c1.Pipes[isa.M].At(0)} {
+		if got, want := tl.Text(&s), isa.Format(a); got != want {
 			t.Errorf("text %q, want %q", got, want)
 		}
 	}
-	if got, want := tl.Text(c0.Pipes[isa.M].At(1)), isa.Format(b); got != want {
+	if m1 := c0.Pipes[isa.M].At(1); tl.Text(&m1) != isa.Format(b) {
+		got, want := tl.Text(&m1), isa.Format(b)
 		t.Errorf("text %q, want %q", got, want)
 	}
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestSlotEscape checks that slices which do not fit a 16-byte slot (From
+// far from the chunk's base or before it, long durations) come back exact,
+// also after moving across chunks and after dropping chunks.
+func TestSlotEscape(t *testing.T) {
+	var tl Timeline
+	c := tl.core(0)
+	var want []Slice
+	seed := uint64(7)
+	rnd := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int(seed>>33) % n
+	}
+	now := sim.Time(1000)
+	escaped := 0
+	for i := 0; i < 6*laneChunk; i++ {
+		switch rnd(20) {
+		case 0:
+			now += 1 << 41 // beyond a slot's 40-bit offset
+		case 1:
+			now += sim.Time(rnd(1 << 20))
+		}
+		from, dur := now, sim.Time(rnd(1000))
+		switch rnd(25) {
+		case 0:
+			from -= baseSlack + sim.Time(rnd(1<<26)) // before the chunk's base
+		case 1:
+			dur = 1<<33 + sim.Time(rnd(100)) // longer than 32 bits
+		}
+		now += 10
+		s := Slice{From: from, To: from + dur, Cause: arch.Cause(rnd(int(arch.NumCauses))), Class: Class(rnd(int(NumClasses))), name: uint16(rnd(100)), ref: uint32(i)}
+		c.addSlice(&tl, isa.V, s)
+		k := len(want)
+		for k > 0 && want[k-1].From > from {
+			k--
+		}
+		want = append(want, Slice{})
+		copy(want[k+1:], want[k:])
+		want[k] = s
+	}
+	l := &c.Pipes[isa.V]
+	for _, o := range l.ovf {
+		escaped += len(o)
+	}
+	if escaped == 0 {
+		t.Fatalf("no slot escaped: the test does not cover escapes")
+	}
+	check := func(want []Slice) {
+		t.Helper()
+		got := l.Slices()
+		if len(got) != len(want) {
+			t.Fatalf("got %d slices, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("slice %d = %+v, want %+v", i, got[i], want[i])
+			}
+			if s := l.At(i); s != want[i] {
+				t.Fatalf("At(%d) = %+v, want %+v", i, s, want[i])
+			}
+		}
+	}
+	check(want)
+	cut := want[2*laneChunk].From
+	if i := l.Search(func(s *Slice) bool { return s.From >= cut }); want[i].From != cut || (i > 0 && want[i-1].From >= cut) {
+		t.Errorf("Search found %d", i)
+	}
+	// Drop the chunks that end by cut (the lane keeps whole chunks).
+	k := 0
+	for k < len(want)/laneChunk-1 {
+		if want[(k+1)*laneChunk-1].To > cut {
+			break
+		}
+		k++
+	}
+	if n := l.dropBefore(cut); n != k {
+		t.Fatalf("dropped %d chunks, want %d", n, k)
+	}
+	check(want[k*laneChunk:])
+}

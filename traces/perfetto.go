@@ -109,7 +109,8 @@ func WritePerfetto(out io.Writer, tl *Timeline) error {
 		}
 		for p := isa.Pipe(0); p < isa.NumPipes; p++ {
 			for i := range c.Pipes[p].Len() {
-				e.slice(tl, c.ID, p, c.Pipes[p].At(i), bound)
+				s := c.Pipes[p].At(i)
+				e.slice(tl, c.ID, p, &s, bound)
 			}
 		}
 		for b := isa.L1; b < isa.NumBuffers; b++ {

@@ -165,8 +165,9 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		for p := isa.Pipe(0); p < isa.NumPipes; p++ {
 			what := "-"
 			if i := c.SliceAt(p, v.cursor); i >= 0 {
-				what = tl.Name(c.Pipes[p].At(i))
-				if c.Pipes[p].At(i).Class == traces.ClassIssue {
+				s := c.Pipes[p].At(i)
+				what = tl.Name(&s)
+				if s.Class == traces.ClassIssue {
 					what = "issue " + what
 				}
 			}

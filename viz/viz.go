@@ -355,7 +355,7 @@ func (v *Viewer) nextStall(tl *traces.Timeline, dir int) {
 	v.follow = false
 	v.cursor = best
 	v.show(best)
-	v.status = fmt.Sprintf("stall %s on %v at %s for %s", tl.Name(s), bp, fmtTime(s.From), fmtTime(s.To-s.From))
+	v.status = fmt.Sprintf("stall %s on %v at %s for %s", tl.Name(&s), bp, fmtTime(s.From), fmtTime(s.To-s.From))
 }
 
 func (v *Viewer) searchKey(tl *traces.Timeline, ev *tcell.EventKey) {
@@ -396,9 +396,9 @@ func (v *Viewer) search(tl *traces.Timeline) {
 				return s.From > after || (!strict && s.From == after)
 			})
 			for ; i < l.Len(); i++ {
-				if s := l.At(i); match(s) {
+				if s := l.At(i); match(&s) {
 					if best == nil || s.From < best.From {
-						best, bp = s, isa.Pipe(p)
+						best, bp = &s, isa.Pipe(p)
 					}
 					break
 				}
