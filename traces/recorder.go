@@ -19,7 +19,7 @@ import (
 // matching, counters. With two cores the engine runs on one and the
 // consumer and the visualizer on the other.
 //
-// Per recorded event the Timeline holds a 24-byte Slice; an instruction
+// Per recorded event the Timeline holds a 16-byte slice slot (Lane); an instruction
 // adds its packed copy (typically 15–30 bytes; slices of an instruction
 // packed recently share it: the scalar unit's issue slot and the pipe's
 // execution, cores running the same tile code), a matched flag pair a
