@@ -428,6 +428,7 @@ type Lane struct {
 	ovf    [][]Slice  // per chunk: the slices whose slot escapes (usually none)
 	n      int
 	tail   *[laneChunk]slot // the last chunk
+	last   sim.Time         // at least the largest From in the lane (appends go last when not below)
 }
 
 // slot is the stored form of a Slice: From as a 40-bit offset from its
@@ -489,14 +490,26 @@ func (l *Lane) from(k int, p *slot) sim.Time {
 
 // encode stores s in slot p of chunk k.
 func (l *Lane) encode(k int, p *slot, s *Slice) {
-	off := uint64(s.From - l.bases[k])
+	l.encodeAt(k, l.bases[k], p, s)
+}
+
+// encodeAt is encode with the chunk's base at hand.
+func (l *Lane) encodeAt(k int, base sim.Time, p *slot, s *Slice) {
+	off := uint64(s.From - base)
 	d := uint64(s.To - s.From)
 	if off > slotOffMax || d > math.MaxUint32 || s.Cause >= 16 || s.Class >= slotEscape {
-		l.ovf[k] = append(l.ovf[k], *s)
-		*p = slot{ref: uint32(len(l.ovf[k]) - 1), cc: slotEscape << 4}
+		l.escape(k, p, s)
 		return
 	}
 	*p = slot{off: uint32(off), offHi: uint8(off >> 32), dur: uint32(d), ref: s.ref, name: s.name, cc: uint8(s.Cause) | uint8(s.Class)<<4}
+}
+
+// escape stores s in chunk k's overflow list and slot p refers to it.
+//
+//go:noinline
+func (l *Lane) escape(k int, p *slot, s *Slice) {
+	l.ovf[k] = append(l.ovf[k], *s)
+	*p = slot{ref: uint32(len(l.ovf[k]) - 1), cc: slotEscape << 4}
 }
 
 // Search returns the smallest index i in [0, Len) at which f is true,
@@ -597,6 +610,12 @@ func (c *CoreTimeline) addSlice(t *Timeline, p isa.Pipe, s Slice) {
 	ch := l.tail
 	k := len(l.chunks) - 1
 	l.n++
+	if s.From >= l.last {
+		// The common case: s goes last.
+		l.last = s.From
+		l.encodeAt(k, l.bases[k], &ch[j], &s)
+		return
+	}
 	// Intervals close after the flag events at their end: keep From order
 	// (equal From in arrival order). Usually s goes last or one or two
 	// places before, in the same chunk.
