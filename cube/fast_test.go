@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -196,28 +197,35 @@ func TestFastMatchesReference(t *testing.T) {
 	}
 	for _, m := range fastModels(t) {
 		for _, f := range []fp.Format{fp.FP16, fp.BF16} {
-			for _, kind := range genKinds {
-				for si, sh := range shapes {
-					mm, k, n := sh[0], sh[1], sh[2]
-					a, b := genPats(rng, f, kind, mm*k), genPats(rng, f, kind, k*n)
-					if kind == "spread" || kind == "subnormal" { // mix with ordinary rows
-						for i := range a {
-							if i%3 == 0 {
-								a[i] = genPats(rng, f, "normal", 1)[0]
-							}
-						}
-					}
-					c := genC(rng, kind, mm*n)
-					// All layout combinations on a rotating subset of shapes,
-					// one combination otherwise (keeps the test fast).
-					for lcomb := 0; lcomb < 8; lcomb++ {
-						if lcomb != si%8 && si%2 == 1 {
-							continue
-						}
-						la, lb, lc := Layout(lcomb&1), Layout(lcomb>>1&1), Layout(lcomb>>2&1)
-						runBoth(t, m, f, mm, k, n, a, b, c, la, lb, lc, lcomb == 3, kind)
+			diffShapes(t, rng, m, f, shapes, []string{"spread", "subnormal"}, 3)
+		}
+	}
+}
+
+// diffShapes runs runBoth for every input kind and shape: the kinds in mix
+// get every third A element replaced by an ordinary one; all layout
+// combinations on a rotating subset of shapes, one combination otherwise
+// (keeps the tests fast); the combination initComb starts from C = 0.
+func diffShapes(t *testing.T, rng *rand.Rand, m Model, f fp.Format, shapes [][3]int, mix []string, initComb int) {
+	t.Helper()
+	for _, kind := range genKinds {
+		for si, sh := range shapes {
+			mm, k, n := sh[0], sh[1], sh[2]
+			a, b := genPats(rng, f, kind, mm*k), genPats(rng, f, kind, k*n)
+			if slices.Contains(mix, kind) {
+				for i := range a {
+					if i%3 == 0 {
+						a[i] = genPats(rng, f, "normal", 1)[0]
 					}
 				}
+			}
+			c := genC(rng, kind, mm*n)
+			for lcomb := 0; lcomb < 8; lcomb++ {
+				if lcomb != si%8 && si%2 == 1 {
+					continue
+				}
+				la, lb, lc := Layout(lcomb&1), Layout(lcomb>>1&1), Layout(lcomb>>2&1)
+				runBoth(t, m, f, mm, k, n, a, b, c, la, lb, lc, lcomb == initComb, kind)
 			}
 		}
 	}

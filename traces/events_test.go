@@ -149,14 +149,7 @@ func TestAddSliceOrder(t *testing.T) {
 		from := sim.Time(i/3*10 - rnd(4)*10)                                   // some go back up to three places
 		s := Slice{From: from, To: from + 5, Cause: arch.Busy, ref: uint32(i)} // ref tells equal From apart
 		c.addSlice(&tl, isa.M, s)
-		// Stable insertion by From, as the lane must do.
-		k := len(want)
-		for k > 0 && want[k-1].From > from {
-			k--
-		}
-		want = append(want, Slice{})
-		copy(want[k+1:], want[k:])
-		want[k] = s
+		want = insertByFrom(want, s)
 	}
 	got := c.Pipes[isa.M].Slices()
 	if len(got) != len(want) || tl.nchunks != 5 {
@@ -258,13 +251,7 @@ func TestSlotEscape(t *testing.T) {
 		now += 10
 		s := Slice{From: from, To: from + dur, Cause: arch.Cause(rnd(int(arch.NumCauses))), Class: Class(rnd(int(NumClasses))), name: uint16(rnd(100)), ref: uint32(i)}
 		c.addSlice(&tl, isa.V, s)
-		k := len(want)
-		for k > 0 && want[k-1].From > from {
-			k--
-		}
-		want = append(want, Slice{})
-		copy(want[k+1:], want[k:])
-		want[k] = s
+		want = insertByFrom(want, s)
 	}
 	l := &c.Pipes[isa.V]
 	for _, o := range l.ovf {
@@ -305,4 +292,17 @@ func TestSlotEscape(t *testing.T) {
 		t.Fatalf("dropped %d chunks, want %d", n, k)
 	}
 	check(want[k*laneChunk:])
+}
+
+// insertByFrom inserts s into want after every slice with From ≤ s.From
+// (stable insertion by From, as a lane must order its slices).
+func insertByFrom(want []Slice, s Slice) []Slice {
+	k := len(want)
+	for k > 0 && want[k-1].From > s.From {
+		k--
+	}
+	want = append(want, Slice{})
+	copy(want[k+1:], want[k:])
+	want[k] = s
+	return want
 }

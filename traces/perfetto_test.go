@@ -16,21 +16,27 @@ import (
 )
 
 // recordHGEMM runs a small hgemm and returns its recorded timeline.
-func recordHGEMM(t testing.TB, w traces.Window) *traces.Timeline {
+// hgemm256 returns the test program: hgemm 256³, timing only.
+func hgemm256(t testing.TB) (*programs.File, programs.Options) {
 	t.Helper()
 	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ovs := []string{"program.m=256", "program.n=256", "program.k=256", "program.numerics=off"}
 	opts := programs.Options{}
-	for _, o := range ovs {
+	for _, o := range []string{"program.m=256", "program.n=256", "program.k=256", "program.numerics=off"} {
 		ov, err := machines.ParseOverride(o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		opts.Overrides = append(opts.Overrides, ov)
 	}
+	return f, opts
+}
+
+func recordHGEMM(t testing.TB, w traces.Window) *traces.Timeline {
+	t.Helper()
+	f, opts := hgemm256(t)
 	rec := traces.NewRecorder(w)
 	res, err := programs.Execute(f, opts, programs.RunHooks{Observer: rec})
 	if err != nil {
@@ -304,18 +310,7 @@ func TestLimitDropsOldEvents(t *testing.T) {
 // nobody read.
 func TestConcurrentRead(t *testing.T) {
 	want := recordHGEMM(t, traces.Window{})
-	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := programs.Options{}
-	for _, o := range []string{"program.m=256", "program.n=256", "program.k=256", "program.numerics=off"} {
-		ov, err := machines.ParseOverride(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts.Overrides = append(opts.Overrides, ov)
-	}
+	f, opts := hgemm256(t)
 	rec := traces.NewRecorder(traces.Window{})
 	done := make(chan error, 1)
 	go func() {
@@ -370,18 +365,7 @@ func TestConcurrentRead(t *testing.T) {
 // the full recording, with the same totals, and no flag marks or flows.
 func TestNoFlagMarks(t *testing.T) {
 	full := recordHGEMM(t, traces.Window{})
-	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := programs.Options{}
-	for _, o := range []string{"program.m=256", "program.n=256", "program.k=256", "program.numerics=off"} {
-		ov, err := machines.ParseOverride(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts.Overrides = append(opts.Overrides, ov)
-	}
+	f, opts := hgemm256(t)
 	rec := traces.NewRecorder(traces.Window{})
 	rec.SetArrows(false)
 	rec.SetFlagMarks(false)
