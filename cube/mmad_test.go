@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/fp"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
 )
 
 // randPats returns n random finite patterns of format f with values near 1
@@ -253,23 +251,4 @@ func BenchmarkMMADF16(b *testing.B) {
 	for _, model := range []string{"fp32-rne", "a100", "ascend-910a"} {
 		b.Run(model, func(b *testing.B) { benchMMAD(b, model) })
 	}
-}
-
-// BenchmarkGonumSgemm is the reference: gonum's float32 GEMM on the same shape.
-func BenchmarkGonumSgemm(b *testing.B) {
-	const s = 128
-	rng := rand.New(rand.NewPCG(9, 10))
-	mk := func() blas32.General {
-		g := blas32.General{Rows: s, Cols: s, Stride: s, Data: make([]float32, s*s)}
-		for i := range g.Data {
-			g.Data[i] = float32(rng.NormFloat64())
-		}
-		return g
-	}
-	A, B, C := mk(), mk(), mk()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, A, B, 1, C)
-	}
-	b.ReportMetric(float64(s*s*s)*float64(b.N)/b.Elapsed().Seconds()/1e6, "MMAC/s")
 }

@@ -83,14 +83,7 @@ func (o *outSpec) round(x float64) float64 {
 		case fp.RNE:
 			return float64(float32(x))
 		case fp.RZ:
-			if math.Abs(x) >= 0x1p128 {
-				return math.Inf(int(math.Copysign(1, x)))
-			}
-			f := float32(x)
-			if math.Abs(float64(f)) > math.Abs(x) {
-				f = math.Nextafter32(f, 0)
-			}
-			return float64(f)
+			return roundRZ32(x)
 		}
 	}
 	neg := x < 0
