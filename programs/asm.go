@@ -92,9 +92,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err := f.Decode(&p, o); err != nil {
 		return nil, err
 	}
-	if o.Numerics != "" {
-		p.Numerics = o.Numerics
-	}
+	o.apply(&p.Numerics, nil)
 	j := &asmJob{p: p, file: f, mode: arch.Functional}
 	switch p.Numerics {
 	case "", NumericsFull:

@@ -44,12 +44,7 @@ func buildGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, err
 	if err := f.Decode(&p, o); err != nil {
 		return nil, err
 	}
-	if o.Numerics != "" {
-		p.Numerics = o.Numerics
-	}
-	if o.Seed != nil {
-		p.Inputs.Seed = *o.Seed
-	}
+	o.apply(&p.Numerics, &p.Inputs.Seed)
 	p.defaults(v)
 	if err := p.validate(f.Path, m, v); err != nil {
 		return nil, err

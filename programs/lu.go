@@ -47,12 +47,7 @@ func buildLU(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err := f.Decode(&p, o); err != nil {
 		return nil, err
 	}
-	if o.Numerics != "" {
-		p.Numerics = o.Numerics
-	}
-	if o.Seed != nil {
-		p.Seed = *o.Seed
-	}
+	o.apply(&p.Numerics, &p.Seed)
 	p.defaults()
 	p.fusedFromL1(m)
 	if err := p.validate(f.Path, m); err != nil {

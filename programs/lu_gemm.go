@@ -52,12 +52,7 @@ func buildLUGEMM(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err := f.Decode(&p, o); err != nil {
 		return nil, err
 	}
-	if o.Numerics != "" {
-		p.Numerics = o.Numerics
-	}
-	if o.Seed != nil {
-		p.Seed = *o.Seed
-	}
+	o.apply(&p.Numerics, &p.Seed)
 	if p.Numerics == "" {
 		p.Numerics = NumericsOff
 	}

@@ -61,6 +61,17 @@ type Options struct {
 	Seed *int64
 }
 
+// apply writes the run's numerics and seed overrides, when given, into a
+// program's parameters.
+func (o Options) apply(numerics *string, seed *int64) {
+	if o.Numerics != "" {
+		*numerics = o.Numerics
+	}
+	if o.Seed != nil && seed != nil {
+		*seed = *o.Seed
+	}
+}
+
 // Output is a named result array, written as NAME.npy with -o.
 type Output struct {
 	Name  string
