@@ -326,7 +326,13 @@ func (c *Core) step(now sim.Time) {
 	for progress := true; progress && c.chip.failed == nil; {
 		progress = false
 		for i := isa.Pipe(1); i < isa.NumPipes; i++ {
-			if c.runPipe(&c.pipes[i], now) {
+			p := &c.pipes[i]
+			// Pipes runPipe would leave as they are: streaming, busy, or
+			// idle with nothing queued.
+			if p.xfer > 0 || p.busy > now || (p.n == 0 && p.state == QueueEmpty) {
+				continue
+			}
+			if c.runPipe(p, now) {
 				progress = true
 			}
 		}
