@@ -20,7 +20,6 @@ func Capture(w Window, feed func(arch.Observer)) *Batches {
 func CaptureLive(w Window, feed func(arch.Observer)) *Batches {
 	r := NewRecorder(w)
 	r.SetFlagMarks(false)
-	r.SetArrows(false)
 	out := capture(r, feed)
 	out.live = true
 	return out
@@ -39,7 +38,6 @@ func capture(r *Recorder, feed func(arch.Observer)) *Batches {
 func (b *Batches) Apply(w Window) *Timeline {
 	r := NewRecorder(w)
 	if b.live {
-		r.SetArrows(false)
 		r.SetLimit(DefaultLiveLimit)
 	}
 	r.mu.Lock()

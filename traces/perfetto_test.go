@@ -367,7 +367,6 @@ func TestNoFlagMarks(t *testing.T) {
 	full := recordHGEMM(t, traces.Window{})
 	f, opts := hgemm256(t)
 	rec := traces.NewRecorder(traces.Window{})
-	rec.SetArrows(false)
 	rec.SetFlagMarks(false)
 	res, err := programs.Execute(f, opts, programs.RunHooks{Observer: rec})
 	if err != nil {

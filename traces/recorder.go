@@ -150,7 +150,6 @@ type Recorder struct {
 	binds     uint64
 	byID      []*CoreTimeline // cores by ID (dense)
 	limit     int64           // memory limit in bytes (0 = none)
-	noArrows  bool            // SetArrows(false): no flag matching, no Flows
 	// packed remembers recently packed instructions by content hash: most
 	// busy slices repeat an instruction already packed (the scalar unit's
 	// issue slot and the pipe's execution of the same instruction; cores
@@ -175,17 +174,6 @@ const DefaultLiveLimit = 1 << 30
 func (r *Recorder) SetLimit(bytes int64) {
 	r.mu.Lock()
 	r.limit = max(bytes, 0)
-	r.mu.Unlock()
-}
-
-// SetArrows turns the recording of flag arrows on or off (on by default):
-// with arrows off, flag events are kept as marks on their pipes only — no
-// Flows and no Timeline.Bind — which spares the matching of each wait with its set.
-// The terminal view does not draw arrows; a trace written from such a
-// timeline has no flow events. Call it before the run.
-func (r *Recorder) SetArrows(on bool) {
-	r.mu.Lock()
-	r.noArrows = !on
 	r.mu.Unlock()
 }
 
@@ -553,18 +541,6 @@ func (r *Recorder) flag(e *obsEvent) {
 	t := e.t0
 	in := r.inWindow(t)
 	src, dst := isa.Pipe(e.p0), isa.Pipe(e.p1)
-	if r.noArrows {
-		if !in {
-			return
-		}
-		if e.kind == evSet {
-			r.coreOf(e.core).addSlice(&r.tl, src, r.flagSlice(isa.OpSetFlag, src, dst, e.x(), t))
-		} else {
-			r.coreOf(e.core).addSlice(&r.tl, dst, r.flagSlice(isa.OpWaitFlag, src, dst, e.x(), t))
-		}
-		r.advance(t)
-		return
-	}
 	fq := r.flagQueue(e)
 	if e.kind == evSet {
 		ps := pendingSet{t: t}

@@ -89,7 +89,6 @@ func viewLoop(b *testing.B, run func(*testing.B, *traces.Recorder)) {
 		rec := traces.NewRecorder(traces.Window{})
 		// As run --view without --trace records.
 		rec.SetLimit(traces.DefaultLiveLimit)
-		rec.SetArrows(false)
 		rec.SetFlagMarks(false)
 		s := tcell.NewSimulationScreen("UTF-8")
 		started := make(chan struct{})

@@ -198,8 +198,7 @@ func newTraceRecorder(file *programs.File, opts programs.Options, f runFlags) (*
 	rec.SetInfo(m.Name, file.Kind.Name, capacity)
 	if f.view && f.trace == "" {
 		rec.SetLimit(traces.DefaultLiveLimit) // live only: keep the most recent events of long runs
-		rec.SetArrows(false)                  // the terminal view draws no flag arrows
-		rec.SetFlagMarks(false)               // nor flag marks (a third of the observer calls)
+		rec.SetFlagMarks(false)               // the terminal view draws no flag marks or arrows (a third of the observer calls)
 	}
 	return rec, nil
 }
