@@ -2,7 +2,9 @@ package viz
 
 import (
 	"os"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -24,6 +26,11 @@ import (
 // view ≤ 1.2 × none. LIVE_SIZE=8192 runs hgemm 8192³ instead (~0.6 s,
 // ~6 M recorded slices), where the recorder's consumer goroutine, if
 // slower than the engine, would set the pace.
+// BenchmarkLive/pairs alternates none and view and reports the median
+// per-pair ratio (robust against the drift of this VM's speed):
+//
+//	go test -run XXX -bench Live/pairs -benchtime 15x ./viz/
+//
 // cpu-sec/op is the CPU time of all the process's threads: what the run
 // costs when the other core is busy (sec/op gains from the second core).
 // The recorder's own cost without the engine: BenchmarkRecorder in traces.
@@ -81,11 +88,35 @@ func BenchmarkLive(b *testing.B) {
 		})
 	})
 	b.Run("view", func(b *testing.B) { cpu(b, func() { viewLoop(b, run) }) })
+	// pairs alternates a run without observer and a live-view run b.N
+	// times and reports the median of the per-pair wall-time ratios
+	// (view/none): this VM's speed drifts by ±25 % over seconds, far more
+	// than the ~100 ms between the two runs of a pair.
+	b.Run("pairs", func(b *testing.B) {
+		ratios := make([]float64, 0, b.N)
+		for range b.N {
+			t0 := time.Now()
+			run(b, nil)
+			t1 := time.Now()
+			viewLoops(b, 1, run)
+			ratios = append(ratios, float64(time.Since(t1))/float64(t1.Sub(t0)))
+		}
+		slices.Sort(ratios)
+		b.ReportMetric(ratios[len(ratios)/2], "view/none")
+		b.ReportMetric(ratios[len(ratios)/4], "q1")
+		b.ReportMetric(ratios[(3*len(ratios))/4], "q3")
+	})
 }
 
 // viewLoop is BenchmarkLive/view's loop.
 func viewLoop(b *testing.B, run func(*testing.B, *traces.Recorder)) {
-	for range b.N {
+	viewLoops(b, b.N, run)
+}
+
+// viewLoops runs n live-view runs.
+
+func viewLoops(b *testing.B, n int, run func(*testing.B, *traces.Recorder)) {
+	for range n {
 		rec := traces.NewRecorder(traces.Window{})
 		// As run --view without --trace records.
 		rec.SetLimit(traces.DefaultLiveLimit)
