@@ -169,6 +169,8 @@ type fastScratch struct {
 	ea, eb       []int32   // truncated block: nominal exponents of A (row-major) and B (transposed)
 	pa2, pb2     []float64 // truncated block: a64, b64 with row (column) pairs interleaved
 	ea2, eb2     []int32   // the same for ea, eb
+	a4, b8       []float64 // truncated block, AVX-512: A by row quads, B by column octets (prepTile4x8)
+	ea4, eb8     []int32   // the same for ea, eb
 	outC         []float64 // fastCall.outC, cspec, cbits and the results
 	cspec        []bool
 	cbits, res   []uint32

@@ -2,6 +2,7 @@ package cube
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/davinci-sim/davinci-sim/fp"
 )
@@ -58,8 +59,9 @@ func truncFits(F, L int) bool {
 }
 
 // prepTrunc fills the nominal-exponent arrays of A (row-major) and B
-// (transposed), in the orders of a64 and b64.
-func (f *fastCall) prepTrunc() {
+// (transposed), in the orders of a64 and b64, and the pair-interleaved
+// copies of the 2×2 tiles if pairs is set.
+func (f *fastCall) prepTrunc(pairs bool) {
 	sc := f.sc
 	f.L = f.kern.L
 	sc.ea = grow(sc.ea, f.mm*f.k)
@@ -70,6 +72,9 @@ func (f *fastCall) prepTrunc() {
 	}
 	for t, p := range sc.pb[:f.n*f.k] {
 		sc.eb[t] = ex[p]
+	}
+	if !pairs {
+		return
 	}
 	// Pair-interleaved copies for the 2×2 tiles: rows 2r and 2r+1 of A
 	// (columns of B) with element t at 2t and 2t+1 of the pair's segment.
@@ -157,8 +162,68 @@ func truncZero(c float64, x, y []float64) float64 {
 }
 
 func (f *fastCall) runTrunc(res []uint32) {
-	f.prepTrunc()
+	if useAVX512 && f.k > 0 && f.mm >= 4 && f.n >= 8 {
+		f.prepTrunc(false)
+		f.prepTile4x8()
+		f.runTiles(4, 8, res, f.plainTiles(), (*fastCall).truncAVX, (*fastCall).elemTrunc)
+		return
+	}
+	f.prepTrunc(true)
 	f.runTiles(2, 2, res, f.plainTiles(), (*fastCall).trunc2x2, (*fastCall).elemTrunc)
+}
+
+// prepTile4x8 fills the panels of the AVX-512 tiles: a4, ea4 hold A and
+// its exponents by quads of rows, term-major (a4[(g·k + t)·4 + r] is
+// A[4g+r, t]); b8, eb8 hold B by octets of columns, term-major
+// (b8[(p·k + t)·8 + l] is B[t, 8p+l]). Edge rows and columns (beyond the
+// last full quad or octet) are not copied: the element path computes them.
+func (f *fastCall) prepTile4x8() {
+	sc, k := f.sc, f.k
+	nq, no := f.mm/4, f.n/8
+	sc.a4, sc.ea4 = grow(sc.a4, nq*k*4), grow(sc.ea4, nq*k*4)
+	sc.b8, sc.eb8 = grow(sc.b8, no*k*8), grow(sc.eb8, no*k*8)
+	for g := 0; g < nq; g++ {
+		for r := 0; r < 4; r++ {
+			v, e := sc.a64[(4*g+r)*k:][:k], sc.ea[(4*g+r)*k:][:k]
+			ov, oe := sc.a4[g*k*4:][:k*4], sc.ea4[g*k*4:][:k*4]
+			for t := range v {
+				ov[4*t+r], oe[4*t+r] = v[t], e[t]
+			}
+		}
+	}
+	for p := 0; p < no; p++ {
+		for l := 0; l < 8; l++ {
+			v, e := sc.b64[(8*p+l)*k:][:k], sc.eb[(8*p+l)*k:][:k]
+			ov, oe := sc.b8[p*k*8:][:k*8], sc.eb8[p*k*8:][:k*8]
+			for t := range v {
+				ov[8*t+l], oe[8*t+l] = v[t], e[t]
+			}
+		}
+	}
+}
+
+// truncTileFn is truncTile4x8 (a variable so that tests can count the
+// calls).
+var truncTileFn = truncTile4x8
+
+// truncAVX computes the 4×8 tile at (i, j) (no Inf/NaN inputs or c; i a
+// multiple of 4, j of 8, k > 0) with the AVX-512 routine, and redoes with
+// the reference path the elements that reached an infinite block result.
+func (f *fastCall) truncAVX(res []uint32, i, j int) {
+	k, n, sc := f.k, f.n, f.sc
+	ga, gb := i/4*k*4, j/8*k*8
+	// The routine reads and writes rows i..i+3, columns j..j+7 of C with
+	// stride n, and the whole panels: check the bounds here.
+	_, _ = f.outC[(i+3)*n+j+7], res[(i+3)*n+j+7]
+	_, _ = sc.a4[ga+4*k-1], sc.ea4[ga+4*k-1]
+	_, _ = sc.b8[gb+8*k-1], sc.eb8[gb+8*k-1]
+	bad := truncTileFn(&sc.a4[ga], &sc.ea4[ga], &sc.b8[gb], &sc.eb8[gb], &f.outC[i*n+j], &res[i*n+j],
+		n, k, f.L, f.kern.F, f.kern.os.mode == fp.RZ)
+	for ; bad != 0; bad &= bad - 1 {
+		b := bits.TrailingZeros32(bad)
+		r, c := i+b/8, j+b%8
+		res[r*n+c] = f.ref(r, c)
+	}
 }
 
 // elemTrunc computes element (i, j) alone.

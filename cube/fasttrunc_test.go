@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -68,26 +69,66 @@ func TestFastTruncKind(t *testing.T) {
 // cancel, spread over the whole exponent range, hold subnormals, zeros,
 // Inf/NaN, or overflow.
 func TestFastTruncMatchesReference(t *testing.T) {
-	rng := rand.New(rand.NewPCG(21, 22))
-	shapes := [][3]int{{1, 1, 1}, {2, 16, 2}, {5, 37, 9}, {4, 61, 6}, {3, 0, 2}}
-	if !testing.Short() {
-		shapes = append(shapes, [3]int{17, 100, 18})
-	}
-	for _, m := range truncModels(t) {
-		for _, f := range []fp.Format{fp.FP16, fp.BF16} {
-			if !hasFormat(m, f) {
-				continue
-			}
-			diffShapes(t, rng, m, f, shapes, []string{"spread", "subnormal", "zeros"}, 5)
+	truncImpls(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(21, 22))
+		shapes := [][3]int{{1, 1, 1}, {2, 16, 2}, {5, 37, 9}, {4, 61, 6}, {3, 0, 2}, {8, 20, 16}}
+		if !testing.Short() {
+			shapes = append(shapes, [3]int{17, 100, 18})
 		}
+		for _, m := range truncModels(t) {
+			for _, f := range []fp.Format{fp.FP16, fp.BF16} {
+				if !hasFormat(m, f) {
+					continue
+				}
+				diffShapes(t, rng, m, f, shapes, []string{"spread", "subnormal", "zeros"}, 5)
+			}
+		}
+	})
+}
+
+// truncImpls runs fn (as subtests "go" and "avx512") with each tile
+// implementation of the truncated path this machine has: the pure-Go 2×2
+// tiles and, with AVX-512, the assembly 4×8 tiles; for the latter it
+// checks that the assembly ran.
+func truncImpls(t *testing.T, fn func(t *testing.T)) {
+	t.Helper()
+	defer func(old bool) { useAVX512 = old }(useAVX512)
+	have := useAVX512
+	useAVX512 = false
+	t.Run("go", fn)
+	if !have {
+		t.Log("no AVX-512 on this machine: assembly tiles not tested")
+		return
 	}
+	useAVX512 = true
+	n, restore := countTiles()
+	defer restore()
+	t.Run("avx512", fn)
+	if n.Load() == 0 {
+		t.Error("the AVX-512 tiles never ran")
+	}
+}
+
+// countTiles counts the calls of the assembly tile until restore.
+func countTiles() (n *atomic.Int64, restore func()) {
+	n = new(atomic.Int64)
+	old := truncTileFn
+	truncTileFn = func(ap *float64, eap *int32, bp *float64, ebp *int32, c *float64, res *uint32, nn, k, L, F int, rz bool) uint32 {
+		n.Add(1)
+		return old(ap, eap, bp, ebp, c, res, nn, k, L, F, rz)
+	}
+	return n, func() { truncTileFn = old }
 }
 
 // TestFastTruncEveryPattern: every 16-bit pattern of A against B columns
 // with subnormals and C of several magnitudes, for every truncated model.
 func TestFastTruncEveryPattern(t *testing.T) {
+	truncImpls(t, testFastTruncEveryPattern)
+}
+
+func testFastTruncEveryPattern(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
-	const k, n = 16, 4
+	const k, n = 16, 8
 	mm := (1 << 16) / k
 	a := make([]uint16, 1<<16)
 	for i := range a {
@@ -121,6 +162,10 @@ func TestFastTruncEveryPattern(t *testing.T) {
 // TestFastTruncHand: hand-made blocks where truncation, the zero-sign rule
 // and the c alignment decide the result.
 func TestFastTruncHand(t *testing.T) {
+	truncImpls(t, testFastTruncHand)
+}
+
+func testFastTruncHand(t *testing.T) {
 	h := func(x float64) uint16 { return uint16(fp.FromFloat64(x, fp.FP16, fp.Options{})) }
 	cases := []struct {
 		name string
@@ -160,6 +205,200 @@ func TestFastTruncHand(t *testing.T) {
 				b2[2*i], b2[2*i+1] = b[i], b[i]
 			}
 			runBoth(t, m, fp.FP16, 2, len(a), 2, a2, b2, []float32{tc.c, tc.c, tc.c, tc.c}, RowMajor, RowMajor, RowMajor, false, tc.name+" tile")
+			// In every lane of a 4×8 tile (the AVX-512 tile), next to
+			// ordinary elements in the other lanes of the same row and
+			// column (rows 0, 3 and columns 0, 7 take the case).
+			k := len(a)
+			a4, b8, c32 := make([]uint16, 4*k), make([]uint16, k*8), make([]float32, 32)
+			for r := 0; r < 4; r++ {
+				for t := 0; t < k; t++ {
+					a4[r*k+t] = h(float64(r + t + 1))
+					if r == 0 || r == 3 {
+						a4[r*k+t] = a[t]
+					}
+				}
+			}
+			for t := 0; t < k; t++ {
+				for c := 0; c < 8; c++ {
+					b8[t*8+c] = h(float64(c - t))
+					if c == 0 || c == 7 {
+						b8[t*8+c] = b[t]
+					}
+				}
+			}
+			for e := range c32 {
+				c32[e] = float32(e)
+				if r, c := e/8, e%8; (r == 0 || r == 3) && (c == 0 || c == 7) {
+					c32[e] = tc.c
+				}
+			}
+			runBoth(t, m, fp.FP16, 4, k, 8, a4, b8, c32, RowMajor, RowMajor, RowMajor, false, tc.name+" tile 4×8")
 		}
 	}
+}
+
+// truncTileKinds are the inputs of TestFastTruncTiles: A, B and C patterns
+// for the tiled paths (AVX-512 4×8 and Go 2×2), built from an ordinary
+// (N(0,1)) base.
+var truncTileKinds = []string{"normal", "spread", "subnormal", "cancel", "huge", "zero-lines", "all-zero",
+	"c-first", "c-subnormal", "tiny", "near-max", "special"}
+
+// truncTileInputs returns A (mm×k), B (k×n) and C (mm×n) of the kind.
+func truncTileInputs(rng *rand.Rand, f fp.Format, kind string, mm, k, n, L int) (a, b []uint16, c []float32) {
+	pz := func() uint16 { // ±0
+		return uint16(fp.FromFloat64(math.Copysign(0, float64(1-2*rng.IntN(2))), f, fp.Options{}))
+	}
+	pat := func(x float64) uint16 { return uint16(fp.FromFloat64(x, f, fp.Options{})) }
+	switch kind {
+	case "normal", "spread", "subnormal", "cancel", "huge", "special":
+		return genPats(rng, f, kind, mm*k), genPats(rng, f, kind, k*n), genC(rng, kind, mm*n)
+	}
+	a, b = genPats(rng, f, "normal", mm*k), genPats(rng, f, "normal", k*n)
+	c = genC(rng, "normal", mm*n)
+	switch kind {
+	case "zero-lines":
+		// Zero rows of A, zero columns of B, zero blocks of a row of A
+		// and of a column of B (±0 mixed, or all −0), c = ±0 on some.
+		for i := 0; i < mm; i++ {
+			for t := 0; t < k; t++ {
+				switch {
+				case i%5 == 1, i%7 == 3 && t/L%2 == 1:
+					a[i*k+t] = pz()
+				case i%5 == 4 && t/L%2 == 0:
+					a[i*k+t] = pat(math.Copysign(0, -1))
+				}
+			}
+		}
+		for j := 0; j < n; j++ {
+			for t := 0; t < k; t++ {
+				switch {
+				case j%6 == 2, j%4 == 3 && t/L%3 == 0:
+					b[t*n+j] = pz()
+				case j%6 == 5 && t/L%2 == 1:
+					b[t*n+j] = pat(math.Copysign(0, -1))
+				}
+			}
+		}
+		for e := range c {
+			if rng.IntN(2) == 0 {
+				c[e] = float32(math.Copysign(0, float64(1-2*rng.IntN(2))))
+			}
+		}
+	case "all-zero":
+		for e := range a {
+			a[e] = pz()
+		}
+		for e := range b {
+			b[e] = pz()
+		}
+		for e := range c {
+			c[e] = float32(math.Copysign(0, float64(1-2*rng.IntN(2))))
+		}
+		if rng.IntN(2) == 0 { // −0 everywhere in A and C: −0 results
+			for e := range a {
+				a[e] = pat(math.Copysign(0, -1))
+			}
+			for e := range c {
+				c[e] = float32(math.Copysign(0, -1))
+			}
+		}
+	case "c-first":
+		// |c| far above the products: the first block's e_max is c's,
+		// the products are cut (partly or wholly).
+		for e := range c {
+			c[e] = float32(math.Ldexp(1+rng.Float64(), 5+rng.IntN(30)) * float64(1-2*rng.IntN(2)))
+		}
+	case "c-subnormal":
+		// FP32-subnormal c, tiny products or zeros.
+		for e := range c {
+			c[e] = math.Float32frombits(uint32(rng.IntN(1<<23)) | uint32(rng.IntN(2))<<31)
+		}
+		for e := range a {
+			if rng.IntN(3) == 0 {
+				a[e] = pz()
+			}
+		}
+		if f == fp.BF16 {
+			for e := range a {
+				a[e] = pat(math.Ldexp(fp.ToFloat64(uint32(a[e]), f), -120))
+			}
+		}
+	case "tiny":
+		// BF16: products near 2^−140, FP32-subnormal block results
+		// (FP16: its subnormal products, 2^−48 and up).
+		sh := -70
+		if f == fp.FP16 {
+			sh = -14
+		}
+		for e := range a {
+			a[e] = pat(math.Ldexp(rng.NormFloat64(), sh))
+		}
+		for e := range b {
+			b[e] = pat(math.Ldexp(rng.NormFloat64(), sh))
+		}
+		for e := range c {
+			c[e] = 0
+		}
+	case "near-max":
+		// Sums just below and above 2^128: RZ gives MaxFloat32 below,
+		// ±Inf from 2^128 (BF16; FP16 products cannot reach, c does).
+		for e := range c {
+			c[e] = float32(math.Ldexp(1-rng.Float64()/1e6, 128) * float64(1-2*rng.IntN(4)/3))
+		}
+		if f == fp.BF16 {
+			for e := range a {
+				a[e] = pat(math.Ldexp(1+rng.Float64(), 63))
+			}
+			for e := range b {
+				b[e] = pat(math.Ldexp(1+rng.Float64(), 62) * float64(1-2*rng.IntN(3)/2))
+			}
+		}
+	}
+	return a, b, c
+}
+
+// TestFastTruncTiles: the tiled truncated paths (AVX-512 4×8 tiles where
+// available, and the Go 2×2 tiles) against the reference path on every
+// model of truncModels, both input formats, shapes that are not multiples
+// of the tile or of L, inputs that exercise every special case of the
+// proof (zero blocks and their signed-zero rule, c deciding e_max, FP16
+// subnormals, FP32-subnormal results, overflow below and above 2^128 with
+// RZ and RNE), and calls split among goroutines.
+func TestFastTruncTiles(t *testing.T) {
+	truncImpls(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(25, 26))
+		shapes := [][3]int{{4, 1, 8}, {8, 3, 16}, {4, 64, 8}, {12, 37, 24}, {9, 50, 19}}
+		if !testing.Short() {
+			shapes = append(shapes, [3]int{16, 129, 32})
+		}
+		for _, m := range truncModels(t) {
+			for _, f := range []fp.Format{fp.FP16, fp.BF16} {
+				if !hasFormat(m, f) {
+					continue
+				}
+				L := m.Formats[f].L
+				for _, kind := range truncTileKinds {
+					for si, sh := range shapes {
+						mm, k, n := sh[0], sh[1], sh[2]
+						a, b, c := truncTileInputs(rng, f, kind, mm, k, n, L)
+						lb := Layout(si % 2)
+						runBoth(t, m, f, mm, k, n, a, b, c, RowMajor, lb, RowMajor, false, kind)
+					}
+				}
+			}
+		}
+		// Parallel splits (forced on small calls).
+		old := parallelMACs
+		parallelMACs = 1
+		defer func() { parallelMACs = old }()
+		for _, name := range []string{"v100", "t4", "h100"} {
+			m, _ := Preset(name)
+			for _, kind := range []string{"normal", "zero-lines", "near-max", "special"} {
+				for _, sh := range [][3]int{{24, 40, 16}, {13, 33, 27}} {
+					a, b, c := truncTileInputs(rng, fp.FP16, kind, sh[0], sh[1], sh[2], m.Formats[fp.FP16].L)
+					runBoth(t, m, fp.FP16, sh[0], sh[1], sh[2], a, b, c, RowMajor, Fractal, RowMajor, false, kind+" parallel")
+				}
+			}
+		}
+	})
 }

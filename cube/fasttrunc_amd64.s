@@ -1,0 +1,249 @@
+// AVX-512 body of the truncated block-FMA fast path: a 4×8 tile of C over
+// all blocks of k (see fasttrunc.go for the model and the proof, and
+// truncTile4x8 in fasttrunc_amd64.go for the data layout).
+//
+// Registers (lanes = the 8 columns j..j+7):
+//   Z0-Z3    c of rows 0-3 (FP32 values held as float64)
+//   Z4-Z7    scale 2^(F−e_max) of rows 0-3 (bits built as integers)
+//   Z8-Z11   int64 sums S of rows 0-3
+//   Y12-Y15  int32 exponents: e_c, then e_max of the block, rows 0-3
+//   Z16-Z18  temporaries
+//   Z19 Z20 Z30 Z31  zero-block results c + Σ(−0 + a·b) of rows 0-3
+//   Z21 F+1023, Z22 2046<<52, Z23 abs mask, Z24 2^128 (int64/float64 lanes)
+//   Y25 0x7ff, Y26 1023, Y27 −126, Y28 noExp, Y29 noExpLim (int32 lanes)
+//   K1-K4    lanes of rows 0-3 whose block has no nonzero term
+//   K5       temporary (infinite block results, zero results)
+//
+// GPRs: AX a (row-quad panel), BX b (column panel), SI ea panel, DI eb
+// panel, DX terms left, R8 L, R9 the redo mask, CX, R10-R13 temporaries.
+
+#include "textflag.h"
+
+// EXPC sets the int32 exponent lanes M from the float64 lanes C: the
+// model's nominal exponent max(e, −126), noExp for ±0.
+#define EXPC(C, M) \
+	VPSRLQ    $52, C, Z16 \
+	VPMOVQD   Z16, M \
+	VPANDD    Y25, M, M \
+	VPSUBD    Y26, M, M \
+	VPMAXSD   Y27, M, M \
+	VPTESTNMQ Z23, C, K5 \
+	VMOVDQA32 Y28, K5, M
+
+// EXPT is one term of the e_max pass for one row: M = max(M, ea + eb),
+// eb in Y16.
+#define EXPT(off, M) \
+	VPBROADCASTD off(SI), Y17 \
+	VPADDD       Y16, Y17, Y17 \
+	VPMAXSD      Y17, M, M
+
+// SCALE builds the scale lanes SC = 2^(F−M) from the bits and the first
+// term S = trunc(c·SC); KZ marks the lanes with M < noExpLim.
+#define SCALE(C, SC, S, M, KZ) \
+	VPCMPD     $1, Y29, M, KZ \
+	VPMOVSXDQ  M, SC \
+	VPSUBQ     SC, Z21, SC \
+	VPSLLQ     $52, SC, SC \
+	VMULPD     SC, C, Z17 \
+	VCVTTPD2QQ Z17, S
+
+// PROD is one term of the product pass for one row: S += trunc(a·b·SC),
+// b in Z16.
+#define PROD(off, SC, S) \
+	VBROADCASTSD off(AX), Z17 \
+	VMULPD       Z16, Z17, Z17 \
+	VMULPD       SC, Z17, Z17 \
+	VCVTTPD2QQ   Z17, Z17 \
+	VPADDQ       Z17, S, S
+
+// ZTERM is one term of the zero-block sum of one row: H += a·b, b in Z16.
+#define ZTERM(off, H) \
+	VBROADCASTSD off(R11), Z17 \
+	VMULPD       Z16, Z17, Z17 \
+	VADDPD       Z17, H, H
+
+// XVAL sets Z16 = S·2^(M−F) (exact), the block result before rounding.
+#define XVAL(SC, S) \
+	VCVTQQ2PD S, Z16 \
+	VPSUBQ    SC, Z22, Z17 \
+	VMULPD    Z17, Z16, Z16
+
+// FINISH blends the zero-block results H into C (lanes KZ), adds the
+// lanes with an infinite result (K5, outside KZ) to the redo mask at bit
+// offset sh, and sets the exponents M of the new C.
+#define FINISH(C, M, KZ, H, sh) \
+	VMOVAPD H, KZ, C \
+	KANDNW  K5, KZ, K5 \
+	KMOVW   K5, R10 \
+	SHLQ    $sh, R10 \
+	ORQ     R10, R9 \
+	EXPC(C, M)
+
+// EPIRZ ends the block of one row, RZ rounding: C = RZ32(X); |X| ≥ 2^128
+// is an infinite result in the model (the hardware RZ gives MaxFloat32).
+#define EPIRZ(C, SC, S, M, KZ, H, sh) \
+	XVAL(SC, S) \
+	VCVTPD2PS.RZ_SAE Z16, Y18 \
+	VANDPD           Z23, Z16, Z17 \
+	VCMPPD           $0x1d, Z24, Z17, K5 \
+	VCVTPS2PD        Y18, C \
+	FINISH(C, M, KZ, H, sh)
+
+// EPIRN ends the block of one row, RNE rounding: C = RNE32(X), infinite
+// when |C| ≥ 2^128.
+#define EPIRN(C, SC, S, M, KZ, H, sh) \
+	XVAL(SC, S) \
+	VCVTPD2PS.RN_SAE Z16, Y18 \
+	VCVTPS2PD        Y18, C \
+	VANDPD           Z23, C, Z17 \
+	VCMPPD           $0x1d, Z24, Z17, K5 \
+	FINISH(C, M, KZ, H, sh)
+
+// func truncTile4x8(ap *float64, eap *int32, bp *float64, ebp *int32, c *float64, res *uint32, n, k, L, F int, rz bool) (bad uint32)
+TEXT ·truncTile4x8(SB), NOSPLIT, $0-92
+	// Constants.
+	MOVQ         F+72(FP), R10
+	ADDQ         $1023, R10
+	VPBROADCASTQ R10, Z21
+	MOVQ         $(2046<<52), R10
+	VPBROADCASTQ R10, Z22
+	MOVQ         $0x7fffffffffffffff, R10
+	VPBROADCASTQ R10, Z23
+	MOVQ         $0x47f0000000000000, R10 // 2^128
+	VPBROADCASTQ R10, Z24
+	MOVL         $0x7ff, R10
+	VPBROADCASTD R10, Y25
+	MOVL         $1023, R10
+	VPBROADCASTD R10, Y26
+	MOVL         $-126, R10
+	VPBROADCASTD R10, Y27
+	MOVL         $-1048576, R10 // noExp = −1<<20
+	VPBROADCASTD R10, Y28
+	MOVL         $-524288, R10 // noExpLim = −1<<19
+	VPBROADCASTD R10, Y29
+
+	// c rows (stride n).
+	MOVQ    c+32(FP), R10
+	MOVQ    n+48(FP), R11
+	SHLQ    $3, R11
+	VMOVUPD (R10), Z0
+	VMOVUPD (R10)(R11*1), Z1
+	VMOVUPD (R10)(R11*2), Z2
+	LEAQ    (R10)(R11*2), R10
+	VMOVUPD (R10)(R11*1), Z3
+	EXPC(Z0, Y12)
+	EXPC(Z1, Y13)
+	EXPC(Z2, Y14)
+	EXPC(Z3, Y15)
+
+	MOVQ ap+0(FP), AX
+	MOVQ eap+8(FP), SI
+	MOVQ bp+16(FP), BX
+	MOVQ ebp+24(FP), DI
+	MOVQ k+56(FP), DX
+	MOVQ L+64(FP), R8
+	XORQ R9, R9
+	TESTQ DX, DX
+	JZ   store
+
+block:
+	// CX = R12 = terms of this block.
+	MOVQ   R8, CX
+	CMPQ   DX, CX
+	CMOVQLT DX, CX
+	SUBQ   CX, DX
+	MOVQ   CX, R12
+
+	// e_max pass (Y12-Y15 enter as the exponents of c).
+expl:
+	VMOVDQU32 (DI), Y16
+	EXPT(0, Y12)
+	EXPT(4, Y13)
+	EXPT(8, Y14)
+	EXPT(12, Y15)
+	ADDQ $16, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  expl
+
+	SCALE(Z0, Z4, Z8, Y12, K1)
+	SCALE(Z1, Z5, Z9, Y13, K2)
+	SCALE(Z2, Z6, Z10, Y14, K3)
+	SCALE(Z3, Z7, Z11, Y15, K4)
+
+	// Blocks without nonzero terms in some lanes: the IEEE sums
+	// c + (−0 + Σ a·b) of every row (truncZero), blended in by FINISH.
+	KORW     K1, K2, K6
+	KORW     K3, K4, K7
+	KORTESTW K6, K7
+	JZ       prod
+	MOVQ         $0x8000000000000000, R10
+	VPBROADCASTQ R10, Z19
+	VMOVAPD      Z19, Z20
+	VMOVAPD      Z19, Z30
+	VMOVAPD      Z19, Z31
+	MOVQ         AX, R11
+	MOVQ         BX, R13
+	MOVQ         R12, CX
+zl:
+	VMOVUPD (R13), Z16
+	ZTERM(0, Z19)
+	ZTERM(8, Z20)
+	ZTERM(16, Z30)
+	ZTERM(24, Z31)
+	ADDQ    $32, R11
+	ADDQ    $64, R13
+	DECQ    CX
+	JNZ     zl
+	VADDPD  Z19, Z0, Z19
+	VADDPD  Z20, Z1, Z20
+	VADDPD  Z30, Z2, Z30
+	VADDPD  Z31, Z3, Z31
+
+prod:
+	// Product pass.
+	MOVQ R12, CX
+prodl:
+	VMOVUPD (BX), Z16
+	PROD(0, Z4, Z8)
+	PROD(8, Z5, Z9)
+	PROD(16, Z6, Z10)
+	PROD(24, Z7, Z11)
+	ADDQ    $32, AX
+	ADDQ    $64, BX
+	DECQ    CX
+	JNZ     prodl
+
+	CMPB rz+80(FP), $0
+	JEQ  rne
+	EPIRZ(Z0, Z4, Z8, Y12, K1, Z19, 0)
+	EPIRZ(Z1, Z5, Z9, Y13, K2, Z20, 8)
+	EPIRZ(Z2, Z6, Z10, Y14, K3, Z30, 16)
+	EPIRZ(Z3, Z7, Z11, Y15, K4, Z31, 24)
+	JMP  next
+rne:
+	EPIRN(Z0, Z4, Z8, Y12, K1, Z19, 0)
+	EPIRN(Z1, Z5, Z9, Y13, K2, Z20, 8)
+	EPIRN(Z2, Z6, Z10, Y14, K3, Z30, 16)
+	EPIRN(Z3, Z7, Z11, Y15, K4, Z31, 24)
+next:
+	TESTQ DX, DX
+	JNZ   block
+
+store:
+	// The accumulators are FP32 values: the conversion is exact.
+	MOVQ      res+40(FP), R10
+	MOVQ      n+48(FP), R11
+	SHLQ      $2, R11
+	VCVTPD2PS Z0, Y16
+	VMOVUPS   Y16, (R10)
+	VCVTPD2PS Z1, Y16
+	VMOVUPS   Y16, (R10)(R11*1)
+	VCVTPD2PS Z2, Y16
+	VMOVUPS   Y16, (R10)(R11*2)
+	LEAQ      (R10)(R11*2), R10
+	VCVTPD2PS Z3, Y16
+	VMOVUPS   Y16, (R10)(R11*1)
+	MOVL      R9, bad+88(FP)
+	VZEROUPPER
+	RET
