@@ -71,6 +71,38 @@ func BenchmarkMMADF16Sizes(b *testing.B) {
 	}
 }
 
+// BenchmarkMMADF16ZeroRows is BenchmarkMMADF16Sizes (256³, one goroutine)
+// with the lower half of A's rows zero, as in a tile padded with zeros by
+// the simulator: the blocks of those rows have no nonzero term and take
+// the signed-zero rule. MMAC counts the whole 256³.
+func BenchmarkMMADF16ZeroRows(b *testing.B) {
+	SetMaxWorkers(1)
+	defer SetMaxWorkers(0)
+	const s = 256
+	for _, model := range []string{"v100", "a100", "h100"} {
+		b.Run(model, func(b *testing.B) {
+			m, err := Preset(model)
+			if err != nil {
+				b.Fatal(err)
+			}
+			a, bb, c := benchTiles(s)
+			for i := s / 2; i < s; i++ {
+				for t := 0; t < s; t++ {
+					a[FractalIndex(i, t, s, 16)] = 0
+				}
+			}
+			b.ResetTimer()
+			cpu0 := cpuSeconds()
+			for i := 0; i < b.N; i++ {
+				if err := m.MMADF16(s, s, s, a, Fractal, bb, Fractal, c, Fractal, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportMACs(b, s, cpu0)
+		})
+	}
+}
+
 // BenchmarkMMADF16Parallel is BenchmarkMMADF16Sizes with a call's rows split
 // among all CPUs (the default in a simulation): MAC/s wall, to compare with
 // gonum's (which uses every CPU too).

@@ -199,6 +199,24 @@ zl:
 	VADDPD  Z20, Z1, Z20
 	VADDPD  Z30, Z2, Z30
 	VADDPD  Z31, Z3, Z31
+	// No lane has a nonzero term (zero rows of A, as in padded tiles):
+	// the sums are the results; skip the product pass.
+	KANDB     K1, K2, K6
+	KANDB     K3, K4, K7
+	KANDB     K6, K7, K6
+	KORTESTB  K6, K6
+	JCC       prod
+	VMOVAPD   Z19, Z0
+	VMOVAPD   Z20, Z1
+	VMOVAPD   Z30, Z2
+	VMOVAPD   Z31, Z3
+	VMOVDQA32 Y28, Y12
+	VMOVDQA32 Y28, Y13
+	VMOVDQA32 Y28, Y14
+	VMOVDQA32 Y28, Y15
+	MOVQ      R11, AX
+	MOVQ      R13, BX
+	JMP       next
 
 prod:
 	// Product pass.

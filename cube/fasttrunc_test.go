@@ -258,11 +258,12 @@ func truncTileInputs(rng *rand.Rand, f fp.Format, kind string, mm, k, n, L int) 
 	switch kind {
 	case "zero-lines":
 		// Zero rows of A, zero columns of B, zero blocks of a row of A
-		// and of a column of B (±0 mixed, or all −0), c = ±0 on some.
+		// and of a column of B (±0 mixed, or all −0), c = ±0 on some;
+		// rows 4-7 (a whole 4×8 tile) zero in every other block, c = ±0.
 		for i := 0; i < mm; i++ {
 			for t := 0; t < k; t++ {
 				switch {
-				case i%5 == 1, i%7 == 3 && t/L%2 == 1:
+				case i%5 == 1, i%7 == 3 && t/L%2 == 1, i/4 == 1 && t/L%2 == 0:
 					a[i*k+t] = pz()
 				case i%5 == 4 && t/L%2 == 0:
 					a[i*k+t] = pat(math.Copysign(0, -1))
@@ -280,7 +281,7 @@ func truncTileInputs(rng *rand.Rand, f fp.Format, kind string, mm, k, n, L int) 
 			}
 		}
 		for e := range c {
-			if rng.IntN(2) == 0 {
+			if rng.IntN(2) == 0 || e/n/4 == 1 {
 				c[e] = float32(math.Copysign(0, float64(1-2*rng.IntN(2))))
 			}
 		}
