@@ -56,6 +56,8 @@ type Chip struct {
 
 	host *Host // attached host program (nil: none)
 
+	flagObs Observer // opts.Observer unless it ignores flags (FlagFilter)
+
 	participants int // cores running the program (for sync_all)
 	syncArrived  int
 	syncGen      int
@@ -78,6 +80,9 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	c.gmBW = mem.NewChannel(c.eng, float64(m.GM.Bandwidth))
 	if opts.Observer != nil {
 		obs := opts.Observer
+		if ff, ok := obs.(FlagFilter); !ok || !ff.IgnoresFlags() {
+			c.flagObs = obs
+		}
 		c.gmBW.Observe(func(now sim.Time, bps float64) { obs.Bandwidth(now, bps) })
 	}
 	if l2 := mem.NewL2(int64(m.L2.Capacity), m.L2.LineBytes, m.L2.Ways); l2 != nil {

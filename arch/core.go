@@ -403,7 +403,7 @@ func (c *Core) runPipe(p *pipe, now sim.Time) bool {
 }
 
 func (c *Core) observeFlag(in *isa.Instr, set bool, now sim.Time) {
-	if obs := c.chip.opts.Observer; obs != nil {
+	if obs := c.chip.flagObs; obs != nil {
 		obs.Flag(c.id, in.SrcPipe, in.DstPipe, in.FlagID, set, now)
 	}
 }

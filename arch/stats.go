@@ -46,6 +46,13 @@ type Observer interface {
 	Bandwidth(t sim.Time, bytesPerSecond float64)
 }
 
+// FlagFilter is an optional interface of an Observer: an observer whose
+// IgnoresFlags returns true when the chip is built gets no Flag calls (a
+// third of all observer calls in a typical run).
+type FlagFilter interface {
+	IgnoresFlags() bool
+}
+
 // PipeStats is one pipe's time split by cause, in picoseconds, and its
 // executed instruction count.
 type PipeStats struct {

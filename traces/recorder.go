@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -17,7 +18,12 @@ import (
 // reader asked for fresh data) are handed to a consumer goroutine, which
 // builds the Timeline under the lock: slices, packed instructions, flag
 // matching, counters. With two cores the engine runs on one and the
-// consumer and the visualizer on the other.
+// consumer and the visualizer on the other. The engine never wakes the
+// consumer: it appends to the queue, and the consumer polls it (every
+// pollMin, backing off to pollMax while there is nothing to do). Waking a
+// parked goroutine costs the waker a futex call and an inter-processor
+// interrupt; per hand-off that was about a tenth of the run's time in a live
+// view, more than the hand-off itself.
 //
 // Per recorded event the Timeline holds a 16-byte slice slot (Lane); an instruction
 // adds its packed copy (typically 15–30 bytes; slices of an instruction
@@ -27,12 +33,21 @@ import (
 // 16-byte Sample. Nothing of it contains
 // pointers, so the garbage collector does not scan it.
 
-// batchSize is the number of events per hand-off.
-const batchSize = 8192
+// batchSize is the number of events per hand-off: small enough that a
+// batch (with its instructions ~100 KB) is still in a cache when the
+// consumer reads it and when the engine refills it.
+const batchSize = 1024
 
 // maxQueued bounds the batches waiting for the consumer: the engine waits
-// when the consumer falls this far behind (memory stays bounded).
-const maxQueued = 16
+// when the consumer falls this far behind (memory stays bounded). It covers
+// several polling periods of the fastest engine (~10 batches per ms).
+const maxQueued = 64
+
+// pollMin and pollMax bound the consumer's polling period.
+const (
+	pollMin = time.Millisecond
+	pollMax = 16 * time.Millisecond
+)
 
 type evKind uint8
 
@@ -133,12 +148,15 @@ type Recorder struct {
 	flushReq atomic.Bool
 	_        [64]byte // keeps the consumer's writes off the writer's cache line
 
-	// Hand-off to the consumer goroutine (which runs only while there is work).
+	// Hand-off to the consumer goroutine (which polls the queue from the
+	// first hand-off until a Flush finds it empty).
 	qmu     sync.Mutex
 	qcond   sync.Cond
 	queue   []*batch
 	free    []*batch
 	running bool
+	waiting bool // the engine waits for room in the queue
+	stop    bool // Flush: the consumer exits once the queue is empty
 
 	// The timeline and the consumer's state, under mu.
 	mu        sync.Mutex
@@ -179,13 +197,17 @@ func (r *Recorder) SetLimit(bytes int64) {
 
 // SetFlagMarks turns the recording of flag events on or off (on by
 // default): with marks off, set_flag and wait_flag leave nothing in the
-// timeline — no marks on the pipes, no arrows — and cost the engine only a
-// test. The terminal view draws neither (its search then finds no flag
+// timeline — no marks on the pipes, no arrows — and a chip built after the
+// call does not report them at all (IgnoresFlags). The terminal view draws neither (its search then finds no flag
 // instructions); a live view that writes no trace records this way, as
 // flag events are about a third of a run's observer calls. The stalls a
 // wait causes are recorded as usual. Call it before the run, from the
 // goroutine that then feeds the recorder (or before starting it).
 func (r *Recorder) SetFlagMarks(on bool) { r.noFlags = !on }
+
+// IgnoresFlags implements arch.FlagFilter: with flag marks off, a chip
+// built afterwards does not call Flag at all.
+func (r *Recorder) IgnoresFlags() bool { return r.noFlags }
 
 // enforceLimit drops old events while the timeline is over the limit (r.mu
 // held).
@@ -223,9 +245,11 @@ func (r *Recorder) Flush() {
 		r.cur = nil
 	}
 	r.qmu.Lock()
+	r.stop = true
 	for r.running {
 		r.qcond.Wait()
 	}
+	r.stop = false
 	r.qmu.Unlock()
 }
 
@@ -311,8 +335,8 @@ func (r *Recorder) rotate() *batch {
 	return r.cur
 }
 
-// handoff queues b for the consumer, starting it when idle; it waits while
-// the consumer is maxQueued batches behind.
+// handoff queues b for the consumer, starting it when it is not running;
+// it waits while the consumer is maxQueued batches behind.
 func (r *Recorder) handoff(b *batch) {
 	if r.sink != nil {
 		r.sink(b)
@@ -320,6 +344,7 @@ func (r *Recorder) handoff(b *batch) {
 	}
 	r.qmu.Lock()
 	for len(r.queue) >= maxQueued {
+		r.waiting = true
 		r.qcond.Wait()
 	}
 	r.queue = append(r.queue, b)
@@ -399,33 +424,45 @@ func (r *Recorder) Bandwidth(t sim.Time, bps float64) {
 
 // ---- consumer side ----
 
-// consume applies queued batches until the queue is empty.
+// consume polls the queue and applies the batches it finds, until a Flush
+// finds the queue empty.
 func (r *Recorder) consume() {
+	var mine []*batch
+	wait := pollMin
 	for {
 		r.qmu.Lock()
 		if len(r.queue) == 0 {
-			r.running = false
-			r.qcond.Broadcast()
+			if r.stop {
+				r.running = false
+				r.qcond.Broadcast()
+				r.qmu.Unlock()
+				return
+			}
 			r.qmu.Unlock()
-			return
+			time.Sleep(wait)
+			wait = min(2*wait, pollMax)
+			continue
 		}
-		b := r.queue[0]
-		r.queue[0] = nil
-		r.queue = r.queue[1:]
-		r.qcond.Broadcast()
-		r.qmu.Unlock()
-
-		r.mu.Lock()
-		r.apply(b)
-		r.enforceLimit()
-		r.mu.Unlock()
-
-		b.ev, b.ins, b.regions = b.ev[:0], b.ins[:0], b.regions[:0]
-		r.qmu.Lock()
-		if len(r.free) < 4 {
-			r.free = append(r.free, b)
+		wait = pollMin
+		mine, r.queue = r.queue, mine[:0]
+		if r.waiting {
+			r.waiting = false
+			r.qcond.Broadcast()
 		}
 		r.qmu.Unlock()
+		for i, b := range mine {
+			mine[i] = nil
+			r.mu.Lock()
+			r.apply(b)
+			r.enforceLimit()
+			r.mu.Unlock()
+			b.ev, b.ins, b.regions = b.ev[:0], b.ins[:0], b.regions[:0]
+			r.qmu.Lock()
+			if len(r.free) < maxQueued {
+				r.free = append(r.free, b)
+			}
+			r.qmu.Unlock()
+		}
 	}
 }
 
