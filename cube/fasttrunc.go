@@ -187,7 +187,7 @@ func (f *fastCall) prepTile4x8() {
 			v, e := sc.a64[(4*g+r)*k:][:k], sc.ea[(4*g+r)*k:][:k]
 			ov, oe := sc.a4[g*k*4:][:k*4], sc.ea4[g*k*4:][:k*4]
 			for t := range v {
-				ov[4*t+r], oe[4*t+r] = v[t], e[t]
+				ov[4*t+r], oe[4*t+r] = v[t], e[t]+127
 			}
 		}
 	}

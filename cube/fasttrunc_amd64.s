@@ -6,11 +6,11 @@
 //   Z0-Z3    c of rows 0-3 (FP32 values held as float64)
 //   Z4-Z7    scale 2^(F−e_max) of rows 0-3 (bits built as integers)
 //   Z8-Z11   int64 sums S of rows 0-3
-//   Y12-Y15  int32 exponents: e_c, then e_max of the block, rows 0-3
+//   Y12-Y15  int32 exponents +127: e_c, then e_max of the block, rows 0-3
 //   Z16-Z18  temporaries
 //   Z19 Z20 Z30 Z31  zero-block results c + Σ(−0 + a·b) of rows 0-3
-//   Z21 F+1023, Z22 2046<<52, Z23 abs mask, Z24 2^128 (int64/float64 lanes)
-//   Y25 0x7ff, Y26 1023, Y27 −126, Y28 noExp, Y29 noExpLim (int32 lanes)
+//   Z21 F+1023+127, Z22 2046<<52, Z23 abs mask, Z24 2^128 (int64/float64 lanes)
+//   Y25 0xff, Y26 0x7fffffff, Y27 1, Y28 noExp, Y29 noExpLim (int32 lanes)
 //   K1-K4    lanes of rows 0-3 whose block has no nonzero term
 //   K5       temporary (infinite block results, zero results)
 //
@@ -19,15 +19,14 @@
 
 #include "textflag.h"
 
-// EXPC sets the int32 exponent lanes M from the float64 lanes C: the
-// model's nominal exponent max(e, −126), noExp for ±0.
-#define EXPC(C, M) \
-	VPSRLQ    $52, C, Z16 \
-	VPMOVQD   Z16, M \
+// EXPC sets the int32 exponent lanes M from the FP32 lanes Y: the
+// model's nominal exponent max(e, −126) biased by +127 (the biased
+// exponent field, 1 for subnormals), noExp for ±0.
+#define EXPC(Y, M) \
+	VPSRLD    $23, Y, M \
 	VPANDD    Y25, M, M \
-	VPSUBD    Y26, M, M \
 	VPMAXSD   Y27, M, M \
-	VPTESTNMQ Z23, C, K5 \
+	VPTESTNMD Y26, Y, K5 \
 	VMOVDQA32 Y28, K5, M
 
 // EXPT is one term of the e_max pass for one row: M = max(M, ea + eb),
@@ -68,16 +67,20 @@
 	VPSUBQ    SC, Z22, Z17 \
 	VMULPD    Z17, Z16, Z16
 
-// FINISH blends the zero-block results H into C (lanes KZ), adds the
-// lanes with an infinite result (K5, outside KZ) to the redo mask at bit
-// offset sh, and sets the exponents M of the new C.
+// FINISH blends the zero-block results H (±0) into C (lanes KZ), adds
+// the lanes with an infinite result (K5, outside KZ) to the redo mask at
+// bit offset sh, and sets the exponents M of the new C from its FP32
+// value in Y18, noExp in the lanes KZ (there, Y18 is the rounding of the
+// unused sum, +0 with the exponent encodings of prepTile4x8 — the blend
+// keeps M right whatever that lane computed).
 #define FINISH(C, M, KZ, H, sh) \
-	VMOVAPD H, KZ, C \
-	KANDNW  K5, KZ, K5 \
-	KMOVW   K5, R10 \
-	SHLQ    $sh, R10 \
-	ORQ     R10, R9 \
-	EXPC(C, M)
+	VMOVAPD   H, KZ, C \
+	KANDNW    K5, KZ, K5 \
+	KMOVW     K5, R10 \
+	SHLQ      $sh, R10 \
+	ORQ       R10, R9 \
+	EXPC(Y18, M) \
+	VMOVDQA32 Y28, KZ, M
 
 // EPIRZ ends the block of one row, RZ rounding: C = RZ32(X); |X| ≥ 2^128
 // is an infinite result in the model (the hardware RZ gives MaxFloat32).
@@ -103,7 +106,7 @@
 TEXT ·truncTile4x8(SB), NOSPLIT, $0-92
 	// Constants.
 	MOVQ         F+72(FP), R10
-	ADDQ         $1023, R10
+	ADDQ         $(1023+127), R10
 	VPBROADCASTQ R10, Z21
 	MOVQ         $(2046<<52), R10
 	VPBROADCASTQ R10, Z22
@@ -111,11 +114,11 @@ TEXT ·truncTile4x8(SB), NOSPLIT, $0-92
 	VPBROADCASTQ R10, Z23
 	MOVQ         $0x47f0000000000000, R10 // 2^128
 	VPBROADCASTQ R10, Z24
-	MOVL         $0x7ff, R10
+	MOVL         $0xff, R10
 	VPBROADCASTD R10, Y25
-	MOVL         $1023, R10
+	MOVL         $0x7fffffff, R10
 	VPBROADCASTD R10, Y26
-	MOVL         $-126, R10
+	MOVL         $1, R10
 	VPBROADCASTD R10, Y27
 	MOVL         $-1048576, R10 // noExp = −1<<20
 	VPBROADCASTD R10, Y28
@@ -131,10 +134,14 @@ TEXT ·truncTile4x8(SB), NOSPLIT, $0-92
 	VMOVUPD (R10)(R11*2), Z2
 	LEAQ    (R10)(R11*2), R10
 	VMOVUPD (R10)(R11*1), Z3
-	EXPC(Z0, Y12)
-	EXPC(Z1, Y13)
-	EXPC(Z2, Y14)
-	EXPC(Z3, Y15)
+	VCVTPD2PS Z0, Y16
+	EXPC(Y16, Y12)
+	VCVTPD2PS Z1, Y16
+	EXPC(Y16, Y13)
+	VCVTPD2PS Z2, Y16
+	EXPC(Y16, Y14)
+	VCVTPD2PS Z3, Y16
+	EXPC(Y16, Y15)
 
 	MOVQ ap+0(FP), AX
 	MOVQ eap+8(FP), SI
