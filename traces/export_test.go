@@ -54,7 +54,7 @@ func (b *Batches) Apply(w Window) *Timeline {
 func Discard(w Window, feed func(arch.Observer)) {
 	r := NewRecorder(w)
 	r.sink = func(b *batch) {
-		b.ev, b.ins, b.regions = b.ev[:0], b.ins[:0], b.regions[:0]
+		b.reset()
 		r.free = append(r.free, b)
 	}
 	feed(r)

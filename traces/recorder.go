@@ -75,15 +75,22 @@ type obsEvent struct {
 // x returns the value of a point event.
 func (e *obsEvent) x() int64 { return int64(e.t1) }
 
+// batch is one hand-off: fixed arrays and counts, so that recording an
+// event is a few stores.
 type batch struct {
-	ev      []obsEvent
-	ins     []cinstr // the instructions of the evBusy events, in order
+	n, ni   int      // events in ev, instructions in ins
 	regions []string // region names interned by the engine in this batch, in index order
+	ev      [batchSize]obsEvent
+	ins     [batchSize]cinstr // the instructions of the evBusy events, in order
 }
 
-func newBatch() *batch {
-	return &batch{ev: make([]obsEvent, 0, batchSize), ins: make([]cinstr, 0, batchSize)}
-}
+func newBatch() *batch { return new(batch) }
+
+// events returns the recorded events.
+func (b *batch) events() []obsEvent { return b.ev[:b.n] }
+
+// reset empties b for reuse.
+func (b *batch) reset() { b.n, b.ni, b.regions = 0, 0, b.regions[:0] }
 
 type flagKey struct {
 	core     int32
@@ -240,7 +247,7 @@ func (r *Recorder) SetInfo(machine, program string, capacity [isa.NumBuffers]int
 // Flush hands the events observed so far to the timeline and waits until
 // they are in it. Call it from the goroutine that feeds the recorder.
 func (r *Recorder) Flush() {
-	if r.cur != nil && len(r.cur.ev) > 0 {
+	if r.cur != nil && r.cur.n > 0 {
 		r.handoff(r.cur)
 		r.cur = nil
 	}
@@ -304,12 +311,12 @@ func (r *Recorder) clip(from, to sim.Time) (sim.Time, sim.Time, bool) {
 // add returns the next event slot of the current batch.
 func (r *Recorder) add() *obsEvent {
 	b := r.cur
-	if b == nil || len(b.ev) == cap(b.ev) || r.flushReq.Load() {
+	if b == nil || b.n >= batchSize || r.flushReq.Load() {
 		b = r.rotate()
 	}
-	n := len(b.ev)
-	b.ev = b.ev[:n+1]
-	return &b.ev[n]
+	e := &b.ev[b.n&(batchSize-1)]
+	b.n++
+	return e
 }
 
 // rotate hands the current batch over (if not empty) and starts another.
@@ -317,7 +324,7 @@ func (r *Recorder) rotate() *batch {
 	if r.flushReq.Load() {
 		r.flushReq.Store(false)
 	}
-	if r.cur != nil && len(r.cur.ev) > 0 {
+	if r.cur != nil && r.cur.n > 0 {
 		r.handoff(r.cur)
 		r.cur = nil
 	}
@@ -379,14 +386,20 @@ func (r *Recorder) Interval(core int, pipe isa.Pipe, cause arch.Cause, from, to 
 	if !ok {
 		return
 	}
-	e := r.add()
-	*e = obsEvent{t0: from, t1: to, core: int32(core), kind: evStall, p0: uint8(pipe), cause: cause}
+	// add, inlined by hand; fields stored one by one (a composite
+	// literal is built on the stack and copied).
+	b := r.cur
+	if b == nil || b.n >= batchSize || r.flushReq.Load() {
+		b = r.rotate()
+	}
+	e := &b.ev[b.n&(batchSize-1)]
+	b.n++
+	e.t0, e.t1, e.core, e.p0, e.p1, e.cause = from, to, int32(core), uint8(pipe), 0, cause
+	e.kind = evStall
 	if cause == arch.Busy && in != nil {
 		e.kind = evBusy
-		b := r.cur
-		n := len(b.ins)
-		b.ins = b.ins[:n+1]
-		b.ins[n].pack(in, r)
+		b.ins[b.ni&(batchSize-1)].pack(in, r)
+		b.ni++
 	}
 }
 
@@ -456,7 +469,7 @@ func (r *Recorder) consume() {
 			r.apply(b)
 			r.enforceLimit()
 			r.mu.Unlock()
-			b.ev, b.ins, b.regions = b.ev[:0], b.ins[:0], b.regions[:0]
+			b.reset()
 			r.qmu.Lock()
 			if len(r.free) < maxQueued {
 				r.free = append(r.free, b)
@@ -469,8 +482,8 @@ func (r *Recorder) consume() {
 // apply adds the events of b to the timeline (r.mu held).
 func (r *Recorder) apply(b *batch) {
 	r.tl.regions = append(r.tl.regions, b.regions...)
-	ins := b.ins
-	for i := range b.ev {
+	ins := b.ins[:b.ni]
+	for i := range b.events() {
 		e := &b.ev[i]
 		switch e.kind {
 		case evBusy:
