@@ -37,6 +37,39 @@ import (
 // exactly then. Otherwise an all-cancelling sum is S = 0 → +0, as in the
 // model. An element whose accumulator overflows to ±Inf is recomputed with the
 // reference path (the model stops at the first infinite block result).
+//
+// What runs where. runTrunc walks C in tiles (runTiles): tiles whose rows
+// and columns hold no Inf/NaN (and no Inf/NaN c) take a tile routine, the
+// others and the edge rows/columns take elemTrunc (one element, the
+// arithmetic above in scalar Go). On amd64 with AVX-512 F, DQ and VL
+// (useAVX512, from golang.org/x/sys/cpu, which also checks that the OS
+// saves the ZMM and mask registers) the tile is 4×8, in assembly
+// (truncTile4x8, fasttrunc_amd64.s): the eight columns are the eight lanes
+// of a vector, four rows at once, over A and B panels laid out term-major
+// (prepTile4x8). It performs the scalar arithmetic lane for lane, so its
+// results are the same bits: e_max as int32 lanes (VPADDD, VPMAXSD, c's
+// exponent included; exponents carry a +127 bias so that c's comes straight
+// from the FP32 exponent field, max(field, 1) for subnormals), the scale
+// 2^(F−e_max) from its bits, the exact products a·b·scale (two VMULPD),
+// the truncation toward zero (VCVTTPD2QQ truncates like Go's float→int64
+// conversion; every operand is below 2^(F+2) in magnitude), exact int64
+// sums (VPADDQ), the exact S·2^u (VCVTQQ2PD is exact below 2^53, the
+// multiplication by a power of two exact in float64's normal range) and
+// one rounding to FP32 with the mode embedded in the instruction
+// (VCVTPD2PS {rz-sae} or {rn-sae}, independent of MXCSR): the IEEE
+// rounding of the exact value, which float32(x) and roundRZ32 compute too,
+// subnormals included. Two cases differ from the hardware and are taken
+// out by masks: RZ overflow (the instruction gives ±MaxFloat32 for
+// |x| ≥ 2^128, the model ±Inf) — lanes with |x| ≥ 2^128 under RZ or an
+// infinite result under RNE are returned in a redo mask and recomputed by
+// the reference path, as the scalar code does; and blocks without a
+// nonzero term (e_max < noExpLim), whose lanes take the IEEE sum
+// c + (−0 + Σ a·b) of truncZero by a masked blend (when all 32 lanes of
+// the tile have such a block, e.g. zero rows padding a tile, the product
+// pass is skipped). Elsewhere (other CPUs and architectures, or
+// useAVX512 switched off by the tests, which run both) the tile is 2×2 in
+// Go (trunc2x2, fasttruncblk.go), the same arithmetic with the products of
+// a block for four outputs interleaved.
 
 // noExp is the exponent of a zero input: far below any sum of two real
 // exponents, so the largest product exponent of a block ignores zeros; a
