@@ -171,6 +171,7 @@ type fastScratch struct {
 	ea2, eb2     []int32   // the same for ea, eb
 	a4, b8       []float64 // truncated block, AVX-512: A by row quads, B by column octets (prepTile4x8)
 	ea4, eb8     []int32   // the same for ea, eb
+	sa4, sb8     []int32   // exact block, AVX-512: sa by row quads, sb by column octets (prepExact4x8)
 	outC         []float64 // fastCall.outC, cspec, cbits and the results
 	cspec        []bool
 	cbits, res   []uint32
@@ -269,7 +270,9 @@ func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T
 		f.runSeqRZ(res)
 	case fastExactBlock:
 		f.prepBlocks()
-		f.runExact(res)
+		if !f.runExactAVX(res) {
+			f.runExact(res)
+		}
 	case fastTruncBlock:
 		f.runTrunc(res)
 	}

@@ -197,7 +197,7 @@ func truncZero(c float64, x, y []float64) float64 {
 func (f *fastCall) runTrunc(res []uint32) {
 	if useAVX512 && f.k > 0 && f.mm >= 4 && f.n >= 8 {
 		f.prepTrunc(false)
-		f.prepTile4x8()
+		f.prepTile4x8(true)
 		f.runTiles(4, 8, res, f.plainTiles(), (*fastCall).truncAVX, (*fastCall).elemTrunc)
 		return
 	}
@@ -205,31 +205,49 @@ func (f *fastCall) runTrunc(res []uint32) {
 	f.runTiles(2, 2, res, f.plainTiles(), (*fastCall).trunc2x2, (*fastCall).elemTrunc)
 }
 
-// prepTile4x8 fills the panels of the AVX-512 tiles: a4, ea4 hold A and
-// its exponents by quads of rows, term-major (a4[(g·k + t)·4 + r] is
-// A[4g+r, t]); b8, eb8 hold B by octets of columns, term-major
-// (b8[(p·k + t)·8 + l] is B[t, 8p+l]). Edge rows and columns (beyond the
-// last full quad or octet) are not copied: the element path computes them.
-func (f *fastCall) prepTile4x8() {
+// prepTile4x8 fills the panels of the AVX-512 tiles: a4 (and ea4 if exps
+// is set) hold A (its exponents, +127) by quads of rows, term-major
+// (a4[(g·k + t)·4 + r] is A[4g+r, t]); b8 (eb8) hold B (its exponents) by
+// octets of columns, term-major (b8[(p·k + t)·8 + l] is B[t, 8p+l]). Edge
+// rows and columns (beyond the last full quad or octet) are not copied:
+// the element path computes them.
+func (f *fastCall) prepTile4x8(exps bool) {
 	sc, k := f.sc, f.k
 	nq, no := f.mm/4, f.n/8
-	sc.a4, sc.ea4 = grow(sc.a4, nq*k*4), grow(sc.ea4, nq*k*4)
-	sc.b8, sc.eb8 = grow(sc.b8, no*k*8), grow(sc.eb8, no*k*8)
+	sc.a4, sc.b8 = grow(sc.a4, nq*k*4), grow(sc.b8, no*k*8)
 	for g := 0; g < nq; g++ {
 		for r := 0; r < 4; r++ {
-			v, e := sc.a64[(4*g+r)*k:][:k], sc.ea[(4*g+r)*k:][:k]
-			ov, oe := sc.a4[g*k*4:][:k*4], sc.ea4[g*k*4:][:k*4]
+			v, ov := sc.a64[(4*g+r)*k:][:k], sc.a4[g*k*4:][:k*4]
 			for t := range v {
-				ov[4*t+r], oe[4*t+r] = v[t], e[t]+127
+				ov[4*t+r] = v[t]
 			}
 		}
 	}
 	for p := 0; p < no; p++ {
 		for l := 0; l < 8; l++ {
-			v, e := sc.b64[(8*p+l)*k:][:k], sc.eb[(8*p+l)*k:][:k]
-			ov, oe := sc.b8[p*k*8:][:k*8], sc.eb8[p*k*8:][:k*8]
+			v, ov := sc.b64[(8*p+l)*k:][:k], sc.b8[p*k*8:][:k*8]
 			for t := range v {
-				ov[8*t+l], oe[8*t+l] = v[t], e[t]
+				ov[8*t+l] = v[t]
+			}
+		}
+	}
+	if !exps {
+		return
+	}
+	sc.ea4, sc.eb8 = grow(sc.ea4, nq*k*4), grow(sc.eb8, no*k*8)
+	for g := 0; g < nq; g++ {
+		for r := 0; r < 4; r++ {
+			e, oe := sc.ea[(4*g+r)*k:][:k], sc.ea4[g*k*4:][:k*4]
+			for t := range e {
+				oe[4*t+r] = e[t] + 127
+			}
+		}
+	}
+	for p := 0; p < no; p++ {
+		for l := 0; l < 8; l++ {
+			e, oe := sc.eb[(8*p+l)*k:][:k], sc.eb8[p*k*8:][:k*8]
+			for t := range e {
+				oe[8*t+l] = e[t]
 			}
 		}
 	}

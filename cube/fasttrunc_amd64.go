@@ -17,3 +17,11 @@ var useAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512VL
 //
 //go:noescape
 func truncTile4x8(ap *float64, eap *int32, bp *float64, ebp *int32, c *float64, res *uint32, n, k, L, F int, rz bool) (bad uint32)
+
+// exactTile4x8 computes the 4×8 tile of C at (i, j) of the exact block
+// FMA over all k terms (see exactAVX for the arguments) and returns the
+// redo mask: bit 8r + l set when element (i+r, j+l) had a block failing
+// the exactness test or reached an infinite block result.
+//
+//go:noescape
+func exactTile4x8(ap *float64, sap *int32, bp *float64, sbp *int32, c *float64, res *uint32, n, k, L, lim int, rz bool) (bad uint32)

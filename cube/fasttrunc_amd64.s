@@ -272,3 +272,166 @@ store:
 	MOVL      R9, bad+88(FP)
 	VZEROUPPER
 	RET
+
+// Exact block FMA (F = Exact: mi100, ascend-910a, ascend-910b3), a 4×8
+// tile of C over all blocks of k (see exactTile4x8 in fasttrunc_amd64.go
+// and the proof in fast.go).
+//
+// Registers (lanes = the 8 columns j..j+7):
+//   Z0-Z3    c of rows 0-3 (FP32 values held as float64)
+//   Z4-Z7    block sums P = −0 + Σ a·b of rows 0-3
+//   Z16-Z18  temporaries
+//   Z20 −0, Z21 1 (int64), Z22 abs mask, Z23 2^128, Y24 the spread limit
+//   (int32), Z25 +0
+//   K5       temporary (failed spread test, infinite results, round to odd)
+//
+// GPRs: AX a (row-quad panel), BX b (column panel), SI spreads of A,
+// DI spreads of B, DX terms left, R8 L, R9 the redo mask, CX, R10
+// temporaries.
+
+// SPREAD marks for redo (bit offset sh) the lanes of one row whose block
+// fails the exactness test sa + sb ≤ lim (sb in Y16).
+#define SPREAD(off, sh) \
+	VPBROADCASTD off(SI), Y17 \
+	VPADDD       Y16, Y17, Y17 \
+	VPCMPD       $6, Y24, Y17, K5 \
+	KMOVW        K5, R10 \
+	SHLQ         $sh, R10 \
+	ORQ          R10, R9
+
+// ROSUM sets Z16 to c + P rounded to odd at 53 bits (sumRO): the
+// TwoSum s, e of C and P; where e ≠ 0 and s is even, s moves one unit
+// in the last place toward the exact sum.
+#define ROSUM(C, P) \
+	VADDPD    P, C, Z16 \
+	VSUBPD    C, Z16, Z17 \
+	VSUBPD    Z17, Z16, Z18 \
+	VSUBPD    Z18, C, Z18 \
+	VSUBPD    Z17, P, Z17 \
+	VADDPD    Z17, Z18, Z17 \
+	VCMPPD    $4, Z25, Z17, K5 \
+	VPTESTNMQ Z21, Z16, K5, K5 \
+	VPXORQ    Z17, Z16, Z18 \
+	VPSRAQ    $63, Z18, Z18 \
+	VPORQ     Z21, Z18, Z18 \
+	VPADDQ    Z18, Z16, K5, Z16
+
+// REDO adds the lanes K5 to the redo mask at bit offset sh.
+#define REDO(sh) \
+	KMOVW K5, R10 \
+	SHLQ  $sh, R10 \
+	ORQ   R10, R9
+
+// XRZ ends the block of one row, RZ: C = RZ32(c + P); |c + P| ≥ 2^128
+// is an infinite result in the model: redo.
+#define XRZ(C, P, sh) \
+	ROSUM(C, P) \
+	VCVTPD2PS.RZ_SAE Z16, Y18 \
+	VANDPD           Z22, Z16, Z17 \
+	VCMPPD           $0x1d, Z23, Z17, K5 \
+	VCVTPS2PD        Y18, C \
+	REDO(sh)
+
+// XRN ends the block of one row, RNE: C = RNE32(c + P); infinite: redo.
+#define XRN(C, P, sh) \
+	ROSUM(C, P) \
+	VCVTPD2PS.RN_SAE Z16, Y18 \
+	VCVTPS2PD        Y18, C \
+	VANDPD           Z22, C, Z17 \
+	VCMPPD           $0x1d, Z23, Z17, K5 \
+	REDO(sh)
+
+// func exactTile4x8(ap *float64, sap *int32, bp *float64, sbp *int32, c *float64, res *uint32, n, k, L, lim int, rz bool) (bad uint32)
+TEXT ·exactTile4x8(SB), NOSPLIT, $0-92
+	MOVQ         $0x8000000000000000, R10
+	VPBROADCASTQ R10, Z20
+	MOVQ         $1, R10
+	VPBROADCASTQ R10, Z21
+	MOVQ         $0x7fffffffffffffff, R10
+	VPBROADCASTQ R10, Z22
+	MOVQ         $0x47f0000000000000, R10 // 2^128
+	VPBROADCASTQ R10, Z23
+	MOVQ         lim+72(FP), R10
+	VPBROADCASTD R10, Y24
+	VPXORQ       Z25, Z25, Z25
+
+	MOVQ    c+32(FP), R10
+	MOVQ    n+48(FP), R11
+	SHLQ    $3, R11
+	VMOVUPD (R10), Z0
+	VMOVUPD (R10)(R11*1), Z1
+	VMOVUPD (R10)(R11*2), Z2
+	LEAQ    (R10)(R11*2), R10
+	VMOVUPD (R10)(R11*1), Z3
+
+	MOVQ ap+0(FP), AX
+	MOVQ sap+8(FP), SI
+	MOVQ bp+16(FP), BX
+	MOVQ sbp+24(FP), DI
+	MOVQ k+56(FP), DX
+	MOVQ L+64(FP), R8
+	XORQ R9, R9
+	TESTQ DX, DX
+	JZ   xstore
+
+xblock:
+	MOVQ    R8, CX
+	CMPQ    DX, CX
+	CMOVQLT DX, CX
+	SUBQ    CX, DX
+
+	VMOVDQU32 (DI), Y16
+	SPREAD(0, 0)
+	SPREAD(4, 8)
+	SPREAD(8, 16)
+	SPREAD(12, 24)
+	ADDQ $16, SI
+	ADDQ $32, DI
+
+	VMOVAPD Z20, Z4
+	VMOVAPD Z20, Z5
+	VMOVAPD Z20, Z6
+	VMOVAPD Z20, Z7
+xprod:
+	VMOVUPD          (BX), Z16
+	VFMADD231PD.BCST 0(AX), Z16, Z4
+	VFMADD231PD.BCST 8(AX), Z16, Z5
+	VFMADD231PD.BCST 16(AX), Z16, Z6
+	VFMADD231PD.BCST 24(AX), Z16, Z7
+	ADDQ             $32, AX
+	ADDQ             $64, BX
+	DECQ             CX
+	JNZ              xprod
+
+	CMPB rz+80(FP), $0
+	JEQ  xrne
+	XRZ(Z0, Z4, 0)
+	XRZ(Z1, Z5, 8)
+	XRZ(Z2, Z6, 16)
+	XRZ(Z3, Z7, 24)
+	JMP  xnext
+xrne:
+	XRN(Z0, Z4, 0)
+	XRN(Z1, Z5, 8)
+	XRN(Z2, Z6, 16)
+	XRN(Z3, Z7, 24)
+xnext:
+	TESTQ DX, DX
+	JNZ   xblock
+
+xstore:
+	MOVQ      res+40(FP), R10
+	MOVQ      n+48(FP), R11
+	SHLQ      $2, R11
+	VCVTPD2PS Z0, Y16
+	VMOVUPS   Y16, (R10)
+	VCVTPD2PS Z1, Y16
+	VMOVUPS   Y16, (R10)(R11*1)
+	VCVTPD2PS Z2, Y16
+	VMOVUPS   Y16, (R10)(R11*2)
+	LEAQ      (R10)(R11*2), R10
+	VCVTPD2PS Z3, Y16
+	VMOVUPS   Y16, (R10)(R11*1)
+	MOVL      R9, bad+88(FP)
+	VZEROUPPER
+	RET

@@ -9,3 +9,8 @@ var useAVX512 = false
 func truncTile4x8(ap *float64, eap *int32, bp *float64, ebp *int32, c *float64, res *uint32, n, k, L, F int, rz bool) (bad uint32) {
 	panic("cube: truncTile4x8 without AVX-512")
 }
+
+// exactTile4x8 is never called without useAVX512.
+func exactTile4x8(ap *float64, sap *int32, bp *float64, sbp *int32, c *float64, res *uint32, n, k, L, lim int, rz bool) (bad uint32) {
+	panic("cube: exactTile4x8 without AVX-512")
+}

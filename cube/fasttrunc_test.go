@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -92,6 +93,14 @@ func TestFastTruncMatchesReference(t *testing.T) {
 // checks that the assembly ran.
 func truncImpls(t *testing.T, fn func(t *testing.T)) {
 	t.Helper()
+	tileImpls(t, &truncTileFn, fn)
+}
+
+// tileImpls runs fn with useAVX512 off ("go") and, if the machine has
+// AVX-512, on ("avx512"), and checks that the assembly tile *tile ran
+// in the latter.
+func tileImpls(t *testing.T, tile *func(ap *float64, ep *int32, bp *float64, fp *int32, c *float64, res *uint32, n, k, L, x int, rz bool) uint32, fn func(t *testing.T)) {
+	t.Helper()
 	defer func(old bool) { useAVX512 = old }(useAVX512)
 	have := useAVX512
 	useAVX512 = false
@@ -101,23 +110,17 @@ func truncImpls(t *testing.T, fn func(t *testing.T)) {
 		return
 	}
 	useAVX512 = true
-	n, restore := countTiles()
-	defer restore()
+	var n atomic.Int64
+	old := *tile
+	*tile = func(ap *float64, ep *int32, bp *float64, fp *int32, c *float64, res *uint32, nn, k, L, x int, rz bool) uint32 {
+		n.Add(1)
+		return old(ap, ep, bp, fp, c, res, nn, k, L, x, rz)
+	}
+	defer func() { *tile = old }()
 	t.Run("avx512", fn)
 	if n.Load() == 0 {
 		t.Error("the AVX-512 tiles never ran")
 	}
-}
-
-// countTiles counts the calls of the assembly tile until restore.
-func countTiles() (n *atomic.Int64, restore func()) {
-	n = new(atomic.Int64)
-	old := truncTileFn
-	truncTileFn = func(ap *float64, eap *int32, bp *float64, ebp *int32, c *float64, res *uint32, nn, k, L, F int, rz bool) uint32 {
-		n.Add(1)
-		return old(ap, eap, bp, ebp, c, res, nn, k, L, F, rz)
-	}
-	return n, func() { truncTileFn = old }
 }
 
 // TestFastTruncEveryPattern: every 16-bit pattern of A against B columns
@@ -395,6 +398,57 @@ func TestFastTruncTiles(t *testing.T) {
 		for _, name := range []string{"v100", "t4", "h100"} {
 			m, _ := Preset(name)
 			for _, kind := range []string{"normal", "zero-lines", "near-max", "special"} {
+				for _, sh := range [][3]int{{24, 40, 16}, {13, 33, 27}} {
+					a, b, c := truncTileInputs(rng, fp.FP16, kind, sh[0], sh[1], sh[2], m.Formats[fp.FP16].L)
+					runBoth(t, m, fp.FP16, sh[0], sh[1], sh[2], a, b, c, RowMajor, Fractal, RowMajor, false, kind+" parallel")
+				}
+			}
+		}
+	})
+}
+
+// TestFastExactTiles: the exact block-FMA fast path (mi100, Ascend and
+// custom exact models) with the AVX-512 4×8 tiles where available and the
+// Go 2×2 tiles, against the reference path: every input kind of the fast
+// path tests (wide exponent spreads that fail the exactness test, Inf/NaN,
+// overflow, cancellation) and of TestFastTruncTiles (zero lines and
+// blocks, FP32-subnormal results, sums near 2^128), shapes that are not
+// multiples of the tile or of L, and parallel splits.
+func TestFastExactTiles(t *testing.T) {
+	tileImpls(t, &exactTileFn, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(27, 28))
+		shapes := [][3]int{{4, 1, 8}, {8, 3, 16}, {4, 64, 8}, {12, 37, 24}, {9, 50, 19}}
+		if !testing.Short() {
+			shapes = append(shapes, [3]int{16, 129, 32})
+		}
+		kinds := append(append([]string(nil), genKinds...), truncTileKinds...)
+		for _, m := range fastModels(t)[2:] {
+			for _, f := range []fp.Format{fp.FP16, fp.BF16} {
+				if !hasFormat(m, f) {
+					continue
+				}
+				L := m.Formats[f].L
+				for _, kind := range kinds {
+					for si, sh := range shapes {
+						mm, k, n := sh[0], sh[1], sh[2]
+						var a, b []uint16
+						var c []float32
+						if slices.Contains(genKinds, kind) && !slices.Contains(truncTileKinds, kind) {
+							a, b, c = genPats(rng, f, kind, mm*k), genPats(rng, f, kind, k*n), genC(rng, kind, mm*n)
+						} else {
+							a, b, c = truncTileInputs(rng, f, kind, mm, k, n, L)
+						}
+						runBoth(t, m, f, mm, k, n, a, b, c, RowMajor, Layout(si%2), RowMajor, false, kind)
+					}
+				}
+			}
+		}
+		old := parallelMACs
+		parallelMACs = 1
+		defer func() { parallelMACs = old }()
+		for _, name := range []string{"mi100", "ascend-910a"} {
+			m, _ := Preset(name)
+			for _, kind := range []string{"normal", "zero-lines", "spread", "special"} {
 				for _, sh := range [][3]int{{24, 40, 16}, {13, 33, 27}} {
 					a, b, c := truncTileInputs(rng, fp.FP16, kind, sh[0], sh[1], sh[2], m.Formats[fp.FP16].L)
 					runBoth(t, m, fp.FP16, sh[0], sh[1], sh[2], a, b, c, RowMajor, Fractal, RowMajor, false, kind+" parallel")
