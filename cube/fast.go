@@ -47,12 +47,13 @@ import (
 // subnormals next to large values) go through kernel.blockFMA. Signed
 // zeros: P starts at −0, so it is −0 exactly when every product is −0, and
 // c + P in IEEE RNE gives −0 only for −0 + −0, as zeroSign requires; a
-// nonzero exact sum that cancels gives +0 in both.
+// nonzero exact sum that cancels gives +0 in both. With AVX-512 the 4×8
+// tiles of this path run in assembly (fasttrunc_exact.go).
 //
 // Block FMA with a finite F (the NVIDIA presets v100, t4, a100, ada, h100,
 // b200 with FP16/BF16 inputs): integer e_max, exact scaled products
 // truncated toward zero by the float→int64 conversion, int64 sums, one
-// rounding; see fasttrunc.go.
+// rounding; see fasttrunc.go (with AVX-512: 4×8 tiles in assembly).
 //
 // Inf/NaN inputs (per row of A or column of B) and Inf/NaN c take the
 // reference kernel.dot for that element. Results never depend on GOMAXPROCS:
