@@ -32,9 +32,8 @@
 // EXPT is one term of the e_max pass for one row: M = max(M, ea + eb),
 // eb in Y16.
 #define EXPT(off, M) \
-	VPBROADCASTD off(SI), Y17 \
-	VPADDD       Y16, Y17, Y17 \
-	VPMAXSD      Y17, M, M
+	VPADDD.BCST off(SI), Y16, Y17 \
+	VPMAXSD     Y17, M, M
 
 // SCALE builds the scale lanes SC = 2^(F−M) from the bits and the first
 // term S = trunc(c·SC); KZ marks the lanes with M < noExpLim.
@@ -49,17 +48,15 @@
 // PROD is one term of the product pass for one row: S += trunc(a·b·SC),
 // b in Z16.
 #define PROD(off, SC, S) \
-	VBROADCASTSD off(AX), Z17 \
-	VMULPD       Z16, Z17, Z17 \
-	VMULPD       SC, Z17, Z17 \
-	VCVTTPD2QQ   Z17, Z17 \
-	VPADDQ       Z17, S, S
+	VMULPD.BCST off(AX), Z16, Z17 \
+	VMULPD      SC, Z17, Z17 \
+	VCVTTPD2QQ  Z17, Z17 \
+	VPADDQ      Z17, S, S
 
 // ZTERM is one term of the zero-block sum of one row: H += a·b, b in Z16.
 #define ZTERM(off, H) \
-	VBROADCASTSD off(R11), Z17 \
-	VMULPD       Z16, Z17, Z17 \
-	VADDPD       Z17, H, H
+	VMULPD.BCST off(R11), Z16, Z17 \
+	VADDPD      Z17, H, H
 
 // XVAL sets Z16 = S·2^(M−F) (exact), the block result before rounding.
 #define XVAL(SC, S) \
@@ -292,9 +289,8 @@ store:
 // SPREAD marks for redo (bit offset sh) the lanes of one row whose block
 // fails the exactness test sa + sb ≤ lim (sb in Y16).
 #define SPREAD(off, sh) \
-	VPBROADCASTD off(SI), Y17 \
-	VPADDD       Y16, Y17, Y17 \
-	VPCMPD       $6, Y24, Y17, K5 \
+	VPADDD.BCST off(SI), Y16, Y17 \
+	VPCMPD      $6, Y24, Y17, K5 \
 	KMOVW        K5, R10 \
 	SHLQ         $sh, R10 \
 	ORQ          R10, R9
