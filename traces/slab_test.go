@@ -1,0 +1,38 @@
+package traces
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// newChunk hands out distinct chunks from slabs growing 32, 64, … up to
+// slabMax chunks, and every chunk starts empty.
+func TestNewChunkSlabs(t *testing.T) {
+	var tl Timeline
+	seen := map[*[laneChunk]slot]bool{}
+	const n = 3000
+	for i := range n {
+		c := tl.newChunk()
+		if seen[c] {
+			t.Fatalf("chunk %d handed out twice", i)
+		}
+		seen[c] = true
+		if c[0] != (slot{}) || c[laneChunk-1] != (slot{}) {
+			t.Fatalf("chunk %d is not empty", i)
+		}
+		c[0].off, c[laneChunk-1].off = 1, 1 // overlapping chunks would show up as non-empty ones
+	}
+	// 32+64+128+256+512 = 992 chunks, then slabs of 1024: 3000 needs 2 more.
+	if tl.slabs != 7 {
+		t.Errorf("%d slabs for %d chunks, want 7", tl.slabs, n)
+	}
+}
+
+// adviseHuge only advises whole, aligned 2 MiB pages: none in a buffer
+// smaller than one.
+func TestAdviseHugeAlignment(t *testing.T) {
+	b := make([]byte, 2<<20-1)
+	if adviseHuge(unsafe.Pointer(&b[0]), uintptr(len(b))) {
+		t.Error("adviseHuge advised a buffer smaller than a huge page")
+	}
+}
