@@ -560,8 +560,16 @@ func (t *Timeline) newChunk() *[laneChunk]slot {
 			n = min(slabMin<<t.slabs, slabMax)
 		}
 		t.slabs++
-		t.slab = make([][laneChunk]slot, n)
-		if n == slabMax {
+		if n < slabMax {
+			t.slab = make([][laneChunk]slot, n)
+		} else {
+			// One huge page more than needed, and the chunks from the
+			// first huge-page boundary on: the slab is whole huge pages
+			// (the slack is never touched, so it takes no memory).
+			const per = hugePage / int(unsafe.Sizeof([laneChunk]slot{}))
+			all := make([][laneChunk]slot, n+per)
+			skip := hugeSkip(unsafe.Pointer(&all[0])) / int(unsafe.Sizeof(all[0]))
+			t.slab = all[skip : skip+n : skip+n]
 			adviseHuge(unsafe.Pointer(&t.slab[0]), uintptr(n)*unsafe.Sizeof(t.slab[0]))
 		}
 	}

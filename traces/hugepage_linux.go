@@ -6,10 +6,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// hugePage is the size of a transparent huge page on the platforms Go
-// runs Linux on (x86-64, arm64 with 4 KiB base pages).
-const hugePage = 2 << 20
-
 // adviseHuge asks the kernel to back the 2 MiB-aligned part of the n bytes
 // at p — a fresh pointer-free allocation not yet touched — with
 // transparent huge pages, so that filling it takes one page fault per

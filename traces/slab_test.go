@@ -21,6 +21,10 @@ func TestNewChunkSlabs(t *testing.T) {
 			t.Fatalf("chunk %d is not empty", i)
 		}
 		c[0].off, c[laneChunk-1].off = 1, 1 // overlapping chunks would show up as non-empty ones
+		// The big slabs (from chunk 992 on) start on a huge-page boundary.
+		if (i == 992 || i == 992+slabMax) && hugeSkip(unsafe.Pointer(c)) != 0 {
+			t.Errorf("slab at chunk %d is not huge-page aligned (%p)", i, c)
+		}
 	}
 	// 32+64+128+256+512 = 992 chunks, then slabs of 1024: 3000 needs 2 more.
 	if tl.slabs != 7 {
