@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 )
@@ -31,6 +33,31 @@ reporting time, stalls by cause, buffer occupancy and numerical error.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput(err) })
+	var cpuProfile string
+	var profFile *os.File
+	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if cpuProfile == "" {
+			return nil
+		}
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return badInput(fmt.Errorf("--cpuprofile: %w", err))
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return failure(fmt.Errorf("--cpuprofile: %w", err))
+		}
+		profFile = f
+		return nil
+	}
+	cobra.OnFinalize(func() {
+		if profFile != nil {
+			pprof.StopCPUProfile()
+			profFile.Close()
+			profFile = nil
+		}
+	})
 	root.AddCommand(newVersionCmd())
 	for _, mk := range subcommands {
 		root.AddCommand(mk())

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,5 +161,29 @@ func TestRunOutDir(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("-o did not write %s: %v", f, err)
 		}
+	}
+}
+
+// --cpuprofile writes a CPU profile (gzip-compressed protocol buffer, as
+// pprof reads it); an unwritable path is bad input.
+func TestCPUProfileFlag(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	if _, code, err := runCLI(t, "run", examplePath("hgemm.yaml"), "--numerics", "off", "-q", "--cpuprofile", prof); code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	f, err := os.Open(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("the profile is not gzip data: %v", err)
+	}
+	if data, err := io.ReadAll(zr); err != nil || len(data) == 0 {
+		t.Errorf("the profile holds %d bytes (%v)", len(data), err)
+	}
+	if _, code, _ := runCLI(t, "run", examplePath("hgemm.yaml"), "--cpuprofile", filepath.Join(t.TempDir(), "no", "such", "dir", "cpu.prof")); code != 2 {
+		t.Errorf("unwritable --cpuprofile: exit %d, want 2", code)
 	}
 }
