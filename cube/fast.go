@@ -31,6 +31,10 @@ import (
 // toward zero to FP32 — the reference path's arithmetic without its
 // decoding and math.Ldexp.
 //
+// With AVX-512 both sequential paths run 8×16 tiles of FMAs with embedded
+// rounding (fastseq.go has the argument, which covers BF16 products that
+// are not FP32 values, and the RZ overflow rule).
+//
 // Block FMA with F = Exact (ascend-910a, ascend-910b3 fp16/bf16, mi100): a
 // block's result is round(c + Σ_block a_t·b_t), the exact sum rounded once.
 // Let H_A, L_A be the largest exponent (⌊log2|x|⌋) and the smallest exponent
@@ -178,6 +182,7 @@ type fastScratch struct {
 	cbits, res   []uint32
 	a2           [][2]float32 // sequential RNE: a32 with row pairs interleaved
 	b4           [][4]float32 // sequential RNE: b32 with column quads interleaved
+	a8, b16      []float32    // sequential, AVX-512: A by row octets, B by column sixteens (prepSeq8x16)
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(fastScratch) }}

@@ -188,18 +188,22 @@ func runBoth(t *testing.T, m Model, f fp.Format, mm, k, n int, a, b []uint16, c 
 
 // TestFastMatchesReference: the fast paths against the reference path on
 // every covered model, both input formats, every layout combination, shapes
-// that are not multiples of 16 and inputs built to defeat the fast paths.
+// that are not multiples of 16 and inputs built to defeat the fast paths;
+// with the pure-Go tiles and (if the machine has AVX-512) the assembly
+// tiles.
 func TestFastMatchesReference(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
-	shapes := [][3]int{{1, 1, 1}, {2, 16, 4}, {5, 37, 9}, {17, 33, 18}, {4, 64, 8}, {3, 0, 2}, {0, 5, 3}}
-	if !testing.Short() {
-		shapes = append(shapes, [3]int{34, 80, 35})
-	}
-	for _, m := range fastModels(t) {
-		for _, f := range []fp.Format{fp.FP16, fp.BF16} {
-			diffShapes(t, rng, m, f, shapes, []string{"spread", "subnormal"}, 3)
+	seqImpls(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(11, 12))
+		shapes := [][3]int{{1, 1, 1}, {2, 16, 4}, {5, 37, 9}, {17, 33, 18}, {4, 64, 8}, {3, 0, 2}, {0, 5, 3}}
+		if !testing.Short() {
+			shapes = append(shapes, [3]int{34, 80, 35})
 		}
-	}
+		for _, m := range fastModels(t) {
+			for _, f := range []fp.Format{fp.FP16, fp.BF16} {
+				diffShapes(t, rng, m, f, shapes, []string{"spread", "subnormal"}, 3)
+			}
+		}
+	})
 }
 
 // diffShapes runs runBoth for every input kind and shape: the kinds in mix
@@ -260,10 +264,14 @@ func TestFastMMADGeneral(t *testing.T) {
 
 // TestFastEveryPattern: every 16-bit pattern of A (Inf and NaN included)
 // through every covered model, against B columns and C of several
-// magnitudes.
+// magnitudes, with the pure-Go and (if available) the AVX-512 tiles.
 func TestFastEveryPattern(t *testing.T) {
+	seqImpls(t, testFastEveryPattern)
+}
+
+func testFastEveryPattern(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
-	const k, n = 16, 8
+	const k, n = 16, 16
 	mm := (1 << 16) / k
 	a := make([]uint16, 1<<16)
 	for i := range a {

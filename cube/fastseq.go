@@ -2,11 +2,45 @@ package cube
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/davinci-sim/davinci-sim/fp"
 )
 
 // Sequential FP32 fast paths (see fast.go for why they are exact).
+//
+// With AVX-512 (useAVX512) both run 8×16 tiles in assembly (seqTile8x16,
+// fastseq_amd64.s): the 16 columns j..j+15 are the float32 lanes of a
+// vector, eight rows at once (eight independent chains, enough to cover
+// the FMA latency), and per k in increasing order
+// acc = VFMADD231PS(a[i,k] broadcast, b[k, j..j+15], acc) with the
+// rounding embedded in the instruction ({rn-sae} or {rz-sae}, independent
+// of MXCSR). Why that is the model's step acc = round(acc + a·b):
+//   - FP16 and BF16 values are FP32 values (exact float32 operands).
+//   - The FMA rounds the exact a·b + acc once (IEEE 754 fusedMultiplyAdd),
+//     and the model rounds the exact sum once too (kernel.add2: sumRO then
+//     one rounding; round-to-odd makes that the rounding of the exact
+//     sum). This holds whether or not a·b is an FP32 value, so the tile
+//     needs no BF16 product-exactness test (plainSeq, which the Go
+//     element path still needs for its float32 product): BF16 products
+//     below 2^−149 or beyond 2^128 are rounded once with the sum, as in
+//     the model.
+//   - Zeros: IEEE gives a·b the XOR sign, −0 for −0 + −0 and +0 for an
+//     exact zero sum of other signs under RN and RZ; a nonzero exact sum
+//     that rounds to zero keeps its sign; kernel.add2 has the same rules.
+//   - Subnormals: Go leaves MXCSR's FTZ and DAZ off, so the hardware
+//     follows IEEE gradual underflow, as float32(x) and roundRZ32 do; the
+//     ftz kernels do not take the fast paths (fastKindFor).
+//   - Overflow, RNE: the hardware and float32(x) both give ±Inf, which
+//     finite products leave unchanged (the model stops there).
+//   - Overflow, RZ: the model gives ±Inf once |exact sum| ≥ 2^128
+//     (roundRZ32), the hardware ±MaxFloat32. Elements that may get there
+//     are kept out of the tiles by plainSeqRZ (never for FP16: products
+//     are below 2^32).
+// Inf/NaN inputs or c (per row of A, column of B, element of C) keep the
+// tile on the element path, as do edge rows and columns beyond the last
+// full tile. Elsewhere (no AVX-512, or the tests' switch) fp32-rne uses
+// the Go 2×4 tiles (seqRNE2x4) and fp32-rz the Go four-column loop.
 
 // prepRanges computes, for BF16 inputs, the largest exponent and the
 // smallest lowest-bit exponent per row of A and column of B (the float32
@@ -54,6 +88,9 @@ func (f *fastCall) runSeqRNE(res []uint32) {
 	f.prepRanges()
 	if f.info.frac != 7 {
 		f.sc.rowHL = nil
+	}
+	if f.runSeqAVX(res, false) {
+		return
 	}
 	// Row pairs of A and column quads of B interleaved (element t of the
 	// group at [t][r]): one pointer per operand in the tile loop.
@@ -135,6 +172,16 @@ func (f *fastCall) seqRNE2x4(res []uint32, i, j int) {
 // runSeqRZ computes the RZ chains four columns at a time (independent
 // chains, so their latencies overlap).
 func (f *fastCall) runSeqRZ(res []uint32) {
+	if useAVX512 {
+		f.sc.rowHL, f.sc.colHL = f.sc.rowHL[:0], f.sc.colHL[:0]
+		f.prepRanges()
+		if f.info.frac != 7 {
+			f.sc.rowHL = nil
+		}
+		if f.runSeqAVX(res, true) {
+			return
+		}
+	}
 	k, n := f.k, f.n
 	for i := 0; i < f.mm; i++ {
 		j := 0
@@ -231,3 +278,97 @@ func roundRZ32(x float64) float64 {
 //
 //go:noinline
 func schedBarrier() {}
+
+// seqTileFn is seqTile8x16 (a variable so that tests can count the calls).
+var seqTileFn = seqTile8x16
+
+// runSeqAVX runs a sequential path (rz: fp32-rz, else fp32-rne) with the
+// AVX-512 8×16 tiles and reports whether it did (not without AVX-512 or
+// for calls smaller than a tile). prepRanges must have run.
+func (f *fastCall) runSeqAVX(res []uint32, rz bool) bool {
+	if !useAVX512 || f.k == 0 || f.mm < 8 || f.n < 16 {
+		return false
+	}
+	f.prepSeq8x16()
+	plain, elem := f.plainTiles(), (*fastCall).elemSeqRNE
+	if rz {
+		elem = (*fastCall).elemSeqRZ
+		if f.sc.rowHL != nil { // BF16: sums may reach 2^128
+			plain = (*fastCall).plainSeqRZ
+		}
+	}
+	tile := (*fastCall).seqAVXRNE
+	if rz {
+		tile = (*fastCall).seqAVXRZ
+	}
+	f.runTiles(8, 16, res, plain, tile, elem)
+	return true
+}
+
+// prepSeq8x16 fills the panels of the AVX-512 tiles: a8 holds A by octets
+// of rows, term-major (a8[(g·k + t)·8 + r] is A[8g+r, t]), b16 holds B by
+// sixteens of columns, term-major (b16[(p·k + t)·16 + l] is B[t, 16p+l]),
+// as float32 (exact: FP16 and BF16 values are FP32 values), from a32/b32
+// (RNE) or a64/b64 (RZ). Edge rows and columns are not copied.
+func (f *fastCall) prepSeq8x16() {
+	sc, k := f.sc, f.k
+	nq, no := f.mm/8, f.n/16
+	sc.a8, sc.b16 = grow(sc.a8, nq*k*8), grow(sc.b16, no*k*16)
+	if f.useF32 {
+		panel32(sc.a32, sc.a8, nq, 8, k)
+		panel32(sc.b32, sc.b16, no, 16, k)
+	} else {
+		panel32(sc.a64, sc.a8, nq, 8, k)
+		panel32(sc.b64, sc.b16, no, 16, k)
+	}
+}
+
+// panel32 copies groups of w rows of length k of v (row-major) to out,
+// term-major within a group: out[(g·k + t)·w + r] = v[(w·g + r)·k + t].
+func panel32[E float32 | float64](v []E, out []float32, groups, w, k int) {
+	for g := 0; g < groups; g++ {
+		o := out[g*k*w:][:k*w]
+		for r := 0; r < w; r++ {
+			x := v[(w*g+r)*k:][:k]
+			for t, y := range x {
+				o[t*w+r] = float32(y)
+			}
+		}
+	}
+}
+
+// plainSeqRZ reports whether element (i, j) can take the AVX-512 RZ tile:
+// no Inf/NaN, and the exact running sums stay below 2^128 in magnitude,
+// where the hardware's RZ (±MaxFloat32) and the model's (±Inf) differ.
+// Under RZ |acc| never exceeds |c| + Σ|a·b|, and every product is below
+// 2^(H_A + H_B + 2) (H: the row's or column's largest exponent), so the
+// sum is below 2^(H_A + H_B + 2 + bits(k)); that is safe if at most 2^104
+// (|c| ≤ MaxFloat32 = 2^128 − 2^104), or at most 2^127 with |c| < 2^127.
+// FP16 products are below 2^32: always safe (rowHL nil).
+func (f *fastCall) plainSeqRZ(i, j int) bool {
+	if f.special(i, j) {
+		return false
+	}
+	if f.sc.rowHL == nil {
+		return true
+	}
+	h := int(f.sc.rowHL[2*i]+f.sc.colHL[2*j]) + 2 + bits.Len(uint(f.k))
+	return h <= 104 || h <= 127 && math.Abs(f.outC[i*f.n+j]) < 0x1p127
+}
+
+// seqAVXRNE computes the 8×16 tile at (i, j) of fp32-rne with the AVX-512
+// routine (no Inf/NaN inputs or c; i a multiple of 8, j of 16, k > 0).
+func (f *fastCall) seqAVXRNE(res []uint32, i, j int) { f.seqAVX(res, i, j, false) }
+
+// seqAVXRZ is seqAVXRNE for fp32-rz (the elements also pass plainSeqRZ).
+func (f *fastCall) seqAVXRZ(res []uint32, i, j int) { f.seqAVX(res, i, j, true) }
+
+func (f *fastCall) seqAVX(res []uint32, i, j int, rz bool) {
+	k, n, sc := f.k, f.n, f.sc
+	ga, gb := i/8*k*8, j/16*k*16
+	// The routine reads rows i..i+7, columns j..j+15 of C and writes them
+	// in res (stride n), and reads the whole panels: check the bounds here.
+	_, _ = f.cbits[(i+7)*n+j+15], res[(i+7)*n+j+15]
+	_, _ = sc.a8[ga+8*k-1], sc.b16[gb+16*k-1]
+	seqTileFn(&sc.a8[ga], &sc.b16[gb], &f.cbits[i*n+j], &res[i*n+j], n, k, rz)
+}
