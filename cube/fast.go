@@ -182,6 +182,7 @@ type fastScratch struct {
 	cbits, res   []uint32
 	a2           [][2]float32 // sequential RNE: a32 with row pairs interleaved
 	b4           [][4]float32 // sequential RNE: b32 with column quads interleaved
+	cidx         []int        // buffer indices of one row of C (rowIndex)
 	a8, b16      []float32    // sequential, AVX-512: A by row octets, B by column sixteens (prepSeq8x16)
 }
 
@@ -250,15 +251,18 @@ func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T
 	// C: read once, computed, written once.
 	sc.outC, sc.cspec, sc.cbits = grow(sc.outC, mm*n), grow(sc.cspec, mm*n), grow(sc.cbits, mm*n)
 	f.outC, f.cspec, f.cbits = sc.outC, sc.cspec, sc.cbits
+	sc.cidx = grow(sc.cidx, n)
 	for i := 0; i < mm; i++ {
-		for j := 0; j < n; j++ {
-			var cb uint32
+		rowIndex(lc, i, n, sc.cidx)
+		cs, cb, oc := f.cspec[i*n:(i+1)*n], f.cbits[i*n:(i+1)*n], f.outC[i*n:(i+1)*n]
+		for j, x := range sc.cidx {
+			var b uint32
 			if !init {
-				cb = getC(layoutIndex(lc, i, j, n, 32))
+				b = getC(x)
 			}
-			f.cspec[i*n+j] = cb&0x7f800000 == 0x7f800000
-			f.cbits[i*n+j] = cb
-			f.outC[i*n+j] = float64(math.Float32frombits(cb))
+			cs[j] = b&0x7f800000 == 0x7f800000
+			cb[j] = b
+			oc[j] = float64(math.Float32frombits(b))
 		}
 	}
 	f.clean = true
@@ -283,11 +287,33 @@ func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T
 		f.runTrunc(res)
 	}
 	for i := 0; i < mm; i++ {
-		for j := 0; j < n; j++ {
-			setC(layoutIndex(lc, i, j, n, 32), res[i*n+j])
+		rowIndex(lc, i, n, sc.cidx)
+		r := res[i*n : (i+1)*n]
+		for j, x := range sc.cidx {
+			setC(x, r[j])
 		}
 	}
 	return true
+}
+
+// rowIndex sets idx[j] to layoutIndex(l, i, j, len(idx), 32) for the
+// columns j of row i (32-bit elements: 16×16 fractal blocks), without a
+// division per element.
+func rowIndex(l Layout, i, n int, idx []int) {
+	if l != Fractal {
+		for j := range idx {
+			idx[j] = i*n + j
+		}
+		return
+	}
+	base := (i/16)*((n+15)/16)*256 + (i%16)*16
+	for j0 := 0; j0 < n; j0 += 16 { // one 16-column block
+		blk := idx[j0:min(j0+16, n)]
+		for t := range blk {
+			blk[t] = base + t
+		}
+		base += 256
+	}
 }
 
 // load converts A to row-major and B to transposed (column-contiguous)
@@ -298,46 +324,79 @@ func (f *fastCall) load(a any, la Layout, b any, lb Layout) {
 	sc.pb = grow(sc.pb, n*k)
 	gather(a, la, mm, k, sc.pa, false)
 	gather(b, lb, k, n, sc.pb, true)
-	mask := uint16(len(f.tab.val) - 1)
 	sc.rowSp = grow(sc.rowSp, mm)
 	sc.colSp = grow(sc.colSp, n)
+	fp16 := f.info.frac == 10
 	if f.useF32 {
 		sc.a32 = grow(sc.a32, mm*k)
 		sc.b32 = grow(sc.b32, n*k)
+		convRows(sc.pa, sc.rowSp, sc.a32, mm, k, fp16)
+		convRows(sc.pb, sc.colSp, sc.b32, n, k, fp16)
 	} else {
 		sc.a64 = grow(sc.a64, mm*k)
 		sc.b64 = grow(sc.b64, n*k)
+		convRows(sc.pa, sc.rowSp, sc.a64, mm, k, fp16)
+		convRows(sc.pb, sc.colSp, sc.b64, n, k, fp16)
 	}
-	conv := func(p []uint16, sp []bool, v64 []float64, v32 []float32, rows int) {
-		for r := 0; r < rows; r++ {
-			row := p[r*k : (r+1)*k]
-			s := false
-			for t, x := range row {
-				x &= mask
-				row[t] = x
-				s = s || f.tab.special[x]
-			}
-			sp[r] = s
-			if v32 != nil {
-				o := v32[r*k : (r+1)*k]
-				for t, x := range row {
-					o[t] = float32(f.tab.val[x])
-				}
-			} else {
-				o := v64[r*k : (r+1)*k]
-				for t, x := range row {
-					o[t] = f.tab.val[x]
-				}
+}
+
+// convRows converts rows of k FP16 (fp16) or BF16 patterns p to their
+// values v (fastTab.val: 0 for Inf and NaN) and sets sp[r] when row r
+// holds Inf or NaN. The conversion is arithmetic rather than a look-up in
+// the 512 KiB value table: BF16 is the upper half of an FP32 pattern, and
+// an FP16 pattern without its sign, shifted to FP32's fraction field, is
+// the FP32 pattern of its value times 2^−112 (normals and subnormals
+// alike), so one exact multiplication by 2^112 gives the value.
+func convRows[E float32 | float64](p []uint16, sp []bool, v []E, rows, k int, fp16 bool) {
+	for r := 0; r < rows; r++ {
+		row, o := p[r*k:(r+1)*k], v[r*k:(r+1)*k]
+		var s bool
+		if fp16 {
+			s = convF16(row, o)
+		} else {
+			s = convBF16(row, o)
+		}
+		sp[r] = s
+		if !s {
+			continue
+		}
+		for t, x := range row { // rare: zero the specials' values
+			if fp16 && x&0x7c00 == 0x7c00 || !fp16 && x&0x7f80 == 0x7f80 {
+				o[t] = 0
 			}
 		}
 	}
-	if f.useF32 {
-		conv(sc.pa, sc.rowSp, nil, sc.a32, mm)
-		conv(sc.pb, sc.colSp, nil, sc.b32, n)
-	} else {
-		conv(sc.pa, sc.rowSp, sc.a64, nil, mm)
-		conv(sc.pb, sc.colSp, sc.b64, nil, n)
+}
+
+// convF16 sets o[t] to the value of the FP16 pattern row[t] and reports
+// whether the row holds Inf or NaN (exponent field all ones: adding 0x400
+// to it carries into bit 15).
+func convF16[E float32 | float64](row []uint16, o []E) bool {
+	o = o[:len(row)]
+	var s uint32
+	for t, x := range row {
+		o[t] = E(f16Value(x))
+		s |= uint32(x)&0x7c00 + 0x400
 	}
+	return s&0x8000 != 0
+}
+
+// convBF16 is convF16 for BF16 patterns.
+func convBF16[E float32 | float64](row []uint16, o []E) bool {
+	o = o[:len(row)]
+	var s uint32
+	for t, x := range row {
+		o[t] = E(math.Float32frombits(uint32(x) << 16))
+		s |= uint32(x)&0x7f80 + 0x80
+	}
+	return s&0x8000 != 0
+}
+
+// f16Value returns the value of an FP16 pattern as a float32 (exact; Inf
+// and NaN patterns give finite garbage, see convRows).
+func f16Value(x uint16) float32 {
+	v := math.Float32frombits(uint32(x&0x7fff)<<13) * 0x1p112
+	return math.Float32frombits(math.Float32bits(v) | uint32(x&0x8000)<<16)
 }
 
 // gather copies a rows×cols tile in layout l to dst, row-major, or

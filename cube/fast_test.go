@@ -375,3 +375,38 @@ func bitsLen(x int) int {
 	}
 	return n
 }
+
+// TestConvRows: the arithmetic conversion of load equals the value table
+// (fastTable) for every FP16 and BF16 pattern, as float32 and float64,
+// signed zeros included, with the special flag per row.
+func TestConvRows(t *testing.T) {
+	for _, f := range []fp.Format{fp.FP16, fp.BF16} {
+		info, err := formatInfo(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab := fastTable(f, info)
+		const k = 256
+		p := make([]uint16, 1<<16)
+		for i := range p {
+			p[i] = uint16(i)
+		}
+		rows := len(p) / k
+		sp, sp2 := make([]bool, rows), make([]bool, rows)
+		v32, v64 := make([]float32, len(p)), make([]float64, len(p))
+		convRows(p, sp, v32, rows, k, f == fp.FP16)
+		convRows(p, sp2, v64, rows, k, f == fp.FP16)
+		for i, x := range p {
+			w := tab.val[x]
+			if math.Float64bits(float64(v32[i])) != math.Float64bits(w) || math.Float64bits(v64[i]) != math.Float64bits(w) {
+				t.Fatalf("%v pattern %04x: float32 %g, float64 %g, table %g", f, x, v32[i], v64[i], w)
+			}
+		}
+		for r := 0; r < rows; r++ {
+			want := slices.ContainsFunc(p[r*k:(r+1)*k], func(x uint16) bool { return tab.special[x] })
+			if sp[r] != want || sp2[r] != want {
+				t.Fatalf("%v row %d: special %v %v, want %v", f, r, sp[r], sp2[r], want)
+			}
+		}
+	}
+}
