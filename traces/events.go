@@ -651,6 +651,13 @@ func (c *CoreTimeline) addSlice(t *Timeline, p isa.Pipe, s Slice) {
 	ch := l.tail
 	k := len(l.chunks) - 1
 	l.n++
+	if j&3 == 0 && j+4 < laneChunk {
+		// Entering a cache line (4 slots): prefetch the lane's next one.
+		// The consumer appends to every pipe of every core — hundreds of
+		// interleaved streams, too many for the hardware prefetchers —
+		// so without this each line's first store waits for memory.
+		prefetch(unsafe.Pointer(&ch[j+4]))
+	}
 	if s.From >= l.last {
 		// The common case: s goes last.
 		l.last = s.From
