@@ -16,26 +16,14 @@ import (
 // checks that the assembly ran.
 func seqImpls(t *testing.T, fn func(t *testing.T)) {
 	t.Helper()
-	defer func(old bool) { useAVX512 = old }(useAVX512)
-	have := useAVX512
-	useAVX512 = false
-	t.Run("go", fn)
-	if !have {
-		t.Log("no AVX-512 on this machine: assembly tiles not tested")
-		return
-	}
-	useAVX512 = true
-	var n atomic.Int64
-	old := seqTileFn
-	seqTileFn = func(ap, bp *float32, c, res *uint32, nn, k int, rz bool) {
-		n.Add(1)
-		old(ap, bp, c, res, nn, k, rz)
-	}
-	defer func() { seqTileFn = old }()
-	t.Run("avx512", fn)
-	if n.Load() == 0 {
-		t.Error("the AVX-512 sequential tiles never ran")
-	}
+	bothImpls(t, func(calls *atomic.Int64) func() {
+		old := seqTileFn
+		seqTileFn = func(ap, bp *float32, c, res *uint32, nn, k int, rz bool) {
+			calls.Add(1)
+			old(ap, bp, c, res, nn, k, rz)
+		}
+		return func() { seqTileFn = old }
+	}, fn)
 }
 
 // seqModels are the models of the sequential fast paths.

@@ -101,6 +101,22 @@ func truncImpls(t *testing.T, fn func(t *testing.T)) {
 // in the latter.
 func tileImpls(t *testing.T, tile *func(ap *float64, ep *int32, bp *float64, fp *int32, c *float64, res *uint32, n, k, L, x int, rz bool) uint32, fn func(t *testing.T)) {
 	t.Helper()
+	bothImpls(t, func(calls *atomic.Int64) func() {
+		old := *tile
+		*tile = func(ap *float64, ep *int32, bp *float64, fp *int32, c *float64, res *uint32, nn, k, L, x int, rz bool) uint32 {
+			calls.Add(1)
+			return old(ap, ep, bp, fp, c, res, nn, k, L, x, rz)
+		}
+		return func() { *tile = old }
+	}, fn)
+}
+
+// bothImpls runs fn as subtest "go" with useAVX512 off and, if the machine
+// has AVX-512, as "avx512" with it on; there hook wraps the assembly
+// routine so that it counts its calls (and returns the undo), and the
+// assembly must have run.
+func bothImpls(t *testing.T, hook func(calls *atomic.Int64) (undo func()), fn func(t *testing.T)) {
+	t.Helper()
 	defer func(old bool) { useAVX512 = old }(useAVX512)
 	have := useAVX512
 	useAVX512 = false
@@ -111,12 +127,7 @@ func tileImpls(t *testing.T, tile *func(ap *float64, ep *int32, bp *float64, fp 
 	}
 	useAVX512 = true
 	var n atomic.Int64
-	old := *tile
-	*tile = func(ap *float64, ep *int32, bp *float64, fp *int32, c *float64, res *uint32, nn, k, L, x int, rz bool) uint32 {
-		n.Add(1)
-		return old(ap, ep, bp, fp, c, res, nn, k, L, x, rz)
-	}
-	defer func() { *tile = old }()
+	defer hook(&n)()
 	t.Run("avx512", fn)
 	if n.Load() == 0 {
 		t.Error("the AVX-512 tiles never ran")
