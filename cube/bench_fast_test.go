@@ -36,6 +36,12 @@ func benchMMADSize(b *testing.B, model string, s int, fast bool) {
 	}
 	a, bb, c := benchTiles(s)
 	defer setFast(fast)()
+	timeMMAD(b, m, s, a, bb, c)
+}
+
+// timeMMAD times b.N calls of m.MMADF16 on the s×s×s fractal tiles and
+// reports the MAC rates.
+func timeMMAD(b *testing.B, m Model, s int, a, bb []uint16, c []float32) {
 	b.ResetTimer()
 	cpu0 := cpuSeconds()
 	for i := 0; i < b.N; i++ {
@@ -91,14 +97,7 @@ func BenchmarkMMADF16ZeroRows(b *testing.B) {
 					a[FractalIndex(i, t, s, 16)] = 0
 				}
 			}
-			b.ResetTimer()
-			cpu0 := cpuSeconds()
-			for i := 0; i < b.N; i++ {
-				if err := m.MMADF16(s, s, s, a, Fractal, bb, Fractal, c, Fractal, true); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportMACs(b, s, cpu0)
+			timeMMAD(b, m, s, a, bb, c)
 		})
 	}
 }

@@ -83,12 +83,18 @@ func (f *fastCall) plainSeq(i, j int) bool {
 	return r[0]+c[0]+2 <= 127 && r[1]+c[1] >= -149
 }
 
-func (f *fastCall) runSeqRNE(res []uint32) {
+// prepSeqRanges resets and computes the BF16 exactness ranges
+// (prepRanges); rowHL stays nil for FP16, whose products are all exact.
+func (f *fastCall) prepSeqRanges() {
 	f.sc.rowHL, f.sc.colHL = f.sc.rowHL[:0], f.sc.colHL[:0]
 	f.prepRanges()
 	if f.info.frac != 7 {
 		f.sc.rowHL = nil
 	}
+}
+
+func (f *fastCall) runSeqRNE(res []uint32) {
+	f.prepSeqRanges()
 	if f.runSeqAVX(res, false) {
 		return
 	}
@@ -173,11 +179,7 @@ func (f *fastCall) seqRNE2x4(res []uint32, i, j int) {
 // chains, so their latencies overlap).
 func (f *fastCall) runSeqRZ(res []uint32) {
 	if useAVX512 {
-		f.sc.rowHL, f.sc.colHL = f.sc.rowHL[:0], f.sc.colHL[:0]
-		f.prepRanges()
-		if f.info.frac != 7 {
-			f.sc.rowHL = nil
-		}
+		f.prepSeqRanges()
 		if f.runSeqAVX(res, true) {
 			return
 		}
