@@ -3,6 +3,7 @@ package traces
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -552,13 +553,16 @@ const (
 	slabMax = 1024
 )
 
+// slabLen returns the number of chunks of the slab allocated after i
+// others.
+func slabLen(i int) int {
+	return slabMin << min(i, bits.Len(slabMax/slabMin)-1)
+}
+
 // newChunk returns an empty lane chunk from the timeline's slab.
 func (t *Timeline) newChunk() *[laneChunk]slot {
 	if len(t.slab) == 0 {
-		n := slabMin
-		if t.slabs > 0 {
-			n = min(slabMin<<t.slabs, slabMax)
-		}
+		n := slabLen(t.slabs)
 		t.slabs++
 		if n < slabMax {
 			t.slab = make([][laneChunk]slot, n)

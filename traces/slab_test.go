@@ -40,3 +40,16 @@ func TestAdviseHugeAlignment(t *testing.T) {
 		t.Error("adviseHuge advised a buffer smaller than a huge page")
 	}
 }
+
+// Slabs double from slabMin up to slabMax and stay there however many a
+// long run allocates (a shift that grew with the count overflowed after 59
+// slabs — a 16384³ live view).
+func TestSlabLen(t *testing.T) {
+	want := slabMin
+	for i := range 200 {
+		if got := slabLen(i); got != want {
+			t.Fatalf("slab %d: %d chunks, want %d", i, got, want)
+		}
+		want = min(2*want, slabMax)
+	}
+}
