@@ -386,7 +386,7 @@ func convBF16[E float32 | float64](row []uint16, o []E) bool {
 	o = o[:len(row)]
 	var s uint32
 	for t, x := range row {
-		o[t] = E(math.Float32frombits(uint32(x) << 16))
+		o[t] = E(fp.BF16ToF32(x))
 		s |= uint32(x)&0x7f80 + 0x80
 	}
 	return s&0x8000 != 0

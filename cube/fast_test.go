@@ -410,3 +410,22 @@ func TestConvRows(t *testing.T) {
 		}
 	}
 }
+
+// rowIndex is layoutIndex for a whole row of C (32-bit elements), for
+// both layouts, rows in and out of the first fractal block, and widths
+// that are and are not multiples of 16.
+func TestRowIndex(t *testing.T) {
+	for _, l := range []Layout{RowMajor, Fractal} {
+		for _, n := range []int{1, 7, 16, 17, 40, 64} {
+			idx := make([]int, n)
+			for i := range 40 {
+				rowIndex(l, i, n, idx)
+				for j, x := range idx {
+					if want := layoutIndex(l, i, j, n, 32); x != want {
+						t.Fatalf("layout %v, %d columns, (%d, %d): %d, want %d", l, n, i, j, x, want)
+					}
+				}
+			}
+		}
+	}
+}

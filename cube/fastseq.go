@@ -317,23 +317,33 @@ func (f *fastCall) prepSeq8x16() {
 	nq, no := f.mm/8, f.n/16
 	sc.a8, sc.b16 = grow(sc.a8, nq*k*8), grow(sc.b16, no*k*16)
 	if f.useF32 {
-		panel32(sc.a32, sc.a8, nq, 8, k)
-		panel32(sc.b32, sc.b16, no, 16, k)
+		panel(sc.a32, sc.a8, nq, 8, k, 0)
+		panel(sc.b32, sc.b16, no, 16, k, 0)
 	} else {
-		panel32(sc.a64, sc.a8, nq, 8, k)
-		panel32(sc.b64, sc.b16, no, 16, k)
+		panel(sc.a64, sc.a8, nq, 8, k, 0)
+		panel(sc.b64, sc.b16, no, 16, k, 0)
 	}
 }
 
-// panel32 copies groups of w rows of length k of v (row-major) to out,
-// term-major within a group: out[(g·k + t)·w + r] = v[(w·g + r)·k + t].
-func panel32[E float32 | float64](v []E, out []float32, groups, w, k int) {
+// panel lays out groups of w rows of length k of v (row-major) term-major
+// within a group, converted and biased: out[(g·k + t)·w + r] =
+// D(v[(w·g + r)·k + t]) + bias. The AVX-512 tiles read their operands
+// this way (one vector of w lanes per term); the conversions used are
+// exact (FP16/BF16 values to float32, exponents to int32). A zero bias is
+// not added (−0 + 0 would lose the sign of a zero value).
+func panel[S, D int32 | float32 | float64](v []S, out []D, groups, w, k int, bias D) {
 	for g := 0; g < groups; g++ {
 		o := out[g*k*w:][:k*w]
 		for r := 0; r < w; r++ {
 			x := v[(w*g+r)*k:][:k]
+			if bias == 0 {
+				for t, y := range x {
+					o[t*w+r] = D(y)
+				}
+				continue
+			}
 			for t, y := range x {
-				o[t*w+r] = float32(y)
+				o[t*w+r] = D(y) + bias
 			}
 		}
 	}

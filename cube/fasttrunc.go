@@ -215,42 +215,14 @@ func (f *fastCall) prepTile4x8(exps bool) {
 	sc, k := f.sc, f.k
 	nq, no := f.mm/4, f.n/8
 	sc.a4, sc.b8 = grow(sc.a4, nq*k*4), grow(sc.b8, no*k*8)
-	for g := 0; g < nq; g++ {
-		for r := 0; r < 4; r++ {
-			v, ov := sc.a64[(4*g+r)*k:][:k], sc.a4[g*k*4:][:k*4]
-			for t := range v {
-				ov[4*t+r] = v[t]
-			}
-		}
-	}
-	for p := 0; p < no; p++ {
-		for l := 0; l < 8; l++ {
-			v, ov := sc.b64[(8*p+l)*k:][:k], sc.b8[p*k*8:][:k*8]
-			for t := range v {
-				ov[8*t+l] = v[t]
-			}
-		}
-	}
+	panel(sc.a64, sc.a4, nq, 4, k, 0)
+	panel(sc.b64, sc.b8, no, 8, k, 0)
 	if !exps {
 		return
 	}
 	sc.ea4, sc.eb8 = grow(sc.ea4, nq*k*4), grow(sc.eb8, no*k*8)
-	for g := 0; g < nq; g++ {
-		for r := 0; r < 4; r++ {
-			e, oe := sc.ea[(4*g+r)*k:][:k], sc.ea4[g*k*4:][:k*4]
-			for t := range e {
-				oe[4*t+r] = e[t] + 127
-			}
-		}
-	}
-	for p := 0; p < no; p++ {
-		for l := 0; l < 8; l++ {
-			e, oe := sc.eb[(8*p+l)*k:][:k], sc.eb8[p*k*8:][:k*8]
-			for t := range e {
-				oe[8*t+l] = e[t]
-			}
-		}
-	}
+	panel(sc.ea, sc.ea4, nq, 4, k, 127)
+	panel(sc.eb, sc.eb8, no, 8, k, 0)
 }
 
 // truncTileFn is truncTile4x8 (a variable so that tests can count the

@@ -50,22 +50,8 @@ func (f *fastCall) prepExact4x8() {
 	sc, nb := f.sc, f.nb
 	nq, no := f.mm/4, f.n/8
 	sc.sa4, sc.sb8 = grow(sc.sa4, nq*nb*4), grow(sc.sb8, no*nb*8)
-	for g := 0; g < nq; g++ {
-		for r := 0; r < 4; r++ {
-			v, o := sc.sa[(4*g+r)*nb:][:nb], sc.sa4[g*nb*4:][:nb*4]
-			for b := range v {
-				o[4*b+r] = v[b]
-			}
-		}
-	}
-	for p := 0; p < no; p++ {
-		for l := 0; l < 8; l++ {
-			v, o := sc.sb[(8*p+l)*nb:][:nb], sc.sb8[p*nb*8:][:nb*8]
-			for b := range v {
-				o[8*b+l] = v[b]
-			}
-		}
-	}
+	panel(sc.sa, sc.sa4, nq, 4, nb, 0)
+	panel(sc.sb, sc.sb8, no, 8, nb, 0)
 }
 
 // exactAVX computes the 4×8 tile at (i, j) (no Inf/NaN inputs or c; i a
