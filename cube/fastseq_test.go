@@ -75,17 +75,9 @@ func seqTileInputs(rng *rand.Rand, f fp.Format, kind string, mm, k, n int) (a, b
 		}
 		return a, b, c
 	case "sub32":
-		a, b, c = genPats(rng, f, "normal", mm*k), genPats(rng, f, "normal", k*n), make([]float32, mm*n)
-		sh := -14 // FP16: products from 2^−48
-		if f == fp.BF16 {
-			sh = -70
-		}
-		for e := range a {
-			a[e] = pat(math.Ldexp(rng.NormFloat64(), sh))
-		}
-		for e := range b {
-			b[e] = pat(math.Ldexp(rng.NormFloat64(), sh))
-		}
+		a, b, c = make([]uint16, mm*k), make([]uint16, k*n), make([]float32, mm*n)
+		tinyPats(rng, f, a)
+		tinyPats(rng, f, b)
 		for e := range c {
 			c[e] = math.Float32frombits(uint32(rng.IntN(1<<23)) | uint32(rng.IntN(2))<<31)
 		}

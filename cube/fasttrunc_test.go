@@ -257,6 +257,19 @@ func testFastTruncHand(t *testing.T) {
 var truncTileKinds = []string{"normal", "spread", "subnormal", "cancel", "huge", "zero-lines", "all-zero",
 	"c-first", "c-subnormal", "tiny", "near-max", "special"}
 
+// tinyPats fills p with N(0,1)·2^−70 values (BF16: products near
+// 2^−140, whose sums are FP32 subnormals) or N(0,1)·2^−14 (FP16: its
+// subnormals, products from 2^−48).
+func tinyPats(rng *rand.Rand, f fp.Format, p []uint16) {
+	sh := -70
+	if f == fp.FP16 {
+		sh = -14
+	}
+	for e := range p {
+		p[e] = uint16(fp.FromFloat64(math.Ldexp(rng.NormFloat64(), sh), f, fp.Options{}))
+	}
+}
+
 // truncTileInputs returns A (mm×k), B (k×n) and C (mm×n) of the kind.
 func truncTileInputs(rng *rand.Rand, f fp.Format, kind string, mm, k, n, L int) (a, b []uint16, c []float32) {
 	pz := func() uint16 { // ±0
@@ -341,16 +354,8 @@ func truncTileInputs(rng *rand.Rand, f fp.Format, kind string, mm, k, n, L int) 
 	case "tiny":
 		// BF16: products near 2^−140, FP32-subnormal block results
 		// (FP16: its subnormal products, 2^−48 and up).
-		sh := -70
-		if f == fp.FP16 {
-			sh = -14
-		}
-		for e := range a {
-			a[e] = pat(math.Ldexp(rng.NormFloat64(), sh))
-		}
-		for e := range b {
-			b[e] = pat(math.Ldexp(rng.NormFloat64(), sh))
-		}
+		tinyPats(rng, f, a)
+		tinyPats(rng, f, b)
 		for e := range c {
 			c[e] = 0
 		}
