@@ -3,7 +3,6 @@ package traces
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -123,9 +122,10 @@ func InstrBytes(in *isa.Instr) (bytes int64, flops float64) {
 // arch.Busy), a stall with its cause, or a zero-length set_flag/wait_flag.
 //
 // A Slice holds no pointers (the garbage collector does not scan the
-// millions a long run records) and is stored in 16 bytes (see Lane): its name, instruction text,
-// bytes, flops and flag arrow are derived on demand from the Timeline
-// (Timeline.Name, Timeline.Text, Timeline.Args, Timeline.Bind).
+// millions a long run records) and is stored in a few bytes (see Lane): its
+// name, instruction text, bytes, flops and flag arrow are derived on demand
+// from the Timeline (Timeline.Name, Timeline.Text, Timeline.Args,
+// Timeline.Bind).
 type Slice struct {
 	From, To sim.Time
 	ref      uint32     // 1 + packed-instruction offset, a flag, or a bound mark (recorded); 1 + args index (read back); 0 = none
@@ -191,12 +191,9 @@ type Timeline struct {
 	// bound is the flag marks with an arrow (recorded runs): Slice.ref =
 	// boundRef | index. Not dropped under a memory limit (live views, the
 	// limit's use, record no arrows).
-	bound   []boundMark
-	nchunks int // lane chunks in use (for the memory limit)
-	// slab holds the lane chunks not yet handed out (newChunk).
-	slab   [][laneChunk]slot
-	slabs  int // slabs allocated
-	nflows int // flows held (for the memory limit)
+	bound  []boundMark
+	arena  *blockArena // the lanes' sealed blocks
+	nflows int         // flows held (for the memory limit)
 	// Read-back traces: per-slice text and arguments, by Slice.ref-1.
 	args []sliceArgs
 }
@@ -422,198 +419,12 @@ func (t *Timeline) core(id int) *CoreTimeline {
 	return c
 }
 
-// Lane is the slices of one pipe ordered by From. It is stored in fixed
-// chunks so that appending never re-copies what is recorded, each slice in
-// a 16-byte slot (a live run's cost is mostly the first write into the
-// memory its slices fill).
-type Lane struct {
-	chunks []*[laneChunk]slot
-	bases  []sim.Time // per chunk: the time slot offsets count from
-	ovf    [][]Slice  // per chunk: the slices whose slot escapes (usually none)
-	n      int
-	tail   *[laneChunk]slot // the last chunk
-	last   sim.Time         // at least the largest From in the lane (appends go last when not below)
-}
-
-// slot is the stored form of a Slice: From as a 40-bit offset from its
-// chunk's base, the length in 32 bits, cause and class in a byte. A slice
-// that does not fit (From before the base or 2^40 ps after it, longer than
-// 2^32 ps, or a cause or class beyond 4 bits) escapes: its slot has class
-// slotEscape and ref indexes the chunk's overflow list.
-type slot struct {
-	off   uint32 // From - base, bits 0..31
-	dur   uint32 // To - From
-	ref   uint32 // Slice.ref, or the overflow index of an escaped slot
-	name  uint16 // Slice.name
-	offHi uint8  // From - base, bits 32..39
-	cc    uint8  // Cause | Class<<4
-}
-
-// slotEscape is the class nibble of an escaped slot; baseSlack is how far
-// before its first slice a chunk's base lies (slices that close after a
-// later one started go a few places back).
-const (
-	slotEscape = 15
-	slotOffMax = 1<<40 - 1
-	baseSlack  = 1 << 24
-)
-
-// laneShift sets the lane chunk size (512 slices, 8 KiB). 2 KiB chunks
-// made BenchmarkRecorder/consume ~15 % cheaper (recycled memory) but a live
-// run ~15 % costlier (fresh memory: more, smaller allocations).
-const (
-	laneShift = 9
-	laneChunk = 1 << laneShift
-)
-
-// Len returns the number of slices.
-func (l *Lane) Len() int { return l.n }
-
-// At returns slice i (0 <= i < Len).
-func (l *Lane) At(i int) Slice {
-	k := i >> laneShift
-	return l.decode(k, &l.chunks[k][i&(laneChunk-1)])
-}
-
-// decode returns the slice of slot p of chunk k.
-func (l *Lane) decode(k int, p *slot) Slice {
-	if p.cc>>4 == slotEscape {
-		return l.ovf[k][p.ref]
-	}
-	from := l.bases[k] + sim.Time(uint64(p.off)|uint64(p.offHi)<<32)
-	return Slice{From: from, To: from + sim.Time(p.dur), ref: p.ref, name: p.name, Cause: arch.Cause(p.cc & 15), Class: Class(p.cc >> 4)}
-}
-
-// from returns the From of slot p of chunk k.
-func (l *Lane) from(k int, p *slot) sim.Time {
-	if p.cc>>4 == slotEscape {
-		return l.ovf[k][p.ref].From
-	}
-	return l.bases[k] + sim.Time(uint64(p.off)|uint64(p.offHi)<<32)
-}
-
-// encode stores s in slot p of chunk k.
-func (l *Lane) encode(k int, p *slot, s *Slice) {
-	l.encodeAt(k, l.bases[k], p, s)
-}
-
-// encodeAt is encode with the chunk's base at hand.
-func (l *Lane) encodeAt(k int, base sim.Time, p *slot, s *Slice) {
-	off := uint64(s.From - base)
-	d := uint64(s.To - s.From)
-	if off > slotOffMax || d > math.MaxUint32 || s.Cause >= 16 || s.Class >= slotEscape {
-		l.escape(k, p, s)
-		return
-	}
-	*p = slot{off: uint32(off), offHi: uint8(off >> 32), dur: uint32(d), ref: s.ref, name: s.name, cc: uint8(s.Cause) | uint8(s.Class)<<4}
-}
-
-// escape stores s in chunk k's overflow list and slot p refers to it.
-//
-//go:noinline
-func (l *Lane) escape(k int, p *slot, s *Slice) {
-	l.ovf[k] = append(l.ovf[k], *s)
-	*p = slot{ref: uint32(len(l.ovf[k]) - 1), cc: slotEscape << 4}
-}
-
-// Search returns the smallest index i in [0, Len) at which f is true,
-// assuming f is false then true along the lane (as sort.Search); Len if
-// none.
-func (l *Lane) Search(f func(*Slice) bool) int {
-	lo, hi := 0, l.n
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if s := l.At(m); !f(&s) {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
-}
-
-// Slices returns a copy of the lane's slices.
-func (l *Lane) Slices() []Slice {
-	out := make([]Slice, l.n)
-	for i := range out {
-		out[i] = l.At(i)
-	}
-	return out
-}
-
-// Lane chunks are allocated in slabs, one pointer-free object each: the
-// first of slabMin chunks (256 KiB), each next one twice the last up to
-// slabMax (8 MiB). The big ones are marked for transparent huge pages
-// (adviseHuge; Linux): a long live view fills tens of megabytes of chunks
-// while the engine runs, and on this project's 2-vCPU VM the 4 KiB page
-// faults of that memory (~20 000 at hgemm 8192³) slowed the engine on the
-// other vCPU by about a tenth of its time.
-const (
-	slabMin = 32
-	slabMax = 1024
-)
-
-// slabLen returns the number of chunks of the slab allocated after i
-// others.
-func slabLen(i int) int {
-	return slabMin << min(i, bits.Len(slabMax/slabMin)-1)
-}
-
-// newChunk returns an empty lane chunk from the timeline's slab.
-func (t *Timeline) newChunk() *[laneChunk]slot {
-	if len(t.slab) == 0 {
-		n := slabLen(t.slabs)
-		t.slabs++
-		if n < slabMax {
-			t.slab = make([][laneChunk]slot, n)
-		} else {
-			// One huge page more than needed, and the chunks from the
-			// first huge-page boundary on: the slab is whole huge pages
-			// (the slack is never touched, so it takes no memory).
-			const per = hugePage / int(unsafe.Sizeof([laneChunk]slot{}))
-			all := make([][laneChunk]slot, n+per)
-			skip := hugeSkip(unsafe.Pointer(&all[0])) / int(unsafe.Sizeof(all[0]))
-			t.slab = all[skip : skip+n : skip+n]
-			adviseHuge(unsafe.Pointer(&t.slab[0]), uintptr(n)*unsafe.Sizeof(t.slab[0]))
-		}
-	}
-	c := &t.slab[0]
-	t.slab = t.slab[1:]
-	return c
-}
-
-// grow appends the empty chunk ch whose offsets count from about t (the
-// lane is a whole number of chunks long).
-func (l *Lane) grow(ch *[laneChunk]slot, t sim.Time) {
-	l.tail = ch
-	l.chunks = append(l.chunks, l.tail)
-	l.bases = append(l.bases, t-baseSlack)
-	l.ovf = append(l.ovf, nil)
-}
-
-// dropBefore drops the leading full chunks whose slices all end by t and
-// returns how many it dropped (the last chunk is kept).
-func (l *Lane) dropBefore(t sim.Time) int {
-	k := 0
-	for k < len(l.chunks)-1 && l.decode(k, &l.chunks[k][laneChunk-1]).To <= t {
-		k++
-	}
-	if k > 0 {
-		l.chunks = append([]*[laneChunk]slot(nil), l.chunks[k:]...)
-		l.bases = append([]sim.Time(nil), l.bases[k:]...)
-		l.ovf = append([][]Slice(nil), l.ovf[k:]...)
-		l.n -= k * laneChunk
-	}
-	return k
-}
-
 // footprint estimates the bytes held (the recorder's memory limit).
 func (t *Timeline) footprint() int64 {
-	return int64(t.nchunks)*laneChunk*int64(unsafe.Sizeof(slot{})) + int64(len(t.code))*codeChunk +
-		int64(t.nflows)*int64(unsafe.Sizeof(Flow{}))
+	return t.arena.bytes() + int64(len(t.code))*codeChunk + int64(t.nflows)*int64(unsafe.Sizeof(Flow{}))
 }
 
-// dropBefore drops the events that end before t, in whole chunks, and
+// dropBefore drops the events that end before t, in whole blocks, and
 // records t as Dropped.
 func (t *Timeline) dropBefore(cut sim.Time) {
 	if cut <= t.Dropped {
@@ -622,7 +433,7 @@ func (t *Timeline) dropBefore(cut sim.Time) {
 	t.Dropped = cut
 	for _, c := range t.Cores {
 		for p := range c.Pipes {
-			t.nchunks -= c.Pipes[p].dropBefore(cut)
+			c.Pipes[p].dropBefore(cut)
 		}
 		k := sort.Search(len(c.Flows), func(i int) bool { return c.Flows[i].Wait >= cut })
 		c.Flows = c.Flows[k:]
@@ -639,64 +450,6 @@ func (t *Timeline) dropBefore(cut sim.Time) {
 	}
 }
 
-// addSlice appends s to pipe p keeping the stall totals.
-func (c *CoreTimeline) addSlice(t *Timeline, p isa.Pipe, s Slice) {
-	d := s.To - s.From
-	if s.Class == ClassFlag {
-		d = 0 // (a conditional move: flag marks and intervals come mixed)
-	}
-	c.stall[p][s.Cause] += d
-	l := &c.Pipes[p]
-	j := l.n & (laneChunk - 1)
-	if j == 0 {
-		l.grow(t.newChunk(), s.From)
-		t.nchunks++
-	}
-	ch := l.tail
-	k := len(l.chunks) - 1
-	l.n++
-	if j&3 == 0 && j+4 < laneChunk {
-		// Entering a cache line (4 slots): prefetch the lane's next one.
-		// The consumer appends to every pipe of every core — hundreds of
-		// interleaved streams, too many for the hardware prefetchers —
-		// so without this each line's first store waits for memory.
-		prefetch(unsafe.Pointer(&ch[j+4]))
-	}
-	if s.From >= l.last {
-		// The common case: s goes last.
-		l.last = s.From
-		l.encodeAt(k, l.bases[k], &ch[j], &s)
-		return
-	}
-	// Intervals close after the flag events at their end: keep From order
-	// (equal From in arrival order). Usually s goes last or one or two
-	// places before, in the same chunk.
-	i := j
-	for ; i > 0 && l.from(k, &ch[i-1]) > s.From; i-- {
-		ch[i] = ch[i-1]
-	}
-	if base := l.n - 1 - j; i == 0 && base > 0 && l.At(base-1).From > s.From {
-		// Across the chunk boundary (ch[0] is slice base): shift through
-		// the earlier chunks, re-encoding what changes chunk.
-		m := base - 1
-		prev := l.At(m)
-		l.set(base, &prev)
-		for ; m > 0 && l.At(m-1).From > s.From; m-- {
-			x := l.At(m - 1)
-			l.set(m, &x)
-		}
-		l.set(m, &s)
-		return
-	}
-	l.encode(k, &ch[i], &s)
-}
-
-// set stores s as slice i.
-func (l *Lane) set(i int, s *Slice) {
-	k := i >> laneShift
-	l.encode(k, &l.chunks[k][i&(laneChunk-1)], s)
-}
-
 // Totals returns the time of pipe p per cause over the recorded slices.
 // QueueEmpty (idle) is not recorded as slices: it is the rest of the window.
 func (c *CoreTimeline) Totals(p isa.Pipe) [arch.NumCauses]sim.Time { return c.stall[p] }
@@ -704,9 +457,11 @@ func (c *CoreTimeline) Totals(p isa.Pipe) [arch.NumCauses]sim.Time { return c.st
 // SliceAt returns the index of the slice of pipe p covering time t, or -1.
 func (c *CoreTimeline) SliceAt(p isa.Pipe, t sim.Time) int {
 	l := &c.Pipes[p]
-	i := l.Search(func(s *Slice) bool { return s.To > t })
-	for ; i < l.n && l.At(i).From <= t; i++ {
-		if s := l.At(i); s.From <= t && t < s.To {
+	for i, s := range l.Scan(l.Search(func(s *Slice) bool { return s.To > t })) {
+		if s.From > t {
+			break
+		}
+		if t < s.To {
 			return i
 		}
 	}
@@ -848,20 +603,15 @@ func ParseWindow(s string) (from, to sim.Time, err error) {
 }
 
 // Footprint returns the approximate memory the timeline's events hold, in
-// bytes: lane chunks, packed instructions, flows and counter samples.
+// bytes: lane blocks and tails, packed instructions, flows and counter samples.
 func (t *Timeline) Footprint() int64 {
-	n := int64(len(t.Bandwidth))*int64(unsafe.Sizeof(Sample{})) + int64(cap(t.bound))*int64(unsafe.Sizeof(boundMark{}))
+	n := int64(len(t.Bandwidth))*int64(unsafe.Sizeof(Sample{})) + int64(cap(t.bound))*int64(unsafe.Sizeof(boundMark{})) + t.arena.bytes()
 	for _, ch := range t.code {
 		n += int64(cap(ch))
 	}
 	for _, c := range t.Cores {
 		for p := range c.Pipes {
-			for _, ch := range c.Pipes[p].chunks {
-				n += int64(len(ch)) * int64(unsafe.Sizeof(slot{}))
-			}
-			for _, o := range c.Pipes[p].ovf {
-				n += int64(cap(o)) * int64(unsafe.Sizeof(Slice{}))
-			}
+			n += c.Pipes[p].footprint()
 		}
 		n += int64(cap(c.Flows)) * int64(unsafe.Sizeof(Flow{}))
 		for b := range c.Occ {

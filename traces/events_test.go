@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"sort"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -134,8 +135,8 @@ func TestInstrBytes(t *testing.T) {
 }
 
 // TestAddSliceOrder checks that lanes keep the slices in From order, equal
-// From in arrival order, when slices arrive late by a few places, also
-// across chunk boundaries.
+// From in arrival order, when slices arrive late by a few places (in the
+// tail) and now and then by many (back into sealed blocks).
 func TestAddSliceOrder(t *testing.T) {
 	var tl Timeline
 	c := tl.core(0)
@@ -145,23 +146,73 @@ func TestAddSliceOrder(t *testing.T) {
 		seed = seed*6364136223846793005 + 1442695040888963407
 		return int(seed>>33) % n
 	}
-	for i := 0; i < 5*laneChunk; i++ {
-		from := sim.Time(i/3*10 - rnd(4)*10)                                   // some go back up to three places
+	for i := 0; i < 20*tailMax; i++ {
+		from := sim.Time(i/3*10 - rnd(4)*10) // some go back up to three places
+		if rnd(97) == 0 {
+			from -= sim.Time(rnd(3*tailMax)) * 10 // back beyond the tail
+		}
 		s := Slice{From: from, To: from + 5, Cause: arch.Busy, ref: uint32(i)} // ref tells equal From apart
 		c.addSlice(&tl, isa.M, s)
 		want = insertByFrom(want, s)
 	}
-	got := c.Pipes[isa.M].Slices()
-	if len(got) != len(want) || tl.nchunks != 5 {
-		t.Fatalf("got %d slices in %d chunks, want %d in 5", len(got), tl.nchunks, len(want))
+	l := &c.Pipes[isa.M]
+	if len(l.blocks) < 10 {
+		t.Fatalf("%d sealed blocks: the test does not cover sealing", len(l.blocks))
 	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("slice %d = %+v, want %+v", i, got[i], want[i])
-		}
-	}
+	checkLane(t, l, want)
 	if c.Totals(isa.M)[arch.Busy] != sim.Time(5*len(want)) {
 		t.Errorf("busy total %v, want %v", c.Totals(isa.M)[arch.Busy], 5*len(want))
+	}
+}
+
+// checkLane checks every way of reading lane l against want.
+func checkLane(t *testing.T, l *Lane, want []Slice) {
+	t.Helper()
+	if l.Len() != len(want) {
+		t.Fatalf("Len = %d, want %d", l.Len(), len(want))
+	}
+	got := l.Slices()
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("Slices()[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+		if s := l.At(i); s != want[i] {
+			t.Fatalf("At(%d) = %+v, want %+v", i, s, want[i])
+		}
+	}
+	for _, from := range []int{0, 1, blockLen - 1, blockLen, len(want) / 2, len(want) - 1, len(want)} {
+		n := from
+		for i, s := range l.Scan(from) {
+			if i != n || s != want[i] {
+				t.Fatalf("Scan(%d) gave %d: %+v, want %d: %+v", from, i, s, n, want[n])
+			}
+			n++
+		}
+		if n != max(len(want), from) {
+			t.Fatalf("Scan(%d) stopped at %d", from, n)
+		}
+		n = min(from, len(want)-1)
+		for i, s := range l.ScanBack(from) {
+			if i != n || s != want[i] {
+				t.Fatalf("ScanBack(%d) gave %d: %+v, want %d", from, i, s, n)
+			}
+			n--
+		}
+		if n != -1 {
+			t.Fatalf("ScanBack(%d) stopped at %d", from, n)
+		}
+	}
+	// Search finds the first slice from each From on (and one past the end).
+	for k := 0; k < len(want); k += 1 + k/7 {
+		at := want[k].From
+		i := l.Search(func(s *Slice) bool { return s.From >= at })
+		j := sort.Search(len(want), func(i int) bool { return want[i].From >= at })
+		if i != j {
+			t.Fatalf("Search(From >= %d) = %d, want %d", at, i, j)
+		}
+	}
+	if i := l.Search(func(*Slice) bool { return false }); i != len(want) {
+		t.Fatalf("Search(false) = %d, want %d", i, len(want))
 	}
 }
 
@@ -220,10 +271,10 @@ func TestSharedPackedInstr(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-// TestSlotEscape checks that slices which do not fit a 16-byte slot (From
-// far from the chunk's base or before it, long durations) come back exact,
-// also after moving across chunks and after dropping chunks.
-func TestSlotEscape(t *testing.T) {
+// TestLaneEncoding checks that sealed blocks give back every slice exactly
+// (From jumps, zero and huge lengths, big and shrinking refs, large name
+// indices), also after dropping blocks under a memory limit.
+func TestLaneEncoding(t *testing.T) {
 	var tl Timeline
 	c := tl.core(0)
 	var want []Slice
@@ -233,65 +284,114 @@ func TestSlotEscape(t *testing.T) {
 		return int(seed>>33) % n
 	}
 	now := sim.Time(1000)
-	escaped := 0
-	for i := 0; i < 6*laneChunk; i++ {
+	for i := 0; i < 30*blockLen; i++ {
 		switch rnd(20) {
 		case 0:
-			now += 1 << 41 // beyond a slot's 40-bit offset
+			now += 1 << 41
 		case 1:
 			now += sim.Time(rnd(1 << 20))
 		}
 		from, dur := now, sim.Time(rnd(1000))
 		switch rnd(25) {
 		case 0:
-			from -= baseSlack + sim.Time(rnd(1<<26)) // before the chunk's base
+			from -= sim.Time(rnd(1 << 26)) // late
 		case 1:
-			dur = 1<<33 + sim.Time(rnd(100)) // longer than 32 bits
+			if i > 20*blockLen { // (early ones would keep every block from being dropped)
+				dur = 1<<60 + sim.Time(rnd(100))
+			}
+		case 2:
+			dur = 0
 		}
-		now += 10
-		s := Slice{From: from, To: from + dur, Cause: arch.Cause(rnd(int(arch.NumCauses))), Class: Class(rnd(int(NumClasses))), name: uint16(rnd(100)), ref: uint32(i)}
+		now += sim.Time(rnd(3)) * 10
+		ref := uint32(rnd(1 << 16))
+		switch rnd(4) {
+		case 0:
+			ref = 0
+		case 1:
+			ref = 1<<32 - 1 - uint32(rnd(10))
+		}
+		name := uint16(rnd(10))
+		if rnd(5) == 0 {
+			name = 65535 - uint16(rnd(3))
+		}
+		s := Slice{From: from, To: from + dur, Cause: arch.Cause(rnd(int(arch.NumCauses))), Class: Class(rnd(int(NumClasses))), name: name, ref: ref}
 		c.addSlice(&tl, isa.V, s)
 		want = insertByFrom(want, s)
 	}
 	l := &c.Pipes[isa.V]
-	for _, o := range l.ovf {
-		escaped += len(o)
-	}
-	if escaped == 0 {
-		t.Fatalf("no slot escaped: the test does not cover escapes")
-	}
-	check := func(want []Slice) {
-		t.Helper()
-		got := l.Slices()
-		if len(got) != len(want) {
-			t.Fatalf("got %d slices, want %d", len(got), len(want))
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("slice %d = %+v, want %+v", i, got[i], want[i])
-			}
-			if s := l.At(i); s != want[i] {
-				t.Fatalf("At(%d) = %+v, want %+v", i, s, want[i])
-			}
-		}
-	}
-	check(want)
-	cut := want[2*laneChunk].From
-	if i := l.Search(func(s *Slice) bool { return s.From >= cut }); want[i].From != cut || (i > 0 && want[i-1].From >= cut) {
-		t.Errorf("Search found %d", i)
-	}
-	// Drop the chunks that end by cut (the lane keeps whole chunks).
+	checkLane(t, l, want)
+	// Drop the leading blocks whose slices all end by cut.
+	cut := want[len(want)/2].From
 	k := 0
-	for k < len(want)/laneChunk-1 {
-		if want[(k+1)*laneChunk-1].To > cut {
+	for k < len(l.blocks) {
+		end := sim.Time(0)
+		for _, s := range want[k*blockLen : (k+1)*blockLen] {
+			end = max(end, s.To)
+		}
+		if end > cut {
 			break
 		}
 		k++
 	}
-	if n := l.dropBefore(cut); n != k {
-		t.Fatalf("dropped %d chunks, want %d", n, k)
+	if k == 0 {
+		t.Fatal("no block to drop: the test does not cover dropping")
 	}
-	check(want[k*laneChunk:])
+	live := tl.arena.live[0]
+	if n := l.dropBefore(cut); n != k*blockLen {
+		t.Fatalf("dropped %d slices, want %d", n, k*blockLen)
+	}
+	checkLane(t, l, want[k*blockLen:])
+	if tl.arena.live[0] != live-int32(k) {
+		t.Errorf("arena chunk uses %d blocks after the drop, %d before", tl.arena.live[0], live)
+	}
+}
+
+// FuzzBlockEncoding checks the block encoding's round trip on any slices
+// (sorted by From as lanes are; lengths may be negative, causes and classes
+// beyond 4 bits).
+func FuzzBlockEncoding(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21})
+	f.Add(make([]byte, 200))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var ss [blockLen]Slice
+		word := func(i, n int) uint64 {
+			var v uint64
+			for j := range n {
+				if k := i + j; k < len(data) {
+					v = v<<8 | uint64(data[k])
+				}
+			}
+			return v
+		}
+		from := sim.Time(int64(word(0, 8)))
+		for j := range ss {
+			b := j * 11
+			switch word(b, 1) % 4 {
+			case 1:
+				from += sim.Time(word(b+1, 2))
+			case 2:
+				from += sim.Time(int64(word(b+1, 8)) >> 3)
+			}
+			ss[j] = Slice{From: from, To: from + sim.Time(int64(int32(word(b+3, 4)))), ref: uint32(word(b+7, 4)),
+				name: uint16(word(b+5, 2)), Cause: arch.Cause(word(b+9, 1)), Class: Class(word(b+10, 1))}
+		}
+		sort.SliceStable(ss[:], func(i, j int) bool { return ss[i].From < ss[j].From })
+		enc := appendBlock(nil, ss[:])
+		if len(enc) > maxBlock {
+			t.Fatalf("block of %d bytes, bound %d", len(enc), maxBlock)
+		}
+		d := blockReader{b: enc, prevFrom: ss[0].From, prevTo: ss[0].From}
+		for j := range ss {
+			var s Slice
+			d.next(&s)
+			if s != ss[j] {
+				t.Fatalf("slice %d = %+v, want %+v", j, s, ss[j])
+			}
+		}
+		if len(d.b) != 0 {
+			t.Fatalf("%d bytes left over", len(d.b))
+		}
+	})
 }
 
 // insertByFrom inserts s into want after every slice with From ≤ s.From

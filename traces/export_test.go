@@ -60,3 +60,7 @@ func Discard(w Window, feed func(arch.Observer)) {
 	feed(r)
 	r.Flush()
 }
+
+// LimitFootprint is the footprint the memory limit bounds (the flag marks'
+// arrow table is not dropped: live views, which set a limit, record none).
+func (t *Timeline) LimitFootprint() int64 { return t.footprint() }

@@ -108,8 +108,7 @@ func WritePerfetto(out io.Writer, tl *Timeline) error {
 			bound[f.Bind] = true
 		}
 		for p := isa.Pipe(0); p < isa.NumPipes; p++ {
-			for i := range c.Pipes[p].Len() {
-				s := c.Pipes[p].At(i)
+			for _, s := range c.Pipes[p].Scan(0) {
 				e.slice(tl, c.ID, p, &s, bound)
 			}
 		}

@@ -246,7 +246,7 @@ func TestLimitDropsOldEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := programs.Options{}
-	for _, o := range []string{"program.m=2048", "program.n=2048", "program.k=2048", "program.numerics=off", "machine.cores=1"} {
+	for _, o := range []string{"program.m=2048", "program.n=2048", "program.k=4096", "program.numerics=off", "machine.cores=1"} {
 		ov, err := machines.ParseOverride(o)
 		if err != nil {
 			t.Fatal(err)
@@ -265,14 +265,14 @@ func TestLimitDropsOldEvents(t *testing.T) {
 	}
 	full := record(0)
 	const limit = 2 << 20
-	if full.Footprint() < 2*limit || full.Dropped != 0 {
-		t.Fatalf("the unlimited run holds %d bytes (dropped %v): too small for this test", full.Footprint(), full.Dropped)
+	if full.LimitFootprint() < 2*limit || full.Dropped != 0 {
+		t.Fatalf("the unlimited run holds %d bytes (dropped %v): too small for this test", full.LimitFootprint(), full.Dropped)
 	}
 	part := record(limit)
 	if part.Dropped <= part.From || part.Dropped >= part.To || part.To != full.To {
 		t.Fatalf("dropped before %v in %v..%v", part.Dropped, part.From, part.To)
 	}
-	if fp := part.Footprint(); fp > limit+limit/2 {
+	if fp := part.LimitFootprint(); fp > limit+limit/2 {
 		t.Errorf("limited timeline holds %d bytes, limit %d", fp, limit)
 	}
 	fc, pc := full.Cores[0], part.Cores[0]

@@ -26,13 +26,13 @@ import (
 // waking it per hand-off cost the engine 1.18–1.26× its bare time, polling
 // 1.11× (hgemm 4096³, engine thread locked, median of 16 runs).
 //
-// Per recorded event the Timeline holds a 16-byte slice slot (Lane); an instruction
-// adds its packed copy (typically 15–30 bytes; slices of an instruction
-// packed recently share it: the scalar unit's issue slot and the pipe's
-// execution, cores running the same tile code), a matched flag pair a
-// 40-byte Flow and a 16-byte entry per flag mark, a counter change a
-// 16-byte Sample. Nothing of it contains
-// pointers, so the garbage collector does not scan it.
+// Per recorded slice the Timeline holds about 5–8 bytes of a sealed lane
+// block (Lane); an instruction adds its packed copy (typically 15–30 bytes;
+// slices of an instruction packed recently share it: the scalar unit's
+// issue slot and the pipe's execution, cores running the same tile code), a
+// matched flag pair a 40-byte Flow and a 16-byte entry per flag mark, a
+// counter change a 16-byte Sample. None of it contains pointers, so the
+// garbage collector does not scan it.
 
 // batchSize is the number of events per hand-off: small enough that a
 // batch (with its instructions ~100 KB) is still in a cache when the

@@ -344,8 +344,12 @@ func (v *Viewer) cell(tl *traces.Timeline, l *traces.Lane, col int) mark {
 	i := l.Search(func(s *traces.Slice) bool { return s.To > a })
 	var cov [int(traces.NumClasses) + int(arch.NumCauses)]sim.Time
 	any := false
-	for n := 0; i < l.Len() && l.At(i).From < b && n < maxScan; i, n = i+1, n+1 {
-		s := l.At(i)
+	n := 0
+	for _, s := range l.Scan(i) {
+		if s.From >= b || n == maxScan {
+			break
+		}
+		n++
 		if s.Class == traces.ClassFlag {
 			continue
 		}

@@ -326,9 +326,8 @@ func (v *Viewer) nextStall(tl *traces.Timeline, dir int) {
 	for p := range c.Pipes {
 		l := &c.Pipes[p]
 		if dir > 0 {
-			i := l.Search(func(s *traces.Slice) bool { return s.From > v.cursor })
-			for ; i < l.Len(); i++ {
-				if s := l.At(i); s.Stall() {
+			for i, s := range l.Scan(l.Search(func(s *traces.Slice) bool { return s.From > v.cursor })) {
+				if s.Stall() {
 					if found < 0 || s.From < best {
 						best, bp, found = s.From, isa.Pipe(p), i
 					}
@@ -336,9 +335,8 @@ func (v *Viewer) nextStall(tl *traces.Timeline, dir int) {
 				}
 			}
 		} else {
-			i := l.Search(func(s *traces.Slice) bool { return s.From >= v.cursor }) - 1
-			for ; i >= 0; i-- {
-				if s := l.At(i); s.Stall() {
+			for i, s := range l.ScanBack(l.Search(func(s *traces.Slice) bool { return s.From >= v.cursor }) - 1) {
+				if s.Stall() {
 					if found < 0 || s.From > best {
 						best, bp, found = s.From, isa.Pipe(p), i
 					}
@@ -395,8 +393,8 @@ func (v *Viewer) search(tl *traces.Timeline) {
 			i := l.Search(func(s *traces.Slice) bool {
 				return s.From > after || (!strict && s.From == after)
 			})
-			for ; i < l.Len(); i++ {
-				if s := l.At(i); match(&s) {
+			for _, s := range l.Scan(i) {
+				if match(&s) {
 					if best == nil || s.From < best.From {
 						best, bp = &s, isa.Pipe(p)
 					}

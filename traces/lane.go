@@ -1,0 +1,479 @@
+package traces
+
+import (
+	"encoding/binary"
+	"iter"
+	"slices"
+	"sort"
+	"unsafe"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// A Lane keeps its newest slices in a small hot tail of plain Slices, reused
+// in place; whenever the tail holds tailMax slices, its oldest blockLen are
+// sealed: encoded, each relative to the slice before it, into the timeline's
+// block arena — one sequential byte stream shared by all lanes.
+//
+// Why: a live run's recorder writes every slice of every pipe of every core
+// as it comes, and on this project's 2-vCPU VM what the consumer costs the
+// engine is mostly the fresh memory it fills (first touches, cache misses).
+// Fixed 16-byte slots in per-lane chunks were hundreds of interleaved write
+// streams; sealed blocks take about 5–8 bytes a slice (most slices start
+// where the one before ended; durations, ref steps and names are small) in
+// one stream, and the tails (2 KiB a lane) stay in the cache.
+//
+// Random access decodes a block from its start (at most blockLen slices);
+// Scan and ScanBack iterate in order without that cost.
+
+// blockShift sets the slices per sealed block; tailMax is the tail length
+// at which the oldest block is sealed: the tail keeps tailKeep slices, so
+// that a slice arriving late by up to that many places (intervals close
+// after the flag events at their end: usually one or two) is inserted in
+// the tail, and sealing moves only those.
+const (
+	blockShift = 5
+	blockLen   = 1 << blockShift
+	tailKeep   = 8
+	tailMax    = blockLen + tailKeep
+)
+
+// Lane is the slices of one pipe ordered by From (equal From in arrival
+// order).
+type Lane struct {
+	blocks []laneBlock // sealed, in order, blockLen slices each
+	tail   []Slice     // the newest slices, in order
+	arena  *blockArena // where the blocks are (nil before the first seal)
+	last   sim.Time    // at least the largest From (appends go last when not below)
+}
+
+// laneBlock is a sealed block: the From of its first slice (searches need
+// no decoding) and where its encoding starts.
+type laneBlock struct {
+	from  sim.Time
+	chunk int32
+	off   uint32
+}
+
+// Len returns the number of slices.
+func (l *Lane) Len() int { return len(l.blocks)<<blockShift + len(l.tail) }
+
+// sealed returns the number of slices in sealed blocks.
+func (l *Lane) sealed() int { return len(l.blocks) << blockShift }
+
+// At returns slice i (0 <= i < Len). A sealed slice costs decoding its
+// block up to it; to visit many, use Scan or ScanBack.
+func (l *Lane) At(i int) Slice {
+	n := l.sealed()
+	if i >= n {
+		return l.tail[i-n]
+	}
+	d := l.reader(i >> blockShift)
+	var s Slice
+	for range i&(blockLen-1) + 1 {
+		d.next(&s)
+	}
+	return s
+}
+
+// Scan returns the slices from index i on, in order, with their indices.
+func (l *Lane) Scan(i int) iter.Seq2[int, Slice] {
+	return func(yield func(int, Slice) bool) {
+		i = max(i, 0)
+		var s Slice
+		for k := i >> blockShift; k < len(l.blocks); k++ {
+			d := l.reader(k)
+			for j := k << blockShift; j < (k+1)<<blockShift; j++ {
+				d.next(&s)
+				if j >= i && !yield(j, s) {
+					return
+				}
+			}
+		}
+		n := l.sealed()
+		for j := max(i-n, 0); j < len(l.tail); j++ {
+			if !yield(n+j, l.tail[j]) {
+				return
+			}
+		}
+	}
+}
+
+// ScanBack returns the slices from index i (clamped to Len-1) down to 0,
+// with their indices.
+func (l *Lane) ScanBack(i int) iter.Seq2[int, Slice] {
+	return func(yield func(int, Slice) bool) {
+		n := l.sealed()
+		i = min(i, l.Len()-1)
+		for j := i - n; j >= 0; j-- {
+			if !yield(n+j, l.tail[j]) {
+				return
+			}
+		}
+		var buf [blockLen]Slice
+		for k := min(i, n-1) >> blockShift; k >= 0; k-- {
+			l.decodeBlock(k, &buf)
+			for j := min(i-k<<blockShift, blockLen-1); j >= 0; j-- {
+				if !yield(k<<blockShift+j, buf[j]) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Search returns the smallest index i in [0, Len) at which f is true,
+// assuming f is false then true along the lane (as sort.Search); Len if
+// none.
+func (l *Lane) Search(f func(*Slice) bool) int {
+	n := l.sealed()
+	if len(l.tail) > 0 {
+		if s := l.tail[0]; !f(&s) {
+			return n + sort.Search(len(l.tail), func(j int) bool { s := l.tail[j]; return f(&s) })
+		}
+	}
+	// The first block whose first slice satisfies f; the answer is in the
+	// block before it, or its first slice.
+	var s Slice
+	b := sort.Search(len(l.blocks), func(k int) bool {
+		d := l.reader(k)
+		d.next(&s)
+		return f(&s)
+	})
+	if b == 0 {
+		return 0
+	}
+	d := l.reader(b - 1)
+	for j := range blockLen {
+		d.next(&s)
+		if f(&s) {
+			return (b-1)<<blockShift + j
+		}
+	}
+	return b << blockShift
+}
+
+// Slices returns a copy of the lane's slices.
+func (l *Lane) Slices() []Slice {
+	out := make([]Slice, 0, l.Len())
+	for _, s := range l.Scan(0) {
+		out = append(out, s)
+	}
+	return out
+}
+
+// addSlice appends s to pipe p keeping the stall totals.
+func (c *CoreTimeline) addSlice(t *Timeline, p isa.Pipe, s Slice) {
+	d := s.To - s.From
+	if s.Class == ClassFlag {
+		d = 0 // (a conditional move: flag marks and intervals come mixed)
+	}
+	c.stall[p][s.Cause] += d
+	l := &c.Pipes[p]
+	if len(l.tail) >= tailMax {
+		l.seal(t)
+	}
+	if s.From >= l.last {
+		// The common case: s goes last.
+		l.last = s.From
+		if l.tail == nil {
+			l.tail = make([]Slice, 0, tailMax)
+		}
+		l.tail = append(l.tail, s)
+		return
+	}
+	l.insert(s)
+}
+
+// insert places s after the slices with From ≤ s.From. Intervals close
+// after the flag events at their end, so s usually goes one or two places
+// back, in the tail; a slice going back beyond the tail first brings the
+// last sealed block back into it.
+func (l *Lane) insert(s Slice) {
+	for len(l.blocks) > 0 && (len(l.tail) == 0 || l.tail[0].From > s.From) && l.lastSealed().From > s.From {
+		l.unseal()
+	}
+	i := len(l.tail)
+	for i > 0 && l.tail[i-1].From > s.From {
+		i--
+	}
+	l.tail = append(l.tail, Slice{})
+	copy(l.tail[i+1:], l.tail[i:])
+	l.tail[i] = s
+}
+
+// lastSealed returns the last slice of the last sealed block.
+func (l *Lane) lastSealed() Slice {
+	var buf [blockLen]Slice
+	l.decodeBlock(len(l.blocks)-1, &buf)
+	return buf[blockLen-1]
+}
+
+// seal encodes the oldest blockLen slices of the tail into a block.
+func (l *Lane) seal(t *Timeline) {
+	if l.arena == nil {
+		if t.arena == nil {
+			t.arena = new(blockArena)
+		}
+		l.arena = t.arena
+	}
+	ch, off := l.arena.put(l.tail[:blockLen])
+	l.blocks = append(l.blocks, laneBlock{from: l.tail[0].From, chunk: ch, off: off})
+	n := copy(l.tail, l.tail[blockLen:])
+	l.tail = l.tail[:n]
+}
+
+// unseal moves the last sealed block back to the front of the tail.
+func (l *Lane) unseal() {
+	k := len(l.blocks) - 1
+	tail := make([]Slice, blockLen, blockLen+len(l.tail)+tailMax)
+	l.decodeBlock(k, (*[blockLen]Slice)(tail))
+	l.tail = append(tail, l.tail...)
+	l.arena.release(l.blocks[k].chunk)
+	l.blocks = l.blocks[:k]
+}
+
+// dropBefore drops the leading sealed blocks whose slices all end by t and
+// returns how many slices it dropped (the tail is kept).
+func (l *Lane) dropBefore(t sim.Time) int {
+	var buf [blockLen]Slice
+	k := 0
+	for ; k < len(l.blocks); k++ {
+		l.decodeBlock(k, &buf)
+		end := buf[0].To
+		for j := range buf {
+			end = max(end, buf[j].To)
+		}
+		if end > t {
+			break
+		}
+		l.arena.release(l.blocks[k].chunk)
+	}
+	if k > 0 {
+		l.blocks = append([]laneBlock(nil), l.blocks[k:]...)
+	}
+	return k << blockShift
+}
+
+// footprint returns the bytes the lane holds outside the arena.
+func (l *Lane) footprint() int64 {
+	return int64(cap(l.tail))*int64(unsafe.Sizeof(Slice{})) + int64(cap(l.blocks))*int64(unsafe.Sizeof(laneBlock{}))
+}
+
+// ---- the block encoding ----
+
+// Each slice is a control byte, its cause and class, then varints:
+//
+//	ctrl bits 0–1: From is the To of the slice before (fromTo), its From
+//	               (fromFrom), that From plus a uvarint (fromDelta), or
+//	               that From plus a varint with a varint length following
+//	               (fromRaw: out-of-order or negative lengths, never
+//	               recorded but kept exact)
+//	ctrl bit 2:    ref is not 0: a varint step from the block's previous ref
+//	ctrl bit 3:    cause and class take a byte each (either ≥ 16)
+//	ctrl bit 4:    zero length (flag marks): no length field
+//	ctrl bits 5–7: the name index if below 7; 7: a uvarint of name-7 follows
+//
+// then the cause | class<<4 byte (or two), the From delta, the length
+// (uvarint), the ref step, the name. The first slice's "slice before" is an
+// empty one at the block's From.
+const (
+	fromTo    = 0
+	fromFrom  = 1
+	fromDelta = 2
+	fromRaw   = 3
+	ctrlRef   = 1 << 2
+	ctrlWide  = 1 << 3
+	ctrlNoDur = 1 << 4
+	nameShift = 5
+	nameEsc   = 7
+)
+
+// maxEntry bounds one encoded slice; maxBlock one block.
+const (
+	maxEntry = 3 + 4*binary.MaxVarintLen64
+	maxBlock = blockLen * maxEntry
+)
+
+// appendBlock appends the encoding of ss (From-ordered) to dst.
+func appendBlock(dst []byte, ss []Slice) []byte {
+	n := len(dst)
+	dst = slices.Grow(dst, maxBlock)[:n+maxBlock]
+	w := dst[n:]
+	k := 0
+	prevFrom, prevTo := ss[0].From, ss[0].From
+	var prevRef int64
+	for i := range ss {
+		s := &ss[i]
+		var ctrl byte
+		raw := s.From < prevFrom || s.To < s.From
+		switch {
+		case raw:
+			ctrl = fromRaw
+		case s.From == prevTo:
+			ctrl = fromTo
+		case s.From == prevFrom:
+			ctrl = fromFrom
+		default:
+			ctrl = fromDelta
+		}
+		if s.ref != 0 {
+			ctrl |= ctrlRef
+		}
+		wide := s.Cause >= 16 || s.Class >= 16
+		if wide {
+			ctrl |= ctrlWide
+		}
+		if s.To == s.From && !raw {
+			ctrl |= ctrlNoDur
+		}
+		ctrl |= byte(min(s.name, nameEsc)) << nameShift
+		w[k] = ctrl
+		if wide {
+			w[k+1], w[k+2] = byte(s.Cause), byte(s.Class)
+			k += 3
+		} else {
+			w[k+1] = byte(s.Cause) | byte(s.Class)<<4
+			k += 2
+		}
+		switch {
+		case raw:
+			k += binary.PutVarint(w[k:], int64(s.From-prevFrom))
+			k += binary.PutVarint(w[k:], int64(s.To-s.From))
+		case ctrl&3 == fromDelta:
+			k += binary.PutUvarint(w[k:], uint64(s.From-prevFrom))
+		}
+		if !raw && ctrl&ctrlNoDur == 0 {
+			k += binary.PutUvarint(w[k:], uint64(s.To-s.From))
+		}
+		if s.ref != 0 {
+			k += binary.PutVarint(w[k:], int64(s.ref)-prevRef)
+			prevRef = int64(s.ref)
+		}
+		if s.name >= nameEsc {
+			k += binary.PutUvarint(w[k:], uint64(s.name-nameEsc))
+		}
+		prevFrom, prevTo = s.From, s.To
+	}
+	return dst[:n+k]
+}
+
+// blockReader decodes a block's slices in order.
+type blockReader struct {
+	b                []byte
+	prevFrom, prevTo sim.Time
+	prevRef          int64
+}
+
+// reader returns a reader at the start of block k.
+func (l *Lane) reader(k int) blockReader {
+	bl := &l.blocks[k]
+	return blockReader{b: l.arena.chunks[bl.chunk][bl.off:], prevFrom: bl.from, prevTo: bl.from}
+}
+
+// decodeBlock decodes block k into buf.
+func (l *Lane) decodeBlock(k int, buf *[blockLen]Slice) {
+	d := l.reader(k)
+	for j := range buf {
+		d.next(&buf[j])
+	}
+}
+
+// uvarint reads a uvarint (the arena only holds what appendBlock wrote).
+func (d *blockReader) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *blockReader) varint() int64 {
+	v, n := binary.Varint(d.b)
+	d.b = d.b[n:]
+	return v
+}
+
+// next decodes the next slice into s.
+func (d *blockReader) next(s *Slice) {
+	ctrl := d.b[0]
+	if ctrl&ctrlWide != 0 {
+		s.Cause, s.Class = arch.Cause(d.b[1]), Class(d.b[2])
+		d.b = d.b[3:]
+	} else {
+		s.Cause, s.Class = arch.Cause(d.b[1]&15), Class(d.b[1]>>4)
+		d.b = d.b[2:]
+	}
+	switch ctrl & 3 {
+	case fromTo:
+		s.From = d.prevTo
+	case fromFrom:
+		s.From = d.prevFrom
+	case fromDelta:
+		s.From = d.prevFrom + sim.Time(d.uvarint())
+	case fromRaw:
+		s.From = d.prevFrom + sim.Time(d.varint())
+		s.To = s.From + sim.Time(d.varint())
+	}
+	switch {
+	case ctrl&3 == fromRaw:
+	case ctrl&ctrlNoDur != 0:
+		s.To = s.From
+	default:
+		s.To = s.From + sim.Time(d.uvarint())
+	}
+	s.ref = 0
+	if ctrl&ctrlRef != 0 {
+		d.prevRef += d.varint()
+		s.ref = uint32(d.prevRef)
+	}
+	s.name = uint16(ctrl >> nameShift)
+	if s.name == nameEsc {
+		s.name = nameEsc + uint16(d.uvarint())
+	}
+	d.prevFrom, d.prevTo = s.From, s.To
+}
+
+// blockArena holds the sealed blocks of a timeline's lanes in fixed
+// chunks, never re-copied; a chunk is freed when the memory limit has
+// dropped all its blocks.
+type blockArena struct {
+	chunks [][]byte // nil once freed
+	live   []int32  // blocks in use per chunk
+	held   int      // chunks not freed
+}
+
+// arenaChunk is the size of an arena chunk.
+const arenaChunk = 256 << 10
+
+// put encodes ss as a block and returns where it starts.
+func (a *blockArena) put(ss []Slice) (chunk int32, off uint32) {
+	n := len(a.chunks)
+	if n == 0 || cap(a.chunks[n-1])-len(a.chunks[n-1]) < maxBlock {
+		a.chunks = append(a.chunks, make([]byte, 0, arenaChunk))
+		a.live = append(a.live, 0)
+		a.held++
+		n++
+	}
+	b := a.chunks[n-1]
+	a.chunks[n-1] = appendBlock(b, ss)
+	a.live[n-1]++
+	return int32(n - 1), uint32(len(b))
+}
+
+// release marks a block of chunk ch as no longer used.
+func (a *blockArena) release(ch int32) {
+	a.live[ch]--
+	if a.live[ch] == 0 && int(ch) < len(a.chunks)-1 {
+		a.chunks[ch] = nil
+		a.held--
+	}
+}
+
+// bytes returns the memory the arena holds.
+func (a *blockArena) bytes() int64 {
+	if a == nil {
+		return 0
+	}
+	return int64(a.held) * arenaChunk
+}
