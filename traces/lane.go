@@ -343,21 +343,41 @@ func appendBlock(dst []byte, ss []Slice) []byte {
 			k += binary.PutVarint(w[k:], int64(s.From-prevFrom))
 			k += binary.PutVarint(w[k:], int64(s.To-s.From))
 		case ctrl&3 == fromDelta:
-			k += binary.PutUvarint(w[k:], uint64(s.From-prevFrom))
+			k += putUvarint(w[k:], uint64(s.From-prevFrom))
 		}
 		if !raw && ctrl&ctrlNoDur == 0 {
-			k += binary.PutUvarint(w[k:], uint64(s.To-s.From))
+			k += putUvarint(w[k:], uint64(s.To-s.From))
 		}
 		if s.ref != 0 {
-			k += binary.PutVarint(w[k:], int64(s.ref)-prevRef)
+			d := int64(s.ref) - prevRef
+			k += putUvarint(w[k:], uint64(d<<1^d>>63)) // binary.PutVarint's zigzag
 			prevRef = int64(s.ref)
 		}
 		if s.name >= nameEsc {
-			k += binary.PutUvarint(w[k:], uint64(s.name-nameEsc))
+			k += putUvarint(w[k:], uint64(s.name-nameEsc))
 		}
 		prevFrom, prevTo = s.From, s.To
 	}
 	return dst[:n+k]
+}
+
+// putUvarint is binary.PutUvarint with the one- to three-byte values of
+// most fields written inline.
+func putUvarint(w []byte, v uint64) int {
+	switch {
+	case v < 1<<7:
+		w[0] = byte(v)
+		return 1
+	case v < 1<<14:
+		_ = w[1]
+		w[0], w[1] = byte(v)|0x80, byte(v>>7)
+		return 2
+	case v < 1<<21:
+		_ = w[2]
+		w[0], w[1], w[2] = byte(v)|0x80, byte(v>>7)|0x80, byte(v>>14)
+		return 3
+	}
+	return binary.PutUvarint(w, v)
 }
 
 // blockReader decodes a block's slices in order.
@@ -383,6 +403,10 @@ func (l *Lane) decodeBlock(k int, buf *[blockLen]Slice) {
 
 // uvarint reads a uvarint (the arena only holds what appendBlock wrote).
 func (d *blockReader) uvarint() uint64 {
+	if b := d.b[0]; b < 0x80 {
+		d.b = d.b[1:]
+		return uint64(b)
+	}
 	v, n := binary.Uvarint(d.b)
 	d.b = d.b[n:]
 	return v
