@@ -352,12 +352,13 @@ func TestLaneEncoding(t *testing.T) {
 func FuzzBlockEncoding(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21})
 	f.Add(make([]byte, 200))
+	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var ss [blockLen]Slice
 		word := func(i, n int) uint64 {
 			var v uint64
 			for j := range n {
-				if k := i + j; k < len(data) {
+				if k := i + j; k >= 0 && k < len(data) {
 					v = v<<8 | uint64(data[k])
 				}
 			}
@@ -376,11 +377,16 @@ func FuzzBlockEncoding(f *testing.F) {
 				name: uint16(word(b+5, 2)), Cause: arch.Cause(word(b+9, 1)), Class: Class(word(b+10, 1))}
 		}
 		sort.SliceStable(ss[:], func(i, j int) bool { return ss[i].From < ss[j].From })
-		enc := appendBlock(nil, ss[:])
+		var kt kindTable
+		kt.n = uint8(word(len(data)-1, 1) % (maxKinds + 1)) // some kinds taken before
+		for i := range kt.n {
+			kt.keys[i] = uint32(word(int(i)*3, 4))
+		}
+		enc := appendBlock(nil, ss[:], &kt)
 		if len(enc) > maxBlock {
 			t.Fatalf("block of %d bytes, bound %d", len(enc), maxBlock)
 		}
-		d := blockReader{b: enc, prevFrom: ss[0].From, prevTo: ss[0].From}
+		d := newBlockReader(enc, ss[0].From, &kt)
 		for j := range ss {
 			var s Slice
 			d.next(&s)

@@ -21,9 +21,10 @@ import (
 // as it comes, and on this project's 2-vCPU VM what the consumer costs the
 // engine is mostly the fresh memory it fills (first touches, cache misses).
 // Fixed 16-byte slots in per-lane chunks were hundreds of interleaved write
-// streams; sealed blocks take about 5–8 bytes a slice (most slices start
-// where the one before ended; durations, ref steps and names are small) in
-// one stream, and the tails (2 KiB a lane) stay in the cache.
+// streams; sealed blocks take about 4 bytes a slice (most slices start where
+// the one before ended, a lane has few kinds of slices, pipelines repeat
+// lengths, ref steps are small) in one stream, and the tails (1 KiB a lane)
+// stay in the cache.
 //
 // Random access decodes a block from its start (at most blockLen slices);
 // Scan and ScanBack iterate in order without that cost.
@@ -46,6 +47,7 @@ type Lane struct {
 	blocks []laneBlock // sealed, in order, blockLen slices each
 	tail   []Slice     // the newest slices, in order
 	arena  *blockArena // where the blocks are (nil before the first seal)
+	kinds  kindTable   // the slice kinds the blocks refer to
 	last   sim.Time    // at least the largest From (appends go last when not below)
 }
 
@@ -219,7 +221,7 @@ func (l *Lane) seal(t *Timeline) {
 		}
 		l.arena = t.arena
 	}
-	ch, off := l.arena.put(l.tail[:blockLen])
+	ch, off := l.arena.put(l.tail[:blockLen], &l.kinds)
 	l.blocks = append(l.blocks, laneBlock{from: l.tail[0].From, chunk: ch, off: off})
 	n := copy(l.tail, l.tail[blockLen:])
 	l.tail = l.tail[:n]
@@ -264,51 +266,81 @@ func (l *Lane) footprint() int64 {
 
 // ---- the block encoding ----
 
-// Each slice is a control byte, its cause and class, then varints:
+// Each slice is a control byte, then what it does not imply:
 //
 //	ctrl bits 0–1: From is the To of the slice before (fromTo), its From
 //	               (fromFrom), that From plus a uvarint (fromDelta), or
-//	               that From plus a varint with a varint length following
-//	               (fromRaw: out-of-order or negative lengths, never
-//	               recorded but kept exact)
-//	ctrl bit 2:    ref is not 0: a varint step from the block's previous ref
-//	ctrl bit 3:    cause and class take a byte each (either ≥ 16)
-//	ctrl bit 4:    zero length (flag marks): no length field
-//	ctrl bits 5–7: the name index if below 7; 7: a uvarint of name-7 follows
+//	               that From plus a varint, with a varint length following
+//	               (fromRaw: out of order or negative lengths; never
+//	               recorded, but kept exact)
+//	ctrl bit 2:    ref is not 0: a zigzag uvarint step from the block's
+//	               previous ref follows
+//	ctrl bit 3:    the length is that of the block's previous slice of the
+//	               same kind (pipelines repeat: same instruction shapes,
+//	               one-cycle issue slots): no length field
+//	ctrl bits 4–7: the kind — cause, class and name — as an index into the
+//	               lane's table of its first 15 kinds; 15: a cause byte, a
+//	               class byte and a uvarint name follow
 //
-// then the cause | class<<4 byte (or two), the From delta, the length
-// (uvarint), the ref step, the name. The first slice's "slice before" is an
-// empty one at the block's From.
+// in the order: kind bytes, From delta, length (uvarint), ref step. The
+// first slice's "slice before" is an empty one at the block's From.
 const (
-	fromTo    = 0
-	fromFrom  = 1
-	fromDelta = 2
-	fromRaw   = 3
-	ctrlRef   = 1 << 2
-	ctrlWide  = 1 << 3
-	ctrlNoDur = 1 << 4
-	nameShift = 5
-	nameEsc   = 7
+	fromTo      = 0
+	fromFrom    = 1
+	fromDelta   = 2
+	fromRaw     = 3
+	ctrlRef     = 1 << 2
+	ctrlRepeat  = 1 << 3
+	kindShift   = 4
+	kindInline  = 15
+	maxKinds    = kindInline
+	maxEntry    = 3 + 4*binary.MaxVarintLen64
+	maxBlock    = blockLen * maxEntry
+	uvarintFast = 1 << 7
 )
 
-// maxEntry bounds one encoded slice; maxBlock one block.
-const (
-	maxEntry = 3 + 4*binary.MaxVarintLen64
-	maxBlock = blockLen * maxEntry
-)
+// kindKey is a slice's kind: cause, class and name.
+func kindKey(s *Slice) uint32 { return uint32(s.Cause) | uint32(s.Class)<<8 | uint32(s.name)<<16 }
 
-// appendBlock appends the encoding of ss (From-ordered) to dst.
-func appendBlock(dst []byte, ss []Slice) []byte {
+// kindTable is a lane's kinds, in order of first use (never changed, so
+// every block decodes with the table as it is now).
+type kindTable struct {
+	keys [maxKinds]uint32
+	n    uint8
+}
+
+// index returns the index of key, adding it while there is room
+// (kindInline when there is none).
+func (t *kindTable) index(key uint32) int {
+	for i := range t.keys[:t.n] {
+		if t.keys[i] == key {
+			return i
+		}
+	}
+	if t.n < maxKinds {
+		t.keys[t.n] = key
+		t.n++
+		return int(t.n - 1)
+	}
+	return kindInline
+}
+
+// appendBlock appends the encoding of ss (From-ordered) to dst, with the
+// kinds of lane table kt (which it extends).
+func appendBlock(dst []byte, ss []Slice, kt *kindTable) []byte {
 	n := len(dst)
 	dst = slices.Grow(dst, maxBlock)[:n+maxBlock]
 	w := dst[n:]
 	k := 0
 	prevFrom, prevTo := ss[0].From, ss[0].From
 	var prevRef int64
+	var lastDur [maxKinds]sim.Time
+	var seen uint16 // kinds with a lastDur in this block
 	for i := range ss {
 		s := &ss[i]
-		var ctrl byte
-		raw := s.From < prevFrom || s.To < s.From
+		dur := s.To - s.From
+		raw := s.From < prevFrom || dur < 0
+		ctrl := byte(fromDelta)
 		switch {
 		case raw:
 			ctrl = fromRaw
@@ -316,81 +348,89 @@ func appendBlock(dst []byte, ss []Slice) []byte {
 			ctrl = fromTo
 		case s.From == prevFrom:
 			ctrl = fromFrom
-		default:
-			ctrl = fromDelta
 		}
 		if s.ref != 0 {
 			ctrl |= ctrlRef
 		}
-		wide := s.Cause >= 16 || s.Class >= 16
-		if wide {
-			ctrl |= ctrlWide
+		kind := kt.index(kindKey(s))
+		ctrl |= byte(kind) << kindShift
+		if kind != kindInline {
+			if !raw && seen&(1<<kind) != 0 && lastDur[kind] == dur {
+				ctrl |= ctrlRepeat
+			}
+			lastDur[kind] = dur
+			seen |= 1 << kind
 		}
-		if s.To == s.From && !raw {
-			ctrl |= ctrlNoDur
-		}
-		ctrl |= byte(min(s.name, nameEsc)) << nameShift
 		w[k] = ctrl
-		if wide {
-			w[k+1], w[k+2] = byte(s.Cause), byte(s.Class)
-			k += 3
-		} else {
-			w[k+1] = byte(s.Cause) | byte(s.Class)<<4
-			k += 2
+		k++
+		if kind == kindInline {
+			w[k], w[k+1] = byte(s.Cause), byte(s.Class)
+			k = putUvarint(w, k+2, uint64(s.name))
 		}
 		switch {
 		case raw:
 			k += binary.PutVarint(w[k:], int64(s.From-prevFrom))
-			k += binary.PutVarint(w[k:], int64(s.To-s.From))
+			k += binary.PutVarint(w[k:], int64(dur))
 		case ctrl&3 == fromDelta:
-			k += putUvarint(w[k:], uint64(s.From-prevFrom))
+			k = putUvarint(w, k, uint64(s.From-prevFrom))
 		}
-		if !raw && ctrl&ctrlNoDur == 0 {
-			k += putUvarint(w[k:], uint64(s.To-s.From))
+		if !raw && ctrl&ctrlRepeat == 0 {
+			k = putUvarint(w, k, uint64(dur))
 		}
 		if s.ref != 0 {
 			d := int64(s.ref) - prevRef
-			k += putUvarint(w[k:], uint64(d<<1^d>>63)) // binary.PutVarint's zigzag
+			k = putUvarint(w, k, uint64(d<<1^d>>63)) // zigzag, as binary.PutVarint
 			prevRef = int64(s.ref)
-		}
-		if s.name >= nameEsc {
-			k += putUvarint(w[k:], uint64(s.name-nameEsc))
 		}
 		prevFrom, prevTo = s.From, s.To
 	}
 	return dst[:n+k]
 }
 
-// putUvarint is binary.PutUvarint with the one- to three-byte values of
-// most fields written inline.
-func putUvarint(w []byte, v uint64) int {
-	switch {
-	case v < 1<<7:
-		w[0] = byte(v)
-		return 1
-	case v < 1<<14:
-		_ = w[1]
-		w[0], w[1] = byte(v)|0x80, byte(v>>7)
-		return 2
-	case v < 1<<21:
-		_ = w[2]
-		w[0], w[1], w[2] = byte(v)|0x80, byte(v>>7)|0x80, byte(v>>14)
-		return 3
+// putUvarint writes v as a uvarint at w[k:] and returns the index after
+// it: one-byte values inline, the rest in putUvarintLong.
+func putUvarint(w []byte, k int, v uint64) int {
+	if v < uvarintFast {
+		w[k] = byte(v)
+		return k + 1
 	}
-	return binary.PutUvarint(w, v)
+	return putUvarintLong(w, k, v)
+}
+
+// putUvarintLong is putUvarint for values of two bytes or more.
+func putUvarintLong(w []byte, k int, v uint64) int {
+	switch {
+	case v < 1<<14:
+		_ = w[k+1]
+		w[k], w[k+1] = byte(v)|0x80, byte(v>>7)
+		return k + 2
+	case v < 1<<21:
+		_ = w[k+2]
+		w[k], w[k+1], w[k+2] = byte(v)|0x80, byte(v>>7)|0x80, byte(v>>14)
+		return k + 3
+	}
+	return k + binary.PutUvarint(w[k:], v)
 }
 
 // blockReader decodes a block's slices in order.
 type blockReader struct {
 	b                []byte
+	kinds            *kindTable
 	prevFrom, prevTo sim.Time
 	prevRef          int64
+	lastDur          [maxKinds]sim.Time
+}
+
+// newBlockReader returns a reader of the block encoded at b whose first
+// slice starts at from, with kind table kt.
+func newBlockReader(b []byte, from sim.Time, kt *kindTable) blockReader {
+	return blockReader{b: b, kinds: kt, prevFrom: from, prevTo: from}
 }
 
 // reader returns a reader at the start of block k.
 func (l *Lane) reader(k int) blockReader {
 	bl := &l.blocks[k]
-	return blockReader{b: l.arena.chunks[bl.chunk][bl.off:], prevFrom: bl.from, prevTo: bl.from}
+	return newBlockReader(l.arena.chunks[bl.chunk][bl.off:], bl.from, &l.kinds)
 }
 
 // decodeBlock decodes block k into buf.
@@ -403,7 +443,7 @@ func (l *Lane) decodeBlock(k int, buf *[blockLen]Slice) {
 
 // uvarint reads a uvarint (the arena only holds what appendBlock wrote).
 func (d *blockReader) uvarint() uint64 {
-	if b := d.b[0]; b < 0x80 {
+	if b := d.b[0]; b < uvarintFast {
 		d.b = d.b[1:]
 		return uint64(b)
 	}
@@ -421,13 +461,17 @@ func (d *blockReader) varint() int64 {
 // next decodes the next slice into s.
 func (d *blockReader) next(s *Slice) {
 	ctrl := d.b[0]
-	if ctrl&ctrlWide != 0 {
-		s.Cause, s.Class = arch.Cause(d.b[1]), Class(d.b[2])
-		d.b = d.b[3:]
-	} else {
-		s.Cause, s.Class = arch.Cause(d.b[1]&15), Class(d.b[1]>>4)
+	d.b = d.b[1:]
+	kind := int(ctrl >> kindShift)
+	if kind == kindInline {
+		s.Cause, s.Class = arch.Cause(d.b[0]), Class(d.b[1])
 		d.b = d.b[2:]
+		s.name = uint16(d.uvarint())
+	} else {
+		key := d.kinds.keys[kind]
+		s.Cause, s.Class, s.name = arch.Cause(key), Class(key>>8), uint16(key>>16)
 	}
+	var dur sim.Time
 	switch ctrl & 3 {
 	case fromTo:
 		s.From = d.prevTo
@@ -437,23 +481,24 @@ func (d *blockReader) next(s *Slice) {
 		s.From = d.prevFrom + sim.Time(d.uvarint())
 	case fromRaw:
 		s.From = d.prevFrom + sim.Time(d.varint())
-		s.To = s.From + sim.Time(d.varint())
+		dur = sim.Time(d.varint())
 	}
 	switch {
 	case ctrl&3 == fromRaw:
-	case ctrl&ctrlNoDur != 0:
-		s.To = s.From
+	case ctrl&ctrlRepeat != 0:
+		dur = d.lastDur[kind]
 	default:
-		s.To = s.From + sim.Time(d.uvarint())
+		dur = sim.Time(d.uvarint())
 	}
+	if kind != kindInline {
+		d.lastDur[kind] = dur
+	}
+	s.To = s.From + dur
 	s.ref = 0
 	if ctrl&ctrlRef != 0 {
-		d.prevRef += d.varint()
+		z := d.uvarint()
+		d.prevRef += int64(z>>1) ^ -int64(z&1)
 		s.ref = uint32(d.prevRef)
-	}
-	s.name = uint16(ctrl >> nameShift)
-	if s.name == nameEsc {
-		s.name = nameEsc + uint16(d.uvarint())
 	}
 	d.prevFrom, d.prevTo = s.From, s.To
 }
@@ -471,7 +516,7 @@ type blockArena struct {
 const arenaChunk = 256 << 10
 
 // put encodes ss as a block and returns where it starts.
-func (a *blockArena) put(ss []Slice) (chunk int32, off uint32) {
+func (a *blockArena) put(ss []Slice, kt *kindTable) (chunk int32, off uint32) {
 	n := len(a.chunks)
 	if n == 0 || cap(a.chunks[n-1])-len(a.chunks[n-1]) < maxBlock {
 		a.chunks = append(a.chunks, make([]byte, 0, arenaChunk))
@@ -480,7 +525,7 @@ func (a *blockArena) put(ss []Slice) (chunk int32, off uint32) {
 		n++
 	}
 	b := a.chunks[n-1]
-	a.chunks[n-1] = appendBlock(b, ss)
+	a.chunks[n-1] = appendBlock(b, ss, kt)
 	a.live[n-1]++
 	return int32(n - 1), uint32(len(b))
 }

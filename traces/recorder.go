@@ -26,7 +26,7 @@ import (
 // waking it per hand-off cost the engine 1.18–1.26× its bare time, polling
 // 1.11× (hgemm 4096³, engine thread locked, median of 16 runs).
 //
-// Per recorded slice the Timeline holds about 5–8 bytes of a sealed lane
+// Per recorded slice the Timeline holds about 4 bytes of a sealed lane
 // block (Lane); an instruction adds its packed copy (typically 15–30 bytes;
 // slices of an instruction packed recently share it: the scalar unit's
 // issue slot and the pipe's execution, cores running the same tile code), a
