@@ -84,22 +84,7 @@ func (t *tape) replay(o arch.Observer) {
 //
 //	go test -run XXX -bench Recorder -count 6 ./traces/
 func BenchmarkRecorder(b *testing.B) {
-	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var opts programs.Options
-	for _, s := range []string{"program.m=" + benchN(), "program.n=" + benchN(), "program.k=" + benchN(), "program.numerics=off"} {
-		ov, err := machines.ParseOverride(s)
-		if err != nil {
-			b.Fatal(err)
-		}
-		opts.Overrides = append(opts.Overrides, ov)
-	}
-	var t tape
-	if _, err := programs.Execute(f, opts, programs.RunHooks{Observer: &t}); err != nil {
-		b.Fatal(err)
-	}
+	t := hgemmTape(b)
 	b.Run("calls", func(b *testing.B) {
 		for range b.N {
 			r := traces.NewRecorder(traces.Window{})
@@ -148,6 +133,27 @@ func BenchmarkRecorder(b *testing.B) {
 	})
 }
 
+// hgemmTape records the observer calls of an hgemm benchN()³ timing run.
+func hgemmTape(b *testing.B) *tape {
+	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var opts programs.Options
+	for _, s := range []string{"program.m=" + benchN(), "program.n=" + benchN(), "program.k=" + benchN(), "program.numerics=off"} {
+		ov, err := machines.ParseOverride(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts.Overrides = append(opts.Overrides, ov)
+	}
+	var t tape
+	if _, err := programs.Execute(f, opts, programs.RunHooks{Observer: &t}); err != nil {
+		b.Fatal(err)
+	}
+	return &t
+}
+
 // benchN returns the hgemm size BenchmarkRecorder replays: 2048, or
 // $RECORDER_BENCH_N (4096 is the live view benchmark's size).
 func benchN() string {
@@ -155,4 +161,21 @@ func benchN() string {
 		return s
 	}
 	return "2048"
+}
+
+// BenchmarkSeal times the block encoding of a recorded hgemm benchN()³ live
+// timeline: what the consumer spends sealing each slice, and the bytes a
+// slice takes.
+//
+//	go test -run XXX -bench Seal ./traces/
+func BenchmarkSeal(b *testing.B) {
+	lanes := traces.LaneSlices(traces.CaptureLive(traces.Window{}, hgemmTape(b).replay).Apply(traces.Window{}))
+	buf := make([]byte, 0, 64<<20)
+	var n int
+	b.ResetTimer()
+	for range b.N {
+		buf, n = traces.SealAll(lanes, buf[:0])
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/slice")
+	b.ReportMetric(float64(len(buf))/float64(n), "bytes/slice")
 }

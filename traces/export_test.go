@@ -64,3 +64,28 @@ func Discard(w Window, feed func(arch.Observer)) {
 // LimitFootprint is the footprint the memory limit bounds (the flag marks'
 // arrow table is not dropped: live views, which set a limit, record none).
 func (t *Timeline) LimitFootprint() int64 { return t.footprint() }
+
+// LaneSlices returns the slices of every lane of tl.
+func LaneSlices(tl *Timeline) [][]Slice {
+	var out [][]Slice
+	for _, c := range tl.Cores {
+		for p := range c.Pipes {
+			out = append(out, c.Pipes[p].Slices())
+		}
+	}
+	return out
+}
+
+// SealAll encodes every whole block of the lanes into buf as the recorder
+// seals them and returns buf and the slices encoded (BenchmarkSeal).
+func SealAll(lanes [][]Slice, buf []byte) ([]byte, int) {
+	n := 0
+	for _, ss := range lanes {
+		var kt kindTable
+		for k := 0; k+blockLen <= len(ss); k += blockLen {
+			buf = appendBlock(buf, ss[k:k+blockLen], &kt)
+			n += blockLen
+		}
+	}
+	return buf, n
+}
