@@ -134,7 +134,7 @@ func BenchmarkRecorder(b *testing.B) {
 }
 
 // hgemmTape records the observer calls of an hgemm benchN()³ timing run.
-func hgemmTape(b *testing.B) *tape {
+func hgemmTape(b testing.TB) *tape {
 	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
 	if err != nil {
 		b.Fatal(err)

@@ -246,7 +246,7 @@ func TestLimitDropsOldEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := programs.Options{}
-	for _, o := range []string{"program.m=2048", "program.n=2048", "program.k=4096", "program.numerics=off", "machine.cores=1"} {
+	for _, o := range []string{"program.m=2048", "program.n=4096", "program.k=4096", "program.numerics=off", "machine.cores=1"} {
 		ov, err := machines.ParseOverride(o)
 		if err != nil {
 			t.Fatal(err)

