@@ -17,14 +17,15 @@ import (
 // sealed: encoded, each relative to the slice before it, into the timeline's
 // block arena — one sequential byte stream shared by all lanes.
 //
-// Why: a live run's recorder writes every slice of every pipe of every core
-// as it comes, and on this project's 2-vCPU VM what the consumer costs the
-// engine is mostly the fresh memory it fills (first touches, cache misses).
-// Fixed 16-byte slots in per-lane chunks were hundreds of interleaved write
-// streams; sealed blocks take about 4 bytes a slice (most slices start where
-// the one before ended, a lane has few kinds of slices, pipelines repeat
-// lengths, ref steps are small) in one stream, and the tails (1 KiB a lane)
-// stay in the cache.
+// Why: a recorder keeps every slice of every pipe of every core (millions in
+// a long run; a live view holds them while the engine runs). Fixed 16-byte
+// slots in per-lane chunks were hundreds of interleaved write streams of
+// fresh memory; sealed blocks take about 4 bytes a slice (most slices start
+// where the one before ended, a lane has few kinds of slices, pipelines
+// repeat lengths, ref steps are small) in one stream, and the tails (1 KiB
+// a lane) stay in the cache. A live view of LU 32k now keeps the whole run
+// within DefaultLiveLimit (0.66 GB peak; the slots needed 1.5 GB and
+// dropped the older half).
 //
 // Random access decodes a block from its start (at most blockLen slices);
 // Scan and ScanBack iterate in order without that cost.
