@@ -178,9 +178,10 @@ type Timeline struct {
 	// cover the whole run.
 	Dropped sim.Time
 
-	names   []string          // slice names (mnemonics, causes), by Slice.name
-	nameIdx map[string]uint16 // names → index
-	peakBW  float64           // largest Bandwidth value
+	names    []string          // slice names (mnemonics, causes), by Slice.name
+	nameIdx  map[string]uint16 // names → index
+	peakBW   float64           // largest Bandwidth value
+	peakPrev float64           // largest Bandwidth value but the last (recording)
 
 	// Recorded runs: packed instructions (pack.go) in fixed chunks, never
 	// re-copied; Slice.ref-1 = chunk<<codeShift | offset.

@@ -412,3 +412,28 @@ func insertByFrom(want []Slice, s Slice) []Slice {
 	want[k] = s
 	return want
 }
+
+// TestPeakBandwidth checks the peak kept while samples are added (samples
+// at the same time replace the last one, also when it was the peak).
+func TestPeakBandwidth(t *testing.T) {
+	var tl Timeline
+	seed := uint64(3)
+	rnd := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int(seed>>33) % n
+	}
+	at := sim.Time(0)
+	for i := range 5000 {
+		if rnd(3) != 0 {
+			at += sim.Time(rnd(100))
+		}
+		tl.addBandwidth(at-50, float64(rnd(1000)), 0) // some before the window start (0)
+		want := 0.0
+		for _, s := range tl.Bandwidth {
+			want = max(want, s.Value)
+		}
+		if tl.PeakBandwidth() != want {
+			t.Fatalf("sample %d: peak %v, want %v", i, tl.PeakBandwidth(), want)
+		}
+	}
+}
