@@ -304,88 +304,115 @@ const (
 func kindKey(s *Slice) uint32 { return uint32(s.Cause) | uint32(s.Class)<<8 | uint32(s.name)<<16 }
 
 // kindTable is a lane's kinds, in order of first use (never changed, so
-// every block decodes with the table as it is now).
+// every block decodes with the table as it is now), and a direct-mapped
+// index of them for the encoder.
 type kindTable struct {
 	keys [maxKinds]uint32
 	n    uint8
+	slot [16]uint8 // 1 + the index of a key hashing there (0: none)
 }
 
 // index returns the index of key, adding it while there is room
 // (kindInline when there is none).
-func (t *kindTable) index(key uint32) int {
-	for i := range t.keys[:t.n] {
-		if t.keys[i] == key {
-			return i
-		}
+func (t *kindTable) index(key uint32) uint {
+	h := key * 0x9E3779B1 >> 28
+	if i := uint(t.slot[h]) - 1; i < maxKinds && t.keys[i] == key {
+		return i
 	}
-	if t.n < maxKinds {
-		t.keys[t.n] = key
-		t.n++
-		return int(t.n - 1)
-	}
-	return kindInline
+	return t.find(key, h)
 }
 
-// appendBlock appends the encoding of ss (From-ordered) to dst, with the
-// kinds of lane table kt (which it extends).
+// find is index past the direct-mapped slot: a scan, remembering its
+// result in the slot.
+func (t *kindTable) find(key, h uint32) uint {
+	i := uint8(0)
+	for i < t.n && t.keys[i] != key {
+		i++
+	}
+	if i == t.n {
+		if t.n == maxKinds {
+			return kindInline
+		}
+		t.keys[i] = key
+		t.n++
+	}
+	t.slot[h&15] = i + 1
+	return uint(i)
+}
+
+// appendBlock appends the encoding of ss (From-ordered, at most blockLen
+// slices) to dst, with the kinds of lane table kt (which it extends). Two
+// passes, each with few live variables: the first picks every slice's
+// control byte, the second writes the fields it calls for.
 func appendBlock(dst []byte, ss []Slice, kt *kindTable) []byte {
+	var ctrls [blockLen]byte
+	ctrls = blockControls(ss, kt, ctrls)
 	n := len(dst)
 	dst = slices.Grow(dst, maxBlock)[:n+maxBlock]
 	w := dst[n:]
 	k := 0
-	prevFrom, prevTo := ss[0].From, ss[0].From
+	prevFrom := ss[0].From
 	var prevRef int64
-	var lastDur [maxKinds]sim.Time
-	var seen uint16 // kinds with a lastDur in this block
+	for i := range ss {
+		s := &ss[i]
+		ctrl := ctrls[i&(blockLen-1)]
+		w[k] = ctrl
+		k++
+		if ctrl>>kindShift == kindInline {
+			w[k], w[k+1] = byte(s.Cause), byte(s.Class)
+			k = putUvarint(w, k+2, uint64(s.name))
+		}
+		switch ctrl & 3 {
+		case fromDelta:
+			k = putUvarint(w, k, uint64(s.From-prevFrom))
+		case fromRaw:
+			k += binary.PutVarint(w[k:], int64(s.From-prevFrom))
+			k += binary.PutVarint(w[k:], int64(s.To-s.From))
+		}
+		if ctrl&(ctrlRepeat|3) < fromRaw { // neither a repeat nor raw
+			k = putUvarint(w, k, uint64(s.To-s.From))
+		}
+		if ctrl&ctrlRef != 0 {
+			d := int64(s.ref) - prevRef
+			k = putUvarint(w, k, uint64(d<<1^d>>63)) // zigzag, as binary.PutVarint
+			prevRef = int64(s.ref)
+		}
+		prevFrom = s.From
+	}
+	return dst[:n+k]
+}
+
+// blockControls returns the control bytes of ss (appendBlock's first pass).
+func blockControls(ss []Slice, kt *kindTable, ctrls [blockLen]byte) [blockLen]byte {
+	prevFrom, prevTo := ss[0].From, ss[0].From
+	var lastDur [kindInline + 1]sim.Time
+	var seen uint32 // kinds with a lastDur in this block (never kindInline)
 	for i := range ss {
 		s := &ss[i]
 		dur := s.To - s.From
-		raw := s.From < prevFrom || dur < 0
 		ctrl := byte(fromDelta)
 		switch {
-		case raw:
+		case s.From < prevFrom || dur < 0:
 			ctrl = fromRaw
 		case s.From == prevTo:
 			ctrl = fromTo
 		case s.From == prevFrom:
 			ctrl = fromFrom
 		}
+		kind := kt.index(kindKey(s)) & kindInline
+		bit := uint32(1) << kind
+		if ctrl != fromRaw && seen&bit != 0 && lastDur[kind] == dur {
+			ctrl |= ctrlRepeat
+		}
+		lastDur[kind] = dur
+		seen |= bit &^ (1 << kindInline)
 		if s.ref != 0 {
 			ctrl |= ctrlRef
 		}
-		kind := kt.index(kindKey(s))
-		ctrl |= byte(kind) << kindShift
-		if kind != kindInline {
-			if !raw && seen&(1<<kind) != 0 && lastDur[kind] == dur {
-				ctrl |= ctrlRepeat
-			}
-			lastDur[kind] = dur
-			seen |= 1 << kind
-		}
-		w[k] = ctrl
-		k++
-		if kind == kindInline {
-			w[k], w[k+1] = byte(s.Cause), byte(s.Class)
-			k = putUvarint(w, k+2, uint64(s.name))
-		}
-		switch {
-		case raw:
-			k += binary.PutVarint(w[k:], int64(s.From-prevFrom))
-			k += binary.PutVarint(w[k:], int64(dur))
-		case ctrl&3 == fromDelta:
-			k = putUvarint(w, k, uint64(s.From-prevFrom))
-		}
-		if !raw && ctrl&ctrlRepeat == 0 {
-			k = putUvarint(w, k, uint64(dur))
-		}
-		if s.ref != 0 {
-			d := int64(s.ref) - prevRef
-			k = putUvarint(w, k, uint64(d<<1^d>>63)) // zigzag, as binary.PutVarint
-			prevRef = int64(s.ref)
-		}
+		ctrls[i&(blockLen-1)] = ctrl | byte(kind)<<kindShift
 		prevFrom, prevTo = s.From, s.To
 	}
-	return dst[:n+k]
+	return ctrls
 }
 
 // putUvarint writes v as a uvarint at w[k:] and returns the index after
