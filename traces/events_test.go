@@ -141,11 +141,7 @@ func TestAddSliceOrder(t *testing.T) {
 	var tl Timeline
 	c := tl.core(0)
 	var want []Slice
-	seed := uint64(1)
-	rnd := func(n int) int {
-		seed = seed*6364136223846793005 + 1442695040888963407
-		return int(seed>>33) % n
-	}
+	rnd := lcg(1)
 	for i := 0; i < 20*tailMax; i++ {
 		from := sim.Time(i/3*10 - rnd(4)*10) // some go back up to three places
 		if rnd(97) == 0 {
@@ -278,11 +274,7 @@ func TestLaneEncoding(t *testing.T) {
 	var tl Timeline
 	c := tl.core(0)
 	var want []Slice
-	seed := uint64(7)
-	rnd := func(n int) int {
-		seed = seed*6364136223846793005 + 1442695040888963407
-		return int(seed>>33) % n
-	}
+	rnd := lcg(7)
 	now := sim.Time(1000)
 	for i := 0; i < 30*blockLen; i++ {
 		switch rnd(20) {
@@ -417,11 +409,7 @@ func insertByFrom(want []Slice, s Slice) []Slice {
 // at the same time replace the last one, also when it was the peak).
 func TestPeakBandwidth(t *testing.T) {
 	var tl Timeline
-	seed := uint64(3)
-	rnd := func(n int) int {
-		seed = seed*6364136223846793005 + 1442695040888963407
-		return int(seed>>33) % n
-	}
+	rnd := lcg(3)
 	at := sim.Time(0)
 	for i := range 5000 {
 		if rnd(3) != 0 {
@@ -435,5 +423,13 @@ func TestPeakBandwidth(t *testing.T) {
 		if tl.PeakBandwidth() != want {
 			t.Fatalf("sample %d: peak %v, want %v", i, tl.PeakBandwidth(), want)
 		}
+	}
+}
+
+// lcg returns a deterministic pseudo-random source: rnd(n) is in [0, n).
+func lcg(seed uint64) func(n int) int {
+	return func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int(seed>>33) % n
 	}
 }
