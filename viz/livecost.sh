@@ -1,53 +1,69 @@
 #!/usr/bin/env bash
-# livecost.sh SIZE PAIRS [BINARY]: what a live view costs a run, as a user sees it.
+# livecost.sh SIZE ROUNDS [BINARY...]: what a live view costs a run, as a user sees it.
 #
-# Alternates PAIRS times a plain `davinci-sim run` of hgemm SIZE³ (timing only) and the
-# same run with --view inside a detached 80×24 tmux session, and prints for each pair the
-# two runs' sim.wall_seconds (from report.json: the simulation alone, not the viewer's
-# start or the wait for q) and their ratio, and the CPU time (user+sys, all threads) the
-# view run took beyond the plain one; then the medians. This VM's speed drifts by ±25 %
-# within seconds, so single ratios scatter; the extra CPU scatters less. Needs tmux and
-# python3.
-# BINARY defaults to a fresh build of ./cmd/davinci-sim. Run it from the repository root:
+# Each round runs a plain `davinci-sim run` of hgemm SIZE³ (timing only) with the first
+# BINARY, then the same run with --view inside a detached 80×24 tmux session with each
+# BINARY in turn, and prints each view run's sim.wall_seconds ratio to the plain run's
+# (report.json: the simulation alone, not the viewer's start or the wait for q) and the
+# CPU time (user+sys, all threads) it took beyond the plain run; then per BINARY the
+# medians and quartiles. Several binaries compare builds in the same rounds (this VM's
+# speed drifts by ±25 % within seconds, so only paired figures tell builds apart; the
+# extra CPU scatters less than the wall ratio). PROGRAM=path.yaml runs that program
+# instead of hgemm (SIZE is then ignored). BINARY defaults to a fresh build of
+# ./cmd/davinci-sim. Needs tmux and python3. Run it from the repository root:
 #
-#	viz/livecost.sh 8192 10
+#	viz/livecost.sh 8192 16
+#	PROGRAM=programs/examples/lu-fused-32k.yaml viz/livecost.sh 0 3 old-build new-build
 set -euo pipefail
 size=${1:?size}
-pairs=${2:?pairs}
-bin=${3:-}
+rounds=${2:?rounds}
+shift 2
 tmp=$(mktemp -d)
 trap 'tmux kill-session -t livecost 2>/dev/null || true; rm -rf "$tmp"' EXIT
-if [ -z "$bin" ]; then
-	bin=$tmp/davinci-sim
-	go build -o "$bin" ./cmd/davinci-sim
+bins=("$@")
+if [ ${#bins[@]} -eq 0 ]; then
+	go build -o "$tmp/davinci-sim" ./cmd/davinci-sim
+	bins=("$tmp/davinci-sim")
 fi
-args=(run programs/examples/hgemm.yaml --numerics off --set "program.m=$size" --set "program.n=$size" --set "program.k=$size")
+if [ -n "${PROGRAM:-}" ]; then
+	args=(run "$PROGRAM")
+else
+	args=(run programs/examples/hgemm.yaml --numerics off --set "program.m=$size" --set "program.n=$size" --set "program.k=$size")
+fi
 wall() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sim"]["wall_seconds"])' "$1/report.json"; }
 # cpu FILE CMD...: runs CMD and writes its CPU seconds (user+sys, children included) to FILE.
 cpu=(python3 -c 'import resource,subprocess,sys; subprocess.run(sys.argv[2:]); r=resource.getrusage(resource.RUSAGE_CHILDREN); open(sys.argv[1],"w").write("%.3f" % (r.ru_utime+r.ru_stime))')
-ratios=()
-extras=()
-for i in $(seq 1 "$pairs"); do
-	rm -rf "$tmp/plain" "$tmp/view"
-	"${cpu[@]}" "$tmp/plain.cpu" "$bin" "${args[@]}" -q -o "$tmp/plain" >/dev/null
-	tmux new-session -d -s livecost -x 80 -y 24 "$(printf '%q ' "${cpu[@]}" "$tmp/view.cpu" "$bin" "${args[@]}" --view -o "$tmp/view") >/dev/null 2>&1"
-	# The header says "running" until the run ends; then q writes the report.
-	for _ in $(seq 1 3000); do
-		sleep 0.1
-		tmux capture-pane -t livecost -p 2>/dev/null | head -1 | grep -q running || break
-	done
-	tmux send-keys -t livecost q
-	for _ in $(seq 1 100); do [ -f "$tmp/view.cpu" ] && break; sleep 0.1; done
+: >"$tmp/results"
+for i in $(seq 1 "$rounds"); do
+	rm -rf "$tmp/plain" "$tmp"/*.cpu
+	"${cpu[@]}" "$tmp/plain.cpu" "${bins[0]}" "${args[@]}" -q -o "$tmp/plain" >/dev/null
 	p=$(wall "$tmp/plain")
-	v=$(wall "$tmp/view")
-	r=$(python3 -c "print('%.3f' % ($v / $p))")
-	x=$(python3 -c "print('%.2f' % ($(cat "$tmp/view.cpu") - $(cat "$tmp/plain.cpu")))")
-	ratios+=("$r")
-	extras+=("$x")
-	rm -f "$tmp/plain.cpu" "$tmp/view.cpu"
-	printf 'pair %d: plain %.3f s, view %.3f s, ratio %s, view CPU +%s s\n' "$i" "$p" "$v" "$r" "$x"
-	tmux kill-session -t livecost 2>/dev/null || true
+	line=$(printf 'round %d: plain %.3f s' "$i" "$p")
+	for k in "${!bins[@]}"; do
+		rm -rf "$tmp/view" "$tmp/view.cpu"
+		tmux new-session -d -s livecost -x 80 -y 24 "$(printf '%q ' "${cpu[@]}" "$tmp/view.cpu" "${bins[$k]}" "${args[@]}" --view -o "$tmp/view") >/dev/null 2>&1"
+		# The header says "running" until the run ends; then q writes the report.
+		for _ in $(seq 1 6000); do
+			sleep 0.1
+			tmux capture-pane -t livecost -p 2>/dev/null | head -1 | grep -q running || break
+		done
+		tmux send-keys -t livecost q
+		for _ in $(seq 1 100); do [ -f "$tmp/view.cpu" ] && break; sleep 0.1; done
+		tmux kill-session -t livecost 2>/dev/null || true
+		v=$(wall "$tmp/view")
+		r=$(python3 -c "print('%.3f' % ($v / $p))")
+		x=$(python3 -c "print('%.2f' % ($(cat "$tmp/view.cpu") - $(cat "$tmp/plain.cpu")))")
+		echo "$k $r $x" >>"$tmp/results"
+		line+=$(printf ', [%d] view %.3f s ratio %s CPU +%s s' "$k" "$v" "$r" "$x")
+	done
+	echo "$line"
 done
-med='import sys, statistics; r=sorted(float(x) for x in sys.stdin); print("%.3f (quartiles %.3f–%.3f)" % (statistics.median(r), r[len(r)//4], r[(3*len(r))//4]))'
-echo "median ratio $(printf '%s\n' "${ratios[@]}" | python3 -c "$med")"
-echo "median extra CPU $(printf '%s\n' "${extras[@]}" | python3 -c "$med") s"
+python3 - "$tmp/results" "${bins[@]}" <<'EOF'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+for k, name in enumerate(sys.argv[2:]):
+    def q(col):
+        v = sorted(float(r[col]) for r in rows if int(r[0]) == k)
+        return "%.3f (quartiles %.3f–%.3f)" % (statistics.median(v), v[len(v) // 4], v[(3 * len(v)) // 4])
+    print("[%d] %s: median ratio %s, median extra CPU %s s" % (k, name, q(1), q(2)))
+EOF
