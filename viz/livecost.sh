@@ -42,13 +42,18 @@ for i in $(seq 1 "$rounds"); do
 	for k in "${!bins[@]}"; do
 		rm -rf "$tmp/view" "$tmp/view.cpu"
 		tmux new-session -d -s livecost -x 80 -y 24 "$(printf '%q ' "${cpu[@]}" "$tmp/view.cpu" "${bins[$k]}" "${args[@]}" --view -o "$tmp/view") >/dev/null 2>&1"
-		# The header says "running" until the run ends; then q writes the report.
-		for _ in $(seq 1 6000); do
+		# Once the view has drawn, its header says "running" until the run ends; then
+		# q writes the report.
+		for _ in $(seq 1 600); do
 			sleep 0.1
+			tmux capture-pane -t livecost -p 2>/dev/null | head -1 | grep -q '[^ ]' && break
+		done
+		for _ in $(seq 1 36000); do
 			tmux capture-pane -t livecost -p 2>/dev/null | head -1 | grep -q running || break
+			sleep 0.1
 		done
 		tmux send-keys -t livecost q
-		for _ in $(seq 1 100); do [ -f "$tmp/view.cpu" ] && break; sleep 0.1; done
+		for _ in $(seq 1 600); do [ -f "$tmp/view.cpu" ] && break; sleep 0.1; done
 		tmux kill-session -t livecost 2>/dev/null || true
 		v=$(wall "$tmp/view")
 		r=$(python3 -c "print('%.3f' % ($v / $p))")
