@@ -178,10 +178,9 @@ type Timeline struct {
 	// cover the whole run.
 	Dropped sim.Time
 
-	names    []string          // slice names (mnemonics, causes), by Slice.name
-	nameIdx  map[string]uint16 // names → index
-	peakBW   float64           // largest Bandwidth value
-	peakPrev float64           // largest Bandwidth value but the last (recording)
+	names   []string          // slice names (mnemonics, causes), by Slice.name
+	nameIdx map[string]uint16 // names → index
+	peakBW  float64           // at least the largest Bandwidth value but the last (PeakBandwidth)
 
 	// Recorded runs: packed instructions (pack.go) in fixed chunks, never
 	// re-copied; Slice.ref-1 = chunk<<codeShift | offset.
@@ -376,7 +375,12 @@ func (t *Timeline) Args(s *Slice) (bytes int64, flops float64) {
 }
 
 // PeakBandwidth returns the largest GM bandwidth sample (bytes/s).
-func (t *Timeline) PeakBandwidth() float64 { return t.peakBW }
+func (t *Timeline) PeakBandwidth() float64 {
+	if n := len(t.Bandwidth); n > 0 {
+		return max(t.peakBW, t.Bandwidth[n-1].Value)
+	}
+	return t.peakBW
+}
 
 // keep packs c, the instruction of a slice ending at end, into the
 // instruction arena and returns its ref (0 when the arena is full: the slice

@@ -697,28 +697,26 @@ func (r *Recorder) opName(op isa.Op, pipe isa.Pipe, vop isa.VecOp) uint16 {
 // value at the same time; a value equal to the last one adds nothing (a
 // third of an hgemm run's GM bandwidth changes).
 func addSample(ss []Sample, t sim.Time, v float64, from sim.Time) []Sample {
-	if t < from {
-		t = from
+	t = max(t, from)
+	n := len(ss)
+	switch {
+	case n > 0 && ss[n-1].T == t:
+		ss[n-1].Value = v
+	case n == 0 || ss[n-1].Value != v:
+		ss = append(ss, Sample{T: t, Value: v})
 	}
-	if n := len(ss); n > 0 && (ss[n-1].T == t || ss[n-1].Value == v) {
-		if ss[n-1].T == t {
-			ss[n-1].Value = v
-		}
-		return ss
-	}
-	return append(ss, Sample{T: t, Value: v})
+	return ss
 }
 
-// addBandwidth adds a GM bandwidth sample keeping the peak: the largest of
-// the samples before the last (peakPrev) and the last, which a sample at
-// the same time replaces — O(1) a sample (rescanning every sample when the
-// replaced one had been the peak cost an LU 32k live view ~0.5 s).
+// addBandwidth adds a GM bandwidth sample. The peak is kept over the
+// samples before the last, which a sample at the same time replaces
+// (PeakBandwidth adds the last): O(1) a sample — rescanning every sample
+// when the replaced one had been the peak cost an LU 32k live view ~0.5 s.
 func (t *Timeline) addBandwidth(at sim.Time, v float64, from sim.Time) {
-	if n := len(t.Bandwidth); n > 0 && t.Bandwidth[n-1].T != max(at, from) && t.Bandwidth[n-1].Value != v {
-		t.peakPrev = max(t.peakPrev, t.Bandwidth[n-1].Value) // no longer the last
+	if n := len(t.Bandwidth); n > 0 && t.Bandwidth[n-1].T != max(at, from) {
+		t.peakBW = max(t.peakBW, t.Bandwidth[n-1].Value) // no longer the last (or equal to v)
 	}
 	t.Bandwidth = addSample(t.Bandwidth, at, v, from)
-	t.peakBW = max(t.peakPrev, t.Bandwidth[len(t.Bandwidth)-1].Value)
 }
 
 var _ arch.Observer = (*Recorder)(nil)
