@@ -108,7 +108,7 @@ func TestCopyRoundTripMovesBytes(t *testing.T) {
 	}
 	// Timing: read latency + 4096 B at the GM→UB path rate, then write
 	// latency + 4096 B at the UB→GM rate (+ a cycle of issue).
-	ps := m.Core.Paths
+	ps := m.DaVinci().Paths
 	want := float64(ps.GM_UB.LatencyCycles+ps.UB_GM.LatencyCycles) + 4096/ps.GM_UB.BytesPerCycle + 4096/ps.UB_GM.BytesPerCycle
 	if cyc := float64(st.Cycles); cyc < want || cyc > want+4 {
 		t.Fatalf("cycles %v, expected about %.1f", cyc, want)
@@ -231,7 +231,7 @@ mte3.copy ub=0 gm=8192 bytes=2048
 	}
 	got := make([]float32, 32*16)
 	_ = c.GM().ReadFloat32s(8192, got)
-	model, _ := cube.Preset(m.Core.Cube.Numerics)
+	model, _ := cube.Preset(m.DaVinci().Cube.Numerics)
 	want := make([]float32, 32*16)
 	if err := model.MMADF16(32, 48, 16, a, cube.RowMajor, b, cube.RowMajor, want, cube.RowMajor, true); err != nil {
 		t.Fatal(err)

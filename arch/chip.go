@@ -65,11 +65,11 @@ type Chip struct {
 
 // NewChip builds the chip of machine m.
 func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
-	clk, err := sim.NewClock(float64(m.Core.Clock))
+	clk, err := sim.NewClock(float64(m.DaVinci().Clock))
 	if err != nil {
 		return nil, fmt.Errorf("machine %s: core.clock: %w", m.Name, err)
 	}
-	model, err := cube.Preset(m.Core.Cube.Numerics)
+	model, err := cube.Preset(m.DaVinci().Cube.Numerics)
 	if err != nil {
 		return nil, fmt.Errorf("machine %s: core.cube.numerics: %w", m.Name, err)
 	}
@@ -110,7 +110,7 @@ func (c *Chip) Engine() *sim.Engine { return c.eng }
 
 // Limits returns the static-check limits of this machine.
 func (c *Chip) Limits() isa.Limits {
-	b := c.M.Core.Buffers
+	b := c.M.DaVinci().Buffers
 	var lim isa.Limits
 	lim.Capacity[isa.L1] = int64(b.L1)
 	lim.Capacity[isa.L0A] = int64(b.L0A)
@@ -118,9 +118,9 @@ func (c *Chip) Limits() isa.Limits {
 	lim.Capacity[isa.L0C] = int64(b.L0C)
 	lim.Capacity[isa.UB] = int64(b.UB)
 	lim.Capacity[isa.GM] = int64(c.M.GM.Capacity)
-	lim.FlagIDs = c.M.Core.FlagIDs
-	lim.HasFIXP = c.M.Core.FixPipe
-	lim.CubeIn = c.M.Core.Cube.InputTypes()
+	lim.FlagIDs = c.M.DaVinci().FlagIDs
+	lim.HasFIXP = c.M.DaVinci().FixPipe
+	lim.CubeIn = c.M.DaVinci().Cube.InputTypes()
 	return lim
 }
 

@@ -169,13 +169,13 @@ func (c *Core) syncAll(now sim.Time) bool {
 func newCore(c *Chip, id int) *Core {
 	core := &Core{chip: c, id: id}
 	core.waker = sim.NewWaker(c.eng, corePriority, core)
-	depth := c.M.Core.QueueDepth
+	depth := c.M.DaVinci().QueueDepth
 	for i := range core.pipes {
 		core.pipes[i] = pipe{id: isa.Pipe(i), q: make([]isa.Instr, depth), ready: make([]sim.Time, depth), state: QueueEmpty}
 	}
-	core.flags = make([]int32, int(isa.NumPipes)*int(isa.NumPipes)*c.M.Core.FlagIDs)
-	core.flagIDs = c.M.Core.FlagIDs
-	b := c.M.Core.Buffers
+	core.flags = make([]int32, int(isa.NumPipes)*int(isa.NumPipes)*c.M.DaVinci().FlagIDs)
+	core.flagIDs = c.M.DaVinci().FlagIDs
+	b := c.M.DaVinci().Buffers
 	caps := [isa.NumBuffers]int64{0, int64(b.L1), int64(b.L0A), int64(b.L0B), int64(b.L0C), int64(b.UB)}
 	for i := isa.L1; i < isa.NumBuffers; i++ {
 		core.occ[i] = mem.NewOccupancy(caps[i])
@@ -183,7 +183,7 @@ func newCore(c *Chip, id int) *Core {
 			core.bufs[i] = make([]byte, caps[i])
 		}
 	}
-	core.issueCycles = c.clock.Cycles(int64(c.M.Core.Scalar.IssueCycles))
+	core.issueCycles = c.clock.Cycles(int64(c.M.DaVinci().Scalar.IssueCycles))
 	c.eng.Register(core)
 	return core
 }

@@ -15,7 +15,7 @@ import (
 
 // path returns the machine path of a copy from src to dst.
 func (c *Core) path(src, dst isa.Buffer) (machines.Path, bool) {
-	ps := &c.chip.M.Core.Paths
+	ps := &c.chip.M.DaVinci().Paths
 	switch {
 	case src == isa.GM && dst == isa.L1:
 		return ps.GM_L1, true
@@ -43,7 +43,7 @@ func (c *Core) path(src, dst isa.Buffer) (machines.Path, bool) {
 func (c *Core) execute(p *pipe, now sim.Time) {
 	in := &p.cur
 	clk := c.chip.clock
-	mc := &c.chip.M.Core
+	mc := c.chip.M.DaVinci()
 	switch in.Op {
 	case isa.OpCopy, isa.OpLoad, isa.OpL0CCopy:
 		var bytes int64

@@ -39,6 +39,9 @@ func writeYAML(b *strings.Builder, v reflect.Value, path string, indent int, set
 			continue
 		}
 		fv := v.Field(i)
+		for (fv.Kind() == reflect.Interface || fv.Kind() == reflect.Pointer) && !fv.IsNil() {
+			fv = fv.Elem() // the kind's core section
+		}
 		p := join(path, strings.ToLower(key))
 		pad := strings.Repeat("  ", indent)
 		if fv.Kind() == reflect.Struct {

@@ -75,29 +75,15 @@ func LoadBytes(source string, data []byte, overrides []Override) (*Machine, erro
 	if err != nil {
 		return nil, err
 	}
-	m := new(Machine)
-	if err := ApplyOverrides(c, m, "machine", overrides); err != nil {
+	k, err := kindOf(c, overrides)
+	if err != nil {
 		return nil, err
 	}
-	if err := DecodeStrict(c, m); err != nil {
-		return nil, err
-	}
-	if err := c.requireAll(reflect.TypeFor[Machine](), ""); err != nil {
-		return nil, err
-	}
-	if errs := m.problems(); len(errs) > 0 {
-		out := make([]error, len(errs))
-		for i, e := range errs {
-			where, key := c.where(strings.ToLower(e.key))
-			out[i] = fmt.Errorf("%s: key %q: %s", where, key, e.msg)
-		}
-		return nil, errors.Join(out...)
-	}
-	return m, nil
+	return k.decode(c, overrides)
 }
 
 // optionalKeys may be left out of a machine file: they default to zero.
-var optionalKeys = []string{"name", "description", "l2", "host"}
+var optionalKeys = []string{"name", "description", "kind", "l2", "host"}
 
 // requireAll reports the value keys of t that neither the file nor an
 // override sets: a machine file spells out every number, so a forgotten

@@ -52,17 +52,17 @@ func TestEmbeddedNumbers(t *testing.T) {
 		got, want any
 	}{
 		{"910a cores", a.Cores, 32},
-		{"910a clock", a.Core.Clock, Frequency(1e9)},
-		{"910a L1", a.Core.Buffers.L1, Size(1 << 20)},
-		{"910a L0A", a.Core.Buffers.L0A, Size(64 << 10)},
-		{"910a L0B", a.Core.Buffers.L0B, Size(64 << 10)},
-		{"910a L0C", a.Core.Buffers.L0C, Size(256 << 10)},
-		{"910a UB", a.Core.Buffers.UB, Size(256 << 10)},
-		{"910a cube", [4]int{a.Core.Cube.M, a.Core.Cube.N, a.Core.Cube.KStepFP16, a.Core.Cube.KStepFP32}, [4]int{16, 16, 16, 0}},
-		{"910a int8", a.Core.Cube.KStepINT8, 32},
-		{"910a numerics", a.Core.Cube.Numerics, "ascend-910a"},
+		{"910a clock", a.DaVinci().Clock, Frequency(1e9)},
+		{"910a L1", a.DaVinci().Buffers.L1, Size(1 << 20)},
+		{"910a L0A", a.DaVinci().Buffers.L0A, Size(64 << 10)},
+		{"910a L0B", a.DaVinci().Buffers.L0B, Size(64 << 10)},
+		{"910a L0C", a.DaVinci().Buffers.L0C, Size(256 << 10)},
+		{"910a UB", a.DaVinci().Buffers.UB, Size(256 << 10)},
+		{"910a cube", [4]int{a.DaVinci().Cube.M, a.DaVinci().Cube.N, a.DaVinci().Cube.KStepFP16, a.DaVinci().Cube.KStepFP32}, [4]int{16, 16, 16, 0}},
+		{"910a int8", a.DaVinci().Cube.KStepINT8, 32},
+		{"910a numerics", a.DaVinci().Cube.Numerics, "ascend-910a"},
 		{"910a gm", a.GM.Capacity, Size(32 << 30)},
-		{"910a fixpipe", a.Core.FixPipe, false},
+		{"910a fixpipe", a.DaVinci().FixPipe, false},
 		{"910a l2", a.L2.Capacity, Size(32 << 20)},
 	}
 	b := mustLoad(t, "ascend-910b3")
@@ -71,15 +71,15 @@ func TestEmbeddedNumbers(t *testing.T) {
 		got, want any
 	}{
 		{"910b3 cores", b.Cores, 20},
-		{"910b3 clock", b.Core.Clock, Frequency(1.8e9)},
-		{"910b3 L1", b.Core.Buffers.L1, Size(512 << 10)},
-		{"910b3 L0C", b.Core.Buffers.L0C, Size(128 << 10)},
-		{"910b3 UB", b.Core.Buffers.UB, Size(192 << 10)},
+		{"910b3 clock", b.DaVinci().Clock, Frequency(1.8e9)},
+		{"910b3 L1", b.DaVinci().Buffers.L1, Size(512 << 10)},
+		{"910b3 L0C", b.DaVinci().Buffers.L0C, Size(128 << 10)},
+		{"910b3 UB", b.DaVinci().Buffers.UB, Size(192 << 10)},
 		{"910b3 gm", b.GM.Capacity, Size(64 << 30)},
 		{"910b3 bw", b.GM.Bandwidth, Bandwidth(1.6e12)},
-		{"910b3 kstep fp32", b.Core.Cube.KStepFP32, 4},
-		{"910b3 numerics", b.Core.Cube.Numerics, "ascend-910b3"},
-		{"910b3 fixpipe", b.Core.FixPipe, true},
+		{"910b3 kstep fp32", b.DaVinci().Cube.KStepFP32, 4},
+		{"910b3 numerics", b.DaVinci().Cube.Numerics, "ascend-910b3"},
+		{"910b3 fixpipe", b.DaVinci().FixPipe, true},
 	}...)
 	for _, c := range checks {
 		if !reflect.DeepEqual(c.got, c.want) {
@@ -91,16 +91,16 @@ func TestEmbeddedNumbers(t *testing.T) {
 	}
 	// SGEMM-cube: 73.73 TFLOP/s native FP32 on 910B3; 256 TFLOP/s FP16 on 910A
 	// (262 at exactly 1 GHz).
-	if p := b.PeakFLOPS(b.Core.Cube.KStepFP32) / 1e12; math.Abs(p-73.73) > 0.01 {
+	if p := b.PeakFLOPS(b.DaVinci().Cube.KStepFP32) / 1e12; math.Abs(p-73.73) > 0.01 {
 		t.Errorf("910b3 FP32 peak %.3f TFLOP/s; want 73.73", p)
 	}
-	if p := a.PeakFLOPS(a.Core.Cube.KStepFP16) / 1e12; p < 256 || p > 263 {
+	if p := a.PeakFLOPS(a.DaVinci().Cube.KStepFP16) / 1e12; p < 256 || p > 263 {
 		t.Errorf("910a FP16 peak %.3f TFLOP/s; want 256..262", p)
 	}
 	// Calibration (ascend-910a.yaml header): per-core GM→L1 is the A2/A3
 	// 135 GB/s at 1.85 GHz taken per cycle, and the chip total is bounded by
 	// gm.bandwidth.
-	if got := a.Core.Paths.GM_L1.BytesPerCycle; math.Abs(got-135/1.85) > 0.1 {
+	if got := a.DaVinci().Paths.GM_L1.BytesPerCycle; math.Abs(got-135/1.85) > 0.1 {
 		t.Errorf("910a GM_L1 = %v B/cycle; want 135 GB/s / 1.85 GHz", got)
 	}
 }
@@ -161,13 +161,13 @@ func TestOverrides(t *testing.T) {
 		Override{"machine.core.cube.numerics", "truncating"},
 		Override{"program.tiling.bm", "96"}, // not ours: ignored
 	)
-	if m.Core.Buffers.L1 != 512<<10 || m.Core.Buffers.L0A != 32768 || m.Core.Clock != 1.5e9 ||
-		m.GM.Bandwidth != 2e12 || m.Core.Vector.CyclesPerRepeat != 3 || !m.Core.FixPipe ||
-		m.Core.Cube.Numerics != "truncating" {
+	if m.DaVinci().Buffers.L1 != 512<<10 || m.DaVinci().Buffers.L0A != 32768 || m.DaVinci().Clock != 1.5e9 ||
+		m.GM.Bandwidth != 2e12 || m.DaVinci().Vector.CyclesPerRepeat != 3 || !m.DaVinci().FixPipe ||
+		m.DaVinci().Cube.Numerics != "truncating" {
 		t.Errorf("overrides not applied: %+v", m)
 	}
-	if m.Core.Buffers.UB != 256<<10 {
-		t.Errorf("untouched key changed: UB = %v", m.Core.Buffers.UB)
+	if m.DaVinci().Buffers.UB != 256<<10 {
+		t.Errorf("untouched key changed: UB = %v", m.DaVinci().Buffers.UB)
 	}
 }
 
@@ -258,6 +258,8 @@ func TestFileErrors(t *testing.T) {
 		{"dotted key", []byte("core.clock: 1GHz\n"), []string{"must not contain '.'"}},
 		{"self alias", []byte("a: &x {b: *x, c: *x}\n"), []string{"user.yaml:1: "}},
 		{"merge key", []byte("a: &x {cores: 1}\n<<: *x\n"), []string{"<< merges"}},
+		{"unknown kind", variant(t, "cores: 32", "kind: tpu\ncores: 32"), []string{"user.yaml:", `key "kind"`, `unknown machine kind "tpu"`, "davinci"}},
+		{"kind not a string", variant(t, "cores: 32", "kind: [a]\ncores: 32"), []string{"user.yaml:", `key "kind"`}},
 		{"l2 needs bandwidth", variant(t, "bandwidth: 4TB/s\n", "bandwidth: 0\n"), []string{`key "l2.bandwidth"`, "must be > 0 when l2.capacity > 0"}},
 	}
 	for _, c := range cases {
@@ -297,8 +299,8 @@ func TestUserFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := mustLoad(t, p, Override{"machine.cores", "4"})
-	if m.Name != "small-l1" || m.Core.Buffers.L1 != 256<<10 || m.Cores != 4 {
-		t.Errorf("got name %q L1 %v cores %d", m.Name, m.Core.Buffers.L1, m.Cores)
+	if m.Name != "small-l1" || m.DaVinci().Buffers.L1 != 256<<10 || m.Cores != 4 {
+		t.Errorf("got name %q L1 %v cores %d", m.Name, m.DaVinci().Buffers.L1, m.Cores)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, variant(t, "  buffers:\n", "  bufers:\n"), 0o644)
@@ -441,4 +443,39 @@ func FuzzLoadYAML(f *testing.F) {
 			t.Fatalf("round trip differs:\n%+v\n%+v", back, m)
 		}
 	})
+}
+
+// TestKinds checks kind selection: a file without kind: is davinci, an
+// explicit kind: davinci is the same machine, --set machine.kind is checked
+// like the file key, and keys resolve against the kind's core section.
+func TestKinds(t *testing.T) {
+	a := mustLoad(t, "ascend-910a")
+	if a.Kind != "davinci" || a.DaVinci() == nil {
+		t.Fatalf("kind %q, core %T", a.Kind, a.Core)
+	}
+	explicit, err := LoadBytes("user.yaml", variant(t, "cores: 32", "kind: davinci\ncores: 32"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(explicit.Core, a.Core) || explicit.Kind != "davinci" {
+		t.Errorf("kind: davinci differs from the default kind")
+	}
+	_, err = Load("ascend-910a", []Override{{"machine.kind", "nosuch"}})
+	if err == nil || !strings.Contains(err.Error(), "--set machine.kind=nosuch") || !strings.Contains(err.Error(), `unknown machine kind "nosuch"`) {
+		t.Errorf("--set machine.kind=nosuch: %v", err)
+	}
+	if _, _, err := ResolveKey("davinci", "core.buffers.L1"); err != nil {
+		t.Errorf("ResolveKey davinci core.buffers.L1: %v", err)
+	}
+	if _, _, err := ResolveKey("davinci", "core.smem"); err == nil {
+		t.Errorf("ResolveKey davinci core.smem: no error")
+	}
+	g := a.Geometry()
+	if len(g.Lanes) != 7 || g.Lanes[3] != "M" || g.Buffers[0].Name != "GM" || !g.Buffers[0].Global ||
+		g.Buffers[0].Capacity != int64(a.GM.Capacity) || g.VectorRepeatBytes != 256 {
+		t.Errorf("geometry %+v", g)
+	}
+	if p, ok := g.Path(4, 5); !ok || g.Lanes[p.Lane] != "V" || p.Name != "L0C_UB" { // 910A: no FixPipe
+		t.Errorf("L0C→UB path %v %v", p, ok)
+	}
 }

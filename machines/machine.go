@@ -5,18 +5,62 @@ package machines
 
 // Machine is a complete machine description. Field tags are the YAML keys;
 // the dotted path of a field (e.g. core.buffers.L1) is what `--set
-// machine.<path>=<value>` addresses.
+// machine.<path>=<value>` addresses. The core: section belongs to the
+// machine's kind (see Kinds); everything else is shared by every kind.
 type Machine struct {
-	Name        string       `mapstructure:"name"`
-	Description string       `mapstructure:"description"`
-	Cores       int          `mapstructure:"cores"` // AI cores on the chip
-	Core        Core         `mapstructure:"core"`
-	GM          GlobalMemory `mapstructure:"gm"`
-	L2          L2Cache      `mapstructure:"l2"`
+	Name        string `mapstructure:"name"`
+	Description string `mapstructure:"description"`
+	// Kind names the core model (davinci, nvidia-sm, …); a file without
+	// kind: is a davinci machine.
+	Kind  string `mapstructure:"kind"`
+	Cores int    `mapstructure:"cores"` // cores on the chip (AI cores, SMs, CUs)
+	// Core is the kind's core section (*DaVinciCore for davinci).
+	Core CoreSpec     `mapstructure:"core"`
+	GM   GlobalMemory `mapstructure:"gm"`
+	L2   L2Cache      `mapstructure:"l2"`
 	// Host is the host CPU and its link to the NPU (optional: a machine
 	// without one has Host.Cores == 0 and cannot run host programs).
 	Host Host `mapstructure:"host"`
 }
+
+// CoreSpec is the core: section of one machine kind.
+type CoreSpec interface {
+	// ClockHz returns the core clock.
+	ClockHz() Frequency
+	// Geometry resolves the core's lanes, buffers and copy paths.
+	Geometry() *Geometry
+	// Peaks returns one core's peak matrix-unit throughput per input type.
+	Peaks() []Peak
+	// problems lists the violated constraints, keys relative to core.
+	problems() []problem
+}
+
+// Peak is a matrix unit's peak throughput for one input type, in
+// operations (multiply and add counted apart) per second.
+type Peak struct {
+	Input        string // e.g. FP16
+	OpsPerSecond float64
+}
+
+// Peaks returns the chip's peak matrix throughput per input type: every
+// core's peak times the cores.
+func (m *Machine) Peaks() []Peak {
+	ps := m.Core.Peaks()
+	for i := range ps {
+		ps[i].OpsPerSecond *= float64(m.Cores)
+	}
+	return ps
+}
+
+// DaVinci returns the DaVinci core section, or nil when the machine is of
+// another kind.
+func (m *Machine) DaVinci() *DaVinciCore {
+	c, _ := m.Core.(*DaVinciCore)
+	return c
+}
+
+// Clock returns the core clock of any kind.
+func (m *Machine) Clock() Frequency { return m.Core.ClockHz() }
 
 // Host describes the host CPU share that drives one NPU and the host–NPU
 // link. Host compute tasks take max(flops / rate, bytes / memory bandwidth),
@@ -44,81 +88,6 @@ type Link struct {
 
 // HasHost reports whether the machine describes a host CPU.
 func (m *Machine) HasHost() bool { return m.Host.Cores > 0 }
-
-// Core describes one AI core.
-type Core struct {
-	Clock      Frequency `mapstructure:"clock"`       // core clock (e.g. 1GHz)
-	QueueDepth int       `mapstructure:"queue_depth"` // entries per pipe issue queue
-	FlagIDs    int       `mapstructure:"flag_ids"`    // event ids per (src, dst) pipe pair
-	// FixPipe says whether the core has a FIXP pipe (L0C→UB/GM). Without
-	// one (910A), L0C→UB copies run on the vector pipe.
-	FixPipe bool    `mapstructure:"fixpipe"`
-	Buffers Buffers `mapstructure:"buffers"`
-	Cube    Cube    `mapstructure:"cube"`
-	Vector  Vector  `mapstructure:"vector"`
-	Scalar  Scalar  `mapstructure:"scalar"`
-	Paths   Paths   `mapstructure:"paths"`
-}
-
-// Buffers holds the per-core on-chip buffer capacities.
-type Buffers struct {
-	L1  Size `mapstructure:"L1"`
-	L0A Size `mapstructure:"L0A"`
-	L0B Size `mapstructure:"L0B"`
-	L0C Size `mapstructure:"L0C"`
-	UB  Size `mapstructure:"UB"`
-}
-
-// Cube describes the matrix unit.
-type Cube struct {
-	// Numerics is the accumulation model, a preset name of package cube.
-	Numerics string `mapstructure:"numerics"`
-	// M and N are the output tile computed per step (16×16 on DaVinci).
-	M int `mapstructure:"m"`
-	N int `mapstructure:"n"`
-	// KStepFP16 etc. are the reduction depth per cycle for each input type;
-	// 0 means the cube does not support that input type.
-	KStepFP16 int `mapstructure:"kstep_fp16"`
-	KStepBF16 int `mapstructure:"kstep_bf16"`
-	KStepFP32 int `mapstructure:"kstep_fp32"`
-	KStepINT8 int `mapstructure:"kstep_int8"`
-	// StartupCycles is the fixed per-MMAD latency added to the steps.
-	StartupCycles int `mapstructure:"startup_cycles"`
-}
-
-// Vector describes the vector unit: an op over R repeats costs
-// StartupCycles + R·CyclesPerRepeat cycles, one repeat covering
-// BytesPerRepeat bytes of every operand.
-type Vector struct {
-	BytesPerRepeat  int     `mapstructure:"bytes_per_repeat"`
-	CyclesPerRepeat float64 `mapstructure:"cycles_per_repeat"`
-	StartupCycles   int     `mapstructure:"startup_cycles"`
-}
-
-// Scalar describes the scalar unit that issues instructions.
-type Scalar struct {
-	// IssueCycles is the cost of issuing one instruction to a pipe queue.
-	IssueCycles int `mapstructure:"issue_cycles"`
-}
-
-// Path is one data path of a core: a copy of B bytes takes
-// LatencyCycles + B / BytesPerCycle cycles when nothing else limits it.
-type Path struct {
-	BytesPerCycle float64 `mapstructure:"bytes_per_cycle"`
-	LatencyCycles int     `mapstructure:"latency_cycles"`
-}
-
-// Paths holds the per-core data paths, named source_destination.
-type Paths struct {
-	GM_L1  Path `mapstructure:"GM_L1"`  // MTE2
-	GM_UB  Path `mapstructure:"GM_UB"`  // MTE2
-	L1_L0A Path `mapstructure:"L1_L0A"` // MTE1
-	L1_L0B Path `mapstructure:"L1_L0B"` // MTE1
-	L0C_UB Path `mapstructure:"L0C_UB"` // FIXP (or V on machines without FixPipe)
-	L0C_GM Path `mapstructure:"L0C_GM"` // FIXP
-	UB_GM  Path `mapstructure:"UB_GM"`  // MTE3
-	UB_L1  Path `mapstructure:"UB_L1"`  // MTE3
-}
 
 // GlobalMemory is the chip's shared global memory (HBM).
 type GlobalMemory struct {

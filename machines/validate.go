@@ -43,70 +43,8 @@ func (m *Machine) problems() []problem {
 	if m.Cores < 1 {
 		add("cores", "must be ≥ 1 (got %d)", m.Cores)
 	}
-	c := &m.Core
-	if !finitePos(float64(c.Clock)) {
-		add("core.clock", "must be > 0 (got %v)", c.Clock)
-	}
-	if c.QueueDepth < 1 {
-		add("core.queue_depth", "must be ≥ 1 (got %d)", c.QueueDepth)
-	}
-	if c.FlagIDs < 1 || c.FlagIDs > MaxFlagIDs {
-		add("core.flag_ids", "must be in 1..%d (got %d)", MaxFlagIDs, c.FlagIDs)
-	}
-	for _, b := range []struct {
-		key  string
-		size Size
-	}{
-		{"L1", c.Buffers.L1}, {"L0A", c.Buffers.L0A}, {"L0B", c.Buffers.L0B},
-		{"L0C", c.Buffers.L0C}, {"UB", c.Buffers.UB},
-	} {
-		if b.size <= 0 || b.size%BufferAlign != 0 {
-			add("core.buffers."+b.key, "must be > 0 and a multiple of %d bytes (got %v)", BufferAlign, b.size)
-		}
-	}
-	cu := &c.Cube
-	if cu.Numerics == "" {
-		add("core.cube.numerics", "must name a numerics preset of package cube (e.g. ascend-910a)")
-	}
-	if cu.M <= 0 {
-		add("core.cube.m", "must be > 0 (got %d)", cu.M)
-	}
-	if cu.N <= 0 {
-		add("core.cube.n", "must be > 0 (got %d)", cu.N)
-	}
-	if cu.KStepFP16 <= 0 {
-		add("core.cube.kstep_fp16", "must be > 0 (got %d)", cu.KStepFP16)
-	}
-	for _, k := range []struct {
-		key string
-		v   int
-	}{
-		{"kstep_bf16", cu.KStepBF16}, {"kstep_fp32", cu.KStepFP32}, {"kstep_int8", cu.KStepINT8},
-		{"startup_cycles", cu.StartupCycles},
-	} {
-		if k.v < 0 {
-			add("core.cube."+k.key, "must be ≥ 0 (0 = unsupported) (got %d)", k.v)
-		}
-	}
-	if c.Vector.BytesPerRepeat <= 0 {
-		add("core.vector.bytes_per_repeat", "must be > 0 (got %d)", c.Vector.BytesPerRepeat)
-	}
-	if !finitePos(c.Vector.CyclesPerRepeat) {
-		add("core.vector.cycles_per_repeat", "must be > 0 (got %v)", c.Vector.CyclesPerRepeat)
-	}
-	if c.Vector.StartupCycles < 0 {
-		add("core.vector.startup_cycles", "must be ≥ 0 (got %d)", c.Vector.StartupCycles)
-	}
-	if c.Scalar.IssueCycles < 0 {
-		add("core.scalar.issue_cycles", "must be ≥ 0 (got %d)", c.Scalar.IssueCycles)
-	}
-	for _, p := range m.Core.Paths.All() {
-		if !finitePos(p.Path.BytesPerCycle) {
-			add("core.paths."+p.Name+".bytes_per_cycle", "must be > 0 (got %v)", p.Path.BytesPerCycle)
-		}
-		if p.Path.LatencyCycles < 0 {
-			add("core.paths."+p.Name+".latency_cycles", "must be ≥ 0 (got %d)", p.Path.LatencyCycles)
-		}
+	for _, p := range m.Core.problems() {
+		ps = append(ps, problem{"core." + p.key, p.msg})
 	}
 	if m.GM.Capacity <= 0 {
 		add("gm.capacity", "must be > 0 (got %v)", m.GM.Capacity)
@@ -168,25 +106,4 @@ func (m *Machine) problems() []problem {
 		}
 	}
 	return ps
-}
-
-// NamedPath is a core data path with its key (e.g. "GM_L1").
-type NamedPath struct {
-	Name string
-	Path Path
-}
-
-// All lists the paths in file order with their keys.
-func (p Paths) All() []NamedPath {
-	return []NamedPath{
-		{"GM_L1", p.GM_L1}, {"GM_UB", p.GM_UB}, {"L1_L0A", p.L1_L0A}, {"L1_L0B", p.L1_L0B},
-		{"L0C_UB", p.L0C_UB}, {"L0C_GM", p.L0C_GM}, {"UB_GM", p.UB_GM}, {"UB_L1", p.UB_L1},
-	}
-}
-
-// PeakFLOPS is the chip's peak cube throughput in FLOP/s for an input type
-// with reduction depth kstep per cycle (e.g. Core.Cube.KStepFP16): cores ×
-// clock × m × n × kstep × 2 (one multiply and one add per MAC).
-func (m *Machine) PeakFLOPS(kstep int) float64 {
-	return float64(m.Cores) * float64(m.Core.Clock) * float64(m.Core.Cube.M*m.Core.Cube.N*kstep) * 2
 }

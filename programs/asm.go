@@ -238,7 +238,7 @@ func (j *asmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) err
 	rep.Program = map[string]any{"kind": "asm", "cores": len(j.prog.Cores)}
 	if st.MMADFlops > 0 {
 		m := chip.M
-		peak := float64(m.Cores) * float64(m.Core.Clock) * float64(m.Core.Cube.M*m.Core.Cube.N*m.Core.Cube.KStepFP16) * 2
+		peak := float64(m.Cores) * float64(m.DaVinci().Clock) * float64(m.DaVinci().Cube.M*m.DaVinci().Cube.N*m.DaVinci().Cube.KStepFP16) * 2
 		rep.Flops = &traces.FlopsReport{Total: st.MMADFlops, PeakTFLOPS: peak / 1e12, Convention: "cube (2·m·n·k per MMAD)"}
 		if s := st.Time.Seconds(); s > 0 {
 			rep.Flops.TFLOPS = st.MMADFlops / s / 1e12

@@ -127,11 +127,11 @@ func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) er
 	pl, p := j.pl, &j.pl.p
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
 	m := chip.M
-	fp16Peak := float64(m.Cores) * float64(m.Core.Clock) * float64(m.Core.Cube.M*m.Core.Cube.N*m.Core.Cube.KStepFP16) * 2
+	fp16Peak := float64(m.Cores) * float64(m.DaVinci().Clock) * float64(m.DaVinci().Cube.M*m.DaVinci().Cube.N*m.DaVinci().Cube.KStepFP16) * 2
 	conv, peak := "fp16", fp16Peak
 	switch {
 	case pl.v.native:
-		conv, peak = "fp32 (native cube)", float64(m.Cores)*float64(m.Core.Clock)*float64(m.Core.Cube.M*m.Core.Cube.N*m.Core.Cube.KStepFP32)*2
+		conv, peak = "fp32 (native cube)", float64(m.Cores)*float64(m.DaVinci().Clock)*float64(m.DaVinci().Cube.M*m.DaVinci().Cube.N*m.DaVinci().Cube.KStepFP32)*2
 	case pl.v.split:
 		conv, peak = "fp32-equivalent (2mnk; peak = FP16 peak / 3)", fp16Peak/3
 	}

@@ -181,10 +181,10 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	case p.Numerics == NumericsSampled && elems*4 > 8<<30:
 		return bad("numerics", "sampled numerics on %d×%d×%d needs the inputs (over 8 GiB); use off", p.M, p.K, p.N)
 	}
-	if v.native && m.Core.Cube.KStepFP32 == 0 {
+	if v.native && m.DaVinci().Cube.KStepFP32 == 0 {
 		return fmt.Errorf("%s: machine %s has no native FP32 cube (core.cube.kstep_fp32 = 0); use kind sgemm-cube, or a machine such as ascend-910b3", file, m.Name)
 	}
-	if !v.native && m.Core.Cube.KStepFP16 == 0 {
+	if !v.native && m.DaVinci().Cube.KStepFP16 == 0 {
 		return fmt.Errorf("%s: machine %s: the cube has no FP16 mode (core.cube.kstep_fp16 = 0)", file, m.Name)
 	}
 	if strings.TrimSpace(p.Kind) == "" {

@@ -131,7 +131,7 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	pl.nrb = ceil(p.M, pl.bm)
 	pl.ncb = ceil(p.N, pl.bn)
 	pl.nkb = ceil(p.K, pl.bk)
-	buf := m.Core.Buffers
+	buf := m.DaVinci().Buffers
 	double := p.Buffering == "double"
 	pl.aBlk = int64(pl.bm*pl.bk) * eb
 	pl.bBlk = int64(pl.bk*pl.bn) * eb

@@ -151,7 +151,7 @@ func (j *luGEMMJob) Outputs() []Output { return nil }
 func (j *luGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) error {
 	pl := j.pl
 	flops := j.g.flops()
-	peak := pl.mach.PeakFLOPS(pl.mach.Core.Cube.KStepFP16)
+	peak := pl.mach.PeakFLOPS(pl.mach.DaVinci().Cube.KStepFP16)
 	secs := st.Time.Seconds()
 	rep.Program = map[string]any{"kind": "lu-gemm", "m": j.p.M, "nb": j.p.NB, "n_fused": j.p.NFused, "trailing": pl.p.Trailing,
 		"tiling": pl.p.Tiling, "numerics": j.p.Numerics}
@@ -173,7 +173,7 @@ func (j *luGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) 
 	if j.Mode() != arch.Functional {
 		return nil
 	}
-	model, err := cube.Preset(pl.mach.Core.Cube.Numerics)
+	model, err := cube.Preset(pl.mach.DaVinci().Cube.Numerics)
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ var luSat = fp.Options{Round: fp.RNE, Saturate: true}
 
 // luGoldenRun factors the matrix of mat as the plan's program does.
 func luGoldenRun(pl *luPlan, mat *luMatrix) (*luGolden, error) {
-	model, err := cube.Preset(pl.mach.Core.Cube.Numerics)
+	model, err := cube.Preset(pl.mach.DaVinci().Cube.Numerics)
 	if err != nil {
 		return nil, err
 	}

@@ -125,7 +125,7 @@ func (p *LUParams) fusedFromL1(m *machines.Machine) {
 	if p.NFused != -1 || p.NB <= 0 || p.Tiling.BM <= 0 {
 		return
 	}
-	l1 := int64(m.Core.Buffers.L1)
+	l1 := int64(m.DaVinci().Buffers.L1)
 	most := (l1 - 2*int64(p.Tiling.BK)*int64(p.Tiling.BN)*2) / (int64(p.Tiling.BM) * int64(p.NB) * 2)
 	if p.N > 0 && most > int64(p.N/p.NB) {
 		most = int64(p.N / p.NB)

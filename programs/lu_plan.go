@@ -70,7 +70,7 @@ func newLUPlan(file string, p LUParams, m *machines.Machine) (*luPlan, error) {
 		return nil, bad("n", "the matrices need %d bytes of GM; machine %s has %d", pl.gmEnd, m.Name, int64(m.GM.Capacity))
 	}
 
-	buf := m.Core.Buffers
+	buf := m.DaVinci().Buffers
 	pl.kMax = pl.F * pl.nb
 	if pl.F > pl.nbk {
 		pl.kMax = pl.nbk * pl.nb

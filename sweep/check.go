@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -69,11 +68,10 @@ func (s *Study) Check() error {
 			probes = append(probes, probe{"vary." + q, machines.Override{Path: q, Value: v}})
 		}
 	}
-	machineType := reflect.TypeFor[machines.Machine]()
 	for _, pr := range probes {
 		o := pr.o
 		if rest, ok := cutPrefixFold(o.Path, "machine."); ok {
-			t, _, err := machines.ResolvePath(machineType, rest)
+			t, _, err := machines.ResolveKey(mach.Kind, rest)
 			if err == nil {
 				_, err = machines.ConvertValue(t, o.Value)
 			}

@@ -114,13 +114,13 @@ func machineOverrides(sets []string) ([]machines.Override, error) {
 
 func listMachines(out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tCORES\tCLOCK\tDESCRIPTION")
+	fmt.Fprintln(tw, "NAME\tKIND\tCORES\tCLOCK\tDESCRIPTION")
 	for _, name := range machines.Names() {
 		m, err := machines.Load(name, nil)
 		if err != nil {
 			return failure(fmt.Errorf("embedded machine %s: %w", name, err))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%v\t%s\n", name, m.Cores, m.Core.Clock, m.Description)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t%s\n", name, m.Kind, m.Cores, m.Clock(), m.Description)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -140,18 +140,12 @@ func writeEffective(out io.Writer, m *machines.Machine, target string, embedded 
 	for _, o := range ovs {
 		fmt.Fprintf(out, "#   --set %s\n", o)
 	}
-	cu := m.Core.Cube
 	var peaks []string
-	for _, k := range []struct {
-		name  string
-		kstep int
-	}{{"FP16", cu.KStepFP16}, {"BF16", cu.KStepBF16}, {"FP32", cu.KStepFP32}, {"INT8", cu.KStepINT8}} {
-		if k.kstep > 0 {
-			peaks = append(peaks, fmt.Sprintf("%s %.4g", k.name, m.PeakFLOPS(k.kstep)/1e12))
-		}
+	for _, p := range m.Peaks() {
+		peaks = append(peaks, fmt.Sprintf("%s %.4g", p.Input, p.OpsPerSecond/1e12))
 	}
-	fmt.Fprintf(out, "# derived: cube peak T(FL)OP/s: %s\n", strings.Join(peaks, ", "))
-	perCycle := m.GM.Bandwidth.BytesPerCycle(m.Core.Clock)
+	fmt.Fprintf(out, "# derived: matrix-unit peak T(FL)OP/s: %s\n", strings.Join(peaks, ", "))
+	perCycle := m.GM.Bandwidth.BytesPerCycle(m.Clock())
 	fmt.Fprintf(out, "# derived: GM %v = %.4g B/cycle for the chip, %.4g B/cycle per core with all %d cores streaming\n",
 		m.GM.Bandwidth, perCycle, perCycle/float64(m.Cores), m.Cores)
 	out.Write(m.YAML(ovs))

@@ -192,7 +192,7 @@ func newTraceRecorder(file *programs.File, opts programs.Options, f runFlags) (*
 		return nil, err
 	}
 	var capacity [isa.NumBuffers]int64
-	b := m.Core.Buffers
+	b := m.DaVinci().Buffers
 	capacity[isa.L1], capacity[isa.L0A], capacity[isa.L0B], capacity[isa.L0C], capacity[isa.UB] =
 		int64(b.L1), int64(b.L0A), int64(b.L0B), int64(b.L0C), int64(b.UB)
 	rec.SetInfo(m.Name, file.Kind.Name, capacity)

@@ -1,0 +1,132 @@
+package machines
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// DefaultKind is the kind of a machine file without a kind: key.
+const DefaultKind = "davinci"
+
+// Kind is a machine kind: a family of cores with its own core: section.
+type Kind struct {
+	Name    string
+	Summary string
+	// decode decodes and checks a file whose kind is this one.
+	decode func(c *Config, overrides []Override) (*Machine, error)
+	// file is the type a file of this kind decodes into.
+	file reflect.Type
+}
+
+var kinds = map[string]*Kind{}
+
+// registerKind adds the machine kind whose core: section is C (a struct
+// whose pointer implements CoreSpec). Called from the kinds' init functions.
+func registerKind[C any, PC interface {
+	*C
+	CoreSpec
+}](name, summary string) {
+	kinds[name] = &Kind{Name: name, Summary: summary, decode: decodeKind[C, PC], file: reflect.TypeFor[machineFile[C]]()}
+}
+
+// Kinds returns every machine kind, sorted by name.
+func Kinds() []*Kind {
+	out := make([]*Kind, 0, len(kinds))
+	for _, k := range kinds {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func kindNames() []string {
+	var out []string
+	for _, k := range Kinds() {
+		out = append(out, k.Name)
+	}
+	return out
+}
+
+// machineFile is the file layout of a machine of kind with core section C:
+// Machine with a concrete core type, so that the strict decoder, the
+// required-key check and --set all see the kind's own keys.
+type machineFile[C any] struct {
+	Name        string       `mapstructure:"name"`
+	Description string       `mapstructure:"description"`
+	Kind        string       `mapstructure:"kind"`
+	Cores       int          `mapstructure:"cores"`
+	Core        C            `mapstructure:"core"`
+	GM          GlobalMemory `mapstructure:"gm"`
+	L2          L2Cache      `mapstructure:"l2"`
+	Host        Host         `mapstructure:"host"`
+}
+
+func decodeKind[C any, PC interface {
+	*C
+	CoreSpec
+}](c *Config, overrides []Override) (*Machine, error) {
+	f := new(machineFile[C])
+	if err := ApplyOverrides(c, f, "machine", overrides); err != nil {
+		return nil, err
+	}
+	if err := DecodeStrict(c, f); err != nil {
+		return nil, err
+	}
+	if err := c.requireAll(reflect.TypeFor[machineFile[C]](), ""); err != nil {
+		return nil, err
+	}
+	m := &Machine{Name: f.Name, Description: f.Description, Kind: f.Kind, Cores: f.Cores,
+		Core: PC(&f.Core), GM: f.GM, L2: f.L2, Host: f.Host}
+	if m.Kind == "" {
+		m.Kind = DefaultKind
+	}
+	if errs := m.problems(); len(errs) > 0 {
+		out := make([]error, len(errs))
+		for i, e := range errs {
+			where, key := c.where(strings.ToLower(e.key))
+			out[i] = fmt.Errorf("%s: key %q: %s", where, key, e.msg)
+		}
+		return nil, errors.Join(out...)
+	}
+	return m, nil
+}
+
+// kindOf returns the kind a configuration names (after --set machine.kind),
+// or an error naming the file, line and the known kinds.
+func kindOf(c *Config, overrides []Override) (*Kind, error) {
+	name := DefaultKind
+	for _, o := range overrides {
+		if strings.EqualFold(o.Path, "machine.kind") {
+			c.overridden["kind"] = o.String()
+			c.v.Set("kind", o.Value)
+		}
+	}
+	if c.v.IsSet("kind") {
+		v := c.v.Get("kind")
+		s, ok := v.(string)
+		if !ok {
+			where, _ := c.where("kind")
+			return nil, fmt.Errorf("%s: key \"kind\": want a string, got %v", where, v)
+		}
+		name = s
+	}
+	k, ok := kinds[name]
+	if !ok {
+		where, _ := c.where("kind")
+		return nil, fmt.Errorf("%s: key \"kind\": unknown machine kind %q (known: %s)", where, name, strings.Join(kindNames(), ", "))
+	}
+	return k, nil
+}
+
+// ResolveKey is ResolvePath for a key of a machine of kind (e.g.
+// core.buffers.L1 on davinci): the core section's keys are the kind's.
+func ResolveKey(kind, path string) (reflect.Type, string, error) {
+	k, ok := kinds[kind]
+	if !ok {
+		return nil, "", fmt.Errorf("unknown machine kind %q (known: %s)", kind, strings.Join(kindNames(), ", "))
+	}
+	return ResolvePath(k.file, path)
+}
