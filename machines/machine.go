@@ -103,6 +103,11 @@ type L2Cache struct {
 	Bandwidth Bandwidth `mapstructure:"bandwidth"`  // total, shared by all cores
 	LineBytes int       `mapstructure:"line_bytes"` // cache line (power of two)
 	Ways      int       `mapstructure:"ways"`       // associativity (LRU)
+	// Partitions splits the L2 into that many halves/slices, each caching
+	// its own share of addresses (A100/H100: 2; 0 or 1: one L2). A core
+	// reaching a partition other than its own pays FarLatencyCycles more.
+	Partitions       int `mapstructure:"partitions"`
+	FarLatencyCycles int `mapstructure:"far_latency_cycles"`
 }
 
 // Size is a byte count; in files it accepts plain integers and the suffixes

@@ -64,6 +64,12 @@ func (m *Machine) problems() []problem {
 	if m.L2.Ways < 0 {
 		add("l2.ways", "must be ≥ 0 (got %d)", m.L2.Ways)
 	}
+	if m.L2.Partitions < 0 {
+		add("l2.partitions", "must be ≥ 0 (0 or 1: one L2) (got %d)", m.L2.Partitions)
+	}
+	if m.L2.FarLatencyCycles < 0 {
+		add("l2.far_latency_cycles", "must be ≥ 0 (got %d)", m.L2.FarLatencyCycles)
+	}
 	if m.L2.Capacity > 0 {
 		if !finitePos(float64(m.L2.Bandwidth)) {
 			add("l2.bandwidth", "must be > 0 when l2.capacity > 0 (got %v)", m.L2.Bandwidth)
