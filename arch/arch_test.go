@@ -56,7 +56,7 @@ func run(t testing.TB, m *machines.Machine, mode Mode, p isa.Program, prep func(
 func checkAccounting(t *testing.T, st *Stats) {
 	t.Helper()
 	for ci, cs := range st.Cores {
-		for p, ps := range cs.Pipes {
+		for p, ps := range cs.Lanes {
 			var sum sim.Time
 			for _, v := range ps.Time {
 				if v < 0 {
@@ -182,7 +182,7 @@ mte2.copy gm=core*262144 ub=0 bytes=262144
 	if t2 < 8192 || t2 > 8210 {
 		t.Fatalf("two cores: %d transfer cycles, want ~8192", t2)
 	}
-	bw := two.Cores[0].Pipes[isa.MTE2].Time[Bandwidth]
+	bw := two.Cores[0].Lanes[isa.MTE2].Time[Bandwidth]
 	if c := int64(bw / 1000); c < 4000 || c > 4200 {
 		t.Fatalf("bandwidth stall %d cycles, want ~4096", c)
 	}

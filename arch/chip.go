@@ -40,6 +40,8 @@ type Options struct {
 // Chip is a set of AI cores sharing global memory.
 type Chip struct {
 	M     *machines.Machine
+	geom  *machines.Geometry
+	paths [isa.NumBuffers][isa.NumBuffers]int // 1 + index into geom.Paths of the path src→dst, 0: none
 	opts  Options
 	eng   *sim.Engine
 	clock sim.Clock
@@ -65,6 +67,9 @@ type Chip struct {
 
 // NewChip builds the chip of machine m.
 func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
+	if m.DaVinci() == nil {
+		return nil, fmt.Errorf("machine %s: kind %s has no core model yet", m.Name, m.Kind)
+	}
 	clk, err := sim.NewClock(float64(m.DaVinci().Clock))
 	if err != nil {
 		return nil, fmt.Errorf("machine %s: core.clock: %w", m.Name, err)
@@ -73,9 +78,12 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	if err != nil {
 		return nil, fmt.Errorf("machine %s: core.cube.numerics: %w", m.Name, err)
 	}
-	c := &Chip{M: m, opts: opts, eng: sim.NewEngine(), clock: clk, cube: model}
+	c := &Chip{M: m, geom: m.Geometry(), opts: opts, eng: sim.NewEngine(), clock: clk, cube: model}
 	if opts.Mode == Functional {
 		c.gm = mem.NewGM(int64(m.GM.Capacity))
+	}
+	for i, p := range c.geom.Paths {
+		c.paths[p.Src][p.Dst] = i + 1
 	}
 	c.gmBW = mem.NewChannel(c.eng, float64(m.GM.Bandwidth))
 	if opts.Observer != nil {
@@ -108,16 +116,15 @@ func (c *Chip) Cube() cube.Model { return c.cube }
 // Engine returns the event engine (for hooks and progress).
 func (c *Chip) Engine() *sim.Engine { return c.eng }
 
+// Geometry returns the machine's resolved geometry (lanes, buffers, paths).
+func (c *Chip) Geometry() *machines.Geometry { return c.geom }
+
 // Limits returns the static-check limits of this machine.
 func (c *Chip) Limits() isa.Limits {
-	b := c.M.DaVinci().Buffers
 	var lim isa.Limits
-	lim.Capacity[isa.L1] = int64(b.L1)
-	lim.Capacity[isa.L0A] = int64(b.L0A)
-	lim.Capacity[isa.L0B] = int64(b.L0B)
-	lim.Capacity[isa.L0C] = int64(b.L0C)
-	lim.Capacity[isa.UB] = int64(b.UB)
-	lim.Capacity[isa.GM] = int64(c.M.GM.Capacity)
+	for i, b := range c.geom.Buffers {
+		lim.Capacity[i] = b.Capacity
+	}
 	lim.FlagIDs = c.M.DaVinci().FlagIDs
 	lim.HasFIXP = c.M.DaVinci().FixPipe
 	lim.CubeIn = c.M.DaVinci().Cube.InputTypes()
@@ -182,7 +189,7 @@ func (c *Chip) stats() *Stats {
 			end = core.finish
 		}
 	}
-	st := &Stats{Time: end, Cycles: c.clock.CeilCycles(end), GMReadBytes: c.gmRead, GMWriteBytes: c.gmWrite,
+	st := &Stats{Geometry: c.geom, Time: end, Cycles: c.clock.CeilCycles(end), GMReadBytes: c.gmRead, GMWriteBytes: c.gmWrite,
 		GMUtilisation: c.gmBW.MeanUtilisation(end), Events: c.eng.Events(), MMADFlops: c.mmadFlops}
 	if c.l2 != nil {
 		st.L2HitBytes, st.L2MissBytes = c.l2.HitBytes, c.l2.MissBytes

@@ -46,7 +46,7 @@ type pipe struct {
 	start sim.Time   // start of cur
 	ideal sim.Time   // cur's duration at the path's own bandwidth (xfer)
 	lat   sim.Time   // cur's latency after its last byte (xfer)
-	stats PipeStats
+	stats LaneStats
 	cur   isa.Instr  // the instruction being executed (for xfer and busy intervals)
 	label *isa.Instr // S only: the last instruction of the issue run (for observers), else nil
 }
@@ -175,12 +175,11 @@ func newCore(c *Chip, id int) *Core {
 	}
 	core.flags = make([]int32, int(isa.NumPipes)*int(isa.NumPipes)*c.M.DaVinci().FlagIDs)
 	core.flagIDs = c.M.DaVinci().FlagIDs
-	b := c.M.DaVinci().Buffers
-	caps := [isa.NumBuffers]int64{0, int64(b.L1), int64(b.L0A), int64(b.L0B), int64(b.L0C), int64(b.UB)}
 	for i := isa.L1; i < isa.NumBuffers; i++ {
-		core.occ[i] = mem.NewOccupancy(caps[i])
+		capacity := c.geom.Buffers[i].Capacity
+		core.occ[i] = mem.NewOccupancy(capacity)
 		if c.opts.Mode == Functional {
-			core.bufs[i] = make([]byte, caps[i])
+			core.bufs[i] = make([]byte, capacity)
 		}
 	}
 	core.issueCycles = c.clock.Cycles(int64(c.M.DaVinci().Scalar.IssueCycles))
@@ -275,7 +274,7 @@ func (c *Core) closeState(p *pipe, now sim.Time) {
 					in = p.label
 				}
 			}
-			obs.Interval(c.id, p.id, p.state, p.since, now, in)
+			obs.Interval(c.id, int(p.id), p.state, p.since, now, in)
 		}
 		p.since = now
 	}
@@ -404,7 +403,7 @@ func (c *Core) runPipe(p *pipe, now sim.Time) bool {
 
 func (c *Core) observeFlag(in *isa.Instr, set bool, now sim.Time) {
 	if obs := c.chip.flagObs; obs != nil {
-		obs.Flag(c.id, in.SrcPipe, in.DstPipe, in.FlagID, set, now)
+		obs.Flag(c.id, int(in.SrcPipe), int(in.DstPipe), in.FlagID, set, now)
 	}
 }
 
@@ -561,7 +560,7 @@ func (c *Core) free(now sim.Time, r isa.Region) (isa.Buffer, error) {
 
 func (c *Core) observeOcc(b isa.Buffer, now sim.Time) {
 	if obs := c.chip.opts.Observer; obs != nil {
-		obs.Occupancy(c.id, b, c.occ[b].Bytes(), now)
+		obs.Occupancy(c.id, int(b), c.occ[b].Bytes(), now)
 	}
 }
 
@@ -781,12 +780,12 @@ func (c *Core) allQueuesEmpty() bool {
 
 // finalize closes every pipe's last interval at end and returns the stats.
 func (c *Core) finalize(end sim.Time) CoreStats {
-	var st CoreStats
+	st := CoreStats{Lanes: make([]LaneStats, len(c.pipes)), Buffers: make([]BufferStats, isa.NumBuffers)}
 	for i := range c.pipes {
 		p := &c.pipes[i]
 		c.settle(p, end)
 		c.closeState(p, end)
-		st.Pipes[i] = p.stats
+		st.Lanes[i] = p.stats
 	}
 	for b := isa.L1; b < isa.NumBuffers; b++ {
 		o := c.occ[b]

@@ -14,27 +14,15 @@ import (
 )
 
 // path returns the machine path of a copy from src to dst.
-func (c *Core) path(src, dst isa.Buffer) (machines.Path, bool) {
-	ps := &c.chip.M.DaVinci().Paths
-	switch {
-	case src == isa.GM && dst == isa.L1:
-		return ps.GM_L1, true
-	case src == isa.GM && dst == isa.UB:
-		return ps.GM_UB, true
-	case src == isa.L1 && dst == isa.L0A:
-		return ps.L1_L0A, true
-	case src == isa.L1 && dst == isa.L0B:
-		return ps.L1_L0B, true
-	case src == isa.L0C && dst == isa.UB:
-		return ps.L0C_UB, true
-	case src == isa.L0C && dst == isa.GM:
-		return ps.L0C_GM, true
-	case src == isa.UB && dst == isa.GM:
-		return ps.UB_GM, true
-	case src == isa.UB && dst == isa.L1:
-		return ps.UB_L1, true
+func (c *Core) path(src, dst isa.Buffer) (machines.PathSpec, bool) {
+	if src >= isa.NumBuffers || dst >= isa.NumBuffers {
+		return machines.PathSpec{}, false
 	}
-	return machines.Path{}, false
+	i := c.chip.paths[src][dst]
+	if i == 0 {
+		return machines.PathSpec{}, false
+	}
+	return c.chip.geom.Paths[i-1], true
 }
 
 // execute starts p.cur on pipe p at now: it computes the cost and either

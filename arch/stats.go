@@ -2,11 +2,12 @@ package arch
 
 import (
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
 
-// Cause names what a pipe is doing (or waiting for) during an interval.
-// Every picosecond of a run is attributed to exactly one cause per pipe.
+// Cause names what a lane is doing (or waiting for) during an interval.
+// Every picosecond of a run is attributed to exactly one cause per lane.
 type Cause uint8
 
 // The causes. Busy is execution; the rest are stalls.
@@ -31,17 +32,20 @@ func (c Cause) String() string {
 	return "cause?"
 }
 
-// Observer watches a run: pipe intervals (busy with the instruction, or a
+// Observer watches a run: lane intervals (busy with the instruction, or a
 // stall with its cause), flag events, buffer occupancy changes and GM
-// bandwidth in use. A nil Observer costs nothing.
+// bandwidth in use. Lanes and buffers are indices into the machine's
+// Geometry (machines.Geometry.Lanes, .Buffers). A nil Observer costs
+// nothing.
 type Observer interface {
-	// Interval reports that pipe of core spent [from, to) in state cause;
+	// Interval reports that lane of core spent [from, to) in state cause;
 	// for Busy, in is the instruction executed (nil otherwise).
-	Interval(core int, pipe isa.Pipe, cause Cause, from, to sim.Time, in *isa.Instr)
-	// Flag reports a flag raised (set=true) or consumed at time t.
-	Flag(core int, src, dst isa.Pipe, id int, set bool, t sim.Time)
+	Interval(core, lane int, cause Cause, from, to sim.Time, in *isa.Instr)
+	// Flag reports a flag from lane src to lane dst raised (set=true) or
+	// consumed at time t.
+	Flag(core, src, dst, id int, set bool, t sim.Time)
 	// Occupancy reports the allocated bytes of a core's buffer from time t on.
-	Occupancy(core int, buf isa.Buffer, bytes int64, t sim.Time)
+	Occupancy(core, buf int, bytes int64, t sim.Time)
 	// Bandwidth reports the GM bandwidth in use (bytes/s) from time t on.
 	Bandwidth(t sim.Time, bytesPerSecond float64)
 }
@@ -53,9 +57,9 @@ type FlagFilter interface {
 	IgnoresFlags() bool
 }
 
-// PipeStats is one pipe's time split by cause, in picoseconds, and its
+// LaneStats is one lane's time split by cause, in picoseconds, and its
 // executed instruction count.
-type PipeStats struct {
+type LaneStats struct {
 	Time   [NumCauses]sim.Time
 	Instrs uint64
 }
@@ -67,16 +71,19 @@ type BufferStats struct {
 	Mean     float64 // time-weighted mean of allocated bytes over the run
 }
 
-// CoreStats holds a core's accounting.
+// CoreStats holds a core's accounting, indexed as the machine's Geometry
+// indexes lanes and buffers.
 type CoreStats struct {
-	Pipes   [isa.NumPipes]PipeStats
-	Buffers [isa.NumBuffers]BufferStats // GM entry unused
-	Finish  sim.Time                    // when the core's last instruction completed
+	Lanes   []LaneStats
+	Buffers []BufferStats // global buffers' entries unused
+	Finish  sim.Time      // when the core's last instruction completed
 	Instrs  uint64
 }
 
 // Stats is the result of a run.
 type Stats struct {
+	// Geometry names the lanes and buffers the per-core statistics index.
+	Geometry *machines.Geometry
 	Time         sim.Time // end of the run
 	Cycles       int64    // Time in core cycles
 	Cores        []CoreStats

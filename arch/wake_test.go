@@ -16,20 +16,20 @@ import (
 // intervalLog records every observed pipe interval and flag event.
 type intervalLog struct{ lines []string }
 
-func (l *intervalLog) Interval(core int, pipe isa.Pipe, cause arch.Cause, from, to sim.Time, in *isa.Instr) {
+func (l *intervalLog) Interval(core, pipe int, cause arch.Cause, from, to sim.Time, in *isa.Instr) {
 	op := ""
 	if in != nil {
 		op = in.Op.String()
 	}
-	l.lines = append(l.lines, fmt.Sprintf("c%d %s %s [%d,%d) %s", core, pipe, cause, from, to, op))
+	l.lines = append(l.lines, fmt.Sprintf("c%d %s %s [%d,%d) %s", core, isa.Pipe(pipe), cause, from, to, op))
 }
 
-func (l *intervalLog) Flag(core int, src, dst isa.Pipe, id int, set bool, t sim.Time) {
-	l.lines = append(l.lines, fmt.Sprintf("c%d flag %s->%s %d %v @%d", core, src, dst, id, set, t))
+func (l *intervalLog) Flag(core, src, dst, id int, set bool, t sim.Time) {
+	l.lines = append(l.lines, fmt.Sprintf("c%d flag %s->%s %d %v @%d", core, isa.Pipe(src), isa.Pipe(dst), id, set, t))
 }
 
-func (l *intervalLog) Occupancy(core int, buf isa.Buffer, bytes int64, t sim.Time) {
-	l.lines = append(l.lines, fmt.Sprintf("c%d occ %s %d @%d", core, buf, bytes, t))
+func (l *intervalLog) Occupancy(core, buf int, bytes int64, t sim.Time) {
+	l.lines = append(l.lines, fmt.Sprintf("c%d occ %s %d @%d", core, isa.Buffer(buf), bytes, t))
 }
 
 func (l *intervalLog) Bandwidth(t sim.Time, bps float64) {}

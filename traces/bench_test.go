@@ -23,18 +23,18 @@ type tape struct {
 type call struct {
 	kind     uint8
 	core     int
-	p0, p1   isa.Pipe
+	p0, p1   int
 	cause    arch.Cause
 	from, to sim.Time
 	id       int
 	set      bool
-	buf      isa.Buffer
+	buf      int
 	bytes    int64
 	bps      float64
 	hasInstr bool
 }
 
-func (t *tape) Interval(core int, pipe isa.Pipe, cause arch.Cause, from, to sim.Time, in *isa.Instr) {
+func (t *tape) Interval(core, pipe int, cause arch.Cause, from, to sim.Time, in *isa.Instr) {
 	c := call{kind: 0, core: core, p0: pipe, cause: cause, from: from, to: to}
 	if in != nil {
 		c.hasInstr = true
@@ -42,10 +42,10 @@ func (t *tape) Interval(core int, pipe isa.Pipe, cause arch.Cause, from, to sim.
 	}
 	t.calls = append(t.calls, c)
 }
-func (t *tape) Flag(core int, src, dst isa.Pipe, id int, set bool, at sim.Time) {
+func (t *tape) Flag(core, src, dst, id int, set bool, at sim.Time) {
 	t.calls = append(t.calls, call{kind: 1, core: core, p0: src, p1: dst, id: id, set: set, from: at})
 }
-func (t *tape) Occupancy(core int, buf isa.Buffer, bytes int64, at sim.Time) {
+func (t *tape) Occupancy(core, buf int, bytes int64, at sim.Time) {
 	t.calls = append(t.calls, call{kind: 2, core: core, buf: buf, bytes: bytes, from: at})
 }
 func (t *tape) Bandwidth(at sim.Time, bps float64) {

@@ -140,7 +140,7 @@ func (s Slice) Stall() bool { return s.Cause != arch.Busy && s.Class != ClassFla
 // Flow is a flag arrow: the set_flag on Src at Set released the wait_flag on
 // Dst at Wait (flags are matched first-in first-out, as they count).
 type Flow struct {
-	Src, Dst  isa.Pipe
+	Src, Dst  int // lanes
 	ID        int
 	Set, Wait sim.Time
 	Bind      uint64 // the Bind of the two flag slices
@@ -152,20 +152,27 @@ type Sample struct {
 	Value float64
 }
 
-// CoreTimeline is the events of one core.
+// CoreTimeline is the events of one core. Lanes and Occ are indexed as
+// Timeline.Lanes and Timeline.Buffers name them (they may be longer when
+// events named lanes or buffers the timeline has no name for).
 type CoreTimeline struct {
 	ID    int
-	Pipes [isa.NumPipes]Lane       // ordered by From
-	Flows []Flow                   // ordered by Wait
-	Occ   [isa.NumBuffers][]Sample // allocated bytes (GM entry unused)
-	stall [isa.NumPipes][arch.NumCauses]sim.Time
+	Lanes []Lane     // ordered by From
+	Flows []Flow     // ordered by Wait
+	Occ   [][]Sample // allocated bytes (global buffers' entries unused)
+	stall [][arch.NumCauses]sim.Time
 }
 
 // Timeline is the in-memory event model of a run (or of its traced window).
 type Timeline struct {
-	Machine  string
-	Program  string
-	Capacity [isa.NumBuffers]int64 // per-core buffer capacities (0 = unknown)
+	Machine string
+	Program string
+	// Lanes names the lanes of every core (the machine kind's names).
+	Lanes []string
+	// Buffers names the memories whose occupancy Occ holds, and Capacity
+	// gives each one's per-core capacity (0 = unknown, or a global buffer).
+	Buffers  []string
+	Capacity []int64
 	// From and To bound the recorded window; To grows while a run is live.
 	From, To  sim.Time
 	Cores     []*CoreTimeline // ordered by ID
@@ -268,8 +275,8 @@ const (
 )
 
 // flagMarkRef returns the ref of a flag mark (0 when it does not fit).
-func flagMarkRef(set bool, src, dst isa.Pipe, id int64) uint32 {
-	if src >= 15 || dst >= 16 || id < 0 || id > flagIDMax {
+func flagMarkRef(set bool, src, dst int, id int64) uint32 {
+	if src < 0 || dst < 0 || src >= 15 || dst >= 16 || id < 0 || id > flagIDMax {
 		return 0
 	}
 	r := flagRef | uint32(src)<<flagSrcShift | uint32(dst)<<flagDstShift | uint32(id)
@@ -323,7 +330,7 @@ func (t *Timeline) instr(s *Slice) (isa.Instr, bool) {
 		ref = t.bound[i].ref
 	}
 	if ref&flagRef != 0 {
-		src, dst, id := isa.Pipe(ref>>flagSrcShift&15), isa.Pipe(ref>>flagDstShift&15), int(ref&flagIDMax)
+		src, dst, id := isa.Pipe(ref>>flagSrcShift&15), isa.Pipe(ref>>flagDstShift&15), int(ref&flagIDMax) // lanes are the DaVinci pipes: flags are DaVinci's
 		if ref&flagSet != 0 {
 			return isa.SetFlag(src, dst, id), true
 		}
@@ -418,10 +425,46 @@ func (t *Timeline) core(id int) *CoreTimeline {
 		return t.Cores[i]
 	}
 	c := &CoreTimeline{ID: id}
+	c.grow(len(t.Lanes)-1, len(t.Buffers)-1)
 	t.Cores = append(t.Cores, nil)
 	copy(t.Cores[i+1:], t.Cores[i:])
 	t.Cores[i] = c
 	return c
+}
+
+// grow makes room for lane p and buffer b.
+func (c *CoreTimeline) grow(p, b int) {
+	for len(c.Lanes) <= p {
+		c.Lanes = append(c.Lanes, Lane{})
+		c.stall = append(c.stall, [arch.NumCauses]sim.Time{})
+	}
+	for len(c.Occ) <= b {
+		c.Occ = append(c.Occ, nil)
+	}
+}
+
+// LaneName returns the name of lane p.
+func (t *Timeline) LaneName(p int) string {
+	if p < len(t.Lanes) {
+		return t.Lanes[p]
+	}
+	return fmt.Sprintf("lane%d", p)
+}
+
+// BufferName returns the name of buffer b.
+func (t *Timeline) BufferName(b int) string {
+	if b < len(t.Buffers) {
+		return t.Buffers[b]
+	}
+	return fmt.Sprintf("buffer%d", b)
+}
+
+// BufferCapacity returns the per-core capacity of buffer b (0 = unknown).
+func (t *Timeline) BufferCapacity(b int) int64 {
+	if b < len(t.Capacity) {
+		return t.Capacity[b]
+	}
+	return 0
 }
 
 // footprint estimates the bytes held (the recorder's memory limit).
@@ -437,8 +480,8 @@ func (t *Timeline) dropBefore(cut sim.Time) {
 	}
 	t.Dropped = cut
 	for _, c := range t.Cores {
-		for p := range c.Pipes {
-			c.Pipes[p].dropBefore(cut)
+		for p := range c.Lanes {
+			c.Lanes[p].dropBefore(cut)
 		}
 		k := sort.Search(len(c.Flows), func(i int) bool { return c.Flows[i].Wait >= cut })
 		c.Flows = c.Flows[k:]
@@ -455,13 +498,26 @@ func (t *Timeline) dropBefore(cut sim.Time) {
 	}
 }
 
-// Totals returns the time of pipe p per cause over the recorded slices.
+// Totals returns the time of lane p per cause over the recorded slices.
 // QueueEmpty (idle) is not recorded as slices: it is the rest of the window.
-func (c *CoreTimeline) Totals(p isa.Pipe) [arch.NumCauses]sim.Time { return c.stall[p] }
+func (c *CoreTimeline) Totals(p int) [arch.NumCauses]sim.Time {
+	if p >= len(c.stall) {
+		return [arch.NumCauses]sim.Time{}
+	}
+	return c.stall[p]
+}
 
-// SliceAt returns the index of the slice of pipe p covering time t, or -1.
-func (c *CoreTimeline) SliceAt(p isa.Pipe, t sim.Time) int {
-	l := &c.Pipes[p]
+// Lane returns lane p (an empty lane when the core has none such).
+func (c *CoreTimeline) Lane(p int) *Lane {
+	if p >= len(c.Lanes) {
+		return &Lane{}
+	}
+	return &c.Lanes[p]
+}
+
+// SliceAt returns the index of the slice of lane p covering time t, or -1.
+func (c *CoreTimeline) SliceAt(p int, t sim.Time) int {
+	l := c.Lane(p)
 	for i, s := range l.Scan(l.Search(func(s *Slice) bool { return s.To > t })) {
 		if s.From > t {
 			break
@@ -474,7 +530,10 @@ func (c *CoreTimeline) SliceAt(p isa.Pipe, t sim.Time) int {
 }
 
 // OccAt returns the allocated bytes of buffer b at time t.
-func (c *CoreTimeline) OccAt(b isa.Buffer, t sim.Time) float64 {
+func (c *CoreTimeline) OccAt(b int, t sim.Time) float64 {
+	if b >= len(c.Occ) {
+		return 0
+	}
 	return SampleAt(c.Occ[b], t)
 }
 
@@ -615,8 +674,8 @@ func (t *Timeline) Footprint() int64 {
 		n += int64(cap(ch))
 	}
 	for _, c := range t.Cores {
-		for p := range c.Pipes {
-			n += c.Pipes[p].footprint()
+		for p := range c.Lanes {
+			n += c.Lanes[p].footprint()
 		}
 		n += int64(cap(c.Flows)) * int64(unsafe.Sizeof(Flow{}))
 		for b := range c.Occ {

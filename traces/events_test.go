@@ -60,19 +60,19 @@ func TestParseCores(t *testing.T) {
 func TestRecorderWindowAndFlags(t *testing.T) {
 	r := NewRecorder(Window{Cores: map[int]bool{1: true}, From: 100, To: 1000})
 	mm := isa.Mmad(0, 0, 0, 16, 16, 16, 0, 0, true)
-	r.Occupancy(1, isa.L1, 64, 10) // before the window: value at 100
-	r.Interval(0, isa.M, arch.Busy, 0, 500, &mm)
-	r.Interval(1, isa.M, arch.Busy, 50, 150, &mm)        // clipped to [100,150)
-	r.Interval(1, isa.M, arch.QueueEmpty, 150, 200, nil) // idle: not stored
-	r.Flag(1, isa.MTE2, isa.M, 0, true, 50)              // set before the window
-	r.Flag(1, isa.MTE2, isa.M, 0, true, 120)             // second set (flags count)
-	r.Flag(1, isa.MTE2, isa.M, 0, false, 300)            // consumes the set at 50: no arrow
-	r.Flag(1, isa.MTE2, isa.M, 0, false, 400)            // consumes the set at 120
-	r.Interval(1, isa.M, arch.WaitFlag, 200, 400, nil)   // closes after the flag event
-	r.Interval(1, isa.M, arch.Busy, 400, 2000, &mm)      // clipped to [400,1000)
-	r.Interval(1, isa.M, arch.Busy, 2000, 3000, &mm)     // outside
-	r.Occupancy(1, isa.L1, 128, 500)
-	r.Occupancy(1, isa.L1, 0, 1500) // after the window
+	r.Occupancy(1, int(isa.L1), 64, 10) // before the window: value at 100
+	r.Interval(0, int(isa.M), arch.Busy, 0, 500, &mm)
+	r.Interval(1, int(isa.M), arch.Busy, 50, 150, &mm)        // clipped to [100,150)
+	r.Interval(1, int(isa.M), arch.QueueEmpty, 150, 200, nil) // idle: not stored
+	r.Flag(1, int(isa.MTE2), int(isa.M), 0, true, 50)              // set before the window
+	r.Flag(1, int(isa.MTE2), int(isa.M), 0, true, 120)             // second set (flags count)
+	r.Flag(1, int(isa.MTE2), int(isa.M), 0, false, 300)            // consumes the set at 50: no arrow
+	r.Flag(1, int(isa.MTE2), int(isa.M), 0, false, 400)            // consumes the set at 120
+	r.Interval(1, int(isa.M), arch.WaitFlag, 200, 400, nil)   // closes after the flag event
+	r.Interval(1, int(isa.M), arch.Busy, 400, 2000, &mm)      // clipped to [400,1000)
+	r.Interval(1, int(isa.M), arch.Busy, 2000, 3000, &mm)     // outside
+	r.Occupancy(1, int(isa.L1), 128, 500)
+	r.Occupancy(1, int(isa.L1), 0, 1500) // after the window
 	r.Finish(5000)
 	tl := r.Timeline()
 	if len(tl.Cores) != 1 || tl.Cores[0].ID != 1 {
@@ -83,7 +83,7 @@ func TestRecorderWindowAndFlags(t *testing.T) {
 	}
 	c := tl.Cores[0]
 	var got []string
-	for _, s := range c.Pipes[isa.M].Slices() {
+	for _, s := range c.Lanes[isa.M].Slices() {
 		got = append(got, tl.Name(&s)+"@"+s.From.String()+".."+s.To.String())
 	}
 	want := []string{"m.mmad@100ps..150ps", "wait_flag@200ps..400ps", "wait_flag@300ps..300ps", "wait_flag@400ps..400ps", "m.mmad@400ps..1ns"}
@@ -95,27 +95,27 @@ func TestRecorderWindowAndFlags(t *testing.T) {
 			t.Errorf("M slice %d = %s, want %s", i, got[i], want[i])
 		}
 	}
-	if len(c.Flows) != 1 || c.Flows[0].Set != 120 || c.Flows[0].Wait != 400 || c.Flows[0].Src != isa.MTE2 {
+	if len(c.Flows) != 1 || c.Flows[0].Set != 120 || c.Flows[0].Wait != 400 || c.Flows[0].Src != int(isa.MTE2) {
 		t.Errorf("flows: %+v", c.Flows)
 	}
-	m3, s0 := c.Pipes[isa.M].At(3), c.Pipes[isa.MTE2].At(0)
+	m3, s0 := c.Lanes[isa.M].At(3), c.Lanes[isa.MTE2].At(0)
 	if tl.Bind(&m3) != c.Flows[0].Bind || tl.Bind(&s0) != c.Flows[0].Bind || c.Flows[0].Bind == 0 {
 		t.Errorf("bind ids of the flag slices do not match the flow")
 	}
-	if v := c.OccAt(isa.L1, 100); v != 64 {
+	if v := c.OccAt(int(isa.L1), 100); v != 64 {
 		t.Errorf("L1 at window start = %v, want 64", v)
 	}
-	if v := c.OccAt(isa.L1, 999); v != 128 || len(c.Occ[isa.L1]) != 2 {
+	if v := c.OccAt(int(isa.L1), 999); v != 128 || len(c.Occ[int(isa.L1)]) != 2 {
 		t.Errorf("L1 samples %+v", c.Occ[isa.L1])
 	}
-	tot := c.Totals(isa.M)
+	tot := c.Totals(int(isa.M))
 	if tot[arch.Busy] != 50+600 || tot[arch.WaitFlag] != 200 {
 		t.Errorf("totals %v", tot)
 	}
-	if i := c.SliceAt(isa.M, 420); i != 4 {
+	if i := c.SliceAt(int(isa.M), 420); i != 4 {
 		t.Errorf("SliceAt(420) = %d", i)
 	}
-	if i := c.SliceAt(isa.M, 170); i != -1 {
+	if i := c.SliceAt(int(isa.M), 170); i != -1 {
 		t.Errorf("SliceAt(170) = %d", i)
 	}
 }
@@ -148,16 +148,16 @@ func TestAddSliceOrder(t *testing.T) {
 			from -= sim.Time(rnd(3*tailMax)) * 10 // back beyond the tail
 		}
 		s := Slice{From: from, To: from + 5, Cause: arch.Busy, ref: uint32(i)} // ref tells equal From apart
-		c.addSlice(&tl, isa.M, s)
+		c.addSlice(&tl, int(isa.M), s)
 		want = insertByFrom(want, s)
 	}
-	l := &c.Pipes[isa.M]
+	l := &c.Lanes[isa.M]
 	if len(l.blocks) < 10 {
 		t.Fatalf("%d sealed blocks: the test does not cover sealing", len(l.blocks))
 	}
 	checkLane(t, l, want)
-	if c.Totals(isa.M)[arch.Busy] != sim.Time(5*len(want)) {
-		t.Errorf("busy total %v, want %v", c.Totals(isa.M)[arch.Busy], 5*len(want))
+	if c.Totals(int(isa.M))[arch.Busy] != sim.Time(5*len(want)) {
+		t.Errorf("busy total %v, want %v", c.Totals(int(isa.M))[arch.Busy], 5*len(want))
 	}
 }
 
@@ -244,22 +244,22 @@ func TestSharedPackedInstr(t *testing.T) {
 	r := NewRecorder(Window{})
 	a := isa.Mmad(0, 0, 0, 16, 16, 16, 0, 0, true)
 	b := isa.Mmad(0, 0, 0, 16, 32, 16, 0, 0, true)
-	r.Interval(0, isa.S, arch.Busy, 0, 10, &a) // the issue slot
-	r.Interval(0, isa.M, arch.Busy, 10, 50, &a)
-	r.Interval(1, isa.M, arch.Busy, 10, 50, &a) // another core, same code
-	r.Interval(0, isa.M, arch.Busy, 50, 90, &b)
+	r.Interval(0, int(isa.S), arch.Busy, 0, 10, &a) // the issue slot
+	r.Interval(0, int(isa.M), arch.Busy, 10, 50, &a)
+	r.Interval(1, int(isa.M), arch.Busy, 10, 50, &a) // another core, same code
+	r.Interval(0, int(isa.M), arch.Busy, 50, 90, &b)
 	tl := r.Timeline()
 	size := len(appendPacked(nil, ptr(pack(&a, r)))) + len(appendPacked(nil, ptr(pack(&b, r))))
 	if len(tl.code) != 1 || len(tl.code[0]) != size {
 		t.Errorf("packed %d bytes, want %d (one copy each of two instructions)", len(tl.code[0]), size)
 	}
 	c0, c1 := tl.Core(0), tl.Core(1)
-	for _, s := range []Slice{c0.Pipes[isa.S].At(0), c0.Pipes[isa.M].At(0), c1.Pipes[isa.M].At(0)} {
+	for _, s := range []Slice{c0.Lanes[isa.S].At(0), c0.Lanes[isa.M].At(0), c1.Lanes[isa.M].At(0)} {
 		if got, want := tl.Text(&s), isa.Format(a); got != want {
 			t.Errorf("text %q, want %q", got, want)
 		}
 	}
-	if m1 := c0.Pipes[isa.M].At(1); tl.Text(&m1) != isa.Format(b) {
+	if m1 := c0.Lanes[isa.M].At(1); tl.Text(&m1) != isa.Format(b) {
 		got, want := tl.Text(&m1), isa.Format(b)
 		t.Errorf("text %q, want %q", got, want)
 	}
@@ -307,10 +307,10 @@ func TestLaneEncoding(t *testing.T) {
 			name = 65535 - uint16(rnd(3))
 		}
 		s := Slice{From: from, To: from + dur, Cause: arch.Cause(rnd(int(arch.NumCauses))), Class: Class(rnd(int(NumClasses))), name: name, ref: ref}
-		c.addSlice(&tl, isa.V, s)
+		c.addSlice(&tl, int(isa.V), s)
 		want = insertByFrom(want, s)
 	}
-	l := &c.Pipes[isa.V]
+	l := &c.Lanes[isa.V]
 	checkLane(t, l, want)
 	// Drop the leading blocks whose slices all end by cut.
 	cut := want[len(want)/2].From

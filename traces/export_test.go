@@ -69,8 +69,8 @@ func (t *Timeline) LimitFootprint() int64 { return t.footprint() }
 func LaneSlices(tl *Timeline) [][]Slice {
 	var out [][]Slice
 	for _, c := range tl.Cores {
-		for p := range c.Pipes {
-			out = append(out, c.Pipes[p].Slices())
+		for p := range c.Lanes {
+			out = append(out, c.Lanes[p].Slices())
 		}
 	}
 	return out

@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	"github.com/davinci-sim/davinci-sim/arch"
-	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
 
@@ -167,14 +166,17 @@ func (l *Lane) Slices() []Slice {
 	return out
 }
 
-// addSlice appends s to pipe p keeping the stall totals.
-func (c *CoreTimeline) addSlice(t *Timeline, p isa.Pipe, s Slice) {
+// addSlice appends s to lane p keeping the stall totals.
+func (c *CoreTimeline) addSlice(t *Timeline, p int, s Slice) {
 	d := s.To - s.From
 	if s.Class == ClassFlag {
 		d = 0 // (a conditional move: flag marks and intervals come mixed)
 	}
+	if p >= len(c.Lanes) {
+		c.grow(p, -1)
+	}
 	c.stall[p][s.Cause] += d
-	l := &c.Pipes[p]
+	l := &c.Lanes[p]
 	if len(l.tail) >= tailMax {
 		l.seal(t)
 	}

@@ -80,12 +80,12 @@ func WritePerfetto(out io.Writer, tl *Timeline) error {
 	w := bufio.NewWriterSize(out, 1<<16)
 	h := traceHeader{Generator: generator, Machine: tl.Machine, Program: tl.Program,
 		FromPs: int64(max(tl.From, tl.Dropped)), ToPs: int64(tl.To)}
-	for b := isa.L1; b < isa.NumBuffers; b++ {
-		if tl.Capacity[b] > 0 {
+	for b, name := range tl.Buffers {
+		if c := tl.BufferCapacity(b); c > 0 {
 			if h.Capacity == nil {
 				h.Capacity = map[string]int64{}
 			}
-			h.Capacity[b.String()] = tl.Capacity[b]
+			h.Capacity[name] = c
 		}
 	}
 	hb, err := json.Marshal(h)
@@ -99,22 +99,22 @@ func WritePerfetto(out io.Writer, tl *Timeline) error {
 	for _, c := range tl.Cores {
 		e.meta(c.ID, 0, "process_name", "name", fmt.Sprintf("core %d", c.ID))
 		e.metaInt(c.ID, 0, "process_sort_index", c.ID)
-		for p := isa.Pipe(0); p < isa.NumPipes; p++ {
-			e.meta(c.ID, int(p)+1, "thread_name", "name", p.String())
-			e.metaInt(c.ID, int(p)+1, "thread_sort_index", int(p))
+		for p := range max(len(tl.Lanes), len(c.Lanes)) {
+			e.meta(c.ID, p+1, "thread_name", "name", tl.LaneName(p))
+			e.metaInt(c.ID, p+1, "thread_sort_index", p)
 		}
 		bound := make(map[uint64]bool, len(c.Flows))
 		for _, f := range c.Flows {
 			bound[f.Bind] = true
 		}
-		for p := isa.Pipe(0); p < isa.NumPipes; p++ {
-			for _, s := range c.Pipes[p].Scan(0) {
+		for p := range c.Lanes {
+			for _, s := range c.Lanes[p].Scan(0) {
 				e.slice(tl, c.ID, p, &s, bound)
 			}
 		}
-		for b := isa.L1; b < isa.NumBuffers; b++ {
+		for b := range c.Occ {
 			for _, s := range c.Occ[b] {
-				e.counter(c.ID, b.String(), "bytes", s)
+				e.counter(c.ID, tl.BufferName(b), "bytes", s)
 			}
 		}
 	}
@@ -190,7 +190,7 @@ func (e *eventWriter) metaInt(pid, tid int, name string, v int) {
 	e.end()
 }
 
-func (e *eventWriter) slice(tl *Timeline, pid int, p isa.Pipe, s *Slice, bound map[uint64]bool) {
+func (e *eventWriter) slice(tl *Timeline, pid, p int, s *Slice, bound map[uint64]bool) {
 	name := tl.Name(s)
 	var text string
 	var bytes int64
@@ -202,7 +202,7 @@ func (e *eventWriter) slice(tl *Timeline, pid int, p isa.Pipe, s *Slice, bound m
 		text = tl.Text(s)
 		bytes, flops = tl.Args(s)
 	}
-	e.begin("X", pid, int(p)+1)
+	e.begin("X", pid, p+1)
 	e.time("ts", s.From)
 	e.time("dur", s.To-s.From)
 	e.str("name", name)
@@ -369,7 +369,7 @@ func ReadTrace(r io.Reader) (*Timeline, error) {
 	dec := json.NewDecoder(br)
 	dec.UseNumber()
 	tl := &Timeline{Done: true}
-	rd := &traceReader{tl: tl, binds: map[bindKey]bindEnd{}, pipes: map[coreKey][]Slice{}}
+	rd := &traceReader{tl: tl, binds: map[bindKey]bindEnd{}, pipes: map[coreKey][]Slice{}, laneNames: map[int]string{}, bufIdx: map[string]int{}}
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, fmt.Errorf("not a JSON trace: %v", err)
@@ -421,20 +421,26 @@ type bindKey struct {
 
 type bindEnd struct {
 	out, in   bool
-	src, dst  isa.Pipe
+	src, dst  int
 	set, wait sim.Time
 	id        int
 }
 
 type coreKey struct {
 	core int
-	pipe isa.Pipe
+	lane int
 }
 
+// maxTraceLanes bounds the lanes (thread ids) a read trace may use.
+const maxTraceLanes = 64
+
 type traceReader struct {
-	tl     *Timeline
-	pipes  map[coreKey][]Slice // slices as read, sorted and added at the end
-	header *traceHeader
+	tl        *Timeline
+	pipes     map[coreKey][]Slice // slices as read, sorted and added at the end
+	laneNames map[int]string      // thread names by lane
+	nlanes    int                 // 1 + the largest lane seen
+	bufIdx    map[string]int      // buffer (counter) names in order of appearance
+	header    *traceHeader
 	binds  map[bindKey]bindEnd
 	seen   bool
 	lo, hi sim.Time
@@ -485,7 +491,7 @@ func argFloat(args map[string]json.RawMessage, key string) float64 {
 func (rd *traceReader) event(ev *rawEvent) error {
 	switch ev.Ph {
 	case "X":
-		if ev.Pid < 0 || ev.Pid >= GMPid || ev.Tid < 1 || ev.Tid > int(isa.NumPipes) {
+		if ev.Pid < 0 || ev.Pid >= GMPid || ev.Tid < 1 || ev.Tid > maxTraceLanes {
 			return nil
 		}
 		from, err := parseMicros(ev.Ts)
@@ -499,7 +505,8 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		if dur < 0 {
 			return fmt.Errorf("negative duration")
 		}
-		p := isa.Pipe(ev.Tid - 1)
+		p := ev.Tid - 1
+		rd.nlanes = max(rd.nlanes, ev.Tid)
 		s := Slice{From: from, To: from + dur}
 		name, ok := rd.tl.intern(ev.Name)
 		if !ok {
@@ -553,19 +560,47 @@ func (rd *traceReader) event(ev *rawEvent) error {
 			rd.span(t, t)
 			return nil
 		}
-		b, ok := isa.ParseBuffer(ev.Name)
-		if !ok || b == isa.GM || ev.Pid < 0 || ev.Pid >= GMPid {
+		if ev.Pid < 0 || ev.Pid >= GMPid || ev.Name == "" {
+			return nil
+		}
+		b := rd.buffer(ev.Name)
+		if b < 0 {
 			return nil
 		}
 		c := rd.tl.core(ev.Pid)
+		c.grow(-1, b)
 		c.Occ[b] = append(c.Occ[b], Sample{T: t, Value: argFloat(ev.Args, "bytes")})
 		rd.span(t, t)
 	case "M":
 		if ev.Name == "process_name" && ev.Pid >= 0 && ev.Pid < GMPid {
 			rd.tl.core(ev.Pid)
 		}
+		if ev.Name == "thread_name" && ev.Pid >= 0 && ev.Pid < GMPid && ev.Tid >= 1 && ev.Tid <= maxTraceLanes {
+			if _, ok := rd.laneNames[ev.Tid-1]; !ok {
+				rd.laneNames[ev.Tid-1] = argString(ev.Args, "name")
+			}
+			rd.nlanes = max(rd.nlanes, ev.Tid)
+		}
 	}
 	return nil
+}
+
+// maxTraceBuffers bounds the distinct buffer counters a read trace may use.
+const maxTraceBuffers = 64
+
+// buffer returns the index of the buffer counter named name, adding it in
+// order of first appearance (-1 beyond maxTraceBuffers).
+func (rd *traceReader) buffer(name string) int {
+	if b, ok := rd.bufIdx[name]; ok {
+		return b
+	}
+	if len(rd.bufIdx) >= maxTraceBuffers {
+		return -1
+	}
+	b := len(rd.tl.Buffers)
+	rd.bufIdx[name] = b
+	rd.tl.Buffers = append(rd.tl.Buffers, name)
+	return b
 }
 
 // flagIDOf returns the event id of "set_flag SRC DST ID" / "wait_flag …".
@@ -590,6 +625,29 @@ func causeByName(s string) arch.Cause {
 
 func (rd *traceReader) finish() {
 	tl := rd.tl
+	if h := rd.header; h != nil && h.Generator == generator {
+		names := make([]string, 0, len(h.Capacity))
+		for name := range h.Capacity {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			rd.buffer(name)
+		}
+		tl.Capacity = make([]int64, len(tl.Buffers))
+		for name, v := range h.Capacity {
+			if b, ok := rd.bufIdx[name]; ok {
+				tl.Capacity[b] = v
+			}
+		}
+	}
+	for p := range rd.nlanes {
+		name, ok := rd.laneNames[p]
+		if !ok || name == "" {
+			name = fmt.Sprintf("lane%d", p)
+		}
+		tl.Lanes = append(tl.Lanes, name)
+	}
 	for k, be := range rd.binds {
 		if be.in && be.out {
 			c := tl.core(k.core)
@@ -597,11 +655,12 @@ func (rd *traceReader) finish() {
 		}
 	}
 	for _, c := range tl.Cores {
-		for p := range c.Pipes {
-			ss := rd.pipes[coreKey{c.ID, isa.Pipe(p)}]
+		c.grow(len(tl.Lanes)-1, len(tl.Buffers)-1)
+		for p := range c.Lanes {
+			ss := rd.pipes[coreKey{c.ID, p}]
 			sort.SliceStable(ss, func(i, j int) bool { return ss[i].From < ss[j].From })
 			for _, s := range ss {
-				c.addSlice(tl, isa.Pipe(p), s)
+				c.addSlice(tl, p, s)
 			}
 		}
 		sort.Slice(c.Flows, func(i, j int) bool {
@@ -624,11 +683,6 @@ func (rd *traceReader) finish() {
 		tl.Machine, tl.Program = h.Machine, h.Program
 		if h.ToPs > h.FromPs {
 			tl.From, tl.To = sim.Time(h.FromPs), sim.Time(h.ToPs)
-		}
-		for name, v := range h.Capacity {
-			if b, ok := isa.ParseBuffer(name); ok {
-				tl.Capacity[b] = v
-			}
 		}
 	}
 }

@@ -42,7 +42,7 @@ func recordHGEMM(t testing.TB, w traces.Window) *traces.Timeline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.SetInfo("ascend-910a", "hgemm", [isa.NumBuffers]int64{0, 1 << 20, 64 << 10, 64 << 10, 256 << 10, 256 << 10})
+	rec.SetInfo("ascend-910a", "hgemm", testGeometry())
 	rec.Finish(res.Stats.Time)
 	return rec.Timeline()
 }
@@ -81,29 +81,32 @@ func TestPerfettoRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if back.From != tl.From || back.To != tl.To || back.Machine != tl.Machine || back.Capacity != tl.Capacity {
+		if back.From != tl.From || back.To != tl.To || back.Machine != tl.Machine || !reflect.DeepEqual(capacities(back), capacities(tl)) {
 			t.Errorf("%s: header %v..%v %q %v", name, back.From, back.To, back.Machine, back.Capacity)
+		}
+		if !reflect.DeepEqual(back.Lanes, tl.Lanes) {
+			t.Errorf("%s: lanes %v, want %v", name, back.Lanes, tl.Lanes)
 		}
 		if len(back.Cores) != len(tl.Cores) {
 			t.Fatalf("%s: %d cores, want %d", name, len(back.Cores), len(tl.Cores))
 		}
 		for i, c := range tl.Cores {
 			b := back.Cores[i]
-			for p := range c.Pipes {
+			for p := range c.Lanes {
 				// Recorded slices derive names, text and arguments from packed
 				// instructions, read-back ones from the file: compare those.
-				want, got := sliceViews(tl, c.Pipes[p].Slices()), sliceViews(back, b.Pipes[p].Slices())
+				want, got := sliceViews(tl, c.Lanes[p].Slices()), sliceViews(back, b.Lanes[p].Slices())
 				if !reflect.DeepEqual(want, got) {
-					t.Errorf("%s: core %d pipe %v slices differ (%d vs %d)", name, c.ID, isa.Pipe(p), c.Pipes[p].Len(), b.Pipes[p].Len())
+					t.Errorf("%s: core %d pipe %v slices differ (%d vs %d)", name, c.ID, isa.Pipe(p), c.Lanes[p].Len(), b.Lanes[p].Len())
 				}
-				if c.Totals(isa.Pipe(p)) != b.Totals(isa.Pipe(p)) {
+				if c.Totals(p) != b.Totals(p) {
 					t.Errorf("%s: totals differ", name)
 				}
 			}
 			if !reflect.DeepEqual(c.Flows, b.Flows) {
 				t.Errorf("%s: core %d flows differ", name, c.ID)
 			}
-			if !reflect.DeepEqual(c.Occ, b.Occ) {
+			if !reflect.DeepEqual(occByName(tl, c), occByName(back, b)) {
 				t.Errorf("%s: core %d occupancy differs", name, c.ID)
 			}
 		}
@@ -199,7 +202,7 @@ func TestWindowKeepsLess(t *testing.T) {
 	part := recordHGEMM(t, traces.Window{Cores: map[int]bool{0: true}, From: mid / 2, To: mid})
 	n := func(tl *traces.Timeline) (k int) {
 		for _, c := range tl.Cores {
-			for _, l := range c.Pipes {
+			for _, l := range c.Lanes {
 				k += l.Len()
 			}
 		}
@@ -208,7 +211,7 @@ func TestWindowKeepsLess(t *testing.T) {
 	if len(part.Cores) != 1 || n(part) == 0 || n(part) >= n(full) {
 		t.Fatalf("window kept %d of %d slices on %d cores", n(part), n(full), len(part.Cores))
 	}
-	for _, l := range part.Cores[0].Pipes {
+	for _, l := range part.Cores[0].Lanes {
 		for _, s := range l.Slices() {
 			if s.From < mid/2 || s.To > mid {
 				t.Fatalf("slice %v..%v outside the window", s.From, s.To)
@@ -226,10 +229,10 @@ func TestReadTraceErrors(t *testing.T) {
 	}
 	// Foreign events are skipped, bare arrays accepted.
 	tl, err := traces.ReadTrace(strings.NewReader(`[{"ph":"X","pid":3,"tid":4,"ts":1.5,"dur":2,"name":"m.mmad","cat":"mmad"},{"ph":"B","pid":1,"tid":1,"ts":0},{"ph":"X","pid":0,"tid":99,"ts":0,"dur":1}]`))
-	if err != nil || len(tl.Cores) != 1 || tl.Cores[0].ID != 3 || tl.Cores[0].Pipes[isa.M].Len() != 1 {
+	if err != nil || len(tl.Cores) != 1 || tl.Cores[0].ID != 3 || tl.Cores[0].Lanes[isa.M].Len() != 1 {
 		t.Fatalf("got %+v, %v", tl, err)
 	}
-	if s := tl.Cores[0].Pipes[isa.M].At(0); s.From != 1500000 || s.To != 3500000 || s.Class != traces.ClassMmad {
+	if s := tl.Cores[0].Lanes[isa.M].At(0); s.From != 1500000 || s.To != 3500000 || s.Class != traces.ClassMmad {
 		t.Errorf("slice %+v", s)
 	}
 	if _, err := traces.ReadTraceFile(filepath.Join(t.TempDir(), "missing.json")); !os.IsNotExist(err) {
@@ -286,14 +289,14 @@ func TestLimitDropsOldEvents(t *testing.T) {
 		return out
 	}
 	dropped, kept := false, 0
-	for p := range fc.Pipes {
-		want, got := since(full, fc.Pipes[p].Slices()), since(part, pc.Pipes[p].Slices())
+	for p := range fc.Lanes {
+		want, got := since(full, fc.Lanes[p].Slices()), since(part, pc.Lanes[p].Slices())
 		kept += len(got)
 		if !reflect.DeepEqual(want, got) {
 			t.Errorf("pipe %v: %d slices from %v on, want %d", isa.Pipe(p), len(got), part.Dropped, len(want))
 		}
-		dropped = dropped || pc.Pipes[p].Len() < fc.Pipes[p].Len()
-		if fc.Totals(isa.Pipe(p)) != pc.Totals(isa.Pipe(p)) {
+		dropped = dropped || pc.Lanes[p].Len() < fc.Lanes[p].Len()
+		if fc.Totals(p) != pc.Totals(p) {
 			t.Errorf("pipe %v: totals differ", isa.Pipe(p))
 		}
 	}
@@ -325,8 +328,8 @@ func TestConcurrentRead(t *testing.T) {
 		rec.Read(func(tl *traces.Timeline) {
 			n := 0
 			for _, c := range tl.Cores {
-				for p := range c.Pipes {
-					l := &c.Pipes[p]
+				for p := range c.Lanes {
+					l := &c.Lanes[p]
 					for i := 1; i < l.Len(); i++ {
 						if l.At(i).From < l.At(i-1).From {
 							t.Fatalf("core %d pipe %v: slices out of order while live", c.ID, isa.Pipe(p))
@@ -349,8 +352,8 @@ func TestConcurrentRead(t *testing.T) {
 		t.Fatalf("%d cores, want %d", len(got.Cores), len(want.Cores))
 	}
 	for i, c := range want.Cores {
-		for p := range c.Pipes {
-			if !reflect.DeepEqual(sliceViews(want, c.Pipes[p].Slices()), sliceViews(got, got.Cores[i].Pipes[p].Slices())) {
+		for p := range c.Lanes {
+			if !reflect.DeepEqual(sliceViews(want, c.Lanes[p].Slices()), sliceViews(got, got.Cores[i].Lane(p).Slices())) {
 				t.Fatalf("core %d pipe %v differs from an unread recording", c.ID, isa.Pipe(p))
 			}
 		}
@@ -383,25 +386,56 @@ func TestNoFlagMarks(t *testing.T) {
 		if len(c.Flows) != 0 {
 			t.Errorf("core %d: %d flows", c.ID, len(c.Flows))
 		}
-		for p := range c.Pipes {
+		for p := range c.Lanes {
 			var want []traces.Slice
-			for _, s := range fc.Pipes[p].Slices() {
+			for _, s := range fc.Lanes[p].Slices() {
 				if s.Class == traces.ClassFlag {
 					marks++
 					continue
 				}
 				want = append(want, s)
 			}
-			got := c.Pipes[p].Slices()
+			got := c.Lanes[p].Slices()
 			if !reflect.DeepEqual(sliceViews(tl, got), sliceViews(full, want)) {
 				t.Errorf("core %d pipe %v: %d slices differ from the %d non-flag slices of the full recording", c.ID, isa.Pipe(p), len(got), len(want))
 			}
-			if c.Totals(isa.Pipe(p)) != fc.Totals(isa.Pipe(p)) {
-				t.Errorf("core %d pipe %v: totals %v, want %v", c.ID, isa.Pipe(p), c.Totals(isa.Pipe(p)), fc.Totals(isa.Pipe(p)))
+			if c.Totals(p) != fc.Totals(p) {
+				t.Errorf("core %d pipe %v: totals %v, want %v", c.ID, isa.Pipe(p), c.Totals(p), fc.Totals(p))
 			}
 		}
 	}
 	if marks == 0 {
 		t.Fatal("the full recording has no flag marks")
 	}
+}
+
+// testGeometry is the lanes and buffers of the ascend-910a.
+func testGeometry() *machines.Geometry {
+	m, err := machines.Load("ascend-910a", nil)
+	if err != nil {
+		panic(err)
+	}
+	return m.Geometry()
+}
+
+// occByName returns a core's occupancy samples by buffer name.
+func occByName(tl *traces.Timeline, c *traces.CoreTimeline) map[string][]traces.Sample {
+	out := map[string][]traces.Sample{}
+	for b, ss := range c.Occ {
+		if len(ss) > 0 {
+			out[tl.BufferName(b)] = ss
+		}
+	}
+	return out
+}
+
+// capacities returns a timeline's known buffer capacities by name.
+func capacities(tl *traces.Timeline) map[string]int64 {
+	out := map[string]int64{}
+	for b, name := range tl.Buffers {
+		if c := tl.BufferCapacity(b); c > 0 {
+			out[name] = c
+		}
+	}
+	return out
 }

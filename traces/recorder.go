@@ -8,6 +8,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
 
@@ -239,11 +240,26 @@ func NewRecorder(w Window) *Recorder {
 	return r
 }
 
-// SetInfo records the machine and program names and the buffer capacities.
-func (r *Recorder) SetInfo(machine, program string, capacity [isa.NumBuffers]int64) {
+// SetInfo records the machine and program names and the machine's lane
+// and buffer names and per-core buffer capacities (global buffers get 0).
+func (r *Recorder) SetInfo(machine, program string, g *machines.Geometry) {
 	r.mu.Lock()
-	r.tl.Machine, r.tl.Program, r.tl.Capacity = machine, program, capacity
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	t := &r.tl
+	t.Machine, t.Program = machine, program
+	t.Lanes = append([]string(nil), g.Lanes...)
+	t.Buffers, t.Capacity = nil, nil
+	for _, b := range g.Buffers {
+		capacity := b.Capacity
+		if b.Global {
+			capacity = 0
+		}
+		t.Buffers = append(t.Buffers, b.Name)
+		t.Capacity = append(t.Capacity, capacity)
+	}
+	for _, c := range t.Cores {
+		c.grow(len(t.Lanes)-1, len(t.Buffers)-1)
+	}
 }
 
 // Flush hands the events observed so far to the timeline and waits until
@@ -380,7 +396,7 @@ func (r *Recorder) region(name string) int64 {
 }
 
 // Interval implements arch.Observer. Idle time (QueueEmpty) is not stored.
-func (r *Recorder) Interval(core int, pipe isa.Pipe, cause arch.Cause, from, to sim.Time, in *isa.Instr) {
+func (r *Recorder) Interval(core, lane int, cause arch.Cause, from, to sim.Time, in *isa.Instr) {
 	if cause == arch.QueueEmpty || !r.wantCore(core) {
 		return
 	}
@@ -396,7 +412,7 @@ func (r *Recorder) Interval(core int, pipe isa.Pipe, cause arch.Cause, from, to 
 	}
 	e := &b.ev[b.n&(batchSize-1)]
 	b.n++
-	e.t0, e.t1, e.core, e.p0, e.p1, e.cause = from, to, int32(core), uint8(pipe), 0, cause
+	e.t0, e.t1, e.core, e.p0, e.p1, e.cause = from, to, int32(core), uint8(lane), 0, cause
 	e.kind = evStall
 	if cause == arch.Busy && in != nil {
 		e.kind = evBusy
@@ -407,7 +423,7 @@ func (r *Recorder) Interval(core int, pipe isa.Pipe, cause arch.Cause, from, to 
 
 // Flag implements arch.Observer: consumes are matched with the oldest
 // outstanding set of the same (core, src, dst, id).
-func (r *Recorder) Flag(core int, src, dst isa.Pipe, id int, set bool, t sim.Time) {
+func (r *Recorder) Flag(core, src, dst, id int, set bool, t sim.Time) {
 	if r.noFlags || !r.wantCore(core) {
 		return
 	}
@@ -420,8 +436,8 @@ func (r *Recorder) Flag(core int, src, dst isa.Pipe, id int, set bool, t sim.Tim
 
 // Occupancy implements arch.Observer. A change before the window becomes
 // the value at the window's start.
-func (r *Recorder) Occupancy(core int, buf isa.Buffer, bytes int64, t sim.Time) {
-	if !r.wantCore(core) || buf >= isa.NumBuffers || (r.win.To > 0 && t >= r.win.To) {
+func (r *Recorder) Occupancy(core, buf int, bytes int64, t sim.Time) {
+	if !r.wantCore(core) || buf < 0 || buf > math.MaxUint8 || (r.win.To > 0 && t >= r.win.To) {
 		return
 	}
 	e := r.add()
@@ -493,12 +509,13 @@ func (r *Recorder) apply(b *batch) {
 			ins = ins[1:]
 		case evStall:
 			s := Slice{From: e.t0, To: e.t1, Cause: e.cause, name: r.causeIdx(e.cause)}
-			r.coreOf(e.core).addSlice(&r.tl, isa.Pipe(e.p0), s)
+			r.coreOf(e.core).addSlice(&r.tl, int(e.p0), s)
 			r.advance(e.t1)
 		case evSet, evWait:
 			r.flag(e)
 		case evOcc:
 			c := r.coreOf(e.core)
+			c.grow(-1, int(e.p1))
 			c.Occ[e.p1] = addSample(c.Occ[e.p1], e.t0, float64(e.x()), r.win.From)
 			if e.t0 >= r.win.From {
 				r.advance(e.t0)
@@ -511,13 +528,14 @@ func (r *Recorder) apply(b *batch) {
 
 func (r *Recorder) busy(e *obsEvent, c *cinstr) {
 	s := Slice{From: e.t0, To: e.t1, Cause: arch.Busy, Class: classOfOp(c.op)}
-	issue := isa.Pipe(e.p0) == isa.S && c.pipe != isa.S
-	if issue {
+	// An instruction shown on a lane other than its own is the issue slot
+	// that queued it there (DaVinci: the scalar unit).
+	if uint8(c.pipe) != e.p0 {
 		s.Class = ClassIssue
 	}
 	s.name = r.opName(c.op, c.pipe, c.vop)
 	s.ref = r.keep(c, e.t1)
-	r.coreOf(e.core).addSlice(&r.tl, isa.Pipe(e.p0), s)
+	r.coreOf(e.core).addSlice(&r.tl, int(e.p0), s)
 	r.advance(e.t1)
 }
 
@@ -597,7 +615,7 @@ func (r *Recorder) advance(t sim.Time) {
 func (r *Recorder) flag(e *obsEvent) {
 	t := e.t0
 	in := r.inWindow(t)
-	src, dst := isa.Pipe(e.p0), isa.Pipe(e.p1)
+	src, dst := int(e.p0), int(e.p1)
 	fq := r.flagQueue(e)
 	if e.kind == evSet {
 		ps := pendingSet{t: t}
@@ -634,16 +652,18 @@ func (r *Recorder) flag(e *obsEvent) {
 	r.advance(t)
 }
 
-// denseFlags is the flag queues of one core for ids below denseFlagIDs, by
-// pipe pair (allocated on first use).
-type denseFlags [int(isa.NumPipes) * int(isa.NumPipes)]*[denseFlagIDs]flagQueue
+// denseFlags is the flag queues of one core for lanes below denseLanes and
+// ids below denseFlagIDs, by lane pair (allocated on first use).
+type denseFlags [denseLanes * denseLanes]*[denseFlagIDs]flagQueue
+
+const denseLanes = 8
 
 const denseFlagIDs = 16
 
 // flagQueue returns the queue of the flag of event e.
 func (r *Recorder) flagQueue(e *obsEvent) *flagQueue {
 	src, dst, id, core := int(e.p0), int(e.p1), e.x(), int(e.core)
-	if src < int(isa.NumPipes) && dst < int(isa.NumPipes) && id >= 0 && id < denseFlagIDs && core >= 0 && core < 1<<16 {
+	if src < denseLanes && dst < denseLanes && id >= 0 && id < denseFlagIDs && core >= 0 && core < 1<<16 {
 		for core >= len(r.dense) {
 			r.dense = append(r.dense, nil)
 		}
@@ -652,10 +672,10 @@ func (r *Recorder) flagQueue(e *obsEvent) *flagQueue {
 			d = new(denseFlags)
 			r.dense[core] = d
 		}
-		qs := d[src*int(isa.NumPipes)+dst]
+		qs := d[src*denseLanes+dst]
 		if qs == nil {
 			qs = new([denseFlagIDs]flagQueue)
-			d[src*int(isa.NumPipes)+dst] = qs
+			d[src*denseLanes+dst] = qs
 		}
 		return &qs[id]
 	}
@@ -669,7 +689,7 @@ func (r *Recorder) flagQueue(e *obsEvent) *flagQueue {
 }
 
 // flagSlice returns the zero-length mark of a flag event.
-func (r *Recorder) flagSlice(op isa.Op, src, dst isa.Pipe, id int64, t sim.Time) Slice {
+func (r *Recorder) flagSlice(op isa.Op, src, dst int, id int64, t sim.Time) Slice {
 	n := r.opName(op, isa.S, 0)
 	ref := flagMarkRef(op == isa.OpSetFlag, src, dst, id)
 	if ref == 0 {

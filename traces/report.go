@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/arch"
-	"github.com/davinci-sim/davinci-sim/isa"
 )
 
 // Report is report.json. Keys are stable (DESIGN.md "report.json"); more may
@@ -31,6 +30,10 @@ type Report struct {
 	Cores     []CoreReport            `json:"cores,omitempty"`
 	Sections  map[string]any          `json:"-"`
 	Notes     []string                `json:"notes,omitempty"`
+
+	// laneOrder and bufferOrder are the machine's lane and local buffer
+	// names in geometry order, for the summary table (FromStats).
+	laneOrder, bufferOrder []string
 }
 
 // TimeReport is the simulated duration.
@@ -108,13 +111,16 @@ func (r *Report) FromStats(st *arch.Stats, clockHz float64, used []int) {
 	r.Pipes = map[string]PipeReport{}
 	r.Buffers = map[string]BufferReport{}
 	total := st.Time
-	agg := [isa.NumPipes]arch.PipeStats{}
+	g := st.Geometry
+	r.laneOrder = g.Lanes
+	r.bufferOrder = r.bufferOrder[:0]
+	agg := make([]arch.LaneStats, len(g.Lanes))
 	for _, ci := range used {
 		cs := st.Cores[ci]
 		cr := CoreReport{Core: ci, FinishCycle: int64(float64(cs.Finish.Seconds()) * clockHz), Pipes: map[string]PipeReport{}}
-		for p := range cs.Pipes {
-			ps := cs.Pipes[p]
-			cr.Pipes[isa.Pipe(p).String()] = pipeReport(ps, float64(total), clockHz)
+		for p := range cs.Lanes {
+			ps := cs.Lanes[p]
+			cr.Pipes[g.Lanes[p]] = pipeReport(ps, float64(total), clockHz)
 			for c := range ps.Time {
 				agg[p].Time[c] += ps.Time[c]
 			}
@@ -127,9 +133,9 @@ func (r *Report) FromStats(st *arch.Stats, clockHz float64, used []int) {
 		n = 1
 	}
 	for p := range agg {
-		r.Pipes[isa.Pipe(p).String()] = pipeReport(agg[p], float64(total)*n, clockHz/n)
+		r.Pipes[g.Lanes[p]] = pipeReport(agg[p], float64(total)*n, clockHz/n)
 	}
-	for b := isa.L1; b < isa.NumBuffers; b++ {
+	for _, b := range g.LocalBuffers() {
 		var br BufferReport
 		for _, ci := range used {
 			bs := st.Cores[ci].Buffers[b]
@@ -142,12 +148,13 @@ func (r *Report) FromStats(st *arch.Stats, clockHz float64, used []int) {
 		if br.CapacityBytes > 0 {
 			br.PeakFraction = float64(br.PeakBytes) / float64(br.CapacityBytes)
 		}
-		r.Buffers[b.String()] = br
+		r.Buffers[g.Buffers[b].Name] = br
+		r.bufferOrder = append(r.bufferOrder, g.Buffers[b].Name)
 	}
 	r.Memory = MemoryReport{GMReadBytes: st.GMReadBytes, GMWriteBytes: st.GMWriteBytes, GMBandwidthUse: st.GMUtilisation}
 }
 
-func pipeReport(ps arch.PipeStats, total, hz float64) PipeReport {
+func pipeReport(ps arch.LaneStats, total, hz float64) PipeReport {
 	pr := PipeReport{Stall: map[string]float64{}, Instrs: ps.Instrs}
 	if total <= 0 {
 		return pr
@@ -213,8 +220,8 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, " %11s", c)
 	}
 	fmt.Fprintf(w, " %12s\n", "instructions")
-	for p := isa.Pipe(0); p < isa.NumPipes; p++ {
-		pr, ok := r.Pipes[p.String()]
+	for _, p := range orderedKeys(r.laneOrder, r.Pipes) {
+		pr, ok := r.Pipes[p]
 		if !ok {
 			continue
 		}
@@ -226,14 +233,28 @@ func (r *Report) WriteSummary(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-6s %10s %10s %10s %7s\n", "buffer", "capacity", "peak", "mean", "peak%")
-	for b := isa.L1; b < isa.NumBuffers; b++ {
-		br := r.Buffers[b.String()]
+	for _, b := range orderedKeys(r.bufferOrder, r.Buffers) {
+		br := r.Buffers[b]
 		fmt.Fprintf(w, "%-6s %10s %10s %10s %6.1f%%\n", b, bytesStr(br.CapacityBytes), bytesStr(br.PeakBytes), bytesStr(int64(br.MeanBytes)), 100*br.PeakFraction)
 	}
 	fmt.Fprintf(w, "\nsimulated %d events in %.3f s (%.3g events/s)\n", r.Sim.Events, r.Sim.WallSeconds, r.Sim.EventsPerSecond)
 	for _, n := range r.Notes {
 		fmt.Fprintln(w, "note:", n)
 	}
+}
+
+// orderedKeys returns the keys of m in the given order (the machine's), or
+// sorted when no order is known.
+func orderedKeys[V any](order []string, m map[string]V) []string {
+	if order != nil {
+		return order
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func sampledStr(s bool) string {

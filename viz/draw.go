@@ -9,7 +9,6 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/davinci-sim/davinci-sim/arch"
-	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/traces"
 )
@@ -128,10 +127,10 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 	y++
 	cc := v.timeCol(v.cursor)
 	// Lanes.
-	for p := isa.Pipe(0); p < isa.NumPipes && y < h-1; p++ {
-		v.put(0, y, p.String(), labelStyle)
+	for p := 0; p < laneCount(tl, c) && y < h-1; p++ {
+		v.put(0, y, tl.LaneName(p), labelStyle)
 		for col := 0; col < lw; col++ {
-			m := v.cell(tl, &c.Pipes[p], col)
+			m := v.cell(tl, c.Lane(p), col)
 			st := m.style
 			if col == cc {
 				st = st.Reverse(true)
@@ -162,16 +161,16 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 	// What the pipes do at the cursor.
 	if y < h-1 {
 		x = v.put(0, y, "at cursor:", dimStyle)
-		for p := isa.Pipe(0); p < isa.NumPipes; p++ {
+		for p := range laneCount(tl, c) {
 			what := "-"
 			if i := c.SliceAt(p, v.cursor); i >= 0 {
-				s := c.Pipes[p].At(i)
+				s := c.Lane(p).At(i)
 				what = tl.Name(&s)
 				if s.Class == traces.ClassIssue {
 					what = "issue " + what
 				}
 			}
-			x = v.put(x+1, y, p.String()+":"+what, base)
+			x = v.put(x+1, y, tl.LaneName(p)+":"+what, base)
 		}
 		y++
 	}
@@ -183,9 +182,13 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		valS          string
 	}
 	var gs []gauge
-	for b := isa.L1; b < isa.NumBuffers; b++ {
-		val, cp := c.OccAt(b, v.cursor), float64(tl.Capacity[b])
-		gs = append(gs, gauge{b.String(), val, cp, fmtBytes(val)})
+	for b := range max(len(tl.Buffers), len(c.Occ)) {
+		cp := float64(tl.BufferCapacity(b))
+		if cp == 0 && (b >= len(c.Occ) || len(c.Occ[b]) == 0) {
+			continue // a global buffer (GM), or one the trace says nothing about
+		}
+		val := c.OccAt(b, v.cursor)
+		gs = append(gs, gauge{tl.BufferName(b), val, cp, fmtBytes(val)})
 	}
 	bw := traces.SampleAt(tl.Bandwidth, v.cursor)
 	gs = append(gs, gauge{"GM", bw, tl.PeakBandwidth(), fmt.Sprintf("%.0fGB/s", bw/1e9)})
@@ -247,9 +250,9 @@ func (v *Viewer) summary(tl *traces.Timeline, c *traces.CoreTimeline, y, limit i
 	hdr += fmt.Sprintf("%10s", "idle")
 	v.put(0, y, hdr, labelStyle)
 	y++
-	for p := isa.Pipe(0); p < isa.NumPipes && y < limit; p++ {
+	for p := 0; p < laneCount(tl, c) && y < limit; p++ {
 		tot := c.Totals(p)
-		line := fmt.Sprintf("%-5s", p.String())
+		line := fmt.Sprintf("%-5s", tl.LaneName(p))
 		rest := total
 		for _, ca := range causes {
 			line += fmt.Sprintf("%9.1f%%", pct(tot[ca], total))
@@ -259,6 +262,12 @@ func (v *Viewer) summary(tl *traces.Timeline, c *traces.CoreTimeline, y, limit i
 		v.put(0, y, line, base)
 		y++
 	}
+}
+
+// laneCount returns the lanes to draw for core c: the machine's, and any
+// more the core's events use.
+func laneCount(tl *traces.Timeline, c *traces.CoreTimeline) int {
+	return max(len(tl.Lanes), len(c.Lanes))
 }
 
 func pct(a, b sim.Time) float64 {

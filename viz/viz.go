@@ -18,7 +18,6 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/davinci-sim/davinci-sim/arch"
-	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/traces"
 )
@@ -322,14 +321,14 @@ func (v *Viewer) nextStall(tl *traces.Timeline, dir int) {
 	if c == nil {
 		return
 	}
-	best, bp, found := sim.Time(0), isa.Pipe(0), -1
-	for p := range c.Pipes {
-		l := &c.Pipes[p]
+	best, bp, found := sim.Time(0), 0, -1
+	for p := range c.Lanes {
+		l := &c.Lanes[p]
 		if dir > 0 {
 			for i, s := range l.Scan(l.Search(func(s *traces.Slice) bool { return s.From > v.cursor })) {
 				if s.Stall() {
 					if found < 0 || s.From < best {
-						best, bp, found = s.From, isa.Pipe(p), i
+						best, bp, found = s.From, p, i
 					}
 					break
 				}
@@ -338,7 +337,7 @@ func (v *Viewer) nextStall(tl *traces.Timeline, dir int) {
 			for i, s := range l.ScanBack(l.Search(func(s *traces.Slice) bool { return s.From >= v.cursor }) - 1) {
 				if s.Stall() {
 					if found < 0 || s.From > best {
-						best, bp, found = s.From, isa.Pipe(p), i
+						best, bp, found = s.From, p, i
 					}
 					break
 				}
@@ -349,11 +348,11 @@ func (v *Viewer) nextStall(tl *traces.Timeline, dir int) {
 		v.status = "no more stalls"
 		return
 	}
-	s := c.Pipes[bp].At(found)
+	s := c.Lanes[bp].At(found)
 	v.follow = false
 	v.cursor = best
 	v.show(best)
-	v.status = fmt.Sprintf("stall %s on %v at %s for %s", tl.Name(&s), bp, fmtTime(s.From), fmtTime(s.To-s.From))
+	v.status = fmt.Sprintf("stall %s on %v at %s for %s", tl.Name(&s), tl.LaneName(bp), fmtTime(s.From), fmtTime(s.To-s.From))
 }
 
 func (v *Viewer) searchKey(tl *traces.Timeline, ev *tcell.EventKey) {
@@ -385,18 +384,18 @@ func (v *Viewer) search(tl *traces.Timeline) {
 	match := func(s *traces.Slice) bool {
 		return s.Cause == arch.Busy && (strings.Contains(tl.Name(s), q) || strings.Contains(tl.Text(s), q))
 	}
-	find := func(after sim.Time, strict bool) (sim.Time, isa.Pipe, *traces.Slice) {
+	find := func(after sim.Time, strict bool) (sim.Time, int, *traces.Slice) {
 		var best *traces.Slice
-		var bp isa.Pipe
-		for p := range c.Pipes {
-			l := &c.Pipes[p]
+		var bp int
+		for p := range c.Lanes {
+			l := &c.Lanes[p]
 			i := l.Search(func(s *traces.Slice) bool {
 				return s.From > after || (!strict && s.From == after)
 			})
 			for _, s := range l.Scan(i) {
 				if match(&s) {
 					if best == nil || s.From < best.From {
-						best, bp = &s, isa.Pipe(p)
+						best, bp = &s, p
 					}
 					break
 				}
@@ -420,7 +419,7 @@ func (v *Viewer) search(tl *traces.Timeline) {
 	v.follow = false
 	v.cursor = t
 	v.show(t)
-	v.status = fmt.Sprintf("%v @%s: %s", p, fmtTime(t), tl.Text(s))
+	v.status = fmt.Sprintf("%v @%s: %s", tl.LaneName(p), fmtTime(t), tl.Text(s))
 	if wrapped {
 		v.status = "(wrapped) " + v.status
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/traces"
 )
@@ -22,17 +23,17 @@ func knownTrace() *traces.Timeline {
 	mm := isa.Mmad(0, 0, 0, 16, 16, 16, 1, 0, true)
 	vec := isa.VecBinary(isa.VAdd, 0, 256, 512, 1, 4)
 	ns := sim.Nanosecond
-	r.Interval(0, isa.MTE2, arch.Busy, 0, 400*ns, &cp)
-	r.Flag(0, isa.MTE2, isa.M, 0, true, 400*ns)
-	r.Flag(0, isa.MTE2, isa.M, 0, false, 400*ns)
-	r.Interval(0, isa.M, arch.WaitFlag, 0, 400*ns, nil)
-	r.Interval(0, isa.M, arch.Busy, 400*ns, 800*ns, &mm)
-	r.Occupancy(0, isa.L1, 512<<10, 0)
-	r.Occupancy(0, isa.L1, 0, 600*ns)
+	r.Interval(0, int(isa.MTE2), arch.Busy, 0, 400*ns, &cp)
+	r.Flag(0, int(isa.MTE2), int(isa.M), 0, true, 400*ns)
+	r.Flag(0, int(isa.MTE2), int(isa.M), 0, false, 400*ns)
+	r.Interval(0, int(isa.M), arch.WaitFlag, 0, 400*ns, nil)
+	r.Interval(0, int(isa.M), arch.Busy, 400*ns, 800*ns, &mm)
+	r.Occupancy(0, int(isa.L1), 512<<10, 0)
+	r.Occupancy(0, int(isa.L1), 0, 600*ns)
 	r.Bandwidth(0, 100e9)
 	r.Bandwidth(400*ns, 0)
-	r.Interval(2, isa.V, arch.Busy, 100*ns, 700*ns, &vec)
-	r.SetInfo("test-machine", "hand", [isa.NumBuffers]int64{0, 1 << 20, 64 << 10, 64 << 10, 256 << 10, 256 << 10})
+	r.Interval(2, int(isa.V), arch.Busy, 100*ns, 700*ns, &vec)
+	r.SetInfo("test-machine", "hand", testGeometry())
 	r.Finish(800 * ns)
 	return r.Timeline()
 }
@@ -259,6 +260,7 @@ func TestRunLoop(t *testing.T) {
 // redrawing when the timeline is done.
 func TestLiveSource(t *testing.T) {
 	r := traces.NewRecorder(traces.Window{})
+	r.SetInfo("test-machine", "hand", testGeometry())
 	s := newSim(t, 85, 24)
 	v := NewViewer(s, r, true)
 	v.Draw()
@@ -266,7 +268,7 @@ func TestLiveSource(t *testing.T) {
 		t.Errorf("empty live view: %q", screenText(s)[1])
 	}
 	mm := isa.Mmad(0, 0, 0, 16, 16, 16, 1, 0, true)
-	r.Interval(0, isa.M, arch.Busy, 0, 80*sim.Nanosecond, &mm)
+	r.Interval(0, int(isa.M), arch.Busy, 0, 80*sim.Nanosecond, &mm)
 	r.Flush() // the engine hands its events over in batches; a reader sees them after a flush
 	v.Draw()
 	if got := lane(t, screenText(s), isa.M); got != strings.Repeat("M", 80) {
@@ -275,7 +277,7 @@ func TestLiveSource(t *testing.T) {
 	if !strings.Contains(screenText(s)[0], "running") {
 		t.Errorf("header %q", screenText(s)[0])
 	}
-	r.Interval(0, isa.M, arch.Busy, 80*sim.Nanosecond, 160*sim.Nanosecond, &mm)
+	r.Interval(0, int(isa.M), arch.Busy, 80*sim.Nanosecond, 160*sim.Nanosecond, &mm)
 	r.Finish(160 * sim.Nanosecond)
 	v.Draw()
 	if from, to := v.View(); from != 0 || to != 160*sim.Nanosecond {
@@ -309,4 +311,13 @@ func TestDroppedStart(t *testing.T) {
 	if !strings.Contains(lines[0], "kept from 200ns") {
 		t.Errorf("header %q", lines[0])
 	}
+}
+
+// testGeometry is the lanes and buffers of the ascend-910a.
+func testGeometry() *machines.Geometry {
+	m, err := machines.Load("ascend-910a", nil)
+	if err != nil {
+		panic(err)
+	}
+	return m.Geometry()
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -191,11 +190,7 @@ func newTraceRecorder(file *programs.File, opts programs.Options, f runFlags) (*
 	if err != nil {
 		return nil, err
 	}
-	var capacity [isa.NumBuffers]int64
-	b := m.DaVinci().Buffers
-	capacity[isa.L1], capacity[isa.L0A], capacity[isa.L0B], capacity[isa.L0C], capacity[isa.UB] =
-		int64(b.L1), int64(b.L0A), int64(b.L0B), int64(b.L0C), int64(b.UB)
-	rec.SetInfo(m.Name, file.Kind.Name, capacity)
+	rec.SetInfo(m.Name, file.Kind.Name, m.Geometry())
 	if f.view && f.trace == "" {
 		rec.SetLimit(traces.DefaultLiveLimit) // live only: keep the most recent events of long runs
 		rec.SetFlagMarks(false)               // the terminal view draws no flag marks or arrows (a third of the observer calls)
