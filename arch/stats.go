@@ -83,7 +83,7 @@ type CoreStats struct {
 // Stats is the result of a run.
 type Stats struct {
 	// Geometry names the lanes and buffers the per-core statistics index.
-	Geometry *machines.Geometry
+	Geometry     *machines.Geometry
 	Time         sim.Time // end of the run
 	Cycles       int64    // Time in core cycles
 	Cores        []CoreStats

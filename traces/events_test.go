@@ -64,10 +64,10 @@ func TestRecorderWindowAndFlags(t *testing.T) {
 	r.Interval(0, int(isa.M), arch.Busy, 0, 500, &mm)
 	r.Interval(1, int(isa.M), arch.Busy, 50, 150, &mm)        // clipped to [100,150)
 	r.Interval(1, int(isa.M), arch.QueueEmpty, 150, 200, nil) // idle: not stored
-	r.Flag(1, int(isa.MTE2), int(isa.M), 0, true, 50)              // set before the window
-	r.Flag(1, int(isa.MTE2), int(isa.M), 0, true, 120)             // second set (flags count)
-	r.Flag(1, int(isa.MTE2), int(isa.M), 0, false, 300)            // consumes the set at 50: no arrow
-	r.Flag(1, int(isa.MTE2), int(isa.M), 0, false, 400)            // consumes the set at 120
+	r.Flag(1, int(isa.MTE2), int(isa.M), 0, true, 50)         // set before the window
+	r.Flag(1, int(isa.MTE2), int(isa.M), 0, true, 120)        // second set (flags count)
+	r.Flag(1, int(isa.MTE2), int(isa.M), 0, false, 300)       // consumes the set at 50: no arrow
+	r.Flag(1, int(isa.MTE2), int(isa.M), 0, false, 400)       // consumes the set at 120
 	r.Interval(1, int(isa.M), arch.WaitFlag, 200, 400, nil)   // closes after the flag event
 	r.Interval(1, int(isa.M), arch.Busy, 400, 2000, &mm)      // clipped to [400,1000)
 	r.Interval(1, int(isa.M), arch.Busy, 2000, 3000, &mm)     // outside

@@ -441,9 +441,9 @@ type traceReader struct {
 	nlanes    int                 // 1 + the largest lane seen
 	bufIdx    map[string]int      // buffer (counter) names in order of appearance
 	header    *traceHeader
-	binds  map[bindKey]bindEnd
-	seen   bool
-	lo, hi sim.Time
+	binds     map[bindKey]bindEnd
+	seen      bool
+	lo, hi    sim.Time
 }
 
 func (rd *traceReader) events(dec *json.Decoder) error {
