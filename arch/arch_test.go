@@ -1,7 +1,9 @@
-package arch
+package arch_test
 
 import (
 	"errors"
+	"github.com/davinci-sim/davinci-sim/arch"
+	_ "github.com/davinci-sim/davinci-sim/arch/davinci"
 	"math"
 	"strings"
 	"testing"
@@ -39,9 +41,9 @@ func asm(t testing.TB, src string, cores int) isa.Program {
 	return p
 }
 
-func run(t testing.TB, m *machines.Machine, mode Mode, p isa.Program, prep func(*Chip)) (*Chip, *Stats, error) {
+func run(t testing.TB, m *machines.Machine, mode arch.Mode, p isa.Program, prep func(*arch.Chip)) (*arch.Chip, *arch.Stats, error) {
 	t.Helper()
-	c, err := NewChip(m, Options{Mode: mode})
+	c, err := arch.NewChip(m, arch.Options{Mode: mode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func run(t testing.TB, m *machines.Machine, mode Mode, p isa.Program, prep func(
 }
 
 // Every picosecond of every pipe is attributed to exactly one cause.
-func checkAccounting(t *testing.T, st *Stats) {
+func checkAccounting(t *testing.T, st *arch.Stats) {
 	t.Helper()
 	for ci, cs := range st.Cores {
 		for p, ps := range cs.Lanes {
@@ -86,7 +88,7 @@ func TestCopyRoundTripMovesBytes(t *testing.T) {
 	for i := range data {
 		data[i] = float32(i) * 0.5
 	}
-	c, st, err := run(t, m, Functional, asm(t, roundTrip, 1), func(c *Chip) {
+	c, st, err := run(t, m, arch.Functional, asm(t, roundTrip, 1), func(c *arch.Chip) {
 		if err := c.GM().WriteFloat32s(0, data); err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +126,7 @@ func TestCopyRoundTripMovesBytes(t *testing.T) {
 func TestMissingFlagGivesWrongData(t *testing.T) {
 	src := strings.ReplaceAll(roundTrip, "set_flag MTE2 MTE3 0\nwait_flag MTE2 MTE3 0\n", "")
 	m := machine(t)
-	c, _, err := run(t, m, Functional, asm(t, src, 1), func(c *Chip) {
+	c, _, err := run(t, m, arch.Functional, asm(t, src, 1), func(c *arch.Chip) {
 		_ = c.GM().WriteFloat32s(0, []float32{42})
 	})
 	if err != nil {
@@ -144,7 +146,7 @@ mte2.copy gm=0 l1=0 bytes=32768
 set_flag MTE2 MTE1 0
 wait_flag MTE1 M 3
 `
-	_, _, err := run(t, machine(t), Functional, asm(t, src, 1), nil)
+	_, _, err := run(t, machine(t), arch.Functional, asm(t, src, 1), nil)
 	var dl *sim.DeadlockError
 	if !errors.As(err, &dl) {
 		t.Fatalf("want deadlock, got %v", err)
@@ -166,11 +168,11 @@ mte2.copy gm=core*262144 ub=0 bytes=262144
 `
 	// GM 64 B/cycle total; each core's path 64 B/cycle.
 	m := machine(t, "machine.gm.bandwidth=64GB/s", "machine.core.paths.GM_UB.bytes_per_cycle=64")
-	_, one, err := run(t, m, Timing, asm(t, src, 1), nil)
+	_, one, err := run(t, m, arch.Timing, asm(t, src, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, two, err := run(t, m, Timing, asm(t, src, 2), nil)
+	_, two, err := run(t, m, arch.Timing, asm(t, src, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +184,7 @@ mte2.copy gm=core*262144 ub=0 bytes=262144
 	if t2 < 8192 || t2 > 8210 {
 		t.Fatalf("two cores: %d transfer cycles, want ~8192", t2)
 	}
-	bw := two.Cores[0].Lanes[isa.MTE2].Time[Bandwidth]
+	bw := two.Cores[0].Lanes[isa.MTE2].Time[arch.Bandwidth]
 	if c := int64(bw / 1000); c < 4000 || c > 4200 {
 		t.Fatalf("bandwidth stall %d cycles, want ~4096", c)
 	}
@@ -222,7 +224,7 @@ mte3.copy ub=0 gm=8192 bytes=2048
 	for i := range b {
 		b[i] = fp.F32ToF16(float32(i%11)/4-1, fp.RNE)
 	}
-	c, st, err := run(t, m, Functional, asm(t, src, 1), func(c *Chip) {
+	c, st, err := run(t, m, arch.Functional, asm(t, src, 1), func(c *arch.Chip) {
 		_ = c.GM().WriteUint16s(0, a)
 		_ = c.GM().WriteUint16s(4096, b)
 	})
@@ -250,7 +252,7 @@ mte3.copy ub=0 gm=8192 bytes=2048
 
 func TestTimingModeKeepsNoData(t *testing.T) {
 	m := machine(t)
-	c, st, err := run(t, m, Timing, asm(t, roundTrip, 4), nil)
+	c, st, err := run(t, m, arch.Timing, asm(t, roundTrip, 4), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +280,7 @@ mte2.copy gm=0 ub=0 bytes=32
 		t.Skipf("assembler lacks sync_all: %v", err)
 	}
 	p := isa.Program{Cores: []isa.Stream{f.Stream(0), f.Stream(1)}}
-	_, st, err := run(t, machine(t), Timing, p, nil)
+	_, st, err := run(t, machine(t), arch.Timing, p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,9 +305,9 @@ repeat 20 i {
   wait_flag MTE3 MTE2 0
 }
 `
-	var first *Stats
+	var first *arch.Stats
 	for r := 0; r < 3; r++ {
-		_, st, err := run(t, m, Timing, asm(t, src, 8), nil)
+		_, st, err := run(t, m, arch.Timing, asm(t, src, 8), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

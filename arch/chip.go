@@ -1,13 +1,12 @@
-// Package arch assembles simulated machines: the DaVinci AI core (a scalar
-// unit issuing in program order into bounded per-pipe queues; pipes that
-// execute in order and concurrently; set/wait flags and barriers as on
-// hardware) and the chip (N cores sharing global memory with a total
-// bandwidth), and binds a program to them.
+// Package arch assembles simulated machines: the kind-neutral chip (N core
+// models sharing global memory with a total bandwidth, an L2, kernel
+// launches from a host, chip-wide barriers, statistics) and the registry of
+// core models, one package per machine kind below it (arch/davinci: the
+// Ascend AI core), and binds a program to them.
 package arch
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -37,11 +36,11 @@ type Options struct {
 	ProgressEvery uint64
 }
 
-// Chip is a set of AI cores sharing global memory.
+// Chip is a set of cores of one machine kind sharing global memory.
 type Chip struct {
 	M     *machines.Machine
 	geom  *machines.Geometry
-	paths [isa.NumBuffers][isa.NumBuffers]int // 1 + index into geom.Paths of the path src→dst, 0: none
+	kind  *Kind
 	opts  Options
 	eng   *sim.Engine
 	clock sim.Clock
@@ -50,7 +49,7 @@ type Chip struct {
 	l2BW  *mem.Channel // L2 bandwidth (nil without an L2)
 	l2    *mem.L2
 	cube  cube.Model
-	cores []*Core
+	cores []CoreModel
 
 	gmRead, gmWrite int64
 	mmadFlops       float64
@@ -60,30 +59,37 @@ type Chip struct {
 
 	flagObs Observer // opts.Observer unless it ignores flags (FlagFilter)
 
-	participants int // cores running the program (for sync_all)
-	syncArrived  int
-	syncGen      int
+	participants int    // cores running the program (for sync_all)
+	syncArrived  int    // cores waiting at the current barrier
+	syncGen      int    // generation of the current barrier
+	syncWaiting  []bool // per core: arrived at the current barrier
 }
 
-// NewChip builds the chip of machine m.
+// NewChip builds the chip of machine m with the core model of its kind.
 func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
-	if m.DaVinci() == nil {
-		return nil, fmt.Errorf("machine %s: kind %s has no core model yet", m.Name, m.Kind)
+	kind, err := kindFor(m.Kind)
+	if err != nil {
+		return nil, fmt.Errorf("machine %s: %w", m.Name, err)
 	}
-	clk, err := sim.NewClock(float64(m.DaVinci().Clock))
+	clk, err := sim.NewClock(float64(m.Clock()))
 	if err != nil {
 		return nil, fmt.Errorf("machine %s: core.clock: %w", m.Name, err)
 	}
-	model, err := cube.Preset(m.DaVinci().Cube.Numerics)
-	if err != nil {
-		return nil, fmt.Errorf("machine %s: core.cube.numerics: %w", m.Name, err)
+	var model cube.Model
+	if name := m.NumericsPreset(); name != "" {
+		if model, err = cube.Preset(name); err != nil {
+			return nil, fmt.Errorf("machine %s: core numerics: %w", m.Name, err)
+		}
 	}
-	c := &Chip{M: m, geom: m.Geometry(), opts: opts, eng: sim.NewEngine(), clock: clk, cube: model}
+	c := &Chip{M: m, geom: m.Geometry(), kind: kind, opts: opts, eng: sim.NewEngine(), clock: clk, cube: model,
+		syncWaiting: make([]bool, m.Cores)}
+	if kind.Setup != nil {
+		if err := kind.Setup(c); err != nil {
+			return nil, fmt.Errorf("machine %s: %w", m.Name, err)
+		}
+	}
 	if opts.Mode == Functional {
 		c.gm = mem.NewGM(int64(m.GM.Capacity))
-	}
-	for i, p := range c.geom.Paths {
-		c.paths[p.Src][p.Dst] = i + 1
 	}
 	c.gmBW = mem.NewChannel(c.eng, float64(m.GM.Bandwidth))
 	if opts.Observer != nil {
@@ -98,7 +104,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 		c.l2BW = mem.NewChannel(c.eng, float64(m.L2.Bandwidth))
 	}
 	for i := 0; i < m.Cores; i++ {
-		c.cores = append(c.cores, newCore(c, i))
+		c.cores = append(c.cores, kind.NewCore(c, i))
 	}
 	return c, nil
 }
@@ -119,17 +125,28 @@ func (c *Chip) Engine() *sim.Engine { return c.eng }
 // Geometry returns the machine's resolved geometry (lanes, buffers, paths).
 func (c *Chip) Geometry() *machines.Geometry { return c.geom }
 
-// Limits returns the static-check limits of this machine.
-func (c *Chip) Limits() isa.Limits {
-	var lim isa.Limits
-	for i, b := range c.geom.Buffers {
-		lim.Capacity[i] = b.Capacity
-	}
-	lim.FlagIDs = c.M.DaVinci().FlagIDs
-	lim.HasFIXP = c.M.DaVinci().FixPipe
-	lim.CubeIn = c.M.DaVinci().Cube.InputTypes()
-	return lim
-}
+// Limits returns the static-check limits of programs on this machine.
+func (c *Chip) Limits() isa.Limits { return c.kind.Limits(c) }
+
+// Mode returns whether the run moves real data.
+func (c *Chip) Mode() Mode { return c.opts.Mode }
+
+// Observer returns the run's observer (nil: none).
+func (c *Chip) Observer() Observer { return c.opts.Observer }
+
+// FlagObserver returns the observer of flag events (nil when there is no
+// observer or it ignores flags).
+func (c *Chip) FlagObserver() Observer { return c.flagObs }
+
+// Core returns core model i.
+func (c *Chip) Core(i int) CoreModel { return c.cores[i] }
+
+// Failed reports whether the run has stopped with an error.
+func (c *Chip) Failed() bool { return c.failed != nil }
+
+// AddMatrixFlops counts flops executed on a matrix unit (2·m·n·k per
+// matrix instruction).
+func (c *Chip) AddMatrixFlops(f float64) { c.mmadFlops += f }
 
 // Run executes p (statically checked first) and returns its statistics. A
 // deadlock is returned as *sim.DeadlockError; an execution fault (e.g. an
@@ -153,12 +170,12 @@ func (c *Chip) Run(p isa.Program) (*Stats, error) {
 	for i, s := range p.Cores {
 		if s != nil {
 			c.participants++
-			c.cores[i].load(s)
+			c.cores[i].Load(s)
 		}
 	}
 	defer func() {
 		for _, core := range c.cores {
-			core.close()
+			core.Close()
 		}
 	}()
 	if c.host != nil {
@@ -174,8 +191,8 @@ func (c *Chip) Run(p isa.Program) (*Stats, error) {
 	return c.stats(), nil
 }
 
-// fail stops the run with err (first error wins).
-func (c *Chip) fail(err error) {
+// Fail stops the run with err (first error wins).
+func (c *Chip) Fail(err error) {
 	if c.failed == nil {
 		c.failed = err
 		c.eng.Stop(err)
@@ -185,9 +202,7 @@ func (c *Chip) fail(err error) {
 func (c *Chip) stats() *Stats {
 	end := c.eng.Now()
 	for _, core := range c.cores {
-		if core.finish > end {
-			end = core.finish
-		}
+		end = max(end, core.Finish())
 	}
 	st := &Stats{Geometry: c.geom, Time: end, Cycles: c.clock.CeilCycles(end), GMReadBytes: c.gmRead, GMWriteBytes: c.gmWrite,
 		GMUtilisation: c.gmBW.MeanUtilisation(end), Events: c.eng.Events(), MMADFlops: c.mmadFlops}
@@ -195,17 +210,28 @@ func (c *Chip) stats() *Stats {
 		st.L2HitBytes, st.L2MissBytes = c.l2.HitBytes, c.l2.MissBytes
 	}
 	for _, core := range c.cores {
-		st.Cores = append(st.Cores, core.finalize(end))
+		st.Cores = append(st.Cores, core.Finalize(end))
 	}
 	return st
 }
 
-// startGM starts the GM side of a copy of n bytes for pipe p of core: reads
-// are split into the bytes the L2 holds (served at L2 bandwidth) and the rest
-// (HBM); writes go through to HBM and allocate in the L2. Each part is capped
-// by its share of the path bandwidth so an uncontended copy takes n / path.
-func (c *Chip) startGM(core *Core, p *pipe, in *isa.Instr, n int64, capBps float64) {
-	read := in.Src.Buf == isa.GM
+// GMSpan is the global-memory bytes a transfer touches: rows of RowBytes
+// bytes, Stride apart, from Addr (the L2 looks them up).
+type GMSpan struct {
+	Addr     int64
+	Rows     int
+	RowBytes int64
+	Stride   int64
+}
+
+// StartGM starts the GM side of a transfer of n bytes (a read when read)
+// touching span, for owner, which is told through FlowDone(now, tag) as
+// each part finishes streaming; it returns the number of parts (1 or 2).
+// Reads are split into the bytes the L2 holds (served at L2 bandwidth) and
+// the rest (HBM); writes go through to HBM and allocate in the L2. Each
+// part is capped by its share of capBps (the path's bandwidth) so an
+// uncontended transfer takes n / path.
+func (c *Chip) StartGM(owner mem.FlowDone, tag int64, read bool, n int64, span GMSpan, capBps float64) int {
 	if read {
 		c.gmRead += n
 	} else {
@@ -213,53 +239,67 @@ func (c *Chip) startGM(core *Core, p *pipe, in *isa.Instr, n int64, capBps float
 	}
 	hit := int64(0)
 	if c.l2 != nil {
-		hit = c.l2Access(in)
+		hit, _ = c.l2.Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
 		if !read {
 			hit = 0 // write-through: every byte reaches HBM
 		}
 	}
 	miss := n - hit
-	tag := int64(p.id)
+	parts := 0
 	if hit > 0 {
-		p.xfer++
+		parts++
 	}
 	if miss > 0 || hit == 0 {
-		p.xfer++
+		parts++
 	}
 	if hit > 0 {
-		c.l2BW.Start(hit, capBps*float64(hit)/float64(n), core, tag)
+		c.l2BW.Start(hit, capBps*float64(hit)/float64(n), owner, tag)
 	}
 	if miss > 0 || hit == 0 {
 		share := capBps
 		if hit > 0 {
 			share = capBps * float64(miss) / float64(n)
 		}
-		c.gmBW.Start(miss, share, core, tag)
+		c.gmBW.Start(miss, share, owner, tag)
 	}
+	return parts
 }
 
-// l2Access looks up (and allocates) the GM bytes an instruction touches in
-// the L2 and returns the bytes that hit.
-func (c *Chip) l2Access(in *isa.Instr) int64 {
-	switch in.Op {
-	case isa.OpCopy:
-		if in.Dst.Buf == isa.GM {
-			h, _ := c.l2.Access2D(in.Dst.Addr, in.NBurst, in.BurstLen, in.DstStride)
-			return h
+// SyncArrive registers core id at the chip-wide barrier (sync_all) and
+// returns the barrier's generation; the last of the program's cores to
+// arrive releases it and wakes the others at now.
+func (c *Chip) SyncArrive(id int, now sim.Time) int {
+	gen := c.syncGen
+	c.syncWaiting[id] = true
+	c.syncArrived++
+	if c.syncArrived == c.participants {
+		c.syncGen++
+		c.syncArrived = 0
+		for i, w := range c.syncWaiting {
+			if w {
+				c.syncWaiting[i] = false
+				if i != id {
+					c.cores[i].Wake(now)
+				}
+			}
 		}
-		h, _ := c.l2.Access2D(in.Src.Addr, in.NBurst, in.BurstLen, in.SrcStride)
-		return h
-	case isa.OpL0CCopy:
-		h, _ := c.l2.Access2D(in.Dst.Addr, in.Rows, int64(in.Cols*in.Out.Bytes()), in.RowStride)
-		return h
 	}
-	return 0
+	return gen
 }
 
-// ceilDiv returns ceil(a/b) for positive b.
-func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+// SyncReleased reports whether barrier generation gen has been released.
+func (c *Chip) SyncReleased(gen int) bool { return c.syncGen > gen }
 
-// cyclesFor returns the cycles to move n bytes at bpc bytes per cycle.
-func cyclesFor(n int64, bpc float64) int64 {
-	return int64(math.Ceil(float64(n) / bpc))
+// SyncStatus returns the cores arrived at the current barrier and the
+// cores running the program (deadlock messages).
+func (c *Chip) SyncStatus() (arrived, participants int) { return c.syncArrived, c.participants }
+
+// InHostKernel reports whether core id runs a kernel a host launched.
+func (c *Chip) InHostKernel(id int) bool { return c.host != nil && c.host.running[id] != nil }
+
+// CoreDone tells the chip that core id finished its stream at now.
+func (c *Chip) CoreDone(id int, now sim.Time) {
+	if c.host != nil {
+		c.host.coreDone(id, now)
+	}
 }

@@ -229,7 +229,7 @@ func (h *Host) step(now sim.Time) {
 		h.pc++
 		if t.fn != nil {
 			if err := t.fn(); err != nil {
-				c.fail(fmt.Errorf("host task %d (%s): %w", h.pc-1, t.stage, err))
+				c.Fail(fmt.Errorf("host task %d (%s): %w", h.pc-1, t.stage, err))
 				return
 			}
 		}
@@ -283,7 +283,7 @@ func (h *Host) startKernel(k *Kernel, now sim.Time) {
 		h.running[core] = k
 	}
 	for _, core := range k.Cores {
-		h.chip.cores[core].load(k.stream(core))
+		h.chip.cores[core].Load(k.stream(core))
 	}
 }
 

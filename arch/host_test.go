@@ -1,7 +1,9 @@
-package arch
+package arch_test
 
 import (
 	"errors"
+	"github.com/davinci-sim/davinci-sim/arch"
+	_ "github.com/davinci-sim/davinci-sim/arch/davinci"
 	"strings"
 	"testing"
 
@@ -16,9 +18,9 @@ func scalarStream(cycles int64) func(int) isa.Stream {
 	}
 }
 
-func newHosted(t *testing.T) (*Chip, *Host) {
+func newHosted(t *testing.T) (*arch.Chip, *arch.Host) {
 	t.Helper()
-	c, err := NewChip(machine(t), Options{Mode: Timing})
+	c, err := arch.NewChip(machine(t), arch.Options{Mode: arch.Timing})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +37,7 @@ func newHosted(t *testing.T) (*Chip, *Host) {
 func TestHostKernelsOverlapAndOrder(t *testing.T) {
 	c, h := newHosted(t)
 	ns := sim.Time(1000)
-	launch := sim.Time(h.chip.M.Host.LaunchNS * 1e3)
+	launch := sim.Time(c.M.Host.LaunchNS * 1e3)
 	k1 := h.Launch("k1", "a", []int{0, 1}, scalarStream(10000)) // 10 µs at 1 GHz
 	k2 := h.Launch("k2", "b", []int{2}, scalarStream(10000))
 	k3 := h.Launch("k3", "a", []int{1}, scalarStream(1000))     // after k1 (same core)
@@ -112,7 +114,7 @@ func TestHostAppendAndTransferTime(t *testing.T) {
 	if _, err := c.RunHosted(h); err != nil {
 		t.Fatal(err)
 	}
-	want := sim.Time(1e9 + h.chip.M.Host.Link.LatencyNS*1e3)
+	want := sim.Time(1e9 + c.M.Host.Link.LatencyNS*1e3)
 	if !ran || h.Finish() != want {
 		t.Errorf("ran %v, finish %v, want %v", ran, h.Finish(), want)
 	}
@@ -134,7 +136,7 @@ func TestHostRejectsSyncAll(t *testing.T) {
 func TestNoHost(t *testing.T) {
 	m := machine(t)
 	m.Host.Cores = 0
-	c, err := NewChip(m, Options{Mode: Timing})
+	c, err := arch.NewChip(m, arch.Options{Mode: arch.Timing})
 	if err != nil {
 		t.Fatal(err)
 	}

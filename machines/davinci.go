@@ -234,3 +234,6 @@ func (c *DaVinciCore) Geometry() *Geometry {
 	}
 	return g
 }
+
+// NumericsPreset returns the cube's numerics preset (package cube).
+func (c *DaVinciCore) NumericsPreset() string { return c.Cube.Numerics }

@@ -52,6 +52,15 @@ func (m *Machine) Peaks() []Peak {
 	return ps
 }
 
+// NumericsPreset returns the name of the matrix unit's numerics preset
+// (package cube) when the kind's core section names one.
+func (m *Machine) NumericsPreset() string {
+	if n, ok := m.Core.(interface{ NumericsPreset() string }); ok {
+		return n.NumericsPreset()
+	}
+	return ""
+}
+
 // DaVinci returns the DaVinci core section, or nil when the machine is of
 // another kind.
 func (m *Machine) DaVinci() *DaVinciCore {

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/arch"
+	_ "github.com/davinci-sim/davinci-sim/arch/davinci" // the DaVinci core model, for the programs generated here
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/traces"

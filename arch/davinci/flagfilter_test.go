@@ -1,4 +1,4 @@
-package arch_test
+package davinci_test
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ func (*flagless) IgnoresFlags() bool { return true }
 // An observer implementing FlagFilter with IgnoresFlags() = true gets no
 // Flag calls and every other call as before; a plain observer gets them all.
 func TestFlagFilterDropsOnlyFlagCalls(t *testing.T) {
-	f, err := programs.ReadFile("../programs/examples/flag-pingpong.yaml")
+	f, err := programs.ReadFile("../../programs/examples/flag-pingpong.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,15 @@
-package arch
+package davinci
 
 import (
+	"github.com/davinci-sim/davinci-sim/arch"
+
 	"fmt"
 	"iter"
 	"math"
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/mem"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
@@ -32,12 +35,12 @@ type pipe struct {
 	q     []isa.Instr // ring buffer
 	ready []sim.Time  // issue time of each queue entry (the pipe may not start it earlier)
 	last  sim.Time    // when every started instruction will have completed
-	state Cause
+	state arch.Cause
 	id    isa.Pipe
 	ndef  int
 	since sim.Time
 	// def are the state changes the pipe goes through on its own before
-	// the core's next wake-up (e.g. Busy → WaitFlag when its instruction
+	// the core's next wake-up (e.g. arch.Busy → arch.WaitFlag when its instruction
 	// ends in front of a flag that is not set): the core is not woken for
 	// them; settle replays them, so the accounting is the same as if it
 	// had been.
@@ -46,7 +49,7 @@ type pipe struct {
 	start sim.Time   // start of cur
 	ideal sim.Time   // cur's duration at the path's own bandwidth (xfer)
 	lat   sim.Time   // cur's latency after its last byte (xfer)
-	stats LaneStats
+	stats arch.LaneStats
 	cur   isa.Instr  // the instruction being executed (for xfer and busy intervals)
 	label *isa.Instr // S only: the last instruction of the issue run (for observers), else nil
 }
@@ -54,7 +57,7 @@ type pipe struct {
 // transition is a deferred state change of a pipe: state s from time at.
 type transition struct {
 	at sim.Time
-	s  Cause
+	s  arch.Cause
 }
 
 // settle applies the pipe's deferred state changes up to now and drops the
@@ -72,7 +75,7 @@ func (c *Core) settle(p *pipe, now sim.Time) {
 }
 
 // defer records that pipe p enters state s at a future time at.
-func (p *pipe) deferState(at sim.Time, s Cause) {
+func (p *pipe) deferState(at sim.Time, s arch.Cause) {
 	p.def[p.ndef] = transition{at, s}
 	p.ndef++
 }
@@ -105,9 +108,15 @@ func (p *pipe) pop() {
 
 // Core is one AI core.
 type Core struct {
-	chip  *Chip
-	id    int
-	waker *sim.Waker
+	chip       *arch.Chip
+	mc         *machines.DaVinciCore
+	clock      sim.Clock
+	functional bool                                // the run moves real data
+	obs        arch.Observer                       // nil: no observer
+	flagObs    arch.Observer                       // nil: no observer of flags
+	paths      [isa.NumBuffers][isa.NumBuffers]int // 1 + index into the geometry's paths of src→dst, 0: none
+	id         int
+	waker      *sim.Waker
 
 	pull     func() ([]isa.Instr, bool) // next chunk of the stream
 	stop     func()
@@ -138,8 +147,7 @@ type Core struct {
 // syncAll handles a sync_all at the head of the scalar unit: it reports
 // whether the core may pass.
 func (c *Core) syncAll(now sim.Time) bool {
-	ch := c.chip
-	if ch.host != nil && ch.host.running[c.id] != nil {
+	if c.chip.InHostKernel(c.id) {
 		c.fault(c.pending, fmt.Errorf("sync_all inside a host-launched kernel: end the kernel and launch the next one instead"))
 		return false
 	}
@@ -147,58 +155,55 @@ func (c *Core) syncAll(now sim.Time) bool {
 		if !c.idle(now) {
 			return false
 		}
-		c.inSync, c.syncWait = true, ch.syncGen
-		ch.syncArrived++
-		if ch.syncArrived == ch.participants {
-			ch.syncGen++
-			ch.syncArrived = 0
-			for _, o := range ch.cores {
-				if o.inSync && o != c {
-					o.waker.Wake(now)
-				}
-			}
-		}
+		c.inSync = true
+		c.syncWait = c.chip.SyncArrive(c.id, now)
 	}
-	if ch.syncGen > c.syncWait {
+	if c.chip.SyncReleased(c.syncWait) {
 		c.inSync = false
 		return true
 	}
 	return false
 }
 
-func newCore(c *Chip, id int) *Core {
-	core := &Core{chip: c, id: id}
-	core.waker = sim.NewWaker(c.eng, corePriority, core)
-	depth := c.M.DaVinci().QueueDepth
-	for i := range core.pipes {
-		core.pipes[i] = pipe{id: isa.Pipe(i), q: make([]isa.Instr, depth), ready: make([]sim.Time, depth), state: QueueEmpty}
+func newCore(c *arch.Chip, id int) *Core {
+	mc := c.M.DaVinci()
+	core := &Core{chip: c, mc: mc, id: id, clock: c.Clock(), functional: c.Mode() == arch.Functional,
+		obs: c.Observer(), flagObs: c.FlagObserver()}
+	geom := c.Geometry()
+	for i, p := range geom.Paths {
+		core.paths[p.Src][p.Dst] = i + 1
 	}
-	core.flags = make([]int32, int(isa.NumPipes)*int(isa.NumPipes)*c.M.DaVinci().FlagIDs)
-	core.flagIDs = c.M.DaVinci().FlagIDs
+	core.waker = sim.NewWaker(c.Engine(), corePriority, core)
+	depth := mc.QueueDepth
+	for i := range core.pipes {
+		core.pipes[i] = pipe{id: isa.Pipe(i), q: make([]isa.Instr, depth), ready: make([]sim.Time, depth), state: arch.QueueEmpty}
+	}
+	core.flags = make([]int32, int(isa.NumPipes)*int(isa.NumPipes)*mc.FlagIDs)
+	core.flagIDs = mc.FlagIDs
 	for i := isa.L1; i < isa.NumBuffers; i++ {
-		capacity := c.geom.Buffers[i].Capacity
+		capacity := geom.Buffers[i].Capacity
 		core.occ[i] = mem.NewOccupancy(capacity)
-		if c.opts.Mode == Functional {
+		if core.functional {
 			core.bufs[i] = make([]byte, capacity)
 		}
 	}
-	core.issueCycles = c.clock.Cycles(int64(c.M.DaVinci().Scalar.IssueCycles))
-	c.eng.Register(core)
+	core.issueCycles = core.clock.Cycles(int64(mc.Scalar.IssueCycles))
+	c.Engine().Register(core)
 	return core
 }
 
 // Buffer returns the bytes of one of the core's buffers (functional mode).
 func (c *Core) Buffer(b isa.Buffer) []byte { return c.bufs[b] }
 
-// load starts stream s on the core; a core that finished a stream can be
-// loaded again (host kernel launches).
-func (c *Core) load(s isa.Stream) {
-	c.close()
+// Load implements arch.CoreModel: it starts stream s on the core; a core
+// that finished a stream can be loaded again (host kernel launches).
+func (c *Core) Load(s isa.Stream) {
+	c.Close()
 	c.pull, c.stop = iter.Pull(chunks(s))
 	c.chunk, c.chunkAt = nil, 0
 	c.loaded, c.running = true, true
 	c.drained, c.fetched = false, false
-	c.waker.Wake(c.chip.eng.Now())
+	c.waker.Wake(c.chip.Engine().Now())
 }
 
 // chunkLen is the number of instructions pulled from a stream at a time:
@@ -241,7 +246,8 @@ func (c *Core) next() (*isa.Instr, bool) {
 	return in, true
 }
 
-func (c *Core) close() {
+// Close implements arch.CoreModel.
+func (c *Core) Close() {
 	if c.stop != nil {
 		c.stop()
 		c.stop = nil
@@ -254,8 +260,8 @@ func (c *Core) flag(src, dst isa.Pipe, id int) *int32 {
 }
 
 // setState closes the current interval of pipe p and opens one in state s.
-func (c *Core) setState(p *pipe, now sim.Time, s Cause) {
-	if p.state == s && s != Busy {
+func (c *Core) setState(p *pipe, now sim.Time, s arch.Cause) {
+	if p.state == s && s != arch.Busy {
 		return
 	}
 	c.closeState(p, now)
@@ -266,9 +272,9 @@ func (c *Core) setState(p *pipe, now sim.Time, s Cause) {
 func (c *Core) closeState(p *pipe, now sim.Time) {
 	if now > p.since {
 		p.stats.Time[p.state] += now - p.since
-		if obs := c.chip.opts.Observer; obs != nil {
+		if obs := c.obs; obs != nil {
 			var in *isa.Instr
-			if p.state == Busy {
+			if p.state == arch.Busy {
 				in = &p.cur
 				if p.label != nil {
 					in = p.label
@@ -297,15 +303,15 @@ func (c *Core) FlowDone(now sim.Time, tag int64) {
 	// bandwidth; the rest it lost to its share of GM bandwidth.
 	if mid := p.start + p.ideal; mid < now {
 		c.closeState(p, mid) // the busy interval
-		p.state = Bandwidth
+		p.state = arch.Bandwidth
 	}
-	c.setState(p, now, QueueEmpty) // closes the busy or bandwidth interval
+	c.setState(p, now, arch.QueueEmpty) // closes the busy or bandwidth interval
 	p.busy = now
 	done := now + p.lat
 	if done > p.last {
 		p.last = done
 	}
-	if c.chip.opts.Mode == Functional {
+	if c.functional {
 		p.fly = append(p.fly, inflight{done: done, in: p.cur})
 	}
 	c.waker.Wake(now)
@@ -319,16 +325,16 @@ func (c *Core) step(now sim.Time) {
 			c.settle(&c.pipes[i], now)
 		}
 	}
-	if c.chip.opts.Mode == Functional { // timing only: nothing lands
+	if c.functional { // timing only: nothing lands
 		c.land(now)
 	}
-	for progress := true; progress && c.chip.failed == nil; {
+	for progress := true; progress && !c.chip.Failed(); {
 		progress = false
 		for i := isa.Pipe(1); i < isa.NumPipes; i++ {
 			p := &c.pipes[i]
 			// Pipes runPipe would leave as they are: streaming, busy, or
 			// idle with nothing queued.
-			if p.xfer > 0 || p.busy > now || (p.n == 0 && p.state == QueueEmpty) {
+			if p.xfer > 0 || p.busy > now || (p.n == 0 && p.state == arch.QueueEmpty) {
 				continue
 			}
 			if c.runPipe(p, now) {
@@ -363,7 +369,7 @@ func (c *Core) runPipe(p *pipe, now sim.Time) bool {
 	progress := false
 	for p.xfer == 0 && p.busy <= now {
 		if p.empty() || p.ready[p.head] > now {
-			c.setState(p, now, QueueEmpty)
+			c.setState(p, now, arch.QueueEmpty)
 			return progress
 		}
 		in := p.front()
@@ -371,25 +377,25 @@ func (c *Core) runPipe(p *pipe, now sim.Time) bool {
 		case isa.OpWaitFlag:
 			f := c.flag(in.SrcPipe, in.DstPipe, in.FlagID)
 			if *f == 0 {
-				c.setState(p, now, WaitFlag)
+				c.setState(p, now, arch.WaitFlag)
 				return progress
 			}
 			*f--
 			c.observeFlag(in, false, now)
 		case isa.OpSetFlag:
 			if p.last > now {
-				c.setState(p, now, Latency)
+				c.setState(p, now, arch.Latency)
 				return progress
 			}
 			*c.flag(in.SrcPipe, in.DstPipe, in.FlagID)++
 			c.observeFlag(in, true, now)
 		case isa.OpBarrier:
 			if p.last > now {
-				c.setState(p, now, Barrier)
+				c.setState(p, now, arch.Barrier)
 				return progress
 			}
 		default:
-			c.setState(p, now, Busy) // closes the previous interval with the previous cur
+			c.setState(p, now, arch.Busy) // closes the previous interval with the previous cur
 			p.cur = *in
 			p.start = now
 			c.execute(p, now)
@@ -402,7 +408,7 @@ func (c *Core) runPipe(p *pipe, now sim.Time) bool {
 }
 
 func (c *Core) observeFlag(in *isa.Instr, set bool, now sim.Time) {
-	if obs := c.chip.flagObs; obs != nil {
+	if obs := c.flagObs; obs != nil {
 		obs.Flag(c.id, int(in.SrcPipe), int(in.DstPipe), in.FlagID, set, now)
 	}
 }
@@ -417,9 +423,9 @@ const issueHorizon = 64
 func (c *Core) runScalar(now sim.Time) bool {
 	s := &c.pipes[isa.S]
 	progress := false
-	stall := QueueEmpty // the scalar's state if it ends this wake-up idle
+	stall := arch.QueueEmpty // the scalar's state if it ends this wake-up idle
 	horizon := now + issueHorizon*max(c.issueCycles, 1)
-	for c.loaded && c.chip.failed == nil {
+	for c.loaded && !c.chip.Failed() {
 		t := max(now, c.scalFree) // issue time of the next instruction
 		if t >= horizon {
 			break
@@ -446,12 +452,12 @@ func (c *Core) runScalar(now sim.Time) bool {
 		}
 		if in.Op == isa.OpSyncAll {
 			if !c.syncAll(now) {
-				c.setState(s, now, Barrier)
+				c.setState(s, now, arch.Barrier)
 				return progress
 			}
 		} else if in.Op == isa.OpBarrier && in.Pipe == isa.ALL {
 			if !c.idle(now) {
-				c.setState(s, now, Barrier)
+				c.setState(s, now, arch.Barrier)
 				return progress
 			}
 		} else if target == isa.S {
@@ -462,7 +468,7 @@ func (c *Core) runScalar(now sim.Time) bool {
 			p := &c.pipes[target]
 			if p.full() {
 				if t == now {
-					stall = QueueFull
+					stall = arch.QueueFull
 				}
 				break
 			}
@@ -470,13 +476,13 @@ func (c *Core) runScalar(now sim.Time) bool {
 			// starts at its own time t (a batch issues ahead of now), so
 			// what observers see does not depend on when the core happened
 			// to wake up. The previous interval closes before the push.
-			if c.issueCycles > 0 && (s.state != Busy || t != c.scalFree) {
+			if c.issueCycles > 0 && (s.state != arch.Busy || t != c.scalFree) {
 				c.closeState(s, t)
-				s.state = Busy
+				s.state = arch.Busy
 			}
 			slot := p.push(*in, t)
 			if c.issueCycles > 0 {
-				if c.chip.opts.Observer != nil {
+				if c.obs != nil {
 					// Only observers look at what S was doing: the last
 					// instruction of the issue run, still in its queue slot
 					// when the run's interval closes (any later push first
@@ -518,9 +524,9 @@ func (c *Core) scalarExec(in *isa.Instr, now sim.Time) bool {
 		c.observeOcc(buf, now)
 	case isa.OpScalar:
 		if in.Cycles > 0 {
-			c.setState(s, now, Busy)
+			c.setState(s, now, arch.Busy)
 			s.cur, s.label = *in, nil
-			c.scalFree = now + c.chip.clock.Cycles(in.Cycles)
+			c.scalFree = now + c.clock.Cycles(in.Cycles)
 		}
 	case isa.OpSetFlag:
 		*c.flag(in.SrcPipe, in.DstPipe, in.FlagID)++
@@ -528,7 +534,7 @@ func (c *Core) scalarExec(in *isa.Instr, now sim.Time) bool {
 	case isa.OpWaitFlag:
 		f := c.flag(in.SrcPipe, in.DstPipe, in.FlagID)
 		if *f == 0 {
-			c.setState(s, now, WaitFlag)
+			c.setState(s, now, arch.WaitFlag)
 			return false
 		}
 		*f--
@@ -559,7 +565,7 @@ func (c *Core) free(now sim.Time, r isa.Region) (isa.Buffer, error) {
 }
 
 func (c *Core) observeOcc(b isa.Buffer, now sim.Time) {
-	if obs := c.chip.opts.Observer; obs != nil {
+	if obs := c.obs; obs != nil {
 		obs.Occupancy(c.id, int(b), c.occ[b].Bytes(), now)
 	}
 }
@@ -582,9 +588,7 @@ func (c *Core) checkDone(now sim.Time) {
 		if c.finish == 0 {
 			c.finish = 1 // an empty stream still finished
 		}
-		if h := c.chip.host; h != nil {
-			h.coreDone(c.id, now)
-		}
+		c.chip.CoreDone(c.id, now)
 	}
 }
 
@@ -618,17 +622,17 @@ func (c *Core) schedule(now sim.Time) {
 		case c.fetched && c.scalFree > now && c.queueFull(in):
 			// Issue resumes when that pipe pops (in a wake-up of its own);
 			// until then the scalar stalls on the full queue.
-			if s.state != QueueFull {
-				s.deferState(c.scalFree, QueueFull)
+			if s.state != arch.QueueFull {
+				s.deferState(c.scalFree, arch.QueueFull)
 			}
 		default:
 			consider(c.scalFree)
 		}
-	} else if c.scalFree > now && c.pipes[isa.S].state == Busy {
+	} else if c.scalFree > now && c.pipes[isa.S].state == arch.Busy {
 		// The stream is drained: the scalar is idle once its last issue ends.
-		c.pipes[isa.S].deferState(c.scalFree, QueueEmpty)
+		c.pipes[isa.S].deferState(c.scalFree, arch.QueueEmpty)
 	}
-	functional := c.chip.opts.Mode == Functional
+	functional := c.functional
 	for i := isa.Pipe(1); i < isa.NumPipes; i++ {
 		p := &c.pipes[i]
 		if waitIdle {
@@ -684,7 +688,7 @@ func targetPipe(in *isa.Instr) isa.Pipe {
 // then become deferred transitions. It mirrors runPipe.
 func (c *Core) planPipe(p *pipe, now sim.Time, consider func(sim.Time)) {
 	st := p.state
-	enter := func(at sim.Time, s Cause) {
+	enter := func(at sim.Time, s arch.Cause) {
 		if at > now && s != st {
 			p.deferState(at, s)
 			st = s
@@ -692,26 +696,26 @@ func (c *Core) planPipe(p *pipe, now sim.Time, consider func(sim.Time)) {
 	}
 	t := max(p.busy, now)
 	if p.empty() {
-		enter(p.busy, QueueEmpty)
+		enter(p.busy, arch.QueueEmpty)
 		return
 	}
 	if r := p.ready[p.head]; r > t {
-		enter(p.busy, QueueEmpty)
+		enter(p.busy, arch.QueueEmpty)
 		t = r
 	}
 	in := p.front()
 	switch in.Op {
 	case isa.OpWaitFlag:
 		if *c.flag(in.SrcPipe, in.DstPipe, in.FlagID) == 0 {
-			enter(t, WaitFlag) // set by a later wake-up of this core
+			enter(t, arch.WaitFlag) // set by a later wake-up of this core
 			return
 		}
 	case isa.OpSetFlag, isa.OpBarrier:
 		if p.last > t {
 			if in.Op == isa.OpSetFlag {
-				enter(t, Latency)
+				enter(t, arch.Latency)
 			} else {
-				enter(t, Barrier)
+				enter(t, arch.Barrier)
 			}
 			t = p.last
 		}
@@ -725,7 +729,7 @@ func (c *Core) fault(in *isa.Instr, err error) {
 	if in.Line > 0 {
 		where += fmt.Sprintf(" line %d", in.Line)
 	}
-	c.chip.fail(fmt.Errorf("%s: %s: %w", where, isa.Format(*in), err))
+	c.chip.Fail(fmt.Errorf("%s: %s: %w", where, isa.Format(*in), err))
 }
 
 // Blocked implements sim.Waiter for deadlock reports.
@@ -740,7 +744,8 @@ func (c *Core) Blocked() (bool, string) {
 		case in.Op == isa.OpWaitFlag && in.DstPipe == isa.S:
 			why = append(why, fmt.Sprintf("pipe S: wait_flag %s->%s id %d%s", in.SrcPipe, in.DstPipe, in.FlagID, lineOf(in)))
 		case in.Op == isa.OpSyncAll:
-			why = append(why, fmt.Sprintf("pipe S: sync_all (%d of %d cores arrived)%s", c.chip.syncArrived, c.chip.participants, lineOf(in)))
+			arrived, participants := c.chip.SyncStatus()
+			why = append(why, fmt.Sprintf("pipe S: sync_all (%d of %d cores arrived)%s", arrived, participants, lineOf(in)))
 		case in.Op == isa.OpBarrier && in.Pipe == isa.ALL:
 			why = append(why, "pipe S: pipe_barrier ALL"+lineOf(in))
 		default:
@@ -778,9 +783,16 @@ func (c *Core) allQueuesEmpty() bool {
 	return true
 }
 
-// finalize closes every pipe's last interval at end and returns the stats.
-func (c *Core) finalize(end sim.Time) CoreStats {
-	st := CoreStats{Lanes: make([]LaneStats, len(c.pipes)), Buffers: make([]BufferStats, isa.NumBuffers)}
+// Wake implements arch.CoreModel.
+func (c *Core) Wake(t sim.Time) { c.waker.Wake(t) }
+
+// Finish implements arch.CoreModel.
+func (c *Core) Finish() sim.Time { return c.finish }
+
+// Finalize implements arch.CoreModel: it closes every pipe's last interval
+// at end and returns the stats.
+func (c *Core) Finalize(end sim.Time) arch.CoreStats {
+	st := arch.CoreStats{Lanes: make([]arch.LaneStats, len(c.pipes)), Buffers: make([]arch.BufferStats, isa.NumBuffers)}
 	for i := range c.pipes {
 		p := &c.pipes[i]
 		c.settle(p, end)
@@ -789,7 +801,7 @@ func (c *Core) finalize(end sim.Time) CoreStats {
 	}
 	for b := isa.L1; b < isa.NumBuffers; b++ {
 		o := c.occ[b]
-		st.Buffers[b] = BufferStats{Capacity: o.Capacity, Peak: o.Peak(), Mean: o.Mean(end)}
+		st.Buffers[b] = arch.BufferStats{Capacity: o.Capacity, Peak: o.Peak(), Mean: o.Mean(end)}
 	}
 	st.Finish = c.finish
 	st.Instrs = c.instrs

@@ -1,4 +1,4 @@
-package arch
+package davinci
 
 // SetEagerWake switches the test-only eager wake-up schedule.
 func SetEagerWake(on bool) { eagerWake = on }

@@ -1,4 +1,4 @@
-package arch
+package davinci
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package arch_test
+package davinci_test
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/arch/davinci"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
@@ -54,7 +55,7 @@ func TestDeferredTransitionsMatchEagerWakeUps(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%s%v", tc.file, tc.sets), func(t *testing.T) {
-			f, err := programs.ReadFile("../programs/examples/" + tc.file)
+			f, err := programs.ReadFile("../../programs/examples/" + tc.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,8 +64,8 @@ func TestDeferredTransitionsMatchEagerWakeUps(t *testing.T) {
 				t.Fatal(err)
 			}
 			run := func(eager bool) (*arch.Stats, []string) {
-				arch.SetEagerWake(eager)
-				defer arch.SetEagerWake(false)
+				davinci.SetEagerWake(eager)
+				defer davinci.SetEagerWake(false)
 				log := &intervalLog{}
 				res, err := programs.Execute(f, programs.Options{Overrides: ovs}, programs.RunHooks{Observer: log})
 				if err != nil {

@@ -1,6 +1,8 @@
-package arch
+package davinci
 
 import (
+	"github.com/davinci-sim/davinci-sim/arch"
+
 	"fmt"
 	"math"
 
@@ -18,11 +20,11 @@ func (c *Core) path(src, dst isa.Buffer) (machines.PathSpec, bool) {
 	if src >= isa.NumBuffers || dst >= isa.NumBuffers {
 		return machines.PathSpec{}, false
 	}
-	i := c.chip.paths[src][dst]
+	i := c.paths[src][dst]
 	if i == 0 {
 		return machines.PathSpec{}, false
 	}
-	return c.chip.geom.Paths[i-1], true
+	return c.chip.Geometry().Paths[i-1], true
 }
 
 // execute starts p.cur on pipe p at now: it computes the cost and either
@@ -30,8 +32,8 @@ func (c *Core) path(src, dst isa.Buffer) (machines.PathSpec, bool) {
 // GM channel.
 func (c *Core) execute(p *pipe, now sim.Time) {
 	in := &p.cur
-	clk := c.chip.clock
-	mc := c.chip.M.DaVinci()
+	clk := c.clock
+	mc := c.mc
 	switch in.Op {
 	case isa.OpCopy, isa.OpLoad, isa.OpL0CCopy:
 		var bytes int64
@@ -52,7 +54,7 @@ func (c *Core) execute(p *pipe, now sim.Time) {
 		if in.Src.Buf == isa.GM || in.Dst.Buf == isa.GM {
 			p.ideal = clk.Cycles(cyclesFor(bytes, path.BytesPerCycle))
 			p.lat = lat + clk.Cycles(int64(c.chip.M.GM.LatencyCycles))
-			c.chip.startGM(c, p, in, bytes, path.BytesPerCycle*clk.Hz())
+			c.startGM(p, in, bytes, path.BytesPerCycle*clk.Hz())
 			return
 		}
 		c.finishAfter(p, now, clk.Cycles(cyclesFor(bytes, path.BytesPerCycle)), lat)
@@ -63,7 +65,7 @@ func (c *Core) execute(p *pipe, now sim.Time) {
 			return
 		}
 		steps := ceilDiv(int64(in.M), int64(mc.Cube.M)) * ceilDiv(int64(in.N), int64(mc.Cube.N)) * ceilDiv(int64(in.K), kstep)
-		c.chip.mmadFlops += 2 * float64(in.M) * float64(in.N) * float64(in.K)
+		c.chip.AddMatrixFlops(2 * float64(in.M) * float64(in.N) * float64(in.K))
 		c.finishAfter(p, now, clk.Cycles(steps+int64(mc.Cube.StartupCycles)), 0)
 	case isa.OpVector:
 		rep := in.Repeat
@@ -77,6 +79,30 @@ func (c *Core) execute(p *pipe, now sim.Time) {
 	}
 }
 
+// startGM starts the GM side of copy in of n bytes on pipe p, through the
+// chip's L2 and HBM channels (capBps: the path's bandwidth).
+func (c *Core) startGM(p *pipe, in *isa.Instr, n int64, capBps float64) {
+	read := in.Src.Buf == isa.GM
+	var span arch.GMSpan
+	switch {
+	case in.Op == isa.OpCopy && read:
+		span = arch.GMSpan{Addr: in.Src.Addr, Rows: in.NBurst, RowBytes: in.BurstLen, Stride: in.SrcStride}
+	case in.Op == isa.OpCopy:
+		span = arch.GMSpan{Addr: in.Dst.Addr, Rows: in.NBurst, RowBytes: in.BurstLen, Stride: in.DstStride}
+	case in.Op == isa.OpL0CCopy:
+		span = arch.GMSpan{Addr: in.Dst.Addr, Rows: in.Rows, RowBytes: int64(in.Cols * in.Out.Bytes()), Stride: in.RowStride}
+	}
+	p.xfer += c.chip.StartGM(c, int64(p.id), read, n, span, capBps)
+}
+
+// ceilDiv returns ceil(a/b) for positive b.
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// cyclesFor returns the cycles to move n bytes at bpc bytes per cycle.
+func cyclesFor(n int64, bpc float64) int64 {
+	return int64(math.Ceil(float64(n) / bpc))
+}
+
 // finishAfter occupies pipe p for d, with the effect landing lat later.
 func (c *Core) finishAfter(p *pipe, now, d, lat sim.Time) {
 	if d < 1 {
@@ -87,14 +113,14 @@ func (c *Core) finishAfter(p *pipe, now, d, lat sim.Time) {
 	if done > p.last {
 		p.last = done
 	}
-	if c.chip.opts.Mode == Functional { // timing only: nothing lands
+	if c.functional { // timing only: nothing lands
 		p.fly = append(p.fly, inflight{done: done, in: p.cur})
 	}
 }
 
 // apply performs the data effect of a completed instruction (functional mode).
 func (c *Core) apply(in *isa.Instr) {
-	if c.chip.opts.Mode != Functional {
+	if !c.functional {
 		return
 	}
 	var err error
@@ -132,7 +158,7 @@ func (c *Core) local(b isa.Buffer, addr, n int64) ([]byte, error) {
 }
 
 func (c *Core) copy2D(in *isa.Instr) error {
-	gm := c.chip.gm
+	gm := c.chip.GM()
 	for i := 0; i < in.NBurst; i++ {
 		sa := in.Src.Addr + int64(i)*in.SrcStride
 		da := in.Dst.Addr + int64(i)*in.DstStride
@@ -186,11 +212,11 @@ func (c *Core) mmad(in *isa.Instr) error {
 	}
 	switch in.In {
 	case fp.FP16:
-		return c.chip.cube.MMADF16(in.M, in.K, in.N, mem.Uint16s(a), cube.Fractal, mem.Uint16s(b), cube.Fractal, mem.Float32s(cc), cube.Fractal, in.Init)
+		return c.chip.Cube().MMADF16(in.M, in.K, in.N, mem.Uint16s(a), cube.Fractal, mem.Uint16s(b), cube.Fractal, mem.Float32s(cc), cube.Fractal, in.Init)
 	case fp.BF16:
-		return c.chip.cube.MMADBF16(in.M, in.K, in.N, mem.Uint16s(a), cube.Fractal, mem.Uint16s(b), cube.Fractal, mem.Float32s(cc), cube.Fractal, in.Init)
+		return c.chip.Cube().MMADBF16(in.M, in.K, in.N, mem.Uint16s(a), cube.Fractal, mem.Uint16s(b), cube.Fractal, mem.Float32s(cc), cube.Fractal, in.Init)
 	case fp.FP32:
-		return c.chip.cube.MMAD(fp.FP32, fp.FP32, in.M, in.K, in.N, mem.Uint32s(a), cube.Fractal, mem.Uint32s(b), cube.Fractal, mem.Uint32s(cc), cube.Fractal, in.Init)
+		return c.chip.Cube().MMAD(fp.FP32, fp.FP32, in.M, in.K, in.N, mem.Uint32s(a), cube.Fractal, mem.Uint32s(b), cube.Fractal, mem.Uint32s(cc), cube.Fractal, in.Init)
 	}
 	return fmt.Errorf("mmad: %s inputs are not modeled functionally yet", in.In)
 }
@@ -208,7 +234,7 @@ func (c *Core) l0cCopy(in *isa.Instr) error {
 			if err := dma.FractalRow(row, src, r, in.Rows, in.Cols, in.In, in.Out, in.Round, in.Saturate); err != nil {
 				return err
 			}
-			if err := c.chip.gm.Write(in.Dst.Addr+int64(r)*in.RowStride, row); err != nil {
+			if err := c.chip.GM().Write(in.Dst.Addr+int64(r)*in.RowStride, row); err != nil {
 				return err
 			}
 		}

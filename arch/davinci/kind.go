@@ -1,0 +1,34 @@
+// Package davinci is the core model of the davinci machine kind: the Ascend
+// DaVinci AI core — a scalar unit issuing in program order into bounded
+// per-pipe queues (S, MTE2, MTE1, M, V, MTE3, FIXP); pipes that execute in
+// order and concurrently; set/wait flags and barriers as on hardware; the
+// L1, L0A/B/C and UB buffers; the cube computing bit-accurately through the
+// machine's numerics preset. Importing it registers the kind with package
+// arch.
+package davinci
+
+import (
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+)
+
+func init() {
+	arch.RegisterKind(&arch.Kind{
+		Name:    "davinci",
+		NewCore: func(c *arch.Chip, id int) arch.CoreModel { return newCore(c, id) },
+		Limits:  limits,
+	})
+}
+
+// limits returns the static-check limits of DaVinci programs on chip c.
+func limits(c *arch.Chip) isa.Limits {
+	var lim isa.Limits
+	for i, b := range c.Geometry().Buffers {
+		lim.Capacity[i] = b.Capacity
+	}
+	mc := c.M.DaVinci()
+	lim.FlagIDs = mc.FlagIDs
+	lim.HasFIXP = mc.FixPipe
+	lim.CubeIn = mc.Cube.InputTypes()
+	return lim
+}

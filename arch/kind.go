@@ -1,0 +1,67 @@
+package arch
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// CoreModel is one core of a machine kind as the chip holds it: the chip
+// owns the engine, global memory, the L2, the host and the statistics; the
+// core model owns everything inside the core. Nothing outside a kind's
+// package looks at its instructions' opcodes.
+type CoreModel interface {
+	// Handle is the core's wake-up (sim.Handler).
+	Handle(now sim.Time, arg int64)
+	// Blocked reports, for deadlock messages, whether the core waits on
+	// something and what (sim.Waiter).
+	Blocked() (bool, string)
+	// Load starts stream s on the core; a core that finished a stream can
+	// be loaded again (host kernel launches).
+	Load(s isa.Stream)
+	// Wake schedules a wake-up of the core at t (chip-wide barriers).
+	Wake(t sim.Time)
+	// Close releases the core's stream.
+	Close()
+	// Finish returns when the core's last stream finished (0: never ran).
+	Finish() sim.Time
+	// Finalize closes the core's accounting at end and returns its
+	// statistics, indexed as the machine's Geometry indexes lanes and
+	// buffers.
+	Finalize(end sim.Time) CoreStats
+}
+
+// Kind is the core model of one machine kind (machines.Kind describes its
+// files). Kinds register from their packages' init functions, as program
+// kinds do.
+type Kind struct {
+	Name string
+	// Setup checks what the kind needs of the machine and prepares
+	// kind-wide state on the chip (numerics model) before cores are built.
+	Setup func(c *Chip) error
+	// NewCore builds core id of chip c.
+	NewCore func(c *Chip, id int) CoreModel
+	// Limits returns the static-check limits of programs on chip c.
+	Limits func(c *Chip) isa.Limits
+}
+
+var kinds = map[string]*Kind{}
+
+// RegisterKind adds a core model for machine kind k.Name.
+func RegisterKind(k *Kind) { kinds[k.Name] = k }
+
+// kindFor returns the core model of a machine kind.
+func kindFor(name string) (*Kind, error) {
+	if k, ok := kinds[name]; ok {
+		return k, nil
+	}
+	var names []string
+	for n := range kinds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("machine kind %q has no core model in this build (models: %s)", name, strings.Join(names, ", "))
+}
