@@ -16,15 +16,15 @@ import (
 )
 
 // path returns the machine path of a copy from src to dst.
-func (c *Core) path(src, dst isa.Buffer) (machines.PathSpec, bool) {
+func (c *Core) path(src, dst isa.Buffer) (*machines.PathSpec, bool) {
 	if src >= isa.NumBuffers || dst >= isa.NumBuffers {
-		return machines.PathSpec{}, false
+		return nil, false
 	}
 	i := c.paths[src][dst]
 	if i == 0 {
-		return machines.PathSpec{}, false
+		return nil, false
 	}
-	return c.chip.Geometry().Paths[i-1], true
+	return &c.geom.Paths[i-1], true
 }
 
 // execute starts p.cur on pipe p at now: it computes the cost and either
