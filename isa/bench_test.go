@@ -15,7 +15,7 @@ func BenchmarkBuilder(b *testing.B) {
 		if bl.Len() >= 1<<16 {
 			bl.Reset()
 		}
-		bl.Mmad(0, 0, 0, 64, 64, 64, fp.FP16, fp.FP32, i&1 == 0)
+		bl.Add(Mmad(0, 0, 0, 64, 64, 64, fp.FP16, fp.FP32, i&1 == 0))
 	}
 }
 

@@ -25,6 +25,11 @@ func Alloc(buf Buffer, off, size int64, name string) Instr {
 // Free marks the live region called name dead ("free name=").
 func Free(name string) Instr { return Instr{Op: OpFree, Pipe: S, Region: Region{Name: name}} }
 
+// FreeIn marks the live region of buf called name dead ("free BUF name=").
+func FreeIn(buf Buffer, name string) Instr {
+	return Instr{Op: OpFree, Pipe: S, Region: Region{Buf: buf, Name: name}}
+}
+
 // FreeAt marks the live region of buf starting at off dead ("free BUF off=").
 func FreeAt(buf Buffer, off int64) Instr {
 	return Instr{Op: OpFree, Pipe: S, Region: Region{Buf: buf, Offset: off}}
@@ -103,6 +108,15 @@ func Mmad(c, a, b int64, m, k, n int, in, out fp.Format, init bool) Instr {
 func L0CCopy(pipe Pipe, dst Operand, l0c int64, rows, cols int, stride int64, in, out fp.Format, round fp.Rounding, sat bool) Instr {
 	return Instr{Op: OpL0CCopy, Pipe: pipe, Dst: dst, Src: Operand{L0C, l0c}, Rows: rows, Cols: cols,
 		RowStride: stride, In: in, Out: out, Round: round, Saturate: sat}
+}
+
+// Vector is the general vector instruction on UB: dst = op(src0, src1 or
+// scalar) over repeat repeats of mask elements (0: a full repeat) of type in,
+// writing type out with round and sat (VCast). VecBinary, VecScalar,
+// VecAbs, VecDup and VecCast are its common forms.
+func Vector(op VecOp, dst, src0, src1 int64, in, out fp.Format, scalar float64, round fp.Rounding, sat bool, repeat, mask int) Instr {
+	return Instr{Op: OpVector, Pipe: V, VOp: op, Dst: Operand{UB, dst}, Src: Operand{UB, src0}, Src1: Operand{UB, src1},
+		In: in, Out: out, Round: round, Saturate: sat, Scalar: scalar, Repeat: repeat, Mask: mask}
 }
 
 // VecBinary is dst = src0 op src1 over repeat full repeats of dtype in UB, op
@@ -221,56 +235,4 @@ func (b *Builder) Copy(pipe Pipe, dst, src Operand, bytes int64) { b.Add(Copy(pi
 // Copy2D appends Copy2D(pipe, dst, src, nburst, burstLen, srcStride, dstStride).
 func (b *Builder) Copy2D(pipe Pipe, dst, src Operand, nburst int, burstLen, srcStride, dstStride int64) {
 	b.Add(Copy2D(pipe, dst, src, nburst, burstLen, srcStride, dstStride))
-}
-
-// CopyGM2L1 appends CopyGM2L1(gm, l1, bytes).
-func (b *Builder) CopyGM2L1(gm, l1, bytes int64) { b.Add(CopyGM2L1(gm, l1, bytes)) }
-
-// CopyGM2UB appends CopyGM2UB(gm, ub, bytes).
-func (b *Builder) CopyGM2UB(gm, ub, bytes int64) { b.Add(CopyGM2UB(gm, ub, bytes)) }
-
-// CopyUB2GM appends CopyUB2GM(ub, gm, bytes).
-func (b *Builder) CopyUB2GM(ub, gm, bytes int64) { b.Add(CopyUB2GM(ub, gm, bytes)) }
-
-// CopyUB2L1 appends CopyUB2L1(ub, l1, bytes).
-func (b *Builder) CopyUB2L1(ub, l1, bytes int64) { b.Add(CopyUB2L1(ub, l1, bytes)) }
-
-// Load appends Load(dst, dstOff, l1, rows, cols, stride, dtype, transpose).
-func (b *Builder) Load(dst Buffer, dstOff, l1 int64, rows, cols int, stride int64, dtype fp.Format, transpose bool) {
-	b.Add(Load(dst, dstOff, l1, rows, cols, stride, dtype, transpose))
-}
-
-// Mmad appends Mmad(c, a, bb, m, k, n, in, out, init).
-func (b *Builder) Mmad(c, a, bb int64, m, k, n int, in, out fp.Format, init bool) {
-	b.Add(Mmad(c, a, bb, m, k, n, in, out, init))
-}
-
-// L0CCopy appends L0CCopy(pipe, dst, l0c, rows, cols, stride, in, out, round, sat).
-func (b *Builder) L0CCopy(pipe Pipe, dst Operand, l0c int64, rows, cols int, stride int64, in, out fp.Format, round fp.Rounding, sat bool) {
-	b.Add(L0CCopy(pipe, dst, l0c, rows, cols, stride, in, out, round, sat))
-}
-
-// VecBinary appends VecBinary(op, dst, src0, src1, dtype, repeat).
-func (b *Builder) VecBinary(op VecOp, dst, src0, src1 int64, dtype fp.Format, repeat int) {
-	b.Add(VecBinary(op, dst, src0, src1, dtype, repeat))
-}
-
-// VecScalar appends VecScalar(op, dst, src0, scalar, dtype, repeat).
-func (b *Builder) VecScalar(op VecOp, dst, src0 int64, scalar float64, dtype fp.Format, repeat int) {
-	b.Add(VecScalar(op, dst, src0, scalar, dtype, repeat))
-}
-
-// VecAbs appends VecAbs(dst, src0, dtype, repeat).
-func (b *Builder) VecAbs(dst, src0 int64, dtype fp.Format, repeat int) {
-	b.Add(VecAbs(dst, src0, dtype, repeat))
-}
-
-// VecDup appends VecDup(dst, scalar, dtype, repeat).
-func (b *Builder) VecDup(dst int64, scalar float64, dtype fp.Format, repeat int) {
-	b.Add(VecDup(dst, scalar, dtype, repeat))
-}
-
-// VecCast appends VecCast(dst, src0, from, to, round, sat, repeat).
-func (b *Builder) VecCast(dst, src0 int64, from, to fp.Format, round fp.Rounding, sat bool, repeat int) {
-	b.Add(VecCast(dst, src0, from, to, round, sat, repeat))
 }

@@ -31,36 +31,35 @@ func (e *emitter) emit(in isa.Instr) {
 }
 
 func (e *emitter) alloc(b isa.Buffer, off, size int64, name string) {
-	e.emit(isa.Instr{Op: isa.OpAlloc, Pipe: isa.S, Region: isa.Region{Buf: b, Offset: off, Size: size, Name: name}})
+	e.emit(isa.Alloc(b, off, size, name))
 }
 
 func (e *emitter) free(b isa.Buffer, name string) {
-	e.emit(isa.Instr{Op: isa.OpFree, Pipe: isa.S, Region: isa.Region{Buf: b, Name: name}})
+	e.emit(isa.FreeIn(b, name))
 }
 
 func (e *emitter) setFlag(src, dst isa.Pipe, id int) {
-	e.emit(isa.Instr{Op: isa.OpSetFlag, Pipe: src, SrcPipe: src, DstPipe: dst, FlagID: id})
+	e.emit(isa.SetFlag(src, dst, id))
 }
 
 func (e *emitter) waitFlag(src, dst isa.Pipe, id int) {
-	e.emit(isa.Instr{Op: isa.OpWaitFlag, Pipe: dst, SrcPipe: src, DstPipe: dst, FlagID: id})
+	e.emit(isa.WaitFlag(src, dst, id))
 }
 
-func (e *emitter) syncAll() { e.emit(isa.Instr{Op: isa.OpSyncAll, Pipe: isa.S}) }
+func (e *emitter) syncAll() { e.emit(isa.SyncAll()) }
 
 // copy2D emits a strided copy of rows bursts of rowBytes bytes.
 func (e *emitter) copy2D(pipe isa.Pipe, dst, src isa.Operand, rows int, rowBytes, dstStride, srcStride int64) {
 	if rows == 1 {
 		dstStride, srcStride = rowBytes, rowBytes
 	}
-	e.emit(isa.Instr{Op: isa.OpCopy, Pipe: pipe, Dst: dst, Src: src, NBurst: rows, BurstLen: rowBytes, DstStride: dstStride, SrcStride: srcStride})
+	e.emit(isa.Copy2D(pipe, dst, src, rows, rowBytes, srcStride, dstStride))
 }
 
 // load emits an MTE1 load of a rows×cols matrix of type f (row-major in L1
 // with rowStride bytes between rows) into fractal layout in L0A/L0B.
 func (e *emitter) loadAs(dst isa.Operand, l1 int64, rows, cols int, rowStride int64, f fp.Format) {
-	e.emit(isa.Instr{Op: isa.OpLoad, Pipe: isa.MTE1, Dst: dst, Src: isa.Operand{Buf: isa.L1, Addr: l1},
-		Rows: rows, Cols: cols, RowStride: rowStride, In: f})
+	e.emit(isa.Load(dst.Buf, dst.Addr, l1, rows, cols, rowStride, f, false))
 }
 
 // load is loadAs for FP16.
@@ -75,16 +74,12 @@ func (e *emitter) mmad(c, a, b int64, m, k, n int, init bool) {
 
 // mmadAs emits C (FP32, L0C) = A·B (+ C) with inputs of type f.
 func (e *emitter) mmadAs(c, a, b int64, m, k, n int, f fp.Format, init bool) {
-	e.emit(isa.Instr{Op: isa.OpMmad, Pipe: isa.M, Dst: isa.Operand{Buf: isa.L0C, Addr: c},
-		Src: isa.Operand{Buf: isa.L0A, Addr: a}, Src1: isa.Operand{Buf: isa.L0B, Addr: b},
-		M: m, K: k, N: n, In: f, Out: fp.FP32, Init: init})
+	e.emit(isa.Mmad(c, a, b, m, k, n, f, fp.FP32, init))
 }
 
 // l0cToUB copies a rows×cols FP32 tile from L0C to UB, row-major and packed.
 func (e *emitter) l0cToUB(ub, l0c int64, rows, cols int) {
-	e.emit(isa.Instr{Op: isa.OpL0CCopy, Pipe: l0cPipe, Dst: isa.Operand{Buf: isa.UB, Addr: ub},
-		Src: isa.Operand{Buf: isa.L0C, Addr: l0c}, Rows: rows, Cols: cols, RowStride: int64(cols) * 4,
-		In: fp.FP32, Out: fp.FP32, Round: fp.RNE})
+	e.emit(isa.L0CCopy(l0cPipe, isa.Operand{Buf: isa.UB, Addr: ub}, l0c, rows, cols, int64(cols)*4, fp.FP32, fp.FP32, fp.RNE, false))
 }
 
 // maxRepeat is the largest repeat count of one vector instruction.
@@ -113,11 +108,8 @@ func (e *emitter) vec(op isa.VecOp, dst, src0, src1 int64, n int, in, out fp.For
 		if mask > 0 {
 			cnt = mask
 		}
-		e.emit(isa.Instr{Op: isa.OpVector, Pipe: isa.V, VOp: op,
-			Dst:  isa.Operand{Buf: isa.UB, Addr: dst + int64(done*ob)},
-			Src:  isa.Operand{Buf: isa.UB, Addr: src0 + int64(done*in.Bytes())},
-			Src1: isa.Operand{Buf: isa.UB, Addr: src1 + int64(done*in.Bytes())},
-			In:   in, Out: out, Round: round, Saturate: sat, Scalar: scalar, Repeat: rep, Mask: mask})
+		e.emit(isa.Vector(op, dst+int64(done*ob), src0+int64(done*in.Bytes()), src1+int64(done*in.Bytes()),
+			in, out, scalar, round, sat, rep, mask))
 		done += cnt
 	}
 }

@@ -429,8 +429,7 @@ func (pl *luPlan) emitEpilogue(e *emitter, st *gemmState, g *luGEMM, tile *luCol
 	if g.epi == epiStore16 {
 		e.waitFlag(isa.M, isa.V, fL0C+c)
 		e.waitFlag(isa.MTE3, isa.V, luFX+u)
-		e.emit(isa.Instr{Op: isa.OpL0CCopy, Pipe: l0cPipe, Dst: ubOp(x), Src: isa.Operand{Buf: isa.L0C, Addr: l0c},
-			Rows: rows, Cols: cols, RowStride: int64(cols) * 2, In: fp.FP32, Out: fp.FP16, Round: fp.RNE, Saturate: true})
+		e.emit(isa.L0CCopy(l0cPipe, ubOp(x), l0c, rows, cols, int64(cols)*2, fp.FP32, fp.FP16, fp.RNE, true))
 		e.setFlag(isa.V, isa.M, fL0C+c)
 		e.setFlag(isa.V, isa.MTE3, luFX+u)
 		e.waitFlag(isa.V, isa.MTE3, luFX+u)
