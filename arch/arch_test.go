@@ -2,6 +2,7 @@ package arch_test
 
 import (
 	"errors"
+	"fmt"
 	"github.com/davinci-sim/davinci-sim/arch"
 	_ "github.com/davinci-sim/davinci-sim/arch/davinci"
 	"math"
@@ -318,6 +319,50 @@ repeat 20 i {
 		}
 		if st.Time != first.Time || st.Events != first.Events {
 			t.Fatalf("run %d differs: %v/%d vs %v/%d", r, st.Time, st.Events, first.Time, first.Events)
+		}
+	}
+}
+
+// The vector unit's repeat width comes from the machine
+// (core.vector.bytes_per_repeat): one fp32 repeat covers 64 elements with
+// 256-byte repeats and 128 with 512-byte repeats.
+func TestVectorRepeatWidthFromMachine(t *testing.T) {
+	const src = `
+alloc UB off=0 size=2KiB name=u
+mte2.copy gm=0 ub=0 bytes=1024
+set_flag MTE2 V 0
+wait_flag MTE2 V 0
+v.muls dst=1024 src0=0 scalar=2 dtype=fp32
+set_flag V MTE3 0
+wait_flag V MTE3 0
+mte3.copy ub=1024 gm=8192 bytes=1024
+`
+	for _, width := range []int{256, 512} {
+		m := machine(t, fmt.Sprintf("machine.core.vector.bytes_per_repeat=%d", width))
+		data := make([]float32, 256)
+		for i := range data {
+			data[i] = float32(i + 1)
+		}
+		c, _, err := run(t, m, arch.Functional, asm(t, src, 1), func(c *arch.Chip) {
+			if err := c.GM().WriteFloat32s(0, data); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float32, 256)
+		if err := c.GM().ReadFloat32s(8192, got); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range got {
+			want := float32(0) // UB beyond the repeat is never written
+			if i < width/4 {
+				want = 2 * data[i]
+			}
+			if v != want {
+				t.Fatalf("width %d: element %d = %v, want %v", width, i, v, want)
+			}
 		}
 	}
 }

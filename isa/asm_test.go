@@ -208,7 +208,7 @@ func TestParseErrors(t *testing.T) {
 		{"fixp.l0c ub=0 l0c=0 rows=16 cols=16 in=bf16", "fixp.l0c: L0C holds fp32, fp16 or int32, not bf16"},
 		{"v.add dst=0 src0=0 dtype=fp32", `v.add: missing operand "src1"`},
 		{"v.add dst=0 src0=0 src1=0 dtype=fp32 repeat=0", "v.add: repeat 0 must be >= 1"},
-		{"v.add dst=0 src0=0 src1=0 dtype=fp32 mask=65", "v.add: mask 65 out of range [0, 64]"},
+		{"v.add dst=0 src0=0 src1=0 dtype=fp32 mask=-1", "v.add: mask -1 must be >= 0"},
 		{"v.add dst=0 src0=0 src1=0 dtype=int8", "v.add: vector arithmetic on fp32, fp16, bf16 or int32, not int8"},
 		{"v.abs dst=0 src0=0 src1=0 dtype=fp32", `v.abs: unknown operand "src1"`},
 		{"v.dup dst=0 scalar=1 dtype=fp32 src_stride=32", `v.dup: unknown operand "src_stride"`},

@@ -14,6 +14,9 @@ type Limits struct {
 	FlagIDs  int               // event ids per pipe pair (0 = not checked)
 	HasFIXP  bool              // FIXP pipe exists
 	CubeIn   []fp.Format       // input types the cube accepts (nil = not checked)
+	// VectorRepeatBytes is the bytes one vector repeat covers (0: the
+	// default VectorRepeatBytes).
+	VectorRepeatBytes int
 }
 
 // CheckError is the first problem Check found: the core whose stream holds
@@ -148,9 +151,14 @@ func (c *checker) instr(in *Instr) string {
 		if c.lim.CubeIn != nil && !slices.Contains(c.lim.CubeIn, in.In) {
 			return fmt.Sprintf("the cube does not accept %s inputs (accepts %v)", in.In, c.lim.CubeIn)
 		}
+	case OpVector:
+		rb := repeatOr(c.lim.VectorRepeatBytes)
+		if full := rb / in.In.Bytes(); in.Mask > full {
+			return fmt.Sprintf("mask %d out of range [0, %d] (elements of %s per %d-byte repeat)", in.Mask, full, in.In, rb)
+		}
 	}
 	var acc [3]access
-	n := accesses(in, &acc)
+	n := accesses(in, c.lim.VectorRepeatBytes, &acc)
 	for _, a := range acc[:n] {
 		if msg := c.access(a); msg != "" {
 			return msg

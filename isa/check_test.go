@@ -7,6 +7,9 @@ import (
 	"github.com/davinci-sim/davinci-sim/fp"
 )
 
+// limits512 is limits910A with 512-byte vector repeats.
+var limits512 = func() Limits { l := limits910A; l.VectorRepeatBytes = 512; return l }()
+
 var limits910A = Limits{
 	Capacity: [NumBuffers]int64{0, 1 << 20, 64 << 10, 64 << 10, 256 << 10, 256 << 10},
 	FlagIDs:  8,
@@ -66,6 +69,14 @@ func TestCheck(t *testing.T) {
 			"v.add: dst UB [261120, 263168) exceeds"},
 		{"vector strides", "alloc UB off=0 size=1KiB\nv.add dst=0 src0=0 src1=0 dtype=fp32 repeat=2 mask=8 dst_stride=1024 src_stride=32\n", limits910A,
 			"t.s:2: core 0: v.add: dst UB [0, 1056) is not inside one live allocated region"},
+		{"mask beyond a repeat", "v.add dst=0 src0=0 src1=0 dtype=fp32 mask=65\n", limits910A,
+			"v.add: mask 65 out of range [0, 64] (elements of fp32 per 256-byte repeat)"},
+		{"mask within a wider repeat", "v.add dst=0 src0=0 src1=0 dtype=fp32 mask=65\n", limits512, ""},
+		{"wider repeat footprint", "v.add dst=254KiB src0=0 src1=0 dtype=fp32 repeat=5\n", limits512,
+			"v.add: dst UB [260096, 262656) exceeds"},
+		{"wider repeat footprint fits", "v.add dst=254KiB src0=0 src1=0 dtype=fp32 repeat=4\n", limits512, ""},
+		{"default repeat footprint", "v.add dst=254KiB src0=0 src1=0 dtype=fp32 repeat=9\n", limits910A,
+			"v.add: dst UB [260096, 262400) exceeds"},
 		{"overflowing range", "mte2.copy gm=0 ub=0 nburst=2147483647 len=32 dst_stride=9223372036854775807\n", limits910A,
 			"destination range at UB 0 overflows"},
 	}

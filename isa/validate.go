@@ -7,8 +7,10 @@ import (
 	"github.com/davinci-sim/davinci-sim/fp"
 )
 
-// VectorRepeatBytes is the number of bytes of type In that one full vector
-// repeat reads from each source operand.
+// VectorRepeatBytes is the default number of bytes of type In that one full
+// vector repeat reads from each source operand (the DaVinci family's 256; a
+// machine sets its own, core.vector.bytes_per_repeat, through
+// Limits.VectorRepeatBytes).
 const VectorRepeatBytes = 256
 
 // FractalSide is the side of the cube's fractal blocks: L0A/L0B/L0C tiles are
@@ -57,13 +59,14 @@ func validPipe(p Pipe) bool { return p < NumPipes }
 func pad16(x int) int64 { return (int64(x) + FractalSide - 1) / FractalSide * FractalSide }
 
 // VecElems returns the number of elements one repeat of a vector
-// instruction processes: Mask when 0 < Mask < full, else the full
-// 256-byte repeat of type In.
-func (in Instr) VecElems() int {
+// instruction processes on a machine whose repeats cover repeatBytes bytes
+// (0: VectorRepeatBytes): Mask when 0 < Mask < full, else a full repeat of
+// type In.
+func (in Instr) VecElems(repeatBytes int) int {
 	if !in.In.Valid() {
 		return 0
 	}
-	full := VectorRepeatBytes / in.In.Bytes()
+	full := repeatOr(repeatBytes) / in.In.Bytes()
 	if in.Mask > 0 && in.Mask < full {
 		return in.Mask
 	}
@@ -74,16 +77,25 @@ func (in Instr) VecElems() int {
 // instruction: 0 means a full repeat (256 bytes for the sources; for the
 // destination 256 bytes of type Out, i.e. the full repeat's element count
 // times Out's size).
-func (in Instr) vecStrides() (dst, src int64) {
+func (in Instr) vecStrides(repeatBytes int) (dst, src int64) {
+	repeatBytes = repeatOr(repeatBytes)
 	dst, src = in.DstRepStr, in.SrcRepStr
-	full := int64(VectorRepeatBytes / in.In.Bytes())
+	full := int64(repeatBytes / in.In.Bytes())
 	if dst == 0 {
 		dst = full * int64(in.vecOut().Bytes())
 	}
 	if src == 0 {
-		src = VectorRepeatBytes
+		src = int64(repeatBytes)
 	}
 	return
+}
+
+// repeatOr returns repeatBytes, or VectorRepeatBytes when it is not positive.
+func repeatOr(repeatBytes int) int {
+	if repeatBytes <= 0 {
+		return VectorRepeatBytes
+	}
+	return repeatBytes
 }
 
 // vecOut is the type a vector instruction writes.
@@ -313,12 +325,11 @@ func validateVector(in *Instr) string {
 	if binaryVec(in.VOp) && in.Src1.Buf != UB {
 		return fmt.Sprintf("src1 must be in UB, not %s", in.Src1.Buf)
 	}
-	full := VectorRepeatBytes / in.In.Bytes()
 	switch {
 	case in.Repeat < 1:
 		return fmt.Sprintf("repeat %d must be >= 1", in.Repeat)
-	case in.Mask < 0 || in.Mask > full:
-		return fmt.Sprintf("mask %d out of range [0, %d] (elements of %s per 256-byte repeat)", in.Mask, full, in.In)
+	case in.Mask < 0:
+		return fmt.Sprintf("mask %d must be >= 0", in.Mask)
 	case in.DstRepStr < 0 || in.SrcRepStr < 0:
 		return fmt.Sprintf("strides %d, %d must be >= 0", in.DstRepStr, in.SrcRepStr)
 	}
@@ -356,7 +367,7 @@ type access struct {
 
 // accesses returns the byte ranges an instruction reads or writes (at most
 // three). Call only on validated instructions.
-func accesses(in *Instr, out *[3]access) int {
+func accesses(in *Instr, repeatBytes int, out *[3]access) int {
 	n := 0
 	add := func(o Operand, span int64, what string) {
 		out[n] = access{o.Buf, o.Addr, satAdd(o.Addr, span), what}
@@ -384,8 +395,8 @@ func accesses(in *Instr, out *[3]access) int {
 		add(in.Src, satMul(satMul(pad16(in.Rows), pad16(in.Cols)), int64(in.In.Bytes())), "L0C source")
 		add(in.Dst, satAdd(satMul(int64(in.Rows-1), in.RowStride), satMul(int64(in.Cols), int64(in.Out.Bytes()))), "destination")
 	case OpVector:
-		e := int64(in.VecElems())
-		ds, ss := in.vecStrides()
+		e := int64(in.VecElems(repeatBytes))
+		ds, ss := in.vecStrides(repeatBytes)
 		r := int64(in.Repeat - 1)
 		add(in.Dst, satAdd(satMul(r, ds), e*int64(in.vecOut().Bytes())), "dst")
 		if in.VOp != VDup {

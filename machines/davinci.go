@@ -80,8 +80,8 @@ func (c *DaVinciCore) problems() []problem {
 			add("cube."+k.key, "must be ≥ 0 (0 = unsupported) (got %d)", k.v)
 		}
 	}
-	if c.Vector.BytesPerRepeat <= 0 {
-		add("vector.bytes_per_repeat", "must be > 0 (got %d)", c.Vector.BytesPerRepeat)
+	if c.Vector.BytesPerRepeat <= 0 || c.Vector.BytesPerRepeat%4 != 0 || c.Vector.BytesPerRepeat > 1<<20 {
+		add("vector.bytes_per_repeat", "must be a positive multiple of 4 (whole elements of every type) up to 1MiB (got %d)", c.Vector.BytesPerRepeat)
 	}
 	if !finitePos(c.Vector.CyclesPerRepeat) {
 		add("vector.cycles_per_repeat", "must be > 0 (got %v)", c.Vector.CyclesPerRepeat)

@@ -3,6 +3,7 @@ package programs
 import (
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 )
 
 // l0cPipe runs the generators' L0C→UB copies: the vector pipe, as on the
@@ -14,12 +15,14 @@ const l0cPipe = isa.V
 // generators read like the kernels they stand for. After the consumer stops
 // (yield returned false) every call is a no-op and ok() reports false.
 type emitter struct {
-	yield func(isa.Instr) bool
-	live  bool
+	yield  func(isa.Instr) bool
+	live   bool
+	repeat int // bytes one vector repeat covers (core.vector.bytes_per_repeat)
 }
 
-func newEmitter(yield func(isa.Instr) bool) *emitter {
-	return &emitter{yield: yield, live: true}
+// newEmitter returns an emitter for machine m's streams.
+func newEmitter(yield func(isa.Instr) bool, m *machines.Machine) *emitter {
+	return &emitter{yield: yield, live: true, repeat: m.Geometry().VectorRepeatBytes}
 }
 
 func (e *emitter) ok() bool { return e.live }
@@ -86,10 +89,11 @@ func (e *emitter) l0cToUB(ub, l0c int64, rows, cols int) {
 const maxRepeat = 255
 
 // vec emits a vector operation over n contiguous elements of type in (the
-// destination of a cast has type out): as many full 256-byte repeats as
+// destination of a cast has type out): as many full repeats as
 // needed, in instructions of at most maxRepeat repeats, then a masked tail.
+// A full repeat covers e.repeat bytes of type in.
 func (e *emitter) vec(op isa.VecOp, dst, src0, src1 int64, n int, in, out fp.Format, scalar float64, round fp.Rounding, sat bool) {
-	per := 256 / in.Bytes()
+	per := e.repeat / in.Bytes()
 	ob := in.Bytes()
 	if op == isa.VCast {
 		ob = out.Bytes()

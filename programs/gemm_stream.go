@@ -13,7 +13,7 @@ import (
 // program order, so bounded issue queues cannot deadlock.
 func (pl *gemmPlan) stream(core int) isa.Stream {
 	return func(yield func(isa.Instr) bool) {
-		e := newEmitter(yield)
+		e := newEmitter(yield, pl.mach)
 		if !pl.v.native {
 			pl.emitSplit(e, core)
 			e.syncAll()

@@ -341,7 +341,7 @@ func (pl *luPlan) gemmStream(ci, cores int, gs ...*luGEMM) isa.Stream {
 		}
 		// L0C→UB runs on the vector pipe (as in the GEMM generator), also on
 		// machines with a FixPipe, so the V-side flags order it.
-		e := newEmitter(yield)
+		e := newEmitter(yield, pl.mach)
 		l0aBuf := int64(pl.bm) * int64(pl.bk) * 2
 		l0bBuf := int64(pl.bk) * int64(pl.bn) * 2
 		l0cTile := int64(pl.bm) * int64(pl.bn) * 4
@@ -503,7 +503,7 @@ func (pl *luPlan) cvtStream(i, ci, cores int) isa.Stream {
 		if len(mine) == 0 {
 			return
 		}
-		e := newEmitter(yield)
+		e := newEmitter(yield, pl.mach)
 		e.alloc(isa.UB, 0, 2*pl.cvtSlot, "cvt")
 		for s := 0; s < 2; s++ {
 			e.setFlag(isa.V, isa.MTE2, fSlot+s)

@@ -94,8 +94,9 @@ func classOf(op isa.Op) Class {
 
 // InstrBytes returns the bytes an instruction moves (copies, loads, L0C
 // write-backs) or reads (vector sources), and its flops (MMAD: 2·m·n·k;
-// vector: one per element and repeat).
-func InstrBytes(in *isa.Instr) (bytes int64, flops float64) {
+// vector: one per element and repeat, a repeat covering repeatBytes bytes;
+// 0: isa.VectorRepeatBytes).
+func InstrBytes(in *isa.Instr, repeatBytes int) (bytes int64, flops float64) {
 	switch in.Op {
 	case isa.OpCopy:
 		return int64(in.NBurst) * in.BurstLen, 0
@@ -111,7 +112,7 @@ func InstrBytes(in *isa.Instr) (bytes int64, flops float64) {
 		return 0, 2 * float64(in.M) * float64(in.N) * float64(in.K)
 	case isa.OpVector:
 		if in.In.Valid() {
-			n := int64(in.VecElems()) * int64(in.Repeat)
+			n := int64(in.VecElems(repeatBytes)) * int64(in.Repeat)
 			return n * int64(in.In.Bytes()), float64(n)
 		}
 	}
@@ -173,6 +174,9 @@ type Timeline struct {
 	// gives each one's per-core capacity (0 = unknown, or a global buffer).
 	Buffers  []string
 	Capacity []int64
+	// VectorRepeatBytes is the machine's vector repeat width (recorded
+	// runs; 0: the default), for the bytes and flops of vector slices.
+	VectorRepeatBytes int
 	// From and To bound the recorded window; To grows while a run is live.
 	From, To  sim.Time
 	Cores     []*CoreTimeline // ordered by ID
@@ -372,7 +376,7 @@ func (t *Timeline) Text(s *Slice) string {
 // (see InstrBytes); 0, 0 for stalls and flag marks.
 func (t *Timeline) Args(s *Slice) (bytes int64, flops float64) {
 	if in, ok := t.instr(s); ok {
-		return InstrBytes(&in)
+		return InstrBytes(&in, t.VectorRepeatBytes)
 	}
 	if s.ref > 0 && int(s.ref) <= len(t.args) {
 		a := &t.args[s.ref-1]

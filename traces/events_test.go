@@ -122,11 +122,11 @@ func TestRecorderWindowAndFlags(t *testing.T) {
 
 func TestInstrBytes(t *testing.T) {
 	cp := isa.CopyGM2L1(0, 0, 4096)
-	if b, f := InstrBytes(&cp); b != 4096 || f != 0 {
+	if b, f := InstrBytes(&cp, 0); b != 4096 || f != 0 {
 		t.Errorf("copy: %v %v", b, f)
 	}
 	mm := isa.Mmad(0, 0, 0, 32, 64, 16, 1, 0, true)
-	if b, f := InstrBytes(&mm); b != 0 || f != 2*32*64*16 {
+	if b, f := InstrBytes(&mm, 0); b != 0 || f != 2*32*64*16 {
 		t.Errorf("mmad: %v %v", b, f)
 	}
 	if ClassOf(&mm) != ClassMmad || ClassOf(&cp) != ClassCopy || ParseClass("vector") != ClassVector || ParseClass("zzz") != ClassOther {

@@ -61,8 +61,8 @@ func TestPackRoundTrip(t *testing.T) {
 		if a, b := isa.Format(got), isa.Format(ins[i]); a != b {
 			t.Errorf("packed %q, want %q", a, b)
 		}
-		gb, gf := InstrBytes(&got)
-		wb, wf := InstrBytes(&ins[i])
+		gb, gf := InstrBytes(&got, 0)
+		wb, wf := InstrBytes(&ins[i], 0)
 		if gb != wb || gf != wf {
 			t.Errorf("%s: bytes/flops %v %v, want %v %v", isa.Format(ins[i]), gb, gf, wb, wf)
 		}

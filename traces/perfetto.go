@@ -197,7 +197,7 @@ func (e *eventWriter) slice(tl *Timeline, pid, p int, s *Slice, bound map[uint64
 	var flops float64
 	if in, ok := tl.instr(s); ok {
 		text = isa.Format(in)
-		bytes, flops = InstrBytes(&in)
+		bytes, flops = InstrBytes(&in, tl.VectorRepeatBytes)
 	} else {
 		text = tl.Text(s)
 		bytes, flops = tl.Args(s)

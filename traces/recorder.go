@@ -248,6 +248,7 @@ func (r *Recorder) SetInfo(machine, program string, g *machines.Geometry) {
 	t := &r.tl
 	t.Machine, t.Program = machine, program
 	t.Lanes = append([]string(nil), g.Lanes...)
+	t.VectorRepeatBytes = g.VectorRepeatBytes
 	t.Buffers, t.Capacity = nil, nil
 	for _, b := range g.Buffers {
 		capacity := b.Capacity

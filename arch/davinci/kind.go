@@ -30,5 +30,6 @@ func limits(c *arch.Chip) isa.Limits {
 	lim.FlagIDs = mc.FlagIDs
 	lim.HasFIXP = mc.FixPipe
 	lim.CubeIn = mc.Cube.InputTypes()
+	lim.VectorRepeatBytes = c.Geometry().VectorRepeatBytes
 	return lim
 }

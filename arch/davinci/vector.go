@@ -9,13 +9,11 @@ import (
 	"github.com/davinci-sim/davinci-sim/isa"
 )
 
-// VectorRepeatBytes is the bytes of each operand one full vector repeat covers.
-const VectorRepeatBytes = 256
-
 // vecGeometry returns elements per repeat and the per-repeat byte strides of
-// the destination and sources.
-func vecGeometry(in *isa.Instr) (elems int, dstStride, srcStride int64) {
-	full := VectorRepeatBytes / in.In.Bytes()
+// the destination and sources, one full repeat covering repeatBytes bytes of
+// every operand (core.vector.bytes_per_repeat).
+func vecGeometry(in *isa.Instr, repeatBytes int) (elems int, dstStride, srcStride int64) {
+	full := repeatBytes / in.In.Bytes()
 	elems = full
 	if in.Mask > 0 && in.Mask < full {
 		elems = in.Mask
@@ -29,7 +27,7 @@ func vecGeometry(in *isa.Instr) (elems int, dstStride, srcStride int64) {
 		dstStride = int64(full * outBytes)
 	}
 	if srcStride == 0 {
-		srcStride = VectorRepeatBytes
+		srcStride = int64(repeatBytes)
 	}
 	return
 }
@@ -71,13 +69,14 @@ func storeElem(b []byte, i int, f fp.Format, x float64, o fp.Options) {
 // which equals native FP16 arithmetic for +, −, × because FP32 has more than
 // 2·11+2 significand bits (no double-rounding error).
 func (c *Core) vector(in *isa.Instr) error {
-	if in.In.Bytes() == 0 || VectorRepeatBytes%in.In.Bytes() != 0 {
+	repeatBytes := c.geom.VectorRepeatBytes
+	if in.In.Bytes() == 0 || repeatBytes%in.In.Bytes() != 0 {
 		return fmt.Errorf("vector %s: unsupported type %s", in.VOp, in.In)
 	}
 	if in.VOp != isa.VCast && in.In != fp.FP32 && in.In != fp.FP16 {
 		return fmt.Errorf("vector %s: arithmetic on %s is not modeled (fp16, fp32)", in.VOp, in.In)
 	}
-	elems, dstStride, srcStride := vecGeometry(in)
+	elems, dstStride, srcStride := vecGeometry(in, repeatBytes)
 	outF := in.In
 	if in.VOp == isa.VCast {
 		outF = in.Out
