@@ -5,23 +5,15 @@ import (
 	"time"
 
 	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/traces"
 )
 
-// ErrBadInput matches (errors.Is) errors caused by the program file, its
-// parameters or the machine (exit code 2).
-var ErrBadInput = errors.New("bad input")
-
-// inputError marks err as bad input without changing its message.
-type inputError struct{ err error }
-
-func (e *inputError) Error() string        { return e.err.Error() }
-func (e *inputError) Unwrap() error        { return e.err }
-func (e *inputError) Is(target error) bool { return target == ErrBadInput }
-
-func badInput(err error) error { return &inputError{err} }
+// badInput marks errors caused by the program file, its parameters or the
+// machine (exit code 2).
+func badInput(err error) error { return badinput.Wrap(err) }
 
 // Result is what one run produces.
 type Result struct {
@@ -41,7 +33,7 @@ type RunHooks struct {
 }
 
 // Execute runs a program file with the given options: it loads the machine,
-// builds the job, runs it and fills the report. Errors wrap ErrBadInput for
+// builds the job, runs it and fills the report. Errors are marked bad input (package badinput) for
 // bad input; a deadlock is a *sim.DeadlockError; other errors are
 // simulation failures.
 func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
 
@@ -164,14 +165,14 @@ func TestLUBadInput(t *testing.T) {
 			sets = append(sets, "program.n_fusion=8", "program.n=4096")
 		}
 		_, err := runLU(t, base, sets...)
-		if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), c.want) {
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want a bad-input error naming %s", c.set, err, c.want)
 		}
 	}
 	// nb too large for the buffers: a 256-row group of a 4096-wide panel
 	// overflows L1.
 	_, err := runLU(t, "kind: lu-fused\nn: 8192\nnb: 4096\nnumerics: off\n")
-	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "too large") {
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "too large") {
 		t.Errorf("nb 4096: got %v", err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // override (numerics off, which builds only the plan). Constraints that
 // depend on the combination (a tile that does not fit L0A with that L1)
 // are left to the run, which records such points as failed. Errors wrap
-// ErrBadInput and name the study file and key.
+// bad input (package badinput) and name the study file and key.
 func (s *Study) Check() error {
 	progs := []string{s.Program}
 	if i := slices.Index(s.Params, ParamProgram); i >= 0 {

@@ -31,7 +31,7 @@
 // parameters and by any other parameter that still varies for one x.
 //
 // Before anything runs, Study.Check validates every path and value type;
-// errors name the study file and key and wrap ErrBadInput (exit code 2).
+// errors name the study file and key and are marked bad input (package badinput) (exit code 2).
 // Constraint violations of a particular combination (a tile that does not
 // fit L0A) only show when the point runs: the point is recorded with status
 // "failed" and the message in the "error" column, and the study goes on.

@@ -24,7 +24,7 @@ const maxLine = 16 << 20
 // every record against the study: a complete line of valid JSON with
 // exactly the record's keys, a point index of the study given once, the
 // point's parameter values and the study's metrics. Errors wrap
-// ErrBadInput and name the file and line.
+// bad input (package badinput) and name the file and line.
 func ReadResults(path string, s *Study) ([]Record, error) {
 	fh, err := os.Open(path)
 	if err != nil {

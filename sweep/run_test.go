@@ -3,12 +3,13 @@ package sweep
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
 )
 
 // tinyProgram is a small SGEMM-cube: a point takes milliseconds.
@@ -170,7 +171,7 @@ func TestRunResumeAndShards(t *testing.T) {
 		t.Errorf("second resume: %+v %v", sum, err)
 	}
 	// Without --resume an existing results file is refused.
-	if _, err := Run(s, Options{Out: full}); err == nil || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "--resume") {
+	if _, err := Run(s, Options{Out: full}); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "--resume") {
 		t.Errorf("rerun without --resume: %v", err)
 	}
 	// Conflicting records refuse to merge.
@@ -211,7 +212,7 @@ func TestResumeCorrupt(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := Run(s, Options{Out: dir, Resume: true, Jobs: 1})
-		if err == nil || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line containing %q", c.name, err, c.want)
 		}
 		if got := string(readFile(t, path)); got != c.text {
@@ -235,7 +236,7 @@ func TestCheck(t *testing.T) {
 		s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nvary: {"+c.vary+"}\n")
 		out := filepath.Join(t.TempDir(), "out")
 		_, err := Run(s, Options{Out: out})
-		if err == nil || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line containing %q", c.vary, err, c.want)
 		}
 		if _, err := os.Stat(out); err == nil {

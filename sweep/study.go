@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -13,26 +12,13 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
 
-// ErrBadInput matches (errors.Is) errors caused by the study file, the
-// command-line options or an existing results file that cannot be used.
-var ErrBadInput = errors.New("bad input")
-
-type inputError struct{ err error }
-
-func (e *inputError) Error() string        { return e.err.Error() }
-func (e *inputError) Unwrap() error        { return e.err }
-func (e *inputError) Is(target error) bool { return target == ErrBadInput }
-
-// badInput marks err as bad input without changing its message.
-func badInput(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &inputError{err}
-}
+// badInput marks errors caused by the study file, the command-line options
+// or an existing results file that cannot be used (exit code 2).
+func badInput(err error) error { return badinput.Wrap(err) }
 
 // MaxPoints bounds the number of points of a study.
 const MaxPoints = 100000
@@ -125,7 +111,7 @@ func (p *parser) errf(n *yaml.Node, key, format string, a ...any) error {
 
 // ParseStudy parses study YAML text; path names it in messages and dir
 // resolves the program (and machine file) paths. Every error wraps
-// ErrBadInput and names the file, line and key.
+// bad input (package badinput) and names the file, line and key.
 func ParseStudy(path, dir string, data []byte) (*Study, error) {
 	p := &parser{path: path}
 	var root yaml.Node

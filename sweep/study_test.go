@@ -1,10 +1,11 @@
 package sweep
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
 )
 
 func TestParseRange(t *testing.T) {
@@ -190,8 +191,8 @@ func TestParseStudyErrors(t *testing.T) {
 			t.Errorf("%q: error %v, want one containing %q", c.text, err, c.want)
 			continue
 		}
-		if !errors.Is(err, ErrBadInput) {
-			t.Errorf("%q: error %v does not wrap ErrBadInput", c.text, err)
+		if !badinput.Is(err) {
+			t.Errorf("%q: error %v does not are marked bad input (package badinput)", c.text, err)
 		}
 		if strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: error is not one line: %q", c.text, err)
@@ -213,7 +214,7 @@ func TestParseShard(t *testing.T) {
 		if (err == nil) != c.ok || got != c.want {
 			t.Errorf("ParseShard(%q) = %v, %v", c.in, got, err)
 		}
-		if err != nil && !errors.Is(err, ErrBadInput) {
+		if err != nil && !badinput.Is(err) {
 			t.Errorf("ParseShard(%q): %v is not bad input", c.in, err)
 		}
 	}
@@ -254,8 +255,8 @@ func FuzzParseStudy(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseStudy("f.yaml", ".", data)
 		if err != nil {
-			if !errors.Is(err, ErrBadInput) {
-				t.Fatalf("error %v does not wrap ErrBadInput", err)
+			if !badinput.Is(err) {
+				t.Fatalf("error %v does not are marked bad input (package badinput)", err)
 			}
 			return
 		}

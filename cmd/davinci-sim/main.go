@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
 )
 
 // exitError carries a process exit code through cobra's error path.
@@ -17,14 +19,14 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// badInput wraps err as a bad-input error (exit code 2).
-func badInput(err error) error { return &exitError{code: 2, err: err} }
+// badInput marks err as bad input (exit code 2).
+func badInput(err error) error { return badinput.Wrap(err) }
 
 // failure wraps err as a simulation failure (exit code 1).
 func failure(err error) error { return &exitError{code: 1, err: err} }
 
 // exitCode returns the process exit code for err: 0 for nil, the code an
-// exitError carries, else 2 (cobra's own errors are bad input).
+// exitError carries, else 2 (bad input, including cobra's own errors).
 func exitCode(err error) int {
 	if err == nil {
 		return 0

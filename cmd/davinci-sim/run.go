@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -121,7 +122,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if err != nil {
-		if errors.Is(err, programs.ErrBadInput) {
+		if badinput.Is(err) {
 			return badInput(err)
 		}
 		// A deadlock's trace shows what led to it.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/sweep"
 )
 
@@ -146,7 +147,7 @@ still missing (the files are written anyway), 2 on bad input.`,
 
 // sweepError maps bad input to exit code 2 and anything else to 1.
 func sweepError(err error) error {
-	if errors.Is(err, sweep.ErrBadInput) {
+	if badinput.Is(err) {
 		return badInput(err)
 	}
 	return failure(err)

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/programs"
 	"github.com/davinci-sim/davinci-sim/traces"
 	"github.com/davinci-sim/davinci-sim/viz"
@@ -72,7 +72,7 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 			rec.Finish(res.Stats.Time)
 		} else {
 			rec.Finish(0)
-			if errors.Is(err, programs.ErrBadInput) {
+			if badinput.Is(err) {
 				close(failed)
 			}
 		}
@@ -90,7 +90,7 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 		fmt.Fprintln(stderr, "davinci-sim:", uiErr)
 	}
 	if out.err != nil {
-		if errors.Is(out.err, programs.ErrBadInput) {
+		if badinput.Is(out.err) {
 			return badInput(out.err)
 		}
 		if terr := finishTrace(rec, nil, f); terr != nil {
