@@ -544,3 +544,25 @@ func TestFormatNeverPanics(t *testing.T) {
 		}
 	}
 }
+
+// Instructions print with their machine kind's lane and buffer names;
+// nil names (and indices beyond the lists) print DaVinci's.
+func TestNamesFormat(t *testing.T) {
+	n := &Names{Lanes: []string{"issue", "copy", "ldsm", "tensor"}, Buffers: []string{"GM", "SMEM", "RA"}}
+	cp := Copy(MTE2, Operand{L1, 64}, Operand{GM, 128}, 4096)
+	if got, want := n.Format(cp), "copy.copy gm=128 smem=64 bytes=4096"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := n.Format(SetFlag(MTE2, M, 3)), "set_flag copy tensor 3"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := n.Format(Barrier(ALL)), "pipe_barrier ALL"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := n.Format(FreeIn(L0B, "x")), "free L0B name=x"; got != want { // beyond the list
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if (*Names)(nil).Format(cp) != Format(cp) || Format(cp) != "mte2.copy gm=128 l1=64 bytes=4096" {
+		t.Errorf("default names: %q", Format(cp))
+	}
+}

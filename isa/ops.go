@@ -375,9 +375,12 @@ var specs = func() map[string]*opSpec {
 // instruction the assembler parses the text back to the same Instr (Line
 // aside). Invalid instructions print as well as they can; Format never
 // fails.
-func Format(in Instr) string {
+func Format(in Instr) string { return (*Names)(nil).Format(in) }
+
+// Format is Format with the lane and buffer names of n.
+func (n *Names) Format(in Instr) string {
 	var sb strings.Builder
-	sb.WriteString(Mnemonic(in))
+	sb.WriteString(n.Mnemonic(in))
 	kv := func(k string, v int64) {
 		sb.WriteByte(' ')
 		sb.WriteString(k)
@@ -394,10 +397,10 @@ func Format(in Instr) string {
 		sb.WriteByte(' ')
 		sb.WriteString(w)
 	}
-	bufKey := func(o Operand) { kv(lowerASCII(o.Buf.String()), o.Addr) }
+	bufKey := func(o Operand) { kv(lowerASCII(n.buffer(o.Buf)), o.Addr) }
 	switch in.Op {
 	case OpAlloc:
-		word(in.Region.Buf.String())
+		word(n.buffer(in.Region.Buf))
 		kv("off", in.Region.Offset)
 		kv("size", in.Region.Size)
 		if in.Region.Name != "" {
@@ -406,21 +409,25 @@ func Format(in Instr) string {
 	case OpFree:
 		if in.Region.Name != "" {
 			if in.Region.Buf != GM {
-				word(in.Region.Buf.String())
+				word(n.buffer(in.Region.Buf))
 			}
 			ks("name", in.Region.Name)
 		} else {
-			word(in.Region.Buf.String())
+			word(n.buffer(in.Region.Buf))
 			kv("off", in.Region.Offset)
 		}
 	case OpScalar:
 		kv("cycles", in.Cycles)
 	case OpSetFlag, OpWaitFlag:
-		word(in.SrcPipe.String())
-		word(in.DstPipe.String())
+		word(n.lane(in.SrcPipe))
+		word(n.lane(in.DstPipe))
 		word(strconv.Itoa(in.FlagID))
 	case OpBarrier:
-		word(in.Pipe.String())
+		if in.Pipe == ALL {
+			word(in.Pipe.String())
+		} else {
+			word(n.lane(in.Pipe))
+		}
 	case OpCopy:
 		bufKey(in.Src)
 		bufKey(in.Dst)

@@ -20,9 +20,36 @@ const FractalSide = 16
 // numRoundings is the number of rounding modes declared in package fp.
 var numRoundings = fp.Rounding(len(fp.Roundings()))
 
+// Names are the names a machine kind gives lanes (Instr.Pipe and the flag
+// pipes) and buffers (operand and region buffers): instructions of every
+// kind share this instruction record, and print with their kind's names. A
+// nil *Names, or an index beyond a list, prints DaVinci's names.
+type Names struct {
+	Lanes   []string
+	Buffers []string
+}
+
+func (n *Names) lane(p Pipe) string {
+	if n != nil && int(p) < len(n.Lanes) {
+		return n.Lanes[p]
+	}
+	return p.String()
+}
+
+func (n *Names) buffer(b Buffer) string {
+	if n != nil && int(b) < len(n.Buffers) {
+		return n.Buffers[b]
+	}
+	return b.String()
+}
+
 // Mnemonic returns the assembly mnemonic of an instruction ("mte2.copy",
 // "v.add", …). It never fails: unknown combinations get a descriptive name.
-func Mnemonic(in Instr) string {
+func Mnemonic(in Instr) string { return (*Names)(nil).Mnemonic(in) }
+
+// Mnemonic is Mnemonic with the lane names of n.
+func (n *Names) Mnemonic(in Instr) string {
+	pipeLower := func(p Pipe) string { return lowerASCII(n.lane(p)) }
 	switch in.Op {
 	case OpNop, OpAlloc, OpFree, OpScalar, OpSetFlag, OpWaitFlag, OpBarrier, OpSyncAll:
 		return in.Op.String()
@@ -39,8 +66,6 @@ func Mnemonic(in Instr) string {
 	}
 	return in.Op.String()
 }
-
-func pipeLower(p Pipe) string { return lowerASCII(p.String()) }
 
 func lowerASCII(s string) string {
 	b := []byte(s)

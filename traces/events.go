@@ -189,7 +189,8 @@ type Timeline struct {
 	// cover the whole run.
 	Dropped sim.Time
 
-	names   []string          // slice names (mnemonics, causes), by Slice.name
+	names   *isa.Names        // the machine's lane and buffer names for instruction text (nil: DaVinci's)
+	snames  []string          // slice names (mnemonics, causes), by Slice.name
 	nameIdx map[string]uint16 // names → index
 	peakBW  float64           // at least the largest Bandwidth value but the last (PeakBandwidth)
 
@@ -235,8 +236,8 @@ const (
 // Name returns the name of slice s: the mnemonic ("mte2.copy", "set_flag")
 // or the stall cause ("wait_flag").
 func (t *Timeline) Name(s *Slice) string {
-	if int(s.name) < len(t.names) {
-		return t.names[s.name]
+	if int(s.name) < len(t.snames) {
+		return t.snames[s.name]
 	}
 	return ""
 }
@@ -247,14 +248,14 @@ func (t *Timeline) intern(n string) (uint16, bool) {
 	if i, ok := t.nameIdx[n]; ok {
 		return i, true
 	}
-	if len(t.names) > math.MaxUint16 {
+	if len(t.snames) > math.MaxUint16 {
 		return 0, false
 	}
 	if t.nameIdx == nil {
 		t.nameIdx = map[string]uint16{}
 	}
-	i := uint16(len(t.names))
-	t.names = append(t.names, n)
+	i := uint16(len(t.snames))
+	t.snames = append(t.snames, n)
 	t.nameIdx[n] = i
 	return i, true
 }
@@ -364,7 +365,7 @@ func (t *Timeline) instr(s *Slice) (isa.Instr, bool) {
 // stalls).
 func (t *Timeline) Text(s *Slice) string {
 	if in, ok := t.instr(s); ok {
-		return isa.Format(in)
+		return t.instrNames().Format(in)
 	}
 	if s.ref > 0 && int(s.ref) <= len(t.args) {
 		return t.args[s.ref-1].text
@@ -446,6 +447,10 @@ func (c *CoreTimeline) grow(p, b int) {
 		c.Occ = append(c.Occ, nil)
 	}
 }
+
+// instrNames returns the names instructions print with: the machine's lanes
+// and buffers (recorded runs; read-back traces carry their text).
+func (t *Timeline) instrNames() *isa.Names { return t.names }
 
 // LaneName returns the name of lane p.
 func (t *Timeline) LaneName(p int) string {

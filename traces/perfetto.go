@@ -196,7 +196,7 @@ func (e *eventWriter) slice(tl *Timeline, pid, p int, s *Slice, bound map[uint64
 	var bytes int64
 	var flops float64
 	if in, ok := tl.instr(s); ok {
-		text = isa.Format(in)
+		text = tl.instrNames().Format(in)
 		bytes, flops = InstrBytes(&in, tl.VectorRepeatBytes)
 	} else {
 		text = tl.Text(s)

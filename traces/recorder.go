@@ -261,6 +261,7 @@ func (r *Recorder) SetInfo(machine, program string, g *machines.Geometry) {
 	for _, c := range t.Cores {
 		c.grow(len(t.Lanes)-1, len(t.Buffers)-1)
 	}
+	t.names = &isa.Names{Lanes: t.Lanes, Buffers: t.Buffers}
 }
 
 // Flush hands the events observed so far to the timeline and waits until
@@ -707,7 +708,7 @@ func (r *Recorder) opName(op isa.Op, pipe isa.Pipe, vop isa.VecOp) uint16 {
 	if op < 32 && pipe < 16 && vop < 64 && r.opNames[k] > 0 {
 		return r.opNames[k] - 1
 	}
-	n, _ := r.tl.intern(isa.Mnemonic(isa.Instr{Op: op, Pipe: pipe, VOp: vop}))
+	n, _ := r.tl.intern(r.tl.instrNames().Mnemonic(isa.Instr{Op: op, Pipe: pipe, VOp: vop}))
 	if op < 32 && pipe < 16 && vop < 64 {
 		r.opNames[k] = n + 1
 	}
