@@ -55,7 +55,8 @@ type Chip struct {
 	mmadFlops       float64
 	failed          error
 
-	host *Host // attached host program (nil: none)
+	host  *Host       // attached host program (nil: none)
+	grids *gridRunner // kernel grids of the program (nil: none)
 
 	flagObs Observer // opts.Observer unless it ignores flags (FlagFilter)
 
@@ -83,11 +84,6 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	}
 	c := &Chip{M: m, geom: m.Geometry(), kind: kind, opts: opts, eng: sim.NewEngine(), clock: clk, cube: model,
 		syncWaiting: make([]bool, m.Cores)}
-	if kind.Setup != nil {
-		if err := kind.Setup(c); err != nil {
-			return nil, fmt.Errorf("machine %s: %w", m.Name, err)
-		}
-	}
 	if opts.Mode == Functional {
 		c.gm = mem.NewGM(int64(m.GM.Capacity))
 	}
@@ -103,9 +99,14 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 		c.l2 = l2
 		c.l2BW = mem.NewChannel(c.eng, float64(m.L2.Bandwidth))
 	}
-	for i := 0; i < m.Cores; i++ {
-		c.cores = append(c.cores, kind.NewCore(c, i))
+	cores, err := kind.NewCores(c)
+	if err != nil {
+		return nil, fmt.Errorf("machine %s: %w", m.Name, err)
 	}
+	if len(cores) != m.Cores {
+		return nil, fmt.Errorf("machine %s: kind %s built %d cores, want %d", m.Name, m.Kind, len(cores), m.Cores)
+	}
+	c.cores = cores
 	return c, nil
 }
 
@@ -166,6 +167,14 @@ func (c *Chip) Run(p isa.Program) (*Stats, error) {
 			every = 1 << 20
 		}
 		c.eng.OnProgress(every, c.opts.Progress)
+	}
+	if len(p.Grids) > 0 {
+		if len(p.Cores) > 0 {
+			return nil, fmt.Errorf("program %s: give per-core streams or kernel grids, not both", p.Name)
+		}
+		if err := c.startGrids(p.Grids); err != nil {
+			return nil, err
+		}
 	}
 	for i, s := range p.Cores {
 		if s != nil {

@@ -39,13 +39,14 @@ type CoreModel interface {
 // kinds do.
 type Kind struct {
 	Name string
-	// Setup checks what the kind needs of the machine and prepares
-	// kind-wide state on the chip (numerics model) before cores are built.
-	Setup func(c *Chip) error
-	// NewCore builds core id of chip c.
-	NewCore func(c *Chip, id int) CoreModel
+	// NewCores checks what the kind needs of chip c's machine and builds
+	// its cores (c.M.Cores of them, core i at index i).
+	NewCores func(c *Chip) ([]CoreModel, error)
 	// Limits returns the static-check limits of programs on chip c.
 	Limits func(c *Chip) isa.Limits
+	// LaunchLatency, if not nil, is the time from one kernel grid's end
+	// (or the run's start) to the next grid's first CTA (isa.Grid).
+	LaunchLatency func(c *Chip) sim.Time
 }
 
 var kinds = map[string]*Kind{}

@@ -18,6 +18,30 @@ type Program struct {
 	// the run then skips the pre-run Check (a full walk of every stream,
 	// as costly as generating it). Hand-written programs leave it false.
 	Generated bool
+	// Grids are kernel launches for machine kinds that schedule thread
+	// blocks onto their cores (GPU SMs, CUs), run one after the other; a
+	// program has Cores or Grids, not both.
+	Grids []Grid
+}
+
+// Grid is one kernel launch: CTAs (thread blocks, workgroups), each running
+// its own stream, scheduled onto the cores by occupancy — as many resident
+// on a core at once as its resources allow — in waves, the next waiting
+// CTA starting on a core as soon as one of its CTAs finishes.
+type Grid struct {
+	Name string
+	CTAs int
+	// CTA returns the stream of CTA i (0 ≤ i < CTAs).
+	CTA func(i int) Stream
+	// Resources is what one resident CTA holds on its core.
+	Resources Resources
+}
+
+// Resources are what one resident CTA holds on its core while it runs.
+type Resources struct {
+	SharedBytes int64 // shared memory (LDS), bytes
+	Registers   int64 // 32-bit registers over all its threads
+	Warps       int   // warps (wavefronts)
 }
 
 // Slice returns a Stream over a fixed slice of instructions.

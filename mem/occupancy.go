@@ -55,6 +55,21 @@ func (o *Occupancy) Alloc(now sim.Time, name string, off, size int64) error {
 	return nil
 }
 
+// AllocAny marks size bytes live under name at the lowest offset where
+// they fit between the live regions (first fit) and returns the offset.
+func (o *Occupancy) AllocAny(now sim.Time, name string, size int64) (int64, error) {
+	off := int64(0)
+	for moved := true; moved; {
+		moved = false
+		for _, r := range o.live {
+			if off < r.Offset+r.Size && r.Offset < off+size {
+				off, moved = r.Offset+r.Size, true
+			}
+		}
+	}
+	return off, o.Alloc(now, name, off, size)
+}
+
 // Free releases the live region with the given name (or, when name is empty,
 // the one starting at off) at time now.
 func (o *Occupancy) Free(now sim.Time, name string, off int64) error {

@@ -14,9 +14,15 @@ import (
 
 func init() {
 	arch.RegisterKind(&arch.Kind{
-		Name:    "davinci",
-		NewCore: func(c *arch.Chip, id int) arch.CoreModel { return newCore(c, id) },
-		Limits:  limits,
+		Name: "davinci",
+		NewCores: func(c *arch.Chip) ([]arch.CoreModel, error) {
+			cores := make([]arch.CoreModel, c.M.Cores)
+			for i := range cores {
+				cores[i] = newCore(c, i)
+			}
+			return cores, nil
+		},
+		Limits: limits,
 	})
 }
 
