@@ -235,12 +235,17 @@ type GMSpan struct {
 
 // StartGM starts the GM side of a transfer of n bytes (a read when read)
 // touching span, for owner, which is told through FlowDone(now, tag) as
-// each part finishes streaming; it returns the number of parts (1 or 2).
+// each part finishes streaming; it returns the number of parts (1 or 2)
+// and the latency the transfer adds to its path's: gm.latency_cycles when
+// some of its bytes come from HBM (every write, every read without an
+// L2), plus l2.far_latency_cycles on a chip whose L2 is split in
+// partitions (lines interleave over them, so a transfer's last byte comes
+// from the far one).
 // Reads are split into the bytes the L2 holds (served at L2 bandwidth) and
 // the rest (HBM); writes go through to HBM and allocate in the L2. Each
 // part is capped by its share of capBps (the path's bandwidth) so an
 // uncontended transfer takes n / path.
-func (c *Chip) StartGM(owner mem.FlowDone, tag int64, read bool, n int64, span GMSpan, capBps float64) int {
+func (c *Chip) StartGM(owner mem.FlowDone, tag int64, read bool, n int64, span GMSpan, capBps float64) (parts int, latency sim.Time) {
 	if read {
 		c.gmRead += n
 	} else {
@@ -254,7 +259,12 @@ func (c *Chip) StartGM(owner mem.FlowDone, tag int64, read bool, n int64, span G
 		}
 	}
 	miss := n - hit
-	parts := 0
+	if miss > 0 || hit == 0 {
+		latency = c.clock.Cycles(int64(c.M.GM.LatencyCycles))
+	}
+	if c.M.L2.Partitions > 1 && c.l2 != nil {
+		latency += c.clock.Cycles(int64(c.M.L2.FarLatencyCycles))
+	}
 	if hit > 0 {
 		parts++
 	}
@@ -271,7 +281,7 @@ func (c *Chip) StartGM(owner mem.FlowDone, tag int64, read bool, n int64, span G
 		}
 		c.gmBW.Start(miss, share, owner, tag)
 	}
-	return parts
+	return parts, latency
 }
 
 // SyncArrive registers core id at the chip-wide barrier (sync_all) and

@@ -102,7 +102,9 @@ func (m *Machine) HasHost() bool { return m.Host.Cores > 0 }
 type GlobalMemory struct {
 	Capacity  Size      `mapstructure:"capacity"`
 	Bandwidth Bandwidth `mapstructure:"bandwidth"` // total, shared by all cores
-	// LatencyCycles is added to every GM access, in core cycles.
+	// LatencyCycles is added to a GM access that misses the L2 (to every
+	// access on a machine without an L2), in core cycles; a copy path's own
+	// latency covers the rest (an L2 hit).
 	LatencyCycles int `mapstructure:"latency_cycles"`
 }
 

@@ -53,8 +53,7 @@ func (c *Core) execute(p *pipe, now sim.Time) {
 		lat := clk.Cycles(int64(path.LatencyCycles))
 		if in.Src.Buf == isa.GM || in.Dst.Buf == isa.GM {
 			p.ideal = clk.Cycles(cyclesFor(bytes, path.BytesPerCycle))
-			p.lat = lat + clk.Cycles(int64(c.chip.M.GM.LatencyCycles))
-			c.startGM(p, in, bytes, path.BytesPerCycle*clk.Hz())
+			p.lat = lat + c.startGM(p, in, bytes, path.BytesPerCycle*clk.Hz())
 			return
 		}
 		c.finishAfter(p, now, clk.Cycles(cyclesFor(bytes, path.BytesPerCycle)), lat)
@@ -80,8 +79,9 @@ func (c *Core) execute(p *pipe, now sim.Time) {
 }
 
 // startGM starts the GM side of copy in of n bytes on pipe p, through the
-// chip's L2 and HBM channels (capBps: the path's bandwidth).
-func (c *Core) startGM(p *pipe, in *isa.Instr, n int64, capBps float64) {
+// chip's L2 and HBM channels (capBps: the path's bandwidth), and returns the
+// latency the memory adds to the path's.
+func (c *Core) startGM(p *pipe, in *isa.Instr, n int64, capBps float64) sim.Time {
 	read := in.Src.Buf == isa.GM
 	var span arch.GMSpan
 	switch {
@@ -92,7 +92,9 @@ func (c *Core) startGM(p *pipe, in *isa.Instr, n int64, capBps float64) {
 	case in.Op == isa.OpL0CCopy:
 		span = arch.GMSpan{Addr: in.Dst.Addr, Rows: in.Rows, RowBytes: int64(in.Cols * in.Out.Bytes()), Stride: in.RowStride}
 	}
-	p.xfer += c.chip.StartGM(c, int64(p.id), read, n, span, capBps)
+	parts, lat := c.chip.StartGM(c, int64(p.id), read, n, span, capBps)
+	p.xfer += parts
+	return lat
 }
 
 // ceilDiv returns ceil(a/b) for positive b.

@@ -1,0 +1,299 @@
+package nvidia
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/cube"
+	"github.com/davinci-sim/davinci-sim/dma"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/mem"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// execute starts l.cur on lane p of CTA t at now: it computes the cost and
+// either finishes the instruction on the SM's clock or runs it as a flow
+// through a shared unit (tensor, CUDA cores, shared memory) or the chip's
+// memory channels.
+func (sm *SM) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
+	in := &l.cur
+	pr := sm.p
+	clk := pr.clock
+	tag := int64(t.slot*numLanes) + int64(p)
+	switch in.Op {
+	case isa.OpCopy, isa.OpL0CCopy:
+		var bytes int64
+		var span arch.GMSpan
+		if in.Op == isa.OpCopy {
+			bytes = int64(in.NBurst) * in.BurstLen
+			if in.Src.Buf == BufGM {
+				span = arch.GMSpan{Addr: in.Src.Addr, Rows: in.NBurst, RowBytes: in.BurstLen, Stride: in.SrcStride}
+			} else {
+				span = arch.GMSpan{Addr: in.Dst.Addr, Rows: in.NBurst, RowBytes: in.BurstLen, Stride: in.DstStride}
+			}
+		} else {
+			bytes = int64(in.Rows) * int64(in.Cols) * int64(in.Out.Bytes())
+			span = arch.GMSpan{Addr: in.Dst.Addr, Rows: in.Rows, RowBytes: int64(in.Cols * in.Out.Bytes()), Stride: in.RowStride}
+		}
+		path, ok := pr.path(in.Src.Buf, in.Dst.Buf, p)
+		if !ok {
+			sm.fault(t, in, fmt.Errorf("no copy path %s→%s on lane %s", pr.bufName(in.Src.Buf), pr.bufName(in.Dst.Buf), pr.geom.Lanes[p]))
+			return
+		}
+		lat := clk.Cycles(int64(path.LatencyCycles))
+		if in.Src.Buf == BufGM || in.Dst.Buf == BufGM {
+			l.ideal = clk.Cycles(cyclesFor(bytes, path.BytesPerCycle))
+			parts, memLat := sm.chip.StartGM(sm, tag, in.Src.Buf == BufGM, bytes, span, path.BytesPerCycle*clk.Hz())
+			l.lat, l.xfer = lat+memLat, parts
+			return
+		}
+		sm.finishAfter(l, now, clk.Cycles(cyclesFor(bytes, path.BytesPerCycle)), lat)
+	case isa.OpLoad:
+		// ldmatrix: shared memory → registers in 128-byte wavefronts; rows
+		// whose 16-byte chunks fall in the same banks serialise.
+		path, ok := pr.path(in.Src.Buf, in.Dst.Buf, p)
+		if !ok {
+			sm.fault(t, in, fmt.Errorf("no load path %s→%s on lane %s", pr.bufName(in.Src.Buf), pr.bufName(in.Dst.Buf), pr.geom.Lanes[p]))
+			return
+		}
+		bytes := int64(in.Rows) * int64(in.Cols) * int64(in.In.Bytes())
+		waves := wavefronts(in, pr.banks, pr.bankBytes)
+		cycles := float64(waves) * float64(pr.banks*pr.bankBytes) / path.BytesPerCycle
+		if bytes == 0 {
+			cycles = 0
+		}
+		sm.startUnit(t, l, LaneLDSM, cycles, 1, clk.Cycles(int64(path.LatencyCycles)), tag)
+	case isa.OpMmad:
+		flops := 2 * float64(in.M) * float64(in.N) * float64(in.K)
+		sm.chip.AddMatrixFlops(flops)
+		if p == LaneFMA {
+			rate := pr.cudaRate[in.In]
+			if rate <= 0 {
+				sm.fault(t, in, fmt.Errorf("the CUDA cores of this machine do not compute %s", in.In))
+				return
+			}
+			sm.startUnit(t, l, LaneFMA, flops/rate, warpShare(t, pr), clk.Cycles(int64(pr.fmaLatency)), tag)
+			return
+		}
+		rate := pr.tensorRate[in.In]
+		if rate <= 0 {
+			sm.fault(t, in, fmt.Errorf("the tensor cores of this machine do not take %s inputs (they take %s)", in.In, pr.tensorInputs()))
+			return
+		}
+		sm.startUnit(t, l, LaneTensor, flops/(rate*pr.tensorEfficiency), warpShare(t, pr), clk.Cycles(int64(pr.mmaLatency)), tag)
+	case isa.OpVector:
+		rep := max(in.Repeat, 1)
+		elems := float64(in.VecElems(pr.geom.VectorRepeatBytes)) * float64(rep)
+		sm.startUnit(t, l, LaneFMA, elems/pr.cudaLanes, warpShare(t, pr), clk.Cycles(int64(pr.fmaLatency)), tag)
+	default:
+		sm.fault(t, in, fmt.Errorf("%s cannot run on lane %s", in.Op, pr.geom.Lanes[p]))
+	}
+}
+
+// warpShare is the fraction of an SM unit one CTA can keep busy: a CTA
+// with fewer warps than the SM has sub-cores leaves some idle.
+func warpShare(t *cta, pr *params) float64 {
+	return math.Min(1, float64(t.res.Warps)/float64(pr.subCores))
+}
+
+// startUnit runs cycles of work of unit u (at full throughput) for lane l
+// as a flow capped at share of the unit, landing lat after its last cycle.
+func (sm *SM) startUnit(t *cta, l *ctaLane, u int, cycles, share float64, lat sim.Time, tag int64) {
+	clk := sm.p.clock
+	work := int64(math.Ceil(cycles * unitScale))
+	if work <= 0 {
+		sm.finishAfter(l, sm.chip.Engine().Now(), 1, lat)
+		return
+	}
+	l.ideal = clk.Cycles(int64(math.Ceil(cycles / share)))
+	l.lat = lat
+	l.xfer = 1
+	sm.units[u].Start(work, clk.Hz()*unitScale*share, sm, tag)
+}
+
+// finishAfter occupies lane l for d, with the effect landing lat later.
+func (sm *SM) finishAfter(l *ctaLane, now, d, lat sim.Time) {
+	d = max(d, 1)
+	l.busy = now + d
+	done := l.busy + lat
+	l.last = max(l.last, done)
+	if sm.funct {
+		l.fly = append(l.fly, inflight{done: done, in: l.cur})
+	}
+}
+
+// cyclesFor returns the cycles to move n bytes at bpc bytes per cycle.
+func cyclesFor(n int64, bpc float64) int64 { return int64(math.Ceil(float64(n) / bpc)) }
+
+// wavefronts returns the shared-memory wavefronts an ldmatrix run needs
+// for a row-major tile (rows × cols of In, RowStride bytes apart; with
+// Transpose the stored tile is cols × rows): every group of 8 stored rows
+// reads one 16-byte chunk per row per phase, and rows whose chunks land in
+// the same banks are served in separate wavefronts (32 banks × 4 bytes).
+func wavefronts(in *isa.Instr, banks, bankBytes int) int64 {
+	rows, cols := in.Rows, in.Cols
+	if in.Transpose {
+		rows, cols = cols, rows
+	}
+	rowBytes := int64(cols) * int64(in.In.Bytes())
+	chunks := (rowBytes + 15) / 16
+	groups := int64((rows + 7) / 8)
+	return groups * chunks * int64(conflictDegree(in.RowStride, banks, bankBytes))
+}
+
+// conflictDegree is the number of wavefronts one phase of 8 rows (16 bytes
+// each, rowStride bytes apart) needs: the most rows sharing a bank.
+func conflictDegree(rowStride int64, banks, bankBytes int) int {
+	line := int64(banks * bankBytes)
+	count := make([]int, banks)
+	worst := 1
+	for r := int64(0); r < 8; r++ {
+		off := ((r*rowStride)%line + line) % line
+		for b := int64(0); b < 16/int64(bankBytes); b++ {
+			k := int((off/int64(bankBytes) + b) % int64(banks))
+			count[k]++
+			worst = max(worst, count[k])
+		}
+	}
+	return worst
+}
+
+// apply performs the data effect of a completed instruction (functional).
+func (sm *SM) apply(t *cta, in *isa.Instr) {
+	var err error
+	switch in.Op {
+	case isa.OpCopy:
+		err = sm.copy2D(t, in)
+	case isa.OpLoad:
+		var dst, src []byte
+		if dst, err = sm.local(t, in.Dst.Buf, in.Dst.Addr, dma.FractalBytes(in.Rows, in.Cols, in.In)); err == nil {
+			src, err = sm.local(t, in.Src.Buf, in.Src.Addr, dma.RowMajorSpan(in.Rows, in.Cols, in.RowStride, in.In, in.Transpose))
+			if err == nil {
+				err = dma.LoadFractal(dst, src, in.Rows, in.Cols, in.RowStride, in.In, in.Transpose)
+			}
+		}
+	case isa.OpMmad:
+		err = sm.mmad(t, in)
+	case isa.OpL0CCopy:
+		err = sm.accCopy(t, in)
+	case isa.OpVector:
+		err = fmt.Errorf("vector operations on an SM are timed but not computed yet")
+	}
+	if err != nil {
+		sm.fault(t, in, err)
+	}
+}
+
+// local returns n bytes of CTA t's buffer b at addr.
+func (sm *SM) local(t *cta, b isa.Buffer, addr, n int64) ([]byte, error) {
+	if int(b) >= len(t.mem) || t.mem[b] == nil && n > 0 {
+		return nil, fmt.Errorf("%s is not a buffer of a CTA", sm.p.bufName(b))
+	}
+	buf := t.mem[b]
+	if addr < 0 || n < 0 || addr+n > int64(len(buf)) {
+		return nil, fmt.Errorf("%s access [%d, %d) outside the CTA's %d bytes", sm.p.bufName(b), addr, addr+n, len(buf))
+	}
+	return buf[addr : addr+n : addr+n], nil
+}
+
+func (sm *SM) copy2D(t *cta, in *isa.Instr) error {
+	gm := sm.chip.GM()
+	for i := 0; i < in.NBurst; i++ {
+		sa := in.Src.Addr + int64(i)*in.SrcStride
+		da := in.Dst.Addr + int64(i)*in.DstStride
+		switch {
+		case in.Src.Buf == BufGM:
+			dst, err := sm.local(t, in.Dst.Buf, da, in.BurstLen)
+			if err != nil {
+				return err
+			}
+			if err := gm.Read(sa, dst); err != nil {
+				return err
+			}
+		case in.Dst.Buf == BufGM:
+			src, err := sm.local(t, in.Src.Buf, sa, in.BurstLen)
+			if err != nil {
+				return err
+			}
+			if err := gm.Write(da, src); err != nil {
+				return err
+			}
+		default:
+			src, err := sm.local(t, in.Src.Buf, sa, in.BurstLen)
+			if err != nil {
+				return err
+			}
+			dst, err := sm.local(t, in.Dst.Buf, da, in.BurstLen)
+			if err != nil {
+				return err
+			}
+			copy(dst, src)
+		}
+	}
+	return nil
+}
+
+// mmad computes C (fractal, FP32) = A·B (+ C) on fragments in the CTA's
+// registers (or tensor memory), in the instruction's k order through the
+// machine's numerics model (tensor cores) or an FMA chain (CUDA cores).
+func (sm *SM) mmad(t *cta, in *isa.Instr) error {
+	a, err := sm.local(t, in.Src.Buf, in.Src.Addr, dma.FractalBytes(in.M, in.K, in.In))
+	if err != nil {
+		return err
+	}
+	b, err := sm.local(t, in.Src1.Buf, in.Src1.Addr, dma.FractalBytes(in.K, in.N, in.In))
+	if err != nil {
+		return err
+	}
+	c, err := sm.local(t, in.Dst.Buf, in.Dst.Addr, dma.FractalBytes(in.M, in.N, in.Out))
+	if err != nil {
+		return err
+	}
+	model := sm.chip.Cube()
+	if in.Pipe == LaneFMA {
+		model = sm.p.fmaModel
+	}
+	switch {
+	case in.In == fp.FP16 && in.Out == fp.FP32:
+		return model.MMADF16(in.M, in.K, in.N, mem.Uint16s(a), cube.Fractal, mem.Uint16s(b), cube.Fractal, mem.Float32s(c), cube.Fractal, in.Init)
+	case in.In == fp.BF16 && in.Out == fp.FP32:
+		return model.MMADBF16(in.M, in.K, in.N, mem.Uint16s(a), cube.Fractal, mem.Uint16s(b), cube.Fractal, mem.Float32s(c), cube.Fractal, in.Init)
+	case in.In == fp.FP32 && in.Out == fp.FP32:
+		return model.MMAD(fp.FP32, fp.FP32, in.M, in.K, in.N, mem.Uint32s(a), cube.Fractal, mem.Uint32s(b), cube.Fractal, mem.Uint32s(c), cube.Fractal, in.Init)
+	}
+	return fmt.Errorf("mma %s→%s is timed but not computed yet", in.In, in.Out)
+}
+
+// accCopy writes a fractal accumulator tile row-major to GM or a CTA
+// buffer, converting with the instruction's rounding (the epilogue).
+func (sm *SM) accCopy(t *cta, in *isa.Instr) error {
+	src, err := sm.local(t, in.Src.Buf, in.Src.Addr, dma.FractalBytes(in.Rows, in.Cols, in.In))
+	if err != nil {
+		return err
+	}
+	rowBytes := int64(in.Cols) * int64(in.Out.Bytes())
+	if in.Dst.Buf == BufGM {
+		row := make([]byte, rowBytes)
+		for r := 0; r < in.Rows; r++ {
+			if err := dma.FractalRow(row, src, r, in.Rows, in.Cols, in.In, in.Out, in.Round, in.Saturate); err != nil {
+				return err
+			}
+			if err := sm.chip.GM().Write(in.Dst.Addr+int64(r)*in.RowStride, row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for r := 0; r < in.Rows; r++ {
+		row, err := sm.local(t, in.Dst.Buf, in.Dst.Addr+int64(r)*in.RowStride, rowBytes)
+		if err != nil {
+			return err
+		}
+		if err := dma.FractalRow(row, src, r, in.Rows, in.Cols, in.In, in.Out, in.Round, in.Saturate); err != nil {
+			return err
+		}
+	}
+	return nil
+}

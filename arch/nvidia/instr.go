@@ -1,0 +1,46 @@
+package nvidia
+
+import (
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+)
+
+// Constructors of the SM's CTA-level instructions: each stands for the run
+// of hardware instructions a CTA's warps issue for it (see the package
+// doc). They are the shared isa.Instr record with the SM's lanes and
+// buffers.
+
+// CopyToShared is the asynchronous copy of a tile into shared memory
+// (cp.async, or one TMA bulk copy): rows of rowBytes bytes from global
+// memory at gm (gmStride apart) to shared memory at smem (smemStride apart).
+func CopyToShared(smem, gm int64, rows int, rowBytes, smemStride, gmStride int64) isa.Instr {
+	return isa.Copy2D(LaneCopy, isa.Operand{Buf: BufSMEM, Addr: smem}, isa.Operand{Buf: BufGM, Addr: gm},
+		rows, rowBytes, gmStride, smemStride)
+}
+
+// LoadMatrix is the ldmatrix run that loads a rows×cols tile of f, stored
+// row-major in shared memory at smem with stride bytes between rows, into
+// register fragments at rf (transposed when the stored tile is its
+// cols×rows transpose).
+func LoadMatrix(rf, smem int64, rows, cols int, stride int64, f fp.Format, transpose bool) isa.Instr {
+	return isa.Instr{Op: isa.OpLoad, Pipe: LaneLDSM, Dst: isa.Operand{Buf: BufRF, Addr: rf},
+		Src: isa.Operand{Buf: BufSMEM, Addr: smem}, Rows: rows, Cols: cols, RowStride: stride, In: f, Transpose: transpose}
+}
+
+// MMA is the run of tensor-core instructions of one k-tile: C (m×n of out,
+// registers at c) = A (m×k of in, at a) · B (k×n, at b) + (init ? 0 : C),
+// k processed in increasing order.
+func MMA(c, a, b int64, m, k, n int, in, out fp.Format, init bool) isa.Instr {
+	return isa.Instr{Op: isa.OpMmad, Pipe: LaneTensor, Dst: isa.Operand{Buf: BufRF, Addr: c},
+		Src: isa.Operand{Buf: BufRF, Addr: a}, Src1: isa.Operand{Buf: BufRF, Addr: b},
+		M: m, K: k, N: n, In: in, Out: out, Init: init}
+}
+
+// StoreAccumulators is the epilogue store of an accumulator tile (rows ×
+// cols of in, registers at rf) to global memory at gm, row-major with
+// stride bytes between rows, converted to out with round and sat.
+func StoreAccumulators(gm, rf int64, rows, cols int, stride int64, in, out fp.Format, round fp.Rounding, sat bool) isa.Instr {
+	return isa.Instr{Op: isa.OpL0CCopy, Pipe: LaneStore, Dst: isa.Operand{Buf: BufGM, Addr: gm},
+		Src: isa.Operand{Buf: BufRF, Addr: rf}, Rows: rows, Cols: cols, RowStride: stride,
+		In: in, Out: out, Round: round, Saturate: sat}
+}

@@ -1,0 +1,714 @@
+package nvidia
+
+import (
+	"fmt"
+	"iter"
+	"math"
+	"strings"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/mem"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// smPriority orders SM wake-ups after channel completions at the same
+// instant (as DaVinci cores).
+const smPriority = 0
+
+// queueDepth is the per-CTA queue of each lane: how far the CTA's issue
+// runs ahead of a lane (warps' instruction buffers; at CTA granularity one
+// entry stands for a run of hardware instructions).
+const queueDepth = 16
+
+// flagIDs is the number of event ids per (src, dst) lane pair of a CTA:
+// cp.async groups, mbarriers and the buffer-free tokens of a multistage
+// pipeline.
+const flagIDs = 32
+
+// Work units of the SM's shared execution channels: one cycle of a unit's
+// full throughput is unitScale units, so an instruction's work is exact to
+// 1/unitScale cycle.
+const unitScale = 1 << 12
+
+// inflight is an instruction whose effect lands at done.
+type inflight struct {
+	done sim.Time
+	in   isa.Instr
+}
+
+// ctaLane is one lane of one resident CTA: an in-order queue.
+type ctaLane struct {
+	q     []isa.Instr // ring
+	ready []sim.Time  // issue time of each entry
+	head  int
+	n     int
+	busy  sim.Time // can start its next instruction at
+	last  sim.Time // every started instruction has landed by
+	xfer  int      // channel flows of the current instruction still running
+	state arch.Cause
+	cur   isa.Instr // the instruction executing (busy label, flows)
+	seq   uint64    // counts the instructions started (busy intervals)
+	start sim.Time  // cur's start
+	ideal sim.Time  // cur's duration at its own rate (flows)
+	lat   sim.Time  // cur's latency after its last unit of work (flows)
+	fly   []inflight
+}
+
+func (l *ctaLane) full() bool        { return l.n == len(l.q) }
+func (l *ctaLane) empty() bool       { return l.n == 0 }
+func (l *ctaLane) front() *isa.Instr { return &l.q[l.head] }
+
+func (l *ctaLane) push(in isa.Instr, ready sim.Time) {
+	i := (l.head + l.n) % len(l.q)
+	l.q[i], l.ready[i] = in, ready
+	l.n++
+}
+
+func (l *ctaLane) pop() {
+	l.head = (l.head + 1) % len(l.q)
+	l.n--
+}
+
+// cta is one resident thread block: an in-order issue stream feeding its
+// lanes, its flags and (functional mode) its shared memory and registers.
+type cta struct {
+	active  bool
+	idx     int // index in the grid
+	slot    int // index in SM.ctas
+	res     isa.Resources
+	pull    func() ([]isa.Instr, bool)
+	stop    func()
+	chunk   []isa.Instr
+	chunkAt int
+	pending *isa.Instr
+	fetched bool
+	drained bool
+	free    sim.Time // the issue unit is busy until then
+	lanes   [numLanes]ctaLane
+	flags   []int32
+	mem     [numBuffers][]byte // functional: SMEM, RF, TMEM of this CTA
+}
+
+// smLane is the SM-level accounting of a lane: the merge of its resident
+// CTAs' lanes.
+type smLane struct {
+	state arch.Cause
+	since sim.Time
+	label isa.Instr // the busy CTA's instruction (observers)
+	key   uint64    // identifies the busy instruction: CTA slot and sequence number
+	stats arch.LaneStats
+}
+
+// SM is one streaming multiprocessor: up to the occupancy limit of CTAs
+// resident at once, each issuing its stream in order into its own lanes;
+// the CTAs share the SM's tensor, CUDA-core and shared-memory throughput
+// (fair-share channels) and its shared memory, registers and warp slots.
+type SM struct {
+	chip  *arch.Chip
+	p     *params
+	id    int
+	waker *sim.Waker
+
+	ctas  []*cta
+	smem  int64 // bytes held by resident CTAs
+	regs  int64
+	warps int
+	count int // resident CTAs
+	ran   int // CTAs run
+	fin   sim.Time
+
+	units [numLanes]*mem.Channel // shared execution throughput (tensor, fma, ldsm)
+	lanes [numLanes]smLane
+	occ   []*mem.Occupancy // per geometry buffer (nil for GM)
+	obs   arch.Observer
+	flobs arch.Observer
+	funct bool
+}
+
+func newSM(c *arch.Chip, p *params, id int) *SM {
+	sm := &SM{chip: c, p: p, id: id, obs: c.Observer(), flobs: c.FlagObserver(), funct: c.Mode() == arch.Functional}
+	sm.waker = sim.NewWaker(c.Engine(), smPriority, sm)
+	for _, u := range []int{LaneTensor, LaneFMA, LaneLDSM} {
+		sm.units[u] = mem.NewChannel(c.Engine(), p.clock.Hz()*unitScale)
+	}
+	for i := range sm.lanes {
+		sm.lanes[i].state = arch.QueueEmpty
+	}
+	sm.occ = make([]*mem.Occupancy, len(p.geom.Buffers))
+	for b, spec := range p.geom.Buffers {
+		if !spec.Global {
+			sm.occ[b] = mem.NewOccupancy(spec.Capacity)
+		}
+	}
+	c.Engine().Register(sm)
+	return sm
+}
+
+// Load implements arch.CoreModel: SMs run kernel grids, not per-core
+// streams.
+func (sm *SM) Load(s isa.Stream) {
+	sm.chip.Fail(fmt.Errorf("SM %d: nvidia-sm machines run kernel grids (isa.Program.Grids), not per-core streams", sm.id))
+}
+
+// Wake implements arch.CoreModel.
+func (sm *SM) Wake(t sim.Time) { sm.waker.Wake(t) }
+
+// Close implements arch.CoreModel.
+func (sm *SM) Close() {
+	for _, t := range sm.ctas {
+		if t.stop != nil {
+			t.stop()
+			t.stop = nil
+		}
+	}
+}
+
+// Finish implements arch.CoreModel: when the SM's last CTA finished.
+func (sm *SM) Finish() sim.Time { return sm.fin }
+
+// Admit implements arch.GridCore: the per-CTA limits of the machine.
+func (sm *SM) Admit(r isa.Resources) error {
+	p := sm.p
+	switch {
+	case r.Warps < 1:
+		return fmt.Errorf("a CTA needs at least one warp (got %d)", r.Warps)
+	case r.Warps > p.maxWarps:
+		return fmt.Errorf("%d warps per CTA exceed the SM's %d", r.Warps, p.maxWarps)
+	case r.SharedBytes < 0 || r.SharedBytes > p.smemPerCTA:
+		return fmt.Errorf("%d bytes of shared memory per CTA exceed core.smem_per_cta = %d", r.SharedBytes, p.smemPerCTA)
+	case r.Registers < 0 || r.Registers > p.regs:
+		return fmt.Errorf("%d registers per CTA exceed the SM's %d", r.Registers, p.regs)
+	case r.Registers > int64(r.Warps)*32*int64(p.maxRegsPerThread):
+		return fmt.Errorf("%d registers over %d threads exceed %d per thread", r.Registers, r.Warps*32, p.maxRegsPerThread)
+	}
+	return nil
+}
+
+// Fits implements arch.GridCore.
+func (sm *SM) Fits(r isa.Resources) bool {
+	p := sm.p
+	return sm.count < p.maxCTAs && sm.warps+r.Warps <= p.maxWarps &&
+		sm.smem+r.SharedBytes <= p.smem && sm.regs+r.Registers <= p.regs
+}
+
+// StartCTA implements arch.GridCore.
+func (sm *SM) StartCTA(idx int, s isa.Stream, r isa.Resources) {
+	now := sm.chip.Engine().Now()
+	var t *cta
+	slot := -1
+	for i, c := range sm.ctas {
+		if !c.active {
+			t, slot = c, i
+			break
+		}
+	}
+	if t == nil {
+		t = &cta{flags: make([]int32, numLanes*numLanes*flagIDs)}
+		for i := range t.lanes {
+			t.lanes[i] = ctaLane{q: make([]isa.Instr, queueDepth), ready: make([]sim.Time, queueDepth)}
+		}
+		sm.ctas = append(sm.ctas, t)
+		slot = len(sm.ctas) - 1
+	}
+	t.active, t.idx, t.slot, t.res = true, idx, slot, r
+	t.pull, t.stop = iter.Pull(chunks(s))
+	t.chunk, t.chunkAt, t.pending = nil, 0, nil
+	t.fetched, t.drained = false, false
+	t.free = now
+	clear(t.flags)
+	for i := range t.lanes {
+		l := &t.lanes[i]
+		l.head, l.n, l.busy, l.last, l.xfer, l.state = 0, 0, now, now, 0, arch.QueueEmpty
+		l.fly = l.fly[:0]
+	}
+	if sm.funct {
+		t.mem[BufSMEM] = make([]byte, r.SharedBytes)
+		t.mem[BufRF] = make([]byte, 4*r.Registers)
+		if int(BufTMEM) < len(sm.p.geom.Buffers) {
+			t.mem[BufTMEM] = make([]byte, sm.p.geom.Buffers[BufTMEM].Capacity)
+		}
+	}
+	sm.count++
+	sm.ran++
+	sm.smem += r.SharedBytes
+	sm.regs += r.Registers
+	sm.warps += r.Warps
+	name := fmt.Sprintf("cta%d", slot)
+	sm.alloc(t, BufSMEM, now, name, r.SharedBytes)
+	sm.alloc(t, BufRF, now, name, 4*r.Registers)
+	sm.waker.Wake(now)
+}
+
+// alloc records a resident CTA's share of buffer b (occupancy).
+func (sm *SM) alloc(t *cta, b isa.Buffer, now sim.Time, name string, size int64) {
+	if size <= 0 {
+		return
+	}
+	o := sm.occ[b]
+	if _, err := o.AllocAny(now, name, size); err != nil {
+		sm.chip.Fail(fmt.Errorf("SM %d CTA %d: %w", sm.id, t.idx, err))
+		return
+	}
+	if sm.obs != nil {
+		sm.obs.Occupancy(sm.id, int(b), o.Bytes(), now)
+	}
+}
+
+// chunkLen is the instructions pulled from a stream at a time.
+const chunkLen = 256
+
+// chunks turns a stream into chunks (the backing array is reused).
+func chunks(s isa.Stream) iter.Seq[[]isa.Instr] {
+	return func(yield func([]isa.Instr) bool) {
+		buf := make([]isa.Instr, 0, chunkLen)
+		ok := true
+		s(func(in isa.Instr) bool {
+			buf = append(buf, in)
+			if len(buf) == chunkLen {
+				ok = yield(buf)
+				buf = buf[:0]
+			}
+			return ok
+		})
+		if ok && len(buf) > 0 {
+			yield(buf)
+		}
+	}
+}
+
+func (t *cta) next() (*isa.Instr, bool) {
+	if t.chunkAt == len(t.chunk) {
+		ch, ok := t.pull()
+		if !ok {
+			return nil, false
+		}
+		t.chunk, t.chunkAt = ch, 0
+	}
+	in := &t.chunk[t.chunkAt]
+	t.chunkAt++
+	return in, true
+}
+
+func (t *cta) flag(src, dst isa.Pipe, id int) *int32 {
+	return &t.flags[(int(src)*numLanes+int(dst))*flagIDs+id]
+}
+
+// Handle implements sim.Handler: the SM's wake-up.
+func (sm *SM) Handle(now sim.Time, _ int64) {
+	if sm.funct {
+		sm.land(now)
+	}
+	for progress := true; progress && !sm.chip.Failed(); {
+		progress = false
+		for _, t := range sm.ctas {
+			if !t.active {
+				continue
+			}
+			for i := LaneIssue + 1; i < numLanes; i++ {
+				if sm.runLane(t, isa.Pipe(i), now) {
+					progress = true
+				}
+			}
+			if sm.runIssue(t, now) {
+				progress = true
+			}
+		}
+	}
+	for _, t := range sm.ctas {
+		if t.active {
+			sm.checkDone(t, now)
+		}
+	}
+	sm.merge(now)
+	sm.schedule(now)
+}
+
+// land applies the effects of instructions that completed by now.
+func (sm *SM) land(now sim.Time) {
+	for _, t := range sm.ctas {
+		if !t.active {
+			continue
+		}
+		for i := range t.lanes {
+			l := &t.lanes[i]
+			k := 0
+			for k < len(l.fly) && l.fly[k].done <= now {
+				sm.apply(t, &l.fly[k].in)
+				k++
+			}
+			if k > 0 {
+				l.fly = append(l.fly[:0], l.fly[k:]...)
+			}
+		}
+	}
+}
+
+// runLane starts what lane p of t can start at now; it reports progress.
+func (sm *SM) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
+	l := &t.lanes[p]
+	progress := false
+	for l.xfer == 0 && l.busy <= now {
+		if l.empty() || l.ready[l.head] > now {
+			l.state = arch.QueueEmpty
+			return progress
+		}
+		in := l.front()
+		switch in.Op {
+		case isa.OpWaitFlag:
+			f := t.flag(in.SrcPipe, in.DstPipe, in.FlagID)
+			if *f == 0 {
+				l.state = arch.WaitFlag
+				return progress
+			}
+			*f--
+			sm.observeFlag(in, false, now)
+		case isa.OpSetFlag:
+			if l.last > now {
+				l.state = arch.Latency
+				return progress
+			}
+			*t.flag(in.SrcPipe, in.DstPipe, in.FlagID)++
+			sm.observeFlag(in, true, now)
+		case isa.OpBarrier:
+			if l.last > now {
+				l.state = arch.Barrier
+				return progress
+			}
+		case isa.OpAlloc, isa.OpFree, isa.OpNop:
+		default:
+			l.cur = *in
+			l.seq++
+			l.start = now
+			l.state = arch.Busy
+			sm.lanes[p].stats.Instrs++
+			sm.execute(t, p, l, now)
+		}
+		l.pop()
+		progress = true
+	}
+	if l.xfer == 0 && l.busy > now {
+		l.state = arch.Busy
+	}
+	return progress
+}
+
+// runIssue issues t's instructions in program order into its lanes; it
+// reports progress.
+func (sm *SM) runIssue(t *cta, now sim.Time) bool {
+	progress := false
+	s := &t.lanes[LaneIssue]
+	stall := arch.QueueEmpty
+	for !sm.chip.Failed() {
+		if t.free > now {
+			s.state = arch.Busy
+			return progress
+		}
+		if !t.fetched {
+			if t.drained {
+				break
+			}
+			in, ok := t.next()
+			if !ok {
+				t.drained = true
+				break
+			}
+			t.pending, t.fetched = in, true
+		}
+		in := t.pending
+		target := targetLane(in)
+		switch {
+		case in.Op == isa.OpBarrier && in.Pipe == isa.ALL:
+			if !sm.idle(t, now) {
+				s.state = arch.Barrier
+				return progress
+			}
+		case in.Op == isa.OpScalar:
+			t.free = now + sm.p.clock.Cycles(in.Cycles)
+			s.cur = *in
+			s.seq++
+		case in.Op == isa.OpSyncAll:
+			sm.fault(t, in, fmt.Errorf("sync_all: CTAs of a grid cannot wait for each other; end the kernel (grid) instead"))
+			return progress
+		case int(target) >= numLanes:
+			sm.fault(t, in, fmt.Errorf("no lane %d on an SM (lanes %s)", target, strings.Join(sm.p.geom.Lanes, ", ")))
+			return progress
+		case target == LaneIssue:
+			if in.Op != isa.OpNop && in.Op != isa.OpAlloc && in.Op != isa.OpFree {
+				sm.fault(t, in, fmt.Errorf("%s cannot run on the issue lane", in.Op))
+				return progress
+			}
+		default:
+			l := &t.lanes[target]
+			if l.full() {
+				stall = arch.QueueFull
+				s.state = stall
+				return progress
+			}
+			l.push(*in, now)
+			if sm.p.issue > 0 {
+				t.free = now + sm.p.issue
+				s.cur = *in
+				s.seq++
+			}
+		}
+		t.fetched = false
+		sm.lanes[LaneIssue].stats.Instrs++
+		progress = true
+	}
+	s.state = stall
+	if t.free > now {
+		s.state = arch.Busy
+	}
+	return progress
+}
+
+// targetLane returns the lane whose queue in goes to.
+func targetLane(in *isa.Instr) isa.Pipe {
+	switch in.Op {
+	case isa.OpSetFlag:
+		return in.SrcPipe
+	case isa.OpWaitFlag:
+		return in.DstPipe
+	}
+	return in.Pipe
+}
+
+// idle reports whether every lane of t has drained and landed.
+func (sm *SM) idle(t *cta, now sim.Time) bool {
+	for i := LaneIssue + 1; i < numLanes; i++ {
+		l := &t.lanes[i]
+		if !l.empty() || l.xfer > 0 || l.busy > now || l.last > now {
+			return false
+		}
+	}
+	return true
+}
+
+// checkDone retires t when its stream is drained and everything landed.
+func (sm *SM) checkDone(t *cta, now sim.Time) {
+	if !t.drained || t.fetched || t.free > now || !sm.idle(t, now) {
+		return
+	}
+	t.active = false
+	if t.stop != nil {
+		t.stop()
+		t.stop = nil
+	}
+	for b := range t.mem {
+		t.mem[b] = nil
+	}
+	name := fmt.Sprintf("cta%d", t.slot)
+	for _, b := range []isa.Buffer{BufSMEM, BufRF} {
+		if sm.occ[b].Has(name) {
+			_ = sm.occ[b].Free(now, name, 0)
+			if sm.obs != nil {
+				sm.obs.Occupancy(sm.id, int(b), sm.occ[b].Bytes(), now)
+			}
+		}
+	}
+	sm.count--
+	sm.smem -= t.res.SharedBytes
+	sm.regs -= t.res.Registers
+	sm.warps -= t.res.Warps
+	sm.fin = max(now, 1)
+	sm.chip.CTADone(sm.id, now)
+}
+
+// FlowDone implements mem.FlowDone: a flow of lane tag%numLanes of CTA
+// slot tag/numLanes has finished.
+func (sm *SM) FlowDone(now sim.Time, tag int64) {
+	t := sm.ctas[tag/numLanes]
+	l := &t.lanes[tag%numLanes]
+	l.xfer--
+	if l.xfer > 0 {
+		return
+	}
+	// Busy for the time it would take at its own rate; the rest it lost
+	// to the units it shares (other CTAs, the chip's memory).
+	l.state = arch.QueueEmpty
+	l.busy = now
+	done := now + l.lat
+	l.last = max(l.last, done)
+	if sm.funct {
+		l.fly = append(l.fly, inflight{done: done, in: l.cur})
+	}
+	sm.waker.Wake(now)
+}
+
+// merge recomputes the SM lanes' states from the CTAs' lanes and closes
+// the intervals that changed at now.
+func (sm *SM) merge(now sim.Time) {
+	for i := range sm.lanes {
+		state, label, key := arch.QueueEmpty, (*isa.Instr)(nil), uint64(0)
+		for _, t := range sm.ctas {
+			if !t.active {
+				continue
+			}
+			l := &t.lanes[i]
+			s := l.state
+			if s == arch.Busy && l.xfer > 0 && now >= l.start+l.ideal {
+				s = arch.Bandwidth // beyond its own rate: slowed by sharing
+			}
+			if rank(s) > rank(state) {
+				state = s
+				if s == arch.Busy {
+					label, key = &l.cur, uint64(t.slot)<<48|l.seq
+				}
+			}
+		}
+		sm.setLane(i, state, label, key, now)
+	}
+}
+
+// rank orders causes for the merge: a lane is busy if any CTA keeps it
+// busy, else it shows the most telling stall.
+func rank(c arch.Cause) int {
+	switch c {
+	case arch.Busy:
+		return 6
+	case arch.Bandwidth:
+		return 5
+	case arch.Latency:
+		return 4
+	case arch.WaitFlag:
+		return 3
+	case arch.Barrier:
+		return 2
+	case arch.QueueFull:
+		return 1
+	}
+	return 0
+}
+
+// setLane moves SM lane i to state from now on.
+func (sm *SM) setLane(i int, state arch.Cause, label *isa.Instr, key uint64, now sim.Time) {
+	l := &sm.lanes[i]
+	if l.state == state && (state != arch.Busy || l.key == key) {
+		return
+	}
+	sm.closeLane(i, now)
+	l.state, l.key = state, key
+	if label != nil {
+		l.label = *label
+	}
+}
+
+// closeLane accounts SM lane i's open interval up to now.
+func (sm *SM) closeLane(i int, now sim.Time) {
+	l := &sm.lanes[i]
+	if now <= l.since {
+		return
+	}
+	l.stats.Time[l.state] += now - l.since
+	if sm.obs != nil {
+		var in *isa.Instr
+		if l.state == arch.Busy {
+			in = &l.label
+		}
+		sm.obs.Interval(sm.id, i, l.state, l.since, now, in)
+	}
+	l.since = now
+}
+
+// schedule wakes the SM at the earliest future time one of its CTAs can
+// make progress or change state by its own clock (flows wake it
+// themselves).
+func (sm *SM) schedule(now sim.Time) {
+	next := sim.Time(math.MaxInt64)
+	consider := func(t sim.Time) {
+		if t > now && t < next {
+			next = t
+		}
+	}
+	for _, t := range sm.ctas {
+		if !t.active {
+			continue
+		}
+		consider(t.free)
+		for i := range t.lanes {
+			l := &t.lanes[i]
+			consider(l.busy)
+			consider(l.last)
+			if !l.empty() {
+				consider(l.ready[l.head])
+			}
+			if len(l.fly) > 0 {
+				consider(l.fly[0].done)
+			}
+			if l.xfer > 0 {
+				consider(l.start + l.ideal) // busy → bandwidth in the accounting
+			}
+		}
+	}
+	if next != sim.Time(math.MaxInt64) {
+		sm.waker.Wake(next)
+	}
+}
+
+func (sm *SM) observeFlag(in *isa.Instr, set bool, now sim.Time) {
+	if sm.flobs != nil {
+		sm.flobs.Flag(sm.id, int(in.SrcPipe), int(in.DstPipe), in.FlagID, set, now)
+	}
+}
+
+// fault stops the run with an error naming SM, CTA and instruction.
+func (sm *SM) fault(t *cta, in *isa.Instr, err error) {
+	names := isa.Names{Lanes: sm.p.geom.Lanes, Buffers: bufferNames(sm.p)}
+	sm.chip.Fail(fmt.Errorf("SM %d CTA %d: %s: %w", sm.id, t.idx, names.Format(*in), err))
+}
+
+func bufferNames(p *params) []string {
+	out := make([]string, len(p.geom.Buffers))
+	for i, b := range p.geom.Buffers {
+		out[i] = b.Name
+	}
+	return out
+}
+
+// Blocked implements sim.Waiter for deadlock reports.
+func (sm *SM) Blocked() (bool, string) {
+	var why []string
+	names := isa.Names{Lanes: sm.p.geom.Lanes, Buffers: bufferNames(sm.p)}
+	for _, t := range sm.ctas {
+		if !t.active {
+			continue
+		}
+		if t.fetched {
+			why = append(why, fmt.Sprintf("CTA %d issue: cannot issue %s", t.idx, names.Format(*t.pending)))
+		}
+		for i := LaneIssue + 1; i < numLanes; i++ {
+			l := &t.lanes[i]
+			if l.empty() {
+				continue
+			}
+			in := l.front()
+			if in.Op == isa.OpWaitFlag {
+				why = append(why, fmt.Sprintf("CTA %d lane %s: %s", t.idx, sm.p.geom.Lanes[i], names.Format(*in)))
+			} else {
+				why = append(why, fmt.Sprintf("CTA %d lane %s: %d queued behind %s", t.idx, sm.p.geom.Lanes[i], l.n, names.Format(*in)))
+			}
+		}
+	}
+	if len(why) == 0 {
+		return false, ""
+	}
+	return true, fmt.Sprintf("SM %d: %s", sm.id, strings.Join(why, "; "))
+}
+
+// Finalize implements arch.CoreModel.
+func (sm *SM) Finalize(end sim.Time) arch.CoreStats {
+	st := arch.CoreStats{Lanes: make([]arch.LaneStats, numLanes), Buffers: make([]arch.BufferStats, len(sm.occ)), Finish: sm.fin}
+	for i := range sm.lanes {
+		sm.closeLane(i, end)
+		st.Lanes[i] = sm.lanes[i].stats
+		st.Instrs += sm.lanes[i].stats.Instrs
+	}
+	for b, o := range sm.occ {
+		if o == nil {
+			continue
+		}
+		st.Buffers[b] = arch.BufferStats{Capacity: o.Capacity, Peak: o.Peak(), Mean: o.Mean(end)}
+	}
+	return st
+}

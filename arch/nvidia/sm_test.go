@@ -1,0 +1,250 @@
+package nvidia_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/arch/archtest"
+	"github.com/davinci-sim/davinci-sim/arch/nvidia"
+	"github.com/davinci-sim/davinci-sim/cube"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+func machine(t testing.TB, name string, sets ...string) *machines.Machine {
+	t.Helper()
+	ovs, err := machines.ParseOverrides(sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := machines.Load(name, ovs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// tileGEMM is a hand-written CTA program: C (m×n FP32, at gmC) = A (m×k
+// FP16 at gmA) · B (k×n FP16 at gmB) for one tile, k in k-steps of bk,
+// single-buffered.
+type tileGEMM struct {
+	m, n, k, bk   int
+	gmA, gmB, gmC int64
+}
+
+func (g tileGEMM) resources() isa.Resources {
+	return isa.Resources{SharedBytes: 64 << 10, Registers: 32 * 32 * 4 * 4, Warps: 4}
+}
+
+func (g tileGEMM) stream() isa.Stream {
+	const smA, smB = 0, 32 << 10
+	const rfC, rfA, rfB = 0, 32 << 10, 48 << 10
+	var ins []isa.Instr
+	for kt := 0; kt*g.bk < g.k; kt++ {
+		kk := min(g.bk, g.k-kt*g.bk)
+		if kt > 0 {
+			ins = append(ins, isa.WaitFlag(nvidia.LaneTensor, nvidia.LaneCopy, 0))
+		}
+		ins = append(ins,
+			nvidia.CopyToShared(smA, g.gmA+int64(kt*g.bk)*2, g.m, int64(kk)*2, int64(g.bk)*2+16, int64(g.k)*2),
+			nvidia.CopyToShared(smB, g.gmB+int64(kt*g.bk*g.n)*2, kk, int64(g.n)*2, int64(g.n)*2+16, int64(g.n)*2),
+			isa.SetFlag(nvidia.LaneCopy, nvidia.LaneLDSM, 0),
+			isa.WaitFlag(nvidia.LaneCopy, nvidia.LaneLDSM, 0),
+			nvidia.LoadMatrix(rfA, smA, g.m, kk, int64(g.bk)*2+16, fp.FP16, false),
+			nvidia.LoadMatrix(rfB, smB, kk, g.n, int64(g.n)*2+16, fp.FP16, false),
+			isa.SetFlag(nvidia.LaneLDSM, nvidia.LaneTensor, 0),
+			isa.WaitFlag(nvidia.LaneLDSM, nvidia.LaneTensor, 0),
+			nvidia.MMA(rfC, rfA, rfB, g.m, kk, g.n, fp.FP16, fp.FP32, kt == 0),
+			isa.SetFlag(nvidia.LaneTensor, nvidia.LaneCopy, 0),
+		)
+	}
+	ins = append(ins,
+		isa.SetFlag(nvidia.LaneTensor, nvidia.LaneStore, 0),
+		isa.WaitFlag(nvidia.LaneTensor, nvidia.LaneStore, 0),
+		nvidia.StoreAccumulators(g.gmC, rfC, g.m, g.n, int64(g.n)*4, fp.FP32, fp.FP32, fp.RNE, false))
+	return isa.Slice(ins)
+}
+
+// inputs returns FP16 A and B with a spread of exponents and signs.
+func (g tileGEMM) inputs() (a, b []uint16) {
+	a, b = make([]uint16, g.m*g.k), make([]uint16, g.k*g.n)
+	x := uint32(12345)
+	next := func() uint16 {
+		x = x*1664525 + 1013904223
+		v := float64(int32(x>>8)%2000-1000) / float64(1+int(x>>28))
+		return uint16(fp.FromFloat64(v, fp.FP16, fp.Options{Round: fp.RNE}))
+	}
+	for i := range a {
+		a[i] = next()
+	}
+	for i := range b {
+		b[i] = next()
+	}
+	return a, b
+}
+
+func (g tileGEMM) program(ctas int) isa.Program {
+	return isa.Program{Name: "tile", Grids: []isa.Grid{{Name: "tile", CTAs: ctas,
+		CTA: func(int) isa.Stream { return g.stream() }, Resources: g.resources()}}}
+}
+
+// A CTA's copies, ldmatrix loads, MMAs and epilogue compute C bit for bit as
+// the machine's numerics model does, k-step after k-step, on V100, A100
+// and H100 models.
+func TestTileGEMMBitExact(t *testing.T) {
+	g := tileGEMM{m: 48, n: 40, k: 80, bk: 32, gmA: 0, gmB: 1 << 20, gmC: 2 << 20}
+	a, b := g.inputs()
+	for _, name := range []string{"v100", "a100", "h100-sxm"} {
+		m := machine(t, name, "machine.cores=2")
+		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Functional})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := chip.GM().WriteUint16s(g.gmA, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := chip.GM().WriteUint16s(g.gmB, b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chip.Run(g.program(1)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := make([]float32, g.m*g.n)
+		if err := chip.GM().ReadFloat32s(g.gmC, got); err != nil {
+			t.Fatal(err)
+		}
+		model, err := cube.Preset(m.NumericsPreset())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float32, g.m*g.n)
+		for kt := 0; kt*g.bk < g.k; kt++ {
+			kk := min(g.bk, g.k-kt*g.bk)
+			as := make([]uint16, g.m*kk)
+			for r := 0; r < g.m; r++ {
+				copy(as[r*kk:], a[r*g.k+kt*g.bk:][:kk])
+			}
+			bs := b[kt*g.bk*g.n:][:kk*g.n]
+			if err := model.MMADF16(g.m, kk, g.n, as, cube.RowMajor, bs, cube.RowMajor, want, cube.RowMajor, kt == 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s: C[%d][%d] = %g, want %g", name, i/g.n, i%g.n, got[i], want[i])
+			}
+		}
+	}
+}
+
+// The tensor lane runs at the SM's rate per input type: a 4-warp CTA's MMA
+// of 2·m·n·k flops takes flops / (flops per cycle) cycles; a 1-warp CTA
+// reaches one sub-core's share; two CTAs on one SM share the tensor cores.
+func TestTensorRate(t *testing.T) {
+	m := machine(t, "a100", "machine.cores=1")
+	sc := m.NvidiaSM()
+	mma := func(warps, ctas int) sim.Time {
+		s := isa.Slice([]isa.Instr{nvidia.MMA(0, 128<<10, 160<<10, 128, 4096, 128, fp.FP16, fp.FP32, true)})
+		p := isa.Program{Grids: []isa.Grid{{Name: "mma", CTAs: ctas, CTA: func(int) isa.Stream { return s },
+			Resources: isa.Resources{Registers: 4096, Warps: warps}}}}
+		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := chip.Run(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Time - sim.Time(sc.LaunchNS*float64(sim.Nanosecond))
+	}
+	period, _ := sim.NewClock(float64(sc.Clock))
+	cyc := func(d sim.Time) float64 { return float64(d) / float64(period.Cycles(1)) } // the simulated clock's period is whole picoseconds
+	flops := 2.0 * 128 * 128 * 4096
+	ideal := flops / sc.Tensor.FlopsPerCycle.FP16
+	lat := float64(sc.Tensor.LatencyCycles.FP16)
+	check := func(what string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 3 {
+			t.Errorf("%s: %.1f cycles, want %.1f", what, got, want)
+		}
+	}
+	check("4 warps", cyc(mma(4, 1)), ideal+lat+1)
+	check("1 warp", cyc(mma(1, 1)), 4*ideal+lat+1)
+	check("2 CTAs", cyc(mma(4, 2)), 2*ideal+lat+1)
+}
+
+// CTAs that do not fit the SM are refused before the run with the limit
+// they exceed; CTAs go to SMs in waves as resources allow.
+func TestGridOccupancy(t *testing.T) {
+	m := machine(t, "a100", "machine.cores=2")
+	chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := isa.Slice([]isa.Instr{isa.Scalar(1000)})
+	big := isa.Program{Grids: []isa.Grid{{Name: "big", CTAs: 1, CTA: func(int) isa.Stream { return s },
+		Resources: isa.Resources{SharedBytes: 200 << 10, Warps: 4}}}}
+	if _, err := chip.Run(big); err == nil || !strings.Contains(err.Error(), "smem_per_cta") {
+		t.Errorf("oversized CTA: %v", err)
+	}
+	// 100 KiB of shared memory per CTA: one CTA per SM at a time, so 6 CTAs
+	// on 2 SMs take 3 waves of 1000 cycles.
+	chip, err = arch.NewChip(m, arch.Options{Mode: arch.Timing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := isa.Program{Grids: []isa.Grid{{Name: "waves", CTAs: 6, CTA: func(int) isa.Stream { return s },
+		Resources: isa.Resources{SharedBytes: 100 << 10, Registers: 4096, Warps: 4}}}}
+	st, err := chip.Run(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := m.NvidiaSM()
+	period, _ := sim.NewClock(float64(sc.Clock))
+	cycles := float64(st.Time-sim.Time(sc.LaunchNS*float64(sim.Nanosecond))) / float64(period.Cycles(1))
+	if math.Abs(cycles-3000) > 6 {
+		t.Errorf("3 waves took %.1f cycles, want about 3000", cycles)
+	}
+	if gt := chip.GridTimes(); len(gt) != 1 || gt[0].Finished != st.Time {
+		t.Errorf("grid times %+v", gt)
+	}
+}
+
+func TestConformance(t *testing.T) {
+	g := tileGEMM{m: 64, n: 64, k: 96, bk: 32, gmA: 0, gmB: 1 << 20, gmC: 2 << 20}
+	a, b := g.inputs()
+	prep := func(c *arch.Chip) error {
+		if c.GM() == nil {
+			return nil
+		}
+		if err := c.GM().WriteUint16s(g.gmA, a); err != nil {
+			return err
+		}
+		return c.GM().WriteUint16s(g.gmB, b)
+	}
+	// Two CTAs per SM (64 KiB each), five waves' worth on two SMs.
+	m := machine(t, "a100", "machine.cores=2")
+	dead := isa.Program{Grids: []isa.Grid{{Name: "dead", CTAs: 3, CTA: func(i int) isa.Stream {
+		if i == 1 {
+			return isa.Slice([]isa.Instr{isa.WaitFlag(nvidia.LaneCopy, nvidia.LaneTensor, 5)})
+		}
+		return g.stream()
+	}, Resources: g.resources()}}}
+	archtest.Run(t, archtest.Subject{
+		Machine: m,
+		Cases: []archtest.Case{
+			{Name: "tile-gemm-functional", Mode: arch.Functional, Program: func() (isa.Program, error) { return g.program(3), nil }, Prepare: prep},
+			{Name: "tile-gemm-waves", Mode: arch.Timing, Program: func() (isa.Program, error) { return g.program(19), nil }},
+			{Name: "tile-gemm-v100", Machine: machine(t, "v100", "machine.cores=3"), Mode: arch.Timing,
+				Program: func() (isa.Program, error) { return g.program(7), nil }},
+		},
+		Deadlocks: []archtest.Deadlock{{
+			Case: archtest.Case{Name: "wait-never-set", Mode: arch.Timing, Program: func() (isa.Program, error) { return dead, nil }},
+			Want: []string{"SM 1: CTA 1 lane tensor: wait_flag copy tensor 5"},
+		}},
+	})
+}

@@ -1,0 +1,534 @@
+package machines
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+func init() {
+	registerKind[NvidiaSMCore]("nvidia-sm", "NVIDIA streaming multiprocessors: lanes issue, copy (cp.async/TMA), ldsm, tensor (mma.sync/wgmma/tcgen05), fma, store; SMEM, RF, TMEM")
+}
+
+// NvidiaArchs lists the NVIDIA architectures a core.arch may name, oldest
+// first; a feature available from one architecture on is available on every
+// later one, except the Hopper-only wgmma.
+var NvidiaArchs = []string{"volta", "turing", "ampere", "ada", "hopper", "blackwell"}
+
+// Tensor-core instruction families (core.tensor.instruction).
+const (
+	// NvidiaMMASync is the warp-level mma.sync/wmma family (Volta on): one
+	// warp issues it on its own sub-core's tensor core.
+	NvidiaMMASync = "mma.sync"
+	// NvidiaWGMMA is Hopper's warp-group wgmma.mma_async: four warps (one per
+	// sub-core) issue it together, B (and optionally A) read from shared
+	// memory, spread over the SM's tensor cores.
+	NvidiaWGMMA = "wgmma"
+	// NvidiaTCGen05 is Blackwell's (sm_100) CTA-level tcgen05.mma: issued by
+	// one thread for the CTA, operands from shared memory, accumulators in
+	// tensor memory (TMEM).
+	NvidiaTCGen05 = "tcgen05"
+)
+
+// Global→shared copy mechanisms (core.copy).
+const (
+	// NvidiaCopyLDGSTS is a load into registers followed by a shared store
+	// (Volta, Turing: no asynchronous copy).
+	NvidiaCopyLDGSTS = "ldg-sts"
+	// NvidiaCopyCPAsync is Ampere's per-thread asynchronous cp.async.
+	NvidiaCopyCPAsync = "cp.async"
+	// NvidiaCopyTMA is the Tensor Memory Accelerator's bulk tensor copy
+	// (cp.async.bulk.tensor, Hopper on).
+	NvidiaCopyTMA = "tma"
+)
+
+// Lanes of an SM, as indices of Geometry.Lanes (report order).
+const (
+	SMLaneIssue  = iota // warp schedulers issuing instructions (one per sub-core)
+	SMLaneCopy          // global→shared/register copies: LDG(+STS), cp.async, TMA
+	SMLaneLdsm          // shared→register loads (ldmatrix, lds) and TMEM→register loads (tcgen05.ld)
+	SMLaneTensor        // the tensor cores (mma.sync, wgmma, tcgen05.mma)
+	SMLaneFMA           // the CUDA cores (FP32/FP64 FMA)
+	SMLaneStore         // register→shared/global/TMEM stores (sts, stmatrix, stg, tcgen05.st)
+	NumSMLanes
+)
+
+// Buffers of an SM, as indices of Geometry.Buffers. SMBufTMEM exists only
+// on cores with tensor memory (core.tmem > 0).
+const (
+	SMBufGM   = iota // global memory (HBM/GDDR), shared by the chip
+	SMBufSMEM        // shared memory (per SM: core.smem)
+	SMBufRF          // register file (per SM: core.registers)
+	SMBufTMEM        // tensor memory (Blackwell tcgen05: core.tmem)
+)
+
+// NvidiaSMCore is the core: section of an nvidia-sm machine: one streaming
+// multiprocessor (SM), described at the level that decides GEMM-class
+// throughput (GPU-FACTS §6): matrix instructions at their issue granularity
+// and per-SM rate, the asynchronous global→shared copies and shared→register
+// loads that feed them, and the resources (shared memory, registers, warps,
+// CTAs) that decide how many CTAs an SM holds. Rates are per SM per clock of
+// Clock; latencies are in cycles of Clock.
+type NvidiaSMCore struct {
+	// Clock is the sustained SM clock under tensor load (the clock behind
+	// the published tensor peak where nothing better is known).
+	Clock Frequency `mapstructure:"clock"`
+	// Arch is the architecture, one of NvidiaArchs. It decides which
+	// instruction families, copy mechanisms and input types are allowed.
+	Arch string `mapstructure:"arch"`
+	// Numerics is the tensor core's accumulation model, a preset name of
+	// package cube (e.g. a100).
+	Numerics string `mapstructure:"numerics"`
+	// SubCores is the number of SM sub-partitions (SMSPs), each with its own
+	// warp scheduler and tensor core; a warp runs on one of them, so a
+	// warp-level mma.sync gets 1/SubCores of the SM's tensor rate.
+	SubCores int `mapstructure:"sub_cores"`
+	// MaxWarps and MaxCTAs are the resident warps and CTAs (thread blocks)
+	// an SM holds at most.
+	MaxWarps int `mapstructure:"max_warps"`
+	MaxCTAs  int `mapstructure:"max_ctas"`
+	// Registers is the register file of one SM in bytes (4 bytes per 32-bit
+	// register).
+	Registers Size `mapstructure:"registers"`
+	// MaxRegistersPerThread is the most 32-bit registers one thread may use.
+	MaxRegistersPerThread int `mapstructure:"max_registers_per_thread"`
+	// SMEM is the largest shared-memory carve-out of one SM; SMEMPerCTA the
+	// most one CTA may allocate (opt-in maximum).
+	SMEM       Size `mapstructure:"smem"`
+	SMEMPerCTA Size `mapstructure:"smem_per_cta"`
+	// SMEMBanks and SMEMBankBytes describe shared-memory banking: an access
+	// of a warp takes one cycle per distinct address per bank.
+	SMEMBanks     int `mapstructure:"smem_banks"`
+	SMEMBankBytes int `mapstructure:"smem_bank_bytes"`
+	// TMEM is the tensor memory of one SM (Blackwell tcgen05 accumulators);
+	// 0 on every core whose tensor instruction is not tcgen05.
+	TMEM Size `mapstructure:"tmem"`
+	// LaunchNS is the cost of launching one kernel, in ns.
+	LaunchNS float64 `mapstructure:"launch_ns"`
+	// Copy is how global→shared copies are issued: one of ldg-sts,
+	// cp.async, tma (NvidiaCopyLDGSTS …).
+	Copy      string          `mapstructure:"copy"`
+	Tensor    NvidiaTensor    `mapstructure:"tensor"`
+	CUDACores NvidiaCUDACores `mapstructure:"cuda_cores"`
+	Paths     NvidiaPaths     `mapstructure:"paths"`
+}
+
+// NvidiaTensor describes the SM's tensor cores. A matrix instruction of
+// shape m×n×k occupies them for 2·m·n·k / rate cycles, where rate is
+// FlopsPerCycle of its input type × the efficiency of its family — the
+// whole SM's rate for wgmma and tcgen05, 1/SubCores of it for mma.sync (one
+// warp, one sub-core) — and its result is ready LatencyCycles after issue.
+// Instruction names the family used for FP16, BF16, TF32, FP8 and INT8;
+// FP64 always runs as a warp-level mma.sync (DMMA), the only family with an
+// f64 form.
+type NvidiaTensor struct {
+	// Instruction is the native matrix instruction family: mma.sync, wgmma
+	// (Hopper only) or tcgen05 (Blackwell sm_100 only).
+	Instruction string `mapstructure:"instruction"`
+	// FlopsPerCycle is the dense rate per SM per clock for each input type
+	// (INT8 in operations; a multiply and an add count as two); 0 means the
+	// tensor cores do not take that type.
+	FlopsPerCycle TensorTypes[float64] `mapstructure:"flops_per_cycle"`
+	// LatencyCycles is, per input type, the cycles from issuing one
+	// instruction of Shapes to its result (0 for unsupported types).
+	LatencyCycles TensorTypes[int] `mapstructure:"latency_cycles"`
+	// Shapes is, per input type, the instruction shape "mMnNkK" the rates
+	// and latencies refer to ("none" for unsupported types). For wgmma and
+	// tcgen05 N is the largest the instruction allows; a kernel may use a
+	// smaller N (multiples of 8).
+	Shapes TensorTypes[MMAShape] `mapstructure:"shapes"`
+	// Efficiency is the fraction of FlopsPerCycle the native instruction
+	// sustains where a measurement shows a loss (1 otherwise).
+	Efficiency float64 `mapstructure:"efficiency"`
+	// MMASyncEfficiency is the fraction of FlopsPerCycle a warp-level
+	// mma.sync of the FP16…INT8 types sustains. It equals Efficiency when
+	// Instruction is mma.sync; elsewhere it is the measured loss of the
+	// older family (Hopper: 0.63–0.65), or 0 when not measured: then
+	// mma.sync kernels of those types are not modelled on this machine.
+	MMASyncEfficiency float64 `mapstructure:"mma_sync_efficiency"`
+}
+
+// TensorTypes holds one value per tensor-core input type (keys fp16, bf16,
+// tf32, fp8, int8, fp64).
+type TensorTypes[T any] struct {
+	FP16 T `mapstructure:"fp16"`
+	BF16 T `mapstructure:"bf16"`
+	TF32 T `mapstructure:"tf32"`
+	FP8  T `mapstructure:"fp8"` // E4M3 and E5M2
+	INT8 T `mapstructure:"int8"`
+	FP64 T `mapstructure:"fp64"`
+}
+
+// TensorType is one entry of a TensorTypes: the input type's name as in
+// Peaks (FP16), its file key (fp16) and its value.
+type TensorType[T any] struct {
+	Name, Key string
+	Value     T
+}
+
+// All lists the entries in file order.
+func (t TensorTypes[T]) All() []TensorType[T] {
+	return []TensorType[T]{
+		{"FP16", "fp16", t.FP16}, {"BF16", "bf16", t.BF16}, {"TF32", "tf32", t.TF32},
+		{"FP8", "fp8", t.FP8}, {"INT8", "int8", t.INT8}, {"FP64", "fp64", t.FP64},
+	}
+}
+
+// MMAShape is a matrix instruction shape written "m16n8k16" (M×N output
+// tile, K reduction depth), or "none" for an input type without one.
+type MMAShape string
+
+// NoShape is the shape of an unsupported input type.
+const NoShape MMAShape = "none"
+
+// maxShapeDim bounds each dimension of an MMAShape.
+const maxShapeDim = 1024
+
+// Dims returns M, N and K (all 0 for "none"), or an error when the text is
+// not of the form mMnNkK with dimensions in 1..1024.
+func (s MMAShape) Dims() (m, n, k int, err error) {
+	if s == NoShape {
+		return 0, 0, 0, nil
+	}
+	bad := fmt.Errorf("want a shape such as m16n8k16 (or none), got %q", string(s))
+	rest := string(s)
+	var dims [3]int
+	for i, letter := range []byte("mnk") {
+		if len(rest) == 0 || rest[0] != letter {
+			return 0, 0, 0, bad
+		}
+		rest = rest[1:]
+		j := 0
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		v, e := strconv.Atoi(rest[:j])
+		if e != nil || j > 4 || v < 1 || v > maxShapeDim || rest[0] == '0' {
+			return 0, 0, 0, bad
+		}
+		dims[i] = v
+		rest = rest[j:]
+	}
+	if rest != "" {
+		return 0, 0, 0, bad
+	}
+	return dims[0], dims[1], dims[2], nil
+}
+
+// Flops returns 2·M·N·K, the operations of one instruction (0 for none or
+// a malformed shape).
+func (s MMAShape) Flops() float64 {
+	m, n, k, err := s.Dims()
+	if err != nil {
+		return 0
+	}
+	return 2 * float64(m) * float64(n) * float64(k)
+}
+
+// NvidiaCUDACores describes the SM's CUDA cores (SIMT FMA units) per clock.
+// These are not matrix peaks and do not appear in Peaks.
+type NvidiaCUDACores struct {
+	FP32FlopsPerCycle float64 `mapstructure:"fp32_flops_per_cycle"`
+	// FP64FlopsPerCycle may be small (consumer parts) but not 0.
+	FP64FlopsPerCycle float64 `mapstructure:"fp64_flops_per_cycle"`
+}
+
+// NvidiaPaths holds the SM's data paths, named source_destination. A copy
+// of B bytes takes latency_cycles + B / bytes_per_cycle cycles when nothing
+// else limits it; paths from or to GM also compete for the chip's L2 and
+// GM bandwidth, and an L2 miss adds gm.latency_cycles. TMEM paths are 0
+// (absent) on cores without TMEM.
+type NvidiaPaths struct {
+	GM_SMEM Path `mapstructure:"GM_SMEM"` // copy lane: LDG+STS, cp.async or TMA
+	GM_RF   Path `mapstructure:"GM_RF"`   // copy lane: LDG
+	SMEM_RF Path `mapstructure:"SMEM_RF"` // ldsm lane: ldmatrix, lds
+	RF_SMEM Path `mapstructure:"RF_SMEM"` // store lane: sts, stmatrix
+	RF_GM   Path `mapstructure:"RF_GM"`   // store lane: stg
+	TMEM_RF Path `mapstructure:"TMEM_RF"` // ldsm lane: tcgen05.ld
+	RF_TMEM Path `mapstructure:"RF_TMEM"` // store lane: tcgen05.st
+}
+
+// All lists the paths in file order with their keys.
+func (p NvidiaPaths) All() []NamedPath {
+	return []NamedPath{
+		{"GM_SMEM", p.GM_SMEM}, {"GM_RF", p.GM_RF}, {"SMEM_RF", p.SMEM_RF}, {"RF_SMEM", p.RF_SMEM},
+		{"RF_GM", p.RF_GM}, {"TMEM_RF", p.TMEM_RF}, {"RF_TMEM", p.RF_TMEM},
+	}
+}
+
+// NvidiaSM returns the nvidia-sm core section, or nil when the machine is
+// of another kind.
+func (m *Machine) NvidiaSM() *NvidiaSMCore {
+	c, _ := m.Core.(*NvidiaSMCore)
+	return c
+}
+
+// ClockHz implements CoreSpec.
+func (c *NvidiaSMCore) ClockHz() Frequency { return c.Clock }
+
+// NumericsPreset returns the tensor cores' numerics preset (package cube).
+func (c *NvidiaSMCore) NumericsPreset() string { return c.Numerics }
+
+// Peaks implements CoreSpec: one SM's dense tensor-core peak per input type,
+// clock × flops_per_cycle (FP16, BF16, TF32, FP8, INT8, FP64; types with
+// rate 0 are left out). Efficiency factors and CUDA cores are not included.
+func (c *NvidiaSMCore) Peaks() []Peak {
+	var out []Peak
+	for _, t := range c.Tensor.FlopsPerCycle.All() {
+		if t.Value > 0 {
+			out = append(out, Peak{t.Name, float64(c.Clock) * t.Value})
+		}
+	}
+	return out
+}
+
+// Geometry implements CoreSpec. Lanes are indexed by the SMLane constants,
+// buffers by the SMBuf constants (TMEM only when core.tmem > 0). The TMEM
+// paths run on the ldsm (tcgen05.ld) and store (tcgen05.st) lanes, not on
+// the tensor lane: Blackwell kernels drain one TMEM accumulator buffer in
+// the epilogue while tcgen05.mma fills the other, which one lane would
+// serialise.
+func (c *NvidiaSMCore) Geometry() *Geometry {
+	g := &Geometry{Lanes: []string{"issue", "copy", "ldsm", "tensor", "fma", "store"}}
+	g.Buffers = []BufferSpec{
+		{Name: "GM", Global: true},
+		{Name: "SMEM", Capacity: int64(c.SMEM)},
+		{Name: "RF", Capacity: int64(c.Registers)},
+	}
+	tmem := c.TMEM > 0
+	if tmem {
+		g.Buffers = append(g.Buffers, BufferSpec{Name: "TMEM", Capacity: int64(c.TMEM)})
+	}
+	for _, p := range []struct {
+		src, dst, lane int
+		path           Path
+	}{
+		{SMBufGM, SMBufSMEM, SMLaneCopy, c.Paths.GM_SMEM},
+		{SMBufGM, SMBufRF, SMLaneCopy, c.Paths.GM_RF},
+		{SMBufSMEM, SMBufRF, SMLaneLdsm, c.Paths.SMEM_RF},
+		{SMBufRF, SMBufSMEM, SMLaneStore, c.Paths.RF_SMEM},
+		{SMBufRF, SMBufGM, SMLaneStore, c.Paths.RF_GM},
+		{SMBufTMEM, SMBufRF, SMLaneLdsm, c.Paths.TMEM_RF},
+		{SMBufRF, SMBufTMEM, SMLaneStore, c.Paths.RF_TMEM},
+	} {
+		if (p.src == SMBufTMEM || p.dst == SMBufTMEM) && !tmem {
+			continue
+		}
+		g.Paths = append(g.Paths, PathSpec{Name: g.Buffers[p.src].Name + "_" + g.Buffers[p.dst].Name,
+			Src: p.src, Dst: p.dst, Lane: p.lane, BytesPerCycle: p.path.BytesPerCycle, LatencyCycles: p.path.LatencyCycles})
+	}
+	return g
+}
+
+// archIndex returns the position of arch in NvidiaArchs (-1 if unknown).
+func archIndex(arch string) int { return slices.Index(NvidiaArchs, arch) }
+
+// AtLeast reports whether the core's architecture is arch or a later one.
+func (c *NvidiaSMCore) AtLeast(arch string) bool {
+	i := archIndex(c.Arch)
+	return i >= 0 && i >= archIndex(arch)
+}
+
+// problems implements CoreSpec: the constraints of an nvidia-sm core
+// section (keys relative to core.). Allowed to be 0: a tensor type's rate
+// (with latency 0 and shape none: unsupported), tmem and the TMEM paths
+// (cores without tcgen05), launch_ns, mma_sync_efficiency (not measured on
+// a wgmma/tcgen05 core). Everything else must be positive.
+func (c *NvidiaSMCore) problems() []problem {
+	var ps []problem
+	add := func(key, format string, args ...any) {
+		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
+	}
+	finite := func(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
+	finitePos := func(f float64) bool { return f > 0 && finite(f) }
+	if !finitePos(float64(c.Clock)) {
+		add("clock", "must be > 0 (got %v)", c.Clock)
+	}
+	archOK := archIndex(c.Arch) >= 0
+	if !archOK {
+		add("arch", "must be one of %s (got %q)", strings.Join(NvidiaArchs, ", "), c.Arch)
+	}
+	if c.Numerics == "" {
+		add("numerics", "must name a numerics preset of package cube (e.g. a100)")
+	}
+	if c.SubCores < 1 {
+		add("sub_cores", "must be ≥ 1 (got %d)", c.SubCores)
+	}
+	switch {
+	case c.MaxWarps < 1:
+		add("max_warps", "must be ≥ 1 (got %d)", c.MaxWarps)
+	case c.SubCores >= 1 && c.MaxWarps%c.SubCores != 0:
+		add("max_warps", "must be a multiple of sub_cores = %d: warps are spread over the sub-cores (got %d)", c.SubCores, c.MaxWarps)
+	}
+	switch {
+	case c.MaxCTAs < 1:
+		add("max_ctas", "must be ≥ 1 (got %d)", c.MaxCTAs)
+	case c.MaxWarps >= 1 && c.MaxCTAs > c.MaxWarps:
+		add("max_ctas", "must be ≤ max_warps = %d: every CTA holds a warp (got %d)", c.MaxWarps, c.MaxCTAs)
+	}
+	if c.MaxRegistersPerThread < 1 {
+		add("max_registers_per_thread", "must be ≥ 1 (got %d)", c.MaxRegistersPerThread)
+	}
+	switch warp := Size(c.MaxRegistersPerThread) * 4 * 32; {
+	case c.Registers <= 0 || c.Registers%BufferAlign != 0:
+		add("registers", "must be > 0 and a multiple of %d bytes (got %v)", BufferAlign, c.Registers)
+	case c.MaxRegistersPerThread >= 1 && c.Registers < warp:
+		add("registers", "must hold one warp at max_registers_per_thread (32 × %d × 4 B = %v) (got %v)", c.MaxRegistersPerThread, warp, c.Registers)
+	}
+	if c.SMEM <= 0 || c.SMEM%BufferAlign != 0 {
+		add("smem", "must be > 0 and a multiple of %d bytes (got %v)", BufferAlign, c.SMEM)
+	}
+	switch {
+	case c.SMEMPerCTA <= 0 || c.SMEMPerCTA%BufferAlign != 0:
+		add("smem_per_cta", "must be > 0 and a multiple of %d bytes (got %v)", BufferAlign, c.SMEMPerCTA)
+	case c.SMEM > 0 && c.SMEMPerCTA > c.SMEM:
+		add("smem_per_cta", "must be ≤ smem = %v (got %v)", c.SMEM, c.SMEMPerCTA)
+	}
+	pow2 := func(v int) bool { return v > 0 && v&(v-1) == 0 }
+	if !pow2(c.SMEMBanks) {
+		add("smem_banks", "must be a power of two (got %d)", c.SMEMBanks)
+	}
+	if !pow2(c.SMEMBankBytes) {
+		add("smem_bank_bytes", "must be a power of two (got %d)", c.SMEMBankBytes)
+	}
+	t := &c.Tensor
+	tcgen05 := t.Instruction == NvidiaTCGen05
+	tmemOK := true // tmem agrees with the instruction (else the TMEM paths are not checked)
+	switch {
+	case c.TMEM < 0 || c.TMEM%BufferAlign != 0:
+		add("tmem", "must be ≥ 0 and a multiple of %d bytes (got %v)", BufferAlign, c.TMEM)
+	case tcgen05 && c.TMEM == 0:
+		add("tmem", "must be > 0 with tensor.instruction tcgen05: its accumulators live in TMEM (got 0)")
+		tmemOK = false
+	case !tcgen05 && c.TMEM != 0:
+		add("tmem", "must be 0: only tcgen05 cores have tensor memory (tensor.instruction is %q) (got %v)", t.Instruction, c.TMEM)
+		tmemOK = false
+	}
+	if c.LaunchNS < 0 || !finite(c.LaunchNS) {
+		add("launch_ns", "must be ≥ 0 and finite (got %v)", c.LaunchNS)
+	}
+	switch c.Copy {
+	case NvidiaCopyLDGSTS:
+	case NvidiaCopyCPAsync:
+		if archOK && !c.AtLeast("ampere") {
+			add("copy", "cp.async needs arch ampere or later (arch is %s; use ldg-sts)", c.Arch)
+		}
+	case NvidiaCopyTMA:
+		if archOK && !c.AtLeast("hopper") {
+			add("copy", "tma needs arch hopper or later (arch is %s)", c.Arch)
+		}
+	default:
+		add("copy", "must be one of ldg-sts, cp.async, tma (got %q)", c.Copy)
+	}
+
+	// Tensor cores.
+	switch t.Instruction {
+	case NvidiaMMASync:
+	case NvidiaWGMMA:
+		if archOK && c.Arch != "hopper" {
+			add("tensor.instruction", "wgmma exists on arch hopper only (arch is %s)", c.Arch)
+		}
+	case NvidiaTCGen05:
+		if archOK && c.Arch != "blackwell" {
+			add("tensor.instruction", "tcgen05 exists on arch blackwell only (arch is %s)", c.Arch)
+		}
+	default:
+		add("tensor.instruction", "must be one of mma.sync, wgmma, tcgen05 (got %q)", t.Instruction)
+	}
+	// The first architecture whose tensor cores take each type (GPU-FACTS
+	// §1.1: V100 FP16 only; T4 adds INT8; A100 BF16, TF32, FP64; FP8 from
+	// Ada/Hopper).
+	since := map[string]string{"fp16": "volta", "bf16": "ampere", "tf32": "ampere", "fp8": "ada", "int8": "turing", "fp64": "ampere"}
+	rates, lats, shapes := t.FlopsPerCycle.All(), t.LatencyCycles.All(), t.Shapes.All()
+	for i, r := range rates {
+		key := r.Key
+		lat, shape := lats[i].Value, shapes[i].Value
+		if r.Value < 0 || !finite(r.Value) {
+			add("tensor.flops_per_cycle."+key, "must be ≥ 0 and finite (0 = unsupported) (got %v)", r.Value)
+			continue
+		}
+		m, n, _, err := shape.Dims()
+		if err != nil {
+			add("tensor.shapes."+key, "%v", err)
+		}
+		if r.Value == 0 {
+			if key == "fp16" {
+				add("tensor.flops_per_cycle.fp16", "must be > 0: every tensor core takes FP16 (got 0)")
+				continue
+			}
+			if lat != 0 {
+				add("tensor.latency_cycles."+key, "must be 0 when tensor.flops_per_cycle.%s is 0 (type unsupported) (got %d)", key, lat)
+			}
+			if err == nil && shape != NoShape {
+				add("tensor.shapes."+key, "must be none when tensor.flops_per_cycle.%s is 0 (type unsupported) (got %q)", key, string(shape))
+			}
+			continue
+		}
+		if archOK && !c.AtLeast(since[key]) {
+			add("tensor.flops_per_cycle."+key, "must be 0 on arch %s: %s tensor cores start with %s (got %v)", c.Arch, strings.ToUpper(key), since[key], r.Value)
+		}
+		if lat <= 0 {
+			add("tensor.latency_cycles."+key, "must be > 0 when tensor.flops_per_cycle.%s > 0 (got %d)", key, lat)
+		}
+		if err != nil {
+			continue
+		}
+		family := t.Instruction
+		if key == "fp64" {
+			family = NvidiaMMASync // DMMA: no wgmma/tcgen05 form
+		}
+		switch {
+		case shape == NoShape:
+			add("tensor.shapes."+key, "must be a shape such as m16n8k16 when tensor.flops_per_cycle.%s > 0 (got none)", key)
+		case family == NvidiaMMASync && (m > 32 || n > 32):
+			add("tensor.shapes."+key, "must be a warp-level shape (m, n ≤ 32) for mma.sync (got %q)", string(shape))
+		case family == NvidiaWGMMA && (m != 64 || n%8 != 0 || n > 256):
+			add("tensor.shapes."+key, "must be m64nNkK with N a multiple of 8 up to 256 for wgmma (got %q)", string(shape))
+		case family == NvidiaTCGen05 && ((m != 64 && m != 128 && m != 256) || n%8 != 0 || n > 256):
+			add("tensor.shapes."+key, "must have M 64, 128 or 256 and N a multiple of 8 up to 256 for tcgen05 (got %q)", string(shape))
+		}
+	}
+	effOK := t.Efficiency > 0 && t.Efficiency <= 1
+	if !effOK {
+		add("tensor.efficiency", "must be in (0, 1] (got %v)", t.Efficiency)
+	}
+	switch e := t.MMASyncEfficiency; {
+	case !(e >= 0 && e <= 1):
+		add("tensor.mma_sync_efficiency", "must be in [0, 1] (0 = not measured) (got %v)", e)
+	case effOK && t.Instruction == NvidiaMMASync && e != t.Efficiency:
+		add("tensor.mma_sync_efficiency", "must equal tensor.efficiency = %v: mma.sync is the native instruction (got %v)", t.Efficiency, e)
+	}
+
+	// CUDA cores.
+	for _, v := range []struct {
+		key string
+		v   float64
+	}{{"fp32_flops_per_cycle", c.CUDACores.FP32FlopsPerCycle}, {"fp64_flops_per_cycle", c.CUDACores.FP64FlopsPerCycle}} {
+		if !finitePos(v.v) {
+			add("cuda_cores."+v.key, "must be > 0 (got %v)", v.v)
+		}
+	}
+
+	// Paths: the TMEM ones exist exactly when the core has TMEM (checked
+	// once tmem itself is right).
+	for _, p := range c.Paths.All() {
+		if strings.Contains(p.Name, "TMEM") && !tmemOK {
+			continue
+		}
+		if strings.Contains(p.Name, "TMEM") && c.TMEM == 0 {
+			if p.Path.BytesPerCycle != 0 || p.Path.LatencyCycles != 0 {
+				add("paths."+p.Name+".bytes_per_cycle", "must be 0 with latency_cycles 0 on a core without TMEM (tmem: 0) (got %v, %d)", p.Path.BytesPerCycle, p.Path.LatencyCycles)
+			}
+			continue
+		}
+		if !finitePos(p.Path.BytesPerCycle) {
+			add("paths."+p.Name+".bytes_per_cycle", "must be > 0 (got %v)", p.Path.BytesPerCycle)
+		}
+		if p.Path.LatencyCycles < 0 {
+			add("paths."+p.Name+".latency_cycles", "must be ≥ 0 (got %d)", p.Path.LatencyCycles)
+		}
+	}
+	return ps
+}
