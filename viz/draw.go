@@ -91,6 +91,10 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		v.put(0, 0, "window too small", base)
 		return
 	}
+	if v.overview {
+		v.drawOverview(tl)
+		return
+	}
 	c := tl.Core(v.core)
 	y := 0
 	// Header.
@@ -277,6 +281,63 @@ func pct(a, b sim.Time) float64 {
 	return 100 * float64(a) / float64(b)
 }
 
+// drawOverview draws the chip overview: one row per core showing one lane
+// (the matrix unit's by default), the selected core highlighted; Enter opens
+// it.
+func (v *Viewer) drawOverview(tl *traces.Timeline) {
+	w, h := v.s.Size()
+	lane := v.shownLane(tl)
+	laneName := "-"
+	if lane < len(tl.Lanes) {
+		laneName = tl.Lanes[lane]
+	}
+	head := fmt.Sprintf(" chip overview: lane %s, %d cores  view %s..%s  cursor %s", laneName, len(tl.Cores),
+		fmtTime(v.t0), fmtTime(v.t0+v.span), fmtTime(v.cursor))
+	v.put(0, 0, head+strings.Repeat(" ", max(0, w-len([]rune(head))-8))+"  ? help", headStyle)
+	lw := v.laneWidth()
+	v.put(0, 1, "core", dimStyle)
+	for col := 0; col < lw; col += 16 {
+		label := "|" + fmtTime(v.colTime(col))
+		if col+len(label) > lw {
+			break
+		}
+		v.put(labelW+col, 1, label, dimStyle)
+	}
+	rows := v.pageRows()
+	sel := sort.Search(len(tl.Cores), func(i int) bool { return tl.Cores[i].ID >= v.core })
+	if sel < v.ovTop {
+		v.ovTop = sel
+	}
+	if sel >= v.ovTop+rows {
+		v.ovTop = sel - rows + 1
+	}
+	v.ovTop = max(0, min(v.ovTop, len(tl.Cores)-rows))
+	cc := v.timeCol(v.cursor)
+	y := 2
+	for i := v.ovTop; i < len(tl.Cores) && y < 2+rows; i++ {
+		c := tl.Cores[i]
+		st := labelStyle
+		if i == sel {
+			st = st.Reverse(true)
+		}
+		v.put(0, y, fmt.Sprintf("%-*d", labelW, c.ID), st)
+		for col := 0; col < lw; col++ {
+			m := v.cell(tl, c.Lane(lane), col)
+			mst := m.style
+			if col == cc {
+				mst = mst.Reverse(true)
+			}
+			v.s.SetContent(labelW+col, y, m.ch, nil, mst)
+		}
+		y++
+	}
+	if v.searching || v.status != "" || v.help {
+		v.footer(tl, h-1)
+		return
+	}
+	v.put(0, h-1, "↑/↓ PgUp/PgDn select  Enter open core  [/] lane  o back  ←/→ pan  +/- zoom  q quit", dimStyle)
+}
+
 // footer draws the search prompt or the status line, and the help overlay.
 func (v *Viewer) footer(tl *traces.Timeline, y int) {
 	switch {
@@ -292,7 +353,7 @@ func (v *Viewer) footer(tl *traces.Timeline, y int) {
 		if tl.Done {
 			info += "  (complete)"
 		}
-		v.put(0, y, strings.TrimSpace(info)+"  ←/→ pan  +/- zoom  ↑/↓ core  n/p stall  / search  q quit", dimStyle)
+		v.put(0, y, strings.TrimSpace(info)+"  ←/→ pan  +/- zoom  ↑/↓ core  o chip  n/p stall  / search  q quit", dimStyle)
 	}
 	if v.help {
 		v.drawHelp()
@@ -306,6 +367,8 @@ var helpText = []string{
 	"Shift+←/→  move the cursor one column (also h/l)",
 	"+/-        zoom in/out at the cursor (mouse wheel too)",
 	"↑/↓, Tab   previous/next core",
+	"o          chip overview: a row per core (Enter opens one,",
+	"           [/] the lane shown, PgUp/PgDn pages)",
 	"n/p        next/previous stall of the core",
 	"g/G        start/end (Home/End)",
 	"0          fit the whole trace",

@@ -55,6 +55,12 @@ type Viewer struct {
 	fitted bool // the view was initialized
 	follow bool // live: keep the whole run in view
 
+	// overview shows one row per core (the chip overview); ovLane is the
+	// lane its rows show (-1: the matrix unit's), ovTop the first row.
+	overview bool
+	ovLane   int
+	ovTop    int
+
 	help      bool
 	searching bool
 	query     string
@@ -65,7 +71,7 @@ type Viewer struct {
 // follow set the view keeps fitting the whole (growing) timeline until the
 // user pans or zooms.
 func NewViewer(s tcell.Screen, src Source, follow bool) *Viewer {
-	v := &Viewer{s: s, src: src, follow: follow, core: -1}
+	v := &Viewer{s: s, src: src, follow: follow, core: -1, ovLane: -1}
 	return v
 }
 
@@ -224,6 +230,15 @@ func (v *Viewer) key(tl *traces.Timeline, ev *tcell.EventKey) bool {
 		v.switchCore(tl, -1)
 	case tcell.KeyDown, tcell.KeyTab:
 		v.switchCore(tl, +1)
+	case tcell.KeyPgUp:
+		v.switchCore(tl, -v.pageRows())
+	case tcell.KeyPgDn:
+		v.switchCore(tl, +v.pageRows())
+	case tcell.KeyEnter:
+		if v.overview {
+			v.overview = false
+			v.status = fmt.Sprintf("core %d", v.core)
+		}
 	case tcell.KeyHome:
 		v.start(tl)
 	case tcell.KeyEnd:
@@ -256,6 +271,12 @@ func (v *Viewer) key(tl *traces.Timeline, ev *tcell.EventKey) bool {
 			v.searching, v.query = true, ""
 		case '?':
 			v.help = true
+		case 'o':
+			v.overview = !v.overview
+		case '[':
+			v.overviewLane(tl, -1)
+		case ']':
+			v.overviewLane(tl, +1)
 		case 'f':
 			v.follow = !v.follow
 			if v.follow {
@@ -310,8 +331,45 @@ func (v *Viewer) switchCore(tl *traces.Timeline, d int) {
 		return
 	}
 	i := sort.Search(n, func(i int) bool { return tl.Cores[i].ID >= v.core })
-	i = ((i+d)%n + n) % n
+	if v.overview && (d > 1 || d < -1) {
+		i = min(max(i+d, 0), n-1) // page through the rows without wrapping
+	} else {
+		i = ((i+d)%n + n) % n
+	}
 	v.core = tl.Cores[i].ID
+}
+
+// pageRows is the number of core rows the overview shows at once.
+func (v *Viewer) pageRows() int {
+	_, h := v.s.Size()
+	return max(h-4, 1)
+}
+
+// overviewLane moves the lane the overview rows show by d.
+func (v *Viewer) overviewLane(tl *traces.Timeline, d int) {
+	n := len(tl.Lanes)
+	if n == 0 {
+		return
+	}
+	i := v.shownLane(tl)
+	v.ovLane = ((i+d)%n + n) % n
+	v.overview = true
+}
+
+// shownLane returns the lane the overview shows: the one chosen, else the
+// matrix unit's (the lane where the most cores spend the most time on
+// matrix instructions: M on DaVinci, tensor on an SM), else the first.
+func (v *Viewer) shownLane(tl *traces.Timeline) int {
+	if v.ovLane >= 0 && v.ovLane < len(tl.Lanes) {
+		return v.ovLane
+	}
+	for i, name := range tl.Lanes {
+		switch strings.ToLower(name) {
+		case "m", "tensor", "mfma":
+			return i
+		}
+	}
+	return 0
 }
 
 // nextStall moves the cursor to the start of the next (dir > 0) or previous

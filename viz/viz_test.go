@@ -321,3 +321,43 @@ func testGeometry() *machines.Geometry {
 	}
 	return m.Geometry()
 }
+
+// The chip overview shows a row per core with the matrix unit's lane by
+// default; ↓ selects the next core, Enter opens it, [ and ] change the lane.
+func TestChipOverview(t *testing.T) {
+	s := newSim(t, 85, 24)
+	v := NewViewer(s, StaticSource(knownTrace()), false)
+	v.Handle(key(tcell.KeyRune, 'o', 0))
+	v.Draw()
+	lines := screenText(s)
+	if !strings.Contains(lines[0], "chip overview: lane M, 2 cores") {
+		t.Fatalf("header %q", lines[0])
+	}
+	row := func(lines []string, core string) string {
+		for _, l := range lines[2:] {
+			if strings.HasPrefix(l, core+" ") {
+				return string([]rune(l)[labelW:])
+			}
+		}
+		t.Fatalf("no row for core %s:\n%s", core, strings.Join(lines, "\n"))
+		return ""
+	}
+	// Core 0's M lane: 400 columns' worth of wait, then the MMAD.
+	if r := row(lines, "0"); !strings.HasPrefix(r, "wwww") || !strings.Contains(r, "MMMM") {
+		t.Errorf("core 0 row %q", r)
+	}
+	if r := row(lines, "2"); strings.ContainsAny(r, "MVw") {
+		t.Errorf("core 2 row shows %q on M", r)
+	}
+	v.Handle(key(tcell.KeyRune, ']', 0)) // M → V
+	v.Draw()
+	if lines = screenText(s); !strings.Contains(lines[0], "lane V") || !strings.Contains(row(lines, "2"), "VVVV") {
+		t.Errorf("] did not show the V lane:\n%s", strings.Join(lines, "\n"))
+	}
+	v.Handle(key(tcell.KeyDown, 0, 0))
+	v.Handle(key(tcell.KeyEnter, 0, 0))
+	v.Draw()
+	if v.Core() != 2 || !strings.HasPrefix(screenText(s)[0], " core 2 (2/2)") {
+		t.Errorf("Enter opened core %d: %q", v.Core(), screenText(s)[0])
+	}
+}
