@@ -82,7 +82,18 @@ func (sm *SM) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			sm.fault(t, in, fmt.Errorf("the tensor cores of this machine do not take %s inputs (they take %s)", in.In, pr.tensorInputs()))
 			return
 		}
-		sm.startUnit(t, l, LaneTensor, flops/(rate*pr.tensorEfficiency), warpShare(t, pr), clk.Cycles(int64(pr.mmaLatency)), tag)
+		// A run of n instructions keeps the tensor cores busy for n·o cycles
+		// (o: one instruction's occupancy of its unit — one sub-core for
+		// mma.sync, the SM for wgmma/tcgen05); the last one's result comes
+		// its latency after it issued, i.e. latency − o after the run.
+		rate *= pr.tensorEfficiency
+		unit := rate
+		if pr.warpLevel {
+			unit /= float64(pr.subCores)
+		}
+		o := pr.tensorShape[in.In] / unit
+		lat := max(float64(pr.tensorLatency[in.In])-o, 0)
+		sm.startUnit(t, l, LaneTensor, flops/rate, warpShare(t, pr), clk.Cycles(int64(math.Ceil(lat))), tag)
 	case isa.OpVector:
 		rep := max(in.Repeat, 1)
 		elems := float64(in.VecElems(pr.geom.VectorRepeatBytes)) * float64(rep)

@@ -77,7 +77,9 @@ type params struct {
 
 	tensorRate       map[fp.Format]float64 // dense FLOP (or OP) per cycle per SM
 	tensorEfficiency float64               // fraction of the rate the instruction family reaches
-	mmaLatency       int                   // cycles from an MMA run's last issue to its result
+	tensorLatency    map[fp.Format]int     // cycles from one instruction's issue to its result
+	tensorShape      map[fp.Format]float64 // flops of one hardware instruction
+	warpLevel        bool                  // mma.sync: one instruction runs on one sub-core's tensor core
 	cudaRate         map[fp.Format]float64 // CUDA-core FLOP per cycle per SM (FMA = 2)
 	cudaLanes        float64               // element-wise FP32 operations per cycle per SM
 	fmaLatency       int
@@ -162,7 +164,7 @@ func paramsFor(c *arch.Chip) (*params, error) {
 		banks:            sc.SMEMBanks,
 		bankBytes:        sc.SMEMBankBytes,
 		tensorEfficiency: t.Efficiency,
-		mmaLatency:       t.LatencyCycles.FP16,
+		warpLevel:        t.Instruction == machines.NvidiaMMASync,
 		cudaRate: map[fp.Format]float64{
 			fp.FP32: sc.CUDACores.FP32FlopsPerCycle,
 		},
@@ -175,6 +177,8 @@ func paramsFor(c *arch.Chip) (*params, error) {
 		fp.BF16: t.FlopsPerCycle.BF16,
 		fp.INT8: t.FlopsPerCycle.INT8,
 	}
+	p.tensorLatency = map[fp.Format]int{fp.FP16: t.LatencyCycles.FP16, fp.BF16: t.LatencyCycles.BF16, fp.INT8: t.LatencyCycles.INT8}
+	p.tensorShape = map[fp.Format]float64{fp.FP16: t.Shapes.FP16.Flops(), fp.BF16: t.Shapes.BF16.Flops(), fp.INT8: t.Shapes.INT8.Flops()}
 	p.paths = p.geom.Paths
 	return p, nil
 }

@@ -165,7 +165,10 @@ func TestTensorRate(t *testing.T) {
 	cyc := func(d sim.Time) float64 { return float64(d) / float64(period.Cycles(1)) } // the simulated clock's period is whole picoseconds
 	flops := 2.0 * 128 * 128 * 4096
 	ideal := flops / sc.Tensor.FlopsPerCycle.FP16
-	lat := float64(sc.Tensor.LatencyCycles.FP16)
+	// One m16n8k16 occupies a sub-core for o cycles; a run's result lands
+	// latency − o after its last cycle.
+	o := sc.Tensor.Shapes.FP16.Flops() / (sc.Tensor.FlopsPerCycle.FP16 / float64(sc.SubCores))
+	lat := float64(sc.Tensor.LatencyCycles.FP16) - o
 	check := func(what string, got, want float64) {
 		t.Helper()
 		if math.Abs(got-want) > 3 {
@@ -175,6 +178,46 @@ func TestTensorRate(t *testing.T) {
 	check("4 warps", cyc(mma(4, 1)), ideal+lat+1)
 	check("1 warp", cyc(mma(1, 1)), 4*ideal+lat+1)
 	check("2 CTAs", cyc(mma(4, 2)), 2*ideal+lat+1)
+}
+
+// A chain of dependent single instructions (each waits for the previous
+// result through a flag) takes the instruction's latency per link, as the
+// microbenchmarks that measured it (GPU-FACTS §2.2).
+func TestMMALatencyChain(t *testing.T) {
+	for _, name := range []string{"a100", "h100-sxm"} {
+		m := machine(t, name, "machine.cores=1")
+		sc := m.NvidiaSM()
+		mm, nn, kk, err := sc.Tensor.Shapes.FP16.Dims()
+		if err != nil {
+			t.Fatal(err)
+		}
+		const links = 100
+		var ins []isa.Instr
+		for i := 0; i < links; i++ {
+			ins = append(ins, nvidia.MMA(0, 128<<10, 160<<10, mm, kk, nn, fp.FP16, fp.FP32, i == 0),
+				isa.SetFlag(nvidia.LaneTensor, nvidia.LaneTensor, 0), isa.WaitFlag(nvidia.LaneTensor, nvidia.LaneTensor, 0))
+		}
+		warps := 1
+		if sc.Tensor.Instruction != machines.NvidiaMMASync {
+			warps = 4 // a warp group
+		}
+		p := isa.Program{Grids: []isa.Grid{{Name: "chain", CTAs: 1, CTA: func(int) isa.Stream { return isa.Slice(ins) },
+			Resources: isa.Resources{Registers: 4096, Warps: warps}}}}
+		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := chip.Run(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := chip.GridTimes()[0]
+		per := float64(g.Finished-g.Started) / float64(chip.Clock().Cycles(1)) / links
+		if want := float64(sc.Tensor.LatencyCycles.FP16); math.Abs(per-want) > 0.1*want {
+			t.Errorf("%s: %.2f cycles per dependent %s, want %.0f (±10 %%)", name, per, sc.Tensor.Shapes.FP16, want)
+		}
+		_ = st
+	}
 }
 
 // CTAs that do not fit the SM are refused before the run with the limit
