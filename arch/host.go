@@ -72,8 +72,10 @@ type Kernel struct {
 	// (kernel enqueued), the kernel's streams were loaded and its last core
 	// finished.
 	Launched, Started, Finished sim.Time
-	// Flops is informational (the caller's flop count of the kernel).
-	Flops float64
+	// Flops and GMBytes are informational: the caller's count of the
+	// kernel's flops and of the GM bytes it copies (per-zone reports).
+	Flops   float64
+	GMBytes float64
 
 	stream  func(core int) isa.Stream
 	deps    []*Kernel

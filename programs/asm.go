@@ -8,7 +8,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
-	"github.com/davinci-sim/davinci-sim/traces"
+	"github.com/davinci-sim/davinci-sim/report"
 )
 
 func init() {
@@ -234,12 +234,12 @@ func (j *asmJob) Prepare(chip *arch.Chip) error {
 	return nil
 }
 
-func (j *asmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) error {
+func (j *asmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
 	rep.Program = map[string]any{"kind": "asm", "cores": len(j.prog.Cores)}
 	if st.MMADFlops > 0 {
 		m := chip.M
 		peak := float64(m.Cores) * float64(m.DaVinci().Clock) * float64(m.DaVinci().Cube.M*m.DaVinci().Cube.N*m.DaVinci().Cube.KStepFP16) * 2
-		rep.Flops = &traces.FlopsReport{Total: st.MMADFlops, PeakTFLOPS: peak / 1e12, Convention: "cube (2·m·n·k per MMAD)"}
+		rep.Flops = &report.FlopsReport{Total: st.MMADFlops, PeakTFLOPS: peak / 1e12, Convention: "cube (2·m·n·k per MMAD)"}
 		if s := st.Time.Seconds(); s > 0 {
 			rep.Flops.TFLOPS = st.MMADFlops / s / 1e12
 			rep.Flops.PeakFraction = st.MMADFlops / s / peak

@@ -7,8 +7,8 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/report"
 	"github.com/davinci-sim/davinci-sim/sim"
-	"github.com/davinci-sim/davinci-sim/traces"
 )
 
 // badInput marks errors caused by the program file, its parameters or the
@@ -17,7 +17,7 @@ func badInput(err error) error { return badinput.Wrap(err) }
 
 // Result is what one run produces.
 type Result struct {
-	Report  *traces.Report
+	Report  *report.Report
 	Outputs []Output
 	Stats   *arch.Stats
 	// Failure is set when the run completed but a check failed (the report
@@ -67,7 +67,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		}
 		return nil, err
 	}
-	rep := &traces.Report{Machine: m.Name}
+	rep := &report.Report{Machine: m.Name}
 	var used []int
 	for i, s := range prog.Cores {
 		if s != nil {
@@ -79,7 +79,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if job.Mode() == arch.Timing {
 		mode = "timing"
 	}
-	rep.Sim = traces.SimReport{Events: st.Events, WallSeconds: wall, Mode: mode}
+	rep.Sim = report.SimReport{Events: st.Events, WallSeconds: wall, Mode: mode}
 	if wall > 0 {
 		rep.Sim.EventsPerSecond = float64(st.Events) / wall
 	}

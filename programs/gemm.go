@@ -9,7 +9,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
-	"github.com/davinci-sim/davinci-sim/traces"
+	"github.com/davinci-sim/davinci-sim/report"
 )
 
 func init() {
@@ -123,7 +123,7 @@ func (j *gemmJob) Prepare(chip *arch.Chip) error {
 
 func (j *gemmJob) Outputs() []Output { return j.outs }
 
-func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) error {
+func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
 	pl, p := j.pl, &j.pl.p
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
 	m := chip.M
@@ -136,7 +136,7 @@ func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) er
 		conv, peak = "fp32-equivalent (2mnk; peak = FP16 peak / 3)", fp16Peak/3
 	}
 	secs := st.Time.Seconds()
-	rep.Flops = &traces.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: conv}
+	rep.Flops = &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: conv}
 	if secs > 0 {
 		rep.Flops.TFLOPS = flops / secs / 1e12
 		rep.Flops.PeakFraction = flops / secs / peak
@@ -172,7 +172,7 @@ func (j *gemmJob) programSection() map[string]any {
 	}
 }
 
-func (j *gemmJob) finishFull(chip *arch.Chip, rep *traces.Report) error {
+func (j *gemmJob) finishFull(chip *arch.Chip, rep *report.Report) error {
 	pl, p := j.pl, &j.pl.p
 	c := make([]float32, p.M*p.N)
 	if err := chip.GM().ReadFloat32s(pl.c, c); err != nil {
@@ -210,9 +210,9 @@ func (j *gemmJob) finishFull(chip *arch.Chip, rep *traces.Report) error {
 
 // baselines adds the hgemm (same machine numerics) and CPU FP32 errors; with
 // tiles non-nil, only on those output tiles.
-func (j *gemmJob) baselines(chip *arch.Chip, rep *traces.Report, ref []float64, tiles [][2]int) error {
+func (j *gemmJob) baselines(chip *arch.Chip, rep *report.Report, ref []float64, tiles [][2]int) error {
 	pl, p := j.pl, &j.pl.p
-	rep.Baselines = map[string]traces.ErrorReport{}
+	rep.Baselines = map[string]report.ErrorReport{}
 	if pl.v.split || pl.v.native {
 		got, err := j.hgemmTiles(chip, tiles)
 		if err != nil {
@@ -289,7 +289,7 @@ func (pl *gemmPlan) tileList() ([][2]int, int, int) {
 // finishSampled estimates the error from SampleTiles random output tiles
 // computed by the golden model (which the tests prove bit-identical to the
 // simulated datapath); the timing run itself moved no data.
-func (j *gemmJob) finishSampled(chip *arch.Chip, rep *traces.Report) error {
+func (j *gemmJob) finishSampled(chip *arch.Chip, rep *report.Report) error {
 	pl, p := j.pl, &j.pl.p
 	all, _, _ := pl.tileList()
 	rng := NewRand(p.Inputs.Seed, 99)
@@ -316,9 +316,9 @@ func (j *gemmJob) finishSampled(chip *arch.Chip, rep *traces.Report) error {
 	return nil
 }
 
-func (j *gemmJob) sampledBaselines(chip *arch.Chip, rep *traces.Report, tiles [][2]int, ref []float64) error {
+func (j *gemmJob) sampledBaselines(chip *arch.Chip, rep *report.Report, tiles [][2]int, ref []float64) error {
 	pl, p := j.pl, &j.pl.p
-	rep.Baselines = map[string]traces.ErrorReport{}
+	rep.Baselines = map[string]report.ErrorReport{}
 	if pl.v.split || pl.v.native {
 		got, err := j.hgemmTiles(chip, tiles)
 		if err != nil {
@@ -361,7 +361,7 @@ func (pl *gemmPlan) referenceTiles(a, b []float32, tiles [][2]int) []float64 {
 	return out
 }
 
-func errReport(m accuracy.Metrics, sampled bool) traces.ErrorReport {
-	return traces.ErrorReport{Reference: "fp64 (gonum)", RelFro: m.RelFro, MaxRel: m.MaxRel, MRED: m.MRED, MaxErr: m.MaxErr,
+func errReport(m accuracy.Metrics, sampled bool) report.ErrorReport {
+	return report.ErrorReport{Reference: "fp64 (gonum)", RelFro: m.RelFro, MaxRel: m.MaxRel, MRED: m.MRED, MaxErr: m.MaxErr,
 		Bits: m.Bits, Elements: int64(m.N), Sampled: sampled}
 }

@@ -9,11 +9,11 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
-	"github.com/davinci-sim/davinci-sim/traces"
+	"github.com/davinci-sim/davinci-sim/report"
 )
 
 // runGEMM runs a GEMM program given as YAML and returns the job and report.
-func runGEMM(t *testing.T, yaml string, sets ...string) (*gemmJob, *traces.Report, *arch.Stats) {
+func runGEMM(t *testing.T, yaml string, sets ...string) (*gemmJob, *report.Report, *arch.Stats) {
 	t.Helper()
 	f, err := Parse("test.yaml", ".", []byte(yaml))
 	if err != nil {
@@ -43,7 +43,7 @@ func runGEMM(t *testing.T, yaml string, sets ...string) (*gemmJob, *traces.Repor
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := &traces.Report{}
+	rep := &report.Report{}
 	rep.FromStats(st, chip.Clock().Hz(), []int{0})
 	if err := job.Finish(chip, st, rep); err != nil {
 		t.Fatal(err)

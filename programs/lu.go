@@ -9,8 +9,8 @@ import (
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/report"
 	"github.com/davinci-sim/davinci-sim/sim"
-	"github.com/davinci-sim/davinci-sim/traces"
 )
 
 func init() {
@@ -170,6 +170,9 @@ func (j *luJob) buildHost(h *arch.Host) {
 			return pl.gemmStream(indexOf(cores, core), len(cores), build())
 		}, after...)
 		k.Flops = pl.bandFlops(z, (i1-i0)*nb)
+		// The same work list as build's (the scale, fixed at iteration 0,
+		// moves no bytes).
+		k.GMBytes = gemmBytes(pl, len(cores), pl.update(z, i0, i1, 1))
 		return k
 	}
 	diagBytes := int64(nb) * int64(nb)
@@ -184,6 +187,7 @@ func (j *luJob) buildHost(h *arch.Host) {
 				cvt = h.Launch(fmt.Sprintf("cvt%d", i), "trsm", pl.main, func(core int) isa.Stream {
 					return pl.cvtStream(i, indexOf(pl.main, core), len(pl.main))
 				})
+				cvt.GMBytes = cvtBytes(pl, i)
 				sync(cvt)
 			}
 			var rd, fac, wr func() error
@@ -202,6 +206,8 @@ func (j *luJob) buildHost(h *arch.Host) {
 				return pl.gemmStream(indexOf(pl.main, core), len(pl.main), l, r)
 			})
 			trsm.Flops = 2 * 2 * float64(nb) * float64(nb) * float64(pl.n-(i+1)*nb)
+			l, r := pl.trsm(i)
+			trsm.GMBytes = gemmBytes(pl, len(pl.main), l, r)
 			sync(trsm)
 			if i+1 < k1 {
 				p1 := launchUpdate(fmt.Sprintf("p1-%d", i), "priority1", pl.main, band{i + 1, i + 2}, i, i+1)
@@ -393,21 +399,10 @@ func assembleFactors(n, nb int, lh, uh []uint16, diags []*luDiag, s float32) *lu
 // Outputs returns nothing beyond report.json (the factors are n² values).
 func (j *luJob) Outputs() []Output { return j.outs }
 
-// luZone aggregates the kernels of one zone.
-type luZone struct {
-	Kernels  int     `json:"kernels"`
-	Seconds  float64 `json:"seconds"` // summed kernel run time (start to finish)
-	Flops    float64 `json:"flops"`
-	TFLOPS   float64 `json:"tflops"` // flops / summed run time
-	Cores    int     `json:"cores"`
-	GMBytes  float64 `json:"gm_bytes"`
-	OpIntens float64 `json:"operational_intensity"` // flop per GM byte of the zone's kernels
-}
-
 // Finish fills the report: time, HPL-MxP flops, the hplmxp section, and
 // fails the run (exit 1) when refinement did not converge or the factors
 // differ from the golden model (check: true).
-func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) error {
+func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
 	pl, p := j.pl, j.p
 	n := float64(pl.n)
 	total := j.host.Finish().Seconds()
@@ -417,7 +412,7 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) erro
 	rep.Program = map[string]any{"kind": "lu-fused", "n": p.N, "nb": p.NB, "n_fused": p.NFused, "n_fusion": p.NFusion,
 		"look_ahead": *p.LookAhead, "trailing": p.Trailing, "refinement": p.Refinement, "seed": p.Seed, "numerics": p.Numerics,
 		"tiling": p.Tiling}
-	rep.Flops = &traces.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: "HPL-MxP 2/3·n³ + 3/2·n² over the whole solve; peak = FP16 cube peak"}
+	rep.Flops = &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: "HPL-MxP 2/3·n³ + 3/2·n² over the whole solve; peak = FP16 cube peak"}
 	if total > 0 {
 		rep.Flops.TFLOPS = flops / total / 1e12
 		rep.Flops.PeakFraction = flops / total / peak
@@ -425,92 +420,85 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) erro
 	if rb := float64(st.GMReadBytes + st.GMWriteBytes); rb > 0 {
 		rep.Memory.OperationalIntensity = st.MMADFlops / rb
 	}
-	sec := map[string]any{"n": p.N, "nb": p.NB, "n_fused": p.NFused, "n_fusion": p.NFusion, "look_ahead": *p.LookAhead,
-		"trailing_precision": p.Trailing, "factorization_seconds": fact, "total_seconds": total,
-		"flops": flops, "tflops": rep.Flops.TFLOPS, "peak_fraction": rep.Flops.PeakFraction}
+	sec := &report.HPLMxP{N: p.N, NB: p.NB, NFused: p.NFused, NFusion: p.NFusion, LookAhead: *p.LookAhead,
+		TrailingPrecision: p.Trailing, FactorizationSeconds: fact, TotalSeconds: total,
+		Flops: flops, TFLOPS: rep.Flops.TFLOPS, PeakFraction: rep.Flops.PeakFraction}
 	switch {
 	case p.Numerics == NumericsFull:
-		sec["l_panel_scale"] = j.s
+		sec.LPanelScale = ptr(j.s)
 	case j.golden != nil:
-		sec["l_panel_scale"] = j.golden.s
+		sec.LPanelScale = ptr(j.golden.s)
 	}
-	sec["factorization_tflops"] = 0.0
 	if fact > 0 {
 		ff := 2.0 / 3 * n * n * n
-		sec["factorization_tflops"] = ff / fact / 1e12
+		sec.FactorizationTFLOPS = ff / fact / 1e12
 	}
 	// Per-iteration samples: time and measured/theoretical performance.
-	var samples []map[string]any
 	nb := float64(pl.nb)
 	for i := 0; i < pl.nbk; i++ {
 		dt := (j.iterAt[i+1] - j.iterAt[i]).Seconds()
 		m := n - float64(i+1)*nb
 		fl := 2*m*m*nb + 4*nb*nb*m + 2.0/3*nb*nb*nb
-		s := map[string]any{"iteration": i, "start_seconds": j.iterAt[i].Seconds(), "seconds": dt, "flops": fl}
+		s := report.HPLMxPIteration{Iteration: i, StartSeconds: j.iterAt[i].Seconds(), Seconds: dt, Flops: fl}
 		if dt > 0 {
-			s["tflops"] = fl / dt / 1e12
-			s["measured_over_theoretical"] = fl / dt / peak
+			s.TFLOPS = ptr(fl / dt / 1e12)
+			s.MeasuredOverTheoretical = ptr(fl / dt / peak)
 		}
-		samples = append(samples, s)
+		sec.Iterations = append(sec.Iterations, s)
 	}
-	sec["iterations"] = samples
 	// Per fusion window (n_fused iterations): with fusion the far trailing
 	// update of a window runs during the next one, so single iterations can
 	// show ratios above 1; windows average that out.
-	var windows []map[string]any
 	for k0 := 0; k0 < pl.nbk; k0 += pl.F {
 		k1 := min(k0+pl.F, pl.nbk)
 		dt := (j.iterAt[k1] - j.iterAt[k0]).Seconds()
 		fl := 0.0
 		for i := k0; i < k1; i++ {
-			fl += samples[i]["flops"].(float64)
+			fl += sec.Iterations[i].Flops
 		}
-		w := map[string]any{"first_iteration": k0, "iterations": k1 - k0, "seconds": dt, "flops": fl}
+		w := report.HPLMxPWindow{FirstIteration: k0, Iterations: k1 - k0, Seconds: dt, Flops: fl}
 		if dt > 0 {
-			w["measured_over_theoretical"] = fl / dt / peak
+			w.MeasuredOverTheoretical = ptr(fl / dt / peak)
 		}
-		windows = append(windows, w)
+		sec.Windows = append(sec.Windows, w)
 	}
-	sec["windows"] = windows
-	zones := map[string]*luZone{}
+	sec.Zones = map[string]*report.HPLMxPZone{}
 	for _, k := range j.host.Kernels() {
-		z := zones[k.Zone]
+		z := sec.Zones[k.Zone]
 		if z == nil {
-			z = &luZone{Cores: len(k.Cores)}
-			zones[k.Zone] = z
+			z = &report.HPLMxPZone{Cores: len(k.Cores)}
+			sec.Zones[k.Zone] = z
 		}
 		z.Kernels++
 		z.Seconds += (k.Finished - k.Started).Seconds()
 		z.Flops += k.Flops
+		z.GMBytes += k.GMBytes
 	}
-	for name, z := range zones {
+	for _, z := range sec.Zones {
 		if z.Seconds > 0 {
 			z.TFLOPS = z.Flops / z.Seconds / 1e12
 		}
-		z.GMBytes = j.zoneBytes(name)
 		if z.GMBytes > 0 {
-			z.OpIntens = z.Flops / z.GMBytes
+			z.OperationalIntensity = z.Flops / z.GMBytes
 		}
 	}
-	sec["zones"] = zones
-	stages := map[string]float64{}
+	sec.HostStagesSeconds = map[string]float64{}
 	for k, v := range j.host.StageTimes() {
-		stages[k] = v.Seconds()
+		sec.HostStagesSeconds[k] = v.Seconds()
 	}
-	sec["host_stages_seconds"] = stages
 	var failure error
 	if j.ref != nil {
-		sec["refinement"] = map[string]any{"method": p.Refinement.Method, "iterations": j.ref.Iterations,
-			"scaled_residual": j.ref.ScaledResidual, "threshold": p.Refinement.Tolerance, "history": j.ref.History}
-		sec["refinement_iterations"] = j.ref.Iterations
-		sec["scaled_residual"] = j.ref.ScaledResidual
-		sec["passed"] = j.ref.Passed
+		sec.Refinement.Solved = &report.HPLMxPRefinementSolved{Method: p.Refinement.Method, Iterations: j.ref.Iterations,
+			ScaledResidual: j.ref.ScaledResidual, Threshold: p.Refinement.Tolerance, History: j.ref.History}
+		sec.RefinementIterations = ptr(j.ref.Iterations)
+		sec.ScaledResidual = ptr(j.ref.ScaledResidual)
+		sec.Passed = ptr(j.ref.Passed)
 		if j.refErr != nil {
 			failure = fmt.Errorf("%w: %v", ErrCheckFailed, j.refErr)
 		}
 	} else {
-		sec["refinement"] = map[string]any{"method": p.Refinement.Method, "timed_iterations": p.Refinement.TimingIterations,
-			"note": "numerics off: refinement timed for timing_iterations steps, not computed"}
+		sec.Refinement.Timed = &report.HPLMxPRefinementTimed{Method: p.Refinement.Method, TimedIterations: p.Refinement.TimingIterations,
+			Note: "numerics off: refinement timed for timing_iterations steps, not computed"}
 	}
 	if p.Numerics == NumericsFull && p.Check {
 		g, err := luGoldenRun(pl, j.mat)
@@ -521,17 +509,14 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) erro
 		if err != nil {
 			return err
 		}
-		sec["golden_mismatches"] = mism
+		sec.GoldenMismatches = ptr(mism)
 		if mism > 0 && failure == nil {
 			failure = fmt.Errorf("%w: %d factor values differ from the golden model", ErrCheckFailed, mism)
 		}
 	}
-	if rep.Sections == nil {
-		rep.Sections = map[string]any{}
-	}
-	rep.Sections["hplmxp"] = sec
+	rep.HPLMxP = sec
 	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused: trailing matrix in GM is %s; TFLOP/s by the HPL-MxP count over factorization + refinement", p.Trailing))
-	line := fmt.Sprintf("hplmxp: factorization %.4g s (%.2f TFLOP/s), total %.4g s (%.2f TFLOP/s)", fact, sec["factorization_tflops"], total, rep.Flops.TFLOPS)
+	line := fmt.Sprintf("hplmxp: factorization %.4g s (%.2f TFLOP/s), total %.4g s (%.2f TFLOP/s)", fact, sec.FactorizationTFLOPS, total, rep.Flops.TFLOPS)
 	if j.ref != nil {
 		line += fmt.Sprintf(", %s %d iterations, scaled residual %.3g, passed %v", p.Refinement.Method, j.ref.Iterations, j.ref.ScaledResidual, j.ref.Passed)
 	}
@@ -539,79 +524,15 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) erro
 	return failure
 }
 
-// zoneBytes counts the GM bytes the kernels of a zone copy (exact: these
-// are the kernels' only GM transfers), rebuilding their work lists.
-func (j *luJob) zoneBytes(zone string) float64 {
-	pl := j.pl
-	total := 0.0
-	for _, k := range j.host.Kernels() {
-		if k.Zone != zone {
-			continue
-		}
-		var i int
-		var gs []*luGEMM
-		switch {
-		case sscan(k.Name, "trsm%d", &i):
-			l, r := pl.trsm(i)
-			gs = []*luGEMM{l, r}
-		case sscan(k.Name, "cvt%d", &i):
-			for _, c := range pl.cvtJobs(i) {
-				total += float64(c.rows) * float64(pl.nb) * 6
-			}
-			continue
-		default:
-			continue // update kernels: counted below from their flops
-		}
-		total += gemmBytes(pl, len(k.Cores), gs...)
-	}
-	if zone == "priority1" || zone == "priority2" || zone == "fusion" {
-		total += j.updateBytes(zone)
-	}
-	return total
-}
+// ptr returns a pointer to a copy of v (the report's optional keys).
+func ptr[T any](v T) *T { return &v }
 
-func sscan(s, format string, v *int) bool {
-	_, err := fmt.Sscanf(s, format, v)
-	return err == nil
-}
-
-// updateBytes counts the GM bytes of the update kernels of a zone.
-func (j *luJob) updateBytes(zone string) float64 {
-	pl := j.pl
+// cvtBytes returns the GM bytes of iteration i's panel conversion: per row
+// of its work list nb FP32 values read and nb FP16 values written.
+func cvtBytes(pl *luPlan, i int) float64 {
 	total := 0.0
-	nbk, F := pl.nbk, pl.F
-	for k0 := 0; k0 < nbk; k0 += F {
-		k1 := min(k0+F, nbk)
-		k2 := min(k1+F, nbk)
-		for i := k0; i < k1 && i < nbk-1; i++ {
-			var zs []band
-			var i0, i1 int
-			var cores int
-			if i+1 < k1 {
-				i0, i1, cores = i, i+1, len(pl.main)
-				switch zone {
-				case "priority1":
-					zs = []band{{i + 1, i + 2}}
-				case "priority2":
-					zs = []band{{i + 2, k1}}
-				}
-			} else {
-				i0, i1, cores = k0, k1, len(pl.main)
-				switch zone {
-				case "priority1":
-					zs = []band{{k1, k1 + 1}}
-				case "priority2":
-					zs = []band{{k1 + 1, k2}}
-				case "fusion":
-					zs, cores = []band{{k2, nbk}}, len(pl.fu)
-				}
-			}
-			for _, z := range zs {
-				if !z.empty(nbk) {
-					total += gemmBytes(pl, cores, pl.update(z, i0, i1, 1))
-				}
-			}
-		}
+	for _, c := range pl.cvtJobs(i) {
+		total += float64(c.rows) * float64(pl.nb) * 6
 	}
 	return total
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
-	"github.com/davinci-sim/davinci-sim/traces"
+	"github.com/davinci-sim/davinci-sim/report"
 )
 
 // lu-gemm: the LU trailing-update GEMM operator alone, on every core of one
@@ -148,14 +148,14 @@ func (j *luGEMMJob) Outputs() []Output { return nil }
 
 // Finish reports TFLOP/s and operational intensity, and with full numerics
 // compares the updated trailing matrix with the golden model bit for bit.
-func (j *luGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) error {
+func (j *luGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
 	pl := j.pl
 	flops := j.g.flops()
 	peak := pl.mach.PeakFLOPS(pl.mach.DaVinci().Cube.KStepFP16)
 	secs := st.Time.Seconds()
 	rep.Program = map[string]any{"kind": "lu-gemm", "m": j.p.M, "nb": j.p.NB, "n_fused": j.p.NFused, "trailing": pl.p.Trailing,
 		"tiling": pl.p.Tiling, "numerics": j.p.Numerics}
-	rep.Flops = &traces.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: "2·m²·K (K = n_fused·nb); peak = FP16 cube peak"}
+	rep.Flops = &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: "2·m²·K (K = n_fused·nb); peak = FP16 cube peak"}
 	if secs > 0 {
 		rep.Flops.TFLOPS = flops / secs / 1e12
 		rep.Flops.PeakFraction = flops / secs / peak
@@ -164,12 +164,9 @@ func (j *luGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) 
 	if bytes > 0 {
 		rep.Memory.OperationalIntensity = flops / bytes
 	}
-	if rep.Sections == nil {
-		rep.Sections = map[string]any{}
-	}
-	sec := map[string]any{"m": j.p.M, "nb": j.p.NB, "k": j.p.NFused * j.p.NB, "tflops": rep.Flops.TFLOPS,
-		"operational_intensity": rep.Memory.OperationalIntensity, "gm_bytes": bytes, "seconds": secs}
-	rep.Sections["lu_gemm"] = sec
+	sec := &report.LUGEMM{M: j.p.M, NB: j.p.NB, K: j.p.NFused * j.p.NB, TFLOPS: rep.Flops.TFLOPS,
+		OperationalIntensity: rep.Memory.OperationalIntensity, GMBytes: bytes, Seconds: secs}
+	rep.LUGEMM = sec
 	if j.Mode() != arch.Functional {
 		return nil
 	}
@@ -204,7 +201,7 @@ func (j *luGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) 
 			}
 		}
 	}
-	sec["golden_mismatches"] = mism
+	sec.GoldenMismatches = &mism
 	if mism > 0 {
 		return fmt.Errorf("%w: %d trailing values differ from the golden model", ErrCheckFailed, mism)
 	}

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/report"
 )
 
 // runLU executes an lu-fused program given as YAML through Execute.
@@ -26,10 +28,10 @@ func runLU(t *testing.T, yaml string, sets ...string) (*Result, error) {
 	return Execute(f, Options{Overrides: ovs}, RunHooks{})
 }
 
-func hpl(t *testing.T, res *Result) map[string]any {
+func hpl(t *testing.T, res *Result) *report.HPLMxP {
 	t.Helper()
-	sec, ok := res.Report.Sections["hplmxp"].(map[string]any)
-	if !ok {
+	sec := res.Report.HPLMxP
+	if sec == nil {
 		t.Fatal("no hplmxp section")
 	}
 	return sec
@@ -71,11 +73,11 @@ func TestLUMatchesGolden(t *testing.T) {
 				t.Fatal(res.Failure)
 			}
 			s := hpl(t, res)
-			if s["golden_mismatches"] != 0 {
-				t.Fatalf("mismatches %v", s["golden_mismatches"])
+			if s.GoldenMismatches == nil || *s.GoldenMismatches != 0 {
+				t.Fatalf("mismatches %v", s.GoldenMismatches)
 			}
-			if s["passed"] != true {
-				t.Fatalf("refinement did not pass: %v", s["refinement"])
+			if s.Passed == nil || !*s.Passed {
+				t.Fatalf("refinement did not pass: %+v", s.Refinement.Solved)
 			}
 		})
 	}
@@ -140,9 +142,9 @@ func TestLUGEMMMatchesGolden(t *testing.T) {
 		if res.Failure != nil {
 			t.Fatal(res.Failure)
 		}
-		sec := res.Report.Sections["lu_gemm"].(map[string]any)
-		if sec["golden_mismatches"] != 0 || !(res.Report.Flops.TFLOPS > 0) {
-			t.Fatalf("%s: %v", y, sec)
+		sec := res.Report.LUGEMM
+		if sec == nil || sec.GoldenMismatches == nil || *sec.GoldenMismatches != 0 || !(res.Report.Flops.TFLOPS > 0) {
+			t.Fatalf("%s: %+v", y, sec)
 		}
 	}
 }
@@ -188,8 +190,8 @@ func TestLUNonConvergence(t *testing.T) {
 		t.Fatalf("failure %v", res.Failure)
 	}
 	s := hpl(t, res)
-	if s["passed"] != false || s["refinement_iterations"] != 3 {
-		t.Fatalf("section %v", s["refinement"])
+	if s.Passed == nil || *s.Passed || s.RefinementIterations == nil || *s.RefinementIterations != 3 {
+		t.Fatalf("section %+v", s.Refinement.Solved)
 	}
 }
 
@@ -206,19 +208,19 @@ func TestLUTimingProperties(t *testing.T) {
 	base := "kind: lu-fused\nn: 1024\nnb: 64\nseed: 2\n"
 	full := run(base + "n_fused: 2\nn_fusion: 16\n")
 	off := run(base + "n_fused: 2\nn_fusion: 16\nnumerics: off\nrefinement: {timing_iterations: 2}\n")
-	if got, want := hpl(t, off)["factorization_seconds"], hpl(t, full)["factorization_seconds"]; got != want {
+	if got, want := hpl(t, off).FactorizationSeconds, hpl(t, full).FactorizationSeconds; got != want {
 		t.Errorf("factorization time with numerics off %v, full %v", got, want)
 	}
-	la := hpl(t, run(base+"numerics: off\n"))["factorization_seconds"].(float64)
-	nola := hpl(t, run(base+"numerics: off\nlook_ahead: false\n"))["factorization_seconds"].(float64)
+	la := hpl(t, run(base+"numerics: off\n")).FactorizationSeconds
+	nola := hpl(t, run(base+"numerics: off\nlook_ahead: false\n")).FactorizationSeconds
 	if !(la < nola) {
 		t.Errorf("look-ahead %v s not faster than without %v s", la, nola)
 	}
-	zones := hpl(t, full)["zones"].(map[string]*luZone)
+	zones := hpl(t, full).Zones
 	if zones["fusion"] == nil || zones["fusion"].Cores != 16 || zones["trsm"].Cores != 16 {
 		t.Errorf("zones %v", zones)
 	}
-	it := hpl(t, full)["iterations"].([]map[string]any)
+	it := hpl(t, full).Iterations
 	if len(it) != 16 {
 		t.Errorf("%d iteration samples, want 16", len(it))
 	}
@@ -237,9 +239,40 @@ func TestLUSampledEqualsFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := hpl(t, full), hpl(t, sampled)
-	for _, k := range []string{"scaled_residual", "refinement_iterations", "total_seconds", "l_panel_scale"} {
-		if a[k] != b[k] {
-			t.Errorf("%s: full %v, sampled %v", k, a[k], b[k])
+	for _, c := range []struct {
+		key        string
+		full, smpl any
+	}{
+		{"scaled_residual", a.ScaledResidual, b.ScaledResidual},
+		{"refinement_iterations", a.RefinementIterations, b.RefinementIterations},
+		{"total_seconds", a.TotalSeconds, b.TotalSeconds},
+		{"l_panel_scale", a.LPanelScale, b.LPanelScale},
+	} {
+		if !reflect.DeepEqual(c.full, c.smpl) {
+			t.Errorf("%s: full %v, sampled %v", c.key, reflect.Indirect(reflect.ValueOf(c.full)), reflect.Indirect(reflect.ValueOf(c.smpl)))
+		}
+	}
+}
+
+// The GM bytes tagged on the kernels at launch are exact: the zones' bytes
+// add up to the run's GM traffic (the kernels' only GM transfers).
+func TestLUZoneBytes(t *testing.T) {
+	for _, y := range []string{
+		"n: 1024\nnb: 128\nn_fused: 2\nn_fusion: 16\n",
+		"n: 1024\nnb: 128\nn_fused: 3\nn_fusion: 8\ntrailing: fp16\n",
+		"n: 768\nnb: 64\nn_fused: 1\nn_fusion: 0\nlook_ahead: false\n",
+		"n: 640\nnb: 64\nn_fused: 2\nn_fusion: 32\ntiling: {bm: 32, bn: 32, bk: 16}\n",
+	} {
+		res, err := runLU(t, "kind: lu-fused\nnumerics: off\n"+y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := 0.0
+		for _, z := range hpl(t, res).Zones {
+			total += z.GMBytes
+		}
+		if want := float64(res.Stats.GMReadBytes + res.Stats.GMWriteBytes); total != want || total == 0 {
+			t.Errorf("%q: zones' GM bytes %v, run's GM traffic %v", y, total, want)
 		}
 	}
 }

@@ -19,7 +19,7 @@ import (
 	_ "github.com/davinci-sim/davinci-sim/arch/davinci" // the DaVinci core model, for the programs generated here
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
-	"github.com/davinci-sim/davinci-sim/traces"
+	"github.com/davinci-sim/davinci-sim/report"
 )
 
 // Examples holds the example program files (programs/examples/*.yaml).
@@ -91,7 +91,7 @@ type Job interface {
 	Prepare(chip *arch.Chip) error
 	// Finish reads results back, computes errors and fills the program's
 	// parts of the report (program parameters, flops, error, sections).
-	Finish(chip *arch.Chip, st *arch.Stats, rep *traces.Report) error
+	Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error
 	// Outputs returns the arrays written with -o (after Finish).
 	Outputs() []Output
 }

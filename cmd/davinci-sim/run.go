@@ -15,6 +15,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
+	"github.com/davinci-sim/davinci-sim/report"
 	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/traces"
 )
@@ -218,7 +219,7 @@ func finishTrace(rec *traces.Recorder, res *programs.Result, f runFlags) error {
 	return nil
 }
 
-func writeOutDir(dir string, rep *traces.Report, outs []programs.Output) error {
+func writeOutDir(dir string, rep *report.Report, outs []programs.Output) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

@@ -1,7 +1,12 @@
-// Package traces holds what a run leaves behind: report.json (the stable
-// summary of time, throughput, stalls, occupancy, traffic and error), and
-// the event traces for Perfetto and the terminal visualizer.
-package traces
+// Package report owns report.json, the stable summary a run leaves behind:
+// time, throughput, pipe stalls, buffer occupancy, GM traffic, numerical
+// error, and the program-specific sections (HPLMxP, LUGEMM, GPUBench), all
+// as Go structs whose json tags are the keys. The keys are documented in
+// DESIGN.md "report.json" (../shared/DESIGN.md), the additions beyond it in
+// docs/design-notes.md "report.json", and the program sections on their
+// types here. report.json is written by WriteJSON (top-level keys sorted),
+// the human summary by WriteSummary.
+package report
 
 import (
 	"encoding/json"
@@ -14,22 +19,29 @@ import (
 )
 
 // Report is report.json. Keys are stable (DESIGN.md "report.json"); more may
-// be added. Program-specific sections go in Sections and are written beside
-// the standard keys.
+// be added. Program-specific sections are typed fields (nil when the program
+// has none), written beside the standard keys.
 type Report struct {
-	Machine   string                  `json:"machine"`
+	Machine string `json:"machine"`
+	// Program is the program's kind and resolved parameters.
 	Program   map[string]any          `json:"program"`
 	Time      TimeReport              `json:"time"`
 	Flops     *FlopsReport            `json:"flops,omitempty"`
-	Pipes     map[string]PipeReport   `json:"pipes"`
+	Pipes     map[string]PipeReport   `json:"pipes"` // aggregated over the cores used
 	Buffers   map[string]BufferReport `json:"buffers"`
 	Memory    MemoryReport            `json:"memory"`
 	Error     *ErrorReport            `json:"error,omitempty"`
-	Baselines map[string]ErrorReport  `json:"baselines,omitempty"`
+	Baselines map[string]ErrorReport  `json:"baselines,omitempty"` // by baseline name (hgemm, cpu_sgemm_fp32)
 	Sim       SimReport               `json:"sim"`
 	Cores     []CoreReport            `json:"cores,omitempty"`
-	Sections  map[string]any          `json:"-"`
 	Notes     []string                `json:"notes,omitempty"`
+
+	// HPLMxP is lu-fused's section.
+	HPLMxP *HPLMxP `json:"hplmxp,omitempty"`
+	// LUGEMM is lu-gemm's section.
+	LUGEMM *LUGEMM `json:"lu_gemm,omitempty"`
+	// GPUBench is gpu-bench's section.
+	GPUBench *GPUBench `json:"gpu_bench,omitempty"`
 
 	// laneOrder and bufferOrder are the machine's lane and local buffer
 	// names in geometry order, for the summary table (FromStats).
@@ -167,7 +179,9 @@ func pipeReport(ps arch.LaneStats, total, hz float64) PipeReport {
 	return pr
 }
 
-// WriteJSON writes r as indented JSON, with Sections merged in at the top level.
+// WriteJSON writes r as indented JSON with the top-level keys sorted (the
+// program sections among the standard keys, as the map they were once
+// merged into wrote them).
 func (r *Report) WriteJSON(w io.Writer) error {
 	base, err := json.Marshal(r)
 	if err != nil {
@@ -176,13 +190,6 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(base, &m); err != nil {
 		return err
-	}
-	for k, v := range r.Sections {
-		raw, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("report section %s: %w", k, err)
-		}
-		m[k] = raw
 	}
 	out, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

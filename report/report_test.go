@@ -1,0 +1,156 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/programs"
+	"github.com/davinci-sim/davinci-sim/report"
+)
+
+// report.json carries the stable keys of DESIGN.md, and the pipe fractions
+// of each pipe add up to one.
+func TestReportJSONKeys(t *testing.T) {
+	y := `kind: sgemm-cube
+m: 64
+k: 64
+n: 64
+tiling: {bm: 32, bk: 32, bn: 32}
+numerics: full
+cores: 2
+`
+	f, err := programs.Parse("t.yaml", ".", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := programs.Execute(f, programs.Options{}, programs.RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Report.LUGEMM = &report.LUGEMM{M: 1}
+	var buf bytes.Buffer
+	if err := res.Report.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	if keys := objectKeys(t, buf.Bytes()); !slices.IsSorted(keys) {
+		t.Errorf("top-level keys not sorted: %v", keys)
+	}
+	for _, k := range []string{"machine", "program", "time", "flops", "pipes", "buffers", "memory", "error", "baselines", "sim", "lu_gemm"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("report.json lacks %q", k)
+		}
+	}
+	get := func(path string) any {
+		var v any = m
+		for _, p := range strings.Split(path, ".") {
+			v = v.(map[string]any)[p]
+		}
+		return v
+	}
+	for _, k := range []string{"time.cycles", "time.seconds", "flops.tflops", "flops.peak_fraction", "buffers.L1.peak_bytes",
+		"memory.gm_read_bytes", "memory.operational_intensity", "error.rel_fro", "error.bits", "baselines.hgemm.rel_fro",
+		"baselines.cpu_sgemm_fp32.rel_fro", "sim.events", "pipes.M.busy", "pipes.MTE2.stall.bandwidth"} {
+		if get(k) == nil {
+			t.Errorf("report.json lacks %s", k)
+		}
+	}
+	for name, p := range m["pipes"].(map[string]any) {
+		pm := p.(map[string]any)
+		sum := pm["busy"].(float64)
+		for _, v := range pm["stall"].(map[string]any) {
+			sum += v.(float64)
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			t.Errorf("pipe %s: fractions sum to %v", name, sum)
+		}
+	}
+	var s bytes.Buffer
+	res.Report.WriteSummary(&s)
+	for _, want := range []string{"TFLOP/s", "rel_fro", "wait_flag", "L0C"} {
+		if !strings.Contains(s.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, s.String())
+		}
+	}
+}
+
+// objectKeys returns the keys of the JSON object in data, in their order.
+func objectKeys(t *testing.T, data []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // {
+		t.Fatal(err)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+// The program sections write their keys sorted (as the maps they replaced
+// did), and an optional key is present exactly when it is set: the
+// refinement in its two shapes, the optional figures of the hplmxp section,
+// its samples and lu_gemm's golden_mismatches.
+func TestSectionKeys(t *testing.T) {
+	keysOf := func(v any) []string {
+		t.Helper()
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return objectKeys(t, data)
+	}
+	check := func(what string, v any, want ...string) {
+		t.Helper()
+		got := keysOf(v)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: keys %v, want %v", what, got, want)
+		}
+		if !slices.IsSorted(got) {
+			t.Errorf("%s: keys not sorted: %v", what, got)
+		}
+	}
+	one, x, yes, s := 1, 2.0, true, float32(0.5)
+	base := []string{"factorization_seconds", "factorization_tflops", "flops", "host_stages_seconds", "iterations",
+		"look_ahead", "n", "n_fused", "n_fusion", "nb", "peak_fraction", "refinement", "tflops", "total_seconds",
+		"trailing_precision", "windows", "zones"}
+	timed := report.HPLMxP{Refinement: report.HPLMxPRefinement{Timed: &report.HPLMxPRefinementTimed{}}}
+	check("hplmxp (numerics off)", timed, base...)
+	solved := report.HPLMxP{Refinement: report.HPLMxPRefinement{Solved: &report.HPLMxPRefinementSolved{}},
+		GoldenMismatches: &one, LPanelScale: &s, Passed: &yes, RefinementIterations: &one, ScaledResidual: &x}
+	all := slices.Concat(base, []string{"golden_mismatches", "l_panel_scale", "passed", "refinement_iterations", "scaled_residual"})
+	slices.Sort(all)
+	check("hplmxp (numerics full, check)", solved, all...)
+	check("refinement (numerics off)", timed.Refinement, "method", "note", "timed_iterations")
+	check("refinement (computed)", solved.Refinement, "history", "iterations", "method", "scaled_residual", "threshold")
+	check("iteration", report.HPLMxPIteration{}, "flops", "iteration", "seconds", "start_seconds")
+	check("iteration (timed)", report.HPLMxPIteration{TFLOPS: &x, MeasuredOverTheoretical: &x},
+		"flops", "iteration", "measured_over_theoretical", "seconds", "start_seconds", "tflops")
+	check("window", report.HPLMxPWindow{}, "first_iteration", "flops", "iterations", "seconds")
+	check("window (timed)", report.HPLMxPWindow{MeasuredOverTheoretical: &x},
+		"first_iteration", "flops", "iterations", "measured_over_theoretical", "seconds")
+	check("lu_gemm", report.LUGEMM{}, "gm_bytes", "k", "m", "nb", "operational_intensity", "seconds", "tflops")
+	check("lu_gemm (numerics full)", report.LUGEMM{GoldenMismatches: &one},
+		"gm_bytes", "golden_mismatches", "k", "m", "nb", "operational_intensity", "seconds", "tflops")
+	// The zone keeps the field order it always had (it was a struct).
+	if got, want := keysOf(report.HPLMxPZone{}), []string{"kernels", "seconds", "flops", "tflops", "cores", "gm_bytes",
+		"operational_intensity"}; !slices.Equal(got, want) {
+		t.Errorf("zone: keys %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,145 @@
+package report
+
+import "encoding/json"
+
+// The program sections. encoding/json writes struct fields in declaration
+// order, so each struct declares its fields in the order of its keys in
+// report.json (sorted, as the maps these sections once were wrote them;
+// HPLMxPZone keeps its own order). A key present only in some runs is a
+// pointer with omitempty: nil exactly when the key is absent.
+
+// HPLMxP is lu-fused's section (key "hplmxp"): the HPL-MxP figures of the
+// solve, per-iteration and per-window samples, the kernel zones, the host's
+// time per stage and the refinement.
+type HPLMxP struct {
+	// FactorizationSeconds is the time until every factorization kernel
+	// finished.
+	FactorizationSeconds float64 `json:"factorization_seconds"`
+	// FactorizationTFLOPS counts 2/3·n³ over FactorizationSeconds (0 when
+	// that is 0).
+	FactorizationTFLOPS float64 `json:"factorization_tflops"`
+	// Flops is the HPL-MxP count 2/3·n³ + 3/2·n².
+	Flops float64 `json:"flops"`
+	// GoldenMismatches counts the factor values that differ from the golden
+	// model (numerics full with check: true).
+	GoldenMismatches *int `json:"golden_mismatches,omitempty"`
+	// HostStagesSeconds is the host's time per stage label (waits under
+	// their own labels).
+	HostStagesSeconds map[string]float64 `json:"host_stages_seconds"`
+	Iterations        []HPLMxPIteration  `json:"iterations"`
+	// LPanelScale is the power-of-two scale of the L panels, fixed at
+	// iteration 0 (numerics full or sampled).
+	LPanelScale *float32 `json:"l_panel_scale,omitempty"`
+	LookAhead   bool     `json:"look_ahead"`
+	N           int      `json:"n"`
+	NFused      int      `json:"n_fused"`
+	NFusion     int      `json:"n_fusion"`
+	NB          int      `json:"nb"`
+	// Passed, RefinementIterations and ScaledResidual repeat the computed
+	// refinement's outcome (set with Refinement.Solved).
+	Passed       *bool            `json:"passed,omitempty"`
+	PeakFraction float64          `json:"peak_fraction"`
+	Refinement   HPLMxPRefinement `json:"refinement"`
+	// RefinementIterations: see Passed.
+	RefinementIterations *int `json:"refinement_iterations,omitempty"`
+	// ScaledResidual: see Passed.
+	ScaledResidual    *float64       `json:"scaled_residual,omitempty"`
+	TFLOPS            float64        `json:"tflops"` // Flops over the whole solve's time
+	TotalSeconds      float64        `json:"total_seconds"`
+	TrailingPrecision string         `json:"trailing_precision"`
+	Windows           []HPLMxPWindow `json:"windows"`
+	// Zones aggregates the kernels by zone label (trsm, priority1,
+	// priority2, fusion).
+	Zones map[string]*HPLMxPZone `json:"zones"`
+}
+
+// HPLMxPIteration is one LU iteration's sample: its time and its
+// theoretical flops (the trailing update, TRSM and diagonal block of that
+// iteration). TFLOPS and MeasuredOverTheoretical are set when the iteration
+// took time.
+type HPLMxPIteration struct {
+	Flops                   float64  `json:"flops"`
+	Iteration               int      `json:"iteration"`
+	MeasuredOverTheoretical *float64 `json:"measured_over_theoretical,omitempty"` // against the FP16 cube peak
+	Seconds                 float64  `json:"seconds"`
+	StartSeconds            float64  `json:"start_seconds"`
+	TFLOPS                  *float64 `json:"tflops,omitempty"`
+}
+
+// HPLMxPWindow is one fusion window's sample (n_fused iterations from
+// FirstIteration): with fusion the far trailing update of a window runs
+// during the next one, so single iterations can show ratios above 1;
+// windows average that out. MeasuredOverTheoretical is set when the window
+// took time.
+type HPLMxPWindow struct {
+	FirstIteration          int      `json:"first_iteration"`
+	Flops                   float64  `json:"flops"`
+	Iterations              int      `json:"iterations"`
+	MeasuredOverTheoretical *float64 `json:"measured_over_theoretical,omitempty"`
+	Seconds                 float64  `json:"seconds"`
+}
+
+// HPLMxPZone aggregates the kernels of one zone.
+type HPLMxPZone struct {
+	Kernels              int     `json:"kernels"`
+	Seconds              float64 `json:"seconds"` // summed kernel run time (start to finish)
+	Flops                float64 `json:"flops"`
+	TFLOPS               float64 `json:"tflops"` // flops / summed run time
+	Cores                int     `json:"cores"`
+	GMBytes              float64 `json:"gm_bytes"`              // GM bytes the zone's kernels copy
+	OperationalIntensity float64 `json:"operational_intensity"` // flop per GM byte of the zone's kernels
+}
+
+// HPLMxPRefinement is the refinement part of the hplmxp section, in one of
+// two shapes: Solved when the refinement was computed (numerics full or
+// sampled), Timed when it was only timed (numerics off). Exactly one is set;
+// report.json holds that one's keys. It is written, not read back.
+type HPLMxPRefinement struct {
+	Solved *HPLMxPRefinementSolved
+	Timed  *HPLMxPRefinementTimed
+}
+
+// MarshalJSON writes the shape that is set (null when neither is).
+func (r HPLMxPRefinement) MarshalJSON() ([]byte, error) {
+	switch {
+	case r.Solved != nil:
+		return json.Marshal(r.Solved)
+	case r.Timed != nil:
+		return json.Marshal(r.Timed)
+	}
+	return []byte("null"), nil
+}
+
+// HPLMxPRefinementSolved is a computed refinement: the method, its
+// iterations and final scaled residual, the pass threshold and the scaled
+// residual after each iteration (History[0]: the LU solve).
+type HPLMxPRefinementSolved struct {
+	History        []float64 `json:"history"`
+	Iterations     int       `json:"iterations"`
+	Method         string    `json:"method"`
+	ScaledResidual float64   `json:"scaled_residual"`
+	Threshold      float64   `json:"threshold"`
+}
+
+// HPLMxPRefinementTimed is a refinement that was timed for TimedIterations
+// steps but not computed (numerics off); Note says so in report.json.
+type HPLMxPRefinementTimed struct {
+	Method          string `json:"method"`
+	Note            string `json:"note"`
+	TimedIterations int    `json:"timed_iterations"`
+}
+
+// LUGEMM is lu-gemm's section (key "lu_gemm"): the trailing-update operator's
+// shape (m, nb, k = n_fused·nb), time, throughput and GM traffic.
+type LUGEMM struct {
+	GMBytes float64 `json:"gm_bytes"` // GM bytes read and written
+	// GoldenMismatches counts the trailing values that differ from the
+	// golden model (numerics full).
+	GoldenMismatches     *int    `json:"golden_mismatches,omitempty"`
+	K                    int     `json:"k"`
+	M                    int     `json:"m"`
+	NB                   int     `json:"nb"`
+	OperationalIntensity float64 `json:"operational_intensity"`
+	Seconds              float64 `json:"seconds"`
+	TFLOPS               float64 `json:"tflops"`
+}
