@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "asm", Example: "deadlock.yaml",
+	register(&Kind{Name: "asm", Machines: []string{"davinci"}, Example: "deadlock.yaml",
 		Summary: "hand-written assembly: one stream for all cores (with the variable core) or one file per core",
 		Build:   buildAsm})
 }

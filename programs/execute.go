@@ -44,7 +44,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
-	job, err := f.Kind.Build(f, m, opts)
+	job, err := f.Kind.BuildFor(f, m, opts)
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -71,6 +71,11 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	var used []int
 	for i, s := range prog.Cores {
 		if s != nil {
+			used = append(used, i)
+		}
+	}
+	if len(prog.Grids) > 0 { // the block scheduler may use every core
+		for i := range st.Cores {
 			used = append(used, i)
 		}
 	}

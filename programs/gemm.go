@@ -13,17 +13,17 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "sgemm-cube", Example: "sgemm-cube.yaml",
+	register(&Kind{Name: "sgemm-cube", Machines: []string{"davinci"}, Example: "sgemm-cube.yaml",
 		Summary: "emulated FP32 GEMM from three FP16 cube GEMMs (SGEMM-cube: split, hh+hl+lh, reconstruction)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{split: true})
 		}})
-	register(&Kind{Name: "sgemm", Example: "sgemm-910b3.yaml",
+	register(&Kind{Name: "sgemm", Machines: []string{"davinci"}, Example: "sgemm-910b3.yaml",
 		Summary: "native FP32 cube GEMM, on machines that have one (ascend-910b3)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{native: true})
 		}})
-	register(&Kind{Name: "hgemm", Example: "hgemm.yaml",
+	register(&Kind{Name: "hgemm", Machines: []string{"davinci", "nvidia-sm"}, Example: "hgemm.yaml",
 		Summary: "plain FP16 GEMM: inputs rounded once to FP16, FP32 accumulation (the low-accuracy baseline)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{split: false})
@@ -40,6 +40,9 @@ type gemmJob struct {
 }
 
 func buildGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, error) {
+	if m.NvidiaSM() != nil {
+		return buildGPUGEMM(f, m, o, v)
+	}
 	var p GEMMParams
 	if err := f.Decode(&p, o); err != nil {
 		return nil, err
@@ -63,26 +66,28 @@ func buildGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, err
 }
 
 // makeInputs reads or generates A (m×k) and B (k×n).
-func (j *gemmJob) makeInputs(f *File) error {
-	p := &j.pl.p
+func (j *gemmJob) makeInputs(f *File) (err error) {
+	j.a, j.b, err = gemmInputs(f, &j.pl.p)
+	return err
+}
+
+// gemmInputs reads (inputs.a, inputs.b) or generates A (m×k) and B (k×n).
+func gemmInputs(f *File, p *GEMMParams) (a, b []float32, err error) {
 	if p.Inputs.A != "" {
 		a, ar, ac, err := ReadNPYFloat32(f.Resolve(p.Inputs.A))
 		if err != nil {
-			return fmt.Errorf("%s: key \"inputs.a\": %v", f.Path, err)
+			return nil, nil, fmt.Errorf("%s: key \"inputs.a\": %v", f.Path, err)
 		}
 		b, br, bc, err := ReadNPYFloat32(f.Resolve(p.Inputs.B))
 		if err != nil {
-			return fmt.Errorf("%s: key \"inputs.b\": %v", f.Path, err)
+			return nil, nil, fmt.Errorf("%s: key \"inputs.b\": %v", f.Path, err)
 		}
 		if ar != p.M || ac != p.K || br != p.K || bc != p.N {
-			return fmt.Errorf("%s: inputs: A is %d×%d and B %d×%d, but m, k, n = %d, %d, %d", f.Path, ar, ac, br, bc, p.M, p.K, p.N)
+			return nil, nil, fmt.Errorf("%s: inputs: A is %d×%d and B %d×%d, but m, k, n = %d, %d, %d", f.Path, ar, ac, br, bc, p.M, p.K, p.N)
 		}
-		j.a, j.b = a, b
-		return nil
+		return a, b, nil
 	}
-	j.a = genMatrix(p.Inputs, 1, p.M, p.K)
-	j.b = genMatrix(p.Inputs, 2, p.K, p.N)
-	return nil
+	return genMatrix(p.Inputs, 1, p.M, p.K), genMatrix(p.Inputs, 2, p.K, p.N), nil
 }
 
 // genMatrix draws a rows×cols matrix; row r uses its own PCG stream

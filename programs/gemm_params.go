@@ -31,12 +31,15 @@ type GEMMParams struct {
 	SplitChunk   int    `mapstructure:"split_chunk"`  // elements per vector-pass chunk (0 = default)
 }
 
-// Tiling is the block decomposition of SGEMM-cube (its Sec. 5.1.1).
+// Tiling is the block decomposition: SGEMM-cube's (its Sec. 5.1.1) on
+// DaVinci machines, a CTA tile with its pipeline depth and warps on GPUs.
 type Tiling struct {
 	BM     int `mapstructure:"bm"`
 	BK     int `mapstructure:"bk"`
 	BN     int `mapstructure:"bn"`
-	NFused int `mapstructure:"nfused"` // A blocks resident in L1 (0 = largest that fits, Eq. 8)
+	NFused int `mapstructure:"nfused"` // DaVinci: A blocks resident in L1 (0 = largest that fits, Eq. 8)
+	Stages int `mapstructure:"stages"` // GPUs: shared-memory pipeline stages (0 = default)
+	Warps  int `mapstructure:"warps"`  // GPUs: warps per CTA (0 = default)
 }
 
 // Split is the FP32 → FP16 hi/lo decomposition.
@@ -71,11 +74,11 @@ func (p *GEMMParams) defaults(v gemmVariant) {
 	}
 	if p.Tiling.BM == 0 && p.Tiling.BK == 0 && p.Tiling.BN == 0 {
 		if v.native {
-			p.Tiling = Tiling{BM: 128, BK: 64, BN: 128, NFused: p.Tiling.NFused}
+			p.Tiling = Tiling{BM: 128, BK: 64, BN: 128, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps}
 		} else if p.Accumulation == "elementwise" && v.split {
-			p.Tiling = Tiling{BM: 96, BK: 64, BN: 96, NFused: p.Tiling.NFused}
+			p.Tiling = Tiling{BM: 96, BK: 64, BN: 96, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps}
 		} else {
-			p.Tiling = Tiling{BM: 176, BK: 64, BN: 176, NFused: p.Tiling.NFused}
+			p.Tiling = Tiling{BM: 176, BK: 64, BN: 176, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps}
 		}
 	}
 	if p.Split.Rounding == "" {
@@ -107,6 +110,13 @@ func (p *GEMMParams) defaults(v gemmVariant) {
 func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) error {
 	bad := func(key, format string, a ...any) error {
 		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
+	}
+	if p.Tiling.Stages != 0 || p.Tiling.Warps != 0 {
+		key := "tiling.stages"
+		if p.Tiling.Stages == 0 {
+			key = "tiling.warps"
+		}
+		return bad(key, "applies to GPU machines (nvidia-sm); machine %s is %s", m.Name, m.Kind)
 	}
 	for _, d := range []struct {
 		key string

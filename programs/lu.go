@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "lu-fused", Example: "lu-fused.yaml",
+	register(&Kind{Name: "lu-fused", Machines: []string{"davinci"}, Example: "lu-fused.yaml",
 		Summary: "HPL-MxP: blocked LU without pivoting (FP16 cube GEMMs, host FP32 diagonal blocks, TRSM as GEMM, look-ahead, multi-iteration fusion) + FP64 refinement",
 		Build:   buildLU})
 }

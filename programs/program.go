@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -101,12 +102,25 @@ type Kind struct {
 	Name    string
 	Summary string
 	Example string // path under programs/examples
+	// Machines are the machine kinds the program kind runs on (generated
+	// the way each kind's kernels are written).
+	Machines []string
 	// Build decodes the program's parameters (cfg, with program.*
-	// overrides) and returns the job for machine m.
+	// overrides) and returns the job for machine m (of one of Machines).
 	Build func(f *File, m *machines.Machine, opts Options) (Job, error)
 }
 
 var kinds = map[string]*Kind{}
+
+// BuildFor is Build after checking that the program kind runs on m's
+// machine kind.
+func (k *Kind) BuildFor(f *File, m *machines.Machine, opts Options) (Job, error) {
+	if !slices.Contains(k.Machines, m.Kind) {
+		return nil, fmt.Errorf("%s: program kind %s runs on %s machines; machine %s is %s (see davinci-sim machines)",
+			f.Path, k.Name, strings.Join(k.Machines, ", "), m.Name, m.Kind)
+	}
+	return k.Build(f, m, opts)
+}
 
 // register adds a kind; called from the kinds' init functions.
 func register(k *Kind) { kinds[k.Name] = k }

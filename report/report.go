@@ -222,7 +222,11 @@ func (r *Report) WriteSummary(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	causes := []arch.Cause{arch.WaitFlag, arch.Barrier, arch.QueueEmpty, arch.QueueFull, arch.Bandwidth, arch.Latency}
-	fmt.Fprintf(w, "%-5s %7s", "pipe", "busy")
+	lw := 5 // lane name column: DaVinci's MTE2 and a space, wider for longer names
+	for p := range r.Pipes {
+		lw = max(lw, len(p))
+	}
+	fmt.Fprintf(w, "%-*s %7s", lw, "pipe", "busy")
 	for _, c := range causes {
 		fmt.Fprintf(w, " %11s", c)
 	}
@@ -232,7 +236,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(w, "%-5s %6.1f%%", p, 100*pr.Busy)
+		fmt.Fprintf(w, "%-*s %6.1f%%", lw, p, 100*pr.Busy)
 		for _, c := range causes {
 			fmt.Fprintf(w, " %10.1f%%", 100*pr.Stall[c.String()])
 		}

@@ -85,7 +85,7 @@ func (s *Study) Check() error {
 			if err != nil {
 				return badInput(fmt.Errorf("%s: key %q: %v", s.Path, ParamProgram, err))
 			}
-			_, err = f.Kind.Build(f, mach, programs.Options{Overrides: []machines.Override{o}, Numerics: programs.NumericsOff})
+			_, err = f.Kind.BuildFor(f, mach, programs.Options{Overrides: []machines.Override{o}, Numerics: programs.NumericsOff})
 			if err != nil && strings.HasPrefix(err.Error(), "--set "+o.String()+":") {
 				msg := strings.TrimPrefix(firstLine(err), "--set "+o.String()+": ")
 				return badInput(fmt.Errorf("%s: key %q: %s (program %s): %s", s.Path, pr.key, o, p, msg))

@@ -59,7 +59,7 @@ func (sm *SM) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			return
 		}
 		bytes := int64(in.Rows) * int64(in.Cols) * int64(in.In.Bytes())
-		waves := wavefronts(in, pr.banks, pr.bankBytes)
+		waves := pr.wavefronts(in)
 		cycles := float64(waves) * float64(pr.banks*pr.bankBytes) / path.BytesPerCycle
 		if bytes == 0 {
 			cycles = 0
@@ -143,7 +143,7 @@ func cyclesFor(n int64, bpc float64) int64 { return int64(math.Ceil(float64(n) /
 // Transpose the stored tile is cols × rows): every group of 8 stored rows
 // reads one 16-byte chunk per row per phase, and rows whose chunks land in
 // the same banks are served in separate wavefronts (32 banks × 4 bytes).
-func wavefronts(in *isa.Instr, banks, bankBytes int) int64 {
+func (p *params) wavefronts(in *isa.Instr) int64 {
 	rows, cols := in.Rows, in.Cols
 	if in.Transpose {
 		rows, cols = cols, rows
@@ -151,7 +151,14 @@ func wavefronts(in *isa.Instr, banks, bankBytes int) int64 {
 	rowBytes := int64(cols) * int64(in.In.Bytes())
 	chunks := (rowBytes + 15) / 16
 	groups := int64((rows + 7) / 8)
-	return groups * chunks * int64(conflictDegree(in.RowStride, banks, bankBytes))
+	d, ok := p.degrees[in.RowStride] // kernels use a few strides
+	if !ok {
+		d = conflictDegree(in.RowStride, p.banks, p.bankBytes)
+		if len(p.degrees) < 64 {
+			p.degrees[in.RowStride] = d
+		}
+	}
+	return groups * chunks * int64(d)
 }
 
 // conflictDegree is the number of wavefronts one phase of 8 rows (16 bytes

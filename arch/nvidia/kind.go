@@ -74,6 +74,7 @@ type params struct {
 	smem             int64 // shared memory per SM (bytes)
 	smemPerCTA       int64
 	banks, bankBytes int
+	degrees          map[int64]int // bank-conflict degree by row stride (cache)
 
 	tensorRate       map[fp.Format]float64 // dense FLOP (or OP) per cycle per SM
 	tensorEfficiency float64               // fraction of the rate the instruction family reaches
@@ -180,5 +181,6 @@ func paramsFor(c *arch.Chip) (*params, error) {
 	p.tensorLatency = map[fp.Format]int{fp.FP16: t.LatencyCycles.FP16, fp.BF16: t.LatencyCycles.BF16, fp.INT8: t.LatencyCycles.INT8}
 	p.tensorShape = map[fp.Format]float64{fp.FP16: t.Shapes.FP16.Flops(), fp.BF16: t.Shapes.BF16.Flops(), fp.INT8: t.Shapes.INT8.Flops()}
 	p.paths = p.geom.Paths
+	p.degrees = map[int64]int{}
 	return p, nil
 }

@@ -224,7 +224,10 @@ func (sm *SM) StartCTA(idx int, s isa.Stream, r isa.Resources) {
 	}
 	if sm.funct {
 		t.mem[BufSMEM] = make([]byte, r.SharedBytes)
-		t.mem[BufRF] = make([]byte, 4*r.Registers)
+		// CTA-level fragments span a whole k-step, more than the per-slice
+		// fragments the registers claimed for occupancy hold: the model's
+		// register storage is the SM's register file.
+		t.mem[BufRF] = make([]byte, sm.p.geom.Buffers[BufRF].Capacity)
 		if int(BufTMEM) < len(sm.p.geom.Buffers) {
 			t.mem[BufTMEM] = make([]byte, sm.p.geom.Buffers[BufTMEM].Capacity)
 		}
@@ -399,10 +402,12 @@ func (sm *SM) runIssue(t *cta, now sim.Time) bool {
 	progress := false
 	s := &t.lanes[LaneIssue]
 	stall := arch.QueueEmpty
+	horizon := now + issueHorizon*max(sm.p.issue, 1)
+issue:
 	for !sm.chip.Failed() {
-		if t.free > now {
-			s.state = arch.Busy
-			return progress
+		at := max(now, t.free) // issue time of the next instruction
+		if at >= horizon {
+			break
 		}
 		if !t.fetched {
 			if t.drained {
@@ -417,6 +422,9 @@ func (sm *SM) runIssue(t *cta, now sim.Time) bool {
 		}
 		in := t.pending
 		target := targetLane(in)
+		if at > now && (target == LaneIssue || in.Op == isa.OpScalar || in.Op == isa.OpBarrier && in.Pipe == isa.ALL) {
+			break issue // the issue unit's own work happens at its issue time
+		}
 		switch {
 		case in.Op == isa.OpBarrier && in.Pipe == isa.ALL:
 			if !sm.idle(t, now) {
@@ -441,13 +449,16 @@ func (sm *SM) runIssue(t *cta, now sim.Time) bool {
 		default:
 			l := &t.lanes[target]
 			if l.full() {
+				if at > now {
+					break issue // full when this slot comes: the next wake-up sees it
+				}
 				stall = arch.QueueFull
 				s.state = stall
 				return progress
 			}
-			l.push(*in, now)
+			l.push(*in, at)
 			if sm.p.issue > 0 {
-				t.free = now + sm.p.issue
+				t.free = at + sm.p.issue
 				s.cur = *in
 				s.seq++
 			}
@@ -462,6 +473,12 @@ func (sm *SM) runIssue(t *cta, now sim.Time) bool {
 	}
 	return progress
 }
+
+// issueHorizon bounds how far ahead of now a CTA issues in one wake-up, in
+// issue slots: each instruction is stamped with its own issue time (its
+// lane does not start it earlier), which times the run as one wake-up per
+// slot would, with far fewer events (as DaVinci's scalar unit).
+const issueHorizon = 64
 
 // targetLane returns the lane whose queue in goes to.
 func targetLane(in *isa.Instr) isa.Pipe {

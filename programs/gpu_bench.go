@@ -1,0 +1,274 @@
+package programs
+
+import (
+	"fmt"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/arch/nvidia"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/report"
+)
+
+func init() {
+	register(&Kind{Name: "gpu-bench", Machines: []string{"nvidia-sm"}, Example: "a100-tensor-peak.yaml",
+		Summary: "GPU microbenchmarks (nvidia-sm): tensor peak, MMA latency, HBM stream, L2 and shared-memory bandwidth",
+		Build:   buildGPUBench})
+}
+
+// The microbenchmarks (GPUBenchParams.Test).
+const (
+	benchTensorPeak = "tensor-peak"    // every SM's tensor cores busy: achieved vs dense peak
+	benchMMALatency = "mma-latency"    // one warp (group): a chain of dependent MMAs, cycles per link
+	benchHBMStream  = "hbm-stream"     // all SMs stream a large array global→shared: GB/s
+	benchL2         = "l2-bandwidth"   // all SMs re-read a working set that fits the L2: GB/s
+	benchSMEM       = "smem-bandwidth" // all SMs load shared memory into registers: bytes per cycle per SM
+)
+
+// GPUBenchParams are the parameters of the gpu-bench kind.
+type GPUBenchParams struct {
+	Kind    string `mapstructure:"kind"`
+	Machine string `mapstructure:"machine"`
+	// Test is one of tensor-peak, mma-latency, hbm-stream, l2-bandwidth,
+	// smem-bandwidth.
+	Test string `mapstructure:"test"`
+	// DType is the tensor input type (fp16, bf16, int8) of the tensor tests.
+	DType string `mapstructure:"dtype"`
+	// Bytes is the data a memory test moves (hbm-stream: the array; 0 = 1
+	// GiB) or re-reads (l2-bandwidth: the working set; 0 = a quarter of the
+	// L2).
+	Bytes machines.Size `mapstructure:"bytes"`
+	// Repeats scales the work (tensor MMAs per CTA, latency links, L2 and
+	// shared-memory passes); 0 = the test's default.
+	Repeats int `mapstructure:"repeats"`
+}
+
+type gpuBenchJob struct {
+	p     GPUBenchParams
+	m     *machines.Machine
+	sc    *machines.NvidiaSMCore
+	in    fp.Format
+	grids []isa.Grid
+	work  float64 // flops (tensor) or bytes (memory) of the measured grid, or links (latency)
+}
+
+func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
+	var p GPUBenchParams
+	if err := f.Decode(&p, o); err != nil {
+		return nil, err
+	}
+	bad := func(key, format string, a ...any) error {
+		return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
+	}
+	sc := m.NvidiaSM()
+	if sc == nil {
+		return nil, bad("machine", "gpu-bench runs on nvidia-sm machines; %s is a %s machine", m.Name, m.Kind)
+	}
+	j := &gpuBenchJob{p: p, m: m, sc: sc}
+	if p.DType == "" {
+		j.p.DType = "fp16"
+	}
+	switch j.p.DType {
+	case "fp16":
+		j.in = fp.FP16
+	case "bf16":
+		j.in = fp.BF16
+	case "int8":
+		j.in = fp.INT8
+	default:
+		return nil, bad("dtype", "must be fp16, bf16 or int8 (got %q)", j.p.DType)
+	}
+	if p.Repeats < 0 || p.Repeats > 1<<20 {
+		return nil, bad("repeats", "must be in 0..%d (got %d)", 1<<20, p.Repeats)
+	}
+	if p.Bytes < 0 || p.Bytes > m.GM.Capacity/2 {
+		return nil, bad("bytes", "must be in 0..%v (half of gm.capacity) (got %v)", m.GM.Capacity/2, p.Bytes)
+	}
+	rate := map[fp.Format]float64{fp.FP16: sc.Tensor.FlopsPerCycle.FP16, fp.BF16: sc.Tensor.FlopsPerCycle.BF16, fp.INT8: sc.Tensor.FlopsPerCycle.INT8}[j.in]
+	switch p.Test {
+	case benchTensorPeak, benchMMALatency:
+		if rate <= 0 {
+			return nil, bad("dtype", "machine %s has no %s tensor cores", m.Name, j.p.DType)
+		}
+	case benchHBMStream, benchL2, benchSMEM:
+	default:
+		return nil, bad("test", "must be one of %s, %s, %s, %s, %s (got %q)", benchTensorPeak, benchMMALatency, benchHBMStream, benchL2, benchSMEM, p.Test)
+	}
+	j.build()
+	return j, nil
+}
+
+// ctaWarps is the warps of a benchmark CTA: 4 (one per sub-core, or one
+// warp group), and at most what an SM holds.
+func (j *gpuBenchJob) ctaWarps() int { return min(4, j.sc.MaxWarps) }
+
+// resident is how many benchmark CTAs (4 warps, 64 registers per thread,
+// shared bytes each) an SM holds.
+func (j *gpuBenchJob) resident(shared int64) int {
+	w := j.ctaWarps()
+	n := min(j.sc.MaxCTAs, j.sc.MaxWarps/w, int(int64(j.sc.Registers)/4/int64(w*32*64)))
+	if shared > 0 {
+		n = min(n, int(int64(j.sc.SMEM)/shared))
+	}
+	return max(n, 1)
+}
+
+func (j *gpuBenchJob) build() {
+	sc, m := j.sc, j.m
+	w := j.ctaWarps()
+	regs := int64(w * 32 * 64)
+	one := func(name string, ctas int, shared int64, s func(int) isa.Stream) isa.Grid {
+		return isa.Grid{Name: name, CTAs: ctas, CTA: s, Resources: isa.Resources{SharedBytes: shared, Registers: regs, Warps: w}}
+	}
+	switch j.p.Test {
+	case benchTensorPeak:
+		// Every resident CTA issues MMAs of 64×64 tiles on its registers.
+		reps := j.p.Repeats
+		if reps == 0 {
+			reps = 256
+		}
+		const mm, nn, kk = 64, 64, 256
+		ctas := m.Cores * j.resident(0)
+		s := isa.Slice(repeat(reps, nvidia.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, fp.FP32, false)))
+		j.grids = []isa.Grid{one("tensor-peak", ctas, 0, func(int) isa.Stream { return s })}
+		j.work = float64(ctas*reps) * 2 * mm * nn * kk
+	case benchMMALatency:
+		links := j.p.Repeats
+		if links == 0 {
+			links = 1000
+		}
+		mm, nn, kk, _ := map[fp.Format]machines.MMAShape{fp.FP16: sc.Tensor.Shapes.FP16, fp.BF16: sc.Tensor.Shapes.BF16, fp.INT8: sc.Tensor.Shapes.INT8}[j.in].Dims()
+		var ins []isa.Instr
+		for i := 0; i < links; i++ {
+			ins = append(ins, nvidia.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, fp.FP32, false),
+				isa.SetFlag(nvidia.LaneTensor, nvidia.LaneTensor, 0), isa.WaitFlag(nvidia.LaneTensor, nvidia.LaneTensor, 0))
+		}
+		warps := 1
+		if sc.Tensor.Instruction != machines.NvidiaMMASync {
+			warps = w // a warp group (wgmma) or the CTA (tcgen05)
+		}
+		g := one("mma-latency", 1, 0, func(int) isa.Stream { return isa.Slice(ins) })
+		g.Resources.Warps = warps
+		g.Resources.Registers = int64(warps * 32 * 64)
+		j.grids = []isa.Grid{g}
+		j.work = float64(links)
+	case benchHBMStream:
+		total := int64(j.p.Bytes)
+		if total == 0 {
+			total = 1 << 30
+		}
+		j.grids = []isa.Grid{j.stream("hbm-stream", total, 0, 1)}
+		j.work = float64(total / (32 << 10) * (32 << 10))
+	case benchL2:
+		ws := int64(j.p.Bytes)
+		if ws == 0 {
+			ws = int64(m.L2.Capacity) / 4
+		}
+		passes := j.p.Repeats
+		if passes == 0 {
+			passes = 8
+		}
+		// A first grid brings the working set into the L2; the measured one
+		// re-reads it.
+		warm := j.stream("l2-warm", ws, 0, 1)
+		hot := j.stream("l2-bandwidth", ws, 0, passes)
+		j.grids = []isa.Grid{warm, hot}
+		j.work = float64(ws/(32<<10)*(32<<10)) * float64(passes)
+	case benchSMEM:
+		reps := j.p.Repeats
+		if reps == 0 {
+			reps = 1024
+		}
+		const rows, cols = 64, 64 // FP16, rows padded by 16 bytes: conflict free
+		const stride = cols*2 + 16
+		shared := int64(rows * stride)
+		ctas := m.Cores * j.resident(shared)
+		s := isa.Slice(repeat(reps, nvidia.LoadMatrix(0, 0, rows, cols, stride, fp.FP16, false)))
+		j.grids = []isa.Grid{one("smem-bandwidth", ctas, shared, func(int) isa.Stream { return s })}
+		j.work = float64(ctas*reps) * rows * cols * 2
+	}
+}
+
+// stream returns a grid whose CTAs copy the first total bytes of global
+// memory (from base) into shared memory in 32 KiB copies, passes times, the
+// copies spread over every SM's resident CTAs round-robin.
+func (j *gpuBenchJob) stream(name string, total, base int64, passes int) isa.Grid {
+	const chunk = 32 << 10
+	n := total / chunk
+	shared := int64(2 * chunk)
+	ctas := j.m.Cores * min(j.resident(shared), 4)
+	w := j.ctaWarps()
+	return isa.Grid{Name: name, CTAs: ctas, Resources: isa.Resources{SharedBytes: shared, Registers: int64(w * 32 * 64), Warps: w},
+		CTA: func(c int) isa.Stream {
+			return func(yield func(isa.Instr) bool) {
+				for p := 0; p < passes; p++ {
+					for i, k := int64(c), 0; i < n; i, k = i+int64(ctas), k+1 {
+						if !yield(nvidia.CopyToShared(int64(k%2)*chunk, base+i*chunk, 1, chunk, chunk, chunk)) {
+							return
+						}
+					}
+				}
+			}
+		}}
+}
+
+func repeat(n int, in isa.Instr) []isa.Instr {
+	out := make([]isa.Instr, n)
+	for i := range out {
+		out[i] = in
+	}
+	return out
+}
+
+func (j *gpuBenchJob) Program() isa.Program {
+	return isa.Program{Name: "gpu-bench " + j.p.Test, Generated: true, Grids: j.grids}
+}
+
+func (j *gpuBenchJob) Mode() arch.Mode          { return arch.Timing }
+func (j *gpuBenchJob) Prepare(*arch.Chip) error { return nil }
+func (j *gpuBenchJob) Outputs() []Output        { return nil }
+func (j *gpuBenchJob) kernelSeconds(chip *arch.Chip) float64 {
+	gt := chip.GridTimes()
+	g := gt[len(gt)-1]
+	return (g.Finished - g.Started).Seconds()
+}
+
+// Finish reports the measured figure of the test and what it is compared
+// with (the machine's dense peak, its instruction latency, its measured
+// achievable bandwidths from the machine file).
+func (j *gpuBenchJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
+	sc, m := j.sc, j.m
+	secs := j.kernelSeconds(chip)
+	clock := float64(chip.Clock().Hz())
+	sec := report.GPUBench{Test: j.p.Test, KernelSeconds: secs}
+	rep.Program = map[string]any{"kind": j.p.Kind, "test": j.p.Test, "dtype": j.p.DType, "bytes": int64(j.p.Bytes), "repeats": j.p.Repeats}
+	switch j.p.Test {
+	case benchTensorPeak:
+		peak := 0.0
+		for _, pk := range m.Peaks() {
+			if pk.Input == map[fp.Format]string{fp.FP16: "FP16", fp.BF16: "BF16", fp.INT8: "INT8"}[j.in] {
+				peak = pk.OpsPerSecond
+			}
+		}
+		sec.Achieved, sec.Reference, sec.Unit = j.work/secs/1e12, peak/1e12, "TFLOP/s (dense peak at the machine's clock)"
+		rep.Flops = &report.FlopsReport{Total: j.work, TFLOPS: sec.Achieved, PeakTFLOPS: sec.Reference, PeakFraction: sec.Achieved / sec.Reference,
+			Convention: j.p.DType + " tensor (2mnk over the kernel's time, launch excluded)"}
+	case benchMMALatency:
+		sec.Achieved = secs * clock / j.work
+		sec.Reference = float64(map[fp.Format]int{fp.FP16: sc.Tensor.LatencyCycles.FP16, fp.BF16: sc.Tensor.LatencyCycles.BF16, fp.INT8: sc.Tensor.LatencyCycles.INT8}[j.in])
+		sec.Unit = "cycles per dependent instruction (machine file latency_cycles)"
+	case benchHBMStream:
+		sec.Achieved, sec.Reference, sec.Unit = j.work/secs/1e9, float64(m.GM.Bandwidth)/1e9, "GB/s (gm.bandwidth)"
+	case benchL2:
+		sec.Achieved, sec.Reference, sec.Unit = j.work/secs/1e9, float64(m.L2.Bandwidth)/1e9, "GB/s (l2.bandwidth)"
+	case benchSMEM:
+		sec.Achieved, sec.Reference, sec.Unit = j.work/secs/clock/float64(m.Cores), sc.Paths.SMEM_RF.BytesPerCycle, "bytes per cycle per SM (paths.SMEM_RF)"
+	}
+	if sec.Reference > 0 {
+		sec.Fraction = sec.Achieved / sec.Reference
+	}
+	rep.GPUBench = &sec
+	rep.Notes = append(rep.Notes, fmt.Sprintf("gpu-bench %s: %.4g %s, %.1f %% of %.4g", j.p.Test, sec.Achieved, sec.Unit, 100*sec.Fraction, sec.Reference))
+	return nil
+}

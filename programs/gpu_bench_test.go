@@ -1,0 +1,80 @@
+package programs
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/machines"
+)
+
+// The microbenchmarks reach what the machine files say: the tensor peak
+// (times the instruction family's measured efficiency, 1 where none is
+// known), the instruction latency within 10 %, the HBM stream within 5 % of
+// the measured achievable bandwidth, the shared-memory bytes per cycle.
+func TestGPUBench(t *testing.T) {
+	for _, mach := range []string{"a100", "h100-sxm", "v100"} {
+		m, err := machines.Load(mach, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			test   string
+			sets   []string
+			lo, hi float64
+		}{
+			{"tensor-peak", []string{"program.repeats=64"}, 0.97, 1.001},
+			{"mma-latency", []string{"program.repeats=200"}, 0.9, 1.1},
+			{"hbm-stream", []string{"program.bytes=64MiB"}, 0.95, 1.001},
+			{"smem-bandwidth", []string{"program.repeats=64"}, 0.97, 1.001},
+		} {
+			f, err := ReadFile("examples/a100-" + c.test + ".yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ovs, err := machines.ParseOverrides(c.sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Execute(f, Options{Machine: mach, Overrides: ovs}, RunHooks{})
+			if err != nil {
+				t.Fatalf("%s %s: %v", mach, c.test, err)
+			}
+			frac := res.Report.GPUBench.Fraction
+			if c.test == "tensor-peak" {
+				frac /= m.NvidiaSM().Tensor.Efficiency
+			}
+			if frac < c.lo || frac > c.hi {
+				t.Errorf("%s %s: %.4g %s = %.3f of the reference (want %.2f..%.3f)", mach, c.test,
+					res.Report.GPUBench.Achieved, res.Report.GPUBench.Unit, frac, c.lo, c.hi)
+			}
+		}
+	}
+}
+
+// Bad parameters and machines of another kind are refused with the key.
+func TestGPUBenchBadInput(t *testing.T) {
+	for _, c := range []struct {
+		set, machine, want string
+	}{
+		{"program.test=fast", "", `key "test"`},
+		{"program.dtype=fp64", "", `key "dtype"`},
+		{"program.dtype=int8", "v100", "no int8 tensor cores"},
+		{"program.repeats=-1", "", `key "repeats"`},
+		{"program.bytes=1TiB", "", `key "bytes"`},
+		{"program.test=tensor-peak", "ascend-910a", "runs on nvidia-sm machines"},
+	} {
+		f, err := ReadFile("examples/a100-tensor-peak.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ovs, err := machines.ParseOverrides([]string{c.set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Execute(f, Options{Machine: c.machine, Overrides: ovs}, RunHooks{})
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s on %q: %v, want one bad-input line naming %s", c.set, c.machine, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,477 @@
+package programs
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/davinci-sim/davinci-sim/accuracy"
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/arch/nvidia"
+	"github.com/davinci-sim/davinci-sim/cube"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/report"
+)
+
+// The GPU GEMM kernel generator, in the style of CUTLASS's multistage
+// kernels (sm80 and later): a CTA computes a bm×bn tile of C; its A (bm×bk)
+// and B (bk×bn) tiles of each k-step stream global→shared through `stages`
+// buffers with asynchronous copies issued stages−1 k-steps ahead; every
+// k-step ldmatrix-loads both tiles into double-buffered register fragments
+// and runs the warp tiles' MMAs over them (one CTA-level instruction each,
+// see package nvidia); the epilogue stores the FP32 accumulators. Shared
+// tiles are row-major with rows padded by 16 bytes, which makes the
+// ldmatrix phases bank-conflict free (as CUTLASS's swizzle does). Flags
+// order the pipeline as cp.async groups and barriers do on hardware: copy →
+// ldsm per stage, ldsm → copy when a stage is free again, ldsm → tensor per
+// fragment buffer and tensor → ldsm when it is free, tensor → store before
+// the epilogue.
+//
+// Inputs A (m×k) and B (k×n) are FP16 in global memory (rounded once from
+// the FP32 inputs, as hgemm does everywhere); C is FP32.
+
+// smemPad is the padding of every shared-memory row (bytes).
+const smemPad = 16
+
+// gpuTile is a CTA tiling: tile, pipeline depth and warps.
+type gpuTile struct{ bm, bn, bk, stages, warps int }
+
+// gpuDefaultTiles are tried in order; the first whose shared memory and
+// registers fit the machine is the default: CUTLASS's sm80 FP16 tensor-op
+// tiles (its profiler's 128x256_64x3, 128x128_32x3, 64x128_32x3 … kernels),
+// largest first.
+var gpuDefaultTiles = []gpuTile{
+	{128, 256, 64, 3, 8},
+	{128, 256, 32, 3, 8},
+	{128, 128, 32, 3, 4},
+	{128, 128, 32, 2, 4},
+	{64, 128, 32, 2, 4},
+	{64, 64, 32, 2, 4},
+}
+
+// gpuGEMMPlan is a GEMM bound to an nvidia-sm machine.
+type gpuGEMMPlan struct {
+	p    GEMMParams
+	mach *machines.Machine
+	sm   *machines.NvidiaSMCore
+	t    gpuTile
+
+	aLd, bLd       int64 // shared-memory row strides (bytes)
+	aStage, bStage int64 // bytes of one stage's A and B tiles
+	smem           int64 // shared memory of a CTA
+	rfAcc, rfA     int64 // register-file offsets: accumulators, A fragments (2 buffers)
+	rfB, fragA     int64 // B fragments (2 buffers); bytes of one A fragment buffer
+	fragB          int64
+	regs           int64 // 32-bit registers of a CTA
+	gmA, gmB, gmC  int64 // global-memory addresses
+	nrb, ncb, nkt  int   // row blocks, column blocks, k-steps
+}
+
+// Flag ids of the pipeline (per lane pair).
+const (
+	gpuFlagStore = 0 // tensor → store: the accumulators are final
+)
+
+// tileResources returns the shared memory and registers a CTA of tile t needs.
+func tileResources(t gpuTile) (smem, regs int64) {
+	aLd := int64(t.bk*2 + smemPad)
+	bLd := int64(t.bn*2 + smemPad)
+	smem = int64(t.stages) * (int64(t.bm)*aLd + int64(t.bk)*bLd)
+	// Accumulators (one FP32 register each), the warps' double-buffered A
+	// and B fragments of one 16-deep MMA slice (two FP16 values per
+	// register: 2 × (bm + bn) × 16 / 2) and 32 registers per thread of
+	// addressing and loop state.
+	regs = int64(t.bm*t.bn) + 16*int64(t.bm+t.bn) + 32*32*int64(t.warps)
+	return smem, regs
+}
+
+// fits reports why tile t cannot run on core sc (nil: it can).
+func (t gpuTile) fits(sc *machines.NvidiaSMCore) error {
+	smem, regs := tileResources(t)
+	threads := int64(t.warps) * 32
+	switch {
+	case smem > int64(sc.SMEMPerCTA):
+		return fmt.Errorf("needs %d bytes of shared memory per CTA (%d stages of %d×%d and %d×%d FP16 tiles); the machine allows %d (core.smem_per_cta)",
+			smem, t.stages, t.bm, t.bk, t.bk, t.bn, int64(sc.SMEMPerCTA))
+	case t.warps > sc.MaxWarps:
+		return fmt.Errorf("needs %d warps per CTA; an SM holds %d (core.max_warps)", t.warps, sc.MaxWarps)
+	case regs > int64(sc.Registers)/4:
+		return fmt.Errorf("needs %d registers per CTA; an SM has %d (core.registers)", regs, int64(sc.Registers)/4)
+	case (regs+threads-1)/threads > int64(sc.MaxRegistersPerThread):
+		return fmt.Errorf("needs %d registers per thread over %d threads; the machine allows %d (core.max_registers_per_thread)",
+			(regs+threads-1)/threads, threads, sc.MaxRegistersPerThread)
+	}
+	return nil
+}
+
+// newGPUGEMMPlan checks the parameters against the machine and lays out
+// shared memory, registers and global memory.
+func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine) (*gpuGEMMPlan, error) {
+	sc := m.NvidiaSM()
+	bad := func(key, format string, a ...any) error {
+		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
+	}
+	if sc.Tensor.FlopsPerCycle.FP16 <= 0 {
+		return nil, bad("machine", "machine %s has no FP16 tensor cores", m.Name)
+	}
+	t := gpuTile{p.Tiling.BM, p.Tiling.BN, p.Tiling.BK, p.Tiling.Stages, p.Tiling.Warps}
+	if t.bm == 0 && t.bn == 0 && t.bk == 0 {
+		found := false
+		for _, d := range gpuDefaultTiles {
+			if d.fits(sc) == nil {
+				t, found = d, true
+				break
+			}
+		}
+		if !found {
+			return nil, bad("tiling", "none of the default tiles fits machine %s; give tiling.bm, bn, bk, stages, warps", m.Name)
+		}
+		if p.Tiling.Stages > 0 {
+			t.stages = p.Tiling.Stages
+		}
+		if p.Tiling.Warps > 0 {
+			t.warps = p.Tiling.Warps
+		}
+	}
+	if t.stages == 0 {
+		t.stages = 3
+	}
+	if t.warps == 0 {
+		t.warps = 4
+	}
+	for _, d := range []struct {
+		key  string
+		v, m int
+	}{{"tiling.bm", t.bm, 16}, {"tiling.bn", t.bn, 16}, {"tiling.bk", t.bk, 16}} {
+		if d.v < d.m || d.v%d.m != 0 || d.v > 1024 {
+			return nil, bad(d.key, "must be a multiple of %d in %d..1024 (got %d)", d.m, d.m, d.v)
+		}
+	}
+	if t.stages < 2 || t.stages > 16 {
+		return nil, bad("tiling.stages", "must be in 2..16 (got %d)", t.stages)
+	}
+	if t.warps < 1 || t.warps > 32 {
+		return nil, bad("tiling.warps", "must be in 1..32 (got %d)", t.warps)
+	}
+	if err := t.fits(sc); err != nil {
+		return nil, bad("tiling", "%d×%d×%d tile, %d stages, %d warps %v", t.bm, t.bn, t.bk, t.stages, t.warps, err)
+	}
+	pl := &gpuGEMMPlan{p: p, mach: m, sm: sc, t: t}
+	pl.aLd, pl.bLd = int64(t.bk*2+smemPad), int64(t.bn*2+smemPad)
+	pl.aStage, pl.bStage = int64(t.bm)*pl.aLd, int64(t.bk)*pl.bLd
+	pl.smem, pl.regs = tileResources(t)
+	pl.fragA = fractal(t.bm, t.bk, fp.FP16)
+	pl.fragB = fractal(t.bk, t.bn, fp.FP16)
+	pl.rfAcc = 0
+	pl.rfA = fractal(t.bm, t.bn, fp.FP32)
+	pl.rfB = pl.rfA + 2*pl.fragA
+	if need := pl.rfB + 2*pl.fragB; need > int64(sc.Registers) {
+		return nil, bad("tiling", "the %d×%d accumulators and two k-steps of %d×%d and %d×%d fragments need %d bytes of registers; an SM has %d",
+			t.bm, t.bn, t.bm, t.bk, t.bk, t.bn, need, int64(sc.Registers))
+	}
+	pl.nrb = (p.M + t.bm - 1) / t.bm
+	pl.ncb = (p.N + t.bn - 1) / t.bn
+	pl.nkt = (p.K + t.bk - 1) / t.bk
+	align := func(x int64) int64 { return (x + 511) &^ 511 }
+	pl.gmA = 0
+	pl.gmB = align(pl.gmA + int64(p.M)*int64(p.K)*2)
+	pl.gmC = align(pl.gmB + int64(p.K)*int64(p.N)*2)
+	if end := pl.gmC + int64(p.M)*int64(p.N)*4; end > int64(m.GM.Capacity) {
+		return nil, bad("m", "A, B and C need %d bytes of global memory; machine %s has %d", end, m.Name, int64(m.GM.Capacity))
+	}
+	return pl, nil
+}
+
+// fractal returns the register bytes of an r×c fragment tile of f.
+func fractal(r, c int, f fp.Format) int64 {
+	pr, pc := (r+15)/16*16, (c+15)/16*16
+	return int64(pr) * int64(pc) * int64(f.Bytes())
+}
+
+func (pl *gpuGEMMPlan) rows(bi int) int { return min(pl.t.bm, pl.p.M-bi*pl.t.bm) }
+func (pl *gpuGEMMPlan) cols(bj int) int { return min(pl.t.bn, pl.p.N-bj*pl.t.bn) }
+func (pl *gpuGEMMPlan) depth(kt int) int {
+	return min(pl.t.bk, pl.p.K-kt*pl.t.bk)
+}
+
+// grid returns the kernel launch: one CTA per output tile, row-major over
+// the tiles.
+func (pl *gpuGEMMPlan) grid() isa.Grid {
+	threads := int64(pl.t.warps) * 32
+	regs := (pl.regs + threads - 1) / threads * threads
+	return isa.Grid{Name: pl.p.Kind, CTAs: pl.nrb * pl.ncb, CTA: pl.cta,
+		Resources: isa.Resources{SharedBytes: pl.smem, Registers: regs, Warps: pl.t.warps}}
+}
+
+// cta returns the stream of CTA i.
+func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
+	bi, bj := i/pl.ncb, i%pl.ncb
+	return func(yield func(isa.Instr) bool) {
+		e := newEmitter(yield, pl.mach)
+		t, p := pl.t, &pl.p
+		mm, nn := pl.rows(bi), pl.cols(bj)
+		stage := func(s int) (a, b int64) {
+			base := int64(s) * (pl.aStage + pl.bStage)
+			return base, base + pl.aStage
+		}
+		fetch := func(kt int) {
+			s := kt % t.stages
+			a, b := stage(s)
+			kk := pl.depth(kt)
+			e.waitFlag(nvidia.LaneLDSM, nvidia.LaneCopy, s)
+			e.emit(nvidia.CopyToShared(a, pl.gmA+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*2, mm, int64(kk)*2, pl.aLd, int64(p.K)*2))
+			e.emit(nvidia.CopyToShared(b, pl.gmB+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*2, kk, int64(nn)*2, pl.bLd, int64(p.N)*2))
+			e.setFlag(nvidia.LaneCopy, nvidia.LaneLDSM, s)
+		}
+		// Every stage and fragment buffer starts free.
+		for s := 0; s < t.stages; s++ {
+			e.setFlag(nvidia.LaneLDSM, nvidia.LaneCopy, s)
+		}
+		for f := 0; f < 2; f++ {
+			e.setFlag(nvidia.LaneTensor, nvidia.LaneLDSM, f)
+		}
+		for kt := 0; kt < min(t.stages-1, pl.nkt); kt++ {
+			fetch(kt)
+		}
+		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
+			if ahead := kt + t.stages - 1; ahead < pl.nkt {
+				fetch(ahead)
+			}
+			s, f := kt%t.stages, kt%2
+			a, b := stage(s)
+			kk := pl.depth(kt)
+			fa, fb := pl.rfA+int64(f)*pl.fragA, pl.rfB+int64(f)*pl.fragB
+			e.waitFlag(nvidia.LaneCopy, nvidia.LaneLDSM, s)
+			e.waitFlag(nvidia.LaneTensor, nvidia.LaneLDSM, f)
+			e.emit(nvidia.LoadMatrix(fa, a, mm, kk, pl.aLd, fp.FP16, false))
+			e.emit(nvidia.LoadMatrix(fb, b, kk, nn, pl.bLd, fp.FP16, false))
+			e.setFlag(nvidia.LaneLDSM, nvidia.LaneCopy, s)
+			e.setFlag(nvidia.LaneLDSM, nvidia.LaneTensor, f)
+			e.waitFlag(nvidia.LaneLDSM, nvidia.LaneTensor, f)
+			e.emit(nvidia.MMA(pl.rfAcc, fa, fb, mm, kk, nn, fp.FP16, fp.FP32, kt == 0))
+			e.setFlag(nvidia.LaneTensor, nvidia.LaneLDSM, f)
+		}
+		e.setFlag(nvidia.LaneTensor, nvidia.LaneStore, gpuFlagStore)
+		e.waitFlag(nvidia.LaneTensor, nvidia.LaneStore, gpuFlagStore)
+		e.emit(nvidia.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*int64(p.N)+int64(bj*t.bn))*4, pl.rfAcc, mm, nn,
+			int64(p.N)*4, fp.FP32, fp.FP32, fp.RNE, false))
+	}
+}
+
+// goldenTile computes output tile (bi, bj) as the kernel does: FP16
+// operands, one MMA per k-step in increasing k on the machine's numerics.
+func (pl *gpuGEMMPlan) goldenTile(model cube.Model, a16, b16 []uint16, bi, bj int) ([]float32, error) {
+	t, p := pl.t, &pl.p
+	mm, nn := pl.rows(bi), pl.cols(bj)
+	c := make([]float32, mm*nn)
+	for kt := 0; kt < pl.nkt; kt++ {
+		kk := pl.depth(kt)
+		a := make([]uint16, mm*kk)
+		for r := 0; r < mm; r++ {
+			copy(a[r*kk:], a16[(bi*t.bm+r)*p.K+kt*t.bk:][:kk])
+		}
+		b := make([]uint16, kk*nn)
+		for r := 0; r < kk; r++ {
+			copy(b[r*nn:], b16[(kt*t.bk+r)*p.N+bj*t.bn:][:nn])
+		}
+		if err := model.MMADF16(mm, kk, nn, a, cube.RowMajor, b, cube.RowMajor, c, cube.RowMajor, kt == 0); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// toFP16 rounds FP32 values to FP16 (RNE), the kernel's inputs.
+func toFP16(v []float32) []uint16 {
+	out := make([]uint16, len(v))
+	for i, x := range v {
+		out[i] = uint16(fp.FromFloat64(float64(x), fp.FP16, fp.Options{Round: fp.RNE}))
+	}
+	return out
+}
+
+// gpuGEMMJob runs a GEMM on an nvidia-sm machine.
+type gpuGEMMJob struct {
+	file     string
+	pl       *gpuGEMMPlan
+	a, b     []float32 // FP32 inputs (nil with numerics off)
+	a16, b16 []uint16  // the kernel's FP16 inputs
+	outs     []Output
+}
+
+func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, error) {
+	if v.split || v.native {
+		return nil, fmt.Errorf("%s: key \"kind\": %s does not run on nvidia-sm machines yet (hgemm does)", f.Path, f.Kind.Name)
+	}
+	var p GEMMParams
+	if err := f.Decode(&p, o); err != nil {
+		return nil, err
+	}
+	o.apply(&p.Numerics, &p.Inputs.Seed)
+	for _, d := range []struct {
+		key string
+		set bool
+	}{{"tiling.nfused", p.Tiling.NFused != 0}, {"buffering", p.Buffering != ""}, {"accumulation", p.Accumulation != ""},
+		{"cores", p.Cores != 0}, {"split_chunk", p.SplitChunk != 0}} {
+		if d.set {
+			return nil, fmt.Errorf("%s: key %q: applies to davinci machines; on %s (%s) the kernel is a CTA grid (tiling: bm, bn, bk, stages, warps)",
+				f.Path, d.key, m.Name, m.Kind)
+		}
+	}
+	if p.Numerics == "" {
+		p.Numerics = NumericsFull
+	}
+	if p.SampleTiles == 0 {
+		p.SampleTiles = 8
+	}
+	if p.Inputs.Distribution == "" {
+		p.Inputs.Distribution = DistUniform
+	}
+	for _, d := range []struct {
+		key string
+		v   int
+	}{{"m", p.M}, {"k", p.K}, {"n", p.N}} {
+		if d.v < 1 || d.v > 1<<20 {
+			return nil, fmt.Errorf("%s: key %q: must be in 1..%d (got %d)", f.Path, d.key, 1<<20, d.v)
+		}
+	}
+	switch p.Numerics {
+	case NumericsFull, NumericsSampled, NumericsOff:
+	default:
+		return nil, fmt.Errorf("%s: key \"numerics\": must be full, sampled or off (got %q)", f.Path, p.Numerics)
+	}
+	pl, err := newGPUGEMMPlan(f.Path, p, m)
+	if err != nil {
+		return nil, err
+	}
+	j := &gpuGEMMJob{file: f.Path, pl: pl}
+	if p.Numerics != NumericsOff {
+		if j.a, j.b, err = gemmInputs(f, &p); err != nil {
+			return nil, err
+		}
+		j.a16, j.b16 = toFP16(j.a), toFP16(j.b)
+	}
+	return j, nil
+}
+
+func (j *gpuGEMMJob) Program() isa.Program {
+	return isa.Program{Name: j.pl.p.Kind, Generated: true, Grids: []isa.Grid{j.pl.grid()}}
+}
+
+func (j *gpuGEMMJob) Mode() arch.Mode { return modeFor(j.pl.p.Numerics) }
+
+func (j *gpuGEMMJob) Prepare(chip *arch.Chip) error {
+	if j.Mode() != arch.Functional {
+		return nil
+	}
+	gm := chip.GM()
+	if err := gm.WriteUint16s(j.pl.gmA, j.a16); err != nil {
+		return err
+	}
+	return gm.WriteUint16s(j.pl.gmB, j.b16)
+}
+
+func (j *gpuGEMMJob) Outputs() []Output { return j.outs }
+
+func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
+	pl, p := j.pl, &j.pl.p
+	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
+	peak := 0.0
+	for _, pk := range chip.M.Peaks() {
+		if pk.Input == "FP16" {
+			peak = pk.OpsPerSecond
+		}
+	}
+	secs := st.Time.Seconds()
+	rep.Flops = &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: "fp16 (2mnk; peak = dense FP16 tensor peak at the machine's clock)"}
+	if secs > 0 {
+		rep.Flops.TFLOPS = flops / secs / 1e12
+		rep.Flops.PeakFraction = flops / secs / peak
+	}
+	if b := st.GMReadBytes + st.GMWriteBytes; b > 0 {
+		rep.Memory.OperationalIntensity = flops / float64(b)
+	}
+	t := pl.t
+	smemPerSM, regsPerSM := int64(pl.sm.SMEM), int64(pl.sm.Registers)/4
+	g := pl.grid()
+	resident := min(int64(pl.sm.MaxCTAs), smemPerSM/max(g.Resources.SharedBytes, 1), regsPerSM/max(g.Resources.Registers, 1),
+		int64(pl.sm.MaxWarps/t.warps))
+	rep.Program = map[string]any{
+		"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N,
+		"tiling":   map[string]int{"bm": t.bm, "bn": t.bn, "bk": t.bk, "stages": t.stages, "warps": t.warps},
+		"ctas":     g.CTAs,
+		"cta":      map[string]int64{"shared_bytes": g.Resources.SharedBytes, "registers": g.Resources.Registers, "resident_per_sm": resident},
+		"waves":    float64(g.CTAs) / float64(resident*int64(chip.M.Cores)),
+		"inputs":   p.Inputs,
+		"numerics": p.Numerics,
+	}
+	if st.L2HitBytes+st.L2MissBytes > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("L2: %.1f %% of GM read bytes hit", 100*float64(st.L2HitBytes)/float64(st.L2HitBytes+st.L2MissBytes)))
+	}
+	switch p.Numerics {
+	case NumericsFull:
+		c := make([]float32, p.M*p.N)
+		if err := chip.GM().ReadFloat32s(pl.gmC, c); err != nil {
+			return err
+		}
+		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F32: c}, {Name: "A", Shape: []int{p.M, p.K}, F32: j.a},
+			{Name: "B", Shape: []int{p.K, p.N}, F32: j.b}}
+		e := errReport(accuracy.Compare32(accuracy.ReferenceGEMM(p.M, p.K, p.N, j.a, j.b), c), false)
+		rep.Error = &e
+		if p.Check {
+			for bi := 0; bi < pl.nrb; bi++ {
+				for bj := 0; bj < pl.ncb; bj++ {
+					g, err := pl.goldenTile(chip.Cube(), j.a16, j.b16, bi, bj)
+					if err != nil {
+						return err
+					}
+					nn := pl.cols(bj)
+					for i, v := range g {
+						r, col := bi*t.bm+i/nn, bj*t.bn+i%nn
+						if got := c[r*p.N+col]; math.Float32bits(got) != math.Float32bits(v) {
+							return fmt.Errorf("%w: simulated C[%d][%d] = %g (%#08x) but the golden model gives %g (%#08x)",
+								ErrCheckFailed, r, col, got, math.Float32bits(got), v, math.Float32bits(v))
+						}
+					}
+				}
+			}
+			rep.Notes = append(rep.Notes, "check: simulated C equals the golden model bit for bit")
+		}
+	case NumericsSampled:
+		rng := NewRand(p.Inputs.Seed, 99)
+		perm := rng.Perm(pl.nrb * pl.ncb)
+		n := min(p.SampleTiles, len(perm))
+		var ref []float64
+		var got []float32
+		for _, i := range perm[:n] {
+			bi, bj := i/pl.ncb, i%pl.ncb
+			g, err := pl.goldenTile(chip.Cube(), j.a16, j.b16, bi, bj)
+			if err != nil {
+				return err
+			}
+			got = append(got, g...)
+			ref = append(ref, referenceTile(j.a, j.b, p.K, p.N, bi*t.bm, pl.rows(bi), bj*t.bn, pl.cols(bj))...)
+		}
+		e := errReport(accuracy.Compare32(ref, got), true)
+		rep.Error = &e
+		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", n, len(perm), t.bm, t.bn))
+	}
+	return nil
+}
+
+// referenceTile is the FP64 product of rows r0.. (m rows) of A and columns
+// c0.. (n columns) of B.
+func referenceTile(a, b []float32, k, ldb, r0, m, c0, n int) []float64 {
+	out := make([]float64, m*n)
+	for i := 0; i < m; i++ {
+		for kk := 0; kk < k; kk++ {
+			av := float64(a[(r0+i)*k+kk])
+			row := b[kk*ldb+c0:][:n]
+			for jj, bv := range row {
+				out[i*n+jj] += av * float64(bv)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,86 @@
+package programs
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/machines"
+)
+
+func runGPU(t *testing.T, machine string, sets ...string) (*Result, error) {
+	t.Helper()
+	f, err := ReadFile("examples/a100-hgemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ovs, err := machines.ParseOverrides(sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Execute(f, Options{Machine: machine, Overrides: ovs}, RunHooks{})
+}
+
+// hgemm on nvidia-sm machines: the simulated C equals the golden model bit
+// for bit (check: true fails the run otherwise), with edge tiles in m, n
+// and k, several k-steps and pipeline stages, on V100, A100 and H100
+// numerics, default and explicit tilings, one or several CTAs per SM.
+func TestGPUHGEMMBitExact(t *testing.T) {
+	for _, c := range []struct {
+		machine string
+		sets    []string
+	}{
+		{"a100", nil},
+		{"h100-sxm", nil},
+		{"v100", nil},
+		{"a100", []string{"program.tiling.bm=64", "program.tiling.bn=64", "program.tiling.bk=32", "program.tiling.stages=4", "program.tiling.warps=4", "program.m=200", "program.n=136", "program.k=300"}},
+		{"v100", []string{"program.tiling.bm=128", "program.tiling.bn=128", "program.tiling.bk=32", "program.tiling.stages=2", "program.tiling.warps=4", "program.k=48"}},
+		{"t4", []string{"program.m=100", "program.n=90", "program.k=1000"}},
+		{"b200", []string{"program.m=64", "program.n=64", "program.k=64"}},
+	} {
+		res, err := runGPU(t, c.machine, c.sets...)
+		if err != nil {
+			t.Fatalf("%s %v: %v", c.machine, c.sets, err)
+		}
+		if res.Failure != nil {
+			t.Fatalf("%s %v: %v", c.machine, c.sets, res.Failure)
+		}
+		if e := res.Report.Error; e == nil || e.Bits < 10 {
+			t.Errorf("%s %v: error %+v", c.machine, c.sets, e)
+		}
+	}
+}
+
+// Bad tilings and keys that do not apply are refused with one line naming
+// the key and the limit.
+func TestGPUHGEMMBadInput(t *testing.T) {
+	for _, c := range []struct {
+		machine string
+		sets    []string
+		want    string
+	}{
+		{"a100", []string{"program.tiling.bm=256", "program.tiling.bn=256", "program.tiling.bk=64", "program.tiling.stages=4", "program.tiling.warps=8"}, "core.smem_per_cta"},
+		{"a100", []string{"program.tiling.bm=256", "program.tiling.bn=256", "program.tiling.bk=32", "program.tiling.stages=2", "program.tiling.warps=4"}, "registers per CTA"},
+		{"a100", []string{"program.tiling.bm=128", "program.tiling.bn=256", "program.tiling.bk=32", "program.tiling.stages=2", "program.tiling.warps=4"}, "registers per thread"},
+		{"a100", []string{"program.tiling.bm=100", "program.tiling.bn=64", "program.tiling.bk=32"}, `key "tiling.bm"`},
+		{"a100", []string{"program.tiling.bm=64", "program.tiling.bn=64", "program.tiling.bk=32", "program.tiling.stages=1"}, `key "tiling.stages"`},
+		{"a100", []string{"program.buffering=double"}, `key "buffering": applies to davinci machines`},
+		{"a100", []string{"program.tiling.nfused=4"}, `key "tiling.nfused"`},
+		{"ascend-910a", []string{"program.tiling.stages=3"}, `key "tiling.stages": applies to GPU machines`},
+		{"a100", []string{"program.m=0"}, `key "m"`},
+	} {
+		_, err := runGPU(t, c.machine, c.sets...)
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s %v: %v, want one bad-input line containing %q", c.machine, c.sets, err, c.want)
+		}
+	}
+	// A program kind on a machine kind it does not run on.
+	f, err := ReadFile("examples/sgemm-cube.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Execute(f, Options{Machine: "a100", Numerics: NumericsOff}, RunHooks{})
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "program kind sgemm-cube runs on davinci machines; machine a100 is nvidia-sm") {
+		t.Errorf("sgemm-cube on a100: %v", err)
+	}
+}
