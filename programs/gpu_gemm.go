@@ -204,9 +204,24 @@ func (pl *gpuGEMMPlan) grid() isa.Grid {
 		Resources: isa.Resources{SharedBytes: pl.smem, Registers: regs, Warps: pl.t.warps}}
 }
 
+// ctaGroup is the number of row blocks the CTA order walks down before
+// moving to the next column block (the threadblock swizzle of CUTLASS and
+// cuBLAS, Triton's GROUP_SIZE_M = 8): CTAs running at the same time then
+// share A row panels and B column panels through the L2.
+const ctaGroup = 8
+
+// tile returns the output tile (bi, bj) of CTA i: groups of ctaGroup row
+// blocks, column by column inside a group.
+func (pl *gpuGEMMPlan) tile(i int) (bi, bj int) {
+	per := ctaGroup * pl.ncb
+	g, local := i/per, i%per
+	rows := min(ctaGroup, pl.nrb-g*ctaGroup)
+	return g*ctaGroup + local%rows, local / rows
+}
+
 // cta returns the stream of CTA i.
 func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
-	bi, bj := i/pl.ncb, i%pl.ncb
+	bi, bj := pl.tile(i)
 	return func(yield func(isa.Instr) bool) {
 		e := newEmitter(yield, pl.mach)
 		t, p := pl.t, &pl.p
