@@ -18,7 +18,7 @@ func init() {
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{split: true})
 		}})
-	register(&Kind{Name: "sgemm", Machines: []string{"davinci"}, Example: "sgemm-910b3.yaml",
+	register(&Kind{Name: "sgemm", Machines: []string{"davinci", "nvidia-sm"}, Example: "sgemm-910b3.yaml",
 		Summary: "native FP32 cube GEMM, on machines that have one (ascend-910b3)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{native: true})

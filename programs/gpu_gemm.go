@@ -28,8 +28,11 @@ import (
 // fragment buffer and tensor → ldsm when it is free, tensor → store before
 // the epilogue.
 //
-// Inputs A (m×k) and B (k×n) are FP16 in global memory (rounded once from
-// the FP32 inputs, as hgemm does everywhere); C is FP32.
+// hgemm: inputs A (m×k) and B (k×n) are FP16 in global memory (rounded
+// once from the FP32 inputs, as hgemm does everywhere), MMAs on the Tensor
+// Cores. sgemm: FP32 inputs, the same pipeline with shared→register loads
+// (lds) feeding the CUDA cores' FMAs (CUTLASS's SIMT kernels): every output
+// an FP32 FMA chain in increasing k. C is FP32.
 
 // smemPad is the padding of every shared-memory row (bytes).
 const smemPad = 16
@@ -40,7 +43,13 @@ type gpuTile struct{ bm, bn, bk, stages, warps int }
 // gpuDefaultTiles are tried in order; the first whose shared memory and
 // registers fit the machine is the default: CUTLASS's sm80 FP16 tensor-op
 // tiles (its profiler's 128x256_64x3, 128x128_32x3, 64x128_32x3 … kernels),
-// largest first.
+// largest first; gpuSIMTTiles its SIMT SGEMM tiles (128x128_8x2 …).
+var gpuSIMTTiles = []gpuTile{
+	{128, 128, 8, 2, 8},
+	{64, 128, 8, 2, 4},
+	{64, 64, 8, 2, 4},
+}
+
 var gpuDefaultTiles = []gpuTile{
 	{128, 256, 64, 3, 8},
 	{128, 256, 32, 3, 8},
@@ -56,6 +65,8 @@ type gpuGEMMPlan struct {
 	mach *machines.Machine
 	sm   *machines.NvidiaSMCore
 	t    gpuTile
+	in   fp.Format // FP16 (tensor cores) or FP32 (CUDA cores)
+	es   int64     // bytes of an input element
 
 	aLd, bLd       int64 // shared-memory row strides (bytes)
 	aStage, bStage int64 // bytes of one stage's A and B tiles
@@ -73,26 +84,32 @@ const (
 	gpuFlagStore = 0 // tensor → store: the accumulators are final
 )
 
-// tileResources returns the shared memory and registers a CTA of tile t needs.
-func tileResources(t gpuTile) (smem, regs int64) {
-	aLd := int64(t.bk*2 + smemPad)
-	bLd := int64(t.bn*2 + smemPad)
+// tileResources returns the shared memory and registers a CTA of tile t
+// needs with inputs of es bytes.
+func tileResources(t gpuTile, es int64) (smem, regs int64) {
+	aLd := int64(t.bk)*es + smemPad
+	bLd := int64(t.bn)*es + smemPad
 	smem = int64(t.stages) * (int64(t.bm)*aLd + int64(t.bk)*bLd)
 	// Accumulators (one FP32 register each), the warps' double-buffered A
-	// and B fragments of one 16-deep MMA slice (two FP16 values per
-	// register: 2 × (bm + bn) × 16 / 2) and 32 registers per thread of
-	// addressing and loop state.
-	regs = int64(t.bm*t.bn) + 16*int64(t.bm+t.bn) + 32*32*int64(t.warps)
+	// and B fragments of one MMA slice (16 deep for FP16, two values per
+	// register: 2 × (bm + bn) × 16 / 2; one deep for FP32: 2 × (bm + bn))
+	// and 32 registers per thread of addressing and loop state.
+	frag := 16 * int64(t.bm+t.bn)
+	if es == 4 {
+		frag = 2 * int64(t.bm+t.bn)
+	}
+	regs = int64(t.bm*t.bn) + frag + 32*32*int64(t.warps)
 	return smem, regs
 }
 
-// fits reports why tile t cannot run on core sc (nil: it can).
-func (t gpuTile) fits(sc *machines.NvidiaSMCore) error {
-	smem, regs := tileResources(t)
+// fits reports why tile t cannot run on core sc with inputs of es bytes
+// (nil: it can).
+func (t gpuTile) fits(sc *machines.NvidiaSMCore, es int64) error {
+	smem, regs := tileResources(t, es)
 	threads := int64(t.warps) * 32
 	switch {
 	case smem > int64(sc.SMEMPerCTA):
-		return fmt.Errorf("needs %d bytes of shared memory per CTA (%d stages of %d×%d and %d×%d FP16 tiles); the machine allows %d (core.smem_per_cta)",
+		return fmt.Errorf("needs %d bytes of shared memory per CTA (%d stages of %d×%d and %d×%d tiles); the machine allows %d (core.smem_per_cta)",
 			smem, t.stages, t.bm, t.bk, t.bk, t.bn, int64(sc.SMEMPerCTA))
 	case t.warps > sc.MaxWarps:
 		return fmt.Errorf("needs %d warps per CTA; an SM holds %d (core.max_warps)", t.warps, sc.MaxWarps)
@@ -107,19 +124,23 @@ func (t gpuTile) fits(sc *machines.NvidiaSMCore) error {
 
 // newGPUGEMMPlan checks the parameters against the machine and lays out
 // shared memory, registers and global memory.
-func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine) (*gpuGEMMPlan, error) {
+func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format) (*gpuGEMMPlan, error) {
 	sc := m.NvidiaSM()
 	bad := func(key, format string, a ...any) error {
 		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
 	}
-	if sc.Tensor.FlopsPerCycle.FP16 <= 0 {
+	es := int64(in.Bytes())
+	defaults, kstep := gpuDefaultTiles, 16
+	if in == fp.FP32 {
+		defaults, kstep = gpuSIMTTiles, 8
+	} else if sc.Tensor.FlopsPerCycle.FP16 <= 0 {
 		return nil, bad("machine", "machine %s has no FP16 tensor cores", m.Name)
 	}
 	t := gpuTile{p.Tiling.BM, p.Tiling.BN, p.Tiling.BK, p.Tiling.Stages, p.Tiling.Warps}
 	if t.bm == 0 && t.bn == 0 && t.bk == 0 {
 		found := false
-		for _, d := range gpuDefaultTiles {
-			if d.fits(sc) == nil {
+		for _, d := range defaults {
+			if d.fits(sc, es) == nil {
 				t, found = d, true
 				break
 			}
@@ -143,7 +164,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine) (*gpuGEMMPla
 	for _, d := range []struct {
 		key  string
 		v, m int
-	}{{"tiling.bm", t.bm, 16}, {"tiling.bn", t.bn, 16}, {"tiling.bk", t.bk, 16}} {
+	}{{"tiling.bm", t.bm, 16}, {"tiling.bn", t.bn, 16}, {"tiling.bk", t.bk, kstep}} {
 		if d.v < d.m || d.v%d.m != 0 || d.v > 1024 {
 			return nil, bad(d.key, "must be a multiple of %d in %d..1024 (got %d)", d.m, d.m, d.v)
 		}
@@ -154,15 +175,15 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine) (*gpuGEMMPla
 	if t.warps < 1 || t.warps > 32 {
 		return nil, bad("tiling.warps", "must be in 1..32 (got %d)", t.warps)
 	}
-	if err := t.fits(sc); err != nil {
+	if err := t.fits(sc, es); err != nil {
 		return nil, bad("tiling", "%d×%d×%d tile, %d stages, %d warps %v", t.bm, t.bn, t.bk, t.stages, t.warps, err)
 	}
-	pl := &gpuGEMMPlan{p: p, mach: m, sm: sc, t: t}
-	pl.aLd, pl.bLd = int64(t.bk*2+smemPad), int64(t.bn*2+smemPad)
+	pl := &gpuGEMMPlan{p: p, mach: m, sm: sc, t: t, in: in, es: es}
+	pl.aLd, pl.bLd = int64(t.bk)*es+smemPad, int64(t.bn)*es+smemPad
 	pl.aStage, pl.bStage = int64(t.bm)*pl.aLd, int64(t.bk)*pl.bLd
-	pl.smem, pl.regs = tileResources(t)
-	pl.fragA = fractal(t.bm, t.bk, fp.FP16)
-	pl.fragB = fractal(t.bk, t.bn, fp.FP16)
+	pl.smem, pl.regs = tileResources(t, es)
+	pl.fragA = fractal(t.bm, t.bk, in)
+	pl.fragB = fractal(t.bk, t.bn, in)
 	pl.rfAcc = 0
 	pl.rfA = fractal(t.bm, t.bn, fp.FP32)
 	pl.rfB = pl.rfA + 2*pl.fragA
@@ -175,8 +196,8 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine) (*gpuGEMMPla
 	pl.nkt = (p.K + t.bk - 1) / t.bk
 	align := func(x int64) int64 { return (x + 511) &^ 511 }
 	pl.gmA = 0
-	pl.gmB = align(pl.gmA + int64(p.M)*int64(p.K)*2)
-	pl.gmC = align(pl.gmB + int64(p.K)*int64(p.N)*2)
+	pl.gmB = align(pl.gmA + int64(p.M)*int64(p.K)*es)
+	pl.gmC = align(pl.gmB + int64(p.K)*int64(p.N)*es)
 	if end := pl.gmC + int64(p.M)*int64(p.N)*4; end > int64(m.GM.Capacity) {
 		return nil, bad("m", "A, B and C need %d bytes of global memory; machine %s has %d", end, m.Name, int64(m.GM.Capacity))
 	}
@@ -224,6 +245,10 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 	bi, bj := pl.tile(i)
 	return func(yield func(isa.Instr) bool) {
 		e := newEmitter(yield, pl.mach)
+		mma := isa.Pipe(nvidia.LaneTensor) // the lane of the MMAs: the tensor cores, or the CUDA cores (sgemm)
+		if pl.in == fp.FP32 {
+			mma = nvidia.LaneFMA
+		}
 		t, p := pl.t, &pl.p
 		mm, nn := pl.rows(bi), pl.cols(bj)
 		stage := func(s int) (a, b int64) {
@@ -235,8 +260,9 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			a, b := stage(s)
 			kk := pl.depth(kt)
 			e.waitFlag(nvidia.LaneLDSM, nvidia.LaneCopy, s)
-			e.emit(nvidia.CopyToShared(a, pl.gmA+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*2, mm, int64(kk)*2, pl.aLd, int64(p.K)*2))
-			e.emit(nvidia.CopyToShared(b, pl.gmB+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*2, kk, int64(nn)*2, pl.bLd, int64(p.N)*2))
+			es := pl.es
+			e.emit(nvidia.CopyToShared(a, pl.gmA+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, int64(p.K)*es))
+			e.emit(nvidia.CopyToShared(b, pl.gmB+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, int64(p.N)*es))
 			e.setFlag(nvidia.LaneCopy, nvidia.LaneLDSM, s)
 		}
 		// Every stage and fragment buffer starts free.
@@ -244,7 +270,7 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			e.setFlag(nvidia.LaneLDSM, nvidia.LaneCopy, s)
 		}
 		for f := 0; f < 2; f++ {
-			e.setFlag(nvidia.LaneTensor, nvidia.LaneLDSM, f)
+			e.setFlag(mma, nvidia.LaneLDSM, f)
 		}
 		for kt := 0; kt < min(t.stages-1, pl.nkt); kt++ {
 			fetch(kt)
@@ -258,39 +284,75 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			kk := pl.depth(kt)
 			fa, fb := pl.rfA+int64(f)*pl.fragA, pl.rfB+int64(f)*pl.fragB
 			e.waitFlag(nvidia.LaneCopy, nvidia.LaneLDSM, s)
-			e.waitFlag(nvidia.LaneTensor, nvidia.LaneLDSM, f)
-			e.emit(nvidia.LoadMatrix(fa, a, mm, kk, pl.aLd, fp.FP16, false))
-			e.emit(nvidia.LoadMatrix(fb, b, kk, nn, pl.bLd, fp.FP16, false))
+			e.waitFlag(mma, nvidia.LaneLDSM, f)
+			e.emit(nvidia.LoadMatrix(fa, a, mm, kk, pl.aLd, pl.in, false))
+			e.emit(nvidia.LoadMatrix(fb, b, kk, nn, pl.bLd, pl.in, false))
 			e.setFlag(nvidia.LaneLDSM, nvidia.LaneCopy, s)
-			e.setFlag(nvidia.LaneLDSM, nvidia.LaneTensor, f)
-			e.waitFlag(nvidia.LaneLDSM, nvidia.LaneTensor, f)
-			e.emit(nvidia.MMA(pl.rfAcc, fa, fb, mm, kk, nn, fp.FP16, fp.FP32, kt == 0))
-			e.setFlag(nvidia.LaneTensor, nvidia.LaneLDSM, f)
+			e.setFlag(nvidia.LaneLDSM, mma, f)
+			e.waitFlag(nvidia.LaneLDSM, mma, f)
+			if pl.in == fp.FP32 {
+				e.emit(nvidia.FMA(pl.rfAcc, fa, fb, mm, kk, nn, kt == 0))
+			} else {
+				e.emit(nvidia.MMA(pl.rfAcc, fa, fb, mm, kk, nn, pl.in, fp.FP32, kt == 0))
+			}
+			e.setFlag(mma, nvidia.LaneLDSM, f)
 		}
-		e.setFlag(nvidia.LaneTensor, nvidia.LaneStore, gpuFlagStore)
-		e.waitFlag(nvidia.LaneTensor, nvidia.LaneStore, gpuFlagStore)
+		e.setFlag(mma, nvidia.LaneStore, gpuFlagStore)
+		e.waitFlag(mma, nvidia.LaneStore, gpuFlagStore)
 		e.emit(nvidia.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*int64(p.N)+int64(bj*t.bn))*4, pl.rfAcc, mm, nn,
 			int64(p.N)*4, fp.FP32, fp.FP32, fp.RNE, false))
 	}
 }
 
-// goldenTile computes output tile (bi, bj) as the kernel does: FP16
-// operands, one MMA per k-step in increasing k on the machine's numerics.
-func (pl *gpuGEMMPlan) goldenTile(model cube.Model, a16, b16 []uint16, bi, bj int) ([]float32, error) {
+// goldenTile computes output tile (bi, bj) as the kernel does, one MMA per
+// k-step in increasing k: FP16 operands on the machine's tensor-core
+// numerics (hgemm), or an FP32 FMA chain (sgemm).
+func (j *gpuGEMMJob) goldenTile(chip *arch.Chip, bi, bj int) ([]float32, error) {
+	pl := j.pl
 	t, p := pl.t, &pl.p
 	mm, nn := pl.rows(bi), pl.cols(bj)
 	c := make([]float32, mm*nn)
+	fma, err := cube.Preset("fp32-rne")
+	if err != nil {
+		return nil, err
+	}
 	for kt := 0; kt < pl.nkt; kt++ {
 		kk := pl.depth(kt)
+		r0, c0, k0 := bi*t.bm, bj*t.bn, kt*t.bk
+		if pl.in == fp.FP32 {
+			a := make([]uint32, mm*kk)
+			for r := 0; r < mm; r++ {
+				for x := 0; x < kk; x++ {
+					a[r*kk+x] = math.Float32bits(j.a[(r0+r)*p.K+k0+x])
+				}
+			}
+			b := make([]uint32, kk*nn)
+			for r := 0; r < kk; r++ {
+				for x := 0; x < nn; x++ {
+					b[r*nn+x] = math.Float32bits(j.b[(k0+r)*p.N+c0+x])
+				}
+			}
+			cb := make([]uint32, len(c))
+			for i, v := range c {
+				cb[i] = math.Float32bits(v)
+			}
+			if err := fma.MMAD(fp.FP32, fp.FP32, mm, kk, nn, a, cube.RowMajor, b, cube.RowMajor, cb, cube.RowMajor, kt == 0); err != nil {
+				return nil, err
+			}
+			for i, v := range cb {
+				c[i] = math.Float32frombits(v)
+			}
+			continue
+		}
 		a := make([]uint16, mm*kk)
 		for r := 0; r < mm; r++ {
-			copy(a[r*kk:], a16[(bi*t.bm+r)*p.K+kt*t.bk:][:kk])
+			copy(a[r*kk:], j.a16[(r0+r)*p.K+k0:][:kk])
 		}
 		b := make([]uint16, kk*nn)
 		for r := 0; r < kk; r++ {
-			copy(b[r*nn:], b16[(kt*t.bk+r)*p.N+bj*t.bn:][:nn])
+			copy(b[r*nn:], j.b16[(k0+r)*p.N+c0:][:nn])
 		}
-		if err := model.MMADF16(mm, kk, nn, a, cube.RowMajor, b, cube.RowMajor, c, cube.RowMajor, kt == 0); err != nil {
+		if err := chip.Cube().MMADF16(mm, kk, nn, a, cube.RowMajor, b, cube.RowMajor, c, cube.RowMajor, kt == 0); err != nil {
 			return nil, err
 		}
 	}
@@ -316,8 +378,12 @@ type gpuGEMMJob struct {
 }
 
 func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, error) {
-	if v.split || v.native {
-		return nil, fmt.Errorf("%s: key \"kind\": %s does not run on nvidia-sm machines yet (hgemm does)", f.Path, f.Kind.Name)
+	if v.split {
+		return nil, fmt.Errorf("%s: key \"kind\": %s does not run on nvidia-sm machines yet (hgemm and sgemm do)", f.Path, f.Kind.Name)
+	}
+	in := fp.FP16
+	if v.native {
+		in = fp.FP32 // sgemm: the CUDA cores
 	}
 	var p GEMMParams
 	if err := f.Decode(&p, o); err != nil {
@@ -356,7 +422,7 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 	default:
 		return nil, fmt.Errorf("%s: key \"numerics\": must be full, sampled or off (got %q)", f.Path, p.Numerics)
 	}
-	pl, err := newGPUGEMMPlan(f.Path, p, m)
+	pl, err := newGPUGEMMPlan(f.Path, p, m, in)
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +431,9 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 		if j.a, j.b, err = gemmInputs(f, &p); err != nil {
 			return nil, err
 		}
-		j.a16, j.b16 = toFP16(j.a), toFP16(j.b)
+		if in == fp.FP16 {
+			j.a16, j.b16 = toFP16(j.a), toFP16(j.b)
+		}
 	}
 	return j, nil
 }
@@ -381,6 +449,12 @@ func (j *gpuGEMMJob) Prepare(chip *arch.Chip) error {
 		return nil
 	}
 	gm := chip.GM()
+	if j.pl.in == fp.FP32 {
+		if err := gm.WriteFloat32s(j.pl.gmA, j.a); err != nil {
+			return err
+		}
+		return gm.WriteFloat32s(j.pl.gmB, j.b)
+	}
 	if err := gm.WriteUint16s(j.pl.gmA, j.a16); err != nil {
 		return err
 	}
@@ -392,14 +466,18 @@ func (j *gpuGEMMJob) Outputs() []Output { return j.outs }
 func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
 	pl, p := j.pl, &j.pl.p
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
-	peak := 0.0
+	peak, conv := 0.0, "fp16 (2mnk; peak = dense FP16 tensor peak at the machine's clock)"
 	for _, pk := range chip.M.Peaks() {
 		if pk.Input == "FP16" {
 			peak = pk.OpsPerSecond
 		}
 	}
+	if pl.in == fp.FP32 {
+		peak = float64(chip.M.Cores) * float64(pl.sm.Clock) * pl.sm.CUDACores.FP32FlopsPerCycle
+		conv = "fp32 (2mnk; peak = CUDA-core FP32 peak at the machine's clock)"
+	}
 	secs := st.Time.Seconds()
-	rep.Flops = &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: "fp16 (2mnk; peak = dense FP16 tensor peak at the machine's clock)"}
+	rep.Flops = &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: conv}
 	if secs > 0 {
 		rep.Flops.TFLOPS = flops / secs / 1e12
 		rep.Flops.PeakFraction = flops / secs / peak
@@ -437,7 +515,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 		if p.Check {
 			for bi := 0; bi < pl.nrb; bi++ {
 				for bj := 0; bj < pl.ncb; bj++ {
-					g, err := pl.goldenTile(chip.Cube(), j.a16, j.b16, bi, bj)
+					g, err := j.goldenTile(chip, bi, bj)
 					if err != nil {
 						return err
 					}
@@ -461,7 +539,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 		var got []float32
 		for _, i := range perm[:n] {
 			bi, bj := i/pl.ncb, i%pl.ncb
-			g, err := pl.goldenTile(chip.Cube(), j.a16, j.b16, bi, bj)
+			g, err := j.goldenTile(chip, bi, bj)
 			if err != nil {
 				return err
 			}

@@ -84,3 +84,39 @@ func TestGPUHGEMMBadInput(t *testing.T) {
 		t.Errorf("sgemm-cube on a100: %v", err)
 	}
 }
+
+// sgemm on nvidia-sm machines runs on the CUDA cores: every output an FP32
+// FMA chain in increasing k, bit-exact to the golden model, with edge tiles
+// and several k-steps and stages; its flops fill the lane that ran them.
+func TestGPUSGEMMBitExact(t *testing.T) {
+	for _, c := range []struct {
+		machine string
+		sets    []string
+	}{
+		{"a100", nil},
+		{"v100", []string{"program.m=130", "program.n=70", "program.k=100"}},
+		{"h100-sxm", []string{"program.tiling.bm=64", "program.tiling.bn=64", "program.tiling.bk=16", "program.tiling.stages=3", "program.tiling.warps=4", "program.k=200"}},
+	} {
+		f, err := ReadFile("examples/a100-sgemm.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ovs, err := machines.ParseOverrides(c.sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Execute(f, Options{Machine: c.machine, Overrides: ovs}, RunHooks{})
+		if err != nil {
+			t.Fatalf("%s %v: %v", c.machine, c.sets, err)
+		}
+		if res.Failure != nil {
+			t.Fatalf("%s %v: %v", c.machine, c.sets, res.Failure)
+		}
+		if e := res.Report.Error; e == nil || e.Bits < 20 {
+			t.Errorf("%s %v: error %+v", c.machine, c.sets, e)
+		}
+		if fma, tensor := res.Report.Pipes["fma"], res.Report.Pipes["tensor"]; fma.Instrs == 0 || tensor.Instrs != 0 {
+			t.Errorf("%s: fma ran %d instructions, tensor %d", c.machine, fma.Instrs, tensor.Instrs)
+		}
+	}
+}

@@ -36,6 +36,15 @@ func MMA(c, a, b int64, m, k, n int, in, out fp.Format, init bool) isa.Instr {
 		M: m, K: k, N: n, In: in, Out: out, Init: init}
 }
 
+// FMA is the CUDA cores' run of FP32 FMAs of one k-step of a SIMT GEMM:
+// C (m×n FP32, registers at c) = A (m×k) · B (k×n) + (init ? 0 : C), each
+// output a chain of FMAs in increasing k.
+func FMA(c, a, b int64, m, k, n int, init bool) isa.Instr {
+	in := MMA(c, a, b, m, k, n, fp.FP32, fp.FP32, init)
+	in.Pipe = LaneFMA
+	return in
+}
+
 // StoreAccumulators is the epilogue store of an accumulator tile (rows ×
 // cols of in, registers at rf) to global memory at gm, row-major with
 // stride bytes between rows, converted to out with round and sat.

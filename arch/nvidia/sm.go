@@ -564,8 +564,8 @@ func (sm *SM) merge(now sim.Time) {
 			}
 			l := &t.lanes[i]
 			s := l.state
-			if s == arch.Busy && l.xfer > 0 && now >= l.start+l.ideal {
-				s = arch.Bandwidth // beyond its own rate: slowed by sharing
+			if s == arch.Busy && l.xfer > 0 && memoryLane(i) && now >= l.start+l.ideal {
+				s = arch.Bandwidth // beyond its path's rate: slowed by the chip's memory
 			}
 			if rank(s) > rank(state) {
 				state = s
@@ -577,6 +577,12 @@ func (sm *SM) merge(now sim.Time) {
 		sm.setLane(i, state, label, key, now)
 	}
 }
+
+// memoryLane reports whether lane i moves data through the chip's memory:
+// a transfer slower than its path is a bandwidth stall there. A unit the
+// SM's CTAs share (tensor, CUDA cores, shared memory) is busy for as long
+// as any CTA's work runs on it, however the CTAs split it.
+func memoryLane(i int) bool { return i == LaneCopy || i == LaneStore }
 
 // rank orders causes for the merge: a lane is busy if any CTA keeps it
 // busy, else it shows the most telling stall.
@@ -653,7 +659,7 @@ func (sm *SM) schedule(now sim.Time) {
 			if len(l.fly) > 0 {
 				consider(l.fly[0].done)
 			}
-			if l.xfer > 0 {
+			if l.xfer > 0 && memoryLane(i) {
 				consider(l.start + l.ideal) // busy → bandwidth in the accounting
 			}
 		}
