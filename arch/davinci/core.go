@@ -4,7 +4,6 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch"
 
 	"fmt"
-	"iter"
 	"math"
 	"strings"
 
@@ -112,10 +111,7 @@ type Core struct {
 	id    int
 	waker *sim.Waker
 
-	pull     func() ([]isa.Instr, bool) // next chunk of the stream
-	stop     func()
-	chunk    []isa.Instr // instructions pulled but not yet fetched
-	chunkAt  int
+	stream   arch.StreamReader // the loaded stream
 	loaded   bool
 	running  bool       // a loaded stream has not finished yet
 	fetched  bool       // pending holds an instruction not yet issued
@@ -202,60 +198,21 @@ func (c *Core) Buffer(b isa.Buffer) []byte { return c.bufs[b] }
 // that finished a stream can be loaded again (host kernel launches).
 func (c *Core) Load(s isa.Stream) {
 	c.Close()
-	c.pull, c.stop = iter.Pull(chunks(s))
-	c.chunk, c.chunkAt = nil, 0
+	c.stream.Start(s)
 	c.loaded, c.running = true, true
 	c.drained, c.fetched = false, false
 	c.waker.Wake(c.chip.Engine().Now())
 }
 
-// chunkLen is the number of instructions pulled from a stream at a time:
-// iter.Pull costs a coroutine switch per value, so values are batched.
-const chunkLen = 256
-
-// chunks turns a stream into a stream of chunks of up to chunkLen
-// instructions. A chunk's backing array is reused: the consumer must be done
-// with one chunk before pulling the next.
-func chunks(s isa.Stream) iter.Seq[[]isa.Instr] {
-	return func(yield func([]isa.Instr) bool) {
-		buf := make([]isa.Instr, 0, chunkLen)
-		ok := true
-		s(func(in isa.Instr) bool {
-			buf = append(buf, in)
-			if len(buf) == chunkLen {
-				ok = yield(buf)
-				buf = buf[:0]
-			}
-			return ok
-		})
-		if ok && len(buf) > 0 {
-			yield(buf)
-		}
-	}
-}
-
 // next returns the next instruction of the core's stream; the pointer is
 // valid until the following call.
 func (c *Core) next() (*isa.Instr, bool) {
-	if c.chunkAt == len(c.chunk) {
-		ch, ok := c.pull()
-		if !ok {
-			return nil, false
-		}
-		c.chunk, c.chunkAt = ch, 0
-	}
-	in := &c.chunk[c.chunkAt]
-	c.chunkAt++
-	return in, true
+	in := c.stream.Next()
+	return in, in != nil
 }
 
 // Close implements arch.CoreModel.
-func (c *Core) Close() {
-	if c.stop != nil {
-		c.stop()
-		c.stop = nil
-	}
-}
+func (c *Core) Close() { c.stream.Close() }
 
 func (c *Core) flag(src, dst isa.Pipe, id int) *int32 {
 	n := int(isa.NumPipes)

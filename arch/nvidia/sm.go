@@ -2,7 +2,6 @@ package nvidia
 
 import (
 	"fmt"
-	"iter"
 	"math"
 	"strings"
 
@@ -77,10 +76,7 @@ type cta struct {
 	idx     int // index in the grid
 	slot    int // index in SM.ctas
 	res     isa.Resources
-	pull    func() ([]isa.Instr, bool)
-	stop    func()
-	chunk   []isa.Instr
-	chunkAt int
+	stream  arch.StreamReader
 	pending *isa.Instr
 	fetched bool
 	drained bool
@@ -157,10 +153,7 @@ func (sm *SM) Wake(t sim.Time) { sm.waker.Wake(t) }
 // Close implements arch.CoreModel.
 func (sm *SM) Close() {
 	for _, t := range sm.ctas {
-		if t.stop != nil {
-			t.stop()
-			t.stop = nil
-		}
+		t.stream.Close()
 	}
 }
 
@@ -212,8 +205,8 @@ func (sm *SM) StartCTA(idx int, s isa.Stream, r isa.Resources) {
 		slot = len(sm.ctas) - 1
 	}
 	t.active, t.idx, t.slot, t.res = true, idx, slot, r
-	t.pull, t.stop = iter.Pull(chunks(s))
-	t.chunk, t.chunkAt, t.pending = nil, 0, nil
+	t.stream.Start(s)
+	t.pending = nil
 	t.fetched, t.drained = false, false
 	t.free = now
 	clear(t.flags)
@@ -256,41 +249,6 @@ func (sm *SM) alloc(t *cta, b isa.Buffer, now sim.Time, name string, size int64)
 	if sm.obs != nil {
 		sm.obs.Occupancy(sm.id, int(b), o.Bytes(), now)
 	}
-}
-
-// chunkLen is the instructions pulled from a stream at a time.
-const chunkLen = 256
-
-// chunks turns a stream into chunks (the backing array is reused).
-func chunks(s isa.Stream) iter.Seq[[]isa.Instr] {
-	return func(yield func([]isa.Instr) bool) {
-		buf := make([]isa.Instr, 0, chunkLen)
-		ok := true
-		s(func(in isa.Instr) bool {
-			buf = append(buf, in)
-			if len(buf) == chunkLen {
-				ok = yield(buf)
-				buf = buf[:0]
-			}
-			return ok
-		})
-		if ok && len(buf) > 0 {
-			yield(buf)
-		}
-	}
-}
-
-func (t *cta) next() (*isa.Instr, bool) {
-	if t.chunkAt == len(t.chunk) {
-		ch, ok := t.pull()
-		if !ok {
-			return nil, false
-		}
-		t.chunk, t.chunkAt = ch, 0
-	}
-	in := &t.chunk[t.chunkAt]
-	t.chunkAt++
-	return in, true
 }
 
 func (t *cta) flag(src, dst isa.Pipe, id int) *int32 {
@@ -413,8 +371,8 @@ issue:
 			if t.drained {
 				break
 			}
-			in, ok := t.next()
-			if !ok {
+			in := t.stream.Next()
+			if in == nil {
 				t.drained = true
 				break
 			}
@@ -508,10 +466,7 @@ func (sm *SM) checkDone(t *cta, now sim.Time) {
 		return
 	}
 	t.active = false
-	if t.stop != nil {
-		t.stop()
-		t.stop = nil
-	}
+	t.stream.Close()
 	for b := range t.mem {
 		t.mem[b] = nil
 	}

@@ -1,0 +1,80 @@
+package arch
+
+import (
+	"iter"
+
+	"github.com/davinci-sim/davinci-sim/isa"
+)
+
+// StreamReader reads a core's instruction stream in chunks: iter.Pull costs
+// a coroutine switch per value, so a core pulls chunkLen instructions at a
+// time and takes them one by one with Next.
+type StreamReader struct {
+	pull  func() ([]isa.Instr, bool)
+	stop  func()
+	chunk []isa.Instr // pulled, not yet taken
+	at    int
+}
+
+// chunkLen is the number of instructions pulled from a stream at a time.
+const chunkLen = 256
+
+// Start begins reading s (closing the stream read before).
+func (r *StreamReader) Start(s isa.Stream) {
+	r.Close()
+	r.pull, r.stop = iter.Pull(chunks(s))
+	r.chunk, r.at = nil, 0
+}
+
+// Next returns the next instruction, or nil at the end of the stream; the
+// pointer is valid until the following call.
+func (r *StreamReader) Next() *isa.Instr {
+	if r.at < len(r.chunk) {
+		r.at++
+		return &r.chunk[r.at-1]
+	}
+	return r.refill()
+}
+
+// refill pulls the next chunk and returns its first instruction (nil at the
+// end of the stream). Kept out of line so that Next inlines into a core's
+// issue loop.
+//
+//go:noinline
+func (r *StreamReader) refill() *isa.Instr {
+	ch, ok := r.pull()
+	if !ok || len(ch) == 0 {
+		return nil
+	}
+	r.chunk, r.at = ch, 1
+	return &ch[0]
+}
+
+// Close releases the stream.
+func (r *StreamReader) Close() {
+	if r.stop != nil {
+		r.stop()
+		r.stop = nil
+	}
+}
+
+// chunks turns a stream into a stream of chunks of up to chunkLen
+// instructions. A chunk's backing array is reused: the consumer must be done
+// with one chunk before pulling the next.
+func chunks(s isa.Stream) iter.Seq[[]isa.Instr] {
+	return func(yield func([]isa.Instr) bool) {
+		buf := make([]isa.Instr, 0, chunkLen)
+		ok := true
+		s(func(in isa.Instr) bool {
+			buf = append(buf, in)
+			if len(buf) == chunkLen {
+				ok = yield(buf)
+				buf = buf[:0]
+			}
+			return ok
+		})
+		if ok && len(buf) > 0 {
+			yield(buf)
+		}
+	}
+}
