@@ -71,8 +71,11 @@ func LoadFractal(dst, src []byte, r, c int, rowStride int64, f fp.Format, transp
 // into dst as cols row-major elements of format out, converting with the
 // given rounding and saturation.
 func FractalRow(dst, src []byte, r, rows, cols int, in, out fp.Format, round fp.Rounding, sat bool) error {
+	if in == fp.INT32 && out == fp.INT32 {
+		return int32Row(dst, src, r, cols)
+	}
 	if in != fp.FP32 {
-		return fmt.Errorf("L0C copy: source type %s not supported (fp32 only)", in)
+		return fmt.Errorf("L0C copy: source type %s not supported (fp32, or int32 to int32)", in)
 	}
 	_, bc := cube.FractalBlock(in.Bits())
 	pc := (cols + bc - 1) / bc * bc
@@ -106,6 +109,21 @@ func FractalRow(dst, src []byte, r, rows, cols int, in, out fp.Format, round fp.
 				binary.LittleEndian.PutUint32(dst[j*4:], v)
 			}
 		}
+	}
+	return nil
+}
+
+// int32Row copies row r of a fractal INT32 accumulator matrix with cols
+// columns to dst, row-major.
+func int32Row(dst, src []byte, r, cols int) error {
+	if len(dst) < cols*4 {
+		return fmt.Errorf("L0C copy: destination row holds %d bytes, needs %d", len(dst), cols*4)
+	}
+	_, bc := cube.FractalBlock(32)
+	pc := (cols + bc - 1) / bc * bc
+	for j := 0; j < cols; j++ {
+		si := cube.FractalIndex(r, j, pc, 32) * 4
+		copy(dst[j*4:j*4+4], src[si:si+4])
 	}
 	return nil
 }

@@ -23,6 +23,11 @@ func init() {
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{native: true})
 		}})
+	register(&Kind{Name: "igemm", Machines: []string{"nvidia-sm"}, Example: "a100-igemm.yaml",
+		Summary: "INT8 GEMM with exact INT32 accumulation on the tensor cores (GPUs)",
+		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
+			return buildGEMM(f, m, o, gemmVariant{int8: true})
+		}})
 	register(&Kind{Name: "hgemm", Machines: []string{"davinci", "nvidia-sm"}, Example: "hgemm.yaml",
 		Summary: "plain FP16 GEMM: inputs rounded once to FP16, FP32 accumulation (the low-accuracy baseline)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {

@@ -62,6 +62,7 @@ type Inputs struct {
 type gemmVariant struct {
 	split  bool // hi/lo split (sgemm-cube) or plain FP16 rounding (hgemm)
 	native bool // FP32 inputs straight to a native FP32 cube (sgemm)
+	int8   bool // INT8 inputs, INT32 accumulation (igemm)
 }
 
 // defaults fills unset parameters.

@@ -8,6 +8,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/nvidia"
 	"github.com/davinci-sim/davinci-sim/cube"
+	"github.com/davinci-sim/davinci-sim/dma"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -50,6 +51,14 @@ var gpuSIMTTiles = []gpuTile{
 	{64, 64, 8, 2, 4},
 }
 
+// gpuIMMATiles are CUTLASS's sm80 INT8 tensor-op tiles (128x256_128x3 …).
+var gpuIMMATiles = []gpuTile{
+	{128, 256, 128, 3, 8},
+	{128, 256, 64, 3, 8},
+	{128, 128, 64, 3, 4},
+	{64, 64, 64, 2, 4},
+}
+
 var gpuDefaultTiles = []gpuTile{
 	{128, 256, 64, 3, 8},
 	{128, 256, 32, 3, 8},
@@ -65,7 +74,8 @@ type gpuGEMMPlan struct {
 	mach *machines.Machine
 	sm   *machines.NvidiaSMCore
 	t    gpuTile
-	in   fp.Format // FP16 (tensor cores) or FP32 (CUDA cores)
+	in   fp.Format // FP16 or INT8 (tensor cores), FP32 (CUDA cores)
+	out  fp.Format // the accumulators and C: FP32, INT32 for INT8
 	es   int64     // bytes of an input element
 
 	aLd, bLd       int64 // shared-memory row strides (bytes)
@@ -131,9 +141,15 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	}
 	es := int64(in.Bytes())
 	defaults, kstep := gpuDefaultTiles, 16
-	if in == fp.FP32 {
+	switch {
+	case in == fp.FP32:
 		defaults, kstep = gpuSIMTTiles, 8
-	} else if sc.Tensor.FlopsPerCycle.FP16 <= 0 {
+	case in == fp.INT8:
+		defaults, kstep = gpuIMMATiles, 32
+		if sc.Tensor.FlopsPerCycle.INT8 <= 0 {
+			return nil, bad("kind", "igemm needs INT8 tensor cores; machine %s (%s) has none", m.Name, sc.Arch)
+		}
+	case sc.Tensor.FlopsPerCycle.FP16 <= 0:
 		return nil, bad("machine", "machine %s has no FP16 tensor cores", m.Name)
 	}
 	t := gpuTile{p.Tiling.BM, p.Tiling.BN, p.Tiling.BK, p.Tiling.Stages, p.Tiling.Warps}
@@ -182,10 +198,14 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	pl.aLd, pl.bLd = int64(t.bk)*es+smemPad, int64(t.bn)*es+smemPad
 	pl.aStage, pl.bStage = int64(t.bm)*pl.aLd, int64(t.bk)*pl.bLd
 	pl.smem, pl.regs = tileResources(t, es)
-	pl.fragA = fractal(t.bm, t.bk, in)
-	pl.fragB = fractal(t.bk, t.bn, in)
+	pl.out = fp.FP32
+	if in == fp.INT8 {
+		pl.out = fp.INT32
+	}
+	pl.fragA = dma.FractalBytes(t.bm, t.bk, in)
+	pl.fragB = dma.FractalBytes(t.bk, t.bn, in)
 	pl.rfAcc = 0
-	pl.rfA = fractal(t.bm, t.bn, fp.FP32)
+	pl.rfA = dma.FractalBytes(t.bm, t.bn, pl.out)
 	pl.rfB = pl.rfA + 2*pl.fragA
 	if need := pl.rfB + 2*pl.fragB; need > int64(sc.Registers) {
 		return nil, bad("tiling", "the %d×%d accumulators and two k-steps of %d×%d and %d×%d fragments need %d bytes of registers; an SM has %d",
@@ -202,12 +222,6 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		return nil, bad("m", "A, B and C need %d bytes of global memory; machine %s has %d", end, m.Name, int64(m.GM.Capacity))
 	}
 	return pl, nil
-}
-
-// fractal returns the register bytes of an r×c fragment tile of f.
-func fractal(r, c int, f fp.Format) int64 {
-	pr, pc := (r+15)/16*16, (c+15)/16*16
-	return int64(pr) * int64(pc) * int64(f.Bytes())
 }
 
 func (pl *gpuGEMMPlan) rows(bi int) int { return min(pl.t.bm, pl.p.M-bi*pl.t.bm) }
@@ -293,14 +307,14 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			if pl.in == fp.FP32 {
 				e.emit(nvidia.FMA(pl.rfAcc, fa, fb, mm, kk, nn, kt == 0))
 			} else {
-				e.emit(nvidia.MMA(pl.rfAcc, fa, fb, mm, kk, nn, pl.in, fp.FP32, kt == 0))
+				e.emit(nvidia.MMA(pl.rfAcc, fa, fb, mm, kk, nn, pl.in, pl.out, kt == 0))
 			}
 			e.setFlag(mma, nvidia.LaneLDSM, f)
 		}
 		e.setFlag(mma, nvidia.LaneStore, gpuFlagStore)
 		e.waitFlag(mma, nvidia.LaneStore, gpuFlagStore)
 		e.emit(nvidia.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*int64(p.N)+int64(bj*t.bn))*4, pl.rfAcc, mm, nn,
-			int64(p.N)*4, fp.FP32, fp.FP32, fp.RNE, false))
+			int64(p.N)*4, pl.out, pl.out, fp.RNE, false))
 	}
 }
 
@@ -374,6 +388,7 @@ type gpuGEMMJob struct {
 	pl       *gpuGEMMPlan
 	a, b     []float32 // FP32 inputs (nil with numerics off)
 	a16, b16 []uint16  // the kernel's FP16 inputs
+	a8, b8   []int8    // igemm's INT8 inputs
 	outs     []Output
 }
 
@@ -382,8 +397,11 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 		return nil, fmt.Errorf("%s: key \"kind\": %s does not run on nvidia-sm machines yet (hgemm and sgemm do)", f.Path, f.Kind.Name)
 	}
 	in := fp.FP16
-	if v.native {
+	switch {
+	case v.native:
 		in = fp.FP32 // sgemm: the CUDA cores
+	case v.int8:
+		in = fp.INT8 // igemm
 	}
 	var p GEMMParams
 	if err := f.Decode(&p, o); err != nil {
@@ -428,6 +446,13 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 	}
 	j := &gpuGEMMJob{file: f.Path, pl: pl}
 	if p.Numerics != NumericsOff {
+		if in == fp.INT8 {
+			if p.Inputs.A != "" || p.Inputs.B != "" {
+				return nil, fmt.Errorf("%s: key \"inputs.a\": igemm draws its INT8 inputs (inputs.seed); .npy inputs are not read yet", f.Path)
+			}
+			j.a8, j.b8 = genInt8(p.Inputs.Seed, 1, p.M*p.K), genInt8(p.Inputs.Seed, 2, p.K*p.N)
+			return j, nil
+		}
 		if j.a, j.b, err = gemmInputs(f, &p); err != nil {
 			return nil, err
 		}
@@ -449,6 +474,12 @@ func (j *gpuGEMMJob) Prepare(chip *arch.Chip) error {
 		return nil
 	}
 	gm := chip.GM()
+	if j.pl.in == fp.INT8 {
+		if err := gm.Write(j.pl.gmA, int8Bytes(j.a8)); err != nil {
+			return err
+		}
+		return gm.Write(j.pl.gmB, int8Bytes(j.b8))
+	}
 	if j.pl.in == fp.FP32 {
 		if err := gm.WriteFloat32s(j.pl.gmA, j.a); err != nil {
 			return err
@@ -472,9 +503,13 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 			peak = pk.OpsPerSecond
 		}
 	}
-	if pl.in == fp.FP32 {
+	switch pl.in {
+	case fp.FP32:
 		peak = float64(chip.M.Cores) * float64(pl.sm.Clock) * pl.sm.CUDACores.FP32FlopsPerCycle
 		conv = "fp32 (2mnk; peak = CUDA-core FP32 peak at the machine's clock)"
+	case fp.INT8:
+		peak = float64(chip.M.Cores) * float64(pl.sm.Clock) * pl.sm.Tensor.FlopsPerCycle.INT8
+		conv = "int8 ops (2mnk; peak = dense INT8 tensor peak at the machine's clock)"
 	}
 	secs := st.Time.Seconds()
 	rep.Flops = &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: conv}
@@ -501,6 +536,9 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 	}
 	if st.L2HitBytes+st.L2MissBytes > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("L2: %.1f %% of GM read bytes hit", 100*float64(st.L2HitBytes)/float64(st.L2HitBytes+st.L2MissBytes)))
+	}
+	if pl.in == fp.INT8 {
+		return j.finishInt(chip, rep)
 	}
 	switch p.Numerics {
 	case NumericsFull:
@@ -567,4 +605,111 @@ func referenceTile(a, b []float32, k, ldb, r0, m, c0, n int) []float64 {
 		}
 	}
 	return out
+}
+
+// genInt8 draws n INT8 values uniformly from [−128, 127] (seeded stream
+// which).
+func genInt8(seed int64, which uint64, n int) []int8 {
+	rng := NewRand(seed, which<<32)
+	out := make([]int8, n)
+	for i := range out {
+		out[i] = int8(rng.IntN(256) - 128)
+	}
+	return out
+}
+
+func int8Bytes(v []int8) []byte {
+	out := make([]byte, len(v))
+	for i, x := range v {
+		out[i] = byte(x)
+	}
+	return out
+}
+
+// intTile is the exact product of rows r0.. (m rows) of A and columns c0..
+// (n columns) of B in 64-bit integers.
+func (j *gpuGEMMJob) intTile(r0, m, c0, n int) []int64 {
+	p := &j.pl.p
+	out := make([]int64, m*n)
+	for i := 0; i < m; i++ {
+		for x := 0; x < p.K; x++ {
+			av := int64(j.a8[(r0+i)*p.K+x])
+			row := j.b8[x*p.N+c0:][:n]
+			for jj, bv := range row {
+				out[i*n+jj] += av * int64(bv)
+			}
+		}
+	}
+	return out
+}
+
+// finishInt checks igemm's INT32 C against the exact product: the golden
+// model is the product in 32-bit two's complement (the accumulators wrap),
+// equal to the exact one while no sum leaves the INT32 range.
+func (j *gpuGEMMJob) finishInt(chip *arch.Chip, rep *report.Report) error {
+	pl, p := j.pl, &j.pl.p
+	t := pl.t
+	tiles := [][2]int{}
+	switch p.Numerics {
+	case NumericsOff:
+		return nil
+	case NumericsFull:
+		for bi := 0; bi < pl.nrb; bi++ {
+			for bj := 0; bj < pl.ncb; bj++ {
+				tiles = append(tiles, [2]int{bi, bj})
+			}
+		}
+	case NumericsSampled:
+		rng := NewRand(p.Inputs.Seed, 99)
+		perm := rng.Perm(pl.nrb * pl.ncb)
+		for _, i := range perm[:min(p.SampleTiles, len(perm))] {
+			tiles = append(tiles, [2]int{i / pl.ncb, i % pl.ncb})
+		}
+	}
+	var c []int32
+	if p.Numerics == NumericsFull {
+		raw := make([]byte, 4*p.M*p.N)
+		if err := chip.GM().Read(pl.gmC, raw); err != nil {
+			return err
+		}
+		c = make([]int32, p.M*p.N)
+		for i := range c {
+			c[i] = int32(uint32(raw[4*i]) | uint32(raw[4*i+1])<<8 | uint32(raw[4*i+2])<<16 | uint32(raw[4*i+3])<<24)
+		}
+		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, I32: c}, {Name: "A", Shape: []int{p.M, p.K}, I8: j.a8},
+			{Name: "B", Shape: []int{p.K, p.N}, I8: j.b8}}
+	}
+	var elems int64
+	overflow, maxErr := false, 0.0
+	for _, tl := range tiles {
+		mm, nn := pl.rows(tl[0]), pl.cols(tl[1])
+		r0, c0 := tl[0]*t.bm, tl[1]*t.bn
+		exact := j.intTile(r0, mm, c0, nn)
+		for i, v := range exact {
+			elems++
+			if v != int64(int32(v)) {
+				overflow = true
+			}
+			if c == nil {
+				continue
+			}
+			got := c[(r0+i/nn)*p.N+c0+i%nn]
+			if p.Check && got != int32(v) {
+				return fmt.Errorf("%w: simulated C[%d][%d] = %d but the golden model (INT32 wrap-around) gives %d",
+					ErrCheckFailed, r0+i/nn, c0+i%nn, got, int32(v))
+			}
+			maxErr = max(maxErr, math.Abs(float64(got)-float64(v)))
+		}
+	}
+	rep.Error = &report.ErrorReport{Reference: "exact (int64)", MaxErr: maxErr, Elements: elems, Sampled: p.Numerics == NumericsSampled}
+	if maxErr == 0 && c != nil {
+		rep.Error.Bits = 31 // every bit of every INT32 result
+	}
+	if p.Check && c != nil {
+		rep.Notes = append(rep.Notes, "check: simulated C equals the golden model (exact INT32) bit for bit")
+	}
+	if overflow {
+		rep.Notes = append(rep.Notes, "igemm: some sums leave the INT32 range and wrap around, as the hardware's accumulators do")
+	}
+	return nil
 }

@@ -120,3 +120,40 @@ func TestGPUSGEMMBitExact(t *testing.T) {
 		}
 	}
 }
+
+// igemm: INT8 inputs, exact INT32 accumulation on the tensor cores, bit for
+// bit (check: true) with edge tiles; refused on a GPU without INT8 tensor
+// cores.
+func TestGPUIGEMM(t *testing.T) {
+	for _, c := range []struct {
+		machine string
+		sets    []string
+	}{
+		{"a100", nil},
+		{"t4", []string{"program.m=70", "program.n=300", "program.k=200"}},
+		{"h100-sxm", []string{"program.m=130", "program.n=40", "program.k=96"}},
+	} {
+		f, err := ReadFile("examples/a100-igemm.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ovs, err := machines.ParseOverrides(c.sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Execute(f, Options{Machine: c.machine, Overrides: ovs}, RunHooks{})
+		if err != nil || res.Failure != nil {
+			t.Fatalf("%s %v: %v %v", c.machine, c.sets, err, res.Failure)
+		}
+		if e := res.Report.Error; e == nil || e.MaxErr != 0 || e.Bits != 31 {
+			t.Errorf("%s %v: error %+v", c.machine, c.sets, e)
+		}
+	}
+	f, err := ReadFile("examples/a100-igemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Execute(f, Options{Machine: "v100"}, RunHooks{}); !badinput.Is(err) || !strings.Contains(err.Error(), "needs INT8 tensor cores") {
+		t.Errorf("igemm on v100: %v", err)
+	}
+}

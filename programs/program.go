@@ -80,6 +80,8 @@ type Output struct {
 	Shape []int
 	F32   []float32
 	F16   []uint16
+	I32   []int32
+	I8    []int8
 }
 
 // Job is a program bound to a machine: ready to run.

@@ -126,6 +126,10 @@ func WriteOutputs(dir string, outs []Output) error {
 			werr = writeNPY(f, o.F32, o.Shape)
 		case o.F16 != nil:
 			werr = writeNPYf16(f, o.F16, o.Shape)
+		case o.I32 != nil:
+			werr = writeNPYAs(f, "<i4", o.I32, o.Shape)
+		case o.I8 != nil:
+			werr = writeNPYAs(f, "|i1", o.I8, o.Shape)
 		}
 		if cerr := f.Close(); werr == nil {
 			werr = cerr
@@ -146,8 +150,14 @@ func writeNPY(f *os.File, v []float32, shape []int) error {
 	if len(shape) != 2 {
 		return npyio.Write(f, v)
 	}
+	return writeNPYAs(f, "<f4", v, shape)
+}
+
+// writeNPYAs writes a 2-D array of fixed-size values with numpy type descr
+// (e.g. <f4, <i4, |i1).
+func writeNPYAs[T float32 | int32 | int8](f *os.File, descr string, v []T, shape []int) error {
 	dims := fmt.Sprintf("(%d, %d)", shape[0], shape[1])
-	dict := "{'descr': '<f4', 'fortran_order': False, 'shape': " + dims + ", }"
+	dict := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + dims + ", }"
 	// Magic (6) + version (2) + header length (2) + dict + padding + '\n'
 	// must be a multiple of 64.
 	pad := 64 - (10+len(dict)+1)%64
