@@ -28,6 +28,11 @@ func init() {
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{int8: true})
 		}})
+	register(&Kind{Name: "tf32gemm", Machines: []string{"nvidia-sm"}, Example: "a100-tf32gemm.yaml",
+		Summary: "FP32 GEMM on TF32 tensor cores (GPUs): FP32 data, TF32 products, FP32 accumulation",
+		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
+			return buildGEMM(f, m, o, gemmVariant{tf32: true})
+		}})
 	register(&Kind{Name: "hgemm", Machines: []string{"davinci", "nvidia-sm"}, Example: "hgemm.yaml",
 		Summary: "plain FP16 GEMM: inputs rounded once to FP16, FP32 accumulation (the low-accuracy baseline)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {

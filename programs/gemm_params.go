@@ -63,6 +63,7 @@ type gemmVariant struct {
 	split  bool // hi/lo split (sgemm-cube) or plain FP16 rounding (hgemm)
 	native bool // FP32 inputs straight to a native FP32 cube (sgemm)
 	int8   bool // INT8 inputs, INT32 accumulation (igemm)
+	tf32   bool // FP32 inputs to TF32 tensor cores (tf32gemm)
 }
 
 // defaults fills unset parameters.

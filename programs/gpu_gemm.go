@@ -51,6 +51,13 @@ var gpuSIMTTiles = []gpuTile{
 	{64, 64, 8, 2, 4},
 }
 
+// gpuTF32Tiles are CUTLASS's sm80 TF32 tensor-op tiles (128x256_32x3 …).
+var gpuTF32Tiles = []gpuTile{
+	{128, 256, 32, 3, 8},
+	{128, 128, 32, 3, 4},
+	{64, 64, 32, 2, 4},
+}
+
 // gpuIMMATiles are CUTLASS's sm80 INT8 tensor-op tiles (128x256_128x3 …).
 var gpuIMMATiles = []gpuTile{
 	{128, 256, 128, 3, 8},
@@ -148,6 +155,11 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		defaults, kstep = gpuIMMATiles, 32
 		if sc.Tensor.FlopsPerCycle.INT8 <= 0 {
 			return nil, bad("kind", "igemm needs INT8 tensor cores; machine %s (%s) has none", m.Name, sc.Arch)
+		}
+	case in == fp.TF32:
+		defaults, kstep = gpuTF32Tiles, 8
+		if sc.Tensor.FlopsPerCycle.TF32 <= 0 {
+			return nil, bad("kind", "tf32gemm needs TF32 tensor cores; machine %s (%s) has none", m.Name, sc.Arch)
 		}
 	case sc.Tensor.FlopsPerCycle.FP16 <= 0:
 		return nil, bad("machine", "machine %s has no FP16 tensor cores", m.Name)
@@ -333,7 +345,7 @@ func (j *gpuGEMMJob) goldenTile(chip *arch.Chip, bi, bj int) ([]float32, error) 
 	for kt := 0; kt < pl.nkt; kt++ {
 		kk := pl.depth(kt)
 		r0, c0, k0 := bi*t.bm, bj*t.bn, kt*t.bk
-		if pl.in == fp.FP32 {
+		if pl.in == fp.FP32 || pl.in == fp.TF32 {
 			a := make([]uint32, mm*kk)
 			for r := 0; r < mm; r++ {
 				for x := 0; x < kk; x++ {
@@ -350,7 +362,11 @@ func (j *gpuGEMMJob) goldenTile(chip *arch.Chip, bi, bj int) ([]float32, error) 
 			for i, v := range c {
 				cb[i] = math.Float32bits(v)
 			}
-			if err := fma.MMAD(fp.FP32, fp.FP32, mm, kk, nn, a, cube.RowMajor, b, cube.RowMajor, cb, cube.RowMajor, kt == 0); err != nil {
+			model, f := fma, fp.FP32
+			if pl.in == fp.TF32 {
+				model, f = chip.Cube(), fp.TF32 // the tensor cores read the FP32 words as TF32
+			}
+			if err := model.MMAD(f, fp.FP32, mm, kk, nn, a, cube.RowMajor, b, cube.RowMajor, cb, cube.RowMajor, kt == 0); err != nil {
 				return nil, err
 			}
 			for i, v := range cb {
@@ -402,6 +418,8 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 		in = fp.FP32 // sgemm: the CUDA cores
 	case v.int8:
 		in = fp.INT8 // igemm
+	case v.tf32:
+		in = fp.TF32 // tf32gemm: FP32 data, the tensor cores read TF32
 	}
 	var p GEMMParams
 	if err := f.Decode(&p, o); err != nil {
@@ -480,7 +498,7 @@ func (j *gpuGEMMJob) Prepare(chip *arch.Chip) error {
 		}
 		return gm.Write(j.pl.gmB, int8Bytes(j.b8))
 	}
-	if j.pl.in == fp.FP32 {
+	if j.pl.in == fp.FP32 || j.pl.in == fp.TF32 {
 		if err := gm.WriteFloat32s(j.pl.gmA, j.a); err != nil {
 			return err
 		}
@@ -510,6 +528,9 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 	case fp.INT8:
 		peak = float64(chip.M.Cores) * float64(pl.sm.Clock) * pl.sm.Tensor.FlopsPerCycle.INT8
 		conv = "int8 ops (2mnk; peak = dense INT8 tensor peak at the machine's clock)"
+	case fp.TF32:
+		peak = float64(chip.M.Cores) * float64(pl.sm.Clock) * pl.sm.Tensor.FlopsPerCycle.TF32
+		conv = "fp32 via tf32 (2mnk; peak = dense TF32 tensor peak at the machine's clock)"
 	}
 	secs := st.Time.Seconds()
 	rep.Flops = &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: conv}

@@ -157,3 +157,39 @@ func TestGPUIGEMM(t *testing.T) {
 		t.Errorf("igemm on v100: %v", err)
 	}
 }
+
+// tf32gemm: FP32 data read as TF32 by the tensor cores, bit-exact to the
+// golden model on a100, h100 and b200 with edge tiles; refused without TF32.
+func TestGPUTF32GEMM(t *testing.T) {
+	for _, c := range []struct {
+		machine string
+		sets    []string
+	}{
+		{"a100", nil},
+		{"h100-sxm", []string{"program.m=100", "program.n=300", "program.k=77"}},
+		{"b200", []string{"program.m=64", "program.n=40", "program.k=200"}},
+	} {
+		f, err := ReadFile("examples/a100-tf32gemm.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ovs, err := machines.ParseOverrides(c.sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Execute(f, Options{Machine: c.machine, Overrides: ovs}, RunHooks{})
+		if err != nil || res.Failure != nil {
+			t.Fatalf("%s %v: %v %v", c.machine, c.sets, err, res.Failure)
+		}
+		if e := res.Report.Error; e == nil || e.Bits < 8 || e.Bits > 13 {
+			t.Errorf("%s %v: error %+v (TF32 keeps 10 mantissa bits)", c.machine, c.sets, e)
+		}
+	}
+	f, err := ReadFile("examples/a100-tf32gemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Execute(f, Options{Machine: "t4"}, RunHooks{}); !badinput.Is(err) || !strings.Contains(err.Error(), "needs TF32 tensor cores") {
+		t.Errorf("tf32gemm on t4: %v", err)
+	}
+}

@@ -283,6 +283,8 @@ func (sm *SM) mmad(t *cta, in *isa.Instr) error {
 		return model.MMADF16(in.M, in.K, in.N, mem.Uint16s(a), cube.Fractal, mem.Uint16s(b), cube.Fractal, mem.Float32s(c), cube.Fractal, in.Init)
 	case in.In == fp.BF16 && in.Out == fp.FP32:
 		return model.MMADBF16(in.M, in.K, in.N, mem.Uint16s(a), cube.Fractal, mem.Uint16s(b), cube.Fractal, mem.Float32s(c), cube.Fractal, in.Init)
+	case in.In == fp.TF32 && in.Out == fp.FP32:
+		return model.MMAD(fp.TF32, fp.FP32, in.M, in.K, in.N, mem.Uint32s(a), cube.Fractal, mem.Uint32s(b), cube.Fractal, mem.Uint32s(c), cube.Fractal, in.Init)
 	case in.In == fp.FP32 && in.Out == fp.FP32:
 		return model.MMAD(fp.FP32, fp.FP32, in.M, in.K, in.N, mem.Uint32s(a), cube.Fractal, mem.Uint32s(b), cube.Fractal, mem.Uint32s(c), cube.Fractal, in.Init)
 	}

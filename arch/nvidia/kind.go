@@ -176,10 +176,13 @@ func paramsFor(c *arch.Chip) (*params, error) {
 	p.tensorRate = map[fp.Format]float64{
 		fp.FP16: t.FlopsPerCycle.FP16,
 		fp.BF16: t.FlopsPerCycle.BF16,
+		fp.TF32: t.FlopsPerCycle.TF32,
 		fp.INT8: t.FlopsPerCycle.INT8,
 	}
-	p.tensorLatency = map[fp.Format]int{fp.FP16: t.LatencyCycles.FP16, fp.BF16: t.LatencyCycles.BF16, fp.INT8: t.LatencyCycles.INT8}
-	p.tensorShape = map[fp.Format]float64{fp.FP16: t.Shapes.FP16.Flops(), fp.BF16: t.Shapes.BF16.Flops(), fp.INT8: t.Shapes.INT8.Flops()}
+	p.tensorLatency = map[fp.Format]int{fp.FP16: t.LatencyCycles.FP16, fp.BF16: t.LatencyCycles.BF16,
+		fp.TF32: t.LatencyCycles.TF32, fp.INT8: t.LatencyCycles.INT8}
+	p.tensorShape = map[fp.Format]float64{fp.FP16: t.Shapes.FP16.Flops(), fp.BF16: t.Shapes.BF16.Flops(),
+		fp.TF32: t.Shapes.TF32.Flops(), fp.INT8: t.Shapes.INT8.Flops()}
 	p.paths = p.geom.Paths
 	p.degrees = map[int64]int{}
 	return p, nil
