@@ -93,9 +93,9 @@ func TestGPUSGEMMBitExact(t *testing.T) {
 		machine string
 		sets    []string
 	}{
-		{"a100", nil},
+		{"a100", []string{"program.m=300", "program.n=260", "program.k=130"}},
 		{"v100", []string{"program.m=130", "program.n=70", "program.k=100"}},
-		{"h100-sxm", []string{"program.tiling.bm=64", "program.tiling.bn=64", "program.tiling.bk=16", "program.tiling.stages=3", "program.tiling.warps=4", "program.k=200"}},
+		{"h100-sxm", []string{"program.tiling.bm=64", "program.tiling.bn=64", "program.tiling.bk=16", "program.tiling.stages=3", "program.tiling.warps=4", "program.m=200", "program.n=150", "program.k=200"}},
 	} {
 		f, err := ReadFile("examples/a100-sgemm.yaml")
 		if err != nil {
@@ -165,7 +165,7 @@ func TestGPUTF32GEMM(t *testing.T) {
 		machine string
 		sets    []string
 	}{
-		{"a100", nil},
+		{"a100", []string{"program.m=300", "program.n=260", "program.k=130"}},
 		{"h100-sxm", []string{"program.m=100", "program.n=300", "program.k=77"}},
 		{"b200", []string{"program.m=64", "program.n=40", "program.k=200"}},
 	} {
