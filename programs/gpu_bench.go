@@ -85,8 +85,9 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 	if p.Repeats < 0 || p.Repeats > 1<<20 {
 		return nil, bad("repeats", "must be in 0..%d (got %d)", 1<<20, p.Repeats)
 	}
-	if p.Bytes < 0 || p.Bytes > m.GM.Capacity/2 {
-		return nil, bad("bytes", "must be in 0..%v (half of gm.capacity) (got %v)", m.GM.Capacity/2, p.Bytes)
+	if minBytes := machines.Size(m.Cores) * benchChunk; p.Bytes != 0 && (p.Bytes < minBytes || p.Bytes > m.GM.Capacity/2) {
+		return nil, bad("bytes", "must be 0 (the default) or in %v..%v (a %v copy per SM .. half of gm.capacity) (got %v)",
+			minBytes, m.GM.Capacity/2, machines.Size(benchChunk), p.Bytes)
 	}
 	rate := map[fp.Format]float64{fp.FP16: sc.Tensor.FlopsPerCycle.FP16, fp.BF16: sc.Tensor.FlopsPerCycle.BF16,
 		fp.TF32: sc.Tensor.FlopsPerCycle.TF32, fp.INT8: sc.Tensor.FlopsPerCycle.INT8}[j.in]
@@ -195,11 +196,14 @@ func (j *gpuBenchJob) build() {
 	}
 }
 
+// benchChunk is the bytes of one copy of the memory tests.
+const benchChunk = 32 << 10
+
 // stream returns a grid whose CTAs copy the first total bytes of global
 // memory (from base) into shared memory in 32 KiB copies, passes times, the
 // copies spread over every SM's resident CTAs round-robin.
 func (j *gpuBenchJob) stream(name string, total, base int64, passes int) isa.Grid {
-	const chunk = 32 << 10
+	const chunk = benchChunk
 	n := total / chunk
 	shared := int64(2 * chunk)
 	ctas := j.m.Cores * min(j.resident(shared), 4)

@@ -102,8 +102,9 @@ const (
 )
 
 // tileResources returns the shared memory and registers a CTA of tile t
-// needs with inputs of es bytes.
-func tileResources(t gpuTile, es int64) (smem, regs int64) {
+// needs with inputs of format in.
+func tileResources(t gpuTile, in fp.Format) (smem, regs int64) {
+	es := int64(in.Bytes())
 	aLd := int64(t.bk)*es + smemPad
 	bLd := int64(t.bn)*es + smemPad
 	smem = int64(t.stages) * (int64(t.bm)*aLd + int64(t.bk)*bLd)
@@ -111,18 +112,18 @@ func tileResources(t gpuTile, es int64) (smem, regs int64) {
 	// and B fragments of one MMA slice (16 deep for FP16, two values per
 	// register: 2 × (bm + bn) × 16 / 2; one deep for FP32: 2 × (bm + bn))
 	// and 32 registers per thread of addressing and loop state.
-	frag := 16 * int64(t.bm+t.bn)
-	if es == 4 {
-		frag = 2 * int64(t.bm+t.bn)
+	frag := 16 * int64(t.bm+t.bn) // tensor-core fragments (FP16, BF16, TF32 k8, INT8 k32)
+	if in == fp.FP32 {
+		frag = 2 * int64(t.bm+t.bn) // SIMT: one value of A and B per k
 	}
 	regs = int64(t.bm*t.bn) + frag + 32*32*int64(t.warps)
 	return smem, regs
 }
 
-// fits reports why tile t cannot run on core sc with inputs of es bytes
+// fits reports why tile t cannot run on core sc with inputs of format in
 // (nil: it can).
-func (t gpuTile) fits(sc *machines.NvidiaSMCore, es int64) error {
-	smem, regs := tileResources(t, es)
+func (t gpuTile) fits(sc *machines.NvidiaSMCore, in fp.Format) error {
+	smem, regs := tileResources(t, in)
 	threads := int64(t.warps) * 32
 	switch {
 	case smem > int64(sc.SMEMPerCTA):
@@ -168,7 +169,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if t.bm == 0 && t.bn == 0 && t.bk == 0 {
 		found := false
 		for _, d := range defaults {
-			if d.fits(sc, es) == nil {
+			if d.fits(sc, in) == nil {
 				t, found = d, true
 				break
 			}
@@ -203,13 +204,13 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if t.warps < 1 || t.warps > 32 {
 		return nil, bad("tiling.warps", "must be in 1..32 (got %d)", t.warps)
 	}
-	if err := t.fits(sc, es); err != nil {
+	if err := t.fits(sc, in); err != nil {
 		return nil, bad("tiling", "%d×%d×%d tile, %d stages, %d warps %v", t.bm, t.bn, t.bk, t.stages, t.warps, err)
 	}
 	pl := &gpuGEMMPlan{p: p, mach: m, sm: sc, t: t, in: in, es: es}
 	pl.aLd, pl.bLd = int64(t.bk)*es+smemPad, int64(t.bn)*es+smemPad
 	pl.aStage, pl.bStage = int64(t.bm)*pl.aLd, int64(t.bk)*pl.bLd
-	pl.smem, pl.regs = tileResources(t, es)
+	pl.smem, pl.regs = tileResources(t, in)
 	pl.out = fp.FP32
 	if in == fp.INT8 {
 		pl.out = fp.INT32
@@ -317,9 +318,9 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			e.setFlag(nvidia.LaneLDSM, mma, f)
 			e.waitFlag(nvidia.LaneLDSM, mma, f)
 			if pl.in == fp.FP32 {
-				e.emit(nvidia.FMA(pl.rfAcc, fa, fb, mm, kk, nn, kt == 0))
+				e.emit(nvidia.WithWarpTiles(nvidia.FMA(pl.rfAcc, fa, fb, mm, kk, nn, kt == 0), t.bm, t.bn))
 			} else {
-				e.emit(nvidia.MMA(pl.rfAcc, fa, fb, mm, kk, nn, pl.in, pl.out, kt == 0))
+				e.emit(nvidia.WithWarpTiles(nvidia.MMA(pl.rfAcc, fa, fb, mm, kk, nn, pl.in, pl.out, kt == 0), t.bm, t.bn))
 			}
 			e.setFlag(mma, nvidia.LaneLDSM, f)
 		}

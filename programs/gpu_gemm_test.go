@@ -193,3 +193,80 @@ func TestGPUTF32GEMM(t *testing.T) {
 		t.Errorf("tf32gemm on t4: %v", err)
 	}
 }
+
+// Review findings, pinned: an SM's resident CTAs share its copy path (one
+// SM cannot stream more than paths.GM_SMEM bytes per cycle); an edge tile
+// costs its CTA's whole warp tiles, as CUTLASS's warps all run their MMAs;
+// TF32 fragments take tensor-core registers, not SIMT ones.
+func TestGPUReviewFindings(t *testing.T) {
+	bench := func(file string, sets ...string) float64 {
+		t.Helper()
+		f, err := ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ovs, err := machines.ParseOverrides(sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Execute(f, Options{Overrides: ovs}, RunHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Report.GPUBench.Achieved
+	}
+	m, err := machines.Load("a100", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perSM := m.NvidiaSM().Paths.GM_SMEM.BytesPerCycle * float64(m.NvidiaSM().Clock) / 1e9
+	if got := bench("examples/a100-l2-bandwidth.yaml", "machine.cores=1", "program.bytes=4MiB"); got > perSM*1.01 {
+		t.Errorf("one SM streams %.0f GB/s, above its copy path's %.0f", got, perSM)
+	}
+	cycles := func(sets ...string) int64 {
+		t.Helper()
+		res, err := runGPU(t, "a100", append([]string{"program.numerics=off", "machine.cores=1", "program.n=256", "program.k=2048"}, sets...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Report.Time.Cycles
+	}
+	if a, b := cycles("program.m=129"), cycles("program.m=256"); float64(a) < 0.98*float64(b) {
+		t.Errorf("m=129 takes %d cycles, m=256 %d: the edge CTA's warps compute whole warp tiles", a, b)
+	}
+	f, err := ReadFile("examples/a100-tf32gemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ovs, _ := machines.ParseOverrides([]string{"program.numerics=off", "program.m=512", "program.n=512", "program.k=64",
+		"program.tiling.bm=128", "program.tiling.bn=128", "program.tiling.bk=16", "program.tiling.stages=2", "program.tiling.warps=4"})
+	res, err := Execute(f, Options{Overrides: ovs}, RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if regs := res.Report.Program["cta"].(map[string]int64)["registers"]; regs != 24576 {
+		t.Errorf("tf32 128x128 CTA claims %d registers, want 24576 (accumulators + 16·(bm+bn) + 32 per thread)", regs)
+	}
+	_, err = Execute(mustRead(t, "examples/a100-hbm-stream.yaml"), Options{Overrides: mustSets(t, "program.bytes=1000")}, RunHooks{})
+	if !badinput.Is(err) || !strings.Contains(err.Error(), `key "bytes"`) {
+		t.Errorf("gpu-bench bytes=1000: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, path string) *File {
+	t.Helper()
+	f, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func mustSets(t *testing.T, sets ...string) []machines.Override {
+	t.Helper()
+	ovs, err := machines.ParseOverrides(sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ovs
+}

@@ -45,8 +45,11 @@ func (sm *SM) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		}
 		lat := clk.Cycles(int64(path.LatencyCycles))
 		if in.Src.Buf == BufGM || in.Dst.Buf == BufGM {
-			l.ideal = clk.Cycles(cyclesFor(bytes, path.BytesPerCycle))
-			parts, memLat := sm.chip.StartGM(sm, tag, in.Src.Buf == BufGM, bytes, span, path.BytesPerCycle*clk.Hz())
+			// The path is the SM's (its load/store units, TMA): the resident
+			// CTAs share it, each capped at its share.
+			bpc := path.BytesPerCycle / float64(max(sm.count, 1))
+			l.ideal = clk.Cycles(cyclesFor(bytes, bpc))
+			parts, memLat := sm.chip.StartGM(sm, tag, in.Src.Buf == BufGM, bytes, span, bpc*clk.Hz())
 			l.lat, l.xfer = lat+memLat, parts
 			return
 		}
@@ -69,6 +72,20 @@ func (sm *SM) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 	case isa.OpMmad:
 		flops := 2 * float64(in.M) * float64(in.N) * float64(in.K)
 		sm.chip.AddMatrixFlops(flops)
+		// The units compute what the warps issue: Rows×Cols when the
+		// kernel runs whole warp tiles on an edge tile (masked at the
+		// store), and on the tensor cores whole instruction shapes.
+		m, n := max(in.M, in.Rows), max(in.N, in.Cols)
+		flops = 2 * float64(m) * float64(n) * float64(in.K)
+		if p == LaneTensor {
+			if s, ok := pr.tensorDims[in.In]; ok {
+				sm, sn := s[0], s[1]
+				if !pr.warpLevel {
+					sm, sn = 64, 8 // wgmma and tcgen05: M of 64 (or more), any N that is a multiple of 8
+				}
+				flops = 2 * roundUp(m, sm) * roundUp(n, sn) * roundUp(in.K, s[2])
+			}
+		}
 		if p == LaneFMA {
 			rate := pr.cudaRate[in.In]
 			if rate <= 0 {
@@ -116,7 +133,7 @@ func (sm *SM) startUnit(t *cta, l *ctaLane, u int, cycles, share float64, lat si
 	clk := sm.p.clock
 	work := int64(math.Ceil(cycles * unitScale))
 	if work <= 0 {
-		sm.finishAfter(l, sm.chip.Engine().Now(), 1, lat)
+		sm.finishAfter(l, sm.chip.Engine().Now(), clk.Cycles(1), lat)
 		return
 	}
 	l.ideal = clk.Cycles(int64(math.Ceil(cycles / share)))
@@ -344,4 +361,12 @@ func intMMA(m, k, n int, a, b, c []byte, init bool) {
 			binary.LittleEndian.PutUint32(c[ci:], uint32(acc))
 		}
 	}
+}
+
+// roundUp returns x rounded up to a multiple of m (m ≤ 0: x), as a float.
+func roundUp(x, m int) float64 {
+	if m <= 0 {
+		return float64(x)
+	}
+	return float64((x + m - 1) / m * m)
 }

@@ -29,7 +29,8 @@ func LoadMatrix(rf, smem int64, rows, cols int, stride int64, f fp.Format, trans
 
 // MMA is the run of tensor-core instructions of one k-tile: C (m×n of out,
 // registers at c) = A (m×k of in, at a) · B (k×n, at b) + (init ? 0 : C),
-// k processed in increasing order.
+// k processed in increasing order. WithWarpTiles sets what the warps
+// compute when an edge tile is smaller than the CTA's warp tiles.
 func MMA(c, a, b int64, m, k, n int, in, out fp.Format, init bool) isa.Instr {
 	return isa.Instr{Op: isa.OpMmad, Pipe: LaneTensor, Dst: isa.Operand{Buf: BufRF, Addr: c},
 		Src: isa.Operand{Buf: BufRF, Addr: a}, Src1: isa.Operand{Buf: BufRF, Addr: b},
@@ -52,4 +53,13 @@ func StoreAccumulators(gm, rf int64, rows, cols int, stride int64, in, out fp.Fo
 	return isa.Instr{Op: isa.OpL0CCopy, Pipe: LaneStore, Dst: isa.Operand{Buf: BufGM, Addr: gm},
 		Src: isa.Operand{Buf: BufRF, Addr: rf}, Rows: rows, Cols: cols, RowStride: stride,
 		In: in, Out: out, Round: round, Saturate: sat}
+}
+
+// WithWarpTiles returns the MMA or FMA run in computing rows × cols (the
+// CTA's whole warp tiles; CUTLASS's warps all run their MMAs on an edge
+// tile and mask the store): its time counts them, its result the m×n it
+// names.
+func WithWarpTiles(in isa.Instr, rows, cols int) isa.Instr {
+	in.Rows, in.Cols = rows, cols
+	return in
 }

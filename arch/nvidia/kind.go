@@ -80,6 +80,7 @@ type params struct {
 	tensorEfficiency float64               // fraction of the rate the instruction family reaches
 	tensorLatency    map[fp.Format]int     // cycles from one instruction's issue to its result
 	tensorShape      map[fp.Format]float64 // flops of one hardware instruction
+	tensorDims       map[fp.Format][3]int  // its M, N, K
 	warpLevel        bool                  // mma.sync: one instruction runs on one sub-core's tensor core
 	cudaRate         map[fp.Format]float64 // CUDA-core FLOP per cycle per SM (FMA = 2)
 	cudaLanes        float64               // element-wise FP32 operations per cycle per SM
@@ -183,6 +184,12 @@ func paramsFor(c *arch.Chip) (*params, error) {
 		fp.TF32: t.LatencyCycles.TF32, fp.INT8: t.LatencyCycles.INT8}
 	p.tensorShape = map[fp.Format]float64{fp.FP16: t.Shapes.FP16.Flops(), fp.BF16: t.Shapes.BF16.Flops(),
 		fp.TF32: t.Shapes.TF32.Flops(), fp.INT8: t.Shapes.INT8.Flops()}
+	p.tensorDims = map[fp.Format][3]int{}
+	for f, s := range map[fp.Format]machines.MMAShape{fp.FP16: t.Shapes.FP16, fp.BF16: t.Shapes.BF16, fp.TF32: t.Shapes.TF32, fp.INT8: t.Shapes.INT8} {
+		if m, n, k, err := s.Dims(); err == nil && m > 0 {
+			p.tensorDims[f] = [3]int{m, n, k}
+		}
+	}
 	p.paths = p.geom.Paths
 	p.degrees = map[int64]int{}
 	return p, nil

@@ -396,6 +396,10 @@ issue:
 		case in.Op == isa.OpSyncAll:
 			sm.fault(t, in, fmt.Errorf("sync_all: CTAs of a grid cannot wait for each other; end the kernel (grid) instead"))
 			return progress
+		case (in.Op == isa.OpSetFlag || in.Op == isa.OpWaitFlag) &&
+			(int(in.SrcPipe) >= numLanes || int(in.DstPipe) >= numLanes || in.FlagID < 0 || in.FlagID >= flagIDs):
+			sm.fault(t, in, fmt.Errorf("flag %d between lanes %d and %d: an SM has lanes 0..%d and flag ids 0..%d", in.FlagID, in.SrcPipe, in.DstPipe, numLanes-1, flagIDs-1))
+			return progress
 		case int(target) >= numLanes:
 			sm.fault(t, in, fmt.Errorf("no lane %d on an SM (lanes %s)", target, strings.Join(sm.p.geom.Lanes, ", ")))
 			return progress

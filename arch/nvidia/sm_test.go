@@ -291,3 +291,21 @@ func TestConformance(t *testing.T) {
 		}},
 	})
 }
+
+// A flag outside the SM's lanes or ids stops the run with a message, never
+// a panic or a silently shared flag.
+func TestFlagBounds(t *testing.T) {
+	m := machine(t, "a100", "machine.cores=1")
+	for _, in := range []isa.Instr{isa.SetFlag(nvidia.LaneCopy, nvidia.LaneLDSM, 32), isa.SetFlag(nvidia.LaneStore, nvidia.LaneStore, 40),
+		isa.WaitFlag(isa.Pipe(9), nvidia.LaneTensor, 0)} {
+		p := isa.Program{Grids: []isa.Grid{{Name: "f", CTAs: 1, CTA: func(int) isa.Stream { return isa.Slice([]isa.Instr{in}) },
+			Resources: isa.Resources{Registers: 4096, Warps: 4}}}}
+		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chip.Run(p); err == nil || !strings.Contains(err.Error(), "flag ids 0..31") {
+			t.Errorf("%s: %v", isa.Format(in), err)
+		}
+	}
+}
