@@ -324,6 +324,14 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			}
 			e.setFlag(mma, nvidia.LaneLDSM, f)
 		}
+		// Consume the free tokens, leaving every flag at zero (balanced,
+		// as the DaVinci generators' drainTokens).
+		for s := 0; s < t.stages; s++ {
+			e.waitFlag(nvidia.LaneLDSM, nvidia.LaneCopy, s)
+		}
+		for f := 0; f < 2; f++ {
+			e.waitFlag(mma, nvidia.LaneLDSM, f)
+		}
 		e.setFlag(mma, nvidia.LaneStore, gpuFlagStore)
 		e.waitFlag(mma, nvidia.LaneStore, gpuFlagStore)
 		e.emit(nvidia.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*int64(p.N)+int64(bj*t.bn))*4, pl.rfAcc, mm, nn,

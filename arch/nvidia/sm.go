@@ -323,14 +323,14 @@ func (sm *SM) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 				return progress
 			}
 			*f--
-			sm.observeFlag(in, false, now)
+			sm.observeFlag(t, in, false, now)
 		case isa.OpSetFlag:
 			if l.last > now {
 				l.state = arch.Latency
 				return progress
 			}
 			*t.flag(in.SrcPipe, in.DstPipe, in.FlagID)++
-			sm.observeFlag(in, true, now)
+			sm.observeFlag(t, in, true, now)
 		case isa.OpBarrier:
 			if l.last > now {
 				l.state = arch.Barrier
@@ -628,9 +628,12 @@ func (sm *SM) schedule(now sim.Time) {
 	}
 }
 
-func (sm *SM) observeFlag(in *isa.Instr, set bool, now sim.Time) {
+// observeFlag tells the observer of a flag event. Flags are per CTA: the
+// id it sees is slot·flagIDs + id, so that traces pair each set with its
+// own CTA's wait when several CTAs share the SM.
+func (sm *SM) observeFlag(t *cta, in *isa.Instr, set bool, now sim.Time) {
 	if sm.flobs != nil {
-		sm.flobs.Flag(sm.id, int(in.SrcPipe), int(in.DstPipe), in.FlagID, set, now)
+		sm.flobs.Flag(sm.id, int(in.SrcPipe), int(in.DstPipe), t.slot*flagIDs+in.FlagID, set, now)
 	}
 }
 
