@@ -260,6 +260,18 @@ type Instr struct {
 	Region Region
 }
 
+// Queue returns the pipe (a kind's lane) whose queue the instruction goes
+// to: a set_flag's source pipe, a wait_flag's destination pipe, else Pipe.
+func (in *Instr) Queue() Pipe {
+	switch in.Op {
+	case OpSetFlag:
+		return in.SrcPipe
+	case OpWaitFlag:
+		return in.DstPipe
+	}
+	return in.Pipe
+}
+
 func equalFold(a, b string) bool {
 	if len(a) != len(b) {
 		return false

@@ -408,7 +408,7 @@ func (c *Core) runScalar(now sim.Time) bool {
 			c.pending, c.fetched = in, true
 		}
 		in := c.pending
-		target := targetPipe(in)
+		target := in.Queue()
 		if target == isa.S || in.Op == isa.OpSyncAll || (in.Op == isa.OpBarrier && in.Pipe == isa.ALL) {
 			// Work of the scalar unit itself happens at its issue time:
 			// wait until then.
@@ -639,20 +639,8 @@ func (c *Core) schedule(now sim.Time) {
 
 // queueFull reports whether in goes to a pipe queue that is full.
 func (c *Core) queueFull(in *isa.Instr) bool {
-	target := targetPipe(in)
+	target := in.Queue()
 	return target != isa.S && target < isa.NumPipes && c.pipes[target].full()
-}
-
-// targetPipe returns the pipe whose queue in goes to (a flag's set side or
-// wait side).
-func targetPipe(in *isa.Instr) isa.Pipe {
-	switch in.Op {
-	case isa.OpSetFlag:
-		return in.SrcPipe
-	case isa.OpWaitFlag:
-		return in.DstPipe
-	}
-	return in.Pipe
 }
 
 // planPipe finds when pipe p (not streaming a transfer) can next start or

@@ -379,7 +379,7 @@ issue:
 			t.pending, t.fetched = in, true
 		}
 		in := t.pending
-		target := targetLane(in)
+		target := in.Queue()
 		if at > now && (target == LaneIssue || in.Op == isa.OpScalar || in.Op == isa.OpBarrier && in.Pipe == isa.ALL) {
 			break issue // the issue unit's own work happens at its issue time
 		}
@@ -441,17 +441,6 @@ issue:
 // lane does not start it earlier), which times the run as one wake-up per
 // slot would, with far fewer events (as DaVinci's scalar unit).
 const issueHorizon = 64
-
-// targetLane returns the lane whose queue in goes to.
-func targetLane(in *isa.Instr) isa.Pipe {
-	switch in.Op {
-	case isa.OpSetFlag:
-		return in.SrcPipe
-	case isa.OpWaitFlag:
-		return in.DstPipe
-	}
-	return in.Pipe
-}
 
 // idle reports whether every lane of t has drained and landed.
 func (sm *SM) idle(t *cta, now sim.Time) bool {
