@@ -126,7 +126,7 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		if col+len(label) > lw {
 			break
 		}
-		v.put(labelW+col, y, label, dimStyle)
+		v.put(v.lw+col, y, label, dimStyle)
 	}
 	y++
 	cc := v.timeCol(v.cursor)
@@ -139,7 +139,7 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 			if col == cc {
 				st = st.Reverse(true)
 			}
-			v.s.SetContent(labelW+col, y, m.ch, nil, st)
+			v.s.SetContent(v.lw+col, y, m.ch, nil, st)
 		}
 		y++
 	}
@@ -217,13 +217,13 @@ func (v *Viewer) gauge(x, y, w int, name string, val, capacity float64, valS str
 		frac = min(1, val/capacity)
 	}
 	tail := fmt.Sprintf(" %5.1f%% %s", 100*frac, valS)
-	bar := w - labelW - 2 - len(tail)
+	bar := w - v.lw - 2 - len(tail)
 	if bar < 4 {
 		v.put(x, y, fmt.Sprintf("%-4s %s", name, valS), base)
 		return
 	}
 	v.put(x, y, name, labelStyle)
-	x += labelW
+	x += v.lw
 	x = v.put(x, y, "[", base)
 	n := int(frac*float64(bar) + 0.5)
 	if val > 0 && n == 0 {
@@ -243,7 +243,7 @@ func (v *Viewer) gauge(x, y, w int, name string, val, capacity float64, valS str
 func (v *Viewer) summary(tl *traces.Timeline, c *traces.CoreTimeline, y, limit int) {
 	total := tl.To - tl.From
 	causes := []arch.Cause{arch.Busy, arch.WaitFlag, arch.Barrier, arch.QueueFull, arch.Latency, arch.Bandwidth}
-	hdr := "pipe "
+	hdr := fmt.Sprintf("%-*s", v.lw, "pipe")
 	for _, ca := range causes {
 		name := ca.String()
 		if ca == arch.QueueFull {
@@ -256,7 +256,7 @@ func (v *Viewer) summary(tl *traces.Timeline, c *traces.CoreTimeline, y, limit i
 	y++
 	for p := 0; p < laneCount(tl, c) && y < limit; p++ {
 		tot := c.Totals(p)
-		line := fmt.Sprintf("%-5s", tl.LaneName(p))
+		line := fmt.Sprintf("%-*s", v.lw, tl.LaneName(p))
 		rest := total
 		for _, ca := range causes {
 			line += fmt.Sprintf("%9.1f%%", pct(tot[ca], total))
@@ -301,7 +301,7 @@ func (v *Viewer) drawOverview(tl *traces.Timeline) {
 		if col+len(label) > lw {
 			break
 		}
-		v.put(labelW+col, 1, label, dimStyle)
+		v.put(v.lw+col, 1, label, dimStyle)
 	}
 	rows := v.pageRows()
 	sel := sort.Search(len(tl.Cores), func(i int) bool { return tl.Cores[i].ID >= v.core })
@@ -320,14 +320,14 @@ func (v *Viewer) drawOverview(tl *traces.Timeline) {
 		if i == sel {
 			st = st.Reverse(true)
 		}
-		v.put(0, y, fmt.Sprintf("%-*d", labelW, c.ID), st)
+		v.put(0, y, fmt.Sprintf("%-*d", v.lw, c.ID), st)
 		for col := 0; col < lw; col++ {
 			m := v.cell(tl, c.Lane(lane), col)
 			mst := m.style
 			if col == cc {
 				mst = mst.Reverse(true)
 			}
-			v.s.SetContent(labelW+col, y, m.ch, nil, mst)
+			v.s.SetContent(v.lw+col, y, m.ch, nil, mst)
 		}
 		y++
 	}

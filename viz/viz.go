@@ -35,7 +35,8 @@ func (s static) Read(fn func(*traces.Timeline)) { fn(s.tl) }
 // StaticSource wraps a complete timeline (a trace file read back).
 func StaticSource(tl *traces.Timeline) Source { return static{tl} }
 
-// labelW is the width of the lane labels ("MTE2 ").
+// labelW is the narrowest lane label column ("MTE2 "); longer lane names
+// (an SM's "tensor") widen it.
 const labelW = 5
 
 // maxScan bounds the slices examined per lane column (zoomed-out views of
@@ -61,6 +62,8 @@ type Viewer struct {
 	ovLane   int
 	ovTop    int
 
+	lw int // width of the lane label column (labelW, or the longest lane name and a space)
+
 	help      bool
 	searching bool
 	query     string
@@ -71,7 +74,7 @@ type Viewer struct {
 // follow set the view keeps fitting the whole (growing) timeline until the
 // user pans or zooms.
 func NewViewer(s tcell.Screen, src Source, follow bool) *Viewer {
-	v := &Viewer{s: s, src: src, follow: follow, core: -1, ovLane: -1}
+	v := &Viewer{s: s, src: src, follow: follow, core: -1, ovLane: -1, lw: labelW}
 	return v
 }
 
@@ -90,10 +93,10 @@ func (v *Viewer) Status() string { return v.status }
 // laneWidth is the number of lane columns.
 func (v *Viewer) laneWidth() int {
 	w, _ := v.s.Size()
-	if w-labelW < 1 {
+	if w-v.lw < 1 {
 		return 1
 	}
-	return w - labelW
+	return w - v.lw
 }
 
 // fit makes the view cover the whole timeline.
@@ -107,6 +110,10 @@ func (v *Viewer) fit(tl *traces.Timeline) {
 
 // sync adapts the view to the timeline: first core, initial fit, follow.
 func (v *Viewer) sync(tl *traces.Timeline) {
+	v.lw = labelW
+	for _, name := range tl.Lanes {
+		v.lw = max(v.lw, len([]rune(name))+1)
+	}
 	if tl.Core(v.core) == nil && len(tl.Cores) > 0 {
 		v.core = tl.Cores[0].ID
 	}
@@ -188,9 +195,9 @@ func (v *Viewer) mouse(tl *traces.Timeline, ev *tcell.EventMouse) bool {
 		v.zoom(tl, 0.5)
 	case b&tcell.WheelDown != 0:
 		v.zoom(tl, 2)
-	case b&tcell.Button1 != 0 && x >= labelW:
+	case b&tcell.Button1 != 0 && x >= v.lw:
 		v.follow = false
-		v.cursor = v.colTime(x - labelW)
+		v.cursor = v.colTime(x - v.lw)
 	}
 	return true
 }
