@@ -33,8 +33,8 @@ type GPUBenchParams struct {
 	// Test is one of tensor-peak, mma-latency, hbm-stream, l2-bandwidth,
 	// smem-bandwidth.
 	Test string `mapstructure:"test"`
-	// DType is the tensor input type (fp16, bf16, tf32, int8) of the tensor
-	// tests.
+	// DType is the tensor input type (fp16, bf16, tf32, fp8, int8) of the
+	// tensor tests.
 	DType string `mapstructure:"dtype"`
 	// Bytes is the data a memory test moves (hbm-stream: the array; 0 = 1
 	// GiB) or re-reads (l2-bandwidth: the working set; 0 = a quarter of the
@@ -77,10 +77,12 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 		j.in = fp.BF16
 	case "tf32":
 		j.in = fp.TF32
+	case "fp8":
+		j.in = fp.E4M3
 	case "int8":
 		j.in = fp.INT8
 	default:
-		return nil, bad("dtype", "must be fp16, bf16, tf32 or int8 (got %q)", j.p.DType)
+		return nil, bad("dtype", "must be fp16, bf16, tf32, fp8 or int8 (got %q)", j.p.DType)
 	}
 	if p.Repeats < 0 || p.Repeats > 1<<20 {
 		return nil, bad("repeats", "must be in 0..%d (got %d)", 1<<20, p.Repeats)
@@ -90,7 +92,7 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 			minBytes, m.GM.Capacity/2, machines.Size(benchChunk), p.Bytes)
 	}
 	rate := map[fp.Format]float64{fp.FP16: sc.Tensor.FlopsPerCycle.FP16, fp.BF16: sc.Tensor.FlopsPerCycle.BF16,
-		fp.TF32: sc.Tensor.FlopsPerCycle.TF32, fp.INT8: sc.Tensor.FlopsPerCycle.INT8}[j.in]
+		fp.TF32: sc.Tensor.FlopsPerCycle.TF32, fp.E4M3: sc.Tensor.FlopsPerCycle.FP8, fp.INT8: sc.Tensor.FlopsPerCycle.INT8}[j.in]
 	switch p.Test {
 	case benchTensorPeak, benchMMALatency:
 		if rate <= 0 {
@@ -144,7 +146,7 @@ func (j *gpuBenchJob) build() {
 			links = 1000
 		}
 		mm, nn, kk, _ := map[fp.Format]machines.MMAShape{fp.FP16: sc.Tensor.Shapes.FP16, fp.BF16: sc.Tensor.Shapes.BF16,
-			fp.TF32: sc.Tensor.Shapes.TF32, fp.INT8: sc.Tensor.Shapes.INT8}[j.in].Dims()
+			fp.TF32: sc.Tensor.Shapes.TF32, fp.E4M3: sc.Tensor.Shapes.FP8, fp.INT8: sc.Tensor.Shapes.INT8}[j.in].Dims()
 		var ins []isa.Instr
 		for i := 0; i < links; i++ {
 			ins = append(ins, nvidia.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, fp.FP32, false),
@@ -256,7 +258,7 @@ func (j *gpuBenchJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 	case benchTensorPeak:
 		peak := 0.0
 		for _, pk := range m.Peaks() {
-			if pk.Input == map[fp.Format]string{fp.FP16: "FP16", fp.BF16: "BF16", fp.TF32: "TF32", fp.INT8: "INT8"}[j.in] {
+			if pk.Input == map[fp.Format]string{fp.FP16: "FP16", fp.BF16: "BF16", fp.TF32: "TF32", fp.E4M3: "FP8", fp.INT8: "INT8"}[j.in] {
 				peak = pk.OpsPerSecond
 			}
 		}
@@ -266,7 +268,7 @@ func (j *gpuBenchJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 	case benchMMALatency:
 		sec.Achieved = secs * clock / j.work
 		sec.Reference = float64(map[fp.Format]int{fp.FP16: sc.Tensor.LatencyCycles.FP16, fp.BF16: sc.Tensor.LatencyCycles.BF16,
-			fp.TF32: sc.Tensor.LatencyCycles.TF32, fp.INT8: sc.Tensor.LatencyCycles.INT8}[j.in])
+			fp.TF32: sc.Tensor.LatencyCycles.TF32, fp.E4M3: sc.Tensor.LatencyCycles.FP8, fp.INT8: sc.Tensor.LatencyCycles.INT8}[j.in])
 		sec.Unit = "cycles per dependent instruction (machine file latency_cycles)"
 	case benchHBMStream:
 		sec.Achieved, sec.Reference, sec.Unit = j.work/secs/1e9, float64(m.GM.Bandwidth)/1e9, "GB/s (gm.bandwidth)"

@@ -60,6 +60,7 @@ func TestGPUBenchBadInput(t *testing.T) {
 		{"program.test=fast", "", `key "test"`},
 		{"program.dtype=fp64", "", `key "dtype"`},
 		{"program.dtype=tf32", "v100", "no tf32 tensor cores"},
+		{"program.dtype=fp8", "a100", "no fp8 tensor cores"},
 		{"program.dtype=int8", "v100", "no int8 tensor cores"},
 		{"program.repeats=-1", "", `key "repeats"`},
 		{"program.bytes=1TiB", "", `key "bytes"`},

@@ -178,14 +178,17 @@ func paramsFor(c *arch.Chip) (*params, error) {
 		fp.FP16: t.FlopsPerCycle.FP16,
 		fp.BF16: t.FlopsPerCycle.BF16,
 		fp.TF32: t.FlopsPerCycle.TF32,
+		fp.E4M3: t.FlopsPerCycle.FP8,
+		fp.E5M2: t.FlopsPerCycle.FP8,
 		fp.INT8: t.FlopsPerCycle.INT8,
 	}
 	p.tensorLatency = map[fp.Format]int{fp.FP16: t.LatencyCycles.FP16, fp.BF16: t.LatencyCycles.BF16,
-		fp.TF32: t.LatencyCycles.TF32, fp.INT8: t.LatencyCycles.INT8}
+		fp.TF32: t.LatencyCycles.TF32, fp.E4M3: t.LatencyCycles.FP8, fp.E5M2: t.LatencyCycles.FP8, fp.INT8: t.LatencyCycles.INT8}
 	p.tensorShape = map[fp.Format]float64{fp.FP16: t.Shapes.FP16.Flops(), fp.BF16: t.Shapes.BF16.Flops(),
-		fp.TF32: t.Shapes.TF32.Flops(), fp.INT8: t.Shapes.INT8.Flops()}
+		fp.TF32: t.Shapes.TF32.Flops(), fp.E4M3: t.Shapes.FP8.Flops(), fp.E5M2: t.Shapes.FP8.Flops(), fp.INT8: t.Shapes.INT8.Flops()}
 	p.tensorDims = map[fp.Format][3]int{}
-	for f, s := range map[fp.Format]machines.MMAShape{fp.FP16: t.Shapes.FP16, fp.BF16: t.Shapes.BF16, fp.TF32: t.Shapes.TF32, fp.INT8: t.Shapes.INT8} {
+	for f, s := range map[fp.Format]machines.MMAShape{fp.FP16: t.Shapes.FP16, fp.BF16: t.Shapes.BF16, fp.TF32: t.Shapes.TF32,
+		fp.E4M3: t.Shapes.FP8, fp.E5M2: t.Shapes.FP8, fp.INT8: t.Shapes.INT8} {
 		if m, n, k, err := s.Dims(); err == nil && m > 0 {
 			p.tensorDims[f] = [3]int{m, n, k}
 		}
