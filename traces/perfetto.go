@@ -107,10 +107,29 @@ func WritePerfetto(out io.Writer, tl *Timeline) error {
 		for _, f := range c.Flows {
 			bound[f.Bind] = true
 		}
+		// Flag marks with an arrow go last, in time order with every
+		// set_flag before the wait_flags of its instant: a viewer that
+		// meets an arrow's end before its start (a wait on a lower lane at
+		// the set's time) drops the arrow.
+		var arrows []laneSlice
 		for p := range c.Lanes {
 			for _, s := range c.Lanes[p].Scan(0) {
+				if s.Class == ClassFlag && bound[tl.Bind(&s)] {
+					arrows = append(arrows, laneSlice{p, s, tl.Name(&s) == isa.OpSetFlag.String()})
+					continue
+				}
 				e.slice(tl, c.ID, p, &s, bound)
 			}
+		}
+		sort.SliceStable(arrows, func(i, j int) bool {
+			a, b := &arrows[i], &arrows[j]
+			if a.s.From != b.s.From {
+				return a.s.From < b.s.From
+			}
+			return a.set && !b.set
+		})
+		for i := range arrows {
+			e.slice(tl, c.ID, arrows[i].lane, &arrows[i].s, bound)
 		}
 		for b := range c.Occ {
 			for _, s := range c.Occ[b] {
@@ -128,6 +147,13 @@ func WritePerfetto(out io.Writer, tl *Timeline) error {
 	}
 	w.WriteString("\n]}\n")
 	return w.Flush()
+}
+
+// laneSlice is a slice of a lane, held back to be written in another order.
+type laneSlice struct {
+	lane int
+	s    Slice
+	set  bool // a set_flag mark
 }
 
 type eventWriter struct {
@@ -658,7 +684,14 @@ func (rd *traceReader) finish() {
 		c.grow(len(tl.Lanes)-1, len(tl.Buffers)-1)
 		for p := range c.Lanes {
 			ss := rd.pipes[coreKey{c.ID, p}]
-			sort.SliceStable(ss, func(i, j int) bool { return ss[i].From < ss[j].From })
+			// In time order, a flag mark before an interval starting at its
+			// instant (as recorded; the writer puts marks with arrows last).
+			sort.SliceStable(ss, func(i, j int) bool {
+				if ss[i].From != ss[j].From {
+					return ss[i].From < ss[j].From
+				}
+				return ss[i].Class == ClassFlag && ss[j].Class != ClassFlag
+			})
 			for _, s := range ss {
 				c.addSlice(tl, p, s)
 			}
