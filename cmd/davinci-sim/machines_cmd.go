@@ -125,7 +125,7 @@ func listMachines(out io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(out, "\nPrint one with `davinci-sim machines NAME`; try a variant with --set, e.g. --set core.buffers.L1=512KiB.")
+	fmt.Fprintln(out, "\nPrint one with `davinci-sim machines NAME`; try a variant with --set, e.g. --set cores=16 (or core.buffers.L1=512KiB on a davinci machine, core.smem_per_cta=96KiB on an nvidia-sm one).")
 	return nil
 }
 
