@@ -74,6 +74,9 @@ func FractalRow(dst, src []byte, r, rows, cols int, in, out fp.Format, round fp.
 	if in == fp.INT32 && out == fp.INT32 {
 		return int32Row(dst, src, r, cols)
 	}
+	if in == fp.FP64 && out == fp.FP64 {
+		return fp64Row(dst, src, r, cols)
+	}
 	if in != fp.FP32 {
 		return fmt.Errorf("L0C copy: source type %s not supported (fp32, or int32 to int32)", in)
 	}
@@ -124,6 +127,21 @@ func int32Row(dst, src []byte, r, cols int) error {
 	for j := 0; j < cols; j++ {
 		si := cube.FractalIndex(r, j, pc, 32) * 4
 		copy(dst[j*4:j*4+4], src[si:si+4])
+	}
+	return nil
+}
+
+// fp64Row copies row r of a fractal FP64 matrix with cols columns to dst,
+// row-major.
+func fp64Row(dst, src []byte, r, cols int) error {
+	if len(dst) < cols*8 {
+		return fmt.Errorf("L0C copy: destination row holds %d bytes, needs %d", len(dst), cols*8)
+	}
+	_, bc := cube.FractalBlock(64)
+	pc := (cols + bc - 1) / bc * bc
+	for j := 0; j < cols; j++ {
+		si := cube.FractalIndex(r, j, pc, 64) * 8
+		copy(dst[j*8:j*8+8], src[si:si+8])
 	}
 	return nil
 }

@@ -17,10 +17,15 @@ const (
 	E5M2                // OCP FP8 E5M2 (IEEE-like)
 	INT8                // two's complement 8-bit integer
 	INT32               // two's complement 32-bit integer
+	// FP64 is IEEE binary64. Its values travel as float64 (math.Float64bits
+	// for the pattern), not as uint32 patterns: the pattern conversions of
+	// this package (FromFloat64, ToFloat64 …) do not take it, and Formats
+	// leaves it out.
+	FP64
 	numFormats
 )
 
-var formatNames = [...]string{"fp32", "fp16", "bf16", "tf32", "e4m3", "e5m2", "int8", "int32"}
+var formatNames = [...]string{"fp32", "fp16", "bf16", "tf32", "e4m3", "e5m2", "int8", "int32", "fp64"}
 
 // String returns the lower-case name used in files and on the command line.
 func (f Format) String() string {
@@ -30,9 +35,10 @@ func (f Format) String() string {
 	return "format?"
 }
 
-// Formats returns every supported format in declaration order.
+// Formats returns every format whose values travel as uint32 patterns (all
+// but FP64), in declaration order.
 func Formats() []Format {
-	out := make([]Format, numFormats)
+	out := make([]Format, FP64)
 	for i := range out {
 		out[i] = Format(i)
 	}
@@ -59,6 +65,8 @@ func ParseFormat(s string) (Format, bool) {
 		return INT8, true
 	case "int32", "s32":
 		return INT32, true
+	case "fp64", "float64", "f64", "double":
+		return FP64, true
 	}
 	return 0, false
 }

@@ -30,6 +30,7 @@ var specs = [numFormats]spec{
 	E5M2:  {p: 3, emin: -14, emax: 15, bias: 15, ebits: 5, maxSig: 1<<3 - 1, signShift: 7, hasInf: true, float: true, bits: 8, bytes: 1},
 	INT8:  {intMin: math.MinInt8, intMax: math.MaxInt8, bits: 8, bytes: 1},
 	INT32: {intMin: math.MinInt32, intMax: math.MaxInt32, bits: 32, bytes: 4},
+	FP64:  {p: 53, emin: -1022, emax: 1023, bias: 1023, ebits: 11, maxSig: 1<<53 - 1, signShift: 63, hasInf: true, float: true, bits: 64, bytes: 8},
 }
 
 func (f Format) spec() *spec {

@@ -33,6 +33,11 @@ func init() {
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{tf32: true})
 		}})
+	register(&Kind{Name: "dgemm", Machines: []string{"nvidia-sm"}, Example: "a100-dgemm.yaml",
+		Summary: "FP64 GEMM (GPUs): FP64 tensor cores (DMMA) where the machine has them, else the CUDA cores",
+		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
+			return buildGEMM(f, m, o, gemmVariant{fp64: true})
+		}})
 	register(&Kind{Name: "hgemm", Machines: []string{"davinci", "nvidia-sm"}, Example: "hgemm.yaml",
 		Summary: "plain FP16 GEMM: inputs rounded once to FP16, FP32 accumulation (the low-accuracy baseline)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {

@@ -64,6 +64,7 @@ type gemmVariant struct {
 	native bool // FP32 inputs straight to a native FP32 cube (sgemm)
 	int8   bool // INT8 inputs, INT32 accumulation (igemm)
 	tf32   bool // FP32 inputs to TF32 tensor cores (tf32gemm)
+	fp64   bool // FP64 inputs and accumulation (dgemm)
 }
 
 // defaults fills unset parameters.

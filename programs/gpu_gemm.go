@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -58,6 +59,15 @@ var gpuTF32Tiles = []gpuTile{
 	{64, 64, 32, 2, 4},
 }
 
+// gpuDGEMMTiles are CUTLASS's sm80 FP64 tiles (128x128_16x3 …), used on
+// the tensor cores (DMMA) and on the CUDA cores alike.
+var gpuDGEMMTiles = []gpuTile{
+	{128, 128, 16, 3, 8},
+	{64, 128, 16, 3, 4},
+	{64, 64, 16, 3, 4},
+	{32, 32, 16, 2, 4},
+}
+
 // gpuIMMATiles are CUTLASS's sm80 INT8 tensor-op tiles (128x256_128x3 …).
 var gpuIMMATiles = []gpuTile{
 	{128, 256, 128, 3, 8},
@@ -82,7 +92,8 @@ type gpuGEMMPlan struct {
 	sm   *machines.NvidiaSMCore
 	t    gpuTile
 	in   fp.Format // FP16 or INT8 (tensor cores), FP32 (CUDA cores)
-	out  fp.Format // the accumulators and C: FP32, INT32 for INT8
+	out  fp.Format // the accumulators and C: FP32, INT32 for INT8, FP64 for FP64
+	lane isa.Pipe  // the lane of the MMAs: tensor, or fma (CUDA cores)
 	es   int64     // bytes of an input element
 
 	aLd, bLd       int64 // shared-memory row strides (bytes)
@@ -113,10 +124,14 @@ func tileResources(t gpuTile, in fp.Format) (smem, regs int64) {
 	// register: 2 × (bm + bn) × 16 / 2; one deep for FP32: 2 × (bm + bn))
 	// and 32 registers per thread of addressing and loop state.
 	frag := 16 * int64(t.bm+t.bn) // tensor-core fragments (FP16, BF16, TF32 k8, INT8 k32)
-	if in == fp.FP32 {
+	acc := int64(t.bm * t.bn)     // one 32-bit register per accumulator
+	switch in {
+	case fp.FP32:
 		frag = 2 * int64(t.bm+t.bn) // SIMT: one value of A and B per k
+	case fp.FP64:
+		frag, acc = 8*int64(t.bm+t.bn), 2*acc // two registers a value; DMMA k-slices of 4, double-buffered
 	}
-	regs = int64(t.bm*t.bn) + frag + 32*32*int64(t.warps)
+	regs = acc + frag + 32*32*int64(t.warps)
 	return smem, regs
 }
 
@@ -157,6 +172,8 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		if sc.Tensor.FlopsPerCycle.INT8 <= 0 {
 			return nil, bad("kind", "igemm needs INT8 tensor cores; machine %s (%s) has none", m.Name, sc.Arch)
 		}
+	case in == fp.FP64:
+		defaults, kstep = gpuDGEMMTiles, 4
 	case in == fp.TF32:
 		defaults, kstep = gpuTF32Tiles, 8
 		if sc.Tensor.FlopsPerCycle.TF32 <= 0 {
@@ -212,8 +229,17 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	pl.aStage, pl.bStage = int64(t.bm)*pl.aLd, int64(t.bk)*pl.bLd
 	pl.smem, pl.regs = tileResources(t, in)
 	pl.out = fp.FP32
-	if in == fp.INT8 {
+	switch in {
+	case fp.INT8:
 		pl.out = fp.INT32
+	case fp.FP64:
+		pl.out = fp.FP64
+	}
+	// The MMAs run on the tensor cores, or on the CUDA cores: SIMT SGEMM,
+	// and DGEMM on GPUs without FP64 tensor cores.
+	pl.lane = nvidia.LaneTensor
+	if in == fp.FP32 || in == fp.FP64 && sc.Tensor.FlopsPerCycle.FP64 <= 0 {
+		pl.lane = nvidia.LaneFMA
 	}
 	pl.fragA = dma.FractalBytes(t.bm, t.bk, in)
 	pl.fragB = dma.FractalBytes(t.bk, t.bn, in)
@@ -231,7 +257,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	pl.gmA = 0
 	pl.gmB = align(pl.gmA + int64(p.M)*int64(p.K)*es)
 	pl.gmC = align(pl.gmB + int64(p.K)*int64(p.N)*es)
-	if end := pl.gmC + int64(p.M)*int64(p.N)*4; end > int64(m.GM.Capacity) {
+	if end := pl.gmC + int64(p.M)*int64(p.N)*int64(pl.out.Bytes()); end > int64(m.GM.Capacity) {
 		return nil, bad("m", "A, B and C need %d bytes of global memory; machine %s has %d", end, m.Name, int64(m.GM.Capacity))
 	}
 	return pl, nil
@@ -272,10 +298,7 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 	bi, bj := pl.tile(i)
 	return func(yield func(isa.Instr) bool) {
 		e := newEmitter(yield, pl.mach)
-		mma := isa.Pipe(nvidia.LaneTensor) // the lane of the MMAs: the tensor cores, or the CUDA cores (sgemm)
-		if pl.in == fp.FP32 {
-			mma = nvidia.LaneFMA
-		}
+		mma := pl.lane
 		t, p := pl.t, &pl.p
 		mm, nn := pl.rows(bi), pl.cols(bj)
 		stage := func(s int) (a, b int64) {
@@ -317,11 +340,9 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			e.setFlag(nvidia.LaneLDSM, nvidia.LaneCopy, s)
 			e.setFlag(nvidia.LaneLDSM, mma, f)
 			e.waitFlag(nvidia.LaneLDSM, mma, f)
-			if pl.in == fp.FP32 {
-				e.emit(nvidia.WithWarpTiles(nvidia.FMA(pl.rfAcc, fa, fb, mm, kk, nn, kt == 0), t.bm, t.bn))
-			} else {
-				e.emit(nvidia.WithWarpTiles(nvidia.MMA(pl.rfAcc, fa, fb, mm, kk, nn, pl.in, pl.out, kt == 0), t.bm, t.bn))
-			}
+			run := nvidia.MMA(pl.rfAcc, fa, fb, mm, kk, nn, pl.in, pl.out, kt == 0)
+			run.Pipe = pl.lane
+			e.emit(nvidia.WithWarpTiles(run, t.bm, t.bn))
 			e.setFlag(mma, nvidia.LaneLDSM, f)
 		}
 		// Consume the free tokens, leaving every flag at zero (balanced,
@@ -334,8 +355,9 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 		}
 		e.setFlag(mma, nvidia.LaneStore, gpuFlagStore)
 		e.waitFlag(mma, nvidia.LaneStore, gpuFlagStore)
-		e.emit(nvidia.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*int64(p.N)+int64(bj*t.bn))*4, pl.rfAcc, mm, nn,
-			int64(p.N)*4, pl.out, pl.out, fp.RNE, false))
+		cb := int64(pl.out.Bytes())
+		e.emit(nvidia.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*int64(p.N)+int64(bj*t.bn))*cb, pl.rfAcc, mm, nn,
+			int64(p.N)*cb, pl.out, pl.out, fp.RNE, false))
 	}
 }
 
@@ -414,6 +436,7 @@ type gpuGEMMJob struct {
 	a, b     []float32 // FP32 inputs (nil with numerics off)
 	a16, b16 []uint16  // the kernel's FP16 inputs
 	a8, b8   []int8    // igemm's INT8 inputs
+	a64, b64 []float64 // dgemm's FP64 inputs
 	outs     []Output
 }
 
@@ -429,6 +452,8 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 		in = fp.INT8 // igemm
 	case v.tf32:
 		in = fp.TF32 // tf32gemm: FP32 data, the tensor cores read TF32
+	case v.fp64:
+		in = fp.FP64 // dgemm
 	}
 	var p GEMMParams
 	if err := f.Decode(&p, o); err != nil {
@@ -473,6 +498,13 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 	}
 	j := &gpuGEMMJob{file: f.Path, pl: pl}
 	if p.Numerics != NumericsOff {
+		if in == fp.FP64 {
+			if p.Inputs.A != "" || p.Inputs.B != "" {
+				return nil, fmt.Errorf("%s: key \"inputs.a\": dgemm draws its FP64 inputs (inputs.seed, distribution); .npy inputs are not read yet", f.Path)
+			}
+			j.a64, j.b64 = genFloat64(p.Inputs, 1, p.M, p.K), genFloat64(p.Inputs, 2, p.K, p.N)
+			return j, nil
+		}
 		if in == fp.INT8 {
 			if p.Inputs.A != "" || p.Inputs.B != "" {
 				return nil, fmt.Errorf("%s: key \"inputs.a\": igemm draws its INT8 inputs (inputs.seed); .npy inputs are not read yet", f.Path)
@@ -501,6 +533,12 @@ func (j *gpuGEMMJob) Prepare(chip *arch.Chip) error {
 		return nil
 	}
 	gm := chip.GM()
+	if j.pl.in == fp.FP64 {
+		if err := gm.Write(j.pl.gmA, float64Bytes(j.a64)); err != nil {
+			return err
+		}
+		return gm.Write(j.pl.gmB, float64Bytes(j.b64))
+	}
 	if j.pl.in == fp.INT8 {
 		if err := gm.Write(j.pl.gmA, int8Bytes(j.a8)); err != nil {
 			return err
@@ -540,6 +578,14 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 	case fp.TF32:
 		peak = float64(chip.M.Cores) * float64(pl.sm.Clock) * pl.sm.Tensor.FlopsPerCycle.TF32
 		conv = "fp32 via tf32 (2mnk; peak = dense TF32 tensor peak at the machine's clock)"
+	case fp.FP64:
+		if pl.lane == nvidia.LaneTensor {
+			peak = float64(chip.M.Cores) * float64(pl.sm.Clock) * pl.sm.Tensor.FlopsPerCycle.FP64
+			conv = "fp64 (2mnk; peak = FP64 tensor peak at the machine's clock)"
+		} else {
+			peak = float64(chip.M.Cores) * float64(pl.sm.Clock) * pl.sm.CUDACores.FP64FlopsPerCycle
+			conv = "fp64 (2mnk; peak = CUDA-core FP64 peak at the machine's clock)"
+		}
 	}
 	secs := st.Time.Seconds()
 	rep.Flops = &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: conv}
@@ -569,6 +615,9 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 	}
 	if pl.in == fp.INT8 {
 		return j.finishInt(chip, rep)
+	}
+	if pl.in == fp.FP64 {
+		return j.finishFP64(chip, rep)
 	}
 	switch p.Numerics {
 	case NumericsFull:
@@ -740,6 +789,70 @@ func (j *gpuGEMMJob) finishInt(chip *arch.Chip, rep *report.Report) error {
 	}
 	if overflow {
 		rep.Notes = append(rep.Notes, "igemm: some sums leave the INT32 range and wrap around, as the hardware's accumulators do")
+	}
+	return nil
+}
+
+// genFloat64 draws a rows×cols FP64 matrix (row r from its own stream, as
+// genMatrix) from the distribution's interval.
+func genFloat64(in Inputs, which uint64, rows, cols int) []float64 {
+	lo, hi := -pow2(in.OffsetExponent), pow2(in.OffsetExponent)
+	if in.Distribution == DistUniformNonneg {
+		lo = 0
+	}
+	out := make([]float64, rows*cols)
+	for r := 0; r < rows; r++ {
+		rng := NewRand(in.Seed, which<<32|uint64(r))
+		for c := 0; c < cols; c++ {
+			out[r*cols+c] = lo + (hi-lo)*rng.Float64()
+		}
+	}
+	return out
+}
+
+func float64Bytes(v []float64) []byte {
+	out := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(out[8*i:], math.Float64bits(x))
+	}
+	return out
+}
+
+// finishFP64 reads dgemm's C and compares it with the FP64 reference and,
+// with check, with the golden model: every output an FMA chain in
+// increasing k.
+func (j *gpuGEMMJob) finishFP64(chip *arch.Chip, rep *report.Report) error {
+	pl, p := j.pl, &j.pl.p
+	if p.Numerics != NumericsFull {
+		if p.Numerics == NumericsSampled {
+			rep.Notes = append(rep.Notes, "dgemm: numerics sampled is not implemented; the run was timed only")
+		}
+		return nil
+	}
+	raw := make([]byte, 8*p.M*p.N)
+	if err := chip.GM().Read(pl.gmC, raw); err != nil {
+		return err
+	}
+	c := make([]float64, p.M*p.N)
+	for i := range c {
+		c[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+	}
+	e := errReport(accuracy.Compare64(accuracy.ReferenceGEMM64(p.M, p.K, p.N, j.a64, j.b64), c), false)
+	rep.Error = &e
+	if p.Check {
+		for i := 0; i < p.M; i++ {
+			for jj := 0; jj < p.N; jj++ {
+				acc := 0.0
+				for x := 0; x < p.K; x++ {
+					acc = math.FMA(j.a64[i*p.K+x], j.b64[x*p.N+jj], acc)
+				}
+				if got := c[i*p.N+jj]; math.Float64bits(got) != math.Float64bits(acc) {
+					return fmt.Errorf("%w: simulated C[%d][%d] = %g (%#016x) but the golden model gives %g (%#016x)",
+						ErrCheckFailed, i, jj, got, math.Float64bits(got), acc, math.Float64bits(acc))
+				}
+			}
+		}
+		rep.Notes = append(rep.Notes, "check: simulated C equals the golden model (FP64 FMA chains) bit for bit")
 	}
 	return nil
 }

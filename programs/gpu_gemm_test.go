@@ -89,7 +89,8 @@ func TestGPUHGEMMBadInput(t *testing.T) {
 // several machines with edge tiles in m, n and k, several k-steps and
 // stages: sgemm on the CUDA cores (FP32 FMA chains; its flops run on the fma
 // lane, none on the tensor cores), igemm (exact INT32, 31 correct bits),
-// tf32gemm (FP32 data read as TF32: about 10 correct bits); each is refused
+// tf32gemm (FP32 data read as TF32: about 10 correct bits), dgemm (FP64
+// FMA chains on DMMA or, on v100, the CUDA cores); each is refused
 // on a GPU without its units.
 func TestGPUGEMMKinds(t *testing.T) {
 	for _, c := range []struct {
@@ -108,6 +109,9 @@ func TestGPUGEMMKinds(t *testing.T) {
 		{"a100-tf32gemm", "a100", []string{"program.m=300", "program.n=260", "program.k=130"}, 8, 13},
 		{"a100-tf32gemm", "h100-sxm", []string{"program.m=100", "program.n=300", "program.k=77"}, 8, 13},
 		{"a100-tf32gemm", "b200", []string{"program.m=64", "program.n=40", "program.k=200"}, 8, 13},
+		{"a100-dgemm", "a100", nil, 45, 60},
+		{"a100-dgemm", "v100", []string{"program.m=70", "program.n=90", "program.k=50"}, 45, 60},
+		{"a100-dgemm", "h100-sxm", []string{"program.m=130", "program.n=40", "program.k=37"}, 45, 60},
 	} {
 		res, err := Execute(mustRead(t, "examples/"+c.file+".yaml"), Options{Machine: c.machine, Overrides: mustSets(t, c.sets...)}, RunHooks{})
 		if err != nil || res.Failure != nil {

@@ -80,7 +80,7 @@ func (sm *SM) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		if p == LaneTensor {
 			if s, ok := pr.tensorDims[in.In]; ok {
 				sm, sn := s[0], s[1]
-				if !pr.warpLevel {
+				if !pr.warpLevel && in.In != fp.FP64 {
 					sm, sn = 64, 8 // wgmma and tcgen05: M of 64 (or more), any N that is a multiple of 8
 				}
 				flops = 2 * roundUp(m, sm) * roundUp(n, sn) * roundUp(in.K, s[2])
@@ -104,9 +104,12 @@ func (sm *SM) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		// (o: one instruction's occupancy of its unit — one sub-core for
 		// mma.sync, the SM for wgmma/tcgen05); the last one's result comes
 		// its latency after it issued, i.e. latency − o after the run.
-		rate *= pr.tensorEfficiency
+		warp := pr.warpLevel || in.In == fp.FP64 // DMMA is warp-level on every architecture
+		if !warp {
+			rate *= pr.tensorEfficiency
+		}
 		unit := rate
-		if pr.warpLevel {
+		if warp {
 			unit /= float64(pr.subCores)
 		}
 		o := pr.tensorShape[in.In] / unit
@@ -291,6 +294,10 @@ func (sm *SM) mmad(t *cta, in *isa.Instr) error {
 		intMMA(in.M, in.K, in.N, a, b, c, in.Init)
 		return nil
 	}
+	if in.In == fp.FP64 && in.Out == fp.FP64 {
+		fp64MMA(in.M, in.K, in.N, a, b, c, in.Init)
+		return nil
+	}
 	model := sm.chip.Cube()
 	if in.Pipe == LaneFMA {
 		model = sm.p.fmaModel
@@ -369,4 +376,31 @@ func roundUp(x, m int) float64 {
 		return float64(x)
 	}
 	return float64((x + m - 1) / m * m)
+}
+
+// fp64MMA is C (m×n FP64, fractal) = A (m×k) · B (k×n) + (init ? 0 : C) in
+// FP64, every output a chain of fused multiply-adds in increasing k (one
+// rounding per step) — the model of DMMA and of CUDA-core DGEMM.
+// assumption: DMMA rounds after every product like an FMA chain (NVIDIA
+// calls its FP64 tensor operations IEEE-754 compliant; no recorded FP64
+// vectors in tc-vectors).
+func fp64MMA(m, k, n int, a, b, c []byte, init bool) {
+	_, bk := cube.FractalBlock(64)
+	pk := (k + bk - 1) / bk * bk
+	pn := (n + bk - 1) / bk * bk
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			ci := cube.FractalIndex(i, j, pn, 64) * 8
+			var acc float64
+			if !init {
+				acc = math.Float64frombits(binary.LittleEndian.Uint64(c[ci:]))
+			}
+			for x := 0; x < k; x++ {
+				av := math.Float64frombits(binary.LittleEndian.Uint64(a[cube.FractalIndex(i, x, pk, 64)*8:]))
+				bv := math.Float64frombits(binary.LittleEndian.Uint64(b[cube.FractalIndex(x, j, pn, 64)*8:]))
+				acc = math.FMA(av, bv, acc)
+			}
+			binary.LittleEndian.PutUint64(c[ci:], math.Float64bits(acc))
+		}
+	}
 }

@@ -169,6 +169,7 @@ func paramsFor(c *arch.Chip) (*params, error) {
 		warpLevel:        t.Instruction == machines.NvidiaMMASync,
 		cudaRate: map[fp.Format]float64{
 			fp.FP32: sc.CUDACores.FP32FlopsPerCycle,
+			fp.FP64: sc.CUDACores.FP64FlopsPerCycle,
 		},
 		cudaLanes:  sc.CUDACores.FP32FlopsPerCycle / 2,
 		fmaLatency: 4,
@@ -181,14 +182,15 @@ func paramsFor(c *arch.Chip) (*params, error) {
 		fp.E4M3: t.FlopsPerCycle.FP8,
 		fp.E5M2: t.FlopsPerCycle.FP8,
 		fp.INT8: t.FlopsPerCycle.INT8,
+		fp.FP64: t.FlopsPerCycle.FP64,
 	}
 	p.tensorLatency = map[fp.Format]int{fp.FP16: t.LatencyCycles.FP16, fp.BF16: t.LatencyCycles.BF16,
-		fp.TF32: t.LatencyCycles.TF32, fp.E4M3: t.LatencyCycles.FP8, fp.E5M2: t.LatencyCycles.FP8, fp.INT8: t.LatencyCycles.INT8}
+		fp.TF32: t.LatencyCycles.TF32, fp.E4M3: t.LatencyCycles.FP8, fp.E5M2: t.LatencyCycles.FP8, fp.INT8: t.LatencyCycles.INT8, fp.FP64: t.LatencyCycles.FP64}
 	p.tensorShape = map[fp.Format]float64{fp.FP16: t.Shapes.FP16.Flops(), fp.BF16: t.Shapes.BF16.Flops(),
-		fp.TF32: t.Shapes.TF32.Flops(), fp.E4M3: t.Shapes.FP8.Flops(), fp.E5M2: t.Shapes.FP8.Flops(), fp.INT8: t.Shapes.INT8.Flops()}
+		fp.TF32: t.Shapes.TF32.Flops(), fp.E4M3: t.Shapes.FP8.Flops(), fp.E5M2: t.Shapes.FP8.Flops(), fp.INT8: t.Shapes.INT8.Flops(), fp.FP64: t.Shapes.FP64.Flops()}
 	p.tensorDims = map[fp.Format][3]int{}
 	for f, s := range map[fp.Format]machines.MMAShape{fp.FP16: t.Shapes.FP16, fp.BF16: t.Shapes.BF16, fp.TF32: t.Shapes.TF32,
-		fp.E4M3: t.Shapes.FP8, fp.E5M2: t.Shapes.FP8, fp.INT8: t.Shapes.INT8} {
+		fp.E4M3: t.Shapes.FP8, fp.E5M2: t.Shapes.FP8, fp.INT8: t.Shapes.INT8, fp.FP64: t.Shapes.FP64} {
 		if m, n, k, err := s.Dims(); err == nil && m > 0 {
 			p.tensorDims[f] = [3]int{m, n, k}
 		}
