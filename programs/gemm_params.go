@@ -185,14 +185,8 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	if p.SplitChunk < 64 || p.SplitChunk%64 != 0 {
 		return bad("split_chunk", "must be a positive multiple of 64; got %d", p.SplitChunk)
 	}
-	// Host memory: inputs (and, with full numerics, GM copies of every
-	// matrix) must fit comfortably on the machine running the simulator.
-	elems := float64(p.M)*float64(p.K) + float64(p.K)*float64(p.N)
-	switch {
-	case p.Numerics == NumericsFull && (elems+float64(p.M)*float64(p.N))*16 > 8<<30:
-		return bad("numerics", "full numerics on %d×%d×%d needs more than 8 GiB of host memory; use sampled or off", p.M, p.K, p.N)
-	case p.Numerics == NumericsSampled && elems*4 > 8<<30:
-		return bad("numerics", "sampled numerics on %d×%d×%d needs the inputs (over 8 GiB); use off", p.M, p.K, p.N)
+	if err := p.checkHostMemory(file, 16); err != nil {
+		return err
 	}
 	if v.native && m.DaVinci().Cube.KStepFP32 == 0 {
 		return fmt.Errorf("%s: machine %s has no native FP32 cube (core.cube.kstep_fp32 = 0); use kind sgemm-cube, or a machine such as ascend-910b3", file, m.Name)
@@ -202,6 +196,25 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	}
 	if strings.TrimSpace(p.Kind) == "" {
 		return bad("kind", "missing")
+	}
+	return nil
+}
+
+// maxHostBytes bounds what a GEMM's numerics may hold on the machine running
+// the simulator.
+const maxHostBytes = 8 << 30
+
+// checkHostMemory refuses numerics whose matrices would not fit comfortably
+// in host memory: perElem bytes per element of A, B and C with full
+// numerics (inputs, their copies in simulated GM, C), the inputs alone
+// (perElem/4 each) with sampled numerics.
+func (p *GEMMParams) checkHostMemory(file string, perElem float64) error {
+	elems := float64(p.M)*float64(p.K) + float64(p.K)*float64(p.N)
+	switch {
+	case p.Numerics == NumericsFull && (elems+float64(p.M)*float64(p.N))*perElem > maxHostBytes:
+		return fmt.Errorf("%s: key \"numerics\": full numerics on %d×%d×%d needs more than 8 GiB of host memory; use sampled or off", file, p.M, p.K, p.N)
+	case p.Numerics == NumericsSampled && elems*perElem/4 > maxHostBytes:
+		return fmt.Errorf("%s: key \"numerics\": sampled numerics on %d×%d×%d needs the inputs (over 8 GiB); use off", file, p.M, p.K, p.N)
 	}
 	return nil
 }

@@ -492,6 +492,13 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 	default:
 		return nil, fmt.Errorf("%s: key \"numerics\": must be full, sampled or off (got %q)", f.Path, p.Numerics)
 	}
+	perElem := 16.0
+	if in == fp.FP64 {
+		perElem = 32 // FP64 inputs, their GM copies, an FP64 C and its reference
+	}
+	if err := p.checkHostMemory(f.Path, perElem); err != nil {
+		return nil, err
+	}
 	pl, err := newGPUGEMMPlan(f.Path, p, m, in)
 	if err != nil {
 		return nil, err

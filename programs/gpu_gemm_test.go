@@ -68,6 +68,7 @@ func TestGPUHGEMMBadInput(t *testing.T) {
 		{"a100", []string{"program.tiling.nfused=4"}, `key "tiling.nfused"`},
 		{"ascend-910a", []string{"program.tiling.stages=3"}, `key "tiling.stages": applies to GPU machines`},
 		{"a100", []string{"program.m=0"}, `key "m"`},
+		{"a100", []string{"program.m=65536", "program.n=65536", "program.k=65536"}, "needs more than 8 GiB of host memory"},
 	} {
 		_, err := runGPU(t, c.machine, c.sets...)
 		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
