@@ -22,7 +22,9 @@ const (
 	// this package (FromFloat64, ToFloat64 …) do not take it, and Formats
 	// leaves it out.
 	FP64
-	numFormats
+	// NumFormats is the number of formats: arrays indexed by Format have
+	// this length.
+	NumFormats
 )
 
 var formatNames = [...]string{"fp32", "fp16", "bf16", "tf32", "e4m3", "e5m2", "int8", "int32", "fp64"}

@@ -21,7 +21,7 @@ type spec struct {
 	bytes      int // storage bytes per element
 }
 
-var specs = [numFormats]spec{
+var specs = [NumFormats]spec{
 	FP32:  {p: 24, emin: -126, emax: 127, bias: 127, ebits: 8, maxSig: 1<<24 - 1, signShift: 31, hasInf: true, float: true, bits: 32, bytes: 4},
 	FP16:  {p: 11, emin: -14, emax: 15, bias: 15, ebits: 5, maxSig: 1<<11 - 1, signShift: 15, hasInf: true, float: true, bits: 16, bytes: 2},
 	BF16:  {p: 8, emin: -126, emax: 127, bias: 127, ebits: 8, maxSig: 1<<8 - 1, signShift: 15, hasInf: true, float: true, bits: 16, bytes: 2},
@@ -34,14 +34,14 @@ var specs = [numFormats]spec{
 }
 
 func (f Format) spec() *spec {
-	if f >= numFormats {
+	if f >= NumFormats {
 		return &specs[FP32]
 	}
 	return &specs[f]
 }
 
 // Valid reports whether f is one of the declared formats.
-func (f Format) Valid() bool { return f < numFormats }
+func (f Format) Valid() bool { return f < NumFormats }
 
 // Bits returns the width of the encoding in bits: 32, 16, 16, 19 (TF32; it
 // is stored in a 32-bit FP32 container, see Bytes), 8, 8, 8, 32.

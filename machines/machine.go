@@ -52,6 +52,18 @@ func (m *Machine) Peaks() []Peak {
 	return ps
 }
 
+// Peak returns the chip's peak matrix throughput for one input type (a
+// Peak.Input name such as FP16), and false when the matrix unit has no
+// rate for it.
+func (m *Machine) Peak(input string) (float64, bool) {
+	for _, p := range m.Peaks() {
+		if p.Input == input {
+			return p.OpsPerSecond, true
+		}
+	}
+	return 0, false
+}
+
 // NumericsPreset returns the name of the matrix unit's numerics preset
 // (package cube) when the kind's core section names one.
 func (m *Machine) NumericsPreset() string {

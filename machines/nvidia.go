@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/davinci-sim/davinci-sim/fp"
 )
 
 func init() {
@@ -174,6 +176,29 @@ func (t TensorTypes[T]) All() []TensorType[T] {
 		{"FP16", "fp16", t.FP16}, {"BF16", "bf16", t.BF16}, {"TF32", "tf32", t.TF32},
 		{"FP8", "fp8", t.FP8}, {"INT8", "int8", t.INT8}, {"FP64", "fp64", t.FP64},
 	}
+}
+
+// Of returns the entry for input format f (FP8 serves E4M3 and E5M2), and
+// false for a format the tensor cores have no entry for (FP32, INT32).
+func (t TensorTypes[T]) Of(f fp.Format) (TensorType[T], bool) {
+	var i int
+	switch f {
+	case fp.FP16:
+		i = 0
+	case fp.BF16:
+		i = 1
+	case fp.TF32:
+		i = 2
+	case fp.E4M3, fp.E5M2:
+		i = 3
+	case fp.INT8:
+		i = 4
+	case fp.FP64:
+		i = 5
+	default:
+		return TensorType[T]{}, false
+	}
+	return t.All()[i], true
 }
 
 // MMAShape is a matrix instruction shape written "m16n8k16" (M×N output

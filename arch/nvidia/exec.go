@@ -70,6 +70,10 @@ func (sm *SM) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		}
 		sm.startUnit(t, l, LaneLDSM, cycles, 1, clk.Cycles(int64(path.LatencyCycles)), tag)
 	case isa.OpMmad:
+		if !in.In.Valid() {
+			sm.fault(t, in, fmt.Errorf("input format %d is not a format", in.In))
+			return
+		}
 		flops := 2 * float64(in.M) * float64(in.N) * float64(in.K)
 		sm.chip.AddMatrixFlops(flops)
 		// The units compute what the warps issue: Rows×Cols when the
@@ -78,7 +82,7 @@ func (sm *SM) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		m, n := max(in.M, in.Rows), max(in.N, in.Cols)
 		flops = 2 * float64(m) * float64(n) * float64(in.K)
 		if p == LaneTensor {
-			if s, ok := pr.tensorDims[in.In]; ok {
+			if s := pr.tensor[in.In].dims; s[0] > 0 {
 				sm, sn := s[0], s[1]
 				if !pr.warpLevel && in.In != fp.FP64 {
 					sm, sn = 64, 8 // wgmma and tcgen05: M of 64 (or more), any N that is a multiple of 8
@@ -95,7 +99,8 @@ func (sm *SM) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			sm.startUnit(t, l, LaneFMA, flops/rate, warpShare(t, pr), clk.Cycles(int64(pr.fmaLatency)), tag)
 			return
 		}
-		rate := pr.tensorRate[in.In]
+		ti := &pr.tensor[in.In]
+		rate := ti.rate
 		if rate <= 0 {
 			sm.fault(t, in, fmt.Errorf("the tensor cores of this machine do not take %s inputs (they take %s)", in.In, pr.tensorInputs()))
 			return
@@ -112,8 +117,8 @@ func (sm *SM) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		if warp {
 			unit /= float64(pr.subCores)
 		}
-		o := pr.tensorShape[in.In] / unit
-		lat := max(float64(pr.tensorLatency[in.In])-o, 0)
+		o := ti.flops / unit
+		lat := max(float64(ti.latency)-o, 0)
 		sm.startUnit(t, l, LaneTensor, flops/rate, warpShare(t, pr), clk.Cycles(int64(math.Ceil(lat))), tag)
 	case isa.OpVector:
 		rep := max(in.Repeat, 1)

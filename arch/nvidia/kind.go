@@ -76,18 +76,24 @@ type params struct {
 	banks, bankBytes int
 	degrees          map[int64]int // bank-conflict degree by row stride (cache)
 
-	tensorRate       map[fp.Format]float64 // dense FLOP (or OP) per cycle per SM
-	tensorEfficiency float64               // fraction of the rate the instruction family reaches
-	tensorLatency    map[fp.Format]int     // cycles from one instruction's issue to its result
-	tensorShape      map[fp.Format]float64 // flops of one hardware instruction
-	tensorDims       map[fp.Format][3]int  // its M, N, K
-	warpLevel        bool                  // mma.sync: one instruction runs on one sub-core's tensor core
-	cudaRate         map[fp.Format]float64 // CUDA-core FLOP per cycle per SM (FMA = 2)
-	cudaLanes        float64               // element-wise FP32 operations per cycle per SM
+	tensor           [fp.NumFormats]tensorInput // by input format (rate 0: not taken)
+	tensorEfficiency float64                    // fraction of the rate the instruction family reaches
+	warpLevel        bool                       // mma.sync: one instruction runs on one sub-core's tensor core
+	cudaRate         [fp.NumFormats]float64     // CUDA-core FLOP per cycle per SM (FMA = 2)
+	cudaLanes        float64                    // element-wise FP32 operations per cycle per SM
 	fmaLatency       int
 	fmaModel         cube.Model // numerics of CUDA-core GEMMs (sequential FMA)
 
 	paths []machines.PathSpec
+}
+
+// tensorInput is what the tensor cores do with one input format: arrays
+// indexed by format, not maps, because every MMA looks them up.
+type tensorInput struct {
+	rate    float64 // dense FLOP (or OP) per cycle per SM
+	latency int     // cycles from one instruction's issue to its result
+	flops   float64 // flops of one hardware instruction
+	dims    [3]int  // its M, N, K (zero when the file names no shape)
 }
 
 // path returns the copy path src→dst that lane runs.
@@ -110,9 +116,9 @@ func (p *params) bufName(b isa.Buffer) string {
 // tensorInputs lists the input types the tensor cores take.
 func (p *params) tensorInputs() string {
 	var names []string
-	for f, r := range p.tensorRate {
-		if r > 0 {
-			names = append(names, f.String())
+	for f, in := range p.tensor {
+		if in.rate > 0 {
+			names = append(names, fp.Format(f).String())
 		}
 	}
 	sort.Strings(names)
@@ -167,33 +173,24 @@ func paramsFor(c *arch.Chip) (*params, error) {
 		bankBytes:        sc.SMEMBankBytes,
 		tensorEfficiency: t.Efficiency,
 		warpLevel:        t.Instruction == machines.NvidiaMMASync,
-		cudaRate: map[fp.Format]float64{
-			fp.FP32: sc.CUDACores.FP32FlopsPerCycle,
-			fp.FP64: sc.CUDACores.FP64FlopsPerCycle,
-		},
-		cudaLanes:  sc.CUDACores.FP32FlopsPerCycle / 2,
-		fmaLatency: 4,
-		fmaModel:   fmaModel,
+		cudaLanes:        sc.CUDACores.FP32FlopsPerCycle / 2,
+		fmaLatency:       4,
+		fmaModel:         fmaModel,
 	}
-	p.tensorRate = map[fp.Format]float64{
-		fp.FP16: t.FlopsPerCycle.FP16,
-		fp.BF16: t.FlopsPerCycle.BF16,
-		fp.TF32: t.FlopsPerCycle.TF32,
-		fp.E4M3: t.FlopsPerCycle.FP8,
-		fp.E5M2: t.FlopsPerCycle.FP8,
-		fp.INT8: t.FlopsPerCycle.INT8,
-		fp.FP64: t.FlopsPerCycle.FP64,
-	}
-	p.tensorLatency = map[fp.Format]int{fp.FP16: t.LatencyCycles.FP16, fp.BF16: t.LatencyCycles.BF16,
-		fp.TF32: t.LatencyCycles.TF32, fp.E4M3: t.LatencyCycles.FP8, fp.E5M2: t.LatencyCycles.FP8, fp.INT8: t.LatencyCycles.INT8, fp.FP64: t.LatencyCycles.FP64}
-	p.tensorShape = map[fp.Format]float64{fp.FP16: t.Shapes.FP16.Flops(), fp.BF16: t.Shapes.BF16.Flops(),
-		fp.TF32: t.Shapes.TF32.Flops(), fp.E4M3: t.Shapes.FP8.Flops(), fp.E5M2: t.Shapes.FP8.Flops(), fp.INT8: t.Shapes.INT8.Flops(), fp.FP64: t.Shapes.FP64.Flops()}
-	p.tensorDims = map[fp.Format][3]int{}
-	for f, s := range map[fp.Format]machines.MMAShape{fp.FP16: t.Shapes.FP16, fp.BF16: t.Shapes.BF16, fp.TF32: t.Shapes.TF32,
-		fp.E4M3: t.Shapes.FP8, fp.E5M2: t.Shapes.FP8, fp.INT8: t.Shapes.INT8, fp.FP64: t.Shapes.FP64} {
-		if m, n, k, err := s.Dims(); err == nil && m > 0 {
-			p.tensorDims[f] = [3]int{m, n, k}
+	p.cudaRate[fp.FP32] = sc.CUDACores.FP32FlopsPerCycle
+	p.cudaRate[fp.FP64] = sc.CUDACores.FP64FlopsPerCycle
+	for f := range fp.NumFormats {
+		rate, ok := t.FlopsPerCycle.Of(f)
+		if !ok {
+			continue
 		}
+		shape, _ := t.Shapes.Of(f)
+		lat, _ := t.LatencyCycles.Of(f)
+		in := tensorInput{rate: rate.Value, latency: lat.Value, flops: shape.Value.Flops()}
+		if m, n, k, err := shape.Value.Dims(); err == nil && m > 0 {
+			in.dims = [3]int{m, n, k}
+		}
+		p.tensor[f] = in
 	}
 	p.paths = p.geom.Paths
 	p.degrees = map[int64]int{}
