@@ -192,17 +192,6 @@ func (p Paths) All() []NamedPath {
 	}
 }
 
-// PeakFLOPS is the chip's peak cube throughput in FLOP/s for an input type
-// with reduction depth kstep per cycle (e.g. Core.Cube.KStepFP16): cores ×
-// clock × m × n × kstep × 2 (one multiply and one add per MAC).
-func (m *Machine) PeakFLOPS(kstep int) float64 {
-	c := m.DaVinci()
-	if c == nil {
-		return 0
-	}
-	return float64(m.Cores) * float64(c.Clock) * float64(c.Cube.M*c.Cube.N*kstep) * 2
-}
-
 // Geometry implements CoreSpec. Lanes and buffers are indexed as package
 // isa numbers pipes and buffers (isa.Pipe, isa.Buffer); GM is the global
 // buffer. L0C→UB runs on FIXP where the core has a FixPipe, else on V.

@@ -237,8 +237,7 @@ func (j *asmJob) Prepare(chip *arch.Chip) error {
 func (j *asmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
 	rep.Program = map[string]any{"kind": "asm", "cores": len(j.prog.Cores)}
 	if st.MMADFlops > 0 {
-		m := chip.M
-		peak := float64(m.Cores) * float64(m.DaVinci().Clock) * float64(m.DaVinci().Cube.M*m.DaVinci().Cube.N*m.DaVinci().Cube.KStepFP16) * 2
+		peak, _ := chip.M.Peak("FP16")
 		rep.Flops = &report.FlopsReport{Total: st.MMADFlops, PeakTFLOPS: peak / 1e12, Convention: "cube (2·m·n·k per MMAD)"}
 		if s := st.Time.Seconds(); s > 0 {
 			rep.Flops.TFLOPS = st.MMADFlops / s / 1e12

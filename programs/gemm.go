@@ -146,15 +146,30 @@ func (j *gemmJob) Outputs() []Output { return j.outs }
 func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
 	pl, p := j.pl, &j.pl.p
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
-	m := chip.M
-	fp16Peak := float64(m.Cores) * float64(m.DaVinci().Clock) * float64(m.DaVinci().Cube.M*m.DaVinci().Cube.N*m.DaVinci().Cube.KStepFP16) * 2
+	fp16Peak, _ := chip.M.Peak("FP16")
 	conv, peak := "fp16", fp16Peak
 	switch {
 	case pl.v.native:
-		conv, peak = "fp32 (native cube)", float64(m.Cores)*float64(m.DaVinci().Clock)*float64(m.DaVinci().Cube.M*m.DaVinci().Cube.N*m.DaVinci().Cube.KStepFP32)*2
+		conv = "fp32 (native cube)"
+		peak, _ = chip.M.Peak("FP32")
 	case pl.v.split:
 		conv, peak = "fp32-equivalent (2mnk; peak = FP16 peak / 3)", fp16Peak/3
 	}
+	reportThroughput(rep, st, flops, peak, conv)
+	rep.Program = j.programSection()
+	switch p.Numerics {
+	case NumericsFull:
+		return j.finishFull(chip, rep)
+	case NumericsSampled:
+		return j.finishSampled(chip, rep)
+	}
+	return nil
+}
+
+// reportThroughput fills what every GEMM kind reports of its speed: flops
+// over the simulated time against peak (conv names the counting), the
+// operational intensity and the L2 hit rate.
+func reportThroughput(rep *report.Report, st *arch.Stats, flops, peak float64, conv string) {
 	secs := st.Time.Seconds()
 	rep.Flops = &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: conv}
 	if secs > 0 {
@@ -164,17 +179,9 @@ func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) er
 	if b := st.GMReadBytes + st.GMWriteBytes; b > 0 {
 		rep.Memory.OperationalIntensity = flops / float64(b)
 	}
-	rep.Program = j.programSection()
 	if st.L2HitBytes+st.L2MissBytes > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("L2: %.1f %% of GM read bytes hit", 100*float64(st.L2HitBytes)/float64(st.L2HitBytes+st.L2MissBytes)))
 	}
-	switch p.Numerics {
-	case NumericsFull:
-		return j.finishFull(chip, rep)
-	case NumericsSampled:
-		return j.finishSampled(chip, rep)
-	}
-	return nil
 }
 
 func (j *gemmJob) programSection() map[string]any {

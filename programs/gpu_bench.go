@@ -91,11 +91,10 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, bad("bytes", "must be 0 (the default) or in %v..%v (a %v copy per SM .. half of gm.capacity) (got %v)",
 			minBytes, m.GM.Capacity/2, machines.Size(benchChunk), p.Bytes)
 	}
-	rate := map[fp.Format]float64{fp.FP16: sc.Tensor.FlopsPerCycle.FP16, fp.BF16: sc.Tensor.FlopsPerCycle.BF16,
-		fp.TF32: sc.Tensor.FlopsPerCycle.TF32, fp.E4M3: sc.Tensor.FlopsPerCycle.FP8, fp.INT8: sc.Tensor.FlopsPerCycle.INT8}[j.in]
+	rate, _ := sc.Tensor.FlopsPerCycle.Of(j.in)
 	switch p.Test {
 	case benchTensorPeak, benchMMALatency:
-		if rate <= 0 {
+		if rate.Value <= 0 {
 			return nil, bad("dtype", "machine %s has no %s tensor cores", m.Name, j.p.DType)
 		}
 	case benchHBMStream, benchL2, benchSMEM:
@@ -145,8 +144,8 @@ func (j *gpuBenchJob) build() {
 		if links == 0 {
 			links = 1000
 		}
-		mm, nn, kk, _ := map[fp.Format]machines.MMAShape{fp.FP16: sc.Tensor.Shapes.FP16, fp.BF16: sc.Tensor.Shapes.BF16,
-			fp.TF32: sc.Tensor.Shapes.TF32, fp.E4M3: sc.Tensor.Shapes.FP8, fp.INT8: sc.Tensor.Shapes.INT8}[j.in].Dims()
+		shape, _ := sc.Tensor.Shapes.Of(j.in)
+		mm, nn, kk, _ := shape.Value.Dims()
 		var ins []isa.Instr
 		for i := 0; i < links; i++ {
 			ins = append(ins, nvidia.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, fp.FP32, false),
@@ -256,19 +255,15 @@ func (j *gpuBenchJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 	rep.Program = map[string]any{"kind": j.p.Kind, "test": j.p.Test, "dtype": j.p.DType, "bytes": int64(j.p.Bytes), "repeats": j.p.Repeats}
 	switch j.p.Test {
 	case benchTensorPeak:
-		peak := 0.0
-		for _, pk := range m.Peaks() {
-			if pk.Input == map[fp.Format]string{fp.FP16: "FP16", fp.BF16: "BF16", fp.TF32: "TF32", fp.E4M3: "FP8", fp.INT8: "INT8"}[j.in] {
-				peak = pk.OpsPerSecond
-			}
-		}
+		tt, _ := sc.Tensor.FlopsPerCycle.Of(j.in)
+		peak, _ := m.Peak(tt.Name)
 		sec.Achieved, sec.Reference, sec.Unit = j.work/secs/1e12, peak/1e12, "TFLOP/s (dense peak at the machine's clock)"
 		rep.Flops = &report.FlopsReport{Total: j.work, TFLOPS: sec.Achieved, PeakTFLOPS: sec.Reference, PeakFraction: sec.Achieved / sec.Reference,
 			Convention: j.p.DType + " tensor (2mnk over the kernel's time, launch excluded)"}
 	case benchMMALatency:
 		sec.Achieved = secs * clock / j.work
-		sec.Reference = float64(map[fp.Format]int{fp.FP16: sc.Tensor.LatencyCycles.FP16, fp.BF16: sc.Tensor.LatencyCycles.BF16,
-			fp.TF32: sc.Tensor.LatencyCycles.TF32, fp.E4M3: sc.Tensor.LatencyCycles.FP8, fp.INT8: sc.Tensor.LatencyCycles.INT8}[j.in])
+		lat, _ := sc.Tensor.LatencyCycles.Of(j.in)
+		sec.Reference = float64(lat.Value)
 		sec.Unit = "cycles per dependent instruction (machine file latency_cycles)"
 	case benchHBMStream:
 		sec.Achieved, sec.Reference, sec.Unit = j.work/secs/1e9, float64(m.GM.Bandwidth)/1e9, "GB/s (gm.bandwidth)"

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -569,40 +570,21 @@ func (j *gpuGEMMJob) Outputs() []Output { return j.outs }
 func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
 	pl, p := j.pl, &j.pl.p
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
-	peak, conv := 0.0, "fp16 (2mnk; peak = dense FP16 tensor peak at the machine's clock)"
-	for _, pk := range chip.M.Peaks() {
-		if pk.Input == "FP16" {
-			peak = pk.OpsPerSecond
-		}
-	}
-	switch pl.in {
-	case fp.FP32:
+	var peak float64
+	var unit string
+	if pl.lane == nvidia.LaneTensor {
+		tt, _ := pl.sm.Tensor.FlopsPerCycle.Of(pl.in)
+		peak, _ = chip.M.Peak(tt.Name)
+		unit = "dense " + tt.Name + " tensor"
+	} else {
 		peak = float64(chip.M.Cores) * float64(pl.sm.Clock) * pl.sm.CUDACores.FP32FlopsPerCycle
-		conv = "fp32 (2mnk; peak = CUDA-core FP32 peak at the machine's clock)"
-	case fp.INT8:
-		peak = float64(chip.M.Cores) * float64(pl.sm.Clock) * pl.sm.Tensor.FlopsPerCycle.INT8
-		conv = "int8 ops (2mnk; peak = dense INT8 tensor peak at the machine's clock)"
-	case fp.TF32:
-		peak = float64(chip.M.Cores) * float64(pl.sm.Clock) * pl.sm.Tensor.FlopsPerCycle.TF32
-		conv = "fp32 via tf32 (2mnk; peak = dense TF32 tensor peak at the machine's clock)"
-	case fp.FP64:
-		if pl.lane == nvidia.LaneTensor {
-			peak = float64(chip.M.Cores) * float64(pl.sm.Clock) * pl.sm.Tensor.FlopsPerCycle.FP64
-			conv = "fp64 (2mnk; peak = FP64 tensor peak at the machine's clock)"
-		} else {
+		if pl.in == fp.FP64 {
 			peak = float64(chip.M.Cores) * float64(pl.sm.Clock) * pl.sm.CUDACores.FP64FlopsPerCycle
-			conv = "fp64 (2mnk; peak = CUDA-core FP64 peak at the machine's clock)"
 		}
+		unit = "CUDA-core " + strings.ToUpper(pl.in.String())
 	}
-	secs := st.Time.Seconds()
-	rep.Flops = &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: conv}
-	if secs > 0 {
-		rep.Flops.TFLOPS = flops / secs / 1e12
-		rep.Flops.PeakFraction = flops / secs / peak
-	}
-	if b := st.GMReadBytes + st.GMWriteBytes; b > 0 {
-		rep.Memory.OperationalIntensity = flops / float64(b)
-	}
+	counted := map[fp.Format]string{fp.FP16: "fp16", fp.FP32: "fp32", fp.INT8: "int8 ops", fp.TF32: "fp32 via tf32", fp.FP64: "fp64"}[pl.in]
+	reportThroughput(rep, st, flops, peak, fmt.Sprintf("%s (2mnk; peak = %s peak at the machine's clock)", counted, unit))
 	t := pl.t
 	smemPerSM, regsPerSM := int64(pl.sm.SMEM), int64(pl.sm.Registers)/4
 	g := pl.grid()
@@ -616,9 +598,6 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 		"waves":    float64(g.CTAs) / float64(resident*int64(chip.M.Cores)),
 		"inputs":   p.Inputs,
 		"numerics": p.Numerics,
-	}
-	if st.L2HitBytes+st.L2MissBytes > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("L2: %.1f %% of GM read bytes hit", 100*float64(st.L2HitBytes)/float64(st.L2HitBytes+st.L2MissBytes)))
 	}
 	if pl.in == fp.INT8 {
 		return j.finishInt(chip, rep)

@@ -408,7 +408,7 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 	total := j.host.Finish().Seconds()
 	fact := j.factAt.Seconds()
 	flops := 2.0/3*n*n*n + 1.5*n*n
-	peak := pl.mach.PeakFLOPS(pl.mach.DaVinci().Cube.KStepFP16)
+	peak, _ := pl.mach.Peak("FP16")
 	rep.Program = map[string]any{"kind": "lu-fused", "n": p.N, "nb": p.NB, "n_fused": p.NFused, "n_fusion": p.NFusion,
 		"look_ahead": *p.LookAhead, "trailing": p.Trailing, "refinement": p.Refinement, "seed": p.Seed, "numerics": p.Numerics,
 		"tiling": p.Tiling}

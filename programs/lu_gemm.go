@@ -151,7 +151,7 @@ func (j *luGEMMJob) Outputs() []Output { return nil }
 func (j *luGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
 	pl := j.pl
 	flops := j.g.flops()
-	peak := pl.mach.PeakFLOPS(pl.mach.DaVinci().Cube.KStepFP16)
+	peak, _ := pl.mach.Peak("FP16")
 	secs := st.Time.Seconds()
 	rep.Program = map[string]any{"kind": "lu-gemm", "m": j.p.M, "nb": j.p.NB, "n_fused": j.p.NFused, "trailing": pl.p.Trailing,
 		"tiling": pl.p.Tiling, "numerics": j.p.Numerics}
