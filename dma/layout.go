@@ -71,11 +71,8 @@ func LoadFractal(dst, src []byte, r, c int, rowStride int64, f fp.Format, transp
 // into dst as cols row-major elements of format out, converting with the
 // given rounding and saturation.
 func FractalRow(dst, src []byte, r, rows, cols int, in, out fp.Format, round fp.Rounding, sat bool) error {
-	if in == fp.INT32 && out == fp.INT32 {
-		return int32Row(dst, src, r, cols)
-	}
-	if in == fp.FP64 && out == fp.FP64 {
-		return fp64Row(dst, src, r, cols)
+	if in == out && (in == fp.INT32 || in == fp.FP64) {
+		return rawRow(dst, src, r, cols, in)
 	}
 	if in != fp.FP32 {
 		return fmt.Errorf("L0C copy: source type %s not supported (fp32, or int32 to int32)", in)
@@ -116,32 +113,18 @@ func FractalRow(dst, src []byte, r, rows, cols int, in, out fp.Format, round fp.
 	return nil
 }
 
-// int32Row copies row r of a fractal INT32 accumulator matrix with cols
-// columns to dst, row-major.
-func int32Row(dst, src []byte, r, cols int) error {
-	if len(dst) < cols*4 {
-		return fmt.Errorf("L0C copy: destination row holds %d bytes, needs %d", len(dst), cols*4)
+// rawRow copies row r of a fractal matrix of format f (INT32 or FP64, no
+// conversion) with cols columns to dst, row-major.
+func rawRow(dst, src []byte, r, cols int, f fp.Format) error {
+	eb := f.Bytes()
+	if len(dst) < cols*eb {
+		return fmt.Errorf("L0C copy: destination row holds %d bytes, needs %d", len(dst), cols*eb)
 	}
-	_, bc := cube.FractalBlock(32)
+	_, bc := cube.FractalBlock(f.Bits())
 	pc := (cols + bc - 1) / bc * bc
 	for j := 0; j < cols; j++ {
-		si := cube.FractalIndex(r, j, pc, 32) * 4
-		copy(dst[j*4:j*4+4], src[si:si+4])
-	}
-	return nil
-}
-
-// fp64Row copies row r of a fractal FP64 matrix with cols columns to dst,
-// row-major.
-func fp64Row(dst, src []byte, r, cols int) error {
-	if len(dst) < cols*8 {
-		return fmt.Errorf("L0C copy: destination row holds %d bytes, needs %d", len(dst), cols*8)
-	}
-	_, bc := cube.FractalBlock(64)
-	pc := (cols + bc - 1) / bc * bc
-	for j := 0; j < cols; j++ {
-		si := cube.FractalIndex(r, j, pc, 64) * 8
-		copy(dst[j*8:j*8+8], src[si:si+8])
+		si := cube.FractalIndex(r, j, pc, f.Bits()) * eb
+		copy(dst[j*eb:j*eb+eb], src[si:si+eb])
 	}
 	return nil
 }
