@@ -3,8 +3,9 @@ package machines
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -34,12 +35,7 @@ func registerKind[C any, PC interface {
 
 // Kinds returns every machine kind, sorted by name.
 func Kinds() []*Kind {
-	out := make([]*Kind, 0, len(kinds))
-	for _, k := range kinds {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return slices.SortedFunc(maps.Values(kinds), func(a, b *Kind) int { return strings.Compare(a.Name, b.Name) })
 }
 
 func kindNames() []string {

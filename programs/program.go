@@ -10,10 +10,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -129,12 +129,7 @@ func register(k *Kind) { kinds[k.Name] = k }
 
 // Kinds returns every program kind, sorted by name.
 func Kinds() []*Kind {
-	out := make([]*Kind, 0, len(kinds))
-	for _, k := range kinds {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return slices.SortedFunc(maps.Values(kinds), func(a, b *Kind) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // File is a parsed program file.
