@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/arch/archtest"
 	_ "github.com/davinci-sim/davinci-sim/arch/davinci"
 	"math"
 	"strings"
@@ -18,15 +19,7 @@ import (
 
 func machine(t testing.TB, sets ...string) *machines.Machine {
 	t.Helper()
-	ovs, err := machines.ParseOverrides(sets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := machines.Load("ascend-910a", ovs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return archtest.Machine(t, "ascend-910a", sets...)
 }
 
 func asm(t testing.TB, src string, cores int) isa.Program {

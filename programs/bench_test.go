@@ -2,43 +2,33 @@ package programs
 
 import (
 	"testing"
-
-	"github.com/davinci-sim/davinci-sim/machines"
 )
 
-// BenchmarkSGEMMCubeTiming runs the SGEMM-cube example on 8192³, timing only
-// (issue target: at most 2 s wall per run on the 2-core reference machine).
-func BenchmarkSGEMMCubeTiming(b *testing.B) {
-	f, err := ReadFile("examples/sgemm-cube.yaml")
+// benchTiming runs example file on 8192³, timing only, and reports the
+// simulated events, the events simulated per wall second and the simulated
+// throughput.
+func benchTiming(b *testing.B, file string) {
+	f, err := ReadFile(file)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ovs, _ := machines.ParseOverrides([]string{"program.m=8192", "program.n=8192", "program.k=8192"})
-	for i := 0; i < b.N; i++ {
-		res, err := Execute(f, Options{Overrides: ovs, Numerics: NumericsOff}, RunHooks{})
-		if err != nil {
+	ovs := mustSets(b, "program.m=8192", "program.n=8192", "program.k=8192")
+	var res *Result
+	for b.Loop() {
+		if res, err = Execute(f, Options{Overrides: ovs, Numerics: NumericsOff}, RunHooks{}); err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(float64(res.Stats.Events)/b.Elapsed().Seconds()*float64(i+1)/float64(b.N), "events/s")
-		b.ReportMetric(res.Report.Flops.TFLOPS, "sim-TFLOP/s")
 	}
+	b.ReportMetric(float64(res.Stats.Events), "events")
+	b.ReportMetric(float64(res.Stats.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(res.Report.Flops.TFLOPS, "sim-TFLOP/s")
 }
+
+// BenchmarkSGEMMCubeTiming runs the SGEMM-cube example on 8192³, timing only
+// (issue target: at most 2 s wall per run on the 2-core reference machine).
+func BenchmarkSGEMMCubeTiming(b *testing.B) { benchTiming(b, "examples/sgemm-cube.yaml") }
 
 // BenchmarkGPUHGEMMTiming runs HGEMM 8192³ on the A100, timing only (issue
 // target: at most 2 s per run on the 2-core reference machine; memory
 // independent of the matrix size).
-func BenchmarkGPUHGEMMTiming(b *testing.B) {
-	f, err := ReadFile("examples/a100-hgemm.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ovs, _ := machines.ParseOverrides([]string{"program.m=8192", "program.n=8192", "program.k=8192"})
-	for i := 0; i < b.N; i++ {
-		res, err := Execute(f, Options{Overrides: ovs, Numerics: NumericsOff}, RunHooks{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportMetric(float64(res.Stats.Events), "events")
-		b.ReportMetric(res.Report.Flops.TFLOPS, "sim-TFLOP/s")
-	}
-}
+func BenchmarkGPUHGEMMTiming(b *testing.B) { benchTiming(b, "examples/a100-hgemm.yaml") }

@@ -19,10 +19,7 @@ func runGEMM(t *testing.T, yaml string, sets ...string) (*gemmJob, *report.Repor
 	if err != nil {
 		t.Fatal(err)
 	}
-	ovs, err := machines.ParseOverrides(sets)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ovs := mustSets(t, sets...)
 	opts := Options{Overrides: ovs}
 	m, err := MachineFor(f, opts)
 	if err != nil {

@@ -14,10 +14,7 @@ func runGPU(t *testing.T, machine string, sets ...string) (*Result, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ovs, err := machines.ParseOverrides(sets)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ovs := mustSets(t, sets...)
 	return Execute(f, Options{Machine: machine, Overrides: ovs}, RunHooks{})
 }
 
@@ -147,10 +144,7 @@ func TestGPUReviewFindings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ovs, err := machines.ParseOverrides(sets)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ovs := mustSets(t, sets...)
 		res, err := Execute(f, Options{Overrides: ovs}, RunHooks{})
 		if err != nil {
 			t.Fatal(err)
@@ -204,7 +198,7 @@ func mustRead(t *testing.T, path string) *File {
 	return f
 }
 
-func mustSets(t *testing.T, sets ...string) []machines.Override {
+func mustSets(t testing.TB, sets ...string) []machines.Override {
 	t.Helper()
 	ovs, err := machines.ParseOverrides(sets)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
-	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
 )
 
@@ -21,10 +20,7 @@ func runLU(t *testing.T, yaml string, sets ...string) (*Result, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ovs, err := machines.ParseOverrides(sets)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ovs := mustSets(t, sets...)
 	return Execute(f, Options{Overrides: ovs}, RunHooks{})
 }
 

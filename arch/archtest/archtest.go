@@ -115,6 +115,21 @@ type Deadlock struct {
 	Want []string
 }
 
+// Machine loads the machine file name (a built-in name or a path) with the
+// overrides sets (key=value, as --set takes them), failing t on an error.
+func Machine(t testing.TB, name string, sets ...string) *machines.Machine {
+	t.Helper()
+	ovs, err := machines.ParseOverrides(sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := machines.Load(name, ovs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // Run runs the conformance suite on s: a subtest per case, and one per
 // check below it.
 func Run(t *testing.T, s Subject) {

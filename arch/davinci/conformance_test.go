@@ -21,7 +21,7 @@ import (
 // programs that fill every buffer, fill the issue queues and stall on
 // barriers, latency and sync_all.
 func TestConformance(t *testing.T) {
-	m := loadMachine(t)
+	m := archtest.Machine(t, "ascend-910a")
 	archtest.Run(t, archtest.Subject{
 		Machine: m,
 		Cases: []archtest.Case{
@@ -53,7 +53,7 @@ func TestConformance(t *testing.T) {
 			},
 			{
 				Name:    "full-issue-queues-depth-2",
-				Machine: loadMachine(t, "machine.core.queue_depth=2"),
+				Machine: archtest.Machine(t, "ascend-910a", "machine.core.queue_depth=2"),
 				Mode:    arch.Functional,
 				Program: asmProgram("full-issue-queues-depth-2", fullQueuesAsm, 2),
 				Prepare: fillGM(1 << 20),
@@ -193,19 +193,6 @@ repeat 4 i {
 free name=x
 free name=y
 `
-
-func loadMachine(t *testing.T, sets ...string) *machines.Machine {
-	t.Helper()
-	ovs, err := machines.ParseOverrides(sets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := machines.Load("ascend-910a", ovs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 // asmProgram returns a Case.Program running src on cores cores.
 func asmProgram(name, src string, cores int) func() (isa.Program, error) {

@@ -15,19 +15,6 @@ import (
 	"github.com/davinci-sim/davinci-sim/sim"
 )
 
-func machine(t testing.TB, name string, sets ...string) *machines.Machine {
-	t.Helper()
-	ovs, err := machines.ParseOverrides(sets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := machines.Load(name, ovs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // tileGEMM is a hand-written CTA program: C (m×n FP32, at gmC) = A (m×k
 // FP16 at gmA) · B (k×n FP16 at gmB) for one tile, k in k-steps of bk,
 // single-buffered.
@@ -99,7 +86,7 @@ func TestTileGEMMBitExact(t *testing.T) {
 	g := tileGEMM{m: 48, n: 40, k: 80, bk: 32, gmA: 0, gmB: 1 << 20, gmC: 2 << 20}
 	a, b := g.inputs()
 	for _, name := range []string{"v100", "a100", "h100-sxm"} {
-		m := machine(t, name, "machine.cores=2")
+		m := archtest.Machine(t, name, "machine.cores=2")
 		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Functional})
 		if err != nil {
 			t.Fatal(err)
@@ -145,7 +132,7 @@ func TestTileGEMMBitExact(t *testing.T) {
 // of 2·m·n·k flops takes flops / (flops per cycle) cycles; a 1-warp CTA
 // reaches one sub-core's share; two CTAs on one SM share the tensor cores.
 func TestTensorRate(t *testing.T) {
-	m := machine(t, "a100", "machine.cores=1")
+	m := archtest.Machine(t, "a100", "machine.cores=1")
 	sc := m.NvidiaSM()
 	mma := func(warps, ctas int) sim.Time {
 		s := isa.Slice([]isa.Instr{nvidia.MMA(0, 128<<10, 160<<10, 128, 4096, 128, fp.FP16, fp.FP32, true)})
@@ -185,7 +172,7 @@ func TestTensorRate(t *testing.T) {
 // microbenchmarks that measured it (GPU-FACTS §2.2).
 func TestMMALatencyChain(t *testing.T) {
 	for _, name := range []string{"a100", "h100-sxm"} {
-		m := machine(t, name, "machine.cores=1")
+		m := archtest.Machine(t, name, "machine.cores=1")
 		sc := m.NvidiaSM()
 		mm, nn, kk, err := sc.Tensor.Shapes.FP16.Dims()
 		if err != nil {
@@ -223,7 +210,7 @@ func TestMMALatencyChain(t *testing.T) {
 // CTAs that do not fit the SM are refused before the run with the limit
 // they exceed; CTAs go to SMs in waves as resources allow.
 func TestGridOccupancy(t *testing.T) {
-	m := machine(t, "a100", "machine.cores=2")
+	m := archtest.Machine(t, "a100", "machine.cores=2")
 	chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing})
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +257,7 @@ func TestConformance(t *testing.T) {
 		return c.GM().WriteUint16s(g.gmB, b)
 	}
 	// Two CTAs per SM (64 KiB each), five waves' worth on two SMs.
-	m := machine(t, "a100", "machine.cores=2")
+	m := archtest.Machine(t, "a100", "machine.cores=2")
 	dead := isa.Program{Grids: []isa.Grid{{Name: "dead", CTAs: 3, CTA: func(i int) isa.Stream {
 		if i == 1 {
 			return isa.Slice([]isa.Instr{isa.WaitFlag(nvidia.LaneCopy, nvidia.LaneTensor, 5)})
@@ -282,7 +269,7 @@ func TestConformance(t *testing.T) {
 		Cases: []archtest.Case{
 			{Name: "tile-gemm-functional", Mode: arch.Functional, Program: func() (isa.Program, error) { return g.program(3), nil }, Prepare: prep},
 			{Name: "tile-gemm-waves", Mode: arch.Timing, Program: func() (isa.Program, error) { return g.program(19), nil }},
-			{Name: "tile-gemm-v100", Machine: machine(t, "v100", "machine.cores=3"), Mode: arch.Timing,
+			{Name: "tile-gemm-v100", Machine: archtest.Machine(t, "v100", "machine.cores=3"), Mode: arch.Timing,
 				Program: func() (isa.Program, error) { return g.program(7), nil }},
 		},
 		Deadlocks: []archtest.Deadlock{{
@@ -295,7 +282,7 @@ func TestConformance(t *testing.T) {
 // A flag outside the SM's lanes or ids stops the run with a message, never
 // a panic or a silently shared flag.
 func TestFlagBounds(t *testing.T) {
-	m := machine(t, "a100", "machine.cores=1")
+	m := archtest.Machine(t, "a100", "machine.cores=1")
 	for _, in := range []isa.Instr{isa.SetFlag(nvidia.LaneCopy, nvidia.LaneLDSM, 32), isa.SetFlag(nvidia.LaneStore, nvidia.LaneStore, 40),
 		isa.WaitFlag(isa.Pipe(9), nvidia.LaneTensor, 0)} {
 		p := isa.Program{Grids: []isa.Grid{{Name: "f", CTAs: 1, CTA: func(int) isa.Stream { return isa.Slice([]isa.Instr{in}) },
