@@ -133,14 +133,7 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 	// Lanes.
 	for p := 0; p < laneCount(tl, c) && y < h-1; p++ {
 		v.put(0, y, tl.LaneName(p), labelStyle)
-		for col := 0; col < lw; col++ {
-			m := v.cell(tl, c.Lane(p), col)
-			st := m.style
-			if col == cc {
-				st = st.Reverse(true)
-			}
-			v.s.SetContent(v.lw+col, y, m.ch, nil, st)
-		}
+		v.drawLane(tl, c.Lane(p), y, lw, cc)
 		y++
 	}
 	if y >= h-1 {
@@ -321,14 +314,7 @@ func (v *Viewer) drawOverview(tl *traces.Timeline) {
 			st = st.Reverse(true)
 		}
 		v.put(0, y, fmt.Sprintf("%-*d", v.lw, c.ID), st)
-		for col := 0; col < lw; col++ {
-			m := v.cell(tl, c.Lane(lane), col)
-			mst := m.style
-			if col == cc {
-				mst = mst.Reverse(true)
-			}
-			v.s.SetContent(v.lw+col, y, m.ch, nil, mst)
-		}
+		v.drawLane(tl, c.Lane(lane), y, lw, cc)
 		y++
 	}
 	if v.searching || v.status != "" || v.help {
@@ -399,6 +385,19 @@ func (v *Viewer) drawHelp() {
 		}
 		pad := bw - 2 - len([]rune(line))
 		v.put(x0, y0+1+i, "  "+line+strings.Repeat(" ", max(0, pad)), st)
+	}
+}
+
+// drawLane draws lane l's lw columns on screen row y, the cursor column cc
+// reversed.
+func (v *Viewer) drawLane(tl *traces.Timeline, l *traces.Lane, y, lw, cc int) {
+	for col := 0; col < lw; col++ {
+		m := v.cell(tl, l, col)
+		st := m.style
+		if col == cc {
+			st = st.Reverse(true)
+		}
+		v.s.SetContent(v.lw+col, y, m.ch, nil, st)
 	}
 }
 
