@@ -24,8 +24,9 @@ import (
 //     (tid = pipe + 1, named after the pipe);
 //   - "X" complete events for instructions (cat = instruction class, args:
 //     instr, bytes, flops) and stalls (cat "stall", name = cause);
-//   - zero-length "X" events for set_flag/wait_flag, linked by flow arrows
-//     (bind_id with flow_out on the set, flow_in on the wait it released);
+//   - zero-length "X" events for set_flag/wait_flag (args: instr on the
+//     set, wait on the wait), linked by flow arrows (bind_id with flow_out
+//     on the set, flow_in on the wait it released);
 //   - "C" counters per core for buffer occupancy (name = buffer, args.bytes)
 //     and, in process "GM", the GM bandwidth in use (args["GB/s"]);
 //   - "M" metadata naming processes and threads.
@@ -253,7 +254,15 @@ func (e *eventWriter) slice(tl *Timeline, pid, p int, s *Slice, bound map[uint64
 		e.buf = append(e.buf, `,"args":{`...)
 		sep := ""
 		if text != "" {
-			e.buf = append(e.buf, `"instr":`...)
+			// A flow arrow takes its producer's args and merges its
+			// consumer's in: the wait mark's instruction goes under its own
+			// key so that the two do not collide (the viewer warns) and the
+			// arrow shows both ends.
+			if s.Class == ClassFlag && name == isa.OpWaitFlag.String() {
+				e.buf = append(e.buf, `"wait":`...)
+			} else {
+				e.buf = append(e.buf, `"instr":`...)
+			}
 			e.buf = appendJSONString(e.buf, text)
 			sep = ","
 		}
@@ -540,6 +549,9 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		}
 		s.name = name
 		a := sliceArgs{text: argString(ev.Args, "instr")}
+		if a.text == "" {
+			a.text = argString(ev.Args, "wait")
+		}
 		switch ev.Cat {
 		case "stall":
 			s.Cause = causeByName(ev.Name)
