@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/davinci-sim/davinci-sim/arch"
-	"github.com/davinci-sim/davinci-sim/arch/nvidia"
+	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -136,7 +136,7 @@ func (j *gpuBenchJob) build() {
 		}
 		const mm, nn, kk = 64, 64, 256
 		ctas := m.Cores * j.resident(0)
-		s := isa.Slice(repeat(reps, nvidia.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, fp.FP32, false)))
+		s := isa.Slice(repeat(reps, gpu.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, fp.FP32, false)))
 		j.grids = []isa.Grid{one("tensor-peak", ctas, 0, func(int) isa.Stream { return s })}
 		j.work = float64(ctas*reps) * 2 * mm * nn * kk
 	case benchMMALatency:
@@ -148,8 +148,8 @@ func (j *gpuBenchJob) build() {
 		mm, nn, kk, _ := shape.Value.Dims()
 		var ins []isa.Instr
 		for i := 0; i < links; i++ {
-			ins = append(ins, nvidia.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, fp.FP32, false),
-				isa.SetFlag(nvidia.LaneTensor, nvidia.LaneTensor, 0), isa.WaitFlag(nvidia.LaneTensor, nvidia.LaneTensor, 0))
+			ins = append(ins, gpu.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, fp.FP32, false),
+				isa.SetFlag(gpu.LaneMatrix, gpu.LaneMatrix, 0), isa.WaitFlag(gpu.LaneMatrix, gpu.LaneMatrix, 0))
 		}
 		warps := 1
 		if sc.Tensor.Instruction != machines.NvidiaMMASync {
@@ -191,7 +191,7 @@ func (j *gpuBenchJob) build() {
 		const stride = cols*2 + 16
 		shared := int64(rows * stride)
 		ctas := m.Cores * j.resident(shared)
-		s := isa.Slice(repeat(reps, nvidia.LoadMatrix(0, 0, rows, cols, stride, fp.FP16, false)))
+		s := isa.Slice(repeat(reps, gpu.LoadMatrix(0, 0, rows, cols, stride, fp.FP16, false)))
 		j.grids = []isa.Grid{one("smem-bandwidth", ctas, shared, func(int) isa.Stream { return s })}
 		j.work = float64(ctas*reps) * rows * cols * 2
 	}
@@ -214,7 +214,7 @@ func (j *gpuBenchJob) stream(name string, total, base int64, passes int) isa.Gri
 			return func(yield func(isa.Instr) bool) {
 				for p := 0; p < passes; p++ {
 					for i, k := int64(c), 0; i < n; i, k = i+int64(ctas), k+1 {
-						if !yield(nvidia.CopyToShared(int64(k%2)*chunk, base+i*chunk, 1, chunk, chunk, chunk)) {
+						if !yield(gpu.CopyToShared(int64(k%2)*chunk, base+i*chunk, 1, chunk, chunk, chunk)) {
 							return
 						}
 					}

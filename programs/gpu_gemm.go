@@ -8,7 +8,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/arch"
-	"github.com/davinci-sim/davinci-sim/arch/nvidia"
+	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/dma"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -238,9 +238,9 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	}
 	// The MMAs run on the tensor cores, or on the CUDA cores: SIMT SGEMM,
 	// and DGEMM on GPUs without FP64 tensor cores.
-	pl.lane = nvidia.LaneTensor
+	pl.lane = gpu.LaneMatrix
 	if in == fp.FP32 || in == fp.FP64 && sc.Tensor.FlopsPerCycle.FP64 <= 0 {
-		pl.lane = nvidia.LaneFMA
+		pl.lane = gpu.LaneVector
 	}
 	pl.fragA = dma.FractalBytes(t.bm, t.bk, in)
 	pl.fragB = dma.FractalBytes(t.bk, t.bn, in)
@@ -310,18 +310,18 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			s := kt % t.stages
 			a, b := stage(s)
 			kk := pl.depth(kt)
-			e.waitFlag(nvidia.LaneLDSM, nvidia.LaneCopy, s)
+			e.waitFlag(gpu.LaneLoad, gpu.LaneCopy, s)
 			es := pl.es
-			e.emit(nvidia.CopyToShared(a, pl.gmA+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, int64(p.K)*es))
-			e.emit(nvidia.CopyToShared(b, pl.gmB+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, int64(p.N)*es))
-			e.setFlag(nvidia.LaneCopy, nvidia.LaneLDSM, s)
+			e.emit(gpu.CopyToShared(a, pl.gmA+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, int64(p.K)*es))
+			e.emit(gpu.CopyToShared(b, pl.gmB+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, int64(p.N)*es))
+			e.setFlag(gpu.LaneCopy, gpu.LaneLoad, s)
 		}
 		// Every stage and fragment buffer starts free.
 		for s := 0; s < t.stages; s++ {
-			e.setFlag(nvidia.LaneLDSM, nvidia.LaneCopy, s)
+			e.setFlag(gpu.LaneLoad, gpu.LaneCopy, s)
 		}
 		for f := 0; f < 2; f++ {
-			e.setFlag(mma, nvidia.LaneLDSM, f)
+			e.setFlag(mma, gpu.LaneLoad, f)
 		}
 		for kt := 0; kt < min(t.stages-1, pl.nkt); kt++ {
 			fetch(kt)
@@ -334,30 +334,30 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			a, b := stage(s)
 			kk := pl.depth(kt)
 			fa, fb := pl.rfA+int64(f)*pl.fragA, pl.rfB+int64(f)*pl.fragB
-			e.waitFlag(nvidia.LaneCopy, nvidia.LaneLDSM, s)
-			e.waitFlag(mma, nvidia.LaneLDSM, f)
-			e.emit(nvidia.LoadMatrix(fa, a, mm, kk, pl.aLd, pl.in, false))
-			e.emit(nvidia.LoadMatrix(fb, b, kk, nn, pl.bLd, pl.in, false))
-			e.setFlag(nvidia.LaneLDSM, nvidia.LaneCopy, s)
-			e.setFlag(nvidia.LaneLDSM, mma, f)
-			e.waitFlag(nvidia.LaneLDSM, mma, f)
-			run := nvidia.MMA(pl.rfAcc, fa, fb, mm, kk, nn, pl.in, pl.out, kt == 0)
+			e.waitFlag(gpu.LaneCopy, gpu.LaneLoad, s)
+			e.waitFlag(mma, gpu.LaneLoad, f)
+			e.emit(gpu.LoadMatrix(fa, a, mm, kk, pl.aLd, pl.in, false))
+			e.emit(gpu.LoadMatrix(fb, b, kk, nn, pl.bLd, pl.in, false))
+			e.setFlag(gpu.LaneLoad, gpu.LaneCopy, s)
+			e.setFlag(gpu.LaneLoad, mma, f)
+			e.waitFlag(gpu.LaneLoad, mma, f)
+			run := gpu.MMA(pl.rfAcc, fa, fb, mm, kk, nn, pl.in, pl.out, kt == 0)
 			run.Pipe = pl.lane
-			e.emit(nvidia.WithWarpTiles(run, t.bm, t.bn))
-			e.setFlag(mma, nvidia.LaneLDSM, f)
+			e.emit(gpu.WithWarpTiles(run, t.bm, t.bn))
+			e.setFlag(mma, gpu.LaneLoad, f)
 		}
 		// Consume the free tokens, leaving every flag at zero (balanced,
 		// as the DaVinci generators' drainTokens).
 		for s := 0; s < t.stages; s++ {
-			e.waitFlag(nvidia.LaneLDSM, nvidia.LaneCopy, s)
+			e.waitFlag(gpu.LaneLoad, gpu.LaneCopy, s)
 		}
 		for f := 0; f < 2; f++ {
-			e.waitFlag(mma, nvidia.LaneLDSM, f)
+			e.waitFlag(mma, gpu.LaneLoad, f)
 		}
-		e.setFlag(mma, nvidia.LaneStore, gpuFlagStore)
-		e.waitFlag(mma, nvidia.LaneStore, gpuFlagStore)
+		e.setFlag(mma, gpu.LaneStore, gpuFlagStore)
+		e.waitFlag(mma, gpu.LaneStore, gpuFlagStore)
 		cb := int64(pl.out.Bytes())
-		e.emit(nvidia.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*int64(p.N)+int64(bj*t.bn))*cb, pl.rfAcc, mm, nn,
+		e.emit(gpu.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*int64(p.N)+int64(bj*t.bn))*cb, pl.rfAcc, mm, nn,
 			int64(p.N)*cb, pl.out, pl.out, fp.RNE, false))
 	}
 }
@@ -572,7 +572,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
 	var peak float64
 	var unit string
-	if pl.lane == nvidia.LaneTensor {
+	if pl.lane == gpu.LaneMatrix {
 		tt, _ := pl.sm.Tensor.FlopsPerCycle.Of(pl.in)
 		peak, _ = chip.M.Peak(tt.Name)
 		unit = "dense " + tt.Name + " tensor"

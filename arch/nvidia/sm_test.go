@@ -7,7 +7,8 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/archtest"
-	"github.com/davinci-sim/davinci-sim/arch/nvidia"
+	"github.com/davinci-sim/davinci-sim/arch/gpu"
+	_ "github.com/davinci-sim/davinci-sim/arch/nvidia"
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -34,25 +35,25 @@ func (g tileGEMM) stream() isa.Stream {
 	for kt := 0; kt*g.bk < g.k; kt++ {
 		kk := min(g.bk, g.k-kt*g.bk)
 		if kt > 0 {
-			ins = append(ins, isa.WaitFlag(nvidia.LaneTensor, nvidia.LaneCopy, 0))
+			ins = append(ins, isa.WaitFlag(gpu.LaneMatrix, gpu.LaneCopy, 0))
 		}
 		ins = append(ins,
-			nvidia.CopyToShared(smA, g.gmA+int64(kt*g.bk)*2, g.m, int64(kk)*2, int64(g.bk)*2+16, int64(g.k)*2),
-			nvidia.CopyToShared(smB, g.gmB+int64(kt*g.bk*g.n)*2, kk, int64(g.n)*2, int64(g.n)*2+16, int64(g.n)*2),
-			isa.SetFlag(nvidia.LaneCopy, nvidia.LaneLDSM, 0),
-			isa.WaitFlag(nvidia.LaneCopy, nvidia.LaneLDSM, 0),
-			nvidia.LoadMatrix(rfA, smA, g.m, kk, int64(g.bk)*2+16, fp.FP16, false),
-			nvidia.LoadMatrix(rfB, smB, kk, g.n, int64(g.n)*2+16, fp.FP16, false),
-			isa.SetFlag(nvidia.LaneLDSM, nvidia.LaneTensor, 0),
-			isa.WaitFlag(nvidia.LaneLDSM, nvidia.LaneTensor, 0),
-			nvidia.MMA(rfC, rfA, rfB, g.m, kk, g.n, fp.FP16, fp.FP32, kt == 0),
-			isa.SetFlag(nvidia.LaneTensor, nvidia.LaneCopy, 0),
+			gpu.CopyToShared(smA, g.gmA+int64(kt*g.bk)*2, g.m, int64(kk)*2, int64(g.bk)*2+16, int64(g.k)*2),
+			gpu.CopyToShared(smB, g.gmB+int64(kt*g.bk*g.n)*2, kk, int64(g.n)*2, int64(g.n)*2+16, int64(g.n)*2),
+			isa.SetFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
+			isa.WaitFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
+			gpu.LoadMatrix(rfA, smA, g.m, kk, int64(g.bk)*2+16, fp.FP16, false),
+			gpu.LoadMatrix(rfB, smB, kk, g.n, int64(g.n)*2+16, fp.FP16, false),
+			isa.SetFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
+			isa.WaitFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
+			gpu.MMA(rfC, rfA, rfB, g.m, kk, g.n, fp.FP16, fp.FP32, kt == 0),
+			isa.SetFlag(gpu.LaneMatrix, gpu.LaneCopy, 0),
 		)
 	}
 	ins = append(ins,
-		isa.SetFlag(nvidia.LaneTensor, nvidia.LaneStore, 0),
-		isa.WaitFlag(nvidia.LaneTensor, nvidia.LaneStore, 0),
-		nvidia.StoreAccumulators(g.gmC, rfC, g.m, g.n, int64(g.n)*4, fp.FP32, fp.FP32, fp.RNE, false))
+		isa.SetFlag(gpu.LaneMatrix, gpu.LaneStore, 0),
+		isa.WaitFlag(gpu.LaneMatrix, gpu.LaneStore, 0),
+		gpu.StoreAccumulators(g.gmC, rfC, g.m, g.n, int64(g.n)*4, fp.FP32, fp.FP32, fp.RNE, false))
 	return isa.Slice(ins)
 }
 
@@ -135,7 +136,7 @@ func TestTensorRate(t *testing.T) {
 	m := archtest.Machine(t, "a100", "machine.cores=1")
 	sc := m.NvidiaSM()
 	mma := func(warps, ctas int) sim.Time {
-		s := isa.Slice([]isa.Instr{nvidia.MMA(0, 128<<10, 160<<10, 128, 4096, 128, fp.FP16, fp.FP32, true)})
+		s := isa.Slice([]isa.Instr{gpu.MMA(0, 128<<10, 160<<10, 128, 4096, 128, fp.FP16, fp.FP32, true)})
 		p := isa.Program{Grids: []isa.Grid{{Name: "mma", CTAs: ctas, CTA: func(int) isa.Stream { return s },
 			Resources: isa.Resources{Registers: 4096, Warps: warps}}}}
 		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing})
@@ -181,8 +182,8 @@ func TestMMALatencyChain(t *testing.T) {
 		const links = 100
 		var ins []isa.Instr
 		for i := 0; i < links; i++ {
-			ins = append(ins, nvidia.MMA(0, 128<<10, 160<<10, mm, kk, nn, fp.FP16, fp.FP32, i == 0),
-				isa.SetFlag(nvidia.LaneTensor, nvidia.LaneTensor, 0), isa.WaitFlag(nvidia.LaneTensor, nvidia.LaneTensor, 0))
+			ins = append(ins, gpu.MMA(0, 128<<10, 160<<10, mm, kk, nn, fp.FP16, fp.FP32, i == 0),
+				isa.SetFlag(gpu.LaneMatrix, gpu.LaneMatrix, 0), isa.WaitFlag(gpu.LaneMatrix, gpu.LaneMatrix, 0))
 		}
 		warps := 1
 		if sc.Tensor.Instruction != machines.NvidiaMMASync {
@@ -260,7 +261,7 @@ func TestConformance(t *testing.T) {
 	m := archtest.Machine(t, "a100", "machine.cores=2")
 	dead := isa.Program{Grids: []isa.Grid{{Name: "dead", CTAs: 3, CTA: func(i int) isa.Stream {
 		if i == 1 {
-			return isa.Slice([]isa.Instr{isa.WaitFlag(nvidia.LaneCopy, nvidia.LaneTensor, 5)})
+			return isa.Slice([]isa.Instr{isa.WaitFlag(gpu.LaneCopy, gpu.LaneMatrix, 5)})
 		}
 		return g.stream()
 	}, Resources: g.resources()}}}
@@ -283,8 +284,8 @@ func TestConformance(t *testing.T) {
 // a panic or a silently shared flag.
 func TestFlagBounds(t *testing.T) {
 	m := archtest.Machine(t, "a100", "machine.cores=1")
-	for _, in := range []isa.Instr{isa.SetFlag(nvidia.LaneCopy, nvidia.LaneLDSM, 32), isa.SetFlag(nvidia.LaneStore, nvidia.LaneStore, 40),
-		isa.WaitFlag(isa.Pipe(9), nvidia.LaneTensor, 0)} {
+	for _, in := range []isa.Instr{isa.SetFlag(gpu.LaneCopy, gpu.LaneLoad, 32), isa.SetFlag(gpu.LaneStore, gpu.LaneStore, 40),
+		isa.WaitFlag(isa.Pipe(9), gpu.LaneMatrix, 0)} {
 		p := isa.Program{Grids: []isa.Grid{{Name: "f", CTAs: 1, CTA: func(int) isa.Stream { return isa.Slice([]isa.Instr{in}) },
 			Resources: isa.Resources{Registers: 4096, Warps: 4}}}}
 		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing})

@@ -1,20 +1,20 @@
-package nvidia
+package gpu
 
 import (
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 )
 
-// Constructors of the SM's CTA-level instructions: each stands for the run
-// of hardware instructions a CTA's warps issue for it (see the package
-// doc). They are the shared isa.Instr record with the SM's lanes and
-// buffers.
+// Constructors of the GPU core's block-level instructions: each stands for
+// the run of hardware instructions a block's warps issue for it (see the
+// package doc). They are the shared isa.Instr record with the core's lanes
+// and buffers.
 
 // CopyToShared is the asynchronous copy of a tile into shared memory
 // (cp.async, or one TMA bulk copy): rows of rowBytes bytes from global
 // memory at gm (gmStride apart) to shared memory at smem (smemStride apart).
 func CopyToShared(smem, gm int64, rows int, rowBytes, smemStride, gmStride int64) isa.Instr {
-	return isa.Copy2D(LaneCopy, isa.Operand{Buf: BufSMEM, Addr: smem}, isa.Operand{Buf: BufGM, Addr: gm},
+	return isa.Copy2D(LaneCopy, isa.Operand{Buf: BufShared, Addr: smem}, isa.Operand{Buf: BufGM, Addr: gm},
 		rows, rowBytes, gmStride, smemStride)
 }
 
@@ -23,8 +23,8 @@ func CopyToShared(smem, gm int64, rows int, rowBytes, smemStride, gmStride int64
 // register fragments at rf (transposed when the stored tile is its
 // cols×rows transpose).
 func LoadMatrix(rf, smem int64, rows, cols int, stride int64, f fp.Format, transpose bool) isa.Instr {
-	return isa.Instr{Op: isa.OpLoad, Pipe: LaneLDSM, Dst: isa.Operand{Buf: BufRF, Addr: rf},
-		Src: isa.Operand{Buf: BufSMEM, Addr: smem}, Rows: rows, Cols: cols, RowStride: stride, In: f, Transpose: transpose}
+	return isa.Instr{Op: isa.OpLoad, Pipe: LaneLoad, Dst: isa.Operand{Buf: BufRegs, Addr: rf},
+		Src: isa.Operand{Buf: BufShared, Addr: smem}, Rows: rows, Cols: cols, RowStride: stride, In: f, Transpose: transpose}
 }
 
 // MMA is the run of tensor-core instructions of one k-tile: C (m×n of out,
@@ -32,8 +32,8 @@ func LoadMatrix(rf, smem int64, rows, cols int, stride int64, f fp.Format, trans
 // k processed in increasing order. WithWarpTiles sets what the warps
 // compute when an edge tile is smaller than the CTA's warp tiles.
 func MMA(c, a, b int64, m, k, n int, in, out fp.Format, init bool) isa.Instr {
-	return isa.Instr{Op: isa.OpMmad, Pipe: LaneTensor, Dst: isa.Operand{Buf: BufRF, Addr: c},
-		Src: isa.Operand{Buf: BufRF, Addr: a}, Src1: isa.Operand{Buf: BufRF, Addr: b},
+	return isa.Instr{Op: isa.OpMmad, Pipe: LaneMatrix, Dst: isa.Operand{Buf: BufRegs, Addr: c},
+		Src: isa.Operand{Buf: BufRegs, Addr: a}, Src1: isa.Operand{Buf: BufRegs, Addr: b},
 		M: m, K: k, N: n, In: in, Out: out, Init: init}
 }
 
@@ -42,7 +42,7 @@ func MMA(c, a, b int64, m, k, n int, in, out fp.Format, init bool) isa.Instr {
 // output a chain of FMAs in increasing k.
 func FMA(c, a, b int64, m, k, n int, init bool) isa.Instr {
 	in := MMA(c, a, b, m, k, n, fp.FP32, fp.FP32, init)
-	in.Pipe = LaneFMA
+	in.Pipe = LaneVector
 	return in
 }
 
@@ -51,7 +51,7 @@ func FMA(c, a, b int64, m, k, n int, init bool) isa.Instr {
 // stride bytes between rows, converted to out with round and sat.
 func StoreAccumulators(gm, rf int64, rows, cols int, stride int64, in, out fp.Format, round fp.Rounding, sat bool) isa.Instr {
 	return isa.Instr{Op: isa.OpL0CCopy, Pipe: LaneStore, Dst: isa.Operand{Buf: BufGM, Addr: gm},
-		Src: isa.Operand{Buf: BufRF, Addr: rf}, Rows: rows, Cols: cols, RowStride: stride,
+		Src: isa.Operand{Buf: BufRegs, Addr: rf}, Rows: rows, Cols: cols, RowStride: stride,
 		In: in, Out: out, Round: round, Saturate: sat}
 }
 

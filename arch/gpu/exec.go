@@ -1,4 +1,4 @@
-package nvidia
+package gpu
 
 import (
 	"encoding/binary"
@@ -18,9 +18,9 @@ import (
 // either finishes the instruction on the SM's clock or runs it as a flow
 // through a shared unit (tensor, CUDA cores, shared memory) or the chip's
 // memory channels.
-func (sm *SM) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
+func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 	in := &l.cur
-	pr := sm.p
+	pr := core.p
 	clk := pr.clock
 	tag := int64(t.slot*numLanes) + int64(p)
 	switch in.Op {
@@ -40,123 +40,122 @@ func (sm *SM) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		}
 		path, ok := pr.path(in.Src.Buf, in.Dst.Buf, p)
 		if !ok {
-			sm.fault(t, in, fmt.Errorf("no copy path %s→%s on lane %s", pr.bufName(in.Src.Buf), pr.bufName(in.Dst.Buf), pr.geom.Lanes[p]))
+			core.fault(t, in, fmt.Errorf("no copy path %s→%s on lane %s", pr.bufName(in.Src.Buf), pr.bufName(in.Dst.Buf), pr.geom.Lanes[p]))
 			return
 		}
 		lat := clk.Cycles(int64(path.LatencyCycles))
 		if in.Src.Buf == BufGM || in.Dst.Buf == BufGM {
 			// The path is the SM's (its load/store units, TMA): the resident
 			// CTAs share it, each capped at its share.
-			bpc := path.BytesPerCycle / float64(max(sm.count, 1))
+			bpc := path.BytesPerCycle / float64(max(core.count, 1))
 			l.ideal = clk.Cycles(cyclesFor(bytes, bpc))
-			parts, memLat := sm.chip.StartGM(sm, tag, in.Src.Buf == BufGM, bytes, span, bpc*clk.Hz())
+			parts, memLat := core.chip.StartGM(core, tag, in.Src.Buf == BufGM, bytes, span, bpc*clk.Hz())
 			l.lat, l.xfer = lat+memLat, parts
 			return
 		}
-		sm.finishAfter(l, now, clk.Cycles(cyclesFor(bytes, path.BytesPerCycle)), lat)
+		core.finishAfter(l, now, clk.Cycles(cyclesFor(bytes, path.BytesPerCycle)), lat)
 	case isa.OpLoad:
 		// ldmatrix: shared memory → registers in 128-byte wavefronts; rows
 		// whose 16-byte chunks fall in the same banks serialise.
 		path, ok := pr.path(in.Src.Buf, in.Dst.Buf, p)
 		if !ok {
-			sm.fault(t, in, fmt.Errorf("no load path %s→%s on lane %s", pr.bufName(in.Src.Buf), pr.bufName(in.Dst.Buf), pr.geom.Lanes[p]))
+			core.fault(t, in, fmt.Errorf("no load path %s→%s on lane %s", pr.bufName(in.Src.Buf), pr.bufName(in.Dst.Buf), pr.geom.Lanes[p]))
 			return
 		}
 		bytes := int64(in.Rows) * int64(in.Cols) * int64(in.In.Bytes())
 		waves := pr.wavefronts(in)
-		cycles := float64(waves) * float64(pr.banks*pr.bankBytes) / path.BytesPerCycle
+		cycles := float64(waves) * float64(pr.Banks*pr.BankBytes) / path.BytesPerCycle
 		if bytes == 0 {
 			cycles = 0
 		}
-		sm.startUnit(t, l, LaneLDSM, cycles, 1, clk.Cycles(int64(path.LatencyCycles)), tag)
+		core.startUnit(t, l, LaneLoad, cycles, 1, clk.Cycles(int64(path.LatencyCycles)), tag)
 	case isa.OpMmad:
 		if !in.In.Valid() {
-			sm.fault(t, in, fmt.Errorf("input format %d is not a format", in.In))
+			core.fault(t, in, fmt.Errorf("input format %d is not a format", in.In))
 			return
 		}
 		flops := 2 * float64(in.M) * float64(in.N) * float64(in.K)
-		sm.chip.AddMatrixFlops(flops)
+		core.chip.AddMatrixFlops(flops)
 		// The units compute what the warps issue: Rows×Cols when the
 		// kernel runs whole warp tiles on an edge tile (masked at the
 		// store), and on the tensor cores whole instruction shapes.
 		m, n := max(in.M, in.Rows), max(in.N, in.Cols)
 		flops = 2 * float64(m) * float64(n) * float64(in.K)
-		if p == LaneTensor {
-			if s := pr.tensor[in.In].dims; s[0] > 0 {
-				sm, sn := s[0], s[1]
-				if !pr.warpLevel && in.In != fp.FP64 {
-					sm, sn = 64, 8 // wgmma and tcgen05: M of 64 (or more), any N that is a multiple of 8
-				}
-				flops = 2 * roundUp(m, sm) * roundUp(n, sn) * roundUp(in.K, s[2])
-			}
-		}
-		if p == LaneFMA {
-			rate := pr.cudaRate[in.In]
+		if p == LaneVector {
+			rate := pr.VectorRate[in.In]
 			if rate <= 0 {
-				sm.fault(t, in, fmt.Errorf("the CUDA cores of this machine do not compute %s", in.In))
+				core.fault(t, in, fmt.Errorf("the %s of this machine do not compute %s", pr.Terms.Vector, in.In))
 				return
 			}
-			sm.startUnit(t, l, LaneFMA, flops/rate, warpShare(t, pr), clk.Cycles(int64(pr.fmaLatency)), tag)
+			core.startUnit(t, l, LaneVector, flops/rate, warpShare(t, pr), clk.Cycles(int64(pr.VectorLatency)), tag)
 			return
 		}
-		ti := &pr.tensor[in.In]
-		rate := ti.rate
+		mi := &pr.Matrix[in.In]
+		if s := mi.Dims; s[0] > 0 {
+			flops = 2 * roundUp(m, s[0]) * roundUp(n, s[1]) * roundUp(in.K, s[2])
+		}
+		rate := mi.Rate
 		if rate <= 0 {
-			sm.fault(t, in, fmt.Errorf("the tensor cores of this machine do not take %s inputs (they take %s)", in.In, pr.tensorInputs()))
+			core.fault(t, in, fmt.Errorf("the %s of this machine do not take %s inputs (they take %s)", pr.Terms.Matrix, in.In, pr.matrixInputs()))
 			return
 		}
-		// A run of n instructions keeps the tensor cores busy for n·o cycles
+		// A run of n instructions keeps the matrix units busy for n·o cycles
 		// (o: one instruction's occupancy of its unit — one sub-core for
-		// mma.sync, the SM for wgmma/tcgen05); the last one's result comes
-		// its latency after it issued, i.e. latency − o after the run.
-		warp := pr.warpLevel || in.In == fp.FP64 // DMMA is warp-level on every architecture
-		if !warp {
-			rate *= pr.tensorEfficiency
-		}
+		// warp-level instructions, the core for wgmma/tcgen05); the last
+		// one's result comes its latency after it issued, i.e. latency − o
+		// after the run.
 		unit := rate
-		if warp {
-			unit /= float64(pr.subCores)
+		if mi.WarpLevel {
+			unit /= float64(pr.SubCores)
 		}
-		o := ti.flops / unit
-		lat := max(float64(ti.latency)-o, 0)
-		sm.startUnit(t, l, LaneTensor, flops/rate, warpShare(t, pr), clk.Cycles(int64(math.Ceil(lat))), tag)
+		o := mi.Flops / unit
+		lat := max(float64(mi.Latency)-o, 0)
+		share := warpShare(t, pr)
+		if mi.VectorCycles > 0 && mi.Flops > 0 {
+			// Co-execution: every instruction keeps its sub-core's vector
+			// unit from other work for VectorCycles (a flow nobody waits
+			// for, competing with the vector lane's own).
+			vec := flops / mi.Flops * mi.VectorCycles / float64(pr.SubCores)
+			core.units[LaneVector].Start(int64(math.Ceil(vec*unitScale)), clk.Hz()*unitScale*share, core, coexecTag)
+		}
+		core.startUnit(t, l, LaneMatrix, flops/rate, share, clk.Cycles(int64(math.Ceil(lat))), tag)
 	case isa.OpVector:
 		rep := max(in.Repeat, 1)
 		elems := float64(in.VecElems(pr.geom.VectorRepeatBytes)) * float64(rep)
-		sm.startUnit(t, l, LaneFMA, elems/pr.cudaLanes, warpShare(t, pr), clk.Cycles(int64(pr.fmaLatency)), tag)
+		core.startUnit(t, l, LaneVector, elems/pr.VectorLanes, warpShare(t, pr), clk.Cycles(int64(pr.VectorLatency)), tag)
 	default:
-		sm.fault(t, in, fmt.Errorf("%s cannot run on lane %s", in.Op, pr.geom.Lanes[p]))
+		core.fault(t, in, fmt.Errorf("%s cannot run on lane %s", in.Op, pr.geom.Lanes[p]))
 	}
 }
 
 // warpShare is the fraction of an SM unit one CTA can keep busy: a CTA
 // with fewer warps than the SM has sub-cores leaves some idle.
-func warpShare(t *cta, pr *params) float64 {
-	return math.Min(1, float64(t.res.Warps)/float64(pr.subCores))
+func warpShare(t *cta, pr *Params) float64 {
+	return math.Min(1, float64(t.res.Warps)/float64(pr.SubCores))
 }
 
 // startUnit runs cycles of work of unit u (at full throughput) for lane l
 // as a flow capped at share of the unit, landing lat after its last cycle.
-func (sm *SM) startUnit(t *cta, l *ctaLane, u int, cycles, share float64, lat sim.Time, tag int64) {
-	clk := sm.p.clock
+func (core *Core) startUnit(t *cta, l *ctaLane, u int, cycles, share float64, lat sim.Time, tag int64) {
+	clk := core.p.clock
 	work := int64(math.Ceil(cycles * unitScale))
 	if work <= 0 {
-		sm.finishAfter(l, sm.chip.Engine().Now(), clk.Cycles(1), lat)
+		core.finishAfter(l, core.chip.Engine().Now(), clk.Cycles(1), lat)
 		return
 	}
 	l.ideal = clk.Cycles(int64(math.Ceil(cycles / share)))
 	l.lat = lat
 	l.xfer = 1
-	sm.units[u].Start(work, clk.Hz()*unitScale*share, sm, tag)
+	core.units[u].Start(work, clk.Hz()*unitScale*share, core, tag)
 }
 
 // finishAfter occupies lane l for d, with the effect landing lat later.
-func (sm *SM) finishAfter(l *ctaLane, now, d, lat sim.Time) {
+func (core *Core) finishAfter(l *ctaLane, now, d, lat sim.Time) {
 	d = max(d, 1)
 	l.busy = now + d
 	done := l.busy + lat
 	l.last = max(l.last, done)
-	if sm.funct {
+	if core.funct {
 		l.fly = append(l.fly, inflight{done: done, in: l.cur})
 	}
 }
@@ -169,7 +168,7 @@ func cyclesFor(n int64, bpc float64) int64 { return int64(math.Ceil(float64(n) /
 // Transpose the stored tile is cols × rows): every group of 8 stored rows
 // reads one 16-byte chunk per row per phase, and rows whose chunks land in
 // the same banks are served in separate wavefronts (32 banks × 4 bytes).
-func (p *params) wavefronts(in *isa.Instr) int64 {
+func (p *Params) wavefronts(in *isa.Instr) int64 {
 	rows, cols := in.Rows, in.Cols
 	if in.Transpose {
 		rows, cols = cols, rows
@@ -179,7 +178,7 @@ func (p *params) wavefronts(in *isa.Instr) int64 {
 	groups := int64((rows + 7) / 8)
 	d, ok := p.degrees[in.RowStride] // kernels use a few strides
 	if !ok {
-		d = conflictDegree(in.RowStride, p.banks, p.bankBytes)
+		d = conflictDegree(in.RowStride, p.Banks, p.BankBytes)
 		if len(p.degrees) < 64 {
 			p.degrees[in.RowStride] = d
 		}
@@ -205,51 +204,51 @@ func conflictDegree(rowStride int64, banks, bankBytes int) int {
 }
 
 // apply performs the data effect of a completed instruction (functional).
-func (sm *SM) apply(t *cta, in *isa.Instr) {
+func (core *Core) apply(t *cta, in *isa.Instr) {
 	var err error
 	switch in.Op {
 	case isa.OpCopy:
-		err = sm.copy2D(t, in)
+		err = core.copy2D(t, in)
 	case isa.OpLoad:
 		var dst, src []byte
-		if dst, err = sm.local(t, in.Dst.Buf, in.Dst.Addr, dma.FractalBytes(in.Rows, in.Cols, in.In)); err == nil {
-			src, err = sm.local(t, in.Src.Buf, in.Src.Addr, dma.RowMajorSpan(in.Rows, in.Cols, in.RowStride, in.In, in.Transpose))
+		if dst, err = core.local(t, in.Dst.Buf, in.Dst.Addr, dma.FractalBytes(in.Rows, in.Cols, in.In)); err == nil {
+			src, err = core.local(t, in.Src.Buf, in.Src.Addr, dma.RowMajorSpan(in.Rows, in.Cols, in.RowStride, in.In, in.Transpose))
 			if err == nil {
 				err = dma.LoadFractal(dst, src, in.Rows, in.Cols, in.RowStride, in.In, in.Transpose)
 			}
 		}
 	case isa.OpMmad:
-		err = sm.mmad(t, in)
+		err = core.mmad(t, in)
 	case isa.OpL0CCopy:
-		err = sm.accCopy(t, in)
+		err = core.accCopy(t, in)
 	case isa.OpVector:
-		err = fmt.Errorf("vector operations on an SM are timed but not computed yet")
+		err = fmt.Errorf("vector operations on a %s are timed but not computed yet", core.p.Terms.Core)
 	}
 	if err != nil {
-		sm.fault(t, in, err)
+		core.fault(t, in, err)
 	}
 }
 
 // local returns n bytes of CTA t's buffer b at addr.
-func (sm *SM) local(t *cta, b isa.Buffer, addr, n int64) ([]byte, error) {
+func (core *Core) local(t *cta, b isa.Buffer, addr, n int64) ([]byte, error) {
 	if int(b) >= len(t.mem) || t.mem[b] == nil && n > 0 {
-		return nil, fmt.Errorf("%s is not a buffer of a CTA", sm.p.bufName(b))
+		return nil, fmt.Errorf("%s is not a buffer of a %s", core.p.bufName(b), core.p.Terms.Block)
 	}
 	buf := t.mem[b]
 	if addr < 0 || n < 0 || addr+n > int64(len(buf)) {
-		return nil, fmt.Errorf("%s access [%d, %d) outside the CTA's %d bytes", sm.p.bufName(b), addr, addr+n, len(buf))
+		return nil, fmt.Errorf("%s access [%d, %d) outside the %s's %d bytes", core.p.bufName(b), addr, addr+n, core.p.Terms.Block, len(buf))
 	}
 	return buf[addr : addr+n : addr+n], nil
 }
 
-func (sm *SM) copy2D(t *cta, in *isa.Instr) error {
-	gm := sm.chip.GM()
+func (core *Core) copy2D(t *cta, in *isa.Instr) error {
+	gm := core.chip.GM()
 	for i := 0; i < in.NBurst; i++ {
 		sa := in.Src.Addr + int64(i)*in.SrcStride
 		da := in.Dst.Addr + int64(i)*in.DstStride
 		switch {
 		case in.Src.Buf == BufGM:
-			dst, err := sm.local(t, in.Dst.Buf, da, in.BurstLen)
+			dst, err := core.local(t, in.Dst.Buf, da, in.BurstLen)
 			if err != nil {
 				return err
 			}
@@ -257,7 +256,7 @@ func (sm *SM) copy2D(t *cta, in *isa.Instr) error {
 				return err
 			}
 		case in.Dst.Buf == BufGM:
-			src, err := sm.local(t, in.Src.Buf, sa, in.BurstLen)
+			src, err := core.local(t, in.Src.Buf, sa, in.BurstLen)
 			if err != nil {
 				return err
 			}
@@ -265,11 +264,11 @@ func (sm *SM) copy2D(t *cta, in *isa.Instr) error {
 				return err
 			}
 		default:
-			src, err := sm.local(t, in.Src.Buf, sa, in.BurstLen)
+			src, err := core.local(t, in.Src.Buf, sa, in.BurstLen)
 			if err != nil {
 				return err
 			}
-			dst, err := sm.local(t, in.Dst.Buf, da, in.BurstLen)
+			dst, err := core.local(t, in.Dst.Buf, da, in.BurstLen)
 			if err != nil {
 				return err
 			}
@@ -282,16 +281,16 @@ func (sm *SM) copy2D(t *cta, in *isa.Instr) error {
 // mmad computes C (fractal, FP32) = A·B (+ C) on fragments in the CTA's
 // registers (or tensor memory), in the instruction's k order through the
 // machine's numerics model (tensor cores) or an FMA chain (CUDA cores).
-func (sm *SM) mmad(t *cta, in *isa.Instr) error {
-	a, err := sm.local(t, in.Src.Buf, in.Src.Addr, dma.FractalBytes(in.M, in.K, in.In))
+func (core *Core) mmad(t *cta, in *isa.Instr) error {
+	a, err := core.local(t, in.Src.Buf, in.Src.Addr, dma.FractalBytes(in.M, in.K, in.In))
 	if err != nil {
 		return err
 	}
-	b, err := sm.local(t, in.Src1.Buf, in.Src1.Addr, dma.FractalBytes(in.K, in.N, in.In))
+	b, err := core.local(t, in.Src1.Buf, in.Src1.Addr, dma.FractalBytes(in.K, in.N, in.In))
 	if err != nil {
 		return err
 	}
-	c, err := sm.local(t, in.Dst.Buf, in.Dst.Addr, dma.FractalBytes(in.M, in.N, in.Out))
+	c, err := core.local(t, in.Dst.Buf, in.Dst.Addr, dma.FractalBytes(in.M, in.N, in.Out))
 	if err != nil {
 		return err
 	}
@@ -303,9 +302,9 @@ func (sm *SM) mmad(t *cta, in *isa.Instr) error {
 		fp64MMA(in.M, in.K, in.N, a, b, c, in.Init)
 		return nil
 	}
-	model := sm.chip.Cube()
-	if in.Pipe == LaneFMA {
-		model = sm.p.fmaModel
+	model := core.chip.Cube()
+	if in.Pipe == LaneVector {
+		model = core.p.fmaModel
 	}
 	switch {
 	case in.In == fp.FP16 && in.Out == fp.FP32:
@@ -322,8 +321,8 @@ func (sm *SM) mmad(t *cta, in *isa.Instr) error {
 
 // accCopy writes a fractal accumulator tile row-major to GM or a CTA
 // buffer, converting with the instruction's rounding (the epilogue).
-func (sm *SM) accCopy(t *cta, in *isa.Instr) error {
-	src, err := sm.local(t, in.Src.Buf, in.Src.Addr, dma.FractalBytes(in.Rows, in.Cols, in.In))
+func (core *Core) accCopy(t *cta, in *isa.Instr) error {
+	src, err := core.local(t, in.Src.Buf, in.Src.Addr, dma.FractalBytes(in.Rows, in.Cols, in.In))
 	if err != nil {
 		return err
 	}
@@ -334,14 +333,14 @@ func (sm *SM) accCopy(t *cta, in *isa.Instr) error {
 			if err := dma.FractalRow(row, src, r, in.Rows, in.Cols, in.In, in.Out, in.Round, in.Saturate); err != nil {
 				return err
 			}
-			if err := sm.chip.GM().Write(in.Dst.Addr+int64(r)*in.RowStride, row); err != nil {
+			if err := core.chip.GM().Write(in.Dst.Addr+int64(r)*in.RowStride, row); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	for r := 0; r < in.Rows; r++ {
-		row, err := sm.local(t, in.Dst.Buf, in.Dst.Addr+int64(r)*in.RowStride, rowBytes)
+		row, err := core.local(t, in.Dst.Buf, in.Dst.Addr+int64(r)*in.RowStride, rowBytes)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package nvidia
+package gpu
 
 import (
 	"fmt"
@@ -96,13 +96,13 @@ type smLane struct {
 	stats arch.LaneStats
 }
 
-// SM is one streaming multiprocessor: up to the occupancy limit of CTAs
+// Core is one streaming multiprocessor or compute unit: up to the occupancy limit of CTAs
 // resident at once, each issuing its stream in order into its own lanes;
 // the CTAs share the SM's tensor, CUDA-core and shared-memory throughput
 // (fair-share channels) and its shared memory, registers and warp slots.
-type SM struct {
+type Core struct {
 	chip  *arch.Chip
-	p     *params
+	p     *Params
 	id    int
 	waker *sim.Waker
 
@@ -122,75 +122,76 @@ type SM struct {
 	funct bool
 }
 
-func newSM(c *arch.Chip, p *params, id int) *SM {
-	sm := &SM{chip: c, p: p, id: id, obs: c.Observer(), flobs: c.FlagObserver(), funct: c.Mode() == arch.Functional}
-	sm.waker = sim.NewWaker(c.Engine(), smPriority, sm)
-	for _, u := range []int{LaneTensor, LaneFMA, LaneLDSM} {
-		sm.units[u] = mem.NewChannel(c.Engine(), p.clock.Hz()*unitScale)
+func newCore(c *arch.Chip, p *Params, id int) *Core {
+	core := &Core{chip: c, p: p, id: id, obs: c.Observer(), flobs: c.FlagObserver(), funct: c.Mode() == arch.Functional}
+	core.waker = sim.NewWaker(c.Engine(), smPriority, core)
+	for _, u := range []int{LaneMatrix, LaneVector, LaneLoad} {
+		core.units[u] = mem.NewChannel(c.Engine(), p.clock.Hz()*unitScale)
 	}
-	for i := range sm.lanes {
-		sm.lanes[i].state = arch.QueueEmpty
+	for i := range core.lanes {
+		core.lanes[i].state = arch.QueueEmpty
 	}
-	sm.occ = make([]*mem.Occupancy, len(p.geom.Buffers))
+	core.occ = make([]*mem.Occupancy, len(p.geom.Buffers))
 	for b, spec := range p.geom.Buffers {
 		if !spec.Global {
-			sm.occ[b] = mem.NewOccupancy(spec.Capacity)
+			core.occ[b] = mem.NewOccupancy(spec.Capacity)
 		}
 	}
-	c.Engine().Register(sm)
-	return sm
+	c.Engine().Register(core)
+	return core
 }
 
 // Load implements arch.CoreModel: SMs run kernel grids, not per-core
 // streams.
-func (sm *SM) Load(s isa.Stream) {
-	sm.chip.Fail(fmt.Errorf("SM %d: nvidia-sm machines run kernel grids (isa.Program.Grids), not per-core streams", sm.id))
+func (core *Core) Load(s isa.Stream) {
+	core.chip.Fail(fmt.Errorf("%s %d: %s machines run kernel grids (isa.Program.Grids), not per-core streams", core.p.Terms.Core, core.id, core.chip.M.Kind))
 }
 
 // Wake implements arch.CoreModel.
-func (sm *SM) Wake(t sim.Time) { sm.waker.Wake(t) }
+func (core *Core) Wake(t sim.Time) { core.waker.Wake(t) }
 
 // Close implements arch.CoreModel.
-func (sm *SM) Close() {
-	for _, t := range sm.ctas {
+func (core *Core) Close() {
+	for _, t := range core.ctas {
 		t.stream.Close()
 	}
 }
 
 // Finish implements arch.CoreModel: when the SM's last CTA finished.
-func (sm *SM) Finish() sim.Time { return sm.fin }
+func (core *Core) Finish() sim.Time { return core.fin }
 
 // Admit implements arch.GridCore: the per-CTA limits of the machine.
-func (sm *SM) Admit(r isa.Resources) error {
-	p := sm.p
+func (core *Core) Admit(r isa.Resources) error {
+	p := core.p
+	w := &p.Terms
 	switch {
 	case r.Warps < 1:
-		return fmt.Errorf("a CTA needs at least one warp (got %d)", r.Warps)
-	case r.Warps > p.maxWarps:
-		return fmt.Errorf("%d warps per CTA exceed the SM's %d", r.Warps, p.maxWarps)
-	case r.SharedBytes < 0 || r.SharedBytes > p.smemPerCTA:
-		return fmt.Errorf("%d bytes of shared memory per CTA exceed core.smem_per_cta = %d", r.SharedBytes, p.smemPerCTA)
-	case r.Registers < 0 || r.Registers > p.regs:
-		return fmt.Errorf("%d registers per CTA exceed the SM's %d", r.Registers, p.regs)
-	case r.Registers > int64(r.Warps)*32*int64(p.maxRegsPerThread):
-		return fmt.Errorf("%d registers over %d threads exceed %d per thread", r.Registers, r.Warps*32, p.maxRegsPerThread)
+		return fmt.Errorf("a %s needs at least one %s (got %d)", w.Block, w.Warp, r.Warps)
+	case r.Warps > p.MaxWarps:
+		return fmt.Errorf("%d %ss per %s exceed the %s's %d", r.Warps, w.Warp, w.Block, w.Core, p.MaxWarps)
+	case r.SharedBytes < 0 || r.SharedBytes > p.SharedPerBlock:
+		return fmt.Errorf("%d bytes of shared memory per %s exceed %s = %d", r.SharedBytes, w.Block, w.SharedPerBlockKey, p.SharedPerBlock)
+	case r.Registers < 0 || r.Registers > p.Registers:
+		return fmt.Errorf("%d registers per %s exceed the %s's %d", r.Registers, w.Block, w.Core, p.Registers)
+	case r.Registers > int64(r.Warps)*int64(p.WarpSize)*int64(p.MaxRegsPerThread):
+		return fmt.Errorf("%d registers over %d threads exceed %d per thread", r.Registers, r.Warps*p.WarpSize, p.MaxRegsPerThread)
 	}
 	return nil
 }
 
 // Fits implements arch.GridCore.
-func (sm *SM) Fits(r isa.Resources) bool {
-	p := sm.p
-	return sm.count < p.maxCTAs && sm.warps+r.Warps <= p.maxWarps &&
-		sm.smem+r.SharedBytes <= p.smem && sm.regs+r.Registers <= p.regs
+func (core *Core) Fits(r isa.Resources) bool {
+	p := core.p
+	return core.count < p.MaxBlocks && core.warps+r.Warps <= p.MaxWarps &&
+		core.smem+r.SharedBytes <= p.Shared && core.regs+r.Registers <= p.Registers
 }
 
 // StartCTA implements arch.GridCore.
-func (sm *SM) StartCTA(idx int, s isa.Stream, r isa.Resources) {
-	now := sm.chip.Engine().Now()
+func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources) {
+	now := core.chip.Engine().Now()
 	var t *cta
 	slot := -1
-	for i, c := range sm.ctas {
+	for i, c := range core.ctas {
 		if !c.active {
 			t, slot = c, i
 			break
@@ -201,8 +202,8 @@ func (sm *SM) StartCTA(idx int, s isa.Stream, r isa.Resources) {
 		for i := range t.lanes {
 			t.lanes[i] = ctaLane{q: make([]isa.Instr, queueDepth), ready: make([]sim.Time, queueDepth)}
 		}
-		sm.ctas = append(sm.ctas, t)
-		slot = len(sm.ctas) - 1
+		core.ctas = append(core.ctas, t)
+		slot = len(core.ctas) - 1
 	}
 	t.active, t.idx, t.slot, t.res = true, idx, slot, r
 	t.stream.Start(s)
@@ -215,39 +216,39 @@ func (sm *SM) StartCTA(idx int, s isa.Stream, r isa.Resources) {
 		l.head, l.n, l.busy, l.last, l.xfer, l.state = 0, 0, now, now, 0, arch.QueueEmpty
 		l.fly = l.fly[:0]
 	}
-	if sm.funct {
-		t.mem[BufSMEM] = make([]byte, r.SharedBytes)
+	if core.funct {
+		t.mem[BufShared] = make([]byte, r.SharedBytes)
 		// CTA-level fragments span a whole k-step, more than the per-slice
 		// fragments the registers claimed for occupancy hold: the model's
 		// register storage is the SM's register file.
-		t.mem[BufRF] = make([]byte, sm.p.geom.Buffers[BufRF].Capacity)
-		if int(BufTMEM) < len(sm.p.geom.Buffers) {
-			t.mem[BufTMEM] = make([]byte, sm.p.geom.Buffers[BufTMEM].Capacity)
+		t.mem[BufRegs] = make([]byte, core.p.geom.Buffers[BufRegs].Capacity)
+		if int(BufAcc) < len(core.p.geom.Buffers) {
+			t.mem[BufAcc] = make([]byte, core.p.geom.Buffers[BufAcc].Capacity)
 		}
 	}
-	sm.count++
-	sm.ran++
-	sm.smem += r.SharedBytes
-	sm.regs += r.Registers
-	sm.warps += r.Warps
+	core.count++
+	core.ran++
+	core.smem += r.SharedBytes
+	core.regs += r.Registers
+	core.warps += r.Warps
 	name := fmt.Sprintf("cta%d", slot)
-	sm.alloc(t, BufSMEM, now, name, r.SharedBytes)
-	sm.alloc(t, BufRF, now, name, 4*r.Registers)
-	sm.waker.Wake(now)
+	core.alloc(t, BufShared, now, name, r.SharedBytes)
+	core.alloc(t, BufRegs, now, name, 4*r.Registers)
+	core.waker.Wake(now)
 }
 
 // alloc records a resident CTA's share of buffer b (occupancy).
-func (sm *SM) alloc(t *cta, b isa.Buffer, now sim.Time, name string, size int64) {
+func (core *Core) alloc(t *cta, b isa.Buffer, now sim.Time, name string, size int64) {
 	if size <= 0 {
 		return
 	}
-	o := sm.occ[b]
+	o := core.occ[b]
 	if _, err := o.AllocAny(now, name, size); err != nil {
-		sm.chip.Fail(fmt.Errorf("SM %d CTA %d: %w", sm.id, t.idx, err))
+		core.chip.Fail(fmt.Errorf("%s %d %s %d: %w", core.p.Terms.Core, core.id, core.p.Terms.Block, t.idx, err))
 		return
 	}
-	if sm.obs != nil {
-		sm.obs.Occupancy(sm.id, int(b), o.Bytes(), now)
+	if core.obs != nil {
+		core.obs.Occupancy(core.id, int(b), o.Bytes(), now)
 	}
 }
 
@@ -256,38 +257,38 @@ func (t *cta) flag(src, dst isa.Pipe, id int) *int32 {
 }
 
 // Handle implements sim.Handler: the SM's wake-up.
-func (sm *SM) Handle(now sim.Time, _ int64) {
-	if sm.funct {
-		sm.land(now)
+func (core *Core) Handle(now sim.Time, _ int64) {
+	if core.funct {
+		core.land(now)
 	}
-	for progress := true; progress && !sm.chip.Failed(); {
+	for progress := true; progress && !core.chip.Failed(); {
 		progress = false
-		for _, t := range sm.ctas {
+		for _, t := range core.ctas {
 			if !t.active {
 				continue
 			}
 			for i := LaneIssue + 1; i < numLanes; i++ {
-				if sm.runLane(t, isa.Pipe(i), now) {
+				if core.runLane(t, isa.Pipe(i), now) {
 					progress = true
 				}
 			}
-			if sm.runIssue(t, now) {
+			if core.runIssue(t, now) {
 				progress = true
 			}
 		}
 	}
-	for _, t := range sm.ctas {
+	for _, t := range core.ctas {
 		if t.active {
-			sm.checkDone(t, now)
+			core.checkDone(t, now)
 		}
 	}
-	sm.merge(now)
-	sm.schedule(now)
+	core.merge(now)
+	core.schedule(now)
 }
 
 // land applies the effects of instructions that completed by now.
-func (sm *SM) land(now sim.Time) {
-	for _, t := range sm.ctas {
+func (core *Core) land(now sim.Time) {
+	for _, t := range core.ctas {
 		if !t.active {
 			continue
 		}
@@ -295,7 +296,7 @@ func (sm *SM) land(now sim.Time) {
 			l := &t.lanes[i]
 			k := 0
 			for k < len(l.fly) && l.fly[k].done <= now {
-				sm.apply(t, &l.fly[k].in)
+				core.apply(t, &l.fly[k].in)
 				k++
 			}
 			if k > 0 {
@@ -306,7 +307,7 @@ func (sm *SM) land(now sim.Time) {
 }
 
 // runLane starts what lane p of t can start at now; it reports progress.
-func (sm *SM) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
+func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 	l := &t.lanes[p]
 	progress := false
 	for l.xfer == 0 && l.busy <= now {
@@ -323,14 +324,14 @@ func (sm *SM) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 				return progress
 			}
 			*f--
-			sm.observeFlag(t, in, false, now)
+			core.observeFlag(t, in, false, now)
 		case isa.OpSetFlag:
 			if l.last > now {
 				l.state = arch.Latency
 				return progress
 			}
 			*t.flag(in.SrcPipe, in.DstPipe, in.FlagID)++
-			sm.observeFlag(t, in, true, now)
+			core.observeFlag(t, in, true, now)
 		case isa.OpBarrier:
 			if l.last > now {
 				l.state = arch.Barrier
@@ -342,8 +343,8 @@ func (sm *SM) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 			l.seq++
 			l.start = now
 			l.state = arch.Busy
-			sm.lanes[p].stats.Instrs++
-			sm.execute(t, p, l, now)
+			core.lanes[p].stats.Instrs++
+			core.execute(t, p, l, now)
 		}
 		l.pop()
 		progress = true
@@ -356,13 +357,13 @@ func (sm *SM) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 
 // runIssue issues t's instructions in program order into its lanes; it
 // reports progress.
-func (sm *SM) runIssue(t *cta, now sim.Time) bool {
+func (core *Core) runIssue(t *cta, now sim.Time) bool {
 	progress := false
 	s := &t.lanes[LaneIssue]
 	stall := arch.QueueEmpty
-	horizon := now + issueHorizon*max(sm.p.issue, 1)
+	horizon := now + issueHorizon*max(core.p.issue, 1)
 issue:
-	for !sm.chip.Failed() {
+	for !core.chip.Failed() {
 		at := max(now, t.free) // issue time of the next instruction
 		if at >= horizon {
 			break
@@ -385,27 +386,27 @@ issue:
 		}
 		switch {
 		case in.Op == isa.OpBarrier && in.Pipe == isa.ALL:
-			if !sm.idle(t, now) {
+			if !core.idle(t, now) {
 				s.state = arch.Barrier
 				return progress
 			}
 		case in.Op == isa.OpScalar:
-			t.free = now + sm.p.clock.Cycles(in.Cycles)
+			t.free = now + core.p.clock.Cycles(in.Cycles)
 			s.cur = *in
 			s.seq++
 		case in.Op == isa.OpSyncAll:
-			sm.fault(t, in, fmt.Errorf("sync_all: CTAs of a grid cannot wait for each other; end the kernel (grid) instead"))
+			core.fault(t, in, fmt.Errorf("sync_all: the %ss of a grid cannot wait for each other; end the kernel (grid) instead", core.p.Terms.Block))
 			return progress
 		case (in.Op == isa.OpSetFlag || in.Op == isa.OpWaitFlag) &&
 			(int(in.SrcPipe) >= numLanes || int(in.DstPipe) >= numLanes || in.FlagID < 0 || in.FlagID >= flagIDs):
-			sm.fault(t, in, fmt.Errorf("flag %d between lanes %d and %d: an SM has lanes 0..%d and flag ids 0..%d", in.FlagID, in.SrcPipe, in.DstPipe, numLanes-1, flagIDs-1))
+			core.fault(t, in, fmt.Errorf("flag %d between lanes %d and %d: a %s has lanes 0..%d and flag ids 0..%d", in.FlagID, in.SrcPipe, in.DstPipe, core.p.Terms.Core, numLanes-1, flagIDs-1))
 			return progress
 		case int(target) >= numLanes:
-			sm.fault(t, in, fmt.Errorf("no lane %d on an SM (lanes %s)", target, strings.Join(sm.p.geom.Lanes, ", ")))
+			core.fault(t, in, fmt.Errorf("no lane %d on a %s (lanes %s)", target, core.p.Terms.Core, strings.Join(core.p.geom.Lanes, ", ")))
 			return progress
 		case target == LaneIssue:
 			if in.Op != isa.OpNop && in.Op != isa.OpAlloc && in.Op != isa.OpFree {
-				sm.fault(t, in, fmt.Errorf("%s cannot run on the issue lane", in.Op))
+				core.fault(t, in, fmt.Errorf("%s cannot run on the issue lane", in.Op))
 				return progress
 			}
 		default:
@@ -419,14 +420,14 @@ issue:
 				return progress
 			}
 			l.push(*in, at)
-			if sm.p.issue > 0 {
-				t.free = at + sm.p.issue
+			if core.p.issue > 0 {
+				t.free = at + core.p.issue
 				s.cur = *in
 				s.seq++
 			}
 		}
 		t.fetched = false
-		sm.lanes[LaneIssue].stats.Instrs++
+		core.lanes[LaneIssue].stats.Instrs++
 		progress = true
 	}
 	s.state = stall
@@ -443,7 +444,7 @@ issue:
 const issueHorizon = 64
 
 // idle reports whether every lane of t has drained and landed.
-func (sm *SM) idle(t *cta, now sim.Time) bool {
+func (core *Core) idle(t *cta, now sim.Time) bool {
 	for i := LaneIssue + 1; i < numLanes; i++ {
 		l := &t.lanes[i]
 		if !l.empty() || l.xfer > 0 || l.busy > now || l.last > now {
@@ -454,8 +455,8 @@ func (sm *SM) idle(t *cta, now sim.Time) bool {
 }
 
 // checkDone retires t when its stream is drained and everything landed.
-func (sm *SM) checkDone(t *cta, now sim.Time) {
-	if !t.drained || t.fetched || t.free > now || !sm.idle(t, now) {
+func (core *Core) checkDone(t *cta, now sim.Time) {
+	if !t.drained || t.fetched || t.free > now || !core.idle(t, now) {
 		return
 	}
 	t.active = false
@@ -464,26 +465,29 @@ func (sm *SM) checkDone(t *cta, now sim.Time) {
 		t.mem[b] = nil
 	}
 	name := fmt.Sprintf("cta%d", t.slot)
-	for _, b := range []isa.Buffer{BufSMEM, BufRF} {
-		if sm.occ[b].Has(name) {
-			_ = sm.occ[b].Free(now, name, 0)
-			if sm.obs != nil {
-				sm.obs.Occupancy(sm.id, int(b), sm.occ[b].Bytes(), now)
+	for _, b := range []isa.Buffer{BufShared, BufRegs} {
+		if core.occ[b].Has(name) {
+			_ = core.occ[b].Free(now, name, 0)
+			if core.obs != nil {
+				core.obs.Occupancy(core.id, int(b), core.occ[b].Bytes(), now)
 			}
 		}
 	}
-	sm.count--
-	sm.smem -= t.res.SharedBytes
-	sm.regs -= t.res.Registers
-	sm.warps -= t.res.Warps
-	sm.fin = max(now, 1)
-	sm.chip.CTADone(sm.id, now)
+	core.count--
+	core.smem -= t.res.SharedBytes
+	core.regs -= t.res.Registers
+	core.warps -= t.res.Warps
+	core.fin = max(now, 1)
+	core.chip.CTADone(core.id, now)
 }
 
 // FlowDone implements mem.FlowDone: a flow of lane tag%numLanes of CTA
 // slot tag/numLanes has finished.
-func (sm *SM) FlowDone(now sim.Time, tag int64) {
-	t := sm.ctas[tag/numLanes]
+func (core *Core) FlowDone(now sim.Time, tag int64) {
+	if tag == coexecTag {
+		return
+	}
+	t := core.ctas[tag/numLanes]
 	l := &t.lanes[tag%numLanes]
 	l.xfer--
 	if l.xfer > 0 {
@@ -495,18 +499,18 @@ func (sm *SM) FlowDone(now sim.Time, tag int64) {
 	l.busy = now
 	done := now + l.lat
 	l.last = max(l.last, done)
-	if sm.funct {
+	if core.funct {
 		l.fly = append(l.fly, inflight{done: done, in: l.cur})
 	}
-	sm.waker.Wake(now)
+	core.waker.Wake(now)
 }
 
 // merge recomputes the SM lanes' states from the CTAs' lanes and closes
 // the intervals that changed at now.
-func (sm *SM) merge(now sim.Time) {
-	for i := range sm.lanes {
+func (core *Core) merge(now sim.Time) {
+	for i := range core.lanes {
 		state, label, key := arch.QueueEmpty, (*isa.Instr)(nil), uint64(0)
-		for _, t := range sm.ctas {
+		for _, t := range core.ctas {
 			if !t.active {
 				continue
 			}
@@ -522,7 +526,7 @@ func (sm *SM) merge(now sim.Time) {
 				}
 			}
 		}
-		sm.setLane(i, state, label, key, now)
+		core.setLane(i, state, label, key, now)
 	}
 }
 
@@ -553,12 +557,12 @@ func rank(c arch.Cause) int {
 }
 
 // setLane moves SM lane i to state from now on.
-func (sm *SM) setLane(i int, state arch.Cause, label *isa.Instr, key uint64, now sim.Time) {
-	l := &sm.lanes[i]
+func (core *Core) setLane(i int, state arch.Cause, label *isa.Instr, key uint64, now sim.Time) {
+	l := &core.lanes[i]
 	if l.state == state && (state != arch.Busy || l.key == key) {
 		return
 	}
-	sm.closeLane(i, now)
+	core.closeLane(i, now)
 	l.state, l.key = state, key
 	if label != nil {
 		l.label = *label
@@ -566,18 +570,18 @@ func (sm *SM) setLane(i int, state arch.Cause, label *isa.Instr, key uint64, now
 }
 
 // closeLane accounts SM lane i's open interval up to now.
-func (sm *SM) closeLane(i int, now sim.Time) {
-	l := &sm.lanes[i]
+func (core *Core) closeLane(i int, now sim.Time) {
+	l := &core.lanes[i]
 	if now <= l.since {
 		return
 	}
 	l.stats.Time[l.state] += now - l.since
-	if sm.obs != nil {
+	if core.obs != nil {
 		var in *isa.Instr
 		if l.state == arch.Busy {
 			in = &l.label
 		}
-		sm.obs.Interval(sm.id, i, l.state, l.since, now, in)
+		core.obs.Interval(core.id, i, l.state, l.since, now, in)
 	}
 	l.since = now
 }
@@ -585,14 +589,14 @@ func (sm *SM) closeLane(i int, now sim.Time) {
 // schedule wakes the SM at the earliest future time one of its CTAs can
 // make progress or change state by its own clock (flows wake it
 // themselves).
-func (sm *SM) schedule(now sim.Time) {
+func (core *Core) schedule(now sim.Time) {
 	next := sim.Time(math.MaxInt64)
 	consider := func(t sim.Time) {
 		if t > now && t < next {
 			next = t
 		}
 	}
-	for _, t := range sm.ctas {
+	for _, t := range core.ctas {
 		if !t.active {
 			continue
 		}
@@ -613,26 +617,26 @@ func (sm *SM) schedule(now sim.Time) {
 		}
 	}
 	if next != sim.Time(math.MaxInt64) {
-		sm.waker.Wake(next)
+		core.waker.Wake(next)
 	}
 }
 
 // observeFlag tells the observer of a flag event. Flags are per CTA: the
 // id it sees is slot·flagIDs + id, so that traces pair each set with its
 // own CTA's wait when several CTAs share the SM.
-func (sm *SM) observeFlag(t *cta, in *isa.Instr, set bool, now sim.Time) {
-	if sm.flobs != nil {
-		sm.flobs.Flag(sm.id, int(in.SrcPipe), int(in.DstPipe), t.slot*flagIDs+in.FlagID, set, now)
+func (core *Core) observeFlag(t *cta, in *isa.Instr, set bool, now sim.Time) {
+	if core.flobs != nil {
+		core.flobs.Flag(core.id, int(in.SrcPipe), int(in.DstPipe), t.slot*flagIDs+in.FlagID, set, now)
 	}
 }
 
 // fault stops the run with an error naming SM, CTA and instruction.
-func (sm *SM) fault(t *cta, in *isa.Instr, err error) {
-	names := isa.Names{Lanes: sm.p.geom.Lanes, Buffers: bufferNames(sm.p)}
-	sm.chip.Fail(fmt.Errorf("SM %d CTA %d: %s: %w", sm.id, t.idx, names.Format(*in), err))
+func (core *Core) fault(t *cta, in *isa.Instr, err error) {
+	names := isa.Names{Lanes: core.p.geom.Lanes, Buffers: bufferNames(core.p)}
+	core.chip.Fail(fmt.Errorf("%s %d %s %d: %s: %w", core.p.Terms.Core, core.id, core.p.Terms.Block, t.idx, names.Format(*in), err))
 }
 
-func bufferNames(p *params) []string {
+func bufferNames(p *Params) []string {
 	out := make([]string, len(p.geom.Buffers))
 	for i, b := range p.geom.Buffers {
 		out[i] = b.Name
@@ -641,15 +645,15 @@ func bufferNames(p *params) []string {
 }
 
 // Blocked implements sim.Waiter for deadlock reports.
-func (sm *SM) Blocked() (bool, string) {
+func (core *Core) Blocked() (bool, string) {
 	var why []string
-	names := isa.Names{Lanes: sm.p.geom.Lanes, Buffers: bufferNames(sm.p)}
-	for _, t := range sm.ctas {
+	names := isa.Names{Lanes: core.p.geom.Lanes, Buffers: bufferNames(core.p)}
+	for _, t := range core.ctas {
 		if !t.active {
 			continue
 		}
 		if t.fetched {
-			why = append(why, fmt.Sprintf("CTA %d issue: cannot issue %s", t.idx, names.Format(*t.pending)))
+			why = append(why, fmt.Sprintf("%s %d issue: cannot issue %s", core.p.Terms.Block, t.idx, names.Format(*t.pending)))
 		}
 		for i := LaneIssue + 1; i < numLanes; i++ {
 			l := &t.lanes[i]
@@ -658,27 +662,27 @@ func (sm *SM) Blocked() (bool, string) {
 			}
 			in := l.front()
 			if in.Op == isa.OpWaitFlag {
-				why = append(why, fmt.Sprintf("CTA %d lane %s: %s", t.idx, sm.p.geom.Lanes[i], names.Format(*in)))
+				why = append(why, fmt.Sprintf("%s %d lane %s: %s", core.p.Terms.Block, t.idx, core.p.geom.Lanes[i], names.Format(*in)))
 			} else {
-				why = append(why, fmt.Sprintf("CTA %d lane %s: %d queued behind %s", t.idx, sm.p.geom.Lanes[i], l.n, names.Format(*in)))
+				why = append(why, fmt.Sprintf("%s %d lane %s: %d queued behind %s", core.p.Terms.Block, t.idx, core.p.geom.Lanes[i], l.n, names.Format(*in)))
 			}
 		}
 	}
 	if len(why) == 0 {
 		return false, ""
 	}
-	return true, fmt.Sprintf("SM %d: %s", sm.id, strings.Join(why, "; "))
+	return true, fmt.Sprintf("%s %d: %s", core.p.Terms.Core, core.id, strings.Join(why, "; "))
 }
 
 // Finalize implements arch.CoreModel.
-func (sm *SM) Finalize(end sim.Time) arch.CoreStats {
-	st := arch.CoreStats{Lanes: make([]arch.LaneStats, numLanes), Buffers: make([]arch.BufferStats, len(sm.occ)), Finish: sm.fin}
-	for i := range sm.lanes {
-		sm.closeLane(i, end)
-		st.Lanes[i] = sm.lanes[i].stats
-		st.Instrs += sm.lanes[i].stats.Instrs
+func (core *Core) Finalize(end sim.Time) arch.CoreStats {
+	st := arch.CoreStats{Lanes: make([]arch.LaneStats, numLanes), Buffers: make([]arch.BufferStats, len(core.occ)), Finish: core.fin}
+	for i := range core.lanes {
+		core.closeLane(i, end)
+		st.Lanes[i] = core.lanes[i].stats
+		st.Instrs += core.lanes[i].stats.Instrs
 	}
-	for b, o := range sm.occ {
+	for b, o := range core.occ {
 		if o == nil {
 			continue
 		}

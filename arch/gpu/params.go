@@ -1,0 +1,136 @@
+package gpu
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/cube"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// Terms are the words a kind uses for its parts in messages: an NVIDIA SM
+// runs CTAs of warps, an AMD CU workgroups of wavefronts.
+type Terms struct {
+	Core   string // "SM", "CU"
+	Block  string // "CTA", "workgroup"
+	Warp   string // "warp", "wave"
+	Matrix string // "tensor cores", "matrix cores"
+	Vector string // "CUDA cores", "VALUs"
+	// SharedPerBlockKey is the machine-file key of the most shared memory
+	// one block may allocate (messages).
+	SharedPerBlockKey string
+}
+
+// MatrixInput is what a core's matrix units do with one input format.
+// Arrays indexed by format hold them, not maps: every MMA looks one up.
+type MatrixInput struct {
+	// Rate is the dense FLOP (or OP) per cycle of the whole core the
+	// instruction family sustains (0: the format is not taken).
+	Rate float64
+	// Latency is the cycles from one instruction's issue to its result.
+	Latency int
+	// Flops is 2·m·n·k of one hardware instruction.
+	Flops float64
+	// Dims is the M, N, K a run's extents are rounded up to (whole
+	// instructions); zero when the file names no shape.
+	Dims [3]int
+	// WarpLevel: one instruction runs on one sub-core's unit (mma.sync,
+	// DMMA, MFMA), so it occupies 1/SubCores of the core's rate; otherwise
+	// it spreads over the whole core (wgmma, tcgen05).
+	WarpLevel bool
+	// VectorCycles is the vector-unit cycles each instruction keeps from
+	// other work on its sub-core (AMD's MFMA/VALU co-execution delay); 0:
+	// the units run independently.
+	VectorCycles float64
+}
+
+// Params are a GPU core's figures, resolved once from the machine file by
+// its kind (arch/nvidia, arch/amd). Rates are per core per clock.
+type Params struct {
+	Terms Terms
+	// SubCores is the number of sub-partitions each with its own scheduler
+	// and matrix unit (NVIDIA SMSPs, AMD SIMDs).
+	SubCores int
+	// WarpSize is the threads of a warp (32) or wavefront (64).
+	WarpSize         int
+	MaxWarps         int   // resident warps per core
+	MaxBlocks        int   // resident blocks per core
+	MaxRegsPerThread int   // 32-bit registers one thread may use
+	Registers        int64 // 32-bit registers per core
+	Shared           int64 // shared memory (LDS) per core, bytes
+	SharedPerBlock   int64 // the most one block may allocate
+	Banks, BankBytes int   // shared-memory banking
+	// Matrix is indexed by input format.
+	Matrix [fp.NumFormats]MatrixInput
+	// VectorRate is the vector units' FLOP per cycle per core by format
+	// (FMA = 2); VectorLanes the element-wise operations per cycle;
+	// VectorLatency one operation's latency in cycles.
+	VectorRate    [fp.NumFormats]float64
+	VectorLanes   float64
+	VectorLatency int
+	// Launch is the cost of one kernel launch.
+	Launch sim.Time
+
+	geom     *machines.Geometry
+	clock    sim.Clock
+	issue    sim.Time      // per block-level instruction issued
+	degrees  map[int64]int // bank-conflict degree by row stride (cache)
+	fmaModel cube.Model    // numerics of vector-unit GEMMs (sequential FMA)
+	paths    []machines.PathSpec
+}
+
+// NewCores builds the chip's cores (c.M.Cores of them) from p.
+func NewCores(c *arch.Chip, p *Params) ([]arch.CoreModel, error) {
+	fmaModel, err := cube.Preset("fp32-rne")
+	if err != nil {
+		return nil, err
+	}
+	p.geom = c.Geometry()
+	p.clock = c.Clock()
+	p.issue = c.Clock().Cycles(1)
+	p.fmaModel = fmaModel
+	p.paths = p.geom.Paths
+	p.degrees = map[int64]int{}
+	if p.SubCores < 1 || p.WarpSize < 1 {
+		return nil, fmt.Errorf("a GPU core needs sub-cores and a warp size (got %d, %d)", p.SubCores, p.WarpSize)
+	}
+	cores := make([]arch.CoreModel, c.M.Cores)
+	for i := range cores {
+		cores[i] = newCore(c, p, i)
+	}
+	return cores, nil
+}
+
+// path returns the copy path src→dst that lane runs.
+func (p *Params) path(src, dst isa.Buffer, lane isa.Pipe) (machines.PathSpec, bool) {
+	for _, ps := range p.paths {
+		if ps.Src == int(src) && ps.Dst == int(dst) && ps.Lane == int(lane) {
+			return ps, true
+		}
+	}
+	return machines.PathSpec{}, false
+}
+
+func (p *Params) bufName(b isa.Buffer) string {
+	if int(b) < len(p.geom.Buffers) {
+		return p.geom.Buffers[b].Name
+	}
+	return fmt.Sprintf("buffer%d", b)
+}
+
+// matrixInputs lists the input types the matrix units take.
+func (p *Params) matrixInputs() string {
+	var names []string
+	for f, in := range p.Matrix {
+		if in.Rate > 0 {
+			names = append(names, fp.Format(f).String())
+		}
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
