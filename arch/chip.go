@@ -45,9 +45,11 @@ type Chip struct {
 	eng   *sim.Engine
 	clock sim.Clock
 	gm    *mem.GM
-	gmBW  *mem.Channel // HBM bandwidth shared by all cores
-	l2BW  *mem.Channel // L2 bandwidth (nil without an L2)
-	l2    *mem.L2
+	gmBW  *mem.Channel   // HBM bandwidth shared by all cores
+	l2s   []*mem.L2      // the L2 (one entry), or its private partitions (nil without an L2)
+	l2BWs []*mem.Channel // their bandwidths
+	llc   *mem.L2        // the memory-side cache in front of HBM (nil: none)
+	llcBW *mem.Channel
 	cube  cube.Model
 	cores []CoreModel
 
@@ -95,9 +97,19 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 		}
 		c.gmBW.Observe(func(now sim.Time, bps float64) { obs.Bandwidth(now, bps) })
 	}
-	if l2 := mem.NewL2(int64(m.L2.Capacity), m.L2.LineBytes, m.L2.Ways); l2 != nil {
-		c.l2 = l2
-		c.l2BW = mem.NewChannel(c.eng, float64(m.L2.Bandwidth))
+	parts := 1
+	if m.L2.Private && m.L2.Partitions > 1 {
+		parts = m.L2.Partitions
+	}
+	for range parts {
+		if l2 := mem.NewL2(int64(m.L2.Capacity)/int64(parts), m.L2.LineBytes, m.L2.Ways); l2 != nil {
+			c.l2s = append(c.l2s, l2)
+			c.l2BWs = append(c.l2BWs, mem.NewChannel(c.eng, float64(m.L2.Bandwidth)/float64(parts)))
+		}
+	}
+	if llc := mem.NewL2(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.Ways); llc != nil && len(c.l2s) > 0 {
+		c.llc = llc
+		c.llcBW = mem.NewChannel(c.eng, float64(m.LLC.Bandwidth))
 	}
 	cores, err := kind.NewCores(c)
 	if err != nil {
@@ -215,8 +227,12 @@ func (c *Chip) stats() *Stats {
 	}
 	st := &Stats{Geometry: c.geom, Time: end, Cycles: c.clock.CeilCycles(end), GMReadBytes: c.gmRead, GMWriteBytes: c.gmWrite,
 		GMUtilisation: c.gmBW.MeanUtilisation(end), Events: c.eng.Events(), MMADFlops: c.mmadFlops}
-	if c.l2 != nil {
-		st.L2HitBytes, st.L2MissBytes = c.l2.HitBytes, c.l2.MissBytes
+	for _, l2 := range c.l2s {
+		st.L2HitBytes += l2.HitBytes
+		st.L2MissBytes += l2.MissBytes
+	}
+	if c.llc != nil {
+		st.LLCHitBytes, st.LLCMissBytes = c.llc.HitBytes, c.llc.MissBytes
 	}
 	for _, core := range c.cores {
 		st.Cores = append(st.Cores, core.Finalize(end))
@@ -234,52 +250,66 @@ type GMSpan struct {
 }
 
 // StartGM starts the GM side of a transfer of n bytes (a read when read)
-// touching span, for owner, which is told through FlowDone(now, tag) as
-// each part finishes streaming; it returns the number of parts (1 or 2)
-// and the latency the transfer adds to its path's: gm.latency_cycles when
-// some of its bytes come from HBM (every write, every read without an
-// L2), plus l2.far_latency_cycles on a chip whose L2 is split in
+// by core touching span, for owner, which is told through FlowDone(now,
+// tag) as each part finishes streaming; it returns the number of parts (1
+// to 3) and the latency the transfer adds to its path's: gm.latency_cycles
+// when some of its bytes come from HBM (every write, every read without an
+// L2), llc.latency_cycles when the L2 misses are all served by the LLC,
+// plus l2.far_latency_cycles on a chip whose shared L2 is split in
 // partitions (lines interleave over them, so a transfer's last byte comes
 // from the far one).
-// Reads are split into the bytes the L2 holds (served at L2 bandwidth) and
-// the rest (HBM); writes go through to HBM and allocate in the L2. Each
-// part is capped by its share of capBps (the path's bandwidth) so an
-// uncontended transfer takes n / path.
-func (c *Chip) StartGM(owner mem.FlowDone, tag int64, read bool, n int64, span GMSpan, capBps float64) (parts int, latency sim.Time) {
+// Reads are split into the bytes the core's L2 holds (served at its L2
+// bandwidth), the bytes the LLC holds and the rest (HBM); writes go
+// through to HBM and allocate in the caches. Each part is capped by its
+// share of capBps (the path's bandwidth) so an uncontended transfer takes
+// n / path.
+func (c *Chip) StartGM(owner mem.FlowDone, core int, tag int64, read bool, n int64, span GMSpan, capBps float64) (parts int, latency sim.Time) {
 	if read {
 		c.gmRead += n
 	} else {
 		c.gmWrite += n
 	}
-	hit := int64(0)
-	if c.l2 != nil {
-		hit, _ = c.l2.Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
+	hit, llcHit := int64(0), int64(0)
+	part := 0
+	if len(c.l2s) > 0 {
+		part = core % len(c.l2s)
+		hit, _ = c.l2s[part].Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
+		if c.llc != nil {
+			// assumption: the LLC is looked up with the whole span (it sees
+			// the L2 hits' recency too) and serves at most the L2's misses.
+			h, _ := c.llc.Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
+			llcHit = min(h, n-hit)
+		}
 		if !read {
-			hit = 0 // write-through: every byte reaches HBM
+			hit, llcHit = 0, 0 // write-through: every byte reaches HBM
 		}
 	}
-	miss := n - hit
-	if miss > 0 || hit == 0 {
+	miss := n - hit - llcHit
+	switch {
+	case miss > 0 || hit+llcHit == 0:
 		latency = c.clock.Cycles(int64(c.M.GM.LatencyCycles))
+	case llcHit > 0:
+		latency = c.clock.Cycles(int64(c.M.LLC.LatencyCycles))
 	}
-	if c.M.L2.Partitions > 1 && c.l2 != nil {
+	if c.M.L2.Partitions > 1 && !c.M.L2.Private && len(c.l2s) > 0 {
 		latency += c.clock.Cycles(int64(c.M.L2.FarLatencyCycles))
 	}
-	if hit > 0 {
-		parts++
-	}
-	if miss > 0 || hit == 0 {
+	start := func(ch *mem.Channel, b int64, share float64) {
+		ch.Start(b, share, owner, tag)
 		parts++
 	}
 	if hit > 0 {
-		c.l2BW.Start(hit, capBps*float64(hit)/float64(n), owner, tag)
+		start(c.l2BWs[part], hit, capBps*float64(hit)/float64(n))
 	}
-	if miss > 0 || hit == 0 {
+	if llcHit > 0 {
+		start(c.llcBW, llcHit, capBps*float64(llcHit)/float64(n))
+	}
+	if miss > 0 || hit+llcHit == 0 {
 		share := capBps
-		if hit > 0 {
+		if hit+llcHit > 0 {
 			share = capBps * float64(miss) / float64(n)
 		}
-		c.gmBW.Start(miss, share, owner, tag)
+		start(c.gmBW, miss, share)
 	}
 	return parts, latency
 }

@@ -95,4 +95,7 @@ type Stats struct {
 	MMADFlops     float64 // 2·m·n·k summed over executed MMADs
 	// L2 read hits and misses in bytes (zero without an L2).
 	L2HitBytes, L2MissBytes int64
+	// LLCHitBytes and LLCMissBytes count the memory-side cache's lookups
+	// (machines with an llc: section).
+	LLCHitBytes, LLCMissBytes int64
 }

@@ -18,6 +18,8 @@ type Machine struct {
 	Core CoreSpec     `mapstructure:"core"`
 	GM   GlobalMemory `mapstructure:"gm"`
 	L2   L2Cache      `mapstructure:"l2"`
+	// LLC is the memory-side cache in front of HBM (optional).
+	LLC LLC `mapstructure:"llc"`
 	// Host is the host CPU and its link to the NPU (optional: a machine
 	// without one has Host.Cores == 0 and cannot run host programs).
 	Host Host `mapstructure:"host"`
@@ -131,6 +133,25 @@ type L2Cache struct {
 	// reaching a partition other than its own pays FarLatencyCycles more.
 	Partitions       int `mapstructure:"partitions"`
 	FarLatencyCycles int `mapstructure:"far_latency_cycles"`
+	// Private makes each partition the L2 of its own cores only (MI300X:
+	// one L2 per XCD, cores interleaved over the partitions as the
+	// dispatcher sends consecutive workgroups to consecutive XCDs):
+	// capacity and bandwidth are split evenly, a line may be cached in
+	// several partitions, and there is no far latency.
+	Private bool `mapstructure:"private"`
+}
+
+// LLC is a memory-side last-level cache between the L2 and HBM (MI300X's
+// Infinity Cache), shared by every core; it sees the L2's misses.
+// Capacity 0 (or no llc: section) means none.
+type LLC struct {
+	Capacity  Size      `mapstructure:"capacity"`
+	Bandwidth Bandwidth `mapstructure:"bandwidth"`
+	LineBytes int       `mapstructure:"line_bytes"`
+	Ways      int       `mapstructure:"ways"`
+	// LatencyCycles is what an L2 miss served by the LLC adds (an LLC
+	// miss adds gm.latency_cycles instead).
+	LatencyCycles int `mapstructure:"latency_cycles"`
 }
 
 // Size is a byte count; in files it accepts plain integers and the suffixes

@@ -82,6 +82,37 @@ func (m *Machine) problems() []problem {
 			add("l2.ways", "must be ≥ 1 when l2.capacity > 0 (got %d)", w)
 		case int64(m.L2.Capacity)%(int64(lb)*int64(w)) != 0:
 			add("l2.capacity", "must be a multiple of line_bytes × ways = %d (got %v)", int64(lb)*int64(w), m.L2.Capacity)
+		case m.L2.Private && m.L2.Partitions > 1 && int64(m.L2.Capacity)%(int64(lb)*int64(w)*int64(m.L2.Partitions)) != 0:
+			add("l2.capacity", "must be a multiple of line_bytes × ways × partitions = %d with private partitions (got %v)",
+				int64(lb)*int64(w)*int64(m.L2.Partitions), m.L2.Capacity)
+		}
+		if m.L2.Private && m.L2.FarLatencyCycles != 0 {
+			add("l2.far_latency_cycles", "must be 0 with private partitions: a core only reaches its own (got %d)", m.L2.FarLatencyCycles)
+		}
+		if m.L2.Private && m.L2.Partitions > m.Cores && m.Cores >= 1 {
+			add("l2.partitions", "must be ≤ cores = %d with private partitions (got %d)", m.Cores, m.L2.Partitions)
+		}
+	}
+	if l := &m.LLC; l.Capacity != 0 || l.Bandwidth != 0 || l.LineBytes != 0 || l.Ways != 0 || l.LatencyCycles != 0 {
+		// An llc section, once given, must be complete.
+		switch {
+		case l.Capacity <= 0:
+			add("llc.capacity", "must be > 0 when an llc section is given (got %v)", l.Capacity)
+		case l.LineBytes <= 0 || l.LineBytes&(l.LineBytes-1) != 0:
+			add("llc.line_bytes", "must be a power of two (got %d)", l.LineBytes)
+		case l.Ways < 1:
+			add("llc.ways", "must be ≥ 1 (got %d)", l.Ways)
+		case int64(l.Capacity)%(int64(l.LineBytes)*int64(l.Ways)) != 0:
+			add("llc.capacity", "must be a multiple of line_bytes × ways = %d (got %v)", int64(l.LineBytes)*int64(l.Ways), l.Capacity)
+		}
+		if !finitePos(float64(l.Bandwidth)) {
+			add("llc.bandwidth", "must be > 0 (got %v)", l.Bandwidth)
+		}
+		if l.LatencyCycles < 0 {
+			add("llc.latency_cycles", "must be ≥ 0 (got %d)", l.LatencyCycles)
+		}
+		if m.L2.Capacity == 0 {
+			add("llc.capacity", "needs an L2 in front of it (l2.capacity > 0)")
 		}
 	}
 	if h := &m.Host; h.Cores != 0 || h.Clock != 0 || h.FP32FlopsPerCycle != 0 || h.FP64FlopsPerCycle != 0 ||

@@ -29,6 +29,7 @@ type GEMMParams struct {
 	Check        bool   `mapstructure:"check"`        // compare with the golden model (full numerics)
 	Baselines    *bool  `mapstructure:"baselines"`    // report hgemm and CPU FP32 errors (default true)
 	SplitChunk   int    `mapstructure:"split_chunk"`  // elements per vector-pass chunk (0 = default)
+	Unit         string `mapstructure:"unit"`         // GPUs: matrix | vector units for the MMAs ("" = the library's choice)
 }
 
 // Tiling is the block decomposition: SGEMM-cube's (its Sec. 5.1.1) on
@@ -119,7 +120,10 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 		if p.Tiling.Stages == 0 {
 			key = "tiling.warps"
 		}
-		return bad(key, "applies to GPU machines (nvidia-sm); machine %s is %s", m.Name, m.Kind)
+		return bad(key, "applies to GPU machines (nvidia-sm, amd-cu); machine %s is %s", m.Name, m.Kind)
+	}
+	if p.Unit != "" {
+		return bad("unit", "applies to GPU machines (nvidia-sm, amd-cu); machine %s is %s", m.Name, m.Kind)
 	}
 	for _, d := range []struct {
 		key string

@@ -12,29 +12,32 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "gpu-bench", Machines: []string{"nvidia-sm"}, Example: "a100-tensor-peak.yaml",
-		Summary: "GPU microbenchmarks (nvidia-sm): tensor peak, MMA latency, HBM stream, L2 and shared-memory bandwidth",
+	register(&Kind{Name: "gpu-bench", Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-tensor-peak.yaml",
+		Summary: "GPU microbenchmarks: matrix (tensor/MFMA) peak, MMA latency, HBM stream, L2 and shared-memory (LDS) bandwidth",
 		Build:   buildGPUBench})
 }
 
 // The microbenchmarks (GPUBenchParams.Test).
 const (
-	benchTensorPeak = "tensor-peak"    // every SM's tensor cores busy: achieved vs dense peak
+	benchTensorPeak = "tensor-peak"    // every core's matrix units busy: achieved vs dense peak (alias matrix-peak)
 	benchMMALatency = "mma-latency"    // one warp (group): a chain of dependent MMAs, cycles per link
 	benchHBMStream  = "hbm-stream"     // all SMs stream a large array global→shared: GB/s
 	benchL2         = "l2-bandwidth"   // all SMs re-read a working set that fits the L2: GB/s
-	benchSMEM       = "smem-bandwidth" // all SMs load shared memory into registers: bytes per cycle per SM
+	benchSMEM       = "smem-bandwidth" // all cores load shared memory into registers: bytes per cycle per core (alias lds-bandwidth)
 )
+
+// benchAliases are the AMD names of tests.
+var benchAliases = map[string]string{"matrix-peak": benchTensorPeak, "lds-bandwidth": benchSMEM}
 
 // GPUBenchParams are the parameters of the gpu-bench kind.
 type GPUBenchParams struct {
 	Kind    string `mapstructure:"kind"`
 	Machine string `mapstructure:"machine"`
-	// Test is one of tensor-peak, mma-latency, hbm-stream, l2-bandwidth,
-	// smem-bandwidth.
+	// Test is one of tensor-peak (matrix-peak), mma-latency, hbm-stream,
+	// l2-bandwidth, smem-bandwidth (lds-bandwidth).
 	Test string `mapstructure:"test"`
-	// DType is the tensor input type (fp16, bf16, tf32, fp8, int8) of the
-	// tensor tests.
+	// DType is the matrix input type (fp16, bf16, tf32 or xf32, fp8, int8,
+	// fp32, fp64) of the matrix tests.
 	DType string `mapstructure:"dtype"`
 	// Bytes is the data a memory test moves (hbm-stream: the array; 0 = 1
 	// GiB) or re-reads (l2-bandwidth: the working set; 0 = a quarter of the
@@ -48,7 +51,8 @@ type GPUBenchParams struct {
 type gpuBenchJob struct {
 	p     GPUBenchParams
 	m     *machines.Machine
-	sc    *machines.NvidiaSMCore
+	tg    *gpuTarget
+	test  string // the test (aliases resolved)
 	in    fp.Format
 	grids []isa.Grid
 	work  float64 // flops (tensor) or bytes (memory) of the measured grid, or links (latency)
@@ -62,11 +66,14 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 	bad := func(key, format string, a ...any) error {
 		return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
 	}
-	sc := m.NvidiaSM()
-	if sc == nil {
-		return nil, bad("machine", "gpu-bench runs on nvidia-sm machines; %s is a %s machine", m.Name, m.Kind)
+	tg, ok := newGPUTarget(m)
+	if !ok {
+		return nil, bad("machine", "gpu-bench runs on GPU machines (nvidia-sm, amd-cu); %s is a %s machine", m.Name, m.Kind)
 	}
-	j := &gpuBenchJob{p: p, m: m, sc: sc}
+	j := &gpuBenchJob{p: p, m: m, tg: tg, test: p.Test}
+	if t, ok := benchAliases[p.Test]; ok {
+		j.test = t
+	}
 	if p.DType == "" {
 		j.p.DType = "fp16"
 	}
@@ -75,68 +82,81 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 		j.in = fp.FP16
 	case "bf16":
 		j.in = fp.BF16
-	case "tf32":
+	case "tf32", "xf32":
 		j.in = fp.TF32
 	case "fp8":
 		j.in = fp.E4M3
 	case "int8":
 		j.in = fp.INT8
+	case "fp32":
+		j.in = fp.FP32
+	case "fp64":
+		j.in = fp.FP64
 	default:
-		return nil, bad("dtype", "must be fp16, bf16, tf32, fp8 or int8 (got %q)", j.p.DType)
+		return nil, bad("dtype", "must be fp16, bf16, tf32 (xf32), fp8, int8, fp32 or fp64 (got %q)", j.p.DType)
 	}
 	if p.Repeats < 0 || p.Repeats > 1<<20 {
 		return nil, bad("repeats", "must be in 0..%d (got %d)", 1<<20, p.Repeats)
 	}
 	if minBytes := machines.Size(m.Cores) * benchChunk; p.Bytes != 0 && (p.Bytes < minBytes || p.Bytes > m.GM.Capacity/2) {
-		return nil, bad("bytes", "must be 0 (the default) or in %v..%v (a %v copy per SM .. half of gm.capacity) (got %v)",
-			minBytes, m.GM.Capacity/2, machines.Size(benchChunk), p.Bytes)
+		return nil, bad("bytes", "must be 0 (the default) or in %v..%v (a %v copy per %s .. half of gm.capacity) (got %v)",
+			minBytes, m.GM.Capacity/2, machines.Size(benchChunk), tg.core, p.Bytes)
 	}
-	rate, _ := sc.Tensor.FlopsPerCycle.Of(j.in)
-	switch p.Test {
+	switch j.test {
 	case benchTensorPeak, benchMMALatency:
-		if rate.Value <= 0 {
-			return nil, bad("dtype", "machine %s has no %s tensor cores", m.Name, j.p.DType)
+		if !tg.hasMatrix(j.in) {
+			return nil, bad("dtype", "machine %s has no %s %s", m.Name, j.p.DType, tg.units)
 		}
 	case benchHBMStream, benchL2, benchSMEM:
 	default:
-		return nil, bad("test", "must be one of %s, %s, %s, %s, %s (got %q)", benchTensorPeak, benchMMALatency, benchHBMStream, benchL2, benchSMEM, p.Test)
+		return nil, bad("test", "must be one of %s (matrix-peak), %s, %s, %s, %s (lds-bandwidth) (got %q)", benchTensorPeak, benchMMALatency, benchHBMStream, benchL2, benchSMEM, p.Test)
 	}
 	j.build()
 	return j, nil
 }
 
-// ctaWarps is the warps of a benchmark CTA: 4 (one per sub-core, or one
-// warp group), and at most what an SM holds.
-func (j *gpuBenchJob) ctaWarps() int { return min(4, j.sc.MaxWarps) }
+// ctaWarps is the warps of a benchmark block: 4 (one per sub-core, or one
+// warp group), and at most what a core holds.
+func (j *gpuBenchJob) ctaWarps() int { return min(4, j.tg.maxWarps) }
 
-// resident is how many benchmark CTAs (4 warps, 64 registers per thread,
-// shared bytes each) an SM holds.
+// blockRegs is the registers of a benchmark block of w warps: 64 per thread.
+func (j *gpuBenchJob) blockRegs(w int) int64 { return j.tg.threads(w) * 64 }
+
+// resident is how many benchmark blocks (4 warps, 64 registers per thread,
+// shared bytes each) a core holds.
 func (j *gpuBenchJob) resident(shared int64) int {
 	w := j.ctaWarps()
-	n := min(j.sc.MaxCTAs, j.sc.MaxWarps/w, int(int64(j.sc.Registers)/4/int64(w*32*64)))
+	n := min(j.tg.maxBlocks, j.tg.maxWarps/w, int(j.tg.registers/4/j.blockRegs(w)))
 	if shared > 0 {
-		n = min(n, int(int64(j.sc.SMEM)/shared))
+		n = min(n, int(j.tg.shared/shared))
 	}
 	return max(n, 1)
 }
 
 func (j *gpuBenchJob) build() {
-	sc, m := j.sc, j.m
+	tg, m := j.tg, j.m
 	w := j.ctaWarps()
-	regs := int64(w * 32 * 64)
+	regs := j.blockRegs(w)
 	one := func(name string, ctas int, shared int64, s func(int) isa.Stream) isa.Grid {
 		return isa.Grid{Name: name, CTAs: ctas, CTA: s, Resources: isa.Resources{SharedBytes: shared, Registers: regs, Warps: w}}
 	}
-	switch j.p.Test {
+	out := fp.FP32
+	switch j.in {
+	case fp.INT8:
+		out = fp.INT32
+	case fp.FP64:
+		out = fp.FP64
+	}
+	switch j.test {
 	case benchTensorPeak:
-		// Every resident CTA issues MMAs of 64×64 tiles on its registers.
+		// Every resident block issues MMAs of 64×64 tiles on its registers.
 		reps := j.p.Repeats
 		if reps == 0 {
 			reps = 256
 		}
 		const mm, nn, kk = 64, 64, 256
 		ctas := m.Cores * j.resident(0)
-		s := isa.Slice(repeat(reps, gpu.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, fp.FP32, false)))
+		s := isa.Slice(repeat(reps, gpu.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, out, false)))
 		j.grids = []isa.Grid{one("tensor-peak", ctas, 0, func(int) isa.Stream { return s })}
 		j.work = float64(ctas*reps) * 2 * mm * nn * kk
 	case benchMMALatency:
@@ -144,20 +164,20 @@ func (j *gpuBenchJob) build() {
 		if links == 0 {
 			links = 1000
 		}
-		shape, _ := sc.Tensor.Shapes.Of(j.in)
-		mm, nn, kk, _ := shape.Value.Dims()
+		d := tg.matrixDims[j.in]
+		mm, nn, kk := d[0], d[1], d[2]
 		var ins []isa.Instr
 		for i := 0; i < links; i++ {
-			ins = append(ins, gpu.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, fp.FP32, false),
+			ins = append(ins, gpu.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, out, false),
 				isa.SetFlag(gpu.LaneMatrix, gpu.LaneMatrix, 0), isa.WaitFlag(gpu.LaneMatrix, gpu.LaneMatrix, 0))
 		}
 		warps := 1
-		if sc.Tensor.Instruction != machines.NvidiaMMASync {
+		if !tg.warpLevel {
 			warps = w // a warp group (wgmma) or the CTA (tcgen05)
 		}
 		g := one("mma-latency", 1, 0, func(int) isa.Stream { return isa.Slice(ins) })
 		g.Resources.Warps = warps
-		g.Resources.Registers = int64(warps * 32 * 64)
+		g.Resources.Registers = j.blockRegs(warps)
 		j.grids = []isa.Grid{g}
 		j.work = float64(links)
 	case benchHBMStream:
@@ -209,7 +229,7 @@ func (j *gpuBenchJob) stream(name string, total, base int64, passes int) isa.Gri
 	shared := int64(2 * chunk)
 	ctas := j.m.Cores * min(j.resident(shared), 4)
 	w := j.ctaWarps()
-	return isa.Grid{Name: name, CTAs: ctas, Resources: isa.Resources{SharedBytes: shared, Registers: int64(w * 32 * 64), Warps: w},
+	return isa.Grid{Name: name, CTAs: ctas, Resources: isa.Resources{SharedBytes: shared, Registers: j.blockRegs(w), Warps: w},
 		CTA: func(c int) isa.Stream {
 			return func(yield func(isa.Instr) bool) {
 				for p := 0; p < passes; p++ {
@@ -232,7 +252,7 @@ func repeat(n int, in isa.Instr) []isa.Instr {
 }
 
 func (j *gpuBenchJob) Program() isa.Program {
-	return isa.Program{Name: "gpu-bench " + j.p.Test, Generated: true, Grids: j.grids}
+	return isa.Program{Name: "gpu-bench " + j.test, Generated: true, Grids: j.grids}
 }
 
 func (j *gpuBenchJob) Mode() arch.Mode          { return arch.Timing }
@@ -248,29 +268,27 @@ func (j *gpuBenchJob) kernelSeconds(chip *arch.Chip) float64 {
 // with (the machine's dense peak, its instruction latency, its measured
 // achievable bandwidths from the machine file).
 func (j *gpuBenchJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
-	sc, m := j.sc, j.m
+	tg, m := j.tg, j.m
 	secs := j.kernelSeconds(chip)
 	clock := float64(chip.Clock().Hz())
 	sec := report.GPUBench{Test: j.p.Test, KernelSeconds: secs}
 	rep.Program = map[string]any{"kind": j.p.Kind, "test": j.p.Test, "dtype": j.p.DType, "bytes": int64(j.p.Bytes), "repeats": j.p.Repeats}
-	switch j.p.Test {
+	switch j.test {
 	case benchTensorPeak:
-		tt, _ := sc.Tensor.FlopsPerCycle.Of(j.in)
-		peak, _ := m.Peak(tt.Name)
+		peak, _ := m.Peak(tg.matrixPeak[j.in])
 		sec.Achieved, sec.Reference, sec.Unit = j.work/secs/1e12, peak/1e12, "TFLOP/s (dense peak at the machine's clock)"
 		rep.Flops = &report.FlopsReport{Total: j.work, TFLOPS: sec.Achieved, PeakTFLOPS: sec.Reference, PeakFraction: sec.Achieved / sec.Reference,
-			Convention: j.p.DType + " tensor (2mnk over the kernel's time, launch excluded)"}
+			Convention: j.p.DType + " " + tg.matrix + " (2mnk over the kernel's time, launch excluded)"}
 	case benchMMALatency:
 		sec.Achieved = secs * clock / j.work
-		lat, _ := sc.Tensor.LatencyCycles.Of(j.in)
-		sec.Reference = float64(lat.Value)
-		sec.Unit = "cycles per dependent instruction (machine file latency_cycles)"
+		sec.Reference = float64(tg.matrixLat[j.in])
+		sec.Unit = "cycles per dependent instruction (machine file latency)"
 	case benchHBMStream:
 		sec.Achieved, sec.Reference, sec.Unit = j.work/secs/1e9, float64(m.GM.Bandwidth)/1e9, "GB/s (gm.bandwidth)"
 	case benchL2:
 		sec.Achieved, sec.Reference, sec.Unit = j.work/secs/1e9, float64(m.L2.Bandwidth)/1e9, "GB/s (l2.bandwidth)"
 	case benchSMEM:
-		sec.Achieved, sec.Reference, sec.Unit = j.work/secs/clock/float64(m.Cores), sc.Paths.SMEM_RF.BytesPerCycle, "bytes per cycle per SM (paths.SMEM_RF)"
+		sec.Achieved, sec.Reference, sec.Unit = j.work/secs/clock/float64(m.Cores), tg.loadBPC, "bytes per cycle per "+tg.core+" ("+tg.loadKey+")"
 	}
 	if sec.Reference > 0 {
 		sec.Fraction = sec.Achieved / sec.Reference

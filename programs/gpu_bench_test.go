@@ -58,13 +58,15 @@ func TestGPUBenchBadInput(t *testing.T) {
 		set, machine, want string
 	}{
 		{"program.test=fast", "", `key "test"`},
-		{"program.dtype=fp64", "", `key "dtype"`},
+		{"program.dtype=fp128", "", `key "dtype"`},
+		{"program.dtype=fp64", "t4", "no fp64 tensor cores"},
+		{"program.dtype=fp8", "mi210", "no fp8 matrix cores"},
 		{"program.dtype=tf32", "v100", "no tf32 tensor cores"},
 		{"program.dtype=fp8", "a100", "no fp8 tensor cores"},
 		{"program.dtype=int8", "v100", "no int8 tensor cores"},
 		{"program.repeats=-1", "", `key "repeats"`},
 		{"program.bytes=1TiB", "", `key "bytes"`},
-		{"program.test=tensor-peak", "ascend-910a", "runs on nvidia-sm machines"},
+		{"program.test=tensor-peak", "ascend-910a", "runs on nvidia-sm, amd-cu machines"},
 	} {
 		f, err := ReadFile("examples/a100-tensor-peak.yaml")
 		if err != nil {

@@ -86,15 +86,15 @@ var gpuDefaultTiles = []gpuTile{
 	{64, 64, 32, 2, 4},
 }
 
-// gpuGEMMPlan is a GEMM bound to an nvidia-sm machine.
+// gpuGEMMPlan is a GEMM bound to a GPU machine (nvidia-sm, amd-cu).
 type gpuGEMMPlan struct {
 	p    GEMMParams
 	mach *machines.Machine
-	sm   *machines.NvidiaSMCore
+	tg   *gpuTarget
 	t    gpuTile
 	in   fp.Format // FP16 or INT8 (tensor cores), FP32 (CUDA cores)
 	out  fp.Format // the accumulators and C: FP32, INT32 for INT8, FP64 for FP64
-	lane isa.Pipe  // the lane of the MMAs: tensor, or fma (CUDA cores)
+	lane isa.Pipe  // the lane of the MMAs: matrix, or vector (CUDA cores, VALU)
 	es   int64     // bytes of an input element
 
 	aLd, bLd       int64 // shared-memory row strides (bytes)
@@ -113,9 +113,9 @@ const (
 	gpuFlagStore = 0 // tensor → store: the accumulators are final
 )
 
-// tileResources returns the shared memory and registers a CTA of tile t
-// needs with inputs of format in.
-func tileResources(t gpuTile, in fp.Format) (smem, regs int64) {
+// tileResources returns the shared memory and registers a block of tile t
+// needs with inputs of format in, on a GPU of warpSize threads per warp.
+func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int) (smem, regs int64) {
 	es := int64(in.Bytes())
 	aLd := int64(t.bk)*es + smemPad
 	bLd := int64(t.bn)*es + smemPad
@@ -126,32 +126,36 @@ func tileResources(t gpuTile, in fp.Format) (smem, regs int64) {
 	// and 32 registers per thread of addressing and loop state.
 	frag := 16 * int64(t.bm+t.bn) // tensor-core fragments (FP16, BF16, TF32 k8, INT8 k32)
 	acc := int64(t.bm * t.bn)     // one 32-bit register per accumulator
-	switch in {
-	case fp.FP32:
+	switch {
+	case in == fp.FP32 && lane == gpu.LaneVector:
 		frag = 2 * int64(t.bm+t.bn) // SIMT: one value of A and B per k
-	case fp.FP64:
+	case in == fp.FP64:
 		frag, acc = 8*int64(t.bm+t.bn), 2*acc // two registers a value; DMMA k-slices of 4, double-buffered
 	}
-	regs = acc + frag + 32*32*int64(t.warps)
+	regs = acc + frag + 32*int64(warpSize)*int64(t.warps)
 	return smem, regs
 }
 
-// fits reports why tile t cannot run on core sc with inputs of format in
-// (nil: it can).
-func (t gpuTile) fits(sc *machines.NvidiaSMCore, in fp.Format) error {
-	smem, regs := tileResources(t, in)
-	threads := int64(t.warps) * 32
+// fits reports why tile t cannot run on target tg with inputs of format in
+// on lane (nil: it can).
+func (t gpuTile) fits(tg *gpuTarget, in fp.Format, lane isa.Pipe) error {
+	smem, regs := tileResources(t, in, lane, tg.warpSize)
+	threads := tg.threads(t.warps)
+	regsKey, perThreadKey, warpsKey := "core.registers", "core.max_registers_per_thread", "core.max_warps"
+	if tg.m.AMDCU() != nil {
+		regsKey, perThreadKey, warpsKey = "core.vgprs", "core.max_vgprs_per_lane", "core.simds × core.max_waves_per_simd"
+	}
 	switch {
-	case smem > int64(sc.SMEMPerCTA):
-		return fmt.Errorf("needs %d bytes of shared memory per CTA (%d stages of %d×%d and %d×%d tiles); the machine allows %d (core.smem_per_cta)",
-			smem, t.stages, t.bm, t.bk, t.bk, t.bn, int64(sc.SMEMPerCTA))
-	case t.warps > sc.MaxWarps:
-		return fmt.Errorf("needs %d warps per CTA; an SM holds %d (core.max_warps)", t.warps, sc.MaxWarps)
-	case regs > int64(sc.Registers)/4:
-		return fmt.Errorf("needs %d registers per CTA; an SM has %d (core.registers)", regs, int64(sc.Registers)/4)
-	case (regs+threads-1)/threads > int64(sc.MaxRegistersPerThread):
-		return fmt.Errorf("needs %d registers per thread over %d threads; the machine allows %d (core.max_registers_per_thread)",
-			(regs+threads-1)/threads, threads, sc.MaxRegistersPerThread)
+	case smem > tg.sharedPerBlock:
+		return fmt.Errorf("needs %d bytes of shared memory per %s (%d stages of %d×%d and %d×%d tiles); the machine allows %d (%s)",
+			smem, tg.block, t.stages, t.bm, t.bk, t.bk, t.bn, tg.sharedPerBlock, tg.sharedKey)
+	case t.warps > tg.maxWarps:
+		return fmt.Errorf("needs %d %ss per %s; a %s holds %d (%s)", t.warps, tg.warp, tg.block, tg.core, tg.maxWarps, warpsKey)
+	case regs > tg.registers/4:
+		return fmt.Errorf("needs %d registers per %s; a %s has %d (%s)", regs, tg.block, tg.core, tg.registers/4, regsKey)
+	case (regs+threads-1)/threads > int64(tg.maxRegsPerThread):
+		return fmt.Errorf("needs %d registers per thread over %d threads; the machine allows %d (%s)",
+			(regs+threads-1)/threads, threads, tg.maxRegsPerThread, perThreadKey)
 	}
 	return nil
 }
@@ -159,35 +163,55 @@ func (t gpuTile) fits(sc *machines.NvidiaSMCore, in fp.Format) error {
 // newGPUGEMMPlan checks the parameters against the machine and lays out
 // shared memory, registers and global memory.
 func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format) (*gpuGEMMPlan, error) {
-	sc := m.NvidiaSM()
+	tg, _ := newGPUTarget(m)
 	bad := func(key, format string, a ...any) error {
 		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
 	}
 	es := int64(in.Bytes())
-	defaults, kstep := gpuDefaultTiles, 16
-	switch {
-	case in == fp.FP32:
-		defaults, kstep = gpuSIMTTiles, 8
-	case in == fp.INT8:
-		defaults, kstep = gpuIMMATiles, 32
-		if sc.Tensor.FlopsPerCycle.INT8 <= 0 {
-			return nil, bad("kind", "igemm needs INT8 tensor cores; machine %s (%s) has none", m.Name, sc.Arch)
+	// The MMAs run on the matrix units, or on the vector units (unit:
+	// vector): the default for SGEMM on NVIDIA (CUTLASS's SIMT kernels) and
+	// for DGEMM on GPUs without FP64 matrix units.
+	lane := isa.Pipe(gpu.LaneMatrix)
+	switch p.Unit {
+	case "":
+		if !tg.hasMatrix(in) && tg.vectorRate[in] > 0 {
+			lane = gpu.LaneVector
 		}
-	case in == fp.FP64:
-		defaults, kstep = gpuDGEMMTiles, 4
-	case in == fp.TF32:
-		defaults, kstep = gpuTF32Tiles, 8
-		if sc.Tensor.FlopsPerCycle.TF32 <= 0 {
-			return nil, bad("kind", "tf32gemm needs TF32 tensor cores; machine %s (%s) has none", m.Name, sc.Arch)
+	case "matrix":
+	case "vector":
+		lane = gpu.LaneVector
+	default:
+		return nil, bad("unit", "must be matrix or vector (got %q)", p.Unit)
+	}
+	if lane == gpu.LaneVector && tg.vectorRate[in] <= 0 {
+		return nil, bad("unit", "the %s units of %s do not compute %s", tg.vector, tg.describe(), strings.ToUpper(in.String()))
+	}
+	if lane == gpu.LaneMatrix && !tg.hasMatrix(in) {
+		what := strings.ToUpper(in.String())
+		if in == fp.TF32 && tg.m.AMDCU() != nil {
+			what = "XF32"
 		}
-	case sc.Tensor.FlopsPerCycle.FP16 <= 0:
-		return nil, bad("machine", "machine %s has no FP16 tensor cores", m.Name)
+		hint := ""
+		if tg.vectorRate[in] > 0 {
+			hint = " (unit: vector runs it on the " + tg.vector + " units)"
+		}
+		return nil, bad("kind", "%s needs %s %s; %s has none%s", p.Kind, what, tg.units, tg.describe(), hint)
+	}
+	defaults := tg.tiles(in, lane)
+	kstep := 16
+	if lane == gpu.LaneMatrix {
+		kstep = max(tg.matrixK[in], 1)
+	} else {
+		kstep = 8
+		if in == fp.FP64 {
+			kstep = 4
+		}
 	}
 	t := gpuTile{p.Tiling.BM, p.Tiling.BN, p.Tiling.BK, p.Tiling.Stages, p.Tiling.Warps}
 	if t.bm == 0 && t.bn == 0 && t.bk == 0 {
 		found := false
 		for _, d := range defaults {
-			if d.fits(sc, in) == nil {
+			if d.fits(tg, in, lane) == nil {
 				t, found = d, true
 				break
 			}
@@ -222,13 +246,13 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if t.warps < 1 || t.warps > 32 {
 		return nil, bad("tiling.warps", "must be in 1..32 (got %d)", t.warps)
 	}
-	if err := t.fits(sc, in); err != nil {
-		return nil, bad("tiling", "%d×%d×%d tile, %d stages, %d warps %v", t.bm, t.bn, t.bk, t.stages, t.warps, err)
+	if err := t.fits(tg, in, lane); err != nil {
+		return nil, bad("tiling", "%d×%d×%d tile, %d stages, %d %ss %v", t.bm, t.bn, t.bk, t.stages, t.warps, tg.warp, err)
 	}
-	pl := &gpuGEMMPlan{p: p, mach: m, sm: sc, t: t, in: in, es: es}
+	pl := &gpuGEMMPlan{p: p, mach: m, tg: tg, t: t, in: in, es: es, lane: lane}
 	pl.aLd, pl.bLd = int64(t.bk)*es+smemPad, int64(t.bn)*es+smemPad
 	pl.aStage, pl.bStage = int64(t.bm)*pl.aLd, int64(t.bk)*pl.bLd
-	pl.smem, pl.regs = tileResources(t, in)
+	pl.smem, pl.regs = tileResources(t, in, lane, tg.warpSize)
 	pl.out = fp.FP32
 	switch in {
 	case fp.INT8:
@@ -236,20 +260,14 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	case fp.FP64:
 		pl.out = fp.FP64
 	}
-	// The MMAs run on the tensor cores, or on the CUDA cores: SIMT SGEMM,
-	// and DGEMM on GPUs without FP64 tensor cores.
-	pl.lane = gpu.LaneMatrix
-	if in == fp.FP32 || in == fp.FP64 && sc.Tensor.FlopsPerCycle.FP64 <= 0 {
-		pl.lane = gpu.LaneVector
-	}
 	pl.fragA = dma.FractalBytes(t.bm, t.bk, in)
 	pl.fragB = dma.FractalBytes(t.bk, t.bn, in)
 	pl.rfAcc = 0
 	pl.rfA = dma.FractalBytes(t.bm, t.bn, pl.out)
 	pl.rfB = pl.rfA + 2*pl.fragA
-	if need := pl.rfB + 2*pl.fragB; need > int64(sc.Registers) {
-		return nil, bad("tiling", "the %d×%d accumulators and two k-steps of %d×%d and %d×%d fragments need %d bytes of registers; an SM has %d",
-			t.bm, t.bn, t.bm, t.bk, t.bk, t.bn, need, int64(sc.Registers))
+	if need := pl.rfB + 2*pl.fragB; need > tg.registers {
+		return nil, bad("tiling", "the %d×%d accumulators and two k-steps of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d",
+			t.bm, t.bn, t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.registers)
 	}
 	pl.nrb = (p.M + t.bm - 1) / t.bm
 	pl.ncb = (p.N + t.bn - 1) / t.bn
@@ -273,7 +291,7 @@ func (pl *gpuGEMMPlan) depth(kt int) int {
 // grid returns the kernel launch: one CTA per output tile, row-major over
 // the tiles.
 func (pl *gpuGEMMPlan) grid() isa.Grid {
-	threads := int64(pl.t.warps) * 32
+	threads := pl.tg.threads(pl.t.warps)
 	regs := (pl.regs + threads - 1) / threads * threads
 	return isa.Grid{Name: pl.p.Kind, CTAs: pl.nrb * pl.ncb, CTA: pl.cta,
 		Resources: isa.Resources{SharedBytes: pl.smem, Registers: regs, Warps: pl.t.warps}}
@@ -343,6 +361,7 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			e.waitFlag(gpu.LaneLoad, mma, f)
 			run := gpu.MMA(pl.rfAcc, fa, fb, mm, kk, nn, pl.in, pl.out, kt == 0)
 			run.Pipe = pl.lane
+			run.Dst.Buf = pl.tg.accBuf
 			e.emit(gpu.WithWarpTiles(run, t.bm, t.bn))
 			e.setFlag(mma, gpu.LaneLoad, f)
 		}
@@ -357,8 +376,10 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 		e.setFlag(mma, gpu.LaneStore, gpuFlagStore)
 		e.waitFlag(mma, gpu.LaneStore, gpuFlagStore)
 		cb := int64(pl.out.Bytes())
-		e.emit(gpu.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*int64(p.N)+int64(bj*t.bn))*cb, pl.rfAcc, mm, nn,
-			int64(p.N)*cb, pl.out, pl.out, fp.RNE, false))
+		st := gpu.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*int64(p.N)+int64(bj*t.bn))*cb, pl.rfAcc, mm, nn,
+			int64(p.N)*cb, pl.out, pl.out, fp.RNE, false)
+		st.Src.Buf = pl.tg.accBuf
+		e.emit(st)
 	}
 }
 
@@ -443,7 +464,7 @@ type gpuGEMMJob struct {
 
 func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, error) {
 	if v.split {
-		return nil, fmt.Errorf("%s: key \"kind\": %s does not run on nvidia-sm machines yet (hgemm and sgemm do)", f.Path, f.Kind.Name)
+		return nil, fmt.Errorf("%s: key \"kind\": %s does not run on %s machines yet (hgemm, sgemm, igemm, tf32gemm and dgemm do)", f.Path, f.Kind.Name, m.Kind)
 	}
 	in := fp.FP16
 	switch {
@@ -467,7 +488,7 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 	}{{"tiling.nfused", p.Tiling.NFused != 0}, {"buffering", p.Buffering != ""}, {"accumulation", p.Accumulation != ""},
 		{"cores", p.Cores != 0}, {"split_chunk", p.SplitChunk != 0}} {
 		if d.set {
-			return nil, fmt.Errorf("%s: key %q: applies to davinci machines; on %s (%s) the kernel is a CTA grid (tiling: bm, bn, bk, stages, warps)",
+			return nil, fmt.Errorf("%s: key %q: applies to davinci machines; on %s (%s) the kernel is a grid of blocks (tiling: bm, bn, bk, stages, warps)",
 				f.Path, d.key, m.Name, m.Kind)
 		}
 	}
@@ -503,6 +524,15 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 	pl, err := newGPUGEMMPlan(f.Path, p, m, in)
 	if err != nil {
 		return nil, err
+	}
+	if p.Numerics != NumericsOff && pl.lane == gpu.LaneMatrix && in != fp.INT8 && in != fp.FP64 {
+		// INT8 and FP64 products are exact or IEEE on every machine; the
+		// others need the preset's model of the matrix unit.
+		model, err := cube.Preset(m.NumericsPreset())
+		if err == nil && model.Formats[in].L == 0 {
+			return nil, fmt.Errorf("%s: key \"numerics\": the numerics preset %q of machine %s has no model of %s %s instructions; use --numerics off (timing only)%s",
+				f.Path, m.NumericsPreset(), m.Name, strings.ToUpper(in.String()), pl.tg.matrix, map[bool]string{true: " or unit: vector", false: ""}[pl.tg.vectorRate[in] > 0])
+		}
 	}
 	j := &gpuGEMMJob{file: f.Path, pl: pl}
 	if p.Numerics != NumericsOff {
@@ -572,24 +602,24 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
 	var peak float64
 	var unit string
+	tg := pl.tg
 	if pl.lane == gpu.LaneMatrix {
-		tt, _ := pl.sm.Tensor.FlopsPerCycle.Of(pl.in)
-		peak, _ = chip.M.Peak(tt.Name)
-		unit = "dense " + tt.Name + " tensor"
+		name := tg.matrixPeak[pl.in]
+		peak, _ = chip.M.Peak(name)
+		unit = "dense " + name + " " + tg.matrix
 	} else {
-		peak = float64(chip.M.Cores) * float64(pl.sm.Clock) * pl.sm.CUDACores.FP32FlopsPerCycle
-		if pl.in == fp.FP64 {
-			peak = float64(chip.M.Cores) * float64(pl.sm.Clock) * pl.sm.CUDACores.FP64FlopsPerCycle
-		}
-		unit = "CUDA-core " + strings.ToUpper(pl.in.String())
+		peak = float64(chip.M.Cores) * tg.clock * tg.vectorRate[pl.in]
+		unit = tg.vector + " " + strings.ToUpper(pl.in.String())
 	}
 	counted := map[fp.Format]string{fp.FP16: "fp16", fp.FP32: "fp32", fp.INT8: "int8 ops", fp.TF32: "fp32 via tf32", fp.FP64: "fp64"}[pl.in]
+	if pl.in == fp.TF32 && tg.m.AMDCU() != nil {
+		counted = "fp32 via xf32"
+	}
 	reportThroughput(rep, st, flops, peak, fmt.Sprintf("%s (2mnk; peak = %s peak at the machine's clock)", counted, unit))
 	t := pl.t
-	smemPerSM, regsPerSM := int64(pl.sm.SMEM), int64(pl.sm.Registers)/4
 	g := pl.grid()
-	resident := min(int64(pl.sm.MaxCTAs), smemPerSM/max(g.Resources.SharedBytes, 1), regsPerSM/max(g.Resources.Registers, 1),
-		int64(pl.sm.MaxWarps/t.warps))
+	resident := min(int64(tg.maxBlocks), tg.shared/max(g.Resources.SharedBytes, 1), tg.registers/4/max(g.Resources.Registers, 1),
+		int64(tg.maxWarps/t.warps))
 	rep.Program = map[string]any{
 		"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N,
 		"tiling":   map[string]int{"bm": t.bm, "bn": t.bn, "bk": t.bk, "stages": t.stages, "warps": t.warps},

@@ -17,7 +17,8 @@ import (
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/arch"
-	_ "github.com/davinci-sim/davinci-sim/arch/davinci" // the core models of the machine kinds, for the programs generated here
+	_ "github.com/davinci-sim/davinci-sim/arch/amd" // the core models of the machine kinds, for the programs generated here
+	_ "github.com/davinci-sim/davinci-sim/arch/davinci"
 	_ "github.com/davinci-sim/davinci-sim/arch/nvidia"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"

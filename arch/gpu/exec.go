@@ -49,7 +49,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			// CTAs share it, each capped at its share.
 			bpc := path.BytesPerCycle / float64(max(core.count, 1))
 			l.ideal = clk.Cycles(cyclesFor(bytes, bpc))
-			parts, memLat := core.chip.StartGM(core, tag, in.Src.Buf == BufGM, bytes, span, bpc*clk.Hz())
+			parts, memLat := core.chip.StartGM(core, core.id, tag, in.Src.Buf == BufGM, bytes, span, bpc*clk.Hz())
 			l.lat, l.xfer = lat+memLat, parts
 			return
 		}
@@ -118,7 +118,19 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			vec := flops / mi.Flops * mi.VectorCycles / float64(pr.SubCores)
 			core.units[LaneVector].Start(int64(math.Ceil(vec*unitScale)), clk.Hz()*unitScale*share, core, coexecTag)
 		}
-		core.startUnit(t, l, LaneMatrix, flops/rate, share, clk.Cycles(int64(math.Ceil(lat))), tag)
+		cycles := flops / rate
+		if mi.ChainLatency > 0 && mi.Dims[0] > 0 {
+			// Each sub-core cycles through its output tiles once per
+			// instruction k-step; with too few of them a tile's next MMA
+			// waits for its previous result.
+			tiles := math.Ceil(float64(m)/float64(mi.Dims[0])) * math.Ceil(float64(n)/float64(mi.Dims[1]))
+			steps := math.Ceil(float64(in.K) / float64(mi.Dims[2]))
+			active := float64(max(1, min(t.res.Warps, pr.SubCores)))
+			if busy := math.Ceil(tiles/active) * o; steps > 1 && busy < float64(mi.ChainLatency) {
+				cycles *= ((steps-1)*float64(mi.ChainLatency) + busy) / (steps * busy)
+			}
+		}
+		core.startUnit(t, l, LaneMatrix, cycles, share, clk.Cycles(int64(math.Ceil(lat))), tag)
 	case isa.OpVector:
 		rep := max(in.Repeat, 1)
 		elems := float64(in.VecElems(pr.geom.VectorRepeatBytes)) * float64(rep)

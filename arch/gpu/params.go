@@ -34,6 +34,13 @@ type MatrixInput struct {
 	Rate float64
 	// Latency is the cycles from one instruction's issue to its result.
 	Latency int
+	// ChainLatency, when > 0, is the cycles from one instruction's issue to
+	// a dependent one's (reading its result as the accumulator): a run
+	// whose sub-cores have too few independent output tiles to cover it
+	// is slowed to one dependent instruction per ChainLatency (AMD's
+	// dependent-MFMA wait states). 0: not modelled (kernels are assumed to
+	// hold enough accumulators).
+	ChainLatency int
 	// Flops is 2·m·n·k of one hardware instruction.
 	Flops float64
 	// Dims is the M, N, K a run's extents are rounded up to (whole

@@ -1,0 +1,146 @@
+package programs
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/davinci-sim/davinci-sim/arch/gpu"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+)
+
+// gpuTarget is what the GPU program generators need to know of a machine of
+// either GPU kind (nvidia-sm, amd-cu): the limits a block must respect, the
+// matrix instruction per input type, the vector units, the kind's words and
+// its library's default tilings. The generators write one kernel shape
+// (global→shared copies, shared→register loads, matrix or vector runs,
+// stores); the target decides sizes and names.
+type gpuTarget struct {
+	m        *machines.Machine
+	clock    float64
+	core     string // SM, CU
+	block    string // CTA, workgroup
+	warp     string // warp, wave
+	matrix   string // "tensor", "MFMA"
+	units    string // the matrix units: "tensor cores", "matrix cores"
+	vector   string // "CUDA-core", "VALU"
+	library  string // the library whose kernels the defaults follow
+	warpSize int
+
+	shared, sharedPerBlock int64  // bytes per core, per block
+	sharedKey              string // machine key of sharedPerBlock
+	maxWarps, maxBlocks    int
+	registers              int64 // bytes of registers per core (VGPR + AGPR on CDNA1)
+	maxRegsPerThread       int
+	// accBuf holds the accumulators: registers, or CDNA1's AGPRs.
+	accBuf isa.Buffer
+
+	matrixK    [fp.NumFormats]int     // k of the matrix instruction per input (0: not taken)
+	matrixDims [fp.NumFormats][3]int  // its M, N, K
+	matrixLat  [fp.NumFormats]int     // cycles from its issue to a dependent one's (file figures)
+	warpLevel  bool                   // one warp issues a matrix instruction on its own sub-core
+	loadBPC    float64                // shared→register bytes per cycle per core
+	loadKey    string                 // its machine key
+	matrixPeak [fp.NumFormats]string  // its Peaks name (FP16 …)
+	vectorRate [fp.NumFormats]float64 // vector-unit FLOP per cycle per core
+	tiles      func(in fp.Format, lane isa.Pipe) []gpuTile
+}
+
+// newGPUTarget returns the target of a GPU machine, or false for another
+// kind.
+func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
+	if sc := m.NvidiaSM(); sc != nil {
+		t := &gpuTarget{m: m, clock: float64(sc.Clock), core: "SM", block: "CTA", warp: "warp", matrix: "tensor", units: "tensor cores", vector: "CUDA-core",
+			library: "CUTLASS", warpSize: 32, shared: int64(sc.SMEM), sharedPerBlock: int64(sc.SMEMPerCTA), sharedKey: "core.smem_per_cta",
+			maxWarps: sc.MaxWarps, maxBlocks: sc.MaxCTAs, registers: int64(sc.Registers), maxRegsPerThread: sc.MaxRegistersPerThread,
+			accBuf: gpu.BufRegs, tiles: nvidiaTiles}
+		for _, tt := range sc.Tensor.FlopsPerCycle.All() {
+			if tt.Value <= 0 {
+				continue
+			}
+			f := map[string]fp.Format{"FP16": fp.FP16, "BF16": fp.BF16, "TF32": fp.TF32, "FP8": fp.E4M3, "INT8": fp.INT8, "FP64": fp.FP64}[tt.Name]
+			shape, _ := sc.Tensor.Shapes.Of(f)
+			mm, n, k, _ := shape.Value.Dims()
+			lat, _ := sc.Tensor.LatencyCycles.Of(f)
+			t.matrixK[f], t.matrixPeak[f] = k, tt.Name
+			t.matrixDims[f], t.matrixLat[f] = [3]int{mm, n, k}, lat.Value
+		}
+		t.warpLevel = sc.Tensor.Instruction == machines.NvidiaMMASync
+		t.loadBPC, t.loadKey = sc.Paths.SMEM_RF.BytesPerCycle, "paths.SMEM_RF"
+		t.vectorRate[fp.FP32] = sc.CUDACores.FP32FlopsPerCycle
+		t.vectorRate[fp.FP64] = sc.CUDACores.FP64FlopsPerCycle
+		return t, true
+	}
+	if cu := m.AMDCU(); cu != nil {
+		t := &gpuTarget{m: m, clock: float64(cu.Clock), core: "CU", block: "workgroup", warp: "wave", matrix: "MFMA", units: "matrix cores", vector: "VALU",
+			library: "rocBLAS/Tensile", warpSize: cu.WaveSize, shared: int64(cu.LDS), sharedPerBlock: int64(cu.LDSPerWorkgroup),
+			sharedKey: "core.lds_per_workgroup", maxWarps: cu.SIMDs * cu.MaxWavesPerSIMD, maxBlocks: cu.MaxWorkgroups,
+			registers: int64(cu.VGPRs + cu.AGPRs), maxRegsPerThread: cu.MaxVGPRsPerLane, accBuf: gpu.BufRegs, tiles: amdTiles}
+		if cu.AGPRs > 0 {
+			t.accBuf = gpu.BufAcc
+		}
+		for _, f := range []fp.Format{fp.FP16, fp.BF16, fp.TF32, fp.E4M3, fp.INT8, fp.FP32, fp.FP64} {
+			if mf, ok := cu.Instruction(f); ok {
+				t.matrixDims[f], t.matrixLat[f] = [3]int{mf.M, mf.N, mf.K}, mf.Cycles+cu.MFMA.LatencyCycles
+				t.matrixK[f], t.matrixPeak[f] = mf.K, map[fp.Format]string{fp.TF32: "XF32", fp.E4M3: "FP8"}[f]
+				if t.matrixPeak[f] == "" {
+					t.matrixPeak[f] = strings.ToUpper(f.String())
+				}
+			}
+		}
+		t.warpLevel = true
+		t.loadBPC, t.loadKey = cu.Paths.LDS_VGPR.BytesPerCycle, "paths.LDS_VGPR"
+		t.vectorRate[fp.FP32] = cu.VALU.FP32FlopsPerCycle
+		t.vectorRate[fp.FP64] = cu.VALU.FP64FlopsPerCycle
+		return t, true
+	}
+	return nil, false
+}
+
+// hasMatrix reports whether the matrix units take inputs of format f.
+func (t *gpuTarget) hasMatrix(f fp.Format) bool { return t.matrixK[f] > 0 }
+
+// threads returns the threads of a block of warps warps.
+func (t *gpuTarget) threads(warps int) int64 { return int64(warps) * int64(t.warpSize) }
+
+// nvidiaTiles are CUTLASS's sm80 tiles per input type and unit (see the
+// lists in gpu_gemm.go).
+func nvidiaTiles(in fp.Format, lane isa.Pipe) []gpuTile {
+	switch {
+	case in == fp.FP32 && lane == gpu.LaneVector:
+		return gpuSIMTTiles
+	case in == fp.INT8:
+		return gpuIMMATiles
+	case in == fp.FP64:
+		return gpuDGEMMTiles
+	case in == fp.TF32, in == fp.FP32:
+		return gpuTF32Tiles
+	}
+	return gpuDefaultTiles
+}
+
+// amdTiles are rocBLAS/Tensile-style macro tiles for a CDNA CU with 64 KiB
+// of LDS: four waves (one per SIMD) per workgroup, a depth-U of 32 (16 for
+// the 4-byte and 8-byte types) and two LDS buffers, the largest first.
+// Tensile tunes its macro tile per size; these are the shapes its MI200
+// logic files use most for large square problems (MT256x128, MT128x128,
+// MT128x64, MT64x64 with 256 threads) as far as the LDS holds two stages
+// with the padding our kernels use. rocWMMA's 32×32×16 fragment (LE-GEMM)
+// is two 32×32×8 MFMAs: any bk that is a multiple of 16 runs it.
+func amdTiles(in fp.Format, lane isa.Pipe) []gpuTile {
+	switch {
+	case lane == gpu.LaneVector:
+		return []gpuTile{{128, 128, 8, 2, 4}, {64, 128, 8, 2, 4}, {64, 64, 8, 2, 4}}
+	case in == fp.INT8:
+		return []gpuTile{{256, 128, 64, 2, 4}, {128, 128, 64, 2, 4}, {64, 64, 64, 2, 4}}
+	case in == fp.FP64:
+		return []gpuTile{{128, 64, 16, 2, 4}, {64, 64, 16, 2, 4}, {32, 32, 16, 2, 4}}
+	case in == fp.FP32, in == fp.TF32:
+		return []gpuTile{{128, 128, 16, 2, 4}, {128, 64, 16, 2, 4}, {64, 64, 16, 2, 4}}
+	}
+	return []gpuTile{{256, 128, 32, 2, 4}, {128, 128, 32, 2, 4}, {128, 64, 32, 2, 4}, {64, 64, 32, 2, 4}}
+}
+
+// describe is "machine NAME (kind)" for messages.
+func (t *gpuTarget) describe() string { return fmt.Sprintf("machine %s (%s)", t.m.Name, t.m.Kind) }
