@@ -363,7 +363,7 @@ func (c *AMDCUCore) problems() []problem {
 		m, ok := LookupMFMA(c.Arch, t.Inst)
 		switch {
 		case ok && m.In != t.In:
-			add(key, "%s takes %s inputs, not %s", t.Inst, m.In, t.Name)
+			add(key, "%s takes %s inputs, not %s", t.Inst, strings.ToUpper(m.In.String()), t.Name)
 		case !ok:
 			have := mfmaNames(c.Arch, t.In)
 			if len(have) == 0 {

@@ -218,6 +218,11 @@ func MachineFor(f *File, opts Options) (*machines.Machine, error) {
 	name := opts.Machine
 	if name == "" {
 		name = f.Machine
+		for _, o := range opts.Overrides {
+			if strings.EqualFold(o.Path, "program.machine") {
+				name = fmt.Sprint(o.Value) // --set program.machine=NAME, as the file's machine: key
+			}
+		}
 	}
 	if name == "" {
 		name = DefaultMachine

@@ -59,6 +59,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -67,6 +69,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/programs"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
 
@@ -873,4 +876,84 @@ func compareMultisets(t *testing.T, name, an, bn string, geom *machines.Geometry
 	}
 	t.Errorf("case %s: the observer was told different things, %s (%d calls) vs %s (%d calls):\n  only %s (%d):\n    %s\n  only %s (%d):\n    %s",
 		name, an, len(a), bn, len(b), an, len(onlyA), show(onlyA), bn, len(onlyB), show(onlyB))
+}
+
+// ProgramFile is a case running the program file file (a path relative to
+// the repository root, e.g. programs/examples/hgemm.yaml) as a job: built
+// anew for every run, prepared on the suite's chip (GM inputs; lu-fused
+// attaches its host program), then run; sets are --set overrides.
+func ProgramFile(t *testing.T, name, file string, sets []string, expect ...func(*arch.Stats) error) Case {
+	t.Helper()
+	f, err := programs.ReadFile(filepath.Join(repoRoot(t), file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ovs, err := machines.ParseOverrides(sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := programs.Options{Overrides: ovs}
+	m, err := programs.MachineFor(f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := f.Kind.Build(f, m, opts)
+	if err != nil {
+		t.Fatalf("%s %v: %v", file, sets, err)
+	}
+	return Case{
+		Name: name, Machine: m, Mode: job.Mode(),
+		Start: func(chip *arch.Chip) (func() (*arch.Stats, error), error) {
+			job, err := f.Kind.Build(f, m, opts)
+			if err != nil {
+				return nil, err
+			}
+			if err := job.Prepare(chip); err != nil {
+				return nil, err
+			}
+			return func() (*arch.Stats, error) { return chip.Run(job.Program()) }, nil
+		},
+		Expect: All(expect...),
+	}
+}
+
+// All combines expectations (nil ones are skipped; none: nil).
+func All(expect ...func(*arch.Stats) error) func(*arch.Stats) error {
+	var fs []func(*arch.Stats) error
+	for _, f := range expect {
+		if f != nil {
+			fs = append(fs, f)
+		}
+	}
+	if len(fs) == 0 {
+		return nil
+	}
+	return func(st *arch.Stats) error {
+		for _, f := range fs {
+			if err := f(st); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// repoRoot returns the repository root (the directory of go.mod above the
+// test's working directory).
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("no go.mod above the test directory")
+		}
+		dir = up
+	}
 }

@@ -8,8 +8,6 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch/archtest"
 	"github.com/davinci-sim/davinci-sim/arch/davinci"
 	"github.com/davinci-sim/davinci-sim/isa"
-	"github.com/davinci-sim/davinci-sim/machines"
-	"github.com/davinci-sim/davinci-sim/programs"
 )
 
 // The DaVinci core passes the machine-kind conformance suite (package
@@ -25,21 +23,21 @@ func TestConformance(t *testing.T) {
 	archtest.Run(t, archtest.Subject{
 		Machine: m,
 		Cases: []archtest.Case{
-			fileCase(t, "flag-pingpong", "flag-pingpong.yaml", nil, expectInstrs(isa.MTE2, 2000), expectInstrs(isa.MTE3, 2000)),
-			fileCase(t, "l1-l0-bandwidth", "l1-l0-bandwidth.yaml", nil, expectLaneStall(isa.MTE1, arch.Busy)),
-			fileCase(t, "cube-peak", "cube-peak.yaml", nil, expectLaneStall(isa.M, arch.Busy)),
-			fileCase(t, "gm-bandwidth-1core", "gm-bandwidth-1core.yaml", nil, expectLaneStall(isa.MTE2, arch.Busy)),
-			mustMode(t, arch.Functional, fileCase(t, "sgemm-cube-functional-4core", "sgemm-cube.yaml",
+			archtest.ProgramFile(t, "flag-pingpong", "programs/examples/flag-pingpong.yaml", nil, expectInstrs(isa.MTE2, 2000), expectInstrs(isa.MTE3, 2000)),
+			archtest.ProgramFile(t, "l1-l0-bandwidth", "programs/examples/l1-l0-bandwidth.yaml", nil, expectLaneStall(isa.MTE1, arch.Busy)),
+			archtest.ProgramFile(t, "cube-peak", "programs/examples/cube-peak.yaml", nil, expectLaneStall(isa.M, arch.Busy)),
+			archtest.ProgramFile(t, "gm-bandwidth-1core", "programs/examples/gm-bandwidth-1core.yaml", nil, expectLaneStall(isa.MTE2, arch.Busy)),
+			mustMode(t, arch.Functional, archtest.ProgramFile(t, "sgemm-cube-functional-4core", "programs/examples/sgemm-cube.yaml",
 				[]string{"program.m=352", "program.n=352", "program.k=256", "program.numerics=full", "machine.cores=4"},
 				expectCoresRan(4))),
-			mustMode(t, arch.Timing, fileCase(t, "sgemm-cube-single-elementwise", "sgemm-cube.yaml",
+			mustMode(t, arch.Timing, archtest.ProgramFile(t, "sgemm-cube-single-elementwise", "programs/examples/sgemm-cube.yaml",
 				[]string{"program.m=528", "program.n=352", "program.k=320", "program.numerics=off", "program.buffering=single",
 					"program.accumulation=elementwise", "program.tiling.bm=96", "program.tiling.bn=96"})),
-			fileCase(t, "gm-bandwidth-32core", "gm-bandwidth.yaml", nil, expectLaneStall(isa.MTE2, arch.Bandwidth)),
-			mustMode(t, arch.Timing, fileCase(t, "sgemm-cube-8core-l2", "sgemm-cube.yaml",
+			archtest.ProgramFile(t, "gm-bandwidth-32core", "programs/examples/gm-bandwidth.yaml", nil, expectLaneStall(isa.MTE2, arch.Bandwidth)),
+			mustMode(t, arch.Timing, archtest.ProgramFile(t, "sgemm-cube-8core-l2", "programs/examples/sgemm-cube.yaml",
 				[]string{"program.m=704", "program.n=704", "program.k=512", "program.numerics=off", "machine.cores=8"},
 				expectCoresRan(8), expectL2Hits())),
-			fileCase(t, "lu-fused-small-hosted", "lu-fused-small.yaml", nil, expectFlops()),
+			archtest.ProgramFile(t, "lu-fused-small-hosted", "programs/examples/lu-fused-small.yaml", nil, expectFlops()),
 			{
 				Name: "alloc-free-at-capacity", Mode: arch.Functional,
 				Program: asmProgram("alloc-free-at-capacity", allocFreeAsm, 2),
@@ -63,13 +61,13 @@ func TestConformance(t *testing.T) {
 				Name: "barriers-latency-sync-all", Mode: arch.Functional,
 				Program: asmProgram("barriers-latency-sync-all", barriersAsm, 4),
 				Prepare: fillGM(1 << 20),
-				Expect: all(expectLaneStall(isa.MTE2, arch.Barrier), expectLaneStall(isa.MTE2, arch.Latency),
+				Expect: archtest.All(expectLaneStall(isa.MTE2, arch.Barrier), expectLaneStall(isa.MTE2, arch.Latency),
 					expectLaneStall(isa.S, arch.Barrier), expectLaneStall(isa.S, arch.Busy), expectCoresRan(4)),
 			},
 		},
 		Deadlocks: []archtest.Deadlock{
 			{
-				Case: fileCase(t, "deadlock-example", "deadlock.yaml", nil, nil),
+				Case: archtest.ProgramFile(t, "deadlock-example", "programs/examples/deadlock.yaml", nil, nil),
 				Want: []string{"core 0: pipe M: wait_flag MTE1->M id 3"},
 			},
 			{
@@ -216,65 +214,6 @@ func fillGM(n int) func(*arch.Chip) error {
 			v[i] = 0x3c00 | uint16(i*37%1024) // 1 + (i·37 mod 1024)/1024
 		}
 		return c.GM().WriteUint16s(0, v)
-	}
-}
-
-// fileCase runs a program file (programs/examples) as a job: built anew
-// for every run, prepared on the suite's chip (GM inputs; lu-fused attaches
-// its host program), then run.
-func fileCase(t *testing.T, name, file string, sets []string, expect ...func(*arch.Stats) error) archtest.Case {
-	t.Helper()
-	f, err := programs.ReadFile("../../programs/examples/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ovs, err := machines.ParseOverrides(sets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := programs.Options{Overrides: ovs}
-	m, err := programs.MachineFor(f, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	job, err := f.Kind.Build(f, m, opts)
-	if err != nil {
-		t.Fatalf("%s %v: %v", file, sets, err)
-	}
-	return archtest.Case{
-		Name: name, Machine: m, Mode: job.Mode(),
-		Start: func(chip *arch.Chip) (func() (*arch.Stats, error), error) {
-			job, err := f.Kind.Build(f, m, opts)
-			if err != nil {
-				return nil, err
-			}
-			if err := job.Prepare(chip); err != nil {
-				return nil, err
-			}
-			return func() (*arch.Stats, error) { return chip.Run(job.Program()) }, nil
-		},
-		Expect: all(expect...),
-	}
-}
-
-// all combines expectations (nil ones are skipped; none: nil).
-func all(expect ...func(*arch.Stats) error) func(*arch.Stats) error {
-	var fs []func(*arch.Stats) error
-	for _, f := range expect {
-		if f != nil {
-			fs = append(fs, f)
-		}
-	}
-	if len(fs) == 0 {
-		return nil
-	}
-	return func(st *arch.Stats) error {
-		for _, f := range fs {
-			if err := f(st); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
 }
 
