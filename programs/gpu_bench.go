@@ -154,11 +154,16 @@ func (j *gpuBenchJob) build() {
 		if reps == 0 {
 			reps = 256
 		}
-		const mm, nn, kk = 64, 64, 256
+		mm, nn, kk := 64, 64, 256
+		if tg.m.AMDCU() != nil {
+			// Four independent 32×32 accumulators per wave, as a peak kernel
+			// keeps them, hide the dependent-MFMA wait states.
+			mm, nn = 128, 128
+		}
 		ctas := m.Cores * j.resident(0)
 		s := isa.Slice(repeat(reps, gpu.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, out, false)))
 		j.grids = []isa.Grid{one("tensor-peak", ctas, 0, func(int) isa.Stream { return s })}
-		j.work = float64(ctas*reps) * 2 * mm * nn * kk
+		j.work = float64(ctas*reps) * 2 * float64(mm*nn*kk)
 	case benchMMALatency:
 		links := j.p.Repeats
 		if links == 0 {

@@ -233,7 +233,15 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources) {
 	core.warps += r.Warps
 	name := fmt.Sprintf("cta%d", slot)
 	core.alloc(t, BufShared, now, name, r.SharedBytes)
-	core.alloc(t, BufRegs, now, name, 4*r.Registers)
+	// Registers fill the register file, then (CDNA1) the accumulation
+	// registers, which the block's count includes.
+	regBytes := 4 * r.Registers
+	if int(BufAcc) < len(core.occ) && core.occ[BufAcc] != nil {
+		rf := min(regBytes, core.occ[BufRegs].Capacity-core.occ[BufRegs].Bytes())
+		core.alloc(t, BufAcc, now, name, regBytes-rf)
+		regBytes = rf
+	}
+	core.alloc(t, BufRegs, now, name, regBytes)
 	core.waker.Wake(now)
 }
 
@@ -465,7 +473,10 @@ func (core *Core) checkDone(t *cta, now sim.Time) {
 		t.mem[b] = nil
 	}
 	name := fmt.Sprintf("cta%d", t.slot)
-	for _, b := range []isa.Buffer{BufShared, BufRegs} {
+	for _, b := range []isa.Buffer{BufShared, BufRegs, BufAcc} {
+		if int(b) >= len(core.occ) || core.occ[b] == nil {
+			continue
+		}
 		if core.occ[b].Has(name) {
 			_ = core.occ[b].Free(now, name, 0)
 			if core.obs != nil {
