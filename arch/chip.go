@@ -103,11 +103,17 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	}
 	for range parts {
 		if l2 := mem.NewL2(int64(m.L2.Capacity)/int64(parts), m.L2.LineBytes, m.L2.Ways); l2 != nil {
+			if m.L2.Index == "xor" {
+				l2.HashSets()
+			}
 			c.l2s = append(c.l2s, l2)
 			c.l2BWs = append(c.l2BWs, mem.NewChannel(c.eng, float64(m.L2.Bandwidth)/float64(parts)))
 		}
 	}
 	if llc := mem.NewL2(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.Ways); llc != nil && len(c.l2s) > 0 {
+		if m.LLC.Index == "xor" {
+			llc.HashSets()
+		}
 		c.llc = llc
 		c.llcBW = mem.NewChannel(c.eng, float64(m.LLC.Bandwidth))
 	}

@@ -139,6 +139,10 @@ type L2Cache struct {
 	// capacity and bandwidth are split evenly, a line may be cached in
 	// several partitions, and there is no far latency.
 	Private bool `mapstructure:"private"`
+	// Index is how an address picks its set: "modulo" (the default: the
+	// sector number's low bits) or "xor" (higher bits XOR-folded in, as
+	// GPU L2s hash addresses).
+	Index string `mapstructure:"index"`
 }
 
 // LLC is a memory-side last-level cache between the L2 and HBM (MI300X's
@@ -152,6 +156,8 @@ type LLC struct {
 	// LatencyCycles is what an L2 miss served by the LLC adds (an LLC
 	// miss adds gm.latency_cycles instead).
 	LatencyCycles int `mapstructure:"latency_cycles"`
+	// Index is as L2Cache.Index.
+	Index string `mapstructure:"index"`
 }
 
 // Size is a byte count; in files it accepts plain integers and the suffixes

@@ -86,6 +86,9 @@ func (m *Machine) problems() []problem {
 			add("l2.capacity", "must be a multiple of line_bytes × ways × partitions = %d with private partitions (got %v)",
 				int64(lb)*int64(w)*int64(m.L2.Partitions), m.L2.Capacity)
 		}
+		if i := m.L2.Index; i != "" && i != "modulo" && i != "xor" {
+			add("l2.index", "must be modulo or xor (got %q)", i)
+		}
 		if m.L2.Private && m.L2.FarLatencyCycles != 0 {
 			add("l2.far_latency_cycles", "must be 0 with private partitions: a core only reaches its own (got %d)", m.L2.FarLatencyCycles)
 		}
@@ -110,6 +113,9 @@ func (m *Machine) problems() []problem {
 		}
 		if l.LatencyCycles < 0 {
 			add("llc.latency_cycles", "must be ≥ 0 (got %d)", l.LatencyCycles)
+		}
+		if i := l.Index; i != "" && i != "modulo" && i != "xor" {
+			add("llc.index", "must be modulo or xor (got %q)", i)
 		}
 		if m.L2.Capacity == 0 {
 			add("llc.capacity", "needs an L2 in front of it (l2.capacity > 0)")

@@ -18,6 +18,8 @@ type L2 struct {
 	sets       uint64
 	setMask    uint64 // sets−1 when sets is a power of two
 	pow2       bool   // sets is a power of two
+	hash       bool   // XOR-fold the sector number into the set index
+	setBits    uint   // bits of a set index
 	ways       int
 	set        []l2Set
 	// where maps a sector number to 1 + the way holding it (0 = absent):
@@ -81,7 +83,27 @@ func NewL2(capacity int64, lineBytes, ways int) *L2 {
 	if sets&(sets-1) == 0 {
 		c.setMask, c.pow2 = sets-1, true
 	}
+	c.setBits = uint(bits.Len64(sets - 1))
 	return c
+}
+
+// HashSets makes the directory index its sets with the sector number's
+// higher bits XOR-folded into the lower ones, as GPU L2s hash addresses
+// over their slices (Accel-Sim's IPOLY hashing, GPU-FACTS §5): sectors a
+// power of two apart then spread over the sets instead of crowding into
+// a few (the rows of a tile of a matrix with a power-of-two row pitch).
+func (c *L2) HashSets() { c.hash = true }
+
+// setIndex returns the set of sector sec.
+func (c *L2) setIndex(sec int64) uint64 {
+	s := uint64(sec)
+	if c.hash && c.setBits > 0 {
+		s ^= s>>c.setBits ^ s>>(2*c.setBits) ^ s>>(3*c.setBits)
+	}
+	if c.pow2 {
+		return s & c.setMask
+	}
+	return s % c.sets
 }
 
 // Access looks up [addr, addr+n), allocating missing lines, and returns the
@@ -113,7 +135,7 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		for b := 0; b < nburst; b, sec = b+1, sec+step {
 			// Inline hit path: present with every wanted line.
 			if w := where[sec]; w != 0 {
-				set := &sets[uint64(sec)&c.setMask]
+				set := &sets[c.setIndex(sec)]
 				w--
 				w &= MaxL2Ways - 1
 				if set.valid[w]&want == want {
@@ -206,13 +228,7 @@ func (c *L2) split(have uint16, l0, l1 uint, base, lo, end int64) (hit, miss int
 // needed, replacing the set's least recently used sector) and returns which
 // of them were present before.
 func (c *L2) touch(sec int64, want uint16) uint16 {
-	var si uint64
-	if c.pow2 {
-		si = uint64(sec) & c.setMask
-	} else {
-		si = uint64(sec) % c.sets
-	}
-	set := &c.set[si]
+	set := &c.set[c.setIndex(sec)]
 	indexed := c.indexed(sec)
 	w := -1
 	if indexed {

@@ -147,3 +147,34 @@ func testAccess2D(t *testing.T, ways int) {
 		t.Fatal("statistics differ")
 	}
 }
+
+// Sectors a power of two apart crowd into one set of a modulo-indexed
+// directory (16 ways: the rest miss on every pass); with HashSets they
+// spread over the sets and a working set far below capacity stays.
+func TestL2HashedSetsSpreadPowerOfTwoStrides(t *testing.T) {
+	const line, ways = 128, 16
+	capacity := int64(4 << 20)
+	sector := int64(line * SectorLines)
+	sets := capacity / sector / ways
+	stride := sets * sector // every sector maps to set 0 under modulo indexing
+	passes := func(c *L2) (hit int64) {
+		for p := 0; p < 3; p++ {
+			for i := int64(0); i < 64; i++ {
+				h, _ := c.Access(i*stride, line)
+				if p > 0 {
+					hit += h
+				}
+			}
+		}
+		return hit
+	}
+	plain := NewL2(capacity, line, ways)
+	hashed := NewL2(capacity, line, ways)
+	hashed.HashSets()
+	if got := passes(plain); got != 0 {
+		t.Errorf("modulo index: %d bytes hit; 64 sectors in one 16-way set should thrash", got)
+	}
+	if got, want := passes(hashed), int64(2*64*line); got != want {
+		t.Errorf("hashed index: %d bytes hit, want %d (64 sectors of a 4 MiB cache stay)", got, want)
+	}
+}

@@ -87,6 +87,13 @@ type MemoryReport struct {
 	GMWriteBytes         int64   `json:"gm_write_bytes"`
 	OperationalIntensity float64 `json:"operational_intensity"` // flops per GM byte
 	GMBandwidthUse       float64 `json:"gm_bandwidth_utilisation"`
+	// L2HitBytes and L2MissBytes split the GM reads the L2 looked up (0
+	// without an L2); LLCHitBytes and LLCMissBytes the memory-side cache's
+	// lookups (machines with one only).
+	L2HitBytes   int64 `json:"l2_hit_bytes"`
+	L2MissBytes  int64 `json:"l2_miss_bytes"`
+	LLCHitBytes  int64 `json:"llc_hit_bytes,omitempty"`
+	LLCMissBytes int64 `json:"llc_miss_bytes,omitempty"`
 }
 
 // ErrorReport is the error of a result against a reference.
@@ -163,7 +170,8 @@ func (r *Report) FromStats(st *arch.Stats, clockHz float64, used []int) {
 		r.Buffers[g.Buffers[b].Name] = br
 		r.bufferOrder = append(r.bufferOrder, g.Buffers[b].Name)
 	}
-	r.Memory = MemoryReport{GMReadBytes: st.GMReadBytes, GMWriteBytes: st.GMWriteBytes, GMBandwidthUse: st.GMUtilisation}
+	r.Memory = MemoryReport{GMReadBytes: st.GMReadBytes, GMWriteBytes: st.GMWriteBytes, GMBandwidthUse: st.GMUtilisation,
+		L2HitBytes: st.L2HitBytes, L2MissBytes: st.L2MissBytes, LLCHitBytes: st.LLCHitBytes, LLCMissBytes: st.LLCMissBytes}
 }
 
 func pipeReport(ps arch.LaneStats, total, hz float64) PipeReport {
