@@ -33,7 +33,8 @@ type Channel struct {
 	scratch      []*flow
 	fin          []*flow // scratch for finished flows
 	spare        []*flow // finished flows for reuse
-	equal        bool    // every flow has the same rate (the common case)
+	equal        bool    // every flow has the same rate, share (the common case)
+	share        float64 // that rate when equal (flows' own rate fields are then stale)
 }
 
 type flow struct {
@@ -90,43 +91,51 @@ func (c *Channel) MeanUtilisation(end sim.Time) float64 {
 func (c *Channel) advance(now sim.Time) {
 	dt := float64(now - c.last)
 	if dt > 0 {
-		for _, f := range c.flows {
-			moved := f.rate * dt
-			f.remaining -= moved
-			c.Bytes += moved
+		if c.equal {
+			moved := c.share * dt
+			for _, f := range c.flows {
+				f.remaining -= moved
+				c.Bytes += moved
+			}
+		} else {
+			for _, f := range c.flows {
+				moved := f.rate * dt
+				f.remaining -= moved
+				c.Bytes += moved
+			}
 		}
 		c.busyIntegral += c.inUse * dt
 	}
 	c.last = now
 }
 
-// rates assigns max-min fair rates with per-flow caps (water-filling).
-func (c *Channel) rates() {
+// rate returns flow f's current rate.
+func (c *Channel) rate(f *flow) float64 {
+	if c.equal {
+		return c.share
+	}
+	return f.rate
+}
+
+// rates assigns max-min fair rates with per-flow caps (water-filling),
+// given the flows' smallest cap and the sum of their caps (in flow order).
+func (c *Channel) rates(minCap, sumCap float64) {
 	n := len(c.flows)
 	c.inUse = 0
+	c.equal = false
 	if n == 0 {
 		return
 	}
-	// Common case: every cap is at least the equal share.
+	// Common case: every cap is at least the equal share: every flow's
+	// rate is share (kept once, in c.share).
 	share := c.total / float64(n)
-	minCap := c.flows[0].cap
-	for _, f := range c.flows[1:] {
-		minCap = min(minCap, f.cap)
-	}
-	c.equal = minCap >= share
-	if c.equal {
-		for _, f := range c.flows {
-			f.rate = share
-		}
+	if minCap >= share {
+		c.equal, c.share = true, share
 		c.inUse = c.total
 		return
 	}
 	// Uncontended: the caps fit (with a margin far above float rounding, so
 	// water-filling would give every flow its cap too).
-	sumCap := 0.0
-	for _, f := range c.flows {
-		sumCap += f.cap
-	}
 	if sumCap <= c.total*(1-1e-9) {
 		for _, f := range c.flows {
 			f.rate = f.cap
@@ -163,22 +172,29 @@ func (c *Channel) rates() {
 const epsilon = 1e-6
 
 func (c *Channel) reschedule(now sim.Time) {
-	// Finish flows that are done, in start order (deterministic).
+	// Finish flows that are done, in start order (deterministic), and
+	// gather in the same pass what the rates and the next finish need: the
+	// smallest cap, the sum of the caps and the least remaining of the
+	// flows kept.
 	kept := c.flows[:0]
 	finished := c.fin[:0]
 	c.fin = nil // a re-entrant call (a callback starting a flow) gets its own
+	minCap, sumCap, least := math.Inf(1), 0.0, math.Inf(1)
 	for _, f := range c.flows {
 		if f.remaining <= epsilon {
 			finished = append(finished, f)
 		} else {
 			kept = append(kept, f)
+			minCap = min(minCap, f.cap)
+			sumCap += f.cap
+			least = min(least, f.remaining)
 		}
 	}
 	for i := len(kept); i < len(c.flows); i++ {
 		c.flows[i] = nil
 	}
 	c.flows = kept
-	c.rates()
+	c.rates(minCap, sumCap)
 	if c.observer != nil {
 		c.observer(now, c.inUse*1e12)
 	}
@@ -187,11 +203,7 @@ func (c *Channel) reschedule(now sim.Time) {
 		if c.equal {
 			// Equal rates: the flow with the least left finishes first
 			// (ceil(r/rate) is monotonic in r), one division.
-			least := c.flows[0].remaining
-			for _, f := range c.flows[1:] {
-				least = min(least, f.remaining)
-			}
-			next = max(now+sim.Time(math.Ceil(least/c.flows[0].rate)), now+1)
+			next = max(now+sim.Time(math.Ceil(least/c.share)), now+1)
 		} else {
 			for _, f := range c.flows {
 				t := now + sim.Time(math.Ceil(f.remaining/f.rate))
@@ -220,7 +232,7 @@ func (c *Channel) handle(now sim.Time, _ int64) {
 	// Flows whose computed finish time is now are done even if float
 	// rounding leaves a sliver.
 	for _, f := range c.flows {
-		if f.remaining <= f.rate*0.5+epsilon {
+		if f.remaining <= c.rate(f)*0.5+epsilon {
 			c.Bytes += f.remaining
 			f.remaining = 0
 		}
