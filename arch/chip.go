@@ -263,7 +263,7 @@ func (c *Chip) StartGM(owner mem.FlowDone, tag int64, read bool, n int64, span G
 		latency = c.clock.Cycles(int64(c.M.GM.LatencyCycles))
 	}
 	if c.M.L2.Partitions > 1 && c.l2 != nil {
-		latency += c.clock.Cycles(int64(c.M.L2.FarLatencyCycles))
+		latency = sim.Add(latency, c.clock.Cycles(int64(c.M.L2.FarLatencyCycles)))
 	}
 	if hit > 0 {
 		parts++

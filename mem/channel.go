@@ -191,10 +191,10 @@ func (c *Channel) reschedule(now sim.Time) {
 			for _, f := range c.flows[1:] {
 				least = min(least, f.remaining)
 			}
-			next = max(now+sim.Time(math.Ceil(least/c.flows[0].rate)), now+1)
+			next = max(sim.Add(now, sim.CeilPS(least/c.flows[0].rate)), now+1)
 		} else {
 			for _, f := range c.flows {
-				t := now + sim.Time(math.Ceil(f.remaining/f.rate))
+				t := sim.Add(now, sim.CeilPS(f.remaining/f.rate))
 				if t <= now {
 					t = now + 1
 				}
@@ -203,7 +203,7 @@ func (c *Channel) reschedule(now sim.Time) {
 				}
 			}
 		}
-		c.waker.Wake(next)
+		c.waker.Wake(next) // MaxTime (a transfer too slow to simulate) stops the run with sim.ErrTimeOverflow
 	}
 	for _, f := range finished {
 		f.done.FlowDone(now, f.tag)

@@ -62,8 +62,8 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	wall := time.Since(start).Seconds()
 	if err != nil {
 		var ce *isa.CheckError
-		if errors.As(err, &ce) {
-			return nil, badInput(err)
+		if errors.As(err, &ce) || errors.Is(err, sim.ErrTimeOverflow) {
+			return nil, badInput(err) // a cost too large to simulate is the input's
 		}
 		return nil, err
 	}
