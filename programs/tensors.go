@@ -14,6 +14,7 @@ import (
 	"github.com/sbinet/npyio"
 
 	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/outfile"
 )
 
 // Distribution names for generated inputs.
@@ -109,34 +110,54 @@ func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
 	return nil, 0, 0, fmt.Errorf("%s: dtype %s not supported (float32, float64)", path, r.Header.Descr.Type)
 }
 
-// WriteOutputs writes each output as DIR/NAME.npy.
-func WriteOutputs(dir string, outs []Output) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+// WriteOutputs writes each output as DIR/NAME.npy, atomically (package
+// outfile), and returns the file names written. A name that is not a plain
+// file name (CheckOutputName) is refused before anything is written.
+func WriteOutputs(dir string, outs []Output) ([]string, error) {
+	for _, o := range outs {
+		if err := CheckOutputName(o.Name); err != nil {
+			return nil, err
+		}
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var names []string
 	for _, o := range outs {
 		path := filepath.Join(dir, o.Name+".npy")
-		f, err := os.Create(path)
+		err := outfile.Write(path, func(f io.Writer) error {
+			switch {
+			case o.F32 != nil:
+				return writeNPY(f, o.F32, o.Shape)
+			case o.F16 != nil:
+				return writeNPYf16(f, o.F16, o.Shape)
+			case o.I32 != nil:
+				return writeNPYAs(f, "<i4", o.I32, o.Shape)
+			case o.I8 != nil:
+				return writeNPYAs(f, "|i1", o.I8, o.Shape)
+			}
+			return nil
+		})
 		if err != nil {
-			return err
+			return names, fmt.Errorf("%s: %v", path, err)
 		}
-		var werr error
-		switch {
-		case o.F32 != nil:
-			werr = writeNPY(f, o.F32, o.Shape)
-		case o.F16 != nil:
-			werr = writeNPYf16(f, o.F16, o.Shape)
-		case o.I32 != nil:
-			werr = writeNPYAs(f, "<i4", o.I32, o.Shape)
-		case o.I8 != nil:
-			werr = writeNPYAs(f, "|i1", o.I8, o.Shape)
+		names = append(names, o.Name+".npy")
+	}
+	return names, nil
+}
+
+// CheckOutputName reports whether name can name an output array written
+// as DIR/NAME.npy: a plain file name of letters, digits, '_', '-' and '.',
+// not starting with '.' — never a path that could leave DIR.
+func CheckOutputName(name string) error {
+	ok := name != "" && name[0] != '.' && len(name) <= 200
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			ok = false
 		}
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return fmt.Errorf("%s: %v", path, werr)
-		}
+	}
+	if !ok {
+		return fmt.Errorf("output name %q: must be a plain file name (letters, digits, _ - .; not starting with .)", name)
 	}
 	return nil
 }
@@ -146,7 +167,7 @@ func WriteOutputs(dir string, outs []Output) error {
 // from fixed-size arrays or gonum's float64 matrices, so 2-D float32 arrays
 // get their (version 1.0) header written here and the data from npyio's
 // encoding of the flat slice.
-func writeNPY(f *os.File, v []float32, shape []int) error {
+func writeNPY(f io.Writer, v []float32, shape []int) error {
 	if len(shape) != 2 {
 		return npyio.Write(f, v)
 	}
@@ -155,7 +176,7 @@ func writeNPY(f *os.File, v []float32, shape []int) error {
 
 // writeNPYAs writes a 2-D array of fixed-size values with numpy type descr
 // (e.g. <f4, <i4, |i1).
-func writeNPYAs[T float32 | int32 | int8](f *os.File, descr string, v []T, shape []int) error {
+func writeNPYAs[T float32 | int32 | int8](f io.Writer, descr string, v []T, shape []int) error {
 	dims := fmt.Sprintf("(%d, %d)", shape[0], shape[1])
 	dict := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + dims + ", }"
 	// Magic (6) + version (2) + header length (2) + dict + padding + '\n'
@@ -176,7 +197,7 @@ func writeNPYAs[T float32 | int32 | int8](f *os.File, descr string, v []T, shape
 
 // writeNPYf16 writes FP16 patterns as float32 values (numpy reads both; the
 // values are exact), keeping the file readable without float16 support.
-func writeNPYf16(f *os.File, v []uint16, shape []int) error {
+func writeNPYf16(f io.Writer, v []uint16, shape []int) error {
 	out := make([]float32, len(v))
 	for i, h := range v {
 		out[i] = fp.F16ToF32(h)

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,8 +14,8 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/outfile"
 	"github.com/davinci-sim/davinci-sim/programs"
-	"github.com/davinci-sim/davinci-sim/report"
 	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/traces"
 )
@@ -99,6 +99,9 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if err != nil {
 		return badInput(err)
 	}
+	if err := checkOutputs(f); err != nil {
+		return badInput(err)
+	}
 	var hooks programs.RunHooks
 	rec, err := newTraceRecorder(file, opts, f)
 	if err != nil {
@@ -110,6 +113,9 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if f.view {
 		return runWithView(stdout, stderr, file, opts, f, rec)
 	}
+	ctx, stop := interruptible(context.Background())
+	defer stop()
+	hooks.Context = ctx
 	progress := !f.quiet && isTerminal(stderr)
 	wallStart := time.Now()
 	if progress {
@@ -126,38 +132,52 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		if badinput.Is(err) {
 			return badInput(err)
 		}
+		if ierr := interruptExit(err); ierr != nil {
+			return ierr
+		}
 		// A deadlock's trace shows what led to it.
 		if terr := finishTrace(rec, nil, f); terr != nil {
 			fmt.Fprintln(stderr, "davinci-sim:", terr)
 		}
 		return failure(err)
 	}
-	if err := finishTrace(rec, res, f); err != nil {
-		return failure(err)
-	}
-	return writeResults(stdout, res, f)
+	return writeResults(stdout, stderr, res, f, finishTrace(rec, res, f))
 }
 
-// writeResults writes -o DIR, the summary or JSON report, and returns the
-// run's check failure if any.
-func writeResults(stdout io.Writer, res *programs.Result, f runFlags) error {
+// writeResults prints the summary or JSON report, then writes -o DIR, and
+// returns the first of: traceErr (writing --trace failed), the -o error,
+// the run's check failure. An output that cannot be written never costs
+// the printed result; other errors are printed on stderr.
+func writeResults(stdout, stderr io.Writer, res *programs.Result, f runFlags, traceErr error) error {
 	rep := res.Report
-	if f.out != "" {
-		if err := writeOutDir(f.out, rep, res.Outputs); err != nil {
-			return failure(err)
-		}
+	var errs []error
+	if traceErr != nil {
+		errs = append(errs, traceErr)
 	}
 	if f.json {
 		if err := rep.WriteJSON(stdout); err != nil {
-			return failure(err)
+			errs = append(errs, err)
 		}
 	} else {
 		rep.WriteSummary(stdout)
 	}
-	if res.Failure != nil {
-		return failure(res.Failure)
+	if f.out != "" {
+		if err := writeOutDir(f.out, rep, res.Outputs); err != nil {
+			errs = append(errs, fmt.Errorf("writing -o %s: %w", f.out, err))
+		} else {
+			noteMissingArrays(stderr, f, res)
+		}
 	}
-	return nil
+	if res.Failure != nil {
+		errs = append(errs, res.Failure)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	for _, err := range errs[1:] {
+		fmt.Fprintln(stderr, "davinci-sim:", err)
+	}
+	return failure(errs[0])
 }
 
 // newTraceRecorder returns the event recorder for --trace/--view (nil when
@@ -213,28 +233,11 @@ func finishTrace(rec *traces.Recorder, res *programs.Result, f runFlags) error {
 	if f.trace == "" {
 		return nil
 	}
-	if err := traces.WritePerfettoFile(f.trace, rec.Timeline()); err != nil {
+	err := outfile.WriteWith(f.trace, func(tmp string) error { return traces.WritePerfettoFile(tmp, rec.Timeline()) })
+	if err != nil {
 		return fmt.Errorf("writing trace: %w", err)
 	}
 	return nil
-}
-
-func writeOutDir(dir string, rep *report.Report, outs []programs.Output) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	fh, err := os.Create(filepath.Join(dir, "report.json"))
-	if err != nil {
-		return err
-	}
-	if err := rep.WriteJSON(fh); err != nil {
-		fh.Close()
-		return err
-	}
-	if err := fh.Close(); err != nil {
-		return err
-	}
-	return programs.WriteOutputs(dir, outs)
 }
 
 func isTerminal(w io.Writer) bool {
