@@ -2,7 +2,6 @@ package programs
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -176,7 +175,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 }
 
 func parseAsmFile(path string) (*isa.File, error) {
-	src, err := os.ReadFile(path)
+	src, err := machines.ReadFile(path, "assembly file")
 	if err != nil {
 		return nil, err
 	}

@@ -10,8 +10,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -151,14 +151,14 @@ type header struct {
 // "programs/examples/NAME.yaml" or "examples/NAME.yaml" when the path does
 // not exist on disk.
 func ReadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := machines.ReadFile(path, "program file")
 	dir := filepath.Dir(path)
 	if err != nil {
 		rel := strings.TrimPrefix(filepath.ToSlash(path), "programs/")
-		if b, e2 := Examples.ReadFile(rel); e2 == nil {
+		if b, e2 := Examples.ReadFile(rel); e2 == nil && errors.Is(err, fs.ErrNotExist) {
 			data, err = b, nil
 		} else {
-			return nil, fmt.Errorf("program file: %v", err)
+			return nil, err
 		}
 	}
 	return Parse(path, dir, data)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -49,11 +50,14 @@ func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
 		return nil, 0, 0, err
 	}
 	defer f.Close()
-	// npyio panics on some malformed headers (e.g. a header cut short):
-	// that is bad input, not a crash.
+	if err := checkNPYPreamble(f); err != nil {
+		return nil, 0, 0, fmt.Errorf("%s: %v", path, err)
+	}
+	// npyio panics on some malformed headers the preamble check lets
+	// through: that is bad input, not a crash.
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%s: malformed .npy file (%v)", path, p)
+			err = fmt.Errorf("%s: malformed .npy header (not a dictionary with descr, fortran_order and shape)", path)
 		}
 	}()
 	r, err := npyio.NewReader(f)
@@ -84,9 +88,18 @@ func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
 			return nil, 0, 0, fmt.Errorf("%s: %v", path, err)
 		}
 		data := st.Size() - off
-		if rows < 0 || cols < 0 || (cols > 0 && int64(rows) > data/item/int64(cols)) || int64(rows)*int64(cols)*item != data {
+		if rows < 0 || cols < 0 {
+			return nil, 0, 0, fmt.Errorf("%s: shape (%d, %d): dimensions must be ≥ 0", path, rows, cols)
+		}
+		hi, need := bits.Mul64(uint64(rows), uint64(cols))
+		hi2, need2 := bits.Mul64(need, uint64(item))
+		if hi != 0 || hi2 != 0 || need2 > math.MaxInt64 {
+			return nil, 0, 0, fmt.Errorf("%s: shape (%d, %d) of %s needs more than 2^63 data bytes, the file has %d",
+				path, rows, cols, r.Header.Descr.Type, data)
+		}
+		if int64(need2) != data {
 			return nil, 0, 0, fmt.Errorf("%s: shape (%d, %d) of %s needs %d data bytes, the file has %d",
-				path, rows, cols, r.Header.Descr.Type, int64(rows)*int64(cols)*item, data)
+				path, rows, cols, r.Header.Descr.Type, need2, data)
 		}
 	}
 	switch r.Header.Descr.Type {
@@ -108,6 +121,47 @@ func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
 		return out, rows, cols, nil
 	}
 	return nil, 0, 0, fmt.Errorf("%s: dtype %s not supported (float32, float64)", path, r.Header.Descr.Type)
+}
+
+// maxNPYHeader bounds the header of a .npy file (numpy itself refuses
+// headers above 10 000 bytes unless told otherwise).
+const maxNPYHeader = 1 << 20
+
+// checkNPYPreamble checks the magic, version and header length of the .npy
+// file f against the file's size before npyio allocates for the header,
+// and leaves f at its start.
+func checkNPYPreamble(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	var pre [12]byte
+	n, _ := io.ReadFull(f, pre[:])
+	if n < 10 || string(pre[:6]) != "\x93NUMPY" {
+		return errors.New("not a .npy file (no \\x93NUMPY magic)")
+	}
+	var hlen, start int64
+	switch pre[6] {
+	case 1:
+		hlen, start = int64(binary.LittleEndian.Uint16(pre[8:10])), 10
+	case 2, 3:
+		if n < 12 {
+			return errors.New("malformed .npy file: the header length is cut short")
+		}
+		hlen, start = int64(binary.LittleEndian.Uint32(pre[8:12])), 12
+	default:
+		return fmt.Errorf("unsupported .npy format version %d.%d (1, 2 or 3)", pre[6], pre[7])
+	}
+	switch {
+	case hlen > maxNPYHeader:
+		return fmt.Errorf("malformed .npy file: header of %d bytes, at most %d", hlen, maxNPYHeader)
+	case start+hlen > st.Size() && st.Mode().IsRegular():
+		return fmt.Errorf("malformed .npy file: the header claims %d bytes, the file has %d after the preamble", hlen, st.Size()-start)
+	case hlen < 2:
+		return fmt.Errorf("malformed .npy file: header of %d bytes", hlen)
+	}
+	_, err = f.Seek(0, io.SeekStart)
+	return err
 }
 
 // WriteOutputs writes each output as DIR/NAME.npy, atomically (package

@@ -17,7 +17,7 @@ import (
 // what must come out.
 type hostileCase struct {
 	name  string
-	files map[string]string // name in the scratch directory → content
+	files map[string]string // name in the scratch directory → content (@DIR@ replaced too)
 	args  []string
 	code  int    // wanted exit code (0 means 2)
 	want  string // the error (one line) must contain this
@@ -58,6 +58,54 @@ var hostileCases = []hostileCase{
 		args: []string{"run", examplePath("gm-bandwidth.yaml"), "--set", "machine.gm.bandwidth=1e-30"},
 		want: "simulated time exceeds"},
 
+	// Memory: sizes checked before anything is allocated.
+	{name: "a hundred million cores",
+		args: []string{"run", examplePath("cube-peak.yaml"), "--set", "machine.cores=100000000"},
+		want: `GiB of host memory (100000000 cores × 65 KiB, L2 tags 0 MiB), above the limit of 16 GiB`},
+	{name: "a billion-entry queue",
+		args: []string{"run", examplePath("cube-peak.yaml"), "--set", "machine.core.queue_depth=1000000000"},
+		want: `above the limit of 16 GiB: check keys "cores", "core.queue_depth"`},
+	{name: "program file /dev/zero",
+		args: []string{"run", "/dev/zero"},
+		want: "program file: /dev/zero is larger than 64 MiB; not a program file"},
+	{name: "machine file /dev/zero",
+		files: map[string]string{"p.yaml": "kind: asm\nmachine: /dev/zero\nasm: nop\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  "machine file: /dev/zero is larger than 64 MiB; not a machine file"},
+	{name: "program file is a directory",
+		args: []string{"run", "@DIR@"},
+		want: "program file: @DIR@ is a directory"},
+	{name: "npy v2 header claiming 2 GiB",
+		files: map[string]string{"a.npy": "\x93NUMPY\x02\x00\xff\xff\xff\x7f{\n"},
+		args:  []string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.inputs.a=@DIR@/a.npy", "--set", "program.inputs.b=@DIR@/a.npy"},
+		want:  "a.npy: malformed .npy file: header of 2147483647 bytes, at most 1048576"},
+	{name: "npy shape overflowing to the file size",
+		files: map[string]string{"a.npy": string(append(npyV1("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427388122, 1), }"), make([]byte, 872)...))},
+		args:  []string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.inputs.a=@DIR@/a.npy", "--set", "program.inputs.b=@DIR@/a.npy"},
+		want:  "shape (4611686018427388122, 1) of <f4 needs more than 2^63 data bytes, the file has 872"},
+	{name: "npy header of one byte",
+		files: map[string]string{"a.npy": "\x93NUMPY\x01\x00\x01\x00\n"},
+		args:  []string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.inputs.a=@DIR@/a.npy", "--set", "program.inputs.b=@DIR@/a.npy"},
+		want:  "malformed .npy file: header of 1 bytes"},
+	{name: "not an npy file",
+		files: map[string]string{"a.npy": "hello"},
+		args:  []string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.inputs.a=@DIR@/a.npy", "--set", "program.inputs.b=@DIR@/a.npy"},
+		want:  `not a .npy file`},
+
+	// Accepted and ignored: refused instead.
+	{name: "multi-document program",
+		files: map[string]string{"p.yaml": "kind: asm\nasm: nop\n---\nkind: hgemm\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  "p.yaml:3: a second YAML document (after ---); a file holds one"},
+	{name: "multi-document machine",
+		files: map[string]string{"p.yaml": "kind: asm\nmachine: @DIR@/m.yaml\nasm: nop\n", "m.yaml": "name: x\n---\nname: y\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  "m.yaml:2: a second YAML document"},
+	{name: "multi-document study",
+		files: map[string]string{"s.yaml": "program: " + absExample("cube-peak.yaml") + "\nvary:\n  program.cores: [1]\nmetrics: [time.seconds]\n---\nmetrics: [flops.tflops]\n"},
+		args:  []string{"sweep", "@DIR@/s.yaml", "-o", "@DIR@/out"},
+		want:  "s.yaml:5: a second YAML document"},
+
 	// Outputs: checked before the run, never outside -o.
 	{name: "asm output name escaping -o",
 		files: map[string]string{"p.yaml": "kind: asm\nasm: |\n  nop\noutputs:\n  - {name: ../escaped, addr: 0, shape: [4]}\n"},
@@ -97,6 +145,12 @@ var hostileCases = []hostileCase{
 		want:  `--point-timeout -1s: must be ≥ 0`},
 }
 
+// npyV1 returns a version-1 .npy preamble and header for dict d.
+func npyV1(d string) []byte {
+	d += strings.Repeat(" ", 63-(10+len(d))%64) + "\n"
+	return append([]byte{0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, byte(len(d)), byte(len(d) >> 8)}, d...)
+}
+
 // absExample is examplePath made absolute (for study files in a scratch
 // directory).
 func absExample(name string) string {
@@ -114,7 +168,7 @@ func TestHostileInputs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			for name, content := range c.files {
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.ReplaceAll(content, "@DIR@", dir)), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
