@@ -77,5 +77,5 @@ func kindFor(name string) (*Kind, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	return nil, fmt.Errorf("machine kind %q has no core model in this build (models: %s)", name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("machine kind %+q has no core model in this build (models: %s)", name, strings.Join(names, ", "))
 }

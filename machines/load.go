@@ -35,7 +35,7 @@ func Names() []string {
 // name.
 func Source(name string) ([]byte, error) {
 	if !slices.Contains(Names(), name) {
-		return nil, fmt.Errorf("unknown machine %q (embedded: %s)", name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("unknown machine %+q (embedded: %s)", name, strings.Join(Names(), ", "))
 	}
 	return files.ReadFile(name + ".yaml")
 }
@@ -55,7 +55,7 @@ func Load(nameOrPath string, overrides []Override) (*Machine, error) {
 	data, err := ReadFile(nameOrPath, "machine file")
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\`) && filepath.Ext(nameOrPath) == "" {
-			return nil, fmt.Errorf("unknown machine %q: not an embedded machine (%s) nor a file", nameOrPath, strings.Join(Names(), ", "))
+			return nil, fmt.Errorf("unknown machine %+q: not an embedded machine (%s) nor a file", nameOrPath, strings.Join(Names(), ", "))
 		}
 		return nil, err
 	}

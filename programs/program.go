@@ -117,6 +117,11 @@ var kinds = map[string]*Kind{}
 // BuildFor is Build after checking that the program kind runs on m's
 // machine kind.
 func (k *Kind) BuildFor(f *File, m *machines.Machine, opts Options) (Job, error) {
+	for _, o := range opts.Overrides {
+		if strings.EqualFold(o.Path, "program.kind") && o.Value != k.Name {
+			return nil, fmt.Errorf("--set %s=%+q: the program kind is the file's (%s) and cannot be changed; run a program file of that kind (see davinci-sim programs)", o.Path, o.Value, k.Name)
+		}
+	}
 	if !slices.Contains(k.Machines, m.Kind) {
 		return nil, fmt.Errorf("%s: program kind %s runs on %s machines; machine %s is %s (see davinci-sim machines)",
 			f.Path, k.Name, strings.Join(k.Machines, ", "), m.Name, m.Kind)
@@ -178,7 +183,7 @@ func Parse(path, dir string, data []byte) (*File, error) {
 	}
 	k, ok := kinds[kind]
 	if !ok {
-		return nil, fmt.Errorf("%s: key \"kind\": unknown program kind %q; one of %s", path, kind, kindNames())
+		return nil, fmt.Errorf("%s: key \"kind\": unknown program kind %+q; one of %s", path, kind, kindNames())
 	}
 	mach, _ := v.Get("machine").(string)
 	return &File{Path: path, Dir: dir, Kind: k, Machine: mach, Config: cfg}, nil
@@ -211,11 +216,17 @@ func (f *File) Resolve(p string) string {
 }
 
 // MachineFor returns the machine a run of f uses: opts.Machine, else the
-// file's, else DefaultMachine, with machine.* overrides applied.
+// file's (or a --set program.machine override of it), else DefaultMachine,
+// with machine.* overrides applied.
 func MachineFor(f *File, opts Options) (*machines.Machine, error) {
 	name := opts.Machine
 	if name == "" {
 		name = f.Machine
+		for _, o := range opts.Overrides { // --set program.machine=… replaces the file's key
+			if strings.EqualFold(o.Path, "program.machine") {
+				name = o.Value
+			}
+		}
 	}
 	if name == "" {
 		name = DefaultMachine

@@ -45,6 +45,19 @@ func UniformFP32(r *rand.Rand, n int, lo, hi float64) []float32 {
 // rounded to FP32 RNE) and returns its rows and
 // columns.
 func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
+	return readNPY(path, true)
+}
+
+// CheckNPYFloat32 checks what ReadNPYFloat32 checks (a readable 2-D
+// float32 or float64 array whose shape matches its size) without reading
+// the data, and returns the shape.
+func CheckNPYFloat32(path string) (rows, cols int, err error) {
+	_, rows, cols, err = readNPY(path, false)
+	return rows, cols, err
+}
+
+// readNPY is ReadNPYFloat32, reading the data only when withData is set.
+func readNPY(path string, withData bool) (_ []float32, _, _ int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, 0, err
@@ -100,6 +113,9 @@ func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
 		if int64(need2) != data {
 			return nil, 0, 0, fmt.Errorf("%s: shape (%d, %d) of %s needs %d data bytes, the file has %d",
 				path, rows, cols, r.Header.Descr.Type, need2, data)
+		}
+		if !withData {
+			return nil, rows, cols, nil
 		}
 	}
 	switch r.Header.Descr.Type {

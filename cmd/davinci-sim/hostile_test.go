@@ -93,6 +93,26 @@ var hostileCases = []hostileCase{
 		want:  `not a .npy file`},
 
 	// Accepted and ignored: refused instead.
+	{name: "program kind changed by --set",
+		args: []string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.kind=hgemm"},
+		want: `--set program.kind="hgemm": the program kind is the file's (sgemm-cube) and cannot be changed`},
+	{name: "trace cores beyond the machine",
+		args: []string{"run", examplePath("cube-peak.yaml"), "--trace", "@DIR@/t.json", "--trace-cores", "40-50"},
+		want: "--trace-cores 40-50: core 50 does not exist; machine ascend-910a has cores 0-31"},
+	{name: "nb: 0",
+		files: map[string]string{"p.yaml": "kind: lu-fused\nn: 1024\nnb: 0\nnumerics: off\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  `key "nb": must be a positive multiple of 16 (the cube's 16×16 fractal) (got 0)`},
+	{name: "missing inputs with numerics off",
+		args: []string{"run", examplePath("sgemm-cube.yaml"), "--numerics", "off", "--set", "program.inputs.a=@DIR@/missing.npy", "--set", "program.inputs.b=@DIR@/missing.npy"},
+		want: `key "inputs.a": open @DIR@/missing.npy: no such file or directory`},
+	{name: "look-alike Unicode kind",
+		files: map[string]string{"p.yaml": "kind: \uff48gemm\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  `unknown program kind "\uff48gemm"`},
+	{name: "look-alike Unicode numerics",
+		args: []string{"run", examplePath("hgemm.yaml"), "--numerics", "\uff4fff"},
+		want: `--numerics "\uff4fff": must be full, sampled or off`},
 	{name: "multi-document program",
 		files: map[string]string{"p.yaml": "kind: asm\nasm: nop\n---\nkind: hgemm\n"},
 		args:  []string{"run", "@DIR@/p.yaml"},
@@ -203,7 +223,6 @@ func TestHostileInputs(t *testing.T) {
 				return
 			}
 			msg := strings.ReplaceAll(r.err.Error(), dir, "@DIR@")
-			t.Log(msg)
 			if !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
 				t.Errorf("%v: error %q should be one line containing %q", args, msg, c.want)
 			}

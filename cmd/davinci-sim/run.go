@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,7 +91,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	switch f.numerics {
 	case "", programs.NumericsFull, programs.NumericsSampled, programs.NumericsOff:
 	default:
-		return badInput(fmt.Errorf("--numerics %q: must be full, sampled or off", f.numerics))
+		return badInput(fmt.Errorf("--numerics %+q: must be full, sampled or off", f.numerics))
 	}
 	opts := programs.Options{Machine: f.machine, Overrides: ovs, Numerics: f.numerics}
 	if seedSet {
@@ -211,6 +213,9 @@ func newTraceRecorder(file *programs.File, opts programs.Options, f runFlags) (*
 	m, err := programs.MachineFor(file, opts)
 	if err != nil {
 		return nil, err
+	}
+	if c := slices.Max(append(slices.Collect(maps.Keys(w.Cores)), -1)); c >= m.Cores {
+		return nil, fmt.Errorf("--trace-cores %s: core %d does not exist; machine %s has cores 0-%d", f.traceCores, c, m.Name, m.Cores-1)
 	}
 	rec.SetInfo(m.Name, file.Kind.Name, m.Geometry())
 	if f.view && f.trace == "" {
