@@ -55,10 +55,14 @@ machine (sizes accept KiB/MiB/GiB), e.g.
   --set program.tiling.bm=96 --set machine.core.buffers.L1=512KiB
 
 A summary table goes to stdout (or report.json with --json). -o DIR writes
-report.json and the result arrays (C.npy, and with full numerics A.npy, B.npy).
+report.json and, with full numerics, the result arrays (A.npy, B.npy, C.npy),
+replacing a previous run's files there; DIR must be new, empty or such a
+previous output. -o and --trace are checked before the run, and every file is
+written atomically.
 
 Exit codes: 0 success; 1 the simulation found a failure (deadlock, failed
-check); 2 bad input.`,
+check); 2 bad input (also a time or size beyond what can be simulated);
+130 (143) interrupted by SIGINT (SIGTERM).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			seedSet := cmd.Flags().Changed("seed")
