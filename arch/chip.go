@@ -78,6 +78,9 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	if err != nil {
 		return nil, fmt.Errorf("machine %s: core.clock: %w", m.Name, err)
 	}
+	if err := checkFootprint(m, kind, opts.Mode); err != nil {
+		return nil, err
+	}
 	var model cube.Model
 	if name := m.NumericsPreset(); name != "" {
 		if model, err = cube.Preset(name); err != nil {
@@ -126,6 +129,21 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	}
 	c.cores = cores
 	return c, nil
+}
+
+// checkFootprint refuses a machine whose model would need more than
+// MaxModelBytes of host memory.
+func checkFootprint(m *machines.Machine, kind *Kind, mode Mode) error {
+	per := int64(DefaultCoreBytes)
+	if kind.CoreBytes != nil {
+		per = kind.CoreBytes(m, mode)
+	}
+	l2 := float64(mem.L2Footprint(int64(m.L2.Capacity), m.L2.LineBytes, m.L2.Ways))
+	if total := float64(m.Cores)*float64(per) + l2; total > MaxModelBytes {
+		return fmt.Errorf("machine %s: simulating it would take about %.0f GiB of host memory (%d cores × %.0f KiB, L2 tags %.0f MiB), above the limit of %d GiB: check keys \"cores\", \"core.queue_depth\", \"core.buffers\" and \"l2.capacity\"",
+			m.Name, total/(1<<30), m.Cores, float64(per)/(1<<10), l2/(1<<20), MaxModelBytes>>30)
+	}
+	return nil
 }
 
 // GM returns global memory (nil in timing mode) so that callers can place
@@ -298,7 +316,7 @@ func (c *Chip) StartGM(owner mem.FlowDone, core int, tag int64, read bool, n int
 		latency = c.clock.Cycles(int64(c.M.LLC.LatencyCycles))
 	}
 	if c.M.L2.Partitions > 1 && !c.M.L2.Private && len(c.l2s) > 0 {
-		latency += c.clock.Cycles(int64(c.M.L2.FarLatencyCycles))
+		latency = sim.Add(latency, c.clock.Cycles(int64(c.M.L2.FarLatencyCycles)))
 	}
 	start := func(ch *mem.Channel, b int64, share float64) {
 		ch.Start(b, share, owner, tag)

@@ -126,13 +126,13 @@ func (h *Host) ComputeTime(flops float64, bytes int64, fp64 bool, cores int) sim
 	}
 	rate := float64(cores) * float64(hm.Clock) * per
 	s := math.Max(flops/rate, float64(bytes)/float64(hm.MemoryBandwidth))
-	return sim.Time(math.Ceil(s * 1e12))
+	return sim.CeilPS(s * 1e12)
 }
 
 // TransferTime returns the modeled duration of moving bytes over the link.
 func (h *Host) TransferTime(bytes int64) sim.Time {
 	l := &h.chip.M.Host.Link
-	return sim.Time(math.Ceil(l.LatencyNS*1e3 + float64(bytes)/float64(l.Bandwidth)*1e12))
+	return sim.CeilPS(l.LatencyNS*1e3 + float64(bytes)/float64(l.Bandwidth)*1e12)
 }
 
 // Compute appends a host computation (see ComputeTime); fn, if not nil, runs
@@ -162,7 +162,7 @@ func (h *Host) Launch(name, zone string, cores []int, stream func(core int) isa.
 			k.deps = append(k.deps, d)
 		}
 	}
-	dur := sim.Time(math.Ceil(h.chip.M.Host.LaunchNS * 1e3))
+	dur := sim.CeilPS(h.chip.M.Host.LaunchNS * 1e3)
 	h.tasks = append(h.tasks, &hostTask{kind: taskLaunch, stage: "launch", dur: dur, kernels: []*Kernel{k}})
 	return k
 }
@@ -213,8 +213,8 @@ func (h *Host) step(now sim.Time) {
 			h.pc++
 			continue
 		}
-		if now < t.start+t.dur {
-			h.waker.Wake(t.start + t.dur)
+		if end := sim.Add(t.start, t.dur); now < end {
+			h.waker.Wake(end) // MaxTime (a task too long to simulate) stops the run with sim.ErrTimeOverflow
 			return
 		}
 		h.stage[t.stage] += t.dur

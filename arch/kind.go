@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
 
@@ -47,7 +48,19 @@ type Kind struct {
 	// LaunchLatency, if not nil, is the time from one kernel grid's end
 	// (or the run's start) to the next grid's first CTA (isa.Grid).
 	LaunchLatency func(c *Chip) sim.Time
+	// CoreBytes, if not nil, estimates the host memory one core of
+	// machine m takes in mode, so that NewChip refuses a machine too large
+	// to simulate before building it (nil: DefaultCoreBytes).
+	CoreBytes func(m *machines.Machine, mode Mode) int64
 }
+
+// DefaultCoreBytes is the per-core estimate of kinds without CoreBytes.
+const DefaultCoreBytes = 64 << 10
+
+// MaxModelBytes bounds the host memory NewChip's estimate may reach: a
+// machine needing more (a typo such as cores=100000000) is refused with a
+// message instead of exhausting memory.
+const MaxModelBytes = 16 << 30
 
 var kinds = map[string]*Kind{}
 
@@ -64,5 +77,5 @@ func kindFor(name string) (*Kind, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	return nil, fmt.Errorf("machine kind %q has no core model in this build (models: %s)", name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("machine kind %+q has no core model in this build (models: %s)", name, strings.Join(names, ", "))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"slices"
@@ -50,6 +51,25 @@ const maxDepth = 64
 // expand exponentially (a "billion laughs" document) fail fast.
 const maxVisits = 1 << 16
 
+// ParseYAML parses YAML text holding one document (none: an empty root
+// node). A second document ("---") is refused rather than silently
+// ignored; source names the file in messages.
+func ParseYAML(source string, data []byte) (yaml.Node, error) {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil && !errors.Is(err, io.EOF) {
+		return root, fmt.Errorf("%s: %v", source, err)
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+		return root, nil
+	case err != nil:
+		return root, fmt.Errorf("%s: %v", source, err)
+	}
+	return root, fmt.Errorf("%s:%d: a second YAML document (after ---); a file holds one", source, next.Line)
+}
+
 // ReadYAML parses YAML text into a Config. source names the file in error
 // messages. The top level must be a mapping (an empty document is an empty
 // mapping); keys must be plain scalars without dots, and no mapping may hold
@@ -57,9 +77,9 @@ const maxVisits = 1 << 16
 func ReadYAML(source string, data []byte) (*Config, error) {
 	c := &Config{Source: source, v: viper.New(), keys: map[string]keyInfo{}, overridden: map[string]string{}}
 	c.v.SetConfigType("yaml")
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %v", source, err)
+	root, err := ParseYAML(source, data)
+	if err != nil {
+		return nil, err
 	}
 	if root.Kind == 0 || len(root.Content) == 0 {
 		return c, nil

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -34,7 +35,7 @@ func Names() []string {
 // name.
 func Source(name string) ([]byte, error) {
 	if !slices.Contains(Names(), name) {
-		return nil, fmt.Errorf("unknown machine %q (embedded: %s)", name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("unknown machine %+q (embedded: %s)", name, strings.Join(Names(), ", "))
 	}
 	return files.ReadFile(name + ".yaml")
 }
@@ -51,12 +52,12 @@ func Load(nameOrPath string, overrides []Override) (*Machine, error) {
 		}
 		return LoadBytes(nameOrPath+".yaml", data, overrides)
 	}
-	data, err := os.ReadFile(nameOrPath)
+	data, err := ReadFile(nameOrPath, "machine file")
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\`) && filepath.Ext(nameOrPath) == "" {
-			return nil, fmt.Errorf("unknown machine %q: not an embedded machine (%s) nor a file", nameOrPath, strings.Join(Names(), ", "))
+			return nil, fmt.Errorf("unknown machine %+q: not an embedded machine (%s) nor a file", nameOrPath, strings.Join(Names(), ", "))
 		}
-		return nil, fmt.Errorf("machine file: %v", err)
+		return nil, err
 	}
 	m, err := LoadBytes(nameOrPath, data, overrides)
 	if err != nil {
@@ -124,4 +125,30 @@ func quoteAll(ss []string) []string {
 		out[i] = fmt.Sprintf("%q", s)
 	}
 	return out
+}
+
+// MaxFileBytes bounds the size of a text input file (machine, program,
+// study or assembly file): far above any real one, far below what would
+// exhaust memory when read (a device such as /dev/zero never ends).
+const MaxFileBytes = 64 << 20
+
+// ReadFile reads a text input file of at most MaxFileBytes; what names the
+// kind of file in messages ("machine file", "program file", …).
+func ReadFile(path, what string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s: %s is a directory", what, path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", what, err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: %s is larger than %d MiB; not a %s", what, path, MaxFileBytes>>20, what)
+	}
+	return data, nil
 }

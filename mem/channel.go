@@ -203,10 +203,10 @@ func (c *Channel) reschedule(now sim.Time) {
 		if c.equal {
 			// Equal rates: the flow with the least left finishes first
 			// (ceil(r/rate) is monotonic in r), one division.
-			next = max(now+sim.Time(math.Ceil(least/c.share)), now+1)
+			next = max(sim.Add(now, sim.CeilPS(least/c.share)), now+1)
 		} else {
 			for _, f := range c.flows {
-				t := now + sim.Time(math.Ceil(f.remaining/f.rate))
+				t := sim.Add(now, sim.CeilPS(f.remaining/f.rate))
 				if t <= now {
 					t = now + 1
 				}
@@ -215,7 +215,7 @@ func (c *Channel) reschedule(now sim.Time) {
 				}
 			}
 		}
-		c.waker.Wake(next)
+		c.waker.Wake(next) // MaxTime (a transfer too slow to simulate) stops the run with sim.ErrTimeOverflow
 	}
 	for _, f := range finished {
 		f.done.FlowDone(now, f.tag)

@@ -1,6 +1,9 @@
 package mem
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // L2 is a sectored, set-associative, LRU, write-allocate cache directory in
 // front of global memory. It tracks which lines are present (no data: the GM
@@ -52,22 +55,38 @@ const SectorLines = 16
 // MaxL2Ways is the largest associativity the L2 directory supports.
 const MaxL2Ways = 16
 
+// l2Shape returns the line bits, ways and sets of an L2 (see NewL2).
+func l2Shape(capacity int64, lineBytes, ways int) (lb uint, w int, sets uint64) {
+	for lb < 62 && 1<<lb < lineBytes {
+		lb++
+	}
+	w = min(max(ways, 1), MaxL2Ways)
+	sectorBytes := int64(1) << lb * SectorLines
+	sets = uint64(capacity / sectorBytes / int64(w))
+	if sets < 1 {
+		sets = 1
+	}
+	return lb, w, sets
+}
+
+// L2Footprint returns the host memory, in bytes, of the tags of NewL2's
+// cache (0 without one), so that a huge capacity is refused before it is
+// allocated.
+func L2Footprint(capacity int64, lineBytes, ways int) int64 {
+	if capacity <= 0 {
+		return 0
+	}
+	_, _, sets := l2Shape(capacity, lineBytes, ways)
+	return int64(sets) * int64(unsafe.Sizeof(l2Set{}))
+}
+
 // NewL2 returns a cache of the given capacity, line size and associativity
 // (in sectors); nil when capacity is 0 (no L2).
 func NewL2(capacity int64, lineBytes, ways int) *L2 {
 	if capacity <= 0 {
 		return nil
 	}
-	lb := uint(0)
-	for 1<<lb < lineBytes {
-		lb++
-	}
-	ways = min(max(ways, 1), MaxL2Ways)
-	sectorBytes := int64(1) << lb * SectorLines
-	sets := uint64(capacity / sectorBytes / int64(ways))
-	if sets < 1 {
-		sets = 1
-	}
+	lb, ways, sets := l2Shape(capacity, lineBytes, ways)
 	c := &L2{lineBits: lb, sectorBits: lb + 4, sets: sets, ways: ways, set: make([]l2Set, sets)}
 	// Initially way 0 is the least recently used, then 1, 2, …
 	var init uint64

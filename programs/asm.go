@@ -2,7 +2,6 @@ package programs
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -163,12 +162,20 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		if _, err := t.format(); err != nil || t.Name == "" || t.elems() <= 0 {
 			return nil, fmt.Errorf("%s: key \"outputs\" entry %d: needs a name, a positive shape and dtype fp32|fp16", f.Path, i)
 		}
+		if err := CheckOutputName(t.Name); err != nil {
+			return nil, fmt.Errorf("%s: key \"outputs\" entry %d: %v", f.Path, i, err)
+		}
+		for _, u := range p.Outputs[:i] {
+			if u.Name == t.Name {
+				return nil, fmt.Errorf("%s: key \"outputs\" entry %d: output name %q used twice", f.Path, i, t.Name)
+			}
+		}
 	}
 	return j, nil
 }
 
 func parseAsmFile(path string) (*isa.File, error) {
-	src, err := os.ReadFile(path)
+	src, err := machines.ReadFile(path, "assembly file")
 	if err != nil {
 		return nil, err
 	}

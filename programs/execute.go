@@ -1,7 +1,9 @@
 package programs
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -30,6 +32,38 @@ type RunHooks struct {
 	Observer      arch.Observer
 	Progress      func(now sim.Time, events uint64)
 	ProgressEvery uint64
+	// Context, when not nil, stops the run soon after it is done (an
+	// interrupt, a time limit): Execute returns an error wrapping
+	// context.Cause. It is checked every CancelEvery events.
+	Context context.Context
+}
+
+// CancelEvery is how often (in events) a run checks RunHooks.Context: a few
+// milliseconds of simulation.
+const CancelEvery = 1 << 16
+
+// progress returns the engine progress callback and its period for hooks:
+// the caller's, plus the context check; chip is set once it exists.
+func (h RunHooks) progress(chip **arch.Chip) (func(sim.Time, uint64), uint64) {
+	ctx := h.Context
+	if ctx == nil || ctx.Done() == nil {
+		return h.Progress, h.ProgressEvery
+	}
+	user, every := h.Progress, h.ProgressEvery
+	if user != nil && every == 0 {
+		every = 1 << 20 // arch.Options' default
+	}
+	next := every
+	return func(now sim.Time, events uint64) {
+		if ctx.Err() != nil {
+			(*chip).Fail(fmt.Errorf("stopped after %v of simulated time: %w", now, context.Cause(ctx)))
+			return
+		}
+		if user != nil && events >= next {
+			next += every
+			user(now, events)
+		}
+	}, CancelEvery
 }
 
 // Execute runs a program file with the given options: it loads the machine,
@@ -48,8 +82,10 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
-	chip, err := arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
-		Progress: hooks.Progress, ProgressEvery: hooks.ProgressEvery})
+	var chip *arch.Chip
+	progress, every := hooks.progress(&chip)
+	chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
+		Progress: progress, ProgressEvery: every})
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -58,12 +94,15 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	start := time.Now()
 	prog := job.Program()
+	if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("stopped before the run: %w", context.Cause(ctx))
+	}
 	st, err := chip.Run(prog)
 	wall := time.Since(start).Seconds()
 	if err != nil {
 		var ce *isa.CheckError
-		if errors.As(err, &ce) {
-			return nil, badInput(err)
+		if errors.As(err, &ce) || errors.Is(err, sim.ErrTimeOverflow) {
+			return nil, badInput(err) // a cost too large to simulate is the input's
 		}
 		return nil, err
 	}

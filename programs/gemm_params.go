@@ -178,7 +178,7 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	switch p.Numerics {
 	case NumericsFull, NumericsSampled, NumericsOff:
 	default:
-		return bad("numerics", "must be full, sampled or off; got %q", p.Numerics)
+		return bad("numerics", "must be full, sampled or off; got %+q", p.Numerics)
 	}
 	if p.SampleTiles < 1 {
 		return bad("sample_tiles", "must be ≥ 1; got %d", p.SampleTiles)

@@ -512,7 +512,7 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 	switch p.Numerics {
 	case NumericsFull, NumericsSampled, NumericsOff:
 	default:
-		return nil, fmt.Errorf("%s: key \"numerics\": must be full, sampled or off (got %q)", f.Path, p.Numerics)
+		return nil, fmt.Errorf("%s: key \"numerics\": must be full, sampled or off (got %+q)", f.Path, p.Numerics)
 	}
 	perElem := 16.0
 	if in == fp.FP64 {

@@ -43,7 +43,7 @@ type luJob struct {
 }
 
 func buildLU(f *File, m *machines.Machine, o Options) (Job, error) {
-	var p LUParams
+	p := LUParams{NB: DefaultNB} // before decoding: an explicit nb: 0 stays 0 and is refused
 	if err := f.Decode(&p, o); err != nil {
 		return nil, err
 	}

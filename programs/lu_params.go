@@ -71,10 +71,10 @@ func largestDivisor(nb, limit int) int {
 	return best
 }
 
+// DefaultNB is lu-fused's block size when the file gives none.
+const DefaultNB = 256
+
 func (p *LUParams) defaults() {
-	if p.NB == 0 {
-		p.NB = 256
-	}
 	if p.NFused == 0 {
 		p.NFused = 1
 	}
@@ -165,7 +165,7 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 	case p.Refinement.TimingIterations < 0:
 		return bad("refinement.timing_iterations", "must be ≥ 0 (got %d)", p.Refinement.TimingIterations)
 	case p.Numerics != NumericsFull && p.Numerics != NumericsSampled && p.Numerics != NumericsOff:
-		return bad("numerics", "must be full, sampled or off (got %q)", p.Numerics)
+		return bad("numerics", "must be full, sampled or off (got %+q)", p.Numerics)
 	}
 	for _, t := range []struct {
 		key string

@@ -28,6 +28,12 @@ func FuzzReadNPY(f *testing.F) {
 	f.Add(append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (100000000, 100000000), }"), make([]byte, 16)...))
 	f.Add(append(npyHeader("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }"), make([]byte, 16)...))
 	f.Add(ok[:20])
+	// Issue 18: a 14-byte version-2 file whose header claims 2 GiB; a shape
+	// whose byte count overflows to the file's 872; a header of one byte.
+	f.Add([]byte("\x93NUMPY\x02\x00\xff\xff\xff\x7f{\n"))
+	f.Add(append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427388122, 1), }"), make([]byte, 872)...))
+	f.Add([]byte("\x93NUMPY\x01\x00\x01\x00\n"))
+	f.Add([]byte("\x93NUMPY\x03\x00\x03\x00\x00\x00{}\n"))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(dir, "x.npy")

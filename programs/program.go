@@ -10,8 +10,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -119,6 +119,11 @@ var kinds = map[string]*Kind{}
 // BuildFor is Build after checking that the program kind runs on m's
 // machine kind.
 func (k *Kind) BuildFor(f *File, m *machines.Machine, opts Options) (Job, error) {
+	for _, o := range opts.Overrides {
+		if strings.EqualFold(o.Path, "program.kind") && o.Value != k.Name {
+			return nil, fmt.Errorf("--set %s=%+q: the program kind is the file's (%s) and cannot be changed; run a program file of that kind (see davinci-sim programs)", o.Path, o.Value, k.Name)
+		}
+	}
 	if !slices.Contains(k.Machines, m.Kind) {
 		return nil, fmt.Errorf("%s: program kind %s runs on %s machines; machine %s is %s (see davinci-sim machines)",
 			f.Path, k.Name, strings.Join(k.Machines, ", "), m.Name, m.Kind)
@@ -153,14 +158,14 @@ type header struct {
 // "programs/examples/NAME.yaml" or "examples/NAME.yaml" when the path does
 // not exist on disk.
 func ReadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := machines.ReadFile(path, "program file")
 	dir := filepath.Dir(path)
 	if err != nil {
 		rel := strings.TrimPrefix(filepath.ToSlash(path), "programs/")
-		if b, e2 := Examples.ReadFile(rel); e2 == nil {
+		if b, e2 := Examples.ReadFile(rel); e2 == nil && errors.Is(err, fs.ErrNotExist) {
 			data, err = b, nil
 		} else {
-			return nil, fmt.Errorf("program file: %v", err)
+			return nil, err
 		}
 	}
 	return Parse(path, dir, data)
@@ -180,7 +185,7 @@ func Parse(path, dir string, data []byte) (*File, error) {
 	}
 	k, ok := kinds[kind]
 	if !ok {
-		return nil, fmt.Errorf("%s: key \"kind\": unknown program kind %q; one of %s", path, kind, kindNames())
+		return nil, fmt.Errorf("%s: key \"kind\": unknown program kind %+q; one of %s", path, kind, kindNames())
 	}
 	mach, _ := v.Get("machine").(string)
 	return &File{Path: path, Dir: dir, Kind: k, Machine: mach, Config: cfg}, nil
@@ -213,14 +218,15 @@ func (f *File) Resolve(p string) string {
 }
 
 // MachineFor returns the machine a run of f uses: opts.Machine, else the
-// file's, else DefaultMachine, with machine.* overrides applied.
+// file's (or a --set program.machine override of it), else DefaultMachine,
+// with machine.* overrides applied.
 func MachineFor(f *File, opts Options) (*machines.Machine, error) {
 	name := opts.Machine
 	if name == "" {
 		name = f.Machine
-		for _, o := range opts.Overrides {
+		for _, o := range opts.Overrides { // --set program.machine=… replaces the file's key
 			if strings.EqualFold(o.Path, "program.machine") {
-				name = fmt.Sprint(o.Value) // --set program.machine=NAME, as the file's machine: key
+				name = o.Value
 			}
 		}
 	}

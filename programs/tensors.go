@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/sbinet/npyio"
 
 	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/outfile"
 )
 
 // Distribution names for generated inputs.
@@ -43,16 +45,32 @@ func UniformFP32(r *rand.Rand, n int, lo, hi float64) []float32 {
 // rounded to FP32 RNE) and returns its rows and
 // columns.
 func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
+	return readNPY(path, true)
+}
+
+// CheckNPYFloat32 checks what ReadNPYFloat32 checks (a readable 2-D
+// float32 or float64 array whose shape matches its size) without reading
+// the data, and returns the shape.
+func CheckNPYFloat32(path string) (rows, cols int, err error) {
+	_, rows, cols, err = readNPY(path, false)
+	return rows, cols, err
+}
+
+// readNPY is ReadNPYFloat32, reading the data only when withData is set.
+func readNPY(path string, withData bool) (_ []float32, _, _ int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, 0, err
 	}
 	defer f.Close()
-	// npyio panics on some malformed headers (e.g. a header cut short):
-	// that is bad input, not a crash.
+	if err := checkNPYPreamble(f); err != nil {
+		return nil, 0, 0, fmt.Errorf("%s: %v", path, err)
+	}
+	// npyio panics on some malformed headers the preamble check lets
+	// through: that is bad input, not a crash.
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%s: malformed .npy file (%v)", path, p)
+			err = fmt.Errorf("%s: malformed .npy header (not a dictionary with descr, fortran_order and shape)", path)
 		}
 	}()
 	r, err := npyio.NewReader(f)
@@ -83,9 +101,21 @@ func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
 			return nil, 0, 0, fmt.Errorf("%s: %v", path, err)
 		}
 		data := st.Size() - off
-		if rows < 0 || cols < 0 || (cols > 0 && int64(rows) > data/item/int64(cols)) || int64(rows)*int64(cols)*item != data {
+		if rows < 0 || cols < 0 {
+			return nil, 0, 0, fmt.Errorf("%s: shape (%d, %d): dimensions must be ≥ 0", path, rows, cols)
+		}
+		hi, need := bits.Mul64(uint64(rows), uint64(cols))
+		hi2, need2 := bits.Mul64(need, uint64(item))
+		if hi != 0 || hi2 != 0 || need2 > math.MaxInt64 {
+			return nil, 0, 0, fmt.Errorf("%s: shape (%d, %d) of %s needs more than 2^63 data bytes, the file has %d",
+				path, rows, cols, r.Header.Descr.Type, data)
+		}
+		if int64(need2) != data {
 			return nil, 0, 0, fmt.Errorf("%s: shape (%d, %d) of %s needs %d data bytes, the file has %d",
-				path, rows, cols, r.Header.Descr.Type, int64(rows)*int64(cols)*item, data)
+				path, rows, cols, r.Header.Descr.Type, need2, data)
+		}
+		if !withData {
+			return nil, rows, cols, nil
 		}
 	}
 	switch r.Header.Descr.Type {
@@ -109,34 +139,95 @@ func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
 	return nil, 0, 0, fmt.Errorf("%s: dtype %s not supported (float32, float64)", path, r.Header.Descr.Type)
 }
 
-// WriteOutputs writes each output as DIR/NAME.npy.
-func WriteOutputs(dir string, outs []Output) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// maxNPYHeader bounds the header of a .npy file (numpy itself refuses
+// headers above 10 000 bytes unless told otherwise).
+const maxNPYHeader = 1 << 20
+
+// checkNPYPreamble checks the magic, version and header length of the .npy
+// file f against the file's size before npyio allocates for the header,
+// and leaves f at its start.
+func checkNPYPreamble(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil {
 		return err
 	}
+	var pre [12]byte
+	n, _ := io.ReadFull(f, pre[:])
+	if n < 10 || string(pre[:6]) != "\x93NUMPY" {
+		return errors.New("not a .npy file (no \\x93NUMPY magic)")
+	}
+	var hlen, start int64
+	switch pre[6] {
+	case 1:
+		hlen, start = int64(binary.LittleEndian.Uint16(pre[8:10])), 10
+	case 2, 3:
+		if n < 12 {
+			return errors.New("malformed .npy file: the header length is cut short")
+		}
+		hlen, start = int64(binary.LittleEndian.Uint32(pre[8:12])), 12
+	default:
+		return fmt.Errorf("unsupported .npy format version %d.%d (1, 2 or 3)", pre[6], pre[7])
+	}
+	switch {
+	case hlen > maxNPYHeader:
+		return fmt.Errorf("malformed .npy file: header of %d bytes, at most %d", hlen, maxNPYHeader)
+	case start+hlen > st.Size() && st.Mode().IsRegular():
+		return fmt.Errorf("malformed .npy file: the header claims %d bytes, the file has %d after the preamble", hlen, st.Size()-start)
+	case hlen < 2:
+		return fmt.Errorf("malformed .npy file: header of %d bytes", hlen)
+	}
+	_, err = f.Seek(0, io.SeekStart)
+	return err
+}
+
+// WriteOutputs writes each output as DIR/NAME.npy, atomically (package
+// outfile), and returns the file names written. A name that is not a plain
+// file name (CheckOutputName) is refused before anything is written.
+func WriteOutputs(dir string, outs []Output) ([]string, error) {
+	for _, o := range outs {
+		if err := CheckOutputName(o.Name); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var names []string
 	for _, o := range outs {
 		path := filepath.Join(dir, o.Name+".npy")
-		f, err := os.Create(path)
+		err := outfile.Write(path, func(f io.Writer) error {
+			switch {
+			case o.F32 != nil:
+				return writeNPY(f, o.F32, o.Shape)
+			case o.F16 != nil:
+				return writeNPYf16(f, o.F16, o.Shape)
+			case o.I32 != nil:
+				return writeNPYAs(f, "<i4", o.I32, o.Shape)
+			case o.I8 != nil:
+				return writeNPYAs(f, "|i1", o.I8, o.Shape)
+			}
+			return nil
+		})
 		if err != nil {
-			return err
+			return names, fmt.Errorf("%s: %v", path, err)
 		}
-		var werr error
-		switch {
-		case o.F32 != nil:
-			werr = writeNPY(f, o.F32, o.Shape)
-		case o.F16 != nil:
-			werr = writeNPYf16(f, o.F16, o.Shape)
-		case o.I32 != nil:
-			werr = writeNPYAs(f, "<i4", o.I32, o.Shape)
-		case o.I8 != nil:
-			werr = writeNPYAs(f, "|i1", o.I8, o.Shape)
+		names = append(names, o.Name+".npy")
+	}
+	return names, nil
+}
+
+// CheckOutputName reports whether name can name an output array written
+// as DIR/NAME.npy: a plain file name of letters, digits, '_', '-' and '.',
+// not starting with '.' — never a path that could leave DIR.
+func CheckOutputName(name string) error {
+	ok := name != "" && name[0] != '.' && len(name) <= 200
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			ok = false
 		}
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return fmt.Errorf("%s: %v", path, werr)
-		}
+	}
+	if !ok {
+		return fmt.Errorf("output name %q: must be a plain file name (letters, digits, _ - .; not starting with .)", name)
 	}
 	return nil
 }
@@ -146,7 +237,7 @@ func WriteOutputs(dir string, outs []Output) error {
 // from fixed-size arrays or gonum's float64 matrices, so 2-D float32 arrays
 // get their (version 1.0) header written here and the data from npyio's
 // encoding of the flat slice.
-func writeNPY(f *os.File, v []float32, shape []int) error {
+func writeNPY(f io.Writer, v []float32, shape []int) error {
 	if len(shape) != 2 {
 		return npyio.Write(f, v)
 	}
@@ -155,7 +246,7 @@ func writeNPY(f *os.File, v []float32, shape []int) error {
 
 // writeNPYAs writes a 2-D array of fixed-size values with numpy type descr
 // (e.g. <f4, <i4, |i1).
-func writeNPYAs[T float32 | int32 | int8](f *os.File, descr string, v []T, shape []int) error {
+func writeNPYAs[T float32 | int32 | int8](f io.Writer, descr string, v []T, shape []int) error {
 	dims := fmt.Sprintf("(%d, %d)", shape[0], shape[1])
 	dict := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + dims + ", }"
 	// Magic (6) + version (2) + header length (2) + dict + padding + '\n'
@@ -176,7 +267,7 @@ func writeNPYAs[T float32 | int32 | int8](f *os.File, descr string, v []T, shape
 
 // writeNPYf16 writes FP16 patterns as float32 values (numpy reads both; the
 // values are exact), keeping the file readable without float16 support.
-func writeNPYf16(f *os.File, v []uint16, shape []int) error {
+func writeNPYf16(f io.Writer, v []uint16, shape []int) error {
 	out := make([]float32, len(v))
 	for i, h := range v {
 		out[i] = fp.F16ToF32(h)

@@ -10,7 +10,7 @@ import (
 func TestWriteOutputsRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	v := []float32{1, -2.5, 3, 4, 5, 6}
-	if err := WriteOutputs(dir, []Output{{Name: "C", Shape: []int{2, 3}, F32: v}, {Name: "H", Shape: []int{6}, F16: []uint16{0x3c00, 0, 0, 0, 0, 0x4000}}}); err != nil {
+	if _, err := WriteOutputs(dir, []Output{{Name: "C", Shape: []int{2, 3}, F32: v}, {Name: "H", Shape: []int{6}, F16: []uint16{0x3c00, 0, 0, 0, 0, 0x4000}}}); err != nil {
 		t.Fatal(err)
 	}
 	got, r, c, err := ReadNPYFloat32(filepath.Join(dir, "C.npy"))

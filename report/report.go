@@ -12,7 +12,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -295,4 +297,59 @@ func bytesStr(n int64) string {
 		return fmt.Sprintf("%d B", n)
 	}
 	return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.2f", f), "0"), ".0") + " " + units[i]
+}
+
+// CheckPath reports whether the dotted path (e.g. "flops.tflops",
+// "buffers.L1.peak_fraction", "cores.0.finish_cycle") can address a value
+// of report.json: each part must be a key of the Report structure, with any
+// key accepted below a map (buffer and pipe names, the program section's
+// parameters) and a number below a list. It does not know which optional
+// sections a run fills.
+func CheckPath(path string) error {
+	t := reflect.TypeFor[Report]()
+	parts := strings.Split(path, ".")
+	for i, part := range parts {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Interface:
+			return nil // free-form below here (the program section)
+		case reflect.Map:
+			t = t.Elem()
+			continue
+		case reflect.Slice:
+			if _, err := strconv.Atoi(part); err != nil {
+				return fmt.Errorf("%q: %q is a list; index it with a number", path, strings.Join(parts[:i], "."))
+			}
+			t = t.Elem()
+			continue
+		case reflect.Struct:
+			var keys []string
+			var next reflect.Type
+			for j := range t.NumField() {
+				f := t.Field(j)
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if name == "" || name == "-" {
+					continue
+				}
+				keys = append(keys, name)
+				if next == nil && strings.EqualFold(name, part) { // as sweep.Lookup matches
+					next = f.Type
+				}
+			}
+			if next == nil {
+				where := "report.json"
+				if i > 0 {
+					where = strings.Join(parts[:i], ".")
+				}
+				return fmt.Errorf("%q: %s has no key %q (keys: %s)", path, where, part, strings.Join(keys, ", "))
+			}
+			t = next
+			continue
+		default:
+			return fmt.Errorf("%q: %s is a single value, it has no key %q", path, strings.Join(parts[:i], "."), part)
+		}
+	}
+	return nil
 }

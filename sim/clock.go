@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // Clock converts cycles of one clock domain to time and back. Its Period is an integer number of
@@ -40,8 +41,21 @@ func NewClock(hz float64) (Clock, error) {
 // NewClock because the period is rounded to whole picoseconds.
 func (c Clock) Hz() float64 { return 1e12 / float64(c.Period) }
 
-// Cycles returns the duration of n cycles, n·Period.
-func (c Clock) Cycles(n int64) Time { return Time(n) * c.Period }
+// Cycles returns the duration of n cycles, n·Period, saturated to MaxTime (and -MaxTime-1) when it
+// does not fit in a Time (see Add).
+func (c Clock) Cycles(n int64) Time {
+	if n >= 0 {
+		hi, lo := bits.Mul64(uint64(n), uint64(c.Period))
+		if hi != 0 || lo > uint64(MaxTime) {
+			return MaxTime
+		}
+		return Time(lo)
+	}
+	if n < int64(-MaxTime/c.Period) {
+		return -MaxTime - 1
+	}
+	return Time(n) * c.Period
+}
 
 // ToCycles returns the number of whole cycles in t, floor(t / Period) (rounding toward minus
 // infinity also for negative t).

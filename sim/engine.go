@@ -52,6 +52,11 @@ var ErrPast = errors.New("sim: event scheduled in the past")
 // [MinPriority, MaxPriority].
 var ErrPriority = errors.New("sim: event priority out of range")
 
+// overflowError is the error a run stops with when an event would be at or beyond MaxTime.
+func overflowError(now Time) error {
+	return fmt.Errorf("%w: after %v of simulated time an event fell beyond it (a latency, cycle count or bandwidth is out of range)", ErrTimeOverflow, now)
+}
+
 // ErrReentrant is returned by Run or RunUntil when called from inside an event handler.
 var ErrReentrant = errors.New("sim: Run/RunUntil called from an event handler")
 
@@ -137,7 +142,8 @@ func (e *Engine) Peek() (t Time, ok bool) {
 //
 // Scheduling before Now, or with prio outside [MinPriority, MaxPriority], is a programming error:
 // the event is dropped and the engine is stopped with an error wrapping ErrPast or ErrPriority,
-// which Run/RunUntil return after the current event.
+// which Run/RunUntil return after the current event. Scheduling at MaxTime (the saturated result
+// of Add, CeilPS or Clock.Cycles for a time that does not fit) stops it with ErrTimeOverflow.
 func (e *Engine) At(t Time, prio int, h Handler, arg int64) {
 	if t < e.now {
 		e.Stop(fmt.Errorf("%w: at %v (priority %d, handler %T), now is %v", ErrPast, t, prio, h, e.now))
@@ -145,6 +151,10 @@ func (e *Engine) At(t Time, prio int, h Handler, arg int64) {
 	}
 	if prio < MinPriority || prio > MaxPriority {
 		e.Stop(fmt.Errorf("%w: %d not in [%d, %d] (handler %T at %v)", ErrPriority, prio, MinPriority, MaxPriority, h, t))
+		return
+	}
+	if t >= MaxTime {
+		e.Stop(overflowError(e.now))
 		return
 	}
 	if e.seq >= e.seqMax {
@@ -181,12 +191,7 @@ func (e *Engine) After(d Time, prio int, h Handler, arg int64) {
 		e.Stop(fmt.Errorf("%w: negative delay %v (priority %d, handler %T), now is %v", ErrPast, d, prio, h, e.now))
 		return
 	}
-	t := e.now + d
-	if t < e.now { // overflow
-		e.Stop(fmt.Errorf("%w: delay %v from %v overflows Time", ErrPast, d, e.now))
-		return
-	}
-	e.At(t, prio, h, arg)
+	e.At(Add(e.now, d), prio, h, arg) // an overflow saturates to MaxTime, which At refuses
 }
 
 // Stop ends Run or RunUntil after the current event; they return err. The first non-nil error

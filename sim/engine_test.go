@@ -239,8 +239,12 @@ func TestSchedulingErrors(t *testing.T) {
 		t.Errorf("negative After: %v", err)
 	}
 	e.After(MaxTime, 0, nop, 0)
-	if err := e.Run(); !errors.Is(err, ErrPast) {
+	if err := e.Run(); !errors.Is(err, ErrTimeOverflow) {
 		t.Errorf("overflowing After: %v", err)
+	}
+	e.At(MaxTime, 0, nop, 0)
+	if err := e.Run(); !errors.Is(err, ErrTimeOverflow) {
+		t.Errorf("At(MaxTime): %v", err)
 	}
 	e.At(30, MaxPriority+1, nop, 0)
 	if err := e.Run(); !errors.Is(err, ErrPriority) {

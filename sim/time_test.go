@@ -135,3 +135,52 @@ func TestClockConversions(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckedArithmetic(t *testing.T) {
+	minT := -MaxTime - 1
+	adds := []struct{ a, b, want Time }{
+		{1, 2, 3},
+		{MaxTime - 1, 1, MaxTime},
+		{MaxTime - 1, 2, MaxTime},
+		{MaxTime, MaxTime, MaxTime},
+		{1 << 62, 1 << 62, MaxTime},
+		{-5, 3, -2},
+		{minT + 1, -2, minT},
+		{minT, -1, minT},
+		{5, 0, 5},
+	}
+	for _, c := range adds {
+		if got := Add(c.a, c.b); got != c.want {
+			t.Errorf("Add(%d, %d) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+	ceils := []struct {
+		ps   float64
+		want Time
+	}{
+		{0, 0}, {0.1, 1}, {1, 1}, {-3, 0}, {1e18, 1e18},
+		{9.3e18, MaxTime}, {1e300, MaxTime}, {math.Inf(1), MaxTime}, {math.NaN(), MaxTime}, {math.Inf(-1), 0},
+		{float64(MaxTime), MaxTime}, // 2^63 exactly: does not fit
+	}
+	for _, c := range ceils {
+		if got := CeilPS(c.ps); got != c.want {
+			t.Errorf("CeilPS(%g) = %d, want %d", c.ps, got, c.want)
+		}
+	}
+	ghz := Clock{Period: 1000}
+	cycles := []struct {
+		n    int64
+		want Time
+	}{
+		{0, 0}, {5, 5000}, {int64(MaxTime / 1000), MaxTime / 1000 * 1000}, {int64(MaxTime/1000) + 1, MaxTime},
+		{1e16, MaxTime}, {math.MaxInt64, MaxTime}, {-5, -5000}, {math.MinInt64, minT},
+	}
+	for _, c := range cycles {
+		if got := ghz.Cycles(c.n); got != c.want {
+			t.Errorf("1GHz Cycles(%d) = %d, want %d", c.n, got, c.want)
+		}
+	}
+	if !Saturated(MaxTime) || Saturated(MaxTime-1) {
+		t.Error("Saturated")
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
+	"github.com/davinci-sim/davinci-sim/report"
 )
 
 // Check validates, without running a simulation, every program file and
@@ -30,6 +31,11 @@ func (s *Study) Check() error {
 			return badInput(fmt.Errorf("%s: key %q: %v", s.Path, ParamProgram, err))
 		}
 		files[p] = f
+	}
+	for i, m := range s.Metrics {
+		if err := report.CheckPath(m); err != nil {
+			return badInput(fmt.Errorf("%s: key \"metrics[%d]\": %v", s.Path, i, err))
+		}
 	}
 	machs := []string{s.Machine}
 	if i := slices.Index(s.Params, ParamMachine); i >= 0 {

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,6 +69,14 @@ type Options struct {
 	Log io.Writer
 	// SkipCheck skips Study.Check (the caller already ran it).
 	SkipCheck bool
+	// Context, when not nil, interrupts the study: the points in flight
+	// stop, are not recorded (a --resume runs them again), and Run returns
+	// an error wrapping context.Cause.
+	Context context.Context
+	// PointTimeout, when > 0, bounds the wall time of each point: a point
+	// that runs longer is stopped and recorded as failed, so one point
+	// cannot hold up a whole study.
+	PointTimeout time.Duration
 }
 
 // Summary counts what a run or merge did.
@@ -155,7 +164,7 @@ func Run(s *Study, opts Options) (*Summary, error) {
 		if err != nil {
 			return nil, err
 		}
-		werr = runPoints(s, todo, jobs, opts.Progress, func(r Record) error {
+		werr = runPoints(s, todo, jobs, opts, func(r Record) error {
 			line, err := json.Marshal(r)
 			if err != nil {
 				return err
@@ -191,7 +200,11 @@ func Run(s *Study, opts Options) (*Summary, error) {
 // runPoints simulates the points with jobs workers and calls record (from
 // one goroutine) for each finished point, in completion order. It stops
 // dispatching after record returns an error and returns that error.
-func runPoints(s *Study, todo []Point, jobs int, progress io.Writer, record func(Record) error) error {
+func runPoints(s *Study, todo []Point, jobs int, opts Options, record func(Record) error) error {
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	work := make(chan Point)
 	results := make(chan Record)
 	var wg sync.WaitGroup
@@ -200,7 +213,11 @@ func runPoints(s *Study, todo []Point, jobs int, progress io.Writer, record func
 		go func() {
 			defer wg.Done()
 			for p := range work {
-				results <- s.RunPoint(p)
+				r := s.runPoint(ctx, p, opts.PointTimeout)
+				if ctx.Err() != nil {
+					continue // interrupted: not a result
+				}
+				results <- r
 			}
 		}()
 	}
@@ -212,6 +229,8 @@ func runPoints(s *Study, todo []Point, jobs int, progress io.Writer, record func
 			case work <- p:
 			case <-stop:
 				return
+			case <-ctx.Done():
+				return
 			}
 		}
 	}()
@@ -219,7 +238,7 @@ func runPoints(s *Study, todo []Point, jobs int, progress io.Writer, record func
 		wg.Wait()
 		close(results)
 	}()
-	bar := newProgress(progress, len(todo))
+	bar := newProgress(opts.Progress, len(todo))
 	defer bar.close()
 	var first error
 	for r := range results {
@@ -232,6 +251,9 @@ func runPoints(s *Study, todo []Point, jobs int, progress io.Writer, record func
 			continue
 		}
 		bar.step(r.Status != StatusOK)
+	}
+	if first == nil && ctx.Err() != nil {
+		first = fmt.Errorf("sweep: %w; the points finished so far are in %s (continue with --resume)", context.Cause(ctx), ResultsJSONL)
 	}
 	return first
 }
@@ -297,7 +319,11 @@ func (s *Study) ProgramOf(p Point) (program, machine string) {
 // RunPoint simulates one point and returns its record; failures are
 // recorded, never returned (a panic in the simulator is recorded as a
 // failure too, so one bad point cannot stop a study).
-func (s *Study) RunPoint(p Point) (rec Record) {
+func (s *Study) RunPoint(p Point) Record { return s.runPoint(context.Background(), p, 0) }
+
+// runPoint is RunPoint stopped by ctx, and after timeout (> 0) of wall
+// time (recorded as a failure).
+func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration) (rec Record) {
 	rec = Record{Index: p.Index, Params: s.paramMap(p), Status: StatusOK, Metrics: map[string]json.RawMessage{}}
 	fail := func(msg string) {
 		rec.Status, rec.Error = StatusFailed, msg
@@ -316,7 +342,12 @@ func (s *Study) RunPoint(p Point) (rec Record) {
 		fail(firstLine(err))
 		return rec
 	}
-	res, err := programs.Execute(f, programs.Options{Machine: mach, Overrides: s.Overrides(p)}, programs.RunHooks{})
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("point time limit %v exceeded (--point-timeout)", timeout))
+		defer cancel()
+	}
+	res, err := programs.Execute(f, programs.Options{Machine: mach, Overrides: s.Overrides(p)}, programs.RunHooks{Context: ctx})
 	if err != nil {
 		fail(firstLine(err))
 		return rec

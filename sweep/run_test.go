@@ -2,7 +2,9 @@ package sweep
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +29,7 @@ const tinyStudy = `program: prog.yaml
 vary:
   program.tiling.bm: [64, 128, 1024]
   machine.core.buffers.L1: 256KiB..2MiB ×2
-metrics: [flops.tflops, buffers.L1.capacity_bytes, program.tiling.bm, no.such.metric]
+metrics: [flops.tflops, buffers.L1.capacity_bytes, program.tiling.bm, hplmxp.n]
 plot:
   - {x: machine.core.buffers.L1, y: flops.tflops, series: program.tiling.bm, logx: true}
   - {name: cat, x: program.tiling.bm, y: flops.tflops, logy: true}
@@ -106,8 +108,8 @@ func TestRunDeterministicAcrossJobs(t *testing.T) {
 			if string(r.Metrics["program.tiling.bm"]) != bm {
 				t.Errorf("point %d: metric program.tiling.bm = %s, want %s", i, r.Metrics["program.tiling.bm"], bm)
 			}
-			if string(r.Metrics["no.such.metric"]) != "null" {
-				t.Errorf("point %d: missing metric = %s", i, r.Metrics["no.such.metric"])
+			if string(r.Metrics["hplmxp.n"]) != "null" {
+				t.Errorf("point %d: missing metric = %s", i, r.Metrics["hplmxp.n"])
 			}
 		}
 	}
@@ -117,7 +119,7 @@ func TestRunDeterministicAcrossJobs(t *testing.T) {
 	}
 	csv := string(readFile(t, filepath.Join(out1, ResultsCSV)))
 	lines := strings.Split(strings.TrimSpace(csv), "\n")
-	if len(lines) != 13 || lines[0] != "index,program.tiling.bm,machine.core.buffers.L1,status,flops.tflops,buffers.L1.capacity_bytes,program.tiling.bm,no.such.metric,error" {
+	if len(lines) != 13 || lines[0] != "index,program.tiling.bm,machine.core.buffers.L1,status,flops.tflops,buffers.L1.capacity_bytes,program.tiling.bm,hplmxp.n,error" {
 		t.Errorf("csv:\n%s", csv)
 	}
 	if !strings.HasPrefix(lines[9], "8,1024,256KiB,failed,,,,,") {
@@ -335,5 +337,26 @@ func TestLogTicks(t *testing.T) {
 	}
 	if len((logTicks{}).Ticks(0, 1)) != 0 {
 		t.Errorf("ticks for a non-positive range")
+	}
+}
+
+// A point that outlives --point-timeout is stopped and recorded as failed;
+// an interrupted study records none of the points in flight and says how to
+// continue.
+func TestPointTimeoutAndInterrupt(t *testing.T) {
+	s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nvary: {program.m: [4096]}\n")
+	r := s.runPoint(context.Background(), s.Points[0], time.Nanosecond)
+	if r.Status != StatusFailed || !strings.Contains(r.Error, "point time limit 1ns exceeded (--point-timeout)") {
+		t.Errorf("timed-out point: %+v", r)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("interrupted by SIGINT"))
+	out := t.TempDir()
+	_, err := Run(s, Options{Out: out, Jobs: 1, Context: ctx})
+	if err == nil || !strings.Contains(err.Error(), "sweep: interrupted by SIGINT; the points finished so far are in results.jsonl (continue with --resume)") {
+		t.Errorf("interrupted Run: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, ResultsJSONL)); len(b) != 0 {
+		t.Errorf("an interrupted point was recorded: %s", b)
 	}
 }

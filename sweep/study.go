@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -87,9 +86,9 @@ type Plot struct {
 
 // ReadStudy reads and parses a study file.
 func ReadStudy(path string) (*Study, error) {
-	data, err := os.ReadFile(path)
+	data, err := machines.ReadFile(path, "study file")
 	if err != nil {
-		return nil, badInput(fmt.Errorf("study file: %v", err))
+		return nil, badInput(err)
 	}
 	return ParseStudy(path, filepath.Dir(path), data)
 }
@@ -114,9 +113,9 @@ func (p *parser) errf(n *yaml.Node, key, format string, a ...any) error {
 // bad input (package badinput) and names the file, line and key.
 func ParseStudy(path, dir string, data []byte) (*Study, error) {
 	p := &parser{path: path}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, badInput(fmt.Errorf("%s: %v", path, err))
+	root, err := machines.ParseYAML(path, data)
+	if err != nil {
+		return nil, badInput(err)
 	}
 	if root.Kind == 0 || len(root.Content) == 0 {
 		return nil, p.errf(nil, "", "empty study file; it needs program, vary or points, and metrics")

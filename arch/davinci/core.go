@@ -129,6 +129,7 @@ type Core struct {
 	occ  [isa.NumBuffers]*mem.Occupancy
 
 	issueCycles sim.Time
+	horizon     sim.Time // how far ahead of now the scalar issues (issueHorizon issue costs)
 
 	inSync   bool // arrived at a sync_all, waiting for the other cores
 	syncWait int  // the generation being waited for
@@ -187,6 +188,10 @@ func newCore(c *arch.Chip, id int) *Core {
 		}
 	}
 	core.issueCycles = core.clock.Cycles(int64(mc.Scalar.IssueCycles))
+	core.horizon = sim.MaxTime // issueHorizon issue costs (of at least 1 ps), saturated
+	if step := max(core.issueCycles, 1); step <= sim.MaxTime/issueHorizon {
+		core.horizon = issueHorizon * step
+	}
 	c.Engine().Register(core)
 	return core
 }
@@ -267,7 +272,11 @@ func (c *Core) FlowDone(now sim.Time, tag int64) {
 	}
 	c.setState(p, now, arch.QueueEmpty) // closes the busy or bandwidth interval
 	p.busy = now
-	done := now + p.lat
+	done := sim.Add(now, p.lat)
+	if sim.Saturated(done) {
+		c.fault(&p.cur, sim.ErrTimeOverflow)
+		return
+	}
 	if done > p.last {
 		p.last = done
 	}
@@ -390,7 +399,7 @@ func (c *Core) runScalar(now sim.Time) bool {
 	s := &c.pipes[isa.S]
 	progress := false
 	stall := arch.QueueEmpty // the scalar's state if it ends this wake-up idle
-	horizon := now + issueHorizon*max(c.issueCycles, 1)
+	horizon := sim.Add(now, c.horizon)
 	for c.loaded && !c.chip.Failed() {
 		t := max(now, c.scalFree) // issue time of the next instruction
 		if t >= horizon {
@@ -455,7 +464,11 @@ func (c *Core) runScalar(now sim.Time) bool {
 					// moves the label or closes the interval).
 					s.label = slot
 				}
-				c.scalFree = t + c.issueCycles
+				c.scalFree = sim.Add(t, c.issueCycles)
+				if sim.Saturated(c.scalFree) {
+					c.fault(in, sim.ErrTimeOverflow)
+					return progress
+				}
 			}
 		}
 		c.fetched = false
@@ -492,7 +505,11 @@ func (c *Core) scalarExec(in *isa.Instr, now sim.Time) bool {
 		if in.Cycles > 0 {
 			c.setState(s, now, arch.Busy)
 			s.cur, s.label = *in, nil
-			c.scalFree = now + c.clock.Cycles(in.Cycles)
+			c.scalFree = sim.Add(now, c.clock.Cycles(in.Cycles))
+			if sim.Saturated(c.scalFree) {
+				c.fault(in, sim.ErrTimeOverflow)
+				return false
+			}
 		}
 	case isa.OpSetFlag:
 		*c.flag(in.SrcPipe, in.DstPipe, in.FlagID)++

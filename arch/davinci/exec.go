@@ -4,7 +4,6 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch"
 
 	"fmt"
-	"math"
 
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/dma"
@@ -53,7 +52,7 @@ func (c *Core) execute(p *pipe, now sim.Time) {
 		lat := clk.Cycles(int64(path.LatencyCycles))
 		if in.Src.Buf == isa.GM || in.Dst.Buf == isa.GM {
 			p.ideal = clk.Cycles(cyclesFor(bytes, path.BytesPerCycle))
-			p.lat = lat + c.startGM(p, in, bytes, path.BytesPerCycle*clk.Hz())
+			p.lat = sim.Add(lat, c.startGM(p, in, bytes, path.BytesPerCycle*clk.Hz()))
 			return
 		}
 		c.finishAfter(p, now, clk.Cycles(cyclesFor(bytes, path.BytesPerCycle)), lat)
@@ -65,14 +64,14 @@ func (c *Core) execute(p *pipe, now sim.Time) {
 		}
 		steps := ceilDiv(int64(in.M), int64(mc.Cube.M)) * ceilDiv(int64(in.N), int64(mc.Cube.N)) * ceilDiv(int64(in.K), kstep)
 		c.chip.AddMatrixFlops(2 * float64(in.M) * float64(in.N) * float64(in.K))
-		c.finishAfter(p, now, clk.Cycles(steps+int64(mc.Cube.StartupCycles)), 0)
+		c.finishAfter(p, now, sim.Add(clk.Cycles(steps), clk.Cycles(int64(mc.Cube.StartupCycles))), 0)
 	case isa.OpVector:
 		rep := in.Repeat
 		if rep < 1 {
 			rep = 1
 		}
-		cyc := int64(mc.Vector.StartupCycles) + int64(math.Ceil(float64(rep)*mc.Vector.CyclesPerRepeat))
-		c.finishAfter(p, now, clk.Cycles(cyc), 0)
+		cyc := sim.CeilCount(float64(rep) * mc.Vector.CyclesPerRepeat)
+		c.finishAfter(p, now, sim.Add(clk.Cycles(int64(mc.Vector.StartupCycles)), clk.Cycles(cyc)), 0)
 	default:
 		c.fault(in, fmt.Errorf("%s cannot run on pipe %s", in.Op, p.id))
 	}
@@ -100,9 +99,10 @@ func (c *Core) startGM(p *pipe, in *isa.Instr, n int64, capBps float64) sim.Time
 // ceilDiv returns ceil(a/b) for positive b.
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
-// cyclesFor returns the cycles to move n bytes at bpc bytes per cycle.
+// cyclesFor returns the cycles to move n bytes at bpc bytes per cycle
+// (saturated: see sim.CeilCount).
 func cyclesFor(n int64, bpc float64) int64 {
-	return int64(math.Ceil(float64(n) / bpc))
+	return sim.CeilCount(float64(n) / bpc)
 }
 
 // finishAfter occupies pipe p for d, with the effect landing lat later.
@@ -110,8 +110,12 @@ func (c *Core) finishAfter(p *pipe, now, d, lat sim.Time) {
 	if d < 1 {
 		d = 1
 	}
-	p.busy = now + d
-	done := p.busy + lat
+	p.busy = sim.Add(now, d)
+	done := sim.Add(p.busy, lat)
+	if sim.Saturated(done) {
+		c.fault(&p.cur, sim.ErrTimeOverflow)
+		return
+	}
 	if done > p.last {
 		p.last = done
 	}

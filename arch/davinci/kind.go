@@ -8,8 +8,13 @@
 package davinci
 
 import (
+	"unsafe"
+
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/mem"
+	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 func init() {
@@ -22,8 +27,26 @@ func init() {
 			}
 			return cores, nil
 		},
-		Limits: limits,
+		Limits:    limits,
+		CoreBytes: coreBytes,
 	})
+}
+
+// coreBytes estimates the host memory of one core of machine m (newCore's
+// allocations), saturating instead of overflowing.
+func coreBytes(m *machines.Machine, mode arch.Mode) int64 {
+	mc := m.DaVinci()
+	n := float64(unsafe.Sizeof(Core{})) +
+		float64(isa.NumPipes)*float64(mc.QueueDepth)*float64(unsafe.Sizeof(isa.Instr{})+unsafe.Sizeof(sim.Time(0))) +
+		float64(isa.NumPipes)*float64(isa.NumPipes)*float64(mc.FlagIDs)*4 +
+		float64(isa.NumBuffers)*float64(unsafe.Sizeof(mem.Occupancy{}))
+	if mode == arch.Functional {
+		bufs := m.Geometry().Buffers
+		for i := isa.L1; i < isa.NumBuffers && int(i) < len(bufs); i++ { // as newCore allocates them
+			n += float64(max(bufs[i].Capacity, 0))
+		}
+	}
+	return int64(min(n, 1<<62))
 }
 
 // limits returns the static-check limits of DaVinci programs on chip c.

@@ -399,7 +399,7 @@ issue:
 				return progress
 			}
 		case in.Op == isa.OpScalar:
-			t.free = now + core.p.clock.Cycles(in.Cycles)
+			t.free = sim.Add(now, core.p.clock.Cycles(in.Cycles))
 			s.cur = *in
 			s.seq++
 		case in.Op == isa.OpSyncAll:
@@ -508,7 +508,11 @@ func (core *Core) FlowDone(now sim.Time, tag int64) {
 	// to the units it shares (other CTAs, the chip's memory).
 	l.state = arch.QueueEmpty
 	l.busy = now
-	done := now + l.lat
+	done := sim.Add(now, l.lat)
+	if sim.Saturated(done) {
+		core.overflow(&l.cur)
+		return
+	}
 	l.last = max(l.last, done)
 	if core.funct {
 		l.fly = append(l.fly, inflight{done: done, in: l.cur})

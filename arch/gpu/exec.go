@@ -116,7 +116,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			// unit from other work for VectorCycles (a flow nobody waits
 			// for, competing with the vector lane's own).
 			vec := flops / mi.Flops * mi.VectorCycles / float64(pr.SubCores)
-			core.units[LaneVector].Start(int64(math.Ceil(vec*unitScale)), clk.Hz()*unitScale*share, core, coexecTag)
+			core.units[LaneVector].Start(sim.CeilCount(vec*unitScale), clk.Hz()*unitScale*share, core, coexecTag)
 		}
 		cycles := flops / rate
 		if mi.ChainLatency > 0 && mi.Dims[0] > 0 {
@@ -130,7 +130,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 				cycles *= ((steps-1)*float64(mi.ChainLatency) + busy) / (steps * busy)
 			}
 		}
-		core.startUnit(t, l, LaneMatrix, cycles, share, clk.Cycles(int64(math.Ceil(lat))), tag)
+		core.startUnit(t, l, LaneMatrix, cycles, share, clk.Cycles(sim.CeilCount(lat)), tag)
 	case isa.OpVector:
 		rep := max(in.Repeat, 1)
 		elems := float64(in.VecElems(pr.geom.VectorRepeatBytes)) * float64(rep)
@@ -150,12 +150,12 @@ func warpShare(t *cta, pr *Params) float64 {
 // as a flow capped at share of the unit, landing lat after its last cycle.
 func (core *Core) startUnit(t *cta, l *ctaLane, u int, cycles, share float64, lat sim.Time, tag int64) {
 	clk := core.p.clock
-	work := int64(math.Ceil(cycles * unitScale))
+	work := sim.CeilCount(cycles * unitScale)
 	if work <= 0 {
 		core.finishAfter(l, core.chip.Engine().Now(), clk.Cycles(1), lat)
 		return
 	}
-	l.ideal = clk.Cycles(int64(math.Ceil(cycles / share)))
+	l.ideal = clk.Cycles(sim.CeilCount(cycles / share))
 	l.lat = lat
 	l.xfer = 1
 	core.units[u].Start(work, clk.Hz()*unitScale*share, core, tag)
@@ -164,16 +164,26 @@ func (core *Core) startUnit(t *cta, l *ctaLane, u int, cycles, share float64, la
 // finishAfter occupies lane l for d, with the effect landing lat later.
 func (core *Core) finishAfter(l *ctaLane, now, d, lat sim.Time) {
 	d = max(d, 1)
-	l.busy = now + d
-	done := l.busy + lat
+	l.busy = sim.Add(now, d)
+	done := sim.Add(l.busy, lat)
+	if sim.Saturated(done) {
+		core.overflow(&l.cur)
+		return
+	}
 	l.last = max(l.last, done)
 	if core.funct {
 		l.fly = append(l.fly, inflight{done: done, in: l.cur})
 	}
 }
 
+// overflow stops the run: in's cost does not fit in simulated time.
+func (core *Core) overflow(in *isa.Instr) {
+	names := isa.Names{Lanes: core.p.geom.Lanes, Buffers: bufferNames(core.p)}
+	core.chip.Fail(fmt.Errorf("%s %d: %s: %w", core.p.Terms.Core, core.id, names.Format(*in), sim.ErrTimeOverflow))
+}
+
 // cyclesFor returns the cycles to move n bytes at bpc bytes per cycle.
-func cyclesFor(n int64, bpc float64) int64 { return int64(math.Ceil(float64(n) / bpc)) }
+func cyclesFor(n int64, bpc float64) int64 { return sim.CeilCount(float64(n) / bpc) }
 
 // wavefronts returns the shared-memory wavefronts an ldmatrix run needs
 // for a row-major tile (rows × cols of In, RowStride bytes apart; with

@@ -3,9 +3,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 )
@@ -24,6 +27,60 @@ func badInput(err error) error { return badinput.Wrap(err) }
 
 // failure wraps err as a simulation failure (exit code 1).
 func failure(err error) error { return &exitError{code: 1, err: err} }
+
+// interrupted is the cause of a context cancelled by a signal.
+type interrupted struct{ sig os.Signal }
+
+func (e *interrupted) Error() string {
+	name := e.sig.String()
+	switch e.sig {
+	case os.Interrupt:
+		name = "SIGINT"
+	case syscall.SIGTERM:
+		name = "SIGTERM"
+	}
+	return "interrupted by " + name
+}
+
+// interruptible returns a context cancelled, with an *interrupted cause, by
+// the first SIGINT or SIGTERM — also when the process was started with
+// SIGINT ignored (a background job of a script): the run then stops
+// cleanly, clearing its progress line. A second signal kills the process
+// as usual. stop releases the signals.
+func interruptible(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			signal.Stop(sigs) // the next one takes the default action
+			cancel(&interrupted{sig})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// interruptExit returns err with the exit code of the signal that
+// interrupted the run (128 + its number: 130 for SIGINT), or nil when err
+// is not an interruption.
+func interruptExit(err error) error {
+	var in *interrupted
+	if !errors.As(err, &in) {
+		return nil
+	}
+	code := 130
+	if s, ok := in.sig.(syscall.Signal); ok {
+		code = 128 + int(s)
+	}
+	return &exitError{code: code, err: err}
+}
 
 // exitCode returns the process exit code for err: 0 for nil, the code an
 // exitError carries, else 2 (bad input, including cobra's own errors).

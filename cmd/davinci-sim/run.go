@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,8 +16,8 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/outfile"
 	"github.com/davinci-sim/davinci-sim/programs"
-	"github.com/davinci-sim/davinci-sim/report"
 	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/traces"
 )
@@ -53,10 +55,14 @@ machine (sizes accept KiB/MiB/GiB), e.g.
   --set program.tiling.bm=96 --set machine.core.buffers.L1=512KiB
 
 A summary table goes to stdout (or report.json with --json). -o DIR writes
-report.json and the result arrays (C.npy, and with full numerics A.npy, B.npy).
+report.json and, with full numerics, the result arrays (A.npy, B.npy, C.npy),
+replacing a previous run's files there; DIR must be new, empty or such a
+previous output. -o and --trace are checked before the run, and every file is
+written atomically.
 
 Exit codes: 0 success; 1 the simulation found a failure (deadlock, failed
-check); 2 bad input.`,
+check); 2 bad input (also a time or size beyond what can be simulated);
+130 (143) interrupted by SIGINT (SIGTERM).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			seedSet := cmd.Flags().Changed("seed")
@@ -89,7 +95,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	switch f.numerics {
 	case "", programs.NumericsFull, programs.NumericsSampled, programs.NumericsOff:
 	default:
-		return badInput(fmt.Errorf("--numerics %q: must be full, sampled or off", f.numerics))
+		return badInput(fmt.Errorf("--numerics %+q: must be full, sampled or off", f.numerics))
 	}
 	opts := programs.Options{Machine: f.machine, Overrides: ovs, Numerics: f.numerics}
 	if seedSet {
@@ -97,6 +103,9 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	}
 	file, err := programs.ReadFile(path)
 	if err != nil {
+		return badInput(err)
+	}
+	if err := checkOutputs(f); err != nil {
 		return badInput(err)
 	}
 	var hooks programs.RunHooks
@@ -110,6 +119,9 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if f.view {
 		return runWithView(stdout, stderr, file, opts, f, rec)
 	}
+	ctx, stop := interruptible(context.Background())
+	defer stop()
+	hooks.Context = ctx
 	progress := !f.quiet && isTerminal(stderr)
 	wallStart := time.Now()
 	if progress {
@@ -126,38 +138,52 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		if badinput.Is(err) {
 			return badInput(err)
 		}
+		if ierr := interruptExit(err); ierr != nil {
+			return ierr
+		}
 		// A deadlock's trace shows what led to it.
 		if terr := finishTrace(rec, nil, f); terr != nil {
 			fmt.Fprintln(stderr, "davinci-sim:", terr)
 		}
 		return failure(err)
 	}
-	if err := finishTrace(rec, res, f); err != nil {
-		return failure(err)
-	}
-	return writeResults(stdout, res, f)
+	return writeResults(stdout, stderr, res, f, finishTrace(rec, res, f))
 }
 
-// writeResults writes -o DIR, the summary or JSON report, and returns the
-// run's check failure if any.
-func writeResults(stdout io.Writer, res *programs.Result, f runFlags) error {
+// writeResults prints the summary or JSON report, then writes -o DIR, and
+// returns the first of: traceErr (writing --trace failed), the -o error,
+// the run's check failure. An output that cannot be written never costs
+// the printed result; other errors are printed on stderr.
+func writeResults(stdout, stderr io.Writer, res *programs.Result, f runFlags, traceErr error) error {
 	rep := res.Report
-	if f.out != "" {
-		if err := writeOutDir(f.out, rep, res.Outputs); err != nil {
-			return failure(err)
-		}
+	var errs []error
+	if traceErr != nil {
+		errs = append(errs, traceErr)
 	}
 	if f.json {
 		if err := rep.WriteJSON(stdout); err != nil {
-			return failure(err)
+			errs = append(errs, err)
 		}
 	} else {
 		rep.WriteSummary(stdout)
 	}
-	if res.Failure != nil {
-		return failure(res.Failure)
+	if f.out != "" {
+		if err := writeOutDir(f.out, rep, res.Outputs); err != nil {
+			errs = append(errs, fmt.Errorf("writing -o %s: %w", f.out, err))
+		} else {
+			noteMissingArrays(stderr, f, res)
+		}
 	}
-	return nil
+	if res.Failure != nil {
+		errs = append(errs, res.Failure)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	for _, err := range errs[1:] {
+		fmt.Fprintln(stderr, "davinci-sim:", err)
+	}
+	return failure(errs[0])
 }
 
 // newTraceRecorder returns the event recorder for --trace/--view (nil when
@@ -192,6 +218,9 @@ func newTraceRecorder(file *programs.File, opts programs.Options, f runFlags) (*
 	if err != nil {
 		return nil, err
 	}
+	if c := slices.Max(append(slices.Collect(maps.Keys(w.Cores)), -1)); c >= m.Cores {
+		return nil, fmt.Errorf("--trace-cores %s: core %d does not exist; machine %s has cores 0-%d", f.traceCores, c, m.Name, m.Cores-1)
+	}
 	rec.SetInfo(m.Name, file.Kind.Name, m.Geometry())
 	if f.view && f.trace == "" {
 		rec.SetLimit(traces.DefaultLiveLimit) // live only: keep the most recent events of long runs
@@ -213,28 +242,11 @@ func finishTrace(rec *traces.Recorder, res *programs.Result, f runFlags) error {
 	if f.trace == "" {
 		return nil
 	}
-	if err := traces.WritePerfettoFile(f.trace, rec.Timeline()); err != nil {
+	err := outfile.WriteWith(f.trace, func(tmp string) error { return traces.WritePerfettoFile(tmp, rec.Timeline()) })
+	if err != nil {
 		return fmt.Errorf("writing trace: %w", err)
 	}
 	return nil
-}
-
-func writeOutDir(dir string, rep *report.Report, outs []programs.Output) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	fh, err := os.Create(filepath.Join(dir, "report.json"))
-	if err != nil {
-		return err
-	}
-	if err := rep.WriteJSON(fh); err != nil {
-		fh.Close()
-		return err
-	}
-	if err := fh.Close(); err != nil {
-		return err
-	}
-	return programs.WriteOutputs(dir, outs)
 }
 
 func isTerminal(w io.Writer) bool {

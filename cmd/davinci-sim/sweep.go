@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +24,8 @@ type sweepFlags struct {
 	shard  string
 	resume bool
 	quiet  bool
+
+	pointTimeout time.Duration
 }
 
 func newSweepCmd() *cobra.Command {
@@ -68,6 +72,7 @@ merge failed (I/O, missing points after merge); 2 bad input.`,
 	fl.StringVar(&f.shard, "shard", "", "run only shard I of N (I/N, 0 ≤ I < N): the points with index ≡ I mod N")
 	fl.BoolVar(&f.resume, "resume", false, "continue the study in DIR, skipping finished points")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar on stderr")
+	fl.DurationVar(&f.pointTimeout, "point-timeout", 0, "stop a point after this wall time and record it as failed, e.g. 30m (default: no limit)")
 	cmd.AddCommand(newSweepMergeCmd())
 	return cmd
 }
@@ -90,12 +95,21 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 	if err != nil {
 		return sweepError(err)
 	}
-	opts := sweep.Options{Out: f.out, Jobs: f.jobs, Shard: shard, Resume: f.resume, Log: stderr}
+	if f.pointTimeout < 0 {
+		return badInput(fmt.Errorf("--point-timeout %v: must be ≥ 0 (0 = no limit)", f.pointTimeout))
+	}
+	ctx, stop := interruptible(context.Background())
+	defer stop()
+	opts := sweep.Options{Out: f.out, Jobs: f.jobs, Shard: shard, Resume: f.resume, Log: stderr,
+		Context: ctx, PointTimeout: f.pointTimeout}
 	if !f.quiet && isTerminal(stderr) {
 		opts.Progress = stderr
 	}
 	sum, err := sweep.Run(st, opts)
 	if err != nil {
+		if ierr := interruptExit(err); ierr != nil {
+			return ierr
+		}
 		return sweepError(err)
 	}
 	fmt.Fprintf(stderr, "sweep: %d points", sum.Selected)

@@ -98,8 +98,5 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 		}
 		return failure(out.err)
 	}
-	if err := finishTrace(rec, out.res, f); err != nil {
-		return failure(err)
-	}
-	return writeResults(stdout, out.res, f)
+	return writeResults(stdout, stderr, out.res, f, finishTrace(rec, out.res, f))
 }

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// hostileCase is one hostile input: the command line (with @DIR@ standing
+// for a scratch directory holding files), the files to create there, and
+// what must come out.
+type hostileCase struct {
+	name  string
+	files map[string]string // name in the scratch directory → content (@DIR@ replaced too)
+	args  []string
+	code  int    // wanted exit code (0 means 2)
+	want  string // the error (one line) must contain this
+}
+
+// hostileCases are inputs a hostile (or careless) user gives: each must end
+// quickly with exit code 2 and one clear line — never a hang, a crash, an
+// out-of-memory or a silently wrong result (issue 18).
+var hostileCases = []hostileCase{
+	// Simulated time beyond the int64 picosecond range.
+	{name: "tiny path bandwidth",
+		args: []string{"run", examplePath("gm-bandwidth-1core.yaml"), "--set", "machine.core.paths.GM_L1.bytes_per_cycle=1e-9"},
+		want: "simulated time exceeds the int64 picosecond range"},
+	{name: "huge GM latency",
+		args: []string{"run", examplePath("gm-bandwidth-1core.yaml"), "--set", "machine.gm.latency_cycles=10000000000000000"},
+		want: "simulated time exceeds the int64 picosecond range"},
+	{name: "huge scalar cycles",
+		files: map[string]string{"p.yaml": "kind: asm\ncores: 1\nnumerics: off\nasm: |\n  scalar cycles=10000000000000000\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  "line 1: scalar cycles=10000000000000000: simulated time exceeds"},
+	{name: "scalar cycles up to the limit, then more",
+		files: map[string]string{"p.yaml": "kind: asm\ncores: 1\nnumerics: off\nasm: |\n  scalar cycles=9223372036854775\n  scalar cycles=1000\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  "line 2: scalar cycles=1000: simulated time exceeds"},
+	{name: "huge vector startup",
+		args: []string{"run", examplePath("hgemm.yaml"), "--numerics", "off", "--set", "machine.core.vector.startup_cycles=9000000000000000000"},
+		want: "simulated time exceeds"},
+	{name: "tiny vector rate",
+		args: []string{"run", examplePath("hgemm.yaml"), "--numerics", "off", "--set", "machine.core.vector.cycles_per_repeat=1e300"},
+		want: "simulated time exceeds"},
+	{name: "huge cube startup",
+		args: []string{"run", examplePath("cube-peak.yaml"), "--set", "machine.core.cube.startup_cycles=9000000000000000000"},
+		want: "simulated time exceeds"},
+	{name: "huge issue cost",
+		args: []string{"run", examplePath("cube-peak.yaml"), "--set", "machine.core.scalar.issue_cycles=9000000000000000000"},
+		want: "simulated time exceeds"},
+	{name: "tiny GM bandwidth",
+		args: []string{"run", examplePath("gm-bandwidth.yaml"), "--set", "machine.gm.bandwidth=1e-30"},
+		want: "simulated time exceeds"},
+
+	// Memory: sizes checked before anything is allocated.
+	{name: "a hundred million cores",
+		args: []string{"run", examplePath("cube-peak.yaml"), "--set", "machine.cores=100000000"},
+		want: `GiB of host memory (100000000 cores × 65 KiB, L2 tags 0 MiB), above the limit of 16 GiB`},
+	{name: "a billion-entry queue",
+		args: []string{"run", examplePath("cube-peak.yaml"), "--set", "machine.core.queue_depth=1000000000"},
+		want: `above the limit of 16 GiB: check keys "cores", "core.queue_depth"`},
+	{name: "program file /dev/zero",
+		args: []string{"run", "/dev/zero"},
+		want: "program file: /dev/zero is larger than 64 MiB; not a program file"},
+	{name: "machine file /dev/zero",
+		files: map[string]string{"p.yaml": "kind: asm\nmachine: /dev/zero\nasm: nop\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  "machine file: /dev/zero is larger than 64 MiB; not a machine file"},
+	{name: "program file is a directory",
+		args: []string{"run", "@DIR@"},
+		want: "program file: @DIR@ is a directory"},
+	{name: "npy v2 header claiming 2 GiB",
+		files: map[string]string{"a.npy": "\x93NUMPY\x02\x00\xff\xff\xff\x7f{\n"},
+		args:  []string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.inputs.a=@DIR@/a.npy", "--set", "program.inputs.b=@DIR@/a.npy"},
+		want:  "a.npy: malformed .npy file: header of 2147483647 bytes, at most 1048576"},
+	{name: "npy shape overflowing to the file size",
+		files: map[string]string{"a.npy": string(append(npyV1("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427388122, 1), }"), make([]byte, 872)...))},
+		args:  []string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.inputs.a=@DIR@/a.npy", "--set", "program.inputs.b=@DIR@/a.npy"},
+		want:  "shape (4611686018427388122, 1) of <f4 needs more than 2^63 data bytes, the file has 872"},
+	{name: "npy header of one byte",
+		files: map[string]string{"a.npy": "\x93NUMPY\x01\x00\x01\x00\n"},
+		args:  []string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.inputs.a=@DIR@/a.npy", "--set", "program.inputs.b=@DIR@/a.npy"},
+		want:  "malformed .npy file: header of 1 bytes"},
+	{name: "not an npy file",
+		files: map[string]string{"a.npy": "hello"},
+		args:  []string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.inputs.a=@DIR@/a.npy", "--set", "program.inputs.b=@DIR@/a.npy"},
+		want:  `not a .npy file`},
+
+	// Accepted and ignored: refused instead.
+	{name: "program kind changed by --set",
+		args: []string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.kind=hgemm"},
+		want: `--set program.kind="hgemm": the program kind is the file's (sgemm-cube) and cannot be changed`},
+	{name: "trace cores beyond the machine",
+		args: []string{"run", examplePath("cube-peak.yaml"), "--trace", "@DIR@/t.json", "--trace-cores", "40-50"},
+		want: "--trace-cores 40-50: core 50 does not exist; machine ascend-910a has cores 0-31"},
+	{name: "nb: 0",
+		files: map[string]string{"p.yaml": "kind: lu-fused\nn: 1024\nnb: 0\nnumerics: off\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  `key "nb": must be a positive multiple of 16 (the cube's 16×16 fractal) (got 0)`},
+	{name: "missing inputs with numerics off",
+		args: []string{"run", examplePath("sgemm-cube.yaml"), "--numerics", "off", "--set", "program.inputs.a=@DIR@/missing.npy", "--set", "program.inputs.b=@DIR@/missing.npy"},
+		want: `key "inputs.a": open @DIR@/missing.npy: no such file or directory`},
+	{name: "look-alike Unicode kind",
+		files: map[string]string{"p.yaml": "kind: \uff48gemm\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  `unknown program kind "\uff48gemm"`},
+	{name: "look-alike Unicode numerics",
+		args: []string{"run", examplePath("hgemm.yaml"), "--numerics", "\uff4fff"},
+		want: `--numerics "\uff4fff": must be full, sampled or off`},
+	{name: "multi-document program",
+		files: map[string]string{"p.yaml": "kind: asm\nasm: nop\n---\nkind: hgemm\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  "p.yaml:3: a second YAML document (after ---); a file holds one"},
+	{name: "multi-document machine",
+		files: map[string]string{"p.yaml": "kind: asm\nmachine: @DIR@/m.yaml\nasm: nop\n", "m.yaml": "name: x\n---\nname: y\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  "m.yaml:2: a second YAML document"},
+	{name: "multi-document study",
+		files: map[string]string{"s.yaml": "program: " + absExample("cube-peak.yaml") + "\nvary:\n  program.cores: [1]\nmetrics: [time.seconds]\n---\nmetrics: [flops.tflops]\n"},
+		args:  []string{"sweep", "@DIR@/s.yaml", "-o", "@DIR@/out"},
+		want:  "s.yaml:5: a second YAML document"},
+
+	// Outputs: checked before the run, never outside -o.
+	{name: "asm output name escaping -o",
+		files: map[string]string{"p.yaml": "kind: asm\nasm: |\n  nop\noutputs:\n  - {name: ../escaped, addr: 0, shape: [4]}\n"},
+		args:  []string{"run", "@DIR@/p.yaml", "-o", "@DIR@/out"},
+		want:  `key "outputs" entry 0: output name "../escaped": must be a plain file name`},
+	{name: "asm output name twice",
+		files: map[string]string{"p.yaml": "kind: asm\nasm: |\n  nop\noutputs:\n  - {name: C, addr: 0, shape: [4]}\n  - {name: C, addr: 64, shape: [4]}\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  `output name "C" used twice`},
+	{name: "-o under a file",
+		files: map[string]string{"f": ""},
+		args:  []string{"run", examplePath("cube-peak.yaml"), "-o", "@DIR@/f/out"},
+		want:  `-o "@DIR@/f/out"`},
+	{name: "-o is a file",
+		files: map[string]string{"f": ""},
+		args:  []string{"run", examplePath("cube-peak.yaml"), "-o", "@DIR@/f"},
+		want:  `-o "@DIR@/f": exists and is not a directory`},
+	{name: "-o holds other files",
+		files: map[string]string{"notes.txt": "mine"},
+		args:  []string{"run", examplePath("cube-peak.yaml"), "-o", "@DIR@"},
+		want:  `holds no report.json (not a previous run's output)`},
+	{name: "--trace in a missing directory",
+		args: []string{"run", examplePath("cube-peak.yaml"), "--trace", "@DIR@/no/such/t.json"},
+		want: `--trace "@DIR@/no/such/t.json"`},
+	{name: "--trace is a directory",
+		args: []string{"run", examplePath("cube-peak.yaml"), "--trace", "@DIR@"},
+		want: `--trace "@DIR@": is a directory`},
+
+	// Sweeps.
+	{name: "unknown sweep metric",
+		files: map[string]string{"s.yaml": "program: " + absExample("cube-peak.yaml") + "\nvary:\n  program.cores: [1]\nmetrics: [time.seconds, flops.tflop]\n"},
+		args:  []string{"sweep", "@DIR@/s.yaml", "-o", "@DIR@/out"},
+		want:  `key "metrics[1]": "flops.tflop": flops has no key "tflop"`},
+	{name: "negative point timeout",
+		files: map[string]string{"s.yaml": "program: " + absExample("cube-peak.yaml") + "\nvary:\n  program.cores: [1]\nmetrics: [time.seconds]\n"},
+		args:  []string{"sweep", "@DIR@/s.yaml", "-o", "@DIR@/out", "--point-timeout", "-1s"},
+		want:  `--point-timeout -1s: must be ≥ 0`},
+}
+
+// npyV1 returns a version-1 .npy preamble and header for dict d.
+func npyV1(d string) []byte {
+	d += strings.Repeat(" ", 63-(10+len(d))%64) + "\n"
+	return append([]byte{0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, byte(len(d)), byte(len(d) >> 8)}, d...)
+}
+
+// absExample is examplePath made absolute (for study files in a scratch
+// directory).
+func absExample(name string) string {
+	p, err := filepath.Abs(examplePath(name))
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// TestHostileInputs runs every hostile case in-process: exit code 2 (or the
+// case's), one line naming the problem, and no more than a few seconds.
+func TestHostileInputs(t *testing.T) {
+	for _, c := range hostileCases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, content := range c.files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.ReplaceAll(content, "@DIR@", dir)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args := make([]string, len(c.args))
+			for i, a := range c.args {
+				args[i] = strings.ReplaceAll(a, "@DIR@", dir)
+			}
+			want := c.code
+			if want == 0 {
+				want = 2
+			}
+			type result struct {
+				out  string
+				code int
+				err  error
+			}
+			done := make(chan result, 1)
+			go func() {
+				out, code, err := runCLI(t, args...)
+				done <- result{out, code, err}
+			}()
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(60 * time.Second):
+				t.Fatalf("%v: still running after 60 s", args)
+			}
+			if r.code != want {
+				t.Fatalf("%v: exit %d, want %d (%v)\n%s", args, r.code, want, r.err, r.out)
+			}
+			if r.err == nil {
+				return
+			}
+			msg := strings.ReplaceAll(r.err.Error(), dir, "@DIR@")
+			if !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
+				t.Errorf("%v: error %q should be one line containing %q", args, msg, c.want)
+			}
+		})
+	}
+}
+
+// Reusing an -o directory replaces the previous run's files: a timing-only
+// run after a full one must not leave A/B/C.npy beside its report.json, and
+// it says that no arrays were written. No temporary file is left.
+func TestRunOutDirReplacesPreviousRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	small := []string{"run", examplePath("hgemm.yaml"), "-q", "--set", "program.m=64", "--set", "program.n=32", "--set", "program.k=48", "-o", dir}
+	if _, code, err := runCLI(t, small...); code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	out, code, err := runCLI(t, append(small, "--numerics", "off")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "report.json" {
+		t.Errorf("-o after a timing-only run holds %v, want only report.json", names)
+	}
+	if !strings.Contains(out, "only report.json written — the result arrays (.npy) need --numerics full (this run: numerics off)") {
+		t.Errorf("no note about the missing arrays:\n%s", out)
+	}
+}
+
+// The exit code of an interrupted run is 128 + the signal's number.
+func TestInterruptExit(t *testing.T) {
+	err := fmt.Errorf("stopped after 1ms of simulated time: %w", &interrupted{os.Interrupt})
+	e := interruptExit(err)
+	if exitCode(e) != 130 || e.Error() != "stopped after 1ms of simulated time: interrupted by SIGINT" {
+		t.Errorf("interruptExit = %v (exit %d)", e, exitCode(e))
+	}
+	if e := interruptExit(&interrupted{syscall.SIGTERM}); exitCode(e) != 143 {
+		t.Errorf("SIGTERM: exit %d", exitCode(e))
+	}
+	if interruptExit(errors.New("deadlock")) != nil {
+		t.Error("a deadlock taken as an interruption")
+	}
+}
+
+// A SIGINT stops a run cleanly, also when the process was started with
+// SIGINT ignored (as a script starts a background job): exit 130 and one
+// line saying so.
+func TestRunInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	bin := filepath.Join(t.TempDir(), "davinci-sim")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	// sh -c 'trap "" INT; exec …': the command starts with SIGINT ignored.
+	cmd := exec.Command("sh", "-c", `trap "" INT; exec "$0" run "$1"`, bin, examplePath("lu-fused-32k.yaml"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("SIGINT did not stop the run")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit %d, want 130; stderr:\n%s", code, stderr.String())
+	}
+	if msg := stderr.String(); !strings.HasSuffix(msg, "interrupted by SIGINT\n") || strings.Count(msg, "\n") != 1 {
+		t.Errorf("stderr %q: want one line ending in \"interrupted by SIGINT\"", msg)
+	}
+}

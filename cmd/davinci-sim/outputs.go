@@ -1,0 +1,135 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/davinci-sim/davinci-sim/outfile"
+	"github.com/davinci-sim/davinci-sim/programs"
+	"github.com/davinci-sim/davinci-sim/report"
+)
+
+// reportFile is the report -o DIR holds.
+const reportFile = "report.json"
+
+// checkOutputs validates -o and --trace before the run starts, so that a
+// typo cannot throw away a long run's result: the trace's directory must
+// exist and take new files; -o DIR must be creatable, or an existing
+// directory holding nothing but a previous run's outputs (checkOutDir).
+func checkOutputs(f runFlags) error {
+	if f.trace != "" {
+		what := fmt.Sprintf("--trace %q", f.trace)
+		if st, err := os.Stat(f.trace); err == nil && st.IsDir() {
+			return fmt.Errorf("%s: is a directory", what)
+		}
+		if err := outfile.CheckDir(filepath.Dir(f.trace), what); err != nil {
+			return err
+		}
+	}
+	if f.out != "" {
+		return checkOutDir(f.out)
+	}
+	return nil
+}
+
+// checkOutDir checks -o DIR: a missing directory must be creatable (its
+// nearest existing ancestor a writable directory); an existing one must be
+// writable and empty or a previous run's output (report.json and .npy
+// arrays only), whose files the new run replaces.
+func checkOutDir(dir string) error {
+	what := fmt.Sprintf("-o %q", dir)
+	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		p := filepath.Clean(dir)
+		for {
+			parent := filepath.Dir(p)
+			if parent == p {
+				break
+			}
+			p = parent
+			if _, err := os.Lstat(p); err == nil {
+				break
+			}
+		}
+		return outfile.CheckDir(p, what)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %v", what, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s: exists and is not a directory", what)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("%s: %v", what, err)
+	}
+	if len(entries) > 0 {
+		if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == reportFile }) {
+			return fmt.Errorf("%s: the directory is not empty and holds no %s (not a previous run's output); give a new or empty directory", what, reportFile)
+		}
+		for _, e := range entries {
+			if !ownedOutput(e) {
+				return fmt.Errorf("%s: the directory holds %q, which a run does not write; give a new or empty directory", what, e.Name())
+			}
+		}
+	}
+	return outfile.CheckDir(dir, what)
+}
+
+// ownedOutput reports whether e is a file a run writes to -o DIR.
+func ownedOutput(e fs.DirEntry) bool {
+	return e.Type().IsRegular() && (e.Name() == reportFile || strings.HasSuffix(e.Name(), ".npy") && programs.CheckOutputName(strings.TrimSuffix(e.Name(), ".npy")) == nil)
+}
+
+// writeOutDir writes the result arrays and report.json to dir, each
+// atomically, then removes what a previous run left there that this one
+// did not write (checkOutDir made sure everything there is a run's
+// output), so the directory never mixes two runs.
+func writeOutDir(dir string, rep *report.Report, outs []programs.Output) error {
+	var stale []string
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if ownedOutput(e) {
+				stale = append(stale, e.Name())
+			}
+		}
+	}
+	written, err := programs.WriteOutputs(dir, outs)
+	if err != nil {
+		return err
+	}
+	if err := outfile.Write(filepath.Join(dir, reportFile), rep.WriteJSON); err != nil {
+		return err
+	}
+	written = append(written, reportFile)
+	for _, name := range stale {
+		if !slices.Contains(written, name) {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// noteMissingArrays says plainly, when -o wrote no result arrays, why.
+func noteMissingArrays(w io.Writer, f runFlags, res *programs.Result) {
+	if f.out == "" || len(res.Outputs) > 0 || res.Report.Sim.Mode == "functional" {
+		return
+	}
+	fmt.Fprintf(w, "note: -o %s: only %s written — the result arrays (.npy) need --numerics full (this run: numerics %s)\n", f.out, reportFile, numericsOf(res))
+}
+
+// numericsOf returns the run's numerics setting as reported.
+func numericsOf(res *programs.Result) string {
+	if n, ok := res.Report.Program["numerics"].(string); ok {
+		return n
+	}
+	return "off"
+}

@@ -1,0 +1,98 @@
+// Package outfile writes the simulator's output files so that a reader
+// never sees a half-written one and a failed write leaves the previous file
+// (if any) in place: each file is written to a temporary file in the same
+// directory, synced, and renamed over the destination.
+package outfile
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Write creates path atomically with the bytes write produces. The
+// temporary file keeps path's extension (writers that choose a format by
+// extension see the same one) and is removed when anything fails.
+func Write(path string, write func(w io.Writer) error) error {
+	return WriteWith(path, func(tmp string) error {
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			return err
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	})
+}
+
+// WriteWith is Write for writers that take a file name: fill must write
+// the whole file at tmp (an empty file when it is called).
+func WriteWith(path string, fill func(tmp string) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	ext := ""
+	if i := strings.Index(base, "."); i > 0 {
+		ext = base[i:] // "trace.json.gz" → ".json.gz"
+	}
+	f, err := os.CreateTemp(dir, "."+strings.TrimSuffix(base, ext)+".tmp-*"+ext)
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := fill(tmp); err != nil {
+		return err
+	}
+	if err := syncFile(tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return nil
+}
+
+// syncFile makes the file's bytes durable before the rename publishes it.
+func syncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// CheckDir reports whether files can be created in dir (which must exist
+// and be a directory), by creating and removing a temporary file; what
+// names the directory in the message (e.g. "-o out").
+func CheckDir(dir, what string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s: %v", what, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s: %s is not a directory", what, dir)
+	}
+	f, err := os.CreateTemp(dir, ".davinci-sim-check-*")
+	if err != nil {
+		return fmt.Errorf("%s: cannot create files in %s: %v", what, dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
