@@ -25,6 +25,8 @@ func TestAMDGEMMKinds(t *testing.T) {
 		{"mi210-hgemm", "mi100", []string{"program.m=70", "program.n=90", "program.k=100"}, 8, 14, "mfma"},
 		{"mi210-hgemm", "mi210", []string{"program.tiling.bm=64", "program.tiling.bn=32", "program.tiling.bk=16",
 			"program.tiling.stages=3", "program.tiling.warps=2", "program.m=100", "program.n=70", "program.k=80"}, 8, 14, "mfma"},
+		{"mi210-hgemm", "mi210", []string{"program.tiling.staging=shared", "program.m=150", "program.n=100", "program.k=96"}, 8, 14, "mfma"},
+		{"mi210-hgemm", "a100", []string{"program.tiling.staging=registers", "program.m=150", "program.n=300", "program.k=200"}, 8, 14, "tensor"},
 		{"a100-igemm", "mi210", []string{"program.m=130", "program.n=40", "program.k=96"}, 31, 31, "mfma"},
 		{"a100-igemm", "mi300x", []string{"program.m=70", "program.n=300", "program.k=200"}, 31, 31, "mfma"},
 		{"a100-dgemm", "mi210", []string{"program.m=70", "program.n=90", "program.k=50"}, 45, 60, "mfma"},
@@ -33,8 +35,11 @@ func TestAMDGEMMKinds(t *testing.T) {
 		{"a100-sgemm", "mi210", []string{"program.unit=vector", "program.m=130", "program.n=70", "program.k=100"}, 20, 32, "valu"},
 	} {
 		res, err := Execute(mustRead(t, "examples/"+c.file+".yaml"), Options{Machine: c.machine, Overrides: mustSets(t, c.sets...)}, RunHooks{})
-		if err != nil || res.Failure != nil {
-			t.Fatalf("%s on %s %v: %v %v", c.file, c.machine, c.sets, err, res.Failure)
+		if err != nil {
+			t.Fatalf("%s on %s %v: %v", c.file, c.machine, c.sets, err)
+		}
+		if res.Failure != nil {
+			t.Fatalf("%s on %s %v: %v", c.file, c.machine, c.sets, res.Failure)
 		}
 		if e := res.Report.Error; e == nil || e.Bits < c.bitsLo || e.Bits > c.bitsHi {
 			t.Errorf("%s on %s %v: error %+v", c.file, c.machine, c.sets, e)
@@ -60,7 +65,10 @@ func TestAMDBadInput(t *testing.T) {
 		{"mi210-hgemm", "mi210", []string{"machine.core.mfma.instructions.fp8=v_mfma_f32_32x32x16_fp8_fp8"}, `"core.mfma.instructions.fp8": must be none: cdna2 has no FP8 MFMA`},
 		{"mi210-hgemm", "mi100", []string{"machine.core.mfma.instructions.bf16=v_mfma_f32_32x32x8bf16_1k"}, `"v_mfma_f32_32x32x8bf16_1k" is not a BF16 MFMA instruction of cdna1`},
 		{"mi210-hgemm", "mi210", []string{"machine.core.mfma.instructions.fp16=v_mfma_i32_32x32x8i8"}, "takes INT8 inputs, not FP16"},
-		{"mi210-hgemm", "mi210", []string{"program.tiling.bm=256", "program.tiling.bn=256", "program.tiling.bk=32", "program.tiling.stages=2", "program.tiling.warps=4"}, "core.lds_per_workgroup"},
+		{"mi210-hgemm", "mi210", []string{"program.tiling.bm=256", "program.tiling.bn=256", "program.tiling.bk=64", "program.tiling.warps=4"}, "core.lds_per_workgroup"},
+		{"mi210-hgemm", "mi210", []string{"program.tiling.bm=256", "program.tiling.bn=256", "program.tiling.bk=32", "program.tiling.stages=2", "program.tiling.warps=4", "program.tiling.staging=shared"}, "core.lds_per_workgroup"},
+		{"mi210-hgemm", "mi210", []string{"program.tiling.staging=lds"}, `key "tiling.staging"`},
+		{"mi210-hgemm", "mi210", []string{"program.tiling.bm=128", "program.tiling.bn=128", "program.tiling.bk=32", "program.tiling.stages=3", "program.tiling.staging=registers"}, "must be 2 with staging: registers"},
 		{"mi210-hgemm", "mi210", []string{"program.tiling.bm=256", "program.tiling.bn=128", "program.tiling.bk=16", "program.tiling.stages=2", "program.tiling.warps=1"}, "core.max_vgprs_per_lane"},
 		{"a100-sgemm", "mi210", nil, "no model of FP32 MFMA instructions"},
 		{"a100-tf32gemm", "mi210", nil, "needs XF32 matrix cores"},

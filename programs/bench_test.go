@@ -32,3 +32,7 @@ func BenchmarkSGEMMCubeTiming(b *testing.B) { benchTiming(b, "examples/sgemm-cub
 // target: at most 2 s per run on the 2-core reference machine; memory
 // independent of the matrix size).
 func BenchmarkGPUHGEMMTiming(b *testing.B) { benchTiming(b, "examples/a100-hgemm.yaml") }
+
+// BenchmarkAMDHGEMMTiming runs HGEMM 8192³ on the MI210, timing only (issue
+// target: at most 2 s per run on the 2-core reference machine).
+func BenchmarkAMDHGEMMTiming(b *testing.B) { benchTiming(b, "examples/mi210-hgemm.yaml") }

@@ -41,6 +41,10 @@ type Tiling struct {
 	NFused int `mapstructure:"nfused"` // DaVinci: A blocks resident in L1 (0 = largest that fits, Eq. 8)
 	Stages int `mapstructure:"stages"` // GPUs: shared-memory pipeline stages (0 = default)
 	Warps  int `mapstructure:"warps"`  // GPUs: warps per CTA (0 = default)
+	// Staging (GPUs): how the next k-step is prefetched — "shared" (into
+	// stages shared-memory buffers: CUTLASS multistage) or "registers"
+	// (into registers, then one LDS buffer: Tensile); "" = the library's.
+	Staging string `mapstructure:"staging"`
 }
 
 // Split is the FP32 → FP16 hi/lo decomposition.

@@ -41,49 +41,56 @@ import (
 const smemPad = 16
 
 // gpuTile is a CTA tiling: tile, pipeline depth and warps.
-type gpuTile struct{ bm, bn, bk, stages, warps int }
+type gpuTile struct {
+	bm, bn, bk, stages, warps int
+	// regStaged: the prefetch of the next k-step lands in registers and is
+	// written to the one shared-memory (LDS) buffer once the current
+	// k-step has been read from it — Tensile's PrefetchGlobalRead with one
+	// LDS buffer — instead of stages shared-memory buffers.
+	regStaged bool
+}
 
 // gpuDefaultTiles are tried in order; the first whose shared memory and
 // registers fit the machine is the default: CUTLASS's sm80 FP16 tensor-op
 // tiles (its profiler's 128x256_64x3, 128x128_32x3, 64x128_32x3 … kernels),
 // largest first; gpuSIMTTiles its SIMT SGEMM tiles (128x128_8x2 …).
 var gpuSIMTTiles = []gpuTile{
-	{128, 128, 8, 2, 8},
-	{64, 128, 8, 2, 4},
-	{64, 64, 8, 2, 4},
+	{128, 128, 8, 2, 8, false},
+	{64, 128, 8, 2, 4, false},
+	{64, 64, 8, 2, 4, false},
 }
 
 // gpuTF32Tiles are CUTLASS's sm80 TF32 tensor-op tiles (128x256_32x3 …).
 var gpuTF32Tiles = []gpuTile{
-	{128, 256, 32, 3, 8},
-	{128, 128, 32, 3, 4},
-	{64, 64, 32, 2, 4},
+	{128, 256, 32, 3, 8, false},
+	{128, 128, 32, 3, 4, false},
+	{64, 64, 32, 2, 4, false},
 }
 
 // gpuDGEMMTiles are CUTLASS's sm80 FP64 tiles (128x128_16x3 …), used on
 // the tensor cores (DMMA) and on the CUDA cores alike.
 var gpuDGEMMTiles = []gpuTile{
-	{128, 128, 16, 3, 8},
-	{64, 128, 16, 3, 4},
-	{64, 64, 16, 3, 4},
-	{32, 32, 16, 2, 4},
+	{128, 128, 16, 3, 8, false},
+	{64, 128, 16, 3, 4, false},
+	{64, 64, 16, 3, 4, false},
+	{32, 32, 16, 2, 4, false},
 }
 
 // gpuIMMATiles are CUTLASS's sm80 INT8 tensor-op tiles (128x256_128x3 …).
 var gpuIMMATiles = []gpuTile{
-	{128, 256, 128, 3, 8},
-	{128, 256, 64, 3, 8},
-	{128, 128, 64, 3, 4},
-	{64, 64, 64, 2, 4},
+	{128, 256, 128, 3, 8, false},
+	{128, 256, 64, 3, 8, false},
+	{128, 128, 64, 3, 4, false},
+	{64, 64, 64, 2, 4, false},
 }
 
 var gpuDefaultTiles = []gpuTile{
-	{128, 256, 64, 3, 8},
-	{128, 256, 32, 3, 8},
-	{128, 128, 32, 3, 4},
-	{128, 128, 32, 2, 4},
-	{64, 128, 32, 2, 4},
-	{64, 64, 32, 2, 4},
+	{128, 256, 64, 3, 8, false},
+	{128, 256, 32, 3, 8, false},
+	{128, 128, 32, 3, 4, false},
+	{128, 128, 32, 2, 4, false},
+	{64, 128, 32, 2, 4, false},
+	{64, 64, 32, 2, 4, false},
 }
 
 // gpuGEMMPlan is a GEMM bound to a GPU machine (nvidia-sm, amd-cu).
@@ -103,6 +110,8 @@ type gpuGEMMPlan struct {
 	rfAcc, rfA     int64 // register-file offsets: accumulators, A fragments (2 buffers)
 	rfB, fragA     int64 // B fragments (2 buffers); bytes of one A fragment buffer
 	fragB          int64
+	rfStage        int64 // registers staging the next k-step's A (regStaged), then B at rfStageB
+	rfStageB       int64
 	regs           int64 // 32-bit registers of a CTA
 	gmA, gmB, gmC  int64 // global-memory addresses
 	nrb, ncb, nkt  int   // row blocks, column blocks, k-steps
@@ -120,6 +129,11 @@ func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int) (smem, 
 	aLd := int64(t.bk)*es + smemPad
 	bLd := int64(t.bn)*es + smemPad
 	smem = int64(t.stages) * (int64(t.bm)*aLd + int64(t.bk)*bLd)
+	staging := int64(0)
+	if t.regStaged {
+		smem = int64(t.bm)*aLd + int64(t.bk)*bLd
+		staging = (int64(t.bm)*int64(t.bk) + int64(t.bk)*int64(t.bn)) * es / 4 // the prefetched k-step, 4 bytes a register
+	}
 	// Accumulators (one FP32 register each), the warps' double-buffered A
 	// and B fragments of one MMA slice (16 deep for FP16, two values per
 	// register: 2 × (bm + bn) × 16 / 2; one deep for FP32: 2 × (bm + bn))
@@ -132,7 +146,7 @@ func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int) (smem, 
 	case in == fp.FP64:
 		frag, acc = 8*int64(t.bm+t.bn), 2*acc // two registers a value; DMMA k-slices of 4, double-buffered
 	}
-	regs = acc + frag + 32*int64(warpSize)*int64(t.warps)
+	regs = acc + frag + staging + 32*int64(warpSize)*int64(t.warps)
 	return smem, regs
 }
 
@@ -157,7 +171,32 @@ func (t gpuTile) fits(tg *gpuTarget, in fp.Format, lane isa.Pipe) error {
 		return fmt.Errorf("needs %d registers per thread over %d threads; the machine allows %d (%s)",
 			(regs+threads-1)/threads, threads, tg.maxRegsPerThread, perThreadKey)
 	}
+	if need := t.registerBytes(tg, in); need > tg.registers {
+		return fmt.Errorf("the %d×%d accumulators and two k-steps of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d (%s)",
+			t.bm, t.bn, t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.registers, regsKey)
+	}
 	return nil
+}
+
+// registerBytes is the register storage of the kernel's layout: the
+// accumulators (unless they have their own file), two buffers of A and B
+// fragments and, register-staged, one k-step of A and B.
+func (t gpuTile) registerBytes(tg *gpuTarget, in fp.Format) int64 {
+	out := fp.FP32
+	switch in {
+	case fp.INT8:
+		out = fp.INT32
+	case fp.FP64:
+		out = fp.FP64
+	}
+	need := 2*dma.FractalBytes(t.bm, t.bk, in) + 2*dma.FractalBytes(t.bk, t.bn, in)
+	if tg.accBuf == gpu.BufRegs {
+		need += dma.FractalBytes(t.bm, t.bn, out)
+	}
+	if t.regStaged {
+		need += (int64(t.bm)*int64(t.bk) + int64(t.bk)*int64(t.bn)) * int64(in.Bytes())
+	}
+	return need
 }
 
 // newGPUGEMMPlan checks the parameters against the machine and lays out
@@ -207,8 +246,33 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 			kstep = 4
 		}
 	}
-	t := gpuTile{p.Tiling.BM, p.Tiling.BN, p.Tiling.BK, p.Tiling.Stages, p.Tiling.Warps}
+	t := gpuTile{bm: p.Tiling.BM, bn: p.Tiling.BN, bk: p.Tiling.BK, stages: p.Tiling.Stages, warps: p.Tiling.Warps}
+	staging := p.Tiling.Staging
+	switch staging {
+	case "", "shared", "registers":
+	default:
+		return nil, bad("tiling.staging", "must be shared or registers (got %+q)", staging)
+	}
 	if t.bm == 0 && t.bn == 0 && t.bk == 0 {
+		if staging != "" {
+			// The library's tiles for the staging asked for.
+			var keep []gpuTile
+			for _, d := range defaults {
+				if d.regStaged == (staging == "registers") {
+					keep = append(keep, d)
+				}
+			}
+			if len(keep) == 0 {
+				for _, d := range defaults {
+					d.regStaged = staging == "registers"
+					if d.regStaged {
+						d.stages = 2 // one k-step in registers, one in shared memory
+					}
+					keep = append(keep, d)
+				}
+			}
+			defaults = keep
+		}
 		found := false
 		for _, d := range defaults {
 			if d.fits(tg, in, lane) == nil {
@@ -225,9 +289,19 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		if p.Tiling.Warps > 0 {
 			t.warps = p.Tiling.Warps
 		}
+	} else {
+		// A tiling without staging: the library's, unless its stages ask
+		// for a multistage shared-memory pipeline.
+		t.regStaged = staging == "registers" || staging == "" && len(defaults) > 0 && defaults[0].regStaged && t.stages <= 2
 	}
 	if t.stages == 0 {
 		t.stages = 3
+		if t.regStaged {
+			t.stages = 2
+		}
+	}
+	if t.regStaged && t.stages != 2 {
+		return nil, bad("tiling.stages", "must be 2 with staging: registers (one k-step in registers, one in shared memory) (got %d)", t.stages)
 	}
 	if t.warps == 0 {
 		t.warps = 4
@@ -249,6 +323,9 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if err := t.fits(tg, in, lane); err != nil {
 		return nil, bad("tiling", "%d×%d×%d tile, %d stages, %d %ss %v", t.bm, t.bn, t.bk, t.stages, t.warps, tg.warp, err)
 	}
+	if t.regStaged && lane != gpu.LaneMatrix {
+		return nil, bad("tiling.staging", "registers staging is modelled for matrix-unit kernels; use shared with unit: vector")
+	}
 	pl := &gpuGEMMPlan{p: p, mach: m, tg: tg, t: t, in: in, es: es, lane: lane}
 	pl.aLd, pl.bLd = int64(t.bk)*es+smemPad, int64(t.bn)*es+smemPad
 	pl.aStage, pl.bStage = int64(t.bm)*pl.aLd, int64(t.bk)*pl.bLd
@@ -264,8 +341,15 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	pl.fragB = dma.FractalBytes(t.bk, t.bn, in)
 	pl.rfAcc = 0
 	pl.rfA = dma.FractalBytes(t.bm, t.bn, pl.out)
+	if tg.accBuf != gpu.BufRegs {
+		pl.rfA = 0 // the accumulators have their own file (CDNA1 AGPRs)
+	}
 	pl.rfB = pl.rfA + 2*pl.fragA
-	if need := pl.rfB + 2*pl.fragB; need > tg.registers {
+	pl.rfStage = pl.rfB + 2*pl.fragB
+	if t.regStaged {
+		pl.rfStageB = pl.rfStage + int64(t.bm)*int64(t.bk)*es
+	}
+	if need := pl.rfStage + (int64(t.bm)*int64(t.bk)+int64(t.bk)*int64(t.bn))*es*b2i(t.regStaged); need > tg.registers {
 		return nil, bad("tiling", "the %d×%d accumulators and two k-steps of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d",
 			t.bm, t.bn, t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.registers)
 	}
@@ -312,8 +396,19 @@ func (pl *gpuGEMMPlan) tile(i int) (bi, bj int) {
 	return g*ctaGroup + local%rows, local / rows
 }
 
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // cta returns the stream of CTA i.
 func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
+	if pl.t.regStaged {
+		return pl.ctaRegStaged(i)
+	}
 	bi, bj := pl.tile(i)
 	return func(yield func(isa.Instr) bool) {
 		e := newEmitter(yield, pl.mach)
@@ -373,13 +468,93 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 		for f := 0; f < 2; f++ {
 			e.waitFlag(mma, gpu.LaneLoad, f)
 		}
-		e.setFlag(mma, gpu.LaneStore, gpuFlagStore)
-		e.waitFlag(mma, gpu.LaneStore, gpuFlagStore)
-		cb := int64(pl.out.Bytes())
-		st := gpu.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*int64(p.N)+int64(bj*t.bn))*cb, pl.rfAcc, mm, nn,
-			int64(p.N)*cb, pl.out, pl.out, fp.RNE, false)
-		st.Src.Buf = pl.tg.accBuf
-		e.emit(st)
+		pl.epilogue(e, bi, bj)
+	}
+}
+
+// epilogue stores block (bi, bj)'s accumulators once the MMAs are done.
+func (pl *gpuGEMMPlan) epilogue(e *emitter, bi, bj int) {
+	t, p := pl.t, &pl.p
+	e.setFlag(pl.lane, gpu.LaneStore, gpuFlagStore)
+	e.waitFlag(pl.lane, gpu.LaneStore, gpuFlagStore)
+	cb := int64(pl.out.Bytes())
+	st := gpu.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*int64(p.N)+int64(bj*t.bn))*cb, pl.rfAcc, pl.rows(bi), pl.cols(bj),
+		int64(p.N)*cb, pl.out, pl.out, fp.RNE, false)
+	st.Src.Buf = pl.tg.accBuf
+	e.emit(st)
+}
+
+// ctaRegStaged returns the stream of block i of a register-staged kernel
+// (Tensile's PrefetchGlobalRead with one LDS buffer): while the MMAs of
+// k-step kt run, the copy lane loads k-step kt+1 into staging registers;
+// once the fragments of kt have been read from the LDS, the store lane
+// writes the staged tiles into it (ds_write). Flags: copy → store (the
+// staging registers hold a k-step) and store → copy (free again), store
+// → load (the LDS holds a k-step) and load → store (read, free again),
+// load → matrix and matrix → load per fragment buffer, matrix → store
+// before the epilogue.
+func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
+	bi, bj := pl.tile(i)
+	return func(yield func(isa.Instr) bool) {
+		e := newEmitter(yield, pl.mach)
+		mma := pl.lane
+		t, p := pl.t, &pl.p
+		mm, nn := pl.rows(bi), pl.cols(bj)
+		es := pl.es
+		ldsA, ldsB := int64(0), pl.aStage
+		fetch := func(kt int) {
+			kk := pl.depth(kt)
+			e.waitFlag(gpu.LaneStore, gpu.LaneCopy, 0)
+			e.emit(gpu.CopyToRegisters(pl.rfStage, pl.gmA+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*es, mm, int64(kk)*es, int64(t.bk)*es, int64(p.K)*es))
+			e.emit(gpu.CopyToRegisters(pl.rfStageB, pl.gmB+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, int64(t.bn)*es, int64(p.N)*es))
+			e.setFlag(gpu.LaneCopy, gpu.LaneStore, 0)
+		}
+		write := func(kt int) {
+			kk := pl.depth(kt)
+			e.waitFlag(gpu.LaneCopy, gpu.LaneStore, 0)
+			e.waitFlag(gpu.LaneLoad, gpu.LaneStore, 0)
+			e.emit(gpu.StoreToShared(ldsA, pl.rfStage, mm, int64(kk)*es, int64(t.bk)*es, pl.aLd))
+			e.emit(gpu.StoreToShared(ldsB, pl.rfStageB, kk, int64(nn)*es, int64(t.bn)*es, pl.bLd))
+			e.setFlag(gpu.LaneStore, gpu.LaneLoad, 0)
+			e.setFlag(gpu.LaneStore, gpu.LaneCopy, 0)
+		}
+		e.setFlag(gpu.LaneStore, gpu.LaneCopy, 0)
+		e.setFlag(gpu.LaneLoad, gpu.LaneStore, 0)
+		for f := 0; f < 2; f++ {
+			e.setFlag(mma, gpu.LaneLoad, f)
+		}
+		fetch(0)
+		write(0)
+		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
+			if kt+1 < pl.nkt {
+				fetch(kt + 1)
+			}
+			f := kt % 2
+			kk := pl.depth(kt)
+			fa, fb := pl.rfA+int64(f)*pl.fragA, pl.rfB+int64(f)*pl.fragB
+			e.waitFlag(gpu.LaneStore, gpu.LaneLoad, 0)
+			e.waitFlag(mma, gpu.LaneLoad, f)
+			e.emit(gpu.LoadMatrix(fa, ldsA, mm, kk, pl.aLd, pl.in, false))
+			e.emit(gpu.LoadMatrix(fb, ldsB, kk, nn, pl.bLd, pl.in, false))
+			e.setFlag(gpu.LaneLoad, gpu.LaneStore, 0)
+			e.setFlag(gpu.LaneLoad, mma, f)
+			e.waitFlag(gpu.LaneLoad, mma, f)
+			run := gpu.MMA(pl.rfAcc, fa, fb, mm, kk, nn, pl.in, pl.out, kt == 0)
+			run.Pipe = pl.lane
+			run.Dst.Buf = pl.tg.accBuf
+			e.emit(gpu.WithWarpTiles(run, t.bm, t.bn))
+			e.setFlag(mma, gpu.LaneLoad, f)
+			if kt+1 < pl.nkt {
+				write(kt + 1)
+			}
+		}
+		// Consume the free tokens, leaving every flag at zero.
+		e.waitFlag(gpu.LaneStore, gpu.LaneCopy, 0)
+		e.waitFlag(gpu.LaneLoad, gpu.LaneStore, 0)
+		for f := 0; f < 2; f++ {
+			e.waitFlag(mma, gpu.LaneLoad, f)
+		}
+		pl.epilogue(e, bi, bj)
 	}
 }
 

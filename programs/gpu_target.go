@@ -121,25 +121,28 @@ func nvidiaTiles(in fp.Format, lane isa.Pipe) []gpuTile {
 }
 
 // amdTiles are rocBLAS/Tensile-style macro tiles for a CDNA CU with 64 KiB
-// of LDS: four waves (one per SIMD) per workgroup, a depth-U of 32 (16 for
-// the 4-byte and 8-byte types) and two LDS buffers, the largest first.
-// Tensile tunes its macro tile per size; these are the shapes its MI200
-// logic files use most for large square problems (MT256x128, MT128x128,
-// MT128x64, MT64x64 with 256 threads) as far as the LDS holds two stages
-// with the padding our kernels use. rocWMMA's 32×32×16 fragment (LE-GEMM)
-// is two 32×32×8 MFMAs: any bk that is a multiple of 16 runs it.
+// of LDS, the largest first: four waves (one per SIMD) per workgroup and
+// Tensile's PrefetchGlobalRead — the next depth-U slice of A and B loaded
+// into VGPRs while the MFMAs run, then written to the one LDS buffer
+// (regStaged) — with a depth-U of 64 for 16-bit inputs (MT256x128x64,
+// MT128x128x64 …), 128 for INT8, 32 for FP32 and FP64, as far as the LDS
+// holds one slice with the padding our kernels use. Tensile tunes its
+// macro tile per size; these are the shapes its MI200 logic files use most
+// for large square problems. rocWMMA's 32×32×16 fragment (LE-GEMM) is two
+// 32×32×8 MFMAs: any bk that is a multiple of 16 runs it. The VALU kernels
+// (unit: vector) keep two LDS stages.
 func amdTiles(in fp.Format, lane isa.Pipe) []gpuTile {
 	switch {
 	case lane == gpu.LaneVector:
-		return []gpuTile{{128, 128, 8, 2, 4}, {64, 128, 8, 2, 4}, {64, 64, 8, 2, 4}}
+		return []gpuTile{{128, 128, 8, 2, 4, false}, {64, 128, 8, 2, 4, false}, {64, 64, 8, 2, 4, false}}
 	case in == fp.INT8:
-		return []gpuTile{{256, 128, 64, 2, 4}, {128, 128, 64, 2, 4}, {64, 64, 64, 2, 4}}
+		return []gpuTile{{256, 128, 128, 2, 4, true}, {128, 128, 128, 2, 4, true}, {64, 64, 64, 2, 4, true}}
 	case in == fp.FP64:
-		return []gpuTile{{128, 64, 16, 2, 4}, {64, 64, 16, 2, 4}, {32, 32, 16, 2, 4}}
+		return []gpuTile{{128, 64, 32, 2, 4, true}, {64, 64, 32, 2, 4, true}, {32, 32, 16, 2, 4, true}}
 	case in == fp.FP32, in == fp.TF32:
-		return []gpuTile{{128, 128, 16, 2, 4}, {128, 64, 16, 2, 4}, {64, 64, 16, 2, 4}}
+		return []gpuTile{{128, 128, 32, 2, 4, true}, {128, 64, 32, 2, 4, true}, {64, 64, 32, 2, 4, true}}
 	}
-	return []gpuTile{{256, 128, 32, 2, 4}, {128, 128, 32, 2, 4}, {128, 64, 32, 2, 4}, {64, 64, 32, 2, 4}}
+	return []gpuTile{{256, 128, 64, 2, 4, true}, {128, 128, 64, 2, 4, true}, {128, 64, 64, 2, 4, true}, {64, 64, 32, 2, 4, true}}
 }
 
 // describe is "machine NAME (kind)" for messages.

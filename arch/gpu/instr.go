@@ -18,6 +18,22 @@ func CopyToShared(smem, gm int64, rows int, rowBytes, smemStride, gmStride int64
 		rows, rowBytes, gmStride, smemStride)
 }
 
+// CopyToRegisters is the run of global loads (buffer_load, LDG) of a tile
+// into registers: rows of rowBytes bytes from global memory at gm
+// (gmStride apart) to registers at rf (rfStride apart).
+func CopyToRegisters(rf, gm int64, rows int, rowBytes, rfStride, gmStride int64) isa.Instr {
+	return isa.Copy2D(LaneCopy, isa.Operand{Buf: BufRegs, Addr: rf}, isa.Operand{Buf: BufGM, Addr: gm},
+		rows, rowBytes, gmStride, rfStride)
+}
+
+// StoreToShared is the run of shared-memory stores (ds_write, STS) of a
+// tile from registers at rf (rfStride apart) to shared memory at smem
+// (smemStride apart).
+func StoreToShared(smem, rf int64, rows int, rowBytes, rfStride, smemStride int64) isa.Instr {
+	return isa.Copy2D(LaneStore, isa.Operand{Buf: BufShared, Addr: smem}, isa.Operand{Buf: BufRegs, Addr: rf},
+		rows, rowBytes, rfStride, smemStride)
+}
+
 // LoadMatrix is the ldmatrix run that loads a rows×cols tile of f, stored
 // row-major in shared memory at smem with stride bytes between rows, into
 // register fragments at rf (transposed when the stored tile is its
