@@ -42,6 +42,9 @@ type Resources struct {
 	SharedBytes int64 // shared memory (LDS), bytes
 	Registers   int64 // 32-bit registers over all its threads
 	Warps       int   // warps (wavefronts)
+	// AccBytes is the tensor memory the block allocates for accumulators
+	// (Blackwell tcgen05.alloc; 0 elsewhere).
+	AccBytes int64
 }
 
 // Slice returns a Stream over a fixed slice of instructions.

@@ -48,6 +48,10 @@ type gpuTile struct {
 	// k-step has been read from it — Tensile's PrefetchGlobalRead with one
 	// LDS buffer — instead of stages shared-memory buffers.
 	regStaged bool
+	// sharedOps: the matrix instructions read A and B from shared memory
+	// (Hopper wgmma, Blackwell tcgen05): no shared→register loads and no
+	// fragment registers.
+	sharedOps bool
 }
 
 // gpuDefaultTiles are tried in order; the first whose shared memory and
@@ -55,42 +59,42 @@ type gpuTile struct {
 // tiles (its profiler's 128x256_64x3, 128x128_32x3, 64x128_32x3 … kernels),
 // largest first; gpuSIMTTiles its SIMT SGEMM tiles (128x128_8x2 …).
 var gpuSIMTTiles = []gpuTile{
-	{128, 128, 8, 2, 8, false},
-	{64, 128, 8, 2, 4, false},
-	{64, 64, 8, 2, 4, false},
+	{128, 128, 8, 2, 8, false, false},
+	{64, 128, 8, 2, 4, false, false},
+	{64, 64, 8, 2, 4, false, false},
 }
 
 // gpuTF32Tiles are CUTLASS's sm80 TF32 tensor-op tiles (128x256_32x3 …).
 var gpuTF32Tiles = []gpuTile{
-	{128, 256, 32, 3, 8, false},
-	{128, 128, 32, 3, 4, false},
-	{64, 64, 32, 2, 4, false},
+	{128, 256, 32, 3, 8, false, false},
+	{128, 128, 32, 3, 4, false, false},
+	{64, 64, 32, 2, 4, false, false},
 }
 
 // gpuDGEMMTiles are CUTLASS's sm80 FP64 tiles (128x128_16x3 …), used on
 // the tensor cores (DMMA) and on the CUDA cores alike.
 var gpuDGEMMTiles = []gpuTile{
-	{128, 128, 16, 3, 8, false},
-	{64, 128, 16, 3, 4, false},
-	{64, 64, 16, 3, 4, false},
-	{32, 32, 16, 2, 4, false},
+	{128, 128, 16, 3, 8, false, false},
+	{64, 128, 16, 3, 4, false, false},
+	{64, 64, 16, 3, 4, false, false},
+	{32, 32, 16, 2, 4, false, false},
 }
 
 // gpuIMMATiles are CUTLASS's sm80 INT8 tensor-op tiles (128x256_128x3 …).
 var gpuIMMATiles = []gpuTile{
-	{128, 256, 128, 3, 8, false},
-	{128, 256, 64, 3, 8, false},
-	{128, 128, 64, 3, 4, false},
-	{64, 64, 64, 2, 4, false},
+	{128, 256, 128, 3, 8, false, false},
+	{128, 256, 64, 3, 8, false, false},
+	{128, 128, 64, 3, 4, false, false},
+	{64, 64, 64, 2, 4, false, false},
 }
 
 var gpuDefaultTiles = []gpuTile{
-	{128, 256, 64, 3, 8, false},
-	{128, 256, 32, 3, 8, false},
-	{128, 128, 32, 3, 4, false},
-	{128, 128, 32, 2, 4, false},
-	{64, 128, 32, 2, 4, false},
-	{64, 64, 32, 2, 4, false},
+	{128, 256, 64, 3, 8, false, false},
+	{128, 256, 32, 3, 8, false, false},
+	{128, 128, 32, 3, 4, false, false},
+	{128, 128, 32, 2, 4, false, false},
+	{64, 128, 32, 2, 4, false, false},
+	{64, 64, 32, 2, 4, false, false},
 }
 
 // gpuGEMMPlan is a GEMM bound to a GPU machine (nvidia-sm, amd-cu).
@@ -141,6 +145,8 @@ func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int) (smem, 
 	frag := 16 * int64(t.bm+t.bn) // tensor-core fragments (FP16, BF16, TF32 k8, INT8 k32)
 	acc := int64(t.bm * t.bn)     // one 32-bit register per accumulator
 	switch {
+	case t.sharedOps:
+		frag = 0 // the tensor cores read shared memory
 	case in == fp.FP32 && lane == gpu.LaneVector:
 		frag = 2 * int64(t.bm+t.bn) // SIMT: one value of A and B per k
 	case in == fp.FP64:
@@ -190,6 +196,9 @@ func (t gpuTile) registerBytes(tg *gpuTarget, in fp.Format) int64 {
 		out = fp.FP64
 	}
 	need := 2*dma.FractalBytes(t.bm, t.bk, in) + 2*dma.FractalBytes(t.bk, t.bn, in)
+	if t.sharedOps {
+		need = 0
+	}
 	if tg.accBuf == gpu.BufRegs {
 		need += dma.FractalBytes(t.bm, t.bn, out)
 	}
@@ -293,6 +302,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		// A tiling without staging: the library's, unless its stages ask
 		// for a multistage shared-memory pipeline.
 		t.regStaged = staging == "registers" || staging == "" && len(defaults) > 0 && defaults[0].regStaged && t.stages <= 2
+		t.sharedOps = !t.regStaged && len(defaults) > 0 && defaults[0].sharedOps
 	}
 	if t.stages == 0 {
 		t.stages = 3
@@ -322,6 +332,9 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	}
 	if err := t.fits(tg, in, lane); err != nil {
 		return nil, bad("tiling", "%d×%d×%d tile, %d stages, %d %ss %v", t.bm, t.bn, t.bk, t.stages, t.warps, tg.warp, err)
+	}
+	if t.regStaged {
+		t.sharedOps = false // register staging feeds register fragments
 	}
 	if t.regStaged && lane != gpu.LaneMatrix {
 		return nil, bad("tiling.staging", "registers staging is modelled for matrix-unit kernels; use shared with unit: vector")
@@ -378,7 +391,16 @@ func (pl *gpuGEMMPlan) grid() isa.Grid {
 	threads := pl.tg.threads(pl.t.warps)
 	regs := (pl.regs + threads - 1) / threads * threads
 	return isa.Grid{Name: pl.p.Kind, CTAs: pl.nrb * pl.ncb, CTA: pl.cta,
-		Resources: isa.Resources{SharedBytes: pl.smem, Registers: regs, Warps: pl.t.warps}}
+		Resources: isa.Resources{SharedBytes: pl.smem, Registers: regs, Warps: pl.t.warps, AccBytes: pl.accBytes()}}
+}
+
+// accBytes is the tensor memory a block allocates for its accumulators
+// (tcgen05 kernels), 0 elsewhere.
+func (pl *gpuGEMMPlan) accBytes() int64 {
+	if !pl.tmem() {
+		return 0
+	}
+	return dma.FractalBytes(pl.t.bm, pl.t.bn, pl.out)
 }
 
 // ctaGroup is the number of row blocks the CTA order walks down before
@@ -408,6 +430,9 @@ func b2i(b bool) int64 {
 func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 	if pl.t.regStaged {
 		return pl.ctaRegStaged(i)
+	}
+	if pl.t.sharedOps {
+		return pl.ctaSharedOps(i)
 	}
 	bi, bj := pl.tile(i)
 	return func(yield func(isa.Instr) bool) {
@@ -472,16 +497,91 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 	}
 }
 
-// epilogue stores block (bi, bj)'s accumulators once the MMAs are done.
+// epilogue stores block (bi, bj)'s accumulators once the MMAs are done;
+// accumulators in tensor memory are first read into registers
+// (tcgen05.ld, on the ldsm lane).
 func (pl *gpuGEMMPlan) epilogue(e *emitter, bi, bj int) {
 	t, p := pl.t, &pl.p
-	e.setFlag(pl.lane, gpu.LaneStore, gpuFlagStore)
-	e.waitFlag(pl.lane, gpu.LaneStore, gpuFlagStore)
+	src := pl.tg.accBuf
+	if pl.tmem() {
+		bytes := dma.FractalBytes(t.bm, t.bn, pl.out)
+		e.setFlag(pl.lane, gpu.LaneLoad, gpuFlagStore)
+		e.waitFlag(pl.lane, gpu.LaneLoad, gpuFlagStore)
+		e.emit(isa.Copy2D(gpu.LaneLoad, isa.Operand{Buf: gpu.BufRegs, Addr: pl.rfAcc}, isa.Operand{Buf: gpu.BufAcc, Addr: 0},
+			1, bytes, bytes, bytes))
+		e.setFlag(gpu.LaneLoad, gpu.LaneStore, gpuFlagStore)
+		e.waitFlag(gpu.LaneLoad, gpu.LaneStore, gpuFlagStore)
+		src = gpu.BufRegs
+	} else {
+		e.setFlag(pl.lane, gpu.LaneStore, gpuFlagStore)
+		e.waitFlag(pl.lane, gpu.LaneStore, gpuFlagStore)
+	}
 	cb := int64(pl.out.Bytes())
 	st := gpu.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*int64(p.N)+int64(bj*t.bn))*cb, pl.rfAcc, pl.rows(bi), pl.cols(bj),
 		int64(p.N)*cb, pl.out, pl.out, fp.RNE, false)
-	st.Src.Buf = pl.tg.accBuf
+	st.Src.Buf = src
 	e.emit(st)
+}
+
+// tmem reports whether the accumulators live in tensor memory (tcgen05
+// kernels reading shared memory).
+func (pl *gpuGEMMPlan) tmem() bool { return pl.t.sharedOps && pl.tg.tmemAcc }
+
+// ctaSharedOps returns the stream of CTA i of a kernel whose tensor
+// instructions read A and B from shared memory (Hopper wgmma SS, Blackwell
+// tcgen05 — CUTLASS's sm90/sm100 pipelines): the copy lane fills `stages`
+// shared-memory buffers (TMA) stages−1 k-steps ahead; each k-step's MMA
+// reads its stage directly, with no ldmatrix and no register fragments,
+// and frees it (tensor → copy). Accumulators are in registers (wgmma) or
+// tensor memory (tcgen05).
+func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
+	bi, bj := pl.tile(i)
+	return func(yield func(isa.Instr) bool) {
+		e := newEmitter(yield, pl.mach)
+		mma := pl.lane
+		t, p := pl.t, &pl.p
+		mm, nn := pl.rows(bi), pl.cols(bj)
+		es := pl.es
+		stage := func(s int) (a, b int64) {
+			base := int64(s) * (pl.aStage + pl.bStage)
+			return base, base + pl.aStage
+		}
+		fetch := func(kt int) {
+			s := kt % t.stages
+			a, b := stage(s)
+			kk := pl.depth(kt)
+			e.waitFlag(mma, gpu.LaneCopy, s)
+			e.emit(gpu.CopyToShared(a, pl.gmA+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, int64(p.K)*es))
+			e.emit(gpu.CopyToShared(b, pl.gmB+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, int64(p.N)*es))
+			e.setFlag(gpu.LaneCopy, mma, s)
+		}
+		for s := 0; s < t.stages; s++ {
+			e.setFlag(mma, gpu.LaneCopy, s)
+		}
+		for kt := 0; kt < min(t.stages-1, pl.nkt); kt++ {
+			fetch(kt)
+		}
+		acc := pl.tg.accBuf
+		if pl.tmem() {
+			acc = gpu.BufAcc
+		}
+		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
+			if ahead := kt + t.stages - 1; ahead < pl.nkt {
+				fetch(ahead)
+			}
+			s := kt % t.stages
+			a, b := stage(s)
+			e.waitFlag(gpu.LaneCopy, mma, s)
+			run := gpu.MMAShared(pl.rfAcc, a, pl.aLd, b, pl.bLd, mm, pl.depth(kt), nn, pl.in, pl.out, kt == 0)
+			run.Dst.Buf = acc
+			e.emit(gpu.WithWarpTiles(run, t.bm, t.bn))
+			e.setFlag(mma, gpu.LaneCopy, s)
+		}
+		for s := 0; s < t.stages; s++ {
+			e.waitFlag(mma, gpu.LaneCopy, s)
+		}
+		pl.epilogue(e, bi, bj)
+	}
 }
 
 // ctaRegStaged returns the stream of block i of a register-staged kernel

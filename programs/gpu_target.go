@@ -40,6 +40,8 @@ type gpuTarget struct {
 	matrixDims [fp.NumFormats][3]int  // its M, N, K
 	matrixLat  [fp.NumFormats]int     // cycles from its issue to a dependent one's (file figures)
 	warpLevel  bool                   // one warp issues a matrix instruction on its own sub-core
+	sharedOps  bool                   // the matrix instructions read A and B from shared memory (wgmma SS, tcgen05)
+	tmemAcc    bool                   // their accumulators live in tensor memory (tcgen05)
 	loadBPC    float64                // shared→register bytes per cycle per core
 	loadKey    string                 // its machine key
 	matrixPeak [fp.NumFormats]string  // its Peaks name (FP16 …)
@@ -54,7 +56,8 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 		t := &gpuTarget{m: m, clock: float64(sc.Clock), core: "SM", block: "CTA", warp: "warp", matrix: "tensor", units: "tensor cores", vector: "CUDA-core",
 			library: "CUTLASS", warpSize: 32, shared: int64(sc.SMEM), sharedPerBlock: int64(sc.SMEMPerCTA), sharedKey: "core.smem_per_cta",
 			maxWarps: sc.MaxWarps, maxBlocks: sc.MaxCTAs, registers: int64(sc.Registers), maxRegsPerThread: sc.MaxRegistersPerThread,
-			accBuf: gpu.BufRegs, tiles: nvidiaTiles}
+			accBuf: gpu.BufRegs}
+		t.tiles = t.nvidiaTiles
 		for _, tt := range sc.Tensor.FlopsPerCycle.All() {
 			if tt.Value <= 0 {
 				continue
@@ -67,6 +70,8 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 			t.matrixDims[f], t.matrixLat[f] = [3]int{mm, n, k}, lat.Value
 		}
 		t.warpLevel = sc.Tensor.Instruction == machines.NvidiaMMASync
+		t.sharedOps = !t.warpLevel
+		t.tmemAcc = sc.Tensor.Instruction == machines.NvidiaTCGen05 && sc.TMEM > 0
 		t.loadBPC, t.loadKey = sc.Paths.SMEM_RF.BytesPerCycle, "paths.SMEM_RF"
 		t.vectorRate[fp.FP32] = sc.CUDACores.FP32FlopsPerCycle
 		t.vectorRate[fp.FP64] = sc.CUDACores.FP64FlopsPerCycle
@@ -105,8 +110,21 @@ func (t *gpuTarget) hasMatrix(f fp.Format) bool { return t.matrixK[f] > 0 }
 func (t *gpuTarget) threads(warps int) int64 { return int64(warps) * int64(t.warpSize) }
 
 // nvidiaTiles are CUTLASS's sm80 tiles per input type and unit (see the
-// lists in gpu_gemm.go).
-func nvidiaTiles(in fp.Format, lane isa.Pipe) []gpuTile {
+// lists in gpu_gemm.go); on machines whose tensor instructions read shared
+// memory (wgmma, tcgen05) its sm90/sm100 tiles: no register fragments, so
+// four stages of 128×256 fit.
+func (t *gpuTarget) nvidiaTiles(in fp.Format, lane isa.Pipe) []gpuTile {
+	if t.sharedOps && lane == gpu.LaneMatrix && in != fp.FP64 {
+		k := 64 // 128 bytes of 16-bit inputs per row of a k-step
+		switch in {
+		case fp.INT8, fp.E4M3, fp.E5M2:
+			k = 128
+		case fp.TF32:
+			k = 32
+		}
+		return []gpuTile{{128, 256, k, 4, 8, false, true}, {128, 128, k, 4, 4, false, true},
+			{64, 128, k, 4, 4, false, true}, {64, 64, k, 3, 4, false, true}}
+	}
 	switch {
 	case in == fp.FP32 && lane == gpu.LaneVector:
 		return gpuSIMTTiles
@@ -134,15 +152,15 @@ func nvidiaTiles(in fp.Format, lane isa.Pipe) []gpuTile {
 func amdTiles(in fp.Format, lane isa.Pipe) []gpuTile {
 	switch {
 	case lane == gpu.LaneVector:
-		return []gpuTile{{128, 128, 8, 2, 4, false}, {64, 128, 8, 2, 4, false}, {64, 64, 8, 2, 4, false}}
+		return []gpuTile{{128, 128, 8, 2, 4, false, false}, {64, 128, 8, 2, 4, false, false}, {64, 64, 8, 2, 4, false, false}}
 	case in == fp.INT8:
-		return []gpuTile{{256, 128, 128, 2, 4, true}, {128, 128, 128, 2, 4, true}, {64, 64, 64, 2, 4, true}}
+		return []gpuTile{{256, 128, 128, 2, 4, true, false}, {128, 128, 128, 2, 4, true, false}, {64, 64, 64, 2, 4, true, false}}
 	case in == fp.FP64:
-		return []gpuTile{{128, 64, 32, 2, 4, true}, {64, 64, 32, 2, 4, true}, {32, 32, 16, 2, 4, true}}
+		return []gpuTile{{128, 64, 32, 2, 4, true, false}, {64, 64, 32, 2, 4, true, false}, {32, 32, 16, 2, 4, true, false}}
 	case in == fp.FP32, in == fp.TF32:
-		return []gpuTile{{128, 128, 32, 2, 4, true}, {128, 64, 32, 2, 4, true}, {64, 64, 32, 2, 4, true}}
+		return []gpuTile{{128, 128, 32, 2, 4, true, false}, {128, 64, 32, 2, 4, true, false}, {64, 64, 32, 2, 4, true, false}}
 	}
-	return []gpuTile{{256, 128, 64, 2, 4, true}, {128, 128, 64, 2, 4, true}, {128, 64, 64, 2, 4, true}, {64, 64, 32, 2, 4, true}}
+	return []gpuTile{{256, 128, 64, 2, 4, true, false}, {128, 128, 64, 2, 4, true, false}, {128, 64, 64, 2, 4, true, false}, {64, 64, 32, 2, 4, true, false}}
 }
 
 // describe is "machine NAME (kind)" for messages.

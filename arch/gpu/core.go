@@ -78,12 +78,23 @@ type cta struct {
 	res     isa.Resources
 	stream  arch.StreamReader
 	pending *isa.Instr
+	// signals are set_flags waiting for their lane's earlier instructions
+	// to land, in the order they fire (at, then issue order).
+	signals []signal
 	fetched bool
 	drained bool
 	free    sim.Time // the issue unit is busy until then
 	lanes   [numLanes]ctaLane
 	flags   []int32
 	mem     [numBuffers][]byte // functional: SMEM, RF, TMEM of this CTA
+}
+
+// signal is a set_flag that fires at a time: the completion of an
+// asynchronous copy group, an mbarrier's transaction count, an MMA's
+// results — the lane that set it goes on issuing meanwhile.
+type signal struct {
+	at sim.Time
+	in isa.Instr
 }
 
 // smLane is the SM-level accounting of a lane: the merge of its resident
@@ -109,6 +120,7 @@ type Core struct {
 	ctas  []*cta
 	smem  int64 // bytes held by resident CTAs
 	regs  int64
+	acc   int64 // accumulator (tensor) memory held by resident CTAs
 	warps int
 	count int // resident CTAs
 	ran   int // CTAs run
@@ -120,6 +132,8 @@ type Core struct {
 	obs   arch.Observer
 	flobs arch.Observer
 	funct bool
+
+	scratchA, scratchB []byte // functional: shared-memory MMA operands gathered into fractal tiles
 }
 
 func newCore(c *arch.Chip, p *Params, id int) *Core {
@@ -175,6 +189,8 @@ func (core *Core) Admit(r isa.Resources) error {
 		return fmt.Errorf("%d registers per %s exceed the %s's %d", r.Registers, w.Block, w.Core, p.Registers)
 	case r.Registers > int64(r.Warps)*int64(p.WarpSize)*int64(p.MaxRegsPerThread):
 		return fmt.Errorf("%d registers over %d threads exceed %d per thread", r.Registers, r.Warps*p.WarpSize, p.MaxRegsPerThread)
+	case r.AccBytes < 0 || r.AccBytes > core.accCapacity():
+		return fmt.Errorf("%d bytes of accumulator memory per %s exceed the %s's %d", r.AccBytes, w.Block, w.Core, core.accCapacity())
 	}
 	return nil
 }
@@ -183,8 +199,11 @@ func (core *Core) Admit(r isa.Resources) error {
 func (core *Core) Fits(r isa.Resources) bool {
 	p := core.p
 	return core.count < p.MaxBlocks && core.warps+r.Warps <= p.MaxWarps &&
-		core.smem+r.SharedBytes <= p.Shared && core.regs+r.Registers <= p.Registers
+		core.smem+r.SharedBytes <= p.Shared && core.regs+r.Registers <= p.Registers && core.acc+r.AccBytes <= core.accCapacity()
 }
+
+// accCapacity is the core's tensor memory blocks allocate, 0 without one.
+func (core *Core) accCapacity() int64 { return core.p.TensorMemory }
 
 // StartCTA implements arch.GridCore.
 func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources) {
@@ -208,6 +227,7 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources) {
 	t.active, t.idx, t.slot, t.res = true, idx, slot, r
 	t.stream.Start(s)
 	t.pending = nil
+	t.signals = t.signals[:0]
 	t.fetched, t.drained = false, false
 	t.free = now
 	clear(t.flags)
@@ -230,6 +250,7 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources) {
 	core.ran++
 	core.smem += r.SharedBytes
 	core.regs += r.Registers
+	core.acc += r.AccBytes
 	core.warps += r.Warps
 	name := fmt.Sprintf("cta%d", slot)
 	core.alloc(t, BufShared, now, name, r.SharedBytes)
@@ -242,6 +263,9 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources) {
 		regBytes = rf
 	}
 	core.alloc(t, BufRegs, now, name, regBytes)
+	if r.AccBytes > 0 {
+		core.alloc(t, BufAcc, now, name, r.AccBytes)
+	}
 	core.waker.Wake(now)
 }
 
@@ -275,6 +299,9 @@ func (core *Core) Handle(now sim.Time, _ int64) {
 			if !t.active {
 				continue
 			}
+			if len(t.signals) > 0 && core.fire(t, now) {
+				progress = true
+			}
 			for i := LaneIssue + 1; i < numLanes; i++ {
 				if core.runLane(t, isa.Pipe(i), now) {
 					progress = true
@@ -292,6 +319,33 @@ func (core *Core) Handle(now sim.Time, _ int64) {
 	}
 	core.merge(now)
 	core.schedule(now)
+}
+
+// addSignal queues a set_flag firing at s.at, after the ones queued before
+// it at the same time.
+func (t *cta) addSignal(s signal) {
+	i := len(t.signals)
+	for i > 0 && t.signals[i-1].at > s.at {
+		i--
+	}
+	t.signals = append(t.signals, signal{})
+	copy(t.signals[i+1:], t.signals[i:])
+	t.signals[i] = s
+}
+
+// fire sets the flags of t's signals due by now.
+func (core *Core) fire(t *cta, now sim.Time) bool {
+	k := 0
+	for k < len(t.signals) && t.signals[k].at <= now {
+		in := &t.signals[k].in
+		*t.flag(in.SrcPipe, in.DstPipe, in.FlagID)++
+		core.observeFlag(t, in, true, t.signals[k].at)
+		k++
+	}
+	if k > 0 {
+		t.signals = append(t.signals[:0], t.signals[k:]...)
+	}
+	return k > 0
 }
 
 // land applies the effects of instructions that completed by now.
@@ -335,8 +389,11 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 			core.observeFlag(t, in, false, now)
 		case isa.OpSetFlag:
 			if l.last > now {
-				l.state = arch.Latency
-				return progress
+				// The flag fires when what the lane started has landed;
+				// the lane goes on (asynchronous completion, unlike
+				// DaVinci's set_flag, which holds its pipe).
+				t.addSignal(signal{at: l.last, in: *in})
+				break
 			}
 			*t.flag(in.SrcPipe, in.DstPipe, in.FlagID)++
 			core.observeFlag(t, in, true, now)
@@ -453,6 +510,9 @@ const issueHorizon = 64
 
 // idle reports whether every lane of t has drained and landed.
 func (core *Core) idle(t *cta, now sim.Time) bool {
+	if len(t.signals) > 0 {
+		return false
+	}
 	for i := LaneIssue + 1; i < numLanes; i++ {
 		l := &t.lanes[i]
 		if !l.empty() || l.xfer > 0 || l.busy > now || l.last > now {
@@ -487,6 +547,7 @@ func (core *Core) checkDone(t *cta, now sim.Time) {
 	core.count--
 	core.smem -= t.res.SharedBytes
 	core.regs -= t.res.Registers
+	core.acc -= t.res.AccBytes
 	core.warps -= t.res.Warps
 	core.fin = max(now, 1)
 	core.chip.CTADone(core.id, now)
@@ -616,6 +677,9 @@ func (core *Core) schedule(now sim.Time) {
 			continue
 		}
 		consider(t.free)
+		if len(t.signals) > 0 {
+			consider(t.signals[0].at)
+		}
 		for i := range t.lanes {
 			l := &t.lanes[i]
 			consider(l.busy)

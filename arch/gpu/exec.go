@@ -304,11 +304,11 @@ func (core *Core) copy2D(t *cta, in *isa.Instr) error {
 // registers (or tensor memory), in the instruction's k order through the
 // machine's numerics model (tensor cores) or an FMA chain (CUDA cores).
 func (core *Core) mmad(t *cta, in *isa.Instr) error {
-	a, err := core.local(t, in.Src.Buf, in.Src.Addr, dma.FractalBytes(in.M, in.K, in.In))
+	a, err := core.operand(t, in.Src, in.M, in.K, in.SrcStride, in.In, &core.scratchA)
 	if err != nil {
 		return err
 	}
-	b, err := core.local(t, in.Src1.Buf, in.Src1.Addr, dma.FractalBytes(in.K, in.N, in.In))
+	b, err := core.operand(t, in.Src1, in.K, in.N, in.RowStride, in.In, &core.scratchB)
 	if err != nil {
 		return err
 	}
@@ -339,6 +339,30 @@ func (core *Core) mmad(t *cta, in *isa.Instr) error {
 		return model.MMAD(fp.FP32, fp.FP32, in.M, in.K, in.N, mem.Uint32s(a), cube.Fractal, mem.Uint32s(b), cube.Fractal, mem.Uint32s(c), cube.Fractal, in.Init)
 	}
 	return fmt.Errorf("mma %s→%s is timed but not computed yet", in.In, in.Out)
+}
+
+// operand returns an MMA operand (rows × cols of f) as a fractal tile: the
+// fragments in registers as they are, or — operands read from shared
+// memory by wgmma and tcgen05 — gathered from the row-major tile at op
+// (stride bytes between rows) into scratch.
+func (core *Core) operand(t *cta, op isa.Operand, rows, cols int, stride int64, f fp.Format, scratch *[]byte) ([]byte, error) {
+	n := dma.FractalBytes(rows, cols, f)
+	if op.Buf != BufShared {
+		return core.local(t, op.Buf, op.Addr, n)
+	}
+	src, err := core.local(t, op.Buf, op.Addr, dma.RowMajorSpan(rows, cols, stride, f, false))
+	if err != nil {
+		return nil, err
+	}
+	if int64(cap(*scratch)) < n {
+		*scratch = make([]byte, n)
+	}
+	dst := (*scratch)[:n]
+	clear(dst)
+	if err := dma.LoadFractal(dst, src, rows, cols, stride, f, false); err != nil {
+		return nil, err
+	}
+	return dst, nil
 }
 
 // accCopy writes a fractal accumulator tile row-major to GM or a CTA

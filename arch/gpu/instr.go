@@ -53,6 +53,19 @@ func MMA(c, a, b int64, m, k, n int, in, out fp.Format, init bool) isa.Instr {
 		M: m, K: k, N: n, In: in, Out: out, Init: init}
 }
 
+// MMAShared is the run of matrix instructions of one k-tile that read A
+// and B from shared memory (Hopper wgmma SS, Blackwell tcgen05): A (m×k
+// of in, row-major at a, aStride bytes between rows), B (k×n at b,
+// bStride), C (m×n of out) at c in registers (wgmma) or tensor memory
+// (tcgen05: set Dst.Buf to BufAcc) = A·B + (init ? 0 : C). The strides
+// travel in SrcStride (A) and RowStride (B).
+func MMAShared(c, a, aStride, b, bStride int64, m, k, n int, in, out fp.Format, init bool) isa.Instr {
+	i := MMA(c, a, b, m, k, n, in, out, init)
+	i.Src.Buf, i.Src1.Buf = BufShared, BufShared
+	i.SrcStride, i.RowStride = aStride, bStride
+	return i
+}
+
 // FMA is the CUDA cores' run of FP32 FMAs of one k-step of a SIMT GEMM:
 // C (m×n FP32, registers at c) = A (m×k) · B (k×n) + (init ? 0 : C), each
 // output a chain of FMAs in increasing k.

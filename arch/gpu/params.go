@@ -80,6 +80,9 @@ type Params struct {
 	VectorRate    [fp.NumFormats]float64
 	VectorLanes   float64
 	VectorLatency int
+	// TensorMemory is the accumulator memory per core that blocks
+	// allocate explicitly (Blackwell TMEM, buffer BufAcc); 0 without one.
+	TensorMemory int64
 	// Launch is the cost of one kernel launch.
 	Launch sim.Time
 

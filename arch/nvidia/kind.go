@@ -63,6 +63,7 @@ func Params(m *machines.Machine) (*gpu.Params, error) {
 		BankBytes:        sc.SMEMBankBytes,
 		VectorLanes:      sc.CUDACores.FP32FlopsPerCycle / 2,
 		VectorLatency:    4,
+		TensorMemory:     int64(sc.TMEM),
 	}
 	p.VectorRate[fp.FP32] = sc.CUDACores.FP32FlopsPerCycle
 	p.VectorRate[fp.FP64] = sc.CUDACores.FP64FlopsPerCycle
