@@ -79,8 +79,25 @@ func WritePerfettoFile(path string, tl *Timeline) error {
 // output is deterministic.
 func WritePerfetto(out io.Writer, tl *Timeline) error {
 	w := bufio.NewWriterSize(out, 1<<16)
-	h := traceHeader{Generator: generator, Machine: tl.Machine, Program: tl.Program,
-		FromPs: int64(max(tl.From, tl.Dropped)), ToPs: int64(tl.To)}
+	hb, err := json.Marshal(newTraceHeader(tl))
+	if err != nil {
+		return err
+	}
+	w.WriteString(`{"displayTimeUnit":"ns","otherData":`)
+	w.Write(hb)
+	w.WriteString(",\n\"traceEvents\":[\n")
+	e := &eventWriter{w: w, tl: tl, first: true}
+	if err := walkTimeline(tl, e); err != nil {
+		return err
+	}
+	w.WriteString("\n]}\n")
+	return w.Flush()
+}
+
+// newTraceHeader returns what a trace of tl states beyond its events.
+func newTraceHeader(tl *Timeline) *traceHeader {
+	from, to := traceSpan(tl)
+	h := &traceHeader{Generator: generator, Machine: tl.Machine, Program: tl.Program, FromPs: int64(from), ToPs: int64(to)}
 	for b, name := range tl.Buffers {
 		if c := tl.BufferCapacity(b); c > 0 {
 			if h.Capacity == nil {
@@ -89,78 +106,42 @@ func WritePerfetto(out io.Writer, tl *Timeline) error {
 			h.Capacity[name] = c
 		}
 	}
-	hb, err := json.Marshal(h)
-	if err != nil {
-		return err
-	}
-	w.WriteString(`{"displayTimeUnit":"ns","otherData":`)
-	w.Write(hb)
-	w.WriteString(",\n\"traceEvents\":[\n")
-	e := &eventWriter{w: w, first: true}
-	for _, c := range tl.Cores {
-		e.meta(c.ID, 0, "process_name", "name", fmt.Sprintf("core %d", c.ID))
-		e.metaInt(c.ID, 0, "process_sort_index", c.ID)
-		for p := range max(len(tl.Lanes), len(c.Lanes)) {
-			e.meta(c.ID, p+1, "thread_name", "name", tl.LaneName(p))
-			e.metaInt(c.ID, p+1, "thread_sort_index", p)
-		}
-		bound := make(map[uint64]bool, len(c.Flows))
-		for _, f := range c.Flows {
-			bound[f.Bind] = true
-		}
-		// Flag marks with an arrow go last, in time order with every
-		// set_flag before the wait_flags of its instant: a viewer that
-		// meets an arrow's end before its start (a wait on a lower lane at
-		// the set's time) drops the arrow.
-		var arrows []laneSlice
-		for p := range c.Lanes {
-			for _, s := range c.Lanes[p].Scan(0) {
-				if s.Class == ClassFlag && bound[tl.Bind(&s)] {
-					arrows = append(arrows, laneSlice{p, s, tl.Name(&s) == isa.OpSetFlag.String()})
-					continue
-				}
-				e.slice(tl, c.ID, p, &s, bound)
-			}
-		}
-		sort.SliceStable(arrows, func(i, j int) bool {
-			a, b := &arrows[i], &arrows[j]
-			if a.s.From != b.s.From {
-				return a.s.From < b.s.From
-			}
-			return a.set && !b.set
-		})
-		for i := range arrows {
-			e.slice(tl, c.ID, arrows[i].lane, &arrows[i].s, bound)
-		}
-		for b := range c.Occ {
-			for _, s := range c.Occ[b] {
-				e.counter(c.ID, tl.BufferName(b), "bytes", s)
-			}
-		}
-	}
-	if len(tl.Bandwidth) > 0 {
-		e.meta(GMPid, 0, "process_name", "name", "GM")
-		e.metaInt(GMPid, 0, "process_sort_index", GMPid)
-		for _, s := range tl.Bandwidth {
-			s.Value /= 1e9
-			e.counter(GMPid, "GM bandwidth", "GB/s", s)
-		}
-	}
-	w.WriteString("\n]}\n")
-	return w.Flush()
+	return h
 }
 
-// laneSlice is a slice of a lane, held back to be written in another order.
-type laneSlice struct {
-	lane int
-	s    Slice
-	set  bool // a set_flag mark
-}
-
+// eventWriter is the JSON encoder of a timeline walk.
 type eventWriter struct {
 	w     *bufio.Writer
+	tl    *Timeline
+	pid   int // the current core
 	first bool
 	buf   []byte
+}
+
+func (e *eventWriter) core(c *CoreTimeline, lanes int) error {
+	e.pid = c.ID
+	e.meta(c.ID, 0, "process_name", "name", fmt.Sprintf("core %d", c.ID))
+	e.metaInt(c.ID, 0, "process_sort_index", c.ID)
+	for p := range lanes {
+		e.meta(c.ID, p+1, "thread_name", "name", e.tl.LaneName(p))
+		e.metaInt(c.ID, p+1, "thread_sort_index", p)
+	}
+	return nil
+}
+
+func (e *eventWriter) occupancy(b int, s Sample) error {
+	e.counter(e.pid, e.tl.BufferName(b), "bytes", s)
+	return nil
+}
+
+func (e *eventWriter) bandwidth(s Sample, first bool) error {
+	if first {
+		e.meta(GMPid, 0, "process_name", "name", "GM")
+		e.metaInt(GMPid, 0, "process_sort_index", GMPid)
+	}
+	s.Value /= 1e9
+	e.counter(GMPid, "GM bandwidth", "GB/s", s)
+	return nil
 }
 
 func (e *eventWriter) begin(ph string, pid, tid int) {
@@ -217,69 +198,53 @@ func (e *eventWriter) metaInt(pid, tid int, name string, v int) {
 	e.end()
 }
 
-func (e *eventWriter) slice(tl *Timeline, pid, p int, s *Slice, bound map[uint64]bool) {
-	name := tl.Name(s)
-	var text string
-	var bytes int64
-	var flops float64
-	if in, ok := tl.instr(s); ok {
-		text = tl.instrNames().Format(in)
-		bytes, flops = InstrBytes(&in, tl.VectorRepeatBytes)
-	} else {
-		text = tl.Text(s)
-		bytes, flops = tl.Args(s)
-	}
-	e.begin("X", pid, p+1)
+func (e *eventWriter) slice(ev *sliceEvent) error {
+	s := &ev.s
+	e.begin("X", e.pid, ev.lane+1)
 	e.time("ts", s.From)
 	e.time("dur", s.To-s.From)
-	e.str("name", name)
-	switch {
-	case s.Class == ClassFlag:
-		e.str("cat", ClassFlag.String())
-		if b := tl.Bind(s); b != 0 && bound[b] {
-			e.buf = append(e.buf, `,"bind_id":`...)
-			e.buf = strconv.AppendUint(e.buf, b, 10)
-			if name == isa.OpSetFlag.String() {
-				e.buf = append(e.buf, `,"flow_out":true`...)
-			} else {
-				e.buf = append(e.buf, `,"flow_in":true`...)
-			}
+	e.str("name", ev.name)
+	e.str("cat", ev.cat)
+	if ev.bind != 0 {
+		e.buf = append(e.buf, `,"bind_id":`...)
+		e.buf = strconv.AppendUint(e.buf, ev.bind, 10)
+		if ev.set {
+			e.buf = append(e.buf, `,"flow_out":true`...)
+		} else {
+			e.buf = append(e.buf, `,"flow_in":true`...)
 		}
-	case s.Cause != arch.Busy:
-		e.str("cat", "stall")
-	default:
-		e.str("cat", s.Class.String())
 	}
-	if text != "" || bytes != 0 || flops != 0 {
+	if ev.text != "" || ev.bytes != 0 || ev.flops != 0 {
 		e.buf = append(e.buf, `,"args":{`...)
 		sep := ""
-		if text != "" {
+		if ev.text != "" {
 			// A flow arrow takes its producer's args and merges its
 			// consumer's in: the wait mark's instruction goes under its own
 			// key so that the two do not collide (the viewer warns) and the
 			// arrow shows both ends.
-			if s.Class == ClassFlag && name == isa.OpWaitFlag.String() {
+			if s.Class == ClassFlag && ev.name == isa.OpWaitFlag.String() {
 				e.buf = append(e.buf, `"wait":`...)
 			} else {
 				e.buf = append(e.buf, `"instr":`...)
 			}
-			e.buf = appendJSONString(e.buf, text)
+			e.buf = appendJSONString(e.buf, ev.text)
 			sep = ","
 		}
-		if bytes != 0 {
+		if ev.bytes != 0 {
 			e.buf = append(e.buf, sep...)
 			e.buf = append(e.buf, `"bytes":`...)
-			e.buf = strconv.AppendInt(e.buf, bytes, 10)
+			e.buf = strconv.AppendInt(e.buf, ev.bytes, 10)
 			sep = ","
 		}
-		if flops != 0 {
+		if ev.flops != 0 {
 			e.buf = append(e.buf, sep...)
 			e.buf = append(e.buf, `"flops":`...)
-			e.buf = strconv.AppendFloat(e.buf, flops, 'g', -1, 64)
+			e.buf = strconv.AppendFloat(e.buf, ev.flops, 'g', -1, 64)
 		}
 		e.buf = append(e.buf, '}')
 	}
 	e.end()
+	return nil
 }
 
 func (e *eventWriter) counter(pid int, name, key string, s Sample) {
