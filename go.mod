@@ -39,4 +39,5 @@ require (
 	github.com/subosito/gotenv v1.6.0 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.31.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 )

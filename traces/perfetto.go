@@ -53,6 +53,23 @@ const generator = "davinci-sim"
 // WritePerfettoFile writes the timeline to path as a Chrome/Perfetto JSON
 // trace, gzip-compressed when path ends in ".gz".
 func WritePerfettoFile(path string, tl *Timeline) error {
+	return writeTraceFile(path, tl, WritePerfetto)
+}
+
+// WriteTraceFile writes the timeline to path in the format its name asks
+// for: a Perfetto protobuf trace (.pftrace, .perfetto-trace: see
+// WritePftrace) or a Chrome/Perfetto JSON trace (.json, or .json.gz
+// gzip-compressed).
+func WriteTraceFile(path string, tl *Timeline) error {
+	if IsProtoTrace(path) {
+		return writeTraceFile(path, tl, WritePftrace)
+	}
+	return WritePerfettoFile(path, tl)
+}
+
+// writeTraceFile writes tl to path with write, through gzip when path ends
+// in ".gz".
+func writeTraceFile(path string, tl *Timeline, write func(io.Writer, *Timeline) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -63,7 +80,7 @@ func WritePerfettoFile(path string, tl *Timeline) error {
 		zw = gzip.NewWriter(f)
 		w = zw
 	}
-	err = WritePerfetto(w, tl)
+	err = write(w, tl)
 	if zw != nil {
 		if cerr := zw.Close(); err == nil {
 			err = cerr
@@ -339,14 +356,20 @@ type rawEvent struct {
 	Args    map[string]json.RawMessage `json:"args"`
 }
 
-// ReadTraceFile loads a trace written by WritePerfetto (plain or gzip).
+// ReadTraceFile loads a trace written by WriteTraceFile: a Perfetto
+// protobuf trace when the name says so (IsProtoTrace), else a JSON one
+// (plain or gzip).
 func ReadTraceFile(path string) (*Timeline, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	tl, err := ReadTrace(f)
+	read := ReadTrace
+	if IsProtoTrace(path) {
+		read = ReadPftrace
+	}
+	tl, err := read(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -442,6 +465,7 @@ type traceReader struct {
 	bufIdx    map[string]int      // buffer (counter) names in order of appearance
 	header    *traceHeader
 	binds     map[bindKey]bindEnd
+	argRefs   map[sliceArgs]uint32 // the args entries of slices without an arrow
 	seen      bool
 	lo, hi    sim.Time
 }
@@ -505,87 +529,136 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		if dur < 0 {
 			return fmt.Errorf("negative duration")
 		}
-		p := ev.Tid - 1
-		rd.nlanes = max(rd.nlanes, ev.Tid)
-		s := Slice{From: from, To: from + dur}
-		name, ok := rd.tl.intern(ev.Name)
-		if !ok {
-			return fmt.Errorf("more than %d distinct event names", math.MaxUint16+1)
-		}
-		s.name = name
 		a := sliceArgs{text: argString(ev.Args, "instr")}
 		if a.text == "" {
 			a.text = argString(ev.Args, "wait")
 		}
-		switch ev.Cat {
-		case "stall":
-			s.Cause = causeByName(ev.Name)
-			if s.Cause == arch.Busy || s.Cause == arch.QueueEmpty {
-				return nil
-			}
-		default:
-			s.Class = ParseClass(ev.Cat)
-			a.bytes = int64(argFloat(ev.Args, "bytes"))
-			a.flops = argFloat(ev.Args, "flops")
-		}
-		if s.Class == ClassFlag {
-			a.bind = ev.BindID
-		}
-		if a != (sliceArgs{}) {
-			if len(rd.tl.args) >= flagRef-1 {
-				return errors.New("too many events")
-			}
-			rd.tl.args = append(rd.tl.args, a)
-			s.ref = uint32(len(rd.tl.args))
-		}
-		rd.tl.core(ev.Pid)
-		if s.Class == ClassFlag && ev.BindID != 0 {
-			k := bindKey{ev.Pid, ev.BindID}
-			be := rd.binds[k]
-			if ev.FlowOut {
-				be.out, be.src, be.set = true, p, from
-			}
-			if ev.FlowIn {
-				be.in, be.dst, be.wait = true, p, from
-				be.id = flagIDOf(a.text)
-			}
-			rd.binds[k] = be
-		}
-		rd.pipes[coreKey{ev.Pid, p}] = append(rd.pipes[coreKey{ev.Pid, p}], s)
-		rd.span(s.From, s.To)
+		a.bytes = int64(argFloat(ev.Args, "bytes"))
+		a.flops = argFloat(ev.Args, "flops")
+		_, err = rd.slice(ev.Pid, ev.Tid-1, from, from+dur, ev.Name, ev.Cat, a, ev.BindID, ev.FlowOut, ev.FlowIn)
+		return err
 	case "C":
 		t, err := parseMicros(ev.Ts)
 		if err != nil {
 			return err
 		}
 		if ev.Pid == GMPid {
-			rd.tl.Bandwidth = append(rd.tl.Bandwidth, Sample{T: t, Value: argFloat(ev.Args, "GB/s") * 1e9})
-			rd.span(t, t)
+			rd.bandwidth(t, argFloat(ev.Args, "GB/s"))
 			return nil
 		}
 		if ev.Pid < 0 || ev.Pid >= GMPid || ev.Name == "" {
 			return nil
 		}
-		b := rd.buffer(ev.Name)
-		if b < 0 {
-			return nil
-		}
-		c := rd.tl.core(ev.Pid)
-		c.grow(-1, b)
-		c.Occ[b] = append(c.Occ[b], Sample{T: t, Value: argFloat(ev.Args, "bytes")})
-		rd.span(t, t)
+		rd.occupancy(ev.Pid, ev.Name, t, argFloat(ev.Args, "bytes"))
 	case "M":
 		if ev.Name == "process_name" && ev.Pid >= 0 && ev.Pid < GMPid {
 			rd.tl.core(ev.Pid)
 		}
 		if ev.Name == "thread_name" && ev.Pid >= 0 && ev.Pid < GMPid && ev.Tid >= 1 && ev.Tid <= maxTraceLanes {
-			if _, ok := rd.laneNames[ev.Tid-1]; !ok {
-				rd.laneNames[ev.Tid-1] = argString(ev.Args, "name")
-			}
-			rd.nlanes = max(rd.nlanes, ev.Tid)
+			rd.laneName(ev.Tid-1, argString(ev.Args, "name"))
 		}
 	}
 	return nil
+}
+
+// laneName names lane p (the first name given wins).
+func (rd *traceReader) laneName(p int, name string) {
+	if _, ok := rd.laneNames[p]; !ok {
+		rd.laneNames[p] = name
+	}
+	rd.nlanes = max(rd.nlanes, p+1)
+}
+
+// slice adds a slice read back on lane p (0 ≤ p < maxTraceLanes) of core
+// (0 ≤ core < GMPid): its name, category (a class name, "stall" or
+// "flag"), arguments and arrow ends (bind ≠ 0: out = the set_flag, in = the
+// wait_flag it released). It returns the slice's index in the core's lane
+// as read so far (-1 when skipped: an idle or unknown stall).
+func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a sliceArgs, bind uint64, out, in bool) (int, error) {
+	rd.nlanes = max(rd.nlanes, p+1)
+	s := Slice{From: from, To: to}
+	n, ok := rd.tl.intern(name)
+	if !ok {
+		return -1, fmt.Errorf("more than %d distinct event names", math.MaxUint16+1)
+	}
+	s.name = n
+	switch cat {
+	case "stall":
+		s.Cause = causeByName(name)
+		if s.Cause == arch.Busy || s.Cause == arch.QueueEmpty {
+			return -1, nil
+		}
+		a.bytes, a.flops = 0, 0
+	default:
+		s.Class = ParseClass(cat)
+	}
+	if s.Class == ClassFlag {
+		a.bind = bind
+	}
+	if a != (sliceArgs{}) {
+		ref, err := rd.args(a)
+		if err != nil {
+			return -1, err
+		}
+		s.ref = ref
+	}
+	rd.tl.core(core)
+	if s.Class == ClassFlag && bind != 0 {
+		k := bindKey{core, bind}
+		be := rd.binds[k]
+		if out {
+			be.out, be.src, be.set = true, p, from
+		}
+		if in {
+			be.in, be.dst, be.wait = true, p, from
+			be.id = flagIDOf(a.text)
+		}
+		rd.binds[k] = be
+	}
+	k := coreKey{core, p}
+	rd.pipes[k] = append(rd.pipes[k], s)
+	rd.span(s.From, s.To)
+	return len(rd.pipes[k]) - 1, nil
+}
+
+// args returns the ref of slice arguments a: slices with the same
+// arguments and no arrow share one entry.
+func (rd *traceReader) args(a sliceArgs) (uint32, error) {
+	if a.bind == 0 {
+		if ref, ok := rd.argRefs[a]; ok {
+			return ref, nil
+		}
+	}
+	if len(rd.tl.args) >= flagRef-1 {
+		return 0, errors.New("too many events")
+	}
+	rd.tl.args = append(rd.tl.args, a)
+	ref := uint32(len(rd.tl.args))
+	if a.bind == 0 {
+		if rd.argRefs == nil {
+			rd.argRefs = map[sliceArgs]uint32{}
+		}
+		rd.argRefs[a] = ref
+	}
+	return ref, nil
+}
+
+// occupancy adds a sample of the counter of buffer name of core.
+func (rd *traceReader) occupancy(core int, name string, t sim.Time, v float64) {
+	b := rd.buffer(name)
+	if b < 0 {
+		return
+	}
+	c := rd.tl.core(core)
+	c.grow(-1, b)
+	c.Occ[b] = append(c.Occ[b], Sample{T: t, Value: v})
+	rd.span(t, t)
+}
+
+// bandwidth adds a GM bandwidth sample.
+func (rd *traceReader) bandwidth(t sim.Time, gbps float64) {
+	rd.tl.Bandwidth = append(rd.tl.Bandwidth, Sample{T: t, Value: gbps * 1e9})
+	rd.span(t, t)
 }
 
 // maxTraceBuffers bounds the distinct buffer counters a read trace may use.
@@ -626,6 +699,48 @@ func causeByName(s string) arch.Cause {
 	return arch.Busy
 }
 
+// flushCore adds the slices and arrows read so far of core id to its
+// timeline: each lane in time order, a flag mark before an interval
+// starting at its instant (as recorded; the writers put marks with arrows
+// last).
+func (rd *traceReader) flushCore(id int) {
+	tl := rd.tl
+	c := tl.core(id)
+	for k, be := range rd.binds {
+		if k.core != id {
+			continue
+		}
+		if be.in && be.out {
+			c.Flows = append(c.Flows, Flow{Src: be.src, Dst: be.dst, ID: be.id, Set: be.set, Wait: be.wait, Bind: k.bind})
+		}
+		delete(rd.binds, k)
+	}
+	for p := range rd.nlanes {
+		k := coreKey{id, p}
+		ss := rd.pipes[k]
+		if len(ss) == 0 {
+			continue
+		}
+		sort.SliceStable(ss, func(i, j int) bool {
+			if ss[i].From != ss[j].From {
+				return ss[i].From < ss[j].From
+			}
+			return ss[i].Class == ClassFlag && ss[j].Class != ClassFlag
+		})
+		for _, s := range ss {
+			c.addSlice(tl, p, s)
+		}
+		delete(rd.pipes, k)
+	}
+	sort.Slice(c.Flows, func(i, j int) bool {
+		a, b := c.Flows[i], c.Flows[j]
+		if a.Wait != b.Wait {
+			return a.Wait < b.Wait
+		}
+		return a.Bind < b.Bind
+	})
+}
+
 func (rd *traceReader) finish() {
 	tl := rd.tl
 	if h := rd.header; h != nil && h.Generator == generator {
@@ -651,35 +766,9 @@ func (rd *traceReader) finish() {
 		}
 		tl.Lanes = append(tl.Lanes, name)
 	}
-	for k, be := range rd.binds {
-		if be.in && be.out {
-			c := tl.core(k.core)
-			c.Flows = append(c.Flows, Flow{Src: be.src, Dst: be.dst, ID: be.id, Set: be.set, Wait: be.wait, Bind: k.bind})
-		}
-	}
 	for _, c := range tl.Cores {
+		rd.flushCore(c.ID)
 		c.grow(len(tl.Lanes)-1, len(tl.Buffers)-1)
-		for p := range c.Lanes {
-			ss := rd.pipes[coreKey{c.ID, p}]
-			// In time order, a flag mark before an interval starting at its
-			// instant (as recorded; the writer puts marks with arrows last).
-			sort.SliceStable(ss, func(i, j int) bool {
-				if ss[i].From != ss[j].From {
-					return ss[i].From < ss[j].From
-				}
-				return ss[i].Class == ClassFlag && ss[j].Class != ClassFlag
-			})
-			for _, s := range ss {
-				c.addSlice(tl, p, s)
-			}
-		}
-		sort.Slice(c.Flows, func(i, j int) bool {
-			a, b := c.Flows[i], c.Flows[j]
-			if a.Wait != b.Wait {
-				return a.Wait < b.Wait
-			}
-			return a.Bind < b.Bind
-		})
 		for b := range c.Occ {
 			sort.SliceStable(c.Occ[b], func(i, j int) bool { return c.Occ[b][i].T < c.Occ[b][j].T })
 		}

@@ -72,9 +72,9 @@ func TestPerfettoRoundTrip(t *testing.T) {
 	if len(tl.Cores) == 0 || len(tl.Cores[0].Flows) == 0 || len(tl.Bandwidth) == 0 {
 		t.Fatalf("recorded nothing useful: %d cores", len(tl.Cores))
 	}
-	for _, name := range []string{"t.json", "t.json.gz"} {
+	for _, name := range []string{"t.json", "t.json.gz", "t.pftrace"} {
 		path := filepath.Join(t.TempDir(), name)
-		if err := traces.WritePerfettoFile(path, tl); err != nil {
+		if err := traces.WriteTraceFile(path, tl); err != nil {
 			t.Fatal(err)
 		}
 		back, err := traces.ReadTraceFile(path)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,7 +32,7 @@ type runFlags struct {
 	seed     int64
 	quiet    bool
 
-	trace       string // --trace FILE.json[.gz]
+	trace       string // --trace FILE.pftrace|FILE.json[.gz]
 	traceCores  string // --trace-cores 0-3
 	traceWindow string // --trace-window 0us..50us
 	view        bool   // --view: live terminal visualizer
@@ -71,7 +70,7 @@ check); 2 bad input.`,
 	fl.BoolVar(&f.json, "json", false, "print report.json to stdout instead of the summary table")
 	fl.Int64Var(&f.seed, "seed", 0, "override the program's random seed")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
-	fl.StringVar(&f.trace, "trace", "", "write a Perfetto/Chrome JSON trace (FILE.json or FILE.json.gz; open in ui.perfetto.dev or chrome://tracing)")
+	fl.StringVar(&f.trace, "trace", "", traces.TraceFlagHelp)
 	fl.StringVar(&f.traceCores, "trace-cores", "", "trace/view only these cores, e.g. 0-3,8 (default: all)")
 	fl.StringVar(&f.traceWindow, "trace-window", "", "trace/view only this simulated time window, e.g. 0us..50us")
 	fl.BoolVar(&f.view, "view", false, "show the run live in the terminal visualizer (without --trace: no flag marks, at most ~1 GiB of events)")
@@ -169,8 +168,10 @@ func newTraceRecorder(file *programs.File, opts programs.Options, f runFlags) (*
 		}
 		return nil, nil
 	}
-	if f.trace != "" && !strings.HasSuffix(f.trace, ".json") && !strings.HasSuffix(f.trace, ".json.gz") {
-		return nil, fmt.Errorf("--trace %q: file name must end in .json or .json.gz", f.trace)
+	if f.trace != "" {
+		if err := traces.CheckTracePath(f.trace); err != nil {
+			return nil, fmt.Errorf("--trace: %v", err)
+		}
 	}
 	var w traces.Window
 	if f.traceCores != "" {
@@ -213,7 +214,7 @@ func finishTrace(rec *traces.Recorder, res *programs.Result, f runFlags) error {
 	if f.trace == "" {
 		return nil
 	}
-	if err := traces.WritePerfettoFile(f.trace, rec.Timeline()); err != nil {
+	if err := traces.WriteTraceFile(f.trace, rec.Timeline()); err != nil {
 		return fmt.Errorf("writing trace: %w", err)
 	}
 	return nil

@@ -20,10 +20,10 @@ var newScreen = func() (tcell.Screen, error) { return tcell.NewScreen() }
 
 func newViewCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "view TRACE.json[.gz]",
+		Use:   "view TRACE.pftrace|TRACE.json[.gz]",
 		Short: "Replay a trace (written by run --trace) in the terminal visualizer",
-		Long: `Replay a trace written by "davinci-sim run --trace FILE.json[.gz]" in the
-terminal: per core one lane per pipe over time (letters = instruction class,
+		Long: `Replay a trace written by "davinci-sim run --trace FILE" (.pftrace or
+.json[.gz]) in the terminal: per core one lane per pipe over time (letters = instruction class,
 lower case = stall cause), buffer occupancy at the cursor and the core's stall
 summary.
 
