@@ -147,6 +147,27 @@ type Flow struct {
 	Bind      uint64 // the Bind of the two flag slices
 }
 
+// HostTask is a timed task of the host CPU of a hosted run: a computation
+// (Kind "compute"), a transfer over the host–device link ("transfer"), a
+// kernel launch ("launch") or a wait for kernels ("wait"); Name is its
+// stage label.
+type HostTask struct {
+	Kind, Name string
+	From, To   sim.Time
+}
+
+// HostLanes names the host's lanes in traces: its CPU's own work, and the
+// transfers over the host–device link.
+var HostLanes = []string{"CPU", "link"}
+
+// Lane returns the host lane of the task (an index into HostLanes).
+func (h *HostTask) Lane() int {
+	if h.Kind == "transfer" {
+		return 1
+	}
+	return 0
+}
+
 // Sample is a counter value from time T on.
 type Sample struct {
 	T     sim.Time
@@ -181,6 +202,8 @@ type Timeline struct {
 	From, To  sim.Time
 	Cores     []*CoreTimeline // ordered by ID
 	Bandwidth []Sample        // GM bandwidth in use, bytes/s
+	// Host is the host CPU's timed tasks (hosted runs), in time order.
+	Host []HostTask
 	// Done is set when the run (or the file) is complete.
 	Done bool
 	// Dropped is the time before which a memory-limited recorder (see

@@ -37,6 +37,10 @@ import (
 // GMPid is the process id of the chip-wide GM counters.
 const GMPid = 1 << 24
 
+// HostPid is the process id of the host (hosted runs): a thread per host
+// lane (HostLanes, tid = lane + 1).
+const HostPid = GMPid + 1
+
 // traceHeader is the trace's otherData: what the viewer needs beyond events.
 type traceHeader struct {
 	Generator string           `json:"generator"`
@@ -148,6 +152,24 @@ func (e *eventWriter) core(c *CoreTimeline, lanes int) error {
 
 func (e *eventWriter) occupancy(b int, s Sample) error {
 	e.counter(e.pid, e.tl.BufferName(b), "bytes", s)
+	return nil
+}
+
+func (e *eventWriter) host(t *HostTask, first bool) error {
+	if first {
+		e.meta(HostPid, 0, "process_name", "name", "host")
+		e.metaInt(HostPid, 0, "process_sort_index", -1) // above the cores
+		for l, name := range HostLanes {
+			e.meta(HostPid, l+1, "thread_name", "name", name)
+			e.metaInt(HostPid, l+1, "thread_sort_index", l)
+		}
+	}
+	e.begin("X", HostPid, t.Lane()+1)
+	e.time("ts", t.From)
+	e.time("dur", t.To-t.From)
+	e.str("name", t.Name)
+	e.str("cat", t.Kind)
+	e.end()
 	return nil
 }
 
@@ -515,6 +537,17 @@ func argFloat(args map[string]json.RawMessage, key string) float64 {
 func (rd *traceReader) event(ev *rawEvent) error {
 	switch ev.Ph {
 	case "X":
+		if ev.Pid == HostPid {
+			from, err := parseMicros(ev.Ts)
+			if err != nil {
+				return err
+			}
+			dur, err := parseMicros(ev.Dur)
+			if err != nil {
+				return err
+			}
+			return rd.host(ev.Cat, ev.Name, from, from+dur)
+		}
 		if ev.Pid < 0 || ev.Pid >= GMPid || ev.Tid < 1 || ev.Tid > maxTraceLanes {
 			return nil
 		}
@@ -655,6 +688,16 @@ func (rd *traceReader) occupancy(core int, name string, t sim.Time, v float64) {
 	rd.span(t, t)
 }
 
+// host adds a host task.
+func (rd *traceReader) host(kind, name string, from, to sim.Time) error {
+	if to < from {
+		return fmt.Errorf("negative duration")
+	}
+	rd.tl.Host = append(rd.tl.Host, HostTask{Kind: kind, Name: name, From: from, To: to})
+	rd.span(from, to)
+	return nil
+}
+
 // bandwidth adds a GM bandwidth sample.
 func (rd *traceReader) bandwidth(t sim.Time, gbps float64) {
 	rd.tl.Bandwidth = append(rd.tl.Bandwidth, Sample{T: t, Value: gbps * 1e9})
@@ -773,6 +816,7 @@ func (rd *traceReader) finish() {
 			sort.SliceStable(c.Occ[b], func(i, j int) bool { return c.Occ[b][i].T < c.Occ[b][j].T })
 		}
 	}
+	sort.SliceStable(tl.Host, func(i, j int) bool { return tl.Host[i].From < tl.Host[j].From })
 	sort.SliceStable(tl.Bandwidth, func(i, j int) bool { return tl.Bandwidth[i].T < tl.Bandwidth[j].T })
 	for _, s := range tl.Bandwidth {
 		tl.peakBW = max(tl.peakBW, s.Value)

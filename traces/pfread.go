@@ -99,9 +99,9 @@ func binaryUvarint(br *bufio.Reader) (uint64, error) {
 
 // pfTrack is what a track descriptor said.
 type pfTrack struct {
-	kind  int // trackCore, trackLane, trackBuffer, trackGM, trackGMBandwidth (0: unknown)
+	kind  int // trackCore, trackLane, trackBuffer, trackGM, trackGMBandwidth, trackHost, trackHostLane (0: unknown)
 	core  int
-	index int // lane (rank) of a lane track
+	index int // lane (rank) of a lane or host lane track
 	name  string
 }
 
@@ -124,6 +124,9 @@ type pfOpen struct {
 	lane  int
 	core  int
 	toPs  sim.Time
+	// A host task's kind, name and start.
+	kind, name string
+	from       sim.Time
 }
 
 type pfReader struct {
@@ -399,8 +402,9 @@ func (pr *pfReader) metadata(b []byte) error {
 	return err
 }
 
-// descriptor reads a TrackDescriptor: cores (processes other than GM,
-// pid = core + 1), their lanes and buffer counters, GM's bandwidth counter.
+// descriptor reads a TrackDescriptor: cores (processes other than GM and
+// the host, pid = core + 1), their lanes and buffer counters, GM's bandwidth
+// counter, the host's lanes.
 func (pr *pfReader) descriptor(b []byte) error {
 	var uuid, parent uint64
 	var name string
@@ -433,6 +437,8 @@ func (pr *pfReader) descriptor(b []byte) error {
 	switch {
 	case pid == GMPid:
 		pr.tracks[uuid] = pfTrack{kind: trackGM}
+	case pid == HostPid:
+		pr.tracks[uuid] = pfTrack{kind: trackHost}
 	case pid > 0 && pid <= GMPid:
 		pr.tracks[uuid] = pfTrack{kind: trackCore, core: pid - 1}
 		pr.rd.tl.core(pid - 1)
@@ -440,6 +446,8 @@ func (pr *pfReader) descriptor(b []byte) error {
 		pt, ok := pr.tracks[parent]
 		switch {
 		case !ok:
+		case pt.kind == trackHost && !counter:
+			pr.tracks[uuid] = pfTrack{kind: trackHostLane, index: rank}
 		case pt.kind == trackGM && counter:
 			pr.tracks[uuid] = pfTrack{kind: trackGMBandwidth}
 		case pt.kind == trackCore && counter:
@@ -576,6 +584,21 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 				}
 				pr.rd.span(s.From, s.To)
 			}
+		}
+	case trackHostLane:
+		switch typ {
+		case typeSliceBegin:
+			pr.open[track] = append(pr.open[track], pfOpen{index: -1, name: name, kind: cat, from: t, toPs: toPs})
+		case typeInstant:
+			return pr.rd.host(cat, name, t, t)
+		case typeSliceEnd:
+			st := pr.open[track]
+			if len(st) == 0 {
+				return errors.New("slice end without a begin")
+			}
+			o := st[len(st)-1]
+			pr.open[track] = st[:len(st)-1]
+			return pr.rd.host(o.kind, o.name, o.from, sim.Time(ns)*1000+o.toPs)
 		}
 	case trackBuffer:
 		if typ == typeCounter {

@@ -22,7 +22,8 @@ import (
 //     Perfetto keeps pid 0 for the idle process) with a child track per
 //     lane (sibling_order_rank = lane) and a counter track per buffer
 //     (bytes); a process "GM" (pid GMPid) with the counter track
-//     "GM bandwidth" (GB/s);
+//     "GM bandwidth" (GB/s); a process "host" (pid HostPid, hosted runs)
+//     with a child track per host lane (HostLanes);
 //   - track events: a slice is a SLICE_BEGIN and a SLICE_END on its lane's
 //     track, a zero-length slice (flag marks) an INSTANT; name and category
 //     interned; debug annotations instr (interned), bytes, flops, and ps —
@@ -141,6 +142,8 @@ const (
 	trackBuffer
 	trackGM
 	trackGMBandwidth
+	trackHost
+	trackHostLane
 )
 
 func trackUUID(kind, core, index int) uint64 {
@@ -422,24 +425,11 @@ func (p *pfWriter) slice(ev *sliceEvent) error {
 	case p.arrows || p.track != trackUUID(trackLane, p.coreID, ev.lane):
 		p.startSequence(trackUUID(trackLane, p.coreID, ev.lane), false, s.From)
 	}
-	// Close the slices that end by this one's start.
-	for n := len(p.open); n > 0 && p.open[n-1] <= s.From; n = len(p.open) {
-		p.closeTop()
-	}
-	if len(p.strs)+len(p.names) >= maxInterned {
-		p.clearState(s.From)
-	}
-	te := p.ev[:0]
-	if s.To > s.From {
-		te = appendVarintField(te, fEventType, typeSliceBegin)
-	} else {
-		te = appendVarintField(te, fEventType, typeInstant)
-	}
+	var track uint64
 	if p.arrows {
-		te = appendVarintField(te, fEventTrackUUID, trackUUID(trackLane, p.coreID, ev.lane))
+		track = trackUUID(trackLane, p.coreID, ev.lane)
 	}
-	te = appendVarintField(te, fEventNameIID, p.intern(p.names, fInternedNames, ev.name))
-	te = appendVarintField(te, fEventCategoryIIDs, p.intern(p.cats, fInternedCategories, ev.cat))
+	te := p.beginEvent(s.From, s.To, track, ev.name, ev.cat)
 	if ev.text != "" {
 		a := appendVarintField(p.ann[:0], fAnnNameIID, annInstr)
 		a = appendVarintField(a, fAnnStringIID, p.intern(p.strs, fInternedAnnStrings, ev.text))
@@ -468,11 +458,57 @@ func (p *pfWriter) slice(ev *sliceEvent) error {
 		te = protowire.AppendTag(te, f, protowire.Fixed64Type)
 		te = protowire.AppendFixed64(te, ev.bind)
 	}
-	p.ev = te
-	p.event(s.From)
-	if s.To > s.From {
-		p.open = append(p.open, s.To)
+	p.endEvent(te, s.From, s.To)
+	return p.err
+}
+
+// beginEvent closes the open slices that end by from and starts the track
+// event of a slice from..to named name in category cat (on track: 0 = the
+// sequence's), returning it for more fields.
+func (p *pfWriter) beginEvent(from, to sim.Time, track uint64, name, cat string) []byte {
+	for n := len(p.open); n > 0 && p.open[n-1] <= from; n = len(p.open) {
+		p.closeTop()
 	}
+	if len(p.strs)+len(p.names) >= maxInterned {
+		p.clearState(from)
+	}
+	te := p.ev[:0]
+	if to > from {
+		te = appendVarintField(te, fEventType, typeSliceBegin)
+	} else {
+		te = appendVarintField(te, fEventType, typeInstant)
+	}
+	if track != 0 {
+		te = appendVarintField(te, fEventTrackUUID, track)
+	}
+	te = appendVarintField(te, fEventNameIID, p.intern(p.names, fInternedNames, name))
+	return appendVarintField(te, fEventCategoryIIDs, p.intern(p.cats, fInternedCategories, cat))
+}
+
+// endEvent writes track event te of a slice from..to, leaving the slice
+// open until to.
+func (p *pfWriter) endEvent(te []byte, from, to sim.Time) {
+	p.ev = te
+	p.event(from)
+	if to > from {
+		p.open = append(p.open, to)
+	}
+}
+
+func (p *pfWriter) host(t *HostTask, first bool) error {
+	if first {
+		p.endSequence()
+		hu := trackUUID(trackHost, -1, 0)
+		p.process(hu, HostPid, "host", -1) // above the cores
+		for l, name := range HostLanes {
+			p.child(trackUUID(trackHostLane, -1, l), hu, name, l, "")
+		}
+	}
+	if u := trackUUID(trackHostLane, -1, t.Lane()); p.arrows || p.track != u {
+		p.startSequence(u, false, t.From)
+	}
+	te := p.beginEvent(t.From, t.To, 0, t.Name, t.Kind)
+	p.endEvent(p.appendPs(te, t.From, t.To), t.From, t.To)
 	return p.err
 }
 

@@ -300,7 +300,22 @@ func pftraceView(t *testing.T, b []byte) viewEvents {
 // the same slices, arrows and counters as its JSON trace, as a viewer reads
 // them (in nanoseconds).
 func TestPftraceMatchesJSON(t *testing.T) {
-	tl := recordHGEMM(t, traces.Window{})
+	t.Run("hgemm", func(t *testing.T) { testPftraceMatchesJSON(t, recordHGEMM(t, traces.Window{})) })
+	t.Run("lu", func(t *testing.T) {
+		f, opts := exampleProgram(t, "lu-fused-small.yaml", "program.numerics=off")
+		tl := recordProgram(t, f, opts, traces.Window{})
+		kinds := map[string]bool{}
+		for _, h := range tl.Host {
+			kinds[h.Kind] = true
+		}
+		if !kinds["compute"] || !kinds["transfer"] || !kinds["launch"] || !kinds["wait"] {
+			t.Errorf("host tasks of kinds %v, want compute, transfer, launch and wait", kinds)
+		}
+		testPftraceMatchesJSON(t, tl)
+	})
+}
+
+func testPftraceMatchesJSON(t *testing.T, tl *traces.Timeline) {
 	var js, pb bytes.Buffer
 	if err := traces.WritePerfetto(&js, tl); err != nil {
 		t.Fatal(err)
@@ -321,6 +336,19 @@ func TestPftraceMatchesJSON(t *testing.T) {
 		}
 	}
 	t.Logf("JSON %d bytes, pftrace %d bytes (%.0f%%)", js.Len(), pb.Len(), 100*float64(pb.Len())/float64(js.Len()))
+	// Both read back to the same timeline (the host's tasks included).
+	fromJSON, err := traces.ReadTrace(&js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromPB, err := traces.ReadPftrace(&pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromJSON.Host, tl.Host) || !reflect.DeepEqual(fromPB.Host, tl.Host) {
+		t.Errorf("host tasks differ: %d recorded, %d from JSON, %d from pftrace", len(tl.Host), len(fromJSON.Host), len(fromPB.Host))
+	}
+	sameTimeline(t, "JSON/pftrace", fromJSON, fromPB)
 }
 
 // diffKeys describes the first keys on which two maps differ.

@@ -17,7 +17,8 @@ import (
 // after all lanes in time order with every set_flag before the wait_flags
 // of its instant (a viewer that meets an arrow's end before its start — a
 // wait on a lower lane at the set's time — drops the arrow); the buffer
-// occupancy samples, buffer by buffer. Then the GM bandwidth samples.
+// occupancy samples, buffer by buffer. Then the host's tasks, lane by lane
+// (HostLanes), and the GM bandwidth samples.
 // Memory beyond the timeline: one core's flag marks with an arrow.
 
 // traceSink encodes the events of a timeline walk.
@@ -29,6 +30,8 @@ type traceSink interface {
 	// occupancy writes a sample of the allocated bytes of buffer b of
 	// the current core.
 	occupancy(b int, s Sample) error
+	// host writes a host task; first is set on the first one.
+	host(t *HostTask, first bool) error
 	// bandwidth writes a GM bandwidth sample (bytes/s); first is set on
 	// the first one.
 	bandwidth(s Sample, first bool) error
@@ -121,6 +124,17 @@ func walkTimeline(tl *Timeline, sink traceSink) error {
 				if err := sink.occupancy(b, s); err != nil {
 					return err
 				}
+			}
+		}
+	}
+	first := true
+	for l := range HostLanes {
+		for i := range tl.Host {
+			if t := &tl.Host[i]; t.Lane() == l {
+				if err := sink.host(t, first); err != nil {
+					return err
+				}
+				first = false
 			}
 		}
 	}
