@@ -567,7 +567,3 @@ func CheckTracePath(path string) error {
 	}
 	return fmt.Errorf("trace file name %q must end in .pftrace, .perfetto-trace, .json or .json.gz", path)
 }
-
-// TraceFlagHelp describes the command line's --trace flag: the formats and
-// what size to expect.
-const TraceFlagHelp = "write a trace: FILE.pftrace (Perfetto protobuf, for large runs) or FILE.json[.gz] (Chrome JSON); open in ui.perfetto.dev (JSON also chrome://tracing)"

@@ -368,3 +368,35 @@ func diffKeys(a, b any) string {
 	sort.Strings(out)
 	return fmt.Sprintf("%d keys, e.g. %v", len(out), out[:min(len(out), 5)])
 }
+
+// TestTraceSizes checks the size estimates (the --help figures and the
+// warning) against the traces of a run: at least the size, at most half
+// again, and the warning past the limit for JSON only.
+func TestTraceSizes(t *testing.T) {
+	tl := recordHGEMM(t, traces.Window{})
+	var js, pb bytes.Buffer
+	if err := traces.WritePerfetto(&js, tl); err != nil {
+		t.Fatal(err)
+	}
+	if err := traces.WritePftrace(&pb, tl); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		size int
+	}{{"t.json", js.Len()}, {"t.pftrace", pb.Len()}} {
+		est := traces.EstimateTraceBytes(c.path, tl)
+		if est < int64(c.size) || est > int64(c.size)*3/2 {
+			t.Errorf("%s: estimated %d bytes, wrote %d", c.path, est, c.size)
+		}
+	}
+	if w := traces.SizeWarning("t.json", tl); w != "" {
+		t.Errorf("a small trace warns: %s", w)
+	}
+	if w := traces.SizeWarningAt("t.json.gz", tl, int64(js.Len()/2)); !strings.Contains(w, ".pftrace") {
+		t.Errorf("a JSON trace over the limit: warning %q, want one suggesting .pftrace", w)
+	}
+	if w := traces.SizeWarningAt("t.pftrace", tl, 1); w != "" {
+		t.Errorf("a protobuf trace warns: %s", w)
+	}
+}

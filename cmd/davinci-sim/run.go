@@ -126,12 +126,12 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 			return badInput(err)
 		}
 		// A deadlock's trace shows what led to it.
-		if terr := finishTrace(rec, nil, f); terr != nil {
+		if terr := finishTrace(stderr, rec, nil, f); terr != nil {
 			fmt.Fprintln(stderr, "davinci-sim:", terr)
 		}
 		return failure(err)
 	}
-	if err := finishTrace(rec, res, f); err != nil {
+	if err := finishTrace(stderr, rec, res, f); err != nil {
 		return failure(err)
 	}
 	return writeResults(stdout, res, f)
@@ -201,8 +201,9 @@ func newTraceRecorder(file *programs.File, opts programs.Options, f runFlags) (*
 	return rec, nil
 }
 
-// finishTrace closes the recorded timeline and writes --trace.
-func finishTrace(rec *traces.Recorder, res *programs.Result, f runFlags) error {
+// finishTrace closes the recorded timeline and writes --trace (warning on
+// stderr first when it is too large for a viewer).
+func finishTrace(stderr io.Writer, rec *traces.Recorder, res *programs.Result, f runFlags) error {
 	if rec == nil {
 		return nil
 	}
@@ -213,6 +214,9 @@ func finishTrace(rec *traces.Recorder, res *programs.Result, f runFlags) error {
 	rec.Finish(end)
 	if f.trace == "" {
 		return nil
+	}
+	if w := traces.SizeWarning(f.trace, rec.Timeline()); w != "" {
+		fmt.Fprintln(stderr, "davinci-sim:", w)
 	}
 	if err := traces.WriteTraceFile(f.trace, rec.Timeline()); err != nil {
 		return fmt.Errorf("writing trace: %w", err)

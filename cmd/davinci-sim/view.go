@@ -93,12 +93,12 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 		if badinput.Is(out.err) {
 			return badInput(out.err)
 		}
-		if terr := finishTrace(rec, nil, f); terr != nil {
+		if terr := finishTrace(stderr, rec, nil, f); terr != nil {
 			fmt.Fprintln(stderr, "davinci-sim:", terr)
 		}
 		return failure(out.err)
 	}
-	if err := finishTrace(rec, out.res, f); err != nil {
+	if err := finishTrace(stderr, rec, out.res, f); err != nil {
 		return failure(err)
 	}
 	return writeResults(stdout, out.res, f)
