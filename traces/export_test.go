@@ -91,4 +91,6 @@ func SealAll(lanes [][]Slice, buf []byte) ([]byte, int) {
 }
 
 // SizeWarningAt is SizeWarning with a limit of limit bytes.
-func SizeWarningAt(path string, tl *Timeline, limit int64) string { return sizeWarning(path, tl, limit) }
+func SizeWarningAt(path string, tl *Timeline, limit int64) string {
+	return sizeWarning(path, tl, limit)
+}
