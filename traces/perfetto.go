@@ -382,31 +382,50 @@ type rawEvent struct {
 // protobuf trace when the name says so (IsProtoTrace), else a JSON one
 // (plain or gzip).
 func ReadTraceFile(path string) (*Timeline, error) {
+	tl, _, err := ReadTraceFileWithin(path, ReadLimits{})
+	return tl, err
+}
+
+// ReadTraceFileWithin is ReadTraceFile keeping what lim allows; skipped
+// lists the cores left out for the memory limit.
+func ReadTraceFileWithin(path string, lim ReadLimits) (tl *Timeline, skipped []int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	read := ReadTrace
+	read := readTrace
 	if IsProtoTrace(path) {
-		read = ReadPftrace
+		read = readPftrace
 	}
-	tl, err := read(f)
+	tl, skipped, err = read(f, lim)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return tl, nil
+	return tl, skipped, nil
 }
 
 // ReadTrace loads a Chrome/Perfetto JSON trace (plain or gzip) written by
 // WritePerfetto into a Timeline. Events it does not understand (other
 // processes, phases or categories) are skipped.
 func ReadTrace(r io.Reader) (*Timeline, error) {
+	tl, _, err := readTrace(r, ReadLimits{})
+	return tl, err
+}
+
+// newTraceReader returns a reader into tl.
+func newTraceReader(tl *Timeline, lim ReadLimits) *traceReader {
+	return &traceReader{tl: tl, binds: map[bindKey]bindEnd{}, pipes: map[coreKey][]Slice{}, laneNames: map[int]string{}, bufIdx: map[string]int{}, lim: lim}
+}
+
+// readTrace is ReadTrace within limits; it returns the cores skipped for
+// the memory limit.
+func readTrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer zr.Close()
 		br = bufio.NewReaderSize(zr, 1<<16)
@@ -414,49 +433,48 @@ func ReadTrace(r io.Reader) (*Timeline, error) {
 	dec := json.NewDecoder(br)
 	dec.UseNumber()
 	tl := &Timeline{Done: true}
-	rd := &traceReader{tl: tl, binds: map[bindKey]bindEnd{}, pipes: map[coreKey][]Slice{}, laneNames: map[int]string{}, bufIdx: map[string]int{}}
+	rd := newTraceReader(tl, lim)
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, fmt.Errorf("not a JSON trace: %v", err)
+		return nil, nil, fmt.Errorf("not a JSON trace: %v", err)
 	}
 	switch tok {
 	case json.Delim('['):
 		if err := rd.events(dec); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	case json.Delim('{'):
 		for dec.More() {
 			kt, err := dec.Token()
 			if err != nil {
-				return nil, fmt.Errorf("bad trace: %v", err)
+				return nil, nil, fmt.Errorf("bad trace: %v", err)
 			}
 			key, _ := kt.(string)
 			switch key {
 			case "traceEvents":
 				if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-					return nil, errors.New("bad trace: traceEvents is not an array")
+					return nil, nil, errors.New("bad trace: traceEvents is not an array")
 				}
 				if err := rd.events(dec); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			case "otherData":
 				var h traceHeader
 				if err := dec.Decode(&h); err != nil {
-					return nil, fmt.Errorf("bad trace: otherData: %v", err)
+					return nil, nil, fmt.Errorf("bad trace: otherData: %v", err)
 				}
 				rd.header = &h
 			default:
 				var skip json.RawMessage
 				if err := dec.Decode(&skip); err != nil {
-					return nil, fmt.Errorf("bad trace: %v", err)
+					return nil, nil, fmt.Errorf("bad trace: %v", err)
 				}
 			}
 		}
 	default:
-		return nil, errors.New("not a JSON trace: want an object or an array of events")
+		return nil, nil, errors.New("not a JSON trace: want an object or an array of events")
 	}
-	rd.finish()
-	return tl, nil
+	return tl, rd.finish(), nil
 }
 
 type bindKey struct {
@@ -487,7 +505,13 @@ type traceReader struct {
 	bufIdx    map[string]int      // buffer (counter) names in order of appearance
 	header    *traceHeader
 	binds     map[bindKey]bindEnd
-	argRefs   map[sliceArgs]uint32 // the args entries of slices without an arrow
+	argRefs   map[sliceArgs]uint32 // the args entries by value
+	lim       ReadLimits
+	cur       int          // the core whose slices are being read
+	hold      int          // slices begun and not ended (the protobuf reader)
+	seenCore  map[int]bool // cores whose slices were read
+	full      bool         // the memory limit was passed
+	skipped   map[int]bool // cores skipped for the memory limit
 	seen      bool
 	lo, hi    sim.Time
 }
@@ -585,7 +609,7 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		rd.occupancy(ev.Pid, ev.Name, t, argFloat(ev.Args, "bytes"))
 	case "M":
 		if ev.Name == "process_name" && ev.Pid >= 0 && ev.Pid < GMPid {
-			rd.tl.core(ev.Pid)
+			rd.addCore(ev.Pid)
 		}
 		if ev.Name == "thread_name" && ev.Pid >= 0 && ev.Pid < GMPid && ev.Tid >= 1 && ev.Tid <= maxTraceLanes {
 			rd.laneName(ev.Tid-1, argString(ev.Args, "name"))
@@ -608,6 +632,9 @@ func (rd *traceReader) laneName(p int, name string) {
 // wait_flag it released). It returns the slice's index in the core's lane
 // as read so far (-1 when skipped: an idle or unknown stall).
 func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a sliceArgs, bind uint64, out, in bool) (int, error) {
+	if !rd.enter(core) {
+		return -1, nil
+	}
 	rd.nlanes = max(rd.nlanes, p+1)
 	s := Slice{From: from, To: to}
 	n, ok := rd.tl.intern(name)
@@ -625,9 +652,6 @@ func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a
 	default:
 		s.Class = ParseClass(cat)
 	}
-	if s.Class == ClassFlag {
-		a.bind = bind
-	}
 	if a != (sliceArgs{}) {
 		ref, err := rd.args(a)
 		if err != nil {
@@ -635,7 +659,9 @@ func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a
 		}
 		s.ref = ref
 	}
-	rd.tl.core(core)
+	if s.Class == ClassFlag && bind != 0 {
+		s.ref = rd.tl.bindRef(s.ref, bind)
+	}
 	if s.Class == ClassFlag && bind != 0 {
 		k := bindKey{core, bind}
 		be := rd.binds[k]
@@ -655,29 +681,28 @@ func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a
 }
 
 // args returns the ref of slice arguments a: slices with the same
-// arguments and no arrow share one entry.
+// arguments share one entry.
 func (rd *traceReader) args(a sliceArgs) (uint32, error) {
-	if a.bind == 0 {
-		if ref, ok := rd.argRefs[a]; ok {
-			return ref, nil
-		}
+	if ref, ok := rd.argRefs[a]; ok {
+		return ref, nil
 	}
 	if len(rd.tl.args) >= flagRef-1 {
 		return 0, errors.New("too many events")
 	}
 	rd.tl.args = append(rd.tl.args, a)
 	ref := uint32(len(rd.tl.args))
-	if a.bind == 0 {
-		if rd.argRefs == nil {
-			rd.argRefs = map[sliceArgs]uint32{}
-		}
-		rd.argRefs[a] = ref
+	if rd.argRefs == nil {
+		rd.argRefs = map[sliceArgs]uint32{}
 	}
+	rd.argRefs[a] = ref
 	return ref, nil
 }
 
 // occupancy adds a sample of the counter of buffer name of core.
 func (rd *traceReader) occupancy(core int, name string, t sim.Time, v float64) {
+	if !rd.keep(core) {
+		return
+	}
 	b := rd.buffer(name)
 	if b < 0 {
 		return
@@ -742,6 +767,66 @@ func causeByName(s string) arch.Cause {
 	return arch.Busy
 }
 
+// ReadLimits bound what ReadTraceFileWithin keeps of a trace.
+type ReadLimits struct {
+	// Cores selects the cores to keep (nil: all).
+	Cores map[int]bool
+	// Bytes bounds the memory the timeline's events hold (0: no bound):
+	// once it is passed, the events of the cores not read yet are skipped
+	// (the writers write a trace core by core).
+	Bytes int64
+}
+
+// addCore makes core id part of the timeline (unless it is not kept).
+func (rd *traceReader) addCore(id int) {
+	if rd.keep(id) {
+		rd.tl.core(id)
+	}
+}
+
+// keep reports whether the events of core id are kept: selected, and its
+// slices began before the memory limit was passed.
+func (rd *traceReader) keep(id int) bool {
+	switch {
+	case rd.lim.Cores != nil && !rd.lim.Cores[id]:
+		return false
+	case rd.full && !rd.seenCore[id]:
+		if rd.skipped == nil {
+			rd.skipped = map[int]bool{}
+		}
+		rd.skipped[id] = true
+		return false
+	}
+	return true
+}
+
+// enter notes that a slice of core id is read and reports whether it is
+// kept. When a core's slices begin, the slices read of the core before go
+// into the timeline (unless slices are open: hold), so that with a trace
+// written core by core one core's slices are held uncompressed; then the
+// memory limit is checked.
+func (rd *traceReader) enter(id int) bool {
+	if id == rd.cur && rd.seenCore[id] {
+		return true
+	}
+	if !rd.seenCore[id] && rd.hold == 0 && rd.seenCore[rd.cur] {
+		rd.flushCore(rd.cur)
+		if rd.lim.Bytes > 0 && rd.tl.Footprint() > rd.lim.Bytes {
+			rd.full = true
+		}
+	}
+	if !rd.keep(id) {
+		return false
+	}
+	if rd.seenCore == nil {
+		rd.seenCore = map[int]bool{}
+	}
+	rd.seenCore[id] = true
+	rd.cur = id
+	rd.tl.core(id)
+	return true
+}
+
 // flushCore adds the slices and arrows read so far of core id to its
 // timeline: each lane in time order, a flag mark before an interval
 // starting at its instant (as recorded; the writers put marks with arrows
@@ -755,8 +840,8 @@ func (rd *traceReader) flushCore(id int) {
 		}
 		if be.in && be.out {
 			c.Flows = append(c.Flows, Flow{Src: be.src, Dst: be.dst, ID: be.id, Set: be.set, Wait: be.wait, Bind: k.bind})
+			delete(rd.binds, k) // unmatched ends wait for their match
 		}
-		delete(rd.binds, k)
 	}
 	for p := range rd.nlanes {
 		k := coreKey{id, p}
@@ -784,8 +869,24 @@ func (rd *traceReader) flushCore(id int) {
 	})
 }
 
-func (rd *traceReader) finish() {
+// finish completes the timeline and returns the cores skipped for the
+// memory limit, in order.
+func (rd *traceReader) finish() []int {
 	tl := rd.tl
+	var skipped []int
+	if rd.skipped != nil {
+		for id := range rd.skipped {
+			skipped = append(skipped, id)
+		}
+		sort.Ints(skipped)
+		kept := tl.Cores[:0]
+		for _, c := range tl.Cores {
+			if !rd.skipped[c.ID] {
+				kept = append(kept, c)
+			}
+		}
+		tl.Cores = kept
+	}
 	if h := rd.header; h != nil && h.Generator == generator {
 		names := make([]string, 0, len(h.Capacity))
 		for name := range h.Capacity {
@@ -828,4 +929,5 @@ func (rd *traceReader) finish() {
 			tl.From, tl.To = sim.Time(h.FromPs), sim.Time(h.ToPs)
 		}
 	}
+	return skipped
 }

@@ -20,14 +20,20 @@ import (
 // incremental state of the most recent maxReadSequences sequences. Tracks
 // and events it does not understand are skipped.
 func ReadPftrace(r io.Reader) (*Timeline, error) {
+	tl, _, err := readPftrace(r, ReadLimits{})
+	return tl, err
+}
+
+// readPftrace is ReadPftrace within limits; it returns the cores skipped
+// for the memory limit.
+func readPftrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	tl := &Timeline{Done: true}
 	pr := &pfReader{
-		rd:     traceReader{tl: tl, binds: map[bindKey]bindEnd{}, pipes: map[coreKey][]Slice{}, laneNames: map[int]string{}, bufIdx: map[string]int{}},
+		rd:     *newTraceReader(tl, lim),
 		tracks: map[uint64]pfTrack{},
 		seqs:   map[uint32]*pfSeq{},
 		open:   map[uint64][]pfOpen{},
-		core:   -1,
 	}
 	var buf []byte
 	for i := 0; ; i++ {
@@ -36,32 +42,31 @@ func ReadPftrace(r io.Reader) (*Timeline, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("bad trace packet %d: %v", i, err)
+			return nil, nil, fmt.Errorf("bad trace packet %d: %v", i, err)
 		}
 		num, typ := protowire.DecodeTag(tag)
 		if num != fTracePacket || typ != protowire.BytesType {
-			return nil, fmt.Errorf("not a Perfetto protobuf trace: field %d type %d at packet %d", num, typ, i)
+			return nil, nil, fmt.Errorf("not a Perfetto protobuf trace: field %d type %d at packet %d", num, typ, i)
 		}
 		n, err := binaryUvarint(br)
 		if err != nil {
-			return nil, fmt.Errorf("bad trace packet %d: %v", i, err)
+			return nil, nil, fmt.Errorf("bad trace packet %d: %v", i, err)
 		}
 		if n > maxPacket {
-			return nil, fmt.Errorf("trace packet %d: %d bytes (at most %d)", i, n, maxPacket)
+			return nil, nil, fmt.Errorf("trace packet %d: %d bytes (at most %d)", i, n, maxPacket)
 		}
 		if uint64(cap(buf)) < n {
 			buf = make([]byte, n)
 		}
 		buf = buf[:n]
 		if _, err := io.ReadFull(br, buf); err != nil {
-			return nil, fmt.Errorf("trace packet %d: %v", i, unexpectedEOF(err))
+			return nil, nil, fmt.Errorf("trace packet %d: %v", i, unexpectedEOF(err))
 		}
 		if err := pr.packet(buf); err != nil {
-			return nil, fmt.Errorf("trace packet %d: %v", i, err)
+			return nil, nil, fmt.Errorf("trace packet %d: %v", i, err)
 		}
 	}
-	pr.rd.finish()
-	return tl, nil
+	return tl, pr.rd.finish(), nil
 }
 
 // maxPacket bounds the size of a packet read (WritePftrace's are small).
@@ -134,7 +139,6 @@ type pfReader struct {
 	tracks map[uint64]pfTrack
 	seqs   map[uint32]*pfSeq
 	open   map[uint64][]pfOpen // by track
-	core   int                 // the core whose slices are being read (-1: none)
 	n      uint64              // packets read
 }
 
@@ -441,7 +445,7 @@ func (pr *pfReader) descriptor(b []byte) error {
 		pr.tracks[uuid] = pfTrack{kind: trackHost}
 	case pid > 0 && pid <= GMPid:
 		pr.tracks[uuid] = pfTrack{kind: trackCore, core: pid - 1}
-		pr.rd.tl.core(pid - 1)
+		pr.rd.addCore(pid - 1)
 	case pid < 0 && parent != 0:
 		pt, ok := pr.tracks[parent]
 		switch {
@@ -553,7 +557,6 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 	t := sim.Time(ns)*1000 + fromPs
 	switch tr.kind {
 	case trackLane:
-		pr.enterCore(tr.core)
 		switch typ {
 		case typeSliceBegin, typeInstant:
 			bind, out, in := flow, flow != 0, false
@@ -569,6 +572,7 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 				return err
 			}
 			pr.open[track] = append(pr.open[track], pfOpen{index: i, lane: tr.index, core: tr.core, toPs: toPs})
+			pr.rd.hold++
 		case typeSliceEnd:
 			st := pr.open[track]
 			if len(st) == 0 {
@@ -576,6 +580,7 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 			}
 			o := st[len(st)-1]
 			pr.open[track] = st[:len(st)-1]
+			pr.rd.hold--
 			if o.index >= 0 {
 				s := &pr.rd.pipes[coreKey{o.core, o.lane}][o.index]
 				s.To = sim.Time(ns)*1000 + o.toPs
@@ -610,27 +615,4 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 		}
 	}
 	return nil
-}
-
-// enterCore adds the slices of the core read before to the timeline when
-// events of another core start (WritePftrace writes core by core), so that
-// the reader holds one core's slices uncompressed.
-func (pr *pfReader) enterCore(core int) {
-	if core == pr.core {
-		return
-	}
-	if pr.core >= 0 && !pr.hasOpen() {
-		pr.rd.flushCore(pr.core)
-	}
-	pr.core = core
-}
-
-// hasOpen reports whether some slice is begun and not ended.
-func (pr *pfReader) hasOpen() bool {
-	for _, st := range pr.open {
-		if len(st) > 0 {
-			return true
-		}
-	}
-	return false
 }

@@ -400,3 +400,42 @@ func TestTraceSizes(t *testing.T) {
 		t.Errorf("a protobuf trace warns: %s", w)
 	}
 }
+
+// TestReadWithin checks the reader's bounds on both formats: a core
+// selection, and a memory limit past which the cores not read yet are
+// skipped (and said so).
+func TestReadWithin(t *testing.T) {
+	tl := recordHGEMM(t, traces.Window{})
+	dir := t.TempDir()
+	for _, name := range []string{"t.json", "t.pftrace"} {
+		path := dir + "/" + name
+		if err := traces.WriteTraceFile(path, tl); err != nil {
+			t.Fatal(err)
+		}
+		full, skipped, err := traces.ReadTraceFileWithin(path, traces.ReadLimits{})
+		if err != nil || len(skipped) > 0 || len(full.Cores) != len(tl.Cores) {
+			t.Fatalf("%s: %d cores, skipped %v, %v", name, len(full.Cores), skipped, err)
+		}
+		some, skipped, err := traces.ReadTraceFileWithin(path, traces.ReadLimits{Cores: map[int]bool{1: true, 3: true}})
+		if err != nil || len(skipped) > 0 || len(some.Cores) != 2 || some.Cores[0].ID != 1 || some.Cores[1].ID != 3 {
+			t.Fatalf("%s: cores 1,3: %d cores, skipped %v, %v", name, len(some.Cores), skipped, err)
+		}
+		one, skipped, err := traces.ReadTraceFileWithin(path, traces.ReadLimits{Bytes: 1})
+		if err != nil || len(one.Cores) != 1 || one.Cores[0].ID != 0 || len(skipped) != len(tl.Cores)-1 {
+			t.Fatalf("%s: limit: %d cores, skipped %v, %v", name, len(one.Cores), skipped, err)
+		}
+		for i, c := range full.Cores[:1] {
+			for p := range c.Lanes {
+				if !reflect.DeepEqual(sliceViews(full, c.Lanes[p].Slices()), sliceViews(one, one.Cores[i].Lanes[p].Slices())) {
+					t.Errorf("%s: limit: core %d lane %d differs", name, c.ID, p)
+				}
+			}
+			if !reflect.DeepEqual(c.Flows, one.Cores[i].Flows) {
+				t.Errorf("%s: limit: core %d flows differ", name, c.ID)
+			}
+		}
+		if !reflect.DeepEqual(full.Bandwidth, one.Bandwidth) {
+			t.Errorf("%s: limit: the GM bandwidth differs", name)
+		}
+	}
+}
