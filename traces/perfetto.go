@@ -561,18 +561,8 @@ func argFloat(args map[string]json.RawMessage, key string) float64 {
 func (rd *traceReader) event(ev *rawEvent) error {
 	switch ev.Ph {
 	case "X":
-		if ev.Pid == HostPid {
-			from, err := parseMicros(ev.Ts)
-			if err != nil {
-				return err
-			}
-			dur, err := parseMicros(ev.Dur)
-			if err != nil {
-				return err
-			}
-			return rd.host(ev.Cat, ev.Name, from, from+dur)
-		}
-		if ev.Pid < 0 || ev.Pid >= GMPid || ev.Tid < 1 || ev.Tid > maxTraceLanes {
+		host := ev.Pid == HostPid
+		if !host && (ev.Pid < 0 || ev.Pid >= GMPid || ev.Tid < 1 || ev.Tid > maxTraceLanes) {
 			return nil
 		}
 		from, err := parseMicros(ev.Ts)
@@ -585,6 +575,9 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		}
 		if dur < 0 {
 			return fmt.Errorf("negative duration")
+		}
+		if host {
+			return rd.host(ev.Cat, ev.Name, from, from+dur)
 		}
 		a := sliceArgs{text: argString(ev.Args, "instr")}
 		if a.text == "" {
@@ -716,7 +709,7 @@ func (rd *traceReader) occupancy(core int, name string, t sim.Time, v float64) {
 // host adds a host task.
 func (rd *traceReader) host(kind, name string, from, to sim.Time) error {
 	if to < from {
-		return fmt.Errorf("negative duration")
+		return errors.New("negative duration")
 	}
 	rd.tl.Host = append(rd.tl.Host, HostTask{Kind: kind, Name: name, From: from, To: to})
 	rd.span(from, to)

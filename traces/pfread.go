@@ -154,26 +154,7 @@ func (pr *pfReader) packet(b []byte) error {
 		te, def, snap, in  []byte
 		desc, chromeEvents []byte
 	)
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
-		}
-		b = b[n:]
-		var v uint64
-		var bs []byte
-		switch typ {
-		case protowire.VarintType:
-			v, n = protowire.ConsumeVarint(b)
-		case protowire.BytesType:
-			bs, n = protowire.ConsumeBytes(b)
-		default:
-			n = protowire.ConsumeFieldValue(num, typ, b)
-		}
-		if n < 0 {
-			return protowire.ParseError(n)
-		}
-		b = b[n:]
+	err := fields(b, func(num protowire.Number, v uint64, bs []byte) {
 		switch num {
 		case fPacketTimestamp:
 			ts, hasTS = v, true
@@ -196,6 +177,9 @@ func (pr *pfReader) packet(b []byte) error {
 		case fPacketChromeEvents:
 			chromeEvents = bs
 		}
+	})
+	if err != nil {
+		return err
 	}
 	if chromeEvents != nil {
 		if err := pr.metadata(chromeEvents); err != nil {
@@ -574,12 +558,10 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 			pr.open[track] = append(pr.open[track], pfOpen{index: i, lane: tr.index, core: tr.core, toPs: toPs})
 			pr.rd.hold++
 		case typeSliceEnd:
-			st := pr.open[track]
-			if len(st) == 0 {
-				return errors.New("slice end without a begin")
+			o, err := pr.pop(track)
+			if err != nil {
+				return err
 			}
-			o := st[len(st)-1]
-			pr.open[track] = st[:len(st)-1]
 			pr.rd.hold--
 			if o.index >= 0 {
 				s := &pr.rd.pipes[coreKey{o.core, o.lane}][o.index]
@@ -597,12 +579,10 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 		case typeInstant:
 			return pr.rd.host(cat, name, t, t)
 		case typeSliceEnd:
-			st := pr.open[track]
-			if len(st) == 0 {
-				return errors.New("slice end without a begin")
+			o, err := pr.pop(track)
+			if err != nil {
+				return err
 			}
-			o := st[len(st)-1]
-			pr.open[track] = st[:len(st)-1]
 			return pr.rd.host(o.kind, o.name, o.from, sim.Time(ns)*1000+o.toPs)
 		}
 	case trackBuffer:
@@ -615,4 +595,14 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 		}
 	}
 	return nil
+}
+
+// pop returns the innermost slice open on track, closing it.
+func (pr *pfReader) pop(track uint64) (pfOpen, error) {
+	st := pr.open[track]
+	if len(st) == 0 {
+		return pfOpen{}, errors.New("slice end without a begin")
+	}
+	pr.open[track] = st[:len(st)-1]
+	return st[len(st)-1], nil
 }

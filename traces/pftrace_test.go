@@ -24,27 +24,27 @@ func decodePB(t *testing.T, b []byte) pbMsg {
 	t.Helper()
 	m := pbMsg{}
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
+		// The whole field, then its value decoded by type.
+		num, typ, n := protowire.ConsumeField(b)
 		if n < 0 {
-			t.Fatalf("bad tag: %v", protowire.ParseError(n))
+			t.Fatalf("bad field: %v", protowire.ParseError(n))
 		}
+		_, _, tag := protowire.ConsumeTag(b)
+		val := b[tag:n]
 		b = b[n:]
-		var v any
 		switch typ {
 		case protowire.VarintType:
-			v, n = protowire.ConsumeVarint(b)
+			x, _ := protowire.ConsumeVarint(val)
+			m[num] = append(m[num], x)
 		case protowire.Fixed64Type:
-			v, n = protowire.ConsumeFixed64(b)
+			x, _ := protowire.ConsumeFixed64(val)
+			m[num] = append(m[num], x)
 		case protowire.BytesType:
-			v, n = protowire.ConsumeBytes(b)
+			x, _ := protowire.ConsumeBytes(val)
+			m[num] = append(m[num], x)
 		default:
 			t.Fatalf("field %d: unexpected wire type %d", num, typ)
 		}
-		if n < 0 {
-			t.Fatalf("field %d: %v", num, protowire.ParseError(n))
-		}
-		b = b[n:]
-		m[num] = append(m[num], v)
 	}
 	return m
 }
