@@ -14,6 +14,7 @@ require (
 	golang.org/x/term v0.37.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require (
@@ -39,5 +40,4 @@ require (
 	github.com/subosito/gotenv v1.6.0 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.31.0 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 )
