@@ -391,13 +391,13 @@ func (pr *pfReader) metadata(b []byte) error {
 }
 
 // descriptor reads a TrackDescriptor: cores (processes other than GM and
-// the host, pid = core + 1), their lanes and buffer counters, GM's bandwidth
-// counter, the host's lanes.
+// the host, pid = core + 1), their lanes (threads, by rank) and buffer
+// counters (child tracks), GM's bandwidth counter, the host's lanes.
 func (pr *pfReader) descriptor(b []byte) error {
 	var uuid, parent uint64
 	var name string
 	var rank int
-	pid := -1
+	pid, threadPid := -1, -1
 	var counter bool
 	err := fields(b, func(num protowire.Number, v uint64, bs []byte) {
 		switch num {
@@ -417,12 +417,25 @@ func (pr *pfReader) descriptor(b []byte) error {
 					pid = int(int32(v))
 				}
 			})
+		case fTrackThread:
+			fields(bs, func(num protowire.Number, v uint64, _ []byte) {
+				if num == fThreadPid {
+					threadPid = int(int32(v))
+				}
+			})
 		}
 	})
 	if err != nil {
 		return err
 	}
 	switch {
+	case threadPid == HostPid && rank >= 0 && rank < len(HostLanes):
+		pr.tracks[uuid] = pfTrack{kind: trackHostLane, index: rank}
+	case threadPid > 0 && threadPid < GMPid && rank >= 0 && rank < maxTraceLanes:
+		if pr.rd.keep(threadPid - 1) {
+			pr.tracks[uuid] = pfTrack{kind: trackLane, core: threadPid - 1, index: rank}
+			pr.rd.laneName(rank, name)
+		}
 	case pid == GMPid:
 		pr.tracks[uuid] = pfTrack{kind: trackGM}
 	case pid == HostPid:
@@ -434,15 +447,10 @@ func (pr *pfReader) descriptor(b []byte) error {
 		pt, ok := pr.tracks[parent]
 		switch {
 		case !ok:
-		case pt.kind == trackHost && !counter:
-			pr.tracks[uuid] = pfTrack{kind: trackHostLane, index: rank}
 		case pt.kind == trackGM && counter:
 			pr.tracks[uuid] = pfTrack{kind: trackGMBandwidth}
 		case pt.kind == trackCore && counter:
 			pr.tracks[uuid] = pfTrack{kind: trackBuffer, core: pt.core, name: name}
-		case pt.kind == trackCore && rank >= 0 && rank < maxTraceLanes:
-			pr.tracks[uuid] = pfTrack{kind: trackLane, core: pt.core, index: rank}
-			pr.rd.laneName(rank, name)
 		}
 	}
 	return nil

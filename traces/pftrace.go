@@ -18,12 +18,14 @@ import (
 // (perfetto_trace.proto; no generated code):
 //   - a ChromeMetadata packet (name "davinci-sim") holding the JSON trace's
 //     otherData (machine, program, time span, buffer capacities);
-//   - track descriptors: a process track per core ("core N", pid N+1:
-//     Perfetto keeps pid 0 for the idle process) with a child track per
-//     lane (sibling_order_rank = lane) and a counter track per buffer
-//     (bytes); a process "GM" (pid GMPid) with the counter track
-//     "GM bandwidth" (GB/s); a process "host" (pid HostPid, hosted runs)
-//     with a child track per host lane (HostLanes);
+//   - track descriptors: the root (uuid 0) asking for processes and
+//     threads in the order of their sibling_order_rank; a process track per
+//     core ("core N", pid N+1: Perfetto keeps pid 0 for the idle process,
+//     rank N) with a thread track per lane (rank = lane, tid = pid<<6 |
+//     lane+1) and a counter track per buffer (bytes); a process "host"
+//     (pid HostPid, hosted runs, rank -1: first) with a thread track per
+//     host lane (HostLanes); a process "GM" (pid GMPid) with the counter
+//     track "GM bandwidth" (GB/s);
 //   - track events: a slice is a SLICE_BEGIN and a SLICE_END on its lane's
 //     track, a zero-length slice (flag marks) an INSTANT; name and category
 //     interned; debug annotations instr (interned), bytes, flops, and ps —
@@ -97,26 +99,32 @@ const (
 	typeInstant          = 3
 	typeCounter          = 4
 
-	fAnnNameIID      = 1  // DebugAnnotation.name_iid
-	fAnnUint         = 3  // DebugAnnotation.uint_value
-	fAnnInt          = 4  // DebugAnnotation.int_value
-	fAnnDouble       = 5  // DebugAnnotation.double_value
-	fAnnString       = 6  // DebugAnnotation.string_value
-	fAnnStringIID    = 17 // DebugAnnotation.string_value_iid
-	fTrackUUID       = 1  // TrackDescriptor.uuid
-	fTrackParent     = 5  // TrackDescriptor.parent_uuid
-	fTrackName       = 2  // TrackDescriptor.name
-	fTrackProcess    = 3  // TrackDescriptor.process
-	fTrackCounter    = 8  // TrackDescriptor.counter
-	fTrackChildOrder = 11 // TrackDescriptor.child_ordering
-	fTrackRank       = 12 // TrackDescriptor.sibling_order_rank
-	orderExplicit    = 3  // TrackDescriptor.ChildTracksOrdering.EXPLICIT
-	fProcessPid      = 1  // ProcessDescriptor.pid
-	fProcessName     = 6  // ProcessDescriptor.process_name
-	fProcessSort     = 3  // ProcessDescriptor.legacy_sort_index
-	fCounterUnit     = 3  // CounterDescriptor.unit
-	fCounterUnitName = 6  // CounterDescriptor.unit_name
-	unitSizeBytes    = 3  // CounterDescriptor.Unit.UNIT_SIZE_BYTES
+	fAnnNameIID             = 1  // DebugAnnotation.name_iid
+	fAnnUint                = 3  // DebugAnnotation.uint_value
+	fAnnInt                 = 4  // DebugAnnotation.int_value
+	fAnnDouble              = 5  // DebugAnnotation.double_value
+	fAnnString              = 6  // DebugAnnotation.string_value
+	fAnnStringIID           = 17 // DebugAnnotation.string_value_iid
+	fTrackUUID              = 1  // TrackDescriptor.uuid
+	fTrackParent            = 5  // TrackDescriptor.parent_uuid
+	fTrackName              = 2  // TrackDescriptor.name
+	fTrackProcess           = 3  // TrackDescriptor.process
+	fTrackCounter           = 8  // TrackDescriptor.counter
+	fTrackRank              = 12 // TrackDescriptor.sibling_order_rank
+	fTrackThread            = 4  // TrackDescriptor.thread
+	fTrackProcessOrder      = 19 // TrackDescriptor.process_ordering
+	fTrackThreadOrder       = 20 // TrackDescriptor.thread_ordering
+	processOrderingExplicit = 1  // TrackDescriptor.ProcessOrdering.PROCESS_ORDERING_EXPLICIT
+	threadOrderingExplicit  = 1  // TrackDescriptor.ThreadOrdering.THREAD_ORDERING_EXPLICIT
+	fThreadPid              = 1  // ThreadDescriptor.pid
+	fThreadTid              = 2  // ThreadDescriptor.tid
+	fThreadName             = 5  // ThreadDescriptor.thread_name
+	fProcessPid             = 1  // ProcessDescriptor.pid
+	fProcessName            = 6  // ProcessDescriptor.process_name
+	fProcessSort            = 3  // ProcessDescriptor.legacy_sort_index
+	fCounterUnit            = 3  // CounterDescriptor.unit
+	fCounterUnitName        = 6  // CounterDescriptor.unit_name
+	unitSizeBytes           = 3  // CounterDescriptor.Unit.UNIT_SIZE_BYTES
 )
 
 // Debug annotation names, interned with these ids on every sequence.
@@ -181,6 +189,7 @@ func WritePftrace(out io.Writer, tl *Timeline) error {
 	p.pk = protowire.AppendTag(p.pk, fBundleMetadata, protowire.BytesType)
 	p.pk = protowire.AppendBytes(p.pk, md)
 	p.flushPacket()
+	p.root()
 	if err := walkTimeline(tl, p); err != nil {
 		return err
 	}
@@ -257,16 +266,40 @@ func appendMessageField(b []byte, num protowire.Number, msg []byte) []byte {
 	return protowire.AppendBytes(b, msg)
 }
 
-// process writes the descriptor of a process track.
-func (p *pfWriter) process(uuid uint64, pid int, name string, sort int) {
+// process writes the descriptor of a process track, ordered among the
+// processes by rank (the root descriptor asks for explicit ordering).
+func (p *pfWriter) process(uuid uint64, pid int, name string, rank int) {
 	var proc, body []byte
 	proc = appendVarintField(proc, fProcessPid, uint64(int32(pid)))
 	proc = appendStringField(proc, fProcessName, name)
-	proc = appendVarintField(proc, fProcessSort, uint64(int32(sort)))
+	proc = appendVarintField(proc, fProcessSort, uint64(int32(rank)))
 	body = appendStringField(body, fTrackName, name)
 	body = appendMessageField(body, fTrackProcess, proc)
-	body = appendVarintField(body, fTrackChildOrder, orderExplicit)
+	body = appendVarintField(body, fTrackRank, uint64(int32(rank)))
 	p.descriptor(uuid, body)
+}
+
+// thread writes the descriptor of the thread track of lane of process pid,
+// ordered among the process's threads by lane. Thread ids are unique in the
+// trace: pid<<6 | lane+1.
+func (p *pfWriter) thread(uuid uint64, pid, lane int, name string) {
+	var th, body []byte
+	th = appendVarintField(th, fThreadPid, uint64(int32(pid)))
+	th = appendVarintField(th, fThreadTid, uint64(int64(pid)<<6|int64(lane+1)))
+	th = appendStringField(th, fThreadName, name)
+	body = appendStringField(body, fTrackName, name)
+	body = appendMessageField(body, fTrackThread, th)
+	body = appendVarintField(body, fTrackRank, uint64(int32(lane)))
+	p.descriptor(uuid, body)
+}
+
+// root writes the root track descriptor (uuid 0): processes and threads
+// in the order of their ranks.
+func (p *pfWriter) root() {
+	var body []byte
+	body = appendVarintField(body, fTrackProcessOrder, processOrderingExplicit)
+	body = appendVarintField(body, fTrackThreadOrder, threadOrderingExplicit)
+	p.descriptor(0, body)
 }
 
 // child writes the descriptor of a child track (unit != "": a counter track
@@ -294,7 +327,7 @@ func (p *pfWriter) core(c *CoreTimeline, lanes int) error {
 	pu := trackUUID(trackCore, c.ID, 0)
 	p.process(pu, c.ID+1, fmt.Sprintf("core %d", c.ID), c.ID)
 	for l := range lanes {
-		p.child(trackUUID(trackLane, c.ID, l), pu, p.tl.LaneName(l), l, "")
+		p.thread(trackUUID(trackLane, c.ID, l), c.ID+1, l, p.tl.LaneName(l))
 	}
 	for b := range c.Occ {
 		if len(c.Occ[b]) > 0 {
@@ -501,7 +534,7 @@ func (p *pfWriter) host(t *HostTask, first bool) error {
 		hu := trackUUID(trackHost, -1, 0)
 		p.process(hu, HostPid, "host", -1) // above the cores
 		for l, name := range HostLanes {
-			p.child(trackUUID(trackHostLane, -1, l), hu, name, l, "")
+			p.thread(trackUUID(trackHostLane, -1, l), HostPid, l, name)
 		}
 	}
 	if u := trackUUID(trackHostLane, -1, t.Lane()); p.arrows || p.track != u {

@@ -156,13 +156,18 @@ func jsonView(t *testing.T, b []byte) viewEvents {
 func pftraceView(t *testing.T, b []byte) viewEvents {
 	v := viewEvents{Slices: map[string]int{}, Counters: map[string][]string{}, Flows: map[string]int{}}
 	type track struct {
-		name   string
-		parent uint64
-		unit   string
+		name        string
+		parent      uint64
+		unit        string
+		pid, thread int64 // a process's pid; a thread's process pid (-1: none)
 	}
 	tracks := map[uint64]track{}
+	procs := map[int64]string{}
 	trackName := func(u uint64) string {
 		tr := tracks[u]
+		if tr.thread >= 0 {
+			return procs[tr.thread] + "/" + tr.name
+		}
 		if p, ok := tracks[tr.parent]; ok {
 			return p.name + "/" + tr.name
 		}
@@ -191,7 +196,14 @@ func pftraceView(t *testing.T, b []byte) viewEvents {
 	for i, pb := range trace[1] {
 		p := decodePB(t, pb.([]byte))
 		for _, d := range p.msgs(t, 60) {
-			tr := track{name: d.str(2), parent: d.u(5)}
+			tr := track{name: d.str(2), parent: d.u(5), pid: -1, thread: -1}
+			for _, pd := range d.msgs(t, 3) {
+				tr.pid = int64(int32(pd.u(1)))
+				procs[tr.pid] = tr.name
+			}
+			for _, td := range d.msgs(t, 4) {
+				tr.thread = int64(int32(td.u(1)))
+			}
 			if c := d.msgs(t, 8); len(c) > 0 {
 				tr.unit = "bytes"
 				if c[0].has(6) {
