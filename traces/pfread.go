@@ -286,44 +286,43 @@ func fields(b []byte, fn func(num protowire.Number, v uint64, bs []byte)) error 
 	return nil
 }
 
-func (s *pfSeq) defaults(b []byte) {
-	fields(b, func(num protowire.Number, v uint64, bs []byte) {
-		switch num {
-		case fDefaultsClockID:
-			s.clock = v
-		case fDefaultsTrackEvent:
-			fields(bs, func(num protowire.Number, v uint64, _ []byte) {
-				if num == fTrackEventDefTrack {
-					s.track = v
-				}
-			})
+// field returns the (last) value of field num of message b: a varint or
+// fixed64 as v, a length-delimited one as bs.
+func field(b []byte, num protowire.Number) (v uint64, bs []byte) {
+	fields(b, func(n protowire.Number, x uint64, y []byte) {
+		if n == num {
+			v, bs = x, y
 		}
 	})
+	return v, bs
+}
+
+// each calls fn with each value of length-delimited field num of message b.
+func each(b []byte, num protowire.Number, fn func(bs []byte)) {
+	fields(b, func(n protowire.Number, _ uint64, bs []byte) {
+		if n == num {
+			fn(bs)
+		}
+	})
+}
+
+func (s *pfSeq) defaults(b []byte) {
+	s.clock, _ = field(b, fDefaultsClockID)
+	_, ted := field(b, fDefaultsTrackEvent)
+	s.track, _ = field(ted, fTrackEventDefTrack)
 }
 
 func (s *pfSeq) snapshot(b []byte) {
 	var boot, inc int64
 	var hasInc bool
-	fields(b, func(num protowire.Number, _ uint64, bs []byte) {
-		if num != fSnapshotClocks {
-			return
-		}
-		var id, ts uint64
-		var incr bool
-		fields(bs, func(num protowire.Number, v uint64, _ []byte) {
-			switch num {
-			case fClockID:
-				id = v
-			case fClockTimestamp:
-				ts = v
-			case fClockIsIncremental:
-				incr = v != 0
-			}
-		})
+	each(b, fSnapshotClocks, func(bs []byte) {
+		id, _ := field(bs, fClockID)
+		ts, _ := field(bs, fClockTimestamp)
+		incr, _ := field(bs, fClockIsIncremental)
 		switch {
 		case id == clockBoottime:
 			boot = int64(ts)
-		case id == clockIncremental && incr:
+		case id == clockIncremental && incr != 0:
 			inc, hasInc = int64(ts), true
 		}
 	})
@@ -347,38 +346,19 @@ func (s *pfSeq) intern(b []byte) {
 		default:
 			return
 		}
-		var id uint64
-		var str string
-		fields(bs, func(num protowire.Number, v uint64, bs []byte) {
-			switch num {
-			case fInternedIID:
-				id = v
-			case fInternedName:
-				str = string(bs)
-			}
-		})
-		m[id] = str
+		id, _ := field(bs, fInternedIID)
+		_, str := field(bs, fInternedName)
+		m[id] = string(str)
 	})
 }
 
 // metadata reads the trace header from a ChromeEventBundle.
 func (pr *pfReader) metadata(b []byte) error {
 	var err error
-	fields(b, func(num protowire.Number, _ uint64, bs []byte) {
-		if num != fBundleMetadata {
-			return
-		}
-		var name string
-		var js []byte
-		fields(bs, func(num protowire.Number, _ uint64, bs []byte) {
-			switch num {
-			case fMetadataName:
-				name = string(bs)
-			case fMetadataJSONData:
-				js = bs
-			}
-		})
-		if name == metadataName && js != nil {
+	each(b, fBundleMetadata, func(bs []byte) {
+		_, name := field(bs, fMetadataName)
+		_, js := field(bs, fMetadataJSONData)
+		if string(name) == metadataName && js != nil {
 			var h traceHeader
 			if e := json.Unmarshal(js, &h); e != nil {
 				err = fmt.Errorf("bad trace header: %v", e)
