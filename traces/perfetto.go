@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -427,7 +428,7 @@ func ReadTrace(r io.Reader) (*Timeline, error) {
 
 // newTraceReader returns a reader into tl.
 func newTraceReader(tl *Timeline, lim ReadLimits) *traceReader {
-	return &traceReader{tl: tl, binds: map[bindKey]bindEnd{}, pipes: map[coreKey][]Slice{}, laneNames: map[int]string{}, bufIdx: map[string]int{}, lim: lim}
+	return &traceReader{tl: tl, binds: map[int]map[uint64]bindEnd{}, pipes: map[coreKey][]Slice{}, laneNames: map[int]string{}, bufIdx: map[string]int{}, lim: lim}
 }
 
 // readTrace is ReadTrace within limits; it returns the cores skipped for
@@ -489,11 +490,6 @@ func readTrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 	return tl, rd.finish(), nil
 }
 
-type bindKey struct {
-	core int
-	bind uint64
-}
-
 type bindEnd struct {
 	out, in   bool
 	src, dst  int
@@ -516,13 +512,17 @@ type traceReader struct {
 	nlanes    int                 // 1 + the largest lane seen
 	bufIdx    map[string]int      // buffer (counter) names in order of appearance
 	header    *traceHeader
-	binds     map[bindKey]bindEnd
-	argRefs   map[sliceArgs]uint32 // the args entries by value
+	binds     map[int]map[uint64]bindEnd // arrow ends by core and bind id, until matched
+	argRefs   map[sliceArgs]uint32       // the args entries by value
 	lim       ReadLimits
 	cur       int          // the core whose slices are being read
 	hold      int          // slices begun and not ended (the protobuf reader)
 	seenCore  map[int]bool // cores whose slices were read
 	full      bool         // the memory limit was passed
+	flushed   map[int]bool // cores whose slices went into the timeline before the end
+	nflows    int64        // flows added
+	samples   int64        // counter samples read
+	textBytes int64        // bytes of the distinct instruction texts
 	skipped   map[int]bool // cores skipped for the memory limit
 	seen      bool
 	lo, hi    sim.Time
@@ -668,8 +668,12 @@ func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a
 		s.ref = rd.tl.bindRef(s.ref, bind)
 	}
 	if s.Class == ClassFlag && bind != 0 {
-		k := bindKey{core, bind}
-		be := rd.binds[k]
+		m := rd.binds[core]
+		if m == nil {
+			m = map[uint64]bindEnd{}
+			rd.binds[core] = m
+		}
+		be := m[bind]
 		if out {
 			be.out, be.src, be.set = true, p, from
 		}
@@ -677,7 +681,7 @@ func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a
 			be.in, be.dst, be.wait = true, p, from
 			be.id = flagIDOf(a.text)
 		}
-		rd.binds[k] = be
+		m[bind] = be
 	}
 	k := coreKey{core, p}
 	rd.pipes[k] = append(rd.pipes[k], s)
@@ -695,6 +699,7 @@ func (rd *traceReader) args(a sliceArgs) (uint32, error) {
 		return 0, errors.New("too many events")
 	}
 	rd.tl.args = append(rd.tl.args, a)
+	rd.textBytes += int64(len(a.text))
 	ref := uint32(len(rd.tl.args))
 	if rd.argRefs == nil {
 		rd.argRefs = map[sliceArgs]uint32{}
@@ -715,6 +720,7 @@ func (rd *traceReader) occupancy(core int, name string, t sim.Time, v float64) {
 	c := rd.tl.core(core)
 	c.grow(-1, b)
 	c.Occ[b] = append(c.Occ[b], Sample{T: t, Value: v})
+	rd.samples++
 	rd.span(t, t)
 }
 
@@ -814,9 +820,15 @@ func (rd *traceReader) enter(id int) bool {
 	if id == rd.cur && rd.seenCore[id] {
 		return true
 	}
-	if !rd.seenCore[id] && rd.hold == 0 && rd.seenCore[rd.cur] {
+	if !rd.seenCore[id] && rd.hold == 0 && rd.seenCore[rd.cur] && !rd.flushed[rd.cur] {
+		// Each core at most once before the end (a core whose events
+		// come back later is merged once, at the end).
+		if rd.flushed == nil {
+			rd.flushed = map[int]bool{}
+		}
+		rd.flushed[rd.cur] = true
 		rd.flushCore(rd.cur)
-		if rd.lim.Bytes > 0 && rd.tl.Footprint() > rd.lim.Bytes {
+		if rd.lim.Bytes > 0 && rd.footprint() > rd.lim.Bytes {
 			rd.full = true
 		}
 	}
@@ -832,6 +844,16 @@ func (rd *traceReader) enter(id int) bool {
 	return true
 }
 
+// footprint estimates the memory the timeline holds, in O(1) (Footprint
+// visits every lane): the lanes' blocks and tails, arguments, arrows,
+// flows, samples.
+func (rd *traceReader) footprint() int64 {
+	tl := rd.tl
+	return tl.arena.bytes() + int64(len(tl.Cores))*int64(rd.nlanes)*tailMax*int64(unsafe.Sizeof(Slice{})) +
+		int64(cap(tl.args))*int64(unsafe.Sizeof(sliceArgs{})) + rd.textBytes + int64(cap(tl.bound))*int64(unsafe.Sizeof(boundMark{})) +
+		rd.nflows*int64(unsafe.Sizeof(Flow{})) + rd.samples*int64(unsafe.Sizeof(Sample{}))
+}
+
 // flushCore adds the slices and arrows read so far of core id to its
 // timeline: each lane in time order, a flag mark before an interval
 // starting at its instant (as recorded; the writers put marks with arrows
@@ -839,13 +861,11 @@ func (rd *traceReader) enter(id int) bool {
 func (rd *traceReader) flushCore(id int) {
 	tl := rd.tl
 	c := tl.core(id)
-	for k, be := range rd.binds {
-		if k.core != id {
-			continue
-		}
+	for bind, be := range rd.binds[id] {
 		if be.in && be.out {
-			c.Flows = append(c.Flows, Flow{Src: be.src, Dst: be.dst, ID: be.id, Set: be.set, Wait: be.wait, Bind: k.bind})
-			delete(rd.binds, k) // unmatched ends wait for their match
+			c.Flows = append(c.Flows, Flow{Src: be.src, Dst: be.dst, ID: be.id, Set: be.set, Wait: be.wait, Bind: bind})
+			delete(rd.binds[id], bind) // unmatched ends wait for their match
+			rd.nflows++
 		}
 	}
 	for p := range rd.nlanes {
@@ -853,6 +873,14 @@ func (rd *traceReader) flushCore(id int) {
 		ss := rd.pipes[k]
 		if len(ss) == 0 {
 			continue
+		}
+		delete(rd.pipes, k)
+		if l := c.Lane(p); l.Len() > 0 {
+			// The core's events came in more than one run (not as the
+			// writers write): merge, in one pass.
+			ss = append(l.Slices(), ss...)
+			l.release()
+			c.Lanes[p], c.stall[p] = Lane{}, [arch.NumCauses]sim.Time{}
 		}
 		sort.SliceStable(ss, func(i, j int) bool {
 			if ss[i].From != ss[j].From {
@@ -863,7 +891,6 @@ func (rd *traceReader) flushCore(id int) {
 		for _, s := range ss {
 			c.addSlice(tl, p, s)
 		}
-		delete(rd.pipes, k)
 	}
 	sort.Slice(c.Flows, func(i, j int) bool {
 		a, b := c.Flows[i], c.Flows[j]

@@ -451,3 +451,43 @@ func TestReadWithin(t *testing.T) {
 		}
 	}
 }
+
+// TestReadInterleaved reads a JSON trace whose cores' events come
+// interleaved and out of order (not as the writers write): the same
+// timeline as the same events core by core, and in linear-ish time (each
+// core goes into the timeline at most twice).
+func TestReadInterleaved(t *testing.T) {
+	const n = 20000
+	var mixed, ordered strings.Builder
+	ev := func(b *strings.Builder, core, i int) {
+		fmt.Fprintf(b, `{"ph":"X","pid":%d,"tid":1,"ts":%d,"dur":1,"name":"s.scalar","cat":"scalar","args":{"instr":"scalar cycles=%d"}},`, core, i*2, i%7)
+	}
+	mixed.WriteString(`{"traceEvents":[`)
+	ordered.WriteString(`{"traceEvents":[`)
+	for i := n - 1; i >= 0; i-- {
+		ev(&mixed, 0, i)
+		ev(&mixed, 1+i%3, i) // cores 1-3 first seen early, then revisited
+	}
+	for core := range 4 {
+		for i := range n {
+			if core == 0 || 1+i%3 == core {
+				ev(&ordered, core, i)
+			}
+		}
+	}
+	for _, b := range []*strings.Builder{&mixed, &ordered} {
+		b.WriteString(`{"ph":"M","pid":0,"name":"process_name","args":{"name":"core 0"}}]}`)
+	}
+	a, err := traces.ReadTrace(strings.NewReader(mixed.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := traces.ReadTrace(strings.NewReader(ordered.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTimeline(t, "interleaved", b, a)
+	if got := a.Core(0).Lane(0).Len(); got != n {
+		t.Errorf("core 0: %d slices, want %d", got, n)
+	}
+}
