@@ -861,12 +861,22 @@ func (rd *traceReader) footprint() int64 {
 func (rd *traceReader) flushCore(id int) {
 	tl := rd.tl
 	c := tl.core(id)
+	var open map[uint64]bindEnd // unmatched ends wait for their match (in a new map: a map keeps its size)
 	for bind, be := range rd.binds[id] {
 		if be.in && be.out {
 			c.Flows = append(c.Flows, Flow{Src: be.src, Dst: be.dst, ID: be.id, Set: be.set, Wait: be.wait, Bind: bind})
-			delete(rd.binds[id], bind) // unmatched ends wait for their match
 			rd.nflows++
+			continue
 		}
+		if open == nil {
+			open = map[uint64]bindEnd{}
+		}
+		open[bind] = be
+	}
+	if open != nil {
+		rd.binds[id] = open
+	} else {
+		delete(rd.binds, id)
 	}
 	for p := range rd.nlanes {
 		k := coreKey{id, p}

@@ -73,8 +73,10 @@ func readPftrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 const maxPacket = 64 << 20
 
 // maxReadSequences bounds the packet sequences whose incremental state the
-// reader keeps (WritePftrace finishes a sequence before it starts another).
-const maxReadSequences = 256
+// reader keeps: WritePftrace finishes a sequence before it starts another,
+// and a lane's sequence holds its distinct instruction texts (a few MB on
+// large runs), so the state of finished ones is dropped early.
+const maxReadSequences = 16
 
 func unexpectedEOF(err error) error {
 	if err == io.EOF {
