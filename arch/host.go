@@ -41,6 +41,7 @@ type Host struct {
 	running []*Kernel   // per core: the kernel the core runs, or nil
 
 	stage map[string]sim.Time
+	obs   HostObserver // the run's observer, if it watches the host
 }
 
 type taskKind uint8
@@ -52,6 +53,9 @@ const (
 	taskLaunch
 	taskWait
 )
+
+// taskKindNames are the kinds as HostObserver names them.
+var taskKindNames = [...]string{taskCompute: "compute", taskTransfer: "transfer", taskCall: "call", taskLaunch: "launch", taskWait: "wait"}
 
 type hostTask struct {
 	kind    taskKind
@@ -95,6 +99,7 @@ func (c *Chip) NewHost() (*Host, error) {
 	h := &Host{chip: c, queue: make([][]*Kernel, len(c.cores)), running: make([]*Kernel, len(c.cores)),
 		stage: map[string]sim.Time{}}
 	h.waker = sim.NewWaker(c.eng, hostPriority, h)
+	h.obs, _ = c.opts.Observer.(HostObserver)
 	return h, nil
 }
 
@@ -210,6 +215,7 @@ func (h *Host) step(now sim.Time) {
 				}
 			}
 			h.stage[t.stage] += now - t.start
+			h.observe(t, now)
 			h.pc++
 			continue
 		}
@@ -218,6 +224,7 @@ func (h *Host) step(now sim.Time) {
 			return
 		}
 		h.stage[t.stage] += t.dur
+		h.observe(t, t.start+t.dur)
 		if t.kind == taskLaunch {
 			k := t.kernels[0]
 			k.Launched = now
@@ -239,6 +246,19 @@ func (h *Host) step(now sim.Time) {
 	if h.pc == len(h.tasks) && !h.done {
 		h.done, h.end = true, now
 	}
+}
+
+// observe reports task t, ended at end, to the observer (tasks that took
+// no time are not reported).
+func (h *Host) observe(t *hostTask, end sim.Time) {
+	if h.obs == nil || end <= t.start {
+		return
+	}
+	name := t.stage
+	if t.kind == taskLaunch {
+		name += " " + t.kernels[0].Name
+	}
+	h.obs.HostTask(taskKindNames[t.kind], name, t.start, end)
 }
 
 // tryStart starts every pending kernel whose dependencies are done and whose

@@ -50,6 +50,16 @@ type Observer interface {
 	Bandwidth(t sim.Time, bytesPerSecond float64)
 }
 
+// HostObserver is an optional interface of an Observer: it is told of each
+// timed task of a hosted run's host CPU when the task ends.
+type HostObserver interface {
+	// HostTask reports that the host spent [from, to) on a task of kind
+	// "compute", "transfer" (over the host–device link), "launch" or
+	// "wait"; name is the task's stage label ("launch KERNEL" for a
+	// launch).
+	HostTask(kind, name string, from, to sim.Time)
+}
+
 // FlagFilter is an optional interface of an Observer: an observer whose
 // IgnoresFlags returns true when the chip is built gets no Flag calls (a
 // third of all observer calls in a typical run).

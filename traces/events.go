@@ -147,6 +147,27 @@ type Flow struct {
 	Bind      uint64 // the Bind of the two flag slices
 }
 
+// HostTask is a timed task of the host CPU of a hosted run: a computation
+// (Kind "compute"), a transfer over the host–device link ("transfer"), a
+// kernel launch ("launch") or a wait for kernels ("wait"); Name is its
+// stage label.
+type HostTask struct {
+	Kind, Name string
+	From, To   sim.Time
+}
+
+// HostLanes names the host's lanes in traces: its CPU's own work, and the
+// transfers over the host–device link.
+var HostLanes = []string{"CPU", "link"}
+
+// Lane returns the host lane of the task (an index into HostLanes).
+func (h *HostTask) Lane() int {
+	if h.Kind == "transfer" {
+		return 1
+	}
+	return 0
+}
+
 // Sample is a counter value from time T on.
 type Sample struct {
 	T     sim.Time
@@ -181,6 +202,8 @@ type Timeline struct {
 	From, To  sim.Time
 	Cores     []*CoreTimeline // ordered by ID
 	Bandwidth []Sample        // GM bandwidth in use, bytes/s
+	// Host is the host CPU's timed tasks (hosted runs), in time order.
+	Host []HostTask
 	// Done is set when the run (or the file) is complete.
 	Done bool
 	// Dropped is the time before which a memory-limited recorder (see
@@ -206,7 +229,9 @@ type Timeline struct {
 	bound  []boundMark
 	arena  *blockArena // the lanes' sealed blocks
 	nflows int         // flows held (for the memory limit)
-	// Read-back traces: per-slice text and arguments, by Slice.ref-1.
+	// Read-back traces: slice text and arguments, by Slice.ref-1 (shared
+	// by the slices that have the same; a flag mark with an arrow has its
+	// ref in bound).
 	args []sliceArgs
 }
 
@@ -215,7 +240,6 @@ type sliceArgs struct {
 	text  string
 	bytes int64
 	flops float64
-	bind  uint64 // the arrow of a flag slice (Timeline.Bind)
 }
 
 // boundMark is a recorded flag mark with an arrow: the mark's own ref and
@@ -308,10 +332,6 @@ func (t *Timeline) bindRef(ref uint32, bind uint64) uint32 {
 func (t *Timeline) Bind(s *Slice) uint64 {
 	switch {
 	case s.ref == 0:
-	case t.args != nil:
-		if int(s.ref) <= len(t.args) {
-			return t.args[s.ref-1].bind
-		}
 	case s.ref&boundMask == boundRef:
 		if i := int(s.ref & boundIdxMax); i < len(t.bound) {
 			return t.bound[i].bind
@@ -367,10 +387,24 @@ func (t *Timeline) Text(s *Slice) string {
 	if in, ok := t.instr(s); ok {
 		return t.instrNames().Format(in)
 	}
-	if s.ref > 0 && int(s.ref) <= len(t.args) {
-		return t.args[s.ref-1].text
+	if a := t.readArgs(s); a != nil {
+		return a.text
 	}
 	return ""
+}
+
+// readArgs returns the arguments of a read-back slice (nil: none).
+func (t *Timeline) readArgs(s *Slice) *sliceArgs {
+	ref := s.ref
+	if ref&boundMask == boundRef {
+		if i := int(ref & boundIdxMax); i < len(t.bound) {
+			ref = t.bound[i].ref
+		}
+	}
+	if ref > 0 && int(ref) <= len(t.args) {
+		return &t.args[ref-1]
+	}
+	return nil
 }
 
 // Args returns the bytes an instruction slice moves or reads and its flops
@@ -379,8 +413,7 @@ func (t *Timeline) Args(s *Slice) (bytes int64, flops float64) {
 	if in, ok := t.instr(s); ok {
 		return InstrBytes(&in, t.VectorRepeatBytes)
 	}
-	if s.ref > 0 && int(s.ref) <= len(t.args) {
-		a := &t.args[s.ref-1]
+	if a := t.readArgs(s); a != nil {
 		return a.bytes, a.flops
 	}
 	return 0, 0
@@ -591,6 +624,26 @@ func ParseCores(s string) (map[int]bool, error) {
 		}
 	}
 	return out, nil
+}
+
+// FormatCores formats sorted core IDs as a list with ranges ("0-3,8").
+func FormatCores(ids []int) string {
+	var b []byte
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+		b = fmt.Appendf(b, "%d", ids[i])
+		if j > i {
+			b = fmt.Appendf(b, "-%d", ids[j])
+		}
+		i = j + 1
+	}
+	return string(b)
 }
 
 // ParseTime parses a duration with a unit: "50us", "1.5µs", "200ns", "3ms",

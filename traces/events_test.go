@@ -52,6 +52,17 @@ func TestParseCores(t *testing.T) {
 			t.Errorf("ParseCores(%q): want an error", in)
 		}
 	}
+	for in, want := range map[string]string{"0-2, 5": "0-2,5", "7": "7", "1,3-4,6-9": "1,3-4,6-9"} {
+		m, _ := ParseCores(in)
+		var ids []int
+		for id := range m {
+			ids = append(ids, id)
+		}
+		sort.Ints(ids)
+		if got := FormatCores(ids); got != want {
+			t.Errorf("FormatCores(%v) = %q, want %q", ids, got, want)
+		}
+	}
 }
 
 // TestRecorderWindowAndFlags feeds a recorder by hand: clipping to the

@@ -89,3 +89,8 @@ func SealAll(lanes [][]Slice, buf []byte) ([]byte, int) {
 	}
 	return buf, n
 }
+
+// SizeWarningAt is SizeWarning with a limit of limit bytes.
+func SizeWarningAt(path string, tl *Timeline, limit int64) string {
+	return sizeWarning(path, tl, limit)
+}

@@ -262,6 +262,13 @@ func (l *Lane) dropBefore(t sim.Time) int {
 	return k << blockShift
 }
 
+// release gives the lane's sealed blocks back to the arena.
+func (l *Lane) release() {
+	for _, b := range l.blocks {
+		l.arena.release(b.chunk)
+	}
+}
+
 // footprint returns the bytes the lane holds outside the arena.
 func (l *Lane) footprint() int64 {
 	return int64(cap(l.tail))*int64(unsafe.Sizeof(Slice{})) + int64(cap(l.blocks))*int64(unsafe.Sizeof(laneBlock{}))

@@ -9,9 +9,11 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -37,6 +39,10 @@ import (
 // GMPid is the process id of the chip-wide GM counters.
 const GMPid = 1 << 24
 
+// HostPid is the process id of the host (hosted runs): a thread per host
+// lane (HostLanes, tid = lane + 1).
+const HostPid = GMPid + 1
+
 // traceHeader is the trace's otherData: what the viewer needs beyond events.
 type traceHeader struct {
 	Generator string           `json:"generator"`
@@ -50,9 +56,36 @@ type traceHeader struct {
 // generator identifies traces written by this package.
 const generator = "davinci-sim"
 
+// writeGCPercent is the GC target while a trace file is written or read.
+const writeGCPercent = 10
+
 // WritePerfettoFile writes the timeline to path as a Chrome/Perfetto JSON
 // trace, gzip-compressed when path ends in ".gz".
 func WritePerfettoFile(path string, tl *Timeline) error {
+	return writeTraceFile(path, tl, WritePerfetto)
+}
+
+// WriteTraceFile writes the timeline to path in the format its name asks
+// for: a Perfetto protobuf trace (.pftrace, .perfetto-trace: see
+// WritePftrace) or a Chrome/Perfetto JSON trace (.json, or .json.gz
+// gzip-compressed).
+func WriteTraceFile(path string, tl *Timeline) error {
+	if IsProtoTrace(path) {
+		return writeTraceFile(path, tl, WritePftrace)
+	}
+	return WritePerfettoFile(path, tl)
+}
+
+// writeTraceFile writes tl to path with write, through gzip when path ends
+// in ".gz".
+//
+// The writers allocate an instruction text per slice and drop it at once;
+// with the default GC target the heap would grow to twice the timeline
+// (which is pointer-free: a collection only marks it, ~10 ms for 450 MB)
+// before that garbage is collected. Collecting it at 10 % above the live
+// heap instead kept the 8192³ SGEMM-cube write at the run's own peak.
+func writeTraceFile(path string, tl *Timeline, write func(io.Writer, *Timeline) error) error {
+	defer debug.SetGCPercent(debug.SetGCPercent(writeGCPercent))
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -63,7 +96,7 @@ func WritePerfettoFile(path string, tl *Timeline) error {
 		zw = gzip.NewWriter(f)
 		w = zw
 	}
-	err = WritePerfetto(w, tl)
+	err = write(w, tl)
 	if zw != nil {
 		if cerr := zw.Close(); err == nil {
 			err = cerr
@@ -79,8 +112,25 @@ func WritePerfettoFile(path string, tl *Timeline) error {
 // output is deterministic.
 func WritePerfetto(out io.Writer, tl *Timeline) error {
 	w := bufio.NewWriterSize(out, 1<<16)
-	h := traceHeader{Generator: generator, Machine: tl.Machine, Program: tl.Program,
-		FromPs: int64(max(tl.From, tl.Dropped)), ToPs: int64(tl.To)}
+	hb, err := json.Marshal(newTraceHeader(tl))
+	if err != nil {
+		return err
+	}
+	w.WriteString(`{"displayTimeUnit":"ns","otherData":`)
+	w.Write(hb)
+	w.WriteString(",\n\"traceEvents\":[\n")
+	e := &eventWriter{w: w, tl: tl, first: true}
+	if err := walkTimeline(tl, e); err != nil {
+		return err
+	}
+	w.WriteString("\n]}\n")
+	return w.Flush()
+}
+
+// newTraceHeader returns what a trace of tl states beyond its events.
+func newTraceHeader(tl *Timeline) *traceHeader {
+	from, to := traceSpan(tl)
+	h := &traceHeader{Generator: generator, Machine: tl.Machine, Program: tl.Program, FromPs: int64(from), ToPs: int64(to)}
 	for b, name := range tl.Buffers {
 		if c := tl.BufferCapacity(b); c > 0 {
 			if h.Capacity == nil {
@@ -89,78 +139,60 @@ func WritePerfetto(out io.Writer, tl *Timeline) error {
 			h.Capacity[name] = c
 		}
 	}
-	hb, err := json.Marshal(h)
-	if err != nil {
-		return err
-	}
-	w.WriteString(`{"displayTimeUnit":"ns","otherData":`)
-	w.Write(hb)
-	w.WriteString(",\n\"traceEvents\":[\n")
-	e := &eventWriter{w: w, first: true}
-	for _, c := range tl.Cores {
-		e.meta(c.ID, 0, "process_name", "name", fmt.Sprintf("core %d", c.ID))
-		e.metaInt(c.ID, 0, "process_sort_index", c.ID)
-		for p := range max(len(tl.Lanes), len(c.Lanes)) {
-			e.meta(c.ID, p+1, "thread_name", "name", tl.LaneName(p))
-			e.metaInt(c.ID, p+1, "thread_sort_index", p)
-		}
-		bound := make(map[uint64]bool, len(c.Flows))
-		for _, f := range c.Flows {
-			bound[f.Bind] = true
-		}
-		// Flag marks with an arrow go last, in time order with every
-		// set_flag before the wait_flags of its instant: a viewer that
-		// meets an arrow's end before its start (a wait on a lower lane at
-		// the set's time) drops the arrow.
-		var arrows []laneSlice
-		for p := range c.Lanes {
-			for _, s := range c.Lanes[p].Scan(0) {
-				if s.Class == ClassFlag && bound[tl.Bind(&s)] {
-					arrows = append(arrows, laneSlice{p, s, tl.Name(&s) == isa.OpSetFlag.String()})
-					continue
-				}
-				e.slice(tl, c.ID, p, &s, bound)
-			}
-		}
-		sort.SliceStable(arrows, func(i, j int) bool {
-			a, b := &arrows[i], &arrows[j]
-			if a.s.From != b.s.From {
-				return a.s.From < b.s.From
-			}
-			return a.set && !b.set
-		})
-		for i := range arrows {
-			e.slice(tl, c.ID, arrows[i].lane, &arrows[i].s, bound)
-		}
-		for b := range c.Occ {
-			for _, s := range c.Occ[b] {
-				e.counter(c.ID, tl.BufferName(b), "bytes", s)
-			}
-		}
-	}
-	if len(tl.Bandwidth) > 0 {
-		e.meta(GMPid, 0, "process_name", "name", "GM")
-		e.metaInt(GMPid, 0, "process_sort_index", GMPid)
-		for _, s := range tl.Bandwidth {
-			s.Value /= 1e9
-			e.counter(GMPid, "GM bandwidth", "GB/s", s)
-		}
-	}
-	w.WriteString("\n]}\n")
-	return w.Flush()
+	return h
 }
 
-// laneSlice is a slice of a lane, held back to be written in another order.
-type laneSlice struct {
-	lane int
-	s    Slice
-	set  bool // a set_flag mark
-}
-
+// eventWriter is the JSON encoder of a timeline walk.
 type eventWriter struct {
 	w     *bufio.Writer
+	tl    *Timeline
+	pid   int // the current core
 	first bool
 	buf   []byte
+}
+
+func (e *eventWriter) core(c *CoreTimeline, lanes int) error {
+	e.pid = c.ID
+	e.meta(c.ID, 0, "process_name", "name", fmt.Sprintf("core %d", c.ID))
+	e.metaInt(c.ID, 0, "process_sort_index", c.ID)
+	for p := range lanes {
+		e.meta(c.ID, p+1, "thread_name", "name", e.tl.LaneName(p))
+		e.metaInt(c.ID, p+1, "thread_sort_index", p)
+	}
+	return nil
+}
+
+func (e *eventWriter) occupancy(b int, s Sample) error {
+	e.counter(e.pid, e.tl.BufferName(b), "bytes", s)
+	return nil
+}
+
+func (e *eventWriter) host(t *HostTask, first bool) error {
+	if first {
+		e.meta(HostPid, 0, "process_name", "name", "host")
+		e.metaInt(HostPid, 0, "process_sort_index", -1) // above the cores
+		for l, name := range HostLanes {
+			e.meta(HostPid, l+1, "thread_name", "name", name)
+			e.metaInt(HostPid, l+1, "thread_sort_index", l)
+		}
+	}
+	e.begin("X", HostPid, t.Lane()+1)
+	e.time("ts", t.From)
+	e.time("dur", t.To-t.From)
+	e.str("name", t.Name)
+	e.str("cat", t.Kind)
+	e.end()
+	return nil
+}
+
+func (e *eventWriter) bandwidth(s Sample, first bool) error {
+	if first {
+		e.meta(GMPid, 0, "process_name", "name", "GM")
+		e.metaInt(GMPid, 0, "process_sort_index", GMPid)
+	}
+	s.Value /= 1e9
+	e.counter(GMPid, "GM bandwidth", "GB/s", s)
+	return nil
 }
 
 func (e *eventWriter) begin(ph string, pid, tid int) {
@@ -217,69 +249,53 @@ func (e *eventWriter) metaInt(pid, tid int, name string, v int) {
 	e.end()
 }
 
-func (e *eventWriter) slice(tl *Timeline, pid, p int, s *Slice, bound map[uint64]bool) {
-	name := tl.Name(s)
-	var text string
-	var bytes int64
-	var flops float64
-	if in, ok := tl.instr(s); ok {
-		text = tl.instrNames().Format(in)
-		bytes, flops = InstrBytes(&in, tl.VectorRepeatBytes)
-	} else {
-		text = tl.Text(s)
-		bytes, flops = tl.Args(s)
-	}
-	e.begin("X", pid, p+1)
+func (e *eventWriter) slice(ev *sliceEvent) error {
+	s := &ev.s
+	e.begin("X", e.pid, ev.lane+1)
 	e.time("ts", s.From)
 	e.time("dur", s.To-s.From)
-	e.str("name", name)
-	switch {
-	case s.Class == ClassFlag:
-		e.str("cat", ClassFlag.String())
-		if b := tl.Bind(s); b != 0 && bound[b] {
-			e.buf = append(e.buf, `,"bind_id":`...)
-			e.buf = strconv.AppendUint(e.buf, b, 10)
-			if name == isa.OpSetFlag.String() {
-				e.buf = append(e.buf, `,"flow_out":true`...)
-			} else {
-				e.buf = append(e.buf, `,"flow_in":true`...)
-			}
+	e.str("name", ev.name)
+	e.str("cat", ev.cat)
+	if ev.bind != 0 {
+		e.buf = append(e.buf, `,"bind_id":`...)
+		e.buf = strconv.AppendUint(e.buf, ev.bind, 10)
+		if ev.set {
+			e.buf = append(e.buf, `,"flow_out":true`...)
+		} else {
+			e.buf = append(e.buf, `,"flow_in":true`...)
 		}
-	case s.Cause != arch.Busy:
-		e.str("cat", "stall")
-	default:
-		e.str("cat", s.Class.String())
 	}
-	if text != "" || bytes != 0 || flops != 0 {
+	if ev.text != "" || ev.bytes != 0 || ev.flops != 0 {
 		e.buf = append(e.buf, `,"args":{`...)
 		sep := ""
-		if text != "" {
+		if ev.text != "" {
 			// A flow arrow takes its producer's args and merges its
 			// consumer's in: the wait mark's instruction goes under its own
 			// key so that the two do not collide (the viewer warns) and the
 			// arrow shows both ends.
-			if s.Class == ClassFlag && name == isa.OpWaitFlag.String() {
+			if s.Class == ClassFlag && ev.name == isa.OpWaitFlag.String() {
 				e.buf = append(e.buf, `"wait":`...)
 			} else {
 				e.buf = append(e.buf, `"instr":`...)
 			}
-			e.buf = appendJSONString(e.buf, text)
+			e.buf = appendJSONString(e.buf, ev.text)
 			sep = ","
 		}
-		if bytes != 0 {
+		if ev.bytes != 0 {
 			e.buf = append(e.buf, sep...)
 			e.buf = append(e.buf, `"bytes":`...)
-			e.buf = strconv.AppendInt(e.buf, bytes, 10)
+			e.buf = strconv.AppendInt(e.buf, ev.bytes, 10)
 			sep = ","
 		}
-		if flops != 0 {
+		if ev.flops != 0 {
 			e.buf = append(e.buf, sep...)
 			e.buf = append(e.buf, `"flops":`...)
-			e.buf = strconv.AppendFloat(e.buf, flops, 'g', -1, 64)
+			e.buf = strconv.AppendFloat(e.buf, ev.flops, 'g', -1, 64)
 		}
 		e.buf = append(e.buf, '}')
 	}
 	e.end()
+	return nil
 }
 
 func (e *eventWriter) counter(pid int, name, key string, s Sample) {
@@ -374,29 +390,55 @@ type rawEvent struct {
 	Args    map[string]json.RawMessage `json:"args"`
 }
 
-// ReadTraceFile loads a trace written by WritePerfetto (plain or gzip).
+// ReadTraceFile loads a trace written by WriteTraceFile: a Perfetto
+// protobuf trace when the name says so (IsProtoTrace), else a JSON one
+// (plain or gzip).
 func ReadTraceFile(path string) (*Timeline, error) {
+	tl, _, err := ReadTraceFileWithin(path, ReadLimits{})
+	return tl, err
+}
+
+// ReadTraceFileWithin is ReadTraceFile keeping what lim allows; skipped
+// lists the cores left out for the memory limit.
+func ReadTraceFileWithin(path string, lim ReadLimits) (tl *Timeline, skipped []int, err error) {
+	defer debug.SetGCPercent(debug.SetGCPercent(writeGCPercent)) // as writeTraceFile: the per-event garbage is collected early
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	tl, err := ReadTrace(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	read := readTrace
+	if IsProtoTrace(path) {
+		read = readPftrace
 	}
-	return tl, nil
+	tl, skipped, err = read(f, lim)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return tl, skipped, nil
 }
 
 // ReadTrace loads a Chrome/Perfetto JSON trace (plain or gzip) written by
 // WritePerfetto into a Timeline. Events it does not understand (other
 // processes, phases or categories) are skipped.
 func ReadTrace(r io.Reader) (*Timeline, error) {
+	tl, _, err := readTrace(r, ReadLimits{})
+	return tl, err
+}
+
+// newTraceReader returns a reader into tl.
+func newTraceReader(tl *Timeline, lim ReadLimits) *traceReader {
+	return &traceReader{tl: tl, binds: map[int]map[uint64]bindEnd{}, pipes: map[coreKey][]Slice{}, laneNames: map[int]string{}, bufIdx: map[string]int{}, lim: lim}
+}
+
+// readTrace is ReadTrace within limits; it returns the cores skipped for
+// the memory limit.
+func readTrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer zr.Close()
 		br = bufio.NewReaderSize(zr, 1<<16)
@@ -404,54 +446,48 @@ func ReadTrace(r io.Reader) (*Timeline, error) {
 	dec := json.NewDecoder(br)
 	dec.UseNumber()
 	tl := &Timeline{Done: true}
-	rd := &traceReader{tl: tl, binds: map[bindKey]bindEnd{}, pipes: map[coreKey][]Slice{}, laneNames: map[int]string{}, bufIdx: map[string]int{}}
+	rd := newTraceReader(tl, lim)
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, fmt.Errorf("not a JSON trace: %v", err)
+		return nil, nil, fmt.Errorf("not a JSON trace: %v", err)
 	}
 	switch tok {
 	case json.Delim('['):
 		if err := rd.events(dec); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	case json.Delim('{'):
 		for dec.More() {
 			kt, err := dec.Token()
 			if err != nil {
-				return nil, fmt.Errorf("bad trace: %v", err)
+				return nil, nil, fmt.Errorf("bad trace: %v", err)
 			}
 			key, _ := kt.(string)
 			switch key {
 			case "traceEvents":
 				if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-					return nil, errors.New("bad trace: traceEvents is not an array")
+					return nil, nil, errors.New("bad trace: traceEvents is not an array")
 				}
 				if err := rd.events(dec); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			case "otherData":
 				var h traceHeader
 				if err := dec.Decode(&h); err != nil {
-					return nil, fmt.Errorf("bad trace: otherData: %v", err)
+					return nil, nil, fmt.Errorf("bad trace: otherData: %v", err)
 				}
 				rd.header = &h
 			default:
 				var skip json.RawMessage
 				if err := dec.Decode(&skip); err != nil {
-					return nil, fmt.Errorf("bad trace: %v", err)
+					return nil, nil, fmt.Errorf("bad trace: %v", err)
 				}
 			}
 		}
 	default:
-		return nil, errors.New("not a JSON trace: want an object or an array of events")
+		return nil, nil, errors.New("not a JSON trace: want an object or an array of events")
 	}
-	rd.finish()
-	return tl, nil
-}
-
-type bindKey struct {
-	core int
-	bind uint64
+	return tl, rd.finish(), nil
 }
 
 type bindEnd struct {
@@ -476,7 +512,18 @@ type traceReader struct {
 	nlanes    int                 // 1 + the largest lane seen
 	bufIdx    map[string]int      // buffer (counter) names in order of appearance
 	header    *traceHeader
-	binds     map[bindKey]bindEnd
+	binds     map[int]map[uint64]bindEnd // arrow ends by core and bind id, until matched
+	argRefs   map[sliceArgs]uint32       // the args entries by value
+	lim       ReadLimits
+	cur       int          // the core whose slices are being read
+	hold      int          // slices begun and not ended (the protobuf reader)
+	seenCore  map[int]bool // cores whose slices were read
+	full      bool         // the memory limit was passed
+	flushed   map[int]bool // cores whose slices went into the timeline before the end
+	nflows    int64        // flows added
+	samples   int64        // counter samples read
+	textBytes int64        // bytes of the distinct instruction texts
+	skipped   map[int]bool // cores skipped for the memory limit
 	seen      bool
 	lo, hi    sim.Time
 }
@@ -526,7 +573,8 @@ func argFloat(args map[string]json.RawMessage, key string) float64 {
 func (rd *traceReader) event(ev *rawEvent) error {
 	switch ev.Ph {
 	case "X":
-		if ev.Pid < 0 || ev.Pid >= GMPid || ev.Tid < 1 || ev.Tid > maxTraceLanes {
+		host := ev.Pid == HostPid
+		if !host && (ev.Pid < 0 || ev.Pid >= GMPid || ev.Tid < 1 || ev.Tid > maxTraceLanes) {
 			return nil
 		}
 		from, err := parseMicros(ev.Ts)
@@ -540,87 +588,156 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		if dur < 0 {
 			return fmt.Errorf("negative duration")
 		}
-		p := ev.Tid - 1
-		rd.nlanes = max(rd.nlanes, ev.Tid)
-		s := Slice{From: from, To: from + dur}
-		name, ok := rd.tl.intern(ev.Name)
-		if !ok {
-			return fmt.Errorf("more than %d distinct event names", math.MaxUint16+1)
+		if host {
+			return rd.host(ev.Cat, ev.Name, from, from+dur)
 		}
-		s.name = name
 		a := sliceArgs{text: argString(ev.Args, "instr")}
 		if a.text == "" {
 			a.text = argString(ev.Args, "wait")
 		}
-		switch ev.Cat {
-		case "stall":
-			s.Cause = causeByName(ev.Name)
-			if s.Cause == arch.Busy || s.Cause == arch.QueueEmpty {
-				return nil
-			}
-		default:
-			s.Class = ParseClass(ev.Cat)
-			a.bytes = int64(argFloat(ev.Args, "bytes"))
-			a.flops = argFloat(ev.Args, "flops")
-		}
-		if s.Class == ClassFlag {
-			a.bind = ev.BindID
-		}
-		if a != (sliceArgs{}) {
-			if len(rd.tl.args) >= flagRef-1 {
-				return errors.New("too many events")
-			}
-			rd.tl.args = append(rd.tl.args, a)
-			s.ref = uint32(len(rd.tl.args))
-		}
-		rd.tl.core(ev.Pid)
-		if s.Class == ClassFlag && ev.BindID != 0 {
-			k := bindKey{ev.Pid, ev.BindID}
-			be := rd.binds[k]
-			if ev.FlowOut {
-				be.out, be.src, be.set = true, p, from
-			}
-			if ev.FlowIn {
-				be.in, be.dst, be.wait = true, p, from
-				be.id = flagIDOf(a.text)
-			}
-			rd.binds[k] = be
-		}
-		rd.pipes[coreKey{ev.Pid, p}] = append(rd.pipes[coreKey{ev.Pid, p}], s)
-		rd.span(s.From, s.To)
+		a.bytes = int64(argFloat(ev.Args, "bytes"))
+		a.flops = argFloat(ev.Args, "flops")
+		_, err = rd.slice(ev.Pid, ev.Tid-1, from, from+dur, ev.Name, ev.Cat, a, ev.BindID, ev.FlowOut, ev.FlowIn)
+		return err
 	case "C":
 		t, err := parseMicros(ev.Ts)
 		if err != nil {
 			return err
 		}
 		if ev.Pid == GMPid {
-			rd.tl.Bandwidth = append(rd.tl.Bandwidth, Sample{T: t, Value: argFloat(ev.Args, "GB/s") * 1e9})
-			rd.span(t, t)
+			rd.bandwidth(t, argFloat(ev.Args, "GB/s"))
 			return nil
 		}
 		if ev.Pid < 0 || ev.Pid >= GMPid || ev.Name == "" {
 			return nil
 		}
-		b := rd.buffer(ev.Name)
-		if b < 0 {
-			return nil
-		}
-		c := rd.tl.core(ev.Pid)
-		c.grow(-1, b)
-		c.Occ[b] = append(c.Occ[b], Sample{T: t, Value: argFloat(ev.Args, "bytes")})
-		rd.span(t, t)
+		rd.occupancy(ev.Pid, ev.Name, t, argFloat(ev.Args, "bytes"))
 	case "M":
 		if ev.Name == "process_name" && ev.Pid >= 0 && ev.Pid < GMPid {
-			rd.tl.core(ev.Pid)
+			rd.addCore(ev.Pid)
 		}
 		if ev.Name == "thread_name" && ev.Pid >= 0 && ev.Pid < GMPid && ev.Tid >= 1 && ev.Tid <= maxTraceLanes {
-			if _, ok := rd.laneNames[ev.Tid-1]; !ok {
-				rd.laneNames[ev.Tid-1] = argString(ev.Args, "name")
-			}
-			rd.nlanes = max(rd.nlanes, ev.Tid)
+			rd.laneName(ev.Tid-1, argString(ev.Args, "name"))
 		}
 	}
 	return nil
+}
+
+// laneName names lane p (the first name given wins).
+func (rd *traceReader) laneName(p int, name string) {
+	if _, ok := rd.laneNames[p]; !ok {
+		rd.laneNames[p] = name
+	}
+	rd.nlanes = max(rd.nlanes, p+1)
+}
+
+// slice adds a slice read back on lane p (0 ≤ p < maxTraceLanes) of core
+// (0 ≤ core < GMPid): its name, category (a class name, "stall" or
+// "flag"), arguments and arrow ends (bind ≠ 0: out = the set_flag, in = the
+// wait_flag it released). It returns the slice's index in the core's lane
+// as read so far (-1 when skipped: an idle or unknown stall).
+func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a sliceArgs, bind uint64, out, in bool) (int, error) {
+	if !rd.enter(core) {
+		return -1, nil
+	}
+	rd.nlanes = max(rd.nlanes, p+1)
+	s := Slice{From: from, To: to}
+	n, ok := rd.tl.intern(name)
+	if !ok {
+		return -1, fmt.Errorf("more than %d distinct event names", math.MaxUint16+1)
+	}
+	s.name = n
+	switch cat {
+	case "stall":
+		s.Cause = causeByName(name)
+		if s.Cause == arch.Busy || s.Cause == arch.QueueEmpty {
+			return -1, nil
+		}
+		a.bytes, a.flops = 0, 0
+	default:
+		s.Class = ParseClass(cat)
+	}
+	if a != (sliceArgs{}) {
+		ref, err := rd.args(a)
+		if err != nil {
+			return -1, err
+		}
+		s.ref = ref
+	}
+	if s.Class == ClassFlag && bind != 0 {
+		s.ref = rd.tl.bindRef(s.ref, bind)
+	}
+	if s.Class == ClassFlag && bind != 0 {
+		m := rd.binds[core]
+		if m == nil {
+			m = map[uint64]bindEnd{}
+			rd.binds[core] = m
+		}
+		be := m[bind]
+		if out {
+			be.out, be.src, be.set = true, p, from
+		}
+		if in {
+			be.in, be.dst, be.wait = true, p, from
+			be.id = flagIDOf(a.text)
+		}
+		m[bind] = be
+	}
+	k := coreKey{core, p}
+	rd.pipes[k] = append(rd.pipes[k], s)
+	rd.span(s.From, s.To)
+	return len(rd.pipes[k]) - 1, nil
+}
+
+// args returns the ref of slice arguments a: slices with the same
+// arguments share one entry.
+func (rd *traceReader) args(a sliceArgs) (uint32, error) {
+	if ref, ok := rd.argRefs[a]; ok {
+		return ref, nil
+	}
+	if len(rd.tl.args) >= flagRef-1 {
+		return 0, errors.New("too many events")
+	}
+	rd.tl.args = append(rd.tl.args, a)
+	rd.textBytes += int64(len(a.text))
+	ref := uint32(len(rd.tl.args))
+	if rd.argRefs == nil {
+		rd.argRefs = map[sliceArgs]uint32{}
+	}
+	rd.argRefs[a] = ref
+	return ref, nil
+}
+
+// occupancy adds a sample of the counter of buffer name of core.
+func (rd *traceReader) occupancy(core int, name string, t sim.Time, v float64) {
+	if !rd.keep(core) {
+		return
+	}
+	b := rd.buffer(name)
+	if b < 0 {
+		return
+	}
+	c := rd.tl.core(core)
+	c.grow(-1, b)
+	c.Occ[b] = append(c.Occ[b], Sample{T: t, Value: v})
+	rd.samples++
+	rd.span(t, t)
+}
+
+// host adds a host task.
+func (rd *traceReader) host(kind, name string, from, to sim.Time) error {
+	if to < from {
+		return errors.New("negative duration")
+	}
+	rd.tl.Host = append(rd.tl.Host, HostTask{Kind: kind, Name: name, From: from, To: to})
+	rd.span(from, to)
+	return nil
+}
+
+// bandwidth adds a GM bandwidth sample.
+func (rd *traceReader) bandwidth(t sim.Time, gbps float64) {
+	rd.tl.Bandwidth = append(rd.tl.Bandwidth, Sample{T: t, Value: gbps * 1e9})
+	rd.span(t, t)
 }
 
 // maxTraceBuffers bounds the distinct buffer counters a read trace may use.
@@ -661,8 +778,157 @@ func causeByName(s string) arch.Cause {
 	return arch.Busy
 }
 
-func (rd *traceReader) finish() {
+// ReadLimits bound what ReadTraceFileWithin keeps of a trace.
+type ReadLimits struct {
+	// Cores selects the cores to keep (nil: all).
+	Cores map[int]bool
+	// Bytes bounds the memory the timeline's events hold (0: no bound):
+	// once it is passed, the events of the cores not read yet are skipped
+	// (the writers write a trace core by core).
+	Bytes int64
+}
+
+// addCore makes core id part of the timeline (unless it is not kept).
+func (rd *traceReader) addCore(id int) {
+	if rd.keep(id) {
+		rd.tl.core(id)
+	}
+}
+
+// keep reports whether the events of core id are kept: selected, and its
+// slices began before the memory limit was passed.
+func (rd *traceReader) keep(id int) bool {
+	switch {
+	case rd.lim.Cores != nil && !rd.lim.Cores[id]:
+		return false
+	case rd.full && !rd.seenCore[id]:
+		if rd.skipped == nil {
+			rd.skipped = map[int]bool{}
+		}
+		rd.skipped[id] = true
+		return false
+	}
+	return true
+}
+
+// enter notes that a slice of core id is read and reports whether it is
+// kept. When a core's slices begin, the slices read of the core before go
+// into the timeline (unless slices are open: hold), so that with a trace
+// written core by core one core's slices are held uncompressed; then the
+// memory limit is checked.
+func (rd *traceReader) enter(id int) bool {
+	if id == rd.cur && rd.seenCore[id] {
+		return true
+	}
+	if !rd.seenCore[id] && rd.hold == 0 && rd.seenCore[rd.cur] && !rd.flushed[rd.cur] {
+		// Each core at most once before the end (a core whose events
+		// come back later is merged once, at the end).
+		if rd.flushed == nil {
+			rd.flushed = map[int]bool{}
+		}
+		rd.flushed[rd.cur] = true
+		rd.flushCore(rd.cur)
+		if rd.lim.Bytes > 0 && rd.footprint() > rd.lim.Bytes {
+			rd.full = true
+		}
+	}
+	if !rd.keep(id) {
+		return false
+	}
+	if rd.seenCore == nil {
+		rd.seenCore = map[int]bool{}
+	}
+	rd.seenCore[id] = true
+	rd.cur = id
+	rd.tl.core(id)
+	return true
+}
+
+// footprint estimates the memory the timeline holds, in O(1) (Footprint
+// visits every lane): the lanes' blocks and tails, arguments, arrows,
+// flows, samples.
+func (rd *traceReader) footprint() int64 {
 	tl := rd.tl
+	return tl.arena.bytes() + int64(len(tl.Cores))*int64(rd.nlanes)*tailMax*int64(unsafe.Sizeof(Slice{})) +
+		int64(cap(tl.args))*int64(unsafe.Sizeof(sliceArgs{})) + rd.textBytes + int64(cap(tl.bound))*int64(unsafe.Sizeof(boundMark{})) +
+		rd.nflows*int64(unsafe.Sizeof(Flow{})) + rd.samples*int64(unsafe.Sizeof(Sample{}))
+}
+
+// flushCore adds the slices and arrows read so far of core id to its
+// timeline: each lane in time order, a flag mark before an interval
+// starting at its instant (as recorded; the writers put marks with arrows
+// last).
+func (rd *traceReader) flushCore(id int) {
+	tl := rd.tl
+	c := tl.core(id)
+	var open map[uint64]bindEnd // unmatched ends wait for their match (in a new map: a map keeps its size)
+	for bind, be := range rd.binds[id] {
+		if be.in && be.out {
+			c.Flows = append(c.Flows, Flow{Src: be.src, Dst: be.dst, ID: be.id, Set: be.set, Wait: be.wait, Bind: bind})
+			rd.nflows++
+			continue
+		}
+		if open == nil {
+			open = map[uint64]bindEnd{}
+		}
+		open[bind] = be
+	}
+	if open != nil {
+		rd.binds[id] = open
+	} else {
+		delete(rd.binds, id)
+	}
+	for p := range rd.nlanes {
+		k := coreKey{id, p}
+		ss := rd.pipes[k]
+		if len(ss) == 0 {
+			continue
+		}
+		delete(rd.pipes, k)
+		if l := c.Lane(p); l.Len() > 0 {
+			// The core's events came in more than one run (not as the
+			// writers write): merge, in one pass.
+			ss = append(l.Slices(), ss...)
+			l.release()
+			c.Lanes[p], c.stall[p] = Lane{}, [arch.NumCauses]sim.Time{}
+		}
+		sort.SliceStable(ss, func(i, j int) bool {
+			if ss[i].From != ss[j].From {
+				return ss[i].From < ss[j].From
+			}
+			return ss[i].Class == ClassFlag && ss[j].Class != ClassFlag
+		})
+		for _, s := range ss {
+			c.addSlice(tl, p, s)
+		}
+	}
+	sort.Slice(c.Flows, func(i, j int) bool {
+		a, b := c.Flows[i], c.Flows[j]
+		if a.Wait != b.Wait {
+			return a.Wait < b.Wait
+		}
+		return a.Bind < b.Bind
+	})
+}
+
+// finish completes the timeline and returns the cores skipped for the
+// memory limit, in order.
+func (rd *traceReader) finish() []int {
+	tl := rd.tl
+	var skipped []int
+	if rd.skipped != nil {
+		for id := range rd.skipped {
+			skipped = append(skipped, id)
+		}
+		sort.Ints(skipped)
+		kept := tl.Cores[:0]
+		for _, c := range tl.Cores {
+			if !rd.skipped[c.ID] {
+				kept = append(kept, c)
+			}
+		}
+		tl.Cores = kept
+	}
 	if h := rd.header; h != nil && h.Generator == generator {
 		names := make([]string, 0, len(h.Capacity))
 		for name := range h.Capacity {
@@ -686,39 +952,14 @@ func (rd *traceReader) finish() {
 		}
 		tl.Lanes = append(tl.Lanes, name)
 	}
-	for k, be := range rd.binds {
-		if be.in && be.out {
-			c := tl.core(k.core)
-			c.Flows = append(c.Flows, Flow{Src: be.src, Dst: be.dst, ID: be.id, Set: be.set, Wait: be.wait, Bind: k.bind})
-		}
-	}
 	for _, c := range tl.Cores {
+		rd.flushCore(c.ID)
 		c.grow(len(tl.Lanes)-1, len(tl.Buffers)-1)
-		for p := range c.Lanes {
-			ss := rd.pipes[coreKey{c.ID, p}]
-			// In time order, a flag mark before an interval starting at its
-			// instant (as recorded; the writer puts marks with arrows last).
-			sort.SliceStable(ss, func(i, j int) bool {
-				if ss[i].From != ss[j].From {
-					return ss[i].From < ss[j].From
-				}
-				return ss[i].Class == ClassFlag && ss[j].Class != ClassFlag
-			})
-			for _, s := range ss {
-				c.addSlice(tl, p, s)
-			}
-		}
-		sort.Slice(c.Flows, func(i, j int) bool {
-			a, b := c.Flows[i], c.Flows[j]
-			if a.Wait != b.Wait {
-				return a.Wait < b.Wait
-			}
-			return a.Bind < b.Bind
-		})
 		for b := range c.Occ {
 			sort.SliceStable(c.Occ[b], func(i, j int) bool { return c.Occ[b][i].T < c.Occ[b][j].T })
 		}
 	}
+	sort.SliceStable(tl.Host, func(i, j int) bool { return tl.Host[i].From < tl.Host[j].From })
 	sort.SliceStable(tl.Bandwidth, func(i, j int) bool { return tl.Bandwidth[i].T < tl.Bandwidth[j].T })
 	for _, s := range tl.Bandwidth {
 		tl.peakBW = max(tl.peakBW, s.Value)
@@ -730,4 +971,5 @@ func (rd *traceReader) finish() {
 			tl.From, tl.To = sim.Time(h.FromPs), sim.Time(h.ToPs)
 		}
 	}
+	return skipped
 }

@@ -15,16 +15,20 @@ import (
 	"github.com/davinci-sim/davinci-sim/traces"
 )
 
-// recordHGEMM runs a small hgemm and returns its recorded timeline.
 // hgemm256 returns the test program: hgemm 256³, timing only.
 func hgemm256(t testing.TB) (*programs.File, programs.Options) {
+	return exampleProgram(t, "hgemm.yaml", "program.m=256", "program.n=256", "program.k=256", "program.numerics=off")
+}
+
+// exampleProgram returns an example program file with overrides.
+func exampleProgram(t testing.TB, name string, sets ...string) (*programs.File, programs.Options) {
 	t.Helper()
-	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
+	f, err := programs.ReadFile("../programs/examples/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts := programs.Options{}
-	for _, o := range []string{"program.m=256", "program.n=256", "program.k=256", "program.numerics=off"} {
+	for _, o := range sets {
 		ov, err := machines.ParseOverride(o)
 		if err != nil {
 			t.Fatal(err)
@@ -34,15 +38,22 @@ func hgemm256(t testing.TB) (*programs.File, programs.Options) {
 	return f, opts
 }
 
+// recordHGEMM runs a small hgemm and returns its recorded timeline.
 func recordHGEMM(t testing.TB, w traces.Window) *traces.Timeline {
 	t.Helper()
 	f, opts := hgemm256(t)
+	return recordProgram(t, f, opts, w)
+}
+
+// recordProgram runs a program and returns its recorded timeline.
+func recordProgram(t testing.TB, f *programs.File, opts programs.Options, w traces.Window) *traces.Timeline {
+	t.Helper()
 	rec := traces.NewRecorder(w)
 	res, err := programs.Execute(f, opts, programs.RunHooks{Observer: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.SetInfo("ascend-910a", "hgemm", testGeometry())
+	rec.SetInfo("ascend-910a", f.Kind.Name, testGeometry())
 	rec.Finish(res.Stats.Time)
 	return rec.Timeline()
 }
@@ -72,47 +83,57 @@ func TestPerfettoRoundTrip(t *testing.T) {
 	if len(tl.Cores) == 0 || len(tl.Cores[0].Flows) == 0 || len(tl.Bandwidth) == 0 {
 		t.Fatalf("recorded nothing useful: %d cores", len(tl.Cores))
 	}
-	for _, name := range []string{"t.json", "t.json.gz"} {
+	for _, name := range []string{"t.json", "t.json.gz", "t.pftrace"} {
 		path := filepath.Join(t.TempDir(), name)
-		if err := traces.WritePerfettoFile(path, tl); err != nil {
+		if err := traces.WriteTraceFile(path, tl); err != nil {
 			t.Fatal(err)
 		}
 		back, err := traces.ReadTraceFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if back.From != tl.From || back.To != tl.To || back.Machine != tl.Machine || !reflect.DeepEqual(capacities(back), capacities(tl)) {
-			t.Errorf("%s: header %v..%v %q %v", name, back.From, back.To, back.Machine, back.Capacity)
-		}
-		if !reflect.DeepEqual(back.Lanes, tl.Lanes) {
-			t.Errorf("%s: lanes %v, want %v", name, back.Lanes, tl.Lanes)
-		}
-		if len(back.Cores) != len(tl.Cores) {
-			t.Fatalf("%s: %d cores, want %d", name, len(back.Cores), len(tl.Cores))
-		}
-		for i, c := range tl.Cores {
-			b := back.Cores[i]
-			for p := range c.Lanes {
-				// Recorded slices derive names, text and arguments from packed
-				// instructions, read-back ones from the file: compare those.
-				want, got := sliceViews(tl, c.Lanes[p].Slices()), sliceViews(back, b.Lanes[p].Slices())
-				if !reflect.DeepEqual(want, got) {
-					t.Errorf("%s: core %d pipe %v slices differ (%d vs %d)", name, c.ID, isa.Pipe(p), c.Lanes[p].Len(), b.Lanes[p].Len())
-				}
-				if c.Totals(p) != b.Totals(p) {
-					t.Errorf("%s: totals differ", name)
-				}
+		sameTimeline(t, name, tl, back)
+	}
+}
+
+// sameTimeline compares timeline back with tl: header, lanes, slices as
+// derived (names, text, arguments, arrows), flows, counters, host tasks.
+func sameTimeline(t *testing.T, name string, tl, back *traces.Timeline) {
+	t.Helper()
+	if back.From != tl.From || back.To != tl.To || back.Machine != tl.Machine || !reflect.DeepEqual(capacities(back), capacities(tl)) {
+		t.Errorf("%s: header %v..%v %q %v", name, back.From, back.To, back.Machine, back.Capacity)
+	}
+	if !reflect.DeepEqual(back.Lanes, tl.Lanes) {
+		t.Errorf("%s: lanes %v, want %v", name, back.Lanes, tl.Lanes)
+	}
+	if len(back.Cores) != len(tl.Cores) {
+		t.Fatalf("%s: %d cores, want %d", name, len(back.Cores), len(tl.Cores))
+	}
+	for i, c := range tl.Cores {
+		b := back.Cores[i]
+		for p := range c.Lanes {
+			// Recorded slices derive names, text and arguments from packed
+			// instructions, read-back ones from the file: compare those.
+			want, got := sliceViews(tl, c.Lanes[p].Slices()), sliceViews(back, b.Lanes[p].Slices())
+			if !reflect.DeepEqual(want, got) {
+				t.Errorf("%s: core %d pipe %v slices differ (%d vs %d)", name, c.ID, isa.Pipe(p), c.Lanes[p].Len(), b.Lanes[p].Len())
 			}
-			if !reflect.DeepEqual(c.Flows, b.Flows) {
-				t.Errorf("%s: core %d flows differ", name, c.ID)
-			}
-			if !reflect.DeepEqual(occByName(tl, c), occByName(back, b)) {
-				t.Errorf("%s: core %d occupancy differs", name, c.ID)
+			if c.Totals(p) != b.Totals(p) {
+				t.Errorf("%s: totals differ", name)
 			}
 		}
-		if !reflect.DeepEqual(tl.Bandwidth, back.Bandwidth) {
-			t.Errorf("%s: bandwidth differs", name)
+		if !reflect.DeepEqual(c.Flows, b.Flows) {
+			t.Errorf("%s: core %d flows differ", name, c.ID)
 		}
+		if !reflect.DeepEqual(occByName(tl, c), occByName(back, b)) {
+			t.Errorf("%s: core %d occupancy differs", name, c.ID)
+		}
+	}
+	if !reflect.DeepEqual(tl.Bandwidth, back.Bandwidth) {
+		t.Errorf("%s: bandwidth differs", name)
+	}
+	if !reflect.DeepEqual(tl.Host, back.Host) {
+		t.Errorf("%s: host tasks differ", name)
 	}
 }
 

@@ -3,6 +3,9 @@ package traces
 import (
 	"bytes"
 	"testing"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
 )
 
 // FuzzReadTrace feeds arbitrary bytes to the trace reader (the input of
@@ -15,6 +18,34 @@ func FuzzReadTrace(f *testing.F) {
 	f.Add([]byte(`{"traceEvents":[`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tl, err := ReadTrace(bytes.NewReader(data))
+		if err == nil && tl == nil {
+			t.Fatal("nil timeline without an error")
+		}
+	})
+}
+
+// FuzzReadPftrace feeds arbitrary bytes to the protobuf trace reader: an
+// error or a timeline, never a panic or a hang. The seed is the trace of a
+// few hand-fed events.
+func FuzzReadPftrace(f *testing.F) {
+	r := NewRecorder(Window{})
+	in := isa.Instr{Op: isa.OpScalar, Pipe: isa.S}
+	r.Interval(0, 0, arch.Busy, 1500, 2700, &in)
+	r.Interval(0, 1, arch.WaitFlag, 0, 2000, nil)
+	r.Flag(0, 0, 1, 3, true, 2700)
+	r.Flag(0, 0, 1, 3, false, 2700)
+	r.Occupancy(0, 0, 4096, 100)
+	r.Bandwidth(10, 1e9)
+	r.HostTask("transfer", "h2d", 0, 1234)
+	r.Finish(3000)
+	var buf bytes.Buffer
+	if err := WritePftrace(&buf, r.Timeline()); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add([]byte{0x0a, 0x02, 0x50, 0x01})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tl, err := ReadPftrace(bytes.NewReader(data))
 		if err == nil && tl == nil {
 			t.Fatal("nil timeline without an error")
 		}

@@ -455,6 +455,19 @@ func (r *Recorder) Bandwidth(t sim.Time, bps float64) {
 	*e = obsEvent{t0: t, t1: sim.Time(math.Float64bits(bps)), kind: evBW}
 }
 
+// HostTask implements arch.HostObserver: host tasks are few (a kernel
+// launch at the most often), so they go to the timeline at once.
+func (r *Recorder) HostTask(kind, name string, from, to sim.Time) {
+	from, to, ok := r.clip(from, to)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	r.tl.Host = append(r.tl.Host, HostTask{Kind: kind, Name: name, From: from, To: to})
+	r.advance(to)
+	r.mu.Unlock()
+}
+
 // ---- consumer side ----
 
 // consume polls the queue and applies the batches it finds, until a Flush
@@ -741,4 +754,7 @@ func (t *Timeline) addBandwidth(at sim.Time, v float64, from sim.Time) {
 	t.Bandwidth = addSample(t.Bandwidth, at, v, from)
 }
 
-var _ arch.Observer = (*Recorder)(nil)
+var (
+	_ arch.Observer     = (*Recorder)(nil)
+	_ arch.HostObserver = (*Recorder)(nil)
+)

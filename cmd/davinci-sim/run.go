@@ -8,7 +8,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -35,7 +34,7 @@ type runFlags struct {
 	seed     int64
 	quiet    bool
 
-	trace       string // --trace FILE.json[.gz]
+	trace       string // --trace FILE.pftrace|FILE.json[.gz]
 	traceCores  string // --trace-cores 0-3
 	traceWindow string // --trace-window 0us..50us
 	view        bool   // --view: live terminal visualizer
@@ -77,7 +76,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.BoolVar(&f.json, "json", false, "print report.json to stdout instead of the summary table")
 	fl.Int64Var(&f.seed, "seed", 0, "override the program's random seed")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
-	fl.StringVar(&f.trace, "trace", "", "write a Perfetto/Chrome JSON trace (FILE.json or FILE.json.gz; open in ui.perfetto.dev or chrome://tracing)")
+	fl.StringVar(&f.trace, "trace", "", traces.TraceFlagHelp)
 	fl.StringVar(&f.traceCores, "trace-cores", "", "trace/view only these cores, e.g. 0-3,8 (default: all)")
 	fl.StringVar(&f.traceWindow, "trace-window", "", "trace/view only this simulated time window, e.g. 0us..50us")
 	fl.BoolVar(&f.view, "view", false, "show the run live in the terminal visualizer (without --trace: no flag marks, at most ~1 GiB of events)")
@@ -142,12 +141,12 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 			return ierr
 		}
 		// A deadlock's trace shows what led to it.
-		if terr := finishTrace(rec, nil, f); terr != nil {
+		if terr := finishTrace(stderr, rec, nil, f); terr != nil {
 			fmt.Fprintln(stderr, "davinci-sim:", terr)
 		}
 		return failure(err)
 	}
-	return writeResults(stdout, stderr, res, f, finishTrace(rec, res, f))
+	return writeResults(stdout, stderr, res, f, finishTrace(stderr, rec, res, f))
 }
 
 // writeResults prints the summary or JSON report, then writes -o DIR, and
@@ -195,8 +194,10 @@ func newTraceRecorder(file *programs.File, opts programs.Options, f runFlags) (*
 		}
 		return nil, nil
 	}
-	if f.trace != "" && !strings.HasSuffix(f.trace, ".json") && !strings.HasSuffix(f.trace, ".json.gz") {
-		return nil, fmt.Errorf("--trace %q: file name must end in .json or .json.gz", f.trace)
+	if f.trace != "" {
+		if err := traces.CheckTracePath(f.trace); err != nil {
+			return nil, fmt.Errorf("--trace: %v", err)
+		}
 	}
 	var w traces.Window
 	if f.traceCores != "" {
@@ -229,8 +230,9 @@ func newTraceRecorder(file *programs.File, opts programs.Options, f runFlags) (*
 	return rec, nil
 }
 
-// finishTrace closes the recorded timeline and writes --trace.
-func finishTrace(rec *traces.Recorder, res *programs.Result, f runFlags) error {
+// finishTrace closes the recorded timeline and writes --trace (warning on
+// stderr first when it is too large for a viewer).
+func finishTrace(stderr io.Writer, rec *traces.Recorder, res *programs.Result, f runFlags) error {
 	if rec == nil {
 		return nil
 	}
@@ -242,7 +244,10 @@ func finishTrace(rec *traces.Recorder, res *programs.Result, f runFlags) error {
 	if f.trace == "" {
 		return nil
 	}
-	err := outfile.WriteWith(f.trace, func(tmp string) error { return traces.WritePerfettoFile(tmp, rec.Timeline()) })
+	if w := traces.SizeWarning(f.trace, rec.Timeline()); w != "" {
+		fmt.Fprintln(stderr, "davinci-sim:", w)
+	}
+	err := outfile.WriteWith(f.trace, func(tmp string) error { return traces.WriteTraceFile(tmp, rec.Timeline()) })
 	if err != nil {
 		return fmt.Errorf("writing trace: %w", err)
 	}

@@ -19,21 +19,38 @@ func init() { subcommands = append(subcommands, newViewCmd) }
 var newScreen = func() (tcell.Screen, error) { return tcell.NewScreen() }
 
 func newViewCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "view TRACE.json[.gz]",
+	var cores string
+	cmd := &cobra.Command{
+		Use:   "view TRACE.pftrace|TRACE.json[.gz]",
 		Short: "Replay a trace (written by run --trace) in the terminal visualizer",
-		Long: `Replay a trace written by "davinci-sim run --trace FILE.json[.gz]" in the
-terminal: per core one lane per pipe over time (letters = instruction class,
+		Long: `Replay a trace written by "davinci-sim run --trace FILE" (.pftrace or
+.json[.gz]) in the terminal: per core one lane per pipe over time (letters = instruction class,
 lower case = stall cause), buffer occupancy at the cursor and the core's stall
 summary.
+
+The events are held compactly (a few bytes a slice); a trace too large for
+1 GiB of memory shows the cores read before the limit was
+reached (and says which were left out): pick others with --cores.
 
 Keys: ←/→ pan, Shift+←/→ move the cursor, +/- zoom, ↑/↓ or Tab change core,
 n/p next/previous stall, g/G start/end, / search, ? help, q quit.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			tl, err := traces.ReadTraceFile(args[0])
+			lim := traces.ReadLimits{Bytes: traces.DefaultLiveLimit}
+			if cores != "" {
+				sel, err := traces.ParseCores(cores)
+				if err != nil {
+					return badInput(fmt.Errorf("--cores: %v", err))
+				}
+				lim.Cores = sel
+			}
+			tl, skipped, err := traces.ReadTraceFileWithin(args[0], lim)
 			if err != nil {
 				return badInput(err)
+			}
+			if len(skipped) > 0 {
+				defer fmt.Fprintf(cmd.ErrOrStderr(), "davinci-sim: %s: %d cores not shown (%s): the trace holds more than the view's %d MiB; pick cores with --cores\n",
+					args[0], len(skipped), traces.FormatCores(skipped), traces.DefaultLiveLimit>>20)
 			}
 			if len(tl.Cores) == 0 {
 				return badInput(fmt.Errorf("%s: the trace holds no core events", args[0]))
@@ -48,6 +65,8 @@ n/p next/previous stall, g/G start/end, / search, ? help, q quit.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&cores, "cores", "", "show only these cores, e.g. 0-3,8 (default: all that fit in memory)")
+	return cmd
 }
 
 // runWithView runs the program with the live visualizer: the engine runs in
@@ -93,10 +112,10 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 		if badinput.Is(out.err) {
 			return badInput(out.err)
 		}
-		if terr := finishTrace(rec, nil, f); terr != nil {
+		if terr := finishTrace(stderr, rec, nil, f); terr != nil {
 			fmt.Fprintln(stderr, "davinci-sim:", terr)
 		}
 		return failure(out.err)
 	}
-	return writeResults(stdout, stderr, out.res, f, finishTrace(rec, out.res, f))
+	return writeResults(stdout, stderr, out.res, f, finishTrace(stderr, rec, out.res, f))
 }

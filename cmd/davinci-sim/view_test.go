@@ -52,6 +52,18 @@ func TestRunTraceThenView(t *testing.T) {
 	if _, code, err := runCLI(t, "view", trace); code != 0 {
 		t.Fatalf("view: exit %d: %v", code, err)
 	}
+	// The protobuf trace of the same run opens too, and a core selection.
+	pb := filepath.Join(dir, "t.pftrace")
+	if _, code, err := runCLI(t, "run", "../../programs/examples/hgemm.yaml", "-q", "--set", "program.m=128",
+		"--set", "program.n=128", "--set", "program.k=128", "--set", "program.numerics=off",
+		"--trace", pb, "--trace-cores", "0-1", "--trace-window", "0us..5us"); code != 0 {
+		t.Fatalf("run --trace .pftrace: exit %d: %v", code, err)
+	}
+	for _, args := range [][]string{{"view", pb}, {"view", pb, "--cores", "1"}} {
+		if _, code, err := runCLI(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %v", args, code, err)
+		}
+	}
 	if out, code, err := runCLI(t, "run", "../../programs/examples/hgemm.yaml", "-q", "--set", "program.m=128",
 		"--set", "program.n=128", "--set", "program.k=128", "--set", "program.numerics=off", "--view"); code != 0 || len(out) == 0 {
 		t.Fatalf("run --view: exit %d: %v (%q)", code, err, out)
@@ -68,7 +80,13 @@ func TestViewBadInput(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"traceEvents":[{`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	truncated := filepath.Join(dir, "truncated.pftrace")
+	if err := os.WriteFile(truncated, []byte{0x0a, 0x20, 0x08}, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
+		{"view", truncated},
+		{"view", filepath.Join(dir, "missing.json"), "--cores", "x"},
 		{"view", filepath.Join(dir, "missing.json")},
 		{"view", empty},
 		{"view", bad},

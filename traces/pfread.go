@@ -1,0 +1,598 @@
+package traces
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// ReadPftrace loads a Perfetto protobuf trace written by WritePftrace into
+// a Timeline, streaming: it holds one packet at a time, the slices of the
+// core being read (added to the timeline's compact lanes when the next core
+// starts), one set of arguments per distinct instruction text, and the
+// incremental state of the most recent maxReadSequences sequences. Tracks
+// and events it does not understand are skipped.
+func ReadPftrace(r io.Reader) (*Timeline, error) {
+	tl, _, err := readPftrace(r, ReadLimits{})
+	return tl, err
+}
+
+// readPftrace is ReadPftrace within limits; it returns the cores skipped
+// for the memory limit.
+func readPftrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	tl := &Timeline{Done: true}
+	pr := &pfReader{
+		rd:     *newTraceReader(tl, lim),
+		tracks: map[uint64]pfTrack{},
+		seqs:   map[uint32]*pfSeq{},
+		open:   map[uint64][]pfOpen{},
+	}
+	var buf []byte
+	for i := 0; ; i++ {
+		tag, err := binaryUvarint(br)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("bad trace packet %d: %v", i, err)
+		}
+		num, typ := protowire.DecodeTag(tag)
+		if num != fTracePacket || typ != protowire.BytesType {
+			return nil, nil, fmt.Errorf("not a Perfetto protobuf trace: field %d type %d at packet %d", num, typ, i)
+		}
+		n, err := binaryUvarint(br)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bad trace packet %d: %v", i, err)
+		}
+		if n > maxPacket {
+			return nil, nil, fmt.Errorf("trace packet %d: %d bytes (at most %d)", i, n, maxPacket)
+		}
+		if uint64(cap(buf)) < n {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		if _, err := io.ReadFull(br, buf); err != nil {
+			return nil, nil, fmt.Errorf("trace packet %d: %v", i, unexpectedEOF(err))
+		}
+		if err := pr.packet(buf); err != nil {
+			return nil, nil, fmt.Errorf("trace packet %d: %v", i, err)
+		}
+	}
+	return tl, pr.rd.finish(), nil
+}
+
+// maxPacket bounds the size of a packet read (WritePftrace's are small).
+const maxPacket = 64 << 20
+
+// maxReadSequences bounds the packet sequences whose incremental state the
+// reader keeps: WritePftrace finishes a sequence before it starts another,
+// and a lane's sequence holds its distinct instruction texts (a few MB on
+// large runs), so the state of finished ones is dropped early.
+const maxReadSequences = 16
+
+func unexpectedEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// binaryUvarint reads a protobuf varint.
+func binaryUvarint(br *bufio.Reader) (uint64, error) {
+	var v uint64
+	for shift := 0; shift < 64; shift += 7 {
+		b, err := br.ReadByte()
+		if err != nil {
+			if shift > 0 {
+				return 0, unexpectedEOF(err)
+			}
+			return 0, err
+		}
+		v |= uint64(b&0x7f) << shift
+		if b < 0x80 {
+			return v, nil
+		}
+	}
+	return 0, errors.New("varint overflows")
+}
+
+// pfTrack is what a track descriptor said.
+type pfTrack struct {
+	kind  int // trackCore, trackLane, trackBuffer, trackGM, trackGMBandwidth, trackHost, trackHostLane (0: unknown)
+	core  int
+	index int // lane (rank) of a lane or host lane track
+	name  string
+}
+
+// pfSeq is the incremental state of a packet sequence.
+type pfSeq struct {
+	used        uint64 // the reader's packet count at its last use
+	track       uint64 // the default track
+	clock       uint64 // the default timestamp clock (0: BOOTTIME)
+	incremental bool   // clock 64 is incremental on this sequence
+	last        int64  // the incremental clock's value (ns)
+	offset      int64  // BOOTTIME minus the incremental clock (ns)
+	names, cats map[uint64]string
+	annNames    map[uint64]string
+	strs        map[uint64]string
+}
+
+// pfOpen is a slice begun and not yet ended on a track.
+type pfOpen struct {
+	index int // in the core's lane as read
+	lane  int
+	core  int
+	toPs  sim.Time
+	// A host task's kind, name and start.
+	kind, name string
+	from       sim.Time
+}
+
+type pfReader struct {
+	rd     traceReader
+	tracks map[uint64]pfTrack
+	seqs   map[uint32]*pfSeq
+	open   map[uint64][]pfOpen // by track
+	n      uint64              // packets read
+}
+
+// packet reads one TracePacket.
+func (pr *pfReader) packet(b []byte) error {
+	pr.n++
+	var (
+		ts                 uint64
+		hasTS              bool
+		clock              uint64
+		seqID              uint32
+		flags              uint64
+		te, def, snap, in  []byte
+		desc, chromeEvents []byte
+	)
+	err := fields(b, func(num protowire.Number, v uint64, bs []byte) {
+		switch num {
+		case fPacketTimestamp:
+			ts, hasTS = v, true
+		case fPacketClockID:
+			clock = v
+		case fPacketSequenceID:
+			seqID = uint32(v)
+		case fPacketSequenceFlags:
+			flags = v
+		case fPacketTrackEvent:
+			te = bs
+		case fPacketDefaults:
+			def = bs
+		case fPacketClockSnapshot:
+			snap = bs
+		case fPacketInterned:
+			in = bs
+		case fPacketTrackDesc:
+			desc = bs
+		case fPacketChromeEvents:
+			chromeEvents = bs
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if chromeEvents != nil {
+		if err := pr.metadata(chromeEvents); err != nil {
+			return err
+		}
+	}
+	if desc != nil {
+		return pr.descriptor(desc)
+	}
+	seq, err := pr.sequence(seqID, flags)
+	if err != nil || seq == nil {
+		return err
+	}
+	if def != nil {
+		seq.defaults(def)
+	}
+	if snap != nil {
+		seq.snapshot(snap)
+	}
+	if in != nil {
+		seq.intern(in)
+	}
+	if te == nil {
+		return nil
+	}
+	if !hasTS {
+		return errors.New("track event without a timestamp")
+	}
+	if clock == 0 {
+		clock = seq.clock
+	}
+	ns := int64(ts)
+	if clock == clockIncremental && seq.incremental {
+		seq.last += int64(ts)
+		ns = seq.last + seq.offset
+	}
+	return pr.trackEvent(seq, ns, te)
+}
+
+// sequence returns the state of sequence id, cleared when flags say so
+// (nil for packets outside any sequence).
+func (pr *pfReader) sequence(id uint32, flags uint64) (*pfSeq, error) {
+	if id == 0 {
+		return nil, nil
+	}
+	seq := pr.seqs[id]
+	if flags&seqIncrementalStateCleared != 0 {
+		if seq == nil {
+			pr.evictSequences()
+			seq = &pfSeq{}
+			pr.seqs[id] = seq
+		}
+		*seq = pfSeq{names: map[uint64]string{}, cats: map[uint64]string{}, annNames: map[uint64]string{}, strs: map[uint64]string{}}
+	}
+	if seq == nil {
+		return nil, fmt.Errorf("sequence %d: packet before its incremental state was set (or more than %d sequences interleaved)", id, maxReadSequences)
+	}
+	seq.used = pr.n
+	return seq, nil
+}
+
+// evictSequences drops the least recently used sequence state while
+// maxReadSequences are held.
+func (pr *pfReader) evictSequences() {
+	for len(pr.seqs) >= maxReadSequences {
+		var oldest uint32
+		first := true
+		for id, s := range pr.seqs {
+			if first || s.used < pr.seqs[oldest].used {
+				oldest, first = id, false
+			}
+		}
+		delete(pr.seqs, oldest)
+	}
+}
+
+// fields calls fn for each field of message b with its varint or bytes
+// value (other wire types are skipped).
+func fields(b []byte, fn func(num protowire.Number, v uint64, bs []byte)) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		var v uint64
+		var bs []byte
+		switch typ {
+		case protowire.VarintType:
+			v, n = protowire.ConsumeVarint(b)
+		case protowire.BytesType:
+			bs, n = protowire.ConsumeBytes(b)
+		case protowire.Fixed64Type:
+			v, n = protowire.ConsumeFixed64(b)
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, b)
+		}
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		fn(num, v, bs)
+	}
+	return nil
+}
+
+// field returns the (last) value of field num of message b: a varint or
+// fixed64 as v, a length-delimited one as bs.
+func field(b []byte, num protowire.Number) (v uint64, bs []byte) {
+	fields(b, func(n protowire.Number, x uint64, y []byte) {
+		if n == num {
+			v, bs = x, y
+		}
+	})
+	return v, bs
+}
+
+// each calls fn with each value of length-delimited field num of message b.
+func each(b []byte, num protowire.Number, fn func(bs []byte)) {
+	fields(b, func(n protowire.Number, _ uint64, bs []byte) {
+		if n == num {
+			fn(bs)
+		}
+	})
+}
+
+func (s *pfSeq) defaults(b []byte) {
+	s.clock, _ = field(b, fDefaultsClockID)
+	_, ted := field(b, fDefaultsTrackEvent)
+	s.track, _ = field(ted, fTrackEventDefTrack)
+}
+
+func (s *pfSeq) snapshot(b []byte) {
+	var boot, inc int64
+	var hasInc bool
+	each(b, fSnapshotClocks, func(bs []byte) {
+		id, _ := field(bs, fClockID)
+		ts, _ := field(bs, fClockTimestamp)
+		incr, _ := field(bs, fClockIsIncremental)
+		switch {
+		case id == clockBoottime:
+			boot = int64(ts)
+		case id == clockIncremental && incr != 0:
+			inc, hasInc = int64(ts), true
+		}
+	})
+	if hasInc {
+		s.incremental, s.last, s.offset = true, inc, boot-inc
+	}
+}
+
+func (s *pfSeq) intern(b []byte) {
+	fields(b, func(num protowire.Number, _ uint64, bs []byte) {
+		var m map[uint64]string
+		switch num {
+		case fInternedCategories:
+			m = s.cats
+		case fInternedNames:
+			m = s.names
+		case fInternedAnnNames:
+			m = s.annNames
+		case fInternedAnnStrings:
+			m = s.strs
+		default:
+			return
+		}
+		id, _ := field(bs, fInternedIID)
+		_, str := field(bs, fInternedName)
+		m[id] = string(str)
+	})
+}
+
+// metadata reads the trace header from a ChromeEventBundle.
+func (pr *pfReader) metadata(b []byte) error {
+	var err error
+	each(b, fBundleMetadata, func(bs []byte) {
+		_, name := field(bs, fMetadataName)
+		_, js := field(bs, fMetadataJSONData)
+		if string(name) == metadataName && js != nil {
+			var h traceHeader
+			if e := json.Unmarshal(js, &h); e != nil {
+				err = fmt.Errorf("bad trace header: %v", e)
+				return
+			}
+			pr.rd.header = &h
+		}
+	})
+	return err
+}
+
+// descriptor reads a TrackDescriptor: cores (processes other than GM and
+// the host, pid = core + 1), their lanes (threads, by rank) and buffer
+// counters (child tracks), GM's bandwidth counter, the host's lanes.
+func (pr *pfReader) descriptor(b []byte) error {
+	var uuid, parent uint64
+	var name string
+	var rank int
+	pid, threadPid := -1, -1
+	var counter bool
+	err := fields(b, func(num protowire.Number, v uint64, bs []byte) {
+		switch num {
+		case fTrackUUID:
+			uuid = v
+		case fTrackParent:
+			parent = v
+		case fTrackName:
+			name = string(bs)
+		case fTrackRank:
+			rank = int(int32(v))
+		case fTrackCounter:
+			counter = true
+		case fTrackProcess:
+			fields(bs, func(num protowire.Number, v uint64, _ []byte) {
+				if num == fProcessPid {
+					pid = int(int32(v))
+				}
+			})
+		case fTrackThread:
+			fields(bs, func(num protowire.Number, v uint64, _ []byte) {
+				if num == fThreadPid {
+					threadPid = int(int32(v))
+				}
+			})
+		}
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case threadPid == HostPid && rank >= 0 && rank < len(HostLanes):
+		pr.tracks[uuid] = pfTrack{kind: trackHostLane, index: rank}
+	case threadPid > 0 && threadPid < GMPid && rank >= 0 && rank < maxTraceLanes:
+		if pr.rd.keep(threadPid - 1) {
+			pr.tracks[uuid] = pfTrack{kind: trackLane, core: threadPid - 1, index: rank}
+			pr.rd.laneName(rank, name)
+		}
+	case pid == GMPid:
+		pr.tracks[uuid] = pfTrack{kind: trackGM}
+	case pid == HostPid:
+		pr.tracks[uuid] = pfTrack{kind: trackHost}
+	case pid > 0 && pid <= GMPid:
+		pr.tracks[uuid] = pfTrack{kind: trackCore, core: pid - 1}
+		pr.rd.addCore(pid - 1)
+	case pid < 0 && parent != 0:
+		pt, ok := pr.tracks[parent]
+		switch {
+		case !ok:
+		case pt.kind == trackGM && counter:
+			pr.tracks[uuid] = pfTrack{kind: trackGMBandwidth}
+		case pt.kind == trackCore && counter:
+			pr.tracks[uuid] = pfTrack{kind: trackBuffer, core: pt.core, name: name}
+		}
+	}
+	return nil
+}
+
+// trackEvent reads a TrackEvent at ns (nanoseconds).
+func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
+	var (
+		typ, ps          uint64
+		track            = seq.track
+		name, cat        string
+		a                sliceArgs
+		flow, term       uint64
+		value            float64
+		fieldErr         error
+		annName          string
+		annU             uint64
+		annI             int64
+		annD             float64
+		annS             string
+		hasU, hasI, hasD bool
+	)
+	err := fields(b, func(num protowire.Number, v uint64, bs []byte) {
+		switch num {
+		case fEventType:
+			typ = v
+		case fEventTrackUUID:
+			track = v
+		case fEventNameIID:
+			name = seq.names[v]
+		case 23: // TrackEvent.name
+			name = string(bs)
+		case fEventCategoryIIDs:
+			cat = seq.cats[v]
+		case 22: // TrackEvent.categories
+			cat = string(bs)
+		case fEventCounterValue:
+			value = float64(int64(v))
+		case fEventDoubleCounter:
+			value = math.Float64frombits(v)
+		case fEventFlowIDs:
+			flow = v
+		case fEventTerminatingIDs:
+			term = v
+		case fEventAnnotations:
+			annName, annS, hasU, hasI, hasD = "", "", false, false, false
+			fieldErr = fields(bs, func(num protowire.Number, v uint64, bs []byte) {
+				switch num {
+				case fAnnNameIID:
+					annName = seq.annNames[v]
+				case 10: // DebugAnnotation.name
+					annName = string(bs)
+				case fAnnUint:
+					annU, hasU = v, true
+				case fAnnInt:
+					annI, hasI = int64(v), true
+				case fAnnDouble:
+					annD, hasD = math.Float64frombits(v), true
+				case fAnnString:
+					annS = string(bs)
+				case fAnnStringIID:
+					annS = seq.strs[v]
+				}
+			})
+			switch annName {
+			case "instr":
+				a.text = annS
+			case "bytes":
+				if hasI {
+					a.bytes = annI
+				} else if hasU {
+					a.bytes = int64(annU)
+				}
+			case "flops":
+				if hasD {
+					a.flops = annD
+				}
+			case "ps":
+				if hasU {
+					ps = annU
+				}
+			}
+		}
+	})
+	if err == nil {
+		err = fieldErr
+	}
+	if err != nil {
+		return err
+	}
+	tr, ok := pr.tracks[track]
+	if !ok {
+		return nil
+	}
+	fromPs, toPs := sim.Time(ps/1000%1000), sim.Time(ps%1000)
+	t := sim.Time(ns)*1000 + fromPs
+	switch tr.kind {
+	case trackLane:
+		switch typ {
+		case typeSliceBegin, typeInstant:
+			bind, out, in := flow, flow != 0, false
+			if term != 0 {
+				bind, in = term, true
+			}
+			to := t
+			if typ == typeInstant {
+				to = sim.Time(ns)*1000 + toPs
+			}
+			i, err := pr.rd.slice(tr.core, tr.index, t, to, name, cat, a, bind, out, in)
+			if err != nil || typ == typeInstant {
+				return err
+			}
+			pr.open[track] = append(pr.open[track], pfOpen{index: i, lane: tr.index, core: tr.core, toPs: toPs})
+			pr.rd.hold++
+		case typeSliceEnd:
+			o, err := pr.pop(track)
+			if err != nil {
+				return err
+			}
+			pr.rd.hold--
+			if o.index >= 0 {
+				s := &pr.rd.pipes[coreKey{o.core, o.lane}][o.index]
+				s.To = sim.Time(ns)*1000 + o.toPs
+				if s.To < s.From {
+					return errors.New("negative duration")
+				}
+				pr.rd.span(s.From, s.To)
+			}
+		}
+	case trackHostLane:
+		switch typ {
+		case typeSliceBegin:
+			pr.open[track] = append(pr.open[track], pfOpen{index: -1, name: name, kind: cat, from: t, toPs: toPs})
+		case typeInstant:
+			return pr.rd.host(cat, name, t, t)
+		case typeSliceEnd:
+			o, err := pr.pop(track)
+			if err != nil {
+				return err
+			}
+			return pr.rd.host(o.kind, o.name, o.from, sim.Time(ns)*1000+o.toPs)
+		}
+	case trackBuffer:
+		if typ == typeCounter {
+			pr.rd.occupancy(tr.core, tr.name, t, value)
+		}
+	case trackGMBandwidth:
+		if typ == typeCounter {
+			pr.rd.bandwidth(t, value)
+		}
+	}
+	return nil
+}
+
+// pop returns the innermost slice open on track, closing it.
+func (pr *pfReader) pop(track uint64) (pfOpen, error) {
+	st := pr.open[track]
+	if len(st) == 0 {
+		return pfOpen{}, errors.New("slice end without a begin")
+	}
+	pr.open[track] = st[:len(st)-1]
+	return st[len(st)-1], nil
+}
