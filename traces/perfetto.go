@@ -355,7 +355,11 @@ func parseMicros(n json.Number) (sim.Time, error) {
 	if err != nil {
 		return 0, fmt.Errorf("bad time %q", s)
 	}
-	return sim.Time(f*1e6 + 0.5), nil
+	ps := f*1e6 + 0.5
+	if math.IsNaN(ps) || math.Abs(ps) >= float64(sim.MaxTime) {
+		return 0, fmt.Errorf("time %s µs is out of range (over about 106 days)", s)
+	}
+	return sim.Time(ps), nil
 }
 
 func appendJSONString(b []byte, s string) []byte {
@@ -587,6 +591,9 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		}
 		if dur < 0 {
 			return fmt.Errorf("negative duration")
+		}
+		if sim.Saturated(sim.Add(from, dur)) {
+			return fmt.Errorf("slice end %v + %v is out of range (over about 106 days)", from, dur)
 		}
 		if host {
 			return rd.host(ev.Cat, ev.Name, from, from+dur)
