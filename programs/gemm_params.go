@@ -30,6 +30,7 @@ type GEMMParams struct {
 	Baselines    *bool  `mapstructure:"baselines"`    // report hgemm and CPU FP32 errors (default true)
 	SplitChunk   int    `mapstructure:"split_chunk"`  // elements per vector-pass chunk (0 = default)
 	Unit         string `mapstructure:"unit"`         // GPUs: matrix | vector units for the MMAs ("" = the library's choice)
+	Input        string `mapstructure:"input"`        // hgemm on GPUs: the matrix inputs' type, fp16 (default) | bf16 | e4m3 | e5m2
 }
 
 // Tiling is the block decomposition: SGEMM-cube's (its Sec. 5.1.1) on
@@ -128,6 +129,9 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	}
 	if p.Unit != "" {
 		return bad("unit", "applies to GPU machines (nvidia-sm, amd-cu); machine %s is %s", m.Name, m.Kind)
+	}
+	if p.Input != "" && p.Input != "fp16" {
+		return bad("input", "the DaVinci cube's hgemm takes fp16 (other inputs run on GPU machines) (got %+q)", p.Input)
 	}
 	for _, d := range []struct {
 		key string

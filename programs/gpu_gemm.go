@@ -243,7 +243,11 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		if tg.vectorRate[in] > 0 {
 			hint = " (unit: vector runs it on the " + tg.vector + " units)"
 		}
-		return nil, bad("kind", "%s needs %s %s; %s has none%s", p.Kind, what, tg.units, tg.describe(), hint)
+		key := "kind"
+		if p.Input != "" {
+			key = "input"
+		}
+		return nil, bad(key, "%s needs %s %s; %s has none%s", p.Kind, what, tg.units, tg.describe(), hint)
 	}
 	defaults := tg.tiles(in, lane)
 	kstep := 16
@@ -702,6 +706,31 @@ func (j *gpuGEMMJob) goldenTile(chip *arch.Chip, bi, bj int) ([]float32, error) 
 			}
 			continue
 		}
+		if pl.in == fp.E4M3 || pl.in == fp.E5M2 {
+			a := make([]uint32, mm*kk)
+			for r := 0; r < mm; r++ {
+				for x, v := range j.a8u[(r0+r)*p.K+k0:][:kk] {
+					a[r*kk+x] = uint32(v)
+				}
+			}
+			b := make([]uint32, kk*nn)
+			for r := 0; r < kk; r++ {
+				for x, v := range j.b8u[(k0+r)*p.N+c0:][:nn] {
+					b[r*nn+x] = uint32(v)
+				}
+			}
+			cb := make([]uint32, len(c))
+			for i, v := range c {
+				cb[i] = math.Float32bits(v)
+			}
+			if err := chip.Cube().MMAD(pl.in, fp.FP32, mm, kk, nn, a, cube.RowMajor, b, cube.RowMajor, cb, cube.RowMajor, kt == 0); err != nil {
+				return nil, err
+			}
+			for i, v := range cb {
+				c[i] = math.Float32frombits(v)
+			}
+			continue
+		}
 		a := make([]uint16, mm*kk)
 		for r := 0; r < mm; r++ {
 			copy(a[r*kk:], j.a16[(r0+r)*p.K+k0:][:kk])
@@ -710,18 +739,32 @@ func (j *gpuGEMMJob) goldenTile(chip *arch.Chip, bi, bj int) ([]float32, error) 
 		for r := 0; r < kk; r++ {
 			copy(b[r*nn:], j.b16[(k0+r)*p.N+c0:][:nn])
 		}
-		if err := chip.Cube().MMADF16(mm, kk, nn, a, cube.RowMajor, b, cube.RowMajor, c, cube.RowMajor, kt == 0); err != nil {
+		mmad := chip.Cube().MMADF16
+		if pl.in == fp.BF16 {
+			mmad = chip.Cube().MMADBF16
+		}
+		if err := mmad(mm, kk, nn, a, cube.RowMajor, b, cube.RowMajor, c, cube.RowMajor, kt == 0); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
 }
 
-// toFP16 rounds FP32 values to FP16 (RNE), the kernel's inputs.
-func toFP16(v []float32) []uint16 {
+// toHalf rounds FP32 values to FP16 or BF16 (RNE), the kernel's inputs.
+func toHalf(v []float32, f fp.Format) []uint16 {
 	out := make([]uint16, len(v))
 	for i, x := range v {
-		out[i] = uint16(fp.FromFloat64(float64(x), fp.FP16, fp.Options{Round: fp.RNE}))
+		out[i] = uint16(fp.FromFloat64(float64(x), f, fp.Options{Round: fp.RNE}))
+	}
+	return out
+}
+
+// toFP8 rounds FP32 values to E4M3 or E5M2 (RNE, saturating to the
+// largest finite value as cvt.rn.satfinite does), the kernel's inputs.
+func toFP8(v []float32, f fp.Format) []uint8 {
+	out := make([]uint8, len(v))
+	for i, x := range v {
+		out[i] = uint8(fp.FromFloat64(float64(x), f, fp.Options{Round: fp.RNE, Saturate: true}))
 	}
 	return out
 }
@@ -731,7 +774,8 @@ type gpuGEMMJob struct {
 	file     string
 	pl       *gpuGEMMPlan
 	a, b     []float32 // FP32 inputs (nil with numerics off)
-	a16, b16 []uint16  // the kernel's FP16 inputs
+	a16, b16 []uint16  // the kernel's FP16 or BF16 inputs
+	a8u, b8u []uint8   // its FP8 inputs (E4M3, E5M2)
 	a8, b8   []int8    // igemm's INT8 inputs
 	a64, b64 []float64 // dgemm's FP64 inputs
 	outs     []Output
@@ -757,6 +801,15 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 		return nil, err
 	}
 	o.apply(&p.Numerics, &p.Inputs.Seed)
+	if p.Input != "" {
+		if in != fp.FP16 {
+			return nil, fmt.Errorf("%s: key \"input\": applies to hgemm (the kind fixes %s's inputs)", f.Path, f.Kind.Name)
+		}
+		var ok bool
+		if in, ok = map[string]fp.Format{"fp16": fp.FP16, "bf16": fp.BF16, "e4m3": fp.E4M3, "e5m2": fp.E5M2}[p.Input]; !ok {
+			return nil, fmt.Errorf("%s: key \"input\": must be fp16, bf16, e4m3 or e5m2 (got %+q)", f.Path, p.Input)
+		}
+	}
 	for _, d := range []struct {
 		key string
 		set bool
@@ -828,8 +881,11 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 		if j.a, j.b, err = gemmInputs(f, &p); err != nil {
 			return nil, err
 		}
-		if in == fp.FP16 {
-			j.a16, j.b16 = toFP16(j.a), toFP16(j.b)
+		switch in {
+		case fp.FP16, fp.BF16:
+			j.a16, j.b16 = toHalf(j.a, in), toHalf(j.b, in)
+		case fp.E4M3, fp.E5M2:
+			j.a8u, j.b8u = toFP8(j.a, in), toFP8(j.b, in)
 		}
 	}
 	return j, nil
@@ -864,6 +920,12 @@ func (j *gpuGEMMJob) Prepare(chip *arch.Chip) error {
 		}
 		return gm.WriteFloat32s(j.pl.gmB, j.b)
 	}
+	if j.pl.in == fp.E4M3 || j.pl.in == fp.E5M2 {
+		if err := gm.Write(j.pl.gmA, j.a8u); err != nil {
+			return err
+		}
+		return gm.Write(j.pl.gmB, j.b8u)
+	}
 	if err := gm.WriteUint16s(j.pl.gmA, j.a16); err != nil {
 		return err
 	}
@@ -886,7 +948,8 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 		peak = float64(chip.M.Cores) * tg.clock * tg.vectorRate[pl.in]
 		unit = tg.vector + " " + strings.ToUpper(pl.in.String())
 	}
-	counted := map[fp.Format]string{fp.FP16: "fp16", fp.FP32: "fp32", fp.INT8: "int8 ops", fp.TF32: "fp32 via tf32", fp.FP64: "fp64"}[pl.in]
+	counted := map[fp.Format]string{fp.FP16: "fp16", fp.BF16: "bf16", fp.E4M3: "e4m3", fp.E5M2: "e5m2", fp.FP32: "fp32", fp.INT8: "int8 ops",
+		fp.TF32: "fp32 via tf32", fp.FP64: "fp64"}[pl.in]
 	if pl.in == fp.TF32 && tg.m.AMDCU() != nil {
 		counted = "fp32 via xf32"
 	}

@@ -1,6 +1,9 @@
 package programs
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // On Hopper and Blackwell the tensor instructions read A and B from shared
 // memory (wgmma SS, tcgen05): the kernels issue no ldmatrix, Blackwell's
@@ -33,6 +36,43 @@ func TestSharedOperandKernels(t *testing.T) {
 		}
 		if res.Report.Error == nil || res.Report.Error.Bits < 8 {
 			t.Errorf("%s on %s: error %+v", c.file, c.machine, res.Report.Error)
+		}
+	}
+}
+
+// hgemm's input: BF16 and FP8 (E4M3, E5M2) inputs on the machines whose
+// matrix units take them, bit for bit the golden model (check: true); the
+// errors grow with the coarser formats; refused where the units or the
+// numerics preset lack them, and on DaVinci.
+func TestHGEMMInputs(t *testing.T) {
+	for _, c := range []struct {
+		machine, input string
+		bitsLo, bitsHi float64
+	}{
+		{"a100", "bf16", 7, 10}, {"mi210", "bf16", 7, 10}, {"mi300x", "bf16", 7, 10},
+		{"h100-sxm", "e4m3", 3, 6}, {"b200", "e5m2", 2, 5}, {"rtx-pro-6000", "e4m3", 3, 6},
+	} {
+		res, err := Execute(mustRead(t, "examples/a100-hgemm.yaml"), Options{Machine: c.machine,
+			Overrides: mustSets(t, "program.input="+c.input, "program.m=200", "program.n=130", "program.k=160")}, RunHooks{})
+		if err != nil {
+			t.Fatalf("%s on %s: %v", c.input, c.machine, err)
+		}
+		if res.Failure != nil {
+			t.Fatalf("%s on %s: %v", c.input, c.machine, res.Failure)
+		}
+		if e := res.Report.Error; e == nil || e.Bits < c.bitsLo || e.Bits > c.bitsHi {
+			t.Errorf("%s on %s: error %+v", c.input, c.machine, res.Report.Error)
+		}
+	}
+	for _, c := range []struct{ machine, input, want string }{
+		{"a100", "e4m3", `key "input": hgemm needs E4M3 tensor cores`},
+		{"mi300x", "e4m3", `no model of E4M3 MFMA instructions`},
+		{"h100-sxm", "fp4", `key "input": must be fp16, bf16, e4m3 or e5m2`},
+		{"ascend-910a", "bf16", `key "input": the DaVinci cube's hgemm takes fp16`},
+	} {
+		_, err := Execute(mustRead(t, "examples/a100-hgemm.yaml"), Options{Machine: c.machine, Overrides: mustSets(t, "program.input="+c.input)}, RunHooks{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s on %s: %v, want %q", c.input, c.machine, err, c.want)
 		}
 	}
 }

@@ -66,8 +66,14 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 			shape, _ := sc.Tensor.Shapes.Of(f)
 			mm, n, k, _ := shape.Value.Dims()
 			lat, _ := sc.Tensor.LatencyCycles.Of(f)
-			t.matrixK[f], t.matrixPeak[f] = k, tt.Name
-			t.matrixDims[f], t.matrixLat[f] = [3]int{mm, n, k}, lat.Value
+			fs := []fp.Format{f}
+			if f == fp.E4M3 {
+				fs = append(fs, fp.E5M2) // one FP8 entry serves both
+			}
+			for _, f := range fs {
+				t.matrixK[f], t.matrixPeak[f] = k, tt.Name
+				t.matrixDims[f], t.matrixLat[f] = [3]int{mm, n, k}, lat.Value
+			}
 		}
 		t.warpLevel = sc.Tensor.Instruction == machines.NvidiaMMASync
 		t.sharedOps = !t.warpLevel
@@ -85,10 +91,10 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 		if cu.AGPRs > 0 {
 			t.accBuf = gpu.BufAcc
 		}
-		for _, f := range []fp.Format{fp.FP16, fp.BF16, fp.TF32, fp.E4M3, fp.INT8, fp.FP32, fp.FP64} {
+		for _, f := range []fp.Format{fp.FP16, fp.BF16, fp.TF32, fp.E4M3, fp.E5M2, fp.INT8, fp.FP32, fp.FP64} {
 			if mf, ok := cu.Instruction(f); ok {
 				t.matrixDims[f], t.matrixLat[f] = [3]int{mf.M, mf.N, mf.K}, mf.Cycles+cu.MFMA.LatencyCycles
-				t.matrixK[f], t.matrixPeak[f] = mf.K, map[fp.Format]string{fp.TF32: "XF32", fp.E4M3: "FP8"}[f]
+				t.matrixK[f], t.matrixPeak[f] = mf.K, map[fp.Format]string{fp.TF32: "XF32", fp.E4M3: "FP8", fp.E5M2: "FP8"}[f]
 				if t.matrixPeak[f] == "" {
 					t.matrixPeak[f] = strings.ToUpper(f.String())
 				}
@@ -128,7 +134,7 @@ func (t *gpuTarget) nvidiaTiles(in fp.Format, lane isa.Pipe) []gpuTile {
 	switch {
 	case in == fp.FP32 && lane == gpu.LaneVector:
 		return gpuSIMTTiles
-	case in == fp.INT8:
+	case in == fp.INT8, in == fp.E4M3, in == fp.E5M2:
 		return gpuIMMATiles
 	case in == fp.FP64:
 		return gpuDGEMMTiles
@@ -153,7 +159,7 @@ func amdTiles(in fp.Format, lane isa.Pipe) []gpuTile {
 	switch {
 	case lane == gpu.LaneVector:
 		return []gpuTile{{128, 128, 8, 2, 4, false, false}, {64, 128, 8, 2, 4, false, false}, {64, 64, 8, 2, 4, false, false}}
-	case in == fp.INT8:
+	case in == fp.INT8, in == fp.E4M3, in == fp.E5M2:
 		return []gpuTile{{256, 128, 128, 2, 4, true, false}, {128, 128, 128, 2, 4, true, false}, {64, 64, 64, 2, 4, true, false}}
 	case in == fp.FP64:
 		return []gpuTile{{128, 64, 32, 2, 4, true, false}, {64, 64, 32, 2, 4, true, false}, {32, 32, 16, 2, 4, true, false}}

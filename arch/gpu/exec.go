@@ -333,6 +333,8 @@ func (core *Core) mmad(t *cta, in *isa.Instr) error {
 		return model.MMADF16(in.M, in.K, in.N, mem.Uint16s(a), cube.Fractal, mem.Uint16s(b), cube.Fractal, mem.Float32s(c), cube.Fractal, in.Init)
 	case in.In == fp.BF16 && in.Out == fp.FP32:
 		return model.MMADBF16(in.M, in.K, in.N, mem.Uint16s(a), cube.Fractal, mem.Uint16s(b), cube.Fractal, mem.Float32s(c), cube.Fractal, in.Init)
+	case (in.In == fp.E4M3 || in.In == fp.E5M2) && in.Out == fp.FP32:
+		return model.MMAD(in.In, fp.FP32, in.M, in.K, in.N, widen(a), cube.Fractal, widen(b), cube.Fractal, mem.Uint32s(c), cube.Fractal, in.Init)
 	case in.In == fp.TF32 && in.Out == fp.FP32:
 		return model.MMAD(fp.TF32, fp.FP32, in.M, in.K, in.N, mem.Uint32s(a), cube.Fractal, mem.Uint32s(b), cube.Fractal, mem.Uint32s(c), cube.Fractal, in.Init)
 	case in.In == fp.FP32 && in.Out == fp.FP32:
@@ -418,6 +420,15 @@ func intMMA(m, k, n int, a, b, c []byte, init bool) {
 			binary.LittleEndian.PutUint32(c[ci:], uint32(acc))
 		}
 	}
+}
+
+// widen returns 8-bit element patterns as the 32-bit words cube.MMAD takes.
+func widen(v []byte) []uint32 {
+	out := make([]uint32, len(v))
+	for i, x := range v {
+		out[i] = uint32(x)
+	}
+	return out
 }
 
 // roundUp returns x rounded up to a multiple of m (m ≤ 0: x), as a float.
