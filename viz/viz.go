@@ -5,8 +5,11 @@
 // read the same traces.Timeline.
 //
 // Keys: ←/→ pan, Shift+←/→ (or h/l) move the cursor one column, +/− zoom
-// (also the mouse wheel), ↑/↓ or Tab change core, n/p next/previous stall,
-// g/G start/end, / search an instruction, f follow (live), ? help, q quit.
+// (also the mouse wheel), ↑/↓ or Tab change core, n/p next/previous stall
+// (after a search: n or Enter the next match, N the previous, as in less
+// and vim), g/G start/end, / search an instruction, o chip overview, f
+// follow (live), ? help, Esc back (search, then the core opened from the
+// overview, then quit), q quit.
 package viz
 
 import (
@@ -64,10 +67,15 @@ type Viewer struct {
 
 	lw int // width of the lane label column (labelW, or the longest lane name and a space)
 
-	help      bool
-	searching bool
-	query     string
-	status    string
+	help bool
+	// found is the last search's query (n/N/Enter repeat it; Esc clears
+	// it); fromOverview: the core shown was opened from the chip overview
+	// (Esc goes back to it).
+	found        string
+	fromOverview bool
+	searching    bool
+	query        string
+	status       string
 }
 
 // NewViewer returns a viewer drawing src on s (an initialized screen). With
@@ -213,8 +221,19 @@ func (v *Viewer) key(tl *traces.Timeline, ev *tcell.EventKey) bool {
 		col = 1
 	}
 	switch ev.Key() {
-	case tcell.KeyCtrlC, tcell.KeyEscape:
+	case tcell.KeyCtrlC:
 		return false
+	case tcell.KeyEscape:
+		// Back one step before quitting: an active search, then the core
+		// opened from the chip overview.
+		switch {
+		case v.found != "":
+			v.found, v.status = "", "search cleared"
+		case !v.overview && v.fromOverview:
+			v.overview, v.fromOverview = true, false
+		default:
+			return false
+		}
 	case tcell.KeyLeft:
 		v.follow = false
 		if ev.Modifiers()&tcell.ModShift != 0 {
@@ -242,9 +261,13 @@ func (v *Viewer) key(tl *traces.Timeline, ev *tcell.EventKey) bool {
 	case tcell.KeyPgDn:
 		v.switchCore(tl, +v.pageRows())
 	case tcell.KeyEnter:
-		if v.overview {
-			v.overview = false
+		switch {
+		case v.overview:
+			v.overview, v.fromOverview = false, true
 			v.status = fmt.Sprintf("core %d", v.core)
+		case v.found != "":
+			v.query = v.found
+			v.search(tl, +1)
 		}
 	case tcell.KeyHome:
 		v.start(tl)
@@ -267,7 +290,17 @@ func (v *Viewer) key(tl *traces.Timeline, ev *tcell.EventKey) bool {
 			v.cursor += col
 			v.show(v.cursor)
 		case 'n':
-			v.nextStall(tl, +1)
+			if v.found != "" {
+				v.query = v.found
+				v.search(tl, +1)
+			} else {
+				v.nextStall(tl, +1)
+			}
+		case 'N':
+			if v.found != "" {
+				v.query = v.found
+				v.search(tl, -1)
+			}
 		case 'p':
 			v.nextStall(tl, -1)
 		case 'g':
@@ -427,7 +460,8 @@ func (v *Viewer) searchKey(tl *traces.Timeline, ev *tcell.EventKey) {
 		v.status = ""
 	case tcell.KeyEnter:
 		v.searching = false
-		v.search(tl)
+		v.found = strings.TrimSpace(v.query)
+		v.search(tl, +1)
 	case tcell.KeyBackspace, tcell.KeyBackspace2:
 		if len(v.query) > 0 {
 			r := []rune(v.query)
@@ -438,9 +472,10 @@ func (v *Viewer) searchKey(tl *traces.Timeline, ev *tcell.EventKey) {
 	}
 }
 
-// search moves the cursor to the next instruction of the core (after the
-// cursor, wrapping around) whose text contains the query.
-func (v *Viewer) search(tl *traces.Timeline) {
+// search moves the cursor to the next (dir > 0) or previous instruction
+// of the core, from the cursor and wrapping around, whose text contains the
+// query.
+func (v *Viewer) search(tl *traces.Timeline, dir int) {
 	q := strings.TrimSpace(v.query)
 	c := tl.Core(v.core)
 	if q == "" || c == nil {
@@ -449,6 +484,8 @@ func (v *Viewer) search(tl *traces.Timeline) {
 	match := func(s *traces.Slice) bool {
 		return s.Cause == arch.Busy && (strings.Contains(tl.Name(s), q) || strings.Contains(tl.Text(s), q))
 	}
+	// find returns the first match starting after `after` (at it too unless
+	// strict), or with dir < 0 the last one starting before it.
 	find := func(after sim.Time, strict bool) (sim.Time, int, *traces.Slice) {
 		var best *traces.Slice
 		var bp int
@@ -457,9 +494,21 @@ func (v *Viewer) search(tl *traces.Timeline) {
 			i := l.Search(func(s *traces.Slice) bool {
 				return s.From > after || (!strict && s.From == after)
 			})
-			for _, s := range l.Scan(i) {
+			if dir > 0 {
+				for _, s := range l.Scan(i) {
+					if match(&s) {
+						if best == nil || s.From < best.From {
+							best, bp = &s, p
+						}
+						break
+					}
+				}
+				continue
+			}
+			j := l.Search(func(s *traces.Slice) bool { return s.From >= after })
+			for _, s := range l.ScanBack(j - 1) {
 				if match(&s) {
-					if best == nil || s.From < best.From {
+					if best == nil || s.From > best.From {
 						best, bp = &s, p
 					}
 					break
@@ -474,7 +523,11 @@ func (v *Viewer) search(tl *traces.Timeline) {
 	t, p, s := find(v.cursor, true)
 	wrapped := false
 	if s == nil {
-		t, p, s = find(tl.From, false)
+		from := tl.From
+		if dir < 0 {
+			from = tl.To + 1
+		}
+		t, p, s = find(from, false)
 		wrapped = true
 	}
 	if s == nil {
