@@ -25,8 +25,20 @@ import (
 // has none), written beside the standard keys.
 type Report struct {
 	Machine string `json:"machine"`
+	// MachineConfig is the effective machine the run used: its machine file
+	// after every machine.* --set override, as `davinci-sim machines NAME
+	// --resolved` prints it (sizes, clocks and bandwidths as text with their
+	// unit). Saved as a file it is a valid machine file for -m, so a run can
+	// be repeated on exactly this machine even after the embedded one changes.
+	MachineConfig map[string]any `json:"machine_config"`
+	// Overrides lists the run's --set options as given (path=value, program
+	// and machine paths, in order); empty when there were none.
+	Overrides []string `json:"overrides"`
+	// Version is the davinci-sim build that produced the report (package
+	// version).
+	Version string `json:"version"`
 	// Program is the program's kind and resolved parameters.
-	Program   map[string]any          `json:"program"`
+	Program   Program                 `json:"program"`
 	Time      TimeReport              `json:"time"`
 	Flops     *FlopsReport            `json:"flops,omitempty"`
 	Pipes     map[string]PipeReport   `json:"pipes"` // aggregated over the cores used
