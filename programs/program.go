@@ -220,10 +220,18 @@ func (f *File) Resolve(p string) string {
 // MachineFor returns the machine a run of f uses: opts.Machine, else the
 // file's (or a --set program.machine override of it), else DefaultMachine,
 // with machine.* overrides applied.
+//
+// A machine file named by the program file's own machine: key resolves
+// relative to the program file's directory, as its other paths do; -m and
+// --set program.machine come from the command line and resolve relative to
+// the current directory. Embedded machine names are never paths.
 func MachineFor(f *File, opts Options) (*machines.Machine, error) {
 	name := opts.Machine
 	if name == "" {
 		name = f.Machine
+		if isMachinePath(name) {
+			name = f.Resolve(name)
+		}
 		for _, o := range opts.Overrides { // --set program.machine=… replaces the file's key
 			if strings.EqualFold(o.Path, "program.machine") {
 				name = o.Value
@@ -234,6 +242,15 @@ func MachineFor(f *File, opts Options) (*machines.Machine, error) {
 		name = DefaultMachine
 	}
 	return machines.Load(name, opts.Overrides)
+}
+
+// isMachinePath reports whether a machine: value names a file (it has a
+// directory or an extension) rather than an embedded machine.
+func isMachinePath(name string) bool {
+	if name == "" || slices.Contains(machines.Names(), name) {
+		return false
+	}
+	return strings.ContainsAny(name, `/\`) || filepath.Ext(name) != ""
 }
 
 // CheckOverrides reports --set paths that address neither the program nor
