@@ -206,7 +206,34 @@ func (f *File) Decode(out any, opts Options) error {
 	if err := machines.ApplyOverrides(f.Config, out, "program", opts.Overrides); err != nil {
 		return err
 	}
+	if err := f.refuseZero(); err != nil {
+		return err
+	}
 	return machines.DecodeStrict(f.Config, out)
+}
+
+// zeroRefused lists, per program kind, the keys whose Go zero value stands
+// for "not given" (the default applies) and so cannot also be a value: an
+// explicit 0 in the file or from --set is refused, like m: 0, rather than
+// silently becoming the default. Keys where 0 is a documented "auto" (gemm
+// cores: 0 = all, tiling sizes 0 = the default tile) are not listed.
+var zeroRefused = map[string]map[string]string{
+	"lu-fused": {"n_fused": "must be ≥ 1 (1 = no fusion), or −1 for the most that fit L1; leave the key out for 1"},
+	"lu-gemm":  {"n_fused": "must be ≥ 1 (the rank-nb updates fused; 1 = a plain update); leave the key out for 1"},
+}
+
+// refuseZero returns the error for a key of zeroRefused given as 0.
+func (f *File) refuseZero() error {
+	v := f.Config.Viper()
+	for key, why := range zeroRefused[f.Kind.Name] {
+		if !v.IsSet(key) {
+			continue
+		}
+		if fmt.Sprint(v.Get(key)) == "0" { // int from the file, the field's type from --set
+			return fmt.Errorf("%s: key %q: %s (got 0)", f.Path, key, why)
+		}
+	}
+	return nil
 }
 
 // Resolve returns a path from the program file relative to its directory.
