@@ -39,6 +39,9 @@ type RunHooks struct {
 	// interrupt, a time limit): Execute returns an error wrapping
 	// context.Cause. It is checked every CancelEvery events.
 	Context context.Context
+	// Meter, when not nil, is set up to measure the run's progress (read
+	// it from Progress); see WorkMeter.
+	Meter *WorkMeter
 }
 
 // CancelEvery is how often (in events) a run checks RunHooks.Context: a few
@@ -97,6 +100,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	start := time.Now()
 	prog := job.Program()
+	if hooks.Meter != nil && prog.Generated { // hand-written streams may not be re-iterable
+		hooks.Meter.attach(&prog)
+	}
 	if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("stopped before the run: %w", context.Cause(ctx))
 	}

@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/programs"
 	"github.com/davinci-sim/davinci-sim/version"
 )
 
@@ -69,5 +72,23 @@ func TestVersionFlag(t *testing.T) {
 	b, code2, _ := runCLI(t, "version")
 	if code != 0 || code2 != 0 || a != b || a != "davinci-sim "+version.String()+"\n" {
 		t.Errorf("--version %q (exit %d), version %q (exit %d)", a, code, b, code2)
+	}
+}
+
+// The progress line shows the share done and an ETA once both can be told.
+func TestProgressLine(t *testing.T) {
+	if got := progressLine(nil, 0, 5, time.Second); strings.Contains(got, "%") {
+		t.Errorf("unmetered: %q", got)
+	}
+	f, err := programs.Parse("p.yaml", ".", []byte("kind: hgemm\nm: 64\nn: 64\nk: 64\nnumerics: off\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m programs.WorkMeter
+	if _, err := programs.Execute(f, programs.Options{}, programs.RunHooks{Meter: &m}); err != nil {
+		t.Fatal(err)
+	}
+	if got := progressLine(&m, 0, 5, 10*time.Second); !strings.Contains(got, "100.0 % of ") || !strings.Contains(got, "ETA 0s") {
+		t.Errorf("metered: %q", got)
 	}
 }
