@@ -66,6 +66,7 @@ reporting time, stalls by cause, buffer occupancy and numerical error.`,
 		validate.AddCommand(mk())
 	}
 	root.AddCommand(validate)
+	registerCompletions(root)
 	return root
 }
 
