@@ -7,10 +7,13 @@ import (
 	"testing"
 )
 
-// TestRecordedSubset checks the committed subset of the recorded vectors
-// (every GPU, input and output format present) bit for bit.
-func TestRecordedSubset(t *testing.T) {
-	sets, err := FindVectorSets(filepath.Join("testdata", "tc-vectors"))
+// vectorsDir is the recorded vectors shipped with the repository.
+var vectorsDir = filepath.Join("..", "testdata", "tc-vectors")
+
+// TestRecordedVectors checks every recorded file set (every GPU, input and
+// output format, all 5000 lines) bit for bit.
+func TestRecordedVectors(t *testing.T) {
+	sets, err := FindVectorSets(vectorsDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,8 +22,8 @@ func TestRecordedSubset(t *testing.T) {
 	}
 	for _, s := range sets {
 		r := checkSet(t, s)
-		if r.Checked != 300 {
-			t.Errorf("%s %v→%v: checked %d, want 300", s.GPU, s.Input, s.Output, r.Checked)
+		if r.Checked != 5000 {
+			t.Errorf("%s %v→%v: checked %d, want 5000", s.GPU, s.Input, s.Output, r.Checked)
 		}
 		for _, x := range r.First {
 			t.Errorf("%s %v→%v line %d: got %08x want %08x", s.GPU, s.Input, s.Output, x.Line, x.Got, x.Want)
@@ -29,7 +32,7 @@ func TestRecordedSubset(t *testing.T) {
 }
 
 func TestFindVectorSetsErrors(t *testing.T) {
-	src := filepath.Join("testdata", "tc-vectors", "V100", "fp16")
+	src := filepath.Join(vectorsDir, "V100", "fp16")
 	mk := func(t *testing.T, skip string) string {
 		dir := t.TempDir()
 		dst := filepath.Join(dir, "V100", "fp16")

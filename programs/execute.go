@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/report"
 	"github.com/davinci-sim/davinci-sim/sim"
+	"github.com/davinci-sim/davinci-sim/version"
 )
 
 // badInput marks errors caused by the program file, its parameters or the
@@ -36,6 +39,9 @@ type RunHooks struct {
 	// interrupt, a time limit): Execute returns an error wrapping
 	// context.Cause. It is checked every CancelEvery events.
 	Context context.Context
+	// Meter, when not nil, is set up to measure the run's progress (read
+	// it from Progress); see WorkMeter.
+	Meter *WorkMeter
 }
 
 // CancelEvery is how often (in events) a run checks RunHooks.Context: a few
@@ -94,6 +100,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	start := time.Now()
 	prog := job.Program()
+	if hooks.Meter != nil && prog.Generated { // hand-written streams may not be re-iterable
+		hooks.Meter.attach(&prog)
+	}
 	if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("stopped before the run: %w", context.Cause(ctx))
 	}
@@ -106,7 +115,13 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		}
 		return nil, err
 	}
-	rep := &report.Report{Machine: m.Name}
+	rep := &report.Report{Machine: m.Name, Version: version.String(), Overrides: []string{}}
+	for _, o := range opts.Overrides {
+		rep.Overrides = append(rep.Overrides, o.String())
+	}
+	if err := yaml.Unmarshal(m.YAML(nil), &rep.MachineConfig); err != nil {
+		return nil, fmt.Errorf("machine %s: the effective configuration does not read back: %w", m.Name, err)
+	}
 	var used []int
 	for i, s := range prog.Cores {
 		if s != nil {

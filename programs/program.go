@@ -206,7 +206,34 @@ func (f *File) Decode(out any, opts Options) error {
 	if err := machines.ApplyOverrides(f.Config, out, "program", opts.Overrides); err != nil {
 		return err
 	}
+	if err := f.refuseZero(); err != nil {
+		return err
+	}
 	return machines.DecodeStrict(f.Config, out)
+}
+
+// zeroRefused lists, per program kind, the keys whose Go zero value stands
+// for "not given" (the default applies) and so cannot also be a value: an
+// explicit 0 in the file or from --set is refused, like m: 0, rather than
+// silently becoming the default. Keys where 0 is a documented "auto" (gemm
+// cores: 0 = all, tiling sizes 0 = the default tile) are not listed.
+var zeroRefused = map[string]map[string]string{
+	"lu-fused": {"n_fused": "must be ≥ 1 (1 = no fusion), or −1 for the most that fit L1; leave the key out for 1"},
+	"lu-gemm":  {"n_fused": "must be ≥ 1 (the rank-nb updates fused; 1 = a plain update); leave the key out for 1"},
+}
+
+// refuseZero returns the error for a key of zeroRefused given as 0.
+func (f *File) refuseZero() error {
+	v := f.Config.Viper()
+	for key, why := range zeroRefused[f.Kind.Name] {
+		if !v.IsSet(key) {
+			continue
+		}
+		if fmt.Sprint(v.Get(key)) == "0" { // int from the file, the field's type from --set
+			return fmt.Errorf("%s: key %q: %s (got 0)", f.Path, key, why)
+		}
+	}
+	return nil
 }
 
 // Resolve returns a path from the program file relative to its directory.
@@ -220,10 +247,18 @@ func (f *File) Resolve(p string) string {
 // MachineFor returns the machine a run of f uses: opts.Machine, else the
 // file's (or a --set program.machine override of it), else DefaultMachine,
 // with machine.* overrides applied.
+//
+// A machine file named by the program file's own machine: key resolves
+// relative to the program file's directory, as its other paths do; -m and
+// --set program.machine come from the command line and resolve relative to
+// the current directory. Embedded machine names are never paths.
 func MachineFor(f *File, opts Options) (*machines.Machine, error) {
 	name := opts.Machine
 	if name == "" {
 		name = f.Machine
+		if isMachinePath(name) {
+			name = f.Resolve(name)
+		}
 		for _, o := range opts.Overrides { // --set program.machine=… replaces the file's key
 			if strings.EqualFold(o.Path, "program.machine") {
 				name = o.Value
@@ -234,6 +269,15 @@ func MachineFor(f *File, opts Options) (*machines.Machine, error) {
 		name = DefaultMachine
 	}
 	return machines.Load(name, opts.Overrides)
+}
+
+// isMachinePath reports whether a machine: value names a file (it has a
+// directory or an extension) rather than an embedded machine.
+func isMachinePath(name string) bool {
+	if name == "" || slices.Contains(machines.Names(), name) {
+		return false
+	}
+	return strings.ContainsAny(name, `/\`) || filepath.Ext(name) != ""
 }
 
 // CheckOverrides reports --set paths that address neither the program nor

@@ -2,9 +2,8 @@
 // time, throughput, pipe stalls, buffer occupancy, GM traffic, numerical
 // error, and the program-specific sections (HPLMxP, LUGEMM, GPUBench), all
 // as Go structs whose json tags are the keys. The keys are documented in
-// DESIGN.md "report.json" (../shared/DESIGN.md), the additions beyond it in
-// docs/design-notes.md "report.json", and the program sections on their
-// types here. report.json is written by WriteJSON (top-level keys sorted),
+// docs/report.md (the contract; TestReportDocumented keeps it and the code
+// in step), the program sections also on their types here. report.json is written by WriteJSON (top-level keys sorted),
 // the human summary by WriteSummary.
 package report
 
@@ -20,13 +19,25 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch"
 )
 
-// Report is report.json. Keys are stable (DESIGN.md "report.json"); more may
-// be added. Program-specific sections are typed fields (nil when the program
+// Report is report.json. Keys are stable (docs/report.md); more may be
+// added. Program-specific sections are typed fields (nil when the program
 // has none), written beside the standard keys.
 type Report struct {
 	Machine string `json:"machine"`
+	// MachineConfig is the effective machine the run used: its machine file
+	// after every machine.* --set override, as `davinci-sim machines NAME
+	// --resolved` prints it (sizes, clocks and bandwidths as text with their
+	// unit). Saved as a file it is a valid machine file for -m, so a run can
+	// be repeated on exactly this machine even after the embedded one changes.
+	MachineConfig map[string]any `json:"machine_config"`
+	// Overrides lists the run's --set options as given (path=value, program
+	// and machine paths, in order); empty when there were none.
+	Overrides []string `json:"overrides"`
+	// Version is the davinci-sim build that produced the report (package
+	// version).
+	Version string `json:"version"`
 	// Program is the program's kind and resolved parameters.
-	Program   map[string]any          `json:"program"`
+	Program   Program                 `json:"program"`
 	Time      TimeReport              `json:"time"`
 	Flops     *FlopsReport            `json:"flops,omitempty"`
 	Pipes     map[string]PipeReport   `json:"pipes"` // aggregated over the cores used
@@ -327,8 +338,7 @@ func CheckPath(path string) error {
 		case reflect.Struct:
 			var keys []string
 			var next reflect.Type
-			for j := range t.NumField() {
-				f := t.Field(j)
+			for _, f := range jsonFields(t) {
 				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 				if name == "" || name == "-" {
 					continue
@@ -352,4 +362,25 @@ func CheckPath(path string) error {
 		}
 	}
 	return nil
+}
+
+// jsonFields returns the fields of struct type t that carry report keys:
+// its tagged fields, and those of the untagged struct fields that stand for
+// alternative shapes written in its place (HPLMxPRefinement's Solved and
+// Timed, one of which its MarshalJSON writes).
+func jsonFields(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	for j := range t.NumField() {
+		f := t.Field(j)
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Tag.Get("json") == "" && ft.Kind() == reflect.Struct {
+			out = append(out, jsonFields(ft)...)
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }

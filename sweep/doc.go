@@ -43,7 +43,7 @@
 // single write, so an interrupted study loses only the points in flight;
 // at the end it is rewritten sorted by index, and results.csv (index, one
 // column per parameter, status, one column per metric, error) and the plots
-// (NAME.png, NAME.svg) are written. These files do not depend on the number
+// (NAME.png, NAME.svg, NAME.pdf) are written. These files do not depend on the number
 // of workers. Run with Options.Resume skips the points already recorded
 // (failed ones included) after checking that every record matches the
 // study; a corrupt, truncated or foreign record is a bad-input error naming

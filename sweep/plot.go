@@ -1,6 +1,9 @@
 package sweep
 
 import (
+	"time"
+
+	"codeberg.org/go-pdf/fpdf"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -59,7 +62,7 @@ type line struct {
 }
 
 // DrawPlot draws plot pl from the records (ok and check-failed points
-// with numeric values) into dir/NAME.png and dir/NAME.svg. Points that
+// with numeric values) into dir/NAME.png, .svg and .pdf. Points that
 // cannot be drawn (non-numeric, or not positive on a log axis) are left
 // out with a warning on log; a plot with nothing to draw is skipped with a
 // warning.
@@ -187,15 +190,14 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 	}
 
 	p := plot.New()
-	p.Title.Text = pl.Title
-	p.X.Label.Text = pl.X
-	p.Y.Label.Text = pl.Y[0]
+	p.Title.Text = plotTitle(pl)
+	p.X.Label.Text = axisTitle(pl.X)
+	p.Y.Label.Text = axisTitle(pl.Y[0])
 	if len(pl.Y) > 1 {
-		// The legend names each metric; the axis gets their common last
-		// segment (e.g. rel_fro), if any.
-		p.Y.Label.Text = last(pl.Y[0])
+		// The legend names each metric; the axis gets their common title
+		// (e.g. the relative error), if any.
 		for _, y := range pl.Y[1:] {
-			if last(y) != p.Y.Label.Text {
+			if axisTitle(y) != p.Y.Label.Text {
 				p.Y.Label.Text = ""
 			}
 		}
@@ -238,12 +240,22 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 			p.Legend.Add(l.label, ln, sc)
 		}
 	}
-	for _, ext := range []string{".png", ".svg"} {
+	for _, ext := range []string{".png", ".svg", ".pdf"} {
 		if err := savePlot(p, filepath.Join(dir, pl.Name+ext)); err != nil {
 			return fmt.Errorf("plot %s: %v", pl.Name, err)
 		}
 	}
 	return nil
+}
+
+// PDFs carry a creation date and list their objects in map order unless
+// told otherwise; fixing both keeps the plots byte-identical between runs
+// (a study's outputs are compared to check they are current).
+func init() {
+	epoch := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	fpdf.SetDefaultCreationDate(epoch)
+	fpdf.SetDefaultModificationDate(epoch)
+	fpdf.SetDefaultCatalogSort(true)
 }
 
 // savePlot renders p to path through a temporary file (the format follows

@@ -12,9 +12,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/davinci-sim/davinci-sim/machines"
 )
 
 // maxLine bounds one results.jsonl line.
@@ -193,10 +196,21 @@ func writeAtomic(path string, data []byte) error {
 // WriteCSV writes the records (sorted by index) as CSV: index, one column
 // per varied parameter, status, one column per metric, error. Numbers are
 // written as in the JSON; missing metrics are empty cells.
+//
+// A parameter whose values are all sizes with a unit (256KiB, 1MiB) gets a
+// second column, NAME_bytes, right after it: the size in bytes, for plotting
+// and fitting without parsing units.
 func WriteCSV(w io.Writer, s *Study, recs []Record) error {
 	cw := csv.NewWriter(w)
 	head := []string{"index"}
-	head = append(head, s.Params...)
+	sizes := map[string]bool{}
+	for _, q := range s.Params {
+		head = append(head, q)
+		if sizeParam(q, recs) {
+			sizes[q] = true
+			head = append(head, q+"_bytes")
+		}
+	}
 	head = append(head, "status")
 	head = append(head, s.Metrics...)
 	head = append(head, "error")
@@ -207,6 +221,10 @@ func WriteCSV(w io.Writer, s *Study, recs []Record) error {
 		row := []string{fmt.Sprint(r.Index)}
 		for _, q := range s.Params {
 			row = append(row, r.Params[q])
+			if sizes[q] {
+				n, _ := machines.ParseSize(r.Params[q])
+				row = append(row, strconv.FormatInt(int64(n), 10))
+			}
 		}
 		row = append(row, r.Status)
 		for _, m := range s.Metrics {
@@ -302,4 +320,20 @@ func sameFile(a, b string) bool {
 		return filepath.Clean(a) == filepath.Clean(b)
 	}
 	return os.SameFile(sa, sb)
+}
+
+// sizeParam reports whether every value of parameter q in recs is a size
+// and at least one has a unit (plain numbers need no second column).
+func sizeParam(q string, recs []Record) bool {
+	unit := false
+	for _, r := range recs {
+		v := r.Params[q]
+		if _, err := machines.ParseSize(v); err != nil {
+			return false
+		}
+		if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
+			unit = true
+		}
+	}
+	return unit
 }

@@ -62,7 +62,8 @@ func readFile(t *testing.T, path string) []byte {
 }
 
 var outputFiles = []string{ResultsJSONL, ResultsCSV,
-	"flops_tflops-vs-machine_core_buffers_L1.png", "flops_tflops-vs-machine_core_buffers_L1.svg", "cat.png", "cat.svg"}
+	"flops_tflops-vs-machine_core_buffers_L1.png", "flops_tflops-vs-machine_core_buffers_L1.svg", "flops_tflops-vs-machine_core_buffers_L1.pdf",
+	"cat.png", "cat.svg", "cat.pdf"}
 
 func sameOutputs(t *testing.T, a, b string) {
 	t.Helper()
@@ -119,10 +120,10 @@ func TestRunDeterministicAcrossJobs(t *testing.T) {
 	}
 	csv := string(readFile(t, filepath.Join(out1, ResultsCSV)))
 	lines := strings.Split(strings.TrimSpace(csv), "\n")
-	if len(lines) != 13 || lines[0] != "index,program.tiling.bm,machine.core.buffers.L1,status,flops.tflops,buffers.L1.capacity_bytes,program.tiling.bm,hplmxp.n,error" {
+	if len(lines) != 13 || lines[0] != "index,program.tiling.bm,machine.core.buffers.L1,machine.core.buffers.L1_bytes,status,flops.tflops,buffers.L1.capacity_bytes,program.tiling.bm,hplmxp.n,error" {
 		t.Errorf("csv:\n%s", csv)
 	}
-	if !strings.HasPrefix(lines[9], "8,1024,256KiB,failed,,,,,") {
+	if !strings.HasPrefix(lines[9], "8,1024,256KiB,262144,failed,,,,,") {
 		t.Errorf("csv failed row: %s", lines[9])
 	}
 }
@@ -358,5 +359,21 @@ func TestPointTimeoutAndInterrupt(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, ResultsJSONL)); len(b) != 0 {
 		t.Errorf("an interrupted point was recorded: %s", b)
+	}
+}
+
+// Axis titles carry units, every plot has a title.
+func TestAxisTitles(t *testing.T) {
+	for key, want := range map[string]string{
+		"flops.tflops": "Throughput (TFLOP/s)", "pipes.M.busy": "M: Busy fraction",
+		"buffers.L1.peak_fraction": "L1: Peak occupancy (fraction of capacity)", "error.rel_fro": "Relative error (Frobenius norm)",
+		"machine.core.buffers.L1": "L1 size", "program.tiling.bm": "program.tiling.bm",
+	} {
+		if got := axisTitle(key); got != want {
+			t.Errorf("axisTitle(%q) = %q, want %q", key, got, want)
+		}
+	}
+	if got := plotTitle(Plot{X: "machine.core.buffers.L1", Y: []string{"flops.tflops"}}); got != "Throughput (TFLOP/s) against L1 size" {
+		t.Errorf("plotTitle = %q", got)
 	}
 }

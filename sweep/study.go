@@ -67,7 +67,7 @@ type Point struct {
 
 // Plot is one figure: Y against X with one line per series.
 type Plot struct {
-	// Name is the file base name (DIR/NAME.png, DIR/NAME.svg).
+	// Name is the file base name (DIR/NAME.png, .svg, .pdf).
 	Name string
 	// Title is printed above the plot ("" for none).
 	Title string

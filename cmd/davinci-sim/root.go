@@ -3,15 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
-	"runtime/debug"
 	"runtime/pprof"
 
 	"github.com/spf13/cobra"
-)
 
-// version is set at build time with -ldflags "-X main.version=…"; when empty
-// the module version recorded by the Go toolchain is used.
-var version = ""
+	"github.com/davinci-sim/davinci-sim/version"
+)
 
 // subcommands holds the constructors of the top-level commands other than
 // version and validate; each command's file appends itself in an init func,
@@ -31,7 +28,9 @@ them, executing real programs with bit-accurate FP16/FP32 arithmetic and
 reporting time, stalls by cause, buffer occupancy and numerical error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version.String(),
 	}
+	root.SetVersionTemplate("davinci-sim {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput(err) })
 	var cpuProfile string
 	var profFile *os.File
@@ -67,28 +66,19 @@ reporting time, stalls by cause, buffer occupancy and numerical error.`,
 		validate.AddCommand(mk())
 	}
 	root.AddCommand(validate)
+	registerCompletions(root)
 	return root
 }
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the davinci-sim version",
+		Short: "Print the davinci-sim version (also: --version)",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, args []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), "davinci-sim", buildVersion())
+			fmt.Fprintln(cmd.OutOrStdout(), "davinci-sim", version.String())
 		},
 	}
-}
-
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }
 
 func newValidateCmd() *cobra.Command {

@@ -124,9 +124,10 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	progress := !f.quiet && isTerminal(stderr)
 	wallStart := time.Now()
 	if progress {
+		hooks.Meter = &programs.WorkMeter{}
 		hooks.ProgressEvery = 1 << 20
 		hooks.Progress = func(now sim.Time, events uint64) {
-			fmt.Fprintf(stderr, "\r  simulated %v, %d events, %.1f s wall", now, events, time.Since(wallStart).Seconds())
+			fmt.Fprintf(stderr, "\r\033[K  %s", progressLine(hooks.Meter, now, events, time.Since(wallStart)))
 		}
 	}
 	res, err := programs.Execute(file, opts, hooks)
@@ -252,6 +253,24 @@ func finishTrace(stderr io.Writer, rec *traces.Recorder, res *programs.Result, f
 		return fmt.Errorf("writing trace: %w", err)
 	}
 	return nil
+}
+
+// progressLine is the TTY progress of a run: the issued share of the
+// program's instructions and the time left at the rate so far, when the
+// program's size is known (see programs.WorkMeter), then simulated time,
+// events and wall time.
+func progressLine(m *programs.WorkMeter, now sim.Time, events uint64, wall time.Duration) string {
+	line := fmt.Sprintf("simulated %v, %d events, %.1f s wall", now, events, wall.Seconds())
+	frac, ok := m.Fraction()
+	if !ok {
+		return line
+	}
+	pct := fmt.Sprintf("%5.1f %% of %d instructions", 100*frac, m.Total())
+	if frac >= 0.01 && wall > time.Second {
+		left := time.Duration(float64(wall) * (1 - frac) / frac).Round(time.Second)
+		pct += fmt.Sprintf(", ETA %v", left)
+	}
+	return pct + "; " + line
 }
 
 func isTerminal(w io.Writer) bool {

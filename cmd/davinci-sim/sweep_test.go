@@ -35,7 +35,7 @@ func TestSweepCommand(t *testing.T) {
 		t.Errorf("summary: %q", msg)
 	}
 	csv, err := os.ReadFile(filepath.Join(out, "results.csv"))
-	if err != nil || !strings.Contains(string(csv), "2,1024,512KiB,failed,,") {
+	if err != nil || !strings.Contains(string(csv), "2,1024,512KiB,524288,failed,,") {
 		t.Errorf("results.csv: %v\n%s", err, csv)
 	}
 	// Shards and merge give the same CSV.

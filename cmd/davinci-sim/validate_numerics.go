@@ -15,9 +15,9 @@ import (
 
 func init() { validateSubcommands = append(validateSubcommands, newValidateNumericsCmd) }
 
-// defaultVectorsDir is the recorded-vector folder relative to the repository
-// (the shared folder sits beside the repository checkout).
-const defaultVectorsDir = "../shared/tc-vectors"
+// defaultVectorsDir is the recorded-vector folder shipped in the repository
+// (Khattak & Mikaitis, BSD 2-Clause: testdata/tc-vectors/LICENCE).
+const defaultVectorsDir = "testdata/tc-vectors"
 
 // numericsRow is one line of the report (also the JSON object).
 type numericsRow struct {

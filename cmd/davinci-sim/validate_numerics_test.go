@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/davinci-sim/davinci-sim/cube"
 )
 
 // execNumerics runs `validate numerics` with args and returns stdout,
@@ -27,11 +29,11 @@ func execNumerics(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
-// copyVectors copies the named GPU folders of the committed subset
-// (cube/testdata/tc-vectors) into a temporary vector folder.
+// copyVectors copies the named GPU folders of the shipped vectors
+// (testdata/tc-vectors) into a temporary vector folder.
 func copyVectors(t *testing.T, gpus ...string) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "cube", "testdata", "tc-vectors")
+	src := filepath.Join("..", "..", "testdata", "tc-vectors")
 	dst := t.TempDir()
 	for _, g := range gpus {
 		err := filepath.WalkDir(filepath.Join(src, g), func(p string, d os.DirEntry, err error) error {
@@ -75,8 +77,8 @@ func TestValidateNumericsJSON(t *testing.T) {
 				t.Errorf("row %v lacks key %q", r, k)
 			}
 		}
-		if r["checked"].(float64) != 300 || r["mismatches"].(float64) != 0 {
-			t.Errorf("row %v: want 300 checked, 0 mismatches", r)
+		if r["checked"].(float64) != 5000 || r["mismatches"].(float64) != 0 {
+			t.Errorf("row %v: want 5000 checked, 0 mismatches", r)
 		}
 	}
 	// Text form.
@@ -136,5 +138,21 @@ func writeGz(t *testing.T, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, gz(t, s), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A plain clone is enough: the default vector folder is the one shipped in
+// the repository, with its licence, found also from a subdirectory.
+func TestValidateNumericsDefaultShipped(t *testing.T) {
+	dir, _, err := resolveVectorsDir(defaultVectorsDir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "LICENCE")); err != nil {
+		t.Errorf("the shipped vectors have no licence: %v", err)
+	}
+	sets, err := cube.FindVectorSets(dir)
+	if err != nil || len(sets) != 48 {
+		t.Errorf("%s: %d sets, %v; want 48", dir, len(sets), err)
 	}
 }

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/programs"
+)
+
+// registerCompletions adds shell completion of flag values and arguments to
+// the commands under root (cobra's `davinci-sim completion bash|zsh|fish|
+// powershell` prints the script): machine names (or YAML files) for -m,
+// the numerics modes, trace and file extensions, directories for -o.
+func registerCompletions(root *cobra.Command) {
+	machineNames := func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return machines.Names(), cobra.ShellCompDirectiveDefault // names, or fall back to files
+	}
+	yamlFiles := func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return []cobra.Completion{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+	}
+	fixed := func(values ...string) cobra.CompletionFunc {
+		return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
+	}
+	dirs := func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return nil, cobra.ShellCompDirectiveFilterDirs
+	}
+	byFlag := map[string]cobra.CompletionFunc{
+		"machine":  machineNames,
+		"numerics": fixed(programs.NumericsFull, programs.NumericsSampled, programs.NumericsOff),
+		"trace": func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return []cobra.Completion{"json", "json.gz"}, cobra.ShellCompDirectiveFilterFileExt
+		},
+		"out":     dirs,
+		"vectors": dirs,
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for name, fn := range byFlag {
+			if c.Flags().Lookup(name) != nil {
+				_ = c.RegisterFlagCompletionFunc(name, fn) // only fails for an unknown or already registered flag
+			}
+		}
+		switch c.Name() {
+		case "run", "sweep":
+			if c.ValidArgsFunction == nil {
+				c.ValidArgsFunction = yamlFiles
+			}
+		case "machines":
+			if c.ValidArgsFunction == nil {
+				c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+					if len(args) > 0 {
+						return nil, cobra.ShellCompDirectiveNoFileComp
+					}
+					return machines.Names(), cobra.ShellCompDirectiveNoFileComp
+				}
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}

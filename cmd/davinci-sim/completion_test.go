@@ -1,0 +1,35 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Flag values complete in the shell: machine names for -m, the numerics
+// modes, machine names as the machines argument.
+func TestCompletion(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"__complete", "run", "p.yaml", "-m", ""}, []string{"ascend-910a", "a100", ":0"}},
+		{[]string{"__complete", "run", "p.yaml", "--numerics", ""}, []string{"full", "sampled", "off", ":4"}},
+		{[]string{"__complete", "machines", ""}, []string{"mi210", ":4"}},
+		{[]string{"__complete", "sweep", "s.yaml", "-o", ""}, []string{":16"}},
+	} {
+		out, code, err := runCLI(t, c.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %v", c.args, code, err)
+		}
+		lines := strings.Split(out, "\n")
+		for _, w := range c.want {
+			found := false
+			for _, l := range lines {
+				found = found || l == w
+			}
+			if !found {
+				t.Errorf("%v: no line %q in\n%s", c.args, w, out)
+			}
+		}
+	}
+}
