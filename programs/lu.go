@@ -49,6 +49,7 @@ func buildLU(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	o.apply(&p.Numerics, &p.Seed)
 	p.defaults()
+	p.chooseTiling(m)
 	p.fusedFromL1(m)
 	if err := p.validate(f.Path, m); err != nil {
 		return nil, err

@@ -75,6 +75,7 @@ func buildLUGEMM(f *File, m *machines.Machine, o Options) (Job, error) {
 	lp := LUParams{N: p.M + p.NFused*p.NB, NB: p.NB, NFused: p.NFused, NFusion: m.Cores, Trailing: p.Trailing,
 		Tiling: p.Tiling, Numerics: NumericsOff}
 	lp.defaults()
+	lp.chooseTiling(m)
 	lp.Numerics = NumericsOff
 	if err := lp.validate(f.Path, m); err != nil {
 		return nil, err
