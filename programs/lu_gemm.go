@@ -167,6 +167,13 @@ func (j *luGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) 
 	}
 	sec := &report.LUGEMM{M: j.p.M, NB: j.p.NB, K: j.p.NFused * j.p.NB, TFLOPS: rep.Flops.TFLOPS,
 		OperationalIntensity: rep.Memory.OperationalIntensity, GMBytes: bytes, Seconds: secs}
+	if hbm := st.Traffic.HBM(); hbm > 0 {
+		sec.HBMBytes = float64(hbm)
+		sec.OperationalIntensityHBM = flops / float64(hbm)
+	}
+	b := pl.bound(flops, len(pl.fu), gemmPaths(pl, len(pl.fu), j.g), st.Traffic)
+	finishBound(&b, flops, secs)
+	sec.Bound = &b
 	rep.LUGEMM = sec
 	if j.Mode() != arch.Functional {
 		return nil

@@ -263,12 +263,24 @@ func TestLUZoneBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		total := 0.0
-		for _, z := range hpl(t, res).Zones {
+		total, hbm := 0.0, 0.0
+		for name, z := range hpl(t, res).Zones {
 			total += z.GMBytes
+			hbm += z.HBMBytes
+			// The bound is a lower bound on each kernel's time.
+			if b := z.Bound; b == nil || !(b.Efficiency > 0 && b.Efficiency <= 1) || z.L2HitRate < 0 || z.L2HitRate > 1 {
+				t.Errorf("%q: zone %s: bound %+v, L2 hit rate %v", y, name, b, z.L2HitRate)
+			}
 		}
 		if want := float64(res.Stats.GMReadBytes + res.Stats.GMWriteBytes); total != want || total == 0 {
 			t.Errorf("%q: zones' GM bytes %v, run's GM traffic %v", y, total, want)
+		}
+		// Per-kernel HBM traffic, measured, adds up to the run's.
+		if want := float64(res.Stats.Traffic.HBM()); hbm != want || hbm == 0 || hbm > total {
+			t.Errorf("%q: zones' HBM bytes %v, run's %v (GM %v)", y, hbm, want, total)
+		}
+		if m := res.Report.Memory; m.OperationalIntensityHBM < m.OperationalIntensity {
+			t.Errorf("%q: flop per HBM byte %v below flop per GM byte %v", y, m.OperationalIntensityHBM, m.OperationalIntensity)
 		}
 	}
 }

@@ -56,6 +56,12 @@ func TestLUDefaultTilingGrid(t *testing.T) {
 				if g := res.Report.LUGEMM; numerics == "full" && (g.GoldenMismatches == nil || *g.GoldenMismatches != 0) {
 					t.Fatalf("%s: golden mismatches %v", name, g.GoldenMismatches)
 				}
+				if b := res.Report.LUGEMM.Bound; b == nil || !(b.Efficiency > 0 && b.Efficiency <= 1) {
+					t.Fatalf("%s: bound %+v", name, b)
+				}
+				if tr := res.Stats.Traffic; tr.GM() != res.Stats.GMReadBytes+res.Stats.GMWriteBytes || tr.HBM() > tr.GM() || tr.HBMWrite != tr.GMWrite {
+					t.Fatalf("%s: traffic %+v", name, tr)
+				}
 				t.Logf("%s: n_fused %d tiling %d×%d×%d", name, p.NFused, tl.BM, tl.BN, tl.BK)
 			}
 		}
