@@ -119,13 +119,10 @@ func luTileFits(buf machines.Buffers, nb, kMax, tb, bm, bn, bk int) bool {
 }
 
 // luUBSet is the UB bytes of one epilogue set of a bm×bn tile: the loaded
-// trailing tile and the FP32 product (8 bytes per element for an FP32
-// trailing matrix), plus the FP32 copy of the tile for FP16 (10 bytes).
+// trailing tile and the product, both in the trailing precision (tb bytes
+// per element each).
 func luUBSet(bm, bn, tb int) int64 {
-	if tb == 2 {
-		return int64(bm) * int64(bn) * 10
-	}
-	return int64(bm) * int64(bn) * 8
+	return int64(bm) * int64(bn) * 2 * int64(tb)
 }
 
 // chooseTiling fills the tiling keys left at 0. bk is the largest multiple
@@ -133,9 +130,9 @@ func luUBSet(bm, bn, tb int) int64 {
 // buffers fit for this nb, trailing precision and n_fused (luTileFits):
 // among bm ≤ 256 and bn ≤ 128, multiples of 16 dividing nb, the largest
 // bm·bn (the output tile sets the reuse of the staged operands), ties to
-// the larger bm (more rows share each streamed U chunk). With an FP32
-// trailing matrix this is 256×128 for nb ≥ 256 (the UB holds one 256×128
-// epilogue set); with FP16 the set takes 10 bytes per element, so 256×64.
+// the larger bm (more rows share each streamed U chunk): 256×128 for
+// nb ≥ 256 with either trailing precision (the UB holds one FP32 256×128
+// epilogue set, or two FP16 ones).
 // A large n_fused lowers bm until the L rows fit L1. n_fused = −1 (the most
 // that fit L1) chooses for one fused iteration. When nothing fits, the
 // largest candidates are kept and newLUPlan names the buffer.

@@ -160,7 +160,9 @@ func TestLUBadInput(t *testing.T) {
 	for _, c := range cases {
 		sets := []string{c.set}
 		if c.set == "program.n_fused=9" {
-			sets = append(sets, "program.n_fusion=8", "program.n=4096")
+			// With the default tiling bm shrinks until the L rows fit L1;
+			// a fixed bm = 256 fits at most 7.
+			sets = append(sets, "program.n_fusion=8", "program.n=4096", "program.tiling.bm=256")
 		}
 		_, err := runLU(t, base, sets...)
 		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
@@ -168,8 +170,8 @@ func TestLUBadInput(t *testing.T) {
 		}
 	}
 	// nb too large for the buffers: a 256-row group of a 4096-wide panel
-	// overflows L1.
-	_, err := runLU(t, "kind: lu-fused\nn: 8192\nnb: 4096\nnumerics: off\n")
+	// overflows L1 (the default tiling would take bm = 64).
+	_, err := runLU(t, "kind: lu-fused\nn: 8192\nnb: 4096\nnumerics: off\ntiling: {bm: 256}\n")
 	if !badinput.Is(err) || !strings.Contains(err.Error(), "too large") {
 		t.Errorf("nb 4096: got %v", err)
 	}
