@@ -419,7 +419,7 @@ func (pl *luPlan) emitEpilogue(e *emitter, st *gemmState, g *luGEMM, tile *luCol
 	cols := tile.cols
 	nel := rows * cols
 	base := int64(u) * pl.ubSet
-	x := base                          // loaded tile (trailing format)
+	x := base                           // loaded tile (trailing format)
 	y := base + int64(nel)*int64(pl.tb) // product (trailing format)
 	rowB := int64(cols) * int64(pl.tb)
 	if g.epi == epiStore16 {
