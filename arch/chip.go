@@ -54,6 +54,7 @@ type Chip struct {
 	cores []CoreModel
 
 	gmRead, gmWrite int64
+	traffic         Traffic
 	mmadFlops       float64
 	failed          error
 
@@ -258,6 +259,10 @@ func (c *Chip) stats() *Stats {
 	if c.llc != nil {
 		st.LLCHitBytes, st.LLCMissBytes = c.llc.HitBytes, c.llc.MissBytes
 	}
+	st.Traffic = c.traffic
+	for _, ch := range c.l2BWs {
+		st.L2Utilisation += ch.MeanUtilisation(end) / float64(len(c.l2BWs))
+	}
 	for _, core := range c.cores {
 		st.Cores = append(st.Cores, core.Finalize(end))
 	}
@@ -309,6 +314,12 @@ func (c *Chip) StartGM(owner mem.FlowDone, core int, tag int64, read bool, n int
 		}
 	}
 	miss := n - hit - llcHit
+	c.traffic.add(read, n, hit, llcHit)
+	if c.host != nil {
+		if k := c.host.running[core]; k != nil {
+			k.Traffic.add(read, n, hit, llcHit)
+		}
+	}
 	switch {
 	case miss > 0 || hit+llcHit == 0:
 		latency = c.clock.Cycles(int64(c.M.GM.LatencyCycles))

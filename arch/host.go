@@ -80,6 +80,9 @@ type Kernel struct {
 	// kernel's flops and of the GM bytes it copies (per-zone reports).
 	Flops   float64
 	GMBytes float64
+	// Traffic is the GM traffic the kernel's cores made while it ran on
+	// them, measured at both levels (requested; reaching HBM).
+	Traffic Traffic
 
 	stream  func(core int) isa.Stream
 	deps    []*Kernel

@@ -108,4 +108,49 @@ type Stats struct {
 	// LLCHitBytes and LLCMissBytes count the memory-side cache's lookups
 	// (machines with an llc: section).
 	LLCHitBytes, LLCMissBytes int64
+	// Traffic is the GM traffic at both levels: requested by the cores and
+	// reaching HBM after the caches.
+	Traffic Traffic
+	// L2Utilisation is the mean fraction of the L2 bandwidth in use (mean
+	// over partitions; 0 without an L2).
+	L2Utilisation float64
+}
+
+// Traffic counts GM transfers at two levels: the bytes the cores request
+// from GM and the bytes that reach HBM after the on-chip caches (a roofline
+// uses the second; LU-HPLMXP.md "Operational intensity").
+type Traffic struct {
+	GMRead, GMWrite int64 // requested by the cores: every GM read and write
+	L2Read          int64 // reads served by the L2
+	LLCRead         int64 // reads served by the memory-side cache
+	// HBMRead and HBMWrite reach HBM: the reads no cache served and every
+	// write (the caches write through).
+	HBMRead, HBMWrite int64
+}
+
+// GM returns the bytes requested from GM.
+func (t Traffic) GM() int64 { return t.GMRead + t.GMWrite }
+
+// HBM returns the bytes that reach HBM.
+func (t Traffic) HBM() int64 { return t.HBMRead + t.HBMWrite }
+
+// L2HitRate returns the fraction of the GM read bytes the L2 served (0
+// without reads).
+func (t Traffic) L2HitRate() float64 {
+	if t.GMRead == 0 {
+		return 0
+	}
+	return float64(t.L2Read) / float64(t.GMRead)
+}
+
+func (t *Traffic) add(read bool, n, l2, llc int64) {
+	if read {
+		t.GMRead += n
+		t.L2Read += l2
+		t.LLCRead += llc
+		t.HBMRead += n - l2 - llc
+	} else {
+		t.GMWrite += n
+		t.HBMWrite += n
+	}
 }

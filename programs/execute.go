@@ -149,6 +149,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		}
 		res.Failure = err
 	}
+	rep.Memory.SetHBMIntensity()
 	res.Outputs = job.Outputs()
 	return res, nil
 }

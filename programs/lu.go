@@ -39,6 +39,7 @@ type luJob struct {
 	refErr error
 	// golden factors (numerics sampled), computed before the run
 	golden *luGolden
+	paths  map[*arch.Kernel]luPaths // GM bytes per path of each kernel (bounds)
 	outs   []Output
 }
 
@@ -49,6 +50,7 @@ func buildLU(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	o.apply(&p.Numerics, &p.Seed)
 	p.defaults()
+	p.chooseTiling(m)
 	p.fusedFromL1(m)
 	if err := p.validate(f.Path, m); err != nil {
 		return nil, err
@@ -172,7 +174,7 @@ func (j *luJob) buildHost(h *arch.Host) {
 		k.Flops = pl.bandFlops(z, (i1-i0)*nb)
 		// The same work list as build's (the scale, fixed at iteration 0,
 		// moves no bytes).
-		k.GMBytes = gemmBytes(pl, len(cores), pl.update(z, i0, i1, 1))
+		j.setPaths(k, gemmPaths(pl, len(cores), pl.update(z, i0, i1, 1)))
 		return k
 	}
 	diagBytes := int64(nb) * int64(nb)
@@ -187,7 +189,7 @@ func (j *luJob) buildHost(h *arch.Host) {
 				cvt = h.Launch(fmt.Sprintf("cvt%d", i), "trsm", pl.main, func(core int) isa.Stream {
 					return pl.cvtStream(i, indexOf(pl.main, core), len(pl.main))
 				})
-				cvt.GMBytes = cvtBytes(pl, i)
+				j.setPaths(cvt, cvtPaths(pl, i))
 				sync(cvt)
 			}
 			var rd, fac, wr func() error
@@ -207,7 +209,7 @@ func (j *luJob) buildHost(h *arch.Host) {
 			})
 			trsm.Flops = 2 * 2 * float64(nb) * float64(nb) * float64(pl.n-(i+1)*nb)
 			l, r := pl.trsm(i)
-			trsm.GMBytes = gemmBytes(pl, len(pl.main), l, r)
+			j.setPaths(trsm, gemmPaths(pl, len(pl.main), l, r))
 			sync(trsm)
 			if i+1 < k1 {
 				p1 := launchUpdate(fmt.Sprintf("p1-%d", i), "priority1", pl.main, band{i + 1, i + 2}, i, i+1)
@@ -463,6 +465,7 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 		sec.Windows = append(sec.Windows, w)
 	}
 	sec.Zones = map[string]*report.HPLMxPZone{}
+	l2Read, gmRead := map[string]float64{}, map[string]float64{}
 	for _, k := range j.host.Kernels() {
 		z := sec.Zones[k.Zone]
 		if z == nil {
@@ -473,14 +476,28 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 		z.Seconds += (k.Finished - k.Started).Seconds()
 		z.Flops += k.Flops
 		z.GMBytes += k.GMBytes
+		z.HBMBytes += float64(k.Traffic.HBM())
+		l2Read[k.Zone] += float64(k.Traffic.L2Read)
+		gmRead[k.Zone] += float64(k.Traffic.GMRead)
+		if z.Bound == nil {
+			z.Bound = &report.Bound{}
+		}
+		addBound(z.Bound, pl.bound(k.Flops, len(k.Cores), j.paths[k], k.Traffic))
 	}
-	for _, z := range sec.Zones {
+	for name, z := range sec.Zones {
 		if z.Seconds > 0 {
 			z.TFLOPS = z.Flops / z.Seconds / 1e12
 		}
 		if z.GMBytes > 0 {
 			z.OperationalIntensity = z.Flops / z.GMBytes
 		}
+		if z.HBMBytes > 0 {
+			z.OperationalIntensityHBM = z.Flops / z.HBMBytes
+		}
+		if rb := gmRead[name]; rb > 0 {
+			z.L2HitRate = l2Read[name] / rb
+		}
+		finishBound(z.Bound, z.Flops, z.Seconds)
 	}
 	sec.HostStagesSeconds = map[string]float64{}
 	for k, v := range j.host.StageTimes() {
@@ -526,39 +543,6 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 
 // ptr returns a pointer to a copy of v (the report's optional keys).
 func ptr[T any](v T) *T { return &v }
-
-// cvtBytes returns the GM bytes of iteration i's panel conversion: per row
-// of its work list nb FP32 values read and nb FP16 values written.
-func cvtBytes(pl *luPlan, i int) float64 {
-	total := 0.0
-	for _, c := range pl.cvtJobs(i) {
-		total += float64(c.rows) * float64(pl.nb) * 6
-	}
-	return total
-}
-
-// gemmBytes returns the GM bytes the GEMM kernels gs move on cores cores:
-// each segment's A rows once, per tile the B operand and the output (read
-// and written for trailing updates, written for TRSM).
-func gemmBytes(pl *luPlan, cores int, gs ...*luGEMM) float64 {
-	total := 0.0
-	for ci := 0; ci < cores; ci++ {
-		for _, s := range segments(ci, cores, gs...) {
-			job := &s.g.jobs[s.job]
-			total += float64(job.rows) * float64(s.g.K) * 2
-			for t := s.t0; t < s.t1; t++ {
-				cols := float64(job.tiles[t].cols)
-				total += float64(s.g.K) * cols * 2
-				if s.g.epi == epiSub {
-					total += 2 * float64(job.rows) * cols * float64(pl.tb)
-				} else {
-					total += float64(job.rows) * cols * 2
-				}
-			}
-		}
-	}
-	return total
-}
 
 // compareGolden counts factor values (Lh, Uh below/right of the diagonal
 // blocks, and the diagonal blocks) that differ from the golden run.

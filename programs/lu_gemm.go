@@ -75,6 +75,7 @@ func buildLUGEMM(f *File, m *machines.Machine, o Options) (Job, error) {
 	lp := LUParams{N: p.M + p.NFused*p.NB, NB: p.NB, NFused: p.NFused, NFusion: m.Cores, Trailing: p.Trailing,
 		Tiling: p.Tiling, Numerics: NumericsOff}
 	lp.defaults()
+	lp.chooseTiling(m)
 	lp.Numerics = NumericsOff
 	if err := lp.validate(f.Path, m); err != nil {
 		return nil, err
@@ -166,6 +167,13 @@ func (j *luGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) 
 	}
 	sec := &report.LUGEMM{M: j.p.M, NB: j.p.NB, K: j.p.NFused * j.p.NB, TFLOPS: rep.Flops.TFLOPS,
 		OperationalIntensity: rep.Memory.OperationalIntensity, GMBytes: bytes, Seconds: secs}
+	if hbm := st.Traffic.HBM(); hbm > 0 {
+		sec.HBMBytes = float64(hbm)
+		sec.OperationalIntensityHBM = flops / float64(hbm)
+	}
+	b := pl.bound(flops, len(pl.fu), gemmPaths(pl, len(pl.fu), j.g), st.Traffic)
+	finishBound(&b, flops, secs)
+	sec.Bound = &b
 	rep.LUGEMM = sec
 	if j.Mode() != arch.Functional {
 		return nil

@@ -27,6 +27,9 @@ type luGolden struct {
 
 var luSat = fp.Options{Round: fp.RNE, Saturate: true}
 
+// luRNE is the vector unit's rounding of an FP16 result (RNE, no saturation).
+var luRNE = fp.Options{Round: fp.RNE}
+
 // luGoldenRun factors the matrix of mat as the plan's program does.
 func luGoldenRun(pl *luPlan, mat *luMatrix) (*luGolden, error) {
 	model, err := cube.Preset(pl.mach.DaVinci().Cube.Numerics)
@@ -184,14 +187,18 @@ func (g *luGolden) update(pl *luPlan, model cube.Model, z band, i0, i1 int) erro
 				}
 				for r := 0; r < pl.bm; r++ {
 					for c := 0; c < pl.bn; c++ {
-						t := float32(acc[r*pl.bn+c] * alpha)
 						k := (r0+r)*n + c0 + c
 						if g.a32 != nil {
+							t := float32(acc[r*pl.bn+c] * alpha)
 							g.a32[k] = g.a32[k] - t
-						} else {
-							v := fp.F16ToF32(g.a16[k]) - t
-							g.a16[k] = uint16(fp.FromFloat32(v, fp.FP16, luSat))
+							continue
 						}
+						// FP16 epilogue: product to FP16 (RNE, saturating),
+						// scaled and subtracted in FP16 (each op in FP32,
+						// rounded to FP16 as the vector unit does).
+						p := fp.F16ToF32(uint16(fp.FromFloat32(acc[r*pl.bn+c], fp.FP16, luSat)))
+						t := fp.F16ToF32(uint16(fp.FromFloat32(p*alpha, fp.FP16, luRNE)))
+						g.a16[k] = uint16(fp.FromFloat32(fp.F16ToF32(g.a16[k])-t, fp.FP16, luRNE))
 					}
 				}
 			}

@@ -18,6 +18,7 @@ func TestLUFusedFromL1(t *testing.T) {
 		}
 		p := LUParams{N: 8192, NB: 256, NFused: -1, NFusion: 16}
 		p.defaults()
+		p.chooseTiling(m)
 		p.fusedFromL1(m)
 		if p.NFused <= prev && p.NFused < 32 {
 			t.Fatalf("L1 %s: n_fused %d does not grow (previous %d)", l1, p.NFused, prev)

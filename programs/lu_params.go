@@ -51,8 +51,8 @@ type LURefinement struct {
 
 // LUTiling is the cube tiling of the LU GEMM kernels inside nb×nb blocks:
 // bm rows of the L panel stay in L1 for a row of output tiles, bn columns
-// per output tile, bk the depth of one MMAD. 0 picks the default (the
-// largest multiple of 16 dividing nb and at most 256, 128, 64).
+// per output tile, bk the depth of one MMAD. 0 picks the default
+// (chooseTiling: the largest tile whose buffers fit).
 type LUTiling struct {
 	BM int `mapstructure:"bm"`
 	BN int `mapstructure:"bn"`
@@ -104,16 +104,81 @@ func (p *LUParams) defaults() {
 	if p.Numerics == "" {
 		p.Numerics = NumericsFull
 	}
-	if p.NB > 0 && p.NB%16 == 0 {
-		if p.Tiling.BM == 0 {
-			p.Tiling.BM = largestDivisor(p.NB, 256)
+}
+
+// luTileFits reports whether a bm×bn output tile with bk-deep MMADs fits
+// every buffer of the LU GEMM kernel (the budgets newLUPlan checks, each
+// buffer single-buffered): the bm×kMax FP16 L rows and two bk×bn U buffers
+// in L1, bm×bk in L0A, bk×bn in L0B, the bm×bn FP32 tile in L0C and the
+// epilogue set in UB.
+func luTileFits(buf machines.Buffers, nb, kMax, tb, bm, bn, bk int) bool {
+	bBlk := int64(bk) * int64(bn) * 2
+	return int64(bm)*int64(max(kMax, nb))*2+2*bBlk <= int64(buf.L1) &&
+		int64(bm)*int64(bk)*2 <= int64(buf.L0A) && bBlk <= int64(buf.L0B) &&
+		int64(bm)*int64(bn)*4 <= int64(buf.L0C) && luUBSet(bm, bn, tb) <= int64(buf.UB)
+}
+
+// luUBSet is the UB bytes of one epilogue set of a bm×bn tile: the loaded
+// trailing tile and the product, both in the trailing precision (tb bytes
+// per element each).
+func luUBSet(bm, bn, tb int) int64 {
+	return int64(bm) * int64(bn) * 2 * int64(tb)
+}
+
+// chooseTiling fills the tiling keys left at 0. bk is the largest multiple
+// of 16 dividing nb and at most 64. bm and bn are the largest tile whose
+// buffers fit for this nb, trailing precision and n_fused (luTileFits):
+// among bm ≤ 256 and bn ≤ 128, multiples of 16 dividing nb, the largest
+// bm·bn (the output tile sets the reuse of the staged operands), ties to
+// the larger bm (more rows share each streamed U chunk): 256×128 for
+// nb ≥ 256 with either trailing precision (the UB holds one FP32 256×128
+// epilogue set, or two FP16 ones).
+// A large n_fused lowers bm until the L rows fit L1. n_fused = −1 (the most
+// that fit L1) chooses for one fused iteration. When nothing fits, the
+// largest candidates are kept and newLUPlan names the buffer.
+func (p *LUParams) chooseTiling(m *machines.Machine) {
+	if p.NB <= 0 || p.NB%16 != 0 {
+		return
+	}
+	t := &p.Tiling
+	if t.BK == 0 {
+		t.BK = largestDivisor(p.NB, 64)
+	}
+	if t.BM != 0 && t.BN != 0 {
+		return
+	}
+	tb := 4
+	if p.Trailing == "fp16" {
+		tb = 2
+	}
+	f := max(p.NFused, 1)
+	if p.N > 0 {
+		f = min(f, max(p.N/p.NB, 1))
+	}
+	buf := m.DaVinci().Buffers
+	bestM, bestN := largestDivisor(p.NB, 256), largestDivisor(p.NB, 128)
+	found := false
+	for bm := bestM; bm >= 16; bm -= 16 {
+		if p.NB%bm != 0 || (t.BM != 0 && bm != t.BM) {
+			continue
 		}
-		if p.Tiling.BN == 0 {
-			p.Tiling.BN = largestDivisor(p.NB, 128)
+		for bn := largestDivisor(p.NB, 128); bn >= 16; bn -= 16 {
+			if p.NB%bn != 0 || (t.BN != 0 && bn != t.BN) {
+				continue
+			}
+			if !luTileFits(buf, p.NB, f*p.NB, tb, bm, bn, t.BK) {
+				continue
+			}
+			if !found || bm*bn > bestM*bestN {
+				bestM, bestN, found = bm, bn, true
+			}
 		}
-		if p.Tiling.BK == 0 {
-			p.Tiling.BK = largestDivisor(p.NB, 64)
-		}
+	}
+	if t.BM == 0 {
+		t.BM = bestM
+	}
+	if t.BN == 0 {
+		t.BN = bestN
 	}
 }
 

@@ -106,12 +106,9 @@ func newLUPlan(file string, p LUParams, m *machines.Machine) (*luPlan, error) {
 	if 2*tile <= int64(buf.L0C) {
 		pl.nC = 2
 	}
-	// UB set: X (the C tile as loaded, plus its FP32 copy for fp16) and Y
-	// (the product).
-	pl.ubSet = int64(pl.bm) * int64(pl.bn) * int64(8)
-	if pl.tb == 2 {
-		pl.ubSet = int64(pl.bm) * int64(pl.bn) * 10
-	}
+	// UB set: X (the C tile as loaded) and Y (the product: FP32 for an
+	// FP32 trailing matrix, FP16 for FP16).
+	pl.ubSet = luUBSet(pl.bm, pl.bn, pl.tb)
 	if pl.ubSet > int64(buf.UB) {
 		return nil, bad("tiling.bm", "a bm×bn = %d×%d epilogue (%d bytes) exceeds UB (%d bytes)", pl.bm, pl.bn, pl.ubSet, int64(buf.UB))
 	}
@@ -422,9 +419,8 @@ func (pl *luPlan) emitEpilogue(e *emitter, st *gemmState, g *luGEMM, tile *luCol
 	cols := tile.cols
 	nel := rows * cols
 	base := int64(u) * pl.ubSet
-	x := base                  // loaded tile (trailing format)
-	y := base + int64(nel)*4   // product (FP32); fp16: X in FP32 after it
-	x32 := base + int64(nel)*8 // fp16 only
+	x := base                           // loaded tile (trailing format)
+	y := base + int64(nel)*int64(pl.tb) // product (trailing format)
 	rowB := int64(cols) * int64(pl.tb)
 	if g.epi == epiStore16 {
 		e.waitFlag(isa.M, isa.V, fL0C+c)
@@ -442,17 +438,20 @@ func (pl *luPlan) emitEpilogue(e *emitter, st *gemmState, g *luGEMM, tile *luCol
 	e.setFlag(isa.MTE2, isa.V, luFX+u)
 	e.waitFlag(isa.M, isa.V, fL0C+c)
 	e.waitFlag(isa.MTE3, isa.V, luFX+u)
-	e.l0cToUB(y, l0c, rows, cols)
-	e.setFlag(isa.V, isa.M, fL0C+c)
-	e.vec(isa.VMuls, y, y, 0, nel, fp.FP32, fp.FP32, g.alpha, fp.RNE, false)
-	e.waitFlag(isa.MTE2, isa.V, luFX+u)
+	// An FP16 trailing matrix is updated in FP16 (the product converted on
+	// its way out of L0C, RNE, saturating): half the vector work of an FP32
+	// subtraction and no casts of the tile.
+	f := fp.FP32
 	if pl.tb == 2 {
-		e.vec(isa.VCast, x32, x, 0, nel, fp.FP16, fp.FP32, 0, fp.RNE, false)
-		e.vec(isa.VSub, x32, x32, y, nel, fp.FP32, fp.FP32, 0, fp.RNE, false)
-		e.vec(isa.VCast, x, x32, 0, nel, fp.FP32, fp.FP16, 0, fp.RNE, true)
+		f = fp.FP16
+		e.emit(isa.L0CCopy(l0cPipe, ubOp(y), l0c, rows, cols, int64(cols)*2, fp.FP32, fp.FP16, fp.RNE, true))
 	} else {
-		e.vec(isa.VSub, x, x, y, nel, fp.FP32, fp.FP32, 0, fp.RNE, false)
+		e.l0cToUB(y, l0c, rows, cols)
 	}
+	e.setFlag(isa.V, isa.M, fL0C+c)
+	e.vec(isa.VMuls, y, y, 0, nel, f, f, g.alpha, fp.RNE, false)
+	e.waitFlag(isa.MTE2, isa.V, luFX+u)
+	e.vec(isa.VSub, x, x, y, nel, f, f, 0, fp.RNE, false)
 	e.setFlag(isa.V, isa.MTE3, luFX+u)
 	e.waitFlag(isa.V, isa.MTE3, luFX+u)
 	e.copy2D(isa.MTE3, gmOp(tile.out), ubOp(x), rows, rowB, g.ldo, rowB)

@@ -160,7 +160,9 @@ func TestLUBadInput(t *testing.T) {
 	for _, c := range cases {
 		sets := []string{c.set}
 		if c.set == "program.n_fused=9" {
-			sets = append(sets, "program.n_fusion=8", "program.n=4096")
+			// With the default tiling bm shrinks until the L rows fit L1;
+			// a fixed bm = 256 fits at most 7.
+			sets = append(sets, "program.n_fusion=8", "program.n=4096", "program.tiling.bm=256")
 		}
 		_, err := runLU(t, base, sets...)
 		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
@@ -168,8 +170,8 @@ func TestLUBadInput(t *testing.T) {
 		}
 	}
 	// nb too large for the buffers: a 256-row group of a 4096-wide panel
-	// overflows L1.
-	_, err := runLU(t, "kind: lu-fused\nn: 8192\nnb: 4096\nnumerics: off\n")
+	// overflows L1 (the default tiling would take bm = 64).
+	_, err := runLU(t, "kind: lu-fused\nn: 8192\nnb: 4096\nnumerics: off\ntiling: {bm: 256}\n")
 	if !badinput.Is(err) || !strings.Contains(err.Error(), "too large") {
 		t.Errorf("nb 4096: got %v", err)
 	}
@@ -263,12 +265,24 @@ func TestLUZoneBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		total := 0.0
-		for _, z := range hpl(t, res).Zones {
+		total, hbm := 0.0, 0.0
+		for name, z := range hpl(t, res).Zones {
 			total += z.GMBytes
+			hbm += z.HBMBytes
+			// The bound is a lower bound on each kernel's time.
+			if b := z.Bound; b == nil || !(b.Efficiency > 0 && b.Efficiency <= 1) || z.L2HitRate < 0 || z.L2HitRate > 1 {
+				t.Errorf("%q: zone %s: bound %+v, L2 hit rate %v", y, name, b, z.L2HitRate)
+			}
 		}
 		if want := float64(res.Stats.GMReadBytes + res.Stats.GMWriteBytes); total != want || total == 0 {
 			t.Errorf("%q: zones' GM bytes %v, run's GM traffic %v", y, total, want)
+		}
+		// Per-kernel HBM traffic, measured, adds up to the run's.
+		if want := float64(res.Stats.Traffic.HBM()); hbm != want || hbm == 0 || hbm > total {
+			t.Errorf("%q: zones' HBM bytes %v, run's %v (GM %v)", y, hbm, want, total)
+		}
+		if m := res.Report.Memory; m.OperationalIntensityHBM < m.OperationalIntensity {
+			t.Errorf("%q: flop per HBM byte %v below flop per GM byte %v", y, m.OperationalIntensityHBM, m.OperationalIntensity)
 		}
 	}
 }

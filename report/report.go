@@ -107,6 +107,27 @@ type MemoryReport struct {
 	L2MissBytes  int64 `json:"l2_miss_bytes"`
 	LLCHitBytes  int64 `json:"llc_hit_bytes,omitempty"`
 	LLCMissBytes int64 `json:"llc_miss_bytes,omitempty"`
+	// The second level: HBMReadBytes and HBMWriteBytes reach HBM after the
+	// caches (the reads no cache served; every write), L2ReadHitBytes are
+	// the GM reads the L2 served, L2HitRate their fraction of the GM reads,
+	// L2BandwidthUse the mean fraction of the L2 bandwidth in use, and
+	// OperationalIntensityHBM the flops per HBM byte (the roofline's
+	// intensity; operational_intensity is per byte requested from GM).
+	HBMReadBytes            int64   `json:"hbm_read_bytes"`
+	HBMWriteBytes           int64   `json:"hbm_write_bytes"`
+	L2ReadHitBytes          int64   `json:"l2_read_hit_bytes"`
+	L2HitRate               float64 `json:"l2_hit_rate"`
+	L2BandwidthUse          float64 `json:"l2_bandwidth_utilisation"`
+	OperationalIntensityHBM float64 `json:"operational_intensity_hbm"`
+}
+
+// SetHBMIntensity derives OperationalIntensityHBM from the flops behind
+// OperationalIntensity (flops per GM byte) and the HBM bytes.
+func (m *MemoryReport) SetHBMIntensity() {
+	gm, hbm := m.GMReadBytes+m.GMWriteBytes, m.HBMReadBytes+m.HBMWriteBytes
+	if hbm > 0 {
+		m.OperationalIntensityHBM = m.OperationalIntensity * float64(gm) / float64(hbm)
+	}
 }
 
 // ErrorReport is the error of a result against a reference.
@@ -184,7 +205,9 @@ func (r *Report) FromStats(st *arch.Stats, clockHz float64, used []int) {
 		r.bufferOrder = append(r.bufferOrder, g.Buffers[b].Name)
 	}
 	r.Memory = MemoryReport{GMReadBytes: st.GMReadBytes, GMWriteBytes: st.GMWriteBytes, GMBandwidthUse: st.GMUtilisation,
-		L2HitBytes: st.L2HitBytes, L2MissBytes: st.L2MissBytes, LLCHitBytes: st.LLCHitBytes, LLCMissBytes: st.LLCMissBytes}
+		L2HitBytes: st.L2HitBytes, L2MissBytes: st.L2MissBytes, LLCHitBytes: st.LLCHitBytes, LLCMissBytes: st.LLCMissBytes,
+		HBMReadBytes: st.Traffic.HBMRead, HBMWriteBytes: st.Traffic.HBMWrite, L2ReadHitBytes: st.Traffic.L2Read,
+		L2HitRate: st.Traffic.L2HitRate(), L2BandwidthUse: st.L2Utilisation}
 }
 
 func pipeReport(ps arch.LaneStats, total, hz float64) PipeReport {
@@ -229,6 +252,10 @@ func (r *Report) WriteSummary(w io.Writer) {
 	}
 	fmt.Fprintf(w, "GM        read %s, written %s, %.1f flop/byte, bandwidth use %.1f %%\n",
 		bytesStr(r.Memory.GMReadBytes), bytesStr(r.Memory.GMWriteBytes), r.Memory.OperationalIntensity, 100*r.Memory.GMBandwidthUse)
+	if m := r.Memory; m.L2ReadHitBytes+m.L2HitBytes+m.L2MissBytes > 0 {
+		fmt.Fprintf(w, "HBM       read %s, written %s, %.1f flop/byte; L2 served %.1f %% of GM reads, L2 bandwidth use %.1f %%\n",
+			bytesStr(m.HBMReadBytes), bytesStr(m.HBMWriteBytes), m.OperationalIntensityHBM, 100*m.L2HitRate, 100*m.L2BandwidthUse)
+	}
 	if e := r.Error; e != nil {
 		fmt.Fprintf(w, "error     rel_fro %.3e  max_rel %.3e  bits %.1f  (vs %s, %d elements%s)\n", e.RelFro, e.MaxRel, e.Bits, e.Reference, e.Elements, sampledStr(e.Sampled))
 	}

@@ -145,12 +145,12 @@ func TestSectionKeys(t *testing.T) {
 	check("window", report.HPLMxPWindow{}, "first_iteration", "flops", "iterations", "seconds")
 	check("window (timed)", report.HPLMxPWindow{MeasuredOverTheoretical: &x},
 		"first_iteration", "flops", "iterations", "measured_over_theoretical", "seconds")
-	check("lu_gemm", report.LUGEMM{}, "gm_bytes", "k", "m", "nb", "operational_intensity", "seconds", "tflops")
-	check("lu_gemm (numerics full)", report.LUGEMM{GoldenMismatches: &one},
-		"gm_bytes", "golden_mismatches", "k", "m", "nb", "operational_intensity", "seconds", "tflops")
+	check("lu_gemm", report.LUGEMM{}, "gm_bytes", "hbm_bytes", "k", "m", "nb", "operational_intensity", "operational_intensity_hbm", "seconds", "tflops")
+	check("lu_gemm (numerics full)", report.LUGEMM{GoldenMismatches: &one, Bound: &report.Bound{}},
+		"bound", "gm_bytes", "golden_mismatches", "hbm_bytes", "k", "m", "nb", "operational_intensity", "operational_intensity_hbm", "seconds", "tflops")
 	// The zone keeps the field order it always had (it was a struct).
 	if got, want := keysOf(report.HPLMxPZone{}), []string{"kernels", "seconds", "flops", "tflops", "cores", "gm_bytes",
-		"operational_intensity"}; !slices.Equal(got, want) {
+		"operational_intensity", "hbm_bytes", "operational_intensity_hbm", "l2_hit_rate"}; !slices.Equal(got, want) {
 		t.Errorf("zone: keys %v, want %v", got, want)
 	}
 }

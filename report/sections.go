@@ -88,6 +88,33 @@ type HPLMxPZone struct {
 	Cores                int     `json:"cores"`
 	GMBytes              float64 `json:"gm_bytes"`              // GM bytes the zone's kernels copy
 	OperationalIntensity float64 `json:"operational_intensity"` // flop per GM byte of the zone's kernels
+	// HBMBytes are the bytes the zone's kernels moved to and from HBM after
+	// the L2 (measured per kernel), OperationalIntensityHBM the flops per
+	// HBM byte, L2HitRate the fraction of their GM reads the L2 served.
+	HBMBytes                float64 `json:"hbm_bytes"`
+	OperationalIntensityHBM float64 `json:"operational_intensity_hbm"`
+	L2HitRate               float64 `json:"l2_hit_rate"`
+	// Bound holds the zone to its own roofline (kernel by kernel, summed).
+	Bound *Bound `json:"bound,omitempty"`
+}
+
+// Bound holds a kernel (or the kernels of a zone, summed) to what the
+// machine allows it: the least time the cube of the cores it has, HBM
+// (bytes after the L2 at the HBM bandwidth), the cores' GM paths (each
+// core's bytes on its MTE2 and MTE3 paths at their bandwidths, the work
+// spread evenly) and the L2 (bytes it served at the L2 bandwidth) each
+// need; the largest is the bound (equivalently min(cube peak, OI_HBM × HBM
+// bandwidth, OI_GM × path bandwidth, OI_L2 × L2 bandwidth) in flop/s).
+type Bound struct {
+	BoundSeconds float64 `json:"bound_seconds"`
+	BoundTFLOPS  float64 `json:"bound_tflops"`
+	CubeSeconds  float64 `json:"cube_seconds"`
+	// Efficiency is achieved / bound (bound time over the time taken).
+	Efficiency    float64 `json:"efficiency"`
+	GMPathSeconds float64 `json:"gm_path_seconds"`
+	HBMSeconds    float64 `json:"hbm_seconds"`
+	L2Seconds     float64 `json:"l2_seconds"`
+	LimitedBy     string  `json:"limited_by"` // the term that sets the bound: cube | hbm | gm_path | l2
 }
 
 // HPLMxPRefinement is the refinement part of the hplmxp section, in one of
@@ -132,14 +159,20 @@ type HPLMxPRefinementTimed struct {
 // LUGEMM is lu-gemm's section (key "lu_gemm"): the trailing-update operator's
 // shape (m, nb, k = n_fused·nb), time, throughput and GM traffic.
 type LUGEMM struct {
+	// Bound holds the operator to its own roofline.
+	Bound   *Bound  `json:"bound,omitempty"`
 	GMBytes float64 `json:"gm_bytes"` // GM bytes read and written
 	// GoldenMismatches counts the trailing values that differ from the
 	// golden model (numerics full).
-	GoldenMismatches     *int    `json:"golden_mismatches,omitempty"`
-	K                    int     `json:"k"`
-	M                    int     `json:"m"`
-	NB                   int     `json:"nb"`
-	OperationalIntensity float64 `json:"operational_intensity"`
-	Seconds              float64 `json:"seconds"`
-	TFLOPS               float64 `json:"tflops"`
+	GoldenMismatches *int `json:"golden_mismatches,omitempty"`
+	// HBMBytes reach HBM after the L2; OperationalIntensityHBM is flops per
+	// HBM byte.
+	HBMBytes                float64 `json:"hbm_bytes"`
+	K                       int     `json:"k"`
+	M                       int     `json:"m"`
+	NB                      int     `json:"nb"`
+	OperationalIntensity    float64 `json:"operational_intensity"`
+	OperationalIntensityHBM float64 `json:"operational_intensity_hbm"`
+	Seconds                 float64 `json:"seconds"`
+	TFLOPS                  float64 `json:"tflops"`
 }
