@@ -2,6 +2,7 @@ package programs
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -11,7 +12,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "asm", Machines: []string{"davinci"}, Example: "deadlock.yaml",
+	register(&Kind{Name: "asm", Params: reflect.TypeFor[AsmParams](), Machines: []string{"davinci"}, Example: "deadlock.yaml",
 		Summary: "hand-written assembly: one stream for all cores (with the variable core) or one file per core",
 		Build:   buildAsm})
 }

@@ -2,6 +2,7 @@ package programs
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
@@ -12,7 +13,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "gpu-bench", Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-tensor-peak.yaml",
+	register(&Kind{Name: "gpu-bench", Params: reflect.TypeFor[GPUBenchParams](), Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-tensor-peak.yaml",
 		Summary: "GPU microbenchmarks: matrix (tensor/MFMA) peak, MMA latency, HBM stream, L2 and shared-memory (LDS) bandwidth",
 		Build:   buildGPUBench})
 }

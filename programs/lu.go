@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -14,7 +15,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "lu-fused", Machines: []string{"davinci"}, Example: "lu-fused.yaml",
+	register(&Kind{Name: "lu-fused", Params: reflect.TypeFor[LUParams](), Machines: []string{"davinci"}, Example: "lu-fused.yaml",
 		Summary: "HPL-MxP: blocked LU without pivoting (FP16 cube GEMMs, host FP32 diagonal blocks, TRSM as GEMM, look-ahead, multi-iteration fusion) + FP64 refinement",
 		Build:   buildLU})
 }

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"maps"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -112,6 +113,9 @@ type Kind struct {
 	// Build decodes the program's parameters (cfg, with program.*
 	// overrides) and returns the job for machine m (of one of Machines).
 	Build func(f *File, m *machines.Machine, opts Options) (Job, error)
+	// Params is the struct a file of the kind decodes into (its keys:
+	// docs/formats.md, davinci-sim formats).
+	Params reflect.Type
 }
 
 var kinds = map[string]*Kind{}
