@@ -6,11 +6,20 @@ import "github.com/davinci-sim/davinci-sim/isa"
 // progress display: the instructions the cores have taken from their
 // streams over the instructions of the whole program. It is known only for
 // programs whose every instruction is in their per-core streams (the GEMMs,
-// asm); for host-launched kernels (lu-fused) and GPU grids
-// Fraction reports false. Counting walks the streams once before the run
+// asm) and, by blocks issued, for GPU kernel grids; for host-launched
+// kernels (lu-fused) Fraction reports false. Counting walks the streams once before the run
 // (about as costly as generating them), so ask for it only when it is shown.
 type WorkMeter struct {
 	issued, total int64
+	blocks        bool // total counts grid blocks, not instructions
+}
+
+// Unit names what Total counts: "instructions", or "blocks" for grids.
+func (m *WorkMeter) Unit() string {
+	if m.blocks {
+		return "blocks"
+	}
+	return "instructions"
 }
 
 // Fraction returns the issued fraction of the program's instructions, and
@@ -30,6 +39,7 @@ func (m *WorkMeter) Total() int64 { return m.total }
 // streams, stay unmetered.
 func (m *WorkMeter) attach(prog *isa.Program) {
 	if len(prog.Grids) > 0 {
+		m.attachGrids(prog)
 		return
 	}
 	var total int64
@@ -55,6 +65,34 @@ func (m *WorkMeter) attach(prog *isa.Program) {
 				if !yield(in) {
 					return
 				}
+			}
+		}
+	}
+}
+
+// attachGrids meters kernel grids by blocks: a block counts once its
+// stream is issued to its end (blocks of a GEMM are alike, so the share of
+// blocks done is the share of the work).
+func (m *WorkMeter) attachGrids(prog *isa.Program) {
+	var total int64
+	for _, g := range prog.Grids {
+		total += int64(g.CTAs)
+	}
+	if total == 0 {
+		return
+	}
+	m.total, m.blocks = total, true
+	for i := range prog.Grids {
+		cta := prog.Grids[i].CTA
+		prog.Grids[i].CTA = func(c int) isa.Stream {
+			s := cta(c)
+			return func(yield func(isa.Instr) bool) {
+				for in := range s {
+					if !yield(in) {
+						return
+					}
+				}
+				m.issued++
 			}
 		}
 	}

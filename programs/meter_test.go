@@ -3,7 +3,8 @@ package programs
 import "testing"
 
 // The meter counts every instruction of a generated GEMM (all issued by the
-// end) without changing the run; host-launched lu-fused kernels stay unmetered.
+// end), a GPU grid's blocks, without changing the run; host-launched
+// lu-fused kernels stay unmetered.
 func TestWorkMeter(t *testing.T) {
 	run := func(text string, m *WorkMeter) *Result {
 		t.Helper()
@@ -25,6 +26,15 @@ func TestWorkMeter(t *testing.T) {
 	}
 	if with.Report.Time != without.Report.Time || with.Report.Sim.Events != without.Report.Sim.Events {
 		t.Errorf("metering changed the run: %+v %d vs %+v %d", with.Report.Time, with.Report.Sim.Events, without.Report.Time, without.Report.Sim.Events)
+	}
+	gpu := "kind: hgemm\nmachine: a100\nm: 1000\nn: 700\nk: 96\nnumerics: off\n"
+	var g WorkMeter
+	gwith, gwithout := run(gpu, &g), run(gpu, nil)
+	if frac, ok := g.Fraction(); !ok || frac != 1 || g.Total() != 8*3 {
+		t.Errorf("GPU hgemm: fraction %v %v of %d blocks, want all 24 issued", frac, ok, g.Total())
+	}
+	if gwith.Report.Time != gwithout.Report.Time || gwith.Report.Sim.Events != gwithout.Report.Sim.Events {
+		t.Errorf("metering changed the GPU run")
 	}
 	var lu WorkMeter
 	run("kind: lu-fused\nn: 512\nnb: 256\nnumerics: off\n", &lu)

@@ -265,7 +265,7 @@ func progressLine(m *programs.WorkMeter, now sim.Time, events uint64, wall time.
 	if !ok {
 		return line
 	}
-	pct := fmt.Sprintf("%5.1f %% of %d instructions", 100*frac, m.Total())
+	pct := fmt.Sprintf("%5.1f %% of %d %s", 100*frac, m.Total(), m.Unit())
 	if frac >= 0.01 && wall > time.Second {
 		left := time.Duration(float64(wall) * (1 - frac) / frac).Round(time.Second)
 		pct += fmt.Sprintf(", ETA %v", left)
