@@ -200,6 +200,16 @@ func (h *Host) Finish() sim.Time { return h.end }
 // start wakes the host at the beginning of a run.
 func (h *Host) begin(now sim.Time) { h.waker.Wake(now) }
 
+// HostProgress returns how many of the attached host program's tasks have
+// been carried out and how many it has so far (tasks appended during the
+// run count from then on); ok is false without a host program.
+func (c *Chip) HostProgress() (done, total int, ok bool) {
+	if c.host == nil {
+		return 0, 0, false
+	}
+	return c.host.pc, len(c.host.tasks), true
+}
+
 // Handle implements sim.Handler: the host's wake-up.
 func (h *Host) Handle(now sim.Time, _ int64) { h.step(now) }
 

@@ -103,6 +103,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if hooks.Meter != nil && prog.Generated { // hand-written streams may not be re-iterable
 		hooks.Meter.attach(&prog)
 	}
+	if _, _, hosted := chip.HostProgress(); hooks.Meter != nil && hosted {
+		hooks.Meter.host = chip
+	}
 	if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("stopped before the run: %w", context.Cause(ctx))
 	}

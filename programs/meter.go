@@ -1,22 +1,31 @@
 package programs
 
-import "github.com/davinci-sim/davinci-sim/isa"
+import (
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+)
 
 // WorkMeter measures how much of a run's program has been issued, for a
 // progress display: the instructions the cores have taken from their
 // streams over the instructions of the whole program. It is known only for
 // programs whose every instruction is in their per-core streams (the GEMMs,
-// asm) and, by blocks issued, for GPU kernel grids; for host-launched
-// kernels (lu-fused) Fraction reports false. Counting walks the streams once before the run
+// asm), by blocks issued for GPU kernel grids, and by host tasks carried
+// out for host-driven programs (lu-fused: a rough guide, its early tasks
+// are the heavy ones). Counting walks the streams once before the run
 // (about as costly as generating them), so ask for it only when it is shown.
 type WorkMeter struct {
 	issued, total int64
-	blocks        bool // total counts grid blocks, not instructions
+	blocks        bool       // total counts grid blocks, not instructions
+	host          *arch.Chip // a chip with a host program: its tasks are the measure
 }
 
-// Unit names what Total counts: "instructions", or "blocks" for grids.
+// Unit names what Total counts: "instructions", "blocks" for grids,
+// "host tasks" for host-driven programs.
 func (m *WorkMeter) Unit() string {
-	if m.blocks {
+	switch {
+	case m.host != nil:
+		return "host tasks"
+	case m.blocks:
 		return "blocks"
 	}
 	return "instructions"
@@ -25,6 +34,14 @@ func (m *WorkMeter) Unit() string {
 // Fraction returns the issued fraction of the program's instructions, and
 // whether it is known.
 func (m *WorkMeter) Fraction() (float64, bool) {
+	if m != nil && m.host != nil {
+		done, total, ok := m.host.HostProgress()
+		if !ok || total == 0 {
+			return 0, false
+		}
+		m.total = int64(total)
+		return min(float64(done)/float64(total), 1), true
+	}
 	if m == nil || m.total <= 0 {
 		return 0, false
 	}

@@ -3,8 +3,8 @@ package programs
 import "testing"
 
 // The meter counts every instruction of a generated GEMM (all issued by the
-// end), a GPU grid's blocks, without changing the run; host-launched
-// lu-fused kernels stay unmetered.
+// end), a GPU grid's blocks and lu-fused's host tasks, without changing
+// the run.
 func TestWorkMeter(t *testing.T) {
 	run := func(text string, m *WorkMeter) *Result {
 		t.Helper()
@@ -38,7 +38,7 @@ func TestWorkMeter(t *testing.T) {
 	}
 	var lu WorkMeter
 	run("kind: lu-fused\nn: 512\nnb: 256\nnumerics: off\n", &lu)
-	if _, ok := lu.Fraction(); ok {
-		t.Error("lu-fused: a fraction for host-launched kernels")
+	if frac, ok := lu.Fraction(); !ok || frac != 1 || lu.Unit() != "host tasks" {
+		t.Errorf("lu-fused: fraction %v %v of %s, want every host task done", frac, ok, lu.Unit())
 	}
 }
