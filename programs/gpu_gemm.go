@@ -119,6 +119,11 @@ type gpuGEMMPlan struct {
 	regs           int64 // 32-bit registers of a CTA
 	gmA, gmB, gmC  int64 // global-memory addresses
 	nrb, ncb, nkt  int   // row blocks, column blocks, k-steps
+	// sh and ops: the pieces staged per k-step, the MMAs over them and
+	// the accumulators of an emulated GEMM (emulated_kernel.go); ops is
+	// nil for a plain GEMM (one A, one B, one MMA, one accumulator).
+	sh  gpuShape
+	ops *gpuOperands
 }
 
 // Flag ids of the pipeline (per lane pair).
@@ -128,22 +133,24 @@ const (
 
 // tileResources returns the shared memory and registers a block of tile t
 // needs with inputs of format in, on a GPU of warpSize threads per warp.
-func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int) (smem, regs int64) {
+func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int, sh gpuShape) (smem, regs int64) {
+	sh = sh.norm()
+	na, nb := int64(sh.a), int64(sh.b)
 	es := int64(in.Bytes())
 	aLd := int64(t.bk)*es + smemPad
 	bLd := int64(t.bn)*es + smemPad
-	smem = int64(t.stages) * (int64(t.bm)*aLd + int64(t.bk)*bLd)
+	smem = int64(t.stages) * (na*int64(t.bm)*aLd + nb*int64(t.bk)*bLd)
 	staging := int64(0)
 	if t.regStaged {
-		smem = int64(t.bm)*aLd + int64(t.bk)*bLd
-		staging = (int64(t.bm)*int64(t.bk) + int64(t.bk)*int64(t.bn)) * es / 4 // the prefetched k-step, 4 bytes a register
+		smem = na*int64(t.bm)*aLd + nb*int64(t.bk)*bLd
+		staging = (na*int64(t.bm)*int64(t.bk) + nb*int64(t.bk)*int64(t.bn)) * es / 4 // the prefetched k-step, 4 bytes a register
 	}
 	// Accumulators (one FP32 register each), the warps' double-buffered A
 	// and B fragments of one MMA slice (16 deep for FP16, two values per
 	// register: 2 × (bm + bn) × 16 / 2; one deep for FP32: 2 × (bm + bn))
 	// and 32 registers per thread of addressing and loop state.
-	frag := 16 * int64(t.bm+t.bn) // tensor-core fragments (FP16, BF16, TF32 k8, INT8 k32)
-	acc := int64(t.bm * t.bn)     // one 32-bit register per accumulator
+	frag := 16 * (na*int64(t.bm) + nb*int64(t.bn)) // tensor-core fragments (FP16, BF16, TF32 k8, INT8 k32)
+	acc := int64(t.bm*t.bn) * int64(sh.accs())     // one 32-bit register per accumulator
 	switch {
 	case t.sharedOps:
 		frag = 0 // the tensor cores read shared memory
@@ -158,8 +165,8 @@ func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int) (smem, 
 
 // fits reports why tile t cannot run on target tg with inputs of format in
 // on lane (nil: it can).
-func (t gpuTile) fits(tg *gpuTarget, in fp.Format, lane isa.Pipe) error {
-	smem, regs := tileResources(t, in, lane, tg.warpSize)
+func (t gpuTile) fits(tg *gpuTarget, in fp.Format, lane isa.Pipe, sh gpuShape) error {
+	smem, regs := tileResources(t, in, lane, tg.warpSize, sh)
 	threads := tg.threads(t.warps)
 	regsKey, perThreadKey, warpsKey := "core.registers", "core.max_registers_per_thread", "core.max_warps"
 	if tg.m.AMDCU() != nil {
@@ -177,7 +184,7 @@ func (t gpuTile) fits(tg *gpuTarget, in fp.Format, lane isa.Pipe) error {
 		return fmt.Errorf("needs %d registers per thread over %d threads; the machine allows %d (%s)",
 			(regs+threads-1)/threads, threads, tg.maxRegsPerThread, perThreadKey)
 	}
-	if need := t.registerBytes(tg, in); need > tg.registers {
+	if need := t.registerBytes(tg, in, sh); need > tg.registers {
 		return fmt.Errorf("the %d×%d accumulators and two k-steps of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d (%s)",
 			t.bm, t.bn, t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.registers, regsKey)
 	}
@@ -187,7 +194,9 @@ func (t gpuTile) fits(tg *gpuTarget, in fp.Format, lane isa.Pipe) error {
 // registerBytes is the register storage of the kernel's layout: the
 // accumulators (unless they have their own file), two buffers of A and B
 // fragments and, register-staged, one k-step of A and B.
-func (t gpuTile) registerBytes(tg *gpuTarget, in fp.Format) int64 {
+func (t gpuTile) registerBytes(tg *gpuTarget, in fp.Format, sh gpuShape) int64 {
+	sh = sh.norm()
+	na, nb := int64(sh.a), int64(sh.b)
 	out := fp.FP32
 	switch in {
 	case fp.INT8:
@@ -195,22 +204,23 @@ func (t gpuTile) registerBytes(tg *gpuTarget, in fp.Format) int64 {
 	case fp.FP64:
 		out = fp.FP64
 	}
-	need := 2*dma.FractalBytes(t.bm, t.bk, in) + 2*dma.FractalBytes(t.bk, t.bn, in)
+	need := 2*na*dma.FractalBytes(t.bm, t.bk, in) + 2*nb*dma.FractalBytes(t.bk, t.bn, in)
 	if t.sharedOps {
 		need = 0
 	}
 	if tg.accBuf == gpu.BufRegs {
-		need += dma.FractalBytes(t.bm, t.bn, out)
+		need += int64(sh.accs()) * dma.FractalBytes(t.bm, t.bn, out)
 	}
 	if t.regStaged {
-		need += (int64(t.bm)*int64(t.bk) + int64(t.bk)*int64(t.bn)) * int64(in.Bytes())
+		need += (na*int64(t.bm)*int64(t.bk) + nb*int64(t.bk)*int64(t.bn)) * int64(in.Bytes())
 	}
 	return need
 }
 
 // newGPUGEMMPlan checks the parameters against the machine and lays out
 // shared memory, registers and global memory.
-func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format) (*gpuGEMMPlan, error) {
+func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format, sh gpuShape) (*gpuGEMMPlan, error) {
+	sh = sh.norm()
 	tg, _ := newGPUTarget(m)
 	bad := func(key, format string, a ...any) error {
 		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
@@ -288,7 +298,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		}
 		found := false
 		for _, d := range defaults {
-			if d.fits(tg, in, lane) == nil {
+			if d.fits(tg, in, lane, sh) == nil {
 				t, found = d, true
 				break
 			}
@@ -334,7 +344,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if t.warps < 1 || t.warps > 32 {
 		return nil, bad("tiling.warps", "must be in 1..32 (got %d)", t.warps)
 	}
-	if err := t.fits(tg, in, lane); err != nil {
+	if err := t.fits(tg, in, lane, sh); err != nil {
 		return nil, bad("tiling", "%d×%d×%d tile, %d stages, %d %ss %v", t.bm, t.bn, t.bk, t.stages, t.warps, tg.warp, err)
 	}
 	if t.regStaged {
@@ -343,10 +353,10 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if t.regStaged && lane != gpu.LaneMatrix {
 		return nil, bad("tiling.staging", "registers staging is modelled for matrix-unit kernels; use shared with unit: vector")
 	}
-	pl := &gpuGEMMPlan{p: p, mach: m, tg: tg, t: t, in: in, es: es, lane: lane}
+	pl := &gpuGEMMPlan{p: p, mach: m, tg: tg, t: t, in: in, es: es, lane: lane, sh: sh}
 	pl.aLd, pl.bLd = int64(t.bk)*es+smemPad, int64(t.bn)*es+smemPad
 	pl.aStage, pl.bStage = int64(t.bm)*pl.aLd, int64(t.bk)*pl.bLd
-	pl.smem, pl.regs = tileResources(t, in, lane, tg.warpSize)
+	pl.smem, pl.regs = tileResources(t, in, lane, tg.warpSize, sh)
 	pl.out = fp.FP32
 	switch in {
 	case fp.INT8:
@@ -357,16 +367,17 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	pl.fragA = dma.FractalBytes(t.bm, t.bk, in)
 	pl.fragB = dma.FractalBytes(t.bk, t.bn, in)
 	pl.rfAcc = 0
-	pl.rfA = dma.FractalBytes(t.bm, t.bn, pl.out)
+	na, nb := int64(sh.a), int64(sh.b)
+	pl.rfA = int64(sh.accs()) * dma.FractalBytes(t.bm, t.bn, pl.out)
 	if tg.accBuf != gpu.BufRegs {
 		pl.rfA = 0 // the accumulators have their own file (CDNA1 AGPRs)
 	}
-	pl.rfB = pl.rfA + 2*pl.fragA
-	pl.rfStage = pl.rfB + 2*pl.fragB
+	pl.rfB = pl.rfA + 2*na*pl.fragA
+	pl.rfStage = pl.rfB + 2*nb*pl.fragB
 	if t.regStaged {
-		pl.rfStageB = pl.rfStage + int64(t.bm)*int64(t.bk)*es
+		pl.rfStageB = pl.rfStage + na*int64(t.bm)*int64(t.bk)*es
 	}
-	if need := pl.rfStage + (int64(t.bm)*int64(t.bk)+int64(t.bk)*int64(t.bn))*es*b2i(t.regStaged); need > tg.registers {
+	if need := pl.rfStage + (na*int64(t.bm)*int64(t.bk)+nb*int64(t.bk)*int64(t.bn))*es*b2i(t.regStaged); need > tg.registers {
 		return nil, bad("tiling", "the %d×%d accumulators and two k-steps of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d",
 			t.bm, t.bn, t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.registers)
 	}
@@ -394,7 +405,7 @@ func (pl *gpuGEMMPlan) depth(kt int) int {
 func (pl *gpuGEMMPlan) grid() isa.Grid {
 	threads := pl.tg.threads(pl.t.warps)
 	regs := (pl.regs + threads - 1) / threads * threads
-	return isa.Grid{Name: pl.p.Kind, CTAs: pl.nrb * pl.ncb, CTA: pl.cta,
+	return isa.Grid{Name: pl.name(), CTAs: pl.nrb * pl.ncb, CTA: pl.cta,
 		Resources: isa.Resources{SharedBytes: pl.smem, Registers: regs, Warps: pl.t.warps, AccBytes: pl.accBytes()}}
 }
 
@@ -404,7 +415,7 @@ func (pl *gpuGEMMPlan) accBytes() int64 {
 	if !pl.tmem() {
 		return 0
 	}
-	return dma.FractalBytes(pl.t.bm, pl.t.bn, pl.out)
+	return int64(pl.sh.norm().accs()) * dma.FractalBytes(pl.t.bm, pl.t.bn, pl.out)
 }
 
 // ctaGroup is the number of row blocks the CTA order walks down before
@@ -444,18 +455,18 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 		mma := pl.lane
 		t, p := pl.t, &pl.p
 		mm, nn := pl.rows(bi), pl.cols(bj)
-		stage := func(s int) (a, b int64) {
-			base := int64(s) * (pl.aStage + pl.bStage)
-			return base, base + pl.aStage
-		}
 		fetch := func(kt int) {
 			s := kt % t.stages
-			a, b := stage(s)
+			a, b := pl.stage(s)
 			kk := pl.depth(kt)
 			e.waitFlag(gpu.LaneLoad, gpu.LaneCopy, s)
 			es := pl.es
-			e.emit(gpu.CopyToShared(a, pl.gmA+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, int64(p.K)*es))
-			e.emit(gpu.CopyToShared(b, pl.gmB+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, int64(p.N)*es))
+			for x := 0; x < pl.sh.a; x++ {
+				e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmAOf(x)+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, int64(p.K)*es))
+			}
+			for x := 0; x < pl.sh.b; x++ {
+				e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, int64(p.N)*es))
+			}
 			e.setFlag(gpu.LaneCopy, gpu.LaneLoad, s)
 		}
 		// Every stage and fragment buffer starts free.
@@ -465,6 +476,7 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 		for f := 0; f < 2; f++ {
 			e.setFlag(mma, gpu.LaneLoad, f)
 		}
+		pl.outsideStart(e)
 		for kt := 0; kt < min(t.stages-1, pl.nkt); kt++ {
 			fetch(kt)
 		}
@@ -473,20 +485,21 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 				fetch(ahead)
 			}
 			s, f := kt%t.stages, kt%2
-			a, b := stage(s)
+			a, b := pl.stage(s)
 			kk := pl.depth(kt)
-			fa, fb := pl.rfA+int64(f)*pl.fragA, pl.rfB+int64(f)*pl.fragB
 			e.waitFlag(gpu.LaneCopy, gpu.LaneLoad, s)
 			e.waitFlag(mma, gpu.LaneLoad, f)
-			e.emit(gpu.LoadMatrix(fa, a, mm, kk, pl.aLd, pl.in, false))
-			e.emit(gpu.LoadMatrix(fb, b, kk, nn, pl.bLd, pl.in, false))
+			for x := 0; x < pl.sh.a; x++ {
+				e.emit(gpu.LoadMatrix(pl.fragAOf(f, x), a+int64(x)*pl.aStage, mm, kk, pl.aLd, pl.in, false))
+			}
+			for x := 0; x < pl.sh.b; x++ {
+				e.emit(gpu.LoadMatrix(pl.fragBOf(f, x), b+int64(x)*pl.bStage, kk, nn, pl.bLd, pl.in, false))
+			}
 			e.setFlag(gpu.LaneLoad, gpu.LaneCopy, s)
 			e.setFlag(gpu.LaneLoad, mma, f)
 			e.waitFlag(gpu.LaneLoad, mma, f)
-			run := gpu.MMA(pl.rfAcc, fa, fb, mm, kk, nn, pl.in, pl.out, kt == 0)
-			run.Pipe = pl.lane
-			run.Dst.Buf = pl.tg.accBuf
-			e.emit(gpu.WithWarpTiles(run, t.bm, t.bn))
+			pl.products(e, kt, mm, kk, nn, func(x int) (int64, int64, isa.Buffer) { return pl.fragAOf(f, x), 0, gpu.BufRegs },
+				func(x int) (int64, int64, isa.Buffer) { return pl.fragBOf(f, x), 0, gpu.BufRegs }, pl.tg.accBuf)
 			e.setFlag(mma, gpu.LaneLoad, f)
 		}
 		// Consume the free tokens, leaving every flag at zero (balanced,
@@ -497,6 +510,7 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 		for f := 0; f < 2; f++ {
 			e.waitFlag(mma, gpu.LaneLoad, f)
 		}
+		pl.outsideEnd(e)
 		pl.epilogue(e, bi, bj)
 	}
 }
@@ -519,6 +533,10 @@ func (pl *gpuGEMMPlan) epilogue(e *emitter, bi, bj int) {
 	} else {
 		e.setFlag(pl.lane, gpu.LaneStore, gpuFlagStore)
 		e.waitFlag(pl.lane, gpu.LaneStore, gpuFlagStore)
+	}
+	if pl.ops != nil {
+		pl.emulatedEpilogue(e, bi, bj, src)
+		return
 	}
 	cb := int64(pl.out.Bytes())
 	st := gpu.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*int64(p.N)+int64(bj*t.bn))*cb, pl.rfAcc, pl.rows(bi), pl.cols(bj),
@@ -546,22 +564,23 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
 		t, p := pl.t, &pl.p
 		mm, nn := pl.rows(bi), pl.cols(bj)
 		es := pl.es
-		stage := func(s int) (a, b int64) {
-			base := int64(s) * (pl.aStage + pl.bStage)
-			return base, base + pl.aStage
-		}
 		fetch := func(kt int) {
 			s := kt % t.stages
-			a, b := stage(s)
+			a, b := pl.stage(s)
 			kk := pl.depth(kt)
 			e.waitFlag(mma, gpu.LaneCopy, s)
-			e.emit(gpu.CopyToShared(a, pl.gmA+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, int64(p.K)*es))
-			e.emit(gpu.CopyToShared(b, pl.gmB+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, int64(p.N)*es))
+			for x := 0; x < pl.sh.a; x++ {
+				e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmAOf(x)+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, int64(p.K)*es))
+			}
+			for x := 0; x < pl.sh.b; x++ {
+				e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, int64(p.N)*es))
+			}
 			e.setFlag(gpu.LaneCopy, mma, s)
 		}
 		for s := 0; s < t.stages; s++ {
 			e.setFlag(mma, gpu.LaneCopy, s)
 		}
+		pl.outsideStart(e)
 		for kt := 0; kt < min(t.stages-1, pl.nkt); kt++ {
 			fetch(kt)
 		}
@@ -574,16 +593,16 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
 				fetch(ahead)
 			}
 			s := kt % t.stages
-			a, b := stage(s)
+			a, b := pl.stage(s)
 			e.waitFlag(gpu.LaneCopy, mma, s)
-			run := gpu.MMAShared(pl.rfAcc, a, pl.aLd, b, pl.bLd, mm, pl.depth(kt), nn, pl.in, pl.out, kt == 0)
-			run.Dst.Buf = acc
-			e.emit(gpu.WithWarpTiles(run, t.bm, t.bn))
+			pl.products(e, kt, mm, pl.depth(kt), nn, func(x int) (int64, int64, isa.Buffer) { return a + int64(x)*pl.aStage, pl.aLd, gpu.BufShared },
+				func(x int) (int64, int64, isa.Buffer) { return b + int64(x)*pl.bStage, pl.bLd, gpu.BufShared }, acc)
 			e.setFlag(mma, gpu.LaneCopy, s)
 		}
 		for s := 0; s < t.stages; s++ {
 			e.waitFlag(mma, gpu.LaneCopy, s)
 		}
+		pl.outsideEnd(e)
 		pl.epilogue(e, bi, bj)
 	}
 }
@@ -605,20 +624,29 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 		t, p := pl.t, &pl.p
 		mm, nn := pl.rows(bi), pl.cols(bj)
 		es := pl.es
-		ldsA, ldsB := int64(0), pl.aStage
+		ldsA, ldsB := pl.stage(0)
+		stA, stB := int64(t.bm)*int64(t.bk)*es, int64(t.bk)*int64(t.bn)*es // staging registers of one piece
 		fetch := func(kt int) {
 			kk := pl.depth(kt)
 			e.waitFlag(gpu.LaneStore, gpu.LaneCopy, 0)
-			e.emit(gpu.CopyToRegisters(pl.rfStage, pl.gmA+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*es, mm, int64(kk)*es, int64(t.bk)*es, int64(p.K)*es))
-			e.emit(gpu.CopyToRegisters(pl.rfStageB, pl.gmB+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, int64(t.bn)*es, int64(p.N)*es))
+			for x := 0; x < pl.sh.a; x++ {
+				e.emit(gpu.CopyToRegisters(pl.rfStage+int64(x)*stA, pl.gmAOf(x)+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*es, mm, int64(kk)*es, int64(t.bk)*es, int64(p.K)*es))
+			}
+			for x := 0; x < pl.sh.b; x++ {
+				e.emit(gpu.CopyToRegisters(pl.rfStageB+int64(x)*stB, pl.gmBOf(x)+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, int64(t.bn)*es, int64(p.N)*es))
+			}
 			e.setFlag(gpu.LaneCopy, gpu.LaneStore, 0)
 		}
 		write := func(kt int) {
 			kk := pl.depth(kt)
 			e.waitFlag(gpu.LaneCopy, gpu.LaneStore, 0)
 			e.waitFlag(gpu.LaneLoad, gpu.LaneStore, 0)
-			e.emit(gpu.StoreToShared(ldsA, pl.rfStage, mm, int64(kk)*es, int64(t.bk)*es, pl.aLd))
-			e.emit(gpu.StoreToShared(ldsB, pl.rfStageB, kk, int64(nn)*es, int64(t.bn)*es, pl.bLd))
+			for x := 0; x < pl.sh.a; x++ {
+				e.emit(gpu.StoreToShared(ldsA+int64(x)*pl.aStage, pl.rfStage+int64(x)*stA, mm, int64(kk)*es, int64(t.bk)*es, pl.aLd))
+			}
+			for x := 0; x < pl.sh.b; x++ {
+				e.emit(gpu.StoreToShared(ldsB+int64(x)*pl.bStage, pl.rfStageB+int64(x)*stB, kk, int64(nn)*es, int64(t.bn)*es, pl.bLd))
+			}
 			e.setFlag(gpu.LaneStore, gpu.LaneLoad, 0)
 			e.setFlag(gpu.LaneStore, gpu.LaneCopy, 0)
 		}
@@ -627,6 +655,7 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 		for f := 0; f < 2; f++ {
 			e.setFlag(mma, gpu.LaneLoad, f)
 		}
+		pl.outsideStart(e)
 		fetch(0)
 		write(0)
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
@@ -635,18 +664,19 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 			}
 			f := kt % 2
 			kk := pl.depth(kt)
-			fa, fb := pl.rfA+int64(f)*pl.fragA, pl.rfB+int64(f)*pl.fragB
 			e.waitFlag(gpu.LaneStore, gpu.LaneLoad, 0)
 			e.waitFlag(mma, gpu.LaneLoad, f)
-			e.emit(gpu.LoadMatrix(fa, ldsA, mm, kk, pl.aLd, pl.in, false))
-			e.emit(gpu.LoadMatrix(fb, ldsB, kk, nn, pl.bLd, pl.in, false))
+			for x := 0; x < pl.sh.a; x++ {
+				e.emit(gpu.LoadMatrix(pl.fragAOf(f, x), ldsA+int64(x)*pl.aStage, mm, kk, pl.aLd, pl.in, false))
+			}
+			for x := 0; x < pl.sh.b; x++ {
+				e.emit(gpu.LoadMatrix(pl.fragBOf(f, x), ldsB+int64(x)*pl.bStage, kk, nn, pl.bLd, pl.in, false))
+			}
 			e.setFlag(gpu.LaneLoad, gpu.LaneStore, 0)
 			e.setFlag(gpu.LaneLoad, mma, f)
 			e.waitFlag(gpu.LaneLoad, mma, f)
-			run := gpu.MMA(pl.rfAcc, fa, fb, mm, kk, nn, pl.in, pl.out, kt == 0)
-			run.Pipe = pl.lane
-			run.Dst.Buf = pl.tg.accBuf
-			e.emit(gpu.WithWarpTiles(run, t.bm, t.bn))
+			pl.products(e, kt, mm, kk, nn, func(x int) (int64, int64, isa.Buffer) { return pl.fragAOf(f, x), 0, gpu.BufRegs },
+				func(x int) (int64, int64, isa.Buffer) { return pl.fragBOf(f, x), 0, gpu.BufRegs }, pl.tg.accBuf)
 			e.setFlag(mma, gpu.LaneLoad, f)
 			if kt+1 < pl.nkt {
 				write(kt + 1)
@@ -658,6 +688,7 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 		for f := 0; f < 2; f++ {
 			e.waitFlag(mma, gpu.LaneLoad, f)
 		}
+		pl.outsideEnd(e)
 		pl.epilogue(e, bi, bj)
 	}
 }
@@ -849,7 +880,7 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 	if err := p.checkHostMemory(f.Path, perElem); err != nil {
 		return nil, err
 	}
-	pl, err := newGPUGEMMPlan(f.Path, p, m, in)
+	pl, err := newGPUGEMMPlan(f.Path, p, m, in, gpuShape{})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,586 @@
+package programs
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+
+	"github.com/davinci-sim/davinci-sim/accuracy"
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/arch/gpu"
+	"github.com/davinci-sim/davinci-sim/cube"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/report"
+)
+
+func init() {
+	register(&Kind{Name: "emulated-gemm", Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-emulated-gemm.yaml",
+		Summary: "emulated FP32 GEMM from low-precision matrix units: a split kernel, product GEMM kernels, an epilogue (scheme: hgemm, markidis, ootomo, ape-fp32f, ape-fp32b, bf16x9, sgemm-cube, … or your own)",
+		Build:   buildEmulated})
+}
+
+// EmulatedParams are the parameters of kind emulated-gemm: a GEMM's
+// (m, k, n, tiling, inputs, numerics, check) and its scheme, a preset's
+// name (scheme: ootomo) or a Scheme (scheme: {name: …, pieces: …, groups:
+// …}; keys given override the named preset's).
+type EmulatedParams struct {
+	GEMMParams `mapstructure:",squash"`
+	Scheme     any `mapstructure:"scheme"`
+}
+
+// Split-kernel geometry: elements per block, warps per block.
+const (
+	splitChunk = 8192
+	splitWarps = 8
+)
+
+// emulatedJob runs an emulated GEMM on a GPU machine.
+type emulatedJob struct {
+	file    string
+	p       GEMMParams
+	sp      *schemePlan
+	tg      *gpuTarget
+	kernels []*gpuGEMMPlan // the product kernels
+	kgroup  []int          // first group of each kernel
+	groupK  []int          // kernel of each group
+	gmA32   int64          // FP32 A and B (read by the split kernel)
+	gmB32   int64
+	gmAP    []int64 // pieces of A, B (indexed by piece)
+	gmBP    []int64
+	gmC     int64
+	planes  []int64 // functional: each group's FP32 accumulator plane
+	a, b    []float32
+	aP, bP  [][]uint32 // host pieces (numerics on)
+	outs    []Output
+}
+
+func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
+	bad := func(key, format string, a ...any) error {
+		return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
+	}
+	tg, ok := newGPUTarget(m)
+	if !ok {
+		return nil, bad("machine", "emulated-gemm runs on GPU machines (nvidia-sm, amd-cu); on DaVinci use kind sgemm-cube")
+	}
+	var ep EmulatedParams
+	if err := f.Decode(&ep, o); err != nil {
+		return nil, err
+	}
+	p := ep.GEMMParams
+	o.apply(&p.Numerics, &p.Inputs.Seed)
+	var s Scheme
+	switch v := ep.Scheme.(type) {
+	case nil:
+		return nil, bad("scheme", "missing: name a preset (%s) or give pieces and groups", strings.Join(SchemeNames(), ", "))
+	case string:
+		s.Name = v
+	default:
+		dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{Result: &s, ErrorUnused: true})
+		if err == nil {
+			err = dec.Decode(v)
+		}
+		if err != nil {
+			return nil, bad("scheme", "%v", err)
+		}
+	}
+	sp, err := resolveScheme(s, bad)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range []struct {
+		key string
+		set bool
+	}{{"tiling.nfused", p.Tiling.NFused != 0}, {"buffering", p.Buffering != ""}, {"accumulation", p.Accumulation != ""},
+		{"cores", p.Cores != 0}, {"split_chunk", p.SplitChunk != 0}, {"split", p.Split != (Split{})}, {"unit", p.Unit != ""}, {"input", p.Input != ""}} {
+		if d.set {
+			return nil, bad(d.key, "does not apply to emulated-gemm on %s (%s): the scheme says how inputs split and where products run", m.Name, m.Kind)
+		}
+	}
+	if p.Numerics == "" {
+		p.Numerics = NumericsFull
+	}
+	if p.SampleTiles == 0 {
+		p.SampleTiles = 8
+	}
+	if p.Inputs.Distribution == "" {
+		p.Inputs.Distribution = DistUniform
+	}
+	for _, d := range []struct {
+		key string
+		v   int
+	}{{"m", p.M}, {"k", p.K}, {"n", p.N}} {
+		if d.v < 1 || d.v > 1<<20 {
+			return nil, bad(d.key, "must be in 1..%d (got %d)", 1<<20, d.v)
+		}
+	}
+	switch p.Numerics {
+	case NumericsFull, NumericsSampled, NumericsOff:
+	default:
+		return nil, bad("numerics", "must be full, sampled or off (got %+q)", p.Numerics)
+	}
+	if p.SampleTiles < 1 {
+		return nil, bad("sample_tiles", "must be ≥ 1 (got %d)", p.SampleTiles)
+	}
+	if (p.Inputs.A == "") != (p.Inputs.B == "") {
+		return nil, bad("inputs.a", "give both inputs.a and inputs.b (.npy files), or neither")
+	}
+	// The machine's matrix units must take the pieces' format.
+	if !tg.hasMatrix(sp.format) {
+		what := strings.ToUpper(sp.format.String())
+		if sp.format == fp.TF32 && m.AMDCU() != nil {
+			what = "XF32"
+		}
+		return nil, bad("scheme.pieces[0].format", "%s pieces need %s %s; %s has none", sp.s.Pieces[0].Format, what, tg.units, tg.describe())
+	}
+	if p.Inputs.A == "" {
+		if err := sp.checkRange(p.Inputs.OffsetExponent, bad); err != nil {
+			return nil, err
+		}
+	}
+	if p.Numerics != NumericsOff {
+		model, err := cube.Preset(m.NumericsPreset())
+		if err == nil && model.Formats[sp.format].L == 0 {
+			return nil, bad("numerics", "the numerics preset %q of machine %s has no model of %s %s instructions; use --numerics off (timing only)",
+				m.NumericsPreset(), m.Name, strings.ToUpper(sp.format.String()), tg.matrix)
+		}
+	}
+	if p.Numerics == NumericsFull && sp.outside > 0 {
+		return nil, bad("numerics", "full numerics runs the kernels functionally, but the GPU core times vector operations without computing them, and a group accumulated outside (FP32 adds per k-step) needs them; use sampled (the golden model computes the sampled tiles) or off")
+	}
+	perElem := 16 + 8*float64(len(sp.s.Pieces))
+	if err := p.checkHostMemory(f.Path, perElem); err != nil {
+		return nil, err
+	}
+	j := &emulatedJob{file: f.Path, p: p, sp: sp, tg: tg}
+	if err := j.plan(f, m); err != nil {
+		return nil, err
+	}
+	if p.Numerics != NumericsOff {
+		if j.a, j.b, err = gemmInputs(f, &p); err != nil {
+			return nil, err
+		}
+		j.aP, j.bP = sp.splitAll(j.a), sp.splitAll(j.b)
+	} else if err := checkInputs(f, &p); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// splitAll returns the pieces of every element of x (piece-major).
+func (sp *schemePlan) splitAll(x []float32) [][]uint32 {
+	out := make([][]uint32, len(sp.rounds))
+	for i := range out {
+		out[i] = make([]uint32, len(x))
+	}
+	buf := make([]uint32, len(sp.rounds))
+	for e, v := range x {
+		sp.split(v, buf)
+		for i, b := range buf {
+			out[i][e] = b
+		}
+	}
+	return out
+}
+
+// plan lays out global memory and builds the product kernels: one with an
+// accumulator per group (fused) or one per group (termwise).
+func (j *emulatedJob) plan(f *File, m *machines.Machine) error {
+	sp, p := j.sp, &j.p
+	functional := p.Numerics == NumericsFull
+	var sets [][]int // groups of each kernel
+	if sp.s.Kernels == "termwise" {
+		for g := range sp.groups {
+			sets = append(sets, []int{g})
+		}
+	} else {
+		all := make([]int, len(sp.groups))
+		for g := range all {
+			all[g] = g
+		}
+		sets = [][]int{all}
+	}
+	j.groupK = make([]int, len(sp.groups))
+	var fill []func() // the pieces' addresses, once laid out
+	for ki, set := range sets {
+		// The pieces this kernel stages, its products and accumulators.
+		var usedA, usedB []int
+		ops := &gpuOperands{name: fmt.Sprintf("%s/%s", p.Kind, kernelName(sp, set)), functional: functional}
+		temps := 0
+		for li, g := range set {
+			j.groupK[g] = ki
+			gr := sp.groups[g]
+			acc := gpuAcc{outside: gr.outside}
+			if gr.outside {
+				acc.temp = temps
+				temps++
+			}
+			ops.accs = append(ops.accs, acc)
+			for pi, pr := range gr.prods {
+				if pieceSlot(usedA, pr[0]) < 0 {
+					usedA = append(usedA, pr[0])
+				}
+				if pieceSlot(usedB, pr[1]) < 0 {
+					usedB = append(usedB, pr[1])
+				}
+				ops.mmas = append(ops.mmas, gpuProduct{a: pieceSlot(usedA, pr[0]), b: pieceSlot(usedB, pr[1]), acc: li, first: pi == 0})
+			}
+		}
+		weighted := b2i(sp.groups[set[0]].weight != 0)
+		if sp.s.Kernels == "termwise" {
+			ops.readC = ki > 0
+			ops.combineOps = int(b2i(ki > 0) | weighted)
+		} else {
+			ops.combineOps = len(set) - 1 + int(weighted)
+		}
+		sh := gpuShape{a: len(usedA), b: len(usedB), groups: len(set), temps: temps}
+		kp, err := newGPUGEMMPlan(f.Path, *p, m, sp.format, sh)
+		if err != nil {
+			return err
+		}
+		kp.ops = ops
+		j.kernels = append(j.kernels, kp)
+		j.kgroup = append(j.kgroup, set[0])
+		// Remember which pieces (by index) the kernel's slots read.
+		ops.gmA = make([]int64, len(usedA))
+		ops.gmB = make([]int64, len(usedB))
+		fill = append(fill, func() {
+			for x, i := range usedA {
+				ops.gmA[x] = j.gmAP[i]
+			}
+			for x, i := range usedB {
+				ops.gmB[x] = j.gmBP[i]
+			}
+		})
+	}
+	// Global memory: FP32 A and B, the pieces, C, the planes.
+	align := func(x int64) int64 { return (x + 511) &^ 511 }
+	mk, kn, mn := int64(p.M)*int64(p.K), int64(p.K)*int64(p.N), int64(p.M)*int64(p.N)
+	es := int64(sp.format.Bytes())
+	at := int64(0)
+	next := func(bytes int64) int64 {
+		a := at
+		at = align(at + bytes)
+		return a
+	}
+	j.gmA32, j.gmB32 = next(4*mk), next(4*kn)
+	j.gmAP, j.gmBP = make([]int64, len(sp.rounds)), make([]int64, len(sp.rounds))
+	for _, i := range sp.nA {
+		j.gmAP[i] = next(es * mk)
+	}
+	for _, i := range sp.nB {
+		j.gmBP[i] = next(es * kn)
+	}
+	j.gmC = next(4 * mn)
+	if functional {
+		for range sp.groups {
+			j.planes = append(j.planes, next(4*mn))
+		}
+	}
+	if at > int64(m.GM.Capacity) {
+		return fmt.Errorf("%s: key \"m\": FP32 A and B, their pieces and C need %d bytes of global memory; machine %s has %d", f.Path, at, m.Name, int64(m.GM.Capacity))
+	}
+	for _, f := range fill {
+		f()
+	}
+	for ki, kp := range j.kernels {
+		kp.gmC = j.gmC
+		if functional {
+			for li := range kp.ops.accs {
+				kp.ops.accs[li].plane = j.planes[j.kgroup[ki]+li]
+			}
+		}
+	}
+	return nil
+}
+
+// kernelName names a product kernel by its products ("hh+hl+lh", "hh|hl+lh").
+func kernelName(sp *schemePlan, set []int) string {
+	letters := "hml"
+	if len(sp.rounds) == 2 {
+		letters = "hl"
+	}
+	name := func(i int) string {
+		if len(sp.rounds) <= 3 && i < len(letters) {
+			return letters[i : i+1]
+		}
+		return fmt.Sprint(i)
+	}
+	var gs []string
+	for _, g := range set {
+		var ps []string
+		for _, pr := range sp.groups[g].prods {
+			ps = append(ps, name(pr[0])+name(pr[1]))
+		}
+		gs = append(gs, strings.Join(ps, "+"))
+	}
+	return strings.Join(gs, "|")
+}
+
+// splitOps is the FP32 vector operations per element of the split: per
+// piece a conversion (after a scaling multiply when scaled), and before
+// the next piece a conversion back and a subtraction (fused with the
+// unscaling).
+func (sp *schemePlan) splitOps() int {
+	n := 0
+	for i, s := range sp.scales {
+		n++
+		if s != 0 {
+			n++
+		}
+		if i+1 < len(sp.scales) {
+			n += 2
+		}
+	}
+	return n
+}
+
+// splitGrid is the split kernel, a memory-bound elementwise pass on the
+// vector units: each block reads splitChunk FP32 elements of A or B into
+// registers, splits them, and stores each piece a product kernel reads.
+func (j *emulatedJob) splitGrid() isa.Grid {
+	p, sp := &j.p, j.sp
+	mk, kn := int64(p.M)*int64(p.K), int64(p.K)*int64(p.N)
+	ca, cb := int((mk+splitChunk-1)/splitChunk), int((kn+splitChunk-1)/splitChunk)
+	es := int64(sp.format.Bytes())
+	threads := j.tg.threads(splitWarps)
+	regs := int64(splitChunk) + 32*threads
+	regs = (regs + threads - 1) / threads * threads
+	cta := func(i int) isa.Stream {
+		src, total, pieces, base := j.gmA32, mk, sp.nA, j.gmAP
+		if i >= ca {
+			i -= ca
+			src, total, pieces, base = j.gmB32, kn, sp.nB, j.gmBP
+		}
+		off := int64(i) * splitChunk
+		n := min(int64(splitChunk), total-off)
+		return func(yield func(isa.Instr) bool) {
+			e := newEmitter(yield, j.kernels[0].mach)
+			e.emit(gpu.CopyToRegisters(0, src+4*off, 1, 4*n, 4*n, 4*n))
+			e.setFlag(gpu.LaneCopy, gpu.LaneVector, 0)
+			e.waitFlag(gpu.LaneCopy, gpu.LaneVector, 0)
+			for x := 0; x < sp.splitOps(); x++ {
+				e.emit(gpu.Elementwise(isa.VSub, 0, 0, 0, int(n), fp.FP32))
+			}
+			e.setFlag(gpu.LaneVector, gpu.LaneStore, 0)
+			e.waitFlag(gpu.LaneVector, gpu.LaneStore, 0)
+			for _, pc := range pieces {
+				e.emit(gpu.StoreAccumulators(base[pc]+es*off, 0, 1, int(n), es*n, fp.FP32, sp.format, fp.RNE, false))
+			}
+		}
+	}
+	return isa.Grid{Name: p.Kind + "/split", CTAs: ca + cb, CTA: cta,
+		Resources: isa.Resources{Registers: regs, Warps: splitWarps}}
+}
+
+func (j *emulatedJob) Program() isa.Program {
+	var grids []isa.Grid
+	if j.p.Numerics != NumericsFull {
+		grids = append(grids, j.splitGrid())
+	}
+	for _, kp := range j.kernels {
+		grids = append(grids, kp.grid())
+	}
+	return isa.Program{Name: j.p.Kind, Generated: true, Grids: grids}
+}
+
+func (j *emulatedJob) Mode() arch.Mode { return modeFor(j.p.Numerics) }
+
+// Prepare writes the pieces (full numerics: the split kernel is not run,
+// see Finish's note).
+func (j *emulatedJob) Prepare(chip *arch.Chip) error {
+	if j.Mode() != arch.Functional {
+		return nil
+	}
+	gm := chip.GM()
+	write := func(addr int64, v []uint32) error {
+		if j.sp.format == fp.TF32 {
+			return gm.Write(addr, uint32Bytes(v))
+		}
+		h := make([]uint16, len(v))
+		for i, x := range v {
+			h[i] = uint16(x)
+		}
+		return gm.WriteUint16s(addr, h)
+	}
+	for _, i := range j.sp.nA {
+		if err := write(j.gmAP[i], j.aP[i]); err != nil {
+			return err
+		}
+	}
+	for _, i := range j.sp.nB {
+		if err := write(j.gmBP[i], j.bP[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func uint32Bytes(v []uint32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, x := range v {
+		out[4*i], out[4*i+1], out[4*i+2], out[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+	}
+	return out
+}
+
+func (j *emulatedJob) Outputs() []Output { return j.outs }
+
+// goldenTile computes output tile (bi, bj) of the first kernel's tiling:
+// every group's accumulator as its kernel runs it (per k-step of that
+// kernel, the products in order through the machine's matrix-unit model;
+// outside groups from C = 0 each k-step, added in FP32 RNE), and the
+// epilogue's C.
+func (j *emulatedJob) goldenTile(model cube.Model, r0, mm, c0, nn int) (accs [][]float32, c []float32, err error) {
+	p, sp := &j.p, j.sp
+	accs = make([][]float32, len(sp.groups))
+	for g, gr := range sp.groups {
+		bk := j.kernels[j.groupK[g]].t.bk
+		acc := make([]uint32, mm*nn)
+		tmp := make([]uint32, mm*nn)
+		for k0 := 0; k0 < p.K; k0 += bk {
+			kk := min(bk, p.K-k0)
+			for pi, pr := range gr.prods {
+				a := make([]uint32, mm*kk)
+				for r := 0; r < mm; r++ {
+					copy(a[r*kk:], j.aP[pr[0]][(r0+r)*p.K+k0:][:kk])
+				}
+				b := make([]uint32, kk*nn)
+				for r := 0; r < kk; r++ {
+					copy(b[r*nn:], j.bP[pr[1]][(k0+r)*p.N+c0:][:nn])
+				}
+				dst, init := acc, k0 == 0 && pi == 0
+				if gr.outside {
+					dst, init = tmp, pi == 0
+				}
+				if err := model.MMAD(sp.format, fp.FP32, mm, kk, nn, a, cube.RowMajor, b, cube.RowMajor, dst, cube.RowMajor, init); err != nil {
+					return nil, nil, err
+				}
+			}
+			if gr.outside {
+				for i, v := range tmp {
+					if k0 == 0 {
+						acc[i] = v
+					} else {
+						acc[i] = math.Float32bits(math.Float32frombits(acc[i]) + math.Float32frombits(v))
+					}
+				}
+			}
+		}
+		accs[g] = make([]float32, mm*nn)
+		for i, v := range acc {
+			accs[g][i] = math.Float32frombits(v)
+		}
+	}
+	c = make([]float32, mm*nn)
+	buf := make([]float32, len(sp.groups))
+	for i := range c {
+		for g := range accs {
+			buf[g] = accs[g][i]
+		}
+		c[i] = sp.combine(buf)
+	}
+	return accs, c, nil
+}
+
+func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
+	p, sp, tg := &j.p, j.sp, j.tg
+	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
+	nprod := 0
+	for _, g := range sp.groups {
+		nprod += len(g.prods)
+	}
+	name := tg.matrixPeak[sp.format]
+	peak, _ := chip.M.Peak(name)
+	reportThroughput(rep, st, flops, peak/float64(nprod),
+		fmt.Sprintf("fp32-equivalent (2mnk; peak = dense %s %s peak / %d products)", name, tg.matrix, nprod))
+	var kernels []map[string]any
+	for _, kp := range j.kernels {
+		t := kp.t
+		kernels = append(kernels, map[string]any{"name": kp.name(), "ctas": kp.nrb * kp.ncb,
+			"tiling": map[string]int{"bm": t.bm, "bn": t.bn, "bk": t.bk, "stages": t.stages, "warps": t.warps},
+			"cta":    map[string]int64{"shared_bytes": kp.smem, "registers": kp.grid().Resources.Registers}})
+	}
+	schemeName := sp.s.Name
+	if schemeName == "" {
+		schemeName = "custom"
+	}
+	rep.Program = map[string]any{"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N, "scheme": schemeName,
+		"pieces": sp.s.Pieces, "groups": sp.s.Groups, "kernels": sp.s.Kernels, "epilogue": sp.s.Epilogue,
+		"product_kernels": kernels, "inputs": p.Inputs, "numerics": p.Numerics}
+	if p.Numerics != NumericsFull {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("split kernel: %d FP32 operations per element on the %s units, timed", sp.splitOps(), tg.vector))
+	}
+	model := chip.Cube()
+	k0 := j.kernels[0]
+	switch p.Numerics {
+	case NumericsFull:
+		rep.Notes = append(rep.Notes, "numerics full: the product kernels run functionally; the split (written by the host) and the epilogue's FP32 combination (done by the host on the stored accumulators) are not simulated — the GPU core times vector operations without computing them — time a scheme with numerics off or sampled")
+		planes := make([][]float32, len(sp.groups))
+		for g := range planes {
+			planes[g] = make([]float32, p.M*p.N)
+			if err := chip.GM().ReadFloat32s(j.planes[g], planes[g]); err != nil {
+				return err
+			}
+		}
+		c := make([]float32, p.M*p.N)
+		buf := make([]float32, len(planes))
+		for i := range c {
+			for g := range planes {
+				buf[g] = planes[g][i]
+			}
+			c[i] = sp.combine(buf)
+		}
+		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F32: c}, {Name: "A", Shape: []int{p.M, p.K}, F32: j.a},
+			{Name: "B", Shape: []int{p.K, p.N}, F32: j.b}}
+		e := errReport(accuracy.Compare32(accuracy.ReferenceGEMM(p.M, p.K, p.N, j.a, j.b), c), false)
+		rep.Error = &e
+		if p.Check {
+			for bi := 0; bi < k0.nrb; bi++ {
+				for bj := 0; bj < k0.ncb; bj++ {
+					r0, c0, mm, nn := bi*k0.t.bm, bj*k0.t.bn, k0.rows(bi), k0.cols(bj)
+					accs, gc, err := j.goldenTile(model, r0, mm, c0, nn)
+					if err != nil {
+						return err
+					}
+					for i := range gc {
+						at := (r0+i/nn)*p.N + c0 + i%nn
+						for g := range accs {
+							if got, want := planes[g][at], accs[g][i]; math.Float32bits(got) != math.Float32bits(want) {
+								return fmt.Errorf("%w: simulated accumulator %d at C[%d][%d] = %g (%#08x) but the golden model gives %g (%#08x)",
+									ErrCheckFailed, g, r0+i/nn, c0+i%nn, got, math.Float32bits(got), want, math.Float32bits(want))
+							}
+						}
+						if got := c[at]; math.Float32bits(got) != math.Float32bits(gc[i]) {
+							return fmt.Errorf("%w: simulated C[%d][%d] = %g but the golden model gives %g", ErrCheckFailed, r0+i/nn, c0+i%nn, got, gc[i])
+						}
+					}
+				}
+			}
+			rep.Notes = append(rep.Notes, "check: every simulated accumulator and C equal the golden model bit for bit")
+		}
+	case NumericsSampled:
+		rng := NewRand(p.Inputs.Seed, 99)
+		perm := rng.Perm(k0.nrb * k0.ncb)
+		n := min(p.SampleTiles, len(perm))
+		var ref []float64
+		var got []float32
+		for _, i := range perm[:n] {
+			bi, bj := i/k0.ncb, i%k0.ncb
+			r0, c0, mm, nn := bi*k0.t.bm, bj*k0.t.bn, k0.rows(bi), k0.cols(bj)
+			_, gc, err := j.goldenTile(model, r0, mm, c0, nn)
+			if err != nil {
+				return err
+			}
+			got = append(got, gc...)
+			ref = append(ref, referenceTile(j.a, j.b, p.K, p.N, r0, mm, c0, nn)...)
+		}
+		e := errReport(accuracy.Compare32(ref, got), true)
+		rep.Error = &e
+		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", n, len(perm), k0.t.bm, k0.t.bn))
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package programs
+
+import (
+	"github.com/davinci-sim/davinci-sim/arch/gpu"
+	"github.com/davinci-sim/davinci-sim/dma"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+)
+
+// The GPU GEMM generator's hooks for emulated GEMMs (kind emulated-gemm):
+// a kernel may stage several pieces of A and of B per k-step (hi, lo …,
+// each from its own matrix in global memory), run a list of MMAs over
+// them into several accumulators, and end with an epilogue that combines
+// the accumulators. A plain GEMM is the case of one piece each, one MMA
+// and one accumulator (pl.ops == nil), and its instruction stream is
+// unchanged by these hooks.
+
+// gpuShape is what sizes a kernel beyond its tile: the A and B pieces
+// staged per k-step, the accumulators, and the temporary accumulators of
+// groups accumulated outside the matrix units.
+type gpuShape struct {
+	a, b, groups, temps int
+}
+
+// norm fills the zero shape's counts: one piece each, one accumulator.
+func (sh gpuShape) norm() gpuShape {
+	sh.a, sh.b, sh.groups = max(sh.a, 1), max(sh.b, 1), max(sh.groups, 1)
+	return sh
+}
+
+// accs is the number of accumulator tiles a block holds.
+func (sh gpuShape) accs() int { return sh.groups + sh.temps }
+
+// gpuProduct is one MMA of a k-step: A piece a times B piece b into
+// accumulator acc; first marks the first product into acc in the k-step.
+type gpuProduct struct {
+	a, b, acc int
+	first     bool
+}
+
+// gpuAcc is an accumulator of an emulated kernel.
+type gpuAcc struct {
+	// outside: every k-step's products start from zero in temporary
+	// accumulator temp and are added to this one in FP32 on the vector
+	// units (Ootomo's hh).
+	outside bool
+	temp    int
+	plane   int64 // functional runs: global address of its FP32 m×n plane
+}
+
+// gpuOperands are the pieces, products and epilogue of an emulated kernel.
+type gpuOperands struct {
+	name     string
+	gmA, gmB []int64 // global addresses of the A and B pieces
+	mmas     []gpuProduct
+	accs     []gpuAcc
+	// functional: the epilogue stores every accumulator to its plane (the
+	// core does not compute vector operations; the planes are combined by
+	// the host); otherwise it combines them on the vector units (combineOps
+	// FP32 operations per element, after reading C when readC) and stores C.
+	functional bool
+	combineOps int
+	readC      bool
+}
+
+// name is the kernel's grid name.
+func (pl *gpuGEMMPlan) name() string {
+	if pl.ops != nil && pl.ops.name != "" {
+		return pl.ops.name
+	}
+	return pl.p.Kind
+}
+
+// stage returns the shared-memory addresses of stage s's first A and
+// first B piece (the others follow, aStage and bStage apart).
+func (pl *gpuGEMMPlan) stage(s int) (a, b int64) {
+	base := int64(s) * (int64(pl.sh.a)*pl.aStage + int64(pl.sh.b)*pl.bStage)
+	return base, base + int64(pl.sh.a)*pl.aStage
+}
+
+// gmAOf and gmBOf are the global addresses of A piece x and B piece x.
+func (pl *gpuGEMMPlan) gmAOf(x int) int64 {
+	if pl.ops == nil {
+		return pl.gmA
+	}
+	return pl.ops.gmA[x]
+}
+
+func (pl *gpuGEMMPlan) gmBOf(x int) int64 {
+	if pl.ops == nil {
+		return pl.gmB
+	}
+	return pl.ops.gmB[x]
+}
+
+// fragAOf and fragBOf are the registers of A (B) piece x in fragment
+// buffer f.
+func (pl *gpuGEMMPlan) fragAOf(f, x int) int64 {
+	return pl.rfA + int64(f*pl.sh.a+x)*pl.fragA
+}
+
+func (pl *gpuGEMMPlan) fragBOf(f, x int) int64 {
+	return pl.rfB + int64(f*pl.sh.b+x)*pl.fragB
+}
+
+// accAt is the address of accumulator tile i.
+func (pl *gpuGEMMPlan) accAt(i int) int64 {
+	return pl.rfAcc + int64(i)*dma.FractalBytes(pl.t.bm, pl.t.bn, pl.out)
+}
+
+// operand returns where a piece of a k-step is read: address, row stride
+// (shared-memory operands) and buffer.
+type operand func(x int) (addr, stride int64, buf isa.Buffer)
+
+// products emits k-step kt's MMAs (mm×kk×nn) reading the A and B pieces
+// where opA and opB say, into accumulators in buffer acc; accumulators
+// accumulated outside get their k-step's sum added on the vector units.
+func (pl *gpuGEMMPlan) products(e *emitter, kt, mm, kk, nn int, opA, opB operand, acc isa.Buffer) {
+	mmas := []gpuProduct{{first: true}}
+	if pl.ops != nil {
+		mmas = pl.ops.mmas
+	}
+	t := pl.t
+	for _, p := range mmas {
+		dst, init := pl.accAt(p.acc), kt == 0 && p.first
+		var out *gpuAcc
+		if pl.ops != nil && pl.ops.accs[p.acc].outside {
+			out = &pl.ops.accs[p.acc]
+			dst, init = pl.accAt(pl.sh.groups+out.temp), p.first
+			if p.first {
+				e.waitFlag(gpu.LaneVector, pl.lane, 1+out.temp) // the temporary is free
+			}
+		}
+		a, as, ab := opA(p.a)
+		b, bs, bb := opB(p.b)
+		var run isa.Instr
+		if ab == gpu.BufShared && bb == gpu.BufShared {
+			run = gpu.MMAShared(dst, a, as, b, bs, mm, kk, nn, pl.in, pl.out, init)
+		} else {
+			run = gpu.MMA(dst, a, b, mm, kk, nn, pl.in, pl.out, init)
+		}
+		run.Pipe = pl.lane
+		run.Dst.Buf = acc
+		e.emit(gpu.WithWarpTiles(run, t.bm, t.bn))
+	}
+	if pl.ops == nil {
+		return
+	}
+	for g, a := range pl.ops.accs {
+		if !a.outside {
+			continue
+		}
+		e.setFlag(pl.lane, gpu.LaneVector, 1+a.temp)
+		e.waitFlag(pl.lane, gpu.LaneVector, 1+a.temp)
+		e.emit(gpu.Elementwise(isa.VAdd, pl.accAt(g), pl.accAt(g), pl.accAt(pl.sh.groups+a.temp), t.bm*t.bn, fp.FP32))
+		e.setFlag(gpu.LaneVector, pl.lane, 1+a.temp)
+	}
+}
+
+// outsideStart frees the temporary accumulators (before the k-loop).
+func (pl *gpuGEMMPlan) outsideStart(e *emitter) {
+	for i := 0; i < pl.sh.temps; i++ {
+		e.setFlag(gpu.LaneVector, pl.lane, 1+i)
+	}
+}
+
+// outsideEnd consumes their tokens (after the k-loop), leaving the flags
+// at zero and the vector units' additions done before the epilogue.
+func (pl *gpuGEMMPlan) outsideEnd(e *emitter) {
+	for i := 0; i < pl.sh.temps; i++ {
+		e.waitFlag(gpu.LaneVector, pl.lane, 1+i)
+	}
+}
+
+// emulatedEpilogue ends block (bi, bj) of an emulated kernel once its
+// accumulators are final and readable in src: the planes (functional) or
+// the combination stored as C.
+func (pl *gpuGEMMPlan) emulatedEpilogue(e *emitter, bi, bj int, src isa.Buffer) {
+	t, p, ops := pl.t, &pl.p, pl.ops
+	mm, nn := pl.rows(bi), pl.cols(bj)
+	off := (int64(bi*t.bm)*int64(p.N) + int64(bj*t.bn)) * 4
+	store := func(gm, rf int64) {
+		st := gpu.StoreAccumulators(gm+off, rf, mm, nn, int64(p.N)*4, fp.FP32, fp.FP32, fp.RNE, false)
+		st.Src.Buf = src
+		e.emit(st)
+	}
+	if ops.functional {
+		for g, a := range ops.accs {
+			store(a.plane, pl.accAt(g))
+		}
+		return
+	}
+	if ops.readC {
+		// beta = 1: C's tile is read (through shared memory, free now) in
+		// slices that fit.
+		rows := int(max(1, min(int64(mm), pl.smem/(int64(nn)*4))))
+		for r := 0; r < mm; r += rows {
+			n := min(rows, mm-r)
+			e.emit(gpu.CopyToShared(0, pl.gmC+off+int64(r)*int64(p.N)*4, n, int64(nn)*4, int64(nn)*4, int64(p.N)*4))
+		}
+		e.setFlag(gpu.LaneCopy, gpu.LaneVector, 2)
+		e.waitFlag(gpu.LaneCopy, gpu.LaneVector, 2)
+	}
+	if ops.combineOps > 0 {
+		e.setFlag(pl.lane, gpu.LaneVector, 2)
+		e.waitFlag(pl.lane, gpu.LaneVector, 2)
+		for i := 0; i < ops.combineOps; i++ {
+			e.emit(gpu.Elementwise(isa.VAdd, pl.accAt(0), pl.accAt(0), pl.accAt(min(i+1, len(ops.accs)-1)), mm*nn, fp.FP32))
+		}
+		e.setFlag(gpu.LaneVector, gpu.LaneStore, 0)
+		e.waitFlag(gpu.LaneVector, gpu.LaneStore, 0)
+	}
+	store(pl.gmC, pl.accAt(0))
+}

@@ -1,0 +1,330 @@
+package programs
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/davinci-sim/davinci-sim/fp"
+)
+
+// Scheme is one way of emulating an FP32 GEMM with low-precision matrix
+// units (kind emulated-gemm): how each FP32 input splits into pieces, which
+// piece products run on the matrix units, into which accumulators and how
+// the epilogue combines them. The named schemes (FACTS.md §4) are presets
+// of it; a program may give its own under `scheme:`.
+//
+// Piece i of x is round_i((x − Σ_{j<i} piece_j·2^-scale_j) · 2^scale_i),
+// the residual computed in FP32 (exactly, for the formats and ranges the
+// schemes use). A product "ab" multiplies piece a of A by piece b of B; its
+// weight is 2^-(scale_a + scale_b), and every product of a group must have
+// the same weight. The epilogue is, in FP32 RNE, ordered:
+// c = w_0·acc_0, then c = c + w_g·acc_g for g = 1, 2, …; or
+// corrections-first: t = acc_1 + acc_2 + … (in order), c = w_0·acc_0 +
+// w_1·t (SGEMM-cube's reconstruction).
+type Scheme struct {
+	Name   string        `mapstructure:"name"`
+	Pieces []SchemePiece `mapstructure:"pieces"`
+	Groups []SchemeGroup `mapstructure:"groups"`
+	// Kernels is fused (one product kernel with an accumulator per group:
+	// Markidis, Ootomo, LE-GEMM) or termwise (one GEMM kernel per group,
+	// chained by beta = 1 through C in memory: Ape FP32-F, SGEMM-cube).
+	Kernels string `mapstructure:"kernels"`
+	// Epilogue is ordered (default) or corrections-first.
+	Epilogue string `mapstructure:"epilogue"`
+}
+
+// SchemePiece is one piece of the split.
+type SchemePiece struct {
+	Format   string `mapstructure:"format"`   // fp16 | bf16 | tf32 (all pieces alike)
+	Rounding string `mapstructure:"rounding"` // rne (default) | rz | truncate (= rz: a bit-cut) | rna | rd | ru | ro
+	Scale    int    `mapstructure:"scale"`    // exponent of the scaling of the residual
+	Saturate bool   `mapstructure:"saturate"` // overflow to the largest finite value (Ascend) instead of ±Inf
+}
+
+// SchemeGroup is an accumulator and the products run into it, in order
+// within each k-step.
+type SchemeGroup struct {
+	Products []string `mapstructure:"products"` // "hh", "hl", "lh", "ll"; h, m, l or digits 0.. name pieces
+	// Accumulate is inside (default: one accumulator chained through the
+	// matrix unit's MMAs) or outside (each k-step's products from C = 0,
+	// added to an FP32 accumulator with RNE on the vector units: Ootomo).
+	Accumulate string `mapstructure:"accumulate"`
+}
+
+// schemePresets are the named schemes. Readings where the sources are
+// ambiguous are stated in docs/emulated.md.
+var schemePresets = map[string]Scheme{
+	"hgemm": {Pieces: []SchemePiece{{Format: "fp16"}}, Groups: []SchemeGroup{{Products: []string{"hh"}}}},
+	"markidis": {Pieces: []SchemePiece{{Format: "fp16"}, {Format: "fp16"}},
+		Groups: []SchemeGroup{{Products: []string{"hh", "hl", "lh"}}}},
+	"ape-fp32m": {Pieces: []SchemePiece{{Format: "fp16"}, {Format: "fp16"}},
+		Groups: []SchemeGroup{{Products: []string{"hh", "hl", "lh", "ll"}}}},
+	"ootomo": {Pieces: []SchemePiece{{Format: "fp16"}, {Format: "fp16", Scale: 11}},
+		Groups: []SchemeGroup{{Products: []string{"hh"}, Accumulate: "outside"}, {Products: []string{"hl", "lh"}}}},
+	"ape-fp32f": {Pieces: []SchemePiece{{Format: "fp16"}, {Format: "fp16", Scale: 12}}, Kernels: "termwise",
+		Groups: []SchemeGroup{{Products: []string{"hh"}}, {Products: []string{"lh"}}, {Products: []string{"hl"}}}},
+	"ape-fp32t": {Pieces: []SchemePiece{{Format: "tf32"}, {Format: "tf32"}},
+		Groups: []SchemeGroup{{Products: []string{"hh", "hl", "lh"}}}},
+	"ape-fp32b": {Pieces: []SchemePiece{{Format: "bf16"}, {Format: "bf16"}, {Format: "bf16"}},
+		Groups: []SchemeGroup{{Products: []string{"hh", "hm", "mh", "hl", "mm", "lh"}}}},
+	"bf16x9": {Pieces: []SchemePiece{{Format: "bf16"}, {Format: "bf16"}, {Format: "bf16"}},
+		Groups: []SchemeGroup{{Products: []string{"hh", "hm", "mh", "hl", "mm", "lh", "ml", "lm", "ll"}}}},
+	"sgemm-cube": {Pieces: []SchemePiece{{Format: "fp16", Saturate: true}, {Format: "fp16", Scale: 12, Saturate: true}},
+		Kernels: "termwise", Epilogue: "corrections-first",
+		Groups: []SchemeGroup{{Products: []string{"hh"}}, {Products: []string{"hl"}}, {Products: []string{"lh"}}}},
+	"le-gemm": {Pieces: []SchemePiece{{Format: "fp16", Rounding: "truncate"}, {Format: "fp16", Rounding: "rz", Scale: 10}},
+		Groups: []SchemeGroup{{Products: []string{"hh"}}, {Products: []string{"hl", "lh"}}}},
+}
+
+// SchemeNames returns the preset names, sorted.
+func SchemeNames() []string {
+	var out []string
+	for n := range schemePresets {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// schemePlan is a checked scheme.
+type schemePlan struct {
+	s       Scheme
+	format  fp.Format
+	rounds  []fp.Options
+	scales  []int
+	groups  []schemeGroupPlan
+	nA, nB  []int // pieces of A and of B some product uses, in order
+	outside int   // groups accumulated outside
+}
+
+// schemeGroupPlan is a checked group: its products as (piece of A, piece of
+// B), its weight exponent (the product is scaled by 2^-weight) and where it
+// accumulates.
+type schemeGroupPlan struct {
+	prods   [][2]int
+	weight  int
+	outside bool
+}
+
+// pieceIndex maps a product letter to a piece of an n-piece split.
+func pieceIndex(c byte, n int) (int, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		i := int(c - '0')
+		return i, i < n
+	case c == 'h':
+		return 0, true
+	case c == 'l':
+		return n - 1, n >= 2
+	case c == 'm':
+		return 1, n == 3
+	}
+	return 0, false
+}
+
+// resolveScheme returns the scheme a program names (scheme.name: a preset;
+// the program's own keys override the preset's) or gives inline.
+func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*schemePlan, error) {
+	if s.Name != "" {
+		pre, ok := schemePresets[s.Name]
+		if !ok {
+			return nil, bad("scheme.name", "unknown scheme %+q (presets: %s; or give scheme.pieces and scheme.groups)", s.Name, strings.Join(SchemeNames(), ", "))
+		}
+		if s.Pieces == nil {
+			s.Pieces = pre.Pieces
+		}
+		if s.Groups == nil {
+			s.Groups = pre.Groups
+		}
+		if s.Kernels == "" {
+			s.Kernels = pre.Kernels
+		}
+		if s.Epilogue == "" {
+			s.Epilogue = pre.Epilogue
+		}
+	}
+	if s.Kernels == "" {
+		s.Kernels = "fused"
+	}
+	if s.Epilogue == "" {
+		s.Epilogue = "ordered"
+	}
+	if len(s.Pieces) == 0 || len(s.Pieces) > 4 {
+		return nil, bad("scheme.pieces", "give 1 to 4 pieces (format, rounding, scale), or scheme.name (got %d pieces)", len(s.Pieces))
+	}
+	pl := &schemePlan{s: s}
+	for i, p := range s.Pieces {
+		key := fmt.Sprintf("scheme.pieces[%d]", i)
+		f, ok := map[string]fp.Format{"fp16": fp.FP16, "bf16": fp.BF16, "tf32": fp.TF32}[p.Format]
+		if !ok {
+			return nil, bad(key+".format", "must be fp16, bf16 or tf32 (got %+q)", p.Format)
+		}
+		if i == 0 {
+			pl.format = f
+		} else if f != pl.format {
+			return nil, bad(key+".format", "all pieces must have one format (the matrix units multiply pieces of A and B together); piece 0 is %s (got %s)", s.Pieces[0].Format, p.Format)
+		}
+		r := p.Rounding
+		switch r {
+		case "":
+			r = "rne"
+		case "truncate":
+			r = "rz"
+		}
+		mode, ok := fp.ParseRounding(r)
+		if !ok {
+			return nil, bad(key+".rounding", "unknown rounding %+q (rne, rz, truncate, rna, rd, ru, ro)", p.Rounding)
+		}
+		if p.Scale < 0 || p.Scale > 60 {
+			return nil, bad(key+".scale", "must be in 0..60 (got %d)", p.Scale)
+		}
+		if i == 0 && p.Scale != 0 {
+			return nil, bad(key+".scale", "the first piece is x itself rounded: its scale must be 0 (got %d)", p.Scale)
+		}
+		pl.rounds = append(pl.rounds, fp.Options{Round: mode, Saturate: p.Saturate})
+		pl.scales = append(pl.scales, p.Scale)
+	}
+	switch s.Kernels {
+	case "fused", "termwise":
+	default:
+		return nil, bad("scheme.kernels", "must be fused or termwise (got %+q)", s.Kernels)
+	}
+	switch s.Epilogue {
+	case "ordered", "corrections-first":
+	default:
+		return nil, bad("scheme.epilogue", "must be ordered or corrections-first (got %+q)", s.Epilogue)
+	}
+	if len(s.Groups) == 0 || len(s.Groups) > 4 {
+		return nil, bad("scheme.groups", "give 1 to 4 groups of products (got %d)", len(s.Groups))
+	}
+	usedA, usedB := map[int]bool{}, map[int]bool{}
+	seen := map[[2]int]bool{}
+	for g, gr := range s.Groups {
+		key := fmt.Sprintf("scheme.groups[%d]", g)
+		gp := schemeGroupPlan{weight: -1}
+		switch gr.Accumulate {
+		case "", "inside":
+		case "outside":
+			gp.outside = true
+			pl.outside++
+		default:
+			return nil, bad(key+".accumulate", "must be inside or outside (got %+q)", gr.Accumulate)
+		}
+		if len(gr.Products) == 0 {
+			return nil, bad(key+".products", "give at least one product such as hh, hl, lh")
+		}
+		for _, pr := range gr.Products {
+			a, okA := 0, len(pr) == 2
+			b, okB := 0, okA
+			if okA {
+				a, okA = pieceIndex(pr[0], len(s.Pieces))
+				b, okB = pieceIndex(pr[1], len(s.Pieces))
+			}
+			if !okA || !okB {
+				return nil, bad(key+".products", "unknown product %+q with %d pieces (two letters, h, m, l or piece digits, e.g. hh, hl, lh, 01)", pr, len(s.Pieces))
+			}
+			if seen[[2]int{a, b}] {
+				return nil, bad(key+".products", "product %+q runs twice", pr)
+			}
+			seen[[2]int{a, b}] = true
+			w := pl.scales[a] + pl.scales[b]
+			if gp.weight >= 0 && w != gp.weight {
+				return nil, bad(key+".products", "product %+q has weight 2^-%d but the group's others 2^-%d: one accumulator holds products of one weight", pr, w, gp.weight)
+			}
+			gp.weight = w
+			gp.prods = append(gp.prods, [2]int{a, b})
+			usedA[a], usedB[b] = true, true
+		}
+		if gp.outside && s.Kernels == "termwise" {
+			return nil, bad(key+".accumulate", "outside accumulation is modelled in fused kernels (scheme.kernels: fused)")
+		}
+		pl.groups = append(pl.groups, gp)
+	}
+	if s.Epilogue == "corrections-first" {
+		for g := 2; g < len(pl.groups); g++ {
+			if pl.groups[g].weight != pl.groups[1].weight {
+				return nil, bad("scheme.epilogue", "corrections-first sums groups 1.. before scaling them: they need one weight (group 1 2^-%d, group %d 2^-%d)", pl.groups[1].weight, g, pl.groups[g].weight)
+			}
+		}
+	}
+	for i := range s.Pieces {
+		if usedA[i] {
+			pl.nA = append(pl.nA, i)
+		}
+		if usedB[i] {
+			pl.nB = append(pl.nB, i)
+		}
+	}
+	return pl, nil
+}
+
+// checkRange refuses a split whose pieces overflow their format for inputs
+// with |x| < 2^e: piece i's magnitude is bounded by 2^(e + scale_i −
+// Σ_{j<i} p_j), p_j the precision of piece j (its residual is below one
+// unit in its last place).
+func (sp *schemePlan) checkRange(e int, bad func(key, format string, a ...any) error) error {
+	maxf := sp.format.MaxFinite()
+	drop := 0
+	for i := range sp.scales {
+		bound := math.Ldexp(1, e+sp.scales[i]-drop)
+		if bound > maxf {
+			key := fmt.Sprintf("scheme.pieces[%d].scale", i)
+			if i == 0 {
+				key = "inputs.offset_exponent"
+			}
+			return bad(key, "piece %d of inputs in (−2^%d, 2^%d) reaches 2^%d with scale 2^%d, beyond %s's largest finite value %g",
+				i, e, e, e+sp.scales[i]-drop, sp.scales[i], strings.ToUpper(sp.format.String()), maxf)
+		}
+		drop += sp.format.MantBits() + 1 // the residual is below one ulp of the piece: p bits below 2^e
+	}
+	return nil
+}
+
+// split returns the pieces of x (bit patterns of the piece format; TF32 as
+// FP32 patterns), the residual computed in FP32 as the split kernel does.
+func (sp *schemePlan) split(x float32, out []uint32) {
+	r := x
+	for i, o := range sp.rounds {
+		v := float64(r)
+		if sp.scales[i] != 0 {
+			v = math.Ldexp(float64(r), sp.scales[i])
+			v = float64(float32(v)) // the FP32 multiply
+		}
+		b := fp.FromFloat64(v, sp.format, o)
+		out[i] = b
+		if i+1 < len(sp.rounds) {
+			back := float32(fp.ToFloat64(b, sp.format))
+			if sp.scales[i] != 0 {
+				back = float32(math.Ldexp(float64(back), -sp.scales[i]))
+			}
+			r = r - back
+		}
+	}
+}
+
+// combine is the epilogue on one element: the FP32 accumulators of the
+// groups to C, in FP32 RNE.
+func (sp *schemePlan) combine(acc []float32) float32 {
+	w := func(g int) float32 {
+		return float32(math.Ldexp(float64(acc[g]), -sp.groups[g].weight))
+	}
+	if sp.s.Epilogue == "corrections-first" && len(acc) > 1 {
+		t := acc[1]
+		for g := 2; g < len(acc); g++ {
+			t = t + acc[g]
+		}
+		t = float32(math.Ldexp(float64(t), -sp.groups[1].weight))
+		return w(0) + t
+	}
+	c := w(0)
+	for g := 1; g < len(acc); g++ {
+		c = c + w(g)
+	}
+	return c
+}
+
+// pieceSlot maps a piece index to its position among the staged pieces.
+func pieceSlot(used []int, i int) int { return slices.Index(used, i) }

@@ -1,0 +1,169 @@
+package programs
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/fp"
+)
+
+func runEmulated(t *testing.T, machine string, sets ...string) (*Result, error) {
+	t.Helper()
+	f, err := ReadFile("examples/a100-emulated-gemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Execute(f, Options{Machine: machine, Overrides: mustSets(t, sets...)}, RunHooks{})
+}
+
+// Every preset whose pieces the machine's matrix units take is bit-exact
+// to the golden model (check: every accumulator plane and C) on A100
+// (multistage shared-memory pipeline), MI210 (register staging) and H100
+// (wgmma from shared memory), with edge tiles in m, n and k.
+func TestEmulatedBitExact(t *testing.T) {
+	small := []string{"program.m=72", "program.n=40", "program.k=100", "program.numerics=full", "program.check=true"}
+	for _, c := range []struct {
+		machine string
+		schemes []string
+	}{
+		{"a100", []string{"hgemm", "markidis", "ape-fp32m", "ape-fp32f", "ape-fp32t", "ape-fp32b", "bf16x9", "sgemm-cube", "le-gemm"}},
+		{"mi210", []string{"markidis", "ape-fp32f", "ape-fp32b", "le-gemm"}},
+		{"h100-sxm", []string{"ape-fp32f", "ape-fp32b"}},
+	} {
+		for _, s := range c.schemes {
+			res, err := runEmulated(t, c.machine, append([]string{"program.scheme=" + s}, small...)...)
+			if err != nil {
+				t.Fatalf("%s %s: %v", c.machine, s, err)
+			}
+			if res.Failure != nil {
+				t.Fatalf("%s %s: %v", c.machine, s, res.Failure)
+			}
+			if e := res.Report.Error; e == nil || e.Bits < 11 {
+				t.Errorf("%s %s: error %+v", c.machine, s, e)
+			}
+		}
+	}
+}
+
+// Ootomo's outside accumulation runs timed and sampled (the golden model
+// computes its tiles) and beats Markidis, whose corrections and hh share
+// the tensor cores' truncating accumulator.
+func TestEmulatedOotomoSampled(t *testing.T) {
+	bits := map[string]float64{}
+	for _, s := range []string{"ootomo", "markidis"} {
+		res, err := runEmulated(t, "a100", "program.scheme="+s, "program.m=128", "program.n=128", "program.k=512", "program.sample_tiles=1")
+		if err != nil || res.Failure != nil {
+			t.Fatalf("%s: %v %v", s, err, res.Failure)
+		}
+		bits[s] = res.Report.Error.Bits
+	}
+	if bits["ootomo"] <= bits["markidis"]+1 {
+		t.Errorf("bits %v: ootomo should beat markidis", bits)
+	}
+}
+
+// A scheme written in YAML runs like the preset it spells out.
+func TestEmulatedInlineScheme(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mine.yaml")
+	src := `kind: emulated-gemm
+machine: a100
+m: 64
+k: 96
+n: 48
+scheme:
+  pieces: [{format: fp16}, {format: fp16, rounding: rne, scale: 12}]
+  groups: [{products: [hh]}, {products: [lh]}, {products: [hl]}]
+  kernels: termwise
+numerics: full
+check: true
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := Execute(f, Options{}, RunHooks{})
+	if err != nil || mine.Failure != nil {
+		t.Fatalf("%v %v", err, mine.Failure)
+	}
+	pre, err := Execute(f, Options{Overrides: mustSets(t, "program.scheme=ape-fp32f")}, RunHooks{})
+	if err != nil || pre.Failure != nil {
+		t.Fatalf("%v %v", err, pre.Failure)
+	}
+	if mine.Report.Error.RelFro != pre.Report.Error.RelFro {
+		t.Errorf("inline %g, preset %g", mine.Report.Error.RelFro, pre.Report.Error.RelFro)
+	}
+}
+
+// The split is exact where the scheme's range holds: hi + lo·2^-s = x for
+// Ootomo's and Ape FP32-F's splits of normal FP16-range inputs.
+func TestEmulatedSplitExact(t *testing.T) {
+	bad := func(key, format string, a ...any) error { t.Fatalf("%s: %s", key, format); return nil }
+	for _, name := range []string{"ootomo", "ape-fp32f"} {
+		sp, _ := resolveScheme(Scheme{Name: name}, bad)
+		rng := NewRand(3, 0)
+		buf := make([]uint32, 2)
+		for i := 0; i < 10000; i++ {
+			x := float32(rng.Float64()*2 - 1)
+			if math.Abs(float64(x)) < 1.0/1024 {
+				continue
+			}
+			sp.split(x, buf)
+			hi, lo := fp.ToFloat64(buf[0], fp.FP16), fp.ToFloat64(buf[1], fp.FP16)
+			if got := hi + math.Ldexp(lo, -sp.scales[1]); float32(got) != x && math.Abs(got-float64(x)) > math.Abs(float64(x))*math.Ldexp(1, -22) {
+				t.Fatalf("%s: %g splits into %g + %g·2^-%d = %g", name, x, hi, lo, sp.scales[1], got)
+			}
+		}
+	}
+}
+
+// Bad schemes are refused with one line naming the key.
+func TestEmulatedBadInput(t *testing.T) {
+	for _, c := range []struct {
+		machine string
+		sets    []string
+		want    string
+	}{
+		{"a100", []string{"program.scheme=nope"}, `key "scheme.name": unknown scheme "nope"`},
+		{"v100", []string{"program.scheme=ape-fp32t"}, `key "scheme.pieces[0].format": tf32 pieces need TF32 tensor cores`},
+		{"mi210", []string{"program.scheme=ape-fp32t"}, `key "scheme.pieces[0].format"`},
+		{"a100", []string{"program.scheme=ootomo", "program.inputs.offset_exponent=16"}, `key "inputs.offset_exponent"`},
+		{"a100", []string{"program.scheme=ootomo", "program.numerics=full"}, `key "numerics"`},
+		{"a100", []string{"program.scheme=hgemm", "program.split.sb=12"}, `key "split"`},
+	} {
+		_, err := runEmulated(t, c.machine, c.sets...)
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s %v: %v, want one bad-input line containing %q", c.machine, c.sets, err, c.want)
+		}
+	}
+	dir := t.TempDir()
+	for _, c := range []struct{ scheme, want string }{
+		{"{pieces: [{format: fp16}, {format: fp16, scale: 30}], groups: [{products: [hh]}, {products: [hl, lh]}]}", `key "scheme.pieces[1].scale"`},
+		{"{pieces: [{format: fp16}, {format: fp16}], groups: [{products: [hh, hx]}]}", `key "scheme.groups[0].products": unknown product "hx"`},
+		{"{pieces: [{format: fp16}, {format: fp16, scale: 11}], groups: [{products: [hh, hl]}]}", `key "scheme.groups[0].products"`},
+		{"{pieces: [{format: fp16}, {format: bf16}], groups: [{products: [hh]}]}", `key "scheme.pieces[1].format"`},
+		{"{pieces: [{format: fp8}], groups: [{products: [hh]}]}", `key "scheme.pieces[0].format"`},
+		{"{name: ootomo, kernels: sideways}", `key "scheme.kernels"`},
+	} {
+		path := filepath.Join(dir, "bad.yaml")
+		src := "kind: emulated-gemm\nmachine: a100\nm: 64\nk: 64\nn: 64\nnumerics: off\nscheme: " + c.scheme + "\n"
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Execute(f, Options{}, RunHooks{})
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one bad-input line containing %q", c.scheme, err, c.want)
+		}
+	}
+}
