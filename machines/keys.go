@@ -76,6 +76,8 @@ func typeName(t reflect.Type) string {
 		return "map of " + typeName(t.Elem())
 	case reflect.Struct:
 		return "section"
+	case reflect.Interface:
+		return "name or section"
 	}
 	return t.Kind().String()
 }

@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -18,7 +19,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "emulated-gemm", Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-emulated-gemm.yaml",
+	register(&Kind{Name: "emulated-gemm", Params: reflect.TypeFor[EmulatedParams](), Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-emulated-gemm.yaml",
 		Summary: "emulated FP32 GEMM from low-precision matrix units: a split kernel, product GEMM kernels, an epilogue (scheme: hgemm, markidis, ootomo, ape-fp32f, ape-fp32b, bf16x9, sgemm-cube, … or your own)",
 		Build:   buildEmulated})
 }
