@@ -88,6 +88,12 @@ type CoreStats struct {
 	Buffers []BufferStats // global buffers' entries unused
 	Finish  sim.Time      // when the core's last instruction completed
 	Instrs  uint64
+	// PathBytes are the bytes moved on each copy path, indexed as the
+	// geometry's Paths (energy).
+	PathBytes []int64
+	// VectorRepeats counts the vector unit's repeats (DaVinci: one repeat
+	// covers VectorRepeatBytes of each operand; energy).
+	VectorRepeats int64
 }
 
 // Stats is the result of a run.

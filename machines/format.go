@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -49,8 +50,32 @@ func writeYAML(b *strings.Builder, v reflect.Value, path string, indent int, set
 			writeYAML(b, fv, p, indent+1, set)
 			continue
 		}
+		if fv.Kind() == reflect.Map {
+			writeMap(b, fv, key, p, indent, set)
+			continue
+		}
 		fmt.Fprintf(b, "%s%s: %s", pad, key, scalarText(fv))
 		if set[p] {
+			b.WriteString("  # --set")
+		}
+		b.WriteString("\n")
+	}
+}
+
+// writeMap writes a map of scalars (e.g. power.path_pj_per_byte) with its
+// keys sorted; an empty one as {}.
+func writeMap(b *strings.Builder, v reflect.Value, key, path string, indent int, set map[string]bool) {
+	pad := strings.Repeat("  ", indent)
+	if v.Len() == 0 {
+		fmt.Fprintf(b, "%s%s: {}\n", pad, key)
+		return
+	}
+	fmt.Fprintf(b, "%s%s:\n", pad, key)
+	keys := v.MapKeys()
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	for _, k := range keys {
+		fmt.Fprintf(b, "%s  %s: %s", pad, k.String(), scalarText(v.MapIndex(k)))
+		if set[join(path, strings.ToLower(k.String()))] {
 			b.WriteString("  # --set")
 		}
 		b.WriteString("\n")

@@ -58,6 +58,7 @@ type machineFile[C any] struct {
 	GM          GlobalMemory `mapstructure:"gm"`
 	L2          L2Cache      `mapstructure:"l2"`
 	LLC         LLC          `mapstructure:"llc"`
+	Power       Power        `mapstructure:"power"`
 	Host        Host         `mapstructure:"host"`
 }
 
@@ -76,7 +77,7 @@ func decodeKind[C any, PC interface {
 		return nil, err
 	}
 	m := &Machine{Name: f.Name, Description: f.Description, Kind: f.Kind, Cores: f.Cores,
-		Core: PC(&f.Core), GM: f.GM, L2: f.L2, LLC: f.LLC, Host: f.Host}
+		Core: PC(&f.Core), GM: f.GM, L2: f.L2, LLC: f.LLC, Power: f.Power, Host: f.Host}
 	if m.Kind == "" {
 		m.Kind = DefaultKind
 	}

@@ -84,7 +84,7 @@ func LoadBytes(source string, data []byte, overrides []Override) (*Machine, erro
 }
 
 // optionalKeys may be left out of a machine file: they default to zero.
-var optionalKeys = []string{"name", "description", "kind", "l2", "llc", "host"}
+var optionalKeys = []string{"name", "description", "kind", "l2", "llc", "power", "host"}
 
 // requireAll reports the value keys of t that neither the file nor an
 // override sets: a machine file spells out every number, so a forgotten

@@ -20,6 +20,9 @@ type Machine struct {
 	L2   L2Cache      `mapstructure:"l2"`
 	// LLC is the memory-side cache in front of HBM (optional).
 	LLC LLC `mapstructure:"llc"`
+	// Power is the power model (optional: without one, reports have no
+	// energy).
+	Power Power `mapstructure:"power"`
 	// Host is the host CPU and its link to the NPU (optional: a machine
 	// without one has Host.Cores == 0 and cannot run host programs).
 	Host Host `mapstructure:"host"`

@@ -43,6 +43,7 @@ func (m *Machine) problems() []problem {
 	if m.Cores < 1 {
 		add("cores", "must be ≥ 1 (got %d)", m.Cores)
 	}
+	ps = append(ps, m.Power.problems(m.Geometry())...)
 	for _, p := range m.Core.problems() {
 		ps = append(ps, problem{"core." + p.key, p.msg})
 	}

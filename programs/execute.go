@@ -153,6 +153,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		res.Failure = err
 	}
 	rep.Memory.SetHBMIntensity()
+	rep.SetEnergy(st, &m.Power)
 	res.Outputs = job.Outputs()
 	return res, nil
 }

@@ -43,6 +43,7 @@ type Report struct {
 	Pipes     map[string]PipeReport   `json:"pipes"` // aggregated over the cores used
 	Buffers   map[string]BufferReport `json:"buffers"`
 	Memory    MemoryReport            `json:"memory"`
+	Energy    *EnergyReport           `json:"energy,omitempty"` // machines with a power model
 	Error     *ErrorReport            `json:"error,omitempty"`
 	Baselines map[string]ErrorReport  `json:"baselines,omitempty"` // by baseline name (hgemm, cpu_sgemm_fp32)
 	Sim       SimReport               `json:"sim"`
@@ -255,6 +256,13 @@ func (r *Report) WriteSummary(w io.Writer) {
 	if m := r.Memory; m.L2ReadHitBytes+m.L2HitBytes+m.L2MissBytes > 0 {
 		fmt.Fprintf(w, "HBM       read %s, written %s, %.1f flop/byte; L2 served %.1f %% of GM reads, L2 bandwidth use %.1f %%\n",
 			bytesStr(m.HBMReadBytes), bytesStr(m.HBMWriteBytes), m.OperationalIntensityHBM, 100*m.L2HitRate, 100*m.L2BandwidthUse)
+	}
+	if e := r.Energy; e != nil {
+		over := ""
+		if e.OverMax {
+			over = " — above the machine's maximum: the power model is too high"
+		}
+		fmt.Fprintf(w, "energy    %.4g J, %.1f W average (max %.0f W)%s, %.1f GFLOP/s per W\n", e.Joules, e.AverageWatts, e.MaxWatts, over, e.GFLOPSPerWatt)
 	}
 	if e := r.Error; e != nil {
 		fmt.Fprintf(w, "error     rel_fro %.3e  max_rel %.3e  bits %.1f  (vs %s, %d elements%s)\n", e.RelFro, e.MaxRel, e.Bits, e.Reference, e.Elements, sampledStr(e.Sampled))

@@ -111,15 +111,18 @@ type Core struct {
 	id    int
 	waker *sim.Waker
 
-	stream   arch.StreamReader // the loaded stream
-	loaded   bool
-	running  bool       // a loaded stream has not finished yet
-	fetched  bool       // pending holds an instruction not yet issued
-	pending  *isa.Instr // points into chunk, valid until the next pull
-	drained  bool       // the stream has no more instructions
-	finish   sim.Time
-	instrs   uint64
-	scalFree sim.Time // the scalar unit is busy until then
+	stream  arch.StreamReader // the loaded stream
+	loaded  bool
+	running bool       // a loaded stream has not finished yet
+	fetched bool       // pending holds an instruction not yet issued
+	pending *isa.Instr // points into chunk, valid until the next pull
+	drained bool       // the stream has no more instructions
+	finish  sim.Time
+	instrs  uint64
+
+	pathBytes     []int64 // bytes moved per geometry path
+	vectorRepeats int64
+	scalFree      sim.Time // the scalar unit is busy until then
 
 	pipes   [isa.NumPipes]pipe
 	flags   []int32 // [src][dst][id]
@@ -170,6 +173,7 @@ func newCore(c *arch.Chip, id int) *Core {
 		obs: c.Observer(), flagObs: c.FlagObserver()}
 	geom := c.Geometry()
 	core.geom = geom
+	core.pathBytes = make([]int64, len(geom.Paths))
 	for i, p := range geom.Paths {
 		core.paths[p.Src][p.Dst] = uint8(i + 1)
 	}
@@ -782,5 +786,7 @@ func (c *Core) Finalize(end sim.Time) arch.CoreStats {
 	}
 	st.Finish = c.finish
 	st.Instrs = c.instrs
+	st.PathBytes = c.pathBytes
+	st.VectorRepeats = c.vectorRepeats
 	return st
 }

@@ -50,6 +50,7 @@ func (c *Core) execute(p *pipe, now sim.Time) {
 			return
 		}
 		lat := clk.Cycles(int64(path.LatencyCycles))
+		c.pathBytes[c.paths[in.Src.Buf][in.Dst.Buf]-1] += bytes
 		if in.Src.Buf == isa.GM || in.Dst.Buf == isa.GM {
 			p.ideal = clk.Cycles(cyclesFor(bytes, path.BytesPerCycle))
 			p.lat = sim.Add(lat, c.startGM(p, in, bytes, path.BytesPerCycle*clk.Hz()))
@@ -70,6 +71,7 @@ func (c *Core) execute(p *pipe, now sim.Time) {
 		if rep < 1 {
 			rep = 1
 		}
+		c.vectorRepeats += int64(rep)
 		cyc := sim.CeilCount(float64(rep) * mc.Vector.CyclesPerRepeat)
 		c.finishAfter(p, now, sim.Add(clk.Cycles(int64(mc.Vector.StartupCycles)), clk.Cycles(cyc)), 0)
 	default:
