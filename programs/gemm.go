@@ -207,9 +207,9 @@ func reportThroughput(rep *report.Report, st *arch.Stats, flops, peak float64, c
 	if b := st.GMReadBytes + st.GMWriteBytes; b > 0 {
 		rep.Memory.OperationalIntensity = flops / float64(b)
 	}
-	if st.L2HitBytes+st.L2MissBytes > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("L2: %.1f %% of GM read bytes hit", 100*float64(st.L2HitBytes)/float64(st.L2HitBytes+st.L2MissBytes)))
-	}
+	// The L2's share of the GM reads is in the summary's HBM line
+	// (memory.l2_hit_rate); the directory's hit bytes also count the
+	// lookups of writes, so they are not quoted as a read hit rate.
 }
 
 func (j *gemmJob) programSection() map[string]any {
