@@ -116,6 +116,7 @@ type gpuGEMMPlan struct {
 	fragB          int64
 	rfStage        int64 // registers staging the next k-step's A (regStaged), then B at rfStageB
 	rfStageB       int64
+	rfC            int64 // registers of a band of C (emulated epilogues with beta = 1)
 	regs           int64 // 32-bit registers of a CTA
 	gmA, gmB, gmC  int64 // global-memory addresses
 	nrb, ncb, nkt  int   // row blocks, column blocks, k-steps
@@ -158,6 +159,9 @@ func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int, sh gpuS
 		frag = 2 * int64(t.bm+t.bn) // SIMT: one value of A and B per k
 	case in == fp.FP64:
 		frag, acc = 8*int64(t.bm+t.bn), 2*acc // two registers a value; DMMA k-slices of 4, double-buffered
+	}
+	if sh.readsC {
+		acc += cSliceRows * int64(t.bn) // a band of C
 	}
 	regs = acc + frag + staging + 32*int64(warpSize)*int64(t.warps)
 	return smem, regs
@@ -213,6 +217,9 @@ func (t gpuTile) registerBytes(tg *gpuTarget, in fp.Format, sh gpuShape) int64 {
 	}
 	if t.regStaged {
 		need += (na*int64(t.bm)*int64(t.bk) + nb*int64(t.bk)*int64(t.bn)) * int64(in.Bytes())
+	}
+	if sh.readsC {
+		need += dma.FractalBytes(cSliceRows, t.bn, fp.FP32)
 	}
 	return need
 }
@@ -377,7 +384,8 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if t.regStaged {
 		pl.rfStageB = pl.rfStage + na*int64(t.bm)*int64(t.bk)*es
 	}
-	if need := pl.rfStage + (na*int64(t.bm)*int64(t.bk)+nb*int64(t.bk)*int64(t.bn))*es*b2i(t.regStaged); need > tg.registers {
+	pl.rfC = pl.rfStage + (na*int64(t.bm)*int64(t.bk)+nb*int64(t.bk)*int64(t.bn))*es*b2i(t.regStaged)
+	if need := pl.rfC + dma.FractalBytes(cSliceRows, t.bn, fp.FP32)*b2i(sh.readsC); need > tg.registers {
 		return nil, bad("tiling", "the %d×%d accumulators and two k-steps of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d",
 			t.bm, t.bn, t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.registers)
 	}
