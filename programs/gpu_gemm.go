@@ -97,6 +97,34 @@ var gpuDefaultTiles = []gpuTile{
 	{64, 64, 32, 2, 4, false, false},
 }
 
+// multiOperandTiles are the tiles tried for a kernel staging several pieces
+// of A and B per k-step or holding several accumulators (emulated GEMMs):
+// each library tile, then the same tile with half its depth (half the
+// shared memory per stage, as CUTLASS's 128x256_16x3 TF32 tiles), with
+// eight warps (twice the threads for the accumulators' registers), and
+// with both — before the next, smaller, library tile. Depths stay
+// multiples of kstep and at least 16.
+func multiOperandTiles(lib []gpuTile, kstep int) []gpuTile {
+	var out []gpuTile
+	for _, d := range lib {
+		out = append(out, d)
+		half := d
+		half.bk /= 2
+		okHalf := half.bk >= max(16, kstep) && half.bk%kstep == 0
+		if okHalf {
+			out = append(out, half)
+		}
+		if d.warps < 8 {
+			d.warps, half.warps = 8, 8
+			out = append(out, d)
+			if okHalf {
+				out = append(out, half)
+			}
+		}
+	}
+	return out
+}
+
 // gpuGEMMPlan is a GEMM bound to a GPU machine (nvidia-sm, amd-cu).
 type gpuGEMMPlan struct {
 	p    GEMMParams
@@ -275,6 +303,9 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		if in == fp.FP64 {
 			kstep = 4
 		}
+	}
+	if sh.a > 1 || sh.b > 1 || sh.accs() > 1 {
+		defaults = multiOperandTiles(defaults, kstep)
 	}
 	t := gpuTile{bm: p.Tiling.BM, bn: p.Tiling.BN, bk: p.Tiling.BK, stages: p.Tiling.Stages, warps: p.Tiling.Warps}
 	staging := p.Tiling.Staging
