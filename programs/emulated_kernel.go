@@ -236,8 +236,12 @@ func (pl *gpuGEMMPlan) emulatedEpilogue(e *emitter, bi, bj int, src isa.Buffer) 
 	n := int(dma.FractalBytes(mm, nn, fp.FP32) / 4)
 	vec := pl.combineOps(n, src)
 	if len(vec) > 0 || ops.readC {
-		e.setFlag(pl.lane, gpu.LaneVector, 2)
-		e.waitFlag(pl.lane, gpu.LaneVector, 2)
+		ready := pl.lane // the MMAs are done
+		if pl.tmem() {
+			ready = gpu.LaneLoad // and the accumulators read from tensor memory
+		}
+		e.setFlag(ready, gpu.LaneVector, 2)
+		e.waitFlag(ready, gpu.LaneVector, 2)
 		for _, in := range vec {
 			e.emit(in)
 		}

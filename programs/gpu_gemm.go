@@ -216,6 +216,11 @@ func (t gpuTile) fits(tg *gpuTarget, in fp.Format, lane isa.Pipe, sh gpuShape) e
 		return fmt.Errorf("needs %d registers per thread over %d threads; the machine allows %d (%s)",
 			(regs+threads-1)/threads, threads, tg.maxRegsPerThread, perThreadKey)
 	}
+	if tg.accBuf == gpu.BufAcc && !t.sharedOps {
+		if need := int64(sh.norm().accs()) * dma.FractalBytes(t.bm, t.bn, fp.FP32); need > tg.accFile {
+			return fmt.Errorf("the %d %d×%d accumulators need %d bytes of accumulation registers; a %s has %d (core.agprs)", sh.norm().accs(), t.bm, t.bn, need, tg.core, tg.accFile)
+		}
+	}
 	if need := t.registerBytes(tg, in, sh); need > tg.registers {
 		return fmt.Errorf("the %d×%d accumulators and two k-steps of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d (%s)",
 			t.bm, t.bn, t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.registers, regsKey)
@@ -416,6 +421,9 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		pl.rfStageB = pl.rfStage + na*int64(t.bm)*int64(t.bk)*es
 	}
 	pl.rfC = pl.rfStage + (na*int64(t.bm)*int64(t.bk)+nb*int64(t.bk)*int64(t.bn))*es*b2i(t.regStaged)
+	if pl.tmem() {
+		pl.rfC = max(pl.rfC, int64(sh.accs())*dma.FractalBytes(t.bm, t.bn, pl.out)) // past the accumulators read from tensor memory
+	}
 	if need := pl.rfC + dma.FractalBytes(cSliceRows, t.bn, fp.FP32)*b2i(sh.readsC); need > tg.registers {
 		return nil, bad("tiling", "the %d×%d accumulators and two k-steps of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d",
 			t.bm, t.bn, t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.registers)
@@ -561,7 +569,7 @@ func (pl *gpuGEMMPlan) epilogue(e *emitter, bi, bj int) {
 	t, p := pl.t, &pl.p
 	src := pl.tg.accBuf
 	if pl.tmem() {
-		bytes := dma.FractalBytes(t.bm, t.bn, pl.out)
+		bytes := int64(pl.sh.accs()) * dma.FractalBytes(t.bm, t.bn, pl.out) // every accumulator tile
 		e.setFlag(pl.lane, gpu.LaneLoad, gpuFlagStore)
 		e.waitFlag(pl.lane, gpu.LaneLoad, gpuFlagStore)
 		e.emit(isa.Copy2D(gpu.LaneLoad, isa.Operand{Buf: gpu.BufRegs, Addr: pl.rfAcc}, isa.Operand{Buf: gpu.BufAcc, Addr: 0},
