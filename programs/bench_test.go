@@ -7,12 +7,12 @@ import (
 // benchTiming runs example file on 8192³, timing only, and reports the
 // simulated events, the events simulated per wall second and the simulated
 // throughput.
-func benchTiming(b *testing.B, file string) {
+func benchTiming(b *testing.B, file string, sets ...string) {
 	f, err := ReadFile(file)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ovs := mustSets(b, "program.m=8192", "program.n=8192", "program.k=8192")
+	ovs := mustSets(b, append([]string{"program.m=8192", "program.n=8192", "program.k=8192"}, sets...)...)
 	var res *Result
 	for b.Loop() {
 		if res, err = Execute(f, Options{Overrides: ovs, Numerics: NumericsOff}, RunHooks{}); err != nil {
@@ -36,3 +36,12 @@ func BenchmarkGPUHGEMMTiming(b *testing.B) { benchTiming(b, "examples/a100-hgemm
 // BenchmarkAMDHGEMMTiming runs HGEMM 8192³ on the MI210, timing only (issue
 // target: at most 2 s per run on the 2-core reference machine).
 func BenchmarkAMDHGEMMTiming(b *testing.B) { benchTiming(b, "examples/mi210-hgemm.yaml") }
+
+// BenchmarkEmulatedTiming runs every emulated-gemm preset the A100 takes on
+// 8192³, timing only (issue target: at most 3 s per run on the 2-core
+// reference machine).
+func BenchmarkEmulatedTiming(b *testing.B) {
+	for _, s := range []string{"hgemm", "markidis", "ootomo", "ape-fp32m", "ape-fp32f", "ape-fp32t", "ape-fp32b", "bf16x9", "sgemm-cube", "le-gemm"} {
+		b.Run(s, func(b *testing.B) { benchTiming(b, "examples/a100-emulated-gemm.yaml", "program.scheme="+s) })
+	}
+}

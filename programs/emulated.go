@@ -53,7 +53,6 @@ type emulatedJob struct {
 	gmAP    []int64 // pieces of A, B (indexed by piece)
 	gmBP    []int64
 	gmC     int64
-	planes  []int64 // functional: each group's FP32 accumulator plane
 	a, b    []float32
 	aP, bP  [][]uint32 // host pieces (numerics on)
 	outs    []Output
@@ -149,9 +148,6 @@ func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
 				m.NumericsPreset(), m.Name, strings.ToUpper(sp.format.String()), tg.matrix)
 		}
 	}
-	if p.Numerics == NumericsFull && sp.outside > 0 {
-		return nil, bad("numerics", "full numerics runs the kernels functionally, but the GPU core times vector operations without computing them, and a group accumulated outside (FP32 adds per k-step) needs them; use sampled (the golden model computes the sampled tiles) or off")
-	}
 	perElem := 16 + 8*float64(len(sp.s.Pieces))
 	if err := p.checkHostMemory(f.Path, perElem); err != nil {
 		return nil, err
@@ -191,10 +187,16 @@ func (sp *schemePlan) splitAll(x []float32) [][]uint32 {
 // accumulator per group (fused) or one per group (termwise).
 func (j *emulatedJob) plan(f *File, m *machines.Machine) error {
 	sp, p := j.sp, &j.p
-	functional := p.Numerics == NumericsFull
 	var sets [][]int // groups of each kernel
+	cf := sp.s.Epilogue == "corrections-first" && len(sp.groups) > 1
 	if sp.s.Kernels == "termwise" {
+		// Chained through C (beta = 1) in the epilogue's order: with
+		// corrections first, the corrections' kernels run before hh's,
+		// which scales their sum.
 		for g := range sp.groups {
+			if cf {
+				g = (g + 1) % len(sp.groups)
+			}
 			sets = append(sets, []int{g})
 		}
 	} else {
@@ -209,12 +211,12 @@ func (j *emulatedJob) plan(f *File, m *machines.Machine) error {
 	for ki, set := range sets {
 		// The pieces this kernel stages, its products and accumulators.
 		var usedA, usedB []int
-		ops := &gpuOperands{name: fmt.Sprintf("%s/%s", p.Kind, kernelName(sp, set)), functional: functional}
+		ops := &gpuOperands{name: fmt.Sprintf("%s/%s", p.Kind, kernelName(sp, set))}
 		temps := 0
 		for li, g := range set {
 			j.groupK[g] = ki
 			gr := sp.groups[g]
-			acc := gpuAcc{outside: gr.outside}
+			acc := gpuAcc{outside: gr.outside, weight: gr.weight}
 			if gr.outside {
 				acc.temp = temps
 				temps++
@@ -230,14 +232,18 @@ func (j *emulatedJob) plan(f *File, m *machines.Machine) error {
 				ops.mmas = append(ops.mmas, gpuProduct{a: pieceSlot(usedA, pr[0]), b: pieceSlot(usedB, pr[1]), acc: li, first: pi == 0})
 			}
 		}
-		weighted := b2i(sp.groups[set[0]].weight != 0)
 		if sp.s.Kernels == "termwise" {
 			ops.readC = ki > 0
-			ops.combineOps = int(b2i(ki > 0) | weighted)
+			if cf && set[0] != 0 {
+				ops.accs[0].weight = 0 // scaled with the others by hh's kernel
+			}
+			if cf && set[0] == 0 {
+				ops.scaleC = sp.groups[1].weight
+			}
 		} else {
-			ops.combineOps = len(set) - 1 + int(weighted)
+			ops.correctionsFirst = cf
 		}
-		sh := gpuShape{a: len(usedA), b: len(usedB), groups: len(set), temps: temps}
+		sh := gpuShape{a: len(usedA), b: len(usedB), groups: len(set), temps: temps, readsC: ops.readC}
 		kp, err := newGPUGEMMPlan(f.Path, *p, m, sp.format, sh)
 		if err != nil {
 			return err
@@ -276,24 +282,14 @@ func (j *emulatedJob) plan(f *File, m *machines.Machine) error {
 		j.gmBP[i] = next(es * kn)
 	}
 	j.gmC = next(4 * mn)
-	if functional {
-		for range sp.groups {
-			j.planes = append(j.planes, next(4*mn))
-		}
-	}
 	if at > int64(m.GM.Capacity) {
 		return fmt.Errorf("%s: key \"m\": FP32 A and B, their pieces and C need %d bytes of global memory; machine %s has %d", f.Path, at, m.Name, int64(m.GM.Capacity))
 	}
 	for _, f := range fill {
 		f()
 	}
-	for ki, kp := range j.kernels {
+	for _, kp := range j.kernels {
 		kp.gmC = j.gmC
-		if functional {
-			for li := range kp.ops.accs {
-				kp.ops.accs[li].plane = j.planes[j.kgroup[ki]+li]
-			}
-		}
 	}
 	return nil
 }
@@ -323,8 +319,8 @@ func kernelName(sp *schemePlan, set []int) string {
 
 // splitOps is the FP32 vector operations per element of the split: per
 // piece a conversion (after a scaling multiply when scaled), and before
-// the next piece a conversion back and a subtraction (fused with the
-// unscaling).
+// the next piece a conversion back, the unscaling multiply when scaled,
+// and a subtraction.
 func (sp *schemePlan) splitOps() int {
 	n := 0
 	for i, s := range sp.scales {
@@ -334,6 +330,9 @@ func (sp *schemePlan) splitOps() int {
 		}
 		if i+1 < len(sp.scales) {
 			n += 2
+			if s != 0 {
+				n++
+			}
 		}
 	}
 	return n
@@ -341,7 +340,11 @@ func (sp *schemePlan) splitOps() int {
 
 // splitGrid is the split kernel, a memory-bound elementwise pass on the
 // vector units: each block reads splitChunk FP32 elements of A or B into
-// registers, splits them, and stores each piece a product kernel reads.
+// registers, splits them (schemePlan.split's operations, in FP32), and
+// stores each piece a product kernel reads. Its register count is a
+// streaming kernel's (a few values per element in flight); the functional
+// layout keeps the whole chunk: x and its residual r, a temporary t, then
+// the pieces.
 func (j *emulatedJob) splitGrid() isa.Grid {
 	p, sp := &j.p, j.sp
 	mk, kn := int64(p.M)*int64(p.K), int64(p.K)*int64(p.N)
@@ -358,18 +361,34 @@ func (j *emulatedJob) splitGrid() isa.Grid {
 		}
 		off := int64(i) * splitChunk
 		n := min(int64(splitChunk), total-off)
+		r, tmp := int64(0), 4*int64(splitChunk)
+		piece := func(x int) int64 { return 8*int64(splitChunk) + int64(x)*es*splitChunk }
 		return func(yield func(isa.Instr) bool) {
 			e := newEmitter(yield, j.kernels[0].mach)
-			e.emit(gpu.CopyToRegisters(0, src+4*off, 1, 4*n, 4*n, 4*n))
+			e.emit(gpu.CopyToRegisters(r, src+4*off, 1, 4*n, 4*n, 4*n))
 			e.setFlag(gpu.LaneCopy, gpu.LaneVector, 0)
 			e.waitFlag(gpu.LaneCopy, gpu.LaneVector, 0)
-			for x := 0; x < sp.splitOps(); x++ {
-				e.emit(gpu.Elementwise(isa.VSub, 0, 0, 0, int(n), fp.FP32))
+			for x, o := range sp.rounds {
+				s := sp.scales[x]
+				from := r
+				if s != 0 {
+					e.emit(gpu.Scale(tmp, r, int(n), math.Ldexp(1, s)))
+					from = tmp
+				}
+				e.emit(gpu.Convert(piece(x), from, int(n), fp.FP32, sp.format, o.Round, o.Saturate))
+				if x+1 < len(sp.rounds) {
+					e.emit(gpu.Convert(tmp, piece(x), int(n), sp.format, fp.FP32, fp.RNE, false))
+					if s != 0 {
+						e.emit(gpu.Scale(tmp, tmp, int(n), math.Ldexp(1, -s)))
+					}
+					e.emit(gpu.Elementwise(isa.VSub, r, r, tmp, int(n), fp.FP32))
+				}
 			}
 			e.setFlag(gpu.LaneVector, gpu.LaneStore, 0)
 			e.waitFlag(gpu.LaneVector, gpu.LaneStore, 0)
 			for _, pc := range pieces {
-				e.emit(gpu.StoreAccumulators(base[pc]+es*off, 0, 1, int(n), es*n, fp.FP32, sp.format, fp.RNE, false))
+				e.emit(isa.Copy2D(gpu.LaneStore, isa.Operand{Buf: gpu.BufGM, Addr: base[pc] + es*off},
+					isa.Operand{Buf: gpu.BufRegs, Addr: piece(pc)}, 1, es*n, es*n, es*n))
 			}
 		}
 	}
@@ -378,10 +397,7 @@ func (j *emulatedJob) splitGrid() isa.Grid {
 }
 
 func (j *emulatedJob) Program() isa.Program {
-	var grids []isa.Grid
-	if j.p.Numerics != NumericsFull {
-		grids = append(grids, j.splitGrid())
-	}
+	grids := []isa.Grid{j.splitGrid()}
 	for _, kp := range j.kernels {
 		grids = append(grids, kp.grid())
 	}
@@ -390,42 +406,17 @@ func (j *emulatedJob) Program() isa.Program {
 
 func (j *emulatedJob) Mode() arch.Mode { return modeFor(j.p.Numerics) }
 
-// Prepare writes the pieces (full numerics: the split kernel is not run,
-// see Finish's note).
+// Prepare writes the FP32 inputs A and B (functional runs; the split
+// kernel makes the pieces).
 func (j *emulatedJob) Prepare(chip *arch.Chip) error {
 	if j.Mode() != arch.Functional {
 		return nil
 	}
 	gm := chip.GM()
-	write := func(addr int64, v []uint32) error {
-		if j.sp.format == fp.TF32 {
-			return gm.Write(addr, uint32Bytes(v))
-		}
-		h := make([]uint16, len(v))
-		for i, x := range v {
-			h[i] = uint16(x)
-		}
-		return gm.WriteUint16s(addr, h)
+	if err := gm.WriteFloat32s(j.gmA32, j.a); err != nil {
+		return err
 	}
-	for _, i := range j.sp.nA {
-		if err := write(j.gmAP[i], j.aP[i]); err != nil {
-			return err
-		}
-	}
-	for _, i := range j.sp.nB {
-		if err := write(j.gmBP[i], j.bP[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func uint32Bytes(v []uint32) []byte {
-	out := make([]byte, 4*len(v))
-	for i, x := range v {
-		out[4*i], out[4*i+1], out[4*i+2], out[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
-	}
-	return out
+	return gm.WriteFloat32s(j.gmB32, j.b)
 }
 
 func (j *emulatedJob) Outputs() []Output { return j.outs }
@@ -513,27 +504,20 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		"pieces": sp.s.Pieces, "groups": sp.s.Groups, "kernels": sp.s.Kernels, "epilogue": sp.s.Epilogue,
 		"product_kernels": kernels, "inputs": p.Inputs, "numerics": p.Numerics}
 	if p.Numerics != NumericsFull {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("split kernel: %d FP32 operations per element on the %s units, timed", sp.splitOps(), tg.vector))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("split kernel: %d FP32 operations per element on the %s units", sp.splitOps(), tg.vector))
 	}
 	model := chip.Cube()
 	k0 := j.kernels[0]
 	switch p.Numerics {
 	case NumericsFull:
-		rep.Notes = append(rep.Notes, "numerics full: the product kernels run functionally; the split (written by the host) and the epilogue's FP32 combination (done by the host on the stored accumulators) are not simulated — the GPU core times vector operations without computing them — time a scheme with numerics off or sampled")
-		planes := make([][]float32, len(sp.groups))
-		for g := range planes {
-			planes[g] = make([]float32, p.M*p.N)
-			if err := chip.GM().ReadFloat32s(j.planes[g], planes[g]); err != nil {
-				return err
-			}
+		outside := ""
+		if sp.outside > 0 {
+			outside = ", the accumulation outside the matrix units"
 		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics full: every kernel runs functionally — the split (%d FP32 operations per element)%s and the epilogue on the %s units, the products on the %s", sp.splitOps(), outside, tg.vector, tg.matrix))
 		c := make([]float32, p.M*p.N)
-		buf := make([]float32, len(planes))
-		for i := range c {
-			for g := range planes {
-				buf[g] = planes[g][i]
-			}
-			c[i] = sp.combine(buf)
+		if err := chip.GM().ReadFloat32s(j.gmC, c); err != nil {
+			return err
 		}
 		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F32: c}, {Name: "A", Shape: []int{p.M, p.K}, F32: j.a},
 			{Name: "B", Shape: []int{p.K, p.N}, F32: j.b}}
@@ -543,25 +527,20 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 			for bi := 0; bi < k0.nrb; bi++ {
 				for bj := 0; bj < k0.ncb; bj++ {
 					r0, c0, mm, nn := bi*k0.t.bm, bj*k0.t.bn, k0.rows(bi), k0.cols(bj)
-					accs, gc, err := j.goldenTile(model, r0, mm, c0, nn)
+					_, gc, err := j.goldenTile(model, r0, mm, c0, nn)
 					if err != nil {
 						return err
 					}
 					for i := range gc {
 						at := (r0+i/nn)*p.N + c0 + i%nn
-						for g := range accs {
-							if got, want := planes[g][at], accs[g][i]; math.Float32bits(got) != math.Float32bits(want) {
-								return fmt.Errorf("%w: simulated accumulator %d at C[%d][%d] = %g (%#08x) but the golden model gives %g (%#08x)",
-									ErrCheckFailed, g, r0+i/nn, c0+i%nn, got, math.Float32bits(got), want, math.Float32bits(want))
-							}
-						}
 						if got := c[at]; math.Float32bits(got) != math.Float32bits(gc[i]) {
-							return fmt.Errorf("%w: simulated C[%d][%d] = %g but the golden model gives %g", ErrCheckFailed, r0+i/nn, c0+i%nn, got, gc[i])
+							return fmt.Errorf("%w: simulated C[%d][%d] = %g (%#08x) but the golden model gives %g (%#08x)", ErrCheckFailed,
+								r0+i/nn, c0+i%nn, got, math.Float32bits(got), gc[i], math.Float32bits(gc[i]))
 						}
 					}
 				}
 			}
-			rep.Notes = append(rep.Notes, "check: every simulated accumulator and C equal the golden model bit for bit")
+			rep.Notes = append(rep.Notes, "check: the simulated C equals the golden model's bit for bit")
 		}
 	case NumericsSampled:
 		rng := NewRand(p.Inputs.Seed, 99)

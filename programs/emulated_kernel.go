@@ -1,6 +1,8 @@
 package programs
 
 import (
+	"math"
+
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	"github.com/davinci-sim/davinci-sim/dma"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -20,7 +22,14 @@ import (
 // groups accumulated outside the matrix units.
 type gpuShape struct {
 	a, b, groups, temps int
+	// readsC: the epilogue reads C (beta = 1) in slices of cSliceRows
+	// rows into registers.
+	readsC bool
 }
+
+// cSliceRows is the rows of C a beta = 1 epilogue reads at a time: one
+// band of the FP32 fractal accumulator layout, contiguous in it.
+const cSliceRows = 16
 
 // norm fills the zero shape's counts: one piece each, one accumulator.
 func (sh gpuShape) norm() gpuShape {
@@ -45,7 +54,8 @@ type gpuAcc struct {
 	// units (Ootomo's hh).
 	outside bool
 	temp    int
-	plane   int64 // functional runs: global address of its FP32 m×n plane
+	// weight: the epilogue scales the accumulator by 2^-weight.
+	weight int
 }
 
 // gpuOperands are the pieces, products and epilogue of an emulated kernel.
@@ -54,13 +64,14 @@ type gpuOperands struct {
 	gmA, gmB []int64 // global addresses of the A and B pieces
 	mmas     []gpuProduct
 	accs     []gpuAcc
-	// functional: the epilogue stores every accumulator to its plane (the
-	// core does not compute vector operations; the planes are combined by
-	// the host); otherwise it combines them on the vector units (combineOps
-	// FP32 operations per element, after reading C when readC) and stores C.
-	functional bool
-	combineOps int
-	readC      bool
+	// The epilogue, in FP32 RNE on the vector units: every accumulator
+	// scaled by its weight, then summed into accumulator 0 in order
+	// (correctionsFirst: accumulators 2.. into 1 before 1 is scaled, then
+	// 1 into 0); with readC, C's tile is read and added (after scaling it
+	// by 2^-scaleC). Accumulator 0 is stored as C.
+	correctionsFirst bool
+	readC            bool
+	scaleC           int
 }
 
 // name is the kernel's grid name.
@@ -146,13 +157,21 @@ func (pl *gpuGEMMPlan) products(e *emitter, kt, mm, kk, nn int, opA, opB operand
 	if pl.ops == nil {
 		return
 	}
+	n := int(dma.FractalBytes(mm, nn, fp.FP32) / 4)
 	for g, a := range pl.ops.accs {
 		if !a.outside {
 			continue
 		}
 		e.setFlag(pl.lane, gpu.LaneVector, 1+a.temp)
 		e.waitFlag(pl.lane, gpu.LaneVector, 1+a.temp)
-		e.emit(gpu.Elementwise(isa.VAdd, pl.accAt(g), pl.accAt(g), pl.accAt(pl.sh.groups+a.temp), t.bm*t.bn, fp.FP32))
+		// The first k-step's sum is the accumulator (a copy, keeping the
+		// sign of a zero as the golden model does); later ones are added.
+		v := gpu.Elementwise(isa.VAdd, pl.accAt(g), pl.accAt(g), pl.accAt(pl.sh.groups+a.temp), n, fp.FP32)
+		if kt == 0 {
+			v = gpu.Scale(pl.accAt(g), pl.accAt(pl.sh.groups+a.temp), n, 1)
+		}
+		v.Dst.Buf, v.Src.Buf, v.Src1.Buf = acc, acc, acc
+		e.emit(v)
 		e.setFlag(gpu.LaneVector, pl.lane, 1+a.temp)
 	}
 }
@@ -172,43 +191,95 @@ func (pl *gpuGEMMPlan) outsideEnd(e *emitter) {
 	}
 }
 
+// combineOps returns the epilogue's vector operations on the accumulators
+// (n FP32 elements each, in buffer buf) that leave the combination in
+// accumulator 0.
+func (pl *gpuGEMMPlan) combineOps(n int, buf isa.Buffer) []isa.Instr {
+	ops := pl.ops
+	var out []isa.Instr
+	emit := func(in isa.Instr) {
+		in.Dst.Buf, in.Src.Buf, in.Src1.Buf = buf, buf, buf
+		out = append(out, in)
+	}
+	scale := func(g int) {
+		if w := ops.accs[g].weight; w != 0 {
+			emit(gpu.Scale(pl.accAt(g), pl.accAt(g), n, math.Ldexp(1, -w)))
+		}
+	}
+	add := func(d, s int) { emit(gpu.Elementwise(isa.VAdd, pl.accAt(d), pl.accAt(d), pl.accAt(s), n, fp.FP32)) }
+	if ops.correctionsFirst && len(ops.accs) > 1 {
+		for g := 2; g < len(ops.accs); g++ {
+			add(1, g)
+		}
+		scale(1)
+		scale(0)
+		add(0, 1)
+		return out
+	}
+	for g := range ops.accs {
+		scale(g)
+	}
+	for g := 1; g < len(ops.accs); g++ {
+		add(0, g)
+	}
+	return out
+}
+
 // emulatedEpilogue ends block (bi, bj) of an emulated kernel once its
-// accumulators are final and readable in src: the planes (functional) or
-// the combination stored as C.
+// accumulators are final and readable in src: their combination on the
+// vector units (adding C's tile, read in slices through shared memory
+// into registers, when readC) stored as C.
 func (pl *gpuGEMMPlan) emulatedEpilogue(e *emitter, bi, bj int, src isa.Buffer) {
 	t, p, ops := pl.t, &pl.p, pl.ops
 	mm, nn := pl.rows(bi), pl.cols(bj)
 	off := (int64(bi*t.bm)*int64(p.N) + int64(bj*t.bn)) * 4
-	store := func(gm, rf int64) {
-		st := gpu.StoreAccumulators(gm+off, rf, mm, nn, int64(p.N)*4, fp.FP32, fp.FP32, fp.RNE, false)
-		st.Src.Buf = src
-		e.emit(st)
-	}
-	if ops.functional {
-		for g, a := range ops.accs {
-			store(a.plane, pl.accAt(g))
+	n := int(dma.FractalBytes(mm, nn, fp.FP32) / 4)
+	vec := pl.combineOps(n, src)
+	if len(vec) > 0 || ops.readC {
+		ready := pl.lane // the MMAs are done
+		if pl.tmem() {
+			ready = gpu.LaneLoad // and the accumulators read from tensor memory
 		}
-		return
+		e.setFlag(ready, gpu.LaneVector, 2)
+		e.waitFlag(ready, gpu.LaneVector, 2)
+		for _, in := range vec {
+			e.emit(in)
+		}
 	}
 	if ops.readC {
-		// beta = 1: C's tile is read (through shared memory, free now) in
-		// slices that fit.
-		rows := int(max(1, min(int64(mm), pl.smem/(int64(nn)*4))))
-		for r := 0; r < mm; r += rows {
-			n := min(rows, mm-r)
-			e.emit(gpu.CopyToShared(0, pl.gmC+off+int64(r)*int64(p.N)*4, n, int64(nn)*4, int64(nn)*4, int64(p.N)*4))
+		// beta = 1: C's tile, a band of cSliceRows rows at a time, through
+		// shared memory (free now) into FP32 fractal registers, added to
+		// the band of the accumulator (bands are contiguous in it).
+		band := dma.FractalBytes(cSliceRows, nn, fp.FP32)
+		for r := 0; r < mm; r += cSliceRows {
+			rows := min(cSliceRows, mm-r)
+			if r > 0 {
+				e.waitFlag(gpu.LaneVector, gpu.LaneCopy, 3) // the previous band is consumed
+			}
+			e.emit(gpu.CopyToShared(0, pl.gmC+off+int64(r)*int64(p.N)*4, rows, int64(nn)*4, int64(nn)*4, int64(p.N)*4))
+			e.setFlag(gpu.LaneCopy, gpu.LaneLoad, 0)
+			e.waitFlag(gpu.LaneCopy, gpu.LaneLoad, 0)
+			e.emit(gpu.LoadMatrix(pl.rfC, 0, rows, nn, int64(nn)*4, fp.FP32, false))
+			e.setFlag(gpu.LaneLoad, gpu.LaneVector, 0)
+			e.waitFlag(gpu.LaneLoad, gpu.LaneVector, 0)
+			cn := int(dma.FractalBytes(rows, nn, fp.FP32) / 4)
+			if ops.scaleC != 0 {
+				e.emit(gpu.Scale(pl.rfC, pl.rfC, cn, math.Ldexp(1, -ops.scaleC)))
+			}
+			at := pl.accAt(0) + int64(r/cSliceRows)*band
+			v := gpu.Elementwise(isa.VAdd, at, at, pl.rfC, cn, fp.FP32)
+			v.Dst.Buf, v.Src.Buf = src, src
+			e.emit(v)
+			if r+cSliceRows < mm {
+				e.setFlag(gpu.LaneVector, gpu.LaneCopy, 3)
+			}
 		}
-		e.setFlag(gpu.LaneCopy, gpu.LaneVector, 2)
-		e.waitFlag(gpu.LaneCopy, gpu.LaneVector, 2)
 	}
-	if ops.combineOps > 0 {
-		e.setFlag(pl.lane, gpu.LaneVector, 2)
-		e.waitFlag(pl.lane, gpu.LaneVector, 2)
-		for i := 0; i < ops.combineOps; i++ {
-			e.emit(gpu.Elementwise(isa.VAdd, pl.accAt(0), pl.accAt(0), pl.accAt(min(i+1, len(ops.accs)-1)), mm*nn, fp.FP32))
-		}
+	if len(vec) > 0 || ops.readC {
 		e.setFlag(gpu.LaneVector, gpu.LaneStore, 0)
 		e.waitFlag(gpu.LaneVector, gpu.LaneStore, 0)
 	}
-	store(pl.gmC, pl.accAt(0))
+	st := gpu.StoreAccumulators(pl.gmC+off, pl.accAt(0), mm, nn, int64(p.N)*4, fp.FP32, fp.FP32, fp.RNE, false)
+	st.Src.Buf = src
+	e.emit(st)
 }

@@ -97,6 +97,34 @@ var gpuDefaultTiles = []gpuTile{
 	{64, 64, 32, 2, 4, false, false},
 }
 
+// multiOperandTiles are the tiles tried for a kernel staging several pieces
+// of A and B per k-step or holding several accumulators (emulated GEMMs):
+// each library tile, then the same tile with half its depth (half the
+// shared memory per stage, as CUTLASS's 128x256_16x3 TF32 tiles), with
+// eight warps (twice the threads for the accumulators' registers), and
+// with both — before the next, smaller, library tile. Depths stay
+// multiples of kstep and at least 16.
+func multiOperandTiles(lib []gpuTile, kstep int) []gpuTile {
+	var out []gpuTile
+	for _, d := range lib {
+		out = append(out, d)
+		half := d
+		half.bk /= 2
+		okHalf := half.bk >= max(16, kstep) && half.bk%kstep == 0
+		if okHalf {
+			out = append(out, half)
+		}
+		if d.warps < 8 {
+			d.warps, half.warps = 8, 8
+			out = append(out, d)
+			if okHalf {
+				out = append(out, half)
+			}
+		}
+	}
+	return out
+}
+
 // gpuGEMMPlan is a GEMM bound to a GPU machine (nvidia-sm, amd-cu).
 type gpuGEMMPlan struct {
 	p    GEMMParams
@@ -116,6 +144,7 @@ type gpuGEMMPlan struct {
 	fragB          int64
 	rfStage        int64 // registers staging the next k-step's A (regStaged), then B at rfStageB
 	rfStageB       int64
+	rfC            int64 // registers of a band of C (emulated epilogues with beta = 1)
 	regs           int64 // 32-bit registers of a CTA
 	gmA, gmB, gmC  int64 // global-memory addresses
 	nrb, ncb, nkt  int   // row blocks, column blocks, k-steps
@@ -159,6 +188,9 @@ func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int, sh gpuS
 	case in == fp.FP64:
 		frag, acc = 8*int64(t.bm+t.bn), 2*acc // two registers a value; DMMA k-slices of 4, double-buffered
 	}
+	if sh.readsC {
+		acc += cSliceRows * int64(t.bn) // a band of C
+	}
 	regs = acc + frag + staging + 32*int64(warpSize)*int64(t.warps)
 	return smem, regs
 }
@@ -183,6 +215,11 @@ func (t gpuTile) fits(tg *gpuTarget, in fp.Format, lane isa.Pipe, sh gpuShape) e
 	case (regs+threads-1)/threads > int64(tg.maxRegsPerThread):
 		return fmt.Errorf("needs %d registers per thread over %d threads; the machine allows %d (%s)",
 			(regs+threads-1)/threads, threads, tg.maxRegsPerThread, perThreadKey)
+	}
+	if tg.accBuf == gpu.BufAcc && !t.sharedOps {
+		if need := int64(sh.norm().accs()) * dma.FractalBytes(t.bm, t.bn, fp.FP32); need > tg.accFile {
+			return fmt.Errorf("the %d %d×%d accumulators need %d bytes of accumulation registers; a %s has %d (core.agprs)", sh.norm().accs(), t.bm, t.bn, need, tg.core, tg.accFile)
+		}
 	}
 	if need := t.registerBytes(tg, in, sh); need > tg.registers {
 		return fmt.Errorf("the %d×%d accumulators and two k-steps of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d (%s)",
@@ -213,6 +250,9 @@ func (t gpuTile) registerBytes(tg *gpuTarget, in fp.Format, sh gpuShape) int64 {
 	}
 	if t.regStaged {
 		need += (na*int64(t.bm)*int64(t.bk) + nb*int64(t.bk)*int64(t.bn)) * int64(in.Bytes())
+	}
+	if sh.readsC {
+		need += dma.FractalBytes(cSliceRows, t.bn, fp.FP32)
 	}
 	return need
 }
@@ -268,6 +308,9 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		if in == fp.FP64 {
 			kstep = 4
 		}
+	}
+	if sh.a > 1 || sh.b > 1 || sh.accs() > 1 {
+		defaults = multiOperandTiles(defaults, kstep)
 	}
 	t := gpuTile{bm: p.Tiling.BM, bn: p.Tiling.BN, bk: p.Tiling.BK, stages: p.Tiling.Stages, warps: p.Tiling.Warps}
 	staging := p.Tiling.Staging
@@ -377,7 +420,11 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if t.regStaged {
 		pl.rfStageB = pl.rfStage + na*int64(t.bm)*int64(t.bk)*es
 	}
-	if need := pl.rfStage + (na*int64(t.bm)*int64(t.bk)+nb*int64(t.bk)*int64(t.bn))*es*b2i(t.regStaged); need > tg.registers {
+	pl.rfC = pl.rfStage + (na*int64(t.bm)*int64(t.bk)+nb*int64(t.bk)*int64(t.bn))*es*b2i(t.regStaged)
+	if pl.tmem() {
+		pl.rfC = max(pl.rfC, int64(sh.accs())*dma.FractalBytes(t.bm, t.bn, pl.out)) // past the accumulators read from tensor memory
+	}
+	if need := pl.rfC + dma.FractalBytes(cSliceRows, t.bn, fp.FP32)*b2i(sh.readsC); need > tg.registers {
 		return nil, bad("tiling", "the %d×%d accumulators and two k-steps of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d",
 			t.bm, t.bn, t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.registers)
 	}
@@ -522,7 +569,7 @@ func (pl *gpuGEMMPlan) epilogue(e *emitter, bi, bj int) {
 	t, p := pl.t, &pl.p
 	src := pl.tg.accBuf
 	if pl.tmem() {
-		bytes := dma.FractalBytes(t.bm, t.bn, pl.out)
+		bytes := int64(pl.sh.accs()) * dma.FractalBytes(t.bm, t.bn, pl.out) // every accumulator tile
 		e.setFlag(pl.lane, gpu.LaneLoad, gpuFlagStore)
 		e.waitFlag(pl.lane, gpu.LaneLoad, gpuFlagStore)
 		e.emit(isa.Copy2D(gpu.LaneLoad, isa.Operand{Buf: gpu.BufRegs, Addr: pl.rfAcc}, isa.Operand{Buf: gpu.BufAcc, Addr: 0},

@@ -33,8 +33,10 @@ type gpuTarget struct {
 	maxWarps, maxBlocks    int
 	registers              int64 // bytes of registers per core (VGPR + AGPR on CDNA1)
 	maxRegsPerThread       int
-	// accBuf holds the accumulators: registers, or CDNA1's AGPRs.
-	accBuf isa.Buffer
+	// accBuf holds the accumulators: registers, or CDNA1's AGPRs (accFile
+	// bytes).
+	accBuf  isa.Buffer
+	accFile int64
 
 	matrixK    [fp.NumFormats]int     // k of the matrix instruction per input (0: not taken)
 	matrixDims [fp.NumFormats][3]int  // its M, N, K
@@ -89,7 +91,7 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 			sharedKey: "core.lds_per_workgroup", maxWarps: cu.SIMDs * cu.MaxWavesPerSIMD, maxBlocks: cu.MaxWorkgroups,
 			registers: int64(cu.VGPRs + cu.AGPRs), maxRegsPerThread: cu.MaxVGPRsPerLane, accBuf: gpu.BufRegs, tiles: amdTiles}
 		if cu.AGPRs > 0 {
-			t.accBuf = gpu.BufAcc
+			t.accBuf, t.accFile = gpu.BufAcc, int64(cu.AGPRs)
 		}
 		for _, f := range []fp.Format{fp.FP16, fp.BF16, fp.TF32, fp.E4M3, fp.E5M2, fp.INT8, fp.FP32, fp.FP64} {
 			if mf, ok := cu.Instruction(f); ok {

@@ -244,7 +244,7 @@ func (core *Core) apply(t *cta, in *isa.Instr) {
 	case isa.OpL0CCopy:
 		err = core.accCopy(t, in)
 	case isa.OpVector:
-		err = fmt.Errorf("vector operations on a %s are timed but not computed yet", core.p.Terms.Core)
+		err = core.vector(t, in)
 	}
 	if err != nil {
 		core.fault(t, in, err)

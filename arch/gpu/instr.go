@@ -92,13 +92,3 @@ func WithWarpTiles(in isa.Instr, rows, cols int) isa.Instr {
 	in.Rows, in.Cols = rows, cols
 	return in
 }
-
-// Elementwise is the vector units' run of op over n elements of f in
-// registers (dst = src0 op src1): the FP32 arithmetic of a split or of an
-// epilogue that combines accumulators. It is timed (n operations at the
-// core's vector lanes' rate); the core does not compute it.
-func Elementwise(op isa.VecOp, dst, src0, src1 int64, n int, f fp.Format) isa.Instr {
-	return isa.Instr{Op: isa.OpVector, Pipe: LaneVector, VOp: op, Dst: isa.Operand{Buf: BufRegs, Addr: dst},
-		Src: isa.Operand{Buf: BufRegs, Addr: src0}, Src1: isa.Operand{Buf: BufRegs, Addr: src1},
-		In: f, Out: f, Repeat: max(n, 1), Mask: 1}
-}
