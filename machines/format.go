@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,6 +46,9 @@ func writeYAML(b *strings.Builder, v reflect.Value, path string, indent int, set
 		}
 		p := join(path, strings.ToLower(key))
 		pad := strings.Repeat("  ", indent)
+		if path == "" && emptyOptional(key, fv) {
+			continue // an optional section the machine does not have (llc, power, host)
+		}
 		if fv.Kind() == reflect.Struct {
 			fmt.Fprintf(b, "%s%s:\n", pad, key)
 			writeYAML(b, fv, p, indent+1, set)
@@ -60,6 +64,18 @@ func writeYAML(b *strings.Builder, v reflect.Value, path string, indent int, set
 		}
 		b.WriteString("\n")
 	}
+}
+
+// emptyOptional reports whether fv is an optional top-level section
+// (optionalKeys) that holds nothing: leaving it out reads back the same.
+func emptyOptional(key string, fv reflect.Value) bool {
+	if fv.Kind() != reflect.Struct || !slices.Contains(optionalKeys, strings.ToLower(key)) {
+		return false
+	}
+	if pw, ok := fv.Interface().(Power); ok {
+		return !pw.Given()
+	}
+	return fv.IsZero()
 }
 
 // writeMap writes a map of scalars (e.g. power.path_pj_per_byte) with its
