@@ -44,6 +44,9 @@ func (p *Power) PathPJ(name string) (float64, bool) {
 	return 0, false
 }
 
+// maxPowerFigure bounds every figure of a power section (W or pJ).
+const maxPowerFigure = 1e9
+
 // Given reports whether the machine file has a power section.
 func (p *Power) Given() bool {
 	return p.StaticW != 0 || p.MaxW != 0 || p.MatrixPJPerFlop != 0 || p.VectorPJPerRepeat != 0 ||
@@ -61,18 +64,20 @@ func (p *Power) problems(g *Geometry) []problem {
 	add := func(key, format string, args ...any) {
 		ps = append(ps, problem{"power." + key, fmt.Sprintf(format, args...)})
 	}
-	ok := func(v float64) bool { return v >= 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
+	// Figures beyond maxPowerFigure are not power figures of a chip; the
+	// bound also keeps every energy finite.
+	ok := func(v float64) bool { return v >= 0 && v <= maxPowerFigure && !math.IsNaN(v) }
 	for _, v := range []struct {
 		key string
 		v   float64
 	}{{"static_w", p.StaticW}, {"matrix_pj_per_flop", p.MatrixPJPerFlop}, {"vector_pj_per_repeat", p.VectorPJPerRepeat},
 		{"hbm_pj_per_byte", p.HBMPJPerByte}, {"l2_pj_per_byte", p.L2PJPerByte}} {
 		if !ok(v.v) {
-			add(v.key, "must be ≥ 0 and finite (got %v)", v.v)
+			add(v.key, "must be in 0..%g (got %v)", maxPowerFigure, v.v)
 		}
 	}
 	if !(p.MaxW > 0) || !ok(p.MaxW) {
-		add("max_w", "must be > 0: the published maximum power (got %v)", p.MaxW)
+		add("max_w", "must be in (0, %g]: the published maximum power (got %v)", maxPowerFigure, p.MaxW)
 	}
 	names := map[string]bool{}
 	for _, ps := range g.Paths {
@@ -86,7 +91,7 @@ func (p *Power) problems(g *Geometry) []problem {
 		if !names[strings.ToLower(k)] {
 			extra = append(extra, k)
 		} else if !ok(v) {
-			add("path_pj_per_byte."+k, "must be ≥ 0 and finite (got %v)", v)
+			add("path_pj_per_byte."+k, "must be in 0..%g (got %v)", maxPowerFigure, v)
 		}
 	}
 	if len(extra) > 0 {

@@ -55,8 +55,9 @@ func TestEnergy(t *testing.T) {
 func TestPowerSectionChecked(t *testing.T) {
 	for _, c := range []struct{ set, want string }{
 		{"machine.power.path_pj_per_byte.gm_l2=1", "unknown paths gm_l2"},
-		{"machine.power.max_w=0", `"power.max_w": must be > 0`},
-		{"machine.power.static_w=-1", `"power.static_w": must be ≥ 0`},
+		{"machine.power.max_w=0", `"power.max_w": must be in (0, 1e+09]`},
+		{"machine.power.static_w=-1", `"power.static_w": must be in 0..1e+09`},
+		{"machine.power.matrix_pj_per_flop=1e300", `"power.matrix_pj_per_flop": must be in 0..1e+09`},
 	} {
 		ovs, err := machines.ParseOverrides([]string{c.set})
 		if err != nil {
