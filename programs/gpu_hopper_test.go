@@ -76,3 +76,23 @@ func TestHGEMMInputs(t *testing.T) {
 		}
 	}
 }
+
+// The GPU cores count the bytes of every copy path (energy statistics):
+// on the A100 hgemm the global→shared copies are exactly the GM reads, and
+// the stores of C exactly the GM writes.
+func TestGPUPathBytes(t *testing.T) {
+	res, err := Execute(mustRead(t, "examples/a100-hgemm.yaml"), Options{Overrides: mustSets(t, "program.numerics=off")}, RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Stats
+	by := map[string]int64{}
+	for _, cs := range st.Cores {
+		for i, n := range cs.PathBytes {
+			by[st.Geometry.Paths[i].Name] += n
+		}
+	}
+	if by["GM_SMEM"] != st.GMReadBytes || by["RF_GM"] != st.GMWriteBytes || by["SMEM_RF"] == 0 {
+		t.Errorf("path bytes %v, GM read %d, written %d", by, st.GMReadBytes, st.GMWriteBytes)
+	}
+}

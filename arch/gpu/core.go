@@ -134,11 +134,15 @@ type Core struct {
 	funct bool
 
 	scratchA, scratchB []byte // functional: shared-memory MMA operands gathered into fractal tiles
+
+	pathBytes     []int64 // bytes moved per geometry path (statistics, energy)
+	vectorRepeats int64
 }
 
 func newCore(c *arch.Chip, p *Params, id int) *Core {
 	core := &Core{chip: c, p: p, id: id, obs: c.Observer(), flobs: c.FlagObserver(), funct: c.Mode() == arch.Functional}
 	core.waker = sim.NewWaker(c.Engine(), smPriority, core)
+	core.pathBytes = make([]int64, len(p.geom.Paths))
 	for _, u := range []int{LaneMatrix, LaneVector, LaneLoad} {
 		core.units[u] = mem.NewChannel(c.Engine(), p.clock.Hz()*unitScale)
 	}
@@ -767,5 +771,7 @@ func (core *Core) Finalize(end sim.Time) arch.CoreStats {
 		}
 		st.Buffers[b] = arch.BufferStats{Capacity: o.Capacity, Peak: o.Peak(), Mean: o.Mean(end)}
 	}
+	st.PathBytes = core.pathBytes
+	st.VectorRepeats = core.vectorRepeats
 	return st
 }

@@ -38,31 +38,33 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			bytes = int64(in.Rows) * int64(in.Cols) * int64(in.Out.Bytes())
 			span = arch.GMSpan{Addr: in.Dst.Addr, Rows: in.Rows, RowBytes: int64(in.Cols * in.Out.Bytes()), Stride: in.RowStride}
 		}
-		path, ok := pr.path(in.Src.Buf, in.Dst.Buf, p)
+		path, pi, ok := pr.path(in.Src.Buf, in.Dst.Buf, p)
 		if !ok {
 			core.fault(t, in, fmt.Errorf("no copy path %s→%s on lane %s", pr.bufName(in.Src.Buf), pr.bufName(in.Dst.Buf), pr.geom.Lanes[p]))
 			return
 		}
 		lat := clk.Cycles(int64(path.LatencyCycles))
+		core.pathBytes[pi] += bytes
 		if in.Src.Buf == BufGM || in.Dst.Buf == BufGM {
 			// The path is the SM's (its load/store units, TMA): the resident
 			// CTAs share it, each capped at its share.
 			bpc := path.BytesPerCycle / float64(max(core.count, 1))
 			l.ideal = clk.Cycles(cyclesFor(bytes, bpc))
 			parts, memLat := core.chip.StartGM(core, core.id, tag, in.Src.Buf == BufGM, bytes, span, bpc*clk.Hz())
-			l.lat, l.xfer = lat+memLat, parts
+			l.lat, l.xfer = sim.Add(lat, memLat), parts
 			return
 		}
 		core.finishAfter(l, now, clk.Cycles(cyclesFor(bytes, path.BytesPerCycle)), lat)
 	case isa.OpLoad:
 		// ldmatrix: shared memory → registers in 128-byte wavefronts; rows
 		// whose 16-byte chunks fall in the same banks serialise.
-		path, ok := pr.path(in.Src.Buf, in.Dst.Buf, p)
+		path, pi, ok := pr.path(in.Src.Buf, in.Dst.Buf, p)
 		if !ok {
 			core.fault(t, in, fmt.Errorf("no load path %s→%s on lane %s", pr.bufName(in.Src.Buf), pr.bufName(in.Dst.Buf), pr.geom.Lanes[p]))
 			return
 		}
 		bytes := int64(in.Rows) * int64(in.Cols) * int64(in.In.Bytes())
+		core.pathBytes[pi] += bytes
 		waves := pr.wavefronts(in)
 		cycles := float64(waves) * float64(pr.Banks*pr.BankBytes) / path.BytesPerCycle
 		if bytes == 0 {
@@ -133,6 +135,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		core.startUnit(t, l, LaneMatrix, cycles, share, clk.Cycles(sim.CeilCount(lat)), tag)
 	case isa.OpVector:
 		rep := max(in.Repeat, 1)
+		core.vectorRepeats += int64(rep)
 		elems := float64(in.VecElems(pr.geom.VectorRepeatBytes)) * float64(rep)
 		core.startUnit(t, l, LaneVector, elems/pr.VectorLanes, warpShare(t, pr), clk.Cycles(int64(pr.VectorLatency)), tag)
 	default:

@@ -116,14 +116,15 @@ func NewCores(c *arch.Chip, p *Params) ([]arch.CoreModel, error) {
 	return cores, nil
 }
 
-// path returns the copy path src→dst that lane runs.
-func (p *Params) path(src, dst isa.Buffer, lane isa.Pipe) (machines.PathSpec, bool) {
-	for _, ps := range p.paths {
+// path returns the copy path src→dst that lane runs and its index in the
+// geometry.
+func (p *Params) path(src, dst isa.Buffer, lane isa.Pipe) (machines.PathSpec, int, bool) {
+	for i, ps := range p.paths {
 		if ps.Src == int(src) && ps.Dst == int(dst) && ps.Lane == int(lane) {
-			return ps, true
+			return ps, i, true
 		}
 	}
-	return machines.PathSpec{}, false
+	return machines.PathSpec{}, 0, false
 }
 
 func (p *Params) bufName(b isa.Buffer) string {
