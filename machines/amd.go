@@ -252,35 +252,16 @@ func (c *AMDCUCore) Peaks() []Peak {
 // nvidia-sm kind's (the GPU core model's roles): issue, load, lds, mfma,
 // valu, store / GM, LDS, VGPR (and AGPR on CDNA1).
 func (c *AMDCUCore) Geometry() *Geometry {
-	g := &Geometry{Lanes: []string{"issue", "load", "lds", "mfma", "valu", "store"}}
-	g.Buffers = []BufferSpec{
-		{Name: "GM", Global: true},
-		{Name: "LDS", Capacity: int64(c.LDS)},
-		{Name: "VGPR", Capacity: int64(c.VGPRs)},
-	}
-	agpr := c.AGPRs > 0
-	if agpr {
-		g.Buffers = append(g.Buffers, BufferSpec{Name: "AGPR", Capacity: int64(c.AGPRs)})
-	}
 	const gm, lds, vgpr, acc = SMBufGM, SMBufSMEM, SMBufRF, SMBufTMEM
-	for _, p := range []struct {
-		src, dst, lane int
-		path           Path
-	}{
-		{gm, lds, SMLaneCopy, c.Paths.GM_LDS},
-		{gm, vgpr, SMLaneCopy, c.Paths.GM_VGPR},
-		{lds, vgpr, SMLaneLdsm, c.Paths.LDS_VGPR},
-		{vgpr, lds, SMLaneStore, c.Paths.VGPR_LDS},
-		{vgpr, gm, SMLaneStore, c.Paths.VGPR_GM},
-		{acc, gm, SMLaneStore, c.Paths.AGPR_GM},
-	} {
-		if (p.src == acc || p.dst == acc) && !agpr {
-			continue
-		}
-		g.Paths = append(g.Paths, PathSpec{Name: g.Buffers[p.src].Name + "_" + g.Buffers[p.dst].Name,
-			Src: p.src, Dst: p.dst, Lane: p.lane, BytesPerCycle: p.path.BytesPerCycle, LatencyCycles: p.path.LatencyCycles})
-	}
-	return g
+	return gpuGeometry([]string{"issue", "load", "lds", "mfma", "valu", "store"}, [4]string{"GM", "LDS", "VGPR", "AGPR"},
+		c.LDS, c.VGPRs, c.AGPRs, []gpuPath{
+			{gm, lds, SMLaneCopy, c.Paths.GM_LDS},
+			{gm, vgpr, SMLaneCopy, c.Paths.GM_VGPR},
+			{lds, vgpr, SMLaneLdsm, c.Paths.LDS_VGPR},
+			{vgpr, lds, SMLaneStore, c.Paths.VGPR_LDS},
+			{vgpr, gm, SMLaneStore, c.Paths.VGPR_GM},
+			{acc, gm, SMLaneStore, c.Paths.AGPR_GM},
+		})
 }
 
 // problems implements CoreSpec: the constraints of an amd-cu core section
@@ -331,22 +312,8 @@ func (c *AMDCUCore) problems() []problem {
 	case archOK && c.Arch != "cdna1" && c.AGPRs != 0:
 		add("agprs", "must be 0 on %s: accumulation registers are part of the unified vgprs file (got %v)", c.Arch, c.AGPRs)
 	}
-	if c.LDS <= 0 || c.LDS%BufferAlign != 0 {
-		add("lds", "must be > 0 and a multiple of %d bytes (got %v)", BufferAlign, c.LDS)
-	}
-	switch {
-	case c.LDSPerWorkgroup <= 0 || c.LDSPerWorkgroup%BufferAlign != 0:
-		add("lds_per_workgroup", "must be > 0 and a multiple of %d bytes (got %v)", BufferAlign, c.LDSPerWorkgroup)
-	case c.LDS > 0 && c.LDSPerWorkgroup > c.LDS:
-		add("lds_per_workgroup", "must be ≤ lds = %v (got %v)", c.LDS, c.LDSPerWorkgroup)
-	}
-	pow2 := func(v int) bool { return v > 0 && v&(v-1) == 0 }
-	if !pow2(c.LDSBanks) {
-		add("lds_banks", "must be a power of two (got %d)", c.LDSBanks)
-	}
-	if !pow2(c.LDSBankBytes) {
-		add("lds_bank_bytes", "must be a power of two (got %d)", c.LDSBankBytes)
-	}
+	ps = append(ps, gpuSharedProblems(c.LDS, c.LDSPerWorkgroup, c.LDSBanks, c.LDSBankBytes,
+		[4]string{"lds", "lds_per_workgroup", "lds_banks", "lds_bank_bytes"})...)
 	if c.LaunchNS < 0 || !finite(c.LaunchNS) {
 		add("launch_ns", "must be ≥ 0 and finite (got %v)", c.LaunchNS)
 	}
@@ -390,19 +357,6 @@ func (c *AMDCUCore) problems() []problem {
 	if c.VALU.LatencyCycles < 1 {
 		add("valu.latency_cycles", "must be ≥ 1 (got %d)", c.VALU.LatencyCycles)
 	}
-	for _, p := range c.Paths.All() {
-		if p.Name == "AGPR_GM" && c.AGPRs == 0 {
-			if p.Path.BytesPerCycle != 0 || p.Path.LatencyCycles != 0 {
-				add("paths.AGPR_GM.bytes_per_cycle", "must be 0 with latency_cycles 0 on a core without AGPRs (agprs: 0) (got %v, %d)", p.Path.BytesPerCycle, p.Path.LatencyCycles)
-			}
-			continue
-		}
-		if !finitePos(p.Path.BytesPerCycle) {
-			add("paths."+p.Name+".bytes_per_cycle", "must be > 0 (got %v)", p.Path.BytesPerCycle)
-		}
-		if p.Path.LatencyCycles < 0 {
-			add("paths."+p.Name+".latency_cycles", "must be ≥ 0 (got %d)", p.Path.LatencyCycles)
-		}
-	}
+	ps = append(ps, gpuPathProblems(c.Paths.All(), "AGPR", c.AGPRs > 0, false, "agprs")...)
 	return ps
 }

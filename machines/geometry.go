@@ -1,6 +1,10 @@
 package machines
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"strings"
+)
 
 // Geometry is a core's shape as its model and every reader of its results
 // see it, resolved once from the machine file: the lanes (execution pipes,
@@ -97,4 +101,87 @@ func (m *Machine) Geometry() *Geometry {
 // String prints the geometry for messages and tests.
 func (p PathSpec) String() string {
 	return fmt.Sprintf("%s (lane %d, %g B/cycle, %d cycles)", p.Name, p.Lane, p.BytesPerCycle, p.LatencyCycles)
+}
+
+// gpuPath is one copy path of a GPU core section: buffers (SMBuf…) and
+// lane (SMLane…) indices and the file's figures.
+type gpuPath struct {
+	src, dst, lane int
+	path           Path
+}
+
+// gpuGeometry is the geometry of a GPU kind (the roles of package
+// arch/gpu): lanes, the buffers GM, shared memory and registers named
+// names[1:3] with capacities, an accumulator buffer names[3] only when its
+// capacity is > 0, and the paths — those touching an absent accumulator
+// buffer left out.
+func gpuGeometry(lanes []string, names [4]string, shared, regs, acc Size, paths []gpuPath) *Geometry {
+	g := &Geometry{Lanes: lanes}
+	g.Buffers = []BufferSpec{
+		{Name: names[0], Global: true},
+		{Name: names[1], Capacity: int64(shared)},
+		{Name: names[2], Capacity: int64(regs)},
+	}
+	if acc > 0 {
+		g.Buffers = append(g.Buffers, BufferSpec{Name: names[3], Capacity: int64(acc)})
+	}
+	for _, p := range paths {
+		if (p.src == SMBufTMEM || p.dst == SMBufTMEM) && acc <= 0 {
+			continue
+		}
+		g.Paths = append(g.Paths, PathSpec{Name: g.Buffers[p.src].Name + "_" + g.Buffers[p.dst].Name,
+			Src: p.src, Dst: p.dst, Lane: p.lane, BytesPerCycle: p.path.BytesPerCycle, LatencyCycles: p.path.LatencyCycles})
+	}
+	return g
+}
+
+// gpuSharedProblems checks a GPU core's shared memory (LDS): the size per
+// core and per block (keys[0], keys[1]) and its banking (keys[2] banks,
+// keys[3] bytes per bank).
+func gpuSharedProblems(shared, perBlock Size, banks, bankBytes int, keys [4]string) []problem {
+	var ps []problem
+	add := func(key, format string, args ...any) { ps = append(ps, problem{key, fmt.Sprintf(format, args...)}) }
+	if shared <= 0 || shared%BufferAlign != 0 {
+		add(keys[0], "must be > 0 and a multiple of %d bytes (got %v)", BufferAlign, shared)
+	}
+	switch {
+	case perBlock <= 0 || perBlock%BufferAlign != 0:
+		add(keys[1], "must be > 0 and a multiple of %d bytes (got %v)", BufferAlign, perBlock)
+	case shared > 0 && perBlock > shared:
+		add(keys[1], "must be ≤ %s = %v (got %v)", keys[0], shared, perBlock)
+	}
+	pow2 := func(v int) bool { return v > 0 && v&(v-1) == 0 }
+	if !pow2(banks) {
+		add(keys[2], "must be a power of two (got %d)", banks)
+	}
+	if !pow2(bankBytes) {
+		add(keys[3], "must be a power of two (got %d)", bankBytes)
+	}
+	return ps
+}
+
+// gpuPathProblems checks a GPU core's paths: each > 0 bytes per cycle and
+// ≥ 0 cycles, except the accumulator buffer's (names containing acc),
+// which must be 0 and 0 on a core without one (accKey names the capacity
+// key in the message); skipAcc leaves those unchecked (their buffer's own
+// key is wrong already).
+func gpuPathProblems(paths []NamedPath, acc string, hasAcc, skipAcc bool, accKey string) []problem {
+	var ps []problem
+	add := func(key, format string, args ...any) { ps = append(ps, problem{key, fmt.Sprintf(format, args...)}) }
+	for _, p := range paths {
+		if strings.Contains(p.Name, acc) && (skipAcc || !hasAcc) {
+			if !skipAcc && (p.Path.BytesPerCycle != 0 || p.Path.LatencyCycles != 0) {
+				add("paths."+p.Name+".bytes_per_cycle", "must be 0 with latency_cycles 0 on a core without %s (%s: 0) (got %v, %d)",
+					acc, accKey, p.Path.BytesPerCycle, p.Path.LatencyCycles)
+			}
+			continue
+		}
+		if !(p.Path.BytesPerCycle > 0) || math.IsInf(p.Path.BytesPerCycle, 0) {
+			add("paths."+p.Name+".bytes_per_cycle", "must be > 0 (got %v)", p.Path.BytesPerCycle)
+		}
+		if p.Path.LatencyCycles < 0 {
+			add("paths."+p.Name+".latency_cycles", "must be ≥ 0 (got %d)", p.Path.LatencyCycles)
+		}
+	}
+	return ps
 }

@@ -316,35 +316,16 @@ func (c *NvidiaSMCore) Peaks() []Peak {
 // the epilogue while tcgen05.mma fills the other, which one lane would
 // serialise.
 func (c *NvidiaSMCore) Geometry() *Geometry {
-	g := &Geometry{Lanes: []string{"issue", "copy", "ldsm", "tensor", "fma", "store"}}
-	g.Buffers = []BufferSpec{
-		{Name: "GM", Global: true},
-		{Name: "SMEM", Capacity: int64(c.SMEM)},
-		{Name: "RF", Capacity: int64(c.Registers)},
-	}
-	tmem := c.TMEM > 0
-	if tmem {
-		g.Buffers = append(g.Buffers, BufferSpec{Name: "TMEM", Capacity: int64(c.TMEM)})
-	}
-	for _, p := range []struct {
-		src, dst, lane int
-		path           Path
-	}{
-		{SMBufGM, SMBufSMEM, SMLaneCopy, c.Paths.GM_SMEM},
-		{SMBufGM, SMBufRF, SMLaneCopy, c.Paths.GM_RF},
-		{SMBufSMEM, SMBufRF, SMLaneLdsm, c.Paths.SMEM_RF},
-		{SMBufRF, SMBufSMEM, SMLaneStore, c.Paths.RF_SMEM},
-		{SMBufRF, SMBufGM, SMLaneStore, c.Paths.RF_GM},
-		{SMBufTMEM, SMBufRF, SMLaneLdsm, c.Paths.TMEM_RF},
-		{SMBufRF, SMBufTMEM, SMLaneStore, c.Paths.RF_TMEM},
-	} {
-		if (p.src == SMBufTMEM || p.dst == SMBufTMEM) && !tmem {
-			continue
-		}
-		g.Paths = append(g.Paths, PathSpec{Name: g.Buffers[p.src].Name + "_" + g.Buffers[p.dst].Name,
-			Src: p.src, Dst: p.dst, Lane: p.lane, BytesPerCycle: p.path.BytesPerCycle, LatencyCycles: p.path.LatencyCycles})
-	}
-	return g
+	return gpuGeometry([]string{"issue", "copy", "ldsm", "tensor", "fma", "store"}, [4]string{"GM", "SMEM", "RF", "TMEM"},
+		c.SMEM, c.Registers, c.TMEM, []gpuPath{
+			{SMBufGM, SMBufSMEM, SMLaneCopy, c.Paths.GM_SMEM},
+			{SMBufGM, SMBufRF, SMLaneCopy, c.Paths.GM_RF},
+			{SMBufSMEM, SMBufRF, SMLaneLdsm, c.Paths.SMEM_RF},
+			{SMBufRF, SMBufSMEM, SMLaneStore, c.Paths.RF_SMEM},
+			{SMBufRF, SMBufGM, SMLaneStore, c.Paths.RF_GM},
+			{SMBufTMEM, SMBufRF, SMLaneLdsm, c.Paths.TMEM_RF},
+			{SMBufRF, SMBufTMEM, SMLaneStore, c.Paths.RF_TMEM},
+		})
 }
 
 // archIndex returns the position of arch in NvidiaArchs (-1 if unknown).
@@ -402,22 +383,8 @@ func (c *NvidiaSMCore) problems() []problem {
 	case c.MaxRegistersPerThread >= 1 && c.Registers < warp:
 		add("registers", "must hold one warp at max_registers_per_thread (32 × %d × 4 B = %v) (got %v)", c.MaxRegistersPerThread, warp, c.Registers)
 	}
-	if c.SMEM <= 0 || c.SMEM%BufferAlign != 0 {
-		add("smem", "must be > 0 and a multiple of %d bytes (got %v)", BufferAlign, c.SMEM)
-	}
-	switch {
-	case c.SMEMPerCTA <= 0 || c.SMEMPerCTA%BufferAlign != 0:
-		add("smem_per_cta", "must be > 0 and a multiple of %d bytes (got %v)", BufferAlign, c.SMEMPerCTA)
-	case c.SMEM > 0 && c.SMEMPerCTA > c.SMEM:
-		add("smem_per_cta", "must be ≤ smem = %v (got %v)", c.SMEM, c.SMEMPerCTA)
-	}
-	pow2 := func(v int) bool { return v > 0 && v&(v-1) == 0 }
-	if !pow2(c.SMEMBanks) {
-		add("smem_banks", "must be a power of two (got %d)", c.SMEMBanks)
-	}
-	if !pow2(c.SMEMBankBytes) {
-		add("smem_bank_bytes", "must be a power of two (got %d)", c.SMEMBankBytes)
-	}
+	ps = append(ps, gpuSharedProblems(c.SMEM, c.SMEMPerCTA, c.SMEMBanks, c.SMEMBankBytes,
+		[4]string{"smem", "smem_per_cta", "smem_banks", "smem_bank_bytes"})...)
 	t := &c.Tensor
 	tcgen05 := t.Instruction == NvidiaTCGen05
 	tmemOK := true // tmem agrees with the instruction (else the TMEM paths are not checked)
@@ -538,22 +505,6 @@ func (c *NvidiaSMCore) problems() []problem {
 
 	// Paths: the TMEM ones exist exactly when the core has TMEM (checked
 	// once tmem itself is right).
-	for _, p := range c.Paths.All() {
-		if strings.Contains(p.Name, "TMEM") && !tmemOK {
-			continue
-		}
-		if strings.Contains(p.Name, "TMEM") && c.TMEM == 0 {
-			if p.Path.BytesPerCycle != 0 || p.Path.LatencyCycles != 0 {
-				add("paths."+p.Name+".bytes_per_cycle", "must be 0 with latency_cycles 0 on a core without TMEM (tmem: 0) (got %v, %d)", p.Path.BytesPerCycle, p.Path.LatencyCycles)
-			}
-			continue
-		}
-		if !finitePos(p.Path.BytesPerCycle) {
-			add("paths."+p.Name+".bytes_per_cycle", "must be > 0 (got %v)", p.Path.BytesPerCycle)
-		}
-		if p.Path.LatencyCycles < 0 {
-			add("paths."+p.Name+".latency_cycles", "must be ≥ 0 (got %d)", p.Path.LatencyCycles)
-		}
-	}
+	ps = append(ps, gpuPathProblems(c.Paths.All(), "TMEM", c.TMEM > 0, !tmemOK, "tmem")...)
 	return ps
 }

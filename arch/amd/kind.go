@@ -13,10 +13,8 @@ package amd
 import (
 	"fmt"
 
-	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	"github.com/davinci-sim/davinci-sim/fp"
-	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
@@ -25,22 +23,7 @@ import (
 var terms = gpu.Terms{Core: "CU", Block: "workgroup", Warp: "wave", Matrix: "matrix cores", Vector: "VALUs",
 	SharedPerBlockKey: "core.lds_per_workgroup"}
 
-func init() {
-	arch.RegisterKind(&arch.Kind{
-		Name: "amd-cu",
-		NewCores: func(c *arch.Chip) ([]arch.CoreModel, error) {
-			p, err := Params(c.M)
-			if err != nil {
-				return nil, err
-			}
-			return gpu.NewCores(c, p)
-		},
-		Limits: func(c *arch.Chip) isa.Limits { return isa.Limits{} },
-		LaunchLatency: func(c *arch.Chip) sim.Time {
-			return sim.Time(c.M.AMDCU().LaunchNS * float64(sim.Nanosecond))
-		},
-	})
-}
+func init() { gpu.RegisterKind("amd-cu", Params) }
 
 // Params resolves the CU figures of machine m.
 func Params(m *machines.Machine) (*gpu.Params, error) {
@@ -62,6 +45,7 @@ func Params(m *machines.Machine) (*gpu.Params, error) {
 		BankBytes:        cu.LDSBankBytes,
 		VectorLanes:      cu.VALU.FP32FlopsPerCycle / 2,
 		VectorLatency:    cu.VALU.LatencyCycles,
+		Launch:           sim.Time(cu.LaunchNS * float64(sim.Nanosecond)),
 	}
 	p.VectorRate[fp.FP32] = cu.VALU.FP32FlopsPerCycle
 	p.VectorRate[fp.FP64] = cu.VALU.FP64FlopsPerCycle

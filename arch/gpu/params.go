@@ -94,6 +94,28 @@ type Params struct {
 	paths    []machines.PathSpec
 }
 
+// RegisterKind registers a GPU machine kind whose cores run on this model
+// with the figures params resolves from the machine file.
+func RegisterKind(name string, params func(*machines.Machine) (*Params, error)) {
+	arch.RegisterKind(&arch.Kind{
+		Name: name,
+		NewCores: func(c *arch.Chip) ([]arch.CoreModel, error) {
+			p, err := params(c.M)
+			if err != nil {
+				return nil, err
+			}
+			return NewCores(c, p)
+		},
+		Limits: func(*arch.Chip) isa.Limits { return isa.Limits{} },
+		LaunchLatency: func(c *arch.Chip) sim.Time {
+			if p, err := params(c.M); err == nil {
+				return p.Launch
+			}
+			return 0
+		},
+	})
+}
+
 // NewCores builds the chip's cores (c.M.Cores of them) from p.
 func NewCores(c *arch.Chip, p *Params) ([]arch.CoreModel, error) {
 	fmaModel, err := cube.Preset("fp32-rne")

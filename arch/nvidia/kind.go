@@ -9,10 +9,8 @@ package nvidia
 import (
 	"fmt"
 
-	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	"github.com/davinci-sim/davinci-sim/fp"
-	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
@@ -21,22 +19,7 @@ import (
 var terms = gpu.Terms{Core: "SM", Block: "CTA", Warp: "warp", Matrix: "tensor cores", Vector: "CUDA cores",
 	SharedPerBlockKey: "core.smem_per_cta"}
 
-func init() {
-	arch.RegisterKind(&arch.Kind{
-		Name: "nvidia-sm",
-		NewCores: func(c *arch.Chip) ([]arch.CoreModel, error) {
-			p, err := Params(c.M)
-			if err != nil {
-				return nil, err
-			}
-			return gpu.NewCores(c, p)
-		},
-		Limits: func(c *arch.Chip) isa.Limits { return isa.Limits{} },
-		LaunchLatency: func(c *arch.Chip) sim.Time {
-			return sim.Time(c.M.NvidiaSM().LaunchNS * float64(sim.Nanosecond))
-		},
-	})
-}
+func init() { gpu.RegisterKind("nvidia-sm", Params) }
 
 // Params resolves the SM figures of machine m. The tensor rate of a
 // format is the file's flops_per_cycle, times the family's efficiency for
@@ -64,6 +47,7 @@ func Params(m *machines.Machine) (*gpu.Params, error) {
 		VectorLanes:      sc.CUDACores.FP32FlopsPerCycle / 2,
 		VectorLatency:    4,
 		TensorMemory:     int64(sc.TMEM),
+		Launch:           sim.Time(sc.LaunchNS * float64(sim.Nanosecond)),
 	}
 	p.VectorRate[fp.FP32] = sc.CUDACores.FP32FlopsPerCycle
 	p.VectorRate[fp.FP64] = sc.CUDACores.FP64FlopsPerCycle
