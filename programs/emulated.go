@@ -100,27 +100,8 @@ func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
 			return nil, bad(d.key, "does not apply to emulated-gemm on %s (%s): the scheme says how inputs split and where products run", m.Name, m.Kind)
 		}
 	}
-	if p.Numerics == "" {
-		p.Numerics = NumericsFull
-	}
-	if p.SampleTiles == 0 {
-		p.SampleTiles = 8
-	}
-	if p.Inputs.Distribution == "" {
-		p.Inputs.Distribution = DistUniform
-	}
-	for _, d := range []struct {
-		key string
-		v   int
-	}{{"m", p.M}, {"k", p.K}, {"n", p.N}} {
-		if d.v < 1 || d.v > 1<<20 {
-			return nil, bad(d.key, "must be in 1..%d (got %d)", 1<<20, d.v)
-		}
-	}
-	switch p.Numerics {
-	case NumericsFull, NumericsSampled, NumericsOff:
-	default:
-		return nil, bad("numerics", "must be full, sampled or off (got %+q)", p.Numerics)
+	if err := p.gpuDefaults(f.Path); err != nil {
+		return nil, err
 	}
 	if p.SampleTiles < 1 {
 		return nil, bad("sample_tiles", "must be ≥ 1 (got %d)", p.SampleTiles)
@@ -130,10 +111,7 @@ func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	// The machine's matrix units must take the pieces' format.
 	if !tg.hasMatrix(sp.format) {
-		what := strings.ToUpper(sp.format.String())
-		if sp.format == fp.TF32 && m.AMDCU() != nil {
-			what = "XF32"
-		}
+		what := tg.typeName(sp.format)
 		return nil, bad("scheme.pieces[0].format", "%s pieces need %s %s; %s has none", sp.s.Pieces[0].Format, what, tg.units, tg.describe())
 	}
 	if p.Inputs.A == "" {

@@ -230,3 +230,32 @@ func (p *GEMMParams) checkHostMemory(file string, perElem float64) error {
 	}
 	return nil
 }
+
+// gpuDefaults fills the defaults of a GEMM on a GPU machine (numerics full,
+// 8 sampled tiles, uniform inputs) and checks the sizes and the numerics
+// mode; errors name file and key.
+func (p *GEMMParams) gpuDefaults(file string) error {
+	if p.Numerics == "" {
+		p.Numerics = NumericsFull
+	}
+	if p.SampleTiles == 0 {
+		p.SampleTiles = 8
+	}
+	if p.Inputs.Distribution == "" {
+		p.Inputs.Distribution = DistUniform
+	}
+	for _, d := range []struct {
+		key string
+		v   int
+	}{{"m", p.M}, {"k", p.K}, {"n", p.N}} {
+		if d.v < 1 || d.v > 1<<20 {
+			return fmt.Errorf("%s: key %q: must be in 1..%d (got %d)", file, d.key, 1<<20, d.v)
+		}
+	}
+	switch p.Numerics {
+	case NumericsFull, NumericsSampled, NumericsOff:
+	default:
+		return fmt.Errorf("%s: key \"numerics\": must be full, sampled or off (got %+q)", file, p.Numerics)
+	}
+	return nil
+}

@@ -150,17 +150,12 @@ func (j *gpuBenchJob) build() {
 	}
 	switch j.test {
 	case benchTensorPeak:
-		// Every resident block issues MMAs of 64×64 tiles on its registers.
+		// Every resident block issues MMAs of peakTile² tiles on its registers.
 		reps := j.p.Repeats
 		if reps == 0 {
 			reps = 256
 		}
-		mm, nn, kk := 64, 64, 256
-		if tg.m.AMDCU() != nil {
-			// Four independent 32×32 accumulators per wave, as a peak kernel
-			// keeps them, hide the dependent-MFMA wait states.
-			mm, nn = 128, 128
-		}
+		mm, nn, kk := tg.peakTile, tg.peakTile, 256
 		ctas := m.Cores * j.resident(0)
 		s := isa.Slice(repeat(reps, gpu.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, out, false)))
 		j.grids = []isa.Grid{one("tensor-peak", ctas, 0, func(int) isa.Stream { return s })}

@@ -200,10 +200,7 @@ func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int, sh gpuS
 func (t gpuTile) fits(tg *gpuTarget, in fp.Format, lane isa.Pipe, sh gpuShape) error {
 	smem, regs := tileResources(t, in, lane, tg.warpSize, sh)
 	threads := tg.threads(t.warps)
-	regsKey, perThreadKey, warpsKey := "core.registers", "core.max_registers_per_thread", "core.max_warps"
-	if tg.m.AMDCU() != nil {
-		regsKey, perThreadKey, warpsKey = "core.vgprs", "core.max_vgprs_per_lane", "core.simds × core.max_waves_per_simd"
-	}
+	regsKey, perThreadKey, warpsKey := tg.regsKey, tg.perThreadKey, tg.warpsKey
 	switch {
 	case smem > tg.sharedPerBlock:
 		return fmt.Errorf("needs %d bytes of shared memory per %s (%d stages of %d×%d and %d×%d tiles); the machine allows %d (%s)",
@@ -285,10 +282,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		return nil, bad("unit", "the %s units of %s do not compute %s", tg.vector, tg.describe(), strings.ToUpper(in.String()))
 	}
 	if lane == gpu.LaneMatrix && !tg.hasMatrix(in) {
-		what := strings.ToUpper(in.String())
-		if in == fp.TF32 && tg.m.AMDCU() != nil {
-			what = "XF32"
-		}
+		what := tg.typeName(in)
 		hint := ""
 		if tg.vectorRate[in] > 0 {
 			hint = " (unit: vector runs it on the " + tg.vector + " units)"
@@ -898,27 +892,8 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 				f.Path, d.key, m.Name, m.Kind)
 		}
 	}
-	if p.Numerics == "" {
-		p.Numerics = NumericsFull
-	}
-	if p.SampleTiles == 0 {
-		p.SampleTiles = 8
-	}
-	if p.Inputs.Distribution == "" {
-		p.Inputs.Distribution = DistUniform
-	}
-	for _, d := range []struct {
-		key string
-		v   int
-	}{{"m", p.M}, {"k", p.K}, {"n", p.N}} {
-		if d.v < 1 || d.v > 1<<20 {
-			return nil, fmt.Errorf("%s: key %q: must be in 1..%d (got %d)", f.Path, d.key, 1<<20, d.v)
-		}
-	}
-	switch p.Numerics {
-	case NumericsFull, NumericsSampled, NumericsOff:
-	default:
-		return nil, fmt.Errorf("%s: key \"numerics\": must be full, sampled or off (got %+q)", f.Path, p.Numerics)
+	if err := p.gpuDefaults(f.Path); err != nil {
+		return nil, err
 	}
 	perElem := 16.0
 	if in == fp.FP64 {
@@ -1027,10 +1002,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 		unit = tg.vector + " " + strings.ToUpper(pl.in.String())
 	}
 	counted := map[fp.Format]string{fp.FP16: "fp16", fp.BF16: "bf16", fp.E4M3: "e4m3", fp.E5M2: "e5m2", fp.FP32: "fp32", fp.INT8: "int8 ops",
-		fp.TF32: "fp32 via tf32", fp.FP64: "fp64"}[pl.in]
-	if pl.in == fp.TF32 && tg.m.AMDCU() != nil {
-		counted = "fp32 via xf32"
-	}
+		fp.TF32: "fp32 via " + strings.ToLower(tg.tf32), fp.FP64: "fp64"}[pl.in]
 	reportThroughput(rep, st, flops, peak, fmt.Sprintf("%s (2mnk; peak = %s peak at the machine's clock)", counted, unit))
 	t := pl.t
 	g := pl.grid()

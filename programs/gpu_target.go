@@ -30,9 +30,16 @@ type gpuTarget struct {
 
 	shared, sharedPerBlock int64  // bytes per core, per block
 	sharedKey              string // machine key of sharedPerBlock
-	maxWarps, maxBlocks    int
-	registers              int64 // bytes of registers per core (VGPR + AGPR on CDNA1)
-	maxRegsPerThread       int
+	regsKey, perThreadKey  string // machine keys of the register file and the per-thread limit
+	warpsKey               string // what bounds the warps of a core
+	tf32                   string // the name of the 19-bit matrix type: TF32, XF32 (AMD)
+	// peakTile is the M and N of the matrix-peak benchmark's MMA runs:
+	// enough independent accumulators per warp to hide dependent-MFMA wait
+	// states (four 32×32 per wave on AMD).
+	peakTile            int
+	maxWarps, maxBlocks int
+	registers           int64 // bytes of registers per core (VGPR + AGPR on CDNA1)
+	maxRegsPerThread    int
 	// accBuf holds the accumulators: registers, or CDNA1's AGPRs (accFile
 	// bytes).
 	accBuf  isa.Buffer
@@ -58,7 +65,8 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 		t := &gpuTarget{m: m, clock: float64(sc.Clock), core: "SM", block: "CTA", warp: "warp", matrix: "tensor", units: "tensor cores", vector: "CUDA-core",
 			library: "CUTLASS", warpSize: 32, shared: int64(sc.SMEM), sharedPerBlock: int64(sc.SMEMPerCTA), sharedKey: "core.smem_per_cta",
 			maxWarps: sc.MaxWarps, maxBlocks: sc.MaxCTAs, registers: int64(sc.Registers), maxRegsPerThread: sc.MaxRegistersPerThread,
-			accBuf: gpu.BufRegs}
+			accBuf: gpu.BufRegs, regsKey: "core.registers", perThreadKey: "core.max_registers_per_thread", warpsKey: "core.max_warps",
+			tf32: "TF32", peakTile: 64}
 		t.tiles = t.nvidiaTiles
 		for _, tt := range sc.Tensor.FlopsPerCycle.All() {
 			if tt.Value <= 0 {
@@ -89,7 +97,9 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 		t := &gpuTarget{m: m, clock: float64(cu.Clock), core: "CU", block: "workgroup", warp: "wave", matrix: "MFMA", units: "matrix cores", vector: "VALU",
 			library: "rocBLAS/Tensile", warpSize: cu.WaveSize, shared: int64(cu.LDS), sharedPerBlock: int64(cu.LDSPerWorkgroup),
 			sharedKey: "core.lds_per_workgroup", maxWarps: cu.SIMDs * cu.MaxWavesPerSIMD, maxBlocks: cu.MaxWorkgroups,
-			registers: int64(cu.VGPRs + cu.AGPRs), maxRegsPerThread: cu.MaxVGPRsPerLane, accBuf: gpu.BufRegs, tiles: amdTiles}
+			registers: int64(cu.VGPRs + cu.AGPRs), maxRegsPerThread: cu.MaxVGPRsPerLane, accBuf: gpu.BufRegs, tiles: amdTiles,
+			regsKey: "core.vgprs", perThreadKey: "core.max_vgprs_per_lane", warpsKey: "core.simds × core.max_waves_per_simd",
+			tf32: "XF32", peakTile: 128}
 		if cu.AGPRs > 0 {
 			t.accBuf, t.accFile = gpu.BufAcc, int64(cu.AGPRs)
 		}
@@ -109,6 +119,14 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 		return t, true
 	}
 	return nil, false
+}
+
+// typeName is f's name on this machine, upper case (TF32 is XF32 on AMD).
+func (t *gpuTarget) typeName(f fp.Format) string {
+	if f == fp.TF32 {
+		return t.tf32
+	}
+	return strings.ToUpper(f.String())
 }
 
 // hasMatrix reports whether the matrix units take inputs of format f.

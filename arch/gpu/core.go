@@ -573,15 +573,7 @@ func (core *Core) FlowDone(now sim.Time, tag int64) {
 	// to the units it shares (other CTAs, the chip's memory).
 	l.state = arch.QueueEmpty
 	l.busy = now
-	done := sim.Add(now, l.lat)
-	if sim.Saturated(done) {
-		core.overflow(&l.cur)
-		return
-	}
-	l.last = max(l.last, done)
-	if core.funct {
-		l.fly = append(l.fly, inflight{done: done, in: l.cur})
-	}
+	core.landAt(l, sim.Add(now, l.lat))
 	core.waker.Wake(now)
 }
 

@@ -168,7 +168,13 @@ func (core *Core) startUnit(t *cta, l *ctaLane, u int, cycles, share float64, la
 func (core *Core) finishAfter(l *ctaLane, now, d, lat sim.Time) {
 	d = max(d, 1)
 	l.busy = sim.Add(now, d)
-	done := sim.Add(l.busy, lat)
+	core.landAt(l, sim.Add(l.busy, lat))
+}
+
+// landAt records that lane l's current instruction takes effect at done
+// (functional mode applies it then), or stops the run when done is beyond
+// simulated time.
+func (core *Core) landAt(l *ctaLane, done sim.Time) {
 	if sim.Saturated(done) {
 		core.overflow(&l.cur)
 		return

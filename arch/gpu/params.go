@@ -92,6 +92,7 @@ type Params struct {
 	degrees  map[int64]int // bank-conflict degree by row stride (cache)
 	fmaModel cube.Model    // numerics of vector-unit GEMMs (sequential FMA)
 	paths    []machines.PathSpec
+	pathAt   [numBuffers][numBuffers][numLanes]int8 // index into paths by source, destination and lane (−1: none)
 }
 
 // RegisterKind registers a GPU machine kind whose cores run on this model
@@ -127,6 +128,18 @@ func NewCores(c *arch.Chip, p *Params) ([]arch.CoreModel, error) {
 	p.issue = c.Clock().Cycles(1)
 	p.fmaModel = fmaModel
 	p.paths = p.geom.Paths
+	for s := range p.pathAt {
+		for d := range p.pathAt[s] {
+			for l := range p.pathAt[s][d] {
+				p.pathAt[s][d][l] = -1
+			}
+		}
+	}
+	for i, ps := range p.paths {
+		if ps.Src < numBuffers && ps.Dst < numBuffers && ps.Lane < numLanes {
+			p.pathAt[ps.Src][ps.Dst][ps.Lane] = int8(i)
+		}
+	}
 	p.degrees = map[int64]int{}
 	if p.SubCores < 1 || p.WarpSize < 1 {
 		return nil, fmt.Errorf("a GPU core needs sub-cores and a warp size (got %d, %d)", p.SubCores, p.WarpSize)
@@ -141,12 +154,14 @@ func NewCores(c *arch.Chip, p *Params) ([]arch.CoreModel, error) {
 // path returns the copy path src→dst that lane runs and its index in the
 // geometry.
 func (p *Params) path(src, dst isa.Buffer, lane isa.Pipe) (machines.PathSpec, int, bool) {
-	for i, ps := range p.paths {
-		if ps.Src == int(src) && ps.Dst == int(dst) && ps.Lane == int(lane) {
-			return ps, i, true
-		}
+	if int(src) >= numBuffers || int(dst) >= numBuffers || int(lane) >= numLanes {
+		return machines.PathSpec{}, 0, false
 	}
-	return machines.PathSpec{}, 0, false
+	i := p.pathAt[src][dst][lane]
+	if i < 0 {
+		return machines.PathSpec{}, 0, false
+	}
+	return p.paths[i], int(i), true
 }
 
 func (p *Params) bufName(b isa.Buffer) string {
