@@ -1025,14 +1025,10 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 	}
 	switch p.Numerics {
 	case NumericsFull:
-		c := make([]float32, p.M*p.N)
-		if err := chip.GM().ReadFloat32s(pl.gmC, c); err != nil {
+		c, err := readFP32Result(chip, pl.gmC, p, j.a, j.b, rep, &j.outs)
+		if err != nil {
 			return err
 		}
-		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F32: c}, {Name: "A", Shape: []int{p.M, p.K}, F32: j.a},
-			{Name: "B", Shape: []int{p.K, p.N}, F32: j.b}}
-		e := errReport(accuracy.Compare32(accuracy.ReferenceGEMM(p.M, p.K, p.N, j.a, j.b), c), false)
-		rep.Error = &e
 		if p.Check {
 			for bi := 0; bi < pl.nrb; bi++ {
 				for bj := 0; bj < pl.ncb; bj++ {
@@ -1259,4 +1255,18 @@ func (j *gpuGEMMJob) finishFP64(chip *arch.Chip, rep *report.Report) error {
 		rep.Notes = append(rep.Notes, "check: simulated C equals the golden model (FP64 FMA chains) bit for bit")
 	}
 	return nil
+}
+
+// readFP32Result reads a GPU GEMM's FP32 C (m×n at addr in GM), sets the
+// outputs (C, A, B) and the error against the FP64 reference, and returns C.
+func readFP32Result(chip *arch.Chip, addr int64, p *GEMMParams, a, b []float32, rep *report.Report, outs *[]Output) ([]float32, error) {
+	c := make([]float32, p.M*p.N)
+	if err := chip.GM().ReadFloat32s(addr, c); err != nil {
+		return nil, err
+	}
+	*outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F32: c}, {Name: "A", Shape: []int{p.M, p.K}, F32: a},
+		{Name: "B", Shape: []int{p.K, p.N}, F32: b}}
+	e := errReport(accuracy.Compare32(accuracy.ReferenceGEMM(p.M, p.K, p.N, a, b), c), false)
+	rep.Error = &e
+	return c, nil
 }
