@@ -20,8 +20,9 @@ type GridCore interface {
 	// Fits reports whether one more CTA holding r can be resident now.
 	Fits(r isa.Resources) bool
 	// StartCTA makes CTA cta of the current grid resident with stream s
-	// and starts it at the current time.
-	StartCTA(cta int, s isa.Stream, r isa.Resources)
+	// and starts it at the current time; with timingOnly its instructions
+	// are timed but not computed (isa.Grid.TimingOnly).
+	StartCTA(cta int, s isa.Stream, r isa.Resources, timingOnly bool)
 }
 
 // gridPriority orders the grid scheduler's wake-ups after the cores' at the
@@ -146,7 +147,7 @@ func (gr *gridRunner) dispatch(g *isa.Grid, now sim.Time) {
 			if !core.Fits(g.Resources) {
 				continue
 			}
-			core.StartCTA(gr.next, g.CTA(gr.next), g.Resources)
+			core.StartCTA(gr.next, g.CTA(gr.next), g.Resources, g.TimingOnly)
 			gr.next++
 			gr.running++
 			placed = true

@@ -35,6 +35,12 @@ type Grid struct {
 	CTA func(i int) Stream
 	// Resources is what one resident CTA holds on its core.
 	Resources Resources
+	// TimingOnly marks a kernel whose data effects are not computed, even
+	// in functional runs: it is timed (its copies, its vector and matrix
+	// work, its traffic) but leaves memory as it was. A program uses it
+	// for passes whose values it supplies itself (written before the run
+	// by Prepare) and says so in its report.
+	TimingOnly bool
 }
 
 // Resources are what one resident CTA holds on its core while it runs.

@@ -279,7 +279,7 @@ func (pl *gpuGEMMPlan) emulatedEpilogue(e *emitter, bi, bj int, src isa.Buffer) 
 		e.setFlag(gpu.LaneVector, gpu.LaneStore, 0)
 		e.waitFlag(gpu.LaneVector, gpu.LaneStore, 0)
 	}
-	st := gpu.StoreAccumulators(pl.gmC+off, pl.accAt(0), mm, nn, int64(p.N)*4, fp.FP32, fp.FP32, fp.RNE, false)
+	st := gpu.StoreAccumulators(pl.gmC+off, pl.accAt(0), mm, nn, int64(p.N)*4, pl.out, pl.out, fp.RNE, false)
 	st.Src.Buf = src
 	e.emit(st)
 }

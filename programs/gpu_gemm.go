@@ -147,6 +147,7 @@ type gpuGEMMPlan struct {
 	rfC            int64 // registers of a band of C (emulated epilogues with beta = 1)
 	regs           int64 // 32-bit registers of a CTA
 	gmA, gmB, gmC  int64 // global-memory addresses
+	lda            int64 // elements between rows of A in global memory (K unless A is a column range of a wider matrix)
 	nrb, ncb, nkt  int   // row blocks, column blocks, k-steps
 	// sh and ops: the pieces staged per k-step, the MMAs over them and
 	// the accumulators of an emulated GEMM (emulated_kernel.go); ops is
@@ -426,6 +427,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	pl.ncb = (p.N + t.bn - 1) / t.bn
 	pl.nkt = (p.K + t.bk - 1) / t.bk
 	align := func(x int64) int64 { return (x + 511) &^ 511 }
+	pl.lda = int64(p.K)
 	pl.gmA = 0
 	pl.gmB = align(pl.gmA + int64(p.M)*int64(p.K)*es)
 	pl.gmC = align(pl.gmB + int64(p.K)*int64(p.N)*es)
@@ -503,7 +505,7 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			e.waitFlag(gpu.LaneLoad, gpu.LaneCopy, s)
 			es := pl.es
 			for x := 0; x < pl.sh.a; x++ {
-				e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmAOf(x)+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, int64(p.K)*es))
+				e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, pl.lda*es))
 			}
 			for x := 0; x < pl.sh.b; x++ {
 				e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, int64(p.N)*es))
@@ -611,7 +613,7 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
 			kk := pl.depth(kt)
 			e.waitFlag(mma, gpu.LaneCopy, s)
 			for x := 0; x < pl.sh.a; x++ {
-				e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmAOf(x)+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, int64(p.K)*es))
+				e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, pl.lda*es))
 			}
 			for x := 0; x < pl.sh.b; x++ {
 				e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, int64(p.N)*es))
@@ -671,7 +673,7 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 			kk := pl.depth(kt)
 			e.waitFlag(gpu.LaneStore, gpu.LaneCopy, 0)
 			for x := 0; x < pl.sh.a; x++ {
-				e.emit(gpu.CopyToRegisters(pl.rfStage+int64(x)*stA, pl.gmAOf(x)+(int64(bi*t.bm)*int64(p.K)+int64(kt*t.bk))*es, mm, int64(kk)*es, int64(t.bk)*es, int64(p.K)*es))
+				e.emit(gpu.CopyToRegisters(pl.rfStage+int64(x)*stA, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, int64(t.bk)*es, pl.lda*es))
 			}
 			for x := 0; x < pl.sh.b; x++ {
 				e.emit(gpu.CopyToRegisters(pl.rfStageB+int64(x)*stB, pl.gmBOf(x)+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, int64(t.bn)*es, int64(p.N)*es))

@@ -76,6 +76,7 @@ type cta struct {
 	idx     int // index in the grid
 	slot    int // index in SM.ctas
 	res     isa.Resources
+	funct   bool // its instructions are computed (a functional run, not a TimingOnly grid)
 	stream  arch.StreamReader
 	pending *isa.Instr
 	// signals are set_flags waiting for their lane's earlier instructions
@@ -210,7 +211,7 @@ func (core *Core) Fits(r isa.Resources) bool {
 func (core *Core) accCapacity() int64 { return core.p.TensorMemory }
 
 // StartCTA implements arch.GridCore.
-func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources) {
+func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bool) {
 	now := core.chip.Engine().Now()
 	var t *cta
 	slot := -1
@@ -229,6 +230,7 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources) {
 		slot = len(core.ctas) - 1
 	}
 	t.active, t.idx, t.slot, t.res = true, idx, slot, r
+	t.funct = core.funct && !timingOnly
 	t.stream.Start(s)
 	t.pending = nil
 	t.signals = t.signals[:0]
@@ -240,7 +242,8 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources) {
 		l.head, l.n, l.busy, l.last, l.xfer, l.state = 0, 0, now, now, 0, arch.QueueEmpty
 		l.fly = l.fly[:0]
 	}
-	if core.funct {
+	clear(t.mem[:])
+	if t.funct {
 		t.mem[BufShared] = make([]byte, r.SharedBytes)
 		// CTA-level fragments span a whole k-step, more than the per-slice
 		// fragments the registers claimed for occupancy hold: the model's
@@ -362,7 +365,9 @@ func (core *Core) land(now sim.Time) {
 			l := &t.lanes[i]
 			k := 0
 			for k < len(l.fly) && l.fly[k].done <= now {
-				core.apply(t, &l.fly[k].in)
+				if t.funct {
+					core.apply(t, &l.fly[k].in)
+				}
 				k++
 			}
 			if k > 0 {

@@ -137,10 +137,24 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		rep := max(in.Repeat, 1)
 		core.vectorRepeats += int64(rep)
 		elems := float64(in.VecElems(pr.geom.VectorRepeatBytes)) * float64(rep)
-		core.startUnit(t, l, LaneVector, elems/pr.VectorLanes, warpShare(t, pr), clk.Cycles(int64(pr.VectorLatency)), tag)
+		core.startUnit(t, l, LaneVector, elems/pr.VectorLanes*pr.vectorSlowdown(in), warpShare(t, pr), clk.Cycles(int64(pr.VectorLatency)), tag)
 	default:
 		core.fault(t, in, fmt.Errorf("%s cannot run on lane %s", in.Op, pr.geom.Lanes[p]))
 	}
+}
+
+// vectorSlowdown is how many times longer an element-wise operation takes
+// than an FP32 one: FP64 operations and conversions to or from FP64 run at
+// the FP64 rate (1/2 of FP32 on data-centre parts, 1/64 on GeForce-class
+// ones), every other type at the vector lanes' rate.
+func (pr *Params) vectorSlowdown(in *isa.Instr) float64 {
+	if in.In != fp.FP64 && (in.VOp != isa.VCast || in.Out != fp.FP64) {
+		return 1
+	}
+	if r32, r64 := pr.VectorRate[fp.FP32], pr.VectorRate[fp.FP64]; r32 > 0 && r64 > 0 && r64 < r32 {
+		return r32 / r64
+	}
+	return 1
 }
 
 // warpShare is the fraction of an SM unit one CTA can keep busy: a CTA

@@ -1,0 +1,94 @@
+package programs
+
+import (
+	"github.com/davinci-sim/davinci-sim/arch/gpu"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+)
+
+// The element-wise kernels of the Ozaki scheme on GPUs (the Inf/NaN scan,
+// the slicing passes, the recombination) are memory-bound streaming
+// kernels: every block reads its spans of global memory into registers,
+// runs its operations on the vector units, and stores its spans. They are
+// described by what each block moves and how many operations of which type
+// it runs per element; the operations are counted from the instruction
+// sequence such a kernel executes (see the constants below), and the grids
+// are TimingOnly — their values are computed by package ozaki and written
+// by Prepare (the report says so).
+
+// streamChunk is the elements one block of a streaming kernel handles, and
+// streamWarps its warps.
+const (
+	streamChunk = 8192
+	streamWarps = 8
+)
+
+// gmSpan is a contiguous range of global memory.
+type gmSpan struct {
+	addr, bytes int64
+}
+
+// vecWork is n element operations of type f on the vector units (f is
+// INT32 for integer ALU work, FP64 for double-precision arithmetic and
+// conversions, which run at the FP64 rate).
+type vecWork struct {
+	n int
+	f fp.Format
+}
+
+// streamBlock is what one block of a streaming kernel does.
+type streamBlock struct {
+	reads, writes []gmSpan
+	work          []vecWork
+}
+
+// streamGrid is a TimingOnly grid of blocks, block i doing what at(i) says:
+// its reads into registers (one copy each), then its operations, then its
+// stores.
+func streamGrid(tg *gpuTarget, name string, blocks int, at func(i int) streamBlock) isa.Grid {
+	threads := tg.threads(streamWarps)
+	cta := func(i int) isa.Stream {
+		b := at(i)
+		return func(yield func(isa.Instr) bool) {
+			e := newEmitter(yield, tg.m)
+			rf := int64(0)
+			for _, r := range b.reads {
+				e.emit(gpu.CopyToRegisters(rf, r.addr, 1, r.bytes, r.bytes, r.bytes))
+				rf += r.bytes
+			}
+			if len(b.reads) > 0 {
+				e.setFlag(gpu.LaneCopy, gpu.LaneVector, 0)
+				e.waitFlag(gpu.LaneCopy, gpu.LaneVector, 0)
+			}
+			for _, w := range b.work {
+				if w.n > 0 {
+					e.emit(gpu.Elementwise(isa.VAdd, 0, 0, 0, w.n, w.f))
+				}
+			}
+			if len(b.writes) > 0 {
+				e.setFlag(gpu.LaneVector, gpu.LaneStore, 0)
+				e.waitFlag(gpu.LaneVector, gpu.LaneStore, 0)
+			}
+			for _, w := range b.writes {
+				e.emit(isa.Copy2D(gpu.LaneStore, isa.Operand{Buf: gpu.BufGM, Addr: w.addr},
+					isa.Operand{Buf: gpu.BufRegs, Addr: 0}, 1, w.bytes, w.bytes, w.bytes))
+			}
+		}
+	}
+	// A streaming kernel's registers: 32 per thread (a few values per
+	// element in flight).
+	return isa.Grid{Name: name, CTAs: blocks, CTA: cta, TimingOnly: true,
+		Resources: isa.Resources{Registers: 32 * threads, Warps: streamWarps}}
+}
+
+// rowSegments splits a rows×cols row-major matrix into blocks of at most
+// streamChunk elements of one row: it returns the number of blocks and a
+// function giving block i's row and column range.
+func rowSegments(rows, cols int) (int, func(i int) (r, c0, n int)) {
+	per := (cols + streamChunk - 1) / streamChunk
+	return rows * per, func(i int) (int, int, int) {
+		r, s := i/per, i%per
+		c0 := s * streamChunk
+		return r, c0, min(streamChunk, cols-c0)
+	}
+}

@@ -1,0 +1,121 @@
+package programs
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
+)
+
+func runOzaki(t *testing.T, machine string, sets ...string) (*Result, error) {
+	t.Helper()
+	f, err := ReadFile("examples/b200-ozaki.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Execute(f, Options{Machine: machine, Overrides: mustSets(t, sets...)}, RunHooks{})
+}
+
+// phaseNames lists a run's kernels in launch order.
+func phaseNames(t *testing.T, res *Result) []string {
+	t.Helper()
+	var out []string
+	for _, ph := range res.Report.Program["phases"].([]map[string]any) {
+		out = append(out, ph["name"].(string))
+	}
+	return out
+}
+
+// The kernels an Ozaki run launches: ADP's scan, ESC and decision unless
+// the precision is fixed, the two slicing passes, one INT8 GEMM per
+// diagonal of the product set (s of them for the triangular set, 2s − 1
+// for the square one) and the recombination.
+func TestOzakiKernels(t *testing.T) {
+	small := []string{"program.m=200", "program.n=136", "program.k=300"}
+	diag := func(from, to int) []string {
+		var out []string
+		for d := from; d <= to; d++ {
+			out = append(out, fmt.Sprintf("ozaki/d%d", d))
+		}
+		return out
+	}
+	join := func(parts ...[]string) string {
+		var all []string
+		for _, p := range parts {
+			all = append(all, p...)
+		}
+		return strings.Join(all, " ")
+	}
+	adp := []string{"ozaki/scan", "ozaki/esc", "ozaki/adp"}
+	slice := []string{"ozaki/slice-a", "ozaki/slice-b"}
+	rec := []string{"ozaki/recombine"}
+	for _, c := range []struct {
+		machine string
+		sets    []string
+		want    string
+	}{
+		{"b200", nil, join(adp, slice, diag(2, 8), rec)},
+		{"b200", []string{"program.precision=fixed"}, join(slice, diag(2, 8), rec)},
+		{"a100", []string{"program.mantissa_bits=53", "program.products=square"}, join(adp, slice, diag(2, 14), rec)},
+		{"h100-sxm", []string{"program.slices=3"}, join(adp, slice, diag(2, 4), rec)},
+		{"mi300x", []string{"program.mantissa_bits=63"}, join(adp, slice, diag(2, 9), rec)},
+		{"rtx-pro-6000", nil, join(adp, slice, diag(2, 8), rec)},
+	} {
+		res, err := runOzaki(t, c.machine, append(c.sets, small...)...)
+		if err != nil {
+			t.Fatalf("%s %v: %v", c.machine, c.sets, err)
+		}
+		if res.Failure != nil {
+			t.Fatalf("%s %v: %v", c.machine, c.sets, res.Failure)
+		}
+		if got := strings.Join(phaseNames(t, res), " "); got != c.want {
+			t.Errorf("%s %v: kernels\n%s\nwant\n%s", c.machine, c.sets, got, c.want)
+		}
+	}
+}
+
+// A diagonal whose concatenated k exceeds what INT32 holds exactly runs
+// as several INT8 GEMMs (chunks of at most ozakiChunk).
+func TestOzakiChunks(t *testing.T) {
+	if ozakiChunk*(1<<14) > 1<<31-1 || (ozakiChunk+256)*(1<<14) <= 1<<31-1 {
+		t.Fatalf("ozakiChunk %d is not the largest multiple of 256 whose sums of INT8 products fit INT32", ozakiChunk)
+	}
+	res, err := runOzaki(t, "b200", "program.m=64", "program.n=64", "program.k=40000", "program.slices=4", "program.precision=fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Diagonals of 1, 2, 3 and 4 pairs: k' = 40000, 80000, 120000, 160000.
+	want := "ozaki/slice-a ozaki/slice-b ozaki/d2 ozaki/d3 ozaki/d4 ozaki/d5.0 ozaki/d5.1 ozaki/recombine"
+	if got := strings.Join(phaseNames(t, res), " "); got != want {
+		t.Errorf("kernels %s, want %s", got, want)
+	}
+}
+
+// Bad parameters are one clear line each.
+func TestOzakiBadInput(t *testing.T) {
+	for _, c := range []struct {
+		machine string
+		sets    []string
+		want    string
+	}{
+		{"b200", []string{"program.precision=sometimes"}, `key "precision": must be fixed, forced or dynamic`},
+		{"b200", []string{"program.mantissa_bits=201"}, `key "mantissa_bits": must be in 1..200`},
+		{"b200", []string{"program.mantissa_bits=-3"}, `key "mantissa_bits"`},
+		{"b200", []string{"program.precision=dynamic"}, `key "precision": dynamic precision needs the inputs' exponents`},
+		{"b200", []string{"program.slices=27"}, `key "slices": must be in 1..26`},
+		{"b200", []string{"program.precision=dynamic", "program.slices=7", "program.numerics=full"}, `key "slices": applies to precision fixed or forced`},
+		{"b200", []string{"program.esc_block=0", "program.k=64", "program.esc_block=65"}, `key "esc_block"`},
+		{"b200", []string{"program.products=diagonal"}, `key "products"`},
+		{"b200", []string{"program.max_mantissa_bits=40"}, `key "max_mantissa_bits"`},
+		{"b200", []string{"program.unit=vector"}, `key "unit": does not apply to ozaki`},
+		{"ascend-910a", nil, `program kind ozaki runs on nvidia-sm, amd-cu machines`},
+		{"b200", []string{"program.m=1048577"}, `key "m"`},
+		{"b200", []string{"program.m=65536", "program.n=65536", "program.k=65536"}, `key "m"`},
+	} {
+		_, err := runOzaki(t, c.machine, c.sets...)
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s %v: %v, want one bad-input line containing %q", c.machine, c.sets, err, c.want)
+		}
+	}
+}
