@@ -51,7 +51,7 @@ func TestKernelMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	for _, tc := range []struct {
 		m, k, n, bits, chunk, workers int
-		set                            ProductSet
+		set                           ProductSet
 	}{
 		{5, 7, 3, 55, 0, 1, Triangular},
 		{9, 130, 140, 55, 64, 2, Triangular},
