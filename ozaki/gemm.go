@@ -287,7 +287,7 @@ func GEMMTile(p *Plan, pa, pb [][]int8, r0, rows, col0, cols int) []float64 {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = max(1, min(workers, rows))
+	workers = max(1, min(workers, (rows+1)/2))
 	pk := make([]int64, nq*k*min(tileWidth, cols))
 	for jb := 0; jb < cols; jb += tileWidth {
 		w := min(tileWidth, cols-jb)
@@ -317,61 +317,89 @@ func GEMMTile(p *Plan, pa, pb [][]int8, r0, rows, col0, cols int) []float64 {
 			wg.Add(1)
 			go func(wk int) {
 				defer wg.Done()
-				acc := make([]int64, qoff[s+1]*w)
+				// Rows are processed in pairs sharing each load of packed B.
+				var acc [2][]int64
+				acc[0], acc[1] = make([]int64, qoff[s+1]*w), make([]int64, qoff[s+1]*w)
 				D := make([]int64, (dmax+2)*w) // diagonals 0 … dmax+1 (the last catches nothing)
-				facc := make([]float64, w)
-				for ii := wk; ii < rows; ii += workers {
-					i := r0 + ii
-					clear(facc)
-					for l0 := 0; l0 < k; l0 += chunk {
-						l1 := min(k, l0+chunk)
-						clear(acc)
-						for l := l0; l < l1; l++ {
-							for t := 1; t <= s; t++ {
-								a := int64(pa[t-1][i*k+l])
-								if a == 0 {
-									continue
+				var fa [2][]float64
+				fa[0], fa[1] = make([]float64, w), make([]float64, w)
+				// flush adds one chunk's diagonal sums of a row to its FP64
+				// accumulator, diagonal by diagonal in increasing order.
+				flush := func(ac []int64, f []float64) {
+					clear(D)
+					for t := 1; t <= s; t++ {
+						for q := 0; q < qn[t]; q++ {
+							a := ac[(qoff[t]+q)*w : (qoff[t]+q+1)*w]
+							dl := t + 2*q + 1 // diagonal of the low field (u = 2q+1)
+							dh := dl + 1      // diagonal of the high field (u = 2q+2)
+							hasHi := 2*q+2 <= s && dh <= dmax
+							Dl := D[dl*w : dl*w+w]
+							Dh := D[dh*w : dh*w+w]
+							for jj, v := range a {
+								lo := int64(int32(v))
+								Dl[jj] += lo
+								if hasHi {
+									Dh[jj] += (v - lo) >> 32
 								}
-								for q := 0; q < qn[t]; q++ {
-									ac := acc[(qoff[t]+q)*w : (qoff[t]+q+1)*w]
-									row := pk[(q*k+l)*w : (q*k+l+1)*w]
-									row = row[:len(ac)]
-									for jj := range ac {
-										ac[jj] += a * row[jj]
-									}
-								}
-							}
-						}
-						clear(D)
-						for t := 1; t <= s; t++ {
-							for q := 0; q < qn[t]; q++ {
-								ac := acc[(qoff[t]+q)*w : (qoff[t]+q+1)*w]
-								dl := t + 2*q + 1 // diagonal of the low field (u = 2q+1)
-								dh := dl + 1      // diagonal of the high field (u = 2q+2)
-								hasHi := 2*q+2 <= s && dh <= dmax
-								Dl := D[dl*w : dl*w+w]
-								Dh := D[dh*w : dh*w+w]
-								for jj, v := range ac {
-									lo := int64(int32(v))
-									Dl[jj] += lo
-									if hasHi {
-										Dh[jj] += (v - lo) >> 32
-									}
-								}
-							}
-						}
-						for d := 2; d <= dmax; d++ {
-							wd := weights[d]
-							Dd := D[d*w : d*w+w]
-							for jj := range facc {
-								facc[jj] += float64(float64(Dd[jj]) * wd)
 							}
 						}
 					}
-					dst := out[ii*cols+jb : ii*cols+jb+w]
-					si := p.ScalesA[i].Sigma - 14
-					for jj := range dst {
-						dst[jj] = math.Ldexp(facc[jj], si+p.ScalesB[c0+jj].Sigma)
+					for d := 2; d <= dmax; d++ {
+						wd := weights[d]
+						Dd := D[d*w : d*w+w]
+						for jj := range f {
+							f[jj] += float64(float64(Dd[jj]) * wd)
+						}
+					}
+				}
+				for pi := wk; 2*pi < rows; pi += workers {
+					ii0, ii1 := 2*pi, 2*pi+1
+					has1 := ii1 < rows
+					i0, i1 := r0+ii0, r0+ii1
+					clear(fa[0])
+					clear(fa[1])
+					for l0 := 0; l0 < k; l0 += chunk {
+						l1 := min(k, l0+chunk)
+						clear(acc[0])
+						clear(acc[1])
+						for l := l0; l < l1; l++ {
+							for t := 1; t <= s; t++ {
+								a0 := int64(pa[t-1][i0*k+l])
+								a1 := int64(0)
+								if has1 {
+									a1 = int64(pa[t-1][i1*k+l])
+								}
+								if a0 == 0 && a1 == 0 {
+									continue
+								}
+								for q := 0; q < qn[t]; q++ {
+									off := (qoff[t] + q) * w
+									ac0 := acc[0][off : off+w]
+									ac1 := acc[1][off : off+w]
+									row := pk[(q*k+l)*w : (q*k+l+1)*w]
+									row = row[:len(ac0)]
+									ac1 = ac1[:len(ac0)]
+									for jj, bv := range row {
+										ac0[jj] += a0 * bv
+										ac1[jj] += a1 * bv
+									}
+								}
+							}
+						}
+						flush(acc[0], fa[0])
+						if has1 {
+							flush(acc[1], fa[1])
+						}
+					}
+					for r, ii := range [2]int{ii0, ii1} {
+						if ii >= rows {
+							break
+						}
+						dst := out[ii*cols+jb : ii*cols+jb+w]
+						si := p.ScalesA[r0+ii].Sigma - 14
+						for jj := range dst {
+							dst[jj] = math.Ldexp(fa[r][jj], si+p.ScalesB[c0+jj].Sigma)
+						}
 					}
 				}
 			}(wk)
