@@ -1,0 +1,237 @@
+package ozaki
+
+import (
+	"math"
+	"math/big"
+	"math/bits"
+	"runtime"
+	"sync"
+)
+
+// Superaccumulator geometry: 32-bit limbs in int64 words (headroom for 2^30
+// unnormalised additions), limb 0 weighs 2^accBase. Products of two float64
+// have their lowest bit at or above 2^−2148 and are below 2^2048; the limbs
+// reach 2^(accBase + 32·accLimbs) = 2^2204, room for 2^156 products.
+const (
+	accBase  = -2148
+	accLimbs = 136
+	accFlush = 1 << 30
+)
+
+// Superacc is an exact accumulator of sums of products of float64 values:
+// a fixed-point integer with 32-bit limbs covering 2^−2148 … 2^2204, so no
+// product is ever rounded (unlike TwoProduct via FMA, it stays exact when
+// products underflow). The zero value is an empty sum (0).
+type Superacc struct {
+	limb   [accLimbs]int64
+	adds   int
+	lo, hi int // touched limb range [lo, hi]
+	used   bool
+}
+
+// AddProduct adds x·y exactly. x and y must be finite.
+func (s *Superacc) AddProduct(x, y float64) {
+	mx, qx := split(x)
+	my, qy := split(y)
+	if mx == 0 || my == 0 {
+		return
+	}
+	neg := (mx < 0) != (my < 0)
+	if mx < 0 {
+		mx = -mx
+	}
+	if my < 0 {
+		my = -my
+	}
+	hi, lo := bits.Mul64(uint64(mx), uint64(my)) // < 2^106
+	pos := qx + qy - accBase
+	L, r := pos/32, uint(pos%32)
+	w0 := lo << r
+	w1 := hi << r
+	w2 := uint64(0)
+	if r > 0 {
+		w1 |= lo >> (64 - r)
+		w2 = hi >> (64 - r)
+	}
+	const m32 = 1<<32 - 1
+	p := [5]int64{int64(w0 & m32), int64(w0 >> 32), int64(w1 & m32), int64(w1 >> 32), int64(w2 & m32)}
+	if neg {
+		for i := range p {
+			s.limb[L+i] -= p[i]
+		}
+	} else {
+		for i := range p {
+			s.limb[L+i] += p[i]
+		}
+	}
+	if !s.used {
+		s.lo, s.hi, s.used = L, L+4, true
+	} else {
+		s.lo, s.hi = min(s.lo, L), max(s.hi, L+4)
+	}
+	s.adds++
+	if s.adds >= accFlush {
+		s.normalize()
+	}
+}
+
+// normalize propagates carries so that every limb but the top one is in
+// [0, 2^32); the top limb carries the sign.
+func (s *Superacc) normalize() {
+	s.adds = 0
+	if !s.used {
+		return
+	}
+	for i := s.lo; i < accLimbs-1; i++ {
+		c := s.limb[i] >> 32
+		if c == 0 && i >= s.hi {
+			break
+		}
+		s.limb[i] -= c << 32
+		s.limb[i+1] += c
+		s.hi = max(s.hi, i+1)
+	}
+}
+
+// Big returns the exact sum as a big.Float (precision large enough to be
+// exact).
+func (s *Superacc) Big() *big.Float {
+	s.normalize()
+	neg := s.used && s.limb[accLimbs-1] < 0
+	var mag [accLimbs]int64
+	copy(mag[:], s.limb[:])
+	if neg { // two's complement negation of the normalised limbs
+		for i := range mag {
+			mag[i] = -mag[i]
+		}
+		for i := 0; i < accLimbs-1; i++ {
+			c := mag[i] >> 32
+			mag[i] -= c << 32
+			mag[i+1] += c
+		}
+	}
+	buf := make([]byte, 4*accLimbs)
+	for i := 0; i < accLimbs; i++ {
+		v := uint32(mag[i])
+		o := 4 * (accLimbs - 1 - i)
+		buf[o], buf[o+1], buf[o+2], buf[o+3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
+	}
+	z := new(big.Int).SetBytes(buf)
+	if neg {
+		z.Neg(z)
+	}
+	f := new(big.Float).SetInt(z)
+	return f.SetMantExp(f, accBase)
+}
+
+// Float64 returns the sum correctly rounded to float64 (round to nearest,
+// ties to even, including the subnormal range and overflow to ±Inf). An
+// exact zero sum is +0.
+func (s *Superacc) Float64() float64 {
+	if !s.used {
+		return 0
+	}
+	f, _ := s.Big().Float64()
+	return f + 0 // −0 → +0
+}
+
+// ExactDot returns Σ x[l]·y[l] correctly rounded (RNE) to float64, computed
+// exactly internally (Superacc). x and y have the same length and finite
+// entries.
+func ExactDot(x, y []float64) float64 {
+	var s Superacc
+	y = y[:len(x)]
+	for l := range x {
+		s.AddProduct(x[l], y[l])
+	}
+	return s.Float64()
+}
+
+// AbsDot returns Σ |x[l]|·|y[l]| computed exactly and rounded to nearest
+// (the |A||B| of the componentwise error bound).
+func AbsDot(x, y []float64) float64 {
+	var s Superacc
+	y = y[:len(x)]
+	for l := range x {
+		s.AddProduct(math.Abs(x[l]), math.Abs(y[l]))
+	}
+	return s.Float64()
+}
+
+// RefGEMM returns the correctly rounded product ref = A·B and abs = |A||B|
+// (each entry exact then rounded once) for A m×k and B k×n row-major, on
+// GOMAXPROCS goroutines. Entries must be finite.
+func RefGEMM(a, b []float64, m, k, n int) (ref, abs []float64) {
+	ref, abs = make([]float64, m*n), make([]float64, m*n)
+	workers := max(1, min(runtime.GOMAXPROCS(0), m))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			col, acol := make([]float64, k), make([]float64, k)
+			for j := w; j < n; j += workers {
+				for l := 0; l < k; l++ {
+					col[l] = b[l*n+j]
+					acol[l] = math.Abs(col[l])
+				}
+				for i := 0; i < m; i++ {
+					row := a[i*k : i*k+k]
+					ref[i*n+j] = ExactDot(row, col)
+					abs[i*n+j] = AbsDot(row, acol)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	return ref, abs
+}
+
+// Unit is u = 2^−53, the FP64 unit roundoff.
+const Unit = 0x1p-53
+
+// ErrorStats summarises componentwise errors |got−ref| / (u·(|A||B|)_ij).
+type ErrorStats struct {
+	Max, Mean float64 // over the counted entries, in units of u·(|A||B|)_ij
+	Count     int     // entries with (|A||B|)_ij > 0
+	Skipped   int     // entries with (|A||B|)_ij = 0 (not counted)
+	// SkippedWrong counts skipped entries whose got differs from ref (an
+	// exact product must give an exact result).
+	SkippedWrong int
+}
+
+// ComponentwiseStats computes ErrorStats of got against ref with the bound
+// denominators absAB (all of the same length). A NaN or infinite error
+// counts as +Inf.
+func ComponentwiseStats(ref, got, absAB []float64) ErrorStats {
+	var st ErrorStats
+	sum := 0.0
+	for x := range ref {
+		if absAB[x] == 0 {
+			st.Skipped++
+			if got[x] != ref[x] {
+				st.SkippedWrong++
+			}
+			continue
+		}
+		e := math.Abs(got[x]-ref[x]) / (Unit * absAB[x])
+		if e != e {
+			e = math.Inf(1)
+		}
+		st.Count++
+		sum += e
+		st.Max = max(st.Max, e)
+	}
+	if st.Count > 0 {
+		st.Mean = sum / float64(st.Count)
+	}
+	return st
+}
+
+// Componentwise returns the largest and the mean componentwise error
+// |got−ref| / (u·(|A||B|)_ij), u = 2^−53, over the entries with
+// (|A||B|)_ij > 0 (ComponentwiseStats counts the skipped ones).
+func Componentwise(ref, got, absAB []float64) (max, mean float64) {
+	st := ComponentwiseStats(ref, got, absAB)
+	return st.Max, st.Mean
+}
