@@ -58,7 +58,7 @@ type LinkInfo struct {
 
 // NetPriority is the engine priority of the network's rate updates: after the ordinary events of
 // the same instant (priority 0), so that transfers started together are shared out together.
-const NetPriority = 1 << 20
+const NetPriority = 1 << 16
 
 // Network is the link-level event model of a Topology on a sim.Engine. Transfers follow fixed
 // routes of directed links and share every link max-min fairly (fluid model): at any instant each
