@@ -91,9 +91,11 @@ type xfer struct {
 	reduce   bool
 }
 
-// schedule is a collective as steps of transfers over group positions. A rank starts its sends of
-// step s when all its transfers of earlier steps (sent or received) are delivered and it has
-// reduced what it received in them; steps in which a rank takes no part cost it nothing.
+// schedule is a collective as steps of transfers over group positions. A rank reaches step s when
+// all its transfers of earlier steps (sent or received) are delivered and it has reduced what it
+// received in them; a transfer of step s starts when both its sender and its receiver have reached
+// step s (HCCL hand-shakes before each step's copy); steps in which a rank takes no part cost it
+// nothing.
 type schedule [][]xfer
 
 // then appends b's steps after a's.
@@ -221,6 +223,16 @@ func hdSteps(op Op, idx []int32, root int, n int64) (schedule, error) {
 		inner, _ := hdSteps(AllReduce, core, 0, n)
 		s = append(schedule{pre}, inner...)
 		s = append(s, post)
+	case Scatter: // binomial: each holder hands half of what it holds to its partner
+		rel := func(v int) int32 { return idx[(root+v)%p] }
+		chunk := ceilDiv(n, int64(p))
+		for mask := p >> 1; mask >= 1; mask >>= 1 {
+			var st []xfer
+			for v := 0; v < p; v += 2 * mask {
+				st = append(st, xfer{rel(v), rel(v + mask), chunk * int64(mask), false})
+			}
+			s = append(s, st)
+		}
 	case Broadcast:
 		rel := func(v int) int32 { return idx[(root+v)%p] }
 		for mask := 1; mask < p; mask <<= 1 {
@@ -594,13 +606,14 @@ func (n *Network) gamma(e Endpoint) float64 {
 
 // entry is one step a rank takes part in.
 type entry struct {
-	step     int32
-	rem      int32 // transfers of the step involving the rank not yet delivered
-	red      int64 // bytes the rank reduces at the end of the step
-	out0     int32 // the rank's sends of the step: xs[out0:out1]
-	out1     int32
-	started  bool
-	position int32
+	step    int32
+	rem     int32 // transfers of the step involving the rank not yet delivered
+	red     int64 // bytes the rank reduces at the end of the step
+	out0    int32 // the rank's sends of the step: xs[out0:out1]
+	out1    int32
+	in0     int32 // the rank's receives of the step: xs[byDst[in0:in1]]
+	in1     int32
+	started bool
 }
 
 // run executes a schedule.
@@ -609,6 +622,8 @@ type run struct {
 	group []Endpoint
 	xs    []xfer
 	at    [][2]int32 // per transfer: entry index of src and of dst in their ranks' lists
+	byDst []int32    // transfer indices, step by step, sorted by receiver
+	ready []uint8    // per transfer: how many of its two ranks have reached its step
 	ent   [][]entry  // per rank
 	pos   []int32    // per rank: current entry
 	left  int
@@ -627,7 +642,7 @@ func newRun(n *Network, group []Endpoint, s schedule, done func(sim.Time)) *run 
 	get := func(rank int32, step int) int32 {
 		e := r.ent[rank]
 		if len(e) == 0 || e[len(e)-1].step != int32(step) {
-			r.ent[rank] = append(e, entry{step: int32(step), out0: -1})
+			r.ent[rank] = append(e, entry{step: int32(step), out0: -1, in0: -1})
 		}
 		return int32(len(r.ent[rank]) - 1)
 	}
@@ -650,7 +665,23 @@ func newRun(n *Network, group []Endpoint, s schedule, done func(sim.Time)) *run 
 			r.xs = append(r.xs, x)
 			r.at = append(r.at, [2]int32{a, b})
 		}
+		first := int32(len(r.xs) - len(st))
+		order := make([]int32, len(st))
+		for i := range order {
+			order[i] = first + int32(i)
+		}
+		slices.SortStableFunc(order, func(a, b int32) int { return int(r.xs[a].dst) - int(r.xs[b].dst) })
+		for _, xi := range order {
+			ed := &r.ent[r.xs[xi].dst][r.at[xi][1]]
+			k := int32(len(r.byDst))
+			if ed.in0 < 0 {
+				ed.in0 = k
+			}
+			ed.in1 = k + 1
+			r.byDst = append(r.byDst, xi)
+		}
 	}
+	r.ready = make([]uint8, len(r.xs))
 	return r
 }
 
@@ -688,10 +719,10 @@ func (r *run) enter(rank int32) {
 		if !e.started {
 			e.started = true
 			for i := e.out0; e.out0 >= 0 && i < e.out1; i++ {
-				xi := i
-				x := r.xs[xi]
-				// endpoints were checked by Plan, so Transfer cannot fail
-				_ = r.n.Transfer(r.group[x.src], r.group[x.dst], x.bytes, func(sim.Time) { r.delivered(xi) })
+				r.arrive(i)
+			}
+			for i := e.in0; e.in0 >= 0 && i < e.in1; i++ {
+				r.arrive(r.byDst[i])
 			}
 		}
 		if e.rem > 0 {
@@ -706,6 +737,16 @@ func (r *run) enter(rank int32) {
 		}
 		r.pos[rank]++
 	}
+}
+
+// arrive notes that one side of transfer xi reached its step; the second side starts it.
+func (r *run) arrive(xi int32) {
+	if r.ready[xi]++; r.ready[xi] < 2 {
+		return
+	}
+	x := r.xs[xi]
+	// endpoints were checked by Plan, so Transfer cannot fail
+	_ = r.n.Transfer(r.group[x.src], r.group[x.dst], x.bytes, func(sim.Time) { r.delivered(xi) })
 }
 
 func (r *run) delivered(xi int32) {

@@ -57,7 +57,7 @@ func Estimate(op Op, algo Algo, p int, n int64, c Cost) (sim.Time, error) {
 		switch op {
 		case ReduceScatter:
 			steps, t = int64(lg), frac*N*(c.Beta+c.Gamma)
-		case AllGather:
+		case AllGather, Scatter:
 			steps, t = int64(lg), frac*N*c.Beta
 		case AllReduce:
 			if isPow2(p) {
