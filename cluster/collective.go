@@ -1,0 +1,762 @@
+package cluster
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// Op is a collective operation. Its byte count n follows HCCL's cost formulas (CLUSTER-FACTS
+// §1.4): the whole buffer — the data broadcast or scattered by the root, the gathered result of an
+// all-gather, each rank's input of a reduce-scatter or all-reduce.
+type Op int
+
+// Collective operations.
+const (
+	// Broadcast copies the root's n bytes to every rank.
+	Broadcast Op = iota
+	// AllGather: each rank contributes n/p bytes, every rank ends with all n.
+	AllGather
+	// ReduceScatter: each rank has n bytes, rank i ends with the reduced i-th n/p.
+	ReduceScatter
+	// AllReduce: each rank has n bytes, every rank ends with their reduction.
+	AllReduce
+	// Scatter: the root sends the i-th n/p bytes to rank i.
+	Scatter
+)
+
+var opNames = [...]string{"broadcast", "allgather", "reduce-scatter", "allreduce", "scatter"}
+
+// String returns the operation's name.
+func (o Op) String() string {
+	if o >= 0 && int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return fmt.Sprintf("Op(%d)", int(o))
+}
+
+// Algo is a collective algorithm.
+type Algo int
+
+// Collective algorithms.
+const (
+	// Auto chooses as HCCL does on 910A (see Network.Plan).
+	Auto Algo = iota
+	// Ring passes chunks around the group in order (Broadcast: a chain, unpipelined, as HCCL's
+	// formula assumes).
+	Ring
+	// HD is recursive halving-doubling (HCCL's H-D_R): recursive halving for reduce-scatter,
+	// recursive doubling for all-gather, a binomial tree for broadcast; all-reduce on a rank count
+	// that is not a power of two folds the extra ranks in first and out last.
+	HD
+	// Mesh sends to every other rank at once over a full mesh (the 4-NPU HCCS group).
+	Mesh
+	// Hierarchical is intra-server, then inter-server (among the ranks with the same local index),
+	// then intra-server again.
+	Hierarchical
+)
+
+var algoNames = [...]string{"auto", "ring", "hd", "mesh", "hierarchical"}
+
+// String returns the algorithm's name as files spell it.
+func (a Algo) String() string {
+	if a >= 0 && int(a) < len(algoNames) {
+		return algoNames[a]
+	}
+	return fmt.Sprintf("Algo(%d)", int(a))
+}
+
+// ParseAlgo parses an algorithm name: auto, ring, hd (also h-d_r, rhd), mesh, hierarchical, or
+// binomial (the HD broadcast tree).
+func ParseAlgo(s string) (Algo, error) {
+	switch s {
+	case "h-d_r", "rhd", "binomial":
+		return HD, nil
+	}
+	for i, n := range algoNames {
+		if n == s {
+			return Algo(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown collective algorithm %q (want one of auto, ring, hd, mesh, hierarchical, binomial)", s)
+}
+
+// xfer is one transfer of a schedule: group positions src → dst, and whether dst reduces what it
+// receives (γ).
+type xfer struct {
+	src, dst int32
+	bytes    int64
+	reduce   bool
+}
+
+// schedule is a collective as steps of transfers over group positions. A rank reaches step s when
+// all its transfers of earlier steps (sent or received) are delivered and it has reduced what it
+// received in them; a transfer of step s starts when both its sender and its receiver have reached
+// step s (HCCL hand-shakes before each step's copy); steps in which a rank takes no part cost it
+// nothing.
+type schedule [][]xfer
+
+// then appends b's steps after a's.
+func (a schedule) then(b schedule) schedule { return append(a, b...) }
+
+// merge runs schedules side by side (on disjoint ranks): step s of the result is the union of
+// their steps s.
+func merge(ss ...schedule) schedule {
+	var out schedule
+	for _, s := range ss {
+		for i, st := range s {
+			if i == len(out) {
+				out = append(out, nil)
+			}
+			out[i] = append(out[i], st...)
+		}
+	}
+	return out
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+func isPow2(p int) bool { return p > 0 && p&(p-1) == 0 }
+
+// ringSteps builds Ring on the positions idx (in ring order).
+func ringSteps(op Op, idx []int32, root int, n int64) schedule {
+	p := len(idx)
+	var s schedule
+	if p < 2 {
+		return s
+	}
+	chunk := ceilDiv(n, int64(p))
+	around := func(reduce bool) {
+		for range p - 1 {
+			st := make([]xfer, p)
+			for i := range p {
+				st[i] = xfer{idx[i], idx[(i+1)%p], chunk, reduce}
+			}
+			s = append(s, st)
+		}
+	}
+	rel := func(v int) int32 { return idx[(root+v)%p] }
+	switch op {
+	case AllGather:
+		around(false)
+	case ReduceScatter:
+		around(true)
+	case AllReduce:
+		around(true)
+		around(false)
+	case Broadcast:
+		for v := range p - 1 {
+			s = append(s, []xfer{{rel(v), rel(v + 1), n, false}})
+		}
+	case Scatter: // pipelined chain: at step k ranks 0..k forward one chunk each
+		for k := range p - 1 {
+			st := make([]xfer, 0, k+1)
+			for v := 0; v <= k; v++ {
+				st = append(st, xfer{rel(v), rel(v + 1), chunk, false})
+			}
+			s = append(s, st)
+		}
+	}
+	return s
+}
+
+// hdSteps builds HD on the positions idx.
+func hdSteps(op Op, idx []int32, root int, n int64) (schedule, error) {
+	p := len(idx)
+	var s schedule
+	if p < 2 {
+		return s, nil
+	}
+	if !isPow2(p) && (op == AllGather || op == ReduceScatter || op == Scatter) {
+		return nil, fmt.Errorf("cluster: hd %v needs a power-of-two rank count (got %d); use ring", op, p)
+	}
+	k := bits.Len(uint(p)) - 1
+	halving := func() {
+		for j := range k {
+			mask := p >> (j + 1)
+			b := ceilDiv(n, int64(1)<<(j+1))
+			st := make([]xfer, p)
+			for i := range p {
+				st[i] = xfer{idx[i], idx[i^mask], b, true}
+			}
+			s = append(s, st)
+		}
+	}
+	doubling := func() {
+		chunk := ceilDiv(n, int64(p))
+		for j := range k {
+			mask := 1 << j
+			st := make([]xfer, p)
+			for i := range p {
+				st[i] = xfer{idx[i], idx[i^mask], chunk << j, false}
+			}
+			s = append(s, st)
+		}
+	}
+	switch op {
+	case AllGather:
+		doubling()
+	case ReduceScatter:
+		halving()
+	case AllReduce:
+		if isPow2(p) {
+			halving()
+			doubling()
+			break
+		}
+		// Fold: of the first 2·extra ranks, the odd ones hand their data to the even ones, which
+		// join the power-of-two core; at the end the even ones hand the result back.
+		extra := p - 1<<k
+		var pre, post []xfer
+		core := make([]int32, 0, 1<<k)
+		for i := range p {
+			switch {
+			case i < 2*extra && i%2 == 1:
+				pre = append(pre, xfer{idx[i], idx[i-1], n, true})
+				post = append(post, xfer{idx[i-1], idx[i], n, false})
+			default:
+				core = append(core, idx[i])
+			}
+		}
+		inner, _ := hdSteps(AllReduce, core, 0, n)
+		s = append(schedule{pre}, inner...)
+		s = append(s, post)
+	case Scatter: // binomial: each holder hands half of what it holds to its partner
+		rel := func(v int) int32 { return idx[(root+v)%p] }
+		chunk := ceilDiv(n, int64(p))
+		for mask := p >> 1; mask >= 1; mask >>= 1 {
+			var st []xfer
+			for v := 0; v < p; v += 2 * mask {
+				st = append(st, xfer{rel(v), rel(v + mask), chunk * int64(mask), false})
+			}
+			s = append(s, st)
+		}
+	case Broadcast:
+		rel := func(v int) int32 { return idx[(root+v)%p] }
+		for mask := 1; mask < p; mask <<= 1 {
+			var st []xfer
+			for v := 0; v < mask && v+mask < p; v++ {
+				st = append(st, xfer{rel(v), rel(v + mask), n, false})
+			}
+			s = append(s, st)
+		}
+	}
+	return s, nil
+}
+
+// meshSteps builds Mesh on the positions idx.
+func meshSteps(op Op, idx []int32, root int, n int64) schedule {
+	p := len(idx)
+	if p < 2 {
+		return nil
+	}
+	chunk := ceilDiv(n, int64(p))
+	all := func(reduce bool) []xfer {
+		st := make([]xfer, 0, p*(p-1))
+		for i := range p {
+			for j := range p {
+				if i != j {
+					st = append(st, xfer{idx[i], idx[j], chunk, reduce})
+				}
+			}
+		}
+		return st
+	}
+	scatter := func() []xfer {
+		st := make([]xfer, 0, p-1)
+		for j := range p {
+			if j != root {
+				st = append(st, xfer{idx[root], idx[j], chunk, false})
+			}
+		}
+		return st
+	}
+	switch op {
+	case AllGather:
+		return schedule{all(false)}
+	case ReduceScatter:
+		return schedule{all(true)}
+	case AllReduce:
+		return schedule{all(true), all(false)}
+	case Broadcast:
+		return schedule{scatter(), all(false)}
+	case Scatter:
+		return schedule{scatter()}
+	}
+	return nil
+}
+
+// level is one stage of a plan: an algorithm run on some sub-groups at once.
+type level struct {
+	op    Op
+	algo  Algo
+	p     int   // ranks per sub-group
+	bytes int64 // n of each sub-group
+	sched schedule
+}
+
+// Plan is the algorithm a collective uses on a group.
+type Plan struct {
+	// Algo is the algorithm (never Auto).
+	Algo Algo
+	// Intra and Inter are the algorithms inside a server and between servers when Algo is
+	// Hierarchical.
+	Intra, Inter Algo
+	// Servers is the number of nodes the group spans; Local the ranks per node.
+	Servers, Local int
+	levels         []level
+}
+
+// steps returns the whole schedule of the plan.
+func (pl *Plan) steps() schedule {
+	var s schedule
+	for _, l := range pl.levels {
+		s = s.then(l.sched)
+	}
+	return s
+}
+
+func (n *Network) flat(op Op, algo Algo, idx []int32, root int, bytes int64) (level, error) {
+	l := level{op: op, algo: algo, p: len(idx), bytes: bytes}
+	switch algo {
+	case Ring:
+		l.sched = ringSteps(op, idx, root, bytes)
+	case HD:
+		s, err := hdSteps(op, idx, root, bytes)
+		if err != nil {
+			return l, err
+		}
+		l.sched = s
+	case Mesh:
+		l.sched = meshSteps(op, idx, root, bytes)
+	default:
+		return l, fmt.Errorf("cluster: algorithm %v is not a flat algorithm", algo)
+	}
+	return l, nil
+}
+
+// Plan returns how a collective op over group (root: a position in group, used by Broadcast and
+// Scatter) runs with algorithm algo. Auto chooses as HCCL does on 910A (CLUSTER-FACTS §1.4):
+//   - NPUs on one node: the node's collectives.intra_server choice; auto is Mesh inside one HCCS
+//     group and Ring over NPUs of both groups. A 2- or 4-NPU group may not span the two HCCS
+//     groups (CLUSTER-FACTS §1.2, S3).
+//   - NPUs on several nodes, the same number (1, 2, 4 or 8) on each: Hierarchical, with the
+//     inter-server collectives.inter_server choice; auto is Ring when the number of servers is
+//     not a power of two, else HD (S2).
+//   - hosts (MPI): Broadcast uses collectives.host_bcast (binomial = HD); the others HD on a
+//     power-of-two count, else Ring.
+func (n *Network) Plan(op Op, algo Algo, group []Endpoint, root int) (Plan, error) {
+	if op < Broadcast || op > Scatter {
+		return Plan{}, fmt.Errorf("cluster: unknown collective op %d", int(op))
+	}
+	if len(group) == 0 {
+		return Plan{}, fmt.Errorf("cluster: %v over an empty group", op)
+	}
+	if root < 0 || root >= len(group) {
+		return Plan{}, fmt.Errorf("cluster: %v root %d is not a position in the group of %d", op, root, len(group))
+	}
+	seen := make(map[Endpoint]bool, len(group))
+	hosts := 0
+	for _, e := range group {
+		if err := n.check(e); err != nil {
+			return Plan{}, err
+		}
+		if seen[e] {
+			return Plan{}, fmt.Errorf("cluster: %v group lists %v twice", op, e)
+		}
+		seen[e] = true
+		if e.Kind == KindHost {
+			hosts++
+		}
+	}
+	// servers in order of first appearance, with their ranks' positions
+	var servers [][]int32
+	where := map[int]int{}
+	for i, e := range group {
+		s, ok := where[e.Node]
+		if !ok {
+			s = len(servers)
+			where[e.Node] = s
+			servers = append(servers, nil)
+		}
+		servers[s] = append(servers[s], int32(i))
+	}
+	all := make([]int32, len(group))
+	for i := range all {
+		all[i] = int32(i)
+	}
+	cfg := n.topo.Node.Collectives
+	pl := Plan{Servers: len(servers), Local: len(servers[0])}
+	if algo == Auto {
+		switch {
+		case hosts == len(group):
+			algo = Ring
+			if op == Broadcast && cfg.HostBcast == "binomial" || op != Broadcast && isPow2(len(group)) {
+				algo = HD
+			}
+		case hosts > 0:
+			return Plan{}, fmt.Errorf("cluster: %v group mixes hosts and NPUs; HCCL and MPI groups are separate", op)
+		case len(servers) == 1:
+			a, err := n.intraAlgo(group, all)
+			if err != nil {
+				return Plan{}, err
+			}
+			algo = a
+		default:
+			algo = Hierarchical
+		}
+	}
+	if algo != Hierarchical {
+		if err := flatOK(op, algo, len(group)); err != nil {
+			return Plan{}, err
+		}
+		pl.Algo = algo
+		return pl, nil
+	}
+	local := len(servers[0])
+	for _, s := range servers {
+		if len(s) != local {
+			return Plan{}, fmt.Errorf("cluster: hierarchical %v needs the same number of ranks on every node (node %d has %d, node %d has %d)",
+				op, group[s[0]].Node, len(s), group[servers[0][0]].Node, local)
+		}
+	}
+	if hosts > 0 {
+		return Plan{}, fmt.Errorf("cluster: hierarchical %v is for NPU groups", op)
+	}
+	intra, err := n.intraAlgo(group, servers[0])
+	if err != nil {
+		return Plan{}, err
+	}
+	inter := Ring
+	switch cfg.InterServer {
+	case "hd":
+		inter = HD
+	case "auto":
+		if isPow2(len(servers)) {
+			inter = HD
+		}
+	}
+	pl.Algo, pl.Intra, pl.Inter = Hierarchical, intra, inter
+	return pl, nil
+}
+
+// flatOK reports whether the flat algorithm algo can run op on p ranks.
+func flatOK(op Op, algo Algo, p int) error {
+	switch algo {
+	case Ring, Mesh:
+		return nil
+	case HD:
+		if !isPow2(p) && (op == AllGather || op == ReduceScatter || op == Scatter) {
+			return fmt.Errorf("cluster: hd %v needs a power-of-two rank count (got %d); use ring", op, p)
+		}
+		return nil
+	}
+	return fmt.Errorf("cluster: unknown algorithm %v", algo)
+}
+
+// intraAlgo is the intra-server algorithm for the positions idx of group (all on one node).
+func (n *Network) intraAlgo(group []Endpoint, idx []int32) (Algo, error) {
+	switch n.topo.Node.Collectives.IntraServer {
+	case "mesh":
+		return Mesh, nil
+	case "ring":
+		return Ring, nil
+	}
+	g0 := n.topo.Group(group[idx[0]].Index)
+	one := true
+	for _, i := range idx {
+		one = one && n.topo.Group(group[i].Index) == g0
+	}
+	switch {
+	case one:
+		return Mesh, nil
+	case len(idx) == 2 || len(idx) == 4:
+		return 0, fmt.Errorf("cluster: a %d-NPU communicator on node %d spans both HCCS groups, which HCCL on 910A does not allow (CLUSTER-FACTS §1.2, S3)",
+			len(idx), group[idx[0]].Node)
+	}
+	return Ring, nil
+}
+
+// build returns the levels of plan pl for op on group with n bytes.
+func (n *Network) build(pl *Plan, op Op, group []Endpoint, root int, bytes int64) error {
+	all := make([]int32, len(group))
+	for i := range all {
+		all[i] = int32(i)
+	}
+	if pl.Algo != Hierarchical {
+		l, err := n.flat(op, pl.Algo, all, root, bytes)
+		if err != nil {
+			return err
+		}
+		pl.levels = []level{l}
+		return nil
+	}
+	var servers [][]int32
+	where := map[int]int{}
+	for i, e := range group {
+		s, ok := where[e.Node]
+		if !ok {
+			s = len(servers)
+			where[e.Node] = s
+			servers = append(servers, nil)
+		}
+		servers[s] = append(servers[s], int32(i))
+	}
+	S, L := len(servers), len(servers[0])
+	rs, rl := where[group[root].Node], slices.Index(servers[where[group[root].Node]], int32(root))
+	column := func(i int) []int32 {
+		c := make([]int32, S)
+		for s := range S {
+			c[s] = servers[s][i]
+		}
+		return c
+	}
+	perRank := ceilDiv(bytes, int64(L))
+	intra := func(o Op, which []int, b int64, rootLocal int) (level, error) {
+		var ss []schedule
+		for _, s := range which {
+			l, err := n.flat(o, pl.Intra, servers[s], rootLocal, b)
+			if err != nil {
+				return level{}, err
+			}
+			ss = append(ss, l.sched)
+		}
+		return level{op: o, algo: pl.Intra, p: L, bytes: b, sched: merge(ss...)}, nil
+	}
+	inter := func(o Op, b int64, rootServer int) (level, error) {
+		var ss []schedule
+		for i := range L {
+			l, err := n.flat(o, pl.Inter, column(i), rootServer, b)
+			if err != nil {
+				return level{}, err
+			}
+			ss = append(ss, l.sched)
+		}
+		return level{op: o, algo: pl.Inter, p: S, bytes: b, sched: merge(ss...)}, nil
+	}
+	every := make([]int, S)
+	for s := range every {
+		every[s] = s
+	}
+	pl.levels = pl.levels[:0]
+	for _, st := range hierStages(op) {
+		var l level
+		var err error
+		b := bytes
+		if st.perRank {
+			b = perRank
+		}
+		which := every
+		if st.rootOnly {
+			which = []int{rs}
+		}
+		switch {
+		case st.intra && L > 1:
+			l, err = intra(st.op, which, b, rl)
+		case !st.intra && S > 1:
+			l, err = inter(st.op, b, rs)
+		default:
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		pl.levels = append(pl.levels, l)
+	}
+	return nil
+}
+
+// Collective runs op over group with the algorithm HCCL (or MPI, for hosts) would choose (see
+// Plan) and calls done with the time the last rank finishes. root is a position in group.
+func (n *Network) Collective(op Op, group []Endpoint, root int, bytes int64, done func(sim.Time)) error {
+	return n.CollectiveWith(op, Auto, group, root, bytes, done)
+}
+
+// CollectiveWith runs op over group with algorithm algo: every step is a set of transfers on the
+// link model (so it contends with all other traffic), reductions cost γ·bytes on the receiving rank
+// (γ = 1 / collectives.npu_reduce_bandwidth or host_reduce_bandwidth). done is called with the time
+// the last rank finishes, as an engine event.
+func (n *Network) CollectiveWith(op Op, algo Algo, group []Endpoint, root int, bytes int64, done func(sim.Time)) error {
+	if bytes < 0 {
+		return fmt.Errorf("cluster: %v of %d bytes: must be ≥ 0", op, bytes)
+	}
+	pl, err := n.Plan(op, algo, group, root)
+	if err != nil {
+		return err
+	}
+	if err := n.build(&pl, op, group, root, bytes); err != nil {
+		return err
+	}
+	r := newRun(n, group, pl.steps(), done)
+	r.start()
+	return nil
+}
+
+// gamma returns the reduction cost in ps per byte on endpoint e.
+func (n *Network) gamma(e Endpoint) float64 {
+	c := n.topo.Node.Collectives
+	bw := float64(c.NPUReduceBandwidth)
+	if e.Kind == KindHost {
+		bw = float64(c.HostReduceBandwidth)
+	}
+	return 1e12 / bw
+}
+
+// entry is one step a rank takes part in.
+type entry struct {
+	step    int32
+	rem     int32 // transfers of the step involving the rank not yet delivered
+	red     int64 // bytes the rank reduces at the end of the step
+	out0    int32 // the rank's sends of the step: xs[out0:out1]
+	out1    int32
+	in0     int32 // the rank's receives of the step: xs[byDst[in0:in1]]
+	in1     int32
+	started bool
+}
+
+// run executes a schedule.
+type run struct {
+	n     *Network
+	group []Endpoint
+	xs    []xfer
+	at    [][2]int32 // per transfer: entry index of src and of dst in their ranks' lists
+	byDst []int32    // transfer indices, step by step, sorted by receiver
+	ready []uint8    // per transfer: how many of its two ranks have reached its step
+	ent   [][]entry  // per rank
+	pos   []int32    // per rank: current entry
+	left  int
+	done  func(sim.Time)
+}
+
+func newRun(n *Network, group []Endpoint, s schedule, done func(sim.Time)) *run {
+	p := len(group)
+	r := &run{n: n, group: group, ent: make([][]entry, p), pos: make([]int32, p), left: p, done: done}
+	total := 0
+	for _, st := range s {
+		total += len(st)
+	}
+	r.xs = make([]xfer, 0, total)
+	r.at = make([][2]int32, 0, total)
+	get := func(rank int32, step int) int32 {
+		e := r.ent[rank]
+		if len(e) == 0 || e[len(e)-1].step != int32(step) {
+			r.ent[rank] = append(e, entry{step: int32(step), out0: -1, in0: -1})
+		}
+		return int32(len(r.ent[rank]) - 1)
+	}
+	for si, st := range s {
+		st = slices.Clone(st)
+		slices.SortStableFunc(st, func(a, b xfer) int { return int(a.src) - int(b.src) })
+		for _, x := range st {
+			i := int32(len(r.xs))
+			a, b := get(x.src, si), get(x.dst, si)
+			es, ed := &r.ent[x.src][a], &r.ent[x.dst][b]
+			if es.out0 < 0 {
+				es.out0 = i
+			}
+			es.out1 = i + 1
+			es.rem++
+			ed.rem++
+			if x.reduce {
+				ed.red += x.bytes
+			}
+			r.xs = append(r.xs, x)
+			r.at = append(r.at, [2]int32{a, b})
+		}
+		first := int32(len(r.xs) - len(st))
+		order := make([]int32, len(st))
+		for i := range order {
+			order[i] = first + int32(i)
+		}
+		slices.SortStableFunc(order, func(a, b int32) int { return int(r.xs[a].dst) - int(r.xs[b].dst) })
+		for _, xi := range order {
+			ed := &r.ent[r.xs[xi].dst][r.at[xi][1]]
+			k := int32(len(r.byDst))
+			if ed.in0 < 0 {
+				ed.in0 = k
+			}
+			ed.in1 = k + 1
+			r.byDst = append(r.byDst, xi)
+		}
+	}
+	r.ready = make([]uint8, len(r.xs))
+	return r
+}
+
+func (r *run) start() {
+	e := r.n.eng
+	for rank := range r.group {
+		r.enter(int32(rank))
+	}
+	if len(r.group) > 0 && r.left == 0 {
+		// nothing to move (one rank, or no steps): finish as an event, not inside the call
+		r.left = -1
+		e.At(e.Now(), 0, delivery(r.finish), 0)
+	}
+}
+
+func (r *run) finish(t sim.Time) {
+	if r.done != nil {
+		r.done(t)
+	}
+}
+
+// enter moves rank along its entries as far as delivered transfers allow.
+func (r *run) enter(rank int32) {
+	for {
+		k := r.pos[rank]
+		ents := r.ent[rank]
+		if int(k) == len(ents) {
+			r.left--
+			if r.left == 0 {
+				r.finish(r.n.eng.Now())
+			}
+			return
+		}
+		e := &ents[k]
+		if !e.started {
+			e.started = true
+			for i := e.out0; e.out0 >= 0 && i < e.out1; i++ {
+				r.arrive(i)
+			}
+			for i := e.in0; e.in0 >= 0 && i < e.in1; i++ {
+				r.arrive(r.byDst[i])
+			}
+		}
+		if e.rem > 0 {
+			return
+		}
+		if e.red > 0 {
+			d := sim.CeilPS(float64(e.red) * r.n.gamma(r.group[rank]))
+			e.red = 0 // reduced once
+			eng := r.n.eng
+			eng.At(sim.Add(eng.Now(), d), 0, delivery(func(sim.Time) { r.pos[rank]++; r.enter(rank) }), 0)
+			return
+		}
+		r.pos[rank]++
+	}
+}
+
+// arrive notes that one side of transfer xi reached its step; the second side starts it.
+func (r *run) arrive(xi int32) {
+	if r.ready[xi]++; r.ready[xi] < 2 {
+		return
+	}
+	x := r.xs[xi]
+	// endpoints were checked by Plan, so Transfer cannot fail
+	_ = r.n.Transfer(r.group[x.src], r.group[x.dst], x.bytes, func(sim.Time) { r.delivered(xi) })
+}
+
+func (r *run) delivered(xi int32) {
+	x := r.xs[xi]
+	at := r.at[xi]
+	for side, rank := range [2]int32{x.src, x.dst} {
+		e := &r.ent[rank][at[side]]
+		e.rem--
+		if e.rem == 0 && r.pos[rank] == at[side] && e.started {
+			r.enter(rank)
+		}
+	}
+}

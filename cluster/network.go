@@ -1,0 +1,518 @@
+package cluster
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// Kind is the kind of an endpoint.
+type Kind uint8
+
+// Endpoint kinds.
+const (
+	// KindNPU is an NPU.
+	KindNPU Kind = iota
+	// KindHost is a host CPU (socket).
+	KindHost
+)
+
+// Endpoint is an NPU or a host of one node.
+type Endpoint struct {
+	// Kind is KindNPU or KindHost.
+	Kind Kind
+	// Node is the node index, 0 ≤ Node < Topology.Nodes.
+	Node int
+	// Index is the NPU index within the node (0 ≤ Index < Node.NPUs) or the host index
+	// (0 ≤ Index < Hosts.Count).
+	Index int
+}
+
+// NPU returns the endpoint of NPU i of node k.
+func NPU(k, i int) Endpoint { return Endpoint{KindNPU, k, i} }
+
+// Host returns the endpoint of host h of node k.
+func Host(k, h int) Endpoint { return Endpoint{KindHost, k, h} }
+
+// String formats e as "n3.npu5" or "n0.host2".
+func (e Endpoint) String() string {
+	if e.Kind == KindHost {
+		return fmt.Sprintf("n%d.host%d", e.Node, e.Index)
+	}
+	return fmt.Sprintf("n%d.npu%d", e.Node, e.Index)
+}
+
+// LinkID identifies a directed link of a Network.
+type LinkID int32
+
+// LinkInfo describes one directed link of a Network.
+type LinkInfo struct {
+	// Name is e.g. "n0.hccs.1>2", "n3.roce.5.up", "sn1.spine.down".
+	Name string
+	// Bandwidth is bytes per second.
+	Bandwidth float64
+	// Latency is added once to every transfer crossing the link.
+	Latency sim.Time
+}
+
+// NetPriority is the engine priority of the network's rate updates: after the ordinary events of
+// the same instant (priority 0), so that transfers started together are shared out together.
+const NetPriority = 1 << 16
+
+// Network is the link-level event model of a Topology on a sim.Engine. Transfers follow fixed
+// routes of directed links and share every link max-min fairly (fluid model): at any instant each
+// transfer gets the largest rate such that no link is over its bandwidth and no transfer could get
+// more without taking from one with less. Rates change only when a transfer starts or ends. A
+// transfer's last byte leaves when its bytes are drained at those rates; it is delivered the sum of
+// its route's latencies later. A Network is deterministic: the same calls in the same order give the
+// same times and the same event sequence.
+type Network struct {
+	eng  *sim.Engine
+	topo *Topology
+
+	links []LinkInfo
+	perPS []float64 // bandwidth in bytes per picosecond
+	moved []float64 // bytes that started over each link
+
+	pcieUp, pcieDown []LinkID // by global NPU
+	roceUp, roceDown []LinkID // by global NPU
+	hostUp, hostDown []LinkID // by global host
+	hccs             []LinkID // by node, i, j (-1: no link)
+	bridge           []LinkID // by node, group a, group b
+	smp              []LinkID // by node, host a, host b
+	nodeUp, nodeDown []LinkID // by node (only with more than one node)
+	spUp, spDown     []LinkID // by supernode (only with more than one supernode)
+
+	routes map[[2]int32][]LinkID
+
+	active   []*flow
+	arrivals []*flow
+	last     sim.Time
+	waker    *sim.Waker
+
+	// scratch of the rate computation, indexed by link
+	cap     []float64
+	cnt     []int32
+	ver     []uint32
+	lflows  [][]int32
+	touched []LinkID
+	heap    shareHeap
+
+	transfers uint64
+}
+
+type flow struct {
+	route  []LinkID
+	rem    float64 // bytes not yet drained
+	rate   float64 // bytes per picosecond
+	fin    sim.Time
+	lat    sim.Time
+	done   func(sim.Time)
+	frozen bool
+}
+
+// delivery calls a transfer's done function as an engine event.
+type delivery func(sim.Time)
+
+func (d delivery) Handle(now sim.Time, _ int64) { d(now) }
+
+// NewNetwork builds the links of topo and returns a network scheduling on eng.
+func NewNetwork(eng *sim.Engine, topo *Topology) *Network {
+	n := &Network{eng: eng, topo: topo, routes: map[[2]int32][]LinkID{}}
+	n.waker = sim.NewWaker(eng, NetPriority, sim.HandlerFunc(n.process))
+	nd := topo.Node
+	ps := func(ns float64) sim.Time { return sim.CeilPS(ns * 1e3) }
+	add := func(name string, bw float64, lat sim.Time) LinkID {
+		n.links = append(n.links, LinkInfo{name, bw, lat})
+		return LinkID(len(n.links) - 1)
+	}
+	N, P, H := topo.Nodes, nd.NPUs, nd.Hosts.Count
+	G := (P + topo.groupSize() - 1) / topo.groupSize()
+	nic := math.Min(float64(nd.RoCE.Bandwidth), float64(topo.Fabric.PortBandwidth))
+	pcie := float64(nd.PCIe.Bandwidth())
+	n.hccs = make([]LinkID, N*P*P)
+	n.bridge = make([]LinkID, N*G*G)
+	n.smp = make([]LinkID, N*H*H)
+	for k := range N {
+		for i := range P {
+			n.pcieUp = append(n.pcieUp, add(fmt.Sprintf("n%d.pcie.%d.up", k, i), pcie, ps(nd.PCIe.LatencyNS)))
+			n.pcieDown = append(n.pcieDown, add(fmt.Sprintf("n%d.pcie.%d.down", k, i), pcie, ps(nd.PCIe.LatencyNS)))
+		}
+		for i := range P {
+			for j := range P {
+				id := LinkID(-1)
+				if i != j && topo.Group(i) == topo.Group(j) {
+					id = add(fmt.Sprintf("n%d.hccs.%d>%d", k, i, j), float64(nd.HCCS.LinkBandwidth), ps(nd.HCCS.LatencyNS))
+				}
+				n.hccs[(k*P+i)*P+j] = id
+			}
+		}
+		for a := range G {
+			for b := range G {
+				id := LinkID(-1)
+				if a != b {
+					id = add(fmt.Sprintf("n%d.bridge.%d>%d", k, a, b), float64(nd.InterGroup.Bandwidth), ps(nd.InterGroup.LatencyNS))
+				}
+				n.bridge[(k*G+a)*G+b] = id
+			}
+		}
+		for a := range H {
+			for b := range H {
+				id := LinkID(-1)
+				if a != b {
+					id = add(fmt.Sprintf("n%d.smp.%d>%d", k, a, b), float64(nd.Hosts.SMP.Bandwidth), ps(nd.Hosts.SMP.LatencyNS))
+				}
+				n.smp[(k*H+a)*H+b] = id
+			}
+		}
+		for i := range P {
+			n.roceUp = append(n.roceUp, add(fmt.Sprintf("n%d.roce.%d.up", k, i), nic, ps(nd.RoCE.LatencyNS)))
+			n.roceDown = append(n.roceDown, add(fmt.Sprintf("n%d.roce.%d.down", k, i), nic, 0))
+		}
+		for h := range H {
+			n.hostUp = append(n.hostUp, add(fmt.Sprintf("n%d.hostnet.%d.up", k, h), float64(nd.HostNetwork.Bandwidth), ps(nd.HostNetwork.LatencyNS)))
+			n.hostDown = append(n.hostDown, add(fmt.Sprintf("n%d.hostnet.%d.down", k, h), float64(nd.HostNetwork.Bandwidth), 0))
+		}
+	}
+	f := topo.Fabric
+	if N > 1 {
+		up := float64(P) * nic / f.Oversubscription
+		for k := range N {
+			n.nodeUp = append(n.nodeUp, add(fmt.Sprintf("n%d.leaf.up", k), up, ps(f.LatencyNS)))
+			n.nodeDown = append(n.nodeDown, add(fmt.Sprintf("n%d.leaf.down", k), up, 0))
+		}
+	}
+	if f.Supernodes > 1 {
+		members := make([]int, f.Supernodes)
+		for k := range N {
+			members[topo.Supernode(k)]++
+		}
+		for s := range f.Supernodes {
+			bw := float64(members[s]*P) * nic / f.SpineOversubscription
+			n.spUp = append(n.spUp, add(fmt.Sprintf("sn%d.spine.up", s), bw, ps(f.SpineLatencyNS)))
+			n.spDown = append(n.spDown, add(fmt.Sprintf("sn%d.spine.down", s), bw, 0))
+		}
+	}
+	L := len(n.links)
+	n.perPS = make([]float64, L)
+	for i, l := range n.links {
+		n.perPS[i] = l.Bandwidth * 1e-12
+	}
+	n.moved = make([]float64, L)
+	n.cap = make([]float64, L)
+	n.cnt = make([]int32, L)
+	n.ver = make([]uint32, L)
+	n.lflows = make([][]int32, L)
+	return n
+}
+
+// Engine returns the engine the network schedules on.
+func (n *Network) Engine() *sim.Engine { return n.eng }
+
+// Topology returns the network's topology.
+func (n *Network) Topology() *Topology { return n.topo }
+
+// Links returns every link of the network, indexed by LinkID. The slice must not be modified.
+func (n *Network) Links() []LinkInfo { return n.links }
+
+// LinkBytes returns the bytes of all transfers started over link l so far.
+func (n *Network) LinkBytes(l LinkID) float64 { return n.moved[l] }
+
+// Transfers returns the number of transfers started so far.
+func (n *Network) Transfers() uint64 { return n.transfers }
+
+// Active returns the number of transfers in flight (started, not yet drained).
+func (n *Network) Active() int { return len(n.active) + len(n.arrivals) }
+
+func (n *Network) check(e Endpoint) error {
+	t := n.topo
+	lim := t.Node.NPUs
+	if e.Kind == KindHost {
+		lim = t.Node.Hosts.Count
+	} else if e.Kind != KindNPU {
+		return fmt.Errorf("cluster: endpoint %v: unknown kind %d", e, e.Kind)
+	}
+	if e.Node < 0 || e.Node >= t.Nodes || e.Index < 0 || e.Index >= lim {
+		return fmt.Errorf("cluster: endpoint %v is not in %s (%d nodes, %d NPUs and %d hosts each)",
+			e, t.Name, t.Nodes, t.Node.NPUs, t.Node.Hosts.Count)
+	}
+	return nil
+}
+
+func (n *Network) id(e Endpoint) int32 {
+	if e.Kind == KindHost {
+		return int32(n.topo.NPUs() + e.Node*n.topo.Node.Hosts.Count + e.Index)
+	}
+	return int32(e.Node*n.topo.Node.NPUs + e.Index)
+}
+
+// Route returns the directed links a transfer from src to dst crosses, in order:
+//   - NPU→NPU in one HCCS group: the HCCS link;
+//   - NPU→NPU in two groups of a node: src's PCIe up, the bridge between the groups, dst's PCIe down;
+//   - NPU→NPU on two nodes: src's RoCE up, src node's leaf up, (between supernodes: src's
+//     supernode spine up, dst's spine down), dst node's leaf down, dst's RoCE down;
+//   - host↔NPU in a node: the host's SMP link to the NPU's own host if it is another, and the NPU's
+//     PCIe link; across nodes, through the NPU's own host and the host network;
+//   - host→host: the SMP link in a node, else src's host-network port up and dst's down.
+//
+// src == dst crosses nothing. The slice is shared: do not modify it.
+func (n *Network) Route(src, dst Endpoint) ([]LinkID, error) {
+	if err := n.check(src); err != nil {
+		return nil, err
+	}
+	if err := n.check(dst); err != nil {
+		return nil, err
+	}
+	key := [2]int32{n.id(src), n.id(dst)}
+	if r, ok := n.routes[key]; ok {
+		return r, nil
+	}
+	r := n.route(src, dst, nil)
+	n.routes[key] = r
+	return r, nil
+}
+
+func (n *Network) route(src, dst Endpoint, r []LinkID) []LinkID {
+	t := n.topo
+	P, H := t.Node.NPUs, t.Node.Hosts.Count
+	G := (P + t.groupSize() - 1) / t.groupSize()
+	if src == dst {
+		return r
+	}
+	switch {
+	case src.Kind == KindNPU && dst.Kind == KindNPU:
+		a, b := src.Node*P+src.Index, dst.Node*P+dst.Index
+		if src.Node == dst.Node {
+			if ga, gb := t.Group(src.Index), t.Group(dst.Index); ga == gb {
+				return append(r, n.hccs[(src.Node*P+src.Index)*P+dst.Index])
+			} else {
+				return append(r, n.pcieUp[a], n.bridge[(src.Node*G+ga)*G+gb], n.pcieDown[b])
+			}
+		}
+		r = append(r, n.roceUp[a], n.nodeUp[src.Node])
+		if sa, sb := t.Supernode(src.Node), t.Supernode(dst.Node); sa != sb {
+			r = append(r, n.spUp[sa], n.spDown[sb])
+		}
+		return append(r, n.nodeDown[dst.Node], n.roceDown[b])
+	case src.Kind == KindNPU: // → host
+		own := Host(src.Node, t.HostOf(src.Index))
+		r = append(r, n.pcieUp[src.Node*P+src.Index])
+		return n.route(own, dst, r)
+	case dst.Kind == KindNPU: // host →
+		own := Host(dst.Node, t.HostOf(dst.Index))
+		r = n.route(src, own, r)
+		return append(r, n.pcieDown[dst.Node*P+dst.Index])
+	default: // host → host
+		if src.Node == dst.Node {
+			return append(r, n.smp[(src.Node*H+src.Index)*H+dst.Index])
+		}
+		return append(r, n.hostUp[src.Node*H+src.Index], n.hostDown[dst.Node*H+dst.Index])
+	}
+}
+
+// RouteNames returns the names of the links of Route(src, dst).
+func (n *Network) RouteNames(src, dst Endpoint) ([]string, error) {
+	r, err := n.Route(src, dst)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(r))
+	for i, l := range r {
+		out[i] = n.links[l].Name
+	}
+	return out, nil
+}
+
+// PathCost returns the Hockney parameters of the route from src to dst when nothing else uses it:
+// α = the sum of its latencies and β = 1 / its smallest bandwidth (ps per byte).
+func (n *Network) PathCost(src, dst Endpoint) (alpha sim.Time, beta float64, err error) {
+	r, err := n.Route(src, dst)
+	if err != nil {
+		return 0, 0, err
+	}
+	minBW := math.Inf(1)
+	for _, l := range r {
+		alpha = sim.Add(alpha, n.links[l].Latency)
+		minBW = math.Min(minBW, n.perPS[l])
+	}
+	if len(r) == 0 {
+		return 0, 0, nil
+	}
+	return alpha, 1 / minBW, nil
+}
+
+// Transfer moves bytes from src to dst starting now, sharing every link of the route max-min
+// fairly with the other transfers in flight, and calls done with the delivery time (as an engine
+// event, never from inside Transfer). It returns an error for an endpoint outside the topology or
+// negative bytes; nothing is scheduled then.
+func (n *Network) Transfer(src, dst Endpoint, bytes int64, done func(sim.Time)) error {
+	if bytes < 0 {
+		return fmt.Errorf("cluster: transfer %v→%v of %d bytes: must be ≥ 0", src, dst, bytes)
+	}
+	r, err := n.Route(src, dst)
+	if err != nil {
+		return err
+	}
+	n.transfers++
+	var lat sim.Time
+	for _, l := range r {
+		lat = sim.Add(lat, n.links[l].Latency)
+		n.moved[l] += float64(bytes)
+	}
+	if done == nil {
+		done = func(sim.Time) {}
+	}
+	now := n.eng.Now()
+	if bytes == 0 || len(r) == 0 {
+		n.eng.At(sim.Add(now, lat), 0, delivery(done), 0)
+		return nil
+	}
+	n.arrivals = append(n.arrivals, &flow{route: r, rem: float64(bytes), lat: lat, done: done})
+	n.waker.Wake(now)
+	return nil
+}
+
+// process advances the fluid model to now: drains bytes at the current rates, delivers the flows
+// that are drained, admits new ones and shares the links out again.
+func (n *Network) process(now sim.Time, _ int64) {
+	if dt := float64(now - n.last); dt > 0 {
+		for _, f := range n.active {
+			f.rem -= f.rate * dt
+		}
+	}
+	n.last = now
+	changed := len(n.arrivals) > 0
+	k := 0
+	for _, f := range n.active {
+		if f.fin <= now {
+			n.eng.At(sim.Add(now, f.lat), 0, delivery(f.done), 0)
+			changed = true
+			continue
+		}
+		n.active[k] = f
+		k++
+	}
+	clear(n.active[k:])
+	n.active = append(n.active[:k], n.arrivals...)
+	clear(n.arrivals)
+	n.arrivals = n.arrivals[:0]
+	if !changed || len(n.active) == 0 {
+		return
+	}
+	n.share()
+	next := sim.MaxTime
+	for _, f := range n.active {
+		f.fin = sim.Add(now, sim.CeilPS(f.rem/f.rate))
+		next = min(next, f.fin)
+	}
+	n.waker.Wake(next)
+}
+
+// share sets every active flow's rate to its max-min fair share (progressive filling: the link
+// with the smallest equal share is the bottleneck of all its unfrozen flows; freeze them at that
+// share, take it from their other links, repeat). Ties go to the lower link id.
+func (n *Network) share() {
+	for _, l := range n.touched {
+		n.cnt[l] = 0
+		n.lflows[l] = n.lflows[l][:0]
+	}
+	n.touched = n.touched[:0]
+	for i, f := range n.active {
+		f.frozen = false
+		for _, l := range f.route {
+			if n.cnt[l] == 0 {
+				n.touched = append(n.touched, l)
+				n.cap[l] = n.perPS[l]
+			}
+			n.cnt[l]++
+			n.lflows[l] = append(n.lflows[l], int32(i))
+		}
+	}
+	h := &n.heap
+	h.s = h.s[:0]
+	for _, l := range n.touched {
+		n.ver[l]++
+		h.push(shareEntry{n.cap[l] / float64(n.cnt[l]), l, n.ver[l]})
+	}
+	for len(h.s) > 0 {
+		e := h.pop()
+		if e.ver != n.ver[e.l] || n.cnt[e.l] == 0 {
+			continue
+		}
+		s := e.share
+		for _, fi := range n.lflows[e.l] {
+			f := n.active[fi]
+			if f.frozen {
+				continue
+			}
+			f.frozen, f.rate = true, s
+			for _, l := range f.route {
+				n.cap[l] = math.Max(n.cap[l]-s, 0)
+				n.cnt[l]--
+				n.ver[l]++
+				if l != e.l && n.cnt[l] > 0 {
+					h.push(shareEntry{n.cap[l] / float64(n.cnt[l]), l, n.ver[l]})
+				}
+			}
+		}
+	}
+	for _, f := range n.active {
+		if !(f.rate > 0) { // rounding left nothing: never stall a flow
+			f.rate = math.SmallestNonzeroFloat64
+		}
+	}
+}
+
+type shareEntry struct {
+	share float64
+	l     LinkID
+	ver   uint32
+}
+
+func (a shareEntry) less(b shareEntry) bool {
+	return a.share < b.share || a.share == b.share && a.l < b.l
+}
+
+// shareHeap is a binary min-heap of shareEntry.
+type shareHeap struct{ s []shareEntry }
+
+func (h *shareHeap) push(e shareEntry) {
+	h.s = append(h.s, e)
+	i := len(h.s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !e.less(h.s[p]) {
+			break
+		}
+		h.s[i] = h.s[p]
+		i = p
+	}
+	h.s[i] = e
+}
+
+func (h *shareHeap) pop() shareEntry {
+	top := h.s[0]
+	last := h.s[len(h.s)-1]
+	h.s = h.s[:len(h.s)-1]
+	n := len(h.s)
+	i := 0
+	for n > 0 {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h.s[c+1].less(h.s[c]) {
+			c++
+		}
+		if !h.s[c].less(last) {
+			break
+		}
+		h.s[i] = h.s[c]
+		i = c
+	}
+	if n > 0 {
+		h.s[i] = last
+	}
+	return top
+}

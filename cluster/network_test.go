@@ -1,0 +1,175 @@
+package cluster
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+func TestRoutes(t *testing.T) {
+	n := newNet(t, "cluster.nodes=4", "cluster.fabric.supernodes=2")
+	for _, c := range []struct {
+		src, dst Endpoint
+		want     []string
+	}{
+		{NPU(0, 1), NPU(0, 2), []string{"n0.hccs.1>2"}},
+		{NPU(1, 6), NPU(1, 4), []string{"n1.hccs.6>4"}},
+		{NPU(0, 3), NPU(0, 4), []string{"n0.pcie.3.up", "n0.bridge.0>1", "n0.pcie.4.down"}},
+		{NPU(0, 2), NPU(1, 2), []string{"n0.roce.2.up", "n0.leaf.up", "n1.leaf.down", "n1.roce.2.down"}},
+		{NPU(1, 0), NPU(2, 5), []string{"n1.roce.0.up", "n1.leaf.up", "sn0.spine.up", "sn1.spine.down", "n2.leaf.down", "n2.roce.5.down"}},
+		{Host(0, 1), NPU(0, 3), []string{"n0.pcie.3.down"}},
+		{Host(0, 0), NPU(0, 7), []string{"n0.smp.0>3", "n0.pcie.7.down"}},
+		{NPU(0, 5), Host(0, 2), []string{"n0.pcie.5.up"}},
+		{Host(0, 0), Host(0, 1), []string{"n0.smp.0>1"}},
+		{Host(0, 0), Host(3, 2), []string{"n0.hostnet.0.up", "n3.hostnet.2.down"}},
+		{NPU(0, 0), Host(1, 0), []string{"n0.pcie.0.up", "n0.hostnet.0.up", "n1.hostnet.0.down"}},
+		{NPU(2, 2), NPU(2, 2), []string{}},
+	} {
+		got, err := n.RouteNames(c.src, c.dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("route %v→%v = %v, want %v", c.src, c.dst, got, c.want)
+		}
+	}
+	if _, err := n.Route(NPU(4, 0), NPU(0, 0)); err == nil {
+		t.Error("route from a node outside the cluster: no error")
+	}
+	if _, err := n.Route(NPU(0, 0), Host(0, 4)); err == nil {
+		t.Error("route to host 4 of 4: no error")
+	}
+}
+
+// A transfer alone takes α + n·β of its route; two over one link take twice the bandwidth time.
+func TestContentionOnOneLink(t *testing.T) {
+	const bytes = 30_000_000 // 1 ms at 30 GB/s
+	for _, k := range []int{1, 2, 3} {
+		n := newNet(t, "cluster.nodes=1")
+		var got []sim.Time
+		for range k {
+			if err := n.Transfer(NPU(0, 0), NPU(0, 1), bytes, func(at sim.Time) { got = append(got, at) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := n.Engine().Run(); err != nil {
+			t.Fatal(err)
+		}
+		want := sim.Microsecond + sim.Time(k)*sim.Millisecond // HCCS: 1 µs latency, 30 GB/s
+		for _, g := range got {
+			if d := g - want; d < 0 || d > 2 {
+				t.Errorf("%d transfers on one HCCS link: delivered at %v, want %v", k, g, want)
+			}
+		}
+	}
+}
+
+// Max-min: a flow bottlenecked elsewhere leaves the rest of a shared link to the others.
+func TestMaxMinFairShare(t *testing.T) {
+	// Three flows out of NPU 3's PCIe link (15.75 GB/s): two to the other group over the bridge,
+	// one to its host. Alone each would get 15.75 GB/s; together 5.25 each.
+	n := newNet(t, "cluster.nodes=1")
+	var got []sim.Time
+	add := func(dst Endpoint) {
+		if err := n.Transfer(NPU(0, 3), dst, 15_750_000, func(at sim.Time) { got = append(got, at) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(NPU(0, 4))
+	add(NPU(0, 5))
+	add(Host(0, 1))
+	if err := n.Engine().Run(); err != nil {
+		t.Fatal(err)
+	}
+	// 3 ms of shared drain; latencies: bridge route 2.5 µs, host route 1 µs.
+	want := []sim.Time{3*sim.Millisecond + sim.Microsecond, 3*sim.Millisecond + 2500*sim.Nanosecond, 3*sim.Millisecond + 2500*sim.Nanosecond}
+	slices.Sort(got)
+	for i := range want {
+		if d := got[i] - want[i]; d < 0 || d > 3 {
+			t.Errorf("delivery %d at %v, want %v", i, got[i], want[i])
+		}
+	}
+	// A late arrival: the first flow runs alone for 1 ms, then shares.
+	n = newNet(t, "cluster.nodes=1")
+	var a, b sim.Time
+	_ = n.Transfer(NPU(0, 0), NPU(0, 1), 60_000_000, func(at sim.Time) { a = at }) // 2 ms alone
+	n.Engine().At(sim.Millisecond, 0, sim.HandlerFunc(func(sim.Time, int64) {
+		_ = n.Transfer(NPU(0, 0), NPU(0, 1), 15_000_000, func(at sim.Time) { b = at })
+	}), 0)
+	if err := n.Engine().Run(); err != nil {
+		t.Fatal(err)
+	}
+	// 1 ms alone (30 MB), then both at 15 GB/s: the second's 15 MB take 1 ms, the first's
+	// remaining 30 MB: 15 MB shared (1 ms) + 15 MB alone (0.5 ms), done at 2.5 ms.
+	if wa, wb := 2500*sim.Microsecond+sim.Microsecond, 2*sim.Millisecond+sim.Microsecond; abs(a-wa) > 3 || abs(b-wb) > 3 {
+		t.Errorf("late arrival: %v and %v, want %v and %v", a, b, wa, wb)
+	}
+}
+
+func abs(t sim.Time) sim.Time {
+	if t < 0 {
+		return -t
+	}
+	return t
+}
+
+type recorder struct{ log []string }
+
+func (r *recorder) OnEvent(now sim.Time, prio int, _ sim.Handler, arg int64) {
+	r.log = append(r.log, fmt.Sprint(now, prio, arg))
+}
+
+// Same inputs, same times and the same event sequence.
+func TestDeterminism(t *testing.T) {
+	run := func() ([]sim.Time, []string) {
+		n := newNet(t, "cluster.nodes=4", "cluster.fabric.supernodes=2")
+		rec := &recorder{}
+		n.Engine().AddHook(rec)
+		var times []sim.Time
+		note := func(at sim.Time) { times = append(times, at) }
+		g := wholeNodes(4)
+		if err := n.Collective(AllReduce, g, 0, 8<<20, note); err != nil {
+			t.Fatal(err)
+		}
+		if err := n.Collective(Broadcast, onePerNode(4), 1, 3<<20, note); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 8 {
+			_ = n.Transfer(NPU(i%4, i), NPU((i+1)%4, 7-i), int64(1+i)<<20, note)
+		}
+		if err := n.Engine().Run(); err != nil {
+			t.Fatal(err)
+		}
+		return times, rec.log
+	}
+	t1, l1 := run()
+	t2, l2 := run()
+	if !slices.Equal(t1, t2) || !slices.Equal(l1, l2) {
+		t.Fatalf("two runs differ: %v vs %v (%d vs %d events)", t1, t2, len(l1), len(l2))
+	}
+	if len(t1) != 10 {
+		t.Fatalf("%d completions, want 10", len(t1))
+	}
+}
+
+func TestTransferErrors(t *testing.T) {
+	n := newNet(t, "cluster.nodes=1")
+	if err := n.Transfer(NPU(0, 0), NPU(0, 1), -1, nil); err == nil {
+		t.Error("negative bytes: no error")
+	}
+	if err := n.Transfer(NPU(0, 0), NPU(1, 0), 1, nil); err == nil {
+		t.Error("node 1 of 1: no error")
+	}
+	// A zero-byte transfer costs the route's latency; a self-transfer nothing.
+	var a, b sim.Time = -1, -1
+	_ = n.Transfer(NPU(0, 0), NPU(0, 1), 0, func(at sim.Time) { a = at })
+	_ = n.Transfer(NPU(0, 2), NPU(0, 2), 1<<20, func(at sim.Time) { b = at })
+	if err := n.Engine().Run(); err != nil {
+		t.Fatal(err)
+	}
+	if a != sim.Microsecond || b != 0 {
+		t.Errorf("zero-byte transfer at %v (want 1µs), self-transfer at %v (want 0)", a, b)
+	}
+}

@@ -1,0 +1,493 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/machines/clusters"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// Link is one kind of interconnect link as a file describes it: a bandwidth per direction and a
+// latency. A transfer of B bytes alone on a route of such links takes the sum of their latencies
+// plus B over the smallest bandwidth.
+type Link struct {
+	// Bandwidth is bytes per second, per direction.
+	Bandwidth machines.Bandwidth `mapstructure:"bandwidth"`
+	// LatencyNS is the latency in nanoseconds.
+	LatencyNS float64 `mapstructure:"latency_ns"`
+}
+
+// Hosts describes a node's host CPUs (sockets).
+type Hosts struct {
+	// Count is the number of host CPUs (sockets) per node.
+	Count int `mapstructure:"count"`
+	// Cores is the number of cores per host.
+	Cores int `mapstructure:"cores"`
+	// Clock is the core clock.
+	Clock machines.Frequency `mapstructure:"clock"`
+	// MemoryBandwidth is one host's DRAM bandwidth.
+	MemoryBandwidth machines.Bandwidth `mapstructure:"memory_bandwidth"`
+	// Memory is one host's DRAM capacity.
+	Memory machines.Size `mapstructure:"memory"`
+	// SMP is the link between two hosts of one node (one per ordered pair).
+	SMP Link `mapstructure:"smp"`
+}
+
+// PCIe is the host link of each NPU. Generation selects which of the two bandwidths is used.
+type PCIe struct {
+	// Generation is 3 or 4.
+	Generation int `mapstructure:"generation"`
+	// Gen3Bandwidth is the per-direction bandwidth of a PCIe 3.0 x16 link.
+	Gen3Bandwidth machines.Bandwidth `mapstructure:"gen3_bandwidth"`
+	// Gen4Bandwidth is the per-direction bandwidth of a PCIe 4.0 x16 link.
+	Gen4Bandwidth machines.Bandwidth `mapstructure:"gen4_bandwidth"`
+	// LatencyNS is the latency of one PCIe link traversal in nanoseconds.
+	LatencyNS float64 `mapstructure:"latency_ns"`
+}
+
+// Bandwidth returns the bandwidth of the selected generation.
+func (p PCIe) Bandwidth() machines.Bandwidth {
+	if p.Generation == 4 {
+		return p.Gen4Bandwidth
+	}
+	return p.Gen3Bandwidth
+}
+
+// HCCS describes the NPU groups of a node: full meshes of GroupSize NPUs, one HCCS link per ordered
+// pair of NPUs in a group.
+type HCCS struct {
+	// GroupSize is the number of NPUs per full-mesh group.
+	GroupSize int `mapstructure:"group_size"`
+	// LinkBandwidth is one HCCS link's bandwidth per direction.
+	LinkBandwidth machines.Bandwidth `mapstructure:"link_bandwidth"`
+	// LatencyNS is one HCCS link's latency in nanoseconds.
+	LatencyNS float64 `mapstructure:"latency_ns"`
+}
+
+// Collectives holds the collective algorithm choices and the reduction costs (γ).
+type Collectives struct {
+	// IntraServer is auto, mesh or ring.
+	IntraServer string `mapstructure:"intra_server"`
+	// InterServer is auto, ring or hd.
+	InterServer string `mapstructure:"inter_server"`
+	// HostBcast is binomial or ring.
+	HostBcast string `mapstructure:"host_bcast"`
+	// NPUReduceBandwidth is the bytes per second an NPU reduces (γ = 1 / it).
+	NPUReduceBandwidth machines.Bandwidth `mapstructure:"npu_reduce_bandwidth"`
+	// HostReduceBandwidth is the bytes per second a host reduces.
+	HostReduceBandwidth machines.Bandwidth `mapstructure:"host_reduce_bandwidth"`
+}
+
+// Node is one server: NPUs, hosts and the links between them (cloudbrain2-node.yaml).
+type Node struct {
+	// Name names the node description.
+	Name string `mapstructure:"name"`
+	// Description is a one-line summary.
+	Description string `mapstructure:"description"`
+	// NPU is the name of the NPU machine file (package machines), e.g. ascend-910a.
+	NPU string `mapstructure:"npu"`
+	// NPUs is the number of NPUs per node: 1, 2, 4 or 8.
+	NPUs int `mapstructure:"npus"`
+	// Hosts are the node's host CPUs.
+	Hosts Hosts `mapstructure:"hosts"`
+	// PCIe is each NPU's link to its host.
+	PCIe PCIe `mapstructure:"pcie"`
+	// HCCS are the full-mesh NPU groups.
+	HCCS HCCS `mapstructure:"hccs"`
+	// InterGroup is the bridge between two HCCS groups (crossed between the two PCIe links).
+	InterGroup Link `mapstructure:"inter_group"`
+	// RoCE is each NPU's network port to the cluster fabric.
+	RoCE Link `mapstructure:"roce"`
+	// HostNetwork is each host's port to the MPI network.
+	HostNetwork Link `mapstructure:"host_network"`
+	// Collectives are the algorithm choices and reduction costs.
+	Collectives Collectives `mapstructure:"collectives"`
+}
+
+// Fabric is the switch network joining the nodes' RoCE ports.
+type Fabric struct {
+	// PortBandwidth is a switch port's bandwidth; a NIC link runs at the smaller of it and roce.bandwidth.
+	PortBandwidth machines.Bandwidth `mapstructure:"port_bandwidth"`
+	// LatencyNS is the switch latency inside a supernode, in nanoseconds.
+	LatencyNS float64 `mapstructure:"latency_ns"`
+	// Oversubscription divides a node's uplink: its bandwidth is npus × port / oversubscription.
+	Oversubscription float64 `mapstructure:"oversubscription"`
+	// Supernodes is the number of contiguous blocks the nodes are spread over.
+	Supernodes int `mapstructure:"supernodes"`
+	// SpineOversubscription divides a supernode's uplink to the spine.
+	SpineOversubscription float64 `mapstructure:"spine_oversubscription"`
+	// SpineLatencyNS is the latency added between supernodes, in nanoseconds.
+	SpineLatencyNS float64 `mapstructure:"spine_latency_ns"`
+}
+
+// clusterFile is the layout of a cluster file (cloudbrain2.yaml).
+type clusterFile struct {
+	Name        string `mapstructure:"name"`
+	Description string `mapstructure:"description"`
+	Node        string `mapstructure:"node"`
+	Nodes       int    `mapstructure:"nodes"`
+	Fabric      Fabric `mapstructure:"fabric"`
+}
+
+// Topology is a loaded and validated cluster: Nodes copies of Node on Fabric.
+type Topology struct {
+	// Name names the cluster description.
+	Name string
+	// Description is a one-line summary.
+	Description string
+	// Node describes every node.
+	Node Node
+	// Nodes is the number of nodes.
+	Nodes int
+	// Fabric joins the nodes.
+	Fabric Fabric
+}
+
+// MaxNodes bounds nodes: Cloud Brain II has 4096 NPUs in 512 servers (CLUSTER-FACTS §1.5).
+const MaxNodes = 512
+
+// Algorithm names accepted in files.
+var (
+	intraNames = []string{"auto", "mesh", "ring"}
+	interNames = []string{"auto", "ring", "hd"}
+	hostNames  = []string{"binomial", "ring"}
+)
+
+// Names lists the embedded cluster and node descriptions, sorted.
+func Names() []string {
+	entries, _ := clusters.FS.ReadDir(".")
+	var out []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Source returns the YAML text (with its comments) of an embedded description.
+func Source(name string) ([]byte, error) {
+	if !slices.Contains(Names(), name) {
+		return nil, badinput.Wrap(fmt.Errorf("unknown cluster description %+q (embedded: %s)", name, strings.Join(Names(), ", ")))
+	}
+	return clusters.FS.ReadFile(name + ".yaml")
+}
+
+// read returns the text of an embedded description or a file, and the name messages use for it.
+func read(nameOrPath, dir, what string) (data []byte, source, path string, err error) {
+	if slices.Contains(Names(), nameOrPath) {
+		data, err = Source(nameOrPath)
+		return data, nameOrPath + ".yaml", "", err
+	}
+	p := nameOrPath
+	if dir != "" && !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	data, err = machines.ReadFile(p, what)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\`) && filepath.Ext(nameOrPath) == "" {
+			err = fmt.Errorf("unknown %s %+q: not an embedded description (%s) nor a file", what, nameOrPath, strings.Join(Names(), ", "))
+		}
+		return nil, "", "", err
+	}
+	return data, p, p, nil
+}
+
+// Load reads a cluster — an embedded name such as "cloudbrain2" or the path of a YAML file — and
+// the node file it names, applies the overrides whose path starts with "cluster." (to the cluster
+// file, e.g. cluster.nodes=4) or "node." (to the node file, e.g. node.pcie.generation=4), decodes
+// both strictly and validates them. Every error is bad input (package badinput) and names the
+// file, line and key, or the --set that caused it.
+func Load(nameOrPath string, overrides []machines.Override) (*Topology, error) {
+	t, err := load(nameOrPath, overrides)
+	return t, badinput.Wrap(err)
+}
+
+func load(nameOrPath string, overrides []machines.Override) (*Topology, error) {
+	data, source, path, err := read(nameOrPath, "", "cluster file")
+	if err != nil {
+		return nil, err
+	}
+	var cf clusterFile
+	cl, err := decode(source, data, &cf, "cluster", overrides)
+	if err != nil {
+		return nil, err
+	}
+	dir := ""
+	if path != "" {
+		dir = filepath.Dir(path)
+	}
+	if cf.Node == "" {
+		return nil, cl.errorf("node", "must name a node description (e.g. cloudbrain2-node)")
+	}
+	node, nl, err := loadNode(cf.Node, dir, overrides)
+	if err != nil {
+		return nil, err
+	}
+	t := &Topology{Name: cf.Name, Description: cf.Description, Node: *node, Nodes: cf.Nodes, Fabric: cf.Fabric}
+	if t.Name == "" {
+		t.Name = strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
+	}
+	if err := nl.report(nodeProblems(node)); err != nil {
+		return nil, err
+	}
+	if err := cl.report(clusterProblems(t)); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// LoadNode reads and validates a node description alone (an embedded name or a path), with the
+// overrides whose path starts with "node.". Errors are bad input.
+func LoadNode(nameOrPath string, overrides []machines.Override) (*Node, error) {
+	n, nl, err := loadNode(nameOrPath, "", overrides)
+	if err != nil {
+		return nil, badinput.Wrap(err)
+	}
+	return n, badinput.Wrap(nl.report(nodeProblems(n)))
+}
+
+func loadNode(nameOrPath, dir string, overrides []machines.Override) (*Node, *located, error) {
+	data, source, _, err := read(nameOrPath, dir, "node file")
+	if err != nil {
+		return nil, nil, err
+	}
+	var n Node
+	l, err := decode(source, data, &n, "node", overrides)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n.Name == "" {
+		n.Name = strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
+	}
+	return &n, l, nil
+}
+
+// located turns a key path into "file:line" (or the --set that set it) for messages.
+type located struct {
+	source string
+	lines  map[string]int    // lower-case dotted path → line
+	set    map[string]string // lower-case dotted path → "--set path=value"
+}
+
+func (l *located) where(key string) string {
+	k := strings.ToLower(key)
+	if s, ok := l.set[k]; ok {
+		return "--set " + s
+	}
+	if n, ok := l.lines[k]; ok {
+		return fmt.Sprintf("%s:%d", l.source, n)
+	}
+	return l.source
+}
+
+func (l *located) errorf(key, format string, args ...any) error {
+	return fmt.Errorf("%s: key %q: %s", l.where(key), key, fmt.Sprintf(format, args...))
+}
+
+func (l *located) report(ps []problem) error {
+	var errs []error
+	for _, p := range ps {
+		errs = append(errs, l.errorf(p.key, "%s", p.msg))
+	}
+	return errors.Join(errs...)
+}
+
+// decode reads YAML into out strictly with the project's loader, applies the overrides under
+// prefix and checks that every value key is given (a description spells out every number).
+func decode(source string, data []byte, out any, prefix string, overrides []machines.Override) (*located, error) {
+	c, err := machines.ReadYAML(source, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := machines.ApplyOverrides(c, out, prefix, overrides); err != nil {
+		return nil, err
+	}
+	if err := machines.DecodeStrict(c, out); err != nil {
+		return nil, err
+	}
+	l := &located{source: source, lines: map[string]int{}, set: map[string]string{}}
+	if root, err := machines.ParseYAML(source, data); err == nil && len(root.Content) > 0 {
+		indexLines(root.Content[0], "", l.lines, 0)
+	}
+	for _, o := range overrides {
+		p := strings.ToLower(o.Path)
+		if rest, ok := strings.CutPrefix(p, prefix+"."); ok {
+			l.set[rest] = o.String()
+		}
+	}
+	var missing []string
+	walkKeys(reflect.TypeOf(out).Elem(), "", func(key string) {
+		if key != "name" && key != "description" && !c.Viper().IsSet(key) {
+			missing = append(missing, fmt.Sprintf("%q", key))
+		}
+	})
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%s: missing key %s (a cluster description gives every value; see cluster.Source(%q))",
+			source, strings.Join(missing, ", "), "cloudbrain2-node")
+	}
+	return l, nil
+}
+
+func indexLines(n *yaml.Node, prefix string, lines map[string]int, depth int) {
+	if n.Kind != yaml.MappingNode || depth > 16 {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := strings.ToLower(n.Content[i].Value)
+		if prefix != "" {
+			k = prefix + "." + k
+		}
+		lines[k] = n.Content[i].Line
+		indexLines(n.Content[i+1], k, lines, depth+1)
+	}
+}
+
+// walkKeys calls f with the dotted path of every value key of struct type t.
+func walkKeys(t reflect.Type, prefix string, f func(string)) {
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("mapstructure"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		key := name
+		if prefix != "" {
+			key = prefix + "." + name
+		}
+		ft := sf.Type
+		if ft.Kind() == reflect.Struct {
+			walkKeys(ft, key, f)
+			continue
+		}
+		f(key)
+	}
+}
+
+// problem is one violated constraint.
+type problem struct{ key, msg string }
+
+type checker struct{ ps []problem }
+
+func (c *checker) add(key, format string, args ...any) {
+	c.ps = append(c.ps, problem{key, fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) bandwidth(key string, b machines.Bandwidth) {
+	if f := float64(b); !(f > 0) || math.IsInf(f, 0) {
+		c.add(key, "must be > 0 (got %v)", b)
+	}
+}
+
+func (c *checker) latency(key string, ns float64) {
+	if ns < 0 || math.IsNaN(ns) || math.IsInf(ns, 0) {
+		c.add(key, "must be ≥ 0 and finite (got %v)", ns)
+	} else if ns*1e3 >= float64(sim.MaxTime)/4 {
+		c.add(key, "must be below %v (got %v)", sim.MaxTime/4, ns)
+	}
+}
+
+func (c *checker) link(key string, l Link) {
+	c.bandwidth(key+".bandwidth", l.Bandwidth)
+	c.latency(key+".latency_ns", l.LatencyNS)
+}
+
+func (c *checker) oneOf(key, v string, names []string) {
+	if !slices.Contains(names, v) {
+		c.add(key, "unknown collective algorithm %q: must be one of %s", v, strings.Join(names, ", "))
+	}
+}
+
+func nodeProblems(n *Node) []problem {
+	var c checker
+	if !slices.Contains(machines.Names(), n.NPU) {
+		c.add("npu", "unknown NPU machine %q (embedded: %s)", n.NPU, strings.Join(machines.Names(), ", "))
+	}
+	if !slices.Contains([]int{1, 2, 4, 8}, n.NPUs) {
+		c.add("npus", "must be 1, 2, 4 or 8: the NPU counts HCCL can use per 910A server (CLUSTER-FACTS §1.2, S3) (got %d)", n.NPUs)
+	}
+	h := n.Hosts
+	if h.Count < 1 || h.Count > 64 {
+		c.add("hosts.count", "must be in 1..64 (got %d)", h.Count)
+	}
+	if h.Cores < 1 {
+		c.add("hosts.cores", "must be ≥ 1 (got %d)", h.Cores)
+	}
+	if f := float64(h.Clock); !(f > 0) || math.IsInf(f, 0) {
+		c.add("hosts.clock", "must be > 0 (got %v)", h.Clock)
+	}
+	c.bandwidth("hosts.memory_bandwidth", h.MemoryBandwidth)
+	if h.Memory <= 0 {
+		c.add("hosts.memory", "must be > 0 (got %v)", h.Memory)
+	}
+	c.link("hosts.smp", h.SMP)
+	if g := n.PCIe.Generation; g != 3 && g != 4 {
+		c.add("pcie.generation", "must be 3 or 4 (got %d)", g)
+	}
+	c.bandwidth("pcie.gen3_bandwidth", n.PCIe.Gen3Bandwidth)
+	c.bandwidth("pcie.gen4_bandwidth", n.PCIe.Gen4Bandwidth)
+	c.latency("pcie.latency_ns", n.PCIe.LatencyNS)
+	if g := n.HCCS.GroupSize; g < 1 || g > 8 || g&(g-1) != 0 {
+		c.add("hccs.group_size", "must be 1, 2, 4 or 8 (got %d)", g)
+	}
+	c.bandwidth("hccs.link_bandwidth", n.HCCS.LinkBandwidth)
+	c.latency("hccs.latency_ns", n.HCCS.LatencyNS)
+	c.link("inter_group", n.InterGroup)
+	c.link("roce", n.RoCE)
+	c.link("host_network", n.HostNetwork)
+	c.oneOf("collectives.intra_server", n.Collectives.IntraServer, intraNames)
+	c.oneOf("collectives.inter_server", n.Collectives.InterServer, interNames)
+	c.oneOf("collectives.host_bcast", n.Collectives.HostBcast, hostNames)
+	c.bandwidth("collectives.npu_reduce_bandwidth", n.Collectives.NPUReduceBandwidth)
+	c.bandwidth("collectives.host_reduce_bandwidth", n.Collectives.HostReduceBandwidth)
+	return c.ps
+}
+
+func clusterProblems(t *Topology) []problem {
+	var c checker
+	if t.Nodes < 1 || t.Nodes > MaxNodes {
+		c.add("nodes", "must be in 1..%d (Cloud Brain II has 512 servers, CLUSTER-FACTS §1.5) (got %d)", MaxNodes, t.Nodes)
+	}
+	f := t.Fabric
+	c.bandwidth("fabric.port_bandwidth", f.PortBandwidth)
+	c.latency("fabric.latency_ns", f.LatencyNS)
+	if !(f.Oversubscription >= 1) || math.IsInf(f.Oversubscription, 0) {
+		c.add("fabric.oversubscription", "must be ≥ 1 (1 = non-blocking) (got %v)", f.Oversubscription)
+	}
+	if f.Supernodes < 1 || (t.Nodes >= 1 && f.Supernodes > t.Nodes) {
+		c.add("fabric.supernodes", "must be in 1..nodes = %d (got %d)", t.Nodes, f.Supernodes)
+	}
+	if !(f.SpineOversubscription >= 1) || math.IsInf(f.SpineOversubscription, 0) {
+		c.add("fabric.spine_oversubscription", "must be ≥ 1 (got %v)", f.SpineOversubscription)
+	}
+	c.latency("fabric.spine_latency_ns", f.SpineLatencyNS)
+	return c.ps
+}
+
+// NPUs returns the number of NPUs in the cluster.
+func (t *Topology) NPUs() int { return t.Nodes * t.Node.NPUs }
+
+// Supernode returns the supernode of node k: the nodes are split into Fabric.Supernodes
+// contiguous blocks.
+func (t *Topology) Supernode(k int) int { return k * t.Fabric.Supernodes / t.Nodes }
+
+// Group returns the HCCS group of NPU i of a node.
+func (t *Topology) Group(i int) int { return i / t.groupSize() }
+
+func (t *Topology) groupSize() int { return min(t.Node.HCCS.GroupSize, t.Node.NPUs) }
+
+// HostOf returns the host (socket) NPU i of a node is attached to by PCIe: the NPUs are split into
+// Hosts.Count contiguous blocks (NPUs 0-1 on host 0, …, for 8 NPUs on 4 hosts).
+func (t *Topology) HostOf(i int) int { return i * t.Node.Hosts.Count / t.Node.NPUs }

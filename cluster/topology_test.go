@@ -1,0 +1,151 @@
+package cluster
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/machines"
+)
+
+func TestLoadEmbedded(t *testing.T) {
+	topo := mustLoad(t)
+	if topo.Nodes != 32 || topo.NPUs() != 256 || topo.Node.NPUs != 8 || topo.Node.NPU != "ascend-910a" {
+		t.Fatalf("cloudbrain2: %d nodes, %d NPUs, npu %q", topo.Nodes, topo.NPUs(), topo.Node.NPU)
+	}
+	if got := float64(topo.Node.PCIe.Bandwidth()); got != 15.75e9 {
+		t.Errorf("default PCIe bandwidth %v, want Gen3 15.75 GB/s (CLUSTER-FACTS §0, S13)", got)
+	}
+	topo = mustLoad(t, "cluster.nodes=4", "node.pcie.generation=4", "cluster.fabric.supernodes=2")
+	if topo.Nodes != 4 || float64(topo.Node.PCIe.Bandwidth()) != 31.5e9 || topo.Supernode(1) != 0 || topo.Supernode(2) != 1 {
+		t.Errorf("overrides not applied: %d nodes, %v, supernodes %d", topo.Nodes, topo.Node.PCIe.Bandwidth(), topo.Fabric.Supernodes)
+	}
+	if _, err := LoadNode("cloudbrain2-node", nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every number in the embedded files cites CLUSTER-FACTS or says "assumption:".
+func TestEmbeddedFilesCite(t *testing.T) {
+	for _, name := range Names() {
+		src, err := Source(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(src), "\n")
+		for i, l := range lines {
+			k, v, ok := strings.Cut(strings.TrimSpace(l), ":")
+			if !ok || strings.HasPrefix(k, "#") || v == "" || !strings.ContainsAny(v, "0123456789") || k == "description" || k == "name" || k == "node" || k == "npu" {
+				continue
+			}
+			cited := false
+			for j := i - 1; j >= 0 && strings.HasPrefix(strings.TrimSpace(lines[j]), "#"); j-- {
+				c := lines[j]
+				if strings.Contains(c, "CF §") || strings.Contains(c, "assumption:") {
+					cited = true
+					break
+				}
+			}
+			if !cited {
+				t.Errorf("%s.yaml:%d: %q has no CF § citation or assumption: comment above it", name, i+1, strings.TrimSpace(l))
+			}
+		}
+	}
+}
+
+// Each bad input gives one line naming file (or --set), key and constraint, marked bad input.
+func TestBadInput(t *testing.T) {
+	node, err := Source("cloudbrain2-node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := Source("cloudbrain2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	nodeWith := func(old, new string) string {
+		if !strings.Contains(string(node), old) {
+			t.Fatalf("node file has no %q", old)
+		}
+		return strings.Replace(string(node), old, new, 1)
+	}
+	for _, c := range []struct {
+		name, node string   // node file text ("" = embedded)
+		sets       []string // overrides
+		want       []string // substrings of the one line
+	}{
+		{"zero link speed", nodeWith("link_bandwidth: 30GB/s", "link_bandwidth: 0GB/s"), nil,
+			[]string{"node.yaml:", `key "hccs.link_bandwidth"`, "must be > 0"}},
+		{"negative latency", nodeWith("latency_ns: 1500", "latency_ns: -1"), nil,
+			[]string{"node.yaml:", `key "roce.latency_ns"`, "must be ≥ 0"}},
+		{"NPU count", nodeWith("npus: 8", "npus: 6"), nil,
+			[]string{"node.yaml:", `key "npus"`, "1, 2, 4 or 8", "S3"}},
+		{"unknown intra algorithm", nodeWith("intra_server: auto", "intra_server: doublering"), nil,
+			[]string{"node.yaml:", `key "collectives.intra_server"`, `unknown collective algorithm "doublering"`}},
+		{"unknown inter algorithm by --set", "", []string{"node.collectives.inter_server=nhr"},
+			[]string{"--set node.collectives.inter_server=nhr", `unknown collective algorithm "nhr"`}},
+		{"zero speed by --set", "", []string{"cluster.fabric.port_bandwidth=0"},
+			[]string{"--set cluster.fabric.port_bandwidth=0", `key "fabric.port_bandwidth"`, "must be > 0"}},
+		{"PCIe generation", "", []string{"node.pcie.generation=5"},
+			[]string{"--set node.pcie.generation=5", "must be 3 or 4"}},
+		{"NPU count by --set", "", []string{"node.npus=3"},
+			[]string{"--set node.npus=3", "1, 2, 4 or 8"}},
+		{"supernodes", "", []string{"cluster.nodes=2", "cluster.fabric.supernodes=3"},
+			[]string{"--set cluster.fabric.supernodes=3", "must be in 1..nodes = 2"}},
+		{"unknown key", nodeWith("hccs:", "hccs:\n  lnks: 3"), nil,
+			[]string{"node.yaml:", "unknown key", "lnks"}},
+		{"missing key", nodeWith("  latency_ns: 500\n", "\n"), nil,
+			[]string{"node.yaml", "missing key", "inter_group.latency_ns"}},
+		{"unknown NPU machine", nodeWith("npu: ascend-910a", "npu: ascend-999"), nil,
+			[]string{"node.yaml:", `key "npu"`, "ascend-999"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := "cloudbrain2"
+			if c.node != "" {
+				write("node.yaml", c.node)
+				path = write("cluster.yaml", strings.Replace(string(cl), "node: cloudbrain2-node", "node: node.yaml", 1))
+			}
+			ov, err := machines.ParseOverrides(c.sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Load(path, ov)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !badinput.Is(err) {
+				t.Errorf("not bad input: %v", err)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("more than one line:\n%s", msg)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q lacks %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+func TestParseAlgo(t *testing.T) {
+	for s, want := range map[string]Algo{"ring": Ring, "hd": HD, "h-d_r": HD, "binomial": HD, "mesh": Mesh, "auto": Auto, "hierarchical": Hierarchical} {
+		if got, err := ParseAlgo(s); err != nil || got != want {
+			t.Errorf("ParseAlgo(%q) = %v, %v", s, got, err)
+		}
+	}
+	if _, err := ParseAlgo("nhr"); err == nil {
+		t.Error("ParseAlgo(nhr): no error")
+	}
+}
