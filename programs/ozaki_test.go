@@ -75,20 +75,76 @@ func TestOzakiKernels(t *testing.T) {
 	}
 }
 
-// A diagonal whose concatenated k exceeds what INT32 holds exactly runs
-// as several INT8 GEMMs (chunks of at most ozakiChunk).
+// A k beyond what INT32 holds exactly for the fullest diagonal
+// (MaxChunk(4) = 32767 for 4 slices) runs as k-chunks, each diagonal's
+// INT8 GEMM per chunk, chunk-major; the planes the simulated GEMMs write
+// and C equal the golden model's bits.
 func TestOzakiChunks(t *testing.T) {
-	if ozakiChunk*(1<<14) > 1<<31-1 || (ozakiChunk+256)*(1<<14) <= 1<<31-1 {
-		t.Fatalf("ozakiChunk %d is not the largest multiple of 256 whose sums of INT8 products fit INT32", ozakiChunk)
-	}
-	res, err := runOzaki(t, "b200", "program.m=64", "program.n=64", "program.k=40000", "program.slices=4", "program.precision=fixed")
+	res, err := runOzaki(t, "b200", "program.m=16", "program.n=24", "program.k=40000", "program.slices=4", "program.precision=fixed",
+		"program.numerics=full", "program.check=true")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Diagonals of 1, 2, 3 and 4 pairs: k' = 40000, 80000, 120000, 160000.
-	want := "ozaki/slice-a ozaki/slice-b ozaki/d2 ozaki/d3 ozaki/d4 ozaki/d5.0 ozaki/d5.1 ozaki/recombine"
+	if res.Failure != nil {
+		t.Fatal(res.Failure)
+	}
+	want := "ozaki/slice-a ozaki/slice-b ozaki/d2.c0 ozaki/d3.c0 ozaki/d4.c0 ozaki/d5.c0 ozaki/d2.c1 ozaki/d3.c1 ozaki/d4.c1 ozaki/d5.c1 ozaki/recombine"
 	if got := strings.Join(phaseNames(t, res), " "); got != want {
 		t.Errorf("kernels %s, want %s", got, want)
+	}
+}
+
+// The simulated slice GEMMs' INT32 planes and the recombined C equal the
+// golden model (package ozaki) bit for bit on a machine of each GPU kind
+// and tensor-core generation (mma.sync, wgmma from shared memory, tcgen05
+// with tensor memory, MFMA), with edge tiles in m, n and k, for every
+// precision mode, both product sets, alpha and beta; and the emulation is
+// Grade A (componentwise error ≤ (2k+2)·u·|A||B|).
+func TestOzakiBitExact(t *testing.T) {
+	small := []string{"program.m=72", "program.n=40", "program.k=100", "program.numerics=full", "program.check=true"}
+	for _, c := range []struct {
+		machine string
+		sets    []string
+	}{
+		{"a100", nil},
+		{"h100-sxm", []string{"program.precision=dynamic"}},
+		{"b200", []string{"program.precision=fixed", "program.products=square", "program.mantissa_bits=53"}},
+		{"mi210", []string{"program.alpha=-0.75", "program.beta=0.5"}},
+		{"rtx-pro-6000", []string{"program.precision=dynamic", "program.esc_block=1", "program.inputs.distribution=uniform-nonneg"}},
+	} {
+		res, err := runOzaki(t, c.machine, append(append([]string{}, small...), c.sets...)...)
+		if err != nil {
+			t.Fatalf("%s %v: %v", c.machine, c.sets, err)
+		}
+		if res.Failure != nil {
+			t.Fatalf("%s %v: %v", c.machine, c.sets, res.Failure)
+		}
+		ce := res.Report.Program["componentwise_error"].(map[string]any)
+		if mx := ce["max_u"].(float64); mx > 2*100+2 || res.Report.Error.Bits < 50 {
+			t.Errorf("%s %v: componentwise max %.3g u, %.1f bits", c.machine, c.sets, mx, res.Report.Error.Bits)
+		}
+	}
+}
+
+// ADP falls back to native DGEMM when the slices it needs exceed
+// max_mantissa_bits: the scan, ESC and decision kernels, then the
+// simulated DGEMM (and the alpha/beta epilogue), bit-exact to FP64 FMA
+// chains.
+func TestOzakiFallback(t *testing.T) {
+	res, err := runOzaki(t, "a100", "program.m=40", "program.n=24", "program.k=72", "program.numerics=full", "program.check=true",
+		"program.precision=dynamic", "program.mantissa_bits=53", "program.max_mantissa_bits=54", "program.beta=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure != nil {
+		t.Fatal(res.Failure)
+	}
+	want := "ozaki/scan ozaki/esc ozaki/adp ozaki/native-dgemm ozaki/native-epilogue"
+	if got := strings.Join(phaseNames(t, res), " "); got != want {
+		t.Errorf("kernels %s, want %s", got, want)
+	}
+	if !res.Report.Program["fallback"].(bool) {
+		t.Errorf("no fallback: %v", res.Report.Program["decision"])
 	}
 }
 

@@ -82,6 +82,7 @@ type Output struct {
 	Name  string
 	Shape []int
 	F32   []float32
+	F64   []float64
 	F16   []uint16
 	I32   []int32
 	I8    []int8

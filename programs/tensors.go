@@ -201,6 +201,8 @@ func WriteOutputs(dir string, outs []Output) ([]string, error) {
 				return writeNPY(f, o.F32, o.Shape)
 			case o.F16 != nil:
 				return writeNPYf16(f, o.F16, o.Shape)
+			case o.F64 != nil:
+				return writeNPYAs(f, "<f8", o.F64, o.Shape)
 			case o.I32 != nil:
 				return writeNPYAs(f, "<i4", o.I32, o.Shape)
 			case o.I8 != nil:
@@ -246,7 +248,7 @@ func writeNPY(f io.Writer, v []float32, shape []int) error {
 
 // writeNPYAs writes a 2-D array of fixed-size values with numpy type descr
 // (e.g. <f4, <i4, |i1).
-func writeNPYAs[T float32 | int32 | int8](f io.Writer, descr string, v []T, shape []int) error {
+func writeNPYAs[T float32 | float64 | int32 | int8](f io.Writer, descr string, v []T, shape []int) error {
 	dims := fmt.Sprintf("(%d, %d)", shape[0], shape[1])
 	dict := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + dims + ", }"
 	// Magic (6) + version (2) + header length (2) + dict + padding + '\n'
