@@ -165,17 +165,7 @@ var (
 )
 
 // Names lists the embedded cluster and node descriptions, sorted.
-func Names() []string {
-	entries, _ := clusters.FS.ReadDir(".")
-	var out []string
-	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
-			out = append(out, n)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+func Names() []string { return machines.YAMLNames(clusters.FS) }
 
 // Source returns the YAML text (with its comments) of an embedded description.
 func Source(name string) ([]byte, error) {

@@ -16,8 +16,12 @@ import (
 var files embed.FS
 
 // Names lists the embedded machines, sorted.
-func Names() []string {
-	entries, err := files.ReadDir(".")
+func Names() []string { return YAMLNames(files) }
+
+// YAMLNames lists the names of the .yaml files at the top of an embedded
+// file system (without the extension), sorted.
+func YAMLNames(fsys embed.FS) []string {
+	entries, err := fsys.ReadDir(".")
 	if err != nil {
 		return nil
 	}

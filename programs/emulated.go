@@ -91,14 +91,8 @@ func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range []struct {
-		key string
-		set bool
-	}{{"tiling.nfused", p.Tiling.NFused != 0}, {"buffering", p.Buffering != ""}, {"accumulation", p.Accumulation != ""},
-		{"cores", p.Cores != 0}, {"split_chunk", p.SplitChunk != 0}, {"split", p.Split != (Split{})}, {"unit", p.Unit != ""}, {"input", p.Input != ""}} {
-		if d.set {
-			return nil, bad(d.key, "does not apply to emulated-gemm on %s (%s): the scheme says how inputs split and where products run", m.Name, m.Kind)
-		}
+	if key := p.derivedKindKey(); key != "" {
+		return nil, bad(key, "does not apply to emulated-gemm on %s (%s): the scheme says how inputs split and where products run", m.Name, m.Kind)
 	}
 	if err := p.gpuDefaults(f.Path); err != nil {
 		return nil, err

@@ -231,6 +231,23 @@ func (p *GEMMParams) checkHostMemory(file string, perElem float64) error {
 	return nil
 }
 
+// derivedKindKey returns the first GEMM key set that a kind built from GPU
+// GEMM kernels of its own choosing (emulated-gemm, ozaki) does not take —
+// DaVinci's tiling and passes, the split, the unit and the input type — or
+// "".
+func (p *GEMMParams) derivedKindKey() string {
+	for _, d := range []struct {
+		key string
+		set bool
+	}{{"tiling.nfused", p.Tiling.NFused != 0}, {"buffering", p.Buffering != ""}, {"accumulation", p.Accumulation != ""},
+		{"cores", p.Cores != 0}, {"split_chunk", p.SplitChunk != 0}, {"split", p.Split != (Split{})}, {"unit", p.Unit != ""}, {"input", p.Input != ""}} {
+		if d.set {
+			return d.key
+		}
+	}
+	return ""
+}
+
 // gpuDefaults fills the defaults of a GEMM on a GPU machine (numerics full,
 // 8 sampled tiles, uniform inputs) and checks the sizes and the numerics
 // mode; errors name file and key.

@@ -167,14 +167,8 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	p := &op.GEMMParams
 	o.apply(&p.Numerics, &p.Inputs.Seed)
-	for _, d := range []struct {
-		key string
-		set bool
-	}{{"tiling.nfused", p.Tiling.NFused != 0}, {"buffering", p.Buffering != ""}, {"accumulation", p.Accumulation != ""},
-		{"cores", p.Cores != 0}, {"split_chunk", p.SplitChunk != 0}, {"split", p.Split != (Split{})}, {"unit", p.Unit != ""}, {"input", p.Input != ""}} {
-		if d.set {
-			return nil, bad(d.key, "does not apply to ozaki: the slice GEMMs are INT8 on the %s, the fallback is the library's DGEMM", tg.units)
-		}
+	if key := p.derivedKindKey(); key != "" {
+		return nil, bad(key, "does not apply to ozaki: the slice GEMMs are INT8 on the %s, the fallback is the library's DGEMM", tg.units)
 	}
 	if err := p.gpuDefaults(f.Path); err != nil {
 		return nil, err
