@@ -45,3 +45,14 @@ func BenchmarkEmulatedTiming(b *testing.B) {
 		b.Run(s, func(b *testing.B) { benchTiming(b, "examples/a100-emulated-gemm.yaml", "program.scheme="+s) })
 	}
 }
+
+// BenchmarkOzakiTiming runs the ozaki example (forced 55 bits: ADP's
+// kernels, 7 slices, 7 INT8 diagonal GEMMs, recombination) timing only on
+// the B200 at 8192³ and 16384³ (issue 15's target: 16384³ within 30 s).
+func BenchmarkOzakiTiming(b *testing.B) {
+	for _, n := range []string{"8192", "16384"} {
+		b.Run(n, func(b *testing.B) {
+			benchTiming(b, "examples/b200-ozaki.yaml", "program.m="+n, "program.n="+n, "program.k="+n)
+		})
+	}
+}
