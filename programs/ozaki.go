@@ -45,6 +45,10 @@ type OzakiParams struct {
 	Fallback *bool  `mapstructure:"fallback"`  // ADP may run native DGEMM instead (default true)
 	ESCBlock int    `mapstructure:"esc_block"` // ESC's coarsening block along k (default 32)
 	Products string `mapstructure:"products"`  // triangular (default) | square
+	// Test2 draws A and B as Demmel et al.'s BLAS grading Test 2 with this
+	// exponent span b (square m = k = n; inputs.seed seeds x): an exact
+	// ESC of 2b, the paper's ESC and fallback test. Unset: inputs.
+	Test2 *int `mapstructure:"test2"`
 }
 
 // Ozaki precisions.
@@ -202,6 +206,14 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	if op.MaxMantissaBits < op.MantissaBits || op.MaxMantissaBits > ozakiMaxBits {
 		return nil, bad("max_mantissa_bits", "must be in mantissa_bits..%d = %d..%d (got %d)", ozakiMaxBits, op.MantissaBits, ozakiMaxBits, op.MaxMantissaBits)
 	}
+	if op.Test2 != nil {
+		if p.M != p.K || p.K != p.N || p.M < 2 {
+			return nil, bad("test2", "Test 2 matrices are square: m = k = n ≥ 2 (got %d×%d×%d)", p.M, p.K, p.N)
+		}
+		if *op.Test2 < 0 || *op.Test2 > 500 {
+			return nil, bad("test2", "the exponent span b must be in 0..500 (got %d)", *op.Test2)
+		}
+	}
 	maxSlices := ozakiSlicesFor(ozakiMaxBits)
 	if op.Slices != 0 {
 		if op.Precision == ozakiDynamic {
@@ -249,7 +261,11 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, err
 	}
 	if p.Numerics != NumericsOff {
-		j.a, j.b = genFloat64(p.Inputs, 1, p.M, p.K), genFloat64(p.Inputs, 2, p.K, p.N)
+		if op.Test2 != nil {
+			j.a, j.b = ozaki.Test2(p.M, *op.Test2, p.Inputs.Seed)
+		} else {
+			j.a, j.b = genFloat64(p.Inputs, 1, p.M, p.K), genFloat64(p.Inputs, 2, p.K, p.N)
+		}
 		if op.Beta != 0 {
 			j.c0 = genFloat64(p.Inputs, 3, p.M, p.N)
 		}

@@ -175,3 +175,41 @@ func TestOzakiBadInput(t *testing.T) {
 		}
 	}
 }
+
+// Demmel et al.'s Test 2 (exact ESC 2b): forced 55 bits loses accuracy as
+// the span grows; dynamic precision adds the slices ESC asks for and stays
+// at FP64 accuracy; with a 55-bit cap it falls back to native DGEMM.
+func TestOzakiTest2(t *testing.T) {
+	run := func(sets ...string) map[string]any {
+		t.Helper()
+		res, err := runOzaki(t, "b200", append([]string{"program.m=64", "program.n=64", "program.k=64", "program.test2=12",
+			"program.numerics=full", "program.check=true", "program.esc_block=1"}, sets...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failure != nil {
+			t.Fatal(res.Failure)
+		}
+		prog := res.Report.Program
+		prog["bits"] = res.Report.Error.Bits
+		prog["max_u"] = prog["componentwise_error"].(map[string]any)["max_u"].(float64)
+		return prog
+	}
+	forced := run("program.precision=forced", "program.mantissa_bits=55")
+	dynamic := run("program.precision=dynamic", "program.mantissa_bits=53", "program.fallback=false") // 64³ is small enough for the performance heuristic to prefer native DGEMM
+	capped := run("program.precision=dynamic", "program.mantissa_bits=53", "program.max_mantissa_bits=55")
+	if esc := dynamic["esc"].(int); esc < 2*12+1 {
+		t.Errorf("Test 2 with b = 12: ESC %d, want ≥ 2b + 1 = 25", esc)
+	}
+	if s := dynamic["slices"].(int); s < 10 {
+		t.Errorf("dynamic: %d slices for W = 53 + ESC %v", s, dynamic["esc"])
+	}
+	// Componentwise error in units of u·|A||B|: Grade A allows about 2k.
+	t.Logf("componentwise max: forced 55 bits %.3g u, dynamic %.3g u, capped (native) %.3g u", forced["max_u"], dynamic["max_u"], capped["max_u"])
+	if fu, du := forced["max_u"].(float64), dynamic["max_u"].(float64); fu < 1e3 || du > 2*64+2 {
+		t.Errorf("componentwise max: forced 55 bits %.3g u (want far beyond Grade A), dynamic %.3g u (want ≤ 2k+2)", fu, du)
+	}
+	if !capped["fallback"].(bool) || capped["max_u"].(float64) > 2*64+2 {
+		t.Errorf("capped at 55 bits: fallback %v, componentwise max %.3g u", capped["fallback"], capped["max_u"])
+	}
+}
