@@ -180,8 +180,14 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	if p.SampleTiles < 1 {
 		return nil, bad("sample_tiles", "must be ≥ 1 (got %d)", p.SampleTiles)
 	}
-	if p.Inputs.A != "" || p.Inputs.B != "" {
-		return nil, bad("inputs.a", "ozaki draws its FP64 inputs (inputs.distribution, offset_exponent, seed); .npy inputs are not read yet")
+	if (p.Inputs.A == "") != (p.Inputs.B == "") {
+		return nil, bad("inputs.a", "give both inputs.a and inputs.b (.npy files, float64 or float32), or neither")
+	}
+	if p.Inputs.A != "" && op.Test2 != nil {
+		return nil, bad("test2", "draws A and B itself: leave inputs.a and inputs.b unset")
+	}
+	if err := checkInputs(f, p); err != nil {
+		return nil, err
 	}
 	if !tg.hasMatrix(fp.INT8) {
 		return nil, bad("machine", "the slice GEMMs need INT8 %s; %s has none", tg.units, tg.describe())
@@ -224,7 +230,7 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 		}
 	}
 	if op.ESCBlock == 0 {
-		op.ESCBlock = ozakiDefaultESCBlk
+		op.ESCBlock = min(ozakiDefaultESCBlk, p.K)
 	}
 	if op.ESCBlock < 1 || op.ESCBlock > p.K {
 		return nil, bad("esc_block", "must be in 1..k = 1..%d (got %d)", p.K, op.ESCBlock)
@@ -263,6 +269,14 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	if p.Numerics != NumericsOff {
 		if op.Test2 != nil {
 			j.a, j.b = ozaki.Test2(p.M, *op.Test2, p.Inputs.Seed)
+		} else if p.Inputs.A != "" {
+			var err error
+			if j.a, _, _, err = ReadNPYFloat64(f.Resolve(p.Inputs.A)); err != nil {
+				return nil, bad("inputs.a", "%v", err)
+			}
+			if j.b, _, _, err = ReadNPYFloat64(f.Resolve(p.Inputs.B)); err != nil {
+				return nil, bad("inputs.b", "%v", err)
+			}
 		} else {
 			j.a, j.b = genFloat64(p.Inputs, 1, p.M, p.K), genFloat64(p.Inputs, 2, p.K, p.N)
 		}

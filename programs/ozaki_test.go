@@ -1,7 +1,11 @@
 package programs
 
 import (
+	"bytes"
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -211,5 +215,64 @@ func TestOzakiTest2(t *testing.T) {
 	}
 	if !capped["fallback"].(bool) || capped["max_u"].(float64) > 2*64+2 {
 		t.Errorf("capped at 55 bits: fallback %v, componentwise max %.3g u", capped["fallback"], capped["max_u"])
+	}
+}
+
+// Inf and NaN in the inputs (.npy files): ADP's scan routes the GEMM to
+// native DGEMM before any slicing, and C carries them where FP64
+// arithmetic puts them; fixed precision (no scan) treats them as zero.
+func TestOzakiInfNaN(t *testing.T) {
+	dir := t.TempDir()
+	m, k, n := 8, 16, 8
+	a, b := make([]float64, m*k), make([]float64, k*n)
+	for i := range a {
+		a[i] = float64(i%7) + 0.5
+	}
+	for i := range b {
+		b[i] = float64(i%5) - 1.25
+	}
+	a[3*k+2] = math.NaN()
+	b[5*n+6] = math.Inf(1)
+	write := func(name string, v []float64, rows, cols int) string {
+		path := filepath.Join(dir, name)
+		var buf bytes.Buffer
+		if err := writeNPYAs(&buf, "<f8", v, []int{rows, cols}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	pa, pb := write("a.npy", a, m, k), write("b.npy", b, k, n)
+	base := []string{"program.m=8", "program.n=8", "program.k=16", "program.inputs.a=" + pa, "program.inputs.b=" + pb,
+		"program.numerics=full", "program.check=true"}
+	for _, prec := range []string{"forced", "dynamic"} {
+		res, err := runOzaki(t, "a100", append(base, "program.precision="+prec)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failure != nil {
+			t.Fatal(res.Failure)
+		}
+		if got := strings.Join(phaseNames(t, res), " "); got != "ozaki/scan ozaki/esc ozaki/adp ozaki/native-dgemm" {
+			t.Errorf("%s: kernels %s, want the native fallback", prec, got)
+		}
+		c := res.Outputs[0].F64
+		if !math.IsNaN(c[3*n+1]) || !math.IsInf(c[0*n+6], 0) && !math.IsNaN(c[0*n+6]) || math.IsNaN(c[0]) {
+			t.Errorf("%s: C[3][1] = %g, C[0][6] = %g, C[0][0] = %g", prec, c[3*n+1], c[0*n+6], c[0])
+		}
+	}
+	res, err := runOzaki(t, "a100", append(base, "program.precision=fixed")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure != nil {
+		t.Fatal(res.Failure)
+	}
+	for i, v := range res.Outputs[0].F64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("fixed precision: C[%d] = %g (non-finite inputs count as zero)", i, v)
+		}
 	}
 }

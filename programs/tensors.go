@@ -45,26 +45,47 @@ func UniformFP32(r *rand.Rand, n int, lo, hi float64) []float32 {
 // rounded to FP32 RNE) and returns its rows and
 // columns.
 func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
-	return readNPY(path, true)
+	v32, v64, rows, cols, err := readNPY(path, true)
+	if v64 != nil {
+		v32 = make([]float32, len(v64))
+		for i, x := range v64 {
+			v32[i] = float32(x)
+		}
+	}
+	return v32, rows, cols, err
+}
+
+// ReadNPYFloat64 reads a 2-D float64 (or float32, widened exactly) .npy
+// file and returns the data (row-major) and its shape.
+func ReadNPYFloat64(path string) (_ []float64, _, _ int, err error) {
+	v32, v64, rows, cols, err := readNPY(path, true)
+	if v32 != nil {
+		v64 = make([]float64, len(v32))
+		for i, x := range v32 {
+			v64[i] = float64(x)
+		}
+	}
+	return v64, rows, cols, err
 }
 
 // CheckNPYFloat32 checks what ReadNPYFloat32 checks (a readable 2-D
 // float32 or float64 array whose shape matches its size) without reading
 // the data, and returns the shape.
 func CheckNPYFloat32(path string) (rows, cols int, err error) {
-	_, rows, cols, err = readNPY(path, false)
+	_, _, rows, cols, err = readNPY(path, false)
 	return rows, cols, err
 }
 
-// readNPY is ReadNPYFloat32, reading the data only when withData is set.
-func readNPY(path string, withData bool) (_ []float32, _, _ int, err error) {
+// readNPY reads a 2-D float32 or float64 .npy file — its data (in the
+// slice of its type) only when withData is set — and its shape.
+func readNPY(path string, withData bool) (_ []float32, _ []float64, _, _ int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, nil, 0, 0, err
 	}
 	defer f.Close()
 	if err := checkNPYPreamble(f); err != nil {
-		return nil, 0, 0, fmt.Errorf("%s: %v", path, err)
+		return nil, nil, 0, 0, fmt.Errorf("%s: %v", path, err)
 	}
 	// npyio panics on some malformed headers the preamble check lets
 	// through: that is bad input, not a crash.
@@ -75,14 +96,14 @@ func readNPY(path string, withData bool) (_ []float32, _, _ int, err error) {
 	}()
 	r, err := npyio.NewReader(f)
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("%s: %v", path, err)
+		return nil, nil, 0, 0, fmt.Errorf("%s: %v", path, err)
 	}
 	shape := r.Header.Descr.Shape
 	if len(shape) != 2 {
-		return nil, 0, 0, fmt.Errorf("%s: expected a 2-D array, got shape %v", path, shape)
+		return nil, nil, 0, 0, fmt.Errorf("%s: expected a 2-D array, got shape %v", path, shape)
 	}
 	if r.Header.Descr.Fortran {
-		return nil, 0, 0, fmt.Errorf("%s: Fortran-ordered arrays are not supported; save with np.ascontiguousarray", path)
+		return nil, nil, 0, 0, fmt.Errorf("%s: Fortran-ordered arrays are not supported; save with np.ascontiguousarray", path)
 	}
 	rows, cols := shape[0], shape[1]
 	item := int64(0)
@@ -98,45 +119,41 @@ func readNPY(path string, withData bool) (_ []float32, _, _ int, err error) {
 		off, err1 := f.Seek(0, io.SeekCurrent)
 		st, err2 := f.Stat()
 		if err := errors.Join(err1, err2); err != nil {
-			return nil, 0, 0, fmt.Errorf("%s: %v", path, err)
+			return nil, nil, 0, 0, fmt.Errorf("%s: %v", path, err)
 		}
 		data := st.Size() - off
 		if rows < 0 || cols < 0 {
-			return nil, 0, 0, fmt.Errorf("%s: shape (%d, %d): dimensions must be ≥ 0", path, rows, cols)
+			return nil, nil, 0, 0, fmt.Errorf("%s: shape (%d, %d): dimensions must be ≥ 0", path, rows, cols)
 		}
 		hi, need := bits.Mul64(uint64(rows), uint64(cols))
 		hi2, need2 := bits.Mul64(need, uint64(item))
 		if hi != 0 || hi2 != 0 || need2 > math.MaxInt64 {
-			return nil, 0, 0, fmt.Errorf("%s: shape (%d, %d) of %s needs more than 2^63 data bytes, the file has %d",
+			return nil, nil, 0, 0, fmt.Errorf("%s: shape (%d, %d) of %s needs more than 2^63 data bytes, the file has %d",
 				path, rows, cols, r.Header.Descr.Type, data)
 		}
 		if int64(need2) != data {
-			return nil, 0, 0, fmt.Errorf("%s: shape (%d, %d) of %s needs %d data bytes, the file has %d",
+			return nil, nil, 0, 0, fmt.Errorf("%s: shape (%d, %d) of %s needs %d data bytes, the file has %d",
 				path, rows, cols, r.Header.Descr.Type, need2, data)
 		}
 		if !withData {
-			return nil, rows, cols, nil
+			return nil, nil, rows, cols, nil
 		}
 	}
 	switch r.Header.Descr.Type {
 	case "<f4", "f4", "float32":
 		var v []float32
 		if err := r.Read(&v); err != nil {
-			return nil, 0, 0, fmt.Errorf("%s: %v", path, err)
+			return nil, nil, 0, 0, fmt.Errorf("%s: %v", path, err)
 		}
-		return v, rows, cols, nil
+		return v, nil, rows, cols, nil
 	case "<f8", "f8", "float64":
 		var v []float64
 		if err := r.Read(&v); err != nil {
-			return nil, 0, 0, fmt.Errorf("%s: %v", path, err)
+			return nil, nil, 0, 0, fmt.Errorf("%s: %v", path, err)
 		}
-		out := make([]float32, len(v))
-		for i, x := range v {
-			out[i] = float32(x)
-		}
-		return out, rows, cols, nil
+		return nil, v, rows, cols, nil
 	}
-	return nil, 0, 0, fmt.Errorf("%s: dtype %s not supported (float32, float64)", path, r.Header.Descr.Type)
+	return nil, nil, 0, 0, fmt.Errorf("%s: dtype %s not supported (float32, float64)", path, r.Header.Descr.Type)
 }
 
 // maxNPYHeader bounds the header of a .npy file (numpy itself refuses
