@@ -23,7 +23,7 @@ func mustLoad(t *testing.T, name string, ovs ...Override) *Machine {
 
 func TestEmbeddedMachines(t *testing.T) {
 	names := Names()
-	want := []string{"a100", "a800", "ascend-910a", "ascend-910b3", "b200", "h100-sxm", "mi100", "mi210", "mi300x", "rtx-pro-6000", "t4", "v100"}
+	want := []string{"a100", "a800", "ascend-910a", "ascend-910b3", "b200", "gb200", "h100-sxm", "mi100", "mi210", "mi300x", "rtx-pro-6000", "t4", "v100"}
 	if !reflect.DeepEqual(names, want) {
 		t.Fatalf("Names() = %v, want %v", names, want)
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // nvidiaMachines are the embedded nvidia-sm machines.
-var nvidiaMachines = []string{"a100", "a800", "b200", "h100-sxm", "rtx-pro-6000", "t4", "v100"}
+var nvidiaMachines = []string{"a100", "a800", "b200", "gb200", "h100-sxm", "rtx-pro-6000", "t4", "v100"}
 
 func mustNvidia(t *testing.T, name string, ovs ...Override) (*Machine, *NvidiaSMCore) {
 	t.Helper()
@@ -79,6 +79,7 @@ func TestNvidiaKeyNumbers(t *testing.T) {
 		{"a800", 108, 1.41e9, "ampere", NvidiaMMASync, 2048, 312, true, false, "a100"},
 		{"h100-sxm", 132, 1.83e9, "hopper", NvidiaWGMMA, 4096, 989.4, true, true, "h100"},
 		{"b200", 148, 1.856e9, "blackwell", NvidiaTCGen05, 8192, 2250, true, true, "b200"},
+		{"gb200", 148, 2.06e9, "blackwell", NvidiaTCGen05, 8192, 2500, true, true, "b200"},
 		{"rtx-pro-6000", 188, 2.617e9, "blackwell", NvidiaMMASync, 1024, 503.8, true, true, "ada"},
 	}
 	for _, tc := range cases {
@@ -160,7 +161,7 @@ func TestNvidiaTMEM(t *testing.T) {
 		g := m.Geometry()
 		_, hasBuf := g.Buffer("TMEM")
 		_, hasPath := g.Path(SMBufTMEM, SMBufRF)
-		want := n == "b200"
+		want := n == "b200" || n == "gb200"
 		if (c.TMEM > 0) != want || hasBuf != want || hasPath != want || (c.Tensor.Instruction == NvidiaTCGen05) != want {
 			t.Errorf("%s: tmem %v, TMEM buffer %v, TMEM path %v, instruction %s; want TMEM %v", n, c.TMEM, hasBuf, hasPath, c.Tensor.Instruction, want)
 		}
@@ -399,7 +400,7 @@ func TestNvidiaUnknownKeys(t *testing.T) {
 // effective configuration.
 func TestNvidiaOverrides(t *testing.T) {
 	for _, n := range nvidiaMachines {
-		shape := map[string]string{"h100-sxm": "m64n128k16", "b200": "m128n128k16"}[n]
+		shape := map[string]string{"h100-sxm": "m64n128k16", "b200": "m128n128k16", "gb200": "m128n128k16"}[n]
 		if shape == "" {
 			shape = "m16n8k8"
 		}
