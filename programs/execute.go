@@ -137,6 +137,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		}
 	}
 	rep.FromStats(st, chip.Clock().Hz(), used)
+	rep.SetKernels(chip.GridTimes())
 	mode := "functional"
 	if job.Mode() == arch.Timing {
 		mode = "timing"

@@ -699,16 +699,11 @@ func (j *ozakiJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 		reportThroughput(rep, st, flops, int8Peak/float64(j.products()),
 			fmt.Sprintf("fp64-equivalent (2mnk; peak = dense INT8 %s peak / %d slice products)", j.tg.matrix, j.products()))
 	}
-	var phases []map[string]any
-	for _, g := range chip.GridTimes() {
-		phases = append(phases, map[string]any{"name": g.Name, "blocks": g.CTAs,
-			"seconds": (g.Finished - g.Launched).Seconds()})
-	}
 	prog := map[string]any{"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N, "alpha": j.alpha, "beta": j.p.Beta,
 		"precision": j.p.Precision, "mantissa_bits": j.p.MantissaBits, "max_mantissa_bits": j.p.MaxMantissaBits,
 		"esc_block": j.p.ESCBlock, "products": j.p.Products, "fallback_allowed": *j.p.Fallback,
 		"fallback": j.fallback, "native_fp64_peak_tflops": nativePeak / 1e12, "native_fp64_unit": unit,
-		"inputs": p.Inputs, "numerics": p.Numerics, "phases": phases}
+		"inputs": p.Inputs, "numerics": p.Numerics}
 	if !j.fallback {
 		prog["slices"] = j.slices
 		prog["slice_products"] = j.products()

@@ -25,8 +25,8 @@ func runOzaki(t *testing.T, machine string, sets ...string) (*Result, error) {
 func phaseNames(t *testing.T, res *Result) []string {
 	t.Helper()
 	var out []string
-	for _, ph := range res.Report.Program["phases"].([]map[string]any) {
-		out = append(out, ph["name"].(string))
+	for _, k := range res.Report.Kernels {
+		out = append(out, k.Name)
 	}
 	return out
 }

@@ -47,7 +47,9 @@ type Report struct {
 	Error     *ErrorReport            `json:"error,omitempty"`
 	Baselines map[string]ErrorReport  `json:"baselines,omitempty"` // by baseline name (hgemm, cpu_sgemm_fp32)
 	Sim       SimReport               `json:"sim"`
-	Cores     []CoreReport            `json:"cores,omitempty"`
+	// Kernels are the run's kernel launches (GPU grids), in launch order.
+	Kernels []KernelReport `json:"kernels,omitempty"`
+	Cores   []CoreReport   `json:"cores,omitempty"`
 	Notes     []string                `json:"notes,omitempty"`
 
 	// HPLMxP is lu-fused's section.
@@ -60,6 +62,27 @@ type Report struct {
 	// laneOrder and bufferOrder are the machine's lane and local buffer
 	// names in geometry order, for the summary table (FromStats).
 	laneOrder, bufferOrder []string
+}
+
+// KernelReport is one kernel launch: its blocks and when it ran. Seconds is
+// Finished − Launched (the launch cost, then the blocks); kernels run one
+// after the other, so the kernels' seconds add up to the run's time.
+type KernelReport struct {
+	Name     string  `json:"name"`
+	Blocks   int     `json:"blocks"`
+	Launched float64 `json:"launched_seconds"`
+	Started  float64 `json:"started_seconds"`
+	Finished float64 `json:"finished_seconds"`
+	Seconds  float64 `json:"seconds"`
+}
+
+// SetKernels fills r.Kernels from a run's kernel launches.
+func (r *Report) SetKernels(gt []arch.GridTimes) {
+	r.Kernels = nil
+	for _, g := range gt {
+		r.Kernels = append(r.Kernels, KernelReport{Name: g.Name, Blocks: g.CTAs, Launched: g.Launched.Seconds(),
+			Started: g.Started.Seconds(), Finished: g.Finished.Seconds(), Seconds: (g.Finished - g.Launched).Seconds()})
+	}
 }
 
 // TimeReport is the simulated duration.
@@ -275,6 +298,21 @@ func (r *Report) WriteSummary(w io.Writer) {
 	for _, k := range names {
 		e := r.Baselines[k]
 		fmt.Fprintf(w, "  %-12s rel_fro %.3e  max_rel %.3e  bits %.1f\n", k, e.RelFro, e.MaxRel, e.Bits)
+	}
+	if len(r.Kernels) > 1 {
+		fmt.Fprintln(w)
+		kw := len("kernel")
+		for _, k := range r.Kernels {
+			kw = max(kw, len(k.Name))
+		}
+		fmt.Fprintf(w, "%-*s %8s %12s %6s\n", kw, "kernel", "blocks", "seconds", "share")
+		for _, k := range r.Kernels {
+			share := 0.0
+			if r.Time.Seconds > 0 {
+				share = k.Seconds / r.Time.Seconds
+			}
+			fmt.Fprintf(w, "%-*s %8d %12.4g %5.1f%%\n", kw, k.Name, k.Blocks, k.Seconds, 100*share)
+		}
 	}
 	fmt.Fprintln(w)
 	causes := []arch.Cause{arch.WaitFlag, arch.Barrier, arch.QueueEmpty, arch.QueueFull, arch.Bandwidth, arch.Latency}
