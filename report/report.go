@@ -50,7 +50,7 @@ type Report struct {
 	// Kernels are the run's kernel launches (GPU grids), in launch order.
 	Kernels []KernelReport `json:"kernels,omitempty"`
 	Cores   []CoreReport   `json:"cores,omitempty"`
-	Notes     []string                `json:"notes,omitempty"`
+	Notes   []string       `json:"notes,omitempty"`
 
 	// HPLMxP is lu-fused's section.
 	HPLMxP *HPLMxP `json:"hplmxp,omitempty"`
