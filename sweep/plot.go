@@ -360,7 +360,10 @@ func placeLegend(p *plot.Plot, lines []*line, logx, logy bool) {
 
 // logTicks marks a log axis: labelled ticks at powers of ten (computed
 // exactly with math.Pow10, unlike repeated multiplication) and unlabelled
-// ones at 2..9 times them.
+// ones at 2..9 times them. An axis spanning less than a decade, with fewer
+// than two powers of ten on it, labels every 1..9 multiple instead, and one
+// with fewer than two of those takes plot's default (linear) ticks, so
+// every axis has at least two labels.
 type logTicks struct{}
 
 // Ticks returns the ticks between lo and hi (both > 0).
@@ -383,5 +386,20 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 			ticks = append(ticks, t)
 		}
 	}
-	return ticks
+	labelled := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			labelled++
+		}
+	}
+	if labelled >= 2 {
+		return ticks
+	}
+	if len(ticks) >= 2 {
+		for i := range ticks {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 6, 64)
+		}
+		return ticks
+	}
+	return plot.DefaultTicks{}.Ticks(lo, hi)
 }
