@@ -109,7 +109,7 @@ func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, bad("scheme.pieces[0].format", "%s pieces need %s %s; %s has none", sp.s.Pieces[0].Format, what, tg.units, tg.describe())
 	}
 	if p.Inputs.A == "" {
-		if err := sp.checkRange(p.Inputs.OffsetExponent, bad); err != nil {
+		if err := sp.checkRange(p.Inputs.rangeExponent(), bad); err != nil {
 			return nil, err
 		}
 	}

@@ -136,10 +136,7 @@ func gemmInputs(f *File, p *GEMMParams) (a, b []float32, err error) {
 // genMatrix draws a rows×cols matrix; row r uses its own PCG stream
 // (which<<32 | r), so any row can be regenerated alone.
 func genMatrix(in Inputs, which uint64, rows, cols int) []float32 {
-	lo, hi := -pow2(in.OffsetExponent), pow2(in.OffsetExponent)
-	if in.Distribution == DistUniformNonneg {
-		lo = 0
-	}
+	lo, hi := in.interval()
 	out := make([]float32, rows*cols)
 	for r := 0; r < rows; r++ {
 		rng := NewRand(in.Seed, which<<32|uint64(r))

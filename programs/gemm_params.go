@@ -2,6 +2,7 @@ package programs
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -57,9 +58,11 @@ type Split struct {
 
 // Inputs describes how A and B are produced.
 type Inputs struct {
-	Distribution   string `mapstructure:"distribution"`    // uniform | uniform-nonneg
-	OffsetExponent int    `mapstructure:"offset_exponent"` // e in U[−2^e, 2^e]
-	Seed           int64  `mapstructure:"seed"`
+	Distribution   string  `mapstructure:"distribution"`    // uniform | uniform-nonneg | between
+	OffsetExponent int     `mapstructure:"offset_exponent"` // e in U[−2^e, 2^e] (uniform), U[0, 2^e] (uniform-nonneg)
+	Low            float64 `mapstructure:"low"`             // between: U[low, high]
+	High           float64 `mapstructure:"high"`
+	Seed           int64   `mapstructure:"seed"`
 	A              string `mapstructure:"a"` // .npy file (overrides the distribution)
 	B              string `mapstructure:"b"`
 }
@@ -172,13 +175,8 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	if p.Split.SB < 0 || p.Split.SB > 24 {
 		return bad("split.sb", "must be in 0..24; got %d", p.Split.SB)
 	}
-	switch p.Inputs.Distribution {
-	case DistUniform, DistUniformNonneg:
-	default:
-		return bad("inputs.distribution", "must be uniform or uniform-nonneg; got %q", p.Inputs.Distribution)
-	}
-	if p.Inputs.OffsetExponent < -100 || p.Inputs.OffsetExponent > 100 {
-		return bad("inputs.offset_exponent", "must be in −100..100; got %d", p.Inputs.OffsetExponent)
+	if key, msg := p.Inputs.problem(); key != "" {
+		return bad(key, "%s", msg)
 	}
 	if (p.Inputs.A == "") != (p.Inputs.B == "") {
 		return bad("inputs.a", "give both inputs.a and inputs.b (.npy files), or neither")
@@ -248,6 +246,50 @@ func (p *GEMMParams) derivedKindKey() string {
 	return ""
 }
 
+// problem returns the key and constraint of the first invalid input
+// setting, or "" when they are valid.
+func (in *Inputs) problem() (key, msg string) {
+	switch in.Distribution {
+	case DistUniform, DistUniformNonneg:
+		if in.OffsetExponent < -100 || in.OffsetExponent > 100 {
+			return "inputs.offset_exponent", fmt.Sprintf("must be in −100..100; got %d", in.OffsetExponent)
+		}
+		if in.Low != 0 || in.High != 0 {
+			return "inputs.low", fmt.Sprintf("applies to distribution %s (this one is %s)", DistUniformBetween, in.Distribution)
+		}
+	case DistUniformBetween:
+		lim := math.Ldexp(1, 100)
+		if !(in.Low < in.High) || math.Abs(in.Low) > lim || math.Abs(in.High) > lim {
+			return "inputs.high", fmt.Sprintf("distribution between needs finite low < high within ±2^100; got [%g, %g]", in.Low, in.High)
+		}
+	default:
+		return "inputs.distribution", fmt.Sprintf("must be uniform, uniform-nonneg or between; got %q", in.Distribution)
+	}
+	return "", ""
+}
+
+// interval is the inputs' distribution interval [lo, hi].
+func (in *Inputs) interval() (lo, hi float64) {
+	switch in.Distribution {
+	case DistUniformNonneg:
+		return 0, pow2(in.OffsetExponent)
+	case DistUniformBetween:
+		return in.Low, in.High
+	}
+	return -pow2(in.OffsetExponent), pow2(in.OffsetExponent)
+}
+
+// rangeExponent is the smallest e with every input in (−2^e, 2^e]
+// (the range the emulated schemes check).
+func (in *Inputs) rangeExponent() int {
+	lo, hi := in.interval()
+	_, e := math.Frexp(max(math.Abs(lo), math.Abs(hi)))
+	if m := max(math.Abs(lo), math.Abs(hi)); m == math.Ldexp(1, e-1) {
+		return e - 1
+	}
+	return e
+}
+
 // gpuDefaults fills the defaults of a GEMM on a GPU machine (numerics full,
 // 8 sampled tiles, uniform inputs) and checks the sizes and the numerics
 // mode; errors name file and key.
@@ -260,6 +302,9 @@ func (p *GEMMParams) gpuDefaults(file string) error {
 	}
 	if p.Inputs.Distribution == "" {
 		p.Inputs.Distribution = DistUniform
+	}
+	if key, msg := p.Inputs.problem(); key != "" {
+		return fmt.Errorf("%s: key %q: %s", file, key, msg)
 	}
 	for _, d := range []struct {
 		key string

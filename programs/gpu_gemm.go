@@ -1198,10 +1198,7 @@ func (j *gpuGEMMJob) finishInt(chip *arch.Chip, rep *report.Report) error {
 // genFloat64 draws a rows×cols FP64 matrix (row r from its own stream, as
 // genMatrix) from the distribution's interval.
 func genFloat64(in Inputs, which uint64, rows, cols int) []float64 {
-	lo, hi := -pow2(in.OffsetExponent), pow2(in.OffsetExponent)
-	if in.Distribution == DistUniformNonneg {
-		lo = 0
-	}
+	lo, hi := in.interval()
 	out := make([]float64, rows*cols)
 	for r := 0; r < rows; r++ {
 		rng := NewRand(in.Seed, which<<32|uint64(r))
