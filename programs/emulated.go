@@ -31,6 +31,9 @@ func init() {
 type EmulatedParams struct {
 	GEMMParams `mapstructure:",squash"`
 	Scheme     any `mapstructure:"scheme"`
+	// TargetBits is the accuracy scheme: auto must meet (bits of the
+	// relative Frobenius error); 0 = FP32 SGEMM's on the same data.
+	TargetBits float64 `mapstructure:"target_bits"`
 }
 
 // Split-kernel geometry: elements per block, warps per block.
@@ -56,6 +59,7 @@ type emulatedJob struct {
 	a, b    []float32
 	aP, bP  [][]uint32 // host pieces (numerics on)
 	outs    []Output
+	auto    map[string]any // scheme: auto's choice (report program.auto)
 }
 
 func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
@@ -70,12 +74,24 @@ func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err := f.Decode(&ep, o); err != nil {
 		return nil, err
 	}
+	if ep.Scheme == "auto" {
+		return buildEmulatedAuto(f, m, o, ep, tg, bad)
+	}
+	if ep.TargetBits != 0 {
+		return nil, bad("target_bits", "applies to scheme: auto")
+	}
+	return buildEmulatedScheme(f, m, o, ep, tg, bad)
+}
+
+// buildEmulatedScheme builds the emulated GEMM of ep's (named or given)
+// scheme.
+func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedParams, tg *gpuTarget, bad func(key, format string, a ...any) error) (*emulatedJob, error) {
 	p := ep.GEMMParams
 	o.apply(&p.Numerics, &p.Inputs.Seed)
 	var s Scheme
 	switch v := ep.Scheme.(type) {
 	case nil:
-		return nil, bad("scheme", "missing: name a preset (%s) or give pieces and groups", strings.Join(SchemeNames(), ", "))
+		return nil, bad("scheme", "missing: name a preset (%s), auto, or give pieces and groups", strings.Join(SchemeNames(), ", "))
 	case string:
 		s.Name = v
 	default:
@@ -475,6 +491,10 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 	rep.Program = map[string]any{"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N, "scheme": schemeName,
 		"pieces": sp.s.Pieces, "groups": sp.s.Groups, "kernels": sp.s.Kernels, "epilogue": sp.s.Epilogue,
 		"product_kernels": kernels, "inputs": p.Inputs, "numerics": p.Numerics}
+	if j.auto != nil {
+		rep.Program["auto"] = j.auto
+		rep.Notes = append(rep.Notes, autoSummary(j.auto))
+	}
 	if p.Numerics != NumericsFull {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("split kernel: %d FP32 operations per element on the %s units", sp.splitOps(), tg.vector))
 	}

@@ -170,3 +170,50 @@ func TestEmulatedBadInput(t *testing.T) {
 		}
 	}
 }
+
+// scheme: auto measures every preset's accuracy on a sample and simulates
+// the accurate ones in order of their lower bounds: FP32 SGEMM's accuracy
+// picks Ootomo on the A100 (its hh accumulates outside the tensor cores'
+// truncating accumulator), a loose target the fastest preset, an
+// unreachable one the most accurate; the choice is in program.auto.
+func TestEmulatedAuto(t *testing.T) {
+	base := []string{"program.scheme=auto", "program.m=1024", "program.n=1024", "program.k=1024", "program.numerics=off"}
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{nil, "ootomo"},
+		{[]string{"program.target_bits=8"}, "hgemm"},
+		{[]string{"program.target_bits=60"}, "ootomo"},
+	} {
+		res, err := runEmulated(t, "a100", append(append([]string{}, base...), c.sets...)...)
+		if err != nil {
+			t.Fatalf("%v: %v", c.sets, err)
+		}
+		auto := res.Report.Program["auto"].(map[string]any)
+		if auto["chosen"] != c.want || res.Report.Program["scheme"] != c.want {
+			t.Errorf("%v: chose %v (%v), want %s", c.sets, auto["chosen"], auto["why"], c.want)
+		}
+		simulated := 0
+		for _, r := range auto["candidates"].([]map[string]any) {
+			if r["status"] == "simulated" || r["status"] == "chosen" {
+				simulated++
+			}
+		}
+		if simulated < 1 || simulated == len(SchemeNames()) {
+			t.Errorf("%v: %d presets simulated (the bound should prune some)", c.sets, simulated)
+		}
+	}
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"program.scheme=ootomo", "program.target_bits=20"}, `key "target_bits": applies to scheme: auto`},
+		{[]string{"program.scheme=auto", "program.target_bits=70"}, `key "target_bits": must be in 0..64`},
+	} {
+		_, err := runEmulated(t, "a100", c.sets...)
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v, want one bad-input line containing %q", c.sets, err, c.want)
+		}
+	}
+}

@@ -55,6 +55,7 @@ type gpuTarget struct {
 	loadKey    string                 // its machine key
 	matrixPeak [fp.NumFormats]string  // its Peaks name (FP16 …)
 	vectorRate [fp.NumFormats]float64 // vector-unit FLOP per cycle per core
+	launch     float64                // seconds per kernel launch
 	tiles      func(in fp.Format, lane isa.Pipe) []gpuTile
 }
 
@@ -68,6 +69,7 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 			accBuf: gpu.BufRegs, regsKey: "core.registers", perThreadKey: "core.max_registers_per_thread", warpsKey: "core.max_warps",
 			tf32: "TF32", peakTile: 64}
 		t.tiles = t.nvidiaTiles
+		t.launch = sc.LaunchNS * 1e-9
 		for _, tt := range sc.Tensor.FlopsPerCycle.All() {
 			if tt.Value <= 0 {
 				continue
@@ -116,6 +118,7 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 		t.loadBPC, t.loadKey = cu.Paths.LDS_VGPR.BytesPerCycle, "paths.LDS_VGPR"
 		t.vectorRate[fp.FP32] = cu.VALU.FP32FlopsPerCycle
 		t.vectorRate[fp.FP64] = cu.VALU.FP64FlopsPerCycle
+		t.launch = cu.LaunchNS * 1e-9
 		return t, true
 	}
 	return nil, false

@@ -1,0 +1,197 @@
+package programs
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/davinci-sim/davinci-sim/accuracy"
+	"github.com/davinci-sim/davinci-sim/machines"
+)
+
+// scheme: auto — Ape's goal of picking the emulation for the data at hand:
+// the fastest preset on the machine that meets the target accuracy.
+//
+//  1. Every preset whose pieces the machine's matrix units take and whose
+//     range holds the inputs (checkRange) is a candidate; the others are
+//     listed with the reason.
+//  2. Each candidate's accuracy is measured on a sample of the problem: the
+//     top-left autoSample × autoSample block of C at the full k (the same
+//     inputs: rows of A and columns of B are drawn row by row), computed by
+//     the golden model (numerics sampled, every tile) — accuracy depends on
+//     k and the data, not on m and n.
+//  3. The target is target_bits, or FP32 SGEMM's bits on the same sample
+//     (a CPU SGEMM, k-ordered FMA-free sums) less half a bit.
+//  4. The candidates that meet it are simulated at full size (timing only)
+//     in increasing order of a lower bound on their time — their kernel
+//     launches plus their products' flops at the matrix units' peak — until
+//     the next bound is above the
+//     best simulated time: the fastest is then known without simulating
+//     the rest. No candidate meets the target: the most accurate is chosen.
+//
+// The report's program.auto lists every preset with its status, measured
+// bits, bound and simulated time.
+
+// autoSample is the side of the block of C the accuracy is measured on.
+const autoSample = 64
+
+// autoCandidate is one preset considered by scheme: auto.
+type autoCandidate struct {
+	name    string
+	status  string // chosen, simulated, pruned, inaccurate, out-of-range, unsupported
+	reason  string
+	bits    float64
+	bound   float64 // seconds: a lower bound on the time (products at peak)
+	seconds float64 // simulated time (0: not simulated)
+	sp      *schemePlan
+}
+
+func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParams, tg *gpuTarget, bad func(key, format string, a ...any) error) (Job, error) {
+	p := ep.GEMMParams
+	o.apply(&p.Numerics, &p.Inputs.Seed)
+	if p.Inputs.A != "" || p.Inputs.B != "" {
+		return nil, bad("scheme", "auto measures accuracy on a sample drawn from inputs.distribution; with .npy inputs name a scheme")
+	}
+	if err := p.gpuDefaults(f.Path); err != nil {
+		return nil, err
+	}
+	if ep.TargetBits < 0 || ep.TargetBits > accuracy.MaxBits {
+		return nil, bad("target_bits", "must be in 0..%d (0: FP32 SGEMM's accuracy on the same data) (got %g)", accuracy.MaxBits, ep.TargetBits)
+	}
+	sm, sn := min(autoSample, p.M), min(autoSample, p.N)
+	sample := func(name string) []machines.Override {
+		return append(append([]machines.Override{}, o.Overrides...),
+			machines.Override{Path: "program.scheme", Value: name}, machines.Override{Path: "program.target_bits", Value: "0"},
+			machines.Override{Path: "program.m", Value: fmt.Sprint(sm)}, machines.Override{Path: "program.n", Value: fmt.Sprint(sn)},
+			machines.Override{Path: "program.sample_tiles", Value: "1048576"})
+	}
+	// FP32 SGEMM's accuracy on the sample.
+	a, b := genMatrix(p.Inputs, 1, sm, p.K), genMatrix(p.Inputs, 2, p.K, sn)
+	ref := accuracy.ReferenceGEMM(sm, p.K, sn, a, b)
+	fp32Bits := accuracy.Compare32(ref, accuracy.CPUSGEMM(sm, p.K, sn, a, b)).Bits
+	target, from := ep.TargetBits, "target_bits"
+	if target == 0 {
+		target, from = fp32Bits-0.5, "FP32 SGEMM's bits on the sample less half a bit"
+	}
+	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
+	var cands []*autoCandidate
+	for _, name := range SchemeNames() {
+		c := &autoCandidate{name: name}
+		cands = append(cands, c)
+		sp, err := resolveScheme(Scheme{Name: name}, bad)
+		if err != nil {
+			return nil, err
+		}
+		c.sp = sp
+		if !tg.hasMatrix(sp.format) {
+			c.status, c.reason = "unsupported", fmt.Sprintf("no %s %s", tg.typeName(sp.format), tg.units)
+			continue
+		}
+		if err := sp.checkRange(p.Inputs.rangeExponent(), bad); err != nil {
+			c.status, c.reason = "out-of-range", err.Error()
+			continue
+		}
+		so := o
+		so.Overrides, so.Numerics = sample(name), NumericsSampled
+		res, err := Execute(f, so, RunHooks{})
+		if err != nil {
+			return nil, fmt.Errorf("%s: scheme auto: measuring %s on the %d×%d×%d sample: %w", f.Path, name, sm, p.K, sn, err)
+		}
+		c.bits = res.Report.Error.Bits
+		nprod := 0
+		for _, g := range sp.groups {
+			nprod += len(g.prods)
+		}
+		peak, _ := m.Peak(tg.matrixPeak[sp.format])
+		kernels := 2 // the split and one fused product kernel
+		if sp.s.Kernels == "termwise" {
+			kernels = 1 + len(sp.groups)
+		}
+		c.bound = float64(kernels)*tg.launch + float64(nprod)*flops/peak
+		c.status = "inaccurate"
+		if c.bits >= target {
+			c.status = "accurate"
+		}
+	}
+	var ok []*autoCandidate
+	for _, c := range cands {
+		if c.status == "accurate" {
+			ok = append(ok, c)
+		}
+	}
+	if len(ok) == 0 { // the most accurate, then
+		var best *autoCandidate
+		for _, c := range cands {
+			if c.status == "inaccurate" && (best == nil || c.bits > best.bits) {
+				best = c
+			}
+		}
+		if best == nil {
+			return nil, bad("scheme", "auto: no preset runs on %s for these inputs", tg.describe())
+		}
+		ok = []*autoCandidate{best}
+	}
+	sort.SliceStable(ok, func(i, j int) bool { return ok[i].bound < ok[j].bound })
+	var chosen *autoCandidate
+	for _, c := range ok {
+		if chosen != nil && c.bound >= chosen.seconds {
+			c.status, c.reason = "pruned", fmt.Sprintf("its lower bound %.4g s is above %s's simulated %.4g s", c.bound, chosen.name, chosen.seconds)
+			continue
+		}
+		so := o
+		so.Overrides = append(append([]machines.Override{}, o.Overrides...),
+			machines.Override{Path: "program.scheme", Value: c.name}, machines.Override{Path: "program.target_bits", Value: "0"})
+		so.Numerics = NumericsOff
+		res, err := Execute(f, so, RunHooks{})
+		if err != nil {
+			return nil, fmt.Errorf("%s: scheme auto: timing %s: %w", f.Path, c.name, err)
+		}
+		c.seconds, c.status = res.Report.Time.Seconds, "simulated"
+		if chosen == nil || c.seconds < chosen.seconds {
+			chosen = c
+		}
+	}
+	chosen.status = "chosen"
+	why := fmt.Sprintf("the fastest preset with at least %.1f bits", target)
+	if chosen.bits < target {
+		why = fmt.Sprintf("no preset reaches %.1f bits: the most accurate", target)
+	}
+	var rows []map[string]any
+	for _, c := range cands {
+		r := map[string]any{"scheme": c.name, "status": c.status}
+		if c.reason != "" {
+			r["reason"] = c.reason
+		}
+		if c.bits > 0 {
+			r["bits"] = c.bits
+			r["bound_seconds"] = c.bound
+		}
+		if c.seconds > 0 {
+			r["seconds"] = c.seconds
+		}
+		rows = append(rows, r)
+	}
+	ep.Scheme, ep.TargetBits = chosen.name, 0
+	j, err := buildEmulatedScheme(f, m, o, ep, tg, bad)
+	if err != nil {
+		return nil, err
+	}
+	j.auto = map[string]any{"chosen": chosen.name, "why": why, "target_bits": target, "target_from": from,
+		"fp32_sgemm_bits": fp32Bits, "sample": fmt.Sprintf("%d×%d×%d (the top-left block of C)", sm, p.K, sn),
+		"candidates": rows}
+	return j, nil
+}
+
+// autoSummary is a one-line account of an auto choice for notes.
+func autoSummary(auto map[string]any) string {
+	var parts []string
+	for _, r := range auto["candidates"].([]map[string]any) {
+		s := fmt.Sprint(r["scheme"], ": ", r["status"])
+		if b, ok := r["bits"].(float64); ok && !math.IsNaN(b) {
+			s += fmt.Sprintf(" (%.1f bits)", b)
+		}
+		parts = append(parts, s)
+	}
+	return fmt.Sprintf("scheme auto chose %s, %s; %s", auto["chosen"], auto["why"], strings.Join(parts, ", "))
+}
