@@ -63,8 +63,8 @@ type Inputs struct {
 	Low            float64 `mapstructure:"low"`             // between: U[low, high]
 	High           float64 `mapstructure:"high"`
 	Seed           int64   `mapstructure:"seed"`
-	A              string `mapstructure:"a"` // .npy file (overrides the distribution)
-	B              string `mapstructure:"b"`
+	A              string  `mapstructure:"a"` // .npy file (overrides the distribution)
+	B              string  `mapstructure:"b"`
 }
 
 // gemmVariant is what a kind fixes about the algorithm.
