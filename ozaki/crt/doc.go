@@ -123,7 +123,11 @@
 // Test 2 with span parameter b (entries from 2^−b to 2^b in every row and
 // column) the relative error grows like 2^(2b − W) (TestTest2Span), and the
 // only remedy is more moduli (about 2b/3.85 more for a span of 2b bits,
-// every modulus adding ≈ 3.85 bits per operand). Ozaki-I with ADP measures
+// every modulus adding ≈ 3.85 bits per operand). The error is bounded
+// relative to |A||B| only through the line maxima: when a column of B holds
+// 2^1000 and the entries 1, those 1s become B' = 0, and a product whose
+// true value is carried by them is lost entirely (TestExtremeInputs: 0
+// instead of 2^1023). Ozaki-I with ADP measures
 // the span (ESC) and adds slices dynamically; this package has no ESC: N
 // is fixed by the caller. A zero row or column gives exactly α·0 + β·C0.
 //
