@@ -144,4 +144,8 @@
 //     per addition, then one scaling rounding; no wide-integer path.
 //   - Inf/NaN: ADP falls back; Fixed mode treats them as 0. Tiny-size
 //     performance heuristic: not modelled (the caller decides).
+//
+// Ozaki scheme II (INT8 GEMMs of residues modulo coprime moduli and a CRT
+// reconstruction, N GEMMs for N moduli) is the subpackage ozaki/crt, with
+// the same shape of API (Config, MakePlan, GEMMTile, GEMM).
 package ozaki
