@@ -13,6 +13,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/ozaki"
+	"github.com/davinci-sim/davinci-sim/ozaki/crt"
 	"github.com/davinci-sim/davinci-sim/report"
 )
 
@@ -45,6 +46,13 @@ type OzakiParams struct {
 	Fallback *bool  `mapstructure:"fallback"`  // ADP may run native DGEMM instead (default true)
 	ESCBlock int    `mapstructure:"esc_block"` // ESC's coarsening block along k (default 32)
 	Products string `mapstructure:"products"`  // triangular (default) | square
+	// Method is ozaki-i (default: slices, ADP) or ozaki-ii (residues modulo
+	// several moduli, one INT8 GEMM each, CRT reconstruction: package
+	// ozaki/crt).
+	Method string `mapstructure:"method"`
+	// Moduli is ozaki-ii's number of moduli (default: the fewest that hold
+	// mantissa_bits at this k).
+	Moduli int `mapstructure:"moduli"`
 	// Test2 draws A and B as Demmel et al.'s BLAS grading Test 2 with this
 	// exponent span b (square m = k = n; inputs.seed seeds x): an exact
 	// ESC of 2b, the paper's ESC and fallback test. Unset: inputs.
@@ -56,6 +64,12 @@ const (
 	ozakiFixed   = "fixed"
 	ozakiForced  = "forced"
 	ozakiDynamic = "dynamic"
+)
+
+// Ozaki methods.
+const (
+	ozakiI  = "ozaki-i"
+	ozakiII = "ozaki-ii"
 )
 
 // ozakiMaxBits is the most mantissa bits a run may ask for (the paper's
@@ -117,6 +131,12 @@ type ozakiJob struct {
 	a, b, c0 []float64
 	plan     *ozaki.Plan
 	pa, pb   [][]int8 // digit planes (package ozaki's layout)
+
+	// ozaki-ii (ozaki_crt.go)
+	moduli  []int
+	crtPlan *crt.Plan
+	ra, rb  [][]int8 // residues per modulus (package ozaki/crt's layout)
+	planMod []int    // modulus index of each INT32 plane
 
 	// global memory
 	gmA64, gmB64, gmC, gmC0 int64
@@ -192,6 +212,28 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	if !tg.hasMatrix(fp.INT8) {
 		return nil, bad("machine", "the slice GEMMs need INT8 %s; %s has none", tg.units, tg.describe())
 	}
+	if op.Method == "" {
+		op.Method = ozakiI
+	}
+	switch op.Method {
+	case ozakiI:
+		if op.Moduli != 0 {
+			return nil, bad("moduli", "applies to method ozaki-ii")
+		}
+	case ozakiII:
+		for _, d := range []struct {
+			key string
+			set bool
+		}{{"precision", op.Precision != ""}, {"slices", op.Slices != 0}, {"esc_block", op.ESCBlock != 0}, {"products", op.Products != ""},
+			{"max_mantissa_bits", op.MaxMantissaBits != 0}, {"fallback", op.Fallback != nil}} {
+			if d.set {
+				return nil, bad(d.key, "applies to method ozaki-i (slices, ADP); ozaki-ii takes moduli or mantissa_bits")
+			}
+		}
+		op.Precision = ozakiFixed // no ESC: the scan only finds the scales (and Inf/NaN)
+	default:
+		return nil, bad("method", "must be ozaki-i or ozaki-ii (got %+q)", op.Method)
+	}
 	if op.Precision == "" {
 		op.Precision = ozakiDynamic
 	}
@@ -255,6 +297,11 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	if nv := m.NvidiaSM(); nv != nil {
 		j.dpx = nv.Arch == "hopper" || nv.Arch == "blackwell"
 	}
+	if op.Method == ozakiII {
+		if err := j.chooseModuli(bad); err != nil {
+			return nil, err
+		}
+	}
 	j.slices = ozakiSlicesFor(op.MantissaBits)
 	bits := op.MantissaBits
 	if op.Slices != 0 {
@@ -282,6 +329,15 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 		}
 		if op.Beta != 0 {
 			j.c0 = genFloat64(p.Inputs, 3, p.M, p.N)
+		}
+		if op.Method == ozakiII {
+			if err := j.planCRT(bad); err != nil {
+				return nil, err
+			}
+			if err := j.layout(); err != nil {
+				return nil, err
+			}
+			return j, nil
 		}
 		mode := map[string]ozaki.Mode{ozakiFixed: ozaki.Fixed, ozakiForced: ozaki.Forced, ozakiDynamic: ozaki.Dynamic}[op.Precision]
 		set := ozaki.Triangular
@@ -365,6 +421,9 @@ func (j *ozakiJob) adp() bool { return j.p.Precision != ozakiFixed }
 // contiguous column range of A and row range of B — one INT8 GEMM over
 // the concatenated k.
 func (j *ozakiJob) layout() error {
+	if j.p.Method == ozakiII {
+		return j.crtLayout()
+	}
 	p := &j.p.GEMMParams
 	m, k, n := int64(p.M), int64(p.K), int64(p.N)
 	s := int64(j.slices)
@@ -603,6 +662,9 @@ func (j *ozakiJob) nativeEpilogueGrid() isa.Grid {
 func (j *ozakiJob) scaled() bool { return j.alpha != 1 || j.p.Beta != 0 }
 
 func (j *ozakiJob) Program() isa.Program {
+	if j.p.Method == ozakiII {
+		return j.crtProgram()
+	}
 	var grids []isa.Grid
 	if j.adp() {
 		grids = append(grids, j.scanGrids()...)
@@ -648,6 +710,9 @@ func (j *ozakiJob) Prepare(chip *arch.Chip) error {
 	if j.fallback {
 		return nil
 	}
+	if j.p.Method == ozakiII {
+		return j.crtPrepare(chip)
+	}
 	p := &j.p.GEMMParams
 	s, k, n := j.slices, p.K, p.N
 	da := make([]byte, s*p.M*k)
@@ -679,8 +744,11 @@ func (j *ozakiJob) Prepare(chip *arch.Chip) error {
 
 func (j *ozakiJob) Outputs() []Output { return j.outs }
 
-// products is the number of INT8 slice products.
+// products is the number of INT8 slice products (ozaki-ii: moduli).
 func (j *ozakiJob) products() int {
+	if j.p.Method == ozakiII {
+		return len(j.moduli)
+	}
 	n := 0
 	for _, g := range j.diags {
 		n += g.pairs()
@@ -697,14 +765,27 @@ func (j *ozakiJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 		reportThroughput(rep, st, flops, nativePeak, fmt.Sprintf("fp64 (2mnk; peak = native FP64 %s peak)", unit))
 	} else {
 		reportThroughput(rep, st, flops, int8Peak/float64(j.products()),
-			fmt.Sprintf("fp64-equivalent (2mnk; peak = dense INT8 %s peak / %d slice products)", j.tg.matrix, j.products()))
+			fmt.Sprintf("fp64-equivalent (2mnk; peak = dense INT8 %s peak / %d %s)", j.tg.matrix, j.products(),
+				map[bool]string{true: "moduli", false: "slice products"}[j.p.Method == ozakiII]))
 	}
 	prog := map[string]any{"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N, "alpha": j.alpha, "beta": j.p.Beta,
 		"precision": j.p.Precision, "mantissa_bits": j.p.MantissaBits, "max_mantissa_bits": j.p.MaxMantissaBits,
 		"esc_block": j.p.ESCBlock, "products": j.p.Products, "fallback_allowed": *j.p.Fallback,
 		"fallback": j.fallback, "native_fp64_peak_tflops": nativePeak / 1e12, "native_fp64_unit": unit,
 		"inputs": p.Inputs, "numerics": p.Numerics}
-	if !j.fallback {
+	prog["method"] = j.p.Method
+	if j.p.Method == ozakiII {
+		for _, k := range []string{"precision", "max_mantissa_bits", "esc_block", "products", "fallback_allowed"} {
+			delete(prog, k)
+		}
+		prog["moduli"] = j.moduli
+		prog["bits"] = crt.BitsFor(len(j.moduli), p.K)
+		if !j.fallback {
+			prog["int8_gemms"] = len(j.diagPlans)
+			t := j.diagPlans[0].t
+			prog["tiling"] = map[string]int{"bm": t.bm, "bn": t.bn, "bk": t.bk, "stages": t.stages, "warps": t.warps}
+		}
+	} else if !j.fallback {
 		prog["slices"] = j.slices
 		prog["slice_products"] = j.products()
 		prog["int8_gemms"] = len(j.diagPlans)
@@ -722,13 +803,24 @@ func (j *ozakiJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 		return err
 	}
 	var timed []string
-	if j.adp() {
-		timed = append(timed, "scan", "ESC")
+	pkg := "ozaki"
+	switch {
+	case j.p.Method == ozakiII:
+		timed, pkg = append(timed, "scan"), "ozaki/crt"
+		if !j.fallback {
+			timed = append(timed, "residue", "reconstruction")
+		}
+	default:
+		if j.adp() {
+			timed = append(timed, "scan", "ESC")
+		}
+		if !j.fallback {
+			timed = append(timed, "slicing", "recombination")
+		}
 	}
-	if !j.fallback {
-		timed = append(timed, "slicing", "recombination")
+	if len(timed) > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the %s kernels are timed from their traffic and operation counts (programs/ozaki_kernels.go); their values come from package %s", strings.Join(timed, ", "), pkg))
 	}
-	rep.Notes = append(rep.Notes, fmt.Sprintf("the %s kernels are timed from their traffic and operation counts (programs/ozaki_kernels.go); their values come from package ozaki", strings.Join(timed, ", ")))
 	return nil
 }
 
@@ -800,6 +892,9 @@ func (j *ozakiJob) simulatedC(chip *arch.Chip, rep *report.Report) ([]float64, e
 			rep.Notes = append(rep.Notes, "check: the fallback's C (simulated DGEMM) equals the golden model (FP64 FMA chains) bit for bit")
 		}
 		return c, nil
+	}
+	if j.p.Method == ozakiII {
+		return j.crtSimulatedC(chip, rep)
 	}
 	set := ozaki.Triangular
 	if j.p.Products == "square" {
@@ -878,6 +973,8 @@ func (j *ozakiJob) sampledOutputs() ([]int, []float64) {
 					tile[r*cols+c] = acc
 				}
 			}
+		} else if j.p.Method == ozakiII {
+			tile = crt.GEMMTile(j.crtPlan, j.ra, j.rb, r0, rows, c0, cols)
 		} else {
 			tile = ozaki.GEMMTile(j.plan, j.pa, j.pb, r0, rows, c0, cols)
 		}

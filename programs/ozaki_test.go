@@ -279,3 +279,73 @@ func TestOzakiInfNaN(t *testing.T) {
 		}
 	}
 }
+
+// Ozaki-II: the scan, the residues of A and B, one INT8 GEMM per modulus
+// (per k-chunk beyond the INT32 bound) and the CRT reconstruction; the
+// simulated INT32 planes and C equal package ozaki/crt's bits on each GPU
+// kind, and 16 moduli are Grade A.
+func TestOzakiII(t *testing.T) {
+	small := []string{"program.method=ozaki-ii", "program.precision=", "program.m=72", "program.n=40", "program.k=100",
+		"program.numerics=full", "program.check=true"}
+	for _, c := range []struct {
+		machine string
+		sets    []string
+		gemms   int
+	}{
+		{"a100", []string{"program.moduli=16"}, 16},
+		{"h100-sxm", []string{"program.mantissa_bits=40"}, 0},
+		{"b200", []string{"program.moduli=9", "program.alpha=3", "program.beta=-1"}, 9},
+		{"mi210", []string{"program.moduli=18", "program.inputs.distribution=uniform-nonneg"}, 18},
+	} {
+		res, err := runOzaki(t, c.machine, append(append([]string{}, small...), c.sets...)...)
+		if err != nil {
+			t.Fatalf("%s %v: %v", c.machine, c.sets, err)
+		}
+		if res.Failure != nil {
+			t.Fatalf("%s %v: %v", c.machine, c.sets, res.Failure)
+		}
+		names := phaseNames(t, res)
+		mods := res.Report.Program["moduli"].([]int)
+		if c.gemms != 0 && len(mods) != c.gemms {
+			t.Errorf("%s %v: %d moduli, want %d", c.machine, c.sets, len(mods), c.gemms)
+		}
+		if len(names) != 4+len(mods) || names[0] != "ozaki2/scan" || names[1] != "ozaki2/residues-a" || names[3] != "ozaki2/p256" || names[len(names)-1] != "ozaki2/reconstruct" {
+			t.Errorf("%s %v: kernels %v", c.machine, c.sets, names)
+		}
+		if bits := res.Report.Program["bits"].(int); bits < 40 && c.gemms == 0 {
+			t.Errorf("%s: mantissa_bits 40 gave %d bits", c.machine, bits)
+		}
+		if c.gemms >= 16 {
+			if mx := res.Report.Program["componentwise_error"].(map[string]any)["max_u"].(float64); mx > 2*100+2 {
+				t.Errorf("%s %v: componentwise max %.3g u", c.machine, c.sets, mx)
+			}
+		}
+	}
+	// Beyond 131071 a modulus's GEMM runs per k-chunk.
+	res, err := runOzaki(t, "b200", "program.method=ozaki-ii", "program.precision=", "program.m=16", "program.n=8", "program.k=140000",
+		"program.moduli=3", "program.numerics=full", "program.check=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure != nil {
+		t.Fatal(res.Failure)
+	}
+	if names := phaseNames(t, res); len(names) != 4+6 || names[3] != "ozaki2/p256.c0" || names[3+3] != "ozaki2/p256.c1" {
+		t.Errorf("chunked kernels %v", names)
+	}
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"program.method=ozaki-3"}, `key "method": must be ozaki-i or ozaki-ii`},
+		{[]string{"program.moduli=12"}, `key "moduli": applies to method ozaki-ii`},
+		{[]string{"program.method=ozaki-ii"}, `key "precision": applies to method ozaki-i`},
+		{[]string{"program.method=ozaki-ii", "program.precision=", "program.moduli=25"}, `key "moduli": must be in`},
+		{[]string{"program.method=ozaki-ii", "program.precision=", "program.mantissa_bits=100"}, `key "mantissa_bits": ozaki-ii reaches at most`},
+	} {
+		_, err := runOzaki(t, "b200", c.sets...)
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v, want one bad-input line containing %q", c.sets, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,309 @@
+package programs
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/ozaki"
+	"github.com/davinci-sim/davinci-sim/ozaki/crt"
+	"github.com/davinci-sim/davinci-sim/report"
+)
+
+// Kind ozaki, method ozaki-ii: Ozaki scheme II (as GEMMul8) on GPUs. A and
+// B are scaled per row and column to integers, reduced modulo N pairwise
+// coprime moduli ≤ 256 (INT8 residues), one INT8 GEMM per modulus (INT32,
+// exact; per k-chunk beyond the INT32 bound), and C is reconstructed by the
+// Chinese remainder theorem and rounded once (package ozaki/crt is the
+// contract). N GEMMs for about 4 bits each, where Ozaki-I needs s(s+1)/2
+// for 8 bits per slice — but no ESC: a wide exponent span within a row or
+// column is not detected (docs/ozaki.md).
+//
+// Kernels: a scan (row and column maxima for the scales, Inf/NaN), the
+// residues of A and of B, the N INT8 GEMMs, and the reconstruction — the
+// element-wise ones timed only, like Ozaki-I's.
+
+// Operation counts of ozaki-ii's element-wise kernels (INT32 ALU
+// operations per element unless said otherwise):
+//   - scan: the exponent field (2), the Inf/NaN test (1), the running row
+//     (column) maximum (1): 4;
+//   - residues: the scaling to an integer and its rounding on 32-bit ALUs
+//     (6), then per modulus a reduction by multiply-high with the
+//     reciprocal, a multiply, a subtraction and the symmetric adjustment (6);
+//   - reconstruction, per output: Garner's mixed-radix digits, N(N−1)/2
+//     modular multiply-adds of 3 operations, the mixed-radix sum into a
+//     192-bit integer (8 per modulus: 6 limb multiply-adds and carries),
+//     the symmetric wrap and the conversion (10), then the scaling in FP64
+//     (4 FP64 operations) and α, β.
+const (
+	crtScanOps       = 4
+	crtResidueOps    = 6
+	crtResidueOpsMod = 6
+	crtGarnerOps     = 3
+	crtLimbOps       = 8
+	crtConvertOps    = 10
+	crtScaleOps      = 4
+)
+
+// chooseModuli sets the moduli: moduli given, or the fewest that hold
+// mantissa_bits at depth k.
+func (j *ozakiJob) chooseModuli(bad func(key, format string, a ...any) error) error {
+	k := j.p.K
+	n := j.p.Moduli
+	if n != 0 {
+		if n < crt.MinModuli || n > crt.MaxModuli {
+			return bad("moduli", "must be in %d..%d (got %d)", crt.MinModuli, crt.MaxModuli, n)
+		}
+		if crt.BitsFor(n, k) <= 0 {
+			return bad("moduli", "%d moduli cannot hold sums of k = %d products; use more", n, k)
+		}
+	} else {
+		for n = crt.MinModuli; n <= crt.MaxModuli && crt.BitsFor(n, k) < j.p.MantissaBits; n++ {
+		}
+		if n > crt.MaxModuli {
+			return bad("mantissa_bits", "ozaki-ii reaches at most %d bits at k = %d (%d moduli); ask for fewer or use method ozaki-i",
+				crt.BitsFor(crt.MaxModuli, k), k, crt.MaxModuli)
+		}
+	}
+	mods, err := crt.Moduli(n)
+	if err != nil {
+		return bad("moduli", "%v", err)
+	}
+	j.moduli = mods
+	return nil
+}
+
+// planCRT takes package ozaki/crt's plan for the inputs: scales and
+// residues, or the native fallback on Inf/NaN.
+func (j *ozakiJob) planCRT(bad func(key, format string, a ...any) error) error {
+	p := &j.p.GEMMParams
+	plan, err := crt.MakePlan(j.a, j.b, p.M, p.K, p.N, crt.Config{Moduli: len(j.moduli), Native: fmaGEMM})
+	if err != nil {
+		return bad("moduli", "%v", err)
+	}
+	j.crtPlan, j.reason = &plan, plan.Reason
+	if plan.Fallback {
+		j.fallback = true
+		return nil
+	}
+	j.ra, j.rb = plan.Residues(j.a, j.b)
+	return nil
+}
+
+// crtLayout lays out global memory — FP64 A, B, C (C0), the scales, the
+// residues of A (N planes m×k) and of B (N planes k×n), the INT32 planes —
+// and builds one INT8 GEMM per k-chunk and modulus, chunk-major.
+func (j *ozakiJob) crtLayout() error {
+	p := &j.p.GEMMParams
+	m, k, n := int64(p.M), int64(p.K), int64(p.N)
+	nm := int64(len(j.moduli))
+	j.chunk = crt.Chunks(p.K, j.moduli)
+	j.nchunks = (p.K + j.chunk - 1) / j.chunk
+	j.nplanes = j.nchunks * len(j.moduli)
+	align := func(x int64) int64 { return (x + 511) &^ 511 }
+	at := int64(0)
+	next := func(bytes int64) int64 {
+		a := at
+		at = align(at + bytes)
+		return a
+	}
+	j.gmA64, j.gmB64, j.gmC = next(8*m*k), next(8*k*n), next(8*m*n)
+	if j.p.Beta != 0 {
+		j.gmC0 = next(8 * m * n)
+	}
+	j.gmScaleA, j.gmScaleB = next(4*m), next(4*n)
+	if !j.fallback {
+		j.gmDigitsA, j.gmDigitB = next(nm*m*k), next(nm*k*n)
+		j.gmPlanes = next(4 * m * n * int64(j.nplanes))
+	}
+	if at > int64(j.mach.GM.Capacity) {
+		return fmt.Errorf("%s: key \"m\": FP64 A, B and C, the residues and the INT32 products need %d bytes of global memory; machine %s has %d",
+			j.file, at, j.mach.Name, int64(j.mach.GM.Capacity))
+	}
+	if j.fallback {
+		np := *p
+		np.Kind = "ozaki2/native-dgemm"
+		pl, err := newGPUGEMMPlan(j.file, np, j.mach, fp.FP64, gpuShape{})
+		if err != nil {
+			return err
+		}
+		pl.gmA, pl.gmB, pl.gmC = j.gmA64, j.gmB64, j.gmC
+		j.native = pl
+		return nil
+	}
+	j.diagPlans, j.planMod = nil, nil
+	plane := j.gmPlanes
+	for c := 0; c < j.nchunks; c++ {
+		c0 := int64(c * j.chunk)
+		lc := min(j.chunk, p.K-c*j.chunk)
+		for r, mod := range j.moduli {
+			dp := *p
+			dp.K, dp.Kind = lc, "ozaki"
+			pl, err := newGPUGEMMPlan(j.file, dp, j.mach, fp.INT8, gpuShape{})
+			if err != nil {
+				return err
+			}
+			name := fmt.Sprintf("ozaki2/p%d", mod)
+			if j.nchunks > 1 {
+				name += fmt.Sprintf(".c%d", c)
+			}
+			pl.lda = k
+			pl.ops = &gpuOperands{name: name, gmA: []int64{j.gmDigitsA + int64(r)*m*k + c0}, gmB: []int64{j.gmDigitB + int64(r)*k*n + c0*n},
+				mmas: []gpuProduct{{first: true}}, accs: []gpuAcc{{}}}
+			pl.gmC = plane
+			plane += 4 * m * n
+			j.diagPlans = append(j.diagPlans, pl)
+			j.planMod = append(j.planMod, r)
+		}
+	}
+	return nil
+}
+
+// crtProgram is ozaki-ii's kernel sequence.
+func (j *ozakiJob) crtProgram() isa.Program {
+	p := &j.p.GEMMParams
+	k, n := int64(p.K), int64(p.N)
+	nm := len(j.moduli)
+	// The scan: A's rows (a row maximum each), B's rows (column maxima).
+	nA, segA := rowSegments(p.M, p.K)
+	nB, segB := rowSegments(p.K, p.N)
+	scan := streamGrid(j.tg, "ozaki2/scan", nA+nB, func(i int) streamBlock {
+		if i < nA {
+			r, c0, cnt := segA(i)
+			return streamBlock{reads: []gmSpan{{j.gmA64 + 8*(int64(r)*k+int64(c0)), 8 * int64(cnt)}},
+				writes: []gmSpan{{j.gmScaleA + 4*int64(r), 4}}, work: []vecWork{{crtScanOps * cnt, fp.INT32}}}
+		}
+		l, c0, cnt := segB(i - nA)
+		return streamBlock{reads: []gmSpan{{j.gmB64 + 8*(int64(l)*n+int64(c0)), 8 * int64(cnt)}},
+			writes: []gmSpan{{j.gmScaleB + 4*int64(c0), 4 * int64(cnt)}}, work: []vecWork{{crtScanOps * cnt, fp.INT32}}}
+	})
+	grids := []isa.Grid{scan}
+	if j.fallback {
+		grids = append(grids, j.native.grid())
+		if j.scaled() {
+			grids = append(grids, j.nativeEpilogueGrid())
+		}
+		return isa.Program{Name: "ozaki", Generated: true, Grids: grids}
+	}
+	ops := crtResidueOps + crtResidueOpsMod*nm
+	m64 := int64(p.M)
+	resA := streamGrid(j.tg, "ozaki2/residues-a", nA, func(i int) streamBlock {
+		r, c0, cnt := segA(i)
+		var w []gmSpan
+		for x := int64(0); x < int64(nm); x++ {
+			w = append(w, gmSpan{j.gmDigitsA + x*m64*k + int64(r)*k + int64(c0), int64(cnt)})
+		}
+		return streamBlock{reads: []gmSpan{{j.gmA64 + 8*(int64(r)*k+int64(c0)), 8 * int64(cnt)}, {j.gmScaleA + 4*int64(r), 4}},
+			writes: w, work: []vecWork{{ops * cnt, fp.INT32}}}
+	})
+	resB := streamGrid(j.tg, "ozaki2/residues-b", nB, func(i int) streamBlock {
+		l, c0, cnt := segB(i)
+		var w []gmSpan
+		for x := int64(0); x < int64(nm); x++ {
+			w = append(w, gmSpan{j.gmDigitB + x*k*n + int64(l)*n + int64(c0), int64(cnt)})
+		}
+		return streamBlock{reads: []gmSpan{{j.gmB64 + 8*(int64(l)*n+int64(c0)), 8 * int64(cnt)}, {j.gmScaleB + 4*int64(c0), 4 * int64(cnt)}},
+			writes: w, work: []vecWork{{ops * cnt, fp.INT32}}}
+	})
+	grids = append(grids, resA, resB)
+	for _, pl := range j.diagPlans {
+		grids = append(grids, pl.grid())
+	}
+	intOps := crtGarnerOps*nm*(nm-1)/2 + crtLimbOps*nm + crtConvertOps + j.nchunks*nm
+	fpOps := crtScaleOps
+	if j.alpha != 1 {
+		fpOps++
+	}
+	if j.p.Beta != 0 {
+		fpOps += 2
+	}
+	mn := int64(p.M) * n
+	nc, seg := rowSegments(p.M, p.N)
+	rec := streamGrid(j.tg, "ozaki2/reconstruct", nc, func(i int) streamBlock {
+		r, c0, cnt := seg(i)
+		at := int64(r)*n + int64(c0)
+		var reads []gmSpan
+		for x := 0; x < j.nplanes; x++ {
+			reads = append(reads, gmSpan{j.gmPlanes + 4*(int64(x)*mn+at), 4 * int64(cnt)})
+		}
+		reads = append(reads, gmSpan{j.gmScaleA + 4*int64(r), 4}, gmSpan{j.gmScaleB + 4*int64(c0), 4 * int64(cnt)})
+		if j.p.Beta != 0 {
+			reads = append(reads, gmSpan{j.gmC0 + 8*at, 8 * int64(cnt)})
+		}
+		return streamBlock{reads: reads, writes: []gmSpan{{j.gmC + 8*at, 8 * int64(cnt)}},
+			work: []vecWork{{intOps * cnt, fp.INT32}, {fpOps * cnt, fp.FP64}}}
+	})
+	grids = append(grids, rec)
+	return isa.Program{Name: "ozaki", Generated: true, Grids: grids}
+}
+
+// crtPrepare writes the residues the residue kernels (timed only) would
+// have written: modulus r's plane of A at r·m·k, of B at r·k·n.
+func (j *ozakiJob) crtPrepare(chip *arch.Chip) error {
+	p := &j.p.GEMMParams
+	gm := chip.GM()
+	mk, kn := int64(p.M)*int64(p.K), int64(p.K)*int64(p.N)
+	for r := range j.moduli {
+		if err := gm.Write(j.gmDigitsA+int64(r)*mk, int8Bytes(j.ra[r])); err != nil {
+			return err
+		}
+		if err := gm.Write(j.gmDigitB+int64(r)*kn, int8Bytes(j.rb[r])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// crtSimulatedC reconstructs C from the INT32 planes the simulated INT8
+// GEMMs wrote (each chunk's result reduced modulo its modulus and summed),
+// with package ozaki/crt's reconstruction; with check, the planes and C
+// are compared with the golden model bit for bit.
+func (j *ozakiJob) crtSimulatedC(chip *arch.Chip, rep *report.Report) ([]float64, error) {
+	p := &j.p.GEMMParams
+	mn := p.M * p.N
+	sums := make([][]int64, len(j.moduli))
+	for r := range sums {
+		sums[r] = make([]int64, mn)
+	}
+	raw := make([]byte, 4*mn)
+	for x, pl := range j.diagPlans {
+		if err := chip.GM().Read(pl.gmC, raw); err != nil {
+			return nil, err
+		}
+		r := j.planMod[x]
+		mod := int64(j.moduli[r])
+		c := x / len(j.moduli)
+		var want []int32
+		if p.Check {
+			want = crt.ModProducts(j.ra, j.rb, p.M, p.K, p.N, r, c*j.chunk, min(p.K, (c+1)*j.chunk))
+		}
+		for i := range mn {
+			d := int32(binary.LittleEndian.Uint32(raw[4*i:]))
+			if want != nil && d != want[i] {
+				return nil, fmt.Errorf("%w: %s wrote D[%d][%d] = %d but the golden model gives %d", ErrCheckFailed, pl.name(), i/p.N, i%p.N, d, want[i])
+			}
+			sums[r][i] = (sums[r][i] + int64(d)%mod) % mod
+		}
+	}
+	cr := make([][]int32, len(j.moduli))
+	for r := range cr {
+		cr[r] = make([]int32, mn)
+		for i, v := range sums[r] {
+			cr[r][i] = int32(v)
+		}
+	}
+	c := j.crtPlan.Reconstruct(cr, 0, p.M, 0, p.N)
+	ozaki.Epilogue(c, j.alpha, j.p.Beta, j.c0)
+	rep.Notes = append(rep.Notes, fmt.Sprintf("numerics full: the %d INT8 residue GEMMs ran functionally (INT32 planes read back from simulated memory); the CRT reconstruction follows package ozaki/crt", len(j.diagPlans)))
+	if p.Check {
+		want := crt.GEMMTile(j.crtPlan, j.ra, j.rb, 0, p.M, 0, p.N)
+		ozaki.Epilogue(want, j.alpha, j.p.Beta, j.c0)
+		if err := sameFloat64s("C", c, want, p.N); err != nil {
+			return nil, err
+		}
+		rep.Notes = append(rep.Notes, "check: every INT32 plane and C equal the golden model (package ozaki/crt) bit for bit")
+	}
+	return c, nil
+}
