@@ -151,8 +151,8 @@ type gpuGEMMPlan struct {
 	ldb, ldc       int64 // elements between rows of B and of C (N unless they are column ranges of wider matrices)
 	// epi, when set, replaces the epilogue's store of C (the accumulators
 	// are final and readable in src): lu-fused's update and TRSM epilogues.
-	epi func(e *emitter, bi, bj int, src isa.Buffer)
-	nrb, ncb, nkt  int   // row blocks, column blocks, k-steps
+	epi           func(e *emitter, bi, bj int, src isa.Buffer)
+	nrb, ncb, nkt int // row blocks, column blocks, k-steps
 	// sh and ops: the pieces staged per k-step, the MMAs over them and
 	// the accumulators of an emulated GEMM (emulated_kernel.go); ops is
 	// nil for a plain GEMM (one A, one B, one MMA, one accumulator).

@@ -40,7 +40,7 @@ type luJob struct {
 	refErr error
 	// golden factors (numerics sampled), computed before the run
 	golden *luGolden
-	gpu    *luGPUJob // a GPU run: the job that embeds this one
+	gpu    *luGPUJob                // a GPU run: the job that embeds this one
 	paths  map[*arch.Kernel]luPaths // GM bytes per path of each kernel (bounds)
 	outs   []Output
 }
