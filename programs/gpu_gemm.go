@@ -149,15 +149,15 @@ type gpuGEMMPlan struct {
 	gmA, gmB, gmC  int64 // global-memory addresses
 	lda            int64 // elements between rows of A in global memory (K unless A is a column range of a wider matrix)
 	ldb, ldc       int64 // elements between rows of B and of C (N unless they are column ranges of wider matrices)
-	// epi, when set, replaces the epilogue's store of C (the accumulators
-	// are final and readable in src): lu-fused's update and TRSM epilogues.
-	epi           func(e *emitter, bi, bj int, src isa.Buffer)
-	nrb, ncb, nkt int // row blocks, column blocks, k-steps
+	nrb, ncb, nkt  int   // row blocks, column blocks, k-steps
 	// sh and ops: the pieces staged per k-step, the MMAs over them and
 	// the accumulators of an emulated GEMM (emulated_kernel.go); ops is
 	// nil for a plain GEMM (one A, one B, one MMA, one accumulator).
 	sh  gpuShape
 	ops *gpuOperands
+	// epi, when set, replaces the epilogue's store of C (the accumulators
+	// are final and readable in src): lu-fused's update and TRSM epilogues.
+	epi func(e *emitter, bi, bj int, src isa.Buffer)
 }
 
 // Flag ids of the pipeline (per lane pair).
