@@ -73,10 +73,26 @@ func buildLUGPU(f *File, m *machines.Machine, o Options) (Job, error) {
 	// The CTA tile: the library's default for a GEMM whose epilogue reads
 	// C (the trailing update), or tiling.bm/bn/bk; one tile for every
 	// kernel so that TRSM and updates share the k order.
-	probe, err := newGPUGEMMPlan(f.Path, GEMMParams{Kind: "lu-fused", M: p.NB, N: p.NB, K: p.NB,
-		Tiling: Tiling{BM: p.Tiling.BM, BN: p.Tiling.BN, BK: p.Tiling.BK}}, m, fp.FP16, gpuShape{readsC: true})
+	// Keys given replace the default tile's (its stages and warps stay).
+	probe, err := newGPUGEMMPlan(f.Path, GEMMParams{Kind: "lu-fused", M: p.NB, N: p.NB, K: p.NB}, m, fp.FP16, gpuShape{readsC: true})
 	if err != nil {
 		return nil, err
+	}
+	if tl := p.Tiling; tl != (LUTiling{}) {
+		d := probe.t
+		tt := Tiling{BM: d.bm, BN: d.bn, BK: d.bk, Stages: d.stages, Warps: d.warps}
+		if tl.BM != 0 {
+			tt.BM = tl.BM
+		}
+		if tl.BN != 0 {
+			tt.BN = tl.BN
+		}
+		if tl.BK != 0 {
+			tt.BK = tl.BK
+		}
+		if probe, err = newGPUGEMMPlan(f.Path, GEMMParams{Kind: "lu-fused", M: p.NB, N: p.NB, K: p.NB, Tiling: tt}, m, fp.FP16, gpuShape{readsC: true}); err != nil {
+			return nil, err
+		}
 	}
 	if probe.lane != gpu.LaneMatrix {
 		return nil, bad("kind", "lu-fused needs FP16 %s on %s", probe.tg.units, m.Name)
@@ -401,9 +417,7 @@ func (j *luGPUJob) diagGrids(i int) []isa.Grid {
 	chunkRows := int64(32)
 	smem := chunkRows * nb * 4
 	regs := (nb*nb/threads + 64) * threads // the block spread over the threads' registers
-	if regs > j.tg.registers/4 {
-		regs = j.tg.registers / 4 / threads * threads
-	}
+	regs = min(regs, j.tg.registers/4/threads*threads, int64(j.tg.maxRegsPerThread)*threads)
 	res := isa.Resources{SharedBytes: smem, Registers: regs, Warps: warps}
 	src := pl.a + (int64(i)*nb*n+int64(i)*nb)*tb
 	getrf := isa.Grid{Name: fmt.Sprintf("getrf%d", i), CTAs: 1, Resources: res, TimingOnly: true,
