@@ -264,6 +264,16 @@ func luSubEpilogue(pl *gpuGEMMPlan, e *emitter, bi, bj int, src isa.Buffer, tb i
 	sc := gpu.Scale(pl.accAt(0), pl.accAt(0), n, -alpha)
 	sc.Dst.Buf, sc.Src.Buf, sc.Src1.Buf = src, src, src
 	e.emit(sc)
+	// The bands go through shared memory at 0. The multistage and
+	// shared-operand pipelines order the copy lane after the k-loop's last
+	// shared-memory reads (their drained tokens); the register-staged one
+	// does not (its copy lane waits for the last LDS write only), so there
+	// the first band's copy waits for the vector units, which waited for
+	// the MMAs.
+	staged := pl.t.regStaged
+	if staged {
+		e.setFlag(gpu.LaneVector, gpu.LaneCopy, 3)
+	}
 	band := dma.FractalBytes(cSliceRows, nn, fp.FP32)
 	rf16 := pl.rfC + dma.FractalBytes(cSliceRows, t.bn, fp.FP32) // FP16 C band (fp16 trailing)
 	cf := fp.FP32
@@ -272,7 +282,7 @@ func luSubEpilogue(pl *gpuGEMMPlan, e *emitter, bi, bj int, src isa.Buffer, tb i
 	}
 	for r := 0; r < mm; r += cSliceRows {
 		rows := min(cSliceRows, mm-r)
-		if r > 0 {
+		if r > 0 || staged {
 			e.waitFlag(gpu.LaneVector, gpu.LaneCopy, 3)
 		}
 		e.emit(gpu.CopyToShared(0, off+int64(r)*pl.ldc*tb, rows, int64(nn)*tb, int64(nn)*tb, pl.ldc*tb))
