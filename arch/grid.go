@@ -49,11 +49,12 @@ type gridRunner struct {
 	cores   []GridCore
 	grids   []isa.Grid
 	times   []GridTimes
-	launch  sim.Time // launch latency of a kernel
-	cur     int      // grid running (len(grids): done)
-	next    int      // next CTA of grid cur to start
-	running int      // CTAs of grid cur resident
-	started bool     // grid cur's launch latency has passed
+	done    []func(sim.Time) // per grid: called when it finishes (host-launched grids), or nil
+	launch  sim.Time         // launch latency of a kernel
+	cur     int              // grid running (len(grids): done)
+	next    int              // next CTA of grid cur to start
+	running int              // CTAs of grid cur resident
+	started bool             // grid cur's launch latency has passed
 }
 
 // startGrids checks that every grid's CTAs fit the machine's cores and
@@ -128,12 +129,48 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 			return // cores wake the scheduler as CTAs finish
 		}
 		t.Finished = now
+		fin := gr.cur
 		gr.cur++
 		gr.next, gr.started = 0, false
 		if gr.cur < len(gr.grids) {
 			gr.times[gr.cur].Launched = now
 		}
+		if fin < len(gr.done) && gr.done[fin] != nil {
+			gr.done[fin](now) // may append the host's next grid
+		}
 	}
+}
+
+// hostGrid appends grid g, launched by the host at now, to the grid
+// scheduler (created on first use); done is called when its last CTA has
+// finished. Grids run in launch order, one after the other.
+func (c *Chip) hostGrid(g isa.Grid, now sim.Time, done func(sim.Time)) error {
+	if c.grids == nil {
+		if err := c.startGrids(nil); err != nil {
+			return err
+		}
+	}
+	gr := c.grids
+	if g.CTAs < 1 || g.CTA == nil {
+		return fmt.Errorf("grid %q: needs at least one CTA and a CTA stream", g.Name)
+	}
+	if len(gr.cores) > 0 {
+		if err := gr.cores[0].Admit(g.Resources); err != nil {
+			return fmt.Errorf("grid %q: a CTA does not fit a core of machine %s: %w", g.Name, c.M.Name, err)
+		}
+	}
+	gr.grids = append(gr.grids, g)
+	gr.times = append(gr.times, GridTimes{Name: g.Name, CTAs: g.CTAs})
+	for len(gr.done) < len(gr.grids)-1 {
+		gr.done = append(gr.done, nil)
+	}
+	gr.done = append(gr.done, done)
+	if gr.cur == len(gr.grids)-1 {
+		gr.times[gr.cur].Launched = now
+		gr.next, gr.started = 0, false
+		gr.waker.Wake(now + gr.launch)
+	}
+	return nil
 }
 
 // dispatch starts waiting CTAs of g, breadth first over the cores, while

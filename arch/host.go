@@ -85,6 +85,7 @@ type Kernel struct {
 	Traffic Traffic
 
 	stream  func(core int) isa.Stream
+	grid    *isa.Grid // a kernel grid (GPU kinds): its CTAs go to the chip's block scheduler
 	deps    []*Kernel
 	left    int
 	started bool
@@ -172,6 +173,23 @@ func (h *Host) Launch(name, zone string, cores []int, stream func(core int) isa.
 	}
 	dur := sim.CeilPS(h.chip.M.Host.LaunchNS * 1e3)
 	h.tasks = append(h.tasks, &hostTask{kind: taskLaunch, stage: "launch", dur: dur, kernels: []*Kernel{k}})
+	return k
+}
+
+// LaunchGrid appends the launch of a kernel grid (GPU kinds: CTAs
+// scheduled onto the SMs/CUs by the chip's block scheduler) in the chip's
+// one stream: the kernel holds every core, so it starts after every kernel
+// launched before it and the kernels in after have finished, and kernels
+// run one after the other (the host's own work overlaps them). The grid's
+// launch latency (the kind's core.launch_ns) comes on top of the host's
+// launch cost.
+func (h *Host) LaunchGrid(name, zone string, g isa.Grid, after ...*Kernel) *Kernel {
+	cores := make([]int, len(h.chip.cores))
+	for i := range cores {
+		cores[i] = i
+	}
+	k := h.Launch(name, zone, cores, nil, after...)
+	k.grid = &g
 	return k
 }
 
@@ -316,6 +334,18 @@ func (h *Host) startKernel(k *Kernel, now sim.Time) {
 	for _, core := range k.Cores {
 		h.queue[core] = h.queue[core][1:]
 		h.running[core] = k
+	}
+	if k.grid != nil {
+		err := h.chip.hostGrid(*k.grid, now, func(end sim.Time) {
+			for _, core := range k.Cores {
+				h.running[core] = nil
+			}
+			h.kernelDone(k, end)
+		})
+		if err != nil {
+			h.chip.Fail(fmt.Errorf("kernel %q: %w", k.Name, err))
+		}
+		return
 	}
 	for _, core := range k.Cores {
 		h.chip.cores[core].Load(k.stream(core))

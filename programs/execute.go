@@ -131,7 +131,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 			used = append(used, i)
 		}
 	}
-	if len(prog.Grids) > 0 { // the block scheduler may use every core
+	if len(prog.Grids) > 0 || len(chip.GridTimes()) > 0 { // the block scheduler (or the host's grids) may use every core
 		for i := range st.Cores {
 			used = append(used, i)
 		}

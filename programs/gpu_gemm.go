@@ -148,12 +148,16 @@ type gpuGEMMPlan struct {
 	regs           int64 // 32-bit registers of a CTA
 	gmA, gmB, gmC  int64 // global-memory addresses
 	lda            int64 // elements between rows of A in global memory (K unless A is a column range of a wider matrix)
+	ldb, ldc       int64 // elements between rows of B and of C (N unless they are column ranges of wider matrices)
 	nrb, ncb, nkt  int   // row blocks, column blocks, k-steps
 	// sh and ops: the pieces staged per k-step, the MMAs over them and
 	// the accumulators of an emulated GEMM (emulated_kernel.go); ops is
 	// nil for a plain GEMM (one A, one B, one MMA, one accumulator).
 	sh  gpuShape
 	ops *gpuOperands
+	// epi, when set, replaces the epilogue's store of C (the accumulators
+	// are final and readable in src): lu-fused's update and TRSM epilogues.
+	epi func(e *emitter, bi, bj int, src isa.Buffer)
 }
 
 // Flag ids of the pipeline (per lane pair).
@@ -428,6 +432,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	pl.nkt = (p.K + t.bk - 1) / t.bk
 	align := func(x int64) int64 { return (x + 511) &^ 511 }
 	pl.lda = int64(p.K)
+	pl.ldb, pl.ldc = int64(p.N), int64(p.N)
 	pl.gmA = 0
 	pl.gmB = align(pl.gmA + int64(p.M)*int64(p.K)*es)
 	pl.gmC = align(pl.gmB + int64(p.K)*int64(p.N)*es)
@@ -496,7 +501,7 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 	return func(yield func(isa.Instr) bool) {
 		e := newEmitter(yield, pl.mach)
 		mma := pl.lane
-		t, p := pl.t, &pl.p
+		t := pl.t
 		mm, nn := pl.rows(bi), pl.cols(bj)
 		fetch := func(kt int) {
 			s := kt % t.stages
@@ -508,7 +513,7 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 				e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, pl.lda*es))
 			}
 			for x := 0; x < pl.sh.b; x++ {
-				e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, int64(p.N)*es))
+				e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, pl.ldb*es))
 			}
 			e.setFlag(gpu.LaneCopy, gpu.LaneLoad, s)
 		}
@@ -562,7 +567,7 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 // accumulators in tensor memory are first read into registers
 // (tcgen05.ld, on the ldsm lane).
 func (pl *gpuGEMMPlan) epilogue(e *emitter, bi, bj int) {
-	t, p := pl.t, &pl.p
+	t := pl.t
 	src := pl.tg.accBuf
 	if pl.tmem() {
 		bytes := int64(pl.sh.accs()) * dma.FractalBytes(t.bm, t.bn, pl.out) // every accumulator tile
@@ -577,13 +582,17 @@ func (pl *gpuGEMMPlan) epilogue(e *emitter, bi, bj int) {
 		e.setFlag(pl.lane, gpu.LaneStore, gpuFlagStore)
 		e.waitFlag(pl.lane, gpu.LaneStore, gpuFlagStore)
 	}
+	if pl.epi != nil {
+		pl.epi(e, bi, bj, src)
+		return
+	}
 	if pl.ops != nil {
 		pl.emulatedEpilogue(e, bi, bj, src)
 		return
 	}
 	cb := int64(pl.out.Bytes())
-	st := gpu.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*int64(p.N)+int64(bj*t.bn))*cb, pl.rfAcc, pl.rows(bi), pl.cols(bj),
-		int64(p.N)*cb, pl.out, pl.out, fp.RNE, false)
+	st := gpu.StoreAccumulators(pl.gmC+(int64(bi*t.bm)*pl.ldc+int64(bj*t.bn))*cb, pl.rfAcc, pl.rows(bi), pl.cols(bj),
+		pl.ldc*cb, pl.out, pl.out, fp.RNE, false)
 	st.Src.Buf = src
 	e.emit(st)
 }
@@ -604,7 +613,7 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
 	return func(yield func(isa.Instr) bool) {
 		e := newEmitter(yield, pl.mach)
 		mma := pl.lane
-		t, p := pl.t, &pl.p
+		t := pl.t
 		mm, nn := pl.rows(bi), pl.cols(bj)
 		es := pl.es
 		fetch := func(kt int) {
@@ -616,7 +625,7 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
 				e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, pl.lda*es))
 			}
 			for x := 0; x < pl.sh.b; x++ {
-				e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, int64(p.N)*es))
+				e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, pl.ldb*es))
 			}
 			e.setFlag(gpu.LaneCopy, mma, s)
 		}
@@ -664,7 +673,7 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 	return func(yield func(isa.Instr) bool) {
 		e := newEmitter(yield, pl.mach)
 		mma := pl.lane
-		t, p := pl.t, &pl.p
+		t := pl.t
 		mm, nn := pl.rows(bi), pl.cols(bj)
 		es := pl.es
 		ldsA, ldsB := pl.stage(0)
@@ -676,7 +685,7 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 				e.emit(gpu.CopyToRegisters(pl.rfStage+int64(x)*stA, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, int64(t.bk)*es, pl.lda*es))
 			}
 			for x := 0; x < pl.sh.b; x++ {
-				e.emit(gpu.CopyToRegisters(pl.rfStageB+int64(x)*stB, pl.gmBOf(x)+(int64(kt*t.bk)*int64(p.N)+int64(bj*t.bn))*es, kk, int64(nn)*es, int64(t.bn)*es, int64(p.N)*es))
+				e.emit(gpu.CopyToRegisters(pl.rfStageB+int64(x)*stB, pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn))*es, kk, int64(nn)*es, int64(t.bn)*es, pl.ldb*es))
 			}
 			e.setFlag(gpu.LaneCopy, gpu.LaneStore, 0)
 		}

@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "lu-fused", Params: reflect.TypeFor[LUParams](), Machines: []string{"davinci"}, Example: "lu-fused.yaml",
+	register(&Kind{Name: "lu-fused", Params: reflect.TypeFor[LUParams](), Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "lu-fused.yaml",
 		Summary: "HPL-MxP: blocked LU without pivoting (FP16 cube GEMMs, host FP32 diagonal blocks, TRSM as GEMM, look-ahead, multi-iteration fusion) + FP64 refinement",
 		Build:   buildLU})
 }
@@ -40,11 +40,15 @@ type luJob struct {
 	refErr error
 	// golden factors (numerics sampled), computed before the run
 	golden *luGolden
+	gpu    *luGPUJob                // a GPU run: the job that embeds this one
 	paths  map[*arch.Kernel]luPaths // GM bytes per path of each kernel (bounds)
 	outs   []Output
 }
 
 func buildLU(f *File, m *machines.Machine, o Options) (Job, error) {
+	if m.DaVinci() == nil {
+		return buildLUGPU(f, m, o) // lu_gpu.go
+	}
 	p := LUParams{NB: DefaultNB} // before decoding: an explicit nb: 0 stays 0 and is refused
 	if err := f.Decode(&p, o); err != nil {
 		return nil, err
@@ -55,6 +59,9 @@ func buildLU(f *File, m *machines.Machine, o Options) (Job, error) {
 	p.fusedFromL1(m)
 	if err := p.validate(f.Path, m); err != nil {
 		return nil, err
+	}
+	if p.Diag != "" && p.Diag != "host" {
+		return nil, fmt.Errorf("%s: key \"diag\": %q applies to GPU machines (the CUDA cores); on davinci machines the host factors the diagonal blocks", f.Path, p.Diag)
 	}
 	if !m.HasHost() {
 		return nil, fmt.Errorf("%s: machine %s has no host section: lu-fused needs a host CPU and link (see ascend-910a)", f.Path, m.Name)
@@ -415,7 +422,15 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 	rep.Program = map[string]any{"kind": "lu-fused", "n": p.N, "nb": p.NB, "n_fused": p.NFused, "n_fusion": p.NFusion,
 		"look_ahead": *p.LookAhead, "trailing": p.Trailing, "refinement": p.Refinement, "seed": p.Seed, "numerics": p.Numerics,
 		"tiling": p.Tiling}
-	rep.Flops = &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: "HPL-MxP 2/3·n³ + 3/2·n² over the whole solve; peak = FP16 cube peak"}
+	conv := "HPL-MxP 2/3·n³ + 3/2·n² over the whole solve; peak = FP16 cube peak"
+	if pl.gpu {
+		// A GPU run (lu_gpu.go): no fusion-zone cores, its CTA tile.
+		delete(rep.Program, "n_fusion")
+		rep.Program["tiling"] = j.gpu.tiling()
+		rep.Program["diag"] = p.Diag
+		conv = "HPL-MxP 2/3·n³ + 3/2·n² over the whole solve; peak = dense FP16 tensor peak"
+	}
+	rep.Flops = &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: conv}
 	if total > 0 {
 		rep.Flops.TFLOPS = flops / total / 1e12
 		rep.Flops.PeakFraction = flops / total / peak
@@ -477,9 +492,15 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 		z.Seconds += (k.Finished - k.Started).Seconds()
 		z.Flops += k.Flops
 		z.GMBytes += k.GMBytes
+		if pl.gpu {
+			z.GMBytes += float64(k.Traffic.GM()) // GPU kernels: the bytes their CTAs requested
+		}
 		z.HBMBytes += float64(k.Traffic.HBM())
 		l2Read[k.Zone] += float64(k.Traffic.L2Read)
 		gmRead[k.Zone] += float64(k.Traffic.GMRead)
+		if pl.gpu {
+			continue // the DaVinci bounds (cube, GM paths) do not apply
+		}
 		if z.Bound == nil {
 			z.Bound = &report.Bound{}
 		}
@@ -498,7 +519,9 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 		if rb := gmRead[name]; rb > 0 {
 			z.L2HitRate = l2Read[name] / rb
 		}
-		finishBound(z.Bound, z.Flops, z.Seconds)
+		if z.Bound != nil {
+			finishBound(z.Bound, z.Flops, z.Seconds)
+		}
 	}
 	sec.HostStagesSeconds = map[string]float64{}
 	for k, v := range j.host.StageTimes() {

@@ -32,7 +32,7 @@ var luRNE = fp.Options{Round: fp.RNE}
 
 // luGoldenRun factors the matrix of mat as the plan's program does.
 func luGoldenRun(pl *luPlan, mat *luMatrix) (*luGolden, error) {
-	model, err := cube.Preset(pl.mach.DaVinci().Cube.Numerics)
+	model, err := cube.Preset(pl.mach.NumericsPreset())
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +191,14 @@ func (g *luGolden) update(pl *luPlan, model cube.Model, z band, i0, i1 int) erro
 						if g.a32 != nil {
 							t := float32(acc[r*pl.bn+c] * alpha)
 							g.a32[k] = g.a32[k] - t
+							continue
+						}
+						if pl.gpu {
+							// GPU epilogue (CUTLASS's linear combination in
+							// FP32): C widened, C − acc·(1/s) in FP32, the
+							// result rounded to FP16 (RNE).
+							t := float32(acc[r*pl.bn+c] * alpha)
+							g.a16[k] = uint16(fp.FromFloat32(fp.F16ToF32(g.a16[k])-t, fp.FP16, luRNE))
 							continue
 						}
 						// FP16 epilogue: product to FP16 (RNE, saturating),

@@ -36,6 +36,10 @@ type LUParams struct {
 	// Check compares the simulated factors with the golden model (full
 	// numerics; a mismatch fails the run).
 	Check bool `mapstructure:"check"`
+	// Diag is where the diagonal blocks are factored and inverted on GPU
+	// machines: host (default, as on DaVinci) or gpu (timed on the CUDA
+	// cores). DaVinci runs accept only host.
+	Diag string `mapstructure:"diag"`
 }
 
 // LURefinement configures the FP64 refinement on the host.

@@ -18,6 +18,9 @@ type luPlan struct {
 	tb         int // bytes per trailing-matrix element (4 fp32, 2 fp16)
 	bm, bn, bk int
 	F          int // n_fused
+	// gpu: the plan of a GPU run (lu_gpu.go): only the sizes, the GM layout
+	// and the golden model's tiles are used; its fp16 epilogue is the GPU's.
+	gpu bool
 
 	// GM layout (bytes).
 	a          int64    // trailing matrix n×n (fp32 or fp16), row-major
