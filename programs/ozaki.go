@@ -40,6 +40,10 @@ type OzakiParams struct {
 	// MaxMantissaBits caps what dynamic precision may use: beyond it ADP
 	// falls back (or, without fallback, uses the cap).
 	MaxMantissaBits int `mapstructure:"max_mantissa_bits"` // default 200
+	// GEMMs is grouped (default: the INT8 GEMMs in one launch, as a grouped
+	// or strided-batched GEMM — CUTLASS's grouped GEMM, cuBLAS's
+	// gemmStridedBatched) or separate (one launch each).
+	GEMMs string `mapstructure:"gemms"`
 	// Slices fixes the slice count (precision fixed or forced) instead of
 	// mantissa_bits.
 	Slices   int    `mapstructure:"slices"`
@@ -211,6 +215,12 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	if !tg.hasMatrix(fp.INT8) {
 		return nil, bad("machine", "the slice GEMMs need INT8 %s; %s has none", tg.units, tg.describe())
+	}
+	if op.GEMMs == "" {
+		op.GEMMs = "grouped"
+	}
+	if op.GEMMs != "grouped" && op.GEMMs != "separate" {
+		return nil, bad("gemms", "must be grouped or separate (got %+q)", op.GEMMs)
 	}
 	if op.Method == "" {
 		op.Method = ozakiI
@@ -636,6 +646,32 @@ func (j *ozakiJob) recombineGrid() isa.Grid {
 	})
 }
 
+// gemmGrids are the INT8 GEMMs' launches: one grid holding every GEMM's
+// blocks, in order (gemms: grouped — a grouped GEMM: the blocks of all
+// GEMMs share the machine, one launch), or one grid each (separate).
+// Grouping needs one block shape; GEMMs whose tiles differ launch apart.
+func (j *ozakiJob) gemmGrids(name string) []isa.Grid {
+	var grids []isa.Grid
+	for _, pl := range j.diagPlans {
+		g := pl.grid()
+		if j.p.GEMMs == "separate" || len(grids) == 0 || grids[len(grids)-1].Resources != g.Resources {
+			grids = append(grids, g)
+			continue
+		}
+		last := &grids[len(grids)-1]
+		last.Name = name
+		prev, prevN, cta := last.CTA, last.CTAs, g.CTA
+		last.CTA = func(i int) isa.Stream {
+			if i < prevN {
+				return prev(i)
+			}
+			return cta(i - prevN)
+		}
+		last.CTAs += g.CTAs
+	}
+	return grids
+}
+
 // nativeEpilogueGrid applies alpha and beta after the fallback's DGEMM
 // (which computes A·B into C): C = α·C + β·C0, two FP64 operations per
 // element and one more with β.
@@ -677,9 +713,7 @@ func (j *ozakiJob) Program() isa.Program {
 		}
 	} else {
 		grids = append(grids, j.sliceGrids()...)
-		for _, pl := range j.diagPlans {
-			grids = append(grids, pl.grid())
-		}
+		grids = append(grids, j.gemmGrids("ozaki/products")...)
 		grids = append(grids, j.recombineGrid())
 	}
 	return isa.Program{Name: "ozaki", Generated: true, Grids: grids}

@@ -208,9 +208,7 @@ func (j *ozakiJob) crtProgram() isa.Program {
 			writes: w, work: []vecWork{{ops * cnt, fp.INT32}}}
 	})
 	grids = append(grids, resA, resB)
-	for _, pl := range j.diagPlans {
-		grids = append(grids, pl.grid())
-	}
+	grids = append(grids, j.gemmGrids("ozaki2/products")...)
 	intOps := crtGarnerOps*nm*(nm-1)/2 + crtLimbOps*nm + crtConvertOps + j.nchunks*nm
 	fpOps := crtScaleOps
 	if j.alpha != 1 {

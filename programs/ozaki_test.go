@@ -36,7 +36,7 @@ func phaseNames(t *testing.T, res *Result) []string {
 // diagonal of the product set (s of them for the triangular set, 2s − 1
 // for the square one) and the recombination.
 func TestOzakiKernels(t *testing.T) {
-	small := []string{"program.m=200", "program.n=136", "program.k=300"}
+	small := []string{"program.m=200", "program.n=136", "program.k=300", "program.gemms=separate"}
 	diag := func(from, to int) []string {
 		var out []string
 		for d := from; d <= to; d++ {
@@ -65,8 +65,9 @@ func TestOzakiKernels(t *testing.T) {
 		{"h100-sxm", []string{"program.slices=3"}, join(adp, slice, diag(2, 4), rec)},
 		{"mi300x", []string{"program.mantissa_bits=63"}, join(adp, slice, diag(2, 9), rec)},
 		{"rtx-pro-6000", nil, join(adp, slice, diag(2, 8), rec)},
+		{"b200", []string{"program.gemms=grouped"}, join(adp, slice, []string{"ozaki/products"}, rec)},
 	} {
-		res, err := runOzaki(t, c.machine, append(c.sets, small...)...)
+		res, err := runOzaki(t, c.machine, append(append([]string{}, small...), c.sets...)...)
 		if err != nil {
 			t.Fatalf("%s %v: %v", c.machine, c.sets, err)
 		}
@@ -85,7 +86,7 @@ func TestOzakiKernels(t *testing.T) {
 // and C equal the golden model's bits.
 func TestOzakiChunks(t *testing.T) {
 	res, err := runOzaki(t, "b200", "program.m=16", "program.n=24", "program.k=40000", "program.slices=4", "program.precision=fixed",
-		"program.numerics=full", "program.check=true")
+		"program.numerics=full", "program.check=true", "program.gemms=separate")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +287,7 @@ func TestOzakiInfNaN(t *testing.T) {
 // kind, and 16 moduli are Grade A.
 func TestOzakiII(t *testing.T) {
 	small := []string{"program.method=ozaki-ii", "program.precision=", "program.m=72", "program.n=40", "program.k=100",
-		"program.numerics=full", "program.check=true"}
+		"program.numerics=full", "program.check=true", "program.gemms=separate"}
 	for _, c := range []struct {
 		machine string
 		sets    []string
@@ -323,7 +324,7 @@ func TestOzakiII(t *testing.T) {
 	}
 	// Beyond 131071 a modulus's GEMM runs per k-chunk.
 	res, err := runOzaki(t, "b200", "program.method=ozaki-ii", "program.precision=", "program.m=16", "program.n=8", "program.k=140000",
-		"program.moduli=3", "program.numerics=full", "program.check=true")
+		"program.moduli=3", "program.numerics=full", "program.check=true", "program.gemms=separate")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,6 +339,7 @@ func TestOzakiII(t *testing.T) {
 		want string
 	}{
 		{[]string{"program.method=ozaki-3"}, `key "method": must be ozaki-i or ozaki-ii`},
+		{[]string{"program.gemms=batched"}, `key "gemms": must be grouped or separate`},
 		{[]string{"program.moduli=12"}, `key "moduli": applies to method ozaki-ii`},
 		{[]string{"program.method=ozaki-ii"}, `key "precision": applies to method ozaki-i`},
 		{[]string{"program.method=ozaki-ii", "program.precision=", "program.moduli=25"}, `key "moduli": must be in`},
