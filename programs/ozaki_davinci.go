@@ -213,6 +213,23 @@ func (j *ozakiDaVinciJob) nativeFaster(s int) bool {
 	return 2*m*n*k/j.hostFP64Peak() <= emul
 }
 
+// nativeCost is the fallback's host work: the FP64 DGEMM with its
+// epilogue, reading A, B (and C0) and writing C once.
+func (j *ozakiDaVinciJob) nativeCost() (flops float64, bytes int64) {
+	p := &j.p.GEMMParams
+	m, k, n := float64(p.M), float64(p.K), float64(p.N)
+	b := 8 * (m*k + k*n + m*n)
+	flops = 2 * m * n * k
+	if j.alpha != 1 {
+		flops += m * n
+	}
+	if j.p.Beta != 0 {
+		b += 8 * m * n
+		flops += 2 * m * n
+	}
+	return flops, int64(b)
+}
+
 // layout places the digit matrices and the INT32 planes in GM and plans
 // one INT8 cube GEMM per (k-chunk, diagonal) over the diagonal's
 // concatenated slices: the digit matrices have ozaki.go's layout (layout's
@@ -332,15 +349,7 @@ func (j *ozakiDaVinciJob) buildHost(h *arch.Host) {
 		h.Compute(ozStageADP, ozakiHostInt32Flops*ozakiDecisionOps, 0, false, 1, nil)
 	}
 	if j.fallback {
-		bytes := 8 * (mk + kn + mn)
-		flops := 2 * mn * k
-		if j.alpha != 1 {
-			flops += mn
-		}
-		if j.p.Beta != 0 {
-			bytes += 8 * mn
-			flops += 2 * mn
-		}
+		flops, bytes := j.nativeCost()
 		var fn func() error
 		if full {
 			fn = func() error {
@@ -348,7 +357,7 @@ func (j *ozakiDaVinciJob) buildHost(h *arch.Host) {
 				return nil
 			}
 		}
-		h.Compute(ozStageNative, flops, int64(bytes), true, 0, fn)
+		h.Compute(ozStageNative, flops, bytes, true, 0, fn)
 		return
 	}
 	sliceOps := float64(ozakiSliceOps + ozakiSliceOpsEach*j.slices)
@@ -539,6 +548,14 @@ func (j *ozakiDaVinciJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Re
 		"inputs": p.Inputs, "numerics": p.Numerics, "phases": phases, "seconds_by_unit": where,
 		"fp64_on": "host (the NPU's vector unit has no FP64)"}
 	if !j.fallback {
+		// The alternative this machine has: the host's FP64 DGEMM (the
+		// fallback's task, as the host model would time it).
+		nf, nb := j.nativeCost()
+		nt := j.host.ComputeTime(nf, nb, true, 0).Seconds()
+		prog["native_dgemm_seconds"] = nt
+		if secs := st.Time.Seconds(); secs > 0 {
+			prog["speedup_over_native"] = nt / secs
+		}
 		prog["slices"] = j.slices
 		prog["slice_products"] = j.products()
 		prog["int8_gemms"] = len(j.gemms)
