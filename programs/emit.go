@@ -77,12 +77,24 @@ func (e *emitter) mmad(c, a, b int64, m, k, n int, init bool) {
 
 // mmadAs emits C (FP32, L0C) = A·B (+ C) with inputs of type f.
 func (e *emitter) mmadAs(c, a, b int64, m, k, n int, f fp.Format, init bool) {
-	e.emit(isa.Mmad(c, a, b, m, k, n, f, fp.FP32, init))
+	e.mmadTo(c, a, b, m, k, n, f, fp.FP32, init)
+}
+
+// mmadTo emits C (type out in L0C: FP32, or INT32 for INT8 inputs) = A·B
+// (+ C) with inputs of type in.
+func (e *emitter) mmadTo(c, a, b int64, m, k, n int, in, out fp.Format, init bool) {
+	e.emit(isa.Mmad(c, a, b, m, k, n, in, out, init))
 }
 
 // l0cToUB copies a rows×cols FP32 tile from L0C to UB, row-major and packed.
 func (e *emitter) l0cToUB(ub, l0c int64, rows, cols int) {
-	e.emit(isa.L0CCopy(l0cPipe, isa.Operand{Buf: isa.UB, Addr: ub}, l0c, rows, cols, int64(cols)*4, fp.FP32, fp.FP32, fp.RNE, false))
+	e.l0cToUBAs(ub, l0c, rows, cols, fp.FP32)
+}
+
+// l0cToUBAs copies a rows×cols tile of 4-byte type f (FP32, or INT32 from
+// the INT8 cube: no conversion) from L0C to UB, row-major and packed.
+func (e *emitter) l0cToUBAs(ub, l0c int64, rows, cols int, f fp.Format) {
+	e.emit(isa.L0CCopy(l0cPipe, isa.Operand{Buf: isa.UB, Addr: ub}, l0c, rows, cols, int64(cols)*4, f, f, fp.RNE, false))
 }
 
 // maxRepeat is the largest repeat count of one vector instruction.

@@ -24,8 +24,8 @@ func init() {
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{native: true})
 		}})
-	register(&Kind{Name: "igemm", Params: reflect.TypeFor[GEMMParams](), Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-igemm.yaml",
-		Summary: "INT8 GEMM with exact INT32 accumulation on the tensor cores (GPUs)",
+	register(&Kind{Name: "igemm", Params: reflect.TypeFor[GEMMParams](), Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "a100-igemm.yaml",
+		Summary: "INT8 GEMM with exact INT32 accumulation on the tensor cores (GPUs) or the INT8 cube (DaVinci)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{int8: true})
 		}})
@@ -71,6 +71,9 @@ func buildGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, err
 	pl, err := newGEMMPlan(f.Path, p, v, m)
 	if err != nil {
 		return nil, err
+	}
+	if v.int8 {
+		return newDaVinciIGEMM(f, pl)
 	}
 	j := &gemmJob{file: f.Path, pl: pl}
 	if p.Numerics != NumericsOff {

@@ -87,6 +87,8 @@ func (p *GEMMParams) defaults(v gemmVariant) {
 	if p.Tiling.BM == 0 && p.Tiling.BK == 0 && p.Tiling.BN == 0 {
 		if v.native {
 			p.Tiling = Tiling{BM: 128, BK: 64, BN: 128, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps}
+		} else if v.int8 {
+			p.Tiling = Tiling{BM: daVinciInt8Tile.BM, BK: daVinciInt8Tile.BK, BN: daVinciInt8Tile.BN, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps}
 		} else if p.Accumulation == "elementwise" && v.split {
 			p.Tiling = Tiling{BM: 96, BK: 64, BN: 96, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps}
 		} else {
@@ -156,6 +158,18 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 			return bad(d.key, "must be a positive multiple of 16 (cube alignment, SGEMM-cube Eq. 12); got %d", d.v)
 		}
 	}
+	if v.int8 {
+		// INT8 fractals are 16 rows × 32 bytes: A's k and B's n come in
+		// 32s (the cube's INT8 k step is 32).
+		for _, d := range []struct {
+			key string
+			v   int
+		}{{"tiling.bk", t.BK}, {"tiling.bn", t.BN}} {
+			if d.v%32 != 0 {
+				return bad(d.key, "must be a multiple of 32 for INT8 inputs (16×32 INT8 fractals); got %d", d.v)
+			}
+		}
+	}
 	if t.NFused < 0 {
 		return bad("tiling.nfused", "must be ≥ 0 (0 = largest that fits L1); got %d", t.NFused)
 	}
@@ -201,7 +215,10 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	if v.native && m.DaVinci().Cube.KStepFP32 == 0 {
 		return fmt.Errorf("%s: machine %s has no native FP32 cube (core.cube.kstep_fp32 = 0); use kind sgemm-cube, or a machine such as ascend-910b3", file, m.Name)
 	}
-	if !v.native && m.DaVinci().Cube.KStepFP16 == 0 {
+	if v.int8 && m.DaVinci().Cube.KStepINT8 == 0 {
+		return fmt.Errorf("%s: machine %s: the cube has no INT8 mode (core.cube.kstep_int8 = 0)", file, m.Name)
+	}
+	if !v.native && !v.int8 && m.DaVinci().Cube.KStepFP16 == 0 {
 		return fmt.Errorf("%s: machine %s: the cube has no FP16 mode (core.cube.kstep_fp16 = 0)", file, m.Name)
 	}
 	if strings.TrimSpace(p.Kind) == "" {

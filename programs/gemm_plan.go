@@ -32,11 +32,14 @@ type gemmPlan struct {
 	ncores int
 	round  fp.Rounding
 	sat    bool
-	in     fp.Format // cube input type: FP16, or FP32 for native sgemm
+	in     fp.Format // cube input type: FP16, FP32 for native sgemm, INT8 for igemm
+	out    fp.Format // L0C and C type: FP32, INT32 for igemm
+	lda    int64     // elements between rows of A in GM (K unless an operand is a column range of a wider matrix)
 	scale  float64   // 2^-sb
 
 	// GM layout.
 	a32, b32, aHi, aLo, bHi, bLo, c int64
+	a8, b8                          int64 // igemm's INT8 inputs
 	cTerm                           [3]int64
 	gmEnd                           int64
 
@@ -70,10 +73,14 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	if p.Cores > 0 {
 		pl.ncores = p.Cores
 	}
-	pl.in = fp.FP16
-	if v.native {
+	pl.in, pl.out = fp.FP16, fp.FP32
+	switch {
+	case v.native:
 		pl.in = fp.FP32
+	case v.int8:
+		pl.in, pl.out = fp.INT8, fp.INT32
 	}
+	pl.lda = int64(p.K)
 	eb := int64(pl.in.Bytes())
 	pl.round, _ = fp.ParseRounding(p.Split.Rounding)
 	pl.sat = *p.Split.Saturate
@@ -87,9 +94,14 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 		at = (at + bytes + 4095) &^ 4095
 		return a
 	}
-	pl.a32 = place(M * K * 4)
-	pl.b32 = place(K * N * 4)
-	if !v.native {
+	if v.int8 {
+		pl.a8 = place(M * K)
+		pl.b8 = place(K * N)
+	} else {
+		pl.a32 = place(M * K * 4)
+		pl.b32 = place(K * N * 4)
+	}
+	if !v.native && !v.int8 {
 		pl.aHi = place(M * K * 2)
 		pl.bHi = place(K * N * 2)
 	}
@@ -100,6 +112,8 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	pl.c = place(M * N * 4)
 	elementwise := v.split && p.Accumulation == "elementwise"
 	switch {
+	case v.int8:
+		pl.passes = []gemmPass{{name: "int8", aMats: []int64{pl.a8}, bMats: []int64{pl.b8}, prods: [][2]int{{0, 0}}, out: pl.c}}
 	case v.native:
 		pl.passes = []gemmPass{{name: "fp32", aMats: []int64{pl.a32}, bMats: []int64{pl.b32}, prods: [][2]int{{0, 0}}, out: pl.c}}
 	case !v.split:
@@ -177,7 +191,7 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	pl.l0cTile = int64(pl.bm * pl.bn * 4)
 	pl.l0cBuf = int64(pl.maxProds) * pl.l0cTile
 	if pl.l0cBuf > int64(buf.L0C) {
-		return nil, bad("tiling", "%d FP32 tiles of bm·bn = %d·%d exceed L0C (%d bytes)", pl.maxProds, pl.bm, pl.bn, int64(buf.L0C))
+		return nil, bad("tiling", "%d %s tiles of bm·bn = %d·%d exceed L0C (%d bytes)", pl.maxProds, pl.out, pl.bm, pl.bn, int64(buf.L0C))
 	}
 	pl.nC = 1
 	if double && 2*pl.l0cBuf <= int64(buf.L0C) {
@@ -191,7 +205,7 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 		ubNeed = 3 * pl.ubTile
 	}
 	if ubNeed > int64(buf.UB) {
-		return nil, bad("tiling", "%d FP32 tiles of bm·bn = %d·%d exceed UB (%d bytes)", ubNeed/pl.ubTile, pl.bm, pl.bn, int64(buf.UB))
+		return nil, bad("tiling", "%d %s tiles of bm·bn = %d·%d exceed UB (%d bytes)", ubNeed/pl.ubTile, pl.out, pl.bm, pl.bn, int64(buf.UB))
 	}
 	pl.nU = 1
 	if double && !elementwise && 2*ubNeed <= int64(buf.UB) {

@@ -14,7 +14,7 @@ import (
 func (pl *gemmPlan) stream(core int) isa.Stream {
 	return func(yield func(isa.Instr) bool) {
 		e := newEmitter(yield, pl.mach)
-		if !pl.v.native {
+		if !pl.v.native && !pl.v.int8 { // igemm's INT8 inputs go to the cube as they are
 			pl.emitSplit(e, core)
 			e.syncAll()
 		}
@@ -189,7 +189,7 @@ type gemmState struct {
 
 // emitRowBlock emits row block i, column blocks [j0, j1), of one pass.
 func (pl *gemmPlan) emitRowBlock(e *emitter, st *gemmState, ps *gemmPass, i, j0, j1 int) {
-	K, N := int64(pl.p.K), int64(pl.p.N)
+	N, lda := int64(pl.p.N), pl.lda
 	eb := int64(pl.in.Bytes())
 	rows := pl.rows(i)
 	for g := 0; g < pl.groups && e.ok(); g++ {
@@ -200,8 +200,8 @@ func (pl *gemmPlan) emitRowBlock(e *emitter, st *gemmState, ps *gemmPass, i, j0,
 		for ai, a := range ps.aMats {
 			for kb := kb0; kb < kb1; kb++ {
 				dst := pl.l1A + (int64(ai)*int64(pl.nfused)+int64(kb-kb0))*pl.aBlk
-				src := a + (int64(i*pl.bm)*K+int64(kb*pl.bk))*eb
-				e.copy2D(isa.MTE2, l1Op(dst), gmOp(src), rows, int64(pl.depth(kb))*eb, int64(pl.bk)*eb, K*eb)
+				src := a + (int64(i*pl.bm)*lda+int64(kb*pl.bk))*eb
+				e.copy2D(isa.MTE2, l1Op(dst), gmOp(src), rows, int64(pl.depth(kb))*eb, int64(pl.bk)*eb, lda*eb)
 			}
 		}
 		e.setFlag(isa.MTE2, isa.MTE1, fA)
@@ -258,7 +258,7 @@ func (pl *gemmPlan) emitRowBlock(e *emitter, st *gemmState, ps *gemmPass, i, j0,
 					a := int64(q)*pl.l0aBuf + int64(pr[0])*pl.aBlk
 					b := int64(q)*pl.l0bBuf + int64(pr[1])*pl.bBlk
 					init := ps.elementwise || kb == kb0
-					e.mmadAs(l0c+int64(pi)*pl.l0cTile, a, b, rows, depth, cols, pl.in, init)
+					e.mmadTo(l0c+int64(pi)*pl.l0cTile, a, b, rows, depth, cols, pl.in, pl.out, init)
 				}
 				e.setFlag(isa.M, isa.MTE1, fL0+q)
 				if ps.elementwise {
@@ -294,11 +294,11 @@ func (pl *gemmPlan) emitTileOut(e *emitter, st *gemmState, ps *gemmPass, i, j, r
 	}
 	e.waitFlag(isa.M, isa.V, fL0C+c)
 	e.waitFlag(isa.MTE3, isa.V, fUB+u)
-	e.l0cToUB(tileT, l0c, rows, cols)
+	e.l0cToUBAs(tileT, l0c, rows, cols, pl.out)
 	e.setFlag(isa.V, isa.M, fL0C+c)
 	if g > 0 {
 		e.waitFlag(isa.MTE2, isa.V, fUB+u)
-		e.vec(isa.VAdd, tileT, tileP, tileT, rows*cols, fp.FP32, fp.FP32, 0, fp.RNE, false)
+		e.vec(isa.VAdd, tileT, tileP, tileT, rows*cols, pl.out, pl.out, 0, fp.RNE, false)
 		e.setFlag(isa.V, isa.MTE2, fUB+u)
 	}
 	e.setFlag(isa.V, isa.MTE3, fUB+u)

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "ozaki", Params: reflect.TypeFor[OzakiParams](), Machines: []string{"nvidia-sm", "amd-cu"}, Example: "b200-ozaki.yaml",
+	register(&Kind{Name: "ozaki", Params: reflect.TypeFor[OzakiParams](), Machines: []string{"nvidia-sm", "amd-cu", "davinci"}, Example: "b200-ozaki.yaml",
 		Summary: "FP64 GEMM from INT8 matrix units (Ozaki scheme I with ESC and ADP, as cuBLAS's emulated DGEMM): scan, ESC, slicing, INT8 slice GEMMs, FP64 recombination — or the native DGEMM fallback",
 		Build:   buildOzaki})
 }
@@ -182,6 +182,9 @@ func ozakiDiagonals(s int, square bool) []ozakiDiag {
 func ozakiSlicesFor(bits int) int { return (bits + 1 + 7) / 8 }
 
 func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
+	if m.Kind == "davinci" {
+		return buildOzakiDaVinci(f, m, o) // ozaki_davinci.go
+	}
 	bad := func(key, format string, a ...any) error {
 		return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
 	}
@@ -201,101 +204,11 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err := p.gpuDefaults(f.Path); err != nil {
 		return nil, err
 	}
-	if p.SampleTiles < 1 {
-		return nil, bad("sample_tiles", "must be ≥ 1 (got %d)", p.SampleTiles)
-	}
-	if (p.Inputs.A == "") != (p.Inputs.B == "") {
-		return nil, bad("inputs.a", "give both inputs.a and inputs.b (.npy files, float64 or float32), or neither")
-	}
-	if p.Inputs.A != "" && op.Test2 != nil {
-		return nil, bad("test2", "draws A and B itself: leave inputs.a and inputs.b unset")
-	}
-	if err := checkInputs(f, p); err != nil {
-		return nil, err
-	}
 	if !tg.hasMatrix(fp.INT8) {
 		return nil, bad("machine", "the slice GEMMs need INT8 %s; %s has none", tg.units, tg.describe())
 	}
-	if op.GEMMs == "" {
-		op.GEMMs = "grouped"
-	}
-	if op.GEMMs != "grouped" && op.GEMMs != "separate" {
-		return nil, bad("gemms", "must be grouped or separate (got %+q)", op.GEMMs)
-	}
-	if op.Method == "" {
-		op.Method = ozakiI
-	}
-	switch op.Method {
-	case ozakiI:
-		if op.Moduli != 0 {
-			return nil, bad("moduli", "applies to method ozaki-ii")
-		}
-	case ozakiII:
-		for _, d := range []struct {
-			key string
-			set bool
-		}{{"precision", op.Precision != ""}, {"slices", op.Slices != 0}, {"esc_block", op.ESCBlock != 0}, {"products", op.Products != ""},
-			{"max_mantissa_bits", op.MaxMantissaBits != 0}, {"fallback", op.Fallback != nil}} {
-			if d.set {
-				return nil, bad(d.key, "applies to method ozaki-i (slices, ADP); ozaki-ii takes moduli or mantissa_bits")
-			}
-		}
-		op.Precision = ozakiFixed // no ESC: the scan only finds the scales (and Inf/NaN)
-	default:
-		return nil, bad("method", "must be ozaki-i or ozaki-ii (got %+q)", op.Method)
-	}
-	if op.Precision == "" {
-		op.Precision = ozakiDynamic
-	}
-	switch op.Precision {
-	case ozakiFixed, ozakiForced, ozakiDynamic:
-	default:
-		return nil, bad("precision", "must be fixed, forced or dynamic (got %+q)", op.Precision)
-	}
-	if op.MantissaBits == 0 {
-		op.MantissaBits = 53
-	}
-	if op.MantissaBits < 1 || op.MantissaBits > ozakiMaxBits {
-		return nil, bad("mantissa_bits", "must be in 1..%d (got %d)", ozakiMaxBits, op.MantissaBits)
-	}
-	if op.MaxMantissaBits == 0 {
-		op.MaxMantissaBits = ozakiMaxBits
-	}
-	if op.MaxMantissaBits < op.MantissaBits || op.MaxMantissaBits > ozakiMaxBits {
-		return nil, bad("max_mantissa_bits", "must be in mantissa_bits..%d = %d..%d (got %d)", ozakiMaxBits, op.MantissaBits, ozakiMaxBits, op.MaxMantissaBits)
-	}
-	if op.Test2 != nil {
-		if p.M != p.K || p.K != p.N || p.M < 2 {
-			return nil, bad("test2", "Test 2 matrices are square: m = k = n ≥ 2 (got %d×%d×%d)", p.M, p.K, p.N)
-		}
-		if *op.Test2 < 0 || *op.Test2 > 500 {
-			return nil, bad("test2", "the exponent span b must be in 0..500 (got %d)", *op.Test2)
-		}
-	}
-	maxSlices := ozakiSlicesFor(ozakiMaxBits)
-	if op.Slices != 0 {
-		if op.Precision == ozakiDynamic {
-			return nil, bad("slices", "applies to precision fixed or forced (dynamic: ADP chooses the slices)")
-		}
-		if op.Slices < 1 || op.Slices > maxSlices {
-			return nil, bad("slices", "must be in 1..%d (got %d)", maxSlices, op.Slices)
-		}
-	}
-	if op.ESCBlock == 0 {
-		op.ESCBlock = min(ozakiDefaultESCBlk, p.K)
-	}
-	if op.ESCBlock < 1 || op.ESCBlock > p.K {
-		return nil, bad("esc_block", "must be in 1..k = 1..%d (got %d)", p.K, op.ESCBlock)
-	}
-	if op.Products == "" {
-		op.Products = "triangular"
-	}
-	if op.Products != "triangular" && op.Products != "square" {
-		return nil, bad("products", "must be triangular or square (got %+q)", op.Products)
-	}
-	if op.Fallback == nil {
-		t := true
-		op.Fallback = &t
+	if err := ozakiCheckParams(f, &op); err != nil {
+		return nil, err
 	}
 	j := &ozakiJob{file: f.Path, p: op, tg: tg, mach: m, alpha: 1}
 	if op.Alpha != nil {

@@ -170,7 +170,6 @@ func TestOzakiBadInput(t *testing.T) {
 		{"b200", []string{"program.products=diagonal"}, `key "products"`},
 		{"b200", []string{"program.max_mantissa_bits=40"}, `key "max_mantissa_bits"`},
 		{"b200", []string{"program.unit=vector"}, `key "unit": does not apply to ozaki`},
-		{"ascend-910a", nil, `program kind ozaki runs on nvidia-sm, amd-cu machines`},
 		{"b200", []string{"program.m=1048577"}, `key "m"`},
 		{"b200", []string{"program.inputs.distribution=gaussian"}, `key "inputs.distribution": must be uniform, uniform-nonneg or between`},
 		{"b200", []string{"program.inputs.distribution=between", "program.inputs.low=1"}, `key "inputs.high": distribution between needs finite low < high`},

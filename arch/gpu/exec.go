@@ -340,7 +340,7 @@ func (core *Core) mmad(t *cta, in *isa.Instr) error {
 		return err
 	}
 	if in.In == fp.INT8 && in.Out == fp.INT32 {
-		intMMA(in.M, in.K, in.N, a, b, c, in.Init)
+		cube.MMADInt8(in.M, in.K, in.N, a, b, c, in.Init)
 		return nil
 	}
 	if in.In == fp.FP64 && in.Out == fp.FP64 {
@@ -420,29 +420,6 @@ func (core *Core) accCopy(t *cta, in *isa.Instr) error {
 		}
 	}
 	return nil
-}
-
-// intMMA is C (m×n INT32, fractal) = A (m×k INT8) · B (k×n INT8) + (init ?
-// 0 : C), exact in 32-bit two's complement (the integer MMAs' accumulators
-// wrap; the sum's order does not change the result).
-func intMMA(m, k, n int, a, b, c []byte, init bool) {
-	_, ak := cube.FractalBlock(8)
-	pk := (k + ak - 1) / ak * ak // A's padded columns
-	pn := (n + 31) / 32 * 32     // B's padded columns (INT8 blocks are 16×32)
-	pc := (n + 15) / 16 * 16     // C's padded columns
-	for i := 0; i < m; i++ {
-		for j := 0; j < n; j++ {
-			ci := cube.FractalIndex(i, j, pc, 32) * 4
-			var acc int32
-			if !init {
-				acc = int32(binary.LittleEndian.Uint32(c[ci:]))
-			}
-			for x := 0; x < k; x++ {
-				acc += int32(int8(a[cube.FractalIndex(i, x, pk, 8)])) * int32(int8(b[cube.FractalIndex(x, j, pn, 8)]))
-			}
-			binary.LittleEndian.PutUint32(c[ci:], uint32(acc))
-		}
-	}
 }
 
 // widen returns 8-bit element patterns as the 32-bit words cube.MMAD takes.

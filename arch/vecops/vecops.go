@@ -61,10 +61,14 @@ func Binary(op isa.VecOp) bool {
 }
 
 // Check returns an error when the vector operation in is not computed:
-// arithmetic is modeled on FP16 and FP32, casts between any formats.
+// arithmetic is modeled on FP16 and FP32, INT32 addition (the partial sums
+// of INT8 GEMMs), casts between any formats.
 func Check(in *isa.Instr) error {
+	if in.In == fp.INT32 && in.VOp == isa.VAdd {
+		return nil
+	}
 	if in.VOp != isa.VCast && in.In != fp.FP32 && in.In != fp.FP16 {
-		return fmt.Errorf("vector %s: arithmetic on %s is not modeled (fp16, fp32)", in.VOp, in.In)
+		return fmt.Errorf("vector %s: arithmetic on %s is not modeled (fp16, fp32; int32 add)", in.VOp, in.In)
 	}
 	return nil
 }
@@ -90,6 +94,13 @@ func Scalar(in *isa.Instr) float64 {
 // (s0 unused by VDup, s1 only by binary operations), scalar being
 // Scalar(in). Operands hold elements of in.In (dst: of OutFormat(in)).
 func Apply(in *isa.Instr, dst, s0, s1 []byte, n int, scalar float64) {
+	if in.In == fp.INT32 && in.VOp == isa.VAdd {
+		// INT32 addition wraps (two's complement), as the vector unit's.
+		for i := 0; i < n; i++ {
+			binary.LittleEndian.PutUint32(dst[4*i:], binary.LittleEndian.Uint32(s0[4*i:])+binary.LittleEndian.Uint32(s1[4*i:]))
+		}
+		return
+	}
 	rne := fp.Options{Round: fp.RNE}
 	castOpt := fp.Options{Round: in.Round, Saturate: in.Saturate}
 	outF := OutFormat(in)
