@@ -91,7 +91,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	var chip *arch.Chip
 	progress, every := hooks.progress(&chip)
 	chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
-		Progress: progress, ProgressEvery: every})
+		Progress: progress, ProgressEvery: every, FastForward: opts.FastForward})
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -153,8 +153,22 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		}
 		res.Failure = err
 	}
+	for _, s := range st.FastForward {
+		rep.Notes = append(rep.Notes, fastForwardNote(s, chip.Clock().Hz()))
+	}
 	rep.Memory.SetHBMIntensity()
 	rep.SetEnergy(st, &m.Power)
 	res.Outputs = job.Outputs()
 	return res, nil
+}
+
+// fastForwardNote describes one skip of a fast-forwarded run.
+func fastForwardNote(s arch.FastForwardSkip, hz float64) string {
+	kind := fmt.Sprintf("approximate: the run's time is within ±%.3g %% of the full simulation's if the skipped waves' durations stay within the measured spread", 100*s.Bound)
+	if s.Exact {
+		kind = "the measured waves were identical (duration and every counter): exact if the skipped ones are too"
+	}
+	return fmt.Sprintf("fast-forward: kernel %s: skipped %d waves of %d blocks (blocks %d–%d, %.6g s) after measuring waves of %.6g s (spread %.3g %%), not simulating ~%d events; %s",
+		s.Grid, s.Waves, s.WaveCTAs, s.FromCTA, s.FromCTA+s.Waves*s.WaveCTAs-1, s.Shift.Seconds(), s.Period.Seconds(),
+		100*float64(s.Spread)/float64(max(s.Period, 1)), s.Events, kind)
 }

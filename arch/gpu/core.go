@@ -772,3 +772,27 @@ func (core *Core) Finalize(end sim.Time) arch.CoreStats {
 	st.VectorRepeats = core.vectorRepeats
 	return st
 }
+
+// Counters implements arch.GridCore: the core's statistics as Finalize
+// would give them at now, without closing anything (the open interval of
+// each lane counts up to now); a buffer's Mean holds its occupancy
+// integral over [0, now] in byte·ps, not a mean.
+func (core *Core) Counters(now sim.Time) arch.CoreStats {
+	st := arch.CoreStats{Lanes: make([]arch.LaneStats, numLanes), Buffers: make([]arch.BufferStats, len(core.occ)), Finish: core.fin}
+	for i := range core.lanes {
+		l := &core.lanes[i]
+		st.Lanes[i] = l.stats
+		if now > l.since {
+			st.Lanes[i].Time[l.state] += now - l.since
+		}
+		st.Instrs += l.stats.Instrs
+	}
+	for b, o := range core.occ {
+		if o != nil {
+			st.Buffers[b] = arch.BufferStats{Capacity: o.Capacity, Peak: o.Peak(), Mean: o.Mean(now) * float64(now)}
+		}
+	}
+	st.PathBytes = append([]int64(nil), core.pathBytes...)
+	st.VectorRepeats = core.vectorRepeats
+	return st
+}
