@@ -89,8 +89,8 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	}
 	if ff := opts.FastForward; ff != nil {
 		switch {
-		case ff.Measure < 2 || ff.Tail < 1 || !(ff.Tolerance >= 0):
-			return nil, fmt.Errorf("fast-forward: measure %d waves (at least 2), tail %d (at least 1), tolerance %v (at least 0)", ff.Measure, ff.Tail, ff.Tolerance)
+		case ff.Measure < 2 || ff.Tail < 1 || !(ff.Tolerance >= 0) || !(ff.Mix >= 0):
+			return nil, fmt.Errorf("fast-forward: measure %d waves (at least 2), tail %d (at least 1), tolerance %v and mix %v (at least 0)", ff.Measure, ff.Tail, ff.Tolerance, ff.Mix)
 		case opts.Mode != Timing:
 			return nil, errors.New("fast-forward skips CTAs, whose results a functional run computes: use it with numerics off or sampled")
 		case opts.Observer != nil:
@@ -316,6 +316,9 @@ func (c *Chip) ffSnapshot(now sim.Time) ffSnap {
 	}
 	for _, core := range c.grids.cores {
 		cs := core.Counters(now)
+		if ff := c.grids.ff; ff.lanes == nil {
+			ff.lanes, ff.paths = make([]struct{}, len(cs.Lanes)), len(cs.PathBytes)
+		}
 		for _, l := range cs.Lanes {
 			for _, t := range l.Time {
 				s.ints = append(s.ints, int64(t))
@@ -331,18 +334,21 @@ func (c *Chip) ffSnapshot(now sim.Time) ffSnap {
 	return s
 }
 
-// ffAdd adds scale times the counters' increase from a to b to what the
-// skips add; each lane's time by cause is rounded so that it adds up to
-// shift (every picosecond of a lane has one cause).
-func (c *Chip) ffAdd(ff *fastForward, a, b *ffSnap, scale float64, shift sim.Time) {
-	add := func(k int) int64 { return int64(math.Round(float64(b.ints[k]-a.ints[k]) * scale)) }
-	k := 0
-	for ; k < 13; k++ {
-		ff.ints[k] += add(k)
+// ffAdd adds scale times the increase from a to b of the counters that
+// follow time — events, each lane's time by cause (rounded so that it adds
+// up to shift: every picosecond of a lane has one cause), the channels'
+// and buffers' integrals — to what the skips add, and returns the scaled
+// increase of every counter (ffWork completes the rest at the grid's end).
+func (c *Chip) ffAdd(ff *fastForward, a, b *ffSnap, scale float64, shift sim.Time) (win []float64) {
+	win = make([]float64, len(b.ints))
+	for k := range b.ints {
+		win[k] = float64(b.ints[k]-a.ints[k]) * scale
 	}
-	for _, core := range c.grids.cores {
-		cs := core.Counters(b.t) // the layout: lanes, paths
-		for range cs.Lanes {
+	add := func(k int) int64 { return int64(math.Round(win[k])) }
+	ff.ints[0] += add(0) // events
+	k := ffGlobal
+	for range c.grids.cores {
+		for range ff.lanes {
 			sum, big := int64(0), k
 			for x := 0; x < int(NumCauses); x++ {
 				d := add(k + x)
@@ -353,17 +359,84 @@ func (c *Chip) ffAdd(ff *fastForward, a, b *ffSnap, scale float64, shift sim.Tim
 				}
 			}
 			ff.ints[big] += int64(shift) - sum
-			k += int(NumCauses)
-			ff.ints[k] += add(k) // instructions
-			k++
+			k += int(NumCauses) + 1
 		}
-		for range len(cs.PathBytes) + 1 {
-			ff.ints[k] += add(k)
-			k++
-		}
+		k += ff.paths + 1
 	}
-	for x := range ff.floats {
+	for x := 1; x < len(ff.floats); x++ { // not the flops (work)
 		ff.floats[x] += (b.floats[x] - a.floats[x]) * scale
+	}
+	return win
+}
+
+// ffGlobal is the number of chip-wide ints of an ffSnap.
+const ffGlobal = 13
+
+// ffWork adds the work of a grid's skipped CTAs — instructions by lane,
+// path and GM bytes, vector repeats, flops — at the end of the grid (at
+// now): per CTA, what the grid's simulated CTAs did from start to now
+// (exact when its CTAs do the same work, as a GEMM's full tiles), spread
+// over the cores as their simulated share. The cache hits and misses
+// follow the GM bytes at the hit rates of the measured waves (win, summed
+// over the grid's skips).
+func (c *Chip) ffWork(ff *fastForward, start *ffSnap, now sim.Time, simulated, skipped int, win []float64) {
+	end := c.ffSnapshot(now)
+	r := float64(skipped) / float64(max(simulated, 1))
+	d := func(k int) int64 { return end.ints[k] - start.ints[k] }
+	exact := func(k int) int64 { return int64(math.Round(float64(d(k)) * r)) }
+	gmRead, gmWrite := exact(1), exact(2)
+	ff.ints[1] += gmRead
+	ff.ints[2] += gmWrite
+	ff.ints[7] += gmRead
+	ff.ints[8] += gmWrite
+	ff.ints[12] += gmWrite
+	// Cache counters at the measured rates per GM byte.
+	var l2Read, llcRead int64
+	if w := win[1] + win[2]; w > 0 {
+		f := float64(gmRead+gmWrite) / w
+		for _, k := range []int{3, 4, 5, 6} {
+			ff.ints[k] += int64(math.Round(win[k] * f))
+		}
+		l2Read, llcRead = int64(math.Round(win[9]*f)), int64(math.Round(win[10]*f))
+		ff.ints[9] += l2Read
+		ff.ints[10] += llcRead
+	}
+	ff.ints[11] += gmRead - l2Read - llcRead
+	ff.floats[0] += (end.floats[0] - start.floats[0]) * r
+	// Per core: each class (a lane's instructions, a path's bytes, the
+	// vector repeats) gets its exact total, spread by the cores' shares.
+	cores := len(c.grids.cores)
+	block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
+	var classes []int // offsets in a core's block
+	for l := range ff.lanes {
+		classes = append(classes, l*(int(NumCauses)+1)+int(NumCauses))
+	}
+	for p := 0; p <= ff.paths; p++ {
+		classes = append(classes, len(ff.lanes)*(int(NumCauses)+1)+p)
+	}
+	for _, off := range classes {
+		var sum int64
+		for i := range cores {
+			sum += d(ffGlobal + i*block + off)
+		}
+		total := int64(math.Round(float64(sum) * r))
+		if sum == 0 || total == 0 {
+			continue
+		}
+		// Largest remainder: the shares add up to total.
+		given := int64(0)
+		best, bestRem := 0, -1.0
+		for i := range cores {
+			k := ffGlobal + i*block + off
+			share := float64(total) * float64(d(k)) / float64(sum)
+			n := int64(share)
+			ff.ints[k] += n
+			given += n
+			if rem := share - float64(n); rem > bestRem {
+				best, bestRem = k, rem
+			}
+		}
+		ff.ints[best] += total - given
 	}
 }
 
@@ -402,7 +475,7 @@ func (c *Chip) ffApply(st *Stats, end sim.Time) {
 			st.L2Utilisation += mean(ch.MeanUtilisation(end), fl[2+i]) / float64(n)
 		}
 	}
-	k, f := 13, 2+len(c.l2BWs)
+	k, f := ffGlobal, 2+len(c.l2BWs)
 	for i := range st.Cores {
 		cs := &st.Cores[i]
 		cs.Instrs = 0
@@ -433,12 +506,6 @@ func (c *Chip) ffApply(st *Stats, end sim.Time) {
 		cs.Finish = c.reported(cs.Finish)
 	}
 	st.FastForward = append([]FastForwardSkip(nil), ff.skips...)
-	for i := range st.FastForward {
-		if full > 0 {
-			s := &st.FastForward[i]
-			s.Bound = float64(s.Waves) * float64(s.Spread) / float64(full)
-		}
-	}
 }
 
 // GMSpan is the global-memory bytes a transfer touches: rows of RowBytes

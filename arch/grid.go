@@ -60,9 +60,13 @@ type gridRunner struct {
 	running int      // CTAs of grid cur resident
 	started bool     // grid cur's launch latency has passed
 
-	ff    *fastForward // nil: every CTA is simulated
-	wave  int          // CTAs of grid cur placed by its first dispatch (0: not yet known)
-	snaps []ffSnap     // counters at the dispatch of each wave's first CTA (grid cur)
+	ff      *fastForward // nil: every CTA is simulated
+	wave    int          // CTAs of grid cur placed by its first dispatch (0: not yet known)
+	snaps   []ffSnap     // counters at the dispatch of each wave's first CTA (grid cur)
+	start   ffSnap       // counters when grid cur started
+	skipped int          // CTAs of grid cur skipped
+	win     []float64    // the increments its skips scaled (ffAdd)
+	check   int          // the skip whose tail waves are being checked (-1: none)
 }
 
 // startGrids checks that every grid's CTAs fit the machine's cores and
@@ -92,6 +96,7 @@ func (c *Chip) startGrids(grids []isa.Grid) error {
 	}
 	if c.opts.FastForward != nil {
 		gr.ff = &fastForward{FastForward: *c.opts.FastForward}
+		gr.check = -1
 	}
 	gr.waker = sim.NewWaker(c.eng, gridPriority, gr)
 	c.eng.Register(gr)
@@ -140,6 +145,9 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 				return
 			}
 			gr.started, t.Started = true, now
+			if gr.ff != nil {
+				gr.start = gr.chip.ffSnapshot(now)
+			}
 		}
 		gr.dispatch(g, now)
 		if gr.wave == 0 {
@@ -149,6 +157,10 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 			return // cores wake the scheduler as CTAs finish
 		}
 		t.Finished = now
+		if gr.skipped > 0 {
+			gr.chip.ffWork(gr.ff, &gr.start, now, g.CTAs-gr.skipped, gr.skipped, gr.win)
+			gr.skipped, gr.win = 0, nil
+		}
 		gr.cur++
 		gr.next, gr.started = 0, false
 		gr.wave, gr.snaps = 0, gr.snaps[:0]
@@ -208,8 +220,12 @@ func (gr *gridRunner) Blocked() (bool, string) {
 // identical in duration and in every counter, and the skipped ones too);
 // GEMM grids in this engine are not exactly periodic (CTAs of a wave meet
 // different L2 hits and memory contention, and drift over the cores), so
-// in general it is an approximation whose error the measured spread
-// bounds only if the skipped waves stay within it (FastForwardSkip).
+// in general it is an approximation. What it checks: the measured waves'
+// durations and stall mix within the tolerances before a skip, and the
+// Tail waves simulated after it within the tolerance of the measured
+// period (FastForwardSkip.Checked) — which catches a grid whose later
+// CTAs differ (ozaki's scan: A's rows, then B's columns) but not one
+// whose CTAs differ only inside the skipped range.
 // Timing-only runs without an observer or a host.
 type FastForward struct {
 	// Measure is the number of consecutive waves measured before a skip
@@ -221,11 +237,18 @@ type FastForward struct {
 	// Tail is the number of full waves simulated after the skipped ones,
 	// before the grid's last, partial wave (at least 1).
 	Tail int
+	// Mix is the largest spread over the measured waves of a lane's
+	// fraction of time in a cause (busy, each stall; the mean over the
+	// cores) that allows a skip: durations can repeat while the stall mix
+	// still drifts (a tensor-bound GEMM's copy lane moves from bandwidth
+	// stalls to waiting for free stages over many waves).
+	Mix float64
 }
 
-// DefaultFastForward measures 4 waves, allows 0.5 % spread and simulates
-// the last 2 full waves.
-var DefaultFastForward = FastForward{Measure: 4, Tolerance: 0.005, Tail: 2}
+// DefaultFastForward measures 4 waves, allows 0.5 % spread of their
+// durations and 1 percentage point of their lanes' stall mix, and
+// simulates the last 2 full waves.
+var DefaultFastForward = FastForward{Measure: 4, Tolerance: 0.005, Mix: 0.01, Tail: 2}
 
 // FastForwardSkip is one skip of a fast-forwarded run.
 type FastForwardSkip struct {
@@ -243,16 +266,22 @@ type FastForwardSkip struct {
 	// Events is the engine events the skipped waves stand for (not in
 	// Stats.Events, which counts the events simulated).
 	Events uint64
-	// Bound is the relative error of the run's time the skip could cause
-	// if the skipped waves' durations stay within the measured spread:
-	// Waves·Spread over the run's time (filled at the end of the run).
-	Bound float64
+	// Tail is the mean duration of the Tail waves simulated after the
+	// skip (0 until they ran), and Checked reports that it is within the
+	// tolerance (and the measured spread) of Period: the grid's later
+	// waves are still like the measured ones. A skip whose check failed
+	// makes the result unreliable (programs.Execute then runs the full
+	// simulation).
+	TailPeriod sim.Time
+	Checked    bool
 }
 
 // fastForward is the grid runner's fast-forward state.
 type fastForward struct {
 	FastForward
 	skips  []FastForwardSkip
+	lanes  []struct{} // a core's lanes and paths (the ffSnap layout)
+	paths  int
 	shift  sim.Time  // sum of the skips' shifts
 	ints   []int64   // counters the skips add (ffSnap layout)
 	floats []float64 // float counters and integrals they add
@@ -270,6 +299,15 @@ type ffSnap struct {
 // waves repeat within the tolerance, skips.
 func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	ff := gr.ff
+	if c := gr.check; c >= 0 {
+		sk := &ff.skips[c]
+		if gr.next == sk.FromCTA+(sk.Waves+ff.Tail)*sk.WaveCTAs {
+			sk.TailPeriod = (now - sk.At) / sim.Time(ff.Tail)
+			dev := math.Abs(float64(sk.TailPeriod - sk.Period))
+			sk.Checked = dev <= ff.Tolerance*float64(sk.Period)+float64(sk.Spread)
+			gr.check = -1
+		}
+	}
 	gr.snaps = append(gr.snaps, gr.chip.ffSnapshot(now))
 	if len(gr.snaps) > ff.Measure+1 {
 		gr.snaps = append(gr.snaps[:0], gr.snaps[1:]...)
@@ -277,7 +315,9 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	if len(gr.snaps) < ff.Measure+1 {
 		return
 	}
-	j := (g.CTAs-gr.next)/gr.wave - ff.Tail
+	// Leave Tail full waves after the skipped ones and the dispatch of
+	// one more CTA (when the check is made).
+	j := (g.CTAs-gr.next-1)/gr.wave - ff.Tail
 	if j < 1 {
 		return
 	}
@@ -291,6 +331,28 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	total := last.t - first.t
 	m := float64(ff.Measure)
 	if float64(hi-lo) > ff.Tolerance*float64(total)/m {
+		return
+	}
+	if !gr.chip.ffSteady(s, ff.Mix) {
+		return
+	}
+	// The measured and the skipped CTAs must run the same instructions,
+	// addresses aside: skip only the waves up to the first that differs.
+	ref := ctaShape(g, gr.next-ff.Measure*gr.wave)
+	for c := gr.next - ff.Measure*gr.wave + 1; c < gr.next; c++ {
+		if !sameShape(g, c, ref) {
+			return
+		}
+	}
+	for w := 0; w < j; w++ {
+		for c := gr.next + w*gr.wave; c < gr.next+(w+1)*gr.wave; c++ {
+			if !sameShape(g, c, ref) {
+				j = w
+				break
+			}
+		}
+	}
+	if j < 1 {
 		return
 	}
 	exact := lo == hi
@@ -316,11 +378,20 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		ff.ints = make([]int64, len(last.ints))
 		ff.floats = make([]float64, len(last.floats))
 	}
-	gr.chip.ffAdd(ff, first, last, scale, shift)
+	win := gr.chip.ffAdd(ff, first, last, scale, shift)
+	if gr.win == nil {
+		gr.win = win
+	} else {
+		for k := range win {
+			gr.win[k] += win[k]
+		}
+	}
+	gr.skipped += j * gr.wave
 	ff.skips = append(ff.skips, FastForwardSkip{Grid: g.Name, At: now, FromCTA: gr.next, Waves: j, WaveCTAs: gr.wave,
 		Period: sim.Time(math.Round(float64(total) / m)), Spread: hi - lo, Shift: shift, Exact: exact,
 		Events: uint64(math.Round(float64(last.ints[0]-first.ints[0]) * scale))})
 	ff.shift += shift
+	gr.check = len(ff.skips) - 1
 	gr.next += j * gr.wave
 	gr.snaps = gr.snaps[:0]
 }
@@ -338,4 +409,60 @@ func (c *Chip) reported(t sim.Time) sim.Time {
 		}
 	}
 	return r
+}
+
+// ffSteady reports whether every lane's mean fraction of time in each
+// cause varied by at most mix over the waves between the snapshots s.
+func (c *Chip) ffSteady(s []ffSnap, mix float64) bool {
+	ff := c.grids.ff
+	cores := len(c.grids.cores)
+	block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
+	for l := range ff.lanes {
+		for x := 0; x < int(NumCauses); x++ {
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for w := 1; w < len(s); w++ {
+				var t int64
+				for i := range cores {
+					k := ffGlobal + i*block + l*(int(NumCauses)+1) + x
+					t += s[w].ints[k] - s[w-1].ints[k]
+				}
+				f := float64(t) / float64(s[w].t-s[w-1].t) / float64(cores)
+				lo, hi = min(lo, f), max(hi, f)
+			}
+			if hi-lo > mix {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ctaShape returns CTA c's instructions without their addresses.
+func ctaShape(g *isa.Grid, c int) []isa.Instr {
+	var out []isa.Instr
+	for in := range g.CTA(c) {
+		out = append(out, shapeOf(in))
+	}
+	return out
+}
+
+// shapeOf is in without its addresses (and source line).
+func shapeOf(in isa.Instr) isa.Instr {
+	in.Dst.Addr, in.Src.Addr, in.Src1.Addr, in.Line = 0, 0, 0, 0
+	return in
+}
+
+// sameShape reports whether CTA c runs the instructions of ref, addresses
+// aside.
+func sameShape(g *isa.Grid, c int, ref []isa.Instr) bool {
+	i := 0
+	same := true
+	for in := range g.CTA(c) {
+		if i >= len(ref) || shapeOf(in) != ref[i] {
+			same = false
+			break
+		}
+		i++
+	}
+	return same && i == len(ref)
 }

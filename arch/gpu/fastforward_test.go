@@ -79,8 +79,8 @@ func TestFastForwardExact(t *testing.T) {
 		t.Fatalf("skips %+v, want one per grid", fast.FastForward)
 	}
 	for _, s := range fast.FastForward {
-		if !s.Exact || s.Spread != 0 || s.Waves < 40 {
-			t.Errorf("skip %+v: want an exact skip of most waves", s)
+		if !s.Exact || s.Spread != 0 || s.Waves < 40 || !s.Checked || s.TailPeriod != s.Period {
+			t.Errorf("skip %+v: want an exact, checked skip of most waves", s)
 		}
 	}
 	if fast.Events >= full.Events/3 {

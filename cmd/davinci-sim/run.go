@@ -42,6 +42,7 @@ type runFlags struct {
 
 	fastForward bool    // --fast-forward: skip repeated waves of GPU grids
 	ffTolerance float64 // --fast-forward-tolerance
+	ffMix       float64 // --fast-forward-mix
 }
 
 func newRunCmd() *cobra.Command {
@@ -85,6 +86,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.StringVar(&f.traceWindow, "trace-window", "", "trace/view only this simulated time window, e.g. 0us..50us")
 	fl.BoolVar(&f.fastForward, "fast-forward", false, "GPU kernels, timing only: measure waves of blocks and skip the repeated ones (approximate; the notes say what was skipped and the bound)")
 	fl.Float64Var(&f.ffTolerance, "fast-forward-tolerance", arch.DefaultFastForward.Tolerance, "with --fast-forward: the largest relative spread of the measured waves' durations that allows a skip")
+	fl.Float64Var(&f.ffMix, "fast-forward-mix", arch.DefaultFastForward.Mix, "with --fast-forward: the largest spread of a lane's fraction of time in a cause over the measured waves that allows a skip")
 	fl.BoolVar(&f.view, "view", false, "show the run live in the terminal visualizer (without --trace: no flag marks, at most ~1 GiB of events)")
 	return cmd
 }
@@ -105,7 +107,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	opts := programs.Options{Machine: f.machine, Overrides: ovs, Numerics: f.numerics}
 	if f.fastForward {
 		ff := arch.DefaultFastForward
-		ff.Tolerance = f.ffTolerance
+		ff.Tolerance, ff.Mix = f.ffTolerance, f.ffMix
 		opts.FastForward = &ff
 	}
 	if seedSet {
