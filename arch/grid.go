@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -237,6 +238,8 @@ type FastForward struct {
 	// Tail is the number of full waves simulated after the skipped ones,
 	// before the grid's last, partial wave (at least 1).
 	Tail int
+	// Exclude lists grids (indices in the program) never skipped.
+	Exclude []int
 	// Mix is the largest spread over the measured waves of a lane's
 	// fraction of time in a cause (busy, each stall; the mean over the
 	// cores) that allows a skip: durations can repeat while the stall mix
@@ -276,6 +279,19 @@ type FastForwardSkip struct {
 	Checked    bool
 }
 
+// FastForwardCheckError stops a fast-forwarded run when the waves after a
+// skip did not take the measured period (FastForwardSkip.Checked): the
+// skipped waves were not like the measured ones. Run again with the grid
+// in FastForward.Exclude.
+type FastForwardCheckError struct {
+	Grid int // index of the grid in the program
+	Skip FastForwardSkip
+}
+
+func (e *FastForwardCheckError) Error() string {
+	return fmt.Sprintf("fast-forward: kernel %s: the waves after the skip took %v, the measured ones %v", e.Skip.Grid, e.Skip.TailPeriod, e.Skip.Period)
+}
+
 // fastForward is the grid runner's fast-forward state.
 type fastForward struct {
 	FastForward
@@ -306,13 +322,19 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			dev := math.Abs(float64(sk.TailPeriod - sk.Period))
 			sk.Checked = dev <= ff.Tolerance*float64(sk.Period)+float64(sk.Spread)
 			gr.check = -1
+			if !sk.Checked {
+				// Stop at once: the caller runs again without skips in
+				// this grid (FastForward.Exclude).
+				gr.chip.Fail(&FastForwardCheckError{Grid: gr.cur, Skip: *sk})
+				return
+			}
 		}
 	}
 	gr.snaps = append(gr.snaps, gr.chip.ffSnapshot(now))
 	if len(gr.snaps) > ff.Measure+1 {
 		gr.snaps = append(gr.snaps[:0], gr.snaps[1:]...)
 	}
-	if len(gr.snaps) < ff.Measure+1 {
+	if len(gr.snaps) < ff.Measure+1 || slices.Contains(ff.Exclude, gr.cur) {
 		return
 	}
 	// Leave Tail full waves after the skipped ones and the dispatch of

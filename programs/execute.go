@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -110,19 +111,20 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		return nil, fmt.Errorf("stopped before the run: %w", context.Cause(ctx))
 	}
 	st, err := chip.Run(prog)
+	// A fast-forward skip whose check failed stops the run: run again
+	// without skips in that kernel.
 	var ffFailed []arch.FastForwardSkip
-	if err == nil && opts.FastForward != nil {
-		for _, s := range st.FastForward {
-			if !s.Checked {
-				ffFailed = append(ffFailed, s)
-			}
+	for {
+		var ce *arch.FastForwardCheckError
+		if !errors.As(err, &ce) {
+			break
 		}
-	}
-	if len(ffFailed) > 0 {
-		// The grid's later waves were not like the measured ones: the
-		// skip cannot stand; run every block.
+		ffFailed = append(ffFailed, ce.Skip)
+		ff := *opts.FastForward
+		ff.Exclude = append(slices.Clip(ff.Exclude), ce.Grid)
+		opts.FastForward = &ff
 		if chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
-			Progress: progress, ProgressEvery: every}); err != nil {
+			Progress: progress, ProgressEvery: every, FastForward: opts.FastForward}); err != nil {
 			return nil, badInput(err)
 		}
 		if err := job.Prepare(chip); err != nil {
@@ -177,7 +179,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		rep.Notes = append(rep.Notes, fastForwardNote(s))
 	}
 	for _, s := range ffFailed {
-		rep.Notes = append(rep.Notes, "fast-forward: "+fastForwardNote(s)[len("fast-forward: "):]+"; so every block was simulated (the run above is the full simulation)")
+		rep.Notes = append(rep.Notes, fastForwardNote(s)+"; so the run was made again with every block of that kernel simulated")
 	}
 	if opts.FastForward != nil && len(st.FastForward) == 0 && len(ffFailed) == 0 {
 		rep.Notes = append(rep.Notes, "fast-forward: no kernel reached repeating waves (durations and stall mix within the tolerances); every block was simulated")

@@ -1,6 +1,7 @@
 package gpu_test
 
 import (
+	"errors"
 	"math"
 	"reflect"
 	"testing"
@@ -16,9 +17,12 @@ import (
 // periodicCTA is a CTA that every block of a grid runs alike: it reads the
 // same A and B k-tiles (after the first wave, L2 hits), multiplies them and
 // stores the same C tile, so every wave of the grid repeats the one before.
-func periodicCTA() isa.Stream {
+func periodicCTA() isa.Stream { return ctaAt(0) }
+
+// ctaAt is periodicCTA with its A and B tiles base bytes further.
+func ctaAt(base int64) isa.Stream {
 	const m, n, k, bk = 64, 64, 512, 64
-	const gmA, gmB, gmC = 0, 1 << 20, 2 << 20
+	gmA, gmB, gmC := base, base+1<<20, int64(2<<20)
 	const smA, smB = 0, 16 << 10
 	const rfC, rfA, rfB = 0, 32 << 10, 48 << 10
 	var ins []isa.Instr
@@ -108,5 +112,45 @@ func TestFastForwardExact(t *testing.T) {
 	fast.Events, fast.FastForward = full.Events, nil
 	if !reflect.DeepEqual(fast, full) {
 		t.Errorf("statistics differ:\n%+v fast-forwarded\n%+v in full", fast, full)
+	}
+}
+
+// A grid whose CTAs run the same instructions but whose later ones hit
+// in the L2 (the first 160 read tiles nobody read before, the rest one
+// tile): the measured waves repeat, the waves after the skip are faster,
+// the check fails and stops the run with a FastForwardCheckError; run
+// again with the grid excluded, it is the full simulation.
+func TestFastForwardCheck(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	g := isa.Grid{Name: "changing", CTAs: 8 * 60, CTA: func(c int) isa.Stream {
+		if c < 160 {
+			return ctaAt(int64(4+c) << 22)
+		}
+		return ctaAt(0)
+	}, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+	run := func(ff *arch.FastForward) (*arch.Stats, error) {
+		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: ff})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return chip.Run(isa.Program{Name: "changing", Grids: []isa.Grid{g}})
+	}
+	full, err := run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := arch.DefaultFastForward
+	_, err = run(&ff)
+	var ce *arch.FastForwardCheckError
+	if !errors.As(err, &ce) || ce.Grid != 0 || ce.Skip.Checked || ce.Skip.TailPeriod >= ce.Skip.Period {
+		t.Fatalf("got %v (%+v), want a failed check of grid 0 with faster waves after the skip", err, ce)
+	}
+	ff.Exclude = []int{0}
+	again, err := run(&ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Time != full.Time || len(again.FastForward) != 0 {
+		t.Errorf("excluded: time %v, skips %+v; full: %v", again.Time, again.FastForward, full.Time)
 	}
 }
