@@ -107,6 +107,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if _, _, hosted := chip.HostProgress(); hooks.Meter != nil && hosted {
 		hooks.Meter.host = chip
 	}
+	if _, _, hosted := chip.HostProgress(); hosted && opts.FastForward != nil {
+		return nil, badInput(errors.New("fast-forward: not with a host program (its tasks wait for the kernels by time)"))
+	}
 	if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("stopped before the run: %w", context.Cause(ctx))
 	}
@@ -181,7 +184,11 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	for _, s := range ffFailed {
 		rep.Notes = append(rep.Notes, fastForwardNote(s)+"; so the run was made again with every block of that kernel simulated")
 	}
-	if opts.FastForward != nil && len(st.FastForward) == 0 && len(ffFailed) == 0 {
+	switch {
+	case opts.FastForward == nil || len(st.FastForward) > 0 || len(ffFailed) > 0:
+	case len(prog.Grids) == 0:
+		rep.Notes = append(rep.Notes, "fast-forward: only kernel grids (GPU machines) have waves to skip; everything was simulated")
+	default:
 		rep.Notes = append(rep.Notes, "fast-forward: no kernel reached repeating waves (durations and stall mix within the tolerances); every block was simulated")
 	}
 	rep.Memory.SetHBMIntensity()
