@@ -6,7 +6,9 @@
 package arch
 
 import (
+	"errors"
 	"fmt"
+	"math"
 
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -34,6 +36,9 @@ type Options struct {
 	// Progress, if not nil, is called every ProgressEvery events.
 	Progress      func(now sim.Time, events uint64)
 	ProgressEvery uint64
+	// FastForward, if not nil, skips repeated waves of kernel grids
+	// (timing-only runs without an observer; see FastForward).
+	FastForward *FastForward
 }
 
 // Chip is a set of cores of one machine kind sharing global memory.
@@ -81,6 +86,16 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	}
 	if err := checkFootprint(m, kind, opts.Mode); err != nil {
 		return nil, err
+	}
+	if ff := opts.FastForward; ff != nil {
+		switch {
+		case ff.Measure < 2 || ff.Tail < 1 || !(ff.Tolerance >= 0) || !(ff.Mix >= 0):
+			return nil, fmt.Errorf("fast-forward: measure %d waves (at least 2), tail %d (at least 1), tolerance %v and mix %v (at least 0)", ff.Measure, ff.Tail, ff.Tolerance, ff.Mix)
+		case opts.Mode != Timing:
+			return nil, errors.New("fast-forward skips CTAs, whose results a functional run computes: use it with numerics off or sampled")
+		case opts.Observer != nil:
+			return nil, errors.New("fast-forward skips CTAs, which a trace or live view would miss: use it without --trace and --view")
+		}
 	}
 	var model cube.Model
 	if name := m.NumericsPreset(); name != "" {
@@ -226,6 +241,9 @@ func (c *Chip) Run(p isa.Program) (*Stats, error) {
 		}
 	}()
 	if c.host != nil {
+		if c.opts.FastForward != nil {
+			return nil, errors.New("fast-forward: not with a host program (its tasks wait for kernels by time)")
+		}
 		c.host.begin(c.eng.Now())
 	}
 	err := c.eng.Run()
@@ -267,7 +285,227 @@ func (c *Chip) stats() *Stats {
 	for _, core := range c.cores {
 		st.Cores = append(st.Cores, core.Finalize(end))
 	}
+	if c.grids != nil && c.grids.ff != nil && len(c.grids.ff.skips) > 0 {
+		c.ffApply(st, end)
+	}
 	return st
+}
+
+// ffSnapshot returns the run's counters at now (fast-forward): ints are
+// the events, the chip's byte counters and, per core, each lane's time by
+// cause and instructions, the path bytes and vector repeats; floats the
+// matrix flops, the channels' busy integrals and, per core, the buffers'
+// occupancy integrals. ffAdd and ffApply walk the same layout.
+func (c *Chip) ffSnapshot(now sim.Time) ffSnap {
+	s := ffSnap{t: now}
+	var l2h, l2m int64
+	for _, l2 := range c.l2s {
+		l2h += l2.HitBytes
+		l2m += l2.MissBytes
+	}
+	var llch, llcm int64
+	if c.llc != nil {
+		llch, llcm = c.llc.HitBytes, c.llc.MissBytes
+	}
+	tr := c.traffic
+	s.ints = append(s.ints, int64(c.eng.Events()), c.gmRead, c.gmWrite, l2h, l2m, llch, llcm,
+		tr.GMRead, tr.GMWrite, tr.L2Read, tr.LLCRead, tr.HBMRead, tr.HBMWrite)
+	s.floats = append(s.floats, c.mmadFlops, c.gmBW.MeanUtilisation(now)*float64(now))
+	for _, ch := range c.l2BWs {
+		s.floats = append(s.floats, ch.MeanUtilisation(now)*float64(now))
+	}
+	for _, core := range c.grids.cores {
+		cs := core.Counters(now)
+		if ff := c.grids.ff; ff.lanes == nil {
+			ff.lanes, ff.paths = make([]struct{}, len(cs.Lanes)), len(cs.PathBytes)
+		}
+		for _, l := range cs.Lanes {
+			for _, t := range l.Time {
+				s.ints = append(s.ints, int64(t))
+			}
+			s.ints = append(s.ints, int64(l.Instrs))
+		}
+		s.ints = append(s.ints, cs.PathBytes...)
+		s.ints = append(s.ints, cs.VectorRepeats)
+		for _, b := range cs.Buffers {
+			s.floats = append(s.floats, b.Mean)
+		}
+	}
+	return s
+}
+
+// ffAdd adds scale times the increase from a to b of the counters that
+// follow time — events, each lane's time by cause (rounded so that it adds
+// up to shift: every picosecond of a lane has one cause), the channels'
+// and buffers' integrals — to what the skips add, and returns the scaled
+// increase of every counter (ffWork completes the rest at the grid's end).
+func (c *Chip) ffAdd(ff *fastForward, a, b *ffSnap, scale float64, shift sim.Time) (win []float64) {
+	win = make([]float64, len(b.ints))
+	for k := range b.ints {
+		win[k] = float64(b.ints[k]-a.ints[k]) * scale
+	}
+	add := func(k int) int64 { return int64(math.Round(win[k])) }
+	ff.ints[0] += add(0) // events
+	k := ffGlobal
+	for range c.grids.cores {
+		for range ff.lanes {
+			sum, big := int64(0), k
+			for x := 0; x < int(NumCauses); x++ {
+				d := add(k + x)
+				ff.ints[k+x] += d
+				sum += d
+				if b.ints[k+x]-a.ints[k+x] > b.ints[big]-a.ints[big] {
+					big = k + x
+				}
+			}
+			ff.ints[big] += int64(shift) - sum
+			k += int(NumCauses) + 1
+		}
+		k += ff.paths + 1
+	}
+	for x := 1; x < len(ff.floats); x++ { // not the flops (work)
+		ff.floats[x] += (b.floats[x] - a.floats[x]) * scale
+	}
+	return win
+}
+
+// ffGlobal is the number of chip-wide ints of an ffSnap.
+const ffGlobal = 13
+
+// ffWork adds the work of a grid's skipped CTAs — instructions by lane,
+// path and GM bytes, vector repeats, flops — at the end of the grid (at
+// now): per CTA, what the grid's simulated CTAs did from start to now
+// (exact when its CTAs do the same work, as a GEMM's full tiles), spread
+// over the cores as their simulated share. The cache hits and misses
+// follow the GM bytes at the hit rates of the measured waves (win, summed
+// over the grid's skips).
+func (c *Chip) ffWork(ff *fastForward, start *ffSnap, now sim.Time, simulated, skipped int, win []float64) {
+	end := c.ffSnapshot(now)
+	r := float64(skipped) / float64(max(simulated, 1))
+	d := func(k int) int64 { return end.ints[k] - start.ints[k] }
+	exact := func(k int) int64 { return int64(math.Round(float64(d(k)) * r)) }
+	gmRead, gmWrite := exact(1), exact(2)
+	ff.ints[1] += gmRead
+	ff.ints[2] += gmWrite
+	ff.ints[7] += gmRead
+	ff.ints[8] += gmWrite
+	ff.ints[12] += gmWrite
+	// Cache counters at the measured rates per GM byte.
+	var l2Read, llcRead int64
+	if w := win[1] + win[2]; w > 0 {
+		f := float64(gmRead+gmWrite) / w
+		for _, k := range []int{3, 4, 5, 6} {
+			ff.ints[k] += int64(math.Round(win[k] * f))
+		}
+		l2Read, llcRead = int64(math.Round(win[9]*f)), int64(math.Round(win[10]*f))
+		ff.ints[9] += l2Read
+		ff.ints[10] += llcRead
+	}
+	ff.ints[11] += gmRead - l2Read - llcRead
+	ff.floats[0] += (end.floats[0] - start.floats[0]) * r
+	// Per core: each class (a lane's instructions, a path's bytes, the
+	// vector repeats) gets its exact total, spread by the cores' shares.
+	cores := len(c.grids.cores)
+	block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
+	var classes []int // offsets in a core's block
+	for l := range ff.lanes {
+		classes = append(classes, l*(int(NumCauses)+1)+int(NumCauses))
+	}
+	for p := 0; p <= ff.paths; p++ {
+		classes = append(classes, len(ff.lanes)*(int(NumCauses)+1)+p)
+	}
+	for _, off := range classes {
+		var sum int64
+		for i := range cores {
+			sum += d(ffGlobal + i*block + off)
+		}
+		total := int64(math.Round(float64(sum) * r))
+		if sum == 0 || total == 0 {
+			continue
+		}
+		// Largest remainder: the shares add up to total.
+		given := int64(0)
+		best, bestRem := 0, -1.0
+		for i := range cores {
+			k := ffGlobal + i*block + off
+			share := float64(total) * float64(d(k)) / float64(sum)
+			n := int64(share)
+			ff.ints[k] += n
+			given += n
+			if rem := share - float64(n); rem > bestRem {
+				best, bestRem = k, rem
+			}
+		}
+		ff.ints[best] += total - given
+	}
+}
+
+// ffApply adds the skipped waves to the statistics of a run that ended
+// (simulated) at end.
+func (c *Chip) ffApply(st *Stats, end sim.Time) {
+	ff := c.grids.ff
+	full := end + ff.shift
+	st.Time = full
+	st.Cycles = c.clock.CeilCycles(full)
+	mean := func(m float64, add float64) float64 { // a mean over [0, end] to one over [0, full]
+		if full <= 0 {
+			return 0
+		}
+		return (m*float64(end) + add) / float64(full)
+	}
+	in, fl := ff.ints, ff.floats
+	st.GMReadBytes += in[1]
+	st.GMWriteBytes += in[2]
+	st.L2HitBytes += in[3]
+	st.L2MissBytes += in[4]
+	st.LLCHitBytes += in[5]
+	st.LLCMissBytes += in[6]
+	t := &st.Traffic
+	t.GMRead += in[7]
+	t.GMWrite += in[8]
+	t.L2Read += in[9]
+	t.LLCRead += in[10]
+	t.HBMRead += in[11]
+	t.HBMWrite += in[12]
+	st.MMADFlops += fl[0]
+	st.GMUtilisation = mean(st.GMUtilisation, fl[1])
+	if n := len(c.l2BWs); n > 0 {
+		st.L2Utilisation = 0
+		for i, ch := range c.l2BWs {
+			st.L2Utilisation += mean(ch.MeanUtilisation(end), fl[2+i]) / float64(n)
+		}
+	}
+	k, f := ffGlobal, 2+len(c.l2BWs)
+	for i := range st.Cores {
+		cs := &st.Cores[i]
+		cs.Instrs = 0
+		for l := range cs.Lanes {
+			ls := &cs.Lanes[l]
+			for x := range ls.Time {
+				ls.Time[x] += sim.Time(in[k+x])
+			}
+			k += int(NumCauses)
+			ls.Instrs += uint64(in[k])
+			k++
+			cs.Instrs += ls.Instrs
+		}
+		paths := append([]int64(nil), cs.PathBytes...)
+		for p := range paths {
+			paths[p] += in[k]
+			k++
+		}
+		cs.PathBytes = paths
+		cs.VectorRepeats += in[k]
+		k++
+		for b := range cs.Buffers {
+			if cs.Buffers[b].Capacity > 0 || cs.Buffers[b].Mean != 0 {
+				cs.Buffers[b].Mean = mean(cs.Buffers[b].Mean, fl[f])
+			}
+			f++
+		}
+		cs.Finish = c.reported(cs.Finish)
+	}
+	st.FastForward = append([]FastForwardSkip(nil), ff.skips...)
 }
 
 // GMSpan is the global-memory bytes a transfer touches: rows of RowBytes

@@ -3,6 +3,8 @@ package arch
 import (
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -23,6 +25,10 @@ type GridCore interface {
 	// and starts it at the current time; with timingOnly its instructions
 	// are timed but not computed (isa.Grid.TimingOnly).
 	StartCTA(cta int, s isa.Stream, r isa.Resources, timingOnly bool)
+	// Counters returns the core's statistics as Finalize would at now,
+	// without closing its intervals; a buffer's Mean is its occupancy
+	// integral over [0, now] (byte·ps). Fast-forward measures waves with it.
+	Counters(now sim.Time) CoreStats
 }
 
 // gridPriority orders the grid scheduler's wake-ups after the cores' at the
@@ -55,6 +61,14 @@ type gridRunner struct {
 	next    int              // next CTA of grid cur to start
 	running int              // CTAs of grid cur resident
 	started bool             // grid cur's launch latency has passed
+
+	ff      *fastForward // nil: every CTA is simulated
+	wave    int          // CTAs of grid cur placed by its first dispatch (0: not yet known)
+	snaps   []ffSnap     // counters at the dispatch of each wave's first CTA (grid cur)
+	start   ffSnap       // counters when grid cur started
+	skipped int          // CTAs of grid cur skipped
+	win     []float64    // the increments its skips scaled (ffAdd)
+	check   int          // the skip whose tail waves are being checked (-1: none)
 }
 
 // startGrids checks that every grid's CTAs fit the machine's cores and
@@ -82,6 +96,10 @@ func (c *Chip) startGrids(grids []isa.Grid) error {
 	if c.kind.LaunchLatency != nil {
 		gr.launch = c.kind.LaunchLatency(c)
 	}
+	if c.opts.FastForward != nil {
+		gr.ff = &fastForward{FastForward: *c.opts.FastForward}
+		gr.check = -1
+	}
 	gr.waker = sim.NewWaker(c.eng, gridPriority, gr)
 	c.eng.Register(gr)
 	c.grids = gr
@@ -103,12 +121,18 @@ func (c *Chip) CTADone(id int, now sim.Time) {
 	gr.waker.Wake(now)
 }
 
-// GridTimes returns the times of the run's kernel launches.
+// GridTimes returns the times of the run's kernel launches (with
+// fast-forward: on the time line of the full run, see Stats.FastForward).
 func (c *Chip) GridTimes() []GridTimes {
 	if c.grids == nil {
 		return nil
 	}
-	return c.grids.times
+	out := append([]GridTimes(nil), c.grids.times...)
+	for i := range out {
+		g := &out[i]
+		g.Launched, g.Started, g.Finished = c.reported(g.Launched), c.reported(g.Started), c.reported(g.Finished)
+	}
+	return out
 }
 
 // Handle implements sim.Handler: start what can start, move to the next
@@ -123,15 +147,26 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 				return
 			}
 			gr.started, t.Started = true, now
+			if gr.ff != nil {
+				gr.start = gr.chip.ffSnapshot(now)
+			}
 		}
 		gr.dispatch(g, now)
+		if gr.wave == 0 {
+			gr.wave = gr.next // the first dispatch fills every core: one wave
+		}
 		if gr.next < g.CTAs || gr.running > 0 {
 			return // cores wake the scheduler as CTAs finish
 		}
 		t.Finished = now
 		fin := gr.cur
+		if gr.skipped > 0 {
+			gr.chip.ffWork(gr.ff, &gr.start, now, g.CTAs-gr.skipped, gr.skipped, gr.win)
+			gr.skipped, gr.win = 0, nil
+		}
 		gr.cur++
 		gr.next, gr.started = 0, false
+		gr.wave, gr.snaps = 0, gr.snaps[:0]
 		if gr.cur < len(gr.grids) {
 			gr.times[gr.cur].Launched = now
 		}
@@ -184,6 +219,9 @@ func (gr *gridRunner) dispatch(g *isa.Grid, now sim.Time) {
 			if !core.Fits(g.Resources) {
 				continue
 			}
+			if gr.ff != nil && gr.wave > 0 && gr.next%gr.wave == 0 {
+				gr.waveStart(g, now)
+			}
 			core.StartCTA(gr.next, g.CTA(gr.next), g.Resources, g.TimingOnly)
 			gr.next++
 			gr.running++
@@ -202,4 +240,288 @@ func (gr *gridRunner) Blocked() (bool, string) {
 	}
 	g := gr.grids[gr.cur]
 	return true, fmt.Sprintf("grid %q: %d of %d CTAs not started, %d running", g.Name, g.CTAs-gr.next, g.CTAs, gr.running)
+}
+
+// FastForward configures the skipping of a grid's repeated waves
+// (Options.FastForward): once Measure consecutive waves of a grid — a wave
+// is as many CTAs as the grid's first dispatch placed, counted from the
+// dispatch of its first CTA to the next wave's — took durations within
+// Tolerance of each other (max − min ≤ Tolerance · mean), the scheduler
+// skips the grid's next full waves but Tail: the CTAs of the skipped waves
+// are never started, the run goes on with the CTAs after them, and the
+// statistics get the skipped waves' share — per wave the mean of the
+// measured waves' increments of every counter (lane time by cause,
+// instructions, bytes, L2 and LLC hits, flops, channel and buffer
+// integrals) — with every later time moved by the skipped waves' duration.
+//
+// The result is exact when the run is periodic there (the measured waves
+// identical in duration and in every counter, and the skipped ones too);
+// GEMM grids in this engine are not exactly periodic (CTAs of a wave meet
+// different L2 hits and memory contention, and drift over the cores), so
+// in general it is an approximation. What it checks: the measured waves'
+// durations and stall mix within the tolerances before a skip, and the
+// Tail waves simulated after it within the tolerance of the measured
+// period (FastForwardSkip.Checked) — which catches a grid whose later
+// CTAs differ (ozaki's scan: A's rows, then B's columns) but not one
+// whose CTAs differ only inside the skipped range.
+// Timing-only runs without an observer or a host.
+type FastForward struct {
+	// Measure is the number of consecutive waves measured before a skip
+	// (at least 2).
+	Measure int
+	// Tolerance is the largest relative spread of their durations that
+	// allows a skip (0: only identical durations).
+	Tolerance float64
+	// Tail is the number of full waves simulated after the skipped ones,
+	// before the grid's last, partial wave (at least 1).
+	Tail int
+	// Exclude lists grids (indices in the program) never skipped.
+	Exclude []int
+	// Mix is the largest spread over the measured waves of a lane's
+	// fraction of time in a cause (busy, each stall; the mean over the
+	// cores) that allows a skip: durations can repeat while the stall mix
+	// still drifts (a tensor-bound GEMM's copy lane moves from bandwidth
+	// stalls to waiting for free stages over many waves).
+	Mix float64
+}
+
+// DefaultFastForward measures 4 waves, allows 0.5 % spread of their
+// durations and 1 percentage point of their lanes' stall mix, and
+// simulates the last 2 full waves.
+var DefaultFastForward = FastForward{Measure: 4, Tolerance: 0.005, Mix: 0.01, Tail: 2}
+
+// FastForwardSkip is one skip of a fast-forwarded run.
+type FastForwardSkip struct {
+	Grid     string
+	At       sim.Time // simulated time of the skip: the dispatch of the first CTA skipped
+	FromCTA  int      // the first CTA skipped
+	Waves    int      // waves skipped
+	WaveCTAs int      // CTAs per wave
+	Period   sim.Time // the measured waves' mean duration
+	Spread   sim.Time // max − min of their durations
+	Shift    sim.Time // time the skipped waves stand for (Waves·Period)
+	// Exact reports that the measured waves were identical: the same
+	// duration and the same increment of every counter.
+	Exact bool
+	// Events is the engine events the skipped waves stand for (not in
+	// Stats.Events, which counts the events simulated).
+	Events uint64
+	// Tail is the mean duration of the Tail waves simulated after the
+	// skip (0 until they ran), and Checked reports that it is within the
+	// tolerance (and the measured spread) of Period: the grid's later
+	// waves are still like the measured ones. A skip whose check failed
+	// makes the result unreliable (programs.Execute then runs the full
+	// simulation).
+	TailPeriod sim.Time
+	Checked    bool
+}
+
+// FastForwardCheckError stops a fast-forwarded run when the waves after a
+// skip did not take the measured period (FastForwardSkip.Checked): the
+// skipped waves were not like the measured ones. Run again with the grid
+// in FastForward.Exclude.
+type FastForwardCheckError struct {
+	Grid int // index of the grid in the program
+	Skip FastForwardSkip
+}
+
+func (e *FastForwardCheckError) Error() string {
+	return fmt.Sprintf("fast-forward: kernel %s: the waves after the skip took %v, the measured ones %v", e.Skip.Grid, e.Skip.TailPeriod, e.Skip.Period)
+}
+
+// fastForward is the grid runner's fast-forward state.
+type fastForward struct {
+	FastForward
+	skips  []FastForwardSkip
+	lanes  []struct{} // a core's lanes and paths (the ffSnap layout)
+	paths  int
+	shift  sim.Time  // sum of the skips' shifts
+	ints   []int64   // counters the skips add (ffSnap layout)
+	floats []float64 // float counters and integrals they add
+}
+
+// ffSnap is a snapshot of the run's counters (Chip.ffSnapshot).
+type ffSnap struct {
+	t      sim.Time
+	ints   []int64
+	floats []float64
+}
+
+// waveStart is called before the dispatch of the first CTA of a wave of
+// g (gr.next is a multiple of gr.wave): it measures and, when the last
+// waves repeat within the tolerance, skips.
+func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
+	ff := gr.ff
+	if c := gr.check; c >= 0 {
+		sk := &ff.skips[c]
+		if gr.next == sk.FromCTA+(sk.Waves+ff.Tail)*sk.WaveCTAs {
+			sk.TailPeriod = (now - sk.At) / sim.Time(ff.Tail)
+			dev := math.Abs(float64(sk.TailPeriod - sk.Period))
+			sk.Checked = dev <= ff.Tolerance*float64(sk.Period)+float64(sk.Spread)
+			gr.check = -1
+			if !sk.Checked {
+				// Stop at once: the caller runs again without skips in
+				// this grid (FastForward.Exclude).
+				gr.chip.Fail(&FastForwardCheckError{Grid: gr.cur, Skip: *sk})
+				return
+			}
+		}
+	}
+	gr.snaps = append(gr.snaps, gr.chip.ffSnapshot(now))
+	if len(gr.snaps) > ff.Measure+1 {
+		gr.snaps = append(gr.snaps[:0], gr.snaps[1:]...)
+	}
+	if len(gr.snaps) < ff.Measure+1 || slices.Contains(ff.Exclude, gr.cur) {
+		return
+	}
+	// Leave Tail full waves after the skipped ones and the dispatch of
+	// one more CTA (when the check is made).
+	j := (g.CTAs-gr.next-1)/gr.wave - ff.Tail
+	if j < 1 {
+		return
+	}
+	s := gr.snaps
+	first, last := &s[0], &s[len(s)-1]
+	lo, hi := sim.Time(math.MaxInt64), sim.Time(0)
+	for i := 1; i < len(s); i++ {
+		d := s[i].t - s[i-1].t
+		lo, hi = min(lo, d), max(hi, d)
+	}
+	total := last.t - first.t
+	m := float64(ff.Measure)
+	if float64(hi-lo) > ff.Tolerance*float64(total)/m {
+		return
+	}
+	if !gr.chip.ffSteady(s, ff.Mix) {
+		return
+	}
+	// The measured and the skipped CTAs must run the same instructions,
+	// addresses aside: skip only the waves up to the first that differs.
+	ref := ctaShape(g, gr.next-ff.Measure*gr.wave)
+	for c := gr.next - ff.Measure*gr.wave + 1; c < gr.next; c++ {
+		if !sameShape(g, c, ref) {
+			return
+		}
+	}
+	for w := 0; w < j; w++ {
+		for c := gr.next + w*gr.wave; c < gr.next+(w+1)*gr.wave; c++ {
+			if !sameShape(g, c, ref) {
+				j = w
+				break
+			}
+		}
+	}
+	if j < 1 {
+		return
+	}
+	exact := lo == hi
+	for i := 2; i < len(s) && exact; i++ {
+		for k := 1; k < len(s[i].ints); k++ { // not the events (superseded wake-ups vary)
+			if s[i].ints[k]-s[i-1].ints[k] != s[1].ints[k]-s[0].ints[k] {
+				exact = false
+				break
+			}
+		}
+		for k := range s[i].floats {
+			// float increments of sums at another magnitude round apart
+			d, d0 := s[i].floats[k]-s[i-1].floats[k], s[1].floats[k]-s[0].floats[k]
+			if math.Abs(d-d0) > 1e-9*math.Max(math.Abs(d), math.Abs(d0)) {
+				exact = false
+				break
+			}
+		}
+	}
+	scale := float64(j) / m
+	shift := sim.Time(math.Round(float64(total) * scale))
+	if ff.ints == nil {
+		ff.ints = make([]int64, len(last.ints))
+		ff.floats = make([]float64, len(last.floats))
+	}
+	win := gr.chip.ffAdd(ff, first, last, scale, shift)
+	if gr.win == nil {
+		gr.win = win
+	} else {
+		for k := range win {
+			gr.win[k] += win[k]
+		}
+	}
+	gr.skipped += j * gr.wave
+	ff.skips = append(ff.skips, FastForwardSkip{Grid: g.Name, At: now, FromCTA: gr.next, Waves: j, WaveCTAs: gr.wave,
+		Period: sim.Time(math.Round(float64(total) / m)), Spread: hi - lo, Shift: shift, Exact: exact,
+		Events: uint64(math.Round(float64(last.ints[0]-first.ints[0]) * scale))})
+	ff.shift += shift
+	gr.check = len(ff.skips) - 1
+	gr.next += j * gr.wave
+	gr.snaps = gr.snaps[:0]
+}
+
+// reported maps a simulated time to the time line of the run the
+// fast-forwarded one stands for: later than a skip, by its shift.
+func (c *Chip) reported(t sim.Time) sim.Time {
+	if c.grids == nil || c.grids.ff == nil {
+		return t
+	}
+	r := t
+	for _, s := range c.grids.ff.skips {
+		if t >= s.At {
+			r += s.Shift
+		}
+	}
+	return r
+}
+
+// ffSteady reports whether every lane's mean fraction of time in each
+// cause varied by at most mix over the waves between the snapshots s.
+func (c *Chip) ffSteady(s []ffSnap, mix float64) bool {
+	ff := c.grids.ff
+	cores := len(c.grids.cores)
+	block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
+	for l := range ff.lanes {
+		for x := 0; x < int(NumCauses); x++ {
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for w := 1; w < len(s); w++ {
+				var t int64
+				for i := range cores {
+					k := ffGlobal + i*block + l*(int(NumCauses)+1) + x
+					t += s[w].ints[k] - s[w-1].ints[k]
+				}
+				f := float64(t) / float64(s[w].t-s[w-1].t) / float64(cores)
+				lo, hi = min(lo, f), max(hi, f)
+			}
+			if hi-lo > mix {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ctaShape returns CTA c's instructions without their addresses.
+func ctaShape(g *isa.Grid, c int) []isa.Instr {
+	var out []isa.Instr
+	for in := range g.CTA(c) {
+		out = append(out, shapeOf(in))
+	}
+	return out
+}
+
+// shapeOf is in without its addresses (and source line).
+func shapeOf(in isa.Instr) isa.Instr {
+	in.Dst.Addr, in.Src.Addr, in.Src1.Addr, in.Line = 0, 0, 0, 0
+	return in
+}
+
+// sameShape reports whether CTA c runs the instructions of ref, addresses
+// aside.
+func sameShape(g *isa.Grid, c int, ref []isa.Instr) bool {
+	i := 0
+	same := true
+	for in := range g.CTA(c) {
+		if i >= len(ref) || shapeOf(in) != ref[i] {
+			same = false
+			break
+		}
+		i++
+	}
+	return same && i == len(ref)
 }

@@ -120,6 +120,11 @@ type Stats struct {
 	// L2Utilisation is the mean fraction of the L2 bandwidth in use (mean
 	// over partitions; 0 without an L2).
 	L2Utilisation float64
+	// FastForward lists the waves a fast-forwarded run skipped (nil: every
+	// CTA was simulated). The statistics then stand for the full run —
+	// Time, lanes, bytes and the kernels' times include the skipped waves'
+	// share — except Events, which counts the events simulated.
+	FastForward []FastForwardSkip
 }
 
 // Traffic counts GM transfers at two levels: the bytes the cores request

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -91,7 +92,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	var chip *arch.Chip
 	progress, every := hooks.progress(&chip)
 	chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
-		Progress: progress, ProgressEvery: every})
+		Progress: progress, ProgressEvery: every, FastForward: opts.FastForward})
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -106,10 +107,34 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if _, _, hosted := chip.HostProgress(); hooks.Meter != nil && hosted {
 		hooks.Meter.host = chip
 	}
+	if _, _, hosted := chip.HostProgress(); hosted && opts.FastForward != nil {
+		return nil, badInput(errors.New("fast-forward: not with a host program (its tasks wait for the kernels by time)"))
+	}
 	if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("stopped before the run: %w", context.Cause(ctx))
 	}
 	st, err := chip.Run(prog)
+	// A fast-forward skip whose check failed stops the run: run again
+	// without skips in that kernel.
+	var ffFailed []arch.FastForwardSkip
+	for {
+		var ce *arch.FastForwardCheckError
+		if !errors.As(err, &ce) {
+			break
+		}
+		ffFailed = append(ffFailed, ce.Skip)
+		ff := *opts.FastForward
+		ff.Exclude = append(slices.Clip(ff.Exclude), ce.Grid)
+		opts.FastForward = &ff
+		if chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
+			Progress: progress, ProgressEvery: every, FastForward: opts.FastForward}); err != nil {
+			return nil, badInput(err)
+		}
+		if err := job.Prepare(chip); err != nil {
+			return nil, badInput(err)
+		}
+		st, err = chip.Run(job.Program())
+	}
 	wall := time.Since(start).Seconds()
 	if err != nil {
 		var ce *isa.CheckError
@@ -153,8 +178,37 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		}
 		res.Failure = err
 	}
+	for _, s := range st.FastForward {
+		rep.Notes = append(rep.Notes, fastForwardNote(s))
+	}
+	for _, s := range ffFailed {
+		rep.Notes = append(rep.Notes, fastForwardNote(s)+"; so the run was made again with every block of that kernel simulated")
+	}
+	switch {
+	case opts.FastForward == nil || len(st.FastForward) > 0 || len(ffFailed) > 0:
+	case len(prog.Grids) == 0:
+		rep.Notes = append(rep.Notes, "fast-forward: only kernel grids (GPU machines) have waves to skip; everything was simulated")
+	default:
+		rep.Notes = append(rep.Notes, "fast-forward: no kernel reached repeating waves (durations and stall mix within the tolerances); every block was simulated")
+	}
 	rep.Memory.SetHBMIntensity()
 	rep.SetEnergy(st, &m.Power)
 	res.Outputs = job.Outputs()
 	return res, nil
+}
+
+// fastForwardNote describes one skip of a fast-forwarded run.
+func fastForwardNote(s arch.FastForwardSkip) string {
+	kind := "approximate (the skipped waves stand for waves like the measured ones)"
+	if s.Exact {
+		kind = "the measured waves were identical (duration and every counter): exact if the skipped ones are too"
+	}
+	if s.Checked {
+		kind += fmt.Sprintf("; checked: the waves after the skip took %.6g s", s.TailPeriod.Seconds())
+	} else {
+		kind += fmt.Sprintf("; CHECK FAILED: the waves after the skip took %.6g s", s.TailPeriod.Seconds())
+	}
+	return fmt.Sprintf("fast-forward: kernel %s: skipped %d waves of %d blocks (blocks %d–%d, %.6g s) after measuring waves of %.6g s (spread %.3g %%), not simulating ~%d events; %s",
+		s.Grid, s.Waves, s.WaveCTAs, s.FromCTA, s.FromCTA+s.Waves*s.WaveCTAs-1, s.Shift.Seconds(), s.Period.Seconds(),
+		100*float64(s.Spread)/float64(max(s.Period, 1)), s.Events, kind)
 }

@@ -64,6 +64,10 @@ type Options struct {
 	Numerics string
 	// Seed overrides the program's seed when non-nil.
 	Seed *int64
+	// FastForward, when not nil, skips repeated waves of kernel grids
+	// (arch.FastForward; timing-only GPU runs). The report's notes list
+	// the skips.
+	FastForward *arch.FastForward
 }
 
 // apply writes the run's numerics and seed overrides, when given, into a

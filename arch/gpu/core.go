@@ -94,8 +94,9 @@ type cta struct {
 // asynchronous copy group, an mbarrier's transaction count, an MMA's
 // results — the lane that set it goes on issuing meanwhile.
 type signal struct {
-	at sim.Time
-	in isa.Instr
+	at       sim.Time
+	src, dst isa.Pipe
+	id       int
 }
 
 // smLane is the SM-level accounting of a lane: the merge of its resident
@@ -344,9 +345,9 @@ func (t *cta) addSignal(s signal) {
 func (core *Core) fire(t *cta, now sim.Time) bool {
 	k := 0
 	for k < len(t.signals) && t.signals[k].at <= now {
-		in := &t.signals[k].in
-		*t.flag(in.SrcPipe, in.DstPipe, in.FlagID)++
-		core.observeFlag(t, in, true, t.signals[k].at)
+		sg := &t.signals[k]
+		*t.flag(sg.src, sg.dst, sg.id)++
+		core.observeFlag(t, sg.src, sg.dst, sg.id, true, sg.at)
 		k++
 	}
 	if k > 0 {
@@ -395,17 +396,17 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 				return progress
 			}
 			*f--
-			core.observeFlag(t, in, false, now)
+			core.observeFlag(t, in.SrcPipe, in.DstPipe, in.FlagID, false, now)
 		case isa.OpSetFlag:
 			if l.last > now {
 				// The flag fires when what the lane started has landed;
 				// the lane goes on (asynchronous completion, unlike
 				// DaVinci's set_flag, which holds its pipe).
-				t.addSignal(signal{at: l.last, in: *in})
+				t.addSignal(signal{at: l.last, src: in.SrcPipe, dst: in.DstPipe, id: in.FlagID})
 				break
 			}
 			*t.flag(in.SrcPipe, in.DstPipe, in.FlagID)++
-			core.observeFlag(t, in, true, now)
+			core.observeFlag(t, in.SrcPipe, in.DstPipe, in.FlagID, true, now)
 		case isa.OpBarrier:
 			if l.last > now {
 				l.state = arch.Barrier
@@ -466,7 +467,9 @@ issue:
 			}
 		case in.Op == isa.OpScalar:
 			t.free = sim.Add(now, core.p.clock.Cycles(in.Cycles))
-			s.cur = *in
+			if core.obs != nil { // the issue lane's busy label
+				s.cur = *in
+			}
 			s.seq++
 		case in.Op == isa.OpSyncAll:
 			core.fault(t, in, fmt.Errorf("sync_all: the %ss of a grid cannot wait for each other; end the kernel (grid) instead", core.p.Terms.Block))
@@ -496,7 +499,9 @@ issue:
 			l.push(*in, at)
 			if core.p.issue > 0 {
 				t.free = at + core.p.issue
-				s.cur = *in
+				if core.obs != nil { // the issue lane's busy label
+					s.cur = *in
+				}
 				s.seq++
 			}
 		}
@@ -641,7 +646,7 @@ func (core *Core) setLane(i int, state arch.Cause, label *isa.Instr, key uint64,
 	}
 	core.closeLane(i, now)
 	l.state, l.key = state, key
-	if label != nil {
+	if label != nil && core.obs != nil { // only observers see the label
 		l.label = *label
 	}
 }
@@ -704,9 +709,9 @@ func (core *Core) schedule(now sim.Time) {
 // observeFlag tells the observer of a flag event. Flags are per CTA: the
 // id it sees is slot·flagIDs + id, so that traces pair each set with its
 // own CTA's wait when several CTAs share the SM.
-func (core *Core) observeFlag(t *cta, in *isa.Instr, set bool, now sim.Time) {
+func (core *Core) observeFlag(t *cta, src, dst isa.Pipe, id int, set bool, now sim.Time) {
 	if core.flobs != nil {
-		core.flobs.Flag(core.id, int(in.SrcPipe), int(in.DstPipe), t.slot*flagIDs+in.FlagID, set, now)
+		core.flobs.Flag(core.id, int(src), int(dst), t.slot*flagIDs+id, set, now)
 	}
 }
 
@@ -769,6 +774,30 @@ func (core *Core) Finalize(end sim.Time) arch.CoreStats {
 		st.Buffers[b] = arch.BufferStats{Capacity: o.Capacity, Peak: o.Peak(), Mean: o.Mean(end)}
 	}
 	st.PathBytes = core.pathBytes
+	st.VectorRepeats = core.vectorRepeats
+	return st
+}
+
+// Counters implements arch.GridCore: the core's statistics as Finalize
+// would give them at now, without closing anything (the open interval of
+// each lane counts up to now); a buffer's Mean holds its occupancy
+// integral over [0, now] in byte·ps, not a mean.
+func (core *Core) Counters(now sim.Time) arch.CoreStats {
+	st := arch.CoreStats{Lanes: make([]arch.LaneStats, numLanes), Buffers: make([]arch.BufferStats, len(core.occ)), Finish: core.fin}
+	for i := range core.lanes {
+		l := &core.lanes[i]
+		st.Lanes[i] = l.stats
+		if now > l.since {
+			st.Lanes[i].Time[l.state] += now - l.since
+		}
+		st.Instrs += l.stats.Instrs
+	}
+	for b, o := range core.occ {
+		if o != nil {
+			st.Buffers[b] = arch.BufferStats{Capacity: o.Capacity, Peak: o.Peak(), Mean: o.Mean(now) * float64(now)}
+		}
+	}
+	st.PathBytes = append([]int64(nil), core.pathBytes...)
 	st.VectorRepeats = core.vectorRepeats
 	return st
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/outfile"
@@ -38,6 +39,10 @@ type runFlags struct {
 	traceCores  string // --trace-cores 0-3
 	traceWindow string // --trace-window 0us..50us
 	view        bool   // --view: live terminal visualizer
+
+	fastForward bool    // --fast-forward: skip repeated waves of GPU grids
+	ffTolerance float64 // --fast-forward-tolerance
+	ffMix       float64 // --fast-forward-mix
 }
 
 func newRunCmd() *cobra.Command {
@@ -79,6 +84,9 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.StringVar(&f.trace, "trace", "", traces.TraceFlagHelp)
 	fl.StringVar(&f.traceCores, "trace-cores", "", "trace/view only these cores, e.g. 0-3,8 (default: all)")
 	fl.StringVar(&f.traceWindow, "trace-window", "", "trace/view only this simulated time window, e.g. 0us..50us")
+	fl.BoolVar(&f.fastForward, "fast-forward", false, "GPU kernels, timing only: measure waves of blocks and skip the repeated ones (approximate; the notes say what was skipped and the bound)")
+	fl.Float64Var(&f.ffTolerance, "fast-forward-tolerance", arch.DefaultFastForward.Tolerance, "with --fast-forward: the largest relative spread of the measured waves' durations that allows a skip")
+	fl.Float64Var(&f.ffMix, "fast-forward-mix", arch.DefaultFastForward.Mix, "with --fast-forward: the largest spread of a lane's fraction of time in a cause over the measured waves that allows a skip")
 	fl.BoolVar(&f.view, "view", false, "show the run live in the terminal visualizer (without --trace: no flag marks, at most ~1 GiB of events)")
 	return cmd
 }
@@ -97,6 +105,11 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		return badInput(fmt.Errorf("--numerics %+q: must be full, sampled or off", f.numerics))
 	}
 	opts := programs.Options{Machine: f.machine, Overrides: ovs, Numerics: f.numerics}
+	if f.fastForward {
+		ff := arch.DefaultFastForward
+		ff.Tolerance, ff.Mix = f.ffTolerance, f.ffMix
+		opts.FastForward = &ff
+	}
 	if seedSet {
 		opts.Seed = &f.seed
 	}

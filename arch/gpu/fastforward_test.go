@@ -1,0 +1,156 @@
+package gpu_test
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/arch/archtest"
+	"github.com/davinci-sim/davinci-sim/arch/gpu"
+	_ "github.com/davinci-sim/davinci-sim/arch/nvidia"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+)
+
+// periodicCTA is a CTA that every block of a grid runs alike: it reads the
+// same A and B k-tiles (after the first wave, L2 hits), multiplies them and
+// stores the same C tile, so every wave of the grid repeats the one before.
+func periodicCTA() isa.Stream { return ctaAt(0) }
+
+// ctaAt is periodicCTA with its A and B tiles base bytes further.
+func ctaAt(base int64) isa.Stream {
+	const m, n, k, bk = 64, 64, 512, 64
+	gmA, gmB, gmC := base, base+1<<20, int64(2<<20)
+	const smA, smB = 0, 16 << 10
+	const rfC, rfA, rfB = 0, 32 << 10, 48 << 10
+	var ins []isa.Instr
+	for kt := 0; kt*bk < k; kt++ {
+		if kt > 0 {
+			ins = append(ins, isa.WaitFlag(gpu.LaneMatrix, gpu.LaneCopy, 0))
+		}
+		ins = append(ins,
+			gpu.CopyToShared(smA, gmA+int64(kt*bk)*2, m, bk*2, bk*2+16, k*2),
+			gpu.CopyToShared(smB, gmB+int64(kt*bk*n)*2, bk, n*2, n*2+16, n*2),
+			isa.SetFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
+			isa.WaitFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
+			gpu.LoadMatrix(rfA, smA, m, bk, bk*2+16, fp.FP16, false),
+			gpu.LoadMatrix(rfB, smB, bk, n, n*2+16, fp.FP16, false),
+			isa.SetFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
+			isa.WaitFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
+			gpu.MMA(rfC, rfA, rfB, m, bk, n, fp.FP16, fp.FP32, kt == 0),
+			isa.SetFlag(gpu.LaneMatrix, gpu.LaneCopy, 0),
+		)
+	}
+	ins = append(ins,
+		isa.SetFlag(gpu.LaneMatrix, gpu.LaneStore, 0),
+		isa.WaitFlag(gpu.LaneMatrix, gpu.LaneStore, 0),
+		gpu.StoreAccumulators(gmC, rfC, m, n, n*4, fp.FP32, fp.FP32, fp.RNE, false))
+	return isa.Slice(ins)
+}
+
+// runPeriodic runs two grids of 60 waves of periodic CTAs on 4 SMs (2
+// CTAs each), fast-forwarded with ff (nil: fully simulated).
+func runPeriodic(t *testing.T, ff *arch.FastForward) (*arch.Stats, []arch.GridTimes) {
+	t.Helper()
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: ff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := isa.Grid{Name: "periodic", CTAs: 8 * 60, CTA: func(int) isa.Stream { return periodicCTA() },
+		Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+	g2 := g
+	g2.Name = "periodic-2"
+	st, err := chip.Run(isa.Program{Name: "periodic", Grids: []isa.Grid{g, g2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, chip.GridTimes()
+}
+
+// Fast-forward on a grid whose waves repeat exactly gives the full
+// simulation's statistics: time, every lane's time by cause and
+// instructions, bytes, L2 hits, kernel times (floats — flops, channel and
+// buffer means — to rounding); only the events simulated differ.
+func TestFastForwardExact(t *testing.T) {
+	full, fullTimes := runPeriodic(t, nil)
+	ff := arch.DefaultFastForward
+	ff.Tolerance = 0
+	fast, fastTimes := runPeriodic(t, &ff)
+	if len(fast.FastForward) != 2 {
+		t.Fatalf("skips %+v, want one per grid", fast.FastForward)
+	}
+	for _, s := range fast.FastForward {
+		if !s.Exact || s.Spread != 0 || s.Waves < 40 || !s.Checked || s.TailPeriod != s.Period {
+			t.Errorf("skip %+v: want an exact, checked skip of most waves", s)
+		}
+	}
+	if fast.Events >= full.Events/3 {
+		t.Errorf("events %d fast-forwarded, %d simulated in full: want a third at most", fast.Events, full.Events)
+	}
+	if !reflect.DeepEqual(fastTimes, fullTimes) {
+		t.Errorf("kernel times\n%+v fast-forwarded\n%+v in full", fastTimes, fullTimes)
+	}
+	close := func(what string, a, b float64) {
+		t.Helper()
+		if math.Abs(a-b) > 1e-9*math.Max(math.Abs(a), math.Abs(b)) {
+			t.Errorf("%s: %v fast-forwarded, %v in full", what, a, b)
+		}
+	}
+	close("flops", fast.MMADFlops, full.MMADFlops)
+	close("GM utilisation", fast.GMUtilisation, full.GMUtilisation)
+	close("L2 utilisation", fast.L2Utilisation, full.L2Utilisation)
+	for i := range full.Cores {
+		for b := range full.Cores[i].Buffers {
+			close("buffer mean", fast.Cores[i].Buffers[b].Mean, full.Cores[i].Buffers[b].Mean)
+			fast.Cores[i].Buffers[b].Mean = full.Cores[i].Buffers[b].Mean
+		}
+	}
+	fast.MMADFlops, fast.GMUtilisation, fast.L2Utilisation = full.MMADFlops, full.GMUtilisation, full.L2Utilisation
+	fast.Events, fast.FastForward = full.Events, nil
+	if !reflect.DeepEqual(fast, full) {
+		t.Errorf("statistics differ:\n%+v fast-forwarded\n%+v in full", fast, full)
+	}
+}
+
+// A grid whose CTAs run the same instructions but whose later ones hit
+// in the L2 (the first 160 read tiles nobody read before, the rest one
+// tile): the measured waves repeat, the waves after the skip are faster,
+// the check fails and stops the run with a FastForwardCheckError; run
+// again with the grid excluded, it is the full simulation.
+func TestFastForwardCheck(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	g := isa.Grid{Name: "changing", CTAs: 8 * 60, CTA: func(c int) isa.Stream {
+		if c < 160 {
+			return ctaAt(int64(4+c) << 22)
+		}
+		return ctaAt(0)
+	}, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+	run := func(ff *arch.FastForward) (*arch.Stats, error) {
+		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: ff})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return chip.Run(isa.Program{Name: "changing", Grids: []isa.Grid{g}})
+	}
+	full, err := run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := arch.DefaultFastForward
+	_, err = run(&ff)
+	var ce *arch.FastForwardCheckError
+	if !errors.As(err, &ce) || ce.Grid != 0 || ce.Skip.Checked || ce.Skip.TailPeriod >= ce.Skip.Period {
+		t.Fatalf("got %v (%+v), want a failed check of grid 0 with faster waves after the skip", err, ce)
+	}
+	ff.Exclude = []int{0}
+	again, err := run(&ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Time != full.Time || len(again.FastForward) != 0 {
+		t.Errorf("excluded: time %v, skips %+v; full: %v", again.Time, again.FastForward, full.Time)
+	}
+}

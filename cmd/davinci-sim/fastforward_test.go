@@ -1,0 +1,29 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// --fast-forward: a timing-only GPU run notes what it skipped (here
+// nothing: a 1000×700 HGEMM has a few waves); a functional run or a
+// trace is bad input.
+func TestRunFastForward(t *testing.T) {
+	out, code, err := runCLI(t, "run", examplePath("a100-hgemm.yaml"), "--numerics", "off", "-q", "--fast-forward")
+	if code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	if !strings.Contains(out, "fast-forward: no kernel reached repeating waves") {
+		t.Errorf("no fast-forward note:\n%s", out)
+	}
+	for _, args := range [][]string{
+		{"--numerics", "full"},
+		{"--numerics", "off", "--trace", t.TempDir() + "/t.json"},
+		{"--numerics", "off", "--fast-forward-tolerance", "-1"},
+	} {
+		a := append([]string{"run", examplePath("a100-hgemm.yaml"), "-q", "--fast-forward"}, args...)
+		if _, code, err := runCLI(t, a...); code != 2 {
+			t.Errorf("%v: exit %d (%v), want 2", args, code, err)
+		}
+	}
+}
