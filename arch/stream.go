@@ -14,6 +14,7 @@ type StreamReader struct {
 	stop  func()
 	chunk []isa.Instr // pulled, not yet taken
 	at    int
+	buf   []isa.Instr // the chunks' backing array, reused by the next stream
 }
 
 // chunkLen is the number of instructions pulled from a stream at a time.
@@ -22,7 +23,7 @@ const chunkLen = 256
 // Start begins reading s (closing the stream read before).
 func (r *StreamReader) Start(s isa.Stream) {
 	r.Close()
-	r.pull, r.stop = iter.Pull(chunks(s))
+	r.pull, r.stop = iter.Pull(chunks(s, &r.buf))
 	r.chunk, r.at = nil, 0
 }
 
@@ -59,11 +60,15 @@ func (r *StreamReader) Close() {
 }
 
 // chunks turns a stream into a stream of chunks of up to chunkLen
-// instructions. A chunk's backing array is reused: the consumer must be done
-// with one chunk before pulling the next.
-func chunks(s isa.Stream) iter.Seq[[]isa.Instr] {
+// instructions in *reuse's backing array (allocated when too small): the
+// consumer must be done with one chunk before pulling the next, and a
+// reader passes its array to the next stream only after stopping this one.
+func chunks(s isa.Stream, reuse *[]isa.Instr) iter.Seq[[]isa.Instr] {
 	return func(yield func([]isa.Instr) bool) {
-		buf := make([]isa.Instr, 0, chunkLen)
+		if cap(*reuse) < chunkLen {
+			*reuse = make([]isa.Instr, 0, chunkLen)
+		}
+		buf := (*reuse)[:0]
 		ok := true
 		s(func(in isa.Instr) bool {
 			buf = append(buf, in)

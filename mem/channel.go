@@ -30,7 +30,7 @@ type Channel struct {
 	Bytes float64
 	// busyIntegral accumulates rate·time to compute mean utilisation.
 	busyIntegral float64
-	scratch      []*flow
+	sorted       []*flow // the flows by cap, ties in start order (what water-filling visits)
 	fin          []*flow // scratch for finished flows
 	spare        []*flow // finished flows for reuse
 	equal        bool    // every flow has the same rate, share (the common case)
@@ -74,6 +74,19 @@ func (c *Channel) Start(n int64, capBytesPerSecond float64, done FlowDone, tag i
 	}
 	*f = flow{remaining: float64(n), cap: capBytesPerSecond / 1e12, done: done, tag: tag}
 	c.flows = append(c.flows, f)
+	// Insert after every flow of a cap at most f's (f started last).
+	lo, hi := 0, len(c.sorted)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c.sorted[m].cap <= f.cap {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	c.sorted = append(c.sorted, nil)
+	copy(c.sorted[lo+1:], c.sorted[lo:])
+	c.sorted[lo] = f
 	c.reschedule(now)
 }
 
@@ -143,17 +156,9 @@ func (c *Channel) rates(minCap, sumCap float64) {
 		c.inUse = sumCap
 		return
 	}
-	fs := append(c.scratch[:0], c.flows...)
-	// Stable insertion sort by cap (few flows; no reflection).
-	for i := 1; i < len(fs); i++ {
-		f := fs[i]
-		j := i
-		for j > 0 && fs[j-1].cap > f.cap {
-			fs[j] = fs[j-1]
-			j--
-		}
-		fs[j] = f
-	}
+	// c.sorted holds the flows by cap, ties in start order: the order a
+	// stable sort of the flows by cap gives.
+	fs := c.sorted
 	left := c.total
 	for i, f := range fs {
 		share := left / float64(len(fs)-i)
@@ -165,7 +170,6 @@ func (c *Channel) rates(minCap, sumCap float64) {
 		left -= r
 		c.inUse += r
 	}
-	c.scratch = fs[:0]
 }
 
 // epsilon bytes: a flow with less left is finished (float rounding slack).
@@ -192,6 +196,18 @@ func (c *Channel) reschedule(now sim.Time) {
 	}
 	for i := len(kept); i < len(c.flows); i++ {
 		c.flows[i] = nil
+	}
+	if len(finished) > 0 {
+		ks := c.sorted[:0]
+		for _, f := range c.sorted {
+			if f.remaining > epsilon {
+				ks = append(ks, f)
+			}
+		}
+		for i := len(ks); i < len(c.sorted); i++ {
+			c.sorted[i] = nil
+		}
+		c.sorted = ks
 	}
 	c.flows = kept
 	c.rates(minCap, sumCap)
