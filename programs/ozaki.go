@@ -351,7 +351,6 @@ func (j *ozakiJob) layout() error {
 	m, k, n := int64(p.M), int64(p.K), int64(p.N)
 	s := int64(j.slices)
 	j.kb = (p.K + j.p.ESCBlock - 1) / j.p.ESCBlock
-	kb := int64(j.kb)
 	set := ozaki.Triangular
 	if j.p.Products == "square" {
 		set = ozaki.Square
@@ -360,40 +359,11 @@ func (j *ozakiJob) layout() error {
 	j.chunk = ozaki.Chunks(p.K, j.slices, set)
 	j.nchunks = (p.K + j.chunk - 1) / j.chunk
 	j.nplanes = j.nchunks * len(j.diags)
-	align := func(x int64) int64 { return (x + 511) &^ 511 }
-	at := int64(0)
-	next := func(bytes int64) int64 {
-		a := at
-		at = align(at + bytes)
-		return a
-	}
-	j.gmA64, j.gmB64, j.gmC = next(8*m*k), next(8*k*n), next(8*m*n)
-	if j.p.Beta != 0 {
-		j.gmC0 = next(8 * m * n)
-	}
-	j.gmScaleA, j.gmScaleB = next(4*m), next(4*n)
-	if j.adp() {
-		ncp := (n + ozakiESCTile - 1) / ozakiESCTile
-		j.gmTabA, j.gmTabB, j.gmESC = next(4*m*kb), next(4*kb*ncp*ozakiESCTile), next(4)
-	}
-	if !j.fallback {
-		j.gmDigitsA, j.gmDigitB = next(s*m*k), next(s*k*n)
-		j.gmPlanes = next(4 * m * n * int64(j.nplanes))
-	}
-	if at > int64(j.mach.GM.Capacity) {
-		return fmt.Errorf("%s: key \"m\": FP64 A, B and C, the slices and the INT32 products need %d bytes of global memory; machine %s has %d",
-			j.file, at, j.mach.Name, int64(j.mach.GM.Capacity))
+	if err := j.layoutGM(s, j.adp(), "the slices"); err != nil {
+		return err
 	}
 	if j.fallback {
-		np := *p
-		np.Kind = "ozaki/native-dgemm"
-		pl, err := newGPUGEMMPlan(j.file, np, j.mach, fp.FP64, gpuShape{})
-		if err != nil {
-			return err
-		}
-		pl.gmA, pl.gmB, pl.gmC = j.gmA64, j.gmB64, j.gmC
-		j.native = pl
-		return nil
+		return j.nativeDGEMM("ozaki/native-dgemm")
 	}
 	j.diagPlans, j.planDiag = nil, nil
 	plane := j.gmPlanes
@@ -557,6 +527,53 @@ func (j *ozakiJob) recombineGrid() isa.Grid {
 		return streamBlock{reads: reads, writes: []gmSpan{{j.gmC + 8*at, 8 * int64(cnt)}},
 			work: []vecWork{{ops * cnt, fp.FP64}}}
 	})
+}
+
+// layoutGM lays out global memory: FP64 A, B and C (and C0), the row and
+// column scales, ADP's exponent tables (adp), pieces bytes per element of A
+// and of B (the digits or residues; none on a fallback) and the INT32
+// planes. what names the pieces in the capacity error.
+func (j *ozakiJob) layoutGM(pieces int64, adp bool, what string) error {
+	p := &j.p.GEMMParams
+	m, k, n := int64(p.M), int64(p.K), int64(p.N)
+	align := func(x int64) int64 { return (x + 511) &^ 511 }
+	at := int64(0)
+	next := func(bytes int64) int64 {
+		a := at
+		at = align(at + bytes)
+		return a
+	}
+	j.gmA64, j.gmB64, j.gmC = next(8*m*k), next(8*k*n), next(8*m*n)
+	if j.p.Beta != 0 {
+		j.gmC0 = next(8 * m * n)
+	}
+	j.gmScaleA, j.gmScaleB = next(4*m), next(4*n)
+	if adp {
+		kb, ncp := int64(j.kb), (n+ozakiESCTile-1)/ozakiESCTile
+		j.gmTabA, j.gmTabB, j.gmESC = next(4*m*kb), next(4*kb*ncp*ozakiESCTile), next(4)
+	}
+	if !j.fallback {
+		j.gmDigitsA, j.gmDigitB = next(pieces*m*k), next(pieces*k*n)
+		j.gmPlanes = next(4 * m * n * int64(j.nplanes))
+	}
+	if at > int64(j.mach.GM.Capacity) {
+		return fmt.Errorf("%s: key \"m\": FP64 A, B and C, %s and the INT32 products need %d bytes of global memory; machine %s has %d",
+			j.file, what, at, j.mach.Name, int64(j.mach.GM.Capacity))
+	}
+	return nil
+}
+
+// nativeDGEMM builds the fallback: the library's DGEMM on A, B and C.
+func (j *ozakiJob) nativeDGEMM(kind string) error {
+	np := j.p.GEMMParams
+	np.Kind = kind
+	pl, err := newGPUGEMMPlan(j.file, np, j.mach, fp.FP64, gpuShape{})
+	if err != nil {
+		return err
+	}
+	pl.gmA, pl.gmB, pl.gmC = j.gmA64, j.gmB64, j.gmC
+	j.native = pl
+	return nil
 }
 
 // gemmGrids are the INT8 GEMMs' launches: one grid holding every GEMM's

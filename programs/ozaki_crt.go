@@ -102,36 +102,11 @@ func (j *ozakiJob) crtLayout() error {
 	j.chunk = crt.Chunks(p.K, j.moduli)
 	j.nchunks = (p.K + j.chunk - 1) / j.chunk
 	j.nplanes = j.nchunks * len(j.moduli)
-	align := func(x int64) int64 { return (x + 511) &^ 511 }
-	at := int64(0)
-	next := func(bytes int64) int64 {
-		a := at
-		at = align(at + bytes)
-		return a
-	}
-	j.gmA64, j.gmB64, j.gmC = next(8*m*k), next(8*k*n), next(8*m*n)
-	if j.p.Beta != 0 {
-		j.gmC0 = next(8 * m * n)
-	}
-	j.gmScaleA, j.gmScaleB = next(4*m), next(4*n)
-	if !j.fallback {
-		j.gmDigitsA, j.gmDigitB = next(nm*m*k), next(nm*k*n)
-		j.gmPlanes = next(4 * m * n * int64(j.nplanes))
-	}
-	if at > int64(j.mach.GM.Capacity) {
-		return fmt.Errorf("%s: key \"m\": FP64 A, B and C, the residues and the INT32 products need %d bytes of global memory; machine %s has %d",
-			j.file, at, j.mach.Name, int64(j.mach.GM.Capacity))
+	if err := j.layoutGM(nm, false, "the residues"); err != nil {
+		return err
 	}
 	if j.fallback {
-		np := *p
-		np.Kind = "ozaki2/native-dgemm"
-		pl, err := newGPUGEMMPlan(j.file, np, j.mach, fp.FP64, gpuShape{})
-		if err != nil {
-			return err
-		}
-		pl.gmA, pl.gmB, pl.gmC = j.gmA64, j.gmB64, j.gmC
-		j.native = pl
-		return nil
+		return j.nativeDGEMM("ozaki2/native-dgemm")
 	}
 	j.diagPlans, j.planMod = nil, nil
 	plane := j.gmPlanes
