@@ -49,23 +49,38 @@ func finiteAbs(x float64) float64 {
 
 // ScaleRows returns the Scale of each row of the row-major rows×cols matrix
 // a. μ is the largest finite |a[i,l]|; non-finite entries are ignored.
-func ScaleRows(a []float64, rows, cols int) []Scale {
-	out := make([]Scale, rows)
-	for i := range out {
-		mu := 0.0
-		for _, x := range a[i*cols : i*cols+cols] {
-			if ax := finiteAbs(x); ax > mu {
-				mu = ax
-			}
-		}
-		out[i] = scaleOf(mu)
+func ScaleRows(a []float64, rows, cols int) []Scale { return scalesOf(RowMax(a, rows, cols)) }
+
+// ScaleCols returns the Scale of each column of the row-major rows×cols
+// matrix b. μ is the largest finite |b[l,j]|; non-finite entries are ignored.
+func ScaleCols(b []float64, rows, cols int) []Scale { return scalesOf(ColMax(b, rows, cols)) }
+
+func scalesOf(mu []float64) []Scale {
+	out := make([]Scale, len(mu))
+	for i, v := range mu {
+		out[i] = scaleOf(v)
 	}
 	return out
 }
 
-// ScaleCols returns the Scale of each column of the row-major rows×cols
-// matrix b. μ is the largest finite |b[l,j]|; non-finite entries are ignored.
-func ScaleCols(b []float64, rows, cols int) []Scale {
+// RowMax returns the largest finite |a[i,l]| of each row of the row-major
+// rows×cols matrix a (0 for a row without one): the line maximum every
+// Ozaki scheme scales by (package crt too).
+func RowMax(a []float64, rows, cols int) []float64 {
+	mu := make([]float64, rows)
+	for i := range mu {
+		for _, x := range a[i*cols : i*cols+cols] {
+			if ax := finiteAbs(x); ax > mu[i] {
+				mu[i] = ax
+			}
+		}
+	}
+	return mu
+}
+
+// ColMax returns the largest finite |b[l,j]| of each column of the
+// row-major rows×cols matrix b (0 for a column without one).
+func ColMax(b []float64, rows, cols int) []float64 {
 	mu := make([]float64, cols)
 	for l := 0; l < rows; l++ {
 		for j, x := range b[l*cols : l*cols+cols] {
@@ -74,9 +89,5 @@ func ScaleCols(b []float64, rows, cols int) []Scale {
 			}
 		}
 	}
-	out := make([]Scale, cols)
-	for j := range out {
-		out[j] = scaleOf(mu[j])
-	}
-	return out
+	return mu
 }

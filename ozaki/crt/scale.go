@@ -23,41 +23,19 @@ func scaleOf(mu float64) Scale {
 	return Scale{Sigma: ozaki.Exp(mu) + 1}
 }
 
-func finiteAbs(x float64) float64 {
-	ax := math.Abs(x)
-	if ax > math.MaxFloat64 || ax != ax {
-		return 0
-	}
-	return ax
-}
-
 // ScaleRows returns the Scale of each row of the row-major rows×cols matrix
 // a; non-finite entries are ignored (MakePlan routes them to the fallback
 // before scaling).
-func ScaleRows(a []float64, rows, cols int) []Scale {
-	out := make([]Scale, rows)
-	for i := range out {
-		mu := 0.0
-		for _, x := range a[i*cols : i*cols+cols] {
-			mu = max(mu, finiteAbs(x))
-		}
-		out[i] = scaleOf(mu)
-	}
-	return out
-}
+func ScaleRows(a []float64, rows, cols int) []Scale { return scalesOf(ozaki.RowMax(a, rows, cols)) }
 
 // ScaleCols returns the Scale of each column of the row-major rows×cols
 // matrix b; non-finite entries are ignored.
-func ScaleCols(b []float64, rows, cols int) []Scale {
-	mu := make([]float64, cols)
-	for l := 0; l < rows; l++ {
-		for j, x := range b[l*cols : l*cols+cols] {
-			mu[j] = max(mu[j], finiteAbs(x))
-		}
-	}
-	out := make([]Scale, cols)
-	for j := range out {
-		out[j] = scaleOf(mu[j])
+func ScaleCols(b []float64, rows, cols int) []Scale { return scalesOf(ozaki.ColMax(b, rows, cols)) }
+
+func scalesOf(mu []float64) []Scale {
+	out := make([]Scale, len(mu))
+	for i, v := range mu {
+		out[i] = scaleOf(v)
 	}
 	return out
 }
