@@ -504,7 +504,7 @@ func (j *ozakiJob) sliceGrids() []isa.Grid {
 // applies alpha and beta, storing C.
 func (j *ozakiJob) recombineGrid() isa.Grid {
 	p := &j.p.GEMMParams
-	n, mn := int64(p.N), int64(p.M)*int64(p.N)
+	n := int64(p.N)
 	ops := ozakiRecombineOps*j.nplanes + 1
 	if j.alpha != 1 {
 		ops++
@@ -516,14 +516,7 @@ func (j *ozakiJob) recombineGrid() isa.Grid {
 	return streamGrid(j.tg, "ozaki/recombine", nb, func(i int) streamBlock {
 		r, c0, cnt := seg(i)
 		at := int64(r)*n + int64(c0)
-		var reads []gmSpan
-		for x := 0; x < j.nplanes; x++ {
-			reads = append(reads, gmSpan{j.gmPlanes + 4*(int64(x)*mn+at), 4 * int64(cnt)})
-		}
-		reads = append(reads, gmSpan{j.gmScaleA + 4*int64(r), 4}, gmSpan{j.gmScaleB + 4*int64(c0), 4 * int64(cnt)})
-		if j.p.Beta != 0 {
-			reads = append(reads, gmSpan{j.gmC0 + 8*at, 8 * int64(cnt)})
-		}
+		reads := j.planeReads(r, c0, cnt)
 		return streamBlock{reads: reads, writes: []gmSpan{{j.gmC + 8*at, 8 * int64(cnt)}},
 			work: []vecWork{{ops * cnt, fp.FP64}}}
 	})
@@ -600,6 +593,23 @@ func (j *ozakiJob) gemmGrids(name string) []isa.Grid {
 		last.CTAs += g.CTAs
 	}
 	return grids
+}
+
+// planeReads are what the recombination (ozaki-i) or reconstruction
+// (ozaki-ii) of cnt outputs from (r, c0) on reads: every INT32 plane, the
+// row and column scales, and C0 when beta ≠ 0.
+func (j *ozakiJob) planeReads(r, c0, cnt int) []gmSpan {
+	p := &j.p.GEMMParams
+	at, mn := int64(r)*int64(p.N)+int64(c0), int64(p.M)*int64(p.N)
+	var reads []gmSpan
+	for x := 0; x < j.nplanes; x++ {
+		reads = append(reads, gmSpan{j.gmPlanes + 4*(int64(x)*mn+at), 4 * int64(cnt)})
+	}
+	reads = append(reads, gmSpan{j.gmScaleA + 4*int64(r), 4}, gmSpan{j.gmScaleB + 4*int64(c0), 4 * int64(cnt)})
+	if j.p.Beta != 0 {
+		reads = append(reads, gmSpan{j.gmC0 + 8*at, 8 * int64(cnt)})
+	}
+	return reads
 }
 
 // nativeEpilogueGrid applies alpha and beta after the fallback's DGEMM

@@ -192,19 +192,11 @@ func (j *ozakiJob) crtProgram() isa.Program {
 	if j.p.Beta != 0 {
 		fpOps += 2
 	}
-	mn := int64(p.M) * n
 	nc, seg := rowSegments(p.M, p.N)
 	rec := streamGrid(j.tg, "ozaki2/reconstruct", nc, func(i int) streamBlock {
 		r, c0, cnt := seg(i)
 		at := int64(r)*n + int64(c0)
-		var reads []gmSpan
-		for x := 0; x < j.nplanes; x++ {
-			reads = append(reads, gmSpan{j.gmPlanes + 4*(int64(x)*mn+at), 4 * int64(cnt)})
-		}
-		reads = append(reads, gmSpan{j.gmScaleA + 4*int64(r), 4}, gmSpan{j.gmScaleB + 4*int64(c0), 4 * int64(cnt)})
-		if j.p.Beta != 0 {
-			reads = append(reads, gmSpan{j.gmC0 + 8*at, 8 * int64(cnt)})
-		}
+		reads := j.planeReads(r, c0, cnt)
 		return streamBlock{reads: reads, writes: []gmSpan{{j.gmC + 8*at, 8 * int64(cnt)}},
 			work: []vecWork{{intOps * cnt, fp.INT32}, {fpOps * cnt, fp.FP64}}}
 	})
