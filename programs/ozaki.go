@@ -237,21 +237,9 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, err
 	}
 	if p.Numerics != NumericsOff {
-		if op.Test2 != nil {
-			j.a, j.b = ozaki.Test2(p.M, *op.Test2, p.Inputs.Seed)
-		} else if p.Inputs.A != "" {
-			var err error
-			if j.a, _, _, err = ReadNPYFloat64(f.Resolve(p.Inputs.A)); err != nil {
-				return nil, bad("inputs.a", "%v", err)
-			}
-			if j.b, _, _, err = ReadNPYFloat64(f.Resolve(p.Inputs.B)); err != nil {
-				return nil, bad("inputs.b", "%v", err)
-			}
-		} else {
-			j.a, j.b = genFloat64(p.Inputs, 1, p.M, p.K), genFloat64(p.Inputs, 2, p.K, p.N)
-		}
-		if op.Beta != 0 {
-			j.c0 = genFloat64(p.Inputs, 3, p.M, p.N)
+		var err error
+		if j.a, j.b, j.c0, err = ozakiInputs(f, &op, bad); err != nil {
+			return nil, err
 		}
 		if op.Method == ozakiII {
 			if err := j.planCRT(bad); err != nil {
@@ -262,36 +250,85 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 			}
 			return j, nil
 		}
-		mode := map[string]ozaki.Mode{ozakiFixed: ozaki.Fixed, ozakiForced: ozaki.Forced, ozakiDynamic: ozaki.Dynamic}[op.Precision]
-		set := ozaki.Triangular
-		if op.Products == "square" {
-			set = ozaki.Square
-		}
-		plan, err := ozaki.MakePlan(j.a, j.b, p.M, p.K, p.N, ozaki.Config{Bits: bits, Mode: mode, MaxBits: op.MaxMantissaBits,
-			ESCBlock: op.ESCBlock, Products: set, Fallback: *op.Fallback, Native: fmaGEMM})
+		d, err := op.decide(j.a, j.b, bits, fmaGEMM, j.nativeFaster, "native DGEMM on "+m.Name)
 		if err != nil {
 			return nil, bad("mantissa_bits", "%v", err)
 		}
-		j.plan = &plan
-		j.reason = plan.Reason
-		if plan.ESCDone {
-			j.esc, j.escKnown = plan.ESC, true
-		}
-		switch {
-		case plan.Fallback:
-			j.fallback = true
-		case op.Precision == ozakiDynamic && *op.Fallback && j.nativeFaster(plan.Slices):
-			j.fallback = true
-			j.reason = fmt.Sprintf("%s; ADP's performance heuristic: %d slices would take longer than native DGEMM on %s", plan.Reason, plan.Slices, m.Name)
-		default:
-			j.slices = plan.Slices
-			j.pa, j.pb = plan.Digits(j.a, j.b)
+		j.plan, j.fallback, j.reason, j.esc, j.escKnown = d.plan, d.fallback, d.reason, d.plan.ESC, d.plan.ESCDone
+		if !j.fallback {
+			j.slices = d.plan.Slices
+			j.pa, j.pb = d.plan.Digits(j.a, j.b)
 		}
 	}
 	if err := j.layout(); err != nil {
 		return nil, err
 	}
 	return j, nil
+}
+
+// ozakiInputs draws A and B (inputs.distribution, or Demmel's Test 2), or
+// reads them (inputs.a, inputs.b), and C0 when beta ≠ 0.
+func ozakiInputs(f *File, op *OzakiParams, bad func(key, format string, a ...any) error) (a, b, c0 []float64, err error) {
+	p := &op.GEMMParams
+	switch {
+	case op.Test2 != nil:
+		a, b = ozaki.Test2(p.M, *op.Test2, p.Inputs.Seed)
+	case p.Inputs.A != "":
+		if a, _, _, err = ReadNPYFloat64(f.Resolve(p.Inputs.A)); err != nil {
+			return nil, nil, nil, bad("inputs.a", "%v", err)
+		}
+		if b, _, _, err = ReadNPYFloat64(f.Resolve(p.Inputs.B)); err != nil {
+			return nil, nil, nil, bad("inputs.b", "%v", err)
+		}
+	default:
+		a, b = genFloat64(p.Inputs, 1, p.M, p.K), genFloat64(p.Inputs, 2, p.K, p.N)
+	}
+	if op.Beta != 0 {
+		c0 = genFloat64(p.Inputs, 3, p.M, p.N)
+	}
+	return a, b, c0, nil
+}
+
+// productSet is the run's slice product set.
+func (op *OzakiParams) productSet() ozaki.ProductSet {
+	if op.Products == "square" {
+		return ozaki.Square
+	}
+	return ozaki.Triangular
+}
+
+// config is package ozaki's configuration of the run asking for bits;
+// native is the fallback's DGEMM (nil: ozaki.NativeGEMM).
+func (op *OzakiParams) config(bits int, native func(a, b, c0 []float64, alpha, beta float64, m, k, n int) []float64) ozaki.Config {
+	mode := map[string]ozaki.Mode{ozakiFixed: ozaki.Fixed, ozakiForced: ozaki.Forced, ozakiDynamic: ozaki.Dynamic}[op.Precision]
+	return ozaki.Config{Bits: bits, Mode: mode, MaxBits: op.MaxMantissaBits, ESCBlock: op.ESCBlock, Products: op.productSet(),
+		Fallback: *op.Fallback, Native: native}
+}
+
+// ozakiDecision is ADP's decision for a run's inputs.
+type ozakiDecision struct {
+	plan     *ozaki.Plan
+	fallback bool   // the native DGEMM computes C
+	reason   string // why, in words
+}
+
+// decide takes package ozaki's plan for the inputs (Inf/NaN and the cap
+// route to the native DGEMM) and, with dynamic precision and fallback
+// allowed, ADP's performance heuristic: nativeFaster(s) says whether the
+// machine's native DGEMM (named native) beats s slices.
+func (op *OzakiParams) decide(a, b []float64, bits int, nativeGEMM func(a, b, c0 []float64, alpha, beta float64, m, k, n int) []float64,
+	nativeFaster func(s int) bool, native string) (ozakiDecision, error) {
+	p := &op.GEMMParams
+	plan, err := ozaki.MakePlan(a, b, p.M, p.K, p.N, op.config(bits, nativeGEMM))
+	if err != nil {
+		return ozakiDecision{}, err
+	}
+	d := ozakiDecision{plan: &plan, fallback: plan.Fallback, reason: plan.Reason}
+	if !d.fallback && op.Precision == ozakiDynamic && *op.Fallback && nativeFaster(plan.Slices) {
+		d.fallback = true
+		d.reason = fmt.Sprintf("%s; ADP's performance heuristic: %d slices would take longer than %s", plan.Reason, plan.Slices, native)
+	}
+	return d, nil
 }
 
 // fmaGEMM is native DGEMM as the simulated kernels compute it (every
@@ -351,10 +388,7 @@ func (j *ozakiJob) layout() error {
 	m, k, n := int64(p.M), int64(p.K), int64(p.N)
 	s := int64(j.slices)
 	j.kb = (p.K + j.p.ESCBlock - 1) / j.p.ESCBlock
-	set := ozaki.Triangular
-	if j.p.Products == "square" {
-		set = ozaki.Square
-	}
+	set := j.p.productSet()
 	j.diags = ozakiDiagonals(j.slices, j.p.Products == "square")
 	j.chunk = ozaki.Chunks(p.K, j.slices, set)
 	j.nchunks = (p.K + j.chunk - 1) / j.chunk
@@ -870,10 +904,7 @@ func (j *ozakiJob) simulatedC(chip *arch.Chip, rep *report.Report) ([]float64, e
 	if j.p.Method == ozakiII {
 		return j.crtSimulatedC(chip, rep)
 	}
-	set := ozaki.Triangular
-	if j.p.Products == "square" {
-		set = ozaki.Square
-	}
+	set := j.p.productSet()
 	acc := make([]float64, mn)
 	raw := make([]byte, 4*mn)
 	d32 := make([]int32, mn)

@@ -145,31 +145,17 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, err
 	}
 	if p.Numerics != NumericsOff {
-		if op.Test2 != nil {
-			j.a, j.b = ozaki.Test2(p.M, *op.Test2, p.Inputs.Seed)
-		} else {
-			j.a, j.b = genFloat64(p.Inputs, 1, p.M, p.K), genFloat64(p.Inputs, 2, p.K, p.N)
+		var err error
+		if j.a, j.b, j.c0, err = ozakiInputs(f, &op, bad); err != nil {
+			return nil, err
 		}
-		if op.Beta != 0 {
-			j.c0 = genFloat64(p.Inputs, 3, p.M, p.N)
-		}
-		plan, err := ozaki.MakePlan(j.a, j.b, p.M, p.K, p.N, j.config(bits))
+		dec, err := op.decide(j.a, j.b, bits, nil, j.nativeFaster, "the host's FP64 DGEMM on "+m.Name)
 		if err != nil {
 			return nil, bad("mantissa_bits", "%v", err)
 		}
-		j.plan = &plan
-		j.reason = plan.Reason
-		if plan.ESCDone {
-			j.esc, j.escKnown = plan.ESC, true
-		}
-		switch {
-		case plan.Fallback:
-			j.fallback = true
-		case op.Precision == ozakiDynamic && *op.Fallback && j.nativeFaster(plan.Slices):
-			j.fallback = true
-			j.reason = fmt.Sprintf("%s; ADP's performance heuristic: %d slices would take longer than the host's FP64 DGEMM on %s", plan.Reason, plan.Slices, m.Name)
-		default:
-			j.slices = plan.Slices
+		j.plan, j.fallback, j.reason, j.esc, j.escKnown = dec.plan, dec.fallback, dec.reason, dec.plan.ESC, dec.plan.ESCDone
+		if !j.fallback {
+			j.slices = dec.plan.Slices
 		}
 	}
 	if err := j.layout(); err != nil {
@@ -180,17 +166,9 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 
 // config is the golden model's configuration of this run (the fallback is
 // ozaki.NativeGEMM, the host's DGEMM).
-func (j *ozakiDaVinciJob) config(bits int) ozaki.Config {
-	mode := map[string]ozaki.Mode{ozakiFixed: ozaki.Fixed, ozakiForced: ozaki.Forced, ozakiDynamic: ozaki.Dynamic}[j.p.Precision]
-	return ozaki.Config{Bits: bits, Mode: mode, MaxBits: j.p.MaxMantissaBits, ESCBlock: j.p.ESCBlock, Products: j.set(), Fallback: *j.p.Fallback}
-}
+func (j *ozakiDaVinciJob) config(bits int) ozaki.Config { return j.p.config(bits, nil) }
 
-func (j *ozakiDaVinciJob) set() ozaki.ProductSet {
-	if j.p.Products == "square" {
-		return ozaki.Square
-	}
-	return ozaki.Triangular
-}
+func (j *ozakiDaVinciJob) set() ozaki.ProductSet { return j.p.productSet() }
 
 func (j *ozakiDaVinciJob) adp() bool { return j.p.Precision != ozakiFixed }
 
