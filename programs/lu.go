@@ -92,34 +92,42 @@ func (j *luJob) Mode() arch.Mode { return modeFor(j.p.Numerics) }
 
 // Prepare writes A to GM (full numerics), computes the golden factors and
 // their refinement (sampled numerics), and attaches the host program.
+// writeLUMatrix writes the n×n matrix to GM at addr in the trailing
+// precision (tb = 4: FP32; 2: FP16, RNE, saturating).
+func writeLUMatrix(chip *arch.Chip, mat *luMatrix, addr int64, n, tb int) error {
+	gm := chip.GM()
+	row := make([]float64, n)
+	r32 := make([]float32, n)
+	r16 := make([]uint16, n)
+	for i := 0; i < n; i++ {
+		mat.Row(i, row)
+		for k, v := range row {
+			r32[k] = float32(v)
+		}
+		at := addr + int64(i)*int64(n)*int64(tb)
+		var err error
+		if tb == 4 {
+			err = gm.WriteFloat32s(at, r32)
+		} else {
+			for k, v := range r32 {
+				r16[k] = uint16(fp.FromFloat32(v, fp.FP16, luSat))
+			}
+			err = gm.WriteUint16s(at, r16)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (j *luJob) Prepare(chip *arch.Chip) error {
 	j.chip = chip
 	pl := j.pl
 	switch j.p.Numerics {
 	case NumericsFull:
-		gm := chip.GM()
-		row := make([]float64, pl.n)
-		r32 := make([]float32, pl.n)
-		r16 := make([]uint16, pl.n)
-		for i := 0; i < pl.n; i++ {
-			j.mat.Row(i, row)
-			for k, v := range row {
-				r32[k] = float32(v)
-			}
-			addr := pl.a + int64(i)*int64(pl.n)*int64(pl.tb)
-			var err error
-			if pl.tb == 4 {
-				err = gm.WriteFloat32s(addr, r32)
-			} else {
-				o := fp.Options{Round: fp.RNE, Saturate: true}
-				for k, v := range r32 {
-					r16[k] = uint16(fp.FromFloat32(v, fp.FP16, o))
-				}
-				err = gm.WriteUint16s(addr, r16)
-			}
-			if err != nil {
-				return err
-			}
+		if err := writeLUMatrix(chip, j.mat, pl.a, pl.n, pl.tb); err != nil {
+			return err
 		}
 	case NumericsSampled:
 		g, err := luGoldenRun(pl, j.mat)

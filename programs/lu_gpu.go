@@ -160,7 +160,7 @@ func (j *luGPUJob) Prepare(chip *arch.Chip) error {
 	j.chip = chip
 	switch j.p.Numerics {
 	case NumericsFull:
-		if err := j.writeA(chip); err != nil {
+		if err := writeLUMatrix(chip, j.mat, j.pl.a, j.pl.n, j.pl.tb); err != nil {
 			return err
 		}
 	case NumericsSampled:
@@ -178,35 +178,6 @@ func (j *luGPUJob) Prepare(chip *arch.Chip) error {
 	j.host = h
 	j.buildGPUHost(h)
 	chip.AttachHost(h)
-	return nil
-}
-
-// writeA writes the matrix to GM in the trailing precision.
-func (j *luGPUJob) writeA(chip *arch.Chip) error {
-	pl := j.pl
-	gm := chip.GM()
-	row := make([]float64, pl.n)
-	r32 := make([]float32, pl.n)
-	r16 := make([]uint16, pl.n)
-	for i := 0; i < pl.n; i++ {
-		j.mat.Row(i, row)
-		for k, v := range row {
-			r32[k] = float32(v)
-		}
-		addr := pl.a + int64(i)*int64(pl.n)*int64(pl.tb)
-		var err error
-		if pl.tb == 4 {
-			err = gm.WriteFloat32s(addr, r32)
-		} else {
-			for k, v := range r32 {
-				r16[k] = uint16(fp.FromFloat32(v, fp.FP16, luSat))
-			}
-			err = gm.WriteUint16s(addr, r16)
-		}
-		if err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
