@@ -119,25 +119,7 @@ func buildLUGPU(f *File, m *machines.Machine, o Options) (Job, error) {
 	if p.Trailing == "fp16" {
 		pl.tb = 2
 	}
-	n, nb := int64(pl.n), int64(pl.nb)
-	at := int64(0)
-	place := func(bytes int64) int64 {
-		a := at
-		at = (at + bytes + 4095) &^ 4095
-		return a
-	}
-	pl.a = place(n * n * int64(pl.tb))
-	pl.lh = place(n * n * 2)
-	pl.uh = place(n * n * 2)
-	if pl.tb == 4 {
-		pl.pc = place(n * nb * 2)
-		pl.pr = place(nb * n * 2)
-	}
-	for i := range 2 {
-		pl.uinv[i] = place(nb * nb * 2)
-		pl.linv[i] = place(nb * nb * 2)
-	}
-	pl.gmEnd = at
+	pl.placeMatrices()
 	if pl.gmEnd > int64(m.GM.Capacity) {
 		return nil, bad("n", "the matrices need %d bytes of GM; machine %s has %d", pl.gmEnd, m.Name, int64(m.GM.Capacity))
 	}

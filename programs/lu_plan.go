@@ -50,25 +50,7 @@ func newLUPlan(file string, p LUParams, m *machines.Machine) (*luPlan, error) {
 	if p.Trailing == "fp16" {
 		pl.tb = 2
 	}
-	n, nb := int64(pl.n), int64(pl.nb)
-	at := int64(0)
-	place := func(bytes int64) int64 {
-		a := at
-		at = (at + bytes + 4095) &^ 4095
-		return a
-	}
-	pl.a = place(n * n * int64(pl.tb))
-	pl.lh = place(n * n * 2)
-	pl.uh = place(n * n * 2)
-	if pl.tb == 4 {
-		pl.pc = place(n * nb * 2)
-		pl.pr = place(nb * n * 2)
-	}
-	for i := range 2 {
-		pl.uinv[i] = place(nb * nb * 2)
-		pl.linv[i] = place(nb * nb * 2)
-	}
-	pl.gmEnd = at
+	pl.placeMatrices()
 	if pl.gmEnd > int64(m.GM.Capacity) {
 		return nil, bad("n", "the matrices need %d bytes of GM; machine %s has %d", pl.gmEnd, m.Name, int64(m.GM.Capacity))
 	}
@@ -534,4 +516,29 @@ func (pl *luPlan) cvtStream(i, ci, cores int) isa.Stream {
 		}
 		e.free(isa.UB, "cvt")
 	}
+}
+
+// placeMatrices lays out GM: the matrix in the trailing precision, its FP16
+// L and U copies, the FP16 panel copies (FP32 trailing), and two buffers of
+// the diagonal block's FP16 inverses; gmEnd is the total.
+func (pl *luPlan) placeMatrices() {
+	n, nb := int64(pl.n), int64(pl.nb)
+	at := int64(0)
+	place := func(bytes int64) int64 {
+		a := at
+		at = (at + bytes + 4095) &^ 4095
+		return a
+	}
+	pl.a = place(n * n * int64(pl.tb))
+	pl.lh = place(n * n * 2)
+	pl.uh = place(n * n * 2)
+	if pl.tb == 4 {
+		pl.pc = place(n * nb * 2)
+		pl.pr = place(nb * n * 2)
+	}
+	for i := range 2 {
+		pl.uinv[i] = place(nb * nb * 2)
+		pl.linv[i] = place(nb * nb * 2)
+	}
+	pl.gmEnd = at
 }
