@@ -203,24 +203,11 @@ func (c *Core) copy2D(in *isa.Instr) error {
 }
 
 func (c *Core) mmad(in *isa.Instr) error {
-	if in.In == fp.INT8 && in.Out == fp.INT32 {
-		// The INT8 cube (16×32×16 on the 910A): exact INT32 accumulation.
-		a, err := c.local(isa.L0A, in.Src.Addr, dma.FractalBytes(in.M, in.K, in.In))
-		if err != nil {
-			return err
-		}
-		b, err := c.local(isa.L0B, in.Src1.Addr, dma.FractalBytes(in.K, in.N, in.In))
-		if err != nil {
-			return err
-		}
-		cc, err := c.local(isa.L0C, in.Dst.Addr, dma.FractalBytes(in.M, in.N, fp.INT32))
-		if err != nil {
-			return err
-		}
-		cube.MMADInt8(in.M, in.K, in.N, a, b, cc, in.Init)
-		return nil
-	}
-	if in.Out != fp.FP32 {
+	out := fp.FP32
+	switch {
+	case in.In == fp.INT8 && in.Out == fp.INT32:
+		out = fp.INT32 // the INT8 cube (16×32×16 on the 910A): exact INT32 accumulation
+	case in.Out != fp.FP32:
 		return fmt.Errorf("mmad: only FP32 accumulation in L0C is modeled (out=%s)", in.Out)
 	}
 	a, err := c.local(isa.L0A, in.Src.Addr, dma.FractalBytes(in.M, in.K, in.In))
@@ -231,9 +218,13 @@ func (c *Core) mmad(in *isa.Instr) error {
 	if err != nil {
 		return err
 	}
-	cc, err := c.local(isa.L0C, in.Dst.Addr, dma.FractalBytes(in.M, in.N, fp.FP32))
+	cc, err := c.local(isa.L0C, in.Dst.Addr, dma.FractalBytes(in.M, in.N, out))
 	if err != nil {
 		return err
+	}
+	if out == fp.INT32 {
+		cube.MMADInt8(in.M, in.K, in.N, a, b, cc, in.Init)
+		return nil
 	}
 	switch in.In {
 	case fp.FP16:
