@@ -171,6 +171,7 @@ func TestOzakiBadInput(t *testing.T) {
 		{"b200", []string{"program.max_mantissa_bits=40"}, `key "max_mantissa_bits"`},
 		{"b200", []string{"program.unit=vector"}, `key "unit": does not apply to ozaki`},
 		{"b200", []string{"program.m=1048577"}, `key "m"`},
+		{"v100", nil, `key "machine": the slice GEMMs need INT8 tensor cores; machine v100 (nvidia-sm) has none`},
 		{"b200", []string{"program.inputs.distribution=gaussian"}, `key "inputs.distribution": must be uniform, uniform-nonneg or between`},
 		{"b200", []string{"program.inputs.distribution=between", "program.inputs.low=1"}, `key "inputs.high": distribution between needs finite low < high`},
 		{"b200", []string{"program.inputs.low=1"}, `key "inputs.low": applies to distribution between`},
