@@ -76,10 +76,6 @@ const (
 	ozakiII = "ozaki-ii"
 )
 
-// ozakiMaxBits is the most mantissa bits a run may ask for (the paper's
-// Grade-A runs use up to 200).
-const ozakiMaxBits = 200
-
 // Operation counts of the element-wise kernels, per element (INT32 ALU
 // operations unless said otherwise), from the instruction sequence each
 // runs:
@@ -177,9 +173,12 @@ func ozakiDiagonals(s int, square bool) []ozakiDiag {
 	return out
 }
 
-// ozakiSlicesFor is the slice count holding bits mantissa bits: s slices of
-// balanced INT8 digits hold 8s − 1.
-func ozakiSlicesFor(bits int) int { return (bits + 1 + 7) / 8 }
+// ozakiSlicesFor is the slice count holding bits mantissa bits (bits is
+// checked: in 1..ozaki.MaxBits).
+func ozakiSlicesFor(bits int) int {
+	s, _ := ozaki.SlicesFor(bits)
+	return s
+}
 
 func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	if m.Kind == "davinci" {

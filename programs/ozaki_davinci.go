@@ -715,14 +715,14 @@ func ozakiCheckParams(f *File, op *OzakiParams) error {
 	if op.MantissaBits == 0 {
 		op.MantissaBits = 53
 	}
-	if op.MantissaBits < 1 || op.MantissaBits > ozakiMaxBits {
-		return bad("mantissa_bits", "must be in 1..%d (got %d)", ozakiMaxBits, op.MantissaBits)
+	if op.MantissaBits < 1 || op.MantissaBits > ozaki.MaxBits {
+		return bad("mantissa_bits", "must be in 1..%d (got %d)", ozaki.MaxBits, op.MantissaBits)
 	}
 	if op.MaxMantissaBits == 0 {
-		op.MaxMantissaBits = ozakiMaxBits
+		op.MaxMantissaBits = ozaki.MaxBits
 	}
-	if op.MaxMantissaBits < op.MantissaBits || op.MaxMantissaBits > ozakiMaxBits {
-		return bad("max_mantissa_bits", "must be in mantissa_bits..%d = %d..%d (got %d)", ozakiMaxBits, op.MantissaBits, ozakiMaxBits, op.MaxMantissaBits)
+	if op.MaxMantissaBits < op.MantissaBits || op.MaxMantissaBits > ozaki.MaxBits {
+		return bad("max_mantissa_bits", "must be in mantissa_bits..%d = %d..%d (got %d)", ozaki.MaxBits, op.MantissaBits, ozaki.MaxBits, op.MaxMantissaBits)
 	}
 	if op.Test2 != nil {
 		if p.M != p.K || p.K != p.N || p.M < 2 {
@@ -732,7 +732,7 @@ func ozakiCheckParams(f *File, op *OzakiParams) error {
 			return bad("test2", "the exponent span b must be in 0..500 (got %d)", *op.Test2)
 		}
 	}
-	maxSlices := ozakiSlicesFor(ozakiMaxBits)
+	maxSlices := ozaki.MaxSlices
 	if op.Slices != 0 {
 		if op.Precision == ozakiDynamic {
 			return bad("slices", "applies to precision fixed or forced (dynamic: ADP chooses the slices)")
