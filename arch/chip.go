@@ -39,6 +39,10 @@ type Options struct {
 	// FastForward, if not nil, skips repeated waves of kernel grids
 	// (timing-only runs without an observer; see FastForward).
 	FastForward *FastForward
+	// Engine, if not nil, is an event engine the chip shares with other
+	// chips and components (a cluster of NPUs and its network): call Start,
+	// run the engine, then Collect, instead of Run.
+	Engine *sim.Engine
 }
 
 // Chip is a set of cores of one machine kind sharing global memory.
@@ -103,7 +107,13 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 			return nil, fmt.Errorf("machine %s: core numerics: %w", m.Name, err)
 		}
 	}
-	c := &Chip{M: m, geom: m.Geometry(), kind: kind, opts: opts, eng: sim.NewEngine(), clock: clk, cube: model,
+	eng := opts.Engine
+	if eng == nil {
+		eng = sim.NewEngine()
+	} else if ff := opts.FastForward; ff != nil {
+		return nil, errors.New("fast-forward: not on a shared engine (a cluster run)")
+	}
+	c := &Chip{M: m, geom: m.Geometry(), kind: kind, opts: opts, eng: eng, clock: clk, cube: model,
 		syncWaiting: make([]bool, m.Cores)}
 	if opts.Mode == Functional {
 		c.gm = mem.NewGM(int64(m.GM.Capacity))
@@ -206,12 +216,34 @@ func (c *Chip) AddMatrixFlops(f float64) { c.mmadFlops += f }
 // deadlock is returned as *sim.DeadlockError; an execution fault (e.g. an
 // access outside a buffer) as an error naming core, line and instruction.
 func (c *Chip) Run(p isa.Program) (*Stats, error) {
+	if c.opts.Engine != nil {
+		return nil, errors.New("chip on a shared engine: use Start, run the engine, then Collect")
+	}
+	if err := c.Start(p); err != nil {
+		return nil, err
+	}
+	err := c.eng.Run()
+	st, cerr := c.Collect()
+	if cerr != nil {
+		return nil, cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// Start loads p (statically checked first) onto the cores and wakes the
+// attached host, without running the engine: Run does this for a chip of
+// its own; a chip on a shared engine (Options.Engine) is started, the
+// engine run by its owner, and the chip's result taken with Collect.
+func (c *Chip) Start(p isa.Program) error {
 	if len(p.Cores) > len(c.cores) {
-		return nil, fmt.Errorf("program uses %d cores; machine %s has %d", len(p.Cores), c.M.Name, len(c.cores))
+		return fmt.Errorf("program uses %d cores; machine %s has %d", len(p.Cores), c.M.Name, len(c.cores))
 	}
 	if !p.Generated {
 		if err := isa.Check(p, c.Limits()); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if c.opts.Progress != nil {
@@ -223,11 +255,14 @@ func (c *Chip) Run(p isa.Program) (*Stats, error) {
 	}
 	if len(p.Grids) > 0 {
 		if len(p.Cores) > 0 {
-			return nil, fmt.Errorf("program %s: give per-core streams or kernel grids, not both", p.Name)
+			return fmt.Errorf("program %s: give per-core streams or kernel grids, not both", p.Name)
 		}
 		if err := c.startGrids(p.Grids); err != nil {
-			return nil, err
+			return err
 		}
+	}
+	if c.host != nil && c.opts.FastForward != nil {
+		return errors.New("fast-forward: not with a host program (its tasks wait for kernels by time)")
 	}
 	for i, s := range p.Cores {
 		if s != nil {
@@ -235,23 +270,21 @@ func (c *Chip) Run(p isa.Program) (*Stats, error) {
 			c.cores[i].Load(s)
 		}
 	}
-	defer func() {
-		for _, core := range c.cores {
-			core.Close()
-		}
-	}()
 	if c.host != nil {
-		if c.opts.FastForward != nil {
-			return nil, errors.New("fast-forward: not with a host program (its tasks wait for kernels by time)")
-		}
 		c.host.begin(c.eng.Now())
 	}
-	err := c.eng.Run()
+	return nil
+}
+
+// Collect ends a started chip's run (the engine has stopped): it releases
+// the cores' streams and returns the chip's statistics, or the error that
+// stopped it.
+func (c *Chip) Collect() (*Stats, error) {
+	for _, core := range c.cores {
+		core.Close()
+	}
 	if c.failed != nil {
 		return nil, c.failed
-	}
-	if err != nil {
-		return nil, err
 	}
 	return c.stats(), nil
 }

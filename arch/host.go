@@ -52,10 +52,11 @@ const (
 	taskCall
 	taskLaunch
 	taskWait
+	taskAsync
 )
 
 // taskKindNames are the kinds as HostObserver names them.
-var taskKindNames = [...]string{taskCompute: "compute", taskTransfer: "transfer", taskCall: "call", taskLaunch: "launch", taskWait: "wait"}
+var taskKindNames = [...]string{taskCompute: "compute", taskTransfer: "transfer", taskCall: "call", taskLaunch: "launch", taskWait: "wait", taskAsync: "async"}
 
 type hostTask struct {
 	kind    taskKind
@@ -63,6 +64,8 @@ type hostTask struct {
 	dur     sim.Time
 	fn      func() error
 	kernels []*Kernel // launch: one; wait: the awaited ones
+	begin   func(done func()) error // async: starts the operation
+	ended   bool                    // async: done was called
 	started bool
 	start   sim.Time
 }
@@ -205,6 +208,16 @@ func (h *Host) Wait(stage string, ks ...*Kernel) {
 	h.tasks = append(h.tasks, &hostTask{kind: taskWait, stage: stage, kernels: list})
 }
 
+// Async appends a task that starts an operation outside the chip — a
+// message over a network another component models, a collective among
+// several chips' hosts — and waits for it: begin is called when the host
+// reaches the task and must arrange for done to be called (as or from an
+// engine event, at the operation's end); the host then goes on. An error
+// from begin stops the run.
+func (h *Host) Async(stage string, begin func(done func()) error) {
+	h.tasks = append(h.tasks, &hostTask{kind: taskAsync, stage: stage, begin: begin})
+}
+
 // Kernels returns every kernel launched so far, in launch order.
 func (h *Host) Kernels() []*Kernel { return h.kernels }
 
@@ -238,6 +251,23 @@ func (h *Host) step(now sim.Time) {
 		t := h.tasks[h.pc]
 		if !t.started {
 			t.started, t.start = true, now
+		}
+		if t.kind == taskAsync {
+			if t.begin != nil {
+				begin := t.begin
+				t.begin = nil
+				if err := begin(func() { t.ended = true; h.waker.Wake(h.chip.eng.Now()) }); err != nil {
+					c.Fail(fmt.Errorf("host task %d (%s): %w", h.pc, t.stage, err))
+					return
+				}
+			}
+			if !t.ended {
+				return // woken by done
+			}
+			h.stage[t.stage] += now - t.start
+			h.observe(t, now)
+			h.pc++
+			continue
 		}
 		if t.kind == taskWait {
 			for _, k := range t.kernels {
@@ -378,6 +408,9 @@ func (h *Host) Blocked() (bool, string) {
 		return false, ""
 	}
 	t := h.tasks[h.pc]
+	if t.kind == taskAsync {
+		return true, fmt.Sprintf("host: task %d (%s) waits for an operation outside the chip", h.pc, t.stage)
+	}
 	if t.kind != taskWait {
 		return true, fmt.Sprintf("host: task %d (%s) not finished", h.pc, t.stage)
 	}

@@ -1,0 +1,111 @@
+package arch_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// timerAfter calls done d after now on eng (an operation outside the chips).
+func timerAfter(eng *sim.Engine, d sim.Time, done func()) {
+	eng.At(eng.Now()+d, 0, sim.HandlerFunc(func(sim.Time, int64) { done() }), 0)
+}
+
+// Two chips on one engine run at once; an Async task waits for an outside
+// operation (here a rendezvous of both hosts and then a 5 µs "message"),
+// and each chip's run equals what it does alone on its own engine.
+func TestSharedEngineAndAsync(t *testing.T) {
+	eng := sim.NewEngine()
+	var chips [2]*arch.Chip
+	var hosts [2]*arch.Host
+	for i := range chips {
+		c, err := arch.NewChip(machine(t), arch.Options{Mode: arch.Timing, Engine: eng})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := c.NewHost()
+		if err != nil {
+			t.Fatal(err)
+		}
+		chips[i], hosts[i] = c, h
+	}
+	// A rendezvous: the operation starts when both hosts reached it.
+	arrived := 0
+	var dones []func()
+	var began sim.Time
+	meet := func(done func()) error {
+		arrived++
+		dones = append(dones, done)
+		if arrived == 2 {
+			began = eng.Now()
+			timerAfter(eng, 5_000_000, func() {
+				for _, d := range dones {
+					d()
+				}
+			})
+		}
+		return nil
+	}
+	var ks [2]*arch.Kernel
+	for i, h := range hosts {
+		// Chip 1's kernel is twice as long, so chip 0's host waits for it.
+		ks[i] = h.Launch("k", "z", []int{0}, scalarStream(int64(10000*(i+1))))
+		h.Wait("wait", ks[i])
+		h.Async("exchange", meet)
+		h.Launch("after", "z", []int{1}, scalarStream(1000))
+		chips[i].AttachHost(h)
+		if err := chips[i].Start(isa.Program{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := chips[0].Run(isa.Program{}); err == nil || !strings.Contains(err.Error(), "shared engine") {
+		t.Errorf("Run on a shared engine: got %v", err)
+	}
+	if err := eng.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range chips {
+		if _, err := c.Collect(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if began != ks[1].Finished {
+		t.Errorf("rendezvous began %v, want the later kernel's end %v", began, ks[1].Finished)
+	}
+	for i, h := range hosts {
+		if got := h.StageTimes()["exchange"]; got != began+5_000_000-ks[i].Finished {
+			t.Errorf("host %d: exchange stage %v, want %v", i, got, began+5_000_000-ks[i].Finished)
+		}
+	}
+	// Alone on its own engine chip 1's first kernel ends at the same time.
+	c, h := newHosted(t)
+	k := h.Launch("k", "z", []int{0}, scalarStream(20000))
+	h.Wait("wait", k)
+	if _, err := c.RunHosted(h); err != nil {
+		t.Fatal(err)
+	}
+	if k.Finished != ks[1].Finished {
+		t.Errorf("shared engine changed a kernel's time: %v, alone %v", ks[1].Finished, k.Finished)
+	}
+}
+
+// An Async operation that never completes is a deadlock naming the task;
+// an error from begin stops the run naming it.
+func TestAsyncNeverDoneAndError(t *testing.T) {
+	c, h := newHosted(t)
+	h.Async("recv", func(func()) error { return nil })
+	_, err := c.RunHosted(h)
+	var de *sim.DeadlockError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "recv") {
+		t.Fatalf("want a deadlock naming the task, got %v", err)
+	}
+	c, h = newHosted(t)
+	h.Async("send", func(func()) error { return errors.New("no route") })
+	if _, err := c.RunHosted(h); err == nil || !strings.Contains(err.Error(), "send") || !strings.Contains(err.Error(), "no route") {
+		t.Fatalf("got %v", err)
+	}
+}
