@@ -63,7 +63,7 @@ type hostTask struct {
 	stage   string
 	dur     sim.Time
 	fn      func() error
-	kernels []*Kernel // launch: one; wait: the awaited ones
+	kernels []*Kernel               // launch: one; wait: the awaited ones
 	begin   func(done func()) error // async: starts the operation
 	ended   bool                    // async: done was called
 	started bool
