@@ -66,6 +66,7 @@ type Chip struct {
 	traffic         Traffic
 	mmadFlops       float64
 	failed          error
+	energy          *energyMeter // prices work for an EnergyObserver (energy.go); nil: none
 
 	host  *Host       // attached host program (nil: none)
 	grids *gridRunner // kernel grids of the program (nil: none)
@@ -125,6 +126,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 			c.flagObs = obs
 		}
 		c.gmBW.Observe(func(now sim.Time, bps float64) { obs.Bandwidth(now, bps) })
+		c.energy = newEnergyMeter(c)
 	}
 	parts := 1
 	if m.L2.Private && m.L2.Partitions > 1 {
@@ -210,7 +212,10 @@ func (c *Chip) Failed() bool { return c.failed != nil }
 
 // AddMatrixFlops counts flops executed on a matrix unit (2·m·n·k per
 // matrix instruction).
-func (c *Chip) AddMatrixFlops(f float64) { c.mmadFlops += f }
+func (c *Chip) AddMatrixFlops(f float64) {
+	c.mmadFlops += f
+	c.energy.matrix(f)
+}
 
 // Run executes p (statically checked first) and returns its statistics. A
 // deadlock is returned as *sim.DeadlockError; an execution fault (e.g. an
@@ -587,6 +592,7 @@ func (c *Chip) StartGM(owner mem.FlowDone, core int, tag int64, read bool, n int
 	}
 	miss := n - hit - llcHit
 	c.traffic.add(read, n, hit, llcHit)
+	c.energy.gm(read, n, hit, llcHit)
 	if c.host != nil {
 		if k := c.host.running[core]; k != nil {
 			k.Traffic.add(read, n, hit, llcHit)

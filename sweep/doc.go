@@ -20,6 +20,8 @@
 //	plot:                                           # one mapping or a list
 //	  - {x: machine.core.buffers.L1, y: flops.tflops, series: program.tiling.bm,
 //	     logx: true, logy: false, where: {program.split.sb: 12}, name: tflops, title: …}
+//	  - {x: [lu_gemm.operational_intensity, lu_gemm.operational_intensity_hbm],
+//	     y: lu_gemm.tflops, xlabel: …, roof: {peak: 262.1, slopes: {HBM: 1.228}}}
 //
 // Parameters are --set paths (program.… or machine.…), or "program" and
 // "machine" themselves to compare program files or machines. Points are
@@ -27,8 +29,15 @@
 // with its last key varying fastest. Range values print in the unit of the
 // range (256KiB, 512KiB, 1MiB, …). Metrics are dotted paths into
 // report.json ("pipes.M.busy", "cores.0.finish_cycle"); a metric the
-// report lacks is recorded as null. Plot lines are split by the series
-// parameters and by any other parameter that still varies for one x.
+// report lacks is recorded as null; "*" in a path stands for every element
+// of a list ("hplmxp.windows.*.measured_over_theoretical": the list, null
+// where an element lacks the key). Plot lines are split by the series
+// parameters and by any other parameter that still varies for one x. A
+// plot's x may list several metrics: each is a line family against the
+// same y (a roofline with two operational intensities); list metrics plot
+// element by element (one value goes with every element of the other
+// axis); roof draws the ceilings y = min(peak, slope·x), labelled, behind
+// the data; xlabel replaces the x axis title.
 //
 // Before anything runs, Study.Check validates every path and value type;
 // errors name the study file and key and are marked bad input (package badinput) (exit code 2).

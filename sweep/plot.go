@@ -6,6 +6,7 @@ import (
 	"codeberg.org/go-pdf/fpdf"
 	"encoding/json"
 	"fmt"
+	"image/color"
 	"io"
 	"math"
 	"path/filepath"
@@ -48,11 +49,33 @@ func numeric(s string) (float64, bool) {
 
 // metricNumber reads a recorded metric as a finite number.
 func metricNumber(raw json.RawMessage) (float64, bool) {
-	var f float64
-	if json.Unmarshal(raw, &f) != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+	var f *float64 // null (a metric the report lacks) is no number, not 0
+	if json.Unmarshal(raw, &f) != nil || f == nil {
 		return 0, false
 	}
-	return f, true
+	return *f, !math.IsInf(*f, 0) && !math.IsNaN(*f)
+}
+
+// metricNumbers reads a recorded metric as numbers: one for a number, one
+// per element for a list ("*" paths; NaN where an element is not a finite
+// number); nil otherwise.
+func metricNumbers(raw json.RawMessage) []float64 {
+	if f, ok := metricNumber(raw); ok {
+		return []float64{f}
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) != nil {
+		return nil
+	}
+	out := make([]float64, len(list))
+	for i, el := range list {
+		f, ok := metricNumber(el)
+		if !ok {
+			f = math.NaN()
+		}
+		out[i] = f
+	}
+	return out
 }
 
 // line is one plotted line: a label and its points.
@@ -150,35 +173,51 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 	var lines []*line
 	byKey := map[string]*line{}
 	dropped := 0
-	for _, y := range pl.Y {
-		for _, r := range keep {
-			var parts []string
-			if len(pl.Y) > 1 {
-				parts = append(parts, y)
+	xs := append([]string{pl.X}, pl.MoreX...)
+	for _, xm := range xs {
+		for _, y := range pl.Y {
+			for _, r := range keep {
+				var parts []string
+				if len(xs) > 1 {
+					parts = append(parts, last(xm))
+				}
+				if len(pl.Y) > 1 {
+					parts = append(parts, y)
+				}
+				for i, q := range series {
+					parts = append(parts, short[i]+"="+r.Params[q])
+				}
+				key := strings.Join(parts, ", ")
+				// A metric may be a list ("*" paths): the point gives
+				// several, x and y element by element (a single value
+				// goes with each element of the other).
+				var xv []float64
+				if xParam {
+					xv = []float64{xpos[r.Params[xm]]}
+				} else {
+					xv = metricNumbers(r.Metrics[xm])
+				}
+				yv := metricNumbers(r.Metrics[y])
+				n := max(len(xv), len(yv))
+				if len(xv) == 0 || len(yv) == 0 || (len(xv) != n && len(xv) != 1) || (len(yv) != n && len(yv) != 1) {
+					dropped++
+					continue
+				}
+				for i := range n {
+					x, yy := xv[min(i, len(xv)-1)], yv[min(i, len(yv)-1)]
+					if math.IsNaN(x) || math.IsNaN(yy) || (logx && x <= 0) || (pl.LogY && yy <= 0) {
+						dropped++
+						continue
+					}
+					l := byKey[key]
+					if l == nil {
+						l = &line{label: key}
+						byKey[key] = l
+						lines = append(lines, l)
+					}
+					l.xys = append(l.xys, plotter.XY{X: x, Y: yy})
+				}
 			}
-			for i, q := range series {
-				parts = append(parts, short[i]+"="+r.Params[q])
-			}
-			key := strings.Join(parts, ", ")
-			var x float64
-			okx := true
-			if xParam {
-				x = xpos[r.Params[pl.X]]
-			} else {
-				x, okx = metricNumber(r.Metrics[pl.X])
-			}
-			yv, oky := metricNumber(r.Metrics[y])
-			if !okx || !oky || (logx && x <= 0) || (pl.LogY && yv <= 0) {
-				dropped++
-				continue
-			}
-			l := byKey[key]
-			if l == nil {
-				l = &line{label: key}
-				byKey[key] = l
-				lines = append(lines, l)
-			}
-			l.xys = append(l.xys, plotter.XY{X: x, Y: yv})
 		}
 	}
 	if dropped > 0 {
@@ -192,6 +231,14 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 	p := plot.New()
 	p.Title.Text = plotTitle(pl)
 	p.X.Label.Text = axisTitle(pl.X)
+	for _, x := range pl.MoreX {
+		if axisTitle(x) != p.X.Label.Text {
+			p.X.Label.Text = "" // the legend names each x metric
+		}
+	}
+	if pl.XLabel != "" {
+		p.X.Label.Text = pl.XLabel
+	}
 	p.Y.Label.Text = axisTitle(pl.Y[0])
 	if len(pl.Y) > 1 {
 		// The legend names each metric; the axis gets their common title
@@ -223,6 +270,9 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 		p.X.Min, p.X.Max = -0.5, float64(len(xcats))-0.5
 	}
 	p.Add(plotter.NewGrid())
+	if pl.Roof != nil {
+		addRoof(p, pl.Roof, lines, logx)
+	}
 	placeLegend(p, lines, logx, pl.LogY)
 	for i, l := range lines {
 		sort.SliceStable(l.xys, func(a, b int) bool { return l.xys[a].X < l.xys[b].X })
@@ -246,6 +296,56 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 		}
 	}
 	return nil
+}
+
+// addRoof draws the ceilings of roof (grey, one dash pattern each) over
+// the x range of lines, widened by half a decade on a log axis (10 % on a
+// linear one) and starting where a ceiling is half the lowest y drawn (so
+// that the ceilings do not stretch the y axis), sampled densely enough to
+// show the kink at peak / slope.
+func addRoof(p *plot.Plot, roof *Roof, lines []*line, logx bool) {
+	xlo, hi, ylo := math.Inf(1), math.Inf(-1), math.Inf(1)
+	for _, l := range lines {
+		for _, q := range l.xys {
+			xlo, hi, ylo = min(xlo, q.X), max(hi, q.X), min(ylo, q.Y)
+		}
+	}
+	if !(hi >= xlo) {
+		return
+	}
+	if logx {
+		xlo, hi = xlo/math.Sqrt(10), hi*math.Sqrt(10)
+	} else {
+		xlo, hi = max(0, xlo-0.1*(hi-xlo)), hi+0.1*(hi-xlo)
+	}
+	for i, s := range roof.Slopes {
+		lo := max(xlo, ylo/2/s.Slope)
+		if lo >= hi {
+			continue
+		}
+		const steps = 64
+		var xys plotter.XYs
+		for k := range steps + 1 {
+			x := lo + (hi-lo)*float64(k)/steps
+			if logx {
+				x = lo * math.Pow(hi/lo, float64(k)/steps)
+			}
+			xys = append(xys, plotter.XY{X: x, Y: min(roof.Peak, s.Slope*x)})
+		}
+		if k := roof.Peak / s.Slope; k > lo && k < hi {
+			xys = append(xys, plotter.XY{X: k, Y: roof.Peak})
+			sort.Slice(xys, func(a, b int) bool { return xys[a].X < xys[b].X })
+		}
+		ln, err := plotter.NewLine(xys)
+		if err != nil {
+			continue
+		}
+		ln.Color = color.Gray{Y: uint8(90 + 50*(i%3))}
+		ln.Dashes = []vg.Length{vg.Points(6), vg.Points(2 + 2*float64(i))}
+		ln.Width = vg.Points(1.5)
+		p.Add(ln)
+		p.Legend.Add(s.Label, ln)
+	}
 }
 
 // PDFs carry a creation date and list their objects in map order unless

@@ -390,10 +390,29 @@ func (s *Study) paramMap(p Point) map[string]string {
 
 // Lookup resolves a dotted path (e.g. "buffers.L1.peak_fraction",
 // "cores.0.finish_cycle") in a decoded JSON document: object keys match
-// exactly, else case-insensitively; array elements are addressed by index.
+// exactly, else case-insensitively; array elements are addressed by index,
+// or all at once by "*": the rest of the path is looked up in each element
+// and the value is the list of what was found, null where an element lacks
+// it ("hplmxp.windows.*.seconds").
 func Lookup(doc any, path string) (any, bool) {
 	cur := doc
-	for _, part := range strings.Split(path, ".") {
+	parts := strings.Split(path, ".")
+	for i, part := range parts {
+		if c, ok := cur.([]any); ok && part == "*" {
+			out := make([]any, 0, len(c))
+			rest := strings.Join(parts[i+1:], ".")
+			for _, el := range c {
+				v, ok := el, true
+				if rest != "" {
+					v, ok = Lookup(el, rest)
+				}
+				if !ok {
+					v = nil // kept as null: the lists of two paths stay aligned
+				}
+				out = append(out, v)
+			}
+			return out, true
+		}
 		switch c := cur.(type) {
 		case map[string]any:
 			v, ok := c[part]

@@ -74,6 +74,15 @@ type Plot struct {
 	// X is a parameter or metric; Y are metrics (one line family each).
 	X string
 	Y []string
+	// MoreX are further x metrics (x: [m1, m2, …] in the file; X is m1):
+	// each is a line family of its own against the same Y, on one x axis —
+	// e.g. a roofline with both operational intensities.
+	MoreX []string
+	// Roof, when set, draws roofline ceilings behind the data.
+	Roof *Roof
+	// XLabel, when set, replaces the x axis title (by default the title
+	// of X, or none when the x metrics have different titles).
+	XLabel string
 	// Series are parameters distinguishing lines. Parameters that are
 	// neither X, Series nor fixed by Where are added so that every line
 	// is a function of X.
@@ -82,6 +91,21 @@ type Plot struct {
 	LogX, LogY bool
 	// Where keeps only the points whose parameters have these values.
 	Where map[string]string
+}
+
+// Roof is a plot's roofline: for each slope (a bandwidth in y units per x
+// unit, e.g. TB/s for TFLOP/s against flop/byte) the ceiling
+// y = min(Peak, slope·x), drawn as a grey line labelled with its name
+// over the plot's x range.
+type Roof struct {
+	Peak   float64
+	Slopes []RoofSlope
+}
+
+// RoofSlope is one bandwidth ceiling of a Roof.
+type RoofSlope struct {
+	Label string
+	Slope float64
 }
 
 // ReadStudy reads and parses a study file.
@@ -528,11 +552,24 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 			}
 		case "title":
 			pl.Title, err = p.scalar(v, sub)
+		case "xlabel":
+			pl.XLabel, err = p.scalar(v, sub)
 		case "x":
-			pl.X, err = p.scalar(v, sub)
+			var xs []string
+			xs, err = p.stringList(v, sub)
+			if err == nil {
+				pl.X, pl.MoreX = xs[0], xs[1:]
+			}
 			if err == nil && !isParam(pl.X) && !isMetric(pl.X) {
 				err = p.errf(v, sub, "%q is neither a varied parameter (%s) nor a metric", pl.X, strings.Join(s.Params, ", "))
 			}
+			for _, x := range xs {
+				if err == nil && len(xs) > 1 && !isMetric(x) {
+					err = p.errf(v, sub, "%q is not one of the metrics (%s); several x axes are metrics", x, strings.Join(s.Metrics, ", "))
+				}
+			}
+		case "roof":
+			pl.Roof, err = p.roof(v, sub)
 		case "y":
 			pl.Y, err = p.stringList(v, sub)
 			for _, y := range pl.Y {
@@ -581,7 +618,7 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 			}
 			_ = ovs
 		default:
-			err = p.errf(k, sub, "unknown key; a plot has x, y, series, logx, logy, where, name, title")
+			err = p.errf(k, sub, "unknown key; a plot has x, y, series, logx, logy, where, roof, name, title, xlabel")
 		}
 		if err != nil {
 			return pl, err
@@ -600,6 +637,55 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 		pl.Name = fileName(strings.Join(pl.Y, "+") + "-vs-" + pl.X)
 	}
 	return pl, nil
+}
+
+// roof parses a plot's roof: {peak: P, slopes: {label: slope, …}}, every
+// figure a positive number.
+func (p *parser) roof(n *yaml.Node, key string) (*Roof, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, p.errf(n, key, "must be a mapping {peak: P, slopes: {label: bandwidth, …}}")
+	}
+	num := func(v *yaml.Node, sub string) (float64, error) {
+		t, err := p.scalar(v, sub)
+		if err != nil {
+			return 0, err
+		}
+		f, e := strconv.ParseFloat(t, 64)
+		if e != nil || !(f > 0) || math.IsInf(f, 0) {
+			return 0, p.errf(v, sub, "want a positive number, got %q", t)
+		}
+		return f, nil
+	}
+	r := &Roof{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		sub := key + "." + k.Value
+		switch k.Value {
+		case "peak":
+			f, err := num(v, sub)
+			if err != nil {
+				return nil, err
+			}
+			r.Peak = f
+		case "slopes":
+			if v.Kind != yaml.MappingNode || len(v.Content) == 0 {
+				return nil, p.errf(v, sub, "must be a mapping {label: bandwidth, …}")
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				f, err := num(v.Content[j+1], sub+"."+v.Content[j].Value)
+				if err != nil {
+					return nil, err
+				}
+				r.Slopes = append(r.Slopes, RoofSlope{Label: v.Content[j].Value, Slope: f})
+			}
+		default:
+			return nil, p.errf(k, sub, "unknown key; a roof has peak and slopes")
+		}
+	}
+	if r.Peak == 0 || len(r.Slopes) == 0 {
+		return nil, p.errf(n, key, "needs peak and slopes")
+	}
+	return r, nil
 }
 
 // fileName turns a label into a file name.

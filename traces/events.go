@@ -202,6 +202,9 @@ type Timeline struct {
 	From, To  sim.Time
 	Cores     []*CoreTimeline // ordered by ID
 	Bandwidth []Sample        // GM bandwidth in use, bytes/s
+	// Power is the chip's power (W) by time bin, ending with 0 at the end
+	// (machines with a power model; see power.go); set by Recorder.Finish.
+	Power []Sample
 	// Host is the host CPU's timed tasks (hosted runs), in time order.
 	Host []HostTask
 	// Done is set when the run (or the file) is complete.

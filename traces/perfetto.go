@@ -30,7 +30,9 @@ import (
 //     set, wait on the wait), linked by flow arrows (bind_id with flow_out
 //     on the set, flow_in on the wait it released);
 //   - "C" counters per core for buffer occupancy (name = buffer, args.bytes)
-//     and, in process "GM", the GM bandwidth in use (args["GB/s"]);
+//     and, in process "GM", the GM bandwidth in use (args["GB/s"]); in
+//     process "power" (machines with a power model), the chip's power by
+//     time bin (name "power", args.W; see power.go);
 //   - "M" metadata naming processes and threads.
 //
 // Times are microseconds printed exactly from integer picoseconds, so a
@@ -42,6 +44,10 @@ const GMPid = 1 << 24
 // HostPid is the process id of the host (hosted runs): a thread per host
 // lane (HostLanes, tid = lane + 1).
 const HostPid = GMPid + 1
+
+// PowerPid is the process id of the chip's power counter (machines with a
+// power model).
+const PowerPid = GMPid + 2
 
 // traceHeader is the trace's otherData: what the viewer needs beyond events.
 type traceHeader struct {
@@ -192,6 +198,15 @@ func (e *eventWriter) bandwidth(s Sample, first bool) error {
 	}
 	s.Value /= 1e9
 	e.counter(GMPid, "GM bandwidth", "GB/s", s)
+	return nil
+}
+
+func (e *eventWriter) power(s Sample, first bool) error {
+	if first {
+		e.meta(PowerPid, 0, "process_name", "name", "power")
+		e.metaInt(PowerPid, 0, "process_sort_index", PowerPid)
+	}
+	e.counter(PowerPid, "power", "W", s)
 	return nil
 }
 
@@ -615,6 +630,10 @@ func (rd *traceReader) event(ev *rawEvent) error {
 			rd.bandwidth(t, argFloat(ev.Args, "GB/s"))
 			return nil
 		}
+		if ev.Pid == PowerPid {
+			rd.power(t, argFloat(ev.Args, "W"))
+			return nil
+		}
 		if ev.Pid < 0 || ev.Pid >= GMPid || ev.Name == "" {
 			return nil
 		}
@@ -744,6 +763,12 @@ func (rd *traceReader) host(kind, name string, from, to sim.Time) error {
 // bandwidth adds a GM bandwidth sample.
 func (rd *traceReader) bandwidth(t sim.Time, gbps float64) {
 	rd.tl.Bandwidth = append(rd.tl.Bandwidth, Sample{T: t, Value: gbps * 1e9})
+	rd.span(t, t)
+}
+
+// power adds a sample of the power counter (W).
+func (rd *traceReader) power(t sim.Time, w float64) {
+	rd.tl.Power = append(rd.tl.Power, Sample{T: t, Value: w})
 	rd.span(t, t)
 }
 
@@ -971,6 +996,7 @@ func (rd *traceReader) finish() []int {
 	for _, s := range tl.Bandwidth {
 		tl.peakBW = max(tl.peakBW, s.Value)
 	}
+	sort.SliceStable(tl.Power, func(i, j int) bool { return tl.Power[i].T < tl.Power[j].T })
 	tl.From, tl.To = rd.lo, rd.hi
 	if h := rd.header; h != nil && h.Generator == generator {
 		tl.Machine, tl.Program = h.Machine, h.Program

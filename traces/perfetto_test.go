@@ -80,7 +80,7 @@ func sliceViews(tl *traces.Timeline, ss []traces.Slice) []sliceView {
 
 func TestPerfettoRoundTrip(t *testing.T) {
 	tl := recordHGEMM(t, traces.Window{})
-	if len(tl.Cores) == 0 || len(tl.Cores[0].Flows) == 0 || len(tl.Bandwidth) == 0 {
+	if len(tl.Cores) == 0 || len(tl.Cores[0].Flows) == 0 || len(tl.Bandwidth) == 0 || len(tl.Power) == 0 {
 		t.Fatalf("recorded nothing useful: %d cores", len(tl.Cores))
 	}
 	for _, name := range []string{"t.json", "t.json.gz", "t.pftrace"} {
@@ -134,6 +134,9 @@ func sameTimeline(t *testing.T, name string, tl, back *traces.Timeline) {
 	}
 	if !reflect.DeepEqual(tl.Host, back.Host) {
 		t.Errorf("%s: host tasks differ", name)
+	}
+	if !reflect.DeepEqual(tl.Power, back.Power) {
+		t.Errorf("%s: power counter differs (%d samples, want %d)", name, len(back.Power), len(tl.Power))
 	}
 }
 

@@ -106,7 +106,7 @@ func binaryUvarint(br *bufio.Reader) (uint64, error) {
 
 // pfTrack is what a track descriptor said.
 type pfTrack struct {
-	kind  int // trackCore, trackLane, trackBuffer, trackGM, trackGMBandwidth, trackHost, trackHostLane (0: unknown)
+	kind  int // trackCore, trackLane, trackBuffer, trackGM, trackGMBandwidth, trackHost, trackHostLane, trackPower, trackPowerCounter (0: unknown)
 	core  int
 	index int // lane (rank) of a lane or host lane track
 	name  string
@@ -420,6 +420,8 @@ func (pr *pfReader) descriptor(b []byte) error {
 		}
 	case pid == GMPid:
 		pr.tracks[uuid] = pfTrack{kind: trackGM}
+	case pid == PowerPid:
+		pr.tracks[uuid] = pfTrack{kind: trackPower}
 	case pid == HostPid:
 		pr.tracks[uuid] = pfTrack{kind: trackHost}
 	case pid > 0 && pid <= GMPid:
@@ -431,6 +433,8 @@ func (pr *pfReader) descriptor(b []byte) error {
 		case !ok:
 		case pt.kind == trackGM && counter:
 			pr.tracks[uuid] = pfTrack{kind: trackGMBandwidth}
+		case pt.kind == trackPower && counter:
+			pr.tracks[uuid] = pfTrack{kind: trackPowerCounter}
 		case pt.kind == trackCore && counter:
 			pr.tracks[uuid] = pfTrack{kind: trackBuffer, core: pt.core, name: name}
 		}
@@ -582,6 +586,10 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 	case trackGMBandwidth:
 		if typ == typeCounter {
 			pr.rd.bandwidth(t, value)
+		}
+	case trackPowerCounter:
+		if typ == typeCounter {
+			pr.rd.power(t, value)
 		}
 	}
 	return nil

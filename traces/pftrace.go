@@ -25,7 +25,8 @@ import (
 //     lane+1) and a counter track per buffer (bytes); a process "host"
 //     (pid HostPid, hosted runs, rank -1: first) with a thread track per
 //     host lane (HostLanes); a process "GM" (pid GMPid) with the counter
-//     track "GM bandwidth" (GB/s);
+//     track "GM bandwidth" (GB/s); a process "power" (pid PowerPid,
+//     machines with a power model) with the counter track "power" (W);
 //   - track events: a slice is a SLICE_BEGIN and a SLICE_END on its lane's
 //     track, a zero-length slice (flag marks) an INSTANT; name and category
 //     interned; debug annotations instr (interned), bytes, flops, and ps —
@@ -152,6 +153,8 @@ const (
 	trackGMBandwidth
 	trackHost
 	trackHostLane
+	trackPower
+	trackPowerCounter
 )
 
 func trackUUID(kind, core, index int) uint64 {
@@ -588,6 +591,18 @@ func (p *pfWriter) bandwidth(s Sample, first bool) error {
 		p.startSequence(trackUUID(trackGMBandwidth, -1, 0), false, s.T)
 	}
 	s.Value /= 1e9
+	p.counter(s)
+	return p.err
+}
+
+func (p *pfWriter) power(s Sample, first bool) error {
+	if first {
+		p.endSequence()
+		pw := trackUUID(trackPower, -1, 0)
+		p.process(pw, PowerPid, "power", PowerPid)
+		p.child(trackUUID(trackPowerCounter, -1, 0), pw, "power", 0, "W")
+		p.startSequence(trackUUID(trackPowerCounter, -1, 0), false, s.T)
+	}
 	p.counter(s)
 	return p.err
 }

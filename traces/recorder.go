@@ -152,7 +152,8 @@ type Recorder struct {
 	// Writer side: only the goroutine calling the Observer methods.
 	cur     *batch
 	regions map[string]int64
-	noFlags bool // SetFlagMarks(false): Flag returns at once
+	noFlags bool      // SetFlagMarks(false): Flag returns at once
+	power   powerBins // the dynamic energy by time bin (power.go)
 	// flushReq asks the writer to hand over its partial batch (set by Read).
 	flushReq atomic.Bool
 	_        [64]byte // keeps the consumer's writes off the writer's cache line
@@ -291,6 +292,7 @@ func (r *Recorder) Finish(end sim.Time) {
 	if end > r.tl.To {
 		r.tl.To = end
 	}
+	r.tl.Power = r.power.samples(r.tl.To)
 	r.tl.Done = true
 	r.mu.Unlock()
 }

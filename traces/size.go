@@ -42,7 +42,7 @@ func (tl *Timeline) eventCounts() (slices, samples int64) {
 			samples += int64(len(c.Occ[b]))
 		}
 	}
-	return slices + int64(len(tl.Host)), samples + int64(len(tl.Bandwidth))
+	return slices + int64(len(tl.Host)), samples + int64(len(tl.Bandwidth)) + int64(len(tl.Power))
 }
 
 // EstimateTraceBytes estimates the size of tl's trace in the format of

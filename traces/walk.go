@@ -18,7 +18,7 @@ import (
 // of its instant (a viewer that meets an arrow's end before its start — a
 // wait on a lower lane at the set's time — drops the arrow); the buffer
 // occupancy samples, buffer by buffer. Then the host's tasks, lane by lane
-// (HostLanes), and the GM bandwidth samples.
+// (HostLanes), the GM bandwidth samples and the power samples.
 // Memory beyond the timeline: one core's flag marks with an arrow.
 
 // traceSink encodes the events of a timeline walk.
@@ -35,6 +35,9 @@ type traceSink interface {
 	// bandwidth writes a GM bandwidth sample (bytes/s); first is set on
 	// the first one.
 	bandwidth(s Sample, first bool) error
+	// power writes a sample of the chip's power counter (W); first is set
+	// on the first one.
+	power(s Sample, first bool) error
 }
 
 // sliceEvent is a slice as the writers encode it, with everything derived
@@ -140,6 +143,11 @@ func walkTimeline(tl *Timeline, sink traceSink) error {
 	}
 	for i, s := range tl.Bandwidth {
 		if err := sink.bandwidth(s, i == 0); err != nil {
+			return err
+		}
+	}
+	for i, s := range tl.Power {
+		if err := sink.power(s, i == 0); err != nil {
 			return err
 		}
 	}

@@ -50,7 +50,9 @@ func (c *Core) execute(p *pipe, now sim.Time) {
 			return
 		}
 		lat := clk.Cycles(int64(path.LatencyCycles))
-		c.pathBytes[c.paths[in.Src.Buf][in.Dst.Buf]-1] += bytes
+		pi := c.paths[in.Src.Buf][in.Dst.Buf] - 1
+		c.pathBytes[pi] += bytes
+		c.chip.AddPathEnergy(now, int(pi), bytes)
 		if in.Src.Buf == isa.GM || in.Dst.Buf == isa.GM {
 			p.ideal = clk.Cycles(cyclesFor(bytes, path.BytesPerCycle))
 			p.lat = sim.Add(lat, c.startGM(p, in, bytes, path.BytesPerCycle*clk.Hz()))
@@ -72,6 +74,7 @@ func (c *Core) execute(p *pipe, now sim.Time) {
 			rep = 1
 		}
 		c.vectorRepeats += int64(rep)
+		c.chip.AddVectorEnergy(now, int64(rep))
 		cyc := sim.CeilCount(float64(rep) * mc.Vector.CyclesPerRepeat)
 		c.finishAfter(p, now, sim.Add(clk.Cycles(int64(mc.Vector.StartupCycles)), clk.Cycles(cyc)), 0)
 	default:

@@ -45,6 +45,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		}
 		lat := clk.Cycles(int64(path.LatencyCycles))
 		core.pathBytes[pi] += bytes
+		core.chip.AddPathEnergy(now, pi, bytes)
 		if in.Src.Buf == BufGM || in.Dst.Buf == BufGM {
 			// The path is the SM's (its load/store units, TMA): the resident
 			// CTAs share it, each capped at its share.
@@ -65,6 +66,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		}
 		bytes := int64(in.Rows) * int64(in.Cols) * int64(in.In.Bytes())
 		core.pathBytes[pi] += bytes
+		core.chip.AddPathEnergy(now, pi, bytes)
 		waves := pr.wavefronts(in)
 		cycles := float64(waves) * float64(pr.Banks*pr.BankBytes) / path.BytesPerCycle
 		if bytes == 0 {
@@ -136,6 +138,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 	case isa.OpVector:
 		rep := max(in.Repeat, 1)
 		core.vectorRepeats += int64(rep)
+		core.chip.AddVectorEnergy(now, int64(rep))
 		elems := float64(in.VecElems(pr.geom.VectorRepeatBytes)) * float64(rep)
 		core.startUnit(t, l, LaneVector, elems/pr.VectorLanes*pr.vectorSlowdown(in), warpShare(t, pr), clk.Cycles(int64(pr.VectorLatency)), tag)
 	default:
