@@ -19,8 +19,8 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "emulated-gemm", Params: reflect.TypeFor[EmulatedParams](), Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-emulated-gemm.yaml",
-		Summary: "emulated FP32 GEMM from low-precision matrix units: a split kernel, product GEMM kernels, an epilogue (scheme: hgemm, markidis, ootomo, ape-fp32f, ape-fp32b, bf16x9, sgemm-cube, … or your own)",
+	register(&Kind{Name: "emulated-gemm", Params: reflect.TypeFor[EmulatedParams](), Machines: []string{"nvidia-sm", "amd-cu", "davinci"}, Example: "a100-emulated-gemm.yaml",
+		Summary: "emulated FP32 GEMM from low-precision matrix units: a split kernel, product GEMM kernels, an epilogue (scheme: hgemm, markidis, ootomo, ape-fp32f, ape-fp32b, bf16x9, sgemm-cube, le-gemm, ape-int16, native, … or your own)",
 		Build:   buildEmulated})
 }
 
@@ -66,13 +66,19 @@ func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
 	bad := func(key, format string, a ...any) error {
 		return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
 	}
-	tg, ok := newGPUTarget(m)
-	if !ok {
-		return nil, bad("machine", "emulated-gemm runs on GPU machines (nvidia-sm, amd-cu); on DaVinci use kind sgemm-cube")
-	}
 	var ep EmulatedParams
 	if err := f.Decode(&ep, o); err != nil {
 		return nil, err
+	}
+	switch ep.Scheme {
+	case "native":
+		return buildEmulatedNative(f, m, o, ep, bad)
+	case "ape-int16":
+		return buildEmulatedInt16(f, m, o, ep, bad)
+	}
+	tg, ok := newGPUTarget(m)
+	if !ok {
+		return nil, bad("scheme", "on %s (%s) emulated-gemm runs the native scheme (an FP32 cube); the other schemes are generated for GPU machines (nvidia-sm, amd-cu) — SGEMM-cube on DaVinci: kind sgemm-cube", m.Name, m.Kind)
 	}
 	if ep.Scheme == "auto" {
 		return buildEmulatedAuto(f, m, o, ep, tg, bad)
