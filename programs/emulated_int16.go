@@ -100,6 +100,9 @@ func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedPara
 	if ep.TargetBits != 0 {
 		return nil, bad("target_bits", "applies to scheme: auto")
 	}
+	if ep.HistogramBins != 0 {
+		return nil, bad("histogram_bins", "applies to the FP32 emulations (the error histogram is against a CPU FP32 SGEMM); not to scheme ape-int16")
+	}
 	tg, ok := newGPUTarget(m)
 	if !ok {
 		return nil, bad("scheme", "ape-int16 is generated for GPU machines (nvidia-sm, amd-cu); machine %s is %s", m.Name, m.Kind)

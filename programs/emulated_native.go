@@ -44,6 +44,9 @@ func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedPar
 	if ep.TargetBits != 0 {
 		return nil, bad("target_bits", "applies to scheme: auto")
 	}
+	if ep.HistogramBins != 0 {
+		return nil, bad("histogram_bins", "applies to the FP32 emulations (the error histogram is against a CPU FP32 SGEMM); not to scheme native")
+	}
 	unit := p.Unit
 	p.Unit = ""
 	if key := p.derivedKindKey(); key != "" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
 )
@@ -305,5 +306,45 @@ func TestEmulatedWholeSchemesBadInput(t *testing.T) {
 		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s %v: %v, want one bad-input line containing %q", c.machine, c.sets, err, c.want)
 		}
+	}
+}
+
+// With numerics, an emulated GEMM reports LE-GEMM's metrics against a CPU
+// FP32 SGEMM (program.error_vs_cpu_sgemm, baselines.cpu_sgemm_fp32) and,
+// with histogram_bins, the per-element error distribution: every element
+// is counted once, and the plain FP16 cast's distribution lies above
+// Ootomo's (its median bin is higher).
+func TestEmulatedErrorHistogram(t *testing.T) {
+	median := map[string]int{}
+	mred := map[string]float64{}
+	for _, s := range []string{"hgemm", "ootomo"} {
+		res, err := runEmulated(t, "a100", "program.scheme="+s, "program.m=128", "program.n=128", "program.k=512",
+			"program.sample_tiles=100", "program.histogram_bins=24")
+		if err != nil || res.Failure != nil {
+			t.Fatalf("%s: %v %v", s, err, res.Failure)
+		}
+		h := res.Report.Program["error_histogram"].(map[string]any)
+		counts := h["counts"].([]int64)
+		total := h["exact"].(int64) + h["below"].(int64) + h["nonfinite"].(int64)
+		for _, c := range counts {
+			total += c
+		}
+		if n := h["elements"].(int); total != int64(n) || n != 128*128 {
+			t.Errorf("%s: %d elements counted of %d", s, total, n)
+		}
+		half, acc := total/2, h["exact"].(int64)+h["below"].(int64)
+		for i, c := range counts {
+			if acc += c; acc >= half {
+				median[s] = i
+				break
+			}
+		}
+		mred[s] = res.Report.Program["error_vs_cpu_sgemm"].(accuracy.Metrics).MRED
+		if _, ok := res.Report.Baselines["cpu_sgemm_fp32"]; !ok {
+			t.Errorf("%s: no cpu_sgemm_fp32 baseline", s)
+		}
+	}
+	if median["hgemm"] <= median["ootomo"]+2 || mred["hgemm"] < 100*mred["ootomo"] {
+		t.Errorf("median bins %v, MRED %v: the FP16 cast should be far less accurate than Ootomo", median, mred)
 	}
 }
