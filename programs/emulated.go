@@ -19,8 +19,8 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "emulated-gemm", Params: reflect.TypeFor[EmulatedParams](), Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-emulated-gemm.yaml",
-		Summary: "emulated FP32 GEMM from low-precision matrix units: a split kernel, product GEMM kernels, an epilogue (scheme: hgemm, markidis, ootomo, ape-fp32f, ape-fp32b, bf16x9, sgemm-cube, … or your own)",
+	register(&Kind{Name: "emulated-gemm", Params: reflect.TypeFor[EmulatedParams](), Machines: []string{"nvidia-sm", "amd-cu", "davinci"}, Example: "a100-emulated-gemm.yaml",
+		Summary: "emulated FP32 GEMM from low-precision matrix units: a split kernel, product GEMM kernels, an epilogue (scheme: hgemm, markidis, ootomo, ape-fp32f, ape-fp32b, bf16x9, sgemm-cube, le-gemm, ape-int16, native, … or your own)",
 		Build:   buildEmulated})
 }
 
@@ -34,6 +34,10 @@ type EmulatedParams struct {
 	// TargetBits is the accuracy scheme: auto must meet (bits of the
 	// relative Frobenius error); 0 = FP32 SGEMM's on the same data.
 	TargetBits float64 `mapstructure:"target_bits"`
+	// HistogramBins > 0 adds program.error_histogram to the report: the
+	// per-element symmetric error against a CPU FP32 SGEMM in that many
+	// log10 bins over [1e-12, 1] (numerics sampled or full).
+	HistogramBins int `mapstructure:"histogram_bins"`
 }
 
 // Split-kernel geometry: elements per block, warps per block.
@@ -60,19 +64,27 @@ type emulatedJob struct {
 	aP, bP  [][]uint32 // host pieces (numerics on)
 	outs    []Output
 	auto    map[string]any // scheme: auto's choice (report program.auto)
+	// histBins: bins of the error histogram (0: none).
+	histBins int
 }
 
 func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
 	bad := func(key, format string, a ...any) error {
 		return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
 	}
-	tg, ok := newGPUTarget(m)
-	if !ok {
-		return nil, bad("machine", "emulated-gemm runs on GPU machines (nvidia-sm, amd-cu); on DaVinci use kind sgemm-cube")
-	}
 	var ep EmulatedParams
 	if err := f.Decode(&ep, o); err != nil {
 		return nil, err
+	}
+	switch ep.Scheme {
+	case "native":
+		return buildEmulatedNative(f, m, o, ep, bad)
+	case "ape-int16":
+		return buildEmulatedInt16(f, m, o, ep, bad)
+	}
+	tg, ok := newGPUTarget(m)
+	if !ok {
+		return nil, bad("scheme", "on %s (%s) emulated-gemm runs the native scheme (an FP32 cube); the other schemes are generated for GPU machines (nvidia-sm, amd-cu) — SGEMM-cube on DaVinci: kind sgemm-cube", m.Name, m.Kind)
 	}
 	if ep.Scheme == "auto" {
 		return buildEmulatedAuto(f, m, o, ep, tg, bad)
@@ -140,7 +152,10 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 	if err := p.checkHostMemory(f.Path, perElem); err != nil {
 		return nil, err
 	}
-	j := &emulatedJob{file: f.Path, p: p, sp: sp, tg: tg}
+	if ep.HistogramBins < 0 || ep.HistogramBins > 1000 {
+		return nil, bad("histogram_bins", "must be in 0..1000 (0: no histogram) (got %d)", ep.HistogramBins)
+	}
+	j := &emulatedJob{file: f.Path, p: p, sp: sp, tg: tg, histBins: ep.HistogramBins}
 	if err := j.plan(f, m); err != nil {
 		return nil, err
 	}
@@ -530,12 +545,14 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 			}
 			rep.Notes = append(rep.Notes, "check: the simulated C equals the golden model's bit for bit")
 		}
+		j.cpuErrors(rep, []errTile{{0, p.M, 0, p.N}}, accuracy.ReferenceGEMM(p.M, p.K, p.N, j.a, j.b), c, false)
 	case NumericsSampled:
 		rng := NewRand(p.Inputs.Seed, 99)
 		perm := rng.Perm(k0.nrb * k0.ncb)
 		n := min(p.SampleTiles, len(perm))
 		var ref []float64
 		var got []float32
+		var tiles []errTile
 		for _, i := range perm[:n] {
 			bi, bj := i/k0.ncb, i%k0.ncb
 			r0, c0, mm, nn := bi*k0.t.bm, bj*k0.t.bn, k0.rows(bi), k0.cols(bj)
@@ -545,9 +562,11 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 			}
 			got = append(got, gc...)
 			ref = append(ref, referenceTile(j.a, j.b, p.K, p.N, r0, mm, c0, nn)...)
+			tiles = append(tiles, errTile{r0, mm, c0, nn})
 		}
 		e := errReport(accuracy.Compare32(ref, got), true)
 		rep.Error = &e
+		j.cpuErrors(rep, tiles, ref, got, true)
 		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", n, len(perm), k0.t.bm, k0.t.bn))
 	}
 	return nil

@@ -76,7 +76,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	}
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
 	var cands []*autoCandidate
-	for _, name := range SchemeNames() {
+	for _, name := range fp32SchemeNames() {
 		c := &autoCandidate{name: name}
 		cands = append(cands, c)
 		sp, err := resolveScheme(Scheme{Name: name}, bad)

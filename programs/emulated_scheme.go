@@ -79,8 +79,27 @@ var schemePresets = map[string]Scheme{
 		Groups: []SchemeGroup{{Products: []string{"hh"}}, {Products: []string{"hl", "lh"}}}},
 }
 
-// SchemeNames returns the preset names, sorted.
+// wholeSchemes are the presets that are not a split of FP32 inputs into
+// low-precision pieces: named alone (scheme: NAME), not by scheme.name.
+var wholeSchemes = map[string]string{
+	"native":    "FP32 GEMM without emulation (kind sgemm's kernel: CUDA cores, FP32 MFMAs, an FP32 cube)",
+	"ape-int16": "INT16 GEMM from four INT8 piece GEMMs with INT32 accumulation, exact (emulated_int16.go)",
+}
+
+// SchemeNames returns the preset names, sorted: the FP32 emulations and
+// the whole schemes (native, ape-int16).
 func SchemeNames() []string {
+	out := fp32SchemeNames()
+	for n := range wholeSchemes {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// fp32SchemeNames returns the names of the presets that split FP32 inputs
+// into pieces (the candidates of scheme: auto), sorted.
+func fp32SchemeNames() []string {
 	var out []string
 	for n := range schemePresets {
 		out = append(out, n)
@@ -130,6 +149,9 @@ func pieceIndex(c byte, n int) (int, bool) {
 func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*schemePlan, error) {
 	if s.Name != "" {
 		pre, ok := schemePresets[s.Name]
+		if _, whole := wholeSchemes[s.Name]; whole {
+			return nil, bad("scheme.name", "%s is not a split of FP32 inputs into pieces: name it alone (scheme: %s), without other scheme keys", s.Name, s.Name)
+		}
 		if !ok {
 			return nil, bad("scheme.name", "unknown scheme %+q (presets: %s; or give scheme.pieces and scheme.groups)", s.Name, strings.Join(SchemeNames(), ", "))
 		}

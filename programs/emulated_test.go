@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
 )
@@ -154,6 +155,7 @@ func TestEmulatedBadInput(t *testing.T) {
 		{"{pieces: [{format: fp16}, {format: bf16}], groups: [{products: [hh]}]}", `key "scheme.pieces[1].format"`},
 		{"{pieces: [{format: fp8}], groups: [{products: [hh]}]}", `key "scheme.pieces[0].format"`},
 		{"{name: ootomo, kernels: sideways}", `key "scheme.kernels"`},
+		{"{name: ape-int16}", `key "scheme.name": ape-int16 is not a split`},
 	} {
 		path := filepath.Join(dir, "bad.yaml")
 		src := "kind: emulated-gemm\nmachine: a100\nm: 64\nk: 64\nn: 64\nnumerics: off\nscheme: " + c.scheme + "\n"
@@ -200,7 +202,7 @@ func TestEmulatedAuto(t *testing.T) {
 				simulated++
 			}
 		}
-		if simulated < 1 || simulated == len(SchemeNames()) {
+		if simulated < 1 || simulated == len(fp32SchemeNames()) {
 			t.Errorf("%v: %d presets simulated (the bound should prune some)", c.sets, simulated)
 		}
 	}
@@ -215,5 +217,134 @@ func TestEmulatedAuto(t *testing.T) {
 		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: %v, want one bad-input line containing %q", c.sets, err, c.want)
 		}
+	}
+}
+
+// Ape's INT16 split is exact for every INT16: x = 256·hi + lo + 128 with
+// both pieces signed INT8.
+func TestEmulatedInt16Split(t *testing.T) {
+	for v := math.MinInt16; v <= math.MaxInt16; v++ {
+		hi, lo := splitInt16(int16(v))
+		if got := 256*int(hi) + int(lo) + 128; got != v {
+			t.Fatalf("%d splits into hi %d, lo %d: 256·hi + lo + 128 = %d", v, hi, lo, got)
+		}
+	}
+}
+
+// ape-int16 on A100 (mma.sync INT8) and MI210 (INT8 MFMA), edge tiles in
+// m, n and k: the simulated INT8 product planes equal the golden model's
+// bit for bit and the recombined C the exact INT16 product (check); a
+// sampled run's golden model agrees with the exact product too.
+func TestEmulatedInt16BitExact(t *testing.T) {
+	for _, machine := range []string{"a100", "mi210"} {
+		res, err := runEmulated(t, machine, "program.scheme=ape-int16", "program.m=72", "program.n=40", "program.k=300",
+			"program.numerics=full", "program.check=true")
+		if err != nil || res.Failure != nil {
+			t.Fatalf("%s: %v %v", machine, err, res.Failure)
+		}
+		if e := res.Report.Error; e == nil || e.MaxErr != 0 || e.Elements != 72*40 {
+			t.Errorf("%s: error %+v", machine, e)
+		}
+		var c []float64
+		for _, o := range res.Outputs {
+			if o.Name == "C" {
+				c = o.F64
+			}
+		}
+		if len(c) != 72*40 || math.Abs(c[0]) < 1<<20 {
+			t.Errorf("%s: C has %d elements, C[0][0] = %g (an INT16 product of k = 300 is ~2^33)", machine, len(c), c[0])
+		}
+	}
+	res, err := runEmulated(t, "a100", "program.scheme=ape-int16", "program.m=256", "program.n=256", "program.k=1000", "program.sample_tiles=1")
+	if err != nil || res.Failure != nil {
+		t.Fatalf("sampled: %v %v", err, res.Failure)
+	}
+	if e := res.Report.Error; e == nil || e.MaxErr != 0 || !e.Sampled {
+		t.Errorf("sampled: error %+v", e)
+	}
+}
+
+// scheme native is kind sgemm's kernel: the CUDA cores on A100 (checked
+// against its golden model), the FP32 cube on the 910B3; the report names
+// the scheme and the units.
+func TestEmulatedNative(t *testing.T) {
+	for _, c := range []struct{ machine, units, numerics string }{
+		{"a100", "CUDA-core FP32", "full"},
+		{"ascend-910b3", "FP32 cube", "full"},
+		{"mi210", "FP32 MFMA", "off"},
+	} {
+		res, err := runEmulated(t, c.machine, "program.scheme=native", "program.m=128", "program.n=96", "program.k=64",
+			"program.numerics="+c.numerics, "program.check=true")
+		if err != nil || res.Failure != nil {
+			t.Fatalf("%s: %v %v", c.machine, err, res.Failure)
+		}
+		pr := res.Report.Program
+		if pr["scheme"] != "native" || pr["units"] != c.units || pr["kind"] != "emulated-gemm" {
+			t.Errorf("%s: program %v", c.machine, pr)
+		}
+		if c.numerics == "full" && (res.Report.Error == nil || res.Report.Error.Bits < 20) {
+			t.Errorf("%s: error %+v", c.machine, res.Report.Error)
+		}
+	}
+}
+
+// A machine whose units cannot run a scheme, and an ape-int16 k beyond its
+// INT32 accumulators, are bad input: one line naming the key.
+func TestEmulatedWholeSchemesBadInput(t *testing.T) {
+	for _, c := range []struct {
+		machine string
+		sets    []string
+		want    string
+	}{
+		{"v100", []string{"program.scheme=ape-int16"}, `key "scheme": ape-int16 needs INT8 tensor cores; machine v100`},
+		{"ascend-910a", []string{"program.scheme=ape-int16"}, `key "scheme": ape-int16 is generated for GPU machines`},
+		{"ascend-910a", []string{"program.scheme=native"}, `key "scheme": native FP32 needs FP32 matrix units`},
+		{"ascend-910b3", []string{"program.scheme=ootomo"}, `key "scheme": on ascend-910b3 (davinci) emulated-gemm runs the native scheme`},
+		{"a100", []string{"program.scheme=ape-int16", "program.k=131072", "program.numerics=off"}, `key "k": ape-int16's INT32 accumulators`},
+	} {
+		_, err := runEmulated(t, c.machine, c.sets...)
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s %v: %v, want one bad-input line containing %q", c.machine, c.sets, err, c.want)
+		}
+	}
+}
+
+// With numerics, an emulated GEMM reports LE-GEMM's metrics against a CPU
+// FP32 SGEMM (program.error_vs_cpu_sgemm, baselines.cpu_sgemm_fp32) and,
+// with histogram_bins, the per-element error distribution: every element
+// is counted once, and the plain FP16 cast's distribution lies above
+// Ootomo's (its median bin is higher).
+func TestEmulatedErrorHistogram(t *testing.T) {
+	median := map[string]int{}
+	mred := map[string]float64{}
+	for _, s := range []string{"hgemm", "ootomo"} {
+		res, err := runEmulated(t, "a100", "program.scheme="+s, "program.m=128", "program.n=128", "program.k=512",
+			"program.sample_tiles=100", "program.histogram_bins=24")
+		if err != nil || res.Failure != nil {
+			t.Fatalf("%s: %v %v", s, err, res.Failure)
+		}
+		h := res.Report.Program["error_histogram"].(map[string]any)
+		counts := h["counts"].([]int64)
+		total := h["exact"].(int64) + h["below"].(int64) + h["nonfinite"].(int64)
+		for _, c := range counts {
+			total += c
+		}
+		if n := h["elements"].(int); total != int64(n) || n != 128*128 {
+			t.Errorf("%s: %d elements counted of %d", s, total, n)
+		}
+		half, acc := total/2, h["exact"].(int64)+h["below"].(int64)
+		for i, c := range counts {
+			if acc += c; acc >= half {
+				median[s] = i
+				break
+			}
+		}
+		mred[s] = res.Report.Program["error_vs_cpu_sgemm"].(accuracy.Metrics).MRED
+		if _, ok := res.Report.Baselines["cpu_sgemm_fp32"]; !ok {
+			t.Errorf("%s: no cpu_sgemm_fp32 baseline", s)
+		}
+	}
+	if median["hgemm"] <= median["ootomo"]+2 || mred["hgemm"] < 100*mred["ootomo"] {
+		t.Errorf("median bins %v, MRED %v: the FP16 cast should be far less accurate than Ootomo", median, mred)
 	}
 }

@@ -64,6 +64,12 @@ func buildGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, err
 		return nil, err
 	}
 	o.apply(&p.Numerics, &p.Inputs.Seed)
+	return buildDaVinciGEMM(f, m, p, v)
+}
+
+// buildDaVinciGEMM builds a DaVinci GEMM job from decoded parameters (kind
+// emulated-gemm's native scheme reuses it).
+func buildDaVinciGEMM(f *File, m *machines.Machine, p GEMMParams, v gemmVariant) (Job, error) {
 	p.defaults(v)
 	if err := p.validate(f.Path, m, v); err != nil {
 		return nil, err

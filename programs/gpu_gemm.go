@@ -884,6 +884,16 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 		return nil, err
 	}
 	o.apply(&p.Numerics, &p.Inputs.Seed)
+	j, err := buildGPUGEMMFrom(f, m, p, in)
+	if err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// buildGPUGEMMFrom builds a GPU GEMM job with inputs of format in from
+// decoded parameters (kind emulated-gemm's native scheme reuses it).
+func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) (*gpuGEMMJob, error) {
 	if p.Input != "" {
 		if in != fp.FP16 {
 			return nil, fmt.Errorf("%s: key \"input\": applies to hgemm (the kind fixes %s's inputs)", f.Path, f.Kind.Name)

@@ -1,0 +1,90 @@
+package programs
+
+import (
+	"math"
+
+	"github.com/davinci-sim/davinci-sim/accuracy"
+	"github.com/davinci-sim/davinci-sim/report"
+)
+
+// LE-GEMM's error metrics (its Eqs. 19–20: the symmetric Max_error and
+// MRED) take a CPU FP32 SGEMM as the reference, not FP64. An emulated GEMM
+// with numerics reports both: error (vs FP64), baselines.cpu_sgemm_fp32
+// (the CPU SGEMM vs FP64), program.error_vs_cpu_sgemm (the scheme vs the
+// CPU SGEMM), and with histogram_bins the per-element distribution of the
+// symmetric error vs the CPU SGEMM (program.error_histogram).
+
+// Histogram range: log10 of the symmetric error |x − c| / (|x| + |c|),
+// which is at most 1.
+const (
+	histLog10Min = -12.0
+	histLog10Max = 0.0
+)
+
+// errTile is a block of C: rows r0.. (m of them), columns c0.. (n).
+type errTile struct{ r0, m, c0, n int }
+
+// cpuSGEMMTiles is the CPU FP32 SGEMM (accuracy.CPUSGEMM: k-ordered,
+// FMA-free) of each tile, concatenated.
+func cpuSGEMMTiles(a, b []float32, k, ldb int, tiles []errTile) []float32 {
+	var out []float32
+	for _, t := range tiles {
+		ap := a[t.r0*k : (t.r0+t.m)*k]
+		bp := make([]float32, k*t.n)
+		for q := 0; q < k; q++ {
+			copy(bp[q*t.n:(q+1)*t.n], b[q*ldb+t.c0:][:t.n])
+		}
+		out = append(out, accuracy.CPUSGEMM(t.m, k, t.n, ap, bp)...)
+	}
+	return out
+}
+
+// errorHistogram bins the per-element symmetric error of got against ref
+// (LE-GEMM's Eq. 19 before its maximum) into bins equal bins of its log10
+// over [histLog10Min, histLog10Max]; exact counts the elements equal to
+// their reference (error 0), below those under the range.
+func errorHistogram(ref, got []float32, bins int) map[string]any {
+	counts := make([]int64, bins)
+	exact, below, nonfinite := int64(0), int64(0), int64(0)
+	w := (histLog10Max - histLog10Min) / float64(bins)
+	for i, r := range ref {
+		x, c := float64(got[i]), float64(r)
+		d := math.Abs(x - c)
+		if d == 0 {
+			exact++
+			continue
+		}
+		e := d / (math.Abs(x) + math.Abs(c))
+		if math.IsNaN(e) || math.IsInf(e, 0) {
+			nonfinite++
+			continue
+		}
+		l := math.Log10(e)
+		if l < histLog10Min {
+			below++
+			continue
+		}
+		counts[min(bins-1, int((l-histLog10Min)/w))]++
+	}
+	edges := make([]float64, bins+1)
+	for i := range edges {
+		edges[i] = histLog10Min + float64(i)*w
+	}
+	return map[string]any{"reference": "cpu_sgemm_fp32", "metric": "log10 of |x − c| / (|x| + |c|) per element (LE-GEMM Eq. 19)",
+		"log10_edges": edges, "counts": counts, "exact": exact, "below": below, "nonfinite": nonfinite, "elements": len(ref)}
+}
+
+// cpuErrors fills the LE-GEMM-style reports of an emulated result got on
+// tiles (ref: their FP64 reference).
+func (j *emulatedJob) cpuErrors(rep *report.Report, tiles []errTile, ref []float64, got []float32, sampled bool) {
+	p := &j.p
+	cpu := cpuSGEMMTiles(j.a, j.b, p.K, p.N, tiles)
+	if rep.Baselines == nil {
+		rep.Baselines = map[string]report.ErrorReport{}
+	}
+	rep.Baselines["cpu_sgemm_fp32"] = errReport(accuracy.Compare32(ref, cpu), sampled)
+	rep.Program["error_vs_cpu_sgemm"] = accuracy.Compare32(accuracy.Widen(cpu), got)
+	if j.histBins > 0 {
+		rep.Program["error_histogram"] = errorHistogram(cpu, got, j.histBins)
+	}
+}

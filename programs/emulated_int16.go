@@ -1,0 +1,408 @@
+package programs
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/davinci-sim/davinci-sim/accuracy"
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/report"
+)
+
+// scheme: ape-int16 — Ape's emulated INT16 GEMM (§4.4): each INT16 split
+// by byte order into a high and a low INT8 piece, the four piece products
+// (hh, hl, lh, ll) as INT8 GEMMs with exact INT32 accumulation on the
+// matrix units, and an exact recombination.
+//
+// Types: A (m×k) and B (k×n) are INT16, drawn uniformly from the whole
+// range [−32768, 32767] (inputs.seed; row-major streams 1 and 2, as
+// igemm's INT8 inputs). C is the exact product A·B, an INT64 (|C| ≤
+// k·2^30 < 2^47): written as C.npy in float64, which holds these integers
+// exactly. The golden model is the exact product in 64-bit integers.
+//
+// The split: hi = x >> 8 (the signed high byte, −128..127) and
+// lo = (x & 0xff) − 128 (the low byte with its top bit flipped, read as a
+// signed INT8). The simulated matrix units take signed INT8 only (NVIDIA's
+// u8×s8 IMMA forms, which would take the low byte unsigned as Ape's CUDA
+// code can, are not modelled); so x = 256·hi + lo + 128 and
+//
+//	A·B = 2^16·HH + 2^8·(HL + LH) + LL + 128·(ra_i + cb_j) + 2^14·k
+//
+// with ra_i = Σ_k (a_ik − 128), cb_j = Σ_k (b_kj − 128) the row sums of
+// A and column sums of B less the bias, computed by the split kernel.
+// Each product GEMM's INT32 accumulator is exact while k·2^14 < 2^31:
+// k ≤ 131071, checked (bad input beyond).
+
+// int16MaxK is the largest k whose piece products cannot leave INT32:
+// |Σ_k hi·hi'| ≤ k·128·128.
+const int16MaxK = (math.MaxInt32) / (128 * 128)
+
+// Operation counts per element of the streaming kernels (INT32 ALU
+// operations; an INT64 addition or shift counts two). split: a shift, an
+// and, an xor, two narrowing moves, and the bias-free sum's INT64 addition.
+// recombine: four sign extensions, the INT64 shifts and additions of the
+// formula above (nine, two operations each).
+const (
+	int16SplitOps     = 7
+	int16RecombineOps = 4 + 2*9
+)
+
+// int16Job runs an ape-int16 GEMM on a GPU machine.
+type int16Job struct {
+	file    string
+	p       GEMMParams
+	tg      *gpuTarget
+	kernels []*gpuGEMMPlan // hh, hl, lh, ll
+	// Global memory: the INT16 inputs, the pieces, the sums, the four INT32
+	// planes and C (INT64).
+	gmA16, gmB16   int64
+	gmAh, gmAl     int64
+	gmBh, gmBl     int64
+	gmSumA, gmSumB int64
+	gmPlanes, gmC  int64
+	a, b           []int16
+	aH, aL, bH, bL []int8
+	sumA, sumB     []int64
+	outs           []Output
+}
+
+// int16Products are the four piece products in kernel order: (A piece, B
+// piece) with 0 = hi, 1 = lo, and the weight exponent of each.
+var int16Products = [4]struct {
+	name   string
+	a, b   int
+	weight int
+}{{"hh", 0, 0, 16}, {"hl", 0, 1, 8}, {"lh", 1, 0, 8}, {"ll", 1, 1, 0}}
+
+// splitInt16 returns x's high and low (biased) INT8 pieces.
+func splitInt16(x int16) (hi, lo int8) {
+	return int8(x >> 8), int8(uint8(x) ^ 0x80)
+}
+
+// genInt16 draws n INT16 values uniformly from [−32768, 32767] (seeded
+// stream which).
+func genInt16(seed int64, which uint64, n int) []int16 {
+	rng := NewRand(seed, which<<32)
+	out := make([]int16, n)
+	for i := range out {
+		out[i] = int16(rng.IntN(1<<16) - 1<<15)
+	}
+	return out
+}
+
+func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedParams, bad func(key, format string, a ...any) error) (Job, error) {
+	p := ep.GEMMParams
+	o.apply(&p.Numerics, &p.Inputs.Seed)
+	if ep.TargetBits != 0 {
+		return nil, bad("target_bits", "applies to scheme: auto")
+	}
+	if ep.HistogramBins != 0 {
+		return nil, bad("histogram_bins", "applies to the FP32 emulations (the error histogram is against a CPU FP32 SGEMM); not to scheme ape-int16")
+	}
+	tg, ok := newGPUTarget(m)
+	if !ok {
+		return nil, bad("scheme", "ape-int16 is generated for GPU machines (nvidia-sm, amd-cu); machine %s is %s", m.Name, m.Kind)
+	}
+	if !tg.hasMatrix(fp.INT8) {
+		return nil, bad("scheme", "ape-int16 needs INT8 %s; %s has none", tg.units, tg.describe())
+	}
+	if key := p.derivedKindKey(); key != "" {
+		return nil, bad(key, "does not apply to emulated-gemm's ape-int16 scheme on %s (%s)", m.Name, m.Kind)
+	}
+	if err := p.gpuDefaults(f.Path); err != nil {
+		return nil, err
+	}
+	if p.K > int16MaxK {
+		return nil, bad("k", "ape-int16's INT32 accumulators hold the piece products exactly up to k = %d (k·2^14 < 2^31) (got %d)", int16MaxK, p.K)
+	}
+	if p.SampleTiles < 1 {
+		return nil, bad("sample_tiles", "must be ≥ 1 (got %d)", p.SampleTiles)
+	}
+	if p.Inputs.A != "" || p.Inputs.B != "" {
+		return nil, bad("inputs.a", "ape-int16 draws its INT16 inputs (inputs.seed); .npy inputs are not read")
+	}
+	if err := p.checkHostMemory(f.Path, 40); err != nil {
+		return nil, err
+	}
+	j := &int16Job{file: f.Path, p: p, tg: tg}
+	mk, kn, mn := int64(p.M)*int64(p.K), int64(p.K)*int64(p.N), int64(p.M)*int64(p.N)
+	at := int64(0)
+	next := func(bytes int64) int64 {
+		a := at
+		at = (at + bytes + 511) &^ 511
+		return a
+	}
+	j.gmA16, j.gmB16 = next(2*mk), next(2*kn)
+	j.gmAh, j.gmAl, j.gmBh, j.gmBl = next(mk), next(mk), next(kn), next(kn)
+	j.gmSumA, j.gmSumB = next(8*int64(p.M)), next(8*int64(p.N))
+	j.gmPlanes = next(4 * 4 * mn)
+	j.gmC = next(8 * mn)
+	if at > int64(m.GM.Capacity) {
+		return nil, bad("m", "INT16 A and B, their pieces, four INT32 planes and the INT64 C need %d bytes of global memory; machine %s has %d", at, m.Name, int64(m.GM.Capacity))
+	}
+	pieceA, pieceB := [2]int64{j.gmAh, j.gmAl}, [2]int64{j.gmBh, j.gmBl}
+	for x, pr := range int16Products {
+		pl, err := newGPUGEMMPlan(f.Path, p, m, fp.INT8, gpuShape{})
+		if err != nil {
+			return nil, err
+		}
+		pl.ops = &gpuOperands{name: p.Kind + "/" + pr.name, gmA: []int64{pieceA[pr.a]}, gmB: []int64{pieceB[pr.b]},
+			mmas: []gpuProduct{{first: true}}, accs: []gpuAcc{{}}}
+		pl.gmC = j.gmPlanes + int64(x)*4*mn
+		j.kernels = append(j.kernels, pl)
+	}
+	if p.Numerics != NumericsOff {
+		j.a, j.b = genInt16(p.Inputs.Seed, 1, p.M*p.K), genInt16(p.Inputs.Seed, 2, p.K*p.N)
+		j.aH, j.aL = splitAll16(j.a)
+		j.bH, j.bL = splitAll16(j.b)
+		j.sumA, j.sumB = make([]int64, p.M), make([]int64, p.N)
+		for i := 0; i < p.M; i++ {
+			for x := 0; x < p.K; x++ {
+				j.sumA[i] += int64(j.a[i*p.K+x]) - 128
+			}
+		}
+		for x := 0; x < p.K; x++ {
+			for c := 0; c < p.N; c++ {
+				j.sumB[c] += int64(j.b[x*p.N+c]) - 128
+			}
+		}
+	}
+	return j, nil
+}
+
+// splitAll16 returns the high and low pieces of every element of x.
+func splitAll16(x []int16) (hi, lo []int8) {
+	hi, lo = make([]int8, len(x)), make([]int8, len(x))
+	for i, v := range x {
+		hi[i], lo[i] = splitInt16(v)
+	}
+	return hi, lo
+}
+
+// splitGrid is the split kernel: A's and B's row segments read as INT16,
+// each element's two pieces stored, the bias-free sums accumulated (A's
+// per row, B's per column: INT64 atomic additions of each block's partial
+// sums, whose m + n values of traffic are not modelled).
+func (j *int16Job) splitGrid() isa.Grid {
+	p := &j.p
+	nA, segA := rowSegments(p.M, p.K)
+	nB, segB := rowSegments(p.K, p.N)
+	return streamGrid(j.tg, p.Kind+"/split", nA+nB, func(i int) streamBlock {
+		src, hi, lo, cols, seg := j.gmA16, j.gmAh, j.gmAl, int64(p.K), segA
+		if i >= nA {
+			i -= nA
+			src, hi, lo, cols, seg = j.gmB16, j.gmBh, j.gmBl, int64(p.N), segB
+		}
+		r, c0, n := seg(i)
+		at := int64(r)*cols + int64(c0)
+		return streamBlock{reads: []gmSpan{{src + 2*at, 2 * int64(n)}},
+			writes: []gmSpan{{hi + at, int64(n)}, {lo + at, int64(n)}},
+			work:   []vecWork{{int16SplitOps * n, fp.INT32}}}
+	})
+}
+
+// recombineGrid is the recombination kernel: C's row segments from the
+// four planes and the sums, stored as INT64.
+func (j *int16Job) recombineGrid() isa.Grid {
+	p := &j.p
+	nC, seg := rowSegments(p.M, p.N)
+	mn := int64(p.M) * int64(p.N)
+	return streamGrid(j.tg, p.Kind+"/recombine", nC, func(i int) streamBlock {
+		r, c0, n := seg(i)
+		at := int64(r)*int64(p.N) + int64(c0)
+		var reads []gmSpan
+		for x := range int16Products {
+			reads = append(reads, gmSpan{j.gmPlanes + int64(x)*4*mn + 4*at, 4 * int64(n)})
+		}
+		reads = append(reads, gmSpan{j.gmSumA + 8*int64(r), 8}, gmSpan{j.gmSumB + 8*int64(c0), 8 * int64(n)})
+		return streamBlock{reads: reads, writes: []gmSpan{{j.gmC + 8*at, 8 * int64(n)}},
+			work: []vecWork{{int16RecombineOps * n, fp.INT32}}}
+	})
+}
+
+func (j *int16Job) Program() isa.Program {
+	grids := []isa.Grid{j.splitGrid()}
+	for _, kp := range j.kernels {
+		grids = append(grids, kp.grid())
+	}
+	grids = append(grids, j.recombineGrid())
+	return isa.Program{Name: j.p.Kind, Generated: true, Grids: grids}
+}
+
+func (j *int16Job) Mode() arch.Mode { return modeFor(j.p.Numerics) }
+
+// Prepare writes the INT16 inputs and what the split kernel (timing only)
+// computes: the pieces and the sums.
+func (j *int16Job) Prepare(chip *arch.Chip) error {
+	if j.Mode() != arch.Functional {
+		return nil
+	}
+	gm := chip.GM()
+	i16 := func(v []int16) []byte {
+		out := make([]byte, 2*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint16(out[2*i:], uint16(x))
+		}
+		return out
+	}
+	i64 := func(v []int64) []byte {
+		out := make([]byte, 8*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint64(out[8*i:], uint64(x))
+		}
+		return out
+	}
+	for _, w := range []struct {
+		addr int64
+		data []byte
+	}{{j.gmA16, i16(j.a)}, {j.gmB16, i16(j.b)}, {j.gmAh, int8Bytes(j.aH)}, {j.gmAl, int8Bytes(j.aL)},
+		{j.gmBh, int8Bytes(j.bH)}, {j.gmBl, int8Bytes(j.bL)}, {j.gmSumA, i64(j.sumA)}, {j.gmSumB, i64(j.sumB)}} {
+		if err := gm.Write(w.addr, w.data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *int16Job) Outputs() []Output { return j.outs }
+
+// recombine is the recombination of one element from its four INT32
+// products and the sums (exact in INT64).
+func (j *int16Job) recombine(planes [4]int32, i, c int) int64 {
+	v := int64(planes[0])<<16 + (int64(planes[1])+int64(planes[2]))<<8 + int64(planes[3])
+	return v + 128*(j.sumA[i]+j.sumB[c]) + 16384*int64(j.p.K)
+}
+
+// goldenPlanes are the four piece products of tile (r0, c0) as the INT8
+// GEMMs compute them: exact sums wrapped to INT32.
+func (j *int16Job) goldenPlanes(r0, mm, c0, nn int) [][4]int32 {
+	p := &j.p
+	pa, pb := [2][]int8{j.aH, j.aL}, [2][]int8{j.bH, j.bL}
+	out := make([][4]int32, mm*nn)
+	for x, pr := range int16Products {
+		a, b := pa[pr.a], pb[pr.b]
+		for i := 0; i < mm; i++ {
+			for c := 0; c < nn; c++ {
+				var s int32
+				for q := 0; q < p.K; q++ {
+					s += int32(a[(r0+i)*p.K+q]) * int32(b[q*p.N+c0+c])
+				}
+				out[i*nn+c][x] = s
+			}
+		}
+	}
+	return out
+}
+
+// exact is element (i, c) of the exact product of the INT16 inputs.
+func (j *int16Job) exact(i, c int) int64 {
+	p := &j.p
+	var s int64
+	for q := 0; q < p.K; q++ {
+		s += int64(j.a[i*p.K+q]) * int64(j.b[q*p.N+c])
+	}
+	return s
+}
+
+func (j *int16Job) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
+	p, tg := &j.p, j.tg
+	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
+	name := tg.matrixPeak[fp.INT8]
+	peak, _ := chip.M.Peak(name)
+	reportThroughput(rep, st, flops, peak/4, fmt.Sprintf("int16 ops (2mnk; peak = dense %s %s peak / 4 products)", name, tg.matrix))
+	k0 := j.kernels[0]
+	var kernels []map[string]any
+	for _, kp := range j.kernels {
+		t := kp.t
+		kernels = append(kernels, map[string]any{"name": kp.name(), "ctas": kp.nrb * kp.ncb,
+			"tiling": map[string]int{"bm": t.bm, "bn": t.bn, "bk": t.bk, "stages": t.stages, "warps": t.warps}})
+	}
+	rep.Program = map[string]any{"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N, "scheme": "ape-int16",
+		"pieces": "hi = x >> 8, lo = (x & 0xff) − 128 (INT8)", "products": []string{"hh", "hl", "lh", "ll"},
+		"product_kernels": kernels, "inputs": map[string]any{"type": "int16", "range": "[−32768, 32767]", "seed": p.Inputs.Seed},
+		"output": "int64 (exact)", "numerics": p.Numerics}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("ape-int16: the split (%d INT32 operations per element) and the recombination (%d per element) are timing-only kernels on the %s units; the product GEMMs run on the %s", int16SplitOps, int16RecombineOps, tg.vector, tg.matrix))
+	var tiles [][2]int
+	switch p.Numerics {
+	case NumericsOff:
+		return nil
+	case NumericsFull:
+		for bi := 0; bi < k0.nrb; bi++ {
+			for bj := 0; bj < k0.ncb; bj++ {
+				tiles = append(tiles, [2]int{bi, bj})
+			}
+		}
+	case NumericsSampled:
+		rng := NewRand(p.Inputs.Seed, 99)
+		perm := rng.Perm(k0.nrb * k0.ncb)
+		for _, i := range perm[:min(p.SampleTiles, len(perm))] {
+			tiles = append(tiles, [2]int{i / k0.ncb, i % k0.ncb})
+		}
+	}
+	var sim [][4]int32 // the simulated planes (full numerics)
+	if p.Numerics == NumericsFull {
+		mn := p.M * p.N
+		raw := make([]byte, 4*4*mn)
+		if err := chip.GM().Read(j.gmPlanes, raw); err != nil {
+			return err
+		}
+		sim = make([][4]int32, mn)
+		for x := range int16Products {
+			for e := 0; e < mn; e++ {
+				sim[e][x] = int32(binary.LittleEndian.Uint32(raw[4*(x*mn+e):]))
+			}
+		}
+		c := make([]float64, mn)
+		for e := range c {
+			c[e] = float64(j.recombine(sim[e], e/p.N, e%p.N))
+		}
+		a, b := make([]int32, len(j.a)), make([]int32, len(j.b))
+		for i, v := range j.a {
+			a[i] = int32(v)
+		}
+		for i, v := range j.b {
+			b[i] = int32(v)
+		}
+		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F64: c}, {Name: "A", Shape: []int{p.M, p.K}, I32: a},
+			{Name: "B", Shape: []int{p.K, p.N}, I32: b}}
+	}
+	var elems int64
+	maxErr := 0.0
+	for _, tl := range tiles {
+		r0, c0 := tl[0]*k0.t.bm, tl[1]*k0.t.bn
+		mm, nn := k0.rows(tl[0]), k0.cols(tl[1])
+		gold := j.goldenPlanes(r0, mm, c0, nn)
+		for e, g := range gold {
+			i, c := r0+e/nn, c0+e%nn
+			want := j.exact(i, c)
+			got := j.recombine(g, i, c)
+			if sim != nil {
+				s := sim[i*p.N+c]
+				if p.Check && s != g {
+					return fmt.Errorf("%w: simulated product planes (hh, hl, lh, ll) at C[%d][%d] = %v but the golden model gives %v", ErrCheckFailed, i, c, s, g)
+				}
+				got = j.recombine(s, i, c)
+				if p.Check && got != want {
+					return fmt.Errorf("%w: simulated C[%d][%d] = %d but the exact INT16 product is %d", ErrCheckFailed, i, c, got, want)
+				}
+			}
+			maxErr = max(maxErr, math.Abs(float64(got-want)))
+			elems++
+		}
+	}
+	rep.Error = &report.ErrorReport{Reference: "exact (int64)", MaxErr: maxErr, Elements: elems, Sampled: p.Numerics == NumericsSampled}
+	if maxErr == 0 {
+		rep.Error.Bits = accuracy.MaxBits // every result exact
+	}
+	if p.Check && sim != nil {
+		rep.Notes = append(rep.Notes, "check: the simulated product planes equal the golden model's bit for bit, and C (recombined) the exact INT16 product")
+	}
+	if p.Numerics == NumericsSampled {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed by the golden model (the INT8 products wrapped to INT32, the recombination) against the exact product", len(tiles), k0.nrb*k0.ncb, k0.t.bm, k0.t.bn))
+	}
+	return nil
+}

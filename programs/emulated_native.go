@@ -1,0 +1,78 @@
+package programs
+
+import (
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/arch/gpu"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/report"
+)
+
+// scheme: native — FP32 GEMM without emulation, the baseline every scheme
+// is measured against: kind sgemm's kernel, reused (not duplicated). On
+// NVIDIA GPUs it runs on the CUDA cores (CUTLASS's SIMT kernel: no NVIDIA
+// tensor core multiplies FP32), on AMD CDNA on the FP32 MFMAs (unit: vector
+// runs it on the VALUs), on DaVinci on an FP32 cube (the 910B3; the 910A
+// has none: bad input).
+
+// nativeJob is kind sgemm's job run as emulated-gemm's native scheme: its
+// report says so.
+type nativeJob struct {
+	Job
+	units string // where the products ran
+}
+
+// Finish fills the sgemm job's report, then names the scheme.
+func (j *nativeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
+	if err := j.Job.Finish(chip, st, rep); err != nil {
+		return err
+	}
+	if rep.Program == nil {
+		rep.Program = map[string]any{}
+	}
+	rep.Program["kind"] = "emulated-gemm"
+	rep.Program["scheme"] = "native"
+	rep.Program["units"] = j.units
+	return nil
+}
+
+// buildEmulatedNative builds scheme native on m: kind sgemm's kernel with
+// the program's GEMM parameters.
+func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedParams, bad func(key, format string, a ...any) error) (Job, error) {
+	p := ep.GEMMParams
+	o.apply(&p.Numerics, &p.Inputs.Seed)
+	if ep.TargetBits != 0 {
+		return nil, bad("target_bits", "applies to scheme: auto")
+	}
+	if ep.HistogramBins != 0 {
+		return nil, bad("histogram_bins", "applies to the FP32 emulations (the error histogram is against a CPU FP32 SGEMM); not to scheme native")
+	}
+	unit := p.Unit
+	p.Unit = ""
+	if key := p.derivedKindKey(); key != "" {
+		return nil, bad(key, "does not apply to emulated-gemm's native scheme on %s (%s)", m.Name, m.Kind)
+	}
+	p.Unit = unit
+	if tg, ok := newGPUTarget(m); ok {
+		j, err := buildGPUGEMMFrom(f, m, p, fp.FP32)
+		if err != nil {
+			return nil, err
+		}
+		units := tg.vector + " FP32"
+		if j.pl.lane == gpu.LaneMatrix {
+			units = "FP32 " + tg.matrix
+		}
+		return &nativeJob{Job: j, units: units}, nil
+	}
+	if p.Unit != "" {
+		return nil, bad("unit", "applies to GPU machines (nvidia-sm, amd-cu); machine %s is %s", m.Name, m.Kind)
+	}
+	if dv := m.DaVinci(); dv == nil || dv.Cube.KStepFP32 == 0 {
+		return nil, bad("scheme", "native FP32 needs FP32 matrix units (an FP32 cube: core.cube.kstep_fp32 > 0); machine %s has none (its emulated FP32: kind sgemm-cube)", m.Name)
+	}
+	j, err := buildDaVinciGEMM(f, m, p, gemmVariant{native: true})
+	if err != nil {
+		return nil, err
+	}
+	return &nativeJob{Job: j, units: "FP32 cube"}, nil
+}
