@@ -86,6 +86,9 @@ type Kernel struct {
 	// Traffic is the GM traffic the kernel's cores made while it ran on
 	// them, measured at both levels (requested; reaching HBM).
 	Traffic Traffic
+	// OnFinish, if not nil, is called when the kernel's last core finishes
+	// (e.g. to read its results back from GM in a functional run).
+	OnFinish func()
 
 	stream  func(core int) isa.Stream
 	grid    *isa.Grid // a kernel grid (GPU kinds): its CTAs go to the chip's block scheduler
@@ -397,6 +400,9 @@ func (h *Host) coreDone(core int, now sim.Time) {
 
 func (h *Host) kernelDone(k *Kernel, now sim.Time) {
 	k.done, k.Finished = true, now
+	if k.OnFinish != nil {
+		k.OnFinish()
+	}
 	h.tryStart(now)
 	h.waker.Wake(now)
 }

@@ -481,3 +481,51 @@ func (t *Topology) groupSize() int { return min(t.Node.HCCS.GroupSize, t.Node.NP
 // HostOf returns the host (socket) NPU i of a node is attached to by PCIe: the NPUs are split into
 // Hosts.Count contiguous blocks (NPUs 0-1 on host 0, …, for 8 NPUs on 4 hosts).
 func (t *Topology) HostOf(i int) int { return i * t.Node.Hosts.Count / t.Node.NPUs }
+
+// IsDescription reports whether nameOrPath names an embedded cluster or node description, or a
+// YAML file that is one (a top-level npu: or node: key), rather than a single-chip machine.
+func IsDescription(nameOrPath string) bool {
+	if slices.Contains(Names(), nameOrPath) {
+		return true
+	}
+	if !strings.ContainsAny(nameOrPath, `/\`) && filepath.Ext(nameOrPath) == "" {
+		return false
+	}
+	data, err := os.ReadFile(nameOrPath)
+	if err != nil {
+		return false
+	}
+	var top map[string]any
+	if yaml.Unmarshal(data, &top) != nil {
+		return false
+	}
+	_, npu := top["npu"]
+	_, node := top["node"]
+	return npu || node
+}
+
+// LoadSystem loads what a run on "a cluster machine" names: a cluster description (Load) or a
+// node description alone, which is a cluster of one node (no fabric). Errors are bad input.
+func LoadSystem(nameOrPath string, overrides []machines.Override) (*Topology, error) {
+	data, _, _, err := read(nameOrPath, "", "cluster or node file")
+	if err != nil {
+		return nil, badinput.Wrap(err)
+	}
+	var top map[string]any
+	if err := yaml.Unmarshal(data, &top); err == nil {
+		if _, isNode := top["npu"]; isNode {
+			for _, o := range overrides {
+				if strings.HasPrefix(strings.ToLower(o.Path), "cluster.") {
+					return nil, badinput.Wrap(fmt.Errorf("--set %s: %s is a node description, not a cluster (use a cluster such as cloudbrain2 for cluster.* keys)", o, nameOrPath))
+				}
+			}
+			n, err := LoadNode(nameOrPath, overrides)
+			if err != nil {
+				return nil, err
+			}
+			return &Topology{Name: n.Name, Description: n.Description, Node: *n, Nodes: 1,
+				Fabric: Fabric{Supernodes: 1, Oversubscription: 1, SpineOversubscription: 1}}, nil
+		}
+	}
+	return Load(nameOrPath, overrides)
+}

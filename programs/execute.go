@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -78,8 +79,19 @@ func (h RunHooks) progress(chip **arch.Chip) (func(sim.Time, uint64), uint64) {
 // bad input; a deadlock is a *sim.DeadlockError; other errors are
 // simulation failures.
 func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
+	if name := ClusterMachine(f, opts); name != "" {
+		if err := checkClusterOverrides(opts.Overrides); err != nil {
+			return nil, badInput(err)
+		}
+		return executeCluster(f, name, opts, hooks)
+	}
 	if err := CheckOverrides(opts.Overrides); err != nil {
 		return nil, badInput(err)
+	}
+	for _, o := range opts.Overrides {
+		if p := strings.ToLower(o.Path); strings.HasPrefix(p, "node.") || strings.HasPrefix(p, "cluster.") {
+			return nil, badInput(fmt.Errorf("--set %s: node.* and cluster.* keys apply to runs on a cluster or node description (-m cloudbrain2-node, -m cloudbrain2)", o))
+		}
 	}
 	m, err := MachineFor(f, opts)
 	if err != nil {

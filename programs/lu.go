@@ -17,7 +17,7 @@ import (
 func init() {
 	register(&Kind{Name: "lu-fused", Params: reflect.TypeFor[LUParams](), Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "lu-fused.yaml",
 		Summary: "HPL-MxP: blocked LU without pivoting (FP16 cube GEMMs, host FP32 diagonal blocks, TRSM as GEMM, look-ahead, multi-iteration fusion) + FP64 refinement",
-		Build:   buildLU})
+		Build:   buildLU, BuildCluster: buildLUCluster})
 }
 
 // luJob runs an lu-fused program: the host program (arch.Host) drives
@@ -54,6 +54,9 @@ func buildLU(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, err
 	}
 	o.apply(&p.Numerics, &p.Seed)
+	if p.Grid.P*p.Grid.Q > 1 {
+		return nil, fmt.Errorf("%s: key \"grid\": a %d × %d process grid needs a cluster or node description (-m cloudbrain2-node); machine %s is one chip", f.Path, p.Grid.P, p.Grid.Q, m.Name)
+	}
 	p.defaults()
 	p.chooseTiling(m)
 	p.fusedFromL1(m)

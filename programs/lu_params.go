@@ -40,6 +40,15 @@ type LUParams struct {
 	// machines: host (default, as on DaVinci) or gpu (timed on the CUDA
 	// cores). DaVinci runs accept only host.
 	Diag string `mapstructure:"diag"`
+	// Grid is the P × Q process grid of a run on a cluster machine (one
+	// process per NPU, 2-D block-cyclic distribution); absent on one chip.
+	Grid LUGrid `mapstructure:"grid"`
+}
+
+// LUGrid is a process grid: P process rows × Q process columns.
+type LUGrid struct {
+	P int `mapstructure:"p"`
+	Q int `mapstructure:"q"`
 }
 
 // LURefinement configures the FP64 refinement on the host.

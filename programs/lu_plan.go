@@ -42,6 +42,21 @@ type luPlan struct {
 
 // newLUPlan resolves the layout and checks the buffer budgets.
 func newLUPlan(file string, p LUParams, m *machines.Machine) (*luPlan, error) {
+	pl, err := newLUBudget(file, p, m)
+	if err != nil {
+		return nil, err
+	}
+	pl.placeMatrices()
+	if pl.gmEnd > int64(m.GM.Capacity) {
+		return nil, fmt.Errorf("%s: key \"n\": the matrices need %d bytes of GM; machine %s has %d", file, pl.gmEnd, m.Name, int64(m.GM.Capacity))
+	}
+	return pl, nil
+}
+
+// newLUBudget resolves the tiling, buffer budgets and core sets of an
+// lu-fused run (everything but the GM layout, which newLUPlan places for
+// one NPU and the cluster run per rank).
+func newLUBudget(file string, p LUParams, m *machines.Machine) (*luPlan, error) {
 	bad := func(key, format string, a ...any) error {
 		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
 	}
@@ -49,10 +64,6 @@ func newLUPlan(file string, p LUParams, m *machines.Machine) (*luPlan, error) {
 	pl.tb = 4
 	if p.Trailing == "fp16" {
 		pl.tb = 2
-	}
-	pl.placeMatrices()
-	if pl.gmEnd > int64(m.GM.Capacity) {
-		return nil, bad("n", "the matrices need %d bytes of GM; machine %s has %d", pl.gmEnd, m.Name, int64(m.GM.Capacity))
 	}
 
 	buf := m.DaVinci().Buffers
@@ -478,8 +489,13 @@ func (pl *luPlan) cvtJobs(i int) []luCvt {
 // cvtStream returns core ci's share of the panel conversion of iteration i
 // on the vector unit: two UB slots so that loads, casts and stores overlap.
 func (pl *luPlan) cvtStream(i, ci, cores int) isa.Stream {
+	return pl.cvtStreamOf(func() []luCvt { return pl.cvtJobs(i) }, ci, cores)
+}
+
+// cvtStreamOf returns core ci's share of the conversions jobs() lists.
+func (pl *luPlan) cvtStreamOf(list func() []luCvt, ci, cores int) isa.Stream {
 	return func(yield func(isa.Instr) bool) {
-		jobs := pl.cvtJobs(i)
+		jobs := list()
 		var mine []luCvt
 		for k := ci; k < len(jobs); k += cores {
 			mine = append(mine, jobs[k])

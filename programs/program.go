@@ -10,6 +10,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/davinci-sim/davinci-sim/cluster"
 	"io/fs"
 	"maps"
 	"path/filepath"
@@ -118,6 +119,9 @@ type Kind struct {
 	// Build decodes the program's parameters (cfg, with program.*
 	// overrides) and returns the job for machine m (of one of Machines).
 	Build func(f *File, m *machines.Machine, opts Options) (Job, error)
+	// BuildCluster, if not nil, builds the job of a run on a cluster or
+	// node description (package cluster): the kind runs on many NPUs.
+	BuildCluster func(f *File, topo *cluster.Topology, opts Options) (ClusterJob, error)
 	// Params is the struct a file of the kind decodes into (its keys:
 	// docs/formats.md, davinci-sim formats).
 	Params reflect.Type
@@ -289,11 +293,27 @@ func isMachinePath(name string) bool {
 	return strings.ContainsAny(name, `/\`) || filepath.Ext(name) != ""
 }
 
+// checkClusterOverrides reports --set paths a cluster run cannot apply:
+// program.*, machine.* (each NPU's machine), node.* and cluster.*.
+func checkClusterOverrides(ovs []machines.Override) error {
+	for _, o := range ovs {
+		p := strings.ToLower(o.Path)
+		if !strings.HasPrefix(p, "program.") && !strings.HasPrefix(p, "machine.") && !strings.HasPrefix(p, "node.") && !strings.HasPrefix(p, "cluster.") {
+			return fmt.Errorf("--set %s: the path must start with program., machine. (each NPU), node. or cluster.", o)
+		}
+	}
+	return nil
+}
+
 // CheckOverrides reports --set paths that address neither the program nor
-// the machine.
+// the machine (node.* and cluster.* only with a cluster machine, which
+// Execute checks).
 func CheckOverrides(ovs []machines.Override) error {
 	for _, o := range ovs {
 		p := strings.ToLower(o.Path)
+		if strings.HasPrefix(p, "node.") || strings.HasPrefix(p, "cluster.") {
+			continue // a cluster machine's; Execute refuses them on one chip
+		}
 		if !strings.HasPrefix(p, "program.") && !strings.HasPrefix(p, "machine.") {
 			return fmt.Errorf("--set %s: the path must start with program. or machine.", o)
 		}

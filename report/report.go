@@ -56,6 +56,8 @@ type Report struct {
 	HPLMxP *HPLMxP `json:"hplmxp,omitempty"`
 	// LUGEMM is lu-gemm's section.
 	LUGEMM *LUGEMM `json:"lu_gemm,omitempty"`
+	// Cluster is the section of a run on a cluster or node description.
+	Cluster *Cluster `json:"cluster,omitempty"`
 	// GPUBench is gpu-bench's section.
 	GPUBench *GPUBench `json:"gpu_bench,omitempty"`
 

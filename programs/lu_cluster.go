@@ -1,0 +1,1216 @@
+package programs
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/cluster"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/report"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// luCluster is an lu-fused run on a cluster or node description: a P × Q
+// process grid, one process per NPU with its share of its node's host
+// CPU, the matrix 2-D block-cyclic over the grid. Every NPU is the
+// cycle-level chip model of the node's npu machine; all of them, their
+// hosts' programs and the cluster's links run on one event engine
+// (fidelity full). See docs/cluster.md, "lu-fused on a cluster".
+//
+// Per rank (process row pr, column pc), GM holds (same layout on every
+// rank, since the grid divides the block count):
+//   - a: the local trailing matrix, mloc × nloc, row-major (block (jl, ll)
+//     is global block (jl·P + pr, ll·Q + pc));
+//   - lh: the FP16 L panels of two fusion windows for the local rows,
+//     mloc × 2F·nb (panel i at column (i mod 2F)·nb): the owner's TRSM
+//     writes there and the row broadcast fills the same place on the other
+//     ranks of the process row;
+//   - uh: the U panels likewise, 2F·nb × nloc;
+//   - pc, pr: FP16 copies of the panels (FP32 trailing matrix only);
+//   - uinv, linv: the diagonal block's FP16 inverses (by iteration parity).
+//
+// The arithmetic of every block is the single-NPU program's (same bands,
+// same K order, same kernels): the factors equal lu-fused's golden model,
+// which a functional run checks.
+type luCluster struct {
+	file string
+	p    LUParams
+	topo *cluster.Topology
+	npu  *machines.Machine // each rank's machine, its host the rank's share
+	pl   *luPlan           // tiling, buffers, core sets (global n)
+	opts Options
+
+	P, Q       int
+	mloc, nloc int
+	ring, W    int // panels kept (2·F), lh row length in elements (ring·nb)
+
+	a, lh, uh, pcp, prp int64
+	uinv, linv          [2]int64
+	gmEnd               int64
+
+	eng   *sim.Engine
+	net   *cluster.Network
+	ranks []*luRank
+	rv    map[string]*luMeet
+
+	mat    *luMatrix
+	s      float32
+	diags  []*luDiag
+	capL   []uint16 // functional: the global Lh (s·L, FP16) as the owners computed it
+	capU   []uint16
+	iterAt []sim.Time
+	factAt sim.Time
+	ref    *luRefineResult
+	refErr error
+	failed error
+
+	hcclRing int // broadcasts HCCL would not form a communicator for, run as P2P rings
+}
+
+// luRank is one process: its NPU chip and the host program driving it.
+type luRank struct {
+	id, pr, pc int
+	npu, host  cluster.Endpoint
+	chip       *arch.Chip
+	h          *arch.Host
+	blk        []float32
+	done       sim.Time
+}
+
+// luMeet is a collective waiting for its members (a rendezvous).
+type luMeet struct {
+	need  int
+	dones []func()
+}
+
+func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, error) {
+	var mo []machines.Override
+	for _, ov := range o.Overrides {
+		if strings.HasPrefix(strings.ToLower(ov.Path), "machine.") {
+			mo = append(mo, ov)
+		}
+	}
+	m, err := machines.Load(topo.Node.NPU, mo)
+	if err != nil {
+		return nil, err
+	}
+	if m.DaVinci() == nil || !m.HasHost() {
+		return nil, fmt.Errorf("node %s: npu %s must be a davinci machine with a host section", topo.Node.Name, m.Name)
+	}
+	// The rank's host: its share of the socket its NPU is attached to
+	// (cores and memory bandwidth split evenly over that socket's NPUs); the
+	// flop rates per cycle stay the NPU file's host figures.
+	hs := topo.Node.Hosts
+	perSocket := max(1, topo.Node.NPUs/hs.Count)
+	m.Host.Cores = max(1, hs.Cores/perSocket)
+	m.Host.Clock = hs.Clock
+	m.Host.MemoryBandwidth = hs.MemoryBandwidth / machines.Bandwidth(perSocket)
+
+	p := LUParams{NB: DefaultNB}
+	if err := f.Decode(&p, o); err != nil {
+		return nil, err
+	}
+	o.apply(&p.Numerics, &p.Seed)
+	p.defaults()
+	p.chooseTiling(m)
+	p.fusedFromL1(m)
+	if err := p.validate(f.Path, m); err != nil {
+		return nil, err
+	}
+	if p.Diag != "" && p.Diag != "host" {
+		return nil, fmt.Errorf("%s: key \"diag\": %q applies to GPU machines; on a cluster of NPUs the hosts factor the diagonal blocks", f.Path, p.Diag)
+	}
+	npus := topo.NPUs()
+	if p.Grid.P == 0 && p.Grid.Q == 0 {
+		p.Grid = defaultGrid(npus)
+	}
+	P, Q := p.Grid.P, p.Grid.Q
+	if P < 1 || Q < 1 || P*Q != npus {
+		return nil, fmt.Errorf("%s: key \"grid\": p × q = %d × %d must equal the NPUs of %s (%d)", f.Path, P, Q, topo.Name, npus)
+	}
+	nbk := p.N / p.NB
+	if nbk%P != 0 || nbk%Q != 0 {
+		return nil, fmt.Errorf("%s: key \"n\": n/nb = %d blocks must divide evenly over the grid's %d process rows and %d columns (2-D block-cyclic with equal shares)", f.Path, nbk, P, Q)
+	}
+	pl, err := newLUBudget(f.Path, p, m)
+	if err != nil {
+		return nil, err
+	}
+	pl.n, pl.nbk = p.N, nbk
+	j := &luCluster{file: f.Path, p: p, topo: topo, npu: m, pl: pl, opts: o, P: P, Q: Q,
+		mloc: p.N / P, nloc: p.N / Q, ring: 2 * pl.F, rv: map[string]*luMeet{}, s: 1}
+	j.W = j.ring * p.NB
+	j.place()
+	if j.gmEnd > int64(m.GM.Capacity) {
+		return nil, fmt.Errorf("%s: key \"n\": each NPU's share (%d × %d in %s, plus panels) needs %d bytes of GM; %s has %d", f.Path, j.mloc, j.nloc, p.Trailing, j.gmEnd, m.Name, int64(m.GM.Capacity))
+	}
+	return j, nil
+}
+
+// defaultGrid returns the most square P × Q = npus with P ≤ Q.
+func defaultGrid(npus int) LUGrid {
+	p := int(math.Sqrt(float64(npus)))
+	for npus%p != 0 {
+		p--
+	}
+	return LUGrid{P: p, Q: npus / p}
+}
+
+// place lays out each rank's GM.
+func (j *luCluster) place() {
+	nb := int64(j.p.NB)
+	tb := int64(j.pl.tb)
+	at := int64(0)
+	put := func(bytes int64) int64 {
+		a := at
+		at = (at + bytes + 4095) &^ 4095
+		return a
+	}
+	j.a = put(int64(j.mloc) * int64(j.nloc) * tb)
+	j.lh = put(int64(j.mloc) * int64(j.W) * 2)
+	j.uh = put(int64(j.W) * int64(j.nloc) * 2)
+	if tb == 4 {
+		j.pcp = put(int64(j.mloc) * nb * 2)
+		j.prp = put(nb * int64(j.nloc) * 2)
+	}
+	for i := range 2 {
+		j.uinv[i] = put(nb * nb * 2)
+		j.linv[i] = put(nb * nb * 2)
+	}
+	j.gmEnd = at
+}
+
+// Rank geometry.
+func (j *luCluster) rankOf(pr, pc int) int { return pr*j.Q + pc }
+
+// localRowsAfter counts rank row pr's block rows j > i.
+func (j *luCluster) localRowsAfter(pr, i int) int {
+	c := 0
+	for jl := 0; jl < j.pl.nbk/j.P; jl++ {
+		if jl*j.P+pr > i {
+			c++
+		}
+	}
+	return c
+}
+
+// localColsAfter counts rank column pc's block columns l > i.
+func (j *luCluster) localColsAfter(pc, i int) int {
+	c := 0
+	for ll := 0; ll < j.pl.nbk/j.Q; ll++ {
+		if ll*j.Q+pc > i {
+			c++
+		}
+	}
+	return c
+}
+
+// update is rank r's share of band z's update with iterations [i0, i1).
+func (j *luCluster) update(r *luRank, z band, i0, i1 int, alpha float64) *luGEMM {
+	pl := j.pl
+	nb, W, nloc := int64(pl.nb), int64(j.W), int64(j.nloc)
+	g := &luGEMM{lda: W * 2, ldb: nloc * 2, ldo: nloc * int64(pl.tb), K: (i1 - i0) * pl.nb, epi: epiSub, alpha: alpha}
+	kc := int64(i0%j.ring) * nb
+	for _, rc := range z.rects(pl.nbk) {
+		for jb := rc[0]; jb < rc[1]; jb++ {
+			if jb%j.P != r.pr {
+				continue
+			}
+			jl := int64(jb / j.P)
+			for rt := 0; rt < pl.nb; rt += pl.bm {
+				row := jl*nb + int64(rt)
+				job := luRowJob{a: j.lh + (row*W+kc)*2, rows: pl.bm}
+				for l := rc[2]; l < rc[3]; l++ {
+					if l%j.Q != r.pc {
+						continue
+					}
+					ll := int64(l / j.Q)
+					for ct := 0; ct < pl.nb; ct += pl.bn {
+						col := ll*nb + int64(ct)
+						job.tiles = append(job.tiles, luColTile{b: j.uh + (kc*nloc+col)*2, cols: pl.bn, out: j.a + (row*nloc+col)*int64(pl.tb)})
+					}
+				}
+				if len(job.tiles) > 0 {
+					g.jobs = append(g.jobs, job)
+				}
+			}
+		}
+	}
+	return g
+}
+
+// trsm is rank r's share of iteration i's TRSM as GEMM: the left part (its
+// rows of the L panel) when it is in process column i mod Q, the right
+// part (its columns of the U panel) when it is in process row i mod P.
+func (j *luCluster) trsm(r *luRank, i int) (left, right *luGEMM) {
+	pl := j.pl
+	nb, W, nloc := int64(pl.nb), int64(j.W), int64(j.nloc)
+	par := i % 2
+	slot := int64(i%j.ring) * nb
+	if r.pc == i%j.Q {
+		lda := nloc * 2
+		if pl.tb == 4 {
+			lda = nb * 2
+		}
+		left = &luGEMM{lda: lda, ldb: nb * 2, ldo: W * 2, K: pl.nb, epi: epiStore16}
+		ic := int64(i/j.Q) * nb
+		for jl := 0; jl < pl.nbk/j.P; jl++ {
+			if jl*j.P+r.pr <= i {
+				continue
+			}
+			for rt := 0; rt < pl.nb; rt += pl.bm {
+				row := int64(jl)*nb + int64(rt)
+				a := j.a + (row*nloc+ic)*2
+				if pl.tb == 4 {
+					a = j.pcp + row*nb*2
+				}
+				job := luRowJob{a: a, rows: pl.bm}
+				for ct := 0; ct < pl.nb; ct += pl.bn {
+					job.tiles = append(job.tiles, luColTile{b: j.uinv[par] + int64(ct)*2, cols: pl.bn, out: j.lh + (row*W+slot+int64(ct))*2})
+				}
+				left.jobs = append(left.jobs, job)
+			}
+		}
+	}
+	if r.pr == i%j.P {
+		right = &luGEMM{lda: nb * 2, ldb: nloc * 2, ldo: nloc * 2, K: pl.nb, epi: epiStore16}
+		ir := int64(i/j.P) * nb
+		for rt := 0; rt < pl.nb; rt += pl.bm {
+			job := luRowJob{a: j.linv[par] + int64(rt)*nb*2, rows: pl.bm}
+			for ll := 0; ll < pl.nbk/j.Q; ll++ {
+				if ll*j.Q+r.pc <= i {
+					continue
+				}
+				for ct := 0; ct < pl.nb; ct += pl.bn {
+					col := int64(ll)*nb + int64(ct)
+					b := j.a + (ir*nloc+col)*2
+					if pl.tb == 4 {
+						b = j.prp + col*2
+					}
+					job.tiles = append(job.tiles, luColTile{b: b, cols: pl.bn, out: j.uh + ((slot+int64(rt))*nloc+col)*2})
+				}
+			}
+			if len(job.tiles) > 0 {
+				right.jobs = append(right.jobs, job)
+			}
+		}
+	}
+	return left, right
+}
+
+// cvtJobs is rank r's share of iteration i's FP32 → FP16 panel copies.
+func (j *luCluster) cvtJobs(r *luRank, i int) []luCvt {
+	pl := j.pl
+	nb, nloc := int64(pl.nb), int64(j.nloc)
+	var out []luCvt
+	if r.pc == i%j.Q {
+		ic := int64(i/j.Q) * nb
+		for jl := 0; jl < pl.nbk/j.P; jl++ {
+			if jl*j.P+r.pr <= i {
+				continue
+			}
+			for rr := 0; rr < pl.nb; rr += pl.cvtRows {
+				rows := min(pl.cvtRows, pl.nb-rr)
+				row := int64(jl)*nb + int64(rr)
+				out = append(out, luCvt{src: j.a + (row*nloc+ic)*4, dst: j.pcp + row*nb*2, ss: nloc * 4, ds: nb * 2, rows: rows})
+			}
+		}
+	}
+	if r.pr == i%j.P {
+		ir := int64(i/j.P) * nb
+		for ll := 0; ll < pl.nbk/j.Q; ll++ {
+			if ll*j.Q+r.pc <= i {
+				continue
+			}
+			for rr := 0; rr < pl.nb; rr += pl.cvtRows {
+				rows := min(pl.cvtRows, pl.nb-rr)
+				out = append(out, luCvt{src: j.a + ((ir+int64(rr))*nloc+int64(ll)*nb)*4, dst: j.prp + (int64(rr)*nloc+int64(ll)*nb)*2, ss: nloc * 4, ds: nloc * 2, rows: rows})
+			}
+		}
+	}
+	return out
+}
+
+// localBlocks counts rank r's blocks of band z.
+func (j *luCluster) localBlocks(r *luRank, z band) int {
+	c := 0
+	for _, rc := range z.rects(j.pl.nbk) {
+		rows, cols := 0, 0
+		for jb := rc[0]; jb < rc[1]; jb++ {
+			if jb%j.P == r.pr {
+				rows++
+			}
+		}
+		for l := rc[2]; l < rc[3]; l++ {
+			if l%j.Q == r.pc {
+				cols++
+			}
+		}
+		c += rows * cols
+	}
+	return c
+}
+
+// Run builds every rank's chip and host program, runs them with the
+// network on one engine, and fills the report.
+func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
+	if hooks.Observer != nil {
+		return nil, badInput(fmt.Errorf("--trace and --view: not yet for cluster runs"))
+	}
+	mode := modeFor(j.p.Numerics)
+	if j.p.Numerics == NumericsSampled {
+		return nil, badInput(fmt.Errorf("%s: numerics sampled: not yet on a cluster (use full at small n, off for timing)", j.file))
+	}
+	j.eng = sim.NewEngine()
+	j.net = cluster.NewNetwork(j.eng, j.topo)
+	nbk := j.pl.nbk
+	j.diags = make([]*luDiag, nbk)
+	j.iterAt = make([]sim.Time, nbk+1)
+	full := j.p.Numerics == NumericsFull
+	if full {
+		j.mat = newLUMatrix(j.p.N, j.p.Seed)
+		j.capL = make([]uint16, j.p.N*j.p.N)
+		j.capU = make([]uint16, j.p.N*j.p.N)
+	}
+	per := j.topo.Node.NPUs
+	for pr := 0; pr < j.P; pr++ {
+		for pc := 0; pc < j.Q; pc++ {
+			id := j.rankOf(pr, pc)
+			node, idx := id/per, id%per
+			chip, err := arch.NewChip(j.npu, arch.Options{Mode: mode, Engine: j.eng})
+			if err != nil {
+				return nil, badInput(err)
+			}
+			r := &luRank{id: id, pr: pr, pc: pc, npu: cluster.NPU(node, idx), host: cluster.Host(node, j.topo.HostOf(idx)), chip: chip}
+			j.ranks = append(j.ranks, r)
+		}
+	}
+	if err := j.checkGroups(); err != nil {
+		return nil, badInput(err)
+	}
+	for _, r := range j.ranks {
+		if full {
+			if err := j.writeLocal(r); err != nil {
+				return nil, err
+			}
+		}
+		h, err := r.chip.NewHost()
+		if err != nil {
+			return nil, badInput(err)
+		}
+		r.h = h
+		j.buildRank(r)
+		r.chip.AttachHost(h)
+		if err := r.chip.Start(isa.Program{Name: "lu-fused", Generated: true}); err != nil {
+			return nil, err
+		}
+	}
+	if hooks.Progress != nil || hooks.Context != nil {
+		every := hooks.ProgressEvery
+		if every == 0 {
+			every = 1 << 20
+		}
+		ctx := hooks.Context
+		j.eng.OnProgress(min(every, CancelEvery), func(now sim.Time, events uint64) {
+			if ctx != nil && ctx.Err() != nil {
+				j.eng.Stop(fmt.Errorf("stopped after %v of simulated time: %w", now, ctx.Err()))
+				return
+			}
+			if hooks.Progress != nil && events%every < CancelEvery {
+				hooks.Progress(now, events)
+			}
+		})
+	}
+	start := time.Now()
+	err := j.eng.Run()
+	wall := time.Since(start).Seconds()
+	stats := make([]*arch.Stats, len(j.ranks))
+	for i, r := range j.ranks {
+		st, cerr := r.chip.Collect()
+		if cerr != nil && err == nil {
+			err = cerr
+		}
+		stats[i] = st
+	}
+	if err == nil {
+		err = j.failed
+	}
+	if err != nil {
+		return nil, err
+	}
+	return j.finish(stats, wall)
+}
+
+// checkGroups plans every row and column broadcast once, so that a grid
+// the network cannot serve is bad input before the run.
+func (j *luCluster) checkGroups() error {
+	for pr := 0; pr < j.P && j.Q > 1; pr++ {
+		if _, err := j.npuGroup(true, pr); err != nil {
+			return err
+		}
+	}
+	for pc := 0; pc < j.Q && j.P > 1; pc++ {
+		if _, err := j.npuGroup(false, pc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// npuGroup returns the NPU endpoints of process row (row) or column k and
+// the algorithm its broadcasts use: HCCL's choice, or a ring of
+// point-to-point sends when HCCL forms no communicator for the group (a 2-
+// or 4-NPU group spanning a 910A node's HCCS meshes, CLUSTER-FACTS §1.2).
+func (j *luCluster) npuGroup(row bool, k int) ([]cluster.Endpoint, error) {
+	var g []cluster.Endpoint
+	if row {
+		for pc := 0; pc < j.Q; pc++ {
+			g = append(g, j.ranks[j.rankOf(k, pc)].npu)
+		}
+	} else {
+		for pr := 0; pr < j.P; pr++ {
+			g = append(g, j.ranks[j.rankOf(pr, k)].npu)
+		}
+	}
+	if _, err := j.net.Plan(cluster.Broadcast, cluster.Auto, g, 0); err != nil {
+		if _, err2 := j.net.Plan(cluster.Broadcast, cluster.Ring, g, 0); err2 != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// meet joins rank-side member of collective key (need members); the last
+// to arrive starts it with start, whose done releases every member.
+func (j *luCluster) meet(key string, need int, start func(done func()) error) func(done func()) error {
+	return func(done func()) error {
+		m := j.rv[key]
+		if m == nil {
+			m = &luMeet{need: need}
+			j.rv[key] = m
+		}
+		m.dones = append(m.dones, done)
+		if len(m.dones) < m.need {
+			return nil
+		}
+		delete(j.rv, key)
+		return start(func() {
+			for _, d := range m.dones {
+				d()
+			}
+		})
+	}
+}
+
+// bcastNPU broadcasts bytes over an NPU group from position root; copy
+// moves the real bytes (functional) when it is delivered.
+func (j *luCluster) bcastNPU(g []cluster.Endpoint, root int, bytes int64, copyFn func() error) func(done func()) error {
+	return func(done func()) error {
+		fin := func(sim.Time) {
+			if copyFn != nil {
+				if err := copyFn(); err != nil && j.failed == nil {
+					j.failed = err
+					j.eng.Stop(err)
+				}
+			}
+			done()
+		}
+		if _, err := j.net.Plan(cluster.Broadcast, cluster.Auto, g, root); err != nil {
+			j.hcclRing++
+			return j.net.CollectiveWith(cluster.Broadcast, cluster.Ring, g, root, bytes, fin)
+		}
+		return j.net.Collective(cluster.Broadcast, g, root, bytes, fin)
+	}
+}
+
+// bcastHosts is an MPI broadcast among the hosts of ranks (root: a rank
+// id); ranks sharing a host need no message.
+func (j *luCluster) bcastHosts(ranks []int, root int, bytes int64) func(done func()) error {
+	return func(done func()) error {
+		var g []cluster.Endpoint
+		ri := 0
+		seen := map[cluster.Endpoint]bool{}
+		for _, id := range ranks {
+			e := j.ranks[id].host
+			if id == root {
+				ri = len(g)
+				if seen[e] {
+					for k, x := range g {
+						if x == e {
+							ri = k
+						}
+					}
+				}
+			}
+			if !seen[e] {
+				seen[e] = true
+				g = append(g, e)
+			}
+		}
+		if len(g) == 1 {
+			j.eng.At(j.eng.Now(), 0, sim.HandlerFunc(func(sim.Time, int64) { done() }), 0)
+			return nil
+		}
+		return j.net.Collective(cluster.Broadcast, g, ri, bytes, func(sim.Time) { done() })
+	}
+}
+
+// pcie moves bytes between rank r's host and NPU over the network's PCIe
+// link (up: NPU → host); fn runs at delivery.
+func (j *luCluster) pcie(r *luRank, up bool, bytes int64, fn func() error) func(done func()) error {
+	return func(done func()) error {
+		src, dst := r.host, r.npu
+		if up {
+			src, dst = r.npu, r.host
+		}
+		return j.net.Transfer(src, dst, bytes, func(sim.Time) {
+			if fn != nil {
+				if err := fn(); err != nil {
+					r.chip.Fail(err)
+					return
+				}
+			}
+			done()
+		})
+	}
+}
+
+// buildRank appends rank r's host program: the single-NPU schedule
+// (lu.go's buildHost) on the rank's blocks, with the diagonal work on the
+// owner's host, MPI broadcasts of the inverses, PCIe through the network,
+// and HCCL broadcasts of the panels along process rows and columns.
+func (j *luCluster) buildRank(r *luRank) {
+	pl, p := j.pl, j.p
+	h := r.h
+	nb, nbk, F := pl.nb, pl.nbk, pl.F
+	full := p.Numerics == NumericsFull
+	la := *p.LookAhead
+	now := func() sim.Time { return j.eng.Now() }
+	sync := func(k *arch.Kernel) {
+		if !la && k != nil {
+			h.Wait("wait", k)
+		}
+	}
+	launchUpdate := func(name, zone string, cores []int, z band, i0, i1 int, after ...*arch.Kernel) *arch.Kernel {
+		if z.empty(nbk) {
+			return nil
+		}
+		blocks := j.localBlocks(r, z)
+		if blocks == 0 {
+			return nil
+		}
+		var g *luGEMM
+		k := h.Launch(name, zone, cores, func(core int) isa.Stream {
+			if g == nil {
+				g = j.update(r, z, i0, i1, 1/float64(j.s))
+			}
+			return pl.gemmStream(indexOf(cores, core), len(cores), g)
+		}, after...)
+		k.Flops = float64(blocks) * 2 * float64(nb) * float64(nb) * float64((i1-i0)*nb)
+		return k
+	}
+	diagBytes := int64(nb) * int64(nb)
+	var rowRanks, colRanks []int // this rank's process row and column
+	for pc := 0; pc < j.Q; pc++ {
+		rowRanks = append(rowRanks, j.rankOf(r.pr, pc))
+	}
+	for pr := 0; pr < j.P; pr++ {
+		colRanks = append(colRanks, j.rankOf(pr, r.pc))
+	}
+	var prevZ *arch.Kernel
+	for k0 := 0; k0 < nbk; k0 += F {
+		k1 := min(k0+F, nbk)
+		k2 := min(k1+F, nbk)
+		for i := k0; i < k1; i++ {
+			inCol, inRow := r.pc == i%j.Q, r.pr == i%j.P
+			owner := inCol && inRow
+			if owner {
+				h.Call("iteration", func() error { j.iterAt[i] = now(); return nil })
+			}
+			if pl.tb == 4 && i < nbk-1 && (inCol || inRow) {
+				cvt := h.Launch(fmt.Sprintf("cvt%d", i), "trsm", pl.main, func(core int) isa.Stream {
+					return pl.cvtStreamOf(func() []luCvt { return j.cvtJobs(r, i) }, indexOf(pl.main, core), len(pl.main))
+				})
+				sync(cvt)
+			}
+			if owner {
+				var rd, fac func() error
+				if full {
+					rd, fac = j.readDiag(r, i), j.factor(r, i)
+				}
+				h.Async("d2h", j.pcie(r, true, diagBytes*int64(pl.tb), rd))
+				h.Compute("diag", 4.0/3*math.Pow(float64(nb), 3), 3*diagBytes*4, false, 0, fac)
+			}
+			owner0 := j.rankOf(i%j.P, i%j.Q)
+			if inCol && j.P > 1 {
+				h.Async("mpi-bcast", j.meet(fmt.Sprintf("uinv%d", i), j.P, j.bcastHosts(colRanks, owner0, diagBytes*2)))
+			}
+			if inRow && j.Q > 1 {
+				h.Async("mpi-bcast", j.meet(fmt.Sprintf("linv%d", i), j.Q, j.bcastHosts(rowRanks, owner0, diagBytes*2)))
+			}
+			if inCol || inRow {
+				n := int64(0)
+				if inCol {
+					n++
+				}
+				if inRow {
+					n++
+				}
+				var wr func() error
+				if full {
+					wr = j.writeInv(r, i, inCol, inRow)
+				}
+				h.Async("h2d", j.pcie(r, false, n*diagBytes*2, wr))
+			}
+			if i == nbk-1 {
+				break
+			}
+			var trsm *arch.Kernel
+			if inCol || inRow {
+				left, right := j.trsm(r, i)
+				var gs []*luGEMM
+				fl := 0.0
+				for _, g := range []*luGEMM{left, right} {
+					if g != nil && len(g.jobs) > 0 {
+						gs = append(gs, g)
+						fl += g.flops()
+					}
+				}
+				if len(gs) > 0 {
+					trsm = h.Launch(fmt.Sprintf("trsm%d", i), "trsm", pl.main, func(core int) isa.Stream {
+						return pl.gemmStream(indexOf(pl.main, core), len(pl.main), gs...)
+					})
+					trsm.Flops = fl
+					if full {
+						trsm.OnFinish = j.capture(r, i)
+					}
+					sync(trsm)
+				}
+			}
+			// The panels travel along the process rows (L) and columns (U).
+			if rows := j.localRowsAfter(r.pr, i); j.Q > 1 && rows > 0 {
+				if inCol {
+					h.Wait("wait", trsm)
+				}
+				g, _ := j.npuGroup(true, r.pr)
+				var cp func() error
+				if full {
+					cp = j.copyL(r.pr, i)
+				}
+				h.Async("hccl-bcast", j.meet(fmt.Sprintf("L%d/%d", i, r.pr), j.Q, j.bcastNPU(g, i%j.Q, int64(rows)*diagBytes*2, cp)))
+			}
+			if cols := j.localColsAfter(r.pc, i); j.P > 1 && cols > 0 {
+				if inRow {
+					h.Wait("wait", trsm)
+				}
+				g, _ := j.npuGroup(false, r.pc)
+				var cp func() error
+				if full {
+					cp = j.copyU(r.pc, i)
+				}
+				h.Async("hccl-bcast", j.meet(fmt.Sprintf("U%d/%d", i, r.pc), j.P, j.bcastNPU(g, i%j.P, int64(cols)*diagBytes*2, cp)))
+			}
+			if i+1 < k1 {
+				p1 := launchUpdate(fmt.Sprintf("p1-%d", i), "priority1", pl.main, band{i + 1, i + 2}, i, i+1)
+				p2 := launchUpdate(fmt.Sprintf("p2-%d", i), "priority2", pl.main, band{i + 2, k1}, i, i+1)
+				h.Wait("wait", p1)
+				sync(p2)
+				continue
+			}
+			nb1 := launchUpdate(fmt.Sprintf("p1-%d", i), "priority1", pl.main, band{k1, k1 + 1}, k0, k1, prevZ)
+			nb2 := launchUpdate(fmt.Sprintf("p2-%d", i), "priority2", pl.main, band{k1 + 1, k2}, k0, k1, prevZ)
+			z := launchUpdate(fmt.Sprintf("fusion%d", i), "fusion", pl.fu, band{k2, nbk}, k0, k1, trsm, prevZ)
+			if z != nil {
+				prevZ = z
+			}
+			h.Wait("wait", nb1)
+			sync(nb2)
+			sync(z)
+		}
+	}
+	j.appendFinal(r)
+}
+
+// appendFinal waits for the rank's kernels, copies its factors to its
+// host, and runs the distributed refinement: per step each host computes
+// its share of the matrix-vector product and the two triangular solves
+// (FP64, A regenerated from the seed, the FP16 factors read), then the
+// hosts all-reduce the n-vector (MPI).
+func (j *luCluster) appendFinal(r *luRank) {
+	h, p := r.h, j.p
+	n := float64(j.p.N)
+	share := n * n / float64(j.P*j.Q)
+	all := make([]int, len(j.ranks))
+	for i := range all {
+		all[i] = i
+	}
+	h.Call("factorized", func() error {
+		h.Wait("wait", h.Kernels()...)
+		h.Call("factorized", func() error {
+			j.factAt = max(j.factAt, j.eng.Now())
+			h.Async("d2h-factors", j.pcie(r, true, int64(j.mloc)*int64(j.nloc)*2, nil))
+			h.Async("barrier", j.meet("factorized", len(j.ranks), func(done func()) error {
+				j.iterAt[j.pl.nbk] = j.factAt
+				if p.Numerics == NumericsFull {
+					f := assembleFactors(j.p.N, j.p.NB, j.capL, j.capU, j.diags, j.s)
+					j.ref, j.refErr = refine(j.mat, f, p.Refinement.Method, p.Refinement.Restart, p.Refinement.Tolerance, p.Refinement.MaxIterations)
+				}
+				return j.hostAllReduce(all, 8)(done)
+			}))
+			h.Call("refine", func() error {
+				iters := p.Refinement.TimingIterations
+				if j.ref != nil {
+					iters = j.ref.Iterations
+				}
+				h.Compute("refine", 4*share, int64(share)*2, true, 0, nil)
+				h.Async("mpi-allreduce", j.meet("refine0", len(j.ranks), j.hostAllReduce(all, int64(n)*8)))
+				for it := range iters {
+					h.Compute("refine", 6*share, int64(share)*2, true, 0, nil)
+					h.Async("mpi-allreduce", j.meet(fmt.Sprintf("refine%d", it+1), len(j.ranks), j.hostAllReduce(all, int64(n)*8)))
+				}
+				h.Call("done", func() error { r.done = j.eng.Now(); return nil })
+				return nil
+			})
+			return nil
+		})
+		return nil
+	})
+}
+
+// hostAllReduce all-reduces bytes among the distinct hosts of ranks.
+func (j *luCluster) hostAllReduce(ranks []int, bytes int64) func(done func()) error {
+	return func(done func()) error {
+		var g []cluster.Endpoint
+		seen := map[cluster.Endpoint]bool{}
+		for _, id := range ranks {
+			if e := j.ranks[id].host; !seen[e] {
+				seen[e] = true
+				g = append(g, e)
+			}
+		}
+		if len(g) == 1 {
+			j.eng.At(j.eng.Now(), 0, sim.HandlerFunc(func(sim.Time, int64) { done() }), 0)
+			return nil
+		}
+		return j.net.Collective(cluster.AllReduce, g, 0, bytes, func(sim.Time) { done() })
+	}
+}
+
+// writeLocal writes rank r's blocks of A to its GM in the trailing precision.
+func (j *luCluster) writeLocal(r *luRank) error {
+	gm := r.chip.GM()
+	n, nb := j.p.N, j.p.NB
+	row := make([]float64, n)
+	tb := int64(j.pl.tb)
+	r32 := make([]float32, j.nloc)
+	r16 := make([]uint16, j.nloc)
+	for jl := 0; jl < j.mloc/nb; jl++ {
+		for rr := 0; rr < nb; rr++ {
+			g := (jl*j.P+r.pr)*nb + rr
+			j.mat.Row(g, row)
+			for ll := 0; ll < j.nloc/nb; ll++ {
+				c0 := (ll*j.Q + r.pc) * nb
+				for c := 0; c < nb; c++ {
+					r32[ll*nb+c] = float32(row[c0+c])
+				}
+			}
+			at := j.a + int64(jl*nb+rr)*int64(j.nloc)*tb
+			var err error
+			if tb == 4 {
+				err = gm.WriteFloat32s(at, r32)
+			} else {
+				for k, v := range r32 {
+					r16[k] = uint16(fp.FromFloat32(v, fp.FP16, luSat))
+				}
+				err = gm.WriteUint16s(at, r16)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readDiag reads block (i, i) from its owner r's GM.
+func (j *luCluster) readDiag(r *luRank, i int) func() error {
+	return func() error {
+		nb := j.p.NB
+		r.blk = make([]float32, nb*nb)
+		gm := r.chip.GM()
+		il, ic := i/j.P, i/j.Q
+		h := make([]uint16, nb)
+		for rr := 0; rr < nb; rr++ {
+			addr := j.a + (int64(il*nb+rr)*int64(j.nloc)+int64(ic*nb))*int64(j.pl.tb)
+			if j.pl.tb == 4 {
+				if err := gm.ReadFloat32s(addr, r.blk[rr*nb:(rr+1)*nb]); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := gm.ReadUint16s(addr, h); err != nil {
+				return err
+			}
+			for k, v := range h {
+				r.blk[rr*nb+k] = fp.F16ToF32(v)
+			}
+		}
+		return nil
+	}
+}
+
+// factor factors the block readDiag read (the scale s is fixed at i = 0
+// and known to every rank with the first inverses).
+func (j *luCluster) factor(r *luRank, i int) func() error {
+	return func() error {
+		d, err := luHostDiag(r.blk, j.p.NB, i, &j.s)
+		if err != nil {
+			return fmt.Errorf("iteration %d: %w", i, err)
+		}
+		j.diags[i] = d
+		return nil
+	}
+}
+
+// writeInv writes the inverses rank r needs to its GM.
+func (j *luCluster) writeInv(r *luRank, i int, u, l bool) func() error {
+	return func() error {
+		gm := r.chip.GM()
+		d := j.diags[i]
+		if d == nil {
+			return fmt.Errorf("iteration %d: the inverses reached rank %d before the owner factored the block", i, r.id)
+		}
+		if u {
+			if err := gm.WriteUint16s(j.uinv[i%2], d.uinv); err != nil {
+				return err
+			}
+		}
+		if l {
+			return gm.WriteUint16s(j.linv[i%2], d.linv)
+		}
+		return nil
+	}
+}
+
+// capture copies the panels rank r's TRSM of iteration i computed into the
+// global factor arrays (functional bookkeeping, untimed).
+func (j *luCluster) capture(r *luRank, i int) func() {
+	return func() {
+		if err := j.captureErr(r, i); err != nil {
+			r.chip.Fail(err)
+		}
+	}
+}
+
+func (j *luCluster) captureErr(r *luRank, i int) error {
+	gm := r.chip.GM()
+	n, nb := j.p.N, j.p.NB
+	slot := (i % j.ring) * nb
+	buf := make([]uint16, nb)
+	if r.pc == i%j.Q {
+		for jl := 0; jl < j.mloc/nb; jl++ {
+			jb := jl*j.P + r.pr
+			if jb <= i {
+				continue
+			}
+			for rr := 0; rr < nb; rr++ {
+				if err := gm.ReadUint16s(j.lh+(int64(jl*nb+rr)*int64(j.W)+int64(slot))*2, buf); err != nil {
+					return err
+				}
+				copy(j.capL[(jb*nb+rr)*n+i*nb:], buf)
+			}
+		}
+	}
+	if r.pr == i%j.P {
+		for ll := 0; ll < j.nloc/nb; ll++ {
+			l := ll*j.Q + r.pc
+			if l <= i {
+				continue
+			}
+			for rr := 0; rr < nb; rr++ {
+				if err := gm.ReadUint16s(j.uh+(int64(slot+rr)*int64(j.nloc)+int64(ll*nb))*2, buf); err != nil {
+					return err
+				}
+				copy(j.capU[(i*nb+rr)*n+l*nb:], buf)
+			}
+		}
+	}
+	return nil
+}
+
+// copyL moves iteration i's L panel rows from the owner to every rank of
+// process row pr (same addresses: the ranks of a row hold the same rows).
+func (j *luCluster) copyL(pr, i int) func() error {
+	return func() error {
+		nb := j.p.NB
+		src := j.ranks[j.rankOf(pr, i%j.Q)].chip.GM()
+		slot := (i % j.ring) * nb
+		buf := make([]uint16, nb)
+		for jl := 0; jl < j.mloc/nb; jl++ {
+			if jl*j.P+pr <= i {
+				continue
+			}
+			for rr := 0; rr < nb; rr++ {
+				at := j.lh + (int64(jl*nb+rr)*int64(j.W)+int64(slot))*2
+				if err := src.ReadUint16s(at, buf); err != nil {
+					return err
+				}
+				for pc := 0; pc < j.Q; pc++ {
+					if pc == i%j.Q {
+						continue
+					}
+					if err := j.ranks[j.rankOf(pr, pc)].chip.GM().WriteUint16s(at, buf); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// copyU moves iteration i's U panel columns along process column pc.
+func (j *luCluster) copyU(pc, i int) func() error {
+	return func() error {
+		nb := j.p.NB
+		src := j.ranks[j.rankOf(i%j.P, pc)].chip.GM()
+		slot := (i % j.ring) * nb
+		buf := make([]uint16, nb)
+		for ll := 0; ll < j.nloc/nb; ll++ {
+			if ll*j.Q+pc <= i {
+				continue
+			}
+			for rr := 0; rr < nb; rr++ {
+				at := j.uh + (int64(slot+rr)*int64(j.nloc)+int64(ll*nb))*2
+				if err := src.ReadUint16s(at, buf); err != nil {
+					return err
+				}
+				for pr := 0; pr < j.P; pr++ {
+					if pr == i%j.P {
+						continue
+					}
+					if err := j.ranks[j.rankOf(pr, pc)].chip.GM().WriteUint16s(at, buf); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// finish fills the report of the run.
+func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
+	p := j.p
+	n := float64(p.N)
+	total := sim.Time(0)
+	for _, r := range j.ranks {
+		total = max(total, r.done, r.h.Finish())
+	}
+	fact := j.factAt.Seconds()
+	flops := 2.0/3*n*n*n + 1.5*n*n
+	peak1, _ := j.npu.Peak("FP16")
+	peak := peak1 * float64(len(j.ranks))
+	rep := &report.Report{Machine: j.topo.Name, Overrides: []string{}, MachineConfig: map[string]any{"cluster": j.topo.Name, "npu": j.npu.Name, "nodes": j.topo.Nodes, "npus_per_node": j.topo.Node.NPUs}}
+	rep.Program = map[string]any{"kind": "lu-fused", "n": p.N, "nb": p.NB, "n_fused": p.NFused, "n_fusion": p.NFusion,
+		"look_ahead": *p.LookAhead, "trailing": p.Trailing, "refinement": p.Refinement, "seed": p.Seed, "numerics": p.Numerics,
+		"tiling": p.Tiling, "grid": map[string]int{"p": j.P, "q": j.Q}}
+	secs := total.Seconds()
+	rep.Time = report.TimeReport{Seconds: secs}
+	if clk, err := sim.NewClock(float64(j.npu.Clock())); err == nil {
+		rep.Time.Cycles = clk.CeilCycles(total)
+	}
+	rep.Flops = &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: "HPL-MxP 2/3·n³ + 3/2·n² over the whole solve; peak = FP16 cube peak × NPUs"}
+	if secs > 0 {
+		rep.Flops.TFLOPS = flops / secs / 1e12
+		rep.Flops.PeakFraction = flops / secs / peak
+	}
+	var events uint64
+	var mm float64
+	for _, st := range stats {
+		rep.Memory.GMReadBytes += st.GMReadBytes
+		rep.Memory.GMWriteBytes += st.GMWriteBytes
+		rep.Memory.HBMReadBytes += st.Traffic.HBMRead
+		rep.Memory.HBMWriteBytes += st.Traffic.HBMWrite
+		rep.Memory.L2ReadHitBytes += st.Traffic.L2Read
+		mm += st.MMADFlops
+	}
+	events = j.eng.Events()
+	if rb := float64(rep.Memory.GMReadBytes + rep.Memory.GMWriteBytes); rb > 0 {
+		rep.Memory.OperationalIntensity = mm / rb
+	}
+	if hb := float64(rep.Memory.HBMReadBytes + rep.Memory.HBMWriteBytes); hb > 0 {
+		rep.Memory.OperationalIntensityHBM = mm / hb
+	}
+	mode := "functional"
+	if modeFor(p.Numerics) == arch.Timing {
+		mode = "timing"
+	}
+	rep.Sim = report.SimReport{Events: events, WallSeconds: wall, Mode: mode}
+	if wall > 0 {
+		rep.Sim.EventsPerSecond = float64(events) / wall
+	}
+	sec := &report.HPLMxP{N: p.N, NB: p.NB, NFused: p.NFused, NFusion: p.NFusion, LookAhead: *p.LookAhead,
+		TrailingPrecision: p.Trailing, FactorizationSeconds: fact, TotalSeconds: secs,
+		Flops: flops, TFLOPS: rep.Flops.TFLOPS, PeakFraction: rep.Flops.PeakFraction}
+	if fact > 0 {
+		sec.FactorizationTFLOPS = 2.0 / 3 * n * n * n / fact / 1e12
+	}
+	nb := float64(p.NB)
+	for i := 0; i < j.pl.nbk; i++ {
+		dt := (j.iterAt[i+1] - j.iterAt[i]).Seconds()
+		m := n - float64(i+1)*nb
+		fl := 2*m*m*nb + 4*nb*nb*m + 2.0/3*nb*nb*nb
+		s := report.HPLMxPIteration{Iteration: i, StartSeconds: j.iterAt[i].Seconds(), Seconds: dt, Flops: fl}
+		if dt > 0 {
+			s.TFLOPS = ptr(fl / dt / 1e12)
+			s.MeasuredOverTheoretical = ptr(fl / dt / peak)
+		}
+		sec.Iterations = append(sec.Iterations, s)
+	}
+	sec.Zones = map[string]*report.HPLMxPZone{}
+	for _, r := range j.ranks {
+		for _, k := range r.h.Kernels() {
+			z := sec.Zones[k.Zone]
+			if z == nil {
+				z = &report.HPLMxPZone{Cores: len(k.Cores)}
+				sec.Zones[k.Zone] = z
+			}
+			z.Kernels++
+			z.Seconds += (k.Finished - k.Started).Seconds()
+			z.Flops += k.Flops
+			z.HBMBytes += float64(k.Traffic.HBM())
+			z.GMBytes += float64(k.Traffic.GM())
+		}
+	}
+	for _, z := range sec.Zones {
+		if z.Seconds > 0 {
+			z.TFLOPS = z.Flops / z.Seconds / 1e12
+		}
+		if z.GMBytes > 0 {
+			z.OperationalIntensity = z.Flops / z.GMBytes
+		}
+		if z.HBMBytes > 0 {
+			z.OperationalIntensityHBM = z.Flops / z.HBMBytes
+		}
+	}
+	sec.HostStagesSeconds = map[string]float64{}
+	cl := &report.Cluster{Name: j.topo.Name, Nodes: j.topo.Nodes, NPUs: len(j.ranks), GridP: j.P, GridQ: j.Q, Fidelity: "full",
+		Transfers: j.net.Transfers(), LinkBytes: map[string]float64{}, HCCLRingBroadcasts: j.hcclRing}
+	for _, r := range j.ranks {
+		rr := report.ClusterRank{Rank: r.id, Row: r.pr, Col: r.pc, NPU: r.npu.String(), Host: r.host.String(),
+			FinishSeconds: r.h.Finish().Seconds(), HostStagesSeconds: map[string]float64{}}
+		for k, v := range r.h.StageTimes() {
+			rr.HostStagesSeconds[k] = v.Seconds()
+			sec.HostStagesSeconds[k] += v.Seconds() / float64(len(j.ranks))
+		}
+		cl.Ranks = append(cl.Ranks, rr)
+	}
+	for id, l := range j.net.Links() {
+		b := j.net.LinkBytes(cluster.LinkID(id))
+		if b == 0 {
+			continue
+		}
+		class := l.Name
+		if parts := strings.Split(l.Name, "."); len(parts) > 1 {
+			class = parts[1]
+		}
+		cl.LinkBytes[class] += b
+	}
+	// Energy: every NPU's (the paper's npu-smi figure: NPU chips only).
+	var joules float64
+	for _, st := range stats {
+		tmp := &report.Report{}
+		tmp.SetEnergy(st, &j.npu.Power)
+		if tmp.Energy != nil {
+			joules += tmp.Energy.Joules
+		}
+	}
+	if joules > 0 {
+		rep.Energy = &report.EnergyReport{Joules: joules, MaxWatts: j.npu.Power.MaxW * float64(len(j.ranks))}
+		if secs > 0 {
+			rep.Energy.AverageWatts = joules / secs
+		}
+		rep.Energy.OverMax = rep.Energy.AverageWatts > rep.Energy.MaxWatts
+		rep.Energy.GFLOPSPerWatt = flops / joules / 1e9
+	}
+	var failure error
+	if j.ref != nil {
+		sec.Refinement.Solved = &report.HPLMxPRefinementSolved{Method: p.Refinement.Method, Iterations: j.ref.Iterations,
+			ScaledResidual: j.ref.ScaledResidual, Threshold: p.Refinement.Tolerance, History: j.ref.History}
+		sec.RefinementIterations = ptr(j.ref.Iterations)
+		sec.ScaledResidual = ptr(j.ref.ScaledResidual)
+		sec.Passed = ptr(j.ref.Passed)
+		if j.refErr != nil {
+			failure = fmt.Errorf("%w: %v", ErrCheckFailed, j.refErr)
+		}
+	} else {
+		sec.Refinement.Timed = &report.HPLMxPRefinementTimed{Method: p.Refinement.Method, TimedIterations: p.Refinement.TimingIterations,
+			Note: "numerics off: refinement timed for timing_iterations steps, not computed"}
+	}
+	if p.Numerics == NumericsFull && p.Check {
+		gpl, err := newLUBudget(j.file, p, j.npu)
+		if err != nil {
+			return nil, err
+		}
+		g, err := luGoldenRun(gpl, j.mat)
+		if err != nil {
+			return nil, err
+		}
+		mism := factorMismatches(p.N, p.NB, j.capL, j.capU, j.diags, g)
+		sec.GoldenMismatches = ptr(mism)
+		if mism > 0 && failure == nil {
+			failure = fmt.Errorf("%w: %d factor values differ from the golden model", ErrCheckFailed, mism)
+		}
+	}
+	rep.HPLMxP = sec
+	rep.Cluster = cl
+	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused on %s: %d × %d grid over %d NPUs, fidelity full (every NPU cycle-level, one engine with the links); trailing matrix %s", j.topo.Name, j.P, j.Q, len(j.ranks), p.Trailing))
+	if j.hcclRing > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d panel broadcasts ran as rings of point-to-point sends: HCCL forms no 2- or 4-NPU communicator across a 910A node's HCCS meshes (CLUSTER-FACTS §1.2)", j.hcclRing))
+	}
+	line := fmt.Sprintf("hplmxp: factorization %.4g s (%.2f TFLOP/s), total %.4g s (%.2f TFLOP/s)", fact, sec.FactorizationTFLOPS, secs, rep.Flops.TFLOPS)
+	if j.ref != nil {
+		line += fmt.Sprintf(", %s %d iterations, scaled residual %.3g, passed %v", p.Refinement.Method, j.ref.Iterations, j.ref.ScaledResidual, j.ref.Passed)
+	}
+	rep.Notes = append(rep.Notes, line)
+	return &Result{Report: rep, Failure: failure}, nil
+}
+
+// factorMismatches counts factor values (Lh, Uh off the diagonal blocks,
+// the diagonal blocks) that differ from golden run g.
+func factorMismatches(n, nb int, lh, uh []uint16, diags []*luDiag, g *luGolden) int {
+	mism := 0
+	for r := 0; r < n; r++ {
+		for c := 0; c < n; c++ {
+			switch {
+			case c/nb < r/nb:
+				if lh[r*n+c] != g.lh[r*n+c] {
+					mism++
+				}
+			case c/nb > r/nb:
+				if uh[r*n+c] != g.uh[r*n+c] {
+					mism++
+				}
+			}
+		}
+	}
+	for i, d := range diags {
+		gd := g.diags[i]
+		if d == nil || gd == nil {
+			mism += 2 * nb * nb
+			continue
+		}
+		for k := range d.u {
+			if math.Float32bits(d.u[k]) != math.Float32bits(gd.u[k]) || math.Float32bits(d.l[k]) != math.Float32bits(gd.l[k]) {
+				mism++
+			}
+		}
+	}
+	return mism
+}

@@ -1,0 +1,93 @@
+package programs
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
+)
+
+const luClusterSmall = "kind: lu-fused\nmachine: cloudbrain2-node\nn: 1024\nnb: 128\nn_fused: 2\nn_fusion: 16\nseed: 1\nrefinement: {method: ir, tolerance: 16}\n"
+
+// On a node of one NPU whose host share and PCIe are the single-NPU
+// file's, the cluster run (network transfers, Async host tasks, shared
+// engine) gives exactly the single-NPU run's times.
+func TestLUClusterOneNPUEqualsSingle(t *testing.T) {
+	for _, tr := range []string{"fp32", "fp16"} {
+		single, err := runLU(t, "kind: lu-fused\nn: 1024\nnb: 128\nn_fused: 2\nn_fusion: 16\nnumerics: off\n", "program.trailing="+tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one, err := runLU(t, luClusterSmall+"numerics: off\n", "program.trailing="+tr, "node.npus=1", "node.pcie.generation=4",
+			"node.hosts.cores=24", "node.hosts.memory_bandwidth=93.8GB/s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := hpl(t, single), hpl(t, one)
+		if a.TotalSeconds != b.TotalSeconds || a.FactorizationSeconds != b.FactorizationSeconds {
+			t.Errorf("%s: single NPU %v / %v s, 1-NPU node %v / %v s (factorization / total)", tr, a.FactorizationSeconds, a.TotalSeconds, b.FactorizationSeconds, b.TotalSeconds)
+		}
+		if one.Report.Cluster == nil || one.Report.Cluster.GridP != 1 || one.Report.Cluster.GridQ != 1 {
+			t.Errorf("%s: cluster section %+v", tr, one.Report.Cluster)
+		}
+	}
+}
+
+// Distributed over 2 × 2 (a 4-NPU node: one HCCS mesh) and 2 × 4 (a full
+// node: the column groups span the meshes), the factors the simulated NPUs
+// compute equal the golden model bit for bit and the HPL-MxP check passes,
+// for both trailing precisions.
+func TestLUClusterMatchesGolden(t *testing.T) {
+	cases := []struct {
+		grid, trailing string
+		sets           []string
+	}{
+		{"{p: 2, q: 2}", "fp16", []string{"node.npus=4"}},
+		{"{p: 2, q: 4}", "fp16", nil},
+		{"{p: 2, q: 4}", "fp32", nil},
+		{"{p: 4, q: 2}", "fp32", []string{"program.look_ahead=false"}},
+	}
+	if testing.Short() {
+		cases = cases[:2]
+	}
+	for _, c := range cases {
+		res, err := runLU(t, luClusterSmall+"numerics: full\ncheck: true\ngrid: "+c.grid+"\n", append([]string{"program.trailing=" + c.trailing}, c.sets...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sec := hpl(t, res)
+		if res.Failure != nil || sec.GoldenMismatches == nil || *sec.GoldenMismatches != 0 || sec.Passed == nil || !*sec.Passed {
+			t.Errorf("%s %s: failure %v, mismatches %v, passed %v", c.grid, c.trailing, res.Failure, sec.GoldenMismatches, sec.Passed)
+		}
+		cl := res.Report.Cluster
+		if cl == nil || cl.LinkBytes["pcie"] == 0 || cl.LinkBytes["hccs"] == 0 || cl.Transfers == 0 {
+			t.Errorf("%s %s: cluster section %+v", c.grid, c.trailing, cl)
+		}
+	}
+}
+
+// A grid that does not match the NPUs, an n the grid cannot share evenly,
+// a share that does not fit HBM, a grid on one chip, node keys on one chip
+// and a link of zero bandwidth: one bad-input line each.
+func TestLUClusterBadInput(t *testing.T) {
+	base := luClusterSmall + "numerics: off\n"
+	cases := []struct {
+		yaml string
+		sets []string
+		want string
+	}{
+		{base + "grid: {p: 2, q: 2}\n", nil, `"grid"`},
+		{base + "grid: {p: 2, q: 4}\n", []string{"program.n=1280"}, "divide evenly"},
+		{base, []string{"program.n=262144", "program.nb=256", "program.numerics=off"}, "bytes of GM"},
+		{"kind: lu-fused\nn: 1024\nnb: 128\ngrid: {p: 2, q: 2}\nnumerics: off\n", nil, "cluster or node description"},
+		{"kind: lu-fused\nn: 1024\nnb: 128\nnumerics: off\n", []string{"node.npus=4"}, "node.* and cluster.*"},
+		{base, []string{"node.pcie.gen3_bandwidth=0GB/s"}, "gen3_bandwidth"},
+		{"kind: hgemm\nmachine: cloudbrain2-node\n", nil, "runs on one chip"},
+	}
+	for _, c := range cases {
+		_, err := runLU(t, c.yaml, c.sets...)
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Count(err.Error(), "\n") > 0 {
+			t.Errorf("%q %v: got %v, want one bad-input line naming %s", c.yaml, c.sets, err, c.want)
+		}
+	}
+}
