@@ -462,35 +462,7 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 		ff := 2.0 / 3 * n * n * n
 		sec.FactorizationTFLOPS = ff / fact / 1e12
 	}
-	// Per-iteration samples: time and measured/theoretical performance.
-	nb := float64(pl.nb)
-	for i := 0; i < pl.nbk; i++ {
-		dt := (j.iterAt[i+1] - j.iterAt[i]).Seconds()
-		m := n - float64(i+1)*nb
-		fl := 2*m*m*nb + 4*nb*nb*m + 2.0/3*nb*nb*nb
-		s := report.HPLMxPIteration{Iteration: i, StartSeconds: j.iterAt[i].Seconds(), Seconds: dt, Flops: fl}
-		if dt > 0 {
-			s.TFLOPS = ptr(fl / dt / 1e12)
-			s.MeasuredOverTheoretical = ptr(fl / dt / peak)
-		}
-		sec.Iterations = append(sec.Iterations, s)
-	}
-	// Per fusion window (n_fused iterations): with fusion the far trailing
-	// update of a window runs during the next one, so single iterations can
-	// show ratios above 1; windows average that out.
-	for k0 := 0; k0 < pl.nbk; k0 += pl.F {
-		k1 := min(k0+pl.F, pl.nbk)
-		dt := (j.iterAt[k1] - j.iterAt[k0]).Seconds()
-		fl := 0.0
-		for i := k0; i < k1; i++ {
-			fl += sec.Iterations[i].Flops
-		}
-		w := report.HPLMxPWindow{FirstIteration: k0, Iterations: k1 - k0, Seconds: dt, Flops: fl}
-		if dt > 0 {
-			w.MeasuredOverTheoretical = ptr(fl / dt / peak)
-		}
-		sec.Windows = append(sec.Windows, w)
-	}
+	sec.Iterations, sec.Windows = luSamples(j.iterAt, pl.nbk, pl.F, n, float64(pl.nb), peak)
 	sec.Zones = map[string]*report.HPLMxPZone{}
 	l2Read, gmRead := map[string]float64{}, map[string]float64{}
 	for _, k := range j.host.Kernels() {
@@ -576,42 +548,56 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 	return failure
 }
 
+// luSamples returns the per-iteration samples (time, measured/theoretical
+// performance against peak) of iterations starting at iterAt[i] (iterAt[nbk]:
+// the factorization's end), and the same per fusion window of F
+// iterations: with fusion the far trailing update of a window runs during
+// the next one, so single iterations can show ratios above 1; windows
+// average that out.
+func luSamples(iterAt []sim.Time, nbk, F int, n, nb, peak float64) ([]report.HPLMxPIteration, []report.HPLMxPWindow) {
+	var its []report.HPLMxPIteration
+	for i := 0; i < nbk; i++ {
+		dt := (iterAt[i+1] - iterAt[i]).Seconds()
+		m := n - float64(i+1)*nb
+		fl := 2*m*m*nb + 4*nb*nb*m + 2.0/3*nb*nb*nb
+		s := report.HPLMxPIteration{Iteration: i, StartSeconds: iterAt[i].Seconds(), Seconds: dt, Flops: fl}
+		if dt > 0 {
+			s.TFLOPS = ptr(fl / dt / 1e12)
+			s.MeasuredOverTheoretical = ptr(fl / dt / peak)
+		}
+		its = append(its, s)
+	}
+	var ws []report.HPLMxPWindow
+	for k0 := 0; k0 < nbk; k0 += F {
+		k1 := min(k0+F, nbk)
+		dt := (iterAt[k1] - iterAt[k0]).Seconds()
+		fl := 0.0
+		for i := k0; i < k1; i++ {
+			fl += its[i].Flops
+		}
+		w := report.HPLMxPWindow{FirstIteration: k0, Iterations: k1 - k0, Seconds: dt, Flops: fl}
+		if dt > 0 {
+			w.MeasuredOverTheoretical = ptr(fl / dt / peak)
+		}
+		ws = append(ws, w)
+	}
+	return its, ws
+}
+
 // ptr returns a pointer to a copy of v (the report's optional keys).
 func ptr[T any](v T) *T { return &v }
 
 // compareGolden counts factor values (Lh, Uh below/right of the diagonal
 // blocks, and the diagonal blocks) that differ from the golden run.
 func (j *luJob) compareGolden(g *luGolden) (int, error) {
-	n, nb := j.pl.n, j.pl.nb
 	lh, uh, err := j.readPanels()
 	if err != nil {
 		return 0, err
 	}
-	mism := 0
-	for r := 0; r < n; r++ {
-		for c := 0; c < n; c++ {
-			switch {
-			case c/nb < r/nb:
-				if lh[r*n+c] != g.lh[r*n+c] {
-					mism++
-				}
-			case c/nb > r/nb:
-				if uh[r*n+c] != g.uh[r*n+c] {
-					mism++
-				}
-			}
-		}
-	}
 	for i, d := range j.diags {
-		gd := g.diags[i]
-		if d == nil || gd == nil {
+		if d == nil || g.diags[i] == nil {
 			return 0, errors.New("missing diagonal block")
 		}
-		for k := range d.u {
-			if math.Float32bits(d.u[k]) != math.Float32bits(gd.u[k]) || math.Float32bits(d.l[k]) != math.Float32bits(gd.l[k]) {
-				mism++
-			}
-		}
 	}
-	return mism, nil
+	return factorMismatches(j.pl.n, j.pl.nb, lh, uh, j.diags, g), nil
 }

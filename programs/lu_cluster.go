@@ -1061,18 +1061,7 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 	if fact > 0 {
 		sec.FactorizationTFLOPS = 2.0 / 3 * n * n * n / fact / 1e12
 	}
-	nb := float64(p.NB)
-	for i := 0; i < j.pl.nbk; i++ {
-		dt := (j.iterAt[i+1] - j.iterAt[i]).Seconds()
-		m := n - float64(i+1)*nb
-		fl := 2*m*m*nb + 4*nb*nb*m + 2.0/3*nb*nb*nb
-		s := report.HPLMxPIteration{Iteration: i, StartSeconds: j.iterAt[i].Seconds(), Seconds: dt, Flops: fl}
-		if dt > 0 {
-			s.TFLOPS = ptr(fl / dt / 1e12)
-			s.MeasuredOverTheoretical = ptr(fl / dt / peak)
-		}
-		sec.Iterations = append(sec.Iterations, s)
-	}
+	sec.Iterations, sec.Windows = luSamples(j.iterAt, j.pl.nbk, j.pl.F, n, float64(p.NB), peak)
 	sec.Zones = map[string]*report.HPLMxPZone{}
 	for _, r := range j.ranks {
 		for _, k := range r.h.Kernels() {

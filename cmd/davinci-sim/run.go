@@ -121,6 +121,9 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		return badInput(err)
 	}
 	var hooks programs.RunHooks
+	if name := programs.ClusterMachine(file, opts); name != "" && (f.trace != "" || f.view) {
+		return badInput(fmt.Errorf("--trace and --view: not yet for runs on a cluster or node description (%s); the report's cluster and hplmxp sections give per-rank times", name))
+	}
 	rec, err := newTraceRecorder(file, opts, f)
 	if err != nil {
 		return badInput(err)
