@@ -91,3 +91,35 @@ func TestLUClusterBadInput(t *testing.T) {
 		}
 	}
 }
+
+// runLUBench runs an lu-fused program given as YAML (b.N times) and fails
+// on an error or a failed check.
+func runLUBench(b *testing.B, yaml string) {
+	for range b.N {
+		f, err := Parse("lu.yaml", ".", []byte(yaml))
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := Execute(f, Options{}, RunHooks{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Failure != nil {
+			b.Fatal(res.Failure)
+		}
+	}
+}
+
+// BenchmarkLUClusterFull4096 is the issue's functional size: n = 4096 on a
+// node's 2 × 4 grid, full numerics, checked against the golden model:
+// go test ./programs -run XXX -bench LUClusterFull4096 -benchtime 1x
+func BenchmarkLUClusterFull4096(b *testing.B) {
+	runLUBench(b, "kind: lu-fused\nmachine: cloudbrain2-node\ngrid: {p: 2, q: 4}\nn: 4096\nnb: 256\nn_fused: 6\nn_fusion: 32\ntrailing: fp16\nseed: 1\nnumerics: full\ncheck: true\n")
+}
+
+// BenchmarkLUNode65536 is a node at n = 65536, fidelity full, timing only
+// (issue 17's ≤ 30 minutes):
+// go test ./programs -run XXX -bench LUNode65536 -benchtime 1x
+func BenchmarkLUNode65536(b *testing.B) {
+	runLUBench(b, "kind: lu-fused\nmachine: cloudbrain2-node\nn: 65536\nnb: 256\nn_fused: 6\nn_fusion: 32\ntrailing: fp16\nnumerics: off\n")
+}

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"github.com/davinci-sim/davinci-sim/cluster"
 	"slices"
 	"strings"
 
@@ -48,6 +49,14 @@ func (s *Study) Check() error {
 		}
 		if name == "" {
 			name = programs.DefaultMachine
+		}
+		if cluster.IsDescription(name) {
+			// A cluster run: its keys are checked on its NPU machine.
+			topo, err := cluster.LoadSystem(name, nil)
+			if err != nil {
+				return badInput(fmt.Errorf("%s: key %q: %v", s.Path, ParamMachine, firstLine(err)))
+			}
+			name = topo.Node.NPU
 		}
 		m, err := machines.Load(name, nil)
 		if err != nil {
