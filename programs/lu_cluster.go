@@ -1031,14 +1031,23 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 		rep.Flops.PeakFraction = flops / secs / peak
 	}
 	var events uint64
-	var mm float64
+	var mm, gmRead float64
 	for _, st := range stats {
 		rep.Memory.GMReadBytes += st.GMReadBytes
 		rep.Memory.GMWriteBytes += st.GMWriteBytes
 		rep.Memory.HBMReadBytes += st.Traffic.HBMRead
 		rep.Memory.HBMWriteBytes += st.Traffic.HBMWrite
 		rep.Memory.L2ReadHitBytes += st.Traffic.L2Read
+		rep.Memory.L2HitBytes += st.L2HitBytes
+		rep.Memory.L2MissBytes += st.L2MissBytes
+		gmRead += float64(st.Traffic.GMRead)
+		// Means over the NPUs (each chip's own channel and L2).
+		rep.Memory.GMBandwidthUse += st.GMUtilisation / float64(len(stats))
+		rep.Memory.L2BandwidthUse += st.L2Utilisation / float64(len(stats))
 		mm += st.MMADFlops
+	}
+	if gmRead > 0 {
+		rep.Memory.L2HitRate = float64(rep.Memory.L2ReadHitBytes) / gmRead
 	}
 	events = j.eng.Events()
 	if rb := float64(rep.Memory.GMReadBytes + rep.Memory.GMWriteBytes); rb > 0 {

@@ -1,5 +1,11 @@
 package report
 
+import (
+	"fmt"
+	"io"
+	"sort"
+)
+
 // Cluster is the section of a run on a cluster or node description
 // (lu-fused with a process grid): the system, the grid, each rank's time
 // and host stages, and the network's traffic.
@@ -33,4 +39,27 @@ type ClusterRank struct {
 	Host              string             `json:"host"`
 	FinishSeconds     float64            `json:"finish_seconds"`
 	HostStagesSeconds map[string]float64 `json:"host_stages_seconds"`
+}
+
+// writeSummary prints the cluster part of the human summary: the system,
+// the ranks' end times and the bytes per link class.
+func (c *Cluster) writeSummary(w io.Writer) {
+	fmt.Fprintf(w, "cluster   %s: %d node(s), %d NPUs as a %d × %d grid, fidelity %s\n", c.Name, c.Nodes, c.NPUs, c.GridP, c.GridQ, c.Fidelity)
+	if len(c.Ranks) > 0 {
+		lo, hi := c.Ranks[0].FinishSeconds, c.Ranks[0].FinishSeconds
+		for _, rk := range c.Ranks {
+			lo, hi = min(lo, rk.FinishSeconds), max(hi, rk.FinishSeconds)
+		}
+		fmt.Fprintf(w, "ranks     host programs end between %.4g and %.4g s\n", lo, hi)
+	}
+	classes := make([]string, 0, len(c.LinkBytes))
+	for k := range c.LinkBytes {
+		classes = append(classes, k)
+	}
+	sort.Strings(classes)
+	fmt.Fprintf(w, "network   %d transfers;", c.Transfers)
+	for _, k := range classes {
+		fmt.Fprintf(w, " %s %s", k, bytesStr(int64(c.LinkBytes[k])))
+	}
+	fmt.Fprintln(w)
 }

@@ -316,33 +316,38 @@ func (r *Report) WriteSummary(w io.Writer) {
 			fmt.Fprintf(w, "%-*s %8d %12.4g %5.1f%%\n", kw, k.Name, k.Blocks, k.Seconds, 100*share)
 		}
 	}
-	fmt.Fprintln(w)
-	causes := []arch.Cause{arch.WaitFlag, arch.Barrier, arch.QueueEmpty, arch.QueueFull, arch.Bandwidth, arch.Latency}
-	lw := 5 // lane name column: DaVinci's MTE2 and a space, wider for longer names
-	for p := range r.Pipes {
-		lw = max(lw, len(p))
+	if r.Cluster != nil {
+		r.Cluster.writeSummary(w)
 	}
-	fmt.Fprintf(w, "%-*s %7s", lw, "pipe", "busy")
-	for _, c := range causes {
-		fmt.Fprintf(w, " %11s", c)
-	}
-	fmt.Fprintf(w, " %12s\n", "instructions")
-	for _, p := range orderedKeys(r.laneOrder, r.Pipes) {
-		pr, ok := r.Pipes[p]
-		if !ok {
-			continue
+	if len(r.Pipes) > 0 || len(r.Buffers) > 0 {
+		fmt.Fprintln(w)
+		causes := []arch.Cause{arch.WaitFlag, arch.Barrier, arch.QueueEmpty, arch.QueueFull, arch.Bandwidth, arch.Latency}
+		lw := 5 // lane name column: DaVinci's MTE2 and a space, wider for longer names
+		for p := range r.Pipes {
+			lw = max(lw, len(p))
 		}
-		fmt.Fprintf(w, "%-*s %6.1f%%", lw, p, 100*pr.Busy)
+		fmt.Fprintf(w, "%-*s %7s", lw, "pipe", "busy")
 		for _, c := range causes {
-			fmt.Fprintf(w, " %10.1f%%", 100*pr.Stall[c.String()])
+			fmt.Fprintf(w, " %11s", c)
 		}
-		fmt.Fprintf(w, " %12d\n", pr.Instrs)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%-6s %10s %10s %10s %7s\n", "buffer", "capacity", "peak", "mean", "peak%")
-	for _, b := range orderedKeys(r.bufferOrder, r.Buffers) {
-		br := r.Buffers[b]
-		fmt.Fprintf(w, "%-6s %10s %10s %10s %6.1f%%\n", b, bytesStr(br.CapacityBytes), bytesStr(br.PeakBytes), bytesStr(int64(br.MeanBytes)), 100*br.PeakFraction)
+		fmt.Fprintf(w, " %12s\n", "instructions")
+		for _, p := range orderedKeys(r.laneOrder, r.Pipes) {
+			pr, ok := r.Pipes[p]
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(w, "%-*s %6.1f%%", lw, p, 100*pr.Busy)
+			for _, c := range causes {
+				fmt.Fprintf(w, " %10.1f%%", 100*pr.Stall[c.String()])
+			}
+			fmt.Fprintf(w, " %12d\n", pr.Instrs)
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "%-6s %10s %10s %10s %7s\n", "buffer", "capacity", "peak", "mean", "peak%")
+		for _, b := range orderedKeys(r.bufferOrder, r.Buffers) {
+			br := r.Buffers[b]
+			fmt.Fprintf(w, "%-6s %10s %10s %10s %6.1f%%\n", b, bytesStr(br.CapacityBytes), bytesStr(br.PeakBytes), bytesStr(int64(br.MeanBytes)), 100*br.PeakFraction)
+		}
 	}
 	fmt.Fprintf(w, "\nsimulated %d events in %.3f s (%.3g events/s)\n", r.Sim.Events, r.Sim.WallSeconds, r.Sim.EventsPerSecond)
 	for _, n := range r.Notes {
