@@ -491,7 +491,7 @@ func IsDescription(nameOrPath string) bool {
 	if !strings.ContainsAny(nameOrPath, `/\`) && filepath.Ext(nameOrPath) == "" {
 		return false
 	}
-	data, err := os.ReadFile(nameOrPath)
+	data, err := machines.ReadFile(nameOrPath, "machine file") // size-checked: never /dev/zero whole
 	if err != nil {
 		return false
 	}
