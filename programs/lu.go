@@ -230,25 +230,42 @@ func (j *luJob) buildHost(h *arch.Host) {
 			l, r := pl.trsm(i)
 			j.setPaths(trsm, gemmPaths(pl, len(pl.main), l, r))
 			sync(trsm)
-			if i+1 < k1 {
-				p1 := launchUpdate(fmt.Sprintf("p1-%d", i), "priority1", pl.main, band{i + 1, i + 2}, i, i+1)
-				p2 := launchUpdate(fmt.Sprintf("p2-%d", i), "priority2", pl.main, band{i + 2, k1}, i, i+1)
-				h.Wait("wait", p1)
-				sync(p2)
-				continue
-			}
-			nb1 := launchUpdate(fmt.Sprintf("p1-%d", i), "priority1", pl.main, band{k1, k1 + 1}, k0, k1, prevZ)
-			nb2 := launchUpdate(fmt.Sprintf("p2-%d", i), "priority2", pl.main, band{k1 + 1, k2}, k0, k1, prevZ)
-			z := launchUpdate(fmt.Sprintf("fusion%d", i), "fusion", pl.fu, band{k2, nbk}, k0, k1, trsm, prevZ)
-			if z != nil {
-				prevZ = z
-			}
-			h.Wait("wait", nb1)
-			sync(nb2)
-			sync(z)
+			prevZ = luLaunchZones(h, pl, launchUpdate, sync, i, k0, k1, k2, trsm, prevZ)
 		}
 	}
 	j.appendFinal(h)
+}
+
+// luUpdater launches the update of band z with the terms of iterations
+// [i0, i1) on cores (nil when there is nothing to update).
+type luUpdater func(name, zone string, cores []int, z band, i0, i1 int, after ...*arch.Kernel) *arch.Kernel
+
+// luLaunchZones appends iteration i's trailing updates (window [k0, k1),
+// the next window ending at k2): inside a window the next panel
+// (priority 1, waited for: the next iteration needs it) and the rest of
+// the window's band (priority 2), one rank-nb update each; at the
+// window's last iteration the next window's band with the window's fused
+// terms and the fusion zone (on the fusion cores, after the TRSM and the
+// previous fusion kernel prevZ). It returns the fusion kernel now in
+// flight. sync waits for a kernel when look-ahead is off.
+func luLaunchZones(h *arch.Host, pl *luPlan, launch luUpdater, sync func(*arch.Kernel), i, k0, k1, k2 int, trsm, prevZ *arch.Kernel) *arch.Kernel {
+	if i+1 < k1 {
+		p1 := launch(fmt.Sprintf("p1-%d", i), "priority1", pl.main, band{i + 1, i + 2}, i, i+1)
+		p2 := launch(fmt.Sprintf("p2-%d", i), "priority2", pl.main, band{i + 2, k1}, i, i+1)
+		h.Wait("wait", p1)
+		sync(p2)
+		return prevZ
+	}
+	nb1 := launch(fmt.Sprintf("p1-%d", i), "priority1", pl.main, band{k1, k1 + 1}, k0, k1, prevZ)
+	nb2 := launch(fmt.Sprintf("p2-%d", i), "priority2", pl.main, band{k1 + 1, k2}, k0, k1, prevZ)
+	z := launch(fmt.Sprintf("fusion%d", i), "fusion", pl.fu, band{k2, pl.nbk}, k0, k1, trsm, prevZ)
+	if z != nil {
+		prevZ = z
+	}
+	h.Wait("wait", nb1)
+	sync(nb2)
+	sync(z)
+	return prevZ
 }
 
 // appendFinal waits for every kernel, then copies the factors to the host

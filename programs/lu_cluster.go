@@ -715,22 +715,7 @@ func (j *luCluster) buildRank(r *luRank) {
 				}
 				h.Async("hccl-bcast", j.meet(fmt.Sprintf("U%d/%d", i, r.pc), j.P, j.bcastNPU(g, i%j.P, int64(cols)*diagBytes*2, cp)))
 			}
-			if i+1 < k1 {
-				p1 := launchUpdate(fmt.Sprintf("p1-%d", i), "priority1", pl.main, band{i + 1, i + 2}, i, i+1)
-				p2 := launchUpdate(fmt.Sprintf("p2-%d", i), "priority2", pl.main, band{i + 2, k1}, i, i+1)
-				h.Wait("wait", p1)
-				sync(p2)
-				continue
-			}
-			nb1 := launchUpdate(fmt.Sprintf("p1-%d", i), "priority1", pl.main, band{k1, k1 + 1}, k0, k1, prevZ)
-			nb2 := launchUpdate(fmt.Sprintf("p2-%d", i), "priority2", pl.main, band{k1 + 1, k2}, k0, k1, prevZ)
-			z := launchUpdate(fmt.Sprintf("fusion%d", i), "fusion", pl.fu, band{k2, nbk}, k0, k1, trsm, prevZ)
-			if z != nil {
-				prevZ = z
-			}
-			h.Wait("wait", nb1)
-			sync(nb2)
-			sync(z)
+			prevZ = luLaunchZones(h, pl, launchUpdate, sync, i, k0, k1, k2, trsm, prevZ)
 		}
 	}
 	j.appendFinal(r)

@@ -82,19 +82,7 @@ func TestLUMatchesGolden(t *testing.T) {
 // BenchmarkLUFull4096 runs the full-numerics target size (n = 4096, nb =
 // 256, fusion 6 on 24 cores): go test ./programs -run XXX -bench LUFull4096 -benchtime 1x
 func BenchmarkLUFull4096(b *testing.B) {
-	for range b.N {
-		f, err := Parse("lu.yaml", ".", []byte("kind: lu-fused\nn: 4096\nnb: 256\nn_fused: 6\nn_fusion: 24\nseed: 1\n"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, err := Execute(f, Options{}, RunHooks{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if res.Failure != nil {
-			b.Fatal(res.Failure)
-		}
-	}
+	runLUBench(b, "kind: lu-fused\nn: 4096\nnb: 256\nn_fused: 6\nn_fusion: 24\nseed: 1\n")
 }
 
 // BenchmarkLUTiming32768 runs the timing-only target size (n = 32768):
