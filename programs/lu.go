@@ -10,6 +10,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/mem"
 	"github.com/davinci-sim/davinci-sim/report"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
@@ -107,21 +108,23 @@ func writeLUMatrix(chip *arch.Chip, mat *luMatrix, addr int64, n, tb int) error 
 		for k, v := range row {
 			r32[k] = float32(v)
 		}
-		at := addr + int64(i)*int64(n)*int64(tb)
-		var err error
-		if tb == 4 {
-			err = gm.WriteFloat32s(at, r32)
-		} else {
-			for k, v := range r32 {
-				r16[k] = uint16(fp.FromFloat32(v, fp.FP16, luSat))
-			}
-			err = gm.WriteUint16s(at, r16)
-		}
-		if err != nil {
+		if err := writeTrailingRow(gm, addr+int64(i)*int64(n)*int64(tb), r32, r16, tb); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeTrailingRow writes row r32 at GM address at in the trailing
+// precision (tb = 4: FP32; 2: FP16, RNE, saturating, through r16).
+func writeTrailingRow(gm *mem.GM, at int64, r32 []float32, r16 []uint16, tb int) error {
+	if tb == 4 {
+		return gm.WriteFloat32s(at, r32)
+	}
+	for k, v := range r32 {
+		r16[k] = uint16(fp.FromFloat32(v, fp.FP16, luSat))
+	}
+	return gm.WriteUint16s(at, r16)
 }
 
 func (j *luJob) Prepare(chip *arch.Chip) error {
@@ -527,20 +530,7 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 	for k, v := range j.host.StageTimes() {
 		sec.HostStagesSeconds[k] = v.Seconds()
 	}
-	var failure error
-	if j.ref != nil {
-		sec.Refinement.Solved = &report.HPLMxPRefinementSolved{Method: p.Refinement.Method, Iterations: j.ref.Iterations,
-			ScaledResidual: j.ref.ScaledResidual, Threshold: p.Refinement.Tolerance, History: j.ref.History}
-		sec.RefinementIterations = ptr(j.ref.Iterations)
-		sec.ScaledResidual = ptr(j.ref.ScaledResidual)
-		sec.Passed = ptr(j.ref.Passed)
-		if j.refErr != nil {
-			failure = fmt.Errorf("%w: %v", ErrCheckFailed, j.refErr)
-		}
-	} else {
-		sec.Refinement.Timed = &report.HPLMxPRefinementTimed{Method: p.Refinement.Method, TimedIterations: p.Refinement.TimingIterations,
-			Note: "numerics off: refinement timed for timing_iterations steps, not computed"}
-	}
+	failure := setRefinement(sec, p, j.ref, j.refErr)
 	if p.Numerics == NumericsFull && p.Check {
 		g, err := luGoldenRun(pl, j.mat)
 		if err != nil {
@@ -599,6 +589,25 @@ func luSamples(iterAt []sim.Time, nbk, F int, n, nb, peak float64) ([]report.HPL
 		ws = append(ws, w)
 	}
 	return its, ws
+}
+
+// setRefinement fills sec's refinement keys from ref (nil: timed only)
+// and returns the check failure of a refinement that did not converge.
+func setRefinement(sec *report.HPLMxP, p LUParams, ref *luRefineResult, refErr error) error {
+	if ref == nil {
+		sec.Refinement.Timed = &report.HPLMxPRefinementTimed{Method: p.Refinement.Method, TimedIterations: p.Refinement.TimingIterations,
+			Note: "numerics off: refinement timed for timing_iterations steps, not computed"}
+		return nil
+	}
+	sec.Refinement.Solved = &report.HPLMxPRefinementSolved{Method: p.Refinement.Method, Iterations: ref.Iterations,
+		ScaledResidual: ref.ScaledResidual, Threshold: p.Refinement.Tolerance, History: ref.History}
+	sec.RefinementIterations = ptr(ref.Iterations)
+	sec.ScaledResidual = ptr(ref.ScaledResidual)
+	sec.Passed = ptr(ref.Passed)
+	if refErr != nil {
+		return fmt.Errorf("%w: %v", ErrCheckFailed, refErr)
+	}
+	return nil
 }
 
 // ptr returns a pointer to a copy of v (the report's optional keys).

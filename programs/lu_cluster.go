@@ -804,17 +804,7 @@ func (j *luCluster) writeLocal(r *luRank) error {
 					r32[ll*nb+c] = float32(row[c0+c])
 				}
 			}
-			at := j.a + int64(jl*nb+rr)*int64(j.nloc)*tb
-			var err error
-			if tb == 4 {
-				err = gm.WriteFloat32s(at, r32)
-			} else {
-				for k, v := range r32 {
-					r16[k] = uint16(fp.FromFloat32(v, fp.FP16, luSat))
-				}
-				err = gm.WriteUint16s(at, r16)
-			}
-			if err != nil {
+			if err := writeTrailingRow(gm, j.a+int64(jl*nb+rr)*int64(j.nloc)*tb, r32, r16, j.pl.tb); err != nil {
 				return err
 			}
 		}
@@ -1122,20 +1112,7 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 		rep.Energy.OverMax = rep.Energy.AverageWatts > rep.Energy.MaxWatts
 		rep.Energy.GFLOPSPerWatt = flops / joules / 1e9
 	}
-	var failure error
-	if j.ref != nil {
-		sec.Refinement.Solved = &report.HPLMxPRefinementSolved{Method: p.Refinement.Method, Iterations: j.ref.Iterations,
-			ScaledResidual: j.ref.ScaledResidual, Threshold: p.Refinement.Tolerance, History: j.ref.History}
-		sec.RefinementIterations = ptr(j.ref.Iterations)
-		sec.ScaledResidual = ptr(j.ref.ScaledResidual)
-		sec.Passed = ptr(j.ref.Passed)
-		if j.refErr != nil {
-			failure = fmt.Errorf("%w: %v", ErrCheckFailed, j.refErr)
-		}
-	} else {
-		sec.Refinement.Timed = &report.HPLMxPRefinementTimed{Method: p.Refinement.Method, TimedIterations: p.Refinement.TimingIterations,
-			Note: "numerics off: refinement timed for timing_iterations steps, not computed"}
-	}
+	failure := setRefinement(sec, p, j.ref, j.refErr)
 	if p.Numerics == NumericsFull && p.Check {
 		gpl, err := newLUBudget(j.file, p, j.npu)
 		if err != nil {
