@@ -923,29 +923,23 @@ func (j *luCluster) captureErr(r *luRank, i int) error {
 func (j *luCluster) copyL(pr, i int) func() error {
 	return func() error {
 		nb := j.p.NB
-		src := j.ranks[j.rankOf(pr, i%j.Q)].chip.GM()
 		slot := (i % j.ring) * nb
-		buf := make([]uint16, nb)
+		var at []int64
 		for jl := 0; jl < j.mloc/nb; jl++ {
 			if jl*j.P+pr <= i {
 				continue
 			}
 			for rr := 0; rr < nb; rr++ {
-				at := j.lh + (int64(jl*nb+rr)*int64(j.W)+int64(slot))*2
-				if err := src.ReadUint16s(at, buf); err != nil {
-					return err
-				}
-				for pc := 0; pc < j.Q; pc++ {
-					if pc == i%j.Q {
-						continue
-					}
-					if err := j.ranks[j.rankOf(pr, pc)].chip.GM().WriteUint16s(at, buf); err != nil {
-						return err
-					}
-				}
+				at = append(at, j.lh+(int64(jl*nb+rr)*int64(j.W)+int64(slot))*2)
 			}
 		}
-		return nil
+		var dst []int
+		for pc := 0; pc < j.Q; pc++ {
+			if pc != i%j.Q {
+				dst = append(dst, j.rankOf(pr, pc))
+			}
+		}
+		return j.copyRows(j.rankOf(pr, i%j.Q), dst, at)
 	}
 }
 
@@ -953,30 +947,42 @@ func (j *luCluster) copyL(pr, i int) func() error {
 func (j *luCluster) copyU(pc, i int) func() error {
 	return func() error {
 		nb := j.p.NB
-		src := j.ranks[j.rankOf(i%j.P, pc)].chip.GM()
 		slot := (i % j.ring) * nb
-		buf := make([]uint16, nb)
+		var at []int64
 		for ll := 0; ll < j.nloc/nb; ll++ {
 			if ll*j.Q+pc <= i {
 				continue
 			}
 			for rr := 0; rr < nb; rr++ {
-				at := j.uh + (int64(slot+rr)*int64(j.nloc)+int64(ll*nb))*2
-				if err := src.ReadUint16s(at, buf); err != nil {
-					return err
-				}
-				for pr := 0; pr < j.P; pr++ {
-					if pr == i%j.P {
-						continue
-					}
-					if err := j.ranks[j.rankOf(pr, pc)].chip.GM().WriteUint16s(at, buf); err != nil {
-						return err
-					}
-				}
+				at = append(at, j.uh+(int64(slot+rr)*int64(j.nloc)+int64(ll*nb))*2)
 			}
 		}
-		return nil
+		var dst []int
+		for pr := 0; pr < j.P; pr++ {
+			if pr != i%j.P {
+				dst = append(dst, j.rankOf(pr, pc))
+			}
+		}
+		return j.copyRows(j.rankOf(i%j.P, pc), dst, at)
 	}
+}
+
+// copyRows copies nb FP16 values at each address of at from rank src's GM
+// to the same addresses on every rank of dst (a broadcast's bytes).
+func (j *luCluster) copyRows(src int, dst []int, at []int64) error {
+	buf := make([]uint16, j.p.NB)
+	from := j.ranks[src].chip.GM()
+	for _, a := range at {
+		if err := from.ReadUint16s(a, buf); err != nil {
+			return err
+		}
+		for _, d := range dst {
+			if err := j.ranks[d].chip.GM().WriteUint16s(a, buf); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // finish fills the report of the run.
