@@ -123,3 +123,27 @@ func BenchmarkLUClusterFull4096(b *testing.B) {
 func BenchmarkLUNode65536(b *testing.B) {
 	runLUBench(b, "kind: lu-fused\nmachine: cloudbrain2-node\nn: 65536\nnb: 256\nn_fused: 6\nn_fusion: 32\ntrailing: fp16\nnumerics: off\n")
 }
+
+// The same cluster run twice gives the same times, events and link bytes.
+func TestLUClusterDeterministic(t *testing.T) {
+	var first *Result
+	for range 2 {
+		res, err := runLU(t, luClusterSmall+"numerics: off\ngrid: {p: 2, q: 4}\n", "program.trailing=fp16")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = res
+			continue
+		}
+		a, b := first.Report, res.Report
+		if a.HPLMxP.TotalSeconds != b.HPLMxP.TotalSeconds || a.Sim.Events != b.Sim.Events || a.Cluster.Transfers != b.Cluster.Transfers {
+			t.Errorf("runs differ: %v/%v s, %d/%d events, %d/%d transfers", a.HPLMxP.TotalSeconds, b.HPLMxP.TotalSeconds, a.Sim.Events, b.Sim.Events, a.Cluster.Transfers, b.Cluster.Transfers)
+		}
+		for k, v := range a.Cluster.LinkBytes {
+			if b.Cluster.LinkBytes[k] != v {
+				t.Errorf("link bytes %s: %v vs %v", k, v, b.Cluster.LinkBytes[k])
+			}
+		}
+	}
+}
