@@ -71,7 +71,8 @@ type Chip struct {
 	host  *Host       // attached host program (nil: none)
 	grids *gridRunner // kernel grids of the program (nil: none)
 
-	flagObs Observer // opts.Observer unless it ignores flags (FlagFilter)
+	flagObs  Observer // opts.Observer unless it ignores flags (FlagFilter)
+	hostOnly bool     // NewHostChip: no core models
 
 	participants int    // cores running the program (for sync_all)
 	syncArrived  int    // cores waiting at the current barrier
@@ -159,6 +160,22 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	return c, nil
 }
 
+// NewHostChip returns a chip of machine m without core models, caches or
+// memory, on engine eng: only a Host to run kernels launched with
+// LaunchTimed (a cluster rank whose kernels are timed apart). Start and
+// the engine run it; Collect returns only the time.
+func NewHostChip(m *machines.Machine, eng *sim.Engine) (*Chip, error) {
+	if !m.HasHost() {
+		return nil, fmt.Errorf("machine %s has no host section (host.cores = 0)", m.Name)
+	}
+	clk, err := sim.NewClock(float64(m.Clock()))
+	if err != nil {
+		return nil, fmt.Errorf("machine %s: core.clock: %w", m.Name, err)
+	}
+	return &Chip{M: m, geom: m.Geometry(), opts: Options{Mode: Timing, Engine: eng}, eng: eng, clock: clk,
+		cores: make([]CoreModel, m.Cores), syncWaiting: make([]bool, m.Cores), hostOnly: true}, nil
+}
+
 // checkFootprint refuses a machine whose model would need more than
 // MaxModelBytes of host memory.
 func checkFootprint(m *machines.Machine, kind *Kind, mode Mode) error {
@@ -243,6 +260,15 @@ func (c *Chip) Run(p isa.Program) (*Stats, error) {
 // its own; a chip on a shared engine (Options.Engine) is started, the
 // engine run by its owner, and the chip's result taken with Collect.
 func (c *Chip) Start(p isa.Program) error {
+	if c.hostOnly {
+		if len(p.Cores) > 0 || len(p.Grids) > 0 {
+			return errors.New("a chip without core models (NewHostChip) runs only its host's timed kernels")
+		}
+		if c.host != nil {
+			c.host.begin(c.eng.Now())
+		}
+		return nil
+	}
 	if len(p.Cores) > len(c.cores) {
 		return fmt.Errorf("program uses %d cores; machine %s has %d", len(p.Cores), c.M.Name, len(c.cores))
 	}
@@ -285,6 +311,12 @@ func (c *Chip) Start(p isa.Program) error {
 // the cores' streams and returns the chip's statistics, or the error that
 // stopped it.
 func (c *Chip) Collect() (*Stats, error) {
+	if c.hostOnly {
+		if c.failed != nil {
+			return nil, c.failed
+		}
+		return &Stats{Geometry: c.geom, Time: c.eng.Now(), Cycles: c.clock.CeilCycles(c.eng.Now())}, nil
+	}
 	for _, core := range c.cores {
 		core.Close()
 	}

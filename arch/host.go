@@ -91,7 +91,8 @@ type Kernel struct {
 	OnFinish func()
 
 	stream  func(core int) isa.Stream
-	grid    *isa.Grid // a kernel grid (GPU kinds): its CTAs go to the chip's block scheduler
+	timed   func() (sim.Time, error) // a timed kernel: its duration, asked when it starts
+	grid    *isa.Grid                // a kernel grid (GPU kinds): its CTAs go to the chip's block scheduler
 	deps    []*Kernel
 	left    int
 	started bool
@@ -179,6 +180,16 @@ func (h *Host) Launch(name, zone string, cores []int, stream func(core int) isa.
 	}
 	dur := sim.CeilPS(h.chip.M.Host.LaunchNS * 1e3)
 	h.tasks = append(h.tasks, &hostTask{kind: taskLaunch, stage: "launch", dur: dur, kernels: []*Kernel{k}})
+	return k
+}
+
+// LaunchTimed appends the launch of a kernel whose duration is known
+// rather than simulated (a cluster's fidelities that time kernels apart):
+// it holds cores for dur() from its start, in launch order like any
+// kernel; dur is called when the kernel starts and an error stops the run.
+func (h *Host) LaunchTimed(name, zone string, cores []int, dur func() (sim.Time, error), after ...*Kernel) *Kernel {
+	k := h.Launch(name, zone, cores, nil, after...)
+	k.timed = dur
 	return k
 }
 
@@ -367,6 +378,25 @@ func (h *Host) startKernel(k *Kernel, now sim.Time) {
 	for _, core := range k.Cores {
 		h.queue[core] = h.queue[core][1:]
 		h.running[core] = k
+	}
+	if k.timed == nil && k.grid == nil && h.chip.hostOnly {
+		h.chip.Fail(fmt.Errorf("kernel %q: a chip without core models (NewHostChip) runs only timed kernels", k.Name))
+		return
+	}
+	if k.timed != nil {
+		d, err := k.timed()
+		if err != nil {
+			h.chip.Fail(fmt.Errorf("kernel %q: %w", k.Name, err))
+			return
+		}
+		end := sim.Add(now, d)
+		h.chip.eng.At(end, hostPriority-1, sim.HandlerFunc(func(t sim.Time, _ int64) {
+			for _, core := range k.Cores {
+				h.running[core] = nil
+			}
+			h.kernelDone(k, t)
+		}), 0)
+		return
 	}
 	if k.grid != nil {
 		err := h.chip.hostGrid(*k.grid, now, func(end sim.Time) {

@@ -109,3 +109,48 @@ func TestAsyncNeverDoneAndError(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// Timed kernels on a chip without core models keep launch order per core,
+// overlap on disjoint cores and take exactly their durations; a stream
+// kernel there is refused with its name.
+func TestLaunchTimedOnHostChip(t *testing.T) {
+	eng := sim.NewEngine()
+	c, err := arch.NewHostChip(machine(t), eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := c.NewHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := func(d sim.Time) func() (sim.Time, error) { return func() (sim.Time, error) { return d, nil } }
+	k1 := h.LaunchTimed("k1", "a", []int{0, 1}, fixed(20_000_000))
+	k2 := h.LaunchTimed("k2", "b", []int{2}, fixed(60_000_000))
+	k3 := h.LaunchTimed("k3", "a", []int{1}, fixed(10_000_000)) // after k1 (core 1)
+	h.Wait("wait", k2, k3)
+	c.AttachHost(h)
+	if err := c.Start(isa.Program{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Collect(); err != nil {
+		t.Fatal(err)
+	}
+	if k1.Finished-k1.Started != 20_000_000 || k2.Finished-k2.Started != 60_000_000 || k3.Started != k1.Finished || k2.Started >= k1.Finished {
+		t.Errorf("k1 %v–%v, k2 %v–%v, k3 %v–%v", k1.Started, k1.Finished, k2.Started, k2.Finished, k3.Started, k3.Finished)
+	}
+	eng = sim.NewEngine()
+	c, _ = arch.NewHostChip(machine(t), eng)
+	h, _ = c.NewHost()
+	h.Launch("streamed", "z", []int{0}, scalarStream(10))
+	c.AttachHost(h)
+	if err := c.Start(isa.Program{}); err != nil {
+		t.Fatal(err)
+	}
+	_ = eng.Run()
+	if _, err := c.Collect(); err == nil || !strings.Contains(err.Error(), "streamed") {
+		t.Errorf("stream kernel on a host chip: got %v", err)
+	}
+}
