@@ -55,6 +55,9 @@ func buildLU(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, err
 	}
 	o.apply(&p.Numerics, &p.Seed)
+	if p.Fidelity != "" && p.Fidelity != "full" {
+		return nil, fmt.Errorf("%s: key \"fidelity\": %q applies to runs on a cluster or node description; one chip is always simulated in full", f.Path, p.Fidelity)
+	}
 	if p.Grid.P*p.Grid.Q > 1 {
 		return nil, fmt.Errorf("%s: key \"grid\": a %d × %d process grid needs a cluster or node description (-m cloudbrain2-node); machine %s is one chip", f.Path, p.Grid.P, p.Grid.Q, m.Name)
 	}

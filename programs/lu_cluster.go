@@ -1,6 +1,8 @@
 package programs
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"strings"
@@ -70,6 +72,10 @@ type luCluster struct {
 	failed error
 
 	hcclRing int // broadcasts HCCL would not form a communicator for, run as P2P rings
+
+	// fidelity isolated: kernel times by signature, kernels launched
+	kernelTimes     map[[32]byte]sim.Time
+	kernelsLaunched int
 }
 
 // luRank is one process: its NPU chip and the host program driving it.
@@ -125,6 +131,16 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	if p.Diag != "" && p.Diag != "host" {
 		return nil, fmt.Errorf("%s: key \"diag\": %q applies to GPU machines; on a cluster of NPUs the hosts factor the diagonal blocks", f.Path, p.Diag)
 	}
+	switch p.Fidelity {
+	case "", "full":
+		p.Fidelity = "full"
+	case "isolated":
+		if p.Numerics != NumericsOff {
+			return nil, fmt.Errorf("%s: key \"fidelity\": isolated times kernels apart and computes no values: use it with numerics off", f.Path)
+		}
+	default:
+		return nil, fmt.Errorf("%s: key \"fidelity\": %q: must be full (every NPU cycle-level) or isolated (each distinct kernel simulated alone, once)", f.Path, p.Fidelity)
+	}
 	npus := topo.NPUs()
 	if p.Grid.P == 0 && p.Grid.Q == 0 {
 		p.Grid = defaultGrid(npus)
@@ -145,6 +161,7 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	j := &luCluster{file: f.Path, p: p, topo: topo, npu: m, pl: pl, opts: o, P: P, Q: Q,
 		mloc: p.N / P, nloc: p.N / Q, ring: 2 * pl.F, rv: map[string]*luMeet{}, s: 1}
 	j.W = j.ring * p.NB
+	j.kernelTimes = map[[32]byte]sim.Time{}
 	j.place()
 	if j.gmEnd > int64(m.GM.Capacity) {
 		return nil, fmt.Errorf("%s: key \"n\": each NPU's share (%d × %d in %s, plus panels) needs %d bytes of GM; %s has %d", f.Path, j.mloc, j.nloc, p.Trailing, j.gmEnd, m.Name, int64(m.GM.Capacity))
@@ -382,7 +399,13 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 		for pc := 0; pc < j.Q; pc++ {
 			id := j.rankOf(pr, pc)
 			node, idx := id/per, id%per
-			chip, err := arch.NewChip(j.npu, arch.Options{Mode: mode, Engine: j.eng})
+			var chip *arch.Chip
+			var err error
+			if j.isolated() {
+				chip, err = arch.NewHostChip(j.npu, j.eng)
+			} else {
+				chip, err = arch.NewChip(j.npu, arch.Options{Mode: mode, Engine: j.eng})
+			}
 			if err != nil {
 				return nil, badInput(err)
 			}
@@ -605,12 +628,15 @@ func (j *luCluster) buildRank(r *luRank) {
 			return nil
 		}
 		var g *luGEMM
-		k := h.Launch(name, zone, cores, func(core int) isa.Stream {
+		build := func() *luGEMM {
 			if g == nil {
 				g = j.update(r, z, i0, i1, 1/float64(j.s))
 			}
-			return pl.gemmStream(indexOf(cores, core), len(cores), g)
-		}, after...)
+			return g
+		}
+		k := j.launch(h, name, zone, cores, func(core int) isa.Stream {
+			return pl.gemmStream(indexOf(cores, core), len(cores), build())
+		}, func() []byte { return gemmSignature(build()) }, after...)
 		k.Flops = float64(blocks) * 2 * float64(nb) * float64(nb) * float64((i1-i0)*nb)
 		return k
 	}
@@ -633,9 +659,9 @@ func (j *luCluster) buildRank(r *luRank) {
 				h.Call("iteration", func() error { j.iterAt[i] = now(); return nil })
 			}
 			if pl.tb == 4 && i < nbk-1 && (inCol || inRow) {
-				cvt := h.Launch(fmt.Sprintf("cvt%d", i), "trsm", pl.main, func(core int) isa.Stream {
+				cvt := j.launch(h, fmt.Sprintf("cvt%d", i), "trsm", pl.main, func(core int) isa.Stream {
 					return pl.cvtStreamOf(func() []luCvt { return j.cvtJobs(r, i) }, indexOf(pl.main, core), len(pl.main))
-				})
+				}, func() []byte { return cvtSignature(j.cvtJobs(r, i)) })
 				sync(cvt)
 			}
 			if owner {
@@ -682,9 +708,9 @@ func (j *luCluster) buildRank(r *luRank) {
 					}
 				}
 				if len(gs) > 0 {
-					trsm = h.Launch(fmt.Sprintf("trsm%d", i), "trsm", pl.main, func(core int) isa.Stream {
+					trsm = j.launch(h, fmt.Sprintf("trsm%d", i), "trsm", pl.main, func(core int) isa.Stream {
 						return pl.gemmStream(indexOf(pl.main, core), len(pl.main), gs...)
-					})
+					}, func() []byte { return gemmSignature(gs...) })
 					trsm.Flops = fl
 					if full {
 						trsm.OnFinish = j.capture(r, i)
@@ -985,6 +1011,86 @@ func (j *luCluster) copyRows(src int, dst []int, at []int64) error {
 	return nil
 }
 
+// isolated reports whether kernels are timed apart (fidelity isolated).
+func (j *luCluster) isolated() bool { return j.p.Fidelity == "isolated" }
+
+// launch appends a kernel: its streams run on the rank's chip (fidelity
+// full), or (isolated) it holds its cores for the time the same kernel
+// takes alone on a fresh chip, simulated once per signature (sig: the
+// kernel's work, identical on every rank with the same local shapes).
+func (j *luCluster) launch(h *arch.Host, name, zone string, cores []int, stream func(core int) isa.Stream, sig func() []byte, after ...*arch.Kernel) *arch.Kernel {
+	if !j.isolated() {
+		return h.Launch(name, zone, cores, stream, after...)
+	}
+	return h.LaunchTimed(name, zone, cores, func() (sim.Time, error) {
+		j.kernelsLaunched++
+		hs := sha256.New()
+		hs.Write(sig())
+		for _, c := range cores {
+			hs.Write(binary.LittleEndian.AppendUint32(nil, uint32(c)))
+		}
+		var key [32]byte
+		copy(key[:], hs.Sum(nil))
+		if d, ok := j.kernelTimes[key]; ok {
+			return d, nil
+		}
+		chip, err := arch.NewChip(j.npu, arch.Options{Mode: arch.Timing})
+		if err != nil {
+			return 0, err
+		}
+		kh, err := chip.NewHost()
+		if err != nil {
+			return 0, err
+		}
+		k := kh.Launch(name, zone, cores, stream)
+		kh.Wait("wait", k)
+		if _, err := chip.RunHosted(kh); err != nil {
+			return 0, err
+		}
+		d := k.Finished - k.Started
+		j.kernelTimes[key] = d
+		return d, nil
+	}, after...)
+}
+
+// gemmSignature serializes the work lists of GEMM kernels gs.
+func gemmSignature(gs ...*luGEMM) []byte {
+	var b []byte
+	le := binary.LittleEndian
+	for _, g := range gs {
+		b = le.AppendUint64(b, uint64(g.lda))
+		b = le.AppendUint64(b, uint64(g.ldb))
+		b = le.AppendUint64(b, uint64(g.ldo))
+		b = le.AppendUint64(b, uint64(g.K))
+		b = le.AppendUint64(b, uint64(g.epi))
+		b = le.AppendUint64(b, math.Float64bits(g.alpha))
+		b = le.AppendUint64(b, uint64(len(g.jobs)))
+		for _, jb := range g.jobs {
+			b = le.AppendUint64(b, uint64(jb.a))
+			b = le.AppendUint64(b, uint64(jb.rows))
+			b = le.AppendUint64(b, uint64(len(jb.tiles)))
+			for _, t := range jb.tiles {
+				b = le.AppendUint64(b, uint64(t.b))
+				b = le.AppendUint64(b, uint64(t.cols))
+				b = le.AppendUint64(b, uint64(t.out))
+			}
+		}
+	}
+	return b
+}
+
+// cvtSignature serializes panel conversion jobs.
+func cvtSignature(jobs []luCvt) []byte {
+	b := []byte("cvt")
+	le := binary.LittleEndian
+	for _, c := range jobs {
+		for _, v := range []int64{c.src, c.dst, c.ss, c.ds, int64(c.rows)} {
+			b = le.AppendUint64(b, uint64(v))
+		}
+	}
+	return b
+}
+
 // finish fills the report of the run.
 func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 	p := j.p
@@ -1079,7 +1185,7 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 		}
 	}
 	sec.HostStagesSeconds = map[string]float64{}
-	cl := &report.Cluster{Name: j.topo.Name, Nodes: j.topo.Nodes, NPUs: len(j.ranks), GridP: j.P, GridQ: j.Q, Fidelity: "full",
+	cl := &report.Cluster{Name: j.topo.Name, Nodes: j.topo.Nodes, NPUs: len(j.ranks), GridP: j.P, GridQ: j.Q, Fidelity: p.Fidelity,
 		Transfers: j.net.Transfers(), LinkBytes: map[string]float64{}, HCCLRingBroadcasts: j.hcclRing}
 	for _, r := range j.ranks {
 		rr := report.ClusterRank{Rank: r.id, Row: r.pr, Col: r.pc, NPU: r.npu.String(), Host: r.host.String(),
@@ -1101,9 +1207,17 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 		}
 		cl.LinkBytes[class] += b
 	}
-	// Energy: every NPU's (the paper's npu-smi figure: NPU chips only).
+	if j.isolated() {
+		cl.KernelsLaunched, cl.KernelSimulations = j.kernelsLaunched, len(j.kernelTimes)
+	}
+	// Energy: every NPU's (the paper's npu-smi figure: NPU chips only);
+	// an isolated run keeps no NPU counters (memory traffic and energy
+	// are left out).
 	var joules float64
 	for _, st := range stats {
+		if j.isolated() {
+			break
+		}
 		tmp := &report.Report{}
 		tmp.SetEnergy(st, &j.npu.Power)
 		if tmp.Energy != nil {
@@ -1136,7 +1250,10 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 	}
 	rep.HPLMxP = sec
 	rep.Cluster = cl
-	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused on %s: %d × %d grid over %d NPUs, fidelity full (every NPU cycle-level, one engine with the links); trailing matrix %s", j.topo.Name, j.P, j.Q, len(j.ranks), p.Trailing))
+	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused on %s: %d × %d grid over %d NPUs, fidelity %s; trailing matrix %s", j.topo.Name, j.P, j.Q, len(j.ranks), fidelityNote(p.Fidelity), p.Trailing))
+	if j.isolated() {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity isolated: %d kernels, %d distinct ones simulated alone on a fresh chip (cold L2, no other zone beside them); no memory traffic or energy", j.kernelsLaunched, len(j.kernelTimes)))
+	}
 	if j.hcclRing > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d panel broadcasts ran as rings of point-to-point sends: HCCL forms no 2- or 4-NPU communicator across a 910A node's HCCS meshes (CLUSTER-FACTS §1.2)", j.hcclRing))
 	}
@@ -1146,6 +1263,14 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 	}
 	rep.Notes = append(rep.Notes, line)
 	return &Result{Report: rep, Failure: failure}, nil
+}
+
+// fidelityNote says what a fidelity simulates.
+func fidelityNote(f string) string {
+	if f == "isolated" {
+		return "isolated (each distinct kernel timed alone; the hosts, transfers and collectives on one engine)"
+	}
+	return "full (every NPU cycle-level, one engine with the links)"
 }
 
 // factorMismatches counts factor values (Lh, Uh off the diagonal blocks,

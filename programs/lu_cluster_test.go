@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -145,5 +146,34 @@ func TestLUClusterDeterministic(t *testing.T) {
 				t.Errorf("link bytes %s: %v vs %v", k, v, b.Cluster.LinkBytes[k])
 			}
 		}
+	}
+}
+
+// Fidelity isolated (each distinct kernel timed alone on a fresh chip, the
+// rest of the run unchanged) stays within 1 % of fidelity full on a node
+// whose fusion zone runs beside the priority zones, and reuses kernels.
+func TestLUClusterIsolatedNearFull(t *testing.T) {
+	var fact [2]float64
+	for i, f := range []string{"full", "isolated"} {
+		res, err := runLU(t, luClusterSmall+"numerics: off\n", "program.fidelity="+f, "program.n=8192", "program.nb=256",
+			"program.n_fused=6", "program.n_fusion=16", "program.trailing=fp16")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fact[i] = hpl(t, res).FactorizationSeconds
+		if cl := res.Report.Cluster; f == "isolated" && (cl.KernelSimulations == 0 || cl.KernelSimulations >= cl.KernelsLaunched) {
+			t.Errorf("isolated: %d kernels, %d simulated", cl.KernelsLaunched, cl.KernelSimulations)
+		}
+	}
+	if d := math.Abs(fact[1]/fact[0] - 1); d > 0.01 {
+		t.Errorf("factorization: full %v s, isolated %v s (%.2f %% apart)", fact[0], fact[1], 100*d)
+	}
+	_, err := runLU(t, luClusterSmall+"numerics: full\n", "program.fidelity=isolated")
+	if !badinput.Is(err) || !strings.Contains(err.Error(), `"fidelity"`) {
+		t.Errorf("isolated with full numerics: got %v", err)
+	}
+	_, err = runLU(t, "kind: lu-fused\nn: 1024\nnb: 128\nnumerics: off\nfidelity: isolated\n")
+	if !badinput.Is(err) || !strings.Contains(err.Error(), `"fidelity"`) {
+		t.Errorf("isolated on one chip: got %v", err)
 	}
 }

@@ -43,6 +43,10 @@ type LUParams struct {
 	// Grid is the P × Q process grid of a run on a cluster machine (one
 	// process per NPU, 2-D block-cyclic distribution); absent on one chip.
 	Grid LUGrid `mapstructure:"grid"`
+	// Fidelity is how a cluster run simulates its NPUs: full (default:
+	// every NPU cycle-level on one engine) or isolated (each distinct
+	// kernel simulated alone on a fresh chip, once; numerics off).
+	Fidelity string `mapstructure:"fidelity"`
 }
 
 // LUGrid is a process grid: P process rows × Q process columns.

@@ -16,7 +16,8 @@ type Cluster struct {
 	GridP int    `json:"grid_p"`
 	GridQ int    `json:"grid_q"`
 	// Fidelity is how the NPUs were simulated: full (every NPU cycle-level
-	// on one engine with the links).
+	// on one engine with the links) or isolated (each distinct kernel
+	// simulated alone, once).
 	Fidelity string `json:"fidelity"`
 	// Transfers counts the network's point-to-point transfers (collective
 	// steps included); LinkBytes sums the bytes that crossed each class of
@@ -25,8 +26,12 @@ type Cluster struct {
 	LinkBytes map[string]float64 `json:"link_bytes"`
 	// HCCLRingBroadcasts counts panel broadcasts run as rings of
 	// point-to-point sends because HCCL forms no communicator for the group.
-	HCCLRingBroadcasts int           `json:"hccl_ring_broadcasts"`
-	Ranks              []ClusterRank `json:"ranks"`
+	HCCLRingBroadcasts int `json:"hccl_ring_broadcasts"`
+	// KernelsLaunched and KernelSimulations (fidelity isolated): the
+	// kernels the ranks ran and the distinct ones simulated.
+	KernelsLaunched   int           `json:"kernels_launched,omitempty"`
+	KernelSimulations int           `json:"kernel_simulations,omitempty"`
+	Ranks             []ClusterRank `json:"ranks"`
 }
 
 // ClusterRank is one process of the grid: where it runs, when its host
