@@ -15,6 +15,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/report"
 	"github.com/davinci-sim/davinci-sim/sim"
+	"github.com/davinci-sim/davinci-sim/traces"
 	"github.com/davinci-sim/davinci-sim/version"
 )
 
@@ -44,6 +45,9 @@ type RunHooks struct {
 	// Meter, when not nil, is set up to measure the run's progress (read
 	// it from Progress); see WorkMeter.
 	Meter *WorkMeter
+	// ClusterTrace, when not nil, receives the ranks' timeline of a run on
+	// a cluster or node description (--trace of such a run).
+	ClusterTrace *traces.ClusterTrace
 }
 
 // CancelEvery is how often (in events) a run checks RunHooks.Context: a few

@@ -15,6 +15,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
 	"github.com/davinci-sim/davinci-sim/sim"
+	"github.com/davinci-sim/davinci-sim/traces"
 )
 
 // luCluster is an lu-fused run on a cluster or node description: a P × Q
@@ -72,6 +73,8 @@ type luCluster struct {
 	failed error
 
 	hcclRing int // broadcasts HCCL would not form a communicator for, run as P2P rings
+
+	trace *traces.ClusterTrace // nil: no --trace
 
 	// fidelity isolated: kernel times by signature, kernels launched
 	kernelTimes     map[[32]byte]sim.Time
@@ -377,8 +380,9 @@ func (j *luCluster) localBlocks(r *luRank, z band) int {
 // network on one engine, and fills the report.
 func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 	if hooks.Observer != nil {
-		return nil, badInput(fmt.Errorf("--trace and --view: not yet for cluster runs"))
+		return nil, badInput(fmt.Errorf("--view and chip traces: not for cluster runs (--trace writes the ranks' timeline)"))
 	}
+	j.trace = hooks.ClusterTrace
 	mode := modeFor(j.p.Numerics)
 	if j.p.Numerics == NumericsSampled {
 		return nil, badInput(fmt.Errorf("%s: numerics sampled: not yet on a cluster (use full at small n, off for timing)", j.file))
@@ -466,6 +470,9 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if j.trace != nil {
+		j.traceKernels()
+	}
 	return j.finish(stats, wall)
 }
 
@@ -508,13 +515,14 @@ func (j *luCluster) npuGroup(row bool, k int) ([]cluster.Endpoint, error) {
 	return g, nil
 }
 
-// meet joins rank-side member of collective key (need members); the last
-// to arrive starts it with start, whose done releases every member.
-func (j *luCluster) meet(key string, need int, start func(done func()) error) func(done func()) error {
+// meet joins a member to collective key among members (rank ids; root
+// sends); the last to arrive starts it with start, whose done releases
+// every member. With a trace, the collective's messages are recorded.
+func (j *luCluster) meet(key string, root int, members []int, start func(done func()) error) func(done func()) error {
 	return func(done func()) error {
 		m := j.rv[key]
 		if m == nil {
-			m = &luMeet{need: need}
+			m = &luMeet{need: len(members)}
 			j.rv[key] = m
 		}
 		m.dones = append(m.dones, done)
@@ -522,12 +530,34 @@ func (j *luCluster) meet(key string, need int, start func(done func()) error) fu
 			return nil
 		}
 		delete(j.rv, key)
+		sent := j.eng.Now()
 		return start(func() {
+			if j.trace != nil && root >= 0 {
+				for _, to := range members {
+					if to != root {
+						j.trace.Messages = append(j.trace.Messages, traces.ClusterMessage{From: root, To: to, Sent: sent, Arrived: j.eng.Now(), Name: key})
+					}
+				}
+			}
 			for _, d := range m.dones {
 				d()
 			}
 		})
 	}
+}
+
+// async appends a host task waiting for begin's operation, recorded on
+// the rank's host track when tracing.
+func (j *luCluster) async(r *luRank, stage, name string, begin func(done func()) error) {
+	r.h.Async(stage, func(done func()) error {
+		t0 := j.eng.Now()
+		return begin(func() {
+			if j.trace != nil {
+				j.trace.Spans = append(j.trace.Spans, traces.ClusterSpan{Rank: r.id, Track: 0, Name: name, From: t0, To: j.eng.Now()})
+			}
+			done()
+		})
+	})
 }
 
 // bcastNPU broadcasts bytes over an NPU group from position root; copy
@@ -669,15 +699,25 @@ func (j *luCluster) buildRank(r *luRank) {
 				if full {
 					rd, fac = j.readDiag(r, i), j.factor(r, i)
 				}
-				h.Async("d2h", j.pcie(r, true, diagBytes*int64(pl.tb), rd))
+				j.async(r, "d2h", fmt.Sprintf("d2h diag %d", i), j.pcie(r, true, diagBytes*int64(pl.tb), rd))
+				var t0 sim.Time
+				h.Call("diag", func() error { t0 = now(); return nil })
 				h.Compute("diag", 4.0/3*math.Pow(float64(nb), 3), 3*diagBytes*4, false, 0, fac)
+				h.Call("diag", func() error {
+					if j.trace != nil {
+						j.trace.Spans = append(j.trace.Spans, traces.ClusterSpan{Rank: r.id, Name: fmt.Sprintf("diag %d (LU + inverses)", i), From: t0, To: now()})
+					}
+					return nil
+				})
 			}
 			owner0 := j.rankOf(i%j.P, i%j.Q)
 			if inCol && j.P > 1 {
-				h.Async("mpi-bcast", j.meet(fmt.Sprintf("uinv%d", i), j.P, j.bcastHosts(colRanks, owner0, diagBytes*2)))
+				key := fmt.Sprintf("mpi-bcast U⁻¹ %d", i)
+				j.async(r, "mpi-bcast", key, j.meet(key, owner0, colRanks, j.bcastHosts(colRanks, owner0, diagBytes*2)))
 			}
 			if inRow && j.Q > 1 {
-				h.Async("mpi-bcast", j.meet(fmt.Sprintf("linv%d", i), j.Q, j.bcastHosts(rowRanks, owner0, diagBytes*2)))
+				key := fmt.Sprintf("mpi-bcast L⁻¹ %d", i)
+				j.async(r, "mpi-bcast", key, j.meet(key, owner0, rowRanks, j.bcastHosts(rowRanks, owner0, diagBytes*2)))
 			}
 			if inCol || inRow {
 				n := int64(0)
@@ -691,7 +731,7 @@ func (j *luCluster) buildRank(r *luRank) {
 				if full {
 					wr = j.writeInv(r, i, inCol, inRow)
 				}
-				h.Async("h2d", j.pcie(r, false, n*diagBytes*2, wr))
+				j.async(r, "h2d", fmt.Sprintf("h2d inverses %d", i), j.pcie(r, false, n*diagBytes*2, wr))
 			}
 			if i == nbk-1 {
 				break
@@ -728,7 +768,8 @@ func (j *luCluster) buildRank(r *luRank) {
 				if full {
 					cp = j.copyL(r.pr, i)
 				}
-				h.Async("hccl-bcast", j.meet(fmt.Sprintf("L%d/%d", i, r.pr), j.Q, j.bcastNPU(g, i%j.Q, int64(rows)*diagBytes*2, cp)))
+				key := fmt.Sprintf("hccl-bcast L %d row %d", i, r.pr)
+				j.async(r, "hccl-bcast", key, j.meet(key, j.rankOf(r.pr, i%j.Q), rowRanks, j.bcastNPU(g, i%j.Q, int64(rows)*diagBytes*2, cp)))
 			}
 			if cols := j.localColsAfter(r.pc, i); j.P > 1 && cols > 0 {
 				if inRow {
@@ -739,7 +780,8 @@ func (j *luCluster) buildRank(r *luRank) {
 				if full {
 					cp = j.copyU(r.pc, i)
 				}
-				h.Async("hccl-bcast", j.meet(fmt.Sprintf("U%d/%d", i, r.pc), j.P, j.bcastNPU(g, i%j.P, int64(cols)*diagBytes*2, cp)))
+				key := fmt.Sprintf("hccl-bcast U %d col %d", i, r.pc)
+				j.async(r, "hccl-bcast", key, j.meet(key, j.rankOf(i%j.P, r.pc), colRanks, j.bcastNPU(g, i%j.P, int64(cols)*diagBytes*2, cp)))
 			}
 			prevZ = luLaunchZones(h, pl, launchUpdate, sync, i, k0, k1, k2, trsm, prevZ)
 		}
@@ -764,8 +806,8 @@ func (j *luCluster) appendFinal(r *luRank) {
 		h.Wait("wait", h.Kernels()...)
 		h.Call("factorized", func() error {
 			j.factAt = max(j.factAt, j.eng.Now())
-			h.Async("d2h-factors", j.pcie(r, true, int64(j.mloc)*int64(j.nloc)*2, nil))
-			h.Async("barrier", j.meet("factorized", len(j.ranks), func(done func()) error {
+			j.async(r, "d2h-factors", "d2h factors", j.pcie(r, true, int64(j.mloc)*int64(j.nloc)*2, nil))
+			j.async(r, "barrier", "barrier (factorized)", j.meet("factorized", -1, all, func(done func()) error {
 				j.iterAt[j.pl.nbk] = j.factAt
 				if p.Numerics == NumericsFull {
 					f := assembleFactors(j.p.N, j.p.NB, j.capL, j.capU, j.diags, j.s)
@@ -779,10 +821,11 @@ func (j *luCluster) appendFinal(r *luRank) {
 					iters = j.ref.Iterations
 				}
 				h.Compute("refine", 4*share, int64(share)*2, true, 0, nil)
-				h.Async("mpi-allreduce", j.meet("refine0", len(j.ranks), j.hostAllReduce(all, int64(n)*8)))
+				j.async(r, "mpi-allreduce", "mpi-allreduce refine 0", j.meet("refine0", -1, all, j.hostAllReduce(all, int64(n)*8)))
 				for it := range iters {
 					h.Compute("refine", 6*share, int64(share)*2, true, 0, nil)
-					h.Async("mpi-allreduce", j.meet(fmt.Sprintf("refine%d", it+1), len(j.ranks), j.hostAllReduce(all, int64(n)*8)))
+					key := fmt.Sprintf("mpi-allreduce refine %d", it+1)
+					j.async(r, "mpi-allreduce", key, j.meet(key, -1, all, j.hostAllReduce(all, int64(n)*8)))
 				}
 				h.Call("done", func() error { r.done = j.eng.Now(); return nil })
 				return nil
@@ -1009,6 +1052,23 @@ func (j *luCluster) copyRows(src int, dst []int, at []int64) error {
 		}
 	}
 	return nil
+}
+
+// traceKernels names the trace's ranks and tracks and adds every
+// kernel: track 1 the main cores (TRSM, priority zones), 2 the fusion
+// cores when the fusion zone has its own.
+func (j *luCluster) traceKernels() {
+	j.trace.Tracks = []string{"host (work, transfers, collectives)", "NPU main cores", "NPU fusion cores"}
+	for _, r := range j.ranks {
+		j.trace.Ranks = append(j.trace.Ranks, fmt.Sprintf("rank %d (%d,%d) %s %s", r.id, r.pr, r.pc, r.npu, r.host))
+		for _, k := range r.h.Kernels() {
+			track := 1
+			if k.Zone == "fusion" && len(j.pl.fu) > 0 && j.pl.fu[0] != j.pl.main[0] {
+				track = 2
+			}
+			j.trace.Spans = append(j.trace.Spans, traces.ClusterSpan{Rank: r.id, Track: track, Name: k.Name, From: k.Started, To: k.Finished})
+		}
+	}
 }
 
 // isolated reports whether kernels are timed apart (fidelity isolated).

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/traces"
 )
 
 const luClusterSmall = "kind: lu-fused\nmachine: cloudbrain2-node\nn: 1024\nnb: 128\nn_fused: 2\nn_fusion: 16\nseed: 1\nrefinement: {method: ir, tolerance: 16}\n"
@@ -175,5 +176,40 @@ func TestLUClusterIsolatedNearFull(t *testing.T) {
 	_, err = runLU(t, "kind: lu-fused\nn: 1024\nnb: 128\nnumerics: off\nfidelity: isolated\n")
 	if !badinput.Is(err) || !strings.Contains(err.Error(), `"fidelity"`) {
 		t.Errorf("isolated on one chip: got %v", err)
+	}
+}
+
+// A traced cluster run records every rank's host work, kernels and the
+// collectives' messages, and times exactly as an untraced one.
+func TestLUClusterTrace(t *testing.T) {
+	f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"numerics: off\ngrid: {p: 2, q: 4}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := &traces.ClusterTrace{}
+	traced, err := Execute(f, Options{}, RunHooks{ClusterTrace: ct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := runLU(t, luClusterSmall+"numerics: off\ngrid: {p: 2, q: 4}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if traced.Report.HPLMxP.TotalSeconds != plain.Report.HPLMxP.TotalSeconds {
+		t.Errorf("tracing changed the time: %v vs %v", traced.Report.HPLMxP.TotalSeconds, plain.Report.HPLMxP.TotalSeconds)
+	}
+	kinds := map[int]int{}
+	for _, s := range ct.Spans {
+		if s.To < s.From || s.Rank < 0 || s.Rank >= 8 {
+			t.Fatalf("bad span %+v", s)
+		}
+		kinds[s.Track]++
+	}
+	if len(ct.Ranks) != 8 || kinds[0] == 0 || kinds[1] == 0 || len(ct.Messages) == 0 {
+		t.Errorf("ranks %d, spans per track %v, messages %d", len(ct.Ranks), kinds, len(ct.Messages))
+	}
+	var buf strings.Builder
+	if err := traces.WriteClusterJSON(&buf, ct); err != nil || !strings.Contains(buf.String(), `"ph":"f"`) {
+		t.Errorf("JSON: %v", err)
 	}
 }

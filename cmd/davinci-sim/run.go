@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -121,10 +122,19 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		return badInput(err)
 	}
 	var hooks programs.RunHooks
-	if name := programs.ClusterMachine(file, opts); name != "" && (f.trace != "" || f.view) {
-		return badInput(fmt.Errorf("--trace and --view: not yet for runs on a cluster or node description (%s); the report's cluster and hplmxp sections give per-rank times", name))
+	clusterName := programs.ClusterMachine(file, opts)
+	switch {
+	case clusterName != "" && f.view:
+		return badInput(fmt.Errorf("--view: not yet for runs on a cluster or node description (%s); --trace FILE.json writes the ranks' timeline", clusterName))
+	case clusterName != "" && f.trace != "" && !strings.HasSuffix(f.trace, ".json"):
+		return badInput(fmt.Errorf("--trace %s: a run on a cluster or node description writes a JSON trace (FILE.json)", f.trace))
+	case clusterName != "" && f.trace != "":
+		hooks.ClusterTrace = &traces.ClusterTrace{}
 	}
-	rec, err := newTraceRecorder(file, opts, f)
+	var rec *traces.Recorder
+	if clusterName == "" {
+		rec, err = newTraceRecorder(file, opts, f)
+	}
 	if err != nil {
 		return badInput(err)
 	}
@@ -162,6 +172,23 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 			fmt.Fprintln(stderr, "davinci-sim:", terr)
 		}
 		return failure(err)
+	}
+	if hooks.ClusterTrace != nil {
+		err := outfile.WriteWith(f.trace, func(tmp string) error {
+			fh, err := os.Create(tmp)
+			if err != nil {
+				return err
+			}
+			if err := traces.WriteClusterJSON(fh, hooks.ClusterTrace); err != nil {
+				fh.Close()
+				return err
+			}
+			return fh.Close()
+		})
+		if err != nil {
+			err = fmt.Errorf("writing trace: %w", err)
+		}
+		return writeResults(stdout, stderr, res, f, err)
 	}
 	return writeResults(stdout, stderr, res, f, finishTrace(stderr, rec, res, f))
 }
