@@ -41,7 +41,9 @@ type ClusterMessage struct {
 }
 
 // usec formats t in microseconds (the format's unit) with picosecond digits.
-func usec(t sim.Time) json.Number { return json.Number(fmt.Sprintf("%d.%06d", t/1_000_000, t%1_000_000)) }
+func usec(t sim.Time) json.Number {
+	return json.Number(fmt.Sprintf("%d.%06d", t/1_000_000, t%1_000_000))
+}
 
 // WriteClusterJSON writes ct as a JSON trace.
 func WriteClusterJSON(w io.Writer, ct *ClusterTrace) error {
