@@ -375,8 +375,8 @@ func (p *parser) checkParam(n *yaml.Node, key, name string) error {
 		return nil
 	}
 	lower := strings.ToLower(name)
-	if !strings.HasPrefix(lower, "program.") && !strings.HasPrefix(lower, "machine.") {
-		return p.errf(n, key, "a parameter is program, machine or a dotted path starting with program. or machine. (as with --set)")
+	if !strings.HasPrefix(lower, "program.") && !strings.HasPrefix(lower, "machine.") && !strings.HasPrefix(lower, "node.") && !strings.HasPrefix(lower, "cluster.") {
+		return p.errf(n, key, "a parameter is program, machine or a dotted path starting with program., machine., or (cluster and node descriptions) node. or cluster. (as with --set)")
 	}
 	if slices.Contains(strings.Split(name, "."), "") {
 		return p.errf(n, key, "bad dotted path %q", name)

@@ -159,7 +159,7 @@ func TestParseStudyErrors(t *testing.T) {
 		{base + "vary: {program.m: 4..1}", `above end`},
 		{base + "vary: {program.m: {a: 1}}", `must be a list of values or a range`},
 		{base + "vary: {program.m: [[1]]}", `key "vary.program.m[0]": must be a single value`},
-		{base + "vary: {core.L1: [1]}", `starting with program. or machine.`},
+		{base + "vary: {core.L1: [1]}", `starting with program., machine.`},
 		{base + "vary: {program..m: [1]}", `bad dotted path`},
 		{base + "vary: {program.m: [1]}\nset: {program.m: 2}", `key "set.program.m": also varied`},
 		{base + "vary: {program.m: [1]}\nset: {program: x}", `top-level key`},
