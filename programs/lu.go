@@ -486,24 +486,13 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 		sec.FactorizationTFLOPS = ff / fact / 1e12
 	}
 	sec.Iterations, sec.Windows = luSamples(j.iterAt, pl.nbk, pl.F, n, float64(pl.nb), peak)
-	sec.Zones = map[string]*report.HPLMxPZone{}
-	l2Read, gmRead := map[string]float64{}, map[string]float64{}
+	zs := newLUZones()
 	for _, k := range j.host.Kernels() {
-		z := sec.Zones[k.Zone]
-		if z == nil {
-			z = &report.HPLMxPZone{Cores: len(k.Cores)}
-			sec.Zones[k.Zone] = z
-		}
-		z.Kernels++
-		z.Seconds += (k.Finished - k.Started).Seconds()
-		z.Flops += k.Flops
-		z.GMBytes += k.GMBytes
+		gm := k.GMBytes
 		if pl.gpu {
-			z.GMBytes += float64(k.Traffic.GM()) // GPU kernels: the bytes their CTAs requested
+			gm += float64(k.Traffic.GM()) // GPU kernels: the bytes their CTAs requested
 		}
-		z.HBMBytes += float64(k.Traffic.HBM())
-		l2Read[k.Zone] += float64(k.Traffic.L2Read)
-		gmRead[k.Zone] += float64(k.Traffic.GMRead)
+		z := zs.add(k, gm)
 		if pl.gpu {
 			continue // the DaVinci bounds (cube, GM paths) do not apply
 		}
@@ -512,23 +501,7 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 		}
 		addBound(z.Bound, pl.bound(k.Flops, len(k.Cores), j.paths[k], k.Traffic))
 	}
-	for name, z := range sec.Zones {
-		if z.Seconds > 0 {
-			z.TFLOPS = z.Flops / z.Seconds / 1e12
-		}
-		if z.GMBytes > 0 {
-			z.OperationalIntensity = z.Flops / z.GMBytes
-		}
-		if z.HBMBytes > 0 {
-			z.OperationalIntensityHBM = z.Flops / z.HBMBytes
-		}
-		if rb := gmRead[name]; rb > 0 {
-			z.L2HitRate = l2Read[name] / rb
-		}
-		if z.Bound != nil {
-			finishBound(z.Bound, z.Flops, z.Seconds)
-		}
-	}
+	sec.Zones = zs.finish()
 	sec.HostStagesSeconds = map[string]float64{}
 	for k, v := range j.host.StageTimes() {
 		sec.HostStagesSeconds[k] = v.Seconds()
@@ -556,6 +529,56 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 	}
 	rep.Notes = append(rep.Notes, line)
 	return failure
+}
+
+// luZones sums kernels into hplmxp's zones.
+type luZones struct {
+	zones          map[string]*report.HPLMxPZone
+	l2Read, gmRead map[string]float64
+}
+
+func newLUZones() *luZones {
+	return &luZones{zones: map[string]*report.HPLMxPZone{}, l2Read: map[string]float64{}, gmRead: map[string]float64{}}
+}
+
+// add counts kernel k (gm: its GM bytes) in its zone and returns the zone.
+func (s *luZones) add(k *arch.Kernel, gm float64) *report.HPLMxPZone {
+	z := s.zones[k.Zone]
+	if z == nil {
+		z = &report.HPLMxPZone{Cores: len(k.Cores)}
+		s.zones[k.Zone] = z
+	}
+	z.Kernels++
+	z.Seconds += (k.Finished - k.Started).Seconds()
+	z.Flops += k.Flops
+	z.GMBytes += gm
+	z.HBMBytes += float64(k.Traffic.HBM())
+	s.l2Read[k.Zone] += float64(k.Traffic.L2Read)
+	s.gmRead[k.Zone] += float64(k.Traffic.GMRead)
+	return z
+}
+
+// finish derives each zone's rates, intensities, L2 hit rate and bound
+// efficiency, and returns the zones.
+func (s *luZones) finish() map[string]*report.HPLMxPZone {
+	for name, z := range s.zones {
+		if z.Seconds > 0 {
+			z.TFLOPS = z.Flops / z.Seconds / 1e12
+		}
+		if z.GMBytes > 0 {
+			z.OperationalIntensity = z.Flops / z.GMBytes
+		}
+		if z.HBMBytes > 0 {
+			z.OperationalIntensityHBM = z.Flops / z.HBMBytes
+		}
+		if rb := s.gmRead[name]; rb > 0 {
+			z.L2HitRate = s.l2Read[name] / rb
+		}
+		if z.Bound != nil {
+			finishBound(z.Bound, z.Flops, z.Seconds)
+		}
+	}
+	return s.zones
 }
 
 // luSamples returns the per-iteration samples (time, measured/theoretical

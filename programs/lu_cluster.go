@@ -1218,32 +1218,13 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 		sec.FactorizationTFLOPS = 2.0 / 3 * n * n * n / fact / 1e12
 	}
 	sec.Iterations, sec.Windows = luSamples(j.iterAt, j.pl.nbk, j.pl.F, n, float64(p.NB), peak)
-	sec.Zones = map[string]*report.HPLMxPZone{}
+	zs := newLUZones()
 	for _, r := range j.ranks {
 		for _, k := range r.h.Kernels() {
-			z := sec.Zones[k.Zone]
-			if z == nil {
-				z = &report.HPLMxPZone{Cores: len(k.Cores)}
-				sec.Zones[k.Zone] = z
-			}
-			z.Kernels++
-			z.Seconds += (k.Finished - k.Started).Seconds()
-			z.Flops += k.Flops
-			z.HBMBytes += float64(k.Traffic.HBM())
-			z.GMBytes += float64(k.Traffic.GM())
+			zs.add(k, float64(k.Traffic.GM()))
 		}
 	}
-	for _, z := range sec.Zones {
-		if z.Seconds > 0 {
-			z.TFLOPS = z.Flops / z.Seconds / 1e12
-		}
-		if z.GMBytes > 0 {
-			z.OperationalIntensity = z.Flops / z.GMBytes
-		}
-		if z.HBMBytes > 0 {
-			z.OperationalIntensityHBM = z.Flops / z.HBMBytes
-		}
-	}
+	sec.Zones = zs.finish()
 	sec.HostStagesSeconds = map[string]float64{}
 	cl := &report.Cluster{Name: j.topo.Name, Nodes: j.topo.Nodes, NPUs: len(j.ranks), GridP: j.P, GridQ: j.Q, Fidelity: p.Fidelity,
 		Transfers: j.net.Transfers(), LinkBytes: map[string]float64{}, HCCLRingBroadcasts: j.hcclRing}
