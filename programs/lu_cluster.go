@@ -759,34 +759,38 @@ func (j *luCluster) buildRank(r *luRank) {
 				}
 			}
 			// The panels travel along the process rows (L) and columns (U).
-			if rows := j.localRowsAfter(r.pr, i); j.Q > 1 && rows > 0 {
-				if inCol {
-					h.Wait("wait", trsm)
-				}
-				g, _ := j.npuGroup(true, r.pr)
-				var cp func() error
-				if full {
-					cp = j.copyL(r.pr, i)
-				}
-				key := fmt.Sprintf("hccl-bcast L %d row %d", i, r.pr)
-				j.async(r, "hccl-bcast", key, j.meet(key, j.rankOf(r.pr, i%j.Q), rowRanks, j.bcastNPU(g, i%j.Q, int64(rows)*diagBytes*2, cp)))
-			}
-			if cols := j.localColsAfter(r.pc, i); j.P > 1 && cols > 0 {
-				if inRow {
-					h.Wait("wait", trsm)
-				}
-				g, _ := j.npuGroup(false, r.pc)
-				var cp func() error
-				if full {
-					cp = j.copyU(r.pc, i)
-				}
-				key := fmt.Sprintf("hccl-bcast U %d col %d", i, r.pc)
-				j.async(r, "hccl-bcast", key, j.meet(key, j.rankOf(i%j.P, r.pc), colRanks, j.bcastNPU(g, i%j.P, int64(cols)*diagBytes*2, cp)))
-			}
+			j.panelBcast(r, true, i, inCol, trsm, rowRanks)
+			j.panelBcast(r, false, i, inRow, trsm, colRanks)
 			prevZ = luLaunchZones(h, pl, launchUpdate, sync, i, k0, k1, k2, trsm, prevZ)
 		}
 	}
 	j.appendFinal(r)
+}
+
+// panelBcast appends rank r's part in iteration i's broadcast of the L
+// panel along its process row (row) or of the U panel along its column
+// (members); the root (root: it ran the TRSM) first waits for its TRSM.
+func (j *luCluster) panelBcast(r *luRank, row bool, i int, root bool, trsm *arch.Kernel, members []int) {
+	blocks, others, k, pos, rootRank, name := j.localColsAfter(r.pc, i), j.P, r.pc, i%j.P, j.rankOf(i%j.P, r.pc), "U"
+	copyFn := j.copyU
+	if row {
+		blocks, others, k, pos, rootRank, name = j.localRowsAfter(r.pr, i), j.Q, r.pr, i%j.Q, j.rankOf(r.pr, i%j.Q), "L"
+		copyFn = j.copyL
+	}
+	if others < 2 || blocks == 0 {
+		return
+	}
+	if root {
+		r.h.Wait("wait", trsm)
+	}
+	g, _ := j.npuGroup(row, k)
+	var cp func() error
+	if j.p.Numerics == NumericsFull {
+		cp = copyFn(k, i)
+	}
+	nb := int64(j.p.NB)
+	key := fmt.Sprintf("hccl-bcast %s %d group %d", name, i, k)
+	j.async(r, "hccl-bcast", key, j.meet(key, rootRank, members, j.bcastNPU(g, pos, int64(blocks)*nb*nb*2, cp)))
 }
 
 // appendFinal waits for the rank's kernels, copies its factors to its
