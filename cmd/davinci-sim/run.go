@@ -1,6 +1,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -126,8 +127,8 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	switch {
 	case clusterName != "" && f.view:
 		return badInput(fmt.Errorf("--view: not yet for runs on a cluster or node description (%s); --trace FILE.json writes the ranks' timeline", clusterName))
-	case clusterName != "" && f.trace != "" && !strings.HasSuffix(f.trace, ".json"):
-		return badInput(fmt.Errorf("--trace %s: a run on a cluster or node description writes a JSON trace (FILE.json)", f.trace))
+	case clusterName != "" && f.trace != "" && !strings.HasSuffix(f.trace, ".json") && !strings.HasSuffix(f.trace, ".json.gz"):
+		return badInput(fmt.Errorf("--trace %s: a run on a cluster or node description writes a JSON trace (FILE.json or FILE.json.gz)", f.trace))
 	case clusterName != "" && f.trace != "":
 		hooks.ClusterTrace = &traces.ClusterTrace{}
 	}
@@ -179,7 +180,17 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 			if err != nil {
 				return err
 			}
-			if err := traces.WriteClusterJSON(fh, hooks.ClusterTrace); err != nil {
+			var w io.Writer = fh
+			var zw *gzip.Writer
+			if strings.HasSuffix(f.trace, ".gz") {
+				zw = gzip.NewWriter(fh)
+				w = zw
+			}
+			err = traces.WriteClusterJSON(w, hooks.ClusterTrace)
+			if zw != nil && err == nil {
+				err = zw.Close()
+			}
+			if err != nil {
 				fh.Close()
 				return err
 			}
