@@ -55,11 +55,8 @@ func buildLU(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, err
 	}
 	o.apply(&p.Numerics, &p.Seed)
-	if p.Fidelity != "" && p.Fidelity != "full" {
-		return nil, fmt.Errorf("%s: key \"fidelity\": %q applies to runs on a cluster or node description; one chip is always simulated in full", f.Path, p.Fidelity)
-	}
-	if p.Grid.P*p.Grid.Q > 1 {
-		return nil, fmt.Errorf("%s: key \"grid\": a %d × %d process grid needs a cluster or node description (-m cloudbrain2-node); machine %s is one chip", f.Path, p.Grid.P, p.Grid.Q, m.Name)
+	if err := p.checkOneChip(f.Path, m); err != nil {
+		return nil, err
 	}
 	p.defaults()
 	p.chooseTiling(m)
@@ -153,6 +150,18 @@ func (j *luJob) Prepare(chip *arch.Chip) error {
 	j.host = h
 	j.buildHost(h)
 	chip.AttachHost(h)
+	return nil
+}
+
+// checkOneChip refuses the cluster-only keys (grid, fidelity) on a
+// one-chip machine m (DaVinci or GPU).
+func (p *LUParams) checkOneChip(file string, m *machines.Machine) error {
+	if p.Fidelity != "" && p.Fidelity != "full" {
+		return fmt.Errorf("%s: key \"fidelity\": %q applies to runs on a cluster or node description; one chip is always simulated in full", file, p.Fidelity)
+	}
+	if p.Grid.P*p.Grid.Q > 1 {
+		return fmt.Errorf("%s: key \"grid\": a %d × %d process grid needs a cluster or node description (-m cloudbrain2-node); machine %s is one chip", file, p.Grid.P, p.Grid.Q, m.Name)
+	}
 	return nil
 }
 

@@ -213,3 +213,13 @@ func TestLUClusterTrace(t *testing.T) {
 		t.Errorf("JSON: %v", err)
 	}
 }
+
+// grid and fidelity isolated on a GPU are one bad-input line, not ignored.
+func TestLUGPURefusesClusterKeys(t *testing.T) {
+	for _, set := range []string{"program.grid.p=2", "program.fidelity=isolated"} {
+		_, err := runLU(t, "kind: lu-fused\nmachine: a100\nn: 1024\nnb: 256\nnumerics: off\ngrid: {p: 1, q: 2}\n", set)
+		if !badinput.Is(err) || !strings.Contains(err.Error(), "cluster or node description") {
+			t.Errorf("%s on a100: got %v", set, err)
+		}
+	}
+}

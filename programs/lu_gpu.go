@@ -50,6 +50,9 @@ func buildLUGPU(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err := f.Decode(&p, o); err != nil {
 		return nil, err
 	}
+	if err := p.checkOneChip(f.Path, m); err != nil {
+		return nil, err
+	}
 	o.apply(&p.Numerics, &p.Seed)
 	if err := luGPUKeys(&p); err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Path, err)
