@@ -32,13 +32,16 @@ type Host struct {
 
 	tasks []*hostTask
 	pc    int
+	base  int // tasks dropped from the front of tasks (Forget)
 	done  bool
 	end   sim.Time
 
-	kernels []*Kernel
-	pending []*Kernel   // launched, not yet started (launch order)
-	queue   [][]*Kernel // per core: launched kernels not yet started, in order
-	running []*Kernel   // per core: the kernel the core runs, or nil
+	kernels    []*Kernel
+	forget     bool        // drop carried-out tasks and finished kernels (Forget)
+	unfinished int         // launched kernels not finished yet
+	pending    []*Kernel   // launched, not yet started (launch order)
+	queue      [][]*Kernel // per core: launched kernels not yet started, in order
+	running    []*Kernel   // per core: the kernel the core runs, or nil
 
 	stage map[string]sim.Time
 	obs   HostObserver // the run's observer, if it watches the host
@@ -53,10 +56,11 @@ const (
 	taskLaunch
 	taskWait
 	taskAsync
+	taskWaitAll
 )
 
 // taskKindNames are the kinds as HostObserver names them.
-var taskKindNames = [...]string{taskCompute: "compute", taskTransfer: "transfer", taskCall: "call", taskLaunch: "launch", taskWait: "wait", taskAsync: "async"}
+var taskKindNames = [...]string{taskCompute: "compute", taskTransfer: "transfer", taskCall: "call", taskLaunch: "launch", taskWait: "wait", taskAsync: "async", taskWaitAll: "wait"}
 
 type hostTask struct {
 	kind    taskKind
@@ -90,13 +94,14 @@ type Kernel struct {
 	// (e.g. to read its results back from GM in a functional run).
 	OnFinish func()
 
-	stream  func(core int) isa.Stream
-	timed   func() (sim.Time, error) // a timed kernel: its duration, asked when it starts
-	grid    *isa.Grid                // a kernel grid (GPU kinds): its CTAs go to the chip's block scheduler
-	deps    []*Kernel
-	left    int
-	started bool
-	done    bool
+	stream   func(core int) isa.Stream
+	timed    func() (sim.Time, error) // a timed kernel: its duration, asked when it starts
+	grid     *isa.Grid                // a kernel grid (GPU kinds): its CTAs go to the chip's block scheduler
+	deps     []*Kernel
+	left     int
+	enqueued bool
+	started  bool
+	done     bool
 }
 
 // Done reports whether the kernel has finished.
@@ -232,7 +237,21 @@ func (h *Host) Async(stage string, begin func(done func()) error) {
 	h.tasks = append(h.tasks, &hostTask{kind: taskAsync, stage: stage, begin: begin})
 }
 
-// Kernels returns every kernel launched so far, in launch order.
+// WaitAll appends a wait until every kernel launched before it has
+// finished.
+func (h *Host) WaitAll(stage string) {
+	h.tasks = append(h.tasks, &hostTask{kind: taskWaitAll, stage: stage})
+}
+
+// Forget makes the host drop the tasks it has carried out and not keep the
+// kernels it launched (Kernels returns none; a kernel's OnFinish is the
+// place to record it): for programs too long to hold in memory at once —
+// hundreds of hosts appending their tasks window by window from Call
+// callbacks. Times and events are unchanged.
+func (h *Host) Forget() { h.forget = true }
+
+// Kernels returns every kernel launched so far, in launch order (none
+// after Forget).
 func (h *Host) Kernels() []*Kernel { return h.kernels }
 
 // StageTimes returns the host time spent per stage label (waits included
@@ -252,7 +271,19 @@ func (c *Chip) HostProgress() (done, total int, ok bool) {
 	if c.host == nil {
 		return 0, 0, false
 	}
-	return c.host.pc, len(c.host.tasks), true
+	return c.host.base + c.host.pc, c.host.base + len(c.host.tasks), true
+}
+
+// compact drops the carried-out tasks once they are most of the list.
+func (h *Host) compact() {
+	if !h.forget || h.pc < 1024 || 2*h.pc < len(h.tasks) {
+		return
+	}
+	n := copy(h.tasks, h.tasks[h.pc:])
+	clear(h.tasks[n:])
+	h.tasks = h.tasks[:n]
+	h.base += h.pc
+	h.pc = 0
 }
 
 // Handle implements sim.Handler: the host's wake-up.
@@ -262,6 +293,7 @@ func (h *Host) Handle(now sim.Time, _ int64) { h.step(now) }
 func (h *Host) step(now sim.Time) {
 	c := h.chip
 	for h.pc < len(h.tasks) && c.failed == nil {
+		h.compact()
 		t := h.tasks[h.pc]
 		if !t.started {
 			t.started, t.start = true, now
@@ -271,7 +303,7 @@ func (h *Host) step(now sim.Time) {
 				begin := t.begin
 				t.begin = nil
 				if err := begin(func() { t.ended = true; h.waker.Wake(h.chip.eng.Now()) }); err != nil {
-					c.Fail(fmt.Errorf("host task %d (%s): %w", h.pc, t.stage, err))
+					c.Fail(fmt.Errorf("host task %d (%s): %w", h.base+h.pc, t.stage, err))
 					return
 				}
 			}
@@ -283,7 +315,10 @@ func (h *Host) step(now sim.Time) {
 			h.pc++
 			continue
 		}
-		if t.kind == taskWait {
+		if t.kind == taskWait || t.kind == taskWaitAll {
+			if t.kind == taskWaitAll && h.unfinished > 0 {
+				return // woken by kernel completion
+			}
 			for _, k := range t.kernels {
 				if !k.done {
 					return // woken by kernel completion
@@ -302,8 +337,11 @@ func (h *Host) step(now sim.Time) {
 		h.observe(t, t.start+t.dur)
 		if t.kind == taskLaunch {
 			k := t.kernels[0]
-			k.Launched = now
-			h.kernels = append(h.kernels, k)
+			k.Launched, k.enqueued = now, true
+			h.unfinished++
+			if !h.forget {
+				h.kernels = append(h.kernels, k)
+			}
 			h.pending = append(h.pending, k)
 			for _, core := range k.Cores {
 				h.queue[core] = append(h.queue[core], k)
@@ -313,7 +351,7 @@ func (h *Host) step(now sim.Time) {
 		h.pc++
 		if t.fn != nil {
 			if err := t.fn(); err != nil {
-				c.Fail(fmt.Errorf("host task %d (%s): %w", h.pc-1, t.stage, err))
+				c.Fail(fmt.Errorf("host task %d (%s): %w", h.base+h.pc-1, t.stage, err))
 				return
 			}
 		}
@@ -430,6 +468,7 @@ func (h *Host) coreDone(core int, now sim.Time) {
 
 func (h *Host) kernelDone(k *Kernel, now sim.Time) {
 	k.done, k.Finished = true, now
+	h.unfinished--
 	if k.OnFinish != nil {
 		k.OnFinish()
 	}
@@ -443,12 +482,15 @@ func (h *Host) Blocked() (bool, string) {
 	if h.done || h.pc >= len(h.tasks) {
 		return false, ""
 	}
-	t := h.tasks[h.pc]
+	t, at := h.tasks[h.pc], h.base+h.pc
 	if t.kind == taskAsync {
-		return true, fmt.Sprintf("host: task %d (%s) waits for an operation outside the chip", h.pc, t.stage)
+		return true, fmt.Sprintf("host: task %d (%s) waits for an operation outside the chip", at, t.stage)
+	}
+	if t.kind == taskWaitAll {
+		return true, fmt.Sprintf("host: task %d waits (%s) for its %d unfinished kernels", at, t.stage, h.unfinished)
 	}
 	if t.kind != taskWait {
-		return true, fmt.Sprintf("host: task %d (%s) not finished", h.pc, t.stage)
+		return true, fmt.Sprintf("host: task %d (%s) not finished", at, t.stage)
 	}
 	var why []string
 	for _, k := range t.kernels {
@@ -457,7 +499,7 @@ func (h *Host) Blocked() (bool, string) {
 		}
 		why = append(why, h.describe(k))
 	}
-	return true, fmt.Sprintf("host: task %d waits (%s) for %s", h.pc, t.stage, strings.Join(why, "; "))
+	return true, fmt.Sprintf("host: task %d waits (%s) for %s", at, t.stage, strings.Join(why, "; "))
 }
 
 func (h *Host) describe(k *Kernel) string {
@@ -470,7 +512,7 @@ func (h *Host) describe(k *Kernel) string {
 			}
 		}
 		return fmt.Sprintf("kernel %q running, cores %s not finished", k.Name, strings.Join(busy, ","))
-	case k.Launched == 0 && !h.launched(k):
+	case !k.enqueued:
 		return fmt.Sprintf("kernel %q never launched", k.Name)
 	}
 	for _, d := range k.deps {
@@ -487,13 +529,4 @@ func (h *Host) describe(k *Kernel) string {
 		}
 	}
 	return fmt.Sprintf("kernel %q not started", k.Name)
-}
-
-func (h *Host) launched(k *Kernel) bool {
-	for _, x := range h.kernels {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }

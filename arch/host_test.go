@@ -144,3 +144,63 @@ func TestNoHost(t *testing.T) {
 		t.Fatal("want an error")
 	}
 }
+
+// A forgetful host appending its program window by window from Call
+// callbacks runs to the same times as one given the whole program up
+// front; WaitAll waits for every kernel launched before it; progress
+// counts dropped tasks.
+func TestHostForgetMatchesUpFront(t *testing.T) {
+	const windows, per = 40, 30
+	window := func(h *arch.Host, w int) {
+		for i := range per {
+			k := h.Launch("k", "z", []int{(w + i) % 4}, scalarStream(int64(100+w*7+i)))
+			h.Compute("c", 1e3*float64(i+1), 0, false, 0, nil)
+			if i%7 == 0 {
+				h.Wait("wait", k)
+			}
+		}
+	}
+	run := func(forget bool) (sim.Time, int, int) {
+		c, h := newHosted(t)
+		if forget {
+			h.Forget()
+			var next func(w int) error
+			next = func(w int) error {
+				window(h, w)
+				if w+1 < windows {
+					h.Call("window", func() error { return next(w + 1) })
+				} else {
+					h.WaitAll("wait")
+				}
+				return nil
+			}
+			if err := next(0); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			for w := range windows {
+				window(h, w)
+			}
+			h.WaitAll("wait")
+		}
+		if _, err := c.RunHosted(h); err != nil {
+			t.Fatal(err)
+		}
+		done, total, _ := c.HostProgress()
+		if done != total {
+			t.Errorf("forget %v: progress %d of %d at the end", forget, done, total)
+		}
+		return h.Finish(), len(h.Kernels()), total
+	}
+	t0, n0, _ := run(false)
+	t1, n1, total := run(true)
+	if t0 != t1 {
+		t.Errorf("forgetful host finished at %v, up-front one at %v", t1, t0)
+	}
+	if n0 != windows*per || n1 != 0 {
+		t.Errorf("kernels kept: %d up front (want %d), %d forgetful (want 0)", n0, windows*per, n1)
+	}
+	if total < windows*per*2 {
+		t.Errorf("progress total %d counts fewer tasks than were run", total)
+	}
+}

@@ -76,6 +76,9 @@ type luCluster struct {
 
 	trace *traces.ClusterTrace // nil: no --trace
 
+	zones           *luZones // every rank's kernels, as they finish
+	kernelsFinished int
+
 	// fidelity isolated: kernel times by signature, kernels launched
 	kernelTimes     map[[32]byte]sim.Time
 	kernelsLaunched int
@@ -165,6 +168,7 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 		mloc: p.N / P, nloc: p.N / Q, ring: 2 * pl.F, rv: map[string]*luMeet{}, s: 1}
 	j.W = j.ring * p.NB
 	j.kernelTimes = map[[32]byte]sim.Time{}
+	j.zones = newLUZones()
 	j.place()
 	if j.gmEnd > int64(m.GM.Capacity) {
 		return nil, fmt.Errorf("%s: key \"n\": each NPU's share (%d × %d in %s, plus panels) needs %d bytes of GM; %s has %d", f.Path, j.mloc, j.nloc, p.Trailing, j.gmEnd, m.Name, int64(m.GM.Capacity))
@@ -471,7 +475,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 		return nil, err
 	}
 	if j.trace != nil {
-		j.traceKernels()
+		j.traceRanks()
 	}
 	return j.finish(stats, wall)
 }
@@ -637,7 +641,33 @@ func (j *luCluster) pcie(r *luRank, up bool, bytes int64, fn func() error) func(
 // (lu.go's buildHost) on the rank's blocks, with the diagonal work on the
 // owner's host, MPI broadcasts of the inverses, PCIe through the network,
 // and HCCL broadcasts of the panels along process rows and columns.
+//
+// The program is appended one fusion window at a time: the window's last
+// task appends the next window (a run of thousands of iterations on
+// hundreds of ranks never holds more than a window per rank; the host
+// forgets what it has carried out).
 func (j *luCluster) buildRank(r *luRank) {
+	r.h.Forget()
+	st := &luRankBuild{}
+	for pc := 0; pc < j.Q; pc++ {
+		st.rowRanks = append(st.rowRanks, j.rankOf(r.pr, pc))
+	}
+	for pr := 0; pr < j.P; pr++ {
+		st.colRanks = append(st.colRanks, j.rankOf(pr, r.pc))
+	}
+	j.buildWindow(r, st, 0)
+}
+
+// luRankBuild is what a rank's program carries from one window to the
+// next.
+type luRankBuild struct {
+	rowRanks, colRanks []int        // the rank's process row and column
+	prevZ              *arch.Kernel // the fusion kernel in flight
+}
+
+// buildWindow appends rank r's iterations [k0, k0+F) and then the task
+// that appends the next window (or the final stage).
+func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 	pl, p := j.pl, j.p
 	h := r.h
 	nb, nbk, F := pl.nb, pl.nbk, pl.F
@@ -664,22 +694,15 @@ func (j *luCluster) buildRank(r *luRank) {
 			}
 			return g
 		}
-		k := j.launch(h, name, zone, cores, func(core int) isa.Stream {
+		k := j.launch(r, name, zone, cores, func(core int) isa.Stream {
 			return pl.gemmStream(indexOf(cores, core), len(cores), build())
 		}, func() []byte { return gemmSignature(build()) }, after...)
 		k.Flops = float64(blocks) * 2 * float64(nb) * float64(nb) * float64((i1-i0)*nb)
 		return k
 	}
 	diagBytes := int64(nb) * int64(nb)
-	var rowRanks, colRanks []int // this rank's process row and column
-	for pc := 0; pc < j.Q; pc++ {
-		rowRanks = append(rowRanks, j.rankOf(r.pr, pc))
-	}
-	for pr := 0; pr < j.P; pr++ {
-		colRanks = append(colRanks, j.rankOf(pr, r.pc))
-	}
-	var prevZ *arch.Kernel
-	for k0 := 0; k0 < nbk; k0 += F {
+	rowRanks, colRanks := st.rowRanks, st.colRanks
+	{
 		k1 := min(k0+F, nbk)
 		k2 := min(k1+F, nbk)
 		for i := k0; i < k1; i++ {
@@ -689,7 +712,7 @@ func (j *luCluster) buildRank(r *luRank) {
 				h.Call("iteration", func() error { j.iterAt[i] = now(); return nil })
 			}
 			if pl.tb == 4 && i < nbk-1 && (inCol || inRow) {
-				cvt := j.launch(h, fmt.Sprintf("cvt%d", i), "trsm", pl.main, func(core int) isa.Stream {
+				cvt := j.launch(r, fmt.Sprintf("cvt%d", i), "trsm", pl.main, func(core int) isa.Stream {
 					return pl.cvtStreamOf(func() []luCvt { return j.cvtJobs(r, i) }, indexOf(pl.main, core), len(pl.main))
 				}, func() []byte { return cvtSignature(j.cvtJobs(r, i)) })
 				sync(cvt)
@@ -748,12 +771,13 @@ func (j *luCluster) buildRank(r *luRank) {
 					}
 				}
 				if len(gs) > 0 {
-					trsm = j.launch(h, fmt.Sprintf("trsm%d", i), "trsm", pl.main, func(core int) isa.Stream {
+					trsm = j.launch(r, fmt.Sprintf("trsm%d", i), "trsm", pl.main, func(core int) isa.Stream {
 						return pl.gemmStream(indexOf(pl.main, core), len(pl.main), gs...)
 					}, func() []byte { return gemmSignature(gs...) })
 					trsm.Flops = fl
 					if full {
-						trsm.OnFinish = j.capture(r, i)
+						recorded := trsm.OnFinish
+						trsm.OnFinish = func() { recorded(); j.capture(r, i)() }
 					}
 					sync(trsm)
 				}
@@ -761,7 +785,11 @@ func (j *luCluster) buildRank(r *luRank) {
 			// The panels travel along the process rows (L) and columns (U).
 			j.panelBcast(r, true, i, inCol, trsm, rowRanks)
 			j.panelBcast(r, false, i, inRow, trsm, colRanks)
-			prevZ = luLaunchZones(h, pl, launchUpdate, sync, i, k0, k1, k2, trsm, prevZ)
+			st.prevZ = luLaunchZones(h, pl, launchUpdate, sync, i, k0, k1, k2, trsm, st.prevZ)
+		}
+		if k1 < nbk {
+			h.Call("window", func() error { j.buildWindow(r, st, k1); return nil })
+			return
 		}
 	}
 	j.appendFinal(r)
@@ -807,7 +835,7 @@ func (j *luCluster) appendFinal(r *luRank) {
 		all[i] = i
 	}
 	h.Call("factorized", func() error {
-		h.Wait("wait", h.Kernels()...)
+		h.WaitAll("wait")
 		h.Call("factorized", func() error {
 			j.factAt = max(j.factAt, j.eng.Now())
 			j.async(r, "d2h-factors", "d2h factors", j.pcie(r, true, int64(j.mloc)*int64(j.nloc)*2, nil))
@@ -1058,21 +1086,30 @@ func (j *luCluster) copyRows(src int, dst []int, at []int64) error {
 	return nil
 }
 
-// traceKernels names the trace's ranks and tracks and adds every
-// kernel: track 1 the main cores (TRSM, priority zones), 2 the fusion
-// cores when the fusion zone has its own.
-func (j *luCluster) traceKernels() {
+// traceRanks names the trace's ranks and tracks (kernels were added as
+// they finished, by kernelFinished).
+func (j *luCluster) traceRanks() {
 	j.trace.Tracks = []string{"host (work, transfers, collectives)", "NPU main cores", "NPU fusion cores"}
 	for _, r := range j.ranks {
 		j.trace.Ranks = append(j.trace.Ranks, fmt.Sprintf("rank %d (%d,%d) %s %s", r.id, r.pr, r.pc, r.npu, r.host))
-		for _, k := range r.h.Kernels() {
-			track := 1
-			if k.Zone == "fusion" && len(j.pl.fu) > 0 && j.pl.fu[0] != j.pl.main[0] {
-				track = 2
-			}
-			j.trace.Spans = append(j.trace.Spans, traces.ClusterSpan{Rank: r.id, Track: track, Name: k.Name, From: k.Started, To: k.Finished})
-		}
 	}
+}
+
+// kernelFinished records kernel k of rank r when it finishes (the hosts
+// forget their kernels): its zone, and with a trace its span — track 1
+// the main cores (TRSM, priority zones), 2 the fusion cores when the
+// fusion zone has its own.
+func (j *luCluster) kernelFinished(r *luRank, k *arch.Kernel) {
+	j.zones.add(k, float64(k.Traffic.GM()))
+	j.kernelsFinished++
+	if j.trace == nil {
+		return
+	}
+	track := 1
+	if k.Zone == "fusion" && len(j.pl.fu) > 0 && j.pl.fu[0] != j.pl.main[0] {
+		track = 2
+	}
+	j.trace.Spans = append(j.trace.Spans, traces.ClusterSpan{Rank: r.id, Track: track, Name: k.Name, From: k.Started, To: k.Finished})
 }
 
 // isolated reports whether kernels are timed apart (fidelity isolated).
@@ -1082,10 +1119,20 @@ func (j *luCluster) isolated() bool { return j.p.Fidelity == "isolated" }
 // full), or (isolated) it holds its cores for the time the same kernel
 // takes alone on a fresh chip, simulated once per signature (sig: the
 // kernel's work, identical on every rank with the same local shapes).
-func (j *luCluster) launch(h *arch.Host, name, zone string, cores []int, stream func(core int) isa.Stream, sig func() []byte, after ...*arch.Kernel) *arch.Kernel {
+func (j *luCluster) launch(r *luRank, name, zone string, cores []int, stream func(core int) isa.Stream, sig func() []byte, after ...*arch.Kernel) *arch.Kernel {
+	var k *arch.Kernel
 	if !j.isolated() {
-		return h.Launch(name, zone, cores, stream, after...)
+		k = r.h.Launch(name, zone, cores, stream, after...)
+	} else {
+		k = j.launchIsolated(r.h, name, zone, cores, stream, sig, after...)
 	}
+	k.OnFinish = func() { j.kernelFinished(r, k) }
+	return k
+}
+
+// launchIsolated appends a kernel timed alone on a fresh chip, once per
+// signature.
+func (j *luCluster) launchIsolated(h *arch.Host, name, zone string, cores []int, stream func(core int) isa.Stream, sig func() []byte, after ...*arch.Kernel) *arch.Kernel {
 	return h.LaunchTimed(name, zone, cores, func() (sim.Time, error) {
 		j.kernelsLaunched++
 		hs := sha256.New()
@@ -1222,13 +1269,7 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 		sec.FactorizationTFLOPS = 2.0 / 3 * n * n * n / fact / 1e12
 	}
 	sec.Iterations, sec.Windows = luSamples(j.iterAt, j.pl.nbk, j.pl.F, n, float64(p.NB), peak)
-	zs := newLUZones()
-	for _, r := range j.ranks {
-		for _, k := range r.h.Kernels() {
-			zs.add(k, float64(k.Traffic.GM()))
-		}
-	}
-	sec.Zones = zs.finish()
+	sec.Zones = j.zones.finish()
 	sec.HostStagesSeconds = map[string]float64{}
 	cl := &report.Cluster{Name: j.topo.Name, Nodes: j.topo.Nodes, NPUs: len(j.ranks), GridP: j.P, GridQ: j.Q, Fidelity: p.Fidelity,
 		Transfers: j.net.Transfers(), LinkBytes: map[string]float64{}, HCCLRingBroadcasts: j.hcclRing}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 
 	"github.com/spf13/cobra"
@@ -32,10 +33,18 @@ reporting time, stalls by cause, buffer occupancy and numerical error.`,
 	}
 	root.SetVersionTemplate("davinci-sim {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput(err) })
-	var cpuProfile string
-	var profFile *os.File
+	var cpuProfile, memProfile string
+	var profFile, memFile *os.File
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
+	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a heap profile (allocations, and what is live) at the end of the command to this file (go tool pprof)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if memProfile != "" {
+			f, err := os.Create(memProfile)
+			if err != nil {
+				return badInput(fmt.Errorf("--memprofile: %w", err))
+			}
+			memFile = f
+		}
 		if cpuProfile == "" {
 			return nil
 		}
@@ -55,6 +64,14 @@ reporting time, stalls by cause, buffer occupancy and numerical error.`,
 			pprof.StopCPUProfile()
 			profFile.Close()
 			profFile = nil
+		}
+		if memFile != nil {
+			runtime.GC()
+			if err := pprof.Lookup("allocs").WriteTo(memFile, 0); err != nil {
+				fmt.Fprintln(os.Stderr, "davinci-sim: --memprofile:", err)
+			}
+			memFile.Close()
+			memFile = nil
 		}
 	})
 	root.AddCommand(newVersionCmd())
