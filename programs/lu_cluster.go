@@ -1,8 +1,6 @@
 package programs
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"strings"
@@ -79,9 +77,8 @@ type luCluster struct {
 	zones           *luZones // every rank's kernels, as they finish
 	kernelsFinished int
 
-	// fidelity isolated: kernel times by signature, kernels launched
-	kernelTimes     map[[32]byte]sim.Time
-	kernelsLaunched int
+	timer   *luKernelTimer // fidelities isolated and sampled
+	collect *[]luPending   // sampled, building the sample: launches are collected, not run
 }
 
 // luRank is one process: its NPU chip and the host program driving it.
@@ -140,12 +137,18 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	switch p.Fidelity {
 	case "", "full":
 		p.Fidelity = "full"
-	case "isolated":
+	case "isolated", "sampled":
 		if p.Numerics != NumericsOff {
-			return nil, fmt.Errorf("%s: key \"fidelity\": isolated times kernels apart and computes no values: use it with numerics off", f.Path)
+			return nil, fmt.Errorf("%s: key \"fidelity\": %s times kernels apart and computes no values: use it with numerics off", f.Path, p.Fidelity)
 		}
 	default:
-		return nil, fmt.Errorf("%s: key \"fidelity\": %q: must be full (every NPU cycle-level) or isolated (each distinct kernel simulated alone, once)", f.Path, p.Fidelity)
+		return nil, fmt.Errorf("%s: key \"fidelity\": %q: must be full (every NPU cycle-level), isolated (each distinct kernel simulated alone, once) or sampled (a sample of windows simulated, the rest predicted)", f.Path, p.Fidelity)
+	}
+	if p.Sampling.Windows == 0 {
+		p.Sampling.Windows = DefaultSampledWindows
+	}
+	if p.Sampling.Windows < 0 {
+		return nil, fmt.Errorf("%s: key \"sampling.windows\": %d: must be ≥ 1", f.Path, p.Sampling.Windows)
 	}
 	npus := topo.NPUs()
 	if p.Grid.P == 0 && p.Grid.Q == 0 {
@@ -167,7 +170,6 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	j := &luCluster{file: f.Path, p: p, topo: topo, npu: m, pl: pl, opts: o, P: P, Q: Q,
 		mloc: p.N / P, nloc: p.N / Q, ring: 2 * pl.F, rv: map[string]*luMeet{}, s: 1}
 	j.W = j.ring * p.NB
-	j.kernelTimes = map[[32]byte]sim.Time{}
 	j.zones = newLUZones()
 	j.place()
 	if j.gmEnd > int64(m.GM.Capacity) {
@@ -214,24 +216,14 @@ func (j *luCluster) rankOf(pr, pc int) int { return pr*j.Q + pc }
 
 // localRowsAfter counts rank row pr's block rows j > i.
 func (j *luCluster) localRowsAfter(pr, i int) int {
-	c := 0
-	for jl := 0; jl < j.pl.nbk/j.P; jl++ {
-		if jl*j.P+pr > i {
-			c++
-		}
-	}
-	return c
+	lo, hi := localRange(i+1, j.pl.nbk, pr, j.P)
+	return hi - lo
 }
 
 // localColsAfter counts rank column pc's block columns l > i.
 func (j *luCluster) localColsAfter(pc, i int) int {
-	c := 0
-	for ll := 0; ll < j.pl.nbk/j.Q; ll++ {
-		if ll*j.Q+pc > i {
-			c++
-		}
-	}
-	return c
+	lo, hi := localRange(i+1, j.pl.nbk, pc, j.Q)
+	return hi - lo
 }
 
 // update is rank r's share of band z's update with iterations [i0, i1).
@@ -364,18 +356,9 @@ func (j *luCluster) cvtJobs(r *luRank, i int) []luCvt {
 func (j *luCluster) localBlocks(r *luRank, z band) int {
 	c := 0
 	for _, rc := range z.rects(j.pl.nbk) {
-		rows, cols := 0, 0
-		for jb := rc[0]; jb < rc[1]; jb++ {
-			if jb%j.P == r.pr {
-				rows++
-			}
-		}
-		for l := rc[2]; l < rc[3]; l++ {
-			if l%j.Q == r.pc {
-				cols++
-			}
-		}
-		c += rows * cols
+		r0, r1 := localRange(rc[0], rc[1], r.pr, j.P)
+		c0, c1 := localRange(rc[2], rc[3], r.pc, j.Q)
+		c += (r1 - r0) * (c1 - c0)
 	}
 	return c
 }
@@ -424,6 +407,15 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 	if err := j.checkGroups(); err != nil {
 		return nil, badInput(err)
 	}
+	start := time.Now()
+	if j.isolated() {
+		j.timer = newLUKernelTimer(j, j.p.Fidelity == "sampled")
+		if j.timer.predict {
+			if err := j.timer.prepare(); err != nil {
+				return nil, err
+			}
+		}
+	}
 	for _, r := range j.ranks {
 		if full {
 			if err := j.writeLocal(r); err != nil {
@@ -457,7 +449,6 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 			}
 		})
 	}
-	start := time.Now()
 	err := j.eng.Run()
 	wall := time.Since(start).Seconds()
 	stats := make([]*arch.Stats, len(j.ranks))
@@ -648,6 +639,11 @@ func (j *luCluster) pcie(r *luRank, up bool, bytes int64, fn func() error) func(
 // forgets what it has carried out).
 func (j *luCluster) buildRank(r *luRank) {
 	r.h.Forget()
+	j.buildWindow(r, j.rankBuild(r), 0)
+}
+
+// rankBuild returns the state of rank r's program at its start.
+func (j *luCluster) rankBuild(r *luRank) *luRankBuild {
 	st := &luRankBuild{}
 	for pc := 0; pc < j.Q; pc++ {
 		st.rowRanks = append(st.rowRanks, j.rankOf(r.pr, pc))
@@ -655,7 +651,7 @@ func (j *luCluster) buildRank(r *luRank) {
 	for pr := 0; pr < j.P; pr++ {
 		st.colRanks = append(st.colRanks, j.rankOf(pr, r.pc))
 	}
-	j.buildWindow(r, st, 0)
+	return st
 }
 
 // luRankBuild is what a rank's program carries from one window to the
@@ -694,9 +690,9 @@ func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 			}
 			return g
 		}
-		k := j.launch(r, name, zone, cores, func(core int) isa.Stream {
+		k := j.launch(r, name, cores, func(core int) isa.Stream {
 			return pl.gemmStream(indexOf(cores, core), len(cores), build())
-		}, func() []byte { return gemmSignature(build()) }, after...)
+		}, func() luKernelDesc { return j.updateDesc(r, zone, cores, z, i0, i1) }, after...)
 		k.Flops = float64(blocks) * 2 * float64(nb) * float64(nb) * float64((i1-i0)*nb)
 		return k
 	}
@@ -712,9 +708,9 @@ func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 				h.Call("iteration", func() error { j.iterAt[i] = now(); return nil })
 			}
 			if pl.tb == 4 && i < nbk-1 && (inCol || inRow) {
-				cvt := j.launch(r, fmt.Sprintf("cvt%d", i), "trsm", pl.main, func(core int) isa.Stream {
+				cvt := j.launch(r, fmt.Sprintf("cvt%d", i), pl.main, func(core int) isa.Stream {
 					return pl.cvtStreamOf(func() []luCvt { return j.cvtJobs(r, i) }, indexOf(pl.main, core), len(pl.main))
-				}, func() []byte { return cvtSignature(j.cvtJobs(r, i)) })
+				}, func() luKernelDesc { return j.cvtDesc(r, i) })
 				sync(cvt)
 			}
 			if owner {
@@ -771,9 +767,9 @@ func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 					}
 				}
 				if len(gs) > 0 {
-					trsm = j.launch(r, fmt.Sprintf("trsm%d", i), "trsm", pl.main, func(core int) isa.Stream {
+					trsm = j.launch(r, fmt.Sprintf("trsm%d", i), pl.main, func(core int) isa.Stream {
 						return pl.gemmStream(indexOf(pl.main, core), len(pl.main), gs...)
-					}, func() []byte { return gemmSignature(gs...) })
+					}, func() luKernelDesc { return j.trsmDesc(r, i) })
 					trsm.Flops = fl
 					if full {
 						recorded := trsm.OnFinish
@@ -1112,94 +1108,30 @@ func (j *luCluster) kernelFinished(r *luRank, k *arch.Kernel) {
 	j.trace.Spans = append(j.trace.Spans, traces.ClusterSpan{Rank: r.id, Track: track, Name: k.Name, From: k.Started, To: k.Finished})
 }
 
-// isolated reports whether kernels are timed apart (fidelity isolated).
-func (j *luCluster) isolated() bool { return j.p.Fidelity == "isolated" }
+// isolated reports whether kernels are timed apart (fidelity isolated or
+// sampled).
+func (j *luCluster) isolated() bool { return j.p.Fidelity != "full" }
 
-// launch appends a kernel: its streams run on the rank's chip (fidelity
-// full), or (isolated) it holds its cores for the time the same kernel
-// takes alone on a fresh chip, simulated once per signature (sig: the
-// kernel's work, identical on every rank with the same local shapes).
-func (j *luCluster) launch(r *luRank, name, zone string, cores []int, stream func(core int) isa.Stream, sig func() []byte, after ...*arch.Kernel) *arch.Kernel {
+// launch appends a kernel of rank r (its zone is its key's): its streams
+// run on the rank's chip (fidelity full), or it holds its cores for the
+// time the timer gives it (isolated, sampled); while the sample is being
+// built it is only collected.
+func (j *luCluster) launch(r *luRank, name string, cores []int, stream func(core int) isa.Stream, desc func() luKernelDesc, after ...*arch.Kernel) *arch.Kernel {
+	d := desc()
 	var k *arch.Kernel
-	if !j.isolated() {
-		k = r.h.Launch(name, zone, cores, stream, after...)
-	} else {
-		k = j.launchIsolated(r.h, name, zone, cores, stream, sig, after...)
+	switch {
+	case j.collect != nil:
+		*j.collect = append(*j.collect, luPending{d: d, cores: cores, stream: stream})
+		return r.h.Launch(name, d.key.zone, cores, stream, after...)
+	case !j.isolated():
+		k = r.h.Launch(name, d.key.zone, cores, stream, after...)
+	default:
+		k = r.h.LaunchTimed(name, d.key.zone, cores, func() (sim.Time, error) {
+			return j.timer.duration(r, luPending{d: d, cores: cores, stream: stream})
+		}, after...)
 	}
 	k.OnFinish = func() { j.kernelFinished(r, k) }
 	return k
-}
-
-// launchIsolated appends a kernel timed alone on a fresh chip, once per
-// signature.
-func (j *luCluster) launchIsolated(h *arch.Host, name, zone string, cores []int, stream func(core int) isa.Stream, sig func() []byte, after ...*arch.Kernel) *arch.Kernel {
-	return h.LaunchTimed(name, zone, cores, func() (sim.Time, error) {
-		j.kernelsLaunched++
-		hs := sha256.New()
-		hs.Write(sig())
-		for _, c := range cores {
-			hs.Write(binary.LittleEndian.AppendUint32(nil, uint32(c)))
-		}
-		var key [32]byte
-		copy(key[:], hs.Sum(nil))
-		if d, ok := j.kernelTimes[key]; ok {
-			return d, nil
-		}
-		chip, err := arch.NewChip(j.npu, arch.Options{Mode: arch.Timing})
-		if err != nil {
-			return 0, err
-		}
-		kh, err := chip.NewHost()
-		if err != nil {
-			return 0, err
-		}
-		k := kh.Launch(name, zone, cores, stream)
-		kh.Wait("wait", k)
-		if _, err := chip.RunHosted(kh); err != nil {
-			return 0, err
-		}
-		d := k.Finished - k.Started
-		j.kernelTimes[key] = d
-		return d, nil
-	}, after...)
-}
-
-// gemmSignature serializes the work lists of GEMM kernels gs.
-func gemmSignature(gs ...*luGEMM) []byte {
-	var b []byte
-	le := binary.LittleEndian
-	for _, g := range gs {
-		b = le.AppendUint64(b, uint64(g.lda))
-		b = le.AppendUint64(b, uint64(g.ldb))
-		b = le.AppendUint64(b, uint64(g.ldo))
-		b = le.AppendUint64(b, uint64(g.K))
-		b = le.AppendUint64(b, uint64(g.epi))
-		b = le.AppendUint64(b, math.Float64bits(g.alpha))
-		b = le.AppendUint64(b, uint64(len(g.jobs)))
-		for _, jb := range g.jobs {
-			b = le.AppendUint64(b, uint64(jb.a))
-			b = le.AppendUint64(b, uint64(jb.rows))
-			b = le.AppendUint64(b, uint64(len(jb.tiles)))
-			for _, t := range jb.tiles {
-				b = le.AppendUint64(b, uint64(t.b))
-				b = le.AppendUint64(b, uint64(t.cols))
-				b = le.AppendUint64(b, uint64(t.out))
-			}
-		}
-	}
-	return b
-}
-
-// cvtSignature serializes panel conversion jobs.
-func cvtSignature(jobs []luCvt) []byte {
-	b := []byte("cvt")
-	le := binary.LittleEndian
-	for _, c := range jobs {
-		for _, v := range []int64{c.src, c.dst, c.ss, c.ds, int64(c.rows)} {
-			b = le.AppendUint64(b, uint64(v))
-		}
-	}
-	return b
 }
 
 // finish fills the report of the run.
@@ -1293,8 +1225,17 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 		}
 		cl.LinkBytes[class] += b
 	}
-	if j.isolated() {
-		cl.KernelsLaunched, cl.KernelSimulations = j.kernelsLaunched, len(j.kernelTimes)
+	if j.timer != nil {
+		cl.KernelsLaunched, cl.KernelSimulations = j.timer.launches, len(j.timer.exact)
+	}
+	if j.timer != nil && j.timer.predict {
+		last := -1
+		for _, r := range j.ranks {
+			if last < 0 || max(r.done, r.h.Finish()) > max(j.ranks[last].done, j.ranks[last].h.Finish()) {
+				last = r.id
+			}
+		}
+		cl.Sampling = j.timer.report(last, total)
 	}
 	// Energy: every NPU's (the paper's npu-smi figure: NPU chips only);
 	// an isolated run keeps no NPU counters (memory traffic and energy
@@ -1337,8 +1278,12 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 	rep.HPLMxP = sec
 	rep.Cluster = cl
 	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused on %s: %d × %d grid over %d NPUs, fidelity %s; trailing matrix %s", j.topo.Name, j.P, j.Q, len(j.ranks), fidelityNote(p.Fidelity), p.Trailing))
-	if j.isolated() {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity isolated: %d kernels, %d distinct ones simulated alone on a fresh chip (cold L2, no other zone beside them); no memory traffic or energy", j.kernelsLaunched, len(j.kernelTimes)))
+	if j.timer != nil && !j.timer.predict {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity isolated: %d kernels, %d distinct ones simulated alone on a fresh chip (cold L2, no other zone beside them); no memory traffic or energy", j.timer.launches, len(j.timer.exact)))
+	}
+	if s := cl.Sampling; s != nil {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity sampled: %d of %d fusion windows simulated; %d kernels, %d distinct ones simulated alone, %d predicted (%d classes, %d leave-one-out residuals: mean %+.2f %%, sd %.2f %%); total %.6g s, 99.7 %% interval [%.6g, %.6g] s; no memory traffic or energy",
+			s.WindowsSampled, s.Windows, s.KernelsLaunched, s.KernelSimulations, s.LaunchesPredicted, s.Classes, s.Residuals, 100*s.ResidualMean, 100*s.ResidualSD, secs, s.TotalLowSeconds, s.TotalHighSeconds))
 	}
 	if j.hcclRing > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d panel broadcasts ran as rings of point-to-point sends: HCCL forms no 2- or 4-NPU communicator across a 910A node's HCCS meshes (CLUSTER-FACTS §1.2)", j.hcclRing))
@@ -1353,6 +1298,9 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 
 // fidelityNote says what a fidelity simulates.
 func fidelityNote(f string) string {
+	if f == "sampled" {
+		return "sampled (a systematic sample of fusion windows' kernels simulated alone, the rest predicted from them; the hosts, transfers and collectives on one engine)"
+	}
 	if f == "isolated" {
 		return "isolated (each distinct kernel timed alone; the hosts, transfers and collectives on one engine)"
 	}

@@ -44,10 +44,24 @@ type LUParams struct {
 	// process per NPU, 2-D block-cyclic distribution); absent on one chip.
 	Grid LUGrid `mapstructure:"grid"`
 	// Fidelity is how a cluster run simulates its NPUs: full (default:
-	// every NPU cycle-level on one engine) or isolated (each distinct
-	// kernel simulated alone on a fresh chip, once; numerics off).
+	// every NPU cycle-level on one engine), isolated (each distinct
+	// kernel simulated alone on a fresh chip, once; numerics off) or
+	// sampled (the kernels of a sample of fusion windows simulated alone,
+	// the others predicted; numerics off).
 	Fidelity string `mapstructure:"fidelity"`
+	// Sampling sets fidelity sampled's sample.
+	Sampling LUSampling `mapstructure:"sampling"`
 }
+
+// LUSampling is fidelity sampled's sample: how many fusion windows (spread
+// systematically over the run) have their kernels simulated.
+type LUSampling struct {
+	Windows int `mapstructure:"windows"`
+}
+
+// DefaultSampledWindows is the fusion windows fidelity sampled simulates
+// when the program does not say.
+const DefaultSampledWindows = 12
 
 // LUGrid is a process grid: P process rows × Q process columns.
 type LUGrid struct {

@@ -29,9 +29,47 @@ type Cluster struct {
 	HCCLRingBroadcasts int `json:"hccl_ring_broadcasts"`
 	// KernelsLaunched and KernelSimulations (fidelity isolated): the
 	// kernels the ranks ran and the distinct ones simulated.
-	KernelsLaunched   int           `json:"kernels_launched,omitempty"`
-	KernelSimulations int           `json:"kernel_simulations,omitempty"`
-	Ranks             []ClusterRank `json:"ranks"`
+	KernelsLaunched   int `json:"kernels_launched,omitempty"`
+	KernelSimulations int `json:"kernel_simulations,omitempty"`
+	// Sampling is fidelity sampled's account: what was simulated, what
+	// predicted, and the total time's 99.7 % interval.
+	Sampling *ClusterSampling `json:"sampling,omitempty"`
+	Ranks    []ClusterRank    `json:"ranks"`
+}
+
+// ClusterSampling is how a sampled cluster run timed its kernels and the
+// sampling error of its total time.
+type ClusterSampling struct {
+	// Windows and WindowsSampled: the run's fusion windows and those whose
+	// kernels were simulated.
+	Windows        int `json:"windows"`
+	WindowsSampled int `json:"windows_sampled"`
+	// KernelsLaunched = LaunchesExact (their kernel simulated, or one with
+	// the same work) + LaunchesPredicted.
+	KernelsLaunched   int `json:"kernels_launched"`
+	LaunchesExact     int `json:"launches_exact"`
+	LaunchesPredicted int `json:"launches_predicted"`
+	// KernelSimulations: distinct kernels simulated; SimulatedOnUse: of
+	// those, outside the sampled windows (a class with fewer than two
+	// points).
+	KernelSimulations int `json:"kernel_simulations"`
+	SimulatedOnUse    int `json:"simulated_on_use"`
+	// Classes: kernel classes (kind, zone, cores, K, shape).
+	Classes int `json:"classes"`
+	// Residuals, ResidualMean, ResidualSD: the leave-one-out relative
+	// residuals of the sampled points (simulated / predicted − 1).
+	Residuals    int     `json:"residuals"`
+	ResidualMean float64 `json:"residual_mean"`
+	ResidualSD   float64 `json:"residual_sd"`
+	// PredictedKernelSeconds: the predicted kernel time of the rank that
+	// finished last; HalfWidthSeconds: the 99.7 % half-width of the total
+	// time from it; TotalLowSeconds, TotalHighSeconds: the interval.
+	PredictedKernelSeconds float64 `json:"predicted_kernel_seconds"`
+	HalfWidthSeconds       float64 `json:"half_width_seconds"`
+	TotalLowSeconds        float64 `json:"total_low_seconds"`
+	TotalHighSeconds       float64 `json:"total_high_seconds"`
+	// KernelSimulationWallSeconds: wall time spent simulating kernels.
+	KernelSimulationWallSeconds float64 `json:"kernel_simulation_wall_seconds"`
 }
 
 // ClusterRank is one process of the grid: where it runs, when its host

@@ -1,0 +1,517 @@
+package programs
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/report"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// Kernel timing for the cluster run's fidelities isolated and sampled
+// (docs/cluster.md, "Fidelity sampled").
+//
+// Every kernel a rank launches is described by a luKernelKey: its kind,
+// zone, core set, K, panel slot and the local block ranges it covers. The
+// key determines the kernel's work list exactly (TestLUKernelKeyExact), so
+// two launches with one key are the same kernel: simulated once, its time
+// reused (the exact cache).
+//
+// Fidelity isolated simulates every distinct key alone on a fresh chip.
+// Fidelity sampled simulates the kernels of a systematic sample of fusion
+// windows and predicts the others: a kernel's class (its key with the
+// block ranges reduced to their shape: which rects, thin dimensions kept,
+// long ones abstracted) has sampled points (base, ratio) — base the
+// kernel's cube-bound time from its tile count, ratio the simulated time
+// over base — and an unsampled kernel's time is its base times the ratio
+// interpolated linearly in base between the class's neighbouring points.
+// Leave-one-out residuals of the sampled points (each predicted from its
+// neighbours) give the prediction error, and with it the total time's
+// 99.7 % interval.
+
+// Kernel kinds.
+const (
+	luKUpdate = iota
+	luKTRSM
+	luKCvt
+)
+
+// luKernelKey identifies a rank's kernel by what determines its work.
+type luKernelKey struct {
+	kind          uint8
+	zone          string
+	core0, ncores int16
+	K             int32
+	slot          int32 // update: i0 mod ring; trsm: i mod ring
+	par           int8  // trsm: the inverses' parity
+	// r: update — per rect of the band, local block rows [r0, r1) and
+	// columns [r2, r3); trsm and cvt — r[0] the left part {rows from,
+	// rows to, panel column, present}, r[1] the right part {columns from,
+	// columns to, panel row, present}.
+	r [2][4]int32
+}
+
+// luKernelDesc is a kernel about to be launched: its key, tile count
+// and base time (seconds: its busiest core's cube work at peak; for a
+// conversion its share of the bytes at the GM bandwidth).
+type luKernelDesc struct {
+	key   luKernelKey
+	tiles int
+	base  float64
+}
+
+// class returns the key with its sizes reduced to a shape: block counts
+// of 1 or 2 are kept (thin panels), larger ones are -1, positions zeroed.
+func (d luKernelDesc) class() luKernelKey {
+	c := d.key
+	c.slot, c.par = 0, 0
+	dim := func(n int32) int32 {
+		if n > 2 {
+			return -1
+		}
+		return n
+	}
+	for k := range c.r {
+		r := c.r[k]
+		if c.kind == luKUpdate {
+			c.r[k] = [4]int32{dim(r[1] - r[0]), dim(r[3] - r[2]), 0, 0}
+		} else {
+			c.r[k] = [4]int32{dim(r[1] - r[0]), 0, 0, r[3]}
+		}
+	}
+	return c
+}
+
+// ceilDivInt is ⌈x/d⌉ for any integer x and d > 0.
+func ceilDivInt(x, d int) int {
+	if x <= 0 {
+		return -(-x / d)
+	}
+	return (x + d - 1) / d
+}
+
+// localRange returns the local indices [lo, hi) of the global blocks
+// [a, b) that process coordinate p of P holds (block g is local g/P when
+// g mod P = p).
+func localRange(a, b, p, P int) (int, int) {
+	lo := max(0, ceilDivInt(a-p, P))
+	hi := max(lo, ceilDivInt(b-p, P))
+	return lo, hi
+}
+
+// coreKey returns a core set's first core and count (the sets are
+// contiguous).
+func coreKey(cores []int) (int16, int16) {
+	if len(cores) == 0 {
+		return 0, 0
+	}
+	return int16(cores[0]), int16(len(cores))
+}
+
+// tileBase returns the cube-bound time of tiles output tiles of K on
+// cores cores: the busiest core's tiles at the per-core FP16 peak.
+func (j *luCluster) tileBase(tiles, K, cores int) float64 {
+	peak, _ := j.npu.Peak("FP16")
+	perCore := peak / float64(j.npu.Cores)
+	waves := ceilDivInt(tiles, max(1, cores))
+	return float64(waves) * 2 * float64(j.pl.bm) * float64(j.pl.bn) * float64(K) / perCore
+}
+
+// updateDesc describes rank r's share of band z's update with the terms
+// of iterations [i0, i1) on cores.
+func (j *luCluster) updateDesc(r *luRank, zone string, cores []int, z band, i0, i1 int) luKernelDesc {
+	pl := j.pl
+	k := luKernelKey{kind: luKUpdate, zone: zone, K: int32((i1 - i0) * pl.nb), slot: int32(i0 % j.ring)}
+	k.core0, k.ncores = coreKey(cores)
+	rowTiles, colTiles := ceilDivInt(pl.nb, pl.bm), ceilDivInt(pl.nb, pl.bn)
+	tiles := 0
+	for n, rc := range z.rects(pl.nbk) {
+		r0, r1 := localRange(rc[0], rc[1], r.pr, j.P)
+		c0, c1 := localRange(rc[2], rc[3], r.pc, j.Q)
+		if r0 == r1 || c0 == c1 {
+			continue // no local blocks: no work (the key ignores it)
+		}
+		k.r[n] = [4]int32{int32(r0), int32(r1), int32(c0), int32(c1)}
+		tiles += (r1 - r0) * rowTiles * (c1 - c0) * colTiles
+	}
+	return luKernelDesc{key: k, tiles: tiles, base: j.tileBase(tiles, int(k.K), len(cores))}
+}
+
+// panelParts returns the local ranges of iteration i's TRSM and
+// conversion work on rank r: the left part (its rows of the L panel, when
+// it is in process column i mod Q) and the right part (its columns of the
+// U panel, when it is in process row i mod P).
+func (j *luCluster) panelParts(r *luRank, i int) [2][4]int32 {
+	var p [2][4]int32
+	nbk := j.pl.nbk
+	if r.pc == i%j.Q {
+		if lo, hi := localRange(i+1, nbk, r.pr, j.P); hi > lo {
+			p[0] = [4]int32{int32(lo), int32(hi), int32(i / j.Q), 1}
+		}
+	}
+	if r.pr == i%j.P {
+		if lo, hi := localRange(i+1, nbk, r.pc, j.Q); hi > lo {
+			p[1] = [4]int32{int32(lo), int32(hi), int32(i / j.P), 1}
+		}
+	}
+	return p
+}
+
+// trsmDesc describes rank r's TRSM kernel of iteration i.
+func (j *luCluster) trsmDesc(r *luRank, i int) luKernelDesc {
+	pl := j.pl
+	k := luKernelKey{kind: luKTRSM, zone: "trsm", K: int32(pl.nb), slot: int32(i % j.ring), par: int8(i % 2), r: j.panelParts(r, i)}
+	k.core0, k.ncores = coreKey(pl.main)
+	rowTiles, colTiles := ceilDivInt(pl.nb, pl.bm), ceilDivInt(pl.nb, pl.bn)
+	tiles := int(k.r[0][1]-k.r[0][0])*rowTiles*colTiles + rowTiles*int(k.r[1][1]-k.r[1][0])*colTiles
+	return luKernelDesc{key: k, tiles: tiles, base: j.tileBase(tiles, pl.nb, len(pl.main))}
+}
+
+// cvtDesc describes rank r's FP32 → FP16 panel conversion of iteration i.
+func (j *luCluster) cvtDesc(r *luRank, i int) luKernelDesc {
+	pl := j.pl
+	k := luKernelKey{kind: luKCvt, zone: "trsm", r: j.panelParts(r, i)}
+	k.core0, k.ncores = coreKey(pl.main)
+	per := ceilDivInt(pl.nb, pl.cvtRows)
+	chunks := int(k.r[0][1]-k.r[0][0])*per + int(k.r[1][1]-k.r[1][0])*per
+	bytes := float64(ceilDivInt(chunks, len(pl.main))) * float64(pl.cvtRows) * float64(pl.nb) * 6
+	return luKernelDesc{key: k, tiles: chunks, base: bytes / (float64(j.npu.GM.Bandwidth) / float64(len(pl.main)))}
+}
+
+// luClass is a class's sampled points, merged by base and sorted.
+type luClass struct {
+	base, ratio []float64
+	n           []int // points merged into each
+}
+
+// add merges a point (base, ratio) into the class.
+func (c *luClass) add(base, ratio float64) {
+	i, found := slices.BinarySearch(c.base, base)
+	if found {
+		c.ratio[i] = (c.ratio[i]*float64(c.n[i]) + ratio) / float64(c.n[i]+1)
+		c.n[i]++
+		return
+	}
+	c.base = slices.Insert(c.base, i, base)
+	c.ratio = slices.Insert(c.ratio, i, ratio)
+	c.n = slices.Insert(c.n, i, 1)
+}
+
+// interp returns the ratio at base from the points lo and hi (linear in
+// base between them; the nearer point's ratio outside).
+func (c *luClass) interp(lo, hi int, base float64) float64 {
+	switch {
+	case base <= c.base[lo]:
+		return c.ratio[lo]
+	case base >= c.base[hi]:
+		return c.ratio[hi]
+	}
+	t := (base - c.base[lo]) / (c.base[hi] - c.base[lo])
+	return c.ratio[lo] + t*(c.ratio[hi]-c.ratio[lo])
+}
+
+// predict returns the interpolated ratio at base and the gap it falls in
+// (0: below the first point, len: above the last).
+func (c *luClass) predict(base float64) (float64, int) {
+	i, _ := slices.BinarySearch(c.base, base)
+	lo, hi := max(0, i-1), min(len(c.base)-1, i)
+	return c.interp(lo, hi, base), i
+}
+
+// luGap is one gap between a class's sampled points: the predictions in
+// it share their neighbours, so their errors are taken as one.
+type luGap struct {
+	class luKernelKey
+	gap   int
+}
+
+// luKernelTimer times the kernels of an isolated or sampled run.
+type luKernelTimer struct {
+	j       *luCluster
+	predict bool   // sampled: predict kernels outside the sampled windows
+	sampled []bool // per fusion window
+
+	exact   map[luKernelKey]sim.Time
+	classes map[luKernelKey]*luClass
+
+	launches, exactLaunches, predicted, onUse int
+	simWall                                   time.Duration
+	rankPred                                  []map[luGap]float64 // per rank: predicted seconds per gap
+	rankPredTotal                             []float64
+}
+
+func newLUKernelTimer(j *luCluster, predict bool) *luKernelTimer {
+	t := &luKernelTimer{j: j, predict: predict, exact: map[luKernelKey]sim.Time{}, classes: map[luKernelKey]*luClass{}}
+	if predict {
+		t.rankPred = make([]map[luGap]float64, j.P*j.Q)
+		for i := range t.rankPred {
+			t.rankPred[i] = map[luGap]float64{}
+		}
+		t.rankPredTotal = make([]float64, j.P*j.Q)
+	}
+	return t
+}
+
+// sampleWindows marks a systematic sample of s of the w fusion windows:
+// window ⌊(k + ½)·w/s⌋ for k < s (every window when s ≥ w).
+func sampleWindows(w, s int) []bool {
+	out := make([]bool, w)
+	if s >= w {
+		for i := range out {
+			out[i] = true
+		}
+		return out
+	}
+	for k := range s {
+		out[(2*k+1)*w/(2*s)] = true
+	}
+	return out
+}
+
+// luPending is a kernel to simulate: its description and streams.
+type luPending struct {
+	d      luKernelDesc
+	cores  []int
+	stream func(core int) isa.Stream
+}
+
+// prepare simulates the sampled windows' kernels: every rank's program of
+// each sampled window is built on a scratch host (nothing runs), the
+// first kernel of each class per window (in rank order) is simulated —
+// on every available CPU, each kernel alone on its own chip — and becomes
+// one of its class's points.
+func (t *luKernelTimer) prepare() error {
+	j := t.j
+	W := ceilDivInt(j.pl.nbk, j.pl.F)
+	t.sampled = sampleWindows(W, j.p.Sampling.Windows)
+	scratch, err := arch.NewHostChip(j.npu, sim.NewEngine())
+	if err != nil {
+		return err
+	}
+	var todo []luPending
+	seen := map[luKernelKey]bool{}
+	for w, on := range t.sampled {
+		if !on {
+			continue
+		}
+		classes := map[luKernelKey]bool{}
+		for _, r := range j.ranks {
+			h, err := scratch.NewHost()
+			if err != nil {
+				return err
+			}
+			rr := *r
+			rr.h = h
+			var got []luPending
+			j.collect = &got
+			j.buildWindow(&rr, j.rankBuild(&rr), w*j.pl.F)
+			j.collect = nil
+			for _, p := range got {
+				c := p.d.class()
+				if classes[c] || seen[p.d.key] {
+					continue
+				}
+				classes[c], seen[p.d.key] = true, true
+				todo = append(todo, p)
+			}
+		}
+	}
+	times, err := t.simulateAll(todo)
+	if err != nil {
+		return err
+	}
+	for i, p := range todo {
+		t.record(p.d, times[i])
+	}
+	return nil
+}
+
+// record adds a simulated kernel to the exact cache and its class.
+func (t *luKernelTimer) record(d luKernelDesc, dur sim.Time) {
+	t.exact[d.key] = dur
+	if !t.predict || d.base <= 0 {
+		return
+	}
+	c := t.classes[d.class()]
+	if c == nil {
+		c = &luClass{}
+		t.classes[d.class()] = c
+	}
+	c.add(d.base, dur.Seconds()/d.base)
+}
+
+// simulateAll simulates kernels, each alone on a fresh chip, spread over
+// the CPUs; the times do not depend on how they are spread.
+func (t *luKernelTimer) simulateAll(todo []luPending) ([]sim.Time, error) {
+	start := time.Now()
+	defer func() { t.simWall += time.Since(start) }()
+	out := make([]sim.Time, len(todo))
+	errs := make([]error, len(todo))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(1, len(todo))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = simulateKernelAlone(t.j, todo[i])
+			}
+		}()
+	}
+	for i := range todo {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// simulateKernelAlone runs one kernel alone on a fresh chip and returns
+// its duration.
+func simulateKernelAlone(j *luCluster, p luPending) (sim.Time, error) {
+	chip, err := arch.NewChip(j.npu, arch.Options{Mode: arch.Timing})
+	if err != nil {
+		return 0, err
+	}
+	kh, err := chip.NewHost()
+	if err != nil {
+		return 0, err
+	}
+	k := kh.Launch(p.d.key.zone, p.d.key.zone, p.cores, p.stream)
+	kh.Wait("wait", k)
+	if _, err := chip.RunHosted(kh); err != nil {
+		return 0, err
+	}
+	return k.Finished - k.Started, nil
+}
+
+// duration returns the time of rank r's kernel d: exact when its key was
+// simulated; simulated now when its class has fewer than two points (or
+// the fidelity is isolated); else predicted.
+func (t *luKernelTimer) duration(r *luRank, p luPending) (sim.Time, error) {
+	t.launches++
+	if dur, ok := t.exact[p.d.key]; ok {
+		t.exactLaunches++
+		return dur, nil
+	}
+	cl := p.d.class()
+	c := t.classes[cl]
+	if !t.predict || c == nil || len(c.base) < 2 || p.d.base <= 0 {
+		times, err := t.simulateAll([]luPending{p})
+		if err != nil {
+			return 0, err
+		}
+		t.onUse++
+		t.exactLaunches++
+		t.record(p.d, times[0])
+		return times[0], nil
+	}
+	ratio, gap := c.predict(p.d.base)
+	sec := p.d.base * ratio
+	t.predicted++
+	t.rankPred[r.id][luGap{cl, gap}] += sec
+	t.rankPredTotal[r.id] += sec
+	return sim.CeilPS(sec * 1e12), nil
+}
+
+// residuals returns the leave-one-out relative residuals of the sampled
+// points: each interior point of a class with three or more, predicted
+// from its two neighbours, as simulated/predicted − 1.
+func (t *luKernelTimer) residuals() []float64 {
+	keys := make([]luKernelKey, 0, len(t.classes))
+	for k := range t.classes {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b luKernelKey) int { return compareKeys(a, b) })
+	var out []float64
+	for _, k := range keys {
+		c := t.classes[k]
+		for i := 1; i+1 < len(c.base); i++ {
+			pred := c.interp(i-1, i+1, c.base[i])
+			if pred > 0 {
+				out = append(out, c.ratio[i]/pred-1)
+			}
+		}
+	}
+	return out
+}
+
+// compareKeys orders keys deterministically (for reports).
+func compareKeys(a, b luKernelKey) int {
+	return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
+}
+
+// report fills the sampling section: counts, the residuals' mean and
+// standard deviation, and the 99.7 % interval of the total time — on the
+// rank that finished last: |mean|·(its predicted kernel time) + 3·sd·√(Σ
+// over gaps of (its predicted time in the gap)²), the predictions in a
+// gap sharing one error.
+func (t *luKernelTimer) report(last int, total sim.Time) *report.ClusterSampling {
+	s := &report.ClusterSampling{KernelsLaunched: t.launches, LaunchesExact: t.exactLaunches, LaunchesPredicted: t.predicted,
+		KernelSimulations: len(t.exact), SimulatedOnUse: t.onUse, Classes: len(t.classes),
+		KernelSimulationWallSeconds: t.simWall.Seconds()}
+	for _, on := range t.sampled {
+		s.Windows++
+		if on {
+			s.WindowsSampled++
+		}
+	}
+	res := t.residuals()
+	s.Residuals = len(res)
+	if len(res) > 0 {
+		m := 0.0
+		for _, e := range res {
+			m += e
+		}
+		m /= float64(len(res))
+		v := 0.0
+		for _, e := range res {
+			v += (e - m) * (e - m)
+		}
+		if len(res) > 1 {
+			v /= float64(len(res) - 1)
+		}
+		s.ResidualMean, s.ResidualSD = m, math.Sqrt(v)
+	}
+	if t.rankPred != nil && last >= 0 {
+		s.PredictedKernelSeconds = t.rankPredTotal[last]
+		sq := 0.0
+		gaps := make([]luGap, 0, len(t.rankPred[last]))
+		for g := range t.rankPred[last] {
+			gaps = append(gaps, g)
+		}
+		slices.SortFunc(gaps, func(a, b luGap) int {
+			if c := compareKeys(a.class, b.class); c != 0 {
+				return c
+			}
+			return a.gap - b.gap
+		})
+		for _, g := range gaps {
+			y := t.rankPred[last][g]
+			sq += y * y
+		}
+		switch {
+		case s.PredictedKernelSeconds == 0:
+		case len(res) < 2:
+			// No error estimate: the whole predicted time is uncertain.
+			s.HalfWidthSeconds = s.PredictedKernelSeconds
+		default:
+			s.HalfWidthSeconds = math.Abs(s.ResidualMean)*s.PredictedKernelSeconds + 3*s.ResidualSD*math.Sqrt(sq)
+		}
+	}
+	s.TotalLowSeconds = total.Seconds() - s.HalfWidthSeconds
+	s.TotalHighSeconds = total.Seconds() + s.HalfWidthSeconds
+	return s
+}

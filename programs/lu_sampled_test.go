@@ -1,0 +1,138 @@
+package programs
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/cluster"
+)
+
+// newTestLUCluster builds (does not run) a cluster LU job.
+func newTestLUCluster(t *testing.T, yaml string, sets ...string) *luCluster {
+	t.Helper()
+	f, err := Parse("lu.yaml", ".", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Overrides: mustSets(t, sets...)}
+	topo, err := cluster.LoadSystem(ClusterMachine(f, o), o.Overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := buildLUCluster(f, topo, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := job.(*luCluster)
+	for pr := range j.P {
+		for pc := range j.Q {
+			j.ranks = append(j.ranks, &luRank{id: j.rankOf(pr, pc), pr: pr, pc: pc})
+		}
+	}
+	return j
+}
+
+// A kernel key determines the kernel's work exactly: every update, TRSM
+// and conversion kernel of every rank and iteration with one key has the
+// same work list (so the exact cache may reuse a time), on grids where
+// the ranks' shares differ, for both trailing precisions.
+func TestLUKernelKeyExact(t *testing.T) {
+	for _, c := range []struct{ grid, trailing string }{{"{p: 2, q: 4}", "fp16"}, {"{p: 4, q: 2}", "fp32"}} {
+		j := newTestLUCluster(t, luClusterSmall+"numerics: off\ngrid: "+c.grid+"\n", "program.trailing="+c.trailing, "program.n=2048")
+		seen := map[luKernelKey]any{}
+		check := func(d luKernelDesc, work any, tiles int) {
+			t.Helper()
+			if w, ok := seen[d.key]; ok && !reflect.DeepEqual(w, work) {
+				t.Fatalf("%s: key %+v: two different work lists", c.grid, d.key)
+			}
+			seen[d.key] = work
+			if d.tiles != tiles {
+				t.Fatalf("%s: key %+v: %d tiles, the work list has %d", c.grid, d.key, d.tiles, tiles)
+			}
+		}
+		nbk, F := j.pl.nbk, j.pl.F
+		for _, r := range j.ranks {
+			for i := 0; i < nbk-1; i++ {
+				k0 := i / F * F
+				for _, z := range []band{{i + 1, i + 2}, {i + 2, min(k0+F, nbk)}, {min(k0+F, nbk), nbk}, {k0 + F, k0 + 2*F}} {
+					for _, i0 := range []int{i, k0} {
+						g := j.update(r, z, i0, i+1, 1)
+						check(j.updateDesc(r, "z", j.pl.main, z, i0, i+1), g, g.tiles())
+					}
+				}
+				left, right := j.trsm(r, i)
+				tiles := 0
+				var gs []*luGEMM
+				for _, g := range []*luGEMM{left, right} {
+					if g != nil && len(g.jobs) > 0 {
+						gs = append(gs, g)
+						tiles += g.tiles()
+					}
+				}
+				check(j.trsmDesc(r, i), gs, tiles)
+				if j.pl.tb == 4 {
+					cv := j.cvtJobs(r, i)
+					check(j.cvtDesc(r, i), cv, len(cv))
+				}
+			}
+		}
+		if len(seen) < 100 {
+			t.Errorf("%s: only %d distinct keys: the test exercises too little", c.grid, len(seen))
+		}
+	}
+}
+
+// sampledVsFull runs a node both ways and returns the two results'
+// totals and the sampled run's interval.
+func TestLUClusterSampledNearFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two node runs at n = 16384")
+	}
+	sets := []string{"program.n=16384", "program.nb=256", "program.n_fused=6", "program.n_fusion=16", "program.trailing=fp16",
+		"program.sampling.windows=4"}
+	full, err := runLU(t, luClusterSmall+"numerics: off\n", append(sets, "program.fidelity=full")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smp, err := runLU(t, luClusterSmall+"numerics: off\n", append(sets, "program.fidelity=sampled")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := full.Report.Time.Seconds, smp.Report.Time.Seconds
+	s := smp.Report.Cluster.Sampling
+	if s == nil {
+		t.Fatal("no sampling section")
+	}
+	if d := math.Abs(b/a - 1); d > 0.03 {
+		t.Errorf("total: full %v s, sampled %v s (%.2f %% apart)", a, b, 100*d)
+	}
+	if s.WindowsSampled != 4 || s.LaunchesPredicted == 0 || s.KernelSimulations >= s.KernelsLaunched || s.Residuals == 0 {
+		t.Errorf("sampling %+v: expected 4 windows sampled, predictions and residuals", *s)
+	}
+	if s.HalfWidthSeconds <= 0 || s.TotalLowSeconds > b || s.TotalHighSeconds < b {
+		t.Errorf("interval [%v, %v] around %v", s.TotalLowSeconds, s.TotalHighSeconds, b)
+	}
+	if s.KernelsLaunched != s.LaunchesExact+s.LaunchesPredicted {
+		t.Errorf("launches %d ≠ exact %d + predicted %d", s.KernelsLaunched, s.LaunchesExact, s.LaunchesPredicted)
+	}
+}
+
+// Bad sampling input is one line naming the key.
+func TestLUClusterSampledBadInput(t *testing.T) {
+	for set, want := range map[string]string{
+		"program.sampling.windows=-1": `"sampling.windows"`,
+		"program.fidelity=sampledd":   `"fidelity"`,
+	} {
+		_, err := runLU(t, luClusterSmall+"numerics: off\n", set)
+		if !badinput.Is(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v", set, err)
+		}
+	}
+	_, err := runLU(t, luClusterSmall+"numerics: full\n", "program.fidelity=sampled")
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "numerics off") {
+		t.Errorf("sampled with full numerics: got %v", err)
+	}
+}
