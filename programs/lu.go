@@ -159,6 +159,9 @@ func (p *LUParams) checkOneChip(file string, m *machines.Machine) error {
 	if p.Fidelity != "" && p.Fidelity != "full" {
 		return fmt.Errorf("%s: key \"fidelity\": %q applies to runs on a cluster or node description; one chip is always simulated in full", file, p.Fidelity)
 	}
+	if p.N > MaxLUChipN {
+		return fmt.Errorf("%s: key \"n\": at most %d on one chip (got %d)", file, MaxLUChipN, p.N)
+	}
 	if p.Grid.P*p.Grid.Q > 1 {
 		return fmt.Errorf("%s: key \"grid\": a %d × %d process grid needs a cluster or node description (-m cloudbrain2-node); machine %s is one chip", file, p.Grid.P, p.Grid.Q, m.Name)
 	}

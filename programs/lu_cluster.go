@@ -134,6 +134,9 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	if p.Diag != "" && p.Diag != "host" {
 		return nil, fmt.Errorf("%s: key \"diag\": %q applies to GPU machines; on a cluster of NPUs the hosts factor the diagonal blocks", f.Path, p.Diag)
 	}
+	if o.Fidelity != "" {
+		p.Fidelity = o.Fidelity
+	}
 	switch p.Fidelity {
 	case "", "full":
 		p.Fidelity = "full"
@@ -143,6 +146,9 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 		}
 	default:
 		return nil, fmt.Errorf("%s: key \"fidelity\": %q: must be full (every NPU cycle-level), isolated (each distinct kernel simulated alone, once) or sampled (a sample of windows simulated, the rest predicted)", f.Path, p.Fidelity)
+	}
+	if p.Numerics == NumericsFull && p.N > MaxLUFunctionalN {
+		return nil, fmt.Errorf("%s: key \"n\": %d: numerics full on a cluster keeps the whole factors and the golden model in host memory: n at most %d (numerics off for timing)", f.Path, p.N, MaxLUFunctionalN)
 	}
 	if p.Sampling.Windows == 0 {
 		p.Sampling.Windows = DefaultSampledWindows

@@ -59,6 +59,16 @@ type LUSampling struct {
 	Windows int `mapstructure:"windows"`
 }
 
+// MaxLUClusterN bounds n on a cluster (beyond any HBM share's reach:
+// the per-NPU GM check refuses far smaller n); MaxLUChipN on one chip,
+// and MaxLUFunctionalN on a cluster with numerics full (the factors and
+// the golden model are kept whole in host memory: 4·n² bytes each).
+const (
+	MaxLUClusterN    = 1 << 23
+	MaxLUChipN       = 1 << 20
+	MaxLUFunctionalN = 16384
+)
+
 // DefaultSampledWindows is the fusion windows fidelity sampled simulates
 // when the program does not say.
 const DefaultSampledWindows = 12
@@ -238,8 +248,8 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 	switch {
 	case p.NB <= 0 || p.NB%16 != 0:
 		return bad("nb", "must be a positive multiple of 16 (the cube's 16×16 fractal) (got %d)", p.NB)
-	case p.N > 1<<20:
-		return bad("n", "at most 1048576 (got %d)", p.N)
+	case p.N > MaxLUClusterN:
+		return bad("n", "at most %d (got %d)", MaxLUClusterN, p.N)
 	case p.N <= 0 || p.N%p.NB != 0:
 		return bad("n", "must be a positive multiple of nb = %d (got %d)", p.NB, p.N)
 	case p.NFused < 1:

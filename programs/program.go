@@ -65,6 +65,9 @@ type Options struct {
 	Numerics string
 	// Seed overrides the program's seed when non-nil.
 	Seed *int64
+	// Fidelity overrides a cluster run's fidelity (full, isolated,
+	// sampled); "" keeps the program's.
+	Fidelity string
 	// FastForward, when not nil, skips repeated waves of kernel grids
 	// (arch.FastForward; timing-only GPU runs). The report's notes list
 	// the skips.

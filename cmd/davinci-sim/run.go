@@ -33,6 +33,7 @@ type runFlags struct {
 	sets     []string
 	out      string
 	numerics string
+	fidelity string
 	json     bool
 	seed     int64
 	quiet    bool
@@ -80,6 +81,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.StringArrayVar(&f.sets, "set", nil, "override a parameter: program.<path>=value or machine.<path>=value (repeatable)")
 	fl.StringVarP(&f.out, "out", "o", "", "write report.json and result arrays (.npy) to this directory")
 	fl.StringVar(&f.numerics, "numerics", "", "full | sampled | off (default: the program's)")
+	fl.StringVar(&f.fidelity, "fidelity", "", "cluster runs: full | isolated | sampled — every NPU cycle-level, each distinct kernel alone, or a sample of windows with the rest predicted (default: the program's, else full; isolated and sampled imply --numerics off)")
 	fl.BoolVar(&f.json, "json", false, "print report.json to stdout instead of the summary table")
 	fl.Int64Var(&f.seed, "seed", 0, "override the program's random seed")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
@@ -106,7 +108,15 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	default:
 		return badInput(fmt.Errorf("--numerics %+q: must be full, sampled or off", f.numerics))
 	}
-	opts := programs.Options{Machine: f.machine, Overrides: ovs, Numerics: f.numerics}
+	switch f.fidelity {
+	case "", "full", "isolated", "sampled":
+	default:
+		return badInput(fmt.Errorf("--fidelity %+q: must be full, isolated or sampled", f.fidelity))
+	}
+	opts := programs.Options{Machine: f.machine, Overrides: ovs, Numerics: f.numerics, Fidelity: f.fidelity}
+	if f.numerics == "" && (f.fidelity == "isolated" || f.fidelity == "sampled") {
+		opts.Numerics = programs.NumericsOff
+	}
 	if f.fastForward {
 		ff := arch.DefaultFastForward
 		ff.Tolerance, ff.Mix = f.ffTolerance, f.ffMix
@@ -125,6 +135,8 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	var hooks programs.RunHooks
 	clusterName := programs.ClusterMachine(file, opts)
 	switch {
+	case clusterName == "" && f.fidelity != "":
+		return badInput(fmt.Errorf("--fidelity: applies to runs on a cluster or node description (-m cloudbrain2-node); this run is on one chip, always simulated in full"))
 	case clusterName != "" && f.view:
 		return badInput(fmt.Errorf("--view: not yet for runs on a cluster or node description (%s); --trace FILE.json writes the ranks' timeline", clusterName))
 	case clusterName != "" && f.trace != "" && !strings.HasSuffix(f.trace, ".json") && !strings.HasSuffix(f.trace, ".json.gz"):

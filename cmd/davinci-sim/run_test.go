@@ -120,6 +120,9 @@ func TestRunBadInput(t *testing.T) {
 		{[]string{"run", examplePath("sgemm-cube.yaml"), "--numerics", "maybe"}, "full, sampled or off"},
 		{[]string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.m=1000000", "--set", "program.k=1000000", "--numerics", "full"}, "host memory"},
 		{[]string{"run", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
+		{[]string{"run", examplePath("lu-cluster-small.yaml"), "--fidelity", "rough"}, "full, isolated or sampled"},
+		{[]string{"run", examplePath("lu-fused-small.yaml"), "--fidelity", "sampled"}, "cluster or node description"},
+		{[]string{"run", examplePath("lu-cluster-small.yaml"), "--fidelity", "sampled", "--numerics", "full"}, "numerics off"},
 		{[]string{"run", bad}, "kind"},
 		// .npy inputs: a header whose shape the data cannot hold, and a
 		// header cut short (npyio itself panics on it).
@@ -146,6 +149,20 @@ func TestRunBadInput(t *testing.T) {
 		}
 		if msg := err.Error(); !strings.Contains(msg, c.want) || strings.Count(msg, "\n") > 0 {
 			t.Errorf("%v: error %q should be one line containing %q", c.args, msg, c.want)
+		}
+	}
+}
+
+// --fidelity sampled runs a cluster example (numerics off implied) and
+// the report says how it was sampled.
+func TestRunFidelityFlag(t *testing.T) {
+	out, code, err := runCLI(t, "run", examplePath("lu-cluster-small.yaml"), "-q", "--fidelity", "sampled", "--set", "program.n=4096", "--set", "program.nb=256", "--set", "program.n_fused=2")
+	if code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	for _, want := range []string{"fidelity sampled", "99.7 % interval"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
 }
