@@ -408,6 +408,7 @@ func (h *Host) ready(k *Kernel) bool {
 
 func (h *Host) startKernel(k *Kernel, now sim.Time) {
 	k.started, k.Started = true, now
+	k.deps = nil // met: a long program must not keep a chain of every earlier kernel reachable
 	k.left = len(k.Cores)
 	if k.left == 0 {
 		h.kernelDone(k, now)

@@ -620,7 +620,10 @@ func luSamples(iterAt []sim.Time, nbk, F int, n, nb, peak float64) ([]report.HPL
 		for i := k0; i < k1; i++ {
 			fl += its[i].Flops
 		}
-		w := report.HPLMxPWindow{FirstIteration: k0, Iterations: k1 - k0, Seconds: dt, Flops: fl}
+		w := report.HPLMxPWindow{FirstIteration: k0, Iterations: k1 - k0, Seconds: dt, Flops: fl, StartSeconds: iterAt[k0].Seconds()}
+		if end := iterAt[nbk].Seconds(); end > 0 {
+			w.Progress = iterAt[k0].Seconds() / end
+		}
 		if dt > 0 {
 			w.MeasuredOverTheoretical = ptr(fl / dt / peak)
 		}

@@ -142,9 +142,9 @@ func TestSectionKeys(t *testing.T) {
 	check("iteration", report.HPLMxPIteration{}, "flops", "iteration", "seconds", "start_seconds")
 	check("iteration (timed)", report.HPLMxPIteration{TFLOPS: &x, MeasuredOverTheoretical: &x},
 		"flops", "iteration", "measured_over_theoretical", "seconds", "start_seconds", "tflops")
-	check("window", report.HPLMxPWindow{}, "first_iteration", "flops", "iterations", "seconds")
+	check("window", report.HPLMxPWindow{}, "first_iteration", "flops", "iterations", "progress", "seconds", "start_seconds")
 	check("window (timed)", report.HPLMxPWindow{MeasuredOverTheoretical: &x},
-		"first_iteration", "flops", "iterations", "measured_over_theoretical", "seconds")
+		"first_iteration", "flops", "iterations", "measured_over_theoretical", "progress", "seconds", "start_seconds")
 	check("lu_gemm", report.LUGEMM{}, "gm_bytes", "hbm_bytes", "k", "m", "nb", "operational_intensity", "operational_intensity_hbm", "seconds", "tflops")
 	check("lu_gemm (numerics full)", report.LUGEMM{GoldenMismatches: &one, Bound: &report.Bound{}},
 		"bound", "gm_bytes", "golden_mismatches", "hbm_bytes", "k", "m", "nb", "operational_intensity", "operational_intensity_hbm", "seconds", "tflops")

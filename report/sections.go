@@ -76,7 +76,12 @@ type HPLMxPWindow struct {
 	Flops                   float64  `json:"flops"`
 	Iterations              int      `json:"iterations"`
 	MeasuredOverTheoretical *float64 `json:"measured_over_theoretical,omitempty"`
-	Seconds                 float64  `json:"seconds"`
+	// Progress is StartSeconds over the factorization's time (0 … 1: runs
+	// of different length on one axis).
+	Progress float64 `json:"progress"`
+	Seconds  float64 `json:"seconds"`
+	// StartSeconds is when the window's first iteration started.
+	StartSeconds float64 `json:"start_seconds"`
 }
 
 // HPLMxPZone aggregates the kernels of one zone.
