@@ -48,6 +48,9 @@ type RunHooks struct {
 	// ClusterTrace, when not nil, receives the ranks' timeline of a run on
 	// a cluster or node description (--trace of such a run).
 	ClusterTrace *traces.ClusterTrace
+	// ObserveRank is the rank whose NPU Observer watches in a cluster run
+	// (fidelity full: the drill-down into one NPU's cores).
+	ObserveRank int
 }
 
 // CancelEvery is how often (in events) a run checks RunHooks.Context: a few

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/cluster"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/version"
 )
@@ -37,6 +38,23 @@ func ClusterMachine(f *File, opts Options) string {
 		return name
 	}
 	return ""
+}
+
+// ClusterNPU returns the NPU machine of the cluster or node description
+// name with the run's machine.* overrides (the chip a per-core trace of
+// one rank shows).
+func ClusterNPU(name string, opts Options) (*machines.Machine, error) {
+	topo, err := cluster.LoadSystem(name, opts.Overrides)
+	if err != nil {
+		return nil, err
+	}
+	var mo []machines.Override
+	for _, ov := range opts.Overrides {
+		if strings.HasPrefix(strings.ToLower(ov.Path), "machine.") {
+			mo = append(mo, ov)
+		}
+	}
+	return machines.Load(topo.Node.NPU, mo)
 }
 
 // executeCluster runs f on the cluster or node description name.

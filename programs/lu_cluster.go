@@ -372,10 +372,23 @@ func (j *luCluster) localBlocks(r *luRank, z band) int {
 // Run builds every rank's chip and host program, runs them with the
 // network on one engine, and fills the report.
 func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
+	npus := j.P * j.Q
 	if hooks.Observer != nil {
-		return nil, badInput(fmt.Errorf("--view and chip traces: not for cluster runs (--trace writes the ranks' timeline)"))
+		if j.isolated() {
+			return nil, badInput(fmt.Errorf("%s: the per-core trace of an NPU (--trace-npu) needs fidelity full: with %s the NPUs have no core models", j.file, j.p.Fidelity))
+		}
+		if hooks.ObserveRank < 0 || hooks.ObserveRank >= npus {
+			return nil, badInput(fmt.Errorf("--trace-npu %d: ranks are 0..%d on this %d × %d grid", hooks.ObserveRank, npus-1, j.P, j.Q))
+		}
 	}
 	j.trace = hooks.ClusterTrace
+	if j.trace != nil {
+		for r := range j.trace.Only {
+			if r < 0 || r >= npus {
+				return nil, badInput(fmt.Errorf("--trace-ranks: rank %d does not exist; ranks are 0..%d on this %d × %d grid", r, npus-1, j.P, j.Q))
+			}
+		}
+	}
 	mode := modeFor(j.p.Numerics)
 	if j.p.Numerics == NumericsSampled {
 		return nil, badInput(fmt.Errorf("%s: numerics sampled: not yet on a cluster (use full at small n, off for timing)", j.file))
@@ -401,7 +414,11 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 			if j.isolated() {
 				chip, err = arch.NewHostChip(j.npu, j.eng)
 			} else {
-				chip, err = arch.NewChip(j.npu, arch.Options{Mode: mode, Engine: j.eng})
+				o := arch.Options{Mode: mode, Engine: j.eng}
+				if hooks.Observer != nil && id == hooks.ObserveRank {
+					o.Observer = hooks.Observer
+				}
+				chip, err = arch.NewChip(j.npu, o)
 			}
 			if err != nil {
 				return nil, badInput(err)
@@ -536,7 +553,7 @@ func (j *luCluster) meet(key string, root int, members []int, start func(done fu
 			if j.trace != nil && root >= 0 {
 				for _, to := range members {
 					if to != root {
-						j.trace.Messages = append(j.trace.Messages, traces.ClusterMessage{From: root, To: to, Sent: sent, Arrived: j.eng.Now(), Name: key})
+						j.trace.AddMessage(traces.ClusterMessage{From: root, To: to, Sent: sent, Arrived: j.eng.Now(), Name: key})
 					}
 				}
 			}
@@ -554,7 +571,7 @@ func (j *luCluster) async(r *luRank, stage, name string, begin func(done func())
 		t0 := j.eng.Now()
 		return begin(func() {
 			if j.trace != nil {
-				j.trace.Spans = append(j.trace.Spans, traces.ClusterSpan{Rank: r.id, Track: 0, Name: name, From: t0, To: j.eng.Now()})
+				j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Track: 0, Name: name, From: t0, To: j.eng.Now()})
 			}
 			done()
 		})
@@ -730,7 +747,7 @@ func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 				h.Compute("diag", 4.0/3*math.Pow(float64(nb), 3), 3*diagBytes*4, false, 0, fac)
 				h.Call("diag", func() error {
 					if j.trace != nil {
-						j.trace.Spans = append(j.trace.Spans, traces.ClusterSpan{Rank: r.id, Name: fmt.Sprintf("diag %d (LU + inverses)", i), From: t0, To: now()})
+						j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Name: fmt.Sprintf("diag %d (LU + inverses)", i), From: t0, To: now()})
 					}
 					return nil
 				})
@@ -1111,7 +1128,7 @@ func (j *luCluster) kernelFinished(r *luRank, k *arch.Kernel) {
 	if k.Zone == "fusion" && len(j.pl.fu) > 0 && j.pl.fu[0] != j.pl.main[0] {
 		track = 2
 	}
-	j.trace.Spans = append(j.trace.Spans, traces.ClusterSpan{Rank: r.id, Track: track, Name: k.Name, From: k.Started, To: k.Finished})
+	j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Track: track, Name: k.Name, From: k.Started, To: k.Finished})
 }
 
 // isolated reports whether kernels are timed apart (fidelity isolated or
@@ -1290,6 +1307,9 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 	if s := cl.Sampling; s != nil {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity sampled: %d of %d fusion windows simulated; %d kernels, %d distinct ones simulated alone, %d predicted (%d classes, %d leave-one-out residuals: mean %+.2f %%, sd %.2f %%); total %.6g s, 99.7 %% interval [%.6g, %.6g] s; no memory traffic or energy",
 			s.WindowsSampled, s.Windows, s.KernelsLaunched, s.KernelSimulations, s.LaunchesPredicted, s.Classes, s.Residuals, 100*s.ResidualMean, 100*s.ResidualSD, secs, s.TotalLowSeconds, s.TotalHighSeconds))
+	}
+	if j.trace != nil && j.trace.Dropped > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("trace: %d spans and messages beyond the first %d left out (narrow it with --trace-window or --trace-ranks)", j.trace.Dropped, len(j.trace.Spans)+len(j.trace.Messages)))
 	}
 	if j.hcclRing > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d panel broadcasts ran as rings of point-to-point sends: HCCL forms no 2- or 4-NPU communicator across a 910A node's HCCS meshes (CLUSTER-FACTS §1.2)", j.hcclRing))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -41,6 +42,8 @@ type runFlags struct {
 	trace       string // --trace FILE.pftrace|FILE.json[.gz]
 	traceCores  string // --trace-cores 0-3
 	traceWindow string // --trace-window 0us..50us
+	traceRanks  string // --trace-ranks 0-7 (cluster runs)
+	traceNPU    int    // --trace-npu R (cluster runs, fidelity full; -1: none)
 	view        bool   // --view: live terminal visualizer
 
 	fastForward bool    // --fast-forward: skip repeated waves of GPU grids
@@ -88,6 +91,8 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.StringVar(&f.trace, "trace", "", traces.TraceFlagHelp)
 	fl.StringVar(&f.traceCores, "trace-cores", "", "trace/view only these cores, e.g. 0-3,8 (default: all)")
 	fl.StringVar(&f.traceWindow, "trace-window", "", "trace/view only this simulated time window, e.g. 0us..50us")
+	fl.StringVar(&f.traceRanks, "trace-ranks", "", "cluster runs: trace only these ranks, e.g. 0-7 (a node) (default: all)")
+	fl.IntVar(&f.traceNPU, "trace-npu", -1, "cluster runs at fidelity full: also trace this rank's NPU core by core (its pipes as threads of the rank; --trace-cores narrows them)")
 	fl.BoolVar(&f.fastForward, "fast-forward", false, "GPU kernels, timing only: measure waves of blocks and skip the repeated ones (approximate; the notes say what was skipped and the bound)")
 	fl.Float64Var(&f.ffTolerance, "fast-forward-tolerance", arch.DefaultFastForward.Tolerance, "with --fast-forward: the largest relative spread of the measured waves' durations that allows a skip")
 	fl.Float64Var(&f.ffMix, "fast-forward-mix", arch.DefaultFastForward.Mix, "with --fast-forward: the largest spread of a lane's fraction of time in a cause over the measured waves that allows a skip")
@@ -141,12 +146,24 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		return badInput(fmt.Errorf("--view: not yet for runs on a cluster or node description (%s); --trace FILE.json writes the ranks' timeline", clusterName))
 	case clusterName != "" && f.trace != "" && !strings.HasSuffix(f.trace, ".json") && !strings.HasSuffix(f.trace, ".json.gz"):
 		return badInput(fmt.Errorf("--trace %s: a run on a cluster or node description writes a JSON trace (FILE.json or FILE.json.gz)", f.trace))
+	case clusterName == "" && (f.traceRanks != "" || f.traceNPU >= 0):
+		return badInput(errors.New("--trace-ranks and --trace-npu: for runs on a cluster or node description"))
+	case clusterName != "" && f.trace == "" && (f.traceRanks != "" || f.traceNPU >= 0 || f.traceWindow != "" || f.traceCores != ""):
+		return badInput(errors.New("--trace-ranks, --trace-npu, --trace-window and --trace-cores need --trace FILE.json"))
+	case clusterName != "" && f.traceCores != "" && f.traceNPU < 0:
+		return badInput(errors.New("--trace-cores: on a cluster run it narrows --trace-npu's cores; give --trace-npu RANK"))
 	case clusterName != "" && f.trace != "":
-		hooks.ClusterTrace = &traces.ClusterTrace{}
+		hooks.ClusterTrace, err = newClusterTrace(f)
+		if err != nil {
+			return badInput(err)
+		}
 	}
 	var rec *traces.Recorder
 	if clusterName == "" {
 		rec, err = newTraceRecorder(file, opts, f)
+	} else if f.traceNPU >= 0 {
+		rec, err = newNPURecorder(clusterName, file, opts, f)
+		hooks.Observer, hooks.ObserveRank = rec, f.traceNPU
 	}
 	if err != nil {
 		return badInput(err)
@@ -187,6 +204,10 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		return failure(err)
 	}
 	if hooks.ClusterTrace != nil {
+		if rec != nil {
+			rec.Finish(sim.Time(math.Round(res.Report.Time.Seconds * 1e12)))
+			hooks.ClusterTrace.AddTimeline(f.traceNPU, rec.Timeline())
+		}
 		err := outfile.WriteWith(f.trace, func(tmp string) error {
 			fh, err := os.Create(tmp)
 			if err != nil {
@@ -250,6 +271,57 @@ func writeResults(stdout, stderr io.Writer, res *programs.Result, f runFlags, tr
 		fmt.Fprintln(stderr, "davinci-sim:", err)
 	}
 	return failure(errs[0])
+}
+
+// newClusterTrace returns the ranks' timeline to record for --trace of a
+// cluster run, filtered by --trace-window and --trace-ranks.
+func newClusterTrace(f runFlags) (*traces.ClusterTrace, error) {
+	ct := &traces.ClusterTrace{}
+	if f.traceWindow != "" {
+		from, to, err := traces.ParseWindow(f.traceWindow)
+		if err != nil {
+			return nil, fmt.Errorf("--trace-window: %v", err)
+		}
+		ct.From, ct.To = from, to
+	}
+	if f.traceRanks != "" {
+		only, err := traces.ParseCores(f.traceRanks)
+		if err != nil {
+			return nil, fmt.Errorf("--trace-ranks: %v", err)
+		}
+		ct.Only = only
+	}
+	return ct, nil
+}
+
+// newNPURecorder returns the recorder of --trace-npu: one rank's NPU, core
+// by core, in --trace-window and --trace-cores.
+func newNPURecorder(clusterName string, file *programs.File, opts programs.Options, f runFlags) (*traces.Recorder, error) {
+	var w traces.Window
+	if f.traceCores != "" {
+		cores, err := traces.ParseCores(f.traceCores)
+		if err != nil {
+			return nil, fmt.Errorf("--trace-cores: %v", err)
+		}
+		w.Cores = cores
+	}
+	if f.traceWindow != "" {
+		from, to, err := traces.ParseWindow(f.traceWindow)
+		if err != nil {
+			return nil, fmt.Errorf("--trace-window: %v", err)
+		}
+		w.From, w.To = from, to
+	}
+	m, err := programs.ClusterNPU(clusterName, opts)
+	if err != nil {
+		return nil, err
+	}
+	if c := slices.Max(append(slices.Collect(maps.Keys(w.Cores)), -1)); c >= m.Cores {
+		return nil, fmt.Errorf("--trace-cores %s: core %d does not exist; machine %s has cores 0-%d", f.traceCores, c, m.Name, m.Cores-1)
+	}
+	rec := traces.NewRecorder(w)
+	rec.SetInfo(m.Name, file.Kind.Name, m.Geometry())
+	return rec, nil
 }
 
 // newTraceRecorder returns the event recorder for --trace/--view (nil when

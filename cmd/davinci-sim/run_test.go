@@ -204,3 +204,70 @@ func TestCPUProfileFlag(t *testing.T) {
 		t.Errorf("unwritable --cpuprofile: exit %d, want 2", code)
 	}
 }
+
+// A cluster trace narrowed to a node's first ranks and a time window, with
+// one NPU drilled into core by core: only those ranks, only that window,
+// the NPU's pipes as extra threads of its rank; the drill-down needs
+// fidelity full and a rank that exists.
+func TestRunClusterTraceFilters(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.json")
+	args := []string{"run", examplePath("lu-cluster-small.yaml"), "-q", "--numerics", "off", "--trace", tr,
+		"--trace-ranks", "0-3", "--trace-window", "0us..200us", "--trace-npu", "2", "--trace-cores", "0"}
+	if out, code, err := runCLI(t, args...); code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	data, err := os.ReadFile(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Ph   string          `json:"ph"`
+			Pid  int             `json:"pid"`
+			Tid  int             `json:"tid"`
+			Ts   json.Number     `json:"ts"`
+			Args json.RawMessage `json:"args"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	coreSpans := 0
+	for _, e := range doc.TraceEvents {
+		if e.Ph != "X" {
+			continue
+		}
+		if e.Pid > 3 {
+			t.Fatalf("span of rank %d outside --trace-ranks 0-3", e.Pid)
+		}
+		if ts, _ := e.Ts.Float64(); ts > 200 {
+			t.Fatalf("span at %v µs after the window's end", ts)
+		}
+		if e.Tid >= 3 {
+			if e.Pid != 2 {
+				t.Fatalf("a core thread on rank %d, not the drilled NPU 2", e.Pid)
+			}
+			coreSpans++
+		}
+	}
+	if coreSpans == 0 {
+		t.Error("no spans of NPU 2's core 0")
+	}
+	for _, c := range []struct {
+		extra []string
+		want  string
+	}{
+		{[]string{"--trace-npu", "8"}, "ranks are 0..7"},
+		{[]string{"--trace-npu", "1", "--fidelity", "sampled"}, "fidelity full"},
+		{[]string{"--trace-ranks", "9"}, "rank 9 does not exist"},
+	} {
+		a := append([]string{"run", examplePath("lu-cluster-small.yaml"), "-q", "--numerics", "off", "--trace", tr}, c.extra...)
+		if _, code, err := runCLI(t, a...); code != 2 || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: exit %d, %v; want 2 and %q", c.extra, code, err, c.want)
+		}
+	}
+	if _, code, err := runCLI(t, "run", examplePath("lu-cluster-small.yaml"), "--trace-ranks", "0-3"); code != 2 || !strings.Contains(err.Error(), "need --trace") {
+		t.Errorf("--trace-ranks without --trace: exit %d, %v", code, err)
+	}
+}
