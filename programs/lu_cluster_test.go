@@ -126,6 +126,21 @@ func BenchmarkLUNode65536(b *testing.B) {
 	runLUBench(b, "kind: lu-fused\nmachine: cloudbrain2-node\nn: 65536\nnb: 256\nn_fused: 6\nn_fusion: 32\ntrailing: fp16\nnumerics: off\n")
 }
 
+// BenchmarkLUNodeSampled65536 is the node at n = 65536 with fidelity
+// sampled (compare BenchmarkLUNode65536, its full-fidelity reference):
+// go test ./programs -run XXX -bench LUNodeSampled65536 -benchtime 1x
+func BenchmarkLUNodeSampled65536(b *testing.B) {
+	runLUBench(b, "kind: lu-fused\nmachine: cloudbrain2-node\nn: 65536\nnb: 256\nn_fused: 6\nn_fusion: 32\ntrailing: fp16\nnumerics: off\nfidelity: sampled\n")
+}
+
+// BenchmarkLUCluster256Sampled is issue 17's weak-scaling point: 32 nodes
+// (256 NPUs, 16 × 16), each share ~80 % of HBM, fidelity sampled (target
+// ≤ 10 minutes, ≤ 4 GB; about 100 s here):
+// go test ./programs -run XXX -bench LUCluster256Sampled -benchtime 1x
+func BenchmarkLUCluster256Sampled(b *testing.B) {
+	runLUBench(b, "kind: lu-fused\nmachine: cloudbrain2\ngrid: {p: 16, q: 16}\nn: 1777664\nnb: 256\nn_fused: 6\nn_fusion: 32\ntrailing: fp16\nnumerics: off\nfidelity: sampled\n")
+}
+
 // The same cluster run twice gives the same times, events and link bytes.
 func TestLUClusterDeterministic(t *testing.T) {
 	var first *Result

@@ -37,7 +37,8 @@
 // same y (a roofline with two operational intensities); list metrics plot
 // element by element (one value goes with every element of the other
 // axis); roof draws the ceilings y = min(peak, slope·x), labelled, behind
-// the data; xlabel replaces the x axis title.
+// the data; xlabel replaces the x axis title; ymin and ymax leave out the
+// values below or above them (the warning counts them).
 //
 // Before anything runs, Study.Check validates every path and value type;
 // errors name the study file and key and are marked bad input (package badinput) (exit code 2).

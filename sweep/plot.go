@@ -205,7 +205,8 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 				}
 				for i := range n {
 					x, yy := xv[min(i, len(xv)-1)], yv[min(i, len(yv)-1)]
-					if math.IsNaN(x) || math.IsNaN(yy) || (logx && x <= 0) || (pl.LogY && yy <= 0) {
+					if math.IsNaN(x) || math.IsNaN(yy) || (logx && x <= 0) || (pl.LogY && yy <= 0) ||
+						(pl.YMin != nil && yy < *pl.YMin) || (pl.YMax != nil && yy > *pl.YMax) {
 						dropped++
 						continue
 					}
@@ -221,7 +222,7 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 		}
 	}
 	if dropped > 0 {
-		warn("%d values left out (missing, not numbers, or not positive on a log axis)", dropped)
+		warn("%d values left out (missing, not numbers, not positive on a log axis, or outside ymin/ymax)", dropped)
 	}
 	if len(lines) == 0 {
 		warn("nothing to draw; skipped")

@@ -100,3 +100,20 @@ func TestPlotRoofErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPlotYRange: ymin/ymax parse to numbers and bad ones are bad input.
+func TestPlotYRange(t *testing.T) {
+	base := "program: p.yaml\nmetrics: [a, b]\nvary: {program.m: [1, 2]}\nplot: "
+	s, err := ParseStudy("s.yaml", ".", []byte(base+"{x: a, y: b, ymin: 0.1, ymax: 2}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Plots[0]; p.YMin == nil || *p.YMin != 0.1 || p.YMax == nil || *p.YMax != 2 {
+		t.Errorf("parsed %+v", p)
+	}
+	for _, text := range []string{"{x: a, y: b, ymin: low}", "{x: a, y: b, ymax: .inf}"} {
+		if _, err := ParseStudy("s.yaml", ".", []byte(base+text)); err == nil || !strings.Contains(err.Error(), "finite number") {
+			t.Errorf("%s: error %v", text, err)
+		}
+	}
+}

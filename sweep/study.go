@@ -89,6 +89,9 @@ type Plot struct {
 	Series []string
 	// LogX and LogY select logarithmic axes.
 	LogX, LogY bool
+	// YMin and YMax, when set, leave out values below or above them (a
+	// start-up spike or a tail that would flatten the rest).
+	YMin, YMax *float64
 	// Where keeps only the points whose parameters have these values.
 	Where map[string]string
 }
@@ -598,6 +601,21 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 					pl.LogY = b
 				}
 			}
+		case "ymin", "ymax":
+			var t string
+			t, err = p.scalar(v, sub)
+			if err == nil {
+				f, e := strconv.ParseFloat(t, 64)
+				if e != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+					err = p.errf(v, sub, "want a finite number, got %q", t)
+					break
+				}
+				if k.Value == "ymin" {
+					pl.YMin = &f
+				} else {
+					pl.YMax = &f
+				}
+			}
 		case "where":
 			var ovs []machines.Override
 			if v.Kind != yaml.MappingNode {
@@ -618,7 +636,7 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 			}
 			_ = ovs
 		default:
-			err = p.errf(k, sub, "unknown key; a plot has x, y, series, logx, logy, where, roof, name, title, xlabel")
+			err = p.errf(k, sub, "unknown key; a plot has x, y, series, logx, logy, ymin, ymax, where, roof, name, title, xlabel")
 		}
 		if err != nil {
 			return pl, err
