@@ -196,6 +196,11 @@ func checkFootprint(m *machines.Machine, kind *Kind, mode Mode) error {
 // inputs before a run and read results after it.
 func (c *Chip) GM() *mem.GM { return c.gm }
 
+// SetGMReserved takes bytesPerSecond of the HBM's bandwidth, from now
+// until changed, for traffic another model moves (a network transfer
+// reading or writing this chip's memory); the cores share the rest.
+func (c *Chip) SetGMReserved(bytesPerSecond float64) { c.gmBW.SetReserved(bytesPerSecond) }
+
 // Clock returns the core clock.
 func (c *Chip) Clock() sim.Clock { return c.clock }
 

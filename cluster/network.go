@@ -100,16 +100,23 @@ type Network struct {
 	heap    shareHeap
 
 	transfers uint64
+
+	// onLoad, when set, is told each NPU's HBM load from NPU↔NPU flows
+	// when it changes (OnNPULoad); load and loadSeen are its scratch.
+	onLoad   func(npu int, bytesPerSecond float64)
+	load     []float64 // bytes per ps, by global NPU
+	loadSeen []float64
 }
 
 type flow struct {
-	route  []LinkID
-	rem    float64 // bytes not yet drained
-	rate   float64 // bytes per picosecond
-	fin    sim.Time
-	lat    sim.Time
-	done   func(sim.Time)
-	frozen bool
+	src, dst int32 // global NPU indices of NPU↔NPU flows, else -1
+	route    []LinkID
+	rem      float64 // bytes not yet drained
+	rate     float64 // bytes per picosecond
+	fin      sim.Time
+	lat      sim.Time
+	done     func(sim.Time)
+	frozen   bool
 }
 
 // delivery calls a transfer's done function as an engine event.
@@ -368,7 +375,11 @@ func (n *Network) Transfer(src, dst Endpoint, bytes int64, done func(sim.Time)) 
 		n.eng.At(sim.Add(now, lat), 0, delivery(done), 0)
 		return nil
 	}
-	n.arrivals = append(n.arrivals, &flow{route: r, rem: float64(bytes), lat: lat, done: done})
+	f := &flow{src: -1, dst: -1, route: r, rem: float64(bytes), lat: lat, done: done}
+	if src.Kind == KindNPU && dst.Kind == KindNPU {
+		f.src, f.dst = n.id(src), n.id(dst)
+	}
+	n.arrivals = append(n.arrivals, f)
 	n.waker.Wake(now)
 	return nil
 }
@@ -397,16 +408,52 @@ func (n *Network) process(now sim.Time, _ int64) {
 	n.active = append(n.active[:k], n.arrivals...)
 	clear(n.arrivals)
 	n.arrivals = n.arrivals[:0]
-	if !changed || len(n.active) == 0 {
+	if !changed {
+		return
+	}
+	if len(n.active) == 0 {
+		n.reportLoad()
 		return
 	}
 	n.share()
+	n.reportLoad()
 	next := sim.MaxTime
 	for _, f := range n.active {
 		f.fin = sim.Add(now, sim.CeilPS(f.rem/f.rate))
 		next = min(next, f.fin)
 	}
 	n.waker.Wake(next)
+}
+
+// OnNPULoad sets fn to be told, whenever it changes, the bandwidth that
+// the flows between NPUs draw from each NPU's memory (global NPU index,
+// bytes/s): a flow reads its source's HBM and writes its destination's
+// at its rate. Host↔NPU transfers are not counted (see docs/cluster.md).
+func (n *Network) OnNPULoad(fn func(npu int, bytesPerSecond float64)) {
+	n.onLoad = fn
+	n.load = make([]float64, n.topo.NPUs())
+	n.loadSeen = make([]float64, n.topo.NPUs())
+}
+
+// reportLoad sums the active NPU↔NPU flows' rates per NPU and tells
+// onLoad the NPUs whose load changed, in NPU order.
+func (n *Network) reportLoad() {
+	if n.onLoad == nil {
+		return
+	}
+	clear(n.load)
+	for _, f := range n.active {
+		if f.src >= 0 {
+			n.load[f.src] += f.rate
+			n.load[f.dst] += f.rate
+		}
+	}
+	for i, l := range n.load {
+		if l != n.loadSeen[i] {
+			n.loadSeen[i] = l
+			n.onLoad(i, l*1e12)
+		}
+	}
 }
 
 // share sets every active flow's rate to its max-min fair share (progressive filling: the link

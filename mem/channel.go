@@ -21,6 +21,7 @@ type FlowDone interface {
 type Channel struct {
 	eng      *sim.Engine
 	total    float64 // bytes per ps
+	reserved float64 // bytes per ps taken by traffic outside the channel's flows (SetReserved)
 	flows    []*flow
 	last     sim.Time
 	waker    *sim.Waker
@@ -90,6 +91,22 @@ func (c *Channel) Start(n int64, capBytesPerSecond float64, done FlowDone, tag i
 	c.reschedule(now)
 }
 
+// SetReserved takes bytesPerSecond of the channel's bandwidth for
+// traffic it does not carry as flows (a DMA from another model: an NPU's
+// HBM serving a network transfer), from now until changed; the flows
+// share the rest. It counts as bandwidth in use. At most 99 % of the
+// total is reserved.
+func (c *Channel) SetReserved(bytesPerSecond float64) {
+	r := min(max(bytesPerSecond/1e12, 0), 0.99*c.total)
+	if r == c.reserved {
+		return
+	}
+	now := c.eng.Now()
+	c.advance(now)
+	c.reserved = r
+	c.reschedule(now)
+}
+
 // Active returns the number of flows in progress.
 func (c *Channel) Active() int { return len(c.flows) }
 
@@ -133,33 +150,38 @@ func (c *Channel) rate(f *flow) float64 {
 // rates assigns max-min fair rates with per-flow caps (water-filling),
 // given the flows' smallest cap and the sum of their caps (in flow order).
 func (c *Channel) rates(minCap, sumCap float64) {
+	c.inUse = c.reserved
+	c.flowRates(minCap, sumCap, c.total-c.reserved)
+}
+
+// flowRates shares avail bytes per ps out among the flows.
+func (c *Channel) flowRates(minCap, sumCap, avail float64) {
 	n := len(c.flows)
-	c.inUse = 0
 	c.equal = false
 	if n == 0 {
 		return
 	}
 	// Common case: every cap is at least the equal share: every flow's
 	// rate is share (kept once, in c.share).
-	share := c.total / float64(n)
+	share := avail / float64(n)
 	if minCap >= share {
 		c.equal, c.share = true, share
-		c.inUse = c.total
+		c.inUse += avail
 		return
 	}
 	// Uncontended: the caps fit (with a margin far above float rounding, so
 	// water-filling would give every flow its cap too).
-	if sumCap <= c.total*(1-1e-9) {
+	if sumCap <= avail*(1-1e-9) {
 		for _, f := range c.flows {
 			f.rate = f.cap
 		}
-		c.inUse = sumCap
+		c.inUse += sumCap
 		return
 	}
 	// c.sorted holds the flows by cap, ties in start order: the order a
 	// stable sort of the flows by cap gives.
 	fs := c.sorted
-	left := c.total
+	left := avail
 	for i, f := range fs {
 		share := left / float64(len(fs)-i)
 		r := f.cap

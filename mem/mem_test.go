@@ -126,3 +126,25 @@ func TestChannelWaterFilling(t *testing.T) {
 		}
 	}
 }
+
+// Reserved bandwidth (another model's DMA) slows the flows from when it
+// is set: 1e6 bytes at 100 GB/s, 40 GB/s of it reserved from 5 µs on,
+// take 5 µs for the first 5e5 bytes and 5e5 / 60 GB/s after.
+func TestChannelReserved(t *testing.T) {
+	e := sim.NewEngine()
+	c := NewChannel(e, 100e9)
+	rec := &doneRec{at: map[int64]sim.Time{}}
+	c.Start(1_000_000, 200e9, rec, 1)
+	e.At(5_000_000, 0, sim.HandlerFunc(func(sim.Time, int64) { c.SetReserved(40e9) }), 0)
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	want := sim.Time(5_000_000) + sim.CeilPS(500_000/0.06)
+	if got := rec.at[1]; got < want-1 || got > want+1 {
+		t.Errorf("flow done at %d, want %d", got, want)
+	}
+	c.SetReserved(1e15) // more than the channel: capped at 99 %
+	if c.reserved != 0.99*c.total {
+		t.Errorf("reserved %v of %v", c.reserved, c.total)
+	}
+}

@@ -430,6 +430,11 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 	if err := j.checkGroups(); err != nil {
 		return nil, badInput(err)
 	}
+	if !j.isolated() {
+		// Transfers between NPUs read and write their HBM beside the
+		// GEMMs (rank id = global NPU index: ranks fill the NPUs in order).
+		j.net.OnNPULoad(func(npu int, bps float64) { j.ranks[npu].chip.SetGMReserved(bps) })
+	}
 	start := time.Now()
 	if j.isolated() {
 		j.timer = newLUKernelTimer(j, j.p.Fidelity == "sampled")

@@ -276,8 +276,10 @@ func (r *Report) WriteSummary(w io.Writer) {
 	if f := r.Flops; f != nil {
 		fmt.Fprintf(w, "flops     %.4g %s: %.2f TFLOP/s = %.1f %% of %.2f TFLOP/s\n", f.Total, f.Convention, f.TFLOPS, 100*f.PeakFraction, f.PeakTFLOPS)
 	}
-	fmt.Fprintf(w, "GM        read %s, written %s, %.1f flop/byte, bandwidth use %.1f %%\n",
-		bytesStr(r.Memory.GMReadBytes), bytesStr(r.Memory.GMWriteBytes), r.Memory.OperationalIntensity, 100*r.Memory.GMBandwidthUse)
+	if r.Cluster == nil || r.Cluster.Fidelity == "full" { // timed-apart cluster kernels keep no memory counters
+		fmt.Fprintf(w, "GM        read %s, written %s, %.1f flop/byte, bandwidth use %.1f %%\n",
+			bytesStr(r.Memory.GMReadBytes), bytesStr(r.Memory.GMWriteBytes), r.Memory.OperationalIntensity, 100*r.Memory.GMBandwidthUse)
+	}
 	if m := r.Memory; m.L2ReadHitBytes+m.L2HitBytes+m.L2MissBytes > 0 {
 		fmt.Fprintf(w, "HBM       read %s, written %s, %.1f flop/byte; L2 served %.1f %% of GM reads, L2 bandwidth use %.1f %%\n",
 			bytesStr(m.HBMReadBytes), bytesStr(m.HBMWriteBytes), m.OperationalIntensityHBM, 100*m.L2HitRate, 100*m.L2BandwidthUse)
