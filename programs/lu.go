@@ -50,22 +50,9 @@ func buildLU(f *File, m *machines.Machine, o Options) (Job, error) {
 	if m.DaVinci() == nil {
 		return buildLUGPU(f, m, o) // lu_gpu.go
 	}
-	p := LUParams{NB: DefaultNB} // before decoding: an explicit nb: 0 stays 0 and is refused
-	if err := f.Decode(&p, o); err != nil {
+	p, err := decodeLU(f, m, o, true)
+	if err != nil {
 		return nil, err
-	}
-	o.apply(&p.Numerics, &p.Seed)
-	if err := p.checkOneChip(f.Path, m); err != nil {
-		return nil, err
-	}
-	p.defaults()
-	p.chooseTiling(m)
-	p.fusedFromL1(m)
-	if err := p.validate(f.Path, m); err != nil {
-		return nil, err
-	}
-	if p.Diag != "" && p.Diag != "host" {
-		return nil, fmt.Errorf("%s: key \"diag\": %q applies to GPU machines (the CUDA cores); on davinci machines the host factors the diagonal blocks", f.Path, p.Diag)
 	}
 	if !m.HasHost() {
 		return nil, fmt.Errorf("%s: machine %s has no host section: lu-fused needs a host CPU and link (see ascend-910a)", f.Path, m.Name)
@@ -79,6 +66,32 @@ func buildLU(f *File, m *machines.Machine, o Options) (Job, error) {
 		j.mat = newLUMatrix(p.N, p.Seed)
 	}
 	return j, nil
+}
+
+// decodeLU reads an lu-fused program for DaVinci machine m (one chip, or
+// each NPU of a cluster when oneChip is false): decode, the run's
+// overrides, defaults, tiling, n_fused from L1, validation.
+func decodeLU(f *File, m *machines.Machine, o Options, oneChip bool) (LUParams, error) {
+	p := LUParams{NB: DefaultNB} // before decoding: an explicit nb: 0 stays 0 and is refused
+	if err := f.Decode(&p, o); err != nil {
+		return p, err
+	}
+	o.apply(&p.Numerics, &p.Seed)
+	if oneChip {
+		if err := p.checkOneChip(f.Path, m); err != nil {
+			return p, err
+		}
+	}
+	p.defaults()
+	p.chooseTiling(m)
+	p.fusedFromL1(m)
+	if err := p.validate(f.Path, m); err != nil {
+		return p, err
+	}
+	if p.Diag != "" && p.Diag != "host" {
+		return p, fmt.Errorf("%s: key \"diag\": %q applies to GPU machines (the CUDA cores); on davinci machines the hosts factor the diagonal blocks", f.Path, p.Diag)
+	}
+	return p, nil
 }
 
 // Program returns an empty stream per core: the work is launched by the

@@ -120,19 +120,9 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	m.Host.Clock = hs.Clock
 	m.Host.MemoryBandwidth = hs.MemoryBandwidth / machines.Bandwidth(perSocket)
 
-	p := LUParams{NB: DefaultNB}
-	if err := f.Decode(&p, o); err != nil {
+	p, err := decodeLU(f, m, o, false)
+	if err != nil {
 		return nil, err
-	}
-	o.apply(&p.Numerics, &p.Seed)
-	p.defaults()
-	p.chooseTiling(m)
-	p.fusedFromL1(m)
-	if err := p.validate(f.Path, m); err != nil {
-		return nil, err
-	}
-	if p.Diag != "" && p.Diag != "host" {
-		return nil, fmt.Errorf("%s: key \"diag\": %q applies to GPU machines; on a cluster of NPUs the hosts factor the diagonal blocks", f.Path, p.Diag)
 	}
 	if o.Fidelity != "" {
 		p.Fidelity = o.Fidelity
