@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -171,5 +172,39 @@ func TestTransferErrors(t *testing.T) {
 	}
 	if a != sim.Microsecond || b != 0 {
 		t.Errorf("zero-byte transfer at %v (want 1µs), self-transfer at %v (want 0)", a, b)
+	}
+}
+
+// OnNPULoad reports what NPU↔NPU flows draw from each NPU's memory while
+// they drain (reads at the source, writes at the destination), and zero
+// after; host↔NPU transfers do not count.
+func TestNPULoad(t *testing.T) {
+	n := newNet(t, "cluster.nodes=1")
+	type rec struct {
+		at  sim.Time
+		npu int
+		bps float64
+	}
+	var got []rec
+	n.OnNPULoad(func(npu int, bps float64) { got = append(got, rec{n.Engine().Now(), npu, bps}) })
+	for _, dst := range []int{1, 2} {
+		if err := n.Transfer(NPU(0, 0), NPU(0, dst), 30_000_000, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := n.Transfer(Host(0, 0), NPU(0, 3), 1_000_000, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Engine().Run(); err != nil {
+		t.Fatal(err)
+	}
+	want := []rec{{0, 0, 60e9}, {0, 1, 30e9}, {0, 2, 30e9}, {sim.Millisecond, 0, 0}, {sim.Millisecond, 1, 0}, {sim.Millisecond, 2, 0}}
+	if len(got) != len(want) {
+		t.Fatalf("load reports %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].at != want[i].at || got[i].npu != want[i].npu || math.Abs(got[i].bps-want[i].bps) > 1 {
+			t.Errorf("report %d: %+v, want %+v", i, got[i], want[i])
+		}
 	}
 }
