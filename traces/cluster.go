@@ -117,7 +117,9 @@ func usec(t sim.Time) json.Number {
 	return json.Number(fmt.Sprintf("%d.%06d", t/1_000_000, t%1_000_000))
 }
 
-// WriteClusterJSON writes ct as a JSON trace.
+// WriteClusterJSON writes ct as a JSON trace: process = rank, thread id =
+// track + 1 (as chip traces number lanes, so davinci-sim view replays it
+// with the ranks as cores and their tracks as lanes).
 func WriteClusterJSON(w io.Writer, ct *ClusterTrace) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
@@ -142,18 +144,18 @@ func WriteClusterJSON(w io.Writer, ct *ClusterTrace) error {
 			return err
 		}
 		for t, tn := range append(ct.Tracks[:len(ct.Tracks):len(ct.Tracks)], ct.RankTracks[r]...) {
-			if err := put(map[string]any{"ph": "M", "name": "thread_name", "pid": r, "tid": t, "args": map[string]any{"name": tn}}); err != nil {
+			if err := put(map[string]any{"ph": "M", "name": "thread_name", "pid": r, "tid": t + 1, "args": map[string]any{"name": tn}}); err != nil {
 				return err
 			}
 		}
 	}
 	for _, s := range ct.Spans {
-		if err := put(map[string]any{"ph": "X", "name": s.Name, "pid": s.Rank, "tid": s.Track, "ts": usec(s.From), "dur": usec(s.To - s.From)}); err != nil {
+		if err := put(map[string]any{"ph": "X", "name": s.Name, "pid": s.Rank, "tid": s.Track + 1, "ts": usec(s.From), "dur": usec(s.To - s.From)}); err != nil {
 			return err
 		}
 	}
 	for i, m := range ct.Messages {
-		if err := put(map[string]any{"ph": "s", "name": m.Name, "cat": "message", "id": i, "pid": m.From, "tid": m.Track, "ts": usec(m.Sent)}); err != nil {
+		if err := put(map[string]any{"ph": "s", "name": m.Name, "cat": "message", "id": i, "pid": m.From, "tid": m.Track + 1, "ts": usec(m.Sent)}); err != nil {
 			return err
 		}
 		// The arrow ends 1 ps before the arrival, inside the receiver's wait
@@ -163,7 +165,7 @@ func WriteClusterJSON(w io.Writer, ct *ClusterTrace) error {
 		if end > m.Sent {
 			end--
 		}
-		if err := put(map[string]any{"ph": "f", "bp": "e", "name": m.Name, "cat": "message", "id": i, "pid": m.To, "tid": m.Track, "ts": usec(end)}); err != nil {
+		if err := put(map[string]any{"ph": "f", "bp": "e", "name": m.Name, "cat": "message", "id": i, "pid": m.To, "tid": m.Track + 1, "ts": usec(end)}); err != nil {
 			return err
 		}
 	}

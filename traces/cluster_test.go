@@ -1,6 +1,7 @@
 package traces_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -28,5 +29,36 @@ func TestClusterTraceFilter(t *testing.T) {
 	}
 	if len(open.Spans) != 5 || open.Dropped != 0 {
 		t.Errorf("unfiltered trace kept %d of 5", len(open.Spans))
+	}
+}
+
+// A cluster trace reads back as a timeline of the ranks (as cores) and
+// their tracks (as lanes), every span a slice: what davinci-sim view shows.
+func TestClusterTraceReadsBack(t *testing.T) {
+	ct := &traces.ClusterTrace{Ranks: []string{"r0", "r1"}, Tracks: []string{"host", "main"},
+		RankTracks: map[int][]string{1: {"core 0 M"}}}
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "diag 0", From: 0, To: 1000})
+	ct.AddSpan(traces.ClusterSpan{Rank: 1, Track: 1, Name: "p1-0", From: 500, To: 2000})
+	ct.AddSpan(traces.ClusterSpan{Rank: 1, Track: 2, Name: "mmad", From: 600, To: 700})
+	ct.AddMessage(traces.ClusterMessage{From: 0, To: 1, Sent: 900, Arrived: 1500, Name: "bcast"})
+	var buf bytes.Buffer
+	if err := traces.WriteClusterJSON(&buf, ct); err != nil {
+		t.Fatal(err)
+	}
+	tl, err := traces.ReadTrace(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Cores) != 2 || len(tl.Lanes) < 3 || tl.Lanes[0] != "host" || tl.Lanes[1] != "main" || tl.Lanes[2] != "core 0 M" {
+		t.Fatalf("cores %d, lanes %v", len(tl.Cores), tl.Lanes)
+	}
+	n := 0
+	for _, c := range tl.Cores {
+		for p := range c.Lanes {
+			n += c.Lane(p).Len()
+		}
+	}
+	if n < 3 {
+		t.Errorf("%d slices read back, want the 3 spans", n)
 	}
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/davinci-sim/davinci-sim/viz"
 	"io"
 	"maps"
 	"math"
@@ -142,17 +144,15 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	switch {
 	case clusterName == "" && f.fidelity != "":
 		return badInput(fmt.Errorf("--fidelity: applies to runs on a cluster or node description (-m cloudbrain2-node); this run is on one chip, always simulated in full"))
-	case clusterName != "" && f.view:
-		return badInput(fmt.Errorf("--view: not yet for runs on a cluster or node description (%s); --trace FILE.json writes the ranks' timeline", clusterName))
 	case clusterName != "" && f.trace != "" && !strings.HasSuffix(f.trace, ".json") && !strings.HasSuffix(f.trace, ".json.gz"):
 		return badInput(fmt.Errorf("--trace %s: a run on a cluster or node description writes a JSON trace (FILE.json or FILE.json.gz)", f.trace))
 	case clusterName == "" && (f.traceRanks != "" || f.traceNPU >= 0):
 		return badInput(errors.New("--trace-ranks and --trace-npu: for runs on a cluster or node description"))
-	case clusterName != "" && f.trace == "" && (f.traceRanks != "" || f.traceNPU >= 0 || f.traceWindow != "" || f.traceCores != ""):
-		return badInput(errors.New("--trace-ranks, --trace-npu, --trace-window and --trace-cores need --trace FILE.json"))
+	case clusterName != "" && f.trace == "" && !f.view && (f.traceRanks != "" || f.traceNPU >= 0 || f.traceWindow != "" || f.traceCores != ""):
+		return badInput(errors.New("--trace-ranks, --trace-npu, --trace-window and --trace-cores need --trace FILE.json or --view"))
 	case clusterName != "" && f.traceCores != "" && f.traceNPU < 0:
 		return badInput(errors.New("--trace-cores: on a cluster run it narrows --trace-npu's cores; give --trace-npu RANK"))
-	case clusterName != "" && f.trace != "":
+	case clusterName != "" && (f.trace != "" || f.view):
 		hooks.ClusterTrace, err = newClusterTrace(f)
 		if err != nil {
 			return badInput(err)
@@ -171,7 +171,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if rec != nil {
 		hooks.Observer = rec
 	}
-	if f.view {
+	if f.view && clusterName == "" {
 		return runWithView(stdout, stderr, file, opts, f, rec)
 	}
 	ctx, stop := interruptible(context.Background())
@@ -208,29 +208,12 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 			rec.Finish(sim.Time(math.Round(res.Report.Time.Seconds * 1e12)))
 			hooks.ClusterTrace.AddTimeline(f.traceNPU, rec.Timeline())
 		}
-		err := outfile.WriteWith(f.trace, func(tmp string) error {
-			fh, err := os.Create(tmp)
-			if err != nil {
-				return err
-			}
-			var w io.Writer = fh
-			var zw *gzip.Writer
-			if strings.HasSuffix(f.trace, ".gz") {
-				zw = gzip.NewWriter(fh)
-				w = zw
-			}
-			err = traces.WriteClusterJSON(w, hooks.ClusterTrace)
-			if zw != nil && err == nil {
-				err = zw.Close()
-			}
-			if err != nil {
-				fh.Close()
-				return err
-			}
-			return fh.Close()
-		})
-		if err != nil {
-			err = fmt.Errorf("writing trace: %w", err)
+		var err error
+		if f.trace != "" {
+			err = writeClusterTrace(f.trace, hooks.ClusterTrace)
+		}
+		if err == nil && f.view {
+			err = viewCluster(hooks.ClusterTrace)
 		}
 		return writeResults(stdout, stderr, res, f, err)
 	}
@@ -271,6 +254,58 @@ func writeResults(stdout, stderr io.Writer, res *programs.Result, f runFlags, tr
 		fmt.Fprintln(stderr, "davinci-sim:", err)
 	}
 	return failure(errs[0])
+}
+
+// writeClusterTrace writes a cluster run's timeline to path (.json or
+// .json.gz).
+func writeClusterTrace(path string, ct *traces.ClusterTrace) error {
+	err := outfile.WriteWith(path, func(tmp string) error {
+		fh, err := os.Create(tmp)
+		if err != nil {
+			return err
+		}
+		var w io.Writer = fh
+		var zw *gzip.Writer
+		if strings.HasSuffix(path, ".gz") {
+			zw = gzip.NewWriter(fh)
+			w = zw
+		}
+		err = traces.WriteClusterJSON(w, ct)
+		if zw != nil && err == nil {
+			err = zw.Close()
+		}
+		if err != nil {
+			fh.Close()
+			return err
+		}
+		return fh.Close()
+	})
+	if err != nil {
+		return fmt.Errorf("writing trace: %w", err)
+	}
+	return nil
+}
+
+// viewCluster opens the terminal viewer on a finished cluster run's
+// timeline: each rank a core, its tracks (host, NPU core sets, and the
+// pipes of a --trace-npu drill-down) its lanes.
+func viewCluster(ct *traces.ClusterTrace) error {
+	var buf bytes.Buffer
+	if err := traces.WriteClusterJSON(&buf, ct); err != nil {
+		return err
+	}
+	tl, err := traces.ReadTrace(&buf)
+	if err != nil {
+		return fmt.Errorf("--view: %w", err)
+	}
+	if len(tl.Cores) == 0 {
+		return errors.New("--view: the run recorded nothing to show (see --trace-ranks and --trace-window)")
+	}
+	s, err := newScreen()
+	if err != nil {
+		return fmt.Errorf("--view needs a terminal: %w", err)
+	}
+	return viz.Run(s, viz.StaticSource(tl), viz.Options{})
 }
 
 // newClusterTrace returns the ranks' timeline to record for --trace of a
