@@ -311,14 +311,11 @@ func viewCluster(ct *traces.ClusterTrace) error {
 // newClusterTrace returns the ranks' timeline to record for --trace of a
 // cluster run, filtered by --trace-window and --trace-ranks.
 func newClusterTrace(f runFlags) (*traces.ClusterTrace, error) {
-	ct := &traces.ClusterTrace{}
-	if f.traceWindow != "" {
-		from, to, err := traces.ParseWindow(f.traceWindow)
-		if err != nil {
-			return nil, fmt.Errorf("--trace-window: %v", err)
-		}
-		ct.From, ct.To = from, to
+	w, err := traceWindow(f)
+	if err != nil {
+		return nil, err
 	}
+	ct := &traces.ClusterTrace{From: w.From, To: w.To}
 	if f.traceRanks != "" {
 		only, err := traces.ParseCores(f.traceRanks)
 		if err != nil {
@@ -329,23 +326,32 @@ func newClusterTrace(f runFlags) (*traces.ClusterTrace, error) {
 	return ct, nil
 }
 
-// newNPURecorder returns the recorder of --trace-npu: one rank's NPU, core
-// by core, in --trace-window and --trace-cores.
-func newNPURecorder(clusterName string, file *programs.File, opts programs.Options, f runFlags) (*traces.Recorder, error) {
+// traceWindow returns what --trace-cores and --trace-window select.
+func traceWindow(f runFlags) (traces.Window, error) {
 	var w traces.Window
 	if f.traceCores != "" {
 		cores, err := traces.ParseCores(f.traceCores)
 		if err != nil {
-			return nil, fmt.Errorf("--trace-cores: %v", err)
+			return w, fmt.Errorf("--trace-cores: %v", err)
 		}
 		w.Cores = cores
 	}
 	if f.traceWindow != "" {
 		from, to, err := traces.ParseWindow(f.traceWindow)
 		if err != nil {
-			return nil, fmt.Errorf("--trace-window: %v", err)
+			return w, fmt.Errorf("--trace-window: %v", err)
 		}
 		w.From, w.To = from, to
+	}
+	return w, nil
+}
+
+// newNPURecorder returns the recorder of --trace-npu: one rank's NPU, core
+// by core, in --trace-window and --trace-cores.
+func newNPURecorder(clusterName string, file *programs.File, opts programs.Options, f runFlags) (*traces.Recorder, error) {
+	w, err := traceWindow(f)
+	if err != nil {
+		return nil, err
 	}
 	m, err := programs.ClusterNPU(clusterName, opts)
 	if err != nil {
@@ -373,20 +379,9 @@ func newTraceRecorder(file *programs.File, opts programs.Options, f runFlags) (*
 			return nil, fmt.Errorf("--trace: %v", err)
 		}
 	}
-	var w traces.Window
-	if f.traceCores != "" {
-		cores, err := traces.ParseCores(f.traceCores)
-		if err != nil {
-			return nil, fmt.Errorf("--trace-cores: %v", err)
-		}
-		w.Cores = cores
-	}
-	if f.traceWindow != "" {
-		from, to, err := traces.ParseWindow(f.traceWindow)
-		if err != nil {
-			return nil, fmt.Errorf("--trace-window: %v", err)
-		}
-		w.From, w.To = from, to
+	w, err := traceWindow(f)
+	if err != nil {
+		return nil, err
 	}
 	rec := traces.NewRecorder(w)
 	m, err := programs.MachineFor(file, opts)
