@@ -165,3 +165,23 @@ func (t *Traffic) add(read bool, n, l2, llc int64) {
 		t.HBMWrite += n
 	}
 }
+
+// ConcatStats returns the cores of several chips' runs (same machine) as
+// one Stats — the first chip's cores first — for reports that aggregate
+// lanes and buffers over every core of a cluster run: Time is the latest
+// end; the chip-level counters are left zero.
+func ConcatStats(sts []*Stats) *Stats {
+	out := &Stats{}
+	for _, st := range sts {
+		if st == nil {
+			continue
+		}
+		if out.Geometry == nil {
+			out.Geometry = st.Geometry
+		}
+		out.Time = max(out.Time, st.Time)
+		out.Cycles = max(out.Cycles, st.Cycles)
+		out.Cores = append(out.Cores, st.Cores...)
+	}
+	return out
+}

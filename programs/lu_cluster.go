@@ -1194,6 +1194,19 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 		rep.Memory.L2BandwidthUse += st.L2Utilisation / float64(len(stats))
 		mm += st.MMADFlops
 	}
+	if !j.isolated() {
+		// Lanes and buffers over every core of every NPU (report.SetLanes).
+		all := arch.ConcatStats(stats)
+		used := make([]int, len(all.Cores))
+		for i := range used {
+			used[i] = i
+		}
+		mem := rep.Memory
+		if all.Geometry != nil {
+			rep.SetLanes(all, float64(j.npu.Clock()), used)
+		}
+		rep.Memory = mem
+	}
 	if gmRead > 0 {
 		rep.Memory.L2HitRate = float64(rep.Memory.L2ReadHitBytes) / gmRead
 	}

@@ -238,3 +238,19 @@ func TestLUGPURefusesClusterKeys(t *testing.T) {
 		}
 	}
 }
+
+// A full-fidelity cluster run reports its lanes and buffers over every
+// core of every NPU (the cube busy somewhere, L1 used), not empty.
+func TestLUClusterLanes(t *testing.T) {
+	res, err := runLU(t, luClusterSmall+"numerics: off\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := res.Report.Pipes["M"]
+	if !ok || m.Busy <= 0 || m.Instrs == 0 {
+		t.Errorf("pipe M: %+v (present %v)", m, ok)
+	}
+	if b := res.Report.Buffers["L1"]; b.PeakBytes == 0 {
+		t.Errorf("L1: %+v", b)
+	}
+}

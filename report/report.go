@@ -187,6 +187,27 @@ type CoreReport struct {
 // run's statistics; used lists the cores the program ran on.
 func (r *Report) FromStats(st *arch.Stats, clockHz float64, used []int) {
 	r.Time = TimeReport{Cycles: st.Cycles, Seconds: st.Time.Seconds()}
+	g := st.Geometry
+	for _, ci := range used {
+		cs := st.Cores[ci]
+		cr := CoreReport{Core: ci, FinishCycle: int64(float64(cs.Finish.Seconds()) * clockHz), Pipes: map[string]PipeReport{}}
+		for p := range cs.Lanes {
+			cr.Pipes[g.Lanes[p]] = pipeReport(cs.Lanes[p], float64(st.Time), clockHz)
+		}
+		r.Cores = append(r.Cores, cr)
+	}
+	r.SetLanes(st, clockHz, used)
+	r.Memory = MemoryReport{GMReadBytes: st.GMReadBytes, GMWriteBytes: st.GMWriteBytes, GMBandwidthUse: st.GMUtilisation,
+		L2HitBytes: st.L2HitBytes, L2MissBytes: st.L2MissBytes, LLCHitBytes: st.LLCHitBytes, LLCMissBytes: st.LLCMissBytes,
+		HBMReadBytes: st.Traffic.HBMRead, HBMWriteBytes: st.Traffic.HBMWrite, L2ReadHitBytes: st.Traffic.L2Read,
+		L2HitRate: st.Traffic.L2HitRate(), L2BandwidthUse: st.L2Utilisation}
+}
+
+// SetLanes fills pipes (each lane's time by cause, aggregated over the
+// cores in used, as fractions of their total time) and buffers (peak and
+// mean occupancy over those cores) from st: a chip's run, or the cores of
+// every chip of a cluster run (arch.ConcatStats).
+func (r *Report) SetLanes(st *arch.Stats, clockHz float64, used []int) {
 	r.Pipes = map[string]PipeReport{}
 	r.Buffers = map[string]BufferReport{}
 	total := st.Time
@@ -195,17 +216,12 @@ func (r *Report) FromStats(st *arch.Stats, clockHz float64, used []int) {
 	r.bufferOrder = r.bufferOrder[:0]
 	agg := make([]arch.LaneStats, len(g.Lanes))
 	for _, ci := range used {
-		cs := st.Cores[ci]
-		cr := CoreReport{Core: ci, FinishCycle: int64(float64(cs.Finish.Seconds()) * clockHz), Pipes: map[string]PipeReport{}}
-		for p := range cs.Lanes {
-			ps := cs.Lanes[p]
-			cr.Pipes[g.Lanes[p]] = pipeReport(ps, float64(total), clockHz)
+		for p, ps := range st.Cores[ci].Lanes {
 			for c := range ps.Time {
 				agg[p].Time[c] += ps.Time[c]
 			}
 			agg[p].Instrs += ps.Instrs
 		}
-		r.Cores = append(r.Cores, cr)
 	}
 	n := float64(len(used))
 	if n == 0 {
@@ -230,10 +246,6 @@ func (r *Report) FromStats(st *arch.Stats, clockHz float64, used []int) {
 		r.Buffers[g.Buffers[b].Name] = br
 		r.bufferOrder = append(r.bufferOrder, g.Buffers[b].Name)
 	}
-	r.Memory = MemoryReport{GMReadBytes: st.GMReadBytes, GMWriteBytes: st.GMWriteBytes, GMBandwidthUse: st.GMUtilisation,
-		L2HitBytes: st.L2HitBytes, L2MissBytes: st.L2MissBytes, LLCHitBytes: st.LLCHitBytes, LLCMissBytes: st.LLCMissBytes,
-		HBMReadBytes: st.Traffic.HBMRead, HBMWriteBytes: st.Traffic.HBMWrite, L2ReadHitBytes: st.Traffic.L2Read,
-		L2HitRate: st.Traffic.L2HitRate(), L2BandwidthUse: st.L2Utilisation}
 }
 
 func pipeReport(ps arch.LaneStats, total, hz float64) PipeReport {
