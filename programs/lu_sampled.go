@@ -185,44 +185,56 @@ func (j *luCluster) cvtDesc(r *luRank, i int) luKernelDesc {
 	return luKernelDesc{key: k, tiles: chunks, base: bytes / (float64(j.npu.GM.Bandwidth) / float64(len(pl.main)))}
 }
 
-// luClass is a class's sampled points, merged by base and sorted.
-type luClass struct {
-	base, ratio []float64
-	n           []int // points merged into each
+// luKernelRun is what simulating a kernel alone gives: its time and its
+// dynamic energy (the chip's energy model without the static power: the
+// matrix, vector, path, L2 and HBM work; joules).
+type luKernelRun struct {
+	dur     sim.Time
+	dynamic float64
 }
 
-// add merges a point (base, ratio) into the class.
-func (c *luClass) add(base, ratio float64) {
+// luClass is a class's sampled points, merged by base and sorted: ratio
+// is time over base, energy dynamic joules over base.
+type luClass struct {
+	base, ratio, energy []float64
+	n                   []int // points merged into each
+}
+
+// add merges a point into the class.
+func (c *luClass) add(base, ratio, energy float64) {
 	i, found := slices.BinarySearch(c.base, base)
 	if found {
-		c.ratio[i] = (c.ratio[i]*float64(c.n[i]) + ratio) / float64(c.n[i]+1)
+		k := float64(c.n[i])
+		c.ratio[i] = (c.ratio[i]*k + ratio) / (k + 1)
+		c.energy[i] = (c.energy[i]*k + energy) / (k + 1)
 		c.n[i]++
 		return
 	}
 	c.base = slices.Insert(c.base, i, base)
 	c.ratio = slices.Insert(c.ratio, i, ratio)
+	c.energy = slices.Insert(c.energy, i, energy)
 	c.n = slices.Insert(c.n, i, 1)
 }
 
-// interp returns the ratio at base from the points lo and hi (linear in
-// base between them; the nearer point's ratio outside).
-func (c *luClass) interp(lo, hi int, base float64) float64 {
+// interp returns ys at base from the points lo and hi (linear in base
+// between them; the nearer point's value outside).
+func (c *luClass) interp(ys []float64, lo, hi int, base float64) float64 {
 	switch {
 	case base <= c.base[lo]:
-		return c.ratio[lo]
+		return ys[lo]
 	case base >= c.base[hi]:
-		return c.ratio[hi]
+		return ys[hi]
 	}
 	t := (base - c.base[lo]) / (c.base[hi] - c.base[lo])
-	return c.ratio[lo] + t*(c.ratio[hi]-c.ratio[lo])
+	return ys[lo] + t*(ys[hi]-ys[lo])
 }
 
-// predict returns the interpolated ratio at base and the gap it falls in
-// (0: below the first point, len: above the last).
-func (c *luClass) predict(base float64) (float64, int) {
+// predict returns the interpolated time and energy ratios at base and the
+// gap it falls in (0: below the first point, len: above the last).
+func (c *luClass) predict(base float64) (ratio, energy float64, gap int) {
 	i, _ := slices.BinarySearch(c.base, base)
 	lo, hi := max(0, i-1), min(len(c.base)-1, i)
-	return c.interp(lo, hi, base), i
+	return c.interp(c.ratio, lo, hi, base), c.interp(c.energy, lo, hi, base), i
 }
 
 // luGap is one gap between a class's sampled points: the predictions in
@@ -238,8 +250,9 @@ type luKernelTimer struct {
 	predict bool   // sampled: predict kernels outside the sampled windows
 	sampled []bool // per fusion window
 
-	exact   map[luKernelKey]sim.Time
+	exact   map[luKernelKey]luKernelRun
 	classes map[luKernelKey]*luClass
+	dynamic float64 // dynamic energy of every kernel launched (joules)
 
 	launches, exactLaunches, predicted, onUse int
 	simWall                                   time.Duration
@@ -248,7 +261,7 @@ type luKernelTimer struct {
 }
 
 func newLUKernelTimer(j *luCluster, predict bool) *luKernelTimer {
-	t := &luKernelTimer{j: j, predict: predict, exact: map[luKernelKey]sim.Time{}, classes: map[luKernelKey]*luClass{}}
+	t := &luKernelTimer{j: j, predict: predict, exact: map[luKernelKey]luKernelRun{}, classes: map[luKernelKey]*luClass{}}
 	if predict {
 		t.rankPred = make([]map[luGap]float64, j.P*j.Q)
 		for i := range t.rankPred {
@@ -334,8 +347,8 @@ func (t *luKernelTimer) prepare() error {
 }
 
 // record adds a simulated kernel to the exact cache and its class.
-func (t *luKernelTimer) record(d luKernelDesc, dur sim.Time) {
-	t.exact[d.key] = dur
+func (t *luKernelTimer) record(d luKernelDesc, run luKernelRun) {
+	t.exact[d.key] = run
 	if !t.predict || d.base <= 0 {
 		return
 	}
@@ -344,15 +357,15 @@ func (t *luKernelTimer) record(d luKernelDesc, dur sim.Time) {
 		c = &luClass{}
 		t.classes[d.class()] = c
 	}
-	c.add(d.base, dur.Seconds()/d.base)
+	c.add(d.base, run.dur.Seconds()/d.base, run.dynamic/d.base)
 }
 
 // simulateAll simulates kernels, each alone on a fresh chip, spread over
 // the CPUs; the times do not depend on how they are spread.
-func (t *luKernelTimer) simulateAll(todo []luPending) ([]sim.Time, error) {
+func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 	start := time.Now()
 	defer func() { t.simWall += time.Since(start) }()
-	out := make([]sim.Time, len(todo))
+	out := make([]luKernelRun, len(todo))
 	errs := make([]error, len(todo))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -379,22 +392,30 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]sim.Time, error) {
 }
 
 // simulateKernelAlone runs one kernel alone on a fresh chip and returns
-// its duration.
-func simulateKernelAlone(j *luCluster, p luPending) (sim.Time, error) {
+// its duration and dynamic energy (the chip's energy over the run less
+// its static power over it).
+func simulateKernelAlone(j *luCluster, p luPending) (luKernelRun, error) {
 	chip, err := arch.NewChip(j.npu, arch.Options{Mode: arch.Timing})
 	if err != nil {
-		return 0, err
+		return luKernelRun{}, err
 	}
 	kh, err := chip.NewHost()
 	if err != nil {
-		return 0, err
+		return luKernelRun{}, err
 	}
 	k := kh.Launch(p.d.key.zone, p.d.key.zone, p.cores, p.stream)
 	kh.Wait("wait", k)
-	if _, err := chip.RunHosted(kh); err != nil {
-		return 0, err
+	st, err := chip.RunHosted(kh)
+	if err != nil {
+		return luKernelRun{}, err
 	}
-	return k.Finished - k.Started, nil
+	run := luKernelRun{dur: k.Finished - k.Started}
+	var rep report.Report
+	rep.SetEnergy(st, &j.npu.Power)
+	if e := rep.Energy; e != nil {
+		run.dynamic = e.Joules - e.StaticJoules
+	}
+	return run, nil
 }
 
 // duration returns the time of rank r's kernel d: exact when its key was
@@ -402,24 +423,27 @@ func simulateKernelAlone(j *luCluster, p luPending) (sim.Time, error) {
 // the fidelity is isolated); else predicted.
 func (t *luKernelTimer) duration(r *luRank, p luPending) (sim.Time, error) {
 	t.launches++
-	if dur, ok := t.exact[p.d.key]; ok {
+	if run, ok := t.exact[p.d.key]; ok {
 		t.exactLaunches++
-		return dur, nil
+		t.dynamic += run.dynamic
+		return run.dur, nil
 	}
 	cl := p.d.class()
 	c := t.classes[cl]
 	if !t.predict || c == nil || len(c.base) < 2 || p.d.base <= 0 {
-		times, err := t.simulateAll([]luPending{p})
+		runs, err := t.simulateAll([]luPending{p})
 		if err != nil {
 			return 0, err
 		}
 		t.onUse++
 		t.exactLaunches++
-		t.record(p.d, times[0])
-		return times[0], nil
+		t.record(p.d, runs[0])
+		t.dynamic += runs[0].dynamic
+		return runs[0].dur, nil
 	}
-	ratio, gap := c.predict(p.d.base)
+	ratio, energy, gap := c.predict(p.d.base)
 	sec := p.d.base * ratio
+	t.dynamic += p.d.base * energy
 	t.predicted++
 	t.rankPred[r.id][luGap{cl, gap}] += sec
 	t.rankPredTotal[r.id] += sec
@@ -439,7 +463,7 @@ func (t *luKernelTimer) residuals() []float64 {
 	for _, k := range keys {
 		c := t.classes[k]
 		for i := 1; i+1 < len(c.base); i++ {
-			pred := c.interp(i-1, i+1, c.base[i])
+			pred := c.interp(c.ratio, i-1, i+1, c.base[i])
 			if pred > 0 {
 				out = append(out, c.ratio[i]/pred-1)
 			}

@@ -109,6 +109,12 @@ func TestLUClusterSampledNearFull(t *testing.T) {
 	if d := math.Abs(b/a - 1); d > 0.03 {
 		t.Errorf("total: full %v s, sampled %v s (%.2f %% apart)", a, b, 100*d)
 	}
+	if full.Report.Energy == nil || smp.Report.Energy == nil {
+		t.Fatal("no energy section")
+	}
+	if ea, eb := full.Report.Energy.Joules, smp.Report.Energy.Joules; math.Abs(eb/ea-1) > 0.03 {
+		t.Errorf("energy: full %v J, sampled %v J", ea, eb)
+	}
 	if s.WindowsSampled != 4 || s.LaunchesPredicted == 0 || s.KernelSimulations >= s.KernelsLaunched || s.Residuals == 0 {
 		t.Errorf("sampling %+v: expected 4 windows sampled, predictions and residuals", *s)
 	}
