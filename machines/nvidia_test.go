@@ -280,6 +280,8 @@ func TestNvidiaConstraints(t *testing.T) {
 			"core.paths.TMEM_RF.bytes_per_cycle", "must be 0 with latency_cycles 0 on a core without TMEM"},
 		{"a100", "cores: 108", "cores: 0", "cores", "must be ≥ 1"},
 		{"b200", "  tmem: 256KiB", "  tmem: 0", "core.tmem", "must be > 0 with tensor.instruction tcgen05"},
+		{"h100-sxm", "    mma_sync_efficiency: 0.654", "    sustained_clock: {fp8: 1.9GHz}\n    mma_sync_efficiency: 0.654",
+			"core.tensor.sustained_clock.fp8", "must be ≤ clock = 1.83GHz"},
 	}
 	for _, c := range cases {
 		data, line := variantOf(t, c.file, c.old, c.new)
