@@ -604,7 +604,7 @@ func (c *Config) explain(err error) error {
 	for _, e := range leaves {
 		var de *mapstructure.DecodeError
 		if errors.As(e, &de) {
-			where, key := c.where(strings.ToLower(de.Name()))
+			where, key := c.where(c.keyPath(de.Name()))
 			msg := de.Unwrap().Error()
 			var ue *mapstructure.UnconvertibleTypeError
 			if errors.As(de, &ue) {
@@ -620,6 +620,18 @@ func (c *Config) explain(err error) error {
 		out = append(out, fmt.Errorf("%s: %v", c.Source, e))
 	}
 	return errors.Join(out...)
+}
+
+// keyPath is the lower-case dotted path of a mapstructure field name:
+// entries of maps, which it names a[b], become a.b when the file has that
+// key (list elements, not indexed, keep their name).
+func (c *Config) keyPath(name string) string {
+	lower := strings.ToLower(name)
+	dotted := strings.NewReplacer("[", ".", "]", "").Replace(lower)
+	if _, ok := c.keys[dotted]; ok {
+		return dotted
+	}
+	return lower
 }
 
 // typeWord names a type for users.

@@ -46,8 +46,8 @@ func writeYAML(b *strings.Builder, v reflect.Value, path string, indent int, set
 		}
 		p := join(path, strings.ToLower(key))
 		pad := strings.Repeat("  ", indent)
-		if path == "" && emptyOptional(key, fv) {
-			continue // an optional section the machine does not have (llc, power, host)
+		if emptyOptional(p, fv) {
+			continue // an optional section or map the machine does not have (llc, power, host, core.tensor.sustained_clock)
 		}
 		if fv.Kind() == reflect.Struct {
 			fmt.Fprintf(b, "%s%s:\n", pad, key)
@@ -66,16 +66,23 @@ func writeYAML(b *strings.Builder, v reflect.Value, path string, indent int, set
 	}
 }
 
-// emptyOptional reports whether fv is an optional top-level section
-// (optionalKeys) that holds nothing: leaving it out reads back the same.
-func emptyOptional(key string, fv reflect.Value) bool {
-	if fv.Kind() != reflect.Struct || !slices.Contains(optionalKeys, strings.ToLower(key)) {
+// emptyOptional reports whether fv, at lower-case dotted path, is an
+// optional section or map (optionalKeys) that holds nothing: leaving it out
+// reads back the same.
+func emptyOptional(path string, fv reflect.Value) bool {
+	if !slices.Contains(optionalKeys, path) {
 		return false
 	}
-	if pw, ok := fv.Interface().(Power); ok {
-		return !pw.Given()
+	switch fv.Kind() {
+	case reflect.Map:
+		return fv.Len() == 0
+	case reflect.Struct:
+		if pw, ok := fv.Interface().(Power); ok {
+			return !pw.Given()
+		}
+		return fv.IsZero()
 	}
-	return fv.IsZero()
+	return false
 }
 
 // writeMap writes a map of scalars (e.g. power.path_pj_per_byte) with its

@@ -87,8 +87,9 @@ func LoadBytes(source string, data []byte, overrides []Override) (*Machine, erro
 	return k.decode(c, overrides)
 }
 
-// optionalKeys may be left out of a machine file: they default to zero.
-var optionalKeys = []string{"name", "description", "kind", "l2", "llc", "power", "host"}
+// optionalKeys may be left out of a machine file: they default to zero
+// (core.tensor.sustained_clock: no entry, every type at core.clock).
+var optionalKeys = []string{"name", "description", "kind", "l2", "llc", "power", "host", "core.tensor.sustained_clock"}
 
 // requireAll reports the value keys of t that neither the file nor an
 // override sets: a machine file spells out every number, so a forgotten

@@ -2,6 +2,7 @@ package machines
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -150,6 +151,35 @@ type NvidiaTensor struct {
 	// older family (Hopper: 0.63–0.65), or 0 when not measured: then
 	// mma.sync kernels of those types are not modelled on this machine.
 	MMASyncEfficiency float64 `mapstructure:"mma_sync_efficiency"`
+	// SustainedClock is, per input type (keys as FlopsPerCycle's), the SM
+	// clock the chip sustains while its tensor cores run that type, where
+	// the board's power limit holds it below core.clock (GPU-FACTS §2.2:
+	// random data drives an H800 below its clock at 350 W; §6 item 4: use
+	// the sustained clock under tensor load). Optional: a type without an
+	// entry runs at core.clock, and a file without the key is timed as
+	// before it existed. Matrix instructions of a type with an entry run at
+	// its clock: in cycles of core.clock, their rate is scaled by
+	// sustained / clock and their latency by clock / sustained. Only the
+	// tensor cores slow down (the unit that bounds the GEMMs this is for;
+	// copies and CUDA cores keep core.clock), and the published peaks
+	// (Peaks) stay at core.clock.
+	SustainedClock map[string]Frequency `mapstructure:"sustained_clock"`
+}
+
+// TensorClockFactor returns, for matrix instructions of input format f,
+// tensor.sustained_clock / clock: 1 for a type without an entry (and for
+// formats the tensor cores have no entry for).
+func (c *NvidiaSMCore) TensorClockFactor(f fp.Format) float64 {
+	t, ok := TensorTypes[bool]{}.Of(f)
+	if !ok || c.Clock <= 0 {
+		return 1
+	}
+	for k, v := range c.Tensor.SustainedClock {
+		if strings.EqualFold(k, t.Key) {
+			return float64(v) / float64(c.Clock)
+		}
+	}
+	return 1
 }
 
 // TensorTypes holds one value per tensor-core input type (keys fp16, bf16,
@@ -492,6 +522,7 @@ func (c *NvidiaSMCore) problems() []problem {
 	case effOK && t.Instruction == NvidiaMMASync && e != t.Efficiency:
 		add("tensor.mma_sync_efficiency", "must equal tensor.efficiency = %v: mma.sync is the native instruction (got %v)", t.Efficiency, e)
 	}
+	ps = append(ps, c.sustainedClockProblems()...)
 
 	// CUDA cores.
 	for _, v := range []struct {
@@ -506,5 +537,35 @@ func (c *NvidiaSMCore) problems() []problem {
 	// Paths: the TMEM ones exist exactly when the core has TMEM (checked
 	// once tmem itself is right).
 	ps = append(ps, gpuPathProblems(c.Paths.All(), "TMEM", c.TMEM > 0, !tmemOK, "tmem")...)
+	return ps
+}
+
+// sustainedClockProblems checks tensor.sustained_clock: every key an
+// input type the tensor cores take, every clock in (0, core.clock].
+func (c *NvidiaSMCore) sustainedClockProblems() []problem {
+	var ps []problem
+	rates := c.Tensor.FlopsPerCycle.All()
+	var known []string
+	for _, r := range rates {
+		known = append(known, r.Key)
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Tensor.SustainedClock)) {
+		v, key := c.Tensor.SustainedClock[k], "tensor.sustained_clock."+k
+		i := slices.IndexFunc(rates, func(r TensorType[float64]) bool { return strings.EqualFold(r.Key, k) })
+		var msg string
+		switch f := float64(v); {
+		case i < 0:
+			msg = fmt.Sprintf("unknown input type %q (known: %s)", k, strings.Join(known, ", "))
+		case rates[i].Value == 0:
+			msg = fmt.Sprintf("must be left out: tensor.flops_per_cycle.%s is 0 (type unsupported) (got %v)", rates[i].Key, v)
+		case !(f > 0) || math.IsInf(f, 0):
+			msg = fmt.Sprintf("must be > 0: the clock the SM sustains under %s tensor load (got %v)", strings.ToUpper(rates[i].Key), v)
+		case c.Clock > 0 && f > float64(c.Clock):
+			msg = fmt.Sprintf("must be ≤ clock = %v: the power limit only lowers the clock (got %v)", c.Clock, v)
+		default:
+			continue
+		}
+		ps = append(ps, problem{key, msg})
+	}
 	return ps
 }

@@ -126,9 +126,15 @@ func TestNvidiaKeyNumbers(t *testing.T) {
 			t.Errorf("a100 %s peak %.1f T/s; want %v", p.Input, p.OpsPerSecond/1e12, want)
 		}
 	}
-	// The A800 is the A100 for compute and memory (GPU-FACTS §1.1).
+	// The A800 is the A100 for compute and memory (GPU-FACTS §1.1), less
+	// the A100's calibrated INT8 sustained clock: the calibration stays on
+	// the A100 file (issue 12).
 	_, c800 := mustNvidia(t, "a800")
 	_, c100 := mustNvidia(t, "a100")
+	if c100.Tensor.SustainedClock["int8"] != 990e6 || len(c100.Tensor.SustainedClock) != 1 || c800.Tensor.SustainedClock != nil {
+		t.Errorf("sustained clocks: a100 %v, a800 %v; want int8 990MHz on the a100 only", c100.Tensor.SustainedClock, c800.Tensor.SustainedClock)
+	}
+	c100.Tensor.SustainedClock = nil
 	if !reflect.DeepEqual(c800, c100) {
 		t.Errorf("a800 core differs from a100:\n%+v\n%+v", c800, c100)
 	}
@@ -280,6 +286,13 @@ func TestNvidiaConstraints(t *testing.T) {
 			"core.paths.TMEM_RF.bytes_per_cycle", "must be 0 with latency_cycles 0 on a core without TMEM"},
 		{"a100", "cores: 108", "cores: 0", "cores", "must be ≥ 1"},
 		{"b200", "  tmem: 256KiB", "  tmem: 0", "core.tmem", "must be > 0 with tensor.instruction tcgen05"},
+		{"a100", "      int8: 990MHz", "      int8: 0", "core.tensor.sustained_clock.int8", "must be > 0"},
+		{"a100", "      int8: 990MHz", "      int8: -990MHz", "core.tensor.sustained_clock.int8", "bad frequency"},
+		{"a100", "      int8: 990MHz", "      int8: 1.5GHz", "core.tensor.sustained_clock.int8", "must be ≤ clock = 1.41GHz"},
+		{"a100", "      int8: 990MHz", "      fp8: 990MHz", "core.tensor.sustained_clock.fp8", "must be left out: tensor.flops_per_cycle.fp8 is 0"},
+		{"a100", "      int8: 990MHz", "      int4: 990MHz", "core.tensor.sustained_clock.int4", `unknown input type "int4" (known: fp16, bf16, tf32, fp8, int8, fp64)`},
+		{"h100-sxm", "    mma_sync_efficiency: 0.654", "    sustained_clock: {fp8: 1.9GHz}\n    mma_sync_efficiency: 0.654",
+			"core.tensor.sustained_clock.fp8", "must be ≤ clock = 1.83GHz"},
 	}
 	for _, c := range cases {
 		data, line := variantOf(t, c.file, c.old, c.new)

@@ -52,6 +52,45 @@ func TestGPUBench(t *testing.T) {
 	}
 }
 
+// The A100's INT8 sustained clock (core.tensor.sustained_clock.int8,
+// 990 MHz) shows in the INT8 tensor-peak microbenchmark as 0.99/1.41 of
+// the dense peak (the reference stays the published peak at core.clock);
+// FP16 runs as on the A800, the same core without the key, bit for bit,
+// and the A800 reaches its INT8 peak.
+func TestGPUBenchSustainedClock(t *testing.T) {
+	bench := func(mach, test, dtype string) float64 {
+		t.Helper()
+		f, err := ReadFile("examples/a100-" + test + ".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ovs, err := machines.ParseOverrides([]string{"program.repeats=64", "program.dtype=" + dtype})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Execute(f, Options{Machine: mach, Overrides: ovs}, RunHooks{})
+		if err != nil {
+			t.Fatalf("%s %s %s: %v", mach, test, dtype, err)
+		}
+		return res.Report.GPUBench.Fraction
+	}
+	if got, want := bench("a100", "tensor-peak", "int8"), 0.99/1.41; got < 0.97*want || got > 1.001*want {
+		t.Errorf("a100 INT8 tensor peak: %.4f of the dense peak, want %.4f (990 MHz / 1.41 GHz)", got, want)
+	}
+	if got := bench("a800", "tensor-peak", "int8"); got < 0.97 || got > 1.001 {
+		t.Errorf("a800 INT8 tensor peak: %.4f of the dense peak, want 1", got)
+	}
+	for _, test := range []string{"tensor-peak", "mma-latency"} {
+		if a, b := bench("a100", test, "fp16"), bench("a800", test, "fp16"); a != b {
+			t.Errorf("FP16 %s: a100 %v, a800 %v; want the same", test, a, b)
+		}
+	}
+	// In cycles of core.clock, an INT8 dependent chain takes 26 × 1.41/0.99.
+	if got, want := bench("a100", "mma-latency", "int8"), 37.0/26; got < 0.9*want || got > 1.1*want {
+		t.Errorf("a100 INT8 mma latency: %.3f of the file's 26 cycles, want %.3f", got, want)
+	}
+}
+
 // Bad parameters and machines of another kind are refused with the key.
 func TestGPUBenchBadInput(t *testing.T) {
 	for _, c := range []struct {

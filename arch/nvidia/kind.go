@@ -8,6 +8,7 @@ package nvidia
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -23,9 +24,11 @@ func init() { gpu.RegisterKind("nvidia-sm", Params) }
 
 // Params resolves the SM figures of machine m. The tensor rate of a
 // format is the file's flops_per_cycle, times the family's efficiency for
-// wgmma and tcgen05; their runs round M to 64 and N to 8 (any multiple of
-// 8 is a shape), while mma.sync and FP64's DMMA (warp-level on every
-// architecture) run on one sub-core's tensor core in whole file shapes.
+// wgmma and tcgen05, times sustained_clock / clock for a format with a
+// sustained clock (whose latency grows by the inverse). wgmma and tcgen05
+// runs round M to 64 and N to 8 (any multiple of 8 is a shape), while
+// mma.sync and FP64's DMMA (warp-level on every architecture) run on one
+// sub-core's tensor core in whole file shapes.
 func Params(m *machines.Machine) (*gpu.Params, error) {
 	sc := m.NvidiaSM()
 	if sc == nil {
@@ -63,6 +66,12 @@ func Params(m *machines.Machine) (*gpu.Params, error) {
 		in := gpu.MatrixInput{Rate: rate.Value, Latency: lat.Value, Flops: shape.Value.Flops(), WarpLevel: warp}
 		if !warp {
 			in.Rate *= t.Efficiency
+		}
+		if d := sc.TensorClockFactor(f); d != 1 {
+			// The type's sustained clock (tensor.sustained_clock), in
+			// cycles of core.clock.
+			in.Rate *= d
+			in.Latency = int(math.Round(float64(in.Latency) / d))
 		}
 		if mm, n, k, err := shape.Value.Dims(); err == nil && mm > 0 {
 			in.Dims = [3]int{mm, n, k}

@@ -8,7 +8,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/archtest"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
-	_ "github.com/davinci-sim/davinci-sim/arch/nvidia"
+	"github.com/davinci-sim/davinci-sim/arch/nvidia"
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -295,5 +295,51 @@ func TestFlagBounds(t *testing.T) {
 		if _, err := chip.Run(p); err == nil || !strings.Contains(err.Error(), "flag ids 0..31") {
 			t.Errorf("%s: %v", isa.Format(in), err)
 		}
+	}
+}
+
+// core.tensor.sustained_clock slows only the matrix instructions of its
+// input type: on the A100 (INT8 at 990 MHz) INT8's rate scales by
+// 0.99/1.41 and its latency by the inverse, FP16 keeps the file figures;
+// the A800 (the same core without the key) runs INT8 at core.clock. One FP8
+// entry serves E4M3 and E5M2.
+func TestSustainedClock(t *testing.T) {
+	params := func(name string, sets ...string) *gpu.Params {
+		p, err := nvidia.Params(archtest.Machine(t, name, sets...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a100, a800 := params("a100"), params("a800")
+	d := 0.99e9 / 1.41e9
+	for _, c := range []struct {
+		what    string
+		got     gpu.MatrixInput
+		rate    float64
+		latency int
+	}{
+		{"a100 INT8", a100.Matrix[fp.INT8], 4096 * d, 37}, // 26 × 1.41 / 0.99 = 37.03
+		{"a100 FP16", a100.Matrix[fp.FP16], 2048, 25},
+		{"a100 FP64", a100.Matrix[fp.FP64], 128, 25},
+		{"a800 INT8", a800.Matrix[fp.INT8], 4096, 26},
+	} {
+		if math.Abs(c.got.Rate-c.rate) > 1e-9*c.rate || c.got.Latency != c.latency {
+			t.Errorf("%s: rate %v, latency %d; want %v, %d", c.what, c.got.Rate, c.got.Latency, c.rate, c.latency)
+		}
+	}
+	for f := range fp.NumFormats {
+		if f != fp.INT8 && a100.Matrix[f] != a800.Matrix[f] {
+			t.Errorf("%v: a100 %+v differs from a800 %+v", f, a100.Matrix[f], a800.Matrix[f])
+		}
+	}
+	h, h8 := params("h100-sxm"), params("h100-sxm", "machine.core.tensor.sustained_clock.fp8=1.464GHz") // 0.8 × 1.83 GHz
+	for _, f := range []fp.Format{fp.E4M3, fp.E5M2} {
+		if got, want := h8.Matrix[f].Rate, 0.8*h.Matrix[f].Rate; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("h100-sxm %v at 0.8 × clock: rate %v, want %v", f, got, want)
+		}
+	}
+	if h8.Matrix[fp.INT8] != h.Matrix[fp.INT8] || h8.Matrix[fp.FP16] != h.Matrix[fp.FP16] {
+		t.Error("h100-sxm: an FP8 sustained clock changed INT8 or FP16")
 	}
 }
