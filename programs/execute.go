@@ -104,6 +104,12 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
+	if opts.Fidelity != "" && opts.Fidelity != "full" {
+		if f.Kind.BuildCluster == nil || m.DaVinci() == nil || !m.HasHost() {
+			return nil, badInput(fmt.Errorf("--fidelity %s: applies to lu-fused on NPUs (a cluster or node description, or one DaVinci chip with a host, run as a node of one NPU); %s on %s is simulated in full", opts.Fidelity, f.Kind.Name, m.Name))
+		}
+		return executeOneNPU(f, machineRef(f, opts), m, opts, hooks)
+	}
 	job, err := f.Kind.BuildFor(f, m, opts)
 	if err != nil {
 		return nil, badInput(err)

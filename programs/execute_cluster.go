@@ -69,6 +69,42 @@ func executeCluster(f *File, name string, opts Options, hooks RunHooks) (*Result
 	if err != nil {
 		return nil, err
 	}
+	return runClusterJob(f, topo, opts, hooks)
+}
+
+// OneNPUNode is the node description a one-chip lu-fused run with fidelity
+// isolated or sampled runs on: one NPU, its host share and link taken
+// from the chip's machine file (executeOneNPU).
+const OneNPUNode = "cloudbrain2-node"
+
+// executeOneNPU runs lu-fused on one DaVinci chip (machine m, named ref)
+// with a timed-apart fidelity: as a node of that one NPU whose host is
+// the machine file's host and whose PCIe link is its host link — the
+// configuration in which the cluster run reproduces the one-chip run to
+// the picosecond (TestLUClusterOneNPUEqualsSingle).
+func executeOneNPU(f *File, ref string, m *machines.Machine, opts Options, hooks RunHooks) (*Result, error) {
+	if opts.FastForward != nil {
+		return nil, badInput(errors.New("--fast-forward: not with fidelity isolated or sampled"))
+	}
+	hm := &m.Host
+	ovs := append(opts.Overrides[:len(opts.Overrides):len(opts.Overrides)],
+		machines.Override{Path: "node.npus", Value: "1"},
+		machines.Override{Path: "node.pcie.generation", Value: "4"},
+		machines.Override{Path: "node.pcie.gen4_bandwidth", Value: fmt.Sprint(float64(hm.Link.Bandwidth))},
+		machines.Override{Path: "node.pcie.latency_ns", Value: fmt.Sprint(hm.Link.LatencyNS)},
+		machines.Override{Path: "node.hosts.cores", Value: fmt.Sprint(hm.Cores)},
+		machines.Override{Path: "node.hosts.clock", Value: fmt.Sprint(float64(hm.Clock))},
+		machines.Override{Path: "node.hosts.memory_bandwidth", Value: fmt.Sprint(float64(hm.MemoryBandwidth))})
+	topo, err := cluster.LoadSystem(OneNPUNode, ovs)
+	if err != nil {
+		return nil, err
+	}
+	topo.Node.NPU, topo.Name = ref, m.Name+" (one NPU with its host)"
+	return runClusterJob(f, topo, opts, hooks)
+}
+
+// runClusterJob builds and runs f on topology topo.
+func runClusterJob(f *File, topo *cluster.Topology, opts Options, hooks RunHooks) (*Result, error) {
 	job, err := f.Kind.BuildCluster(f, topo, opts)
 	if err != nil {
 		return nil, badInput(err)

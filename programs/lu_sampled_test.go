@@ -142,3 +142,39 @@ func TestLUClusterSampledBadInput(t *testing.T) {
 		t.Errorf("sampled with full numerics: got %v", err)
 	}
 }
+
+// --fidelity sampled on one DaVinci chip runs lu-fused as a node of that
+// one NPU with the machine's host and link (equal to a 1-NPU node given
+// those by hand), and refuses other kinds and machines with one line.
+func TestLUSampledOneChip(t *testing.T) {
+	run := func(yaml string, o Options) (*Result, error) {
+		t.Helper()
+		f, err := Parse("lu.yaml", ".", []byte(yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Execute(f, o, RunHooks{})
+	}
+	const prog = "kind: lu-fused\nn: 2048\nnb: 128\nn_fused: 2\nn_fusion: 16\nnumerics: off\n"
+	one, err := run(prog, Options{Fidelity: "sampled"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byHand, err := run(prog+"machine: cloudbrain2-node\nfidelity: sampled\n", Options{Overrides: mustSets(t, "node.npus=1", "node.pcie.generation=4",
+		"node.hosts.cores=24", "node.hosts.memory_bandwidth=93.8GB/s")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := one.Report.Time.Seconds, byHand.Report.Time.Seconds; a != b {
+		t.Errorf("one chip sampled %v s, the 1-NPU node by hand %v s", a, b)
+	}
+	if cl := one.Report.Cluster; cl == nil || cl.Fidelity != "sampled" || cl.NPUs != 1 || !strings.Contains(cl.Name, "ascend-910a") {
+		t.Errorf("cluster section %+v", cl)
+	}
+	if _, err := run("kind: hgemm\nm: 64\nn: 64\nk: 64\n", Options{Fidelity: "sampled"}); !badinput.Is(err) || !strings.Contains(err.Error(), "lu-fused on NPUs") {
+		t.Errorf("hgemm with fidelity sampled: %v", err)
+	}
+	if _, err := run(prog+"machine: a100\n", Options{Fidelity: "sampled"}); !badinput.Is(err) || !strings.Contains(err.Error(), "lu-fused on NPUs") {
+		t.Errorf("a GPU with fidelity sampled: %v", err)
+	}
+}

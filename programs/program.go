@@ -269,6 +269,13 @@ func (f *File) Resolve(p string) string {
 // --set program.machine come from the command line and resolve relative to
 // the current directory. Embedded machine names are never paths.
 func MachineFor(f *File, opts Options) (*machines.Machine, error) {
+	return machines.Load(machineRef(f, opts), opts.Overrides)
+}
+
+// machineRef returns the machine a one-chip run of f uses: -m, else a
+// --set program.machine, else the file's machine: key (resolved against
+// the file's directory when it names a file), else DefaultMachine.
+func machineRef(f *File, opts Options) string {
 	name := opts.Machine
 	if name == "" {
 		name = f.Machine
@@ -284,7 +291,7 @@ func MachineFor(f *File, opts Options) (*machines.Machine, error) {
 	if name == "" {
 		name = DefaultMachine
 	}
-	return machines.Load(name, opts.Overrides)
+	return name
 }
 
 // isMachinePath reports whether a machine: value names a file (it has a

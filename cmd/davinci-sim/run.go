@@ -86,7 +86,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.StringArrayVar(&f.sets, "set", nil, "override a parameter: program.<path>=value or machine.<path>=value (repeatable)")
 	fl.StringVarP(&f.out, "out", "o", "", "write report.json and result arrays (.npy) to this directory")
 	fl.StringVar(&f.numerics, "numerics", "", "full | sampled | off (default: the program's)")
-	fl.StringVar(&f.fidelity, "fidelity", "", "cluster runs: full | isolated | sampled — every NPU cycle-level, each distinct kernel alone, or a sample of windows with the rest predicted (default: the program's, else full; isolated and sampled imply --numerics off)")
+	fl.StringVar(&f.fidelity, "fidelity", "", "lu-fused on NPUs: full | isolated | sampled — every NPU cycle-level, each distinct kernel alone, or a sample of windows with the rest predicted (default: the program's, else full; isolated and sampled imply --numerics off; on one chip they run it as a node of that one NPU)")
 	fl.BoolVar(&f.json, "json", false, "print report.json to stdout instead of the summary table")
 	fl.Int64Var(&f.seed, "seed", 0, "override the program's random seed")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
@@ -142,8 +142,8 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	var hooks programs.RunHooks
 	clusterName := programs.ClusterMachine(file, opts)
 	switch {
-	case clusterName == "" && f.fidelity != "":
-		return badInput(fmt.Errorf("--fidelity: applies to runs on a cluster or node description (-m cloudbrain2-node); this run is on one chip, always simulated in full"))
+	case clusterName == "" && (f.fidelity == "isolated" || f.fidelity == "sampled") && (f.trace != "" || f.view):
+		return badInput(fmt.Errorf("--trace and --view: not with --fidelity %s on one chip (its kernels are timed apart: no pipes to show); -m cloudbrain2-node --set node.npus=1 --trace FILE.json gives the rank's timeline", f.fidelity))
 	case clusterName != "" && f.trace != "" && !strings.HasSuffix(f.trace, ".json") && !strings.HasSuffix(f.trace, ".json.gz"):
 		return badInput(fmt.Errorf("--trace %s: a run on a cluster or node description writes a JSON trace (FILE.json or FILE.json.gz)", f.trace))
 	case clusterName == "" && (f.traceRanks != "" || f.traceNPU >= 0):
