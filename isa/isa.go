@@ -238,6 +238,14 @@ type Instr struct {
 	Round    fp.Rounding
 	Saturate bool
 
+	// TimingOnly marks an instruction that is timed but has no data effect,
+	// even in functional runs: isa.Grid.TimingOnly for one instruction of
+	// a DaVinci core's stream. A generator uses it for a pass whose
+	// operations the vector ISA does not compute (INT16, INT64, bit
+	// operations) and whose values it supplies itself, and says so in its
+	// report. The assembler has no syntax for it: generators set it.
+	TimingOnly bool
+
 	// OpVector: Repeat iterations, each over Mask elements (0 = a full
 	// 256-byte repeat of type In); operand r starts at Addr + r·stride with
 	// the per-repeat strides below (bytes; 0 = 256).

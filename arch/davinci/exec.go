@@ -129,9 +129,10 @@ func (c *Core) finishAfter(p *pipe, now, d, lat sim.Time) {
 	}
 }
 
-// apply performs the data effect of a completed instruction (functional mode).
+// apply performs the data effect of a completed instruction (functional
+// mode; a TimingOnly instruction has none).
 func (c *Core) apply(in *isa.Instr) {
-	if !c.functional {
+	if !c.functional || in.TimingOnly {
 		return
 	}
 	var err error
