@@ -7,6 +7,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
 )
 
@@ -26,6 +27,22 @@ import (
 //
 // bk is a multiple of 32 (the INT8 cube's k step and fractal width).
 var daVinciInt8Tile = Tiling{BM: 128, BK: 256, BN: 128}
+
+// newDaVinciInt8Plan plans INT8 cube GEMMs with igemm's tiles and pipeline
+// (newGEMMPlan's int8 variant: INT32 products accumulated in L0C, tiles out
+// through UB adding the previous L1 groups' partial sums) over operands
+// the caller placed in GM: one pass per GEMM, reading A (rows of lda
+// elements) and B (rows of n) from the pass's aMats and bMats and writing
+// its INT32 C to out. igemm's own A, B and C in the plan's GM layout are
+// not used.
+func newDaVinciInt8Plan(file string, p GEMMParams, m *machines.Machine, lda int64, passes []gemmPass) (*gemmPlan, error) {
+	pl, err := newGEMMPlan(file, p, gemmVariant{int8: true}, m)
+	if err != nil {
+		return nil, err
+	}
+	pl.lda, pl.passes = lda, passes
+	return pl, nil
+}
 
 // daVinciIGEMMJob is kind igemm on a DaVinci machine: INT8 A (m×k) and B
 // (k×n) in GM go straight to the cube (no split pass), INT32 products

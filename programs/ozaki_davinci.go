@@ -255,16 +255,13 @@ func (j *ozakiDaVinciJob) layout() error {
 				name += fmt.Sprintf(".c%d", c)
 			}
 			dp.Kind = name
-			pl, err := newGEMMPlan(j.file, dp, gemmVariant{int8: true}, j.mach)
+			aCol := base + int64(g.tmin-1)*lc
+			bRow := base + (s-int64(g.d-g.tmin))*lc
+			pl, err := newDaVinciInt8Plan(j.file, dp, j.mach, s*k, []gemmPass{{name: "int8", aMats: []int64{j.gmDigitsA + aCol},
+				bMats: []int64{j.gmDigitsB + bRow*n}, prods: [][2]int{{0, 0}}, out: plane}})
 			if err != nil {
 				return err
 			}
-			aCol := base + int64(g.tmin-1)*lc
-			bRow := base + (s-int64(g.d-g.tmin))*lc
-			pl.lda = s * k
-			pl.passes[0].aMats = []int64{j.gmDigitsA + aCol}
-			pl.passes[0].bMats = []int64{j.gmDigitsB + bRow*n}
-			pl.passes[0].out = plane
 			plane += 4 * m * n
 			j.gemms = append(j.gemms, pl)
 			j.planDiag = append(j.planDiag, g.d)

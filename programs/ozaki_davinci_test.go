@@ -128,22 +128,29 @@ func TestIGEMMDaVinci(t *testing.T) {
 		if res.Report.Error == nil || res.Report.Error.MaxErr != 0 || !strings.Contains(strings.Join(res.Report.Notes, " "), "check: simulated C equals") {
 			t.Errorf("%v: error %+v, notes %v", sets, res.Report.Error, res.Report.Notes)
 		}
-		m, err := machines.Load("ascend-910a", mustSets(t, sets...))
-		if err != nil {
-			t.Fatal(err)
-		}
-		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing})
-		if err != nil {
-			t.Fatal(err)
-		}
-		job, err := f.Kind.Build(f, m, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := isa.Check(job.Program(), chip.Limits()); err != nil {
+		if err := staticCheck(t, f, o); err != nil {
 			t.Errorf("%v: static check: %v", sets, err)
 		}
 	}
+}
+
+// staticCheck builds program f on machine o.Machine with o's overrides and
+// runs the generated streams through isa.Check.
+func staticCheck(t *testing.T, f *File, o Options) error {
+	t.Helper()
+	m, err := machines.Load(o.Machine, o.Overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := f.Kind.Build(f, m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return isa.Check(job.Program(), chip.Limits())
 }
 
 // Bad inputs on DaVinci machines are one clear line each.
