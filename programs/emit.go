@@ -18,6 +18,9 @@ type emitter struct {
 	yield  func(isa.Instr) bool
 	live   bool
 	repeat int // bytes one vector repeat covers (core.vector.bytes_per_repeat)
+	// timingOnly marks every instruction emitted while it is set
+	// (isa.Instr.TimingOnly: timed, no data effect).
+	timingOnly bool
 }
 
 // newEmitter returns an emitter for machine m's streams.
@@ -28,6 +31,7 @@ func newEmitter(yield func(isa.Instr) bool, m *machines.Machine) *emitter {
 func (e *emitter) ok() bool { return e.live }
 
 func (e *emitter) emit(in isa.Instr) {
+	in.TimingOnly = in.TimingOnly || e.timingOnly
 	if e.live && !e.yield(in) {
 		e.live = false
 	}

@@ -51,12 +51,19 @@ const (
 	int16RecombineOps = 4 + 2*9
 )
 
-// int16Job runs an ape-int16 GEMM on a GPU machine.
+// int16Job runs an ape-int16 GEMM on a GPU machine (four product kernels
+// between the split and recombination kernels) or a DaVinci machine (the
+// four product GEMMs as passes of one INT8 cube plan, between the split and
+// recombination passes on the vector unit: emulated_int16_davinci.go).
 type int16Job struct {
-	file    string
-	p       GEMMParams
+	file string
+	p    GEMMParams
+	mach *machines.Machine
+	// GPU machines: the target and the product kernels hh, hl, lh, ll.
 	tg      *gpuTarget
-	kernels []*gpuGEMMPlan // hh, hl, lh, ll
+	kernels []*gpuGEMMPlan
+	// DaVinci machines: the product GEMMs hh, hl, lh, ll, one pass each.
+	dv *gemmPlan
 	// Global memory: the INT16 inputs, the pieces, the sums, the four INT32
 	// planes and C (INT64).
 	gmA16, gmB16   int64
@@ -103,18 +110,26 @@ func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedPara
 	if ep.HistogramBins != 0 {
 		return nil, bad("histogram_bins", "applies to the FP32 emulations (the error histogram is against a CPU FP32 SGEMM); not to scheme ape-int16")
 	}
-	tg, ok := newGPUTarget(m)
-	if !ok {
-		return nil, bad("scheme", "ape-int16 is generated for GPU machines (nvidia-sm, amd-cu); machine %s is %s", m.Name, m.Kind)
-	}
-	if !tg.hasMatrix(fp.INT8) {
-		return nil, bad("scheme", "ape-int16 needs INT8 %s; %s has none", tg.units, tg.describe())
-	}
-	if key := p.derivedKindKey(); key != "" {
-		return nil, bad(key, "does not apply to emulated-gemm's ape-int16 scheme on %s (%s)", m.Name, m.Kind)
-	}
-	if err := p.gpuDefaults(f.Path); err != nil {
-		return nil, err
+	tg, gpu := newGPUTarget(m)
+	align := int64(512)
+	switch {
+	case gpu:
+		if !tg.hasMatrix(fp.INT8) {
+			return nil, bad("scheme", "ape-int16 needs INT8 %s; %s has none", tg.units, tg.describe())
+		}
+		if key := p.derivedKindKey(); key != "" {
+			return nil, bad(key, "does not apply to emulated-gemm's ape-int16 scheme on %s (%s)", m.Name, m.Kind)
+		}
+		if err := p.gpuDefaults(f.Path); err != nil {
+			return nil, err
+		}
+	case m.DaVinci() != nil:
+		if err := int16DaVinciParams(f, m, &p, bad); err != nil {
+			return nil, err
+		}
+		align = 4096
+	default:
+		return nil, bad("scheme", "ape-int16 is generated for GPU machines (nvidia-sm, amd-cu) and DaVinci machines; machine %s is %s", m.Name, m.Kind)
 	}
 	if p.K > int16MaxK {
 		return nil, bad("k", "ape-int16's INT32 accumulators hold the piece products exactly up to k = %d (k·2^14 < 2^31) (got %d)", int16MaxK, p.K)
@@ -128,12 +143,12 @@ func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedPara
 	if err := p.checkHostMemory(f.Path, 40); err != nil {
 		return nil, err
 	}
-	j := &int16Job{file: f.Path, p: p, tg: tg}
+	j := &int16Job{file: f.Path, p: p, mach: m, tg: tg}
 	mk, kn, mn := int64(p.M)*int64(p.K), int64(p.K)*int64(p.N), int64(p.M)*int64(p.N)
 	at := int64(0)
 	next := func(bytes int64) int64 {
 		a := at
-		at = (at + bytes + 511) &^ 511
+		at = (at + bytes + align - 1) &^ (align - 1)
 		return a
 	}
 	j.gmA16, j.gmB16 = next(2*mk), next(2*kn)
@@ -145,15 +160,27 @@ func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedPara
 		return nil, bad("m", "INT16 A and B, their pieces, four INT32 planes and the INT64 C need %d bytes of global memory; machine %s has %d", at, m.Name, int64(m.GM.Capacity))
 	}
 	pieceA, pieceB := [2]int64{j.gmAh, j.gmAl}, [2]int64{j.gmBh, j.gmBl}
-	for x, pr := range int16Products {
-		pl, err := newGPUGEMMPlan(f.Path, p, m, fp.INT8, gpuShape{})
-		if err != nil {
+	if gpu {
+		for x, pr := range int16Products {
+			pl, err := newGPUGEMMPlan(f.Path, p, m, fp.INT8, gpuShape{})
+			if err != nil {
+				return nil, err
+			}
+			pl.ops = &gpuOperands{name: p.Kind + "/" + pr.name, gmA: []int64{pieceA[pr.a]}, gmB: []int64{pieceB[pr.b]},
+				mmas: []gpuProduct{{first: true}}, accs: []gpuAcc{{}}}
+			pl.gmC = j.gmPlanes + int64(x)*4*mn
+			j.kernels = append(j.kernels, pl)
+		}
+	} else {
+		var passes []gemmPass
+		for x, pr := range int16Products {
+			passes = append(passes, gemmPass{name: pr.name, aMats: []int64{pieceA[pr.a]}, bMats: []int64{pieceB[pr.b]},
+				prods: [][2]int{{0, 0}}, out: j.gmPlanes + int64(x)*4*mn})
+		}
+		var err error
+		if j.dv, err = newDaVinciInt8Plan(f.Path, p, m, int64(p.K), passes); err != nil {
 			return nil, err
 		}
-		pl.ops = &gpuOperands{name: p.Kind + "/" + pr.name, gmA: []int64{pieceA[pr.a]}, gmB: []int64{pieceB[pr.b]},
-			mmas: []gpuProduct{{first: true}}, accs: []gpuAcc{{}}}
-		pl.gmC = j.gmPlanes + int64(x)*4*mn
-		j.kernels = append(j.kernels, pl)
 	}
 	if p.Numerics != NumericsOff {
 		j.a, j.b = genInt16(p.Inputs.Seed, 1, p.M*p.K), genInt16(p.Inputs.Seed, 2, p.K*p.N)
@@ -183,15 +210,16 @@ func splitAll16(x []int16) (hi, lo []int8) {
 	return hi, lo
 }
 
-// splitGrid is the split kernel: A's and B's row segments read as INT16,
-// each element's two pieces stored, the bias-free sums accumulated (A's
-// per row, B's per column: INT64 atomic additions of each block's partial
-// sums, whose m + n values of traffic are not modelled).
-func (j *int16Job) splitGrid() isa.Grid {
+// splitBlocks are the split's blocks: row segments of A, then of B, of at
+// most chunk elements, each read as INT16, each element's two pieces
+// stored, the bias-free sums accumulated (A's per row, B's per column:
+// INT64 atomic additions of each block's partial sums, whose m + n values
+// of traffic are not modelled).
+func (j *int16Job) splitBlocks(chunk int) (int, func(i int) streamBlock) {
 	p := &j.p
-	nA, segA := rowSegments(p.M, p.K)
-	nB, segB := rowSegments(p.K, p.N)
-	return streamGrid(j.tg, p.Kind+"/split", nA+nB, func(i int) streamBlock {
+	nA, segA := rowSegmentsOf(p.M, p.K, chunk)
+	nB, segB := rowSegmentsOf(p.K, p.N, chunk)
+	return nA + nB, func(i int) streamBlock {
 		src, hi, lo, cols, seg := j.gmA16, j.gmAh, j.gmAl, int64(p.K), segA
 		if i >= nA {
 			i -= nA
@@ -201,17 +229,17 @@ func (j *int16Job) splitGrid() isa.Grid {
 		at := int64(r)*cols + int64(c0)
 		return streamBlock{reads: []gmSpan{{src + 2*at, 2 * int64(n)}},
 			writes: []gmSpan{{hi + at, int64(n)}, {lo + at, int64(n)}},
-			work:   []vecWork{{int16SplitOps * n, fp.INT32}}}
-	})
+			work:   []vecWork{{int16SplitOps * n, fp.INT32}}, elems: n}
+	}
 }
 
-// recombineGrid is the recombination kernel: C's row segments from the
-// four planes and the sums, stored as INT64.
-func (j *int16Job) recombineGrid() isa.Grid {
+// recombineBlocks are the recombination's blocks: C's row segments of at
+// most chunk elements from the four planes and the sums, stored as INT64.
+func (j *int16Job) recombineBlocks(chunk int) (int, func(i int) streamBlock) {
 	p := &j.p
-	nC, seg := rowSegments(p.M, p.N)
+	nC, seg := rowSegmentsOf(p.M, p.N, chunk)
 	mn := int64(p.M) * int64(p.N)
-	return streamGrid(j.tg, p.Kind+"/recombine", nC, func(i int) streamBlock {
+	return nC, func(i int) streamBlock {
 		r, c0, n := seg(i)
 		at := int64(r)*int64(p.N) + int64(c0)
 		var reads []gmSpan
@@ -220,16 +248,21 @@ func (j *int16Job) recombineGrid() isa.Grid {
 		}
 		reads = append(reads, gmSpan{j.gmSumA + 8*int64(r), 8}, gmSpan{j.gmSumB + 8*int64(c0), 8 * int64(n)})
 		return streamBlock{reads: reads, writes: []gmSpan{{j.gmC + 8*at, 8 * int64(n)}},
-			work: []vecWork{{int16RecombineOps * n, fp.INT32}}}
-	})
+			work: []vecWork{{int16RecombineOps * n, fp.INT32}}, elems: n}
+	}
 }
 
 func (j *int16Job) Program() isa.Program {
-	grids := []isa.Grid{j.splitGrid()}
+	if j.dv != nil {
+		return j.daVinciProgram()
+	}
+	n, at := j.splitBlocks(streamChunk)
+	grids := []isa.Grid{streamGrid(j.tg, j.p.Kind+"/split", n, at)}
 	for _, kp := range j.kernels {
 		grids = append(grids, kp.grid())
 	}
-	grids = append(grids, j.recombineGrid())
+	n, at = j.recombineBlocks(streamChunk)
+	grids = append(grids, streamGrid(j.tg, j.p.Kind+"/recombine", n, at))
 	return isa.Program{Name: j.p.Kind, Generated: true, Grids: grids}
 }
 
@@ -309,38 +342,48 @@ func (j *int16Job) exact(i, c int) int64 {
 }
 
 func (j *int16Job) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
-	p, tg := &j.p, j.tg
+	p := &j.p
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
-	name := tg.matrixPeak[fp.INT8]
-	peak, _ := chip.M.Peak(name)
-	reportThroughput(rep, st, flops, peak/4, fmt.Sprintf("int16 ops (2mnk; peak = dense %s %s peak / 4 products)", name, tg.matrix))
-	k0 := j.kernels[0]
-	var kernels []map[string]any
-	for _, kp := range j.kernels {
-		t := kp.t
-		kernels = append(kernels, map[string]any{"name": kp.name(), "ctas": kp.nrb * kp.ncb,
-			"tiling": map[string]int{"bm": t.bm, "bn": t.bn, "bk": t.bk, "stages": t.stages, "warps": t.warps}})
-	}
 	rep.Program = map[string]any{"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N, "scheme": "ape-int16",
 		"pieces": "hi = x >> 8, lo = (x & 0xff) − 128 (INT8)", "products": []string{"hh", "hl", "lh", "ll"},
-		"product_kernels": kernels, "inputs": map[string]any{"type": "int16", "range": "[−32768, 32767]", "seed": p.Inputs.Seed},
+		"inputs": map[string]any{"type": "int16", "range": "[−32768, 32767]", "seed": p.Inputs.Seed},
 		"output": "int64 (exact)", "numerics": p.Numerics}
-	rep.Notes = append(rep.Notes, fmt.Sprintf("ape-int16: the split (%d INT32 operations per element) and the recombination (%d per element) are timing-only kernels on the %s units; the product GEMMs run on the %s", int16SplitOps, int16RecombineOps, tg.vector, tg.matrix))
+	// The output tiles of the product GEMMs (the golden model's unit).
+	var bm, bn, nrb, ncb int
+	if j.dv != nil {
+		j.daVinciReport(chip, st, rep, flops)
+		bm, bn, nrb, ncb = j.dv.bm, j.dv.bn, j.dv.nrb, j.dv.ncb
+	} else {
+		tg := j.tg
+		name := tg.matrixPeak[fp.INT8]
+		peak, _ := chip.M.Peak(name)
+		reportThroughput(rep, st, flops, peak/4, fmt.Sprintf("int16 ops (2mnk; peak = dense %s %s peak / 4 products)", name, tg.matrix))
+		var kernels []map[string]any
+		for _, kp := range j.kernels {
+			t := kp.t
+			kernels = append(kernels, map[string]any{"name": kp.name(), "ctas": kp.nrb * kp.ncb,
+				"tiling": map[string]int{"bm": t.bm, "bn": t.bn, "bk": t.bk, "stages": t.stages, "warps": t.warps}})
+		}
+		rep.Program["product_kernels"] = kernels
+		rep.Notes = append(rep.Notes, fmt.Sprintf("ape-int16: the split (%d INT32 operations per element) and the recombination (%d per element) are timing-only kernels on the %s units; the product GEMMs run on the %s", int16SplitOps, int16RecombineOps, tg.vector, tg.matrix))
+		k0 := j.kernels[0]
+		bm, bn, nrb, ncb = k0.t.bm, k0.t.bn, k0.nrb, k0.ncb
+	}
 	var tiles [][2]int
 	switch p.Numerics {
 	case NumericsOff:
 		return nil
 	case NumericsFull:
-		for bi := 0; bi < k0.nrb; bi++ {
-			for bj := 0; bj < k0.ncb; bj++ {
+		for bi := 0; bi < nrb; bi++ {
+			for bj := 0; bj < ncb; bj++ {
 				tiles = append(tiles, [2]int{bi, bj})
 			}
 		}
 	case NumericsSampled:
 		rng := NewRand(p.Inputs.Seed, 99)
-		perm := rng.Perm(k0.nrb * k0.ncb)
+		perm := rng.Perm(nrb * ncb)
 		for _, i := range perm[:min(p.SampleTiles, len(perm))] {
-			tiles = append(tiles, [2]int{i / k0.ncb, i % k0.ncb})
+			tiles = append(tiles, [2]int{i / ncb, i % ncb})
 		}
 	}
 	var sim [][4]int32 // the simulated planes (full numerics)
@@ -373,8 +416,8 @@ func (j *int16Job) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 	var elems int64
 	maxErr := 0.0
 	for _, tl := range tiles {
-		r0, c0 := tl[0]*k0.t.bm, tl[1]*k0.t.bn
-		mm, nn := k0.rows(tl[0]), k0.cols(tl[1])
+		r0, c0 := tl[0]*bm, tl[1]*bn
+		mm, nn := min(bm, p.M-r0), min(bn, p.N-c0)
 		gold := j.goldenPlanes(r0, mm, c0, nn)
 		for e, g := range gold {
 			i, c := r0+e/nn, c0+e%nn
@@ -402,7 +445,7 @@ func (j *int16Job) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 		rep.Notes = append(rep.Notes, "check: the simulated product planes equal the golden model's bit for bit, and C (recombined) the exact INT16 product")
 	}
 	if p.Numerics == NumericsSampled {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed by the golden model (the INT8 products wrapped to INT32, the recombination) against the exact product", len(tiles), k0.nrb*k0.ncb, k0.t.bm, k0.t.bn))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed by the golden model (the INT8 products wrapped to INT32, the recombination) against the exact product", len(tiles), nrb*ncb, bm, bn))
 	}
 	return nil
 }

@@ -264,6 +264,66 @@ func TestEmulatedInt16BitExact(t *testing.T) {
 	}
 }
 
+// ape-int16 on DaVinci machines: the split and recombination passes on the
+// vector unit (timing only), the four INT8 product GEMMs on the INT8 cube
+// with igemm's planner. On the 910A (no FixPipe: tiles L0C→UB→GM) with
+// edge tiles in m, n and k, and several L1 groups (k-blocks whose INT32
+// partial sums are added in UB) at igemm's tiles and at small ones, and on
+// the 910B3: the simulated planes equal the golden model's bit for bit and
+// C the exact INT16 product (check); the generated streams pass the
+// static check; the run's time does not depend on the numerics (the
+// timing-only passes are timed alike); a sampled run agrees with the exact
+// product.
+func TestEmulatedInt16DaVinciBitExact(t *testing.T) {
+	for _, c := range []struct {
+		machine string
+		sets    []string
+	}{
+		{"ascend-910a", []string{"program.m=200", "program.n=300", "program.k=700", "program.tiling.nfused=1"}},
+		{"ascend-910a", []string{"program.m=100", "program.n=90", "program.k=700", "program.tiling.bm=48", "program.tiling.bk=96", "program.tiling.bn=64", "program.tiling.nfused=2"}},
+		{"ascend-910a", []string{"program.m=70", "program.n=40", "program.k=300", "program.buffering=single", "program.tiling.bm=32", "program.tiling.bk=64", "program.tiling.bn=32", "program.cores=5"}},
+		{"ascend-910b3", []string{"program.m=130", "program.n=200", "program.k=600"}},
+	} {
+		sets := append([]string{"program.scheme=ape-int16", "program.numerics=full", "program.check=true"}, c.sets...)
+		res, err := runEmulated(t, c.machine, sets...)
+		if err != nil || res.Failure != nil {
+			t.Fatalf("%s %v: %v %v", c.machine, c.sets, err, res.Failure)
+		}
+		pr := res.Report.Program
+		m, n := pr["m"].(int), pr["n"].(int)
+		if e := res.Report.Error; e == nil || e.MaxErr != 0 || e.Elements != int64(m*n) {
+			t.Errorf("%s %v: error %+v", c.machine, c.sets, e)
+		}
+		if !strings.Contains(strings.Join(res.Report.Notes, "\n"), "check: the simulated product planes equal") {
+			t.Errorf("%s %v: no check note: %v", c.machine, c.sets, res.Report.Notes)
+		}
+		if g := pr["tiling"].(map[string]int)["groups"]; strings.Contains(strings.Join(c.sets, " "), "nfused") && g < 2 {
+			t.Errorf("%s %v: %d L1 groups, want several", c.machine, c.sets, g)
+		}
+		off, err := runEmulated(t, c.machine, append(sets, "program.numerics=off")...)
+		if err != nil || off.Failure != nil {
+			t.Fatalf("%s %v off: %v %v", c.machine, c.sets, err, off.Failure)
+		}
+		if off.Report.Time.Cycles != res.Report.Time.Cycles {
+			t.Errorf("%s %v: %d cycles with numerics full, %d off", c.machine, c.sets, res.Report.Time.Cycles, off.Report.Time.Cycles)
+		}
+		f, err := ReadFile("examples/a100-emulated-gemm.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := staticCheck(t, f, Options{Machine: c.machine, Overrides: mustSets(t, sets...)}); err != nil {
+			t.Errorf("%s %v: static check: %v", c.machine, c.sets, err)
+		}
+	}
+	res, err := runEmulated(t, "ascend-910a", "program.scheme=ape-int16", "program.m=300", "program.n=300", "program.k=1000", "program.sample_tiles=2", "program.numerics=sampled")
+	if err != nil || res.Failure != nil {
+		t.Fatalf("sampled: %v %v", err, res.Failure)
+	}
+	if e := res.Report.Error; e == nil || e.MaxErr != 0 || !e.Sampled || e.Elements != 2*128*128 {
+		t.Errorf("sampled: error %+v", e)
+	}
+}
+
 // scheme native is kind sgemm's kernel: the CUDA cores on A100 (checked
 // against its golden model), the FP32 cube on the 910B3; the report names
 // the scheme and the units.
@@ -297,7 +357,10 @@ func TestEmulatedWholeSchemesBadInput(t *testing.T) {
 		want    string
 	}{
 		{"v100", []string{"program.scheme=ape-int16"}, `key "scheme": ape-int16 needs INT8 tensor cores; machine v100`},
-		{"ascend-910a", []string{"program.scheme=ape-int16"}, `key "scheme": ape-int16 is generated for GPU machines`},
+		{"ascend-910a", []string{"program.scheme=ape-int16", "machine.core.cube.kstep_int8=0"}, `key "scheme": ape-int16 needs the INT8 cube; machine ascend-910a has none`},
+		{"ascend-910a", []string{"program.scheme=ape-int16", "program.split_chunk=4096"}, `key "split_chunk": does not apply to emulated-gemm's ape-int16 scheme on ascend-910a`},
+		{"ascend-910a", []string{"program.scheme=ape-int16", "program.tiling.bm=128", "program.tiling.bk=48", "program.tiling.bn=128"}, `key "tiling.bk": must be a multiple of 32`},
+		{"ascend-910b3", []string{"program.scheme=ape-int16", "program.k=131072", "program.numerics=off"}, `key "k": ape-int16's INT32 accumulators`},
 		{"ascend-910a", []string{"program.scheme=native"}, `key "scheme": native FP32 needs FP32 matrix units`},
 		{"ascend-910b3", []string{"program.scheme=ootomo"}, `key "scheme": on ascend-910b3 (davinci) emulated-gemm runs the native scheme`},
 		{"a100", []string{"program.scheme=ape-int16", "program.k=131072", "program.numerics=off"}, `key "k": ape-int16's INT32 accumulators`},

@@ -40,6 +40,11 @@ type vecWork struct {
 type streamBlock struct {
 	reads, writes []gmSpan
 	work          []vecWork
+	// elems is the elements the block handles: a DaVinci streaming pass
+	// (emitStreamPass) issues each vecWork as vector instructions over
+	// this many elements, one per operation, as a kernel working on a UB
+	// chunk would (0: a GPU block, whose work is one run per vecWork).
+	elems int
 }
 
 // streamGrid is a TimingOnly grid of blocks, block i doing what at(i) says:
@@ -85,10 +90,15 @@ func streamGrid(tg *gpuTarget, name string, blocks int, at func(i int) streamBlo
 // streamChunk elements of one row: it returns the number of blocks and a
 // function giving block i's row and column range.
 func rowSegments(rows, cols int) (int, func(i int) (r, c0, n int)) {
-	per := (cols + streamChunk - 1) / streamChunk
+	return rowSegmentsOf(rows, cols, streamChunk)
+}
+
+// rowSegmentsOf is rowSegments with blocks of at most chunk elements.
+func rowSegmentsOf(rows, cols, chunk int) (int, func(i int) (r, c0, n int)) {
+	per := (cols + chunk - 1) / chunk
 	return rows * per, func(i int) (int, int, int) {
 		r, s := i/per, i%per
-		c0 := s * streamChunk
-		return r, c0, min(streamChunk, cols-c0)
+		c0 := s * chunk
+		return r, c0, min(chunk, cols-c0)
 	}
 }

@@ -1,0 +1,101 @@
+package programs
+
+import (
+	"fmt"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/report"
+)
+
+// scheme: ape-int16 on a DaVinci machine (the Ascend 910A, as Ape's own
+// evaluation; the 910B3): the split and the accumulation are the GPU
+// version's (emulated_int16.go), the kernels DaVinci's. Each AI core runs,
+// separated by sync_all as kernel launches are:
+//
+//  1. the split pass on the vector unit: INT16 row segments of A and B
+//     GM→UB (MTE2), int16SplitOps INT32 vector operations an element, both
+//     INT8 pieces UB→GM (MTE3), two UB slots (emitStreamPass);
+//  2. the four INT8 product GEMMs hh, hl, lh, ll on the INT8 cube, igemm's
+//     planner (newDaVinciInt8Plan: its tiles, L1 groups and pipeline, INT32
+//     partial sums of the L1 groups added in UB, tiles L0C→UB→GM — the 910A
+//     has no FixPipe), one pass each writing its INT32 plane;
+//  3. the recombination pass on the vector unit: the planes and the sums
+//     GM→UB, int16RecombineOps INT32 operations an element, the INT64 C
+//     UB→GM.
+//
+// The split and the recombination are TimingOnly instructions
+// (isa.Instr.TimingOnly, as the GPU's are TimingOnly grids): the vector
+// ISA computes FP16/FP32 arithmetic, INT32 additions and conversions, not
+// INT16 shifts and bit operations nor INT64 arithmetic (the 910A's vector
+// unit has no INT64). Their operations are timed as INT32 vector
+// instructions over the UB chunk, one per operation (64 elements a
+// 256-byte repeat), as the GPU version counts INT32 operations; the pieces
+// and the sums are written by Prepare, and C is recombined from the
+// planes the cube wrote (Finish), which full numerics compute and check.
+
+// int16DaVinciParams checks and completes p for ape-int16 on DaVinci
+// machine m: an INT8 cube, and igemm's keys (tiling, buffering, cores).
+func int16DaVinciParams(f *File, m *machines.Machine, p *GEMMParams, bad func(key, format string, a ...any) error) error {
+	if m.DaVinci().Cube.KStepINT8 == 0 {
+		return bad("scheme", "ape-int16 needs the INT8 cube; machine %s has none (core.cube.kstep_int8 = 0)", m.Name)
+	}
+	for _, d := range []struct {
+		key string
+		set bool
+	}{{"accumulation", p.Accumulation != ""}, {"split_chunk", p.SplitChunk != 0}, {"split", p.Split != (Split{})},
+		{"unit", p.Unit != ""}, {"input", p.Input != ""}} {
+		if d.set {
+			return bad(d.key, "does not apply to emulated-gemm's ape-int16 scheme on %s (%s): its product GEMMs are igemm's (tiling, buffering, cores)", m.Name, m.Kind)
+		}
+	}
+	p.defaults(gemmVariant{int8: true})
+	return p.validate(f.Path, m, gemmVariant{int8: true})
+}
+
+// daVinciProgram is the per-core program: split, product GEMMs,
+// recombination.
+func (j *int16Job) daVinciProgram() isa.Program {
+	prog := isa.Program{Name: j.p.Kind, Cores: make([]isa.Stream, j.dv.ncores), Generated: true}
+	ub := int64(j.mach.DaVinci().Buffers.UB)
+	// UB bytes a block holds an element: the split, its INT16 and both
+	// pieces (the INT32 operations sweep as many); the recombination, four
+	// INT32 planes, B's sums and the INT64 C, plus A's sum of the row (and
+	// each span's alignment).
+	splitChunk := streamChunkFor(ub, 2+1+1, 3*isa.Alignment)
+	recombineChunk := streamChunkFor(ub, 4*4+8+8, 8+7*isa.Alignment)
+	for c := range prog.Cores {
+		prog.Cores[c] = func(yield func(isa.Instr) bool) {
+			e := newEmitter(yield, j.mach)
+			e.timingOnly = true
+			n, at := j.splitBlocks(splitChunk)
+			emitStreamPass(e, "split", c, j.dv.ncores, n, at)
+			e.timingOnly = false
+			e.syncAll()
+			j.dv.emitGEMM(e, c)
+			e.syncAll()
+			e.timingOnly = true
+			n, at = j.recombineBlocks(recombineChunk)
+			emitStreamPass(e, "recombine", c, j.dv.ncores, n, at)
+		}
+	}
+	return prog
+}
+
+// daVinciReport fills the throughput, the product GEMMs and the notes of a
+// DaVinci run.
+func (j *int16Job) daVinciReport(chip *arch.Chip, st *arch.Stats, rep *report.Report, flops float64) {
+	pl := j.dv
+	peak, _ := chip.M.Peak("INT8")
+	reportThroughput(rep, st, flops, peak/4, "int16 ops (2mnk; peak = INT8 cube peak / 4 products)")
+	var kernels []map[string]any
+	for _, ps := range pl.passes {
+		kernels = append(kernels, map[string]any{"name": j.p.Kind + "/" + ps.name, "tiles": pl.nrb * pl.ncb})
+	}
+	rep.Program["product_kernels"] = kernels
+	rep.Program["tiling"] = map[string]int{"bm": pl.bm, "bk": pl.bk, "bn": pl.bn, "nfused": pl.nfused, "groups": pl.groups}
+	rep.Program["buffering"] = j.p.Buffering
+	rep.Program["cores"] = pl.ncores
+	rep.Notes = append(rep.Notes, fmt.Sprintf("ape-int16: the split (%d INT32 operations per element) and the recombination (%d per element) are timing-only passes on the vector unit (INT32 vector instructions over UB chunks; the vector ISA has no INT16 bit operations nor INT64: the pieces and sums are written before the run, C is recombined from the planes); the four product GEMMs run on the INT8 cube as igemm's, one pass each, between sync_alls", int16SplitOps, int16RecombineOps))
+}
