@@ -78,13 +78,17 @@ func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	switch ep.Scheme {
 	case "native":
-		return buildEmulatedNative(f, m, o, ep, bad)
+		j, err := buildEmulatedNative(f, m, o, ep, bad)
+		if err != nil {
+			return nil, err
+		}
+		return j, nil
 	case "ape-int16":
 		return buildEmulatedInt16(f, m, o, ep, bad)
 	}
 	tg, ok := newGPUTarget(m)
 	if !ok {
-		return nil, bad("scheme", "on %s (%s) emulated-gemm runs the native scheme (an FP32 cube); the other schemes are generated for GPU machines (nvidia-sm, amd-cu) — SGEMM-cube on DaVinci: kind sgemm-cube", m.Name, m.Kind)
+		return nil, bad("scheme", "on %s (%s) emulated-gemm runs the schemes native (on an FP32 cube) and ape-int16 (on the INT8 cube); the other schemes and auto are generated for GPU machines (nvidia-sm, amd-cu) — SGEMM-cube on DaVinci: kind sgemm-cube", m.Name, m.Kind)
 	}
 	if ep.Scheme == "auto" {
 		return buildEmulatedAuto(f, m, o, ep, tg, bad)
@@ -506,10 +510,7 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 	rep.Program = map[string]any{"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N, "scheme": schemeName,
 		"pieces": sp.s.Pieces, "groups": sp.s.Groups, "kernels": sp.s.Kernels, "epilogue": sp.s.Epilogue,
 		"product_kernels": kernels, "inputs": p.Inputs, "numerics": p.Numerics}
-	if j.auto != nil {
-		rep.Program["auto"] = j.auto
-		rep.Notes = append(rep.Notes, autoSummary(j.auto))
-	}
+	reportAuto(rep, j.auto)
 	if p.Numerics != NumericsFull {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("split kernel: %d FP32 operations per element on the %s units", sp.splitOps(), tg.vector))
 	}

@@ -7,31 +7,41 @@ import (
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
+	"github.com/davinci-sim/davinci-sim/cube"
+	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/report"
 )
 
 // scheme: auto — Ape's goal of picking the emulation for the data at hand:
-// the fastest preset on the machine that meets the target accuracy.
+// the fastest preset (or native FP32 itself) on the machine that meets the
+// target accuracy.
 //
 //  1. Every preset whose pieces the machine's matrix units take and whose
-//     range holds the inputs (checkRange) is a candidate; the others are
-//     listed with the reason.
-//  2. Each candidate's accuracy is measured on a sample of the problem: the
+//     range holds the inputs (checkRange) is a candidate, and so is native
+//     FP32 (scheme native: no emulation) where it can run with the
+//     program's settings (autoNative); the others are listed with the
+//     reason.
+//  2. Each preset's accuracy is measured on a sample of the problem: the
 //     top-left autoSample × autoSample block of C at the full k (the same
 //     inputs: rows of A and columns of B are drawn row by row), computed by
 //     the golden model (numerics sampled, every tile) — accuracy depends on
-//     k and the data, not on m and n.
+//     k and the data, not on m and n. Native FP32 is the accuracy
+//     reference: its accuracy is predicted to be FP32 SGEMM's on the
+//     sample (on AMD the FP32 MFMAs' numerics are not modelled, so it could
+//     not be measured there).
 //  3. The target is target_bits, or FP32 SGEMM's bits on the same sample
 //     (a CPU SGEMM, k-ordered FMA-free sums) less half a bit.
 //  4. The candidates that meet it are simulated at full size (timing only)
 //     in increasing order of a lower bound on their time — their kernel
-//     launches plus their products' flops at the matrix units' peak — until
-//     the next bound is above the
-//     best simulated time: the fastest is then known without simulating
-//     the rest. No candidate meets the target: the most accurate is chosen.
+//     launches plus their products' flops at the matrix units' peak (native:
+//     one launch and 2mnk at its units' FP32 peak) — until the next bound is
+//     above the best simulated time: the fastest is then known without
+//     simulating the rest. No candidate meets the target: the most accurate
+//     is chosen.
 //
-// The report's program.auto lists every preset with its status, measured
-// bits, bound and simulated time.
+// The report's program.auto lists every candidate with its status,
+// measured (native: predicted) bits, bound and simulated time.
 
 // autoSample is the side of the block of C the accuracy is measured on.
 const autoSample = 64
@@ -42,9 +52,10 @@ type autoCandidate struct {
 	status  string // chosen, simulated, pruned, inaccurate, out-of-range, unsupported
 	reason  string
 	bits    float64
-	bound   float64 // seconds: a lower bound on the time (products at peak)
-	seconds float64 // simulated time (0: not simulated)
-	sp      *schemePlan
+	bound   float64     // seconds: a lower bound on the time (products at peak)
+	seconds float64     // simulated time (0: not simulated)
+	sp      *schemePlan // nil: native
+	units   string      // native: where it runs
 }
 
 func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParams, tg *gpuTarget, bad func(key, format string, a ...any) error) (Job, error) {
@@ -114,6 +125,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 			c.status = "accurate"
 		}
 	}
+	cands = append(cands, autoNative(m, tg, p, ep, flops, fp32Bits, target))
 	var ok []*autoCandidate
 	for _, c := range cands {
 		if c.status == "accurate" {
@@ -153,9 +165,9 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		}
 	}
 	chosen.status = "chosen"
-	why := fmt.Sprintf("the fastest preset with at least %.1f bits", target)
+	why := fmt.Sprintf("the fastest candidate with at least %.1f bits", target)
 	if chosen.bits < target {
-		why = fmt.Sprintf("no preset reaches %.1f bits: the most accurate", target)
+		why = fmt.Sprintf("no candidate reaches %.1f bits: the most accurate", target)
 	}
 	var rows []map[string]any
 	for _, c := range cands {
@@ -167,20 +179,83 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 			r["bits"] = c.bits
 			r["bound_seconds"] = c.bound
 		}
+		if c.sp == nil {
+			r["units"] = c.units
+			if c.bits > 0 {
+				r["bits_from"] = "predicted: FP32 SGEMM's on the sample"
+			}
+		}
 		if c.seconds > 0 {
 			r["seconds"] = c.seconds
 		}
 		rows = append(rows, r)
 	}
+	auto := map[string]any{"chosen": chosen.name, "why": why, "target_bits": target, "target_from": from,
+		"fp32_sgemm_bits": fp32Bits, "sample": fmt.Sprintf("%d×%d×%d (the top-left block of C)", sm, p.K, sn),
+		"candidates": rows}
 	ep.Scheme, ep.TargetBits = chosen.name, 0
+	if chosen.sp == nil {
+		j, err := buildEmulatedNative(f, m, o, ep, bad)
+		if err != nil {
+			return nil, err
+		}
+		j.auto = auto
+		return j, nil
+	}
 	j, err := buildEmulatedScheme(f, m, o, ep, tg, bad)
 	if err != nil {
 		return nil, err
 	}
-	j.auto = map[string]any{"chosen": chosen.name, "why": why, "target_bits": target, "target_from": from,
-		"fp32_sgemm_bits": fp32Bits, "sample": fmt.Sprintf("%d×%d×%d (the top-left block of C)", sm, p.K, sn),
-		"candidates": rows}
+	j.auto = auto
 	return j, nil
+}
+
+// autoNative is scheme auto's native candidate: FP32 GEMM without
+// emulation (scheme native: kind sgemm's kernel — CUTLASS's SIMT kernel on
+// the CUDA cores, the FP32 MFMAs on AMD), whose accuracy is predicted
+// to be FP32 SGEMM's on the sample. It is unsupported where it cannot run
+// with the program's settings: on FP32 MFMAs with numerics (the numerics
+// presets have no FP32 MFMA model: scheme native runs there with numerics
+// off only), and with histogram_bins (native reports no error histogram).
+func autoNative(m *machines.Machine, tg *gpuTarget, p GEMMParams, ep EmulatedParams, flops, fp32Bits, target float64) *autoCandidate {
+	c := &autoCandidate{name: "native", bits: fp32Bits}
+	var peak float64
+	if tg.hasMatrix(fp.FP32) { // the library's choice (newGPUGEMMPlan's unit "")
+		c.units = "FP32 " + tg.matrix
+		peak, _ = m.Peak(tg.matrixPeak[fp.FP32])
+		if model, err := cube.Preset(m.NumericsPreset()); p.Numerics != NumericsOff && err == nil && model.Formats[fp.FP32].L == 0 {
+			c.status, c.reason = "unsupported", fmt.Sprintf("the numerics preset %q has no model of FP32 %s instructions: native runs on them with numerics off (timing only)", m.NumericsPreset(), tg.matrix)
+		}
+	} else {
+		c.units = tg.vector + " FP32"
+		peak = float64(m.Cores) * tg.clock * tg.vectorRate[fp.FP32]
+	}
+	switch {
+	case c.status != "":
+	case peak <= 0:
+		c.status, c.reason = "unsupported", fmt.Sprintf("no FP32 %s or %s units", tg.units, tg.vector)
+	case ep.HistogramBins != 0:
+		c.status, c.reason = "unsupported", "histogram_bins: native (kind sgemm's kernel) reports no error histogram"
+	default:
+		c.bound = tg.launch + flops/peak
+		c.status = "inaccurate"
+		if c.bits >= target {
+			c.status = "accurate"
+		}
+	}
+	if c.status == "unsupported" {
+		c.bits = 0 // it does not run: no bits listed, as the unsupported presets
+	}
+	return c
+}
+
+// reportAuto puts scheme auto's choice (nil: none) in the report:
+// program.auto and a note.
+func reportAuto(rep *report.Report, auto map[string]any) {
+	if auto != nil {
+		rep.Program["auto"] = auto
+		rep.Notes = append(rep.Notes, autoSummary(auto))
+	}
 }
 
 // autoSummary is a one-line account of an auto choice for notes.
@@ -189,7 +264,11 @@ func autoSummary(auto map[string]any) string {
 	for _, r := range auto["candidates"].([]map[string]any) {
 		s := fmt.Sprint(r["scheme"], ": ", r["status"])
 		if b, ok := r["bits"].(float64); ok && !math.IsNaN(b) {
-			s += fmt.Sprintf(" (%.1f bits)", b)
+			pred := ""
+			if r["bits_from"] != nil {
+				pred = ", predicted"
+			}
+			s += fmt.Sprintf(" (%.1f bits%s)", b, pred)
 		}
 		parts = append(parts, s)
 	}

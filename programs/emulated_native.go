@@ -19,7 +19,8 @@ import (
 // report says so.
 type nativeJob struct {
 	Job
-	units string // where the products ran
+	units string         // where the products ran
+	auto  map[string]any // scheme: auto's choice (report program.auto), or nil
 }
 
 // Finish fills the sgemm job's report, then names the scheme.
@@ -33,12 +34,13 @@ func (j *nativeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) 
 	rep.Program["kind"] = "emulated-gemm"
 	rep.Program["scheme"] = "native"
 	rep.Program["units"] = j.units
+	reportAuto(rep, j.auto)
 	return nil
 }
 
 // buildEmulatedNative builds scheme native on m: kind sgemm's kernel with
 // the program's GEMM parameters.
-func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedParams, bad func(key, format string, a ...any) error) (Job, error) {
+func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedParams, bad func(key, format string, a ...any) error) (*nativeJob, error) {
 	p := ep.GEMMParams
 	o.apply(&p.Numerics, &p.Inputs.Seed)
 	if ep.TargetBits != 0 {

@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -220,6 +221,68 @@ func TestEmulatedAuto(t *testing.T) {
 	}
 }
 
+// Native FP32 is a candidate of scheme auto with FP32 SGEMM's accuracy
+// (predicted) and its simulated time: chosen where it is the fastest
+// accurate one (the A100 at 128³, one kernel launch against the
+// emulations' two or more; its C then checked against its golden model),
+// listed but beaten at 1024³, inaccurate above FP32's accuracy; on the
+// MI210's FP32 MFMAs a candidate timing only (numerics off: chosen at 128³)
+// and unsupported with numerics (no FP32 MFMA numerics model), as with
+// histogram_bins.
+func TestEmulatedAutoNative(t *testing.T) {
+	for _, c := range []struct {
+		machine string
+		sets    []string
+		chosen  string // "" = not checked
+		status  string // native's status; "not" = any but these: chosen, unsupported
+		units   string
+		reason  string
+	}{
+		{"a100", []string{"program.m=128", "program.n=128", "program.k=128", "program.numerics=full", "program.check=true"}, "native", "chosen", "CUDA-core FP32", ""},
+		{"a100", []string{"program.m=1024", "program.n=1024", "program.k=1024", "program.numerics=off"}, "ootomo", "not", "CUDA-core FP32", ""},
+		{"a100", []string{"program.m=128", "program.n=128", "program.k=128", "program.numerics=off", "program.target_bits=30"}, "", "inaccurate", "CUDA-core FP32", ""},
+		{"a100", []string{"program.m=128", "program.n=128", "program.k=128", "program.histogram_bins=10"}, "", "unsupported", "CUDA-core FP32", "no error histogram"},
+		{"mi210", []string{"program.m=128", "program.n=128", "program.k=128", "program.numerics=off"}, "native", "chosen", "FP32 MFMA", ""},
+		{"mi210", []string{"program.m=64", "program.n=64", "program.k=64", "program.numerics=sampled"}, "", "unsupported", "FP32 MFMA", "no model of FP32 MFMA instructions"},
+	} {
+		res, err := runEmulated(t, c.machine, append([]string{"program.scheme=auto"}, c.sets...)...)
+		if err != nil || res.Failure != nil {
+			t.Fatalf("%s %v: %v %v", c.machine, c.sets, err, res.Failure)
+		}
+		auto := res.Report.Program["auto"].(map[string]any)
+		if c.chosen != "" && (auto["chosen"] != c.chosen || res.Report.Program["scheme"] != c.chosen) {
+			t.Errorf("%s %v: chose %v, want %s", c.machine, c.sets, auto["chosen"], c.chosen)
+		}
+		var native map[string]any
+		for _, r := range auto["candidates"].([]map[string]any) {
+			if r["scheme"] == "native" {
+				native = r
+			}
+		}
+		if native == nil {
+			t.Fatalf("%s %v: no native candidate: %v", c.machine, c.sets, auto["candidates"])
+		}
+		st := native["status"].(string)
+		if (c.status == "not" && (st == "chosen" || st == "unsupported")) || (c.status != "not" && st != c.status) {
+			t.Errorf("%s %v: native %v, want status %s", c.machine, c.sets, native, c.status)
+		}
+		if native["units"] != c.units || (c.reason != "" && !strings.Contains(fmt.Sprint(native["reason"]), c.reason)) {
+			t.Errorf("%s %v: native %v, want units %s, reason %q", c.machine, c.sets, native, c.units, c.reason)
+		}
+		if st != "unsupported" && (native["bits"] != auto["fp32_sgemm_bits"] || native["bits_from"] == nil || native["bound_seconds"].(float64) <= 0) {
+			t.Errorf("%s %v: native %v: want FP32 SGEMM's bits %v (predicted) and a bound", c.machine, c.sets, native, auto["fp32_sgemm_bits"])
+		}
+		if st == "chosen" {
+			if res.Report.Program["units"] != c.units || native["seconds"] == nil {
+				t.Errorf("%s %v: program %v", c.machine, c.sets, res.Report.Program)
+			}
+			if e := res.Report.Error; res.Report.Program["numerics"] != NumericsOff && (e == nil || e.Bits < 20 || !strings.Contains(strings.Join(res.Report.Notes, "\n"), "check: simulated C equals")) {
+				t.Errorf("%s %v: native's run: error %+v, notes %v", c.machine, c.sets, e, res.Report.Notes)
+			}
+		}
+	}
+}
+
 // Ape's INT16 split is exact for every INT16: x = 256·hi + lo + 128 with
 // both pieces signed INT8.
 func TestEmulatedInt16Split(t *testing.T) {
@@ -362,7 +425,7 @@ func TestEmulatedWholeSchemesBadInput(t *testing.T) {
 		{"ascend-910a", []string{"program.scheme=ape-int16", "program.tiling.bm=128", "program.tiling.bk=48", "program.tiling.bn=128"}, `key "tiling.bk": must be a multiple of 32`},
 		{"ascend-910b3", []string{"program.scheme=ape-int16", "program.k=131072", "program.numerics=off"}, `key "k": ape-int16's INT32 accumulators`},
 		{"ascend-910a", []string{"program.scheme=native"}, `key "scheme": native FP32 needs FP32 matrix units`},
-		{"ascend-910b3", []string{"program.scheme=ootomo"}, `key "scheme": on ascend-910b3 (davinci) emulated-gemm runs the native scheme`},
+		{"ascend-910b3", []string{"program.scheme=ootomo"}, `key "scheme": on ascend-910b3 (davinci) emulated-gemm runs the schemes native (on an FP32 cube) and ape-int16`},
 		{"a100", []string{"program.scheme=ape-int16", "program.k=131072", "program.numerics=off"}, `key "k": ape-int16's INT32 accumulators`},
 	} {
 		_, err := runEmulated(t, c.machine, c.sets...)
