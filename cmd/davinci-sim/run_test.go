@@ -262,6 +262,7 @@ func TestRunClusterTraceFilters(t *testing.T) {
 		{[]string{"--trace-npu", "8"}, "ranks are 0..7"},
 		{[]string{"--trace-npu", "1", "--fidelity", "sampled"}, "fidelity full"},
 		{[]string{"--trace-ranks", "9"}, "rank 9 does not exist"},
+		{[]string{"--trace-npu", "-3"}, "a rank"},
 	} {
 		a := append([]string{"run", examplePath("lu-cluster-small.yaml"), "-q", "--numerics", "off", "--trace", tr}, c.extra...)
 		if _, code, err := runCLI(t, a...); code != 2 || !strings.Contains(err.Error(), c.want) {
