@@ -67,9 +67,10 @@ func (ct *ClusterTrace) AddSpan(s ClusterSpan) {
 	ct.Spans = append(ct.Spans, s)
 }
 
-// AddMessage records m if one of its ranks and its time pass the filter.
+// AddMessage records m if both its ranks and its time pass the filter (an
+// arrow needs a slice at each end to be drawn).
 func (ct *ClusterTrace) AddMessage(m ClusterMessage) {
-	if (ct.Only != nil && !ct.Only[m.From] && !ct.Only[m.To]) || !ct.overlaps(m.Sent, m.Arrived) || !ct.room() {
+	if (ct.Only != nil && (!ct.Only[m.From] || !ct.Only[m.To])) || !ct.overlaps(m.Sent, m.Arrived) || !ct.room() {
 		return
 	}
 	ct.Messages = append(ct.Messages, m)

@@ -16,8 +16,8 @@ func TestClusterTraceFilter(t *testing.T) {
 	ct.AddSpan(traces.ClusterSpan{Rank: 1, From: 10, To: 99})   // before the window
 	ct.AddSpan(traces.ClusterSpan{Rank: 1, From: 201, To: 300}) // after it
 	ct.AddSpan(traces.ClusterSpan{Rank: 1, From: 50, To: 100})  // touches its start: kept
-	ct.AddMessage(traces.ClusterMessage{From: 0, To: 2, Sent: 150, Arrived: 160})
-	ct.AddMessage(traces.ClusterMessage{From: 0, To: 3, Sent: 150, Arrived: 160}) // neither rank kept
+	ct.AddMessage(traces.ClusterMessage{From: 1, To: 2, Sent: 150, Arrived: 160})
+	ct.AddMessage(traces.ClusterMessage{From: 0, To: 2, Sent: 150, Arrived: 160}) // its sender not kept
 	ct.AddSpan(traces.ClusterSpan{Rank: 2, From: 190, To: 250})
 	ct.AddSpan(traces.ClusterSpan{Rank: 2, From: 150, To: 160}) // beyond the limit
 	if len(ct.Spans) != 2 || len(ct.Messages) != 1 || ct.Dropped != 1 {
