@@ -198,8 +198,13 @@ func (c *Chip) GM() *mem.GM { return c.gm }
 
 // SetGMReserved takes bytesPerSecond of the HBM's bandwidth, from now
 // until changed, for traffic another model moves (a network transfer
-// reading or writing this chip's memory); the cores share the rest.
-func (c *Chip) SetGMReserved(bytesPerSecond float64) { c.gmBW.SetReserved(bytesPerSecond) }
+// reading or writing this chip's memory); the cores share the rest. A
+// chip without core models (NewHostChip) has no HBM model: nothing to do.
+func (c *Chip) SetGMReserved(bytesPerSecond float64) {
+	if c.gmBW != nil {
+		c.gmBW.SetReserved(bytesPerSecond)
+	}
+}
 
 // Clock returns the core clock.
 func (c *Chip) Clock() sim.Clock { return c.clock }
