@@ -1222,6 +1222,9 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 		mode = "timing"
 	}
 	rep.Sim = report.SimReport{Events: events, WallSeconds: wall, Mode: mode}
+	if j.timer != nil {
+		rep.Sim.KernelWallSeconds = j.timer.simWall.Seconds()
+	}
 	if wall > 0 {
 		rep.Sim.EventsPerSecond = float64(events) / wall
 	}

@@ -484,8 +484,7 @@ func compareKeys(a, b luKernelKey) int {
 // gap sharing one error.
 func (t *luKernelTimer) report(last int, total sim.Time) *report.ClusterSampling {
 	s := &report.ClusterSampling{KernelsLaunched: t.launches, LaunchesExact: t.exactLaunches, LaunchesPredicted: t.predicted,
-		KernelSimulations: len(t.exact), SimulatedOnUse: t.onUse, Classes: len(t.classes),
-		KernelSimulationWallSeconds: t.simWall.Seconds()}
+		KernelSimulations: len(t.exact), SimulatedOnUse: t.onUse, Classes: len(t.classes)}
 	for _, on := range t.sampled {
 		s.Windows++
 		if on {

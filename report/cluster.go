@@ -68,8 +68,6 @@ type ClusterSampling struct {
 	HalfWidthSeconds       float64 `json:"half_width_seconds"`
 	TotalLowSeconds        float64 `json:"total_low_seconds"`
 	TotalHighSeconds       float64 `json:"total_high_seconds"`
-	// KernelSimulationWallSeconds: wall time spent simulating kernels.
-	KernelSimulationWallSeconds float64 `json:"kernel_simulation_wall_seconds"`
 }
 
 // ClusterRank is one process of the grid: where it runs, when its host

@@ -174,6 +174,10 @@ type SimReport struct {
 	WallSeconds     float64 `json:"wall_seconds"`
 	EventsPerSecond float64 `json:"events_per_second"`
 	Mode            string  `json:"numerics"`
+	// KernelWallSeconds is the part of WallSeconds spent simulating kernels
+	// alone (a cluster run timing kernels apart: fidelity isolated or
+	// sampled; 0 otherwise).
+	KernelWallSeconds float64 `json:"kernel_wall_seconds,omitempty"`
 }
 
 // CoreReport is one core's accounting.

@@ -42,6 +42,7 @@ func TestExamplesDeterministic(t *testing.T) {
 				}
 				sim := reports[i]["sim"].(map[string]any)
 				delete(sim, "wall_seconds")
+				delete(sim, "kernel_wall_seconds")
 				delete(sim, "events_per_second")
 			}
 			a, _ := json.Marshal(reports[0])
