@@ -94,7 +94,6 @@ type Network struct {
 	// scratch of the rate computation, indexed by link
 	cap     []float64
 	cnt     []int32
-	ver     []uint32
 	lflows  [][]int32
 	touched []LinkID
 	heap    shareHeap
@@ -209,7 +208,6 @@ func NewNetwork(eng *sim.Engine, topo *Topology) *Network {
 	n.moved = make([]float64, L)
 	n.cap = make([]float64, L)
 	n.cnt = make([]int32, L)
-	n.ver = make([]uint32, L)
 	n.lflows = make([][]int32, L)
 	return n
 }
@@ -477,18 +475,13 @@ func (n *Network) share() {
 		}
 	}
 	h := &n.heap
-	h.s = h.s[:0]
+	h.reset(len(n.links))
 	for _, l := range n.touched {
-		n.ver[l]++
-		h.push(shareEntry{n.cap[l] / float64(n.cnt[l]), l, n.ver[l]})
+		h.set(l, n.cap[l]/float64(n.cnt[l]))
 	}
-	for len(h.s) > 0 {
-		e := h.pop()
-		if e.ver != n.ver[e.l] || n.cnt[e.l] == 0 {
-			continue
-		}
-		s := e.share
-		for _, fi := range n.lflows[e.l] {
+	for h.len() > 0 {
+		bl, s := h.pop()
+		for _, fi := range n.lflows[bl] {
 			f := n.active[fi]
 			if f.frozen {
 				continue
@@ -497,9 +490,12 @@ func (n *Network) share() {
 			for _, l := range f.route {
 				n.cap[l] = math.Max(n.cap[l]-s, 0)
 				n.cnt[l]--
-				n.ver[l]++
-				if l != e.l && n.cnt[l] > 0 {
-					h.push(shareEntry{n.cap[l] / float64(n.cnt[l]), l, n.ver[l]})
+				switch {
+				case l == bl:
+				case n.cnt[l] > 0:
+					h.set(l, n.cap[l]/float64(n.cnt[l]))
+				default:
+					h.remove(l)
 				}
 			}
 		}
@@ -511,55 +507,108 @@ func (n *Network) share() {
 	}
 }
 
-type shareEntry struct {
-	share float64
-	l     LinkID
-	ver   uint32
+// shareHeap is an indexed binary min-heap of links keyed by their equal
+// share, ties to the lower link id: each link is in it at most once and
+// its key is updated in place, so the heap stays as small as the links
+// (a lazy heap holding every superseded share grew with flows × hops).
+type shareHeap struct {
+	ls  []LinkID  // heap order
+	key []float64 // by link
+	pos []int32   // by link: index in ls, or -1
 }
 
-func (a shareEntry) less(b shareEntry) bool {
-	return a.share < b.share || a.share == b.share && a.l < b.l
+// reset empties the heap for links 0 … n-1.
+func (h *shareHeap) reset(n int) {
+	for _, l := range h.ls {
+		h.pos[l] = -1
+	}
+	h.ls = h.ls[:0]
+	if len(h.pos) < n {
+		h.pos = make([]int32, n)
+		h.key = make([]float64, n)
+		for i := range h.pos {
+			h.pos[i] = -1
+		}
+	}
 }
 
-// shareHeap is a binary min-heap of shareEntry.
-type shareHeap struct{ s []shareEntry }
+func (h *shareHeap) len() int { return len(h.ls) }
 
-func (h *shareHeap) push(e shareEntry) {
-	h.s = append(h.s, e)
-	i := len(h.s) - 1
+// less orders heap positions i and j.
+func (h *shareHeap) less(i, j int) bool {
+	a, b := h.ls[i], h.ls[j]
+	return h.key[a] < h.key[b] || h.key[a] == h.key[b] && a < b
+}
+
+func (h *shareHeap) swap(i, j int) {
+	h.ls[i], h.ls[j] = h.ls[j], h.ls[i]
+	h.pos[h.ls[i]], h.pos[h.ls[j]] = int32(i), int32(j)
+}
+
+func (h *shareHeap) up(i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !e.less(h.s[p]) {
-			break
+		if !h.less(i, p) {
+			return
 		}
-		h.s[i] = h.s[p]
+		h.swap(i, p)
 		i = p
 	}
-	h.s[i] = e
 }
 
-func (h *shareHeap) pop() shareEntry {
-	top := h.s[0]
-	last := h.s[len(h.s)-1]
-	h.s = h.s[:len(h.s)-1]
-	n := len(h.s)
-	i := 0
-	for n > 0 {
+func (h *shareHeap) down(i int) {
+	n := len(h.ls)
+	for {
 		c := 2*i + 1
 		if c >= n {
-			break
+			return
 		}
-		if c+1 < n && h.s[c+1].less(h.s[c]) {
+		if c+1 < n && h.less(c+1, c) {
 			c++
 		}
-		if !h.s[c].less(last) {
-			break
+		if !h.less(c, i) {
+			return
 		}
-		h.s[i] = h.s[c]
+		h.swap(i, c)
 		i = c
 	}
-	if n > 0 {
-		h.s[i] = last
+}
+
+// set inserts link l with key k, or moves it to key k.
+func (h *shareHeap) set(l LinkID, k float64) {
+	h.key[l] = k
+	if i := h.pos[l]; i >= 0 {
+		h.up(int(i))
+		h.down(int(h.pos[l]))
+		return
 	}
-	return top
+	h.ls = append(h.ls, l)
+	h.pos[l] = int32(len(h.ls) - 1)
+	h.up(len(h.ls) - 1)
+}
+
+// remove takes link l out of the heap (if it is in).
+func (h *shareHeap) remove(l LinkID) {
+	i := int(h.pos[l])
+	if i < 0 {
+		return
+	}
+	last := len(h.ls) - 1
+	if i != last {
+		h.swap(i, last)
+	}
+	h.ls = h.ls[:last]
+	h.pos[l] = -1
+	if i < last {
+		moved := h.ls[i]
+		h.up(i)
+		h.down(int(h.pos[moved]))
+	}
+}
+
+// pop removes and returns the link with the smallest share, and the share.
+func (h *shareHeap) pop() (LinkID, float64) {
+	l := h.ls[0]
+	h.remove(l)
+	return l, h.key[l]
 }
