@@ -22,19 +22,7 @@ type ClusterJob interface {
 // ("" when the run is on one chip): -m, else a --set program.machine, else
 // the file's machine: key, when it names one (cluster.IsDescription).
 func ClusterMachine(f *File, opts Options) string {
-	name := opts.Machine
-	if name == "" {
-		name = f.Machine
-		if isMachinePath(name) {
-			name = f.Resolve(name)
-		}
-		for _, o := range opts.Overrides {
-			if strings.EqualFold(o.Path, "program.machine") {
-				name = o.Value
-			}
-		}
-	}
-	if name != "" && cluster.IsDescription(name) {
+	if name := machineRef(f, opts); cluster.IsDescription(name) {
 		return name
 	}
 	return ""
