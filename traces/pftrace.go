@@ -583,25 +583,23 @@ func (p *pfWriter) occupancy(b int, s Sample) error {
 }
 
 func (p *pfWriter) bandwidth(s Sample, first bool) error {
-	if first {
-		p.endSequence()
-		gm := trackUUID(trackGM, -1, 0)
-		p.process(gm, GMPid, "GM", GMPid)
-		p.child(trackUUID(trackGMBandwidth, -1, 0), gm, "GM bandwidth", 0, "GB/s")
-		p.startSequence(trackUUID(trackGMBandwidth, -1, 0), false, s.T)
-	}
 	s.Value /= 1e9
-	p.counter(s)
-	return p.err
+	return p.chipCounter(s, first, trackGM, trackGMBandwidth, GMPid, "GM", "GM bandwidth", "GB/s")
 }
 
 func (p *pfWriter) power(s Sample, first bool) error {
+	return p.chipCounter(s, first, trackPower, trackPowerCounter, PowerPid, "power", "power", "W")
+}
+
+// chipCounter writes sample s of a chip-wide counter: with the first, its
+// process (pid, name) and counter track (name, unit) are declared.
+func (p *pfWriter) chipCounter(s Sample, first bool, procTrack, counterTrack, pid int, proc, name, unit string) error {
 	if first {
 		p.endSequence()
-		pw := trackUUID(trackPower, -1, 0)
-		p.process(pw, PowerPid, "power", PowerPid)
-		p.child(trackUUID(trackPowerCounter, -1, 0), pw, "power", 0, "W")
-		p.startSequence(trackUUID(trackPowerCounter, -1, 0), false, s.T)
+		pt := trackUUID(procTrack, -1, 0)
+		p.process(pt, pid, proc, pid)
+		p.child(trackUUID(counterTrack, -1, 0), pt, name, 0, unit)
+		p.startSequence(trackUUID(counterTrack, -1, 0), false, s.T)
 	}
 	p.counter(s)
 	return p.err
