@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -814,10 +815,8 @@ func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 // (members); the root (root: it ran the TRSM) first waits for its TRSM.
 func (j *luCluster) panelBcast(r *luRank, row bool, i int, root bool, trsm *arch.Kernel, members []int) {
 	blocks, others, k, pos, rootRank, name := j.localColsAfter(r.pc, i), j.P, r.pc, i%j.P, j.rankOf(i%j.P, r.pc), "U"
-	copyFn := j.copyU
 	if row {
 		blocks, others, k, pos, rootRank, name = j.localRowsAfter(r.pr, i), j.Q, r.pr, i%j.Q, j.rankOf(r.pr, i%j.Q), "L"
-		copyFn = j.copyL
 	}
 	if others < 2 || blocks == 0 {
 		return
@@ -828,7 +827,7 @@ func (j *luCluster) panelBcast(r *luRank, row bool, i int, root bool, trsm *arch
 	g, _ := j.npuGroup(row, k)
 	var cp func() error
 	if j.p.Numerics == NumericsFull {
-		cp = copyFn(k, i)
+		cp = j.copyPanel(row, k, i)
 	}
 	nb := int64(j.p.NB)
 	key := fmt.Sprintf("hccl-bcast %s %d group %d", name, i, k)
@@ -1033,52 +1032,42 @@ func (j *luCluster) captureErr(r *luRank, i int) error {
 	return nil
 }
 
-// copyL moves iteration i's L panel rows from the owner to every rank of
-// process row pr (same addresses: the ranks of a row hold the same rows).
-func (j *luCluster) copyL(pr, i int) func() error {
+// copyPanel returns the copy of iteration i's L panel along process row
+// k (row) or its U panel along process column k: from the owner's GM to
+// the same addresses on the group's other ranks (the ranks of a process
+// row hold the same rows, those of a column the same columns).
+func (j *luCluster) copyPanel(row bool, k, i int) func() error {
 	return func() error {
-		nb := j.p.NB
-		slot := (i % j.ring) * nb
+		nb, nbk := j.p.NB, j.pl.nbk
+		slot := int64((i % j.ring) * nb)
 		var at []int64
-		for jl := 0; jl < j.mloc/nb; jl++ {
-			if jl*j.P+pr <= i {
-				continue
-			}
-			for rr := 0; rr < nb; rr++ {
-				at = append(at, j.lh+(int64(jl*nb+rr)*int64(j.W)+int64(slot))*2)
-			}
-		}
+		var root int
 		var dst []int
-		for pc := 0; pc < j.Q; pc++ {
-			if pc != i%j.Q {
-				dst = append(dst, j.rankOf(pr, pc))
+		if row {
+			lo, hi := localRange(i+1, nbk, k, j.P)
+			for jl := lo; jl < hi; jl++ {
+				for rr := 0; rr < nb; rr++ {
+					at = append(at, j.lh+(int64(jl*nb+rr)*int64(j.W)+slot)*2)
+				}
+			}
+			root = j.rankOf(k, i%j.Q)
+			for pc := 0; pc < j.Q; pc++ {
+				dst = append(dst, j.rankOf(k, pc))
+			}
+		} else {
+			lo, hi := localRange(i+1, nbk, k, j.Q)
+			for ll := lo; ll < hi; ll++ {
+				for rr := 0; rr < nb; rr++ {
+					at = append(at, j.uh+((slot+int64(rr))*int64(j.nloc)+int64(ll*nb))*2)
+				}
+			}
+			root = j.rankOf(i%j.P, k)
+			for pr := 0; pr < j.P; pr++ {
+				dst = append(dst, j.rankOf(pr, k))
 			}
 		}
-		return j.copyRows(j.rankOf(pr, i%j.Q), dst, at)
-	}
-}
-
-// copyU moves iteration i's U panel columns along process column pc.
-func (j *luCluster) copyU(pc, i int) func() error {
-	return func() error {
-		nb := j.p.NB
-		slot := (i % j.ring) * nb
-		var at []int64
-		for ll := 0; ll < j.nloc/nb; ll++ {
-			if ll*j.Q+pc <= i {
-				continue
-			}
-			for rr := 0; rr < nb; rr++ {
-				at = append(at, j.uh+(int64(slot+rr)*int64(j.nloc)+int64(ll*nb))*2)
-			}
-		}
-		var dst []int
-		for pr := 0; pr < j.P; pr++ {
-			if pr != i%j.P {
-				dst = append(dst, j.rankOf(pr, pc))
-			}
-		}
-		return j.copyRows(j.rankOf(i%j.P, pc), dst, at)
+		dst = slices.DeleteFunc(dst, func(r int) bool { return r == root })
+		return j.copyRows(root, dst, at)
 	}
 }
 
