@@ -711,7 +711,7 @@ func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 		}
 		k := j.launch(r, name, cores, func(core int) isa.Stream {
 			return pl.gemmStream(indexOf(cores, core), len(cores), build())
-		}, func() luKernelDesc { return j.updateDesc(r, zone, cores, z, i0, i1) }, after...)
+		}, j.updateDesc(r, zone, cores, z, i0, i1), after...)
 		k.Flops = float64(blocks) * 2 * float64(nb) * float64(nb) * float64((i1-i0)*nb)
 		return k
 	}
@@ -729,7 +729,7 @@ func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 			if pl.tb == 4 && i < nbk-1 && (inCol || inRow) {
 				cvt := j.launch(r, fmt.Sprintf("cvt%d", i), pl.main, func(core int) isa.Stream {
 					return pl.cvtStreamOf(func() []luCvt { return j.cvtJobs(r, i) }, indexOf(pl.main, core), len(pl.main))
-				}, func() luKernelDesc { return j.cvtDesc(r, i) })
+				}, j.cvtDesc(r, i))
 				sync(cvt)
 			}
 			if owner {
@@ -788,7 +788,7 @@ func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 				if len(gs) > 0 {
 					trsm = j.launch(r, fmt.Sprintf("trsm%d", i), pl.main, func(core int) isa.Stream {
 						return pl.gemmStream(indexOf(pl.main, core), len(pl.main), gs...)
-					}, func() luKernelDesc { return j.trsmDesc(r, i) })
+					}, j.trsmDesc(r, i))
 					trsm.Flops = fl
 					if full {
 						recorded := trsm.OnFinish
@@ -1123,8 +1123,7 @@ func (j *luCluster) isolated() bool { return j.p.Fidelity != "full" }
 // run on the rank's chip (fidelity full), or it holds its cores for the
 // time the timer gives it (isolated, sampled); while the sample is being
 // built it is only collected.
-func (j *luCluster) launch(r *luRank, name string, cores []int, stream func(core int) isa.Stream, desc func() luKernelDesc, after ...*arch.Kernel) *arch.Kernel {
-	d := desc()
+func (j *luCluster) launch(r *luRank, name string, cores []int, stream func(core int) isa.Stream, d luKernelDesc, after ...*arch.Kernel) *arch.Kernel {
 	var k *arch.Kernel
 	switch {
 	case j.collect != nil:

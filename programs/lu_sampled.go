@@ -257,7 +257,6 @@ type luKernelTimer struct {
 	launches, exactLaunches, predicted, onUse int
 	simWall                                   time.Duration
 	rankPred                                  []map[luGap]float64 // per rank: predicted seconds per gap
-	rankPredTotal                             []float64
 }
 
 func newLUKernelTimer(j *luCluster, predict bool) *luKernelTimer {
@@ -267,7 +266,6 @@ func newLUKernelTimer(j *luCluster, predict bool) *luKernelTimer {
 		for i := range t.rankPred {
 			t.rankPred[i] = map[luGap]float64{}
 		}
-		t.rankPredTotal = make([]float64, j.P*j.Q)
 	}
 	return t
 }
@@ -446,7 +444,6 @@ func (t *luKernelTimer) duration(r *luRank, p luPending) (sim.Time, error) {
 	t.dynamic += p.d.base * energy
 	t.predicted++
 	t.rankPred[r.id][luGap{cl, gap}] += sec
-	t.rankPredTotal[r.id] += sec
 	return sim.CeilPS(sec * 1e12), nil
 }
 
@@ -509,7 +506,6 @@ func (t *luKernelTimer) report(last int, total sim.Time) *report.ClusterSampling
 		s.ResidualMean, s.ResidualSD = m, math.Sqrt(v)
 	}
 	if t.rankPred != nil && last >= 0 {
-		s.PredictedKernelSeconds = t.rankPredTotal[last]
 		sq := 0.0
 		gaps := make([]luGap, 0, len(t.rankPred[last]))
 		for g := range t.rankPred[last] {
@@ -523,6 +519,7 @@ func (t *luKernelTimer) report(last int, total sim.Time) *report.ClusterSampling
 		})
 		for _, g := range gaps {
 			y := t.rankPred[last][g]
+			s.PredictedKernelSeconds += y
 			sq += y * y
 		}
 		switch {
