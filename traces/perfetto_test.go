@@ -84,15 +84,7 @@ func TestPerfettoRoundTrip(t *testing.T) {
 		t.Fatalf("recorded nothing useful: %d cores", len(tl.Cores))
 	}
 	for _, name := range []string{"t.json", "t.json.gz", "t.pftrace"} {
-		path := filepath.Join(t.TempDir(), name)
-		if err := traces.WriteTraceFile(path, tl); err != nil {
-			t.Fatal(err)
-		}
-		back, err := traces.ReadTraceFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sameTimeline(t, name, tl, back)
+		sameTimeline(t, name, tl, roundTrip(t, name, tl))
 	}
 }
 
@@ -462,4 +454,19 @@ func capacities(tl *traces.Timeline) map[string]int64 {
 		}
 	}
 	return out
+}
+
+// roundTrip writes tl as file name (its extension picks the format) and
+// reads it back.
+func roundTrip(t *testing.T, name string, tl *traces.Timeline) *traces.Timeline {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := traces.WriteTraceFile(path, tl); err != nil {
+		t.Fatal(err)
+	}
+	back, err := traces.ReadTraceFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
 }

@@ -59,14 +59,7 @@ func TestPowerCounterIntegral(t *testing.T) {
 				t.Fatalf("power counter: %d samples ending %v, run ends %v", n, tl.Power[max(n-1, 0)], tl.To)
 			}
 			for _, name := range []string{"p.json", "p.pftrace"} {
-				path := filepath.Join(t.TempDir(), name)
-				if err := traces.WriteTraceFile(path, tl); err != nil {
-					t.Fatal(err)
-				}
-				back, err := traces.ReadTraceFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
+				back := roundTrip(t, name, tl)
 				got := traces.PowerEnergy(back.Power)
 				if math.Abs(got-joules) > 1e-9*joules {
 					t.Errorf("%s: power counter integrates to %.12g J, report.json energy.joules %.12g", name, got, joules)
