@@ -23,12 +23,24 @@ type GridCore interface {
 	Fits(r isa.Resources) bool
 	// StartCTA makes CTA cta of the current grid resident with stream s
 	// and starts it at the current time; with timingOnly its instructions
-	// are timed but not computed (isa.Grid.TimingOnly).
-	StartCTA(cta int, s isa.Stream, r isa.Resources, timingOnly bool)
+	// are timed but not computed (isa.Grid.TimingOnly). cl is the CTA's
+	// thread block cluster (nil outside one), rank its index there.
+	StartCTA(cta int, s isa.Stream, r isa.Resources, timingOnly bool, cl *Cluster, rank int)
 	// Counters returns the core's statistics as Finalize would at now,
 	// without closing its intervals; a buffer's Mean is its occupancy
 	// integral over [0, now] (byte·ps). Fast-forward measures waves with it.
 	Counters(now sim.Time) CoreStats
+}
+
+// Cluster is one thread block cluster of a grid (isa.Grid.Cluster): CTAs
+// started together on neighbouring cores, which share what the core kind
+// keeps in Shared.
+type Cluster struct {
+	// Cores are the cores of its CTAs, by rank.
+	Cores []GridCore
+	// Shared is the core kind's state of the cluster (its flags, its CTAs'
+	// shared memories), made by the first CTA started.
+	Shared any
 }
 
 // gridPriority orders the grid scheduler's wake-ups after the cores' at the
@@ -83,13 +95,8 @@ func (c *Chip) startGrids(grids []isa.Grid) error {
 		gr.cores = append(gr.cores, g)
 	}
 	for i, g := range grids {
-		if g.CTAs < 1 || g.CTA == nil {
-			return fmt.Errorf("grid %q: needs at least one CTA and a CTA stream", g.Name)
-		}
-		if len(gr.cores) > 0 {
-			if err := gr.cores[0].Admit(g.Resources); err != nil {
-				return fmt.Errorf("grid %q: a CTA does not fit a core of machine %s: %w", g.Name, c.M.Name, err)
-			}
+		if err := gr.admit(g); err != nil {
+			return err
 		}
 		gr.times[i] = GridTimes{Name: g.Name, CTAs: g.CTAs}
 	}
@@ -186,13 +193,8 @@ func (c *Chip) hostGrid(g isa.Grid, now sim.Time, done func(sim.Time)) error {
 		}
 	}
 	gr := c.grids
-	if g.CTAs < 1 || g.CTA == nil {
-		return fmt.Errorf("grid %q: needs at least one CTA and a CTA stream", g.Name)
-	}
-	if len(gr.cores) > 0 {
-		if err := gr.cores[0].Admit(g.Resources); err != nil {
-			return fmt.Errorf("grid %q: a CTA does not fit a core of machine %s: %w", g.Name, c.M.Name, err)
-		}
+	if err := gr.admit(g); err != nil {
+		return err
 	}
 	gr.grids = append(gr.grids, g)
 	gr.times = append(gr.times, GridTimes{Name: g.Name, CTAs: g.CTAs})
@@ -208,23 +210,50 @@ func (c *Chip) hostGrid(g isa.Grid, now sim.Time, done func(sim.Time)) error {
 	return nil
 }
 
+// admit checks that grid g can run on the chip's cores.
+func (gr *gridRunner) admit(g isa.Grid) error {
+	if g.CTAs < 1 || g.CTA == nil {
+		return fmt.Errorf("grid %q: needs at least one CTA and a CTA stream", g.Name)
+	}
+	if size := max(g.Cluster, 1); g.CTAs%size != 0 || size > len(gr.cores) || len(gr.cores)%size != 0 {
+		return fmt.Errorf("grid %q: clusters of %d CTAs need a multiple of %d CTAs (got %d) and of cores (machine %s has %d)",
+			g.Name, size, size, g.CTAs, gr.chip.M.Name, len(gr.cores))
+	}
+	if len(gr.cores) > 0 {
+		if err := gr.cores[0].Admit(g.Resources); err != nil {
+			return fmt.Errorf("grid %q: a CTA does not fit a core of machine %s: %w", g.Name, gr.chip.M.Name, err)
+		}
+	}
+	return nil
+}
+
 // dispatch starts waiting CTAs of g, breadth first over the cores, while
-// they fit.
+// they fit; a cluster of size s starts on cores k … k+s−1 (k a multiple
+// of s) when all of them have room.
 func (gr *gridRunner) dispatch(g *isa.Grid, now sim.Time) {
 	n := len(gr.cores)
+	size := max(g.Cluster, 1)
 	for gr.next < g.CTAs {
 		placed := false
-		for k := 0; k < n && gr.next < g.CTAs; k++ {
-			core := gr.cores[k]
-			if !core.Fits(g.Resources) {
-				continue
+	cores:
+		for k := 0; k+size <= n && gr.next < g.CTAs; k += size {
+			for j := k; j < k+size; j++ {
+				if !gr.cores[j].Fits(g.Resources) {
+					continue cores
+				}
 			}
 			if gr.ff != nil && gr.wave > 0 && gr.next%gr.wave == 0 {
 				gr.waveStart(g, now)
 			}
-			core.StartCTA(gr.next, g.CTA(gr.next), g.Resources, g.TimingOnly)
-			gr.next++
-			gr.running++
+			var cl *Cluster
+			if size > 1 {
+				cl = &Cluster{Cores: gr.cores[k : k+size : k+size]}
+			}
+			for j := k; j < k+size; j++ {
+				gr.cores[j].StartCTA(gr.next, g.CTA(gr.next), g.Resources, g.TimingOnly, cl, j-k)
+				gr.next++
+				gr.running++
+			}
 			placed = true
 		}
 		if !placed {

@@ -41,6 +41,13 @@ type Grid struct {
 	// for passes whose values it supplies itself (written before the run
 	// by Prepare) and says so in its report.
 	TimingOnly bool
+	// Cluster is the number of CTAs of a thread block cluster (0 or 1:
+	// none): CTAs c·Cluster … c·Cluster+Cluster−1 start together, rank
+	// 0 … Cluster−1, on Cluster neighbouring cores (2: the two SMs of a
+	// TPC, Blackwell's cta_group::2 pairs) and share the kind's cluster
+	// state (flags, each other's shared memory). CTAs must be a multiple
+	// of it.
+	Cluster int
 }
 
 // Resources are what one resident CTA holds on its core while it runs.

@@ -500,7 +500,7 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 	for _, kp := range j.kernels {
 		t := kp.t
 		kernels = append(kernels, map[string]any{"name": kp.name(), "ctas": kp.nrb * kp.ncb,
-			"tiling": map[string]int{"bm": t.bm, "bn": t.bn, "bk": t.bk, "stages": t.stages, "warps": t.warps},
+			"tiling": t.report(),
 			"cta":    map[string]int64{"shared_bytes": kp.smem, "registers": kp.grid().Resources.Registers}})
 	}
 	schemeName := sp.s.Name

@@ -362,7 +362,7 @@ func (j *int16Job) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 		for _, kp := range j.kernels {
 			t := kp.t
 			kernels = append(kernels, map[string]any{"name": kp.name(), "ctas": kp.nrb * kp.ncb,
-				"tiling": map[string]int{"bm": t.bm, "bn": t.bn, "bk": t.bk, "stages": t.stages, "warps": t.warps}})
+				"tiling": t.report()})
 		}
 		rep.Program["product_kernels"] = kernels
 		rep.Notes = append(rep.Notes, fmt.Sprintf("ape-int16: the split (%d INT32 operations per element) and the recombination (%d per element) are timing-only kernels on the %s units; the product GEMMs run on the %s", int16SplitOps, int16RecombineOps, tg.vector, tg.matrix))

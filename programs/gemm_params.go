@@ -47,6 +47,11 @@ type Tiling struct {
 	// stages shared-memory buffers: CUTLASS multistage) or "registers"
 	// (into registers, then one LDS buffer: Tensile); "" = the library's.
 	Staging string `mapstructure:"staging"`
+	// CTAGroup (GPUs with tcgen05, Blackwell): 2 runs pairs of CTAs on the
+	// two SMs of a TPC (cta_group::2), each computing bm × bn of a 2·bm × bn
+	// tile from its own rows of A and all of B, of which it loads half;
+	// 1 one CTA per tile; 0 = the library's (2 where the tile order allows).
+	CTAGroup int `mapstructure:"cta_group"`
 }
 
 // Split is the FP32 → FP16 hi/lo decomposition.
@@ -86,13 +91,13 @@ func (p *GEMMParams) defaults(v gemmVariant) {
 	}
 	if p.Tiling.BM == 0 && p.Tiling.BK == 0 && p.Tiling.BN == 0 {
 		if v.native {
-			p.Tiling = Tiling{BM: 128, BK: 64, BN: 128, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps}
+			p.Tiling = Tiling{BM: 128, BK: 64, BN: 128, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup}
 		} else if v.int8 {
-			p.Tiling = Tiling{BM: daVinciInt8Tile.BM, BK: daVinciInt8Tile.BK, BN: daVinciInt8Tile.BN, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps}
+			p.Tiling = Tiling{BM: daVinciInt8Tile.BM, BK: daVinciInt8Tile.BK, BN: daVinciInt8Tile.BN, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup}
 		} else if p.Accumulation == "elementwise" && v.split {
-			p.Tiling = Tiling{BM: 96, BK: 64, BN: 96, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps}
+			p.Tiling = Tiling{BM: 96, BK: 64, BN: 96, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup}
 		} else {
-			p.Tiling = Tiling{BM: 176, BK: 64, BN: 176, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps}
+			p.Tiling = Tiling{BM: 176, BK: 64, BN: 176, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup}
 		}
 	}
 	if p.Split.Rounding == "" {
@@ -125,9 +130,12 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	bad := func(key, format string, a ...any) error {
 		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
 	}
-	if p.Tiling.Stages != 0 || p.Tiling.Warps != 0 {
+	if p.Tiling.Stages != 0 || p.Tiling.Warps != 0 || p.Tiling.CTAGroup != 0 {
 		key := "tiling.stages"
-		if p.Tiling.Stages == 0 {
+		switch {
+		case p.Tiling.CTAGroup != 0:
+			key = "tiling.cta_group"
+		case p.Tiling.Stages == 0:
 			key = "tiling.warps"
 		}
 		return bad(key, "applies to GPU machines (nvidia-sm, amd-cu); machine %s is %s", m.Name, m.Kind)

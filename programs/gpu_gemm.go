@@ -52,6 +52,41 @@ type gpuTile struct {
 	// (Hopper wgmma, Blackwell tcgen05): no shared→register loads and no
 	// fragment registers.
 	sharedOps bool
+	// pair: CTAs 2c and 2c+1 form a cta_group::2 pair (Blackwell
+	// tcgen05) on the two SMs of a TPC: each computes its bm × bn of a
+	// 2·bm × bn tile (adjacent row blocks, the same column block) from its
+	// own rows of A and the whole bk × bn of B, whose first bn/2 columns
+	// rank 0 loads and the rest rank 1 — half of B's traffic per CTA.
+	pair bool
+}
+
+// report is the tiling as report.json's program section shows it
+// (cta_group only for pairs).
+func (t gpuTile) report() map[string]int {
+	r := map[string]int{"bm": t.bm, "bn": t.bn, "bk": t.bk, "stages": t.stages, "warps": t.warps}
+	if t.pair {
+		r["cta_group"] = 2
+	}
+	return r
+}
+
+// flagIDsPerPair is the most stages of a pair pipeline: its cluster flag
+// ids are s + stages·(2·from + to) for stage s and the ranks a flag goes
+// from and to (pairFlag).
+const flagIDsPerPair = gpu.ClusterFlagIDs / 4
+
+// pairFlag is the cluster flag of stage s (of stages) from the CTA of rank
+// from to the CTA of rank to.
+func pairFlag(s, stages, from, to int) int {
+	return gpu.ClusterFlag + s + stages*(2*from+to)
+}
+
+// bnLoaded is the columns of B a CTA of tile t loads per k-step.
+func (t gpuTile) bnLoaded() int {
+	if t.pair {
+		return t.bn / 2
+	}
+	return t.bn
 }
 
 // gpuDefaultTiles are tried in order; the first whose shared memory and
@@ -59,42 +94,42 @@ type gpuTile struct {
 // tiles (its profiler's 128x256_64x3, 128x128_32x3, 64x128_32x3 … kernels),
 // largest first; gpuSIMTTiles its SIMT SGEMM tiles (128x128_8x2 …).
 var gpuSIMTTiles = []gpuTile{
-	{128, 128, 8, 2, 8, false, false},
-	{64, 128, 8, 2, 4, false, false},
-	{64, 64, 8, 2, 4, false, false},
+	{128, 128, 8, 2, 8, false, false, false},
+	{64, 128, 8, 2, 4, false, false, false},
+	{64, 64, 8, 2, 4, false, false, false},
 }
 
 // gpuTF32Tiles are CUTLASS's sm80 TF32 tensor-op tiles (128x256_32x3 …).
 var gpuTF32Tiles = []gpuTile{
-	{128, 256, 32, 3, 8, false, false},
-	{128, 128, 32, 3, 4, false, false},
-	{64, 64, 32, 2, 4, false, false},
+	{128, 256, 32, 3, 8, false, false, false},
+	{128, 128, 32, 3, 4, false, false, false},
+	{64, 64, 32, 2, 4, false, false, false},
 }
 
 // gpuDGEMMTiles are CUTLASS's sm80 FP64 tiles (128x128_16x3 …), used on
 // the tensor cores (DMMA) and on the CUDA cores alike.
 var gpuDGEMMTiles = []gpuTile{
-	{128, 128, 16, 3, 8, false, false},
-	{64, 128, 16, 3, 4, false, false},
-	{64, 64, 16, 3, 4, false, false},
-	{32, 32, 16, 2, 4, false, false},
+	{128, 128, 16, 3, 8, false, false, false},
+	{64, 128, 16, 3, 4, false, false, false},
+	{64, 64, 16, 3, 4, false, false, false},
+	{32, 32, 16, 2, 4, false, false, false},
 }
 
 // gpuIMMATiles are CUTLASS's sm80 INT8 tensor-op tiles (128x256_128x3 …).
 var gpuIMMATiles = []gpuTile{
-	{128, 256, 128, 3, 8, false, false},
-	{128, 256, 64, 3, 8, false, false},
-	{128, 128, 64, 3, 4, false, false},
-	{64, 64, 64, 2, 4, false, false},
+	{128, 256, 128, 3, 8, false, false, false},
+	{128, 256, 64, 3, 8, false, false, false},
+	{128, 128, 64, 3, 4, false, false, false},
+	{64, 64, 64, 2, 4, false, false, false},
 }
 
 var gpuDefaultTiles = []gpuTile{
-	{128, 256, 64, 3, 8, false, false},
-	{128, 256, 32, 3, 8, false, false},
-	{128, 128, 32, 3, 4, false, false},
-	{128, 128, 32, 2, 4, false, false},
-	{64, 128, 32, 2, 4, false, false},
-	{64, 64, 32, 2, 4, false, false},
+	{128, 256, 64, 3, 8, false, false, false},
+	{128, 256, 32, 3, 8, false, false, false},
+	{128, 128, 32, 3, 4, false, false, false},
+	{128, 128, 32, 2, 4, false, false, false},
+	{64, 128, 32, 2, 4, false, false, false},
+	{64, 64, 32, 2, 4, false, false, false},
 }
 
 // multiOperandTiles are the tiles tried for a kernel staging several pieces
@@ -172,7 +207,7 @@ func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int, sh gpuS
 	na, nb := int64(sh.a), int64(sh.b)
 	es := int64(in.Bytes())
 	aLd := int64(t.bk)*es + smemPad
-	bLd := int64(t.bn)*es + smemPad
+	bLd := int64(t.bnLoaded())*es + smemPad
 	smem = int64(t.stages) * (na*int64(t.bm)*aLd + nb*int64(t.bk)*bLd)
 	staging := int64(0)
 	if t.regStaged {
@@ -311,6 +346,36 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if sh.a > 1 || sh.b > 1 || sh.accs() > 1 {
 		defaults = multiOperandTiles(defaults, kstep)
 	}
+	// CTA pairs (cta_group::2) need tcgen05 and CTAs 2c, 2c+1 on adjacent
+	// row blocks of one column block: an even number of row blocks.
+	group := p.Tiling.CTAGroup
+	switch {
+	case group < 0 || group > 2:
+		return nil, bad("tiling.cta_group", "must be 1 or 2 (got %d)", group)
+	case group == 2 && (!tg.tmemAcc || lane != gpu.LaneMatrix):
+		return nil, bad("tiling.cta_group", "2 (CTA pairs, cta_group::2) needs tcgen05 tensor cores (Blackwell: b200, gb200); %s has none", tg.describe())
+	}
+	pairable := func(d gpuTile) bool {
+		return (p.M+d.bm-1)/d.bm%2 == 0 && d.bn%32 == 0 && d.stages <= flagIDsPerPair
+	}
+	var usable []gpuTile
+	for _, d := range defaults {
+		if group == 2 && !d.pair {
+			d.pair = true
+			if pairable(d) {
+				usable = append(usable, d)
+			}
+			continue
+		}
+		if d.pair && (group == 1 || !pairable(d)) {
+			continue
+		}
+		usable = append(usable, d)
+	}
+	defaults = usable
+	if group == 2 && len(defaults) == 0 && p.Tiling.BM == 0 {
+		return nil, bad("tiling.cta_group", "2 needs an even number of row blocks (m = %d gives an odd number for every library tile); give tiling.bm or cta_group 1", p.M)
+	}
 	t := gpuTile{bm: p.Tiling.BM, bn: p.Tiling.BN, bk: p.Tiling.BK, stages: p.Tiling.Stages, warps: p.Tiling.Warps}
 	staging := p.Tiling.Staging
 	switch staging {
@@ -359,6 +424,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		// for a multistage shared-memory pipeline.
 		t.regStaged = staging == "registers" || staging == "" && len(defaults) > 0 && defaults[0].regStaged && t.stages <= 2
 		t.sharedOps = !t.regStaged && len(defaults) > 0 && defaults[0].sharedOps
+		t.pair = group == 2
 	}
 	if t.stages == 0 {
 		t.stages = 3
@@ -392,11 +458,20 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if t.regStaged {
 		t.sharedOps = false // register staging feeds register fragments
 	}
+	if t.pair {
+		if !pairable(t) {
+			return nil, bad("tiling.cta_group", "2 needs an even number of row blocks (m = %d in blocks of %d gives %d), bn a multiple of 32 (got %d) and at most %d stages (got %d)",
+				p.M, t.bm, (p.M+t.bm-1)/t.bm, t.bn, flagIDsPerPair, t.stages)
+		}
+		if t.regStaged || !t.sharedOps {
+			return nil, bad("tiling.cta_group", "2 needs the shared-memory pipeline (staging: shared)")
+		}
+	}
 	if t.regStaged && lane != gpu.LaneMatrix {
 		return nil, bad("tiling.staging", "registers staging is modelled for matrix-unit kernels; use shared with unit: vector")
 	}
 	pl := &gpuGEMMPlan{p: p, mach: m, tg: tg, t: t, in: in, es: es, lane: lane, sh: sh}
-	pl.aLd, pl.bLd = int64(t.bk)*es+smemPad, int64(t.bn)*es+smemPad
+	pl.aLd, pl.bLd = int64(t.bk)*es+smemPad, int64(t.bnLoaded())*es+smemPad
 	pl.aStage, pl.bStage = int64(t.bm)*pl.aLd, int64(t.bk)*pl.bLd
 	pl.smem, pl.regs = tileResources(t, in, lane, tg.warpSize, sh)
 	pl.out = fp.FP32
@@ -453,8 +528,12 @@ func (pl *gpuGEMMPlan) depth(kt int) int {
 func (pl *gpuGEMMPlan) grid() isa.Grid {
 	threads := pl.tg.threads(pl.t.warps)
 	regs := (pl.regs + threads - 1) / threads * threads
-	return isa.Grid{Name: pl.name(), CTAs: pl.nrb * pl.ncb, CTA: pl.cta,
+	g := isa.Grid{Name: pl.name(), CTAs: pl.nrb * pl.ncb, CTA: pl.cta,
 		Resources: isa.Resources{SharedBytes: pl.smem, Registers: regs, Warps: pl.t.warps, AccBytes: pl.accBytes()}}
+	if pl.t.pair {
+		g.Cluster = 2
+	}
+	return g
 }
 
 // accBytes is the tensor memory a block allocates for its accumulators
@@ -616,21 +695,50 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
 		t := pl.t
 		mm, nn := pl.rows(bi), pl.cols(bj)
 		es := pl.es
+		// A pair's CTAs (rank = i mod 2) each load their A rows and half
+		// of B's columns (cols0 | the rest) and read both halves: a stage
+		// is full for an MMA when both ranks' copies of it landed, free
+		// for a copy when both ranks' MMAs read it (cluster flags).
+		rank, ranks := 0, 1
+		cols0, bCol, bCols := nn, 0, nn
+		if t.pair {
+			rank, ranks = i%2, 2
+			cols0 = min(nn, t.bn/2)
+			if rank == 1 {
+				bCol, bCols = cols0, nn-cols0
+			} else {
+				bCols = cols0
+			}
+		}
+		// full and free are the flags of stage s from rank `from` to rank `to`.
+		full := func(s, from, to int) int {
+			if t.pair {
+				return pairFlag(s, t.stages, from, to)
+			}
+			return s
+		}
+		free := full
 		fetch := func(kt int) {
 			s := kt % t.stages
 			a, b := pl.stage(s)
 			kk := pl.depth(kt)
-			e.waitFlag(mma, gpu.LaneCopy, s)
+			for q := 0; q < ranks; q++ {
+				e.waitFlag(mma, gpu.LaneCopy, free(s, q, rank))
+			}
 			for x := 0; x < pl.sh.a; x++ {
 				e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, pl.lda*es))
 			}
-			for x := 0; x < pl.sh.b; x++ {
-				e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, pl.ldb*es))
+			for x := 0; x < pl.sh.b && bCols > 0; x++ {
+				e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn+bCol))*es, kk, int64(bCols)*es, pl.bLd, pl.ldb*es))
 			}
-			e.setFlag(gpu.LaneCopy, mma, s)
+			for q := 0; q < ranks; q++ {
+				e.setFlag(gpu.LaneCopy, mma, full(s, rank, q))
+			}
 		}
 		for s := 0; s < t.stages; s++ {
-			e.setFlag(mma, gpu.LaneCopy, s)
+			for r := 0; r < ranks; r++ {
+				e.setFlag(mma, gpu.LaneCopy, free(s, rank, r))
+			}
 		}
 		pl.outsideStart(e)
 		for kt := 0; kt < min(t.stages-1, pl.nkt); kt++ {
@@ -646,13 +754,25 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
 			}
 			s := kt % t.stages
 			a, b := pl.stage(s)
-			e.waitFlag(gpu.LaneCopy, mma, s)
+			for r := 0; r < ranks; r++ {
+				e.waitFlag(gpu.LaneCopy, mma, full(s, r, rank))
+			}
+			opB := func(x int) (int64, int64, isa.Buffer) { return b + int64(x)*pl.bStage, pl.bLd, gpu.BufShared }
+			if t.pair {
+				opB = func(x int) (int64, int64, isa.Buffer) {
+					return gpu.PairOperand(b+int64(x)*pl.bStage, cols0), pl.bLd, gpu.BufShared
+				}
+			}
 			pl.products(e, kt, mm, pl.depth(kt), nn, func(x int) (int64, int64, isa.Buffer) { return a + int64(x)*pl.aStage, pl.aLd, gpu.BufShared },
-				func(x int) (int64, int64, isa.Buffer) { return b + int64(x)*pl.bStage, pl.bLd, gpu.BufShared }, acc)
-			e.setFlag(mma, gpu.LaneCopy, s)
+				opB, acc)
+			for r := 0; r < ranks; r++ {
+				e.setFlag(mma, gpu.LaneCopy, free(s, rank, r))
+			}
 		}
 		for s := 0; s < t.stages; s++ {
-			e.waitFlag(mma, gpu.LaneCopy, s)
+			for q := 0; q < ranks; q++ {
+				e.waitFlag(mma, gpu.LaneCopy, free(s, q, rank))
+			}
 		}
 		pl.outsideEnd(e)
 		pl.epilogue(e, bi, bj)
@@ -1031,7 +1151,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 		int64(tg.maxWarps/t.warps))
 	rep.Program = map[string]any{
 		"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N,
-		"tiling":   map[string]int{"bm": t.bm, "bn": t.bn, "bk": t.bk, "stages": t.stages, "warps": t.warps},
+		"tiling":   t.report(),
 		"ctas":     g.CTAs,
 		"cta":      map[string]int64{"shared_bytes": g.Resources.SharedBytes, "registers": g.Resources.Registers, "resident_per_sm": resident},
 		"waves":    float64(g.CTAs) / float64(resident*int64(chip.M.Cores)),

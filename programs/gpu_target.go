@@ -141,7 +141,8 @@ func (t *gpuTarget) threads(warps int) int64 { return int64(warps) * int64(t.war
 // nvidiaTiles are CUTLASS's sm80 tiles per input type and unit (see the
 // lists in gpu_gemm.go); on machines whose tensor instructions read shared
 // memory (wgmma, tcgen05) its sm90/sm100 tiles: no register fragments, so
-// four stages of 128×256 fit.
+// four stages of 128×256 fit; on tcgen05 first its 2-SM (cta_group::2)
+// 256×256 pair tile.
 func (t *gpuTarget) nvidiaTiles(in fp.Format, lane isa.Pipe) []gpuTile {
 	if t.sharedOps && lane == gpu.LaneMatrix && in != fp.FP64 {
 		k := 64 // 128 bytes of 16-bit inputs per row of a k-step
@@ -151,8 +152,14 @@ func (t *gpuTarget) nvidiaTiles(in fp.Format, lane isa.Pipe) []gpuTile {
 		case fp.TF32:
 			k = 32
 		}
-		return []gpuTile{{128, 256, k, 4, 8, false, true}, {128, 128, k, 4, 4, false, true},
-			{64, 128, k, 4, 4, false, true}, {64, 64, k, 3, 4, false, true}}
+		tiles := []gpuTile{{128, 256, k, 4, 8, false, true, false}, {128, 128, k, 4, 4, false, true, false},
+			{64, 128, k, 4, 4, false, true, false}, {64, 64, k, 3, 4, false, true, false}}
+		if t.tmemAcc {
+			// CUTLASS's sm100 2-SM kernels: a cta_group::2 pair computes a
+			// 256×256 tile (128×256 per SM) where the tile order allows.
+			tiles = append([]gpuTile{{128, 256, k, 4, 8, false, true, true}}, tiles...)
+		}
+		return tiles
 	}
 	switch {
 	case in == fp.FP32 && lane == gpu.LaneVector:
@@ -181,15 +188,15 @@ func (t *gpuTarget) nvidiaTiles(in fp.Format, lane isa.Pipe) []gpuTile {
 func amdTiles(in fp.Format, lane isa.Pipe) []gpuTile {
 	switch {
 	case lane == gpu.LaneVector:
-		return []gpuTile{{128, 128, 8, 2, 4, false, false}, {64, 128, 8, 2, 4, false, false}, {64, 64, 8, 2, 4, false, false}}
+		return []gpuTile{{128, 128, 8, 2, 4, false, false, false}, {64, 128, 8, 2, 4, false, false, false}, {64, 64, 8, 2, 4, false, false, false}}
 	case in == fp.INT8, in == fp.E4M3, in == fp.E5M2:
-		return []gpuTile{{256, 128, 128, 2, 4, true, false}, {128, 128, 128, 2, 4, true, false}, {64, 64, 64, 2, 4, true, false}}
+		return []gpuTile{{256, 128, 128, 2, 4, true, false, false}, {128, 128, 128, 2, 4, true, false, false}, {64, 64, 64, 2, 4, true, false, false}}
 	case in == fp.FP64:
-		return []gpuTile{{128, 64, 32, 2, 4, true, false}, {64, 64, 32, 2, 4, true, false}, {32, 32, 16, 2, 4, true, false}}
+		return []gpuTile{{128, 64, 32, 2, 4, true, false, false}, {64, 64, 32, 2, 4, true, false, false}, {32, 32, 16, 2, 4, true, false, false}}
 	case in == fp.FP32, in == fp.TF32:
-		return []gpuTile{{128, 128, 32, 2, 4, true, false}, {128, 64, 32, 2, 4, true, false}, {64, 64, 32, 2, 4, true, false}}
+		return []gpuTile{{128, 128, 32, 2, 4, true, false, false}, {128, 64, 32, 2, 4, true, false, false}, {64, 64, 32, 2, 4, true, false, false}}
 	}
-	return []gpuTile{{256, 128, 64, 2, 4, true, false}, {128, 128, 64, 2, 4, true, false}, {128, 64, 64, 2, 4, true, false}, {64, 64, 32, 2, 4, true, false}}
+	return []gpuTile{{256, 128, 64, 2, 4, true, false, false}, {128, 128, 64, 2, 4, true, false, false}, {128, 64, 64, 2, 4, true, false, false}, {64, 64, 32, 2, 4, true, false, false}}
 }
 
 // describe is "machine NAME (kind)" for messages.

@@ -77,13 +77,14 @@ func buildLUGPU(f *File, m *machines.Machine, o Options) (Job, error) {
 	// C (the trailing update), or tiling.bm/bn/bk; one tile for every
 	// kernel so that TRSM and updates share the k order.
 	// Keys given replace the default tile's (its stages and warps stay).
-	probe, err := newGPUGEMMPlan(f.Path, GEMMParams{Kind: "lu-fused", M: p.NB, N: p.NB, K: p.NB}, m, fp.FP16, gpuShape{readsC: true})
+	// One CTA per tile (cta_group 1): the kernels join parts of any shape.
+	probe, err := newGPUGEMMPlan(f.Path, GEMMParams{Kind: "lu-fused", M: p.NB, N: p.NB, K: p.NB, Tiling: Tiling{CTAGroup: 1}}, m, fp.FP16, gpuShape{readsC: true})
 	if err != nil {
 		return nil, err
 	}
 	if tl := p.Tiling; tl != (LUTiling{}) {
 		d := probe.t
-		tt := Tiling{BM: d.bm, BN: d.bn, BK: d.bk, Stages: d.stages, Warps: d.warps}
+		tt := Tiling{BM: d.bm, BN: d.bn, BK: d.bk, Stages: d.stages, Warps: d.warps, CTAGroup: 1}
 		if tl.BM != 0 {
 			tt.BM = tl.BM
 		}
@@ -531,5 +532,5 @@ func (j *luGPUJob) buildGPUHost(h *arch.Host) {
 // reports it.
 func (j *luGPUJob) tiling() map[string]int {
 	t := j.tile
-	return map[string]int{"bm": t.bm, "bn": t.bn, "bk": t.bk, "stages": t.stages, "warps": t.warps}
+	return t.report()
 }

@@ -605,12 +605,13 @@ func (j *ozakiJob) nativeDGEMM(kind string) error {
 // gemmGrids are the INT8 GEMMs' launches: one grid holding every GEMM's
 // blocks, in order (gemms: grouped — a grouped GEMM: the blocks of all
 // GEMMs share the machine, one launch), or one grid each (separate).
-// Grouping needs one block shape; GEMMs whose tiles differ launch apart.
+// Grouping needs one block shape (and cluster size: every GEMM's CTA count
+// is then a multiple of it); GEMMs whose tiles differ launch apart.
 func (j *ozakiJob) gemmGrids(name string) []isa.Grid {
 	var grids []isa.Grid
 	for _, pl := range j.diagPlans {
 		g := pl.grid()
-		if j.p.GEMMs == "separate" || len(grids) == 0 || grids[len(grids)-1].Resources != g.Resources {
+		if j.p.GEMMs == "separate" || len(grids) == 0 || grids[len(grids)-1].Resources != g.Resources || grids[len(grids)-1].Cluster != g.Cluster {
 			grids = append(grids, g)
 			continue
 		}
@@ -790,14 +791,14 @@ func (j *ozakiJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 		if !j.fallback {
 			prog["int8_gemms"] = len(j.diagPlans)
 			t := j.diagPlans[0].t
-			prog["tiling"] = map[string]int{"bm": t.bm, "bn": t.bn, "bk": t.bk, "stages": t.stages, "warps": t.warps}
+			prog["tiling"] = t.report()
 		}
 	} else if !j.fallback {
 		prog["slices"] = j.slices
 		prog["slice_products"] = j.products()
 		prog["int8_gemms"] = len(j.diagPlans)
 		t := j.diagPlans[0].t
-		prog["tiling"] = map[string]int{"bm": t.bm, "bn": t.bn, "bk": t.bk, "stages": t.stages, "warps": t.warps}
+		prog["tiling"] = t.report()
 	}
 	if j.escKnown {
 		prog["esc"] = j.esc

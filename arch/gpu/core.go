@@ -88,6 +88,25 @@ type cta struct {
 	lanes   [numLanes]ctaLane
 	flags   []int32
 	mem     [numBuffers][]byte // functional: SMEM, RF, TMEM of this CTA
+	cl      *clusterState      // its thread block cluster, nil outside one
+	rank    int                // its rank in cl
+}
+
+// ClusterFlag marks a flag id (isa.Instr.FlagID) as one of the CTA's
+// thread block cluster (isa.Grid.Cluster): an mbarrier in distributed
+// shared memory that the cluster's CTAs, on their own SMs, set and wait
+// on. Ids ClusterFlag+0 … ClusterFlag+flagIDs−1 per lane pair.
+const ClusterFlag = 1 << 8
+
+// ClusterFlagIDs is the number of cluster flag ids per lane pair.
+const ClusterFlagIDs = flagIDs
+
+// clusterState is what the CTAs of one thread block cluster share: their
+// cluster flags, and (functional) each other's shared memory.
+type clusterState struct {
+	flags []int32
+	ctas  []*cta  // by rank
+	cores []*Core // by rank
 }
 
 // signal is a set_flag that fires at a time: the completion of an
@@ -212,7 +231,7 @@ func (core *Core) Fits(r isa.Resources) bool {
 func (core *Core) accCapacity() int64 { return core.p.TensorMemory }
 
 // StartCTA implements arch.GridCore.
-func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bool) {
+func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bool, cl *arch.Cluster, rank int) {
 	now := core.chip.Engine().Now()
 	var t *cta
 	slot := -1
@@ -231,6 +250,14 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bo
 		slot = len(core.ctas) - 1
 	}
 	t.active, t.idx, t.slot, t.res = true, idx, slot, r
+	t.cl, t.rank = nil, rank
+	if cl != nil {
+		if cl.Shared == nil {
+			cl.Shared = &clusterState{flags: make([]int32, numLanes*numLanes*flagIDs), ctas: make([]*cta, len(cl.Cores)), cores: make([]*Core, len(cl.Cores))}
+		}
+		t.cl = cl.Shared.(*clusterState)
+		t.cl.ctas[rank], t.cl.cores[rank] = t, core
+	}
 	t.funct = core.funct && !timingOnly
 	t.stream.Start(s)
 	t.pending = nil
@@ -293,7 +320,24 @@ func (core *Core) alloc(t *cta, b isa.Buffer, now sim.Time, name string, size in
 }
 
 func (t *cta) flag(src, dst isa.Pipe, id int) *int32 {
+	if id >= ClusterFlag {
+		return &t.cl.flags[(int(src)*numLanes+int(dst))*flagIDs+id-ClusterFlag]
+	}
 	return &t.flags[(int(src)*numLanes+int(dst))*flagIDs+id]
+}
+
+// setFlag raises a flag of t at now: a cluster flag wakes the cluster's
+// other SMs, whose CTAs may wait on it.
+func (core *Core) setFlag(t *cta, src, dst isa.Pipe, id int, at sim.Time) {
+	*t.flag(src, dst, id)++
+	core.observeFlag(t, src, dst, id, true, at)
+	if id >= ClusterFlag {
+		for _, c := range t.cl.cores {
+			if c != core {
+				c.waker.Wake(core.chip.Engine().Now())
+			}
+		}
+	}
 }
 
 // Handle implements sim.Handler: the SM's wake-up.
@@ -341,13 +385,18 @@ func (t *cta) addSignal(s signal) {
 	t.signals[i] = s
 }
 
+// validFlag reports whether id names a flag of t: its own, or its
+// cluster's.
+func (t *cta) validFlag(id int) bool {
+	return id >= 0 && id < flagIDs || t.cl != nil && id >= ClusterFlag && id < ClusterFlag+flagIDs
+}
+
 // fire sets the flags of t's signals due by now.
 func (core *Core) fire(t *cta, now sim.Time) bool {
 	k := 0
 	for k < len(t.signals) && t.signals[k].at <= now {
 		sg := &t.signals[k]
-		*t.flag(sg.src, sg.dst, sg.id)++
-		core.observeFlag(t, sg.src, sg.dst, sg.id, true, sg.at)
+		core.setFlag(t, sg.src, sg.dst, sg.id, sg.at)
 		k++
 	}
 	if k > 0 {
@@ -405,8 +454,7 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 				t.addSignal(signal{at: l.last, src: in.SrcPipe, dst: in.DstPipe, id: in.FlagID})
 				break
 			}
-			*t.flag(in.SrcPipe, in.DstPipe, in.FlagID)++
-			core.observeFlag(t, in.SrcPipe, in.DstPipe, in.FlagID, true, now)
+			core.setFlag(t, in.SrcPipe, in.DstPipe, in.FlagID, now)
 		case isa.OpBarrier:
 			if l.last > now {
 				l.state = arch.Barrier
@@ -475,8 +523,9 @@ issue:
 			core.fault(t, in, fmt.Errorf("sync_all: the %ss of a grid cannot wait for each other; end the kernel (grid) instead", core.p.Terms.Block))
 			return progress
 		case (in.Op == isa.OpSetFlag || in.Op == isa.OpWaitFlag) &&
-			(int(in.SrcPipe) >= numLanes || int(in.DstPipe) >= numLanes || in.FlagID < 0 || in.FlagID >= flagIDs):
-			core.fault(t, in, fmt.Errorf("flag %d between lanes %d and %d: a %s has lanes 0..%d and flag ids 0..%d", in.FlagID, in.SrcPipe, in.DstPipe, core.p.Terms.Core, numLanes-1, flagIDs-1))
+			(int(in.SrcPipe) >= numLanes || int(in.DstPipe) >= numLanes || !t.validFlag(in.FlagID)):
+			core.fault(t, in, fmt.Errorf("flag %d between lanes %d and %d: a %s has lanes 0..%d and flag ids 0..%d (in a cluster also %d..%d)",
+				in.FlagID, in.SrcPipe, in.DstPipe, core.p.Terms.Core, numLanes-1, flagIDs-1, ClusterFlag, ClusterFlag+flagIDs-1))
 			return progress
 		case int(target) >= numLanes:
 			core.fault(t, in, fmt.Errorf("no lane %d on a %s (lanes %s)", target, core.p.Terms.Core, strings.Join(core.p.geom.Lanes, ", ")))
@@ -710,7 +759,7 @@ func (core *Core) schedule(now sim.Time) {
 // id it sees is slot·flagIDs + id, so that traces pair each set with its
 // own CTA's wait when several CTAs share the SM.
 func (core *Core) observeFlag(t *cta, src, dst isa.Pipe, id int, set bool, now sim.Time) {
-	if core.flobs != nil {
+	if core.flobs != nil && id < ClusterFlag { // cluster flags pair across SMs: not drawn
 		core.flobs.Flag(core.id, int(src), int(dst), t.slot*flagIDs+id, set, now)
 	}
 }

@@ -378,7 +378,14 @@ func (core *Core) operand(t *cta, op isa.Operand, rows, cols int, stride int64, 
 	if op.Buf != BufShared {
 		return core.local(t, op.Buf, op.Addr, n)
 	}
-	src, err := core.local(t, op.Buf, op.Addr, dma.RowMajorSpan(rows, cols, stride, f, false))
+	var src []byte
+	var err error
+	if op.Addr&pairBit != 0 {
+		src, err = core.pairOperand(t, op.Addr, rows, cols, stride, f)
+		stride = int64(cols) * int64(f.Bytes())
+	} else {
+		src, err = core.local(t, op.Buf, op.Addr, dma.RowMajorSpan(rows, cols, stride, f, false))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -391,6 +398,34 @@ func (core *Core) operand(t *cta, op isa.Operand, rows, cols int, stride int64, 
 		return nil, err
 	}
 	return dst, nil
+}
+
+// pairOperand gathers a B operand held half by each CTA of t's pair
+// (PairOperand) into one row-major rows × cols tile.
+func (core *Core) pairOperand(t *cta, addr int64, rows, cols int, stride int64, f fp.Format) ([]byte, error) {
+	if t.cl == nil || len(t.cl.ctas) != 2 {
+		return nil, fmt.Errorf("a pair operand (cta_group::2) outside a cluster of two %ss", core.p.Terms.Block)
+	}
+	off, cols0 := addr&pairOffMask, int(addr>>pairColsShift&0xffff)
+	if cols0 > cols {
+		return nil, fmt.Errorf("a pair operand with %d columns in rank 0 of a %d-column tile", cols0, cols)
+	}
+	es := int64(f.Bytes())
+	out := make([]byte, int64(rows)*int64(cols)*es)
+	for r, c := range [2][2]int{{0, cols0}, {cols0, cols}} {
+		w := int64(c[1]-c[0]) * es
+		if w == 0 {
+			continue
+		}
+		half, err := core.local(t.cl.ctas[r], BufShared, off, int64(rows-1)*stride+w)
+		if err != nil {
+			return nil, fmt.Errorf("rank %d's half of a pair operand: %w", r, err)
+		}
+		for i := int64(0); i < int64(rows); i++ {
+			copy(out[i*int64(cols)*es+int64(c[0])*es:], half[i*stride:i*stride+w])
+		}
+	}
+	return out, nil
 }
 
 // accCopy writes a fractal accumulator tile row-major to GM or a CTA

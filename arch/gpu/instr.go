@@ -66,6 +66,25 @@ func MMAShared(c, a, aStride, b, bStride int64, m, k, n int, in, out fp.Format, 
 	return i
 }
 
+// Pair operands (Blackwell cta_group::2): bit pairBit of a shared-memory
+// address marks a B operand split by columns between the two CTAs of a
+// cluster; bits pairColsShift… hold the columns rank 0 holds.
+const (
+	pairBit       = int64(1) << 48
+	pairColsShift = 32
+	pairOffMask   = int64(1)<<pairColsShift - 1
+)
+
+// PairOperand is the address of an MMA's B operand that the two CTAs of a
+// cta_group::2 pair (isa.Grid.Cluster = 2) hold half each: the tile's
+// first cols0 columns at offset off of rank 0's shared memory, the rest
+// at the same offset of rank 1's, rows the instruction's B stride apart
+// in both — tcgen05.mma's shared-memory descriptors name the same offset
+// in the two CTAs. Each CTA's MMA reads all of B and its own rows of A.
+func PairOperand(off int64, cols0 int) int64 {
+	return pairBit | int64(cols0)<<pairColsShift | off&pairOffMask
+}
+
 // FMA is the CUDA cores' run of FP32 FMAs of one k-step of a SIMT GEMM:
 // C (m×n FP32, registers at c) = A (m×k) · B (k×n) + (init ? 0 : C), each
 // output a chain of FMAs in increasing k.

@@ -265,9 +265,35 @@ func TestConformance(t *testing.T) {
 		}
 		return g.stream()
 	}, Resources: g.resources()}}}
+	// Clusters of two CTAs (Blackwell pairs) on a TPC's two SMs: each rank
+	// tells the other it started (a cluster flag, set on its copy lane)
+	// and waits for the other's before its tile GEMM.
+	pair := func(bad bool) isa.Program {
+		return isa.Program{Grids: []isa.Grid{{Name: "pairs", CTAs: 6, Cluster: 2, CTA: func(i int) isa.Stream {
+			r := i % 2
+			hello := []isa.Instr{isa.SetFlag(gpu.LaneCopy, gpu.LaneMatrix, gpu.ClusterFlag+r), isa.WaitFlag(gpu.LaneCopy, gpu.LaneMatrix, gpu.ClusterFlag+1-r)}
+			if bad && i == 3 {
+				hello[0] = isa.SetFlag(gpu.LaneCopy, gpu.LaneMatrix, gpu.ClusterFlag+7) // rank 1 of the second pair signals the wrong flag
+			}
+			return func(yield func(isa.Instr) bool) {
+				for _, in := range hello {
+					if !yield(in) {
+						return
+					}
+				}
+				for in := range g.stream() {
+					if !yield(in) {
+						return
+					}
+				}
+			}
+		}, Resources: g.resources()}}}
+	}
 	archtest.Run(t, archtest.Subject{
 		Machine: m,
 		Cases: []archtest.Case{
+			{Name: "cluster-pairs", Machine: archtest.Machine(t, "b200", "machine.cores=4"), Mode: arch.Timing,
+				Program: func() (isa.Program, error) { return pair(false), nil }},
 			{Name: "tile-gemm-functional", Mode: arch.Functional, Program: func() (isa.Program, error) { return g.program(3), nil }, Prepare: prep},
 			{Name: "tile-gemm-waves", Mode: arch.Timing, Program: func() (isa.Program, error) { return g.program(19), nil }},
 			{Name: "tile-gemm-v100", Machine: archtest.Machine(t, "v100", "machine.cores=3"), Mode: arch.Timing,
@@ -276,6 +302,10 @@ func TestConformance(t *testing.T) {
 		Deadlocks: []archtest.Deadlock{{
 			Case: archtest.Case{Name: "wait-never-set", Mode: arch.Timing, Program: func() (isa.Program, error) { return dead, nil }},
 			Want: []string{"SM 1: CTA 1 lane tensor: wait_flag copy tensor 5"},
+		}, {
+			Case: archtest.Case{Name: "cluster-flag-never-set", Machine: archtest.Machine(t, "b200", "machine.cores=4"), Mode: arch.Timing,
+				Program: func() (isa.Program, error) { return pair(true), nil }},
+			Want: []string{"SM 2: ", "CTA 2 lane tensor: wait_flag copy tensor 257"},
 		}},
 	})
 }
