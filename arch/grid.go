@@ -215,9 +215,10 @@ func (gr *gridRunner) admit(g isa.Grid) error {
 	if g.CTAs < 1 || g.CTA == nil {
 		return fmt.Errorf("grid %q: needs at least one CTA and a CTA stream", g.Name)
 	}
-	if size := max(g.Cluster, 1); g.CTAs%size != 0 || size > len(gr.cores) || len(gr.cores)%size != 0 {
-		return fmt.Errorf("grid %q: clusters of %d CTAs need a multiple of %d CTAs (got %d) and of cores (machine %s has %d)",
-			g.Name, size, size, g.CTAs, gr.chip.M.Name, len(gr.cores))
+	if size := max(g.Cluster, 1); g.CTAs%size != 0 {
+		return fmt.Errorf("grid %q: clusters of %d CTAs need a multiple of %d CTAs (got %d)", g.Name, size, size, g.CTAs)
+	} else if len(gr.cores)%size != 0 {
+		return fmt.Errorf("grid %q: clusters of %d CTAs need a multiple of %d cores (machine %s has %d)", g.Name, size, size, gr.chip.M.Name, len(gr.cores))
 	}
 	if len(gr.cores) > 0 {
 		if err := gr.cores[0].Admit(g.Resources); err != nil {

@@ -356,7 +356,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		return nil, bad("tiling.cta_group", "2 (CTA pairs, cta_group::2) needs tcgen05 tensor cores (Blackwell: b200, gb200); %s has none", tg.describe())
 	}
 	pairable := func(d gpuTile) bool {
-		return (p.M+d.bm-1)/d.bm%2 == 0 && d.bn%32 == 0 && d.stages <= flagIDsPerPair
+		return (p.M+d.bm-1)/d.bm%2 == 0 && d.bn%32 == 0 && d.stages <= flagIDsPerPair && m.Cores%2 == 0
 	}
 	var usable []gpuTile
 	for _, d := range defaults {
@@ -374,7 +374,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	}
 	defaults = usable
 	if group == 2 && len(defaults) == 0 && p.Tiling.BM == 0 {
-		return nil, bad("tiling.cta_group", "2 needs an even number of row blocks (m = %d gives an odd number for every library tile); give tiling.bm or cta_group 1", p.M)
+		return nil, bad("tiling.cta_group", "2 needs an even number of row blocks (m = %d gives an odd number for every library tile) and of SMs (machine %s has %d); give tiling.bm or cta_group 1", p.M, m.Name, m.Cores)
 	}
 	t := gpuTile{bm: p.Tiling.BM, bn: p.Tiling.BN, bk: p.Tiling.BK, stages: p.Tiling.Stages, warps: p.Tiling.Warps}
 	staging := p.Tiling.Staging
@@ -460,8 +460,8 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	}
 	if t.pair {
 		if !pairable(t) {
-			return nil, bad("tiling.cta_group", "2 needs an even number of row blocks (m = %d in blocks of %d gives %d), bn a multiple of 32 (got %d) and at most %d stages (got %d)",
-				p.M, t.bm, (p.M+t.bm-1)/t.bm, t.bn, flagIDsPerPair, t.stages)
+			return nil, bad("tiling.cta_group", "2 needs an even number of row blocks (m = %d in blocks of %d gives %d), bn a multiple of 32 (got %d), at most %d stages (got %d) and an even number of SMs (machine %s has %d)",
+				p.M, t.bm, (p.M+t.bm-1)/t.bm, t.bn, flagIDsPerPair, t.stages, m.Name, m.Cores)
 		}
 		if t.regStaged || !t.sharedOps {
 			return nil, bad("tiling.cta_group", "2 needs the shared-memory pipeline (staging: shared)")

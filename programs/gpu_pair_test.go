@@ -83,6 +83,7 @@ func TestCTAPairsBadInput(t *testing.T) {
 		{"a100", []string{"program.tiling.cta_group=2"}, `key "tiling.cta_group": 2 (CTA pairs, cta_group::2) needs tcgen05`},
 		{"b200", []string{"program.tiling.cta_group=3"}, `key "tiling.cta_group": must be 1 or 2 (got 3)`},
 		{"ascend-910a", []string{"program.tiling.cta_group=2"}, `key "tiling.cta_group": applies to GPU machines`},
+		{"b200", []string{"program.tiling.cta_group=2", "program.m=1024", "machine.cores=147"}, `and of SMs (machine b200 has 147)`},
 		{"mi300x", []string{"program.tiling.cta_group=2"}, `key "tiling.cta_group": 2 (CTA pairs, cta_group::2) needs tcgen05`},
 		{"b200", []string{"program.tiling.cta_group=2", "program.m=60"}, `key "tiling.cta_group": 2 needs an even number of row blocks`},
 		{"b200", []string{"program.tiling.cta_group=2", "program.m=384", "program.tiling.bm=128", "program.tiling.bn=256", "program.tiling.bk=64", "program.tiling.warps=8"}, `key "tiling.cta_group": 2 needs an even number of row blocks (m = 384 in blocks of 128 gives 3)`},
