@@ -426,16 +426,21 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		return
 	}
 	// The measured and the skipped CTAs must run the same instructions,
-	// addresses aside: skip only the waves up to the first that differs.
-	ref := ctaShape(g, gr.next-ff.Measure*gr.wave)
-	for c := gr.next - ff.Measure*gr.wave + 1; c < gr.next; c++ {
-		if !sameShape(g, c, ref) {
+	// addresses aside, as the CTA of their rank in a cluster (waves hold
+	// whole clusters): skip only the waves up to the first that differs.
+	size := max(g.Cluster, 1)
+	refs := make([][]isa.Instr, size)
+	for r := range refs {
+		refs[r] = ctaShape(g, gr.next-ff.Measure*gr.wave+r)
+	}
+	for c := gr.next - ff.Measure*gr.wave + size; c < gr.next; c++ {
+		if !sameShape(g, c, refs[c%size]) {
 			return
 		}
 	}
 	for w := 0; w < j; w++ {
 		for c := gr.next + w*gr.wave; c < gr.next+(w+1)*gr.wave; c++ {
-			if !sameShape(g, c, ref) {
+			if !sameShape(g, c, refs[c%size]) {
 				j = w
 				break
 			}
