@@ -352,11 +352,22 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	switch {
 	case group < 0 || group > 2:
 		return nil, bad("tiling.cta_group", "must be 1 or 2 (got %d)", group)
-	case group == 2 && (!tg.tmemAcc || lane != gpu.LaneMatrix):
+	case group == 2 && !tg.tmemAcc:
 		return nil, bad("tiling.cta_group", "2 (CTA pairs, cta_group::2) needs tcgen05 tensor cores (Blackwell: b200, gb200); %s has none", tg.describe())
+	case group == 2 && lane != gpu.LaneMatrix:
+		return nil, bad("tiling.cta_group", "2 (CTA pairs) applies to tcgen05 kernels; this %s runs on the %s units", p.Kind, tg.vector)
+	case group == 2 && (len(defaults) == 0 || !defaults[0].sharedOps):
+		return nil, bad("tiling.cta_group", "2 (CTA pairs) applies to tcgen05 kernels; %s %s runs on warp-level MMAs", tg.m.Name, strings.ToUpper(in.String()))
 	}
+	// The library's kind of pipeline, before the tiles are narrowed down.
+	libRegStaged := len(defaults) > 0 && defaults[0].regStaged
+	libSharedOps := len(defaults) > 0 && defaults[0].sharedOps
 	pairable := func(d gpuTile) bool {
-		return (p.M+d.bm-1)/d.bm%2 == 0 && d.bn%32 == 0 && d.stages <= flagIDsPerPair && m.Cores%2 == 0
+		stages := d.stages
+		if p.Tiling.Stages > 0 {
+			stages = p.Tiling.Stages // the override replaces the default tile's
+		}
+		return (p.M+d.bm-1)/d.bm%2 == 0 && d.bn%32 == 0 && stages <= flagIDsPerPair && m.Cores%2 == 0
 	}
 	var usable []gpuTile
 	for _, d := range defaults {
@@ -422,8 +433,8 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	} else {
 		// A tiling without staging: the library's, unless its stages ask
 		// for a multistage shared-memory pipeline.
-		t.regStaged = staging == "registers" || staging == "" && len(defaults) > 0 && defaults[0].regStaged && t.stages <= 2
-		t.sharedOps = !t.regStaged && len(defaults) > 0 && defaults[0].sharedOps
+		t.regStaged = staging == "registers" || staging == "" && libRegStaged && t.stages <= 2
+		t.sharedOps = !t.regStaged && libSharedOps
 		t.pair = group == 2
 	}
 	if t.stages == 0 {
@@ -459,12 +470,17 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		t.sharedOps = false // register staging feeds register fragments
 	}
 	if t.pair {
-		if !pairable(t) {
-			return nil, bad("tiling.cta_group", "2 needs an even number of row blocks (m = %d in blocks of %d gives %d), bn a multiple of 32 (got %d), at most %d stages (got %d) and an even number of SMs (machine %s has %d)",
-				p.M, t.bm, (p.M+t.bm-1)/t.bm, t.bn, flagIDsPerPair, t.stages, m.Name, m.Cores)
-		}
-		if t.regStaged || !t.sharedOps {
-			return nil, bad("tiling.cta_group", "2 needs the shared-memory pipeline (staging: shared)")
+		switch {
+		case (p.M+t.bm-1)/t.bm%2 != 0:
+			return nil, bad("tiling.cta_group", "2 needs an even number of row blocks (m = %d in blocks of %d gives %d)", p.M, t.bm, (p.M+t.bm-1)/t.bm)
+		case t.bn%32 != 0:
+			return nil, bad("tiling.cta_group", "2 needs bn a multiple of 32 (got %d)", t.bn)
+		case t.stages > flagIDsPerPair:
+			return nil, bad("tiling.cta_group", "2 allows at most %d stages (got %d)", flagIDsPerPair, t.stages)
+		case m.Cores%2 != 0:
+			return nil, bad("tiling.cta_group", "2 needs an even number of SMs (machine %s has %d)", m.Name, m.Cores)
+		case t.regStaged || !t.sharedOps:
+			return nil, bad("tiling.cta_group", "2 needs staging: shared (the MMAs read shared memory), not registers")
 		}
 	}
 	if t.regStaged && lane != gpu.LaneMatrix {
@@ -491,6 +507,9 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	}
 	pl.rfB = pl.rfA + 2*na*pl.fragA
 	pl.rfStage = pl.rfB + 2*nb*pl.fragB
+	if t.sharedOps {
+		pl.rfB, pl.rfStage = pl.rfA, pl.rfA // no register fragments (fits counts none)
+	}
 	if t.regStaged {
 		pl.rfStageB = pl.rfStage + na*int64(t.bm)*int64(t.bk)*es
 	}
@@ -710,7 +729,9 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
 				bCols = cols0
 			}
 		}
-		// full and free are the flags of stage s from rank `from` to rank `to`.
+		// full and free are the flags of stage s from rank `from` to rank
+		// `to`: the same ids, told apart by their lanes (full: copy →
+		// tensor, free: tensor → copy).
 		full := func(s, from, to int) int {
 			if t.pair {
 				return pairFlag(s, t.stages, from, to)

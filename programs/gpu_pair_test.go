@@ -84,14 +84,49 @@ func TestCTAPairsBadInput(t *testing.T) {
 		{"b200", []string{"program.tiling.cta_group=3"}, `key "tiling.cta_group": must be 1 or 2 (got 3)`},
 		{"ascend-910a", []string{"program.tiling.cta_group=2"}, `key "tiling.cta_group": applies to GPU machines`},
 		{"b200", []string{"program.tiling.cta_group=2", "program.m=1024", "machine.cores=147"}, `and of SMs (machine b200 has 147)`},
+		{"b200", []string{"program.tiling.cta_group=2", "program.tiling.bm=128", "program.tiling.bn=256", "program.tiling.bk=64", "program.tiling.warps=8", "program.m=256", "machine.cores=147"}, `2 needs an even number of SMs (machine b200 has 147)`},
 		{"mi300x", []string{"program.tiling.cta_group=2"}, `key "tiling.cta_group": 2 (CTA pairs, cta_group::2) needs tcgen05`},
 		{"b200", []string{"program.tiling.cta_group=2", "program.m=60"}, `key "tiling.cta_group": 2 needs an even number of row blocks`},
 		{"b200", []string{"program.tiling.cta_group=2", "program.m=384", "program.tiling.bm=128", "program.tiling.bn=256", "program.tiling.bk=64", "program.tiling.warps=8"}, `key "tiling.cta_group": 2 needs an even number of row blocks (m = 384 in blocks of 128 gives 3)`},
-		{"b200", []string{"program.tiling.cta_group=2", "program.m=256", "program.tiling.bm=64", "program.tiling.bn=64", "program.tiling.bk=16", "program.tiling.stages=9"}, `at most 8 stages (got 9)`},
+		{"b200", []string{"program.tiling.cta_group=2", "program.m=256", "program.tiling.bm=64", "program.tiling.bn=64", "program.tiling.bk=16", "program.tiling.stages=9"}, `2 allows at most 8 stages (got 9)`},
 	} {
 		_, err := Execute(mustRead(t, "examples/a100-hgemm.yaml"), Options{Machine: c.machine, Overrides: mustSets(t, c.sets...)}, RunHooks{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %v: %v, want %q", c.machine, c.sets, err, c.want)
+		}
+	}
+	for _, c := range []struct{ file, want string }{
+		{"a100-sgemm", `applies to tcgen05 kernels; this sgemm runs on the CUDA-core units`},
+		{"a100-dgemm", `applies to tcgen05 kernels; b200 FP64 runs on warp-level MMAs`},
+	} {
+		_, err := Execute(mustRead(t, "examples/"+c.file+".yaml"), Options{Machine: "b200", Overrides: mustSets(t, "program.tiling.cta_group=2")}, RunHooks{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s on b200: %v, want %q", c.file, err, c.want)
+		}
+	}
+}
+
+// cta_group 2 with an explicit tile the library list does not pair at
+// this m, an emulated scheme whose default tile needed fragment registers
+// in the layout check, and the ozaki fallback to native DGEMM (FP64 does
+// not pair: cta_group applies to the INT8 GEMMs) all run.
+func TestCTAPairsExplicit(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		sets []string
+	}{
+		{"a100-hgemm", []string{"program.m=320", "program.n=256", "program.k=128", "program.tiling.cta_group=2", "program.tiling.bm=32", "program.tiling.bn=128",
+			"program.tiling.bk=64", "program.tiling.stages=4", "program.tiling.warps=4"}},
+		{"a100-emulated-gemm", []string{"program.m=256", "program.n=200", "program.k=96", "program.scheme=ootomo", "program.numerics=full", "program.check=true", "program.tiling.cta_group=2"}},
+		{"b200-ozaki", []string{"program.m=256", "program.n=256", "program.k=256", "program.precision=dynamic", "program.test2=200", "program.numerics=full", "program.tiling.cta_group=2"}},
+	} {
+		name := c.file + " " + strings.Join(c.sets, " ")
+		res, err := Execute(mustRead(t, "examples/"+c.file+".yaml"), Options{Machine: "b200", Overrides: mustSets(t, c.sets...)}, RunHooks{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if res.Failure != nil {
+			t.Fatalf("%s: %v", name, res.Failure)
 		}
 	}
 }

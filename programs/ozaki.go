@@ -593,6 +593,7 @@ func (j *ozakiJob) layoutGM(pieces int64, adp bool, what string) error {
 func (j *ozakiJob) nativeDGEMM(kind string) error {
 	np := j.p.GEMMParams
 	np.Kind = kind
+	np.Tiling.CTAGroup = 0 // cta_group applies to the INT8 GEMMs; FP64 runs on warp-level DMMA
 	pl, err := newGPUGEMMPlan(j.file, np, j.mach, fp.FP64, gpuShape{})
 	if err != nil {
 		return err

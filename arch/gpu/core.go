@@ -155,6 +155,7 @@ type Core struct {
 	funct bool
 
 	scratchA, scratchB []byte // functional: shared-memory MMA operands gathered into fractal tiles
+	scratchPair        []byte // functional: a pair operand's two halves gathered row-major
 
 	pathBytes     []int64 // bytes moved per geometry path (statistics, energy)
 	vectorRepeats int64
@@ -591,6 +592,10 @@ func (core *Core) checkDone(t *cta, now sim.Time) {
 		return
 	}
 	t.active = false
+	if t.cl != nil {
+		t.cl.ctas[t.rank] = nil // its slot may take another CTA: the peer must not read it
+		t.cl = nil
+	}
 	t.stream.Close()
 	for b := range t.mem {
 		t.mem[b] = nil

@@ -411,11 +411,18 @@ func (core *Core) pairOperand(t *cta, addr int64, rows, cols int, stride int64, 
 		return nil, fmt.Errorf("a pair operand with %d columns in rank 0 of a %d-column tile", cols0, cols)
 	}
 	es := int64(f.Bytes())
-	out := make([]byte, int64(rows)*int64(cols)*es)
+	n := int64(rows) * int64(cols) * es
+	if int64(cap(core.scratchPair)) < n {
+		core.scratchPair = make([]byte, n)
+	}
+	out := core.scratchPair[:n]
 	for r, c := range [2][2]int{{0, cols0}, {cols0, cols}} {
 		w := int64(c[1]-c[0]) * es
 		if w == 0 {
 			continue
+		}
+		if t.cl.ctas[r] == nil {
+			return nil, fmt.Errorf("rank %d of the pair has finished: its half of a pair operand is gone", r)
 		}
 		half, err := core.local(t.cl.ctas[r], BufShared, off, int64(rows-1)*stride+w)
 		if err != nil {
