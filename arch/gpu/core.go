@@ -327,15 +327,22 @@ func (t *cta) flag(src, dst isa.Pipe, id int) *int32 {
 	return &t.flags[(int(src)*numLanes+int(dst))*flagIDs+id]
 }
 
-// setFlag raises a flag of t at now: a cluster flag wakes the cluster's
-// other SMs, whose CTAs may wait on it.
+// setFlag raises a flag of t at now: a cluster flag wakes the SM of a
+// cluster CTA whose lane is stopped at a wait for it (a lane that gets
+// there later finds it set).
 func (core *Core) setFlag(t *cta, src, dst isa.Pipe, id int, at sim.Time) {
 	*t.flag(src, dst, id)++
 	core.observeFlag(t, src, dst, id, true, at)
-	if id >= ClusterFlag {
-		for _, c := range t.cl.cores {
-			if c != core {
-				c.waker.Wake(core.chip.Engine().Now())
+	if id < ClusterFlag {
+		return
+	}
+	for r, p := range t.cl.ctas {
+		if p == nil || p == t {
+			continue
+		}
+		if l := &p.lanes[dst]; !l.empty() {
+			if in := l.front(); in.Op == isa.OpWaitFlag && in.SrcPipe == src && in.FlagID == id {
+				t.cl.cores[r].waker.Wake(core.chip.Engine().Now())
 			}
 		}
 	}
