@@ -26,14 +26,7 @@ func TestCTAPairsBitExact(t *testing.T) {
 		{"a100-emulated-gemm", []string{"program.m=256", "program.n=200", "program.k=96", "program.scheme=markidis", "program.numerics=full", "program.check=true", "program.tiling.cta_group=2"}},
 		{"b200-ozaki", []string{"program.m=256", "program.n=130", "program.k=100", "program.numerics=full", "program.check=true"}},
 	} {
-		name := c.file + " " + strings.Join(c.sets, " ")
-		res, err := Execute(mustRead(t, "examples/"+c.file+".yaml"), Options{Machine: "b200", Overrides: mustSets(t, c.sets...)}, RunHooks{})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if res.Failure != nil {
-			t.Fatalf("%s: %v", name, res.Failure)
-		}
+		name, res := runB200(t, c.file, c.sets)
 		if !strings.Contains(strings.Join(res.Report.Notes, "\n"), "bit for bit") {
 			t.Errorf("%s: no bit-for-bit check in the notes %q", name, res.Report.Notes)
 		}
@@ -120,13 +113,21 @@ func TestCTAPairsExplicit(t *testing.T) {
 		{"a100-emulated-gemm", []string{"program.m=256", "program.n=200", "program.k=96", "program.scheme=ootomo", "program.numerics=full", "program.check=true", "program.tiling.cta_group=2"}},
 		{"b200-ozaki", []string{"program.m=256", "program.n=256", "program.k=256", "program.precision=dynamic", "program.test2=200", "program.numerics=full", "program.tiling.cta_group=2"}},
 	} {
-		name := c.file + " " + strings.Join(c.sets, " ")
-		res, err := Execute(mustRead(t, "examples/"+c.file+".yaml"), Options{Machine: "b200", Overrides: mustSets(t, c.sets...)}, RunHooks{})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if res.Failure != nil {
-			t.Fatalf("%s: %v", name, res.Failure)
-		}
+		runB200(t, c.file, c.sets)
 	}
+}
+
+// runB200 runs example file on the b200 with sets; it fails the test on
+// an error or a simulated failure.
+func runB200(t *testing.T, file string, sets []string) (name string, res *Result) {
+	t.Helper()
+	name = file + " " + strings.Join(sets, " ")
+	res, err := Execute(mustRead(t, "examples/"+file+".yaml"), Options{Machine: "b200", Overrides: mustSets(t, sets...)}, RunHooks{})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if res.Failure != nil {
+		t.Fatalf("%s: %v", name, res.Failure)
+	}
+	return name, res
 }
