@@ -82,6 +82,7 @@ type payload struct {
 type Engine struct {
 	q      []entry   // 4-ary min-heap on (t, key)
 	pl     []payload // payloads, indexed by entry.slot
+	pos    []int32   // the heap position of each slot's entry (valid while it is queued)
 	free   []uint32  // free slots in pl
 	vacant bool      // q[0] is the event being executed; its entry and slot may be reused
 	now    Time
@@ -157,6 +158,12 @@ func (e *Engine) At(t Time, prio int, h Handler, arg int64) {
 		e.Stop(overflowError(e.now))
 		return
 	}
+	e.push(t, prio, h, arg)
+}
+
+// push queues an event whose time and priority have been checked and
+// returns its slot.
+func (e *Engine) push(t Time, prio int, h Handler, arg int64) uint32 {
 	if e.seq >= e.seqMax {
 		e.renumber()
 	}
@@ -170,7 +177,7 @@ func (e *Engine) At(t Time, prio int, h Handler, arg int64) {
 		ev.slot = e.q[0].slot
 		e.pl[ev.slot] = payload{h, arg}
 		e.siftDown(0, ev)
-		return
+		return ev.slot
 	}
 	if n := len(e.free); n > 0 {
 		ev.slot = e.free[n-1]
@@ -179,9 +186,29 @@ func (e *Engine) At(t Time, prio int, h Handler, arg int64) {
 	} else {
 		ev.slot = uint32(len(e.pl))
 		e.pl = append(e.pl, payload{h, arg})
+		e.pos = append(e.pos, 0)
 	}
 	e.q = append(e.q, ev)
 	e.siftUp(len(e.q)-1, ev)
+	return ev.slot
+}
+
+// advance moves the queued event in slot to the earlier time t (prio
+// unchanged), as if it had been dropped and scheduled anew now: it takes
+// a new sequence number, so it runs after the events already scheduled
+// at (t, prio) — the order a fresh At gives — and arg replaces its
+// argument.
+func (e *Engine) advance(slot uint32, t Time, prio int, arg int64) {
+	e.fill() // the executing event's vacant root must not be sifted past
+	if e.seq >= e.seqMax {
+		e.renumber()
+	}
+	i := int(e.pos[slot])
+	ev := e.q[i]
+	ev.t, ev.key = t, uint64(prio-MinPriority)<<seqBits|e.seq
+	e.seq++
+	e.pl[slot].arg = arg
+	e.siftUp(i, ev)
 }
 
 // After schedules h.Handle(Now()+d, arg) with priority prio; see At. A negative d is scheduling in
@@ -347,9 +374,11 @@ func (e *Engine) siftUp(i int, ev entry) {
 			break
 		}
 		q[i] = q[p]
+		e.pos[q[i].slot] = int32(i)
 		i = p
 	}
 	q[i] = ev
+	e.pos[ev.slot] = int32(i)
 }
 
 func (e *Engine) siftDown(i int, ev entry) {
@@ -379,9 +408,11 @@ func (e *Engine) siftDown(i int, ev entry) {
 			break
 		}
 		q[i] = q[m]
+		e.pos[q[i].slot] = int32(i)
 		i = m
 	}
 	q[i] = ev
+	e.pos[ev.slot] = int32(i)
 }
 
 // renumber reassigns sequence numbers 0..n-1 to the pending events, keeping their order, so the
@@ -395,6 +426,7 @@ func (e *Engine) renumber() {
 	const seqMask = 1<<seqBits - 1
 	for i := range q {
 		q[i].key = q[i].key&^seqMask | uint64(i)
+		e.pos[q[i].slot] = int32(i)
 	}
 	// A sorted slice is a valid heap.
 	e.seq = uint64(len(q))

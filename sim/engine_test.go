@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -561,4 +562,103 @@ func TestPendingInsideHandler(t *testing.T) {
 	if !reflect.DeepEqual(seen, []int{1, 1, 0}) || !reflect.DeepEqual(peeks, []Time{5}) {
 		t.Errorf("Pending seen %v, peeks %v", seen, peeks)
 	}
+}
+
+// A Wake earlier than a pending one moves the pending event: it runs
+// where a newly scheduled event would (after the events already at its
+// time and priority), and no superseded event is left to run as a no-op.
+func TestWakerAdvanceOrder(t *testing.T) {
+	e := NewEngine()
+	var order []string
+	mk := func(name string, prio int) *Waker {
+		return NewWaker(e, prio, HandlerFunc(func(now Time, _ int64) { order = append(order, fmt.Sprintf("%s@%d", name, now)) }))
+	}
+	a, b, c := mk("a", 0), mk("b", 0), mk("c", -10)
+	a.Wake(10)
+	c.Wake(50)
+	b.Wake(5)
+	a.Wake(5) // moved after b: b was scheduled at (5, 0) first
+	// From inside an event at 7, c (priority −10, pending at 50) is moved
+	// to now: it runs next, after the executing event, not before it.
+	e.At(7, 0, HandlerFunc(func(now Time, _ int64) {
+		order = append(order, fmt.Sprintf("x@%d", now))
+		c.Wake(now)
+	}), 0)
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"b@5", "a@5", "x@7", "c@7"}; !reflect.DeepEqual(order, want) {
+		t.Errorf("order %v, want %v", order, want)
+	}
+	if e.Events() != 4 {
+		t.Errorf("%d events, want 4 (no superseded ones)", e.Events())
+	}
+}
+
+// Many wakers re-booked earlier and later at random run in exactly the
+// order of the former implementation, which left each superseded event in
+// the queue as a no-op and scheduled a new one (naiveWaker).
+func TestWakerAdvanceRandom(t *testing.T) {
+	run := func(naive bool) []string {
+		rng := rand.New(rand.NewPCG(1, 2))
+		e := NewEngine()
+		e.seqMax = 64 // renumber often
+		const n = 40
+		wake := make([]func(Time), n)
+		var log []string
+		for i := range n {
+			h := HandlerFunc(func(now Time, _ int64) {
+				log = append(log, fmt.Sprintf("%d@%d", i, now))
+				for range 3 {
+					wake[rng.IntN(n)](now + Time(rng.IntN(20)))
+				}
+			})
+			if naive {
+				w := &naiveWaker{e: e, prio: i % 3, h: h}
+				wake[i] = w.Wake
+			} else {
+				wake[i] = NewWaker(e, i%3, h).Wake
+			}
+		}
+		for i := range n {
+			wake[i](Time(rng.IntN(100)))
+		}
+		e.At(3000, 0, HandlerFunc(func(Time, int64) { e.Stop(nil) }), 0)
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		return log
+	}
+	got, want := run(false), run(true)
+	if len(want) < 1000 || !reflect.DeepEqual(got, want) {
+		t.Errorf("%d runs, want the %d of the former waker (equal: %v)", len(got), len(want), reflect.DeepEqual(got, want))
+	}
+}
+
+// naiveWaker is the former Waker: an earlier Wake schedules a new event
+// and leaves the superseded one to run as a no-op.
+type naiveWaker struct {
+	e       *Engine
+	prio    int
+	h       Handler
+	at      Time
+	gen     int64
+	pending bool
+}
+
+func (w *naiveWaker) Wake(t Time) {
+	if w.pending && w.at <= t {
+		return
+	}
+	w.gen++
+	w.at, w.pending = t, true
+	w.e.At(t, w.prio, w, w.gen)
+}
+
+func (w *naiveWaker) Handle(now Time, arg int64) {
+	if !w.pending || arg != w.gen {
+		return
+	}
+	w.pending = false
+	w.h.Handle(now, 0)
 }

@@ -6,8 +6,9 @@ package sim
 // pending. The Waker itself is the Handler queued in the engine: it clears its pending state and
 // then calls the component's handler with arg 0, so the handler may call Wake again at once.
 //
-// A Wake earlier than a pending one supersedes it; the superseded engine event still runs (it is
-// counted by Engine.Events and seen by hooks, with the Waker as handler) but does nothing.
+// A Wake earlier than a pending one moves the pending engine event to the earlier time, with a new
+// sequence number: it runs where a newly scheduled event would, and no superseded event is left
+// to run as a no-op.
 type Waker struct {
 	e       *Engine
 	prio    int
@@ -15,6 +16,7 @@ type Waker struct {
 	at      Time
 	gen     int64
 	pending bool
+	slot    uint32 // the engine slot of the pending event
 }
 
 // NewWaker returns a Waker that schedules h on e with priority prio.
@@ -33,8 +35,19 @@ func (w *Waker) Wake(t Time) {
 		return
 	}
 	w.gen++
+	if w.pending {
+		// Move the booked event earlier instead of leaving it to run as a
+		// no-op: the same order as a new event, one event fewer.
+		w.at = t
+		w.e.advance(w.slot, t, w.prio, w.gen)
+		return
+	}
+	if t >= MaxTime || w.prio < MinPriority || w.prio > MaxPriority {
+		w.e.At(t, w.prio, w, w.gen) // reports the error
+		return
+	}
 	w.at, w.pending = t, true
-	w.e.At(t, w.prio, w, w.gen)
+	w.slot = w.e.push(t, w.prio, w, w.gen)
 }
 
 // Pending reports whether a wake-up is scheduled, and when.
