@@ -36,8 +36,8 @@ type GridCore interface {
 // started together on neighbouring cores, which share what the core kind
 // keeps in Shared.
 type Cluster struct {
-	// Cores are the cores of its CTAs, by rank.
-	Cores []GridCore
+	// Size is the number of its CTAs (ranks 0 … Size−1).
+	Size int
 	// Shared is the core kind's state of the cluster (its flags, its CTAs'
 	// shared memories), made by the first CTA started.
 	Shared any
@@ -248,7 +248,7 @@ func (gr *gridRunner) dispatch(g *isa.Grid, now sim.Time) {
 			}
 			var cl *Cluster
 			if size > 1 {
-				cl = &Cluster{Cores: gr.cores[k : k+size : k+size]}
+				cl = &Cluster{Size: size}
 			}
 			for j := k; j < k+size; j++ {
 				gr.cores[j].StartCTA(gr.next, g.CTA(gr.next), g.Resources, g.TimingOnly, cl, j-k)

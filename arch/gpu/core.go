@@ -254,7 +254,7 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bo
 	t.cl, t.rank = nil, rank
 	if cl != nil {
 		if cl.Shared == nil {
-			cl.Shared = &clusterState{flags: make([]int32, numLanes*numLanes*flagIDs), ctas: make([]*cta, len(cl.Cores)), cores: make([]*Core, len(cl.Cores))}
+			cl.Shared = &clusterState{flags: make([]int32, numLanes*numLanes*flagIDs), ctas: make([]*cta, cl.Size), cores: make([]*Core, cl.Size)}
 		}
 		t.cl = cl.Shared.(*clusterState)
 		t.cl.ctas[rank], t.cl.cores[rank] = t, core
