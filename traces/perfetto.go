@@ -92,6 +92,18 @@ func WriteTraceFile(path string, tl *Timeline) error {
 // heap instead kept the 8192³ SGEMM-cube write at the run's own peak.
 func writeTraceFile(path string, tl *Timeline, write func(io.Writer, *Timeline) error) error {
 	defer debug.SetGCPercent(debug.SetGCPercent(writeGCPercent))
+	return writeMaybeGzip(path, func(w io.Writer) error { return write(w, tl) })
+}
+
+// WriteClusterFile writes a cluster run's timeline to path as Chrome/Perfetto
+// JSON (WriteClusterJSON), gzip-compressed when path ends in ".gz".
+func WriteClusterFile(path string, ct *ClusterTrace) error {
+	return writeMaybeGzip(path, func(w io.Writer) error { return WriteClusterJSON(w, ct) })
+}
+
+// writeMaybeGzip creates path and fills it with write, through gzip when
+// path ends in ".gz".
+func writeMaybeGzip(path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -102,7 +114,7 @@ func writeTraceFile(path string, tl *Timeline, write func(io.Writer, *Timeline) 
 		zw = gzip.NewWriter(f)
 		w = zw
 	}
-	err = write(w, tl)
+	err = write(w)
 	if zw != nil {
 		if cerr := zw.Close(); err == nil {
 			err = cerr

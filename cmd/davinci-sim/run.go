@@ -2,11 +2,9 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
-	"github.com/davinci-sim/davinci-sim/viz"
 	"io"
 	"maps"
 	"math"
@@ -25,6 +23,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/programs"
 	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/traces"
+	"github.com/davinci-sim/davinci-sim/viz"
 )
 
 func init() {
@@ -261,28 +260,7 @@ func writeResults(stdout, stderr io.Writer, res *programs.Result, f runFlags, tr
 // writeClusterTrace writes a cluster run's timeline to path (.json or
 // .json.gz).
 func writeClusterTrace(path string, ct *traces.ClusterTrace) error {
-	err := outfile.WriteWith(path, func(tmp string) error {
-		fh, err := os.Create(tmp)
-		if err != nil {
-			return err
-		}
-		var w io.Writer = fh
-		var zw *gzip.Writer
-		if strings.HasSuffix(path, ".gz") {
-			zw = gzip.NewWriter(fh)
-			w = zw
-		}
-		err = traces.WriteClusterJSON(w, ct)
-		if zw != nil && err == nil {
-			err = zw.Close()
-		}
-		if err != nil {
-			fh.Close()
-			return err
-		}
-		return fh.Close()
-	})
-	if err != nil {
+	if err := outfile.WriteWith(path, func(tmp string) error { return traces.WriteClusterFile(tmp, ct) }); err != nil {
 		return fmt.Errorf("writing trace: %w", err)
 	}
 	return nil
