@@ -41,24 +41,31 @@ func int16DaVinciParams(f *File, m *machines.Machine, p *GEMMParams, bad func(ke
 	if m.DaVinci().Cube.KStepINT8 == 0 {
 		return bad("scheme", "ape-int16 needs the INT8 cube; machine %s has none (core.cube.kstep_int8 = 0)", m.Name)
 	}
+	return p.int8CubeParams(f.Path, m, bad, fmt.Sprintf("does not apply to emulated-gemm's ape-int16 scheme on %s (%s): its product GEMMs are igemm's (tiling, buffering, cores)", m.Name, m.Kind))
+}
+
+// int8CubeParams refuses the keys that mean nothing to INT8 GEMMs on a
+// DaVinci cube (reason says why, after the key), then completes and
+// checks p as igemm's (tiling, buffering, cores).
+func (p *GEMMParams) int8CubeParams(file string, m *machines.Machine, bad func(key, format string, a ...any) error, reason string) error {
 	for _, d := range []struct {
 		key string
 		set bool
 	}{{"accumulation", p.Accumulation != ""}, {"split_chunk", p.SplitChunk != 0}, {"split", p.Split != (Split{})},
 		{"unit", p.Unit != ""}, {"input", p.Input != ""}} {
 		if d.set {
-			return bad(d.key, "does not apply to emulated-gemm's ape-int16 scheme on %s (%s): its product GEMMs are igemm's (tiling, buffering, cores)", m.Name, m.Kind)
+			return bad(d.key, "%s", reason)
 		}
 	}
 	p.defaults(gemmVariant{int8: true})
-	return p.validate(f.Path, m, gemmVariant{int8: true})
+	return p.validate(file, m, gemmVariant{int8: true})
 }
 
 // daVinciProgram is the per-core program: split, product GEMMs,
 // recombination.
 func (j *int16Job) daVinciProgram() isa.Program {
 	prog := isa.Program{Name: j.p.Kind, Cores: make([]isa.Stream, j.dv.ncores), Generated: true}
-	ub := int64(j.mach.DaVinci().Buffers.UB)
+	ub := int64(j.dv.mach.DaVinci().Buffers.UB)
 	// UB bytes a block holds an element: the split, its INT16 and both
 	// pieces (the INT32 operations sweep as many); the recombination, four
 	// INT32 planes, B's sums and the INT64 C, plus A's sum of the row (and
@@ -67,7 +74,7 @@ func (j *int16Job) daVinciProgram() isa.Program {
 	recombineChunk := streamChunkFor(ub, 4*4+8+8, 8+7*isa.Alignment)
 	for c := range prog.Cores {
 		prog.Cores[c] = func(yield func(isa.Instr) bool) {
-			e := newEmitter(yield, j.mach)
+			e := newEmitter(yield, j.dv.mach)
 			e.timingOnly = true
 			n, at := j.splitBlocks(splitChunk)
 			emitStreamPass(e, "split", c, j.dv.ncores, n, at)
@@ -94,7 +101,7 @@ func (j *int16Job) daVinciReport(chip *arch.Chip, st *arch.Stats, rep *report.Re
 		kernels = append(kernels, map[string]any{"name": j.p.Kind + "/" + ps.name, "tiles": pl.nrb * pl.ncb})
 	}
 	rep.Program["product_kernels"] = kernels
-	rep.Program["tiling"] = map[string]int{"bm": pl.bm, "bk": pl.bk, "bn": pl.bn, "nfused": pl.nfused, "groups": pl.groups}
+	rep.Program["tiling"] = pl.tilingReport()
 	rep.Program["buffering"] = j.p.Buffering
 	rep.Program["cores"] = pl.ncores
 	rep.Notes = append(rep.Notes, fmt.Sprintf("ape-int16: the split (%d INT32 operations per element) and the recombination (%d per element) are timing-only passes on the vector unit (INT32 vector instructions over UB chunks; the vector ISA has no INT16 bit operations nor INT64: the pieces and sums are written before the run, C is recombined from the planes); the four product GEMMs run on the INT8 cube as igemm's, one pass each, between sync_alls", int16SplitOps, int16RecombineOps))

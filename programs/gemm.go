@@ -222,7 +222,7 @@ func (j *gemmJob) programSection() map[string]any {
 	pl, p := j.pl, &j.pl.p
 	return map[string]any{
 		"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N,
-		"tiling":       map[string]int{"bm": pl.bm, "bk": pl.bk, "bn": pl.bn, "nfused": pl.nfused, "groups": pl.groups},
+		"tiling":       pl.tilingReport(),
 		"buffering":    p.Buffering,
 		"buffers":      map[string]int{"L1_B": pl.nB, "L0": pl.nL0, "L0C": pl.nC, "UB": pl.nU},
 		"accumulation": p.Accumulation,

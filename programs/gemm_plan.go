@@ -294,3 +294,9 @@ func ubOp(addr int64) isa.Operand { return isa.Operand{Buf: isa.UB, Addr: addr} 
 
 // l1Op returns an L1 operand.
 func l1Op(addr int64) isa.Operand { return isa.Operand{Buf: isa.L1, Addr: addr} }
+
+// tilingReport is the plan's tiling as report.json's program section shows
+// it.
+func (pl *gemmPlan) tilingReport() map[string]int {
+	return map[string]int{"bm": pl.bm, "bk": pl.bk, "bn": pl.bn, "nfused": pl.nfused, "groups": pl.groups}
+}

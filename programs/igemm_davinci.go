@@ -95,7 +95,7 @@ func (j *daVinciIGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Re
 	reportThroughput(rep, st, 2*float64(p.M)*float64(p.N)*float64(p.K), peak, "int8 ops (2mnk; peak = INT8 cube peak)")
 	rep.Program = map[string]any{
 		"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N,
-		"tiling":    map[string]int{"bm": pl.bm, "bk": pl.bk, "bn": pl.bn, "nfused": pl.nfused, "groups": pl.groups},
+		"tiling":    pl.tilingReport(),
 		"buffering": p.Buffering,
 		"buffers":   map[string]int{"L1_B": pl.nB, "L0": pl.nL0, "L0C": pl.nC, "UB": pl.nU},
 		"inputs":    p.Inputs, "numerics": p.Numerics, "cores": pl.ncores,

@@ -106,17 +106,8 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	p := &op.GEMMParams
 	o.apply(&p.Numerics, &p.Inputs.Seed)
-	for _, d := range []struct {
-		key string
-		set bool
-	}{{"accumulation", p.Accumulation != ""}, {"split_chunk", p.SplitChunk != 0}, {"split", p.Split != (Split{})}} {
-		if d.set {
-			return nil, bad(d.key, "does not apply to ozaki: the slice GEMMs are INT8 on the cube (exact INT32), the rest is FP64 on the host")
-		}
-	}
 	// The slice GEMMs' keys (tiling, buffering, cores) are igemm's.
-	p.defaults(gemmVariant{int8: true})
-	if err := p.validate(f.Path, m, gemmVariant{int8: true}); err != nil {
+	if err := p.int8CubeParams(f.Path, m, bad, "does not apply to ozaki: the slice GEMMs are INT8 on the cube (exact INT32), the rest is FP64 on the host"); err != nil {
 		return nil, err
 	}
 	if err := ozakiCheckParams(f, &op); err != nil {
@@ -541,7 +532,7 @@ func (j *ozakiDaVinciJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Re
 		prog["slice_products"] = j.products()
 		prog["int8_gemms"] = len(j.gemms)
 		pl := j.gemms[0]
-		prog["tiling"] = map[string]int{"bm": pl.bm, "bk": pl.bk, "bn": pl.bn, "nfused": pl.nfused}
+		prog["tiling"] = pl.tilingReport()
 	}
 	if j.escKnown {
 		prog["esc"] = j.esc
