@@ -58,7 +58,6 @@ const (
 type int16Job struct {
 	file string
 	p    GEMMParams
-	mach *machines.Machine
 	// GPU machines: the target and the product kernels hh, hl, lh, ll.
 	tg      *gpuTarget
 	kernels []*gpuGEMMPlan
@@ -143,7 +142,7 @@ func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedPara
 	if err := p.checkHostMemory(f.Path, 40); err != nil {
 		return nil, err
 	}
-	j := &int16Job{file: f.Path, p: p, mach: m, tg: tg}
+	j := &int16Job{file: f.Path, p: p, tg: tg}
 	mk, kn, mn := int64(p.M)*int64(p.K), int64(p.K)*int64(p.N), int64(p.M)*int64(p.N)
 	at := int64(0)
 	next := func(bytes int64) int64 {

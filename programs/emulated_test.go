@@ -370,11 +370,7 @@ func TestEmulatedInt16DaVinciBitExact(t *testing.T) {
 		if off.Report.Time.Cycles != res.Report.Time.Cycles {
 			t.Errorf("%s %v: %d cycles with numerics full, %d off", c.machine, c.sets, res.Report.Time.Cycles, off.Report.Time.Cycles)
 		}
-		f, err := ReadFile("examples/a100-emulated-gemm.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := staticCheck(t, f, Options{Machine: c.machine, Overrides: mustSets(t, sets...)}); err != nil {
+		if err := staticCheck(t, mustRead(t, "examples/a100-emulated-gemm.yaml"), Options{Machine: c.machine, Overrides: mustSets(t, sets...)}); err != nil {
 			t.Errorf("%s %v: static check: %v", c.machine, c.sets, err)
 		}
 	}

@@ -1189,11 +1189,9 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 		for i := range used {
 			used[i] = i
 		}
-		mem := rep.Memory
 		if all.Geometry != nil {
 			rep.SetLanes(all, float64(j.npu.Clock()), used)
 		}
-		rep.Memory = mem
 	}
 	if gmRead > 0 {
 		rep.Memory.L2HitRate = float64(rep.Memory.L2ReadHitBytes) / gmRead

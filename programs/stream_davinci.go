@@ -24,8 +24,10 @@ func emitStreamPass(e *emitter, name string, core, ncores, blocks int, at func(i
 	for i := core; i < blocks; i += ncores {
 		b := at(i)
 		need := int64(0)
-		for _, s := range append(append([]gmSpan{}, b.reads...), b.writes...) {
-			need += align(s.bytes)
+		for _, spans := range [2][]gmSpan{b.reads, b.writes} {
+			for _, s := range spans {
+				need += align(s.bytes)
+			}
 		}
 		for _, w := range b.work {
 			need = max(need, align(int64(b.elems)*int64(w.f.Bytes())))
