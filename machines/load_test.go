@@ -225,17 +225,6 @@ func TestParseOverride(t *testing.T) {
 }
 
 // variant returns the 910A file with old replaced by new.
-// lineOf returns the 1-based line of text in the embedded file name.
-func lineOf(t *testing.T, name, text string) int {
-	t.Helper()
-	src, _ := Source(name)
-	i := bytes.Index(src, []byte(text))
-	if i < 0 {
-		t.Fatalf("%s lacks %q", name, text)
-	}
-	return bytes.Count(src[:i], []byte("\n")) + 1
-}
-
 func variant(t *testing.T, old, new string) []byte {
 	t.Helper()
 	src, _ := Source("ascend-910a")
@@ -246,6 +235,7 @@ func variant(t *testing.T, old, new string) []byte {
 }
 
 func TestFileErrors(t *testing.T) {
+	mapEntry, mapLine := variantOf(t, "ascend-910a", "    GM_UB: 2\n", "    GM_UB: lots\n")
 	cases := []struct {
 		name string
 		data []byte
@@ -275,8 +265,7 @@ func TestFileErrors(t *testing.T) {
 		{"l2 needs bandwidth", variant(t, "bandwidth: 4TB/s\n", "bandwidth: 0\n"), []string{`key "l2.bandwidth"`, "must be > 0 when l2.capacity > 0"}},
 		// A map entry's bad value is named by its own key and line (not
 		// mapstructure's path_pj_per_byte[gm_ub] at the section's line).
-		{"map entry", variant(t, "    GM_UB: 2\n", "    GM_UB: lots\n"),
-			[]string{fmt.Sprintf("user.yaml:%d: ", lineOf(t, "ascend-910a", "    GM_UB: 2\n")), `key "power.path_pj_per_byte.GM_UB": want a number, got "lots"`}},
+		{"map entry", mapEntry, []string{fmt.Sprintf("user.yaml:%d: ", mapLine), `key "power.path_pj_per_byte.GM_UB": want a number, got "lots"`}},
 	}
 	for _, c := range cases {
 		_, err := LoadBytes("user.yaml", c.data, nil)
