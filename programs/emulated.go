@@ -146,8 +146,7 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 		}
 	}
 	if p.Numerics != NumericsOff {
-		model, err := cube.Preset(m.NumericsPreset())
-		if err == nil && model.Formats[sp.format].L == 0 {
+		if tg.unmodelled(sp.format) {
 			return nil, bad("numerics", "the numerics preset %q of machine %s has no model of %s %s instructions; use --numerics off (timing only)",
 				m.NumericsPreset(), m.Name, strings.ToUpper(sp.format.String()), tg.matrix)
 		}

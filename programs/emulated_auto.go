@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
-	"github.com/davinci-sim/davinci-sim/cube"
+	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
@@ -219,16 +219,11 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 // off only), and with histogram_bins (native reports no error histogram).
 func autoNative(m *machines.Machine, tg *gpuTarget, p GEMMParams, ep EmulatedParams, flops, fp32Bits, target float64) *autoCandidate {
 	c := &autoCandidate{name: "native", bits: fp32Bits}
-	var peak float64
-	if tg.hasMatrix(fp.FP32) { // the library's choice (newGPUGEMMPlan's unit "")
-		c.units = "FP32 " + tg.matrix
-		peak, _ = m.Peak(tg.matrixPeak[fp.FP32])
-		if model, err := cube.Preset(m.NumericsPreset()); p.Numerics != NumericsOff && err == nil && model.Formats[fp.FP32].L == 0 {
-			c.status, c.reason = "unsupported", fmt.Sprintf("the numerics preset %q has no model of FP32 %s instructions: native runs on them with numerics off (timing only)", m.NumericsPreset(), tg.matrix)
-		}
-	} else {
-		c.units = tg.vector + " FP32"
-		peak = float64(m.Cores) * tg.clock * tg.vectorRate[fp.FP32]
+	lane := tg.defaultLane(fp.FP32) // the library's choice, as scheme native's plan makes it
+	c.units = tg.nativeUnits(lane)
+	peak, _ := tg.peak(fp.FP32, lane)
+	if lane == gpu.LaneMatrix && p.Numerics != NumericsOff && tg.unmodelled(fp.FP32) {
+		c.status, c.reason = "unsupported", fmt.Sprintf("the numerics preset %q has no model of FP32 %s instructions: native runs on them with numerics off (timing only)", m.NumericsPreset(), tg.matrix)
 	}
 	switch {
 	case c.status != "":

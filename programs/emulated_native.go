@@ -2,7 +2,6 @@ package programs
 
 import (
 	"github.com/davinci-sim/davinci-sim/arch"
-	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
@@ -60,11 +59,7 @@ func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedPar
 		if err != nil {
 			return nil, err
 		}
-		units := tg.vector + " FP32"
-		if j.pl.lane == gpu.LaneMatrix {
-			units = "FP32 " + tg.matrix
-		}
-		return &nativeJob{Job: j, units: units}, nil
+		return &nativeJob{Job: j, units: tg.nativeUnits(j.pl.lane)}, nil
 	}
 	if p.Unit != "" {
 		return nil, bad("unit", "applies to GPU machines (nvidia-sm, amd-cu); machine %s is %s", m.Name, m.Kind)

@@ -309,9 +309,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	lane := isa.Pipe(gpu.LaneMatrix)
 	switch p.Unit {
 	case "":
-		if !tg.hasMatrix(in) && tg.vectorRate[in] > 0 {
-			lane = gpu.LaneVector
-		}
+		lane = tg.defaultLane(in)
 	case "matrix":
 	case "vector":
 		lane = gpu.LaneVector
@@ -1071,8 +1069,7 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) 
 	if p.Numerics != NumericsOff && pl.lane == gpu.LaneMatrix && in != fp.INT8 && in != fp.FP64 {
 		// INT8 and FP64 products are exact or IEEE on every machine; the
 		// others need the preset's model of the matrix unit.
-		model, err := cube.Preset(m.NumericsPreset())
-		if err == nil && model.Formats[in].L == 0 {
+		if pl.tg.unmodelled(in) {
 			return nil, fmt.Errorf("%s: key \"numerics\": the numerics preset %q of machine %s has no model of %s %s instructions; use --numerics off (timing only)%s",
 				f.Path, m.NumericsPreset(), m.Name, strings.ToUpper(in.String()), pl.tg.matrix, map[bool]string{true: " or unit: vector", false: ""}[pl.tg.vectorRate[in] > 0])
 		}
@@ -1152,17 +1149,8 @@ func (j *gpuGEMMJob) Outputs() []Output { return j.outs }
 func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
 	pl, p := j.pl, &j.pl.p
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
-	var peak float64
-	var unit string
 	tg := pl.tg
-	if pl.lane == gpu.LaneMatrix {
-		name := tg.matrixPeak[pl.in]
-		peak, _ = chip.M.Peak(name)
-		unit = "dense " + name + " " + tg.matrix
-	} else {
-		peak = float64(chip.M.Cores) * tg.clock * tg.vectorRate[pl.in]
-		unit = tg.vector + " " + strings.ToUpper(pl.in.String())
-	}
+	peak, unit := tg.peak(pl.in, pl.lane)
 	counted := map[fp.Format]string{fp.FP16: "fp16", fp.BF16: "bf16", fp.E4M3: "e4m3", fp.E5M2: "e5m2", fp.FP32: "fp32", fp.INT8: "int8 ops",
 		fp.TF32: "fp32 via " + strings.ToLower(tg.tf32), fp.FP64: "fp64"}[pl.in]
 	reportThroughput(rep, st, flops, peak, fmt.Sprintf("%s (2mnk; peak = %s peak at the machine's clock)", counted, unit))

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
+	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -201,3 +202,41 @@ func amdTiles(in fp.Format, lane isa.Pipe) []gpuTile {
 
 // describe is "machine NAME (kind)" for messages.
 func (t *gpuTarget) describe() string { return fmt.Sprintf("machine %s (%s)", t.m.Name, t.m.Kind) }
+
+// defaultLane is the lane a GEMM of inputs in runs on when the program
+// names no unit: the matrix units where they take in, else the vector
+// units (CUTLASS's SIMT kernels, DGEMM without FP64 matrix units).
+func (t *gpuTarget) defaultLane(in fp.Format) isa.Pipe {
+	if !t.hasMatrix(in) && t.vectorRate[in] > 0 {
+		return gpu.LaneVector
+	}
+	return gpu.LaneMatrix
+}
+
+// peak returns the dense peak (operations per second) of inputs in on
+// lane, and the units' name as reports show it ("dense FP16 tensor",
+// "CUDA-core FP32").
+func (t *gpuTarget) peak(in fp.Format, lane isa.Pipe) (float64, string) {
+	if lane == gpu.LaneMatrix {
+		name := t.matrixPeak[in]
+		p, _ := t.m.Peak(name)
+		return p, "dense " + name + " " + t.matrix
+	}
+	return float64(t.m.Cores) * t.clock * t.vectorRate[in], t.vector + " " + strings.ToUpper(in.String())
+}
+
+// unmodelled reports whether the machine's numerics preset lacks a model
+// of the matrix units' instructions on inputs in (functional runs of them
+// are then refused; timing only runs).
+func (t *gpuTarget) unmodelled(in fp.Format) bool {
+	model, err := cube.Preset(t.m.NumericsPreset())
+	return err == nil && model.Formats[in].L == 0
+}
+
+// nativeUnits names the units scheme native's FP32 GEMM runs on, on lane.
+func (t *gpuTarget) nativeUnits(lane isa.Pipe) string {
+	if lane == gpu.LaneMatrix {
+		return "FP32 " + t.matrix
+	}
+	return t.vector + " FP32"
+}
