@@ -85,11 +85,15 @@ type cta struct {
 	fetched bool
 	drained bool
 	free    sim.Time // the issue unit is busy until then
-	lanes   [numLanes]ctaLane
-	flags   []int32
-	mem     [numBuffers][]byte // functional: SMEM, RF, TMEM of this CTA
-	cl      *clusterState      // its thread block cluster, nil outside one
-	rank    int                // its rank in cl
+	// full: the next instruction's lane queue was full at its issue slot
+	// free: unless that lane takes an instruction first, the issue stalls
+	// (queue full) from free on — without a wake-up there (catchUp).
+	full  bool
+	lanes [numLanes]ctaLane
+	flags []int32
+	mem   [numBuffers][]byte // functional: SMEM, RF, TMEM of this CTA
+	cl    *clusterState      // its thread block cluster, nil outside one
+	rank  int                // its rank in cl
 }
 
 // ClusterFlag marks a flag id (isa.Instr.FlagID) as one of the CTA's
@@ -149,10 +153,14 @@ type Core struct {
 
 	units [numLanes]*mem.Channel // shared execution throughput (tensor, fma, ldsm)
 	lanes [numLanes]smLane
-	occ   []*mem.Occupancy // per geometry buffer (nil for GM)
-	obs   arch.Observer
-	flobs arch.Observer
-	funct bool
+	// merged is the time of the last merge: the SM lanes' states are
+	// accounted up to it; a CTA's transfer passing its ideal time after it
+	// turns busy into bandwidth then, accounted lazily (catchUp).
+	merged sim.Time
+	occ    []*mem.Occupancy // per geometry buffer (nil for GM)
+	obs    arch.Observer
+	flobs  arch.Observer
+	funct  bool
 
 	scratchA, scratchB []byte // functional: shared-memory MMA operands gathered into fractal tiles
 	scratchPair        []byte // functional: a pair operand's two halves gathered row-major
@@ -263,7 +271,7 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bo
 	t.stream.Start(s)
 	t.pending = nil
 	t.signals = t.signals[:0]
-	t.fetched, t.drained = false, false
+	t.fetched, t.drained, t.full = false, false, false
 	t.free = now
 	clear(t.flags)
 	for i := range t.lanes {
@@ -350,6 +358,7 @@ func (core *Core) setFlag(t *cta, src, dst isa.Pipe, id int, at sim.Time) {
 
 // Handle implements sim.Handler: the SM's wake-up.
 func (core *Core) Handle(now sim.Time, _ int64) {
+	core.catchUp(now)
 	if core.funct {
 		core.land(now)
 	}
@@ -491,6 +500,7 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 func (core *Core) runIssue(t *cta, now sim.Time) bool {
 	progress := false
 	s := &t.lanes[LaneIssue]
+	t.full = false
 	stall := arch.QueueEmpty
 	horizon := now + issueHorizon*max(core.p.issue, 1)
 issue:
@@ -547,7 +557,11 @@ issue:
 			l := &t.lanes[target]
 			if l.full() {
 				if at > now {
-					break issue // full when this slot comes: the next wake-up sees it
+					// Full when this slot comes: the issue stalls then,
+					// unless the lane takes an instruction first (its
+					// wake-up runs the issue again).
+					t.full = true
+					break issue
 				}
 				stall = arch.QueueFull
 				s.state = stall
@@ -634,6 +648,7 @@ func (core *Core) FlowDone(now sim.Time, tag int64) {
 	if tag == coexecTag {
 		return
 	}
+	core.catchUp(now)
 	t := core.ctas[tag/numLanes]
 	l := &t.lanes[tag%numLanes]
 	l.xfer--
@@ -652,25 +667,79 @@ func (core *Core) FlowDone(now sim.Time, tag int64) {
 // the intervals that changed at now.
 func (core *Core) merge(now sim.Time) {
 	for i := range core.lanes {
-		state, label, key := arch.QueueEmpty, (*isa.Instr)(nil), uint64(0)
-		for _, t := range core.ctas {
-			if !t.active {
-				continue
-			}
-			l := &t.lanes[i]
-			s := l.state
-			if s == arch.Busy && l.xfer > 0 && memoryLane(i) && now >= l.start+l.ideal {
-				s = arch.Bandwidth // beyond its path's rate: slowed by the chip's memory
-			}
-			if rank(s) > rank(state) {
-				state = s
-				if s == arch.Busy {
-					label, key = &l.cur, uint64(t.slot)<<48|l.seq
-				}
+		core.mergeLane(i, now)
+	}
+	core.merged = now
+}
+
+// mergeLane sets SM lane i to the merge of the CTAs' lane i at now.
+func (core *Core) mergeLane(i int, now sim.Time) {
+	state, label, key := arch.QueueEmpty, (*isa.Instr)(nil), uint64(0)
+	for _, t := range core.ctas {
+		if !t.active {
+			continue
+		}
+		l := &t.lanes[i]
+		s := l.state
+		if x, then := core.passing(t, i); x >= 0 && now >= x {
+			s = then
+		}
+		if rank(s) > rank(state) {
+			state = s
+			if s == arch.Busy {
+				label, key = &l.cur, uint64(t.slot)<<48|l.seq
 			}
 		}
-		core.setLane(i, state, label, key, now)
 	}
+	core.setLane(i, state, label, key, now)
+}
+
+// passing returns the time x at which lane i of t, busy, turns to state
+// then without an event (−1: none): a transfer on a memory lane past the
+// time it would take at its own rate is slowed by the chip's memory
+// (bandwidth); an issue unit whose next instruction's lane is full at its
+// issue slot stalls there (queue full).
+func (core *Core) passing(t *cta, i int) (x sim.Time, then arch.Cause) {
+	l := &t.lanes[i]
+	switch {
+	case l.state != arch.Busy:
+	case i == LaneIssue && t.full:
+		return t.free, arch.QueueFull
+	case l.xfer > 0 && memoryLane(i):
+		return l.start + l.ideal, arch.Bandwidth
+	}
+	return -1, 0
+}
+
+// eagerPassings makes the core wake up at every passing as well (tests:
+// the accounting must not depend on it).
+var eagerPassings = false
+
+// catchUp accounts the lanes' state changes that happened without an event
+// since the last merge, up to now (passing): nothing else changed in
+// between, so each SM lane is merged again at those times. Called before
+// anything changes a lane at now.
+func (core *Core) catchUp(now sim.Time) {
+	for _, i := range [...]int{LaneIssue, LaneCopy, LaneStore} {
+		for from := core.merged; ; {
+			// The earliest passing after from (a few CTAs: a scan each).
+			at := sim.Time(math.MaxInt64)
+			for _, t := range core.ctas {
+				if !t.active {
+					continue
+				}
+				if x, _ := core.passing(t, i); x > from && x <= now && x < at {
+					at = x
+				}
+			}
+			if at > now {
+				break
+			}
+			core.mergeLane(i, at)
+			from = at
+		}
+	}
+	core.merged = now
 }
 
 // memoryLane reports whether lane i moves data through the chip's memory:
@@ -743,7 +812,9 @@ func (core *Core) schedule(now sim.Time) {
 		if !t.active {
 			continue
 		}
-		consider(t.free)
+		if !t.full || eagerPassings {
+			consider(t.free)
+		}
 		if len(t.signals) > 0 {
 			consider(t.signals[0].at)
 		}
@@ -757,8 +828,10 @@ func (core *Core) schedule(now sim.Time) {
 			if len(l.fly) > 0 {
 				consider(l.fly[0].done)
 			}
-			if l.xfer > 0 && memoryLane(i) {
-				consider(l.start + l.ideal) // busy → bandwidth in the accounting
+			if eagerPassings {
+				if x, _ := core.passing(t, i); x >= 0 {
+					consider(x)
+				}
 			}
 		}
 	}
@@ -822,6 +895,7 @@ func (core *Core) Blocked() (bool, string) {
 
 // Finalize implements arch.CoreModel.
 func (core *Core) Finalize(end sim.Time) arch.CoreStats {
+	core.catchUp(end)
 	st := arch.CoreStats{Lanes: make([]arch.LaneStats, numLanes), Buffers: make([]arch.BufferStats, len(core.occ)), Finish: core.fin}
 	for i := range core.lanes {
 		core.closeLane(i, end)
@@ -840,10 +914,12 @@ func (core *Core) Finalize(end sim.Time) arch.CoreStats {
 }
 
 // Counters implements arch.GridCore: the core's statistics as Finalize
-// would give them at now, without closing anything (the open interval of
-// each lane counts up to now); a buffer's Mean holds its occupancy
-// integral over [0, now] in byte·ps, not a mean.
+// would give them at now, without closing the open intervals (each lane's
+// counts up to now; the bandwidth stalls begun before now are accounted
+// first, see catchUp); a buffer's Mean holds its occupancy integral over
+// [0, now] in byte·ps, not a mean.
 func (core *Core) Counters(now sim.Time) arch.CoreStats {
+	core.catchUp(now)
 	st := arch.CoreStats{Lanes: make([]arch.LaneStats, numLanes), Buffers: make([]arch.BufferStats, len(core.occ)), Finish: core.fin}
 	for i := range core.lanes {
 		l := &core.lanes[i]
