@@ -598,7 +598,8 @@ type GMSpan struct {
 }
 
 // StartGM starts the GM side of a transfer of n bytes (a read when read)
-// by core touching span, for owner, which is told through FlowDone(now,
+// by core touching spans (several: the transfers a lane runs as one, see
+// isa.Instr.WithNext), for owner, which is told through FlowDone(now,
 // tag) as each part finishes streaming; it returns the number of parts (1
 // to 3) and the latency the transfer adds to its path's: gm.latency_cycles
 // when some of its bytes come from HBM (every write, every read without an
@@ -611,7 +612,7 @@ type GMSpan struct {
 // through to HBM and allocate in the caches. Each part is capped by its
 // share of capBps (the path's bandwidth) so an uncontended transfer takes
 // n / path.
-func (c *Chip) StartGM(owner mem.FlowDone, core int, tag int64, read bool, n int64, span GMSpan, capBps float64) (parts int, latency sim.Time) {
+func (c *Chip) StartGM(owner mem.FlowDone, core int, tag int64, read bool, n int64, spans []GMSpan, capBps float64) (parts int, latency sim.Time) {
 	if read {
 		c.gmRead += n
 	} else {
@@ -621,13 +622,18 @@ func (c *Chip) StartGM(owner mem.FlowDone, core int, tag int64, read bool, n int
 	part := 0
 	if len(c.l2s) > 0 {
 		part = core % len(c.l2s)
-		hit, _ = c.l2s[part].Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
-		if c.llc != nil {
-			// assumption: the LLC is looked up with the whole span (it sees
-			// the L2 hits' recency too) and serves at most the L2's misses.
-			h, _ := c.llc.Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
-			llcHit = min(h, n-hit)
+		for _, span := range spans {
+			h, _ := c.l2s[part].Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
+			hit += h
+			if c.llc != nil {
+				// assumption: the LLC is looked up with the whole span (it
+				// sees the L2 hits' recency too) and serves at most the L2's
+				// misses.
+				h, _ := c.llc.Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
+				llcHit += h
+			}
 		}
+		llcHit = min(llcHit, n-hit)
 		if !read {
 			hit, llcHit = 0, 0 // write-through: every byte reaches HBM
 		}

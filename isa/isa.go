@@ -246,6 +246,16 @@ type Instr struct {
 	// report. The assembler has no syntax for it: generators set it.
 	TimingOnly bool
 
+	// WithNext (GPU lanes) starts the next instruction of the same lane
+	// together with this one, as one transfer: the warps issue both before
+	// either completes, as they do a pipeline stage's A and B copies or a
+	// k-step's fragment loads. The members of such a group follow each
+	// other in the lane's queue and are of one kind (copies over one path,
+	// or shared→register loads); the lane starts them once the last is
+	// issued, runs their bytes (or cycles) as one flow and lands them
+	// together. Generators set it; the assembler has no syntax for it.
+	WithNext bool
+
 	// OpVector: Repeat iterations, each over Mask elements (0 = a full
 	// 256-byte repeat of type In); operand r starts at Addr + r·stride with
 	// the per-repeat strides below (bytes; 0 = 256).

@@ -21,6 +21,10 @@ type emitter struct {
 	// timingOnly marks every instruction emitted while it is set
 	// (isa.Instr.TimingOnly: timed, no data effect).
 	timingOnly bool
+	// grouping holds back each instruction emitted in together until the
+	// next one, which it then starts with (held, isa.Instr.WithNext).
+	grouping, holding bool
+	held              isa.Instr
 }
 
 // newEmitter returns an emitter for machine m's streams.
@@ -32,8 +36,34 @@ func (e *emitter) ok() bool { return e.live }
 
 func (e *emitter) emit(in isa.Instr) {
 	in.TimingOnly = in.TimingOnly || e.timingOnly
+	if e.grouping {
+		if e.holding {
+			e.held.WithNext = true
+			e.send(e.held)
+		}
+		e.held, e.holding = in, true
+		return
+	}
+	e.send(in)
+}
+
+func (e *emitter) send(in isa.Instr) {
 	if e.live && !e.yield(in) {
 		e.live = false
+	}
+}
+
+// together emits what body emits — instructions of one GPU lane — as one
+// group that the lane starts together (isa.Instr.WithNext): the copies of
+// a pipeline stage, the fragment loads of a k-step, which the warps issue
+// back to back, all in flight at once.
+func (e *emitter) together(body func()) {
+	e.grouping = true
+	body()
+	e.grouping = false
+	if e.holding {
+		e.send(e.held)
+		e.holding = false
 	}
 }
 

@@ -605,12 +605,14 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			kk := pl.depth(kt)
 			e.waitFlag(gpu.LaneLoad, gpu.LaneCopy, s)
 			es := pl.es
-			for x := 0; x < pl.sh.a; x++ {
-				e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, pl.lda*es))
-			}
-			for x := 0; x < pl.sh.b; x++ {
-				e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, pl.ldb*es))
-			}
+			e.together(func() {
+				for x := 0; x < pl.sh.a; x++ {
+					e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, pl.lda*es))
+				}
+				for x := 0; x < pl.sh.b; x++ {
+					e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, pl.ldb*es))
+				}
+			})
 			e.setFlag(gpu.LaneCopy, gpu.LaneLoad, s)
 		}
 		// Every stage and fragment buffer starts free.
@@ -633,12 +635,14 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			kk := pl.depth(kt)
 			e.waitFlag(gpu.LaneCopy, gpu.LaneLoad, s)
 			e.waitFlag(mma, gpu.LaneLoad, f)
-			for x := 0; x < pl.sh.a; x++ {
-				e.emit(gpu.LoadMatrix(pl.fragAOf(f, x), a+int64(x)*pl.aStage, mm, kk, pl.aLd, pl.in, false))
-			}
-			for x := 0; x < pl.sh.b; x++ {
-				e.emit(gpu.LoadMatrix(pl.fragBOf(f, x), b+int64(x)*pl.bStage, kk, nn, pl.bLd, pl.in, false))
-			}
+			e.together(func() {
+				for x := 0; x < pl.sh.a; x++ {
+					e.emit(gpu.LoadMatrix(pl.fragAOf(f, x), a+int64(x)*pl.aStage, mm, kk, pl.aLd, pl.in, false))
+				}
+				for x := 0; x < pl.sh.b; x++ {
+					e.emit(gpu.LoadMatrix(pl.fragBOf(f, x), b+int64(x)*pl.bStage, kk, nn, pl.bLd, pl.in, false))
+				}
+			})
 			e.setFlag(gpu.LaneLoad, gpu.LaneCopy, s)
 			e.setFlag(gpu.LaneLoad, mma, f)
 			e.waitFlag(gpu.LaneLoad, mma, f)
@@ -744,12 +748,14 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
 			for q := 0; q < ranks; q++ {
 				e.waitFlag(mma, gpu.LaneCopy, free(s, q, rank))
 			}
-			for x := 0; x < pl.sh.a; x++ {
-				e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, pl.lda*es))
-			}
-			for x := 0; x < pl.sh.b && bCols > 0; x++ {
-				e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn+bCol))*es, kk, int64(bCols)*es, pl.bLd, pl.ldb*es))
-			}
+			e.together(func() {
+				for x := 0; x < pl.sh.a; x++ {
+					e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, pl.lda*es))
+				}
+				for x := 0; x < pl.sh.b && bCols > 0; x++ {
+					e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn+bCol))*es, kk, int64(bCols)*es, pl.bLd, pl.ldb*es))
+				}
+			})
 			for q := 0; q < ranks; q++ {
 				e.setFlag(gpu.LaneCopy, mma, full(s, rank, q))
 			}
@@ -820,24 +826,28 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 		fetch := func(kt int) {
 			kk := pl.depth(kt)
 			e.waitFlag(gpu.LaneStore, gpu.LaneCopy, 0)
-			for x := 0; x < pl.sh.a; x++ {
-				e.emit(gpu.CopyToRegisters(pl.rfStage+int64(x)*stA, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, int64(t.bk)*es, pl.lda*es))
-			}
-			for x := 0; x < pl.sh.b; x++ {
-				e.emit(gpu.CopyToRegisters(pl.rfStageB+int64(x)*stB, pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn))*es, kk, int64(nn)*es, int64(t.bn)*es, pl.ldb*es))
-			}
+			e.together(func() {
+				for x := 0; x < pl.sh.a; x++ {
+					e.emit(gpu.CopyToRegisters(pl.rfStage+int64(x)*stA, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, int64(t.bk)*es, pl.lda*es))
+				}
+				for x := 0; x < pl.sh.b; x++ {
+					e.emit(gpu.CopyToRegisters(pl.rfStageB+int64(x)*stB, pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn))*es, kk, int64(nn)*es, int64(t.bn)*es, pl.ldb*es))
+				}
+			})
 			e.setFlag(gpu.LaneCopy, gpu.LaneStore, 0)
 		}
 		write := func(kt int) {
 			kk := pl.depth(kt)
 			e.waitFlag(gpu.LaneCopy, gpu.LaneStore, 0)
 			e.waitFlag(gpu.LaneLoad, gpu.LaneStore, 0)
-			for x := 0; x < pl.sh.a; x++ {
-				e.emit(gpu.StoreToShared(ldsA+int64(x)*pl.aStage, pl.rfStage+int64(x)*stA, mm, int64(kk)*es, int64(t.bk)*es, pl.aLd))
-			}
-			for x := 0; x < pl.sh.b; x++ {
-				e.emit(gpu.StoreToShared(ldsB+int64(x)*pl.bStage, pl.rfStageB+int64(x)*stB, kk, int64(nn)*es, int64(t.bn)*es, pl.bLd))
-			}
+			e.together(func() {
+				for x := 0; x < pl.sh.a; x++ {
+					e.emit(gpu.StoreToShared(ldsA+int64(x)*pl.aStage, pl.rfStage+int64(x)*stA, mm, int64(kk)*es, int64(t.bk)*es, pl.aLd))
+				}
+				for x := 0; x < pl.sh.b; x++ {
+					e.emit(gpu.StoreToShared(ldsB+int64(x)*pl.bStage, pl.rfStageB+int64(x)*stB, kk, int64(nn)*es, int64(t.bn)*es, pl.bLd))
+				}
+			})
 			e.setFlag(gpu.LaneStore, gpu.LaneLoad, 0)
 			e.setFlag(gpu.LaneStore, gpu.LaneCopy, 0)
 		}
@@ -857,12 +867,14 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 			kk := pl.depth(kt)
 			e.waitFlag(gpu.LaneStore, gpu.LaneLoad, 0)
 			e.waitFlag(mma, gpu.LaneLoad, f)
-			for x := 0; x < pl.sh.a; x++ {
-				e.emit(gpu.LoadMatrix(pl.fragAOf(f, x), ldsA+int64(x)*pl.aStage, mm, kk, pl.aLd, pl.in, false))
-			}
-			for x := 0; x < pl.sh.b; x++ {
-				e.emit(gpu.LoadMatrix(pl.fragBOf(f, x), ldsB+int64(x)*pl.bStage, kk, nn, pl.bLd, pl.in, false))
-			}
+			e.together(func() {
+				for x := 0; x < pl.sh.a; x++ {
+					e.emit(gpu.LoadMatrix(pl.fragAOf(f, x), ldsA+int64(x)*pl.aStage, mm, kk, pl.aLd, pl.in, false))
+				}
+				for x := 0; x < pl.sh.b; x++ {
+					e.emit(gpu.LoadMatrix(pl.fragBOf(f, x), ldsB+int64(x)*pl.bStage, kk, nn, pl.bLd, pl.in, false))
+				}
+			})
 			e.setFlag(gpu.LaneLoad, gpu.LaneStore, 0)
 			e.setFlag(gpu.LaneLoad, mma, f)
 			e.waitFlag(gpu.LaneLoad, mma, f)

@@ -96,7 +96,7 @@ func (c *Core) startGM(p *pipe, in *isa.Instr, n int64, capBps float64) sim.Time
 	case in.Op == isa.OpL0CCopy:
 		span = arch.GMSpan{Addr: in.Dst.Addr, Rows: in.Rows, RowBytes: int64(in.Cols * in.Out.Bytes()), Stride: in.RowStride}
 	}
-	parts, lat := c.chip.StartGM(c, c.id, int64(p.id), read, n, span, capBps)
+	parts, lat := c.chip.StartGM(c, c.id, int64(p.id), read, n, []arch.GMSpan{span}, capBps)
 	p.xfer += parts
 	return lat
 }

@@ -46,11 +46,12 @@ type ctaLane struct {
 	last  sim.Time // every started instruction has landed by
 	xfer  int      // channel flows of the current instruction still running
 	state arch.Cause
-	cur   isa.Instr // the instruction executing (busy label, flows)
-	seq   uint64    // counts the instructions started (busy intervals)
-	start sim.Time  // cur's start
-	ideal sim.Time  // cur's duration at its own rate (flows)
-	lat   sim.Time  // cur's latency after its last unit of work (flows)
+	cur   isa.Instr   // the instruction executing (busy label, flows)
+	group []isa.Instr // the instructions started with cur (isa.Instr.WithNext)
+	seq   uint64      // counts the instructions started (busy intervals)
+	start sim.Time    // cur's start
+	ideal sim.Time    // cur's duration at its own rate (flows)
+	lat   sim.Time    // cur's latency after its last unit of work (flows)
 	fly   []inflight
 }
 
@@ -67,6 +68,28 @@ func (l *ctaLane) push(in isa.Instr, ready sim.Time) {
 func (l *ctaLane) pop() {
 	l.head = (l.head + 1) % len(l.q)
 	l.n--
+}
+
+// at is the queued instruction j places behind the front.
+func (l *ctaLane) at(j int) *isa.Instr { return &l.q[(l.head+j)%len(l.q)] }
+
+// groupLen returns the number of queued instructions of the group at the
+// front (isa.Instr.WithNext; 1 for an instruction on its own) and whether
+// the group is complete in the queue.
+func (l *ctaLane) groupLen() (n int, complete bool) {
+	for n = 1; l.at(n - 1).WithNext; n++ {
+		if n == l.n {
+			return n, false
+		}
+	}
+	return n, true
+}
+
+// startReady is when the instruction (or group) at the front can start as
+// far as its issue goes: the issue time of its last queued member.
+func (l *ctaLane) startReady() sim.Time {
+	n, _ := l.groupLen()
+	return l.ready[(l.head+n-1)%len(l.q)]
 }
 
 // cta is one resident thread block: an in-order issue stream feeding its
@@ -165,7 +188,8 @@ type Core struct {
 	scratchA, scratchB []byte // functional: shared-memory MMA operands gathered into fractal tiles
 	scratchPair        []byte // functional: a pair operand's two halves gathered row-major
 
-	pathBytes     []int64 // bytes moved per geometry path (statistics, energy)
+	spans         []arch.GMSpan // a copy group's global-memory spans (scratch)
+	pathBytes     []int64       // bytes moved per geometry path (statistics, energy)
 	vectorRepeats int64
 }
 
@@ -454,6 +478,7 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 			return progress
 		}
 		in := l.front()
+		members := 1
 		switch in.Op {
 		case isa.OpWaitFlag:
 			f := t.flag(in.SrcPipe, in.DstPipe, in.FlagID)
@@ -479,14 +504,38 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 			}
 		case isa.OpAlloc, isa.OpFree, isa.OpNop:
 		default:
+			if in.WithNext {
+				n, complete := l.groupLen()
+				if !complete && l.full() {
+					core.fault(t, in, fmt.Errorf("a group of instructions started together (WithNext) longer than the lane queue (%d)", queueDepth))
+					return progress
+				}
+				if !complete || l.ready[(l.head+n-1)%len(l.q)] > now {
+					l.state = arch.QueueEmpty // the rest of the group is not issued yet
+					return progress
+				}
+				for j := 1; j < n; j++ {
+					if m := l.at(j); m.Op != in.Op || in.Op != isa.OpCopy && in.Op != isa.OpLoad {
+						core.fault(t, m, fmt.Errorf("only copies or shared→register loads start together (WithNext), not %s after %s", m.Op, in.Op))
+						return progress
+					}
+				}
+				members = n
+			}
 			l.cur = *in
+			l.group = l.group[:0]
+			for j := 1; j < members; j++ {
+				l.group = append(l.group, *l.at(j))
+			}
 			l.seq++
 			l.start = now
 			l.state = arch.Busy
-			core.lanes[p].stats.Instrs++
+			core.lanes[p].stats.Instrs += uint64(members)
 			core.execute(t, p, l, now)
 		}
-		l.pop()
+		for range members {
+			l.pop()
+		}
 		progress = true
 	}
 	if l.xfer == 0 && l.busy > now {
@@ -823,7 +872,7 @@ func (core *Core) schedule(now sim.Time) {
 			consider(l.busy)
 			consider(l.last)
 			if !l.empty() {
-				consider(l.ready[l.head])
+				consider(l.startReady())
 			}
 			if len(l.fly) > 0 {
 				consider(l.fly[0].done)

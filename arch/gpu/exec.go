@@ -25,23 +25,27 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 	tag := int64(t.slot*numLanes) + int64(p)
 	switch in.Op {
 	case isa.OpCopy, isa.OpL0CCopy:
-		var bytes int64
-		var span arch.GMSpan
-		if in.Op == isa.OpCopy {
-			bytes = int64(in.NBurst) * in.BurstLen
-			if in.Src.Buf == BufGM {
-				span = arch.GMSpan{Addr: in.Src.Addr, Rows: in.NBurst, RowBytes: in.BurstLen, Stride: in.SrcStride}
-			} else {
-				span = arch.GMSpan{Addr: in.Dst.Addr, Rows: in.NBurst, RowBytes: in.BurstLen, Stride: in.DstStride}
-			}
-		} else {
-			bytes = int64(in.Rows) * int64(in.Cols) * int64(in.Out.Bytes())
-			span = arch.GMSpan{Addr: in.Dst.Addr, Rows: in.Rows, RowBytes: int64(in.Cols * in.Out.Bytes()), Stride: in.RowStride}
-		}
+		// A group (isa.Instr.WithNext) moves its members' bytes over their
+		// one path as one transfer.
 		path, pi, ok := pr.path(in.Src.Buf, in.Dst.Buf, p)
 		if !ok {
 			core.fault(t, in, fmt.Errorf("no copy path %s→%s on lane %s", pr.bufName(in.Src.Buf), pr.bufName(in.Dst.Buf), pr.geom.Lanes[p]))
 			return
+		}
+		var bytes int64
+		core.spans = core.spans[:0]
+		for j := -1; j < len(l.group); j++ {
+			m := in
+			if j >= 0 {
+				m = &l.group[j]
+				if m.Src.Buf != in.Src.Buf || m.Dst.Buf != in.Dst.Buf {
+					core.fault(t, m, fmt.Errorf("a copy %s→%s started together (WithNext) with one %s→%s: one path per group", pr.bufName(m.Src.Buf), pr.bufName(m.Dst.Buf), pr.bufName(in.Src.Buf), pr.bufName(in.Dst.Buf)))
+					return
+				}
+			}
+			b, span := copyBytes(m)
+			bytes += b
+			core.spans = append(core.spans, span)
 		}
 		lat := clk.Cycles(int64(path.LatencyCycles))
 		core.pathBytes[pi] += bytes
@@ -51,7 +55,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			// CTAs share it, each capped at its share.
 			bpc := path.BytesPerCycle / float64(max(core.count, 1))
 			l.ideal = clk.Cycles(cyclesFor(bytes, bpc))
-			parts, memLat := core.chip.StartGM(core, core.id, tag, in.Src.Buf == BufGM, bytes, span, bpc*clk.Hz())
+			parts, memLat := core.chip.StartGM(core, core.id, tag, in.Src.Buf == BufGM, bytes, core.spans, bpc*clk.Hz())
 			l.lat, l.xfer = sim.Add(lat, memLat), parts
 			return
 		}
@@ -64,14 +68,26 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			core.fault(t, in, fmt.Errorf("no load path %s→%s on lane %s", pr.bufName(in.Src.Buf), pr.bufName(in.Dst.Buf), pr.geom.Lanes[p]))
 			return
 		}
-		bytes := int64(in.Rows) * int64(in.Cols) * int64(in.In.Bytes())
+		// A group (isa.Instr.WithNext) runs its members' wavefronts as one
+		// flow.
+		var bytes int64
+		var cycles float64
+		for j := -1; j < len(l.group); j++ {
+			m := in
+			if j >= 0 {
+				m = &l.group[j]
+				if m.Src.Buf != in.Src.Buf || m.Dst.Buf != in.Dst.Buf {
+					core.fault(t, m, fmt.Errorf("a load %s→%s started together (WithNext) with one %s→%s: one path per group", pr.bufName(m.Src.Buf), pr.bufName(m.Dst.Buf), pr.bufName(in.Src.Buf), pr.bufName(in.Dst.Buf)))
+					return
+				}
+			}
+			if b := int64(m.Rows) * int64(m.Cols) * int64(m.In.Bytes()); b > 0 {
+				bytes += b
+				cycles += float64(pr.wavefronts(m)) * float64(pr.Banks*pr.BankBytes) / path.BytesPerCycle
+			}
+		}
 		core.pathBytes[pi] += bytes
 		core.chip.AddPathEnergy(now, pi, bytes)
-		waves := pr.wavefronts(in)
-		cycles := float64(waves) * float64(pr.Banks*pr.BankBytes) / path.BytesPerCycle
-		if bytes == 0 {
-			cycles = 0
-		}
 		core.startUnit(t, l, LaneLoad, cycles, 1, clk.Cycles(int64(path.LatencyCycles)), tag)
 	case isa.OpMmad:
 		if !in.In.Valid() {
@@ -146,6 +162,20 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 	}
 }
 
+// copyBytes returns the bytes copy in moves and the global-memory span it
+// touches (its source or destination there).
+func copyBytes(in *isa.Instr) (int64, arch.GMSpan) {
+	if in.Op == isa.OpL0CCopy {
+		return int64(in.Rows) * int64(in.Cols) * int64(in.Out.Bytes()),
+			arch.GMSpan{Addr: in.Dst.Addr, Rows: in.Rows, RowBytes: int64(in.Cols * in.Out.Bytes()), Stride: in.RowStride}
+	}
+	bytes := int64(in.NBurst) * in.BurstLen
+	if in.Src.Buf == BufGM {
+		return bytes, arch.GMSpan{Addr: in.Src.Addr, Rows: in.NBurst, RowBytes: in.BurstLen, Stride: in.SrcStride}
+	}
+	return bytes, arch.GMSpan{Addr: in.Dst.Addr, Rows: in.NBurst, RowBytes: in.BurstLen, Stride: in.DstStride}
+}
+
 // vectorSlowdown is how many times longer an element-wise operation takes
 // than an FP32 one: FP64 operations and conversions to or from FP64 run at
 // the FP64 rate (1/2 of FP32 on data-centre parts, 1/64 on GeForce-class
@@ -199,6 +229,9 @@ func (core *Core) landAt(l *ctaLane, done sim.Time) {
 	l.last = max(l.last, done)
 	if core.funct {
 		l.fly = append(l.fly, inflight{done: done, in: l.cur})
+		for _, m := range l.group {
+			l.fly = append(l.fly, inflight{done: done, in: m})
+		}
 	}
 }
 

@@ -22,6 +22,9 @@ import (
 type tileGEMM struct {
 	m, n, k, bk   int
 	gmA, gmB, gmC int64
+	// grouped starts each k-step's two copies, and its two loads,
+	// together (isa.Instr.WithNext).
+	grouped bool
 }
 
 func (g tileGEMM) resources() isa.Resources {
@@ -37,12 +40,15 @@ func (g tileGEMM) stream() isa.Stream {
 		if kt > 0 {
 			ins = append(ins, isa.WaitFlag(gpu.LaneMatrix, gpu.LaneCopy, 0))
 		}
+		copyA := gpu.CopyToShared(smA, g.gmA+int64(kt*g.bk)*2, g.m, int64(kk)*2, int64(g.bk)*2+16, int64(g.k)*2)
+		loadA := gpu.LoadMatrix(rfA, smA, g.m, kk, int64(g.bk)*2+16, fp.FP16, false)
+		copyA.WithNext, loadA.WithNext = g.grouped, g.grouped
 		ins = append(ins,
-			gpu.CopyToShared(smA, g.gmA+int64(kt*g.bk)*2, g.m, int64(kk)*2, int64(g.bk)*2+16, int64(g.k)*2),
+			copyA,
 			gpu.CopyToShared(smB, g.gmB+int64(kt*g.bk*g.n)*2, kk, int64(g.n)*2, int64(g.n)*2+16, int64(g.n)*2),
 			isa.SetFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
 			isa.WaitFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
-			gpu.LoadMatrix(rfA, smA, g.m, kk, int64(g.bk)*2+16, fp.FP16, false),
+			loadA,
 			gpu.LoadMatrix(rfB, smB, kk, g.n, int64(g.n)*2+16, fp.FP16, false),
 			isa.SetFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
 			isa.WaitFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
@@ -82,9 +88,16 @@ func (g tileGEMM) program(ctas int) isa.Program {
 
 // A CTA's copies, ldmatrix loads, MMAs and epilogue compute C bit for bit as
 // the machine's numerics model does, k-step after k-step, on V100, A100
-// and H100 models.
+// and H100 models, with the copies and loads on their own or started
+// together.
 func TestTileGEMMBitExact(t *testing.T) {
-	g := tileGEMM{m: 48, n: 40, k: 80, bk: 32, gmA: 0, gmB: 1 << 20, gmC: 2 << 20}
+	for _, grouped := range []bool{false, true} {
+		testTileGEMMBitExact(t, grouped)
+	}
+}
+
+func testTileGEMMBitExact(t *testing.T, grouped bool) {
+	g := tileGEMM{m: 48, n: 40, k: 80, bk: 32, gmA: 0, gmB: 1 << 20, gmC: 2 << 20, grouped: grouped}
 	a, b := g.inputs()
 	for _, name := range []string{"v100", "a100", "h100-sxm"} {
 		m := archtest.Machine(t, name, "machine.cores=2")
@@ -125,6 +138,64 @@ func TestTileGEMMBitExact(t *testing.T) {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("%s: C[%d][%d] = %g, want %g", name, i/g.n, i%g.n, got[i], want[i])
 			}
+		}
+	}
+}
+
+// Instructions started together (isa.Instr.WithNext) are counted one by
+// one, take one flow each kind and fewer events, and move their bytes in
+// about the time of the two apart; a group the lane cannot start — broken
+// by a flag, over two paths, or longer than the lane queue — stops the run
+// with one line naming it.
+func TestGroupedTransfers(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=1")
+	run := func(p isa.Program) (*arch.Stats, error) {
+		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return chip.Run(p)
+	}
+	g := tileGEMM{m: 128, n: 128, k: 4096, bk: 32, gmA: 0, gmB: 8 << 20, gmC: 16 << 20}
+	apart, err := run(g.program(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.grouped = true
+	together, err := run(g.program(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if together.Cores[0].Instrs != apart.Cores[0].Instrs || together.GMReadBytes != apart.GMReadBytes {
+		t.Errorf("instructions %d, GM bytes %d together; %d, %d apart", together.Cores[0].Instrs, together.GMReadBytes, apart.Cores[0].Instrs, apart.GMReadBytes)
+	}
+	if together.Events >= apart.Events*3/4 {
+		t.Errorf("events %d together, %d apart: want a quarter fewer", together.Events, apart.Events)
+	}
+	if d := math.Abs(float64(together.Time-apart.Time)) / float64(apart.Time); d > 0.05 {
+		t.Errorf("time %v together, %v apart", together.Time, apart.Time)
+	}
+	copyIn := func(smem int64) isa.Instr { return gpu.CopyToShared(smem, 0, 16, 64, 64, 64) }
+	joined := func(in isa.Instr) isa.Instr { in.WithNext = true; return in }
+	long := make([]isa.Instr, 20)
+	for i := range long {
+		long[i] = joined(copyIn(int64(i) * 1024))
+	}
+	long[len(long)-1].WithNext = false
+	for _, c := range []struct {
+		name string
+		ins  []isa.Instr
+		want string
+	}{
+		{"flag", []isa.Instr{joined(copyIn(0)), isa.SetFlag(gpu.LaneCopy, gpu.LaneLoad, 0), copyIn(1024)}, "only copies or shared→register loads start together"},
+		{"paths", []isa.Instr{joined(copyIn(0)), gpu.CopyToRegisters(0, 0, 16, 64, 64, 64)}, "one path per group"},
+		{"long", long, "longer than the lane queue (16)"},
+	} {
+		p := isa.Program{Name: c.name, Grids: []isa.Grid{{Name: c.name, CTAs: 1, CTA: func(int) isa.Stream { return isa.Slice(c.ins) },
+			Resources: isa.Resources{SharedBytes: 32 << 10, Registers: 1024, Warps: 4}}}}
+		_, err := run(p)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", c.name, err, c.want)
 		}
 	}
 }
