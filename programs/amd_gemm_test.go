@@ -11,7 +11,8 @@ import (
 // golden model (the examples set check: true) for hgemm, igemm and dgemm on
 // the MI210 and MI300X (and hgemm on the MI100, whose MFMAs accumulate in
 // AccVGPRs), sgemm on the VALUs, with the errors each format allows; and the
-// lane each runs on.
+// lane each runs on. Also the kernel without staging (fragments loaded from
+// global memory, staging: none) on both kinds.
 func TestAMDGEMMKinds(t *testing.T) {
 	for _, c := range []struct {
 		file, machine string
@@ -27,6 +28,10 @@ func TestAMDGEMMKinds(t *testing.T) {
 			"program.tiling.stages=3", "program.tiling.warps=2", "program.m=100", "program.n=70", "program.k=80"}, 8, 14, "mfma"},
 		{"mi210-hgemm", "mi210", []string{"program.tiling.staging=shared", "program.m=150", "program.n=100", "program.k=96"}, 8, 14, "mfma"},
 		{"mi210-hgemm", "a100", []string{"program.tiling.staging=registers", "program.m=150", "program.n=300", "program.k=200"}, 8, 14, "tensor"},
+		{"mi210-hgemm", "mi210", []string{"program.tiling.staging=none", "program.m=150", "program.n=100", "program.k=96"}, 8, 14, "mfma"},
+		{"mi210-hgemm", "a100", []string{"program.tiling.staging=none", "program.m=150", "program.n=300", "program.k=200"}, 8, 14, "tensor"},
+		{"a100-igemm", "a100", []string{"program.tiling.staging=none", "program.m=130", "program.n=40", "program.k=96"}, 31, 31, "tensor"},
+		{"a100-sgemm", "a100", []string{"program.tiling.staging=none", "program.m=130", "program.n=70", "program.k=100"}, 20, 32, "fma"},
 		{"a100-igemm", "mi210", []string{"program.m=130", "program.n=40", "program.k=96"}, 31, 31, "mfma"},
 		{"a100-igemm", "mi300x", []string{"program.m=70", "program.n=300", "program.k=200"}, 31, 31, "mfma"},
 		{"a100-dgemm", "mi210", []string{"program.m=70", "program.n=90", "program.k=50"}, 45, 60, "mfma"},

@@ -33,15 +33,22 @@ func TestEmulatedBitExact(t *testing.T) {
 	for _, c := range []struct {
 		machine string
 		schemes []string
+		staging string
 	}{
-		{"a100", []string{"hgemm", "markidis", "ootomo", "ape-fp32m", "ape-fp32f", "ape-fp32t", "ape-fp32b", "bf16x9", "sgemm-cube", "le-gemm"}},
-		{"mi210", []string{"markidis", "ootomo", "ape-fp32f", "ape-fp32b", "le-gemm", "sgemm-cube"}},
-		{"h100-sxm", []string{"ootomo", "ape-fp32f", "ape-fp32b", "sgemm-cube"}},
-		{"b200", []string{"ootomo", "ape-fp32f", "sgemm-cube"}},
-		{"mi100", []string{"ootomo", "bf16x9"}},
+		{"a100", []string{"hgemm", "markidis", "ootomo", "ape-fp32m", "ape-fp32f", "ape-fp32t", "ape-fp32b", "bf16x9", "sgemm-cube", "le-gemm"}, ""},
+		{"mi210", []string{"markidis", "ootomo", "ape-fp32f", "ape-fp32b", "le-gemm", "sgemm-cube"}, ""},
+		{"h100-sxm", []string{"ootomo", "ape-fp32f", "ape-fp32b", "sgemm-cube"}, ""},
+		{"b200", []string{"ootomo", "ape-fp32f", "sgemm-cube"}, ""},
+		{"mi100", []string{"ootomo", "bf16x9"}, ""},
+		{"a800", []string{"le-gemm", "markidis"}, "none"},
+		{"mi210", []string{"le-gemm", "ootomo"}, "none"},
 	} {
 		for _, s := range c.schemes {
-			res, err := runEmulated(t, c.machine, append([]string{"program.scheme=" + s}, small...)...)
+			sets := append([]string{"program.scheme=" + s}, small...)
+			if c.staging != "" {
+				sets = append(sets, "program.tiling.staging="+c.staging)
+			}
+			res, err := runEmulated(t, c.machine, sets...)
 			if err != nil {
 				t.Fatalf("%s %s: %v", c.machine, s, err)
 			}

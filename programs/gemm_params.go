@@ -44,8 +44,11 @@ type Tiling struct {
 	Stages int `mapstructure:"stages"` // GPUs: shared-memory pipeline stages (0 = default)
 	Warps  int `mapstructure:"warps"`  // GPUs: warps per CTA (0 = default)
 	// Staging (GPUs): how the next k-step is prefetched — "shared" (into
-	// stages shared-memory buffers: CUTLASS multistage) or "registers"
-	// (into registers, then one LDS buffer: Tensile); "" = the library's.
+	// stages shared-memory buffers: CUTLASS multistage), "registers" (into
+	// registers, then one LDS buffer: Tensile), or "none": no prefetch and
+	// no shared memory, each k-step's fragments loaded from global memory
+	// and then multiplied (WMMA's load_matrix_sync from a global pointer,
+	// LE-GEMM's "plain implementation"); "" = the library's.
 	Staging string `mapstructure:"staging"`
 	// CTAGroup (GPUs with tcgen05, Blackwell): 2 runs pairs of CTAs on the
 	// two SMs of a TPC (cta_group::2), each computing bm × bn of a 2·bm × bn

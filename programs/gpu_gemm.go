@@ -48,6 +48,10 @@ type gpuTile struct {
 	// k-step has been read from it — Tensile's PrefetchGlobalRead with one
 	// LDS buffer — instead of stages shared-memory buffers.
 	regStaged bool
+	// direct: no staging and no pipeline (staging: none) — each k-step's
+	// fragments load from global memory straight into registers, one
+	// buffer, and the MMAs wait for them (stages is 1).
+	direct bool
 	// sharedOps: the matrix instructions read A and B from shared memory
 	// (Hopper wgmma, Blackwell tcgen05): no shared→register loads and no
 	// fragment registers.
@@ -94,42 +98,42 @@ func (t gpuTile) bnLoaded() int {
 // tiles (its profiler's 128x256_64x3, 128x128_32x3, 64x128_32x3 … kernels),
 // largest first; gpuSIMTTiles its SIMT SGEMM tiles (128x128_8x2 …).
 var gpuSIMTTiles = []gpuTile{
-	{128, 128, 8, 2, 8, false, false, false},
-	{64, 128, 8, 2, 4, false, false, false},
-	{64, 64, 8, 2, 4, false, false, false},
+	{128, 128, 8, 2, 8, false, false, false, false},
+	{64, 128, 8, 2, 4, false, false, false, false},
+	{64, 64, 8, 2, 4, false, false, false, false},
 }
 
 // gpuTF32Tiles are CUTLASS's sm80 TF32 tensor-op tiles (128x256_32x3 …).
 var gpuTF32Tiles = []gpuTile{
-	{128, 256, 32, 3, 8, false, false, false},
-	{128, 128, 32, 3, 4, false, false, false},
-	{64, 64, 32, 2, 4, false, false, false},
+	{128, 256, 32, 3, 8, false, false, false, false},
+	{128, 128, 32, 3, 4, false, false, false, false},
+	{64, 64, 32, 2, 4, false, false, false, false},
 }
 
 // gpuDGEMMTiles are CUTLASS's sm80 FP64 tiles (128x128_16x3 …), used on
 // the tensor cores (DMMA) and on the CUDA cores alike.
 var gpuDGEMMTiles = []gpuTile{
-	{128, 128, 16, 3, 8, false, false, false},
-	{64, 128, 16, 3, 4, false, false, false},
-	{64, 64, 16, 3, 4, false, false, false},
-	{32, 32, 16, 2, 4, false, false, false},
+	{128, 128, 16, 3, 8, false, false, false, false},
+	{64, 128, 16, 3, 4, false, false, false, false},
+	{64, 64, 16, 3, 4, false, false, false, false},
+	{32, 32, 16, 2, 4, false, false, false, false},
 }
 
 // gpuIMMATiles are CUTLASS's sm80 INT8 tensor-op tiles (128x256_128x3 …).
 var gpuIMMATiles = []gpuTile{
-	{128, 256, 128, 3, 8, false, false, false},
-	{128, 256, 64, 3, 8, false, false, false},
-	{128, 128, 64, 3, 4, false, false, false},
-	{64, 64, 64, 2, 4, false, false, false},
+	{128, 256, 128, 3, 8, false, false, false, false},
+	{128, 256, 64, 3, 8, false, false, false, false},
+	{128, 128, 64, 3, 4, false, false, false, false},
+	{64, 64, 64, 2, 4, false, false, false, false},
 }
 
 var gpuDefaultTiles = []gpuTile{
-	{128, 256, 64, 3, 8, false, false, false},
-	{128, 256, 32, 3, 8, false, false, false},
-	{128, 128, 32, 3, 4, false, false, false},
-	{128, 128, 32, 2, 4, false, false, false},
-	{64, 128, 32, 2, 4, false, false, false},
-	{64, 64, 32, 2, 4, false, false, false},
+	{128, 256, 64, 3, 8, false, false, false, false},
+	{128, 256, 32, 3, 8, false, false, false, false},
+	{128, 128, 32, 3, 4, false, false, false, false},
+	{128, 128, 32, 2, 4, false, false, false, false},
+	{64, 128, 32, 2, 4, false, false, false, false},
+	{64, 64, 32, 2, 4, false, false, false, false},
 }
 
 // multiOperandTiles are the tiles tried for a kernel staging several pieces
@@ -210,6 +214,9 @@ func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int, sh gpuS
 	bLd := int64(t.bnLoaded())*es + smemPad
 	smem = int64(t.stages) * (na*int64(t.bm)*aLd + nb*int64(t.bk)*bLd)
 	staging := int64(0)
+	if t.direct {
+		smem = 0
+	}
 	if t.regStaged {
 		smem = na*int64(t.bm)*aLd + nb*int64(t.bk)*bLd
 		staging = (na*int64(t.bm)*int64(t.bk) + nb*int64(t.bk)*int64(t.bn)) * es / 4 // the prefetched k-step, 4 bytes a register
@@ -227,6 +234,9 @@ func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int, sh gpuS
 		frag = 2 * int64(t.bm+t.bn) // SIMT: one value of A and B per k
 	case in == fp.FP64:
 		frag, acc = 8*int64(t.bm+t.bn), 2*acc // two registers a value; DMMA k-slices of 4, double-buffered
+	}
+	if t.direct {
+		frag /= 2 // one buffer
 	}
 	if sh.readsC {
 		acc += cSliceRows * int64(t.bn) // a band of C
@@ -259,10 +269,18 @@ func (t gpuTile) fits(tg *gpuTarget, in fp.Format, lane isa.Pipe, sh gpuShape) e
 		}
 	}
 	if need := t.registerBytes(tg, in, sh); need > tg.registers {
-		return fmt.Errorf("the %d×%d accumulators and two k-steps of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d (%s)",
-			t.bm, t.bn, t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.registers, regsKey)
+		return fmt.Errorf("the %d×%d accumulators and %s of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d (%s)",
+			t.bm, t.bn, t.fragSteps(), t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.registers, regsKey)
 	}
 	return nil
+}
+
+// fragSteps says how many k-steps of fragments the kernel holds.
+func (t gpuTile) fragSteps() string {
+	if t.direct {
+		return "one k-step"
+	}
+	return "two k-steps"
 }
 
 // registerBytes is the register storage of the kernel's layout: the
@@ -279,6 +297,9 @@ func (t gpuTile) registerBytes(tg *gpuTarget, in fp.Format, sh gpuShape) int64 {
 		out = fp.FP64
 	}
 	need := 2*na*dma.FractalBytes(t.bm, t.bk, in) + 2*nb*dma.FractalBytes(t.bk, t.bn, in)
+	if t.direct {
+		need /= 2 // one buffer of fragments
+	}
 	if t.sharedOps {
 		need = 0
 	}
@@ -389,8 +410,12 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	staging := p.Tiling.Staging
 	switch staging {
 	case "", "shared", "registers":
+	case "none":
+		if libSharedOps {
+			return nil, bad("tiling.staging", "none (fragments loaded from global memory) needs MMAs that read registers; %s's %s read shared memory", tg.describe(), tg.units)
+		}
 	default:
-		return nil, bad("tiling.staging", "must be shared or registers (got %+q)", staging)
+		return nil, bad("tiling.staging", "must be shared, registers or none (got %+q)", staging)
 	}
 	if t.bm == 0 && t.bn == 0 && t.bk == 0 {
 		if staging != "" {
@@ -401,11 +426,15 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 					keep = append(keep, d)
 				}
 			}
-			if len(keep) == 0 {
+			if len(keep) == 0 || staging == "none" {
+				keep = keep[:0]
 				for _, d := range defaults {
 					d.regStaged = staging == "registers"
 					if d.regStaged {
 						d.stages = 2 // one k-step in registers, one in shared memory
+					}
+					if d.direct = staging == "none"; d.direct {
+						d.stages = 1
 					}
 					keep = append(keep, d)
 				}
@@ -432,7 +461,8 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		// A tiling without staging: the library's, unless its stages ask
 		// for a multistage shared-memory pipeline.
 		t.regStaged = staging == "registers" || staging == "" && libRegStaged && t.stages <= 2
-		t.sharedOps = !t.regStaged && libSharedOps
+		t.direct = staging == "none"
+		t.sharedOps = !t.regStaged && !t.direct && libSharedOps
 		t.pair = group == 2
 	}
 	if t.stages == 0 {
@@ -440,6 +470,12 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		if t.regStaged {
 			t.stages = 2
 		}
+		if t.direct {
+			t.stages = 1
+		}
+	}
+	if t.direct && t.stages != 1 {
+		return nil, bad("tiling.stages", "must be 1 with staging: none (no pipeline: each k-step loads, then multiplies) (got %d)", t.stages)
 	}
 	if t.regStaged && t.stages != 2 {
 		return nil, bad("tiling.stages", "must be 2 with staging: registers (one k-step in registers, one in shared memory) (got %d)", t.stages)
@@ -455,7 +491,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 			return nil, bad(d.key, "must be a multiple of %d in %d..1024 (got %d)", d.m, d.m, d.v)
 		}
 	}
-	if t.stages < 2 || t.stages > 16 {
+	if (t.stages < 2 && !t.direct) || t.stages > 16 {
 		return nil, bad("tiling.stages", "must be in 2..16 (got %d)", t.stages)
 	}
 	if t.warps < 1 || t.warps > 32 {
@@ -478,7 +514,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		case m.Cores%2 != 0:
 			return nil, bad("tiling.cta_group", "2 needs an even number of SMs (machine %s has %d)", m.Name, m.Cores)
 		case t.regStaged || !t.sharedOps:
-			return nil, bad("tiling.cta_group", "2 needs staging: shared (the MMAs read shared memory), not registers")
+			return nil, bad("tiling.cta_group", "2 needs staging: shared (the MMAs read shared memory), not %s", staging)
 		}
 	}
 	if t.regStaged && lane != gpu.LaneMatrix {
@@ -503,8 +539,12 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if tg.accBuf != gpu.BufRegs {
 		pl.rfA = 0 // the accumulators have their own file (CDNA1 AGPRs)
 	}
-	pl.rfB = pl.rfA + 2*na*pl.fragA
-	pl.rfStage = pl.rfB + 2*nb*pl.fragB
+	bufs := int64(2) // fragment buffers: double-buffered, one without staging
+	if t.direct {
+		bufs = 1
+	}
+	pl.rfB = pl.rfA + bufs*na*pl.fragA
+	pl.rfStage = pl.rfB + bufs*nb*pl.fragB
 	if t.sharedOps {
 		pl.rfB, pl.rfStage = pl.rfA, pl.rfA // no register fragments (fits counts none)
 	}
@@ -516,8 +556,8 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		pl.rfC = max(pl.rfC, int64(sh.accs())*dma.FractalBytes(t.bm, t.bn, pl.out)) // past the accumulators read from tensor memory
 	}
 	if need := pl.rfC + dma.FractalBytes(cSliceRows, t.bn, fp.FP32)*b2i(sh.readsC); need > tg.registers {
-		return nil, bad("tiling", "the %d×%d accumulators and two k-steps of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d",
-			t.bm, t.bn, t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.registers)
+		return nil, bad("tiling", "the %d×%d accumulators and %s of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d",
+			t.bm, t.bn, t.fragSteps(), t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.registers)
 	}
 	pl.nrb = (p.M + t.bm - 1) / t.bm
 	pl.ncb = (p.N + t.bn - 1) / t.bn
@@ -589,6 +629,9 @@ func b2i(b bool) int64 {
 func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 	if pl.t.regStaged {
 		return pl.ctaRegStaged(i)
+	}
+	if pl.t.direct {
+		return pl.ctaDirect(i)
 	}
 	if pl.t.sharedOps {
 		return pl.ctaSharedOps(i)
@@ -799,6 +842,47 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
 				e.waitFlag(mma, gpu.LaneCopy, free(s, q, rank))
 			}
 		}
+		pl.outsideEnd(e)
+		pl.epilogue(e, bi, bj)
+	}
+}
+
+// ctaDirect returns the stream of block i of a kernel without staging
+// (staging: none; WMMA's load_matrix_sync from global memory): every
+// k-step the copy lane loads the A and B fragments (every piece) from
+// global memory into the one fragment buffer, the matrix lane waits for
+// them, multiplies, and frees the buffer for the next k-step's loads —
+// no overlap of loading and computing within the block (other resident
+// blocks overlap it). assumption: each warp's loads of the fragments it
+// shares with other warps hit in L1; the block's tiles are read once.
+func (pl *gpuGEMMPlan) ctaDirect(i int) isa.Stream {
+	bi, bj := pl.tile(i)
+	return func(yield func(isa.Instr) bool) {
+		e := newEmitter(yield, pl.mach)
+		mma := pl.lane
+		t := pl.t
+		mm, nn := pl.rows(bi), pl.cols(bj)
+		es := pl.es
+		e.setFlag(mma, gpu.LaneCopy, 0)
+		pl.outsideStart(e)
+		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
+			kk := pl.depth(kt)
+			e.waitFlag(mma, gpu.LaneCopy, 0)
+			e.together(func() {
+				for x := 0; x < pl.sh.a; x++ {
+					e.emit(gpu.LoadFromGlobal(pl.fragAOf(0, x), pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, kk, pl.lda*es, pl.in))
+				}
+				for x := 0; x < pl.sh.b; x++ {
+					e.emit(gpu.LoadFromGlobal(pl.fragBOf(0, x), pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn))*es, kk, nn, pl.ldb*es, pl.in))
+				}
+			})
+			e.setFlag(gpu.LaneCopy, mma, 0)
+			e.waitFlag(gpu.LaneCopy, mma, 0)
+			pl.products(e, kt, mm, kk, nn, func(x int) (int64, int64, isa.Buffer) { return pl.fragAOf(0, x), 0, gpu.BufRegs },
+				func(x int) (int64, int64, isa.Buffer) { return pl.fragBOf(0, x), 0, gpu.BufRegs }, pl.tg.accBuf)
+			e.setFlag(mma, gpu.LaneCopy, 0)
+		}
+		e.waitFlag(mma, gpu.LaneCopy, 0) // leave the flag at zero
 		pl.outsideEnd(e)
 		pl.epilogue(e, bi, bj)
 	}

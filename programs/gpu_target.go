@@ -153,12 +153,12 @@ func (t *gpuTarget) nvidiaTiles(in fp.Format, lane isa.Pipe) []gpuTile {
 		case fp.TF32:
 			k = 32
 		}
-		tiles := []gpuTile{{128, 256, k, 4, 8, false, true, false}, {128, 128, k, 4, 4, false, true, false},
-			{64, 128, k, 4, 4, false, true, false}, {64, 64, k, 3, 4, false, true, false}}
+		tiles := []gpuTile{{128, 256, k, 4, 8, false, false, true, false}, {128, 128, k, 4, 4, false, false, true, false},
+			{64, 128, k, 4, 4, false, false, true, false}, {64, 64, k, 3, 4, false, false, true, false}}
 		if t.tmemAcc {
 			// CUTLASS's sm100 2-SM kernels: a cta_group::2 pair computes a
 			// 256×256 tile (128×256 per SM) where the tile order allows.
-			tiles = append([]gpuTile{{128, 256, k, 4, 8, false, true, true}}, tiles...)
+			tiles = append([]gpuTile{{128, 256, k, 4, 8, false, false, true, true}}, tiles...)
 		}
 		return tiles
 	}
@@ -189,15 +189,15 @@ func (t *gpuTarget) nvidiaTiles(in fp.Format, lane isa.Pipe) []gpuTile {
 func amdTiles(in fp.Format, lane isa.Pipe) []gpuTile {
 	switch {
 	case lane == gpu.LaneVector:
-		return []gpuTile{{128, 128, 8, 2, 4, false, false, false}, {64, 128, 8, 2, 4, false, false, false}, {64, 64, 8, 2, 4, false, false, false}}
+		return []gpuTile{{128, 128, 8, 2, 4, false, false, false, false}, {64, 128, 8, 2, 4, false, false, false, false}, {64, 64, 8, 2, 4, false, false, false, false}}
 	case in == fp.INT8, in == fp.E4M3, in == fp.E5M2:
-		return []gpuTile{{256, 128, 128, 2, 4, true, false, false}, {128, 128, 128, 2, 4, true, false, false}, {64, 64, 64, 2, 4, true, false, false}}
+		return []gpuTile{{256, 128, 128, 2, 4, true, false, false, false}, {128, 128, 128, 2, 4, true, false, false, false}, {64, 64, 64, 2, 4, true, false, false, false}}
 	case in == fp.FP64:
-		return []gpuTile{{128, 64, 32, 2, 4, true, false, false}, {64, 64, 32, 2, 4, true, false, false}, {32, 32, 16, 2, 4, true, false, false}}
+		return []gpuTile{{128, 64, 32, 2, 4, true, false, false, false}, {64, 64, 32, 2, 4, true, false, false, false}, {32, 32, 16, 2, 4, true, false, false, false}}
 	case in == fp.FP32, in == fp.TF32:
-		return []gpuTile{{128, 128, 32, 2, 4, true, false, false}, {128, 64, 32, 2, 4, true, false, false}, {64, 64, 32, 2, 4, true, false, false}}
+		return []gpuTile{{128, 128, 32, 2, 4, true, false, false, false}, {128, 64, 32, 2, 4, true, false, false, false}, {64, 64, 32, 2, 4, true, false, false, false}}
 	}
-	return []gpuTile{{256, 128, 64, 2, 4, true, false, false}, {128, 128, 64, 2, 4, true, false, false}, {128, 64, 64, 2, 4, true, false, false}, {64, 64, 32, 2, 4, true, false, false}}
+	return []gpuTile{{256, 128, 64, 2, 4, true, false, false, false}, {128, 128, 64, 2, 4, true, false, false, false}, {128, 64, 64, 2, 4, true, false, false, false}, {64, 64, 32, 2, 4, true, false, false, false}}
 }
 
 // describe is "machine NAME (kind)" for messages.

@@ -23,8 +23,8 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 	pr := core.p
 	clk := pr.clock
 	tag := int64(t.slot*numLanes) + int64(p)
-	switch in.Op {
-	case isa.OpCopy, isa.OpL0CCopy:
+	switch {
+	case in.Op == isa.OpCopy || in.Op == isa.OpL0CCopy || in.Op == isa.OpLoad && in.Src.Buf == BufGM:
 		// A group (isa.Instr.WithNext) moves its members' bytes over their
 		// one path as one transfer.
 		path, pi, ok := pr.path(in.Src.Buf, in.Dst.Buf, p)
@@ -60,7 +60,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			return
 		}
 		core.finishAfter(l, now, clk.Cycles(cyclesFor(bytes, path.BytesPerCycle)), lat)
-	case isa.OpLoad:
+	case in.Op == isa.OpLoad:
 		// ldmatrix: shared memory → registers in 128-byte wavefronts; rows
 		// whose 16-byte chunks fall in the same banks serialise.
 		path, pi, ok := pr.path(in.Src.Buf, in.Dst.Buf, p)
@@ -89,7 +89,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		core.pathBytes[pi] += bytes
 		core.chip.AddPathEnergy(now, pi, bytes)
 		core.startUnit(t, l, LaneLoad, cycles, 1, clk.Cycles(int64(path.LatencyCycles)), tag)
-	case isa.OpMmad:
+	case in.Op == isa.OpMmad:
 		if !in.In.Valid() {
 			core.fault(t, in, fmt.Errorf("input format %d is not a format", in.In))
 			return
@@ -151,7 +151,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			}
 		}
 		core.startUnit(t, l, LaneMatrix, cycles, share, clk.Cycles(sim.CeilCount(lat)), tag)
-	case isa.OpVector:
+	case in.Op == isa.OpVector:
 		rep := max(in.Repeat, 1)
 		core.vectorRepeats += int64(rep)
 		core.chip.AddVectorEnergy(now, int64(rep))
@@ -165,6 +165,14 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 // copyBytes returns the bytes copy in moves and the global-memory span it
 // touches (its source or destination there).
 func copyBytes(in *isa.Instr) (int64, arch.GMSpan) {
+	if in.Op == isa.OpLoad { // fragments loaded from global memory
+		rows, cols := in.Rows, in.Cols
+		if in.Transpose {
+			rows, cols = cols, rows // as stored
+		}
+		rowBytes := int64(cols) * int64(in.In.Bytes())
+		return int64(rows) * rowBytes, arch.GMSpan{Addr: in.Src.Addr, Rows: rows, RowBytes: rowBytes, Stride: in.RowStride}
+	}
 	if in.Op == isa.OpL0CCopy {
 		return int64(in.Rows) * int64(in.Cols) * int64(in.Out.Bytes()),
 			arch.GMSpan{Addr: in.Dst.Addr, Rows: in.Rows, RowBytes: int64(in.Cols * in.Out.Bytes()), Stride: in.RowStride}
@@ -293,7 +301,13 @@ func (core *Core) apply(t *cta, in *isa.Instr) {
 	case isa.OpLoad:
 		var dst, src []byte
 		if dst, err = core.local(t, in.Dst.Buf, in.Dst.Addr, dma.FractalBytes(in.Rows, in.Cols, in.In)); err == nil {
-			src, err = core.local(t, in.Src.Buf, in.Src.Addr, dma.RowMajorSpan(in.Rows, in.Cols, in.RowStride, in.In, in.Transpose))
+			n := dma.RowMajorSpan(in.Rows, in.Cols, in.RowStride, in.In, in.Transpose)
+			if in.Src.Buf == BufGM {
+				src = make([]byte, n)
+				err = core.chip.GM().Read(in.Src.Addr, src)
+			} else {
+				src, err = core.local(t, in.Src.Buf, in.Src.Addr, n)
+			}
 			if err == nil {
 				err = dma.LoadFractal(dst, src, in.Rows, in.Cols, in.RowStride, in.In, in.Transpose)
 			}

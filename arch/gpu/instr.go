@@ -43,6 +43,16 @@ func LoadMatrix(rf, smem int64, rows, cols int, stride int64, f fp.Format, trans
 		Src: isa.Operand{Buf: BufShared, Addr: smem}, Rows: rows, Cols: cols, RowStride: stride, In: f, Transpose: transpose}
 }
 
+// LoadFromGlobal is the run of global loads that fill register fragments
+// straight from global memory (WMMA's load_matrix_sync from a global
+// pointer, no shared-memory staging): a rows×cols tile of f, row-major at
+// gm with stride bytes between rows, into fragments at rf, on the copy
+// lane.
+func LoadFromGlobal(rf, gm int64, rows, cols int, stride int64, f fp.Format) isa.Instr {
+	return isa.Instr{Op: isa.OpLoad, Pipe: LaneCopy, Dst: isa.Operand{Buf: BufRegs, Addr: rf},
+		Src: isa.Operand{Buf: BufGM, Addr: gm}, Rows: rows, Cols: cols, RowStride: stride, In: f}
+}
+
 // MMA is the run of tensor-core instructions of one k-tile: C (m×n of out,
 // registers at c) = A (m×k of in, at a) · B (k×n, at b) + (init ? 0 : C),
 // k processed in increasing order. WithWarpTiles sets what the warps
