@@ -515,8 +515,14 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 					return progress
 				}
 				for j := 1; j < n; j++ {
-					if m := l.at(j); m.Op != in.Op || in.Op != isa.OpCopy && in.Op != isa.OpLoad {
-						core.fault(t, m, fmt.Errorf("only copies or shared→register loads start together (WithNext), not %s after %s", m.Op, in.Op))
+					m := l.at(j)
+					if m.Op != in.Op || in.Op != isa.OpCopy && in.Op != isa.OpLoad {
+						core.fault(t, m, fmt.Errorf("only copies or loads start together (WithNext), not %s after %s", m.Op, in.Op))
+						return progress
+					}
+					if pr := core.p; m.Src.Buf != in.Src.Buf || m.Dst.Buf != in.Dst.Buf {
+						core.fault(t, m, fmt.Errorf("a %s %s→%s started together (WithNext) with one %s→%s: one path per group", m.Op,
+							pr.bufName(m.Src.Buf), pr.bufName(m.Dst.Buf), pr.bufName(in.Src.Buf), pr.bufName(in.Dst.Buf)))
 						return progress
 					}
 				}

@@ -34,14 +34,10 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		}
 		var bytes int64
 		core.spans = core.spans[:0]
-		for j := -1; j < len(l.group); j++ {
+		for j := -1; j < len(l.group); j++ { // cur, then the members of its group (one path: runLane)
 			m := in
 			if j >= 0 {
 				m = &l.group[j]
-				if m.Src.Buf != in.Src.Buf || m.Dst.Buf != in.Dst.Buf {
-					core.fault(t, m, fmt.Errorf("a copy %s→%s started together (WithNext) with one %s→%s: one path per group", pr.bufName(m.Src.Buf), pr.bufName(m.Dst.Buf), pr.bufName(in.Src.Buf), pr.bufName(in.Dst.Buf)))
-					return
-				}
 			}
 			b, span := copyBytes(m)
 			bytes += b
@@ -76,10 +72,6 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			m := in
 			if j >= 0 {
 				m = &l.group[j]
-				if m.Src.Buf != in.Src.Buf || m.Dst.Buf != in.Dst.Buf {
-					core.fault(t, m, fmt.Errorf("a load %s→%s started together (WithNext) with one %s→%s: one path per group", pr.bufName(m.Src.Buf), pr.bufName(m.Dst.Buf), pr.bufName(in.Src.Buf), pr.bufName(in.Dst.Buf)))
-					return
-				}
 			}
 			if b := int64(m.Rows) * int64(m.Cols) * int64(m.In.Bytes()); b > 0 {
 				bytes += b

@@ -187,7 +187,7 @@ func TestGroupedTransfers(t *testing.T) {
 		ins  []isa.Instr
 		want string
 	}{
-		{"flag", []isa.Instr{joined(copyIn(0)), isa.SetFlag(gpu.LaneCopy, gpu.LaneLoad, 0), copyIn(1024)}, "only copies or shared→register loads start together"},
+		{"flag", []isa.Instr{joined(copyIn(0)), isa.SetFlag(gpu.LaneCopy, gpu.LaneLoad, 0), copyIn(1024)}, "only copies or loads start together"},
 		{"paths", []isa.Instr{joined(copyIn(0)), gpu.CopyToRegisters(0, 0, 16, 64, 64, 64)}, "one path per group"},
 		{"long", long, "longer than the lane queue (16)"},
 	} {
