@@ -88,6 +88,9 @@ func (l *ctaLane) groupLen() (n int, complete bool) {
 // startReady is when the instruction (or group) at the front can start as
 // far as its issue goes: the issue time of its last queued member.
 func (l *ctaLane) startReady() sim.Time {
+	if !l.q[l.head].WithNext {
+		return l.ready[l.head]
+	}
 	n, _ := l.groupLen()
 	return l.ready[(l.head+n-1)%len(l.q)]
 }
@@ -775,6 +778,9 @@ var eagerPassings = false
 // between, so each SM lane is merged again at those times. Called before
 // anything changes a lane at now.
 func (core *Core) catchUp(now sim.Time) {
+	if now == core.merged {
+		return // nothing can have passed (a FlowDone's, then the wake-up's)
+	}
 	for _, i := range [...]int{LaneIssue, LaneCopy, LaneStore} {
 		for from := core.merged; ; {
 			// The earliest passing after from (a few CTAs: a scan each).
