@@ -627,10 +627,10 @@ func (c *Chip) StartGM(owner mem.FlowDone, core int, tag int64, read bool, n int
 			hit += h
 			if c.llc != nil {
 				// assumption: the LLC is looked up with the whole span (it
-				// sees the L2 hits' recency too) and serves at most the L2's
-				// misses.
-				h, _ := c.llc.Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
-				llcHit += h
+				// sees the L2 hits' recency too) and serves at most the
+				// span's L2 misses.
+				lh, _ := c.llc.Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
+				llcHit += min(lh, int64(span.Rows)*span.RowBytes-h)
 			}
 		}
 		llcHit = min(llcHit, n-hit)

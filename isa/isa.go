@@ -251,7 +251,7 @@ type Instr struct {
 	// either completes, as they do a pipeline stage's A and B copies or a
 	// k-step's fragment loads. The members of such a group follow each
 	// other in the lane's queue and are of one kind (copies over one path,
-	// or shared→register loads); the lane starts them once the last is
+	// or loads into registers from one buffer); the lane starts them once the last is
 	// issued, runs their bytes (or cycles) as one flow and lands them
 	// together. Generators set it; the assembler has no syntax for it.
 	WithNext bool

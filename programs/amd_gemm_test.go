@@ -58,6 +58,23 @@ func TestAMDGEMMKinds(t *testing.T) {
 	}
 }
 
+// Every byte of A and B comes from HBM at least once (the caches start
+// cold), also when a slice's copies run as one transfer through the
+// MI300X's L2 and Infinity Cache (LLC hits are capped per copy, not over
+// the group: a warm copy's L2 hits must not make room for LLC "hits" on a
+// cold one).
+func TestAMDHBMReadsEveryInput(t *testing.T) {
+	res, err := Execute(mustRead(t, "examples/mi210-hgemm.yaml"), Options{Machine: "mi300x", Numerics: NumericsOff,
+		Overrides: mustSets(t, "program.m=4096", "program.n=4096", "program.k=2048")}, RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const inputs = 2 * (4096*2048 + 2048*4096) // FP16 A and B
+	if got := res.Stats.Traffic.HBMRead; got < inputs {
+		t.Errorf("HBM read %d bytes, less than A and B's %d", got, inputs)
+	}
+}
+
 // What an AMD machine lacks is refused with one line naming the key:
 // MFMA forms or types the architecture does not have, LDS and VGPR
 // overflow, FP32 MFMA numerics no preset models.

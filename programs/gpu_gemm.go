@@ -216,6 +216,9 @@ func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int, sh gpuS
 	staging := int64(0)
 	if t.direct {
 		smem = 0
+		if sh.readsC {
+			smem = cSliceRows * int64(t.bn) * 4 // the epilogue's band of C (emulatedEpilogue)
+		}
 	}
 	if t.regStaged {
 		smem = na*int64(t.bm)*aLd + nb*int64(t.bk)*bLd

@@ -606,6 +606,9 @@ issue:
 		case int(target) >= numLanes:
 			core.fault(t, in, fmt.Errorf("no lane %d on a %s (lanes %s)", target, core.p.Terms.Core, strings.Join(core.p.geom.Lanes, ", ")))
 			return progress
+		case in.WithNext && in.Op != isa.OpCopy && in.Op != isa.OpLoad:
+			core.fault(t, in, fmt.Errorf("only copies or loads start together (WithNext), not %s", in.Op))
+			return progress
 		case target == LaneIssue:
 			if in.Op != isa.OpNop && in.Op != isa.OpAlloc && in.Op != isa.OpFree {
 				core.fault(t, in, fmt.Errorf("%s cannot run on the issue lane", in.Op))
@@ -941,7 +944,9 @@ func (core *Core) Blocked() (bool, string) {
 				continue
 			}
 			in := l.front()
-			if in.Op == isa.OpWaitFlag {
+			if _, complete := l.groupLen(); in.WithNext && !complete {
+				why = append(why, fmt.Sprintf("%s %d lane %s: %s waits for the rest of its group (WithNext), never issued", core.p.Terms.Block, t.idx, core.p.geom.Lanes[i], names.Format(*in)))
+			} else if in.Op == isa.OpWaitFlag {
 				why = append(why, fmt.Sprintf("%s %d lane %s: %s", core.p.Terms.Block, t.idx, core.p.geom.Lanes[i], names.Format(*in)))
 			} else {
 				why = append(why, fmt.Sprintf("%s %d lane %s: %d queued behind %s", core.p.Terms.Block, t.idx, core.p.geom.Lanes[i], l.n, names.Format(*in)))
