@@ -29,7 +29,10 @@ func (o *laneTotals) Bandwidth(sim.Time, float64)             {}
 // full queue — give the statistics (and an observer's intervals) of the
 // same run with a wake-up at each: 4 CTAs per SM on starved memory (copies
 // slowed by HBM, flows of a copy ending at the very passing of another),
-// fully simulated, fast-forwarded and observed.
+// fully simulated, fast-forwarded and observed. (Equal here because no two
+// SMs act at one instant in an order the extra wake-ups would change: in
+// general the eager run books its next wake-ups later, so SMs woken at
+// the same instant may run in another order — docs/design-notes.md.)
 func TestLazyPassingsExact(t *testing.T) {
 	run := func(ff *arch.FastForward, obs arch.Observer) *arch.Stats {
 		t.Helper()
