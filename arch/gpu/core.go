@@ -180,8 +180,8 @@ type Core struct {
 	units [numLanes]*mem.Channel // shared execution throughput (tensor, fma, ldsm)
 	lanes [numLanes]smLane
 	// merged is the time of the last merge: the SM lanes' states are
-	// accounted up to it; a CTA's transfer passing its ideal time after it
-	// turns busy into bandwidth then, accounted lazily (catchUp).
+	// accounted up to it; the lane changes after it that happen without
+	// an event (passing) are accounted lazily (catchUp).
 	merged sim.Time
 	occ    []*mem.Occupancy // per geometry buffer (nil for GM)
 	obs    arch.Observer
