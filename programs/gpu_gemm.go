@@ -628,6 +628,15 @@ func b2i(b bool) int64 {
 	return 0
 }
 
+// ctaStream is the stream of CTA i: what body emits for its output tile
+// (bi, bj), mm×nn (smaller at the matrix's edges).
+func (pl *gpuGEMMPlan) ctaStream(i int, body func(e *emitter, bi, bj, mm, nn int)) isa.Stream {
+	bi, bj := pl.tile(i)
+	return func(yield func(isa.Instr) bool) {
+		body(newEmitter(yield, pl.mach), bi, bj, pl.rows(bi), pl.cols(bj))
+	}
+}
+
 // cta returns the stream of CTA i.
 func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 	if pl.t.regStaged {
@@ -639,12 +648,8 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 	if pl.t.sharedOps {
 		return pl.ctaSharedOps(i)
 	}
-	bi, bj := pl.tile(i)
-	return func(yield func(isa.Instr) bool) {
-		e := newEmitter(yield, pl.mach)
-		mma := pl.lane
-		t := pl.t
-		mm, nn := pl.rows(bi), pl.cols(bj)
+	return pl.ctaStream(i, func(e *emitter, bi, bj, mm, nn int) {
+		mma, t := pl.lane, pl.t
 		fetch := func(kt int) {
 			s := kt % t.stages
 			a, b := pl.stage(s)
@@ -706,7 +711,7 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 		}
 		pl.outsideEnd(e)
 		pl.epilogue(e, bi, bj)
-	}
+	})
 }
 
 // epilogue stores block (bi, bj)'s accumulators once the MMAs are done;
@@ -755,13 +760,8 @@ func (pl *gpuGEMMPlan) tmem() bool { return pl.t.sharedOps && pl.tg.tmemAcc }
 // and frees it (tensor → copy). Accumulators are in registers (wgmma) or
 // tensor memory (tcgen05).
 func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
-	bi, bj := pl.tile(i)
-	return func(yield func(isa.Instr) bool) {
-		e := newEmitter(yield, pl.mach)
-		mma := pl.lane
-		t := pl.t
-		mm, nn := pl.rows(bi), pl.cols(bj)
-		es := pl.es
+	return pl.ctaStream(i, func(e *emitter, bi, bj, mm, nn int) {
+		mma, t, es := pl.lane, pl.t, pl.es
 		// A pair's CTAs (rank = i mod 2) each load their A rows and half
 		// of B's columns (cols0 | the rest) and read both halves: a stage
 		// is full for an MMA when both ranks' copies of it landed, free
@@ -847,7 +847,7 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
 		}
 		pl.outsideEnd(e)
 		pl.epilogue(e, bi, bj)
-	}
+	})
 }
 
 // ctaDirect returns the stream of block i of a kernel without staging
@@ -859,13 +859,8 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
 // blocks overlap it). assumption: each warp's loads of the fragments it
 // shares with other warps hit in L1; the block's tiles are read once.
 func (pl *gpuGEMMPlan) ctaDirect(i int) isa.Stream {
-	bi, bj := pl.tile(i)
-	return func(yield func(isa.Instr) bool) {
-		e := newEmitter(yield, pl.mach)
-		mma := pl.lane
-		t := pl.t
-		mm, nn := pl.rows(bi), pl.cols(bj)
-		es := pl.es
+	return pl.ctaStream(i, func(e *emitter, bi, bj, mm, nn int) {
+		mma, t, es := pl.lane, pl.t, pl.es
 		e.setFlag(mma, gpu.LaneCopy, 0)
 		pl.outsideStart(e)
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
@@ -888,7 +883,7 @@ func (pl *gpuGEMMPlan) ctaDirect(i int) isa.Stream {
 		e.waitFlag(mma, gpu.LaneCopy, 0) // leave the flag at zero
 		pl.outsideEnd(e)
 		pl.epilogue(e, bi, bj)
-	}
+	})
 }
 
 // ctaRegStaged returns the stream of block i of a register-staged kernel
@@ -901,13 +896,8 @@ func (pl *gpuGEMMPlan) ctaDirect(i int) isa.Stream {
 // load → matrix and matrix → load per fragment buffer, matrix → store
 // before the epilogue.
 func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
-	bi, bj := pl.tile(i)
-	return func(yield func(isa.Instr) bool) {
-		e := newEmitter(yield, pl.mach)
-		mma := pl.lane
-		t := pl.t
-		mm, nn := pl.rows(bi), pl.cols(bj)
-		es := pl.es
+	return pl.ctaStream(i, func(e *emitter, bi, bj, mm, nn int) {
+		mma, t, es := pl.lane, pl.t, pl.es
 		ldsA, ldsB := pl.stage(0)
 		stA, stB := int64(t.bm)*int64(t.bk)*es, int64(t.bk)*int64(t.bn)*es // staging registers of one piece
 		fetch := func(kt int) {
@@ -980,7 +970,7 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 		}
 		pl.outsideEnd(e)
 		pl.epilogue(e, bi, bj)
-	}
+	})
 }
 
 // goldenTile computes output tile (bi, bj) as the kernel does, one MMA per
