@@ -394,6 +394,26 @@ func (c *Channel) index(g *group) {
 	c.indexed = true
 }
 
+// takeDone appends to finished g's flows with at most thr bytes left —
+// (fv − off) − v for group clock off + v (off 0 when v is the whole clock:
+// the subtraction of 0 is exact, so both sides round alike) — and drops
+// them from g; with half > 0 (handle) their slivers count in Bytes.
+func (c *Channel) takeDone(g *group, off, v, thr, half float64, finished []*flow) []*flow {
+	for len(g.flows) > 0 {
+		f := g.flows[0]
+		rem := (f.fv - off) - v
+		if rem > thr {
+			break
+		}
+		if half > 0 {
+			c.Bytes += rem
+		}
+		finished = append(finished, f)
+		c.drop(g)
+	}
+	return finished
+}
+
 // sweep appends to finished the flows that are done at now: those with at
 // most rate·half + epsilon bytes left. handle passes half = 0.5 (a flow
 // whose computed finish time is now is done even if float rounding leaves
@@ -410,18 +430,7 @@ func (c *Channel) sweep(now sim.Time, half float64, finished []*flow) []*flow {
 		if g.keys[1]-c.water > thr {
 			break
 		}
-		for len(g.flows) > 0 {
-			f := g.flows[0]
-			rem := (f.fv - g.off) - c.water
-			if rem > thr {
-				break
-			}
-			if half > 0 {
-				c.Bytes += rem
-			}
-			finished = append(finished, f)
-			c.drop(g)
-		}
+		finished = c.takeDone(g, g.off, c.water, thr, half, finished)
 	}
 	if len(c.capFin.a) == 0 {
 		return finished
@@ -452,20 +461,7 @@ func (c *Channel) sweep(now sim.Time, half float64, finished []*flow) []*flow {
 		}
 	}
 	for _, g := range cand {
-		v := c.clock(g, now)
-		thr := g.cap*half + epsilon
-		for len(g.flows) > 0 {
-			f := g.flows[0]
-			rem := f.fv - v
-			if rem > thr {
-				break
-			}
-			if half > 0 {
-				c.Bytes += rem
-			}
-			finished = append(finished, f)
-			c.drop(g)
-		}
+		finished = c.takeDone(g, 0, c.clock(g, now), g.cap*half+epsilon, half, finished)
 	}
 	clear(cand)
 	c.cand, c.stack = cand[:0], stack
