@@ -47,7 +47,11 @@ type ctaLane struct {
 	xfer  int      // channel flows of the current instruction still running
 	state arch.Cause
 	cur   isa.Instr   // the instruction executing (busy label, flows)
-	group []isa.Instr // the instructions started with cur (isa.Instr.WithNext)
+	// members is the number of instructions cur started with (a group,
+	// isa.Instr.WithNext; 1 alone): while it starts, they are the queue's
+	// first; group keeps copies of the others for a functional landing.
+	members int
+	group   []isa.Instr
 	seq   uint64      // counts the instructions started (busy intervals)
 	start sim.Time    // cur's start
 	ideal sim.Time    // cur's duration at its own rate (flows)
@@ -532,9 +536,12 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 				members = n
 			}
 			l.cur = *in
-			l.group = l.group[:0]
-			for j := 1; j < members; j++ {
-				l.group = append(l.group, *l.at(j))
+			l.members = members
+			if core.funct {
+				l.group = l.group[:0]
+				for j := 1; j < members; j++ {
+					l.group = append(l.group, *l.at(j))
+				}
 			}
 			l.seq++
 			l.start = now

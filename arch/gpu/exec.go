@@ -34,10 +34,10 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		}
 		var bytes int64
 		core.spans = core.spans[:0]
-		for j := -1; j < len(l.group); j++ { // cur, then the members of its group (one path: runLane)
+		for j := 0; j < l.members; j++ { // cur, then the rest of its group, still queued (one path: runLane)
 			m := in
-			if j >= 0 {
-				m = &l.group[j]
+			if j > 0 {
+				m = l.at(j)
 			}
 			b, span := copyBytes(m)
 			bytes += b
@@ -68,10 +68,10 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		// flow.
 		var bytes int64
 		var cycles float64
-		for j := -1; j < len(l.group); j++ {
+		for j := 0; j < l.members; j++ {
 			m := in
-			if j >= 0 {
-				m = &l.group[j]
+			if j > 0 {
+				m = l.at(j)
 			}
 			if b := int64(m.Rows) * int64(m.Cols) * int64(m.In.Bytes()); b > 0 {
 				bytes += b
