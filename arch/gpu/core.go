@@ -46,17 +46,17 @@ type ctaLane struct {
 	last  sim.Time // every started instruction has landed by
 	xfer  int      // channel flows of the current instruction still running
 	state arch.Cause
-	cur   isa.Instr   // the instruction executing (busy label, flows)
+	cur   isa.Instr // the instruction executing (busy label, flows)
 	// members is the number of instructions cur started with (a group,
 	// isa.Instr.WithNext; 1 alone): while it starts, they are the queue's
 	// first; group keeps copies of the others for a functional landing.
 	members int
 	group   []isa.Instr
-	seq   uint64      // counts the instructions started (busy intervals)
-	start sim.Time    // cur's start
-	ideal sim.Time    // cur's duration at its own rate (flows)
-	lat   sim.Time    // cur's latency after its last unit of work (flows)
-	fly   []inflight
+	seq     uint64   // counts the instructions started (busy intervals)
+	start   sim.Time // cur's start
+	ideal   sim.Time // cur's duration at its own rate (flows)
+	lat     sim.Time // cur's latency after its last unit of work (flows)
+	fly     []inflight
 }
 
 func (l *ctaLane) full() bool        { return l.n == len(l.q) }
