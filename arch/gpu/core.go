@@ -194,6 +194,7 @@ type Core struct {
 
 	scratchA, scratchB []byte // functional: shared-memory MMA operands gathered into fractal tiles
 	scratchPair        []byte // functional: a pair operand's two halves gathered row-major
+	scratchGM          []byte // functional: a tile's rows gathered from global memory (LoadFromGlobal)
 
 	spans         []arch.GMSpan // a copy group's global-memory spans (scratch)
 	pathBytes     []int64       // bytes moved per geometry path (statistics, energy)

@@ -293,15 +293,16 @@ func (core *Core) apply(t *cta, in *isa.Instr) {
 	case isa.OpLoad:
 		var dst, src []byte
 		if dst, err = core.local(t, in.Dst.Buf, in.Dst.Addr, dma.FractalBytes(in.Rows, in.Cols, in.In)); err == nil {
-			n := dma.RowMajorSpan(in.Rows, in.Cols, in.RowStride, in.In, in.Transpose)
+			stride := in.RowStride
 			if in.Src.Buf == BufGM {
-				src = make([]byte, n)
-				err = core.chip.GM().Read(in.Src.Addr, src)
+				// Fragments from global memory: the tile's rows gathered
+				// (the span between them can be most of a matrix).
+				src, stride, err = core.gatherGM(in)
 			} else {
-				src, err = core.local(t, in.Src.Buf, in.Src.Addr, n)
+				src, err = core.local(t, in.Src.Buf, in.Src.Addr, dma.RowMajorSpan(in.Rows, in.Cols, stride, in.In, in.Transpose))
 			}
 			if err == nil {
-				err = dma.LoadFractal(dst, src, in.Rows, in.Cols, in.RowStride, in.In, in.Transpose)
+				err = dma.LoadFractal(dst, src, in.Rows, in.Cols, stride, in.In, in.Transpose)
 			}
 		}
 	case isa.OpMmad:
@@ -314,6 +315,24 @@ func (core *Core) apply(t *cta, in *isa.Instr) {
 	if err != nil {
 		core.fault(t, in, err)
 	}
+}
+
+// gatherGM reads the rows of load in's tile (as stored: transposed, its
+// columns) from global memory into a compact scratch buffer and returns it
+// with its row stride.
+func (core *Core) gatherGM(in *isa.Instr) ([]byte, int64, error) {
+	n, span := copyBytes(in)
+	if int64(cap(core.scratchGM)) < n {
+		core.scratchGM = make([]byte, n)
+	}
+	buf := core.scratchGM[:n]
+	gm := core.chip.GM()
+	for r := 0; r < span.Rows; r++ {
+		if err := gm.Read(span.Addr+int64(r)*span.Stride, buf[int64(r)*span.RowBytes:][:span.RowBytes]); err != nil {
+			return nil, 0, err
+		}
+	}
+	return buf, span.RowBytes, nil
 }
 
 // local returns n bytes of CTA t's buffer b at addr.
