@@ -628,6 +628,16 @@ func b2i(b bool) int64 {
 	return 0
 }
 
+// gmATile is the global address of row block bi's k-step kt in A piece x;
+// gmBTile that of k-step kt of B piece x from column col.
+func (pl *gpuGEMMPlan) gmATile(x, bi, kt int) int64 {
+	return pl.gmAOf(x) + (int64(bi*pl.t.bm)*pl.lda+int64(kt*pl.t.bk))*pl.es
+}
+
+func (pl *gpuGEMMPlan) gmBTile(x, kt, col int) int64 {
+	return pl.gmBOf(x) + (int64(kt*pl.t.bk)*pl.ldb+int64(col))*pl.es
+}
+
 // ctaStream is the stream of CTA i: what body emits for its output tile
 // (bi, bj), mm×nn (smaller at the matrix's edges).
 func (pl *gpuGEMMPlan) ctaStream(i int, body func(e *emitter, bi, bj, mm, nn int)) isa.Stream {
@@ -658,10 +668,10 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			es := pl.es
 			e.together(func() {
 				for x := 0; x < pl.sh.a; x++ {
-					e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, pl.lda*es))
+					e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmATile(x, bi, kt), mm, int64(kk)*es, pl.aLd, pl.lda*es))
 				}
 				for x := 0; x < pl.sh.b; x++ {
-					e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn))*es, kk, int64(nn)*es, pl.bLd, pl.ldb*es))
+					e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBTile(x, kt, bj*t.bn), kk, int64(nn)*es, pl.bLd, pl.ldb*es))
 				}
 			})
 			e.setFlag(gpu.LaneCopy, gpu.LaneLoad, s)
@@ -796,10 +806,10 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
 			}
 			e.together(func() {
 				for x := 0; x < pl.sh.a; x++ {
-					e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, pl.aLd, pl.lda*es))
+					e.emit(gpu.CopyToShared(a+int64(x)*pl.aStage, pl.gmATile(x, bi, kt), mm, int64(kk)*es, pl.aLd, pl.lda*es))
 				}
 				for x := 0; x < pl.sh.b && bCols > 0; x++ {
-					e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn+bCol))*es, kk, int64(bCols)*es, pl.bLd, pl.ldb*es))
+					e.emit(gpu.CopyToShared(b+int64(x)*pl.bStage, pl.gmBTile(x, kt, bj*t.bn+bCol), kk, int64(bCols)*es, pl.bLd, pl.ldb*es))
 				}
 			})
 			for q := 0; q < ranks; q++ {
@@ -868,10 +878,10 @@ func (pl *gpuGEMMPlan) ctaDirect(i int) isa.Stream {
 			e.waitFlag(mma, gpu.LaneCopy, 0)
 			e.together(func() {
 				for x := 0; x < pl.sh.a; x++ {
-					e.emit(gpu.LoadFromGlobal(pl.fragAOf(0, x), pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, kk, pl.lda*es, pl.in))
+					e.emit(gpu.LoadFromGlobal(pl.fragAOf(0, x), pl.gmATile(x, bi, kt), mm, kk, pl.lda*es, pl.in))
 				}
 				for x := 0; x < pl.sh.b; x++ {
-					e.emit(gpu.LoadFromGlobal(pl.fragBOf(0, x), pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn))*es, kk, nn, pl.ldb*es, pl.in))
+					e.emit(gpu.LoadFromGlobal(pl.fragBOf(0, x), pl.gmBTile(x, kt, bj*t.bn), kk, nn, pl.ldb*es, pl.in))
 				}
 			})
 			e.setFlag(gpu.LaneCopy, mma, 0)
@@ -905,10 +915,10 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 			e.waitFlag(gpu.LaneStore, gpu.LaneCopy, 0)
 			e.together(func() {
 				for x := 0; x < pl.sh.a; x++ {
-					e.emit(gpu.CopyToRegisters(pl.rfStage+int64(x)*stA, pl.gmAOf(x)+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*es, mm, int64(kk)*es, int64(t.bk)*es, pl.lda*es))
+					e.emit(gpu.CopyToRegisters(pl.rfStage+int64(x)*stA, pl.gmATile(x, bi, kt), mm, int64(kk)*es, int64(t.bk)*es, pl.lda*es))
 				}
 				for x := 0; x < pl.sh.b; x++ {
-					e.emit(gpu.CopyToRegisters(pl.rfStageB+int64(x)*stB, pl.gmBOf(x)+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn))*es, kk, int64(nn)*es, int64(t.bn)*es, pl.ldb*es))
+					e.emit(gpu.CopyToRegisters(pl.rfStageB+int64(x)*stB, pl.gmBTile(x, kt, bj*t.bn), kk, int64(nn)*es, int64(t.bn)*es, pl.ldb*es))
 				}
 			})
 			e.setFlag(gpu.LaneCopy, gpu.LaneStore, 0)
