@@ -780,9 +780,10 @@ func (core *Core) passing(t *cta, i int) (x sim.Time, then arch.Cause) {
 	return -1, 0
 }
 
-// eagerPassings makes the core wake up at every passing as well (tests:
-// the accounting must not depend on it).
-var eagerPassings = false
+// eagerWake (tests only, the conformance suite's eager check) makes the
+// core wake up at every passing as well: the accounting must not depend on
+// it.
+var eagerWake bool
 
 // catchUp accounts the lanes' state changes that happened without an event
 // since the last merge, up to now (passing): nothing else changed in
@@ -884,7 +885,7 @@ func (core *Core) schedule(now sim.Time) {
 		if !t.active {
 			continue
 		}
-		if !t.full || eagerPassings {
+		if !t.full || eagerWake {
 			consider(t.free)
 		}
 		if len(t.signals) > 0 {
@@ -900,7 +901,7 @@ func (core *Core) schedule(now sim.Time) {
 			if len(l.fly) > 0 {
 				consider(l.fly[0].done)
 			}
-			if eagerPassings {
+			if eagerWake {
 				if x, _ := core.passing(t, i); x >= 0 {
 					consider(x)
 				}

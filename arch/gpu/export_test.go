@@ -1,9 +1,5 @@
 package gpu
 
-// SetEagerPassings makes SMs wake up at their lanes' passings (see
-// passing) instead of accounting them lazily; it returns a function that
-// restores the default.
-func SetEagerPassings() (restore func()) {
-	eagerPassings = true
-	return func() { eagerPassings = false }
-}
+// SetEagerWake switches the test-only eager wake-up schedule (SMs also wake
+// up at every passing: see Core.catchUp).
+func SetEagerWake(on bool) { eagerWake = on }
