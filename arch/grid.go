@@ -438,15 +438,18 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			return
 		}
 	}
-	for w := 0; w < j; w++ {
+	// The check's Tail waves must be like them too (a grouped GEMM's next
+	// GEMM, whose blocks are deeper, would fail it).
+	n := j + ff.Tail
+	for w := 0; w < n; w++ {
 		for c := gr.next + w*gr.wave; c < gr.next+(w+1)*gr.wave; c++ {
 			if !sameShape(g, c, refs[c%size]) {
-				j = w
+				n = w
 				break
 			}
 		}
 	}
-	if j < 1 {
+	if j = n - ff.Tail; j < 1 {
 		return
 	}
 	exact := lo == hi

@@ -20,8 +20,11 @@ import (
 func periodicCTA() isa.Stream { return ctaAt(0) }
 
 // ctaAt is periodicCTA with its A and B tiles base bytes further.
-func ctaAt(base int64) isa.Stream {
-	const m, n, k, bk = 64, 64, 512, 64
+func ctaAt(base int64) isa.Stream { return ctaDeep(base, 512) }
+
+// ctaDeep is ctaAt with a k-loop of k/64 steps.
+func ctaDeep(base int64, k int) isa.Stream {
+	const m, n, bk = 64, 64, 64
 	gmA, gmB, gmC := base, base+1<<20, int64(2<<20)
 	const smA, smB = 0, 16 << 10
 	const rfC, rfA, rfB = 0, 32 << 10, 48 << 10
@@ -31,7 +34,7 @@ func ctaAt(base int64) isa.Stream {
 			ins = append(ins, isa.WaitFlag(gpu.LaneMatrix, gpu.LaneCopy, 0))
 		}
 		ins = append(ins,
-			gpu.CopyToShared(smA, gmA+int64(kt*bk)*2, m, bk*2, bk*2+16, k*2),
+			gpu.CopyToShared(smA, gmA+int64(kt*bk)*2, m, bk*2, bk*2+16, int64(k)*2),
 			gpu.CopyToShared(smB, gmB+int64(kt*bk*n)*2, bk, n*2, n*2+16, n*2),
 			isa.SetFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
 			isa.WaitFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
@@ -152,5 +155,47 @@ func TestFastForwardCheck(t *testing.T) {
 	}
 	if again.Time != full.Time || len(again.FastForward) != 0 {
 		t.Errorf("excluded: time %v, skips %+v; full: %v", again.Time, again.FastForward, full.Time)
+	}
+}
+
+// A grouped GEMM's grid: 30 waves of CTAs, then 30 of CTAs twice as deep.
+// A skip in the first part must leave the check's waves in that part (the
+// deeper waves after it would fail the check); every wave of each part
+// repeats exactly, so every skip passes its check and the run equals the
+// full simulation.
+func TestFastForwardGroupedGrid(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	g := isa.Grid{Name: "grouped", CTAs: 8 * 60, CTA: func(c int) isa.Stream {
+		if c < 8*30 {
+			return ctaDeep(0, 512)
+		}
+		return ctaDeep(0, 1024)
+	}, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+	run := func(ff *arch.FastForward) *arch.Stats {
+		t.Helper()
+		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: ff})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := chip.Run(isa.Program{Name: "grouped", Grids: []isa.Grid{g}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	full := run(nil)
+	ff := arch.DefaultFastForward
+	ff.Tolerance = 0
+	fast := run(&ff)
+	if len(fast.FastForward) != 2 {
+		t.Fatalf("skips %+v, want one in each part", fast.FastForward)
+	}
+	for _, s := range fast.FastForward {
+		if !s.Checked || !s.Exact || s.FromCTA+(s.Waves+ff.Tail)*s.WaveCTAs > 8*30 && s.FromCTA < 8*30 {
+			t.Errorf("skip %+v: want exact and checked, its check's waves in its own part", s)
+		}
+	}
+	if fast.Time != full.Time {
+		t.Errorf("time %v fast-forwarded, %v in full", fast.Time, full.Time)
 	}
 }
