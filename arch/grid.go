@@ -428,22 +428,18 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	// The measured and the skipped CTAs must run the same instructions,
 	// addresses aside, as the CTA of their rank in a cluster (waves hold
 	// whole clusters): skip only the waves up to the first that differs.
-	size := max(g.Cluster, 1)
-	refs := make([][]isa.Instr, size)
-	for r := range refs {
-		refs[r] = ctaShape(g, gr.next-ff.Measure*gr.wave+r)
-	}
-	for c := gr.next - ff.Measure*gr.wave + size; c < gr.next; c++ {
-		if !sameShape(g, c, refs[c%size]) {
+	// The check's Tail waves must be like them too (a grouped GEMM's next
+	// GEMM, whose blocks are deeper, would fail it).
+	like := gr.likeRefs(g, gr.next-ff.Measure*gr.wave)
+	for c := gr.next - ff.Measure*gr.wave; c < gr.next; c++ {
+		if !like(c) {
 			return
 		}
 	}
-	// The check's Tail waves must be like them too (a grouped GEMM's next
-	// GEMM, whose blocks are deeper, would fail it).
 	n := j + ff.Tail
 	for w := 0; w < n; w++ {
 		for c := gr.next + w*gr.wave; c < gr.next+(w+1)*gr.wave; c++ {
-			if !sameShape(g, c, refs[c%size]) {
+			if !like(c) {
 				n = w
 				break
 			}
@@ -451,6 +447,19 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	}
 	if j = n - ff.Tail; j < 1 {
 		return
+	}
+	if g.Class != nil {
+		// Spot-check the grid's declaration: the first skipped and the
+		// last checked CTA of each rank against the measured ones.
+		size := max(g.Cluster, 1)
+		for r := 0; r < size; r++ {
+			for _, c := range []int{gr.next + r, gr.next + (j+ff.Tail)*gr.wave - size + r} {
+				if ref := gr.next - ff.Measure*gr.wave + r; !sameShape(g, c, ctaShape(g, ref)) {
+					gr.chip.Fail(fmt.Errorf("kernel %s: its Class declares blocks %d and %d alike, but their instructions differ", g.Name, ref, c))
+					return
+				}
+			}
+		}
 	}
 	exact := lo == hi
 	for i := 2; i < len(s) && exact; i++ {
@@ -534,19 +543,33 @@ func (c *Chip) ffSteady(s []ffSnap, mix float64) bool {
 	return true
 }
 
+// likeRefs returns a test of whether a CTA runs the instructions of the
+// CTA of its rank among from, from+1, … (one per rank of a cluster),
+// addresses aside: by the grid's Class when it declares one, else by
+// comparing their streams.
+func (gr *gridRunner) likeRefs(g *isa.Grid, from int) func(c int) bool {
+	size := max(g.Cluster, 1)
+	if g.Class != nil {
+		refs := make([]int, size)
+		for r := range refs {
+			refs[r] = g.Class(from + r)
+		}
+		return func(c int) bool { return g.Class(c) == refs[c%size] }
+	}
+	refs := make([][]isa.Instr, size)
+	for r := range refs {
+		refs[r] = ctaShape(g, from+r)
+	}
+	return func(c int) bool { return sameShape(g, c, refs[c%size]) }
+}
+
 // ctaShape returns CTA c's instructions without their addresses.
 func ctaShape(g *isa.Grid, c int) []isa.Instr {
 	var out []isa.Instr
 	for in := range g.CTA(c) {
-		out = append(out, shapeOf(in))
+		out = append(out, in.Shape())
 	}
 	return out
-}
-
-// shapeOf is in without its addresses (and source line).
-func shapeOf(in isa.Instr) isa.Instr {
-	in.Dst.Addr, in.Src.Addr, in.Src1.Addr, in.Line = 0, 0, 0, 0
-	return in
 }
 
 // sameShape reports whether CTA c runs the instructions of ref, addresses
@@ -555,7 +578,7 @@ func sameShape(g *isa.Grid, c int, ref []isa.Instr) bool {
 	i := 0
 	same := true
 	for in := range g.CTA(c) {
-		if i >= len(ref) || shapeOf(in) != ref[i] {
+		if i >= len(ref) || in.Shape() != ref[i] {
 			same = false
 			break
 		}

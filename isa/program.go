@@ -48,6 +48,11 @@ type Grid struct {
 	// state (flags, each other's shared memory). CTAs must be a multiple
 	// of it.
 	Cluster int
+	// Class, if not nil, names the instruction shape of CTA i: CTAs of
+	// equal Class run the same instructions, addresses aside (Instr.Shape).
+	// Fast-forward compares CTAs by it instead of generating and comparing
+	// their streams (nil: it compares the streams).
+	Class func(i int) int
 }
 
 // Resources are what one resident CTA holds on its core while it runs.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
@@ -593,7 +594,51 @@ func (pl *gpuGEMMPlan) grid() isa.Grid {
 	if pl.t.pair {
 		g.Cluster = 2
 	}
+	g.Class = pl.class
 	return g
+}
+
+// groupedGrid is one launch holding the blocks of every grid of gs, in
+// order (their resources and cluster size must agree). Blocks of
+// different GEMMs differ in depth: each grid's classes are its own.
+func groupedGrid(name string, gs []isa.Grid) isa.Grid {
+	g := gs[0]
+	g.Name = name
+	starts := make([]int, len(gs)+1)
+	for x, h := range gs {
+		starts[x+1] = starts[x] + h.CTAs
+	}
+	g.CTAs = starts[len(gs)]
+	which := func(i int) (int, int) {
+		x := sort.SearchInts(starts[1:], i+1)
+		return x, i - starts[x]
+	}
+	g.CTA = func(i int) isa.Stream {
+		x, local := which(i)
+		return gs[x].CTA(local)
+	}
+	g.Class = func(i int) int {
+		x, local := which(i)
+		return gs[x].Class(local)*len(gs) + x
+	}
+	for _, h := range gs {
+		if h.Class == nil {
+			g.Class = nil // compared by their streams
+		}
+	}
+	return g
+}
+
+// class is CTA i's instruction shape (isa.Grid.Class): its tile's rows
+// and columns (edge tiles are smaller) and its rank in a pair; every
+// other difference between CTAs is an address.
+func (pl *gpuGEMMPlan) class(i int) int {
+	bi, bj := pl.tile(i)
+	rank := 0
+	if pl.t.pair {
+		rank = i % 2
+	}
+	return (pl.rows(bi)<<24|pl.cols(bj))<<1 | rank
 }
 
 // accBytes is the tensor memory a block allocates for its accumulators

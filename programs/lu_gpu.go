@@ -274,23 +274,11 @@ func luSubEpilogue(pl *gpuGEMMPlan, e *emitter, bi, bj int, src isa.Buffer, tb i
 // luGrid joins GEMM parts (same tile) into one kernel grid: CTAs of the
 // first part, then the second's …
 func luGrid(name string, parts []*gpuGEMMPlan) isa.Grid {
-	g := parts[0].grid()
-	g.Name = name
-	g.CTAs = 0
-	for _, p := range parts {
-		g.CTAs += p.nrb * p.ncb
+	gs := make([]isa.Grid, len(parts))
+	for x, p := range parts {
+		gs[x] = p.grid()
 	}
-	g.CTA = func(i int) isa.Stream {
-		for _, p := range parts {
-			if n := p.nrb * p.ncb; i >= n {
-				i -= n
-				continue
-			}
-			return p.cta(i)
-		}
-		return nil
-	}
-	return g
+	return groupedGrid(name, gs)
 }
 
 // updateGrid is the trailing update of band z by the terms of iterations

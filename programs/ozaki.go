@@ -609,23 +609,26 @@ func (j *ozakiJob) nativeDGEMM(kind string) error {
 // Grouping needs one block shape (and cluster size: every GEMM's CTA count
 // is then a multiple of it); GEMMs whose tiles differ launch apart.
 func (j *ozakiJob) gemmGrids(name string) []isa.Grid {
-	var grids []isa.Grid
+	// Runs of GEMMs that can share a launch, as their grids.
+	var runs [][]isa.Grid
 	for _, pl := range j.diagPlans {
 		g := pl.grid()
-		if j.p.GEMMs == "separate" || len(grids) == 0 || grids[len(grids)-1].Resources != g.Resources || grids[len(grids)-1].Cluster != g.Cluster {
-			grids = append(grids, g)
+		if n := len(runs); n > 0 && j.p.GEMMs != "separate" {
+			last := runs[n-1][0]
+			if last.Resources == g.Resources && last.Cluster == g.Cluster {
+				runs[n-1] = append(runs[n-1], g)
+				continue
+			}
+		}
+		runs = append(runs, []isa.Grid{g})
+	}
+	var grids []isa.Grid
+	for _, run := range runs {
+		if len(run) == 1 {
+			grids = append(grids, run[0])
 			continue
 		}
-		last := &grids[len(grids)-1]
-		last.Name = name
-		prev, prevN, cta := last.CTA, last.CTAs, g.CTA
-		last.CTA = func(i int) isa.Stream {
-			if i < prevN {
-				return prev(i)
-			}
-			return cta(i - prevN)
-		}
-		last.CTAs += g.CTAs
+		grids = append(grids, groupedGrid(name, run))
 	}
 	return grids
 }

@@ -1,0 +1,80 @@
+package programs
+
+import (
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/isa"
+)
+
+// A grid's Class is a promise fast-forward relies on without checking
+// every block: blocks of equal class run the same instructions, addresses
+// aside. Every block of small generated grids is compared with the first
+// block of its class: GEMMs with edge tiles in m and n, CTA pairs, the
+// emulated schemes' product kernels, the staging variants, ozaki's
+// grouped GEMM (one class per diagonal's depth).
+func TestGridClassesAreAlike(t *testing.T) {
+	cases := []struct {
+		file string
+		sets []string
+	}{
+		{"examples/a100-hgemm.yaml", []string{"program.m=1000", "program.n=700", "program.k=300"}},
+		{"examples/a100-hgemm.yaml", []string{"program.m=1000", "program.n=700", "program.k=300", "program.tiling.staging=none", "program.tiling.stages=1"}},
+		{"examples/a100-sgemm.yaml", []string{"program.m=600", "program.n=520", "program.k=200"}},
+		{"examples/mi210-hgemm.yaml", []string{"program.m=1000", "program.n=700", "program.k=300"}},
+		{"examples/a100-emulated-gemm.yaml", []string{"program.scheme=ootomo", "program.m=700", "program.n=600", "program.k=300"}},
+		{"examples/a100-emulated-gemm.yaml", []string{"program.scheme=ape-fp32f", "program.m=700", "program.n=600", "program.k=300"}},
+		{"examples/a100-emulated-gemm.yaml", []string{"program.scheme=le-gemm", "program.m=700", "program.n=600", "program.k=300"}},
+		{"examples/b200-ozaki.yaml", []string{"program.m=700", "program.n=600", "program.k=300"}},
+	}
+	for _, c := range cases {
+		f := mustRead(t, c.file)
+		opts := Options{Overrides: mustSets(t, c.sets...), Numerics: NumericsOff}
+		m, err := MachineFor(f, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		job, err := f.Kind.BuildFor(f, m, opts)
+		if err != nil {
+			t.Fatalf("%s %v: %v", c.file, c.sets, err)
+		}
+		declared, shared := 0, 0
+		for _, g := range job.Program().Grids {
+			if g.Class == nil {
+				continue
+			}
+			declared++
+			first := map[int][]isa.Instr{}
+			for i := 0; i < g.CTAs; i++ {
+				var shape []isa.Instr
+				for in := range g.CTA(i) {
+					shape = append(shape, in.Shape())
+				}
+				ref, seen := first[g.Class(i)]
+				if !seen {
+					first[g.Class(i)] = shape
+					continue
+				}
+				shared++
+				if !sameInstrs(ref, shape) {
+					t.Errorf("%s %v: kernel %s: block %d has the class of an earlier block but other instructions", c.file, c.sets, g.Name, i)
+					break
+				}
+			}
+		}
+		if declared == 0 || shared == 0 {
+			t.Errorf("%s %v: %d kernels declare classes, %d blocks share one: want some of both", c.file, c.sets, declared, shared)
+		}
+	}
+}
+
+func sameInstrs(a, b []isa.Instr) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
