@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -197,5 +198,28 @@ func TestFastForwardGroupedGrid(t *testing.T) {
 	}
 	if fast.Time != full.Time {
 		t.Errorf("time %v fast-forwarded, %v in full", fast.Time, full.Time)
+	}
+}
+
+// A grid whose Class declares blocks alike that are not (the grouped grid
+// above, every block of class 0) stops a fast-forwarded run with an error
+// naming the kernel, instead of skipping deeper blocks as shallow ones.
+func TestFastForwardWrongClass(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	g := isa.Grid{Name: "lying", CTAs: 8 * 60, CTA: func(c int) isa.Stream {
+		if c < 8*30 {
+			return ctaDeep(0, 512)
+		}
+		return ctaDeep(0, 1024)
+	}, Class: func(int) int { return 0 }, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+	ff := arch.DefaultFastForward
+	ff.Tolerance = 0
+	chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: &ff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = chip.Run(isa.Program{Name: "lying", Grids: []isa.Grid{g}})
+	if err == nil || !strings.Contains(err.Error(), "kernel lying: its Class declares blocks") {
+		t.Fatalf("got %v, want the wrong declaration named", err)
 	}
 }
