@@ -289,7 +289,9 @@ func (gr *gridRunner) Blocked() (bool, string) {
 // GEMM grids in this engine are not exactly periodic (CTAs of a wave meet
 // different L2 hits and memory contention, and drift over the cores), so
 // in general it is an approximation. What it checks: the measured waves'
-// durations and stall mix within the tolerances before a skip, and the
+// durations, stall mix and cache hit fractions within the tolerances
+// before a skip, the skipped and the Tail waves' blocks running the
+// measured ones' instructions (isa.Grid.Class, or their streams), and the
 // Tail waves simulated after it within the tolerance of the measured
 // period (FastForwardSkip.Checked) — which catches a grid whose later
 // CTAs differ (ozaki's scan: A's rows, then B's columns) but not one
@@ -309,9 +311,10 @@ type FastForward struct {
 	Exclude []int
 	// Mix is the largest spread over the measured waves of a lane's
 	// fraction of time in a cause (busy, each stall; the mean over the
-	// cores) that allows a skip: durations can repeat while the stall mix
-	// still drifts (a tensor-bound GEMM's copy lane moves from bandwidth
-	// stalls to waiting for free stages over many waves).
+	// cores), and of the L2's and LLC's hit fractions, that allows a
+	// skip: durations can repeat while the stall mix still drifts (a
+	// tensor-bound GEMM's copy lane moves from bandwidth stalls to waiting
+	// for free stages over many waves) or the cache hits fall.
 	Mix float64
 }
 
@@ -518,9 +521,26 @@ func (c *Chip) reported(t sim.Time) sim.Time {
 }
 
 // ffSteady reports whether every lane's mean fraction of time in each
-// cause varied by at most mix over the waves between the snapshots s.
+// cause, and the L2's and LLC's hit fractions, varied by at most mix over
+// the waves between the snapshots s. (A GEMM sliding into thrashing its L2
+// keeps the durations of its waves for a while, hiding the misses behind
+// its computation, as its hits fall: MI210 HGEMM 8192³ from 0.9 to 0.65 in
+// four waves, then its waves took 1.5 times as long.)
 func (c *Chip) ffSteady(s []ffSnap, mix float64) bool {
 	ff := c.grids.ff
+	for _, k := range []int{3, 5} { // hit bytes, then miss bytes (ffSnapshot)
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for w := 1; w < len(s); w++ {
+			h, m := s[w].ints[k]-s[w-1].ints[k], s[w].ints[k+1]-s[w-1].ints[k+1]
+			if h+m > 0 {
+				f := float64(h) / float64(h+m)
+				lo, hi = min(lo, f), max(hi, f)
+			}
+		}
+		if hi-lo > mix {
+			return false
+		}
+	}
 	cores := len(c.grids.cores)
 	block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
 	for l := range ff.lanes {

@@ -94,7 +94,7 @@ func benchTimingFF(b *testing.B, file string, sets ...string) {
 // CTAs, not exactly periodic): it skips some waves after checking them and
 // gives the full simulation's instructions and GM bytes, its time within
 // 0.5 % and every lane's fraction in every cause within the stall-mix
-// spread the skip allows (2 points), with fewer events. (Measured: 6 waves
+// spread the skip allows (3 points), with fewer events. (Measured: 6 waves
 // skipped, time −0.27 %, copy lane's wait_flag share 1.7 points off,
 // 1.19 M → 0.80 M events.)
 func TestFastForwardGEMM(t *testing.T) {
@@ -111,7 +111,7 @@ func TestFastForwardGEMM(t *testing.T) {
 		t.Fatal(err)
 	}
 	ff := arch.DefaultFastForward
-	ff.Mix = 0.02
+	ff.Mix = 0.03
 	fast, err := Execute(f, Options{Overrides: ovs, Numerics: NumericsOff, FastForward: &ff}, RunHooks{})
 	if err != nil {
 		t.Fatal(err)
@@ -142,5 +142,31 @@ func TestFastForwardGEMM(t *testing.T) {
 				t.Errorf("pipe %s %s %.4f fast-forwarded, %.4f in full", name, c, pb.Stall[c], fa)
 			}
 		}
+	}
+}
+
+// MI210 HGEMM 8192³ sits at its L2's capacity cliff: its waves keep their
+// duration for nine waves while its L2 hits fall from 0.9 to 0.65, then
+// take 1.5 times as long. A skip measured on the steady durations alone
+// was 21 % short (and its check passed: the waves after the skip ran with
+// another L2 history). The hit fractions belong to the steadiness a skip
+// needs: fast-forward now gives the full run's time within 1 %.
+func TestFastForwardL2Drift(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two MI210 8192³ runs")
+	}
+	f := mustRead(t, "examples/mi210-hgemm.yaml")
+	ovs := mustSets(t, "program.m=8192", "program.n=8192", "program.k=8192")
+	full, err := Execute(f, Options{Overrides: ovs, Numerics: NumericsOff}, RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := arch.FastForward{Measure: 4, Tolerance: 0.02, Mix: 0.05, Tail: 2}
+	fast, err := Execute(f, Options{Overrides: ovs, Numerics: NumericsOff, FastForward: &ff}, RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := math.Abs(float64(fast.Stats.Time-full.Stats.Time)) / float64(full.Stats.Time); d > 0.01 {
+		t.Errorf("time %v fast-forwarded (skips %+v), %v in full: %.3g %% apart", fast.Stats.Time, fast.Stats.FastForward, full.Stats.Time, 100*d)
 	}
 }

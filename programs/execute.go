@@ -214,7 +214,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	case len(prog.Grids) == 0:
 		rep.Notes = append(rep.Notes, "fast-forward: only kernel grids (GPU machines) have waves to skip; everything was simulated")
 	default:
-		rep.Notes = append(rep.Notes, "fast-forward: no kernel reached repeating waves (durations and stall mix within the tolerances); every block was simulated")
+		rep.Notes = append(rep.Notes, "fast-forward: no kernel reached repeating waves (durations, stall mix and cache hit rates within the tolerances); every block was simulated")
 	}
 	rep.Memory.SetHBMIntensity()
 	rep.SetEnergy(st, &m.Power)
