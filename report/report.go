@@ -178,6 +178,12 @@ type SimReport struct {
 	// alone (a cluster run timing kernels apart: fidelity isolated or
 	// sampled; 0 otherwise).
 	KernelWallSeconds float64 `json:"kernel_wall_seconds,omitempty"`
+	// SkippedSeconds is the simulated time fast-forward's skipped waves
+	// stand for (0: nothing skipped), and SkipUncertaintySeconds how far
+	// the run's time could be off had the skipped waves varied as much as
+	// the measured and checked ones did (an estimate, not a bound).
+	SkippedSeconds         float64 `json:"skipped_seconds,omitempty"`
+	SkipUncertaintySeconds float64 `json:"skip_uncertainty_seconds,omitempty"`
 }
 
 // CoreReport is one core's accounting.
