@@ -20,6 +20,7 @@ type L2 struct {
 	sectorBits uint // log2 of the sector size in bytes
 	sets       uint64
 	setMask    uint64 // sets−1 when sets is a power of two
+	modM       uint64 // ⌈2⁶⁴ / sets⌉: s mod sets by multiplication (Lemire's fastmod) for s < 2³²
 	pow2       bool   // sets is a power of two
 	hash       bool   // XOR-fold the sector number into the set index
 	setBits    uint   // bits of a set index
@@ -101,6 +102,8 @@ func NewL2(capacity int64, lineBytes, ways int) *L2 {
 	}
 	if sets&(sets-1) == 0 {
 		c.setMask, c.pow2 = sets-1, true
+	} else if sets < 1<<32 {
+		c.modM = ^uint64(0)/sets + 1
 	}
 	c.setBits = uint(bits.Len64(sets - 1))
 	return c
@@ -122,6 +125,19 @@ func (c *L2) setIndex(sec int64) uint64 {
 	if c.pow2 {
 		return s & c.setMask
 	}
+	return c.mod(s)
+}
+
+// mod returns s mod sets: for s < 2³² with one multiplication of its
+// fraction of the way through 2⁶⁴/sets (Lemire, Kaser & Kurz, "Faster
+// remainder by direct computation", 2019: exact for 32-bit s and sets), a
+// division otherwise. Sets not a power of two (a 40 MiB or 50 MiB L2)
+// index every row of a tile this way.
+func (c *L2) mod(s uint64) uint64 {
+	if s < 1<<32 && c.modM != 0 {
+		hi, _ := bits.Mul64(c.modM*s, c.sets)
+		return hi
+	}
 	return s % c.sets
 }
 
@@ -141,7 +157,7 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		nburst = 1
 	}
 	sectorMask := int64(1)<<c.sectorBits - 1
-	if end := addr + burstLen; nburst > 1 && addr >= 0 && stride > 0 && stride&sectorMask == 0 && c.pow2 &&
+	if end := addr + burstLen; nburst > 1 && addr >= 0 && stride > 0 && stride&sectorMask == 0 &&
 		addr>>c.sectorBits == (end-1)>>c.sectorBits && c.indexed((addr+int64(nburst-1)*stride)>>c.sectorBits) {
 		// Every burst sits at the same offset of its own sector (a block
 		// of a row-major matrix whose rows are whole sectors apart): the
