@@ -1,6 +1,9 @@
 package programs
 
 import (
+	"encoding/binary"
+	"sync"
+
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -82,8 +85,40 @@ func streamGrid(tg *gpuTarget, name string, blocks int, at func(i int) streamBlo
 	}
 	// A streaming kernel's registers: 32 per thread (a few values per
 	// element in flight).
-	return isa.Grid{Name: name, CTAs: blocks, CTA: cta, TimingOnly: true,
+	return isa.Grid{Name: name, CTAs: blocks, CTA: cta, TimingOnly: true, Class: streamClasses(at),
 		Resources: isa.Resources{Registers: 32 * threads, Warps: streamWarps}}
+}
+
+// streamClasses returns the classes (isa.Grid.Class) of a streaming
+// kernel's blocks: blocks that move spans of the same sizes and run the
+// same work emit the same instructions at other addresses.
+func streamClasses(at func(i int) streamBlock) func(i int) int {
+	var mu sync.Mutex
+	ids := map[string]int{}
+	var key []byte
+	return func(i int) int {
+		b := at(i)
+		mu.Lock()
+		defer mu.Unlock()
+		key = key[:0]
+		for _, spans := range [][]gmSpan{b.reads, b.writes} {
+			key = binary.AppendUvarint(key, uint64(len(spans)))
+			for _, sp := range spans {
+				key = binary.AppendVarint(key, sp.bytes)
+			}
+		}
+		for _, w := range b.work {
+			key = binary.AppendVarint(key, int64(w.n))
+			key = binary.AppendUvarint(key, uint64(w.f))
+		}
+		key = binary.AppendVarint(key, int64(b.elems))
+		id, ok := ids[string(key)]
+		if !ok {
+			id = len(ids)
+			ids[string(key)] = id
+		}
+		return id
+	}
 }
 
 // rowSegments splits a rows×cols row-major matrix into blocks of at most
