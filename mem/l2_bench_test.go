@@ -5,8 +5,8 @@ import "testing"
 // BenchmarkL2GEMMWalk walks the L2 directory as a wave of GEMM blocks
 // does: 148 blocks (8 row blocks × 19 column blocks, the swizzle of the
 // GPU GEMM generator), each looking up its 128-row A tile and 128-row B
-// tile per k-step, on a 25 MiB, 16-way L2 with 128-byte lines (one of the
-// b200 file's two partitions: 800 sets, not a power of two).
+// tile per k-step, on a 25 MiB, 16-way L2 with 128-byte lines: 800 sets,
+// not a power of two (as the A100's 1280 and the B200's and H100's 1600).
 // One op is one wave's k-step: 296 tile lookups of 128 rows.
 func BenchmarkL2GEMMWalk(b *testing.B) {
 	const (
