@@ -159,6 +159,17 @@ func TestFastForwardCheck(t *testing.T) {
 	}
 }
 
+// twoPartGrid is 30 waves (on 4 SMs, 2 CTAs each) of ctaDeep(0, 512) CTAs,
+// then 30 of CTAs twice as deep.
+func twoPartGrid(name string) isa.Grid {
+	return isa.Grid{Name: name, CTAs: 8 * 60, CTA: func(c int) isa.Stream {
+		if c < 8*30 {
+			return ctaDeep(0, 512)
+		}
+		return ctaDeep(0, 1024)
+	}, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+}
+
 // A grouped GEMM's grid: 30 waves of CTAs, then 30 of CTAs twice as deep.
 // A skip in the first part must leave the check's waves in that part (the
 // deeper waves after it would fail the check); every wave of each part
@@ -166,12 +177,7 @@ func TestFastForwardCheck(t *testing.T) {
 // full simulation.
 func TestFastForwardGroupedGrid(t *testing.T) {
 	m := archtest.Machine(t, "a100", "machine.cores=4")
-	g := isa.Grid{Name: "grouped", CTAs: 8 * 60, CTA: func(c int) isa.Stream {
-		if c < 8*30 {
-			return ctaDeep(0, 512)
-		}
-		return ctaDeep(0, 1024)
-	}, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+	g := twoPartGrid("grouped")
 	run := func(ff *arch.FastForward) *arch.Stats {
 		t.Helper()
 		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: ff})
@@ -206,12 +212,8 @@ func TestFastForwardGroupedGrid(t *testing.T) {
 // naming the kernel, instead of skipping deeper blocks as shallow ones.
 func TestFastForwardWrongClass(t *testing.T) {
 	m := archtest.Machine(t, "a100", "machine.cores=4")
-	g := isa.Grid{Name: "lying", CTAs: 8 * 60, CTA: func(c int) isa.Stream {
-		if c < 8*30 {
-			return ctaDeep(0, 512)
-		}
-		return ctaDeep(0, 1024)
-	}, Class: func(int) int { return 0 }, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+	g := twoPartGrid("lying")
+	g.Class = func(int) int { return 0 }
 	ff := arch.DefaultFastForward
 	ff.Tolerance = 0
 	chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: &ff})
