@@ -454,17 +454,36 @@ const ffGlobal = 13
 
 // ffWork adds the work of a grid's skipped CTAs — instructions by lane,
 // path and GM bytes, vector repeats, flops — at the end of the grid (at
-// now): per CTA, what the grid's simulated CTAs did from start to now
-// (exact when its CTAs do the same work, as a GEMM's full tiles), spread
-// over the cores as their simulated share. The cache hits and misses
-// follow the GM bytes at the hit rates of the measured waves (win, summed
-// over the grid's skips).
-func (c *Chip) ffWork(ff *fastForward, start *ffSnap, now sim.Time, simulated, skipped int, win []float64) {
+// now): per skip, its skipped CTAs times the mean work of its measured
+// CTAs, which ran the same instructions (exact when CTAs of the same
+// instructions do the same work, as a GEMM's tiles of one shape, also in a
+// grouped launch of GEMMs of different depths), spread over the cores as
+// their simulated share. The cache hits and misses follow the GM bytes at
+// the hit rates of the measured waves (win, summed over the grid's skips).
+func (c *Chip) ffWork(ff *fastForward, start *ffSnap, now sim.Time, measures []ffMeasure, win []float64) error {
 	end := c.ffSnapshot(now)
-	r := float64(skipped) / float64(max(simulated, 1))
 	d := func(k int) int64 { return end.ints[k] - start.ints[k] }
-	exact := func(k int) int64 { return int64(math.Round(float64(d(k)) * r)) }
-	gmRead, gmWrite := exact(1), exact(2)
+	var total ffWorkSum
+	for _, m := range measures {
+		if m.n != m.to-m.from || m.n == 0 {
+			return fmt.Errorf("%d of the %d measured blocks %d–%d reported their work", m.n, m.to-m.from, m.from, m.to-1)
+		}
+		f := float64(m.skipped) / float64(m.n)
+		if total.instrs == nil {
+			total.instrs, total.pathBytes = make([]float64, len(m.sum.instrs)), make([]float64, len(m.sum.pathBytes))
+		}
+		for i, v := range m.sum.instrs {
+			total.instrs[i] += v * f
+		}
+		for i, v := range m.sum.pathBytes {
+			total.pathBytes[i] += v * f
+		}
+		total.repeats += m.sum.repeats * f
+		total.flops += m.sum.flops * f
+		total.gmRead += m.sum.gmRead * f
+		total.gmWrite += m.sum.gmWrite * f
+	}
+	gmRead, gmWrite := int64(math.Round(total.gmRead)), int64(math.Round(total.gmWrite))
 	ff.ints[1] += gmRead
 	ff.ints[2] += gmWrite
 	ff.ints[7] += gmRead
@@ -482,32 +501,41 @@ func (c *Chip) ffWork(ff *fastForward, start *ffSnap, now sim.Time, simulated, s
 		ff.ints[10] += llcRead
 	}
 	ff.ints[11] += gmRead - l2Read - llcRead
-	ff.floats[0] += (end.floats[0] - start.floats[0]) * r
-	// Per core: each class (a lane's instructions, a path's bytes, the
-	// vector repeats) gets its exact total, spread by the cores' shares.
+	ff.floats[0] += total.flops
+	// Per core: each counter (a lane's instructions, a path's bytes, the
+	// vector repeats) gets its total, spread by the cores' simulated
+	// shares.
 	cores := len(c.grids.cores)
 	block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
-	var classes []int // offsets in a core's block
+	type counter struct {
+		off   int // offset in a core's block
+		total float64
+	}
+	var counters []counter
 	for l := range ff.lanes {
-		classes = append(classes, l*(int(NumCauses)+1)+int(NumCauses))
+		counters = append(counters, counter{l*(int(NumCauses)+1) + int(NumCauses), at(total.instrs, l)})
 	}
-	for p := 0; p <= ff.paths; p++ {
-		classes = append(classes, len(ff.lanes)*(int(NumCauses)+1)+p)
+	for p := 0; p < ff.paths; p++ {
+		counters = append(counters, counter{len(ff.lanes)*(int(NumCauses)+1) + p, at(total.pathBytes, p)})
 	}
-	for _, off := range classes {
+	counters = append(counters, counter{len(ff.lanes)*(int(NumCauses)+1) + ff.paths, total.repeats})
+	for _, ct := range counters {
 		var sum int64
 		for i := range cores {
-			sum += d(ffGlobal + i*block + off)
+			sum += d(ffGlobal + i*block + ct.off)
 		}
-		total := int64(math.Round(float64(sum) * r))
-		if sum == 0 || total == 0 {
+		total := int64(math.Round(ct.total))
+		if total == 0 {
 			continue
+		}
+		if sum == 0 {
+			return fmt.Errorf("the skipped blocks did work the simulated ones did not (counter %d)", ct.off)
 		}
 		// Largest remainder: the shares add up to total.
 		given := int64(0)
 		best, bestRem := 0, -1.0
 		for i := range cores {
-			k := ffGlobal + i*block + off
+			k := ffGlobal + i*block + ct.off
 			share := float64(total) * float64(d(k)) / float64(sum)
 			n := int64(share)
 			ff.ints[k] += n
@@ -518,6 +546,15 @@ func (c *Chip) ffWork(ff *fastForward, start *ffSnap, now sim.Time, simulated, s
 		}
 		ff.ints[best] += total - given
 	}
+	return nil
+}
+
+// at is x[i], 0 beyond x.
+func at(x []float64, i int) float64 {
+	if i < len(x) {
+		return x[i]
+	}
+	return 0
 }
 
 // ffApply adds the skipped waves to the statistics of a run that ended

@@ -81,6 +81,60 @@ type gridRunner struct {
 	skipped int          // CTAs of grid cur skipped
 	win     []float64    // the increments its skips scaled (ffAdd)
 	check   int          // the skip whose tail waves are being checked (-1: none)
+	// finished holds the work of grid cur's recently finished CTAs (by
+	// index) until they are too old to be measured; measures, per skip of
+	// grid cur, the work of its measured CTAs (ffWork).
+	finished map[int]*CTAWork
+	measures []ffMeasure
+}
+
+// ffMeasure is the work of a skip's measured CTAs [from, to), summed as
+// they finish, and the number of CTAs the skip stands for.
+type ffMeasure struct {
+	from, to, skipped int
+	n                 int // measured CTAs finished
+	sum               ffWorkSum
+}
+
+// ffWorkSum is a sum of CTAWork.
+type ffWorkSum struct {
+	instrs, pathBytes  []float64
+	repeats, flops     float64
+	gmRead, gmWrite    float64
+}
+
+func (s *ffWorkSum) add(w *CTAWork) {
+	if s.instrs == nil {
+		s.instrs, s.pathBytes = make([]float64, len(w.Instrs)), make([]float64, len(w.PathBytes))
+	}
+	for i, v := range w.Instrs {
+		s.instrs[i] += float64(v)
+	}
+	for i, v := range w.PathBytes {
+		s.pathBytes[i] += float64(v)
+	}
+	s.repeats += float64(w.VectorRepeats)
+	s.flops += w.Flops
+	s.gmRead += float64(w.GMRead)
+	s.gmWrite += float64(w.GMWrite)
+}
+
+// ctaWork records CTA cta's work (fast-forward): in the measure of the
+// skips that measured it, else kept while it may still be measured.
+func (gr *gridRunner) ctaWork(cta int, w *CTAWork) {
+	for i := range gr.measures {
+		if m := &gr.measures[i]; cta >= m.from && cta < m.to {
+			m.sum.add(w)
+			m.n++
+			return
+		}
+	}
+	if gr.finished == nil {
+		gr.finished = map[int]*CTAWork{}
+	}
+	cp := *w
+	cp.Instrs, cp.PathBytes = slices.Clone(w.Instrs), slices.Clone(w.PathBytes)
+	gr.finished[cta] = &cp
 }
 
 // startGrids checks that every grid's CTAs fit the machine's cores and
@@ -117,14 +171,30 @@ func (c *Chip) startGrids(grids []isa.Grid) error {
 	return nil
 }
 
-// CTADone tells the grid scheduler that core id finished a CTA at now.
-func (c *Chip) CTADone(id int, now sim.Time) {
+// CTAWork is the work one CTA did: its instructions by lane and bytes by
+// path (in the order of CoreStats.Lanes and PathBytes), its vector
+// repeats, matrix flops and global-memory bytes. Fast-forward stands each
+// skipped CTA for the mean of the measured CTAs like it.
+type CTAWork struct {
+	Instrs          []uint64
+	PathBytes       []int64
+	VectorRepeats   int64
+	Flops           float64
+	GMRead, GMWrite int64
+}
+
+// CTADone tells the grid scheduler that core id finished CTA cta (of the
+// running grid) at now, having done w.
+func (c *Chip) CTADone(id, cta int, now sim.Time, w *CTAWork) {
 	gr := c.grids
 	if gr == nil {
 		c.Fail(errors.New("a core reported a finished CTA, but no grid is running"))
 		return
 	}
 	gr.running--
+	if gr.ff != nil {
+		gr.ctaWork(cta, w)
+	}
 	gr.waker.Wake(now)
 }
 
@@ -168,9 +238,13 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 		t.Finished = now
 		fin := gr.cur
 		if gr.skipped > 0 {
-			gr.chip.ffWork(gr.ff, &gr.start, now, g.CTAs-gr.skipped, gr.skipped, gr.win)
+			if err := gr.chip.ffWork(gr.ff, &gr.start, now, gr.measures, gr.win); err != nil {
+				gr.chip.Fail(fmt.Errorf("fast-forward: kernel %s: %w", g.Name, err))
+				return
+			}
 			gr.skipped, gr.win = 0, nil
 		}
+		gr.measures, gr.finished = gr.measures[:0], nil
 		gr.cur++
 		gr.next, gr.started = 0, false
 		gr.wave, gr.snaps = 0, gr.snaps[:0]
@@ -280,9 +354,11 @@ func (gr *gridRunner) Blocked() (bool, string) {
 // skips the grid's next full waves but Tail: the CTAs of the skipped waves
 // are never started, the run goes on with the CTAs after them, and the
 // statistics get the skipped waves' share — per wave the mean of the
-// measured waves' increments of every counter (lane time by cause,
-// instructions, bytes, L2 and LLC hits, flops, channel and buffer
-// integrals) — with every later time moved by the skipped waves' duration.
+// measured waves' increments of the time-like counters (lane time by
+// cause, channel and buffer integrals), per CTA the mean work of the
+// measured CTAs (CTAWork: instructions, bytes, flops; the L2 and LLC hits
+// at the measured hit rates) — with every later time moved by the skipped
+// waves' duration.
 //
 // The result is exact when the run is periodic there (the measured waves
 // identical in duration and in every counter, and the skipped ones too);
@@ -406,6 +482,11 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		}
 	}
 	gr.snaps = append(gr.snaps, gr.chip.ffSnapshot(now))
+	for c := range gr.finished { // too old to be measured by a later skip
+		if c < gr.next-ff.Measure*gr.wave {
+			delete(gr.finished, c)
+		}
+	}
 	if len(gr.snaps) > ff.Measure+1 {
 		gr.snaps = append(gr.snaps[:0], gr.snaps[1:]...)
 	}
@@ -439,7 +520,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	// The check's Tail waves must be like them too (a grouped GEMM's next
 	// GEMM, whose blocks are deeper, would fail it).
 	like := gr.likeRefs(g, gr.next-ff.Measure*gr.wave)
-	for c := gr.next - ff.Measure*gr.wave; c < gr.next; c++ {
+	for c := gr.next - ff.Measure*gr.wave + max(g.Cluster, 1); c < gr.next; c++ { // after the references
 		if !like(c) {
 			return
 		}
@@ -461,8 +542,10 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		// last checked CTA of each rank against the measured ones.
 		size := max(g.Cluster, 1)
 		for r := 0; r < size; r++ {
+			ref := gr.next - ff.Measure*gr.wave + r
+			shape := ctaShape(g, ref)
 			for _, c := range []int{gr.next + r, gr.next + (j+ff.Tail)*gr.wave - size + r} {
-				if ref := gr.next - ff.Measure*gr.wave + r; !sameShape(g, c, ctaShape(g, ref)) {
+				if !sameShape(g, c, shape) {
 					gr.chip.Fail(fmt.Errorf("kernel %s: its Class declares blocks %d and %d alike, but their instructions differ", g.Name, ref, c))
 					return
 				}
@@ -501,6 +584,15 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		}
 	}
 	gr.skipped += j * gr.wave
+	meas := ffMeasure{from: gr.next - ff.Measure*gr.wave, to: gr.next, skipped: j * gr.wave}
+	for c := meas.from; c < meas.to; c++ {
+		if w, ok := gr.finished[c]; ok {
+			meas.sum.add(w)
+			meas.n++
+			delete(gr.finished, c)
+		}
+	}
+	gr.measures = append(gr.measures, meas)
 	ff.skips = append(ff.skips, FastForwardSkip{Grid: g.Name, At: now, FromCTA: gr.next, Waves: j, WaveCTAs: gr.wave,
 		Period: sim.Time(math.Round(float64(total) / m)), Spread: hi - lo, Shift: shift, Exact: exact,
 		Events: uint64(math.Round(float64(last.ints[0]-first.ints[0]) * scale))})

@@ -124,6 +124,7 @@ type cta struct {
 	mem   [numBuffers][]byte // functional: SMEM, RF, TMEM of this CTA
 	cl    *clusterState      // its thread block cluster, nil outside one
 	rank  int                // its rank in cl
+	work  arch.CTAWork       // what it did (reported when it finishes)
 }
 
 // ClusterFlag marks a flag id (isa.Instr.FlagID) as one of the CTA's
@@ -306,6 +307,12 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bo
 	t.fetched, t.drained, t.full = false, false, false
 	t.free = now
 	clear(t.flags)
+	if len(t.work.Instrs) != numLanes || len(t.work.PathBytes) != len(core.pathBytes) {
+		t.work.Instrs, t.work.PathBytes = make([]uint64, numLanes), make([]int64, len(core.pathBytes))
+	}
+	clear(t.work.Instrs)
+	clear(t.work.PathBytes)
+	t.work.VectorRepeats, t.work.Flops, t.work.GMRead, t.work.GMWrite = 0, 0, 0, 0
 	for i := range t.lanes {
 		l := &t.lanes[i]
 		l.head, l.n, l.busy, l.last, l.xfer, l.state = 0, 0, now, now, 0, arch.QueueEmpty
@@ -548,6 +555,7 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 			l.start = now
 			l.state = arch.Busy
 			core.lanes[p].stats.Instrs += uint64(members)
+			t.work.Instrs[p] += uint64(members)
 			core.execute(t, p, l, now)
 		}
 		for range members {
@@ -647,6 +655,7 @@ issue:
 		}
 		t.fetched = false
 		core.lanes[LaneIssue].stats.Instrs++
+		t.work.Instrs[LaneIssue]++
 		progress = true
 	}
 	s.state = stall
@@ -708,7 +717,7 @@ func (core *Core) checkDone(t *cta, now sim.Time) {
 	core.acc -= t.res.AccBytes
 	core.warps -= t.res.Warps
 	core.fin = max(now, 1)
-	core.chip.CTADone(core.id, now)
+	core.chip.CTADone(core.id, t.idx, now, &t.work)
 }
 
 // FlowDone implements mem.FlowDone: a flow of lane tag%numLanes of CTA

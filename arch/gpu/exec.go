@@ -45,8 +45,14 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		}
 		lat := clk.Cycles(int64(path.LatencyCycles))
 		core.pathBytes[pi] += bytes
+		t.work.PathBytes[pi] += bytes
 		core.chip.AddPathEnergy(now, pi, bytes)
 		if in.Src.Buf == BufGM || in.Dst.Buf == BufGM {
+			if in.Src.Buf == BufGM {
+				t.work.GMRead += bytes
+			} else {
+				t.work.GMWrite += bytes
+			}
 			// The path is the SM's (its load/store units, TMA): the resident
 			// CTAs share it, each capped at its share.
 			bpc := path.BytesPerCycle / float64(max(core.count, 1))
@@ -79,6 +85,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			}
 		}
 		core.pathBytes[pi] += bytes
+		t.work.PathBytes[pi] += bytes
 		core.chip.AddPathEnergy(now, pi, bytes)
 		core.startUnit(t, l, LaneLoad, cycles, 1, clk.Cycles(int64(path.LatencyCycles)), tag)
 	case in.Op == isa.OpMmad:
@@ -88,6 +95,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		}
 		flops := 2 * float64(in.M) * float64(in.N) * float64(in.K)
 		core.chip.AddMatrixFlops(flops)
+		t.work.Flops += flops
 		// The units compute what the warps issue: Rows×Cols when the
 		// kernel runs whole warp tiles on an edge tile (masked at the
 		// store), and on the tensor cores whole instruction shapes.
@@ -146,6 +154,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 	case in.Op == isa.OpVector:
 		rep := max(in.Repeat, 1)
 		core.vectorRepeats += int64(rep)
+		t.work.VectorRepeats += int64(rep)
 		core.chip.AddVectorEnergy(now, int64(rep))
 		elems := float64(in.VecElems(pr.geom.VectorRepeatBytes)) * float64(rep)
 		core.startUnit(t, l, LaneVector, elems/pr.VectorLanes*pr.vectorSlowdown(in), warpShare(t, pr), clk.Cycles(int64(pr.VectorLatency)), tag)

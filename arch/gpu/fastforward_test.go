@@ -205,6 +205,22 @@ func TestFastForwardGroupedGrid(t *testing.T) {
 	if fast.Time != full.Time {
 		t.Errorf("time %v fast-forwarded, %v in full", fast.Time, full.Time)
 	}
+	// The skipped blocks' work is their own part's, not the grid's mean.
+	if fast.GMReadBytes != full.GMReadBytes || fast.GMWriteBytes != full.GMWriteBytes || fast.L2HitBytes != full.L2HitBytes ||
+		math.Abs(fast.MMADFlops-full.MMADFlops) > 1e-9*full.MMADFlops {
+		t.Errorf("GM bytes %d/%d, L2 hits %d, flops %g fast-forwarded; %d/%d, %d, %g in full",
+			fast.GMReadBytes, fast.GMWriteBytes, fast.L2HitBytes, fast.MMADFlops, full.GMReadBytes, full.GMWriteBytes, full.L2HitBytes, full.MMADFlops)
+	}
+	for i := range full.Cores {
+		for l := range full.Cores[i].Lanes {
+			if a, b := fast.Cores[i].Lanes[l].Instrs, full.Cores[i].Lanes[l].Instrs; a != b {
+				t.Errorf("core %d lane %d: %d instructions fast-forwarded, %d in full", i, l, a, b)
+			}
+		}
+		if a, b := fast.Cores[i].PathBytes, full.Cores[i].PathBytes; !reflect.DeepEqual(a, b) {
+			t.Errorf("core %d: path bytes %v fast-forwarded, %v in full", i, a, b)
+		}
+	}
 }
 
 // A grid whose Class declares blocks alike that are not (the grouped grid
