@@ -98,9 +98,9 @@ type ffMeasure struct {
 
 // ffWorkSum is a sum of CTAWork.
 type ffWorkSum struct {
-	instrs, pathBytes  []float64
-	repeats, flops     float64
-	gmRead, gmWrite    float64
+	instrs, pathBytes []float64
+	repeats, flops    float64
+	gmRead, gmWrite   float64
 }
 
 func (s *ffWorkSum) add(w *CTAWork) {
