@@ -2,6 +2,7 @@ package programs
 
 import (
 	"math"
+	"os"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -171,5 +172,49 @@ func TestFastForwardL2Drift(t *testing.T) {
 	}
 	if d := math.Abs(float64(fast.Stats.Time-full.Stats.Time)) / float64(full.Stats.Time); d > 0.01 {
 		t.Errorf("time %v fast-forwarded (skips %+v), %v in full: %.3g %% apart", fast.Stats.Time, fast.Stats.FastForward, full.Stats.Time, 100*d)
+	}
+}
+
+// longTag is set by long_tag_test.go under the build tag "long".
+var longTag bool
+
+// longEnabled reports whether the long tests run (-tags long or
+// DAVINCI_LONG=1).
+func longEnabled() bool { return longTag || os.Getenv("DAVINCI_LONG") == "1" }
+
+// The ozaki program fast-forwarded (b200, 8192³: its grouped GEMM's
+// diagonals and its streaming kernels skip waves) against the full
+// simulation: the same work — GM bytes, every lane's instructions on
+// every core summed, flops — and a time within the uncertainty the report
+// states. Long (two runs, ~25 s): -tags long or DAVINCI_LONG=1.
+func TestOzakiFastForwardMatchesFull(t *testing.T) {
+	if !longEnabled() {
+		t.Skip("long: -tags long or DAVINCI_LONG=1")
+	}
+	f := mustRead(t, "examples/b200-ozaki.yaml")
+	ovs := mustSets(t, "program.m=8192", "program.n=8192", "program.k=8192")
+	full, err := Execute(f, Options{Overrides: ovs, Numerics: NumericsOff}, RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := arch.DefaultFastForward
+	fast, err := Execute(f, Options{Overrides: ovs, Numerics: NumericsOff, FastForward: &ff}, RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := full.Stats, fast.Stats
+	if len(b.FastForward) < 3 {
+		t.Fatalf("skips %+v: want the kernels' waves skipped", b.FastForward)
+	}
+	if b.GMReadBytes != a.GMReadBytes || b.GMWriteBytes != a.GMWriteBytes || math.Abs(b.MMADFlops-a.MMADFlops) > 1e-9*a.MMADFlops {
+		t.Errorf("GM %d/%d bytes, %g flops fast-forwarded; %d/%d, %g in full", b.GMReadBytes, b.GMWriteBytes, b.MMADFlops, a.GMReadBytes, a.GMWriteBytes, a.MMADFlops)
+	}
+	for name, pa := range full.Report.Pipes {
+		if pb := fast.Report.Pipes[name]; pb.Instrs != pa.Instrs {
+			t.Errorf("pipe %s: %d instructions fast-forwarded, %d in full", name, pb.Instrs, pa.Instrs)
+		}
+	}
+	if d, u := math.Abs((b.Time - a.Time).Seconds()), fast.Report.Sim.SkipUncertaintySeconds; d > u {
+		t.Errorf("time %v fast-forwarded, %v in full: %g s apart, more than the stated ±%g s", b.Time, a.Time, d, u)
 	}
 }

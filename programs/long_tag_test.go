@@ -1,0 +1,5 @@
+//go:build long
+
+package programs
+
+func init() { longTag = true }
