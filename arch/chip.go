@@ -388,7 +388,7 @@ func (c *Chip) ffSnapshot(now sim.Time) ffSnap {
 		llch, llcm = c.llc.HitBytes, c.llc.MissBytes
 	}
 	tr := c.traffic
-	s.ints = append(s.ints, int64(c.eng.Events()), c.gmRead, c.gmWrite, l2h, l2m, llch, llcm,
+	s.ints = append(s.ints, int64(c.eng.Events()), c.gmRead, c.gmWrite, l2h, l2m, llch, llcm, // ffEvents … ffTrafficHBMWrite
 		tr.GMRead, tr.GMWrite, tr.L2Read, tr.LLCRead, tr.HBMRead, tr.HBMWrite)
 	s.floats = append(s.floats, c.mmadFlops, c.gmBW.MeanUtilisation(now)*float64(now))
 	for _, ch := range c.l2BWs {
@@ -425,7 +425,7 @@ func (c *Chip) ffAdd(ff *fastForward, a, b *ffSnap, scale float64, shift sim.Tim
 		win[k] = float64(b.ints[k]-a.ints[k]) * scale
 	}
 	add := func(k int) int64 { return int64(math.Round(win[k])) }
-	ff.ints[0] += add(0) // events
+	ff.ints[ffEvents] += add(ffEvents)
 	k := ffGlobal
 	for range c.grids.cores {
 		for range ff.lanes {
@@ -449,8 +449,24 @@ func (c *Chip) ffAdd(ff *fastForward, a, b *ffSnap, scale float64, shift sim.Tim
 	return win
 }
 
-// ffGlobal is the number of chip-wide ints of an ffSnap.
-const ffGlobal = 13
+// The chip-wide ints of an ffSnap, in order (ffSnapshot); ffGlobal is
+// their number, the cores' blocks follow.
+const (
+	ffEvents = iota
+	ffGMRead
+	ffGMWrite
+	ffL2Hit
+	ffL2Miss
+	ffLLCHit
+	ffLLCMiss
+	ffTrafficGMRead
+	ffTrafficGMWrite
+	ffTrafficL2Read
+	ffTrafficLLCRead
+	ffTrafficHBMRead
+	ffTrafficHBMWrite
+	ffGlobal
+)
 
 // ffWork adds the work of a grid's skipped CTAs — instructions by lane,
 // path and GM bytes, vector repeats, flops — at the end of the grid (at
@@ -484,23 +500,23 @@ func (c *Chip) ffWork(ff *fastForward, start *ffSnap, now sim.Time, measures []f
 		total.gmWrite += m.sum.gmWrite * f
 	}
 	gmRead, gmWrite := int64(math.Round(total.gmRead)), int64(math.Round(total.gmWrite))
-	ff.ints[1] += gmRead
-	ff.ints[2] += gmWrite
-	ff.ints[7] += gmRead
-	ff.ints[8] += gmWrite
-	ff.ints[12] += gmWrite
+	ff.ints[ffGMRead] += gmRead
+	ff.ints[ffGMWrite] += gmWrite
+	ff.ints[ffTrafficGMRead] += gmRead
+	ff.ints[ffTrafficGMWrite] += gmWrite
+	ff.ints[ffTrafficHBMWrite] += gmWrite
 	// Cache counters at the measured rates per GM byte.
 	var l2Read, llcRead int64
-	if w := win[1] + win[2]; w > 0 {
+	if w := win[ffGMRead] + win[ffGMWrite]; w > 0 {
 		f := float64(gmRead+gmWrite) / w
-		for _, k := range []int{3, 4, 5, 6} {
+		for _, k := range []int{ffL2Hit, ffL2Miss, ffLLCHit, ffLLCMiss} {
 			ff.ints[k] += int64(math.Round(win[k] * f))
 		}
-		l2Read, llcRead = int64(math.Round(win[9]*f)), int64(math.Round(win[10]*f))
-		ff.ints[9] += l2Read
-		ff.ints[10] += llcRead
+		l2Read, llcRead = int64(math.Round(win[ffTrafficL2Read]*f)), int64(math.Round(win[ffTrafficLLCRead]*f))
+		ff.ints[ffTrafficL2Read] += l2Read
+		ff.ints[ffTrafficLLCRead] += llcRead
 	}
-	ff.ints[11] += gmRead - l2Read - llcRead
+	ff.ints[ffTrafficHBMRead] += gmRead - l2Read - llcRead
 	ff.floats[0] += total.flops
 	// Per core: each counter (a lane's instructions, a path's bytes, the
 	// vector repeats) gets its total, spread by the cores' simulated
@@ -571,19 +587,19 @@ func (c *Chip) ffApply(st *Stats, end sim.Time) {
 		return (m*float64(end) + add) / float64(full)
 	}
 	in, fl := ff.ints, ff.floats
-	st.GMReadBytes += in[1]
-	st.GMWriteBytes += in[2]
-	st.L2HitBytes += in[3]
-	st.L2MissBytes += in[4]
-	st.LLCHitBytes += in[5]
-	st.LLCMissBytes += in[6]
+	st.GMReadBytes += in[ffGMRead]
+	st.GMWriteBytes += in[ffGMWrite]
+	st.L2HitBytes += in[ffL2Hit]
+	st.L2MissBytes += in[ffL2Miss]
+	st.LLCHitBytes += in[ffLLCHit]
+	st.LLCMissBytes += in[ffLLCMiss]
 	t := &st.Traffic
-	t.GMRead += in[7]
-	t.GMWrite += in[8]
-	t.L2Read += in[9]
-	t.LLCRead += in[10]
-	t.HBMRead += in[11]
-	t.HBMWrite += in[12]
+	t.GMRead += in[ffTrafficGMRead]
+	t.GMWrite += in[ffTrafficGMWrite]
+	t.L2Read += in[ffTrafficL2Read]
+	t.LLCRead += in[ffTrafficLLCRead]
+	t.HBMRead += in[ffTrafficHBMRead]
+	t.HBMWrite += in[ffTrafficHBMWrite]
 	st.MMADFlops += fl[0]
 	st.GMUtilisation = mean(st.GMUtilisation, fl[1])
 	if n := len(c.l2BWs); n > 0 {

@@ -554,7 +554,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	}
 	exact := lo == hi
 	for i := 2; i < len(s) && exact; i++ {
-		for k := 1; k < len(s[i].ints); k++ { // not the events (superseded wake-ups vary)
+		for k := ffEvents + 1; k < len(s[i].ints); k++ { // not the events (superseded wake-ups vary)
 			if s[i].ints[k]-s[i-1].ints[k] != s[1].ints[k]-s[0].ints[k] {
 				exact = false
 				break
@@ -595,7 +595,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	gr.measures = append(gr.measures, meas)
 	ff.skips = append(ff.skips, FastForwardSkip{Grid: g.Name, At: now, FromCTA: gr.next, Waves: j, WaveCTAs: gr.wave,
 		Period: sim.Time(math.Round(float64(total) / m)), Spread: hi - lo, Shift: shift, Exact: exact,
-		Events: uint64(math.Round(float64(last.ints[0]-first.ints[0]) * scale))})
+		Events: uint64(math.Round(float64(last.ints[ffEvents]-first.ints[ffEvents]) * scale))})
 	ff.shift += shift
 	gr.check = len(ff.skips) - 1
 	gr.next += j * gr.wave
@@ -625,7 +625,7 @@ func (c *Chip) reported(t sim.Time) sim.Time {
 // four waves, then its waves took 1.5 times as long.)
 func (c *Chip) ffSteady(s []ffSnap, mix float64) bool {
 	ff := c.grids.ff
-	for _, k := range []int{3, 5} { // hit bytes, then miss bytes (ffSnapshot)
+	for _, k := range []int{ffL2Hit, ffLLCHit} { // hit bytes; the misses follow them
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for w := 1; w < len(s); w++ {
 			h, m := s[w].ints[k]-s[w-1].ints[k], s[w].ints[k+1]-s[w-1].ints[k+1]
