@@ -50,6 +50,15 @@ func BenchmarkEmulatedTiming(b *testing.B) {
 	}
 }
 
+// BenchmarkEmulatedTimingFastForward is BenchmarkEmulatedTiming with
+// --fast-forward (the kernels' repeated waves skipped; approximate, see
+// arch.FastForward and the report's notes).
+func BenchmarkEmulatedTimingFastForward(b *testing.B) {
+	for _, s := range []string{"hgemm", "markidis", "ootomo", "ape-fp32m", "ape-fp32f", "ape-fp32t", "ape-fp32b", "bf16x9", "sgemm-cube", "le-gemm"} {
+		b.Run(s, func(b *testing.B) { benchTimingFF(b, "examples/a100-emulated-gemm.yaml", "program.scheme="+s) })
+	}
+}
+
 // BenchmarkOzakiTiming runs the ozaki example (forced 55 bits: ADP's
 // kernels, 7 slices, 7 INT8 diagonal GEMMs, recombination) timing only on
 // the B200 at 8192³ and 16384³ (issue 15's target: 16384³ within 30 s).
