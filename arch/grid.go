@@ -74,17 +74,18 @@ type gridRunner struct {
 	running int              // CTAs of grid cur resident
 	started bool             // grid cur's launch latency has passed
 
-	ff      *fastForward // nil: every CTA is simulated
-	wave    int          // CTAs of grid cur placed by its first dispatch (0: not yet known)
-	snaps   []ffSnap     // counters at the dispatch of each wave's first CTA (grid cur)
-	start   ffSnap       // counters when grid cur started
-	skipped int          // CTAs of grid cur skipped
-	win     []float64    // the increments its skips scaled (ffAdd)
-	check   int          // the skip whose tail waves are being checked (-1: none)
-	// finished holds the work of grid cur's recently finished CTAs (by
+	ff       *fastForward // nil: every CTA is simulated
+	wave     int          // CTAs of grid cur placed by its first dispatch (0: not yet known)
+	snaps    []ffSnap     // counters at the dispatch of each wave's first CTA (grid cur)
+	start    ffSnap       // counters when grid cur started
+	skipped  int          // CTAs of grid cur skipped
+	win      []float64    // the increments its skips scaled (ffAdd)
+	check    int          // the skip whose tail waves are being checked (-1: none)
+	finished int64        // CTAs finished, over all grids
+	// recent holds the work of grid cur's recently finished CTAs (by
 	// index) until they are too old to be measured; measures, per skip of
 	// grid cur, the work of its measured CTAs (ffWork).
-	finished map[int]*CTAWork
+	recent   map[int]*CTAWork
 	measures []ffMeasure
 }
 
@@ -129,12 +130,12 @@ func (gr *gridRunner) ctaWork(cta int, w *CTAWork) {
 			return
 		}
 	}
-	if gr.finished == nil {
-		gr.finished = map[int]*CTAWork{}
+	if gr.recent == nil {
+		gr.recent = map[int]*CTAWork{}
 	}
 	cp := *w
 	cp.Instrs, cp.PathBytes = slices.Clone(w.Instrs), slices.Clone(w.PathBytes)
-	gr.finished[cta] = &cp
+	gr.recent[cta] = &cp
 }
 
 // startGrids checks that every grid's CTAs fit the machine's cores and
@@ -192,6 +193,7 @@ func (c *Chip) CTADone(id, cta int, now sim.Time, w *CTAWork) {
 		return
 	}
 	gr.running--
+	gr.finished++
 	if gr.ff != nil {
 		gr.ctaWork(cta, w)
 	}
@@ -244,7 +246,7 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 			}
 			gr.skipped, gr.win = 0, nil
 		}
-		gr.measures, gr.finished = gr.measures[:0], nil
+		gr.measures, gr.recent = gr.measures[:0], nil
 		gr.cur++
 		gr.next, gr.started = 0, false
 		gr.wave, gr.snaps = 0, gr.snaps[:0]
@@ -482,9 +484,9 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		}
 	}
 	gr.snaps = append(gr.snaps, gr.chip.ffSnapshot(now))
-	for c := range gr.finished { // too old to be measured by a later skip
+	for c := range gr.recent { // too old to be measured by a later skip
 		if c < gr.next-ff.Measure*gr.wave {
-			delete(gr.finished, c)
+			delete(gr.recent, c)
 		}
 	}
 	if len(gr.snaps) > ff.Measure+1 {
@@ -586,10 +588,10 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	gr.skipped += j * gr.wave
 	meas := ffMeasure{from: gr.next - ff.Measure*gr.wave, to: gr.next, skipped: j * gr.wave}
 	for c := meas.from; c < meas.to; c++ {
-		if w, ok := gr.finished[c]; ok {
+		if w, ok := gr.recent[c]; ok {
 			meas.sum.add(w)
 			meas.n++
-			delete(gr.finished, c)
+			delete(gr.recent, c)
 		}
 	}
 	gr.measures = append(gr.measures, meas)
@@ -600,6 +602,23 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	gr.check = len(ff.skips) - 1
 	gr.next += j * gr.wave
 	gr.snaps = gr.snaps[:0]
+}
+
+// BlocksDone returns the number of kernel grid blocks (CTAs) finished so
+// far, over all grids, counting those fast-forward skipped (a progress
+// measure).
+func (c *Chip) BlocksDone() int64 {
+	gr := c.grids
+	if gr == nil {
+		return 0
+	}
+	n := gr.finished
+	if gr.ff != nil {
+		for _, s := range gr.ff.skips {
+			n += int64(s.Waves * s.WaveCTAs)
+		}
+	}
+	return n
 }
 
 // reported maps a simulated time to the time line of the run the

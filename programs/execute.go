@@ -132,6 +132,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if _, _, hosted := chip.HostProgress(); hooks.Meter != nil && hosted {
 		hooks.Meter.host = chip
 	}
+	if hooks.Meter != nil {
+		hooks.Meter.grids = chip
+	}
 	if _, _, hosted := chip.HostProgress(); hosted && opts.FastForward != nil {
 		return nil, badInput(errors.New("fast-forward: not with a host program (its tasks wait for the kernels by time)"))
 	}
@@ -157,6 +160,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		}
 		if err := job.Prepare(chip); err != nil {
 			return nil, badInput(err)
+		}
+		if hooks.Meter != nil {
+			hooks.Meter.grids = chip
 		}
 		st, err = chip.Run(job.Program())
 	}

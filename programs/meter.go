@@ -9,13 +9,15 @@ import (
 // progress display: the instructions the cores have taken from their
 // streams over the instructions of the whole program. It is known only for
 // programs whose every instruction is in their per-core streams (the GEMMs,
-// asm), by blocks issued for GPU kernel grids, and by host tasks carried
+// asm), by blocks finished (or skipped by fast-forward) for GPU kernel
+// grids, and by host tasks carried
 // out for host-driven programs (lu-fused: a rough guide, its early tasks
 // are the heavy ones). Counting walks the streams once before the run
 // (about as costly as generating them), so ask for it only when it is shown.
 type WorkMeter struct {
 	issued, total int64
 	blocks        bool       // total counts grid blocks, not instructions
+	grids         *arch.Chip // the chip running the grids: its finished and skipped blocks are the measure
 	host          *arch.Chip // a chip with a host program: its tasks are the measure
 }
 
@@ -44,6 +46,12 @@ func (m *WorkMeter) Fraction() (float64, bool) {
 	}
 	if m == nil || m.total <= 0 {
 		return 0, false
+	}
+	if m.blocks {
+		if m.grids == nil {
+			return 0, false
+		}
+		return min(float64(m.grids.BlocksDone())/float64(m.total), 1), true
 	}
 	return min(float64(m.issued)/float64(m.total), 1), true
 }
@@ -87,9 +95,9 @@ func (m *WorkMeter) attach(prog *isa.Program) {
 	}
 }
 
-// attachGrids meters kernel grids by blocks: a block counts once its
-// stream is issued to its end (blocks of a GEMM are alike, so the share of
-// blocks done is the share of the work).
+// attachGrids meters kernel grids by blocks: the chip counts the blocks
+// finished and skipped (blocks of a GEMM are alike, so the share of blocks
+// done is the share of the work); Execute gives the meter its chip.
 func (m *WorkMeter) attachGrids(prog *isa.Program) {
 	var total int64
 	for _, g := range prog.Grids {
@@ -99,18 +107,4 @@ func (m *WorkMeter) attachGrids(prog *isa.Program) {
 		return
 	}
 	m.total, m.blocks = total, true
-	for i := range prog.Grids {
-		cta := prog.Grids[i].CTA
-		prog.Grids[i].CTA = func(c int) isa.Stream {
-			s := cta(c)
-			return func(yield func(isa.Instr) bool) {
-				for in := range s {
-					if !yield(in) {
-						return
-					}
-				}
-				m.issued++
-			}
-		}
-	}
 }

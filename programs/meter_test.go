@@ -1,6 +1,10 @@
 package programs
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+)
 
 // The meter counts every instruction of a generated GEMM (all issued by the
 // end), a GPU grid's blocks and lu-fused's host tasks, without changing
@@ -35,6 +39,20 @@ func TestWorkMeter(t *testing.T) {
 	}
 	if gwith.Report.Time != gwithout.Report.Time || gwith.Report.Sim.Events != gwithout.Report.Sim.Events {
 		t.Errorf("metering changed the GPU run")
+	}
+	// Fast-forwarded: the skipped blocks count as done.
+	f, err := Parse("p.yaml", ".", []byte("kind: hgemm\nmachine: a100\nm: 8192\nn: 8192\nk: 256\nnumerics: off\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := arch.DefaultFastForward
+	var fm WorkMeter
+	res, err := Execute(f, Options{FastForward: &ff}, RunHooks{Meter: &fm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frac, ok := fm.Fraction(); len(res.Stats.FastForward) == 0 || !ok || frac != 1 {
+		t.Errorf("fast-forwarded GPU hgemm: fraction %v %v after skips %+v, want every block done", frac, ok, res.Stats.FastForward)
 	}
 	var lu WorkMeter
 	run("kind: lu-fused\nn: 512\nnb: 256\nnumerics: off\n", &lu)
