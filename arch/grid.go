@@ -389,11 +389,17 @@ type FastForward struct {
 	Exclude []int
 	// Mix is the largest spread over the measured waves of a lane's
 	// fraction of time in a cause (busy, each stall; the mean over the
-	// cores), and of the L2's and LLC's hit fractions, that allows a
-	// skip: durations can repeat while the stall mix still drifts (a
-	// tensor-bound GEMM's copy lane moves from bandwidth stalls to waiting
-	// for free stages over many waves) or the cache hits fall.
+	// cores) that allows a skip: durations can repeat while the stall mix
+	// still drifts (a tensor-bound GEMM's copy lane moves from bandwidth
+	// stalls to waiting for free stages over many waves).
 	Mix float64
+	// Hits is the largest spread over the measured waves of the L2's and
+	// the LLC's hit fractions (bytes) that allows a skip: a GEMM sliding
+	// into thrashing its L2 keeps its waves' durations while its hits fall
+	// (see ffSteady). Many GEMMs' hits swing from wave to wave with the
+	// wave's place in the tile order at flat durations; a larger Hits lets
+	// them skip, at the risk of missing such a slide.
+	Hits float64
 }
 
 // DefaultFastForward measures 4 waves, allows 5 % spread of their
@@ -404,7 +410,7 @@ type FastForward struct {
 // "Fast-forward"), these settings kept every run's time within 0.6 % and
 // each kernel's within 4.3 % (most within 0.5 %), where 0.5 % and 1 point
 // skipped little on GEMM grids.
-var DefaultFastForward = FastForward{Measure: 4, Tolerance: 0.05, Mix: 0.05, Tail: 2}
+var DefaultFastForward = FastForward{Measure: 4, Tolerance: 0.05, Mix: 0.05, Hits: 0.05, Tail: 2}
 
 // FastForwardSkip is one skip of a fast-forwarded run.
 type FastForwardSkip struct {
@@ -513,7 +519,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	if float64(hi-lo) > ff.Tolerance*float64(total)/m {
 		return
 	}
-	if !gr.chip.ffSteady(s, ff.Mix) {
+	if !gr.chip.ffSteady(s, ff.Mix, ff.Hits) {
 		return
 	}
 	// The measured and the skipped CTAs must run the same instructions,
@@ -637,12 +643,12 @@ func (c *Chip) reported(t sim.Time) sim.Time {
 }
 
 // ffSteady reports whether every lane's mean fraction of time in each
-// cause, and the L2's and LLC's hit fractions, varied by at most mix over
-// the waves between the snapshots s. (A GEMM sliding into thrashing its L2
+// cause varied by at most mix, and the L2's and LLC's hit fractions by at
+// most hits, over the waves between the snapshots s. (A GEMM sliding into thrashing its L2
 // keeps the durations of its waves for a while, hiding the misses behind
 // its computation, as its hits fall: MI210 HGEMM 8192³ from 0.9 to 0.65 in
 // four waves, then its waves took 1.5 times as long.)
-func (c *Chip) ffSteady(s []ffSnap, mix float64) bool {
+func (c *Chip) ffSteady(s []ffSnap, mix, hits float64) bool {
 	ff := c.grids.ff
 	for _, k := range []int{ffL2Hit, ffLLCHit} { // hit bytes; the misses follow them
 		lo, hi := math.Inf(1), math.Inf(-1)
@@ -653,7 +659,7 @@ func (c *Chip) ffSteady(s []ffSnap, mix float64) bool {
 				lo, hi = min(lo, f), max(hi, f)
 			}
 		}
-		if hi-lo > mix {
+		if hi-lo > hits {
 			return false
 		}
 	}

@@ -50,6 +50,7 @@ type runFlags struct {
 	fastForward bool    // --fast-forward: skip repeated waves of GPU grids
 	ffTolerance float64 // --fast-forward-tolerance
 	ffMix       float64 // --fast-forward-mix
+	ffHits      float64 // --fast-forward-hits
 }
 
 func newRunCmd() *cobra.Command {
@@ -96,7 +97,8 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.IntVar(&f.traceNPU, "trace-npu", -1, "cluster runs at fidelity full: also trace this rank's NPU core by core (its pipes as threads of the rank; --trace-cores narrows them)")
 	fl.BoolVar(&f.fastForward, "fast-forward", false, "GPU kernels, timing only: measure waves of blocks and skip the repeated ones (approximate; the notes say what was skipped and the bound)")
 	fl.Float64Var(&f.ffTolerance, "fast-forward-tolerance", arch.DefaultFastForward.Tolerance, "with --fast-forward: the largest relative spread of the measured waves' durations that allows a skip")
-	fl.Float64Var(&f.ffMix, "fast-forward-mix", arch.DefaultFastForward.Mix, "with --fast-forward: the largest spread over the measured waves of a lane's fraction of time in a cause, or of a cache's hit fraction, that allows a skip")
+	fl.Float64Var(&f.ffMix, "fast-forward-mix", arch.DefaultFastForward.Mix, "with --fast-forward: the largest spread of a lane's fraction of time in a cause over the measured waves that allows a skip")
+	fl.Float64Var(&f.ffHits, "fast-forward-hits", arch.DefaultFastForward.Hits, "with --fast-forward: the largest spread of the L2's (and LLC's) hit fraction over the measured waves that allows a skip (larger: more skips on GEMMs whose hits swing from wave to wave, at the risk of missing a slide into thrashing)")
 	fl.BoolVar(&f.view, "view", false, "show the run live in the terminal visualizer (without --trace: no flag marks, at most ~1 GiB of events)")
 	return cmd
 }
@@ -125,7 +127,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	}
 	if f.fastForward {
 		ff := arch.DefaultFastForward
-		ff.Tolerance, ff.Mix = f.ffTolerance, f.ffMix
+		ff.Tolerance, ff.Mix, ff.Hits = f.ffTolerance, f.ffMix, f.ffHits
 		opts.FastForward = &ff
 	}
 	if seedSet {
