@@ -131,7 +131,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		x, dflt float64
 	}{{"--fast-forward-tolerance", f.ffTolerance, d.Tolerance}, {"--fast-forward-mix", f.ffMix, d.Mix}, {"--fast-forward-hits", f.ffHits, d.Hits}} {
 		if !(v.x >= 0) || math.IsInf(v.x, 1) {
-			return badInput(fmt.Errorf("%s %v: must be a spread ≥ 0 (the default is %v)", v.flag, v.x, v.dflt))
+			return badInput(fmt.Errorf("%s %v: must be a finite spread ≥ 0 (the default is %v)", v.flag, v.x, v.dflt))
 		}
 	}
 	if f.fastForward {
