@@ -11,7 +11,7 @@ import (
 // aside. Every block of small generated grids is compared with the first
 // block of its class: GEMMs with edge tiles in m and n, CTA pairs, the
 // emulated schemes' product kernels, the staging variants, ozaki's
-// grouped GEMM (one class per diagonal's depth).
+// grouped GEMM (one class per diagonal's depth), LU's joined TRSM parts.
 func TestGridClassesAreAlike(t *testing.T) {
 	cases := []struct {
 		file string
@@ -25,6 +25,7 @@ func TestGridClassesAreAlike(t *testing.T) {
 		{"examples/a100-emulated-gemm.yaml", []string{"program.scheme=ape-fp32f", "program.m=700", "program.n=600", "program.k=300"}},
 		{"examples/a100-emulated-gemm.yaml", []string{"program.scheme=le-gemm", "program.m=700", "program.n=600", "program.k=300"}},
 		{"examples/b200-ozaki.yaml", []string{"program.m=700", "program.n=600", "program.k=300"}},
+		{"examples/a100-lu-fused.yaml", []string{"program.n=1280", "program.nb=256"}},
 	}
 	for _, c := range cases {
 		f := mustRead(t, c.file)
@@ -38,7 +39,13 @@ func TestGridClassesAreAlike(t *testing.T) {
 			t.Fatalf("%s %v: %v", c.file, c.sets, err)
 		}
 		declared, shared := 0, 0
-		for _, g := range job.Program().Grids {
+		grids := job.Program().Grids
+		if lu, ok := job.(*luGPUJob); ok {
+			// LU's grids are launched by its host program: its joined
+			// TRSM parts (left, right: other shapes) and a trailing update.
+			grids = append(grids, lu.trsmGrid(0), lu.trsmGrid(1))
+		}
+		for _, g := range grids {
 			if g.Class == nil {
 				continue
 			}
