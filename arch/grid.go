@@ -81,6 +81,7 @@ type gridRunner struct {
 	skipped  int          // CTAs of grid cur skipped
 	win      []float64    // the increments its skips scaled (ffAdd)
 	check    int          // the skip whose tail waves are being checked (-1: none)
+	checkAt  sim.Time     // the dispatch of its second tail wave (its check starts there)
 	finished int64        // CTAs finished, over all grids
 	// recent holds the work of grid cur's recently finished CTAs (by
 	// index) until they are too old to be measured; measures, per skip of
@@ -370,7 +371,7 @@ func (gr *gridRunner) Blocked() (bool, string) {
 // durations, stall mix and cache hit fractions within the tolerances
 // before a skip, the skipped and the Tail waves' blocks running the
 // measured ones' instructions (isa.Grid.Class, or their streams), and the
-// Tail waves simulated after it within the tolerance of the measured
+// Tail waves simulated after it (but the first) within the tolerance of the measured
 // period (FastForwardSkip.Checked) — which catches a grid whose later
 // CTAs differ (ozaki's scan: A's rows, then B's columns) but not one
 // whose CTAs differ only inside the skipped range.
@@ -383,7 +384,9 @@ type FastForward struct {
 	// allows a skip (0: only identical durations).
 	Tolerance float64
 	// Tail is the number of full waves simulated after the skipped ones,
-	// before the grid's last, partial wave (at least 1).
+	// before the grid's last, partial wave (at least 2): the first runs
+	// beside the measured blocks still resident, which share no tiles with
+	// it (more L2 misses than in a steady wave), the others are the check.
 	Tail int
 	// Exclude lists grids (indices in the program) never skipped.
 	Exclude []int
@@ -404,13 +407,14 @@ type FastForward struct {
 
 // DefaultFastForward measures 4 waves, allows 5 % spread of their
 // durations and 5 percentage points of their lanes' stall mix and of
-// their cache hit fractions, and simulates the last 2 full waves. GEMM
+// their cache hit fractions, and simulates the last 3 full waves (the
+// check's 2 after the first). GEMM
 // waves vary by a few percent from wave to wave (which CTAs share which
 // panels in the L2); measured against full runs (docs/design-notes.md,
 // "Fast-forward"), these settings kept every run's time within 0.6 % and
 // each kernel's within 4.3 % (most within 0.5 %), where 0.5 % and 1 point
 // skipped little on GEMM grids.
-var DefaultFastForward = FastForward{Measure: 4, Tolerance: 0.05, Mix: 0.05, Hits: 0.05, Tail: 2}
+var DefaultFastForward = FastForward{Measure: 4, Tolerance: 0.05, Mix: 0.05, Hits: 0.05, Tail: 3}
 
 // FastForwardSkip is one skip of a fast-forwarded run.
 type FastForwardSkip struct {
@@ -428,8 +432,9 @@ type FastForwardSkip struct {
 	// Events is the engine events the skipped waves stand for (not in
 	// Stats.Events, which counts the events simulated).
 	Events uint64
-	// Tail is the mean duration of the Tail waves simulated after the
-	// skip (0 until they ran), and Checked reports that it is within the
+	// TailPeriod is the mean duration of the Tail waves simulated after
+	// the skip but the first (0 until they ran), and Checked reports that
+	// it is within the
 	// tolerance (and the measured spread) of Period: the grid's later
 	// waves are still like the measured ones. A skip whose check failed
 	// makes the result unreliable (programs.Execute then runs the full
@@ -476,8 +481,11 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	ff := gr.ff
 	if c := gr.check; c >= 0 {
 		sk := &ff.skips[c]
+		if gr.next == sk.FromCTA+(sk.Waves+1)*sk.WaveCTAs {
+			gr.checkAt = now
+		}
 		if gr.next == sk.FromCTA+(sk.Waves+ff.Tail)*sk.WaveCTAs {
-			sk.TailPeriod = (now - sk.At) / sim.Time(ff.Tail)
+			sk.TailPeriod = (now - gr.checkAt) / sim.Time(ff.Tail-1)
 			dev := math.Abs(float64(sk.TailPeriod - sk.Period))
 			sk.Checked = dev <= ff.Tolerance*float64(sk.Period)+float64(sk.Spread)
 			gr.check = -1

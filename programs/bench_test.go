@@ -174,7 +174,7 @@ func TestFastForwardL2Drift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ff := arch.FastForward{Measure: 4, Tolerance: 0.02, Mix: 0.05, Hits: 0.05, Tail: 2}
+	ff := arch.FastForward{Measure: 4, Tolerance: 0.02, Mix: 0.05, Hits: 0.05, Tail: 3}
 	fast, err := Execute(f, Options{Overrides: ovs, Numerics: NumericsOff, FastForward: &ff}, RunHooks{})
 	if err != nil {
 		t.Fatal(err)
