@@ -11,15 +11,25 @@ import (
 // benchTiming runs example file on 8192³, timing only, and reports the
 // simulated events, the events simulated per wall second and the simulated
 // throughput.
-func benchTiming(b *testing.B, file string, sets ...string) {
+func benchTiming(b *testing.B, file string, sets ...string) { benchRun(b, file, Options{}, sets...) }
+
+// benchTimingFF is benchTiming with the default fast-forward.
+func benchTimingFF(b *testing.B, file string, sets ...string) {
+	ff := arch.DefaultFastForward
+	benchRun(b, file, Options{FastForward: &ff}, sets...)
+}
+
+// benchRun is benchTiming with opts (its overrides and numerics set here).
+func benchRun(b *testing.B, file string, opts Options, sets ...string) {
 	f, err := ReadFile(file)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ovs := mustSets(b, append([]string{"program.m=8192", "program.n=8192", "program.k=8192"}, sets...)...)
+	opts.Overrides = mustSets(b, append([]string{"program.m=8192", "program.n=8192", "program.k=8192"}, sets...)...)
+	opts.Numerics = NumericsOff
 	var res *Result
 	for b.Loop() {
-		if res, err = Execute(f, Options{Overrides: ovs, Numerics: NumericsOff}, RunHooks{}); err != nil {
+		if res, err = Execute(f, opts, RunHooks{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -72,32 +82,17 @@ func BenchmarkOzakiTiming(b *testing.B) {
 
 // BenchmarkOzakiTimingFastForward is BenchmarkOzakiTiming with
 // --fast-forward (the kernels' repeated waves skipped; approximate, see
-// arch.FastForward and the report's notes).
+// arch.FastForward and the report's notes), on the B200 and on the GB200
+// issue 15 names.
 func BenchmarkOzakiTimingFastForward(b *testing.B) {
-	for _, n := range []string{"8192", "16384"} {
-		b.Run(n, func(b *testing.B) {
-			benchTimingFF(b, "examples/b200-ozaki.yaml", "program.m="+n, "program.n="+n, "program.k="+n)
-		})
-	}
-}
-
-// benchTimingFF is benchTiming with the default fast-forward.
-func benchTimingFF(b *testing.B, file string, sets ...string) {
-	f, err := ReadFile(file)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ovs := mustSets(b, append([]string{"program.m=8192", "program.n=8192", "program.k=8192"}, sets...)...)
-	ff := arch.DefaultFastForward
-	var res *Result
-	for b.Loop() {
-		if res, err = Execute(f, Options{Overrides: ovs, Numerics: NumericsOff, FastForward: &ff}, RunHooks{}); err != nil {
-			b.Fatal(err)
+	for _, m := range []string{"b200", "gb200"} {
+		for _, n := range []string{"8192", "16384"} {
+			b.Run(m+"/"+n, func(b *testing.B) {
+				ff := arch.DefaultFastForward
+				benchRun(b, "examples/b200-ozaki.yaml", Options{Machine: m, FastForward: &ff}, "program.m="+n, "program.n="+n, "program.k="+n)
+			})
 		}
 	}
-	b.ReportMetric(float64(res.Stats.Events), "events")
-	b.ReportMetric(float64(res.Stats.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(res.Report.Flops.TFLOPS, "sim-TFLOP/s")
 }
 
 // Fast-forward on a GEMM grid (A100 HGEMM 8192×8192×4096, 19 waves of 108
