@@ -20,7 +20,6 @@ type L2 struct {
 	sectorBits uint // log2 of the sector size in bytes
 	sets       uint64
 	setMask    uint64 // sets−1 when sets is a power of two
-	modM       uint64 // ⌈2⁶⁴ / sets⌉: s mod sets by multiplication (Lemire's fastmod) for s < 2³²
 	pow2       bool   // sets is a power of two
 	hash       bool   // XOR-fold the sector number into the set index
 	setBits    uint   // bits of a set index
@@ -102,8 +101,6 @@ func NewL2(capacity int64, lineBytes, ways int) *L2 {
 	}
 	if sets&(sets-1) == 0 {
 		c.setMask, c.pow2 = sets-1, true
-	} else if sets < 1<<32 {
-		c.modM = ^uint64(0)/sets + 1
 	}
 	c.setBits = uint(bits.Len64(sets - 1))
 	return c
@@ -124,19 +121,6 @@ func (c *L2) setIndex(sec int64) uint64 {
 	}
 	if c.pow2 {
 		return s & c.setMask
-	}
-	return c.mod(s)
-}
-
-// mod returns s mod sets: for s < 2³² with one multiplication of its
-// fraction of the way through 2⁶⁴/sets (Lemire, Kaser & Kurz, "Faster
-// remainder by direct computation", 2019: exact for 32-bit s and sets), a
-// division otherwise. Sets not a power of two (a 40 MiB or 50 MiB L2)
-// index every row of a tile this way.
-func (c *L2) mod(s uint64) uint64 {
-	if s < 1<<32 && c.modM != 0 {
-		hi, _ := bits.Mul64(c.modM*s, c.sets)
-		return hi
 	}
 	return s % c.sets
 }

@@ -178,32 +178,3 @@ func TestL2HashedSetsSpreadPowerOfTwoStrides(t *testing.T) {
 		t.Errorf("hashed index: %d bytes hit, want %d (64 sectors of a 4 MiB cache stay)", got, want)
 	}
 }
-
-// The set index of a directory whose set count is not a power of two is
-// computed by multiplication: it equals the division's remainder for
-// every set count up to 5000 and sector numbers at the edges (0, the set
-// count and its neighbours, 2³²−1) and spread over [0, 2³²), and beyond
-// 2³² (the division itself).
-func TestL2ModMatchesDivision(t *testing.T) {
-	x := uint64(12345)
-	for sets := uint64(3); sets <= 5000; sets++ {
-		if sets&(sets-1) == 0 {
-			continue
-		}
-		c := &L2{sets: sets, modM: ^uint64(0)/sets + 1}
-		check := func(s uint64) {
-			if got := c.mod(s); got != s%sets {
-				t.Fatalf("sets %d: %d mod → %d, want %d", sets, s, got, s%sets)
-			}
-		}
-		for _, s := range []uint64{0, 1, sets - 1, sets, sets + 1, 1<<32 - 1, 1<<32 - sets, 1 << 32, 1<<40 + 7} {
-			check(s)
-		}
-		for i := 0; i < 200; i++ {
-			x ^= x << 13
-			x ^= x >> 7
-			x ^= x << 17
-			check(x >> 32)
-		}
-	}
-}
