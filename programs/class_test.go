@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -62,7 +63,7 @@ func TestGridClassesAreAlike(t *testing.T) {
 					continue
 				}
 				shared++
-				if !sameInstrs(ref, shape) {
+				if !slices.Equal(ref, shape) {
 					t.Errorf("%s %v: kernel %s: block %d has the class of an earlier block but other instructions", c.file, c.sets, g.Name, i)
 					break
 				}
@@ -72,16 +73,4 @@ func TestGridClassesAreAlike(t *testing.T) {
 			t.Errorf("%s %v: %d kernels declare classes, %d blocks share one: want some of both", c.file, c.sets, declared, shared)
 		}
 	}
-}
-
-func sameInstrs(a, b []isa.Instr) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
