@@ -426,12 +426,11 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 			// The library's tiles for the staging asked for.
 			var keep []gpuTile
 			for _, d := range defaults {
-				if d.regStaged == (staging == "registers") {
+				if d.regStaged == (staging == "registers") && d.direct == (staging == "none") {
 					keep = append(keep, d)
 				}
 			}
-			if len(keep) == 0 || staging == "none" {
-				keep = keep[:0]
+			if len(keep) == 0 { // none of them: the library's tiles written that way
 				for _, d := range defaults {
 					d.regStaged = staging == "registers"
 					if d.regStaged {
