@@ -35,10 +35,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		var bytes int64
 		core.spans = core.spans[:0]
 		for j := 0; j < l.members; j++ { // cur, then the rest of its group, still queued (one path: runLane)
-			m := in
-			if j > 0 {
-				m = l.at(j)
-			}
+			m := l.at(j) // the queue's front is l.cur (popped after execute)
 			b, span := copyBytes(m)
 			bytes += b
 			core.spans = append(core.spans, span)
@@ -75,10 +72,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		var bytes int64
 		var cycles float64
 		for j := 0; j < l.members; j++ {
-			m := in
-			if j > 0 {
-				m = l.at(j)
-			}
+			m := l.at(j) // the queue's front is l.cur (popped after execute)
 			if b := int64(m.Rows) * int64(m.Cols) * int64(m.In.Bytes()); b > 0 {
 				bytes += b
 				cycles += float64(pr.wavefronts(m)) * float64(pr.Banks*pr.BankBytes) / path.BytesPerCycle
