@@ -116,24 +116,29 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	var chip *arch.Chip
 	progress, every := hooks.progress(&chip)
-	chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
-		Progress: progress, ProgressEvery: every, FastForward: opts.FastForward})
-	if err != nil {
-		return nil, badInput(err)
+	// newChip makes the run's chip (again after a failed fast-forward
+	// check), prepares it and gives it to the meter.
+	newChip := func() error {
+		var err error
+		if chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
+			Progress: progress, ProgressEvery: every, FastForward: opts.FastForward}); err != nil {
+			return badInput(err)
+		}
+		if err := job.Prepare(chip); err != nil {
+			return badInput(err)
+		}
+		if hooks.Meter != nil {
+			hooks.Meter.chip = chip
+		}
+		return nil
 	}
-	if err := job.Prepare(chip); err != nil {
-		return nil, badInput(err)
+	if err := newChip(); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	prog := job.Program()
 	if hooks.Meter != nil && prog.Generated { // hand-written streams may not be re-iterable
 		hooks.Meter.attach(&prog)
-	}
-	if _, _, hosted := chip.HostProgress(); hooks.Meter != nil && hosted {
-		hooks.Meter.host = chip
-	}
-	if hooks.Meter != nil {
-		hooks.Meter.grids = chip
 	}
 	if _, _, hosted := chip.HostProgress(); hosted && opts.FastForward != nil {
 		return nil, badInput(errors.New("fast-forward: not with a host program (its tasks wait for the kernels by time)"))
@@ -154,15 +159,8 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		ff := *opts.FastForward
 		ff.Exclude = append(slices.Clip(ff.Exclude), ce.Grid)
 		opts.FastForward = &ff
-		if chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
-			Progress: progress, ProgressEvery: every, FastForward: opts.FastForward}); err != nil {
-			return nil, badInput(err)
-		}
-		if err := job.Prepare(chip); err != nil {
-			return nil, badInput(err)
-		}
-		if hooks.Meter != nil {
-			hooks.Meter.grids = chip
+		if err := newChip(); err != nil {
+			return nil, err
 		}
 		st, err = chip.Run(job.Program())
 	}

@@ -16,16 +16,17 @@ import (
 // (about as costly as generating them), so ask for it only when it is shown.
 type WorkMeter struct {
 	issued, total int64
-	blocks        bool       // total counts grid blocks, not instructions
-	grids         *arch.Chip // the chip running the grids: its finished and skipped blocks are the measure
-	host          *arch.Chip // a chip with a host program: its tasks are the measure
+	blocks        bool // total counts grid blocks, not instructions
+	// chip is the run's chip: with a host program its tasks are the
+	// measure, with grids its finished and skipped blocks.
+	chip *arch.Chip
 }
 
 // Unit names what Total counts: "instructions", "blocks" for grids,
 // "host tasks" for host-driven programs.
 func (m *WorkMeter) Unit() string {
 	switch {
-	case m.host != nil:
+	case m.hosted():
 		return "host tasks"
 	case m.blocks:
 		return "blocks"
@@ -36,8 +37,8 @@ func (m *WorkMeter) Unit() string {
 // Fraction returns the issued fraction of the program's instructions, and
 // whether it is known.
 func (m *WorkMeter) Fraction() (float64, bool) {
-	if m != nil && m.host != nil {
-		done, total, ok := m.host.HostProgress()
+	if m.hosted() {
+		done, total, ok := m.chip.HostProgress()
 		if !ok || total == 0 {
 			return 0, false
 		}
@@ -48,12 +49,21 @@ func (m *WorkMeter) Fraction() (float64, bool) {
 		return 0, false
 	}
 	if m.blocks {
-		if m.grids == nil {
+		if m.chip == nil {
 			return 0, false
 		}
-		return min(float64(m.grids.BlocksDone())/float64(m.total), 1), true
+		return min(float64(m.chip.BlocksDone())/float64(m.total), 1), true
 	}
 	return min(float64(m.issued)/float64(m.total), 1), true
+}
+
+// hosted reports whether the run's chip has a host program.
+func (m *WorkMeter) hosted() bool {
+	if m == nil || m.chip == nil {
+		return false
+	}
+	_, _, ok := m.chip.HostProgress()
+	return ok
 }
 
 // Total returns the program's instruction count (0 when unknown).
