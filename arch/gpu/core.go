@@ -89,6 +89,26 @@ func (l *ctaLane) groupLen() (n int, complete bool) {
 	return n, true
 }
 
+// mmaRun returns the number of matrix instructions at the front, issued
+// by now, that run back to back as one flow: the front and the
+// instructions after it of the same operation and formats. Each of them
+// would start the instant the one before it finished (nothing stands
+// between them in the lane, and they are issued), so running them as one
+// flow of their summed work ends them at the same time, with one event
+// instead of one per instruction; their results land together, when the
+// last one's would.
+func (l *ctaLane) mmaRun(now sim.Time) int {
+	in := l.front()
+	n := 1
+	for ; n < l.n; n++ {
+		m := l.at(n)
+		if m.Op != isa.OpMmad || m.WithNext || m.In != in.In || m.Out != in.Out || l.ready[(l.head+n)%len(l.q)] > now {
+			break
+		}
+	}
+	return n
+}
+
 // startReady is when the instruction (or group) at the front can start as
 // far as its issue goes: the issue time of its last queued member.
 func (l *ctaLane) startReady() sim.Time {
@@ -542,6 +562,8 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 					}
 				}
 				members = n
+			} else if in.Op == isa.OpMmad && core.p.mmaRuns(in) {
+				members = l.mmaRun(now)
 			}
 			l.cur = *in
 			l.members = members

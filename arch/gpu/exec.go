@@ -87,64 +87,22 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			core.fault(t, in, fmt.Errorf("input format %d is not a format", in.In))
 			return
 		}
-		flops := 2 * float64(in.M) * float64(in.N) * float64(in.K)
-		core.chip.AddMatrixFlops(flops)
-		t.work.Flops += flops
-		// The units compute what the warps issue: Rows×Cols when the
-		// kernel runs whole warp tiles on an edge tile (masked at the
-		// store), and on the tensor cores whole instruction shapes.
-		m, n := max(in.M, in.Rows), max(in.N, in.Cols)
-		flops = 2 * float64(m) * float64(n) * float64(in.K)
-		if p == LaneVector {
-			rate := pr.VectorRate[in.In]
-			if rate <= 0 {
-				core.fault(t, in, fmt.Errorf("the %s of this machine do not compute %s", pr.Terms.Vector, in.In))
+		// A run of matrix instructions (ctaLane.mmaRun; members, the front
+		// first) is one flow of their summed cycles.
+		var cycles float64
+		var lat sim.Time
+		for j := 0; j < l.members; j++ {
+			c, d, ok := core.mmaCycles(t, p, l.at(j))
+			if !ok {
 				return
 			}
-			core.startUnit(t, l, LaneVector, flops/rate, warpShare(t, pr), clk.Cycles(int64(pr.VectorLatency)), tag)
+			cycles, lat = cycles+c, d
+		}
+		if p == LaneVector {
+			core.startUnit(t, l, LaneVector, cycles, warpShare(t, pr), lat, tag)
 			return
 		}
-		mi := &pr.Matrix[in.In]
-		if s := mi.Dims; s[0] > 0 {
-			flops = 2 * roundUp(m, s[0]) * roundUp(n, s[1]) * roundUp(in.K, s[2])
-		}
-		rate := mi.Rate
-		if rate <= 0 {
-			core.fault(t, in, fmt.Errorf("the %s of this machine do not take %s inputs (they take %s)", pr.Terms.Matrix, in.In, pr.matrixInputs()))
-			return
-		}
-		// A run of n instructions keeps the matrix units busy for n·o cycles
-		// (o: one instruction's occupancy of its unit — one sub-core for
-		// warp-level instructions, the core for wgmma/tcgen05); the last
-		// one's result comes its latency after it issued, i.e. latency − o
-		// after the run.
-		unit := rate
-		if mi.WarpLevel {
-			unit /= float64(pr.SubCores)
-		}
-		o := mi.Flops / unit
-		lat := max(float64(mi.Latency)-o, 0)
-		share := warpShare(t, pr)
-		if mi.VectorCycles > 0 && mi.Flops > 0 {
-			// Co-execution: every instruction keeps its sub-core's vector
-			// unit from other work for VectorCycles (a flow nobody waits
-			// for, competing with the vector lane's own).
-			vec := flops / mi.Flops * mi.VectorCycles / float64(pr.SubCores)
-			core.units[LaneVector].Start(sim.CeilCount(vec*unitScale), clk.Hz()*unitScale*share, core, coexecTag)
-		}
-		cycles := flops / rate
-		if mi.ChainLatency > 0 && mi.Dims[0] > 0 {
-			// Each sub-core cycles through its output tiles once per
-			// instruction k-step; with too few of them a tile's next MMA
-			// waits for its previous result.
-			tiles := math.Ceil(float64(m)/float64(mi.Dims[0])) * math.Ceil(float64(n)/float64(mi.Dims[1]))
-			steps := math.Ceil(float64(in.K) / float64(mi.Dims[2]))
-			active := float64(max(1, min(t.res.Warps, pr.SubCores)))
-			if busy := math.Ceil(tiles/active) * o; steps > 1 && busy < float64(mi.ChainLatency) {
-				cycles *= ((steps-1)*float64(mi.ChainLatency) + busy) / (steps * busy)
-			}
-		}
-		core.startUnit(t, l, LaneMatrix, cycles, share, clk.Cycles(sim.CeilCount(lat)), tag)
+		core.startUnit(t, l, LaneMatrix, cycles, warpShare(t, pr), lat, tag)
 	case in.Op == isa.OpVector:
 		rep := max(in.Repeat, 1)
 		core.vectorRepeats += int64(rep)
@@ -155,6 +113,80 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 	default:
 		core.fault(t, in, fmt.Errorf("%s cannot run on lane %s", in.Op, pr.geom.Lanes[p]))
 	}
+}
+
+// noMMARuns (tests only) runs every matrix instruction as its own flow.
+var noMMARuns bool
+
+// mmaRuns reports whether matrix instructions like in run back to back as
+// one flow (ctaLane.mmaRun): exactly as one at a time unless each also
+// starts a co-executed vector flow of its own at its start.
+func (pr *Params) mmaRuns(in *isa.Instr) bool {
+	return !noMMARuns && in.In.Valid() && (in.Pipe == LaneVector || pr.Matrix[in.In].VectorCycles == 0)
+}
+
+// mmaCycles counts matrix instruction in of CTA t on lane p: its flops,
+// and the cycles it keeps its unit busy at full throughput and the latency
+// of its result after them. It faults (false) when the unit cannot run it.
+func (core *Core) mmaCycles(t *cta, p isa.Pipe, in *isa.Instr) (cycles float64, lat sim.Time, ok bool) {
+	pr := core.p
+	clk := pr.clock
+	flops := 2 * float64(in.M) * float64(in.N) * float64(in.K)
+	core.chip.AddMatrixFlops(flops)
+	t.work.Flops += flops
+	// The units compute what the warps issue: Rows×Cols when the
+	// kernel runs whole warp tiles on an edge tile (masked at the
+	// store), and on the tensor cores whole instruction shapes.
+	m, n := max(in.M, in.Rows), max(in.N, in.Cols)
+	flops = 2 * float64(m) * float64(n) * float64(in.K)
+	if p == LaneVector {
+		rate := pr.VectorRate[in.In]
+		if rate <= 0 {
+			core.fault(t, in, fmt.Errorf("the %s of this machine do not compute %s", pr.Terms.Vector, in.In))
+			return 0, 0, false
+		}
+		return flops / rate, clk.Cycles(int64(pr.VectorLatency)), true
+	}
+	mi := &pr.Matrix[in.In]
+	if s := mi.Dims; s[0] > 0 {
+		flops = 2 * roundUp(m, s[0]) * roundUp(n, s[1]) * roundUp(in.K, s[2])
+	}
+	rate := mi.Rate
+	if rate <= 0 {
+		core.fault(t, in, fmt.Errorf("the %s of this machine do not take %s inputs (they take %s)", pr.Terms.Matrix, in.In, pr.matrixInputs()))
+		return 0, 0, false
+	}
+	// A run of n instructions keeps the matrix units busy for n·o cycles
+	// (o: one instruction's occupancy of its unit — one sub-core for
+	// warp-level instructions, the core for wgmma/tcgen05); the last
+	// one's result comes its latency after it issued, i.e. latency − o
+	// after the run.
+	unit := rate
+	if mi.WarpLevel {
+		unit /= float64(pr.SubCores)
+	}
+	o := mi.Flops / unit
+	lat = clk.Cycles(sim.CeilCount(max(float64(mi.Latency)-o, 0)))
+	if mi.VectorCycles > 0 && mi.Flops > 0 {
+		// Co-execution: every instruction keeps its sub-core's vector
+		// unit from other work for VectorCycles (a flow nobody waits
+		// for, competing with the vector lane's own).
+		vec := flops / mi.Flops * mi.VectorCycles / float64(pr.SubCores)
+		core.units[LaneVector].Start(sim.CeilCount(vec*unitScale), clk.Hz()*unitScale*warpShare(t, pr), core, coexecTag)
+	}
+	cycles = flops / rate
+	if mi.ChainLatency > 0 && mi.Dims[0] > 0 {
+		// Each sub-core cycles through its output tiles once per
+		// instruction k-step; with too few of them a tile's next MMA
+		// waits for its previous result.
+		tiles := math.Ceil(float64(m)/float64(mi.Dims[0])) * math.Ceil(float64(n)/float64(mi.Dims[1]))
+		steps := math.Ceil(float64(in.K) / float64(mi.Dims[2]))
+		active := float64(max(1, min(t.res.Warps, pr.SubCores)))
+		if busy := math.Ceil(tiles/active) * o; steps > 1 && busy < float64(mi.ChainLatency) {
+			cycles *= ((steps-1)*float64(mi.ChainLatency) + busy) / (steps * busy)
+		}
+	}
+	return cycles, lat, true
 }
 
 // copyBytes returns the bytes copy in moves and the global-memory span it
