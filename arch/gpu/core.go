@@ -562,7 +562,7 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 					}
 				}
 				members = n
-			} else if in.Op == isa.OpMmad && core.p.mmaRuns(in) {
+			} else if in.Op == isa.OpMmad && mmaRuns(in) {
 				members = l.mmaRun(now)
 			}
 			l.cur = *in

@@ -89,20 +89,27 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		}
 		// A run of matrix instructions (ctaLane.mmaRun; members, the front
 		// first) is one flow of their summed cycles.
-		var cycles float64
+		var cycles, vec float64
 		var lat sim.Time
 		for j := 0; j < l.members; j++ {
-			c, d, ok := core.mmaCycles(t, p, l.at(j))
+			c, v, d, ok := core.mmaCycles(t, p, l.at(j))
 			if !ok {
 				return
 			}
-			cycles, lat = cycles+c, d
+			cycles, vec, lat = cycles+c, vec+v, d
 		}
+		share := warpShare(t, pr)
 		if p == LaneVector {
-			core.startUnit(t, l, LaneVector, cycles, warpShare(t, pr), lat, tag)
+			core.startUnit(t, l, LaneVector, cycles, share, lat, tag)
 			return
 		}
-		core.startUnit(t, l, LaneMatrix, cycles, warpShare(t, pr), lat, tag)
+		if vec > 0 {
+			// Co-execution: the instructions keep their sub-cores' vector
+			// units from other work (a flow nobody waits for, competing
+			// with the vector lane's own).
+			core.units[LaneVector].Start(sim.CeilCount(vec*unitScale), clk.Hz()*unitScale*share, core, coexecTag)
+		}
+		core.startUnit(t, l, LaneMatrix, cycles, share, lat, tag)
 	case in.Op == isa.OpVector:
 		rep := max(in.Repeat, 1)
 		core.vectorRepeats += int64(rep)
@@ -119,16 +126,19 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 var noMMARuns bool
 
 // mmaRuns reports whether matrix instructions like in run back to back as
-// one flow (ctaLane.mmaRun): exactly as one at a time unless each also
-// starts a co-executed vector flow of its own at its start.
-func (pr *Params) mmaRuns(in *isa.Instr) bool {
-	return !noMMARuns && in.In.Valid() && (in.Pipe == LaneVector || pr.Matrix[in.In].VectorCycles == 0)
+// one flow (ctaLane.mmaRun); co-executing ones take their vector-unit
+// cycles as one flow at the run's start, where one at a time each took
+// its own at its start.
+func mmaRuns(in *isa.Instr) bool {
+	return !noMMARuns && in.In.Valid()
 }
 
 // mmaCycles counts matrix instruction in of CTA t on lane p: its flops,
-// and the cycles it keeps its unit busy at full throughput and the latency
-// of its result after them. It faults (false) when the unit cannot run it.
-func (core *Core) mmaCycles(t *cta, p isa.Pipe, in *isa.Instr) (cycles float64, lat sim.Time, ok bool) {
+// and the cycles it keeps its unit busy at full throughput, the vector
+// unit's cycles it takes from other work (co-execution: vec) and the
+// latency of its result after them. It faults (false) when the unit cannot
+// run it.
+func (core *Core) mmaCycles(t *cta, p isa.Pipe, in *isa.Instr) (cycles, vec float64, lat sim.Time, ok bool) {
 	pr := core.p
 	clk := pr.clock
 	flops := 2 * float64(in.M) * float64(in.N) * float64(in.K)
@@ -143,9 +153,9 @@ func (core *Core) mmaCycles(t *cta, p isa.Pipe, in *isa.Instr) (cycles float64, 
 		rate := pr.VectorRate[in.In]
 		if rate <= 0 {
 			core.fault(t, in, fmt.Errorf("the %s of this machine do not compute %s", pr.Terms.Vector, in.In))
-			return 0, 0, false
+			return 0, 0, 0, false
 		}
-		return flops / rate, clk.Cycles(int64(pr.VectorLatency)), true
+		return flops / rate, 0, clk.Cycles(int64(pr.VectorLatency)), true
 	}
 	mi := &pr.Matrix[in.In]
 	if s := mi.Dims; s[0] > 0 {
@@ -154,7 +164,7 @@ func (core *Core) mmaCycles(t *cta, p isa.Pipe, in *isa.Instr) (cycles float64, 
 	rate := mi.Rate
 	if rate <= 0 {
 		core.fault(t, in, fmt.Errorf("the %s of this machine do not take %s inputs (they take %s)", pr.Terms.Matrix, in.In, pr.matrixInputs()))
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	// A run of n instructions keeps the matrix units busy for n·o cycles
 	// (o: one instruction's occupancy of its unit — one sub-core for
@@ -169,10 +179,8 @@ func (core *Core) mmaCycles(t *cta, p isa.Pipe, in *isa.Instr) (cycles float64, 
 	lat = clk.Cycles(sim.CeilCount(max(float64(mi.Latency)-o, 0)))
 	if mi.VectorCycles > 0 && mi.Flops > 0 {
 		// Co-execution: every instruction keeps its sub-core's vector
-		// unit from other work for VectorCycles (a flow nobody waits
-		// for, competing with the vector lane's own).
-		vec := flops / mi.Flops * mi.VectorCycles / float64(pr.SubCores)
-		core.units[LaneVector].Start(sim.CeilCount(vec*unitScale), clk.Hz()*unitScale*warpShare(t, pr), core, coexecTag)
+		// unit for VectorCycles.
+		vec = flops / mi.Flops * mi.VectorCycles / float64(pr.SubCores)
 	}
 	cycles = flops / rate
 	if mi.ChainLatency > 0 && mi.Dims[0] > 0 {
@@ -186,7 +194,7 @@ func (core *Core) mmaCycles(t *cta, p isa.Pipe, in *isa.Instr) (cycles float64, 
 			cycles *= ((steps-1)*float64(mi.ChainLatency) + busy) / (steps * busy)
 		}
 	}
-	return cycles, lat, true
+	return cycles, vec, lat, true
 }
 
 // copyBytes returns the bytes copy in moves and the global-memory span it

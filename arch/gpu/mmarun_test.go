@@ -55,9 +55,15 @@ func productsCTA(base int64, products int) isa.Stream {
 // rounding differs. Each lane's instructions are equal, the matrix lane's
 // busy time and the run's time within 10^-5.
 func TestMMARunsAsOneFlow(t *testing.T) {
+	for _, name := range []string{"a100", "mi210"} { // mi210: MFMAs co-execute on the vector units
+		t.Run(name, func(t *testing.T) { testMMARuns(t, name) })
+	}
+}
+
+func testMMARuns(t *testing.T, machine string) {
 	run := func(apart bool) *arch.Stats {
 		t.Helper()
-		m := archtest.Machine(t, "a100", "machine.cores=2")
+		m := archtest.Machine(t, machine, "machine.cores=2")
 		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing})
 		if err != nil {
 			t.Fatal(err)
