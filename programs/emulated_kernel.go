@@ -176,6 +176,13 @@ func (pl *gpuGEMMPlan) products(e *emitter, kt, mm, kk, nn int, opA, opB operand
 	}
 }
 
+// fragProducts is products reading every piece from register fragment
+// buffer f.
+func (pl *gpuGEMMPlan) fragProducts(e *emitter, kt, mm, kk, nn, f int) {
+	pl.products(e, kt, mm, kk, nn, func(x int) (int64, int64, isa.Buffer) { return pl.fragAOf(f, x), 0, gpu.BufRegs },
+		func(x int) (int64, int64, isa.Buffer) { return pl.fragBOf(f, x), 0, gpu.BufRegs }, pl.tg.accBuf)
+}
+
 // outsideStart frees the temporary accumulators (before the k-loop).
 func (pl *gpuGEMMPlan) outsideStart(e *emitter) {
 	for i := 0; i < pl.sh.temps; i++ {

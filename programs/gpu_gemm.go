@@ -239,9 +239,7 @@ func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int, sh gpuS
 	case in == fp.FP64:
 		frag, acc = 8*int64(t.bm+t.bn), 2*acc // two registers a value; DMMA k-slices of 4, double-buffered
 	}
-	if t.direct {
-		frag /= 2 // one buffer
-	}
+	frag = frag / 2 * t.fragBufs()
 	if sh.readsC {
 		acc += cSliceRows * int64(t.bn) // a band of C
 	}
@@ -279,9 +277,19 @@ func (t gpuTile) fits(tg *gpuTarget, in fp.Format, lane isa.Pipe, sh gpuShape) e
 	return nil
 }
 
+// fragBufs is the number of buffers of A and B fragments the kernel
+// holds: two (the next k-step's loaded while the MMAs read this one's),
+// one without staging (direct).
+func (t gpuTile) fragBufs() int64 {
+	if t.direct {
+		return 1
+	}
+	return 2
+}
+
 // fragSteps says how many k-steps of fragments the kernel holds.
 func (t gpuTile) fragSteps() string {
-	if t.direct {
+	if t.fragBufs() == 1 {
 		return "one k-step"
 	}
 	return "two k-steps"
@@ -300,10 +308,7 @@ func (t gpuTile) registerBytes(tg *gpuTarget, in fp.Format, sh gpuShape) int64 {
 	case fp.FP64:
 		out = fp.FP64
 	}
-	need := 2*na*dma.FractalBytes(t.bm, t.bk, in) + 2*nb*dma.FractalBytes(t.bk, t.bn, in)
-	if t.direct {
-		need /= 2 // one buffer of fragments
-	}
+	need := t.fragBufs() * (na*dma.FractalBytes(t.bm, t.bk, in) + nb*dma.FractalBytes(t.bk, t.bn, in))
 	if t.sharedOps {
 		need = 0
 	}
@@ -542,12 +547,8 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if tg.accBuf != gpu.BufRegs {
 		pl.rfA = 0 // the accumulators have their own file (CDNA1 AGPRs)
 	}
-	bufs := int64(2) // fragment buffers: double-buffered, one without staging
-	if t.direct {
-		bufs = 1
-	}
-	pl.rfB = pl.rfA + bufs*na*pl.fragA
-	pl.rfStage = pl.rfB + bufs*nb*pl.fragB
+	pl.rfB = pl.rfA + t.fragBufs()*na*pl.fragA
+	pl.rfStage = pl.rfB + t.fragBufs()*nb*pl.fragB
 	if t.sharedOps {
 		pl.rfB, pl.rfStage = pl.rfA, pl.rfA // no register fragments (fits counts none)
 	}
@@ -751,8 +752,7 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			e.setFlag(gpu.LaneLoad, gpu.LaneCopy, s)
 			e.setFlag(gpu.LaneLoad, mma, f)
 			e.waitFlag(gpu.LaneLoad, mma, f)
-			pl.products(e, kt, mm, kk, nn, func(x int) (int64, int64, isa.Buffer) { return pl.fragAOf(f, x), 0, gpu.BufRegs },
-				func(x int) (int64, int64, isa.Buffer) { return pl.fragBOf(f, x), 0, gpu.BufRegs }, pl.tg.accBuf)
+			pl.fragProducts(e, kt, mm, kk, nn, f)
 			e.setFlag(mma, gpu.LaneLoad, f)
 		}
 		// Consume the free tokens, leaving every flag at zero (balanced,
@@ -930,8 +930,7 @@ func (pl *gpuGEMMPlan) ctaDirect(i int) isa.Stream {
 			})
 			e.setFlag(gpu.LaneCopy, mma, 0)
 			e.waitFlag(gpu.LaneCopy, mma, 0)
-			pl.products(e, kt, mm, kk, nn, func(x int) (int64, int64, isa.Buffer) { return pl.fragAOf(0, x), 0, gpu.BufRegs },
-				func(x int) (int64, int64, isa.Buffer) { return pl.fragBOf(0, x), 0, gpu.BufRegs }, pl.tg.accBuf)
+			pl.fragProducts(e, kt, mm, kk, nn, 0)
 			e.setFlag(mma, gpu.LaneCopy, 0)
 		}
 		e.waitFlag(mma, gpu.LaneCopy, 0) // leave the flag at zero
@@ -1009,8 +1008,7 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 			e.setFlag(gpu.LaneLoad, gpu.LaneStore, 0)
 			e.setFlag(gpu.LaneLoad, mma, f)
 			e.waitFlag(gpu.LaneLoad, mma, f)
-			pl.products(e, kt, mm, kk, nn, func(x int) (int64, int64, isa.Buffer) { return pl.fragAOf(f, x), 0, gpu.BufRegs },
-				func(x int) (int64, int64, isa.Buffer) { return pl.fragBOf(f, x), 0, gpu.BufRegs }, pl.tg.accBuf)
+			pl.fragProducts(e, kt, mm, kk, nn, f)
 			e.setFlag(mma, gpu.LaneLoad, f)
 			if kt+1 < pl.nkt {
 				write(kt + 1)
