@@ -27,4 +27,10 @@ func TestRunFastForward(t *testing.T) {
 			t.Errorf("%v: exit %d (%v), want 2", args, code, err)
 		}
 	}
+	// inf: any spread (every criterion off but the instructions').
+	out, code, err = runCLI(t, "run", examplePath("a100-hgemm.yaml"), "--numerics", "off", "-q", "--fast-forward",
+		"--fast-forward-tolerance", "inf", "--fast-forward-mix", "inf", "--fast-forward-hits", "+Inf")
+	if code != 0 {
+		t.Errorf("inf spreads: exit %d: %v\n%s", code, err, out)
+	}
 }

@@ -96,9 +96,9 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.StringVar(&f.traceRanks, "trace-ranks", "", "cluster runs: trace only these ranks, e.g. 0-7 (a node) (default: all)")
 	fl.IntVar(&f.traceNPU, "trace-npu", -1, "cluster runs at fidelity full: also trace this rank's NPU core by core (its pipes as threads of the rank; --trace-cores narrows them)")
 	fl.BoolVar(&f.fastForward, "fast-forward", false, "GPU kernels, timing only: measure waves of blocks and skip the repeated ones (approximate; the notes say what was skipped and the bound)")
-	fl.Float64Var(&f.ffTolerance, "fast-forward-tolerance", arch.DefaultFastForward.Tolerance, "with --fast-forward: the largest relative spread of the measured waves' durations that allows a skip")
-	fl.Float64Var(&f.ffMix, "fast-forward-mix", arch.DefaultFastForward.Mix, "with --fast-forward: the largest spread of a lane's fraction of time in a cause over the measured waves that allows a skip")
-	fl.Float64Var(&f.ffHits, "fast-forward-hits", arch.DefaultFastForward.Hits, "with --fast-forward: the largest spread of the L2's (and LLC's) hit fraction over the measured waves that allows a skip (larger: more skips on GEMMs whose hits swing from wave to wave, at the risk of missing a slide into thrashing)")
+	fl.Float64Var(&f.ffTolerance, "fast-forward-tolerance", arch.DefaultFastForward.Tolerance, "with --fast-forward: the largest relative spread of the measured waves' durations that allows a skip (inf: any)")
+	fl.Float64Var(&f.ffMix, "fast-forward-mix", arch.DefaultFastForward.Mix, "with --fast-forward: the largest spread of a lane's fraction of time in a cause over the measured waves that allows a skip (inf: any)")
+	fl.Float64Var(&f.ffHits, "fast-forward-hits", arch.DefaultFastForward.Hits, "with --fast-forward: the largest spread of the L2's (and LLC's) hit fraction over the measured waves that allows a skip (larger: more skips on GEMMs whose hits swing from wave to wave, at the risk of missing a slide into thrashing; inf: any)")
 	fl.BoolVar(&f.view, "view", false, "show the run live in the terminal visualizer (without --trace: no flag marks, at most ~1 GiB of events)")
 	return cmd
 }
@@ -130,8 +130,8 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		flag    string
 		x, dflt float64
 	}{{"--fast-forward-tolerance", f.ffTolerance, d.Tolerance}, {"--fast-forward-mix", f.ffMix, d.Mix}, {"--fast-forward-hits", f.ffHits, d.Hits}} {
-		if !(v.x >= 0) || math.IsInf(v.x, 1) {
-			return badInput(fmt.Errorf("%s %v: must be a finite spread ≥ 0 (the default is %v)", v.flag, v.x, v.dflt))
+		if !(v.x >= 0) {
+			return badInput(fmt.Errorf("%s %v: must be a spread ≥ 0, or inf for any (the default is %v)", v.flag, v.x, v.dflt))
 		}
 	}
 	if f.fastForward {
