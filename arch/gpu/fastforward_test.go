@@ -24,7 +24,11 @@ func periodicCTA() isa.Stream { return ctaAt(0) }
 func ctaAt(base int64) isa.Stream { return ctaDeep(base, 512) }
 
 // ctaDeep is ctaAt with a k-loop of k/64 steps.
-func ctaDeep(base int64, k int) isa.Stream {
+func ctaDeep(base int64, k int) isa.Stream { return ctaProducts(base, k, 1) }
+
+// ctaProducts is ctaDeep with products MMAs per k-step into the one
+// accumulator, back to back.
+func ctaProducts(base int64, k, products int) isa.Stream {
 	const m, n, bk = 64, 64, 64
 	gmA, gmB, gmC := base, base+1<<20, int64(2<<20)
 	const smA, smB = 0, 16 << 10
@@ -43,9 +47,11 @@ func ctaDeep(base int64, k int) isa.Stream {
 			gpu.LoadMatrix(rfB, smB, bk, n, n*2+16, fp.FP16, false),
 			isa.SetFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
 			isa.WaitFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
-			gpu.MMA(rfC, rfA, rfB, m, bk, n, fp.FP16, fp.FP32, kt == 0),
-			isa.SetFlag(gpu.LaneMatrix, gpu.LaneCopy, 0),
 		)
+		for p := range products {
+			ins = append(ins, gpu.MMA(rfC, rfA, rfB, m, bk, n, fp.FP16, fp.FP32, kt == 0 && p == 0))
+		}
+		ins = append(ins, isa.SetFlag(gpu.LaneMatrix, gpu.LaneCopy, 0))
 	}
 	ins = append(ins,
 		isa.SetFlag(gpu.LaneMatrix, gpu.LaneStore, 0),
