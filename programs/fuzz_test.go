@@ -1,15 +1,24 @@
 package programs
 
 import (
+	"io/fs"
 	"testing"
+
+	"github.com/davinci-sim/davinci-sim/isa"
 )
 
 // FuzzProgramFile feeds arbitrary YAML to the program parser and the kinds'
 // parameter decoding and validation (timing only, so nothing large is
-// allocated): it must never panic, only return errors.
+// allocated), and walks the start of the streams they generate — a core's,
+// or a grid's first and last block's: it must never panic, only return
+// errors. Seeds: every example program (each kind, on DaVinci and GPUs).
 func FuzzProgramFile(f *testing.F) {
-	for _, name := range []string{"sgemm-cube.yaml", "hgemm.yaml", "deadlock.yaml"} {
-		b, err := Examples.ReadFile("examples/" + name)
+	names, err := fs.Glob(Examples, "examples/*.yaml")
+	if err != nil || len(names) == 0 {
+		f.Fatal("no examples", err)
+	}
+	for _, name := range names {
+		b, err := Examples.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -32,15 +41,29 @@ func FuzzProgramFile(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// Walk a bounded prefix of core 0's stream.
+		// Walk a bounded prefix of core 0's stream and of the first and
+		// last block of each grid (asking their classes).
 		p := job.Program()
-		if len(p.Cores) == 0 || p.Cores[0] == nil {
-			return
+		walk := func(s isa.Stream) {
+			n := 0
+			for range s {
+				if n++; n > 2000 {
+					break
+				}
+			}
 		}
-		n := 0
-		for range p.Cores[0] {
-			if n++; n > 2000 {
-				break
+		if len(p.Cores) > 0 && p.Cores[0] != nil {
+			walk(p.Cores[0])
+		}
+		for _, g := range p.Grids {
+			for _, i := range []int{0, g.CTAs - 1} {
+				if i < 0 {
+					continue
+				}
+				if g.Class != nil {
+					g.Class(i)
+				}
+				walk(g.CTA(i))
 			}
 		}
 	})
