@@ -105,9 +105,11 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		}
 		if vec > 0 {
 			// Co-execution: the instructions keep their sub-cores' vector
-			// units from other work (a flow nobody waits for, competing
-			// with the vector lane's own).
-			core.units[LaneVector].Start(sim.CeilCount(vec*unitScale), clk.Hz()*unitScale*share, core, coexecTag)
+			// units from other work for vec cycles, spread over the run
+			// as over each instruction as it issues (a flow nobody waits
+			// for, competing with the vector lane's own, at the pace the
+			// run takes alone).
+			core.units[LaneVector].Start(sim.CeilCount(vec*unitScale), clk.Hz()*unitScale*share*min(1, vec/cycles), core, coexecTag)
 		}
 		core.startUnit(t, l, LaneMatrix, cycles, share, lat, tag)
 	case in.Op == isa.OpVector:

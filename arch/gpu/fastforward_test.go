@@ -24,15 +24,16 @@ func periodicCTA() isa.Stream { return ctaAt(0) }
 func ctaAt(base int64) isa.Stream { return ctaDeep(base, 512) }
 
 // ctaDeep is ctaAt with a k-loop of k/64 steps.
-func ctaDeep(base int64, k int) isa.Stream { return ctaProducts(base, k, 1) }
+func ctaDeep(base int64, k int) isa.Stream { return ctaProducts(base, k, 1, false) }
 
 // ctaProducts is ctaDeep with products MMAs per k-step into the one
-// accumulator, back to back.
-func ctaProducts(base int64, k, products int) isa.Stream {
+// accumulator, back to back (the odd ones half as wide), and with vector,
+// element-wise work on the vector lane beside each k-step's MMAs.
+func ctaProducts(base int64, k, products int, vector bool) isa.Stream {
 	const m, n, bk = 64, 64, 64
 	gmA, gmB, gmC := base, base+1<<20, int64(2<<20)
 	const smA, smB = 0, 16 << 10
-	const rfC, rfA, rfB = 0, 32 << 10, 48 << 10
+	const rfC, rfA, rfB, rfV = 0, 32 << 10, 48 << 10, 56 << 10
 	var ins []isa.Instr
 	for kt := 0; kt*bk < k; kt++ {
 		if kt > 0 {
@@ -48,8 +49,11 @@ func ctaProducts(base int64, k, products int) isa.Stream {
 			isa.SetFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
 			isa.WaitFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
 		)
+		if vector {
+			ins = append(ins, gpu.Elementwise(isa.VAdd, rfV, rfV, rfV, 2048, fp.FP32))
+		}
 		for p := range products {
-			ins = append(ins, gpu.MMA(rfC, rfA, rfB, m, bk, n, fp.FP16, fp.FP32, kt == 0 && p == 0))
+			ins = append(ins, gpu.MMA(rfC, rfA, rfB, m, bk, n>>(p%2), fp.FP16, fp.FP32, kt == 0 && p == 0))
 		}
 		ins = append(ins, isa.SetFlag(gpu.LaneMatrix, gpu.LaneCopy, 0))
 	}
