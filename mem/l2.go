@@ -302,12 +302,13 @@ func (c *L2) indexed(sec int64) bool {
 	return true
 }
 
-// toFront moves way w to the most-recent nibble of a recency order.
+// toFront moves way w to the most-recent nibble of a recency order: the
+// nibbles up to w's (found as the lowest zero nibble of o ^ w·0x1…1, whose
+// high bit is the lowest of z) move up one, w takes the lowest.
 func toFront(o, w uint64) uint64 {
 	const ones, highs = 0x1111111111111111, 0x8888888888888888
 	x := o ^ (w * ones) // the nibble holding w becomes 0
 	z := (x - ones) & ^x & highs
-	p := uint(bits.TrailingZeros64(z)) / 4 // lowest zero nibble is w's (exact)
-	low := uint64(1)<<(4*p) - 1
-	return o&^(low|0xF<<(4*p)) | (o&low)<<4 | w
+	m := (z&-z)<<1 - 1 // the nibbles up to w's (all of them for the last: the shift wraps to 0)
+	return o&^m | (o<<4)&m | w
 }

@@ -1,6 +1,9 @@
 package mem
 
-import "testing"
+import (
+	"math/rand"
+	"testing"
+)
 
 func TestL2HitsMissesAndEviction(t *testing.T) {
 	// 64 KiB, 128-byte lines, 2 ways: sectors of 2 KiB, 16 sets.
@@ -176,5 +179,39 @@ func TestL2HashedSetsSpreadPowerOfTwoStrides(t *testing.T) {
 	}
 	if got, want := passes(hashed), int64(2*64*line); got != want {
 		t.Errorf("hashed index: %d bytes hit, want %d (64 sectors of a 4 MiB cache stay)", got, want)
+	}
+}
+
+// toFront moves a way to the front of a recency order as moving it by
+// hand does: every way of 1…16-way orders (random ones beyond 6 ways).
+func TestToFront(t *testing.T) {
+	ref := func(order []uint64, w uint64) []uint64 {
+		out := []uint64{w}
+		for _, v := range order {
+			if v != w {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	pack := func(order []uint64) (o uint64) {
+		for i, v := range order {
+			o |= v << (4 * i)
+		}
+		return o
+	}
+	r := rand.New(rand.NewSource(1))
+	for ways := 1; ways <= MaxL2Ways; ways++ {
+		for it := 0; it < 3000; it++ {
+			order := make([]uint64, ways)
+			for i, v := range r.Perm(ways) {
+				order[i] = uint64(v)
+			}
+			for _, w := range order {
+				if got, want := toFront(pack(order), w), pack(ref(order, w)); got != want {
+					t.Fatalf("%d ways, order %x, way %d: %x, want %x", ways, pack(order), w, got, want)
+				}
+			}
+		}
 	}
 }
