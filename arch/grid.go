@@ -400,8 +400,11 @@ type FastForward struct {
 	// the LLC's hit fractions (bytes) that allows a skip: a GEMM sliding
 	// into thrashing its L2 keeps its waves' durations while its hits fall
 	// (see ffSteady). Many GEMMs' hits swing from wave to wave with the
-	// wave's place in the tile order at flat durations; a larger Hits lets
-	// them skip, at the risk of missing such a slide.
+	// wave's place in the tile order at flat durations: a swing that
+	// repeats every p ≤ Measure waves counts as steady when each wave is
+	// within Hits of the wave p before it and the mean over p waves within
+	// Hits over the measured waves (steadyHits); a larger Hits lets other
+	// swings skip, at the risk of missing such a slide.
 	Hits float64
 }
 
@@ -503,7 +506,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			delete(gr.recent, c)
 		}
 	}
-	if len(gr.snaps) > ff.Measure+1 {
+	if len(gr.snaps) > 2*ff.Measure+1 { // the measured waves and Measure before them (ffSteady)
 		gr.snaps = append(gr.snaps[:0], gr.snaps[1:]...)
 	}
 	if len(gr.snaps) < ff.Measure+1 || slices.Contains(ff.Exclude, gr.cur) {
@@ -515,7 +518,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	if j < 1 {
 		return
 	}
-	s := gr.snaps
+	s := gr.snaps[len(gr.snaps)-ff.Measure-1:] // the measured waves
 	first, last := &s[0], &s[len(s)-1]
 	lo, hi := sim.Time(math.MaxInt64), sim.Time(0)
 	for i := 1; i < len(s); i++ {
@@ -527,7 +530,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	if float64(hi-lo) > ff.Tolerance*float64(total)/m {
 		return
 	}
-	if !gr.chip.ffSteady(s, ff.Mix, ff.Hits) {
+	if !gr.chip.ffSteady(gr.snaps, ff.Measure, ff.Mix, ff.Hits) {
 		return
 	}
 	// The measured and the skipped CTAs must run the same instructions,
@@ -650,27 +653,26 @@ func (c *Chip) reported(t sim.Time) sim.Time {
 	return r
 }
 
-// ffSteady reports whether every lane's mean fraction of time in each
-// cause varied by at most mix, and the L2's and LLC's hit fractions by at
-// most hits, over the waves between the snapshots s. (A GEMM sliding into thrashing its L2
-// keeps the durations of its waves for a while, hiding the misses behind
-// its computation, as its hits fall: MI210 HGEMM 8192³ from 0.9 to 0.65 in
-// four waves, then its waves took 1.5 times as long.)
-func (c *Chip) ffSteady(s []ffSnap, mix, hits float64) bool {
-	ff := c.grids.ff
+// ffSteady reports whether, over the last measure waves between the
+// snapshots s (which may hold up to measure waves before them), every
+// lane's mean fraction of time in each cause varied by at most mix, and
+// the L2's and LLC's hit fractions by at most hits (steadyHits). (A GEMM
+// sliding into thrashing its L2 keeps the durations of its waves for a
+// while, hiding the misses behind its computation, as its hits fall:
+// MI210 HGEMM 8192³ from 0.9 to 0.65 in four waves, then its waves took
+// 1.5 times as long.)
+func (c *Chip) ffSteady(s []ffSnap, measure int, mix, hits float64) bool {
 	for _, k := range []int{ffL2Hit, ffLLCHit} { // hit bytes; the misses follow them
-		lo, hi := math.Inf(1), math.Inf(-1)
+		h, m := make([]int64, len(s)-1), make([]int64, len(s)-1)
 		for w := 1; w < len(s); w++ {
-			h, m := s[w].ints[k]-s[w-1].ints[k], s[w].ints[k+1]-s[w-1].ints[k+1]
-			if h+m > 0 {
-				f := float64(h) / float64(h+m)
-				lo, hi = min(lo, f), max(hi, f)
-			}
+			h[w-1], m[w-1] = s[w].ints[k]-s[w-1].ints[k], s[w].ints[k+1]-s[w-1].ints[k+1]
 		}
-		if hi-lo > hits {
+		if !steadyHits(h, m, measure, hits) {
 			return false
 		}
 	}
+	s = s[len(s)-measure-1:]
+	ff := c.grids.ff
 	cores := len(c.grids.cores)
 	block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
 	for l := range ff.lanes {
@@ -691,6 +693,48 @@ func (c *Chip) ffSteady(s []ffSnap, mix, hits float64) bool {
 		}
 	}
 	return true
+}
+
+// steadyHits reports whether the hit fraction of the last measure waves
+// (hit and miss bytes of each wave in h and m, oldest first) is steady
+// within spread, as the fractions of the waves (p = 1) or as a pattern
+// repeating every p ≤ measure waves: each of the last measure waves'
+// fraction within spread of the wave p before it's, and the fraction over
+// each run of p consecutive waves ending in one of them within spread of
+// each other. The second accepts hits that swing with the wave's place in
+// the tiles' order (H100 bf16x9 8192³: 0.81, 0.81, 0.81, 0.55, … at flat
+// durations); the first rejects a one-time step that a run's mean would
+// dilute, the third a trend (a slide into thrashing moves the mean of
+// every run as much as the waves'). p needs measure+p waves (measure for
+// p = 1, the rule before 2026-11-25). Waves without L2 traffic do not
+// count.
+func steadyHits(h, m []int64, measure int, spread float64) bool {
+	frac := func(from, to int) (float64, bool) { // over waves [from, to)
+		var hit, all int64
+		for w := from; w < to; w++ {
+			hit, all = hit+h[w], all+h[w]+m[w]
+		}
+		return float64(hit) / float64(all), all > 0
+	}
+	n := len(h)
+	for p := 1; p <= measure && (p == 1 || measure+p <= n); p++ {
+		ok := true
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for end := n - measure; end < n && ok; end++ {
+			if f, any := frac(end-p+1, end+1); any {
+				lo, hi = min(lo, f), max(hi, f)
+			}
+			if p > 1 {
+				f, a1 := frac(end, end+1)
+				g, a2 := frac(end-p, end-p+1)
+				ok = !a1 || !a2 || math.Abs(f-g) <= spread
+			}
+		}
+		if ok && (hi-lo <= spread || hi < lo) { // hi < lo: no traffic
+			return true
+		}
+	}
+	return false
 }
 
 // likeRefs returns a test of whether a CTA runs the instructions of the
