@@ -401,10 +401,9 @@ type FastForward struct {
 	// into thrashing its L2 keeps its waves' durations while its hits fall
 	// (see ffSteady). Many GEMMs' hits swing from wave to wave with the
 	// wave's place in the tile order at flat durations: a swing that
-	// repeats every p ≤ Measure waves counts as steady when each wave is
-	// within Hits of the wave p before it and the mean over p waves within
-	// Hits over the measured waves (steadyHits); a larger Hits lets other
-	// swings skip, at the risk of missing such a slide.
+	// repeats with the measured waves counts as steady when each of them
+	// is within Hits of the wave Measure before it (steadyHits); a larger
+	// Hits lets other swings skip, at the risk of missing such a slide.
 	Hits float64
 }
 
@@ -506,7 +505,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			delete(gr.recent, c)
 		}
 	}
-	if len(gr.snaps) > 2*ff.Measure+1 { // the measured waves and Measure before them (ffSteady)
+	if len(gr.snaps) > 2*ff.Measure+1 { // the measured waves and Measure before them (steadyHits)
 		gr.snaps = append(gr.snaps[:0], gr.snaps[1:]...)
 	}
 	if len(gr.snaps) < ff.Measure+1 || slices.Contains(ff.Exclude, gr.cur) {
@@ -697,44 +696,42 @@ func (c *Chip) ffSteady(s []ffSnap, measure int, mix, hits float64) bool {
 
 // steadyHits reports whether the hit fraction of the last measure waves
 // (hit and miss bytes of each wave in h and m, oldest first) is steady
-// within spread, as the fractions of the waves (p = 1) or as a pattern
-// repeating every p ≤ measure waves: each of the last measure waves'
-// fraction within spread of the wave p before it's, and the fraction over
-// each run of p consecutive waves ending in one of them within spread of
-// each other. The second accepts hits that swing with the wave's place in
-// the tiles' order (H100 bf16x9 8192³: 0.81, 0.81, 0.81, 0.55, … at flat
-// durations); the first rejects a one-time step that a run's mean would
-// dilute, the third a trend (a slide into thrashing moves the mean of
-// every run as much as the waves'). p needs measure+p waves (measure for
-// p = 1, the rule before 2026-11-25). Waves without L2 traffic do not
-// count.
+// within spread: the fractions of those waves vary by at most spread (the
+// rule before 2026-11-25), or each is within spread of the wave measure
+// waves before it — a pattern that repeats with the measured waves, as
+// hits that swing with the wave's place in the tiles' order do (H100
+// bf16x9 8192³: 0.84, 0.85, 0.85, 0.56, 0.83, 0.83, 0.83, 0.55 at flat
+// durations). The second needs 2·measure waves; it rejects a one-time step
+// and a trend of more than spread/measure a wave (a slide into thrashing),
+// and, the measured waves being whole periods of the pattern, their sums
+// stand for the skipped waves' (a period of 3 within 4 waves would not:
+// A100 native SGEMM's hits looked so and were not). A wave without L2
+// traffic matches only another without.
 func steadyHits(h, m []int64, measure int, spread float64) bool {
-	frac := func(from, to int) (float64, bool) { // over waves [from, to)
-		var hit, all int64
-		for w := from; w < to; w++ {
-			hit, all = hit+h[w], all+h[w]+m[w]
-		}
-		return float64(hit) / float64(all), all > 0
+	frac := func(w int) (float64, bool) {
+		return float64(h[w]) / float64(h[w]+m[w]), h[w]+m[w] > 0
 	}
 	n := len(h)
-	for p := 1; p <= measure && (p == 1 || measure+p <= n); p++ {
-		ok := true
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for end := n - measure; end < n && ok; end++ {
-			if f, any := frac(end-p+1, end+1); any {
-				lo, hi = min(lo, f), max(hi, f)
-			}
-			if p > 1 {
-				f, a1 := frac(end, end+1)
-				g, a2 := frac(end-p, end-p+1)
-				ok = !a1 || !a2 || math.Abs(f-g) <= spread
-			}
-		}
-		if ok && (hi-lo <= spread || hi < lo) { // hi < lo: no traffic
-			return true
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for w := n - measure; w < n; w++ {
+		if f, any := frac(w); any {
+			lo, hi = min(lo, f), max(hi, f)
 		}
 	}
-	return false
+	if hi-lo <= spread || hi < lo { // hi < lo: no traffic
+		return true
+	}
+	if n < 2*measure {
+		return false
+	}
+	for w := n - measure; w < n; w++ {
+		f, a := frac(w)
+		g, b := frac(w - measure)
+		if a != b || a && math.Abs(f-g) > spread {
+			return false
+		}
+	}
+	return true
 }
 
 // likeRefs returns a test of whether a CTA runs the instructions of the
