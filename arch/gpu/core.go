@@ -824,7 +824,7 @@ func (core *Core) catchUp(now sim.Time) {
 	if now == core.merged {
 		return // nothing can have passed (a FlowDone's, then the wake-up's)
 	}
-	for _, i := range [...]int{LaneIssue, LaneCopy, LaneStore} {
+	for _, i := range passingLanes {
 		for from := core.merged; ; {
 			// The earliest passing after from (a few CTAs: a scan each).
 			at := sim.Time(math.MaxInt64)
@@ -851,6 +851,11 @@ func (core *Core) catchUp(now sim.Time) {
 // SM's CTAs share (tensor, CUDA cores, shared memory) is busy for as long
 // as any CTA's work runs on it, however the CTAs split it.
 func memoryLane(i int) bool { return i == LaneCopy || i == LaneStore }
+
+// passingLanes are the lanes whose state can change without an event
+// (Core.passing): the issue unit (queue full at a future issue slot) and
+// the memory lanes (memoryLane: bandwidth past a transfer's own rate).
+var passingLanes = [...]int{LaneIssue, LaneCopy, LaneStore}
 
 // rank orders causes for the merge: a lane is busy if any CTA keeps it
 // busy, else it shows the most telling stall.
