@@ -112,21 +112,9 @@ func TestFastForwardGEMM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two 8192×8192×4096 runs")
 	}
-	f, err := ReadFile("examples/a100-hgemm.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ovs := mustSets(t, "program.m=8192", "program.n=8192", "program.k=4096")
-	full, err := Execute(f, Options{Overrides: ovs, Numerics: NumericsOff}, RunHooks{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ff := arch.DefaultFastForward
 	ff.Mix = 0.03
-	fast, err := Execute(f, Options{Overrides: ovs, Numerics: NumericsOff, FastForward: &ff}, RunHooks{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	full, fast := fullAndFast(t, "examples/a100-hgemm.yaml", ff, "program.m=8192", "program.n=8192", "program.k=4096")
 	a, b := full.Stats, fast.Stats
 	if len(b.FastForward) != 1 || !b.FastForward[0].Checked || b.FastForward[0].Exact {
 		t.Fatalf("skips %+v: want one checked, approximate skip", b.FastForward)
@@ -169,20 +157,27 @@ func TestFastForwardL2Drift(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two MI210 8192³ runs")
 	}
-	f := mustRead(t, "examples/mi210-hgemm.yaml")
-	ovs := mustSets(t, "program.m=8192", "program.n=8192", "program.k=8192")
+	ff := arch.FastForward{Measure: 4, Tolerance: 0.02, Mix: 0.05, Hits: 0.05, Tail: 3}
+	full, fast := fullAndFast(t, "examples/mi210-hgemm.yaml", ff, "program.m=8192", "program.n=8192", "program.k=8192")
+	if d := math.Abs(float64(fast.Stats.Time-full.Stats.Time)) / float64(full.Stats.Time); d > 0.01 {
+		t.Errorf("time %v fast-forwarded (skips %+v), %v in full: %.3g %% apart", fast.Stats.Time, fast.Stats.FastForward, full.Stats.Time, 100*d)
+	}
+}
+
+// fullAndFast runs example file with sets, timing only, in full and
+// fast-forwarded with ff.
+func fullAndFast(t *testing.T, file string, ff arch.FastForward, sets ...string) (full, fast *Result) {
+	t.Helper()
+	f := mustRead(t, file)
+	ovs := mustSets(t, sets...)
 	full, err := Execute(f, Options{Overrides: ovs, Numerics: NumericsOff}, RunHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ff := arch.FastForward{Measure: 4, Tolerance: 0.02, Mix: 0.05, Hits: 0.05, Tail: 3}
-	fast, err := Execute(f, Options{Overrides: ovs, Numerics: NumericsOff, FastForward: &ff}, RunHooks{})
-	if err != nil {
+	if fast, err = Execute(f, Options{Overrides: ovs, Numerics: NumericsOff, FastForward: &ff}, RunHooks{}); err != nil {
 		t.Fatal(err)
 	}
-	if d := math.Abs(float64(fast.Stats.Time-full.Stats.Time)) / float64(full.Stats.Time); d > 0.01 {
-		t.Errorf("time %v fast-forwarded (skips %+v), %v in full: %.3g %% apart", fast.Stats.Time, fast.Stats.FastForward, full.Stats.Time, 100*d)
-	}
+	return full, fast
 }
 
 // longTag is set by long_tag_test.go under the build tag "long".
@@ -201,17 +196,7 @@ func TestOzakiFastForwardMatchesFull(t *testing.T) {
 	if !longEnabled() {
 		t.Skip("long: -tags long or DAVINCI_LONG=1")
 	}
-	f := mustRead(t, "examples/b200-ozaki.yaml")
-	ovs := mustSets(t, "program.m=8192", "program.n=8192", "program.k=8192")
-	full, err := Execute(f, Options{Overrides: ovs, Numerics: NumericsOff}, RunHooks{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ff := arch.DefaultFastForward
-	fast, err := Execute(f, Options{Overrides: ovs, Numerics: NumericsOff, FastForward: &ff}, RunHooks{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	full, fast := fullAndFast(t, "examples/b200-ozaki.yaml", arch.DefaultFastForward, "program.m=8192", "program.n=8192", "program.k=8192")
 	a, b := full.Stats, fast.Stats
 	if len(b.FastForward) < 3 {
 		t.Fatalf("skips %+v: want the kernels' waves skipped", b.FastForward)
