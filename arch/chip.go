@@ -484,20 +484,7 @@ func (c *Chip) ffWork(ff *fastForward, start *ffSnap, now sim.Time, measures []f
 		if m.n != m.to-m.from || m.n == 0 {
 			return fmt.Errorf("%d of the %d measured blocks %d–%d reported their work", m.n, m.to-m.from, m.from, m.to-1)
 		}
-		f := float64(m.skipped) / float64(m.n)
-		if total.instrs == nil {
-			total.instrs, total.pathBytes = make([]float64, len(m.sum.instrs)), make([]float64, len(m.sum.pathBytes))
-		}
-		for i, v := range m.sum.instrs {
-			total.instrs[i] += v * f
-		}
-		for i, v := range m.sum.pathBytes {
-			total.pathBytes[i] += v * f
-		}
-		total.repeats += m.sum.repeats * f
-		total.flops += m.sum.flops * f
-		total.gmRead += m.sum.gmRead * f
-		total.gmWrite += m.sum.gmWrite * f
+		total.addScaled(&m.sum, float64(m.skipped)/float64(m.n))
 	}
 	gmRead, gmWrite := int64(math.Round(total.gmRead)), int64(math.Round(total.gmWrite))
 	ff.ints[ffGMRead] += gmRead

@@ -121,6 +121,23 @@ func (s *ffWorkSum) add(w *CTAWork) {
 	s.gmWrite += float64(w.GMWrite)
 }
 
+// addScaled adds f times o to s.
+func (s *ffWorkSum) addScaled(o *ffWorkSum, f float64) {
+	if s.instrs == nil {
+		s.instrs, s.pathBytes = make([]float64, len(o.instrs)), make([]float64, len(o.pathBytes))
+	}
+	for i, v := range o.instrs {
+		s.instrs[i] += v * f
+	}
+	for i, v := range o.pathBytes {
+		s.pathBytes[i] += v * f
+	}
+	s.repeats += o.repeats * f
+	s.flops += o.flops * f
+	s.gmRead += o.gmRead * f
+	s.gmWrite += o.gmWrite * f
+}
+
 // ctaWork records CTA cta's work (fast-forward): in the measure of the
 // skips that measured it, else kept while it may still be measured.
 func (gr *gridRunner) ctaWork(cta int, w *CTAWork) {
