@@ -102,7 +102,7 @@ func (l *ctaLane) mmaRun(now sim.Time) int {
 	n := 1
 	for ; n < l.n; n++ {
 		m := l.at(n)
-		if m.Op != isa.OpMmad || m.WithNext || m.In != in.In || m.Out != in.Out || l.ready[(l.head+n)%len(l.q)] > now {
+		if m.Op != isa.OpMmad || m.In != in.In || m.Out != in.Out || l.ready[(l.head+n)%len(l.q)] > now {
 			break
 		}
 	}

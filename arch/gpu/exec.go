@@ -105,10 +105,9 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		}
 		if vec > 0 {
 			// Co-execution: the instructions keep their sub-cores' vector
-			// units from other work for vec cycles, spread over the run
-			// as over each instruction as it issues (a flow nobody waits
-			// for, competing with the vector lane's own, at the pace the
-			// run takes alone).
+			// units from other work for vec cycles, paced over the run as
+			// they issue (a flow nobody waits for, competing with the
+			// vector lane's own, at the pace the run takes alone).
 			core.units[LaneVector].Start(sim.CeilCount(vec*unitScale), clk.Hz()*unitScale*share*min(1, vec/cycles), core, coexecTag)
 		}
 		core.startUnit(t, l, LaneMatrix, cycles, share, lat, tag)
@@ -128,9 +127,8 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 var noMMARuns bool
 
 // mmaRuns reports whether matrix instructions like in run back to back as
-// one flow (ctaLane.mmaRun); co-executing ones take their vector-unit
-// cycles as one flow at the run's start, where one at a time each took
-// its own at its start.
+// one flow (ctaLane.mmaRun): those of a valid format, unless a test asks
+// for one flow each.
 func mmaRuns(in *isa.Instr) bool {
 	return !noMMARuns && in.In.Valid()
 }
