@@ -22,11 +22,18 @@ var validateSubcommands []func() *cobra.Command
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "davinci-sim",
-		Short: "Cycle-level simulator of Ascend DaVinci AI cores running real programs bit-accurately",
-		Long: `davinci-sim simulates Ascend DaVinci AI cores (cube, vector and scalar units,
-MTE/FixPipe data movers, L1/L0A/L0B/L0C/UB buffers) and the memory paths between
-them, executing real programs with bit-accurate FP16/FP32 arithmetic and
-reporting time, stalls by cause, buffer occupancy and numerical error.`,
+		Short: "Cycle-level simulator of AI-accelerator matrix engines (Ascend DaVinci, NVIDIA Tensor Cores, AMD Matrix Cores) running real programs bit-accurately",
+		Long: `davinci-sim simulates AI-accelerator matrix engines and their memory paths:
+Ascend DaVinci AI cores (cube, vector and scalar units, MTE/FixPipe data movers,
+L1/L0A/L0B/L0C/UB buffers), NVIDIA SMs with Tensor Cores and AMD CDNA compute
+units with Matrix Cores (CTA/workgroup grids, shared memory/LDS pipelines, L2
+and HBM), and hosts and clusters of them. It executes real programs (emulated
+FP32 GEMM schemes, FP64 GEMM from INT8 slices, fused blocked LU, hand-written
+assembly, microbenchmarks) with bit-accurate arithmetic and reports time, stalls
+by cause, buffer occupancy, energy and numerical error from the same run.
+
+Start with "davinci-sim programs" (the program kinds and their examples) and
+"davinci-sim machines" (the embedded machines).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.String(),
