@@ -760,7 +760,50 @@ func (core *Core) FlowDone(now sim.Time, tag int64) {
 	l.state = arch.QueueEmpty
 	l.busy = now
 	core.landAt(l, sim.Add(now, l.lat))
+	if core.quietDone(t, int(tag%numLanes), now) {
+		return
+	}
 	core.waker.Wake(now)
+}
+
+// quietDone finishes the end of lane p's instruction at now without
+// waking the SM when all the lane can do then is queue the signals of the
+// set_flags behind it (they fire when it lands, after now) and stop at a
+// wait for a flag not raised (or at an empty queue): nothing else on the
+// SM changes at now, so the wake-up would only run every lane to find
+// that. (A pipelined GEMM's copies, stores and fragment loads mostly end
+// so: each with its set_flags, then a wait for the next stage's turn.) It
+// reports whether it did.
+func (core *Core) quietDone(t *cta, p int, now sim.Time) bool {
+	l := &t.lanes[p]
+	if noQuiet || core.funct || l.last <= now {
+		// A functional run applies landings at wake-ups; set_flags after
+		// a landing raise their flags now.
+		return false
+	}
+	if (t.full || t.lanes[LaneIssue].state == arch.QueueFull) && t.fetched && int(t.pending.Queue()) == p {
+		return false // the issue unit, stopped at this lane's full queue, goes on when the set_flags leave it
+	}
+scan:
+	for j := 0; j < l.n; j++ {
+		if l.ready[(l.head+j)%len(l.q)] > now {
+			return false // issued later: the lane must wake up then
+		}
+		switch in := l.at(j); in.Op {
+		case isa.OpSetFlag:
+		case isa.OpWaitFlag:
+			if *t.flag(in.SrcPipe, in.DstPipe, in.FlagID) != 0 {
+				return false
+			}
+			break scan
+		default:
+			return false
+		}
+	}
+	core.runLane(t, isa.Pipe(p), now)
+	core.mergeLane(p, now)
+	core.waker.Wake(l.last) // the signals, the landing (a CTA may be done then)
+	return true
 }
 
 // merge recomputes the SM lanes' states from the CTAs' lanes and closes

@@ -126,6 +126,10 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 // noMMARuns (tests only) runs every matrix instruction as its own flow.
 var noMMARuns bool
 
+// noQuiet (tests only) wakes the SM at the end of every instruction
+// (Core.quietDone off).
+var noQuiet bool
+
 // mmaRuns reports whether matrix instructions like in run back to back as
 // one flow (ctaLane.mmaRun): those of a valid format, unless a test asks
 // for one flow each.

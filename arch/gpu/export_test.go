@@ -6,3 +6,6 @@ func SetEagerWake(on bool) { eagerWake = on }
 
 // SetMMARuns switches the lanes' MMA runs (ctaLane.mmaRun) on or off.
 func SetMMARuns(on bool) { noMMARuns = !on }
+
+// SetQuietDone switches Core.quietDone on or off.
+func SetQuietDone(on bool) { noQuiet = !on }
