@@ -768,11 +768,12 @@ func (core *Core) FlowDone(now sim.Time, tag int64) {
 
 // quietDone finishes the end of lane p's instruction at now without
 // waking the SM when all the lane can do then is queue the signals of the
-// set_flags behind it (they fire when it lands, after now) and stop at a
-// wait for a flag not raised (or at an empty queue): nothing else on the
-// SM changes at now, so the wake-up would only run every lane to find
-// that. (A pipelined GEMM's copies, stores and fragment loads mostly end
-// so: each with its set_flags, then a wait for the next stage's turn.) It
+// set_flags behind it (they fire when it lands, after now), take the waits
+// whose flags are up and stop — at a wait for a flag not raised, at an
+// instruction issued later or at an empty queue: nothing else on the SM
+// changes at now, so the wake-up would only run every lane to find that.
+// (A pipelined GEMM's copies, stores and fragment loads mostly end so:
+// each with its set_flags, then a wait for the next stage's turn.) It
 // reports whether it did.
 func (core *Core) quietDone(t *cta, p int, now sim.Time) bool {
 	l := &t.lanes[p]
@@ -781,28 +782,51 @@ func (core *Core) quietDone(t *cta, p int, now sim.Time) bool {
 		// a landing raise their flags now.
 		return false
 	}
+	if len(t.signals) > 0 && t.signals[0].at <= now {
+		return false // flags to raise first (Core.fire)
+	}
 	if (t.full || t.lanes[LaneIssue].state == arch.QueueFull) && t.fetched && int(t.pending.Queue()) == p {
 		return false // the issue unit, stopped at this lane's full queue, goes on when the set_flags leave it
 	}
+	var taken [4]*int32 // flags of the waits passed so far (a flag taken twice counts twice)
+	nt := 0
 scan:
 	for j := 0; j < l.n; j++ {
 		if l.ready[(l.head+j)%len(l.q)] > now {
-			return false // issued later: the lane must wake up then
+			break // issued later: the lane wakes up then
 		}
 		switch in := l.at(j); in.Op {
 		case isa.OpSetFlag:
 		case isa.OpWaitFlag:
-			if *t.flag(in.SrcPipe, in.DstPipe, in.FlagID) != 0 {
+			f := t.flag(in.SrcPipe, in.DstPipe, in.FlagID)
+			up := *f
+			for _, g := range taken[:nt] {
+				if g == f {
+					up--
+				}
+			}
+			if up <= 0 {
+				break scan
+			}
+			if nt == len(taken) {
 				return false
 			}
-			break scan
+			taken[nt] = f
+			nt++
 		default:
-			return false
+			return false // it would start now
 		}
 	}
 	core.runLane(t, isa.Pipe(p), now)
 	core.mergeLane(p, now)
-	core.waker.Wake(l.last) // the signals, the landing (a CTA may be done then)
+	if core.eagerLandings(t) {
+		core.waker.Wake(l.last) // the signals, the landing (a CTA may be done then)
+	} else if at, ok := core.awaitedSignal(t); ok {
+		core.waker.Wake(at)
+	}
+	if !l.empty() && l.state == arch.QueueEmpty {
+		core.waker.Wake(l.startReady())
+	}
 	return true
 }
 
@@ -967,13 +991,20 @@ func (core *Core) schedule(now sim.Time) {
 		if !t.full || eagerWake {
 			consider(t.free)
 		}
+		eager := core.eagerLandings(t)
 		if len(t.signals) > 0 {
-			consider(t.signals[0].at)
+			if eager {
+				consider(t.signals[0].at)
+			} else if at, ok := core.awaitedSignal(t); ok {
+				consider(at)
+			}
 		}
 		for i := range t.lanes {
 			l := &t.lanes[i]
 			consider(l.busy)
-			consider(l.last)
+			if eager || !l.empty() && l.front().Op == isa.OpBarrier {
+				consider(l.last)
+			}
 			if !l.empty() {
 				consider(l.startReady())
 			}
@@ -990,6 +1021,48 @@ func (core *Core) schedule(now sim.Time) {
 	if next != sim.Time(math.MaxInt64) {
 		core.waker.Wake(next)
 	}
+}
+
+// Lazy signals and landings: a set_flag's signal (and the landing it
+// waits for) need not wake the SM when no lane is stopped at a wait for
+// that flag — the flag is raised, at its own time, by the first wake-up
+// after it (Core.fire), before any lane looks at it; a lane that gets to
+// the wait first books the wake-up then (schedule, quietDone). A landing
+// still wakes the SM where something waits for it: a lane's barrier, an
+// issue unit at a barrier, a drained CTA (it may be done then), a
+// functional run (its landings apply data); and a signal of a cluster
+// flag always does (other SMs read it).
+
+// eagerLandings reports whether t's landings and signals must wake the SM
+// at their time (see above).
+func (core *Core) eagerLandings(t *cta) bool {
+	return eagerWake || noQuiet || core.funct || t.drained ||
+		t.lanes[LaneIssue].state == arch.Barrier
+}
+
+// awaitedSignal returns the time of t's first signal that a lane is
+// stopped at a wait for (or may be: the wait at the front of a busy lane).
+func (core *Core) awaitedSignal(t *cta) (sim.Time, bool) {
+	for _, sg := range t.signals {
+		if core.awaits(t, sg.src, sg.dst, sg.id) {
+			return sg.at, true
+		}
+	}
+	return 0, false
+}
+
+// awaits reports whether lane dst of t has a wait for flag (src, dst, id)
+// at its front (a cluster flag counts as awaited).
+func (core *Core) awaits(t *cta, src, dst isa.Pipe, id int) bool {
+	if int(dst) >= numLanes || id >= ClusterFlag {
+		return true // a cluster's flags: other SMs read them
+	}
+	l := &t.lanes[dst]
+	if l.empty() {
+		return false
+	}
+	in := l.front()
+	return in.Op == isa.OpWaitFlag && in.SrcPipe == src && in.DstPipe == dst && in.FlagID == id
 }
 
 // observeFlag tells the observer of a flag event. Flags are per CTA: the

@@ -126,8 +126,8 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 // noMMARuns (tests only) runs every matrix instruction as its own flow.
 var noMMARuns bool
 
-// noQuiet (tests only) wakes the SM at the end of every instruction
-// (Core.quietDone off).
+// noQuiet (tests only) wakes the SM at the end and at the landing of every
+// instruction (Core.quietDone and lazy signals off: eagerLandings).
 var noQuiet bool
 
 // mmaRuns reports whether matrix instructions like in run back to back as

@@ -11,8 +11,10 @@ import (
 )
 
 // An instruction whose end only queues its set_flags' signals and stops
-// its lane at a wait (Core.quietDone) does not wake the SM: the statistics
-// are those of a run that wakes it at every end, with fewer events — on a
+// its lane at a wait (Core.quietDone), and a landing whose signals no lane
+// waits for yet (Core.eagerLandings), do not wake the SM: the statistics
+// are those of a run that wakes it at every end and landing, with fewer
+// events — on a
 // starved grid (bandwidth stalls, issue units stopped at full queues),
 // fast-forwarded too, and on a grid of four CTAs per SM with several MMAs
 // and vector work per k-step, on an NVIDIA and an AMD machine. (Equal on
