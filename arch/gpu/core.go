@@ -825,7 +825,9 @@ scan:
 		core.waker.Wake(at)
 	}
 	if !l.empty() && l.state == arch.QueueEmpty {
-		core.waker.Wake(l.startReady())
+		if _, ok := core.waitAhead(t, l); !ok || !memoryLane(p) {
+			core.waker.Wake(l.startReady())
+		}
 	}
 	return true
 }
@@ -869,6 +871,10 @@ func (core *Core) mergeLane(i int, now sim.Time) {
 func (core *Core) passing(t *cta, i int) (x sim.Time, then arch.Cause) {
 	l := &t.lanes[i]
 	switch {
+	case l.state == arch.QueueEmpty && memoryLane(i):
+		if at, ok := core.waitAhead(t, l); ok {
+			return at, arch.WaitFlag
+		}
 	case l.state != arch.Busy:
 	case i == LaneIssue && t.full:
 		return t.free, arch.QueueFull
@@ -876,6 +882,28 @@ func (core *Core) passing(t *cta, i int) (x sim.Time, then arch.Cause) {
 		return l.start + l.ideal, arch.Bandwidth
 	}
 	return -1, 0
+}
+
+// waitAhead reports whether the front of lane l of t, issued for a later
+// time, is a wait that will find its flag down then, and when: nothing
+// raises a flag without waking the SM but a signal (none is pending for
+// it), so the lane turns from an empty queue to waiting then without an
+// event (a passing). A pipelined GEMM's copy lane, done with a stage,
+// waits so for the stage after next to be free.
+func (core *Core) waitAhead(t *cta, l *ctaLane) (sim.Time, bool) {
+	if noQuiet || l.empty() {
+		return 0, false
+	}
+	in := l.front()
+	if in.Op != isa.OpWaitFlag || in.FlagID >= ClusterFlag || *t.flag(in.SrcPipe, in.DstPipe, in.FlagID) != 0 {
+		return 0, false // a cluster's flags are raised by other SMs too
+	}
+	for _, sg := range t.signals {
+		if sg.src == in.SrcPipe && sg.dst == in.DstPipe && sg.id == in.FlagID {
+			return 0, false
+		}
+	}
+	return l.ready[l.head], true
 }
 
 // eagerWake (tests only, the conformance suite's eager check) makes the
@@ -1006,7 +1034,9 @@ func (core *Core) schedule(now sim.Time) {
 				consider(l.last)
 			}
 			if !l.empty() {
-				consider(l.startReady())
+				if _, ok := core.waitAhead(t, l); !ok || !memoryLane(i) {
+					consider(l.startReady())
+				}
 			}
 			if len(l.fly) > 0 {
 				consider(l.fly[0].done)
