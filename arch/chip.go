@@ -95,8 +95,8 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	}
 	if ff := opts.FastForward; ff != nil {
 		switch {
-		case ff.Measure < 2 || ff.Tail < 2 || !(ff.Tolerance >= 0) || !(ff.Mix >= 0) || !(ff.Hits >= 0):
-			return nil, fmt.Errorf("fast-forward: measure %d waves (at least 2), tail %d (at least 2), tolerance %v, mix %v and hits %v (at least 0)", ff.Measure, ff.Tail, ff.Tolerance, ff.Mix, ff.Hits)
+		case ff.Measure < 2 || ff.Tail < 2 || !(ff.Tolerance >= 0) || !(ff.Mix >= 0) || !(ff.Hits >= 0) || !(ff.MinGain >= 0):
+			return nil, fmt.Errorf("fast-forward: measure %d waves (at least 2), tail %d (at least 2), tolerance %v, mix %v, hits %v and min gain %v (at least 0)", ff.Measure, ff.Tail, ff.Tolerance, ff.Mix, ff.Hits, ff.MinGain)
 		case opts.Mode != Timing:
 			return nil, errors.New("fast-forward skips CTAs, whose results a functional run computes: use it with numerics off or sampled")
 		case opts.Observer != nil:
@@ -365,8 +365,11 @@ func (c *Chip) stats() *Stats {
 	for _, core := range c.cores {
 		st.Cores = append(st.Cores, core.Finalize(end))
 	}
-	if c.grids != nil && c.grids.ff != nil && len(c.grids.ff.skips) > 0 {
-		c.ffApply(st, end)
+	if c.grids != nil && c.grids.ff != nil {
+		st.FastForwardDeclined = append([]FastForwardDecline(nil), c.grids.ff.declined...)
+		if len(c.grids.ff.skips) > 0 {
+			c.ffApply(st, end)
+		}
 	}
 	return st
 }

@@ -422,6 +422,11 @@ type FastForward struct {
 	// is within Hits of the wave Measure before it (steadyHits); a larger
 	// Hits lets other swings skip, at the risk of missing such a slide.
 	Hits float64
+	// MinGain is the smallest share of the events simulated so far that a
+	// skip must stand for: a skip whose check fails makes the caller
+	// simulate the whole run again (programs.Execute), so a short kernel
+	// late in a long run is not worth that risk (0: any skip).
+	MinGain float64
 }
 
 // DefaultFastForward measures 4 waves, allows 5 % spread of their
@@ -433,7 +438,7 @@ type FastForward struct {
 // "Fast-forward"), these settings kept every run's time within 0.6 % and
 // each kernel's within 4.3 % (most within 0.5 %), where 0.5 % and 1 point
 // skipped little on GEMM grids.
-var DefaultFastForward = FastForward{Measure: 4, Tolerance: 0.05, Mix: 0.05, Hits: 0.05, Tail: 3}
+var DefaultFastForward = FastForward{Measure: 4, Tolerance: 0.05, Mix: 0.05, Hits: 0.05, Tail: 3, MinGain: 0.02}
 
 // FastForwardSkip is one skip of a fast-forwarded run.
 type FastForwardSkip struct {
@@ -462,6 +467,16 @@ type FastForwardSkip struct {
 	Checked    bool
 }
 
+// FastForwardDecline records a kernel whose waves repeated but whose skip
+// would have stood for fewer events than FastForward.MinGain of those
+// simulated before it: not taken (the first such point of each kernel).
+type FastForwardDecline struct {
+	Grid   string
+	At     sim.Time // when the skip was declined
+	Events uint64   // the events the skip would have stood for
+	SoFar  uint64   // the events simulated before it
+}
+
 // FastForwardCheckError stops a fast-forwarded run when the waves after a
 // skip did not take the measured period (FastForwardSkip.Checked): the
 // skipped waves were not like the measured ones. Run again with the grid
@@ -478,12 +493,13 @@ func (e *FastForwardCheckError) Error() string {
 // fastForward is the grid runner's fast-forward state.
 type fastForward struct {
 	FastForward
-	skips  []FastForwardSkip
-	lanes  []struct{} // a core's lanes and paths (the ffSnap layout)
-	paths  int
-	shift  sim.Time  // sum of the skips' shifts
-	ints   []int64   // counters the skips add (ffSnap layout)
-	floats []float64 // float counters and integrals they add
+	skips    []FastForwardSkip
+	declined []FastForwardDecline
+	lanes    []struct{} // a core's lanes and paths (the ffSnap layout)
+	paths    int
+	shift    sim.Time  // sum of the skips' shifts
+	ints     []int64   // counters the skips add (ffSnap layout)
+	floats   []float64 // float counters and integrals they add
 }
 
 // ffSnap is a snapshot of the run's counters (Chip.ffSnapshot).
@@ -605,6 +621,12 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		}
 	}
 	scale := float64(j) / m
+	if gain, sofar := float64(last.ints[ffEvents]-first.ints[ffEvents])*scale, float64(gr.chip.eng.Events()); gain < ff.MinGain*sofar {
+		if !slices.ContainsFunc(ff.declined, func(d FastForwardDecline) bool { return d.Grid == g.Name }) {
+			ff.declined = append(ff.declined, FastForwardDecline{Grid: g.Name, At: now, Events: uint64(math.Round(gain)), SoFar: uint64(sofar)})
+		}
+		return
+	}
 	shift := sim.Time(math.Round(float64(total) * scale))
 	if ff.ints == nil {
 		ff.ints = make([]int64, len(last.ints))

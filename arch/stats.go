@@ -125,6 +125,9 @@ type Stats struct {
 	// Time, lanes, bytes and the kernels' times include the skipped waves'
 	// share — except Events, which counts the events simulated.
 	FastForward []FastForwardSkip
+	// FastForwardDeclined lists the kernels whose waves repeated but whose
+	// skip would have saved too little to risk (FastForward.MinGain).
+	FastForwardDeclined []FastForwardDecline
 }
 
 // Traffic counts GM transfers at two levels: the bytes the cores request

@@ -218,8 +218,12 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	for _, s := range ffFailed {
 		rep.Notes = append(rep.Notes, fastForwardNote(s)+"; so the run was made again with every block of that kernel simulated")
 	}
+	for _, d := range st.FastForwardDeclined {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: kernel %s: its waves repeated but were simulated: a skip at %.6g s would have stood for ~%d events, under %.3g %% of the %d simulated before it (a failed check makes the whole run simulated again)",
+			d.Grid, d.At.Seconds(), d.Events, 100*opts.FastForward.MinGain, d.SoFar))
+	}
 	switch {
-	case opts.FastForward == nil || len(st.FastForward) > 0 || len(ffFailed) > 0:
+	case opts.FastForward == nil || len(st.FastForward) > 0 || len(ffFailed) > 0 || len(st.FastForwardDeclined) > 0:
 	case len(prog.Grids) == 0:
 		rep.Notes = append(rep.Notes, "fast-forward: only kernel grids (GPU machines) have waves to skip; everything was simulated")
 	default:

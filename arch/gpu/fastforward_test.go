@@ -251,3 +251,47 @@ func TestFastForwardWrongClass(t *testing.T) {
 		t.Fatalf("got %v, want the wrong declaration named", err)
 	}
 }
+
+// A short kernel after a long one simulated in full (excluded here; one
+// whose waves do not repeat): the short kernel's waves repeat exactly, but
+// a skip would stand for under FastForward.MinGain of the events simulated
+// before it — less than a failed check would cost, the whole run again —
+// so it is declined (listed once, with its figures) and the kernel
+// simulated; with MinGain 0 it is skipped, to the same time.
+func TestFastForwardMinGain(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	res := isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}
+	long := isa.Grid{Name: "long", CTAs: 8 * 600, CTA: func(int) isa.Stream { return periodicCTA() }, Resources: res}
+	short := isa.Grid{Name: "short", CTAs: 8 * 14, CTA: func(int) isa.Stream { return periodicCTA() }, Resources: res}
+	run := func(minGain float64) *arch.Stats {
+		t.Helper()
+		ff := arch.DefaultFastForward
+		ff.Tolerance, ff.MinGain, ff.Exclude = 0, minGain, []int{0}
+		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: &ff})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := chip.Run(isa.Program{Name: "long-short", Grids: []isa.Grid{long, short}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	st := run(arch.DefaultFastForward.MinGain)
+	if len(st.FastForward) != 0 {
+		t.Errorf("skips %+v, want none", st.FastForward)
+	}
+	if len(st.FastForwardDeclined) != 1 {
+		t.Fatalf("declined %+v, want the short kernel once", st.FastForwardDeclined)
+	}
+	if d := st.FastForwardDeclined[0]; d.Grid != "short" || d.Events == 0 || float64(d.Events) >= arch.DefaultFastForward.MinGain*float64(d.SoFar) {
+		t.Errorf("declined %+v: want the short kernel, a gain under %v of the events before it", d, arch.DefaultFastForward.MinGain)
+	}
+	any := run(0)
+	if len(any.FastForward) != 1 || any.FastForward[0].Grid != "short" || len(any.FastForwardDeclined) != 0 {
+		t.Errorf("with MinGain 0: skips %+v, declined %+v; want the short kernel skipped", any.FastForward, any.FastForwardDeclined)
+	}
+	if any.Time != st.Time {
+		t.Errorf("time %v skipping the short kernel, %v not", any.Time, st.Time)
+	}
+}

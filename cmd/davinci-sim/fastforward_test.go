@@ -21,6 +21,7 @@ func TestRunFastForward(t *testing.T) {
 		{"--numerics", "off", "--trace", t.TempDir() + "/t.json"},
 		{"--numerics", "off", "--fast-forward-tolerance", "-1"},
 		{"--numerics", "off", "--fast-forward-hits", "NaN"},
+		{"--numerics", "off", "--fast-forward-min-gain", "-0.5"},
 	} {
 		a := append([]string{"run", examplePath("a100-hgemm.yaml"), "-q", "--fast-forward"}, args...)
 		if _, code, err := runCLI(t, a...); code != 2 {

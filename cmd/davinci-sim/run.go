@@ -51,6 +51,7 @@ type runFlags struct {
 	ffTolerance float64 // --fast-forward-tolerance
 	ffMix       float64 // --fast-forward-mix
 	ffHits      float64 // --fast-forward-hits
+	ffMinGain   float64 // --fast-forward-min-gain
 }
 
 func newRunCmd() *cobra.Command {
@@ -98,6 +99,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.BoolVar(&f.fastForward, "fast-forward", false, "GPU kernels, timing only: measure waves of blocks and skip the repeated ones (approximate; the notes say what was skipped and the bound)")
 	fl.Float64Var(&f.ffTolerance, "fast-forward-tolerance", arch.DefaultFastForward.Tolerance, "with --fast-forward: the largest relative spread of the measured waves' durations that allows a skip (inf: any)")
 	fl.Float64Var(&f.ffMix, "fast-forward-mix", arch.DefaultFastForward.Mix, "with --fast-forward: the largest spread of a lane's fraction of time in a cause over the measured waves that allows a skip (inf: any)")
+	fl.Float64Var(&f.ffMinGain, "fast-forward-min-gain", arch.DefaultFastForward.MinGain, "with --fast-forward: the smallest share of the events simulated so far that a skip must stand for (a failed check makes the whole run simulated again, so a short kernel late in a long run is not worth the risk; 0: any skip)")
 	fl.Float64Var(&f.ffHits, "fast-forward-hits", arch.DefaultFastForward.Hits, "with --fast-forward: the largest spread of the L2's (and LLC's) hit fraction over the measured waves that allows a skip, or between each measured wave and the wave 4 before it (hits that swing in a repeating pattern; larger: more skips on GEMMs whose hits swing from wave to wave, at the risk of missing a slide into thrashing; inf: any)")
 	fl.BoolVar(&f.view, "view", false, "show the run live in the terminal visualizer (without --trace: no flag marks, at most ~1 GiB of events)")
 	return cmd
@@ -134,9 +136,12 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 			return badInput(fmt.Errorf("%s %v: must be a spread ≥ 0, or inf for any (the default is %v)", v.flag, v.x, v.dflt))
 		}
 	}
+	if !(f.ffMinGain >= 0) {
+		return badInput(fmt.Errorf("--fast-forward-min-gain %v: must be a share of the events simulated so far ≥ 0 (0: any skip; the default is %v)", f.ffMinGain, d.MinGain))
+	}
 	if f.fastForward {
 		ff := arch.DefaultFastForward
-		ff.Tolerance, ff.Mix, ff.Hits = f.ffTolerance, f.ffMix, f.ffHits
+		ff.Tolerance, ff.Mix, ff.Hits, ff.MinGain = f.ffTolerance, f.ffMix, f.ffHits, f.ffMinGain
 		opts.FastForward = &ff
 	}
 	if seedSet {
