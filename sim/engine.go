@@ -262,13 +262,40 @@ func (e *Engine) Register(w Waiter) {
 }
 
 // Run executes events until none are left or Stop is called. If stopped, it returns the error
-// passed to Stop (nil for Stop(nil)). If the queue ran dry, it asks every registered Waiter and
+// passed to Stop (nil for Stop(nil)). If the queue ran dry, it asks every registered Flusher to
+// book what it held back and goes on while any did; then it asks every registered Waiter and
 // returns a *DeadlockError if any is blocked, else nil.
 func (e *Engine) Run() error {
-	if err, done := e.run(MaxTime, false); done {
-		return err
+	for {
+		if err, done := e.run(MaxTime, false); done {
+			return err
+		}
+		if !e.flush() {
+			return e.CheckDeadlock()
+		}
 	}
-	return e.CheckDeadlock()
+}
+
+// Flusher is a Waiter that may hold back events it could still book: a
+// component that books only the wake-ups something waits for, and does
+// the rest when it next wakes up. When the queue runs dry (nothing else
+// will happen: a deadlock, or the end) it must book them, so that the run
+// ends when, and reports what, it would have had it booked everything.
+type Flusher interface {
+	// Flush books the held-back events and reports whether there were
+	// any; from then on it books every event.
+	Flush() bool
+}
+
+// flush asks every registered Flusher to book what it held back.
+func (e *Engine) flush() bool {
+	booked := false
+	for _, w := range e.waiters {
+		if f, ok := w.(Flusher); ok && f.Flush() {
+			booked = true
+		}
+	}
+	return booked
 }
 
 // RunUntil executes all events with time <= t and then sets Now() to t; later events stay queued

@@ -212,6 +212,9 @@ type Core struct {
 	obs    arch.Observer
 	flobs  arch.Observer
 	funct  bool
+	// flushing: the engine ran dry once (Flush); every signal wakes the SM
+	// from then on.
+	flushing bool
 
 	scratchA, scratchB []byte // functional: shared-memory MMA operands gathered into fractal tiles
 	scratchPair        []byte // functional: a pair operand's two halves gathered row-major
@@ -404,8 +407,8 @@ func (core *Core) setFlag(t *cta, src, dst isa.Pipe, id int, at sim.Time) {
 		return
 	}
 	for r, p := range t.cl.ctas {
-		if p == nil || p == t {
-			continue
+		if p == nil || p == t || t.cl.cores[r] == core {
+			continue // on this SM: the wake-up firing it runs its lanes next
 		}
 		if l := &p.lanes[dst]; !l.empty() {
 			if in := l.front(); in.Op == isa.OpWaitFlag && in.SrcPipe == src && in.FlagID == id {
@@ -421,6 +424,7 @@ func (core *Core) Handle(now sim.Time, _ int64) {
 	if core.funct {
 		core.land(now)
 	}
+	core.fireDue(now)
 	for progress := true; progress && !core.chip.Failed(); {
 		progress = false
 		for _, t := range core.ctas {
@@ -428,6 +432,9 @@ func (core *Core) Handle(now sim.Time, _ int64) {
 				continue
 			}
 			if len(t.signals) > 0 && core.fire(t, now) {
+				progress = true
+			}
+			if t.cl != nil && core.fireMates(t, now) {
 				progress = true
 			}
 			for i := LaneIssue + 1; i < numLanes; i++ {
@@ -479,6 +486,50 @@ func (core *Core) fire(t *cta, now sim.Time) bool {
 		t.signals = append(t.signals[:0], t.signals[k:]...)
 	}
 	return k > 0
+}
+
+// fireDue sets the flags of every CTA's signals due by now, in time order
+// over the CTAs: a lazy one (schedule) reports its flag at its own time,
+// before what the lanes do at now.
+func (core *Core) fireDue(now sim.Time) {
+	for {
+		var first *cta
+		for _, t := range core.ctas {
+			if t.active && len(t.signals) > 0 && t.signals[0].at <= now && (first == nil || t.signals[0].at < first.signals[0].at) {
+				first = t
+			}
+		}
+		if first == nil {
+			return
+		}
+		sg := first.signals[0]
+		first.signals = append(first.signals[:0], first.signals[1:]...)
+		core.setFlag(first, sg.src, sg.dst, sg.id, sg.at)
+	}
+}
+
+// fireMates sets the cluster flags of the signals of t's cluster mates
+// due by now: a mate's SM need not wake up for a flag only t's lanes wait
+// for (lazy signals, schedule), so t's wake-up raises it.
+func (core *Core) fireMates(t *cta, now sim.Time) bool {
+	fired := false
+	for _, p := range t.cl.ctas {
+		if p == nil || p == t || len(p.signals) == 0 || p.signals[0].at > now {
+			continue
+		}
+		k := 0
+		for _, sg := range p.signals {
+			if sg.at <= now && sg.id >= ClusterFlag {
+				core.setFlag(p, sg.src, sg.dst, sg.id, sg.at)
+				fired = true
+				continue
+			}
+			p.signals[k] = sg
+			k++
+		}
+		p.signals = p.signals[:k]
+	}
+	return fired
 }
 
 // land applies the effects of instructions that completed by now.
@@ -782,8 +833,10 @@ func (core *Core) quietDone(t *cta, p int, now sim.Time) bool {
 		// a landing raise their flags now.
 		return false
 	}
-	if len(t.signals) > 0 && t.signals[0].at <= now {
-		return false // flags to raise first (Core.fire)
+	for _, u := range core.ctas {
+		if u.active && len(u.signals) > 0 && u.signals[0].at <= now {
+			return false // flags to raise first (Core.fire), in time order
+		}
 	}
 	if (t.full || t.lanes[LaneIssue].state == arch.QueueFull) && t.fetched && int(t.pending.Queue()) == p {
 		return false // the issue unit, stopped at this lane's full queue, goes on when the set_flags leave it
@@ -797,7 +850,15 @@ scan:
 		}
 		switch in := l.at(j); in.Op {
 		case isa.OpSetFlag:
+			if d := int(in.DstPipe); d < numLanes && memoryLane(d) && t.lanes[d].state == arch.QueueEmpty && core.awaits(t, in.SrcPipe, in.DstPipe, in.FlagID) {
+				// That lane's wait ahead (waitAhead) ends with this
+				// signal: a wake-up must book its issue time again.
+				return false
+			}
 		case isa.OpWaitFlag:
+			if in.FlagID >= ClusterFlag {
+				return false // a mate's signals for it are booked by schedule
+			}
 			f := t.flag(in.SrcPipe, in.DstPipe, in.FlagID)
 			up := *f
 			for _, g := range taken[:nt] {
@@ -1026,6 +1087,14 @@ func (core *Core) schedule(now sim.Time) {
 			} else if at, ok := core.awaitedSignal(t); ok {
 				consider(at)
 			}
+			if t.cl != nil && !eager {
+				core.wakeMates(t)
+			}
+		}
+		if t.cl != nil {
+			if at, ok := core.awaitedMateSignal(t); ok {
+				consider(at)
+			}
 		}
 		for i := range t.lanes {
 			l := &t.lanes[i]
@@ -1066,7 +1135,7 @@ func (core *Core) schedule(now sim.Time) {
 // eagerLandings reports whether t's landings and signals must wake the SM
 // at their time (see above).
 func (core *Core) eagerLandings(t *cta) bool {
-	return eagerWake || noQuiet || core.funct || t.drained ||
+	return eagerWake || noQuiet || core.flushing || core.funct || t.drained ||
 		t.lanes[LaneIssue].state == arch.Barrier
 }
 
@@ -1081,11 +1150,44 @@ func (core *Core) awaitedSignal(t *cta) (sim.Time, bool) {
 	return 0, false
 }
 
+// wakeMates books a wake-up at the time of each of t's cluster signals on
+// the SM of a cluster mate whose lane waits for it at its front (lazy
+// signals: that SM's wake-up raises it, fireMates).
+func (core *Core) wakeMates(t *cta) {
+	for _, sg := range t.signals {
+		if sg.id < ClusterFlag {
+			continue
+		}
+		for r, p := range t.cl.ctas {
+			if p != nil && p != t && t.cl.cores[r] != core && core.awaits(p, sg.src, sg.dst, sg.id) {
+				t.cl.cores[r].waker.Wake(sg.at)
+			}
+		}
+	}
+}
+
+// awaitedMateSignal returns the time of the first cluster signal of t's
+// cluster mates that a lane of t waits for at its front.
+func (core *Core) awaitedMateSignal(t *cta) (sim.Time, bool) {
+	at, ok := sim.Time(0), false
+	for _, p := range t.cl.ctas {
+		if p == nil || p == t {
+			continue
+		}
+		for _, sg := range p.signals {
+			if sg.id >= ClusterFlag && (!ok || sg.at < at) && core.awaits(t, sg.src, sg.dst, sg.id) {
+				at, ok = sg.at, true
+			}
+		}
+	}
+	return at, ok
+}
+
 // awaits reports whether lane dst of t has a wait for flag (src, dst, id)
-// at its front (a cluster flag counts as awaited).
+// at its front.
 func (core *Core) awaits(t *cta, src, dst isa.Pipe, id int) bool {
-	if int(dst) >= numLanes || id >= ClusterFlag {
-		return true // a cluster's flags: other SMs read them
+	if int(dst) >= numLanes {
+		return true
 	}
 	l := &t.lanes[dst]
 	if l.empty() {
@@ -1116,6 +1218,25 @@ func bufferNames(p *Params) []string {
 		out[i] = b.Name
 	}
 	return out
+}
+
+// Flush implements sim.Flusher: when nothing else is left to happen (a
+// deadlock), the signals no lane waited for (lazy signals) fire at their
+// times as they would have had every landing woken the SM — the run ends
+// then, and every flag event is observed — and every later one wakes it.
+func (core *Core) Flush() bool {
+	core.flushing = true
+	next := sim.Time(math.MaxInt64)
+	for _, t := range core.ctas {
+		if t.active && len(t.signals) > 0 {
+			next = min(next, t.signals[0].at)
+		}
+	}
+	if next == sim.Time(math.MaxInt64) {
+		return false
+	}
+	core.waker.Wake(max(next, core.chip.Engine().Now()))
+	return true
 }
 
 // Blocked implements sim.Waiter for deadlock reports.

@@ -9,6 +9,7 @@ import (
 	_ "github.com/davinci-sim/davinci-sim/arch/amd"
 	"github.com/davinci-sim/davinci-sim/arch/archtest"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
+	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 )
 
@@ -50,11 +51,63 @@ func TestConformanceEagerWake(t *testing.T) {
 			Machine: archtest.Machine(t, name, "machine.cores=4", "machine.gm.bandwidth=60GB/s", "machine.l2.capacity=256KiB"),
 			Program: func() (isa.Program, error) { return starved(), nil }}
 	}
+	lazy := archtest.Case{Name: "lazy-signals-two-ctas", Mode: arch.Timing, Machine: archtest.Machine(t, "a100", "machine.cores=1"),
+		Program: func() (isa.Program, error) { return lazyTwoCTAs(), nil }}
+	dead := archtest.Deadlock{Case: archtest.Case{Name: "lazy-signal-deadlock", Mode: arch.Timing, Machine: archtest.Machine(t, "a100", "machine.cores=1"),
+		Program: func() (isa.Program, error) { return lazyDeadlock(), nil }},
+		Want: []string{"wait_flag"}}
 	archtest.Run(t, archtest.Subject{
 		Machine:   archtest.Machine(t, "a100", "machine.cores=4"),
-		Cases:     []archtest.Case{*starvedOn("a100"), *starvedOn("mi210")},
+		Cases:     []archtest.Case{*starvedOn("a100"), *starvedOn("mi210"), lazy},
+		Deadlocks: []archtest.Deadlock{dead},
 		EagerWake: gpu.SetEagerWake,
 	})
+}
+
+// lazyTwoCTAs is two CTAs on one SM, each with a signal no lane waits for
+// when it is queued (lazy: Core.eagerLandings), the second CTA's copy
+// ending after the first's signals landed: its overdue signal must be
+// reported at its time before what the lanes do then (per-SM flag order).
+// (Found by review.)
+func lazyTwoCTAs() isa.Program {
+	cta := func(rows int) isa.Stream {
+		ins := []isa.Instr{
+			gpu.CopyToShared(0, 1<<20, rows, 128, 128, 128),
+			isa.SetFlag(gpu.LaneCopy, gpu.LaneLoad, 1),
+			gpu.MMA(0, 4096, 8192, 16, 16, 8, fp.FP16, fp.FP32, true),
+			isa.SetFlag(gpu.LaneMatrix, gpu.LaneVector, 0), // lazy: the vector lane waits for flag 2 first
+			isa.WaitFlag(gpu.LaneCopy, gpu.LaneLoad, 1),
+			isa.SetFlag(gpu.LaneLoad, gpu.LaneVector, 2),
+			isa.WaitFlag(gpu.LaneLoad, gpu.LaneVector, 2),
+			isa.WaitFlag(gpu.LaneMatrix, gpu.LaneVector, 0),
+			isa.SetFlag(gpu.LaneVector, gpu.LaneStore, 3),
+			isa.WaitFlag(gpu.LaneVector, gpu.LaneStore, 3),
+		}
+		for range 16 {
+			ins = append(ins, isa.Instr{Op: isa.OpNop, Pipe: gpu.LaneStore})
+		}
+		return isa.Slice(ins)
+	}
+	return isa.Program{Name: "lazy2", Grids: []isa.Grid{{Name: "lazy2", CTAs: 2,
+		CTA:       func(i int) isa.Stream { return cta(8 + 376*i) },
+		Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 8 << 10, Warps: 4}}}}
+}
+
+// lazyDeadlock stops at a wait nothing will satisfy while an MMA's signal
+// nobody waits for is still to land: the run must end, and report its
+// deadlock, at that signal's time, with its flag event observed
+// (sim.Flusher). (Found by review.)
+func lazyDeadlock() isa.Program {
+	ins := []isa.Instr{
+		gpu.MMA(0, 4096, 8192, 16, 16, 8, fp.FP16, fp.FP32, true),
+		isa.SetFlag(gpu.LaneMatrix, gpu.LaneVector, 0),
+		isa.WaitFlag(gpu.LaneLoad, gpu.LaneCopy, 5),
+	}
+	for range 17 {
+		ins = append(ins, isa.Instr{Op: isa.OpNop, Pipe: gpu.LaneCopy})
+	}
+	return isa.Program{Name: "dead", Grids: []isa.Grid{{Name: "dead", CTAs: 1, CTA: func(int) isa.Stream { return isa.Slice(ins) },
+		Resources: isa.Resources{SharedBytes: 16 << 10, Registers: 8 << 10, Warps: 4}}}}
 }
 
 // Fast-forwarded, the lazy accounting gives the eager run's statistics too
