@@ -267,15 +267,7 @@ func TestFastForwardMinGain(t *testing.T) {
 		t.Helper()
 		ff := arch.DefaultFastForward
 		ff.Tolerance, ff.MinGain, ff.Exclude = 0, minGain, []int{0}
-		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: &ff})
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := chip.Run(isa.Program{Name: "long-short", Grids: []isa.Grid{long, short}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
+		return runChip(t, m, arch.Options{Mode: arch.Timing, FastForward: &ff}, isa.Program{Name: "long-short", Grids: []isa.Grid{long, short}})
 	}
 	st := run(arch.DefaultFastForward.MinGain)
 	if len(st.FastForward) != 0 {

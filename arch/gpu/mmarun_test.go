@@ -47,20 +47,11 @@ func TestMMARunsAsOneFlow(t *testing.T) {
 func testMMARuns(t *testing.T, machine string, ctas int, smem int64, tol float64, vector bool) {
 	run := func(apart bool) *arch.Stats {
 		t.Helper()
-		m := archtest.Machine(t, machine, "machine.cores=2")
-		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing})
-		if err != nil {
-			t.Fatal(err)
-		}
 		gpu.SetMMARuns(!apart)
 		defer gpu.SetMMARuns(true)
 		g := isa.Grid{Name: "products", CTAs: ctas, CTA: func(i int) isa.Stream { return ctaProducts(int64(i)<<22, 1024, 1+i*4%9, true) },
 			Resources: isa.Resources{SharedBytes: smem, Registers: 8 << 10, Warps: 4}}
-		st, err := chip.Run(isa.Program{Name: "products", Grids: []isa.Grid{g}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
+		return runChip(t, archtest.Machine(t, machine, "machine.cores=2"), arch.Options{Mode: arch.Timing}, isa.Program{Name: "products", Grids: []isa.Grid{g}})
 	}
 	one, apart := run(false), run(true)
 	if one.Events*3 > apart.Events*2 {

@@ -10,6 +10,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch/archtest"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
 
@@ -53,22 +54,13 @@ func TestQuietDone(t *testing.T) {
 					t.Helper()
 					gpu.SetQuietDone(quiet)
 					defer gpu.SetQuietDone(true)
-					m := archtest.Machine(t, name, append([]string{"machine.cores=4"}, c.set...)...)
 					o := arch.Options{Mode: arch.Timing}
 					if c.ff {
 						ff := arch.DefaultFastForward
 						ff.Tolerance, ff.Mix = 0.5, 1
 						o.FastForward = &ff
 					}
-					chip, err := arch.NewChip(m, o)
-					if err != nil {
-						t.Fatal(err)
-					}
-					st, err := chip.Run(c.prog)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return st
+					return runChip(t, archtest.Machine(t, name, append([]string{"machine.cores=4"}, c.set...)...), o, c.prog)
 				}
 				quiet, woken := run(true), run(false)
 				if quiet.Events*20 > woken.Events*19 {
@@ -182,7 +174,14 @@ func runQuiet(t *testing.T, machine string, quiet bool, prog isa.Program) *arch.
 	t.Helper()
 	gpu.SetQuietDone(quiet)
 	defer gpu.SetQuietDone(true)
-	chip, err := arch.NewChip(archtest.Machine(t, machine, "machine.cores=1"), arch.Options{Mode: arch.Timing})
+	return runChip(t, archtest.Machine(t, machine, "machine.cores=1"), arch.Options{Mode: arch.Timing}, prog)
+}
+
+// runChip runs prog on a new chip of machine m with opts, failing t on an
+// error.
+func runChip(t *testing.T, m *machines.Machine, opts arch.Options, prog isa.Program) *arch.Stats {
+	t.Helper()
+	chip, err := arch.NewChip(m, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
