@@ -850,7 +850,7 @@ scan:
 		}
 		switch in := l.at(j); in.Op {
 		case isa.OpSetFlag:
-			if d := int(in.DstPipe); d < numLanes && memoryLane(d) && t.lanes[d].state == arch.QueueEmpty && core.awaits(t, in.SrcPipe, in.DstPipe, in.FlagID) {
+			if d := int(in.DstPipe); in.FlagID < ClusterFlag && d < numLanes && memoryLane(d) && t.lanes[d].state == arch.QueueEmpty && core.awaits(t, in.SrcPipe, in.DstPipe, in.FlagID) {
 				// That lane's wait ahead (waitAhead) ends with this
 				// signal: a wake-up must book its issue time again.
 				return false
@@ -882,8 +882,13 @@ scan:
 	core.mergeLane(p, now)
 	if core.eagerLandings(t) {
 		core.waker.Wake(l.last) // the signals, the landing (a CTA may be done then)
-	} else if at, ok := core.awaitedSignal(t); ok {
-		core.waker.Wake(at)
+	} else {
+		if at, ok := core.awaitedSignal(t); ok {
+			core.waker.Wake(at)
+		}
+		if t.cl != nil {
+			core.wakeMates(t) // its cluster signals, for the mates that wait
+		}
 	}
 	if !l.empty() && l.state == arch.QueueEmpty {
 		if _, ok := core.waitAhead(t, l); !ok || !memoryLane(p) {
@@ -1221,21 +1226,31 @@ func bufferNames(p *Params) []string {
 }
 
 // Flush implements sim.Flusher: when nothing else is left to happen (a
-// deadlock), the signals no lane waited for (lazy signals) fire at their
-// times as they would have had every landing woken the SM — the run ends
-// then, and every flag event is observed — and every later one wakes it.
+// deadlock), the signals and landings no lane waited for (lazy signals)
+// wake the SM at their times as they would have had every landing woken it
+// — the run ends then, and every flag event is observed — and every later
+// one wakes it.
 func (core *Core) Flush() bool {
 	core.flushing = true
+	now := core.chip.Engine().Now()
 	next := sim.Time(math.MaxInt64)
 	for _, t := range core.ctas {
-		if t.active && len(t.signals) > 0 {
+		if !t.active {
+			continue
+		}
+		if len(t.signals) > 0 {
 			next = min(next, t.signals[0].at)
+		}
+		for i := range t.lanes {
+			if l := &t.lanes[i]; l.last > now {
+				next = min(next, l.last)
+			}
 		}
 	}
 	if next == sim.Time(math.MaxInt64) {
 		return false
 	}
-	core.waker.Wake(max(next, core.chip.Engine().Now()))
+	core.waker.Wake(max(next, now))
 	return true
 }
 

@@ -242,3 +242,70 @@ func TestQuietEndKeepsWaitAhead(t *testing.T) {
 		}
 	})
 }
+
+// A quiet end's set_flag of a cluster flag only a mate waits for books the
+// mate's SM at the signal's time (wakeMates): a DSMEM-like producer on
+// rank 1 whose next wait is not issued yet when its copy ends. Found by
+// review: rank 0's MMAs started late (29.775 µs against 29.637 µs).
+func TestQuietEndClusterSignalWakesMate(t *testing.T) {
+	cf := gpu.ClusterFlag
+	for _, sc := range []int64{0, 2000} {
+		var r0, r1 []isa.Instr
+		r0 = append(r0, isa.SetFlag(gpu.LaneMatrix, gpu.LaneCopy, cf+1))
+		for i := 0; i < 8; i++ {
+			r0 = append(r0, isa.WaitFlag(gpu.LaneCopy, gpu.LaneMatrix, cf),
+				gpu.MMAShared(0, 0, 128, 16384, 256, 128, 64, 128, fp.FP16, fp.FP32, i == 0),
+				isa.SetFlag(gpu.LaneMatrix, gpu.LaneCopy, cf+1))
+			r1 = append(r1, isa.WaitFlag(gpu.LaneMatrix, gpu.LaneCopy, cf+1),
+				gpu.CopyToShared(0, 1<<20+int64(i)<<14, 64, 256, 256, 256),
+				isa.SetFlag(gpu.LaneCopy, gpu.LaneMatrix, cf)) // only rank 0 waits for it
+			if sc > 0 {
+				r1 = append(r1, isa.Scalar(sc)) // the next wait not issued at the copy's end: a quiet end
+			}
+		}
+		r1 = append(r1, isa.WaitFlag(gpu.LaneMatrix, gpu.LaneCopy, cf+1))
+		prog := isa.Program{Name: "p", Grids: []isa.Grid{{Name: "g", CTAs: 2, Cluster: 2,
+			Resources: isa.Resources{SharedBytes: 96 << 10, Registers: 16 << 10, Warps: 4},
+			CTA: func(i int) isa.Stream {
+				if i == 0 {
+					return isa.Slice(r0)
+				}
+				return isa.Slice(r1)
+			}}}}
+		run := func(quiet bool) *arch.Stats {
+			gpu.SetQuietDone(quiet)
+			defer gpu.SetQuietDone(true)
+			return runChip(t, archtest.Machine(t, "b200", "machine.cores=2"), arch.Options{Mode: arch.Timing}, prog)
+		}
+		if q, w := run(true), run(false); q.Time != w.Time {
+			t.Errorf("scalar %d: %v quietly, %v woken", sc, q.Time, w.Time)
+		}
+	}
+}
+
+// A deadlock whose last event is a landing nobody waited for (an issue unit
+// stopped at a full queue: the CTA is not drained) is reported at that
+// landing, as when every landing woke the SM (Core.Flush). Found by review
+// (21.091 µs against 21.613 µs).
+func TestDeadlockAfterLazyLanding(t *testing.T) {
+	ins := []isa.Instr{gpu.CopyToShared(0, 1<<20, 64, 256, 256, 256),
+		isa.WaitFlag(gpu.LaneCopy, gpu.LaneVector, 5)} // never set
+	for range 20 {
+		ins = append(ins, gpu.FMA(0, 0, 0, 16, 16, 16, true)) // the vector queue full: the issue unit stops
+	}
+	prog := isa.Program{Name: "p", Grids: []isa.Grid{{Name: "g", CTAs: 1, CTA: func(int) isa.Stream { return isa.Slice(ins) },
+		Resources: isa.Resources{SharedBytes: 16 << 10, Registers: 8 << 10, Warps: 4}}}}
+	run := func(quiet bool) error {
+		gpu.SetQuietDone(quiet)
+		defer gpu.SetQuietDone(true)
+		chip, err := arch.NewChip(archtest.Machine(t, "a100", "machine.cores=1"), arch.Options{Mode: arch.Timing})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = chip.Run(prog)
+		return err
+	}
+	if q, w := run(true), run(false); q == nil || w == nil || q.Error() != w.Error() {
+		t.Errorf("quietly: %v\nwoken: %v", q, w)
+	}
+}
