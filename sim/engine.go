@@ -283,7 +283,8 @@ func (e *Engine) Run() error {
 // ends when, and reports what, it would have had it booked everything.
 type Flusher interface {
 	// Flush books the held-back events and reports whether there were
-	// any; from then on it books every event.
+	// any (a component that had some should book every event from then
+	// on: the run is at its end or in a deadlock).
 	Flush() bool
 }
 

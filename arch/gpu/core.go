@@ -212,8 +212,8 @@ type Core struct {
 	obs    arch.Observer
 	flobs  arch.Observer
 	funct  bool
-	// flushing: the engine ran dry once (Flush); every signal wakes the SM
-	// from then on.
+	// flushing: the engine ran dry with signals or landings held back
+	// (Flush); every signal and landing wakes the SM from then on.
 	flushing bool
 
 	scratchA, scratchB []byte // functional: shared-memory MMA operands gathered into fractal tiles
@@ -1231,7 +1231,6 @@ func bufferNames(p *Params) []string {
 // — the run ends then, and every flag event is observed — and every later
 // one wakes it.
 func (core *Core) Flush() bool {
-	core.flushing = true
 	now := core.chip.Engine().Now()
 	next := sim.Time(math.MaxInt64)
 	for _, t := range core.ctas {
@@ -1250,6 +1249,7 @@ func (core *Core) Flush() bool {
 	if next == sim.Time(math.MaxInt64) {
 		return false
 	}
+	core.flushing = true
 	core.waker.Wake(max(next, now))
 	return true
 }
