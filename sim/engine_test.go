@@ -662,3 +662,42 @@ func (w *naiveWaker) Handle(now Time, arg int64) {
 	w.pending = false
 	w.h.Handle(now, 0)
 }
+
+// flusher holds back one event (at 12 ns) until the queue runs dry, then
+// books it; its handler leaves it blocked.
+type flusher struct {
+	e       *Engine
+	held    bool
+	flushes int
+	ran     Time
+}
+
+func (f *flusher) Blocked() (bool, string) { return f.ran > 0, "flusher: waits for nothing that comes" }
+
+func (f *flusher) Flush() bool {
+	f.flushes++
+	if !f.held {
+		return false
+	}
+	f.held = false
+	f.e.At(12*Nanosecond, 0, HandlerFunc(func(now Time, _ int64) { f.ran = now }), 0)
+	return true
+}
+
+// When the queue runs dry Run asks each Flusher to book what it held back
+// and goes on: the deadlock is reported at the held-back event's time, not
+// at the last event before it. With nothing held back it reports at once.
+func TestFlusher(t *testing.T) {
+	e := NewEngine()
+	f := &flusher{e: e, held: true}
+	e.Register(f)
+	e.At(7*Nanosecond, 0, HandlerFunc(func(Time, int64) {}), 0)
+	err := e.Run()
+	var d *DeadlockError
+	if !errors.As(err, &d) || d.Time != 12*Nanosecond || f.ran != 12*Nanosecond {
+		t.Fatalf("Run = %v (ran at %v), want a deadlock at 12ns after the flushed event", err, f.ran)
+	}
+	if f.flushes != 2 {
+		t.Errorf("%d flushes, want 2 (one booking, one with nothing left)", f.flushes)
+	}
+}
