@@ -152,27 +152,20 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		sec, step := addr>>c.sectorBits, stride>>c.sectorBits
 		where, sets := c.where, c.set
 		for b := 0; b < nburst; b, sec = b+1, sec+step {
-			set := &sets[c.setIndex(sec)]
-			var have uint16
+			// Inline hit path: present with every wanted line.
 			if w := where[sec]; w != 0 {
-				// Inline hit path: present with every wanted line.
+				set := &sets[c.setIndex(sec)]
 				w--
 				w &= MaxL2Ways - 1
-				if have = set.valid[w] & want; have == want {
+				if set.valid[w]&want == want {
 					if set.order&0xF != uint64(w) {
 						set.order = toFront(set.order, uint64(w))
 					}
 					hit += burstLen
 					continue
 				}
-				set.valid[w] |= want
-				if set.order&0xF != uint64(w) {
-					set.order = toFront(set.order, uint64(w))
-				}
-			} else {
-				c.allocate(set, sec, want, true)
 			}
-			switch have {
+			switch have := c.touch(sec, want); have {
 			case want:
 				hit += burstLen
 			case 0:
@@ -276,14 +269,6 @@ func (c *L2) touch(sec int64, want uint16) uint16 {
 		}
 		return have
 	}
-	c.allocate(set, sec, want, indexed)
-	return 0
-}
-
-// allocate puts sector sec, absent, into set (its set) in place of the
-// set's least recently used sector, with lines want present; indexed: sec
-// is in the where index.
-func (c *L2) allocate(set *l2Set, sec int64, want uint16, indexed bool) {
 	o := set.order
 	victim := (o >> (4 * uint(c.ways-1))) & 0xF
 	set.order = (o<<4 | victim) & (1<<(4*uint(c.ways)) - 1)
@@ -298,6 +283,7 @@ func (c *L2) allocate(set *l2Set, sec int64, want uint16, indexed bool) {
 	if indexed {
 		c.where[sec] = uint8(victim) + 1
 	}
+	return 0
 }
 
 // indexed reports whether sector sec is in the where index, growing the
