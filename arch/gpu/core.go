@@ -431,12 +431,6 @@ func (core *Core) Handle(now sim.Time, _ int64) {
 			if !t.active {
 				continue
 			}
-			if len(t.signals) > 0 && core.fire(t, now) {
-				progress = true
-			}
-			if t.cl != nil && core.fireMates(t, now) {
-				progress = true
-			}
 			for i := LaneIssue + 1; i < numLanes; i++ {
 				if core.runLane(t, isa.Pipe(i), now) {
 					progress = true
@@ -474,24 +468,18 @@ func (t *cta) validFlag(id int) bool {
 	return id >= 0 && id < flagIDs || t.cl != nil && id >= ClusterFlag && id < ClusterFlag+flagIDs
 }
 
-// fire sets the flags of t's signals due by now.
-func (core *Core) fire(t *cta, now sim.Time) bool {
-	k := 0
-	for k < len(t.signals) && t.signals[k].at <= now {
-		sg := &t.signals[k]
-		core.setFlag(t, sg.src, sg.dst, sg.id, sg.at)
-		k++
-	}
-	if k > 0 {
-		t.signals = append(t.signals[:0], t.signals[k:]...)
-	}
-	return k > 0
-}
-
 // fireDue sets the flags of every CTA's signals due by now, in time order
-// over the CTAs: a lazy one (schedule) reports its flag at its own time,
-// before what the lanes do at now.
+// over the CTAs — a lazy one (schedule) reports its flag at its own time,
+// before what the lanes do at now — and the cluster flags of their
+// cluster mates' due signals (fireMates). Called first in a wake-up: no
+// signal falls due later in it (a set_flag's signal is queued only for a
+// landing after now).
 func (core *Core) fireDue(now sim.Time) {
+	for _, t := range core.ctas {
+		if t.active && t.cl != nil {
+			core.fireMates(t, now)
+		}
+	}
 	for {
 		var first *cta
 		for _, t := range core.ctas {
@@ -511,8 +499,7 @@ func (core *Core) fireDue(now sim.Time) {
 // fireMates sets the cluster flags of the signals of t's cluster mates
 // due by now: a mate's SM need not wake up for a flag only t's lanes wait
 // for (lazy signals, schedule), so t's wake-up raises it.
-func (core *Core) fireMates(t *cta, now sim.Time) bool {
-	fired := false
+func (core *Core) fireMates(t *cta, now sim.Time) {
 	for _, p := range t.cl.ctas {
 		if p == nil || p == t || len(p.signals) == 0 || p.signals[0].at > now {
 			continue
@@ -521,7 +508,6 @@ func (core *Core) fireMates(t *cta, now sim.Time) bool {
 		for _, sg := range p.signals {
 			if sg.at <= now && sg.id >= ClusterFlag {
 				core.setFlag(p, sg.src, sg.dst, sg.id, sg.at)
-				fired = true
 				continue
 			}
 			p.signals[k] = sg
@@ -529,7 +515,6 @@ func (core *Core) fireMates(t *cta, now sim.Time) bool {
 		}
 		p.signals = p.signals[:k]
 	}
-	return fired
 }
 
 // land applies the effects of instructions that completed by now.
@@ -835,7 +820,7 @@ func (core *Core) quietDone(t *cta, p int, now sim.Time) bool {
 	}
 	for _, u := range core.ctas {
 		if u.active && len(u.signals) > 0 && u.signals[0].at <= now {
-			return false // flags to raise first (Core.fire), in time order
+			return false // flags to raise first (Core.fireDue), in time order
 		}
 	}
 	if (t.full || t.lanes[LaneIssue].state == arch.QueueFull) && t.fetched && int(t.pending.Queue()) == p {
@@ -850,10 +835,12 @@ scan:
 		}
 		switch in := l.at(j); in.Op {
 		case isa.OpSetFlag:
-			if d := int(in.DstPipe); in.FlagID < ClusterFlag && d < numLanes && memoryLane(d) && t.lanes[d].state == arch.QueueEmpty && core.awaits(t, in.SrcPipe, in.DstPipe, in.FlagID) {
-				// That lane's wait ahead (waitAhead) ends with this
-				// signal: a wake-up must book its issue time again.
-				return false
+			if d := int(in.DstPipe); d < numLanes && t.lanes[d].state == arch.QueueEmpty && core.awaits(t, in.SrcPipe, in.DstPipe, in.FlagID) {
+				if _, ahead := core.waitAhead(t, d); ahead {
+					// That lane's wait ahead ends with this signal: a
+					// wake-up must book its issue time again.
+					return false
+				}
 			}
 		case isa.OpWaitFlag:
 			if in.FlagID >= ClusterFlag {
@@ -891,7 +878,7 @@ scan:
 		}
 	}
 	if !l.empty() && l.state == arch.QueueEmpty {
-		if _, ok := core.waitAhead(t, l); !ok || !memoryLane(p) {
+		if _, ahead := core.waitAhead(t, p); !ahead {
 			core.waker.Wake(l.startReady())
 		}
 	}
@@ -937,8 +924,8 @@ func (core *Core) mergeLane(i int, now sim.Time) {
 func (core *Core) passing(t *cta, i int) (x sim.Time, then arch.Cause) {
 	l := &t.lanes[i]
 	switch {
-	case l.state == arch.QueueEmpty && memoryLane(i):
-		if at, ok := core.waitAhead(t, l); ok {
+	case l.state == arch.QueueEmpty:
+		if at, ok := core.waitAhead(t, i); ok {
 			return at, arch.WaitFlag
 		}
 	case l.state != arch.Busy:
@@ -950,14 +937,16 @@ func (core *Core) passing(t *cta, i int) (x sim.Time, then arch.Cause) {
 	return -1, 0
 }
 
-// waitAhead reports whether the front of lane l of t, issued for a later
-// time, is a wait that will find its flag down then, and when: nothing
-// raises a flag without waking the SM but a signal (none is pending for
-// it), so the lane turns from an empty queue to waiting then without an
-// event (a passing). A pipelined GEMM's copy lane, done with a stage,
-// waits so for the stage after next to be free.
-func (core *Core) waitAhead(t *cta, l *ctaLane) (sim.Time, bool) {
-	if noQuiet || l.empty() {
+// waitAhead reports whether the front of memory lane i of t, issued for a
+// later time, is a wait that will find its flag down then, and when:
+// nothing raises a flag without waking the SM but a signal (none is
+// pending for it), so the lane turns from an empty queue to waiting then
+// without an event (a passing, accounted by catchUp: memory lanes only). A
+// pipelined GEMM's copy lane, done with a stage, waits so for the stage
+// after next to be free.
+func (core *Core) waitAhead(t *cta, i int) (sim.Time, bool) {
+	l := &t.lanes[i]
+	if noQuiet || !memoryLane(i) || l.empty() {
 		return 0, false
 	}
 	in := l.front()
@@ -1108,7 +1097,7 @@ func (core *Core) schedule(now sim.Time) {
 				consider(l.last)
 			}
 			if !l.empty() {
-				if _, ok := core.waitAhead(t, l); !ok || !memoryLane(i) {
+				if _, ahead := core.waitAhead(t, i); !ahead {
 					consider(l.startReady())
 				}
 			}
@@ -1130,12 +1119,14 @@ func (core *Core) schedule(now sim.Time) {
 // Lazy signals and landings: a set_flag's signal (and the landing it
 // waits for) need not wake the SM when no lane is stopped at a wait for
 // that flag — the flag is raised, at its own time, by the first wake-up
-// after it (Core.fire), before any lane looks at it; a lane that gets to
+// after it (Core.fireDue), before any lane looks at it; a lane that gets to
 // the wait first books the wake-up then (schedule, quietDone). A landing
 // still wakes the SM where something waits for it: a lane's barrier, an
 // issue unit at a barrier, a drained CTA (it may be done then), a
-// functional run (its landings apply data); and a signal of a cluster
-// flag always does (other SMs read it).
+// functional run (its landings apply data). A cluster flag's signal wakes
+// the SM of a mate whose lane waits for it (wakeMates), whose wake-up
+// raises it (fireMates); when the engine runs dry, whatever is held back
+// wakes the SM at its time (Flush).
 
 // eagerLandings reports whether t's landings and signals must wake the SM
 // at their time (see above).
