@@ -39,8 +39,9 @@ func (c Cause) String() string {
 // nothing.
 type Observer interface {
 	// Interval reports that lane of core spent [from, to) in state cause;
-	// for Busy, in is the instruction executed (nil otherwise).
-	Interval(core, lane int, cause Cause, from, to sim.Time, in *isa.Instr)
+	// for Busy, in is the instruction executed (nil otherwise) and g, when
+	// not nil, the group it started with as one (in is its first).
+	Interval(core, lane int, cause Cause, from, to sim.Time, in *isa.Instr, g *Group)
 	// Flag reports a flag from lane src to lane dst raised (set=true) or
 	// consumed at time t.
 	Flag(core, src, dst, id int, set bool, t sim.Time)
@@ -48,6 +49,17 @@ type Observer interface {
 	Occupancy(core, buf int, bytes int64, t sim.Time)
 	// Bandwidth reports the GM bandwidth in use (bytes/s) from time t on.
 	Bandwidth(t sim.Time, bytesPerSecond float64)
+}
+
+// Group describes instructions a lane started as one: a group started
+// together (isa.Instr.WithNext) or a run of matrix instructions back to
+// back (GPU cores). An Observer sees the first instruction with the
+// group's count and its summed bytes and flops (isa.Instr.Amount), so that
+// a trace's slice says what the lane did in it.
+type Group struct {
+	N     int     // instructions (at least 2)
+	Bytes int64   // their bytes moved or read
+	Flops float64 // their flops
 }
 
 // HostObserver is an optional interface of an Observer: it is told of each

@@ -83,6 +83,33 @@ func validPipe(p Pipe) bool { return p < NumPipes }
 
 func pad16(x int) int64 { return (int64(x) + FractalSide - 1) / FractalSide * FractalSide }
 
+// Amount returns the bytes an instruction moves (copies, loads, L0C
+// write-backs) or reads (vector sources), and its flops (MMAD: 2·m·n·k;
+// vector: one per element and repeat, a repeat covering repeatBytes bytes;
+// 0: VectorRepeatBytes).
+func (in *Instr) Amount(repeatBytes int) (bytes int64, flops float64) {
+	switch in.Op {
+	case OpCopy:
+		return int64(in.NBurst) * in.BurstLen, 0
+	case OpLoad:
+		if in.In.Valid() {
+			return int64(in.Rows) * int64(in.Cols) * int64(in.In.Bytes()), 0
+		}
+	case OpL0CCopy:
+		if in.Out.Valid() {
+			return int64(in.Rows) * int64(in.Cols) * int64(in.Out.Bytes()), 0
+		}
+	case OpMmad:
+		return 0, 2 * float64(in.M) * float64(in.N) * float64(in.K)
+	case OpVector:
+		if in.In.Valid() {
+			n := int64(in.VecElems(repeatBytes)) * int64(in.Repeat)
+			return n * int64(in.In.Bytes()), float64(n)
+		}
+	}
+	return 0, 0
+}
+
 // VecElems returns the number of elements one repeat of a vector
 // instruction processes on a machine whose repeats cover repeatBytes bytes
 // (0: VectorRepeatBytes): Mask when 0 < Mask < full, else a full repeat of

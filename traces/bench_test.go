@@ -34,7 +34,7 @@ type call struct {
 	hasInstr bool
 }
 
-func (t *tape) Interval(core, pipe int, cause arch.Cause, from, to sim.Time, in *isa.Instr) {
+func (t *tape) Interval(core, pipe int, cause arch.Cause, from, to sim.Time, in *isa.Instr, _ *arch.Group) {
 	c := call{kind: 0, core: core, p0: pipe, cause: cause, from: from, to: to}
 	if in != nil {
 		c.hasInstr = true
@@ -63,7 +63,7 @@ func (t *tape) replay(o arch.Observer) {
 				in = &t.instr[k]
 				k++
 			}
-			o.Interval(c.core, c.p0, c.cause, c.from, c.to, in)
+			o.Interval(c.core, c.p0, c.cause, c.from, c.to, in, nil)
 		case 1:
 			o.Flag(c.core, c.p0, c.p1, c.id, c.set, c.from)
 		case 2:

@@ -92,33 +92,6 @@ func classOf(op isa.Op) Class {
 	return ClassOther
 }
 
-// InstrBytes returns the bytes an instruction moves (copies, loads, L0C
-// write-backs) or reads (vector sources), and its flops (MMAD: 2·m·n·k;
-// vector: one per element and repeat, a repeat covering repeatBytes bytes;
-// 0: isa.VectorRepeatBytes).
-func InstrBytes(in *isa.Instr, repeatBytes int) (bytes int64, flops float64) {
-	switch in.Op {
-	case isa.OpCopy:
-		return int64(in.NBurst) * in.BurstLen, 0
-	case isa.OpLoad:
-		if in.In.Valid() {
-			return int64(in.Rows) * int64(in.Cols) * int64(in.In.Bytes()), 0
-		}
-	case isa.OpL0CCopy:
-		if in.Out.Valid() {
-			return int64(in.Rows) * int64(in.Cols) * int64(in.Out.Bytes()), 0
-		}
-	case isa.OpMmad:
-		return 0, 2 * float64(in.M) * float64(in.N) * float64(in.K)
-	case isa.OpVector:
-		if in.In.Valid() {
-			n := int64(in.VecElems(repeatBytes)) * int64(in.Repeat)
-			return n * int64(in.In.Bytes()), float64(n)
-		}
-	}
-	return 0, 0
-}
-
 // Slice is one interval of a pipe: an instruction executing (Cause ==
 // arch.Busy), a stall with its cause, or a zero-length set_flag/wait_flag.
 //
@@ -343,57 +316,79 @@ func (t *Timeline) Bind(s *Slice) uint64 {
 	return 0
 }
 
-// instr returns the recorded instruction of s (ok is false for stalls and
-// read-back slices).
-func (t *Timeline) instr(s *Slice) (isa.Instr, bool) {
+// instr returns the recorded instruction of s and the group it started
+// with (N = 0: alone; ok is false for stalls and read-back slices).
+func (t *Timeline) instr(s *Slice) (in isa.Instr, g arch.Group, ok bool) {
 	if s.ref == 0 || t.args != nil {
-		return isa.Instr{}, false
+		return isa.Instr{}, g, false
 	}
 	ref := s.ref
 	if ref&boundMask == boundRef {
 		i := int(ref & boundIdxMax)
 		if i >= len(t.bound) {
-			return isa.Instr{}, false
+			return isa.Instr{}, g, false
 		}
 		ref = t.bound[i].ref
 	}
 	if ref&flagRef != 0 {
 		src, dst, id := isa.Pipe(ref>>flagSrcShift&15), isa.Pipe(ref>>flagDstShift&15), int(ref&flagIDMax) // lanes are the DaVinci pipes: flags are DaVinci's
 		if ref&flagSet != 0 {
-			return isa.SetFlag(src, dst, id), true
+			return isa.SetFlag(src, dst, id), g, true
 		}
-		return isa.WaitFlag(src, dst, id), true
+		return isa.WaitFlag(src, dst, id), g, true
 	}
 	if ref == 0 {
-		return isa.Instr{}, false
+		return isa.Instr{}, g, false
 	}
 	r := uint64(ref - 1)
 	ch := int(r>>codeShift) - t.codeBase
 	if ch < 0 || ch >= len(t.code) {
-		return isa.Instr{}, false
+		return isa.Instr{}, g, false
 	}
 	b := t.code[ch]
 	off := int(r & (codeChunk - 1))
 	if off >= len(b) {
-		return isa.Instr{}, false
+		return isa.Instr{}, g, false
 	}
 	c, ok := unpacked(b[off:])
 	if !ok {
-		return isa.Instr{}, false
+		return isa.Instr{}, g, false
 	}
-	return c.unpack(t.regions), true
+	return c.unpack(t.regions), c.group(), true
 }
 
 // Text returns the instruction text of slice s in assembly syntax ("" for
 // stalls).
 func (t *Timeline) Text(s *Slice) string {
-	if in, ok := t.instr(s); ok {
-		return t.instrNames().Format(in)
+	if in, g, ok := t.instr(s); ok {
+		return t.instrNames().Format(in) + groupText(in.Op, g)
 	}
 	if a := t.readArgs(s); a != nil {
 		return a.text
 	}
 	return ""
+}
+
+// amount returns the bytes and flops of a slice's instruction, or of the
+// group it started with.
+func amount(in *isa.Instr, g arch.Group, repeatBytes int) (bytes int64, flops float64) {
+	if g.N > 1 {
+		return g.Bytes, g.Flops
+	}
+	return in.Amount(repeatBytes)
+}
+
+// groupText is what a slice's text adds to its first instruction's for a
+// group (arch.Group): "" alone.
+func groupText(op isa.Op, g arch.Group) string {
+	switch {
+	case g.N < 2:
+		return ""
+	case op == isa.OpMmad:
+		return fmt.Sprintf(" (first of a run of %d back to back)", g.N)
+	default:
+		return fmt.Sprintf(" (first of %d started together)", g.N)
+	}
 }
 
 // readArgs returns the arguments of a read-back slice (nil: none).
@@ -411,10 +406,10 @@ func (t *Timeline) readArgs(s *Slice) *sliceArgs {
 }
 
 // Args returns the bytes an instruction slice moves or reads and its flops
-// (see InstrBytes); 0, 0 for stalls and flag marks.
+// (see isa.Instr.Amount); 0, 0 for stalls and flag marks.
 func (t *Timeline) Args(s *Slice) (bytes int64, flops float64) {
-	if in, ok := t.instr(s); ok {
-		return InstrBytes(&in, t.VectorRepeatBytes)
+	if in, g, ok := t.instr(s); ok {
+		return amount(&in, g, t.VectorRepeatBytes)
 	}
 	if a := t.readArgs(s); a != nil {
 		return a.bytes, a.flops

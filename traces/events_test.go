@@ -72,16 +72,16 @@ func TestRecorderWindowAndFlags(t *testing.T) {
 	r := NewRecorder(Window{Cores: map[int]bool{1: true}, From: 100, To: 1000})
 	mm := isa.Mmad(0, 0, 0, 16, 16, 16, 0, 0, true)
 	r.Occupancy(1, int(isa.L1), 64, 10) // before the window: value at 100
-	r.Interval(0, int(isa.M), arch.Busy, 0, 500, &mm)
-	r.Interval(1, int(isa.M), arch.Busy, 50, 150, &mm)        // clipped to [100,150)
-	r.Interval(1, int(isa.M), arch.QueueEmpty, 150, 200, nil) // idle: not stored
-	r.Flag(1, int(isa.MTE2), int(isa.M), 0, true, 50)         // set before the window
-	r.Flag(1, int(isa.MTE2), int(isa.M), 0, true, 120)        // second set (flags count)
-	r.Flag(1, int(isa.MTE2), int(isa.M), 0, false, 300)       // consumes the set at 50: no arrow
-	r.Flag(1, int(isa.MTE2), int(isa.M), 0, false, 400)       // consumes the set at 120
-	r.Interval(1, int(isa.M), arch.WaitFlag, 200, 400, nil)   // closes after the flag event
-	r.Interval(1, int(isa.M), arch.Busy, 400, 2000, &mm)      // clipped to [400,1000)
-	r.Interval(1, int(isa.M), arch.Busy, 2000, 3000, &mm)     // outside
+	r.Interval(0, int(isa.M), arch.Busy, 0, 500, &mm, nil)
+	r.Interval(1, int(isa.M), arch.Busy, 50, 150, &mm, nil)        // clipped to [100,150)
+	r.Interval(1, int(isa.M), arch.QueueEmpty, 150, 200, nil, nil) // idle: not stored
+	r.Flag(1, int(isa.MTE2), int(isa.M), 0, true, 50)              // set before the window
+	r.Flag(1, int(isa.MTE2), int(isa.M), 0, true, 120)             // second set (flags count)
+	r.Flag(1, int(isa.MTE2), int(isa.M), 0, false, 300)            // consumes the set at 50: no arrow
+	r.Flag(1, int(isa.MTE2), int(isa.M), 0, false, 400)            // consumes the set at 120
+	r.Interval(1, int(isa.M), arch.WaitFlag, 200, 400, nil, nil)   // closes after the flag event
+	r.Interval(1, int(isa.M), arch.Busy, 400, 2000, &mm, nil)      // clipped to [400,1000)
+	r.Interval(1, int(isa.M), arch.Busy, 2000, 3000, &mm, nil)     // outside
 	r.Occupancy(1, int(isa.L1), 128, 500)
 	r.Occupancy(1, int(isa.L1), 0, 1500) // after the window
 	r.Finish(5000)
@@ -131,13 +131,13 @@ func TestRecorderWindowAndFlags(t *testing.T) {
 	}
 }
 
-func TestInstrBytes(t *testing.T) {
+func TestInstrAmount(t *testing.T) {
 	cp := isa.CopyGM2L1(0, 0, 4096)
-	if b, f := InstrBytes(&cp, 0); b != 4096 || f != 0 {
+	if b, f := cp.Amount(0); b != 4096 || f != 0 {
 		t.Errorf("copy: %v %v", b, f)
 	}
 	mm := isa.Mmad(0, 0, 0, 32, 64, 16, 1, 0, true)
-	if b, f := InstrBytes(&mm, 0); b != 0 || f != 2*32*64*16 {
+	if b, f := mm.Amount(0); b != 0 || f != 2*32*64*16 {
 		t.Errorf("mmad: %v %v", b, f)
 	}
 	if ClassOf(&mm) != ClassMmad || ClassOf(&cp) != ClassCopy || ParseClass("vector") != ClassVector || ParseClass("zzz") != ClassOther {
@@ -255,10 +255,10 @@ func TestSharedPackedInstr(t *testing.T) {
 	r := NewRecorder(Window{})
 	a := isa.Mmad(0, 0, 0, 16, 16, 16, 0, 0, true)
 	b := isa.Mmad(0, 0, 0, 16, 32, 16, 0, 0, true)
-	r.Interval(0, int(isa.S), arch.Busy, 0, 10, &a) // the issue slot
-	r.Interval(0, int(isa.M), arch.Busy, 10, 50, &a)
-	r.Interval(1, int(isa.M), arch.Busy, 10, 50, &a) // another core, same code
-	r.Interval(0, int(isa.M), arch.Busy, 50, 90, &b)
+	r.Interval(0, int(isa.S), arch.Busy, 0, 10, &a, nil) // the issue slot
+	r.Interval(0, int(isa.M), arch.Busy, 10, 50, &a, nil)
+	r.Interval(1, int(isa.M), arch.Busy, 10, 50, &a, nil) // another core, same code
+	r.Interval(0, int(isa.M), arch.Busy, 50, 90, &b, nil)
 	tl := r.Timeline()
 	size := len(appendPacked(nil, ptr(pack(&a, r)))) + len(appendPacked(nil, ptr(pack(&b, r))))
 	if len(tl.code) != 1 || len(tl.code[0]) != size {

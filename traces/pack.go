@@ -4,12 +4,13 @@ import (
 	"encoding/binary"
 	"math"
 
+	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 )
 
 // A recorded instruction is kept as a compact, pointer-free copy of only the
-// fields that isa.Format, isa.Mnemonic and InstrBytes read for its opcode:
+// fields that isa.Format, isa.Mnemonic and isa.Instr.Amount read for its opcode:
 // the engine fills a fixed-size cinstr (cheap, no allocation), the consumer
 // varint-packs it into a byte arena (about 15–30 bytes per instruction
 // instead of the ~250-byte isa.Instr, and nothing for the GC to scan), and
@@ -97,6 +98,36 @@ func (c *cinstr) pack(in *isa.Instr, ri regionInterner) {
 	}
 }
 
+// setGroup records g (arch.Group) in c's free slots: the count in v[6],
+// the bytes (copies, loads) or flops (matrix instructions) in v[7]. Only
+// those instructions start in groups; c is left alone for others.
+func (c *cinstr) setGroup(g *arch.Group) {
+	if g == nil || g.N < 2 {
+		return
+	}
+	switch c.op {
+	case isa.OpCopy, isa.OpLoad, isa.OpL0CCopy:
+		c.v[6], c.v[7] = int64(g.N), g.Bytes
+	case isa.OpMmad:
+		c.v[6], c.v[7] = int64(g.N), int64(math.Round(g.Flops))
+	}
+}
+
+// group returns the group recorded in c (setGroup; N = 0: none).
+func (c *cinstr) group() arch.Group {
+	switch c.op {
+	case isa.OpCopy, isa.OpLoad, isa.OpL0CCopy:
+		if c.v[6] > 1 {
+			return arch.Group{N: int(c.v[6]), Bytes: c.v[7]}
+		}
+	case isa.OpMmad:
+		if c.v[6] > 1 {
+			return arch.Group{N: int(c.v[6]), Flops: float64(c.v[7])}
+		}
+	}
+	return arch.Group{}
+}
+
 // hash returns a hash of c for the recorder's cache of packed copies (the
 // top bits are the best mixed). It reads the header and the first three
 // values — the addresses, where instructions differ most; instructions
@@ -125,7 +156,7 @@ func setInt[T integer](p *T, v int64) { *p = T(v) }
 func setFloat[T ~float32 | ~float64](p *T, v float64) { *p = T(v) }
 
 // unpack returns the instruction c was packed from (the fields Format and
-// InstrBytes read; others, e.g. Line, are zero). regions resolves interned
+// Amount read; others, e.g. Line, are zero). regions resolves interned
 // region names.
 func (c *cinstr) unpack(regions []string) isa.Instr {
 	var in isa.Instr

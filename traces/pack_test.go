@@ -3,6 +3,7 @@ package traces
 import (
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 )
@@ -61,8 +62,8 @@ func TestPackRoundTrip(t *testing.T) {
 		if a, b := isa.Format(got), isa.Format(ins[i]); a != b {
 			t.Errorf("packed %q, want %q", a, b)
 		}
-		gb, gf := InstrBytes(&got, 0)
-		wb, wf := InstrBytes(&ins[i], 0)
+		gb, gf := got.Amount(0)
+		wb, wf := ins[i].Amount(0)
 		if gb != wb || gf != wf {
 			t.Errorf("%s: bytes/flops %v %v, want %v %v", isa.Format(ins[i]), gb, gf, wb, wf)
 		}
@@ -73,6 +74,39 @@ func TestPackRoundTrip(t *testing.T) {
 	for _, bad := range [][]byte{nil, {1, 2}, {byte(isa.OpCopy), 0, 0, 1}, {byte(isa.OpCopy), 0, 0, 0xff, 0x80}} {
 		if _, ok := unpacked(bad); ok {
 			t.Errorf("unpacked(%v): want failure", bad)
+		}
+	}
+}
+
+// A group (arch.Group) packed with its first instruction comes back with
+// it, through the varint encoding, for the instructions that start in
+// groups; others keep no group.
+func TestPackGroup(t *testing.T) {
+	cp := isa.CopyGM2L1(64, 128, 4096)
+	mm := isa.Mmad(0, 0, 0, 16, 8, 16, 1, 0, true)
+	vec := isa.Instr{Op: isa.OpVector, VOp: isa.VAdd, In: fp.FP16, Out: fp.FP16, Repeat: 3, Mask: 128}
+	for _, tc := range []struct {
+		in   isa.Instr
+		g    *arch.Group
+		want arch.Group
+	}{
+		{cp, &arch.Group{N: 3, Bytes: 12288}, arch.Group{N: 3, Bytes: 12288}},
+		{mm, &arch.Group{N: 8, Flops: 8 * 4096}, arch.Group{N: 8, Flops: 8 * 4096}},
+		{cp, nil, arch.Group{}},
+		{vec, &arch.Group{N: 2, Bytes: 1}, arch.Group{}},
+	} {
+		var c cinstr
+		c.pack(&tc.in, testInterner{})
+		c.setGroup(tc.g)
+		got, ok := unpacked(appendPacked(nil, &c))
+		if !ok {
+			t.Fatalf("%v: does not decode", tc.in.Op)
+		}
+		if g := got.group(); g != tc.want {
+			t.Errorf("%v with %v: group %+v, want %+v", tc.in.Op, tc.g, g, tc.want)
+		}
+		if in := got.unpack(nil); in.Op != tc.in.Op || in.Repeat != tc.in.Repeat || in.NBurst != tc.in.NBurst || in.M != tc.in.M {
+			t.Errorf("%v: the instruction came back as %+v", tc.in.Op, in)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
@@ -469,4 +470,68 @@ func roundTrip(t *testing.T, name string, tl *traces.Timeline) *traces.Timeline 
 		t.Fatal(err)
 	}
 	return back
+}
+
+// A GPU lane that starts several instructions as one — a stage's copies
+// started together (WithNext), a k-step's matrix instructions run back to
+// back — records one slice labelled with the first, carrying the group's
+// bytes and flops: summed over a lane's slices they are the run's, where the
+// slices once carried the first instruction's alone.
+func TestGroupSlicesCarryTheGroup(t *testing.T) {
+	f, opts := exampleProgram(t, "a100-hgemm.yaml", "program.m=256", "program.n=128", "program.k=512", "program.numerics=off")
+	rec := traces.NewRecorder(traces.Window{})
+	res, err := programs.Execute(f, opts, programs.RunHooks{Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := machines.Load("a100", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.SetInfo("a100", f.Kind.Name, m.Geometry())
+	rec.Finish(res.Stats.Time)
+	tl := rec.Timeline()
+	lane := func(name string) int {
+		for i, n := range tl.Lanes {
+			if n == name {
+				return i
+			}
+		}
+		t.Fatalf("no lane %q in %v", name, tl.Lanes)
+		return -1
+	}
+	copyLane, tensorLane := lane("copy"), lane("tensor")
+	var bytes int64
+	var flops float64
+	groups := 0
+	for _, c := range tl.Cores {
+		for p, sum := range map[int]bool{copyLane: true, tensorLane: false} {
+			if p >= len(c.Lanes) {
+				continue
+			}
+			for _, s := range c.Lanes[p].Slices() {
+				if s.Cause != arch.Busy {
+					continue
+				}
+				b, fl := tl.Args(&s)
+				if sum {
+					bytes += b
+				} else {
+					flops += fl
+				}
+				if strings.Contains(tl.Text(&s), " (first of ") {
+					groups++
+				}
+			}
+		}
+	}
+	if groups == 0 {
+		t.Error("no slice stands for a group: the test no longer covers one")
+	}
+	if bytes != res.Stats.GMReadBytes {
+		t.Errorf("copy-lane slices carry %d bytes, the run read %d from GM", bytes, res.Stats.GMReadBytes)
+	}
+	if want := 2.0 * 256 * 128 * 512; flops != want {
+		t.Errorf("tensor-lane slices carry %g flops, want 2mnk = %g", flops, want)
+	}
 }

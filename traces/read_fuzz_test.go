@@ -30,8 +30,8 @@ func FuzzReadTrace(f *testing.F) {
 func FuzzReadPftrace(f *testing.F) {
 	r := NewRecorder(Window{})
 	in := isa.Instr{Op: isa.OpScalar, Pipe: isa.S}
-	r.Interval(0, 0, arch.Busy, 1500, 2700, &in)
-	r.Interval(0, 1, arch.WaitFlag, 0, 2000, nil)
+	r.Interval(0, 0, arch.Busy, 1500, 2700, &in, nil)
+	r.Interval(0, 1, arch.WaitFlag, 0, 2000, nil, nil)
 	r.Flag(0, 0, 1, 3, true, 2700)
 	r.Flag(0, 0, 1, 3, false, 2700)
 	r.Occupancy(0, 0, 4096, 100)

@@ -400,7 +400,7 @@ func (r *Recorder) region(name string) int64 {
 }
 
 // Interval implements arch.Observer. Idle time (QueueEmpty) is not stored.
-func (r *Recorder) Interval(core, lane int, cause arch.Cause, from, to sim.Time, in *isa.Instr) {
+func (r *Recorder) Interval(core, lane int, cause arch.Cause, from, to sim.Time, in *isa.Instr, g *arch.Group) {
 	if cause == arch.QueueEmpty || !r.wantCore(core) {
 		return
 	}
@@ -420,7 +420,9 @@ func (r *Recorder) Interval(core, lane int, cause arch.Cause, from, to sim.Time,
 	e.kind = evStall
 	if cause == arch.Busy && in != nil {
 		e.kind = evBusy
-		b.ins[b.ni&(batchSize-1)].pack(in, r)
+		c := &b.ins[b.ni&(batchSize-1)]
+		c.pack(in, r)
+		c.setGroup(g)
 		b.ni++
 	}
 }

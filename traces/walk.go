@@ -57,9 +57,9 @@ type sliceEvent struct {
 // describe fills ev for slice s of lane p; bound holds the arrows drawn.
 func (tl *Timeline) describe(ev *sliceEvent, p int, s *Slice, bound map[uint64]bool) {
 	*ev = sliceEvent{lane: p, s: *s, name: tl.Name(s)}
-	if in, ok := tl.instr(s); ok {
-		ev.text = tl.instrNames().Format(in)
-		ev.bytes, ev.flops = InstrBytes(&in, tl.VectorRepeatBytes)
+	if in, g, ok := tl.instr(s); ok {
+		ev.text = tl.instrNames().Format(in) + groupText(in.Op, g)
+		ev.bytes, ev.flops = amount(&in, g, tl.VectorRepeatBytes)
 	} else {
 		ev.text = tl.Text(s)
 		ev.bytes, ev.flops = tl.Args(s)

@@ -19,9 +19,9 @@ func repeatTrace() *traces.Timeline {
 	ns := sim.Nanosecond
 	for i := range 3 {
 		from := sim.Time(i) * 300 * ns
-		r.Interval(0, int(isa.MTE2), arch.Busy, from, from+100*ns, &cp)
+		r.Interval(0, int(isa.MTE2), arch.Busy, from, from+100*ns, &cp, nil)
 	}
-	r.Interval(1, int(isa.MTE2), arch.Busy, 0, 100*ns, &cp)
+	r.Interval(1, int(isa.MTE2), arch.Busy, 0, 100*ns, &cp, nil)
 	r.SetInfo("test-machine", "hand", testGeometry())
 	r.Finish(900 * ns)
 	return r.Timeline()

@@ -23,16 +23,16 @@ func knownTrace() *traces.Timeline {
 	mm := isa.Mmad(0, 0, 0, 16, 16, 16, 1, 0, true)
 	vec := isa.VecBinary(isa.VAdd, 0, 256, 512, 1, 4)
 	ns := sim.Nanosecond
-	r.Interval(0, int(isa.MTE2), arch.Busy, 0, 400*ns, &cp)
+	r.Interval(0, int(isa.MTE2), arch.Busy, 0, 400*ns, &cp, nil)
 	r.Flag(0, int(isa.MTE2), int(isa.M), 0, true, 400*ns)
 	r.Flag(0, int(isa.MTE2), int(isa.M), 0, false, 400*ns)
-	r.Interval(0, int(isa.M), arch.WaitFlag, 0, 400*ns, nil)
-	r.Interval(0, int(isa.M), arch.Busy, 400*ns, 800*ns, &mm)
+	r.Interval(0, int(isa.M), arch.WaitFlag, 0, 400*ns, nil, nil)
+	r.Interval(0, int(isa.M), arch.Busy, 400*ns, 800*ns, &mm, nil)
 	r.Occupancy(0, int(isa.L1), 512<<10, 0)
 	r.Occupancy(0, int(isa.L1), 0, 600*ns)
 	r.Bandwidth(0, 100e9)
 	r.Bandwidth(400*ns, 0)
-	r.Interval(2, int(isa.V), arch.Busy, 100*ns, 700*ns, &vec)
+	r.Interval(2, int(isa.V), arch.Busy, 100*ns, 700*ns, &vec, nil)
 	r.SetInfo("test-machine", "hand", testGeometry())
 	r.Finish(800 * ns)
 	return r.Timeline()
@@ -268,7 +268,7 @@ func TestLiveSource(t *testing.T) {
 		t.Errorf("empty live view: %q", screenText(s)[1])
 	}
 	mm := isa.Mmad(0, 0, 0, 16, 16, 16, 1, 0, true)
-	r.Interval(0, int(isa.M), arch.Busy, 0, 80*sim.Nanosecond, &mm)
+	r.Interval(0, int(isa.M), arch.Busy, 0, 80*sim.Nanosecond, &mm, nil)
 	r.Flush() // the engine hands its events over in batches; a reader sees them after a flush
 	v.Draw()
 	if got := lane(t, screenText(s), isa.M); got != strings.Repeat("M", 80) {
@@ -277,7 +277,7 @@ func TestLiveSource(t *testing.T) {
 	if !strings.Contains(screenText(s)[0], "running") {
 		t.Errorf("header %q", screenText(s)[0])
 	}
-	r.Interval(0, int(isa.M), arch.Busy, 80*sim.Nanosecond, 160*sim.Nanosecond, &mm)
+	r.Interval(0, int(isa.M), arch.Busy, 80*sim.Nanosecond, 160*sim.Nanosecond, &mm, nil)
 	r.Finish(160 * sim.Nanosecond)
 	v.Draw()
 	if from, to := v.View(); from != 0 || to != 160*sim.Nanosecond {

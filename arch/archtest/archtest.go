@@ -378,6 +378,7 @@ type event struct {
 	bps      float64
 	hasIn    bool
 	in       isa.Instr // Busy intervals: the instruction, copied
+	group    arch.Group // N = 0: none
 }
 
 // recorder is an arch.Observer that logs every call.
@@ -386,10 +387,16 @@ type recorder struct {
 	log  []event
 }
 
-func (r *recorder) Interval(core, lane int, cause arch.Cause, from, to sim.Time, in *isa.Instr) {
+func (r *recorder) Interval(core, lane int, cause arch.Cause, from, to sim.Time, in *isa.Instr, g *arch.Group) {
 	e := event{kind: evInterval, core: core, x: lane, cause: cause, from: from, to: to}
 	if in != nil {
 		e.hasIn, e.in = true, *in
+	}
+	if g != nil {
+		e.group = *g
+		if g.N == 0 {
+			e.group.N = -1 // a group of none: wrong, and so reported
+		}
 	}
 	r.log = append(r.log, e)
 }
@@ -445,6 +452,9 @@ func (n names) event(e event) string {
 		s := fmt.Sprintf("interval core %d lane %s %s [%s, %s)", e.core, n.lane(e.x), e.cause, at(e.from), at(e.to))
 		if e.hasIn {
 			s += " " + n.instr(e.in)
+		}
+		if g := e.group; g.N != 0 {
+			s += fmt.Sprintf(" (group of %d: %d bytes, %g flops)", g.N, g.Bytes, g.Flops)
 		}
 		return s
 	case evFlag:
@@ -578,6 +588,11 @@ func checkObserved(t *testing.T, name string, chip *arch.Chip, st *arch.Stats, r
 			}
 			if (ev.cause == arch.Busy) != ev.hasIn {
 				e.Errorf("case %s: observer call %d: %s: a Busy interval must name its instruction, no other may", name, i, n.event(ev))
+			}
+			if g := ev.group; g.N != 0 {
+				if b, f := ev.in.Amount(0); !ev.hasIn || g.N < 2 || g.Bytes < b || g.Flops < f {
+					e.Errorf("case %s: observer call %d: %s: a group is of two or more busy instructions, at least the first's bytes and flops", name, i, n.event(ev))
+				}
 			}
 			k := laneKey{ev.core, ev.x}
 			if prev := end[k]; ev.from != prev {

@@ -249,7 +249,7 @@ func (c *Core) closeState(p *pipe, now sim.Time) {
 					in = p.label
 				}
 			}
-			obs.Interval(c.id, int(p.id), p.state, p.since, now, in)
+			obs.Interval(c.id, int(p.id), p.state, p.since, now, in, nil)
 		}
 		p.since = now
 	}

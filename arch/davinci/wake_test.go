@@ -17,7 +17,7 @@ import (
 // occupancy change (flagfilter_test.go).
 type intervalLog struct{ lines []string }
 
-func (l *intervalLog) Interval(core, pipe int, cause arch.Cause, from, to sim.Time, in *isa.Instr) {
+func (l *intervalLog) Interval(core, pipe int, cause arch.Cause, from, to sim.Time, in *isa.Instr, _ *arch.Group) {
 	op := ""
 	if in != nil {
 		op = in.Op.String()

@@ -52,10 +52,11 @@ type ctaLane struct {
 	// first; group keeps copies of the others for a functional landing.
 	members int
 	group   []isa.Instr
-	seq     uint64   // counts the instructions started (busy intervals)
-	start   sim.Time // cur's start
-	ideal   sim.Time // cur's duration at its own rate (flows)
-	lat     sim.Time // cur's latency after its last unit of work (flows)
+	grp     arch.Group // cur's group for observers (N = 0: cur alone)
+	seq     uint64     // counts the instructions started (busy intervals)
+	start   sim.Time   // cur's start
+	ideal   sim.Time   // cur's duration at its own rate (flows)
+	lat     sim.Time   // cur's latency after its last unit of work (flows)
 	fly     []inflight
 }
 
@@ -178,8 +179,9 @@ type signal struct {
 type smLane struct {
 	state arch.Cause
 	since sim.Time
-	label isa.Instr // the busy CTA's instruction (observers)
-	key   uint64    // identifies the busy instruction: CTA slot and sequence number
+	label isa.Instr  // the busy CTA's instruction (observers)
+	group arch.Group // the group it started with (N = 0: alone)
+	key   uint64     // identifies the busy instruction: CTA slot and sequence number
 	stats arch.LaneStats
 }
 
@@ -603,6 +605,9 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 			}
 			l.cur = *in
 			l.members = members
+			if core.obs != nil {
+				l.grp = groupOf(l, members)
+			}
 			if core.funct {
 				l.group = l.group[:0]
 				for j := 1; j < members; j++ {
@@ -896,7 +901,7 @@ func (core *Core) merge(now sim.Time) {
 
 // mergeLane sets SM lane i to the merge of the CTAs' lane i at now.
 func (core *Core) mergeLane(i int, now sim.Time) {
-	state, label, key := arch.QueueEmpty, (*isa.Instr)(nil), uint64(0)
+	state, label, key := arch.QueueEmpty, (*ctaLane)(nil), uint64(0)
 	for _, t := range core.ctas {
 		if !t.active {
 			continue
@@ -909,7 +914,7 @@ func (core *Core) mergeLane(i int, now sim.Time) {
 		if rank(s) > rank(state) {
 			state = s
 			if s == arch.Busy {
-				label, key = &l.cur, uint64(t.slot)<<48|l.seq
+				label, key = l, uint64(t.slot)<<48|l.seq
 			}
 		}
 	}
@@ -1027,8 +1032,9 @@ func rank(c arch.Cause) int {
 	return 0
 }
 
-// setLane moves SM lane i to state from now on.
-func (core *Core) setLane(i int, state arch.Cause, label *isa.Instr, key uint64, now sim.Time) {
+// setLane moves SM lane i to state from now on; busy, with the
+// instruction (and group) the CTA lane label started.
+func (core *Core) setLane(i int, state arch.Cause, label *ctaLane, key uint64, now sim.Time) {
 	l := &core.lanes[i]
 	if l.state == state && (state != arch.Busy || l.key == key) {
 		return
@@ -1036,8 +1042,23 @@ func (core *Core) setLane(i int, state arch.Cause, label *isa.Instr, key uint64,
 	core.closeLane(i, now)
 	l.state, l.key = state, key
 	if label != nil && core.obs != nil { // only observers see the label
-		l.label = *label
+		l.label, l.group = label.cur, label.grp
 	}
+}
+
+// groupOf returns the group of the members instructions at the front of
+// l's queue (N = 0 for one): their count and summed bytes and flops.
+func groupOf(l *ctaLane, members int) arch.Group {
+	if members < 2 {
+		return arch.Group{}
+	}
+	g := arch.Group{N: members}
+	for j := range members {
+		b, f := l.at(j).Amount(0)
+		g.Bytes += b
+		g.Flops += f
+	}
+	return g
 }
 
 // closeLane accounts SM lane i's open interval up to now.
@@ -1049,10 +1070,14 @@ func (core *Core) closeLane(i int, now sim.Time) {
 	l.stats.Time[l.state] += now - l.since
 	if core.obs != nil {
 		var in *isa.Instr
+		var g *arch.Group
 		if l.state == arch.Busy {
 			in = &l.label
+			if l.group.N > 1 {
+				g = &l.group
+			}
 		}
-		core.obs.Interval(core.id, i, l.state, l.since, now, in)
+		core.obs.Interval(core.id, i, l.state, l.since, now, in, g)
 	}
 	l.since = now
 }
