@@ -377,7 +377,7 @@ type event struct {
 	bytes    int64
 	bps      float64
 	hasIn    bool
-	in       isa.Instr // Busy intervals: the instruction, copied
+	in       isa.Instr  // Busy intervals: the instruction, copied
 	group    arch.Group // N = 0: none
 }
 
