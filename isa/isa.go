@@ -204,7 +204,13 @@ type Region struct {
 type Instr struct {
 	Op   Op
 	Pipe Pipe // executing pipe (for OpBarrier: the pipe drained, or ALL)
-	Line int  // 1-based source line for diagnostics (0 when built in Go)
+	// OpSetFlag/OpWaitFlag: the pipe pair (the event id: FlagID). Here, and
+	// Transpose (OpLoad geometry, below), beside Op and Pipe so that the
+	// one-byte fields share words: every instruction is copied several
+	// times on its way to a lane (264 bytes before, 248 now).
+	SrcPipe, DstPipe Pipe
+	Transpose        bool
+	Line             int // 1-based source line for diagnostics (0 when built in Go)
 
 	// Operands. OpCopy: Dst ← Src. OpLoad: Dst (L0A/L0B) ← Src (L1).
 	// OpMmad: Dst = C in L0C, Src = A in L0A, Src1 = B in L0B.
@@ -222,10 +228,9 @@ type Instr struct {
 	// OpLoad / OpL0CCopy geometry: a Rows×Cols matrix whose row-major side
 	// has RowStride bytes between row starts. For OpLoad with Transpose the
 	// L1 source holds the Cols×Rows transpose (row-major, RowStride) and the
-	// destination receives its transpose.
+	// destination receives its transpose (Transpose: above).
 	Rows, Cols int
 	RowStride  int64
-	Transpose  bool
 
 	// OpMmad shape: C (M×N) += A (M×K) · B (K×N); Init starts from zero.
 	M, K, N int
@@ -266,9 +271,8 @@ type Instr struct {
 	SrcRepStr int64
 	Scalar    float64
 
-	// OpSetFlag/OpWaitFlag: the pipe pair and event id.
-	SrcPipe, DstPipe Pipe
-	FlagID           int
+	// OpSetFlag/OpWaitFlag: the event id (the pipe pair: above).
+	FlagID int
 
 	// OpScalar: cycles of scalar work.
 	Cycles int64
