@@ -427,6 +427,16 @@ type FastForward struct {
 	// simulate the whole run again (programs.Execute), so a short kernel
 	// late in a long run is not worth that risk (0: any skip).
 	MinGain float64
+	// Stationary also skips waves that vary from one to the next without
+	// a pattern but whose means agree over two windows of Measure waves:
+	// the mean durations within Tolerance, the hit fractions within Hits,
+	// the lanes' fractions of time in each cause within Mix (GB200 ozaki's
+	// shallowest GEMM: its waves' L2 hits and durations swing by ±15 %
+	// at random). The skip stands for the two windows' mean, and its
+	// check allows for their noise (FastForwardSkip.Noise). Off by
+	// default: measured against full runs on few kernels so far
+	// (docs/design-notes.md, "Fast-forward").
+	Stationary bool
 }
 
 // DefaultFastForward measures 4 waves, allows 5 % spread of their
@@ -449,7 +459,15 @@ type FastForwardSkip struct {
 	Waves    int      // waves skipped
 	WaveCTAs int      // CTAs per wave
 	Period   sim.Time // the measured waves' mean duration
-	Spread   sim.Time // max − min of their durations
+	// Spread is max − min of their durations; for a stationary skip
+	// (FastForward.Stationary), the distance between the two windows'
+	// means plus two standard errors of the mean.
+	Spread sim.Time
+	// Measured is the number of waves measured: Measure, or 2·Measure for
+	// a stationary skip, whose Noise is the standard deviation of their
+	// durations (0 otherwise).
+	Measured int
+	Noise    sim.Time
 	Shift    sim.Time // time the skipped waves stand for (Waves·Period)
 	// Exact reports that the measured waves were identical: the same
 	// duration and the same increment of every counter.
@@ -523,7 +541,10 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		if gr.next == sk.FromCTA+(sk.Waves+ff.Tail)*sk.WaveCTAs {
 			sk.TailPeriod = (now - gr.checkAt) / sim.Time(ff.Tail-1)
 			dev := math.Abs(float64(sk.TailPeriod - sk.Period))
-			sk.Checked = dev <= ff.Tolerance*float64(sk.Period)+float64(sk.Spread)
+			// A stationary skip's check allows three standard errors
+			// of the mean of the Tail−1 waves it averages.
+			allow := ff.Tolerance*float64(sk.Period) + float64(sk.Spread) + 3*float64(sk.Noise)/math.Sqrt(float64(ff.Tail-1))
+			sk.Checked = dev <= allow
 			gr.check = -1
 			if !sk.Checked {
 				// Stop at once: the caller runs again without skips in
@@ -560,19 +581,34 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	}
 	total := last.t - first.t
 	m := float64(ff.Measure)
-	if float64(hi-lo) > ff.Tolerance*float64(total)/m {
-		return
-	}
-	if !gr.chip.ffSteady(gr.snaps, ff.Measure, ff.Mix, ff.Hits) {
-		return
+	measured, spread, noise := ff.Measure, hi-lo, sim.Time(0)
+	if float64(hi-lo) > ff.Tolerance*float64(total)/m || !gr.chip.ffSteady(gr.snaps, ff.Measure, ff.Mix, ff.Hits) {
+		if !ff.Stationary || len(gr.snaps) < 2*ff.Measure+1 {
+			return
+		}
+		w := gr.snaps[len(gr.snaps)-2*ff.Measure-1:]
+		ok, gap, sd := stationary(w, ff.Measure, len(gr.chip.grids.cores), len(ff.lanes), ff.paths, ff.Tolerance, ff.Mix, ff.Hits)
+		if !ok {
+			return
+		}
+		s, measured = w, 2*ff.Measure
+		first, last = &s[0], &s[len(s)-1]
+		total, m = last.t-first.t, float64(measured)
+		lo, hi = sim.Time(math.MaxInt64), 0
+		for i := 1; i < len(s); i++ {
+			d := s[i].t - s[i-1].t
+			lo, hi = min(lo, d), max(hi, d)
+		}
+		noise = sim.Time(math.Round(sd))
+		spread = sim.Time(math.Round(gap + 2*sd/math.Sqrt(m)))
 	}
 	// The measured and the skipped CTAs must run the same instructions,
 	// addresses aside, as the CTA of their rank in a cluster (waves hold
 	// whole clusters): skip only the waves up to the first that differs.
 	// The check's Tail waves must be like them too (a grouped GEMM's next
 	// GEMM, whose blocks are deeper, would fail it).
-	like := gr.likeRefs(g, gr.next-ff.Measure*gr.wave)
-	for c := gr.next - ff.Measure*gr.wave + max(g.Cluster, 1); c < gr.next; c++ { // after the references
+	like := gr.likeRefs(g, gr.next-measured*gr.wave)
+	for c := gr.next - measured*gr.wave + max(g.Cluster, 1); c < gr.next; c++ { // after the references
 		if !like(c) {
 			return
 		}
@@ -652,7 +688,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	}
 	gr.measures = append(gr.measures, meas)
 	ff.skips = append(ff.skips, FastForwardSkip{Grid: g.Name, At: now, FromCTA: gr.next, Waves: j, WaveCTAs: gr.wave,
-		Period: sim.Time(math.Round(float64(total) / m)), Spread: hi - lo, Shift: shift, Exact: exact,
+		Period: sim.Time(math.Round(float64(total) / m)), Spread: spread, Measured: measured, Noise: noise, Shift: shift, Exact: exact,
 		Events: uint64(math.Round(float64(last.ints[ffEvents]-first.ints[ffEvents]) * scale))})
 	ff.shift += shift
 	gr.check = len(ff.skips) - 1
@@ -772,6 +808,62 @@ func steadyHits(h, m []int64, measure int, spread float64) bool {
 		}
 	}
 	return true
+}
+
+// stationary reports whether the 2·measure waves between the snapshots w
+// (oldest first) are steady in their means over two windows of measure
+// waves: the windows' mean durations within tol of each other (relative),
+// their L2 and LLC hit fractions (bytes) within hits, and every lane's
+// fraction of time in each cause (the mean over the cores; the ffSnap
+// layout of cores, lanes and paths) within mix. It also returns the
+// distance between the windows' mean durations and the standard
+// deviation of the waves' durations (picoseconds).
+func stationary(w []ffSnap, measure, cores, lanes, paths int, tol, mix, hits float64) (ok bool, gap, sd float64) {
+	if len(w) != 2*measure+1 || cores == 0 {
+		return false, 0, 0
+	}
+	mid := &w[measure]
+	t0, t1 := float64(mid.t-w[0].t), float64(w[2*measure].t-mid.t)
+	if t0 <= 0 || t1 <= 0 {
+		return false, 0, 0
+	}
+	n := float64(measure)
+	gap = math.Abs(t1-t0) / n
+	if gap > tol*(t0+t1)/(2*n) {
+		return false, gap, 0
+	}
+	frac := func(a, b *ffSnap, k int) (float64, bool) {
+		h, m := b.ints[k]-a.ints[k], b.ints[k+1]-a.ints[k+1]
+		return float64(h) / float64(h+m), h+m > 0
+	}
+	for _, k := range []int{ffL2Hit, ffLLCHit} {
+		f0, a := frac(&w[0], mid, k)
+		f1, b := frac(mid, &w[2*measure], k)
+		if a != b || a && math.Abs(f1-f0) > hits {
+			return false, gap, 0
+		}
+	}
+	block := lanes*(int(NumCauses)+1) + paths + 1
+	for l := 0; l < lanes; l++ {
+		for x := 0; x < int(NumCauses); x++ {
+			var d0, d1 int64
+			for i := 0; i < cores; i++ {
+				k := ffGlobal + i*block + l*(int(NumCauses)+1) + x
+				d0 += mid.ints[k] - w[0].ints[k]
+				d1 += w[2*measure].ints[k] - mid.ints[k]
+			}
+			if math.Abs(float64(d1)/t1-float64(d0)/t0)/float64(cores) > mix {
+				return false, gap, 0
+			}
+		}
+	}
+	mean := (t0 + t1) / (2 * n)
+	var ss float64
+	for i := 1; i < len(w); i++ {
+		d := float64(w[i].t-w[i-1].t) - mean
+		ss += d * d
+	}
+	return true, gap, math.Sqrt(ss / float64(len(w)-2))
 }
 
 // likeRefs returns a test of whether a CTA runs the instructions of the

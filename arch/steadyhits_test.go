@@ -1,6 +1,10 @@
 package arch
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/sim"
+)
 
 // steadyHits on hit fractions (per wave, oldest first) seen in runs and
 // made up: a swing that repeats with the measured waves passes; a slide
@@ -41,6 +45,55 @@ func TestSteadyHits(t *testing.T) {
 		}
 		if got := steadyHits(h, m, 4, 0.05); got != c.want {
 			t.Errorf("%s: steady %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// stationary on made-up waves (durations in ns, hit fractions, one core
+// with one lane whose busy fraction is given): waves that vary at random
+// about steady means pass, with their noise; a trend in the durations, a
+// step in the hits or in a lane's busy fraction, traffic appearing, and a
+// window of the wrong length do not.
+func TestStationary(t *testing.T) {
+	const measure = 4
+	lanes, paths := 1, 0
+	block := lanes*(int(NumCauses)+1) + paths + 1
+	snaps := func(dur, hits, busy []float64) []ffSnap {
+		w := make([]ffSnap, len(dur)+1)
+		w[0].ints = make([]int64, ffGlobal+block)
+		for i, d := range dur {
+			s := ffSnap{t: w[i].t + sim.Time(d*1000), ints: append([]int64(nil), w[i].ints...)}
+			if hits[i] >= 0 {
+				s.ints[ffL2Hit] += int64(hits[i] * 1e6)
+				s.ints[ffL2Miss] += int64((1 - hits[i]) * 1e6)
+			}
+			s.ints[ffGlobal+int(Busy)] += int64(busy[i] * d * 1000)
+			s.ints[ffGlobal+int(QueueEmpty)] += int64((1 - busy[i]) * d * 1000)
+			w[i+1] = s
+		}
+		return w
+	}
+	flat := func(x float64) []float64 { return []float64{x, x, x, x, x, x, x, x} }
+	noisy := []float64{18.0, 17.9, 25.0, 23.7, 21.2, 22.6, 20.4, 23.8} // GB200 ozaki's first GEMM, 8192³ (µs → ns here)
+	for _, c := range []struct {
+		name            string
+		dur, hits, busy []float64
+		want            bool
+	}{
+		{"noisy durations, flat hits and mix", noisy, flat(0.75), flat(0.6), true},
+		{"noisy durations and hits", noisy, []float64{0.753, 0.717, 0.750, 0.746, 0.694, 0.774, 0.705, 0.751}, flat(0.6), true},
+		{"a trend in the durations", []float64{20, 20.5, 21, 21.5, 22, 22.5, 23, 23.5}, flat(0.75), flat(0.6), false},
+		{"a step in the hits", noisy, []float64{0.75, 0.75, 0.75, 0.75, 0.65, 0.65, 0.65, 0.65}, flat(0.6), false},
+		{"a step in the busy fraction", noisy, flat(0.75), []float64{0.6, 0.6, 0.6, 0.6, 0.7, 0.7, 0.7, 0.7}, false},
+		{"traffic appearing", noisy, []float64{-1, -1, -1, -1, 0.8, 0.8, 0.8, 0.8}, flat(0.6), false},
+		{"one window only", noisy[:4], flat(0.75)[:4], flat(0.6)[:4], false},
+	} {
+		ok, gap, sd := stationary(snaps(c.dur, c.hits, c.busy), measure, 1, lanes, paths, 0.05, 0.05, 0.05)
+		if ok != c.want {
+			t.Errorf("%s: stationary %v (gap %.0f ps, noise %.0f ps), want %v", c.name, ok, gap, sd, c.want)
+		}
+		if ok && (sd < 2000 || sd > 3000) {
+			t.Errorf("%s: noise %.0f ps, want the durations' standard deviation (~2.5 ns)", c.name, sd)
 		}
 	}
 }

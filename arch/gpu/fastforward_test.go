@@ -13,6 +13,7 @@ import (
 	_ "github.com/davinci-sim/davinci-sim/arch/nvidia"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 // periodicCTA is a CTA that every block of a grid runs alike: it reads the
@@ -285,5 +286,58 @@ func TestFastForwardMinGain(t *testing.T) {
 	}
 	if any.Time != st.Time {
 		t.Errorf("time %v skipping the short kernel, %v not", any.Time, st.Time)
+	}
+}
+
+// noisyGrid is 60 waves (on 4 SMs, 2 CTAs each) of like CTAs, each reading
+// one of 24 regions of 2 MiB picked by a hash of its index, through a
+// 1 MiB L2 on a narrow memory: whether a region is still in the L2 when
+// a CTA reads it is a matter of which regions the CTAs before it read, so
+// the waves' hits and durations vary from one to the next without a
+// pattern, about steady means.
+func noisyGrid() isa.Program {
+	g := isa.Grid{Name: "noisy", CTAs: 8 * 60, CTA: func(c int) isa.Stream {
+		r := int64(uint32(c)*2654435761>>8) % 24
+		return ctaDeep(r<<21, 512)
+	}, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+	return isa.Program{Name: "noisy", Grids: []isa.Grid{g}}
+}
+
+// Stationary skips (FastForward.Stationary) take waves that the default
+// rules decline, and come within their own estimate of the full run, and
+// within 3 % (1.1 % when written).
+func TestFastForwardStationary(t *testing.T) {
+	prog := noisyGrid()
+	m := archtest.Machine(t, "a100", "machine.cores=4", "machine.l2.capacity=1MiB", "machine.gm.bandwidth=100GB/s")
+	full := runChip(t, m, arch.Options{Mode: arch.Timing}, prog)
+	ff := arch.DefaultFastForward
+	def := runChip(t, m, arch.Options{Mode: arch.Timing, FastForward: &ff}, prog)
+	ff.Stationary = true
+	st := runChip(t, m, arch.Options{Mode: arch.Timing, FastForward: &ff}, prog)
+	var waves int
+	var unc sim.Time
+	for _, s := range st.FastForward {
+		if !s.Checked {
+			t.Errorf("skip %+v: check failed", s)
+		}
+		if s.Noise > 0 {
+			waves += s.Waves
+			if s.Measured != 2*ff.Measure {
+				t.Errorf("stationary skip %+v: want %d waves measured", s, 2*ff.Measure)
+			}
+		}
+		d := s.TailPeriod - s.Period
+		unc += sim.Time(s.Waves)*max(d, -d, s.Spread) + s.Period/2
+	}
+	var defWaves int
+	for _, s := range def.FastForward {
+		defWaves += s.Waves
+	}
+	t.Logf("full %v; default: %v, %d waves skipped; stationary: %v, %d waves skipped (%d stationary), estimate ±%v", full.Time, def.Time, defWaves, st.Time, len(st.FastForward), waves, unc)
+	if waves == 0 {
+		t.Fatalf("no stationary skip: %+v", st.FastForward)
+	}
+	if d := st.Time - full.Time; d > unc || -d > unc || math.Abs(float64(d)) > 0.03*float64(full.Time) {
+		t.Errorf("time %v fast-forwarded, %v in full: off by more than 3 %% or the estimate ±%v", st.Time, full.Time, unc)
 	}
 }

@@ -34,4 +34,10 @@ func TestRunFastForward(t *testing.T) {
 	if code != 0 {
 		t.Errorf("inf spreads: exit %d: %v\n%s", code, err, out)
 	}
+	// --fast-forward-stationary (arch.FastForward.Stationary; its skips:
+	// arch/gpu TestFastForwardStationary) is taken.
+	out, code, err = runCLI(t, "run", examplePath("a100-hgemm.yaml"), "--numerics", "off", "-q", "--fast-forward", "--fast-forward-stationary")
+	if code != 0 || !strings.Contains(out, "fast-forward:") {
+		t.Errorf("--fast-forward-stationary: exit %d: %v\n%s", code, err, out)
+	}
 }
