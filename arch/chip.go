@@ -374,6 +374,15 @@ func (c *Chip) stats() *Stats {
 	return st
 }
 
+// l2Bytes returns the hit and miss bytes of the chip's L2s so far.
+func (c *Chip) l2Bytes() (b [2]int64) {
+	for _, l2 := range c.l2s {
+		b[0] += l2.HitBytes
+		b[1] += l2.MissBytes
+	}
+	return b
+}
+
 // ffSnapshot returns the run's counters at now (fast-forward): ints are
 // the events, the chip's byte counters and, per core, each lane's time by
 // cause and instructions, the path bytes and vector repeats; floats the
@@ -381,11 +390,8 @@ func (c *Chip) stats() *Stats {
 // occupancy integrals. ffAdd and ffApply walk the same layout.
 func (c *Chip) ffSnapshot(now sim.Time) ffSnap {
 	s := ffSnap{t: now}
-	var l2h, l2m int64
-	for _, l2 := range c.l2s {
-		l2h += l2.HitBytes
-		l2m += l2.MissBytes
-	}
+	l2 := c.l2Bytes()
+	l2h, l2m := l2[0], l2[1]
 	var llch, llcm int64
 	if c.llc != nil {
 		llch, llcm = c.llc.HitBytes, c.llc.MissBytes

@@ -82,6 +82,7 @@ type gridRunner struct {
 	win      []float64    // the increments its skips scaled (ffAdd)
 	check    int          // the skip whose tail waves are being checked (-1: none)
 	checkAt  sim.Time     // the dispatch of its second tail wave (its check starts there)
+	checkL2  [2]int64     // the L2s' hit and miss bytes then
 	finished int64        // CTAs finished, over all grids
 	// recent holds the work of grid cur's recently finished CTAs (by
 	// index) until they are too old to be measured; measures, per skip of
@@ -484,6 +485,22 @@ type FastForwardSkip struct {
 	// simulation).
 	TailPeriod sim.Time
 	Checked    bool
+	// Hits and TailHits are the L2 hit fractions (bytes; −1: no traffic)
+	// of the measured waves and of the check's: the skipped waves' bytes
+	// stand for the measured waves' hits, so far apart (more than
+	// FastForward.Hits: HitsMoved) they say the bytes may be off where the
+	// time is not (a GEMM bound by its computation whose hits drift under
+	// it).
+	Hits, TailHits float64
+	HitsMoved      bool
+}
+
+// hitFraction returns hit / (hit + miss), or −1 without traffic.
+func hitFraction(hit, miss int64) float64 {
+	if hit+miss <= 0 {
+		return -1
+	}
+	return float64(hit) / float64(hit+miss)
 }
 
 // FastForwardDecline records a kernel whose waves repeated but whose skip
@@ -537,9 +554,13 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		sk := &ff.skips[c]
 		if gr.next == sk.FromCTA+(sk.Waves+1)*sk.WaveCTAs {
 			gr.checkAt = now
+			gr.checkL2 = gr.chip.l2Bytes()
 		}
 		if gr.next == sk.FromCTA+(sk.Waves+ff.Tail)*sk.WaveCTAs {
 			sk.TailPeriod = (now - gr.checkAt) / sim.Time(ff.Tail-1)
+			b := gr.chip.l2Bytes()
+			sk.TailHits = hitFraction(b[0]-gr.checkL2[0], b[1]-gr.checkL2[1])
+			sk.HitsMoved = (sk.Hits < 0) != (sk.TailHits < 0) || math.Abs(sk.TailHits-sk.Hits) > ff.Hits
 			dev := math.Abs(float64(sk.TailPeriod - sk.Period))
 			// A stationary skip's check allows three standard errors
 			// of the mean of the Tail−1 waves it averages.
@@ -689,6 +710,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	gr.measures = append(gr.measures, meas)
 	ff.skips = append(ff.skips, FastForwardSkip{Grid: g.Name, At: now, FromCTA: gr.next, Waves: j, WaveCTAs: gr.wave,
 		Period: sim.Time(math.Round(float64(total) / m)), Spread: spread, Measured: measured, Noise: noise, Shift: shift, Exact: exact,
+		Hits: hitFraction(last.ints[ffL2Hit]-first.ints[ffL2Hit], last.ints[ffL2Miss]-first.ints[ffL2Miss]),
 		Events: uint64(math.Round(float64(last.ints[ffEvents]-first.ints[ffEvents]) * scale))})
 	ff.shift += shift
 	gr.check = len(ff.skips) - 1

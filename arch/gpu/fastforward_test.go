@@ -328,6 +328,11 @@ func TestFastForwardStationary(t *testing.T) {
 		}
 		d := s.TailPeriod - s.Period
 		unc += sim.Time(s.Waves)*max(d, -d, s.Spread) + s.Period/2
+		// The measured and checked waves' L2 hit fractions, and whether
+		// they are further apart than the setting allows.
+		if s.Hits < 0 || s.Hits > 1 || s.TailHits < 0 || s.TailHits > 1 || s.HitsMoved != (math.Abs(s.TailHits-s.Hits) > ff.Hits) {
+			t.Errorf("skip %+v: hits %v measured, %v checked, moved %v", s, s.Hits, s.TailHits, s.HitsMoved)
+		}
 	}
 	var defWaves int
 	for _, s := range def.FastForward {
