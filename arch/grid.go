@@ -710,7 +710,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	gr.measures = append(gr.measures, meas)
 	ff.skips = append(ff.skips, FastForwardSkip{Grid: g.Name, At: now, FromCTA: gr.next, Waves: j, WaveCTAs: gr.wave,
 		Period: sim.Time(math.Round(float64(total) / m)), Spread: spread, Measured: measured, Noise: noise, Shift: shift, Exact: exact,
-		Hits: hitFraction(last.ints[ffL2Hit]-first.ints[ffL2Hit], last.ints[ffL2Miss]-first.ints[ffL2Miss]),
+		Hits:   hitFraction(last.ints[ffL2Hit]-first.ints[ffL2Hit], last.ints[ffL2Miss]-first.ints[ffL2Miss]),
 		Events: uint64(math.Round(float64(last.ints[ffEvents]-first.ints[ffEvents]) * scale))})
 	ff.shift += shift
 	gr.check = len(ff.skips) - 1
