@@ -807,7 +807,8 @@ func (c *Chip) ffSteady(s []ffSnap, measure int, mix, hits float64) bool {
 // traffic matches only another without.
 func steadyHits(h, m []int64, measure int, spread float64) bool {
 	frac := func(w int) (float64, bool) {
-		return float64(h[w]) / float64(h[w]+m[w]), h[w]+m[w] > 0
+		f := hitFraction(h[w], m[w])
+		return f, f >= 0
 	}
 	n := len(h)
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -855,8 +856,8 @@ func stationary(w []ffSnap, measure, cores, lanes, paths int, tol, mix, hits flo
 		return false, gap, 0
 	}
 	frac := func(a, b *ffSnap, k int) (float64, bool) {
-		h, m := b.ints[k]-a.ints[k], b.ints[k+1]-a.ints[k+1]
-		return float64(h) / float64(h+m), h+m > 0
+		f := hitFraction(b.ints[k]-a.ints[k], b.ints[k+1]-a.ints[k+1])
+		return f, f >= 0
 	}
 	for _, k := range []int{ffL2Hit, ffLLCHit} {
 		f0, a := frac(&w[0], mid, k)
