@@ -460,16 +460,19 @@ type FastForwardSkip struct {
 	Waves    int      // waves skipped
 	WaveCTAs int      // CTAs per wave
 	Period   sim.Time // the measured waves' mean duration
-	// Spread is max − min of their durations; for a stationary skip
-	// (FastForward.Stationary), the distance between the two windows'
-	// means plus two standard errors of the mean.
+	// Spread is max − min of their durations; for a stationary skip, the
+	// distance between the two windows' means plus the standard error of
+	// their mean.
 	Spread sim.Time
-	// Measured is the number of waves measured: Measure, or 2·Measure for
-	// a stationary skip, whose Noise is the standard deviation of their
-	// durations (0 otherwise).
-	Measured int
-	Noise    sim.Time
-	Shift    sim.Time // time the skipped waves stand for (Waves·Period)
+	// Stationary marks a skip taken by FastForward.Stationary: Measured
+	// (Measure, or 2·Measure for it) waves were measured, Noise is the
+	// standard deviation of their durations (0 otherwise), and Tail waves
+	// (FastForward.Tail, or Measure+1 for it) run after the skip.
+	Stationary bool
+	Measured   int
+	Noise      sim.Time
+	Tail       int
+	Shift      sim.Time // time the skipped waves stand for (Waves·Period)
 	// Exact reports that the measured waves were identical: the same
 	// duration and the same increment of every counter.
 	Exact bool
@@ -556,15 +559,18 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			gr.checkAt = now
 			gr.checkL2 = gr.chip.l2Bytes()
 		}
-		if gr.next == sk.FromCTA+(sk.Waves+ff.Tail)*sk.WaveCTAs {
-			sk.TailPeriod = (now - gr.checkAt) / sim.Time(ff.Tail-1)
+		if gr.next == sk.FromCTA+(sk.Waves+sk.Tail)*sk.WaveCTAs {
+			sk.TailPeriod = (now - gr.checkAt) / sim.Time(sk.Tail-1)
 			b := gr.chip.l2Bytes()
 			sk.TailHits = hitFraction(b[0]-gr.checkL2[0], b[1]-gr.checkL2[1])
 			sk.HitsMoved = (sk.Hits < 0) != (sk.TailHits < 0) || math.Abs(sk.TailHits-sk.Hits) > ff.Hits
 			dev := math.Abs(float64(sk.TailPeriod - sk.Period))
 			// A stationary skip's check allows three standard errors
-			// of the mean of the Tail−1 waves it averages.
-			allow := ff.Tolerance*float64(sk.Period) + float64(sk.Spread) + 3*float64(sk.Noise)/math.Sqrt(float64(ff.Tail-1))
+			// of the mean of the Tail−1 waves it averages besides (its
+			// waves vary by Noise each: GB200 ozaki's shallowest GEMM,
+			// ±12 %, allows ~30 % — a guard against gross change only;
+			// the estimate in the report is the measure of its error).
+			allow := ff.Tolerance*float64(sk.Period) + float64(sk.Spread) + 3*float64(sk.Noise)/math.Sqrt(float64(sk.Tail-1))
 			sk.Checked = dev <= allow
 			gr.check = -1
 			if !sk.Checked {
@@ -602,7 +608,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	}
 	total := last.t - first.t
 	m := float64(ff.Measure)
-	measured, spread, noise := ff.Measure, hi-lo, sim.Time(0)
+	measured, spread, noise, tail := ff.Measure, hi-lo, sim.Time(0), ff.Tail
 	if float64(hi-lo) > ff.Tolerance*float64(total)/m || !gr.chip.ffSteady(gr.snaps, ff.Measure, ff.Mix, ff.Hits) {
 		if !ff.Stationary || len(gr.snaps) < 2*ff.Measure+1 {
 			return
@@ -621,7 +627,12 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			lo, hi = min(lo, d), max(hi, d)
 		}
 		noise = sim.Time(math.Round(sd))
-		spread = sim.Time(math.Round(gap + 2*sd/math.Sqrt(m)))
+		spread = sim.Time(math.Round(gap + sd/math.Sqrt(m)))
+		// Its check averages Measure waves, not Tail−1: noisy waves.
+		if tail = max(ff.Tail, ff.Measure+1); (g.CTAs-gr.next-1)/gr.wave-tail < 1 {
+			return
+		}
+		j = (g.CTAs-gr.next-1)/gr.wave - tail
 	}
 	// The measured and the skipped CTAs must run the same instructions,
 	// addresses aside, as the CTA of their rank in a cluster (waves hold
@@ -634,7 +645,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			return
 		}
 	}
-	n := j + ff.Tail
+	n := j + tail
 	for w := 0; w < n; w++ {
 		for c := gr.next + w*gr.wave; c < gr.next+(w+1)*gr.wave; c++ {
 			if !like(c) {
@@ -643,7 +654,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			}
 		}
 	}
-	if j = n - ff.Tail; j < 1 {
+	if j = n - tail; j < 1 {
 		return
 	}
 	if g.Class != nil {
@@ -653,7 +664,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		for r := 0; r < size; r++ {
 			ref := gr.next - ff.Measure*gr.wave + r
 			shape := ctaShape(g, ref)
-			for _, c := range []int{gr.next + r, gr.next + (j+ff.Tail)*gr.wave - size + r} {
+			for _, c := range []int{gr.next + r, gr.next + (j+tail)*gr.wave - size + r} {
 				if !sameShape(g, c, shape) {
 					gr.chip.Fail(fmt.Errorf("kernel %s: its Class declares blocks %d and %d alike, but their instructions differ", g.Name, ref, c))
 					return
@@ -709,7 +720,8 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	}
 	gr.measures = append(gr.measures, meas)
 	ff.skips = append(ff.skips, FastForwardSkip{Grid: g.Name, At: now, FromCTA: gr.next, Waves: j, WaveCTAs: gr.wave,
-		Period: sim.Time(math.Round(float64(total) / m)), Spread: spread, Measured: measured, Noise: noise, Shift: shift, Exact: exact,
+		Period: sim.Time(math.Round(float64(total) / m)), Spread: spread, Stationary: measured > ff.Measure, Measured: measured, Noise: noise, Tail: tail,
+		Shift: shift, Exact: exact,
 		Hits:   hitFraction(last.ints[ffL2Hit]-first.ints[ffL2Hit], last.ints[ffL2Miss]-first.ints[ffL2Miss]),
 		Events: uint64(math.Round(float64(last.ints[ffEvents]-first.ints[ffEvents]) * scale))})
 	ff.shift += shift

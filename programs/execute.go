@@ -268,9 +268,9 @@ func fastForwardNote(s arch.FastForwardSkip) string {
 		kind += fmt.Sprintf("; CHECK FAILED: the waves after the skip took %.6g s", s.TailPeriod.Seconds())
 	}
 	measured := fmt.Sprintf("waves of %.6g s (spread %.3g %%)", s.Period.Seconds(), 100*float64(s.Spread)/float64(max(s.Period, 1)))
-	if s.Noise > 0 {
-		measured = fmt.Sprintf("%d waves of %.6g s on average (stationary: two windows' means within %.3g %% with two standard errors; the waves' own noise %.3g %%)",
-			s.Measured, s.Period.Seconds(), 100*float64(s.Spread)/float64(max(s.Period, 1)), 100*float64(s.Noise)/float64(max(s.Period, 1)))
+	if s.Stationary {
+		measured = fmt.Sprintf("%d waves of %.6g s on average (stationary: two windows' means within %.3g %% with a standard error; the waves' own noise %.3g %%; %d waves checked after it)",
+			s.Measured, s.Period.Seconds(), 100*float64(s.Spread)/float64(max(s.Period, 1)), 100*float64(s.Noise)/float64(max(s.Period, 1)), s.Tail-1)
 	}
 	return fmt.Sprintf("fast-forward: kernel %s: skipped %d waves of %d blocks (blocks %d–%d, %.6g s) after measuring %s, not simulating ~%d events; %s",
 		s.Grid, s.Waves, s.WaveCTAs, s.FromCTA, s.FromCTA+s.Waves*s.WaveCTAs-1, s.Shift.Seconds(), measured, s.Events, kind)

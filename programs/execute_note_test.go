@@ -18,9 +18,9 @@ func TestFastForwardNote(t *testing.T) {
 	if n := fastForwardNote(s); strings.Contains(n, "stationary") || strings.Contains(n, "may be off") || !strings.Contains(n, "spread") {
 		t.Errorf("plain skip: %s", n)
 	}
-	s.Measured, s.Noise, s.HitsMoved = 8, 3*sim.Nanosecond, true
+	s.Stationary, s.Measured, s.Noise, s.Tail, s.HitsMoved = true, 8, 3*sim.Nanosecond, 5, true
 	n := fastForwardNote(s)
-	for _, want := range []string{"measuring 8 waves", "stationary", "L2 hit fraction was 0.782 against the measured waves' 0.877", "may be off"} {
+	for _, want := range []string{"measuring 8 waves", "stationary", "4 waves checked", "L2 hit fraction was 0.782 against the measured waves' 0.877", "may be off"} {
 		if !strings.Contains(n, want) {
 			t.Errorf("stationary skip whose hits moved: no %q in %s", want, n)
 		}

@@ -320,11 +320,13 @@ func TestFastForwardStationary(t *testing.T) {
 		if !s.Checked {
 			t.Errorf("skip %+v: check failed", s)
 		}
-		if s.Noise > 0 {
+		if s.Stationary {
 			waves += s.Waves
-			if s.Measured != 2*ff.Measure {
-				t.Errorf("stationary skip %+v: want %d waves measured", s, 2*ff.Measure)
+			if s.Measured != 2*ff.Measure || s.Tail != ff.Measure+1 || s.Noise <= 0 {
+				t.Errorf("stationary skip %+v: want %d waves measured, %d after, their noise", s, 2*ff.Measure, ff.Measure+1)
 			}
+		} else if s.Measured != ff.Measure || s.Tail != ff.Tail || s.Noise != 0 {
+			t.Errorf("skip %+v: want %d waves measured, %d after, no noise", s, ff.Measure, ff.Tail)
 		}
 		d := s.TailPeriod - s.Period
 		unc += sim.Time(s.Waves)*max(d, -d, s.Spread) + s.Period/2
@@ -338,7 +340,7 @@ func TestFastForwardStationary(t *testing.T) {
 	for _, s := range def.FastForward {
 		defWaves += s.Waves
 	}
-	t.Logf("full %v; default: %v, %d waves skipped; stationary: %v, %d waves skipped (%d stationary), estimate ±%v", full.Time, def.Time, defWaves, st.Time, len(st.FastForward), waves, unc)
+	t.Logf("full %v; default: %v, %d waves skipped; stationary: %v, %d skips, %d waves in stationary ones, estimate ±%v", full.Time, def.Time, defWaves, st.Time, len(st.FastForward), waves, unc)
 	if waves == 0 {
 		t.Fatalf("no stationary skip: %+v", st.FastForward)
 	}
