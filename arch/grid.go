@@ -408,6 +408,11 @@ type FastForward struct {
 	Tail int
 	// Exclude lists grids (indices in the program) never skipped.
 	Exclude []int
+	// ExcludeBlocks lists ranges of blocks of a grid where no skip may
+	// start or reach: those of a skip whose check failed, with its check's
+	// waves (programs.Execute runs again without skips there, and with the
+	// grid's other skips: a grouped GEMM's other GEMMs).
+	ExcludeBlocks []BlockRange
 	// Mix is the largest spread over the measured waves of a lane's
 	// fraction of time in a cause (busy, each stall; the mean over the
 	// cores) that allows a skip: durations can repeat while the stall mix
@@ -438,6 +443,12 @@ type FastForward struct {
 	// default: measured against full runs on few kernels so far
 	// (docs/design-notes.md, "Fast-forward").
 	Stationary bool
+}
+
+// BlockRange is the blocks [From, To) of grid Grid (its index in the
+// program).
+type BlockRange struct {
+	Grid, From, To int
 }
 
 // DefaultFastForward measures 4 waves, allows 5 % spread of their
@@ -519,7 +530,7 @@ type FastForwardDecline struct {
 // FastForwardCheckError stops a fast-forwarded run when the waves after a
 // skip did not take the measured period (FastForwardSkip.Checked): the
 // skipped waves were not like the measured ones. Run again with the grid
-// in FastForward.Exclude.
+// in FastForward.ExcludeBlocks (the skip and its check's waves).
 type FastForwardCheckError struct {
 	Grid int // index of the grid in the program
 	Skip FastForwardSkip
@@ -575,7 +586,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			gr.check = -1
 			if !sk.Checked {
 				// Stop at once: the caller runs again without skips in
-				// this grid (FastForward.Exclude).
+				// its blocks (FastForward.ExcludeBlocks).
 				gr.chip.Fail(&FastForwardCheckError{Grid: gr.cur, Skip: *sk})
 				return
 			}
@@ -652,6 +663,18 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 				n = w
 				break
 			}
+		}
+	}
+	// No skip starts or reaches into an excluded range (a failed check's).
+	for _, x := range ff.ExcludeBlocks {
+		if x.Grid != gr.cur {
+			continue
+		}
+		if gr.next >= x.From && gr.next < x.To {
+			return
+		}
+		if gr.next < x.From {
+			n = min(n, (x.From-gr.next)/gr.wave)
 		}
 	}
 	if j = n - tail; j < 1 {

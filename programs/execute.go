@@ -149,15 +149,28 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	st, err := chip.Run(prog)
 	// A fast-forward skip whose check failed stops the run: run again
 	// without skips in that kernel.
-	var ffFailed []arch.FastForwardSkip
+	type failedSkip struct {
+		arch.FastForwardSkip
+		whole bool // the kernel was run again without any skip
+	}
+	var ffFailed []failedSkip
 	for {
 		var ce *arch.FastForwardCheckError
 		if !errors.As(err, &ce) {
 			break
 		}
-		ffFailed = append(ffFailed, ce.Skip)
 		ff := *opts.FastForward
-		ff.Exclude = append(slices.Clip(ff.Exclude), ce.Grid)
+		// Without skips in the failed skip's blocks (and its check's);
+		// a second failure in the same kernel: in none of its blocks (at
+		// most two runs again per kernel).
+		sk := ce.Skip
+		whole := slices.ContainsFunc(ff.ExcludeBlocks, func(x arch.BlockRange) bool { return x.Grid == ce.Grid })
+		ffFailed = append(ffFailed, failedSkip{sk, whole})
+		if whole {
+			ff.Exclude = append(slices.Clip(ff.Exclude), ce.Grid)
+		} else {
+			ff.ExcludeBlocks = append(slices.Clip(ff.ExcludeBlocks), arch.BlockRange{Grid: ce.Grid, From: sk.FromCTA, To: sk.FromCTA + (sk.Waves+sk.Tail)*sk.WaveCTAs})
+		}
 		opts.FastForward = &ff
 		if err := newChip(); err != nil {
 			return nil, err
@@ -216,7 +229,11 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 			skipped.Seconds(), st.Time.Seconds(), unc.Seconds(), 100*unc.Seconds()/st.Time.Seconds()))
 	}
 	for _, s := range ffFailed {
-		rep.Notes = append(rep.Notes, fastForwardNote(s)+"; so the run was made again with every block of that kernel simulated")
+		again := fmt.Sprintf("without skips in blocks %d–%d of that kernel", s.FromCTA, s.FromCTA+(s.Waves+s.Tail)*s.WaveCTAs-1)
+		if s.whole {
+			again = "with every block of that kernel simulated (its second failed check)"
+		}
+		rep.Notes = append(rep.Notes, fastForwardNote(s.FastForwardSkip)+"; so the run was made again "+again)
 	}
 	for _, d := range st.FastForwardDeclined {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: kernel %s: its waves repeated but were simulated: a skip at %.6g s would have stood for ~%d events, under %.3g %% of the %d simulated before it (a failed check makes the whole run simulated again)",

@@ -348,3 +348,60 @@ func TestFastForwardStationary(t *testing.T) {
 		t.Errorf("time %v fast-forwarded, %v in full: off by more than 3 %% or the estimate ±%v", st.Time, full.Time, unc)
 	}
 }
+
+// A failed check excludes its blocks only (arch.FastForward.ExcludeBlocks,
+// as programs.Execute runs again): a grid of two parts — 30 waves whose
+// first 10 read tiles nobody read before and the rest one tile (the check
+// of a skip there fails), then 30 waves of deeper blocks that repeat — is
+// run again with the first part's skip and check blocks simulated and the
+// second part's waves still skipped.
+func TestFastForwardCheckExcludesBlocks(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	g := isa.Grid{Name: "two-part", CTAs: 8 * 60, CTA: func(c int) isa.Stream {
+		switch {
+		case c < 80:
+			return ctaAt(int64(4+c) << 22)
+		case c < 240:
+			return ctaAt(0)
+		}
+		return ctaDeep(0, 1024)
+	}, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+	run := func(ff *arch.FastForward) (*arch.Stats, error) {
+		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: ff})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return chip.Run(isa.Program{Name: "two-part", Grids: []isa.Grid{g}})
+	}
+	full, err := run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := arch.DefaultFastForward
+	_, err = run(&ff)
+	var ce *arch.FastForwardCheckError
+	if !errors.As(err, &ce) || ce.Skip.FromCTA >= 240 {
+		t.Fatalf("got %v (%+v), want a failed check in the first part", err, ce)
+	}
+	sk := ce.Skip
+	x := arch.BlockRange{Grid: 0, From: sk.FromCTA, To: sk.FromCTA + (sk.Waves+sk.Tail)*sk.WaveCTAs}
+	ff.ExcludeBlocks = []arch.BlockRange{x}
+	part, err := run(&ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := false
+	for _, s := range part.FastForward {
+		if s.FromCTA < x.To && s.FromCTA+(s.Waves+s.Tail)*s.WaveCTAs > x.From || !s.Checked {
+			t.Errorf("skip %+v reaches into the excluded blocks %+v, or its check failed", s, x)
+		}
+		second = second || s.FromCTA >= 240
+	}
+	if !second {
+		t.Errorf("skips %+v: none in the second part", part.FastForward)
+	}
+	if d := math.Abs(float64(part.Time-full.Time)) / float64(full.Time); d > 0.01 {
+		t.Errorf("blocks %d–%d excluded: time %v, full %v", x.From, x.To-1, part.Time, full.Time)
+	}
+	t.Logf("failed skip at block %d (%d waves); again: %d skips, time %v, full %v, events %d of %d", sk.FromCTA, sk.Waves, len(part.FastForward), part.Time, full.Time, part.Events, full.Events)
+}
