@@ -13,6 +13,7 @@ import (
 	_ "github.com/davinci-sim/davinci-sim/arch/nvidia"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
 
@@ -143,25 +144,13 @@ func TestFastForwardCheck(t *testing.T) {
 		}
 		return ctaAt(0)
 	}, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
-	run := func(ff *arch.FastForward) (*arch.Stats, error) {
-		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: ff})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return chip.Run(isa.Program{Name: "changing", Grids: []isa.Grid{g}})
-	}
-	full, err := run(nil)
-	if err != nil {
-		t.Fatal(err)
+	full, ce := fullAndFailed(t, m, g)
+	if ce == nil || ce.Grid != 0 || ce.Skip.Checked || ce.Skip.TailPeriod >= ce.Skip.Period {
+		t.Fatalf("got %+v, want a failed check of grid 0 with faster waves after the skip", ce)
 	}
 	ff := arch.DefaultFastForward
-	_, err = run(&ff)
-	var ce *arch.FastForwardCheckError
-	if !errors.As(err, &ce) || ce.Grid != 0 || ce.Skip.Checked || ce.Skip.TailPeriod >= ce.Skip.Period {
-		t.Fatalf("got %v (%+v), want a failed check of grid 0 with faster waves after the skip", err, ce)
-	}
 	ff.Exclude = []int{0}
-	again, err := run(&ff)
+	again, err := runGrid(t, m, g, &ff)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,27 +355,15 @@ func TestFastForwardCheckExcludesBlocks(t *testing.T) {
 		}
 		return ctaDeep(0, 1024)
 	}, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
-	run := func(ff *arch.FastForward) (*arch.Stats, error) {
-		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: ff})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return chip.Run(isa.Program{Name: "two-part", Grids: []isa.Grid{g}})
-	}
-	full, err := run(nil)
-	if err != nil {
-		t.Fatal(err)
+	full, ce := fullAndFailed(t, m, g)
+	if ce == nil || ce.Skip.FromCTA >= 240 {
+		t.Fatalf("got %+v, want a failed check in the first part", ce)
 	}
 	ff := arch.DefaultFastForward
-	_, err = run(&ff)
-	var ce *arch.FastForwardCheckError
-	if !errors.As(err, &ce) || ce.Skip.FromCTA >= 240 {
-		t.Fatalf("got %v (%+v), want a failed check in the first part", err, ce)
-	}
 	sk := ce.Skip
 	x := arch.BlockRange{Grid: 0, From: sk.FromCTA, To: sk.FromCTA + (sk.Waves+sk.Tail)*sk.WaveCTAs}
 	ff.ExcludeBlocks = []arch.BlockRange{x}
-	part, err := run(&ff)
+	part, err := runGrid(t, m, g, &ff)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,4 +381,32 @@ func TestFastForwardCheckExcludesBlocks(t *testing.T) {
 		t.Errorf("blocks %d–%d excluded: time %v, full %v", x.From, x.To-1, part.Time, full.Time)
 	}
 	t.Logf("failed skip at block %d (%d waves); again: %d skips, time %v, full %v, events %d of %d", sk.FromCTA, sk.Waves, len(part.FastForward), part.Time, full.Time, part.Events, full.Events)
+}
+
+// runGrid runs grid g alone on m, fast-forwarded with ff (nil: in full).
+func runGrid(t *testing.T, m *machines.Machine, g isa.Grid, ff *arch.FastForward) (*arch.Stats, error) {
+	t.Helper()
+	chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: ff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chip.Run(isa.Program{Name: g.Name, Grids: []isa.Grid{g}})
+}
+
+// fullAndFailed runs g in full and fast-forwarded with the defaults, and
+// returns the full run's statistics and the fast-forwarded run's failed
+// check (nil: none).
+func fullAndFailed(t *testing.T, m *machines.Machine, g isa.Grid) (*arch.Stats, *arch.FastForwardCheckError) {
+	t.Helper()
+	full, err := runGrid(t, m, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := arch.DefaultFastForward
+	_, err = runGrid(t, m, g, &ff)
+	var ce *arch.FastForwardCheckError
+	if !errors.As(err, &ce) {
+		return full, nil
+	}
+	return full, ce
 }
