@@ -49,14 +49,26 @@ func recordHGEMM(t testing.TB, w traces.Window) *traces.Timeline {
 // recordProgram runs a program and returns its recorded timeline.
 func recordProgram(t testing.TB, f *programs.File, opts programs.Options, w traces.Window) *traces.Timeline {
 	t.Helper()
+	tl, _ := recordRun(t, f, opts, w)
+	return tl
+}
+
+// recordRun runs a program and returns its recorded timeline (named for
+// the run's machine) and its result.
+func recordRun(t testing.TB, f *programs.File, opts programs.Options, w traces.Window) (*traces.Timeline, *programs.Result) {
+	t.Helper()
 	rec := traces.NewRecorder(w)
 	res, err := programs.Execute(f, opts, programs.RunHooks{Observer: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.SetInfo("ascend-910a", f.Kind.Name, testGeometry())
+	m, err := machines.Load(res.Report.Machine, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.SetInfo(m.Name, f.Kind.Name, m.Geometry())
 	rec.Finish(res.Stats.Time)
-	return rec.Timeline()
+	return rec.Timeline(), res
 }
 
 // sliceView is a slice with everything derived from its timeline.
@@ -479,18 +491,7 @@ func roundTrip(t *testing.T, name string, tl *traces.Timeline) *traces.Timeline 
 // slices once carried the first instruction's alone.
 func TestGroupSlicesCarryTheGroup(t *testing.T) {
 	f, opts := exampleProgram(t, "a100-hgemm.yaml", "program.m=256", "program.n=128", "program.k=512", "program.numerics=off")
-	rec := traces.NewRecorder(traces.Window{})
-	res, err := programs.Execute(f, opts, programs.RunHooks{Observer: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := machines.Load("a100", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec.SetInfo("a100", f.Kind.Name, m.Geometry())
-	rec.Finish(res.Stats.Time)
-	tl := rec.Timeline()
+	tl, res := recordRun(t, f, opts, traces.Window{})
 	lane := func(name string) int {
 		for i, n := range tl.Lanes {
 			if n == name {
