@@ -438,15 +438,6 @@ func TestNoFlagMarks(t *testing.T) {
 	}
 }
 
-// testGeometry is the lanes and buffers of the ascend-910a.
-func testGeometry() *machines.Geometry {
-	m, err := machines.Load("ascend-910a", nil)
-	if err != nil {
-		panic(err)
-	}
-	return m.Geometry()
-}
-
 // occByName returns a core's occupancy samples by buffer name.
 func occByName(tl *traces.Timeline, c *traces.CoreTimeline) map[string][]traces.Sample {
 	out := map[string][]traces.Sample{}
