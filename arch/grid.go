@@ -406,13 +406,11 @@ type FastForward struct {
 	// beside the measured blocks still resident, which share no tiles with
 	// it (more L2 misses than in a steady wave), the others are the check.
 	Tail int
-	// Exclude lists grids (indices in the program) never skipped.
-	Exclude []int
-	// ExcludeBlocks lists ranges of blocks of a grid where no skip may
-	// start or reach: those of a skip whose check failed, with its check's
-	// waves (programs.Execute runs again without skips there, and with the
-	// grid's other skips: a grouped GEMM's other GEMMs).
-	ExcludeBlocks []BlockRange
+	// Exclude lists ranges of blocks of a grid where no skip may start or
+	// reach: those of a skip whose check failed, with its check's waves
+	// (programs.Execute runs again without skips there, and with the
+	// grid's other skips: a grouped GEMM's other GEMMs), or a whole grid.
+	Exclude []BlockRange
 	// Mix is the largest spread over the measured waves of a lane's
 	// fraction of time in a cause (busy, each stall; the mean over the
 	// cores) that allows a skip: durations can repeat while the stall mix
@@ -450,6 +448,9 @@ type FastForward struct {
 type BlockRange struct {
 	Grid, From, To int
 }
+
+// WholeGrid is every block of grid g.
+func WholeGrid(g int) BlockRange { return BlockRange{Grid: g, To: math.MaxInt} }
 
 // DefaultFastForward measures 4 waves, allows 5 % spread of their
 // durations and 5 percentage points of their lanes' stall mix and of
@@ -530,7 +531,7 @@ type FastForwardDecline struct {
 // FastForwardCheckError stops a fast-forwarded run when the waves after a
 // skip did not take the measured period (FastForwardSkip.Checked): the
 // skipped waves were not like the measured ones. Run again with the grid
-// in FastForward.ExcludeBlocks (the skip and its check's waves).
+// in FastForward.Exclude (the skip and its check's waves).
 type FastForwardCheckError struct {
 	Grid int // index of the grid in the program
 	Skip FastForwardSkip
@@ -586,7 +587,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			gr.check = -1
 			if !sk.Checked {
 				// Stop at once: the caller runs again without skips in
-				// its blocks (FastForward.ExcludeBlocks).
+				// its blocks (FastForward.Exclude).
 				gr.chip.Fail(&FastForwardCheckError{Grid: gr.cur, Skip: *sk})
 				return
 			}
@@ -601,8 +602,10 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	if len(gr.snaps) > 2*ff.Measure+1 { // the measured waves and Measure before them (steadyHits)
 		gr.snaps = append(gr.snaps[:0], gr.snaps[1:]...)
 	}
-	if len(gr.snaps) < ff.Measure+1 || slices.Contains(ff.Exclude, gr.cur) {
-		return
+	if len(gr.snaps) < ff.Measure+1 || slices.ContainsFunc(ff.Exclude, func(x BlockRange) bool {
+		return x.Grid == gr.cur && gr.next >= x.From && gr.next < x.To
+	}) {
+		return // too few waves measured, or a skip may not start here
 	}
 	// Leave Tail full waves after the skipped ones and the dispatch of
 	// one more CTA (when the check is made).
@@ -640,10 +643,10 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		noise = sim.Time(math.Round(sd))
 		spread = sim.Time(math.Round(gap + sd/math.Sqrt(m)))
 		// Its check averages Measure waves, not Tail−1: noisy waves.
-		if tail = max(ff.Tail, ff.Measure+1); (g.CTAs-gr.next-1)/gr.wave-tail < 1 {
+		tail = max(ff.Tail, ff.Measure+1)
+		if j = (g.CTAs-gr.next-1)/gr.wave - tail; j < 1 {
 			return
 		}
-		j = (g.CTAs-gr.next-1)/gr.wave - tail
 	}
 	// The measured and the skipped CTAs must run the same instructions,
 	// addresses aside, as the CTA of their rank in a cluster (waves hold
@@ -665,15 +668,9 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			}
 		}
 	}
-	// No skip starts or reaches into an excluded range (a failed check's).
-	for _, x := range ff.ExcludeBlocks {
-		if x.Grid != gr.cur {
-			continue
-		}
-		if gr.next >= x.From && gr.next < x.To {
-			return
-		}
-		if gr.next < x.From {
+	// Nor reaches into an excluded range (a failed check's).
+	for _, x := range ff.Exclude {
+		if x.Grid == gr.cur && gr.next < x.From {
 			n = min(n, (x.From-gr.next)/gr.wave)
 		}
 	}

@@ -148,7 +148,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	st, err := chip.Run(prog)
 	// A fast-forward skip whose check failed stops the run: run again
-	// without skips in that kernel.
+	// without skips in its blocks.
 	type failedSkip struct {
 		arch.FastForwardSkip
 		whole bool // the kernel was run again without any skip
@@ -164,13 +164,13 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		// a second failure in the same kernel: in none of its blocks (at
 		// most two runs again per kernel).
 		sk := ce.Skip
-		whole := slices.ContainsFunc(ff.ExcludeBlocks, func(x arch.BlockRange) bool { return x.Grid == ce.Grid })
+		whole := slices.ContainsFunc(ff.Exclude, func(x arch.BlockRange) bool { return x.Grid == ce.Grid })
 		ffFailed = append(ffFailed, failedSkip{sk, whole})
+		x := arch.BlockRange{Grid: ce.Grid, From: sk.FromCTA, To: sk.FromCTA + (sk.Waves+sk.Tail)*sk.WaveCTAs}
 		if whole {
-			ff.Exclude = append(slices.Clip(ff.Exclude), ce.Grid)
-		} else {
-			ff.ExcludeBlocks = append(slices.Clip(ff.ExcludeBlocks), arch.BlockRange{Grid: ce.Grid, From: sk.FromCTA, To: sk.FromCTA + (sk.Waves+sk.Tail)*sk.WaveCTAs})
+			x = arch.WholeGrid(ce.Grid)
 		}
+		ff.Exclude = append(slices.Clip(ff.Exclude), x)
 		opts.FastForward = &ff
 		if err := newChip(); err != nil {
 			return nil, err

@@ -149,7 +149,7 @@ func TestFastForwardCheck(t *testing.T) {
 		t.Fatalf("got %+v, want a failed check of grid 0 with faster waves after the skip", ce)
 	}
 	ff := arch.DefaultFastForward
-	ff.Exclude = []int{0}
+	ff.Exclude = []arch.BlockRange{arch.WholeGrid(0)}
 	again, err := runGrid(t, m, g, &ff)
 	if err != nil {
 		t.Fatal(err)
@@ -256,7 +256,7 @@ func TestFastForwardMinGain(t *testing.T) {
 	run := func(minGain float64) *arch.Stats {
 		t.Helper()
 		ff := arch.DefaultFastForward
-		ff.Tolerance, ff.MinGain, ff.Exclude = 0, minGain, []int{0}
+		ff.Tolerance, ff.MinGain, ff.Exclude = 0, minGain, []arch.BlockRange{arch.WholeGrid(0)}
 		return runChip(t, m, arch.Options{Mode: arch.Timing, FastForward: &ff}, isa.Program{Name: "long-short", Grids: []isa.Grid{long, short}})
 	}
 	st := run(arch.DefaultFastForward.MinGain)
@@ -338,7 +338,7 @@ func TestFastForwardStationary(t *testing.T) {
 	}
 }
 
-// A failed check excludes its blocks only (arch.FastForward.ExcludeBlocks,
+// A failed check excludes its blocks only (arch.FastForward.Exclude,
 // as programs.Execute runs again): a grid of two parts — 30 waves whose
 // first 10 read tiles nobody read before and the rest one tile (the check
 // of a skip there fails), then 30 waves of deeper blocks that repeat — is
@@ -362,7 +362,7 @@ func TestFastForwardCheckExcludesBlocks(t *testing.T) {
 	ff := arch.DefaultFastForward
 	sk := ce.Skip
 	x := arch.BlockRange{Grid: 0, From: sk.FromCTA, To: sk.FromCTA + (sk.Waves+sk.Tail)*sk.WaveCTAs}
-	ff.ExcludeBlocks = []arch.BlockRange{x}
+	ff.Exclude = []arch.BlockRange{x}
 	part, err := runGrid(t, m, g, &ff)
 	if err != nil {
 		t.Fatal(err)
