@@ -50,14 +50,14 @@ type ctaLane struct {
 	// members is the number of instructions cur started with (a group,
 	// isa.Instr.WithNext; 1 alone): while it starts, they are the queue's
 	// first; group keeps copies of the others for a functional landing.
-	members int
-	group   []isa.Instr
-	grp     arch.Group // cur's group for observers (N = 0: cur alone)
-	seq     uint64     // counts the instructions started (busy intervals)
-	start   sim.Time   // cur's start
-	ideal   sim.Time   // cur's duration at its own rate (flows)
-	lat     sim.Time   // cur's latency after its last unit of work (flows)
-	fly     []inflight
+	members  int
+	group    []isa.Instr
+	curGroup arch.Group // cur's group for observers (N = 0: cur alone)
+	seq      uint64     // counts the instructions started (busy intervals)
+	start    sim.Time   // cur's start
+	ideal    sim.Time   // cur's duration at its own rate (flows)
+	lat      sim.Time   // cur's latency after its last unit of work (flows)
+	fly      []inflight
 }
 
 func (l *ctaLane) full() bool        { return l.n == len(l.q) }
@@ -606,7 +606,7 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 			l.cur = *in
 			l.members = members
 			if core.obs != nil {
-				l.grp = groupOf(l, members)
+				l.curGroup = groupOf(l, members)
 			}
 			if core.funct {
 				l.group = l.group[:0]
@@ -1042,7 +1042,7 @@ func (core *Core) setLane(i int, state arch.Cause, label *ctaLane, key uint64, n
 	core.closeLane(i, now)
 	l.state, l.key = state, key
 	if label != nil && core.obs != nil { // only observers see the label
-		l.label, l.group = label.cur, label.grp
+		l.label, l.group = label.cur, label.curGroup
 	}
 }
 

@@ -47,12 +47,12 @@ type runFlags struct {
 	traceNPU    int    // --trace-npu R (cluster runs, fidelity full; -1: none)
 	view        bool   // --view: live terminal visualizer
 
-	fastForward bool    // --fast-forward: skip repeated waves of GPU grids
-	ffTolerance float64 // --fast-forward-tolerance
-	ffMix       float64 // --fast-forward-mix
-	ffStation   bool    // --fast-forward-stationary
-	ffHits      float64 // --fast-forward-hits
-	ffMinGain   float64 // --fast-forward-min-gain
+	fastForward  bool    // --fast-forward: skip repeated waves of GPU grids
+	ffTolerance  float64 // --fast-forward-tolerance
+	ffMix        float64 // --fast-forward-mix
+	ffStationary bool    // --fast-forward-stationary
+	ffHits       float64 // --fast-forward-hits
+	ffMinGain    float64 // --fast-forward-min-gain
 }
 
 func newRunCmd() *cobra.Command {
@@ -102,7 +102,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.Float64Var(&f.ffMix, "fast-forward-mix", arch.DefaultFastForward.Mix, "with --fast-forward: the largest spread of a lane's fraction of time in a cause over the measured waves that allows a skip (inf: any)")
 	fl.Float64Var(&f.ffMinGain, "fast-forward-min-gain", arch.DefaultFastForward.MinGain, "with --fast-forward: the smallest share of the events simulated so far that a skip must stand for (a failed check makes the whole run simulated again, so a short kernel late in a long run is not worth the risk; 0: any skip)")
 	fl.Float64Var(&f.ffHits, "fast-forward-hits", arch.DefaultFastForward.Hits, "with --fast-forward: the largest spread of the L2's (and LLC's) hit fraction over the measured waves that allows a skip, or between each measured wave and the wave 4 before it (hits that swing in a repeating pattern; larger: more skips on GEMMs whose hits swing from wave to wave, at the risk of missing a slide into thrashing; inf: any)")
-	fl.BoolVar(&f.ffStation, "fast-forward-stationary", false, "with --fast-forward: also skip waves that vary from one to the next without a pattern but whose means over two windows of 4 waves agree (durations, hits and stall mix within the settings above; the skip stands for their mean and its check allows for their noise; not yet the default)")
+	fl.BoolVar(&f.ffStationary, "fast-forward-stationary", false, "with --fast-forward: also skip waves that vary from one to the next without a pattern but whose means over two windows of 4 waves agree (durations, hits and stall mix within the settings above; the skip stands for their mean and its check allows for their noise; not yet the default)")
 	fl.BoolVar(&f.view, "view", false, "show the run live in the terminal visualizer (without --trace: no flag marks, at most ~1 GiB of events)")
 	return cmd
 }
@@ -143,7 +143,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	}
 	if f.fastForward {
 		ff := arch.DefaultFastForward
-		ff.Tolerance, ff.Mix, ff.Hits, ff.MinGain, ff.Stationary = f.ffTolerance, f.ffMix, f.ffHits, f.ffMinGain, f.ffStation
+		ff.Tolerance, ff.Mix, ff.Hits, ff.MinGain, ff.Stationary = f.ffTolerance, f.ffMix, f.ffHits, f.ffMinGain, f.ffStationary
 		opts.FastForward = &ff
 	}
 	if seedSet {
