@@ -102,30 +102,30 @@ func (c *cinstr) pack(in *isa.Instr, ri regionInterner) {
 // the bytes (copies, loads) or flops (matrix instructions) in v[7]. Only
 // those instructions start in groups; c is left alone for others.
 func (c *cinstr) setGroup(g *arch.Group) {
-	if g == nil || g.N < 2 {
+	if g == nil || g.N < 2 || !groupable(c.op) {
 		return
 	}
-	switch c.op {
-	case isa.OpCopy, isa.OpLoad, isa.OpL0CCopy:
-		c.v[6], c.v[7] = int64(g.N), g.Bytes
-	case isa.OpMmad:
-		c.v[6], c.v[7] = int64(g.N), int64(math.Round(g.Flops))
+	c.v[6], c.v[7] = int64(g.N), g.Bytes
+	if c.op == isa.OpMmad {
+		c.v[7] = int64(math.Round(g.Flops))
 	}
 }
 
 // group returns the group recorded in c (setGroup; N = 0: none).
 func (c *cinstr) group() arch.Group {
-	switch c.op {
-	case isa.OpCopy, isa.OpLoad, isa.OpL0CCopy:
-		if c.v[6] > 1 {
-			return arch.Group{N: int(c.v[6]), Bytes: c.v[7]}
-		}
-	case isa.OpMmad:
-		if c.v[6] > 1 {
-			return arch.Group{N: int(c.v[6]), Flops: float64(c.v[7])}
-		}
+	if c.v[6] < 2 || !groupable(c.op) {
+		return arch.Group{}
 	}
-	return arch.Group{}
+	if c.op == isa.OpMmad {
+		return arch.Group{N: int(c.v[6]), Flops: float64(c.v[7])}
+	}
+	return arch.Group{N: int(c.v[6]), Bytes: c.v[7]}
+}
+
+// groupable reports whether instructions of op start in groups, their
+// packed form leaving v[6] and v[7] free (pack).
+func groupable(op isa.Op) bool {
+	return op == isa.OpCopy || op == isa.OpLoad || op == isa.OpL0CCopy || op == isa.OpMmad
 }
 
 // hash returns a hash of c for the recorder's cache of packed copies (the
