@@ -406,8 +406,13 @@ func (t *Timeline) readArgs(s *Slice) *sliceArgs {
 }
 
 // Args returns the bytes an instruction slice moves or reads and its flops
-// (see isa.Instr.Amount); 0, 0 for stalls and flag marks.
+// (see isa.Instr.Amount); 0, 0 for stalls, flag marks and issue slots (the
+// lane that runs the issued instruction carries its bytes and flops, so
+// that they sum over a trace's slices once).
 func (t *Timeline) Args(s *Slice) (bytes int64, flops float64) {
+	if s.Class == ClassIssue {
+		return 0, 0
+	}
 	if in, g, ok := t.instr(s); ok {
 		return amount(&in, g, t.VectorRepeatBytes)
 	}

@@ -25,7 +25,10 @@ import (
 //   - one process per core (pid = core id, "core N"), one thread per pipe
 //     (tid = pipe + 1, named after the pipe);
 //   - "X" complete events for instructions (cat = instruction class, args:
-//     instr, bytes, flops) and stalls (cat "stall", name = cause);
+//     instr, bytes, flops) and stalls (cat "stall", name = cause); an issue
+//     slot (cat "issue": the issue lane or DaVinci's scalar unit queueing
+//     an instruction for another lane) has the instruction's text but no
+//     bytes or flops — those are on the slice of the lane that runs it;
 //   - zero-length "X" events for set_flag/wait_flag (args: instr on the
 //     set, wait on the wait), linked by flow arrows (bind_id with flow_out
 //     on the set, flow_in on the wait it released);

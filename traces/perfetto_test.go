@@ -523,7 +523,57 @@ func TestGroupSlicesCarryTheGroup(t *testing.T) {
 	if bytes != res.Stats.GMReadBytes {
 		t.Errorf("copy-lane slices carry %d bytes, the run read %d from GM", bytes, res.Stats.GMReadBytes)
 	}
-	if want := 2.0 * 256 * 128 * 512; flops != want {
+	want := 2.0 * 256 * 128 * 512
+	if flops != want {
 		t.Errorf("tensor-lane slices carry %g flops, want 2mnk = %g", flops, want)
+	}
+	// An issue slot carries no bytes or flops (the lane that runs the
+	// instruction has them), so that they sum over a trace's slices once.
+	var all float64
+	issuedCopies := 0
+	for _, c := range tl.Cores {
+		for i := range c.Lanes {
+			for _, s := range c.Lanes[i].Slices() {
+				if s.Cause != arch.Busy {
+					continue
+				}
+				b, fl := tl.Args(&s)
+				all += fl
+				if s.Class == traces.ClassIssue {
+					if strings.HasPrefix(tl.Text(&s), "copy") {
+						issuedCopies++
+					}
+					if b != 0 || fl != 0 {
+						t.Errorf("issue slot %q carries %d bytes, %g flops", tl.Text(&s), b, fl)
+					}
+				}
+			}
+		}
+	}
+	if issuedCopies == 0 {
+		t.Error("no issue slot of a copy: the test no longer covers them")
+	}
+	if all != want {
+		t.Errorf("the slices of every lane carry %g flops, want 2mnk = %g", all, want)
+	}
+	// And so do the written trace's events.
+	var buf strings.Builder
+	if err := traces.WritePerfetto(&buf, tl); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Ph   string         `json:"ph"`
+			Cat  string         `json:"cat"`
+			Args map[string]any `json:"args"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal([]byte(buf.String()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range doc.TraceEvents {
+		if _, b := ev.Args["bytes"]; ev.Ph == "X" && ev.Cat == "issue" && (b || ev.Args["flops"] != nil) {
+			t.Fatalf("a written issue slot carries bytes or flops: %v", ev.Args)
+		}
 	}
 }

@@ -59,7 +59,9 @@ func (tl *Timeline) describe(ev *sliceEvent, p int, s *Slice, bound map[uint64]b
 	*ev = sliceEvent{lane: p, s: *s, name: tl.Name(s)}
 	if in, g, ok := tl.instr(s); ok {
 		ev.text = tl.instrNames().Format(in) + groupText(in.Op, g)
-		ev.bytes, ev.flops = amount(&in, g, tl.VectorRepeatBytes)
+		if s.Class != ClassIssue {
+			ev.bytes, ev.flops = amount(&in, g, tl.VectorRepeatBytes)
+		}
 	} else {
 		ev.text = tl.Text(s)
 		ev.bytes, ev.flops = tl.Args(s)
