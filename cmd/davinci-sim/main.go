@@ -1,5 +1,7 @@
-// Command davinci-sim is a cycle-level, event-driven simulator of Ascend
-// DaVinci AI cores that runs real programs bit-accurately.
+// Command davinci-sim is a cycle-level, event-driven simulator of
+// AI-accelerator matrix engines and their memory paths — Ascend DaVinci AI
+// cores, NVIDIA SMs with Tensor Cores, AMD CUs with Matrix Cores, and hosts
+// and clusters of them — that runs real programs bit-accurately.
 package main
 
 import (
