@@ -1,9 +1,9 @@
 // Package isa defines the instruction set of the simulated cores — the
 // DaVinci AI core's, which the GPU kinds run on their lanes too (issue, copy,
-// load, matrix, vector, store: arch/gpu): the instructions, named after the hardware pipes that execute them, a Go
-// builder for program generators, a text assembly format that parses and
-// prints with exact round-trip, and the static checks run before a program
-// starts.
+// load, matrix, vector, store: arch/gpu): the instructions, named after the
+// hardware pipes that execute them, a Go builder for program generators, a
+// text assembly format that parses and prints with exact round-trip, and the
+// static checks run before a program starts.
 //
 // Semantics, shared by the builder, the assembler and the core model (arch):
 //
