@@ -226,7 +226,10 @@ func splitLine(raw string) (Node, []string) {
 	if body != "" {
 		n.Gap = trimmed[len(body):]
 	}
-	return n, strings.Fields(body)
+	// Tokens are separated by the white space trimmed above (ASCII), not
+	// by Unicode's: a no-break space is part of a token (an unknown
+	// mnemonic or a bad value), as the layout keeps it.
+	return n, strings.FieldsFunc(body, func(r rune) bool { return strings.ContainsRune(" \t\r\v\f", r) })
 }
 
 // instr parses an instruction line into n, returning an error text.
