@@ -258,6 +258,14 @@ func (pl *gpuGEMMPlan) emulatedEpilogue(e *emitter, bi, bj int, src isa.Buffer) 
 		// shared memory (free now) into FP32 fractal registers, added to
 		// the band of the accumulator (bands are contiguous in it).
 		band := dma.FractalBytes(cSliceRows, nn, fp.FP32)
+		// Shared memory is free once the load lane's last read of it is
+		// done: a register-staged kernel's copy lane does not wait for
+		// that (its stages are refilled by the store lane), so without
+		// this its first band overwrote the last k-step's tiles while
+		// they were being read (shared-memory pipelines already drained
+		// it: their copy lane waits for every stage to be freed).
+		e.setFlag(gpu.LaneLoad, gpu.LaneCopy, 0)
+		e.waitFlag(gpu.LaneLoad, gpu.LaneCopy, 0)
 		for r := 0; r < mm; r += cSliceRows {
 			rows := min(cSliceRows, mm-r)
 			if r > 0 {
