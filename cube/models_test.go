@@ -228,6 +228,51 @@ func TestRoundMatchesFP(t *testing.T) {
 	}
 }
 
+// TestRoundFP32FastPaths checks round's FP32 shortcuts (RNE and RZ, with
+// and without flushing to zero) against the general path, roundAny, on
+// values that probe them: both sides of the normal range's bottom, the
+// subnormals, the overflow threshold, and exact ties at 24 bits.
+func TestRoundFP32FastPaths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, mode := range []fp.Rounding{fp.RNE, fp.RZ} {
+		for _, ftz := range []bool{false, true} {
+			os := outSpec{p: 24, emin: -126, emax: 127, mode: mode, ftz: ftz}
+			check := func(x float64) {
+				t.Helper()
+				got, want := os.round(x), os.roundAny(x)
+				if math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("%v ftz=%v: round(%g = %#x) = %g, roundAny gives %g", mode, ftz, x, math.Float64bits(x), got, want)
+				}
+			}
+			for _, x := range []float64{0x1p-126, 0x1p-127, 0x1p-149, 0x1p-150, 0x1.fffffep-127, 0x1.ffffffp-127,
+				0x1.fffffe8p-127, 0x1.fffffep127, 0x1.ffffffp127, 0x1.fffffefp127, 0x1p128, math.MaxFloat64, 5e-324} {
+				check(x)
+				check(-x)
+			}
+			for i := 0; i < 200000; i++ {
+				var x float64
+				switch i % 3 {
+				case 0: // anywhere near FP32's range
+					x = math.Ldexp(1+rng.Float64(), rng.IntN(300)-160)
+				case 1: // an exact tie or a neighbour of one at 24 bits
+					e := rng.IntN(290) - 155
+					m := float64(rng.Uint64N(1<<24)) + 0.5
+					x = math.Ldexp(m, e-23)
+					if j := rng.IntN(3); j > 0 {
+						x = math.Nextafter(x, math.Inf(2*j-3))
+					}
+				default: // the bottom of the normal range
+					x = math.Ldexp(1+rng.Float64(), -126-rng.IntN(2))
+				}
+				if rng.IntN(2) == 0 {
+					x = -x
+				}
+				check(x)
+			}
+		}
+	}
+}
+
 // TestExactSums checks intToF64, sumRO and the wide accumulator against
 // big.Float on random terms.
 func TestExactSums(t *testing.T) {

@@ -78,14 +78,24 @@ func (o *outSpec) round(x float64) float64 {
 	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
 		return x
 	}
-	if o.p == 24 && o.emin == -126 && !o.ftz {
-		switch o.mode {
-		case fp.RNE:
+	if o.p == 24 && o.emin == -126 && o.emax == 127 {
+		switch {
+		case o.ftz && math.Abs(x) < 0x1p-126:
+			// Below the normal range: flushed before rounding (as the
+			// general path: an x that would round up to 2^−126 too).
+			return math.Copysign(0, x)
+		case o.mode == fp.RNE:
 			return float64(float32(x))
-		case fp.RZ:
+		case o.mode == fp.RZ:
 			return roundRZ32(x)
 		}
 	}
+	return o.roundAny(x)
+}
+
+// roundAny is round for any spec: the significand scaled to an integer,
+// rounded by the mode, scaled back.
+func (o *outSpec) roundAny(x float64) float64 {
 	neg := x < 0
 	a := math.Abs(x)
 	_, k := math.Frexp(a)
