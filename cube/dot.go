@@ -387,7 +387,13 @@ func (k *kernel) product(x, y dec) float64 {
 		}
 		return 0
 	}
-	return math.Ldexp(float64(int64(x.sig)*int64(y.sig)), int(x.exp)+int(y.exp)-2*k.frac)
+	p, e := float64(int64(x.sig)*int64(y.sig)), int(x.exp)+int(y.exp)-2*k.frac
+	if e >= -1022 && e <= 960 {
+		// An exact integer below 2^62 times a normal power of two: exact,
+		// as Ldexp, without its decomposition.
+		return p * math.Float64frombits(uint64(e+1023)<<52)
+	}
+	return math.Ldexp(p, e)
 }
 
 // add2 returns round(x + y) for the kernel's output spec with IEEE signed
