@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -145,6 +146,13 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("stopped before the run: %w", context.Cause(ctx))
+	}
+	// Work that does not depend on the simulation (sampled numerics)
+	// runs beside it; a run that fails stops it.
+	var stop atomic.Bool
+	defer stop.Store(true)
+	if b, ok := job.(besideRun); ok {
+		b.startBeside(chip.Cube(), &stop)
 	}
 	st, err := chip.Run(prog)
 	// A fast-forward skip whose check failed stops the run: run again

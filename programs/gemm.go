@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
@@ -53,6 +56,8 @@ type gemmJob struct {
 	a, b []float32 // inputs (nil with numerics off)
 	c    []float32 // simulated result (full numerics)
 	outs []Output
+	side *beside      // the sampled tiles' computation (startBeside)
+	smp  *gemmSampled // its result
 }
 
 func buildGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, error) {
@@ -295,7 +300,7 @@ func (j *gemmJob) hgemmTiles(chip *arch.Chip, tiles [][2]int) ([]float32, error)
 	if err != nil {
 		return nil, err
 	}
-	_, got, err := hpl.tiles(chip, hpl.operands(j.a, j.b), tiles)
+	_, got, err := hpl.tiles(chip, hpl.operands(j.a, j.b, tiles), tiles)
 	return got, err
 }
 
@@ -347,10 +352,26 @@ func (pl *gemmPlan) tileList() ([][2]int, int, int) {
 	return t, pl.nrb, pl.ncb
 }
 
-// finishSampled estimates the error from SampleTiles random output tiles
-// computed by the golden model (which the tests prove bit-identical to the
-// simulated datapath); the timing run itself moved no data.
-func (j *gemmJob) finishSampled(chip *arch.Chip, rep *report.Report) error {
+// gemmSampled is what a sampled run computes of its tiles (by tile).
+type gemmSampled struct {
+	tiles      [][2]int
+	got, hgemm [][]float32 // golden model; hgemm baseline (nil without baselines)
+	cpu        [][]float32 // CPU FP32 baseline (nil without baselines)
+	ref        [][]float64 // FP64 reference
+}
+
+// startBeside computes a sampled run's tiles beside the simulation.
+func (j *gemmJob) startBeside(model cube.Model, stop *atomic.Bool) {
+	if j.pl.p.Numerics == NumericsSampled && j.side == nil {
+		j.side = goBeside(func() error { return j.sampleTiles(model, stop) })
+	}
+}
+
+// sampleTiles computes SampleTiles random output tiles with the golden
+// model (which the tests prove bit-identical to the simulated datapath),
+// their FP64 reference and, with baselines, the plain FP16 GEMM's and the
+// CPU FP32 SGEMM's, into j.smp.
+func (j *gemmJob) sampleTiles(model cube.Model, stop *atomic.Bool) error {
 	pl, p := j.pl, &j.pl.p
 	all, _, _ := pl.tileList()
 	rng := NewRand(p.Inputs.Seed, 99)
@@ -358,68 +379,82 @@ func (j *gemmJob) finishSampled(chip *arch.Chip, rep *report.Report) error {
 	n := min(p.SampleTiles, len(all))
 	idx := perm[:n]
 	sort.Ints(idx)
-	tiles := make([][2]int, n)
+	s := &gemmSampled{tiles: make([][2]int, n), got: make([][]float32, n), ref: make([][]float64, n)}
 	for i, k := range idx {
-		tiles[i] = all[k]
+		s.tiles[i] = all[k]
 	}
-	ops := pl.operands(j.a, j.b)
-	_, got, err := pl.tiles(chip, ops, tiles)
+	ops := pl.operands(j.a, j.b, s.tiles)
+	var hpl *gemmPlan
+	var hops *goldenOperands
+	if *p.Baselines {
+		s.cpu = make([][]float32, n)
+		if pl.v.split || pl.v.native {
+			// The plain FP16 GEMM on the same inputs, tiling and numerics.
+			hp := *p
+			hp.Kind = "hgemm"
+			var err error
+			if hpl, err = newGEMMPlan(j.file, hp, gemmVariant{}, pl.mach); err != nil {
+				return err
+			}
+			hops = hpl.operands(j.a, j.b, s.tiles)
+			s.hgemm = make([][]float32, n)
+		}
+	}
+	err := eachTile(n, stop, func(i int) error {
+		t := s.tiles[i]
+		rows, cols := pl.rows(t[0]), pl.cols(t[1])
+		var err error
+		if s.got[i], err = pl.goldenTile(model, ops, t[0], t[1]); err != nil {
+			return err
+		}
+		s.ref[i] = referenceTile(j.a, j.b, p.K, p.N, t[0]*pl.bm, rows, t[1]*pl.bn, cols)
+		if hpl != nil {
+			if s.hgemm[i], err = hpl.goldenTile(model, hops, t[0], t[1]); err != nil {
+				return err
+			}
+		}
+		if s.cpu != nil {
+			// gonum's float32 GEMM on the tile's row and column panels.
+			ap := j.a[t[0]*pl.bm*p.K : (t[0]*pl.bm+rows)*p.K]
+			bp := make([]float32, p.K*cols)
+			for k := 0; k < p.K; k++ {
+				copy(bp[k*cols:(k+1)*cols], j.b[k*p.N+t[1]*pl.bn:])
+			}
+			s.cpu[i] = accuracy.CPUSGEMM(rows, p.K, cols, ap, bp)
+		}
+		return nil
+	})
+	j.smp = s
+	return err
+}
+
+// finishSampled reports the error of the sampled tiles (computed beside the
+// simulation, or now).
+func (j *gemmJob) finishSampled(chip *arch.Chip, rep *report.Report) error {
+	pl, p := j.pl, &j.pl.p
+	var err error
+	if j.side != nil {
+		err = j.side.wait()
+	} else {
+		err = j.sampleTiles(chip.Cube(), nil)
+	}
 	if err != nil {
 		return err
 	}
-	ref := pl.referenceTiles(j.a, j.b, tiles)
+	s := j.smp
+	ref, got := slices.Concat(s.ref...), slices.Concat(s.got...)
 	e := errReport(accuracy.Compare32(ref, got), true)
 	rep.Error = &e
-	rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", n, len(all), pl.bm, pl.bn))
+	all, _, _ := pl.tileList()
+	rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", len(s.tiles), len(all), pl.bm, pl.bn))
 	if *p.Baselines {
-		return j.sampledBaselines(chip, rep, tiles, ref)
+		rep.Baselines = map[string]report.ErrorReport{}
+		if s.hgemm != nil {
+			rep.Baselines["hgemm"] = errReport(accuracy.Compare32(ref, slices.Concat(s.hgemm...)), true)
+		}
+		rep.Baselines["cpu_sgemm_fp32"] = errReport(accuracy.Compare32(ref, slices.Concat(s.cpu...)), true)
 	}
 	return nil
-}
-
-func (j *gemmJob) sampledBaselines(chip *arch.Chip, rep *report.Report, tiles [][2]int, ref []float64) error {
-	pl, p := j.pl, &j.pl.p
-	rep.Baselines = map[string]report.ErrorReport{}
-	if pl.v.split || pl.v.native {
-		got, err := j.hgemmTiles(chip, tiles)
-		if err != nil {
-			return err
-		}
-		rep.Baselines["hgemm"] = errReport(accuracy.Compare32(ref, got), true)
-	}
-	// CPU FP32: gonum's float32 GEMM on the row and column panels of each tile.
-	var cpu []float32
-	for _, t := range tiles {
-		rows, cols := pl.rows(t[0]), pl.cols(t[1])
-		ap := j.a[t[0]*pl.bm*p.K : (t[0]*pl.bm+rows)*p.K]
-		bp := make([]float32, p.K*cols)
-		for k := 0; k < p.K; k++ {
-			copy(bp[k*cols:(k+1)*cols], j.b[k*p.N+t[1]*pl.bn:])
-		}
-		cpu = append(cpu, accuracy.CPUSGEMM(rows, p.K, cols, ap, bp)...)
-	}
-	rep.Baselines["cpu_sgemm_fp32"] = errReport(accuracy.Compare32(ref, cpu), true)
-	return nil
-}
-
-// referenceTiles computes the FP64 reference of the given tiles.
-func (pl *gemmPlan) referenceTiles(a, b []float32, tiles [][2]int) []float64 {
-	p := &pl.p
-	var out []float64
-	for _, t := range tiles {
-		rows, cols := pl.rows(t[0]), pl.cols(t[1])
-		for r := 0; r < rows; r++ {
-			for c := 0; c < cols; c++ {
-				gi, gj := t[0]*pl.bm+r, t[1]*pl.bn+c
-				var s float64
-				for k := 0; k < p.K; k++ {
-					s += float64(a[gi*p.K+k]) * float64(b[k*p.N+gj])
-				}
-				out = append(out, s)
-			}
-		}
-	}
-	return out
 }
 
 func errReport(m accuracy.Metrics, sampled bool) report.ErrorReport {

@@ -16,15 +16,18 @@ import (
 // `numerics: sampled`, which computes a sample of output tiles with it.
 
 // splitFP16 returns hi = FP16(x) and lo = FP16((x − hi)·2^sb) (nil when the
-// program does not split), with the plan's rounding and saturation.
-func (pl *gemmPlan) splitFP16(x []float32) (hi, lo []uint16) {
+// program does not split), with the plan's rounding and saturation, of the
+// elements of the row-major matrix x (ld columns) that pick selects (all
+// when nil); the others stay zero.
+func (pl *gemmPlan) splitFP16(x []float32, ld int, pick func(r int) []span) (hi, lo []uint16) {
 	o := fp.Options{Round: pl.round, Saturate: pl.sat}
 	hi = make([]uint16, len(x))
 	if pl.v.split {
 		lo = make([]uint16, len(x))
 	}
 	sb := float32(math.Ldexp(1, pl.p.Split.SB))
-	for i, v := range x {
+	one := func(i int) {
+		v := x[i]
 		h := uint16(fp.FromFloat32(v, fp.FP16, o))
 		hi[i] = h
 		if lo != nil {
@@ -35,8 +38,24 @@ func (pl *gemmPlan) splitFP16(x []float32) (hi, lo []uint16) {
 			lo[i] = uint16(fp.FromFloat32(r, fp.FP16, o))
 		}
 	}
+	for r := 0; r*ld < len(x); r++ {
+		if pick == nil {
+			for i := r * ld; i < (r+1)*ld; i++ {
+				one(i)
+			}
+			continue
+		}
+		for _, sp := range pick(r) {
+			for c := sp.from; c < sp.to; c++ {
+				one(r*ld + c)
+			}
+		}
+	}
 	return hi, lo
 }
+
+// span is the columns [from, to) of a row.
+type span struct{ from, to int }
 
 // goldenOperands holds the FP16 operands of the golden model.
 type goldenOperands struct {
@@ -153,7 +172,7 @@ func (pl *gemmPlan) goldenTile(model cube.Model, ops *goldenOperands, i, j int) 
 
 // golden computes the whole C (row-major m×n) with the golden model.
 func (pl *gemmPlan) golden(model cube.Model, a, b []float32) ([]float32, error) {
-	ops := pl.operands(a, b)
+	ops := pl.operands(a, b, nil)
 	c := make([]float32, pl.p.M*pl.p.N)
 	for i := 0; i < pl.nrb; i++ {
 		for j := 0; j < pl.ncb; j++ {
@@ -167,15 +186,37 @@ func (pl *gemmPlan) golden(model cube.Model, a, b []float32) ([]float32, error) 
 	return c, nil
 }
 
-func (pl *gemmPlan) operands(a, b []float32) *goldenOperands {
+// operands returns the golden model's operands of the given output tiles
+// (all when nil): only their rows of A and columns of B are split.
+func (pl *gemmPlan) operands(a, b []float32, tiles [][2]int) *goldenOperands {
 	ops := &goldenOperands{}
 	if pl.v.native {
 		ops.a32 = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(a))), len(a))
 		ops.b32 = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
 		return ops
 	}
-	ops.aHi, ops.aLo = pl.splitFP16(a)
-	ops.bHi, ops.bLo = pl.splitFP16(b)
+	var pickA, pickB func(r int) []span
+	if tiles != nil {
+		rowBlock, cols := map[int]bool{}, []span{}
+		seen := map[int]bool{}
+		for _, t := range tiles {
+			rowBlock[t[0]] = true
+			if !seen[t[1]] {
+				seen[t[1]] = true
+				cols = append(cols, span{t[1] * pl.bn, t[1]*pl.bn + pl.cols(t[1])})
+			}
+		}
+		whole := []span{{0, pl.p.K}}
+		pickA = func(r int) []span {
+			if rowBlock[r/pl.bm] {
+				return whole
+			}
+			return nil
+		}
+		pickB = func(int) []span { return cols }
+	}
+	ops.aHi, ops.aLo = pl.splitFP16(a, pl.p.K, pickA)
+	ops.bHi, ops.bLo = pl.splitFP16(b, pl.p.N, pickB)
 	return ops
 }
 

@@ -1,0 +1,90 @@
+package programs
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/davinci-sim/davinci-sim/cube"
+)
+
+// Work beside the simulation: a timing-only run's sampled numerics (golden
+// tiles, their FP64 reference and baselines) depend only on the inputs and
+// the machine's matrix-unit model, not on the simulated time, so Execute
+// starts them on their own goroutines before the simulation and the job's
+// Finish waits for them: the simulation is single-threaded, and on a
+// machine with a second core their cost (often several times the timing
+// run's: a bit-accurate dot product costs ~1–20 ns a product) hides under
+// it. Results are placed by tile index, so they do not depend on the order
+// the goroutines finish in.
+
+// besideRun is a job with work to run beside the simulation.
+type besideRun interface {
+	// startBeside starts that work (called once, before the simulation,
+	// with the run's matrix-unit model); it stops early once stop is set
+	// (the run failed).
+	startBeside(model cube.Model, stop *atomic.Bool)
+}
+
+// beside is work running on its own goroutine.
+type beside struct {
+	done chan struct{}
+	err  error
+}
+
+// goBeside runs f on its own goroutine.
+func goBeside(f func() error) *beside {
+	b := &beside{done: make(chan struct{})}
+	go func() {
+		defer close(b.done)
+		b.err = f()
+	}()
+	return b
+}
+
+// wait returns f's error once it is done.
+func (b *beside) wait() error {
+	<-b.done
+	return b.err
+}
+
+// errStopped is the error of work stopped because its run failed (never
+// reported: the run's own error is).
+var errStopped = errorString("stopped: the run failed")
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// eachTile calls f(i) for i in [0, n) on up to GOMAXPROCS goroutines, each
+// f writing only its own results; it returns the error of the lowest i
+// that failed (errStopped once stop is set).
+func eachTile(n int, stop *atomic.Bool, f func(i int) error) error {
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if stop != nil && stop.Load() {
+					errs[i] = errStopped
+					continue
+				}
+				errs[i] = f(i)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
