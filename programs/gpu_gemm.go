@@ -4,8 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -1028,11 +1030,12 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 // goldenTile computes output tile (bi, bj) as the kernel does, one MMA per
 // k-step in increasing k: FP16 operands on the machine's tensor-core
 // numerics (hgemm), or an FP32 FMA chain (sgemm).
-func (j *gpuGEMMJob) goldenTile(chip *arch.Chip, bi, bj int) ([]float32, error) {
+func (j *gpuGEMMJob) goldenTile(model cube.Model, bi, bj int) ([]float32, error) {
 	pl := j.pl
 	t, p := pl.t, &pl.p
 	mm, nn := pl.rows(bi), pl.cols(bj)
 	c := make([]float32, mm*nn)
+	tc := model // the tensor cores' (FP32 on the CUDA cores: fma)
 	fma, err := cube.Preset("fp32-rne")
 	if err != nil {
 		return nil, err
@@ -1059,7 +1062,7 @@ func (j *gpuGEMMJob) goldenTile(chip *arch.Chip, bi, bj int) ([]float32, error) 
 			}
 			model, f := fma, fp.FP32
 			if pl.in == fp.TF32 {
-				model, f = chip.Cube(), fp.TF32 // the tensor cores read the FP32 words as TF32
+				model, f = tc, fp.TF32 // the tensor cores read the FP32 words as TF32
 			}
 			if err := model.MMAD(f, fp.FP32, mm, kk, nn, a, cube.RowMajor, b, cube.RowMajor, cb, cube.RowMajor, kt == 0); err != nil {
 				return nil, err
@@ -1086,7 +1089,7 @@ func (j *gpuGEMMJob) goldenTile(chip *arch.Chip, bi, bj int) ([]float32, error) 
 			for i, v := range c {
 				cb[i] = math.Float32bits(v)
 			}
-			if err := chip.Cube().MMAD(pl.in, fp.FP32, mm, kk, nn, a, cube.RowMajor, b, cube.RowMajor, cb, cube.RowMajor, kt == 0); err != nil {
+			if err := tc.MMAD(pl.in, fp.FP32, mm, kk, nn, a, cube.RowMajor, b, cube.RowMajor, cb, cube.RowMajor, kt == 0); err != nil {
 				return nil, err
 			}
 			for i, v := range cb {
@@ -1102,9 +1105,9 @@ func (j *gpuGEMMJob) goldenTile(chip *arch.Chip, bi, bj int) ([]float32, error) 
 		for r := 0; r < kk; r++ {
 			copy(b[r*nn:], j.b16[(k0+r)*p.N+c0:][:nn])
 		}
-		mmad := chip.Cube().MMADF16
+		mmad := tc.MMADF16
 		if pl.in == fp.BF16 {
-			mmad = chip.Cube().MMADBF16
+			mmad = tc.MMADBF16
 		}
 		if err := mmad(mm, kk, nn, a, cube.RowMajor, b, cube.RowMajor, c, cube.RowMajor, kt == 0); err != nil {
 			return nil, err
@@ -1142,6 +1145,8 @@ type gpuGEMMJob struct {
 	a8, b8   []int8    // igemm's INT8 inputs
 	a64, b64 []float64 // dgemm's FP64 inputs
 	outs     []Output
+	side     *beside     // the sampled tiles' computation (startBeside)
+	smp      *gpuSampled // its result
 }
 
 func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, error) {
@@ -1234,14 +1239,22 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) 
 		if j.a, j.b, err = gemmInputs(f, &p); err != nil {
 			return nil, err
 		}
-		switch in {
-		case fp.FP16, fp.BF16:
-			j.a16, j.b16 = toHalf(j.a, in), toHalf(j.b, in)
-		case fp.E4M3, fp.E5M2:
-			j.a8u, j.b8u = toFP8(j.a, in), toFP8(j.b, in)
+		if p.Numerics == NumericsFull { // written to GM (sampled: beside the simulation)
+			j.kernelInputs()
 		}
 	}
 	return j, nil
+}
+
+// kernelInputs rounds the FP32 inputs to the kernel's FP16, BF16 or FP8
+// inputs (once).
+func (j *gpuGEMMJob) kernelInputs() {
+	switch in := j.pl.in; {
+	case (in == fp.FP16 || in == fp.BF16) && j.a16 == nil:
+		j.a16, j.b16 = toHalf(j.a, in), toHalf(j.b, in)
+	case (in == fp.E4M3 || in == fp.E5M2) && j.a8u == nil:
+		j.a8u, j.b8u = toFP8(j.a, in), toFP8(j.b, in)
+	}
 }
 
 func (j *gpuGEMMJob) Program() isa.Program {
@@ -1323,7 +1336,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 		if p.Check {
 			for bi := 0; bi < pl.nrb; bi++ {
 				for bj := 0; bj < pl.ncb; bj++ {
-					g, err := j.goldenTile(chip, bi, bj)
+					g, err := j.goldenTile(chip.Cube(), bi, bj)
 					if err != nil {
 						return err
 					}
@@ -1340,25 +1353,56 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 			rep.Notes = append(rep.Notes, "check: simulated C equals the golden model bit for bit")
 		}
 	case NumericsSampled:
-		rng := NewRand(p.Inputs.Seed, 99)
-		perm := rng.Perm(pl.nrb * pl.ncb)
-		n := min(p.SampleTiles, len(perm))
-		var ref []float64
-		var got []float32
-		for _, i := range perm[:n] {
-			bi, bj := i/pl.ncb, i%pl.ncb
-			g, err := j.goldenTile(chip, bi, bj)
-			if err != nil {
-				return err
-			}
-			got = append(got, g...)
-			ref = append(ref, referenceTile(j.a, j.b, p.K, p.N, bi*t.bm, pl.rows(bi), bj*t.bn, pl.cols(bj))...)
+		var err error
+		if j.side != nil {
+			err = j.side.wait()
+		} else {
+			err = j.sampleTiles(chip.Cube(), nil)
 		}
-		e := errReport(accuracy.Compare32(ref, got), true)
+		if err != nil {
+			return err
+		}
+		e := errReport(accuracy.Compare32(slices.Concat(j.smp.ref...), slices.Concat(j.smp.got...)), true)
 		rep.Error = &e
-		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", n, len(perm), t.bm, t.bn))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", len(j.smp.got), pl.nrb*pl.ncb, t.bm, t.bn))
 	}
 	return nil
+}
+
+// startBeside computes a sampled run's tiles beside the simulation
+// (floating-point GEMMs; igemm's and dgemm's numerics are their own).
+func (j *gpuGEMMJob) startBeside(model cube.Model, stop *atomic.Bool) {
+	if in := j.pl.in; j.pl.p.Numerics == NumericsSampled && in != fp.INT8 && in != fp.FP64 && j.side == nil {
+		j.side = goBeside(func() error { return j.sampleTiles(model, stop) })
+	}
+}
+
+// sampleTiles computes SampleTiles random output tiles with the golden
+// model and their FP64 reference, into j.smp.
+func (j *gpuGEMMJob) sampleTiles(model cube.Model, stop *atomic.Bool) error {
+	pl, p, t := j.pl, &j.pl.p, j.pl.t
+	j.kernelInputs()
+	rng := NewRand(p.Inputs.Seed, 99)
+	perm := rng.Perm(pl.nrb * pl.ncb)
+	n := min(p.SampleTiles, len(perm))
+	s := &gpuSampled{got: make([][]float32, n), ref: make([][]float64, n)}
+	err := eachTile(n, stop, func(i int) error {
+		bi, bj := perm[i]/pl.ncb, perm[i]%pl.ncb
+		var err error
+		if s.got[i], err = j.goldenTile(model, bi, bj); err != nil {
+			return err
+		}
+		s.ref[i] = referenceTile(j.a, j.b, p.K, p.N, bi*t.bm, pl.rows(bi), bj*t.bn, pl.cols(bj))
+		return nil
+	})
+	j.smp = s
+	return err
+}
+
+// gpuSampled is what a sampled run computes of its tiles (by tile).
+type gpuSampled struct {
+	got [][]float32 // golden model
+	ref [][]float64 // FP64 reference
 }
 
 // referenceTile is the FP64 product of rows r0.. (m rows) of A and columns
