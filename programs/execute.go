@@ -58,14 +58,24 @@ type RunHooks struct {
 // milliseconds of simulation.
 const CancelEvery = 1 << 16
 
+// cancelEveryFunctional is CancelEvery for functional runs, whose events
+// compute data (a bit-accurate MMA of a whole tile can take milliseconds:
+// at CancelEvery an interrupt or a sweep's point time limit waited minutes).
+const cancelEveryFunctional = 1 << 4
+
 // progress returns the engine progress callback and its period for hooks:
-// the caller's, plus the context check; chip is set once it exists.
-func (h RunHooks) progress(chip **arch.Chip) (func(sim.Time, uint64), uint64) {
+// the caller's, plus the context check (every CancelEvery events, or
+// cancelEveryFunctional in a functional run); chip is set once it exists.
+func (h RunHooks) progress(chip **arch.Chip, mode arch.Mode) (func(sim.Time, uint64), uint64) {
 	ctx := h.Context
 	if ctx == nil || ctx.Done() == nil {
 		return h.Progress, h.ProgressEvery
 	}
 	user, every := h.Progress, h.ProgressEvery
+	period := uint64(CancelEvery)
+	if mode == arch.Functional {
+		period = cancelEveryFunctional
+	}
 	if user != nil && every == 0 {
 		every = 1 << 20 // arch.Options' default
 	}
@@ -79,7 +89,7 @@ func (h RunHooks) progress(chip **arch.Chip) (func(sim.Time, uint64), uint64) {
 			next += every
 			user(now, events)
 		}
-	}, CancelEvery
+	}, period
 }
 
 // Execute runs a program file with the given options: it loads the machine,
@@ -116,7 +126,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		return nil, badInput(err)
 	}
 	var chip *arch.Chip
-	progress, every := hooks.progress(&chip)
+	progress, every := hooks.progress(&chip, job.Mode())
 	// newChip makes the run's chip (again after a failed fast-forward
 	// check), prepares it and gives it to the meter.
 	newChip := func() error {
