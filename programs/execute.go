@@ -161,6 +161,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	// runs beside it; a run that fails stops it.
 	var stop atomic.Bool
 	defer stop.Store(true)
+	if ctx := hooks.Context; ctx != nil {
+		defer context.AfterFunc(ctx, func() { stop.Store(true) })()
+	}
 	if b, ok := job.(besideRun); ok {
 		b.startBeside(chip.Cube(), &stop)
 	}
@@ -233,6 +236,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	res := &Result{Report: rep, Stats: st}
 	if err := job.Finish(chip, st, rep); err != nil {
+		if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("stopped after the simulation, computing its numerics: %w", context.Cause(ctx))
+		}
 		if !errors.Is(err, ErrCheckFailed) {
 			return nil, err
 		}

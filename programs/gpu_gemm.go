@@ -1029,8 +1029,9 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 
 // goldenTile computes output tile (bi, bj) as the kernel does, one MMA per
 // k-step in increasing k: FP16 operands on the machine's tensor-core
-// numerics (hgemm), or an FP32 FMA chain (sgemm).
-func (j *gpuGEMMJob) goldenTile(model cube.Model, bi, bj int) ([]float32, error) {
+// numerics model (hgemm), or an FP32 FMA chain (sgemm); it gives up
+// (errStopped) at a k-step once stop (if not nil) is set.
+func (j *gpuGEMMJob) goldenTile(model cube.Model, bi, bj int, stop *atomic.Bool) ([]float32, error) {
 	pl := j.pl
 	t, p := pl.t, &pl.p
 	mm, nn := pl.rows(bi), pl.cols(bj)
@@ -1041,6 +1042,9 @@ func (j *gpuGEMMJob) goldenTile(model cube.Model, bi, bj int) ([]float32, error)
 		return nil, err
 	}
 	for kt := 0; kt < pl.nkt; kt++ {
+		if stop != nil && stop.Load() {
+			return nil, errStopped
+		}
 		kk := pl.depth(kt)
 		r0, c0, k0 := bi*t.bm, bj*t.bn, kt*t.bk
 		if pl.in == fp.FP32 || pl.in == fp.TF32 {
@@ -1336,7 +1340,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 		if p.Check {
 			for bi := 0; bi < pl.nrb; bi++ {
 				for bj := 0; bj < pl.ncb; bj++ {
-					g, err := j.goldenTile(chip.Cube(), bi, bj)
+					g, err := j.goldenTile(chip.Cube(), bi, bj, nil)
 					if err != nil {
 						return err
 					}
@@ -1389,7 +1393,7 @@ func (j *gpuGEMMJob) sampleTiles(model cube.Model, stop *atomic.Bool) error {
 	err := eachTile(n, stop, func(i int) error {
 		bi, bj := perm[i]/pl.ncb, perm[i]%pl.ncb
 		var err error
-		if s.got[i], err = j.goldenTile(model, bi, bj); err != nil {
+		if s.got[i], err = j.goldenTile(model, bi, bj, stop); err != nil {
 			return err
 		}
 		s.ref[i] = referenceTile(j.a, j.b, p.K, p.N, bi*t.bm, pl.rows(bi), bj*t.bn, pl.cols(bj))
