@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -1499,10 +1500,24 @@ func (j *gpuGEMMJob) finishInt(chip *arch.Chip, rep *report.Report) error {
 	}
 	var elems int64
 	overflow, maxErr := false, 0.0
-	for _, tl := range tiles {
-		mm, nn := pl.rows(tl[0]), pl.cols(tl[1])
+	// The exact tiles, a few at a time on every core.
+	exacts := make([][]int64, len(tiles))
+	w := runtime.GOMAXPROCS(0)
+	for x, tl := range tiles {
+		if x%w == 0 {
+			chunk := tiles[x:min(x+w, len(tiles))]
+			if err := eachTile(len(chunk), nil, func(i int) error {
+				tl := chunk[i]
+				exacts[x+i] = j.intTile(tl[0]*t.bm, pl.rows(tl[0]), tl[1]*t.bn, pl.cols(tl[1]))
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		nn := pl.cols(tl[1])
 		r0, c0 := tl[0]*t.bm, tl[1]*t.bn
-		exact := j.intTile(r0, mm, c0, nn)
+		exact := exacts[x]
+		exacts[x] = nil
 		for i, v := range exact {
 			elems++
 			if v != int64(int32(v)) {
