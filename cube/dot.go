@@ -23,6 +23,7 @@ type kernel struct {
 	fp16in bool // FP16 output: c is rounded to FP16 RNE first
 	c16    outSpec
 	ftz    bool
+	pw32   bool // Pairwise with FP16/FP8 inputs: the tree in float32 arithmetic (pairwise)
 	info   *fmtInfo
 }
 
@@ -71,6 +72,7 @@ func (m Model) kernel(in, out fp.Format) (*kernel, error) {
 	// FP32 values, so acc + p in float32 arithmetic is the one RNE rounding.
 	k.seq32 = m.Kind == Sequential && out == fp.FP32 && k.os.mode == fp.RNE && !k.os.ftz && k.os.p == 24 &&
 		(in == fp.FP16 || in == fp.E4M3 || in == fp.E5M2)
+	k.pw32 = m.Kind == Pairwise && (in == fp.FP16 || in == fp.E4M3 || in == fp.E5M2)
 	if int(k.os.mode) >= len(fp.Roundings()) || int(k.cos.mode) >= len(fp.Roundings()) {
 		return nil, fmt.Errorf("cube: model %q: invalid rounding mode %d", m.Name, k.os.mode)
 	}
@@ -440,6 +442,9 @@ func (k *kernel) sequential(pa, pb []dec, acc float64) float64 {
 // rounded additions over the block (padded with zeros to a power of two),
 // then c + s.
 func (k *kernel) pairwise(pa, pb []dec, c float64) float64 {
+	if k.pw32 && len(pa) <= 64 {
+		return k.pairwise32(pa, pb, c)
+	}
 	var buf [64]float64
 	n := 1
 	for n < len(pa) {
@@ -449,8 +454,8 @@ func (k *kernel) pairwise(pa, pb []dec, c float64) float64 {
 	if n > len(buf) {
 		t = make([]float64, 0, n)
 	}
-	p32 := outSpec{p: 24, emin: -126, emax: 127, mode: fp.RNE, ftz: k.ftz}
 	lim := int32(1) << k.frac
+	p32 := outSpec{p: 24, emin: -126, emax: 127, mode: fp.RNE, ftz: k.ftz}
 	for i := range pa {
 		x, y := pa[i], pb[i]
 		if k.ftz { // subnormal inputs flushed
@@ -474,6 +479,41 @@ func (k *kernel) pairwise(pa, pb []dec, c float64) float64 {
 		t = t[:h]
 	}
 	return roundAdd(&k.os, c, t[0])
+}
+
+// pairwise32 is pairwise for FP16 and FP8 inputs (kernel.pw32), at most 64
+// products.
+func (k *kernel) pairwise32(pa, pb []dec, c float64) float64 {
+	lim := int32(1) << k.frac
+	n := 1
+	for n < len(pa) {
+		n <<= 1
+	}
+	// FP16 and FP8 products are exact FP32 values, multiples of the
+	// inputs' smallest subnormal squared (g: 2^−48 for FP16); so is
+	// every sum of the tree rounded to FP32 (below 2^24·g a sum is
+	// exact, above it the FP32 ulp is a multiple of g), so no sum is
+	// subnormal and nothing is flushed: a float32 addition is the
+	// RNE rounding (and signed zeros follow IEEE as roundAdd's do).
+	var t [64]float32
+	for i := range pa {
+		x, y := pa[i], pb[i]
+		if k.ftz { // subnormal inputs flushed
+			if abs32(x.sig) < lim {
+				x.sig = 0
+			}
+			if abs32(y.sig) < lim {
+				y.sig = 0
+			}
+		}
+		t[i] = float32(k.product(x, y)) // exact
+	}
+	for h := n / 2; h >= 1; h /= 2 {
+		for i := 0; i < h; i++ {
+			t[i] = t[2*i] + t[2*i+1]
+		}
+	}
+	return roundAdd(&k.os, c, float64(t[0]))
 }
 
 // roundAdd returns o.round(x + y) for finite or infinite x, y.
