@@ -173,8 +173,7 @@ func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedPara
 	} else {
 		var passes []gemmPass
 		for x, pr := range int16Products {
-			passes = append(passes, gemmPass{name: pr.name, aMats: []int64{pieceA[pr.a]}, bMats: []int64{pieceB[pr.b]},
-				prods: [][2]int{{0, 0}}, out: j.gmPlanes + int64(x)*4*mn})
+			passes = append(passes, singlePass(pr.name, pieceA[pr.a], pieceB[pr.b], j.gmPlanes+int64(x)*4*mn))
 		}
 		var err error
 		if j.dv, err = newDaVinciInt8Plan(f.Path, p, m, int64(p.K), passes); err != nil {

@@ -2,7 +2,6 @@ package programs
 
 import (
 	"fmt"
-	"math"
 	"unsafe"
 
 	"github.com/davinci-sim/davinci-sim/cube"
@@ -15,27 +14,20 @@ import (
 // by tests (bit-for-bit equality with the simulated result) and by
 // `numerics: sampled`, which computes a sample of output tiles with it.
 
-// splitFP16 returns hi = FP16(x) and lo = FP16((x − hi)·2^sb) (nil when the
-// program does not split), with the plan's rounding and saturation, of the
-// elements of the row-major matrix x (ld columns) that pick selects (all
-// when nil); the others stay zero.
-func (pl *gemmPlan) splitFP16(x []float32, ld int, pick func(r int) []span) (hi, lo []uint16) {
-	o := fp.Options{Round: pl.round, Saturate: pl.sat}
-	hi = make([]uint16, len(x))
-	if pl.v.split {
-		lo = make([]uint16, len(x))
+// splitPieces returns the scheme's pieces (bit patterns of the piece
+// format, piece-major) of the elements of the row-major matrix x (ld
+// columns) that pick selects (all when nil); the others stay zero.
+// schemePlan.split is the vector unit's split (emitSplit) bit for bit.
+func (pl *gemmPlan) splitPieces(x []float32, ld int, pick func(r int) []span) [][]uint16 {
+	out := make([][]uint16, len(pl.sp.rounds))
+	for i := range out {
+		out[i] = make([]uint16, len(x))
 	}
-	sb := float32(math.Ldexp(1, pl.p.Split.SB))
+	buf := make([]uint32, len(pl.sp.rounds))
 	one := func(i int) {
-		v := x[i]
-		h := uint16(fp.FromFloat32(v, fp.FP16, o))
-		hi[i] = h
-		if lo != nil {
-			r := v - fp.F16ToF32(h)
-			if pl.p.Split.SB != 0 {
-				r = r * sb
-			}
-			lo[i] = uint16(fp.FromFloat32(r, fp.FP16, o))
+		pl.sp.split(x[i], buf)
+		for x, b := range buf {
+			out[x][i] = uint16(b)
 		}
 	}
 	for r := 0; r*ld < len(x); r++ {
@@ -51,35 +43,27 @@ func (pl *gemmPlan) splitFP16(x []float32, ld int, pick func(r int) []span) (hi,
 			}
 		}
 	}
-	return hi, lo
+	return out
 }
 
 // span is the columns [from, to) of a row.
 type span struct{ from, to int }
 
-// goldenOperands holds the FP16 operands of the golden model.
+// goldenOperands holds the operands of the golden model.
 type goldenOperands struct {
-	aHi, aLo, bHi, bLo []uint16
-	a32, b32           []uint32 // FP32 bit patterns (native sgemm)
+	pa, pb   [][]uint16 // the pieces of A and B (FP16/BF16 patterns), by piece index
+	a32, b32 []uint32   // FP32 bit patterns (native sgemm)
 }
 
-// goldenTile computes output tile (i, j) of C (row-major rows×cols).
+// goldenTile computes output tile (i, j) of C (row-major rows×cols): every
+// accumulator as its pass runs it — inside ones chained through the cube
+// model over each L1 group of k-blocks, the groups' partial sums added in
+// FP32; outside ones from zero every k-block, added in FP32 — then the
+// scheme's epilogue (SGEMM-cube's elementwise accumulation folds the three
+// products every k-block instead).
 func (pl *gemmPlan) goldenTile(model cube.Model, ops *goldenOperands, i, j int) ([]float32, error) {
 	rows, cols := pl.rows(i), pl.cols(j)
-	// operand returns the golden FP16 values of the matrix at a GM address
-	// of the program (the passes name their operands by address).
-	operand := func(addr int64) []uint16 {
-		switch addr {
-		case pl.aHi:
-			return ops.aHi
-		case pl.aLo:
-			return ops.aLo
-		case pl.bHi:
-			return ops.bHi
-		}
-		return ops.bLo
-	}
-	product := func(ps *gemmPass, ai, bi, kb int, c []float32, init bool) error {
+	product := func(ps *gemmPass, pr [2]int, kb int, c []float32, init bool) error {
 		depth := pl.depth(kb)
 		if pl.v.native {
 			a := make([]uint32, rows*depth)
@@ -95,24 +79,28 @@ func (pl *gemmPlan) goldenTile(model cube.Model, ops *goldenOperands, i, j int) 
 		}
 		a := make([]uint16, rows*depth)
 		b := make([]uint16, depth*cols)
-		A, B := operand(ps.aMats[ai]), operand(ps.bMats[bi])
+		A, B := ops.pa[ps.aPieces[pr[0]]], ops.pb[ps.bPieces[pr[1]]]
 		for r := 0; r < rows; r++ {
 			copy(a[r*depth:(r+1)*depth], A[(i*pl.bm+r)*pl.p.K+kb*pl.bk:])
 		}
 		for r := 0; r < depth; r++ {
 			copy(b[r*cols:(r+1)*cols], B[(kb*pl.bk+r)*pl.p.N+j*pl.bn:])
 		}
+		if pl.in == fp.BF16 {
+			return model.MMADBF16(rows, depth, cols, a, cube.RowMajor, b, cube.RowMajor, c, cube.RowMajor, init)
+		}
 		return model.MMADF16(rows, depth, cols, a, cube.RowMajor, b, cube.RowMajor, c, cube.RowMajor, init)
 	}
 	scale := float32(pl.scale)
 	n := rows * cols
 	if pl.passes[0].elementwise {
+		ps := &pl.passes[0]
 		acc := make([]float32, n)
 		p := [3][]float32{make([]float32, n), make([]float32, n), make([]float32, n)}
 		first := true
 		for kb := 0; kb < pl.nkb; kb++ {
-			for pi, pr := range pl.passes[0].prods {
-				if err := product(&pl.passes[0], pr[0], pr[1], kb, p[pi], true); err != nil {
+			for x, a := range ps.accs {
+				if err := product(ps, a.prods[0], kb, p[x], true); err != nil {
 					return nil, err
 				}
 			}
@@ -132,40 +120,59 @@ func (pl *gemmPlan) goldenTile(model cube.Model, ops *goldenOperands, i, j int) 
 		}
 		return acc, nil
 	}
-	terms := make([][]float32, len(pl.passes))
-	for ti := range pl.passes {
-		ps := &pl.passes[ti]
-		pr := ps.prods[0]
-		out := make([]float32, n)
-		part := make([]float32, n)
-		for g := 0; g < pl.groups; g++ {
-			kb0 := g * pl.nfused
-			kb1 := min(pl.nkb, kb0+pl.nfused)
-			for kb := kb0; kb < kb1; kb++ {
-				if err := product(ps, pr[0], pr[1], kb, part, kb == kb0); err != nil {
-					return nil, err
+	var accs [][]float32 // by scheme group (native, int8: the one accumulator)
+	for pi := range pl.passes {
+		ps := &pl.passes[pi]
+		for _, a := range ps.accs {
+			out := make([]float32, n)
+			part := make([]float32, n)
+			for g := 0; g < pl.groups; g++ {
+				kb0 := g * pl.nfused
+				kb1 := min(pl.nkb, kb0+pl.nfused)
+				for kb := kb0; kb < kb1; kb++ {
+					for x, pr := range a.prods {
+						if err := product(ps, pr, kb, part, x == 0 && (a.outside || kb == kb0)); err != nil {
+							return nil, err
+						}
+					}
+					if !a.outside {
+						continue
+					}
+					if kb == 0 {
+						copy(out, part)
+						continue
+					}
+					for e := range out {
+						out[e] = out[e] + part[e]
+					}
 				}
-			}
-			if g == 0 {
-				copy(out, part)
-			} else {
+				if a.outside {
+					continue
+				}
+				if g == 0 {
+					copy(out, part)
+					continue
+				}
 				for e := range out {
 					out[e] = out[e] + part[e]
 				}
 			}
+			for len(accs) <= a.group {
+				accs = append(accs, nil)
+			}
+			accs[a.group] = out
 		}
-		terms[ti] = out
 	}
-	if !pl.combine {
-		return terms[0], nil
+	if len(pl.planes) == 0 {
+		return accs[0], nil
 	}
 	c := make([]float32, n)
+	buf := make([]float32, len(accs))
 	for e := range c {
-		t := terms[1][e] + terms[2][e]
-		if pl.p.Split.SB != 0 {
-			t = float32(t * scale) // rounds here: no fused multiply-add
+		for g := range accs {
+			buf[g] = accs[g][e]
 		}
-		c[e] = terms[0][e] + t
+		c[e] = pl.sp.combine(buf)
 	}
 	return c, nil
 }
@@ -215,8 +222,8 @@ func (pl *gemmPlan) operands(a, b []float32, tiles [][2]int) *goldenOperands {
 		}
 		pickB = func(int) []span { return cols }
 	}
-	ops.aHi, ops.aLo = pl.splitFP16(a, pl.p.K, pickA)
-	ops.bHi, ops.bLo = pl.splitFP16(b, pl.p.N, pickB)
+	ops.pa = pl.splitPieces(a, pl.p.K, pickA)
+	ops.pb = pl.splitPieces(b, pl.p.N, pickB)
 	return ops
 }
 

@@ -82,6 +82,10 @@ type gemmVariant struct {
 	int8   bool // INT8 inputs, INT32 accumulation (igemm)
 	tf32   bool // FP32 inputs to TF32 tensor cores (tf32gemm)
 	fp64   bool // FP64 inputs and accumulation (dgemm)
+	// scheme: the emulated scheme of kind emulated-gemm on DaVinci (its
+	// split, products and epilogue); nil for the other kinds, whose split
+	// (if any) follows from split and the params (kindScheme).
+	scheme *schemePlan
 }
 
 // defaults fills unset parameters.

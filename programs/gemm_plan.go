@@ -3,24 +3,63 @@ package programs
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
 
-// gemmPass is one tiled FP16 GEMM sweep over C: C_out = Σ over products
-// (ai, bi) of A[ai]·B[bi], with the per-block accumulation of the mode.
+// gemmPass is one tiled GEMM sweep over C on the cube: the products of
+// its accumulators, each accumulator an L0C tile written to its own FP32
+// (INT32 for igemm) matrix in GM.
 type gemmPass struct {
 	name  string
-	aMats []int64  // GM addresses of the FP16 A matrices (m×k, row-major)
-	bMats []int64  // GM addresses of the FP16 B matrices (k×n, row-major)
-	prods [][2]int // (A index, B index) of each product
-	out   int64    // GM address of the FP32 result (m×n, row-major)
-	// elementwise: fold the block products as acc += P0 + (P1 + P2)·scale
-	// after every k-block; otherwise accumulate one product in L0C over
-	// each L1 group and combine groups in FP32.
+	aMats []int64 // GM addresses of the A matrices (m×k, row-major) the pass stages
+	bMats []int64 // GM addresses of the B matrices (k×n, row-major)
+	// aPieces, bPieces: the scheme's piece index of each staged matrix (the
+	// golden model's operands; emulated schemes only).
+	aPieces, bPieces []int
+	accs             []passAcc
+	// elementwise: SGEMM-cube's elementwise accumulation — the three
+	// accumulators' tiles of every k-block are folded as acc += P0 +
+	// (P1 + P2)·scale into out, instead of each accumulator leaving on its
+	// own.
 	elementwise bool
+	out         int64 // elementwise: GM address of C
+}
+
+// passAcc is one accumulator of a pass: its products, in order, as
+// (A matrix, B matrix) indices of the pass, and where it accumulates —
+// inside: chained through the cube's MMADs in its L0C tile over each L1
+// group of k-blocks, the groups' partial sums added in FP32 (SGEMM-cube's
+// termwise); outside: each k-block's products from zero in an L0C tile of
+// their own, added in FP32 on the vector unit (Ootomo).
+type passAcc struct {
+	prods   [][2]int
+	outside bool
+	out     int64 // GM address of the accumulator's result (m×n)
+	group   int   // the scheme's group (emulated schemes)
+}
+
+// singlePass is a pass of one product A·B into out.
+func singlePass(name string, a, b, out int64) gemmPass {
+	return gemmPass{name: name, aMats: []int64{a}, bMats: []int64{b}, accs: []passAcc{{prods: [][2]int{{0, 0}}, out: out}}}
+}
+
+// inside and outside return the indices of the pass's accumulators of each
+// kind, in order.
+func (ps *gemmPass) inside() []int  { return ps.accIndices(false) }
+func (ps *gemmPass) outside() []int { return ps.accIndices(true) }
+
+func (ps *gemmPass) accIndices(outside bool) []int {
+	var out []int
+	for i, a := range ps.accs {
+		if a.outside == outside && !ps.elementwise {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // gemmPlan is the resolved layout of a GEMM program on a machine: GM
@@ -30,21 +69,20 @@ type gemmPlan struct {
 	v      gemmVariant
 	mach   *machines.Machine
 	ncores int
-	round  fp.Rounding
-	sat    bool
-	in     fp.Format // cube input type: FP16, FP32 for native sgemm, INT8 for igemm
-	out    fp.Format // L0C and C type: FP32, INT32 for igemm
-	lda    int64     // elements between rows of A in GM (K unless an operand is a column range of a wider matrix)
-	scale  float64   // 2^-sb
+	in     fp.Format   // cube input type: the pieces' (FP16, BF16), FP32 for native sgemm, INT8 for igemm
+	out    fp.Format   // L0C and C type: FP32, INT32 for igemm
+	lda    int64       // elements between rows of A in GM (K unless an operand is a column range of a wider matrix)
+	scale  float64     // 2^-sb (SGEMM-cube's elementwise fold)
+	sp     *schemePlan // the split and the products (FP16/BF16 inputs; nil for native and INT8 GEMMs)
 
 	// GM layout.
-	a32, b32, aHi, aLo, bHi, bLo, c int64
-	a8, b8                          int64 // igemm's INT8 inputs
-	cTerm                           [3]int64
-	gmEnd                           int64
+	a32, b32, c    int64
+	a8, b8         int64   // igemm's INT8 inputs
+	pieceA, pieceB []int64 // the pieces of A and B, by piece index (those some product reads)
+	planes         []int64 // each scheme group's FP32 result, combined into C by the epilogue pass (nil: one unscaled accumulator is C)
+	gmEnd          int64
 
-	passes  []gemmPass
-	combine bool // termwise sgemm-cube: final C = C_hh + (C_hl + C_lh)·2^-sb pass
+	passes []gemmPass
 
 	// Tiling.
 	bm, bk, bn     int
@@ -52,15 +90,20 @@ type gemmPlan struct {
 	nfused, groups int
 
 	// Buffer counts (double buffering) and layouts (byte offsets).
-	nB, nL0, nC, nU      int
-	l1A, l1B             int64 // L1: A group region, B buffers
-	aBlk, bBlk           int64 // bytes of one A / B block
-	l0aBuf, l0bBuf       int64 // bytes per L0A / L0B buffer (all matrices)
-	l0cBuf, l0cTile      int64
-	ubTile               int64
-	splitChunk           int   // elements per split/combine chunk
-	splitSlot, combSlot  int64 // UB bytes per slot
-	maxA, maxB, maxProds int
+	nB, nL0, nC, nU     int
+	l1A, l1B            int64 // L1: A group region, B buffers
+	aBlk, bBlk          int64 // bytes of one A / B block
+	l0aBuf, l0bBuf      int64 // bytes per L0A / L0B buffer (all matrices)
+	l0cBuf, l0cTile     int64 // bytes per L0C buffer (the inside accumulators' tiles), of one tile
+	l0cOut              int64 // L0C offset of the outside accumulators' two slots
+	ubTile              int64
+	ubOut, ubPart       int64 // UB offsets of the outside accumulators' tiles and their partial sums
+	ubStage             int64 // UB offset of the outside accumulators' staging tile
+	splitChunk          int   // elements per split/combine chunk
+	splitSlot, combSlot int64 // UB bytes per slot
+	splitTemps          int   // FP32 temporaries per element of the split (besides x)
+	maxA, maxB          int
+	maxIn, maxOut       int // most inside (elementwise: all) and outside accumulators of a pass
 }
 
 // newGEMMPlan resolves the layout, checking capacities; errors name keys.
@@ -79,11 +122,20 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 		pl.in = fp.FP32
 	case v.int8:
 		pl.in, pl.out = fp.INT8, fp.INT32
+	case v.scheme != nil:
+		pl.sp = v.scheme
+	default:
+		sp, err := kindScheme(p, v, bad)
+		if err != nil {
+			return nil, err
+		}
+		pl.sp = sp
+	}
+	if pl.sp != nil {
+		pl.in = pl.sp.format
 	}
 	pl.lda = int64(p.K)
 	eb := int64(pl.in.Bytes())
-	pl.round, _ = fp.ParseRounding(p.Split.Rounding)
-	pl.sat = *p.Split.Saturate
 	pl.scale = math.Ldexp(1, -p.Split.SB)
 	M, K, N := int64(p.M), int64(p.K), int64(p.N)
 
@@ -101,36 +153,16 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 		pl.a32 = place(M * K * 4)
 		pl.b32 = place(K * N * 4)
 	}
-	if !v.native && !v.int8 {
-		pl.aHi = place(M * K * 2)
-		pl.bHi = place(K * N * 2)
-	}
-	if v.split {
-		pl.aLo = place(M * K * 2)
-		pl.bLo = place(K * N * 2)
-	}
-	pl.c = place(M * N * 4)
 	elementwise := v.split && p.Accumulation == "elementwise"
 	switch {
 	case v.int8:
-		pl.passes = []gemmPass{{name: "int8", aMats: []int64{pl.a8}, bMats: []int64{pl.b8}, prods: [][2]int{{0, 0}}, out: pl.c}}
+		pl.c = place(M * N * 4)
+		pl.passes = []gemmPass{singlePass("int8", pl.a8, pl.b8, pl.c)}
 	case v.native:
-		pl.passes = []gemmPass{{name: "fp32", aMats: []int64{pl.a32}, bMats: []int64{pl.b32}, prods: [][2]int{{0, 0}}, out: pl.c}}
-	case !v.split:
-		pl.passes = []gemmPass{{name: "hh", aMats: []int64{pl.aHi}, bMats: []int64{pl.bHi}, prods: [][2]int{{0, 0}}, out: pl.c}}
-	case elementwise:
-		pl.passes = []gemmPass{{name: "elementwise", aMats: []int64{pl.aHi, pl.aLo}, bMats: []int64{pl.bHi, pl.bLo},
-			prods: [][2]int{{0, 0}, {0, 1}, {1, 0}}, out: pl.c, elementwise: true}}
+		pl.c = place(M * N * 4)
+		pl.passes = []gemmPass{singlePass("fp32", pl.a32, pl.b32, pl.c)}
 	default:
-		for i := range pl.cTerm {
-			pl.cTerm[i] = place(M * N * 4)
-		}
-		pl.passes = []gemmPass{
-			{name: "hh", aMats: []int64{pl.aHi}, bMats: []int64{pl.bHi}, prods: [][2]int{{0, 0}}, out: pl.cTerm[0]},
-			{name: "hl", aMats: []int64{pl.aHi}, bMats: []int64{pl.bLo}, prods: [][2]int{{0, 0}}, out: pl.cTerm[1]},
-			{name: "lh", aMats: []int64{pl.aLo}, bMats: []int64{pl.bHi}, prods: [][2]int{{0, 0}}, out: pl.cTerm[2]},
-		}
-		pl.combine = true
+		pl.schemePasses(place, elementwise)
 	}
 	pl.gmEnd = at
 	if pl.gmEnd > int64(m.GM.Capacity) {
@@ -139,7 +171,12 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	for _, ps := range pl.passes {
 		pl.maxA = max(pl.maxA, len(ps.aMats))
 		pl.maxB = max(pl.maxB, len(ps.bMats))
-		pl.maxProds = max(pl.maxProds, len(ps.prods))
+		if ps.elementwise {
+			pl.maxIn = max(pl.maxIn, len(ps.accs))
+		} else {
+			pl.maxIn = max(pl.maxIn, len(ps.inside()))
+			pl.maxOut = max(pl.maxOut, len(ps.outside()))
+		}
 	}
 
 	pl.nrb = ceil(p.M, pl.bm)
@@ -156,7 +193,11 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	reserveB := 2 * int64(pl.maxB) * pl.bBlk
 	fits := int((l1 - reserveB) / (int64(pl.maxA) * pl.aBlk))
 	if fits < 1 {
-		return nil, bad("tiling", "an A block (%d×%d) and two B blocks (%d×%d) of %s do not fit L1 (%d bytes)", pl.bm, pl.bk, pl.bk, pl.bn, pl.in, l1)
+		what := ""
+		if pl.maxA > 1 || pl.maxB > 1 {
+			what = fmt.Sprintf(" (each of %d A and %d B matrices)", pl.maxA, pl.maxB)
+		}
+		return nil, bad("tiling", "an A block (%d×%d) and two B blocks (%d×%d) of %s%s do not fit L1 (%d bytes)", pl.bm, pl.bk, pl.bk, pl.bn, pl.in, what, l1)
 	}
 	pl.nfused = p.Tiling.NFused
 	if pl.nfused == 0 {
@@ -188,48 +229,170 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	if double && 2*pl.l0aBuf <= int64(buf.L0A) && 2*pl.l0bBuf <= int64(buf.L0B) {
 		pl.nL0 = 2
 	}
+	// L0C: nC buffers of the inside accumulators' tiles (elementwise: all
+	// three), then two slots of the outside accumulators' tiles (one
+	// k-block's products while the vector unit folds the other's).
 	pl.l0cTile = int64(pl.bm * pl.bn * 4)
-	pl.l0cBuf = int64(pl.maxProds) * pl.l0cTile
-	if pl.l0cBuf > int64(buf.L0C) {
-		return nil, bad("tiling", "%d %s tiles of bm·bn = %d·%d exceed L0C (%d bytes)", pl.maxProds, pl.out, pl.bm, pl.bn, int64(buf.L0C))
+	pl.l0cBuf = int64(pl.maxIn) * pl.l0cTile
+	outC := 2 * int64(pl.maxOut) * pl.l0cTile
+	if pl.l0cBuf+outC > int64(buf.L0C) {
+		return nil, bad("tiling", "%d %s tiles of bm·bn = %d·%d exceed L0C (%d bytes)", pl.maxIn+2*pl.maxOut, pl.out, pl.bm, pl.bn, int64(buf.L0C))
 	}
 	pl.nC = 1
-	if double && 2*pl.l0cBuf <= int64(buf.L0C) {
+	if double && 2*pl.l0cBuf+outC <= int64(buf.L0C) {
 		pl.nC = 2
 	}
+	pl.l0cOut = int64(pl.nC) * pl.l0cBuf
 	// UB: termwise keeps a result and a previous-partial tile per buffer;
-	// elementwise keeps acc and two staging tiles.
+	// elementwise keeps acc and two staging tiles; the outside
+	// accumulators their tiles, their partial sums (several L1 groups) and
+	// a staging tile.
 	pl.ubTile = pl.l0cTile
-	ubNeed := 2 * pl.ubTile
-	if elementwise {
-		ubNeed = 3 * pl.ubTile
+	inTiles := int64(0)
+	if pl.maxIn > 0 {
+		inTiles = 2
 	}
-	if ubNeed > int64(buf.UB) {
-		return nil, bad("tiling", "%d %s tiles of bm·bn = %d·%d exceed UB (%d bytes)", ubNeed/pl.ubTile, pl.out, pl.bm, pl.bn, int64(buf.UB))
+	if elementwise {
+		inTiles = 3
+	}
+	outTiles := int64(0)
+	if pl.maxOut > 0 {
+		outTiles = int64(pl.maxOut) + 1
+		if pl.groups > 1 {
+			outTiles += int64(pl.maxOut)
+		}
+	}
+	if (inTiles+outTiles)*pl.ubTile > int64(buf.UB) {
+		return nil, bad("tiling", "%d %s tiles of bm·bn = %d·%d exceed UB (%d bytes)", inTiles+outTiles, pl.out, pl.bm, pl.bn, int64(buf.UB))
 	}
 	pl.nU = 1
-	if double && !elementwise && 2*ubNeed <= int64(buf.UB) {
+	if double && !elementwise && inTiles > 0 && (2*inTiles+outTiles)*pl.ubTile <= int64(buf.UB) {
 		pl.nU = 2
 	}
+	pl.ubOut = int64(pl.nU) * inTiles * pl.ubTile
+	if elementwise {
+		pl.ubOut = inTiles * pl.ubTile
+	}
+	pl.ubStage = pl.ubOut + int64(pl.maxOut)*pl.ubTile
+	pl.ubPart = pl.ubStage + pl.ubTile
 
-	// Split and combine chunks: two slots of x, hf (FP32) and hi, lo (FP16);
-	// combine: two slots of three FP32 chunks.
+	// Split and combine chunks: two slots of x, the split's temporaries
+	// (FP32) and the pieces; combine: two slots of the planes (FP32).
 	chunk := p.SplitChunk
-	perElem := int64(4 + 4 + 2 + 2)
-	if !v.split {
-		perElem = 4 + 2
+	perElem := int64(0)
+	if pl.sp != nil {
+		pl.splitTemps = min(1, len(pl.sp.rounds)-1)
+		perElem = 4*int64(1+pl.splitTemps) + int64(len(pl.sp.rounds))*eb
 	}
 	for chunk > 64 && 2*int64(chunk)*perElem > int64(buf.UB) {
 		chunk /= 2
 	}
-	for chunk > 64 && pl.combine && 2*int64(chunk)*12 > int64(buf.UB) {
+	planeBytes := 4 * int64(len(pl.planes))
+	for chunk > 64 && 2*int64(chunk)*planeBytes > int64(buf.UB) {
 		chunk /= 2
 	}
 	chunk = chunk / 64 * 64
 	pl.splitChunk = chunk
 	pl.splitSlot = int64(chunk) * perElem
-	pl.combSlot = int64(chunk) * 12
+	pl.combSlot = int64(chunk) * planeBytes
 	return pl, nil
+}
+
+// kindScheme is the split of kinds sgemm-cube (hi and lo, the residual
+// scaled by 2^sb; hh, hl, lh termwise, corrections first — SGEMM-cube's
+// reconstruction) and hgemm (the input rounded once): FP16 pieces with the
+// program's split.rounding and split.saturate.
+func kindScheme(p GEMMParams, v gemmVariant, bad func(key, format string, a ...any) error) (*schemePlan, error) {
+	piece := SchemePiece{Format: "fp16", Rounding: p.Split.Rounding, Saturate: *p.Split.Saturate}
+	s := schemePresets["hgemm"]
+	s.Pieces = []SchemePiece{piece}
+	if v.split {
+		s = schemePresets["sgemm-cube"]
+		lo := piece
+		lo.Scale = p.Split.SB
+		s.Pieces = []SchemePiece{piece, lo}
+	}
+	return resolveScheme(s, bad)
+}
+
+// schemePasses lays out the pieces, C and the planes in GM (after the FP32
+// inputs) and builds the passes of the scheme: one per group (termwise) or
+// one for all (fused); SGEMM-cube's elementwise accumulation is one pass
+// folding hh, hl and lh every k-block.
+func (pl *gemmPlan) schemePasses(place func(int64) int64, elementwise bool) {
+	sp, p := pl.sp, &pl.p
+	M, K, N := int64(p.M), int64(p.K), int64(p.N)
+	es := int64(sp.format.Bytes())
+	pl.pieceA, pl.pieceB = make([]int64, len(sp.rounds)), make([]int64, len(sp.rounds))
+	for i := range sp.rounds {
+		if pieceSlot(sp.nA, i) >= 0 {
+			pl.pieceA[i] = place(M * K * es)
+		}
+		if pieceSlot(sp.nB, i) >= 0 {
+			pl.pieceB[i] = place(K * N * es)
+		}
+	}
+	pl.c = place(M * N * 4)
+	direct := elementwise || (len(sp.groups) == 1 && sp.groups[0].weight == 0)
+	if !direct {
+		for range sp.groups {
+			pl.planes = append(pl.planes, place(M*N*4))
+		}
+	}
+	out := func(g int) int64 {
+		if direct {
+			return pl.c
+		}
+		return pl.planes[g]
+	}
+	// pass builds the pass of the given groups: the pieces they read, in
+	// piece order, and an accumulator per group.
+	pass := func(groups []int) gemmPass {
+		ps := gemmPass{name: kernelName(sp, groups)}
+		for _, g := range groups {
+			for _, pr := range sp.groups[g].prods {
+				if !slices.Contains(ps.aPieces, pr[0]) {
+					ps.aPieces = append(ps.aPieces, pr[0])
+				}
+				if !slices.Contains(ps.bPieces, pr[1]) {
+					ps.bPieces = append(ps.bPieces, pr[1])
+				}
+			}
+		}
+		slices.Sort(ps.aPieces)
+		slices.Sort(ps.bPieces)
+		for _, i := range ps.aPieces {
+			ps.aMats = append(ps.aMats, pl.pieceA[i])
+		}
+		for _, i := range ps.bPieces {
+			ps.bMats = append(ps.bMats, pl.pieceB[i])
+		}
+		for _, g := range groups {
+			gr := sp.groups[g]
+			acc := passAcc{outside: gr.outside, out: out(g), group: g}
+			for _, pr := range gr.prods {
+				acc.prods = append(acc.prods, [2]int{slices.Index(ps.aPieces, pr[0]), slices.Index(ps.bPieces, pr[1])})
+			}
+			ps.accs = append(ps.accs, acc)
+		}
+		return ps
+	}
+	all := make([]int, len(sp.groups))
+	for g := range all {
+		all[g] = g
+	}
+	switch {
+	case elementwise:
+		ps := pass(all)
+		ps.name, ps.elementwise, ps.out = "elementwise", true, pl.c
+		pl.passes = []gemmPass{ps}
+	case sp.s.Kernels == "termwise":
+		for _, g := range all {
+			pl.passes = append(pl.passes, pass([]int{g}))
+		}
+	default:
+		pl.passes = []gemmPass{pass(all)}
+	}
 }
 
 func ceil(a, b int) int { return (a + b - 1) / b }
@@ -283,7 +446,9 @@ const (
 	fL0     = 0 // MTE1↔M: L0A/L0B buffer q (ids 0, 1)
 	fL0C    = 0 // M↔V: L0C buffer c (ids 0, 1)
 	fUB     = 0 // V↔MTE3, V↔MTE2: UB buffer u (ids 0, 1)
-	maxFlag = 3
+	fOutC   = 2 // M↔V: the outside accumulators' L0C slot s (ids 2, 3)
+	fOutUB  = 2 // V↔MTE2, V↔MTE3: the outside accumulators' UB tiles
+	maxFlag = 4
 )
 
 // gmOp returns a GM operand.

@@ -1,12 +1,15 @@
 package programs
 
 import (
+	"math"
+
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 )
 
 // stream returns core's instruction stream: the split pre-pass, the GEMM
-// passes and (termwise SGEMM-cube) the combine pass, separated by sync_all
+// passes and (schemes whose accumulators go to planes: termwise
+// SGEMM-cube, Ape FP32-F, Ootomo, …) the combine pass, separated by sync_all
 // as kernel launches are on hardware. Within a phase the pipes are chained
 // by set/wait flags only, so the pipes overlap as far as the buffers allow
 // (DESIGN.md "The core model"); every wait's matching set comes earlier in
@@ -14,12 +17,12 @@ import (
 func (pl *gemmPlan) stream(core int) isa.Stream {
 	return func(yield func(isa.Instr) bool) {
 		e := newEmitter(yield, pl.mach)
-		if !pl.v.native && !pl.v.int8 { // igemm's INT8 inputs go to the cube as they are
+		if pl.sp != nil { // FP32 inputs, INT8 inputs go to the cube as they are
 			pl.emitSplit(e, core)
 			e.syncAll()
 		}
 		pl.emitGEMM(e, core)
-		if pl.combine {
+		if len(pl.planes) > 0 {
 			e.syncAll()
 			pl.emitCombine(e, core)
 		}
@@ -56,53 +59,71 @@ func (pl *gemmPlan) chunksOf(core int, lens ...int64) []chunkJob {
 	return out
 }
 
-// emitSplit emits the FP32 → FP16 hi/lo split of A and B on the vector
-// unit: hi = FP16(x), lo = FP16((x − hi)·2^sb) (hgemm: hi only), in two
-// UB slots so that loads, vector work and stores overlap.
+// emitSplit emits the split of A and B into the scheme's pieces on the
+// vector unit (schemePlan.split's operations: piece i = round_i(r·2^s_i),
+// r = r − piece_i·2^−s_i, in FP32; SGEMM-cube: hi = FP16(x), lo =
+// FP16((x − hi)·2^sb); hgemm: hi only), in two UB slots so that loads,
+// vector work and stores overlap. The residual alternates between x and
+// the temporary hf; a piece that is not the last is scaled into the other
+// of the two, the last in place.
 func (pl *gemmPlan) emitSplit(e *emitter, core int) {
+	sp := pl.sp
 	M, K, N := int64(pl.p.M), int64(pl.p.K), int64(pl.p.N)
 	jobs := pl.chunksOf(core, M*K, K*N)
 	if len(jobs) == 0 {
 		return
 	}
 	E := int64(pl.splitChunk)
+	es := int64(sp.format.Bytes())
 	slots := int64(2)
 	e.alloc(isa.UB, 0, slots*pl.splitSlot, "split")
 	e.presetTokens(slotTokens)
-	sb := float64(int64(1) << pl.p.Split.SB)
+	last := len(sp.rounds) - 1
+	if len(sp.nA) > 0 && len(sp.nB) > 0 {
+		last = max(sp.nA[len(sp.nA)-1], sp.nB[len(sp.nB)-1])
+	}
 	for i, j := range jobs {
 		s := i % int(slots)
 		base := int64(s) * pl.splitSlot
-		x, hf := base, base+4*E
-		hi, lo := base+8*E, base+10*E
-		if !pl.v.split {
-			hi = base + 4*E
-		}
-		src32, dstHi, dstLo := pl.a32, pl.aHi, pl.aLo
+		piece := func(x int) int64 { return base + 4*E*int64(1+pl.splitTemps) + es*E*int64(x) }
+		src32, used, dst := pl.a32, sp.nA, pl.pieceA
 		if j.which == 1 {
-			src32, dstHi, dstLo = pl.b32, pl.bHi, pl.bLo
+			src32, used, dst = pl.b32, sp.nB, pl.pieceB
 		}
 		n := int(j.n)
 		e.waitFlag(isa.V, isa.MTE2, fSlot+s)
-		e.copy2D(isa.MTE2, ubOp(x), gmOp(src32+4*j.src), 1, 4*j.n, 0, 0)
+		e.copy2D(isa.MTE2, ubOp(base), gmOp(src32+4*j.src), 1, 4*j.n, 0, 0)
 		e.setFlag(isa.MTE2, isa.V, fSlot+s)
 		e.waitFlag(isa.MTE2, isa.V, fSlot+s)
 		e.waitFlag(isa.MTE3, isa.V, fSlot+s)
-		e.vec(isa.VCast, hi, x, 0, n, fp.FP32, fp.FP16, 0, pl.round, pl.sat)
-		if pl.v.split {
-			e.vec(isa.VCast, hf, hi, 0, n, fp.FP16, fp.FP32, 0, fp.RNE, false)
-			e.vec(isa.VSub, hf, x, hf, n, fp.FP32, fp.FP32, 0, fp.RNE, false)
-			if pl.p.Split.SB != 0 {
-				e.vec(isa.VMuls, hf, hf, 0, n, fp.FP32, fp.FP32, sb, fp.RNE, false)
+		r, t := base, base+4*E // the residual and the temporary
+		for x := 0; x <= last; x++ {
+			o, sc := sp.rounds[x], sp.scales[x]
+			from := r
+			if sc != 0 {
+				if x == last {
+					e.vec(isa.VMuls, r, r, 0, n, fp.FP32, fp.FP32, math.Ldexp(1, sc), fp.RNE, false)
+				} else {
+					e.vec(isa.VMuls, t, r, 0, n, fp.FP32, fp.FP32, math.Ldexp(1, sc), fp.RNE, false)
+					from = t
+				}
 			}
-			e.vec(isa.VCast, lo, hf, 0, n, fp.FP32, fp.FP16, 0, pl.round, pl.sat)
+			e.vec(isa.VCast, piece(x), from, 0, n, fp.FP32, sp.format, 0, o.Round, o.Saturate)
+			if x == last {
+				break
+			}
+			e.vec(isa.VCast, t, piece(x), 0, n, sp.format, fp.FP32, 0, fp.RNE, false)
+			if sc != 0 {
+				e.vec(isa.VMuls, t, t, 0, n, fp.FP32, fp.FP32, math.Ldexp(1, -sc), fp.RNE, false)
+			}
+			e.vec(isa.VSub, t, r, t, n, fp.FP32, fp.FP32, 0, fp.RNE, false)
+			r, t = t, r
 		}
 		e.setFlag(isa.V, isa.MTE2, fSlot+s)
 		e.setFlag(isa.V, isa.MTE3, fSlot+s)
 		e.waitFlag(isa.V, isa.MTE3, fSlot+s)
-		e.copy2D(isa.MTE3, gmOp(dstHi+2*j.src), ubOp(hi), 1, 2*j.n, 0, 0)
-		if pl.v.split {
-			e.copy2D(isa.MTE3, gmOp(dstLo+2*j.src), ubOp(lo), 1, 2*j.n, 0, 0)
+		for _, x := range used {
+			e.copy2D(isa.MTE3, gmOp(dst[x]+es*j.src), ubOp(piece(x)), 1, es*j.n, 0, 0)
 		}
 		e.setFlag(isa.MTE3, isa.V, fSlot+s)
 	}
@@ -110,8 +131,13 @@ func (pl *gemmPlan) emitSplit(e *emitter, core int) {
 	e.free(isa.UB, "split")
 }
 
-// emitCombine emits C = C_hh + (C_hl + C_lh)·2^-sb over chunks of C.
+// emitCombine emits the scheme's epilogue over chunks of C: the planes
+// P_g (each group's FP32 accumulator) to C in FP32 RNE, as
+// schemePlan.combine — ordered: C = w_0·P_0, then C += w_g·P_g;
+// corrections first: C = w_0·P_0 + w_1·(P_1 + P_2 + …) (SGEMM-cube: C =
+// C_hh + (C_hl + C_lh)·2^-sb). A weight 2^0 costs no multiply.
 func (pl *gemmPlan) emitCombine(e *emitter, core int) {
+	sp := pl.sp
 	jobs := pl.chunksOf(core, int64(pl.p.M)*int64(pl.p.N))
 	if len(jobs) == 0 {
 		return
@@ -122,24 +148,39 @@ func (pl *gemmPlan) emitCombine(e *emitter, core int) {
 	for i, j := range jobs {
 		s := i % 2
 		base := int64(s) * pl.combSlot
-		hh, hl, lh := base, base+4*E, base+8*E
+		plane := func(g int) int64 { return base + 4*E*int64(g) }
 		n := int(j.n)
+		scale := func(g int) {
+			if w := sp.groups[g].weight; w != 0 {
+				e.vec(isa.VMuls, plane(g), plane(g), 0, n, fp.FP32, fp.FP32, math.Ldexp(1, -w), fp.RNE, false)
+			}
+		}
+		add := func(dst, src int) { e.vec(isa.VAdd, plane(dst), plane(dst), plane(src), n, fp.FP32, fp.FP32, 0, fp.RNE, false) }
 		e.waitFlag(isa.V, isa.MTE2, fSlot+s)
-		e.copy2D(isa.MTE2, ubOp(hh), gmOp(pl.cTerm[0]+4*j.src), 1, 4*j.n, 0, 0)
-		e.copy2D(isa.MTE2, ubOp(hl), gmOp(pl.cTerm[1]+4*j.src), 1, 4*j.n, 0, 0)
-		e.copy2D(isa.MTE2, ubOp(lh), gmOp(pl.cTerm[2]+4*j.src), 1, 4*j.n, 0, 0)
+		for g, p := range pl.planes {
+			e.copy2D(isa.MTE2, ubOp(plane(g)), gmOp(p+4*j.src), 1, 4*j.n, 0, 0)
+		}
 		e.setFlag(isa.MTE2, isa.V, fSlot+s)
 		e.waitFlag(isa.MTE2, isa.V, fSlot+s)
 		e.waitFlag(isa.MTE3, isa.V, fSlot+s)
-		e.vec(isa.VAdd, hl, hl, lh, n, fp.FP32, fp.FP32, 0, fp.RNE, false)
-		if pl.p.Split.SB != 0 {
-			e.vec(isa.VMuls, hl, hl, 0, n, fp.FP32, fp.FP32, pl.scale, fp.RNE, false)
+		if sp.s.Epilogue == "corrections-first" && len(pl.planes) > 1 {
+			for g := 2; g < len(pl.planes); g++ {
+				add(1, g)
+			}
+			scale(1)
+			scale(0)
+			add(0, 1)
+		} else {
+			scale(0)
+			for g := 1; g < len(pl.planes); g++ {
+				scale(g)
+				add(0, g)
+			}
 		}
-		e.vec(isa.VAdd, hh, hh, hl, n, fp.FP32, fp.FP32, 0, fp.RNE, false)
 		e.setFlag(isa.V, isa.MTE2, fSlot+s)
 		e.setFlag(isa.V, isa.MTE3, fSlot+s)
 		e.waitFlag(isa.V, isa.MTE3, fSlot+s)
-		e.copy2D(isa.MTE3, gmOp(pl.c+4*j.src), ubOp(hh), 1, 4*j.n, 0, 0)
+		e.copy2D(isa.MTE3, gmOp(pl.c+4*j.src), ubOp(plane(0)), 1, 4*j.n, 0, 0)
 		e.setFlag(isa.MTE3, isa.V, fSlot+s)
 	}
 	e.drainTokens(slotTokens)
@@ -157,16 +198,23 @@ func (pl *gemmPlan) emitGEMM(e *emitter, core int) {
 	e.alloc(isa.L1, 0, l1Bytes, "l1")
 	e.alloc(isa.L0A, 0, int64(pl.nL0)*pl.l0aBuf, "l0a")
 	e.alloc(isa.L0B, 0, int64(pl.nL0)*pl.l0bBuf, "l0b")
-	e.alloc(isa.L0C, 0, int64(pl.nC)*pl.l0cBuf, "l0c")
-	ubTiles := int64(2 * pl.nU)
-	if pl.passes[0].elementwise {
-		ubTiles = 3
+	e.alloc(isa.L0C, 0, pl.l0cOut+2*int64(pl.maxOut)*pl.l0cTile, "l0c")
+	ubBytes := pl.ubOut
+	if pl.maxOut > 0 {
+		ubBytes = pl.ubPart
+		if pl.groups > 1 {
+			ubBytes += int64(pl.maxOut) * pl.ubTile
+		}
 	}
-	e.alloc(isa.UB, 0, ubTiles*pl.ubTile, "ub")
+	e.alloc(isa.UB, 0, ubBytes, "ub")
 	// Pre-set the "free" flags of every buffer; drained at the end.
 	tokens := kernelTokens(fA, fB, pl.nB, pl.nL0, pl.nC, pl.nU, func(u int) []token {
 		return []token{{isa.V, isa.MTE2, fUB + u}, {isa.MTE3, isa.V, fUB + u}}
 	})
+	if pl.maxOut > 0 {
+		tokens = append(tokens, token{isa.V, isa.M, fOutC}, token{isa.V, isa.M, fOutC + 1},
+			token{isa.V, isa.MTE2, fOutUB}, token{isa.MTE3, isa.V, fOutUB})
+	}
 	e.presetTokens(tokens)
 	st := &gemmState{}
 	for pi := range pl.passes {
@@ -185,6 +233,7 @@ func (pl *gemmPlan) emitGEMM(e *emitter, core int) {
 // gemmState rotates the double buffers across the whole GEMM phase.
 type gemmState struct {
 	p, q, c, u int
+	s          int // the outside accumulators' L0C slot
 }
 
 // emitRowBlock emits row block i, column blocks [j0, j1), of one pass.
@@ -192,6 +241,7 @@ func (pl *gemmPlan) emitRowBlock(e *emitter, st *gemmState, ps *gemmPass, i, j0,
 	N, lda := int64(pl.p.N), pl.lda
 	eb := int64(pl.in.Bytes())
 	rows := pl.rows(i)
+	inside, outside := ps.inside(), ps.outside()
 	for g := 0; g < pl.groups && e.ok(); g++ {
 		kb0 := g * pl.nfused
 		kb1 := min(pl.nkb, kb0+pl.nfused)
@@ -208,11 +258,11 @@ func (pl *gemmPlan) emitRowBlock(e *emitter, st *gemmState, ps *gemmPass, i, j0,
 		e.waitFlag(isa.MTE2, isa.MTE1, fA)
 		for j := j0; j < j1; j++ {
 			cols := pl.cols(j)
-			// Termwise: one L0C buffer per tile, accumulated over the
-			// group; elementwise: a fresh buffer per k-block.
+			// Inside accumulators: one L0C buffer per tile, accumulated
+			// over the group; elementwise: a fresh buffer per k-block.
 			c := st.c
 			l0c := int64(c) * pl.l0cBuf
-			if !ps.elementwise {
+			if !ps.elementwise && len(inside) > 0 {
 				st.c = (st.c + 1) % pl.nC
 				e.waitFlag(isa.V, isa.M, fL0C+c)
 			}
@@ -254,59 +304,147 @@ func (pl *gemmPlan) emitRowBlock(e *emitter, st *gemmState, ps *gemmPass, i, j0,
 					l0c = int64(c) * pl.l0cBuf
 					e.waitFlag(isa.V, isa.M, fL0C+c)
 				}
-				for pi, pr := range ps.prods {
-					a := int64(q)*pl.l0aBuf + int64(pr[0])*pl.aBlk
-					b := int64(q)*pl.l0bBuf + int64(pr[1])*pl.bBlk
-					init := ps.elementwise || kb == kb0
-					e.mmadTo(l0c+int64(pi)*pl.l0cTile, a, b, rows, depth, cols, pl.in, pl.out, init)
+				s := st.s
+				if len(outside) > 0 {
+					st.s = 1 - st.s
+					e.waitFlag(isa.V, isa.M, fOutC+s)
+				}
+				nIn, nOut := 0, 0
+				for _, acc := range ps.accs {
+					tile, init := l0c+int64(nIn)*pl.l0cTile, ps.elementwise || kb == kb0
+					if acc.outside {
+						tile, init = pl.l0cOut+int64(s*pl.maxOut+nOut)*pl.l0cTile, true
+						nOut++
+					} else {
+						nIn++
+					}
+					for pi, pr := range acc.prods {
+						a := int64(q)*pl.l0aBuf + int64(pr[0])*pl.aBlk
+						b := int64(q)*pl.l0bBuf + int64(pr[1])*pl.bBlk
+						e.mmadTo(tile, a, b, rows, depth, cols, pl.in, pl.out, init && pi == 0)
+					}
 				}
 				e.setFlag(isa.M, isa.MTE1, fL0+q)
 				if ps.elementwise {
 					e.setFlag(isa.M, isa.V, fL0C+c)
 					pl.emitFold(e, ps, i, j, rows, cols, l0c, c, g, kb == kb0, kb == kb1-1)
 				}
+				if len(outside) > 0 {
+					e.setFlag(isa.M, isa.V, fOutC+s)
+					pl.emitOutsideFold(e, ps, i, j, rows, cols, s, g, kb == kb0, kb == kb1-1, j == j0, j == j1-1 && len(inside) == 0)
+				}
 			}
-			if !ps.elementwise {
+			if !ps.elementwise && len(inside) > 0 {
 				e.setFlag(isa.M, isa.V, fL0C+c)
-				pl.emitTileOut(e, st, ps, i, j, rows, cols, l0c, c, g, j == j0, j == j1-1)
+				pl.emitTileOut(e, st, ps, i, j, rows, cols, l0c, c, g, j == j0 && len(outside) == 0, j == j1-1)
 			}
 		}
 	}
 }
 
-// emitTileOut moves a termwise tile from L0C through UB to GM, adding the
-// previous groups' partial result (FP32 RNE, in increasing k).
-func (pl *gemmPlan) emitTileOut(e *emitter, st *gemmState, ps *gemmPass, i, j, rows, cols int, l0c int64, c, g int, firstTile, lastTile bool) {
+// emitTileOut moves the tiles of the pass's inside accumulators from L0C
+// through UB to GM, adding the previous groups' partial results (FP32 RNE,
+// in increasing k). waitWrite: the first partial load of the group waits
+// for the previous group's writes; lastTile: the group's last tile, after
+// which they are signalled.
+func (pl *gemmPlan) emitTileOut(e *emitter, st *gemmState, ps *gemmPass, i, j, rows, cols int, l0c int64, c, g int, waitWrite, lastTile bool) {
 	N := int64(pl.p.N)
-	u := st.u
-	st.u = (st.u + 1) % pl.nU
-	tileT := int64(2*u) * pl.ubTile
-	tileP := tileT + pl.ubTile
-	gm := ps.out + (int64(i*pl.bm)*N+int64(j*pl.bn))*4
 	rowBytes := int64(cols) * 4
-	if g > 0 {
-		e.waitFlag(isa.V, isa.MTE2, fUB+u)
+	inside := ps.inside()
+	for x, ai := range inside {
+		u := st.u
+		st.u = (st.u + 1) % pl.nU
+		tileT := int64(2*u) * pl.ubTile
+		tileP := tileT + pl.ubTile
+		gm := ps.accs[ai].out + (int64(i*pl.bm)*N+int64(j*pl.bn))*4
+		if g > 0 {
+			e.waitFlag(isa.V, isa.MTE2, fUB+u)
+			if waitWrite && x == 0 {
+				e.waitFlag(isa.MTE3, isa.MTE2, fWrite)
+			}
+			e.copy2D(isa.MTE2, ubOp(tileP), gmOp(gm), rows, rowBytes, rowBytes, N*4)
+			e.setFlag(isa.MTE2, isa.V, fUB+u)
+		}
+		if x == 0 {
+			e.waitFlag(isa.M, isa.V, fL0C+c)
+		}
+		e.waitFlag(isa.MTE3, isa.V, fUB+u)
+		e.l0cToUBAs(tileT, l0c+int64(x)*pl.l0cTile, rows, cols, pl.out)
+		if x == len(inside)-1 {
+			e.setFlag(isa.V, isa.M, fL0C+c)
+		}
+		if g > 0 {
+			e.waitFlag(isa.MTE2, isa.V, fUB+u)
+			e.vec(isa.VAdd, tileT, tileP, tileT, rows*cols, pl.out, pl.out, 0, fp.RNE, false)
+			e.setFlag(isa.V, isa.MTE2, fUB+u)
+		}
+		e.setFlag(isa.V, isa.MTE3, fUB+u)
+		e.waitFlag(isa.V, isa.MTE3, fUB+u)
+		e.copy2D(isa.MTE3, gmOp(gm), ubOp(tileT), rows, rowBytes, N*4, rowBytes)
+		e.setFlag(isa.MTE3, isa.V, fUB+u)
+		if lastTile && g < pl.groups-1 && x == len(inside)-1 {
+			e.setFlag(isa.MTE3, isa.MTE2, fWrite)
+		}
+	}
+}
+
+// emitOutsideFold adds one k-block's products of the pass's outside
+// accumulators (L0C slot s, each from zero) to their FP32 tiles in UB
+// (Ootomo's accumulation outside the matrix unit): at the group's first
+// k-block the tiles start from the products plus, after the first group,
+// the previous groups' partial sums (loaded from GM); at its last they go
+// to GM. firstTile: the group's first tile, whose load waits for the
+// previous group's writes; signal: the group's last tile when no inside
+// accumulator follows, whose store signals them.
+func (pl *gemmPlan) emitOutsideFold(e *emitter, ps *gemmPass, i, j, rows, cols, s, g int, firstKB, lastKB, firstTile, signal bool) {
+	N := int64(pl.p.N)
+	rowBytes := int64(cols) * 4
+	n := rows * cols
+	outside := ps.outside()
+	acc := func(x int) int64 { return pl.ubOut + int64(x)*pl.ubTile }
+	part := func(x int) int64 { return pl.ubPart + int64(x)*pl.ubTile }
+	gm := func(x int) int64 { return ps.accs[outside[x]].out + (int64(i*pl.bm)*N+int64(j*pl.bn))*4 }
+	if firstKB && g > 0 {
+		e.waitFlag(isa.V, isa.MTE2, fOutUB)
 		if firstTile {
 			e.waitFlag(isa.MTE3, isa.MTE2, fWrite)
 		}
-		e.copy2D(isa.MTE2, ubOp(tileP), gmOp(gm), rows, rowBytes, rowBytes, N*4)
-		e.setFlag(isa.MTE2, isa.V, fUB+u)
+		for x := range outside {
+			e.copy2D(isa.MTE2, ubOp(part(x)), gmOp(gm(x)), rows, rowBytes, rowBytes, N*4)
+		}
+		e.setFlag(isa.MTE2, isa.V, fOutUB)
 	}
-	e.waitFlag(isa.M, isa.V, fL0C+c)
-	e.waitFlag(isa.MTE3, isa.V, fUB+u)
-	e.l0cToUBAs(tileT, l0c, rows, cols, pl.out)
-	e.setFlag(isa.V, isa.M, fL0C+c)
-	if g > 0 {
-		e.waitFlag(isa.MTE2, isa.V, fUB+u)
-		e.vec(isa.VAdd, tileT, tileP, tileT, rows*cols, pl.out, pl.out, 0, fp.RNE, false)
-		e.setFlag(isa.V, isa.MTE2, fUB+u)
+	e.waitFlag(isa.M, isa.V, fOutC+s)
+	if firstKB {
+		e.waitFlag(isa.MTE3, isa.V, fOutUB) // the tiles are stored
 	}
-	e.setFlag(isa.V, isa.MTE3, fUB+u)
-	e.waitFlag(isa.V, isa.MTE3, fUB+u)
-	e.copy2D(isa.MTE3, gmOp(gm), ubOp(tileT), rows, rowBytes, N*4, rowBytes)
-	e.setFlag(isa.MTE3, isa.V, fUB+u)
-	if lastTile && g < pl.groups-1 {
-		e.setFlag(isa.MTE3, isa.MTE2, fWrite)
+	for x := range outside {
+		src := pl.l0cOut + int64(s*pl.maxOut+x)*pl.l0cTile
+		if firstKB {
+			e.l0cToUB(acc(x), src, rows, cols)
+			continue
+		}
+		e.l0cToUB(pl.ubStage, src, rows, cols)
+		e.vec(isa.VAdd, acc(x), acc(x), pl.ubStage, n, fp.FP32, fp.FP32, 0, fp.RNE, false)
+	}
+	e.setFlag(isa.V, isa.M, fOutC+s)
+	if firstKB && g > 0 {
+		e.waitFlag(isa.MTE2, isa.V, fOutUB)
+		for x := range outside {
+			e.vec(isa.VAdd, acc(x), part(x), acc(x), n, fp.FP32, fp.FP32, 0, fp.RNE, false)
+		}
+		e.setFlag(isa.V, isa.MTE2, fOutUB)
+	}
+	if lastKB {
+		e.setFlag(isa.V, isa.MTE3, fOutUB)
+		e.waitFlag(isa.V, isa.MTE3, fOutUB)
+		for x := range outside {
+			e.copy2D(isa.MTE3, gmOp(gm(x)), ubOp(acc(x)), rows, rowBytes, N*4, rowBytes)
+		}
+		e.setFlag(isa.MTE3, isa.V, fOutUB)
+		if signal && g < pl.groups-1 {
+			e.setFlag(isa.MTE3, isa.MTE2, fWrite)
+		}
 	}
 }
 

@@ -248,8 +248,7 @@ func (j *ozakiDaVinciJob) layout() error {
 			dp.Kind = name
 			aCol := base + int64(g.tmin-1)*lc
 			bRow := base + (s-int64(g.d-g.tmin))*lc
-			pl, err := newDaVinciInt8Plan(j.file, dp, j.mach, s*k, []gemmPass{{name: "int8", aMats: []int64{j.gmDigitsA + aCol},
-				bMats: []int64{j.gmDigitsB + bRow*n}, prods: [][2]int{{0, 0}}, out: plane}})
+			pl, err := newDaVinciInt8Plan(j.file, dp, j.mach, s*k, []gemmPass{singlePass("int8", j.gmDigitsA+aCol, j.gmDigitsB+bRow*n, plane)})
 			if err != nil {
 				return err
 			}
@@ -431,7 +430,7 @@ func (j *ozakiDaVinciJob) readPlane(x int) error {
 	p := &j.p.GEMMParams
 	mn := p.M * p.N
 	raw := make([]byte, 4*mn)
-	if err := j.chip.GM().Read(j.gemms[x].passes[0].out, raw); err != nil {
+	if err := j.chip.GM().Read(j.gemms[x].passes[0].accs[0].out, raw); err != nil {
 		return err
 	}
 	d := make([]int32, mn)
