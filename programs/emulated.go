@@ -88,7 +88,7 @@ func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	tg, ok := newGPUTarget(m)
 	if !ok {
-		return nil, bad("scheme", "on %s (%s) emulated-gemm runs the schemes native (on an FP32 cube) and ape-int16 (on the INT8 cube); the other schemes and auto are generated for GPU machines (nvidia-sm, amd-cu) — SGEMM-cube on DaVinci: kind sgemm-cube", m.Name, m.Kind)
+		return buildEmulatedDaVinci(f, m, o, ep, bad)
 	}
 	if ep.Scheme == "auto" {
 		return buildEmulatedAuto(f, m, o, ep, tg, bad)
@@ -99,13 +99,11 @@ func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
 	return buildEmulatedScheme(f, m, o, ep, tg, bad)
 }
 
-// buildEmulatedScheme builds the emulated GEMM of ep's (named or given)
-// scheme.
-func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedParams, tg *gpuTarget, bad func(key, format string, a ...any) error) (*emulatedJob, error) {
-	p := ep.GEMMParams
-	o.apply(&p.Numerics, &p.Inputs.Seed)
+// decodeScheme resolves a program's scheme: a preset's name or a Scheme
+// given inline.
+func decodeScheme(scheme any, bad func(key, format string, a ...any) error) (*schemePlan, error) {
 	var s Scheme
-	switch v := ep.Scheme.(type) {
+	switch v := scheme.(type) {
 	case nil:
 		return nil, bad("scheme", "missing: name a preset (%s), auto, or give pieces and groups", strings.Join(SchemeNames(), ", "))
 	case string:
@@ -119,7 +117,15 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 			return nil, bad("scheme", "%v", err)
 		}
 	}
-	sp, err := resolveScheme(s, bad)
+	return resolveScheme(s, bad)
+}
+
+// buildEmulatedScheme builds the emulated GEMM of ep's (named or given)
+// scheme.
+func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedParams, tg *gpuTarget, bad func(key, format string, a ...any) error) (*emulatedJob, error) {
+	p := ep.GEMMParams
+	o.apply(&p.Numerics, &p.Inputs.Seed)
+	sp, err := decodeScheme(ep.Scheme, bad)
 	if err != nil {
 		return nil, err
 	}
@@ -487,10 +493,7 @@ func (j *emulatedJob) goldenTile(model cube.Model, r0, mm, c0, nn int) (accs [][
 func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
 	p, sp, tg := &j.p, j.sp, j.tg
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
-	nprod := 0
-	for _, g := range sp.groups {
-		nprod += len(g.prods)
-	}
+	nprod := sp.products()
 	name := tg.matrixPeak[sp.format]
 	peak, _ := chip.M.Peak(name)
 	reportThroughput(rep, st, flops, peak/float64(nprod),

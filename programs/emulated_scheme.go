@@ -348,5 +348,14 @@ func (sp *schemePlan) combine(acc []float32) float32 {
 	return c
 }
 
+// products is the number of piece products the scheme runs.
+func (sp *schemePlan) products() int {
+	n := 0
+	for _, g := range sp.groups {
+		n += len(g.prods)
+	}
+	return n
+}
+
 // pieceSlot maps a piece index to its position among the staged pieces.
 func pieceSlot(used []int, i int) int { return slices.Index(used, i) }

@@ -431,7 +431,6 @@ func TestEmulatedWholeSchemesBadInput(t *testing.T) {
 		{"ascend-910a", []string{"program.scheme=ape-int16", "program.tiling.bm=128", "program.tiling.bk=48", "program.tiling.bn=128"}, `key "tiling.bk": must be a multiple of 32`},
 		{"ascend-910b3", []string{"program.scheme=ape-int16", "program.k=131072", "program.numerics=off"}, `key "k": ape-int16's INT32 accumulators`},
 		{"ascend-910a", []string{"program.scheme=native"}, `key "scheme": native FP32 needs FP32 matrix units`},
-		{"ascend-910b3", []string{"program.scheme=ootomo"}, `key "scheme": on ascend-910b3 (davinci) emulated-gemm runs the schemes native (on an FP32 cube) and ape-int16`},
 		{"a100", []string{"program.scheme=ape-int16", "program.k=131072", "program.numerics=off"}, `key "k": ape-int16's INT32 accumulators`},
 	} {
 		_, err := runEmulated(t, c.machine, c.sets...)

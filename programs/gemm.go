@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
@@ -86,6 +87,13 @@ func buildDaVinciGEMM(f *File, m *machines.Machine, p GEMMParams, v gemmVariant)
 	if v.int8 {
 		return newDaVinciIGEMM(f, pl)
 	}
+	return newGEMMJob(f, pl)
+}
+
+// newGEMMJob is the job of a planned DaVinci GEMM (FP16/BF16 pieces or
+// native FP32): its inputs made (numerics) or checked.
+func newGEMMJob(f *File, pl *gemmPlan) (*gemmJob, error) {
+	p := pl.p
 	j := &gemmJob{file: f.Path, pl: pl}
 	if p.Numerics != NumericsOff {
 		if err := j.makeInputs(f); err != nil {
@@ -193,6 +201,11 @@ func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) er
 		peak, _ = chip.M.Peak("FP32")
 	case pl.v.split:
 		conv, peak = "fp32-equivalent (2mnk; peak = FP16 peak / 3)", fp16Peak/3
+	case pl.v.scheme != nil:
+		name := strings.ToUpper(pl.in.String())
+		fpeak, _ := chip.M.Peak(name)
+		n := pl.v.scheme.products()
+		conv, peak = fmt.Sprintf("fp32-equivalent (2mnk; peak = %s cube peak / %d products)", name, n), fpeak/float64(n)
 	}
 	reportThroughput(rep, st, flops, peak, conv)
 	rep.Program = j.programSection()
@@ -279,7 +292,7 @@ func (j *gemmJob) finishFull(chip *arch.Chip, rep *report.Report) error {
 func (j *gemmJob) baselines(chip *arch.Chip, rep *report.Report, ref []float64, tiles [][2]int) error {
 	pl, p := j.pl, &j.pl.p
 	rep.Baselines = map[string]report.ErrorReport{}
-	if pl.v.split || pl.v.native {
+	if pl.v.split || pl.v.native || pl.v.scheme != nil {
 		got, err := j.hgemmTiles(chip, tiles)
 		if err != nil {
 			return err
@@ -388,7 +401,7 @@ func (j *gemmJob) sampleTiles(model cube.Model, stop *atomic.Bool) error {
 	var hops *goldenOperands
 	if *p.Baselines {
 		s.cpu = make([][]float32, n)
-		if pl.v.split || pl.v.native {
+		if pl.v.split || pl.v.native || pl.v.scheme != nil {
 			// The plain FP16 GEMM on the same inputs, tiling and numerics.
 			hp := *p
 			hp.Kind = "hgemm"

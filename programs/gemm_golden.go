@@ -126,6 +126,16 @@ func (pl *gemmPlan) goldenTile(model cube.Model, ops *goldenOperands, i, j int) 
 		for _, a := range ps.accs {
 			out := make([]float32, n)
 			part := make([]float32, n)
+			// fold adds a partial sum to out in FP32 (the first is out).
+			fold := func(first bool) {
+				if first {
+					copy(out, part)
+					return
+				}
+				for e := range out {
+					out[e] = out[e] + part[e]
+				}
+			}
 			for g := 0; g < pl.groups; g++ {
 				kb0 := g * pl.nfused
 				kb1 := min(pl.nkb, kb0+pl.nfused)
@@ -135,26 +145,12 @@ func (pl *gemmPlan) goldenTile(model cube.Model, ops *goldenOperands, i, j int) 
 							return nil, err
 						}
 					}
-					if !a.outside {
-						continue
-					}
-					if kb == 0 {
-						copy(out, part)
-						continue
-					}
-					for e := range out {
-						out[e] = out[e] + part[e]
+					if a.outside {
+						fold(kb == 0) // every k-block's products
 					}
 				}
-				if a.outside {
-					continue
-				}
-				if g == 0 {
-					copy(out, part)
-					continue
-				}
-				for e := range out {
-					out[e] = out[e] + part[e]
+				if !a.outside {
+					fold(g == 0) // every L1 group's chained products
 				}
 			}
 			for len(accs) <= a.group {

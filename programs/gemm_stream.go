@@ -155,7 +155,9 @@ func (pl *gemmPlan) emitCombine(e *emitter, core int) {
 				e.vec(isa.VMuls, plane(g), plane(g), 0, n, fp.FP32, fp.FP32, math.Ldexp(1, -w), fp.RNE, false)
 			}
 		}
-		add := func(dst, src int) { e.vec(isa.VAdd, plane(dst), plane(dst), plane(src), n, fp.FP32, fp.FP32, 0, fp.RNE, false) }
+		add := func(dst, src int) {
+			e.vec(isa.VAdd, plane(dst), plane(dst), plane(src), n, fp.FP32, fp.FP32, 0, fp.RNE, false)
+		}
 		e.waitFlag(isa.V, isa.MTE2, fSlot+s)
 		for g, p := range pl.planes {
 			e.copy2D(isa.MTE2, ubOp(plane(g)), gmOp(p+4*j.src), 1, 4*j.n, 0, 0)

@@ -1,0 +1,222 @@
+package programs
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/davinci-sim/davinci-sim/accuracy"
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/report"
+)
+
+// The FP32 emulation schemes on a DaVinci machine (the 910A's FP16 cube,
+// the 910B3's FP16 and BF16 cube), generated as SGEMM-cube's pipe programs
+// are (gemm_stream.go), the phases separated by sync_all as kernel
+// launches are:
+//
+//  1. the split on the vector unit (schemePlan.split's FP32 operations over
+//     UB chunks of A and B), each piece a product reads to GM;
+//  2. the product passes on the cube — fused: one pass staging every
+//     piece, an L0C accumulator per group; termwise: one pass per group —
+//     SGEMM-cube Algorithm 1's tiles, L1 groups of resident A blocks and
+//     double-buffered L0/L0C/UB. An inside accumulator chains its products
+//     through the MMADs over an L1 group; the groups' partial sums are
+//     added in FP32 on the vector unit (the 910A's L0C holds a tile over
+//     one L1 group only). An outside one (Ootomo) takes each k-block's
+//     products from zero in an L0C slot of its own and is added in FP32 on
+//     the vector unit while the cube runs the next k-block;
+//  3. the epilogue pass on the vector unit, over chunks of C: the groups'
+//     FP32 planes combined as the scheme says (none when one unscaled
+//     accumulator is C itself: hgemm, Markidis, Ape FP32-M).
+//
+// The golden model (gemmPlan.goldenTile) does the same arithmetic on the
+// host: kind sgemm-cube and hgemm build from the sgemm-cube and hgemm
+// presets, so scheme sgemm-cube runs SGEMM-cube's own program.
+
+// daVinciTileSizes are the square output tiles (bm = bn, bk = 64) tried,
+// largest first, for a scheme on a DaVinci machine when the program gives
+// no tiling: SGEMM-cube's 176 (its Sec. 5.1.1) down to the largest whose
+// pieces, accumulators and their UB tiles fit the buffers.
+var daVinciTileSizes = []int{176, 160, 144, 128, 112, 96, 80, 64, 48, 32, 16}
+
+// daVinciSchemeJob is an FP32 emulation scheme on a DaVinci machine: the
+// GEMM job of its plan, whose report it completes with the scheme and
+// LE-GEMM's error metrics against a CPU FP32 SGEMM.
+type daVinciSchemeJob struct {
+	*gemmJob
+	histBins int
+}
+
+// buildEmulatedDaVinci builds kind emulated-gemm's FP32 schemes on a
+// DaVinci machine m.
+func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedParams, bad func(key, format string, a ...any) error) (Job, error) {
+	p := ep.GEMMParams
+	o.apply(&p.Numerics, &p.Inputs.Seed)
+	if ep.Scheme == "auto" {
+		return nil, bad("scheme", "auto is generated for GPU machines (nvidia-sm, amd-cu); on %s (%s) name a scheme (%s)", m.Name, m.Kind, strings.Join(SchemeNames(), ", "))
+	}
+	if ep.TargetBits != 0 {
+		return nil, bad("target_bits", "applies to scheme: auto")
+	}
+	sp, err := decodeScheme(ep.Scheme, bad)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range []struct {
+		key string
+		set bool
+	}{{"accumulation", p.Accumulation != ""}, {"split", p.Split != (Split{})}} {
+		if d.set {
+			return nil, bad(d.key, "does not apply to emulated-gemm: the scheme says how inputs split and where products accumulate (SGEMM-cube's elementwise accumulation: kind sgemm-cube)")
+		}
+	}
+	cb := m.DaVinci().Cube
+	switch ks := map[fp.Format]int{fp.FP16: cb.KStepFP16, fp.BF16: cb.KStepBF16}[sp.format]; {
+	case sp.format == fp.TF32:
+		return nil, bad("scheme.pieces[0].format", "tf32 pieces need TF32 matrix units; the DaVinci cube has no TF32 mode (machine %s)", m.Name)
+	case ks == 0:
+		return nil, bad("scheme.pieces[0].format", "%s pieces need a %s cube; machine %s has none (core.cube.kstep_%s = 0)",
+			sp.s.Pieces[0].Format, strings.ToUpper(sp.format.String()), m.Name, sp.format)
+	}
+	if ep.HistogramBins < 0 || ep.HistogramBins > 1000 {
+		return nil, bad("histogram_bins", "must be in 0..1000 (0: no histogram) (got %d)", ep.HistogramBins)
+	}
+	v := gemmVariant{scheme: sp}
+	t := &p.Tiling
+	given := t.BM != 0 || t.BK != 0 || t.BN != 0
+	if given { // dimensions not given: bk 64, a square tile
+		t.BK = cmp.Or(t.BK, 64)
+		t.BM = cmp.Or(t.BM, t.BN, 128)
+		t.BN = cmp.Or(t.BN, t.BM)
+	}
+	p.defaults(v)
+	if err := p.validate(f.Path, m, v); err != nil {
+		return nil, err
+	}
+	if p.Inputs.A == "" {
+		if err := sp.checkRange(p.Inputs.rangeExponent(), bad); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.checkHostMemory(f.Path, 16+4*float64(len(sp.rounds))); err != nil {
+		return nil, err
+	}
+	pl, err := daVinciSchemePlan(f.Path, p, given, v, m)
+	if err != nil {
+		return nil, err
+	}
+	j, err := newGEMMJob(f, pl)
+	if err != nil {
+		return nil, err
+	}
+	return &daVinciSchemeJob{gemmJob: j, histBins: ep.HistogramBins}, nil
+}
+
+// daVinciSchemePlan plans the scheme with the program's tiling (given), or
+// (none given) the largest square tile of daVinciTileSizes with bk = 64
+// whose L0A/L0B buffers ping-pong (with buffering: double: the cube does
+// not wait for every k-block's loads); when that tile is under 128 (many
+// pieces: B is read again for every row block of a small tile) the
+// largest with bk = 32 if larger; without ping-pong, the largest that
+// fits. L0C need not ping-pong: a tile leaves once per L1 group of
+// k-blocks. (Measured at 8192³: Markidis on the 910A 73.2 TFLOP/s at
+// 128×64×128 against 69.7 at 176×32×176; Ape FP32-B on the 910B3 37.4 at
+// 144×32×144 against 25.6 at 80×64×80.)
+func daVinciSchemePlan(file string, p GEMMParams, given bool, v gemmVariant, m *machines.Machine) (*gemmPlan, error) {
+	if given {
+		return newGEMMPlan(file, p, v, m)
+	}
+	var fits *gemmPlan
+	var err error
+	largest := func(bk int) (*gemmPlan, error) {
+		for _, t := range daVinciTileSizes {
+			p.Tiling.BM, p.Tiling.BK, p.Tiling.BN = t, bk, t
+			var pl *gemmPlan
+			if pl, err = newGEMMPlan(file, p, v, m); err != nil {
+				if !strings.Contains(err.Error(), `key "tiling`) {
+					return nil, err
+				}
+				continue
+			}
+			if p.Buffering != "double" || pl.nL0 == 2 {
+				return pl, nil
+			}
+			if fits == nil || pl.bm > fits.bm {
+				fits = pl
+			}
+		}
+		return nil, nil
+	}
+	best, e := largest(64)
+	if e != nil {
+		return nil, e
+	}
+	if best == nil || best.bm < 128 {
+		alt, e := largest(32)
+		if e != nil {
+			return nil, e
+		}
+		if alt != nil && (best == nil || alt.bm > best.bm) {
+			best = alt
+		}
+	}
+	if best == nil {
+		best = fits
+	}
+	if best == nil {
+		return nil, fmt.Errorf("no square tile of %d..%d with bk = 64 or 32 fits machine %s's buffers (the smallest: %w)", daVinciTileSizes[0], daVinciTileSizes[len(daVinciTileSizes)-1], m.Name, err)
+	}
+	return best, nil
+}
+
+// Finish fills the GEMM's report, then names the scheme and adds the
+// errors against a CPU FP32 SGEMM (numerics on).
+func (j *daVinciSchemeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
+	if err := j.gemmJob.Finish(chip, st, rep); err != nil {
+		return err
+	}
+	pl, p, sp := j.pl, &j.pl.p, j.pl.sp
+	name := sp.s.Name
+	if name == "" {
+		name = "custom"
+	}
+	var kernels []map[string]any
+	for _, ps := range pl.passes {
+		kernels = append(kernels, map[string]any{"name": p.Kind + "/" + ps.name, "tiles": pl.nrb * pl.ncb})
+	}
+	prog := rep.Program
+	delete(prog, "split")
+	delete(prog, "accumulation")
+	prog["kind"] = p.Kind
+	prog["scheme"] = name
+	prog["pieces"], prog["groups"] = sp.s.Pieces, sp.s.Groups
+	prog["kernels"], prog["epilogue"] = sp.s.Kernels, sp.s.Epilogue
+	prog["product_kernels"] = kernels
+	epilogue := "none: the one accumulator is C"
+	if len(pl.planes) > 0 {
+		epilogue = fmt.Sprintf("a pass over %d FP32 planes on the vector unit", len(pl.planes))
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("%s on %s: split on the vector unit (%d FP32 operations an element), product passes: %d on the %s cube, epilogue %s",
+		name, chip.M.Name, sp.splitOps(), len(pl.passes), strings.ToUpper(pl.in.String()), epilogue))
+	switch {
+	case p.Numerics == NumericsFull && j.c != nil:
+		cpu := accuracy.CPUSGEMM(p.M, p.K, p.N, j.a, j.b)
+		j.cpuErrors(rep, cpu, j.c)
+	case p.Numerics == NumericsSampled && j.smp != nil && j.smp.cpu != nil:
+		j.cpuErrors(rep, slices.Concat(j.smp.cpu...), slices.Concat(j.smp.got...))
+	}
+	return nil
+}
+
+// cpuErrors adds LE-GEMM's metrics of got against the CPU FP32 SGEMM cpu
+// (same elements) and, with histogram_bins, the error histogram.
+func (j *daVinciSchemeJob) cpuErrors(rep *report.Report, cpu, got []float32) {
+	rep.Program["error_vs_cpu_sgemm"] = accuracy.Compare32(accuracy.Widen(cpu), got)
+	if j.histBins > 0 {
+		rep.Program["error_histogram"] = errorHistogram(cpu, got, j.histBins)
+	}
+}
