@@ -91,7 +91,7 @@ func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
 		return buildEmulatedDaVinci(f, m, o, ep, bad)
 	}
 	if ep.Scheme == "auto" {
-		return buildEmulatedAuto(f, m, o, ep, tg, bad)
+		return buildEmulatedAuto(f, m, o, ep, gpuAuto{tg}, bad)
 	}
 	if ep.TargetBits != 0 {
 		return nil, bad("target_bits", "applies to scheme: auto")

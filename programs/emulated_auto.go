@@ -56,9 +56,66 @@ type autoCandidate struct {
 	seconds float64     // simulated time (0: not simulated)
 	sp      *schemePlan // nil: native
 	units   string      // native: where it runs
+	// measured: native's bits are measured on the sample (its numerics
+	// modelled), not predicted.
+	measured bool
 }
 
-func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParams, tg *gpuTarget, bad func(key, format string, a ...any) error) (Job, error) {
+// autoMachine is what scheme auto needs of a machine kind: which piece
+// formats its matrix units take, a lower bound on a scheme's time, its
+// native FP32 candidate, and the job of the chosen scheme.
+type autoMachine interface {
+	// unsupported says why the matrix units take no pieces of format f
+	// ("": they do).
+	unsupported(f fp.Format) string
+	// bound is a lower bound on the time of sp's kernels for a GEMM of
+	// flops: their launches and their products' flops at the matrix peak.
+	bound(sp *schemePlan, flops float64) float64
+	// native is the native FP32 candidate: its accuracy measured on the
+	// sample (measure), or predicted to be FP32 SGEMM's there (fp32Bits)
+	// where its numerics are not modelled.
+	native(p GEMMParams, ep EmulatedParams, flops, fp32Bits, target float64, measure func(scheme string) (float64, error)) (*autoCandidate, error)
+	// build builds the chosen preset (ep.Scheme names it) with auto's
+	// choice in its report.
+	build(f *File, o Options, ep EmulatedParams, auto map[string]any, bad func(key, format string, a ...any) error) (Job, error)
+	describe() string
+}
+
+// gpuAuto is autoMachine for GPU machines.
+type gpuAuto struct{ tg *gpuTarget }
+
+func (a gpuAuto) unsupported(f fp.Format) string {
+	if a.tg.hasMatrix(f) {
+		return ""
+	}
+	return fmt.Sprintf("no %s %s", a.tg.typeName(f), a.tg.units)
+}
+
+func (a gpuAuto) bound(sp *schemePlan, flops float64) float64 {
+	peak, _ := a.tg.m.Peak(a.tg.matrixPeak[sp.format])
+	kernels := 2 // the split and one fused product kernel
+	if sp.s.Kernels == "termwise" {
+		kernels = 1 + len(sp.groups)
+	}
+	return float64(kernels)*a.tg.launch + float64(sp.products())*flops/peak
+}
+
+func (a gpuAuto) native(p GEMMParams, ep EmulatedParams, flops, fp32Bits, target float64, _ func(string) (float64, error)) (*autoCandidate, error) {
+	return autoNative(a.tg.m, a.tg, p, ep, flops, fp32Bits, target), nil
+}
+
+func (a gpuAuto) build(f *File, o Options, ep EmulatedParams, auto map[string]any, bad func(key, format string, a ...any) error) (Job, error) {
+	j, err := buildEmulatedScheme(f, a.tg.m, o, ep, a.tg, bad)
+	if err != nil {
+		return nil, err
+	}
+	j.auto = auto
+	return j, nil
+}
+
+func (a gpuAuto) describe() string { return a.tg.describe() }
+
+func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParams, am autoMachine, bad func(key, format string, a ...any) error) (Job, error) {
 	p := ep.GEMMParams
 	o.apply(&p.Numerics, &p.Inputs.Seed)
 	if p.Inputs.A != "" || p.Inputs.B != "" {
@@ -86,6 +143,17 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		target, from = fp32Bits-0.5, "FP32 SGEMM's bits on the sample less half a bit"
 	}
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
+	// measure returns a scheme's bits on the sample, computed by the
+	// golden model.
+	measure := func(name string) (float64, error) {
+		so := o
+		so.Overrides, so.Numerics = sample(name), NumericsSampled
+		res, err := Execute(f, so, RunHooks{})
+		if err != nil {
+			return 0, fmt.Errorf("%s: scheme auto: measuring %s on the %d×%d×%d sample: %w", f.Path, name, sm, p.K, sn, err)
+		}
+		return res.Report.Error.Bits, nil
+	}
 	var cands []*autoCandidate
 	for _, name := range fp32SchemeNames() {
 		c := &autoCandidate{name: name}
@@ -95,37 +163,28 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 			return nil, err
 		}
 		c.sp = sp
-		if !tg.hasMatrix(sp.format) {
-			c.status, c.reason = "unsupported", fmt.Sprintf("no %s %s", tg.typeName(sp.format), tg.units)
+		if why := am.unsupported(sp.format); why != "" {
+			c.status, c.reason = "unsupported", why
 			continue
 		}
 		if err := sp.checkRange(p.Inputs.rangeExponent(), bad); err != nil {
 			c.status, c.reason = "out-of-range", err.Error()
 			continue
 		}
-		so := o
-		so.Overrides, so.Numerics = sample(name), NumericsSampled
-		res, err := Execute(f, so, RunHooks{})
-		if err != nil {
-			return nil, fmt.Errorf("%s: scheme auto: measuring %s on the %d×%d×%d sample: %w", f.Path, name, sm, p.K, sn, err)
+		if c.bits, err = measure(name); err != nil {
+			return nil, err
 		}
-		c.bits = res.Report.Error.Bits
-		nprod := 0
-		for _, g := range sp.groups {
-			nprod += len(g.prods)
-		}
-		peak, _ := m.Peak(tg.matrixPeak[sp.format])
-		kernels := 2 // the split and one fused product kernel
-		if sp.s.Kernels == "termwise" {
-			kernels = 1 + len(sp.groups)
-		}
-		c.bound = float64(kernels)*tg.launch + float64(nprod)*flops/peak
+		c.bound = am.bound(sp, flops)
 		c.status = "inaccurate"
 		if c.bits >= target {
 			c.status = "accurate"
 		}
 	}
-	cands = append(cands, autoNative(m, tg, p, ep, flops, fp32Bits, target))
+	nc, err := am.native(p, ep, flops, fp32Bits, target, measure)
+	if err != nil {
+		return nil, err
+	}
+	cands = append(cands, nc)
 	var ok []*autoCandidate
 	for _, c := range cands {
 		if c.status == "accurate" {
@@ -140,7 +199,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 			}
 		}
 		if best == nil {
-			return nil, bad("scheme", "auto: no preset runs on %s for these inputs", tg.describe())
+			return nil, bad("scheme", "auto: no preset runs on %s for these inputs", am.describe())
 		}
 		ok = []*autoCandidate{best}
 	}
@@ -181,7 +240,10 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		}
 		if c.sp == nil {
 			r["units"] = c.units
-			if c.bits > 0 {
+			switch {
+			case c.bits > 0 && c.measured:
+				r["bits_from"] = "measured on the sample (the golden model)"
+			case c.bits > 0:
 				r["bits_from"] = "predicted: FP32 SGEMM's on the sample"
 			}
 		}
@@ -202,12 +264,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		j.auto = auto
 		return j, nil
 	}
-	j, err := buildEmulatedScheme(f, m, o, ep, tg, bad)
-	if err != nil {
-		return nil, err
-	}
-	j.auto = auto
-	return j, nil
+	return am.build(f, o, ep, auto, bad)
 }
 
 // autoNative is scheme auto's native candidate: FP32 GEMM without

@@ -49,6 +49,7 @@ var daVinciTileSizes = []int{176, 160, 144, 128, 112, 96, 80, 64, 48, 32, 16}
 type daVinciSchemeJob struct {
 	*gemmJob
 	histBins int
+	auto     map[string]any // scheme: auto's choice (report program.auto)
 }
 
 // buildEmulatedDaVinci builds kind emulated-gemm's FP32 schemes on a
@@ -57,7 +58,7 @@ func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedPa
 	p := ep.GEMMParams
 	o.apply(&p.Numerics, &p.Inputs.Seed)
 	if ep.Scheme == "auto" {
-		return nil, bad("scheme", "auto is generated for GPU machines (nvidia-sm, amd-cu); on %s (%s) name a scheme (%s)", m.Name, m.Kind, strings.Join(SchemeNames(), ", "))
+		return buildEmulatedAuto(f, m, o, ep, daVinciAuto{m}, bad)
 	}
 	if ep.TargetBits != 0 {
 		return nil, bad("target_bits", "applies to scheme: auto")
@@ -74,13 +75,8 @@ func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedPa
 			return nil, bad(d.key, "does not apply to emulated-gemm: the scheme says how inputs split and where products accumulate (SGEMM-cube's elementwise accumulation: kind sgemm-cube)")
 		}
 	}
-	cb := m.DaVinci().Cube
-	switch ks := map[fp.Format]int{fp.FP16: cb.KStepFP16, fp.BF16: cb.KStepBF16}[sp.format]; {
-	case sp.format == fp.TF32:
-		return nil, bad("scheme.pieces[0].format", "tf32 pieces need TF32 matrix units; the DaVinci cube has no TF32 mode (machine %s)", m.Name)
-	case ks == 0:
-		return nil, bad("scheme.pieces[0].format", "%s pieces need a %s cube; machine %s has none (core.cube.kstep_%s = 0)",
-			sp.s.Pieces[0].Format, strings.ToUpper(sp.format.String()), m.Name, sp.format)
+	if why := (daVinciAuto{m}).unsupported(sp.format); why != "" {
+		return nil, bad("scheme.pieces[0].format", "%s pieces: %s", sp.s.Pieces[0].Format, why)
 	}
 	if ep.HistogramBins < 0 || ep.HistogramBins > 1000 {
 		return nil, bad("histogram_bins", "must be in 0..1000 (0: no histogram) (got %d)", ep.HistogramBins)
@@ -196,6 +192,7 @@ func (j *daVinciSchemeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.R
 	prog["pieces"], prog["groups"] = sp.s.Pieces, sp.s.Groups
 	prog["kernels"], prog["epilogue"] = sp.s.Kernels, sp.s.Epilogue
 	prog["product_kernels"] = kernels
+	reportAuto(rep, j.auto)
 	epilogue := "none: the one accumulator is C"
 	if len(pl.planes) > 0 {
 		epilogue = fmt.Sprintf("a pass over %d FP32 planes on the vector unit", len(pl.planes))
@@ -220,3 +217,65 @@ func (j *daVinciSchemeJob) cpuErrors(rep *report.Report, cpu, got []float32) {
 		rep.Program["error_histogram"] = errorHistogram(cpu, got, j.histBins)
 	}
 }
+
+// daVinciAuto is autoMachine for DaVinci machines: FP16 and BF16 pieces on
+// the cube modes the machine has, no kernel launches (the phases are
+// separated by sync_all), native FP32 on an FP32 cube with its accuracy
+// measured (the cube's FP32 numerics are modelled).
+type daVinciAuto struct{ m *machines.Machine }
+
+func (a daVinciAuto) unsupported(f fp.Format) string {
+	cb := a.m.DaVinci().Cube
+	switch f {
+	case fp.FP16:
+		if cb.KStepFP16 > 0 {
+			return ""
+		}
+	case fp.BF16:
+		if cb.KStepBF16 > 0 {
+			return ""
+		}
+	default:
+		return fmt.Sprintf("they need %s matrix units; the DaVinci cube has no %s mode (machine %s)", strings.ToUpper(f.String()), strings.ToUpper(f.String()), a.m.Name)
+	}
+	return fmt.Sprintf("they need a %s cube; machine %s has none (core.cube.kstep_%s = 0)", strings.ToUpper(f.String()), a.m.Name, f)
+}
+
+func (a daVinciAuto) bound(sp *schemePlan, flops float64) float64 {
+	peak, _ := a.m.Peak(strings.ToUpper(sp.format.String()))
+	return float64(sp.products()) * flops / peak
+}
+
+func (a daVinciAuto) native(p GEMMParams, ep EmulatedParams, flops, fp32Bits, target float64, measure func(string) (float64, error)) (*autoCandidate, error) {
+	c := &autoCandidate{name: "native", units: "FP32 cube"}
+	peak, _ := a.m.Peak("FP32")
+	switch {
+	case a.m.DaVinci().Cube.KStepFP32 == 0 || peak <= 0:
+		c.status, c.reason = "unsupported", fmt.Sprintf("no FP32 cube (machine %s: core.cube.kstep_fp32 = 0)", a.m.Name)
+		return c, nil
+	case ep.HistogramBins != 0:
+		c.status, c.reason = "unsupported", "histogram_bins: native (kind sgemm's kernel) reports no error histogram"
+		return c, nil
+	}
+	bits, err := measure("native")
+	if err != nil {
+		return nil, err
+	}
+	c.bits, c.measured, c.bound = bits, true, flops/peak
+	c.status = "inaccurate"
+	if c.bits >= target {
+		c.status = "accurate"
+	}
+	return c, nil
+}
+
+func (a daVinciAuto) build(f *File, o Options, ep EmulatedParams, auto map[string]any, bad func(key, format string, a ...any) error) (Job, error) {
+	j, err := buildEmulatedDaVinci(f, a.m, o, ep, bad)
+	if err != nil {
+		return nil, err
+	}
+	j.(*daVinciSchemeJob).auto = auto
+	return j, nil
+}
+
+func (a daVinciAuto) describe() string { return fmt.Sprintf("machine %s (%s)", a.m.Name, a.m.Kind) }

@@ -146,9 +146,8 @@ func TestEmulatedDaVinciBadInput(t *testing.T) {
 		sets    []string
 		want    string
 	}{
-		{"ascend-910a", []string{"program.scheme=ape-fp32t"}, `key "scheme.pieces[0].format": tf32 pieces need TF32 matrix units; the DaVinci cube has no TF32 mode`},
-		{"ascend-910a", []string{"program.scheme=bf16x9"}, `key "scheme.pieces[0].format": bf16 pieces need a BF16 cube; machine ascend-910a has none`},
-		{"ascend-910a", []string{"program.scheme=auto"}, `key "scheme": auto is generated for GPU machines`},
+		{"ascend-910a", []string{"program.scheme=ape-fp32t"}, `key "scheme.pieces[0].format": tf32 pieces: they need TF32 matrix units; the DaVinci cube has no TF32 mode`},
+		{"ascend-910a", []string{"program.scheme=bf16x9"}, `key "scheme.pieces[0].format": bf16 pieces: they need a BF16 cube; machine ascend-910a has none`},
 		{"ascend-910a", []string{"program.scheme=markidis", "program.accumulation=elementwise"}, `key "accumulation": does not apply to emulated-gemm`},
 		{"ascend-910a", []string{"program.scheme=markidis", "program.split.sb=6"}, `key "split": does not apply`},
 		{"ascend-910a", []string{"program.scheme=ootomo", "program.inputs.offset_exponent=16"}, `key "inputs.offset_exponent"`},
@@ -159,5 +158,53 @@ func TestEmulatedDaVinciBadInput(t *testing.T) {
 		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s %v: %v, want one bad-input line containing %q", c.machine, c.sets, err, c.want)
 		}
+	}
+}
+
+// scheme: auto on DaVinci: the presets the cube takes are measured on the
+// sample and the accurate ones simulated; the 910A has no FP32 cube
+// (native unsupported) and picks a fused FP16 scheme, the 910B3's FP32 cube
+// (accuracy measured, not predicted) beats them at 1024³ on U[−1, 1]; a
+// loose target picks the FP16 cast; the choice is in program.auto.
+func TestEmulatedDaVinciAuto(t *testing.T) {
+	status := func(res *Result) (string, map[string]map[string]any) {
+		a := res.Report.Program["auto"].(map[string]any)
+		rows := map[string]map[string]any{}
+		for _, r := range a["candidates"].([]map[string]any) {
+			rows[r["scheme"].(string)] = r
+		}
+		return a["chosen"].(string), rows
+	}
+	sets := []string{"program.scheme=auto", "program.m=1024", "program.n=1024", "program.k=1024", "program.numerics=off"}
+	res, err := runEmulated(t, "ascend-910a", sets...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chosen, rows := status(res)
+	if rows["native"]["status"] != "unsupported" || rows["bf16x9"]["status"] != "unsupported" || rows["hgemm"]["status"] != "inaccurate" {
+		t.Errorf("910A candidates: %v", rows)
+	}
+	if rows[chosen]["status"] != "chosen" || chosen == "hgemm" || res.Report.Program["scheme"] != chosen {
+		t.Errorf("910A chose %s: %v", chosen, rows)
+	}
+	for name, r := range rows {
+		if r["status"] == "simulated" && r["seconds"].(float64) < res.Report.Time.Seconds {
+			t.Errorf("910A: %s simulated faster (%v) than the chosen %s (%v)", name, r["seconds"], chosen, res.Report.Time.Seconds)
+		}
+	}
+	res, err = runEmulated(t, "ascend-910b3", sets...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chosen, rows = status(res)
+	if chosen != "native" || rows["native"]["bits_from"] != "measured on the sample (the golden model)" || rows["native"]["bits"].(float64) < 21 {
+		t.Errorf("910B3 chose %s: native %v", chosen, rows["native"])
+	}
+	res, err = runEmulated(t, "ascend-910a", append(sets, "program.target_bits=8")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chosen, _ = status(res); chosen != "hgemm" {
+		t.Errorf("target 8 bits: chose %s", chosen)
 	}
 }
