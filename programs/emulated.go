@@ -255,7 +255,11 @@ func (j *emulatedJob) plan(f *File, m *machines.Machine) error {
 		} else {
 			ops.correctionsFirst = cf
 		}
-		sh := gpuShape{a: len(usedA), b: len(usedB), groups: len(set), temps: temps, readsC: ops.readC}
+		fused := sp.s.Split == "fused"
+		if fused {
+			ops.split, ops.aPieces, ops.bPieces = sp, usedA, usedB
+		}
+		sh := gpuShape{a: len(usedA), b: len(usedB), groups: len(set), temps: temps, readsC: ops.readC, fused: fused}
 		kp, err := newGPUGEMMPlan(f.Path, *p, m, sp.format, sh)
 		if err != nil {
 			return err
@@ -273,6 +277,7 @@ func (j *emulatedJob) plan(f *File, m *machines.Machine) error {
 			for x, i := range usedB {
 				ops.gmB[x] = j.gmBP[i]
 			}
+			ops.gmA32, ops.gmB32 = j.gmA32, j.gmB32
 		})
 	}
 	// Global memory: FP32 A and B, the pieces, C, the planes.
@@ -287,11 +292,13 @@ func (j *emulatedJob) plan(f *File, m *machines.Machine) error {
 	}
 	j.gmA32, j.gmB32 = next(4*mk), next(4*kn)
 	j.gmAP, j.gmBP = make([]int64, len(sp.rounds)), make([]int64, len(sp.rounds))
-	for _, i := range sp.nA {
-		j.gmAP[i] = next(es * mk)
-	}
-	for _, i := range sp.nB {
-		j.gmBP[i] = next(es * kn)
+	if sp.s.Split == "pass" { // a fused split keeps its pieces in registers
+		for _, i := range sp.nA {
+			j.gmAP[i] = next(es * mk)
+		}
+		for _, i := range sp.nB {
+			j.gmBP[i] = next(es * kn)
+		}
 	}
 	j.gmC = next(4 * mn)
 	if at > int64(m.GM.Capacity) {
@@ -350,6 +357,31 @@ func (sp *schemePlan) splitOps() int {
 	return n
 }
 
+// splitInstrs are the split's operations (schemePlan.split's, in FP32 on
+// the vector units) on n elements in registers: r holds x and then its
+// residual, tmp a temporary; piece i (i ≤ last) is written to piece(i).
+// The split kernel and a fused split (a product kernel's k-loop) run them.
+func (sp *schemePlan) splitInstrs(r, tmp int64, piece func(i int) int64, n, last int) []isa.Instr {
+	var out []isa.Instr
+	for x := 0; x <= last; x++ {
+		o, s := sp.rounds[x], sp.scales[x]
+		from := r
+		if s != 0 {
+			out = append(out, gpu.Scale(tmp, r, n, math.Ldexp(1, s)))
+			from = tmp
+		}
+		out = append(out, gpu.Convert(piece(x), from, n, fp.FP32, sp.format, o.Round, o.Saturate))
+		if x < last {
+			out = append(out, gpu.Convert(tmp, piece(x), n, sp.format, fp.FP32, fp.RNE, false))
+			if s != 0 {
+				out = append(out, gpu.Scale(tmp, tmp, n, math.Ldexp(1, -s)))
+			}
+			out = append(out, gpu.Elementwise(isa.VSub, r, r, tmp, n, fp.FP32))
+		}
+	}
+	return out
+}
+
 // splitGrid is the split kernel, a memory-bound elementwise pass on the
 // vector units: each block reads splitChunk FP32 elements of A or B into
 // registers, splits them (schemePlan.split's operations, in FP32), and
@@ -380,21 +412,8 @@ func (j *emulatedJob) splitGrid() isa.Grid {
 			e.emit(gpu.CopyToRegisters(r, src+4*off, 1, 4*n, 4*n, 4*n))
 			e.setFlag(gpu.LaneCopy, gpu.LaneVector, 0)
 			e.waitFlag(gpu.LaneCopy, gpu.LaneVector, 0)
-			for x, o := range sp.rounds {
-				s := sp.scales[x]
-				from := r
-				if s != 0 {
-					e.emit(gpu.Scale(tmp, r, int(n), math.Ldexp(1, s)))
-					from = tmp
-				}
-				e.emit(gpu.Convert(piece(x), from, int(n), fp.FP32, sp.format, o.Round, o.Saturate))
-				if x+1 < len(sp.rounds) {
-					e.emit(gpu.Convert(tmp, piece(x), int(n), sp.format, fp.FP32, fp.RNE, false))
-					if s != 0 {
-						e.emit(gpu.Scale(tmp, tmp, int(n), math.Ldexp(1, -s)))
-					}
-					e.emit(gpu.Elementwise(isa.VSub, r, r, tmp, int(n), fp.FP32))
-				}
+			for _, in := range sp.splitInstrs(r, tmp, piece, int(n), len(sp.rounds)-1) {
+				e.emit(in)
 			}
 			e.setFlag(gpu.LaneVector, gpu.LaneStore, 0)
 			e.waitFlag(gpu.LaneVector, gpu.LaneStore, 0)
@@ -409,7 +428,10 @@ func (j *emulatedJob) splitGrid() isa.Grid {
 }
 
 func (j *emulatedJob) Program() isa.Program {
-	grids := []isa.Grid{j.splitGrid()}
+	var grids []isa.Grid
+	if j.sp.s.Split == "pass" {
+		grids = append(grids, j.splitGrid())
+	}
 	for _, kp := range j.kernels {
 		grids = append(grids, kp.grid())
 	}
@@ -510,10 +532,13 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		schemeName = "custom"
 	}
 	rep.Program = map[string]any{"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N, "scheme": schemeName,
-		"pieces": sp.s.Pieces, "groups": sp.s.Groups, "kernels": sp.s.Kernels, "epilogue": sp.s.Epilogue,
+		"pieces": sp.s.Pieces, "groups": sp.s.Groups, "kernels": sp.s.Kernels, "epilogue": sp.s.Epilogue, "split": sp.s.Split,
 		"product_kernels": kernels, "inputs": p.Inputs, "numerics": p.Numerics}
 	reportAuto(rep, j.auto)
-	if p.Numerics != NumericsFull {
+	switch {
+	case sp.s.Split == "fused":
+		rep.Notes = append(rep.Notes, fmt.Sprintf("split fused into the product kernels: each splits its FP32 tiles every k-step on the %s units (%d FP32 operations an element), register-staged, no split kernel", tg.vector, sp.splitOps()))
+	case p.Numerics != NumericsFull:
 		rep.Notes = append(rep.Notes, fmt.Sprintf("split kernel: %d FP32 operations per element on the %s units", sp.splitOps(), tg.vector))
 	}
 	model := chip.Cube()

@@ -75,6 +75,9 @@ func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedPa
 			return nil, bad(d.key, "does not apply to emulated-gemm: the scheme says how inputs split and where products accumulate (SGEMM-cube's elementwise accumulation: kind sgemm-cube)")
 		}
 	}
+	if sp.s.Split == "fused" {
+		return nil, bad("scheme.split", "fused is generated for GPU machines (a register-staged product kernel splits its FP32 tiles); on DaVinci the split is a pass on the vector unit (split: pass)")
+	}
 	if why := (daVinciAuto{m}).unsupported(sp.format); why != "" {
 		return nil, bad("scheme.pieces[0].format", "%s pieces: %s", sp.s.Pieces[0].Format, why)
 	}
@@ -190,7 +193,7 @@ func (j *daVinciSchemeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.R
 	prog["kind"] = p.Kind
 	prog["scheme"] = name
 	prog["pieces"], prog["groups"] = sp.s.Pieces, sp.s.Groups
-	prog["kernels"], prog["epilogue"] = sp.s.Kernels, sp.s.Epilogue
+	prog["kernels"], prog["epilogue"], prog["split"] = sp.s.Kernels, sp.s.Epilogue, sp.s.Split
 	prog["product_kernels"] = kernels
 	reportAuto(rep, j.auto)
 	epilogue := "none: the one accumulator is C"

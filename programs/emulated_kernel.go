@@ -25,6 +25,9 @@ type gpuShape struct {
 	// readsC: the epilogue reads C (beta = 1) in slices of cSliceRows
 	// rows into registers.
 	readsC bool
+	// fused: the kernel reads FP32 tiles of A and B and splits them into
+	// the pieces itself (scheme split: fused; register staging).
+	fused bool
 }
 
 // cSliceRows is the rows of C a beta = 1 epilogue reads at a time: one
@@ -72,6 +75,13 @@ type gpuOperands struct {
 	correctionsFirst bool
 	readC            bool
 	scaleC           int
+	// split, with a fused split: the scheme whose pieces the kernel makes
+	// from the FP32 A and B at gmA32 and gmB32 (every k-step, on the
+	// vector units); aPieces and bPieces are the scheme's piece index of
+	// each staged piece.
+	split            *schemePlan
+	gmA32, gmB32     int64
+	aPieces, bPieces []int
 }
 
 // name is the kernel's grid name.

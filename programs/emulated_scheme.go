@@ -34,6 +34,13 @@ type Scheme struct {
 	Kernels string `mapstructure:"kernels"`
 	// Epilogue is ordered (default) or corrections-first.
 	Epilogue string `mapstructure:"epilogue"`
+	// Split is where the FP32 inputs are split (GPU machines): pass (default:
+	// a memory-bound kernel of its own writes every piece, the product
+	// kernels read them) or fused (each product kernel reads FP32 tiles
+	// and splits them in its k-loop, on the vector units, before they go
+	// to shared memory: a register-staged pipeline; Ape's "data casting
+	// inside the kernel").
+	Split string `mapstructure:"split"`
 }
 
 // SchemePiece is one piece of the split.
@@ -167,12 +174,18 @@ func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*sch
 		if s.Epilogue == "" {
 			s.Epilogue = pre.Epilogue
 		}
+		if s.Split == "" {
+			s.Split = pre.Split
+		}
 	}
 	if s.Kernels == "" {
 		s.Kernels = "fused"
 	}
 	if s.Epilogue == "" {
 		s.Epilogue = "ordered"
+	}
+	if s.Split == "" {
+		s.Split = "pass"
 	}
 	if len(s.Pieces) == 0 || len(s.Pieces) > 4 {
 		return nil, bad("scheme.pieces", "give 1 to 4 pieces (format, rounding, scale), or scheme.name (got %d pieces)", len(s.Pieces))
@@ -218,6 +231,11 @@ func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*sch
 	case "ordered", "corrections-first":
 	default:
 		return nil, bad("scheme.epilogue", "must be ordered or corrections-first (got %+q)", s.Epilogue)
+	}
+	switch s.Split {
+	case "pass", "fused":
+	default:
+		return nil, bad("scheme.split", "must be pass (a split kernel) or fused (split in the product kernels' k-loop) (got %+q)", s.Split)
 	}
 	if len(s.Groups) == 0 || len(s.Groups) > 4 {
 		return nil, bad("scheme.groups", "give 1 to 4 groups of products (got %d)", len(s.Groups))

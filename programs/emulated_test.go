@@ -479,3 +479,54 @@ func TestEmulatedErrorHistogram(t *testing.T) {
 		t.Errorf("median bins %v, MRED %v: the FP16 cast should be far less accurate than Ootomo", median, mred)
 	}
 }
+
+// A fused split (scheme split: fused: each product kernel splits its FP32
+// tiles every k-step in registers, no split kernel) is bit-exact to the
+// same golden model as the split kernel: NVIDIA (register staging in place
+// of the multistage pipeline; Hopper's wgmma tiles on register fragments),
+// AMD CDNA2 and CDNA1 (accumulators in AGPRs), fused and termwise kernels
+// (whose kernels make pieces they do not stage), three pieces, an outside
+// group beside the conversions on the vector units.
+func TestEmulatedFusedSplit(t *testing.T) {
+	small := []string{"program.m=72", "program.n=40", "program.k=300", "program.numerics=full", "program.check=true"}
+	for _, c := range []struct {
+		machine string
+		schemes []string
+	}{
+		{"a100", []string{"ootomo", "ape-fp32f", "ape-fp32b", "le-gemm"}},
+		{"mi210", []string{"markidis", "sgemm-cube"}},
+		{"h100-sxm", []string{"ape-fp32f"}},
+		{"mi100", []string{"ootomo"}},
+	} {
+		for _, s := range c.schemes {
+			res, err := runEmulated(t, c.machine, append([]string{"program.scheme={name: " + s + ", split: fused}"}, small...)...)
+			if err != nil {
+				t.Fatalf("%s %s: %v", c.machine, s, err)
+			}
+			if res.Failure != nil {
+				t.Fatalf("%s %s: %v", c.machine, s, res.Failure)
+			}
+			fused := false
+			for _, n := range res.Report.Notes {
+				fused = fused || strings.Contains(n, "split fused into the product kernels")
+			}
+			if !fused || res.Report.Program["split"] != "fused" {
+				t.Errorf("%s %s: notes %v", c.machine, s, res.Report.Notes)
+			}
+		}
+	}
+	for _, c := range []struct {
+		machine string
+		sets    []string
+		want    string
+	}{
+		{"a100", []string{"program.scheme={name: markidis, split: fused}", "program.tiling.staging=shared"}, `key "tiling.staging": scheme.split fused splits the FP32 tiles in registers`},
+		{"a100", []string{"program.scheme={name: markidis, split: inside}"}, `key "scheme.split": must be pass`},
+		{"ascend-910a", []string{"program.scheme={name: markidis, split: fused}"}, `key "scheme.split": fused is generated for GPU machines`},
+	} {
+		_, err := runEmulated(t, c.machine, c.sets...)
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s %v: %v, want one bad-input line containing %q", c.machine, c.sets, err, c.want)
+		}
+	}
+}

@@ -188,6 +188,7 @@ type gpuGEMMPlan struct {
 	rfStage        int64 // registers staging the next k-step's A (regStaged), then B at rfStageB
 	rfStageB       int64
 	rfC            int64 // registers of a band of C (emulated epilogues with beta = 1)
+	rfX, rfT, rfQ  int64 // a fused split's FP32 tiles, its temporary, its unstaged pieces
 	regs           int64 // 32-bit registers of a CTA
 	gmA, gmB, gmC  int64 // global-memory addresses
 	lda            int64 // elements between rows of A in global memory (K unless A is a column range of a wider matrix)
@@ -227,6 +228,9 @@ func tileResources(t gpuTile, in fp.Format, lane isa.Pipe, warpSize int, sh gpuS
 	if t.regStaged {
 		smem = na*int64(t.bm)*aLd + nb*int64(t.bk)*bLd
 		staging = (na*int64(t.bm)*int64(t.bk) + nb*int64(t.bk)*int64(t.bn)) * es / 4 // the prefetched k-step, 4 bytes a register
+		if sh.fused {
+			staging += int64(t.bm)*int64(t.bk) + int64(t.bk)*int64(t.bn) // its FP32 tiles, before the split
+		}
 	}
 	// Accumulators (one FP32 register each), the warps' double-buffered A
 	// and B fragments of one MMA slice (16 deep for FP16, two values per
@@ -273,9 +277,9 @@ func (t gpuTile) fits(tg *gpuTarget, in fp.Format, lane isa.Pipe, sh gpuShape) e
 			return fmt.Errorf("the %d %d×%d accumulators need %d bytes of accumulation registers; a %s has %d (core.agprs)", sh.norm().accs(), t.bm, t.bn, need, tg.core, tg.accFile)
 		}
 	}
-	if need := t.registerBytes(tg, in, sh); need > tg.registers {
+	if need := t.registerBytes(tg, in, sh); need > tg.regFile() {
 		return fmt.Errorf("the %d×%d accumulators and %s of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d (%s)",
-			t.bm, t.bn, t.fragSteps(), t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.registers, regsKey)
+			t.bm, t.bn, t.fragSteps(), t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.regFile(), regsKey)
 	}
 	return nil
 }
@@ -323,6 +327,10 @@ func (t gpuTile) registerBytes(tg *gpuTarget, in fp.Format, sh gpuShape) int64 {
 	}
 	if sh.readsC {
 		need += dma.FractalBytes(cSliceRows, t.bn, fp.FP32)
+	}
+	if sh.fused && t.regStaged { // the split's FP32 tiles, temporary, unstaged pieces (newGPUGEMMPlan)
+		big := max(int64(t.bm)*int64(t.bk), int64(t.bk)*int64(t.bn))
+		need = (need+3)&^3 + 4*(int64(t.bm)*int64(t.bk)+int64(t.bk)*int64(t.bn)) + (4+int64(in.Bytes()))*big
 	}
 	return need
 }
@@ -420,6 +428,17 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	}
 	t := gpuTile{bm: p.Tiling.BM, bn: p.Tiling.BN, bk: p.Tiling.BK, stages: p.Tiling.Stages, warps: p.Tiling.Warps}
 	staging := p.Tiling.Staging
+	if sh.fused {
+		// The split runs on FP32 tiles in registers before they are
+		// stored to shared memory: a register-staged pipeline.
+		if staging != "" && staging != "registers" {
+			return nil, bad("tiling.staging", "scheme.split fused splits the FP32 tiles in registers before they go to shared memory: staging must be registers (got %+q)", staging)
+		}
+		if lane != gpu.LaneMatrix {
+			return nil, bad("scheme.split", "fused applies to kernels on the matrix units")
+		}
+		staging = "registers"
+	}
 	switch staging {
 	case "", "shared", "registers":
 	case "none":
@@ -442,7 +461,8 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 				for _, d := range defaults {
 					d.regStaged = staging == "registers"
 					if d.regStaged {
-						d.stages = 2 // one k-step in registers, one in shared memory
+						d.stages = 2        // one k-step in registers, one in shared memory
+						d.sharedOps = false // register staging feeds register fragments
 					}
 					if d.direct = staging == "none"; d.direct {
 						d.stages = 1
@@ -562,9 +582,20 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if pl.tmem() {
 		pl.rfC = max(pl.rfC, int64(sh.accs())*dma.FractalBytes(t.bm, t.bn, pl.out)) // past the accumulators read from tensor memory
 	}
-	if need := pl.rfC + dma.FractalBytes(cSliceRows, t.bn, fp.FP32)*b2i(sh.readsC); need > tg.registers {
+	need := pl.rfC + dma.FractalBytes(cSliceRows, t.bn, fp.FP32)*b2i(sh.readsC)
+	if sh.fused {
+		// The FP32 tiles (A's, then B's), the split's temporary (A and B
+		// are split one after the other), and a tile for pieces the
+		// kernel does not stage.
+		big := max(int64(t.bm)*int64(t.bk), int64(t.bk)*int64(t.bn))
+		pl.rfX = (need + 3) &^ 3
+		pl.rfT = pl.rfX + 4*(int64(t.bm)*int64(t.bk)+int64(t.bk)*int64(t.bn))
+		pl.rfQ = pl.rfT + 4*big
+		need = pl.rfQ + es*big
+	}
+	if need > tg.regFile() {
 		return nil, bad("tiling", "the %d×%d accumulators and %s of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d",
-			t.bm, t.bn, t.fragSteps(), t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.registers)
+			t.bm, t.bn, t.fragSteps(), t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.regFile())
 	}
 	pl.nrb = (p.M + t.bm - 1) / t.bm
 	pl.ncb = (p.N + t.bn - 1) / t.bn
@@ -956,8 +987,23 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 		mma, t, es := pl.lane, pl.t, pl.es
 		ldsA, ldsB := pl.stage(0)
 		stA, stB := int64(t.bm)*int64(t.bk)*es, int64(t.bk)*int64(t.bn)*es // staging registers of one piece
+		// A fused split (scheme split: fused) fetches FP32 tiles, which
+		// the vector units split into the staging registers (convert):
+		// copy → vector (the FP32 tiles landed), vector → copy (free
+		// again), vector → store (the pieces are made), store → vector
+		// (stored, free again) replace copy ↔ store.
+		fused := pl.ops != nil && pl.ops.split != nil
 		fetch := func(kt int) {
 			kk := pl.depth(kt)
+			if fused {
+				e.waitFlag(gpu.LaneVector, gpu.LaneCopy, 1)
+				e.together(func() {
+					e.emit(gpu.CopyToRegisters(pl.rfX, pl.ops.gmA32+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*4, mm, int64(kk)*4, int64(t.bk)*4, pl.lda*4))
+					e.emit(gpu.CopyToRegisters(pl.rfX+4*int64(t.bm)*int64(t.bk), pl.ops.gmB32+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn))*4, kk, int64(nn)*4, int64(t.bn)*4, pl.ldb*4))
+				})
+				e.setFlag(gpu.LaneCopy, gpu.LaneVector, 0)
+				return
+			}
 			e.waitFlag(gpu.LaneStore, gpu.LaneCopy, 0)
 			e.together(func() {
 				for x := 0; x < pl.sh.a; x++ {
@@ -969,9 +1015,40 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 			})
 			e.setFlag(gpu.LaneCopy, gpu.LaneStore, 0)
 		}
+		convert := func() {
+			if !fused {
+				return
+			}
+			e.waitFlag(gpu.LaneCopy, gpu.LaneVector, 0)
+			e.waitFlag(gpu.LaneStore, gpu.LaneVector, 0)
+			sp, ops := pl.ops.split, pl.ops
+			for _, side := range []struct {
+				pieces []int
+				off    int64 // the side's FP32 tile in rfX
+				n      int
+				stage  int64
+				stride int64
+			}{{ops.aPieces, 0, t.bm * t.bk, pl.rfStage, stA}, {ops.bPieces, 4 * int64(t.bm) * int64(t.bk), t.bk * t.bn, pl.rfStageB, stB}} {
+				piece := func(i int) int64 {
+					if x := slices.Index(side.pieces, i); x >= 0 {
+						return side.stage + int64(x)*side.stride
+					}
+					return pl.rfQ // made to make the next, not staged
+				}
+				for _, in := range sp.splitInstrs(pl.rfX+side.off, pl.rfT, piece, side.n, slices.Max(side.pieces)) {
+					e.emit(in)
+				}
+			}
+			e.setFlag(gpu.LaneVector, gpu.LaneCopy, 1)
+			e.setFlag(gpu.LaneVector, gpu.LaneStore, 1)
+		}
 		write := func(kt int) {
 			kk := pl.depth(kt)
-			e.waitFlag(gpu.LaneCopy, gpu.LaneStore, 0)
+			if fused {
+				e.waitFlag(gpu.LaneVector, gpu.LaneStore, 1)
+			} else {
+				e.waitFlag(gpu.LaneCopy, gpu.LaneStore, 0)
+			}
 			e.waitFlag(gpu.LaneLoad, gpu.LaneStore, 0)
 			e.together(func() {
 				for x := 0; x < pl.sh.a; x++ {
@@ -982,15 +1059,26 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 				}
 			})
 			e.setFlag(gpu.LaneStore, gpu.LaneLoad, 0)
-			e.setFlag(gpu.LaneStore, gpu.LaneCopy, 0)
+			if fused {
+				e.setFlag(gpu.LaneStore, gpu.LaneVector, 0)
+			} else {
+				e.setFlag(gpu.LaneStore, gpu.LaneCopy, 0)
+			}
 		}
-		e.setFlag(gpu.LaneStore, gpu.LaneCopy, 0)
+		// free tokens: the staging registers (and a fused split's FP32
+		// tiles), the LDS, the fragment buffers.
+		tokens := []token{{gpu.LaneStore, gpu.LaneCopy, 0}}
+		if fused {
+			tokens = []token{{gpu.LaneVector, gpu.LaneCopy, 1}, {gpu.LaneStore, gpu.LaneVector, 0}}
+		}
+		e.presetTokens(tokens)
 		e.setFlag(gpu.LaneLoad, gpu.LaneStore, 0)
 		for f := 0; f < 2; f++ {
 			e.setFlag(mma, gpu.LaneLoad, f)
 		}
 		pl.outsideStart(e)
 		fetch(0)
+		convert()
 		write(0)
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
 			if kt+1 < pl.nkt {
@@ -1014,11 +1102,12 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 			pl.fragProducts(e, kt, mm, kk, nn, f)
 			e.setFlag(mma, gpu.LaneLoad, f)
 			if kt+1 < pl.nkt {
+				convert()
 				write(kt + 1)
 			}
 		}
 		// Consume the free tokens, leaving every flag at zero.
-		e.waitFlag(gpu.LaneStore, gpu.LaneCopy, 0)
+		e.drainTokens(tokens)
 		e.waitFlag(gpu.LaneLoad, gpu.LaneStore, 0)
 		for f := 0; f < 2; f++ {
 			e.waitFlag(mma, gpu.LaneLoad, f)

@@ -125,6 +125,15 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 	return nil, false
 }
 
+// regFile is the bytes of the register file a block's registers (not its
+// accumulators in a file of their own, CDNA1's AGPRs) are laid out in.
+func (t *gpuTarget) regFile() int64 {
+	if t.accBuf == gpu.BufAcc {
+		return t.registers - t.accFile
+	}
+	return t.registers
+}
+
 // typeName is f's name on this machine, upper case (TF32 is XF32 on AMD).
 func (t *gpuTarget) typeName(f fp.Format) string {
 	if f == fp.TF32 {
