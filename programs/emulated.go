@@ -535,6 +535,7 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		"pieces": sp.s.Pieces, "groups": sp.s.Groups, "kernels": sp.s.Kernels, "epilogue": sp.s.Epilogue, "split": sp.s.Split,
 		"product_kernels": kernels, "inputs": p.Inputs, "numerics": p.Numerics}
 	reportAuto(rep, j.auto)
+	sp.reportRange(rep, j.a, j.b)
 	switch {
 	case sp.s.Split == "fused":
 		rep.Notes = append(rep.Notes, fmt.Sprintf("split fused into the product kernels: each splits its FP32 tiles every k-step on the %s units (%d FP32 operations an element), register-staged, no split kernel", tg.vector, sp.splitOps()))

@@ -196,6 +196,7 @@ func (j *daVinciSchemeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.R
 	prog["kernels"], prog["epilogue"], prog["split"] = sp.s.Kernels, sp.s.Epilogue, sp.s.Split
 	prog["product_kernels"] = kernels
 	reportAuto(rep, j.auto)
+	sp.reportRange(rep, j.a, j.b)
 	epilogue := "none: the one accumulator is C"
 	if len(pl.planes) > 0 {
 		epilogue = fmt.Sprintf("a pass over %d FP32 planes on the vector unit", len(pl.planes))

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/report"
 )
 
 // Scheme is one way of emulating an FP32 GEMM with low-precision matrix
@@ -377,3 +378,60 @@ func (sp *schemePlan) products() int {
 
 // pieceSlot maps a piece index to its position among the staged pieces.
 func pieceSlot(used []int, i int) int { return slices.Index(used, i) }
+
+// rangeExponents is the scheme's full-precision range: inputs with
+// 2^emin ≤ |x| < 2^emax split into pieces that neither overflow their
+// format (checkRange's bound) nor fall below its smallest normal (every
+// piece keeps its precision). Above it pieces overflow (C is wrong there);
+// below it the low pieces lose bits (C is less accurate).
+func (sp *schemePlan) rangeExponents() (emin, emax int) {
+	_, top := math.Frexp(sp.format.MaxFinite()) // MaxFinite < 2^top
+	_, low := math.Frexp(sp.format.MinNormal()) // MinNormal = 2^(low−1)
+	emin, emax = math.MinInt, math.MaxInt
+	drop := 0
+	for _, s := range sp.scales {
+		emax = min(emax, top-1-s+drop)
+		emin = max(emin, low-1-s+drop)
+		drop += sp.format.MantBits() + 1
+	}
+	return emin, emax
+}
+
+// inputRange counts the elements of x outside the scheme's full-precision
+// range: over (|x| ≥ 2^emax, or not finite) and under (0 < |x| < 2^emin).
+func inputRange(x []float32, emin, emax int) (over, under int64) {
+	hi, lo := float32(math.Ldexp(1, emax)), float32(math.Ldexp(1, emin))
+	for _, v := range x {
+		a := float32(math.Abs(float64(v)))
+		switch {
+		case !(a < hi): // NaN too
+			over++
+		case a != 0 && a < lo:
+			under++
+		}
+	}
+	return over, under
+}
+
+// reportRange puts the scheme's full-precision range and, with the inputs
+// at hand (numerics on), how many of them lie outside it in the report
+// (program.range) — with a note when some do.
+func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32) {
+	emin, emax := sp.rangeExponents()
+	r := map[string]any{"min_exponent": emin, "max_exponent": emax,
+		"meaning": fmt.Sprintf("inputs with 2^%d ≤ |x| < 2^%d split without overflow or loss of precision", emin, emax)}
+	if a != nil {
+		ao, au := inputRange(a, emin, emax)
+		bo, bu := inputRange(b, emin, emax)
+		r["a_over"], r["a_under"], r["b_over"], r["b_under"] = ao, au, bo, bu
+		if ao+bo > 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs outside the scheme's range: %d elements of A and %d of B have |x| ≥ 2^%d (or are not finite): their pieces overflow %s, so C is wrong where they contribute",
+				ao, bo, emax, strings.ToUpper(sp.format.String())))
+		}
+		if au+bu > 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below the scheme's full-precision range: %d elements of A and %d of B have 0 < |x| < 2^%d: their low pieces are %s subnormals or zero and lose bits",
+				au, bu, emin, strings.ToUpper(sp.format.String())))
+		}
+	}
+	rep.Program["range"] = r
+}

@@ -530,3 +530,59 @@ func TestEmulatedFusedSplit(t *testing.T) {
 		}
 	}
 }
+
+// Every FP32 scheme reports its full-precision range (program.range: Ape's
+// Table 2 gives FP32-B [−110, +127] and FP32-F from −14) and, with the
+// inputs at hand, how many lie outside it: .npy inputs beyond the range are
+// flagged in a note (their pieces overflow), on GPUs and on DaVinci.
+func TestEmulatedRangeFlagged(t *testing.T) {
+	res, err := runEmulated(t, "a100", "program.scheme=ape-fp32b", "program.m=64", "program.n=64", "program.k=64", "program.numerics=off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Report.Program["range"].(map[string]any)
+	if r["min_exponent"] != -110 || r["max_exponent"] != 127 || r["a_over"] != nil {
+		t.Errorf("ape-fp32b range %v", r)
+	}
+	dir := t.TempDir()
+	const m, k, n = 32, 48, 40
+	a, b := make([]float32, m*k), make([]float32, k*n)
+	for i := range a {
+		a[i] = float32(i%7) - 3
+	}
+	for i := range b {
+		b[i] = float32(i%5) - 2
+	}
+	a[5], a[6], b[7] = 1<<20, float32(math.Inf(-1)), 1e-6
+	write := func(name string, v []float32, rows, cols int) string {
+		path := filepath.Join(dir, name)
+		fh, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fh.Close()
+		if err := writeNPY(fh, v, []int{rows, cols}); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	pa, pb := write("a.npy", a, m, k), write("b.npy", b, k, n)
+	for _, machine := range []string{"a100", "ascend-910a"} {
+		res, err := runEmulated(t, machine, "program.scheme=ape-fp32f", fmt.Sprintf("program.m=%d", m), fmt.Sprintf("program.k=%d", k), fmt.Sprintf("program.n=%d", n),
+			"program.inputs.a="+pa, "program.inputs.b="+pb, "program.numerics=full")
+		if err != nil {
+			t.Fatalf("%s: %v", machine, err)
+		}
+		r := res.Report.Program["range"].(map[string]any)
+		if r["min_exponent"] != -14 || r["a_over"] != int64(2) || r["b_over"] != int64(0) || r["b_under"] != int64(1) {
+			t.Errorf("%s: range %v", machine, r)
+		}
+		flagged := false
+		for _, note := range res.Report.Notes {
+			flagged = flagged || strings.Contains(note, "inputs outside the scheme's range: 2 elements of A and 0 of B")
+		}
+		if !flagged {
+			t.Errorf("%s: not flagged: %v", machine, res.Report.Notes)
+		}
+	}
+}
