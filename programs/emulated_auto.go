@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -172,7 +173,13 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 			continue
 		}
 		if c.bits, err = measure(name); err != nil {
-			return nil, err
+			if !badinput.Is(err) {
+				return nil, err
+			}
+			// The program's settings do not suit this preset (a tiling
+			// it does not fit): not a candidate.
+			c.status, c.reason = "unsupported", err.Error()
+			continue
 		}
 		c.bound = am.bound(sp, flops)
 		c.status = "inaccurate"
@@ -317,7 +324,7 @@ func autoSummary(auto map[string]any) string {
 		s := fmt.Sprint(r["scheme"], ": ", r["status"])
 		if b, ok := r["bits"].(float64); ok && !math.IsNaN(b) {
 			pred := ""
-			if r["bits_from"] != nil {
+			if from, _ := r["bits_from"].(string); strings.HasPrefix(from, "predicted") {
 				pred = ", predicted"
 			}
 			s += fmt.Sprintf(" (%.1f bits%s)", b, pred)

@@ -200,11 +200,26 @@ func TestEmulatedDaVinciAuto(t *testing.T) {
 	if chosen != "native" || rows["native"]["bits_from"] != "measured on the sample (the golden model)" || rows["native"]["bits"].(float64) < 21 {
 		t.Errorf("910B3 chose %s: native %v", chosen, rows["native"])
 	}
+	for _, n := range res.Report.Notes {
+		if strings.Contains(n, "scheme auto chose") && strings.Contains(n, "predicted") {
+			t.Errorf("native's measured bits called predicted: %s", n)
+		}
+	}
 	res, err = runEmulated(t, "ascend-910a", append(sets, "program.target_bits=8")...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if chosen, _ = status(res); chosen != "hgemm" {
 		t.Errorf("target 8 bits: chose %s", chosen)
+	}
+	// A tiling Ootomo's accumulators do not fit leaves it out, with the
+	// reason; the others still compete.
+	res, err = runEmulated(t, "ascend-910a", append(sets, "program.tiling.bm=176", "program.tiling.bn=176")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chosen, rows = status(res)
+	if rows["ootomo"]["status"] != "unsupported" || !strings.Contains(rows["ootomo"]["reason"].(string), "exceed L0C") || chosen == "ootomo" {
+		t.Errorf("tiling 176: chose %s, ootomo %v", chosen, rows["ootomo"])
 	}
 }
