@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
-	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
