@@ -29,16 +29,7 @@ func TestEmulatedDaVinciBitExact(t *testing.T) {
 		{"ascend-910b3", append([]string{"ape-fp32b", "bf16x9"}, fp16[:4]...)},
 	} {
 		for _, s := range c.schemes {
-			res, err := runEmulated(t, c.machine, append([]string{"program.scheme=" + s}, small...)...)
-			if err != nil {
-				t.Fatalf("%s %s: %v", c.machine, s, err)
-			}
-			if res.Failure != nil {
-				t.Fatalf("%s %s: %v", c.machine, s, res.Failure)
-			}
-			if e := res.Report.Error; e == nil || e.Bits < 11 {
-				t.Errorf("%s %s: error %+v", c.machine, s, e)
-			}
+			res := checkedRun(t, c.machine, s, append([]string{"program.scheme=" + s}, small...)...)
 			if res.Report.Program["scheme"] != s || res.Report.Program["error_vs_cpu_sgemm"] == nil {
 				t.Errorf("%s %s: program section %v", c.machine, s, res.Report.Program)
 			}

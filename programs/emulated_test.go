@@ -51,18 +51,27 @@ func TestEmulatedBitExact(t *testing.T) {
 			if c.staging != "" {
 				sets = append(sets, "program.tiling.staging="+c.staging)
 			}
-			res, err := runEmulated(t, c.machine, sets...)
-			if err != nil {
-				t.Fatalf("%s %s: %v", c.machine, s, err)
-			}
-			if res.Failure != nil {
-				t.Fatalf("%s %s: %v", c.machine, s, res.Failure)
-			}
-			if e := res.Report.Error; e == nil || e.Bits < 11 {
-				t.Errorf("%s %s: error %+v", c.machine, s, e)
-			}
+			checkedRun(t, c.machine, s, sets...)
 		}
 	}
+}
+
+// checkedRun runs an emulated GEMM with a bit check (full numerics, check:
+// true in sets) and fails the test unless it succeeds with an error report
+// of at least 11 bits.
+func checkedRun(t *testing.T, machine, label string, sets ...string) *Result {
+	t.Helper()
+	res, err := runEmulated(t, machine, sets...)
+	if err != nil {
+		t.Fatalf("%s %s: %v", machine, label, err)
+	}
+	if res.Failure != nil {
+		t.Fatalf("%s %s: %v", machine, label, res.Failure)
+	}
+	if e := res.Report.Error; e == nil || e.Bits < 11 {
+		t.Errorf("%s %s: error %+v", machine, label, e)
+	}
+	return res
 }
 
 // Ootomo's outside accumulation runs timed and sampled (the golden model
@@ -499,13 +508,7 @@ func TestEmulatedFusedSplit(t *testing.T) {
 		{"mi100", []string{"ootomo"}},
 	} {
 		for _, s := range c.schemes {
-			res, err := runEmulated(t, c.machine, append([]string{"program.scheme={name: " + s + ", split: fused}"}, small...)...)
-			if err != nil {
-				t.Fatalf("%s %s: %v", c.machine, s, err)
-			}
-			if res.Failure != nil {
-				t.Fatalf("%s %s: %v", c.machine, s, res.Failure)
-			}
+			res := checkedRun(t, c.machine, s, append([]string{"program.scheme={name: " + s + ", split: fused}"}, small...)...)
 			fused := false
 			for _, n := range res.Report.Notes {
 				fused = fused || strings.Contains(n, "split fused into the product kernels")
