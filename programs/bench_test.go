@@ -3,6 +3,7 @@ package programs
 import (
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -46,9 +47,10 @@ func BenchmarkGPUHGEMMTiming(b *testing.B) { benchTiming(b, "examples/a100-hgemm
 func BenchmarkAMDHGEMMTiming(b *testing.B) { benchTiming(b, "examples/mi210-hgemm.yaml") }
 
 // BenchmarkEmulatedTiming runs every emulated-gemm scheme on the three
-// machines with kernels for every family (A100, H100, MI210; not TF32
-// pieces on the MI210) on 8192³, timing only (issue 14's target: at most
-// 3 s per run on the 2-core reference machine). Sub-benchmarks are named
+// GPU machines with kernels for every family (A100, H100, MI210; not TF32
+// pieces on the MI210) and on the two DaVinci machines (every scheme their
+// cubes take) on 8192³, timing only (issue 14's target: at most 3 s per
+// run on the 2-core reference machine). Sub-benchmarks are named
 // machine/scheme: -bench 'EmulatedTiming/a100/' runs the A100's.
 func BenchmarkEmulatedTiming(b *testing.B) { benchEmulated(b, nil) }
 
@@ -63,10 +65,15 @@ func BenchmarkEmulatedTimingFastForward(b *testing.B) {
 // benchEmulated runs the emulated-gemm benchmarks, fast-forwarded with ff
 // (nil: fully simulated).
 func benchEmulated(b *testing.B, ff *arch.FastForward) {
-	for _, m := range []string{"a100", "h100-sxm", "mi210"} {
+	for _, m := range []string{"a100", "h100-sxm", "mi210", "ascend-910a", "ascend-910b3"} {
 		for _, s := range []string{"hgemm", "ape-int16", "sgemm-cube", "ape-fp32f", "ootomo", "ape-fp32t", "markidis", "ape-fp32m", "le-gemm", "bf16x9", "ape-fp32b", "native"} {
-			if m == "mi210" && s == "ape-fp32t" {
-				continue // no TF32 on CDNA2
+			switch {
+			case s == "ape-fp32t" && m != "a100" && m != "h100-sxm":
+				continue // no TF32 on CDNA2 or the DaVinci cube
+			case m == "ascend-910a" && (s == "bf16x9" || s == "ape-fp32b" || s == "native"):
+				continue // no BF16 nor FP32 cube
+			case ff != nil && strings.HasPrefix(m, "ascend"):
+				continue // fast-forward skips GPU waves
 			}
 			b.Run(m+"/"+s, func(b *testing.B) {
 				benchRun(b, "examples/a100-emulated-gemm.yaml", Options{Machine: m, FastForward: ff}, "program.scheme="+s)
