@@ -114,7 +114,11 @@ func decodeScheme(scheme any, bad func(key, format string, a ...any) error) (*sc
 			err = dec.Decode(v)
 		}
 		if err != nil {
-			return nil, bad("scheme", "%v", err)
+			msg := strings.Join(strings.Fields(err.Error()), " ") // one line
+			if strings.Contains(msg, "expected type 'string'") {
+				msg += ` (YAML reads unquoted digits as numbers: quote products such as "01")`
+			}
+			return nil, bad("scheme", "%s", msg)
 		}
 	}
 	return resolveScheme(s, bad)

@@ -136,7 +136,7 @@ func daVinciSchemePlan(file string, p GEMMParams, given bool, v gemmVariant, m *
 			p.Tiling.BM, p.Tiling.BK, p.Tiling.BN = t, bk, t
 			var pl *gemmPlan
 			if pl, err = newGEMMPlan(file, p, v, m); err != nil {
-				if !strings.Contains(err.Error(), `key "tiling`) {
+				if !strings.Contains(err.Error(), `key "tiling":`) { // not the tile's size: the tile search cannot help
 					return nil, err
 				}
 				continue

@@ -166,7 +166,7 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	}
 	pl.gmEnd = at
 	if pl.gmEnd > int64(m.GM.Capacity) {
-		return nil, fmt.Errorf("%s: the matrices need %d bytes of GM; machine %s has %d", file, pl.gmEnd, m.Name, int64(m.GM.Capacity))
+		return nil, bad("m", "the matrices need %d bytes of GM; machine %s has %d", pl.gmEnd, m.Name, int64(m.GM.Capacity))
 	}
 	for _, ps := range pl.passes {
 		pl.maxA = max(pl.maxA, len(ps.aMats))
