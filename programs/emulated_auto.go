@@ -60,6 +60,25 @@ type autoCandidate struct {
 	// measured: native's bits are measured on the sample (its numerics
 	// modelled), not predicted.
 	measured bool
+	// fused: the preset with split: fused (its numerics are the split
+	// kernel's: the same bits).
+	fused bool
+}
+
+// label names the candidate in notes and program.auto.chosen.
+func (c *autoCandidate) label() string {
+	if c.fused {
+		return c.name + " (split: fused)"
+	}
+	return c.name
+}
+
+// scheme is the candidate as a program's scheme (a --set value).
+func (c *autoCandidate) scheme() string {
+	if c.fused {
+		return "{name: " + c.name + ", split: fused}"
+	}
+	return c.name
 }
 
 // autoMachine is what scheme auto needs of a machine kind: which piece
@@ -72,6 +91,8 @@ type autoMachine interface {
 	// bound is a lower bound on the time of sp's kernels for a GEMM of
 	// flops: their launches and their products' flops at the matrix peak.
 	bound(sp *schemePlan, flops float64) float64
+	// fuses reports whether the presets also run with split: fused.
+	fuses() bool
 	// native is the native FP32 candidate: its accuracy measured on the
 	// sample (measure), or predicted to be FP32 SGEMM's there (fp32Bits)
 	// where its numerics are not modelled.
@@ -94,12 +115,17 @@ func (a gpuAuto) unsupported(f fp.Format) string {
 
 func (a gpuAuto) bound(sp *schemePlan, flops float64) float64 {
 	peak, _ := a.tg.m.Peak(a.tg.matrixPeak[sp.format])
-	kernels := 2 // the split and one fused product kernel
+	kernels := 1 // one fused product kernel
 	if sp.s.Kernels == "termwise" {
-		kernels = 1 + len(sp.groups)
+		kernels = len(sp.groups)
+	}
+	if sp.s.Split == "pass" {
+		kernels++ // the split kernel
 	}
 	return float64(kernels)*a.tg.launch + float64(sp.products())*flops/peak
 }
+
+func (a gpuAuto) fuses() bool { return true }
 
 func (a gpuAuto) native(p GEMMParams, ep EmulatedParams, flops, fp32Bits, target float64, _ func(string) (float64, error)) (*autoCandidate, error) {
 	return autoNative(a.tg.m, a.tg, p, ep, flops, fp32Bits, target), nil
@@ -186,6 +212,15 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		if c.bits >= target {
 			c.status = "accurate"
 		}
+		if am.fuses() {
+			fc := *c
+			fc.fused = true
+			if fc.sp, err = resolveScheme(Scheme{Name: name, Split: "fused"}, bad); err != nil {
+				return nil, err
+			}
+			fc.bound = am.bound(fc.sp, flops)
+			cands = append(cands, &fc)
+		}
 	}
 	nc, err := am.native(p, ep, flops, fp32Bits, target, measure)
 	if err != nil {
@@ -214,21 +249,28 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	var chosen *autoCandidate
 	for _, c := range ok {
 		if chosen != nil && c.bound >= chosen.seconds {
-			c.status, c.reason = "pruned", fmt.Sprintf("its lower bound %.4g s is above %s's simulated %.4g s", c.bound, chosen.name, chosen.seconds)
+			c.status, c.reason = "pruned", fmt.Sprintf("its lower bound %.4g s is above %s's simulated %.4g s", c.bound, chosen.label(), chosen.seconds)
 			continue
 		}
 		so := o
 		so.Overrides = append(append([]machines.Override{}, o.Overrides...),
-			machines.Override{Path: "program.scheme", Value: c.name}, machines.Override{Path: "program.target_bits", Value: "0"})
+			machines.Override{Path: "program.scheme", Value: c.scheme()}, machines.Override{Path: "program.target_bits", Value: "0"})
 		so.Numerics = NumericsOff
 		res, err := Execute(f, so, RunHooks{})
 		if err != nil {
-			return nil, fmt.Errorf("%s: scheme auto: timing %s: %w", f.Path, c.name, err)
+			if !badinput.Is(err) {
+				return nil, fmt.Errorf("%s: scheme auto: timing %s: %w", f.Path, c.label(), err)
+			}
+			c.status, c.reason = "unsupported", err.Error() // e.g. a fused split with tiling.staging: shared
+			continue
 		}
 		c.seconds, c.status = res.Report.Time.Seconds, "simulated"
 		if chosen == nil || c.seconds < chosen.seconds {
 			chosen = c
 		}
+	}
+	if chosen == nil {
+		return nil, bad("scheme", "auto: no candidate runs on %s with these settings", am.describe())
 	}
 	chosen.status = "chosen"
 	why := fmt.Sprintf("the fastest candidate with at least %.1f bits", target)
@@ -238,6 +280,9 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	var rows []map[string]any
 	for _, c := range cands {
 		r := map[string]any{"scheme": c.name, "status": c.status}
+		if c.fused {
+			r["split"] = "fused"
+		}
 		if c.reason != "" {
 			r["reason"] = c.reason
 		}
@@ -259,10 +304,13 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		}
 		rows = append(rows, r)
 	}
-	auto := map[string]any{"chosen": chosen.name, "why": why, "target_bits": target, "target_from": from,
+	auto := map[string]any{"chosen": chosen.label(), "why": why, "target_bits": target, "target_from": from,
 		"fp32_sgemm_bits": fp32Bits, "sample": fmt.Sprintf("%d×%d×%d (the top-left block of C)", sm, p.K, sn),
 		"candidates": rows}
 	ep.Scheme, ep.TargetBits = chosen.name, 0
+	if chosen.fused {
+		ep.Scheme = map[string]any{"name": chosen.name, "split": "fused"}
+	}
 	if chosen.sp == nil {
 		j, err := buildEmulatedNative(f, m, o, ep, bad)
 		if err != nil {
@@ -322,6 +370,9 @@ func autoSummary(auto map[string]any) string {
 	var parts []string
 	for _, r := range auto["candidates"].([]map[string]any) {
 		s := fmt.Sprint(r["scheme"], ": ", r["status"])
+		if r["split"] == "fused" {
+			s = fmt.Sprint(r["scheme"], " (split: fused): ", r["status"])
+		}
 		if b, ok := r["bits"].(float64); ok && !math.IsNaN(b) {
 			pred := ""
 			if from, _ := r["bits_from"].(string); strings.HasPrefix(from, "predicted") {

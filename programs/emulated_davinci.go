@@ -245,6 +245,9 @@ func (a daVinciAuto) unsupported(f fp.Format) string {
 	return fmt.Sprintf("they need a %s cube; machine %s has none (core.cube.kstep_%s = 0)", strings.ToUpper(f.String()), a.m.Name, f)
 }
 
+// fuses: DaVinci splits in a pass of its own.
+func (a daVinciAuto) fuses() bool { return false }
+
 func (a daVinciAuto) bound(sp *schemePlan, flops float64) float64 {
 	peak, _ := a.m.Peak(strings.ToUpper(sp.format.String()))
 	return float64(sp.products()) * flops / peak
