@@ -424,13 +424,14 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32) {
 		ao, au := inputRange(a, emin, emax)
 		bo, bu := inputRange(b, emin, emax)
 		r["a_over"], r["a_under"], r["b_over"], r["b_under"] = ao, au, bo, bu
+		pct := func(n int64) float64 { return 100 * float64(n) / float64(len(a)+len(b)) }
 		if ao+bo > 0 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs outside the scheme's range: %d elements of A and %d of B have |x| ≥ 2^%d (or are not finite): their pieces overflow %s, so C is wrong where they contribute",
-				ao, bo, emax, strings.ToUpper(sp.format.String())))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs outside the scheme's range: %d elements of A and %d of B have |x| ≥ 2^%d (or are not finite): their pieces overflow %s, so C is wrong where they contribute (%.3g %% of the inputs)",
+				ao, bo, emax, strings.ToUpper(sp.format.String()), pct(ao+bo)))
 		}
 		if au+bu > 0 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below the scheme's full-precision range: %d elements of A and %d of B have 0 < |x| < 2^%d: their low pieces are %s subnormals or zero and lose bits",
-				au, bu, emin, strings.ToUpper(sp.format.String())))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below the scheme's full-precision range: %d elements of A and %d of B have 0 < |x| < 2^%d: their low pieces are %s subnormals or zero and lose bits (%.3g %% of the inputs)",
+				au, bu, emin, strings.ToUpper(sp.format.String()), pct(au+bu)))
 		}
 	}
 	rep.Program["range"] = r
