@@ -269,6 +269,9 @@ func (j *emulatedJob) plan(f *File, m *machines.Machine) error {
 			return err
 		}
 		kp.ops = ops
+		if fused {
+			kp.setFusedSplit(ops)
+		}
 		j.kernels = append(j.kernels, kp)
 		j.kgroup = append(j.kgroup, set[0])
 		// Remember which pieces (by index) the kernel's slots read.
@@ -340,47 +343,32 @@ func kernelName(sp *schemePlan, set []int) string {
 	return strings.Join(gs, "|")
 }
 
-// splitOps is the FP32 vector operations per element of the split: per
-// piece a conversion (after a scaling multiply when scaled), and before
-// the next piece a conversion back, the unscaling multiply when scaled,
-// and a subtraction.
-func (sp *schemePlan) splitOps() int {
-	n := 0
-	for i, s := range sp.scales {
-		n++
-		if s != 0 {
-			n++
-		}
-		if i+1 < len(sp.scales) {
-			n += 2
-			if s != 0 {
-				n++
-			}
-		}
-	}
-	return n
-}
+// splitOps is the FP32 vector operations per element of the split.
+func (sp *schemePlan) splitOps() int { return len(sp.splitSteps(len(sp.rounds) - 1)) }
 
-// splitInstrs are the split's operations (schemePlan.split's, in FP32 on
-// the vector units) on n elements in registers: r holds x and then its
-// residual, tmp a temporary; piece i (i ≤ last) is written to piece(i).
-// The split kernel and a fused split (a product kernel's k-loop) run them.
+// splitInstrs are the split's operations (splitSteps) on the vector units
+// on n elements in registers: r holds x and then its residual, tmp a
+// temporary; piece i (i ≤ last) is written to piece(i). The split kernel
+// and a fused split (a product kernel's k-loop) run them.
 func (sp *schemePlan) splitInstrs(r, tmp int64, piece func(i int) int64, n, last int) []isa.Instr {
-	var out []isa.Instr
-	for x := 0; x <= last; x++ {
-		o, s := sp.rounds[x], sp.scales[x]
-		from := r
-		if s != 0 {
-			out = append(out, gpu.Scale(tmp, r, n, math.Ldexp(1, s)))
-			from = tmp
+	at := func(x int) int64 {
+		switch x {
+		case splitResidual:
+			return r
+		case splitTemp:
+			return tmp
 		}
-		out = append(out, gpu.Convert(piece(x), from, n, fp.FP32, sp.format, o.Round, o.Saturate))
-		if x < last {
-			out = append(out, gpu.Convert(tmp, piece(x), n, sp.format, fp.FP32, fp.RNE, false))
-			if s != 0 {
-				out = append(out, gpu.Scale(tmp, tmp, n, math.Ldexp(1, -s)))
-			}
-			out = append(out, gpu.Elementwise(isa.VSub, r, r, tmp, n, fp.FP32))
+		return piece(x)
+	}
+	var out []isa.Instr
+	for _, st := range sp.splitSteps(last) {
+		switch st.op {
+		case isa.VMuls:
+			out = append(out, gpu.Scale(at(st.dst), at(st.src0), n, st.scalar))
+		case isa.VCast:
+			out = append(out, gpu.Convert(at(st.dst), at(st.src0), n, st.from, st.to, st.round.Round, st.round.Saturate))
+		default:
+			out = append(out, gpu.Elementwise(st.op, at(st.dst), at(st.src0), at(st.src1), n, fp.FP32))
 		}
 	}
 	return out

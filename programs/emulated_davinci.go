@@ -2,6 +2,7 @@ package programs
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,10 +38,9 @@ import (
 // host: kind sgemm-cube and hgemm build from the sgemm-cube and hgemm
 // presets, so scheme sgemm-cube runs SGEMM-cube's own program.
 
-// daVinciTileSizes are the square output tiles (bm = bn, bk = 64) tried,
-// largest first, for a scheme on a DaVinci machine when the program gives
-// no tiling: SGEMM-cube's 176 (its Sec. 5.1.1) down to the largest whose
-// pieces, accumulators and their UB tiles fit the buffers.
+// daVinciTileSizes are the square output tiles (bm = bn) tried, largest
+// first, for a scheme on a DaVinci machine when the program gives no
+// tiling: SGEMM-cube's 176 (its Sec. 5.1.1) down (daVinciSchemePlan).
 var daVinciTileSizes = []int{176, 160, 144, 128, 112, 96, 80, 64, 48, 32, 16}
 
 // daVinciSchemeJob is an FP32 emulation scheme on a DaVinci machine: the
@@ -136,7 +136,7 @@ func daVinciSchemePlan(file string, p GEMMParams, given bool, v gemmVariant, m *
 			p.Tiling.BM, p.Tiling.BK, p.Tiling.BN = t, bk, t
 			var pl *gemmPlan
 			if pl, err = newGEMMPlan(file, p, v, m); err != nil {
-				if !strings.Contains(err.Error(), `key "tiling":`) { // not the tile's size: the tile search cannot help
+				if !errors.As(err, new(tileFitError)) { // not the tile's size: the tile search cannot help
 					return nil, err
 				}
 				continue

@@ -218,26 +218,16 @@ func (pl *gpuGEMMPlan) combineOps(n int, buf isa.Buffer) []isa.Instr {
 		in.Dst.Buf, in.Src.Buf, in.Src1.Buf = buf, buf, buf
 		out = append(out, in)
 	}
-	scale := func(g int) {
-		if w := ops.accs[g].weight; w != 0 {
-			emit(gpu.Scale(pl.accAt(g), pl.accAt(g), n, math.Ldexp(1, -w)))
+	weights := make([]int, len(ops.accs))
+	for g, a := range ops.accs {
+		weights[g] = a.weight
+	}
+	for _, st := range epilogueSteps(weights, ops.correctionsFirst) {
+		if st.add {
+			emit(gpu.Elementwise(isa.VAdd, pl.accAt(st.dst), pl.accAt(st.dst), pl.accAt(st.src), n, fp.FP32))
+		} else {
+			emit(gpu.Scale(pl.accAt(st.dst), pl.accAt(st.dst), n, math.Ldexp(1, -st.shift)))
 		}
-	}
-	add := func(d, s int) { emit(gpu.Elementwise(isa.VAdd, pl.accAt(d), pl.accAt(d), pl.accAt(s), n, fp.FP32)) }
-	if ops.correctionsFirst && len(ops.accs) > 1 {
-		for g := 2; g < len(ops.accs); g++ {
-			add(1, g)
-		}
-		scale(1)
-		scale(0)
-		add(0, 1)
-		return out
-	}
-	for g := range ops.accs {
-		scale(g)
-	}
-	for g := 1; g < len(ops.accs); g++ {
-		add(0, g)
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/report"
 )
 
@@ -125,6 +126,8 @@ type schemePlan struct {
 	groups  []schemeGroupPlan
 	nA, nB  []int // pieces of A and of B some product uses, in order
 	outside int   // groups accumulated outside
+	// epilogue: the steps combining the groups' accumulators into C.
+	epilogue []epilogueStep
 }
 
 // schemeGroupPlan is a checked group: its products as (piece of A, piece of
@@ -299,6 +302,11 @@ func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*sch
 			pl.nB = append(pl.nB, i)
 		}
 	}
+	weights := make([]int, len(pl.groups))
+	for g, gr := range pl.groups {
+		weights[g] = gr.weight
+	}
+	pl.epilogue = epilogueSteps(weights, s.Epilogue == "corrections-first")
 	return pl, nil
 }
 
@@ -346,25 +354,97 @@ func (sp *schemePlan) split(x float32, out []uint32) {
 	}
 }
 
-// combine is the epilogue on one element: the FP32 accumulators of the
-// groups to C, in FP32 RNE.
-func (sp *schemePlan) combine(acc []float32) float32 {
-	w := func(g int) float32 {
-		return float32(math.Ldexp(float64(acc[g]), -sp.groups[g].weight))
-	}
-	if sp.s.Epilogue == "corrections-first" && len(acc) > 1 {
-		t := acc[1]
-		for g := 2; g < len(acc); g++ {
-			t = t + acc[g]
+// Operands of a split step besides the pieces (0, 1, …): the residual
+// (x at first) and a temporary, both FP32.
+const (
+	splitResidual = -1
+	splitTemp     = -2
+)
+
+// splitStep is one FP32 vector operation of the split on a chunk of
+// elements: dst = src0 · scalar (VMuls), dst = src0 converted from → to
+// with round (VCast), or dst = src0 − src1 (VSub).
+type splitStep struct {
+	op              isa.VecOp
+	dst, src0, src1 int
+	scalar          float64
+	from, to        fp.Format
+	round           fp.Options
+}
+
+// splitSteps are the operations making pieces 0..last, split's in order
+// (each machine kind's split emits them): a piece is the residual rounded
+// (scaled first into the temporary when its scale is not 0), then, before
+// the next piece, the residual less the piece converted back (and
+// unscaled) — the residual stays unscaled.
+func (sp *schemePlan) splitSteps(last int) []splitStep {
+	var out []splitStep
+	for x := 0; x <= last; x++ {
+		s, from := sp.scales[x], splitResidual
+		if s != 0 {
+			out = append(out, splitStep{op: isa.VMuls, dst: splitTemp, src0: splitResidual, scalar: math.Ldexp(1, s)})
+			from = splitTemp
 		}
-		t = float32(math.Ldexp(float64(t), -sp.groups[1].weight))
-		return w(0) + t
+		out = append(out, splitStep{op: isa.VCast, dst: x, src0: from, from: fp.FP32, to: sp.format, round: sp.rounds[x]})
+		if x == last {
+			break
+		}
+		out = append(out, splitStep{op: isa.VCast, dst: splitTemp, src0: x, from: sp.format, to: fp.FP32, round: fp.Options{Round: fp.RNE}})
+		if s != 0 {
+			out = append(out, splitStep{op: isa.VMuls, dst: splitTemp, src0: splitTemp, scalar: math.Ldexp(1, -s)})
+		}
+		out = append(out, splitStep{op: isa.VSub, dst: splitResidual, src0: splitResidual, src1: splitTemp})
 	}
-	c := w(0)
-	for g := 1; g < len(acc); g++ {
-		c = c + w(g)
+	return out
+}
+
+// epilogueStep is one FP32 operation of an epilogue on accumulators:
+// acc[dst] = acc[dst]·2^-shift, or (add) acc[dst] = acc[dst] + acc[src].
+type epilogueStep struct {
+	add             bool
+	dst, src, shift int
+}
+
+// epilogueSteps combine accumulators of the given weight exponents into
+// accumulator 0, as combine does: ordered — every one scaled, then added
+// into 0 in order; corrections first — 2, 3, … added into 1, then 1 and 0
+// scaled and 1 added into 0. A weight 2^0 costs no step. (The GPU kernels'
+// and the DaVinci epilogue pass emit them.)
+func epilogueSteps(weights []int, correctionsFirst bool) []epilogueStep {
+	var out []epilogueStep
+	scale := func(g int) {
+		if weights[g] != 0 {
+			out = append(out, epilogueStep{dst: g, shift: weights[g]})
+		}
 	}
-	return c
+	if correctionsFirst && len(weights) > 1 {
+		for g := 2; g < len(weights); g++ {
+			out = append(out, epilogueStep{add: true, dst: 1, src: g})
+		}
+		scale(1)
+		scale(0)
+		return append(out, epilogueStep{add: true, dst: 0, src: 1})
+	}
+	for g := range weights {
+		scale(g)
+	}
+	for g := 1; g < len(weights); g++ {
+		out = append(out, epilogueStep{add: true, dst: 0, src: g})
+	}
+	return out
+}
+
+// combine is the epilogue on one element: the FP32 accumulators of the
+// groups (overwritten) to C, in FP32 RNE, by the steps of epilogueSteps.
+func (sp *schemePlan) combine(acc []float32) float32 {
+	for _, st := range sp.epilogue {
+		if st.add {
+			acc[st.dst] = acc[st.dst] + acc[st.src]
+		} else {
+			acc[st.dst] = float32(math.Ldexp(float64(acc[st.dst]), -st.shift)) // exact unless it leaves FP32's range: then rounded once
+		}
+	}
+	return acc[0]
 }
 
 // products is the number of piece products the scheme runs.

@@ -292,7 +292,7 @@ func (j *gemmJob) finishFull(chip *arch.Chip, rep *report.Report) error {
 func (j *gemmJob) baselines(chip *arch.Chip, rep *report.Report, ref []float64, tiles [][2]int) error {
 	pl, p := j.pl, &j.pl.p
 	rep.Baselines = map[string]report.ErrorReport{}
-	if pl.v.split || pl.v.native || pl.v.scheme != nil {
+	if pl.hgemmBaseline() {
 		got, err := j.hgemmTiles(chip, tiles)
 		if err != nil {
 			return err
@@ -303,6 +303,10 @@ func (j *gemmJob) baselines(chip *arch.Chip, rep *report.Report, ref []float64, 
 	rep.Baselines["cpu_sgemm_fp32"] = errReport(accuracy.Compare32(pick(ref, pl, tiles), pick(cpu, pl, tiles)), tiles != nil)
 	return nil
 }
+
+// hgemmBaseline reports whether the report compares the GEMM with the
+// plain FP16 GEMM on the same inputs: every kind but hgemm itself.
+func (pl *gemmPlan) hgemmBaseline() bool { return pl.v.split || pl.v.native || pl.v.scheme != nil }
 
 // hgemmTiles computes the given output tiles (all when nil) of the plain
 // FP16 GEMM on the same inputs, tiling and cube numerics: the hgemm baseline.
@@ -401,7 +405,7 @@ func (j *gemmJob) sampleTiles(model cube.Model, stop *atomic.Bool) error {
 	var hops *goldenOperands
 	if *p.Baselines {
 		s.cpu = make([][]float32, n)
-		if pl.v.split || pl.v.native || pl.v.scheme != nil {
+		if pl.hgemmBaseline() {
 			// The plain FP16 GEMM on the same inputs, tiling and numerics.
 			hp := *p
 			hp.Kind = "hgemm"

@@ -120,7 +120,10 @@ func (pl *gemmPlan) goldenTile(model cube.Model, ops *goldenOperands, i, j int) 
 		}
 		return acc, nil
 	}
-	var accs [][]float32 // by scheme group (native, int8: the one accumulator)
+	accs := make([][]float32, 1) // by scheme group (native: the one accumulator)
+	if pl.sp != nil {
+		accs = make([][]float32, len(pl.sp.groups))
+	}
 	for pi := range pl.passes {
 		ps := &pl.passes[pi]
 		for _, a := range ps.accs {
@@ -152,9 +155,6 @@ func (pl *gemmPlan) goldenTile(model cube.Model, ops *goldenOperands, i, j int) 
 				if !a.outside {
 					fold(g == 0) // every L1 group's chained products
 				}
-			}
-			for len(accs) <= a.group {
-				accs = append(accs, nil)
 			}
 			accs[a.group] = out
 		}

@@ -106,11 +106,19 @@ type gemmPlan struct {
 	maxIn, maxOut       int // most inside (elementwise: all) and outside accumulators of a pass
 }
 
+// tileFitError is newGEMMPlan's error for a tiling the core's buffers
+// cannot hold, where a smaller tile may fit (daVinciSchemePlan's search).
+type tileFitError struct{ error }
+
+func (e tileFitError) Unwrap() error { return e.error }
+
 // newGEMMPlan resolves the layout, checking capacities; errors name keys.
 func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) (*gemmPlan, error) {
 	bad := func(key, format string, a ...any) error {
 		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
 	}
+	// tooBig: the tiling does not fit the buffers (a smaller one may).
+	tooBig := func(format string, a ...any) error { return tileFitError{bad("tiling", format, a...)} }
 	pl := &gemmPlan{p: p, v: v, mach: m, bm: p.Tiling.BM, bk: p.Tiling.BK, bn: p.Tiling.BN}
 	pl.ncores = m.Cores
 	if p.Cores > 0 {
@@ -197,7 +205,7 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 		if pl.maxA > 1 || pl.maxB > 1 {
 			what = fmt.Sprintf(" (each of %d A and %d B matrices)", pl.maxA, pl.maxB)
 		}
-		return nil, bad("tiling", "an A block (%d×%d) and two B blocks (%d×%d) of %s%s do not fit L1 (%d bytes)", pl.bm, pl.bk, pl.bk, pl.bn, pl.in, what, l1)
+		return nil, tooBig("an A block (%d×%d) and two B blocks (%d×%d) of %s%s do not fit L1 (%d bytes)", pl.bm, pl.bk, pl.bk, pl.bn, pl.in, what, l1)
 	}
 	pl.nfused = p.Tiling.NFused
 	if pl.nfused == 0 {
@@ -220,10 +228,10 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	pl.l0aBuf = int64(pl.maxA) * pl.aBlk
 	pl.l0bBuf = int64(pl.maxB) * pl.bBlk
 	if pl.l0aBuf > int64(buf.L0A) {
-		return nil, bad("tiling", "bm·bk = %d·%d %s (×%d matrices) exceeds L0A (%d bytes; SGEMM-cube Eq. 12)", pl.bm, pl.bk, pl.in, pl.maxA, int64(buf.L0A))
+		return nil, tooBig("bm·bk = %d·%d %s (×%d matrices) exceeds L0A (%d bytes; SGEMM-cube Eq. 12)", pl.bm, pl.bk, pl.in, pl.maxA, int64(buf.L0A))
 	}
 	if pl.l0bBuf > int64(buf.L0B) {
-		return nil, bad("tiling", "bk·bn = %d·%d %s (×%d matrices) exceeds L0B (%d bytes; SGEMM-cube Eq. 12)", pl.bk, pl.bn, pl.in, pl.maxB, int64(buf.L0B))
+		return nil, tooBig("bk·bn = %d·%d %s (×%d matrices) exceeds L0B (%d bytes; SGEMM-cube Eq. 12)", pl.bk, pl.bn, pl.in, pl.maxB, int64(buf.L0B))
 	}
 	pl.nL0 = 1
 	if double && 2*pl.l0aBuf <= int64(buf.L0A) && 2*pl.l0bBuf <= int64(buf.L0B) {
@@ -236,7 +244,7 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	pl.l0cBuf = int64(pl.maxIn) * pl.l0cTile
 	outC := 2 * int64(pl.maxOut) * pl.l0cTile
 	if pl.l0cBuf+outC > int64(buf.L0C) {
-		return nil, bad("tiling", "%d %s tiles of bm·bn = %d·%d exceed L0C (%d bytes)", pl.maxIn+2*pl.maxOut, pl.out, pl.bm, pl.bn, int64(buf.L0C))
+		return nil, tooBig("%d %s tiles of bm·bn = %d·%d exceed L0C (%d bytes)", pl.maxIn+2*pl.maxOut, pl.out, pl.bm, pl.bn, int64(buf.L0C))
 	}
 	pl.nC = 1
 	if double && 2*pl.l0cBuf+outC <= int64(buf.L0C) {
@@ -263,7 +271,7 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 		}
 	}
 	if (inTiles+outTiles)*pl.ubTile > int64(buf.UB) {
-		return nil, bad("tiling", "%d %s tiles of bm·bn = %d·%d exceed UB (%d bytes)", inTiles+outTiles, pl.out, pl.bm, pl.bn, int64(buf.UB))
+		return nil, tooBig("%d %s tiles of bm·bn = %d·%d exceed UB (%d bytes)", inTiles+outTiles, pl.out, pl.bm, pl.bn, int64(buf.UB))
 	}
 	pl.nU = 1
 	if double && !elementwise && inTiles > 0 && (2*inTiles+outTiles)*pl.ubTile <= int64(buf.UB) {

@@ -2,6 +2,7 @@ package programs
 
 import (
 	"math"
+	"slices"
 
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -63,9 +64,8 @@ func (pl *gemmPlan) chunksOf(core int, lens ...int64) []chunkJob {
 // vector unit (schemePlan.split's operations: piece i = round_i(r·2^s_i),
 // r = r − piece_i·2^−s_i, in FP32; SGEMM-cube: hi = FP16(x), lo =
 // FP16((x − hi)·2^sb); hgemm: hi only), in two UB slots so that loads,
-// vector work and stores overlap. The residual alternates between x and
-// the temporary hf; a piece that is not the last is scaled into the other
-// of the two, the last in place.
+// vector work and stores overlap (splitSteps: the residual in x's place,
+// the temporary after it, then the pieces).
 func (pl *gemmPlan) emitSplit(e *emitter, core int) {
 	sp := pl.sp
 	M, K, N := int64(pl.p.M), int64(pl.p.K), int64(pl.p.N)
@@ -78,14 +78,21 @@ func (pl *gemmPlan) emitSplit(e *emitter, core int) {
 	slots := int64(2)
 	e.alloc(isa.UB, 0, slots*pl.splitSlot, "split")
 	e.presetTokens(slotTokens)
-	last := len(sp.rounds) - 1
-	if len(sp.nA) > 0 && len(sp.nB) > 0 {
-		last = max(sp.nA[len(sp.nA)-1], sp.nB[len(sp.nB)-1])
-	}
+	// The split's steps for A and for B (each makes the pieces up to the
+	// last its products read).
+	steps := [2][]splitStep{sp.splitSteps(slices.Max(sp.nA)), sp.splitSteps(slices.Max(sp.nB))}
 	for i, j := range jobs {
 		s := i % int(slots)
 		base := int64(s) * pl.splitSlot
-		piece := func(x int) int64 { return base + 4*E*int64(1+pl.splitTemps) + es*E*int64(x) }
+		at := func(x int) int64 {
+			switch x {
+			case splitResidual:
+				return base
+			case splitTemp:
+				return base + 4*E
+			}
+			return base + 4*E*int64(1+pl.splitTemps) + es*E*int64(x)
+		}
 		src32, used, dst := pl.a32, sp.nA, pl.pieceA
 		if j.which == 1 {
 			src32, used, dst = pl.b32, sp.nB, pl.pieceB
@@ -96,34 +103,21 @@ func (pl *gemmPlan) emitSplit(e *emitter, core int) {
 		e.setFlag(isa.MTE2, isa.V, fSlot+s)
 		e.waitFlag(isa.MTE2, isa.V, fSlot+s)
 		e.waitFlag(isa.MTE3, isa.V, fSlot+s)
-		r, t := base, base+4*E // the residual and the temporary
-		for x := 0; x <= last; x++ {
-			o, sc := sp.rounds[x], sp.scales[x]
-			from := r
-			if sc != 0 {
-				if x == last {
-					e.vec(isa.VMuls, r, r, 0, n, fp.FP32, fp.FP32, math.Ldexp(1, sc), fp.RNE, false)
-				} else {
-					e.vec(isa.VMuls, t, r, 0, n, fp.FP32, fp.FP32, math.Ldexp(1, sc), fp.RNE, false)
-					from = t
-				}
+		for _, st := range steps[j.which] {
+			in, out, src1 := fp.FP32, fp.FP32, int64(0)
+			switch st.op {
+			case isa.VCast:
+				in, out = st.from, st.to
+			case isa.VSub:
+				src1 = at(st.src1)
 			}
-			e.vec(isa.VCast, piece(x), from, 0, n, fp.FP32, sp.format, 0, o.Round, o.Saturate)
-			if x == last {
-				break
-			}
-			e.vec(isa.VCast, t, piece(x), 0, n, sp.format, fp.FP32, 0, fp.RNE, false)
-			if sc != 0 {
-				e.vec(isa.VMuls, t, t, 0, n, fp.FP32, fp.FP32, math.Ldexp(1, -sc), fp.RNE, false)
-			}
-			e.vec(isa.VSub, t, r, t, n, fp.FP32, fp.FP32, 0, fp.RNE, false)
-			r, t = t, r
+			e.vec(st.op, at(st.dst), at(st.src0), src1, n, in, out, st.scalar, st.round.Round, st.round.Saturate)
 		}
 		e.setFlag(isa.V, isa.MTE2, fSlot+s)
 		e.setFlag(isa.V, isa.MTE3, fSlot+s)
 		e.waitFlag(isa.V, isa.MTE3, fSlot+s)
 		for _, x := range used {
-			e.copy2D(isa.MTE3, gmOp(dst[x]+es*j.src), ubOp(piece(x)), 1, es*j.n, 0, 0)
+			e.copy2D(isa.MTE3, gmOp(dst[x]+es*j.src), ubOp(at(x)), 1, es*j.n, 0, 0)
 		}
 		e.setFlag(isa.MTE3, isa.V, fSlot+s)
 	}
@@ -131,13 +125,10 @@ func (pl *gemmPlan) emitSplit(e *emitter, core int) {
 	e.free(isa.UB, "split")
 }
 
-// emitCombine emits the scheme's epilogue over chunks of C: the planes
-// P_g (each group's FP32 accumulator) to C in FP32 RNE, as
-// schemePlan.combine — ordered: C = w_0·P_0, then C += w_g·P_g;
-// corrections first: C = w_0·P_0 + w_1·(P_1 + P_2 + …) (SGEMM-cube: C =
-// C_hh + (C_hl + C_lh)·2^-sb). A weight 2^0 costs no multiply.
+// emitCombine emits the scheme's epilogue (schemePlan.epilogue's steps)
+// over chunks of C: the planes P_g (each group's FP32 accumulator) to C in
+// FP32 RNE (SGEMM-cube: C = C_hh + (C_hl + C_lh)·2^-sb).
 func (pl *gemmPlan) emitCombine(e *emitter, core int) {
-	sp := pl.sp
 	jobs := pl.chunksOf(core, int64(pl.p.M)*int64(pl.p.N))
 	if len(jobs) == 0 {
 		return
@@ -150,14 +141,6 @@ func (pl *gemmPlan) emitCombine(e *emitter, core int) {
 		base := int64(s) * pl.combSlot
 		plane := func(g int) int64 { return base + 4*E*int64(g) }
 		n := int(j.n)
-		scale := func(g int) {
-			if w := sp.groups[g].weight; w != 0 {
-				e.vec(isa.VMuls, plane(g), plane(g), 0, n, fp.FP32, fp.FP32, math.Ldexp(1, -w), fp.RNE, false)
-			}
-		}
-		add := func(dst, src int) {
-			e.vec(isa.VAdd, plane(dst), plane(dst), plane(src), n, fp.FP32, fp.FP32, 0, fp.RNE, false)
-		}
 		e.waitFlag(isa.V, isa.MTE2, fSlot+s)
 		for g, p := range pl.planes {
 			e.copy2D(isa.MTE2, ubOp(plane(g)), gmOp(p+4*j.src), 1, 4*j.n, 0, 0)
@@ -165,18 +148,11 @@ func (pl *gemmPlan) emitCombine(e *emitter, core int) {
 		e.setFlag(isa.MTE2, isa.V, fSlot+s)
 		e.waitFlag(isa.MTE2, isa.V, fSlot+s)
 		e.waitFlag(isa.MTE3, isa.V, fSlot+s)
-		if sp.s.Epilogue == "corrections-first" && len(pl.planes) > 1 {
-			for g := 2; g < len(pl.planes); g++ {
-				add(1, g)
-			}
-			scale(1)
-			scale(0)
-			add(0, 1)
-		} else {
-			scale(0)
-			for g := 1; g < len(pl.planes); g++ {
-				scale(g)
-				add(0, g)
+		for _, st := range pl.sp.epilogue {
+			if st.add {
+				e.vec(isa.VAdd, plane(st.dst), plane(st.dst), plane(st.src), n, fp.FP32, fp.FP32, 0, fp.RNE, false)
+			} else {
+				e.vec(isa.VMuls, plane(st.dst), plane(st.dst), 0, n, fp.FP32, fp.FP32, math.Ldexp(1, -st.shift), fp.RNE, false)
 			}
 		}
 		e.setFlag(isa.V, isa.MTE2, fSlot+s)
@@ -333,26 +309,25 @@ func (pl *gemmPlan) emitRowBlock(e *emitter, st *gemmState, ps *gemmPass, i, j0,
 				}
 				if len(outside) > 0 {
 					e.setFlag(isa.M, isa.V, fOutC+s)
-					pl.emitOutsideFold(e, ps, i, j, rows, cols, s, g, kb == kb0, kb == kb1-1, j == j0, j == j1-1 && len(inside) == 0)
+					pl.emitOutsideFold(e, ps, outside, i, j, rows, cols, s, g, kb == kb0, kb == kb1-1, j == j0, j == j1-1 && len(inside) == 0)
 				}
 			}
 			if !ps.elementwise && len(inside) > 0 {
 				e.setFlag(isa.M, isa.V, fL0C+c)
-				pl.emitTileOut(e, st, ps, i, j, rows, cols, l0c, c, g, j == j0 && len(outside) == 0, j == j1-1)
+				pl.emitTileOut(e, st, ps, inside, i, j, rows, cols, l0c, c, g, j == j0 && len(outside) == 0, j == j1-1)
 			}
 		}
 	}
 }
 
-// emitTileOut moves the tiles of the pass's inside accumulators from L0C
-// through UB to GM, adding the previous groups' partial results (FP32 RNE,
+// emitTileOut moves the tiles of the pass's inside accumulators (indices
+// in ps.accs) from L0C through UB to GM, adding the previous groups' partial results (FP32 RNE,
 // in increasing k). waitWrite: the first partial load of the group waits
 // for the previous group's writes; lastTile: the group's last tile, after
 // which they are signalled.
-func (pl *gemmPlan) emitTileOut(e *emitter, st *gemmState, ps *gemmPass, i, j, rows, cols int, l0c int64, c, g int, waitWrite, lastTile bool) {
+func (pl *gemmPlan) emitTileOut(e *emitter, st *gemmState, ps *gemmPass, inside []int, i, j, rows, cols int, l0c int64, c, g int, waitWrite, lastTile bool) {
 	N := int64(pl.p.N)
 	rowBytes := int64(cols) * 4
-	inside := ps.inside()
 	for x, ai := range inside {
 		u := st.u
 		st.u = (st.u + 1) % pl.nU
@@ -391,18 +366,17 @@ func (pl *gemmPlan) emitTileOut(e *emitter, st *gemmState, ps *gemmPass, i, j, r
 }
 
 // emitOutsideFold adds one k-block's products of the pass's outside
-// accumulators (L0C slot s, each from zero) to their FP32 tiles in UB
+// accumulators (indices in ps.accs; L0C slot s, each from zero) to their FP32 tiles in UB
 // (Ootomo's accumulation outside the matrix unit): at the group's first
 // k-block the tiles start from the products plus, after the first group,
 // the previous groups' partial sums (loaded from GM); at its last they go
 // to GM. firstTile: the group's first tile, whose load waits for the
 // previous group's writes; signal: the group's last tile when no inside
 // accumulator follows, whose store signals them.
-func (pl *gemmPlan) emitOutsideFold(e *emitter, ps *gemmPass, i, j, rows, cols, s, g int, firstKB, lastKB, firstTile, signal bool) {
+func (pl *gemmPlan) emitOutsideFold(e *emitter, ps *gemmPass, outside []int, i, j, rows, cols, s, g int, firstKB, lastKB, firstTile, signal bool) {
 	N := int64(pl.p.N)
 	rowBytes := int64(cols) * 4
 	n := rows * cols
-	outside := ps.outside()
 	acc := func(x int) int64 { return pl.ubOut + int64(x)*pl.ubTile }
 	part := func(x int) int64 { return pl.ubPart + int64(x)*pl.ubTile }
 	gm := func(x int) int64 { return ps.accs[outside[x]].out + (int64(i*pl.bm)*N+int64(j*pl.bn))*4 }

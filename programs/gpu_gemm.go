@@ -189,11 +189,14 @@ type gpuGEMMPlan struct {
 	rfStageB       int64
 	rfC            int64 // registers of a band of C (emulated epilogues with beta = 1)
 	rfX, rfT, rfQ  int64 // a fused split's FP32 tiles, its temporary, its unstaged pieces
-	regs           int64 // 32-bit registers of a CTA
-	gmA, gmB, gmC  int64 // global-memory addresses
-	lda            int64 // elements between rows of A in global memory (K unless A is a column range of a wider matrix)
-	ldb, ldc       int64 // elements between rows of B and of C (N unless they are column ranges of wider matrices)
-	nrb, ncb, nkt  int   // row blocks, column blocks, k-steps
+	// fusedOps: a fused split's vector operations of one k-step (the same
+	// every k-step: setFusedSplit).
+	fusedOps      []isa.Instr
+	regs          int64 // 32-bit registers of a CTA
+	gmA, gmB, gmC int64 // global-memory addresses
+	lda           int64 // elements between rows of A in global memory (K unless A is a column range of a wider matrix)
+	ldb, ldc      int64 // elements between rows of B and of C (N unless they are column ranges of wider matrices)
+	nrb, ncb, nkt int   // row blocks, column blocks, k-steps
 	// sh and ops: the pieces staged per k-step, the MMAs over them and
 	// the accumulators of an emulated GEMM (emulated_kernel.go); ops is
 	// nil for a plain GEMM (one A, one B, one MMA, one accumulator).
@@ -328,11 +331,20 @@ func (t gpuTile) registerBytes(tg *gpuTarget, in fp.Format, sh gpuShape) int64 {
 	if sh.readsC {
 		need += dma.FractalBytes(cSliceRows, t.bn, fp.FP32)
 	}
-	if sh.fused && t.regStaged { // the split's FP32 tiles, temporary, unstaged pieces (newGPUGEMMPlan)
-		big := max(int64(t.bm)*int64(t.bk), int64(t.bk)*int64(t.bn))
-		need = (need+3)&^3 + 4*(int64(t.bm)*int64(t.bk)+int64(t.bk)*int64(t.bn)) + (4+int64(in.Bytes()))*big
+	if sh.fused && t.regStaged {
+		x, tmp, q := t.fusedSplitBytes(int64(in.Bytes()))
+		need = (need+3)&^3 + x + tmp + q
 	}
 	return need
+}
+
+// fusedSplitBytes are the registers a fused split lays out past the
+// others (newGPUGEMMPlan): the FP32 tiles of A and B, the split's FP32
+// temporary (A and B are split one after the other) and a tile of pieces
+// made but not staged (es bytes an element).
+func (t gpuTile) fusedSplitBytes(es int64) (tiles, tmp, unstaged int64) {
+	a, b := int64(t.bm)*int64(t.bk), int64(t.bk)*int64(t.bn)
+	return 4 * (a + b), 4 * max(a, b), es * max(a, b)
 }
 
 // newGPUGEMMPlan checks the parameters against the machine and lays out
@@ -587,11 +599,11 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		// The FP32 tiles (A's, then B's), the split's temporary (A and B
 		// are split one after the other), and a tile for pieces the
 		// kernel does not stage.
-		big := max(int64(t.bm)*int64(t.bk), int64(t.bk)*int64(t.bn))
+		x, tmp, q := t.fusedSplitBytes(es)
 		pl.rfX = (need + 3) &^ 3
-		pl.rfT = pl.rfX + 4*(int64(t.bm)*int64(t.bk)+int64(t.bk)*int64(t.bn))
-		pl.rfQ = pl.rfT + 4*big
-		need = pl.rfQ + es*big
+		pl.rfT = pl.rfX + x
+		pl.rfQ = pl.rfT + tmp
+		need = pl.rfQ + q
 	}
 	if need > tg.regFile() {
 		return nil, bad("tiling", "the %d×%d accumulators and %s of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d",
@@ -973,6 +985,29 @@ func (pl *gpuGEMMPlan) ctaDirect(i int) isa.Stream {
 	})
 }
 
+// setFusedSplit makes the kernel split its FP32 tiles (scheme split:
+// fused) into its staged pieces with ops's scheme: the k-step's vector
+// operations, A's then B's, the pieces it stages into the staging
+// registers, the others (made only to make the next) into rfQ.
+func (pl *gpuGEMMPlan) setFusedSplit(ops *gpuOperands) {
+	t := pl.t
+	stA, stB := int64(t.bm)*int64(t.bk)*pl.es, int64(t.bk)*int64(t.bn)*pl.es
+	for _, side := range []struct {
+		pieces        []int
+		x             int64 // the side's FP32 tile
+		n             int
+		stage, stride int64
+	}{{ops.aPieces, pl.rfX, t.bm * t.bk, pl.rfStage, stA}, {ops.bPieces, pl.rfX + 4*int64(t.bm)*int64(t.bk), t.bk * t.bn, pl.rfStageB, stB}} {
+		piece := func(i int) int64 {
+			if x := slices.Index(side.pieces, i); x >= 0 {
+				return side.stage + int64(x)*side.stride
+			}
+			return pl.rfQ
+		}
+		pl.fusedOps = append(pl.fusedOps, ops.split.splitInstrs(side.x, pl.rfT, piece, side.n, slices.Max(side.pieces))...)
+	}
+}
+
 // ctaRegStaged returns the stream of block i of a register-staged kernel
 // (Tensile's PrefetchGlobalRead with one LDS buffer): while the MMAs of
 // k-step kt run, the copy lane loads k-step kt+1 into staging registers;
@@ -1021,23 +1056,8 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 			}
 			e.waitFlag(gpu.LaneCopy, gpu.LaneVector, 0)
 			e.waitFlag(gpu.LaneStore, gpu.LaneVector, 0)
-			sp, ops := pl.ops.split, pl.ops
-			for _, side := range []struct {
-				pieces []int
-				off    int64 // the side's FP32 tile in rfX
-				n      int
-				stage  int64
-				stride int64
-			}{{ops.aPieces, 0, t.bm * t.bk, pl.rfStage, stA}, {ops.bPieces, 4 * int64(t.bm) * int64(t.bk), t.bk * t.bn, pl.rfStageB, stB}} {
-				piece := func(i int) int64 {
-					if x := slices.Index(side.pieces, i); x >= 0 {
-						return side.stage + int64(x)*side.stride
-					}
-					return pl.rfQ // made to make the next, not staged
-				}
-				for _, in := range sp.splitInstrs(pl.rfX+side.off, pl.rfT, piece, side.n, slices.Max(side.pieces)) {
-					e.emit(in)
-				}
+			for _, in := range pl.fusedOps {
+				e.emit(in)
 			}
 			e.setFlag(gpu.LaneVector, gpu.LaneCopy, 1)
 			e.setFlag(gpu.LaneVector, gpu.LaneStore, 1)
