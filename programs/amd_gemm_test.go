@@ -3,8 +3,6 @@ package programs
 import (
 	"strings"
 	"testing"
-
-	"github.com/davinci-sim/davinci-sim/badinput"
 )
 
 // The GEMM kinds on amd-cu machines: simulated C bit for bit equal to the
@@ -100,8 +98,6 @@ func TestAMDBadInput(t *testing.T) {
 		{"mi210-matrix-peak", "mi100", []string{"program.dtype=fp64"}, "no fp64 matrix cores"},
 	} {
 		_, err := Execute(mustRead(t, "examples/"+c.file+".yaml"), Options{Machine: c.machine, Overrides: mustSets(t, c.sets...)}, RunHooks{})
-		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s on %s %v: %v, want one bad-input line containing %q", c.file, c.machine, c.sets, err, c.want)
-		}
+		wantBadInputLine(t, err, c.want, c.file, c.machine, c.sets)
 	}
 }

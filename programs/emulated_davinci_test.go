@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/davinci-sim/davinci-sim/badinput"
 )
 
 // Every FP32 scheme whose pieces the cube takes is bit-exact to the golden
@@ -149,9 +147,7 @@ func TestEmulatedDaVinciBadInput(t *testing.T) {
 		{"ascend-910b3", []string{"program.scheme={pieces: [{format: bf16}, {format: bf16}], groups: [{products: [00, 01]}]}"}, `quote products such as "01"`},
 	} {
 		_, err := runEmulated(t, c.machine, c.sets...)
-		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s %v: %v, want one bad-input line containing %q", c.machine, c.sets, err, c.want)
-		}
+		wantBadInputLine(t, err, c.want, c.machine, c.sets)
 	}
 }
 

@@ -163,9 +163,7 @@ func TestEmulatedBadInput(t *testing.T) {
 		{"a100", []string{"program.scheme=hgemm", "program.split.sb=12"}, `key "split"`},
 	} {
 		_, err := runEmulated(t, c.machine, c.sets...)
-		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s %v: %v, want one bad-input line containing %q", c.machine, c.sets, err, c.want)
-		}
+		wantBadInputLine(t, err, c.want, c.machine, c.sets)
 	}
 	dir := t.TempDir()
 	for _, c := range []struct{ scheme, want string }{
@@ -187,9 +185,7 @@ func TestEmulatedBadInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = Execute(f, Options{}, RunHooks{})
-		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: %v, want one bad-input line containing %q", c.scheme, err, c.want)
-		}
+		wantBadInputLine(t, err, c.want, c.scheme)
 	}
 }
 
@@ -235,9 +231,7 @@ func TestEmulatedAuto(t *testing.T) {
 		{[]string{"program.scheme=auto", "program.target_bits=70"}, `key "target_bits": must be in 0..64`},
 	} {
 		_, err := runEmulated(t, "a100", c.sets...)
-		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%v: %v, want one bad-input line containing %q", c.sets, err, c.want)
-		}
+		wantBadInputLine(t, err, c.want, c.sets)
 	}
 }
 
@@ -444,9 +438,7 @@ func TestEmulatedWholeSchemesBadInput(t *testing.T) {
 		{"a100", []string{"program.scheme=ape-int16", "program.k=131072", "program.numerics=off"}, `key "k": ape-int16's INT32 accumulators`},
 	} {
 		_, err := runEmulated(t, c.machine, c.sets...)
-		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s %v: %v, want one bad-input line containing %q", c.machine, c.sets, err, c.want)
-		}
+		wantBadInputLine(t, err, c.want, c.machine, c.sets)
 	}
 }
 
@@ -529,9 +521,7 @@ func TestEmulatedFusedSplit(t *testing.T) {
 		{"ascend-910a", []string{"program.scheme={name: markidis, split: fused}"}, `key "scheme.split": fused is generated for GPU machines`},
 	} {
 		_, err := runEmulated(t, c.machine, c.sets...)
-		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s %v: %v, want one bad-input line containing %q", c.machine, c.sets, err, c.want)
-		}
+		wantBadInputLine(t, err, c.want, c.machine, c.sets)
 	}
 }
 
@@ -588,5 +578,14 @@ func TestEmulatedRangeFlagged(t *testing.T) {
 		if !flagged {
 			t.Errorf("%s: not flagged: %v", machine, res.Report.Notes)
 		}
+	}
+}
+
+// wantBadInputLine fails the test unless err is bad input (exit 2) of one
+// line containing want; label says which case.
+func wantBadInputLine(t *testing.T, err error, want string, label ...any) {
+	t.Helper()
+	if !badinput.Is(err) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("%s: %v, want one bad-input line containing %q", strings.TrimSpace(fmt.Sprintln(label...)), err, want)
 	}
 }

@@ -1,10 +1,8 @@
 package programs
 
 import (
-	"strings"
 	"testing"
 
-	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
 
@@ -116,8 +114,6 @@ func TestGPUBenchBadInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = Execute(f, Options{Machine: c.machine, Overrides: ovs}, RunHooks{})
-		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s on %q: %v, want one bad-input line naming %s", c.set, c.machine, err, c.want)
-		}
+		wantBadInputLine(t, err, c.want, c.set, c.machine)
 	}
 }

@@ -72,9 +72,7 @@ func TestGPUHGEMMBadInput(t *testing.T) {
 		{"a100", []string{"program.m=65536", "program.n=65536", "program.k=65536"}, "needs more than 8 GiB of host memory"},
 	} {
 		_, err := runGPU(t, c.machine, c.sets...)
-		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s %v: %v, want one bad-input line containing %q", c.machine, c.sets, err, c.want)
-		}
+		wantBadInputLine(t, err, c.want, c.machine, c.sets)
 	}
 	// A program kind on a machine kind it does not run on.
 	f, err := ReadFile("examples/sgemm-cube.yaml")

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
-	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
@@ -171,9 +170,7 @@ func TestOzakiDaVinciBadInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = Execute(f, Options{Machine: c.machine, Overrides: mustSets(t, c.sets...)}, RunHooks{})
-		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s %v: %v, want one bad-input line containing %q", c.machine, c.sets, err, c.want)
-		}
+		wantBadInputLine(t, err, c.want, c.machine, c.sets)
 	}
 }
 

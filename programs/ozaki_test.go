@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/davinci-sim/davinci-sim/badinput"
 )
 
 func runOzaki(t *testing.T, machine string, sets ...string) (*Result, error) {
@@ -178,9 +176,7 @@ func TestOzakiBadInput(t *testing.T) {
 		{"b200", []string{"program.m=65536", "program.n=65536", "program.k=65536"}, `key "m"`},
 	} {
 		_, err := runOzaki(t, c.machine, c.sets...)
-		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s %v: %v, want one bad-input line containing %q", c.machine, c.sets, err, c.want)
-		}
+		wantBadInputLine(t, err, c.want, c.machine, c.sets)
 	}
 }
 
@@ -346,8 +342,6 @@ func TestOzakiII(t *testing.T) {
 		{[]string{"program.method=ozaki-ii", "program.precision=", "program.mantissa_bits=100"}, `key "mantissa_bits": ozaki-ii reaches at most`},
 	} {
 		_, err := runOzaki(t, "b200", c.sets...)
-		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%v: %v, want one bad-input line containing %q", c.sets, err, c.want)
-		}
+		wantBadInputLine(t, err, c.want, c.sets)
 	}
 }
