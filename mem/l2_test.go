@@ -215,3 +215,26 @@ func TestToFront(t *testing.T) {
 		}
 	}
 }
+
+// TestSetIndexRemainder checks the remainder by multiplication against
+// the division it replaces: set counts of real L2s (800, 1280, 1600 sets
+// are not powers of two), the edges of the 32-bit range, and sector
+// numbers beyond it (which fall back to the division).
+func TestSetIndexRemainder(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for _, sets := range []uint64{3, 5, 7, 800, 1280, 1600, 4095, 1<<20 + 1, 1<<31 - 1, 1<<32 - 1} {
+		c := &L2{sets: sets, modM: ^uint64(0)/sets + 1}
+		check := func(s uint64) {
+			if got, want := c.setIndex(int64(s)), s%sets; got != want {
+				t.Fatalf("sets %d: sector %d in set %d, want %d", sets, s, got, want)
+			}
+		}
+		for _, s := range []uint64{0, 1, sets - 1, sets, sets + 1, 1<<32 - 1, 1 << 32, 1<<40 + 3} {
+			check(s)
+		}
+		for i := 0; i < 100000; i++ {
+			check(uint64(rng.Uint32()))
+			check(rng.Uint64() >> 2)
+		}
+	}
+}
