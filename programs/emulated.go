@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "emulated-gemm", Params: reflect.TypeFor[EmulatedParams](), Machines: []string{"nvidia-sm", "amd-cu", "davinci"}, Example: "a100-emulated-gemm.yaml",
+	register(&Kind{Name: "emulated-gemm", KBatch: true, Params: reflect.TypeFor[EmulatedParams](), Machines: []string{"nvidia-sm", "amd-cu", "davinci"}, Example: "a100-emulated-gemm.yaml",
 		Summary: "emulated FP32 GEMM from low-precision matrix units: a split kernel, product GEMM kernels, an epilogue (scheme: hgemm, markidis, ootomo, ape-fp32f, ape-fp32b, bf16x9, sgemm-cube, le-gemm, ape-int16, native, … or your own)",
 		Build:   buildEmulated})
 }
@@ -128,7 +128,7 @@ func decodeScheme(scheme any, bad func(key, format string, a ...any) error) (*sc
 // scheme.
 func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedParams, tg *gpuTarget, bad func(key, format string, a ...any) error) (*emulatedJob, error) {
 	p := ep.GEMMParams
-	o.apply(&p.Numerics, &p.Inputs.Seed)
+	o.applyGEMM(&p)
 	sp, err := decodeScheme(ep.Scheme, bad)
 	if err != nil {
 		return nil, err
@@ -456,7 +456,7 @@ func (j *emulatedJob) goldenTile(model cube.Model, r0, mm, c0, nn int) (accs [][
 	p, sp := &j.p, j.sp
 	accs = make([][]float32, len(sp.groups))
 	for g, gr := range sp.groups {
-		bk := j.kernels[j.groupK[g]].t.bk
+		bk := j.kernels[j.groupK[g]].real.bk
 		acc := make([]uint32, mm*nn)
 		tmp := make([]uint32, mm*nn)
 		for k0 := 0; k0 < p.K; k0 += bk {
@@ -514,9 +514,8 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		fmt.Sprintf("fp32-equivalent (2mnk; peak = dense %s %s peak / %d products)", name, tg.matrix, nprod))
 	var kernels []map[string]any
 	for _, kp := range j.kernels {
-		t := kp.t
 		kernels = append(kernels, map[string]any{"name": kp.name(), "ctas": kp.nrb * kp.ncb,
-			"tiling": t.report(),
+			"tiling": kp.tilingReport(),
 			"cta":    map[string]int64{"shared_bytes": kp.smem, "registers": kp.grid().Resources.Registers}})
 	}
 	schemeName := sp.s.Name

@@ -144,7 +144,7 @@ func (a gpuAuto) describe() string { return a.tg.describe() }
 
 func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParams, am autoMachine, bad func(key, format string, a ...any) error) (Job, error) {
 	p := ep.GEMMParams
-	o.apply(&p.Numerics, &p.Inputs.Seed)
+	o.applyGEMM(&p)
 	if p.Inputs.A != "" || p.Inputs.B != "" {
 		return nil, bad("scheme", "auto measures accuracy on a sample drawn from inputs.distribution; with .npy inputs name a scheme")
 	}

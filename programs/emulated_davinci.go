@@ -56,7 +56,7 @@ type daVinciSchemeJob struct {
 // DaVinci machine m.
 func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedParams, bad func(key, format string, a ...any) error) (Job, error) {
 	p := ep.GEMMParams
-	o.apply(&p.Numerics, &p.Inputs.Seed)
+	o.applyGEMM(&p)
 	if ep.Scheme == "auto" {
 		return buildEmulatedAuto(f, m, o, ep, daVinciAuto{m}, bad)
 	}

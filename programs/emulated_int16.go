@@ -102,7 +102,7 @@ func genInt16(seed int64, which uint64, n int) []int16 {
 
 func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedParams, bad func(key, format string, a ...any) error) (Job, error) {
 	p := ep.GEMMParams
-	o.apply(&p.Numerics, &p.Inputs.Seed)
+	o.applyGEMM(&p)
 	if ep.TargetBits != 0 {
 		return nil, bad("target_bits", "applies to scheme: auto")
 	}
@@ -358,9 +358,8 @@ func (j *int16Job) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 		reportThroughput(rep, st, flops, peak/4, fmt.Sprintf("int16 ops (2mnk; peak = dense %s %s peak / 4 products)", name, tg.matrix))
 		var kernels []map[string]any
 		for _, kp := range j.kernels {
-			t := kp.t
 			kernels = append(kernels, map[string]any{"name": kp.name(), "ctas": kp.nrb * kp.ncb,
-				"tiling": t.report()})
+				"tiling": kp.tilingReport()})
 		}
 		rep.Program["product_kernels"] = kernels
 		rep.Notes = append(rep.Notes, fmt.Sprintf("ape-int16: the split (%d INT32 operations per element) and the recombination (%d per element) are timing-only kernels on the %s units; the product GEMMs run on the %s", int16SplitOps, int16RecombineOps, tg.vector, tg.matrix))

@@ -14,6 +14,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
 	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/traces"
@@ -115,6 +116,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
+	if err := checkKBatch(f, m, opts); err != nil {
+		return nil, badInput(err)
+	}
 	if opts.Fidelity != "" && opts.Fidelity != "full" {
 		if f.Kind.BuildCluster == nil || m.DaVinci() == nil || !m.HasHost() {
 			return nil, badInput(fmt.Errorf("--fidelity %s: applies to lu-fused on NPUs (a cluster or node description, or one DaVinci chip with a host, run as a node of one NPU); %s on %s is simulated in full", opts.Fidelity, f.Kind.Name, m.Name))
@@ -124,6 +128,14 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	job, err := f.Kind.BuildFor(f, m, opts)
 	if err != nil {
 		return nil, badInput(err)
+	}
+	if opts.KBatch > 1 {
+		switch {
+		case job.Mode() == arch.Functional:
+			return nil, badInput(fmt.Errorf("--k-batch %d: timing only (numerics off or sampled): a batch of k-steps moves no data as the kernel does", opts.KBatch))
+		case hooks.Observer != nil:
+			return nil, badInput(fmt.Errorf("--k-batch %d: a trace or live view would show the batches, not the kernel's k-steps: use it without --trace and --view", opts.KBatch))
+		}
 	}
 	var chip *arch.Chip
 	progress, every := hooks.progress(&chip, job.Mode())
@@ -244,6 +256,10 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		}
 		res.Failure = err
 	}
+	if opts.KBatch > 1 {
+		rep.Sim.KBatch = opts.KBatch
+		rep.Notes = append(rep.Notes, fmt.Sprintf("k-batch %d: SIMT GEMM kernels (FMAs on the vector units) simulated up to %d of their k-steps as one — copies, fragment loads and FMA runs as deep, ramping at the ends of the k-loop, occupancy and resources the kernel's (program.tiling.k_batch: how many; tensor-core kernels are simulated in full) — approximate: %s (docs/design-notes.md, \"Batched k-steps\")", opts.KBatch, opts.KBatch, kBatchMeasured))
+	}
 	for _, s := range st.FastForward {
 		rep.Notes = append(rep.Notes, fastForwardNote(s))
 	}
@@ -274,6 +290,25 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	rep.SetEnergy(st, &m.Power)
 	res.Outputs = job.Outputs()
 	return res, nil
+}
+
+// checkKBatch refuses --k-batch where it does not apply: it batches the
+// k-steps of GPU GEMM kernels (Kind.KBatch kinds on nvidia-sm and amd-cu
+// machines).
+func checkKBatch(f *File, m *machines.Machine, opts Options) error {
+	if opts.KBatch <= 1 {
+		return nil
+	}
+	if _, gpu := newGPUTarget(m); !gpu || !f.Kind.KBatch {
+		var kinds []string
+		for _, k := range Kinds() {
+			if k.KBatch {
+				kinds = append(kinds, k.Name)
+			}
+		}
+		return fmt.Errorf("--k-batch %d: applies to the GEMM kernels of %s on GPU machines (nvidia-sm, amd-cu); %s on %s (%s) has none", opts.KBatch, strings.Join(kinds, ", "), f.Kind.Name, m.Name, m.Kind)
+	}
+	return nil
 }
 
 // fastForwardUncertainty returns the time skips stand for and how far it

@@ -50,6 +50,9 @@ func executeCluster(f *File, name string, opts Options, hooks RunHooks) (*Result
 	if opts.FastForward != nil {
 		return nil, badInput(errors.New("--fast-forward: not for cluster runs (ranks wait on each other by time)"))
 	}
+	if opts.KBatch > 1 {
+		return nil, badInput(fmt.Errorf("--k-batch %d: applies to GPU GEMM kernels, not to cluster runs", opts.KBatch))
+	}
 	if f.Kind.BuildCluster == nil {
 		return nil, badInput(fmt.Errorf("%s: program kind %s runs on one chip; %s is a cluster or node description (kinds that run on clusters: lu-fused)", f.Path, f.Kind.Name, name))
 	}

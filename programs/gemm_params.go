@@ -32,6 +32,10 @@ type GEMMParams struct {
 	SplitChunk   int    `mapstructure:"split_chunk"`  // elements per vector-pass chunk (0 = default)
 	Unit         string `mapstructure:"unit"`         // GPUs: matrix | vector units for the MMAs ("" = the library's choice)
 	Input        string `mapstructure:"input"`        // hgemm on GPUs: the matrix inputs' type, fp16 (default) | bf16 | e4m3 | e5m2
+
+	// kBatch is the run's --k-batch (Options.KBatch): GPU GEMM kernels
+	// simulate that many k-steps of a CTA as one. Not a program key.
+	kBatch int
 }
 
 // Tiling is the block decomposition: SGEMM-cube's (its Sec. 5.1.1) on

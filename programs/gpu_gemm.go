@@ -173,11 +173,16 @@ type gpuGEMMPlan struct {
 	p    GEMMParams
 	mach *machines.Machine
 	tg   *gpuTarget
-	t    gpuTile
-	in   fp.Format // FP16 or INT8 (tensor cores), FP32 (CUDA cores)
-	out  fp.Format // the accumulators and C: FP32, INT32 for INT8, FP64 for FP64
-	lane isa.Pipe  // the lane of the MMAs: matrix, or vector (CUDA cores, VALU)
-	es   int64     // bytes of an input element
+	// t is the simulated tile: the kernel's (real), or with --k-batch u
+	// (batch) the real k-steps in one (batchKSteps). Resources, reports
+	// and numerics are the real tile's.
+	t     gpuTile
+	real  gpuTile
+	batch int       // real k-steps per simulated k-step (1: none)
+	in    fp.Format // FP16 or INT8 (tensor cores), FP32 (CUDA cores)
+	out   fp.Format // the accumulators and C: FP32, INT32 for INT8, FP64 for FP64
+	lane  isa.Pipe  // the lane of the MMAs: matrix, or vector (CUDA cores, VALU)
+	es    int64     // bytes of an input element
 
 	aLd, bLd       int64 // shared-memory row strides (bytes)
 	aStage, bStage int64 // bytes of one stage's A and B tiles
@@ -189,9 +194,14 @@ type gpuGEMMPlan struct {
 	rfStageB       int64
 	rfC            int64 // registers of a band of C (emulated epilogues with beta = 1)
 	rfX, rfT, rfQ  int64 // a fused split's FP32 tiles, its temporary, its unstaged pieces
-	// fusedOps: a fused split's vector operations of one k-step (the same
-	// every k-step: setFusedSplit).
-	fusedOps      []isa.Instr
+	// fusedOps: a fused split's vector operations of a k-step, by the
+	// real k-steps it holds (the same every k-step of that depth:
+	// setFusedSplit; index 1 without --k-batch).
+	fusedOps [][]isa.Instr
+	// ks, with --k-batch, is where each simulated k-step starts along k
+	// (ks[nkt] = K): k-steps of batch real ones, ramping up from 1 at the
+	// start and down to 1 at the end (batchKSteps); nil without.
+	ks            []int
 	regs          int64 // 32-bit registers of a CTA
 	gmA, gmB, gmC int64 // global-memory addresses
 	lda           int64 // elements between rows of A in global memory (K unless A is a column range of a wider matrix)
@@ -563,9 +573,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if t.regStaged && lane != gpu.LaneMatrix {
 		return nil, bad("tiling.staging", "registers staging is modelled for matrix-unit kernels; use shared with unit: vector")
 	}
-	pl := &gpuGEMMPlan{p: p, mach: m, tg: tg, t: t, in: in, es: es, lane: lane, sh: sh}
-	pl.aLd, pl.bLd = int64(t.bk)*es+smemPad, int64(t.bnLoaded())*es+smemPad
-	pl.aStage, pl.bStage = int64(t.bm)*pl.aLd, int64(t.bk)*pl.bLd
+	pl := &gpuGEMMPlan{p: p, mach: m, tg: tg, t: t, real: t, batch: 1, in: in, es: es, lane: lane, sh: sh}
 	pl.smem, pl.regs = tileResources(t, in, lane, tg.warpSize, sh)
 	pl.out = fp.FP32
 	switch in {
@@ -574,6 +582,48 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	case fp.FP64:
 		pl.out = fp.FP64
 	}
+	if need := pl.layout(); need > tg.regFile() {
+		return nil, bad("tiling", "the %d×%d accumulators and %s of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d",
+			t.bm, t.bn, t.fragSteps(), t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.regFile())
+	}
+	if u := min(p.kBatch, (p.K+t.bk-1)/t.bk); u > 1 && lane == gpu.LaneVector && !t.direct {
+		// Only the SIMT kernels (FMAs on the vector units), whose k-steps
+		// are 8 deep (FP64: 4) where the tensor-core kernels' are 32 to
+		// 128: batches bring them to that depth. Batching tensor-core
+		// kernels moved times too far to be worth it (8192³, against the
+		// full simulation: H100 LE-GEMM +32 % in batches of 7, +9.6 % of
+		// 4 — its L2 hits 0.87 → 0.63 as batches request lines further
+		// ahead; MI210 HGEMM −5.6 % in batches of 2; a kernel without a
+		// pipeline or with a fused split pays once a latency each of its
+		// k-steps waits out: −12 %, −20 %), and fast-forward already
+		// skips most of their waves (docs/design-notes.md, "Batched
+		// k-steps").
+		pl.batchKSteps(u)
+	}
+	pl.nrb = (p.M + t.bm - 1) / t.bm
+	pl.ncb = (p.N + t.bn - 1) / t.bn
+	pl.nkt = (p.K + pl.t.bk - 1) / pl.t.bk
+	if pl.ks != nil {
+		pl.nkt = len(pl.ks) - 1
+	}
+	align := func(x int64) int64 { return (x + 511) &^ 511 }
+	pl.lda = int64(p.K)
+	pl.ldb, pl.ldc = int64(p.N), int64(p.N)
+	pl.gmA = 0
+	pl.gmB = align(pl.gmA + int64(p.M)*int64(p.K)*es)
+	pl.gmC = align(pl.gmB + int64(p.K)*int64(p.N)*es)
+	if end := pl.gmC + int64(p.M)*int64(p.N)*int64(pl.out.Bytes()); end > int64(m.GM.Capacity) {
+		return nil, bad("m", "A, B and C need %d bytes of global memory; machine %s has %d", end, m.Name, int64(m.GM.Capacity))
+	}
+	return pl, nil
+}
+
+// layout places a CTA's shared-memory stages and registers for the
+// simulated tile pl.t and returns the register bytes they need.
+func (pl *gpuGEMMPlan) layout() (need int64) {
+	t, in, es, sh, tg := pl.t, pl.in, pl.es, pl.sh, pl.tg
+	pl.aLd, pl.bLd = int64(t.bk)*es+smemPad, int64(t.bnLoaded())*es+smemPad
+	pl.aStage, pl.bStage = int64(t.bm)*pl.aLd, int64(t.bk)*pl.bLd
 	pl.fragA = dma.FractalBytes(t.bm, t.bk, in)
 	pl.fragB = dma.FractalBytes(t.bk, t.bn, in)
 	pl.rfAcc = 0
@@ -594,7 +644,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if pl.tmem() {
 		pl.rfC = max(pl.rfC, int64(sh.accs())*dma.FractalBytes(t.bm, t.bn, pl.out)) // past the accumulators read from tensor memory
 	}
-	need := pl.rfC + dma.FractalBytes(cSliceRows, t.bn, fp.FP32)*b2i(sh.readsC)
+	need = pl.rfC + dma.FractalBytes(cSliceRows, t.bn, fp.FP32)*b2i(sh.readsC)
 	if sh.fused {
 		// The FP32 tiles (A's, then B's), the split's temporary (A and B
 		// are split one after the other), and a tile for pieces the
@@ -605,29 +655,133 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		pl.rfQ = pl.rfT + tmp
 		need = pl.rfQ + q
 	}
-	if need > tg.regFile() {
-		return nil, bad("tiling", "the %d×%d accumulators and %s of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d",
-			t.bm, t.bn, t.fragSteps(), t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.regFile())
+	return need
+}
+
+// batchKSteps makes the simulated kernel run up to u of the real
+// kernel's k-steps as one (--k-batch, timing only): k-steps of u·bk, their
+// copies, fragment loads and MMA runs u times as deep, prefetched as far
+// ahead as the real pipeline's stages reach (1 + ⌈(stages − 1)/u⌉ stages,
+// at least 2: the next batch is fetched while this one is multiplied).
+// The first and last k-steps ramp (1, 2, 4, … up to u, and back down), so
+// that the pipeline fills and drains as the real one does: the first MMA
+// waits for one real k-step's copy, and each batch's copy is at most twice
+// the MMA work it hides behind. A k-loop too short for the ramps stays
+// unbatched. The CTA's resources — and so the occupancy — stay the real
+// kernel's (pl.real); shared-memory and register addresses past them are
+// never read in timing mode.
+func (pl *gpuGEMMPlan) batchKSteps(u int) {
+	real := pl.real
+	n := (pl.p.K + real.bk - 1) / real.bk
+	stages := real.stages
+	if !real.direct && !real.regStaged {
+		stages = min(real.stages, 3)
 	}
-	pl.nrb = (p.M + t.bm - 1) / t.bm
-	pl.ncb = (p.N + t.bn - 1) / t.bn
-	pl.nkt = (p.K + t.bk - 1) / t.bk
-	align := func(x int64) int64 { return (x + 511) &^ 511 }
-	pl.lda = int64(p.K)
-	pl.ldb, pl.ldc = int64(p.N), int64(p.N)
-	pl.gmA = 0
-	pl.gmB = align(pl.gmA + int64(p.M)*int64(p.K)*es)
-	pl.gmC = align(pl.gmB + int64(p.K)*int64(p.N)*es)
-	if end := pl.gmC + int64(p.M)*int64(p.N)*int64(pl.out.Bytes()); end > int64(m.GM.Capacity) {
-		return nil, bad("m", "A, B and C need %d bytes of global memory; machine %s has %d", end, m.Name, int64(m.GM.Capacity))
+	u = pl.l2Batch(u, stages)
+	if u <= 1 {
+		return
 	}
-	return pl, nil
+	var ramp []int
+	for s := 1; s < u; s *= 2 {
+		ramp = append(ramp, s)
+	}
+	sum := 0
+	for _, s := range ramp {
+		sum += s
+	}
+	if n < 2*sum+u {
+		return
+	}
+	sizes := slices.Clone(ramp)
+	mid := n - 2*sum
+	for ; mid >= u; mid -= u {
+		sizes = append(sizes, u)
+	}
+	if mid > 0 {
+		sizes = append(sizes, mid)
+	}
+	for i := len(ramp) - 1; i >= 0; i-- {
+		sizes = append(sizes, ramp[i])
+	}
+	pl.ks = make([]int, 0, len(sizes)+1)
+	k := 0
+	for _, s := range sizes {
+		pl.ks = append(pl.ks, k)
+		k += s * real.bk
+	}
+	pl.ks = append(pl.ks, pl.p.K)
+	t := real
+	t.bk *= u
+	t.stages = stages
+	pl.t, pl.batch = t, u
+	pl.layout()
+}
+
+// kBatchL2Share is the largest share of the L2 that batched k-steps may
+// request ahead of the real kernel (l2Batch).
+const kBatchL2Share = 0.15
+
+// l2Batch is the largest batch up to u whose stages (of u k-steps each)
+// hold at most kBatchL2Share of the L2 more than the real kernel's do:
+// the resident blocks' tiles of those extra k-steps, counted once for
+// the blocks that share them (ctaGroup row blocks, the columns the
+// resident blocks span). A batch requests its k-steps' lines up to
+// stages·u k-steps ahead where the real kernel requests stages; on an L2
+// that barely holds the working set that turns hits into misses (MI210
+// HGEMM 4096³, 8 MiB: batches of 4 took the L2's share of the reads from
+// 78 % to 47 % and the kernel 11 % longer; of 2, 78 % and +0.04 %).
+func (pl *gpuGEMMPlan) l2Batch(u, stages int) int {
+	capacity := float64(pl.mach.L2.Capacity)
+	if capacity <= 0 {
+		return u
+	}
+	tg, real := pl.tg, pl.real
+	threads := tg.threads(real.warps)
+	regs := (pl.regs + threads - 1) / threads * threads
+	perCore := min(int64(tg.maxBlocks), tg.shared/max(pl.smem, 1), tg.registers/4/max(regs, 1), int64(tg.maxWarps/max(real.warps, 1)))
+	resident := max(perCore, 1) * int64(pl.mach.Cores)
+	nrb, ncb := (pl.p.M+real.bm-1)/real.bm, (pl.p.N+real.bn-1)/real.bn
+	rows := int64(min(ctaGroup, nrb))
+	cols := min(int64(ncb), (resident+rows-1)/rows)
+	step := float64((rows*int64(real.bm)*int64(pl.sh.a) + cols*int64(real.bn)*int64(pl.sh.b)) * int64(real.bk) * pl.es)
+	for ; u > 1; u-- {
+		if float64(stages*u-real.stages)*step <= kBatchL2Share*capacity {
+			break
+		}
+	}
+	return u
+}
+
+// tilingReport is the kernel's tiling as report.json's program section
+// shows it, with the k-steps simulated as one when batched.
+func (pl *gpuGEMMPlan) tilingReport() map[string]int {
+	r := pl.real.report()
+	if pl.batch > 1 {
+		r["k_batch"] = pl.batch
+	}
+	return r
+}
+
+// realKSteps is the real kernel's k-steps: their depth bk and number.
+func (pl *gpuGEMMPlan) realKSteps() (bk, nkt int) {
+	return pl.real.bk, (pl.p.K + pl.real.bk - 1) / pl.real.bk
 }
 
 func (pl *gpuGEMMPlan) rows(bi int) int { return min(pl.t.bm, pl.p.M-bi*pl.t.bm) }
 func (pl *gpuGEMMPlan) cols(bj int) int { return min(pl.t.bn, pl.p.N-bj*pl.t.bn) }
 func (pl *gpuGEMMPlan) depth(kt int) int {
+	if pl.ks != nil {
+		return pl.ks[kt+1] - pl.ks[kt]
+	}
 	return min(pl.t.bk, pl.p.K-kt*pl.t.bk)
+}
+
+// kOff is where k-step kt starts along k.
+func (pl *gpuGEMMPlan) kOff(kt int) int {
+	if pl.ks != nil {
+		return pl.ks[kt]
+	}
+	return kt * pl.t.bk
 }
 
 // grid returns the kernel launch: one CTA per output tile, row-major over
@@ -722,11 +876,11 @@ func b2i(b bool) int64 {
 // gmATile is the global address of row block bi's k-step kt in A piece x;
 // gmBTile that of k-step kt of B piece x from column col.
 func (pl *gpuGEMMPlan) gmATile(x, bi, kt int) int64 {
-	return pl.gmAOf(x) + (int64(bi*pl.t.bm)*pl.lda+int64(kt*pl.t.bk))*pl.es
+	return pl.gmAOf(x) + (int64(bi*pl.t.bm)*pl.lda+int64(pl.kOff(kt)))*pl.es
 }
 
 func (pl *gpuGEMMPlan) gmBTile(x, kt, col int) int64 {
-	return pl.gmBOf(x) + (int64(kt*pl.t.bk)*pl.ldb+int64(col))*pl.es
+	return pl.gmBOf(x) + (int64(pl.kOff(kt))*pl.ldb+int64(col))*pl.es
 }
 
 // ctaStream is the stream of CTA i: what body emits for its output tile
@@ -990,22 +1144,40 @@ func (pl *gpuGEMMPlan) ctaDirect(i int) isa.Stream {
 // operations, A's then B's, the pieces it stages into the staging
 // registers, the others (made only to make the next) into rfQ.
 func (pl *gpuGEMMPlan) setFusedSplit(ops *gpuOperands) {
+	pl.fusedOps = make([][]isa.Instr, pl.batch+1)
+	for kt := 0; kt < pl.nkt; kt++ {
+		if n := pl.realSteps(kt); pl.fusedOps[n] == nil {
+			pl.fusedOps[n] = pl.fusedSplitOps(ops, n*pl.real.bk)
+		}
+	}
+}
+
+// fusedSplitOps is a fused split's vector operations of a k-step bk deep.
+func (pl *gpuGEMMPlan) fusedSplitOps(ops *gpuOperands, bk int) []isa.Instr {
 	t := pl.t
+	var out []isa.Instr
 	stA, stB := int64(t.bm)*int64(t.bk)*pl.es, int64(t.bk)*int64(t.bn)*pl.es
 	for _, side := range []struct {
 		pieces        []int
 		x             int64 // the side's FP32 tile
 		n             int
 		stage, stride int64
-	}{{ops.aPieces, pl.rfX, t.bm * t.bk, pl.rfStage, stA}, {ops.bPieces, pl.rfX + 4*int64(t.bm)*int64(t.bk), t.bk * t.bn, pl.rfStageB, stB}} {
+	}{{ops.aPieces, pl.rfX, t.bm * bk, pl.rfStage, stA}, {ops.bPieces, pl.rfX + 4*int64(t.bm)*int64(t.bk), bk * t.bn, pl.rfStageB, stB}} {
 		piece := func(i int) int64 {
 			if x := slices.Index(side.pieces, i); x >= 0 {
 				return side.stage + int64(x)*side.stride
 			}
 			return pl.rfQ
 		}
-		pl.fusedOps = append(pl.fusedOps, ops.split.splitInstrs(side.x, pl.rfT, piece, side.n, slices.Max(side.pieces))...)
+		out = append(out, ops.split.splitInstrs(side.x, pl.rfT, piece, side.n, slices.Max(side.pieces))...)
 	}
+	return out
+}
+
+// realSteps is the number of the real kernel's k-steps simulated k-step
+// kt holds (1 without --k-batch).
+func (pl *gpuGEMMPlan) realSteps(kt int) int {
+	return (pl.depth(kt) + pl.real.bk - 1) / pl.real.bk
 }
 
 // ctaRegStaged returns the stream of block i of a register-staged kernel
@@ -1033,8 +1205,9 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 			if fused {
 				e.waitFlag(gpu.LaneVector, gpu.LaneCopy, 1)
 				e.together(func() {
-					e.emit(gpu.CopyToRegisters(pl.rfX, pl.ops.gmA32+(int64(bi*t.bm)*pl.lda+int64(kt*t.bk))*4, mm, int64(kk)*4, int64(t.bk)*4, pl.lda*4))
-					e.emit(gpu.CopyToRegisters(pl.rfX+4*int64(t.bm)*int64(t.bk), pl.ops.gmB32+(int64(kt*t.bk)*pl.ldb+int64(bj*t.bn))*4, kk, int64(nn)*4, int64(t.bn)*4, pl.ldb*4))
+					k0 := int64(pl.kOff(kt))
+					e.emit(gpu.CopyToRegisters(pl.rfX, pl.ops.gmA32+(int64(bi*t.bm)*pl.lda+k0)*4, mm, int64(kk)*4, int64(t.bk)*4, pl.lda*4))
+					e.emit(gpu.CopyToRegisters(pl.rfX+4*int64(t.bm)*int64(t.bk), pl.ops.gmB32+(k0*pl.ldb+int64(bj*t.bn))*4, kk, int64(nn)*4, int64(t.bn)*4, pl.ldb*4))
 				})
 				e.setFlag(gpu.LaneCopy, gpu.LaneVector, 0)
 				return
@@ -1050,13 +1223,13 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 			})
 			e.setFlag(gpu.LaneCopy, gpu.LaneStore, 0)
 		}
-		convert := func() {
+		convert := func(kt int) {
 			if !fused {
 				return
 			}
 			e.waitFlag(gpu.LaneCopy, gpu.LaneVector, 0)
 			e.waitFlag(gpu.LaneStore, gpu.LaneVector, 0)
-			for _, in := range pl.fusedOps {
+			for _, in := range pl.fusedOps[pl.realSteps(kt)] {
 				e.emit(in)
 			}
 			e.setFlag(gpu.LaneVector, gpu.LaneCopy, 1)
@@ -1098,7 +1271,7 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 		}
 		pl.outsideStart(e)
 		fetch(0)
-		convert()
+		convert(0)
 		write(0)
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
 			if kt+1 < pl.nkt {
@@ -1122,7 +1295,7 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 			pl.fragProducts(e, kt, mm, kk, nn, f)
 			e.setFlag(mma, gpu.LaneLoad, f)
 			if kt+1 < pl.nkt {
-				convert()
+				convert(kt + 1)
 				write(kt + 1)
 			}
 		}
@@ -1151,12 +1324,13 @@ func (j *gpuGEMMJob) goldenTile(model cube.Model, bi, bj int, stop *atomic.Bool)
 	if err != nil {
 		return nil, err
 	}
-	for kt := 0; kt < pl.nkt; kt++ {
+	bk, nkt := pl.realKSteps()
+	for kt := 0; kt < nkt; kt++ {
 		if stop != nil && stop.Load() {
 			return nil, errStopped
 		}
-		kk := pl.depth(kt)
-		r0, c0, k0 := bi*t.bm, bj*t.bn, kt*t.bk
+		r0, c0, k0 := bi*t.bm, bj*t.bn, kt*bk
+		kk := min(bk, p.K-k0)
 		if pl.in == fp.FP32 || pl.in == fp.TF32 {
 			a := make([]uint32, mm*kk)
 			for r := 0; r < mm; r++ {
@@ -1282,7 +1456,7 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 	if err := f.Decode(&p, o); err != nil {
 		return nil, err
 	}
-	o.apply(&p.Numerics, &p.Inputs.Seed)
+	o.applyGEMM(&p)
 	j, err := buildGPUGEMMFrom(f, m, p, in)
 	if err != nil {
 		return nil, err
@@ -1422,13 +1596,13 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 	counted := map[fp.Format]string{fp.FP16: "fp16", fp.BF16: "bf16", fp.E4M3: "e4m3", fp.E5M2: "e5m2", fp.FP32: "fp32", fp.INT8: "int8 ops",
 		fp.TF32: "fp32 via " + strings.ToLower(tg.tf32), fp.FP64: "fp64"}[pl.in]
 	reportThroughput(rep, st, flops, peak, fmt.Sprintf("%s (2mnk; peak = %s peak at the machine's clock)", counted, unit))
-	t := pl.t
+	t := pl.real
 	g := pl.grid()
 	resident := min(int64(tg.maxBlocks), tg.shared/max(g.Resources.SharedBytes, 1), tg.registers/4/max(g.Resources.Registers, 1),
 		int64(tg.maxWarps/t.warps))
 	rep.Program = map[string]any{
 		"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N,
-		"tiling":   t.report(),
+		"tiling":   pl.tilingReport(),
 		"ctas":     g.CTAs,
 		"cta":      map[string]int64{"shared_bytes": g.Resources.SharedBytes, "registers": g.Resources.Registers, "resident_per_sm": resident},
 		"waves":    float64(g.CTAs) / float64(resident*int64(chip.M.Cores)),

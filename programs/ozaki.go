@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "ozaki", Params: reflect.TypeFor[OzakiParams](), Machines: []string{"nvidia-sm", "amd-cu", "davinci"}, Example: "b200-ozaki.yaml",
+	register(&Kind{Name: "ozaki", KBatch: true, Params: reflect.TypeFor[OzakiParams](), Machines: []string{"nvidia-sm", "amd-cu", "davinci"}, Example: "b200-ozaki.yaml",
 		Summary: "FP64 GEMM from INT8 matrix units (Ozaki scheme I with ESC and ADP, as cuBLAS's emulated DGEMM): scan, ESC, slicing, INT8 slice GEMMs, FP64 recombination — or the native DGEMM fallback",
 		Build:   buildOzaki})
 }
@@ -196,7 +196,7 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, err
 	}
 	p := &op.GEMMParams
-	o.apply(&p.Numerics, &p.Inputs.Seed)
+	o.applyGEMM(p)
 	if key := p.derivedKindKey(); key != "" {
 		return nil, bad(key, "does not apply to ozaki: the slice GEMMs are INT8 on the %s, the fallback is the library's DGEMM", tg.units)
 	}
@@ -794,15 +794,13 @@ func (j *ozakiJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 		prog["bits"] = crt.BitsFor(len(j.moduli), p.K)
 		if !j.fallback {
 			prog["int8_gemms"] = len(j.diagPlans)
-			t := j.diagPlans[0].t
-			prog["tiling"] = t.report()
+			prog["tiling"] = j.diagPlans[0].tilingReport()
 		}
 	} else if !j.fallback {
 		prog["slices"] = j.slices
 		prog["slice_products"] = j.products()
 		prog["int8_gemms"] = len(j.diagPlans)
-		t := j.diagPlans[0].t
-		prog["tiling"] = t.report()
+		prog["tiling"] = j.diagPlans[0].tilingReport()
 	}
 	if j.escKnown {
 		prog["esc"] = j.esc

@@ -105,7 +105,7 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, err
 	}
 	p := &op.GEMMParams
-	o.apply(&p.Numerics, &p.Inputs.Seed)
+	o.applyGEMM(p)
 	// The slice GEMMs' keys (tiling, buffering, cores) are igemm's.
 	if err := p.int8CubeParams(f.Path, m, bad, "does not apply to ozaki: the slice GEMMs are INT8 on the cube (exact INT32), the rest is FP64 on the host"); err != nil {
 		return nil, err

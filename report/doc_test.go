@@ -31,6 +31,7 @@ var docRuns = []struct {
 	{file: "lu-gemm128.yaml"},
 	{file: "a100-tensor-peak.yaml"},
 	{file: "a100-hgemm.yaml", sets: []string{"program.m=256", "program.n=256", "program.k=256"}},
+	{file: "a100-sgemm.yaml", opts: programs.Options{Numerics: programs.NumericsOff, KBatch: 4}, sets: []string{"program.m=256", "program.n=256", "program.k=512"}},
 }
 
 // docKey is one row of docs/report.md.

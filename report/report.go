@@ -184,6 +184,9 @@ type SimReport struct {
 	// the measured and checked ones did (an estimate, not a bound).
 	SkippedSeconds         float64 `json:"skipped_seconds,omitempty"`
 	SkipUncertaintySeconds float64 `json:"skip_uncertainty_seconds,omitempty"`
+	// KBatch is the run's --k-batch: GPU GEMM kernels simulated that many
+	// of their k-steps as one (0: none).
+	KBatch int `json:"k_batch,omitempty"`
 }
 
 // CoreReport is one core's accounting.

@@ -41,3 +41,28 @@ func TestRunFastForward(t *testing.T) {
 		t.Errorf("--fast-forward-stationary: exit %d: %v\n%s", code, err, out)
 	}
 }
+
+// --k-batch: a timing-only SIMT SGEMM notes its batches; out of range, a
+// functional run, a trace or a machine without GPU kernels is bad input
+// (one line naming the flag).
+func TestRunKBatch(t *testing.T) {
+	out, code, err := runCLI(t, "run", examplePath("a100-sgemm.yaml"), "--numerics", "off", "-q", "--k-batch", "8")
+	if code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	if !strings.Contains(out, "note: k-batch 8: SIMT GEMM kernels") {
+		t.Errorf("no k-batch note:\n%s", out)
+	}
+	for _, args := range [][]string{
+		{examplePath("a100-sgemm.yaml"), "--numerics", "off", "--k-batch", "0"},
+		{examplePath("a100-sgemm.yaml"), "--numerics", "off", "--k-batch", "65"},
+		{examplePath("a100-sgemm.yaml"), "--numerics", "full", "--k-batch", "2"},
+		{examplePath("a100-sgemm.yaml"), "--numerics", "off", "--k-batch", "2", "--trace", t.TempDir() + "/t.json"},
+		{examplePath("sgemm-cube.yaml"), "--numerics", "off", "--k-batch", "2"},
+	} {
+		out, code, err := runCLI(t, append([]string{"run", "-q"}, args...)...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "--k-batch") || strings.Contains(strings.TrimSpace(err.Error()), "\n") {
+			t.Errorf("%v: exit %d (%v), want 2 and one line naming --k-batch\n%s", args, code, err, out)
+		}
+	}
+}

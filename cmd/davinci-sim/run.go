@@ -53,6 +53,7 @@ type runFlags struct {
 	ffStationary bool    // --fast-forward-stationary
 	ffHits       float64 // --fast-forward-hits
 	ffMinGain    float64 // --fast-forward-min-gain
+	kBatch       int     // --k-batch: GPU GEMM k-steps simulated as one
 }
 
 func newRunCmd() *cobra.Command {
@@ -103,6 +104,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.Float64Var(&f.ffMinGain, "fast-forward-min-gain", arch.DefaultFastForward.MinGain, "with --fast-forward: the smallest share of the events simulated so far that a skip must stand for (a failed check makes the whole run simulated again, so a short kernel late in a long run is not worth the risk; 0: any skip)")
 	fl.Float64Var(&f.ffHits, "fast-forward-hits", arch.DefaultFastForward.Hits, "with --fast-forward: the largest spread of the L2's (and LLC's) hit fraction over the measured waves that allows a skip, or between each measured wave and the wave 4 before it (hits that swing in a repeating pattern; larger: more skips on GEMMs whose hits swing from wave to wave, at the risk of missing a slide into thrashing; inf: any)")
 	fl.BoolVar(&f.ffStationary, "fast-forward-stationary", false, "with --fast-forward: also skip waves that vary from one to the next without a pattern but whose means over two windows of 4 waves agree (durations, hits and stall mix within the settings above; the skip stands for their mean and its check allows for their noise; not yet the default)")
+	fl.IntVar(&f.kBatch, "k-batch", 1, "GPU SIMT GEMM kernels (SGEMM, DGEMM on the CUDA cores; in kinds sgemm, dgemm, emulated-gemm's native scheme, ozaki's fallback), timing only: simulate up to this many of a block's k-steps as one — copies, fragment loads and FMA runs as deep, occupancy and resources the kernel's — for about as many times fewer events (approximate: the notes say so; tensor-core kernels are simulated in full; docs/design-notes.md, \"Batched k-steps\")")
 	fl.BoolVar(&f.view, "view", false, "show the run live in the terminal visualizer (without --trace: no flag marks, at most ~1 GiB of events)")
 	return cmd
 }
@@ -146,6 +148,10 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		ff.Tolerance, ff.Mix, ff.Hits, ff.MinGain, ff.Stationary = f.ffTolerance, f.ffMix, f.ffHits, f.ffMinGain, f.ffStationary
 		opts.FastForward = &ff
 	}
+	if f.kBatch < 1 || f.kBatch > programs.MaxKBatch {
+		return badInput(fmt.Errorf("--k-batch %d: must be in 1..%d (1: every k-step simulated)", f.kBatch, programs.MaxKBatch))
+	}
+	opts.KBatch = f.kBatch
 	if seedSet {
 		opts.Seed = &f.seed
 	}

@@ -1,0 +1,179 @@
+package programs
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/machines"
+)
+
+// kBatchTolerance is the largest relative change of a run's time batched
+// k-steps may make in TestKBatchNearFull.
+const kBatchTolerance = 0.015
+
+// runKBatch runs an example timing only with --k-batch kb (1: in full).
+func runKBatch(t *testing.T, example, machine string, kb int, sets ...string) *Result {
+	t.Helper()
+	f, err := ReadFile("examples/" + example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Execute(f, Options{Machine: machine, Numerics: NumericsOff, KBatch: kb, Overrides: mustSets(t, sets...)}, RunHooks{})
+	if err != nil {
+		t.Fatalf("%s on %s, k-batch %d: %v", example, machine, kb, err)
+	}
+	return res
+}
+
+// Batched k-steps (--k-batch) stay near the full simulation's time with
+// several times fewer events on the SIMT kernels it batches (SGEMM on the
+// CUDA cores of an A100, H100 and T4 — the T4's 4 MiB L2 limits the batch
+// —, DGEMM on the A100's CUDA cores), and leave tensor-core kernels whole
+// (an emulated GEMM: its native scheme batched, markidis not). The report
+// says what was batched. The tolerance is 1.5 % (kBatchTolerance); these
+// are within 0.01 % (8192³ on eight machines: docs/design-notes.md).
+func TestKBatchNearFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 10 GEMMs of 1024³")
+	}
+	n := []string{"program.m=1024", "program.n=1024", "program.k=1024"}
+	for _, c := range []struct {
+		example, machine string
+		sets             []string
+		batch            int // the batch the plan keeps of the asked 8 (the L2 may lower it; 0: none)
+	}{
+		{"a100-emulated-gemm.yaml", "a100", append([]string{"program.scheme=native"}, n...), 8},
+		{"a100-emulated-gemm.yaml", "h100-sxm", append([]string{"program.scheme=native"}, n...), 8},
+		{"a100-sgemm.yaml", "t4", n, 5},
+		{"a100-dgemm.yaml", "a100", append([]string{"program.unit=vector"}, n...), 8},
+		{"a100-emulated-gemm.yaml", "a100", append([]string{"program.scheme=markidis"}, n...), 0},
+	} {
+		label := fmt.Sprint(c.machine, " ", c.example, " ", c.sets)
+		full := runKBatch(t, c.example, c.machine, 1, c.sets...)
+		batched := runKBatch(t, c.example, c.machine, 8, c.sets...)
+		tf, tb := full.Report.Time.Seconds, batched.Report.Time.Seconds
+		t.Logf("%s: %+.3f %%, events %d → %d", label, 100*(tb/tf-1), full.Report.Sim.Events, batched.Report.Sim.Events)
+		if got := reportedKBatch(batched.Report.Program); got != c.batch {
+			t.Errorf("%s: program tiling k_batch %d, want %d (%v)", label, got, c.batch, batched.Report.Program)
+		}
+		if batched.Report.Sim.KBatch != 8 || full.Report.Sim.KBatch != 0 {
+			t.Errorf("%s: sim.k_batch %d batched, %d in full", label, batched.Report.Sim.KBatch, full.Report.Sim.KBatch)
+		}
+		if fw, bw := full.Report.Memory, batched.Report.Memory; fw.GMReadBytes != bw.GMReadBytes || fw.GMWriteBytes != bw.GMWriteBytes {
+			t.Errorf("%s: GM bytes %d/%d batched, %d/%d in full: a batch moves the same data", label, bw.GMReadBytes, bw.GMWriteBytes, fw.GMReadBytes, fw.GMWriteBytes)
+		}
+		ef, eb := full.Report.Sim.Events, batched.Report.Sim.Events
+		if c.batch == 0 {
+			if tb != tf || eb != ef {
+				t.Errorf("%s: nothing batched, yet %.6g s and %d events against %.6g s and %d", label, tb, eb, tf, ef)
+			}
+			continue
+		}
+		if d := math.Abs(tb/tf - 1); d > kBatchTolerance {
+			t.Errorf("%s: time %.6g s batched, %.6g s in full: %.2f %% apart, more than %.2g %%", label, tb, tf, 100*d, 100*kBatchTolerance)
+		}
+		if 3*eb > ef {
+			t.Errorf("%s: %d events batched, %d in full: not 3× fewer", label, eb, ef)
+		}
+	}
+}
+
+// reportedKBatch is the smallest k_batch the program section's tilings
+// report (0: none batched).
+func reportedKBatch(prog map[string]any) int {
+	var tilings []map[string]int
+	if t, ok := prog["tiling"].(map[string]int); ok {
+		tilings = append(tilings, t)
+	}
+	if ks, ok := prog["product_kernels"].([]map[string]any); ok {
+		for _, k := range ks {
+			if t, ok := k["tiling"].(map[string]int); ok {
+				tilings = append(tilings, t)
+			}
+		}
+	}
+	least := 0
+	for i, t := range tilings {
+		if i == 0 || t["k_batch"] < least {
+			least = t["k_batch"]
+		}
+	}
+	return least
+}
+
+// The batch schedule: k-steps ramp 1, 2, 4 … up to the batch and back
+// down, cover k exactly once in order, and keep the real kernel's
+// resources; tensor-core kernels and k-loops too short for the ramps stay
+// unbatched; on the V100's 6 MiB L2 SGEMM 4096³ batches 5, not 8.
+func TestKBatchPlan(t *testing.T) {
+	plan := func(machine string, p GEMMParams, in fp.Format, sh gpuShape) *gpuGEMMPlan {
+		t.Helper()
+		m, err := machines.Load(machine, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := newGPUGEMMPlan("test.yaml", p, m, in, sh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pl
+	}
+	full := plan("a100", GEMMParams{Kind: "sgemm", M: 1024, N: 1024, K: 1000, Unit: "vector"}, fp.FP32, gpuShape{})
+	p := GEMMParams{Kind: "sgemm", M: 1024, N: 1024, K: 1000, Unit: "vector", kBatch: 8}
+	pl := plan("a100", p, fp.FP32, gpuShape{})
+	if pl.batch != 8 || pl.t.bk != 64 || pl.real != full.t || pl.smem != full.smem || pl.regs != full.regs {
+		t.Fatalf("batch %d, tile %+v (real %+v), smem %d regs %d; want 8, bk 64, the full plan's %+v, %d, %d", pl.batch, pl.t, pl.real, pl.smem, pl.regs, full.t, full.smem, full.regs)
+	}
+	var sizes []int
+	for kt := 0; kt < pl.nkt; kt++ {
+		if pl.kOff(kt) != pl.ks[kt] || pl.depth(kt) <= 0 {
+			t.Fatalf("k-step %d at %d, depth %d", kt, pl.kOff(kt), pl.depth(kt))
+		}
+		sizes = append(sizes, pl.realSteps(kt))
+	}
+	// 1000 = 125 real k-steps of 8: ramps of 1+2+4, 13 batches of 8, 7, then 4, 2, 1.
+	want := []int{1, 2, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7, 4, 2, 1}
+	if fmt.Sprint(sizes) != fmt.Sprint(want) || pl.ks[pl.nkt] != 1000 || pl.depth(pl.nkt-1) != 1000-124*8 {
+		t.Errorf("k-steps of %v real ones, end %d, last depth %d; want %v, 1000, %d", sizes, pl.ks[pl.nkt], pl.depth(pl.nkt-1), want, 1000-124*8)
+	}
+	for _, c := range []struct {
+		label   string
+		machine string
+		p       GEMMParams
+		in      fp.Format
+		sh      gpuShape
+		want    int
+	}{
+		{"short k-loop", "a100", GEMMParams{Kind: "sgemm", M: 256, N: 256, K: 64, Unit: "vector", kBatch: 8}, fp.FP32, gpuShape{}, 1},
+		{"tensor cores", "a100", GEMMParams{Kind: "hgemm", M: 4096, N: 4096, K: 4096, kBatch: 4}, fp.FP16, gpuShape{}, 1},
+		{"fused split", "a100", GEMMParams{Kind: "emulated-gemm", M: 1024, N: 1024, K: 4096, kBatch: 4}, fp.FP16, gpuShape{a: 2, b: 2, groups: 1, fused: true}, 1},
+		{"V100's 6 MiB L2", "v100", GEMMParams{Kind: "sgemm", M: 4096, N: 4096, K: 4096, Unit: "vector", kBatch: 8}, fp.FP32, gpuShape{}, 5},
+		{"DGEMM on the CUDA cores", "a100", GEMMParams{Kind: "dgemm", M: 4096, N: 4096, K: 4096, Unit: "vector", kBatch: 8}, fp.FP64, gpuShape{}, 6},
+	} {
+		if got := plan(c.machine, c.p, c.in, c.sh).batch; got != c.want {
+			t.Errorf("%s: batch %d, want %d", c.label, got, c.want)
+		}
+	}
+}
+
+// --k-batch where it does not apply is bad input: one line naming it.
+func TestKBatchBadInput(t *testing.T) {
+	for _, c := range []struct {
+		example, machine, numerics string
+		want                       string
+	}{
+		{"a100-hgemm.yaml", "a100", NumericsFull, "timing only"},
+		{"sgemm-cube.yaml", "ascend-910a", NumericsOff, "on GPU machines"},
+		{"a100-lu-fused.yaml", "a100", NumericsOff, "on GPU machines"},
+	} {
+		f, err := ReadFile("examples/" + c.example)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Execute(f, Options{Machine: c.machine, Numerics: c.numerics, KBatch: 2}, RunHooks{})
+		wantBadInputLine(t, err, "--k-batch 2: ", c.example)
+		wantBadInputLine(t, err, c.want, c.example)
+	}
+}
