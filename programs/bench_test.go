@@ -82,6 +82,18 @@ func benchEmulated(b *testing.B, ff *arch.FastForward) {
 	}
 }
 
+// BenchmarkNativeTimingKBatch is native SGEMM 8192³ (SIMT, CUDA cores)
+// with --k-batch 8 on the NVIDIA machines (approximate: batched k-steps,
+// docs/design-notes.md, "Batched k-steps"; in full it is
+// BenchmarkEmulatedTiming's a100/native, h100-sxm/native).
+func BenchmarkNativeTimingKBatch(b *testing.B) {
+	for _, m := range []string{"a100", "h100-sxm", "b200", "v100", "t4"} {
+		b.Run(m, func(b *testing.B) {
+			benchRun(b, "examples/a100-emulated-gemm.yaml", Options{Machine: m, KBatch: 8}, "program.scheme=native")
+		})
+	}
+}
+
 // BenchmarkOzakiTiming runs the ozaki example (forced 55 bits: ADP's
 // kernels, 7 slices, 7 INT8 diagonal GEMMs, recombination) timing only on
 // the B200 at 8192³ and 16384³ (issue 15's target: 16384³ within 30 s).
