@@ -17,6 +17,8 @@
 //	  program.split.sb: [0, 6, 12]                  # list
 //	  program.inputs.offset_exponent: -20..10 +2
 //	metrics: [flops.tflops, buffers.L1.peak_fraction, error.rel_fro]
+//	k_batch: 8                                      # optional: run --k-batch 8 (GPU SIMT GEMMs)
+//	fast_forward: true                              # optional: run --fast-forward
 //	plot:                                           # one mapping or a list
 //	  - {x: machine.core.buffers.L1, y: flops.tflops, series: program.tiling.bm,
 //	     logx: true, logy: false, where: {program.split.sb: 12}, name: tflops, title: …}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/davinci-sim/davinci-sim/arch"
 	"io"
 	"os"
 	"path/filepath"
@@ -347,7 +348,7 @@ func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration) (r
 		ctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("point time limit %v exceeded (--point-timeout)", timeout))
 		defer cancel()
 	}
-	res, err := programs.Execute(f, programs.Options{Machine: mach, Overrides: s.Overrides(p)}, programs.RunHooks{Context: ctx})
+	res, err := programs.Execute(f, s.runOptions(mach, p), programs.RunHooks{Context: ctx})
 	if err != nil {
 		fail(firstLine(err))
 		return rec
@@ -444,4 +445,14 @@ func Lookup(doc any, path string) (any, bool) {
 		}
 	}
 	return cur, true
+}
+
+// runOptions are point p's run options on machine mach.
+func (s *Study) runOptions(mach string, p Point) programs.Options {
+	o := programs.Options{Machine: mach, Overrides: s.Overrides(p), KBatch: s.KBatch}
+	if s.FastForward {
+		ff := arch.DefaultFastForward
+		o.FastForward = &ff
+	}
+	return o
 }

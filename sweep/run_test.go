@@ -377,3 +377,53 @@ func TestAxisTitles(t *testing.T) {
 		t.Errorf("plotTitle = %q", got)
 	}
 }
+
+// k_batch and fast_forward are every point's run options: a SIMT SGEMM
+// study records the batch in each report (here compared with the same
+// study without them: fewer events, the same GM reads).
+func TestRunSpeedModes(t *testing.T) {
+	dir := t.TempDir()
+	prog := "kind: sgemm\nmachine: a100\nm: 512\nn: 512\nk: 2048\nnumerics: off\n"
+	if err := os.WriteFile(filepath.Join(dir, "prog.yaml"), []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(modes string) []Record {
+		path := filepath.Join(dir, "study.yaml")
+		study := "program: prog.yaml\nvary: {machine: [a100, t4]}\nmetrics: [sim.events, sim.k_batch, program.tiling.k_batch, memory.gm_read_bytes]\n" + modes
+		if err := os.WriteFile(path, []byte(study), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := ReadStudy(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		if _, err := Run(s, Options{Out: out, Jobs: 2}); err != nil {
+			t.Fatal(err)
+		}
+		var recs []Record
+		for _, line := range bytes.Split(bytes.TrimSpace(readFile(t, filepath.Join(out, ResultsJSONL))), []byte("\n")) {
+			var r Record
+			if err := json.Unmarshal(line, &r); err != nil {
+				t.Fatal(err)
+			}
+			recs = append(recs, r)
+		}
+		return recs
+	}
+	full, fast := run(""), run("k_batch: 8\nfast_forward: true\n")
+	if len(full) != 2 || len(fast) != 2 {
+		t.Fatalf("%d and %d records", len(full), len(fast))
+	}
+	for i := range full {
+		f, b := full[i].Metrics, fast[i].Metrics
+		if string(b["sim.k_batch"]) != "8" || string(f["sim.k_batch"]) != "null" || string(b["program.tiling.k_batch"]) == "null" {
+			t.Errorf("point %d: k_batch %s / %s batched, %s in full", i, b["sim.k_batch"], b["program.tiling.k_batch"], f["sim.k_batch"])
+		}
+		var fe, be int64
+		if json.Unmarshal(f["sim.events"], &fe) != nil || json.Unmarshal(b["sim.events"], &be) != nil || 2*be > fe ||
+			string(f["memory.gm_read_bytes"]) != string(b["memory.gm_read_bytes"]) {
+			t.Errorf("point %d: %d events batched, %d in full; GM reads %s, %s", i, be, fe, b["memory.gm_read_bytes"], f["memory.gm_read_bytes"])
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/programs"
 )
 
 // badInput marks errors caused by the study file, the command-line options
@@ -54,6 +55,11 @@ type Study struct {
 	Metrics []string
 	// Plots are the figures drawn from the results.
 	Plots []Plot
+	// KBatch and FastForward are every point's run options (run
+	// --k-batch, --fast-forward with its defaults): the approximate speed
+	// modes of timing-only GPU runs; their notes are in each report.
+	KBatch      int
+	FastForward bool
 }
 
 // Point is one simulation of a study.
@@ -192,8 +198,28 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 			metricsNode = v
 		case "plot", "plots":
 			plotNode = v
+		case "k_batch":
+			t, err := p.scalar(v, "k_batch")
+			if err != nil {
+				return nil, err
+			}
+			n, err := strconv.Atoi(t)
+			if err != nil || n < 1 || n > programs.MaxKBatch {
+				return nil, p.errf(v, "k_batch", "must be an integer in 1..%d (run --k-batch; 1: every k-step simulated); got %q", programs.MaxKBatch, t)
+			}
+			s.KBatch = n
+		case "fast_forward":
+			t, err := p.scalar(v, "fast_forward")
+			if err != nil {
+				return nil, err
+			}
+			b, err := strconv.ParseBool(t)
+			if err != nil {
+				return nil, p.errf(v, "fast_forward", "must be true or false (run --fast-forward); got %q", t)
+			}
+			s.FastForward = b
 		default:
-			return nil, p.errf(k, k.Value, "unknown key; a study has program, machine, set, vary, points, metrics, plot, description")
+			return nil, p.errf(k, k.Value, "unknown key; a study has program, machine, set, vary, points, metrics, plot, description, k_batch, fast_forward")
 		}
 	}
 	if progNode != nil {

@@ -185,6 +185,9 @@ func TestParseStudyErrors(t *testing.T) {
 		{base + "vary: {program.m: [1]}\nplot: [{x: program.m, y: flops.tflops}, {x: program.m, y: flops.tflops}]", `two plots are named`},
 		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, where: {program.z: 1}}", `not a varied parameter`},
 		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, series: program.m}", `is the x axis`},
+		{base + "vary: {program.m: [1]}\nk_batch: 0", `key "k_batch": must be an integer in 1..64`},
+		{base + "vary: {program.m: [1]}\nk_batch: four", `key "k_batch": must be an integer`},
+		{base + "vary: {program.m: [1]}\nfast_forward: maybe", `key "fast_forward": must be true or false`},
 	} {
 		_, err := ParseStudy("s.yaml", ".", []byte(c.text))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
