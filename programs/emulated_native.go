@@ -73,3 +73,9 @@ func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedPar
 	}
 	return &nativeJob{Job: j, units: "FP32 cube"}, nil
 }
+
+// kBatched reports whether the sgemm kernel ran batched k-steps.
+func (j *nativeJob) kBatched() bool {
+	k, ok := j.Job.(kBatchedJob)
+	return ok && k.kBatched()
+}

@@ -257,8 +257,12 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		res.Failure = err
 	}
 	if opts.KBatch > 1 {
-		rep.Sim.KBatch = opts.KBatch
-		rep.Notes = append(rep.Notes, fmt.Sprintf("k-batch %d: SIMT GEMM kernels (FMAs on the vector units) simulated up to %d of their k-steps as one — copies, fragment loads and FMA runs as deep, ramping at the ends of the k-loop, occupancy and resources the kernel's (program.tiling.k_batch: how many; tensor-core kernels are simulated in full) — approximate: %s (docs/design-notes.md, \"Batched k-steps\")", opts.KBatch, opts.KBatch, kBatchMeasured))
+		if kb, ok := job.(kBatchedJob); ok && kb.kBatched() {
+			rep.Sim.KBatch = opts.KBatch
+			rep.Notes = append(rep.Notes, fmt.Sprintf("k-batch %d: SIMT GEMM kernels (FMAs on the vector units) simulated up to %d of their k-steps as one — copies, fragment loads and FMA runs as deep, ramping at the ends of the k-loop, occupancy and resources the kernel's (program.tiling.k_batch: how many) — approximate: %s; the time is what was checked, the memory and pipe counts (L2 hits, HBM bytes, instructions) are the batched stream's (docs/design-notes.md, \"Batched k-steps\")", opts.KBatch, opts.KBatch, kBatchMeasured))
+		} else {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("k-batch %d: no SIMT GEMM kernel in this run (tensor-core kernels are never batched): every k-step was simulated", opts.KBatch))
+		}
 	}
 	for _, s := range st.FastForward {
 		rep.Notes = append(rep.Notes, fastForwardNote(s))
@@ -291,6 +295,10 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	res.Outputs = job.Outputs()
 	return res, nil
 }
+
+// kBatchedJob is a job that can tell whether a kernel ran batched
+// k-steps (--k-batch).
+type kBatchedJob interface{ kBatched() bool }
 
 // checkKBatch refuses --k-batch where it does not apply: it batches the
 // k-steps of GPU GEMM kernels (Kind.KBatch kinds on nvidia-sm and amd-cu

@@ -28,12 +28,12 @@ func init() {
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{native: true})
 		}})
-	register(&Kind{Name: "igemm", KBatch: true, Params: reflect.TypeFor[GEMMParams](), Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "a100-igemm.yaml",
+	register(&Kind{Name: "igemm", Params: reflect.TypeFor[GEMMParams](), Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "a100-igemm.yaml",
 		Summary: "INT8 GEMM with exact INT32 accumulation on the tensor cores (GPUs) or the INT8 cube (DaVinci)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{int8: true})
 		}})
-	register(&Kind{Name: "tf32gemm", KBatch: true, Params: reflect.TypeFor[GEMMParams](), Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-tf32gemm.yaml",
+	register(&Kind{Name: "tf32gemm", Params: reflect.TypeFor[GEMMParams](), Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-tf32gemm.yaml",
 		Summary: "FP32 GEMM on TF32 tensor cores (GPUs): FP32 data, TF32 products, FP32 accumulation",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{tf32: true})
@@ -43,7 +43,7 @@ func init() {
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{fp64: true})
 		}})
-	register(&Kind{Name: "hgemm", KBatch: true, Params: reflect.TypeFor[GEMMParams](), Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "hgemm.yaml",
+	register(&Kind{Name: "hgemm", Params: reflect.TypeFor[GEMMParams](), Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "hgemm.yaml",
 		Summary: "plain FP16 GEMM: inputs rounded once to FP16, FP32 accumulation (the low-accuracy baseline)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{split: false})

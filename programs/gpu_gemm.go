@@ -588,7 +588,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	}
 	if u := min(p.kBatch, (p.K+t.bk-1)/t.bk); u > 1 && lane == gpu.LaneVector && !t.direct {
 		// Only the SIMT kernels (FMAs on the vector units), whose k-steps
-		// are 8 deep (FP64: 4) where the tensor-core kernels' are 32 to
+		// are 8 deep (DGEMM: 16) where the tensor-core kernels' are 32 to
 		// 128: batches bring them to that depth. Batching tensor-core
 		// kernels moved times too far to be worth it (8192³, against the
 		// full simulation: H100 LE-GEMM +32 % in batches of 7, +9.6 % of
@@ -660,16 +660,17 @@ func (pl *gpuGEMMPlan) layout() (need int64) {
 
 // batchKSteps makes the simulated kernel run up to u of the real
 // kernel's k-steps as one (--k-batch, timing only): k-steps of u·bk, their
-// copies, fragment loads and MMA runs u times as deep, prefetched as far
-// ahead as the real pipeline's stages reach (1 + ⌈(stages − 1)/u⌉ stages,
-// at least 2: the next batch is fetched while this one is multiplied).
-// The first and last k-steps ramp (1, 2, 4, … up to u, and back down), so
-// that the pipeline fills and drains as the real one does: the first MMA
-// waits for one real k-step's copy, and each batch's copy is at most twice
-// the MMA work it hides behind. A k-loop too short for the ramps stays
-// unbatched. The CTA's resources — and so the occupancy — stay the real
-// kernel's (pl.real); shared-memory and register addresses past them are
-// never read in timing mode.
+// copies, fragment loads and FMA runs u times as deep, with the real
+// pipeline's stages (at most 3: the next batches are fetched while this
+// one is multiplied). The first k-steps ramp up (1, 2, 4, … below u) and
+// the last ones down, the remainder among them in decreasing order, so
+// that the pipeline fills and drains as the real one does: the first
+// FMAs wait for one real k-step's copy, and no batch's copy is more than
+// twice the work it hides behind. A batch the k-loop is too short for (it
+// needs the two ramps and one batch) is made smaller, down to none. The
+// CTA's resources — and so the occupancy — stay the real kernel's
+// (pl.real); shared-memory and register addresses past them are never
+// read in timing mode.
 func (pl *gpuGEMMPlan) batchKSteps(u int) {
 	real := pl.real
 	n := (pl.p.K + real.bk - 1) / real.bk
@@ -678,31 +679,34 @@ func (pl *gpuGEMMPlan) batchKSteps(u int) {
 		stages = min(real.stages, 3)
 	}
 	u = pl.l2Batch(u, stages)
+	var ramp []int
+	for ; u > 1; u-- {
+		ramp = ramp[:0]
+		sum := 0
+		for s := 1; s < u; s *= 2 {
+			ramp, sum = append(ramp, s), sum+s
+		}
+		if n >= 2*sum+u {
+			break
+		}
+	}
 	if u <= 1 {
 		return
 	}
-	var ramp []int
-	for s := 1; s < u; s *= 2 {
-		ramp = append(ramp, s)
-	}
-	sum := 0
-	for _, s := range ramp {
-		sum += s
-	}
-	if n < 2*sum+u {
-		return
-	}
 	sizes := slices.Clone(ramp)
-	mid := n - 2*sum
+	mid := n
+	for _, s := range ramp {
+		mid -= 2 * s
+	}
 	for ; mid >= u; mid -= u {
 		sizes = append(sizes, u)
 	}
+	tail := slices.Clone(ramp)
 	if mid > 0 {
-		sizes = append(sizes, mid)
+		tail = append(tail, mid)
 	}
-	for i := len(ramp) - 1; i >= 0; i-- {
-		sizes = append(sizes, ramp[i])
-	}
+	slices.SortFunc(tail, func(a, b int) int { return b - a })
+	sizes = append(sizes, tail...)
 	pl.ks = make([]int, 0, len(sizes)+1)
 	k := 0
 	for _, s := range sizes {
@@ -1904,3 +1908,6 @@ func readFP32Result(chip *arch.Chip, addr int64, p *GEMMParams, a, b []float32, 
 	rep.Error = &e
 	return c, nil
 }
+
+// kBatched reports whether the kernel ran batched k-steps (--k-batch).
+func (j *gpuGEMMJob) kBatched() bool { return j.pl.batch > 1 }

@@ -802,6 +802,9 @@ func (j *ozakiJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 		prog["int8_gemms"] = len(j.diagPlans)
 		prog["tiling"] = j.diagPlans[0].tilingReport()
 	}
+	if j.fallback && j.native != nil {
+		prog["tiling"] = j.native.tilingReport() // native DGEMM's
+	}
 	if j.escKnown {
 		prog["esc"] = j.esc
 	}
@@ -1052,3 +1055,8 @@ func (j *ozakiJob) nativePeak(m *machines.Machine) (float64, string) {
 	}
 	return float64(m.Cores) * j.tg.clock * j.tg.vectorRate[fp.FP64], j.tg.vector
 }
+
+// kBatched reports whether a kernel ran batched k-steps (--k-batch): the
+// native DGEMM of a fallback on the CUDA cores (the INT8 GEMMs run on the
+// tensor cores, never batched).
+func (j *ozakiJob) kBatched() bool { return j.fallback && j.native != nil && j.native.batch > 1 }

@@ -165,6 +165,8 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	var hooks programs.RunHooks
 	clusterName := programs.ClusterMachine(file, opts)
 	switch {
+	case f.kBatch > 1 && (f.trace != "" || f.view):
+		return badInput(fmt.Errorf("--k-batch %d: a trace or live view would show the batches, not the kernel's k-steps: use it without --trace and --view", f.kBatch))
 	case clusterName == "" && (f.fidelity == "isolated" || f.fidelity == "sampled") && (f.trace != "" || f.view):
 		return badInput(fmt.Errorf("--trace and --view: not with --fidelity %s on one chip (its kernels are timed apart: no pipes to show); -m cloudbrain2-node --set node.npus=1 --trace FILE.json gives the rank's timeline", f.fidelity))
 	case clusterName != "" && f.trace != "" && !strings.HasSuffix(f.trace, ".json") && !strings.HasSuffix(f.trace, ".json.gz"):
