@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/programs"
 )
 
 func TestParseRange(t *testing.T) {
@@ -255,6 +256,7 @@ func FuzzParseStudy(f *testing.F) {
 	f.Add([]byte("program: p\nmetrics: [a]\nvary: {program.m: 256KiB..4MiB ×2}"))
 	f.Add([]byte("program: p\nmetrics: [a]\nvary: {program.m: -20..10 +2}\nplot: {x: program.m, y: a}"))
 	f.Add([]byte("a: &x [*x]"))
+	f.Add([]byte("program: p\nmetrics: [a]\nvary: {program.m: [1]}\nk_batch: 8\nfast_forward: true"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseStudy("f.yaml", ".", data)
 		if err != nil {
@@ -262,6 +264,9 @@ func FuzzParseStudy(f *testing.F) {
 				t.Fatalf("error %v does not are marked bad input (package badinput)", err)
 			}
 			return
+		}
+		if s.KBatch < 0 || s.KBatch > programs.MaxKBatch {
+			t.Fatalf("k_batch %d accepted", s.KBatch)
 		}
 		if len(s.Points) == 0 || len(s.Points) > MaxPoints || len(s.Metrics) == 0 {
 			t.Fatalf("%d points, %d metrics", len(s.Points), len(s.Metrics))
