@@ -176,16 +176,12 @@ func (pl *gpuGEMMPlan) products(e *emitter, kt, mm, kk, nn int, opA, opB operand
 		e.waitFlag(pl.lane, gpu.LaneVector, 1+a.temp)
 		// The first k-step's sum is the accumulator (a copy, keeping the
 		// sign of a zero as the golden model does); later ones are added.
-		// A batch of k-steps (--k-batch) folds once per real k-step: the
-		// vector units' work is the real kernel's.
-		for r := range (kk + pl.real.bk - 1) / pl.real.bk {
-			v := gpu.Elementwise(isa.VAdd, pl.accAt(g), pl.accAt(g), pl.accAt(pl.sh.groups+a.temp), n, fp.FP32)
-			if kt == 0 && r == 0 {
-				v = gpu.Scale(pl.accAt(g), pl.accAt(pl.sh.groups+a.temp), n, 1)
-			}
-			v.Dst.Buf, v.Src.Buf, v.Src1.Buf = acc, acc, acc
-			e.emit(v)
+		v := gpu.Elementwise(isa.VAdd, pl.accAt(g), pl.accAt(g), pl.accAt(pl.sh.groups+a.temp), n, fp.FP32)
+		if kt == 0 {
+			v = gpu.Scale(pl.accAt(g), pl.accAt(pl.sh.groups+a.temp), n, 1)
 		}
+		v.Dst.Buf, v.Src.Buf, v.Src1.Buf = acc, acc, acc
+		e.emit(v)
 		e.setFlag(gpu.LaneVector, pl.lane, 1+a.temp)
 	}
 }

@@ -194,10 +194,10 @@ type gpuGEMMPlan struct {
 	rfStageB       int64
 	rfC            int64 // registers of a band of C (emulated epilogues with beta = 1)
 	rfX, rfT, rfQ  int64 // a fused split's FP32 tiles, its temporary, its unstaged pieces
-	// fusedOps: a fused split's vector operations of a k-step, by the
-	// real k-steps it holds (the same every k-step of that depth:
-	// setFusedSplit; index 1 without --k-batch).
-	fusedOps [][]isa.Instr
+	// fusedOps: a fused split's vector operations of one k-step (the same
+	// every k-step: setFusedSplit; a kernel with a fused split is never
+	// batched, --k-batch).
+	fusedOps []isa.Instr
 	// ks, with --k-batch, is where each simulated k-step starts along k
 	// (ks[nkt] = K): k-steps of batch real ones, ramping up from 1 at the
 	// start and down to 1 at the end (batchKSteps); nil without.
@@ -1148,40 +1148,22 @@ func (pl *gpuGEMMPlan) ctaDirect(i int) isa.Stream {
 // operations, A's then B's, the pieces it stages into the staging
 // registers, the others (made only to make the next) into rfQ.
 func (pl *gpuGEMMPlan) setFusedSplit(ops *gpuOperands) {
-	pl.fusedOps = make([][]isa.Instr, pl.batch+1)
-	for kt := 0; kt < pl.nkt; kt++ {
-		if n := pl.realSteps(kt); pl.fusedOps[n] == nil {
-			pl.fusedOps[n] = pl.fusedSplitOps(ops, n*pl.real.bk)
-		}
-	}
-}
-
-// fusedSplitOps is a fused split's vector operations of a k-step bk deep.
-func (pl *gpuGEMMPlan) fusedSplitOps(ops *gpuOperands, bk int) []isa.Instr {
 	t := pl.t
-	var out []isa.Instr
 	stA, stB := int64(t.bm)*int64(t.bk)*pl.es, int64(t.bk)*int64(t.bn)*pl.es
 	for _, side := range []struct {
 		pieces        []int
 		x             int64 // the side's FP32 tile
 		n             int
 		stage, stride int64
-	}{{ops.aPieces, pl.rfX, t.bm * bk, pl.rfStage, stA}, {ops.bPieces, pl.rfX + 4*int64(t.bm)*int64(t.bk), bk * t.bn, pl.rfStageB, stB}} {
+	}{{ops.aPieces, pl.rfX, t.bm * t.bk, pl.rfStage, stA}, {ops.bPieces, pl.rfX + 4*int64(t.bm)*int64(t.bk), t.bk * t.bn, pl.rfStageB, stB}} {
 		piece := func(i int) int64 {
 			if x := slices.Index(side.pieces, i); x >= 0 {
 				return side.stage + int64(x)*side.stride
 			}
 			return pl.rfQ
 		}
-		out = append(out, ops.split.splitInstrs(side.x, pl.rfT, piece, side.n, slices.Max(side.pieces))...)
+		pl.fusedOps = append(pl.fusedOps, ops.split.splitInstrs(side.x, pl.rfT, piece, side.n, slices.Max(side.pieces))...)
 	}
-	return out
-}
-
-// realSteps is the number of the real kernel's k-steps simulated k-step
-// kt holds (1 without --k-batch).
-func (pl *gpuGEMMPlan) realSteps(kt int) int {
-	return (pl.depth(kt) + pl.real.bk - 1) / pl.real.bk
 }
 
 // ctaRegStaged returns the stream of block i of a register-staged kernel
@@ -1227,13 +1209,13 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 			})
 			e.setFlag(gpu.LaneCopy, gpu.LaneStore, 0)
 		}
-		convert := func(kt int) {
+		convert := func() {
 			if !fused {
 				return
 			}
 			e.waitFlag(gpu.LaneCopy, gpu.LaneVector, 0)
 			e.waitFlag(gpu.LaneStore, gpu.LaneVector, 0)
-			for _, in := range pl.fusedOps[pl.realSteps(kt)] {
+			for _, in := range pl.fusedOps {
 				e.emit(in)
 			}
 			e.setFlag(gpu.LaneVector, gpu.LaneCopy, 1)
@@ -1275,7 +1257,7 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 		}
 		pl.outsideStart(e)
 		fetch(0)
-		convert(0)
+		convert()
 		write(0)
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
 			if kt+1 < pl.nkt {
@@ -1299,7 +1281,7 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 			pl.fragProducts(e, kt, mm, kk, nn, f)
 			e.setFlag(mma, gpu.LaneLoad, f)
 			if kt+1 < pl.nkt {
-				convert(kt + 1)
+				convert()
 				write(kt + 1)
 			}
 		}

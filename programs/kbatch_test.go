@@ -136,7 +136,7 @@ func TestKBatchPlan(t *testing.T) {
 		if pl.kOff(kt) != pl.ks[kt] || pl.depth(kt) <= 0 {
 			t.Fatalf("k-step %d at %d, depth %d", kt, pl.kOff(kt), pl.depth(kt))
 		}
-		sizes = append(sizes, pl.realSteps(kt))
+		sizes = append(sizes, realSteps(pl, kt))
 	}
 	// 1000 = 125 real k-steps of 8: ramps of 1+2+4, 13 batches of 8, 7, then 4, 2, 1.
 	want := []int{1, 2, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7, 4, 2, 1}
@@ -156,7 +156,7 @@ func TestKBatchPlan(t *testing.T) {
 		pl := plan("a100", GEMMParams{Kind: "sgemm", M: 1024, N: 1024, K: c.k, Unit: "vector", kBatch: 8}, fp.FP32, gpuShape{})
 		var sizes []int
 		for kt := 0; kt < pl.nkt; kt++ {
-			sizes = append(sizes, pl.realSteps(kt))
+			sizes = append(sizes, realSteps(pl, kt))
 		}
 		if fmt.Sprint(sizes) != fmt.Sprint(c.want) || pl.ks[pl.nkt] != c.k {
 			t.Errorf("k = %d: k-steps of %v real ones (end %d), want %v", c.k, sizes, pl.ks[pl.nkt], c.want)
@@ -202,4 +202,10 @@ func TestKBatchBadInput(t *testing.T) {
 		wantBadInputLine(t, err, "--k-batch 2: ", c.example)
 		wantBadInputLine(t, err, c.want, c.example)
 	}
+}
+
+// realSteps is the number of the real kernel's k-steps simulated k-step
+// kt of pl holds.
+func realSteps(pl *gpuGEMMPlan, kt int) int {
+	return (pl.depth(kt) + pl.real.bk - 1) / pl.real.bk
 }
