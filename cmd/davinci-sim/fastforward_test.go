@@ -19,6 +19,7 @@ func TestRunFastForward(t *testing.T) {
 	for _, args := range [][]string{
 		{"--numerics", "full"},
 		{"--numerics", "off", "--trace", t.TempDir() + "/t.json"},
+		{"--numerics", "off", "--view"},
 		{"--numerics", "off", "--fast-forward-tolerance", "-1"},
 		{"--numerics", "off", "--fast-forward-hits", "NaN"},
 		{"--numerics", "off", "--fast-forward-min-gain", "-0.5"},
@@ -58,6 +59,7 @@ func TestRunKBatch(t *testing.T) {
 		{examplePath("a100-sgemm.yaml"), "--numerics", "off", "--k-batch", "65"},
 		{examplePath("a100-sgemm.yaml"), "--numerics", "full", "--k-batch", "2"},
 		{examplePath("a100-sgemm.yaml"), "--numerics", "off", "--k-batch", "2", "--trace", t.TempDir() + "/t.json"},
+		{examplePath("a100-sgemm.yaml"), "--numerics", "off", "--k-batch", "2", "--view"},
 		{examplePath("sgemm-cube.yaml"), "--numerics", "off", "--k-batch", "2"},
 	} {
 		out, code, err := runCLI(t, append([]string{"run", "-q"}, args...)...)

@@ -165,6 +165,8 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	var hooks programs.RunHooks
 	clusterName := programs.ClusterMachine(file, opts)
 	switch {
+	case f.fastForward && (f.trace != "" || f.view):
+		return badInput(errors.New("--fast-forward skips CTAs, which a trace or live view would miss: use it without --trace and --view"))
 	case f.kBatch > 1 && (f.trace != "" || f.view):
 		return badInput(fmt.Errorf("--k-batch %d: a trace or live view would show the batches, not the kernel's k-steps: use it without --trace and --view", f.kBatch))
 	case clusterName == "" && (f.fidelity == "isolated" || f.fidelity == "sampled") && (f.trace != "" || f.view):
