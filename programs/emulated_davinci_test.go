@@ -44,11 +44,10 @@ func TestEmulatedDaVinciBitExact(t *testing.T) {
 	}
 }
 
-// runSchemeFile runs kind emulated-gemm with an inline scheme on machine.
-func runSchemeFile(t *testing.T, machine, scheme, rest string) *Result {
+// programText is a program file holding src (in a test's directory).
+func programText(t *testing.T, src string) *File {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "scheme.yaml")
-	src := "kind: emulated-gemm\nmachine: " + machine + "\nscheme: " + scheme + "\n" + rest
+	path := filepath.Join(t.TempDir(), "program.yaml")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -56,6 +55,13 @@ func runSchemeFile(t *testing.T, machine, scheme, rest string) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return f
+}
+
+// runSchemeFile runs kind emulated-gemm with an inline scheme on machine.
+func runSchemeFile(t *testing.T, machine, scheme, rest string) *Result {
+	t.Helper()
+	f := programText(t, "kind: emulated-gemm\nmachine: "+machine+"\nscheme: "+scheme+"\n"+rest)
 	res, err := Execute(f, Options{}, RunHooks{})
 	if err != nil {
 		t.Fatal(err)

@@ -93,9 +93,7 @@ func TestEmulatedOotomoSampled(t *testing.T) {
 
 // A scheme written in YAML runs like the preset it spells out.
 func TestEmulatedInlineScheme(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "mine.yaml")
-	src := `kind: emulated-gemm
+	f := programText(t, `kind: emulated-gemm
 machine: a100
 m: 64
 k: 96
@@ -106,14 +104,7 @@ scheme:
   kernels: termwise
 numerics: full
 check: true
-`
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	mine, err := Execute(f, Options{}, RunHooks{})
 	if err != nil || mine.Failure != nil {
 		t.Fatalf("%v %v", err, mine.Failure)
@@ -165,7 +156,6 @@ func TestEmulatedBadInput(t *testing.T) {
 		_, err := runEmulated(t, c.machine, c.sets...)
 		wantBadInputLine(t, err, c.want, c.machine, c.sets)
 	}
-	dir := t.TempDir()
 	for _, c := range []struct{ scheme, want string }{
 		{"{pieces: [{format: fp16}, {format: fp16, scale: 30}], groups: [{products: [hh]}, {products: [hl, lh]}]}", `key "scheme.pieces[1].scale"`},
 		{"{pieces: [{format: fp16}, {format: fp16}], groups: [{products: [hh, hx]}]}", `key "scheme.groups[0].products": unknown product "hx"`},
@@ -175,16 +165,8 @@ func TestEmulatedBadInput(t *testing.T) {
 		{"{name: ootomo, kernels: sideways}", `key "scheme.kernels"`},
 		{"{name: ape-int16}", `key "scheme.name": ape-int16 is not a split`},
 	} {
-		path := filepath.Join(dir, "bad.yaml")
-		src := "kind: emulated-gemm\nmachine: a100\nm: 64\nk: 64\nn: 64\nnumerics: off\nscheme: " + c.scheme + "\n"
-		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		f, err := ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = Execute(f, Options{}, RunHooks{})
+		f := programText(t, "kind: emulated-gemm\nmachine: a100\nm: 64\nk: 64\nn: 64\nnumerics: off\nscheme: "+c.scheme+"\n")
+		_, err := Execute(f, Options{}, RunHooks{})
 		wantBadInputLine(t, err, c.want, c.scheme)
 	}
 }
