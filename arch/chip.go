@@ -100,7 +100,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 		case opts.Mode != Timing:
 			return nil, errors.New("fast-forward skips CTAs, whose results a functional run computes: use it with numerics off or sampled")
 		case opts.Observer != nil:
-			return nil, errors.New("fast-forward skips CTAs, which a trace or live view would miss: use it without --trace and --view")
+			return nil, ErrFastForwardObserved
 		}
 	}
 	var model cube.Model
@@ -636,6 +636,11 @@ func (c *Chip) ffApply(st *Stats, end sim.Time) {
 	}
 	st.FastForward = append([]FastForwardSkip(nil), ff.skips...)
 }
+
+// ErrFastForwardObserved is NewChip's error for fast-forward with an
+// observer (the CLI refuses --fast-forward with --trace or --view with it
+// before a live view starts).
+var ErrFastForwardObserved = errors.New("fast-forward skips CTAs, which a trace or live view would miss: use it without --trace and --view")
 
 // GMSpan is the global-memory bytes a transfer touches: rows of RowBytes
 // bytes, Stride apart, from Addr (the L2 looks them up).

@@ -134,7 +134,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		case job.Mode() == arch.Functional:
 			return nil, badInput(fmt.Errorf("--k-batch %d: timing only (numerics off or sampled): a batch of k-steps moves no data as the kernel does", opts.KBatch))
 		case hooks.Observer != nil:
-			return nil, badInput(fmt.Errorf("--k-batch %d: a trace or live view would show the batches, not the kernel's k-steps: use it without --trace and --view", opts.KBatch))
+			return nil, badInput(KBatchObservedError(opts.KBatch))
 		}
 	}
 	var chip *arch.Chip
@@ -294,6 +294,12 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	rep.SetEnergy(st, &m.Power)
 	res.Outputs = job.Outputs()
 	return res, nil
+}
+
+// KBatchObservedError is the error of --k-batch n with a trace or the
+// live view (which would show the batches, not the kernel's k-steps).
+func KBatchObservedError(n int) error {
+	return fmt.Errorf("--k-batch %d: a trace or live view would show the batches, not the kernel's k-steps: use it without --trace and --view", n)
 }
 
 // kBatchedJob is a job that can tell whether a kernel ran batched

@@ -739,11 +739,8 @@ func (pl *gpuGEMMPlan) l2Batch(u, stages int) int {
 	if capacity <= 0 {
 		return u
 	}
-	tg, real := pl.tg, pl.real
-	threads := tg.threads(real.warps)
-	regs := (pl.regs + threads - 1) / threads * threads
-	perCore := min(int64(tg.maxBlocks), tg.shared/max(pl.smem, 1), tg.registers/4/max(regs, 1), int64(tg.maxWarps/max(real.warps, 1)))
-	resident := max(perCore, 1) * int64(pl.mach.Cores)
+	real := pl.real
+	resident := max(pl.residentPerCore(), 1) * int64(pl.mach.Cores)
 	nrb, ncb := (pl.p.M+real.bm-1)/real.bm, (pl.p.N+real.bn-1)/real.bn
 	rows := int64(min(ctaGroup, nrb))
 	cols := min(int64(ncb), (resident+rows-1)/rows)
@@ -791,15 +788,27 @@ func (pl *gpuGEMMPlan) kOff(kt int) int {
 // grid returns the kernel launch: one CTA per output tile, row-major over
 // the tiles.
 func (pl *gpuGEMMPlan) grid() isa.Grid {
-	threads := pl.tg.threads(pl.t.warps)
-	regs := (pl.regs + threads - 1) / threads * threads
 	g := isa.Grid{Name: pl.name(), CTAs: pl.nrb * pl.ncb, CTA: pl.cta,
-		Resources: isa.Resources{SharedBytes: pl.smem, Registers: regs, Warps: pl.t.warps, AccBytes: pl.accBytes()}}
+		Resources: isa.Resources{SharedBytes: pl.smem, Registers: pl.ctaRegisters(), Warps: pl.real.warps, AccBytes: pl.accBytes()}}
 	if pl.t.pair {
 		g.Cluster = 2
 	}
 	g.Class = pl.class
 	return g
+}
+
+// ctaRegisters is a CTA's 32-bit registers, whole per thread.
+func (pl *gpuGEMMPlan) ctaRegisters() int64 {
+	threads := pl.tg.threads(pl.real.warps)
+	return (pl.regs + threads - 1) / threads * threads
+}
+
+// residentPerCore is how many CTAs of the kernel an SM (CU) holds at
+// once: the fewest its block slots, shared memory, registers and warps
+// allow.
+func (pl *gpuGEMMPlan) residentPerCore() int64 {
+	tg := pl.tg
+	return min(int64(tg.maxBlocks), tg.shared/max(pl.smem, 1), tg.registers/4/max(pl.ctaRegisters(), 1), int64(tg.maxWarps/pl.real.warps))
 }
 
 // groupedGrid is one launch holding the blocks of every grid of gs, in
@@ -1584,8 +1593,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 	reportThroughput(rep, st, flops, peak, fmt.Sprintf("%s (2mnk; peak = %s peak at the machine's clock)", counted, unit))
 	t := pl.real
 	g := pl.grid()
-	resident := min(int64(tg.maxBlocks), tg.shared/max(g.Resources.SharedBytes, 1), tg.registers/4/max(g.Resources.Registers, 1),
-		int64(tg.maxWarps/t.warps))
+	resident := pl.residentPerCore()
 	rep.Program = map[string]any{
 		"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N,
 		"tiling":   pl.tilingReport(),

@@ -166,9 +166,9 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	clusterName := programs.ClusterMachine(file, opts)
 	switch {
 	case f.fastForward && (f.trace != "" || f.view):
-		return badInput(errors.New("--fast-forward skips CTAs, which a trace or live view would miss: use it without --trace and --view"))
+		return badInput(arch.ErrFastForwardObserved)
 	case f.kBatch > 1 && (f.trace != "" || f.view):
-		return badInput(fmt.Errorf("--k-batch %d: a trace or live view would show the batches, not the kernel's k-steps: use it without --trace and --view", f.kBatch))
+		return badInput(programs.KBatchObservedError(f.kBatch))
 	case clusterName == "" && (f.fidelity == "isolated" || f.fidelity == "sampled") && (f.trace != "" || f.view):
 		return badInput(fmt.Errorf("--trace and --view: not with --fidelity %s on one chip (its kernels are timed apart: no pipes to show); -m cloudbrain2-node --set node.npus=1 --trace FILE.json gives the rank's timeline", f.fidelity))
 	case clusterName != "" && f.trace != "" && !strings.HasSuffix(f.trace, ".json") && !strings.HasSuffix(f.trace, ".json.gz"):
