@@ -195,17 +195,25 @@ type header struct {
 // "programs/examples/NAME.yaml" or "examples/NAME.yaml" when the path does
 // not exist on disk.
 func ReadFile(path string) (*File, error) {
+	data, err := Source(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, filepath.Dir(path), data)
+}
+
+// Source returns the text of the program file ReadFile parses: the file
+// at path, or the embedded example it names when no such file exists.
+func Source(path string) ([]byte, error) {
 	data, err := machines.ReadFile(path, "program file")
-	dir := filepath.Dir(path)
 	if err != nil {
 		rel := strings.TrimPrefix(filepath.ToSlash(path), "programs/")
 		if b, e2 := Examples.ReadFile(rel); e2 == nil && errors.Is(err, fs.ErrNotExist) {
-			data, err = b, nil
-		} else {
-			return nil, err
+			return b, nil
 		}
+		return nil, err
 	}
-	return Parse(path, dir, data)
+	return data, nil
 }
 
 // Parse parses program YAML text; path names it in messages and dir
@@ -291,6 +299,19 @@ func (f *File) Resolve(p string) string {
 // the current directory. Embedded machine names are never paths.
 func MachineFor(f *File, opts Options) (*machines.Machine, error) {
 	return machines.Load(machineRef(f, opts), opts.Overrides)
+}
+
+// MachineSource returns the name or path of the machine a one-chip run of
+// f uses (MachineFor's) and its text: the embedded machine file's, or the
+// file's.
+func MachineSource(f *File, opts Options) (ref string, text []byte, err error) {
+	ref = machineRef(f, opts)
+	if slices.Contains(machines.Names(), ref) {
+		text, err = machines.Source(ref)
+	} else {
+		text, err = machines.ReadFile(ref, "machine file")
+	}
+	return ref, text, err
 }
 
 // machineRef returns the machine a one-chip run of f uses: -m, else a

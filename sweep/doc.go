@@ -51,15 +51,19 @@
 // # Outputs
 //
 // In the output directory: results.jsonl (one record per point: index,
-// params, status, error, metrics), appended as each point finishes in a
+// params, run, status, error, metrics), appended as each point finishes in a
 // single write, so an interrupted study loses only the points in flight;
 // at the end it is rewritten sorted by index, and results.csv (index, one
 // column per parameter, status, one column per metric, error) and the plots
 // (NAME.png, NAME.svg, NAME.pdf) are written. These files do not depend on the number
 // of workers. Run with Options.Resume skips the points already recorded
 // (failed ones included) after checking that every record matches the
-// study; a corrupt, truncated or foreign record is a bad-input error naming
-// the file and line, and the file is left as it is.
+// study — its parameters, its metrics, and its RunStamp: the run options
+// and a digest of the program file, the machine file and the fixed
+// overrides, so that a study file or program edited between two runs into
+// one directory is refused rather than mixed; a corrupt, truncated or
+// foreign record is a bad-input error naming the file and line, and the
+// file is left as it is. merge checks the shards' records the same way.
 //
 // # Clusters: shards and merge
 //

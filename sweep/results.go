@@ -105,6 +105,9 @@ func checkRecord(rec *Record, s *Study) error {
 		return fmt.Errorf("key \"params\": point %d has %s here but %s in the study; the study changed? use another -o directory",
 			rec.Index, formatParams(rec.Params), formatParams(want))
 	}
+	if err := checkStamp(rec, s); err != nil {
+		return err
+	}
 	if len(rec.Metrics) != len(s.Metrics) {
 		return fmt.Errorf("key \"metrics\": %d metrics recorded, the study has %d; the study changed? use another -o directory", len(rec.Metrics), len(s.Metrics))
 	}

@@ -283,6 +283,9 @@ type Record struct {
 	Index int `json:"index"`
 	// Params maps each varied parameter to the point's value.
 	Params map[string]string `json:"params"`
+	// Run is what besides Params defines the point's run (checked when
+	// a study resumes or merges).
+	Run RunStamp `json:"run"`
 	// Status is StatusOK, StatusFailed or StatusCheckFailed.
 	Status string `json:"status"`
 	// Error is the failure message (one line), empty when ok.
@@ -325,7 +328,7 @@ func (s *Study) RunPoint(p Point) Record { return s.runPoint(context.Background(
 // runPoint is RunPoint stopped by ctx, and after timeout (> 0) of wall
 // time (recorded as a failure).
 func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration) (rec Record) {
-	rec = Record{Index: p.Index, Params: s.paramMap(p), Status: StatusOK, Metrics: map[string]json.RawMessage{}}
+	rec = Record{Index: p.Index, Params: s.paramMap(p), Run: s.stamp(p), Status: StatusOK, Metrics: map[string]json.RawMessage{}}
 	fail := func(msg string) {
 		rec.Status, rec.Error = StatusFailed, msg
 		for _, m := range s.Metrics {

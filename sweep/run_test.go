@@ -7,11 +7,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/machines"
 )
 
 // tinyProgram is a small SGEMM-cube: a point takes milliseconds.
@@ -35,7 +37,7 @@ plot:
   - {name: cat, x: program.tiling.bm, y: flops.tflops, logy: true}
 `
 
-func writeStudy(t *testing.T, study string) *Study {
+func writeStudy(t testing.TB, study string) *Study {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "prog.yaml"), []byte(tinyProgram), 0o644); err != nil {
@@ -208,6 +210,9 @@ func TestResumeCorrupt(t *testing.T) {
 		{"params", strings.Replace(first, `"256KiB"`, `"300KiB"`, 1), `key "params": point 0 has`},
 		{"status", strings.Replace(first, `"ok"`, `"fine"`, 1), `key "status"`},
 		{"metrics", strings.Replace(first, `"flops.tflops"`, `"flops.gflops"`, 1), `key "metrics": no "flops.tflops"`},
+		{"no stamp", regexp.MustCompile(`"run":\{[^}]*\},`).ReplaceAllString(first, ""), `key "run": missing (recorded by an older davinci-sim)`},
+		{"options", strings.Replace(first, `"run":{`, `"run":{"options":"k_batch=8",`, 1), `key "run": point 0 ran with k_batch=8, the study asks for no speed options`},
+		{"inputs", regexp.MustCompile(`"inputs":"[0-9a-f]+"`).ReplaceAllString(first, `"inputs":"0123456789abcdef"`), `key "run": point 0 ran from other inputs (inputs 0123456789abcdef, now`},
 	} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, ResultsJSONL)
@@ -425,5 +430,57 @@ func TestRunSpeedModes(t *testing.T) {
 			string(f["memory.gm_read_bytes"]) != string(b["memory.gm_read_bytes"]) {
 			t.Errorf("point %d: %d events batched, %d in full; GM reads %s, %s", i, be, fe, b["memory.gm_read_bytes"], f["memory.gm_read_bytes"])
 		}
+	}
+}
+
+// A study resumed after its run options, its program file's text or its
+// fixed overrides changed is refused (one line, bad input, the results
+// file untouched), not mixed: the records carry a RunStamp.
+func TestResumeChangedStudy(t *testing.T) {
+	s := writeStudy(t, tinyStudy)
+	out := t.TempDir()
+	if _, err := Run(s, Options{Out: out, Jobs: 2, Shard: Shard{0, 2}}); err != nil {
+		t.Fatal(err)
+	}
+	jl := filepath.Join(out, ResultsJSONL)
+	before := readFile(t, jl)
+	progPath := filepath.Join(s.Dir, "prog.yaml")
+	for _, c := range []struct {
+		name   string
+		change func(*Study)
+		want   string
+	}{
+		{"k_batch", func(s *Study) { s.KBatch = 8 }, "ran with no speed options, the study asks for k_batch=8"},
+		{"fast_forward", func(s *Study) { s.FastForward = true }, "the study asks for fast_forward"},
+		{"set", func(s *Study) {
+			s.Set = append(s.Set, machines.Override{Path: "machine.gm.bandwidth", Value: "1TB/s"})
+		}, "ran from other inputs"},
+		{"program text", func(*Study) {
+			if err := os.WriteFile(progPath, []byte(strings.Replace(tinyProgram, "m: 256", "m: 512", 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "ran from other inputs"},
+		{"machine", func(s *Study) { s.Machine = "ascend-910b3" }, "ran from other inputs"},
+	} {
+		changed := writeStudy(t, tinyStudy)
+		changed.Dir, changed.Program = s.Dir, s.Program
+		if err := os.WriteFile(progPath, []byte(tinyProgram), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c.change(changed)
+		_, err := Run(changed, Options{Out: out, Jobs: 1, Resume: true})
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line containing %q", c.name, err, c.want)
+		}
+		if !bytes.Equal(readFile(t, jl), before) {
+			t.Fatalf("%s: the results file was changed", c.name)
+		}
+	}
+	// Unchanged, it resumes.
+	if err := os.WriteFile(progPath, []byte(tinyProgram), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := Run(s, Options{Out: out, Jobs: 2, Resume: true}); err != nil || sum.Skipped != 6 || sum.Ran != 6 {
+		t.Errorf("resume of the unchanged study: %+v %v", sum, err)
 	}
 }

@@ -60,6 +60,8 @@ type Study struct {
 	// modes of timing-only GPU runs; their notes are in each report.
 	KBatch      int
 	FastForward bool
+
+	stamps *stamper // the digests of the points' files (RunStamp)
 }
 
 // Point is one simulation of a study.
@@ -157,7 +159,7 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 	if doc.Kind != yaml.MappingNode {
 		return nil, p.errf(doc, "", "the top level must be a mapping of keys")
 	}
-	s := &Study{Path: path, Dir: dir}
+	s := &Study{Path: path, Dir: dir, stamps: &stamper{}}
 	var (
 		varyNode, pointsNode, plotNode, metricsNode *yaml.Node
 		progNode                                    *yaml.Node
