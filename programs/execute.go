@@ -310,6 +310,9 @@ type kBatchedJob interface{ kBatched() bool }
 // k-steps of GPU GEMM kernels (Kind.KBatch kinds on nvidia-sm and amd-cu
 // machines).
 func checkKBatch(f *File, m *machines.Machine, opts Options) error {
+	if opts.KBatch > MaxKBatch {
+		return fmt.Errorf("--k-batch %d: must be in 1..%d", opts.KBatch, MaxKBatch)
+	}
 	if opts.KBatch <= 1 {
 		return nil
 	}

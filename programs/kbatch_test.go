@@ -202,6 +202,14 @@ func TestKBatchBadInput(t *testing.T) {
 		wantBadInputLine(t, err, "--k-batch 2: ", c.example)
 		wantBadInputLine(t, err, c.want, c.example)
 	}
+	// The range is checked for library callers too (the CLI and the
+	// study parser check it first, naming their flag and key).
+	f, err := ReadFile("examples/a100-sgemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Execute(f, Options{Numerics: NumericsOff, KBatch: MaxKBatch + 1}, RunHooks{})
+	wantBadInputLine(t, err, fmt.Sprintf("--k-batch %d: must be in 1..%d", MaxKBatch+1, MaxKBatch), "a100-sgemm.yaml")
 }
 
 // realSteps is the number of the real kernel's k-steps simulated k-step
