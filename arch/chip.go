@@ -186,8 +186,12 @@ func checkFootprint(m *machines.Machine, kind *Kind, mode Mode) error {
 	l2 := float64(mem.L2Footprint(int64(m.L2.Capacity), m.L2.LineBytes, m.L2.Ways)) +
 		float64(mem.L2Footprint(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.Ways))
 	if total := float64(m.Cores)*float64(per) + l2; total > MaxModelBytes {
-		return fmt.Errorf("machine %s: simulating it would take about %.0f GiB of host memory (%d cores × %.0f KiB, L2 and LLC tags %.0f MiB), above the limit of %d GiB: check keys \"cores\", \"core.queue_depth\", \"core.buffers\", \"l2.capacity\" and \"llc.capacity\"",
-			m.Name, total/(1<<30), m.Cores, float64(per)/(1<<10), l2/(1<<20), MaxModelBytes>>30)
+		keys := kind.FootprintKeys
+		if keys == "" {
+			keys = `"cores", "core.queue_depth", "core.buffers", "l2.capacity" and "llc.capacity"`
+		}
+		return fmt.Errorf("machine %s: simulating it would take about %.0f GiB of host memory (%d cores × %.0f KiB, L2 and LLC tags %.0f MiB), above the limit of %d GiB: check keys %s",
+			m.Name, total/(1<<30), m.Cores, float64(per)/(1<<10), l2/(1<<20), MaxModelBytes>>30, keys)
 	}
 	return nil
 }

@@ -52,6 +52,10 @@ type Kind struct {
 	// machine m takes in mode, so that NewChip refuses a machine too large
 	// to simulate before building it (nil: DefaultCoreBytes).
 	CoreBytes func(m *machines.Machine, mode Mode) int64
+	// FootprintKeys names, for the message refusing a machine too large
+	// to simulate, the machine-file keys its estimate grows with ("":
+	// DaVinci's).
+	FootprintKeys string
 }
 
 // DefaultCoreBytes is the per-core estimate of kinds without CoreBytes.

@@ -23,7 +23,10 @@ import (
 var terms = gpu.Terms{Core: "CU", Block: "workgroup", Warp: "wave", Matrix: "matrix cores", Vector: "VALUs",
 	SharedPerBlockKey: "core.lds_per_workgroup"}
 
-func init() { gpu.RegisterKind("amd-cu", Params) }
+func init() {
+	gpu.RegisterKind("amd-cu", Params,
+		`"cores", "core.vgprs", "core.agprs", "core.lds", "core.max_workgroups", "l2.capacity" and "llc.capacity"`)
+}
 
 // Params resolves the CU figures of machine m.
 func Params(m *machines.Machine) (*gpu.Params, error) {

@@ -143,6 +143,7 @@ type cta struct {
 	lanes [numLanes]ctaLane
 	flags []int32
 	mem   [numBuffers][]byte // functional: SMEM, RF, TMEM of this CTA
+	store [numBuffers][]byte // the slot's storage for mem, reused by its next block
 	cl    *clusterState      // its thread block cluster, nil outside one
 	rank  int                // its rank in cl
 	work  arch.CTAWork       // what it did (reported when it finishes)
@@ -345,14 +346,17 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bo
 	}
 	clear(t.mem[:])
 	if t.funct {
-		t.mem[BufShared] = make([]byte, r.SharedBytes)
-		// CTA-level fragments span a whole k-step, more than the per-slice
+		// A slot's storage is reused by the blocks it holds in turn
+		// (cleared: a block starts with zeroed memory). CTA-level
+		// fragments span a whole k-step, more than the per-slice
 		// fragments the registers claimed for occupancy hold: the model's
 		// register storage is the SM's register file.
-		t.mem[BufRegs] = make([]byte, core.p.geom.Buffers[BufRegs].Capacity)
+		t.mem[BufShared] = zeroed(t.store[BufShared], r.SharedBytes)
+		t.mem[BufRegs] = zeroed(t.store[BufRegs], core.p.geom.Buffers[BufRegs].Capacity)
 		if int(BufAcc) < len(core.p.geom.Buffers) {
-			t.mem[BufAcc] = make([]byte, core.p.geom.Buffers[BufAcc].Capacity)
+			t.mem[BufAcc] = zeroed(t.store[BufAcc], core.p.geom.Buffers[BufAcc].Capacity)
 		}
+		t.store = t.mem
 	}
 	core.count++
 	core.ran++
@@ -375,6 +379,16 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bo
 		core.alloc(t, BufAcc, now, name, r.AccBytes)
 	}
 	core.waker.Wake(now)
+}
+
+// zeroed returns n zero bytes, in b's storage when it is large enough.
+func zeroed(b []byte, n int64) []byte {
+	if int64(cap(b)) < n {
+		return make([]byte, n)
+	}
+	b = b[:n]
+	clear(b)
+	return b
 }
 
 // alloc records a resident CTA's share of buffer b (occupancy).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/cube"
@@ -96,8 +97,10 @@ type Params struct {
 }
 
 // RegisterKind registers a GPU machine kind whose cores run on this model
-// with the figures params resolves from the machine file.
-func RegisterKind(name string, params func(*machines.Machine) (*Params, error)) {
+// with the figures params resolves from the machine file;
+// footprintKeys names, for the message refusing a machine too large to
+// simulate, the machine-file keys the host memory grows with.
+func RegisterKind(name string, params func(*machines.Machine) (*Params, error), footprintKeys string) {
 	arch.RegisterKind(&arch.Kind{
 		Name: name,
 		NewCores: func(c *arch.Chip) ([]arch.CoreModel, error) {
@@ -108,6 +111,14 @@ func RegisterKind(name string, params func(*machines.Machine) (*Params, error)) 
 			return NewCores(c, p)
 		},
 		Limits: func(*arch.Chip) isa.Limits { return isa.Limits{} },
+		CoreBytes: func(m *machines.Machine, mode arch.Mode) int64 {
+			p, err := params(m)
+			if err != nil {
+				return arch.DefaultCoreBytes // building the cores reports the error
+			}
+			return p.coreBytes(m.Geometry(), mode)
+		},
+		FootprintKeys: footprintKeys,
 		LaunchLatency: func(c *arch.Chip) sim.Time {
 			if p, err := params(c.M); err == nil {
 				return p.Launch
@@ -115,6 +126,27 @@ func RegisterKind(name string, params func(*machines.Machine) (*Params, error)) 
 			return 0
 		},
 	})
+}
+
+// coreBytes estimates the host memory of one core (newCore's and
+// StartCTA's allocations) with every block slot in use, saturating
+// instead of overflowing: per slot its lane queues and flags, and in
+// functional mode its shared memory and a register file and accumulator
+// store of the core's size each (StartCTA).
+func (p *Params) coreBytes(g *machines.Geometry, mode arch.Mode) int64 {
+	slot := float64(unsafe.Sizeof(cta{})) +
+		float64(numLanes)*float64(queueDepth)*float64(unsafe.Sizeof(isa.Instr{})+unsafe.Sizeof(sim.Time(0))) +
+		float64(numLanes*numLanes*flagIDs)*4
+	if mode == arch.Functional {
+		slot += float64(max(p.SharedPerBlock, 0))
+		for _, b := range []isa.Buffer{BufRegs, BufAcc} {
+			if int(b) < len(g.Buffers) {
+				slot += float64(max(g.Buffers[b].Capacity, 0))
+			}
+		}
+	}
+	n := float64(unsafe.Sizeof(Core{})) + float64(max(p.MaxBlocks, 1))*slot
+	return int64(min(n, 1<<62))
 }
 
 // NewCores builds the chip's cores (c.M.Cores of them) from p.

@@ -20,7 +20,10 @@ import (
 var terms = gpu.Terms{Core: "SM", Block: "CTA", Warp: "warp", Matrix: "tensor cores", Vector: "CUDA cores",
 	SharedPerBlockKey: "core.smem_per_cta"}
 
-func init() { gpu.RegisterKind("nvidia-sm", Params) }
+func init() {
+	gpu.RegisterKind("nvidia-sm", Params,
+		`"cores", "core.registers", "core.smem", "core.tmem", "core.max_ctas", "l2.capacity" and "llc.capacity"`)
+}
 
 // Params resolves the SM figures of machine m. The tensor rate of a
 // format is the file's flops_per_cycle, times the family's efficiency for
