@@ -90,6 +90,12 @@ func (n *norm2) add(v float64) {
 
 func (n *norm2) value() float64 { return n.scale * math.Sqrt(n.ssq) }
 
+// ratio returns n / d without overflow where the norms themselves would
+// (entries near math.MaxFloat64).
+func (n *norm2) ratio(d *norm2) float64 {
+	return n.scale / d.scale * math.Sqrt(n.ssq/d.ssq)
+}
+
 func compare(n int, at func(int) (float64, float64)) Metrics {
 	var dn, rn norm2 // norms of the differences and of the reference
 	var m Metrics
@@ -152,6 +158,8 @@ func compare(n int, at func(int) (float64, float64)) Metrics {
 		m.RelFro = 0
 	case r == 0:
 		m.RelFro = inf
+	case math.IsInf(r, 0) || math.IsInf(d, 0):
+		m.RelFro = dn.ratio(&rn) // the norms overflow, their ratio need not
 	default:
 		m.RelFro = d / r
 	}

@@ -93,6 +93,14 @@ func TestNonFinite(t *testing.T) {
 	if !near(m.MaxErr, 1.0/3) || !near(m.MaxRel, 0.5) {
 		t.Fatalf("huge values: %+v", m)
 	}
+	// A reference whose norm exceeds MaxFloat64 (α = 1e308 in an FP64
+	// GEMM): RelFro is the ratio of the norms, not 0 for an infinite ‖ref‖.
+	big := []float64{1e308, -1e308, 1e308, math.Inf(1)}
+	off := []float64{1e308 * (1 + 0x1p-40), -1e308, 1e308, math.Inf(1)}
+	m = Compare64(big, off)
+	if want := (off[0] - big[0]) / big[0] / math.Sqrt(3); math.Abs(m.RelFro/want-1) > 1e-12 || m.NonFinite != 1 {
+		t.Fatalf("reference norm beyond MaxFloat64: %+v, want rel_fro %g", m, want)
+	}
 }
 
 func TestLengthMismatch(t *testing.T) {

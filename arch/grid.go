@@ -186,7 +186,7 @@ func (c *Chip) startGrids(grids []isa.Grid) error {
 	c.grids = gr
 	if len(grids) > 0 {
 		gr.times[0].Launched = c.eng.Now()
-		gr.waker.Wake(c.eng.Now() + gr.launch)
+		gr.waker.Wake(sim.Add(c.eng.Now(), gr.launch))
 	}
 	return nil
 }
@@ -240,8 +240,8 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 		g := &gr.grids[gr.cur]
 		t := &gr.times[gr.cur]
 		if !gr.started {
-			if now < t.Launched+gr.launch {
-				gr.waker.Wake(t.Launched + gr.launch)
+			if now < sim.Add(t.Launched, gr.launch) {
+				gr.waker.Wake(sim.Add(t.Launched, gr.launch))
 				return
 			}
 			gr.started, t.Started = true, now
@@ -300,7 +300,7 @@ func (c *Chip) hostGrid(g isa.Grid, now sim.Time, done func(sim.Time)) error {
 	if gr.cur == len(gr.grids)-1 {
 		gr.times[gr.cur].Launched = now
 		gr.next, gr.started = 0, false
-		gr.waker.Wake(now + gr.launch)
+		gr.waker.Wake(sim.Add(now, gr.launch))
 	}
 	return nil
 }

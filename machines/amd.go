@@ -350,8 +350,8 @@ func (c *AMDCUCore) problems() []problem {
 		key string
 		v   float64
 	}{{"fp32_flops_per_cycle", c.VALU.FP32FlopsPerCycle}, {"fp64_flops_per_cycle", c.VALU.FP64FlopsPerCycle}} {
-		if !finitePos(v.v) {
-			add("valu."+v.key, "must be > 0 (got %v)", v.v)
+		if !finitePos(v.v) || v.v > MaxOpsPerCycle {
+			add("valu."+v.key, "must be in (0, %g] (got %v)", MaxOpsPerCycle, v.v)
 		}
 	}
 	if c.VALU.LatencyCycles < 1 {

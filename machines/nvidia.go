@@ -467,8 +467,8 @@ func (c *NvidiaSMCore) problems() []problem {
 	for i, r := range rates {
 		key := r.Key
 		lat, shape := lats[i].Value, shapes[i].Value
-		if r.Value < 0 || !finite(r.Value) {
-			add("tensor.flops_per_cycle."+key, "must be ≥ 0 and finite (0 = unsupported) (got %v)", r.Value)
+		if r.Value < 0 || !finite(r.Value) || r.Value > MaxOpsPerCycle {
+			add("tensor.flops_per_cycle."+key, "must be in 0..%g (0 = unsupported) (got %v)", MaxOpsPerCycle, r.Value)
 			continue
 		}
 		m, n, _, err := shape.Dims()
@@ -529,8 +529,8 @@ func (c *NvidiaSMCore) problems() []problem {
 		key string
 		v   float64
 	}{{"fp32_flops_per_cycle", c.CUDACores.FP32FlopsPerCycle}, {"fp64_flops_per_cycle", c.CUDACores.FP64FlopsPerCycle}} {
-		if !finitePos(v.v) {
-			add("cuda_cores."+v.key, "must be > 0 (got %v)", v.v)
+		if !finitePos(v.v) || v.v > MaxOpsPerCycle {
+			add("cuda_cores."+v.key, "must be in (0, %g] (got %v)", MaxOpsPerCycle, v.v)
 		}
 	}
 

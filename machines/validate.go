@@ -151,3 +151,10 @@ func (m *Machine) problems() []problem {
 	}
 	return ps
 }
+
+// MaxOpsPerCycle bounds a unit's operations per core per clock (tensor,
+// CUDA-core, VALU rates): the largest real figure is in the tens of
+// thousands (GPU-FACTS §1), so a larger one is a typo — and one near
+// math.MaxFloat64 would make the peak, the clock times the rate times the
+// cores, infinite.
+const MaxOpsPerCycle = 1e9

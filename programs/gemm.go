@@ -476,5 +476,5 @@ func (j *gemmJob) finishSampled(chip *arch.Chip, rep *report.Report) error {
 
 func errReport(m accuracy.Metrics, sampled bool) report.ErrorReport {
 	return report.ErrorReport{Reference: "fp64 (gonum)", RelFro: m.RelFro, MaxRel: m.MaxRel, MRED: m.MRED, MaxErr: m.MaxErr,
-		Bits: m.Bits, Elements: int64(m.N), Sampled: sampled}
+		Bits: m.Bits, Elements: int64(m.N), Sampled: sampled, NonFinite: int64(m.NonFinite)}
 }

@@ -1,6 +1,8 @@
 package programs
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -207,4 +209,50 @@ func mustSets(t testing.TB, sets ...string) []machines.Override {
 		t.Fatal(err)
 	}
 	return ovs
+}
+
+// Results that overflow are reported, not fatal: report.json holds the
+// non-finite metrics as strings and counts the non-finite outputs (an
+// FP16 GEMM of inputs beyond FP16's range: every output ±Inf or NaN; an
+// FP64 Ozaki GEMM with α = 1e308: most outputs +Inf as in the exact
+// reference, the rest's error still measured — a reference norm beyond
+// MaxFloat64 once made rel_fro 0).
+func TestNonFiniteResults(t *testing.T) {
+	for _, c := range []struct {
+		example string
+		sets    []string
+		check   func(e map[string]any) bool
+	}{
+		{"a100-hgemm.yaml", []string{"program.inputs.offset_exponent=20"}, func(e map[string]any) bool {
+			return e["rel_fro"] == "+Inf" && e["non_finite"] == float64(4096)
+		}},
+		{"b200-ozaki.yaml", []string{"program.k=256", "program.alpha=1e308"}, func(e map[string]any) bool {
+			rel, ok := e["rel_fro"].(float64)
+			nf, _ := e["non_finite"].(float64)
+			return ok && rel > 0 && rel < 1e-12 && nf > 1000 && nf < 4096
+		}},
+	} {
+		f, err := ReadFile("examples/" + c.example)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets := append([]string{"program.m=64", "program.n=64", "program.k=64"}, c.sets...)
+		res, err := Execute(f, Options{Numerics: NumericsFull, Overrides: mustSets(t, sets...)}, RunHooks{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.example, err)
+		}
+		var buf bytes.Buffer
+		if err := res.Report.WriteJSON(&buf); err != nil {
+			t.Fatalf("%s: report.json: %v", c.example, err)
+		}
+		var doc struct {
+			Error map[string]any `json:"error"`
+		}
+		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if !c.check(doc.Error) {
+			t.Errorf("%s: error section %v", c.example, doc.Error)
+		}
+	}
 }

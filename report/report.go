@@ -166,6 +166,28 @@ type ErrorReport struct {
 	Bits      float64 `json:"bits"`
 	Elements  int64   `json:"elements"`
 	Sampled   bool    `json:"sampled,omitempty"`
+	// NonFinite counts the compared elements of the result that are ±Inf
+	// or NaN (an overflow); an element equal to the reference, the same
+	// infinity included, has no error.
+	NonFinite int64 `json:"non_finite,omitempty"`
+}
+
+// MarshalJSON writes e with non-finite metrics as strings ("+Inf", "NaN";
+// JSONFloat).
+func (e ErrorReport) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		Reference string    `json:"reference"`
+		RelFro    JSONFloat `json:"rel_fro"`
+		MaxRel    JSONFloat `json:"max_rel"`
+		MRED      JSONFloat `json:"mred"`
+		MaxErr    JSONFloat `json:"max_err"`
+		Bits      JSONFloat `json:"bits"`
+		Elements  int64     `json:"elements"`
+		Sampled   bool      `json:"sampled,omitempty"`
+		NonFinite int64     `json:"non_finite,omitempty"`
+	}
+	return json.Marshal(plain{e.Reference, JSONFloat(e.RelFro), JSONFloat(e.MaxRel), JSONFloat(e.MRED), JSONFloat(e.MaxErr),
+		JSONFloat(e.Bits), e.Elements, e.Sampled, e.NonFinite})
 }
 
 // SimReport describes the simulation itself.
@@ -318,6 +340,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 	}
 	if e := r.Error; e != nil {
 		fmt.Fprintf(w, "error     rel_fro %.3e  max_rel %.3e  bits %.1f  (vs %s, %d elements%s)\n", e.RelFro, e.MaxRel, e.Bits, e.Reference, e.Elements, sampledStr(e.Sampled))
+		if e.NonFinite > 0 {
+			fmt.Fprintf(w, "          %d of the %d elements are ±Inf or NaN (overflow)\n", e.NonFinite, e.Elements)
+		}
 	}
 	names := make([]string, 0, len(r.Baselines))
 	for k := range r.Baselines {

@@ -48,7 +48,7 @@ func Params(m *machines.Machine) (*gpu.Params, error) {
 		BankBytes:        cu.LDSBankBytes,
 		VectorLanes:      cu.VALU.FP32FlopsPerCycle / 2,
 		VectorLatency:    cu.VALU.LatencyCycles,
-		Launch:           sim.Time(cu.LaunchNS * float64(sim.Nanosecond)),
+		Launch:           sim.CeilPS(cu.LaunchNS * float64(sim.Nanosecond)),
 	}
 	p.VectorRate[fp.FP32] = cu.VALU.FP32FlopsPerCycle
 	p.VectorRate[fp.FP64] = cu.VALU.FP64FlopsPerCycle

@@ -53,7 +53,7 @@ func Params(m *machines.Machine) (*gpu.Params, error) {
 		VectorLanes:      sc.CUDACores.FP32FlopsPerCycle / 2,
 		VectorLatency:    4,
 		TensorMemory:     int64(sc.TMEM),
-		Launch:           sim.Time(sc.LaunchNS * float64(sim.Nanosecond)),
+		Launch:           sim.CeilPS(sc.LaunchNS * float64(sim.Nanosecond)),
 	}
 	p.VectorRate[fp.FP32] = sc.CUDACores.FP32FlopsPerCycle
 	p.VectorRate[fp.FP64] = sc.CUDACores.FP64FlopsPerCycle
