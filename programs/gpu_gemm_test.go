@@ -3,6 +3,7 @@ package programs
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -253,6 +254,26 @@ func TestNonFiniteResults(t *testing.T) {
 		}
 		if !c.check(doc.Error) {
 			t.Errorf("%s: error section %v", c.example, doc.Error)
+		}
+	}
+}
+
+// check: true needs full numerics; otherwise the report says it was not
+// made instead of passing silently.
+func TestCheckNeedsFullNumerics(t *testing.T) {
+	for _, c := range []struct{ example, numerics string }{{"a100-hgemm.yaml", NumericsSampled}, {"hgemm.yaml", NumericsOff}} {
+		f, err := ReadFile("examples/" + c.example)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Execute(f, Options{Numerics: c.numerics, Overrides: mustSets(t, "program.m=256", "program.n=256", "program.k=256", "program.check=true")}, RunHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(res.Report.Notes, func(n string) bool {
+			return strings.HasPrefix(n, "check: not made") && strings.Contains(n, "numerics "+c.numerics)
+		}) {
+			t.Errorf("%s, numerics %s: notes %q", c.example, c.numerics, res.Report.Notes)
 		}
 	}
 }
