@@ -96,8 +96,8 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 	default:
 		return nil, bad("dtype", "must be fp16, bf16, tf32 (xf32), fp8, int8, fp32 or fp64 (got %q)", j.p.DType)
 	}
-	if p.Repeats < 0 || p.Repeats > 1<<20 {
-		return nil, bad("repeats", "must be in 0..%d (got %d)", 1<<20, p.Repeats)
+	if p.Repeats < 0 || p.Repeats > maxBenchRepeats {
+		return nil, bad("repeats", "must be in 0..%d (0 = the test's default; more adds time, not accuracy) (got %d)", maxBenchRepeats, p.Repeats)
 	}
 	if minBytes := machines.Size(m.Cores) * benchChunk; p.Bytes != 0 && (p.Bytes < minBytes || p.Bytes > m.GM.Capacity/2) {
 		return nil, bad("bytes", "must be 0 (the default) or in %v..%v (a %v copy per %s .. half of gm.capacity) (got %v)",
@@ -109,6 +109,13 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 			return nil, bad("dtype", "machine %s has no %s %s", m.Name, j.p.DType, tg.units)
 		}
 	case benchHBMStream, benchL2, benchSMEM:
+		if p.DType != "" {
+			return nil, bad("dtype", "applies to %s and %s; %s moves bytes (leave it out)", benchTensorPeak, benchMMALatency, j.test)
+		}
+		j.p.DType = ""
+		if j.test == benchHBMStream && p.Repeats != 0 {
+			return nil, bad("repeats", "does not apply to %s: it streams its array once (bytes sets the array's size)", benchHBMStream)
+		}
 	default:
 		return nil, bad("test", "must be one of %s (matrix-peak), %s, %s, %s, %s (lds-bandwidth) (got %q)", benchTensorPeak, benchMMALatency, benchHBMStream, benchL2, benchSMEM, p.Test)
 	}
@@ -157,7 +164,7 @@ func (j *gpuBenchJob) build() {
 		}
 		mm, nn, kk := tg.peakTile, tg.peakTile, 256
 		ctas := m.Cores * j.resident(0)
-		s := isa.Slice(repeat(reps, gpu.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, out, false)))
+		s := repeat(reps, gpu.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, out, false))
 		j.grids = []isa.Grid{one("tensor-peak", ctas, 0, func(int) isa.Stream { return s })}
 		j.work = float64(ctas*reps) * 2 * float64(mm*nn*kk)
 	case benchMMALatency:
@@ -167,16 +174,22 @@ func (j *gpuBenchJob) build() {
 		}
 		d := tg.matrixDims[j.in]
 		mm, nn, kk := d[0], d[1], d[2]
-		var ins []isa.Instr
-		for i := 0; i < links; i++ {
-			ins = append(ins, gpu.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, out, false),
-				isa.SetFlag(gpu.LaneMatrix, gpu.LaneMatrix, 0), isa.WaitFlag(gpu.LaneMatrix, gpu.LaneMatrix, 0))
+		link := []isa.Instr{gpu.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, out, false),
+			isa.SetFlag(gpu.LaneMatrix, gpu.LaneMatrix, 0), isa.WaitFlag(gpu.LaneMatrix, gpu.LaneMatrix, 0)}
+		chain := func(yield func(isa.Instr) bool) { // generated as read: memory flat in the links
+			for i := 0; i < links; i++ {
+				for _, in := range link {
+					if !yield(in) {
+						return
+					}
+				}
+			}
 		}
 		warps := 1
 		if !tg.warpLevel {
 			warps = w // a warp group (wgmma) or the CTA (tcgen05)
 		}
-		g := one("mma-latency", 1, 0, func(int) isa.Stream { return isa.Slice(ins) })
+		g := one("mma-latency", 1, 0, func(int) isa.Stream { return chain })
 		g.Resources.Warps = warps
 		g.Resources.Registers = j.blockRegs(warps)
 		j.grids = []isa.Grid{g}
@@ -212,7 +225,7 @@ func (j *gpuBenchJob) build() {
 		const stride = cols*2 + 16
 		shared := int64(rows * stride)
 		ctas := m.Cores * j.resident(shared)
-		s := isa.Slice(repeat(reps, gpu.LoadMatrix(0, 0, rows, cols, stride, fp.FP16, false)))
+		s := repeat(reps, gpu.LoadMatrix(0, 0, rows, cols, stride, fp.FP16, false))
 		j.grids = []isa.Grid{one("smem-bandwidth", ctas, shared, func(int) isa.Stream { return s })}
 		j.work = float64(ctas*reps) * rows * cols * 2
 	}
@@ -244,13 +257,21 @@ func (j *gpuBenchJob) stream(name string, total, base int64, passes int) isa.Gri
 		}}
 }
 
-func repeat(n int, in isa.Instr) []isa.Instr {
-	out := make([]isa.Instr, n)
-	for i := range out {
-		out[i] = in
+// repeat returns a stream of n copies of in, generated as read (memory
+// flat in n).
+func repeat(n int, in isa.Instr) isa.Stream {
+	return func(yield func(isa.Instr) bool) {
+		for i := 0; i < n; i++ {
+			if !yield(in) {
+				return
+			}
+		}
 	}
-	return out
 }
+
+// maxBenchRepeats bounds gpu-bench's repeats: the defaults (256 to 1024)
+// already measure a steady state.
+const maxBenchRepeats = 1 << 16
 
 func (j *gpuBenchJob) Program() isa.Program {
 	return isa.Program{Name: "gpu-bench " + j.test, Generated: true, Grids: j.grids}
@@ -273,7 +294,10 @@ func (j *gpuBenchJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 	secs := j.kernelSeconds(chip)
 	clock := float64(chip.Clock().Hz())
 	sec := report.GPUBench{Test: j.p.Test, KernelSeconds: secs}
-	rep.Program = map[string]any{"kind": j.p.Kind, "test": j.p.Test, "dtype": j.p.DType, "bytes": int64(j.p.Bytes), "repeats": j.p.Repeats}
+	rep.Program = map[string]any{"kind": j.p.Kind, "test": j.p.Test, "bytes": int64(j.p.Bytes), "repeats": j.p.Repeats}
+	if j.p.DType != "" { // the matrix tests'
+		rep.Program["dtype"] = j.p.DType
+	}
 	switch j.test {
 	case benchTensorPeak:
 		peak, _ := m.Peak(tg.matrixPeak[j.in])

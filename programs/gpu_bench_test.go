@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -102,6 +103,9 @@ func TestGPUBenchBadInput(t *testing.T) {
 		{"program.dtype=fp8", "a100", "no fp8 tensor cores"},
 		{"program.dtype=int8", "v100", "no int8 tensor cores"},
 		{"program.repeats=-1", "", `key "repeats"`},
+		{"program.repeats=65537", "", `key "repeats": must be in 0..65536`},
+		{"program.test=hbm-stream;program.repeats=4", "", `key "repeats": does not apply to hbm-stream`},
+		{"program.test=smem-bandwidth;program.dtype=fp16", "", `key "dtype": applies to tensor-peak and mma-latency`},
 		{"program.bytes=1TiB", "", `key "bytes"`},
 		{"program.test=tensor-peak", "ascend-910a", "runs on nvidia-sm, amd-cu machines"},
 	} {
@@ -109,7 +113,7 @@ func TestGPUBenchBadInput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ovs, err := machines.ParseOverrides([]string{c.set})
+		ovs, err := machines.ParseOverrides(strings.Split(c.set, ";"))
 		if err != nil {
 			t.Fatal(err)
 		}
