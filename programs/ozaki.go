@@ -228,7 +228,7 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	bits := op.MantissaBits
 	if op.Slices != 0 {
 		j.slices = op.Slices
-		bits = 8*op.Slices - 1
+		bits = min(ozaki.Capacity(op.Slices), ozaki.MaxBits) // 26 slices hold 207 bits; the plan's cap is 200
 	}
 	// Inputs, digits, C and the INT32 planes on the host (full), the inputs
 	// and digits (sampled).

@@ -130,7 +130,7 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 	bits := op.MantissaBits
 	if op.Slices != 0 {
 		j.slices = op.Slices
-		bits = 8*op.Slices - 1
+		bits = min(ozaki.Capacity(op.Slices), ozaki.MaxBits) // 26 slices hold 207 bits; the plan's cap is 200
 	}
 	if err := p.checkHostMemory(f.Path, 48); err != nil {
 		return nil, err
@@ -575,7 +575,7 @@ func (j *ozakiDaVinciJob) numerics(rep *report.Report, prog map[string]any) erro
 		if p.Check {
 			bits := j.p.MantissaBits
 			if j.p.Slices != 0 {
-				bits = 8*j.p.Slices - 1
+				bits = min(ozaki.Capacity(j.p.Slices), ozaki.MaxBits)
 			}
 			want, _, err := ozaki.GEMM(j.a, j.b, j.c0, j.alpha, j.p.Beta, p.M, p.K, p.N, j.config(bits))
 			if err != nil {

@@ -345,3 +345,19 @@ func TestOzakiII(t *testing.T) {
 		wantBadInputLine(t, err, c.want, c.sets)
 	}
 }
+
+// The largest slice count the slices key takes (26: 207 bits, the plan
+// capped at 200) runs and checks on both machine kinds (it was refused as
+// "bits outside [1, 200]: 207").
+func TestOzakiMaxSlices(t *testing.T) {
+	for _, ex := range []string{"b200-ozaki.yaml", "ascend-910a-ozaki.yaml"} {
+		f, err := ReadFile("examples/" + ex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Execute(f, Options{Numerics: NumericsFull, Overrides: mustSets(t, "program.m=32", "program.n=32", "program.k=64", "program.slices=26", "program.check=true")}, RunHooks{})
+		if err != nil || res.Failure != nil {
+			t.Fatalf("%s: %v %v", ex, err, res.Failure)
+		}
+	}
+}
