@@ -294,7 +294,11 @@ func (in *Inputs) problem() (key, msg string) {
 			return "inputs.offset_exponent", fmt.Sprintf("must be in −100..100; got %d", in.OffsetExponent)
 		}
 		if in.Low != 0 || in.High != 0 {
-			return "inputs.low", fmt.Sprintf("applies to distribution %s (this one is %s)", DistUniformBetween, in.Distribution)
+			key := "inputs.low"
+			if in.Low == 0 {
+				key = "inputs.high"
+			}
+			return key, fmt.Sprintf("applies to distribution %s (this one is %s)", DistUniformBetween, in.Distribution)
 		}
 	case DistUniformBetween:
 		lim := math.Ldexp(1, 100)

@@ -540,6 +540,9 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		key  string
 		v, m int
 	}{{"tiling.bm", t.bm, 16}, {"tiling.bn", t.bn, 16}, {"tiling.bk", t.bk, kstep}} {
+		if d.v == 0 && p.Tiling.BM+p.Tiling.BN+p.Tiling.BK != 0 {
+			return nil, bad(d.key, "missing: give tiling.bm, bn and bk together (or none of them: the library's tile)")
+		}
 		if d.v < d.m || d.v%d.m != 0 || d.v > 1024 {
 			return nil, bad(d.key, "must be a multiple of %d in %d..1024 (got %d)", d.m, d.m, d.v)
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -109,5 +110,18 @@ func newValidateCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate",
 		Short: "Validate models against recorded hardware data",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 { // a subcommand would have matched
+				var names []string
+				for _, c := range cmd.Commands() {
+					if c.IsAvailableCommand() {
+						names = append(names, c.Name())
+					}
+				}
+				return badInput(fmt.Errorf("validate: unknown check %q (one of: %s)", args[0], strings.Join(names, ", ")))
+			}
+			return cmd.Help()
+		},
 	}
 }
