@@ -343,6 +343,9 @@ func (p *GEMMParams) gpuDefaults(file string) error {
 	if p.SampleTiles == 0 {
 		p.SampleTiles = 8
 	}
+	if p.SampleTiles < 1 {
+		return fmt.Errorf("%s: key \"sample_tiles\": must be ≥ 1 (got %d)", file, p.SampleTiles)
+	}
 	if p.Inputs.Distribution == "" {
 		p.Inputs.Distribution = DistUniform
 	}

@@ -412,7 +412,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	group := p.Tiling.CTAGroup
 	switch {
 	case group < 0 || group > 2:
-		return nil, bad("tiling.cta_group", "must be 1 or 2 (got %d)", group)
+		return nil, bad("tiling.cta_group", "must be 1 or 2 (0 = 1) (got %d)", group)
 	case group == 2 && !tg.tmemAcc:
 		return nil, bad("tiling.cta_group", "2 (CTA pairs, cta_group::2) needs tcgen05 tensor cores (Blackwell: b200, gb200); %s has none", tg.describe())
 	case group == 2 && lane != gpu.LaneMatrix:
@@ -548,10 +548,10 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		}
 	}
 	if (t.stages < 2 && !t.direct) || t.stages > 16 {
-		return nil, bad("tiling.stages", "must be in 2..16 (got %d)", t.stages)
+		return nil, bad("tiling.stages", "must be in 2..16 (0 = the kernel's) (got %d)", t.stages)
 	}
 	if t.warps < 1 || t.warps > 32 {
-		return nil, bad("tiling.warps", "must be in 1..32 (got %d)", t.warps)
+		return nil, bad("tiling.warps", "must be in 1..32 (0 = the kernel's) (got %d)", t.warps)
 	}
 	if err := t.fits(tg, in, lane, sh); err != nil {
 		return nil, bad("tiling", "%d×%d×%d tile, %d stages, %d %ss %v", t.bm, t.bn, t.bk, t.stages, t.warps, tg.warp, err)

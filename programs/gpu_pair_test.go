@@ -74,7 +74,7 @@ func TestCTAPairsBadInput(t *testing.T) {
 		want    string
 	}{
 		{"a100", []string{"program.tiling.cta_group=2"}, `key "tiling.cta_group": 2 (CTA pairs, cta_group::2) needs tcgen05`},
-		{"b200", []string{"program.tiling.cta_group=3"}, `key "tiling.cta_group": must be 1 or 2 (got 3)`},
+		{"b200", []string{"program.tiling.cta_group=3"}, `key "tiling.cta_group": must be 1 or 2 (0 = 1) (got 3)`},
 		{"ascend-910a", []string{"program.tiling.cta_group=2"}, `key "tiling.cta_group": applies to GPU machines`},
 		{"b200", []string{"program.tiling.cta_group=2", "program.m=1024", "machine.cores=147"}, `and of SMs (machine b200 has 147)`},
 		{"b200", []string{"program.tiling.cta_group=2", "program.tiling.bm=128", "program.tiling.bn=256", "program.tiling.bk=64", "program.tiling.warps=8", "program.m=256", "machine.cores=147"}, `2 needs an even number of SMs (machine b200 has 147)`},

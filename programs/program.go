@@ -263,8 +263,36 @@ func (f *File) Decode(out any, opts Options) error {
 // silently becoming the default. Keys where 0 is a documented "auto" (gemm
 // cores: 0 = all, tiling sizes 0 = the default tile) are not listed.
 var zeroRefused = map[string]map[string]string{
-	"lu-fused": {"n_fused": "must be ≥ 1 (1 = no fusion), or −1 for the most that fit L1; leave the key out for 1"},
-	"lu-gemm":  {"n_fused": "must be ≥ 1 (the rank-nb updates fused; 1 = a plain update); leave the key out for 1"},
+	"lu-fused": {"n_fused": "must be ≥ 1 (1 = no fusion), or −1 for the most that fit L1; leave the key out for 1",
+		"refinement.tolerance": "must be > 0 (the scaled residual refinement stops below); leave the key out for 16"},
+	"lu-gemm": {"n_fused": "must be ≥ 1 (the rank-nb updates fused; 1 = a plain update); leave the key out for 1"},
+	"ozaki": withGEMMZeros(map[string]string{
+		"mantissa_bits":     "must be in 1..200; leave the key out for 53",
+		"max_mantissa_bits": "must be in mantissa_bits..200; leave the key out for 200",
+		"slices":            "must be in 1..26; leave the key out for the slices mantissa_bits needs",
+		"esc_block":         "must be in 1..k; leave the key out for 32 (or k when smaller)",
+		"moduli":            "must be ≥ 1 (ozaki-ii); leave the key out for the fewest that give mantissa_bits",
+	}),
+	"hgemm":         withGEMMZeros(nil),
+	"sgemm":         withGEMMZeros(nil),
+	"sgemm-cube":    withGEMMZeros(nil),
+	"tf32gemm":      withGEMMZeros(nil),
+	"dgemm":         withGEMMZeros(nil),
+	"igemm":         withGEMMZeros(nil),
+	"emulated-gemm": withGEMMZeros(nil),
+}
+
+// withGEMMZeros adds the GEMM keys whose 0 would silently mean their
+// default to a kind's own. (The tiling's 0s are the documented "the
+// kernel's": a study's point resets a tile the base program sets with them.)
+func withGEMMZeros(own map[string]string) map[string]string {
+	out := map[string]string{
+		"sample_tiles": "must be ≥ 1 (the output tiles sampled numerics computes); leave the key out for 8",
+	}
+	for k, v := range own {
+		out[k] = v
+	}
+	return out
 }
 
 // refuseZero returns the error for a key of zeroRefused given as 0.
