@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -76,11 +77,26 @@ func buildGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, err
 // buildDaVinciGEMM builds a DaVinci GEMM job from decoded parameters (kind
 // emulated-gemm's native scheme reuses it).
 func buildDaVinciGEMM(f *File, m *machines.Machine, p GEMMParams, v gemmVariant) (Job, error) {
+	given := p.Tiling.BM != 0 || p.Tiling.BK != 0 || p.Tiling.BN != 0
 	p.defaults(v)
 	if err := p.validate(f.Path, m, v); err != nil {
 		return nil, err
 	}
 	pl, err := newGEMMPlan(f.Path, p, v, m)
+	if err != nil && !given && errors.As(err, new(tileFitError)) {
+		// The default tile does not fit this machine's buffers (the
+		// 910B3's 192 KiB UB holds two FP32 tiles of 144², not 176²): the largest
+		// square one that does, at the default depth.
+		for _, t := range daVinciTileSizes {
+			if t >= p.Tiling.BM {
+				continue
+			}
+			p.Tiling.BM, p.Tiling.BN = t, t
+			if pl, err = newGEMMPlan(f.Path, p, v, m); err == nil || !errors.As(err, new(tileFitError)) {
+				break
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -277,3 +277,20 @@ func TestCheckNeedsFullNumerics(t *testing.T) {
 		}
 	}
 }
+
+// A GEMM without a tiling runs on a DaVinci machine whose buffers do not
+// hold the default tile: the 910B3's UB takes two FP32 tiles of 144², not
+// the default 176² (it was refused as "tiling: … exceed UB").
+func TestDaVinciDefaultTileFits(t *testing.T) {
+	f, err := ReadFile("examples/a100-hgemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Execute(f, Options{Machine: "ascend-910b3", Overrides: mustSets(t, "program.m=300", "program.n=200", "program.k=256", "program.check=true")}, RunHooks{})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+	if tl, ok := res.Report.Program["tiling"].(map[string]int); !ok || tl["bm"] != 144 {
+		t.Errorf("tiling %v, want bm 144", res.Report.Program["tiling"])
+	}
+}
