@@ -460,6 +460,22 @@ func ReadTrace(r io.Reader) (*Timeline, error) {
 	return tl, err
 }
 
+// fullReads fills every Read's buffer (unless the stream ends): a gzip
+// stream returns at most a block per Read, and json.Decoder, which rescans
+// the whitespace it has buffered on every refill, then took time quadratic
+// in a run of whitespace (a 1 MB file of 1 GiB of spaces: hours). With
+// full reads its buffer grows geometrically and the scan is linear.
+type fullReads struct{ r io.Reader }
+
+// Read implements io.Reader.
+func (f fullReads) Read(p []byte) (int, error) {
+	n, err := io.ReadFull(f.r, p)
+	if err == io.ErrUnexpectedEOF {
+		err = nil // a short last read; the next one returns io.EOF
+	}
+	return n, err
+}
+
 // newTraceReader returns a reader into tl.
 func newTraceReader(tl *Timeline, lim ReadLimits) *traceReader {
 	return &traceReader{tl: tl, binds: map[int]map[uint64]bindEnd{}, pipes: map[coreKey][]Slice{}, laneNames: map[int]string{}, bufIdx: map[string]int{}, lim: lim}
@@ -475,7 +491,7 @@ func readTrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 			return nil, nil, err
 		}
 		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 1<<16)
+		br = bufio.NewReaderSize(fullReads{zr}, 1<<16)
 	}
 	dec := json.NewDecoder(br)
 	dec.UseNumber()
