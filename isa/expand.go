@@ -25,7 +25,13 @@ type expander struct {
 	err   error
 	stop  bool
 	o     operands // scratch operands, reused to avoid an allocation per instruction
+	count int64    // instructions yielded (MaxStreamInstrs)
 }
+
+// MaxStreamInstrs bounds the instructions one core's stream of an assembly
+// file expands to (repeat counts multiply): a typo such as repeat
+// 1000000000000 would otherwise expand for days before the run.
+const MaxStreamInstrs = 1 << 26
 
 func (x *expander) fail(line int, format string, args ...any) {
 	var ctx []string
@@ -51,6 +57,10 @@ func (x *expander) nodes(nodes []Node) {
 				if in, ok = x.eval(n); !ok {
 					return
 				}
+			}
+			if x.count++; x.count > MaxStreamInstrs {
+				x.fail(n.Line, "the stream is longer than %d instructions (repeat counts multiply)", MaxStreamInstrs)
+				return
 			}
 			if !x.yield(in) {
 				x.stop = true
