@@ -151,10 +151,34 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		j.prog.Cores = pr.Cores
 	}
 	j.prog.Name = f.Path
+	gmCap := int64(m.GM.Capacity)
+	var total int64
 	for i := range p.GM {
-		b, err := j.tensorBytes(&p.GM[i])
+		t := &p.GM[i]
+		bad := func(format string, a ...any) error {
+			return fmt.Errorf("%s: key \"gm\" entry %d (%s): %s", f.Path, i, t.Name, fmt.Sprintf(format, a...))
+		}
+		ft, err := t.format()
 		if err != nil {
-			return nil, fmt.Errorf("%s: key \"gm\" entry %d (%s): %v", f.Path, i, p.GM[i].Name, err)
+			return nil, bad("%v", err)
+		}
+		n := int64(t.elems())
+		if n <= 0 {
+			return nil, bad("shape %v: must be positive, at most %d elements", t.Shape, maxTensorElems)
+		}
+		size := n * int64(ft.Bytes())
+		if t.Addr < 0 || t.Addr > gmCap-size {
+			return nil, bad("addr %#x: the tensor's %d bytes must lie in GM (gm.capacity %d bytes)", t.Addr, size, gmCap)
+		}
+		if total += size; total > maxHostBytes {
+			return nil, bad("the gm tensors total more than %d GiB", maxHostBytes>>30)
+		}
+		if j.mode != arch.Functional {
+			continue // timing only: no data (its shape, type and place are checked)
+		}
+		b, err := j.tensorBytes(t)
+		if err != nil {
+			return nil, bad("%v", err)
 		}
 		j.init = append(j.init, b)
 	}
@@ -165,6 +189,10 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		}
 		if err := CheckOutputName(t.Name); err != nil {
 			return nil, fmt.Errorf("%s: key \"outputs\" entry %d: %v", f.Path, i, err)
+		}
+		ft, _ := t.format()
+		if size := int64(t.elems()) * int64(ft.Bytes()); t.Addr < 0 || t.Addr > gmCap-size {
+			return nil, fmt.Errorf("%s: key \"outputs\" entry %d (%s): addr %#x: the output's %d bytes must lie in GM (gm.capacity %d bytes)", f.Path, i, t.Name, t.Addr, size, gmCap)
 		}
 		for _, u := range p.Outputs[:i] {
 			if u.Name == t.Name {
