@@ -262,14 +262,14 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 		return bad("trailing", "must be fp32 or fp16 (got %q)", p.Trailing)
 	case p.Refinement.Method != "ir" && p.Refinement.Method != "gmres":
 		return bad("refinement.method", "must be ir or gmres (got %q)", p.Refinement.Method)
-	case p.Refinement.Restart < 1:
-		return bad("refinement.restart", "must be ≥ 1 (got %d)", p.Refinement.Restart)
+	case p.Refinement.Restart < 1 || p.Refinement.Restart > maxRefinementSteps:
+		return bad("refinement.restart", "must be in 1..%d (got %d)", maxRefinementSteps, p.Refinement.Restart)
 	case !(p.Refinement.Tolerance > 0):
 		return bad("refinement.tolerance", "must be > 0 (got %v)", p.Refinement.Tolerance)
-	case p.Refinement.MaxIterations < 1:
-		return bad("refinement.max_iterations", "must be ≥ 1 (got %d)", p.Refinement.MaxIterations)
-	case p.Refinement.TimingIterations < 0:
-		return bad("refinement.timing_iterations", "must be ≥ 0 (got %d)", p.Refinement.TimingIterations)
+	case p.Refinement.MaxIterations < 1 || p.Refinement.MaxIterations > maxRefinementSteps:
+		return bad("refinement.max_iterations", "must be in 1..%d (got %d)", maxRefinementSteps, p.Refinement.MaxIterations)
+	case p.Refinement.TimingIterations < 0 || p.Refinement.TimingIterations > maxRefinementSteps:
+		return bad("refinement.timing_iterations", "must be in 0..%d (got %d)", maxRefinementSteps, p.Refinement.TimingIterations)
 	case p.Numerics != NumericsFull && p.Numerics != NumericsSampled && p.Numerics != NumericsOff:
 		return bad("numerics", "must be full, sampled or off (got %+q)", p.Numerics)
 	}
@@ -289,3 +289,9 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 	}
 	return nil
 }
+
+// maxRefinementSteps bounds the refinement's iteration counts: HPL-MxP
+// converges in a handful (the defaults: 50 at most, 3 timed); each one
+// costs the host an O(n²) pass and the timeline a record, so a count of 1e9
+// was a hang that grew past 16 GB.
+const maxRefinementSteps = 10000
