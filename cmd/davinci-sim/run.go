@@ -203,6 +203,11 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if f.view && clusterName == "" {
 		return runWithView(stdout, stderr, file, opts, f, rec)
 	}
+	if f.view { // a cluster's view comes after the run: is there a terminal to show it on?
+		if err := haveTerminal(); err != nil {
+			return badInput(fmt.Errorf("--view needs a terminal: %w", err))
+		}
+	}
 	ctx, stop := interruptible(context.Background())
 	defer stop()
 	hooks.Context = ctx

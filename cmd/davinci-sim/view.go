@@ -18,6 +18,16 @@ func init() { subcommands = append(subcommands, newViewCmd) }
 // newScreen opens the terminal; tests replace it with a simulation screen.
 var newScreen = func() (tcell.Screen, error) { return tcell.NewScreen() }
 
+// haveTerminal reports whether the terminal a screen would open is there,
+// without taking it over (tests replace it with newScreen's fake).
+var haveTerminal = func() error {
+	tty, err := tcell.NewDevTty()
+	if err != nil {
+		return err
+	}
+	return tty.Close()
+}
+
 func newViewCmd() *cobra.Command {
 	var cores string
 	cmd := &cobra.Command{

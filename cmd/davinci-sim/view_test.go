@@ -14,8 +14,9 @@ import (
 // event is 'q'.
 func simScreen(t *testing.T) {
 	t.Helper()
-	old := newScreen
-	t.Cleanup(func() { newScreen = old })
+	old, oldTTY := newScreen, haveTerminal
+	t.Cleanup(func() { newScreen, haveTerminal = old, oldTTY })
+	haveTerminal = func() error { return nil }
 	newScreen = func() (tcell.Screen, error) {
 		return &quitScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}, nil
 	}
