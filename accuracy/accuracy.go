@@ -179,10 +179,14 @@ func BitsOf(rel float64) float64 {
 	return math.Min(MaxBits, -math.Log2(rel))
 }
 
-// jsonFloat encodes non-finite values as strings.
-type jsonFloat float64
+// JSONFloat is a float64 that marshals to JSON as a number, or — ±Inf and
+// NaN, which JSON has no numbers for — as the strings "+Inf", "-Inf" and
+// "NaN"; it unmarshals from either form. Reports use it so that a result
+// that overflowed is written as such instead of failing the whole report.
+type JSONFloat float64
 
-func (f jsonFloat) MarshalJSON() ([]byte, error) {
+// MarshalJSON implements json.Marshaler.
+func (f JSONFloat) MarshalJSON() ([]byte, error) {
 	v := float64(f)
 	switch {
 	case math.IsNaN(v):
@@ -195,16 +199,17 @@ func (f jsonFloat) MarshalJSON() ([]byte, error) {
 	return json.Marshal(v)
 }
 
-func (f *jsonFloat) UnmarshalJSON(b []byte) error {
+// UnmarshalJSON implements json.Unmarshaler.
+func (f *JSONFloat) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err == nil {
 		switch s {
 		case "NaN":
-			*f = jsonFloat(math.NaN())
+			*f = JSONFloat(math.NaN())
 		case "+Inf", "Inf", "inf", "+inf":
-			*f = jsonFloat(math.Inf(1))
+			*f = JSONFloat(math.Inf(1))
 		case "-Inf", "-inf":
-			*f = jsonFloat(math.Inf(-1))
+			*f = JSONFloat(math.Inf(-1))
 		default:
 			return fmt.Errorf("accuracy: bad number %q", s)
 		}
@@ -214,24 +219,24 @@ func (f *jsonFloat) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Errorf("accuracy: bad number %s: %w", b, err)
 	}
-	*f = jsonFloat(v)
+	*f = JSONFloat(v)
 	return nil
 }
 
 type metricsJSON struct {
-	RelFro    jsonFloat `json:"rel_fro"`
-	MaxRel    jsonFloat `json:"max_rel"`
-	MRED      jsonFloat `json:"mred"`
-	MaxErr    jsonFloat `json:"max_err"`
-	Bits      jsonFloat `json:"bits"`
+	RelFro    JSONFloat `json:"rel_fro"`
+	MaxRel    JSONFloat `json:"max_rel"`
+	MRED      JSONFloat `json:"mred"`
+	MaxErr    JSONFloat `json:"max_err"`
+	Bits      JSONFloat `json:"bits"`
 	N         int       `json:"n"`
 	NonFinite int       `json:"non_finite"`
 }
 
 // MarshalJSON writes the metrics, with non-finite values as strings.
 func (m Metrics) MarshalJSON() ([]byte, error) {
-	return json.Marshal(metricsJSON{jsonFloat(m.RelFro), jsonFloat(m.MaxRel), jsonFloat(m.MRED),
-		jsonFloat(m.MaxErr), jsonFloat(m.Bits), m.N, m.NonFinite})
+	return json.Marshal(metricsJSON{JSONFloat(m.RelFro), JSONFloat(m.MaxRel), JSONFloat(m.MRED),
+		JSONFloat(m.MaxErr), JSONFloat(m.Bits), m.N, m.NonFinite})
 }
 
 // UnmarshalJSON reads metrics written by MarshalJSON (plain numbers too).

@@ -3,7 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"math"
+	"github.com/davinci-sim/davinci-sim/accuracy"
 	"reflect"
 	"strings"
 	"unicode"
@@ -80,29 +80,9 @@ func plainValue(v reflect.Value) any {
 		}
 		return out
 	case reflect.Float32, reflect.Float64:
-		return JSONFloat(v.Float())
+		return accuracy.JSONFloat(v.Float())
 	}
 	return v.Interface()
-}
-
-// JSONFloat is a float64 that marshals to JSON as a number, or — ±Inf and
-// NaN, which JSON has no numbers for — as the strings "+Inf", "-Inf" and
-// "NaN" (package accuracy's convention): a result that overflowed is
-// reported as such instead of failing the whole report.
-type JSONFloat float64
-
-// MarshalJSON implements json.Marshaler.
-func (f JSONFloat) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	switch {
-	case math.IsNaN(v):
-		return []byte(`"NaN"`), nil
-	case math.IsInf(v, 1):
-		return []byte(`"+Inf"`), nil
-	case math.IsInf(v, -1):
-		return []byte(`"-Inf"`), nil
-	}
-	return json.Marshal(v)
 }
 
 // fieldKey returns the report key of a struct field: its mapstructure tag

@@ -10,6 +10,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/davinci-sim/davinci-sim/accuracy"
 	"io"
 	"reflect"
 	"sort"
@@ -173,21 +174,21 @@ type ErrorReport struct {
 }
 
 // MarshalJSON writes e with non-finite metrics as strings ("+Inf", "NaN";
-// JSONFloat).
+// accuracy.JSONFloat).
 func (e ErrorReport) MarshalJSON() ([]byte, error) {
 	type plain struct {
-		Reference string    `json:"reference"`
-		RelFro    JSONFloat `json:"rel_fro"`
-		MaxRel    JSONFloat `json:"max_rel"`
-		MRED      JSONFloat `json:"mred"`
-		MaxErr    JSONFloat `json:"max_err"`
-		Bits      JSONFloat `json:"bits"`
-		Elements  int64     `json:"elements"`
-		Sampled   bool      `json:"sampled,omitempty"`
-		NonFinite int64     `json:"non_finite,omitempty"`
+		Reference string             `json:"reference"`
+		RelFro    accuracy.JSONFloat `json:"rel_fro"`
+		MaxRel    accuracy.JSONFloat `json:"max_rel"`
+		MRED      accuracy.JSONFloat `json:"mred"`
+		MaxErr    accuracy.JSONFloat `json:"max_err"`
+		Bits      accuracy.JSONFloat `json:"bits"`
+		Elements  int64              `json:"elements"`
+		Sampled   bool               `json:"sampled,omitempty"`
+		NonFinite int64              `json:"non_finite,omitempty"`
 	}
-	return json.Marshal(plain{e.Reference, JSONFloat(e.RelFro), JSONFloat(e.MaxRel), JSONFloat(e.MRED), JSONFloat(e.MaxErr),
-		JSONFloat(e.Bits), e.Elements, e.Sampled, e.NonFinite})
+	return json.Marshal(plain{e.Reference, accuracy.JSONFloat(e.RelFro), accuracy.JSONFloat(e.MaxRel), accuracy.JSONFloat(e.MRED), accuracy.JSONFloat(e.MaxErr),
+		accuracy.JSONFloat(e.Bits), e.Elements, e.Sampled, e.NonFinite})
 }
 
 // SimReport describes the simulation itself.
