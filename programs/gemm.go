@@ -85,17 +85,9 @@ func buildDaVinciGEMM(f *File, m *machines.Machine, p GEMMParams, v gemmVariant)
 	pl, err := newGEMMPlan(f.Path, p, v, m)
 	if err != nil && !given && errors.As(err, new(tileFitError)) {
 		// The default tile does not fit this machine's buffers (the
-		// 910B3's 192 KiB UB holds two FP32 tiles of 144², not 176²): the largest
-		// square one that does, at the default depth.
-		for _, t := range daVinciTileSizes {
-			if t >= p.Tiling.BM {
-				continue
-			}
-			p.Tiling.BM, p.Tiling.BN = t, t
-			if pl, err = newGEMMPlan(f.Path, p, v, m); err == nil || !errors.As(err, new(tileFitError)) {
-				break
-			}
-		}
+		// 910B3's 192 KiB UB does not hold two FP32 tiles of 176²): the
+		// emulation schemes' search for the largest tile that does.
+		pl, err = daVinciSchemePlan(f.Path, p, false, v, m)
 	}
 	if err != nil {
 		return nil, err
