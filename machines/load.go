@@ -44,6 +44,15 @@ func Source(name string) ([]byte, error) {
 	return files.ReadFile(name + ".yaml")
 }
 
+// Text returns the YAML text Load reads for nameOrPath: the embedded
+// machine's, or the file's.
+func Text(nameOrPath string) ([]byte, error) {
+	if slices.Contains(Names(), nameOrPath) {
+		return Source(nameOrPath)
+	}
+	return ReadFile(nameOrPath, "machine file")
+}
+
 // Load reads a machine — an embedded name such as "ascend-910a" or the path
 // of a YAML file — applies the overrides whose path starts with "machine."
 // (others are ignored), decodes it strictly and validates it. Every error

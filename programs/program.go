@@ -329,18 +329,9 @@ func MachineFor(f *File, opts Options) (*machines.Machine, error) {
 	return machines.Load(machineRef(f, opts), opts.Overrides)
 }
 
-// MachineSource returns the name or path of the machine a one-chip run of
-// f uses (MachineFor's) and its text: the embedded machine file's, or the
-// file's.
-func MachineSource(f *File, opts Options) (ref string, text []byte, err error) {
-	ref = machineRef(f, opts)
-	if slices.Contains(machines.Names(), ref) {
-		text, err = machines.Source(ref)
-	} else {
-		text, err = machines.ReadFile(ref, "machine file")
-	}
-	return ref, text, err
-}
+// MachineRef returns the machine a one-chip run of f uses (MachineFor's):
+// an embedded name or a path (machines.Text reads it).
+func MachineRef(f *File, opts Options) string { return machineRef(f, opts) }
 
 // machineRef returns the machine a one-chip run of f uses: -m, else a
 // --set program.machine, else the file's machine: key (resolved against

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/davinci-sim/davinci-sim/arch"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"

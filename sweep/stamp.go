@@ -4,10 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"hash"
 	"strings"
 	"sync"
 
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
 )
 
@@ -42,36 +42,48 @@ func (s *Study) options() string {
 	return strings.Join(o, " ")
 }
 
-// stamper computes the run stamps of a study's points, reading each
-// program and machine file once; safe for concurrent use.
+// stamper computes the run stamps of a study's points, reading and parsing
+// each program and machine file once; safe for concurrent use.
 type stamper struct {
 	mu    sync.Mutex
-	files map[string][32]byte // "program:PATH" or "machine:REF" → digest of its text (or of the error reading it)
+	files map[string][32]byte       // "program:PATH" or "machine:REF" → digest of its text (or of the error reading it)
+	progs map[string]*programs.File // parsed program files (nil: unreadable)
 }
 
 // stamp returns point p's run stamp.
 func (s *Study) stamp(p Point) RunStamp {
 	prog, mach := s.ProgramOf(p)
+	st := s.stamps
 	h := sha256.New()
-	field := func(h hash.Hash, b []byte) { fmt.Fprintf(h, "%d:", len(b)); h.Write(b) }
-	progSum := s.stamps.digest("program:"+prog, func() ([]byte, error) { return programs.Source(prog) })
-	h.Write(progSum[:])
+	sum := st.digest("program:"+prog, func() ([]byte, error) { return programs.Source(prog) })
+	h.Write(sum[:])
 	// The machine: -m (the study's or the point's), else the program's
 	// machine: key — which a fixed or varied program.machine replaces.
-	var machSum [32]byte
-	if f, err := programs.ReadFile(prog); err == nil {
-		opts := s.runOptions(mach, p)
-		ref, _, _ := programs.MachineSource(f, opts)
-		machSum = s.stamps.digest("machine:"+ref, func() ([]byte, error) {
-			_, text, err := programs.MachineSource(f, opts)
-			return text, err
-		})
+	if f := st.program(prog); f != nil {
+		ref := programs.MachineRef(f, s.runOptions(mach, p))
+		sum = st.digest("machine:"+ref, func() ([]byte, error) { return machines.Text(ref) })
+		h.Write(sum[:])
 	} // else the point fails to read its program: the program's digest says why
-	h.Write(machSum[:])
 	for _, o := range s.Set {
-		field(h, []byte(o.Path+"="+o.Value))
+		fmt.Fprintf(h, "%d:%s=%s", len(o.Path)+1+len(o.Value), o.Path, o.Value)
 	}
 	return RunStamp{Options: s.options(), Inputs: hex.EncodeToString(h.Sum(nil))[:16]}
+}
+
+// program returns the parsed program file at path (parsed once), nil when
+// it cannot be read.
+func (st *stamper) program(path string) *programs.File {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	f, ok := st.progs[path]
+	if !ok {
+		f, _ = programs.ReadFile(path)
+		if st.progs == nil {
+			st.progs = map[string]*programs.File{}
+		}
+		st.progs[path] = f
+	}
+	return f
 }
 
 // digest returns the SHA-256 of what read returns for key (computed once),
