@@ -176,7 +176,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		if j.mode != arch.Functional {
 			continue // timing only: no data (its shape, type and place are checked)
 		}
-		b, err := j.tensorBytes(t)
+		b, err := j.tensorBytes(t, ft, int(n))
 		if err != nil {
 			return nil, bad("%v", err)
 		}
@@ -211,16 +211,9 @@ func parseAsmFile(path string) (*isa.File, error) {
 	return isa.Parse(path, string(src))
 }
 
-// tensorBytes produces the initial bytes of a GM tensor.
-func (j *asmJob) tensorBytes(t *Tensor) ([]byte, error) {
-	f, err := t.format()
-	if err != nil {
-		return nil, err
-	}
-	n := t.elems()
-	if n <= 0 || n > maxTensorElems {
-		return nil, fmt.Errorf("shape %v: must be positive, at most %d elements", t.Shape, maxTensorElems)
-	}
+// tensorBytes produces the initial bytes of GM tensor t: n elements
+// (checked by the caller) of format f.
+func (j *asmJob) tensorBytes(t *Tensor, f fp.Format, n int) ([]byte, error) {
 	var vals []float32
 	switch t.Init {
 	case "", "zero":
