@@ -75,27 +75,6 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 	if t, ok := benchAliases[p.Test]; ok {
 		j.test = t
 	}
-	if p.DType == "" {
-		j.p.DType = "fp16"
-	}
-	switch j.p.DType {
-	case "fp16":
-		j.in = fp.FP16
-	case "bf16":
-		j.in = fp.BF16
-	case "tf32", "xf32":
-		j.in = fp.TF32
-	case "fp8":
-		j.in = fp.E4M3
-	case "int8":
-		j.in = fp.INT8
-	case "fp32":
-		j.in = fp.FP32
-	case "fp64":
-		j.in = fp.FP64
-	default:
-		return nil, bad("dtype", "must be fp16, bf16, tf32 (xf32), fp8, int8, fp32 or fp64 (got %q)", j.p.DType)
-	}
 	if p.Repeats < 0 || p.Repeats > maxBenchRepeats {
 		return nil, bad("repeats", "must be in 0..%d (0 = the test's default; more adds time, not accuracy) (got %d)", maxBenchRepeats, p.Repeats)
 	}
@@ -105,14 +84,20 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	switch j.test {
 	case benchTensorPeak, benchMMALatency:
-		if !tg.hasMatrix(j.in) {
+		if j.p.DType == "" {
+			j.p.DType = "fp16"
+		}
+		in, ok := benchDTypes[j.p.DType]
+		if !ok {
+			return nil, bad("dtype", "must be fp16, bf16, tf32 (xf32), fp8, int8, fp32 or fp64 (got %q)", j.p.DType)
+		}
+		if j.in = in; !tg.hasMatrix(in) {
 			return nil, bad("dtype", "machine %s has no %s %s", m.Name, j.p.DType, tg.units)
 		}
 	case benchHBMStream, benchL2, benchSMEM:
 		if p.DType != "" {
 			return nil, bad("dtype", "applies to %s and %s; %s moves bytes (leave it out)", benchTensorPeak, benchMMALatency, j.test)
 		}
-		j.p.DType = ""
 		if j.test == benchHBMStream && p.Repeats != 0 {
 			return nil, bad("repeats", "does not apply to %s: it streams its array once (bytes sets the array's size)", benchHBMStream)
 		}
@@ -122,6 +107,10 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 	j.build()
 	return j, nil
 }
+
+// benchDTypes are the matrix tests' input types by dtype value.
+var benchDTypes = map[string]fp.Format{"fp16": fp.FP16, "bf16": fp.BF16, "tf32": fp.TF32, "xf32": fp.TF32,
+	"fp8": fp.E4M3, "int8": fp.INT8, "fp32": fp.FP32, "fp64": fp.FP64}
 
 // ctaWarps is the warps of a benchmark block: 4 (one per sub-core, or one
 // warp group), and at most what a core holds.
