@@ -89,7 +89,7 @@ q quit.`,
 func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Options, f runFlags, rec *traces.Recorder) error {
 	s, err := newScreen()
 	if err == nil {
-		err = s.Init() // before the run: without a terminal there is nothing to run it for
+		err = haveTerminal() // before the run: without a terminal there is nothing to run it for
 	}
 	if err != nil {
 		return badInput(fmt.Errorf("--view needs a terminal: %w", err))
@@ -113,7 +113,7 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 		}
 		done <- end
 	}()
-	uiErr := viz.Run(initialized{s}, rec, viz.Options{Live: true, Quit: failed})
+	uiErr := viz.Run(s, rec, viz.Options{Live: true, Quit: failed})
 	var out outcome
 	select {
 	case out = <-done:
@@ -135,10 +135,3 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 	}
 	return writeResults(stdout, stderr, out.res, f, finishTrace(stderr, rec, out.res, f))
 }
-
-// initialized is a screen whose Init has been called: viz.Run's call does
-// nothing again.
-type initialized struct{ tcell.Screen }
-
-// Init implements tcell.Screen (done already).
-func (initialized) Init() error { return nil }
