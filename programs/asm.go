@@ -113,6 +113,9 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	if len(p.Streams) > m.Cores {
 		return nil, fmt.Errorf("%s: key \"streams\": %d streams but machine %s has %d cores", f.Path, len(p.Streams), m.Name, m.Cores)
 	}
+	if len(p.Streams) > 0 && p.Cores != 0 {
+		return nil, fmt.Errorf("%s: key \"cores\": not used with \"streams\" (core i runs streams[i]: %d streams run on %d cores)", f.Path, len(p.Streams), len(p.Streams))
+	}
 	if p.Cores < 0 || p.Cores > m.Cores {
 		return nil, fmt.Errorf("%s: key \"cores\": must be in 1..%d; got %d", f.Path, m.Cores, p.Cores)
 	}

@@ -55,6 +55,39 @@ type RunHooks struct {
 	ObserveRank int
 }
 
+// runContext is embedded by jobs with long work outside the event loop (a
+// golden model, the refinement of a solution): Execute gives them
+// RunHooks.Context, and that work checks it, so that an interrupted run
+// stops there too.
+type runContext struct{ ctx context.Context }
+
+// setContext sets the run's context.
+func (r *runContext) setContext(ctx context.Context) { r.ctx = ctx }
+
+// runCtx returns the run's context (Background when none was set).
+func (r *runContext) runCtx() context.Context {
+	if r.ctx == nil {
+		return context.Background()
+	}
+	return r.ctx
+}
+
+// stopped returns the error of work (what) stopped by ctx, or nil (also
+// without a context).
+func stopped(ctx context.Context, what string) error {
+	if ctx == nil || ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("stopped %s: %w", what, context.Cause(ctx))
+}
+
+// giveContext hands the run's context to a job that checks it.
+func giveContext(job any, ctx context.Context) {
+	if c, ok := job.(interface{ setContext(context.Context) }); ok && ctx != nil {
+		c.setContext(ctx)
+	}
+}
+
 // CancelEvery is how often (in events) a run checks RunHooks.Context: a few
 // milliseconds of simulation.
 const CancelEvery = 1 << 16
@@ -129,6 +162,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
+	giveContext(job, hooks.Context)
 	if opts.KBatch > 1 {
 		switch {
 		case job.Mode() == arch.Functional:
@@ -148,6 +182,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 			return badInput(err)
 		}
 		if err := job.Prepare(chip); err != nil {
+			if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
+				return err // interrupted (a golden model)
+			}
 			return badInput(err)
 		}
 		if hooks.Meter != nil {
@@ -247,14 +284,15 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		rep.Sim.EventsPerSecond = float64(st.Events) / wall
 	}
 	res := &Result{Report: rep, Stats: st}
-	if err := job.Finish(chip, st, rep); err != nil {
-		if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
-			return nil, fmt.Errorf("stopped after the simulation, computing its numerics: %w", context.Cause(ctx))
+	ferr := job.Finish(chip, st, rep)
+	if err := stopped(hooks.Context, "after the simulation, computing its numerics"); err != nil {
+		return nil, err // a result cut short (Finish's numerics, a refinement)
+	}
+	if ferr != nil {
+		if !errors.Is(ferr, ErrCheckFailed) {
+			return nil, ferr
 		}
-		if !errors.Is(err, ErrCheckFailed) {
-			return nil, err
-		}
-		res.Failure = err
+		res.Failure = ferr
 	}
 	if check, _ := f.Config.Viper().Get("check").(bool); check && job.Mode() != arch.Functional {
 		// (the job's build decoded the file with the --set overrides applied)

@@ -96,16 +96,23 @@ func executeOneNPU(f *File, ref string, m *machines.Machine, opts Options, hooks
 
 // runClusterJob builds and runs f on topology topo.
 func runClusterJob(f *File, topo *cluster.Topology, opts Options, hooks RunHooks) (*Result, error) {
+	if err := f.Kind.checkOptions(f, opts); err != nil {
+		return nil, badInput(err)
+	}
 	job, err := f.Kind.BuildCluster(f, topo, opts)
 	if err != nil {
 		return nil, badInput(err)
 	}
+	giveContext(job, hooks.Context)
 	res, err := job.Run(hooks)
 	if err != nil {
 		if errors.Is(err, sim.ErrTimeOverflow) {
 			return nil, badInput(err)
 		}
 		return nil, err
+	}
+	if err := stopped(hooks.Context, "after the simulation, computing its numerics"); err != nil {
+		return nil, err // a result cut short (a refinement, the golden model)
 	}
 	res.Report.Version = version.String()
 	for _, o := range opts.Overrides {

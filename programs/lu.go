@@ -24,6 +24,7 @@ func init() {
 // luJob runs an lu-fused program: the host program (arch.Host) drives
 // kernels on the chip; see docs/lu-fused.md for the schedule.
 type luJob struct {
+	runContext
 	file string
 	pl   *luPlan
 	p    LUParams
@@ -149,12 +150,12 @@ func (j *luJob) Prepare(chip *arch.Chip) error {
 			return err
 		}
 	case NumericsSampled:
-		g, err := luGoldenRun(pl, j.mat)
+		g, err := luGoldenRun(j.runCtx(), pl, j.mat)
 		if err != nil {
 			return err
 		}
 		j.golden = g
-		j.ref, j.refErr = refine(j.mat, g.factors(pl), j.p.Refinement.Method, j.p.Refinement.Restart, j.p.Refinement.Tolerance, j.p.Refinement.MaxIterations)
+		j.ref, j.refErr = refine(j.runCtx(), j.mat, g.factors(pl), j.p.Refinement.Method, j.p.Refinement.Restart, j.p.Refinement.Tolerance, j.p.Refinement.MaxIterations)
 	}
 	h, err := chip.NewHost()
 	if err != nil {
@@ -170,13 +171,16 @@ func (j *luJob) Prepare(chip *arch.Chip) error {
 // one-chip machine m (DaVinci or GPU).
 func (p *LUParams) checkOneChip(file string, m *machines.Machine) error {
 	if p.Fidelity != "" && p.Fidelity != "full" {
-		return fmt.Errorf("%s: key \"fidelity\": %q applies to runs on a cluster or node description; one chip is always simulated in full", file, p.Fidelity)
+		return fmt.Errorf("%s: key \"fidelity\": %q applies to runs on a cluster or node description (or --fidelity on a DaVinci chip with a host: a node of one NPU); one chip is simulated in full", file, p.Fidelity)
 	}
 	if p.N > MaxLUChipN {
 		return fmt.Errorf("%s: key \"n\": at most %d on one chip (got %d)", file, MaxLUChipN, p.N)
 	}
-	if p.Grid.P*p.Grid.Q > 1 {
-		return fmt.Errorf("%s: key \"grid\": a %d × %d process grid needs a cluster or node description (-m cloudbrain2-node); machine %s is one chip", file, p.Grid.P, p.Grid.Q, m.Name)
+	if g := p.Grid; g != (LUGrid{}) && g != (LUGrid{P: 1, Q: 1}) {
+		return fmt.Errorf("%s: key \"grid\": a %d × %d process grid needs a cluster or node description (-m cloudbrain2-node); machine %s is one chip (1 × 1)", file, g.P, g.Q, m.Name)
+	}
+	if p.Sampling.Windows != 0 {
+		return fmt.Errorf("%s: key \"sampling.windows\": applies to fidelity sampled on a cluster or node description (or --fidelity sampled on a DaVinci chip with a host); one chip is simulated in full", file)
 	}
 	return nil
 }
@@ -319,7 +323,7 @@ func (j *luJob) appendFinal(h *arch.Host) {
 					if err != nil {
 						return err
 					}
-					j.ref, j.refErr = refine(j.mat, f, p.Refinement.Method, p.Refinement.Restart, p.Refinement.Tolerance, p.Refinement.MaxIterations)
+					j.ref, j.refErr = refine(j.runCtx(), j.mat, f, p.Refinement.Method, p.Refinement.Restart, p.Refinement.Tolerance, p.Refinement.MaxIterations)
 					iters = j.ref.Iterations
 				case j.ref != nil:
 					iters = j.ref.Iterations
@@ -533,7 +537,7 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 	}
 	failure := setRefinement(sec, p, j.ref, j.refErr)
 	if p.Numerics == NumericsFull && p.Check {
-		g, err := luGoldenRun(pl, j.mat)
+		g, err := luGoldenRun(j.runCtx(), pl, j.mat)
 		if err != nil {
 			return err
 		}

@@ -40,12 +40,16 @@ import (
 // same K order, same kernels): the factors equal lu-fused's golden model,
 // which a functional run checks.
 type luCluster struct {
+	runContext
 	file string
 	p    LUParams
 	topo *cluster.Topology
 	npu  *machines.Machine // each rank's machine, its host the rank's share
 	pl   *luPlan           // tiling, buffers, core sets (global n)
 	opts Options
+	// windowsUnused is sampling.windows given to a run at another fidelity
+	// than sampled (0: not given); the report notes it.
+	windowsUnused int
 
 	P, Q       int
 	mloc, nloc int
@@ -141,6 +145,10 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	if p.Numerics == NumericsFull && p.N > MaxLUFunctionalN {
 		return nil, fmt.Errorf("%s: key \"n\": %d: numerics full on a cluster keeps the whole factors and the golden model in host memory: n at most %d (numerics off for timing)", f.Path, p.N, MaxLUFunctionalN)
 	}
+	windowsUnused := 0
+	if p.Sampling.Windows != 0 && p.Fidelity != "sampled" {
+		windowsUnused = p.Sampling.Windows
+	}
 	if p.Sampling.Windows == 0 {
 		p.Sampling.Windows = DefaultSampledWindows
 	}
@@ -164,7 +172,7 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 		return nil, err
 	}
 	pl.n, pl.nbk = p.N, nbk
-	j := &luCluster{file: f.Path, p: p, topo: topo, npu: m, pl: pl, opts: o, P: P, Q: Q,
+	j := &luCluster{file: f.Path, p: p, topo: topo, npu: m, pl: pl, opts: o, windowsUnused: windowsUnused, P: P, Q: Q,
 		mloc: p.N / P, nloc: p.N / Q, ring: 2 * pl.F, rv: map[string]*luMeet{}, s: 1}
 	j.W = j.ring * p.NB
 	j.zones = newLUZones()
@@ -856,7 +864,7 @@ func (j *luCluster) appendFinal(r *luRank) {
 				j.iterAt[j.pl.nbk] = j.factAt
 				if p.Numerics == NumericsFull {
 					f := assembleFactors(j.p.N, j.p.NB, j.capL, j.capU, j.diags, j.s)
-					j.ref, j.refErr = refine(j.mat, f, p.Refinement.Method, p.Refinement.Restart, p.Refinement.Tolerance, p.Refinement.MaxIterations)
+					j.ref, j.refErr = refine(j.runCtx(), j.mat, f, p.Refinement.Method, p.Refinement.Restart, p.Refinement.Tolerance, p.Refinement.MaxIterations)
 				}
 				return j.hostAllReduce(all, 8)(done)
 			}))
@@ -1289,7 +1297,7 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		g, err := luGoldenRun(gpl, j.mat)
+		g, err := luGoldenRun(j.runCtx(), gpl, j.mat)
 		if err != nil {
 			return nil, err
 		}
@@ -1302,6 +1310,9 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 	rep.HPLMxP = sec
 	rep.Cluster = cl
 	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused on %s: %d × %d grid over %d NPUs, fidelity %s; trailing matrix %s", j.topo.Name, j.P, j.Q, len(j.ranks), fidelityNote(p.Fidelity), p.Trailing))
+	if j.windowsUnused != 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("sampling.windows (%d) applies to fidelity sampled: not used at fidelity %s", j.windowsUnused, p.Fidelity))
+	}
 	if j.timer != nil && !j.timer.predict {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity isolated: %d kernels, %d distinct ones simulated alone on a fresh chip (cold L2, no other zone beside them); no memory traffic; energy: each kernel's dynamic energy from its simulation, the static power over the run", j.timer.launches, len(j.timer.exact)))
 	}

@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/davinci-sim/davinci-sim/cube"
@@ -31,7 +32,7 @@ var luSat = fp.Options{Round: fp.RNE, Saturate: true}
 var luRNE = fp.Options{Round: fp.RNE}
 
 // luGoldenRun factors the matrix of mat as the plan's program does.
-func luGoldenRun(pl *luPlan, mat *luMatrix) (*luGolden, error) {
+func luGoldenRun(ctx context.Context, pl *luPlan, mat *luMatrix) (*luGolden, error) {
 	model, err := cube.Preset(pl.mach.NumericsPreset())
 	if err != nil {
 		return nil, err
@@ -58,6 +59,9 @@ func luGoldenRun(pl *luPlan, mat *luMatrix) (*luGolden, error) {
 		k1 := min(k0+F, nbk)
 		k2 := min(k1+F, nbk)
 		for i := k0; i < k1; i++ {
+			if err := stopped(ctx, "computing the golden model"); err != nil {
+				return nil, err
+			}
 			blk := make([]float32, nb*nb)
 			for r := 0; r < nb; r++ {
 				for c := 0; c < nb; c++ {

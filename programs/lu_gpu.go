@@ -29,6 +29,7 @@ import (
 // luGPUJob runs lu-fused on a GPU: luJob's host code, GM layout and
 // refinement, with GPU kernels.
 type luGPUJob struct {
+	runContext
 	luJob
 	tg    *gpuTarget
 	tile  gpuTile // the GEMM kernels' CTA tile (one for all of them)
@@ -150,12 +151,12 @@ func (j *luGPUJob) Prepare(chip *arch.Chip) error {
 			return err
 		}
 	case NumericsSampled:
-		g, err := luGoldenRun(j.pl, j.mat)
+		g, err := luGoldenRun(j.runCtx(), j.pl, j.mat)
 		if err != nil {
 			return err
 		}
 		j.golden = g
-		j.ref, j.refErr = refine(j.mat, g.factors(j.pl), j.p.Refinement.Method, j.p.Refinement.Restart, j.p.Refinement.Tolerance, j.p.Refinement.MaxIterations)
+		j.ref, j.refErr = refine(j.runCtx(), j.mat, g.factors(j.pl), j.p.Refinement.Method, j.p.Refinement.Restart, j.p.Refinement.Tolerance, j.p.Refinement.MaxIterations)
 	}
 	h, err := chip.NewHost()
 	if err != nil {

@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -238,7 +239,7 @@ func residual(a *luMatrix, b, x, r []float64, normA float64) float64 {
 // refinement (x += (LU)⁻¹ r) or restarted GMRES right-preconditioned by
 // LU, until the scaled residual is below tol or maxIt iterations (each one
 // matrix-vector product and one LU solve) are spent.
-func refine(a *luMatrix, f *luFactors, method string, restart int, tol float64, maxIt int) (*luRefineResult, error) {
+func refine(ctx context.Context, a *luMatrix, f *luFactors, method string, restart int, tol float64, maxIt int) (*luRefineResult, error) {
 	n := a.n
 	b := a.B()
 	x := append([]float64(nil), b...)
@@ -252,9 +253,12 @@ func refine(a *luMatrix, f *luFactors, method string, restart int, tol float64, 
 		if math.IsNaN(sr) || math.IsInf(sr, 0) {
 			break
 		}
+		if err := stopped(ctx, "refining the solution"); err != nil {
+			return res, err
+		}
 		switch method {
 		case "gmres":
-			res.Iterations += gmresCycle(a, f, r, x, restart, maxIt-res.Iterations)
+			res.Iterations += gmresCycle(ctx, a, f, r, x, restart, maxIt-res.Iterations)
 		default:
 			d := append([]float64(nil), r...)
 			f.solve(d)
@@ -291,7 +295,7 @@ func (m *luMatrix) matvec(v, y []float64) {
 // A z = r (z = (LU)⁻¹ u), adds z to x and returns the inner steps taken
 // (at most min(m, budget)); it stops early when the Arnoldi residual
 // estimate drops below 1e-3·||r||, far below what one cycle needs.
-func gmresCycle(a *luMatrix, f *luFactors, r, x []float64, m, budget int) int {
+func gmresCycle(ctx context.Context, a *luMatrix, f *luFactors, r, x []float64, m, budget int) int {
 	n := a.n
 	m = min(m, budget)
 	beta := norm2(r)
@@ -312,7 +316,7 @@ func gmresCycle(a *luMatrix, f *luFactors, r, x []float64, m, budget int) int {
 	g := make([]float64, m+1)
 	g[0] = beta
 	k := 0
-	for k < m {
+	for k < m && ctx.Err() == nil { // stopped: refine says so
 		z := append([]float64(nil), V[k]...)
 		f.solve(z)
 		w := make([]float64, n)

@@ -1,6 +1,8 @@
 package programs
 
 import (
+	"context"
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -176,5 +178,27 @@ func TestLUSampledOneChip(t *testing.T) {
 	}
 	if _, err := run(prog+"machine: a100\n", Options{Fidelity: "sampled"}); !badinput.Is(err) || !strings.Contains(err.Error(), "lu-fused on NPUs") {
 		t.Errorf("a GPU with fidelity sampled: %v", err)
+	}
+}
+
+// Work outside the event loop stops with the run's context: the golden
+// model of sampled numerics (DaVinci and GPU lu-fused) returns the
+// context's cause, not a bad-input error, and does not run to its end.
+func TestLUGoldenStops(t *testing.T) {
+	cause := errors.New("interrupted for the test")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(cause)
+	for _, prog := range []string{
+		"kind: lu-fused\nn: 4096\nnb: 256\nnumerics: sampled\n",
+		"kind: lu-fused\nmachine: a100\nn: 4096\nnb: 256\nnumerics: sampled\n",
+	} {
+		f, err := Parse("lu.yaml", ".", []byte(prog))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Execute(f, Options{}, RunHooks{Context: ctx})
+		if !errors.Is(err, cause) || badinput.Is(err) || !strings.Contains(err.Error(), "stopped computing the golden model") {
+			t.Errorf("%q: got %v", prog, err)
+		}
 	}
 }

@@ -165,7 +165,41 @@ func (k *Kind) BuildFor(f *File, m *machines.Machine, opts Options) (Job, error)
 		return nil, fmt.Errorf("%s: program kind %s runs on %s machines; machine %s is %s (see davinci-sim machines)",
 			f.Path, k.Name, strings.Join(k.Machines, ", "), m.Name, m.Kind)
 	}
+	if err := k.checkOptions(f, opts); err != nil {
+		return nil, err
+	}
 	return k.Build(f, m, opts)
+}
+
+// HasKey reports whether programs of the kind have the key path (as
+// davinci-sim formats lists them: "inputs.seed", "gm[].seed").
+func (k *Kind) HasKey(path string) bool {
+	if k.Params == nil {
+		return false
+	}
+	for _, key := range machines.Keys(k.Params) {
+		if key.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+// checkOptions refuses the run options --seed and --numerics for a kind
+// whose programs have no such key (an asm program seeds each tensor; a
+// gpu-bench test moves no data): they would be ignored.
+func (k *Kind) checkOptions(f *File, opts Options) error {
+	if opts.Seed != nil && !k.HasKey("seed") && !k.HasKey("inputs.seed") {
+		hint := ""
+		if k.HasKey("gm[].seed") {
+			hint = "; each gm tensor has its own (key gm[].seed)"
+		}
+		return fmt.Errorf("%s: --seed: program kind %s has no random seed to override%s", f.Path, k.Name, hint)
+	}
+	if opts.Numerics != "" && !k.HasKey("numerics") {
+		return fmt.Errorf("%s: --numerics: program kind %s has no numerics mode (it is timed only)", f.Path, k.Name)
+	}
+	return nil
 }
 
 // register adds a kind; called from the kinds' init functions.

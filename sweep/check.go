@@ -100,7 +100,11 @@ func (s *Study) Check() error {
 			if err != nil {
 				return badInput(fmt.Errorf("%s: key %q: %v", s.Path, ParamProgram, err))
 			}
-			_, err = f.Kind.BuildFor(f, mach, programs.Options{Overrides: []machines.Override{o}, Numerics: programs.NumericsOff})
+			opts := programs.Options{Overrides: []machines.Override{o}}
+			if f.Kind.HasKey("numerics") {
+				opts.Numerics = programs.NumericsOff // no inputs built
+			}
+			_, err = f.Kind.BuildFor(f, mach, opts)
 			if err != nil && strings.HasPrefix(err.Error(), "--set "+o.String()+":") {
 				msg := strings.TrimPrefix(firstLine(err), "--set "+o.String()+": ")
 				return badInput(fmt.Errorf("%s: key %q: %s (program %s): %s", s.Path, pr.key, o, p, msg))

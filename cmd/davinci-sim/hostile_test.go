@@ -221,6 +221,27 @@ var hostileCases = []hostileCase{
 		args: []string{"run", examplePath("cube-peak.yaml"), "--trace", "@DIR@"},
 		want: `--trace "@DIR@": is a directory`},
 
+	// Options and keys a program would ignore.
+	{name: "--seed on asm",
+		args: []string{"run", examplePath("cube-peak.yaml"), "--seed", "5"},
+		want: `--seed: program kind asm has no random seed to override; each gm tensor has its own (key gm[].seed)`},
+	{name: "--numerics on gpu-bench",
+		args: []string{"run", examplePath("a100-tensor-peak.yaml"), "--numerics", "full"},
+		want: `--numerics: program kind gpu-bench has no numerics mode`},
+	{name: "asm cores with streams",
+		files: map[string]string{"s.asm": "nop\n", "p.yaml": "kind: asm\ncores: 4\nstreams: [s.asm, s.asm]\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  `key "cores": not used with "streams"`},
+	{name: "--trace-npu outside --trace-ranks",
+		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--trace", "@DIR@/t.json", "--trace-ranks", "0-1", "--trace-npu", "3"},
+		want: `--trace-npu 3: not among --trace-ranks 0-1`},
+	{name: "lu-fused grid p without q on one chip",
+		args: []string{"run", examplePath("a100-lu-fused.yaml"), "--set", "program.grid.p=2"},
+		want: `key "grid": a 2 × 0 process grid needs a cluster`},
+	{name: "lu-fused sampling windows on one chip",
+		args: []string{"run", examplePath("a100-lu-fused.yaml"), "--set", "program.sampling.windows=-5"},
+		want: `key "sampling.windows": applies to fidelity sampled`},
+
 	// Sweeps.
 	{name: "unknown sweep metric",
 		files: map[string]string{"s.yaml": "program: " + absExample("cube-peak.yaml") + "\nvary:\n  program.cores: [1]\nmetrics: [time.seconds, flops.tflop]\n"},
@@ -349,29 +370,74 @@ func TestRunInterrupted(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	// sh -c 'trap "" INT; exec …': the command starts with SIGINT ignored.
-	cmd := exec.Command("sh", "-c", `trap "" INT; exec "$0" run "$1"`, bin, examplePath("lu-fused-32k.yaml"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		name  string
+		args  []string
+		after time.Duration // when SIGINT comes
+		want  string        // stderr's one line ends so
+	}{
+		{"in the event loop", []string{examplePath("lu-fused-32k.yaml")}, 300 * time.Millisecond, "interrupted by SIGINT\n"},
+		// Before the run: the golden model of sampled numerics (~60 s of work here).
+		{"in the golden model", []string{examplePath("lu-fused.yaml"), "--numerics", "sampled", "--set", "program.n=16384"}, 1500 * time.Millisecond,
+			"stopped computing the golden model: interrupted by SIGINT\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// sh -c 'trap "" INT; exec …': the command starts with SIGINT ignored.
+			cmd := exec.Command("sh", append([]string{"-c", `trap "" INT; exec "$0" run "$@"`, bin}, c.args...)...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(c.after)
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("SIGINT did not stop the run")
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 130 {
+				t.Errorf("exit %d, want 130; stderr:\n%s", code, stderr.String())
+			}
+			if msg := stderr.String(); !strings.HasSuffix(msg, c.want) || strings.Count(msg, "\n") != 1 {
+				t.Errorf("stderr %q: want one line ending in %q", msg, c.want)
+			}
+		})
 	}
-	time.Sleep(300 * time.Millisecond)
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
+}
+
+// Settings a run accepts but cannot use are named in a note rather than
+// passing silently: a --trace-window after the run's end (one chip and a
+// cluster), sampling.windows at fidelity full.
+func TestRunNotesUnusedSettings(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", examplePath("cube-peak.yaml"), "-q", "--trace", filepath.Join(dir, "a.json"), "--trace-window", "1ms..2ms"},
+			"note: --trace-window 1ms..2ms starts after the run ended (at 132.352µs)"},
+		{[]string{"run", examplePath("lu-cluster-small.yaml"), "-q", "--numerics", "off", "--trace", filepath.Join(dir, "b.json"), "--trace-window", "1s..2s"},
+			"note: --trace-window 1s..2s starts after the run ended"},
+		{[]string{"run", examplePath("lu-cluster-small.yaml"), "-q", "--numerics", "off", "--set", "program.sampling.windows=4"},
+			"note: sampling.windows (4) applies to fidelity sampled: not used at fidelity full"},
+	} {
+		out, code, err := runCLI(t, c.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %v", c.args, code, err)
+		}
+		if !strings.Contains(out, c.want) {
+			t.Errorf("%v: output lacks %q:\n%s", c.args, c.want, out)
+		}
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("SIGINT did not stop the run")
-	}
-	if code := cmd.ProcessState.ExitCode(); code != 130 {
-		t.Errorf("exit %d, want 130; stderr:\n%s", code, stderr.String())
-	}
-	if msg := stderr.String(); !strings.HasSuffix(msg, "interrupted by SIGINT\n") || strings.Count(msg, "\n") != 1 {
-		t.Errorf("stderr %q: want one line ending in \"interrupted by SIGINT\"", msg)
+	// A window inside the run has no note.
+	out, _, _ := runCLI(t, "run", examplePath("cube-peak.yaml"), "-q", "--trace", filepath.Join(dir, "c.json"), "--trace-window", "0us..50us")
+	if strings.Contains(out, "--trace-window") {
+		t.Errorf("a window inside the run is noted:\n%s", out)
 	}
 }

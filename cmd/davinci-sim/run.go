@@ -238,8 +238,10 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		return failure(err)
 	}
 	if hooks.ClusterTrace != nil {
+		end := sim.Time(math.Round(res.Report.Time.Seconds * 1e12))
+		noteLateWindow(stderr, f, end)
 		if rec != nil {
-			rec.Finish(sim.Time(math.Round(res.Report.Time.Seconds * 1e12)))
+			rec.Finish(end)
 			hooks.ClusterTrace.AddTimeline(f.traceNPU, rec.Timeline())
 		}
 		var err error
@@ -334,6 +336,9 @@ func newClusterTrace(f runFlags) (*traces.ClusterTrace, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--trace-ranks: %v", err)
 		}
+		if f.traceNPU >= 0 && !only[f.traceNPU] {
+			return nil, fmt.Errorf("--trace-npu %d: not among --trace-ranks %s (the drill-down is drawn in its rank's track)", f.traceNPU, f.traceRanks)
+		}
 		ct.Only = only
 	}
 	return ct, nil
@@ -423,6 +428,9 @@ func finishTrace(stderr io.Writer, rec *traces.Recorder, res *programs.Result, f
 		end = res.Stats.Time
 	}
 	rec.Finish(end)
+	if res != nil {
+		noteLateWindow(stderr, f, end)
+	}
 	if f.trace == "" {
 		return nil
 	}
@@ -434,6 +442,17 @@ func finishTrace(stderr io.Writer, rec *traces.Recorder, res *programs.Result, f
 		return fmt.Errorf("writing trace: %w", err)
 	}
 	return nil
+}
+
+// noteLateWindow says so when --trace-window starts after the run ended
+// at end: the trace holds nothing of it.
+func noteLateWindow(stderr io.Writer, f runFlags, end sim.Time) {
+	if f.traceWindow == "" {
+		return
+	}
+	if w, err := traceWindow(f); err == nil && w.From >= end {
+		fmt.Fprintf(stderr, "davinci-sim: note: --trace-window %s starts after the run ended (at %v): nothing of the run is in it\n", f.traceWindow, end)
+	}
 }
 
 // progressLine is the TTY progress of a run: the issued share of the
