@@ -242,6 +242,17 @@ var hostileCases = []hostileCase{
 		args: []string{"run", examplePath("a100-lu-fused.yaml"), "--set", "program.sampling.windows=-5"},
 		want: `key "sampling.windows": applies to fidelity sampled`},
 
+	{name: "-o ''",
+		args: []string{"run", examplePath("cube-peak.yaml"), "-o", ""},
+		want: `--out '': an empty value`},
+	{name: "-m ''",
+		args: []string{"run", examplePath("cube-peak.yaml"), "-m", ""},
+		want: `--machine '': an empty value`},
+	{name: "view --cores none of the trace's",
+		files: map[string]string{"t.json": `{"traceEvents":[{"ph":"X","pid":1,"tid":1,"name":"a","ts":0,"dur":1}]}`},
+		args:  []string{"view", "--cores", "99", "@DIR@/t.json"},
+		want:  `--cores 99: @DIR@/t.json holds no events of these cores`},
+
 	// Sweeps.
 	{name: "unknown sweep metric",
 		files: map[string]string{"s.yaml": "program: " + absExample("cube-peak.yaml") + "\nvary:\n  program.cores: [1]\nmetrics: [time.seconds, flops.tflop]\n"},

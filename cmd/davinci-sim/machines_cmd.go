@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/davinci-sim/davinci-sim/cluster"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
 
@@ -69,6 +70,17 @@ naming the file (or --set), key and violated constraint.`,
 				}
 				return listMachines(out)
 			}
+			if slices.Contains(cluster.Names(), target) { // a cluster or node description
+				if len(ovs) > 0 || resolved {
+					return badInput(fmt.Errorf("machines %s: a cluster or node description is printed as shipped; --set node.KEY / cluster.KEY apply to davinci-sim run -m %s", target, target))
+				}
+				src, err := cluster.Source(target)
+				if err != nil {
+					return badInput(err)
+				}
+				_, err = out.Write(src)
+				return err
+			}
 			embedded := slices.Contains(machines.Names(), target)
 			if embedded && len(ovs) == 0 && !resolved {
 				src, err := machines.Source(target)
@@ -121,6 +133,19 @@ func listMachines(out io.Writer) error {
 			return failure(fmt.Errorf("embedded machine %s: %w", name, err))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t%s\n", name, m.Kind, m.Cores, m.Clock(), m.Description)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "\nCluster and node descriptions (lu-fused on many NPUs: davinci-sim run -m NAME):")
+	tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tNODES\tNPUS\tDESCRIPTION")
+	for _, name := range cluster.Names() {
+		t, err := cluster.LoadSystem(name, nil)
+		if err != nil {
+			return failure(fmt.Errorf("embedded description %s: %w", name, err))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", name, t.Nodes, t.NPUs(), t.Description)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/cluster"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
 
@@ -97,5 +98,22 @@ func TestMachinesBadInput(t *testing.T) {
 		if code != 2 || err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: exit %d, error %v; want exit 2 and %q", c.args, code, err, c.want)
 		}
+	}
+}
+
+// The cluster and node descriptions are listed beside the machines and
+// print as shipped; --set on them points to run.
+func TestMachinesClusters(t *testing.T) {
+	out, code, err := runCLI(t, "machines")
+	if code != 0 || !strings.Contains(out, "cloudbrain2       32     256") || !strings.Contains(out, "cloudbrain2-node  1      8") {
+		t.Errorf("list (exit %d, %v) lacks the cluster descriptions:\n%s", code, err, out)
+	}
+	out, code, err = runCLI(t, "machines", "cloudbrain2-node")
+	src, _ := cluster.Source("cloudbrain2-node")
+	if code != 0 || out != string(src) {
+		t.Errorf("machines cloudbrain2-node: exit %d, %v; printed %d bytes, source %d", code, err, len(out), len(src))
+	}
+	if _, code, err := runCLI(t, "machines", "cloudbrain2", "--set", "nodes=2"); code != 2 || !strings.Contains(err.Error(), "apply to davinci-sim run -m cloudbrain2") {
+		t.Errorf("--set on a cluster: exit %d, %v", code, err)
 	}
 }

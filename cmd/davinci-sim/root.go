@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/davinci-sim/davinci-sim/version"
 )
@@ -46,6 +47,9 @@ Start with "davinci-sim programs" (the program kinds and their examples) and
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
 	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a heap profile (allocations, and what is live) at the end of the command to this file (go tool pprof)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := refuseEmptyFlags(cmd); err != nil {
+			return err
+		}
 		if memProfile != "" {
 			f, err := os.Create(memProfile)
 			if err != nil {
@@ -124,4 +128,16 @@ func newValidateCmd() *cobra.Command {
 			return cmd.Help()
 		},
 	}
+}
+
+// refuseEmptyFlags refuses a string flag given an empty value (-o '',
+// -m ''): each one's "" is its default, so the run would silently ignore it.
+func refuseEmptyFlags(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if err == nil && fl.Value.Type() == "string" && fl.Value.String() == "" {
+			err = badInput(fmt.Errorf("--%s '': an empty value (give one, or leave the flag out for its default)", fl.Name))
+		}
+	})
+	return err
 }

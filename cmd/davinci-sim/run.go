@@ -86,7 +86,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&f.machine, "machine", "m", "", "machine: embedded name or YAML file (default: the program's, else ascend-910a)")
-	fl.StringArrayVar(&f.sets, "set", nil, "override a parameter: program.<path>=value or machine.<path>=value (repeatable)")
+	fl.StringArrayVar(&f.sets, "set", nil, "override a parameter: program.<path>=value or machine.<path>=value (repeatable; program.<path>= resets a text key to its default)")
 	fl.StringVarP(&f.out, "out", "o", "", "write report.json and result arrays (.npy) to this directory")
 	fl.StringVar(&f.numerics, "numerics", "", "full | sampled | off (default: the program's)")
 	fl.StringVar(&f.fidelity, "fidelity", "", "lu-fused on NPUs: full | isolated | sampled — every NPU cycle-level, each distinct kernel alone, or a sample of windows with the rest predicted (default: the program's, else full; isolated and sampled imply --numerics off; on one chip they run it as a node of that one NPU)")

@@ -66,7 +66,13 @@ q quit.`,
 					args[0], len(skipped), traces.FormatCores(skipped), traces.DefaultLiveLimit>>20)
 			}
 			if len(tl.Cores) == 0 {
+				if cores != "" {
+					return badInput(fmt.Errorf("--cores %s: %s holds no events of these cores", cores, args[0]))
+				}
 				return badInput(fmt.Errorf("%s: the trace holds no core events", args[0]))
+			}
+			if err := haveTerminal(); err != nil { // the trace is read and checked: is there a terminal to show it on?
+				return badInput(fmt.Errorf("view needs a terminal: %w", err))
 			}
 			s, err := newScreen()
 			if err != nil {

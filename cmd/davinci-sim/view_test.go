@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
@@ -98,6 +100,29 @@ func TestViewBadInput(t *testing.T) {
 	} {
 		if _, code, err := runCLI(t, args...); code != 2 {
 			t.Errorf("%v: exit %d (%v), want 2", args, code, err)
+		}
+	}
+}
+
+// Without a terminal, view (after reading the trace) and run --view (before
+// running) end with exit 2 and one line saying so.
+func TestViewNeedsTerminal(t *testing.T) {
+	old := haveTerminal
+	t.Cleanup(func() { haveTerminal = old })
+	haveTerminal = func() error { return errors.New("no tty here") }
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.json")
+	if err := os.WriteFile(trace, []byte(`{"traceEvents":[{"ph":"X","pid":1,"tid":1,"name":"a","ts":0,"dur":1}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"view", trace},
+		{"run", examplePath("cube-peak.yaml"), "--view"},
+		{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--view"},
+	} {
+		_, code, err := runCLI(t, args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "needs a terminal: no tty here") {
+			t.Errorf("%v: exit %d, %v", args, code, err)
 		}
 	}
 }
