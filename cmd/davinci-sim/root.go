@@ -130,8 +130,8 @@ func newValidateCmd() *cobra.Command {
 	}
 }
 
-// refuseEmptyFlags refuses a string flag given an empty value (-o ”,
-// -m ”): each one's "" is its default, so the run would silently ignore it.
+// refuseEmptyFlags refuses a string flag given an empty value (-o "",
+// -m ""): each one's "" is its default, so the run would silently ignore it.
 func refuseEmptyFlags(cmd *cobra.Command) error {
 	var err error
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
