@@ -133,7 +133,10 @@ type L2Cache struct {
 	Ways      int       `mapstructure:"ways"`       // associativity (LRU)
 	// Partitions splits the L2 into that many halves/slices, each caching
 	// its own share of addresses (A100/H100: 2; 0 or 1: one L2). A core
-	// reaching a partition other than its own pays FarLatencyCycles more.
+	// reaching a partition other than its own pays FarLatencyCycles more;
+	// on a shared L2 addresses interleave finely over the partitions, so
+	// every transfer reaches a far one and only whether there are several
+	// matters, not how many.
 	Partitions       int `mapstructure:"partitions"`
 	FarLatencyCycles int `mapstructure:"far_latency_cycles"`
 	// Private makes each partition the L2 of its own cores only (MI300X:

@@ -208,6 +208,12 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	if p.Split.SB < 0 || p.Split.SB > 24 {
 		return bad("split.sb", "must be in 0..24; got %d", p.Split.SB)
 	}
+	switch {
+	case (v.native || v.int8) && (p.Split.Rounding != "rne" || p.Split.SB != 0 || !*p.Split.Saturate):
+		return bad("split", "applies to sgemm-cube and hgemm (FP16 pieces); this kind's inputs go to the cube as they are")
+	case !v.split && p.Split.SB != 0:
+		return bad("split.sb", "the scale of sgemm-cube's residual; hgemm rounds each input once (no residual)")
+	}
 	if key, msg := p.Inputs.problem(); key != "" {
 		return bad(key, "%s", msg)
 	}

@@ -1478,7 +1478,7 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) 
 		key string
 		set bool
 	}{{"tiling.nfused", p.Tiling.NFused != 0}, {"buffering", p.Buffering != ""}, {"accumulation", p.Accumulation != ""},
-		{"cores", p.Cores != 0}, {"split_chunk", p.SplitChunk != 0}} {
+		{"cores", p.Cores != 0}, {"split_chunk", p.SplitChunk != 0}, {"split", p.Split != (Split{})}} {
 		if d.set {
 			return nil, fmt.Errorf("%s: key %q: applies to davinci machines; on %s (%s) the kernel is a grid of blocks (tiling: bm, bn, bk, stages, warps)",
 				f.Path, d.key, m.Name, m.Kind)

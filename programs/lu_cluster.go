@@ -180,6 +180,13 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	if j.gmEnd > int64(m.GM.Capacity) {
 		return nil, fmt.Errorf("%s: key \"n\": each NPU's share (%d × %d in %s, plus panels) needs %d bytes of GM; %s has %d", f.Path, j.mloc, j.nloc, p.Trailing, j.gmEnd, m.Name, int64(m.GM.Capacity))
 	}
+	// Each rank's host holds its share of the factors (FP16, copied back
+	// for the refinement; A is regenerated from the seed, not stored:
+	// LU-HPLMXP.md) and a few n-vectors, in its share of its socket's DRAM.
+	hostShare := int64(topo.Node.Hosts.Memory) / int64(perSocket)
+	if need := int64(j.mloc)*int64(j.nloc)*2 + 8*8*int64(p.N); need > hostShare {
+		return nil, fmt.Errorf("%s: key \"n\": each rank's host holds its share of the factors (%d × %d FP16) and the refinement's vectors: %d bytes; its share of a host's memory (node.hosts.memory %d B over %d NPUs) is %d", f.Path, j.mloc, j.nloc, need, int64(topo.Node.Hosts.Memory), perSocket, hostShare)
+	}
 	return j, nil
 }
 

@@ -254,6 +254,8 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 		return bad("n", "must be a positive multiple of nb = %d (got %d)", p.NB, p.N)
 	case p.NFused < 1:
 		return bad("n_fused", "must be ≥ 1 (1 = no fusion), or −1 for the most that fit L1 (got %d)", p.NFused)
+	case p.NFused > p.N/p.NB:
+		return bad("n_fused", "must be at most n/nb = %d, the iterations there are (got %d)", p.N/p.NB, p.NFused)
 	case p.NFusion < 0 || p.NFusion > m.Cores:
 		return bad("n_fusion", "must be in 0..%d, the AI cores of machine %s (got %d)", m.Cores, m.Name, p.NFusion)
 	case p.NFused > 1 && p.NFusion < 1:

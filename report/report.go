@@ -463,8 +463,8 @@ func CheckPath(path string) error {
 			t = t.Elem()
 			continue
 		case reflect.Slice:
-			if _, err := strconv.Atoi(part); err != nil && part != "*" {
-				return fmt.Errorf("%q: %q is a list; index it with a number (or * for every element)", path, strings.Join(parts[:i], "."))
+			if n, err := strconv.Atoi(part); (err != nil || n < 0) && part != "*" {
+				return fmt.Errorf("%q: %q is a list; index it with a number ≥ 0 (or * for every element)", path, strings.Join(parts[:i], "."))
 			}
 			t = t.Elem()
 			continue
