@@ -96,8 +96,15 @@ func decodeKind[C any, PC interface {
 // or an error naming the file, line and the known kinds.
 func kindOf(c *Config, overrides []Override) (*Kind, error) {
 	name := DefaultKind
+	file := DefaultKind
+	if s, ok := c.v.Get("kind").(string); ok && c.v.IsSet("kind") {
+		file = s
+	}
 	for _, o := range overrides {
 		if strings.EqualFold(o.Path, "machine.kind") {
+			if _, known := kinds[o.Value]; known && o.Value != file { // the file's keys are its kind's: every one would be unknown
+				return nil, fmt.Errorf("--set %s: the machine kind is the file's (%s), whose keys are that kind's; pick a machine of kind %s with -m (davinci-sim machines lists them)", o, file, o.Value)
+			}
 			c.overridden["kind"] = o.String()
 			c.v.Set("kind", o.Value)
 		}

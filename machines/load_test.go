@@ -469,6 +469,11 @@ func TestKinds(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--set machine.kind=nosuch") || !strings.Contains(err.Error(), `unknown machine kind "nosuch"`) {
 		t.Errorf("--set machine.kind=nosuch: %v", err)
 	}
+	// Another kind than the file's: one line (its keys would each be unknown).
+	_, err = Load("a100", []Override{{"machine.kind", "amd-cu"}})
+	if err == nil || !strings.Contains(err.Error(), "the machine kind is the file's (nvidia-sm)") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("--set machine.kind=amd-cu on a100: %v", err)
+	}
 	if _, _, err := ResolveKey("davinci", "core.buffers.L1"); err != nil {
 		t.Errorf("ResolveKey davinci core.buffers.L1: %v", err)
 	}

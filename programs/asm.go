@@ -122,7 +122,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	if len(p.Streams) > 0 {
 		j.prog.Cores = make([]isa.Stream, len(p.Streams))
 		for i, s := range p.Streams {
-			af, err := parseAsmFile(f.Resolve(s))
+			af, err := parseAsmFile(f, fmt.Sprintf("streams[%d]", i), s)
 			if err != nil {
 				return nil, err
 			}
@@ -138,7 +138,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		if p.Asm != "" {
 			af, err = isa.Parse(f.Path+" (asm)", p.Asm)
 		} else {
-			af, err = parseAsmFile(f.Resolve(p.File))
+			af, err = parseAsmFile(f, "file", p.File)
 		}
 		if err != nil {
 			return nil, err
@@ -206,10 +206,13 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	return j, nil
 }
 
-func parseAsmFile(path string) (*isa.File, error) {
+// parseAsmFile parses the assembly file name (relative to the program
+// file f) given by key.
+func parseAsmFile(f *File, key, name string) (*isa.File, error) {
+	path := f.Resolve(name)
 	src, err := machines.ReadFile(path, "assembly file")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: key %q: %w", f.Path, key, err)
 	}
 	return isa.Parse(path, string(src))
 }

@@ -228,7 +228,9 @@ func (r *Report) FromStats(st *arch.Stats, clockHz float64, used []int) {
 		cs := st.Cores[ci]
 		cr := CoreReport{Core: ci, FinishCycle: int64(float64(cs.Finish.Seconds()) * clockHz), Pipes: map[string]PipeReport{}}
 		for p := range cs.Lanes {
-			cr.Pipes[g.Lanes[p]] = pipeReport(cs.Lanes[p], float64(st.Time), clockHz)
+			var lt laneTimes
+			lt.add(cs.Lanes[p])
+			cr.Pipes[g.Lanes[p]] = pipeReport(lt, float64(st.Time), clockHz)
 		}
 		r.Cores = append(r.Cores, cr)
 	}
@@ -250,13 +252,10 @@ func (r *Report) SetLanes(st *arch.Stats, clockHz float64, used []int) {
 	g := st.Geometry
 	r.laneOrder = g.Lanes
 	r.bufferOrder = r.bufferOrder[:0]
-	agg := make([]arch.LaneStats, len(g.Lanes))
+	agg := make([]laneTimes, len(g.Lanes)) // summed in float64: many cores' picoseconds overflow int64 in a long run
 	for _, ci := range used {
 		for p, ps := range st.Cores[ci].Lanes {
-			for c := range ps.Time {
-				agg[p].Time[c] += ps.Time[c]
-			}
-			agg[p].Instrs += ps.Instrs
+			agg[p].add(ps)
 		}
 	}
 	n := float64(len(used))
@@ -284,15 +283,30 @@ func (r *Report) SetLanes(st *arch.Stats, clockHz float64, used []int) {
 	}
 }
 
-func pipeReport(ps arch.LaneStats, total, hz float64) PipeReport {
-	pr := PipeReport{Stall: map[string]float64{}, Instrs: ps.Instrs}
+// laneTimes is a lane's time by cause (picoseconds) and instructions,
+// summed over cores.
+type laneTimes struct {
+	time   [arch.NumCauses]float64
+	instrs uint64
+}
+
+// add adds one core's lane.
+func (l *laneTimes) add(ps arch.LaneStats) {
+	for c, t := range ps.Time {
+		l.time[c] += float64(t)
+	}
+	l.instrs += ps.Instrs
+}
+
+func pipeReport(ps laneTimes, total, hz float64) PipeReport {
+	pr := PipeReport{Stall: map[string]float64{}, Instrs: ps.instrs}
 	if total <= 0 {
 		return pr
 	}
-	pr.Busy = float64(ps.Time[arch.Busy]) / total
-	pr.BusyCycles = int64(float64(ps.Time[arch.Busy]) * 1e-12 * hz)
+	pr.Busy = ps.time[arch.Busy] / total
+	pr.BusyCycles = int64(ps.time[arch.Busy] * 1e-12 * hz)
 	for c := arch.Cause(1); c < arch.NumCauses; c++ {
-		pr.Stall[c.String()] = float64(ps.Time[c]) / total
+		pr.Stall[c.String()] = ps.time[c] / total
 	}
 	return pr
 }

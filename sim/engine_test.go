@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -699,5 +700,15 @@ func TestFlusher(t *testing.T) {
 	}
 	if f.flushes != 2 {
 		t.Errorf("%d flushes, want 2 (one booking, one with nothing left)", f.flushes)
+	}
+}
+
+// Deadlock lists sort their digit runs as numbers: core 2 before core 10.
+func TestNaturalCompare(t *testing.T) {
+	got := []string{"core 10: pipe M", "core 2: pipe V", "core 1: pipe S", "host", "core 02: x", "core 2: pipe M"}
+	slices.SortFunc(got, naturalCompare)
+	want := []string{"core 1: pipe S", "core 2: pipe M", "core 2: pipe V", "core 02: x", "core 10: pipe M", "host"}
+	if !slices.Equal(got, want) {
+		t.Errorf("sorted %q, want %q", got, want)
 	}
 }

@@ -274,8 +274,12 @@ func Merge(s *Study, out string, dirs []string, log io.Writer) (*Summary, error)
 	done := map[int]Record{}
 	from := map[int]string{}
 	paths := []string{}
-	for _, d := range dirs {
-		paths = append(paths, filepath.Join(d, ResultsJSONL))
+	for i, d := range dirs {
+		p := filepath.Join(d, ResultsJSONL)
+		if j := slices.IndexFunc(dirs[:i], func(e string) bool { return e == d || sameFile(filepath.Join(e, ResultsJSONL), p) }); j >= 0 {
+			return nil, badInput(fmt.Errorf("merge: shard directory %s given twice (as %s)", d, dirs[j]))
+		}
+		paths = append(paths, p)
 	}
 	if p := filepath.Join(out, ResultsJSONL); !slices.ContainsFunc(paths, func(q string) bool { return sameFile(p, q) }) {
 		if st, err := os.Stat(p); err == nil && st.Size() > 0 {

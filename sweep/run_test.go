@@ -189,6 +189,10 @@ func TestRunResumeAndShards(t *testing.T) {
 	if _, err := Merge(s, t.TempDir(), []string{dirs[0], full}, nil); err == nil || !strings.Contains(err.Error(), "differs") {
 		t.Errorf("conflicting merge: %v", err)
 	}
+	// A shard named twice (also as another path to it) is a slip, not a shard.
+	if _, err := Merge(s, t.TempDir(), []string{dirs[1], dirs[1] + "/."}, nil); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("a shard twice: %v", err)
+	}
 }
 
 func TestResumeCorrupt(t *testing.T) {

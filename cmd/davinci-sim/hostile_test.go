@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -466,5 +468,40 @@ func TestRunNotesUnusedSettings(t *testing.T) {
 	out, _, _ := runCLI(t, "run", examplePath("cube-peak.yaml"), "-q", "--trace", filepath.Join(dir, "c.json"), "--trace-window", "0us..50us")
 	if strings.Contains(out, "--trace-window") {
 		t.Errorf("a window inside the run is noted:\n%s", out)
+	}
+}
+
+// A run of ~10⁶ s on 108 SMs: the lanes' times summed over the cores
+// exceed int64 picoseconds; the report's fractions stay in [0, 1] and sum
+// to 1 per pipe (they were negative).
+func TestLongRunFractions(t *testing.T) {
+	out, code, err := runCLI(t, "run", examplePath("a100-hgemm.yaml"), "-q", "--numerics", "off", "--json", "--set", "machine.gm.bandwidth=1B/s")
+	if code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	var rep struct {
+		Time  struct{ Seconds float64 }
+		Pipes map[string]struct {
+			Busy  float64
+			Stall map[string]float64
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Time.Seconds < 1e6 || len(rep.Pipes) == 0 {
+		t.Fatalf("time %v s, %d pipes: not the long run meant", rep.Time.Seconds, len(rep.Pipes))
+	}
+	for name, p := range rep.Pipes {
+		sum := p.Busy
+		for c, f := range p.Stall {
+			if f < 0 || f > 1 {
+				t.Errorf("pipe %s: %s %v", name, c, f)
+			}
+			sum += f
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			t.Errorf("pipe %s: fractions sum to %v", name, sum)
+		}
 	}
 }
