@@ -155,10 +155,6 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 	return j, nil
 }
 
-// config is the golden model's configuration of this run (the fallback is
-// ozaki.NativeGEMM, the host's DGEMM).
-func (j *ozakiDaVinciJob) config(bits int) ozaki.Config { return j.p.config(bits, nil) }
-
 func (j *ozakiDaVinciJob) set() ozaki.ProductSet { return j.p.productSet() }
 
 func (j *ozakiDaVinciJob) adp() bool { return j.p.Precision != ozakiFixed }
@@ -573,18 +569,21 @@ func (j *ozakiDaVinciJob) numerics(rep *report.Report, prog map[string]any) erro
 		}
 		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F64: j.c}}
 		if p.Check {
-			bits := j.p.MantissaBits
-			if j.p.Slices != 0 {
-				bits = min(ozaki.Capacity(j.p.Slices), ozaki.MaxBits)
-			}
-			want, _, err := ozaki.GEMM(j.a, j.b, j.c0, j.alpha, j.p.Beta, p.M, p.K, p.N, j.config(bits))
-			if err != nil {
-				return err
+			// The golden model of the run's decision: ADP's plan, or the
+			// fallback it chose (also by its speed heuristic, which
+			// ozaki.GEMM's own plan does not apply).
+			var want []float64
+			if j.fallback {
+				want = ozaki.NativeGEMM(j.a, j.b, j.c0, j.alpha, j.p.Beta, p.M, p.K, p.N)
+			} else {
+				pa, pb := j.plan.Digits(j.a, j.b)
+				want = ozaki.GEMMTile(j.plan, pa, pb, 0, p.M, 0, p.N)
+				ozaki.Epilogue(want, j.alpha, j.p.Beta, j.c0)
 			}
 			if err := sameFloat64s("C", j.c, want, p.N); err != nil {
 				return err
 			}
-			rep.Notes = append(rep.Notes, "check: every INT32 plane and C equal the golden model (package ozaki: ozaki.GEMM with the fallback ozaki.NativeGEMM) bit for bit")
+			rep.Notes = append(rep.Notes, "check: every INT32 plane and C equal the golden model (package ozaki: the run's plan, or ozaki.NativeGEMM where ADP fell back) bit for bit")
 		}
 		got = j.c
 		if int64(p.M)*int64(p.N)*int64(p.K) > 1<<27 {

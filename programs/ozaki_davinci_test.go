@@ -27,7 +27,7 @@ func runOzaki910(t *testing.T, sets ...string) *Result {
 
 // On the Ascend 910A the INT32 planes the simulated INT8 cube writes (read
 // back over PCIe by the host) and the C the host recombines equal the
-// golden model (ozaki.GEMM; its fallback ozaki.NativeGEMM) bit for bit:
+// golden model (the run's ozaki plan; its fallback ozaki.NativeGEMM) bit for bit:
 // edge tiles in m, n and k and several L1 groups (small tiles), every
 // precision mode, both product sets, alpha and beta, k-chunks, the
 // fallback; and the emulation is Grade A.
@@ -47,6 +47,10 @@ func TestOzakiDaVinciBitExact(t *testing.T) {
 		// k-chunks: MaxChunk(4) = 32767 for 4 slices.
 		{[]string{"program.m=16", "program.k=33000", "program.n=20", "program.precision=fixed", "program.slices=4"},
 			"ozaki/slice-a ozaki/h2d-a ozaki/slice-b ozaki/h2d-b launch wait ozaki/d2h ozaki/recombine ozaki/d2.c0 ozaki/d3.c0 ozaki/d4.c0 ozaki/d5.c0 ozaki/d2.c1 ozaki/d3.c1 ozaki/d4.c1 ozaki/d5.c1"},
+		// The fallback ADP's speed heuristic chooses (64³: the host's DGEMM is faster);
+		// the golden model follows the run's decision (it re-planned without the heuristic).
+		{[]string{"program.m=64", "program.k=64", "program.n=64", "program.precision=dynamic"},
+			"ozaki/scan ozaki/esc ozaki/adp ozaki/native-dgemm"},
 		// The fallback (55-bit cap below what dynamic asks for): the host's FP64 DGEMM.
 		{[]string{"program.m=40", "program.k=72", "program.n=24", "program.precision=dynamic", "program.mantissa_bits=53", "program.max_mantissa_bits=54", "program.beta=2"},
 			"ozaki/scan ozaki/esc ozaki/adp ozaki/native-dgemm"},
