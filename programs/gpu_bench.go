@@ -83,6 +83,23 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 			minBytes, m.GM.Capacity/2, machines.Size(benchChunk), tg.core, p.Bytes)
 	}
 	switch j.test {
+	case benchTensorPeak, benchMMALatency, benchSMEM:
+		if p.Bytes != 0 {
+			return nil, bad("bytes", "applies to %s and %s; %s moves no global memory (leave it out)", benchHBMStream, benchL2, j.test)
+		}
+	case benchL2:
+		passes, ws := p.Repeats, int64(p.Bytes)
+		if passes == 0 {
+			passes = 8
+		}
+		if ws == 0 {
+			ws = int64(m.L2.Capacity) / 4
+		}
+		if ws > maxBenchTraffic/int64(passes) {
+			return nil, bad("bytes", "bytes × repeats = %v × %d re-reads more than %v (hours of simulation; fewer repeats give the same bandwidth)", machines.Size(ws), passes, machines.Size(maxBenchTraffic))
+		}
+	}
+	switch j.test {
 	case benchTensorPeak, benchMMALatency:
 		if j.p.DType == "" {
 			j.p.DType = "fp16"
@@ -107,6 +124,10 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 	j.build()
 	return j, nil
 }
+
+// maxBenchTraffic bounds the bytes the l2-bandwidth test re-reads (its
+// working set times its passes): ~20 s of simulation here.
+const maxBenchTraffic = 1 << 40
 
 // benchDTypes are the matrix tests' input types by dtype value.
 var benchDTypes = map[string]fp.Format{"fp16": fp.FP16, "bf16": fp.BF16, "tf32": fp.TF32, "xf32": fp.TF32,
@@ -309,5 +330,9 @@ func (j *gpuBenchJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 	}
 	rep.GPUBench = &sec
 	rep.Notes = append(rep.Notes, fmt.Sprintf("gpu-bench %s: %.4g %s, %.1f %% of %.4g", j.p.Test, sec.Achieved, sec.Unit, 100*sec.Fraction, sec.Reference))
+	if j.test == benchL2 && j.p.Bytes > m.L2.Capacity {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("gpu-bench %s: the working set (bytes %v) exceeds the L2 (%v): its re-reads miss it, so the figure is mostly the HBM's (the L2 served %.1f %% of the reads)",
+			j.p.Test, j.p.Bytes, m.L2.Capacity, 100*rep.Memory.L2HitRate))
+	}
 	return nil
 }

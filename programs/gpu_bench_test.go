@@ -107,6 +107,9 @@ func TestGPUBenchBadInput(t *testing.T) {
 		{"program.test=hbm-stream;program.repeats=4", "", `key "repeats": does not apply to hbm-stream`},
 		{"program.test=smem-bandwidth;program.dtype=fp16", "", `key "dtype": applies to tensor-peak and mma-latency`},
 		{"program.bytes=1TiB", "", `key "bytes"`},
+		{"program.bytes=1GiB", "", `key "bytes": applies to hbm-stream and l2-bandwidth; tensor-peak moves no global memory`},
+		{"program.test=mma-latency;program.bytes=1GiB", "", `key "bytes": applies to hbm-stream and l2-bandwidth`},
+		{"program.test=l2-bandwidth;program.bytes=40GiB;program.repeats=65536", "", `key "bytes": bytes × repeats = 40GiB × 65536 re-reads more than 1TiB`},
 		{"program.test=tensor-peak", "ascend-910a", "runs on nvidia-sm, amd-cu machines"},
 	} {
 		f, err := ReadFile("examples/a100-tensor-peak.yaml")
@@ -119,5 +122,21 @@ func TestGPUBenchBadInput(t *testing.T) {
 		}
 		_, err = Execute(f, Options{Machine: c.machine, Overrides: ovs}, RunHooks{})
 		wantBadInputLine(t, err, c.want, c.set, c.machine)
+	}
+}
+
+// l2-bandwidth on a working set larger than the L2 measures mostly HBM:
+// the report says so rather than labelling it the L2's bandwidth.
+func TestGPUBenchL2Oversized(t *testing.T) {
+	f, err := ReadFile("examples/a100-l2-bandwidth.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Execute(f, Options{Overrides: mustSets(t, "program.bytes=64MiB", "program.repeats=1")}, RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(res.Report.Notes, "\n"); !strings.Contains(notes, "exceeds the L2 (40MiB): its re-reads miss it") {
+		t.Errorf("notes:\n%s", notes)
 	}
 }
