@@ -262,6 +262,9 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 		// Label the ticks with the values as written (256KiB, single).
 		ticks := make(plot.ConstantTicks, 0, len(xcats))
 		for _, v := range xcats {
+			if logx && xpos[v] <= 0 { // left out of the plot: no tick either (a log axis has no place for it)
+				continue
+			}
 			ticks = append(ticks, plot.Tick{Value: xpos[v], Label: v})
 		}
 		sort.Slice(ticks, func(i, j int) bool { return ticks[i].Value < ticks[j].Value })

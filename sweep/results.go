@@ -305,7 +305,7 @@ func Merge(s *Study, out string, dirs []string, log io.Writer) (*Summary, error)
 		}
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, err
+		return nil, badInput(fmt.Errorf("-o %s: %w", out, err))
 	}
 	sum := &Summary{Points: len(s.Points), Selected: len(s.Points), Skipped: len(done)}
 	if err := finish(s, out, done, sum, log); err != nil {

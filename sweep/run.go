@@ -118,7 +118,7 @@ func Run(s *Study, opts Options) (*Summary, error) {
 		}
 	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
-		return nil, err
+		return nil, badInput(fmt.Errorf("-o %s: %w", opts.Out, err))
 	}
 	path := filepath.Join(opts.Out, ResultsJSONL)
 	done := map[int]Record{}

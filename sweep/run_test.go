@@ -313,6 +313,27 @@ func TestPlotDegenerate(t *testing.T) {
 	}
 }
 
+// A log x axis over a numeric parameter with a value ≤ 0: the value is
+// left out (with its tick: the plot failed, exit 1).
+func TestPlotLogXNonPositiveParam(t *testing.T) {
+	s := writeStudy(t, "program: prog.yaml\nmetrics: [a]\nvary: {program.inputs.offset_exponent: [-2, 0, 2]}\nplot: {x: program.inputs.offset_exponent, y: a, logx: true}\n")
+	var recs []Record
+	for i, v := range []string{"-2", "0", "2"} {
+		recs = append(recs, Record{Index: i, Params: map[string]string{"program.inputs.offset_exponent": v}, Status: StatusOK, Metrics: map[string]json.RawMessage{"a": json.RawMessage("1")}})
+	}
+	var log bytes.Buffer
+	dir := t.TempDir()
+	if err := DrawPlot(s, s.Plots[0], recs, dir, &log); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "2 values left out") {
+		t.Errorf("warnings: %q", log.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, s.Plots[0].Name+".png")); err != nil {
+		t.Error(err)
+	}
+}
+
 func TestPlotSeriesOnlyWhereNeeded(t *testing.T) {
 	s := writeStudy(t, `program: prog.yaml
 metrics: [a]

@@ -272,8 +272,8 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 			if err := p.checkParam(k, key, k.Value); err != nil {
 				return nil, err
 			}
-			if slices.Contains(s.Params, k.Value) {
-				return nil, p.errf(k, key, "parameter %q is given twice (vary and points, or twice in vary)", k.Value)
+			if slices.ContainsFunc(s.Params, func(q string) bool { return strings.EqualFold(q, k.Value) }) {
+				return nil, p.errf(k, key, "parameter %q is given twice (vary and points, or twice in vary; keys are case-insensitive)", k.Value)
 			}
 			vals, err := p.values(v, key)
 			if err != nil {
@@ -501,8 +501,8 @@ func (p *parser) points(n *yaml.Node) ([]string, [][]string, error) {
 			if err := p.checkParam(k, sub, k.Value); err != nil {
 				return nil, nil, err
 			}
-			if slices.Contains(names, k.Value) {
-				return nil, nil, p.errf(k, sub, "given twice")
+			if slices.ContainsFunc(names, func(q string) bool { return strings.EqualFold(q, k.Value) }) {
+				return nil, nil, p.errf(k, sub, "given twice (keys are case-insensitive)")
 			}
 			val, err := p.scalar(v, sub)
 			if err != nil {
@@ -527,6 +527,11 @@ func (p *parser) points(n *yaml.Node) ([]string, [][]string, error) {
 				ordered[j] = row[at]
 			}
 			row = ordered
+		}
+		for r, prev := range rows {
+			if slices.Equal(prev, row) {
+				return nil, nil, p.errf(c, key, "repeats points[%d] (the same values: it would run twice)", r)
+			}
 		}
 		rows = append(rows, row)
 	}
@@ -570,16 +575,26 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 	}
 	isParam := func(q string) bool { return slices.Contains(s.Params, q) }
 	isMetric := func(q string) bool { return slices.Contains(s.Metrics, q) }
+	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		sub := key + "." + k.Value
+		if seen[k.Value] {
+			return pl, p.errf(k, sub, "given twice")
+		}
+		seen[k.Value] = true
 		var err error
 		switch k.Value {
 		case "name":
 			pl.Name, err = p.scalar(v, sub)
-			if err == nil && (pl.Name == "" || strings.ContainsAny(pl.Name, `/\`) || pl.Name == "." || pl.Name == ".." ||
-				pl.Name == "results") {
-				err = p.errf(v, sub, "must be a plain file name (no slashes), not \"results\"")
+			switch {
+			case err != nil:
+			case pl.Name == "" || pl.Name == "." || pl.Name == "..":
+				err = p.errf(v, sub, "%q is not a file name (the plot's files are NAME.png, .svg, .pdf)", pl.Name)
+			case strings.ContainsAny(pl.Name, `/\`):
+				err = p.errf(v, sub, "%q: a plain file name, without slashes (the plot's files go in the output directory)", pl.Name)
+			case pl.Name == "results":
+				err = p.errf(v, sub, "\"results\" is taken by results.csv and results.jsonl; pick another name")
 			}
 		case "title":
 			pl.Title, err = p.scalar(v, sub)
@@ -660,6 +675,10 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 				if e != nil {
 					return pl, e
 				}
+				if q := slices.Index(s.Params, wk.Value); wk.Value != ParamProgram && wk.Value != ParamMachine &&
+					!slices.ContainsFunc(s.Points, func(pt Point) bool { return pt.Values[q] == t }) {
+					return pl, p.errf(wv, sub+"."+wk.Value, "%q is not one of its values (%s): the plot would be empty", t, strings.Join(s.distinct(q), ", "))
+				}
 				pl.Where[wk.Value] = t
 			}
 			_ = ovs
@@ -678,6 +697,9 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 	}
 	if slices.Contains(pl.Series, pl.X) {
 		return pl, p.errf(n, key+".series", "%q is the x axis", pl.X)
+	}
+	if pl.YMin != nil && pl.YMax != nil && !(*pl.YMin < *pl.YMax) {
+		return pl, p.errf(n, key+".ymin", "%v must be below ymax %v", *pl.YMin, *pl.YMax)
 	}
 	if pl.Name == "" {
 		pl.Name = fileName(strings.Join(pl.Y, "+") + "-vs-" + pl.X)
