@@ -544,6 +544,11 @@ func (c *Config) check(n *yaml.Node, t reflect.Type, written string, depth int, 
 	default:
 		if n.Kind != yaml.ScalarNode {
 			*errs = append(*errs, fmt.Errorf("%s:%d: key %q wants a value, not a %s", c.Source, n.Line, written, kindName(n)))
+			return
+		}
+		var f float64 // .nan, .inf, 1e999: no key takes one (--set refuses them too)
+		if (t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64) && n.Decode(&f) == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			*errs = append(*errs, fmt.Errorf("%s:%d: key %q: want a finite number, got %s", c.Source, n.Line, written, n.Value))
 		}
 	}
 }

@@ -494,3 +494,15 @@ func peak(m *Machine, input string) float64 {
 	p, _ := m.Peak(input)
 	return p
 }
+
+// A YAML NaN or infinity (.nan, .inf) in a float key is refused
+// with its file, line and key, as --set refuses it.
+func TestNonFiniteYAMLRefused(t *testing.T) {
+	for _, v := range []string{".nan", ".inf", "-.Inf"} {
+		data := variant(t, "bytes_per_cycle: 73 ", "bytes_per_cycle: "+v+" ")
+		_, err := LoadBytes("user.yaml", data, nil)
+		if err == nil || !strings.Contains(err.Error(), "want a finite number, got "+v) || !strings.Contains(err.Error(), "user.yaml:") {
+			t.Errorf("%s: %v", v, err)
+		}
+	}
+}

@@ -356,7 +356,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 	if e := r.Error; e != nil {
 		fmt.Fprintf(w, "error     rel_fro %.3e  max_rel %.3e  bits %.1f  (vs %s, %d elements%s)\n", e.RelFro, e.MaxRel, e.Bits, e.Reference, e.Elements, sampledStr(e.Sampled))
 		if e.NonFinite > 0 {
-			fmt.Fprintf(w, "          %d of the %d elements are ±Inf or NaN (overflow)\n", e.NonFinite, e.Elements)
+			fmt.Fprintf(w, "          %d of the %d elements are ±Inf or NaN (an overflow, or non-finite inputs; one equal to the reference's counts as exact)\n", e.NonFinite, e.Elements)
 		}
 	}
 	names := make([]string, 0, len(r.Baselines))
