@@ -115,6 +115,14 @@ func (c *Config) index(n *yaml.Node, lower, written string, depth int) error {
 	if err != nil {
 		return err
 	}
+	if n.Kind == yaml.SequenceNode { // list entries (scheme pieces, gm tensors): their keys, too, once each
+		for i, e := range n.Content {
+			if err := c.index(e, fmt.Sprintf("%s[%d]", lower, i), fmt.Sprintf("%s[%d]", written, i), depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if n.Kind != yaml.MappingNode {
 		return nil
 	}
@@ -131,6 +139,9 @@ func (c *Config) index(n *yaml.Node, lower, written string, depth int) error {
 		}
 		l := join(lower, strings.ToLower(name))
 		if prev, ok := seen[strings.ToLower(name)]; ok {
+			if prev == name {
+				return fmt.Errorf("%s:%d: key %q given twice", c.Source, k.Line, w)
+			}
 			return fmt.Errorf("%s:%d: key %q given twice (as %q and %q; keys are case-insensitive)", c.Source, k.Line, w, prev, name)
 		}
 		seen[strings.ToLower(name)] = name

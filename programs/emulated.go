@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -99,6 +100,10 @@ func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
 	return buildEmulatedScheme(f, m, o, ep, tg, bad)
 }
 
+// schemeFieldError matches mapstructure's error about one field of an
+// inline scheme: 'pieces[1].scale' want an integer, got 11.7.
+var schemeFieldError = regexp.MustCompile(`^'([^' ]+)' (.*)$`)
+
 // decodeScheme resolves a program's scheme: a preset's name or a Scheme
 // given inline.
 func decodeScheme(scheme any, bad func(key, format string, a ...any) error) (*schemePlan, error) {
@@ -109,14 +114,19 @@ func decodeScheme(scheme any, bad func(key, format string, a ...any) error) (*sc
 	case string:
 		s.Name = v
 	default:
-		dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{Result: &s, ErrorUnused: true})
+		dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{Result: &s, ErrorUnused: true,
+			DecodeHook: machines.DecodeHook()}) // as the file's other keys: 11.7 is not an integer scale
 		if err == nil {
 			err = dec.Decode(v)
 		}
 		if err != nil {
 			msg := strings.Join(strings.Fields(err.Error()), " ") // one line
+			msg = strings.TrimPrefix(msg, "decoding failed due to the following error(s): ")
 			if strings.Contains(msg, "expected type 'string'") {
 				msg += ` (YAML reads unquoted digits as numbers: quote products such as "01")`
+			}
+			if m := schemeFieldError.FindStringSubmatch(msg); m != nil { // one field: name its key
+				return nil, bad("scheme."+m[1], "%s", m[2])
 			}
 			return nil, bad("scheme", "%s", msg)
 		}

@@ -158,6 +158,8 @@ func TestEmulatedBadInput(t *testing.T) {
 	}
 	for _, c := range []struct{ scheme, want string }{
 		{"{pieces: [{format: fp16}, {format: fp16, scale: 30}], groups: [{products: [hh]}, {products: [hl, lh]}]}", `key "scheme.pieces[1].scale"`},
+		{"{pieces: [{format: fp16}, {format: fp16, scale: 11.7}], groups: [{products: [hh]}, {products: [hl, lh]}]}", `key "scheme.pieces[1].scale": want an integer, got 11.7`},
+		{"{pieces: [{format: fp16}, {format: fp16, scale: x}], groups: [{products: [hh]}, {products: [hl, lh]}]}", `key "scheme.pieces[1].scale": expected type 'int'`},
 		{"{pieces: [{format: fp16}, {format: fp16}], groups: [{products: [hh, hx]}]}", `key "scheme.groups[0].products": unknown product "hx"`},
 		{"{pieces: [{format: fp16}, {format: fp16, scale: 11}], groups: [{products: [hh, hl]}]}", `key "scheme.groups[0].products"`},
 		{"{pieces: [{format: fp16}, {format: bf16}], groups: [{products: [hh]}]}", `key "scheme.pieces[1].format"`},
