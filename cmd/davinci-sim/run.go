@@ -45,6 +45,7 @@ type runFlags struct {
 	traceWindow string // --trace-window 0us..50us
 	traceRanks  string // --trace-ranks 0-7 (cluster runs)
 	traceNPU    int    // --trace-npu R (cluster runs, fidelity full; -1: none)
+	ffTuned     string // the first --fast-forward-* setting given ("": none)
 	view        bool   // --view: live terminal visualizer
 
 	fastForward  bool    // --fast-forward: skip repeated waves of GPU grids
@@ -81,6 +82,11 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			seedSet := cmd.Flags().Changed("seed")
+			for _, name := range []string{"fast-forward-tolerance", "fast-forward-mix", "fast-forward-min-gain", "fast-forward-hits", "fast-forward-stationary"} {
+				if cmd.Flags().Changed(name) && f.ffTuned == "" {
+					f.ffTuned = "--" + name
+				}
+			}
 			return runProgram(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f, seedSet)
 		},
 	}
@@ -142,6 +148,9 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	}
 	if !(f.ffMinGain >= 0) {
 		return badInput(fmt.Errorf("--fast-forward-min-gain %v: must be a share of the events simulated so far ≥ 0 (0: any skip; the default is %v)", f.ffMinGain, d.MinGain))
+	}
+	if f.ffTuned != "" && !f.fastForward {
+		return badInput(fmt.Errorf("%s: tunes --fast-forward, which is not given", f.ffTuned))
 	}
 	if f.fastForward {
 		ff := arch.DefaultFastForward
