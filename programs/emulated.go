@@ -161,7 +161,7 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 		return nil, bad("scheme.pieces[0].format", "%s pieces need %s %s; %s has none", sp.s.Pieces[0].Format, what, tg.units, tg.describe())
 	}
 	if p.Inputs.A == "" {
-		if err := sp.checkRange(p.Inputs.rangeExponent(), bad); err != nil {
+		if err := sp.checkRange(p.Inputs.rangeExponent(), p.Inputs.rangeKey(), bad); err != nil {
 			return nil, err
 		}
 	}
@@ -177,6 +177,9 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 	}
 	if ep.HistogramBins < 0 || ep.HistogramBins > 1000 {
 		return nil, bad("histogram_bins", "must be in 0..1000 (0: no histogram) (got %d)", ep.HistogramBins)
+	}
+	if ep.HistogramBins > 0 && p.Numerics == NumericsOff {
+		return nil, bad("histogram_bins", "the error histogram needs the simulated C: numerics full or sampled (this run is timing only)")
 	}
 	j := &emulatedJob{file: f.Path, p: p, sp: sp, tg: tg, histBins: ep.HistogramBins}
 	if err := j.plan(f, m); err != nil {

@@ -194,7 +194,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 			c.status, c.reason = "unsupported", why
 			continue
 		}
-		if err := sp.checkRange(p.Inputs.rangeExponent(), bad); err != nil {
+		if err := sp.checkRange(p.Inputs.rangeExponent(), p.Inputs.rangeKey(), bad); err != nil {
 			c.status, c.reason = "out-of-range", err.Error()
 			continue
 		}

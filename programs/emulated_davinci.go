@@ -84,6 +84,9 @@ func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedPa
 	if ep.HistogramBins < 0 || ep.HistogramBins > 1000 {
 		return nil, bad("histogram_bins", "must be in 0..1000 (0: no histogram) (got %d)", ep.HistogramBins)
 	}
+	if ep.HistogramBins > 0 && p.Numerics == NumericsOff {
+		return nil, bad("histogram_bins", "the error histogram needs the simulated C: numerics full or sampled (this run is timing only)")
+	}
 	v := gemmVariant{scheme: sp}
 	t := &p.Tiling
 	given := t.BM != 0 || t.BK != 0 || t.BN != 0
@@ -97,7 +100,7 @@ func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedPa
 		return nil, err
 	}
 	if p.Inputs.A == "" {
-		if err := sp.checkRange(p.Inputs.rangeExponent(), bad); err != nil {
+		if err := sp.checkRange(p.Inputs.rangeExponent(), p.Inputs.rangeKey(), bad); err != nil {
 			return nil, err
 		}
 	}

@@ -314,7 +314,7 @@ func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*sch
 // with |x| < 2^e: piece i's magnitude is bounded by 2^(e + scale_i −
 // Σ_{j<i} p_j), p_j the precision of piece j (its residual is below one
 // unit in its last place).
-func (sp *schemePlan) checkRange(e int, bad func(key, format string, a ...any) error) error {
+func (sp *schemePlan) checkRange(e int, rangeKey string, bad func(key, format string, a ...any) error) error {
 	maxf := sp.format.MaxFinite()
 	drop := 0
 	for i := range sp.scales {
@@ -322,7 +322,7 @@ func (sp *schemePlan) checkRange(e int, bad func(key, format string, a ...any) e
 		if bound > maxf {
 			key := fmt.Sprintf("scheme.pieces[%d].scale", i)
 			if i == 0 {
-				key = "inputs.offset_exponent"
+				key = rangeKey
 			}
 			return bad(key, "piece %d of inputs in (−2^%d, 2^%d) reaches 2^%d with scale 2^%d, beyond %s's largest finite value %g",
 				i, e, e, e+sp.scales[i]-drop, sp.scales[i], strings.ToUpper(sp.format.String()), maxf)

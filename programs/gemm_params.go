@@ -154,7 +154,11 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	if p.Unit != "" {
 		return bad("unit", "applies to GPU machines (nvidia-sm, amd-cu); machine %s is %s", m.Name, m.Kind)
 	}
-	if p.Input != "" && p.Input != "fp16" {
+	hgemm := !v.split && !v.native && !v.int8 && !v.tf32 && !v.fp64 && v.scheme == nil
+	switch {
+	case p.Input != "" && !hgemm:
+		return bad("input", "applies to hgemm (its input format); this kind's inputs are fixed by the kind or its scheme (got %+q)", p.Input)
+	case p.Input != "" && p.Input != "fp16":
 		return bad("input", "the DaVinci cube's hgemm takes fp16 (other inputs run on GPU machines) (got %+q)", p.Input)
 	}
 	for _, d := range []struct {
@@ -326,6 +330,17 @@ func (in *Inputs) interval() (lo, hi float64) {
 		return in.Low, in.High
 	}
 	return -pow2(in.OffsetExponent), pow2(in.OffsetExponent)
+}
+
+// rangeKey is the key that sets the inputs' range (messages name it).
+func (in *Inputs) rangeKey() string {
+	if in.Distribution == DistUniformBetween {
+		if math.Abs(in.Low) > math.Abs(in.High) {
+			return "inputs.low"
+		}
+		return "inputs.high"
+	}
+	return "inputs.offset_exponent"
 }
 
 // rangeExponent is the smallest e with every input in (−2^e, 2^e]

@@ -106,6 +106,9 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	p := &op.GEMMParams
 	o.applyGEMM(p)
+	if op.GEMMs != "" {
+		return nil, bad("gemms", "applies to GPU machines (one grouped launch or one per GEMM); on %s the host launches each slice GEMM on the cube in turn", m.Name)
+	}
 	// The slice GEMMs' keys (tiling, buffering, cores) are igemm's.
 	if err := p.int8CubeParams(f.Path, m, bad, "does not apply to ozaki: the slice GEMMs are INT8 on the cube (exact INT32), the rest is FP64 on the host"); err != nil {
 		return nil, err
@@ -703,6 +706,23 @@ func ozakiCheckParams(f *File, op *OzakiParams) error {
 	}
 	if op.MantissaBits < 1 || op.MantissaBits > ozaki.MaxBits {
 		return bad("mantissa_bits", "must be in 1..%d (got %d)", ozaki.MaxBits, op.MantissaBits)
+	}
+	if op.MaxMantissaBits != 0 && op.Precision != ozakiDynamic {
+		return bad("max_mantissa_bits", "caps what precision dynamic may use; precision %s takes mantissa_bits (or slices) as given", op.Precision)
+	}
+	if f.Config.Viper().IsSet("baselines") { // (the GEMM defaults fill the field)
+		return bad("baselines", "applies to the FP32 GEMM kinds (hgemm and CPU SGEMM errors); ozaki's error is against the exact product")
+	}
+	if op.Test2 != nil {
+		for _, d := range []struct {
+			key string
+			set bool
+		}{{"inputs.distribution", p.Inputs.Distribution != "" && p.Inputs.Distribution != DistUniform}, {"inputs.offset_exponent", p.Inputs.OffsetExponent != 0},
+			{"inputs.low", p.Inputs.Low != 0}, {"inputs.high", p.Inputs.High != 0}} {
+			if d.set {
+				return bad(d.key, "test2 draws A and B itself (Demmel et al.'s Test 2, seeded by inputs.seed): the input distribution does not apply")
+			}
+		}
 	}
 	if op.MaxMantissaBits == 0 {
 		op.MaxMantissaBits = ozaki.MaxBits

@@ -168,6 +168,12 @@ func TestOzakiDaVinciBadInput(t *testing.T) {
 		{"", []string{"program.split.sb=12"}, `key "split": does not apply to ozaki`},
 		{"", []string{"program.tiling.bm=128", "program.tiling.bk=48", "program.tiling.bn=128"}, `key "tiling.bk": must be a multiple of 32`},
 		{"", []string{"program.mantissa_bits=201"}, `key "mantissa_bits": must be in 1..200`},
+		// Keys that would change nothing.
+		{"", []string{"program.gemms=separate"}, `key "gemms": applies to GPU machines`},
+		{"", []string{"program.max_mantissa_bits=60"}, `key "max_mantissa_bits": caps what precision dynamic may use; precision forced`},
+		{"", []string{"program.baselines=false"}, `key "baselines": applies to the FP32 GEMM kinds`},
+		{"b200", []string{"program.baselines=false"}, `key "baselines": applies to the FP32 GEMM kinds`},
+		{"b200", []string{"program.test2=4", "program.m=64", "program.n=64", "program.k=64", "program.inputs.distribution=uniform-nonneg"}, `key "inputs.distribution": test2 draws A and B itself`},
 	} {
 		f, err := ReadFile("examples/ascend-910a-ozaki.yaml") // Execute applies the overrides to f
 		if err != nil {
