@@ -135,7 +135,7 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 		j.slices = op.Slices
 		bits = min(ozaki.Capacity(op.Slices), ozaki.MaxBits) // 26 slices hold 207 bits; the plan's cap is 200
 	}
-	if err := p.checkHostMemory(f.Path, 48); err != nil {
+	if err := p.checkHostMemory(f.Path, ozakiHostBytesPerElem); err != nil {
 		return nil, err
 	}
 	if p.Numerics != NumericsOff {

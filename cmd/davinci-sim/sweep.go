@@ -14,6 +14,9 @@ import (
 	"github.com/davinci-sim/davinci-sim/sweep"
 )
 
+// maxSweepJobs bounds -j: a few times the largest CPU counts in use.
+const maxSweepJobs = 1024
+
 func init() {
 	subcommands = append(subcommands, newSweepCmd)
 }
@@ -81,8 +84,8 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 	if f.out == "" {
 		return badInput(errors.New("sweep: -o DIR is required"))
 	}
-	if f.jobs < 0 {
-		return badInput(fmt.Errorf("-j %d: must be ≥ 0 (0 = every CPU)", f.jobs))
+	if f.jobs < 0 || f.jobs > maxSweepJobs {
+		return badInput(fmt.Errorf("-j %d: must be in 0..%d (0 = every CPU; points beyond the CPUs run no faster and each holds its run's memory)", f.jobs, maxSweepJobs))
 	}
 	var shard sweep.Shard
 	if f.shard != "" {
