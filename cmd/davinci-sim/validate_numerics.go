@@ -122,6 +122,9 @@ func resolveVectorsDir(dir string, explicit bool) (string, string, error) {
 			}
 		}
 	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return "", "", fmt.Errorf("numerics: --vectors %s is a file; give the folder of recorded vectors (<GPU>/<format>/...)", dir)
+	}
 	return "", "", fmt.Errorf("numerics: vector folder %s not found (pass --vectors DIR)", dir)
 }
 
