@@ -254,7 +254,8 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		}
 		so := o
 		so.Overrides = append(append([]machines.Override{}, o.Overrides...),
-			machines.Override{Path: "program.scheme", Value: c.scheme()}, machines.Override{Path: "program.target_bits", Value: "0"})
+			machines.Override{Path: "program.scheme", Value: c.scheme()}, machines.Override{Path: "program.target_bits", Value: "0"},
+			machines.Override{Path: "program.histogram_bins", Value: "0"}) // timing only: no C to histogram
 		so.Numerics = NumericsOff
 		res, err := Execute(f, so, RunHooks{})
 		if err != nil {
