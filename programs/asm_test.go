@@ -24,3 +24,24 @@ func TestAsmGMTensorsAndOutputs(t *testing.T) {
 		t.Fatalf("timing only: %v, %d outputs", err, len(res.Outputs))
 	}
 }
+
+// A program's scalar work counts in its time also when nothing follows it:
+// scalar cycles=50 alone ran in 1 ps (the core finished without waiting
+// for the scalar unit below its 64-slot issue horizon).
+func TestAsmTrailingScalarWork(t *testing.T) {
+	for _, c := range []struct {
+		asm    string
+		cycles int64
+	}{
+		{"scalar cycles=1", 1}, {"scalar cycles=50", 50}, {"scalar cycles=63", 63}, {"scalar cycles=64", 64}, {"scalar cycles=200", 200},
+		{"scalar cycles=2\n  scalar cycles=2\n  scalar cycles=2", 6},
+	} {
+		res, err := Execute(programText(t, "kind: asm\ncores: 1\nnumerics: off\nasm: |\n  "+c.asm+"\n"), Options{}, RunHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Report.Time.Cycles; got != c.cycles {
+			t.Errorf("%q: %d cycles, want %d", c.asm, got, c.cycles)
+		}
+	}
+}

@@ -557,8 +557,13 @@ func (c *Core) observeOcc(b isa.Buffer, now sim.Time) {
 	}
 }
 
-// idle reports whether every pipe has drained and all effects have landed.
+// idle reports whether every pipe has drained and all effects have landed
+// (the scalar's own work included: a program ending in scalar cycles=50
+// finished at 0).
 func (c *Core) idle(now sim.Time) bool {
+	if c.scalFree > now {
+		return false
+	}
 	for i := isa.Pipe(1); i < isa.NumPipes; i++ {
 		p := &c.pipes[i]
 		if !p.empty() || p.xfer > 0 || p.busy > now || p.last > now {
@@ -624,6 +629,9 @@ func (c *Core) schedule(now sim.Time) {
 	} else if c.scalFree > now && c.pipes[isa.S].state == arch.Busy {
 		// The stream is drained: the scalar is idle once its last issue ends.
 		c.pipes[isa.S].deferState(c.scalFree, arch.QueueEmpty)
+		if waitIdle {
+			consider(c.scalFree) // the core finishes then at the earliest
+		}
 	}
 	functional := c.functional
 	for i := isa.Pipe(1); i < isa.NumPipes; i++ {
