@@ -105,6 +105,10 @@ func (p *parser) lookup(name string) (int, bool) {
 	return 0, false
 }
 
+// MaxLines bounds the lines of an assembly file Parse takes: 2^18, about
+// 0.7 GB of parsed lines (4 MB of nop lines held 2.7 GB).
+const MaxLines = 1 << 18
+
 // Parse reads assembly text (see ASM.md for the language). name is used in
 // error messages ("name:line: message"). Every instruction whose operands
 // are constants is validated here (Validate); instructions that depend on
@@ -113,6 +117,9 @@ func (p *parser) lookup(name string) (int, bool) {
 func Parse(name, src string) (*File, error) {
 	p := &parser{name: name}
 	f := &File{Name: name}
+	if n := strings.Count(src, "\n"); n > MaxLines {
+		return nil, &Error{File: name, Line: MaxLines + 1, Msg: fmt.Sprintf("%d lines: at most %d (a parsed line holds ~3 KB; repeat blocks write long streams in a few)", n, MaxLines)}
+	}
 	lines := strings.Split(src, "\n")
 	if n := len(lines); n > 0 && lines[n-1] == "" {
 		lines = lines[:n-1]

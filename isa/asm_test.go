@@ -566,3 +566,15 @@ func TestNamesFormat(t *testing.T) {
 		t.Errorf("default names: %q", Format(cp))
 	}
 }
+
+// A file of more than MaxLines lines is refused before parsing (a parsed
+// line holds ~3 KB: 4 MB of nop lines held 2.7 GB).
+func TestParseMaxLines(t *testing.T) {
+	if _, err := Parse("ok.s", strings.Repeat("nop\n", MaxLines)); err != nil {
+		t.Fatalf("%d lines: %v", MaxLines, err)
+	}
+	_, err := Parse("big.s", strings.Repeat("nop\n", MaxLines+1))
+	if err == nil || !strings.Contains(err.Error(), "big.s:262145: 262145 lines: at most 262144") {
+		t.Fatalf("%d lines: %v", MaxLines+1, err)
+	}
+}

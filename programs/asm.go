@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -142,6 +143,13 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if !slices.ContainsFunc(af.Nodes, func(n isa.Node) bool { return n.Kind == isa.NodeInstr || n.Kind == isa.NodeRepeat }) {
+			key := "file"
+			if p.Asm != "" {
+				key = "asm"
+			}
+			return nil, fmt.Errorf("%s: key %q: no instructions (only blank or comment lines)", f.Path, key)
 		}
 		n := p.Cores
 		if n == 0 {

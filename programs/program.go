@@ -299,6 +299,7 @@ func (f *File) Decode(out any, opts Options) error {
 var zeroRefused = map[string]map[string]string{
 	"lu-fused": {"n_fused": "must be ≥ 1 (1 = no fusion), or −1 for the most that fit L1; leave the key out for 1",
 		"refinement.tolerance": "must be > 0 (the scaled residual refinement stops below); leave the key out for 16"},
+	"asm":     {"cores": "must be in 1..the machine's cores; leave the key out for 1"},
 	"lu-gemm": {"n_fused": "must be ≥ 1 (the rank-nb updates fused; 1 = a plain update); leave the key out for 1"},
 	"ozaki": withGEMMZeros(map[string]string{
 		"mantissa_bits":     "must be in 1..200; leave the key out for 53",
