@@ -25,7 +25,7 @@ func init() {
 			return buildGEMM(f, m, o, gemmVariant{split: true})
 		}})
 	register(&Kind{Name: "sgemm", KBatch: true, Params: reflect.TypeFor[GEMMParams](), Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "sgemm-910b3.yaml",
-		Summary: "native FP32 cube GEMM, on machines that have one (ascend-910b3)",
+		Summary: "native FP32 GEMM: the FP32 cube on DaVinci machines that have one (ascend-910b3), the CUDA cores on NVIDIA, FP32 VALU/MFMA on AMD",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{native: true})
 		}})

@@ -41,8 +41,8 @@ type Report struct {
 	Program   Program                 `json:"program"`
 	Time      TimeReport              `json:"time"`
 	Flops     *FlopsReport            `json:"flops,omitempty"`
-	Pipes     map[string]PipeReport   `json:"pipes"` // aggregated over the cores used
-	Buffers   map[string]BufferReport `json:"buffers"`
+	Pipes     map[string]PipeReport   `json:"pipes,omitempty"` // aggregated over the cores used (absent: no pipes simulated in one timeline)
+	Buffers   map[string]BufferReport `json:"buffers,omitempty"`
 	Memory    MemoryReport            `json:"memory"`
 	Energy    *EnergyReport           `json:"energy,omitempty"` // machines with a power model
 	Error     *ErrorReport            `json:"error,omitempty"`
