@@ -354,7 +354,7 @@ func (j *int16Job) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 	p := &j.p
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
 	rep.Program = map[string]any{"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N, "scheme": "ape-int16",
-		"pieces": "hi = x >> 8, lo = (x & 0xff) − 128 (INT8)", "products": []string{"hh", "hl", "lh", "ll"},
+		"split_rule": "hi = x >> 8, lo = (x & 0xff) − 128 (INT8)", "products": "square", // hh, hl, lh, ll (ozaki's name for every piece pair)
 		"inputs": map[string]any{"type": "int16", "range": "[−32768, 32767]", "seed": p.Inputs.Seed},
 		"output": "int64 (exact)", "numerics": p.Numerics}
 	// The output tiles of the product GEMMs (the golden model's unit).

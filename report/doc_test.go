@@ -32,6 +32,19 @@ var docRuns = []struct {
 	{file: "a100-tensor-peak.yaml"},
 	{file: "a100-hgemm.yaml", sets: []string{"program.m=256", "program.n=256", "program.k=256"}},
 	{file: "a100-sgemm.yaml", opts: programs.Options{Numerics: programs.NumericsOff, KBatch: 4}, sets: []string{"program.m=256", "program.n=256", "program.k=512"}},
+	{file: "a100-igemm.yaml", sets: []string{"program.m=128", "program.n=128", "program.k=128"}},
+	{file: "a100-tf32gemm.yaml", sets: []string{"program.m=128", "program.n=128", "program.k=128"}},
+	{file: "a100-dgemm.yaml", sets: []string{"program.m=64", "program.n=64", "program.k=64"}},
+	{file: "a100-emulated-gemm.yaml", sets: []string{"program.m=128", "program.n=128", "program.k=128", "program.histogram_bins=8"}},
+	{file: "a100-emulated-gemm.yaml", sets: []string{"program.m=128", "program.n=128", "program.k=128", "program.scheme=auto"}},
+	{file: "a100-emulated-gemm.yaml", sets: []string{"program.m=128", "program.n=128", "program.k=128", "program.scheme=ape-int16"}},
+	{file: "ascend-910a-emulated-gemm.yaml", sets: []string{"program.m=128", "program.n=128", "program.k=128"}},
+	{file: "b200-ozaki.yaml", sets: []string{"program.m=64", "program.n=64", "program.k=64", "program.numerics=full"}},
+	{file: "ascend-910a-ozaki.yaml", sets: []string{"program.m=64", "program.n=64", "program.k=64", "program.numerics=full", "program.precision=dynamic"}},
+	{file: "b200-ozaki.yaml", sets: []string{"program.m=64", "program.n=64", "program.k=64", "program.method=ozaki-ii", "program.precision=", "program.numerics=full"}},
+	{file: "a100-lu-fused.yaml", sets: []string{"program.n=1024"}},
+	{file: "lu-cluster-small.yaml", opts: programs.Options{Numerics: programs.NumericsOff}},
+	{file: "lu-cluster-small.yaml", opts: programs.Options{Numerics: programs.NumericsOff, Fidelity: "sampled"}},
 }
 
 // docKey is one row of docs/report.md.
@@ -67,6 +80,8 @@ var placeholders = []struct {
 	{regexp.MustCompile(`^baselines\.[^.]+`), "baselines.<name>"},
 	{regexp.MustCompile(`^hplmxp\.zones\.[^.]+`), "hplmxp.zones.<zone>"},
 	{regexp.MustCompile(`^hplmxp\.host_stages_seconds\.[^.]+`), "hplmxp.host_stages_seconds.<stage>"},
+	{regexp.MustCompile(`^cluster\.ranks\[\]\.host_stages_seconds\.[^.]+`), "cluster.ranks[].host_stages_seconds.<stage>"},
+	{regexp.MustCompile(`^cluster\.link_bytes\.[^.]+`), "cluster.link_bytes.<class>"},
 }
 
 // walk records the documented form of every leaf key of v with its JSON type.
