@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/davinci-sim/davinci-sim/mem"
 )
 
 // problem is one violated constraint: the key (dotted path as in the file
@@ -79,8 +81,8 @@ func (m *Machine) problems() []problem {
 		switch {
 		case lb <= 0 || lb&(lb-1) != 0:
 			add("l2.line_bytes", "must be a power of two when l2.capacity > 0 (got %d)", lb)
-		case w < 1:
-			add("l2.ways", "must be ≥ 1 when l2.capacity > 0 (got %d)", w)
+		case w < 1 || w > mem.MaxL2Ways:
+			add("l2.ways", "must be in 1..%d when l2.capacity > 0 (the directory's associativity; got %d)", mem.MaxL2Ways, w)
 		case int64(m.L2.Capacity)%(int64(lb)*int64(w)) != 0:
 			add("l2.capacity", "must be a multiple of line_bytes × ways = %d (got %v)", int64(lb)*int64(w), m.L2.Capacity)
 		case m.L2.Private && m.L2.Partitions > 1 && int64(m.L2.Capacity)%(int64(lb)*int64(w)*int64(m.L2.Partitions)) != 0:
@@ -104,8 +106,8 @@ func (m *Machine) problems() []problem {
 			add("llc.capacity", "must be > 0 when an llc section is given (got %v)", l.Capacity)
 		case l.LineBytes <= 0 || l.LineBytes&(l.LineBytes-1) != 0:
 			add("llc.line_bytes", "must be a power of two (got %d)", l.LineBytes)
-		case l.Ways < 1:
-			add("llc.ways", "must be ≥ 1 (got %d)", l.Ways)
+		case l.Ways < 1 || l.Ways > mem.MaxL2Ways:
+			add("llc.ways", "must be in 1..%d (the directory's associativity; got %d)", mem.MaxL2Ways, l.Ways)
 		case int64(l.Capacity)%(int64(l.LineBytes)*int64(l.Ways)) != 0:
 			add("llc.capacity", "must be a multiple of line_bytes × ways = %d (got %v)", int64(l.LineBytes)*int64(l.Ways), l.Capacity)
 		}

@@ -1870,6 +1870,8 @@ func (j *gpuGEMMJob) finishFP64(chip *arch.Chip, rep *report.Report) error {
 	}
 	e := errReport(accuracy.Compare64(accuracy.ReferenceGEMM64(p.M, p.K, p.N, j.a64, j.b64), c), false)
 	rep.Error = &e
+	j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F64: c}, {Name: "A", Shape: []int{p.M, p.K}, F64: j.a64},
+		{Name: "B", Shape: []int{p.K, p.N}, F64: j.b64}}
 	if p.Check {
 		for i := 0; i < p.M; i++ {
 			for jj := 0; jj < p.N; jj++ {

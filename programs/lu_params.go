@@ -270,8 +270,8 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 		return bad("refinement.tolerance", "must be > 0 (got %v)", p.Refinement.Tolerance)
 	case p.Refinement.MaxIterations < 1 || p.Refinement.MaxIterations > maxRefinementSteps:
 		return bad("refinement.max_iterations", "must be in 1..%d (got %d)", maxRefinementSteps, p.Refinement.MaxIterations)
-	case p.Refinement.TimingIterations < 0 || p.Refinement.TimingIterations > maxRefinementSteps:
-		return bad("refinement.timing_iterations", "must be in 0..%d (got %d)", maxRefinementSteps, p.Refinement.TimingIterations)
+	case p.Refinement.TimingIterations < 1 || p.Refinement.TimingIterations > maxRefinementSteps:
+		return bad("refinement.timing_iterations", "must be in 1..%d (got %d)", maxRefinementSteps, p.Refinement.TimingIterations)
 	case p.Numerics != NumericsFull && p.Numerics != NumericsSampled && p.Numerics != NumericsOff:
 		return bad("numerics", "must be full, sampled or off (got %+q)", p.Numerics)
 	}

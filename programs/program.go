@@ -298,7 +298,10 @@ func (f *File) Decode(out any, opts Options) error {
 // cores: 0 = all, tiling sizes 0 = the default tile) are not listed.
 var zeroRefused = map[string]map[string]string{
 	"lu-fused": {"n_fused": "must be ≥ 1 (1 = no fusion), or −1 for the most that fit L1; leave the key out for 1",
-		"refinement.tolerance": "must be > 0 (the scaled residual refinement stops below); leave the key out for 16"},
+		"refinement.tolerance":         "must be > 0 (the scaled residual refinement stops below); leave the key out for 16",
+		"refinement.restart":           "must be in 1..10000; leave the key out for 30",
+		"refinement.max_iterations":    "must be in 1..10000; leave the key out for 50",
+		"refinement.timing_iterations": "must be in 1..10000 (the refinement steps timed without numerics); leave the key out for 3"},
 	"asm":     {"cores": "must be in 1..the machine's cores; leave the key out for 1"},
 	"lu-gemm": {"n_fused": "must be ≥ 1 (the rank-nb updates fused; 1 = a plain update); leave the key out for 1"},
 	"ozaki": withGEMMZeros(map[string]string{

@@ -544,3 +544,22 @@ func TestLongRunFractions(t *testing.T) {
 		}
 	}
 }
+
+// -o with full numerics: dgemm writes its FP64 arrays (it wrote none), a
+// kind without result arrays (lu-fused) says so.
+func TestOutDirArraysByKind(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "dg")
+	if _, code, err := runCLI(t, "run", examplePath("a100-dgemm.yaml"), "-q", "--numerics", "full", "--set", "program.m=32", "--set", "program.n=16", "--set", "program.k=8", "-o", out); code != 0 {
+		t.Fatalf("dgemm: exit %d: %v", code, err)
+	}
+	for name, size := range map[string]int64{"A.npy": 128 + 32*8*8, "B.npy": 128 + 8*16*8, "C.npy": 128 + 32*16*8} {
+		if st, err := os.Stat(filepath.Join(out, name)); err != nil || st.Size() != size {
+			t.Errorf("dgemm -o: %s: %v (want %d bytes)", name, err, size)
+		}
+	}
+	msg, code, err := runCLI(t, "run", examplePath("lu-fused-small.yaml"), "-q", "-o", filepath.Join(dir, "lu"))
+	if code != 0 || !strings.Contains(msg, "only report.json written — kind lu-fused writes no result arrays") {
+		t.Errorf("lu-fused -o: exit %d (%v): %q", code, err, msg)
+	}
+}

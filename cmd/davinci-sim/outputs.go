@@ -120,7 +120,12 @@ func writeOutDir(dir string, rep *report.Report, outs []programs.Output) error {
 
 // noteMissingArrays says plainly, when -o wrote no result arrays, why.
 func noteMissingArrays(w io.Writer, f runFlags, res *programs.Result) {
-	if f.out == "" || len(res.Outputs) > 0 || res.Report.Sim.Mode == "functional" {
+	if f.out == "" || len(res.Outputs) > 0 {
+		return
+	}
+	if res.Report.Sim.Mode == "functional" { // a kind without result arrays (lu-fused: check its factors with check: true)
+		kind, _ := res.Report.Program["kind"].(string)
+		fmt.Fprintf(w, "note: -o %s: only %s written — kind %s writes no result arrays\n", f.out, reportFile, kind)
 		return
 	}
 	fmt.Fprintf(w, "note: -o %s: only %s written — the result arrays (.npy) need --numerics full (this run: numerics %s)\n", f.out, reportFile, numericsOf(res))

@@ -71,7 +71,8 @@ machine (sizes accept KiB/MiB/GiB), e.g.
   --set program.tiling.bm=96 --set machine.core.buffers.L1=512KiB
 
 A summary table goes to stdout (or report.json with --json). -o DIR writes
-report.json and, with full numerics, the result arrays (A.npy, B.npy, C.npy),
+report.json and, with full numerics, the result arrays (GEMM kinds: A.npy,
+B.npy, C.npy; ozaki: C.npy; asm: its outputs; LU kinds: none, a note says so),
 replacing a previous run's files there; DIR must be new, empty or such a
 previous output. -o and --trace are checked before the run, and every file is
 written atomically.
