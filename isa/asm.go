@@ -3,6 +3,7 @@ package isa
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/davinci-sim/davinci-sim/fp"
 )
@@ -84,7 +85,24 @@ func (e *Error) Error() string {
 	if f == "" {
 		f = "asm"
 	}
-	return fmt.Sprintf("%s:%d: %s", f, e.Line, e.Msg)
+	return fmt.Sprintf("%s:%d: %s", f, e.Line, clip(e.Msg))
+}
+
+// maxMsg bounds an error message's length: a message quotes the token it
+// is about, and a hostile one can be megabytes long.
+const maxMsg = 400
+
+// clip shortens msg to maxMsg bytes (at a rune boundary), saying how long
+// it was.
+func clip(msg string) string {
+	if len(msg) <= maxMsg {
+		return msg
+	}
+	cut := maxMsg
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", msg[:cut], len(msg))
 }
 
 // parser holds the state of one Parse call.

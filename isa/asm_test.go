@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/davinci-sim/davinci-sim/fp"
 )
@@ -576,5 +577,13 @@ func TestParseMaxLines(t *testing.T) {
 	_, err := Parse("big.s", strings.Repeat("nop\n", MaxLines+1))
 	if err == nil || !strings.Contains(err.Error(), "big.s:262145: 262145 lines: at most 262144") {
 		t.Fatalf("%d lines: %v", MaxLines+1, err)
+	}
+}
+
+// An error quoting a megabyte token stays a short line.
+func TestErrorClipsHugeTokens(t *testing.T) {
+	_, err := Parse("big.s", "nop "+strings.Repeat("é", 1<<20)+"\n")
+	if err == nil || len(err.Error()) > 500 || !strings.Contains(err.Error(), "bytes in all)") || !utf8.ValidString(err.Error()) {
+		t.Fatalf("error of %d bytes: %.200s", len(err.Error()), err)
 	}
 }

@@ -39,9 +39,9 @@ func (e *CheckError) Error() string {
 		f = "program"
 	}
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: core %d: %s", f, e.Line, e.Core, e.Msg)
+		return fmt.Sprintf("%s:%d: core %d: %s", f, e.Line, e.Core, clip(e.Msg))
 	}
-	return fmt.Sprintf("%s: core %d: instruction #%d: %s", f, e.Core, e.Index, e.Msg)
+	return fmt.Sprintf("%s: core %d: instruction #%d: %s", f, e.Core, e.Index, clip(e.Msg))
 }
 
 // Alignment is the byte alignment of allocations and on-chip operand

@@ -160,8 +160,11 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 			return nil, err
 		}
 		j.prog.Cores = pr.Cores
+		j.prog.Name = af.Name // the check's line numbers are the assembly's
 	}
-	j.prog.Name = f.Path
+	if j.prog.Name == "" {
+		j.prog.Name = f.Path + " (streams[core])"
+	}
 	gmCap := int64(m.GM.Capacity)
 	var total int64
 	for i := range p.GM {
