@@ -314,8 +314,8 @@ func (c *AMDCUCore) problems() []problem {
 	}
 	ps = append(ps, gpuSharedProblems(c.LDS, c.LDSPerWorkgroup, c.LDSBanks, c.LDSBankBytes,
 		[4]string{"lds", "lds_per_workgroup", "lds_banks", "lds_bank_bytes"})...)
-	if c.LaunchNS < 0 || !finite(c.LaunchNS) {
-		add("launch_ns", "must be ≥ 0 and finite (got %v)", c.LaunchNS)
+	if c.LaunchNS < 0 || !(c.LaunchNS <= MaxOverheadNS) {
+		add("launch_ns", "must be in 0..%g ns (1 s; got %v)", MaxOverheadNS, c.LaunchNS)
 	}
 	// MFMA instructions: each named one must exist on the architecture and
 	// take the type of its key.

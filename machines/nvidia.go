@@ -428,8 +428,8 @@ func (c *NvidiaSMCore) problems() []problem {
 		add("tmem", "must be 0: only tcgen05 cores have tensor memory (tensor.instruction is %q) (got %v)", t.Instruction, c.TMEM)
 		tmemOK = false
 	}
-	if c.LaunchNS < 0 || !finite(c.LaunchNS) {
-		add("launch_ns", "must be ≥ 0 and finite (got %v)", c.LaunchNS)
+	if c.LaunchNS < 0 || !(c.LaunchNS <= MaxOverheadNS) {
+		add("launch_ns", "must be in 0..%g ns (1 s; got %v)", MaxOverheadNS, c.LaunchNS)
 	}
 	switch c.Copy {
 	case NvidiaCopyLDGSTS:

@@ -8,6 +8,12 @@ import (
 	"github.com/davinci-sim/davinci-sim/mem"
 )
 
+// MaxOverheadNS bounds a fixed per-operation overhead given in ns (a kernel
+// launch, a link's latency): 1 s, far above any real one (µs), and far
+// enough below the simulated time range that a run of many still fits
+// (1e17 ns wrapped the time; 1e30 overflowed it with no key named).
+const MaxOverheadNS = 1e9
+
 // problem is one violated constraint: the key (dotted path as in the file
 // format) and what is wrong.
 type problem struct{ key, msg string }
@@ -146,8 +152,8 @@ func (m *Machine) problems() []problem {
 			key string
 			v   float64
 		}{{"host.link.latency_ns", h.Link.LatencyNS}, {"host.launch_ns", h.LaunchNS}} {
-			if v.v < 0 || math.IsNaN(v.v) || math.IsInf(v.v, 0) {
-				add(v.key, "must be ≥ 0 and finite (got %v)", v.v)
+			if v.v < 0 || !(v.v <= MaxOverheadNS) {
+				add(v.key, "must be in 0..%g ns (1 s; got %v)", MaxOverheadNS, v.v)
 			}
 		}
 	}

@@ -1,9 +1,11 @@
 package programs
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/cube"
@@ -78,12 +80,16 @@ func buildLUGEMM(f *File, m *machines.Machine, o Options) (Job, error) {
 	lp.defaults()
 	lp.chooseTiling(m)
 	lp.Numerics = NumericsOff
+	// The plan's n is m + n_fused·nb: its errors name the keys the file has.
+	ownKeys := func(err error) error {
+		return errors.New(strings.Replace(err.Error(), `key "n":`, fmt.Sprintf(`keys "m", "n_fused" (m + n_fused·nb = %d):`, lp.N), 1))
+	}
 	if err := lp.validate(f.Path, m); err != nil {
-		return nil, err
+		return nil, ownKeys(err)
 	}
 	pl, err := newLUPlan(f.Path, lp, m)
 	if err != nil {
-		return nil, err
+		return nil, ownKeys(err)
 	}
 	pl.main = pl.fu
 	j := &luGEMMJob{pl: pl, p: p}
