@@ -33,6 +33,40 @@ func registerKind[C any, PC interface {
 	kinds[name] = &Kind{Name: name, Summary: summary, decode: decodeKind[C, PC], file: reflect.TypeFor[machineFile[C]]()}
 }
 
+// otherKind returns a machine kind other than kind whose keys the file's
+// all are ("" when none): a file whose kind: line is wrong.
+func (c *Config) otherKind(kind string) string {
+	if c.doc == nil {
+		return ""
+	}
+	if kind == "" {
+		kind = DefaultKind
+	}
+	for _, name := range kindNames() {
+		k := kinds[name]
+		if name == kind {
+			continue
+		}
+		var errs []error
+		c.check(c.doc, k.file, "", 0, &errs)
+		if len(errs) == 0 {
+			return name
+		}
+	}
+	return ""
+}
+
+// kindExample names an embedded machine of kind (a complete file to copy).
+func kindExample(kind string) string {
+	switch kind {
+	case "nvidia-sm":
+		return "a100"
+	case "amd-cu":
+		return "mi210"
+	}
+	return "ascend-910a"
+}
+
 // Kinds returns every machine kind, sorted by name.
 func Kinds() []*Kind {
 	return slices.SortedFunc(maps.Values(kinds), func(a, b *Kind) int { return strings.Compare(a.Name, b.Name) })
@@ -71,9 +105,17 @@ func decodeKind[C any, PC interface {
 		return nil, err
 	}
 	if err := DecodeStrict(c, f); err != nil {
+		kind, _ := c.v.Get("kind").(string)
+		if other := c.otherKind(kind); other != "" && strings.Count(err.Error(), "unknown key") > 2 {
+			where, _ := c.where("kind")
+			if kind == "" {
+				return nil, fmt.Errorf("%s: key \"kind\": missing (so %s), but the file's keys are kind %s's: add kind: %s", where, DefaultKind, other, other)
+			}
+			return nil, fmt.Errorf("%s: key \"kind\": %s, but the file's keys are kind %s's (each unknown to %s)", where, kind, other, kind)
+		}
 		return nil, err
 	}
-	if err := c.requireAll(reflect.TypeFor[machineFile[C]](), ""); err != nil {
+	if err := c.requireAll(reflect.TypeFor[machineFile[C]](), "", kindExample(f.Kind)); err != nil {
 		return nil, err
 	}
 	m := &Machine{Name: f.Name, Description: f.Description, Kind: f.Kind, Cores: f.Cores,

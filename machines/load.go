@@ -103,7 +103,7 @@ var optionalKeys = []string{"name", "description", "kind", "l2", "llc", "power",
 // requireAll reports the value keys of t that neither the file nor an
 // override sets: a machine file spells out every number, so a forgotten
 // latency cannot silently become 0.
-func (c *Config) requireAll(t reflect.Type, prefix string) error {
+func (c *Config) requireAll(t reflect.Type, prefix, example string) error {
 	var missing []string
 	var walk func(t reflect.Type, prefix string)
 	walk = func(t reflect.Type, prefix string) {
@@ -129,8 +129,8 @@ func (c *Config) requireAll(t reflect.Type, prefix string) error {
 		more = fmt.Sprintf(" and %d more", len(missing)-4)
 		missing = missing[:4]
 	}
-	return fmt.Errorf("%s: missing key %s%s (a machine file gives every value; see `davinci-sim machines ascend-910a`)",
-		c.Source, strings.Join(quoteAll(missing), ", "), more)
+	return fmt.Errorf("%s: missing key %s%s (a machine file gives every value; see `davinci-sim machines %s`)",
+		c.Source, strings.Join(quoteAll(missing), ", "), more, example)
 }
 
 func quoteAll(ss []string) []string {

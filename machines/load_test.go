@@ -506,3 +506,22 @@ func TestNonFiniteYAMLRefused(t *testing.T) {
 		}
 	}
 }
+
+// A file whose kind: line is wrong or missing (its keys another kind's)
+// gets one line naming the kind its keys are, not an unknown-key line per
+// key (23 for an A100 file).
+func TestWrongKindOneLine(t *testing.T) {
+	src, err := Source("a100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ text, want string }{
+		{strings.Replace(string(src), "kind: nvidia-sm", "kind: davinci", 1), `key "kind": davinci, but the file's keys are kind nvidia-sm's`},
+		{strings.Replace(string(src), "kind: nvidia-sm", "", 1), `key "kind": missing (so davinci), but the file's keys are kind nvidia-sm's: add kind: nvidia-sm`},
+	} {
+		_, err := LoadBytes("user.yaml", []byte(c.text), nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("error %v, want one line with %q", err, c.want)
+		}
+	}
+}
