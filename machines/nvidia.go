@@ -379,8 +379,8 @@ func (c *NvidiaSMCore) problems() []problem {
 	}
 	finite := func(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
 	finitePos := func(f float64) bool { return f > 0 && finite(f) }
-	if !finitePos(float64(c.Clock)) {
-		add("clock", "must be > 0 (got %v)", c.Clock)
+	if !finitePos(float64(c.Clock)) || c.Clock > MaxClock {
+		add("clock", "must be in (0, 1THz] (a cycle of at least 1 ps; got %v)", c.Clock)
 	}
 	archOK := archIndex(c.Arch) >= 0
 	if !archOK {

@@ -14,6 +14,10 @@ import (
 // (1e17 ns wrapped the time; 1e30 overflowed it with no key named).
 const MaxOverheadNS = 1e9
 
+// MaxClock is the fastest clock a machine may have: the simulated time's
+// unit is 1 ps (sim.Clock).
+const MaxClock Frequency = 1e12
+
 // problem is one violated constraint: the key (dotted path as in the file
 // format) and what is wrong.
 type problem struct{ key, msg string }
