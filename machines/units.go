@@ -25,7 +25,7 @@ var sizeUnits = []unit{
 	{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1},
 }
 
-var freqUnits = []unit{{"GHz", 1e9}, {"MHz", 1e6}, {"kHz", 1e3}, {"Hz", 1}}
+var freqUnits = []unit{{"THz", 1e12}, {"GHz", 1e9}, {"MHz", 1e6}, {"kHz", 1e3}, {"Hz", 1}}
 
 var bwUnits = []unit{
 	{"TiB/s", 1 << 40}, {"GiB/s", 1 << 30}, {"MiB/s", 1 << 20}, {"KiB/s", 1 << 10},
@@ -183,7 +183,7 @@ func formatScaled(v float64, units []unit, parse func(string) (float64, error)) 
 }
 
 // ParseFrequency parses a clock rate: a plain number of Hz ("1e9") or a
-// number with a unit Hz, kHz, MHz, GHz ("1GHz", "1.8 GHz").
+// number with a unit Hz, kHz, MHz, GHz, THz ("1GHz", "1.8 GHz").
 func ParseFrequency(s string) (Frequency, error) {
 	f, err := parseScaled(s, freqUnits, "frequency", "1GHz, 1.8 GHz, 1e9")
 	return Frequency(f), err
