@@ -141,14 +141,8 @@ func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedPara
 	}
 	// The FP32 schemes' input range does not apply (the examples' default,
 	// uniform over [−1, 1], passes: a --set scheme=ape-int16 on them runs).
-	for _, d := range []struct {
-		key string
-		set bool
-	}{{"inputs.distribution", p.Inputs.Distribution != "" && p.Inputs.Distribution != DistUniform}, {"inputs.offset_exponent", p.Inputs.OffsetExponent != 0},
-		{"inputs.low", p.Inputs.Low != 0}, {"inputs.high", p.Inputs.High != 0}} {
-		if d.set {
-			return nil, bad(d.key, "ape-int16 draws its INT16 inputs uniformly over [−32768, 32767] (inputs.seed); the FP32 schemes' input range does not apply")
-		}
+	if key := p.Inputs.rangeGiven(); key != "" {
+		return nil, bad(key, "ape-int16 draws its INT16 inputs uniformly over [−32768, 32767] (inputs.seed); the FP32 schemes' input range does not apply")
 	}
 	if err := p.checkHostMemory(f.Path, 40); err != nil {
 		return nil, err

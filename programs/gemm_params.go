@@ -332,6 +332,22 @@ func (in *Inputs) interval() (lo, hi float64) {
 	return -pow2(in.OffsetExponent), pow2(in.OffsetExponent)
 }
 
+// rangeGiven returns the first input-range key set away from the default
+// (uniform over [−1, 1]), or "": kinds that draw their own inputs refuse it.
+func (in *Inputs) rangeGiven() string {
+	switch {
+	case in.Distribution != "" && in.Distribution != DistUniform:
+		return "inputs.distribution"
+	case in.OffsetExponent != 0:
+		return "inputs.offset_exponent"
+	case in.Low != 0:
+		return "inputs.low"
+	case in.High != 0:
+		return "inputs.high"
+	}
+	return ""
+}
+
 // rangeKey is the key that sets the inputs' range (messages name it).
 func (in *Inputs) rangeKey() string {
 	if in.Distribution == DistUniformBetween {

@@ -713,16 +713,8 @@ func ozakiCheckParams(f *File, op *OzakiParams) error {
 	if f.Config.Viper().IsSet("baselines") { // (the GEMM defaults fill the field)
 		return bad("baselines", "applies to the FP32 GEMM kinds (hgemm and CPU SGEMM errors); ozaki's error is against the exact product")
 	}
-	if op.Test2 != nil {
-		for _, d := range []struct {
-			key string
-			set bool
-		}{{"inputs.distribution", p.Inputs.Distribution != "" && p.Inputs.Distribution != DistUniform}, {"inputs.offset_exponent", p.Inputs.OffsetExponent != 0},
-			{"inputs.low", p.Inputs.Low != 0}, {"inputs.high", p.Inputs.High != 0}} {
-			if d.set {
-				return bad(d.key, "test2 draws A and B itself (Demmel et al.'s Test 2, seeded by inputs.seed): the input distribution does not apply")
-			}
-		}
+	if key := p.Inputs.rangeGiven(); op.Test2 != nil && key != "" {
+		return bad(key, "test2 draws A and B itself (Demmel et al.'s Test 2, seeded by inputs.seed): the input distribution does not apply")
 	}
 	if op.MaxMantissaBits == 0 {
 		op.MaxMantissaBits = ozaki.MaxBits
