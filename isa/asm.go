@@ -135,6 +135,7 @@ const MaxLines = 1 << 18
 func Parse(name, src string) (*File, error) {
 	p := &parser{name: name}
 	f := &File{Name: name}
+	src = strings.TrimPrefix(src, "\ufeff") // a UTF-8 byte-order mark (editors on Windows write one)
 	if n := strings.Count(src, "\n"); n > MaxLines {
 		return nil, &Error{File: name, Line: MaxLines + 1, Msg: fmt.Sprintf("%d lines: at most %d (a parsed line holds ~3 KB; repeat blocks write long streams in a few)", n, MaxLines)}
 	}

@@ -587,3 +587,12 @@ func TestErrorClipsHugeTokens(t *testing.T) {
 		t.Fatalf("error of %d bytes: %.200s", len(err.Error()), err)
 	}
 }
+
+// A UTF-8 byte-order mark before the first line is not part of it (it
+// read as mnemonic "\ufeffnop").
+func TestParseByteOrderMark(t *testing.T) {
+	f, err := Parse("bom.s", "\ufeffnop\n")
+	if err != nil || len(f.Nodes) != 1 || f.Nodes[0].Mnemonic != "nop" {
+		t.Fatalf("%v %+v", err, f)
+	}
+}
