@@ -92,6 +92,9 @@ naming the file (or --set), key and violated constraint.`,
 			}
 			m, err := machines.Load(target, ovs)
 			if err != nil {
+				if _, cerr := cluster.LoadSystem(target, nil); cerr == nil { // a cluster or node description's file
+					return badInput(fmt.Errorf("machines -m %s: a cluster or node description, not a chip's machine file; run programs on it with davinci-sim run -m %s", target, target))
+				}
 				return badInput(err)
 			}
 			writeEffective(out, m, target, embedded, ovs)

@@ -116,4 +116,11 @@ func TestMachinesClusters(t *testing.T) {
 	if _, code, err := runCLI(t, "machines", "cloudbrain2", "--set", "nodes=2"); code != 2 || !strings.Contains(err.Error(), "apply to davinci-sim run -m cloudbrain2") {
 		t.Errorf("--set on a cluster: exit %d, %v", code, err)
 	}
+	file := filepath.Join(t.TempDir(), "node.yaml")
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, code, err := runCLI(t, "machines", "-m", file); code != 2 || !strings.Contains(err.Error(), "a cluster or node description, not a chip's machine file") {
+		t.Errorf("machines -m a node file: exit %d, %v", code, err)
+	}
 }
