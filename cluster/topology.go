@@ -15,7 +15,6 @@ import (
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/machines/clusters"
-	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 // Link is one kind of interconnect link as a file describes it: a bandwidth per direction and a
@@ -382,10 +381,8 @@ func (c *checker) bandwidth(key string, b machines.Bandwidth) {
 }
 
 func (c *checker) latency(key string, ns float64) {
-	if ns < 0 || math.IsNaN(ns) || math.IsInf(ns, 0) {
-		c.add(key, "must be ≥ 0 and finite (got %v)", ns)
-	} else if ns*1e3 >= float64(sim.MaxTime)/4 {
-		c.add(key, "must be below %v (got %v)", sim.MaxTime/4, ns)
+	if ns < 0 || !(ns <= machines.MaxOverheadNS) { // as the chips' latencies: 1 s
+		c.add(key, "must be in 0..%g ns (1 s; got %v)", machines.MaxOverheadNS, ns)
 	}
 }
 

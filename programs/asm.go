@@ -127,6 +127,9 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 			if err != nil {
 				return nil, err
 			}
+			if !hasInstructions(af) {
+				return nil, fmt.Errorf("%s: key \"streams[%d]\": no instructions (only blank or comment lines)", f.Path, i)
+			}
 			pr, err := af.Program(i + 1) // expands once: errors surface before the run
 			if err != nil {
 				return nil, err
@@ -144,7 +147,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !slices.ContainsFunc(af.Nodes, func(n isa.Node) bool { return n.Kind == isa.NodeInstr || n.Kind == isa.NodeRepeat }) {
+		if !hasInstructions(af) {
 			key := "file"
 			if p.Asm != "" {
 				key = "asm"
@@ -215,6 +218,12 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		}
 	}
 	return j, nil
+}
+
+// hasInstructions reports whether an assembly file has an instruction or a
+// repeat block (not only blank and comment lines).
+func hasInstructions(af *isa.File) bool {
+	return slices.ContainsFunc(af.Nodes, func(n isa.Node) bool { return n.Kind == isa.NodeInstr || n.Kind == isa.NodeRepeat })
 }
 
 // parseAsmFile parses the assembly file name (relative to the program

@@ -125,7 +125,7 @@ func decodeScheme(scheme any, bad func(key, format string, a ...any) error) (*sc
 			if strings.Contains(msg, "expected type 'string'") {
 				msg += ` (YAML reads unquoted digits as numbers: quote products such as "01")`
 			}
-			if m := schemeFieldError.FindStringSubmatch(msg); m != nil { // one field: name its key
+			if m := schemeFieldError.FindStringSubmatch(msg); m != nil && strings.Count(err.Error(), "\n'") <= 1 { // one field (mapstructure puts one per line): name its key
 				return nil, bad("scheme."+m[1], "%s", m[2])
 			}
 			return nil, bad("scheme", "%s", msg)

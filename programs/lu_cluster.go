@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -475,7 +476,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 		ctx := hooks.Context
 		j.eng.OnProgress(min(every, CancelEvery), func(now sim.Time, events uint64) {
 			if ctx != nil && ctx.Err() != nil {
-				j.eng.Stop(fmt.Errorf("stopped after %v of simulated time: %w", now, ctx.Err()))
+				j.eng.Stop(fmt.Errorf("stopped after %v of simulated time: %w", now, context.Cause(ctx))) // the signal's exit code
 				return
 			}
 			if hooks.Progress != nil && events%every < CancelEvery {

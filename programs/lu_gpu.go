@@ -29,8 +29,7 @@ import (
 // luGPUJob runs lu-fused on a GPU: luJob's host code, GM layout and
 // refinement, with GPU kernels.
 type luGPUJob struct {
-	runContext
-	luJob
+	luJob // its runContext is the job's: the refinement and Finish's golden model read it
 	tg    *gpuTarget
 	tile  gpuTile // the GEMM kernels' CTA tile (one for all of them)
 	diag  string  // host | gpu

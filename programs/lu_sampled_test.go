@@ -202,3 +202,27 @@ func TestLUGoldenStops(t *testing.T) {
 		}
 	}
 }
+
+// The GPU lu-fused job's refinement and Finish run luJob's code: the
+// context Execute gives must reach luJob's runContext (a second one on the
+// GPU job took it instead).
+func TestLUGPUContextReachesLUJob(t *testing.T) {
+	f, err := Parse("lu.yaml", ".", []byte("kind: lu-fused\nmachine: a100\nn: 1024\nnb: 256\nnumerics: off\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := MachineFor(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := f.Kind.BuildFor(f, m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	giveContext(job, ctx)
+	if got := job.(*luGPUJob).luJob.runCtx(); got != ctx {
+		t.Errorf("luJob's context %v, want the run's", got)
+	}
+}

@@ -196,7 +196,7 @@ func (k *Kind) checkOptions(f *File, opts Options) error {
 		}
 		return fmt.Errorf("%s: --seed: program kind %s has no random seed to override%s", f.Path, k.Name, hint)
 	}
-	if opts.Numerics != "" && !k.HasKey("numerics") {
+	if opts.Numerics != "" && opts.Numerics != NumericsOff && !k.HasKey("numerics") { // off is what such a kind does
 		return fmt.Errorf("%s: --numerics: program kind %s has no numerics mode (it is timed only)", f.Path, k.Name)
 	}
 	return nil
@@ -204,6 +204,12 @@ func (k *Kind) checkOptions(f *File, opts Options) error {
 
 // register adds a kind; called from the kinds' init functions.
 func register(k *Kind) { kinds[k.Name] = k }
+
+// KindByName returns the program kind named name.
+func KindByName(name string) (*Kind, bool) {
+	k, ok := kinds[name]
+	return k, ok
+}
 
 // Kinds returns every program kind, sorted by name.
 func Kinds() []*Kind {

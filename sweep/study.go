@@ -488,6 +488,7 @@ func (p *parser) points(n *yaml.Node) ([]string, [][]string, error) {
 	}
 	var params []string
 	var rows [][]string
+	seen := map[string]int{} // a row's values, joined, → its index
 	for i, c := range n.Content {
 		key := fmt.Sprintf("points[%d]", i)
 		if c.Kind != yaml.MappingNode || len(c.Content) == 0 {
@@ -528,11 +529,11 @@ func (p *parser) points(n *yaml.Node) ([]string, [][]string, error) {
 			}
 			row = ordered
 		}
-		for r, prev := range rows {
-			if slices.Equal(prev, row) {
-				return nil, nil, p.errf(c, key, "repeats points[%d] (the same values: it would run twice)", r)
-			}
+		joined := strings.Join(row, "\x00")
+		if r, dup := seen[joined]; dup {
+			return nil, nil, p.errf(c, key, "repeats points[%d] (the same values: it would run twice)", r)
 		}
+		seen[joined] = len(rows)
 		rows = append(rows, row)
 	}
 	return params, rows, nil

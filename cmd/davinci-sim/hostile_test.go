@@ -291,6 +291,13 @@ var hostileCases = []hostileCase{
 		files: map[string]string{"p.yaml": "kind: asm\nnumerics: off\ncores: 0\nasm: nop\n"},
 		args:  []string{"run", "@DIR@/p.yaml"},
 		want:  `key "cores": must be in 1..the machine's cores; leave the key out for 1 (got 0)`},
+	{name: "a cluster link latency of 2e15 ns",
+		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--set", "node.hccs.latency_ns=2e15"},
+		want: `key "hccs.latency_ns": must be in 0..1e+09 ns`},
+	{name: "an asm stream of comments only",
+		files: map[string]string{"e.s": "# nothing\n", "p.yaml": "kind: asm\nnumerics: off\nstreams: [e.s, e.s]\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  `key "streams[0]": no instructions`},
 	{name: "-o ''",
 		args: []string{"run", examplePath("cube-peak.yaml"), "-o", ""},
 		want: `--out '': an empty value`},
@@ -445,6 +452,8 @@ func TestRunInterrupted(t *testing.T) {
 		want  string        // stderr's one line ends so
 	}{
 		{"in the event loop", []string{examplePath("lu-fused-32k.yaml")}, 300 * time.Millisecond, "interrupted by SIGINT\n"},
+		// A cluster's engine (it exited 1: its stop error dropped the signal).
+		{"in a cluster run", []string{examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--set", "program.n=16384"}, 1500 * time.Millisecond, "interrupted by SIGINT\n"},
 		// Before the run: the golden model of sampled numerics (~60 s of work here).
 		{"in the golden model", []string{examplePath("lu-fused.yaml"), "--numerics", "sampled", "--set", "program.n=16384"}, 1500 * time.Millisecond,
 			"stopped computing the golden model: interrupted by SIGINT\n"},
@@ -561,5 +570,26 @@ func TestOutDirArraysByKind(t *testing.T) {
 	msg, code, err := runCLI(t, "run", examplePath("lu-fused-small.yaml"), "-q", "-o", filepath.Join(dir, "lu"))
 	if code != 0 || !strings.Contains(msg, "only report.json written — kind lu-fused writes no result arrays") {
 		t.Errorf("lu-fused -o: exit %d (%v): %q", code, err, msg)
+	}
+}
+
+// -o notes say why no arrays were written: a kind without them
+// (gpu-bench, also with --numerics off, which it accepts), an asm program
+// listing no outputs, a timing-only GEMM.
+func TestOutDirNotes(t *testing.T) {
+	dir := t.TempDir()
+	for i, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{examplePath("a100-tensor-peak.yaml"), "--numerics", "off"}, "kind gpu-bench writes no result arrays"},
+		{[]string{examplePath("cube-peak.yaml"), "--numerics", "full"}, "the program lists no outputs (key outputs)"},
+		{[]string{examplePath("hgemm.yaml"), "--numerics", "off", "--set", "program.m=64", "--set", "program.n=64", "--set", "program.k=64"}, "need --numerics full (this run: numerics off)"},
+	} {
+		args := append(append([]string{"run"}, c.args...), "-q", "-o", filepath.Join(dir, fmt.Sprint(i)))
+		msg, code, err := runCLI(t, args...)
+		if code != 0 || !strings.Contains(msg, c.want) {
+			t.Errorf("%v: exit %d (%v): %q, want %q", c.args, code, err, msg, c.want)
+		}
 	}
 }

@@ -123,8 +123,15 @@ func noteMissingArrays(w io.Writer, f runFlags, res *programs.Result) {
 	if f.out == "" || len(res.Outputs) > 0 {
 		return
 	}
-	if res.Report.Sim.Mode == "functional" { // a kind without result arrays (lu-fused: check its factors with check: true)
-		kind, _ := res.Report.Program["kind"].(string)
+	kind, _ := res.Report.Program["kind"].(string)
+	k, known := programs.KindByName(kind)
+	switch {
+	case known && k.HasKey("outputs[].name"): // asm: the arrays its outputs key lists
+		if res.Report.Sim.Mode == "functional" {
+			fmt.Fprintf(w, "note: -o %s: only %s written — the program lists no outputs (key outputs)\n", f.out, reportFile)
+			return
+		}
+	case res.Report.Sim.Mode == "functional" || (known && !k.HasKey("numerics")): // lu-fused, gpu-bench
 		fmt.Fprintf(w, "note: -o %s: only %s written — kind %s writes no result arrays\n", f.out, reportFile, kind)
 		return
 	}
