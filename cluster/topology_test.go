@@ -87,7 +87,7 @@ func TestBadInput(t *testing.T) {
 		{"zero link speed", nodeWith("link_bandwidth: 30GB/s", "link_bandwidth: 0GB/s"), nil,
 			[]string{"node.yaml:", `key "hccs.link_bandwidth"`, "must be > 0"}},
 		{"negative latency", nodeWith("latency_ns: 1500", "latency_ns: -1"), nil,
-			[]string{"node.yaml:", `key "roce.latency_ns"`, "must be ≥ 0"}},
+			[]string{"node.yaml:", `key "roce.latency_ns"`, "must be in 0..1e+09 ns"}},
 		{"NPU count", nodeWith("npus: 8", "npus: 6"), nil,
 			[]string{"node.yaml:", `key "npus"`, "1, 2, 4 or 8", "S3"}},
 		{"unknown intra algorithm", nodeWith("intra_server: auto", "intra_server: doublering"), nil,
