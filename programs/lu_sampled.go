@@ -372,6 +372,9 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if errs[i] = stopped(t.j.runCtx(), "simulating the sampled kernels"); errs[i] != nil {
+					continue // interrupted: the rest are not simulated
+				}
 				out[i], errs[i] = simulateKernelAlone(t.j, todo[i])
 			}
 		}()
