@@ -57,6 +57,10 @@ type gpuBenchJob struct {
 	in    fp.Format
 	grids []isa.Grid
 	work  float64 // flops (tensor) or bytes (memory) of the measured grid, or links (latency)
+	// l2Bytes and l2Passes are l2-bandwidth's working set and re-reads
+	// (bytes and repeats with their defaults: a quarter of the L2, 8).
+	l2Bytes  int64
+	l2Passes int
 }
 
 func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
@@ -82,22 +86,8 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, bad("bytes", "must be 0 (the default) or in %v..%v (a %v copy per %s .. half of gm.capacity) (got %v)",
 			minBytes, m.GM.Capacity/2, machines.Size(benchChunk), tg.core, p.Bytes)
 	}
-	switch j.test {
-	case benchTensorPeak, benchMMALatency, benchSMEM:
-		if p.Bytes != 0 {
-			return nil, bad("bytes", "applies to %s and %s; %s moves no global memory (leave it out)", benchHBMStream, benchL2, j.test)
-		}
-	case benchL2:
-		passes, ws := p.Repeats, int64(p.Bytes)
-		if passes == 0 {
-			passes = 8
-		}
-		if ws == 0 {
-			ws = int64(m.L2.Capacity) / 4
-		}
-		if ws > maxBenchTraffic/int64(passes) {
-			return nil, bad("bytes", "bytes × repeats = %v × %d re-reads more than %v (hours of simulation; fewer repeats give the same bandwidth)", machines.Size(ws), passes, machines.Size(maxBenchTraffic))
-		}
+	if p.Bytes != 0 && j.test != benchHBMStream && j.test != benchL2 {
+		return nil, bad("bytes", "applies to %s and %s; %s moves no global memory (leave it out)", benchHBMStream, benchL2, j.test)
 	}
 	switch j.test {
 	case benchTensorPeak, benchMMALatency:
@@ -117,6 +107,18 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 		}
 		if j.test == benchHBMStream && p.Repeats != 0 {
 			return nil, bad("repeats", "does not apply to %s: it streams its array once (bytes sets the array's size)", benchHBMStream)
+		}
+		if j.test == benchL2 {
+			j.l2Bytes, j.l2Passes = int64(p.Bytes), p.Repeats
+			if j.l2Bytes == 0 {
+				j.l2Bytes = int64(m.L2.Capacity) / 4
+			}
+			if j.l2Passes == 0 {
+				j.l2Passes = 8
+			}
+			if j.l2Bytes > maxBenchTraffic/int64(j.l2Passes) {
+				return nil, bad("bytes", "bytes × repeats = %v × %d re-reads more than %v (hours of simulation; fewer repeats give the same bandwidth)", machines.Size(j.l2Bytes), j.l2Passes, machines.Size(maxBenchTraffic))
+			}
 		}
 	default:
 		return nil, bad("test", "must be one of %s (matrix-peak), %s, %s, %s, %s (lds-bandwidth) (got %q)", benchTensorPeak, benchMMALatency, benchHBMStream, benchL2, benchSMEM, p.Test)
@@ -212,14 +214,7 @@ func (j *gpuBenchJob) build() {
 		j.grids = []isa.Grid{j.stream("hbm-stream", total, 0, 1)}
 		j.work = float64(total / (32 << 10) * (32 << 10))
 	case benchL2:
-		ws := int64(j.p.Bytes)
-		if ws == 0 {
-			ws = int64(m.L2.Capacity) / 4
-		}
-		passes := j.p.Repeats
-		if passes == 0 {
-			passes = 8
-		}
+		ws, passes := j.l2Bytes, j.l2Passes
 		// A first grid brings the working set into the L2; the measured one
 		// re-reads it.
 		warm := j.stream("l2-warm", ws, 0, 1)
