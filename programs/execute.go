@@ -131,6 +131,9 @@ func (h RunHooks) progress(chip **arch.Chip, mode arch.Mode) (func(sim.Time, uin
 // bad input; a deadlock is a *sim.DeadlockError; other errors are
 // simulation failures.
 func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
+	if err := f.Kind.checkOptions(f, opts); err != nil { // one chip or many
+		return nil, badInput(err)
+	}
 	if name := ClusterMachine(f, opts); name != "" {
 		if err := checkClusterOverrides(opts.Overrides); err != nil {
 			return nil, badInput(err)

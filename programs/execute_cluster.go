@@ -96,9 +96,6 @@ func executeOneNPU(f *File, ref string, m *machines.Machine, opts Options, hooks
 
 // runClusterJob builds and runs f on topology topo.
 func runClusterJob(f *File, topo *cluster.Topology, opts Options, hooks RunHooks) (*Result, error) {
-	if err := f.Kind.checkOptions(f, opts); err != nil {
-		return nil, badInput(err)
-	}
 	job, err := f.Kind.BuildCluster(f, topo, opts)
 	if err != nil {
 		return nil, badInput(err)

@@ -165,9 +165,6 @@ func (k *Kind) BuildFor(f *File, m *machines.Machine, opts Options) (Job, error)
 		return nil, fmt.Errorf("%s: program kind %s runs on %s machines; machine %s is %s (see davinci-sim machines)",
 			f.Path, k.Name, strings.Join(k.Machines, ", "), m.Name, m.Kind)
 	}
-	if err := k.checkOptions(f, opts); err != nil {
-		return nil, err
-	}
 	return k.Build(f, m, opts)
 }
 
