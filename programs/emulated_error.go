@@ -79,10 +79,12 @@ func errorHistogram(ref, got []float32, bins int) map[string]any {
 func (j *emulatedJob) cpuErrors(rep *report.Report, tiles []errTile, ref []float64, got []float32, sampled bool) {
 	p := &j.p
 	cpu := cpuSGEMMTiles(j.a, j.b, p.K, p.N, tiles)
-	if rep.Baselines == nil {
-		rep.Baselines = map[string]report.ErrorReport{}
+	if p.Baselines == nil || *p.Baselines {
+		if rep.Baselines == nil {
+			rep.Baselines = map[string]report.ErrorReport{}
+		}
+		rep.Baselines["cpu_sgemm_fp32"] = errReport(accuracy.Compare32(ref, cpu), sampled)
 	}
-	rep.Baselines["cpu_sgemm_fp32"] = errReport(accuracy.Compare32(ref, cpu), sampled)
 	rep.Program["error_vs_cpu_sgemm"] = accuracy.Compare32(accuracy.Widen(cpu), got)
 	if j.histBins > 0 {
 		rep.Program["error_histogram"] = errorHistogram(cpu, got, j.histBins)

@@ -466,6 +466,21 @@ func TestEmulatedErrorHistogram(t *testing.T) {
 	}
 }
 
+// baselines: false leaves the CPU SGEMM baseline out of an emulated GEMM's
+// report (the scheme's own error against it stays: program.error_vs_cpu_sgemm).
+func TestEmulatedBaselinesOff(t *testing.T) {
+	res, err := runEmulated(t, "a100", "program.scheme=ootomo", "program.m=64", "program.n=64", "program.k=64", "program.baselines=false")
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+	if _, ok := res.Report.Baselines["cpu_sgemm_fp32"]; ok {
+		t.Errorf("baselines: false, but the report has baselines %v", res.Report.Baselines)
+	}
+	if _, ok := res.Report.Program["error_vs_cpu_sgemm"]; !ok {
+		t.Errorf("no program.error_vs_cpu_sgemm")
+	}
+}
+
 // A fused split (scheme split: fused: each product kernel splits its FP32
 // tiles every k-step in registers, no split kernel) is bit-exact to the
 // same golden model as the split kernel: NVIDIA (register staging in place

@@ -22,7 +22,7 @@ func FormatsReference() string {
 			b.WriteString("(no key reference)\n\n")
 			continue
 		}
-		table(&b, machines.Keys(k.Params))
+		table(&b, k.Keys())
 	}
 	b.WriteString("### Machine kinds\n\n")
 	for _, k := range machines.Kinds() {

@@ -34,12 +34,12 @@ func init() {
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{int8: true})
 		}})
-	register(&Kind{Name: "tf32gemm", Params: reflect.TypeFor[GEMMParams](), Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-tf32gemm.yaml",
+	register(&Kind{Name: "tf32gemm", Params: reflect.TypeFor[GEMMParams](), Omit: davinciOnlyGEMMKeys, Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-tf32gemm.yaml",
 		Summary: "FP32 GEMM on TF32 tensor cores (GPUs): FP32 data, TF32 products, FP32 accumulation",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{tf32: true})
 		}})
-	register(&Kind{Name: "dgemm", KBatch: true, Params: reflect.TypeFor[GEMMParams](), Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-dgemm.yaml",
+	register(&Kind{Name: "dgemm", KBatch: true, Params: reflect.TypeFor[GEMMParams](), Omit: davinciOnlyGEMMKeys, Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-dgemm.yaml",
 		Summary: "FP64 GEMM (GPUs): FP64 tensor cores (DMMA) where the machine has them, else the CUDA cores",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{fp64: true})

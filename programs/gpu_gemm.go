@@ -1462,6 +1462,12 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 	return j, nil
 }
 
+// davinciOnlyGEMMKeys are the GEMM keys that only DaVinci machines take
+// (the cube's tiling and pipeline; on GPUs a kernel is a grid of blocks),
+// in the order buildGPUGEMMFrom checks them; baselines too (the FP32
+// kinds' hgemm and CPU SGEMM errors beside the cube's).
+var davinciOnlyGEMMKeys = []string{"tiling.nfused", "buffering", "accumulation", "cores", "split_chunk", "split", "baselines"}
+
 // buildGPUGEMMFrom builds a GPU GEMM job with inputs of format in from
 // decoded parameters (kind emulated-gemm's native scheme reuses it).
 func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) (*gpuGEMMJob, error) {
@@ -1474,14 +1480,16 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) 
 			return nil, fmt.Errorf("%s: key \"input\": must be fp16, bf16, e4m3 or e5m2 (got %+q)", f.Path, p.Input)
 		}
 	}
-	for _, d := range []struct {
-		key string
-		set bool
-	}{{"tiling.nfused", p.Tiling.NFused != 0}, {"buffering", p.Buffering != ""}, {"accumulation", p.Accumulation != ""},
-		{"cores", p.Cores != 0}, {"split_chunk", p.SplitChunk != 0}, {"split", p.Split != (Split{})}} {
-		if d.set {
+	if p.Baselines != nil && f.Kind.Name != "emulated-gemm" { // (emulated-gemm reports a CPU SGEMM baseline)
+		return nil, fmt.Errorf("%s: key \"baselines\": applies to davinci machines (the hgemm and CPU SGEMM errors beside the cube's); on %s (%s) %s reports its error against the FP64 reference only",
+			f.Path, m.Name, m.Kind, f.Kind.Name)
+	}
+	set := map[string]bool{"tiling.nfused": p.Tiling.NFused != 0, "buffering": p.Buffering != "", "accumulation": p.Accumulation != "",
+		"cores": p.Cores != 0, "split_chunk": p.SplitChunk != 0, "split": p.Split != (Split{})}
+	for _, key := range davinciOnlyGEMMKeys {
+		if set[key] {
 			return nil, fmt.Errorf("%s: key %q: applies to davinci machines; on %s (%s) the kernel is a grid of blocks (tiling: bm, bn, bk, stages, warps)",
-				f.Path, d.key, m.Name, m.Kind)
+				f.Path, key, m.Name, m.Kind)
 		}
 	}
 	if err := p.gpuDefaults(f.Path); err != nil {

@@ -65,6 +65,7 @@ func TestGPUHGEMMBadInput(t *testing.T) {
 		{"a100", []string{"program.tiling.bm=100", "program.tiling.bn=64", "program.tiling.bk=32"}, `key "tiling.bm"`},
 		{"a100", []string{"program.tiling.bm=64", "program.tiling.bn=64", "program.tiling.bk=32", "program.tiling.stages=1"}, `key "tiling.stages"`},
 		{"a100", []string{"program.buffering=double"}, `key "buffering": applies to davinci machines`},
+		{"a100", []string{"program.baselines=false"}, `key "baselines": applies to davinci machines (the hgemm and CPU SGEMM errors beside the cube's); on a100 (nvidia-sm) hgemm reports its error against the FP64 reference only`},
 		{"a100", []string{"program.tiling.nfused=4"}, `key "tiling.nfused"`},
 		{"h100-sxm", []string{"program.tiling.staging=none"}, `key "tiling.staging": none (fragments loaded from global memory) needs MMAs that read registers`},
 		{"b200", []string{"program.tiling.staging=none"}, `key "tiling.staging": none`},

@@ -149,6 +149,23 @@ type Kind struct {
 	// Params is the struct a file of the kind decodes into (its keys:
 	// docs/formats.md, davinci-sim formats).
 	Params reflect.Type
+	// Omit lists keys of Params (and sections: their keys) that programs
+	// of the kind never take — they are refused where given — so that
+	// Keys leaves them out (ozaki's baselines, the DaVinci-only GEMM keys
+	// of a kind that runs on GPUs only).
+	Omit []string
+}
+
+// Keys returns the keys programs of the kind take (as davinci-sim formats
+// lists them).
+func (k *Kind) Keys() []machines.Key {
+	if k.Params == nil {
+		return nil
+	}
+	keys := machines.Keys(k.Params)
+	return slices.DeleteFunc(keys, func(key machines.Key) bool {
+		return slices.ContainsFunc(k.Omit, func(o string) bool { return key.Path == o || strings.HasPrefix(key.Path, o+".") })
+	})
 }
 
 var kinds = map[string]*Kind{}
@@ -171,10 +188,7 @@ func (k *Kind) BuildFor(f *File, m *machines.Machine, opts Options) (Job, error)
 // HasKey reports whether programs of the kind have the key path (as
 // davinci-sim formats lists them: "inputs.seed", "gm[].seed").
 func (k *Kind) HasKey(path string) bool {
-	if k.Params == nil {
-		return false
-	}
-	for _, key := range machines.Keys(k.Params) {
+	for _, key := range k.Keys() {
 		if key.Path == path {
 			return true
 		}
