@@ -155,10 +155,15 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if err := checkKBatch(f, m, opts); err != nil {
 		return nil, badInput(err)
 	}
+	oneNPU := f.Kind.BuildCluster != nil && m.DaVinci() != nil && m.HasHost()
 	if opts.Fidelity != "" && opts.Fidelity != "full" {
-		if f.Kind.BuildCluster == nil || m.DaVinci() == nil || !m.HasHost() {
+		if !oneNPU {
 			return nil, badInput(fmt.Errorf("--fidelity %s: applies to lu-fused on NPUs (a cluster or node description, or one DaVinci chip with a host, run as a node of one NPU); %s on %s is simulated in full", opts.Fidelity, f.Kind.Name, m.Name))
 		}
+		return executeOneNPU(f, machineRef(f, opts), m, opts, hooks)
+	}
+	if fid := fileFidelity(f, opts); oneNPU && fid != "" && fid != "full" {
+		// The file's fidelity (or --set program.fidelity), as --fidelity.
 		return executeOneNPU(f, machineRef(f, opts), m, opts, hooks)
 	}
 	job, err := f.Kind.BuildFor(f, m, opts)
@@ -339,6 +344,21 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	rep.SetEnergy(st, &m.Power)
 	res.Outputs = job.Outputs()
 	return res, nil
+}
+
+// fileFidelity returns the program's fidelity key, with --set
+// program.fidelity applied ("" when absent).
+func fileFidelity(f *File, opts Options) string {
+	fid := ""
+	if v, ok := f.Config.Viper().Get("fidelity").(string); ok {
+		fid = v
+	}
+	for _, o := range opts.Overrides {
+		if strings.EqualFold(o.Path, "program.fidelity") {
+			fid = o.Value
+		}
+	}
+	return fid
 }
 
 // KBatchObservedError is the error of --k-batch n with a trace or the

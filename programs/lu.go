@@ -168,10 +168,11 @@ func (j *luJob) Prepare(chip *arch.Chip) error {
 }
 
 // checkOneChip refuses the cluster-only keys (grid, fidelity) on a
-// one-chip machine m (DaVinci or GPU).
+// one-chip machine m (DaVinci or GPU; a DaVinci chip with a host runs
+// fidelity isolated or sampled as a node of one NPU: Execute).
 func (p *LUParams) checkOneChip(file string, m *machines.Machine) error {
 	if p.Fidelity != "" && p.Fidelity != "full" {
-		return fmt.Errorf("%s: key \"fidelity\": %q applies to runs on a cluster or node description (or --fidelity on a DaVinci chip with a host: a node of one NPU); one chip is simulated in full", file, p.Fidelity)
+		return fmt.Errorf("%s: key \"fidelity\": %q applies to lu-fused on NPUs: a cluster or node description, or one DaVinci chip with a host (run as a node of one NPU); machine %s is simulated in full", file, p.Fidelity, m.Name)
 	}
 	if p.N > MaxLUChipN {
 		return fmt.Errorf("%s: key \"n\": at most %d on one chip (got %d)", file, MaxLUChipN, p.N)
@@ -179,8 +180,8 @@ func (p *LUParams) checkOneChip(file string, m *machines.Machine) error {
 	if g := p.Grid; g != (LUGrid{}) && g != (LUGrid{P: 1, Q: 1}) {
 		return fmt.Errorf("%s: key \"grid\": a %d × %d process grid needs a cluster or node description (-m cloudbrain2-node); machine %s is one chip (1 × 1)", file, g.P, g.Q, m.Name)
 	}
-	if p.Sampling.Windows != 0 {
-		return fmt.Errorf("%s: key \"sampling.windows\": applies to fidelity sampled on a cluster or node description (or --fidelity sampled on a DaVinci chip with a host); one chip is simulated in full", file)
+	if p.Sampling.Windows < 0 {
+		return fmt.Errorf("%s: key \"sampling.windows\": %d: must be ≥ 1", file, p.Sampling.Windows)
 	}
 	return nil
 }
@@ -551,6 +552,9 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 		}
 	}
 	rep.HPLMxP = sec
+	if p.Sampling.Windows != 0 { // (as on a cluster at fidelity full: a study may sweep the fidelity)
+		rep.Notes = append(rep.Notes, fmt.Sprintf("sampling.windows (%d) applies to fidelity sampled: not used on one chip simulated in full", p.Sampling.Windows))
+	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused: trailing matrix in GM is %s; TFLOP/s by the HPL-MxP count over factorization + refinement", p.Trailing))
 	line := fmt.Sprintf("hplmxp: factorization %.4g s (%.2f TFLOP/s), total %.4g s (%.2f TFLOP/s)", fact, sec.FactorizationTFLOPS, total, rep.Flops.TFLOPS)
 	if j.ref != nil {

@@ -188,9 +188,15 @@ func TestLUClusterIsolatedNearFull(t *testing.T) {
 	if !badinput.Is(err) || !strings.Contains(err.Error(), `"fidelity"`) {
 		t.Errorf("isolated with full numerics: got %v", err)
 	}
-	_, err = runLU(t, "kind: lu-fused\nn: 1024\nnb: 128\nnumerics: off\nfidelity: isolated\n")
+	// On one DaVinci chip with a host the file's fidelity runs it as a
+	// node of one NPU (as --fidelity does); a GPU is simulated in full.
+	res, err := runLU(t, "kind: lu-fused\nn: 1024\nnb: 128\nnumerics: off\nfidelity: isolated\n")
+	if err != nil || res.Report.Cluster == nil || res.Report.Cluster.KernelSimulations == 0 {
+		t.Errorf("isolated on one DaVinci chip: %v (want a node of one NPU)", err)
+	}
+	_, err = runLU(t, "kind: lu-fused\nmachine: a100\nn: 1024\nnb: 128\nnumerics: off\nfidelity: isolated\n")
 	if !badinput.Is(err) || !strings.Contains(err.Error(), `"fidelity"`) {
-		t.Errorf("isolated on one chip: got %v", err)
+		t.Errorf("isolated on a GPU: got %v", err)
 	}
 }
 

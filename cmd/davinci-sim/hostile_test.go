@@ -242,7 +242,7 @@ var hostileCases = []hostileCase{
 		want: `key "grid": a 2 × 0 process grid needs a cluster`},
 	{name: "lu-fused sampling windows on one chip",
 		args: []string{"run", examplePath("a100-lu-fused.yaml"), "--set", "program.sampling.windows=-5"},
-		want: `key "sampling.windows": applies to fidelity sampled`},
+		want: `key "sampling.windows": -5: must be ≥ 1`},
 
 	{name: "host memory too small for the factors",
 		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--set", "node.hosts.memory=100KB"},
