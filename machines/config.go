@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
@@ -200,7 +201,24 @@ func (c *Config) where(lower string) (string, string) {
 type Override struct{ Path, Value string }
 
 // String returns the assignment as the user writes it.
-func (o Override) String() string { return o.Path + "=" + o.Value }
+func (o Override) String() string { return o.Path + "=" + clipValue(o.Value) }
+
+// maxValueEcho bounds how much of a value a message quotes (a hostile
+// --set value can be megabytes long).
+const maxValueEcho = 80
+
+// clipValue shortens a value quoted in a message to maxValueEcho bytes
+// (at a rune boundary), saying how long it was.
+func clipValue(v string) string {
+	if len(v) <= maxValueEcho {
+		return v
+	}
+	cut := maxValueEcho
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", v[:cut], len(v))
+}
 
 // ParseOverride parses "path=value" (the first '=' separates them). The
 // path is a dotted key path such as machine.core.buffers.L1; surrounding
@@ -439,31 +457,31 @@ func ConvertValue(t reflect.Type, s string) (any, error) {
 	case reflect.Bool:
 		b, err := strconv.ParseBool(s)
 		if err != nil {
-			return nil, fmt.Errorf("want true or false, got %q", s)
+			return nil, fmt.Errorf("want true or false, got %q", clipValue(s))
 		}
 		return b, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		i, err := strconv.ParseInt(s, 10, t.Bits())
 		if err != nil {
-			return nil, fmt.Errorf("want an integer, got %q", s)
+			return nil, fmt.Errorf("want an integer, got %q", clipValue(s))
 		}
 		return i, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		u, err := strconv.ParseUint(s, 10, t.Bits())
 		if err != nil {
-			return nil, fmt.Errorf("want a non-negative integer, got %q", s)
+			return nil, fmt.Errorf("want a non-negative integer, got %q", clipValue(s))
 		}
 		return u, nil
 	case reflect.Float32, reflect.Float64:
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("want a number, got %q", s)
+			return nil, fmt.Errorf("want a number, got %q", clipValue(s))
 		}
 		return f, nil
 	}
 	var v any
 	if err := yaml.Unmarshal([]byte(s), &v); err != nil {
-		return nil, fmt.Errorf("want YAML, got %q: %v", s, err)
+		return nil, fmt.Errorf("want YAML, got %q: %v", clipValue(s), err)
 	}
 	return v, nil
 }

@@ -25,10 +25,16 @@ type hostileCase struct {
 	want  string // the error (one line) must contain this
 }
 
+// maxHostileMsg bounds the length of a hostile input's error line.
+const maxHostileMsg = 1000
+
 // hostileCases are inputs a hostile (or careless) user gives: each must end
 // quickly with exit code 2 and one clear line — never a hang, a crash, an
 // out-of-memory or a silently wrong result (issue 18).
 var hostileCases = []hostileCase{
+	{name: "a 3000-digit --set value",
+		args: []string{"run", examplePath("hgemm.yaml"), "--set", "program.m=" + strings.Repeat("9", 3000)},
+		want: `key "program.m": want an integer, got "999`},
 	// Simulated time beyond the int64 picosecond range.
 	{name: "tiny path bandwidth",
 		args: []string{"run", examplePath("gm-bandwidth-1core.yaml"), "--set", "machine.core.paths.GM_L1.bytes_per_cycle=1e-9"},
@@ -388,6 +394,9 @@ func TestHostileInputs(t *testing.T) {
 			msg := strings.ReplaceAll(r.err.Error(), dir, "@DIR@")
 			if !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
 				t.Errorf("%v: error %q should be one line containing %q", args, msg, c.want)
+			}
+			if len(msg) > maxHostileMsg {
+				t.Errorf("%v: error of %d bytes (at most %d: a message quotes a hostile value clipped)", args, len(msg), maxHostileMsg)
 			}
 		})
 	}
