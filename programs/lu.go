@@ -89,6 +89,7 @@ func decodeLU(f *File, m *machines.Machine, o Options, oneChip bool) (LUParams, 
 	if err := p.validate(f.Path, m); err != nil {
 		return p, err
 	}
+	p.unusedNotes(f)
 	if p.Diag != "" && p.Diag != "host" {
 		return p, fmt.Errorf("%s: key \"diag\": %q applies to GPU machines (the CUDA cores); on davinci machines the hosts factor the diagonal blocks", f.Path, p.Diag)
 	}
@@ -552,6 +553,7 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 		}
 	}
 	rep.HPLMxP = sec
+	rep.Notes = append(rep.Notes, p.unused...)
 	if p.Sampling.Windows != 0 { // (as on a cluster at fidelity full: a study may sweep the fidelity)
 		rep.Notes = append(rep.Notes, fmt.Sprintf("sampling.windows (%d) applies to fidelity sampled: not used on one chip simulated in full", p.Sampling.Windows))
 	}

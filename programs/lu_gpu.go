@@ -73,6 +73,7 @@ func buildLUGPU(f *File, m *machines.Machine, o Options) (Job, error) {
 	if p.NB <= 0 || p.NB%16 != 0 {
 		return nil, bad("nb", "must be a positive multiple of 16 (got %d)", p.NB)
 	}
+	p.unusedNotes(f)
 	// The CTA tile: the library's default for a GEMM whose epilogue reads
 	// C (the trailing update), or tiling.bm/bn/bk; one tile for every
 	// kernel so that TRSM and updates share the k order.

@@ -51,6 +51,31 @@ type LUParams struct {
 	Fidelity string `mapstructure:"fidelity"`
 	// Sampling sets fidelity sampled's sample.
 	Sampling LUSampling `mapstructure:"sampling"`
+
+	// unused are notes on keys given that this combination of the others
+	// does not use (unusedNotes; not a key).
+	unused []string
+}
+
+// unusedNotes records, for the report's notes, the keys given (in the file
+// or by --set) that the run's combination of the others does not use —
+// noted rather than refused, since a study sweeps method, numerics and
+// n_fused across one file. It runs after defaults and the run's options.
+// (A seed with numerics off is not noted: files keep one for either mode.)
+func (p *LUParams) unusedNotes(f *File) {
+	given := f.Config.Viper().IsSet
+	note := func(key string, v any, why string) {
+		p.unused = append(p.unused, fmt.Sprintf("%s (%v) is not used: %s", key, v, why))
+	}
+	if given("refinement.restart") && p.Refinement.Method != "gmres" {
+		note("refinement.restart", p.Refinement.Restart, "it is GMRES's restart length; refinement.method is "+p.Refinement.Method)
+	}
+	if given("refinement.timing_iterations") && p.Numerics != NumericsOff {
+		note("refinement.timing_iterations", p.Refinement.TimingIterations, "with numerics "+p.Numerics+" the refinement's own iterations are timed")
+	}
+	if given("n_fusion") && p.NFused == 1 {
+		note("n_fusion", p.NFusion, "n_fused is 1: no iterations are fused, so there is no fusion zone")
+	}
 }
 
 // LUSampling is fidelity sampled's sample: how many fusion windows (spread

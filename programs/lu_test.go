@@ -274,3 +274,35 @@ func TestLUZoneBytes(t *testing.T) {
 		}
 	}
 }
+
+// Keys given that the run's combination does not use are noted: GMRES's
+// restart under ir, timing_iterations with numerics computed, n_fusion
+// without fusion; the defaults note nothing.
+func TestLUUnusedKeysNoted(t *testing.T) {
+	small := "kind: lu-fused\nn: 512\nnb: 128\n"
+	res, err := runLU(t, small+"numerics: full\nrefinement: {method: ir, restart: 20, timing_iterations: 5}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(res.Report.Notes, "\n")
+	for _, want := range []string{"refinement.restart (20) is not used: it is GMRES's restart length; refinement.method is ir",
+		"refinement.timing_iterations (5) is not used: with numerics full"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("no note %q in\n%s", want, notes)
+		}
+	}
+	res, err = runLU(t, small+"numerics: off\nn_fused: 1\nn_fusion: 8\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(res.Report.Notes, "\n"); !strings.Contains(notes, "n_fusion (8) is not used: n_fused is 1") {
+		t.Errorf("no n_fusion note in\n%s", notes)
+	}
+	res, err = runLU(t, small+"numerics: off\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(res.Report.Notes, "\n"); strings.Contains(notes, "is not used") {
+		t.Errorf("defaults noted as unused:\n%s", notes)
+	}
+}
