@@ -538,7 +538,7 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		schemeName = "custom"
 	}
 	rep.Program = map[string]any{"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N, "scheme": schemeName,
-		"pieces": sp.s.Pieces, "groups": sp.s.Groups, "kernels": sp.s.Kernels, "epilogue": sp.s.Epilogue, "split": sp.s.Split,
+		"pieces": sp.reportPieces(), "groups": sp.s.Groups, "kernels": sp.s.Kernels, "epilogue": sp.s.Epilogue, "split": sp.s.Split,
 		"product_kernels": kernels, "inputs": p.Inputs, "numerics": p.Numerics}
 	reportAuto(rep, j.auto)
 	sp.reportRange(rep, j.a, j.b)

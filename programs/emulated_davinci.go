@@ -195,7 +195,7 @@ func (j *daVinciSchemeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.R
 	delete(prog, "accumulation")
 	prog["kind"] = p.Kind
 	prog["scheme"] = name
-	prog["pieces"], prog["groups"] = sp.s.Pieces, sp.s.Groups
+	prog["pieces"], prog["groups"] = sp.reportPieces(), sp.s.Groups
 	prog["kernels"], prog["epilogue"], prog["split"] = sp.s.Kernels, sp.s.Epilogue, sp.s.Split
 	prog["product_kernels"] = kernels
 	reportAuto(rep, j.auto)

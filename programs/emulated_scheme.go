@@ -53,6 +53,18 @@ type SchemePiece struct {
 	Saturate bool   `mapstructure:"saturate"` // overflow to the largest finite value (Ascend) instead of ±Inf
 }
 
+// reportPieces returns the scheme's pieces as the report shows them:
+// with the rounding each piece gets (rne where the scheme leaves it out).
+func (sp *schemePlan) reportPieces() []SchemePiece {
+	out := slices.Clone(sp.s.Pieces)
+	for i := range out {
+		if out[i].Rounding == "" {
+			out[i].Rounding = "rne"
+		}
+	}
+	return out
+}
+
 // SchemeGroup is an accumulator and the products run into it, in order
 // within each k-step.
 type SchemeGroup struct {
