@@ -92,6 +92,9 @@ func TestEmulatedDaVinciIsTheKind(t *testing.T) {
 			t.Errorf("%s: emulated-gemm %v, kind %v", c.scheme, emu.Stats.Time, kind.Stats.Time)
 		}
 		ce, ck := outputF32(t, emu, "C"), outputF32(t, kind, "C")
+		if len(ck) != 300*200 || len(ce) != len(ck) {
+			t.Fatalf("%s: C of %d and %d elements, want %d", c.scheme, len(ce), len(ck), 300*200)
+		}
 		for i := range ck {
 			if math.Float32bits(ce[i]) != math.Float32bits(ck[i]) {
 				t.Fatalf("%s: C[%d] = %g, kind's %g", c.scheme, i, ce[i], ck[i])

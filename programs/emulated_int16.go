@@ -392,7 +392,7 @@ func (j *int16Job) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 	if p.Numerics == NumericsFull {
 		mn := p.M * p.N
 		raw := make([]byte, 4*4*mn)
-		if err := chip.GM().Read(j.gmPlanes, raw); err != nil {
+		if err := readResult(chip.GM(), j.gmPlanes, raw); err != nil {
 			return err
 		}
 		sim = make([][4]int32, mn)

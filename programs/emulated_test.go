@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,6 +71,9 @@ func checkedRun(t *testing.T, machine, label string, sets ...string) *Result {
 	}
 	if e := res.Report.Error; e == nil || e.Bits < 11 {
 		t.Errorf("%s %s: error %+v", machine, label, e)
+	}
+	if slices.Contains(sets, "program.check=true") {
+		assertChecked(t, machine+" "+label, res)
 	}
 	return res
 }

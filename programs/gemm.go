@@ -262,7 +262,7 @@ func (j *gemmJob) programSection() map[string]any {
 func (j *gemmJob) finishFull(chip *arch.Chip, rep *report.Report) error {
 	pl, p := j.pl, &j.pl.p
 	c := make([]float32, p.M*p.N)
-	if err := chip.GM().ReadFloat32s(pl.c, c); err != nil {
+	if err := readResultFloat32s(chip.GM(), pl.c, c); err != nil {
 		return err
 	}
 	j.c = c

@@ -45,6 +45,10 @@ func runGEMM(t *testing.T, yaml string, sets ...string) (*gemmJob, *report.Repor
 	if err := job.Finish(chip, st, rep); err != nil {
 		t.Fatal(err)
 	}
+	if check, _ := f.Config.Viper().Get("check").(bool); check {
+		// A test of bit-exactness that made no check would pass vacuously.
+		assertChecked(t, f.Path, &Result{Report: rep})
+	}
 	return job.(*gemmJob), rep, st
 }
 

@@ -1776,7 +1776,7 @@ func (j *gpuGEMMJob) finishInt(chip *arch.Chip, rep *report.Report) error {
 	var c []int32
 	if p.Numerics == NumericsFull {
 		raw := make([]byte, 4*p.M*p.N)
-		if err := chip.GM().Read(pl.gmC, raw); err != nil {
+		if err := readResult(chip.GM(), pl.gmC, raw); err != nil {
 			return err
 		}
 		c = make([]int32, p.M*p.N)
@@ -1869,7 +1869,7 @@ func (j *gpuGEMMJob) finishFP64(chip *arch.Chip, rep *report.Report) error {
 		return nil
 	}
 	raw := make([]byte, 8*p.M*p.N)
-	if err := chip.GM().Read(pl.gmC, raw); err != nil {
+	if err := readResult(chip.GM(), pl.gmC, raw); err != nil {
 		return err
 	}
 	c := make([]float64, p.M*p.N)
@@ -1902,7 +1902,7 @@ func (j *gpuGEMMJob) finishFP64(chip *arch.Chip, rep *report.Report) error {
 // outputs (C, A, B) and the error against the FP64 reference, and returns C.
 func readFP32Result(chip *arch.Chip, addr int64, p *GEMMParams, a, b []float32, rep *report.Report, outs *[]Output) ([]float32, error) {
 	c := make([]float32, p.M*p.N)
-	if err := chip.GM().ReadFloat32s(addr, c); err != nil {
+	if err := readResultFloat32s(chip.GM(), addr, c); err != nil {
 		return nil, err
 	}
 	*outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F32: c}, {Name: "A", Shape: []int{p.M, p.K}, F32: a},

@@ -48,6 +48,7 @@ func TestGPUHGEMMBitExact(t *testing.T) {
 		if e := res.Report.Error; e == nil || e.Bits < 10 {
 			t.Errorf("%s %v: error %+v", c.machine, c.sets, e)
 		}
+		assertChecked(t, c.machine, res)
 	}
 }
 

@@ -115,7 +115,7 @@ func (j *daVinciIGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Re
 	var c []int32
 	if p.Numerics == NumericsFull {
 		raw := make([]byte, 4*p.M*p.N)
-		if err := chip.GM().Read(pl.c, raw); err != nil {
+		if err := readResult(chip.GM(), pl.c, raw); err != nil {
 			return err
 		}
 		c = make([]int32, p.M*p.N)

@@ -894,7 +894,7 @@ func (j *ozakiJob) simulatedC(chip *arch.Chip, rep *report.Report) ([]float64, e
 	gm := chip.GM()
 	if j.fallback {
 		raw := make([]byte, 8*mn)
-		if err := gm.Read(j.gmC, raw); err != nil {
+		if err := readResult(gm, j.gmC, raw); err != nil {
 			return nil, err
 		}
 		c := make([]float64, mn)
@@ -919,7 +919,7 @@ func (j *ozakiJob) simulatedC(chip *arch.Chip, rep *report.Report) ([]float64, e
 	raw := make([]byte, 4*mn)
 	d32 := make([]int32, mn)
 	for x, pl := range j.diagPlans {
-		if err := gm.Read(pl.gmC, raw); err != nil {
+		if err := readResult(gm, pl.gmC, raw); err != nil {
 			return nil, err
 		}
 		for i := range d32 {

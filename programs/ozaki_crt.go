@@ -234,7 +234,7 @@ func (j *ozakiJob) crtSimulatedC(chip *arch.Chip, rep *report.Report) ([]float64
 	}
 	raw := make([]byte, 4*mn)
 	for x, pl := range j.diagPlans {
-		if err := chip.GM().Read(pl.gmC, raw); err != nil {
+		if err := readResult(chip.GM(), pl.gmC, raw); err != nil {
 			return nil, err
 		}
 		r := j.planMod[x]

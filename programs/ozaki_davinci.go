@@ -429,7 +429,7 @@ func (j *ozakiDaVinciJob) readPlane(x int) error {
 	p := &j.p.GEMMParams
 	mn := p.M * p.N
 	raw := make([]byte, 4*mn)
-	if err := j.chip.GM().Read(j.gemms[x].passes[0].accs[0].out, raw); err != nil {
+	if err := readResult(j.chip.GM(), j.gemms[x].passes[0].accs[0].out, raw); err != nil {
 		return err
 	}
 	d := make([]int32, mn)

@@ -122,6 +122,7 @@ func TestOzakiBitExact(t *testing.T) {
 		if res.Failure != nil {
 			t.Fatalf("%s %v: %v", c.machine, c.sets, res.Failure)
 		}
+		assertChecked(t, c.machine, res)
 		ce := res.Report.Program["componentwise_error"].(map[string]any)
 		if mx := ce["max_u"].(float64); mx > 2*100+2 || res.Report.Error.Bits < 50 {
 			t.Errorf("%s %v: componentwise max %.3g u, %.1f bits", c.machine, c.sets, mx, res.Report.Error.Bits)
@@ -301,6 +302,7 @@ func TestOzakiII(t *testing.T) {
 		if res.Failure != nil {
 			t.Fatalf("%s %v: %v", c.machine, c.sets, res.Failure)
 		}
+		assertChecked(t, c.machine, res)
 		names := phaseNames(t, res)
 		mods := res.Report.Program["moduli"].([]int)
 		if c.gemms != 0 && len(mods) != c.gemms {

@@ -1,0 +1,81 @@
+package programs
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// checkNote returns the run's golden-model check note ("" when none).
+func checkNote(res *Result) string {
+	for _, n := range res.Report.Notes {
+		if strings.HasPrefix(n, "check: ") && strings.Contains(n, "bit for bit") && !strings.Contains(n, "not made") {
+			return n
+		}
+	}
+	return ""
+}
+
+// assertChecked fails the test unless the run made its golden-model check
+// (a test of bit-exactness that did not check would pass vacuously).
+func assertChecked(t *testing.T, label string, res *Result) {
+	t.Helper()
+	if checkNote(res) == "" {
+		t.Errorf("%s: no golden-model check was made (notes: %q)", label, res.Report.Notes)
+	}
+}
+
+// Every golden-model check compares what the simulation wrote: with one
+// bit of the simulated result changed (corruptResults) each run with
+// check: true fails with ErrCheckFailed — DaVinci sgemm-cube, hgemm and
+// igemm; GPU hgemm, tf32gemm, sgemm, igemm, dgemm; emulated-gemm (a
+// product kernel, ape-int16's planes); ozaki's planes (Ozaki-I, Ozaki-II)
+// and its fallback on GPUs, its planes on the 910A. Without the change
+// the same runs pass their checks.
+func TestChecksCompareSimulatedResults(t *testing.T) {
+	small := []string{"program.m=40", "program.n=48", "program.k=64", "program.numerics=full", "program.check=true"}
+	for _, c := range []struct {
+		name, file, machine string
+		sets                []string
+		note                string // in its check note
+	}{
+		{"davinci sgemm-cube", "examples/sgemm-cube.yaml", "", nil, "simulated C equals"},
+		{"davinci hgemm", "examples/hgemm.yaml", "", nil, "simulated C equals"},
+		{"davinci igemm", "examples/a100-igemm.yaml", "ascend-910a", nil, "(exact INT32)"},
+		{"gpu hgemm", "examples/a100-hgemm.yaml", "", nil, "simulated C equals"},
+		{"gpu tf32gemm", "examples/a100-tf32gemm.yaml", "", nil, "simulated C equals"},
+		{"gpu sgemm", "examples/a100-sgemm.yaml", "", nil, "simulated C equals"},
+		{"gpu igemm", "examples/a100-igemm.yaml", "", nil, "(exact INT32)"},
+		{"gpu dgemm", "examples/a100-dgemm.yaml", "", nil, "(FP64 FMA chains)"},
+		{"emulated markidis", "examples/a100-emulated-gemm.yaml", "", []string{"program.scheme=markidis"}, "the simulated C equals"},
+		{"emulated ape-int16", "examples/a100-emulated-gemm.yaml", "", []string{"program.scheme=ape-int16"}, "product planes"},
+		{"ozaki-I", "examples/b200-ozaki.yaml", "a100", []string{"program.precision=fixed"}, "(package ozaki)"},
+		{"ozaki-II", "examples/b200-ozaki.yaml", "a100", []string{"program.method=ozaki-ii", "program.precision="}, "(package ozaki/crt)"},
+		{"ozaki fallback", "examples/b200-ozaki.yaml", "a100", []string{"program.precision=dynamic", "program.mantissa_bits=53", "program.max_mantissa_bits=54"}, "the fallback's C"},
+		{"ozaki 910a", "examples/ascend-910a-ozaki.yaml", "", []string{"program.precision=fixed"}, "every INT32 plane and C"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := mustRead(t, c.file)
+			opts := Options{Machine: c.machine, Overrides: mustSets(t, append(append([]string{}, small...), c.sets...)...)}
+			res, err := Execute(f, opts, RunHooks{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failure != nil {
+				t.Fatalf("unchanged: %v", res.Failure)
+			}
+			if n := checkNote(res); !strings.Contains(n, c.note) {
+				t.Errorf("check note %q, want one with %q (notes: %q)", n, c.note, res.Report.Notes)
+			}
+			corruptResults = true
+			defer func() { corruptResults = false }()
+			res, err = Execute(f, opts, RunHooks{})
+			if err == nil && res.Failure != nil {
+				err = res.Failure
+			}
+			if !errors.Is(err, ErrCheckFailed) {
+				t.Errorf("one simulated bit changed: got %v, want %v", err, ErrCheckFailed)
+			}
+		})
+	}
+}
