@@ -314,6 +314,37 @@ func TestFastErrors(t *testing.T) {
 	}
 }
 
+// TestFastSticky: an exact block sum just above an FP32 tie, by a term
+// 2^57 below the sum (2^9 + 2^−15 + 2^−48 with C = 2^9): the fast and the
+// reference paths of the exact-sum presets both round it up (the term
+// beyond float64's 53 bits survives as a sticky bit), with both signs.
+func TestFastSticky(t *testing.T) {
+	h := func(x float64) uint16 { return uint16(fp.FromFloat64(x, fp.FP16, fp.Options{})) }
+	for _, name := range []string{"mi100", "ascend-910a", "ascend-910b3"} {
+		m, err := Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sign := range []float64{1, -1} {
+			a := []uint16{h(sign * p2(-8)), h(sign * p2(-24)), 0, 0}
+			b := []uint16{h(p2(-7)), h(p2(-24)), 0, 0}
+			want := float32(sign * (p2(9) + p2(-14)))
+			for _, fast := range []bool{true, false} {
+				restore := setFast(fast)
+				c := []float32{float32(sign * p2(9))}
+				err := m.MMADF16(1, 4, 1, a, RowMajor, b, RowMajor, c, RowMajor, false)
+				restore()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Float32bits(c[0]) != math.Float32bits(want) {
+					t.Errorf("%s sign %v fast %v: %08x (%g), want %08x (%g)", name, sign, fast, math.Float32bits(c[0]), c[0], math.Float32bits(want), want)
+				}
+			}
+		}
+	}
+}
+
 // TestFastTies: blocks whose exact sum lies just below an FP32 rounding tie
 // (c + 2^12 + 2^−11 + 2^−12 − tiny). A float64 sum drops the tiny term and
 // rounds to the tie, so a block-exactness test that let these through would

@@ -49,6 +49,15 @@ func TestModelsDistinguish(t *testing.T) {
 		// Exact sum (mi100) vs truncation (a100): 1 + 2^-24 + 2^-25 rounds up only when exact.
 		{"mi100 exact", "mi100", fp.FP16, []float64{p(1, -24), p(1, -24), 0, 0}, []float64{0.5, 1, 0, 0}, 1, 1 + p(1, -23)},
 		{"a100 truncates", "a100", fp.FP16, []float64{p(1, -24), p(1, -24), 0, 0}, []float64{0.5, 1, 0, 0}, 1, 1},
+		// The exact block sum 2^9 + 2^-15 + 2^-48 lies just above the tie
+		// between 2^9 and its next float: the 2^-48 that the sum's 53-bit
+		// conversion shifts out must survive as a sticky bit (round to
+		// odd), or the tie rounds to even. (A mutant that dropped it
+		// passed every other test.)
+		{"mi100 sticky", "mi100", fp.FP16, []float64{p(1, -8), p(1, -24), 0, 0}, []float64{p(1, -7), p(1, -24), 0, 0}, p(1, 9), p(1, 9) + p(1, -14)},
+		{"ascend-910a sticky", "ascend-910a", fp.FP16, []float64{p(1, -8), p(1, -24), 0, 0}, []float64{p(1, -7), p(1, -24), 0, 0}, p(1, 9), p(1, 9) + p(1, -14)},
+		{"ascend-910b3 sticky", "ascend-910b3", fp.FP16, []float64{p(1, -8), p(1, -24), 0, 0}, []float64{p(1, -7), p(1, -24), 0, 0}, p(1, 9), p(1, 9) + p(1, -14)},
+		{"mi100 sticky negative", "mi100", fp.FP16, []float64{-p(1, -8), -p(1, -24), 0, 0}, []float64{p(1, -7), p(1, -24), 0, 0}, -p(1, 9), -p(1, 9) - p(1, -14)},
 		// Far-apart exponents: the exact model needs the wide accumulator.
 		{"mi100 wide", "mi100", fp.BF16, []float64{p(1, 60), 1}, []float64{p(1, 60), p(1, -100)}, -p(1, 120), p(1, -100)},
 		{"a100 wide truncated", "a100", fp.BF16, []float64{p(1, 60), 1}, []float64{p(1, 60), p(1, -100)}, -p(1, 120), 0},
