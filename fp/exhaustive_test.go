@@ -118,7 +118,7 @@ func TestExhaustiveWidenNarrow(t *testing.T) {
 // strictly between the adjacent same-sign patterns lo (smaller magnitude)
 // and lo+1, given whether it is below, at or above the midpoint (pos −1, 0,
 // +1).
-func expectBetween(lo uint16, neg bool, pos int, r Rounding) uint16 {
+func expectBetween[T uint16 | uint32](lo T, neg bool, pos int, r Rounding) T {
 	hi := lo + 1
 	switch r {
 	case RZ:
@@ -232,5 +232,57 @@ func TestNoDoubleRounding(t *testing.T) {
 	z := math.Nextafter(1+math.Ldexp(1, -7), 0)
 	if got := FromFloat64(z, BF16, Options{Round: RZ}); got != 0x3f80 {
 		t.Fatalf("BF16 RZ = %#04x", got)
+	}
+}
+
+// TestExhaustiveMidpointsNarrow is TestExhaustiveMidpoints for the narrow
+// formats whose domains are small enough to walk whole: every pair of
+// adjacent finite E4M3, E5M2 and TF32 values of the same sign, the exact
+// midpoint, its float64 neighbours and values just inside the pair, in
+// every mode, from float64 and (where exact) float32.
+func TestExhaustiveMidpointsNarrow(t *testing.T) {
+	for _, f := range []Format{E4M3, E5M2, TF32} {
+		s := f.spec()
+		step := uint32(1) << s.fracShift
+		maxPat := maxTo(false, s)
+		for _, neg := range []bool{false, true} {
+			for mag := uint32(0); mag < maxPat; mag += step { // the top pair crosses into overflow: the boundary tests
+				lo := mag
+				if neg {
+					lo |= 1 << s.signShift
+				}
+				hi := lo + step
+				a, b := ToFloat64(lo, f), ToFloat64(hi, f)
+				mid := (a + b) / 2
+				dir := math.Inf(1)
+				if neg {
+					dir = math.Inf(-1)
+				}
+				cases := []struct {
+					x   float64
+					pos int
+				}{
+					{mid, 0},
+					{math.Nextafter(mid, 0), -1},
+					{math.Nextafter(mid, dir), 1},
+					{math.Nextafter(a, dir), -1},
+					{math.Nextafter(b, 0), 1},
+				}
+				for _, c := range cases {
+					for _, r := range allModes() {
+						// expectBetween on the magnitudes counted in steps.
+						want := expectBetween(mag/step, neg, c.pos, r)*step | lo&(1<<s.signShift)
+						if got := FromFloat64(c.x, f, Options{Round: r}); got != want {
+							t.Fatalf("%v between %#x and %#x: x=%v (pos %d) %v gives %#x, want %#x", f, lo, hi, c.x, c.pos, r, got, want)
+						}
+						if x32 := float32(c.x); float64(x32) == c.x {
+							if got := FromFloat32(x32, f, Options{Round: r}); got != want {
+								t.Fatalf("%v x=%v %v: FromFloat32 %#x, want %#x", f, x32, r, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
 	}
 }
