@@ -5,7 +5,11 @@
 // key and the violated constraint.
 package badinput
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
 
 // ErrBadInput matches (errors.Is) every error marked with Wrap.
 var ErrBadInput = errors.New("bad input")
@@ -27,3 +31,17 @@ func Wrap(err error) error {
 
 // Is reports whether err (or an error it wraps) is bad input.
 func Is(err error) bool { return errors.Is(err, ErrBadInput) }
+
+// Clip shortens s, a piece of the input a message quotes, to max bytes
+// (at a rune boundary), saying how long it was: a hostile token or value
+// can be megabytes long, and a message stays one readable line.
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
+}

@@ -151,6 +151,22 @@ func expectBetween[T uint16 | uint32](lo T, neg bool, pos int, r Rounding) T {
 	return lo
 }
 
+// betweenCase is a value strictly between two adjacent values of a format
+// and where it lies against their midpoint (−1 below, 0 at, +1 above).
+type betweenCase struct {
+	x   float64
+	pos int
+}
+
+// between returns the exact midpoint of adjacent same-sign values a and b
+// (|a| < |b|, dir the direction from a to b), its float64 neighbours, and
+// the values just inside the pair.
+func between(a, b, dir float64) []betweenCase {
+	mid := (a + b) / 2 // exact: needs p+1 bits
+	return []betweenCase{{mid, 0}, {math.Nextafter(mid, 0), -1}, {math.Nextafter(mid, dir), 1},
+		{math.Nextafter(a, dir), -1}, {math.Nextafter(b, 0), 1}}
+}
+
 // TestExhaustiveMidpoints rounds, for every pair of adjacent finite FP16 and
 // BF16 values of the same sign, the exact midpoint and its float32/float64
 // neighbours, and values just above the smaller one, in every mode.
@@ -175,19 +191,10 @@ func TestExhaustiveMidpoints(t *testing.T) {
 			if float64(mid32) != mid {
 				t.Fatalf("%v midpoint %v not exact in float32", f, mid)
 			}
-			cases := []struct {
-				x   float64
-				pos int
-			}{
-				{mid, 0},
-				{math.Nextafter(mid, 0), -1},
-				{math.Nextafter(mid, dir), 1},
-				{math.Nextafter(a, dir), -1},
-				{math.Nextafter(b, 0), 1},
-				{float64(math.Nextafter32(mid32, 0)), -1},
-				{float64(math.Nextafter32(mid32, float32(dir))), 1},
-				{float64(math.Nextafter32(float32(a), float32(dir))), -1},
-			}
+			cases := append(between(a, b, dir),
+				betweenCase{float64(math.Nextafter32(mid32, 0)), -1},
+				betweenCase{float64(math.Nextafter32(mid32, float32(dir))), 1},
+				betweenCase{float64(math.Nextafter32(float32(a), float32(dir))), -1})
 			for _, c := range cases {
 				for _, r := range allModes() {
 					want := expectBetween(lo, neg, c.pos, r)
@@ -253,22 +260,11 @@ func TestExhaustiveMidpointsNarrow(t *testing.T) {
 				}
 				hi := lo + step
 				a, b := ToFloat64(lo, f), ToFloat64(hi, f)
-				mid := (a + b) / 2
 				dir := math.Inf(1)
 				if neg {
 					dir = math.Inf(-1)
 				}
-				cases := []struct {
-					x   float64
-					pos int
-				}{
-					{mid, 0},
-					{math.Nextafter(mid, 0), -1},
-					{math.Nextafter(mid, dir), 1},
-					{math.Nextafter(a, dir), -1},
-					{math.Nextafter(b, 0), 1},
-				}
-				for _, c := range cases {
+				for _, c := range between(a, b, dir) {
 					for _, r := range allModes() {
 						// expectBetween on the magnitudes counted in steps.
 						want := expectBetween(mag/step, neg, c.pos, r)*step | lo&(1<<s.signShift)

@@ -3,8 +3,8 @@ package isa
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
 )
 
@@ -94,16 +94,7 @@ const maxMsg = 400
 
 // clip shortens msg to maxMsg bytes (at a rune boundary), saying how long
 // it was.
-func clip(msg string) string {
-	if len(msg) <= maxMsg {
-		return msg
-	}
-	cut := maxMsg
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes in all)", msg[:cut], len(msg))
-}
+func clip(msg string) string { return badinput.Clip(msg, maxMsg) }
 
 // parser holds the state of one Parse call.
 type parser struct {

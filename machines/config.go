@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
@@ -207,18 +207,8 @@ func (o Override) String() string { return o.Path + "=" + clipValue(o.Value) }
 // --set value can be megabytes long).
 const maxValueEcho = 80
 
-// clipValue shortens a value quoted in a message to maxValueEcho bytes
-// (at a rune boundary), saying how long it was.
-func clipValue(v string) string {
-	if len(v) <= maxValueEcho {
-		return v
-	}
-	cut := maxValueEcho
-	for cut > 0 && !utf8.RuneStart(v[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes)", v[:cut], len(v))
-}
+// clipValue shortens a value quoted in a message to maxValueEcho bytes.
+func clipValue(v string) string { return badinput.Clip(v, maxValueEcho) }
 
 // ParseOverride parses "path=value" (the first '=' separates them). The
 // path is a dotted key path such as machine.core.buffers.L1; surrounding
