@@ -25,11 +25,19 @@ type L2 struct {
 	setBits    uint   // bits of a set index
 	ways       int
 	set        []l2Set
-	// tags holds the sector number of every way of every set (−1 =
+	// tags holds 1 + the sector number of every way of every set (0 =
 	// invalid), MaxL2Ways per set: read only on a replacement or a
 	// lookup without the where index, so kept apart from the sets'
 	// recency and valid bits, which every hit reads.
 	tags []int64
+	// init is the recency order of a set no access has touched: way 0
+	// least recently used, then 1, 2, …; a page of setsPerPage sets gets
+	// it when a miss first allocates in one of them (pageInit), so that
+	// the directory of a huge L2 costs only the pages a run touches (the
+	// allocation is zeroed memory the OS maps on first use). A hit needs
+	// a sector a miss allocated: its page has its order.
+	init     uint64
+	pageInit []bool
 	// modM is ⌈2^64 / sets⌉ for Lemire's remainder by multiplication
 	// (setIndex; sets not a power of two).
 	modM uint64
@@ -51,7 +59,7 @@ type L2 struct {
 type l2Set struct {
 	// order holds the ways in recency order, one 4-bit way number per
 	// nibble, most recent in the lowest nibble: LRU replacement in O(1)
-	// (at most 16 ways).
+	// (at most 16 ways; L2.init until its page's first miss).
 	order uint64
 	valid [MaxL2Ways]uint16 // one bit per line of the sector
 }
@@ -100,16 +108,10 @@ func NewL2(capacity int64, lineBytes, ways int) *L2 {
 	c := &L2{lineBits: lb, sectorBits: lb + 4, sets: sets, ways: ways, set: make([]l2Set, sets),
 		tags: make([]int64, sets*MaxL2Ways)}
 	// Initially way 0 is the least recently used, then 1, 2, …
-	var init uint64
 	for w := 0; w < ways; w++ {
-		init |= uint64(ways-1-w) << (4 * w)
+		c.init |= uint64(ways-1-w) << (4 * w)
 	}
-	for i := range c.set {
-		c.set[i].order = init
-	}
-	for i := range c.tags {
-		c.tags[i] = -1
-	}
+	c.pageInit = make([]bool, (sets+setsPerPage-1)/setsPerPage)
 	if sets&(sets-1) == 0 {
 		c.setMask, c.pow2 = sets-1, true
 	} else {
@@ -117,6 +119,18 @@ func NewL2(capacity int64, lineBytes, ways int) *L2 {
 	}
 	c.setBits = uint(bits.Len64(sets - 1))
 	return c
+}
+
+// setsPerPage is the sets whose recency order a first miss among them
+// initialises (40 KiB of sets).
+const setsPerPage = 1024
+
+// initPage gives the sets of page pg the initial recency order.
+func (c *L2) initPage(pg uint64) {
+	c.pageInit[pg] = true
+	for i := pg * setsPerPage; i < min((pg+1)*setsPerPage, c.sets); i++ {
+		c.set[i].order = c.init
+	}
 }
 
 // HashSets makes the directory index its sets with the sector number's
@@ -276,7 +290,7 @@ func (c *L2) touch(sec int64, want uint16) uint16 {
 		w = int(c.where[sec]) - 1
 	} else {
 		for i, t := range tags[:c.ways] {
-			if t == sec {
+			if t != 0 && t == sec+1 {
 				w = i
 				break
 			}
@@ -291,16 +305,19 @@ func (c *L2) touch(sec int64, want uint16) uint16 {
 		}
 		return have
 	}
+	if pg := si / setsPerPage; !c.pageInit[pg] {
+		c.initPage(pg)
+	}
 	o := set.order
 	victim := (o >> (4 * uint(c.ways-1))) & 0xF
 	set.order = (o<<4 | victim) & (1<<(4*uint(c.ways)) - 1)
 	if c.ways == MaxL2Ways {
 		set.order = o<<4 | victim
 	}
-	if old := tags[victim]; old >= 0 && old < int64(len(c.where)) {
+	if old := tags[victim] - 1; old >= 0 && old < int64(len(c.where)) {
 		c.where[old] = 0
 	}
-	tags[victim] = sec
+	tags[victim] = sec + 1
 	set.valid[victim] = want
 	if indexed {
 		c.where[sec] = uint8(victim) + 1

@@ -49,15 +49,17 @@ func TestL2HitsMissesAndEviction(t *testing.T) {
 
 // The directory (recency-ordered nibbles) agrees with a plain stamp-based
 // set-associative LRU over a long random
-// access sequence (every hit/miss decision and the final contents).
+// access sequence (every hit/miss decision and the final contents) — also
+// over several pages of sets, each given its initial order by its first
+// miss (setsPerPage).
 func TestL2IndexMatchesScan(t *testing.T) {
 	for _, ways := range []int{1, 4, 7, 16} {
-		testL2AgainstScan(t, ways)
+		testL2AgainstScan(t, ways, 32, 40*ways+13)
 	}
+	testL2AgainstScan(t, 4, 3*setsPerPage+5, 5*(3*setsPerPage+5))
 }
 
-func testL2AgainstScan(t *testing.T, ways int) {
-	sets := 32
+func testL2AgainstScan(t *testing.T, ways, sets, sectors int) {
 	c := NewL2(int64(sets*ways)*2048, 128, ways) // sectors of 2 KiB
 	type ref struct {
 		tag   int64
@@ -95,7 +97,7 @@ func testL2AgainstScan(t *testing.T, ways int) {
 		x ^= x << 13
 		x ^= x >> 7
 		x ^= x << 17
-		sec := int64(x % uint64(40*ways+13))
+		sec := int64(x % uint64(sectors))
 		want := uint16(1) << (x >> 40 % 16)
 		if got, w := c.touch(sec, want), refTouch(sec, want); got != w {
 			t.Fatalf("%d ways, access %d (sector %d): directory gives %#x, reference LRU gives %#x", ways, i, sec, got, w)
