@@ -470,8 +470,8 @@ type fullReads struct{ r io.Reader }
 // Read implements io.Reader.
 func (f fullReads) Read(p []byte) (int, error) {
 	n, err := io.ReadFull(f.r, p)
-	if err == io.ErrUnexpectedEOF {
-		err = nil // a short last read; the next one returns io.EOF
+	if err == io.ErrUnexpectedEOF && n > 0 {
+		err = nil // a short last read; the next one returns io.EOF (or the stream's own error)
 	}
 	return n, err
 }
@@ -536,6 +536,19 @@ func readTrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 		}
 	default:
 		return nil, nil, errors.New("not a JSON trace: want an object or an array of events")
+	}
+	if tok == json.Delim('{') {
+		if _, err := dec.Token(); err != nil { // its closing brace
+			return nil, nil, fmt.Errorf("bad trace: %v", err)
+		}
+	}
+	// Nothing may follow the trace (two traces in one file, garbage), and
+	// a gzip stream is read to its end, where its checksum is checked.
+	if t, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			return nil, nil, fmt.Errorf("bad trace: data after the trace (%v)", t)
+		}
+		return nil, nil, fmt.Errorf("bad trace: after the trace: %v", err)
 	}
 	return tl, rd.finish(), nil
 }

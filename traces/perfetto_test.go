@@ -2,12 +2,15 @@ package traces_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -266,6 +269,33 @@ func TestReadTraceErrors(t *testing.T) {
 	}
 	if _, err := traces.ReadTraceFile(filepath.Join(t.TempDir(), "missing.json")); !os.IsNotExist(err) {
 		t.Errorf("missing file: %v", err)
+	}
+	// A trace followed by anything, a truncated gzip stream (it looped
+	// forever) and one whose checksum is wrong are errors, within a
+	// second.
+	good := `{"traceEvents":[{"ph":"X","pid":3,"tid":4,"ts":1.5,"dur":2,"name":"m.mmad","cat":"mmad"}]}`
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(good + strings.Repeat(" ", 5000)))
+	zw.Close()
+	z := gz.Bytes()
+	crc := slices.Clone(z)
+	crc[len(crc)-6] ^= 0xff
+	for name, in := range map[string]string{"twice": good + good, "garbage after": good + " x", "truncated gzip": string(z[:len(z)/2]),
+		"gzip header alone": string(z[:10]), "gzip checksum": string(crc)} {
+		done := make(chan error, 1)
+		go func() { _, err := traces.ReadTrace(strings.NewReader(in)); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Errorf("%s: want an error", name)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: still reading after 10 s", name)
+		}
+	}
+	if _, err := traces.ReadTrace(bytes.NewReader(z)); err != nil {
+		t.Errorf("the gzip trace: %v", err)
 	}
 }
 
