@@ -8,6 +8,7 @@ package badinput
 import (
 	"errors"
 	"fmt"
+	"os"
 	"unicode/utf8"
 )
 
@@ -44,4 +45,23 @@ func Clip(s string, max int) string {
 		cut--
 	}
 	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
+}
+
+// NotPipe returns an error for a path that names a named pipe (FIFO) or a
+// socket: opening one to read or write blocks until another process opens
+// its other end — forever, for a file given by mistake. Other paths
+// (missing ones too: the open reports them) pass.
+func NotPipe(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	if m := st.Mode(); m&(os.ModeNamedPipe|os.ModeSocket) != 0 {
+		kind := "a named pipe (FIFO)"
+		if m&os.ModeSocket != 0 {
+			kind = "a socket"
+		}
+		return fmt.Errorf("%s is %s, not a file (reading it would wait for a writer)", path, kind)
+	}
+	return nil
 }

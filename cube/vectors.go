@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
 )
 
@@ -180,6 +181,9 @@ func (s VectorSet) Load() (*VectorData, error) {
 }
 
 func openGz(path string) (io.ReadCloser, *bufio.Scanner, error) {
+	if err := badinput.NotPipe(path); err != nil {
+		return nil, nil, fmt.Errorf("cube: vectors: %w", err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cube: vectors: %w", err)

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
 )
 
 //go:embed *.yaml
@@ -149,6 +151,9 @@ const MaxFileBytes = 64 << 20
 // ReadFile reads a text input file of at most MaxFileBytes; what names the
 // kind of file in messages ("machine file", "program file", …).
 func ReadFile(path, what string) ([]byte, error) {
+	if err := badinput.NotPipe(path); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

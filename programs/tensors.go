@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sbinet/npyio"
-
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/outfile"
+	"github.com/sbinet/npyio"
 )
 
 // Distribution names for generated inputs.
@@ -79,6 +79,9 @@ func CheckNPYFloat32(path string) (rows, cols int, err error) {
 // readNPY reads a 2-D float32 or float64 .npy file — its data (in the
 // slice of its type) only when withData is set — and its shape.
 func readNPY(path string, withData bool) (_ []float32, _ []float64, _, _ int, err error) {
+	if err := badinput.NotPipe(path); err != nil {
+		return nil, nil, 0, 0, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, 0, 0, err

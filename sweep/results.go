@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
 
@@ -29,6 +30,9 @@ const maxLine = 16 << 20
 // point's parameter values and the study's metrics. Errors wrap
 // bad input (package badinput) and name the file and line.
 func ReadResults(path string, s *Study) ([]Record, error) {
+	if err := badinput.NotPipe(path); err != nil {
+		return nil, badInput(fmt.Errorf("results file: %v", err))
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("results file: %v", err))

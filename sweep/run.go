@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
@@ -161,6 +162,9 @@ func Run(s *Study, opts Options) (*Summary, error) {
 	}
 	var werr error
 	if len(todo) > 0 {
+		if err := badinput.NotPipe(path); err != nil {
+			return nil, badInput(err)
+		}
 		fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
 			return nil, err

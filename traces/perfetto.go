@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
@@ -436,6 +437,9 @@ func ReadTraceFile(path string) (*Timeline, error) {
 // lists the cores left out for the memory limit.
 func ReadTraceFileWithin(path string, lim ReadLimits) (tl *Timeline, skipped []int, err error) {
 	defer debug.SetGCPercent(debug.SetGCPercent(writeGCPercent)) // as writeTraceFile: the per-event garbage is collected early
+	if err := badinput.NotPipe(path); err != nil {
+		return nil, nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err

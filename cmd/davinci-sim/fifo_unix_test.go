@@ -1,0 +1,58 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A named pipe given as a program, machine, study, trace or results file
+// is refused at once (exit 2, one line): opening one blocks until another
+// process opens its other end — it hung forever.
+func TestFIFOInputsRefused(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no mkfifo:", err)
+	}
+	study := filepath.Join(dir, "s.yaml")
+	prog, err := filepath.Abs(examplePath("hgemm.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(study, []byte("program: "+prog+"\nset: {program.numerics: off, program.m: 64, program.k: 64}\nvary: {program.n: [64]}\nmetrics: [time.seconds]\n"), 0o644)
+	out := filepath.Join(dir, "o")
+	os.Mkdir(out, 0o755)
+	if err := syscall.Mkfifo(filepath.Join(out, "results.jsonl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", fifo},
+		{"run", examplePath("hgemm.yaml"), "-m", fifo},
+		{"view", fifo},
+		{"sweep", fifo, "-o", filepath.Join(dir, "x")},
+		{"sweep", study, "-o", out},
+		{"sweep", study, "-o", out, "--resume"},
+	} {
+		done := make(chan struct{})
+		var code int
+		var err error
+		go func() {
+			_, code, err = runCLI(t, args...)
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%v: still waiting after 20 s", args)
+		}
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "named pipe") {
+			t.Errorf("%v: exit %d, %v; want 2 and a named pipe refused", args, code, err)
+		}
+	}
+}
