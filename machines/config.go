@@ -200,8 +200,13 @@ func (c *Config) where(lower string) (string, string) {
 // "machine.core.buffers.L1", Value "512KiB".
 type Override struct{ Path, Value string }
 
-// String returns the assignment as the user writes it.
-func (o Override) String() string { return o.Path + "=" + clipValue(o.Value) }
+// String is the override as messages quote it: its path and value each
+// clipped to maxValueEcho bytes (Full gives it whole).
+func (o Override) String() string { return clipValue(o.Path) + "=" + clipValue(o.Value) }
+
+// Full returns the override as given, "path=value" (report.json records
+// it so).
+func (o Override) Full() string { return o.Path + "=" + o.Value }
 
 // maxValueEcho bounds how much of a value a message quotes (a hostile
 // --set value can be megabytes long).
@@ -264,7 +269,7 @@ func ApplyOverrides(c *Config, target any, prefix string, overrides []Override) 
 		}
 		val, err := ConvertValue(ft, o.Value)
 		if err != nil {
-			return fmt.Errorf("--set %s: key %q: %v", o, o.Path, err)
+			return fmt.Errorf("--set %s: key %q: %v", o, clipValue(o.Path), err)
 		}
 		c.overridden[lower] = o.String()
 		c.v.Set(lower, val)

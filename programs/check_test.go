@@ -79,3 +79,17 @@ func TestChecksCompareSimulatedResults(t *testing.T) {
 		})
 	}
 }
+
+// report.json records every --set as given, however long its value
+// (messages clip what they quote; the record does not).
+func TestOverridesRecordedWhole(t *testing.T) {
+	long := "program.m=" + strings.Repeat("0", 200) + "64"
+	f := mustRead(t, "examples/hgemm.yaml")
+	res, err := Execute(f, Options{Numerics: NumericsOff, Overrides: mustSets(t, long, "program.n=64", "program.k=64")}, RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Report.Overrides) == 0 || res.Report.Overrides[0] != long {
+		t.Errorf("overrides %q, want %q first", res.Report.Overrides, long)
+	}
+}

@@ -265,7 +265,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	rep := &report.Report{Machine: m.Name, Version: version.String(), Overrides: []string{}}
 	for _, o := range opts.Overrides {
-		rep.Overrides = append(rep.Overrides, o.String())
+		rep.Overrides = append(rep.Overrides, o.Full())
 	}
 	if err := yaml.Unmarshal(m.YAML(nil), &rep.MachineConfig); err != nil {
 		return nil, fmt.Errorf("machine %s: the effective configuration does not read back: %w", m.Name, err)

@@ -113,7 +113,7 @@ func runClusterJob(f *File, topo *cluster.Topology, opts Options, hooks RunHooks
 	}
 	res.Report.Version = version.String()
 	for _, o := range opts.Overrides {
-		res.Report.Overrides = append(res.Report.Overrides, o.String())
+		res.Report.Overrides = append(res.Report.Overrides, o.Full())
 	}
 	return res, nil
 }

@@ -175,7 +175,7 @@ var kinds = map[string]*Kind{}
 func (k *Kind) BuildFor(f *File, m *machines.Machine, opts Options) (Job, error) {
 	for _, o := range opts.Overrides {
 		if strings.EqualFold(o.Path, "program.kind") && o.Value != k.Name {
-			return nil, fmt.Errorf("--set %s=%+q: the program kind is the file's (%s) and cannot be changed; run a program file of that kind (see davinci-sim programs)", o.Path, o.Value, k.Name)
+			return nil, fmt.Errorf("--set %s: the program kind is the file's (%s) and cannot be changed; run a program file of that kind (see davinci-sim programs)", o, k.Name)
 		}
 	}
 	if !slices.Contains(k.Machines, m.Kind) {

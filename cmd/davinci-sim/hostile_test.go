@@ -25,13 +25,20 @@ type hostileCase struct {
 	want  string // the error (one line) must contain this
 }
 
-// maxHostileMsg bounds the length of a hostile input's error line.
-const maxHostileMsg = 1000
+// maxHostileMsg bounds the length of a hostile input's error line as
+// printed (clipLines: no line beyond maxLineBytes).
+const maxHostileMsg = maxLineBytes + 100
 
 // hostileCases are inputs a hostile (or careless) user gives: each must end
 // quickly with exit code 2 and one clear line — never a hang, a crash, an
 // out-of-memory or a silently wrong result (issue 18).
 var hostileCases = []hostileCase{
+	{name: "a 3000-byte accumulation",
+		args: []string{"run", examplePath("hgemm.yaml"), "--set", "program.accumulation=" + strings.Repeat("x", 3000)},
+		want: `key "accumulation": must be termwise or elementwise`},
+	{name: "a 3000-byte unknown key",
+		args: []string{"run", examplePath("hgemm.yaml"), "--set", "program." + strings.Repeat("x", 3000) + "=1"},
+		want: `unknown key`},
 	{name: "a 3000-digit --set value",
 		args: []string{"run", examplePath("hgemm.yaml"), "--set", "program.m=" + strings.Repeat("9", 3000)},
 		want: `key "program.m": want an integer, got "999`},
@@ -170,7 +177,7 @@ var hostileCases = []hostileCase{
 	// Accepted and ignored: refused instead.
 	{name: "program kind changed by --set",
 		args: []string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.kind=hgemm"},
-		want: `--set program.kind="hgemm": the program kind is the file's (sgemm-cube) and cannot be changed`},
+		want: `--set program.kind=hgemm: the program kind is the file's (sgemm-cube) and cannot be changed`},
 	{name: "trace cores beyond the machine",
 		args: []string{"run", examplePath("cube-peak.yaml"), "--trace", "@DIR@/t.json", "--trace-cores", "40-50"},
 		want: "--trace-cores 40-50: core 50 does not exist; machine ascend-910a has cores 0-31"},
@@ -395,8 +402,8 @@ func TestHostileInputs(t *testing.T) {
 			if !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
 				t.Errorf("%v: error %q should be one line containing %q", args, msg, c.want)
 			}
-			if len(msg) > maxHostileMsg {
-				t.Errorf("%v: error of %d bytes (at most %d: a message quotes a hostile value clipped)", args, len(msg), maxHostileMsg)
+			if printed := clipLines(msg); len(printed) > maxHostileMsg {
+				t.Errorf("%v: error of %d bytes as printed (at most %d: a message quotes a hostile value clipped)", args, len(printed), maxHostileMsg)
 			}
 		})
 	}

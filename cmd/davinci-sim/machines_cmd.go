@@ -166,7 +166,7 @@ func writeEffective(out io.Writer, m *machines.Machine, target string, embedded 
 	}
 	fmt.Fprintf(out, "# effective configuration of %s\n", from)
 	for _, o := range ovs {
-		fmt.Fprintf(out, "#   --set %s\n", o)
+		fmt.Fprintf(out, "#   --set %s\n", o.Full())
 	}
 	var peaks []string
 	for _, p := range m.Peaks() {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
@@ -97,12 +98,26 @@ func exitCode(err error) int {
 	return 2
 }
 
+// maxLineBytes bounds each line of an error message: the messages name
+// the input they refuse, and whatever quotes a hostile value unclipped
+// (a 10 MB YAML string) still prints a readable line.
+const maxLineBytes = 2000
+
+// clipLines clips each line of msg to maxLineBytes.
+func clipLines(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		lines[i] = badinput.Clip(l, maxLineBytes)
+	}
+	return strings.Join(lines, "\n")
+}
+
 func main() {
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {
 		code := exitCode(err)
-		if err.Error() != "" {
-			fmt.Fprintln(os.Stderr, "davinci-sim:", err)
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(os.Stderr, "davinci-sim:", clipLines(msg))
 		}
 		os.Exit(code)
 	}
