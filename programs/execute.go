@@ -131,7 +131,10 @@ func (h RunHooks) progress(chip **arch.Chip, mode arch.Mode) (func(sim.Time, uin
 // bad input; a deadlock is a *sim.DeadlockError; other errors are
 // simulation failures.
 func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
-	if err := f.Kind.checkOptions(f, opts); err != nil { // one chip or many
+	if err := f.Kind.checkKindKept(opts); err != nil { // one chip or many
+		return nil, badInput(err)
+	}
+	if err := f.Kind.checkOptions(f, opts); err != nil {
 		return nil, badInput(err)
 	}
 	if name := ClusterMachine(f, opts); name != "" {
@@ -162,8 +165,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		}
 		return executeOneNPU(f, machineRef(f, opts), m, opts, hooks)
 	}
-	if fid := fileFidelity(f, opts); oneNPU && fid != "" && fid != "full" {
-		// The file's fidelity (or --set program.fidelity), as --fidelity.
+	if fid := FileFidelity(f, opts); opts.Fidelity == "" && oneNPU && fid != "" && fid != "full" {
+		// The file's fidelity (or --set program.fidelity), as --fidelity
+		// (which, given, wins: --fidelity full runs the chip in full).
 		return executeOneNPU(f, machineRef(f, opts), m, opts, hooks)
 	}
 	job, err := f.Kind.BuildFor(f, m, opts)
@@ -346,9 +350,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	return res, nil
 }
 
-// fileFidelity returns the program's fidelity key, with --set
+// FileFidelity returns the program's fidelity key, with --set
 // program.fidelity applied ("" when absent).
-func fileFidelity(f *File, opts Options) string {
+func FileFidelity(f *File, opts Options) string {
 	fid := ""
 	if v, ok := f.Config.Viper().Get("fidelity").(string); ok {
 		fid = v

@@ -78,6 +78,9 @@ func decodeLU(f *File, m *machines.Machine, o Options, oneChip bool) (LUParams, 
 		return p, err
 	}
 	o.apply(&p.Numerics, &p.Seed)
+	if o.Fidelity != "" {
+		p.Fidelity = o.Fidelity // --fidelity wins over the file's
+	}
 	if oneChip {
 		if err := p.checkOneChip(f.Path, m); err != nil {
 			return p, err

@@ -194,6 +194,14 @@ func TestLUClusterIsolatedNearFull(t *testing.T) {
 	if err != nil || res.Report.Cluster == nil || res.Report.Cluster.KernelSimulations == 0 {
 		t.Errorf("isolated on one DaVinci chip: %v (want a node of one NPU)", err)
 	}
+	// --fidelity full wins over the file's: the chip simulated in full.
+	f, err := Parse("lu.yaml", ".", []byte("kind: lu-fused\nn: 1024\nnb: 128\nnumerics: off\nfidelity: isolated\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := Execute(f, Options{Fidelity: "full"}, RunHooks{}); err != nil || res.Report.Cluster != nil {
+		t.Errorf("--fidelity full over a file's isolated: %v (want the chip in full)", err)
+	}
 	_, err = runLU(t, "kind: lu-fused\nmachine: a100\nn: 1024\nnb: 128\nnumerics: off\nfidelity: isolated\n")
 	if !badinput.Is(err) || !strings.Contains(err.Error(), `"fidelity"`) {
 		t.Errorf("isolated on a GPU: got %v", err)

@@ -50,6 +50,9 @@ func buildLUGPU(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err := f.Decode(&p, o); err != nil {
 		return nil, err
 	}
+	if o.Fidelity != "" {
+		p.Fidelity = o.Fidelity // --fidelity wins over the file's
+	}
 	if err := p.checkOneChip(f.Path, m); err != nil {
 		return nil, err
 	}

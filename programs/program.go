@@ -173,11 +173,6 @@ var kinds = map[string]*Kind{}
 // BuildFor is Build after checking that the program kind runs on m's
 // machine kind.
 func (k *Kind) BuildFor(f *File, m *machines.Machine, opts Options) (Job, error) {
-	for _, o := range opts.Overrides {
-		if strings.EqualFold(o.Path, "program.kind") && o.Value != k.Name {
-			return nil, fmt.Errorf("--set %s: the program kind is the file's (%s) and cannot be changed; run a program file of that kind (see davinci-sim programs)", o, k.Name)
-		}
-	}
 	if !slices.Contains(k.Machines, m.Kind) {
 		return nil, fmt.Errorf("%s: program kind %s runs on %s machines; machine %s is %s (see davinci-sim machines)",
 			f.Path, k.Name, strings.Join(k.Machines, ", "), m.Name, m.Kind)
@@ -194,6 +189,17 @@ func (k *Kind) HasKey(path string) bool {
 		}
 	}
 	return false
+}
+
+// checkKindKept refuses --set program.kind naming another kind: the keys
+// of the file are its kind's.
+func (k *Kind) checkKindKept(opts Options) error {
+	for _, o := range opts.Overrides {
+		if strings.EqualFold(o.Path, "program.kind") && o.Value != k.Name {
+			return fmt.Errorf("--set %s: the program kind is the file's (%s) and cannot be changed; run a program file of that kind (see davinci-sim programs)", o, k.Name)
+		}
+	}
+	return nil
 }
 
 // checkOptions refuses the run options --seed and --numerics for a kind

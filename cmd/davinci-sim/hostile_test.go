@@ -33,6 +33,13 @@ const maxHostileMsg = maxLineBytes + 100
 // quickly with exit code 2 and one clear line — never a hang, a crash, an
 // out-of-memory or a silently wrong result (issue 18).
 var hostileCases = []hostileCase{
+	{name: "trace of a one-chip run whose file asks fidelity isolated",
+		files: map[string]string{"lu.yaml": "kind: lu-fused\nn: 1024\nnb: 128\nnumerics: off\nfidelity: isolated\n"},
+		args:  []string{"run", "@DIR@/lu.yaml", "--trace", "@DIR@/t.pftrace"},
+		want:  `--trace and --view: not with fidelity isolated on one chip`},
+	{name: "program kind changed on a cluster run",
+		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--set", "program.kind=hgemm"},
+		want: `--set program.kind=hgemm: the program kind is the file's (lu-fused)`},
 	{name: "a 3000-byte accumulation",
 		args: []string{"run", examplePath("hgemm.yaml"), "--set", "program.accumulation=" + strings.Repeat("x", 3000)},
 		want: `key "accumulation": must be termwise or elementwise`},

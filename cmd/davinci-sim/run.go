@@ -174,13 +174,17 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	}
 	var hooks programs.RunHooks
 	clusterName := programs.ClusterMachine(file, opts)
+	fid := f.fidelity // the run's fidelity: --fidelity, else the file's
+	if fid == "" {
+		fid = programs.FileFidelity(file, opts)
+	}
 	switch {
 	case f.fastForward && (f.trace != "" || f.view):
 		return badInput(arch.ErrFastForwardObserved)
 	case f.kBatch > 1 && (f.trace != "" || f.view):
 		return badInput(programs.KBatchObservedError(f.kBatch))
-	case clusterName == "" && (f.fidelity == "isolated" || f.fidelity == "sampled") && (f.trace != "" || f.view):
-		return badInput(fmt.Errorf("--trace and --view: not with --fidelity %s on one chip (its kernels are timed apart: no pipes to show); -m cloudbrain2-node --set node.npus=1 --trace FILE.json gives the rank's timeline", f.fidelity))
+	case clusterName == "" && (fid == "isolated" || fid == "sampled") && (f.trace != "" || f.view):
+		return badInput(fmt.Errorf("--trace and --view: not with fidelity %s on one chip (its kernels are timed apart: no pipes to show); -m cloudbrain2-node --set node.npus=1 --trace FILE.json gives the rank's timeline", fid))
 	case clusterName != "" && f.trace != "" && !strings.HasSuffix(f.trace, ".json") && !strings.HasSuffix(f.trace, ".json.gz"):
 		return badInput(fmt.Errorf("--trace %s: a run on a cluster or node description writes a JSON trace (FILE.json or FILE.json.gz)", f.trace))
 	case f.traceNPU < -1:

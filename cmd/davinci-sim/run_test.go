@@ -123,7 +123,7 @@ func TestRunBadInput(t *testing.T) {
 		{[]string{"run", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
 		{[]string{"run", examplePath("lu-cluster-small.yaml"), "--fidelity", "rough"}, "full, isolated or sampled"},
 		{[]string{"run", examplePath("hgemm.yaml"), "--fidelity", "sampled"}, "applies to lu-fused on NPUs"},
-		{[]string{"run", examplePath("lu-fused-small.yaml"), "--fidelity", "sampled", "--trace", filepath.Join(dir, "t.json")}, "not with --fidelity sampled on one chip"},
+		{[]string{"run", examplePath("lu-fused-small.yaml"), "--fidelity", "sampled", "--trace", filepath.Join(dir, "t.json")}, "not with fidelity sampled on one chip"},
 		{[]string{"run", examplePath("lu-cluster-small.yaml"), "--fidelity", "sampled", "--numerics", "full"}, "numerics off"},
 		{[]string{"run", bad}, "kind"},
 		// .npy inputs: a header whose shape the data cannot hold, and a
