@@ -93,3 +93,47 @@ func TestOverridesRecordedWhole(t *testing.T) {
 		t.Errorf("overrides %q, want %q first", res.Report.Overrides, long)
 	}
 }
+
+// baselines is honoured where baselines are reported and refused where
+// none are (it was ignored by igemm, ape-int16 and GPU native); with
+// numerics sampled, baselines: false keeps emulated-gemm's own error
+// against the CPU SGEMM on DaVinci machines.
+func TestBaselinesKey(t *testing.T) {
+	f := mustRead(t, "examples/a100-emulated-gemm.yaml")
+	small := []string{"program.m=64", "program.n=64", "program.k=64", "program.baselines=false"}
+	for _, c := range []struct{ machine, scheme, want string }{
+		{"a100", "native", `key "baselines": applies to davinci machines`},
+		{"a100", "ape-int16", `key "baselines": applies to the FP32 emulations`},
+		{"ascend-910a", "ape-int16", `key "baselines": applies to the FP32 emulations`},
+	} {
+		_, err := Execute(f, Options{Machine: c.machine, Numerics: NumericsOff, Overrides: mustSets(t, append([]string{"program.scheme=" + c.scheme}, small...)...)}, RunHooks{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: %v, want %q", c.machine, c.scheme, err, c.want)
+		}
+	}
+	ig := mustRead(t, "examples/a100-igemm.yaml")
+	if _, err := Execute(ig, Options{Machine: "ascend-910a", Numerics: NumericsOff, Overrides: mustSets(t, small...)}, RunHooks{}); err == nil || !strings.Contains(err.Error(), `key "baselines"`) {
+		t.Errorf("igemm on the 910A: %v", err)
+	}
+	res, err := Execute(f, Options{Machine: "ascend-910b3", Overrides: mustSets(t, "program.scheme=ootomo", "program.m=256", "program.n=256", "program.k=256",
+		"program.numerics=sampled", "program.baselines=false")}, RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res.Report.Program["error_vs_cpu_sgemm"]; !ok || len(res.Report.Baselines) != 0 {
+		t.Errorf("910B3 ootomo sampled, baselines false: error_vs_cpu_sgemm present %v, baselines %v", ok, res.Report.Baselines)
+	}
+}
+
+// tiling.staging on a DaVinci machine is refused like the other GPU tile
+// keys (the defaults dropped it, so every DaVinci GEMM kind took any
+// value silently).
+func TestStagingOnDaVinciRefused(t *testing.T) {
+	for _, file := range []string{"examples/sgemm-cube.yaml", "examples/hgemm.yaml"} {
+		f := mustRead(t, file)
+		_, err := Execute(f, Options{Numerics: NumericsOff, Overrides: mustSets(t, "program.tiling.staging=shared", "program.m=64", "program.n=64", "program.k=64")}, RunHooks{})
+		if err == nil || !strings.Contains(err.Error(), `key "tiling.staging": applies to GPU machines`) {
+			t.Errorf("%s: %v", file, err)
+		}
+	}
+}

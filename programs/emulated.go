@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "emulated-gemm", KBatch: true, Params: reflect.TypeFor[EmulatedParams](), Machines: []string{"nvidia-sm", "amd-cu", "davinci"}, Example: "a100-emulated-gemm.yaml",
+	register(&Kind{Name: "emulated-gemm", KBatch: true, Params: reflect.TypeFor[EmulatedParams](), Omit: []string{"split", "accumulation", "input"}, Machines: []string{"nvidia-sm", "amd-cu", "davinci"}, Example: "a100-emulated-gemm.yaml",
 		Summary: "emulated FP32 GEMM from low-precision matrix units: a split kernel, product GEMM kernels, an epilogue (scheme: hgemm, markidis, ootomo, ape-fp32f, ape-fp32b, bf16x9, sgemm-cube, le-gemm, ape-int16, native, … or your own)",
 		Build:   buildEmulated})
 }

@@ -115,6 +115,7 @@ func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedPa
 	if err != nil {
 		return nil, err
 	}
+	j.cpuTiles = true // program.error_vs_cpu_sgemm, with or without baselines
 	return &daVinciSchemeJob{gemmJob: j, histBins: ep.HistogramBins}, nil
 }
 

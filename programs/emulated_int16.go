@@ -109,6 +109,9 @@ func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedPara
 	if ep.HistogramBins != 0 {
 		return nil, bad("histogram_bins", "applies to the FP32 emulations (the error histogram is against a CPU FP32 SGEMM); not to scheme ape-int16")
 	}
+	if f.Config.Viper().IsSet("baselines") {
+		return nil, bad("baselines", "applies to the FP32 emulations (a CPU FP32 SGEMM beside them); scheme ape-int16's error is against the exact INT16 product")
+	}
 	tg, gpu := newGPUTarget(m)
 	align := int64(512)
 	switch {

@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "sgemm-cube", Params: reflect.TypeFor[GEMMParams](), Machines: []string{"davinci"}, Example: "sgemm-cube.yaml",
+	register(&Kind{Name: "sgemm-cube", Params: reflect.TypeFor[GEMMParams](), Omit: gpuOnlyGEMMKeys, Machines: []string{"davinci"}, Example: "sgemm-cube.yaml",
 		Summary: "emulated FP32 GEMM from three FP16 cube GEMMs (SGEMM-cube: split, hh+hl+lh, reconstruction)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{split: true})
@@ -29,7 +29,7 @@ func init() {
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{native: true})
 		}})
-	register(&Kind{Name: "igemm", Params: reflect.TypeFor[GEMMParams](), Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "a100-igemm.yaml",
+	register(&Kind{Name: "igemm", Params: reflect.TypeFor[GEMMParams](), Omit: []string{"baselines"}, Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "a100-igemm.yaml",
 		Summary: "INT8 GEMM with exact INT32 accumulation on the tensor cores (GPUs) or the INT8 cube (DaVinci)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{int8: true})
@@ -60,6 +60,9 @@ type gemmJob struct {
 	outs []Output
 	side *beside      // the sampled tiles' computation (startBeside)
 	smp  *gemmSampled // its result
+	// cpuTiles: the sampled tiles' CPU FP32 SGEMM is computed without
+	// baselines too (emulated-gemm's error against it).
+	cpuTiles bool
 }
 
 func buildGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, error) {
@@ -411,8 +414,10 @@ func (j *gemmJob) sampleTiles(model cube.Model, stop *atomic.Bool) error {
 	ops := pl.operands(j.a, j.b, s.tiles)
 	var hpl *gemmPlan
 	var hops *goldenOperands
-	if *p.Baselines {
+	if *p.Baselines || j.cpuTiles {
 		s.cpu = make([][]float32, n)
+	}
+	if *p.Baselines {
 		if pl.hgemmBaseline() {
 			// The plain FP16 GEMM on the same inputs, tiling and numerics.
 			hp := *p

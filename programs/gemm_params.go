@@ -102,13 +102,13 @@ func (p *GEMMParams) defaults(v gemmVariant) {
 	}
 	if p.Tiling.BM == 0 && p.Tiling.BK == 0 && p.Tiling.BN == 0 {
 		if v.native {
-			p.Tiling = Tiling{BM: 128, BK: 64, BN: 128, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup}
+			p.Tiling = Tiling{BM: 128, BK: 64, BN: 128, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup, Staging: p.Tiling.Staging}
 		} else if v.int8 {
-			p.Tiling = Tiling{BM: daVinciInt8Tile.BM, BK: daVinciInt8Tile.BK, BN: daVinciInt8Tile.BN, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup}
+			p.Tiling = Tiling{BM: daVinciInt8Tile.BM, BK: daVinciInt8Tile.BK, BN: daVinciInt8Tile.BN, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup, Staging: p.Tiling.Staging}
 		} else if p.Accumulation == "elementwise" && v.split {
-			p.Tiling = Tiling{BM: 96, BK: 64, BN: 96, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup}
+			p.Tiling = Tiling{BM: 96, BK: 64, BN: 96, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup, Staging: p.Tiling.Staging}
 		} else {
-			p.Tiling = Tiling{BM: 176, BK: 64, BN: 176, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup}
+			p.Tiling = Tiling{BM: 176, BK: 64, BN: 176, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup, Staging: p.Tiling.Staging}
 		}
 	}
 	if p.Split.Rounding == "" {
@@ -141,11 +141,13 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	bad := func(key, format string, a ...any) error {
 		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
 	}
-	if p.Tiling.Stages != 0 || p.Tiling.Warps != 0 || p.Tiling.CTAGroup != 0 {
+	if p.Tiling.Stages != 0 || p.Tiling.Warps != 0 || p.Tiling.CTAGroup != 0 || p.Tiling.Staging != "" {
 		key := "tiling.stages"
 		switch {
 		case p.Tiling.CTAGroup != 0:
 			key = "tiling.cta_group"
+		case p.Tiling.Staging != "":
+			key = "tiling.staging"
 		case p.Tiling.Stages == 0:
 			key = "tiling.warps"
 		}

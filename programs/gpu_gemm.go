@@ -1468,6 +1468,11 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 // kinds' hgemm and CPU SGEMM errors beside the cube's).
 var davinciOnlyGEMMKeys = []string{"tiling.nfused", "buffering", "accumulation", "cores", "split_chunk", "split", "baselines"}
 
+// gpuOnlyGEMMKeys are the GEMM keys that only GPU machines take (a CTA
+// tile's pipeline, warps, staging and pairs, the units of the MMAs):
+// GEMMParams.validate refuses them on DaVinci machines.
+var gpuOnlyGEMMKeys = []string{"tiling.stages", "tiling.warps", "tiling.staging", "tiling.cta_group", "unit"}
+
 // buildGPUGEMMFrom builds a GPU GEMM job with inputs of format in from
 // decoded parameters (kind emulated-gemm's native scheme reuses it).
 func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) (*gpuGEMMJob, error) {
@@ -1480,9 +1485,13 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) 
 			return nil, fmt.Errorf("%s: key \"input\": must be fp16, bf16, e4m3 or e5m2 (got %+q)", f.Path, p.Input)
 		}
 	}
-	if p.Baselines != nil && f.Kind.Name != "emulated-gemm" { // (emulated-gemm reports a CPU SGEMM baseline)
+	if p.Baselines != nil {
+		what := f.Kind.Name
+		if what == "emulated-gemm" {
+			what = "scheme native" // (the other schemes report a CPU SGEMM baseline)
+		}
 		return nil, fmt.Errorf("%s: key \"baselines\": applies to davinci machines (the hgemm and CPU SGEMM errors beside the cube's); on %s (%s) %s reports its error against the FP64 reference only",
-			f.Path, m.Name, m.Kind, f.Kind.Name)
+			f.Path, m.Name, m.Kind, what)
 	}
 	set := map[string]bool{"tiling.nfused": p.Tiling.NFused != 0, "buffering": p.Buffering != "", "accumulation": p.Accumulation != "",
 		"cores": p.Cores != 0, "split_chunk": p.SplitChunk != 0, "split": p.Split != (Split{})}
