@@ -137,3 +137,41 @@ func TestStagingOnDaVinciRefused(t *testing.T) {
 		}
 	}
 }
+
+// The lu-fused and lu-gemm golden comparisons compare what the simulation
+// wrote: changed bits in the factors (or the trailing matrix) read back
+// fail the run — DaVinci, GPU, a node of NPUs, lu-gemm (which always
+// compares with numerics full).
+func TestLUChecksCompareSimulatedResults(t *testing.T) {
+	for _, c := range []struct {
+		name, yaml string
+	}{
+		{"davinci", "kind: lu-fused\nn: 512\nnb: 128\nn_fused: 2\nn_fusion: 16\nnumerics: full\ncheck: true\n"},
+		{"gpu", "kind: lu-fused\nmachine: a100\nn: 512\nnb: 128\nnumerics: full\ncheck: true\n"},
+		{"node", luClusterSmall + "numerics: full\ncheck: true\n"},
+		{"lu-gemm", "kind: lu-gemm\nnb: 128\nm: 256\nn_fused: 2\nnumerics: full\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := Parse("lu.yaml", ".", []byte(c.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Execute(f, Options{}, RunHooks{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failure != nil {
+				t.Fatalf("unchanged: %v", res.Failure)
+			}
+			corruptResults = true
+			defer func() { corruptResults = false }()
+			res, err = Execute(f, Options{}, RunHooks{})
+			if err == nil && res.Failure != nil {
+				err = res.Failure
+			}
+			if !errors.Is(err, ErrCheckFailed) {
+				t.Errorf("one simulated bit changed: got %v, want %v", err, ErrCheckFailed)
+			}
+		})
+	}
+}

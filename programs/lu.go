@@ -436,10 +436,10 @@ func (j *luJob) readPanels() (lh, uh []uint16, err error) {
 	n := j.pl.n
 	lh, uh = make([]uint16, n*n), make([]uint16, n*n)
 	gm := j.chip.GM()
-	if err := gm.ReadUint16s(j.pl.lh, lh); err != nil {
+	if err := readResultUint16s(gm, j.pl.lh, lh); err != nil {
 		return nil, nil, err
 	}
-	if err := gm.ReadUint16s(j.pl.uh, uh); err != nil {
+	if err := readResultUint16s(gm, j.pl.uh, uh); err != nil {
 		return nil, nil, err
 	}
 	return lh, uh, nil

@@ -1024,7 +1024,7 @@ func (j *luCluster) captureErr(r *luRank, i int) error {
 				continue
 			}
 			for rr := 0; rr < nb; rr++ {
-				if err := gm.ReadUint16s(j.lh+(int64(jl*nb+rr)*int64(j.W)+int64(slot))*2, buf); err != nil {
+				if err := readResultUint16s(gm, j.lh+(int64(jl*nb+rr)*int64(j.W)+int64(slot))*2, buf); err != nil {
 					return err
 				}
 				copy(j.capL[(jb*nb+rr)*n+i*nb:], buf)
@@ -1038,7 +1038,7 @@ func (j *luCluster) captureErr(r *luRank, i int) error {
 				continue
 			}
 			for rr := 0; rr < nb; rr++ {
-				if err := gm.ReadUint16s(j.uh+(int64(slot+rr)*int64(j.nloc)+int64(ll*nb))*2, buf); err != nil {
+				if err := readResultUint16s(gm, j.uh+(int64(slot+rr)*int64(j.nloc)+int64(ll*nb))*2, buf); err != nil {
 					return err
 				}
 				copy(j.capU[(i*nb+rr)*n+l*nb:], buf)

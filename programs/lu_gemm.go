@@ -197,7 +197,7 @@ func (j *luGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) 
 	gm := chip.GM()
 	if pl.tb == 4 {
 		got := make([]float32, pl.n*pl.n)
-		if err := gm.ReadFloat32s(pl.a, got); err != nil {
+		if err := readResultFloat32s(gm, pl.a, got); err != nil {
 			return err
 		}
 		for i := range got {
@@ -207,7 +207,7 @@ func (j *luGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) 
 		}
 	} else {
 		got := make([]uint16, pl.n*pl.n)
-		if err := gm.ReadUint16s(pl.a, got); err != nil {
+		if err := readResultUint16s(gm, pl.a, got); err != nil {
 			return err
 		}
 		for i := range got {

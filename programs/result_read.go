@@ -6,10 +6,11 @@ import (
 	"github.com/davinci-sim/davinci-sim/mem"
 )
 
-// corruptResults (tests only) changes one bit of every simulated result
-// read back for a golden-model check (the first value's lowest bit): with
-// check: true every such run must then fail, which proves the checks run
-// and compare what the simulation wrote.
+// corruptResults (tests only) changes the lowest bit of every value of
+// every simulated result read back for a golden-model check (every value:
+// a check may leave some out, as lu-fused's the host-computed diagonal
+// blocks): with check: true every such run must then fail, which proves
+// the checks run and compare what the simulation wrote.
 var corruptResults bool
 
 // readResult reads a simulated result (len(raw) bytes at addr) from GM.
@@ -17,8 +18,10 @@ func readResult(gm *mem.GM, addr int64, raw []byte) error {
 	if err := gm.Read(addr, raw); err != nil {
 		return err
 	}
-	if corruptResults && len(raw) > 0 {
-		raw[0] ^= 1
+	if corruptResults {
+		for i := range raw {
+			raw[i] ^= 1
+		}
 	}
 	return nil
 }
@@ -28,8 +31,24 @@ func readResultFloat32s(gm *mem.GM, addr int64, v []float32) error {
 	if err := gm.ReadFloat32s(addr, v); err != nil {
 		return err
 	}
-	if corruptResults && len(v) > 0 {
-		v[0] = math.Float32frombits(math.Float32bits(v[0]) ^ 1)
+	if corruptResults {
+		for i := range v {
+			v[i] = math.Float32frombits(math.Float32bits(v[i]) ^ 1)
+		}
+	}
+	return nil
+}
+
+// readResultUint16s reads a simulated FP16 (or other 16-bit) result from
+// GM.
+func readResultUint16s(gm *mem.GM, addr int64, v []uint16) error {
+	if err := gm.ReadUint16s(addr, v); err != nil {
+		return err
+	}
+	if corruptResults {
+		for i := range v {
+			v[i] ^= 1
+		}
 	}
 	return nil
 }
