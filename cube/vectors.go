@@ -57,7 +57,7 @@ func FindVectorSets(dir string) ([]VectorSet, error) {
 	}
 	var sets []VectorSet
 	for _, g := range gpus {
-		if !g.IsDir() {
+		if !isDir(filepath.Join(dir, g.Name())) {
 			continue
 		}
 		gpu := g.Name()
@@ -70,7 +70,7 @@ func FindVectorSets(dir string) ([]VectorSet, error) {
 			return nil, fmt.Errorf("cube: vectors: %w", err)
 		}
 		for _, fd := range fmts {
-			if !fd.IsDir() {
+			if !isDir(filepath.Join(dir, gpu, fd.Name())) {
 				continue
 			}
 			fdir := filepath.Join(dir, gpu, fd.Name())
@@ -144,6 +144,17 @@ type VectorData struct {
 }
 
 // Load reads the set's files. Errors name the file and line.
+// isDir reports whether path is a directory, following symbolic links
+// (a GPU's folder linked in from elsewhere).
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// maxVectorLines bounds the lines of a vector file (the recorded sets have
+// 5000): a hostile file of millions decompresses to gigabytes.
+const maxVectorLines = 1 << 20
+
 func (s VectorSet) Load() (*VectorData, error) {
 	var v VectorData
 	var err error
@@ -164,6 +175,9 @@ func (s VectorSet) Load() (*VectorData, error) {
 		v.C = make([]uint32, len(v.D))
 	}
 	n := len(v.A)
+	if n == 0 {
+		return nil, fmt.Errorf("cube: vectors: %s has no dot products", s.A)
+	}
 	for _, x := range []struct {
 		name string
 		n    int
@@ -208,6 +222,9 @@ func readHexRows(path string, in fp.Format) ([][]uint32, error) {
 	defer f.Close()
 	var rows [][]uint32
 	for ln := 1; sc.Scan(); ln++ {
+		if ln > maxVectorLines {
+			return nil, fmt.Errorf("cube: vectors: %s: more than %d lines", path, maxVectorLines)
+		}
 		fields := strings.Fields(sc.Text())
 		if len(fields) == 0 {
 			continue
@@ -242,6 +259,9 @@ func readBinLines(path string) ([]uint32, error) {
 	defer f.Close()
 	var out []uint32
 	for ln := 1; sc.Scan(); ln++ {
+		if ln > maxVectorLines {
+			return nil, fmt.Errorf("cube: vectors: %s: more than %d lines", path, maxVectorLines)
+		}
 		w := strings.TrimSpace(sc.Text())
 		if w == "" {
 			continue

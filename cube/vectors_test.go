@@ -1,6 +1,8 @@
 package cube
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,4 +116,41 @@ func checkSet(t *testing.T, s VectorSet) CheckResult {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// A GPU folder linked in is found (it was skipped: a check that passed
+// having read half the sets), and a set without dot products is refused
+// (an empty set "matched").
+func TestVectorSetsLinksAndEmpty(t *testing.T) {
+	src, err := filepath.Abs("../testdata/tc-vectors/A100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(src, filepath.Join(dir, "A100")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	sets, err := FindVectorSets(dir)
+	if err != nil || len(sets) == 0 {
+		t.Fatalf("linked A100: %d sets, %v", len(sets), err)
+	}
+	empty := filepath.Join(t.TempDir(), "A100", "fp16")
+	if err := os.MkdirAll(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a_A100_fp16", "b_A100_fp16", "c_A100_fp32", "d_A100_fp32"} {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Close()
+		if err := os.WriteFile(filepath.Join(empty, n+".txt.gz"), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sets, err = FindVectorSets(filepath.Dir(filepath.Dir(empty)))
+	if err != nil || len(sets) != 1 {
+		t.Fatalf("empty set: %d sets, %v", len(sets), err)
+	}
+	if _, err := sets[0].Load(); err == nil || !strings.Contains(err.Error(), "no dot products") {
+		t.Errorf("empty set loaded: %v", err)
+	}
 }
