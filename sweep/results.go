@@ -143,6 +143,9 @@ func finish(s *Study, dir string, done map[int]Record, sum *Summary, log io.Writ
 	for _, i := range slices.Sorted(maps.Keys(done)) {
 		recs = append(recs, done[i])
 		if done[i].Status != StatusOK {
+			if sum.Failed == 0 {
+				sum.FirstFailure = fmt.Sprintf("point %d: %s", i, done[i].Error)
+			}
 			sum.Failed++
 		}
 	}

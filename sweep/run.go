@@ -92,8 +92,10 @@ type Summary struct {
 	// Skipped is the number of selected points already finished (resume).
 	Skipped int
 	// Failed is the number of points recorded as failed or check-failed
-	// among all recorded points.
-	Failed int
+	// among all recorded points; FirstFailure is the message of the
+	// lowest-numbered one ("point N: …").
+	Failed       int
+	FirstFailure string
 	// Missing lists the indices of points with no record (merge, shards).
 	Missing []int
 	// Wall is the run's wall time.

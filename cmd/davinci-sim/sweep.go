@@ -53,7 +53,8 @@ one Slurm array task each; "davinci-sim sweep merge STUDY.yaml -o DIR
 SHARD_DIR..." then combines the shard directories into DIR.
 
 Exit codes: 0 success (failed points are reported, not fatal); 1 a run or
-merge failed (I/O, missing points after merge); 2 bad input.`,
+merge failed (I/O, missing points after merge); 2 bad input — also when
+every point failed (results are written, the first failure is quoted).`,
 		Example: `  davinci-sim sweep studies/l1-size.yaml -o out/l1-size        # all CPUs
   davinci-sim sweep studies/l1-size.yaml -o out/l1-size --resume
 
@@ -123,6 +124,11 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 		sum.Ran, sum.Skipped, sum.Failed, sum.Wall.Round(1e7), f.out)
 	if sum.Failed > 0 {
 		fmt.Fprintf(stderr, "sweep: failed points have status \"failed\" (or \"check-failed\") and their message in the error column of %s/results.csv\n", f.out)
+	}
+	if done := sum.Ran + sum.Skipped; done > 0 && sum.Failed >= done && shard.N <= 1 {
+		// Not one point ran: the study's fixed settings (its set, program
+		// or machine) are wrong for every point.
+		return badInput(fmt.Errorf("%s: every point failed (%s): the study's fixed settings (set, program, machine) suit none of its points", path, sum.FirstFailure))
 	}
 	return nil
 }

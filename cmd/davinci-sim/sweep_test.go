@@ -90,3 +90,18 @@ func TestSweepBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A study whose every point fails (its fixed settings suit none) exits 2
+// quoting the first failure, with its results written; one that has a
+// point run exits 0.
+func TestSweepEveryPointFailed(t *testing.T) {
+	study := sweepFixture(t, "program.tiling.bm: [1024, 2048]")
+	out := filepath.Join(t.TempDir(), "out")
+	_, code, err := runCLI(t, "sweep", study, "-o", out, "-j", "1")
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "every point failed (point 0:") {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "results.csv")); err != nil {
+		t.Errorf("no results.csv: %v", err)
+	}
+}
