@@ -1,6 +1,8 @@
 package sweep
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"math/big"
@@ -143,6 +145,39 @@ func (p *parser) errf(n *yaml.Node, key, format string, a ...any) error {
 	return badInput(fmt.Errorf("%s:%d: key %q: %s", p.path, line, key, msg))
 }
 
+// repeatedKey returns the first key given twice in one mapping anywhere in
+// n, and its path from n (keys joined by dots, list items as [i]; nil:
+// none).
+func repeatedKey(n *yaml.Node, path string) (*yaml.Node, string) {
+	join := func(key string) string {
+		if path == "" {
+			return key
+		}
+		return path + "." + key
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if seen[k.Value] {
+				return k, join(k.Value)
+			}
+			seen[k.Value] = true
+			if r, at := repeatedKey(n.Content[i+1], join(k.Value)); r != nil {
+				return r, at
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if r, at := repeatedKey(c, fmt.Sprintf("%s[%d]", path, i)); r != nil {
+				return r, at
+			}
+		}
+	}
+	return nil, ""
+}
+
 // ParseStudy parses study YAML text; path names it in messages and dir
 // resolves the program (and machine file) paths. Every error wraps
 // bad input (package badinput) and names the file, line and key.
@@ -156,6 +191,10 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 		return nil, p.errf(nil, "", "empty study file; it needs program, vary or points, and metrics")
 	}
 	doc := root.Content[0]
+	if k, at := repeatedKey(doc, ""); k != nil && !slices.Contains(doc.Content, k) {
+		// (The top level's own keys get their message below.)
+		return nil, p.errf(k, at, "given twice (the last would win silently)")
+	}
 	if doc.Kind != yaml.MappingNode {
 		return nil, p.errf(doc, "", "the top level must be a mapping of keys")
 	}
@@ -164,13 +203,21 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 		varyNode, pointsNode, plotNode, metricsNode *yaml.Node
 		progNode                                    *yaml.Node
 	)
-	seen := map[string]bool{}
+	seen := map[string]string{}                                           // key → the spelling it was given in
+	aliases := map[string]string{"title": "description", "plots": "plot"} // one key, two spellings
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		k, v := doc.Content[i], doc.Content[i+1]
-		if seen[k.Value] {
+		key := k.Value
+		if a, ok := aliases[key]; ok {
+			key = a
+		}
+		if first, ok := seen[key]; ok {
+			if first != k.Value {
+				return nil, p.errf(k, k.Value, "given twice (as %s and as %s: one key)", first, k.Value)
+			}
 			return nil, p.errf(k, k.Value, "given twice")
 		}
-		seen[k.Value] = true
+		seen[key] = k.Value
 		switch k.Value {
 		case "description", "title":
 			t, err := p.scalar(v, k.Value)
@@ -596,6 +643,10 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 				err = p.errf(v, sub, "%q: a plain file name, without slashes (the plot's files go in the output directory)", pl.Name)
 			case pl.Name == "results":
 				err = p.errf(v, sub, "\"results\" is taken by results.csv and results.jsonl; pick another name")
+			case len(pl.Name) > maxPlotName:
+				err = p.errf(v, sub, "%d bytes: at most %d (a file name, with .png.tmp after it)", len(pl.Name), maxPlotName)
+			case strings.ContainsRune(pl.Name, 0):
+				err = p.errf(v, sub, "%q: a file name cannot hold a NUL byte", pl.Name)
 			}
 		case "title":
 			pl.Title, err = p.scalar(v, sub)
@@ -704,9 +755,19 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 	}
 	if pl.Name == "" {
 		pl.Name = fileName(strings.Join(pl.Y, "+") + "-vs-" + pl.X)
+		if len(pl.Name) > maxPlotName {
+			// Many y metrics: a name the file system takes, still unique
+			// to the plot's metrics.
+			sum := sha256.Sum256([]byte(pl.Name))
+			pl.Name = pl.Name[:maxPlotName-17] + "-" + hex.EncodeToString(sum[:8])
+		}
 	}
 	return pl, nil
 }
+
+// maxPlotName bounds a plot's file name (NAME.png.tmp within the usual
+// 255-byte limit of a file name).
+const maxPlotName = 200
 
 // roof parses a plot's roof: {peak: P, slopes: {label: slope, …}}, every
 // figure a positive number.
@@ -898,6 +959,11 @@ func ParseRange(s string) ([]string, error) {
 		if a.Sign() <= 0 {
 			return nil, fmt.Errorf("range %q: a geometric range (×F) must start above 0", s)
 		}
+	}
+	if kind.name == "size" && (!a.IsInt() || !b.IsInt() || !geometric && !st.IsInt()) {
+		// Sizes print in whole bytes: a fractional one would round, value
+		// by value (100B..110B +1.5: steps of 2, 1, 2, 1, …).
+		return nil, fmt.Errorf("range %q: sizes come in whole bytes; give a start, end and step that are", s)
 	}
 	var out []string
 	v := new(big.Rat).Set(a)

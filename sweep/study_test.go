@@ -286,3 +286,23 @@ func FuzzParseStudy(f *testing.F) {
 		}
 	})
 }
+
+// Study files: one key in two spellings, a key repeated inside a plot's
+// where, a plot name the file system refuses, a fractional byte step —
+// each refused with one line (they were dropped, silently overridden,
+// failed after the whole study ran, or rounded value by value).
+func TestStudyRefusesSilentLosses(t *testing.T) {
+	base := "program: p.yaml\nvary: {program.n: [64, 128]}\nmetrics: [time.seconds]\n"
+	for _, c := range []struct{ text, want string }{
+		{base + "plot: {x: program.n, y: time.seconds}\nplots: [{name: q, x: program.n, y: time.seconds}]\n", `key "plots": given twice (as plot and as plots: one key)`},
+		{base + "title: a\ndescription: b\n", `key "description": given twice (as title and as description: one key)`},
+		{base + "plot: {x: program.n, y: time.seconds, where: {program.n: 64, program.n: 128}}\n", `key "plot.where.program.n": given twice`},
+		{base + "plot: {name: " + strings.Repeat("n", 300) + ", x: program.n, y: time.seconds}\n", `key "plot.name": 300 bytes: at most 200`},
+		{"program: p.yaml\nvary: {machine.l2.capacity: \"100B..110B +1.5\"}\nmetrics: [time.seconds]\n", `sizes come in whole bytes`},
+	} {
+		_, err := ParseStudy("s.yaml", ".", []byte(c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.text, err, c.want)
+		}
+	}
+}
