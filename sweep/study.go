@@ -727,8 +727,13 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 				if e != nil {
 					return pl, e
 				}
-				if q := slices.Index(s.Params, wk.Value); wk.Value != ParamProgram && wk.Value != ParamMachine &&
-					!slices.ContainsFunc(s.Points, func(pt Point) bool { return pt.Values[q] == t }) {
+				switch wk.Value { // as the points hold them (resolved against the study's folder)
+				case ParamProgram:
+					t = resolveFile(s.Dir, t)
+				case ParamMachine:
+					t = resolveMachine(s.Dir, t)
+				}
+				if q := slices.Index(s.Params, wk.Value); !slices.ContainsFunc(s.Points, func(pt Point) bool { return pt.Values[q] == t }) {
 					return pl, p.errf(wv, sub+"."+wk.Value, "%q is not one of its values (%s): the plot would be empty", t, strings.Join(s.distinct(q), ", "))
 				}
 				pl.Where[wk.Value] = t

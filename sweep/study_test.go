@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -304,5 +305,22 @@ func TestStudyRefusesSilentLosses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.text, err, c.want)
 		}
+	}
+}
+
+// A plot's where on program or machine names them as the study does
+// (relative to the study's folder); a value that is not varied is refused
+// (it matched nothing: the plot was skipped with a warning).
+func TestStudyWhereProgramResolved(t *testing.T) {
+	text := "vary: {program.n: [64], program: [a.yaml, b.yaml]}\nmetrics: [time.seconds]\nplot: {x: program.n, y: time.seconds, where: {program: a.yaml}}\n"
+	s, err := ParseStudy("wp/s.yaml", "wp", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Plots[0].Where[ParamProgram]; got != filepath.Join("wp", "a.yaml") {
+		t.Errorf("where program %q, want the resolved wp/a.yaml", got)
+	}
+	if _, err := ParseStudy("wp/s.yaml", "wp", []byte(strings.Replace(text, "where: {program: a.yaml}", "where: {program: c.yaml}", 1))); err == nil || !strings.Contains(err.Error(), "is not one of its values") {
+		t.Errorf("where program c.yaml: %v", err)
 	}
 }
