@@ -168,6 +168,11 @@ func finish(s *Study, dir string, done map[int]Record, sum *Summary, log io.Writ
 	if err := writeAtomic(filepath.Join(dir, ResultsCSV), cb.Bytes()); err != nil {
 		return err
 	}
+	if log != nil {
+		for _, m := range nullMetrics(s, recs) {
+			fmt.Fprintf(log, "metric %s: no point's report has it (misspelt? report.md lists the keys); its column is empty\n", m)
+		}
+	}
 	// Plots are drawn concurrently (rendering is most of the time after the
 	// last point); their warnings are written in study order.
 	logs := make([]bytes.Buffer, len(s.Plots))
@@ -192,6 +197,31 @@ func finish(s *Study, dir string, done map[int]Record, sum *Summary, log io.Writ
 		}
 	}
 	return nil
+}
+
+// nullMetrics returns the study's metrics that are null in every point
+// that ran (none when no point ran): a path the reports do not have — a
+// free-form section (buffers, program) accepts any key when the study is
+// read.
+func nullMetrics(s *Study, recs []Record) []string {
+	var out []string
+	for _, m := range s.Metrics {
+		ran, found := false, false
+		for _, r := range recs {
+			if r.Status == StatusFailed {
+				continue
+			}
+			ran = true
+			if v, ok := r.Metrics[m]; ok && string(v) != "null" && len(v) > 0 {
+				found = true
+				break
+			}
+		}
+		if ran && !found {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // writeAtomic writes data to path through a temporary file and a rename.

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -322,5 +323,22 @@ func TestStudyWhereProgramResolved(t *testing.T) {
 	}
 	if _, err := ParseStudy("wp/s.yaml", "wp", []byte(strings.Replace(text, "where: {program: a.yaml}", "where: {program: c.yaml}", 1))); err == nil || !strings.Contains(err.Error(), "is not one of its values") {
 		t.Errorf("where program c.yaml: %v", err)
+	}
+}
+
+// A metric no point's report has (a misspelt key in a free-form section)
+// is named; one that some point has, or that only failed points lack, is
+// not.
+func TestNullMetrics(t *testing.T) {
+	s := &Study{Metrics: []string{"buffers.NOPE.peak_fraction", "time.seconds"}}
+	recs := []Record{
+		{Status: StatusOK, Metrics: map[string]json.RawMessage{"buffers.NOPE.peak_fraction": json.RawMessage("null"), "time.seconds": json.RawMessage("1e-3")}},
+		{Status: StatusFailed, Metrics: map[string]json.RawMessage{}},
+	}
+	if got := nullMetrics(s, recs); len(got) != 1 || got[0] != "buffers.NOPE.peak_fraction" {
+		t.Errorf("null metrics %v", got)
+	}
+	if got := nullMetrics(s, recs[1:]); len(got) != 0 {
+		t.Errorf("no point ran, yet %v", got)
 	}
 }
