@@ -510,8 +510,8 @@ func (p *parser) values(n *yaml.Node, key string) ([]string, error) {
 		}
 		return out, nil
 	case n.Kind == yaml.ScalarNode && n.Tag != "!!null":
-		if !strings.Contains(n.Value, "..") {
-			return []string{n.Value}, nil
+		if !strings.Contains(n.Value, "..") || key == "vary."+ParamProgram || key == "vary."+ParamMachine {
+			return []string{n.Value}, nil // (a program or machine file: ../x.yaml is a path, not a range)
 		}
 		vals, err := ParseRange(n.Value)
 		if err != nil {

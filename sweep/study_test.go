@@ -342,3 +342,15 @@ func TestNullMetrics(t *testing.T) {
 		t.Errorf("no point ran, yet %v", got)
 	}
 }
+
+// A single program (or machine) file in vary is a path, "..": its parent
+// folder, not a range.
+func TestStudyVaryProgramParentPath(t *testing.T) {
+	s, err := ParseStudy("wp/s.yaml", "wp", []byte("vary: {program: ../a.yaml, program.n: [64]}\nmetrics: [time.seconds]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Points[0].Values[0]; got != filepath.Join("wp", "..", "a.yaml") && got != "a.yaml" {
+		t.Errorf("program %q", got)
+	}
+}
