@@ -19,6 +19,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/outfile"
 )
 
 // maxLine bounds one results.jsonl line.
@@ -226,11 +227,10 @@ func nullMetrics(s *Study, recs []Record) []string {
 
 // writeAtomic writes data to path through a temporary file and a rename.
 func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	return outfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	return os.Rename(tmp, path)
+	})
 }
 
 // WriteCSV writes the records (sorted by index) as CSV: index, one column
