@@ -73,7 +73,7 @@ func (p *LUParams) unusedNotes(f *File) {
 	if given("refinement.timing_iterations") && p.Numerics != NumericsOff {
 		note("refinement.timing_iterations", p.Refinement.TimingIterations, "with numerics "+p.Numerics+" the refinement's own iterations are timed")
 	}
-	if given("n_fusion") && p.NFused == 1 {
+	if given("n_fusion") && p.NFused == 1 && p.NFusion != 0 { // (0: no fusion zone, as n_fused 1 says)
 		note("n_fusion", p.NFusion, "n_fused is 1: no iterations are fused, so there is no fusion zone")
 	}
 }
