@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"unicode/utf8"
 )
 
@@ -48,11 +49,17 @@ func Clip(s string, max int) string {
 }
 
 // NotPipe returns an error for a path that names a named pipe (FIFO) or a
-// socket: opening one to read or write blocks until another process opens
-// its other end — forever, for a file given by mistake. Other paths
-// (missing ones too: the open reports them) pass.
+// socket in the file system: opening one to read or write blocks until
+// another process opens its other end — forever, for a file given by
+// mistake. Other paths pass: missing ones (the open reports them) and the
+// anonymous pipes /dev/stdin or a shell's <(…) lead to, which a writer
+// holds open.
 func NotPipe(path string) error {
-	st, err := os.Stat(path)
+	real, err := filepath.EvalSymlinks(path) // an anonymous pipe's "pipe:[N]" does not resolve
+	if err != nil {
+		return nil
+	}
+	st, err := os.Lstat(real)
 	if err != nil {
 		return nil
 	}

@@ -143,7 +143,6 @@ type VectorData struct {
 	C, D []uint32
 }
 
-// Load reads the set's files. Errors name the file and line.
 // isDir reports whether path is a directory, following symbolic links
 // (a GPU's folder linked in from elsewhere).
 func isDir(path string) bool {
@@ -155,6 +154,7 @@ func isDir(path string) bool {
 // 5000): a hostile file of millions decompresses to gigabytes.
 const maxVectorLines = 1 << 20
 
+// Load reads the set's files. Errors name the file and line.
 func (s VectorSet) Load() (*VectorData, error) {
 	var v VectorData
 	var err error

@@ -322,7 +322,7 @@ func unknownKey(full, parent, name string, known []string) error {
 	if parent != "" {
 		where = fmt.Sprintf("%q", parent)
 	}
-	msg := fmt.Sprintf("unknown key %q: %s has no key %q", full, where, name)
+	msg := fmt.Sprintf("unknown key %q: %s has no key %q", clipValue(full), clipValue(where), clipValue(name))
 	if s := suggest(name, known); s != "" {
 		return fmt.Errorf("%s (did you mean %q?)", msg, s)
 	}

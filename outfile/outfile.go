@@ -50,6 +50,16 @@ func WriteWith(path string, fill func(tmp string) error) (err error) {
 			os.Remove(tmp)
 		}
 	}()
+	// CreateTemp makes the file private (0600); an output file is as
+	// readable as the one it replaces, else as a new file usually is.
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		mode = st.Mode().Perm()
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
 	if err := f.Close(); err != nil {
 		return err
 	}

@@ -49,3 +49,25 @@ func TestWrite(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// An output file is readable as a new file usually is (0644; CreateTemp's
+// 0600 made sweep results and run -o files private), or keeps the mode of
+// the file it replaces.
+func TestWriteMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.csv")
+	if err := Write(path, func(w io.Writer) error { _, err := io.WriteString(w, "a"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
+		t.Fatalf("new file mode %v (%v), want 0644", st.Mode().Perm(), err)
+	}
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(path, func(w io.Writer) error { _, err := io.WriteString(w, "b"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o640 {
+		t.Fatalf("replaced file mode %v (%v), want 0640 kept", st.Mode().Perm(), err)
+	}
+}

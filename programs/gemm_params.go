@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
@@ -201,12 +202,12 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	switch p.Buffering {
 	case "single", "double":
 	default:
-		return bad("buffering", "must be single or double; got %q", p.Buffering)
+		return bad("buffering", "must be single or double; got %q", badinput.Clip(p.Buffering, 80))
 	}
 	switch p.Accumulation {
 	case "termwise", "elementwise":
 	default:
-		return bad("accumulation", "must be termwise or elementwise; got %q", p.Accumulation)
+		return bad("accumulation", "must be termwise or elementwise; got %q", badinput.Clip(p.Accumulation, 80))
 	}
 	if _, ok := fp.ParseRounding(p.Split.Rounding); !ok {
 		return bad("split.rounding", "unknown rounding mode %q (rne, rna, rz, rd, ru, ro)", p.Split.Rounding)

@@ -6,11 +6,12 @@ import (
 	"github.com/davinci-sim/davinci-sim/mem"
 )
 
-// corruptResults (tests only) changes the lowest bit of every value of
-// every simulated result read back for a golden-model check (every value:
-// a check may leave some out, as lu-fused's the host-computed diagonal
-// blocks): with check: true every such run must then fail, which proves
-// the checks run and compare what the simulation wrote.
+// corruptResults (tests only) changes every simulated result read back for
+// a golden-model check — the lowest bit of every byte of raw reads, of
+// every element of typed ones (every value: a check may leave some out, as
+// lu-fused's the host-computed diagonal blocks): with check: true every
+// such run must then fail, which proves the checks run and compare what
+// the simulation wrote.
 var corruptResults bool
 
 // readResult reads a simulated result (len(raw) bytes at addr) from GM.

@@ -96,6 +96,9 @@ type Summary struct {
 	// lowest-numbered one ("point N: …").
 	Failed       int
 	FirstFailure string
+	// BadInput is the number of points this invocation ran that failed
+	// as bad input (their program or settings refused).
+	BadInput int
 	// Missing lists the indices of points with no record (merge, shards).
 	Missing []int
 	// Wall is the run's wall time.
@@ -181,6 +184,9 @@ func Run(s *Study, opts Options) (*Summary, error) {
 			}
 			done[r.Index] = r
 			sum.Ran++
+			if r.badInput {
+				sum.BadInput++
+			}
 			return nil
 		})
 		if err := fh.Close(); err != nil && werr == nil {
@@ -299,6 +305,9 @@ type Record struct {
 	// Metrics maps each metric to its JSON value (null when the report
 	// has no such key, or the point failed).
 	Metrics map[string]json.RawMessage `json:"metrics"`
+	// badInput marks a failure the run refused as bad input (its files'
+	// or settings' fault, not the simulation's); not recorded.
+	badInput bool
 }
 
 // Overrides returns the --set overrides of point p: the study's fixed set
@@ -350,6 +359,7 @@ func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration) (r
 	f, err := programs.ReadFile(prog)
 	if err != nil {
 		fail(firstLine(err))
+		rec.badInput = true
 		return rec
 	}
 	if timeout > 0 {
@@ -360,6 +370,7 @@ func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration) (r
 	res, err := programs.Execute(f, s.runOptions(mach, p), programs.RunHooks{Context: ctx})
 	if err != nil {
 		fail(firstLine(err))
+		rec.badInput = badinput.Is(err)
 		return rec
 	}
 	var buf bytes.Buffer

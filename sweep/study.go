@@ -644,7 +644,7 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 			case pl.Name == "results":
 				err = p.errf(v, sub, "\"results\" is taken by results.csv and results.jsonl; pick another name")
 			case len(pl.Name) > maxPlotName:
-				err = p.errf(v, sub, "%d bytes: at most %d (a file name, with .png.tmp after it)", len(pl.Name), maxPlotName)
+				err = p.errf(v, sub, "%d bytes: at most %d (a file name, with the temporary's prefix and suffix around it)", len(pl.Name), maxPlotName)
 			case strings.ContainsRune(pl.Name, 0):
 				err = p.errf(v, sub, "%q: a file name cannot hold a NUL byte", pl.Name)
 			}
@@ -770,8 +770,8 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 	return pl, nil
 }
 
-// maxPlotName bounds a plot's file name (NAME.png.tmp within the usual
-// 255-byte limit of a file name).
+// maxPlotName bounds a plot's file name (its temporary, .NAME.tmp-N.png,
+// within the usual 255-byte limit of a file name).
 const maxPlotName = 200
 
 // roof parses a plot's roof: {peak: P, slopes: {label: slope, …}}, every
@@ -975,6 +975,9 @@ func ParseRange(s string) ([]string, error) {
 	for v.Cmp(b) <= 0 {
 		if len(out) == maxRangeValues {
 			return nil, fmt.Errorf("range %q: more than %d values", s, maxRangeValues)
+		}
+		if kind.name == "size" && !v.IsInt() {
+			return nil, fmt.Errorf("range %q: sizes come in whole bytes, and %s×… gives %s bytes; use a factor that keeps them whole (×2)", s, lo, v.FloatString(2))
 		}
 		t := kind.print(v)
 		if len(out) > 0 && out[len(out)-1] == t {

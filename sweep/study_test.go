@@ -301,6 +301,7 @@ func TestStudyRefusesSilentLosses(t *testing.T) {
 		{base + "plot: {x: program.n, y: time.seconds, where: {program.n: 64, program.n: 128}}\n", `key "plot.where.program.n": given twice`},
 		{base + "plot: {name: " + strings.Repeat("n", 300) + ", x: program.n, y: time.seconds}\n", `key "plot.name": 300 bytes: at most 200`},
 		{"program: p.yaml\nvary: {machine.l2.capacity: \"100B..110B +1.5\"}\nmetrics: [time.seconds]\n", `sizes come in whole bytes`},
+		{"program: p.yaml\nvary: {machine.l2.capacity: \"100B..1000B ×1.5\"}\nmetrics: [time.seconds]\n", `sizes come in whole bytes, and 100B×… gives 337.50 bytes`},
 	} {
 		_, err := ParseStudy("s.yaml", ".", []byte(c.text))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,5 +55,27 @@ func TestFIFOInputsRefused(t *testing.T) {
 		if code != 2 || err == nil || !strings.Contains(err.Error(), "named pipe") {
 			t.Errorf("%v: exit %d, %v; want 2 and a named pipe refused", args, code, err)
 		}
+	}
+}
+
+// An anonymous pipe — /dev/stdin, a shell's <(…) — is read as before: a
+// writer holds it open.
+func TestAnonymousPipeInput(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	prog, err := os.ReadFile(examplePath("hgemm.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { w.Write(prog); w.Close() }()
+	path := fmt.Sprintf("/dev/fd/%d", r.Fd())
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("no /dev/fd:", err)
+	}
+	if out, code, err := runCLI(t, "run", path, "-q", "--numerics", "off", "--set", "program.m=64", "--set", "program.n=64", "--set", "program.k=64"); code != 0 {
+		t.Errorf("exit %d: %v\n%s", code, err, out)
 	}
 }

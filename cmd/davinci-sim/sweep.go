@@ -54,7 +54,8 @@ SHARD_DIR..." then combines the shard directories into DIR.
 
 Exit codes: 0 success (failed points are reported, not fatal); 1 a run or
 merge failed (I/O, missing points after merge); 2 bad input — also when
-every point failed (results are written, the first failure is quoted).`,
+an unsharded run's every point was refused as bad input (results are
+written, the first refusal is quoted).`,
 		Example: `  davinci-sim sweep studies/l1-size.yaml -o out/l1-size        # all CPUs
   davinci-sim sweep studies/l1-size.yaml -o out/l1-size --resume
 
@@ -125,9 +126,11 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 	if sum.Failed > 0 {
 		fmt.Fprintf(stderr, "sweep: failed points have status \"failed\" (or \"check-failed\") and their message in the error column of %s/results.csv\n", f.out)
 	}
-	if done := sum.Ran + sum.Skipped; done > 0 && sum.Failed >= done && shard.N <= 1 {
-		// Not one point ran: the study's fixed settings (its set, program
-		// or machine) are wrong for every point.
+	if sum.Ran > 0 && sum.BadInput == sum.Ran && sum.Failed >= sum.Ran+sum.Skipped && shard.N <= 1 {
+		// Every point refused as bad input: the study's fixed settings
+		// (its set, program or machine) are wrong for all of them. (Points
+		// that failed in the simulation — a deadlock, a failed check —
+		// are results.)
 		return badInput(fmt.Errorf("%s: every point failed (%s): the study's fixed settings (set, program, machine) suit none of its points", path, sum.FirstFailure))
 	}
 	return nil

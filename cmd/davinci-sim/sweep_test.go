@@ -91,9 +91,9 @@ func TestSweepBadInput(t *testing.T) {
 	}
 }
 
-// A study whose every point fails (its fixed settings suit none) exits 2
-// quoting the first failure, with its results written; one that has a
-// point run exits 0.
+// A study whose every point is refused as bad input (its fixed settings
+// suit none) exits 2 quoting the first refusal, with its results written;
+// one whose points fail in the simulation exits 0.
 func TestSweepEveryPointFailed(t *testing.T) {
 	study := sweepFixture(t, "program.tiling.bm: [1024, 2048]")
 	out := filepath.Join(t.TempDir(), "out")
@@ -103,5 +103,17 @@ func TestSweepEveryPointFailed(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "results.csv")); err != nil {
 		t.Errorf("no results.csv: %v", err)
+	}
+	// Points that fail in the simulation (a deadlock) are results: exit 0.
+	prog, err := filepath.Abs(examplePath("deadlock.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dl := filepath.Join(t.TempDir(), "dl.yaml")
+	if err := os.WriteFile(dl, []byte("program: "+prog+"\nvary: {machine.core.buffers.L1: [256KiB, 512KiB]}\nmetrics: [time.seconds]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, code, err := runCLI(t, "sweep", dl, "-o", filepath.Join(t.TempDir(), "o"), "-j", "1"); code != 0 {
+		t.Errorf("every point deadlocked: exit %d (%v), want 0", code, err)
 	}
 }
