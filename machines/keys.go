@@ -44,7 +44,7 @@ func Keys(t reflect.Type) []Key {
 func KindKeys(kind string) ([]Key, error) {
 	k, ok := kinds[kind]
 	if !ok {
-		return nil, fmt.Errorf("unknown machine kind %+q", kind)
+		return nil, fmt.Errorf("unknown machine kind %+q", clipValue(kind))
 	}
 	return Keys(k.file), nil
 }

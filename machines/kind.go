@@ -163,7 +163,7 @@ func kindOf(c *Config, overrides []Override) (*Kind, error) {
 	k, ok := kinds[name]
 	if !ok {
 		where, _ := c.where("kind")
-		return nil, fmt.Errorf("%s: key \"kind\": unknown machine kind %+q (known: %s)", where, name, strings.Join(kindNames(), ", "))
+		return nil, fmt.Errorf("%s: key \"kind\": unknown machine kind %+q (known: %s)", where, clipValue(name), strings.Join(kindNames(), ", "))
 	}
 	return k, nil
 }
@@ -173,7 +173,7 @@ func kindOf(c *Config, overrides []Override) (*Kind, error) {
 func ResolveKey(kind, path string) (reflect.Type, string, error) {
 	k, ok := kinds[kind]
 	if !ok {
-		return nil, "", fmt.Errorf("unknown machine kind %+q (known: %s)", kind, strings.Join(kindNames(), ", "))
+		return nil, "", fmt.Errorf("unknown machine kind %+q (known: %s)", clipValue(kind), strings.Join(kindNames(), ", "))
 	}
 	return ResolvePath(k.file, path)
 }
