@@ -38,6 +38,32 @@ type Config struct {
 	overridden map[string]string
 	visits     int  // nodes visited by index and check (alias expansion budget)
 	reported   bool // the budget error has been reported
+	// hidden are keys (dotted paths, sections with their keys) that the
+	// decoded type has but its users never take (a program kind's Omit):
+	// messages that list a section's keys leave them out.
+	hidden []string
+}
+
+// Hide leaves the keys at paths (dotted, relative to the decoded type; a
+// section hides its keys) out of the key lists unknown-key messages give.
+func (c *Config) Hide(paths []string) { c.hidden = paths }
+
+// visible returns the names of section parent's keys that are not hidden.
+func (c *Config) visible(parent string, names []string) []string {
+	if c == nil || len(c.hidden) == 0 {
+		return names
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		full := strings.ToLower(join(parent, n))
+		if !slices.ContainsFunc(c.hidden, func(h string) bool {
+			h = strings.ToLower(h)
+			return full == h || strings.HasPrefix(full, h+".")
+		}) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 type keyInfo struct {
@@ -263,7 +289,7 @@ func ApplyOverrides(c *Config, target any, prefix string, overrides []Override) 
 			}
 			rest = rest[len(p):]
 		}
-		ft, lower, err := resolvePath(t, rest, o.Path)
+		ft, lower, err := resolvePathIn(c, t, rest, o.Path)
 		if err != nil {
 			return fmt.Errorf("--set %s: %v", o, err)
 		}
@@ -283,12 +309,13 @@ func ApplyOverrides(c *Config, target any, prefix string, overrides []Override) 
 // and the lower-case path viper uses. The path must end at a value, not a
 // section.
 func ResolvePath(t reflect.Type, path string) (reflect.Type, string, error) {
-	return resolvePath(t, path, path)
+	return resolvePathIn(nil, t, path, path)
 }
 
-// resolvePath is ResolvePath naming the key as display (the full path the
-// user typed, prefix included) in messages.
-func resolvePath(t reflect.Type, path, display string) (reflect.Type, string, error) {
+// resolvePathIn is ResolvePath naming the key as display (the full path the
+// user typed, prefix included) in messages, which list c's visible keys
+// (c may be nil).
+func resolvePathIn(c *Config, t reflect.Type, path, display string) (reflect.Type, string, error) {
 	parts := strings.Split(path, ".")
 	var lower []string
 	for i, p := range parts {
@@ -298,7 +325,7 @@ func resolvePath(t reflect.Type, path, display string) (reflect.Type, string, er
 		case reflect.Struct:
 			f, ok := field(t, p)
 			if !ok {
-				return nil, "", unknownKey(display, here, p, fieldNames(t))
+				return nil, "", unknownKey(display, here, p, c.visible(here, fieldNames(t)))
 			}
 			t = f
 		case reflect.Map:
@@ -325,6 +352,9 @@ func unknownKey(full, parent, name string, known []string) error {
 	msg := fmt.Sprintf("unknown key %q: %s has no key %q", clipValue(full), clipValue(where), clipValue(name))
 	if s := suggest(name, known); s != "" {
 		return fmt.Errorf("%s (did you mean %q?)", msg, s)
+	}
+	if len(known) == 0 { // a section the file's kind never takes (Config.Hide)
+		return errors.New(msg)
 	}
 	return fmt.Errorf("%s (it has: %s)", msg, strings.Join(known, ", "))
 }
@@ -544,7 +574,7 @@ func (c *Config) check(n *yaml.Node, t reflect.Type, written string, depth int, 
 			ft, ok := field(t, k.Value)
 			if !ok {
 				full := c.firstLeaf(v, w, depth+1)
-				*errs = append(*errs, fmt.Errorf("%s:%d: %v", c.Source, k.Line, unknownKey(full, written, k.Value, fieldNames(t))))
+				*errs = append(*errs, fmt.Errorf("%s:%d: %v", c.Source, k.Line, unknownKey(full, written, k.Value, c.visible(written, fieldNames(t)))))
 				continue
 			}
 			c.check(v, ft, w, depth+1, errs)

@@ -175,3 +175,22 @@ func TestLUChecksCompareSimulatedResults(t *testing.T) {
 		})
 	}
 }
+
+// An unknown key's message lists the keys the kind takes — not those it
+// never does (Kind.Omit: dgemm's DaVinci-only keys), in the file and with
+// --set alike.
+func TestUnknownKeyListsTakenKeys(t *testing.T) {
+	f := mustRead(t, "examples/a100-dgemm.yaml")
+	_, err := Execute(f, Options{Numerics: NumericsOff, Overrides: mustSets(t, "program.bogus=1")}, RunHooks{})
+	if err == nil || !strings.Contains(err.Error(), "(it has: kind, machine, m") || strings.Contains(err.Error(), "baselines") || strings.Contains(err.Error(), "split") {
+		t.Errorf("--set: %v", err)
+	}
+	g, err := Parse("d.yaml", ".", []byte("kind: dgemm\nmachine: a100\nm: 64\nn: 64\nk: 64\nbogus: 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Execute(g, Options{Numerics: NumericsOff}, RunHooks{})
+	if err == nil || !strings.Contains(err.Error(), `unknown key "bogus"`) || strings.Contains(err.Error(), "baselines") {
+		t.Errorf("file: %v", err)
+	}
+}

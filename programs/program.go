@@ -305,6 +305,7 @@ func kindNames() string {
 // strictly into out (a pointer to the kind's parameter struct, which must
 // have the header keys kind and machine).
 func (f *File) Decode(out any, opts Options) error {
+	f.Config.Hide(f.Kind.Omit)
 	if err := machines.ApplyOverrides(f.Config, out, "program", opts.Overrides); err != nil {
 		return err
 	}
