@@ -630,11 +630,22 @@ func argString(args map[string]json.RawMessage, key string) string {
 }
 
 func argFloat(args map[string]json.RawMessage, key string) float64 {
-	var f float64
-	if raw, ok := args[key]; ok {
-		_ = json.Unmarshal(raw, &f)
-	}
+	f, _ := argNumber(args, key)
 	return f
+}
+
+// argNumber returns the number args[key] holds (0 when absent) and an
+// error when it is there but not a finite number (1e400 read as 0).
+func argNumber(args map[string]json.RawMessage, key string) (float64, error) {
+	raw, ok := args[key]
+	if !ok {
+		return 0, nil
+	}
+	var f float64
+	if err := json.Unmarshal(raw, &f); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, fmt.Errorf("arg %q: want a finite number, got %s", key, badinput.Clip(string(raw), 40))
+	}
+	return f, nil
 }
 
 func (rd *traceReader) event(ev *rawEvent) error {
@@ -665,8 +676,17 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		if a.text == "" {
 			a.text = argString(ev.Args, "wait")
 		}
-		a.bytes = int64(argFloat(ev.Args, "bytes"))
-		a.flops = argFloat(ev.Args, "flops")
+		b, err := argNumber(ev.Args, "bytes")
+		if err != nil {
+			return err
+		}
+		if a.flops, err = argNumber(ev.Args, "flops"); err != nil {
+			return err
+		}
+		if b < 0 || b > math.MaxInt64/2 || a.flops < 0 {
+			return fmt.Errorf("args bytes %g, flops %g: want counts ≥ 0 (bytes below 2^62)", b, a.flops)
+		}
+		a.bytes = int64(b)
 		_, err = rd.slice(ev.Pid, ev.Tid-1, from, from+dur, ev.Name, ev.Cat, a, ev.BindID, ev.FlowOut, ev.FlowIn)
 		return err
 	case "C":
@@ -685,7 +705,11 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		if ev.Pid < 0 || ev.Pid >= GMPid || ev.Name == "" {
 			return nil
 		}
-		rd.occupancy(ev.Pid, ev.Name, t, argFloat(ev.Args, "bytes"))
+		b, err := argNumber(ev.Args, "bytes")
+		if err != nil {
+			return err
+		}
+		rd.occupancy(ev.Pid, ev.Name, t, b)
 	case "M":
 		if ev.Name == "process_name" && ev.Pid >= 0 && ev.Pid < GMPid {
 			rd.addCore(ev.Pid)

@@ -254,7 +254,9 @@ func TestWindowKeepsLess(t *testing.T) {
 
 func TestReadTraceErrors(t *testing.T) {
 	for _, in := range []string{"", "nonsense", `{"traceEvents": 5}`, `[{"ph":"X","pid":0,"tid":1,"ts":"x"}]`,
-		`[{"ph":"X","pid":0,"tid":1,"ts":1,"dur":-1}]`, `{"traceEvents":[{"ph":"X"`} {
+		`[{"ph":"X","pid":0,"tid":1,"ts":1,"dur":-1}]`, `{"traceEvents":[{"ph":"X"`,
+		`[{"ph":"X","pid":0,"tid":1,"ts":1,"dur":1,"args":{"bytes":1e400}}]`, `[{"ph":"X","pid":0,"tid":1,"ts":1,"dur":1,"args":{"bytes":-5}}]`,
+		`[{"ph":"C","pid":0,"name":"L1","ts":1,"args":{"bytes":"x"}}]`} {
 		if _, err := traces.ReadTrace(strings.NewReader(in)); err == nil {
 			t.Errorf("ReadTrace(%q): want an error", in)
 		}
