@@ -136,6 +136,20 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	switch p.Fidelity {
 	case "", "full":
 		p.Fidelity = "full"
+		// Every NPU's chip model at once: their sum within the bound one
+		// chip's model has (each checks its own).
+		mode := arch.Timing
+		if p.Numerics == NumericsFull {
+			mode = arch.Functional
+		}
+		per, err := arch.Footprint(m, mode)
+		if err != nil {
+			return nil, err
+		}
+		if npus := topo.NPUs(); float64(npus)*per > arch.MaxModelBytes {
+			return nil, fmt.Errorf("%s: at fidelity full the %d NPUs' chip models would take about %.0f GiB of host memory (%.1f MiB each), above the limit of %d GiB: fewer NPUs (cluster.nodes, node.npus) or cores (machine.cores), or fidelity sampled",
+				topo.Name, npus, float64(npus)*per/(1<<30), per/(1<<20), arch.MaxModelBytes>>30)
+		}
 	case "isolated", "sampled":
 		if p.Numerics != NumericsOff {
 			return nil, fmt.Errorf("%s: key \"fidelity\": %s times kernels apart and computes no values: use it with numerics off", f.Path, p.Fidelity)
