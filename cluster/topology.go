@@ -408,6 +408,12 @@ func nodeProblems(n *Node) []problem {
 	h := n.Hosts
 	if h.Count < 1 || h.Count > 64 {
 		c.add("hosts.count", "must be in 1..64 (got %d)", h.Count)
+	} else if slices.Contains([]int{1, 2, 4, 8}, n.NPUs) && h.Count < n.NPUs && n.NPUs%h.Count != 0 {
+		// Each socket's NPUs share it evenly (a rank gets 1/(npus/count)
+		// of its cores and memory bandwidth): 3 sockets for 8 NPUs gave
+		// 3 ranks half a socket each. (More sockets than NPUs leave some
+		// empty: each NPU has one to itself.)
+		c.add("hosts.count", "must divide npus (%d) evenly, or be at least npus: the sockets share the NPUs (got %d)", n.NPUs, h.Count)
 	}
 	if h.Cores < 1 {
 		c.add("hosts.cores", "must be ≥ 1 (got %d)", h.Cores)

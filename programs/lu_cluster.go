@@ -175,7 +175,7 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 		p.Grid = defaultGrid(npus)
 	}
 	P, Q := p.Grid.P, p.Grid.Q
-	if P < 1 || Q < 1 || P*Q != npus {
+	if P < 1 || Q < 1 || P > npus || Q > npus || P*Q != npus { // (bounded first: p·q must not wrap)
 		return nil, fmt.Errorf("%s: key \"grid\": p × q = %d × %d must equal the NPUs of %s (%d)", f.Path, P, Q, topo.Name, npus)
 	}
 	nbk := p.N / p.NB

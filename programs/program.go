@@ -434,6 +434,11 @@ func checkClusterOverrides(ovs []machines.Override) error {
 		if !strings.HasPrefix(p, "program.") && !strings.HasPrefix(p, "machine.") && !strings.HasPrefix(p, "node.") && !strings.HasPrefix(p, "cluster.") {
 			return fmt.Errorf("--set %s: the path must start with program., machine. (each NPU), node. or cluster.", o)
 		}
+		if p == "machine.host" || strings.HasPrefix(p, "machine.host.") {
+			// The node description's hosts and links replace the NPU
+			// file's host (each rank gets its share of a socket).
+			return fmt.Errorf("--set %s: on a cluster or node each rank's host is its share of the node's sockets and links: set node.hosts.* (cores, clock, memory_bandwidth, …) or node.pcie.* instead", o)
+		}
 	}
 	return nil
 }
