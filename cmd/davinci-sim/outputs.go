@@ -22,7 +22,36 @@ const reportFile = "report.json"
 // typo cannot throw away a long run's result: the trace's directory must
 // exist and take new files; -o DIR must be creatable, or an existing
 // directory holding nothing but a previous run's outputs (checkOutDir).
-func checkOutputs(f runFlags) error {
+func checkOutputs(f runFlags, profiles ...string) error {
+	// No two outputs at one place: one would silently replace the other
+	// (a trace named report.json in the -o directory, a profile and the
+	// trace in one file).
+	type dest struct{ flag, path string }
+	var dests []dest
+	if f.trace != "" {
+		dests = append(dests, dest{"--trace", f.trace})
+	}
+	for i, p := range profiles {
+		if p != "" {
+			dests = append(dests, dest{[]string{"--cpuprofile", "--memprofile"}[i%2], p})
+		}
+	}
+	abs := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return filepath.Clean(p)
+	}
+	for i, a := range dests {
+		for _, b := range dests[i+1:] {
+			if abs(a.path) == abs(b.path) {
+				return fmt.Errorf("%s and %s: both write %s; give each its own file", a.flag, b.flag, a.path)
+			}
+		}
+		if f.out != "" && filepath.Dir(abs(a.path)) == abs(f.out) {
+			return fmt.Errorf("%s %s: in the -o directory, which holds the run's report.json and arrays only (a later run replaces them); write it elsewhere", a.flag, a.path)
+		}
+	}
 	if f.trace != "" {
 		what := fmt.Sprintf("--trace %q", f.trace)
 		if st, err := os.Stat(f.trace); err == nil && st.IsDir() {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -49,6 +50,9 @@ Start with "davinci-sim programs" (the program kinds and their examples) and
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		if err := refuseEmptyFlags(cmd); err != nil {
 			return err
+		}
+		if memProfile != "" && cpuProfile != "" && filepath.Clean(memProfile) == filepath.Clean(cpuProfile) {
+			return badInput(fmt.Errorf("--cpuprofile and --memprofile: both write %s; give each its own file", cpuProfile))
 		}
 		if memProfile != "" {
 			f, err := os.Create(memProfile)

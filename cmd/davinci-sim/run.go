@@ -31,6 +31,9 @@ func init() {
 }
 
 type runFlags struct {
+	// profiles are the root's --cpuprofile and --memprofile (outputs the
+	// run's must not collide with).
+	profiles [2]string
 	machine  string
 	sets     []string
 	out      string
@@ -88,6 +91,8 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 					f.ffTuned = "--" + name
 				}
 			}
+			f.profiles[0], _ = cmd.Flags().GetString("cpuprofile")
+			f.profiles[1], _ = cmd.Flags().GetString("memprofile")
 			return runProgram(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f, seedSet)
 		},
 	}
@@ -169,7 +174,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if err != nil {
 		return badInput(err)
 	}
-	if err := checkOutputs(f); err != nil {
+	if err := checkOutputs(f, f.profiles[:]...); err != nil {
 		return badInput(err)
 	}
 	var hooks programs.RunHooks
