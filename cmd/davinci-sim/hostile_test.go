@@ -269,6 +269,9 @@ var hostileCases = []hostileCase{
 		args: []string{"run", examplePath("a100-lu-fused.yaml"), "--set", "program.sampling.windows=-5"},
 		want: `key "sampling.windows": -5: must be ≥ 1`},
 
+	{name: "a study file given to run",
+		args: []string{"run", "../../studies/l1-size.yaml"},
+		want: `a study file (vary or points, metrics), not a program: run it with davinci-sim sweep`},
 	{name: "trace into the -o directory",
 		args: []string{"run", examplePath("hgemm.yaml"), "--numerics", "off", "-o", "@DIR@/o", "--trace", "@DIR@/o/report.json"},
 		want: `--trace @DIR@/o/report.json: in the -o directory`},
