@@ -101,15 +101,16 @@ func (p *GEMMParams) defaults(v gemmVariant) {
 	if p.Accumulation == "" {
 		p.Accumulation = "termwise"
 	}
-	if p.Tiling.BM == 0 && p.Tiling.BK == 0 && p.Tiling.BN == 0 {
-		if v.native {
-			p.Tiling = Tiling{BM: 128, BK: 64, BN: 128, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup, Staging: p.Tiling.Staging}
-		} else if v.int8 {
-			p.Tiling = Tiling{BM: daVinciInt8Tile.BM, BK: daVinciInt8Tile.BK, BN: daVinciInt8Tile.BN, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup, Staging: p.Tiling.Staging}
-		} else if p.Accumulation == "elementwise" && v.split {
-			p.Tiling = Tiling{BM: 96, BK: 64, BN: 96, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup, Staging: p.Tiling.Staging}
-		} else {
-			p.Tiling = Tiling{BM: 176, BK: 64, BN: 176, NFused: p.Tiling.NFused, Stages: p.Tiling.Stages, Warps: p.Tiling.Warps, CTAGroup: p.Tiling.CTAGroup, Staging: p.Tiling.Staging}
+	if t := &p.Tiling; t.BM == 0 && t.BK == 0 && t.BN == 0 { // the default tile; the other tiling keys stay as given
+		switch {
+		case v.native:
+			t.BM, t.BK, t.BN = 128, 64, 128
+		case v.int8:
+			t.BM, t.BK, t.BN = daVinciInt8Tile.BM, daVinciInt8Tile.BK, daVinciInt8Tile.BN
+		case p.Accumulation == "elementwise" && v.split:
+			t.BM, t.BK, t.BN = 96, 64, 96
+		default:
+			t.BM, t.BK, t.BN = 176, 64, 176
 		}
 	}
 	if p.Split.Rounding == "" {
