@@ -184,26 +184,26 @@ func Footprint(m *machines.Machine, mode Mode) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("machine %s: %w", m.Name, err)
 	}
-	per, l2 := footprint(m, kind, mode)
-	return float64(m.Cores)*float64(per) + l2, nil
+	total, _, _ := footprint(m, kind, mode)
+	return total, nil
 }
 
-// footprint returns a chip's bytes per core and its L2 and LLC tags'.
-func footprint(m *machines.Machine, kind *Kind, mode Mode) (per int64, l2 float64) {
+// footprint returns a chip's bytes in all, per core, and of its L2 and
+// LLC tags.
+func footprint(m *machines.Machine, kind *Kind, mode Mode) (total float64, per int64, l2 float64) {
 	per = int64(DefaultCoreBytes)
 	if kind.CoreBytes != nil {
 		per = kind.CoreBytes(m, mode)
 	}
 	l2 = float64(mem.L2Footprint(int64(m.L2.Capacity), m.L2.LineBytes, m.L2.Ways)) +
 		float64(mem.L2Footprint(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.Ways))
-	return per, l2
+	return float64(m.Cores)*float64(per) + l2, per, l2
 }
 
 // checkFootprint refuses a machine whose model would need more than
 // MaxModelBytes of host memory.
 func checkFootprint(m *machines.Machine, kind *Kind, mode Mode) error {
-	per, l2 := footprint(m, kind, mode)
-	if total := float64(m.Cores)*float64(per) + l2; total > MaxModelBytes {
+	if total, per, l2 := footprint(m, kind, mode); total > MaxModelBytes {
 		keys := kind.FootprintKeys
 		if keys == "" {
 			keys = `"cores", "core.queue_depth", "core.buffers", "l2.capacity" and "llc.capacity"`

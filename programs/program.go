@@ -292,17 +292,22 @@ func isStudy(path string, data []byte) bool {
 // Parse parses program YAML text; path names it in messages and dir
 // resolves relative file references.
 func Parse(path, dir string, data []byte) (*File, error) {
-	if isStudy(path, data) {
-		return nil, fmt.Errorf("%s: a study file (vary or points, metrics), not a program: run it with davinci-sim sweep %s -o DIR", path, path)
+	// A study file fails both ways (its keys hold dots; it has no kind):
+	// looked for only then, so a program is parsed once.
+	studyErr := func(err error) error {
+		if isStudy(path, data) {
+			return fmt.Errorf("%s: a study file (vary or points, metrics), not a program: run it with davinci-sim sweep %s -o DIR", path, path)
+		}
+		return err
 	}
 	cfg, err := machines.ReadYAML(path, data)
 	if err != nil {
-		return nil, err
+		return nil, studyErr(err)
 	}
 	v := cfg.Viper()
 	kind, _ := v.Get("kind").(string)
 	if kind == "" {
-		return nil, fmt.Errorf("%s: key \"kind\": missing; one of %s", path, kindNames())
+		return nil, studyErr(fmt.Errorf("%s: key \"kind\": missing; one of %s", path, kindNames()))
 	}
 	k, ok := kinds[kind]
 	if !ok {

@@ -22,7 +22,7 @@ const reportFile = "report.json"
 // typo cannot throw away a long run's result: the trace's directory must
 // exist and take new files; -o DIR must be creatable, or an existing
 // directory holding nothing but a previous run's outputs (checkOutDir).
-func checkOutputs(f runFlags, profiles ...string) error {
+func checkOutputs(f runFlags) error {
 	// No two outputs at one place: one would silently replace the other
 	// (a trace named report.json in the -o directory, a profile and the
 	// trace in one file).
@@ -31,9 +31,9 @@ func checkOutputs(f runFlags, profiles ...string) error {
 	if f.trace != "" {
 		dests = append(dests, dest{"--trace", f.trace})
 	}
-	for i, p := range profiles {
+	for i, p := range f.profiles {
 		if p != "" {
-			dests = append(dests, dest{[]string{"--cpuprofile", "--memprofile"}[i%2], p})
+			dests = append(dests, dest{[...]string{"--cpuprofile", "--memprofile"}[i], p})
 		}
 	}
 	abs := func(p string) string {

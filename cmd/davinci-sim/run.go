@@ -174,7 +174,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if err != nil {
 		return badInput(err)
 	}
-	if err := checkOutputs(f, f.profiles[:]...); err != nil {
+	if err := checkOutputs(f); err != nil {
 		return badInput(err)
 	}
 	var hooks programs.RunHooks
