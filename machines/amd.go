@@ -273,8 +273,8 @@ func (c *AMDCUCore) problems() []problem {
 	}
 	finite := func(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
 	finitePos := func(f float64) bool { return f > 0 && finite(f) }
-	if !finitePos(float64(c.Clock)) || c.Clock > MaxClock {
-		add("clock", "must be in (0, 1THz] (a cycle of at least 1 ps; got %v)", c.Clock)
+	if msg := clockProblem(c.Clock); msg != "" {
+		add("clock", "%s", msg)
 	}
 	archOK := slices.Contains(AMDArchs, c.Arch)
 	if !archOK {
@@ -314,8 +314,8 @@ func (c *AMDCUCore) problems() []problem {
 	}
 	ps = append(ps, gpuSharedProblems(c.LDS, c.LDSPerWorkgroup, c.LDSBanks, c.LDSBankBytes,
 		[4]string{"lds", "lds_per_workgroup", "lds_banks", "lds_bank_bytes"})...)
-	if c.LaunchNS < 0 || !(c.LaunchNS <= MaxOverheadNS) {
-		add("launch_ns", "must be in 0..%g ns (1 s; got %v)", MaxOverheadNS, c.LaunchNS)
+	if msg := overheadProblem(c.LaunchNS); msg != "" {
+		add("launch_ns", "%s", msg)
 	}
 	// MFMA instructions: each named one must exist on the architecture and
 	// take the type of its key.

@@ -36,8 +36,8 @@ func (c *DaVinciCore) problems() []problem {
 		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
 	}
 	finitePos := func(f float64) bool { return f > 0 && !math.IsInf(f, 0) && !math.IsNaN(f) }
-	if !finitePos(float64(c.Clock)) || c.Clock > MaxClock {
-		add("clock", "must be in (0, 1THz] (a cycle of at least 1 ps; got %v)", c.Clock)
+	if msg := clockProblem(c.Clock); msg != "" {
+		add("clock", "%s", msg)
 	}
 	if c.QueueDepth < 1 {
 		add("queue_depth", "must be ≥ 1 (got %d)", c.QueueDepth)

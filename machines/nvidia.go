@@ -379,8 +379,8 @@ func (c *NvidiaSMCore) problems() []problem {
 	}
 	finite := func(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
 	finitePos := func(f float64) bool { return f > 0 && finite(f) }
-	if !finitePos(float64(c.Clock)) || c.Clock > MaxClock {
-		add("clock", "must be in (0, 1THz] (a cycle of at least 1 ps; got %v)", c.Clock)
+	if msg := clockProblem(c.Clock); msg != "" {
+		add("clock", "%s", msg)
 	}
 	archOK := archIndex(c.Arch) >= 0
 	if !archOK {
@@ -428,8 +428,8 @@ func (c *NvidiaSMCore) problems() []problem {
 		add("tmem", "must be 0: only tcgen05 cores have tensor memory (tensor.instruction is %q) (got %v)", t.Instruction, c.TMEM)
 		tmemOK = false
 	}
-	if c.LaunchNS < 0 || !(c.LaunchNS <= MaxOverheadNS) {
-		add("launch_ns", "must be in 0..%g ns (1 s; got %v)", MaxOverheadNS, c.LaunchNS)
+	if msg := overheadProblem(c.LaunchNS); msg != "" {
+		add("launch_ns", "%s", msg)
 	}
 	switch c.Copy {
 	case NvidiaCopyLDGSTS:

@@ -18,6 +18,23 @@ const MaxOverheadNS = 1e9
 // unit is 1 ps (sim.Clock).
 const MaxClock Frequency = 1e12
 
+// clockProblem says what is wrong with a core clock ("" when nothing).
+func clockProblem(f Frequency) string {
+	if !(f > 0) || f > MaxClock {
+		return fmt.Sprintf("must be in (0, 1THz] (a cycle of at least 1 ps; got %v)", f)
+	}
+	return ""
+}
+
+// overheadProblem says what is wrong with a fixed overhead in ns ("" when
+// nothing).
+func overheadProblem(ns float64) string {
+	if ns < 0 || !(ns <= MaxOverheadNS) {
+		return fmt.Sprintf("must be in 0..%g ns (1 s; got %v)", MaxOverheadNS, ns)
+	}
+	return ""
+}
+
 // problem is one violated constraint: the key (dotted path as in the file
 // format) and what is wrong.
 type problem struct{ key, msg string }
@@ -156,8 +173,8 @@ func (m *Machine) problems() []problem {
 			key string
 			v   float64
 		}{{"host.link.latency_ns", h.Link.LatencyNS}, {"host.launch_ns", h.LaunchNS}} {
-			if v.v < 0 || !(v.v <= MaxOverheadNS) {
-				add(v.key, "must be in 0..%g ns (1 s; got %v)", MaxOverheadNS, v.v)
+			if msg := overheadProblem(v.v); msg != "" {
+				add(v.key, "%s", msg)
 			}
 		}
 	}
