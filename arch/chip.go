@@ -445,18 +445,20 @@ func (c *Chip) ffSnapshot(now sim.Time) ffSnap {
 	return s
 }
 
-// ffAdd adds scale times the increase from a to b of the counters that
-// follow time — events, each lane's time by cause (rounded so that it adds
-// up to shift: every picosecond of a lane has one cause), the channels'
-// and buffers' integrals — to what the skips add, and returns the scaled
-// increase of every counter (ffWork completes the rest at the grid's end).
-func (c *Chip) ffAdd(ff *fastForward, a, b *ffSnap, scale float64, shift sim.Time) (win []float64) {
+// ffAdd adds to what the skips add the increase from a to b of the
+// counters that follow time: the events times scale (the skipped waves
+// per measured wave), each lane's time by cause and the channels' and
+// buffers' integrals times tscale (shift per picosecond from a to b; the
+// lane times rounded so that they add up to shift: every picosecond of a
+// lane has one cause). It returns the increase of every counter times
+// scale (ffWork completes the rest at the grid's end).
+func (c *Chip) ffAdd(ff *fastForward, a, b *ffSnap, scale, tscale float64, shift sim.Time) (win []float64) {
 	win = make([]float64, len(b.ints))
 	for k := range b.ints {
 		win[k] = float64(b.ints[k]-a.ints[k]) * scale
 	}
-	add := func(k int) int64 { return int64(math.Round(win[k])) }
-	ff.ints[ffEvents] += add(ffEvents)
+	ff.ints[ffEvents] += int64(math.Round(win[ffEvents]))
+	add := func(k int) int64 { return int64(math.Round(float64(b.ints[k]-a.ints[k]) * tscale)) }
 	k := ffGlobal
 	for range c.grids.cores {
 		for range ff.lanes {
@@ -475,7 +477,7 @@ func (c *Chip) ffAdd(ff *fastForward, a, b *ffSnap, scale float64, shift sim.Tim
 		k += ff.paths + 1
 	}
 	for x := 1; x < len(ff.floats); x++ { // not the flops (work)
-		ff.floats[x] += (b.floats[x] - a.floats[x]) * scale
+		ff.floats[x] += (b.floats[x] - a.floats[x]) * tscale
 	}
 	return win
 }

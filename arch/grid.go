@@ -74,16 +74,24 @@ type gridRunner struct {
 	running int              // CTAs of grid cur resident
 	started bool             // grid cur's launch latency has passed
 
-	ff       *fastForward // nil: every CTA is simulated
-	wave     int          // CTAs of grid cur placed by its first dispatch (0: not yet known)
-	snaps    []ffSnap     // counters at the dispatch of each wave's first CTA (grid cur)
-	start    ffSnap       // counters when grid cur started
-	skipped  int          // CTAs of grid cur skipped
-	win      []float64    // the increments its skips scaled (ffAdd)
-	check    int          // the skip whose tail waves are being checked (-1: none)
-	checkAt  sim.Time     // the dispatch of its second tail wave (its check starts there)
-	checkL2  [2]int64     // the L2s' hit and miss bytes then
-	finished int64        // CTAs finished, over all grids
+	ff      *fastForward // nil: every CTA is simulated
+	wave    int          // CTAs of grid cur placed by its first dispatch (0: not yet known)
+	snaps   []ffSnap     // counters at the dispatch of each wave's first CTA (grid cur)
+	start   ffSnap       // counters when grid cur started
+	skipped int          // CTAs of grid cur skipped
+	win     []float64    // the increments its skips scaled (ffAdd)
+	check   int          // the skip whose tail waves are being checked (-1: none)
+	checkAt sim.Time     // the dispatch of its second tail wave (its check starts there)
+	checkL2 [2]int64     // the L2s' hit and miss bytes then
+	checkC  waveCentre   // that wave's centre (known at the next wave's start)
+	// The wave being dispatched (fast-forward): its index, the dispatch
+	// of its first CTA, and the sum and number of its CTAs' (clusters')
+	// dispatch times after that, for its centre.
+	waveIdx  int
+	waveAt   sim.Time
+	waveSum  float64
+	waveN    int
+	finished int64 // CTAs finished, over all grids
 	// recent holds the work of grid cur's recently finished CTAs (by
 	// index) until they are too old to be measured; measures, per skip of
 	// grid cur, the work of its measured CTAs (ffWork).
@@ -268,7 +276,7 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 		gr.measures, gr.recent = gr.measures[:0], nil
 		gr.cur++
 		gr.next, gr.started = 0, false
-		gr.wave, gr.snaps = 0, gr.snaps[:0]
+		gr.wave, gr.snaps, gr.waveN = 0, gr.snaps[:0], 0
 		if gr.cur < len(gr.grids) {
 			gr.times[gr.cur].Launched = now
 		}
@@ -338,8 +346,13 @@ func (gr *gridRunner) dispatch(g *isa.Grid, now sim.Time) {
 					continue cores
 				}
 			}
-			if gr.ff != nil && gr.wave > 0 && gr.next%gr.wave == 0 {
-				gr.waveStart(g, now)
+			if gr.ff != nil && gr.wave > 0 {
+				if gr.next%gr.wave == 0 {
+					gr.waveStart(g, now)
+					gr.waveIdx, gr.waveAt, gr.waveSum, gr.waveN = gr.next/gr.wave, now, 0, 0
+				}
+				gr.waveSum += float64(now - gr.waveAt)
+				gr.waveN++
 			}
 			var cl *Cluster
 			if size > 1 {
@@ -371,7 +384,10 @@ func (gr *gridRunner) Blocked() (bool, string) {
 // (Options.FastForward): once Measure consecutive waves of a grid — a wave
 // is as many CTAs as the grid's first dispatch placed, counted from the
 // dispatch of its first CTA to the next wave's — took durations within
-// Tolerance of each other (max − min ≤ Tolerance · mean), the scheduler
+// Tolerance of each other (max − min ≤ Tolerance · mean), or, where those
+// durations jitter (a wave's first dispatch is the earliest finish among
+// many blocks), the last 2·Measure waves did between their centres (the
+// mean of each wave's CTAs' dispatch times: FastForwardSkip.Centres), the scheduler
 // skips the grid's next full waves but Tail: the CTAs of the skipped waves
 // are never started, the run goes on with the CTAs after them, and the
 // statistics get the skipped waves' share — per wave the mean of the
@@ -459,7 +475,7 @@ func WholeGrid(g int) BlockRange { return BlockRange{Grid: g, To: math.MaxInt} }
 // events simulated so far. GEMM waves vary by a few percent from wave to
 // wave (which CTAs share which panels in the L2); measured against full
 // runs (docs/design-notes.md, "Fast-forward"), these settings kept every
-// run's time within 0.8 % (GB200 ozaki 16384³: −0.77 %) and each kernel's
+// run's time within 1 % (GB200 ozaki 16384³: −0.99 %) and each kernel's
 // within 4.3 % (most within 0.5 %), where 0.5 % and 1 point skipped
 // little on GEMM grids.
 var DefaultFastForward = FastForward{Measure: 4, Tolerance: 0.05, Mix: 0.05, Hits: 0.05, Tail: 3, MinGain: 0.02}
@@ -476,6 +492,12 @@ type FastForwardSkip struct {
 	// distance between the two windows' means plus the standard error of
 	// their mean.
 	Spread sim.Time
+	// Centres marks a skip whose measured waves' durations were taken
+	// between their centres (the mean of their CTAs' dispatch times; one
+	// duration fewer than the waves measured) because those between
+	// their first CTAs' dispatches jittered by more than the tolerance;
+	// its check then measures the checked waves so too.
+	Centres bool
 	// Stationary marks a skip taken by FastForward.Stationary: Measured
 	// (Measure, or 2·Measure for it) waves were measured, Noise is the
 	// standard deviation of their durations (0 otherwise), and Tail waves
@@ -558,6 +580,39 @@ type ffSnap struct {
 	t      sim.Time
 	ints   []int64
 	floats []float64
+	wave   int     // the wave whose first CTA's dispatch it was taken at
+	off    float64 // that wave's centre − t (set at the next wave's start; −1 until then)
+}
+
+// waveCentre is the mean of a wave's CTAs' dispatch times, at + off (off
+// apart, so that the waves of an exactly periodic grid have exactly equal
+// distances).
+type waveCentre struct {
+	at  sim.Time
+	off float64
+}
+
+// since returns c − b in picoseconds.
+func (c waveCentre) since(b waveCentre) float64 {
+	return float64(c.at-b.at) + (c.off - b.off)
+}
+
+// centre returns the centre of the wave whose first CTA's dispatch s was
+// taken at (valid when s.off ≥ 0).
+func (s *ffSnap) centre() waveCentre { return waveCentre{s.t, s.off} }
+
+// centreDurations returns the distances between the centres of the
+// consecutive waves of s (nil when one is not known yet): the waves'
+// durations where those between their first dispatches jitter (waveStart).
+func centreDurations(s []ffSnap) []float64 {
+	d := make([]float64, 0, len(s))
+	for i := 1; i < len(s); i++ {
+		if s[i-1].off < 0 || s[i].off < 0 || s[i].wave != s[i-1].wave+1 {
+			return nil
+		}
+		d = append(d, s[i].centre().since(s[i-1].centre()))
+	}
+	return d
 }
 
 // waveStart is called before the dispatch of the first CTA of a wave of
@@ -565,14 +620,28 @@ type ffSnap struct {
 // waves repeat within the tolerance, skips.
 func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	ff := gr.ff
+	// The wave before this one is wholly dispatched: its centre.
+	var prev waveCentre
+	if gr.waveN > 0 {
+		prev = waveCentre{gr.waveAt, gr.waveSum / float64(gr.waveN)}
+		if n := len(gr.snaps); n > 0 && gr.snaps[n-1].wave == gr.waveIdx {
+			gr.snaps[n-1].off = prev.off
+		}
+	}
 	if c := gr.check; c >= 0 {
 		sk := &ff.skips[c]
 		if gr.next == sk.FromCTA+(sk.Waves+1)*sk.WaveCTAs {
 			gr.checkAt = now
 			gr.checkL2 = gr.chip.l2Bytes()
 		}
+		if gr.next == sk.FromCTA+(sk.Waves+2)*sk.WaveCTAs {
+			gr.checkC = prev // the centre of the check's first wave
+		}
 		if gr.next == sk.FromCTA+(sk.Waves+sk.Tail)*sk.WaveCTAs {
 			sk.TailPeriod = (now - gr.checkAt) / sim.Time(sk.Tail-1)
+			if sk.Centres { // between the centres of the check's first and last waves
+				sk.TailPeriod = sim.Time(math.Round(prev.since(gr.checkC) / float64(sk.Tail-2)))
+			}
 			b := gr.chip.l2Bytes()
 			sk.TailHits = hitFraction(b[0]-gr.checkL2[0], b[1]-gr.checkL2[1])
 			sk.HitsMoved = (sk.Hits < 0) != (sk.TailHits < 0) || math.Abs(sk.TailHits-sk.Hits) > ff.Hits
@@ -593,7 +662,9 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			}
 		}
 	}
-	gr.snaps = append(gr.snaps, gr.chip.ffSnapshot(now))
+	snap := gr.chip.ffSnapshot(now)
+	snap.wave, snap.off = gr.next/gr.wave, -1
+	gr.snaps = append(gr.snaps, snap)
 	for c := range gr.recent { // too old to be measured by a later skip
 		if c < gr.next-ff.Measure*gr.wave {
 			delete(gr.recent, c)
@@ -613,17 +684,42 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	if j < 1 {
 		return
 	}
-	s := gr.snaps[len(gr.snaps)-ff.Measure-1:] // the measured waves
+	// The measured waves: their counters and durations between the
+	// snapshots s, taken at the dispatch of each wave's first CTA.
+	s := gr.snaps[len(gr.snaps)-ff.Measure-1:]
 	first, last := &s[0], &s[len(s)-1]
-	lo, hi := sim.Time(math.MaxInt64), sim.Time(0)
-	for i := 1; i < len(s); i++ {
-		d := s[i].t - s[i-1].t
-		lo, hi = min(lo, d), max(hi, d)
+	d := make([]float64, ff.Measure)
+	for i := range d {
+		d[i] = float64(s[i+1].t - s[i].t)
 	}
-	total := last.t - first.t
+	lo, hi, total := slices.Min(d), slices.Max(d), fsum(d)
 	m := float64(ff.Measure)
-	measured, spread, noise, tail := ff.Measure, hi-lo, sim.Time(0), ff.Tail
-	if float64(hi-lo) > ff.Tolerance*float64(total)/m || !gr.chip.ffSteady(gr.snaps, ff.Measure, ff.Mix, ff.Hits) {
+	measured, noise, tail, centres := ff.Measure, sim.Time(0), ff.Tail, false
+	steady := gr.chip.ffSteady(gr.snaps, ff.Measure, ff.Mix, ff.Hits)
+	if ns := len(gr.snaps); steady && hi-lo > ff.Tolerance*total/m && ns >= 2*ff.Measure+1 && ff.Tail >= 3 {
+		// A wave's first dispatch is the earliest finish among the
+		// blocks before it, an extreme of many, which can jitter from
+		// wave to wave where the blocks' mean pace does not: the
+		// durations between the measured waves' centres then (GB200
+		// ozaki 16384³'s products: first dispatches 2.5–6 % apart in
+		// relative standard deviation, centres 0.9–1.9 %, in each of
+		// its GEMMs). Not first: while a kernel's blocks drift apart
+		// after its start, its waves' dispatches spread and their
+		// centres move later each wave (H100 HGEMM 8192³: first
+		// dispatches 75.8 µs apart for waves on end, centres 2–4 %
+		// more for its first ten).
+		//
+		// Measured so, noisier kernels pass than between first
+		// dispatches, and a kernel's first waves can be such a noise
+		// about a trend (its L2 hits settling): the centres of twice
+		// the measured waves must agree.
+		c := centreDurations(gr.snaps[ns-2*ff.Measure-1 : ns-1])
+		if cl, ch, ct := slices.Min(c), slices.Max(c), fsum(c); len(c) > 0 && ch-cl <= ff.Tolerance*ct/float64(len(c)) {
+			d, lo, hi, total, m, centres = c, cl, ch, ct, float64(len(c)), true
+		}
+	}
+	spread := sim.Time(math.Round(hi - lo))
+	if !steady || hi-lo > ff.Tolerance*total/m {
 		if !ff.Stationary || len(gr.snaps) < 2*ff.Measure+1 {
 			return
 		}
@@ -634,10 +730,10 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		}
 		s, measured = w, 2*ff.Measure
 		first, last = &s[0], &s[len(s)-1]
-		total, m = last.t-first.t, float64(measured)
-		lo, hi = sim.Time(math.MaxInt64), 0
+		total, m = float64(last.t-first.t), float64(measured)
+		lo, hi = math.Inf(1), math.Inf(-1)
 		for i := 1; i < len(s); i++ {
-			d := s[i].t - s[i-1].t
+			d := float64(s[i].t - s[i-1].t)
 			lo, hi = min(lo, d), max(hi, d)
 		}
 		noise = sim.Time(math.Round(sd))
@@ -709,19 +805,26 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			}
 		}
 	}
-	scale := float64(j) / m
+	scale := float64(j) / float64(ff.Measure) // skipped waves per wave of the counters' window
+	if measured > ff.Measure {
+		scale = float64(j) / float64(measured)
+	}
 	if gain, sofar := float64(last.ints[ffEvents]-first.ints[ffEvents])*scale, float64(gr.chip.eng.Events()); gain < ff.MinGain*sofar {
 		if !slices.ContainsFunc(ff.declined, func(d FastForwardDecline) bool { return d.Grid == g.Name }) {
 			ff.declined = append(ff.declined, FastForwardDecline{Grid: g.Name, At: now, Events: uint64(math.Round(gain)), SoFar: uint64(sofar)})
 		}
 		return
 	}
-	shift := sim.Time(math.Round(float64(total) * scale))
+	shift := sim.Time(math.Round(total * (float64(j) / m)))
 	if ff.ints == nil {
 		ff.ints = make([]int64, len(last.ints))
 		ff.floats = make([]float64, len(last.floats))
 	}
-	win := gr.chip.ffAdd(ff, first, last, scale, shift)
+	tscale := scale // the time-like counters: per picosecond, the shift's
+	if centres {
+		tscale = float64(shift) / float64(max(last.t-first.t, 1))
+	}
+	win := gr.chip.ffAdd(ff, first, last, scale, tscale, shift)
 	if gr.win == nil {
 		gr.win = win
 	} else {
@@ -740,7 +843,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	}
 	gr.measures = append(gr.measures, meas)
 	ff.skips = append(ff.skips, FastForwardSkip{Grid: g.Name, At: now, FromCTA: gr.next, Waves: j, WaveCTAs: gr.wave,
-		Period: sim.Time(math.Round(float64(total) / m)), Spread: spread, Stationary: measured > ff.Measure, Measured: measured, Noise: noise, Tail: tail,
+		Period: sim.Time(math.Round(total / m)), Spread: spread, Centres: centres, Stationary: measured > ff.Measure, Measured: measured, Noise: noise, Tail: tail,
 		Shift: shift, Exact: exact,
 		Hits:   hitFraction(last.ints[ffL2Hit]-first.ints[ffL2Hit], last.ints[ffL2Miss]-first.ints[ffL2Miss]),
 		Events: uint64(math.Round(float64(last.ints[ffEvents]-first.ints[ffEvents]) * scale))})
@@ -963,4 +1066,13 @@ func sameShape(g *isa.Grid, c int, ref []isa.Instr) bool {
 		i++
 	}
 	return same && i == len(ref)
+}
+
+// fsum returns the sum of x.
+func fsum(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s
 }

@@ -430,6 +430,9 @@ func fastForwardNote(s arch.FastForwardSkip) string {
 		kind += fmt.Sprintf("; CHECK FAILED: the waves after the skip took %.6g s", s.TailPeriod.Seconds())
 	}
 	measured := fmt.Sprintf("waves of %.6g s (spread %.3g %%)", s.Period.Seconds(), 100*float64(s.Spread)/float64(max(s.Period, 1)))
+	if s.Centres {
+		measured = fmt.Sprintf("waves of %.6g s between their centres (spread %.3g %%; the mean of each wave's blocks' dispatch times: the first dispatches jittered more)", s.Period.Seconds(), 100*float64(s.Spread)/float64(max(s.Period, 1)))
+	}
 	if s.Stationary {
 		measured = fmt.Sprintf("%d waves of %.6g s on average (stationary: two windows' means within %.3g %% with a standard error; the waves' own noise %.3g %%; %d waves checked after it)",
 			s.Measured, s.Period.Seconds(), 100*float64(s.Spread)/float64(max(s.Period, 1)), 100*float64(s.Noise)/float64(max(s.Period, 1)), s.Tail-1)
