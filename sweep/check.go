@@ -45,10 +45,9 @@ func (s *Study) Check() error {
 	var mach *machines.Machine
 	for _, name := range machs {
 		if name == "" {
-			name = files[progs[0]].Machine
-		}
-		if name == "" {
-			name = programs.DefaultMachine
+			// The program's machine: key (a file resolved against the
+			// program's folder, as the run resolves it), or the default.
+			name = programs.MachineRef(files[progs[0]], programs.Options{Overrides: s.Set})
 		}
 		if cluster.IsDescription(name) {
 			// A cluster run: its keys are checked on its NPU machine.

@@ -509,3 +509,36 @@ func TestResumeChangedStudy(t *testing.T) {
 		t.Errorf("resume of the unchanged study: %+v %v", sum, err)
 	}
 }
+
+// A machine file named by the program's own machine: key resolves against
+// the program's folder, in the check as in the run (the check looked for
+// it in the current directory and refused the study).
+func TestCheckProgramMachineFile(t *testing.T) {
+	src, err := machines.Source("ascend-910a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"p/m/mine.yaml": strings.Replace(string(src), "name: ascend-910a", "name: check-rel", 1),
+		"p/prog.yaml":   strings.Replace(tinyProgram, "machine: ascend-910a", "machine: m/mine.yaml", 1),
+		"s/study.yaml":  "program: ../p/prog.yaml\nmetrics: [time.seconds]\nvary: {program.tiling.bm: [64]}\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := ReadStudy(filepath.Join(dir, "s", "study.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	if r := s.RunPoint(s.Points[0]); r.Status != StatusOK {
+		t.Errorf("point 0: %+v", r)
+	}
+}
