@@ -21,9 +21,14 @@ import (
 // are left to the run, which records such points as failed. Errors wrap
 // bad input (package badinput) and name the study file and key.
 func (s *Study) Check() error {
+	// The files as the run opens them (resolved against the study's
+	// folder); the messages name them so, for the user to find them.
 	progs := []string{s.Program}
 	if i := slices.Index(s.Params, ParamProgram); i >= 0 {
 		progs = s.distinct(i)
+	}
+	for i, p := range progs {
+		progs[i] = s.resolve(ParamProgram, p)
 	}
 	files := map[string]*programs.File{}
 	for _, p := range progs {
@@ -41,6 +46,9 @@ func (s *Study) Check() error {
 	machs := []string{s.Machine}
 	if i := slices.Index(s.Params, ParamMachine); i >= 0 {
 		machs = s.distinct(i)
+	}
+	for i, m := range machs {
+		machs[i] = s.resolve(ParamMachine, m)
 	}
 	var mach *machines.Machine
 	for _, name := range machs {

@@ -56,7 +56,12 @@
 // at the end it is rewritten sorted by index, and results.csv (index, one
 // column per parameter, status, one column per metric, error) and the plots
 // (NAME.png, NAME.svg, NAME.pdf) are written. These files do not depend on the number
-// of workers. Run with Options.Resume skips the points already recorded
+// of workers, nor on the directory the study is run from: a program or
+// machine file is recorded as the study file spells it (relative to the
+// study file's folder, or absolute), and a failed point's message names
+// the files its run opened likewise (other files relative to the study
+// file's folder, or absolute when they share only the root with it).
+// Run with Options.Resume skips the points already recorded
 // (failed ones included) after checking that every record matches the
 // study — its parameters, its metrics, and its RunStamp: the run options
 // and a digest of the program file, the machine file and the fixed

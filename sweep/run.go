@@ -323,8 +323,16 @@ func (s *Study) Overrides(p Point) []machines.Override {
 }
 
 // ProgramOf returns the program file and machine ("" = the program's) of
-// point p.
+// point p, as a run opens them: files resolved against the study's folder
+// (Study.Dir).
 func (s *Study) ProgramOf(p Point) (program, machine string) {
+	program, machine = s.written(p)
+	return resolveFile(s.Dir, program), resolveMachine(s.Dir, machine)
+}
+
+// written returns the program file and machine of point p as the study
+// file writes them.
+func (s *Study) written(p Point) (program, machine string) {
 	program, machine = s.Program, s.Machine
 	if i := slices.Index(s.Params, ParamProgram); i >= 0 {
 		program = p.Values[i]
@@ -355,10 +363,12 @@ func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration) (r
 			fail(fmt.Sprintf("internal error: panic: %v", r))
 		}
 	}()
-	prog, mach := s.ProgramOf(p)
-	f, err := programs.ReadFile(prog)
+	// The messages recorded name the files as the study does (relative to
+	// its folder), not as the run opened them.
+	paths := s.paths(p)
+	f, err := programs.ReadFile(paths.program)
 	if err != nil {
-		fail(firstLine(err))
+		fail(paths.rewrite(firstLine(err)))
 		rec.badInput = true
 		return rec
 	}
@@ -367,9 +377,9 @@ func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration) (r
 		ctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("point time limit %v exceeded (--point-timeout)", timeout))
 		defer cancel()
 	}
-	res, err := programs.Execute(f, s.runOptions(mach, p), programs.RunHooks{Context: ctx})
+	res, err := programs.Execute(f, s.runOptions(paths.machine, p), programs.RunHooks{Context: ctx})
 	if err != nil {
-		fail(firstLine(err))
+		fail(paths.rewrite(firstLine(err)))
 		rec.badInput = badinput.Is(err)
 		return rec
 	}
@@ -396,7 +406,7 @@ func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration) (r
 		rec.Metrics[m] = raw
 	}
 	if res.Failure != nil {
-		rec.Status, rec.Error = StatusCheckFailed, firstLine(res.Failure)
+		rec.Status, rec.Error = StatusCheckFailed, paths.rewrite(firstLine(res.Failure))
 	}
 	return rec
 }

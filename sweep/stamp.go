@@ -46,13 +46,14 @@ func (s *Study) options() string {
 // each program and machine file once; safe for concurrent use.
 type stamper struct {
 	mu    sync.Mutex
-	files map[string][32]byte       // "program:PATH" or "machine:REF" → digest of its text (or of the error reading it)
+	files map[string][32]byte       // "program:PATH" or "machine:REF" (as the run opens them) → digest of its text (or of the error reading it)
 	progs map[string]*programs.File // parsed program files (nil: unreadable)
 }
 
 // stamp returns point p's run stamp.
 func (s *Study) stamp(p Point) RunStamp {
-	prog, mach := s.ProgramOf(p)
+	paths := s.paths(p)
+	prog := paths.program
 	st := s.stamps
 	h := sha256.New()
 	sum := st.digest("program:"+prog, func() ([]byte, error) { return programs.Source(prog) })
@@ -60,7 +61,7 @@ func (s *Study) stamp(p Point) RunStamp {
 	// The machine: -m (the study's or the point's), else the program's
 	// machine: key — which a fixed or varied program.machine replaces.
 	if f := st.program(prog); f != nil {
-		ref := programs.MachineRef(f, s.runOptions(mach, p))
+		ref := programs.MachineRef(f, s.runOptions(paths.machine, p))
 		sum = st.digest("machine:"+ref, func() ([]byte, error) { return machines.Text(ref) })
 		h.Write(sum[:])
 	} // else the point fails to read its program: the program's digest says why

@@ -35,15 +35,18 @@ const (
 // Study is a parsed study file: a base program and machine, fixed
 // overrides, the points to run and what to record and plot.
 type Study struct {
-	// Path names the study file in messages; Dir resolves relative paths.
+	// Path names the study file in messages; Dir, the study file's
+	// folder, resolves the relative paths the study names.
 	Path, Dir string
 	// Description is free text from the file.
 	Description string
-	// Program is the base program file (resolved against Dir), unless the
+	// Program is the base program file as the study file writes it
+	// (relative to Dir unless absolute; ProgramOf resolves it), unless the
 	// "program" parameter is varied.
 	Program string
-	// Machine is the base machine (name or resolved file); "" uses the
-	// program's.
+	// Machine is the base machine as the study file writes it: an
+	// embedded machine's name or a file relative to Dir (unless absolute);
+	// "" uses the program's.
 	Machine string
 	// Set are the fixed overrides, in file order.
 	Set []machines.Override
@@ -71,7 +74,10 @@ type Point struct {
 	// Index is the point's position in the study (0-based).
 	Index int
 	// Values holds one value per Study.Params entry, as written (or as a
-	// range generated it).
+	// range generated it): a program or machine file as the study file
+	// writes it, relative to the study's folder (Study.ProgramOf resolves
+	// it), so that the results do not depend on the directory the study
+	// is run from.
 	Values []string
 }
 
@@ -102,7 +108,9 @@ type Plot struct {
 	// YMin and YMax, when set, leave out values below or above them (a
 	// start-up spike or a tail that would flatten the rest).
 	YMin, YMax *float64
-	// Where keeps only the points whose parameters have these values.
+	// Where keeps only the points whose parameters have these values (a
+	// program or machine file in the points' spelling: a where value
+	// naming the same file otherwise matches).
 	Where map[string]string
 }
 
@@ -232,7 +240,7 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 			if err != nil {
 				return nil, err
 			}
-			s.Machine = resolveMachine(dir, t)
+			s.Machine = t
 		case "set":
 			ovs, err := p.overrides(v, "set")
 			if err != nil {
@@ -276,7 +284,7 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.Program = resolveFile(dir, t)
+		s.Program = t
 	}
 	if metricsNode == nil {
 		return nil, p.errf(doc, "metrics", "missing; list the report.json paths to record, e.g. [flops.tflops]")
@@ -367,12 +375,6 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 			for j, a := range axes {
 				vals = append(vals, a[idx[j]])
 			}
-			if i := slices.Index(s.Params, ParamProgram); i >= 0 {
-				vals[i] = resolveFile(dir, vals[i])
-			}
-			if i := slices.Index(s.Params, ParamMachine); i >= 0 {
-				vals[i] = resolveMachine(dir, vals[i])
-			}
 			s.Points = append(s.Points, Point{Index: len(s.Points), Values: vals})
 			j := len(axes) - 1
 			for ; j >= 0; j-- {
@@ -398,6 +400,19 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 	return s, nil
 }
 
+// resolve returns the value v of parameter param as a run uses it: a
+// program or machine file resolved against the study's folder; other
+// values as they are.
+func (s *Study) resolve(param, v string) string {
+	switch param {
+	case ParamProgram:
+		return resolveFile(s.Dir, v)
+	case ParamMachine:
+		return resolveMachine(s.Dir, v)
+	}
+	return v
+}
+
 // resolveFile makes a relative file path relative to the study's directory.
 func resolveFile(dir, f string) string {
 	if f == "" || filepath.IsAbs(f) {
@@ -406,14 +421,21 @@ func resolveFile(dir, f string) string {
 	return filepath.Join(dir, f)
 }
 
-// resolveMachine resolves a machine given as a file (it has a path
-// separator or a .yaml/.yml extension); embedded names stay as they are.
+// resolveMachine resolves a machine given as a file (isMachineFile);
+// embedded names stay as they are.
 func resolveMachine(dir, m string) string {
-	ext := strings.ToLower(filepath.Ext(m))
-	if strings.ContainsAny(m, `/\`) || ext == ".yaml" || ext == ".yml" {
+	if isMachineFile(m) {
 		return resolveFile(dir, m)
 	}
 	return m
+}
+
+// isMachineFile reports whether a study's machine names a file (it has a
+// path separator or a .yaml/.yml extension) rather than an embedded
+// machine.
+func isMachineFile(m string) bool {
+	ext := strings.ToLower(filepath.Ext(m))
+	return strings.ContainsAny(m, `/\`) || ext == ".yaml" || ext == ".yml"
 }
 
 func (p *parser) scalar(n *yaml.Node, key string) (string, error) {
@@ -727,16 +749,18 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 				if e != nil {
 					return pl, e
 				}
-				switch wk.Value { // as the points hold them (resolved against the study's folder)
-				case ParamProgram:
-					t = resolveFile(s.Dir, t)
-				case ParamMachine:
-					t = resolveMachine(s.Dir, t)
+				q := slices.Index(s.Params, wk.Value)
+				vals := s.distinct(q)
+				at := slices.Index(vals, t)
+				if at < 0 && (wk.Value == ParamProgram || wk.Value == ParamMachine) {
+					// Another spelling of one of the files (./a.yaml for
+					// a.yaml): the points' spelling is the one recorded.
+					at = slices.IndexFunc(vals, func(v string) bool { return s.resolve(wk.Value, v) == s.resolve(wk.Value, t) })
 				}
-				if q := slices.Index(s.Params, wk.Value); !slices.ContainsFunc(s.Points, func(pt Point) bool { return pt.Values[q] == t }) {
-					return pl, p.errf(wv, sub+"."+wk.Value, "%q is not one of its values (%s): the plot would be empty", t, strings.Join(s.distinct(q), ", "))
+				if at < 0 {
+					return pl, p.errf(wv, sub+"."+wk.Value, "%q is not one of its values (%s): the plot would be empty", t, strings.Join(vals, ", "))
 				}
-				pl.Where[wk.Value] = t
+				pl.Where[wk.Value] = vals[at]
 			}
 			_ = ovs
 		default:

@@ -88,8 +88,11 @@ func TestParseStudy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Program != "dir/prog.yaml" || s.Machine != "ascend-910a" {
-		t.Errorf("program %q machine %q", s.Program, s.Machine)
+	if s.Program != "prog.yaml" || s.Machine != "ascend-910a" {
+		t.Errorf("program %q machine %q, want them as written", s.Program, s.Machine)
+	}
+	if prog, mach := s.ProgramOf(s.Points[0]); prog != filepath.Join("dir", "prog.yaml") || mach != "ascend-910a" {
+		t.Errorf("point 0 runs program %q machine %q", prog, mach)
 	}
 	wantParams := []string{"program.tiling.bm", "program.tiling.bn", "machine.core.buffers.L1", "program.buffering"}
 	if !slices.Equal(s.Params, wantParams) {
@@ -311,16 +314,19 @@ func TestStudyRefusesSilentLosses(t *testing.T) {
 }
 
 // A plot's where on program or machine names them as the study does
-// (relative to the study's folder); a value that is not varied is refused
-// (it matched nothing: the plot was skipped with a warning).
+// (relative to the study's folder), in the points' spelling or another
+// of the same file; a value that is not varied is refused (it matched
+// nothing: the plot was skipped with a warning).
 func TestStudyWhereProgramResolved(t *testing.T) {
 	text := "vary: {program.n: [64], program: [a.yaml, b.yaml]}\nmetrics: [time.seconds]\nplot: {x: program.n, y: time.seconds, where: {program: a.yaml}}\n"
-	s, err := ParseStudy("wp/s.yaml", "wp", []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := s.Plots[0].Where[ParamProgram]; got != filepath.Join("wp", "a.yaml") {
-		t.Errorf("where program %q, want the resolved wp/a.yaml", got)
+	for _, where := range []string{"a.yaml", "./a.yaml"} {
+		s, err := ParseStudy("wp/s.yaml", "wp", []byte(strings.Replace(text, "{program: a.yaml}", "{program: "+where+"}", 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Plots[0].Where[ParamProgram]; got != "a.yaml" {
+			t.Errorf("where program %s: %q, want the points' a.yaml", where, got)
+		}
 	}
 	if _, err := ParseStudy("wp/s.yaml", "wp", []byte(strings.Replace(text, "where: {program: a.yaml}", "where: {program: c.yaml}", 1))); err == nil || !strings.Contains(err.Error(), "is not one of its values") {
 		t.Errorf("where program c.yaml: %v", err)
@@ -351,7 +357,10 @@ func TestStudyVaryProgramParentPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Points[0].Values[0]; got != filepath.Join("wp", "..", "a.yaml") && got != "a.yaml" {
-		t.Errorf("program %q", got)
+	if got := s.Points[0].Values[0]; got != "../a.yaml" {
+		t.Errorf("program %q, want ../a.yaml as written", got)
+	}
+	if got, _ := s.ProgramOf(s.Points[0]); got != "a.yaml" {
+		t.Errorf("point 0 runs program %q, want a.yaml (wp/../a.yaml)", got)
 	}
 }

@@ -43,7 +43,9 @@ or "-20..10 +2", or explicit points) in parallel, one simulation per point.
 Each finished point is appended at once to DIR/results.jsonl; at the end
 results.jsonl is sorted by point index and DIR/results.csv (one column per
 varied parameter and per metric) and the plots (DIR/NAME.png, .svg, .pdf) are
-written. The files do not depend on -j. A point that cannot run (e.g. a tile
+written. The files do not depend on -j, nor on the current directory: program
+and machine files are named as the study file writes them, relative to its
+folder. A point that cannot run (e.g. a tile
 that does not fit a buffer) is recorded with status "failed" and its message
 in the error column; the study goes on.
 

@@ -117,3 +117,82 @@ func TestSweepEveryPointFailed(t *testing.T) {
 		t.Errorf("every point deadlocked: exit %d (%v), want 0", code, err)
 	}
 }
+
+// The same study run from two working directories (its path given
+// relative to each, or absolute) writes byte-identical files: program and
+// machine files keep the study's spelling (relative to the study's folder)
+// in the parameters, the plot legends and the failed points' messages —
+// they were stored relative to the current directory — and one directory
+// resumes the other's results. (The metrics are simulated quantities: a
+// wall-clock one, sim.wall_seconds, would differ between any two runs.)
+func TestSweepFromAnotherDirectory(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "machines", "ascend-910b3.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	prog := "kind: sgemm-cube\nm: 256\nk: 256\nn: 256\ntiling: {bm: 64, bk: 64, bn: 64}\nnumerics: off\n"
+	for name, text := range map[string]string{
+		"p/prog.yaml": prog,
+		// Inputs beside the program or elsewhere that are not there: the
+		// messages name them.
+		"p/inputs.yaml":   prog + "inputs: {a: data/a.npy, b: data/b.npy}\n",
+		"p/far.yaml":      prog + "inputs: {a: ../d/a.npy, b: ../d/b.npy}\n",
+		"m/910b3.yaml":    string(src),
+		"s/study.yaml":    "program: ../p/prog.yaml\nmetrics: [flops.tflops, time.cycles]\nvary:\n  program: [../p/prog.yaml, ../p/inputs.yaml, ../p/far.yaml]\n  machine: [ascend-910a, ../m/910b3.yaml]\n  program.tiling.bm: [64, 1024]\nplot: {x: program.tiling.bm, y: flops.tflops, series: program, where: {machine: ../m/910b3.yaml}}\n",
+		"elsewhere/.keep": "",
+	} {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(cwd, study, out string, extra ...string) string {
+		t.Helper()
+		t.Chdir(cwd)
+		args := append([]string{"sweep", study, "-o", out, "-j", "2", "-q"}, extra...)
+		msg, code, err := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("from %s: exit %d: %v\n%s", cwd, code, err, msg)
+		}
+		return msg
+	}
+	a, b := filepath.Join(root, "out-a"), filepath.Join(root, "out-b")
+	run(root, filepath.Join("s", "study.yaml"), a)
+	run(filepath.Join(root, "elsewhere"), filepath.Join("..", "s", "study.yaml"), b)
+	files := []string{"results.csv", "results.jsonl", "flops_tflops-vs-program_tiling_bm.png", "flops_tflops-vs-program_tiling_bm.svg", "flops_tflops-vs-program_tiling_bm.pdf"}
+	for _, f := range files {
+		x, err1 := os.ReadFile(filepath.Join(a, f))
+		y, err2 := os.ReadFile(filepath.Join(b, f))
+		if err1 != nil || err2 != nil || string(x) != string(y) {
+			t.Errorf("%s differs between the two working directories (%v, %v)", f, err1, err2)
+		}
+	}
+	csv, _ := os.ReadFile(filepath.Join(a, "results.csv"))
+	for _, want := range []string{
+		"\n0,../p/prog.yaml,ascend-910a,64,ok,",
+		"\n3,../p/prog.yaml,../m/910b3.yaml,1024,failed,,,\"../p/prog.yaml: key \"\"tiling\"\"",
+		"open ../p/data/a.npy: no such file",
+		"open ../d/a.npy: no such file",
+	} {
+		if !strings.Contains(string(csv), want) {
+			t.Errorf("results.csv lacks %q:\n%s", want, csv)
+		}
+	}
+	svg, _ := os.ReadFile(filepath.Join(a, "flops_tflops-vs-program_tiling_bm.svg"))
+	if !strings.Contains(string(svg), "../p/prog.yaml") {
+		t.Errorf("the plot's legend does not name ../p/prog.yaml")
+	}
+	// A third directory, with the study's absolute path, resumes the
+	// results as finished.
+	msg := run(filepath.Join(root, "m"), filepath.Join(root, "s", "study.yaml"), a, "--resume")
+	if !strings.Contains(msg, "12 points: 0 run, 12 already done") {
+		t.Errorf("resume from a third directory: %s", msg)
+	}
+	if x, _ := os.ReadFile(filepath.Join(a, "results.csv")); string(x) != string(csv) {
+		t.Errorf("the resumed results.csv changed")
+	}
+}
