@@ -138,8 +138,9 @@ func ReadStudy(path string) (*Study, error) {
 	return ParseStudy(path, filepath.Dir(path), data)
 }
 
-// parser carries the file name for messages.
-type parser struct{ path string }
+// parser carries the file name for messages and the folder that resolves
+// the files the study names.
+type parser struct{ path, dir string }
 
 func (p *parser) errf(n *yaml.Node, key, format string, a ...any) error {
 	line := 0
@@ -190,7 +191,7 @@ func repeatedKey(n *yaml.Node, path string) (*yaml.Node, string) {
 // resolves the program (and machine file) paths. Every error wraps
 // bad input (package badinput) and names the file, line and key.
 func ParseStudy(path, dir string, data []byte) (*Study, error) {
-	p := &parser{path: path}
+	p := &parser{path: path, dir: dir}
 	root, err := machines.ParseYAML(path, data)
 	if err != nil {
 		return nil, badInput(err)
@@ -334,6 +335,16 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 			if err != nil {
 				return nil, err
 			}
+			if k.Value == ParamProgram || k.Value == ParamMachine {
+				first := map[string]string{} // resolved → as written
+				for _, val := range vals {
+					r := resolveParam(p.dir, k.Value, val)
+					if w, ok := first[r]; ok {
+						return nil, p.errf(v, key, "%q and %q name the same file (its points would run twice)", w, val)
+					}
+					first[r] = val
+				}
+			}
 			s.Params = append(s.Params, k.Value)
 			axes = append(axes, vals)
 		}
@@ -403,12 +414,15 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 // resolve returns the value v of parameter param as a run uses it: a
 // program or machine file resolved against the study's folder; other
 // values as they are.
-func (s *Study) resolve(param, v string) string {
+func (s *Study) resolve(param, v string) string { return resolveParam(s.Dir, param, v) }
+
+// resolveParam is Study.resolve for a study in folder dir.
+func resolveParam(dir, param, v string) string {
 	switch param {
 	case ParamProgram:
-		return resolveFile(s.Dir, v)
+		return resolveFile(dir, v)
 	case ParamMachine:
-		return resolveMachine(s.Dir, v)
+		return resolveMachine(dir, v)
 	}
 	return v
 }
@@ -512,6 +526,16 @@ func (p *parser) overrides(n *yaml.Node, key string) ([]machines.Override, error
 	return out, nil
 }
 
+// rowKey identifies an explicit point's values, a program or machine file
+// by its path resolved against the study's folder.
+func (p *parser) rowKey(params, row []string) string {
+	key := make([]string, len(row))
+	for i, v := range row {
+		key[i] = resolveParam(p.dir, params[i], v)
+	}
+	return strings.Join(key, "\x00")
+}
+
 // values reads a parameter's values: a list of scalars or a range string.
 func (p *parser) values(n *yaml.Node, key string) ([]string, error) {
 	switch {
@@ -598,9 +622,9 @@ func (p *parser) points(n *yaml.Node) ([]string, [][]string, error) {
 			}
 			row = ordered
 		}
-		joined := strings.Join(row, "\x00")
+		joined := p.rowKey(params, row)
 		if r, dup := seen[joined]; dup {
-			return nil, nil, p.errf(c, key, "repeats points[%d] (the same values: it would run twice)", r)
+			return nil, nil, p.errf(c, key, "repeats points[%d] (the same values, or files: it would run twice)", r)
 		}
 		seen[joined] = len(rows)
 		rows = append(rows, row)

@@ -197,6 +197,11 @@ func TestParseStudyErrors(t *testing.T) {
 		{base + "vary: {program.m: [1]}\nplot: {name: ../x, x: program.m, y: flops.tflops}", `a plain file name, without slashes`},
 		{base + "vary: {program.m: [1], program.M: [2]}", `parameter "program.M" is given twice`},
 		{base + "points: [{program.m: 1}, {program.m: 1}]", `key "points[1]": repeats points[0]`},
+		// One file in two spellings (the points kept the spelling: they
+		// ran twice as two values).
+		{"metrics: [a]\nvary: {program: [a.yaml, ./a.yaml]}", `s.yaml:2: key "vary.program": "a.yaml" and "./a.yaml" name the same file`},
+		{base + "vary: {machine: [ascend-910a, m/m.yaml, m/../m/m.yaml]}", `key "vary.machine": "m/m.yaml" and "m/../m/m.yaml" name the same file`},
+		{"metrics: [a]\npoints: [{program: a.yaml, program.m: 1}, {program.m: 1, program: ./a.yaml}]", `key "points[1]": repeats points[0]`},
 		{base + "points: [{program.m: 1, program.M: 2}]", `key "points[0].program.M": given twice (keys are case-insensitive)`},
 		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, series: program.m}", `is the x axis`},
 		{base + "vary: {program.m: [1]}\nk_batch: 0", `key "k_batch": must be an integer in 1..64`},
