@@ -54,8 +54,13 @@ func (s *Study) Check() error {
 	for _, name := range machs {
 		if name == "" {
 			// The program's machine: key (a file resolved against the
-			// program's folder, as the run resolves it), or the default.
-			name = programs.MachineRef(files[progs[0]], programs.Options{Overrides: s.Set})
+			// program's folder), a program.machine in set (against the
+			// study's), or the default — as the run resolves them.
+			set := slices.Clone(s.Set)
+			for i, o := range set {
+				set[i].Value = resolveParam(s.Dir, o.Path, o.Value)
+			}
+			name = programs.MachineRef(files[progs[0]], programs.Options{Overrides: set})
 		}
 		if cluster.IsDescription(name) {
 			// A cluster run: its keys are checked on its NPU machine.

@@ -26,7 +26,9 @@
 //	     y: lu_gemm.tflops, xlabel: …, roof: {peak: 262.1, slopes: {HBM: 1.228}}}
 //
 // Parameters are --set paths (program.… or machine.…), or "program" and
-// "machine" themselves to compare program files or machines. Points are
+// "machine" themselves to compare program files or machines. The files a
+// study names (program, machine, a program.machine machine file) are
+// relative to the study file's folder, unless absolute. Points are
 // numbered from 0: explicit points outermost in file order, then the grid
 // with its last key varying fastest. Range values print in the unit of the
 // range (256KiB, 512KiB, 1MiB, …). Metrics are dotted paths into

@@ -477,9 +477,17 @@ func Lookup(doc any, path string) (any, bool) {
 	return cur, true
 }
 
-// runOptions are point p's run options on machine mach.
+// runOptions are point p's run options on machine mach. A machine file
+// given as program.machine resolves against the study's folder, as the
+// study's other files do (a --set one resolves against the current
+// directory).
 func (s *Study) runOptions(mach string, p Point) programs.Options {
-	o := programs.Options{Machine: mach, Overrides: s.Overrides(p), KBatch: s.KBatch}
+	ovs := s.Overrides(p)
+	dir := absPath(s.Dir)
+	for i, o := range ovs {
+		ovs[i].Value = resolveParam(dir, o.Path, o.Value)
+	}
+	o := programs.Options{Machine: mach, Overrides: ovs, KBatch: s.KBatch}
 	if s.FastForward {
 		ff := arch.DefaultFastForward
 		o.FastForward = &ff

@@ -542,3 +542,32 @@ func TestCheckProgramMachineFile(t *testing.T) {
 		t.Errorf("point 0: %+v", r)
 	}
 }
+
+// A machine file given as program.machine, fixed or varied, resolves
+// against the study's folder like the study's other files (it resolved
+// against the current directory: the study ran only from its folder).
+func TestProgramMachineOverrideFile(t *testing.T) {
+	src, err := machines.Source("ascend-910b3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, study := range []string{
+		"program: prog.yaml\nset: {program.machine: mm/b3.yaml}\nvary: {program.tiling.bm: [64]}\nmetrics: [machine]\n",
+		"program: prog.yaml\nvary: {program.machine: [mm/b3.yaml]}\nmetrics: [machine]\n",
+	} {
+		s := writeStudy(t, study)
+		if err := os.MkdirAll(filepath.Join(s.Dir, "mm"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mach := strings.Replace(string(src), "name: ascend-910b3", "name: override-rel", 1)
+		if err := os.WriteFile(filepath.Join(s.Dir, "mm", "b3.yaml"), []byte(mach), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(s, Options{Out: t.TempDir(), Jobs: 1}); err != nil {
+			t.Fatalf("%q: %v", study, err)
+		}
+		if r := s.RunPoint(s.Points[0]); r.Status != StatusOK || string(r.Metrics["machine"]) != `"override-rel"` {
+			t.Errorf("%q: point 0: %+v", study, r)
+		}
+	}
+}

@@ -335,7 +335,7 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 			if err != nil {
 				return nil, err
 			}
-			if k.Value == ParamProgram || k.Value == ParamMachine {
+			if fileParam(k.Value) {
 				first := map[string]string{} // resolved → as written
 				for _, val := range vals {
 					r := resolveParam(p.dir, k.Value, val)
@@ -412,19 +412,26 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 }
 
 // resolve returns the value v of parameter param as a run uses it: a
-// program or machine file resolved against the study's folder; other
-// values as they are.
+// program or machine file (also program.machine's) resolved against the
+// study's folder; other values as they are.
 func (s *Study) resolve(param, v string) string { return resolveParam(s.Dir, param, v) }
 
 // resolveParam is Study.resolve for a study in folder dir.
 func resolveParam(dir, param, v string) string {
-	switch param {
-	case ParamProgram:
+	switch {
+	case param == ParamProgram:
 		return resolveFile(dir, v)
-	case ParamMachine:
+	case fileParam(param):
 		return resolveMachine(dir, v)
 	}
 	return v
+}
+
+// fileParam reports whether parameter param's values may be files the
+// study names: program, machine, and program.machine (the machine file of
+// a program.machine override is a file the study names too).
+func fileParam(param string) bool {
+	return param == ParamProgram || param == ParamMachine || strings.EqualFold(param, "program.machine")
 }
 
 // resolveFile makes a relative file path relative to the study's directory.
@@ -776,7 +783,7 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 				q := slices.Index(s.Params, wk.Value)
 				vals := s.distinct(q)
 				at := slices.Index(vals, t)
-				if at < 0 && (wk.Value == ParamProgram || wk.Value == ParamMachine) {
+				if at < 0 {
 					// Another spelling of one of the files (./a.yaml for
 					// a.yaml): the points' spelling is the one recorded.
 					at = slices.IndexFunc(vals, func(v string) bool { return s.resolve(wk.Value, v) == s.resolve(wk.Value, t) })
