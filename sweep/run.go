@@ -293,7 +293,9 @@ const (
 type Record struct {
 	// Index is the point's index in the study.
 	Index int `json:"index"`
-	// Params maps each varied parameter to the point's value.
+	// Params maps each varied parameter to the point's value, as the
+	// study file writes it (a program or machine file relative to the
+	// study file's folder, whatever the directory the study ran from).
 	Params map[string]string `json:"params"`
 	// Run is what besides Params defines the point's run (checked when
 	// a study resumes or merges).
