@@ -188,6 +188,9 @@ func read(nameOrPath, dir, what string) (data []byte, source, path string, err e
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\`) && filepath.Ext(nameOrPath) == "" {
 			err = fmt.Errorf("unknown %s %+q: not an embedded description (%s) nor a file", what, nameOrPath, strings.Join(Names(), ", "))
+			if slices.Contains(machines.Names(), nameOrPath) {
+				err = fmt.Errorf("%w; %s is a chip's machine, which a node description names with npu:", err, nameOrPath)
+			}
 		}
 		return nil, "", "", err
 	}
@@ -221,7 +224,7 @@ func load(nameOrPath string, overrides []machines.Override) (*Topology, error) {
 	if cf.Node == "" {
 		return nil, cl.errorf("node", "must name a node description (e.g. cloudbrain2-node)")
 	}
-	node, nl, err := loadNode(cf.Node, dir, overrides)
+	node, nl, err := loadNode(cf.Node, dir, overrides, cl)
 	if err != nil {
 		return nil, err
 	}
@@ -241,16 +244,25 @@ func load(nameOrPath string, overrides []machines.Override) (*Topology, error) {
 // LoadNode reads and validates a node description alone (an embedded name or a path), with the
 // overrides whose path starts with "node.". Errors are bad input.
 func LoadNode(nameOrPath string, overrides []machines.Override) (*Node, error) {
-	n, nl, err := loadNode(nameOrPath, "", overrides)
+	n, nl, err := loadNode(nameOrPath, "", overrides, nil)
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
 	return n, badinput.Wrap(nl.report(nodeProblems(n)))
 }
 
-func loadNode(nameOrPath, dir string, overrides []machines.Override) (*Node, *located, error) {
+// loadNode reads and decodes a node description. A cluster file's node
+// key names it: cl, when not nil, locates that key, and an error reading
+// the file — or a file that is not a node description — names it.
+func loadNode(nameOrPath, dir string, overrides []machines.Override, cl *located) (*Node, *located, error) {
 	data, source, _, err := read(nameOrPath, dir, "node file")
+	if err == nil {
+		err = notNode(nameOrPath, data)
+	}
 	if err != nil {
+		if cl != nil {
+			err = cl.errorf("node", "%v", err)
+		}
 		return nil, nil, err
 	}
 	var n Node
@@ -262,6 +274,30 @@ func loadNode(nameOrPath, dir string, overrides []machines.Override) (*Node, *lo
 		n.Name = strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
 	}
 	return &n, l, nil
+}
+
+// notNode returns an error when data is clearly not a node description:
+// a cluster description (a node: key) or a single chip's machine file (a
+// kind: or core: key), without the npu: key of a node. (Their keys would
+// each be refused as unknown, one line apiece.)
+func notNode(name string, data []byte) error {
+	var top map[string]any
+	if yaml.Unmarshal(data, &top) != nil {
+		return nil // the strict loader says what is wrong with it
+	}
+	if _, ok := top["npu"]; ok {
+		return nil
+	}
+	_, isCluster := top["node"]
+	_, kind := top["kind"]
+	_, core := top["core"]
+	switch {
+	case isCluster:
+		return fmt.Errorf("%s is a cluster description (it has a node: key), not a node description (npu:, npus:, hosts:, …, e.g. cloudbrain2-node)", name)
+	case kind || core:
+		return fmt.Errorf("%s is a chip's machine file, not a node description (npu:, npus:, hosts:, …, e.g. cloudbrain2-node): a node names its NPU machine with npu:", name)
+	}
+	return nil
 }
 
 // located turns a key path into "file:line" (or the --set that set it) for messages.
@@ -401,6 +437,8 @@ func nodeProblems(n *Node) []problem {
 	var c checker
 	if !slices.Contains(machines.Names(), n.NPU) {
 		c.add("npu", "unknown NPU machine %q (embedded: %s)", n.NPU, strings.Join(machines.Names(), ", "))
+	} else if why := notNPU(n.NPU); why != "" {
+		c.add("npu", "%s: a node's NPU must be a DaVinci machine with a host section (embedded: %s)", why, strings.Join(npuMachines(), ", "))
 	}
 	if !slices.Contains([]int{1, 2, 4, 8}, n.NPUs) {
 		c.add("npus", "must be 1, 2, 4 or 8: the NPU counts HCCL can use per 910A server (CLUSTER-FACTS §1.2, S3) (got %d)", n.NPUs)
@@ -446,6 +484,33 @@ func nodeProblems(n *Node) []problem {
 	c.bandwidth("collectives.npu_reduce_bandwidth", n.Collectives.NPUReduceBandwidth)
 	c.bandwidth("collectives.host_reduce_bandwidth", n.Collectives.HostReduceBandwidth)
 	return c.ps
+}
+
+// notNPU says why the embedded machine name cannot be a node's NPU ("" when
+// it can): the cluster programs run DaVinci chips driven by their host.
+func notNPU(name string) string {
+	m, err := machines.Load(name, nil)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("machine %s does not load (%v)", name, err)
+	case m.DaVinci() == nil:
+		return fmt.Sprintf("%s is a GPU (machine kind %s)", name, m.Kind)
+	case !m.HasHost():
+		return fmt.Sprintf("%s has no host section", name)
+	}
+	return ""
+}
+
+// npuMachines lists the embedded machines a node's npu: may name: the
+// DaVinci machines with a host section.
+func npuMachines() []string {
+	var out []string
+	for _, name := range machines.Names() {
+		if notNPU(name) == "" {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func clusterProblems(t *Topology) []problem {

@@ -108,6 +108,25 @@ func TestBadInput(t *testing.T) {
 			[]string{"node.yaml", "missing key", "inter_group.latency_ns"}},
 		{"unknown NPU machine", nodeWith("npu: ascend-910a", "npu: ascend-999"), nil,
 			[]string{"node.yaml:", `key "npu"`, "ascend-999"}},
+		// The NPU must be a DaVinci chip with a host (it failed later, naming
+		// the node's name: neither its file nor the key).
+		{"a GPU as the NPU", nodeWith("npu: ascend-910a", "npu: a100"), nil,
+			[]string{"node.yaml:15:", `key "npu"`, "a100 is a GPU", "DaVinci machine with a host section (embedded: ascend-910a)"}},
+		{"an NPU without a host by --set", "", []string{"node.npu=ascend-910b3"},
+			[]string{"--set node.npu=ascend-910b3", `key "npu"`, "ascend-910b3 has no host section"}},
+		// The node file a cluster names, at its node key (the messages named
+		// neither the --set nor the key; a cluster file given as the node
+		// gave one unknown-key line per key).
+		{"missing node file by --set", "", []string{"cluster.node=no/such.yaml"},
+			[]string{"--set cluster.node=no/such.yaml", `key "node"`, "no such file"}},
+		{"unknown node name by --set", "", []string{"cluster.node=cloudbrain3-node"},
+			[]string{"--set cluster.node=cloudbrain3-node", `key "node"`, `unknown node file "cloudbrain3-node"`}},
+		{"a machine name as the node", "", []string{"cluster.node=ascend-910a"},
+			[]string{"--set cluster.node=ascend-910a", `key "node"`, "ascend-910a is a chip's machine, which a node description names with npu:"}},
+		{"a cluster as the node", "", []string{"cluster.node=cloudbrain2"},
+			[]string{"--set cluster.node=cloudbrain2", `key "node"`, "cloudbrain2 is a cluster description"}},
+		{"a machine file as the node", "", []string{"cluster.node=../machines/a100.yaml"},
+			[]string{"--set cluster.node=../machines/a100.yaml", `key "node"`, "is a chip's machine file, not a node description"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := "cloudbrain2"

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/davinci-sim/davinci-sim/cluster"
 )
 
 // hostileCase is one hostile input: the command line (with @DIR@ standing
@@ -262,6 +264,19 @@ var hostileCases = []hostileCase{
 	{name: "--trace-npu outside --trace-ranks",
 		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--trace", "@DIR@/t.json", "--trace-ranks", "0-1", "--trace-npu", "3"},
 		want: `--trace-npu 3: not among --trace-ranks 0-1`},
+	{name: "a GPU as a node's NPU",
+		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--set", "node.npu=a100"},
+		want: `--set node.npu=a100: key "npu": a100 is a GPU (machine kind nvidia-sm): a node's NPU must be a DaVinci machine with a host section`},
+	{name: "a GPU as the NPU of a node file",
+		files: map[string]string{"node.yaml": strings.Replace(nodeSource(), "npu: ascend-910a", "npu: a100", 1)},
+		args:  []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "-m", "@DIR@/node.yaml"},
+		want:  `@DIR@/node.yaml:15: key "npu": a100 is a GPU`},
+	{name: "a cluster's node file missing",
+		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "-m", "cloudbrain2", "--set", "cluster.node=@DIR@/none.yaml"},
+		want: `--set cluster.node=@DIR@/none.yaml: key "node": node file: open @DIR@/none.yaml: no such file or directory`},
+	{name: "a cluster's node not a name",
+		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "-m", "cloudbrain2", "--set", "cluster.node=bogus"},
+		want: `--set cluster.node=bogus: key "node": unknown node file "bogus"`},
 	{name: "lu-fused grid p without q on one chip",
 		args: []string{"run", examplePath("a100-lu-fused.yaml"), "--set", "program.grid.p=2"},
 		want: `key "grid": a 2 × 0 process grid needs a cluster`},
@@ -376,6 +391,15 @@ var hostileCases = []hostileCase{
 		files: map[string]string{"s.yaml": "program: " + absExample("cube-peak.yaml") + "\nvary:\n  program.cores: [1]\nmetrics: [time.seconds]\n"},
 		args:  []string{"sweep", "@DIR@/s.yaml", "-o", "@DIR@/out", "--point-timeout", "-1s"},
 		want:  `--point-timeout -1s: must be ≥ 0`},
+}
+
+// nodeSource returns the embedded node description's text.
+func nodeSource() string {
+	src, err := cluster.Source("cloudbrain2-node")
+	if err != nil {
+		panic(err)
+	}
+	return string(src)
 }
 
 // npyV1 returns a version-1 .npy preamble and header for dict d.
