@@ -3,6 +3,7 @@ package programs
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -404,7 +405,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 	}
 	j.trace = hooks.ClusterTrace
 	if j.trace != nil {
-		for r := range j.trace.Only {
+		for _, r := range slices.Sorted(maps.Keys(j.trace.Only)) { // the first one outside, whatever the map's order
 			if r < 0 || r >= npus {
 				return nil, badInput(fmt.Errorf("--trace-ranks: rank %d does not exist; ranks are 0..%d on this %d × %d grid", r, npus-1, j.P, j.Q))
 			}

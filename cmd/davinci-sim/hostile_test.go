@@ -270,6 +270,10 @@ var hostileCases = []hostileCase{
 	{name: "--trace-ranks beyond any cluster",
 		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--trace", "@DIR@/t.json", "--trace-ranks", "0-99999999999"},
 		want: `--trace-ranks "0-99999999999": rank 99999999999: a cluster has at most 4096 NPUs`},
+	// The smallest rank outside the grid (one of them at random: map order).
+	{name: "--trace-ranks beyond the grid",
+		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--trace", "@DIR@/t.json", "--trace-ranks", "0-99"},
+		want: `--trace-ranks: rank 8 does not exist; ranks are 0..7 on this 2 × 4 grid`},
 	{name: "a GPU as a node's NPU",
 		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--set", "node.npu=a100"},
 		want: `--set node.npu=a100: key "npu": a100 is a GPU (machine kind nvidia-sm): a node's NPU must be a DaVinci machine with a host section`},
