@@ -595,6 +595,18 @@ func (n *Network) CollectiveWith(op Op, algo Algo, group []Endpoint, root int, b
 }
 
 // gamma returns the reduction cost in ps per byte on endpoint e.
+// reduceTooSlow is the error of a reduction of bytes on e that would end
+// beyond the simulated time range, naming the key of its bandwidth. It
+// wraps sim.ErrTimeOverflow.
+func (n *Network) reduceTooSlow(e Endpoint, bytes int64) error {
+	key, bw := "node.collectives.npu_reduce_bandwidth", n.topo.Node.Collectives.NPUReduceBandwidth
+	if e.Kind == KindHost {
+		key, bw = "node.collectives.host_reduce_bandwidth", n.topo.Node.Collectives.HostReduceBandwidth
+	}
+	return fmt.Errorf("%s: too slow: reducing %d bytes on %v (%.3g B/s) would end beyond the time a run can reach: %w",
+		n.topo.Origin(key), bytes, e, float64(bw), sim.ErrTimeOverflow)
+}
+
 func (n *Network) gamma(e Endpoint) float64 {
 	c := n.topo.Node.Collectives
 	bw := float64(c.NPUReduceBandwidth)
@@ -730,9 +742,14 @@ func (r *run) enter(rank int32) {
 		}
 		if e.red > 0 {
 			d := sim.CeilPS(float64(e.red) * r.n.gamma(r.group[rank]))
-			e.red = 0 // reduced once
 			eng := r.n.eng
-			eng.At(sim.Add(eng.Now(), d), 0, delivery(func(sim.Time) { r.pos[rank]++; r.enter(rank) }), 0)
+			at := sim.Add(eng.Now(), d)
+			if at == sim.MaxTime { // beyond the time range: name the reduction's bandwidth
+				eng.Stop(r.n.reduceTooSlow(r.group[rank], e.red))
+				return
+			}
+			e.red = 0 // reduced once
+			eng.At(at, 0, delivery(func(sim.Time) { r.pos[rank]++; r.enter(rank) }), 0)
 			return
 		}
 		r.pos[rank]++

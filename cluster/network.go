@@ -54,6 +54,11 @@ type LinkInfo struct {
 	Bandwidth float64
 	// Latency is added once to every transfer crossing the link.
 	Latency sim.Time
+	// Key is the key of the node or cluster description that sets the
+	// bandwidth, e.g. "node.roce.bandwidth" or
+	// "cluster.fabric.oversubscription" (Topology.Origin says where it
+	// was given).
+	Key string
 }
 
 // NetPriority is the engine priority of the network's rate updates: after the ordinary events of
@@ -110,6 +115,7 @@ type Network struct {
 type flow struct {
 	src, dst int32 // global NPU indices of NPU↔NPU flows, else -1
 	route    []LinkID
+	bytes    int64   // the transfer's size
 	rem      float64 // bytes not yet drained
 	rate     float64 // bytes per picosecond
 	fin      sim.Time
@@ -129,27 +135,36 @@ func NewNetwork(eng *sim.Engine, topo *Topology) *Network {
 	n.waker = sim.NewWaker(eng, NetPriority, sim.HandlerFunc(n.process))
 	nd := topo.Node
 	ps := func(ns float64) sim.Time { return sim.CeilPS(ns * 1e3) }
-	add := func(name string, bw float64, lat sim.Time) LinkID {
-		n.links = append(n.links, LinkInfo{name, bw, lat})
+	add := func(name, key string, bw float64, lat sim.Time) LinkID {
+		n.links = append(n.links, LinkInfo{Name: name, Bandwidth: bw, Latency: lat, Key: key})
 		return LinkID(len(n.links) - 1)
 	}
 	N, P, H := topo.Nodes, nd.NPUs, nd.Hosts.Count
 	G := (P + topo.groupSize() - 1) / topo.groupSize()
-	nic := math.Min(float64(nd.RoCE.Bandwidth), float64(topo.Fabric.PortBandwidth))
-	pcie := float64(nd.PCIe.Bandwidth())
+	nic, nicKey := float64(nd.RoCE.Bandwidth), "node.roce.bandwidth"
+	if port := float64(topo.Fabric.PortBandwidth); port < nic {
+		nic = port
+		if port > 0 { // (a node alone has no fabric: 0, its RoCE links unused)
+			nicKey = "cluster.fabric.port_bandwidth"
+		}
+	}
+	pcie, pcieKey := float64(nd.PCIe.Bandwidth()), "node.pcie.gen3_bandwidth"
+	if nd.PCIe.Generation == 4 {
+		pcieKey = "node.pcie.gen4_bandwidth"
+	}
 	n.hccs = make([]LinkID, N*P*P)
 	n.bridge = make([]LinkID, N*G*G)
 	n.smp = make([]LinkID, N*H*H)
 	for k := range N {
 		for i := range P {
-			n.pcieUp = append(n.pcieUp, add(fmt.Sprintf("n%d.pcie.%d.up", k, i), pcie, ps(nd.PCIe.LatencyNS)))
-			n.pcieDown = append(n.pcieDown, add(fmt.Sprintf("n%d.pcie.%d.down", k, i), pcie, ps(nd.PCIe.LatencyNS)))
+			n.pcieUp = append(n.pcieUp, add(fmt.Sprintf("n%d.pcie.%d.up", k, i), pcieKey, pcie, ps(nd.PCIe.LatencyNS)))
+			n.pcieDown = append(n.pcieDown, add(fmt.Sprintf("n%d.pcie.%d.down", k, i), pcieKey, pcie, ps(nd.PCIe.LatencyNS)))
 		}
 		for i := range P {
 			for j := range P {
 				id := LinkID(-1)
 				if i != j && topo.Group(i) == topo.Group(j) {
-					id = add(fmt.Sprintf("n%d.hccs.%d>%d", k, i, j), float64(nd.HCCS.LinkBandwidth), ps(nd.HCCS.LatencyNS))
+					id = add(fmt.Sprintf("n%d.hccs.%d>%d", k, i, j), "node.hccs.link_bandwidth", float64(nd.HCCS.LinkBandwidth), ps(nd.HCCS.LatencyNS))
 				}
 				n.hccs[(k*P+i)*P+j] = id
 			}
@@ -158,7 +173,7 @@ func NewNetwork(eng *sim.Engine, topo *Topology) *Network {
 			for b := range G {
 				id := LinkID(-1)
 				if a != b {
-					id = add(fmt.Sprintf("n%d.bridge.%d>%d", k, a, b), float64(nd.InterGroup.Bandwidth), ps(nd.InterGroup.LatencyNS))
+					id = add(fmt.Sprintf("n%d.bridge.%d>%d", k, a, b), "node.inter_group.bandwidth", float64(nd.InterGroup.Bandwidth), ps(nd.InterGroup.LatencyNS))
 				}
 				n.bridge[(k*G+a)*G+b] = id
 			}
@@ -167,26 +182,26 @@ func NewNetwork(eng *sim.Engine, topo *Topology) *Network {
 			for b := range H {
 				id := LinkID(-1)
 				if a != b {
-					id = add(fmt.Sprintf("n%d.smp.%d>%d", k, a, b), float64(nd.Hosts.SMP.Bandwidth), ps(nd.Hosts.SMP.LatencyNS))
+					id = add(fmt.Sprintf("n%d.smp.%d>%d", k, a, b), "node.hosts.smp.bandwidth", float64(nd.Hosts.SMP.Bandwidth), ps(nd.Hosts.SMP.LatencyNS))
 				}
 				n.smp[(k*H+a)*H+b] = id
 			}
 		}
 		for i := range P {
-			n.roceUp = append(n.roceUp, add(fmt.Sprintf("n%d.roce.%d.up", k, i), nic, ps(nd.RoCE.LatencyNS)))
-			n.roceDown = append(n.roceDown, add(fmt.Sprintf("n%d.roce.%d.down", k, i), nic, 0))
+			n.roceUp = append(n.roceUp, add(fmt.Sprintf("n%d.roce.%d.up", k, i), nicKey, nic, ps(nd.RoCE.LatencyNS)))
+			n.roceDown = append(n.roceDown, add(fmt.Sprintf("n%d.roce.%d.down", k, i), nicKey, nic, 0))
 		}
 		for h := range H {
-			n.hostUp = append(n.hostUp, add(fmt.Sprintf("n%d.hostnet.%d.up", k, h), float64(nd.HostNetwork.Bandwidth), ps(nd.HostNetwork.LatencyNS)))
-			n.hostDown = append(n.hostDown, add(fmt.Sprintf("n%d.hostnet.%d.down", k, h), float64(nd.HostNetwork.Bandwidth), 0))
+			n.hostUp = append(n.hostUp, add(fmt.Sprintf("n%d.hostnet.%d.up", k, h), "node.host_network.bandwidth", float64(nd.HostNetwork.Bandwidth), ps(nd.HostNetwork.LatencyNS)))
+			n.hostDown = append(n.hostDown, add(fmt.Sprintf("n%d.hostnet.%d.down", k, h), "node.host_network.bandwidth", float64(nd.HostNetwork.Bandwidth), 0))
 		}
 	}
 	f := topo.Fabric
 	if N > 1 {
 		up := float64(P) * nic / f.Oversubscription
 		for k := range N {
-			n.nodeUp = append(n.nodeUp, add(fmt.Sprintf("n%d.leaf.up", k), up, ps(f.LatencyNS)))
-			n.nodeDown = append(n.nodeDown, add(fmt.Sprintf("n%d.leaf.down", k), up, 0))
+			n.nodeUp = append(n.nodeUp, add(fmt.Sprintf("n%d.leaf.up", k), "cluster.fabric.oversubscription", up, ps(f.LatencyNS)))
+			n.nodeDown = append(n.nodeDown, add(fmt.Sprintf("n%d.leaf.down", k), "cluster.fabric.oversubscription", up, 0))
 		}
 	}
 	if f.Supernodes > 1 {
@@ -196,8 +211,8 @@ func NewNetwork(eng *sim.Engine, topo *Topology) *Network {
 		}
 		for s := range f.Supernodes {
 			bw := float64(members[s]*P) * nic / f.SpineOversubscription
-			n.spUp = append(n.spUp, add(fmt.Sprintf("sn%d.spine.up", s), bw, ps(f.SpineLatencyNS)))
-			n.spDown = append(n.spDown, add(fmt.Sprintf("sn%d.spine.down", s), bw, 0))
+			n.spUp = append(n.spUp, add(fmt.Sprintf("sn%d.spine.up", s), "cluster.fabric.spine_oversubscription", bw, ps(f.SpineLatencyNS)))
+			n.spDown = append(n.spDown, add(fmt.Sprintf("sn%d.spine.down", s), "cluster.fabric.spine_oversubscription", bw, 0))
 		}
 	}
 	L := len(n.links)
@@ -373,7 +388,7 @@ func (n *Network) Transfer(src, dst Endpoint, bytes int64, done func(sim.Time)) 
 		n.eng.At(sim.Add(now, lat), 0, delivery(done), 0)
 		return nil
 	}
-	f := &flow{src: -1, dst: -1, route: r, rem: float64(bytes), lat: lat, done: done}
+	f := &flow{src: -1, dst: -1, route: r, bytes: bytes, rem: float64(bytes), lat: lat, done: done}
 	if src.Kind == KindNPU && dst.Kind == KindNPU {
 		f.src, f.dst = n.id(src), n.id(dst)
 	}
@@ -420,7 +435,27 @@ func (n *Network) process(now sim.Time, _ int64) {
 		f.fin = sim.Add(now, sim.CeilPS(f.rem/f.rate))
 		next = min(next, f.fin)
 	}
+	if next == sim.MaxTime { // no flow ends within the time range: say which link is to blame
+		n.eng.Stop(n.tooSlow(n.active[0]))
+		return
+	}
 	n.waker.Wake(next)
+}
+
+// tooSlow is the error of a flow that would end beyond the simulated time
+// range: it names the slowest link of its route (the first of equals) and
+// the description key setting that link's bandwidth. It wraps
+// sim.ErrTimeOverflow.
+func (n *Network) tooSlow(f *flow) error {
+	slow := f.route[0]
+	for _, l := range f.route[1:] {
+		if n.perPS[l] < n.perPS[slow] {
+			slow = l
+		}
+	}
+	li := &n.links[slow]
+	return fmt.Errorf("%s: too slow: a transfer of %d bytes over link %s (%.3g B/s) would end beyond the time a run can reach: %w",
+		n.topo.Origin(li.Key), f.bytes, li.Name, li.Bandwidth, sim.ErrTimeOverflow)
 }
 
 // OnNPULoad sets fn to be told, whenever it changes, the bandwidth that

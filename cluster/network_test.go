@@ -1,9 +1,13 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -206,5 +210,70 @@ func TestNPULoad(t *testing.T) {
 		if got[i].at != want[i].at || got[i].npu != want[i].npu || math.Abs(got[i].bps-want[i].bps) > 1 {
 			t.Errorf("report %d: %+v, want %+v", i, got[i], want[i])
 		}
+	}
+}
+
+// A transfer or a reduction too slow for the simulated time range stops the
+// run with an error naming the key that makes it so — where it was given,
+// the link — rather than the engine's "a latency, cycle count or bandwidth
+// is out of range", which named none.
+func TestTooSlowNamesTheKey(t *testing.T) {
+	for _, c := range []struct {
+		sets     []string
+		src, dst Endpoint
+		op       bool // an all-reduce over NPUs 0 and 1 rather than a transfer
+		want     []string
+	}{
+		{[]string{"node.hccs.link_bandwidth=1e-300"}, NPU(0, 0), NPU(0, 1), false,
+			[]string{`--set node.hccs.link_bandwidth=1e-300: key "hccs.link_bandwidth": too slow: a transfer of 4096 bytes over link n0.hccs.0>1 (1e-300 B/s)`}},
+		// The slowest link of the route: the port (below roce.bandwidth), then the leaf.
+		{[]string{"cluster.nodes=2", "cluster.fabric.port_bandwidth=1e-9"}, NPU(0, 0), NPU(1, 0), false,
+			[]string{`--set cluster.fabric.port_bandwidth=1e-9: key "fabric.port_bandwidth"`, "link n0.roce.0.up (1e-09 B/s)"}},
+		{[]string{"cluster.nodes=2", "cluster.fabric.oversubscription=1e300"}, NPU(0, 0), NPU(1, 0), false,
+			[]string{`--set cluster.fabric.oversubscription=1e300: key "fabric.oversubscription"`, "link n0.leaf.up"}},
+		{[]string{"node.pcie.generation=4", "node.pcie.gen4_bandwidth=1e-300"}, Host(0, 0), NPU(0, 0), false,
+			[]string{`--set node.pcie.gen4_bandwidth=1e-300: key "pcie.gen4_bandwidth"`, "link n0.pcie.0.down"}},
+		{[]string{"node.collectives.npu_reduce_bandwidth=1e-300"}, NPU(0, 0), NPU(0, 1), true,
+			[]string{`--set node.collectives.npu_reduce_bandwidth=1e-300: key "collectives.npu_reduce_bandwidth": too slow: reducing 2048 bytes on n0.npu`}},
+	} {
+		n := newNet(t, c.sets...)
+		var err error
+		if c.op {
+			err = n.CollectiveWith(AllReduce, Ring, []Endpoint{c.src, c.dst}, 0, 4096, nil)
+		} else {
+			err = n.Transfer(c.src, c.dst, 4096, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = n.Engine().Run()
+		if !errors.Is(err, sim.ErrTimeOverflow) {
+			t.Fatalf("%v: %v, want a time overflow", c.sets, err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: %q lacks %q", c.sets, err, w)
+			}
+		}
+	}
+	// A key from a file: its file and line.
+	node, err := Source("cloudbrain2-node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "node.yaml")
+	if err := os.WriteFile(path, []byte(strings.Replace(string(node), "link_bandwidth: 30GB/s", "link_bandwidth: 1e-300", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	topo, err := LoadSystem(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := NewNetwork(sim.NewEngine(), topo)
+	if err := n.Transfer(NPU(0, 0), NPU(0, 1), 4096, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Engine().Run(); err == nil || !strings.Contains(err.Error(), path+`:`) || !strings.Contains(err.Error(), `key "hccs.link_bandwidth": too slow`) {
+		t.Errorf("from a file: %v", err)
 	}
 }

@@ -151,6 +151,41 @@ type Topology struct {
 	Nodes int
 	// Fabric joins the nodes.
 	Fabric Fabric
+
+	// nodeAt and clusterAt say where each key of the node and cluster
+	// descriptions was given (nil: not loaded from files); origin holds
+	// the keys whose value came from elsewhere (SetOrigin).
+	nodeAt, clusterAt *located
+	origin            map[string]string
+}
+
+// Origin says where the value of key — "node.<path>" for the node
+// description, "cluster.<path>" for the cluster's — was given, for
+// messages about it: "FILE:LINE: key \"PATH\"" or "--set node.PATH=V: key
+// \"PATH\"" (the key as that file names it).
+func (t *Topology) Origin(key string) string {
+	if o, ok := t.origin[strings.ToLower(key)]; ok {
+		return o
+	}
+	for _, d := range []struct {
+		prefix string
+		at     *located
+	}{{"node.", t.nodeAt}, {"cluster.", t.clusterAt}} {
+		if rest, ok := strings.CutPrefix(key, d.prefix); ok && d.at != nil {
+			return fmt.Sprintf("%s: key %q", d.at.where(rest), rest)
+		}
+	}
+	return fmt.Sprintf("key %q", key)
+}
+
+// SetOrigin records that the value of key ("node.<path>" or
+// "cluster.<path>") came from elsewhere than the descriptions (a chip's
+// machine file): Origin returns origin for it.
+func (t *Topology) SetOrigin(key, origin string) {
+	if t.origin == nil {
+		t.origin = map[string]string{}
+	}
+	t.origin[strings.ToLower(key)] = origin
 }
 
 // MaxNodes bounds nodes: Cloud Brain II has 4096 NPUs in 512 servers (CLUSTER-FACTS §1.5).
@@ -228,7 +263,7 @@ func load(nameOrPath string, overrides []machines.Override) (*Topology, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Topology{Name: cf.Name, Description: cf.Description, Node: *node, Nodes: cf.Nodes, Fabric: cf.Fabric}
+	t := &Topology{Name: cf.Name, Description: cf.Description, Node: *node, Nodes: cf.Nodes, Fabric: cf.Fabric, nodeAt: nl, clusterAt: cl}
 	if t.Name == "" {
 		t.Name = strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
 	}
@@ -244,11 +279,20 @@ func load(nameOrPath string, overrides []machines.Override) (*Topology, error) {
 // LoadNode reads and validates a node description alone (an embedded name or a path), with the
 // overrides whose path starts with "node.". Errors are bad input.
 func LoadNode(nameOrPath string, overrides []machines.Override) (*Node, error) {
+	n, _, err := loadValidNode(nameOrPath, overrides)
+	return n, err
+}
+
+// loadValidNode is LoadNode, also returning where its keys were given.
+func loadValidNode(nameOrPath string, overrides []machines.Override) (*Node, *located, error) {
 	n, nl, err := loadNode(nameOrPath, "", overrides, nil)
 	if err != nil {
-		return nil, badinput.Wrap(err)
+		return nil, nil, badinput.Wrap(err)
 	}
-	return n, badinput.Wrap(nl.report(nodeProblems(n)))
+	if err := nl.report(nodeProblems(n)); err != nil {
+		return nil, nil, badinput.Wrap(err)
+	}
+	return n, nl, nil
 }
 
 // loadNode reads and decodes a node description. A cluster file's node
@@ -587,12 +631,12 @@ func LoadSystem(nameOrPath string, overrides []machines.Override) (*Topology, er
 					return nil, badinput.Wrap(fmt.Errorf("--set %s: %s is a node description, not a cluster (use a cluster such as cloudbrain2 for cluster.* keys)", o, nameOrPath))
 				}
 			}
-			n, err := LoadNode(nameOrPath, overrides)
+			n, nl, err := loadValidNode(nameOrPath, overrides)
 			if err != nil {
 				return nil, err
 			}
 			return &Topology{Name: n.Name, Description: n.Description, Node: *n, Nodes: 1,
-				Fabric: Fabric{Supernodes: 1, Oversubscription: 1, SpineOversubscription: 1}}, nil
+				Fabric: Fabric{Supernodes: 1, Oversubscription: 1, SpineOversubscription: 1}, nodeAt: nl}, nil
 		}
 	}
 	return Load(nameOrPath, overrides)

@@ -692,6 +692,28 @@ func (j *luCluster) buildRank(r *luRank) {
 	j.buildWindow(r, j.rankBuild(r), 0)
 }
 
+// compute appends a computation on rank r's host (arch.Host.Compute, on
+// all the cores of its share). One whose duration does not fit the
+// simulated time range stops the run, naming the node key that makes it
+// so slow (the run would stop with sim.ErrTimeOverflow naming none when
+// the host reached it).
+func (j *luCluster) compute(r *luRank, stage string, flops float64, bytes int64, fp64 bool, fn func() error) {
+	if r.h.ComputeTime(flops, bytes, fp64, 0) == sim.MaxTime {
+		hm := &j.npu.Host
+		per, prec := hm.FP32FlopsPerCycle, "FP32"
+		if fp64 {
+			per, prec = hm.FP64FlopsPerCycle, "FP64"
+		}
+		key, what := "node.hosts.clock", fmt.Sprintf("%.3g %s flops at %d cores × %.3g Hz × %g flops per cycle", flops, prec, hm.Cores, float64(hm.Clock), per)
+		if sim.CeilPS(float64(bytes)/float64(hm.MemoryBandwidth)*1e12) == sim.MaxTime {
+			key, what = "node.hosts.memory_bandwidth", fmt.Sprintf("%d bytes at %.3g B/s, its share of its socket's memory bandwidth", bytes, float64(hm.MemoryBandwidth))
+		}
+		j.eng.Stop(fmt.Errorf("%s: too slow: rank %d's host computation %q (%s) would end beyond the time a run can reach: %w",
+			j.topo.Origin(key), r.id, stage, what, sim.ErrTimeOverflow))
+	}
+	r.h.Compute(stage, flops, bytes, fp64, 0, fn)
+}
+
 // rankBuild returns the state of rank r's program at its start.
 func (j *luCluster) rankBuild(r *luRank) *luRankBuild {
 	st := &luRankBuild{}
@@ -771,7 +793,7 @@ func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 				j.async(r, "d2h", fmt.Sprintf("d2h diag %d", i), j.pcie(r, true, diagBytes*int64(pl.tb), rd))
 				var t0 sim.Time
 				h.Call("diag", func() error { t0 = now(); return nil })
-				h.Compute("diag", 4.0/3*math.Pow(float64(nb), 3), 3*diagBytes*4, false, 0, fac)
+				j.compute(r, "diag", 4.0/3*math.Pow(float64(nb), 3), 3*diagBytes*4, false, fac)
 				h.Call("diag", func() error {
 					if j.trace != nil {
 						j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Name: fmt.Sprintf("diag %d (LU + inverses)", i), From: t0, To: now()})
@@ -896,10 +918,10 @@ func (j *luCluster) appendFinal(r *luRank) {
 				if j.ref != nil {
 					iters = j.ref.Iterations
 				}
-				h.Compute("refine", 4*share, int64(share)*2, true, 0, nil)
+				j.compute(r, "refine", 4*share, int64(share)*2, true, nil)
 				j.async(r, "mpi-allreduce", "mpi-allreduce refine 0", j.meet("refine0", -1, all, j.hostAllReduce(all, int64(n)*8)))
 				for it := range iters {
-					h.Compute("refine", 6*share, int64(share)*2, true, 0, nil)
+					j.compute(r, "refine", 6*share, int64(share)*2, true, nil)
 					key := fmt.Sprintf("mpi-allreduce refine %d", it+1)
 					j.async(r, "mpi-allreduce", key, j.meet(key, -1, all, j.hostAllReduce(all, int64(n)*8)))
 				}
