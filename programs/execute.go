@@ -308,7 +308,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	if check, _ := f.Config.Viper().Get("check").(bool); check && job.Mode() != arch.Functional {
 		// (the job's build decoded the file with the --set overrides applied)
-		rep.Notes = append(rep.Notes, "check: not made — it compares the simulated outputs with the golden model bit for bit, and with numerics sampled or off the simulation computes none (numerics: full)")
+		rep.Notes = append(rep.Notes, checkNotMade)
 	}
 	if opts.KBatch > 1 {
 		if kb, ok := job.(kBatchedJob); ok && kb.kBatched() {
@@ -349,6 +349,10 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	res.Outputs = job.Outputs()
 	return res, nil
 }
+
+// checkNotMade is the note of a run asked to check (check: true) that
+// computes no values to check.
+const checkNotMade = "check: not made — it compares the simulated outputs with the golden model bit for bit, and with numerics sampled or off the simulation computes none (numerics: full)"
 
 // FileFidelity returns the program's fidelity key, with --set
 // program.fidelity applied ("" when absent).

@@ -1356,6 +1356,9 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 	rep.Cluster = cl
 	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused on %s: %d × %d grid over %d NPUs, fidelity %s; trailing matrix %s", j.topo.Name, j.P, j.Q, len(j.ranks), fidelityNote(p.Fidelity), p.Trailing))
 	rep.Notes = append(rep.Notes, p.unused...)
+	if p.Check && p.Numerics != NumericsFull { // (as on one chip: numerics off, or a fidelity that implies it)
+		rep.Notes = append(rep.Notes, checkNotMade)
+	}
 	if j.windowsUnused != 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("sampling.windows (%d) applies to fidelity sampled: not used at fidelity %s", j.windowsUnused, p.Fidelity))
 	}

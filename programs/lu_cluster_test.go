@@ -2,6 +2,7 @@ package programs
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -266,5 +267,38 @@ func TestLUClusterLanes(t *testing.T) {
 	}
 	if b := res.Report.Buffers["L1"]; b.PeakBytes == 0 {
 		t.Errorf("L1: %+v", b)
+	}
+}
+
+// A cluster run asked to check (check: true) that computes no values says
+// the check was not made, as a run on one chip does (it said nothing): at
+// numerics off on a node, and on one chip run as a node of one NPU at
+// fidelity sampled.
+func TestLUClusterCheckNotMadeNoted(t *testing.T) {
+	for _, c := range []struct {
+		yaml string
+		opts Options
+	}{
+		{luClusterSmall + "numerics: off\ncheck: true\n", Options{}},
+		{"kind: lu-fused\nn: 1024\nnb: 128\nn_fused: 2\nn_fusion: 16\nnumerics: full\ncheck: true\n", Options{Fidelity: "sampled", Numerics: NumericsOff}},
+	} {
+		f, err := Parse("lu.yaml", ".", []byte(c.yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Execute(f, c.opts, RunHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(res.Report.Notes, checkNotMade) {
+			t.Errorf("%q %+v: no note that the check was not made:\n%s", c.yaml, c.opts, strings.Join(res.Report.Notes, "\n"))
+		}
+	}
+	res, err := runLU(t, luClusterSmall+"numerics: off\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(res.Report.Notes, checkNotMade) {
+		t.Error("a check noted as not made where none was asked")
 	}
 }
