@@ -103,7 +103,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.StringArrayVar(&f.sets, "set", nil, "override a parameter: program.<path>=value or machine.<path>=value (repeatable; program.<path>= resets a text key to its default)")
 	fl.StringVarP(&f.out, "out", "o", "", "write report.json and result arrays (.npy) to this directory")
 	fl.StringVar(&f.numerics, "numerics", "", "full | sampled | off (default: the program's)")
-	fl.StringVar(&f.fidelity, "fidelity", "", "lu-fused on NPUs: full | isolated | sampled — every NPU cycle-level, each distinct kernel alone, or a sample of windows with the rest predicted (default: the program's, else full; isolated and sampled imply --numerics off; on one chip they run it as a node of that one NPU)")
+	fl.StringVar(&f.fidelity, "fidelity", "", "lu-fused on NPUs: full | isolated | sampled — every NPU cycle-level, each distinct kernel alone, or a sample of windows with the rest predicted (default: the program's, else full; isolated and sampled imply --numerics off, with a note naming the program's numerics and check they leave unused; on one chip they run it as a node of that one NPU)")
 	fl.BoolVar(&f.json, "json", false, "print report.json to stdout instead of the summary table")
 	fl.Int64Var(&f.seed, "seed", 0, "override the program's random seed")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
@@ -258,6 +258,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		}
 		return failure(err)
 	}
+	noteImpliedNumerics(stderr, f, file, res)
 	if hooks.ClusterTrace != nil {
 		end := sim.Time(math.Round(res.Report.Time.Seconds * 1e12))
 		noteLateWindow(stderr, f, end)
@@ -520,6 +521,41 @@ func noteLateWindow(stderr io.Writer, f runFlags, end sim.Time) {
 	if w, err := traceWindow(f); err == nil && w.From >= end {
 		fmt.Fprintf(stderr, "davinci-sim: note: --trace-window %s starts after the run ended (at %v): nothing of the run is in it\n", f.traceWindow, end)
 	}
+}
+
+// noteImpliedNumerics says what --fidelity isolated or sampled, which
+// imply numerics off when --numerics is not given, left unused of the
+// program's own settings — its numerics (full or sampled) and its check,
+// given in the file or by --set — in the report's notes and on stderr.
+// (Given together in the file, fidelity sampled and numerics full are
+// refused: the flag is the one that implies.)
+func noteImpliedNumerics(stderr io.Writer, f runFlags, file *programs.File, res *programs.Result) {
+	if f.numerics != "" || (f.fidelity != "isolated" && f.fidelity != "sampled") {
+		return
+	}
+	v := file.Config.Viper() // as the run decoded it, with the --set overrides
+	n, _ := v.Get("numerics").(string)
+	if n == programs.NumericsOff {
+		return // the program's own choice: the flag turned nothing off
+	}
+	var unused []string
+	if n != "" {
+		unused = append(unused, "numerics: "+n)
+	}
+	if c, _ := v.Get("check").(bool); c {
+		unused = append(unused, "check: true")
+	}
+	if len(unused) == 0 {
+		return
+	}
+	note := fmt.Sprintf("--fidelity %s runs with numerics off (kernels timed apart compute no values): the program's %s not used", f.fidelity, strings.Join(unused, " and "))
+	if len(unused) == 1 {
+		note = strings.Replace(note, " not used", " is not used", 1)
+	} else {
+		note = strings.Replace(note, " not used", " are not used", 1)
+	}
+	res.Report.Notes = append(res.Report.Notes, note)
+	fmt.Fprintln(stderr, "davinci-sim: note:", note)
 }
 
 // progressLine is the TTY progress of a run: the issued share of the

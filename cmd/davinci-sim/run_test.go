@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,6 +168,39 @@ func TestRunFidelityFlag(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// --fidelity isolated or sampled implies numerics off: what it turns off
+// of the program's own settings (the example's numerics: full and check:
+// true) is said in the report's notes and on stderr — it was silent. With
+// --numerics off given, nothing is implied and nothing is said.
+func TestRunFidelityNotesImpliedNumerics(t *testing.T) {
+	const want = "--fidelity sampled runs with numerics off (kernels timed apart compute no values): the program's numerics: full and check: true are not used"
+	run := func(extra ...string) (stdout, stderr string) {
+		root := newRootCmd()
+		var o, e bytes.Buffer
+		root.SetOut(&o)
+		root.SetErr(&e)
+		root.SetArgs(append([]string{"run", examplePath("lu-cluster-small.yaml"), "-q", "--json", "--fidelity", "sampled"}, extra...))
+		if err := root.Execute(); err != nil {
+			t.Fatalf("%v: %v", extra, err)
+		}
+		return o.String(), e.String()
+	}
+	stdout, stderr := run()
+	var rep struct{ Notes []string }
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rep.Notes, want) {
+		t.Errorf("report notes lack %q:\n%s", want, strings.Join(rep.Notes, "\n"))
+	}
+	if stderr != "davinci-sim: note: "+want+"\n" {
+		t.Errorf("stderr %q, want the note", stderr)
+	}
+	if stdout, stderr := run("--numerics", "off"); strings.Contains(stdout+stderr, "--fidelity sampled runs") {
+		t.Errorf("--numerics off given: noted anyway:\n%s%s", stderr, stdout)
 	}
 }
 
