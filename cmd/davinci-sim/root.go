@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -43,53 +46,25 @@ Start with "davinci-sim programs" (the program kinds and their examples) and
 	}
 	root.SetVersionTemplate("davinci-sim {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput(err) })
-	var cpuProfile, memProfile string
-	var profFile, memFile *os.File
-	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
-	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a heap profile (allocations, and what is live) at the end of the command to this file (go tool pprof)")
+	prof := &profiles{}
+	root.PersistentFlags().StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof; in place at the end, none when the command refuses its input)")
+	root.PersistentFlags().StringVar(&prof.mem, "memprofile", "", "write a heap profile (allocations, and what is live) at the end of the command to this file (go tool pprof; none when the command refuses its input)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		if err := refuseEmptyFlags(cmd); err != nil {
 			return err
 		}
-		if memProfile != "" && cpuProfile != "" && filepath.Clean(memProfile) == filepath.Clean(cpuProfile) {
-			return badInput(fmt.Errorf("--cpuprofile and --memprofile: both write %s; give each its own file", cpuProfile))
+		if prof.mem != "" && prof.cpu != "" && filepath.Clean(prof.mem) == filepath.Clean(prof.cpu) {
+			return badInput(fmt.Errorf("--cpuprofile and --memprofile: both write %s; give each its own file", prof.cpu))
 		}
-		if memProfile != "" {
-			f, err := os.Create(memProfile)
-			if err != nil {
-				return badInput(fmt.Errorf("--memprofile: %w", err))
-			}
-			memFile = f
-		}
-		if cpuProfile == "" {
+		if _, ok := cmd.Annotations[deferProfiles]; ok {
+			// The command checks its outputs first (a profile must not
+			// take the place of a file they refuse), then starts them.
+			cmd.SetContext(context.WithValue(cmd.Context(), profileStarter{}, prof.start))
 			return nil
 		}
-		f, err := os.Create(cpuProfile)
-		if err != nil {
-			return badInput(fmt.Errorf("--cpuprofile: %w", err))
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return failure(fmt.Errorf("--cpuprofile: %w", err))
-		}
-		profFile = f
-		return nil
+		return prof.start()
 	}
-	cobra.OnFinalize(func() {
-		if profFile != nil {
-			pprof.StopCPUProfile()
-			profFile.Close()
-			profFile = nil
-		}
-		if memFile != nil {
-			runtime.GC()
-			if err := pprof.Lookup("allocs").WriteTo(memFile, 0); err != nil {
-				fmt.Fprintln(os.Stderr, "davinci-sim: --memprofile:", err)
-			}
-			memFile.Close()
-			memFile = nil
-		}
-	})
+	cobra.OnFinalize(prof.finish)
 	root.AddCommand(newVersionCmd())
 	for _, mk := range subcommands {
 		root.AddCommand(mk())
@@ -100,7 +75,158 @@ Start with "davinci-sim programs" (the program kinds and their examples) and
 	}
 	root.AddCommand(validate)
 	registerCompletions(root)
+	recordOutcome(root, &prof.outcome)
 	return root
+}
+
+// recordOutcome makes every command of c's tree store the error its RunE
+// returns in *out (the profiles' finish reads it: cobra's finalizers are
+// not told).
+func recordOutcome(c *cobra.Command, out *error) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			err := run(cmd, args)
+			*out = err
+			return err
+		}
+	}
+	for _, sub := range c.Commands() {
+		recordOutcome(sub, out)
+	}
+}
+
+// profiles are the files of --cpuprofile and --memprofile. Each is
+// written to a temporary file beside its destination while the command
+// runs and renamed over it at the end — or removed when the command
+// refused its input (exit code 2): a refused command leaves no profile
+// behind and touches no file a profile would replace (a previous run's
+// report.json named by mistake).
+type profiles struct {
+	cpu, mem       string // the destinations ("": none)
+	cpuTmp, memTmp *os.File
+	outcome        error // what the command returned
+}
+
+// start creates the temporary files and starts the CPU profile. On an
+// error it leaves no file behind.
+func (p *profiles) start() error {
+	var err error
+	if p.mem != "" {
+		if p.memTmp, err = createBeside(p.mem); err != nil {
+			return badInput(fmt.Errorf("--memprofile: %w", err))
+		}
+	}
+	if p.cpu == "" {
+		return nil
+	}
+	if p.cpuTmp, err = createBeside(p.cpu); err != nil {
+		p.discard()
+		return badInput(fmt.Errorf("--cpuprofile: %w", err))
+	}
+	if err := pprof.StartCPUProfile(p.cpuTmp); err != nil {
+		p.discard()
+		return failure(fmt.Errorf("--cpuprofile: %w", err))
+	}
+	return nil
+}
+
+// createBeside creates a temporary file in path's directory, with the
+// mode of the file it will replace (else one a new file usually has).
+func createBeside(path string) (*os.File, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: not a regular file", path)
+		}
+		mode = st.Mode().Perm()
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // (the temporary file's name would only confuse)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return f, nil
+}
+
+// finish stops the CPU profile, writes the heap profile and renames both
+// into place — or removes them, when the command refused its input.
+func (p *profiles) finish() {
+	if p.cpuTmp != nil {
+		pprof.StopCPUProfile()
+	}
+	if exitCode(p.outcome) == 2 {
+		p.discard()
+		return
+	}
+	if p.memTmp != nil {
+		runtime.GC()
+		if err := pprof.Lookup("allocs").WriteTo(p.memTmp, 0); err != nil {
+			fmt.Fprintln(os.Stderr, "davinci-sim: --memprofile:", err)
+			p.memTmp.Close()
+			os.Remove(p.memTmp.Name())
+			p.memTmp = nil
+		}
+	}
+	for _, f := range []struct {
+		flag, path string
+		tmp        **os.File
+	}{{"--cpuprofile", p.cpu, &p.cpuTmp}, {"--memprofile", p.mem, &p.memTmp}} {
+		if *f.tmp == nil {
+			continue
+		}
+		tmp := (*f.tmp).Name()
+		err := (*f.tmp).Close()
+		if err == nil {
+			err = os.Rename(tmp, f.path)
+		}
+		if err != nil {
+			os.Remove(tmp)
+			fmt.Fprintf(os.Stderr, "davinci-sim: %s: %v\n", f.flag, err)
+		}
+		*f.tmp = nil
+	}
+}
+
+// discard closes and removes the temporary profile files (the CPU
+// profile stopped first).
+func (p *profiles) discard() {
+	for _, f := range []**os.File{&p.cpuTmp, &p.memTmp} {
+		if *f != nil {
+			(*f).Close()
+			os.Remove((*f).Name())
+			*f = nil
+		}
+	}
+}
+
+// deferProfiles is the annotation of a command that starts the
+// --cpuprofile and --memprofile files itself, once its own output checks
+// have passed (startProfiles), rather than before it runs.
+const deferProfiles = "davinci-sim/defer-profiles"
+
+// profileStarter is the context key of the function that starts the
+// profiles of a command annotated deferProfiles.
+type profileStarter struct{}
+
+// startProfiles starts the profiles of cmd, a command annotated
+// deferProfiles (nothing when none is asked for).
+func startProfiles(cmd *cobra.Command) error {
+	if start, ok := cmd.Context().Value(profileStarter{}).(func() error); ok {
+		return start()
+	}
+	return nil
 }
 
 func newVersionCmd() *cobra.Command {

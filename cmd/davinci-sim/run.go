@@ -60,6 +60,10 @@ type runFlags struct {
 	ffHits       float64 // --fast-forward-hits
 	ffMinGain    float64 // --fast-forward-min-gain
 	kBatch       int     // --k-batch: GPU GEMM k-steps simulated as one
+
+	// startProfiles starts the profiles, once the outputs are checked
+	// (nil: nothing to start).
+	startProfiles func() error
 }
 
 func newRunCmd() *cobra.Command {
@@ -80,12 +84,14 @@ report.json and, with full numerics, the result arrays (GEMM kinds: A.npy,
 B.npy, C.npy; ozaki: C.npy; asm: its outputs; LU kinds: none, a note says so),
 replacing a previous run's files there; DIR must be new, empty or such a
 previous output. -o and --trace are checked before the run, and every file is
-written atomically.
+written atomically (--cpuprofile and --memprofile too, once the outputs are
+checked).
 
 Exit codes: 0 success; 1 the simulation found a failure (deadlock, failed
 check); 2 bad input (also a time or size beyond what can be simulated);
 130 (143) interrupted by SIGINT (SIGTERM).`,
-		Args: cobra.ExactArgs(1),
+		Args:        cobra.ExactArgs(1),
+		Annotations: map[string]string{deferProfiles: ""},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			seedSet := cmd.Flags().Changed("seed")
 			for _, name := range []string{"fast-forward-tolerance", "fast-forward-mix", "fast-forward-min-gain", "fast-forward-hits", "fast-forward-stationary"} {
@@ -95,6 +101,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 			}
 			f.profiles[0], _ = cmd.Flags().GetString("cpuprofile")
 			f.profiles[1], _ = cmd.Flags().GetString("memprofile")
+			f.startProfiles = func() error { return startProfiles(cmd) }
 			return runProgram(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f, seedSet)
 		},
 	}
@@ -178,6 +185,11 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	}
 	if err := checkOutputs(f); err != nil {
 		return badInput(err)
+	}
+	if f.startProfiles != nil { // only now: a profile must not replace a file the checks refuse
+		if err := f.startProfiles(); err != nil {
+			return err
+		}
 	}
 	var hooks programs.RunHooks
 	clusterName := programs.ClusterMachine(file, opts)

@@ -242,6 +242,62 @@ func TestCPUProfileFlag(t *testing.T) {
 	}
 }
 
+// A profile is created only once the run's outputs are checked, and kept
+// only when the run was not refused: a profile named where the checks
+// refuse it (the -o directory's report.json) replaced that file before
+// they refused it; a run refused as bad input after the checks left its
+// profiles behind. The directory holds no temporary file afterwards.
+func TestProfilesOnlyForAcceptedRuns(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	small := []string{"run", examplePath("hgemm.yaml"), "-q", "--numerics", "off", "--set", "program.m=64", "--set", "program.n=32", "--set", "program.k=48"}
+	if _, code, err := runCLI(t, append(small, "-o", out)...); code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	report := filepath.Join(out, "report.json")
+	before, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, code, _ := runCLI(t, append(small, "-o", out, "--cpuprofile", report)...); code != 2 {
+		t.Fatalf("--cpuprofile in the -o directory: exit %d, want 2", code)
+	}
+	if after, err := os.ReadFile(report); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the refused --cpuprofile replaced the previous run's report.json (%d bytes, was %d; %v)", len(after), len(before), err)
+	}
+	// Refused after the output checks (a --set value the program's decoder
+	// refuses): no profile, and one already there is left as it was.
+	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+	if err := os.WriteFile(mem, []byte("an earlier profile"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := []string{"run", examplePath("hgemm.yaml"), "-q", "--set", "program.m=abc", "--cpuprofile", cpu, "--memprofile", mem}
+	if _, code, _ := runCLI(t, bad...); code != 2 {
+		t.Fatalf("bad --set: exit %d, want 2", code)
+	}
+	if _, err := os.Stat(cpu); err == nil {
+		t.Error("a refused run left a CPU profile")
+	}
+	if got, _ := os.ReadFile(mem); string(got) != "an earlier profile" {
+		t.Errorf("a refused run replaced the earlier heap profile with %d bytes", len(got))
+	}
+	// An accepted run writes both.
+	if _, code, err := runCLI(t, append(small, "--cpuprofile", cpu, "--memprofile", mem)...); code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	for _, p := range []string{cpu, mem} {
+		if got, err := os.ReadFile(p); err != nil || len(got) == 0 || string(got) == "an earlier profile" {
+			t.Errorf("%s: not written (%v)", p, err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
 // A cluster trace narrowed to a node's first ranks and a time window, with
 // one NPU drilled into core by core: only those ranks, only that window,
 // the NPU's pipes as extra threads of its rank; the drill-down needs
