@@ -32,6 +32,32 @@ func Write(path string, write func(w io.Writer) error) error {
 // WriteWith is Write for writers that take a file name: fill must write
 // the whole file at tmp (an empty file when it is called).
 func WriteWith(path string, fill func(tmp string) error) (err error) {
+	f, err := createTemp(path)
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := fill(tmp); err != nil {
+		return err
+	}
+	if err := syncFile(tmp); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// createTemp creates the temporary file of path: beside it, with its
+// extension, as readable as the file it replaces (else as a new file
+// usually is: CreateTemp makes it private).
+func createTemp(path string) (*os.File, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -42,37 +68,59 @@ func WriteWith(path string, fill func(tmp string) error) (err error) {
 	}
 	f, err := os.CreateTemp(dir, "."+strings.TrimSuffix(base, ext)+".tmp-*"+ext)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
-	// CreateTemp makes the file private (0600); an output file is as
-	// readable as the one it replaces, else as a new file usually is.
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
 		mode = st.Mode().Perm()
 	}
 	if err := f.Chmod(mode); err != nil {
 		f.Close()
-		return err
+		os.Remove(f.Name())
+		return nil, err
 	}
-	if err := f.Close(); err != nil {
-		return err
+	return f, nil
+}
+
+// Pending is an output file written over a while (a profile of a whole
+// command): its bytes go to a temporary file beside the destination, which
+// Commit renames over it and Abort removes.
+type Pending struct {
+	*os.File
+	path string
+}
+
+// Create starts the output file path (see Pending).
+func Create(path string) (*Pending, error) {
+	f, err := createTemp(path)
+	if err != nil {
+		return nil, err
 	}
-	if err := fill(tmp); err != nil {
-		return err
+	return &Pending{File: f, path: path}, nil
+}
+
+// Commit makes the file's bytes durable and renames it over its
+// destination; on failure the temporary file is removed and the
+// destination left as it was.
+func (p *Pending) Commit() error {
+	err := p.Sync()
+	if cerr := p.Close(); err == nil {
+		err = cerr
 	}
-	if err := syncFile(tmp); err != nil {
-		return err
+	if err == nil {
+		err = os.Rename(p.Name(), p.path)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
+	if err != nil {
+		os.Remove(p.Name())
 	}
-	return nil
+	return err
+}
+
+// Abort closes and removes the temporary file: the destination is left
+// as it was.
+func (p *Pending) Abort() {
+	p.Close()
+	os.Remove(p.Name())
 }
 
 // syncFile makes the file's bytes durable before the rename publishes it.

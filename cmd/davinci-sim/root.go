@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/davinci-sim/davinci-sim/outfile"
 	"github.com/davinci-sim/davinci-sim/version"
 )
 
@@ -103,7 +104,7 @@ func recordOutcome(c *cobra.Command, out *error) {
 // report.json named by mistake).
 type profiles struct {
 	cpu, mem       string // the destinations ("": none)
-	cpuTmp, memTmp *os.File
+	cpuTmp, memTmp *outfile.Pending
 	outcome        error // what the command returned
 }
 
@@ -130,32 +131,19 @@ func (p *profiles) start() error {
 	return nil
 }
 
-// createBeside creates a temporary file in path's directory, with the
-// mode of the file it will replace (else one a new file usually has).
-func createBeside(path string) (*os.File, error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
+// createBeside starts the output file path (outfile.Create), refusing a
+// destination that is not a regular file.
+func createBeside(path string) (*outfile.Pending, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s: not a regular file", path)
-		}
-		mode = st.Mode().Perm()
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := outfile.Create(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err // (the temporary file's name would only confuse)
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
 	}
 	return f, nil
 }
@@ -174,25 +162,18 @@ func (p *profiles) finish() {
 		runtime.GC()
 		if err := pprof.Lookup("allocs").WriteTo(p.memTmp, 0); err != nil {
 			fmt.Fprintln(os.Stderr, "davinci-sim: --memprofile:", err)
-			p.memTmp.Close()
-			os.Remove(p.memTmp.Name())
+			p.memTmp.Abort()
 			p.memTmp = nil
 		}
 	}
 	for _, f := range []struct {
-		flag, path string
-		tmp        **os.File
-	}{{"--cpuprofile", p.cpu, &p.cpuTmp}, {"--memprofile", p.mem, &p.memTmp}} {
+		flag string
+		tmp  **outfile.Pending
+	}{{"--cpuprofile", &p.cpuTmp}, {"--memprofile", &p.memTmp}} {
 		if *f.tmp == nil {
 			continue
 		}
-		tmp := (*f.tmp).Name()
-		err := (*f.tmp).Close()
-		if err == nil {
-			err = os.Rename(tmp, f.path)
-		}
-		if err != nil {
-			os.Remove(tmp)
+		if err := (*f.tmp).Commit(); err != nil {
 			fmt.Fprintf(os.Stderr, "davinci-sim: %s: %v\n", f.flag, err)
 		}
 		*f.tmp = nil
@@ -202,10 +183,9 @@ func (p *profiles) finish() {
 // discard closes and removes the temporary profile files (the CPU
 // profile stopped first).
 func (p *profiles) discard() {
-	for _, f := range []**os.File{&p.cpuTmp, &p.memTmp} {
+	for _, f := range []**outfile.Pending{&p.cpuTmp, &p.memTmp} {
 		if *f != nil {
-			(*f).Close()
-			os.Remove((*f).Name())
+			(*f).Abort()
 			*f = nil
 		}
 	}
