@@ -594,7 +594,6 @@ func (n *Network) CollectiveWith(op Op, algo Algo, group []Endpoint, root int, b
 	return nil
 }
 
-// gamma returns the reduction cost in ps per byte on endpoint e.
 // reduceTooSlow is the error of a reduction of bytes on e that would end
 // beyond the simulated time range, naming the key of its bandwidth. It
 // wraps sim.ErrTimeOverflow.
@@ -607,6 +606,7 @@ func (n *Network) reduceTooSlow(e Endpoint, bytes int64) error {
 		n.topo.Origin(key), bytes, e, float64(bw), sim.ErrTimeOverflow)
 }
 
+// gamma returns the reduction cost in ps per byte on endpoint e.
 func (n *Network) gamma(e Endpoint) float64 {
 	c := n.topo.Node.Collectives
 	bw := float64(c.NPUReduceBandwidth)

@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -599,28 +600,53 @@ type Window struct {
 	From, To sim.Time
 }
 
-// ParseCores parses a core list such as "0-3,8,10-11".
-func ParseCores(s string) (map[int]bool, error) {
+// ParseCores parses a list of core numbers and ranges of them ("0-3,8").
+func ParseCores(s string) (map[int]bool, error) { return ParseIDs(s, "core", math.MaxInt) }
+
+// ParseIDs parses a list of what (cores, ranks: numbered from 0, below
+// limit) — numbers and ranges of numbers, "0-7,12". An error says what
+// the list is and what is wrong with it ("core list "x": "x" is not a core
+// number (0 or more)").
+func ParseIDs(s, what string, limit int) (map[int]bool, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%s list %q: %s", what, s, fmt.Sprintf(format, a...))
+	}
+	id := func(x string) (int, error) {
+		x = strings.TrimSpace(x)
+		n, err := strconv.Atoi(x)
+		switch {
+		case err != nil && errors.Is(err, strconv.ErrRange), err == nil && n >= limit:
+			return 0, bad("%s %s: there are at most %d (%ss 0-%d)", what, x, limit, what, limit-1)
+		case err != nil || n < 0:
+			return 0, bad("%q is not a %s number (0 or more)", x, what)
+		}
+		return n, nil
+	}
 	out := map[int]bool{}
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
-			return nil, fmt.Errorf("core list %q: empty element", s)
+			return nil, bad("empty element")
 		}
 		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(strings.TrimSpace(lo))
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("core list %q: %q is not a core number", s, lo)
+		if isRange && strings.TrimSpace(lo) == "" {
+			lo = part // "-3": name it whole
+		}
+		a, err := id(lo)
+		if err != nil {
+			return nil, err
 		}
 		b := a
 		if isRange {
-			b, err = strconv.Atoi(strings.TrimSpace(hi))
-			if err != nil || b < a {
-				return nil, fmt.Errorf("core list %q: bad range %q", s, part)
+			if b, err = id(hi); err != nil {
+				return nil, err
+			}
+			if b < a {
+				return nil, bad("range %q ends before it starts", part)
 			}
 		}
 		if b-a > 1<<16 {
-			return nil, fmt.Errorf("core list %q: range %q too large", s, part)
+			return nil, bad("range %q too large", part)
 		}
 		for i := a; i <= b; i++ {
 			out[i] = true

@@ -266,10 +266,10 @@ var hostileCases = []hostileCase{
 		want: `--trace-npu 3: not among --trace-ranks 0-1`},
 	{name: "--trace-ranks not a rank list (it said \"core list\")",
 		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--trace", "@DIR@/t.json", "--trace-ranks", "abc"},
-		want: `--trace-ranks "abc": "abc" is not a rank (a number ≥ 0): give ranks and ranges of ranks, e.g. 0-7,12`},
+		want: `--trace-ranks: rank list "abc": "abc" is not a rank number (0 or more)`},
 	{name: "--trace-ranks beyond any cluster",
 		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--trace", "@DIR@/t.json", "--trace-ranks", "0-99999999999"},
-		want: `--trace-ranks "0-99999999999": rank 99999999999: a cluster has at most 4096 NPUs`},
+		want: `--trace-ranks: rank list "0-99999999999": rank 99999999999: there are at most 4096 (ranks 0-4095)`},
 	// The smallest rank outside the grid (one of them at random: map order).
 	{name: "--trace-ranks beyond the grid",
 		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--trace", "@DIR@/t.json", "--trace-ranks", "0-99"},

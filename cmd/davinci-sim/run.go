@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -366,9 +365,9 @@ func newClusterTrace(f runFlags) (*traces.ClusterTrace, error) {
 	}
 	ct := &traces.ClusterTrace{From: w.From, To: w.To}
 	if f.traceRanks != "" {
-		only, err := parseRanks(f.traceRanks)
+		only, err := traces.ParseIDs(f.traceRanks, "rank", maxRanks)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--trace-ranks: %v", err)
 		}
 		if f.traceNPU >= 0 && !only[f.traceNPU] {
 			return nil, fmt.Errorf("--trace-npu %d: not among --trace-ranks %s (the drill-down is drawn in its rank's track)", f.traceNPU, f.traceRanks)
@@ -381,48 +380,6 @@ func newClusterTrace(f runFlags) (*traces.ClusterTrace, error) {
 // maxRanks bounds the ranks --trace-ranks may name: one per NPU of the
 // largest cluster (cluster.MaxNodes nodes of at most 8 NPUs).
 const maxRanks = cluster.MaxNodes * 8
-
-// parseRanks parses --trace-ranks: ranks and ranges of ranks, "0-7,12".
-// (Which ranks the run has is checked once its grid is known.)
-func parseRanks(s string) (map[int]bool, error) {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("--trace-ranks %q: %s: give ranks and ranges of ranks, e.g. 0-7,12", s, fmt.Sprintf(format, args...))
-	}
-	rank := func(x string) (int, error) {
-		r, err := strconv.Atoi(strings.TrimSpace(x))
-		switch {
-		case err != nil || r < 0:
-			return 0, bad("%q is not a rank (a number ≥ 0)", strings.TrimSpace(x))
-		case r >= maxRanks:
-			return 0, bad("rank %d: a cluster has at most %d NPUs (ranks 0-%d)", r, maxRanks, maxRanks-1)
-		}
-		return r, nil
-	}
-	out := map[int]bool{}
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		if strings.TrimSpace(lo) == "" {
-			lo = part // "-3", or an empty element: name it whole
-		}
-		a, err := rank(lo)
-		if err != nil {
-			return nil, err
-		}
-		b := a
-		if isRange {
-			if b, err = rank(hi); err != nil {
-				return nil, err
-			}
-			if b < a {
-				return nil, bad("range %q ends before it starts", strings.TrimSpace(part))
-			}
-		}
-		for r := a; r <= b; r++ {
-			out[r] = true
-		}
-	}
-	return out, nil
-}
 
 // traceWindow returns what --trace-cores and --trace-window select.
 func traceWindow(f runFlags) (traces.Window, error) {
@@ -560,14 +517,15 @@ func noteImpliedNumerics(stderr io.Writer, f runFlags, file *programs.File, res 
 	if len(unused) == 0 {
 		return
 	}
-	note := fmt.Sprintf("--fidelity %s runs with numerics off (kernels timed apart compute no values): the program's %s not used", f.fidelity, strings.Join(unused, " and "))
-	if len(unused) == 1 {
-		note = strings.Replace(note, " not used", " is not used", 1)
-	} else {
-		note = strings.Replace(note, " not used", " are not used", 1)
+	verb := "is"
+	if len(unused) > 1 {
+		verb = "are"
 	}
+	note := fmt.Sprintf("--fidelity %s runs with numerics off (kernels timed apart compute no values): the program's %s %s not used", f.fidelity, strings.Join(unused, " and "), verb)
 	res.Report.Notes = append(res.Report.Notes, note)
-	fmt.Fprintln(stderr, "davinci-sim: note:", note)
+	if f.json { // (the summary lists the report's notes)
+		fmt.Fprintln(stderr, "davinci-sim: note:", note)
+	}
 }
 
 // progressLine is the TTY progress of a run: the issued share of the

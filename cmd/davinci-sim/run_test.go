@@ -173,7 +173,7 @@ func TestRunFidelityFlag(t *testing.T) {
 
 // --fidelity isolated or sampled implies numerics off: what it turns off
 // of the program's own settings (the example's numerics: full and check:
-// true) is said in the report's notes and on stderr — it was silent. With
+// true) is said in the report's notes (on stderr too with --json) — it was silent. With
 // --numerics off given, nothing is implied and nothing is said.
 func TestRunFidelityNotesImpliedNumerics(t *testing.T) {
 	const want = "--fidelity sampled runs with numerics off (kernels timed apart compute no values): the program's numerics: full and check: true are not used"
