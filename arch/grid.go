@@ -421,6 +421,8 @@ type FastForward struct {
 	// before the grid's last, partial wave (at least 2): the first runs
 	// beside the measured blocks still resident, which share no tiles with
 	// it (more L2 misses than in a steady wave), the others are the check.
+	// Waves timed between their centres (FastForwardSkip.Centres) need a
+	// check of at least one duration between centres: a tail of 3.
 	Tail int
 	// Exclude lists ranges of blocks of a grid where no skip may start or
 	// reach: those of a skip whose check failed, with its check's waves
@@ -493,10 +495,12 @@ type FastForwardSkip struct {
 	// their mean.
 	Spread sim.Time
 	// Centres marks a skip whose measured waves' durations were taken
-	// between their centres (the mean of their CTAs' dispatch times; one
-	// duration fewer than the waves measured) because those between
-	// their first CTAs' dispatches jittered by more than the tolerance;
-	// its check then measures the checked waves so too.
+	// between their centres (the mean of their CTAs' dispatch times;
+	// Measured is 2·Measure, their durations one fewer, the counters
+	// those of the last Measure) because those between their first CTAs'
+	// dispatches jittered by more than the tolerance; its check then
+	// measures the checked waves so too (its Tail−2 durations after the
+	// first).
 	Centres bool
 	// Stationary marks a skip taken by FastForward.Stationary: Measured
 	// (Measure, or 2·Measure for it) waves were measured, Noise is the
@@ -713,9 +717,10 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		// dispatches, and a kernel's first waves can be such a noise
 		// about a trend (its L2 hits settling): the centres of twice
 		// the measured waves must agree.
-		c := centreDurations(gr.snaps[ns-2*ff.Measure-1 : ns-1])
-		if cl, ch, ct := slices.Min(c), slices.Max(c), fsum(c); len(c) > 0 && ch-cl <= ff.Tolerance*ct/float64(len(c)) {
-			d, lo, hi, total, m, centres = c, cl, ch, ct, float64(len(c)), true
+		if c := centreDurations(gr.snaps[ns-2*ff.Measure-1 : ns-1]); len(c) == 2*ff.Measure-1 {
+			if cl, ch, ct := slices.Min(c), slices.Max(c), fsum(c); ch-cl <= ff.Tolerance*ct/float64(len(c)) {
+				d, lo, hi, total, m, centres, measured = c, cl, ch, ct, float64(len(c)), true, 2*ff.Measure
+			}
 		}
 	}
 	spread := sim.Time(math.Round(hi - lo))
@@ -805,10 +810,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			}
 		}
 	}
-	scale := float64(j) / float64(ff.Measure) // skipped waves per wave of the counters' window
-	if measured > ff.Measure {
-		scale = float64(j) / float64(measured)
-	}
+	scale := float64(j) / float64(len(s)-1) // skipped waves per wave of the counters' window
 	if gain, sofar := float64(last.ints[ffEvents]-first.ints[ffEvents])*scale, float64(gr.chip.eng.Events()); gain < ff.MinGain*sofar {
 		if !slices.ContainsFunc(ff.declined, func(d FastForwardDecline) bool { return d.Grid == g.Name }) {
 			ff.declined = append(ff.declined, FastForwardDecline{Grid: g.Name, At: now, Events: uint64(math.Round(gain)), SoFar: uint64(sofar)})
@@ -843,7 +845,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	}
 	gr.measures = append(gr.measures, meas)
 	ff.skips = append(ff.skips, FastForwardSkip{Grid: g.Name, At: now, FromCTA: gr.next, Waves: j, WaveCTAs: gr.wave,
-		Period: sim.Time(math.Round(total / m)), Spread: spread, Centres: centres, Stationary: measured > ff.Measure, Measured: measured, Noise: noise, Tail: tail,
+		Period: sim.Time(math.Round(total / m)), Spread: spread, Centres: centres, Stationary: measured > ff.Measure && !centres, Measured: measured, Noise: noise, Tail: tail,
 		Shift: shift, Exact: exact,
 		Hits:   hitFraction(last.ints[ffL2Hit]-first.ints[ffL2Hit], last.ints[ffL2Miss]-first.ints[ffL2Miss]),
 		Events: uint64(math.Round(float64(last.ints[ffEvents]-first.ints[ffEvents]) * scale))})

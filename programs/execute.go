@@ -435,7 +435,7 @@ func fastForwardNote(s arch.FastForwardSkip) string {
 	}
 	measured := fmt.Sprintf("waves of %.6g s (spread %.3g %%)", s.Period.Seconds(), 100*float64(s.Spread)/float64(max(s.Period, 1)))
 	if s.Centres {
-		measured = fmt.Sprintf("waves of %.6g s between their centres (spread %.3g %%; the mean of each wave's blocks' dispatch times: the first dispatches jittered more)", s.Period.Seconds(), 100*float64(s.Spread)/float64(max(s.Period, 1)))
+		measured = fmt.Sprintf("%d waves of %.6g s between their centres (spread %.3g %%; the mean of each wave's blocks' dispatch times: the first dispatches jittered more)", s.Measured, s.Period.Seconds(), 100*float64(s.Spread)/float64(max(s.Period, 1)))
 	}
 	if s.Stationary {
 		measured = fmt.Sprintf("%d waves of %.6g s on average (stationary: two windows' means within %.3g %% with a standard error; the waves' own noise %.3g %%; %d waves checked after it)",
