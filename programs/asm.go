@@ -130,11 +130,12 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 			if !hasInstructions(af) {
 				return nil, fmt.Errorf("%s: key \"streams[%d]\": no instructions (only blank or comment lines)", f.Path, i)
 			}
-			pr, err := af.Program(i + 1) // expands once: errors surface before the run
-			if err != nil {
+			// Expanded once for its own core (core = i): errors surface
+			// before the run.
+			if err := af.Expand(i, func(isa.Instr) bool { return true }); err != nil {
 				return nil, err
 			}
-			j.prog.Cores[i] = pr.Cores[i]
+			j.prog.Cores[i] = af.Stream(i)
 		}
 	} else {
 		var af *isa.File

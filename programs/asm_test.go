@@ -1,7 +1,10 @@
 package programs
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -43,5 +46,51 @@ func TestAsmTrailingScalarWork(t *testing.T) {
 		if got := res.Report.Time.Cycles; got != c.cycles {
 			t.Errorf("%q: %d cycles, want %d", c.asm, got, c.cycles)
 		}
+	}
+}
+
+// asmFiles writes files (name → content) beside program.yaml (src) and
+// reads the program.
+func asmFiles(t *testing.T, src string, files map[string]string) *File {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "program.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// streams[i] runs on core i only: it is expanded (and its errors found)
+// for core = i, not for the cores before it (a stream whose address is
+// right for its own core was refused as negative for core 0).
+func TestAsmStreamsExpandForTheirCore(t *testing.T) {
+	f := asmFiles(t, "kind: asm\nnumerics: off\nstreams: [a.s, b.s]\n", map[string]string{
+		"a.s": "nop\n",
+		"b.s": "mte2.copy gm=(core-1)*4096 ub=0 bytes=4096\n",
+	})
+	res, err := Execute(f, Options{}, RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Report.Memory.GMReadBytes; got != 4096 {
+		t.Errorf("GM read %d bytes, want 4096 (core 1's copy)", got)
+	}
+	// An error of the stream for its own core is still found before the run.
+	f = asmFiles(t, "kind: asm\nnumerics: off\nstreams: [a.s, b.s]\n", map[string]string{
+		"a.s": "nop\n",
+		"b.s": "mte2.copy gm=(core-2)*4096 ub=0 bytes=4096\n",
+	})
+	if _, err := Execute(f, Options{}, RunHooks{}); err == nil || !strings.Contains(err.Error(), "b.s:1: mte2.copy: negative GM address -4096 (core=1)") {
+		t.Errorf("got %v, want b.s's negative address for core 1", err)
 	}
 }
