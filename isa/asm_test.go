@@ -596,3 +596,20 @@ func TestParseByteOrderMark(t *testing.T) {
 		t.Fatalf("%v %+v", err, f)
 	}
 }
+
+// A repeat whose body yields nothing for its values (an inner count of 0)
+// still costs a step per iteration: they are bounded as instructions are
+// (repeat 10^12 around repeat 0 expanded for hours, ignoring a signal).
+func TestExpandEmptyIterationsBounded(t *testing.T) {
+	f := mustParse(t, "repeat 1000000000000 {\n  repeat 0 {\n    nop\n  }\n}\nnop\n")
+	_, err := f.Program(1)
+	want := fmt.Sprintf("t.s:1: repeat: more than %d iterations yield no instruction (an inner repeat count is 0) (core=0)", MaxStreamInstrs)
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+	// Up to the bound they are fine (and yield what follows them).
+	f = mustParse(t, "repeat 1000 i {\n  repeat i%2 {\n    nop\n  }\n}\n")
+	if got := len(collect(t, f, 0)); got != 500 {
+		t.Errorf("%d instructions, want 500", got)
+	}
+}

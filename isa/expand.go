@@ -26,11 +26,14 @@ type expander struct {
 	stop  bool
 	o     operands // scratch operands, reused to avoid an allocation per instruction
 	count int64    // instructions yielded (MaxStreamInstrs)
+	empty int64    // loop iterations that yielded no instruction (MaxStreamInstrs)
 }
 
 // MaxStreamInstrs bounds the instructions one core's stream of an assembly
 // file expands to (repeat counts multiply): a typo such as repeat
-// 1000000000000 would otherwise expand for days before the run.
+// 1000000000000 would otherwise expand for days before the run. It bounds
+// the loop iterations that yield no instruction as well (repeat
+// 1000000000000 around a repeat whose count is 0).
 const MaxStreamInstrs = 1 << 26
 
 func (x *expander) fail(line int, format string, args ...any) {
@@ -88,7 +91,15 @@ func (x *expander) nodes(nodes []Node) {
 				if n.Var != "" {
 					x.env[last] = it
 				}
+				before := x.count
 				x.nodes(n.Body)
+				if x.count == before && !x.stop {
+					// The body yielded nothing for these values (an inner
+					// repeat of count 0): the iteration costs time all the same.
+					if x.empty++; x.empty > MaxStreamInstrs {
+						x.fail(n.Line, "repeat: more than %d iterations yield no instruction (an inner repeat count is 0)", MaxStreamInstrs)
+					}
+				}
 			}
 			if n.Var != "" {
 				x.env = x.env[:last]
