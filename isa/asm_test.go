@@ -1,6 +1,8 @@
 package isa
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -611,5 +613,40 @@ func TestExpandEmptyIterationsBounded(t *testing.T) {
 	f = mustParse(t, "repeat 1000 i {\n  repeat i%2 {\n    nop\n  }\n}\n")
 	if got := len(collect(t, f, 0)); got != 500 {
 		t.Errorf("%d instructions, want 500", got)
+	}
+}
+
+// ExpandContext stops within CancelCheckEvery instructions of its context
+// being done and returns an error wrapping the context's cause;
+// StreamContext ends there.
+func TestExpandContext(t *testing.T) {
+	f := mustParse(t, "repeat 1000000 {\n  nop\n}\n")
+	cause := errors.New("interrupted")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	n := 0
+	err := f.ExpandContext(ctx, 0, func(Instr) bool {
+		if n++; n == 10000 {
+			cancel(cause)
+		}
+		return true
+	})
+	if !errors.Is(err, cause) || n < 10000 || n > 10000+CancelCheckEvery {
+		t.Errorf("after %d instructions: %v, want a stop wrapping %v within %d instructions", n, err, cause, CancelCheckEvery)
+	}
+	if want := "t.s: core 0: stopped after 12288 instructions: interrupted"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	n = 0
+	for range f.StreamContext(ctx, 0) {
+		n++
+	}
+	if n != CancelCheckEvery-1 {
+		t.Errorf("a stream of a done context yielded %d instructions, want %d", n, CancelCheckEvery-1)
+	}
+	// Without cancellation everything comes.
+	n = 0
+	if err := f.ExpandContext(context.Background(), 0, func(Instr) bool { n++; return true }); err != nil || n != 1000000 {
+		t.Errorf("background: %d instructions, %v", n, err)
 	}
 }

@@ -1,6 +1,7 @@
 package isa
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -12,7 +13,20 @@ import (
 // naming core and loop variable values), e.g. a division by zero or a
 // negative address that only appears for some iterations.
 func (f *File) Expand(core int, yield func(Instr) bool) error {
-	x := expander{f: f, env: []int64{int64(core)}, names: []string{"core"}, yield: yield}
+	return f.ExpandContext(context.Background(), core, yield)
+}
+
+// ExpandContext is Expand that also stops when ctx is done,
+// returning an error that wraps context.Cause(ctx). It looks at ctx every
+// CancelCheckEvery instructions: a core takes a run of instructions that
+// cost no simulated time (nops, say) in one wake-up, so a stream of
+// millions of them is one event, and a run's cancellation, checked between
+// events, would wait for all of it.
+func (f *File) ExpandContext(ctx context.Context, core int, yield func(Instr) bool) error {
+	x := expander{f: f, env: []int64{int64(core)}, names: []string{"core"}, yield: yield, next: MaxStreamInstrs + 1}
+	if ctx != nil && ctx.Done() != nil {
+		x.ctx, x.next = ctx, CancelCheckEvery
+	}
 	x.nodes(f.Nodes)
 	return x.err
 }
@@ -24,9 +38,11 @@ type expander struct {
 	yield func(Instr) bool
 	err   error
 	stop  bool
-	o     operands // scratch operands, reused to avoid an allocation per instruction
-	count int64    // instructions yielded (MaxStreamInstrs)
-	empty int64    // loop iterations that yielded no instruction (MaxStreamInstrs)
+	o     operands        // scratch operands, reused to avoid an allocation per instruction
+	count int64           // instructions yielded (MaxStreamInstrs)
+	next  int64           // the count at which checkpoint runs
+	empty int64           // loop iterations that yielded no instruction (MaxStreamInstrs)
+	ctx   context.Context // nil: not cancellable
 }
 
 // MaxStreamInstrs bounds the instructions one core's stream of an assembly
@@ -35,6 +51,10 @@ type expander struct {
 // the loop iterations that yield no instruction as well (repeat
 // 1000000000000 around a repeat whose count is 0).
 const MaxStreamInstrs = 1 << 26
+
+// CancelCheckEvery is how often, in instructions, ExpandContext looks at
+// its context: well under a millisecond of expansion.
+const CancelCheckEvery = 1 << 12
 
 func (x *expander) fail(line int, format string, args ...any) {
 	var ctx []string
@@ -61,8 +81,7 @@ func (x *expander) nodes(nodes []Node) {
 					return
 				}
 			}
-			if x.count++; x.count > MaxStreamInstrs {
-				x.fail(n.Line, "the stream is longer than %d instructions (repeat counts multiply)", MaxStreamInstrs)
+			if x.count++; x.count >= x.next && x.checkpoint(n.Line) {
 				return
 			}
 			if !x.yield(in) {
@@ -107,6 +126,26 @@ func (x *expander) nodes(nodes []Node) {
 			}
 		}
 	}
+}
+
+// checkpoint runs when count reaches next (one comparison per instruction
+// for both checks): past MaxStreamInstrs it fails, and it stops when the
+// context is done; it reports whether the expansion stops, else sets the
+// next checkpoint.
+func (x *expander) checkpoint(line int) bool {
+	if x.count > MaxStreamInstrs {
+		x.fail(line, "the stream is longer than %d instructions (repeat counts multiply)", MaxStreamInstrs)
+		return true
+	}
+	if x.ctx != nil {
+		if x.ctx.Err() != nil {
+			x.err = fmt.Errorf("%s: core %d: stopped after %d instructions: %w", x.f.Name, x.env[0], x.count, context.Cause(x.ctx))
+			x.stop = true
+			return true
+		}
+		x.next = min(x.count+CancelCheckEvery, MaxStreamInstrs+1)
+	}
+	return false
 }
 
 // eval builds the instruction of a line with variable operands.
@@ -157,7 +196,13 @@ func (x *expander) eval(n *Node) (Instr, bool) {
 // report errors: it ends at the first one. Use Program, which expands every
 // core once up front, to get them.
 func (f *File) Stream(core int) Stream {
-	return func(yield func(Instr) bool) { _ = f.Expand(core, yield) }
+	return f.StreamContext(context.Background(), core)
+}
+
+// StreamContext is Stream that ends when ctx is done (see ExpandContext):
+// whoever runs it must then look at ctx, as the stream was cut short.
+func (f *File) StreamContext(ctx context.Context, core int) Stream {
+	return func(yield func(Instr) bool) { _ = f.ExpandContext(ctx, core, yield) }
 }
 
 // Program expands the file for cores cores (core = 0 … cores−1) once to
