@@ -79,13 +79,14 @@ func (t *Tensor) format() (fp.Format, error) {
 }
 
 type asmJob struct {
-	p     AsmParams
-	file  *File
-	prog  isa.Program
-	init  [][]byte // per GM tensor
-	outs  []Output
-	mode  arch.Mode
-	cores []int
+	runContext // the streams stop when the run's context is done
+	p          AsmParams
+	file       *File
+	name       string      // the program's name (the assembly's, whose line numbers the check reports)
+	srcs       []*isa.File // the assembly core i runs
+	init       [][]byte    // per GM tensor
+	outs       []Output
+	mode       arch.Mode
 }
 
 func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
@@ -120,8 +121,9 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	if p.Cores < 0 || p.Cores > m.Cores {
 		return nil, fmt.Errorf("%s: key \"cores\": must be in 1..%d; got %d", f.Path, m.Cores, p.Cores)
 	}
+	// The streams are expanded once before the run, by Prepare (where the
+	// run's context can stop it), to find their evaluation errors.
 	if len(p.Streams) > 0 {
-		j.prog.Cores = make([]isa.Stream, len(p.Streams))
 		for i, s := range p.Streams {
 			af, err := parseAsmFile(f, fmt.Sprintf("streams[%d]", i), s)
 			if err != nil {
@@ -130,13 +132,9 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 			if !hasInstructions(af) {
 				return nil, fmt.Errorf("%s: key \"streams[%d]\": no instructions (only blank or comment lines)", f.Path, i)
 			}
-			// Expanded once for its own core (core = i): errors surface
-			// before the run.
-			if err := af.Expand(i, func(isa.Instr) bool { return true }); err != nil {
-				return nil, err
-			}
-			j.prog.Cores[i] = af.Stream(i)
+			j.srcs = append(j.srcs, af)
 		}
+		j.name = f.Path + " (streams[core])"
 	} else {
 		var af *isa.File
 		var err error
@@ -159,15 +157,10 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		if n == 0 {
 			n = 1
 		}
-		pr, err := af.Program(n) // expands every core once: errors surface before the run
-		if err != nil {
-			return nil, err
+		for range n {
+			j.srcs = append(j.srcs, af)
 		}
-		j.prog.Cores = pr.Cores
-		j.prog.Name = af.Name // the check's line numbers are the assembly's
-	}
-	if j.prog.Name == "" {
-		j.prog.Name = f.Path + " (streams[core])"
+		j.name = af.Name // the check's line numbers are the assembly's
 	}
 	gmCap := int64(m.GM.Capacity)
 	var total int64
@@ -274,11 +267,29 @@ func (j *asmJob) tensorBytes(t *Tensor, f fp.Format, n int) ([]byte, error) {
 	return out, nil
 }
 
-func (j *asmJob) Program() isa.Program { return j.prog }
-func (j *asmJob) Mode() arch.Mode      { return j.mode }
-func (j *asmJob) Outputs() []Output    { return j.outs }
+// Program returns the per-core streams; they end early when the run's
+// context is done (a core takes a run of instructions that cost no
+// simulated time in one event: the context is looked at inside it too).
+func (j *asmJob) Program() isa.Program {
+	p := isa.Program{Name: j.name, Cores: make([]isa.Stream, len(j.srcs))}
+	for i, af := range j.srcs {
+		p.Cores[i] = af.StreamContext(j.runCtx(), i)
+	}
+	return p
+}
 
+func (j *asmJob) Mode() arch.Mode   { return j.mode }
+func (j *asmJob) Outputs() []Output { return j.outs }
+
+// Prepare expands every core's stream once, to report its evaluation
+// errors before the run (stopping when the run's context is done), then
+// writes the gm tensors into the chip's GM (full numerics).
 func (j *asmJob) Prepare(chip *arch.Chip) error {
+	for i, af := range j.srcs {
+		if err := af.ExpandContext(j.runCtx(), i, func(isa.Instr) bool { return true }); err != nil {
+			return err
+		}
+	}
 	if j.mode != arch.Functional {
 		return nil
 	}
@@ -291,7 +302,7 @@ func (j *asmJob) Prepare(chip *arch.Chip) error {
 }
 
 func (j *asmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
-	rep.Program = map[string]any{"kind": "asm", "cores": len(j.prog.Cores)}
+	rep.Program = map[string]any{"kind": "asm", "cores": len(j.srcs)}
 	if st.MMADFlops > 0 {
 		peak, _ := chip.M.Peak("FP16")
 		rep.Flops = &report.FlopsReport{Total: st.MMADFlops, PeakTFLOPS: peak / 1e12, Convention: "cube (2·m·n·k per MMAD)"}

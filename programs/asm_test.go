@@ -1,11 +1,20 @@
 package programs
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/isa"
 )
 
 // An asm program's gm tensors land in simulated GM before the run and its
@@ -92,5 +101,65 @@ func TestAsmStreamsExpandForTheirCore(t *testing.T) {
 	})
 	if _, err := Execute(f, Options{}, RunHooks{}); err == nil || !strings.Contains(err.Error(), "b.s:1: mte2.copy: negative GM address -4096 (core=1)") {
 		t.Errorf("got %v, want b.s's negative address for core 1", err)
+	}
+}
+
+// countdownCtx is a context that is done from its n-th Err call on (the
+// assembly's expansion looks at it every isa.CancelCheckEvery
+// instructions, so n picks the phase that sees it done); at is when.
+type countdownCtx struct {
+	context.Context
+	left atomic.Int64
+	done chan struct{}
+	once sync.Once
+	at   time.Time
+}
+
+var errCountdown = errors.New("interrupted (countdown)")
+
+func newCountdownCtx(n int64) *countdownCtx {
+	c := &countdownCtx{Context: context.Background(), done: make(chan struct{})}
+	c.left.Store(n)
+	return c
+}
+
+func (c *countdownCtx) Done() <-chan struct{} { return c.done }
+
+func (c *countdownCtx) Err() error {
+	if c.left.Add(-1) > 0 {
+		return nil
+	}
+	c.once.Do(func() { c.at = time.Now(); close(c.done) })
+	return errCountdown
+}
+
+// A core takes a run of nops (no simulated time) in one event, and a run
+// checks its context between events: 2^26 nops per core on 32 cores ran
+// ~130 s in 32 events, deaf to SIGTERM. The expansion of an assembly
+// stream looks at the context itself: a run stops promptly whether the
+// context is done during the expansion that finds errors before the run,
+// during the static check or during the run, and says it was stopped.
+func TestAsmLongEventCancels(t *testing.T) {
+	const nops = 1 << 24
+	src := fmt.Sprintf("kind: asm\ncores: 1\nnumerics: off\nasm: |\n  repeat %d {\n    nop\n  }\n", nops)
+	walk := int64(nops / isa.CancelCheckEvery) // context looks per walk of the stream
+	for _, c := range []struct {
+		phase string
+		after int64
+	}{{"expansion", walk / 2}, {"check", walk + walk/2}, {"run", 2*walk + 10}} {
+		ctx := newCountdownCtx(c.after)
+		res, err := Execute(programText(t, src), Options{}, RunHooks{Context: ctx})
+		end := time.Now()
+		if !errors.Is(err, errCountdown) {
+			t.Errorf("%s: %v (report %v), want an error wrapping %v", c.phase, err, res != nil, errCountdown)
+			continue
+		}
+		t.Logf("%s: %v", c.phase, err)
+		if badinput.Is(err) {
+			t.Errorf("%s: %v taken as bad input", c.phase, err)
+		}
+		if d := end.Sub(ctx.at); d > time.Second {
+			t.Errorf("%s: stopped %v after the context was done", c.phase, d)
+		}
 	}
 }

@@ -260,6 +260,13 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		st, err = chip.Run(job.Program())
 	}
 	wall := time.Since(start).Seconds()
+	if ctx := hooks.Context; ctx != nil && ctx.Err() != nil && !errors.Is(err, context.Cause(ctx)) {
+		// Streams that look at the context themselves (an assembly
+		// file's, whose core may take millions of instructions in one
+		// event) end early when it is done: the run, or its static check,
+		// saw a cut stream, and what came out is not the program's.
+		return nil, fmt.Errorf("stopped during the run: %w", context.Cause(ctx))
+	}
 	if err != nil {
 		var ce *isa.CheckError
 		if errors.As(err, &ce) || errors.Is(err, sim.ErrTimeOverflow) {

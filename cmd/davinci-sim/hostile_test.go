@@ -556,21 +556,30 @@ func TestRunInterrupted(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
+	// 2^26 nops per core on 32 cores: a core takes them in one event (they
+	// cost no simulated time), and the static check and the expansion
+	// before the run walk them too; it ran ~130 s deaf to the signal.
+	nops := filepath.Join(t.TempDir(), "nops.yaml")
+	if err := os.WriteFile(nops, []byte("kind: asm\ncores: 32\nnumerics: off\nasm: |\n  repeat 67108864 {\n    nop\n  }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
-		name  string
-		args  []string
-		after time.Duration // when SIGINT comes
-		want  string        // stderr's one line ends so
+		name   string
+		args   []string
+		after  time.Duration // when SIGINT comes
+		want   string        // stderr's one line ends so
+		within time.Duration // the run must end this soon after the signal (0: 20 s)
 	}{
-		{"in the event loop", []string{examplePath("lu-fused-32k.yaml")}, 300 * time.Millisecond, "interrupted by SIGINT\n"},
+		{"in the event loop", []string{examplePath("lu-fused-32k.yaml")}, 300 * time.Millisecond, "interrupted by SIGINT\n", 0},
+		{"in one long event (asm nops)", []string{nops}, 1500 * time.Millisecond, "interrupted by SIGINT\n", 2 * time.Second},
 		// A cluster's engine (it exited 1: its stop error dropped the signal).
-		{"in a cluster run", []string{examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--set", "program.n=16384"}, 1500 * time.Millisecond, "interrupted by SIGINT\n"},
+		{"in a cluster run", []string{examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--set", "program.n=16384"}, 1500 * time.Millisecond, "interrupted by SIGINT\n", 0},
 		// Before the run: the golden model of sampled numerics (~60 s of work
 		// here, so stopping within the 20 s below is its check of the signal;
 		// the message says where, "computing the golden model" unless a slow
 		// start put the signal elsewhere).
 		{"in the golden model", []string{examplePath("lu-fused.yaml"), "--numerics", "sampled", "--set", "program.n=16384"}, 1500 * time.Millisecond,
-			"interrupted by SIGINT\n"},
+			"interrupted by SIGINT\n", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// sh -c 'trap "" INT; exec …': the command starts with SIGINT ignored.
@@ -584,13 +593,17 @@ func TestRunInterrupted(t *testing.T) {
 			if err := cmd.Process.Signal(os.Interrupt); err != nil {
 				t.Fatal(err)
 			}
+			within := c.within
+			if within == 0 {
+				within = 20 * time.Second
+			}
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
 			select {
 			case <-done:
-			case <-time.After(20 * time.Second):
+			case <-time.After(within):
 				cmd.Process.Kill()
-				t.Fatal("SIGINT did not stop the run")
+				t.Fatalf("SIGINT did not stop the run within %v", within)
 			}
 			if code := cmd.ProcessState.ExitCode(); code != 130 {
 				t.Errorf("exit %d, want 130; stderr:\n%s", code, stderr.String())
