@@ -214,6 +214,11 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	return j, nil
 }
 
+// noTimedWorkNote is the note of an asm run that took no simulated time:
+// its instructions are all the scalar unit's own, which cost nothing in
+// the model (isa/ASM.md).
+const noTimedWorkNote = "no timed work: the program's instructions (nop, alloc, free, flags and barriers on the scalar unit S, sync_all) take effect when the scalar unit reaches them and cost no time in this model; issuing to a pipe's queue costs core.scalar.issue_cycles, and scalar cycles=N is scalar work"
+
 // hasInstructions reports whether an assembly file has an instruction or a
 // repeat block (not only blank and comment lines).
 func hasInstructions(af *isa.File) bool {
@@ -303,6 +308,9 @@ func (j *asmJob) Prepare(chip *arch.Chip) error {
 
 func (j *asmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
 	rep.Program = map[string]any{"kind": "asm", "cores": len(j.srcs)}
+	if st.Time == 0 {
+		rep.Notes = append(rep.Notes, noTimedWorkNote)
+	}
 	if st.MMADFlops > 0 {
 		peak, _ := chip.M.Peak("FP16")
 		rep.Flops = &report.FlopsReport{Total: st.MMADFlops, PeakTFLOPS: peak / 1e12, Convention: "cube (2·m·n·k per MMAD)"}

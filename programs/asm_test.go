@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -160,6 +161,40 @@ func TestAsmLongEventCancels(t *testing.T) {
 		}
 		if d := end.Sub(ctx.at); d > time.Second {
 			t.Errorf("%s: stopped %v after the context was done", c.phase, d)
+		}
+	}
+}
+
+// Nops (and the scalar unit's other own instructions) cost no time in the
+// model: a program of only them takes 0 cycles and says so in a note (it
+// reported 1 cycle, 1e-12 s: a sentinel of the core's finish time). Time
+// they do not cost is not added to a program that does timed work.
+func TestAsmNopsTakeNoTime(t *testing.T) {
+	for _, c := range []struct {
+		asm    string
+		cycles int64
+	}{
+		{"nop", 0}, {"repeat 1000 {\n    nop\n  }", 0}, {"alloc UB off=0 size=256 name=u\n  free name=u\n  set_flag S MTE2 0\n  pipe_barrier S\n  sync_all\n  pipe_barrier ALL", 0},
+		{"nop\n  scalar cycles=5\n  nop", 5},
+	} {
+		res, err := Execute(programText(t, "kind: asm\ncores: 2\nasm: |\n  "+c.asm+"\n"), Options{}, RunHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res.Report
+		if r.Time.Cycles != c.cycles || (c.cycles == 0) != (r.Time.Seconds == 0) {
+			t.Errorf("%q: %d cycles (%g s), want %d", c.asm, r.Time.Cycles, r.Time.Seconds, c.cycles)
+		}
+		if noted := slices.Contains(r.Notes, noTimedWorkNote); noted != (c.cycles == 0) {
+			t.Errorf("%q: note of no timed work %v, want %v (notes %q)", c.asm, noted, c.cycles == 0, r.Notes)
+		}
+		for _, cr := range r.Cores {
+			if c.cycles == 0 && cr.FinishCycle != 0 {
+				t.Errorf("%q: core %d finished at cycle %d", c.asm, cr.Core, cr.FinishCycle)
+			}
+		}
+		if err := r.WriteJSON(io.Discard); err != nil {
+			t.Errorf("%q: report.json: %v", c.asm, err)
 		}
 	}
 }

@@ -576,10 +576,7 @@ func (c *Core) idle(now sim.Time) bool {
 func (c *Core) checkDone(now sim.Time) {
 	if c.running && c.drained && !c.fetched && c.idle(now) {
 		c.running = false
-		c.finish = now
-		if c.finish == 0 {
-			c.finish = 1 // an empty stream still finished
-		}
+		c.finish = now // 0 for a stream of instructions that take no time (nops)
 		c.chip.CoreDone(c.id, now)
 	}
 }
