@@ -30,17 +30,24 @@ type AsmParams struct {
 	// Streams gives one assembly file per core instead (core i runs Streams[i]).
 	Streams  []string `mapstructure:"streams"`
 	Numerics string   `mapstructure:"numerics"` // full (default) | off
-	// GM lists initial GM contents; Outputs the arrays read back after the run.
+	// GM lists initial GM contents; Outputs the arrays read back after the
+	// run (they have no initial contents: the keys of those are gm's).
 	GM      []Tensor `mapstructure:"gm"`
-	Outputs []Tensor `mapstructure:"outputs"`
+	Outputs []Array  `mapstructure:"outputs"`
 }
 
-// Tensor is an array in GM: row-major, of type fp32 or fp16.
-type Tensor struct {
+// Array is a row-major array in GM of type fp32 or fp16: an output of an
+// asm program, or where a gm tensor lies.
+type Array struct {
 	Name  string `mapstructure:"name"`
 	Addr  int64  `mapstructure:"addr"`
 	Shape []int  `mapstructure:"shape"`
 	DType string `mapstructure:"dtype"` // fp32 (default) | fp16
+}
+
+// Tensor is an array in GM with its initial contents.
+type Tensor struct {
+	Array `mapstructure:",squash"`
 	// Init: zero | uniform (U[low, high], seeded) | npy (from File).
 	Init string  `mapstructure:"init"`
 	Low  float64 `mapstructure:"low"`
@@ -54,7 +61,7 @@ const maxTensorElems = 1 << 28
 
 // elems returns the element count, or −1 when a dimension is not positive
 // or the product exceeds maxTensorElems.
-func (t *Tensor) elems() int {
+func (t *Array) elems() int {
 	if len(t.Shape) == 0 {
 		return -1
 	}
@@ -68,7 +75,7 @@ func (t *Tensor) elems() int {
 	return n
 }
 
-func (t *Tensor) format() (fp.Format, error) {
+func (t *Array) format() (fp.Format, error) {
 	switch t.DType {
 	case "", "fp32":
 		return fp.FP32, nil

@@ -198,3 +198,18 @@ func TestAsmNopsTakeNoTime(t *testing.T) {
 		}
 	}
 }
+
+// An output is read from GM after the run: it has no initial contents, and
+// the keys that give them (gm's) are refused on an output rather than
+// ignored.
+func TestAsmOutputRefusesContentKeys(t *testing.T) {
+	for _, kv := range []string{"init: uniform", "low: -1", "high: 1", "seed: 3", "file: x.npy", "low: 0"} {
+		src := "kind: asm\ncores: 1\noutputs: [{name: o, addr: 0, shape: [4], " + kv + "}]\nasm: |\n  nop\n"
+		key := strings.SplitN(kv, ":", 2)[0]
+		_, err := Execute(programText(t, src), Options{}, RunHooks{})
+		want := `program.yaml:3: unknown key "outputs[0].` + key + `": "outputs[0]" has no key "` + key + `" (it has: name, addr, shape, dtype)`
+		if err == nil || !strings.HasSuffix(err.Error(), want) || !badinput.Is(err) {
+			t.Errorf("%s: got %v, want bad input ending %q", kv, err, want)
+		}
+	}
+}

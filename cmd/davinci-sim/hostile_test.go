@@ -189,6 +189,10 @@ var hostileCases = []hostileCase{
 		want:  `not a .npy file`},
 
 	// Accepted and ignored: refused instead.
+	{name: "an asm output with initial contents (outputs are read back after the run)",
+		files: map[string]string{"p.yaml": "kind: asm\ncores: 1\noutputs: [{name: o, addr: 0, shape: [16], init: uniform}]\nasm: |\n  nop\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  `p.yaml:3: unknown key "outputs[0].init": "outputs[0]" has no key "init" (it has: name, addr, shape, dtype)`},
 	{name: "program kind changed by --set",
 		args: []string{"run", examplePath("sgemm-cube.yaml"), "--set", "program.kind=hgemm"},
 		want: `--set program.kind=hgemm: the program kind is the file's (sgemm-cube) and cannot be changed`},
