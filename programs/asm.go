@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"slices"
@@ -171,6 +172,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	gmCap := int64(m.GM.Capacity)
 	var total int64
+	spans := make([]tensorSpan, 0, len(p.GM))
 	for i := range p.GM {
 		t := &p.GM[i]
 		bad := func(format string, a ...any) error {
@@ -191,6 +193,18 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		if total += size; total > maxHostBytes {
 			return nil, bad("the gm tensors total more than %d GiB", maxHostBytes>>30)
 		}
+		spans = append(spans, tensorSpan{i, t.Addr, t.Addr + size})
+	}
+	if err := checkGMTensors(f.Path, p.GM, spans); err != nil {
+		return nil, err
+	}
+	for i := range p.GM {
+		t := &p.GM[i]
+		bad := func(format string, a ...any) error {
+			return fmt.Errorf("%s: key \"gm\" entry %d (%s): %s", f.Path, i, t.Name, fmt.Sprintf(format, a...))
+		}
+		ft, _ := t.format()
+		n := int64(t.elems())
 		if j.mode != arch.Functional {
 			continue // timing only: no data (its shape, type and place are checked)
 		}
@@ -225,6 +239,41 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 // its instructions are all the scalar unit's own, which cost nothing in
 // the model (isa/ASM.md).
 const noTimedWorkNote = "no timed work: the program's instructions (nop, alloc, free, flags and barriers on the scalar unit S, sync_all) take effect when the scalar unit reaches them and cost no time in this model; issuing to a pipe's queue costs core.scalar.issue_cycles, and scalar cycles=N is scalar work"
+
+// tensorSpan is where gm tensor i lies: bytes [from, to).
+type tensorSpan struct {
+	i        int
+	from, to int64
+}
+
+// checkGMTensors refuses two gm tensors of one name, or whose bytes
+// overlap (each gives the initial contents of its bytes: one would
+// silently overwrite the other's).
+func checkGMTensors(path string, gm []Tensor, spans []tensorSpan) error {
+	names := map[string]int{}
+	for i, t := range gm {
+		if t.Name == "" {
+			continue
+		}
+		if j, ok := names[t.Name]; ok {
+			return fmt.Errorf("%s: key \"gm\": entries %d and %d are both named %q", path, j, i, t.Name)
+		}
+		names[t.Name] = i
+	}
+	slices.SortFunc(spans, func(a, b tensorSpan) int { return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.i, b.i)) })
+	// Sorted by start, spans that overlap at all include neighbours that do
+	// (none is empty).
+	for k := 1; k < len(spans); k++ {
+		if a, b := spans[k-1], spans[k]; a.to > b.from {
+			if a.i > b.i {
+				a, b = b, a
+			}
+			return fmt.Errorf("%s: key \"gm\": entries %d (%s, bytes [%#x, %#x)) and %d (%s, bytes [%#x, %#x)) overlap",
+				path, a.i, gm[a.i].Name, a.from, a.to, b.i, gm[b.i].Name, b.from, b.to)
+		}
+	}
+	return nil
+}
 
 // hasInstructions reports whether an assembly file has an instruction or a
 // repeat block (not only blank and comment lines).

@@ -213,3 +213,30 @@ func TestAsmOutputRefusesContentKeys(t *testing.T) {
 		}
 	}
 }
+
+// Two gm tensors may not share a name or a byte: each gives the initial
+// contents of its bytes, and one silently overwrote the other. Tensors
+// that touch are fine, and so is an output over a tensor (it reads it back).
+func TestAsmGMTensorsOverlap(t *testing.T) {
+	for _, c := range []struct {
+		gm   string
+		want string // "" = accepted
+	}{
+		{"[{name: a, addr: 0, shape: [16]}, {name: b, addr: 64, shape: [16]}]", ""},
+		{"[{name: a, addr: 0, shape: [16]}, {name: b, addr: 60, shape: [4]}]", `key "gm": entries 0 (a, bytes [0x0, 0x40)) and 1 (b, bytes [0x3c, 0x4c)) overlap`},
+		{"[{name: a, addr: 4096, shape: [4, 4]}, {name: b, addr: 0, shape: [16]}, {name: c, addr: 4100, shape: [2], dtype: fp16}]", `key "gm": entries 0 (a, bytes [0x1000, 0x1040)) and 2 (c, bytes [0x1004, 0x1008)) overlap`},
+		{"[{name: a, addr: 4096, shape: [16]}, {name: b, addr: 0, shape: [16384]}]", `key "gm": entries 0 (a, bytes [0x1000, 0x1040)) and 1 (b, bytes [0x0, 0x10000)) overlap`},
+		{"[{name: a, addr: 0, shape: [16]}, {name: b, addr: 4096, shape: [16]}, {name: a, addr: 8192, shape: [16]}]", `key "gm": entries 0 and 2 are both named "a"`},
+	} {
+		for _, numerics := range []string{"full", "off"} {
+			src := "kind: asm\ncores: 1\nnumerics: " + numerics + "\ngm: " + c.gm + "\noutputs: [{name: o, addr: 0, shape: [16]}]\nasm: |\n  nop\n"
+			_, err := Execute(programText(t, src), Options{}, RunHooks{})
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("%s (%s): %v", c.gm, numerics, err)
+			case c.want != "" && (err == nil || !strings.HasSuffix(err.Error(), "program.yaml: "+c.want) || !badinput.Is(err)):
+				t.Errorf("%s (%s): got %v, want bad input ending %q", c.gm, numerics, err, c.want)
+			}
+		}
+	}
+}

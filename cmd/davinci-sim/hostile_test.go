@@ -189,6 +189,14 @@ var hostileCases = []hostileCase{
 		want:  `not a .npy file`},
 
 	// Accepted and ignored: refused instead.
+	{name: "two asm gm tensors over the same bytes (one overwrote the other)",
+		files: map[string]string{"p.yaml": "kind: asm\ncores: 1\ngm: [{name: a, addr: 0, shape: [16]}, {name: b, addr: 32, shape: [16]}]\nasm: |\n  nop\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  `p.yaml: key "gm": entries 0 (a, bytes [0x0, 0x40)) and 1 (b, bytes [0x20, 0x60)) overlap`},
+	{name: "two asm gm tensors of one name",
+		files: map[string]string{"p.yaml": "kind: asm\ncores: 1\ngm: [{name: a, addr: 0, shape: [16]}, {name: a, addr: 64, shape: [16]}]\nasm: |\n  nop\n"},
+		args:  []string{"run", "@DIR@/p.yaml"},
+		want:  `p.yaml: key "gm": entries 0 and 1 are both named "a"`},
 	{name: "an asm output with initial contents (outputs are read back after the run)",
 		files: map[string]string{"p.yaml": "kind: asm\ncores: 1\noutputs: [{name: o, addr: 0, shape: [16], init: uniform}]\nasm: |\n  nop\n"},
 		args:  []string{"run", "@DIR@/p.yaml"},
