@@ -92,9 +92,9 @@ type asmJob struct {
 	file       *File
 	name       string      // the program's name (the assembly's, whose line numbers the check reports)
 	srcs       []*isa.File // the assembly core i runs
-	init       [][]byte    // per GM tensor
 	outs       []Output
 	mode       arch.Mode
+	budget     asmBudget // full numerics: the host's work and memory, checked before any data exist
 }
 
 func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
@@ -198,21 +198,39 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err := checkGMTensors(f.Path, p.GM, spans); err != nil {
 		return nil, err
 	}
+	j.budget = asmBudget{gmCap: gmCap, last: [4]int64{-1}}
 	for i := range p.GM {
 		t := &p.GM[i]
 		bad := func(format string, a ...any) error {
 			return fmt.Errorf("%s: key \"gm\" entry %d (%s): %s", f.Path, i, t.Name, fmt.Sprintf(format, a...))
 		}
+		switch t.Init {
+		case "", "zero", "npy":
+		case "uniform":
+			if !(t.Low <= t.High) {
+				return nil, bad("uniform: high %g < low %g", t.High, t.Low)
+			}
+		default:
+			return nil, bad("init %q: must be zero, uniform or npy", t.Init)
+		}
+		if j.mode != arch.Functional {
+			continue // timing only: no data (its shape, type, place and init are checked)
+		}
 		ft, _ := t.format()
 		n := int64(t.elems())
-		if j.mode != arch.Functional {
-			continue // timing only: no data (its shape, type and place are checked)
+		staging := n * (4 + int64(ft.Bytes())) // its float32 values and its bytes
+		if t.Init == "npy" {
+			rows, cols, err := CheckNPYFloat32(f.Resolve(t.File))
+			if err != nil {
+				return nil, bad("%v", err)
+			}
+			if int64(rows)*int64(cols) != n {
+				return nil, bad("npy file %s has %d elements, shape %v needs %d", t.File, int64(rows)*int64(cols), t.Shape, n)
+			}
+			staging += 8 * n // a float64 file is read whole first
 		}
-		b, err := j.tensorBytes(t, ft, int(n))
-		if err != nil {
-			return nil, bad("%v", err)
-		}
-		j.init = append(j.init, b)
+		j.budget.fixed = max(j.budget.fixed, staging)
+		j.budget.markWrite(t.Addr, 1, 0, n*int64(ft.Bytes()))
 	}
 	for i := range p.Outputs {
 		t := &p.Outputs[i]
@@ -231,6 +249,12 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 				return nil, fmt.Errorf("%s: key \"outputs\" entry %d: output name %q used twice", f.Path, i, t.Name)
 			}
 		}
+		if j.mode == arch.Functional {
+			j.budget.fixed += int64(t.elems()) * int64(ft.Bytes()) // read back into an array of its type
+		}
+	}
+	if j.mode == arch.Functional && j.budget.hostBytes() > maxHostBytes {
+		return nil, j.budget.overMemory(f.Path, "")
 	}
 	return j, nil
 }
@@ -343,20 +367,54 @@ func (j *asmJob) Mode() arch.Mode   { return j.mode }
 func (j *asmJob) Outputs() []Output { return j.outs }
 
 // Prepare expands every core's stream once, to report its evaluation
-// errors before the run (stopping when the run's context is done), then
-// writes the gm tensors into the chip's GM (full numerics).
+// errors before the run (stopping when the run's context is done). With
+// full numerics that expansion also finds what the data will cost the
+// host, refusing a program past maxAsmWork or maxHostBytes before any data
+// exist; then the gm tensors are made and written into the chip's GM one
+// by one.
 func (j *asmJob) Prepare(chip *arch.Chip) error {
+	functional := j.mode == arch.Functional
+	b := j.budget // a copy: Prepare may run again on a new chip
+	b.pages = j.budget.pages.clone()
+	repeatBytes := chip.Limits().VectorRepeatBytes
+	if repeatBytes == 0 {
+		repeatBytes = isa.VectorRepeatBytes
+	}
 	for i, af := range j.srcs {
-		if err := af.ExpandContext(j.runCtx(), i, func(isa.Instr) bool { return true }); err != nil {
+		var over isa.Instr
+		past := false
+		err := af.ExpandContext(j.runCtx(), i, func(in isa.Instr) bool {
+			if functional && !b.add(&in, repeatBytes) {
+				over, past = in, true
+				return false
+			}
+			return true
+		})
+		if err != nil {
 			return err
 		}
+		if !past {
+			continue
+		}
+		at := fmt.Sprintf("core %d, %s line %d: %s", i, af.Name, over.Line, isa.Format(over))
+		if b.work > maxAsmWork {
+			return fmt.Errorf("%s: key \"numerics\": full numerics would compute more than 2^40 multiply-adds and bytes (mmad m·k·n plus the bytes each copy, load and vector op writes, over every core: a 10000³ GEMM's multiply-adds, up to hours of computing here; passed at %s); use numerics off",
+				j.file.Path, at)
+		}
+		return b.overMemory(j.file.Path, at)
 	}
-	if j.mode != arch.Functional {
+	if !functional {
 		return nil
 	}
-	for i, b := range j.init {
-		if err := chip.GM().Write(j.p.GM[i].Addr, b); err != nil {
-			return fmt.Errorf("%s: gm entry %s: %v", j.file.Path, j.p.GM[i].Name, err)
+	for i := range j.p.GM {
+		t := &j.p.GM[i]
+		ft, _ := t.format()
+		data, err := j.tensorBytes(t, ft, t.elems())
+		if err == nil {
+			err = chip.GM().Write(t.Addr, data)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: key \"gm\" entry %d (%s): %v", j.file.Path, i, t.Name, err)
 		}
 	}
 	return nil

@@ -240,3 +240,111 @@ func TestAsmGMTensorsOverlap(t *testing.T) {
 		}
 	}
 }
+
+// With full numerics an asm program's data work and host memory are
+// bounded before any data exist (as the other kinds bound theirs): the
+// multiply-adds and bytes its instructions compute (2^40), and the GM
+// pages its tensors and writes span plus its outputs (8 GiB). Timing only,
+// the same programs are accepted.
+func TestAsmFullNumericsBounds(t *testing.T) {
+	for _, c := range []struct {
+		name, rest string
+		want       string // "" = accepted
+	}{
+		{"mmads past 2^40 multiply-adds", "asm: |\n  repeat 67108864 {\n    m.mmad c=0 a=0 b=0 m=128 k=128 n=128 in=fp16 out=fp32 init\n  }\n",
+			`key "numerics": full numerics would compute more than 2^40 multiply-adds and bytes (mmad m·k·n plus the bytes each copy, load and vector op writes, over every core: a 10000³ GEMM's multiply-adds, up to hours of computing here; ` +
+				`passed at core 0, @DIR@/program.yaml (asm) line 2: m.mmad c=0 a=0 b=0 m=128 k=128 n=128 in=fp16 out=fp32 init); use numerics off`},
+		{"vector ops on 32 cores", "asm: |\n  repeat 67108864 {\n    v.add dst=0 src0=65536 src1=131072 dtype=fp16 repeat=255\n  }\n",
+			`full numerics would compute more than 2^40 multiply-adds and bytes`},
+		{"GM writes over 12 GiB", "asm: |\n  repeat 200000 i {\n    mte3.copy ub=0 gm=i*65536 bytes=32\n  }\n",
+			`key "numerics": full numerics needs more than 8 GiB of host memory (the GM pages that the gm tensors and the program's writes touch: 8192 MiB, passed at core 0, @DIR@/program.yaml (asm) line 2: mte3.copy ub=0 gm=8589934592 bytes=32; the outputs and the largest tensor's staging: 0 MiB); use numerics off`},
+		{"one strided write over 9 GiB of pages", "asm: |\n  mte3.copy ub=0 gm=0 nburst=150000 len=32 src_stride=0 dst_stride=65600\n",
+			`full numerics needs more than 8 GiB of host memory`},
+		{"fixp writes over 9 GiB of pages", "machine: ascend-910b3\nasm: |\n  repeat 600 i {\n    fixp.l0c gm=i*65536 l0c=0 rows=256 cols=16 stride=39321600\n  }\n",
+			`full numerics needs more than 8 GiB of host memory`},
+		{"a strided write 6 GiB apart (3 pages)", "asm: |\n  mte3.copy ub=0 gm=0 nburst=3 len=32 src_stride=0 dst_stride=6GiB\n", ""},
+		{"outputs of 9 GiB", "outputs: [" + strings.Repeat("{name: o@, addr: 0, shape: [16384, 16384]}, ", 8) + "{name: last, addr: 0, shape: [16384, 16384]}]\nasm: |\n  nop\n",
+			`key "numerics": full numerics needs more than 8 GiB of host memory (the GM pages that the gm tensors and the program's writes touch: 0 MiB; the outputs and the largest tensor's staging: 9216 MiB); use numerics off`},
+		{"tensors and writes under 8 GiB", "gm: [{name: x, addr: 0, shape: [1024, 1024]}]\nasm: |\n  repeat 1000 i {\n    mte3.copy ub=0 gm=i*65536 bytes=65536\n  }\n  repeat 100000 {\n    mte3.copy ub=0 gm=0 bytes=65536\n  }\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) { asmBoundCase(t, c.name, c.rest, c.want) })
+	}
+}
+
+// asmBoundCase runs one case of TestAsmFullNumericsBounds: the program
+// rest (on 1 core, or 32 when the name says so; o@ numbers outputs) is
+// refused with an error containing want, or runs ("").
+func asmBoundCase(t *testing.T, name, rest, want string) {
+	cores := 1
+	if strings.Contains(name, "32 cores") {
+		cores = 32
+	}
+	src := fmt.Sprintf("kind: asm\ncores: %d\n", cores) + rest
+	for k := 0; strings.Contains(src, "o@"); k++ {
+		src = strings.Replace(src, "o@", fmt.Sprintf("o%d", k), 1)
+	}
+	f := programText(t, src)
+	_, err := Execute(f, Options{}, RunHooks{})
+	if want == "" {
+		if err != nil {
+			t.Error(err)
+		}
+		return
+	}
+	want = strings.ReplaceAll(want, "@DIR@", filepath.Dir(f.Path))
+	if err == nil || !strings.Contains(err.Error(), want) || !badinput.Is(err) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("got %v, want one line of bad input containing %q", err, want)
+	}
+	off := Options{Numerics: NumericsOff}
+	m, err := MachineFor(f, off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Kind.Build(f, m, off); err != nil { // (Prepare bounds nothing timing only)
+		t.Errorf("timing only: %v", err)
+	}
+}
+
+// pageSet counts the distinct pages of the ranges marked (word and chunk
+// edges included), as a map of every page does.
+func TestPageSet(t *testing.T) {
+	r := NewRand(1, 0)
+	var s pageSet
+	ref := map[int64]bool{}
+	for range 2000 {
+		p0 := r.Int64N(1 << 14)
+		if r.IntN(4) == 0 {
+			p0 += r.Int64N(1 << 40)
+		}
+		p1 := p0 + r.Int64N([]int64{1, 3, 64, 700, 5000}[r.IntN(5)])
+		s.mark(p0, p1)
+		for p := p0; p <= p1; p++ {
+			ref[p] = true
+		}
+		if s.n != int64(len(ref)) {
+			t.Fatalf("after [%d, %d]: %d pages, want %d", p0, p1, s.n, len(ref))
+		}
+	}
+	c := s.clone()
+	c.mark(1<<50, 1<<50+9)
+	if c.n != s.n+10 || s.n != int64(len(ref)) {
+		t.Errorf("clone: %d and %d pages", c.n, s.n)
+	}
+}
+
+// A gm tensor's init is checked also timing only (where no data are
+// made): a misspelt init was accepted and ignored.
+func TestAsmTensorInitChecked(t *testing.T) {
+	for _, numerics := range []string{"full", "off"} {
+		for _, c := range []struct{ init, want string }{
+			{"init: unifrom", `key "gm" entry 0 (x): init "unifrom": must be zero, uniform or npy`},
+			{"init: uniform, low: 1, high: -1", `key "gm" entry 0 (x): uniform: high -1 < low 1`},
+		} {
+			src := "kind: asm\ncores: 1\nnumerics: " + numerics + "\ngm: [{name: x, addr: 0, shape: [16], " + c.init + "}]\nasm: |\n  nop\n"
+			_, err := Execute(programText(t, src), Options{}, RunHooks{})
+			if err == nil || !strings.HasSuffix(err.Error(), c.want) || !badinput.Is(err) {
+				t.Errorf("%s (%s): got %v, want bad input ending %q", c.init, numerics, err, c.want)
+			}
+		}
+	}
+}
