@@ -345,18 +345,107 @@ func resolvePathIn(c *Config, t reflect.Type, path, display string) (reflect.Typ
 }
 
 func unknownKey(full, parent, name string, known []string) error {
+	return errors.New("unknown key " + (&unknownKeyError{full: full, parent: parent, name: name, known: known}).detail(true))
+}
+
+// unknownKeyError is one key of a file that names no field: full is its
+// path as written (down to a first leaf), parent the section it sits in,
+// name the unknown part, known the keys the section has.
+type unknownKeyError struct {
+	source             string
+	line               int
+	full, parent, name string
+	known              []string
+}
+
+func (e *unknownKeyError) Error() string {
+	return fmt.Sprintf("%s:%d: unknown key %s", e.source, e.line, e.detail(true))
+}
+
+// detail is the key and why it is unknown, with a "did you mean" hint or,
+// when withKnown, the section's keys.
+func (e *unknownKeyError) detail(withKnown bool) string {
 	where := "the top level"
-	if parent != "" {
-		where = fmt.Sprintf("%q", parent)
+	if e.parent != "" {
+		where = fmt.Sprintf("%q", e.parent)
 	}
-	msg := fmt.Sprintf("unknown key %q: %s has no key %q", clipValue(full), clipValue(where), clipValue(name))
-	if s := suggest(name, known); s != "" {
-		return fmt.Errorf("%s (did you mean %q?)", msg, s)
+	msg := fmt.Sprintf("%q: %s has no key %q", clipValue(e.full), clipValue(where), clipValue(e.name))
+	if s := suggest(e.name, e.known); s != "" {
+		return fmt.Sprintf("%s (did you mean %q?)", msg, s)
 	}
-	if len(known) == 0 { // a section the file's kind never takes (Config.Hide)
-		return errors.New(msg)
+	if len(e.known) == 0 || !withKnown { // a section the file's kind never takes (Config.Hide)
+		return msg
 	}
-	return fmt.Errorf("%s (it has: %s)", msg, strings.Join(known, ", "))
+	return fmt.Sprintf("%s (it has: %s)", msg, strings.Join(e.known, ", "))
+}
+
+// unknownKeysError is several unknown keys of one file, reported on one
+// line: each key with its line and hint, a section's keys listed once.
+type unknownKeysError struct {
+	source string
+	keys   []*unknownKeyError
+}
+
+// maxUnknownShown bounds how many unknown keys one message names, and
+// maxUnknownMsg its length (a hostile file can have thousands of keys).
+const (
+	maxUnknownShown = 8
+	maxUnknownMsg   = 1500
+)
+
+func (e *unknownKeysError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d unknown keys: ", e.source, len(e.keys))
+	listed := map[string]bool{} // sections whose keys were listed
+	for i, k := range e.keys {
+		if i == maxUnknownShown {
+			fmt.Fprintf(&b, "; and %d more", len(e.keys)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "line %d: %s", k.line, k.detail(!listed[k.parent]))
+		listed[k.parent] = listed[k.parent] || suggest(k.name, k.known) == ""
+	}
+	return badinput.Clip(b.String(), maxUnknownMsg)
+}
+
+// joinUnknown replaces the unknown keys among errs, when there are
+// several, by one unknownKeysError in the place of the first, so a file
+// with many misspelt keys is refused in one line.
+func joinUnknown(source string, errs []error) []error {
+	var keys []*unknownKeyError
+	for _, e := range errs {
+		if u, ok := e.(*unknownKeyError); ok {
+			keys = append(keys, u)
+		}
+	}
+	if len(keys) < 2 {
+		return errs
+	}
+	out := make([]error, 0, len(errs)-len(keys)+1)
+	for _, e := range errs {
+		if _, ok := e.(*unknownKeyError); !ok {
+			out = append(out, e)
+		} else if e == error(keys[0]) {
+			out = append(out, &unknownKeysError{source: source, keys: keys})
+		}
+	}
+	return out
+}
+
+// unknownKeys counts the unknown keys err reports.
+func unknownKeys(err error) int {
+	var many *unknownKeysError
+	if errors.As(err, &many) {
+		return len(many.keys)
+	}
+	var one *unknownKeyError
+	if errors.As(err, &one) {
+		return 1
+	}
+	return 0
 }
 
 // suggest returns the known name closest to name when it is a likely typo.
@@ -515,8 +604,9 @@ func ConvertValue(t reflect.Type, s string) (any, error) {
 // decode hooks and no weak typing. Every key in the file must name a field
 // (any case) and have the right shape (mapping for sections, a value for
 // values); violations are reported as "file:line: unknown key "a.b.c": …"
-// with the user's spelling. Value errors name the file, line and key too.
-// All problems found are returned, joined.
+// with the user's spelling, or, for several, as one line "file: N unknown
+// keys: line L: "a.b.c": …; …". Value errors name the file, line and key
+// too. All problems found are returned, joined.
 func DecodeStrict(c *Config, out any) error {
 	t := reflect.TypeOf(out)
 	if t == nil || t.Kind() != reflect.Pointer {
@@ -527,7 +617,7 @@ func DecodeStrict(c *Config, out any) error {
 		c.check(c.doc, deref(t), "", 0, &errs)
 	}
 	if len(errs) > 0 {
-		return errors.Join(errs...)
+		return errors.Join(joinUnknown(c.Source, errs)...)
 	}
 	err := c.v.UnmarshalExact(out, func(dc *mapstructure.DecoderConfig) {
 		dc.DecodeHook = DecodeHook()
@@ -574,7 +664,8 @@ func (c *Config) check(n *yaml.Node, t reflect.Type, written string, depth int, 
 			ft, ok := field(t, k.Value)
 			if !ok {
 				full := c.firstLeaf(v, w, depth+1)
-				*errs = append(*errs, fmt.Errorf("%s:%d: %v", c.Source, k.Line, unknownKey(full, written, k.Value, c.visible(written, fieldNames(t)))))
+				*errs = append(*errs, &unknownKeyError{source: c.Source, line: k.Line,
+					full: full, parent: written, name: k.Value, known: c.visible(written, fieldNames(t))})
 				continue
 			}
 			c.check(v, ft, w, depth+1, errs)

@@ -106,7 +106,7 @@ func decodeKind[C any, PC interface {
 	}
 	if err := DecodeStrict(c, f); err != nil {
 		kind, _ := c.v.Get("kind").(string)
-		if other := c.otherKind(kind); other != "" && strings.Count(err.Error(), "unknown key") > 2 {
+		if other := c.otherKind(kind); other != "" && unknownKeys(err) > 2 {
 			where, _ := c.where("kind")
 			if kind == "" {
 				return nil, fmt.Errorf("%s: key \"kind\": missing (so %s), but the file's keys are kind %s's: add kind: %s", where, DefaultKind, other, other)

@@ -525,3 +525,40 @@ func TestWrongKindOneLine(t *testing.T) {
 		}
 	}
 }
+
+// Several unknown keys in a file are refused in one line naming the file
+// and each key with its line and hint; a section's keys are listed once,
+// and a file with very many names the first few and counts the rest.
+func TestUnknownKeysOneLine(t *testing.T) {
+	src, err := Source("ascend-910a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(src), "  buffers:\n", "  bufers:\n", 1)
+	text = strings.Replace(text, "cores: 32\n", "corez: 32\nchips: 2\nnodes: 3\n", 1)
+	_, err = LoadBytes("user.yaml", []byte(text), nil)
+	if err == nil || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("error %v, want one line", err)
+	}
+	msg := err.Error()
+	for _, w := range []string{"user.yaml: 4 unknown keys: line ", `"corez": the top level has no key "corez" (did you mean "cores"?)`,
+		`"core.bufers.L1": "core" has no key "bufers" (did you mean "buffers"?)`, `"chips": the top level has no key "chips" (it has: `, `"nodes": the top level has no key "nodes" (did you mean "cores"?)`} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q, want %q in it", msg, w)
+		}
+	}
+	if strings.Count(msg, "it has:") != 1 {
+		t.Errorf("error %q: want the top level's keys listed once", msg)
+	}
+
+	var b strings.Builder
+	b.WriteString(string(src))
+	for i := range 5000 {
+		fmt.Fprintf(&b, "bogus%d: 1\n", i)
+	}
+	_, err = LoadBytes("user.yaml", []byte(b.String()), nil)
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "user.yaml: 5000 unknown keys: ") ||
+		!strings.Contains(err.Error(), "; and 4992 more") || len(err.Error()) > maxUnknownMsg+50 {
+		t.Errorf("error %.3000q: want one short line counting 5000 unknown keys", err)
+	}
+}
