@@ -162,6 +162,8 @@ func parseScaled(s string, units []unit, what, example string) (float64, error) 
 
 // formatScaled prints v in the largest decimal unit of units not above it,
 // falling back to a plain number when that would not parse back exactly.
+// A number of that unit below 1e-4 or from 1e12 on is written with an
+// exponent (1e-300B/s, 3e+15TB/s), not as hundreds of digits.
 func formatScaled(v float64, units []unit, parse func(string) (float64, error)) string {
 	plain := strconv.FormatFloat(v, 'g', -1, 64)
 	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -172,7 +174,11 @@ func formatScaled(v float64, units []unit, parse func(string) (float64, error)) 
 			continue // skip binary units: decimal ones read better here
 		}
 		if v >= float64(u.factor) || u.factor == 1 {
-			s := strconv.FormatFloat(v/float64(u.factor), 'f', -1, 64) + u.suffix
+			m, style := v/float64(u.factor), byte('f')
+			if m < 1e-4 || m >= 1e12 {
+				style = 'g' // an exponent: 'g' writes one out of this range
+			}
+			s := strconv.FormatFloat(m, style, -1, 64) + u.suffix
 			if back, err := parse(s); err == nil && back == v {
 				return s
 			}

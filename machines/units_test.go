@@ -1,6 +1,7 @@
 package machines
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -98,7 +99,8 @@ func TestParseFrequency(t *testing.T) {
 	for _, c := range []struct {
 		in   Frequency
 		want string
-	}{{1e9, "1GHz"}, {1.8e9, "1.8GHz"}, {800e6, "800MHz"}, {50, "50Hz"}, {0.5, "0.5Hz"}, {0, "0"}} {
+	}{{1e9, "1GHz"}, {1.8e9, "1.8GHz"}, {800e6, "800MHz"}, {50, "50Hz"}, {0.5, "0.5Hz"}, {0, "0"},
+		{1e-30, "1e-30Hz"}, {3e27, "3e+15THz"}} {
 		if got := c.in.String(); got != c.want {
 			t.Errorf("Frequency(%v).String() = %q; want %q", float64(c.in), got, c.want)
 		}
@@ -127,7 +129,9 @@ func TestParseBandwidth(t *testing.T) {
 	for _, c := range []struct {
 		in   Bandwidth
 		want string
-	}{{1.2e12, "1.2TB/s"}, {135e9, "135GB/s"}, {1228e9, "1.228TB/s"}, {1 << 30, "1.073741824GB/s"}, {5, "5B/s"}} {
+	}{{1.2e12, "1.2TB/s"}, {135e9, "135GB/s"}, {1228e9, "1.228TB/s"}, {1 << 30, "1.073741824GB/s"}, {5, "5B/s"},
+		{1e-300, "1e-300B/s"}, {5e-324, "5e-324B/s"}, {1.5e-5, "1.5e-05B/s"}, {1e-4, "0.0001B/s"},
+		{999e21, "999000000000TB/s"}, {1e24, "1e+12TB/s"}, {1e300, "1e+288TB/s"}, {math.MaxFloat64, "1.7976931348623157e+308"}} {
 		if got := c.in.String(); got != c.want {
 			t.Errorf("Bandwidth(%v).String() = %q; want %q", float64(c.in), got, c.want)
 		}
