@@ -121,6 +121,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 		c.gm = mem.NewGM(int64(m.GM.Capacity))
 	}
 	c.gmBW = mem.NewChannel(c.eng, float64(m.GM.Bandwidth))
+	c.gmBW.SetName(fmt.Sprintf("machine %s: key %q (%v)", m.Name, "gm.bandwidth", m.GM.Bandwidth))
 	if opts.Observer != nil {
 		obs := opts.Observer
 		if ff, ok := obs.(FlagFilter); !ok || !ff.IgnoresFlags() {
@@ -139,7 +140,9 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 				l2.HashSets()
 			}
 			c.l2s = append(c.l2s, l2)
-			c.l2BWs = append(c.l2BWs, mem.NewChannel(c.eng, float64(m.L2.Bandwidth)/float64(parts)))
+			bw := mem.NewChannel(c.eng, float64(m.L2.Bandwidth)/float64(parts))
+			bw.SetName(fmt.Sprintf("machine %s: key %q (%v)", m.Name, "l2.bandwidth", m.L2.Bandwidth))
+			c.l2BWs = append(c.l2BWs, bw)
 		}
 	}
 	if llc := mem.NewL2(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.Ways); llc != nil && len(c.l2s) > 0 {
@@ -148,6 +151,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 		}
 		c.llc = llc
 		c.llcBW = mem.NewChannel(c.eng, float64(m.LLC.Bandwidth))
+		c.llcBW.SetName(fmt.Sprintf("machine %s: key %q (%v)", m.Name, "llc.bandwidth", m.LLC.Bandwidth))
 	}
 	cores, err := kind.NewCores(c)
 	if err != nil {

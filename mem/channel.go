@@ -1,6 +1,7 @@
 package mem
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -49,6 +50,7 @@ type Channel struct {
 	inUse    float64 // current aggregate rate, bytes per ps
 	flowRate float64 // the flows' part of inUse
 	observer func(now sim.Time, bytesPerSecond float64)
+	name     string // names the bandwidth in messages (SetName)
 	// Bytes moved through the channel, for statistics.
 	Bytes float64
 	// busyIntegral accumulates rate·time to compute mean utilisation.
@@ -136,6 +138,15 @@ func NewChannel(eng *sim.Engine, bytesPerSecond float64) *Channel {
 	c.waker = sim.NewWaker(eng, ChannelPriority, sim.HandlerFunc(c.handle))
 	return c
 }
+
+// SetName sets how messages name the channel's bandwidth: the key that
+// sets it and its value, e.g. `machine m: key "gm.bandwidth" (1e-30B/s)`.
+// A transfer that its share of the channel's bandwidth would end beyond the
+// time a run can reach then stops the run with an error naming it (which
+// wraps sim.ErrTimeOverflow), not the engine's, which names no key. Only
+// the uncapped flows' share counts: a flow held to its own cap is the
+// cap's setter's to name.
+func (c *Channel) SetName(name string) { c.name = name }
 
 // Observe registers fn to be told the aggregate bandwidth in use whenever it
 // changes (for traces). Pass nil to stop.
@@ -567,8 +578,11 @@ func (c *Channel) reschedule(now sim.Time, finished []*flow) {
 			g := c.capFin.a[0]
 			dt = float64(g.tc-now) + g.dt
 		}
+		uncapped := false // the next finish is an uncapped flow's (at the channel's level)
 		if len(c.unFin.a) > 0 {
-			dt = min(dt, (c.unFin.a[0].keys[1]-c.water)/c.level)
+			un := (c.unFin.a[0].keys[1] - c.water) / c.level
+			uncapped = un <= dt
+			dt = min(dt, un)
 		}
 		// Until then (less epsilon bytes at the slowest rate and some
 		// rounding) no flow is done.
@@ -577,7 +591,12 @@ func (c *Channel) reschedule(now sim.Time, finished []*flow) {
 			slowest = min(slowest, c.level)
 		}
 		c.quiet = float64(now) + dt - epsilon/slowest - 1e-3 - 1e-12*math.Abs(dt)
-		c.waker.Wake(max(sim.Add(now, sim.CeilPS(dt)), now+1)) // MaxTime (a transfer too slow to simulate) stops the run with sim.ErrTimeOverflow
+		wake := sim.Add(now, sim.CeilPS(dt))
+		if wake >= sim.MaxTime && uncapped && c.name != "" {
+			c.eng.Stop(fmt.Errorf("%s: too slow: a transfer over it would end beyond the time a run can reach (at %v of simulated time): %w",
+				c.name, now, sim.ErrTimeOverflow))
+		}
+		c.waker.Wake(max(wake, now+1)) // MaxTime (a transfer too slow to simulate) stops the run with sim.ErrTimeOverflow
 	}
 	if len(finished) > 1 {
 		slices.SortFunc(finished, func(a, b *flow) int {

@@ -2,6 +2,8 @@ package mem
 
 import (
 	"bytes"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -146,5 +148,36 @@ func TestChannelReserved(t *testing.T) {
 	c.SetReserved(1e15) // more than the channel: capped at 99 %
 	if c.reserved != 0.99*c.total {
 		t.Errorf("reserved %v of %v", c.reserved, c.total)
+	}
+}
+
+// A transfer that a named channel's bandwidth makes end beyond the time a
+// run can reach stops the run with an error naming the channel (wrapping
+// sim.ErrTimeOverflow); a flow held to its own tiny cap, or an unnamed
+// channel, keeps the engine's error, which names no key.
+func TestChannelTooSlowNamesIt(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		total    float64
+		cap      float64
+		wantName bool
+	}{
+		{"slow channel", 1e-30, 1e12, true},
+		{"slow cap", 1e12, 1e-30, false},
+		{"unnamed", 1e-30, 1e12, false},
+	} {
+		e := sim.NewEngine()
+		ch := NewChannel(e, c.total)
+		if c.name != "unnamed" {
+			ch.SetName(`machine m: key "gm.bandwidth" (1e-30B/s)`)
+		}
+		ch.Start(64, c.cap, &doneRec{at: map[int64]sim.Time{}}, 1)
+		err := e.Run()
+		if !errors.Is(err, sim.ErrTimeOverflow) {
+			t.Fatalf("%s: error %v, want a time overflow", c.name, err)
+		}
+		if got := strings.HasPrefix(err.Error(), `machine m: key "gm.bandwidth" (1e-30B/s): too slow: `); got != c.wantName {
+			t.Errorf("%s: error %q: naming the channel %v, want %v", c.name, err, got, c.wantName)
+		}
 	}
 }
