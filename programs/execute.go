@@ -31,7 +31,9 @@ type Result struct {
 	Outputs []Output
 	Stats   *arch.Stats
 	// Failure is set when the run completed but a check failed (the report
-	// is still complete); it wraps ErrCheckFailed.
+	// is still complete; it wraps ErrCheckFailed), or when it deadlocked
+	// (a *sim.DeadlockError, which Execute also returns: the report covers
+	// the run up to the deadlock). Report.Failure describes it.
 	Failure error
 }
 
@@ -128,8 +130,10 @@ func (h RunHooks) progress(chip **arch.Chip, mode arch.Mode) (func(sim.Time, uin
 
 // Execute runs a program file with the given options: it loads the machine,
 // builds the job, runs it and fills the report. Errors are marked bad input (package badinput) for
-// bad input; a deadlock is a *sim.DeadlockError; other errors are
-// simulation failures.
+// bad input; a deadlock is a *sim.DeadlockError, returned (on one chip)
+// with a Result too: the report of the run up to the deadlock, whose
+// Failure describes it (see deadlockResult); other errors are simulation
+// failures, returned with a nil Result.
 func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if err := f.Kind.checkKindKept(opts); err != nil { // one chip or many
 		return nil, badInput(err)
@@ -272,36 +276,17 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		if errors.As(err, &ce) || errors.Is(err, sim.ErrTimeOverflow) {
 			return nil, badInput(err) // a cost too large to simulate is the input's
 		}
+		var dl *sim.DeadlockError
+		if errors.As(err, &dl) {
+			return deadlockResult(f, chip, m, opts, prog, job.Mode(), dl, wall)
+		}
 		return nil, err
 	}
-	rep := &report.Report{Machine: m.Name, Version: version.String(), Overrides: []string{}}
-	for _, o := range opts.Overrides {
-		rep.Overrides = append(rep.Overrides, o.Full())
+	rep, err := simReport(chip, m, opts, prog, job.Mode(), st, wall)
+	if err != nil {
+		return nil, err
 	}
-	if err := yaml.Unmarshal(m.YAML(nil), &rep.MachineConfig); err != nil {
-		return nil, fmt.Errorf("machine %s: the effective configuration does not read back: %w", m.Name, err)
-	}
-	var used []int
-	for i, s := range prog.Cores {
-		if s != nil {
-			used = append(used, i)
-		}
-	}
-	if len(prog.Grids) > 0 || len(chip.GridTimes()) > 0 { // the block scheduler (or the host's grids) may use every core
-		for i := range st.Cores {
-			used = append(used, i)
-		}
-	}
-	rep.FromStats(st, chip.Clock().Hz(), used)
 	rep.SetKernels(chip.GridTimes())
-	mode := "functional"
-	if job.Mode() == arch.Timing {
-		mode = "timing"
-	}
-	rep.Sim = report.SimReport{Events: st.Events, WallSeconds: wall, Mode: mode}
-	if wall > 0 {
-		rep.Sim.EventsPerSecond = float64(st.Events) / wall
-	}
 	res := &Result{Report: rep, Stats: st}
 	ferr := job.Finish(chip, st, rep)
 	if err := stopped(hooks.Context, "after the simulation, computing its numerics"); err != nil {
@@ -312,6 +297,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 			return nil, ferr
 		}
 		res.Failure = ferr
+		rep.Failure = &report.Failure{Kind: report.FailureCheck, Message: ferr.Error(), Seconds: st.Time.Seconds(), Cycles: st.Cycles}
 	}
 	if check, _ := f.Config.Viper().Get("check").(bool); check && job.Mode() != arch.Functional {
 		// (the job's build decoded the file with the --set overrides applied)
@@ -355,6 +341,84 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	rep.SetEnergy(st, &m.Power)
 	res.Outputs = job.Outputs()
 	return res, nil
+}
+
+// simReport returns the report of chip's run of prog up to st's time: the
+// provenance (machine, its configuration, the overrides, the version),
+// time, pipes, buffers, cores, memory traffic and the simulation's own
+// figures; the program's job adds its sections.
+func simReport(chip *arch.Chip, m *machines.Machine, opts Options, prog isa.Program, jobMode arch.Mode, st *arch.Stats, wall float64) (*report.Report, error) {
+	rep := &report.Report{Machine: m.Name, Version: version.String(), Overrides: []string{}}
+	for _, o := range opts.Overrides {
+		rep.Overrides = append(rep.Overrides, o.Full())
+	}
+	if err := yaml.Unmarshal(m.YAML(nil), &rep.MachineConfig); err != nil {
+		return nil, fmt.Errorf("machine %s: the effective configuration does not read back: %w", m.Name, err)
+	}
+	var used []int
+	for i, s := range prog.Cores {
+		if s != nil {
+			used = append(used, i)
+		}
+	}
+	if len(prog.Grids) > 0 || len(chip.GridTimes()) > 0 { // the block scheduler (or the host's grids) may use every core
+		for i := range st.Cores {
+			used = append(used, i)
+		}
+	}
+	rep.FromStats(st, chip.Clock().Hz(), used)
+	mode := "functional"
+	if jobMode == arch.Timing {
+		mode = "timing"
+	}
+	rep.Sim = report.SimReport{Events: st.Events, WallSeconds: wall, Mode: mode}
+	if wall > 0 {
+		rep.Sim.EventsPerSecond = float64(st.Events) / wall
+	}
+	return rep, nil
+}
+
+// deadlockResult returns the result of a run on chip that deadlocked
+// (dl), with dl: its report covers the run up to the deadlock — time
+// reached, pipes and stalls by cause, buffers, cores, memory traffic,
+// energy, the kernels that finished — and says so in Report.Failure, with
+// the blocked components and the keys whose values are placeholders (the
+// finish cycle of a core that had not finished; the operational
+// intensities, which need the program's flop count). The job's Finish is
+// not called: what it computes (the program's parameters, flops, error,
+// outputs, its check) needs a run that completed; program holds the kind
+// only, and there are no result arrays.
+func deadlockResult(f *File, chip *arch.Chip, m *machines.Machine, opts Options, prog isa.Program, jobMode arch.Mode, dl *sim.DeadlockError, wall float64) (*Result, error) {
+	// Run returned the deadlock without the statistics it had collected:
+	// collect them again (the cores' accounting is closed at the same
+	// time, which adds nothing).
+	st, err := chip.Collect()
+	if err != nil {
+		return nil, dl
+	}
+	rep, err := simReport(chip, m, opts, prog, jobMode, st, wall)
+	if err != nil {
+		return nil, dl
+	}
+	rep.Program = report.Program{"kind": f.Kind.Name}
+	var done []arch.GridTimes // the kernels that finished (the others' times are not set)
+	for _, g := range chip.GridTimes() {
+		if g.Finished > 0 {
+			done = append(done, g)
+		}
+	}
+	rep.SetKernels(done)
+	fl := &report.Failure{Kind: report.FailureDeadlock, Message: dl.Error(), Seconds: dl.Time.Seconds(),
+		Cycles: chip.Clock().CeilCycles(dl.Time), Blocked: dl.Blocked}
+	for i, c := range rep.Cores {
+		if st.Cores[c.Core].Finish == 0 {
+			fl.NotMeaningful = append(fl.NotMeaningful, fmt.Sprintf("cores.%d.finish_cycle", i))
+		}
+	}
+	fl.NotMeaningful = append(fl.NotMeaningful, "memory.operational_intensity", "memory.operational_intensity_hbm")
+	rep.Failure = fl
+	rep.SetEnergy(st, &m.Power)
+	return &Result{Report: rep, Stats: st, Failure: dl}, dl
 }
 
 // checkNotMade is the note of a run asked to check (check: true) that

@@ -21,8 +21,12 @@ var docRuns = []struct {
 	file string
 	opts programs.Options
 	sets []string
+	// deadlocks: the run deadlocks, and its report is the one Execute
+	// returns with the deadlock (key failure).
+	deadlocks bool
 }{
 	{file: "cube-peak.yaml"},
+	{file: "deadlock.yaml", deadlocks: true},
 	{file: "sgemm-cube.yaml", opts: programs.Options{Numerics: programs.NumericsFull}, sets: []string{"program.m=200", "program.n=150", "program.k=300"}},
 	{file: "sgemm-cube.yaml", opts: programs.Options{Numerics: programs.NumericsSampled}, sets: []string{"program.m=400", "program.n=400", "program.k=64"}},
 	{file: "hgemm.yaml", sets: []string{"program.m=128", "program.n=64", "program.k=96"}},
@@ -143,7 +147,11 @@ func TestReportDocumented(t *testing.T) {
 			opts.Overrides = append(opts.Overrides, struct{ Path, Value string }{path, value})
 		}
 		res, err := programs.Execute(f, opts, programs.RunHooks{})
-		if err != nil {
+		if r.deadlocks {
+			if err == nil || res == nil || res.Failure != err {
+				t.Fatalf("%s: got %v (result %v), want a deadlock with its result", r.file, err, res != nil)
+			}
+		} else if err != nil {
 			t.Fatalf("%s %v: %v", r.file, r.sets, err)
 		}
 		var buf bytes.Buffer

@@ -13,6 +13,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"io"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,6 +53,9 @@ type Report struct {
 	Kernels []KernelReport `json:"kernels,omitempty"`
 	Cores   []CoreReport   `json:"cores,omitempty"`
 	Notes   []string       `json:"notes,omitempty"`
+	// Failure says why the run failed (a deadlock, a failed check); nil
+	// when it succeeded.
+	Failure *Failure `json:"failure,omitempty"`
 
 	// HPLMxP is lu-fused's section.
 	HPLMxP *HPLMxP `json:"hplmxp,omitempty"`
@@ -86,6 +90,43 @@ func (r *Report) SetKernels(gt []arch.GridTimes) {
 		r.Kernels = append(r.Kernels, KernelReport{Name: g.Name, Blocks: g.CTAs, Launched: g.Launched.Seconds(),
 			Started: g.Started.Seconds(), Finished: g.Finished.Seconds(), Seconds: (g.Finished - g.Launched).Seconds()})
 	}
+}
+
+// The kinds of Failure.
+const (
+	// FailureDeadlock is a run whose event queue ran dry while components
+	// still waited: its report covers the run up to the deadlock.
+	FailureDeadlock = "deadlock"
+	// FailureCheck is a run that completed but whose check failed (its
+	// outputs differ from the golden model, its refinement did not
+	// converge): its report is complete.
+	FailureCheck = "check"
+)
+
+// Failure is report.json's failure section: why a run failed (exit code
+// 1). A deadlocked run's report holds what was simulated up to the
+// deadlock (time, pipes, stalls by cause, buffers, memory traffic,
+// energy) and none of what the program computes after its run (its
+// resolved parameters, flops, error, result arrays).
+type Failure struct {
+	// Kind is FailureDeadlock or FailureCheck.
+	Kind string `json:"kind"`
+	// Message is the error the run ended with, as printed on stderr.
+	Message string `json:"message"`
+	// Seconds and Cycles are when the run failed: the deadlock's simulated
+	// time (its last event, the same as time), the end of a run whose
+	// check failed.
+	Seconds float64 `json:"seconds"`
+	Cycles  int64   `json:"cycles"`
+	// Blocked (a deadlock) names each blocked component and what it waits
+	// for, as Message lists them.
+	Blocked []string `json:"blocked,omitempty"`
+	// NotMeaningful (a deadlock) lists the report's keys, as dotted paths
+	// (a sweep's metrics), whose values are placeholders that do not
+	// describe the run: a core that had not finished has finish_cycle 0,
+	// and without the program's flop count the operational intensities
+	// are 0.
+	NotMeaningful []string `json:"not_meaningful,omitempty"`
 }
 
 // TimeReport is the simulated duration.
@@ -339,12 +380,12 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "flops     %.4g %s: %.2f TFLOP/s = %.1f %% of %.2f TFLOP/s\n", f.Total, f.Convention, f.TFLOPS, 100*f.PeakFraction, f.PeakTFLOPS)
 	}
 	if r.Cluster == nil || r.Cluster.Fidelity == "full" { // timed-apart cluster kernels keep no memory counters
-		fmt.Fprintf(w, "GM        read %s, written %s, %.1f flop/byte, bandwidth use %.1f %%\n",
-			bytesStr(r.Memory.GMReadBytes), bytesStr(r.Memory.GMWriteBytes), r.Memory.OperationalIntensity, 100*r.Memory.GMBandwidthUse)
+		fmt.Fprintf(w, "GM        read %s, written %s, %s, bandwidth use %.1f %%\n",
+			bytesStr(r.Memory.GMReadBytes), bytesStr(r.Memory.GMWriteBytes), r.intensityStr("memory.operational_intensity", r.Memory.OperationalIntensity), 100*r.Memory.GMBandwidthUse)
 	}
 	if m := r.Memory; m.L2ReadHitBytes+m.L2HitBytes+m.L2MissBytes > 0 {
-		fmt.Fprintf(w, "HBM       read %s, written %s, %.1f flop/byte; L2 served %.1f %% of GM reads, L2 bandwidth use %.1f %%\n",
-			bytesStr(m.HBMReadBytes), bytesStr(m.HBMWriteBytes), m.OperationalIntensityHBM, 100*m.L2HitRate, 100*m.L2BandwidthUse)
+		fmt.Fprintf(w, "HBM       read %s, written %s, %s; L2 served %.1f %% of GM reads, L2 bandwidth use %.1f %%\n",
+			bytesStr(m.HBMReadBytes), bytesStr(m.HBMWriteBytes), r.intensityStr("memory.operational_intensity_hbm", m.OperationalIntensityHBM), 100*m.L2HitRate, 100*m.L2BandwidthUse)
 	}
 	if e := r.Energy; e != nil {
 		over := ""
@@ -419,6 +460,35 @@ func (r *Report) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "\nsimulated %d events in %.3f s (%.3g events/s)\n", r.Sim.Events, r.Sim.WallSeconds, r.Sim.EventsPerSecond)
 	for _, n := range r.Notes {
 		fmt.Fprintln(w, "note:", n)
+	}
+	r.Failure.writeSummary(w)
+}
+
+// intensityStr formats an operational intensity for the summary, or says
+// it is not known when the failure lists its key (path) as a placeholder.
+func (r *Report) intensityStr(path string, x float64) string {
+	if r.Failure != nil && slices.Contains(r.Failure.NotMeaningful, path) {
+		return "flop/byte not known"
+	}
+	return fmt.Sprintf("%.1f flop/byte", x)
+}
+
+// writeSummary prints the failure after the summary of what was
+// simulated: its first line (the blocked components follow in the error
+// on stderr, and in failure.blocked) and, for a deadlock, what the
+// figures above are and which of them mean nothing.
+func (f *Failure) writeSummary(w io.Writer) {
+	if f == nil {
+		return
+	}
+	head, _, _ := strings.Cut(f.Message, "\n")
+	fmt.Fprintf(w, "\nFAILED    %s\n", head)
+	if f.Kind != FailureDeadlock {
+		return
+	}
+	fmt.Fprintln(w, "          the figures above are the run's up to the deadlock; the program's results (flops, error, arrays) were not computed")
+	if len(f.NotMeaningful) > 0 {
+		fmt.Fprintf(w, "          not meaningful (placeholders): %s\n", strings.Join(f.NotMeaningful, ", "))
 	}
 }
 

@@ -152,6 +152,10 @@ func noteMissingArrays(w io.Writer, f runFlags, res *programs.Result) {
 	if f.out == "" || len(res.Outputs) > 0 {
 		return
 	}
+	if fl := res.Report.Failure; fl != nil && fl.Kind == report.FailureDeadlock {
+		fmt.Fprintf(w, "note: -o %s: only %s written — the run deadlocked: it computed no results\n", f.out, reportFile)
+		return
+	}
 	kind, _ := res.Report.Program["kind"].(string)
 	k, known := programs.KindByName(kind)
 	switch {

@@ -86,6 +86,13 @@ previous output. -o and --trace are checked before the run, and every file is
 written atomically (--cpuprofile and --memprofile too, once the outputs are
 checked).
 
+A run that fails (exit 1) still prints and writes its report, whose key
+"failure" says what failed: a failed check's report is complete; a deadlock's
+covers the run up to it (time reached, pipes, stalls, what each blocked core
+waits for) without the program's results (flops, error, result arrays), and
+names the keys whose values mean nothing (docs/report.md). Its trace is written
+too.
+
 Exit codes: 0 success; 1 the simulation found a failure (deadlock, failed
 check); 2 bad input (also a time or size beyond what can be simulated);
 130 (143) interrupted by SIGINT (SIGTERM).`,
@@ -267,7 +274,12 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		if terr := finishTrace(stderr, rec, nil, f); terr != nil {
 			fmt.Fprintln(stderr, "davinci-sim:", terr)
 		}
-		return failure(err)
+		if res == nil {
+			return failure(err)
+		}
+		// A deadlock on one chip: its report covers the run up to it
+		// (res.Failure is err), printed and written as a failed check's.
+		return writeResults(stdout, stderr, res, f, nil)
 	}
 	noteImpliedNumerics(stderr, f, file, res)
 	if hooks.ClusterTrace != nil {
@@ -291,7 +303,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 
 // writeResults prints the summary or JSON report, then writes -o DIR, and
 // returns the first of: traceErr (writing --trace failed), the -o error,
-// the run's check failure. An output that cannot be written never costs
+// the run's failure (a failed check, a deadlock). An output that cannot be written never costs
 // the printed result; other errors are printed on stderr.
 func writeResults(stdout, stderr io.Writer, res *programs.Result, f runFlags, traceErr error) error {
 	rep := res.Report

@@ -365,3 +365,130 @@ func TestRunClusterTraceFilters(t *testing.T) {
 		t.Errorf("--trace-ranks without --trace: exit %d, %v", code, err)
 	}
 }
+
+// runSplit runs the CLI with stdout and stderr apart.
+func runSplit(t *testing.T, args ...string) (stdout, stderr string, code int, err error) {
+	t.Helper()
+	root := newRootCmd()
+	var o, e bytes.Buffer
+	root.SetOut(&o)
+	root.SetErr(&e)
+	root.SetArgs(args)
+	err = root.Execute()
+	return o.String(), e.String(), exitCode(err), err
+}
+
+// withoutWall drops a report's host-dependent keys (sim's wall-clock
+// figures) and returns it as canonical JSON.
+func withoutWall(t *testing.T, data []byte) (string, map[string]any) {
+	t.Helper()
+	var rep map[string]any
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	sim, _ := rep["sim"].(map[string]any)
+	for _, k := range []string{"wall_seconds", "kernel_wall_seconds", "events_per_second"} {
+		delete(sim, k)
+	}
+	b, _ := json.Marshal(rep)
+	return string(b), rep
+}
+
+// A deadlocked run writes its report as a failed check's run does — -o
+// DIR's report.json, --json on stdout, the summary — covering the run up
+// to the deadlock, with the deadlock in key failure (when, what was
+// blocked, which values are placeholders), and still exits 1 with the
+// deadlock's message. It wrote no report at all: nothing in -o DIR, nothing
+// on stdout.
+func TestDeadlockWritesReport(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code, err := runSplit(t, "run", examplePath("deadlock.yaml"), "-q", "-o", dir)
+	if code != 1 || err == nil || !strings.Contains(err.Error(), "wait_flag MTE1->M id 3") {
+		t.Fatalf("exit %d, %v; want 1 and the deadlock", code, err)
+	}
+	for _, want := range []string{"machine ascend-910a, program asm", "time      637 cycles", "M        0.0%       99.7%", "FAILED    deadlock at 636.877ns: 1 blocked",
+		"flop/byte not known", "not meaningful (placeholders): cores.0.finish_cycle"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "0.0 flop/byte") {
+		t.Errorf("summary prints an operational intensity the run never had:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "only report.json written — the run deadlocked") {
+		t.Errorf("stderr %q lacks the -o note", stderr)
+	}
+	data, rerr := os.ReadFile(filepath.Join(dir, "report.json"))
+	if rerr != nil {
+		t.Fatalf("-o wrote no report: %v", rerr)
+	}
+	fromDir, rep := withoutWall(t, data)
+	var fl struct {
+		Kind          string
+		Message       string
+		Seconds       float64
+		Cycles        int64
+		Blocked       []string
+		NotMeaningful []string `json:"not_meaningful"`
+	}
+	b, _ := json.Marshal(rep["failure"])
+	if err := json.Unmarshal(b, &fl); err != nil {
+		t.Fatal(err)
+	}
+	if fl.Kind != "deadlock" || fl.Message != err.Error() || fl.Seconds != 636.877e-9 || fl.Cycles != 637 ||
+		!slices.Equal(fl.Blocked, []string{"core 0: pipe M: wait_flag MTE1->M id 3 (line 4)"}) {
+		t.Errorf("failure %+v, want the deadlock at 636.877 ns with its blocked pipe and the message %q", fl, err)
+	}
+	if want := []string{"cores.0.finish_cycle", "memory.operational_intensity", "memory.operational_intensity_hbm"}; !slices.Equal(fl.NotMeaningful, want) {
+		t.Errorf("not_meaningful %q, want %q", fl.NotMeaningful, want)
+	}
+	if tm := rep["time"].(map[string]any); tm["seconds"] != fl.Seconds {
+		t.Errorf("time %v, want the deadlock's %v", tm, fl.Seconds)
+	}
+	m := rep["pipes"].(map[string]any)["M"].(map[string]any)
+	if w := m["stall"].(map[string]any)["wait_flag"].(float64); w < 0.99 {
+		t.Errorf("pipe M waited on its flag %.3f of the run, want nearly all of it", w)
+	}
+	if mem := rep["memory"].(map[string]any); mem["gm_read_bytes"] != 32768.0 {
+		t.Errorf("memory %v: want the 32 KiB MTE2 copied before the deadlock", mem)
+	}
+	for _, k := range []string{"flops", "error"} {
+		if _, ok := rep[k]; ok {
+			t.Errorf("report has %s, which a deadlocked run never computed", k)
+		}
+	}
+	// --json prints the same report on stdout.
+	stdout, _, code, err = runSplit(t, "run", examplePath("deadlock.yaml"), "-q", "--json")
+	if code != 1 || err == nil {
+		t.Fatalf("--json: exit %d, %v; want 1", code, err)
+	}
+	if fromStdout, _ := withoutWall(t, []byte(stdout)); fromStdout != fromDir {
+		t.Errorf("--json report differs from -o's:\n%s\n%s", fromStdout, fromDir)
+	}
+}
+
+// A run whose check fails writes its complete report with key failure
+// saying so (kind check, the message); the same run passing its check has
+// no failure key.
+func TestCheckFailureInReport(t *testing.T) {
+	args := []string{"run", examplePath("lu-fused-small.yaml"), "-q", "--json", "--set", "program.n=256", "--set", "program.n_fusion=4"}
+	stdout, _, code, err := runSplit(t, append(args, "--set", "program.refinement.tolerance=1e-30", "--set", "program.refinement.max_iterations=1")...)
+	if code != 1 || err == nil {
+		t.Fatalf("exit %d, %v; want 1 (refinement not converged)", code, err)
+	}
+	_, rep := withoutWall(t, []byte(stdout))
+	fl, _ := rep["failure"].(map[string]any)
+	if fl["kind"] != "check" || fl["message"] != err.Error() || !strings.Contains(err.Error(), "did not converge") {
+		t.Errorf("failure %v, want kind check and the message %q", fl, err)
+	}
+	if fl["seconds"] != rep["time"].(map[string]any)["seconds"] || rep["hplmxp"] == nil {
+		t.Errorf("a failed check's report should be complete, failing at the run's end: failure %v, time %v", fl, rep["time"])
+	}
+	stdout, _, code, err = runSplit(t, args...)
+	if code != 0 {
+		t.Fatalf("passing run: exit %d, %v", code, err)
+	}
+	if _, rep := withoutWall(t, []byte(stdout)); rep["failure"] != nil {
+		t.Errorf("a passing run's report has failure %v", rep["failure"])
+	}
+}
