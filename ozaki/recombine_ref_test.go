@@ -236,6 +236,14 @@ func refGen(rng *rand.Rand, kind string, r, c int) []float64 {
 			if rng.Intn(2) == 0 {
 				x[i] = -x[i]
 			}
+		case "denormal": // subnormals only: σ ≤ −1022
+			x[i] = math.Float64frombits(1 + rng.Uint64()&(1<<52-2))
+			if rng.Intn(2) == 0 {
+				x[i] = -x[i]
+			}
+		case "large-digits": // U[0.5, 0.99): σ = 0, leading digits 64…126 of one
+			// sign, so long-k planes exceed 2^24 (beyond float32's integers)
+			x[i] = 0.5 + 0.49*rng.Float64()
 		case "huge": // near the top of the range: the scaling overflows
 			x[i] = (1 + rng.Float64()) * refPow2(1000+rng.Intn(23))
 			if rng.Intn(2) == 0 {
@@ -330,6 +338,13 @@ func TestRecombineIndependentRef(t *testing.T) {
 	add(refCase{m: 6, k: 11, n: 7, ka: "tiny", kb: "tiny", bits: 200, mode: Fixed, set: Square, chunk: 4, zeroRow: -1, col: 3})
 	add(refCase{m: 5, k: 40, n: 4, ka: "subnormal", kb: "huge", bits: 53, mode: Dynamic, zeroRow: -1, col: -1})
 	add(refCase{m: 3, k: 20, n: 3, ka: "span", kb: "span", bits: 53, mode: Dynamic, zeroRow: -1, col: -1, alpha: -3, beta: 0.5})
+	// A row of subnormals only against huge columns: acc·2^(σA−14) alone
+	// would underflow, acc·2^(σA+σB−14) does not (one rounding, not two).
+	add(refCase{m: 3, k: 6, n: 4, ka: "denormal", kb: "huge", bits: 53, mode: Fixed, zeroRow: -1, col: -1})
+	add(refCase{m: 3, k: 6, n: 4, ka: "huge", kb: "denormal", bits: 200, mode: Forced, set: Square, zeroRow: -1, col: 1})
+	// Planes beyond 2^24 in magnitude (their low bits matter).
+	add(refCase{m: 3, k: 3000, n: 2, ka: "large-digits", kb: "large-digits", bits: 20, mode: Fixed, zeroRow: -1, col: -1})
+	add(refCase{m: 2, k: 2500, n: 3, ka: "large-digits", kb: "span", bits: 55, mode: Forced, set: Square, zeroRow: -1, col: -1})
 	// The natural k-chunking: k beyond MaxChunk(26) = 5041 gives chunks of
 	// 4992 and 108 (and k = 64·l + 3 is no multiple of anything useful).
 	add(refCase{m: 2, k: 5100, n: 3, ka: "uniform", kb: "span", bits: 200, mode: Fixed, zeroRow: -1, col: -1})
@@ -338,6 +353,7 @@ func TestRecombineIndependentRef(t *testing.T) {
 
 	dynamicSeen := map[int]bool{}
 	var nInf, nSub, nZero, nMulti, nOut int
+	var maxD int64
 	for _, tc := range cases {
 		A, B := refGen(rng, tc.ka, tc.m, tc.k), refGen(rng, tc.kb, tc.k, tc.n)
 		C0 := refGen(rng, "span", tc.m, tc.n)
@@ -368,6 +384,11 @@ func TestRecombineIndependentRef(t *testing.T) {
 		refCompareParts(t, tc.name, &p, A, B, want)
 		if tc.k > p.Chunk {
 			nMulti++
+		}
+		for _, D := range want.planes {
+			for _, v := range D {
+				maxD = max(maxD, v, -v)
+			}
 		}
 		for _, v := range want.c {
 			nOut++
@@ -413,9 +434,9 @@ func TestRecombineIndependentRef(t *testing.T) {
 			sameBitsAt(t, tc.name+": GEMMTile sub-tile", wt, tile, cols)
 		}
 	}
-	t.Logf("%d cases, %d outputs: %d ±Inf, %d subnormal, %d zero; %d cases of several k-chunks; ADP chose slices %v",
-		len(cases), nOut, nInf, nSub, nZero, nMulti, dynamicSeen)
-	if nInf == 0 || nSub == 0 || nZero == 0 || nMulti < 3 {
+	t.Logf("%d cases, %d outputs: %d ±Inf, %d subnormal, %d zero; %d cases of several k-chunks; max |D| = %d; ADP chose slices %v",
+		len(cases), nOut, nInf, nSub, nZero, nMulti, maxD, dynamicSeen)
+	if nInf == 0 || nSub == 0 || nZero == 0 || nMulti < 3 || maxD <= 1<<24 {
 		t.Errorf("the cases no longer reach the scaling's extremes or several chunks")
 	}
 	if len(dynamicSeen) < 2 {
