@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -63,21 +62,7 @@ func TestAsmTrailingScalarWork(t *testing.T) {
 // reads the program.
 func asmFiles(t *testing.T, src string, files map[string]string) *File {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	path := filepath.Join(dir, "program.yaml")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return programFiles(t, src, files)
 }
 
 // streams[i] runs on core i only: it is expanded (and its errors found)

@@ -47,7 +47,20 @@ func TestEmulatedDaVinciBitExact(t *testing.T) {
 // programText is a program file holding src (in a test's directory).
 func programText(t *testing.T, src string) *File {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "program.yaml")
+	return programFiles(t, src, nil)
+}
+
+// programFiles is programText with files (name → content) written beside
+// program.yaml.
+func programFiles(t *testing.T, src string, files map[string]string) *File {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "program.yaml")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
