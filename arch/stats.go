@@ -99,6 +99,9 @@ type CoreStats struct {
 	Lanes   []LaneStats
 	Buffers []BufferStats // global buffers' entries unused
 	Finish  sim.Time      // when the core's last instruction completed
+	// Running reports that the core had work left when the statistics
+	// were taken (a run that deadlocked): its Finish is not its end.
+	Running bool
 	Instrs  uint64
 	// PathBytes are the bytes moved on each copy path, indexed as the
 	// geometry's Paths (energy).

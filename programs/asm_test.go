@@ -15,6 +15,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 // An asm program's gm tensors land in simulated GM before the run and its
@@ -331,5 +332,24 @@ func TestAsmTensorInitChecked(t *testing.T) {
 				t.Errorf("%s (%s): got %v, want bad input ending %q", c.init, numerics, err, c.want)
 			}
 		}
+	}
+}
+
+// A deadlocked run's report lists as placeholders the finish cycles of
+// the cores that had work left — not of a core that finished, even at
+// time 0 (a stream of nops costs no time).
+func TestDeadlockNotMeaningfulRunningCores(t *testing.T) {
+	f := programFiles(t, "kind: asm\nnumerics: off\nstreams: [a.asm, b.asm]\n", map[string]string{
+		"a.asm": "wait_flag MTE1 M 3\n",
+		"b.asm": "nop\nnop\n",
+	})
+	res, err := Execute(f, Options{}, RunHooks{})
+	var dl *sim.DeadlockError
+	if !errors.As(err, &dl) || res == nil || res.Report.Failure == nil {
+		t.Fatalf("result %v, error %v: want a deadlock with its report", res, err)
+	}
+	want := []string{"cores.0.finish_cycle", "memory.operational_intensity", "memory.operational_intensity_hbm"}
+	if got := res.Report.Failure.NotMeaningful; !slices.Equal(got, want) {
+		t.Errorf("not_meaningful %q, want %q", got, want)
 	}
 }

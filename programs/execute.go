@@ -411,7 +411,7 @@ func deadlockResult(f *File, chip *arch.Chip, m *machines.Machine, opts Options,
 	fl := &report.Failure{Kind: report.FailureDeadlock, Message: dl.Error(), Seconds: dl.Time.Seconds(),
 		Cycles: chip.Clock().CeilCycles(dl.Time), Blocked: dl.Blocked}
 	for i, c := range rep.Cores {
-		if st.Cores[c.Core].Finish == 0 {
+		if st.Cores[c.Core].Running {
 			fl.NotMeaningful = append(fl.NotMeaningful, fmt.Sprintf("cores.%d.finish_cycle", i))
 		}
 	}

@@ -789,7 +789,7 @@ func (c *Core) Finalize(end sim.Time) arch.CoreStats {
 		o := c.occ[b]
 		st.Buffers[b] = arch.BufferStats{Capacity: o.Capacity, Peak: o.Peak(), Mean: o.Mean(end)}
 	}
-	st.Finish = c.finish
+	st.Finish, st.Running = c.finish, c.running
 	st.Instrs = c.instrs
 	st.PathBytes = c.pathBytes
 	st.VectorRepeats = c.vectorRepeats

@@ -1319,7 +1319,7 @@ func (core *Core) Blocked() (bool, string) {
 // Finalize implements arch.CoreModel.
 func (core *Core) Finalize(end sim.Time) arch.CoreStats {
 	core.catchUp(end)
-	st := arch.CoreStats{Lanes: make([]arch.LaneStats, numLanes), Buffers: make([]arch.BufferStats, len(core.occ)), Finish: core.fin}
+	st := arch.CoreStats{Lanes: make([]arch.LaneStats, numLanes), Buffers: make([]arch.BufferStats, len(core.occ)), Finish: core.fin, Running: core.count > 0}
 	for i := range core.lanes {
 		core.closeLane(i, end)
 		st.Lanes[i] = core.lanes[i].stats
