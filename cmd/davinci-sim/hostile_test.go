@@ -758,3 +758,26 @@ func TestOutDirNotes(t *testing.T) {
 		}
 	}
 }
+
+// Bad input is printed in one line even where several problems were found
+// together (a machine file with two values of the wrong shape, two
+// invalid values: the machines package joins them a line each); other
+// failures print as they are.
+func TestErrorTextOneLine(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "m.yaml")
+	if err := os.WriteFile(bad, []byte("cores: [1]\nname: [x]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, code, err := runCLI(t, "run", examplePath("hgemm.yaml"), "-q", "-m", bad)
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "\n") {
+		t.Fatalf("exit %d, %v: want bad input reporting two problems", code, err)
+	}
+	got := errorText(err, code)
+	if strings.Contains(got, "\n") || !strings.Contains(got, `m.yaml:1: key "cores" wants a value, not a list; `) || !strings.Contains(got, `m.yaml:2: key "name"`) {
+		t.Errorf("printed %q: want both problems in one line", got)
+	}
+	if failure := errors.New("a\nb"); errorText(failure, 1) != "a\nb" {
+		t.Errorf("a failure's text changed: %q", errorText(failure, 1))
+	}
+}

@@ -112,12 +112,24 @@ func clipLines(msg string) string {
 	return strings.Join(lines, "\n")
 }
 
+// errorText is what main prints of err, which exits with code: bad input
+// (2) in one line — several problems found together (the machine
+// package's validators and decoders join them a line each) separated by
+// "; " —, other failures as they are; every line clipped (clipLines).
+func errorText(err error, code int) string {
+	msg := err.Error()
+	if code == 2 {
+		msg = strings.Join(strings.Split(msg, "\n"), "; ")
+	}
+	return clipLines(msg)
+}
+
 func main() {
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {
 		code := exitCode(err)
-		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(os.Stderr, "davinci-sim:", clipLines(msg))
+		if msg := errorText(err, code); msg != "" {
+			fmt.Fprintln(os.Stderr, "davinci-sim:", msg)
 		}
 		os.Exit(code)
 	}
