@@ -2,6 +2,7 @@ package traces
 
 import (
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -442,5 +443,24 @@ func lcg(seed uint64) func(n int) int {
 	return func(n int) int {
 		seed = seed*6364136223846793005 + 1442695040888963407
 		return int(seed>>33) % n
+	}
+}
+
+// ParseIDs names what is wrong: a number past the limit (also one past
+// int's range) is too large, a negative one (also past int's range) is
+// not an ID.
+func TestParseIDsMessages(t *testing.T) {
+	for in, want := range map[string]string{
+		"4096":                   `rank 4096: there are at most 4096 (ranks 0-4095)`,
+		"0-99999999999999999999": `rank 99999999999999999999: there are at most 4096`,
+		"-3":                     `"-3" is not a rank number (0 or more)`,
+		"-99999999999999999999":  `"-99999999999999999999" is not a rank number (0 or more)`,
+		"abc":                    `"abc" is not a rank number`,
+		"5-2":                    `range "5-2" ends before it starts`,
+	} {
+		_, err := ParseIDs(in, "rank", 4096)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseIDs(%q): %v, want %q", in, err, want)
+		}
 	}
 }
