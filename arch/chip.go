@@ -271,8 +271,9 @@ func (c *Chip) AddMatrixFlops(f float64) {
 }
 
 // Run executes p (statically checked first) and returns its statistics. A
-// deadlock is returned as *sim.DeadlockError; an execution fault (e.g. an
-// access outside a buffer) as an error naming core, line and instruction.
+// deadlock is returned as *sim.DeadlockError, with the statistics up to it
+// (a report of the run so far); an execution fault (e.g. an access outside
+// a buffer) as an error naming core, line and instruction.
 func (c *Chip) Run(p isa.Program) (*Stats, error) {
 	if c.opts.Engine != nil {
 		return nil, errors.New("chip on a shared engine: use Start, run the engine, then Collect")
@@ -284,6 +285,10 @@ func (c *Chip) Run(p isa.Program) (*Stats, error) {
 	st, cerr := c.Collect()
 	if cerr != nil {
 		return nil, cerr
+	}
+	var dl *sim.DeadlockError
+	if errors.As(err, &dl) {
+		return st, err
 	}
 	if err != nil {
 		return nil, err

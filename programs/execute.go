@@ -278,7 +278,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		}
 		var dl *sim.DeadlockError
 		if errors.As(err, &dl) {
-			return deadlockResult(f, chip, m, opts, prog, job.Mode(), dl, wall)
+			return deadlockResult(f, chip, m, opts, prog, job.Mode(), st, dl, wall)
 		}
 		return nil, err
 	}
@@ -379,7 +379,7 @@ func simReport(chip *arch.Chip, m *machines.Machine, opts Options, prog isa.Prog
 }
 
 // deadlockResult returns the result of a run on chip that deadlocked
-// (dl), with dl: its report covers the run up to the deadlock — time
+// (dl) with statistics st up to the deadlock, with dl: its report covers the run up to the deadlock — time
 // reached, pipes and stalls by cause, buffers, cores, memory traffic,
 // energy, the kernels that finished — and says so in Report.Failure, with
 // the blocked components and the keys whose values are placeholders (the
@@ -388,12 +388,8 @@ func simReport(chip *arch.Chip, m *machines.Machine, opts Options, prog isa.Prog
 // not called: what it computes (the program's parameters, flops, error,
 // outputs, its check) needs a run that completed; program holds the kind
 // only, and there are no result arrays.
-func deadlockResult(f *File, chip *arch.Chip, m *machines.Machine, opts Options, prog isa.Program, jobMode arch.Mode, dl *sim.DeadlockError, wall float64) (*Result, error) {
-	// Run returned the deadlock without the statistics it had collected:
-	// collect them again (the cores' accounting is closed at the same
-	// time, which adds nothing).
-	st, err := chip.Collect()
-	if err != nil {
+func deadlockResult(f *File, chip *arch.Chip, m *machines.Machine, opts Options, prog isa.Program, jobMode arch.Mode, st *arch.Stats, dl *sim.DeadlockError, wall float64) (*Result, error) {
+	if st == nil { // (the chip's statistics did not close: report the deadlock alone)
 		return nil, dl
 	}
 	rep, err := simReport(chip, m, opts, prog, jobMode, st, wall)
