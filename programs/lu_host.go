@@ -273,7 +273,11 @@ func refine(ctx context.Context, a *luMatrix, f *luFactors, method string, resta
 	res.ScaledResidual = sr
 	res.Passed = sr < tol
 	if !res.Passed {
-		return res, fmt.Errorf("%w: scaled residual %.3g after %d iterations (threshold %g)", errNoConvergence, sr, res.Iterations, tol)
+		iters := "iterations"
+		if res.Iterations == 1 {
+			iters = "iteration"
+		}
+		return res, fmt.Errorf("%w: scaled residual %.3g after %d %s (threshold %g)", errNoConvergence, sr, res.Iterations, iters, tol)
 	}
 	return res, nil
 }

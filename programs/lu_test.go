@@ -179,6 +179,17 @@ func TestLUNonConvergence(t *testing.T) {
 	if s.Passed == nil || *s.Passed || s.RefinementIterations == nil || *s.RefinementIterations != 3 {
 		t.Fatalf("section %+v", s.Refinement.Solved)
 	}
+	if !strings.Contains(res.Failure.Error(), "after 3 iterations (") {
+		t.Errorf("failure %v", res.Failure)
+	}
+	// One iteration is said so.
+	res, err = runLU(t, "kind: lu-fused\nn: 256\nnb: 64\nrefinement: {method: gmres, restart: 2, tolerance: 1e-30, max_iterations: 1}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure == nil || !strings.Contains(res.Failure.Error(), "after 1 iteration (") {
+		t.Errorf("failure %v", res.Failure)
+	}
 }
 
 // Timing: fusion moves the far trailing matrix to the fusion cores, look-ahead
