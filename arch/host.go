@@ -3,6 +3,7 @@ package arch
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -72,6 +73,7 @@ type hostTask struct {
 	ended   bool                    // async: done was called
 	started bool
 	start   sim.Time
+	slow    string // compute, transfer: why dur alone is beyond the time range (the key and its value), "" when it is not
 }
 
 // Kernel is one launch of per-core instruction streams on a set of AI cores.
@@ -137,17 +139,31 @@ func (c *Chip) RunHosted(h *Host) (*Stats, error) {
 // floating-point operations (FP64 when fp64) that moves bytes of host
 // memory, on cores host cores (≤ 0: all): max(flops / rate, bytes / bw).
 func (h *Host) ComputeTime(flops float64, bytes int64, fp64 bool, cores int) sim.Time {
+	d, _ := h.computeTime(flops, bytes, fp64, cores)
+	return d
+}
+
+// computeTime is ComputeTime, and when the duration is beyond the time
+// range, why: the key whose rate bounds it, its value and the work.
+func (h *Host) computeTime(flops float64, bytes int64, fp64 bool, cores int) (sim.Time, string) {
 	hm := &h.chip.M.Host
 	if cores <= 0 || cores > hm.Cores {
 		cores = hm.Cores
 	}
-	per := hm.FP32FlopsPerCycle
+	per, key := hm.FP32FlopsPerCycle, "host.fp32_flops_per_cycle"
 	if fp64 {
-		per = hm.FP64FlopsPerCycle
+		per, key = hm.FP64FlopsPerCycle, "host.fp64_flops_per_cycle"
 	}
 	rate := float64(cores) * float64(hm.Clock) * per
-	s := math.Max(flops/rate, float64(bytes)/float64(hm.MemoryBandwidth))
-	return sim.CeilPS(s * 1e12)
+	fs, ms := flops/rate, float64(bytes)/float64(hm.MemoryBandwidth)
+	d := sim.CeilPS(math.Max(fs, ms) * 1e12)
+	if !sim.Saturated(d) {
+		return d, ""
+	}
+	if ms > fs {
+		return d, fmt.Sprintf("machine %s: key %q (%v): too slow: a computation moving %d bytes of host memory", h.chip.M.Name, "host.memory_bandwidth", hm.MemoryBandwidth, bytes)
+	}
+	return d, fmt.Sprintf("machine %s: key %q (%v): too slow: a computation of %.4g flops on %d host cores at %v", h.chip.M.Name, key, per, flops, cores, hm.Clock)
 }
 
 // TransferTime returns the modeled duration of moving bytes over the link.
@@ -159,13 +175,19 @@ func (h *Host) TransferTime(bytes int64) sim.Time {
 // Compute appends a host computation (see ComputeTime); fn, if not nil, runs
 // when it completes and may return an error that stops the run.
 func (h *Host) Compute(stage string, flops float64, bytes int64, fp64 bool, cores int, fn func() error) {
-	h.tasks = append(h.tasks, &hostTask{kind: taskCompute, stage: stage, dur: h.ComputeTime(flops, bytes, fp64, cores), fn: fn})
+	d, slow := h.computeTime(flops, bytes, fp64, cores)
+	h.tasks = append(h.tasks, &hostTask{kind: taskCompute, stage: stage, dur: d, fn: fn, slow: slow})
 }
 
 // Transfer appends a host↔NPU transfer of bytes over the link; fn, if not
 // nil, runs when it completes (e.g. to move the real bytes to or from GM).
 func (h *Host) Transfer(stage string, bytes int64, fn func() error) {
-	h.tasks = append(h.tasks, &hostTask{kind: taskTransfer, stage: stage, dur: h.TransferTime(bytes), fn: fn})
+	t := &hostTask{kind: taskTransfer, stage: stage, dur: h.TransferTime(bytes), fn: fn}
+	if sim.Saturated(t.dur) { // the latency is at most 1 s: the bandwidth is too low
+		m := h.chip.M
+		t.slow = fmt.Sprintf("machine %s: key %q (%v): too slow: a transfer of %d bytes over the host link", m.Name, "host.link.bandwidth", m.Host.Link.Bandwidth, bytes)
+	}
+	h.tasks = append(h.tasks, t)
 }
 
 // Call appends an untimed callback (bookkeeping, or appending more tasks).
@@ -329,8 +351,13 @@ func (h *Host) step(now sim.Time) {
 			h.pc++
 			continue
 		}
-		if end := sim.Add(t.start, t.dur); now < end {
-			h.waker.Wake(end) // MaxTime (a task too long to simulate) stops the run with sim.ErrTimeOverflow
+		end := sim.Add(t.start, t.dur)
+		if sim.Saturated(end) {
+			c.Fail(h.overflow(t))
+			return
+		}
+		if now < end {
+			h.waker.Wake(end)
 			return
 		}
 		h.stage[t.stage] += t.dur
@@ -359,6 +386,22 @@ func (h *Host) step(now sim.Time) {
 	if h.pc == len(h.tasks) && !h.done {
 		h.done, h.end = true, now
 	}
+}
+
+// overflow is the error of task t (the current one) ending beyond the
+// simulated time range: one too slow by itself names the key that makes it
+// so; else the tasks before it took the time, and the task is named with
+// its start and length.
+func (h *Host) overflow(t *hostTask) error {
+	if t.slow != "" {
+		return fmt.Errorf("%s (host task %d, %s) would end beyond the time a run can reach: %w", t.slow, h.base+h.pc, t.stage, sim.ErrTimeOverflow)
+	}
+	name := taskKindNames[t.kind]
+	if t.kind == taskLaunch {
+		name += " of kernel " + strconv.Quote(t.kernels[0].Name)
+	}
+	return fmt.Errorf("host task %d (%s, %s): starting at %v of simulated time and lasting %v, it would end beyond the time a run can reach (the host's tasks together take too long): %w",
+		h.base+h.pc, t.stage, name, t.start, t.dur, sim.ErrTimeOverflow)
 }
 
 // observe reports task t, ended at end, to the observer (tasks that took
@@ -429,6 +472,10 @@ func (h *Host) startKernel(k *Kernel, now sim.Time) {
 			return
 		}
 		end := sim.Add(now, d)
+		if sim.Saturated(end) {
+			h.chip.Fail(fmt.Errorf("kernel %q: starting at %v of simulated time and lasting %v, it would end beyond the time a run can reach: %w", k.Name, now, d, sim.ErrTimeOverflow))
+			return
+		}
 		h.chip.eng.At(end, hostPriority-1, sim.HandlerFunc(func(t sim.Time, _ int64) {
 			for _, core := range k.Cores {
 				h.running[core] = nil

@@ -204,3 +204,40 @@ func TestHostForgetMatchesUpFront(t *testing.T) {
 		t.Errorf("progress total %d counts fewer tasks than were run", total)
 	}
 }
+
+// A host program whose tasks together pass the simulated time range names
+// the task that would end beyond it (the engine's message named none); a
+// task too slow by itself names the key that makes it so, and a timed
+// kernel too long names the kernel.
+func TestHostTimeOverflowNamed(t *testing.T) {
+	rate := func(c *arch.Chip) float64 {
+		hm := &c.M.Host
+		return float64(hm.Cores) * float64(hm.Clock) * hm.FP32FlopsPerCycle
+	}
+	for _, tc := range []struct {
+		name  string
+		build func(c *arch.Chip, h *arch.Host)
+		want  string
+	}{
+		{"two tasks of 60 days each", func(c *arch.Chip, h *arch.Host) {
+			h.Compute("a", rate(c)*6e6, 0, false, 0, nil)
+			h.Compute("b", rate(c)*6e6, 0, false, 0, nil)
+		}, "host task 1 (b, compute): starting at 6000000s of simulated time and lasting 6000000s, it would end beyond the time a run can reach (the host's tasks together take too long): simulated time exceeds the int64 picosecond range (about 106 days)"},
+		{"one task of 1000 years", func(c *arch.Chip, h *arch.Host) {
+			h.Compute("diag", rate(c)*3e10, 0, false, 0, nil)
+		}, `machine ascend-910a: key "host.fp32_flops_per_cycle" (16): too slow: a computation of 2.995e+22 flops on 24 host cores at 2.6GHz (host task 0, diag) would end beyond the time a run can reach: simulated time exceeds the int64 picosecond range (about 106 days)`},
+		{"a timed kernel after 60 days", func(c *arch.Chip, h *arch.Host) {
+			h.Compute("a", rate(c)*6e6, 0, false, 0, nil)
+			h.LaunchTimed("k", "z", []int{0}, func() (sim.Time, error) { return 60 * 24 * 3600 * sim.Second, nil })
+		}, `kernel "k": starting at 6000000.000005s of simulated time and lasting 5184000s, it would end beyond the time a run can reach: simulated time exceeds the int64 picosecond range (about 106 days)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, h := newHosted(t)
+			tc.build(c, h)
+			_, err := c.RunHosted(h)
+			if err == nil || err.Error() != tc.want || !errors.Is(err, sim.ErrTimeOverflow) {
+				t.Errorf("got  %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+}
