@@ -2,7 +2,6 @@ package machines
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -271,8 +270,6 @@ func (c *AMDCUCore) problems() []problem {
 	add := func(key, format string, args ...any) {
 		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
 	}
-	finite := func(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
-	finitePos := func(f float64) bool { return f > 0 && finite(f) }
 	if msg := clockProblem(c.Clock); msg != "" {
 		add("clock", "%s", msg)
 	}
@@ -340,22 +337,24 @@ func (c *AMDCUCore) problems() []problem {
 			}
 		}
 	}
-	if c.MFMA.DependentWaitCycles < 0 {
-		add("mfma.dependent_wait_cycles", "must be ≥ 0 (got %d)", c.MFMA.DependentWaitCycles)
-	}
-	if c.MFMA.LatencyCycles < 0 {
-		add("mfma.latency_cycles", "must be ≥ 0 (got %d)", c.MFMA.LatencyCycles)
+	for _, k := range []struct {
+		key string
+		v   int
+	}{{"mfma.dependent_wait_cycles", c.MFMA.DependentWaitCycles}, {"mfma.latency_cycles", c.MFMA.LatencyCycles}} {
+		if msg := cyclesProblem(float64(k.v)); msg != "" {
+			add(k.key, "%s", msg)
+		}
 	}
 	for _, v := range []struct {
 		key string
 		v   float64
 	}{{"fp32_flops_per_cycle", c.VALU.FP32FlopsPerCycle}, {"fp64_flops_per_cycle", c.VALU.FP64FlopsPerCycle}} {
-		if !finitePos(v.v) || v.v > MaxOpsPerCycle {
-			add("valu."+v.key, "must be in (0, %g] (got %v)", MaxOpsPerCycle, v.v)
+		if msg := rateProblem(v.v); msg != "" {
+			add("valu."+v.key, "%s", msg)
 		}
 	}
-	if c.VALU.LatencyCycles < 1 {
-		add("valu.latency_cycles", "must be ≥ 1 (got %d)", c.VALU.LatencyCycles)
+	if l := c.VALU.LatencyCycles; l < 1 || l > MaxCycles {
+		add("valu.latency_cycles", "must be in 1..%g cycles (got %d)", MaxCycles, l)
 	}
 	ps = append(ps, gpuPathProblems(c.Paths.All(), "AGPR", c.AGPRs > 0, false, "agprs")...)
 	return ps

@@ -2,7 +2,6 @@ package machines
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/davinci-sim/davinci-sim/isa"
 )
@@ -35,7 +34,6 @@ func (c *DaVinciCore) problems() []problem {
 	add := func(key, format string, args ...any) {
 		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
 	}
-	finitePos := func(f float64) bool { return f > 0 && !math.IsInf(f, 0) && !math.IsNaN(f) }
 	if msg := clockProblem(c.Clock); msg != "" {
 		add("clock", "%s", msg)
 	}
@@ -69,12 +67,14 @@ func (c *DaVinciCore) problems() []problem {
 	if cu.KStepFP16 <= 0 {
 		add("cube.kstep_fp16", "must be > 0 (got %d)", cu.KStepFP16)
 	}
+	if msg := cyclesProblem(float64(cu.StartupCycles)); msg != "" {
+		add("cube.startup_cycles", "%s", msg)
+	}
 	for _, k := range []struct {
 		key string
 		v   int
 	}{
 		{"kstep_bf16", cu.KStepBF16}, {"kstep_fp32", cu.KStepFP32}, {"kstep_int8", cu.KStepINT8},
-		{"startup_cycles", cu.StartupCycles},
 	} {
 		if k.v < 0 {
 			add("cube."+k.key, "must be ≥ 0 (0 = unsupported) (got %d)", k.v)
@@ -83,21 +83,23 @@ func (c *DaVinciCore) problems() []problem {
 	if c.Vector.BytesPerRepeat <= 0 || c.Vector.BytesPerRepeat%4 != 0 || c.Vector.BytesPerRepeat > 1<<20 {
 		add("vector.bytes_per_repeat", "must be a positive multiple of 4 (whole elements of every type) up to 1MiB (got %d)", c.Vector.BytesPerRepeat)
 	}
-	if !finitePos(c.Vector.CyclesPerRepeat) {
-		add("vector.cycles_per_repeat", "must be > 0 (got %v)", c.Vector.CyclesPerRepeat)
+	if r := c.Vector.CyclesPerRepeat; !(r > 0 && r <= MaxCycles) {
+		add("vector.cycles_per_repeat", "must be in (0, %g] cycles (got %v)", MaxCycles, r)
 	}
-	if c.Vector.StartupCycles < 0 {
-		add("vector.startup_cycles", "must be ≥ 0 (got %d)", c.Vector.StartupCycles)
-	}
-	if c.Scalar.IssueCycles < 0 {
-		add("scalar.issue_cycles", "must be ≥ 0 (got %d)", c.Scalar.IssueCycles)
+	for _, k := range []struct {
+		key string
+		v   int
+	}{{"vector.startup_cycles", c.Vector.StartupCycles}, {"scalar.issue_cycles", c.Scalar.IssueCycles}} {
+		if msg := cyclesProblem(float64(k.v)); msg != "" {
+			add(k.key, "%s", msg)
+		}
 	}
 	for _, p := range c.Paths.All() {
-		if !finitePos(p.Path.BytesPerCycle) {
-			add("paths."+p.Name+".bytes_per_cycle", "must be > 0 (got %v)", p.Path.BytesPerCycle)
+		if msg := pathRateProblem(p.Path.BytesPerCycle); msg != "" {
+			add("paths."+p.Name+".bytes_per_cycle", "%s", msg)
 		}
-		if p.Path.LatencyCycles < 0 {
-			add("paths."+p.Name+".latency_cycles", "must be ≥ 0 (got %d)", p.Path.LatencyCycles)
+		if msg := cyclesProblem(float64(p.Path.LatencyCycles)); msg != "" {
+			add("paths."+p.Name+".latency_cycles", "%s", msg)
 		}
 	}
 	return ps

@@ -2,7 +2,6 @@ package machines
 
 import (
 	"fmt"
-	"math"
 	"strings"
 )
 
@@ -176,11 +175,11 @@ func gpuPathProblems(paths []NamedPath, acc string, hasAcc, skipAcc bool, accKey
 			}
 			continue
 		}
-		if !(p.Path.BytesPerCycle > 0) || math.IsInf(p.Path.BytesPerCycle, 0) {
-			add("paths."+p.Name+".bytes_per_cycle", "must be > 0 (got %v)", p.Path.BytesPerCycle)
+		if msg := pathRateProblem(p.Path.BytesPerCycle); msg != "" {
+			add("paths."+p.Name+".bytes_per_cycle", "%s", msg)
 		}
-		if p.Path.LatencyCycles < 0 {
-			add("paths."+p.Name+".latency_cycles", "must be ≥ 0 (got %d)", p.Path.LatencyCycles)
+		if msg := cyclesProblem(float64(p.Path.LatencyCycles)); msg != "" {
+			add("paths."+p.Name+".latency_cycles", "%s", msg)
 		}
 	}
 	return ps

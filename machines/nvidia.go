@@ -377,8 +377,6 @@ func (c *NvidiaSMCore) problems() []problem {
 	add := func(key, format string, args ...any) {
 		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
 	}
-	finite := func(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
-	finitePos := func(f float64) bool { return f > 0 && finite(f) }
 	if msg := clockProblem(c.Clock); msg != "" {
 		add("clock", "%s", msg)
 	}
@@ -467,8 +465,8 @@ func (c *NvidiaSMCore) problems() []problem {
 	for i, r := range rates {
 		key := r.Key
 		lat, shape := lats[i].Value, shapes[i].Value
-		if r.Value < 0 || !finite(r.Value) || r.Value > MaxOpsPerCycle {
-			add("tensor.flops_per_cycle."+key, "must be in 0..%g (0 = unsupported) (got %v)", MaxOpsPerCycle, r.Value)
+		if r.Value != 0 && rateProblem(r.Value) != "" {
+			add("tensor.flops_per_cycle."+key, "must be 0 (unsupported) or in %d..%g (got %v)", MinPerCycle, MaxOpsPerCycle, r.Value)
 			continue
 		}
 		m, n, _, err := shape.Dims()
@@ -493,6 +491,8 @@ func (c *NvidiaSMCore) problems() []problem {
 		}
 		if lat <= 0 {
 			add("tensor.latency_cycles."+key, "must be > 0 when tensor.flops_per_cycle.%s > 0 (got %d)", key, lat)
+		} else if msg := cyclesProblem(float64(lat)); msg != "" {
+			add("tensor.latency_cycles."+key, "%s", msg)
 		}
 		if err != nil {
 			continue
@@ -512,13 +512,13 @@ func (c *NvidiaSMCore) problems() []problem {
 			add("tensor.shapes."+key, "must have M 64, 128 or 256 and N a multiple of 8 up to 256 for tcgen05 (got %q)", string(shape))
 		}
 	}
-	effOK := t.Efficiency > 0 && t.Efficiency <= 1
+	effOK := t.Efficiency >= MinEfficiency && t.Efficiency <= 1
 	if !effOK {
-		add("tensor.efficiency", "must be in (0, 1] (got %v)", t.Efficiency)
+		add("tensor.efficiency", "must be in [%g, 1] (got %v)", MinEfficiency, t.Efficiency)
 	}
 	switch e := t.MMASyncEfficiency; {
-	case !(e >= 0 && e <= 1):
-		add("tensor.mma_sync_efficiency", "must be in [0, 1] (0 = not measured) (got %v)", e)
+	case !(e == 0 || e >= MinEfficiency && e <= 1):
+		add("tensor.mma_sync_efficiency", "must be 0 (not measured) or in [%g, 1] (got %v)", MinEfficiency, e)
 	case effOK && t.Instruction == NvidiaMMASync && e != t.Efficiency:
 		add("tensor.mma_sync_efficiency", "must equal tensor.efficiency = %v: mma.sync is the native instruction (got %v)", t.Efficiency, e)
 	}
@@ -529,8 +529,8 @@ func (c *NvidiaSMCore) problems() []problem {
 		key string
 		v   float64
 	}{{"fp32_flops_per_cycle", c.CUDACores.FP32FlopsPerCycle}, {"fp64_flops_per_cycle", c.CUDACores.FP64FlopsPerCycle}} {
-		if !finitePos(v.v) || v.v > MaxOpsPerCycle {
-			add("cuda_cores."+v.key, "must be in (0, %g] (got %v)", MaxOpsPerCycle, v.v)
+		if msg := rateProblem(v.v); msg != "" {
+			add("cuda_cores."+v.key, "%s", msg)
 		}
 	}
 
@@ -558,9 +558,9 @@ func (c *NvidiaSMCore) sustainedClockProblems() []problem {
 			msg = fmt.Sprintf("unknown input type %q (known: %s)", k, strings.Join(known, ", "))
 		case rates[i].Value == 0:
 			msg = fmt.Sprintf("must be left out: tensor.flops_per_cycle.%s is 0 (type unsupported) (got %v)", rates[i].Key, v)
-		case !(f > 0) || math.IsInf(f, 0):
-			msg = fmt.Sprintf("must be > 0: the clock the SM sustains under %s tensor load (got %v)", strings.ToUpper(rates[i].Key), v)
-		case c.Clock > 0 && f > float64(c.Clock):
+		case !(v >= MinClock) || math.IsInf(f, 0):
+			msg = fmt.Sprintf("must be ≥ 1MHz: the clock the SM sustains under %s tensor load (got %v)", strings.ToUpper(rates[i].Key), v)
+		case clockProblem(c.Clock) == "" && f > float64(c.Clock): // a bad clock is its own key's problem
 			msg = fmt.Sprintf("must be ≤ clock = %v: the power limit only lowers the clock (got %v)", c.Clock, v)
 		default:
 			continue

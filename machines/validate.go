@@ -18,13 +18,71 @@ const MaxOverheadNS = 1e9
 // unit is 1 ps (sim.Clock).
 const MaxClock Frequency = 1e12
 
-// clockProblem says what is wrong with a core clock ("" when nothing).
+// MinClock is the slowest clock a machine may have (core, tensor
+// sustained, host): 1 MHz, a cycle of 1 µs. The slowest real part of any
+// machine here runs at hundreds of MHz, so a slower clock is a typo (a
+// missing unit: clock: 1.41 is 1.41 Hz); and the simulated time range,
+// about 9.2e18 ps, holds 9.2e12 cycles of it, so a run's time stays a
+// cycle count far from the range's end (1e-6 Hz overflowed the time on
+// the first vector instruction, naming the instruction, not the key).
+const MinClock Frequency = 1e6
+
+// clockProblem says what is wrong with a clock ("" when nothing).
 func clockProblem(f Frequency) string {
-	if !(f > 0) || f > MaxClock {
-		return fmt.Sprintf("must be in (0, 1THz] (a cycle of at least 1 ps; got %v)", f)
+	if !(f >= MinClock) || f > MaxClock {
+		return fmt.Sprintf("must be in [1MHz, 1THz] (a cycle of 1 ps to 1 µs; got %v)", f)
 	}
 	return ""
 }
+
+// MaxCycles bounds a machine's cycle counts (latencies, startup and issue
+// costs, cycles per vector repeat): a million cycles, a millisecond at
+// 1 GHz, where the slowest real one, a GM access, takes hundreds. At most
+// a second per operation even at MinClock, so that a run of many stays
+// within the simulated time range (a gm.latency_cycles of 1e16 overflowed
+// it, naming an instruction, not the key).
+const MaxCycles = 1e6
+
+// cyclesProblem says what is wrong with a cycle count ("" when nothing).
+func cyclesProblem(n float64) string {
+	if !(n >= 0 && n <= MaxCycles) {
+		return fmt.Sprintf("must be in 0..%g cycles (got %v)", MaxCycles, n)
+	}
+	return ""
+}
+
+// MinPerCycle is the least a unit may do a cycle where it does anything:
+// one byte moved on a data path (bytes_per_cycle), one operation of a
+// tensor core, CUDA core, VALU or host core (flops_per_cycle). A path is at least a
+// byte wide and a unit retires at least one operation a clock: the
+// slowest real ones here move 31 bytes and do 4 operations (a T4 SM's
+// FP64). Rates of 1e-9 made one copy or matrix instruction take beyond
+// the simulated time range, naming the instruction, not the key.
+const MinPerCycle = 1
+
+// rateProblem says what is wrong with a unit's operations a cycle ("" when
+// nothing).
+func rateProblem(v float64) string {
+	if !(v >= MinPerCycle && v <= MaxOpsPerCycle) {
+		return fmt.Sprintf("must be in %d..%g (got %v)", MinPerCycle, MaxOpsPerCycle, v)
+	}
+	return ""
+}
+
+// pathRateProblem says what is wrong with a data path's bytes_per_cycle
+// ("" when nothing).
+func pathRateProblem(v float64) string {
+	if !(v >= MinPerCycle) || math.IsInf(v, 0) {
+		return fmt.Sprintf("must be ≥ %d: a path moves at least a byte a cycle (got %v)", MinPerCycle, v)
+	}
+	return ""
+}
+
+// MinEfficiency is the least fraction of its rate a unit may sustain
+// (tensor.efficiency, tensor.mma_sync_efficiency): 1 %, where measured ones
+// are above 60 % — and a fraction of 1e-300 made the rate as tiny as a
+// rate of 1e-300.
+const MinEfficiency = 0.01
 
 // overheadProblem says what is wrong with a fixed overhead in ns ("" when
 // nothing).
@@ -40,10 +98,11 @@ func overheadProblem(ns float64) string {
 type problem struct{ key, msg string }
 
 // Validate checks the constraints every machine must meet (cores ≥ 1,
-// clock > 0, buffer sizes positive multiples of 32 bytes, queue depth ≥ 1,
-// flag ids in 1..64, positive path and GM bandwidths, a usable cube, …).
-// It returns one line per violation, "key "core.clock": must be > 0 (got
-// 0Hz)", joined. The numerics preset name is only checked to be non-empty:
+// clocks in [1MHz, 1THz], cycle counts up to a million, buffer sizes
+// positive multiples of 32 bytes, queue depth ≥ 1, flag ids in 1..64, at
+// least a byte a cycle on every path, positive GM bandwidth, a usable
+// cube, …). It returns one line per violation, "key "core.clock": must be
+// in [1MHz, 1THz] (a cycle of 1 ps to 1 µs; got 0Hz)", joined. The numerics preset name is only checked to be non-empty:
 // package cube owns the list of presets.
 func (m *Machine) Validate() error {
 	errs := m.problems()
@@ -82,8 +141,8 @@ func (m *Machine) problems() []problem {
 	if !finitePos(float64(m.GM.Bandwidth)) {
 		add("gm.bandwidth", "must be > 0 (got %v)", m.GM.Bandwidth)
 	}
-	if m.GM.LatencyCycles < 0 {
-		add("gm.latency_cycles", "must be ≥ 0 (got %d)", m.GM.LatencyCycles)
+	if msg := cyclesProblem(float64(m.GM.LatencyCycles)); msg != "" {
+		add("gm.latency_cycles", "%s", msg)
 	}
 	if m.L2.Capacity < 0 {
 		add("l2.capacity", "must be ≥ 0 (0 = no L2) (got %v)", m.L2.Capacity)
@@ -97,8 +156,8 @@ func (m *Machine) problems() []problem {
 	if m.L2.Partitions < 0 {
 		add("l2.partitions", "must be ≥ 0 (0 or 1: one L2) (got %d)", m.L2.Partitions)
 	}
-	if m.L2.FarLatencyCycles < 0 {
-		add("l2.far_latency_cycles", "must be ≥ 0 (got %d)", m.L2.FarLatencyCycles)
+	if msg := cyclesProblem(float64(m.L2.FarLatencyCycles)); msg != "" {
+		add("l2.far_latency_cycles", "%s", msg)
 	}
 	if m.L2.Capacity > 0 {
 		if !finitePos(float64(m.L2.Bandwidth)) {
@@ -141,8 +200,8 @@ func (m *Machine) problems() []problem {
 		if !finitePos(float64(l.Bandwidth)) {
 			add("llc.bandwidth", "must be > 0 (got %v)", l.Bandwidth)
 		}
-		if l.LatencyCycles < 0 {
-			add("llc.latency_cycles", "must be ≥ 0 (got %d)", l.LatencyCycles)
+		if msg := cyclesProblem(float64(l.LatencyCycles)); msg != "" {
+			add("llc.latency_cycles", "%s", msg)
 		}
 		if i := l.Index; i != "" && i != "modulo" && i != "xor" {
 			add("llc.index", "must be modulo or xor (got %q)", i)
@@ -157,13 +216,22 @@ func (m *Machine) problems() []problem {
 		if h.Cores < 1 {
 			add("host.cores", "must be ≥ 1 when a host section is given (got %d)", h.Cores)
 		}
+		if msg := clockProblem(h.Clock); msg != "" {
+			add("host.clock", "%s", msg)
+		}
+		for _, v := range []struct {
+			key string
+			v   float64
+		}{{"host.fp32_flops_per_cycle", h.FP32FlopsPerCycle}, {"host.fp64_flops_per_cycle", h.FP64FlopsPerCycle}} {
+			if msg := rateProblem(v.v); msg != "" {
+				add(v.key, "%s", msg)
+			}
+		}
 		for _, v := range []struct {
 			key string
 			v   float64
 		}{
-			{"host.clock", float64(h.Clock)}, {"host.fp32_flops_per_cycle", h.FP32FlopsPerCycle},
-			{"host.fp64_flops_per_cycle", h.FP64FlopsPerCycle}, {"host.memory_bandwidth", float64(h.MemoryBandwidth)},
-			{"host.link.bandwidth", float64(h.Link.Bandwidth)},
+			{"host.memory_bandwidth", float64(h.MemoryBandwidth)}, {"host.link.bandwidth", float64(h.Link.Bandwidth)},
 		} {
 			if !finitePos(v.v) {
 				add(v.key, "must be > 0 (got %v)", v.v)
