@@ -84,7 +84,7 @@ func TestMachinesBadInput(t *testing.T) {
 		{[]string{"machines", "ascend-910a", "--set", "program.tiling.bm=96"}, "program.* paths"},
 		{[]string{"machines", "ascend-910a", "--set", "cores=0"}, "must be ≥ 1"},
 		{[]string{"machines", "a100", "--set", "core.tensor.sustained_clock.int8=2GHz"}, `key "core.tensor.sustained_clock.int8": must be ≤ clock = 1.41GHz`},
-		{[]string{"machines", "a100", "--set", "core.tensor.sustained_clock.int8=0"}, "must be > 0"},
+		{[]string{"machines", "a100", "--set", "core.tensor.sustained_clock.int8=0"}, "must be ≥ 1MHz"},
 		{[]string{"machines", "a100", "--set", "core.tensor.sustained_clock.int4=1GHz"}, `unknown input type "int4"`},
 		{[]string{"machines", "no-such-machine"}, "unknown machine"},
 		{[]string{"machines", "-m", bad}, `unknown key "core.bufers.L1"`},
