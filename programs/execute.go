@@ -130,8 +130,8 @@ func (h RunHooks) progress(chip **arch.Chip, mode arch.Mode) (func(sim.Time, uin
 
 // Execute runs a program file with the given options: it loads the machine,
 // builds the job, runs it and fills the report. Errors are marked bad input (package badinput) for
-// bad input; a deadlock is a *sim.DeadlockError, returned (on one chip)
-// with a Result too: the report of the run up to the deadlock, whose
+// bad input; a deadlock is a *sim.DeadlockError, returned (on one chip
+// or a cluster) with a Result too: the report of the run up to the deadlock, whose
 // Failure describes it (see deadlockResult); other errors are simulation
 // failures, returned with a nil Result.
 func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
@@ -396,7 +396,6 @@ func deadlockResult(f *File, chip *arch.Chip, m *machines.Machine, opts Options,
 	if err != nil {
 		return nil, dl
 	}
-	rep.Program = report.Program{"kind": f.Kind.Name}
 	var done []arch.GridTimes // the kernels that finished (the others' times are not set)
 	for _, g := range chip.GridTimes() {
 		if g.Finished > 0 {
@@ -404,17 +403,28 @@ func deadlockResult(f *File, chip *arch.Chip, m *machines.Machine, opts Options,
 		}
 	}
 	rep.SetKernels(done)
-	fl := &report.Failure{Kind: report.FailureDeadlock, Message: dl.Error(), Seconds: dl.Time.Seconds(),
-		Cycles: chip.Clock().CeilCycles(dl.Time), Blocked: dl.Blocked}
+	var notMeaningful []string
 	for i, c := range rep.Cores {
 		if st.Cores[c.Core].Running {
-			fl.NotMeaningful = append(fl.NotMeaningful, fmt.Sprintf("cores.%d.finish_cycle", i))
+			notMeaningful = append(notMeaningful, fmt.Sprintf("cores.%d.finish_cycle", i))
 		}
 	}
-	fl.NotMeaningful = append(fl.NotMeaningful, "memory.operational_intensity", "memory.operational_intensity_hbm")
-	rep.Failure = fl
+	notMeaningful = append(notMeaningful, "memory.operational_intensity", "memory.operational_intensity_hbm")
+	markDeadlocked(rep, f.Kind.Name, dl, chip.Clock().CeilCycles(dl.Time), notMeaningful)
 	rep.SetEnergy(st, &m.Power)
 	return &Result{Report: rep, Stats: st, Failure: dl}, dl
+}
+
+// markDeadlocked makes rep, the report of a run of a program of kind
+// kind simulated up to deadlock dl (on one chip or a cluster), a
+// deadlocked run's: its program section holds the kind only (the
+// program's parameters and results need a run that completed), and its
+// failure section says when (cycles: in core clock cycles), what was
+// blocked and which keys (notMeaningful, dotted paths) hold placeholders.
+func markDeadlocked(rep *report.Report, kind string, dl *sim.DeadlockError, cycles int64, notMeaningful []string) {
+	rep.Program = report.Program{"kind": kind}
+	rep.Failure = &report.Failure{Kind: report.FailureDeadlock, Message: dl.Error(), Seconds: dl.Time.Seconds(),
+		Cycles: cycles, Blocked: dl.Blocked, NotMeaningful: notMeaningful}
 }
 
 // checkNotMade is the note of a run asked to check (check: true) that

@@ -13,7 +13,8 @@ import (
 
 // ClusterJob is a program built for a cluster or node description: it
 // owns its run (many chips and their network on one engine) and returns
-// the result with the report filled.
+// the result with the report filled; a run that deadlocks returns a
+// *sim.DeadlockError with the result of the run up to it (as Execute).
 type ClusterJob interface {
 	Run(hooks RunHooks) (*Result, error)
 }
@@ -116,14 +117,17 @@ func runClusterJob(f *File, topo *cluster.Topology, opts Options, hooks RunHooks
 		if errors.Is(err, sim.ErrTimeOverflow) {
 			return nil, badInput(err)
 		}
-		return nil, err
-	}
-	if err := stopped(hooks.Context, "after the simulation, computing its numerics"); err != nil {
+		if res == nil {
+			return nil, err
+		}
+		// A deadlock: the report of the run up to it, returned with it
+		// as on one chip (Execute).
+	} else if err := stopped(hooks.Context, "after the simulation, computing its numerics"); err != nil {
 		return nil, err // a result cut short (a refinement, the golden model)
 	}
 	res.Report.Version = version.String()
 	for _, o := range opts.Overrides {
 		res.Report.Overrides = append(res.Report.Overrides, o.Full())
 	}
-	return res, nil
+	return res, err
 }

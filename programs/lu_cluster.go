@@ -2,6 +2,7 @@ package programs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -512,13 +513,21 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 	if err == nil {
 		err = j.failed
 	}
-	if err != nil {
+	var dl *sim.DeadlockError
+	if err != nil && (!errors.As(err, &dl) || slices.Contains(stats, nil)) {
 		return nil, err
 	}
 	if j.trace != nil {
 		j.traceRanks()
 	}
-	return j.finish(stats, wall)
+	res, ferr := j.finish(stats, wall, dl)
+	if dl == nil {
+		return res, ferr
+	}
+	if ferr != nil { // (the report of the run up to it did not close: the deadlock alone)
+		return nil, dl
+	}
+	return res, dl
 }
 
 // checkGroups plans every row and column broadcast once, so that a grid
@@ -1193,13 +1202,17 @@ func (j *luCluster) launch(r *luRank, name string, cores []int, stream func(core
 	return k
 }
 
-// finish fills the report of the run.
-func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
+// finish fills the report of the run; of a run that deadlocked (dl not
+// nil), the report up to the deadlock, with dl in its Failure.
+func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockError) (*Result, error) {
 	p := j.p
 	n := float64(p.N)
 	total := sim.Time(0)
 	for _, r := range j.ranks {
 		total = max(total, r.done, r.h.Finish())
+	}
+	if dl != nil {
+		total = dl.Time
 	}
 	fact := j.factAt.Seconds()
 	flops := 2.0/3*n*n*n + 1.5*n*n
@@ -1214,10 +1227,13 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 	if clk, err := sim.NewClock(float64(j.npu.Clock())); err == nil {
 		rep.Time.Cycles = clk.CeilCycles(total)
 	}
-	rep.Flops = &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: "HPL-MxP 2/3·n³ + 3/2·n² over the whole solve; peak = FP16 cube peak × NPUs"}
+	solve := &report.FlopsReport{Total: flops, PeakTFLOPS: peak / 1e12, Convention: "HPL-MxP 2/3·n³ + 3/2·n² over the whole solve; peak = FP16 cube peak × NPUs"}
 	if secs > 0 {
-		rep.Flops.TFLOPS = flops / secs / 1e12
-		rep.Flops.PeakFraction = flops / secs / peak
+		solve.TFLOPS = flops / secs / 1e12
+		solve.PeakFraction = flops / secs / peak
+	}
+	if dl == nil { // (the solve's flops: a deadlocked run did not make them)
+		rep.Flops = solve
 	}
 	var events uint64
 	var mm, gmRead float64
@@ -1269,7 +1285,7 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 	}
 	sec := &report.HPLMxP{N: p.N, NB: p.NB, NFused: p.NFused, NFusion: p.NFusion, LookAhead: *p.LookAhead,
 		TrailingPrecision: p.Trailing, FactorizationSeconds: fact, TotalSeconds: secs,
-		Flops: flops, TFLOPS: rep.Flops.TFLOPS, PeakFraction: rep.Flops.PeakFraction}
+		Flops: flops, TFLOPS: solve.TFLOPS, PeakFraction: solve.PeakFraction}
 	if fact > 0 {
 		sec.FactorizationTFLOPS = 2.0 / 3 * n * n * n / fact / 1e12
 	}
@@ -1334,25 +1350,31 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 			rep.Energy.AverageWatts = joules / secs
 		}
 		rep.Energy.OverMax = rep.Energy.AverageWatts > rep.Energy.MaxWatts
+		if dl != nil {
+			flops = mm // (as report.SetEnergy without the program's flops: the matrix flops executed)
+		}
 		rep.Energy.GFLOPSPerWatt = flops / joules / 1e9
 	}
-	failure := setRefinement(sec, p, j.ref, j.refErr)
-	if p.Numerics == NumericsFull && p.Check {
-		gpl, err := newLUBudget(j.file, p, j.npu)
-		if err != nil {
-			return nil, err
+	var failure error
+	if dl == nil { // (the solve's results, its refinement and check: a deadlocked run has none)
+		failure = setRefinement(sec, p, j.ref, j.refErr)
+		if p.Numerics == NumericsFull && p.Check {
+			gpl, err := newLUBudget(j.file, p, j.npu)
+			if err != nil {
+				return nil, err
+			}
+			g, err := luGoldenRun(j.runCtx(), gpl, j.mat)
+			if err != nil {
+				return nil, err
+			}
+			mism := factorMismatches(p.N, p.NB, j.capL, j.capU, j.diags, g)
+			sec.GoldenMismatches = ptr(mism)
+			if mism > 0 && failure == nil {
+				failure = fmt.Errorf("%w: %d factor values differ from the golden model", ErrCheckFailed, mism)
+			}
 		}
-		g, err := luGoldenRun(j.runCtx(), gpl, j.mat)
-		if err != nil {
-			return nil, err
-		}
-		mism := factorMismatches(p.N, p.NB, j.capL, j.capU, j.diags, g)
-		sec.GoldenMismatches = ptr(mism)
-		if mism > 0 && failure == nil {
-			failure = fmt.Errorf("%w: %d factor values differ from the golden model", ErrCheckFailed, mism)
-		}
+		rep.HPLMxP = sec
 	}
-	rep.HPLMxP = sec
 	rep.Cluster = cl
 	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused on %s: %d × %d grid over %d NPUs, fidelity %s; trailing matrix %s", j.topo.Name, j.P, j.Q, len(j.ranks), fidelityNote(p.Fidelity), p.Trailing))
 	rep.Notes = append(rep.Notes, p.unused...)
@@ -1375,7 +1397,22 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64) (*Result, error) {
 	if j.hcclRing > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d panel broadcasts ran as rings of point-to-point sends: HCCL forms no 2- or 4-NPU communicator across a 910A node's HCCS meshes (CLUSTER-FACTS §1.2)", j.hcclRing))
 	}
-	line := fmt.Sprintf("hplmxp: factorization %.4g s (%.2f TFLOP/s), total %.4g s (%.2f TFLOP/s)", fact, sec.FactorizationTFLOPS, secs, rep.Flops.TFLOPS)
+	if dl != nil {
+		// The report of the run up to the deadlock (time reached, memory
+		// traffic, every NPU's lanes and buffers, energy, transfers, the
+		// ranks' host stages), without what the solve computes after its
+		// run (the flops, the HPL-MxP section), as on one chip. A rank
+		// whose host had not finished has finish_seconds 0.
+		var notMeaningful []string
+		for i, r := range j.ranks {
+			if r.h.Finish() == 0 {
+				notMeaningful = append(notMeaningful, fmt.Sprintf("cluster.ranks.%d.finish_seconds", i))
+			}
+		}
+		markDeadlocked(rep, "lu-fused", dl, rep.Time.Cycles, notMeaningful)
+		return &Result{Report: rep, Failure: dl}, nil
+	}
+	line := fmt.Sprintf("hplmxp: factorization %.4g s (%.2f TFLOP/s), total %.4g s (%.2f TFLOP/s)", fact, sec.FactorizationTFLOPS, secs, solve.TFLOPS)
 	if j.ref != nil {
 		line += fmt.Sprintf(", %s %d iterations, scaled residual %.3g, passed %v", p.Refinement.Method, j.ref.Iterations, j.ref.ScaledResidual, j.ref.Passed)
 	}

@@ -1,12 +1,20 @@
 package programs
 
 import (
+	"errors"
+	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/cluster"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/report"
+	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/traces"
 )
 
@@ -302,3 +310,76 @@ func TestLUClusterCheckNotMadeNoted(t *testing.T) {
 		t.Error("a check noted as not made where none was asked")
 	}
 }
+
+// A cluster run that deadlocks returns its report up to the deadlock with
+// the deadlock, as a one-chip run does (it returned the error alone: no
+// report). No input is known to deadlock lu-fused (its collectives and
+// kernels are generated to meet), so the test loses one collective: when
+// the run is under way, the first pending rendezvous is forgotten, and its
+// members (and the ranks that then wait on them) wait forever.
+func TestLUClusterDeadlockReport(t *testing.T) {
+	f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"numerics: off\ngrid: {p: 2, q: 4}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kind := *f.Kind
+	var job *luCluster
+	kind.BuildCluster = func(f *File, topo *cluster.Topology, opts Options) (ClusterJob, error) {
+		cj, err := buildLUCluster(f, topo, opts)
+		job, _ = cj.(*luCluster)
+		return cj, err
+	}
+	f.Kind = &kind
+	lose := &rvLoser{job: &job}
+	res, err := Execute(f, Options{}, RunHooks{Observer: lose, ObserveRank: 0})
+	lost := lose.lost
+	var dl *sim.DeadlockError
+	if !errors.As(err, &dl) {
+		t.Fatalf("lost %q: got %v, want a deadlock", lost, err)
+	}
+	if res == nil || res.Report == nil {
+		t.Fatalf("deadlock without a report: %v", err)
+	}
+	rep := res.Report
+	fl := rep.Failure
+	if res.Failure != err || fl == nil || fl.Kind != report.FailureDeadlock || fl.Message != err.Error() ||
+		fl.Seconds != dl.Time.Seconds() || fl.Cycles == 0 || fl.Cycles != rep.Time.Cycles || !slices.Equal(fl.Blocked, dl.Blocked) || len(fl.Blocked) == 0 {
+		t.Fatalf("failure %+v (result's %v), want the deadlock %v", fl, res.Failure, err)
+	}
+	if rep.Time.Seconds != dl.Time.Seconds() || dl.Time == 0 {
+		t.Errorf("time %v s, want the deadlock's %v", rep.Time.Seconds, dl.Time)
+	}
+	if rep.HPLMxP != nil || rep.Flops != nil || len(rep.Program) != 1 || rep.Program["kind"] != "lu-fused" {
+		t.Errorf("a deadlocked run's report has the solve's results: hplmxp %v, flops %v, program %v", rep.HPLMxP, rep.Flops, rep.Program)
+	}
+	if rep.Cluster == nil || len(rep.Cluster.Ranks) != 8 || rep.Cluster.Transfers == 0 || rep.Memory.GMReadBytes == 0 || rep.Version == "" {
+		t.Fatalf("the run up to the deadlock is not reported: cluster %+v, memory %+v, version %q", rep.Cluster, rep.Memory, rep.Version)
+	}
+	for i, r := range rep.Cluster.Ranks {
+		placeholder := slices.Contains(fl.NotMeaningful, fmt.Sprintf("cluster.ranks.%d.finish_seconds", i))
+		if placeholder != (r.FinishSeconds == 0) {
+			t.Errorf("rank %d: finish %v s, listed as a placeholder %v", i, r.FinishSeconds, placeholder)
+		}
+	}
+	if len(fl.NotMeaningful) == 0 {
+		t.Error("no rank's finish is a placeholder, yet the ranks were blocked")
+	}
+}
+
+// rvLoser is an observer of a cluster run's NPU that, at the first core
+// interval it sees while a collective's rendezvous is pending, forgets
+// that rendezvous (the first by key): a lost collective.
+type rvLoser struct {
+	job  **luCluster
+	lost string // the rendezvous forgotten
+}
+
+func (o *rvLoser) Interval(int, int, arch.Cause, sim.Time, sim.Time, *isa.Instr, *arch.Group) {
+	if j := *o.job; o.lost == "" && j != nil && len(j.rv) > 0 {
+		o.lost = slices.Sorted(maps.Keys(j.rv))[0]
+		delete(j.rv, o.lost)
+	}
+}
+func (o *rvLoser) Flag(int, int, int, int, bool, sim.Time) {}
+func (o *rvLoser) Occupancy(int, int, int64, sim.Time)     {}
+func (o *rvLoser) Bandwidth(sim.Time, float64)             {}
