@@ -263,6 +263,16 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if progress {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
+	return finishRun(stdout, stderr, file, res, err, rec, hooks, f)
+}
+
+// finishRun prints and writes what a run that ended with res and err
+// left: its report, its trace (rec, or hooks.ClusterTrace; the cluster's
+// view), -o DIR. A run that failed with a result — a deadlock, whose
+// report covers the run up to it — is written as one that completed, its
+// trace closed at the deadlock; one that failed without a result writes
+// its trace (what led to the failure) alone.
+func finishRun(stdout, stderr io.Writer, file *programs.File, res *programs.Result, err error, rec *traces.Recorder, hooks programs.RunHooks, f runFlags) error {
 	if err != nil {
 		if badinput.Is(err) {
 			return badInput(err)
@@ -270,16 +280,13 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		if ierr := interruptExit(err); ierr != nil {
 			return ierr
 		}
-		// A deadlock's trace shows what led to it.
-		if terr := finishTrace(stderr, rec, nil, f); terr != nil {
-			fmt.Fprintln(stderr, "davinci-sim:", terr)
-		}
 		if res == nil {
+			if terr := finishTrace(stderr, rec, nil, f); terr != nil {
+				fmt.Fprintln(stderr, "davinci-sim:", terr)
+			}
 			return failure(err)
 		}
-		// A deadlock on one chip: its report covers the run up to it
-		// (res.Failure is err), printed and written as a failed check's.
-		return writeResults(stdout, stderr, res, f, nil)
+		// A deadlock: res.Failure is err, returned by writeResults.
 	}
 	noteImpliedNumerics(stderr, f, file, res)
 	if hooks.ClusterTrace != nil {

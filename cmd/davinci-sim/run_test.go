@@ -5,12 +5,15 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/davinci-sim/davinci-sim/traces"
 )
 
 // exampleArgs runs every shipped example small enough for a unit test.
@@ -490,5 +493,35 @@ func TestCheckFailureInReport(t *testing.T) {
 	}
 	if _, rep := withoutWall(t, []byte(stdout)); rep["failure"] != nil {
 		t.Errorf("a passing run's report has failure %v", rep["failure"])
+	}
+}
+
+// A deadlocked run's trace ends at the deadlock, as a completed run's
+// ends at its end: here core 1, the only one traced, finishes its one copy
+// long before core 0, after its eight, blocks on a flag nobody sets. The
+// trace was closed at time 0, so it ended with core 1's last event (0.45
+// µs of 3.78).
+func TestDeadlockTraceEndsAtDeadlock(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "dl2.yaml")
+	src := "kind: asm\ncores: 2\nasm: |\n  alloc L1 off=0 size=32768 name=a\n  repeat 1+(1-core)*7 {\n    mte2.copy gm=0 l1=0 bytes=32768\n  }\n  repeat 1-core {\n    wait_flag MTE1 M 3\n  }\n"
+	if err := os.WriteFile(prog, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"t.json", "t.pftrace"} {
+		trace := filepath.Join(dir, name)
+		stdout, _, code, err := runSplit(t, "run", prog, "-q", "--json", "--trace", trace, "--trace-cores", "1")
+		if code != 1 || err == nil || !strings.Contains(err.Error(), "deadlock at") {
+			t.Fatalf("%s: exit %d, %v; want 1 and the deadlock", name, code, err)
+		}
+		_, rep := withoutWall(t, []byte(stdout))
+		secs, _ := rep["failure"].(map[string]any)["seconds"].(float64)
+		tl, rerr := traces.ReadTraceFile(trace)
+		if rerr != nil {
+			t.Fatalf("%s: %v", name, rerr)
+		}
+		if got := tl.To.Seconds(); secs < 3e-6 || math.Abs(got-secs) > 1e-15 {
+			t.Errorf("%s: the trace ends at %v s, want the deadlock's %v s", name, got, secs)
+		}
 	}
 }
