@@ -91,7 +91,7 @@ q quit.`,
 // runWithView runs the program with the live visualizer: the engine runs in
 // a goroutine feeding rec; the UI redraws at most 20 times a second. When
 // the user quits before the run ends, the run still completes and its
-// summary is printed.
+// summary is printed (a deadlock's too: its report up to the deadlock).
 func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Options, f runFlags, rec *traces.Recorder) error {
 	s, err := newScreen()
 	if err == nil {
@@ -109,7 +109,7 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 	go func() {
 		res, err := programs.Execute(file, opts, programs.RunHooks{Observer: rec})
 		var end = outcome{res, err}
-		if err == nil {
+		if res != nil { // (a deadlock's: up to it)
 			rec.Finish(res.Stats.Time)
 		} else {
 			rec.Finish(0)
@@ -130,14 +130,5 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 	if uiErr != nil {
 		fmt.Fprintln(stderr, "davinci-sim:", uiErr)
 	}
-	if out.err != nil {
-		if badinput.Is(out.err) {
-			return badInput(out.err)
-		}
-		if terr := finishTrace(stderr, rec, nil, f); terr != nil {
-			fmt.Fprintln(stderr, "davinci-sim:", terr)
-		}
-		return failure(out.err)
-	}
-	return writeResults(stdout, stderr, out.res, f, finishTrace(stderr, rec, out.res, f))
+	return finishRun(stdout, stderr, file, out.res, out.err, rec, programs.RunHooks{}, f)
 }

@@ -126,3 +126,34 @@ func TestViewNeedsTerminal(t *testing.T) {
 		}
 	}
 }
+
+// A deadlocked run under --view writes its report up to the deadlock (-o
+// DIR, the summary) and its trace, as without --view, and exits 1 with
+// the deadlock: it printed the error alone.
+func TestViewDeadlockWritesReport(t *testing.T) {
+	simScreen(t)
+	dir := t.TempDir()
+	out, trace := filepath.Join(dir, "out"), filepath.Join(dir, "t.json")
+	stdout, _, code, err := runSplit(t, "run", examplePath("deadlock.yaml"), "-q", "--view", "-o", out, "--trace", trace)
+	if code != 1 || err == nil || !strings.Contains(err.Error(), "wait_flag MTE1->M id 3") {
+		t.Fatalf("exit %d, %v; want 1 and the deadlock", code, err)
+	}
+	if !strings.Contains(stdout, "FAILED    deadlock at 636.877ns: 1 blocked") {
+		t.Errorf("summary lacks the deadlock:\n%s", stdout)
+	}
+	data, rerr := os.ReadFile(filepath.Join(out, "report.json"))
+	if rerr != nil {
+		t.Fatalf("-o wrote no report: %v", rerr)
+	}
+	_, rep := withoutWall(t, data)
+	if fl, _ := rep["failure"].(map[string]any); fl["kind"] != "deadlock" || fl["message"] != err.Error() {
+		t.Errorf("failure %v, want the deadlock %q", fl, err)
+	}
+	tl, terr := traces.ReadTraceFile(trace)
+	if terr != nil {
+		t.Fatalf("trace: %v", terr)
+	}
+	if tl.To != 636877 {
+		t.Errorf("trace ends at %v, want the deadlock's 636.877ns", tl.To)
+	}
+}
