@@ -364,6 +364,12 @@ func TestLUClusterDeadlockReport(t *testing.T) {
 	if len(fl.NotMeaningful) == 0 {
 		t.Error("no rank's finish is a placeholder, yet the ranks were blocked")
 	}
+	// The summary gives no end time for a rank that had not ended.
+	var sum strings.Builder
+	rep.WriteSummary(&sum)
+	if !strings.Contains(sum.String(), "FAILED    deadlock at") || strings.Contains(sum.String(), "between 0 and") {
+		t.Errorf("summary:\n%s", sum.String())
+	}
 }
 
 // rvLoser is an observer of a cluster run's NPU that, at the first core

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 )
 
@@ -83,15 +84,24 @@ type ClusterRank struct {
 }
 
 // writeSummary prints the cluster part of the human summary: the system,
-// the ranks' end times and the bytes per link class.
-func (c *Cluster) writeSummary(w io.Writer) {
+// the ranks' end times (of the ranks whose end is not a placeholder: a
+// deadlocked run's host that had not finished) and the bytes per link
+// class.
+func (c *Cluster) writeSummary(w io.Writer, placeholder func(path string) bool) {
 	fmt.Fprintf(w, "cluster   %s: %d node(s), %d NPUs as a %d × %d grid, fidelity %s\n", c.Name, c.Nodes, c.NPUs, c.GridP, c.GridQ, c.Fidelity)
-	if len(c.Ranks) > 0 {
-		lo, hi := c.Ranks[0].FinishSeconds, c.Ranks[0].FinishSeconds
-		for _, rk := range c.Ranks {
-			lo, hi = min(lo, rk.FinishSeconds), max(hi, rk.FinishSeconds)
+	var ends []float64
+	for i, rk := range c.Ranks {
+		if !placeholder(fmt.Sprintf("cluster.ranks.%d.finish_seconds", i)) {
+			ends = append(ends, rk.FinishSeconds)
 		}
-		fmt.Fprintf(w, "ranks     host programs end between %.4g and %.4g s\n", lo, hi)
+	}
+	switch {
+	case len(ends) == len(c.Ranks) && len(ends) > 0:
+		fmt.Fprintf(w, "ranks     host programs end between %.4g and %.4g s\n", slices.Min(ends), slices.Max(ends))
+	case len(ends) > 0:
+		fmt.Fprintf(w, "ranks     host programs of %d of %d ranks end between %.4g and %.4g s; the others had not ended\n", len(ends), len(c.Ranks), slices.Min(ends), slices.Max(ends))
+	case len(c.Ranks) > 0:
+		fmt.Fprintf(w, "ranks     no host program had ended (%d ranks)\n", len(c.Ranks))
 	}
 	classes := make([]string, 0, len(c.LinkBytes))
 	for k := range c.LinkBytes {

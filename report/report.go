@@ -425,7 +425,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 		}
 	}
 	if r.Cluster != nil {
-		r.Cluster.writeSummary(w)
+		r.Cluster.writeSummary(w, r.placeholder)
 	}
 	if len(r.Pipes) > 0 || len(r.Buffers) > 0 {
 		fmt.Fprintln(w)
@@ -467,10 +467,16 @@ func (r *Report) WriteSummary(w io.Writer) {
 // intensityStr formats an operational intensity for the summary, or says
 // it is not known when the failure lists its key (path) as a placeholder.
 func (r *Report) intensityStr(path string, x float64) string {
-	if r.Failure != nil && slices.Contains(r.Failure.NotMeaningful, path) {
+	if r.placeholder(path) {
 		return "flop/byte not known"
 	}
 	return fmt.Sprintf("%.1f flop/byte", x)
+}
+
+// placeholder reports whether the failure names the key at path (dotted)
+// as a placeholder that does not describe the run.
+func (r *Report) placeholder(path string) bool {
+	return r.Failure != nil && slices.Contains(r.Failure.NotMeaningful, path)
 }
 
 // writeSummary prints the failure after the summary of what was
