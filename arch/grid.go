@@ -425,9 +425,12 @@ type FastForward struct {
 	// check of at least one duration between centres: a tail of 3.
 	Tail int
 	// Exclude lists ranges of blocks of a grid where no skip may start or
-	// reach: those of a skip whose check failed, with its check's waves
-	// (programs.Execute runs again without skips there, and with the
-	// grid's other skips: a grouped GEMM's other GEMMs), or a whole grid.
+	// reach, set by programs.Execute when it runs again after a failed
+	// check (with the grid's other skips: a grouped GEMM's other GEMMs):
+	// after a grid's first failure the waves after the failed skip's
+	// measured ones (a skip is then measured on other waves), after its
+	// second the failed skip's blocks with its check's, after its third
+	// the whole grid.
 	Exclude []BlockRange
 	// Mix is the largest spread over the measured waves of a lane's
 	// fraction of time in a cause (busy, each stall; the mean over the
@@ -556,8 +559,8 @@ type FastForwardDecline struct {
 
 // FastForwardCheckError stops a fast-forwarded run when the waves after a
 // skip did not take the measured period (FastForwardSkip.Checked): the
-// skipped waves were not like the measured ones. Run again with the grid
-// in FastForward.Exclude (the skip and its check's waves).
+// skipped waves were not like the measured ones. Run again with some of
+// the grid's blocks in FastForward.Exclude (programs.Execute says which).
 type FastForwardCheckError struct {
 	Grid int // index of the grid in the program
 	Skip FastForwardSkip

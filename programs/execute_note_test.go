@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -24,5 +25,79 @@ func TestFastForwardNote(t *testing.T) {
 		if !strings.Contains(n, want) {
 			t.Errorf("stationary skip whose hits moved: no %q in %s", want, n)
 		}
+	}
+}
+
+// A failed check's rerun excludes, in that kernel, the waves after the
+// failed skip's measured ones (at most the skip and its check's), then
+// the second failed skip's blocks with its check's, then every block; the
+// other kernels' exclusions do not count, and the note says which.
+func TestExcludeAfterFailure(t *testing.T) {
+	ff := arch.DefaultFastForward
+	fail := func(grid, from, waves, measured int) *arch.FastForwardCheckError {
+		return &arch.FastForwardCheckError{Grid: grid, Skip: arch.FastForwardSkip{FromCTA: from, Waves: waves, WaveCTAs: 80, Tail: 3, Measured: measured}}
+	}
+	steps := []struct {
+		ce      *arch.FastForwardCheckError
+		want    arch.BlockRange
+		saysPfx string
+	}{
+		{fail(1, 640, 91, 4), arch.BlockRange{Grid: 1, From: 640, To: 640 + 4*80}, "with no skip starting in blocks 640–959 "},
+		{fail(0, 800, 2, 8), arch.BlockRange{Grid: 0, From: 800, To: 800 + 5*80}, "with no skip starting in blocks 800–1199 "}, // the skip and its check: fewer than 8 waves
+		{fail(1, 960, 87, 4), arch.BlockRange{Grid: 1, From: 960, To: 960 + 90*80}, "without skips in blocks 960–8159 of that kernel (its second"},
+		{fail(1, 480, 9, 4), arch.WholeGrid(1), "with every block of that kernel simulated (its third"},
+	}
+	for i, s := range steps {
+		x := excludeAfterFailure(ff, s.ce)
+		if x.BlockRange != s.want || !strings.HasPrefix(x.String(), s.saysPfx) {
+			t.Errorf("failure %d: excluded %+v (%q), want %+v (%q…)", i, x.BlockRange, x.String(), s.want, s.saysPfx)
+		}
+		ff.Exclude = append(ff.Exclude, x.BlockRange)
+	}
+}
+
+// A failed check's rerun measures again after the failed skip's measured
+// waves and skips from there (T4 LE-GEMM 4096³: its first skip measured 4
+// waves at the GDDR6's pace, the check met faster ones), with the run's
+// time within its stated uncertainty of the full run's.
+func TestFastForwardRerunSkipsAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two runs of T4 LE-GEMM 4096³ (~3 s)")
+	}
+	f, err := ReadFile("examples/a100-emulated-gemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(ff *arch.FastForward) *Result {
+		opts := Options{Machine: "t4", Numerics: NumericsOff, FastForward: ff,
+			Overrides: mustSets(t, "program.scheme=le-gemm", "program.m=4096", "program.n=4096", "program.k=4096")}
+		res, err := Execute(f, opts, RunHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	ff := arch.DefaultFastForward
+	fast, full := run(&ff), run(nil)
+	failed, again := 0, 0
+	for _, n := range fast.Report.Notes {
+		if strings.Contains(n, "CHECK FAILED") {
+			failed++
+			if !strings.Contains(n, "made again with no skip starting in blocks") {
+				t.Errorf("note %q", n)
+			}
+		} else if strings.Contains(n, "kernel emulated-gemm/hh|hl+lh: skipped") && strings.Contains(n, "checked: the waves after the skip took") {
+			again++
+		}
+	}
+	if failed != 1 || again != 1 {
+		t.Fatalf("%d failed and %d checked skips of the products kernel, want 1 and 1: %q", failed, again, fast.Report.Notes)
+	}
+	d := math.Abs(float64(fast.Stats.Time - full.Stats.Time))
+	if unc := fast.Report.Sim.SkipUncertaintySeconds; d > unc*1e12 || unc <= 0 {
+		t.Errorf("time %v, full %v: %v apart, stated uncertainty %g s", fast.Stats.Time, full.Stats.Time, sim.Time(d), unc)
+	}
+	if fast.Stats.Events >= full.Stats.Events {
+		t.Errorf("events %d, full run %d", fast.Stats.Events, full.Stats.Events)
 	}
 }
