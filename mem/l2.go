@@ -185,29 +185,66 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))
 		sec, step := addr>>c.sectorBits, stride>>c.sectorBits
 		where, sets := c.where, c.set
-		for b := 0; b < nburst; b, sec = b+1, sec+step {
-			// Inline hit path: present with every wanted line.
-			if w := where[sec]; w != 0 {
-				set := &sets[c.setIndex(sec)]
-				w--
-				w &= MaxL2Ways - 1
-				if set.valid[w]&want == want {
-					if set.order&0xF != uint64(w) {
-						set.order = toFront(set.order, uint64(w))
+		if c.hash && c.setBits > 0 {
+			for b := 0; b < nburst; b, sec = b+1, sec+step {
+				si := c.setIndex(sec)
+				// Inline hit path: present with every wanted line.
+				if w := where[sec]; w != 0 {
+					set := &sets[si]
+					w--
+					w &= MaxL2Ways - 1
+					if set.valid[w]&want == want {
+						if set.order&0xF != uint64(w) {
+							set.order = toFront(set.order, uint64(w))
+						}
+						hit += burstLen
+						continue
 					}
+				}
+				switch have := c.touchSet(sec, si, want); have {
+				case want:
 					hit += burstLen
-					continue
+				case 0:
+					miss += burstLen
+				default:
+					lo := addr + int64(b)*stride
+					h, m := c.split(have, l0, l1, lo&^sectorMask, lo, lo+burstLen)
+					hit, miss = hit+h, miss+m
 				}
 			}
-			switch have := c.touch(sec, want); have {
-			case want:
-				hit += burstLen
-			case 0:
-				miss += burstLen
-			default:
-				lo := addr + int64(b)*stride
-				h, m := c.split(have, l0, l1, lo&^sectorMask, lo, lo+burstLen)
-				hit, miss = hit+h, miss+m
+		} else {
+			// Without hashing the set index steps by step mod sets from
+			// row to row ((s + step) mod sets = (s mod sets + step mod
+			// sets) mod sets): an addition and a compare in place of a
+			// remainder.
+			next, d, nsets := c.setIndex(sec), c.setIndex(step), c.sets
+			for b := 0; b < nburst; b, sec = b+1, sec+step {
+				si := next
+				if next += d; next >= nsets {
+					next -= nsets
+				}
+				if w := where[sec]; w != 0 {
+					set := &sets[si]
+					w--
+					w &= MaxL2Ways - 1
+					if set.valid[w]&want == want {
+						if set.order&0xF != uint64(w) {
+							set.order = toFront(set.order, uint64(w))
+						}
+						hit += burstLen
+						continue
+					}
+				}
+				switch have := c.touchSet(sec, si, want); have {
+				case want:
+					hit += burstLen
+				case 0:
+					miss += burstLen
+				default:
+					lo := addr + int64(b)*stride
+					h, m := c.split(have, l0, l1, lo&^sectorMask, lo, lo+burstLen)
+					hit, miss = hit+h, miss+m
+				}
 			}
 		}
 		c.HitBytes += hit
@@ -281,7 +318,11 @@ func (c *L2) split(have uint16, l0, l1 uint, base, lo, end int64) (hit, miss int
 // needed, replacing the set's least recently used sector) and returns which
 // of them were present before.
 func (c *L2) touch(sec int64, want uint16) uint16 {
-	si := c.setIndex(sec)
+	return c.touchSet(sec, c.setIndex(sec), want)
+}
+
+// touchSet is touch of sector sec, in set si.
+func (c *L2) touchSet(sec int64, si uint64, want uint16) uint16 {
 	set := &c.set[si]
 	tags := c.tags[si*MaxL2Ways : (si+1)*MaxL2Ways : (si+1)*MaxL2Ways]
 	indexed := c.indexed(sec)

@@ -111,13 +111,19 @@ func testL2AgainstScan(t *testing.T, ways, sets, sectors int) {
 // transfer as one burst).
 func TestL2Access2DMatchesBursts(t *testing.T) {
 	for _, ways := range []int{4, 3} { // 8 sets (a power of two) and 10
-		testAccess2D(t, ways)
+		for _, hash := range []bool{false, true} {
+			testAccess2D(t, ways, hash)
+		}
 	}
 }
 
-func testAccess2D(t *testing.T, ways int) {
+func testAccess2D(t *testing.T, ways int, hash bool) {
 	a := NewL2(64<<10, 128, ways) // sectors of 2 KiB
 	b := NewL2(64<<10, 128, ways)
+	if hash {
+		a.HashSets()
+		b.HashSets()
+	}
 	x := uint64(99)
 	rnd := func(n uint64) int64 {
 		x ^= x << 13
@@ -130,9 +136,20 @@ func testAccess2D(t *testing.T, ways int) {
 		nburst := int(rnd(12)) + 1
 		burst := rnd(3000) + 1
 		stride := burst + rnd(3000)
-		if rnd(2) == 0 {
+		switch rnd(4) {
+		case 0:
 			stride = (rnd(4) + 1) * 2048 // whole sectors apart
 			burst = min(burst, 2048)
+		case 1:
+			// Many rows whole sectors apart, a step beyond the sets
+			// (the set index wraps, rows share sets and evict each
+			// other's sectors within one walk), far into the index.
+			nburst = int(rnd(70)) + 1
+			stride = (rnd(40) + 1) * 2048
+			burst = min(burst, 2048-addr%2048)
+			if rnd(2) == 0 {
+				addr += rnd(1<<13) << 20
+			}
 		}
 		h1, m1 := a.Access2D(addr, nburst, burst, stride)
 		var h2, m2 int64
@@ -150,6 +167,40 @@ func testAccess2D(t *testing.T, ways int) {
 	}
 	if a.HitBytes != b.HitBytes || a.MissBytes != b.MissBytes {
 		t.Fatal("statistics differ")
+	}
+	sameDirectory(t, a, b)
+}
+
+// sameDirectory fails unless a and b hold the same sectors, lines and
+// recency orders.
+func sameDirectory(t *testing.T, a, b *L2) {
+	t.Helper()
+	for i := range a.set {
+		if a.set[i] != b.set[i] {
+			t.Fatalf("set %d: %+v, want %+v", i, a.set[i], b.set[i])
+		}
+	}
+	for i := range a.tags {
+		if a.tags[i] != b.tags[i] {
+			t.Fatalf("tag %d: %d, want %d", i, a.tags[i], b.tags[i])
+		}
+	}
+	for i := range max(len(a.where), len(b.where)) {
+		var wa, wb uint8
+		if i < len(a.where) {
+			wa = a.where[i]
+		}
+		if i < len(b.where) {
+			wb = b.where[i]
+		}
+		if wa != wb {
+			t.Fatalf("where[%d]: %d, want %d", i, wa, wb)
+		}
+	}
+	for i := range a.pageInit {
+		if a.pageInit[i] != b.pageInit[i] {
+			t.Fatalf("page %d initialised: %v, want %v", i, a.pageInit[i], b.pageInit[i])
+		}
 	}
 }
 
