@@ -186,8 +186,21 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		sec, step := addr>>c.sectorBits, stride>>c.sectorBits
 		where, sets := c.where, c.set
 		if c.hash && c.setBits > 0 {
+			// setIndex with the directory's shape in locals: the
+			// XOR-fold's shifts below 64, the sectors below maxWhere
+			// (indexed), so below 2^32 for the remainder by
+			// multiplication.
+			sb, pow2, mask, modM, nsets := c.setBits, c.pow2, c.setMask, c.modM, c.sets
+			fold := sb < 22 && (pow2 || nsets < 1<<32)
 			for b := 0; b < nburst; b, sec = b+1, sec+step {
-				si := c.setIndex(sec)
+				var si uint64
+				if s := uint64(sec); !fold {
+					si = c.setIndex(sec)
+				} else if s ^= s>>(sb&63) ^ s>>(2*sb&63) ^ s>>(3*sb&63); pow2 {
+					si = s & mask
+				} else {
+					si, _ = bits.Mul64(modM*s, nsets)
+				}
 				// Inline hit path: present with every wanted line.
 				if w := where[sec]; w != 0 {
 					set := &sets[si]
