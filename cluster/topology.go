@@ -500,8 +500,8 @@ func nodeProblems(n *Node) []problem {
 	if h.Cores < 1 {
 		c.add("hosts.cores", "must be ≥ 1 (got %d)", h.Cores)
 	}
-	if f := float64(h.Clock); !(f > 0) || math.IsInf(f, 0) {
-		c.add("hosts.clock", "must be > 0 (got %v)", h.Clock)
+	if msg := machines.ClockProblem(h.Clock); msg != "" {
+		c.add("hosts.clock", "%s", msg)
 	}
 	c.bandwidth("hosts.memory_bandwidth", h.MemoryBandwidth)
 	if h.Memory <= 0 {

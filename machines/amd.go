@@ -270,7 +270,7 @@ func (c *AMDCUCore) problems() []problem {
 	add := func(key, format string, args ...any) {
 		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
 	}
-	if msg := clockProblem(c.Clock); msg != "" {
+	if msg := ClockProblem(c.Clock); msg != "" {
 		add("clock", "%s", msg)
 	}
 	archOK := slices.Contains(AMDArchs, c.Arch)

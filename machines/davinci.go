@@ -34,7 +34,7 @@ func (c *DaVinciCore) problems() []problem {
 	add := func(key, format string, args ...any) {
 		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
 	}
-	if msg := clockProblem(c.Clock); msg != "" {
+	if msg := ClockProblem(c.Clock); msg != "" {
 		add("clock", "%s", msg)
 	}
 	if c.QueueDepth < 1 {

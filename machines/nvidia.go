@@ -377,7 +377,7 @@ func (c *NvidiaSMCore) problems() []problem {
 	add := func(key, format string, args ...any) {
 		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
 	}
-	if msg := clockProblem(c.Clock); msg != "" {
+	if msg := ClockProblem(c.Clock); msg != "" {
 		add("clock", "%s", msg)
 	}
 	archOK := archIndex(c.Arch) >= 0
@@ -560,7 +560,7 @@ func (c *NvidiaSMCore) sustainedClockProblems() []problem {
 			msg = fmt.Sprintf("must be left out: tensor.flops_per_cycle.%s is 0 (type unsupported) (got %v)", rates[i].Key, v)
 		case !(v >= MinClock) || math.IsInf(f, 0):
 			msg = fmt.Sprintf("must be ≥ 1MHz: the clock the SM sustains under %s tensor load (got %v)", strings.ToUpper(rates[i].Key), v)
-		case clockProblem(c.Clock) == "" && f > float64(c.Clock): // a bad clock is its own key's problem
+		case ClockProblem(c.Clock) == "" && f > float64(c.Clock): // a bad clock is its own key's problem
 			msg = fmt.Sprintf("must be ≤ clock = %v: the power limit only lowers the clock (got %v)", c.Clock, v)
 		default:
 			continue

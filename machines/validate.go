@@ -27,8 +27,9 @@ const MaxClock Frequency = 1e12
 // the first vector instruction, naming the instruction, not the key).
 const MinClock Frequency = 1e6
 
-// clockProblem says what is wrong with a clock ("" when nothing).
-func clockProblem(f Frequency) string {
+// ClockProblem says what is wrong with a clock, a machine's or a cluster
+// node's host ("" when nothing): outside [MinClock, MaxClock].
+func ClockProblem(f Frequency) string {
 	if !(f >= MinClock) || f > MaxClock {
 		return fmt.Sprintf("must be in [1MHz, 1THz] (a cycle of 1 ps to 1 µs; got %v)", f)
 	}
@@ -216,7 +217,7 @@ func (m *Machine) problems() []problem {
 		if h.Cores < 1 {
 			add("host.cores", "must be ≥ 1 when a host section is given (got %d)", h.Cores)
 		}
-		if msg := clockProblem(h.Clock); msg != "" {
+		if msg := ClockProblem(h.Clock); msg != "" {
 			add("host.clock", "%s", msg)
 		}
 		for _, v := range []struct {
