@@ -125,7 +125,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.StringVar(&f.traceWindow, "trace-window", "", "trace/view only this simulated time window, e.g. 0us..50us")
 	fl.StringVar(&f.traceRanks, "trace-ranks", "", "cluster runs: trace only these ranks, e.g. 0-7 (a node) (default: all)")
 	fl.IntVar(&f.traceNPU, "trace-npu", -1, "cluster runs at fidelity full: also trace this rank's NPU core by core (its pipes as threads of the rank; --trace-cores narrows them)")
-	fl.BoolVar(&f.fastForward, "fast-forward", false, "GPU kernels, timing only: measure waves of blocks and skip the repeated ones (approximate; the notes say what was skipped and the bound)")
+	fl.BoolVar(&f.fastForward, "fast-forward", false, "GPU kernels, timing only: measure waves of blocks and skip the repeated ones (approximate, checked; the notes say what was skipped, report.json's sim section the time skipped and an estimate of the error)")
 	fl.Float64Var(&f.ffTolerance, "fast-forward-tolerance", arch.DefaultFastForward.Tolerance, "with --fast-forward: the largest relative spread of the measured waves' durations that allows a skip (inf: any)")
 	fl.Float64Var(&f.ffMix, "fast-forward-mix", arch.DefaultFastForward.Mix, "with --fast-forward: the largest spread of a lane's fraction of time in a cause over the measured waves that allows a skip (inf: any)")
 	fl.Float64Var(&f.ffMinGain, "fast-forward-min-gain", arch.DefaultFastForward.MinGain, "with --fast-forward: the smallest share of the events simulated so far that a skip must stand for (a failed check makes the run start again from the beginning, so a short kernel late in a long run is not worth the risk; 0: any skip)")
