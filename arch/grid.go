@@ -525,8 +525,8 @@ type FastForwardSkip struct {
 	// it is within the
 	// tolerance (and the measured spread) of Period: the grid's later
 	// waves are still like the measured ones. A skip whose check failed
-	// makes the result unreliable (programs.Execute then runs the full
-	// simulation).
+	// makes the result unreliable (programs.Execute then runs again with
+	// some of the grid's blocks excluded from skips: FastForward.Exclude).
 	TailPeriod sim.Time
 	Checked    bool
 	// Hits and TailHits are the L2 hit fractions (bytes; −1: no traffic)

@@ -246,7 +246,13 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 			break
 		}
 		ff := *opts.FastForward
-		x := excludeAfterFailure(ff, ce)
+		prior := 0 // the grid's earlier failures (not the caller's own exclusions)
+		for _, f := range ffFailed {
+			if f.again.Grid == ce.Grid {
+				prior++
+			}
+		}
+		x := excludeAfterFailure(ff, ce, prior)
 		ffFailed = append(ffFailed, failedSkip{ce.Skip, x})
 		ff.Exclude = append(slices.Clip(ff.Exclude), x.BlockRange)
 		opts.FastForward = &ff
@@ -413,11 +419,13 @@ type rerunExclusion struct {
 
 // excludeAfterFailure returns the blocks of the failed skip's grid where
 // the run made again after check ce failed may not skip, given the
-// exclusions of ff (those of the grid's earlier failures):
-//   - the first failure: no skip may start in the waves after the failed
-//     skip's measured ones, as many as it measured (at most the skip and
-//     its check): a skip there is measured on waves after them, and
-//     checked again. A first skip that measured a passing dip (V100
+// number of the grid's earlier failures (prior) and the settings ff:
+//   - the first failure: no skip may start in the 2·Measure waves after
+//     the failed skip's measured ones (at most the skip and its check):
+//     the most a skip looks back (a skip timed between centres, a
+//     stationary one, the hits' comparison with the waves Measure before),
+//     so a skip there is measured on waves after them, and checked
+//     again. A first skip that measured a passing dip (V100
 //     Ootomo 8192³: 4 waves of 503–522 µs among waves of 570–584 µs)
 //     then skips the rest of the kernel measured on the waves after it:
 //     3.6 s, time −0.21 % against the full run, where keeping the whole
@@ -428,18 +436,12 @@ type rerunExclusion struct {
 //
 // So a kernel is run again at most three times; each time its skips are
 // checked as before.
-func excludeAfterFailure(ff arch.FastForward, ce *arch.FastForwardCheckError) rerunExclusion {
-	prior := 0
-	for _, x := range ff.Exclude {
-		if x.Grid == ce.Grid {
-			prior++
-		}
-	}
+func excludeAfterFailure(ff arch.FastForward, ce *arch.FastForwardCheckError, prior int) rerunExclusion {
 	sk := ce.Skip
 	x := rerunExclusion{BlockRange: arch.BlockRange{Grid: ce.Grid, From: sk.FromCTA, To: sk.FromCTA + (sk.Waves+sk.Tail)*sk.WaveCTAs}, failure: prior + 1}
 	switch {
 	case prior == 0:
-		x.To = sk.FromCTA + min(sk.Waves+sk.Tail, max(sk.Measured, ff.Measure))*sk.WaveCTAs
+		x.To = sk.FromCTA + min(sk.Waves+sk.Tail, max(sk.Measured, 2*ff.Measure))*sk.WaveCTAs
 	case prior >= 2:
 		x.BlockRange = arch.WholeGrid(ce.Grid)
 	}

@@ -1388,8 +1388,12 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity isolated: %d kernels, %d distinct ones simulated alone on a fresh chip (cold L2, no other zone beside them); no memory traffic; energy: each kernel's dynamic energy from its simulation, the static power over the run", j.timer.launches, len(j.timer.exact)))
 	}
 	if s := cl.Sampling; s != nil {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity sampled: %d of %d fusion windows simulated; %d kernels, %d distinct ones simulated alone, %d predicted (%d classes, %d leave-one-out residuals: mean %+.2f %%, sd %.2f %%); total %.6g s, 99.7 %% interval [%.6g, %.6g] s; no memory traffic; energy: each kernel's dynamic energy from its simulation or predicted like its time, the static power over the run",
-			s.WindowsSampled, s.Windows, s.KernelsLaunched, s.KernelSimulations, s.LaunchesPredicted, s.Classes, s.Residuals, 100*s.ResidualMean, 100*s.ResidualSD, secs, s.TotalLowSeconds, s.TotalHighSeconds))
+		total := fmt.Sprintf("total %.6g s, 99.7 %% interval [%.6g, %.6g] s", secs, s.TotalLowSeconds, s.TotalHighSeconds)
+		if dl != nil {
+			total = fmt.Sprintf("no total: the run deadlocked at %.6g s", secs)
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity sampled: %d of %d fusion windows simulated; %d kernels, %d distinct ones simulated alone, %d predicted (%d classes, %d leave-one-out residuals: mean %+.2f %%, sd %.2f %%); %s; no memory traffic; energy: each kernel's dynamic energy from its simulation or predicted like its time, the static power over the run",
+			s.WindowsSampled, s.Windows, s.KernelsLaunched, s.KernelSimulations, s.LaunchesPredicted, s.Classes, s.Residuals, 100*s.ResidualMean, 100*s.ResidualSD, total))
 	}
 	if j.trace != nil && j.trace.Dropped > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("trace: %d spans and messages beyond the first %d left out (narrow it with --trace-window or --trace-ranks)", j.trace.Dropped, len(j.trace.Spans)+len(j.trace.Messages)))
@@ -1408,6 +1412,14 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 			if r.h.Finish() == 0 {
 				notMeaningful = append(notMeaningful, fmt.Sprintf("cluster.ranks.%d.finish_seconds", i))
 			}
+		}
+		if j.isolated() && rep.Energy != nil {
+			// Kernels timed apart leave no matrix flops in the ranks'
+			// statistics: no flops to divide the energy by.
+			notMeaningful = append(notMeaningful, "energy.gflops_per_watt")
+		}
+		if cl.Sampling != nil { // the interval of a total the run did not reach
+			notMeaningful = append(notMeaningful, "cluster.sampling.total_low_seconds", "cluster.sampling.total_high_seconds")
 		}
 		markDeadlocked(rep, "lu-fused", dl, rep.Time.Cycles, notMeaningful)
 		return &Result{Report: rep, Failure: dl}, nil

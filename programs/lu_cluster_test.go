@@ -389,3 +389,58 @@ func (o *rvLoser) Interval(int, int, arch.Cause, sim.Time, sim.Time, *isa.Instr,
 func (o *rvLoser) Flag(int, int, int, int, bool, sim.Time) {}
 func (o *rvLoser) Occupancy(int, int, int64, sim.Time)     {}
 func (o *rvLoser) Bandwidth(sim.Time, float64)             {}
+
+// A cluster run whose kernels are timed apart (fidelity isolated, sampled)
+// that deadlocks marks what it cannot give: the energy per flop (the
+// ranks' statistics hold no matrix flops), the sampled total's interval;
+// its sampling note says it has no total.
+func TestLUClusterDeadlockTimedApart(t *testing.T) {
+	for _, fid := range []string{"isolated", "sampled"} {
+		t.Run(fid, func(t *testing.T) {
+			f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"numerics: off\ngrid: {p: 2, q: 4}\nfidelity: "+fid+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			kind := *f.Kind
+			var job *luCluster
+			kind.BuildCluster = func(f *File, topo *cluster.Topology, opts Options) (ClusterJob, error) {
+				cj, err := buildLUCluster(f, topo, opts)
+				job, _ = cj.(*luCluster)
+				return cj, err
+			}
+			f.Kind = &kind
+			// No NPU runs kernels here: lose the rendezvous from the
+			// progress hook, once the run is under way.
+			lose, n := &rvLoser{job: &job}, 0
+			hooks := RunHooks{ProgressEvery: 1, Progress: func(sim.Time, uint64) {
+				if n++; n > 200 {
+					lose.Interval(0, 0, 0, 0, 0, nil, nil)
+				}
+			}}
+			res, err := Execute(f, Options{}, hooks)
+			var dl *sim.DeadlockError
+			if !errors.As(err, &dl) || res == nil || res.Report.Failure == nil {
+				t.Fatalf("lost %q: got %v, want a deadlock with its report", lose.lost, err)
+			}
+			rep := res.Report
+			nm := rep.Failure.NotMeaningful
+			if rep.Energy == nil || rep.Energy.GFLOPSPerWatt != 0 || !slices.Contains(nm, "energy.gflops_per_watt") {
+				t.Errorf("energy %+v, placeholders %v: want gflops_per_watt listed", rep.Energy, nm)
+			}
+			sampled := fid == "sampled"
+			if (rep.Cluster.Sampling != nil) != sampled || slices.Contains(nm, "cluster.sampling.total_low_seconds") != sampled {
+				t.Errorf("sampling %+v, placeholders %v", rep.Cluster.Sampling, nm)
+			}
+			var sum strings.Builder
+			rep.WriteSummary(&sum)
+			if !strings.Contains(sum.String(), "GFLOP/s per W not known") {
+				t.Errorf("summary:\n%s", sum.String())
+			}
+			for _, note := range rep.Notes {
+				if strings.HasPrefix(note, "fidelity sampled:") && (strings.Contains(note, "interval") || !strings.Contains(note, "no total: the run deadlocked")) {
+					t.Errorf("note %q", note)
+				}
+			}
+		})
+	}
+}

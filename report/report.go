@@ -392,7 +392,11 @@ func (r *Report) WriteSummary(w io.Writer) {
 		if e.OverMax {
 			over = " — above the machine's maximum: the power model is too high"
 		}
-		fmt.Fprintf(w, "energy    %.4g J, %.1f W average (max %.0f W)%s, %.1f GFLOP/s per W\n", e.Joules, e.AverageWatts, e.MaxWatts, over, e.GFLOPSPerWatt)
+		perW := fmt.Sprintf("%.1f GFLOP/s per W", e.GFLOPSPerWatt)
+		if r.placeholder("energy.gflops_per_watt") {
+			perW = "GFLOP/s per W not known"
+		}
+		fmt.Fprintf(w, "energy    %.4g J, %.1f W average (max %.0f W)%s, %s\n", e.Joules, e.AverageWatts, e.MaxWatts, over, perW)
 	}
 	if e := r.Error; e != nil {
 		fmt.Fprintf(w, "error     rel_fro %.3e  max_rel %.3e  bits %.1f  (vs %s, %d elements%s)\n", e.RelFro, e.MaxRel, e.Bits, e.Reference, e.Elements, sampledStr(e.Sampled))
