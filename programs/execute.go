@@ -427,8 +427,8 @@ type rerunExclusion struct {
 //     so a skip there is measured on waves after them, and checked
 //     again. A first skip that measured a passing dip (V100
 //     Ootomo 8192³: 4 waves of 503–522 µs among waves of 570–584 µs)
-//     then skips the rest of the kernel measured on the waves after it:
-//     3.6 s, time −0.21 % against the full run, where keeping the whole
+//     then skips the rest of the kernel measured on the waves after them:
+//     4.2 s, time +0.38 % against the full run, where keeping the whole
 //     failed range simulated took 14.8 s (more than the full run).
 //   - the second: none may start in or reach the failed skip's blocks and
 //     its check's (their waves simulated, the grid's other skips kept).
