@@ -318,19 +318,7 @@ func TestLUClusterCheckNotMadeNoted(t *testing.T) {
 // the run is under way, the first pending rendezvous is forgotten, and its
 // members (and the ranks that then wait on them) wait forever.
 func TestLUClusterDeadlockReport(t *testing.T) {
-	f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"numerics: off\ngrid: {p: 2, q: 4}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	kind := *f.Kind
-	var job *luCluster
-	kind.BuildCluster = func(f *File, topo *cluster.Topology, opts Options) (ClusterJob, error) {
-		cj, err := buildLUCluster(f, topo, opts)
-		job, _ = cj.(*luCluster)
-		return cj, err
-	}
-	f.Kind = &kind
-	lose := &rvLoser{job: &job}
+	f, lose := losingClusterRun(t, "")
 	res, err := Execute(f, Options{}, RunHooks{Observer: lose, ObserveRank: 0})
 	lost := lose.lost
 	var dl *sim.DeadlockError
@@ -372,6 +360,25 @@ func TestLUClusterDeadlockReport(t *testing.T) {
 	}
 }
 
+// losingClusterRun returns the small cluster LU program (2 × 4 ranks,
+// numerics off, and extra keys) built so that an rvLoser can reach its job.
+func losingClusterRun(t *testing.T, extra string) (*File, *rvLoser) {
+	t.Helper()
+	f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"numerics: off\ngrid: {p: 2, q: 4}\n"+extra))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kind := *f.Kind
+	lose := &rvLoser{job: new(*luCluster)}
+	kind.BuildCluster = func(f *File, topo *cluster.Topology, opts Options) (ClusterJob, error) {
+		cj, err := buildLUCluster(f, topo, opts)
+		*lose.job, _ = cj.(*luCluster)
+		return cj, err
+	}
+	f.Kind = &kind
+	return f, lose
+}
+
 // rvLoser is an observer of a cluster run's NPU that, at the first core
 // interval it sees while a collective's rendezvous is pending, forgets
 // that rendezvous (the first by key): a lost collective.
@@ -397,21 +404,10 @@ func (o *rvLoser) Bandwidth(sim.Time, float64)             {}
 func TestLUClusterDeadlockTimedApart(t *testing.T) {
 	for _, fid := range []string{"isolated", "sampled"} {
 		t.Run(fid, func(t *testing.T) {
-			f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"numerics: off\ngrid: {p: 2, q: 4}\nfidelity: "+fid+"\n"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			kind := *f.Kind
-			var job *luCluster
-			kind.BuildCluster = func(f *File, topo *cluster.Topology, opts Options) (ClusterJob, error) {
-				cj, err := buildLUCluster(f, topo, opts)
-				job, _ = cj.(*luCluster)
-				return cj, err
-			}
-			f.Kind = &kind
+			f, lose := losingClusterRun(t, "fidelity: "+fid+"\n")
 			// No NPU runs kernels here: lose the rendezvous from the
 			// progress hook, once the run is under way.
-			lose, n := &rvLoser{job: &job}, 0
+			n := 0
 			hooks := RunHooks{ProgressEvery: 1, Progress: func(sim.Time, uint64) {
 				if n++; n > 200 {
 					lose.Interval(0, 0, 0, 0, 0, nil, nil)
