@@ -1,6 +1,7 @@
 package mem
 
 import (
+	"math"
 	"math/bits"
 	"unsafe"
 )
@@ -176,7 +177,8 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 	}
 	sectorMask := int64(1)<<c.sectorBits - 1
 	if end := addr + burstLen; nburst > 1 && addr >= 0 && stride > 0 && stride&sectorMask == 0 &&
-		addr>>c.sectorBits == (end-1)>>c.sectorBits && c.indexed((addr+int64(nburst-1)*stride)>>c.sectorBits) {
+		addr>>c.sectorBits == (end-1)>>c.sectorBits && stride <= (math.MaxInt64-addr)/int64(nburst-1) && // the last row's address fits
+		c.indexed((addr+int64(nburst-1)*stride)>>c.sectorBits) {
 		// Every burst sits at the same offset of its own sector (a block
 		// of a row-major matrix whose rows are whole sectors apart): the
 		// same lines of a sector at a fixed step.

@@ -291,3 +291,13 @@ func TestSetIndexRemainder(t *testing.T) {
 		}
 	}
 }
+
+// Rows whose last address would pass the int64 range take the general
+// loop, not the strided-rows path (where the wrapped address looked like
+// a small sector and the walk indexed past the where index: a panic).
+func TestL2Access2DHugeStride(t *testing.T) {
+	c := NewL2(1<<20, 128, 16)
+	if hit, miss := c.Access2D(0, 5, 64, 1<<62); hit+miss != 5*64 {
+		t.Errorf("hit %d + miss %d, want %d bytes", hit, miss, 5*64)
+	}
+}
