@@ -43,6 +43,19 @@ type Options struct {
 	// chips and components (a cluster of NPUs and its network): call Start,
 	// run the engine, then Collect, instead of Run.
 	Engine *sim.Engine
+	// KeyOrigin, if not nil, says where the value of a machine key (as
+	// the machine file names it: "gm.bandwidth") was given, for messages
+	// about it — "--set machine.gm.bandwidth=1e-300: key \"gm.bandwidth\"";
+	// nil: "machine NAME: key \"KEY\"".
+	KeyOrigin func(key string) string
+}
+
+// keyOrigin says where the value of machine key was given (Options.KeyOrigin).
+func (c *Chip) keyOrigin(key string) string {
+	if c.opts.KeyOrigin != nil {
+		return c.opts.KeyOrigin(key)
+	}
+	return fmt.Sprintf("machine %s: key %q", c.M.Name, key)
 }
 
 // Chip is a set of cores of one machine kind sharing global memory.
@@ -121,7 +134,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 		c.gm = mem.NewGM(int64(m.GM.Capacity))
 	}
 	c.gmBW = mem.NewChannel(c.eng, float64(m.GM.Bandwidth))
-	c.gmBW.SetName(fmt.Sprintf("machine %s: key %q (%v)", m.Name, "gm.bandwidth", m.GM.Bandwidth))
+	c.gmBW.SetName(fmt.Sprintf("%s (%v)", c.keyOrigin("gm.bandwidth"), m.GM.Bandwidth))
 	if opts.Observer != nil {
 		obs := opts.Observer
 		if ff, ok := obs.(FlagFilter); !ok || !ff.IgnoresFlags() {
@@ -141,7 +154,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 			}
 			c.l2s = append(c.l2s, l2)
 			bw := mem.NewChannel(c.eng, float64(m.L2.Bandwidth)/float64(parts))
-			bw.SetName(fmt.Sprintf("machine %s: key %q (%v)", m.Name, "l2.bandwidth", m.L2.Bandwidth))
+			bw.SetName(fmt.Sprintf("%s (%v)", c.keyOrigin("l2.bandwidth"), m.L2.Bandwidth))
 			c.l2BWs = append(c.l2BWs, bw)
 		}
 	}
@@ -151,7 +164,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 		}
 		c.llc = llc
 		c.llcBW = mem.NewChannel(c.eng, float64(m.LLC.Bandwidth))
-		c.llcBW.SetName(fmt.Sprintf("machine %s: key %q (%v)", m.Name, "llc.bandwidth", m.LLC.Bandwidth))
+		c.llcBW.SetName(fmt.Sprintf("%s (%v)", c.keyOrigin("llc.bandwidth"), m.LLC.Bandwidth))
 	}
 	cores, err := kind.NewCores(c)
 	if err != nil {

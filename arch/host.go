@@ -161,9 +161,9 @@ func (h *Host) computeTime(flops float64, bytes int64, fp64 bool, cores int) (si
 		return d, ""
 	}
 	if ms > fs {
-		return d, fmt.Sprintf("machine %s: key %q (%v): too slow: a computation moving %d bytes of host memory", h.chip.M.Name, "host.memory_bandwidth", hm.MemoryBandwidth, bytes)
+		return d, fmt.Sprintf("%s (%v): too slow: a computation moving %d bytes of host memory", h.chip.keyOrigin("host.memory_bandwidth"), hm.MemoryBandwidth, bytes)
 	}
-	return d, fmt.Sprintf("machine %s: key %q (%v): too slow: a computation of %.4g flops on %d host cores at %v", h.chip.M.Name, key, per, flops, cores, hm.Clock)
+	return d, fmt.Sprintf("%s (%v): too slow: a computation of %.4g flops on %d host cores at %v", h.chip.keyOrigin(key), per, flops, cores, hm.Clock)
 }
 
 // TransferTime returns the modeled duration of moving bytes over the link.
@@ -185,7 +185,7 @@ func (h *Host) Transfer(stage string, bytes int64, fn func() error) {
 	t := &hostTask{kind: taskTransfer, stage: stage, dur: h.TransferTime(bytes), fn: fn}
 	if sim.Saturated(t.dur) { // the latency is at most 1 s: the bandwidth is too low
 		m := h.chip.M
-		t.slow = fmt.Sprintf("machine %s: key %q (%v): too slow: a transfer of %d bytes over the host link", m.Name, "host.link.bandwidth", m.Host.Link.Bandwidth, bytes)
+		t.slow = fmt.Sprintf("%s (%v): too slow: a transfer of %d bytes over the host link", h.chip.keyOrigin("host.link.bandwidth"), m.Host.Link.Bandwidth, bytes)
 	}
 	h.tasks = append(h.tasks, t)
 }

@@ -194,7 +194,8 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	newChip := func() error {
 		var err error
 		if chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
-			Progress: progress, ProgressEvery: every, FastForward: opts.FastForward}); err != nil {
+			Progress: progress, ProgressEvery: every, FastForward: opts.FastForward,
+			KeyOrigin: machineKeyOrigin(m, opts.Overrides)}); err != nil {
 			return badInput(err)
 		}
 		if err := job.Prepare(chip); err != nil {
@@ -407,6 +408,20 @@ func deadlockResult(f *File, chip *arch.Chip, m *machines.Machine, opts Options,
 	markDeadlocked(rep, f.Kind.Name, dl, chip.Clock().CeilCycles(dl.Time), notMeaningful)
 	rep.SetEnergy(st, &m.Power)
 	return &Result{Report: rep, Stats: st, Failure: dl}, dl
+}
+
+// machineKeyOrigin says where the value of a key of machine m (as its
+// file names it: "gm.bandwidth") was given, for messages about it: the
+// --set among overrides that set it, or the machine (arch.Options.KeyOrigin).
+func machineKeyOrigin(m *machines.Machine, overrides []machines.Override) func(key string) string {
+	return func(key string) string {
+		for _, o := range slices.Backward(overrides) { // the last --set of a key wins
+			if strings.EqualFold(o.Path, "machine."+key) {
+				return fmt.Sprintf("--set %s: key %q", o, key)
+			}
+		}
+		return fmt.Sprintf("machine %s: key %q", m.Name, key)
+	}
 }
 
 // rerunExclusion is where a run made again after a failed fast-forward
