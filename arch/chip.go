@@ -48,6 +48,41 @@ type Options struct {
 	// about it — "--set machine.gm.bandwidth=1e-300: key \"gm.bandwidth\"";
 	// nil: "machine NAME: key \"KEY\"".
 	KeyOrigin func(key string) string
+	// Label, if not empty, names the chip in what its components say when
+	// a run deadlocks ("rank 3: core 0: pipe M: …"): one of many chips on
+	// a shared Engine.
+	Label string
+}
+
+// RegisterWaiter registers a component of the chip (a core, its host, its
+// grid scheduler) with the engine's deadlock check, its reasons prefixed
+// with the chip's Label.
+func (c *Chip) RegisterWaiter(w sim.Waiter) {
+	if c.opts.Label == "" {
+		c.eng.Register(w)
+		return
+	}
+	c.eng.Register(labelledWaiter{w, c.opts.Label})
+}
+
+// labelledWaiter is a chip component's sim.Waiter whose reasons name the
+// chip; it passes sim.Flusher on.
+type labelledWaiter struct {
+	w     sim.Waiter
+	label string
+}
+
+func (l labelledWaiter) Blocked() (bool, string) {
+	ok, why := l.w.Blocked()
+	if ok {
+		why = l.label + ": " + why
+	}
+	return ok, why
+}
+
+func (l labelledWaiter) Flush() bool {
+	f, ok := l.w.(sim.Flusher)
+	return ok && f.Flush()
 }
 
 // keyOrigin says where the value of machine key was given (Options.KeyOrigin).
@@ -179,9 +214,10 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 
 // NewHostChip returns a chip of machine m without core models, caches or
 // memory, on engine eng: only a Host to run kernels launched with
-// LaunchTimed (a cluster rank whose kernels are timed apart). Start and
-// the engine run it; Collect returns only the time.
-func NewHostChip(m *machines.Machine, eng *sim.Engine) (*Chip, error) {
+// LaunchTimed (a cluster rank whose kernels are timed apart), named label
+// in a deadlock's reasons (Options.Label). Start and the engine run it;
+// Collect returns only the time.
+func NewHostChip(m *machines.Machine, eng *sim.Engine, label string) (*Chip, error) {
 	if !m.HasHost() {
 		return nil, fmt.Errorf("machine %s has no host section (host.cores = 0)", m.Name)
 	}
@@ -189,7 +225,7 @@ func NewHostChip(m *machines.Machine, eng *sim.Engine) (*Chip, error) {
 	if err != nil {
 		return nil, fmt.Errorf("machine %s: core.clock: %w", m.Name, err)
 	}
-	return &Chip{M: m, geom: m.Geometry(), opts: Options{Mode: Timing, Engine: eng}, eng: eng, clock: clk,
+	return &Chip{M: m, geom: m.Geometry(), opts: Options{Mode: Timing, Engine: eng, Label: label}, eng: eng, clock: clk,
 		cores: make([]CoreModel, m.Cores), syncWaiting: make([]bool, m.Cores), hostOnly: true}, nil
 }
 

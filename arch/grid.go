@@ -190,7 +190,7 @@ func (c *Chip) startGrids(grids []isa.Grid) error {
 		gr.check = -1
 	}
 	gr.waker = sim.NewWaker(c.eng, gridPriority, gr)
-	c.eng.Register(gr)
+	c.RegisterWaiter(gr)
 	c.grids = gr
 	if len(grids) > 0 {
 		gr.times[0].Launched = c.eng.Now()

@@ -126,7 +126,7 @@ func (c *Chip) NewHost() (*Host, error) {
 // given to Run run first; host kernels wait for them.
 func (c *Chip) AttachHost(h *Host) {
 	c.host = h
-	c.eng.Register(h)
+	c.RegisterWaiter(h)
 }
 
 // RunHosted runs host h's program on the chip (no other streams).

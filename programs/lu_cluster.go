@@ -435,9 +435,9 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 			var chip *arch.Chip
 			var err error
 			if j.isolated() {
-				chip, err = arch.NewHostChip(j.npu, j.eng)
+				chip, err = arch.NewHostChip(j.npu, j.eng, fmt.Sprintf("rank %d", id))
 			} else {
-				o := arch.Options{Mode: mode, Engine: j.eng, KeyOrigin: machineKeyOrigin(j.npu, j.opts.Overrides)}
+				o := arch.Options{Mode: mode, Engine: j.eng, KeyOrigin: machineKeyOrigin(j.npu, j.opts.Overrides), Label: fmt.Sprintf("rank %d", id)}
 				if hooks.Observer != nil && id == hooks.ObserveRank {
 					o.Observer = hooks.Observer
 				}

@@ -334,6 +334,11 @@ func TestLUClusterDeadlockReport(t *testing.T) {
 		fl.Seconds != dl.Time.Seconds() || fl.Cycles == 0 || fl.Cycles != rep.Time.Cycles || !slices.Equal(fl.Blocked, dl.Blocked) || len(fl.Blocked) == 0 {
 		t.Fatalf("failure %+v (result's %v), want the deadlock %v", fl, res.Failure, err)
 	}
+	for _, b := range dl.Blocked { // which rank's component
+		if !strings.HasPrefix(b, "rank ") {
+			t.Errorf("blocked %q names no rank", b)
+		}
+	}
 	if rep.Time.Seconds != dl.Time.Seconds() || dl.Time == 0 {
 		t.Errorf("time %v s, want the deadlock's %v", rep.Time.Seconds, dl.Time)
 	}
@@ -420,6 +425,11 @@ func TestLUClusterDeadlockTimedApart(t *testing.T) {
 			}
 			rep := res.Report
 			nm := rep.Failure.NotMeaningful
+			for _, b := range dl.Blocked {
+				if !strings.HasPrefix(b, "rank ") {
+					t.Errorf("blocked %q names no rank", b)
+				}
+			}
 			if rep.Energy == nil || rep.Energy.GFLOPSPerWatt != 0 || !slices.Contains(nm, "energy.gflops_per_watt") {
 				t.Errorf("energy %+v, placeholders %v: want gflops_per_watt listed", rep.Energy, nm)
 			}

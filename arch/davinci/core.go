@@ -196,7 +196,7 @@ func newCore(c *arch.Chip, id int) *Core {
 	if step := max(core.issueCycles, 1); step <= sim.MaxTime/issueHorizon {
 		core.horizon = issueHorizon * step
 	}
-	c.Engine().Register(core)
+	c.RegisterWaiter(core)
 	return core
 }
 

@@ -244,7 +244,7 @@ func newCore(c *arch.Chip, p *Params, id int) *Core {
 			core.occ[b] = mem.NewOccupancy(spec.Capacity)
 		}
 	}
-	c.Engine().Register(core)
+	c.RegisterWaiter(core)
 	return core
 }
 
