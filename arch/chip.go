@@ -58,7 +58,7 @@ type Options struct {
 // grid scheduler) with the engine's deadlock check, its reasons prefixed
 // with the chip's Label.
 func (c *Chip) RegisterWaiter(w sim.Waiter) {
-	if c.opts.Label == "" {
+	if w == nil || c.opts.Label == "" {
 		c.eng.Register(w)
 		return
 	}
@@ -74,6 +74,9 @@ type labelledWaiter struct {
 
 func (l labelledWaiter) Blocked() (bool, string) {
 	ok, why := l.w.Blocked()
+	if ok && why == "" {
+		why = fmt.Sprintf("%T: blocked (no reason given)", l.w) // as the engine says it
+	}
 	if ok {
 		why = l.label + ": " + why
 	}

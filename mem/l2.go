@@ -286,11 +286,11 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 			}
 			continue
 		}
-		for sec := lo >> c.sectorBits; sec<<c.sectorBits < end; sec++ {
+		for sec, last := lo>>c.sectorBits, (end-1)>>c.sectorBits; sec <= last; sec++ { // (sec<<sectorBits < end wrapped at the top of the range)
 			base := sec << c.sectorBits
 			// Lines of this sector touched by [lo, end).
 			first := max(lo, base)
-			last := min(end, base+(int64(1)<<c.sectorBits)) - 1
+			last := min(end-1, base|sectorMask) // (base + a sector overflows at the top of the range)
 			l0 := uint((first - base) >> c.lineBits)
 			l1 := uint((last - base) >> c.lineBits)
 			want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))

@@ -1,6 +1,7 @@
 package mem
 
 import (
+	"math"
 	"math/rand"
 	"testing"
 )
@@ -299,5 +300,16 @@ func TestL2Access2DHugeStride(t *testing.T) {
 	c := NewL2(1<<20, 128, 16)
 	if hit, miss := c.Access2D(0, 5, 64, 1<<62); hit+miss != 5*64 {
 		t.Errorf("hit %d + miss %d, want %d bytes", hit, miss, 5*64)
+	}
+}
+
+// A burst ending at the top of the address range walks its sectors and
+// stops (the loop's bound, a sector's start below the end, wrapped past
+// the last sector and ran for about 2^52 more).
+func TestL2Access2DTopOfRange(t *testing.T) {
+	c := NewL2(1<<20, 128, 16)
+	const n = 3 * 2048
+	if hit, miss := c.Access2D(math.MaxInt64-n, 1, n, n); hit+miss != n {
+		t.Errorf("hit %d + miss %d, want %d bytes", hit, miss, n)
 	}
 }

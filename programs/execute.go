@@ -195,7 +195,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		var err error
 		if chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
 			Progress: progress, ProgressEvery: every, FastForward: opts.FastForward,
-			KeyOrigin: machineKeyOrigin(m, opts.Overrides)}); err != nil {
+			KeyOrigin: machineKeyOrigin(machineRef(f, opts), opts.Overrides)}); err != nil {
 			return badInput(err)
 		}
 		if err := job.Prepare(chip); err != nil {
@@ -410,17 +410,18 @@ func deadlockResult(f *File, chip *arch.Chip, m *machines.Machine, opts Options,
 	return &Result{Report: rep, Stats: st, Failure: dl}, dl
 }
 
-// machineKeyOrigin says where the value of a key of machine m (as its
-// file names it: "gm.bandwidth") was given, for messages about it: the
-// --set among overrides that set it, or the machine (arch.Options.KeyOrigin).
-func machineKeyOrigin(m *machines.Machine, overrides []machines.Override) func(key string) string {
+// machineKeyOrigin says where the value of a key of machine ref (as given:
+// an embedded name or a file's path) was given, for messages about it —
+// the key as the file names it ("gm.bandwidth"): the --set among overrides
+// that set it, or the machine (arch.Options.KeyOrigin).
+func machineKeyOrigin(ref string, overrides []machines.Override) func(key string) string {
 	return func(key string) string {
 		for _, o := range slices.Backward(overrides) { // the last --set of a key wins
 			if strings.EqualFold(o.Path, "machine."+key) {
 				return fmt.Sprintf("--set %s: key %q", o, key)
 			}
 		}
-		return fmt.Sprintf("machine %s: key %q", m.Name, key)
+		return fmt.Sprintf("machine %s: key %q", ref, key)
 	}
 }
 
