@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
@@ -104,27 +106,40 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 		res *programs.Result
 		err error
 	}
+	// A SIGINT or SIGTERM stops the run as without --view, and closes the
+	// view (restoring the terminal); so does a run that cannot start.
+	ctx, stop := interruptible(context.Background())
+	defer stop()
+	quit := make(chan struct{})
+	var quitOnce sync.Once
+	closeView := func() { quitOnce.Do(func() { close(quit) }) }
 	done := make(chan outcome, 1)
-	failed := make(chan struct{})
 	go func() {
-		res, err := programs.Execute(file, opts, programs.RunHooks{Observer: rec})
+		res, err := programs.Execute(file, opts, programs.RunHooks{Observer: rec, Context: ctx})
 		var end = outcome{res, err}
 		if res != nil { // (a deadlock's: up to it)
 			rec.Finish(res.Stats.Time)
 		} else {
 			rec.Finish(0)
 			if badinput.Is(err) {
-				close(failed)
+				closeView()
 			}
 		}
 		done <- end
 	}()
-	uiErr := viz.Run(s, rec, viz.Options{Live: true, Quit: failed})
+	go func() {
+		select {
+		case <-ctx.Done():
+			closeView()
+		case <-quit:
+		}
+	}()
+	uiErr := viz.Run(s, rec, viz.Options{Live: true, Quit: quit})
 	var out outcome
 	select {
 	case out = <-done:
 	default:
-		fmt.Fprintln(stderr, "davinci-sim: waiting for the run to finish…")
+		fmt.Fprintln(stderr, "davinci-sim: waiting for the run to finish… (Ctrl-C stops it)")
 		out = <-done
 	}
 	if uiErr != nil {
