@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
@@ -108,14 +107,13 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 	}
 	// A SIGINT or SIGTERM stops the run as without --view, and closes the
 	// view (restoring the terminal); so does a run that cannot start.
-	ctx, stop := interruptible(context.Background())
+	sigCtx, stop := interruptible(context.Background())
 	defer stop()
-	quit := make(chan struct{})
-	var quitOnce sync.Once
-	closeView := func() { quitOnce.Do(func() { close(quit) }) }
+	ctx, closeView := context.WithCancel(sigCtx) // done: the view closes
+	defer closeView()
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := programs.Execute(file, opts, programs.RunHooks{Observer: rec, Context: ctx})
+		res, err := programs.Execute(file, opts, programs.RunHooks{Observer: rec, Context: sigCtx})
 		var end = outcome{res, err}
 		if res != nil { // (a deadlock's: up to it)
 			rec.Finish(res.Stats.Time)
@@ -127,14 +125,7 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 		}
 		done <- end
 	}()
-	go func() {
-		select {
-		case <-ctx.Done():
-			closeView()
-		case <-quit:
-		}
-	}()
-	uiErr := viz.Run(s, rec, viz.Options{Live: true, Quit: quit})
+	uiErr := viz.Run(s, rec, viz.Options{Live: true, Quit: ctx.Done()})
 	var out outcome
 	select {
 	case out = <-done:
