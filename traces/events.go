@@ -616,6 +616,9 @@ func ParseIDs(s, what string, limit int) (map[int]bool, error) {
 		n, err := strconv.Atoi(x)
 		switch {
 		case err != nil && errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(x, "-"), err == nil && n >= limit:
+			if limit == math.MaxInt { // no list of them known here
+				return 0, bad("%s %s: too large", what, x)
+			}
 			return 0, bad("%s %s: there are at most %d (%ss 0-%d)", what, x, limit, what, limit-1)
 		case err != nil || n < 0:
 			return 0, bad("%q is not a %s number (0 or more)", x, what)

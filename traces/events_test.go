@@ -463,4 +463,8 @@ func TestParseIDsMessages(t *testing.T) {
 			t.Errorf("ParseIDs(%q): %v, want %q", in, err, want)
 		}
 	}
+	// Without a known count (cores): too large, not "at most 9223372036854775807".
+	if _, err := ParseCores("99999999999999999999"); err == nil || !strings.HasSuffix(err.Error(), "core 99999999999999999999: too large") {
+		t.Errorf("ParseCores: %v", err)
+	}
 }
