@@ -146,8 +146,8 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	}
 	if ff := opts.FastForward; ff != nil {
 		switch {
-		case ff.Measure < 2 || ff.Tail < 2 || !(ff.Tolerance >= 0) || !(ff.Mix >= 0) || !(ff.Hits >= 0) || !(ff.MinGain >= 0):
-			return nil, fmt.Errorf("fast-forward: measure %d waves (at least 2), tail %d (at least 2), tolerance %v, mix %v, hits %v and min gain %v (at least 0)", ff.Measure, ff.Tail, ff.Tolerance, ff.Mix, ff.Hits, ff.MinGain)
+		case ff.Measure < 2 || ff.Tail < 2 || !(ff.Tolerance >= 0) || !(ff.Mix >= 0) || !(ff.Hits >= 0) || !(ff.MinGain >= 0) || !(ff.WarmUp >= 0 && ff.WarmUp < 1):
+			return nil, fmt.Errorf("fast-forward: measure %d waves (at least 2), tail %d (at least 2), tolerance %v, mix %v, hits %v and min gain %v (at least 0), warm-up %v (in [0, 1))", ff.Measure, ff.Tail, ff.Tolerance, ff.Mix, ff.Hits, ff.MinGain, ff.WarmUp)
 		case opts.Mode != Timing:
 			return nil, errors.New("fast-forward skips CTAs, whose results a functional run computes: use it with numerics off or sampled")
 		case opts.Observer != nil:

@@ -160,6 +160,50 @@ func TestFastForwardCheck(t *testing.T) {
 	}
 }
 
+// A grid whose first waves repeat at a pace it leaves after them (the
+// first 10 of 200 waves read one tile, L2 hits; the rest read tiles nobody
+// read before): with no warm-up the skip measures that plateau and its
+// check fails; with the default warm-up (a sixteenth of the run's waves)
+// it measures the waves after it, passes its check and comes within the
+// tolerance of the full run.
+func TestFastForwardWarmUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 waves, in full and fast-forwarded")
+	}
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	g := isa.Grid{Name: "plateau", CTAs: 8 * 200, CTA: func(c int) isa.Stream {
+		if c < 8*10 {
+			return ctaAt(0)
+		}
+		return ctaAt(int64(4+c) << 22)
+	}, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+	full, err := runGrid(t, m, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := arch.DefaultFastForward
+	ff.WarmUp = 0
+	_, err = runGrid(t, m, g, &ff)
+	var ce *arch.FastForwardCheckError
+	if !errors.As(err, &ce) || ce.Skip.FromCTA > 8*10 {
+		t.Fatalf("no warm-up: got %v, want a failed check of a skip measured on the plateau", err)
+	}
+	ff.WarmUp = arch.DefaultFastForward.WarmUp
+	fast, err := runGrid(t, m, g, &ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fast.FastForward) != 1 {
+		t.Fatalf("skips %+v, want one", fast.FastForward)
+	}
+	if s := fast.FastForward[0]; !s.Checked || s.FromCTA < 8*(200/16+ff.Measure) {
+		t.Errorf("skip %+v: want it checked, measured after the warm-up", s)
+	}
+	if d := math.Abs(float64(fast.Time-full.Time)) / float64(full.Time); d > ff.Tolerance {
+		t.Errorf("time %v fast-forwarded, %v in full (%.2f %% apart)", fast.Time, full.Time, 100*d)
+	}
+}
+
 // twoPartGrid is 30 waves (on 4 SMs, 2 CTAs each) of ctaDeep(0, 512) CTAs,
 // then 30 of CTAs twice as deep.
 func twoPartGrid(name string) isa.Grid {
@@ -420,8 +464,8 @@ func fullAndFailed(t *testing.T, m *machines.Machine, g isa.Grid) (*arch.Stats, 
 // while the blocks' mean pace varies less. Fast-forward measures its waves
 // between their centres (FastForwardSkip.Centres), skips most of them,
 // checks the waves after the skip so too, and comes within the estimate
-// the skips give (−1.1 % against ±2.9 % when written) with a fifth of the
-// events; each skip's shift is its waves times its period, and the
+// the skips give (−1.1 % against ±2.9 % when written; −0.55 % since the
+// warm-up) with about a quarter of the events; each skip's shift is its waves times its period, and the
 // time-like counters are scaled to the shift (every lane's causes add up
 // to the run's time; the mean GM utilisation within 0.002 of the full
 // run's). (The waves of this grid also drift slowly as its L2 settles:
@@ -480,7 +524,7 @@ func TestFastForwardWaveCentres(t *testing.T) {
 			}
 		}
 	}
-	if fast.Events*4 > full.Events {
-		t.Errorf("events %d fast-forwarded, %d in full: want a quarter or fewer", fast.Events, full.Events)
+	if fast.Events*10 > full.Events*3 {
+		t.Errorf("events %d fast-forwarded, %d in full: want 30 %% or fewer", fast.Events, full.Events)
 	}
 }

@@ -23,6 +23,8 @@ func TestRunFastForward(t *testing.T) {
 		{"--numerics", "off", "--fast-forward-tolerance", "-1"},
 		{"--numerics", "off", "--fast-forward-hits", "NaN"},
 		{"--numerics", "off", "--fast-forward-min-gain", "-0.5"},
+		{"--numerics", "off", "--fast-forward-warm-up", "1"},
+		{"--numerics", "off", "--fast-forward-warm-up", "-0.1"},
 	} {
 		a := append([]string{"run", examplePath("a100-hgemm.yaml"), "-q", "--fast-forward"}, args...)
 		if _, code, err := runCLI(t, a...); code != 2 {

@@ -58,6 +58,7 @@ type runFlags struct {
 	ffStationary bool    // --fast-forward-stationary
 	ffHits       float64 // --fast-forward-hits
 	ffMinGain    float64 // --fast-forward-min-gain
+	ffWarmUp     float64 // --fast-forward-warm-up
 	kBatch       int     // --k-batch: GPU GEMM k-steps simulated as one
 
 	// startProfiles starts the profiles, once the outputs are checked
@@ -100,7 +101,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 		Annotations: map[string]string{deferProfiles: ""},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			seedSet := cmd.Flags().Changed("seed")
-			for _, name := range []string{"fast-forward-tolerance", "fast-forward-mix", "fast-forward-min-gain", "fast-forward-hits", "fast-forward-stationary"} {
+			for _, name := range []string{"fast-forward-tolerance", "fast-forward-mix", "fast-forward-min-gain", "fast-forward-warm-up", "fast-forward-hits", "fast-forward-stationary"} {
 				if cmd.Flags().Changed(name) && f.ffTuned == "" {
 					f.ffTuned = "--" + name
 				}
@@ -129,6 +130,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.Float64Var(&f.ffTolerance, "fast-forward-tolerance", arch.DefaultFastForward.Tolerance, "with --fast-forward: the largest relative spread of the measured waves' durations that allows a skip (inf: any)")
 	fl.Float64Var(&f.ffMix, "fast-forward-mix", arch.DefaultFastForward.Mix, "with --fast-forward: the largest spread of a lane's fraction of time in a cause over the measured waves that allows a skip (inf: any)")
 	fl.Float64Var(&f.ffMinGain, "fast-forward-min-gain", arch.DefaultFastForward.MinGain, "with --fast-forward: the smallest share of the events simulated so far that a skip must stand for (a failed check makes the run start again from the beginning, so a short kernel late in a long run is not worth the risk; 0: any skip)")
+	fl.Float64Var(&f.ffWarmUp, "fast-forward-warm-up", arch.DefaultFastForward.WarmUp, "with --fast-forward: the smallest share of a kernel's waves (of one GEMM's, in a grouped launch) simulated before the waves a skip measures (a kernel's first waves can repeat at a pace it leaves later; 0: from its second wave)")
 	fl.Float64Var(&f.ffHits, "fast-forward-hits", arch.DefaultFastForward.Hits, "with --fast-forward: the largest spread of the L2's (and LLC's) hit fraction over the measured waves that allows a skip, or between each measured wave and the wave 4 before it (hits that swing in a repeating pattern; larger: more skips on GEMMs whose hits swing from wave to wave, at the risk of missing a slide into thrashing; inf: any)")
 	fl.BoolVar(&f.ffStationary, "fast-forward-stationary", false, "with --fast-forward: also skip waves that vary from one to the next without a pattern but whose means over two windows of 4 waves agree (durations, hits and stall mix within the settings above; the skip stands for their mean and its check allows for their noise; not yet the default)")
 	fl.IntVar(&f.kBatch, "k-batch", 1, "GPU SIMT GEMM kernels (SGEMM, DGEMM on the CUDA cores; in kinds sgemm, dgemm, emulated-gemm's native scheme, ozaki's fallback), timing only: simulate up to this many of a block's k-steps as one — copies, fragment loads and FMA runs as deep, occupancy and resources the kernel's — for about as many times fewer events (approximate: the notes say so; tensor-core kernels are simulated in full; docs/design-notes.md, \"Batched k-steps\")")
@@ -170,12 +172,15 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if !(f.ffMinGain >= 0) {
 		return badInput(fmt.Errorf("--fast-forward-min-gain %v: must be a share of the events simulated so far ≥ 0 (0: any skip; the default is %v)", f.ffMinGain, d.MinGain))
 	}
+	if !(f.ffWarmUp >= 0 && f.ffWarmUp < 1) {
+		return badInput(fmt.Errorf("--fast-forward-warm-up %v: must be a share of a kernel's waves in [0, 1) (0: none; the default is %v)", f.ffWarmUp, d.WarmUp))
+	}
 	if f.ffTuned != "" && !f.fastForward {
 		return badInput(fmt.Errorf("%s: tunes --fast-forward, which is not given", f.ffTuned))
 	}
 	if f.fastForward {
 		ff := arch.DefaultFastForward
-		ff.Tolerance, ff.Mix, ff.Hits, ff.MinGain, ff.Stationary = f.ffTolerance, f.ffMix, f.ffHits, f.ffMinGain, f.ffStationary
+		ff.Tolerance, ff.Mix, ff.Hits, ff.MinGain, ff.WarmUp, ff.Stationary = f.ffTolerance, f.ffMix, f.ffHits, f.ffMinGain, f.ffWarmUp, f.ffStationary
 		opts.FastForward = &ff
 	}
 	if f.kBatch < 1 || f.kBatch > programs.MaxKBatch {
