@@ -450,7 +450,7 @@ func (c *Chip) stats() *Stats {
 	}
 	if c.grids != nil && c.grids.ff != nil {
 		st.FastForwardDeclined = append([]FastForwardDecline(nil), c.grids.ff.declined...)
-		if len(c.grids.ff.skips) > 0 {
+		if len(c.grids.ff.skips) > 0 || len(c.grids.ff.steps) > 0 {
 			c.ffApply(st, end)
 		}
 	}
@@ -472,7 +472,8 @@ func (c *Chip) l2Bytes() (b [2]int64) {
 // matrix flops, the channels' busy integrals and, per core, the buffers'
 // occupancy integrals. ffAdd and ffApply walk the same layout.
 func (c *Chip) ffSnapshot(now sim.Time) ffSnap {
-	s := ffSnap{t: now}
+	ff := c.grids.ff
+	s := ffSnap{t: now + ff.shift}
 	l2 := c.l2Bytes()
 	l2h, l2m := l2[0], l2[1]
 	var llch, llcm int64
@@ -488,7 +489,7 @@ func (c *Chip) ffSnapshot(now sim.Time) ffSnap {
 	}
 	for _, core := range c.grids.cores {
 		cs := core.Counters(now)
-		if ff := c.grids.ff; ff.lanes == nil {
+		if ff.lanes == nil {
 			ff.lanes, ff.paths = make([]struct{}, len(cs.Lanes)), len(cs.PathBytes)
 		}
 		for _, l := range cs.Lanes {
@@ -502,6 +503,14 @@ func (c *Chip) ffSnapshot(now sim.Time) ffSnap {
 		for _, b := range cs.Buffers {
 			s.floats = append(s.floats, b.Mean)
 		}
+	}
+	// On the time line of the full run: with what the skips so far
+	// added (a step skip's are inside the waves a wave skip measures).
+	for k, x := range ff.ints {
+		s.ints[k] += x
+	}
+	for k, x := range ff.floats {
+		s.floats[k] += x
 	}
 	return s
 }
@@ -720,6 +729,7 @@ func (c *Chip) ffApply(st *Stats, end sim.Time) {
 		cs.Finish = c.reported(cs.Finish)
 	}
 	st.FastForward = append([]FastForwardSkip(nil), ff.skips...)
+	st.FastForwardSteps = append([]StepSkip(nil), ff.steps...)
 }
 
 // ErrFastForwardObserved is NewChip's error for fast-forward with an

@@ -101,6 +101,7 @@ type gridRunner struct {
 	// grid cur, the work of its measured CTAs (ffWork).
 	recent   map[int]*CTAWork
 	measures []ffMeasure
+	steps    stepRunner // step skips in grid cur (FastForward.Steps)
 }
 
 // ffMeasure is the work of a skip's measured CTAs [from, to), summed as
@@ -227,6 +228,9 @@ func (c *Chip) CTADone(id, cta int, now sim.Time, w *CTAWork) {
 	gr.finished++
 	if gr.ff != nil {
 		gr.ctaWork(cta, w)
+		if gr.steps.on {
+			gr.stepDone(cta)
+		}
 	}
 	gr.waker.Wake(now)
 }
@@ -259,6 +263,7 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 			gr.started, t.Started = true, now
 			if gr.ff != nil {
 				gr.start = gr.chip.ffSnapshot(now)
+				gr.steps.reset(gr.stepsOn(g))
 			}
 		}
 		gr.dispatch(g, now)
@@ -353,9 +358,9 @@ func (gr *gridRunner) dispatch(g *isa.Grid, now sim.Time) {
 			if gr.ff != nil && gr.wave > 0 {
 				if gr.next%gr.wave == 0 {
 					gr.waveStart(g, now)
-					gr.waveIdx, gr.waveAt, gr.waveSum, gr.waveN = gr.next/gr.wave, now, 0, 0
+					gr.waveIdx, gr.waveAt, gr.waveSum, gr.waveN = gr.next/gr.wave, now+gr.ff.shift, 0, 0
 				}
-				gr.waveSum += float64(now - gr.waveAt)
+				gr.waveSum += float64(now + gr.ff.shift - gr.waveAt)
 				gr.waveN++
 			}
 			var cl *Cluster
@@ -363,7 +368,7 @@ func (gr *gridRunner) dispatch(g *isa.Grid, now sim.Time) {
 				cl = &Cluster{Size: size}
 			}
 			for j := k; j < k+size; j++ {
-				gr.cores[j].StartCTA(gr.next, g.CTA(gr.next), g.Resources, g.TimingOnly, cl, j-k)
+				gr.cores[j].StartCTA(gr.next, gr.stepStream(g, gr.next), g.Resources, g.TimingOnly, cl, j-k)
 				gr.next++
 				gr.running++
 			}
@@ -477,6 +482,16 @@ type FastForward struct {
 	// default: measured against full runs on few kernels so far
 	// (docs/design-notes.md, "Fast-forward").
 	Stationary bool
+	// Steps also skips steps of the resident CTAs' main loops inside a
+	// wave (grids with isa.Grid.Steps: GEMM k-steps), together, where
+	// their intervals repeat as waves must (steps.go): kernels of too few
+	// waves to skip (MI300X's 304 CUs) and each simulated wave of the
+	// others.
+	Steps bool
+	// NoSteps lists grids (their index in the program) whose steps are not
+	// skipped, set by programs.Execute when it runs again after a failed
+	// step check.
+	NoSteps []int
 }
 
 // BlockRange is the blocks [From, To) of grid Grid (its index in the
@@ -590,6 +605,7 @@ func (e *FastForwardCheckError) Error() string {
 type fastForward struct {
 	FastForward
 	skips    []FastForwardSkip
+	steps    []StepSkip
 	declined []FastForwardDecline
 	lanes    []struct{} // a core's lanes and paths (the ffSnap layout)
 	paths    int
@@ -654,14 +670,14 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	if c := gr.check; c >= 0 {
 		sk := &ff.skips[c]
 		if gr.next == sk.FromCTA+(sk.Waves+1)*sk.WaveCTAs {
-			gr.checkAt = now
+			gr.checkAt = now + ff.shift
 			gr.checkL2 = gr.chip.l2Bytes()
 		}
 		if gr.next == sk.FromCTA+(sk.Waves+2)*sk.WaveCTAs {
 			gr.checkC = prev // the centre of the check's first wave
 		}
 		if gr.next == sk.FromCTA+(sk.Waves+sk.Tail)*sk.WaveCTAs {
-			sk.TailPeriod = (now - gr.checkAt) / sim.Time(sk.Tail-1)
+			sk.TailPeriod = (now + ff.shift - gr.checkAt) / sim.Time(sk.Tail-1)
 			if sk.Centres { // between the centres of the check's first and last waves
 				sk.TailPeriod = sim.Time(math.Round(prev.since(gr.checkC) / float64(sk.Tail-2)))
 			}
@@ -913,6 +929,11 @@ func (c *Chip) reported(t sim.Time) sim.Time {
 	r := t
 	for _, s := range c.grids.ff.skips {
 		if t >= s.At {
+			r += s.Shift
+		}
+	}
+	for _, s := range c.grids.ff.steps {
+		if t > s.At {
 			r += s.Shift
 		}
 	}

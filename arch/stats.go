@@ -140,6 +140,8 @@ type Stats struct {
 	// Time, lanes, bytes and the kernels' times include the skipped waves'
 	// share — except Events, which counts the events simulated.
 	FastForward []FastForwardSkip
+	// FastForwardSteps lists the step skips (FastForward.Steps), in order.
+	FastForwardSteps []StepSkip
 	// FastForwardDeclined lists the kernels whose waves repeated but whose
 	// skip would have saved too little to risk (FastForward.MinGain).
 	FastForwardDeclined []FastForwardDecline

@@ -14,6 +14,16 @@ import (
 // Nop returns a no-operation on the scalar unit ("nop").
 func Nop() Instr { return Instr{Op: OpNop, Pipe: S} }
 
+// Step marks the start of step k of a CTA's main loop of n steps (Grid.Steps):
+// a consumer may skip the steps from the one it marks up to a later one, To
+// (StepCursor), when from ≤ k, To ≤ to and To−k is a multiple of period —
+// the steps' instructions repeat with that period, addresses aside, and
+// each step in [from, to) is followed by such a one. It takes no time and is not counted as an
+// instruction. M is k, N is n, K the period, Rows from and Cols to.
+func Step(k, n, period, from, to int) Instr {
+	return Instr{Op: OpStep, Pipe: S, M: k, N: n, K: period, Rows: from, Cols: to}
+}
+
 // SyncAll is the chip-wide barrier between kernel phases ("sync_all").
 func SyncAll() Instr { return Instr{Op: OpSyncAll, Pipe: S} }
 

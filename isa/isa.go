@@ -131,11 +131,12 @@ const (
 	OpL0CCopy     // FIXP or V: fractal C in L0C → row-major in UB/GM, optional conversion
 	OpVector      // V: element-wise vector operation on UB (see VecOp)
 	OpSyncAll     // S: chip-wide barrier — drain this core, then wait for every core of the program (a kernel boundary)
+	OpStep        // S: a CTA's main-loop step begins (Step; only in streams from Grid.Steps)
 	numOps
 )
 
 var opNames = [...]string{"nop", "alloc", "free", "scalar", "set_flag", "wait_flag", "pipe_barrier",
-	"copy", "load", "mmad", "l0c_copy", "vector", "sync_all"}
+	"copy", "load", "mmad", "l0c_copy", "vector", "sync_all", "step"}
 
 // String returns the opcode's name.
 func (o Op) String() string {

@@ -53,6 +53,19 @@ type Grid struct {
 	// Fast-forward compares CTAs by it instead of generating and comparing
 	// their streams (nil: it compares the streams).
 	Class func(i int) int
+	// Steps, if not nil, returns the stream of CTA i as CTA does, with a
+	// Step marking each step of its main loop (the k-steps of a GEMM)
+	// and reading cur: when cur.To is set past the step the generator is
+	// about to emit, it resumes there (and clears it), so that a consumer
+	// can skip steps without their being generated (fast-forward's step
+	// skips). Only timing-only consumers use it.
+	Steps func(i int, cur *StepCursor) Stream
+}
+
+// StepCursor is how the consumer of a Grid.Steps stream asks its generator
+// to skip ahead: To is the step to resume at (0: none).
+type StepCursor struct {
+	To int
 }
 
 // Resources are what one resident CTA holds on its core while it runs.

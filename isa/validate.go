@@ -51,7 +51,7 @@ func Mnemonic(in Instr) string { return (*Names)(nil).Mnemonic(in) }
 func (n *Names) Mnemonic(in Instr) string {
 	pipeLower := func(p Pipe) string { return lowerASCII(n.lane(p)) }
 	switch in.Op {
-	case OpNop, OpAlloc, OpFree, OpScalar, OpSetFlag, OpWaitFlag, OpBarrier, OpSyncAll:
+	case OpNop, OpAlloc, OpFree, OpScalar, OpSetFlag, OpWaitFlag, OpBarrier, OpSyncAll, OpStep:
 		return in.Op.String()
 	case OpCopy:
 		return pipeLower(in.Pipe) + ".copy"
@@ -202,6 +202,13 @@ func negAddr(ops ...Operand) string {
 
 func validate(in *Instr) string {
 	switch in.Op {
+	case OpStep:
+		if in.Pipe != S {
+			return fmt.Sprintf("runs on pipe S, not %s", in.Pipe)
+		}
+		if in.K < 1 || in.M < 0 || in.M >= in.N || in.Rows < 1 || in.Cols > in.N {
+			return fmt.Sprintf("step %d of %d (period %d, skippable from %d to %d): out of range", in.M, in.N, in.K, in.Rows, in.Cols)
+		}
 	case OpNop, OpScalar, OpSyncAll:
 		if in.Pipe != S {
 			return fmt.Sprintf("runs on pipe S, not %s", in.Pipe)

@@ -50,6 +50,9 @@ type L2 struct {
 
 	// Statistics in bytes.
 	HitBytes, MissBytes int64
+	// Allocs counts the sectors allocated (each replacing its set's least
+	// recently used one): the pressure a run puts on the directory (Age).
+	Allocs int64
 }
 
 // l2Set is one set of the directory's recency order and valid bits: what
@@ -364,6 +367,7 @@ func (c *L2) touchSet(sec int64, si uint64, want uint16) uint16 {
 	if pg := si / setsPerPage; !c.pageInit[pg] {
 		c.initPage(pg)
 	}
+	c.Allocs++
 	o := set.order
 	victim := (o >> (4 * uint(c.ways-1))) & 0xF
 	set.order = (o<<4 | victim) & (1<<(4*uint(c.ways)) - 1)
@@ -406,4 +410,57 @@ func toFront(o, w uint64) uint64 {
 	z := (x - ones) & ^x & highs
 	m := (z&-z)<<1 - 1 // the nibbles up to w's (all of them for the last: the shift wraps to 0)
 	return o&^m | (o<<4)&m | w
+}
+
+// Age stands n sector allocations of sectors that no access will look up
+// again, spread evenly over the sets, for accesses that were not simulated
+// (fast-forward's skipped steps): in each set its least recently used
+// sectors are evicted, as many as its share of n (all of them from a share
+// of its ways on), and their ways become the most recent — so the sectors
+// that were there age as the skipped accesses would have aged them. It
+// counts neither hits, misses nor Allocs.
+func (c *L2) Age(n int64) {
+	if c == nil || n <= 0 {
+		return
+	}
+	sets := int64(c.sets)
+	ways := uint(c.ways)
+	mask := uint64(1)<<(4*ways) - 1
+	if c.ways == MaxL2Ways {
+		mask = ^uint64(0)
+	}
+	for pg, ok := range c.pageInit {
+		if !ok {
+			continue // every sector of its sets invalid: nothing to age
+		}
+		for si := int64(pg) * setsPerPage; si < min(int64(pg+1)*setsPerPage, sets); si++ {
+			// The set's share of n: ⌊(si+1)·n/sets⌋ − ⌊si·n/sets⌋ (in
+			// 128 bits: n·sets can pass int64).
+			k := share(si+1, n, sets) - share(si, n, sets)
+			if k <= 0 {
+				continue
+			}
+			k = min(k, int64(ways))
+			set := &c.set[si]
+			tags := c.tags[si*MaxL2Ways : (si+1)*MaxL2Ways]
+			o := set.order
+			for j := int64(0); j < k; j++ {
+				victim := (o >> (4 * (ways - 1))) & 0xF
+				o = (o<<4 | victim) & mask
+				if old := tags[victim] - 1; old >= 0 && old < int64(len(c.where)) {
+					c.where[old] = 0
+				}
+				tags[victim] = 0
+				set.valid[victim] = 0
+			}
+			set.order = o
+		}
+	}
+}
+
+// share returns ⌊i·n/sets⌋ for 0 ≤ i ≤ sets, n ≥ 0.
+func share(i, n, sets int64) int64 {
+	hi, lo := bits.Mul64(uint64(i), uint64(n))
+	q, _ := bits.Div64(hi, lo, uint64(sets))
+	return int64(q)
 }

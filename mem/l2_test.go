@@ -313,3 +313,61 @@ func TestL2Access2DTopOfRange(t *testing.T) {
 		t.Errorf("hit %d + miss %d, want %d bytes", hit, miss, n)
 	}
 }
+
+// Age stands sector allocations for accesses not simulated: a set's share
+// of n evicts its least recently used sectors (the most recent stay while
+// the share is under its ways), without counting hits, misses or Allocs;
+// Allocs counts the sectors allocated by lookups.
+func TestL2Age(t *testing.T) {
+	// 64 KiB, 128-byte lines, 2 ways: sectors of 2 KiB, 16 sets; sector s
+	// is in set s mod 16.
+	c := NewL2(64<<10, 128, 2)
+	const sec = 2 << 10
+	for s := int64(0); s < 32; s++ { // two sectors a set: s and s+16
+		c.Access(s*sec, 128)
+	}
+	if c.Allocs != 32 {
+		t.Fatalf("allocs %d, want 32", c.Allocs)
+	}
+	h0, m0, a0 := c.HitBytes, c.MissBytes, c.Allocs
+	c.Age(16) // one sector a set: the older of the two (s < 16) goes
+	if c.HitBytes != h0 || c.MissBytes != m0 || c.Allocs != a0 {
+		t.Errorf("Age counted: hits %d → %d, misses %d → %d, allocs %d → %d", h0, c.HitBytes, m0, c.MissBytes, a0, c.Allocs)
+	}
+	for s := int64(31); s >= 0; s-- { // the newer first: a miss evicts
+		h, _ := c.Access(s*sec, 128)
+		if want := s >= 16; (h > 0) != want {
+			t.Errorf("sector %d after aging by one a set: hit %v, want %v", s, h > 0, want)
+		}
+	}
+	// Aging by a whole set's ways leaves nothing.
+	c.Age(32)
+	for s := int64(0); s < 32; s++ {
+		if h, _ := c.Access(s*sec, 128); h > 0 {
+			t.Errorf("sector %d hit after aging by every way", s)
+		}
+	}
+	// Uneven shares: 8 over 16 sets ages every other set by one.
+	c = NewL2(64<<10, 128, 2)
+	for s := int64(0); s < 32; s++ {
+		c.Access(s*sec, 128)
+	}
+	c.Age(8)
+	evicted := 0
+	for s := int64(0); s < 16; s++ {
+		if h, _ := c.Access((s+16)*sec, 128); h > 0 {
+			continue // the newer sector stays in every set
+		}
+		t.Errorf("sector %d (newer) evicted by aging 8 over 16 sets", s+16)
+	}
+	for s := int64(0); s < 16; s++ {
+		if h, _ := c.Access(s*sec, 128); h == 0 {
+			evicted++
+		}
+	}
+	if evicted != 8 {
+		t.Errorf("aging 8 over 16 sets evicted %d of the older sectors, want 8", evicted)
+	}
+	var nilL2 *L2
+	nilL2.Age(5) // no L2: nothing to age
+}

@@ -25,6 +25,34 @@ type emitter struct {
 	// next one, which it then starts with (held, isa.Instr.WithNext).
 	grouping, holding bool
 	held              isa.Instr
+	// cur, if not nil, is the consumer's step cursor (isa.Grid.Steps):
+	// step marks each main-loop step and resumes where it asks.
+	cur *isa.StepCursor
+}
+
+// step begins step k of a main loop of n steps whose steps in [from, to)
+// repeat with period (isa.Step): with a cursor, it resumes at the step
+// the consumer asked for, if later, marks the step and returns it (the
+// loop goes on from there); without, it returns k.
+func (e *emitter) step(k, n, period, from, to int) int {
+	if e.cur == nil {
+		return k
+	}
+	if e.cur.To > k {
+		k = e.cur.To
+	}
+	e.cur.To = 0
+	e.emit(isa.Step(k, n, period, from, max(to, from)))
+	return k
+}
+
+// lcm is the least common multiple of positive a and b.
+func lcm(a, b int) int {
+	x, y := a, b
+	for y != 0 {
+		x, y = y, x%y
+	}
+	return a / x * b
 }
 
 // newEmitter returns an emitter for machine m's streams.

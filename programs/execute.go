@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -241,7 +242,21 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		again rerunExclusion
 	}
 	var ffFailed []failedSkip
+	var stepsFailed []arch.StepSkip
 	for {
+		var se *arch.StepCheckError
+		if errors.As(err, &se) {
+			// A step skip's check failed: the grid's steps are simulated.
+			stepsFailed = append(stepsFailed, se.Skip)
+			ff := *opts.FastForward
+			ff.NoSteps = append(slices.Clip(ff.NoSteps), se.Grid)
+			opts.FastForward = &ff
+			if err := newChip(); err != nil {
+				return nil, err
+			}
+			st, err = chip.Run(job.Program())
+			continue
+		}
 		var ce *arch.FastForwardCheckError
 		if !errors.As(err, &ce) {
 			break
@@ -313,7 +328,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	for _, s := range st.FastForward {
 		rep.Notes = append(rep.Notes, fastForwardNote(s))
 	}
-	if skipped, unc := fastForwardUncertainty(st.FastForward); skipped > 0 {
+	if skipped, unc := fastForwardUncertainty(st.FastForward, st.FastForwardSteps); skipped > 0 {
 		rep.Sim.SkippedSeconds, rep.Sim.SkipUncertaintySeconds = skipped.Seconds(), unc.Seconds()
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: the skipped waves stand for %.4g s of the run's %.4g s; had they varied as much as the measured and checked waves did (and the blocks in flight at each skip by half a wave), its time would be within ±%.3g s (%.2g %%) of the full simulation's — an estimate, not a bound: a kernel that changes inside a skipped range (an L2 sliding into thrashing) can be further off, and the kernels after a skip start from the caches its measured waves left (not covered: MI300X ape-int16 8192³ −0.5 %% after an exact skip); the skipped waves' bytes and L2 hits are the measured waves' means, a few %% off where the hits drift slowly",
 			skipped.Seconds(), st.Time.Seconds(), unc.Seconds(), 100*unc.Seconds()/st.Time.Seconds()))
@@ -321,12 +336,19 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	for _, s := range ffFailed {
 		rep.Notes = append(rep.Notes, fastForwardNote(s.FastForwardSkip)+"; so the run was made again "+s.again.String())
 	}
+	if n := stepSkipsNote(st.FastForwardSteps); n != "" {
+		rep.Notes = append(rep.Notes, n)
+	}
+	for _, s := range stepsFailed {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: CHECK FAILED: kernel %s: after a step skip at %.6g s (%d steps of %d blocks, %.4g µs each), the steps took %.4g µs; so the run was made again with the kernel's steps simulated",
+			s.Grid, s.At.Seconds(), s.Steps, s.CTAs, s.Period.Seconds()*1e6, s.CheckPeriod.Seconds()*1e6))
+	}
 	for _, d := range st.FastForwardDeclined {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: kernel %s: its waves repeated but were simulated: a skip at %.6g s would have stood for ~%d events, under %.3g %% of the %d simulated before it (a failed check makes the whole run simulated again)",
 			d.Grid, d.At.Seconds(), d.Events, 100*opts.FastForward.MinGain, d.SoFar))
 	}
 	switch {
-	case opts.FastForward == nil || len(st.FastForward) > 0 || len(ffFailed) > 0 || len(st.FastForwardDeclined) > 0:
+	case opts.FastForward == nil || len(st.FastForward) > 0 || len(ffFailed) > 0 || len(st.FastForwardDeclined) > 0 || len(st.FastForwardSteps) > 0 || len(stepsFailed) > 0:
 	case len(prog.Grids) == 0:
 		rep.Notes = append(rep.Notes, "fast-forward: only kernel grids (GPU machines) have waves to skip; everything was simulated")
 	default:
@@ -545,7 +567,7 @@ func checkKBatch(f *File, m *machines.Machine, opts Options) error {
 // blocks in flight at a skip are others than in the full run (which SM
 // holds which tile), which moves the kernel's end by a fraction of a wave
 // (A100 HGEMM 8192×8192×4096: 5 % of one).
-func fastForwardUncertainty(skips []arch.FastForwardSkip) (skipped, unc sim.Time) {
+func fastForwardUncertainty(skips []arch.FastForwardSkip, steps []arch.StepSkip) (skipped, unc sim.Time) {
 	for _, s := range skips {
 		skipped += s.Shift
 		if !s.Exact {
@@ -553,7 +575,60 @@ func fastForwardUncertainty(skips []arch.FastForwardSkip) (skipped, unc sim.Time
 			unc += sim.Time(s.Waves)*max(d, -d, s.Spread) + s.Period/2
 		}
 	}
+	// A step skip: its steps had they varied as much as the measured and
+	// checked intervals, and a step (the CTAs take it at their next
+	// markers).
+	for _, s := range steps {
+		skipped += s.Shift
+		d := s.CheckPeriod - s.Period
+		if s.CheckPeriod == 0 {
+			d = 0
+		}
+		unc += sim.Time(s.Steps)*max(d, -d, s.Spread) + s.Period
+	}
 	return skipped, unc
+}
+
+// stepSkipsNote sums up a run's step skips (FastForward.Steps) by kernel
+// ("" without any).
+func stepSkipsNote(steps []arch.StepSkip) string {
+	if len(steps) == 0 {
+		return ""
+	}
+	type sum struct {
+		n, unchecked int
+		steps        int64
+		shift        sim.Time
+		lo, hi       float64
+	}
+	var order []string
+	by := map[string]*sum{}
+	for _, s := range steps {
+		x := by[s.Grid]
+		if x == nil {
+			x = &sum{lo: math.Inf(1), hi: math.Inf(-1)}
+			by[s.Grid] = x
+			order = append(order, s.Grid)
+		}
+		x.n++
+		x.steps += int64(s.Steps) * int64(s.CTAs)
+		x.shift += s.Shift
+		if !s.Checked {
+			x.unchecked++
+		}
+		p := s.Period.Seconds() * 1e6
+		x.lo, x.hi = min(x.lo, p), max(x.hi, p)
+	}
+	var parts []string
+	for _, g := range order {
+		x := by[g]
+		part := fmt.Sprintf("kernel %s: %d skips, %d block-steps standing for %.4g s (steps of %.4g–%.4g µs)", g, x.n, x.steps, x.shift.Seconds(), x.lo, x.hi)
+		if x.unchecked > 0 {
+			part += fmt.Sprintf(", %d not checked (blocks started or finished first)", x.unchecked)
+		}
+		parts = append(parts, part)
+	}
+	return "fast-forward step skips (every resident block skipped the same k-steps together where their intervals repeated; approximate: the skipped steps stand for the measured ones, their work for the step before each block's skip): " + strings.Join(parts, "; ")
 }
 
 // fastForwardNote describes one skip of a fast-forwarded run.

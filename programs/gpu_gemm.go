@@ -791,8 +791,11 @@ func (pl *gpuGEMMPlan) kOff(kt int) int {
 // grid returns the kernel launch: one CTA per output tile, row-major over
 // the tiles.
 func (pl *gpuGEMMPlan) grid() isa.Grid {
-	g := isa.Grid{Name: pl.name(), CTAs: pl.nrb * pl.ncb, CTA: pl.cta,
+	g := isa.Grid{Name: pl.name(), CTAs: pl.nrb * pl.ncb, CTA: func(i int) isa.Stream { return pl.cta(i, nil) },
 		Resources: isa.Resources{SharedBytes: pl.smem, Registers: pl.ctaRegisters(), Warps: pl.real.warps, AccBytes: pl.accBytes()}}
+	if pl.batch <= 1 { // batched k-steps ramp: their steps do not repeat
+		g.Steps = pl.cta
+	}
 	if pl.t.pair {
 		g.Cluster = 2
 	}
@@ -837,9 +840,16 @@ func groupedGrid(name string, gs []isa.Grid) isa.Grid {
 		x, local := which(i)
 		return gs[x].Class(local)*len(gs) + x
 	}
+	g.Steps = func(i int, cur *isa.StepCursor) isa.Stream {
+		x, local := which(i)
+		return gs[x].Steps(local, cur)
+	}
 	for _, h := range gs {
 		if h.Class == nil {
 			g.Class = nil // compared by their streams
+		}
+		if h.Steps == nil {
+			g.Steps = nil
 		}
 	}
 	return g
@@ -901,25 +911,29 @@ func (pl *gpuGEMMPlan) gmBTile(x, kt, col int) int64 {
 
 // ctaStream is the stream of CTA i: what body emits for its output tile
 // (bi, bj), mm×nn (smaller at the matrix's edges).
-func (pl *gpuGEMMPlan) ctaStream(i int, body func(e *emitter, bi, bj, mm, nn int)) isa.Stream {
+// With cur (isa.Grid.Steps), each k-step of the main loop starts with a
+// step marker (emitter.step).
+func (pl *gpuGEMMPlan) ctaStream(i int, cur *isa.StepCursor, body func(e *emitter, bi, bj, mm, nn int)) isa.Stream {
 	bi, bj := pl.tile(i)
 	return func(yield func(isa.Instr) bool) {
-		body(newEmitter(yield, pl.mach), bi, bj, pl.rows(bi), pl.cols(bj))
+		e := newEmitter(yield, pl.mach)
+		e.cur = cur
+		body(e, bi, bj, pl.rows(bi), pl.cols(bj))
 	}
 }
 
-// cta returns the stream of CTA i.
-func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
+// cta returns the stream of CTA i (with cur: isa.Grid.Steps's).
+func (pl *gpuGEMMPlan) cta(i int, cur *isa.StepCursor) isa.Stream {
 	if pl.t.regStaged {
-		return pl.ctaRegStaged(i)
+		return pl.ctaRegStaged(i, cur)
 	}
 	if pl.t.direct {
-		return pl.ctaDirect(i)
+		return pl.ctaDirect(i, cur)
 	}
 	if pl.t.sharedOps {
-		return pl.ctaSharedOps(i)
+		return pl.ctaSharedOps(i, cur)
 	}
-	return pl.ctaStream(i, func(e *emitter, bi, bj, mm, nn int) {
+	return pl.ctaStream(i, cur, func(e *emitter, bi, bj, mm, nn int) {
 		mma, t := pl.lane, pl.t
 		fetch := func(kt int) {
 			s := kt % t.stages
@@ -949,6 +963,10 @@ func (pl *gpuGEMMPlan) cta(i int) isa.Stream {
 			fetch(kt)
 		}
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
+			// Steps from 1 (the first initialises) whose fetch and depth
+			// are a full k-step's repeat with the stages and the two
+			// fragment buffers.
+			kt = e.step(kt, pl.nkt, lcm(t.stages, 2), 1, pl.nkt-t.stages)
 			if ahead := kt + t.stages - 1; ahead < pl.nkt {
 				fetch(ahead)
 			}
@@ -1029,8 +1047,8 @@ func (pl *gpuGEMMPlan) tmem() bool { return pl.t.sharedOps && pl.tg.tmemAcc }
 // reads its stage directly, with no ldmatrix and no register fragments,
 // and frees it (tensor → copy). Accumulators are in registers (wgmma) or
 // tensor memory (tcgen05).
-func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
-	return pl.ctaStream(i, func(e *emitter, bi, bj, mm, nn int) {
+func (pl *gpuGEMMPlan) ctaSharedOps(i int, cur *isa.StepCursor) isa.Stream {
+	return pl.ctaStream(i, cur, func(e *emitter, bi, bj, mm, nn int) {
 		mma, t, es := pl.lane, pl.t, pl.es
 		// A pair's CTAs (rank = i mod 2) each load their A rows and half
 		// of B's columns (cols0 | the rest) and read both halves: a stage
@@ -1090,6 +1108,7 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
 			acc = gpu.BufAcc
 		}
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
+			kt = e.step(kt, pl.nkt, t.stages, 1, pl.nkt-t.stages)
 			if ahead := kt + t.stages - 1; ahead < pl.nkt {
 				fetch(ahead)
 			}
@@ -1128,12 +1147,13 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int) isa.Stream {
 // no overlap of loading and computing within the block (other resident
 // blocks overlap it). assumption: each warp's loads of the fragments it
 // shares with other warps hit in L1; the block's tiles are read once.
-func (pl *gpuGEMMPlan) ctaDirect(i int) isa.Stream {
-	return pl.ctaStream(i, func(e *emitter, bi, bj, mm, nn int) {
+func (pl *gpuGEMMPlan) ctaDirect(i int, cur *isa.StepCursor) isa.Stream {
+	return pl.ctaStream(i, cur, func(e *emitter, bi, bj, mm, nn int) {
 		mma, t, es := pl.lane, pl.t, pl.es
 		e.setFlag(mma, gpu.LaneCopy, 0)
 		pl.outsideStart(e)
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
+			kt = e.step(kt, pl.nkt, 1, 1, pl.nkt-1)
 			kk := pl.depth(kt)
 			e.waitFlag(mma, gpu.LaneCopy, 0)
 			e.together(func() {
@@ -1187,8 +1207,8 @@ func (pl *gpuGEMMPlan) setFusedSplit(ops *gpuOperands) {
 // → load (the LDS holds a k-step) and load → store (read, free again),
 // load → matrix and matrix → load per fragment buffer, matrix → store
 // before the epilogue.
-func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
-	return pl.ctaStream(i, func(e *emitter, bi, bj, mm, nn int) {
+func (pl *gpuGEMMPlan) ctaRegStaged(i int, cur *isa.StepCursor) isa.Stream {
+	return pl.ctaStream(i, cur, func(e *emitter, bi, bj, mm, nn int) {
 		mma, t, es := pl.lane, pl.t, pl.es
 		ldsA, ldsB := pl.stage(0)
 		stA, stB := int64(t.bm)*int64(t.bk)*es, int64(t.bk)*int64(t.bn)*es // staging registers of one piece
@@ -1272,6 +1292,7 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int) isa.Stream {
 		convert()
 		write(0)
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
+			kt = e.step(kt, pl.nkt, 2, 1, pl.nkt-2)
 			if kt+1 < pl.nkt {
 				fetch(kt + 1)
 			}

@@ -147,6 +147,13 @@ type cta struct {
 	cl    *clusterState      // its thread block cluster, nil outside one
 	rank  int                // its rank in cl
 	work  arch.CTAWork       // what it did (reported when it finishes)
+	// Step skips (isa.Grid.Steps, arch.FastForward.Steps): skipTo is the
+	// step whose marker the issue unit drops instructions up to (0: none);
+	// body is the work of the instructions issued since the last marker,
+	// last that of the step before it (what a skipped step stands for).
+	skipTo     int
+	body, last arch.CTAWork
+	steps      bool // its stream marks steps (it passed one)
 }
 
 // ClusterFlag marks a flag id (isa.Instr.FlagID) as one of the CTA's
@@ -333,12 +340,10 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bo
 	t.fetched, t.drained, t.full = false, false, false
 	t.free = now
 	clear(t.flags)
-	if len(t.work.Instrs) != numLanes || len(t.work.PathBytes) != len(core.pathBytes) {
-		t.work.Instrs, t.work.PathBytes = make([]uint64, numLanes), make([]int64, len(core.pathBytes))
-	}
-	clear(t.work.Instrs)
-	clear(t.work.PathBytes)
-	t.work.VectorRepeats, t.work.Flops, t.work.GMRead, t.work.GMWrite = 0, 0, 0, 0
+	resetWork(&t.work, len(core.pathBytes))
+	resetWork(&t.body, len(core.pathBytes))
+	resetWork(&t.last, len(core.pathBytes))
+	t.skipTo, t.steps = 0, false
 	for i := range t.lanes {
 		l := &t.lanes[i]
 		l.head, l.n, l.busy, l.last, l.xfer, l.state = 0, 0, now, now, 0, arch.QueueEmpty
@@ -665,6 +670,9 @@ issue:
 				break
 			}
 			in := t.stream.Next()
+			for in != nil && t.skipTo > 0 && (in.Op != isa.OpStep || in.M < t.skipTo) {
+				in = t.stream.Next() // generated before the skip: dropped
+			}
 			if in == nil {
 				t.drained = true
 				break
@@ -672,6 +680,11 @@ issue:
 			t.pending, t.fetched = in, true
 		}
 		in := t.pending
+		if in.Op == isa.OpStep { // no time, not an instruction
+			t.fetched = false
+			core.step(t, in, now)
+			continue
+		}
 		target := in.Queue()
 		if at > now && (target == LaneIssue || in.Op == isa.OpScalar || in.Op == isa.OpBarrier && in.Pipe == isa.ALL) {
 			break issue // the issue unit's own work happens at its issue time
@@ -733,6 +746,9 @@ issue:
 		t.fetched = false
 		core.lanes[LaneIssue].stats.Instrs++
 		t.work.Instrs[LaneIssue]++
+		if t.steps {
+			core.p.addWork(&t.body, in, target)
+		}
 		progress = true
 	}
 	s.state = stall

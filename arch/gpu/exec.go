@@ -123,6 +123,95 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 	}
 }
 
+// addWork adds to w the work instruction in, issued to lane p, does when
+// it runs — what execute and runLane count for it: an instruction on the
+// issue lane and (but flags, barriers and no-ops) on its own, its bytes on its path (and from or to
+// global memory), its matrix flops, its vector repeats. (Step skips stand
+// a skipped step for the work of the step before it, counted so at
+// issue.)
+func (pr *Params) addWork(w *arch.CTAWork, in *isa.Instr, p isa.Pipe) {
+	w.Instrs[LaneIssue]++
+	if p == LaneIssue || int(p) >= numLanes {
+		return
+	}
+	switch in.Op {
+	case isa.OpWaitFlag, isa.OpSetFlag, isa.OpBarrier, isa.OpAlloc, isa.OpFree, isa.OpNop:
+		return // synchronisation: not counted on its lane (runLane)
+	}
+	w.Instrs[p]++
+	switch {
+	case in.Op == isa.OpCopy || in.Op == isa.OpL0CCopy || in.Op == isa.OpLoad && in.Src.Buf == BufGM:
+		_, pi, ok := pr.path(in.Src.Buf, in.Dst.Buf, p)
+		if !ok {
+			return
+		}
+		b, _ := copyBytes(in)
+		w.PathBytes[pi] += b
+		if in.Src.Buf == BufGM {
+			w.GMRead += b
+		} else if in.Dst.Buf == BufGM {
+			w.GMWrite += b
+		}
+	case in.Op == isa.OpLoad:
+		if _, pi, ok := pr.path(in.Src.Buf, in.Dst.Buf, p); ok {
+			if b := int64(in.Rows) * int64(in.Cols) * int64(in.In.Bytes()); b > 0 {
+				w.PathBytes[pi] += b
+			}
+		}
+	case in.Op == isa.OpMmad:
+		w.Flops += 2 * float64(in.M) * float64(in.N) * float64(in.K)
+	case in.Op == isa.OpVector:
+		w.VectorRepeats += int64(max(in.Repeat, 1))
+	}
+}
+
+// resetWork zeroes w, sized for paths copy paths.
+func resetWork(w *arch.CTAWork, paths int) {
+	if len(w.Instrs) != numLanes || len(w.PathBytes) != paths {
+		w.Instrs, w.PathBytes = make([]uint64, numLanes), make([]int64, paths)
+	}
+	clear(w.Instrs)
+	clear(w.PathBytes)
+	w.VectorRepeats, w.Flops, w.GMRead, w.GMWrite = 0, 0, 0, 0
+}
+
+// step takes CTA t's step marker in at now (isa.OpStep): the step before
+// it is done issuing (its work, t.last, is what a skipped step stands
+// for); when fast-forward skips steps here (arch.Chip.Step), the issue
+// drops the instructions up to the marker of the step it resumes at, and
+// the skipped steps' work is counted as that many times t.last.
+func (core *Core) step(t *cta, in *isa.Instr, now sim.Time) {
+	t.steps = true
+	if t.skipTo > 0 { // the marker it resumes at (runIssue dropped the rest)
+		t.skipTo = 0
+	} else {
+		t.last, t.body = t.body, t.last
+	}
+	resetWork(&t.body, len(core.pathBytes))
+	to := core.chip.Step(t.idx, in, now)
+	if to <= in.M {
+		return
+	}
+	t.skipTo = to
+	n := to - in.M
+	w := &t.last
+	for p, c := range w.Instrs {
+		x := c * uint64(n)
+		t.work.Instrs[p] += x
+		core.lanes[p].stats.Instrs += x
+	}
+	for p, b := range w.PathBytes {
+		t.work.PathBytes[p] += b * int64(n)
+		core.pathBytes[p] += b * int64(n)
+	}
+	t.work.VectorRepeats += w.VectorRepeats * int64(n)
+	core.vectorRepeats += w.VectorRepeats * int64(n)
+	t.work.Flops += w.Flops * float64(n)
+	t.work.GMRead += w.GMRead * int64(n)
+	t.work.GMWrite += w.GMWrite * int64(n)
+	core.chip.StepWork(w.GMRead*int64(n), w.GMWrite*int64(n), w.Flops*float64(n))
+}
+
 // noMMARuns (tests only) runs every matrix instruction as its own flow.
 var noMMARuns bool
 

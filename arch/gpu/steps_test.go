@@ -1,0 +1,182 @@
+package gpu_test
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/arch/archtest"
+	"github.com/davinci-sim/davinci-sim/arch/gpu"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+)
+
+// ctaStepped is ctaProducts (one MMA per k-step, vector work beside it)
+// with a step marker starting each k-step (isa.Grid.Steps) that resumes
+// where cur asks; slow, if not nil, tells whether k-step kt reads its A
+// tile from a region of its own (L2 misses) rather than base's.
+func ctaStepped(base int64, k int, cur *isa.StepCursor, slow func(kt int) bool) isa.Stream {
+	const m, n, bk = 64, 64, 64
+	gmB, gmC := base+1<<20, int64(2<<20)
+	const smA, smB = 0, 16 << 10
+	const rfC, rfA, rfB, rfV = 0, 32 << 10, 48 << 10, 56 << 10
+	steps := k / bk
+	return func(yield func(isa.Instr) bool) {
+		for kt := 0; kt < steps; kt++ {
+			if cur != nil {
+				if cur.To > kt {
+					kt = cur.To
+				}
+				cur.To = 0
+				if !yield(isa.Step(kt, steps, 1, 1, steps)) {
+					return
+				}
+			}
+			gmA := base + int64(kt*bk)*2
+			if slow != nil && slow(kt) {
+				gmA = int64(64+kt) << 24
+			}
+			var ins []isa.Instr
+			if kt > 0 {
+				ins = append(ins, isa.WaitFlag(gpu.LaneMatrix, gpu.LaneCopy, 0))
+			}
+			ins = append(ins,
+				gpu.CopyToShared(smA, gmA, m, bk*2, bk*2+16, int64(k)*2),
+				gpu.CopyToShared(smB, gmB+int64(kt*bk*n)*2, bk, n*2, n*2+16, n*2),
+				isa.SetFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
+				isa.WaitFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
+				gpu.LoadMatrix(rfA, smA, m, bk, bk*2+16, fp.FP16, false),
+				gpu.LoadMatrix(rfB, smB, bk, n, n*2+16, fp.FP16, false),
+				isa.SetFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
+				isa.WaitFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
+				gpu.Elementwise(isa.VAdd, rfV, rfV, rfV, 2048, fp.FP32),
+				gpu.MMA(rfC, rfA, rfB, m, bk, n, fp.FP16, fp.FP32, kt == 0),
+				isa.SetFlag(gpu.LaneMatrix, gpu.LaneCopy, 0))
+			for _, in := range ins {
+				if !yield(in) {
+					return
+				}
+			}
+		}
+		for _, in := range []isa.Instr{
+			isa.SetFlag(gpu.LaneMatrix, gpu.LaneStore, 0),
+			isa.WaitFlag(gpu.LaneMatrix, gpu.LaneStore, 0),
+			gpu.StoreAccumulators(gmC, rfC, m, n, n*4, fp.FP32, fp.FP32, fp.RNE, false)} {
+			if !yield(in) {
+				return
+			}
+		}
+	}
+}
+
+// steppedGrid is 3 waves (4 SMs, 2 CTAs each) of CTAs of 200 k-steps that
+// read the same tiles (L2 hits after the first), with step markers; slow
+// as ctaStepped's.
+func steppedGrid(slow func(kt int) bool) isa.Grid {
+	const k = 64 * 200
+	return isa.Grid{Name: "stepped", CTAs: 8 * 3,
+		CTA:       func(int) isa.Stream { return ctaStepped(0, k, nil, slow) },
+		Steps:     func(_ int, cur *isa.StepCursor) isa.Stream { return ctaStepped(0, k, cur, slow) },
+		Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+}
+
+// Step skips on a grid whose k-steps repeat: each wave's CTAs skip most of
+// their steps together, every skip checked; the work counters — every
+// lane's instructions, bytes on every path, GM bytes, flops, vector
+// repeats — equal the full run's exactly (each skipped step stands for
+// the work of the step before it, counted at issue as the lanes count it
+// when it runs), the time within the skips' estimate, with a fraction of
+// the events. Without FastForward.Steps the markers change nothing.
+func TestStepSkips(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	g := steppedGrid(nil)
+	full, err := runGrid(t, m, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := arch.DefaultFastForward
+	ff.Steps = true
+	fast, err := runGrid(t, m, g, &ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fast.FastForwardSteps) != 3 {
+		t.Fatalf("step skips %+v, want one a wave", fast.FastForwardSteps)
+	}
+	var unc float64
+	for _, s := range fast.FastForwardSteps {
+		if !s.Checked || s.CTAs != 8 || s.Steps < 150 || s.Shift <= 0 {
+			t.Errorf("step skip %+v: want checked, 8 CTAs, most of their 200 steps, shift steps × period", s)
+		}
+		unc += float64(s.Steps)*math.Max(math.Abs(float64(s.CheckPeriod-s.Period)), float64(s.Spread)) + float64(s.Period)
+	}
+	if d := math.Abs(float64(fast.Time - full.Time)); d > unc {
+		t.Errorf("time %v with step skips, %v in full: %.3g ps apart, estimate ±%.3g", fast.Time, full.Time, d, unc)
+	}
+	if fast.Events*3 > full.Events {
+		t.Errorf("events %d with step skips, %d in full: want a third at most", fast.Events, full.Events)
+	}
+	if fast.GMReadBytes != full.GMReadBytes || fast.GMWriteBytes != full.GMWriteBytes || fast.MMADFlops != full.MMADFlops {
+		t.Errorf("GM bytes %d/%d, flops %g with step skips; %d/%d, %g in full", fast.GMReadBytes, fast.GMWriteBytes, fast.MMADFlops, full.GMReadBytes, full.GMWriteBytes, full.MMADFlops)
+	}
+	if a, b := fast.Traffic.GMRead, full.Traffic.GMRead; a != b {
+		t.Errorf("traffic GM reads %d with step skips, %d in full", a, b)
+	}
+	for i := range full.Cores {
+		for l := range full.Cores[i].Lanes {
+			if a, b := fast.Cores[i].Lanes[l].Instrs, full.Cores[i].Lanes[l].Instrs; a != b {
+				t.Errorf("core %d lane %d: %d instructions with step skips, %d in full", i, l, a, b)
+			}
+		}
+		if a, b := fast.Cores[i].PathBytes, full.Cores[i].PathBytes; !reflect.DeepEqual(a, b) {
+			t.Errorf("core %d: path bytes %v with step skips, %v in full", i, a, b)
+		}
+		if a, b := fast.Cores[i].VectorRepeats, full.Cores[i].VectorRepeats; a != b {
+			t.Errorf("core %d: vector repeats %d with step skips, %d in full", i, a, b)
+		}
+	}
+	// The markers alone (no step skips) change nothing.
+	ff.Steps = false
+	plain, err := runGrid(t, m, isa.Grid{Name: g.Name, CTAs: g.CTAs, CTA: g.CTA, Resources: g.Resources}, &ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked, err := runGrid(t, m, g, &ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(plain, marked) {
+		t.Errorf("a grid with Steps, not skipped:\n%+v\nwithout:\n%+v", marked, plain)
+	}
+}
+
+// A grid whose k-steps slow down after the first 120 (their A tiles then
+// miss in the L2): the step skip measured on the fast steps is checked on
+// slower ones, fails, and stops the run with a StepCheckError naming the
+// grid; run again with its steps off (FastForward.NoSteps), it is the
+// full simulation.
+func TestStepSkipCheckFails(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4", "machine.gm.bandwidth=50GB/s")
+	g := steppedGrid(func(kt int) bool { return kt >= 120 })
+	full, err := runGrid(t, m, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := arch.DefaultFastForward
+	ff.Steps = true
+	_, err = runGrid(t, m, g, &ff)
+	var se *arch.StepCheckError
+	if !errors.As(err, &se) || se.Grid != 0 || se.Skip.Checked || se.Skip.CheckPeriod <= se.Skip.Period {
+		t.Fatalf("got %v, want a failed step check of grid 0 with slower steps after the skip", err)
+	}
+	ff.NoSteps = []int{0}
+	again, err := runGrid(t, m, g, &ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Time != full.Time || len(again.FastForwardSteps) != 0 {
+		t.Errorf("steps off: time %v, step skips %+v; full: %v", again.Time, again.FastForwardSteps, full.Time)
+	}
+}

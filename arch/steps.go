@@ -1,0 +1,408 @@
+package arch
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// Step skips (FastForward.Steps): inside a wave, skip steps of the resident
+// CTAs' main loops (a GEMM's k-steps) together.
+//
+// A grid with isa.Grid.Steps marks each step of its CTAs' main loops. While
+// every resident CTA is in its loop and none starts or finishes, the chip
+// snapshots its counters each time the CTAs have passed as many markers as
+// there are of them (a step each, in the mean): an interval. When the last
+// two windows of Measure intervals each spread within the tolerance, their
+// mean durations agree within a fifth of it, and their cache hits and
+// lanes' stall mix agree within those settings (a skip freezes the state
+// it measured, so a slow trend must be over: stepInterval), and every CTA
+// is past its warm-up with steps left that repeat (isa.Step), each CTA
+// skips the same number of steps at its next marker — as many as the CTA
+// with the fewest left allows, leaving Measure+2 for the check — and the
+// run stands the skipped time for that many measured periods: the
+// simulated time goes on where the CTAs resume, the skipped time is added
+// to the run's (a shift, as a wave skip's). Each CTA's skipped steps count
+// the work of its step before the marker (exact where the steps repeat, as
+// a GEMM's full k-steps); the time-like counters and the events are the
+// measured intervals' times the skipped steps; the cache counters follow
+// the skipped global-memory bytes at the measured rates, and the caches
+// are aged by the sectors the measured intervals allocated, times the
+// skipped steps (mem.L2.Age: the skipped steps' lines would have pushed
+// older ones out; without it, MI300X markidis 8192³'s HBM reads came out
+// 30 % short, with it 11 %). The Measure intervals after the CTAs resumed
+// are the check.
+//
+// Where CTAs start and finish all the time (a kernel whose blocks drifted
+// apart) no window forms and nothing is skipped: wave skips serve those.
+
+// stepSteadiness divides FastForward.Tolerance for the difference of the
+// means of the two windows of intervals a step skip measures
+// (stepInterval).
+const stepSteadiness = 5
+
+// StepSkip is one step skip of a fast-forwarded run.
+type StepSkip struct {
+	Grid   string
+	At     sim.Time // simulated time of the decision (the CTAs skip at their next markers)
+	Steps  int      // steps each resident CTA skipped
+	CTAs   int      // the resident CTAs
+	Period sim.Time // the measured intervals' mean duration: one step of every CTA
+	Spread sim.Time // max − min of their durations
+	Shift  sim.Time // the time the skipped steps stand for (Steps·Period)
+	Events uint64   // engine events they stand for
+	// CheckPeriod is the mean duration of the Measure intervals after the
+	// CTAs resumed (0: not measured: a CTA started or finished first), and
+	// Checked reports that it was within the tolerance (and the measured
+	// spread) of Period. A failed check stops the run (StepCheckError).
+	CheckPeriod sim.Time
+	Checked     bool
+}
+
+// StepCheckError stops a run whose step skip's check failed: the caller
+// runs again with the grid's step skips off (FastForward.NoSteps).
+type StepCheckError struct {
+	Grid int // the grid's index in the program
+	Skip StepSkip
+}
+
+func (e *StepCheckError) Error() string {
+	return fmt.Sprintf("fast-forward: kernel %s: the steps after a step skip at %v took %v each, the skip stood for %v", e.Skip.Grid, e.Skip.At, e.Skip.CheckPeriod, e.Skip.Period)
+}
+
+// stepCTA is a resident CTA of a grid with step markers.
+type stepCTA struct {
+	cur  *isa.StepCursor
+	seen bool // passed a marker
+	// its last marker: step k of n, steps [from, to) repeating with period
+	k, n, period, from, to int
+	drop                   int // steps to skip at its next marker (0: none)
+}
+
+// stepRunner is the step-skip state of the running grid.
+type stepRunner struct {
+	on      bool // the running grid has step markers and may skip steps
+	ctas    map[int]*stepCTA
+	seen    int // CTAs in ctas that passed a marker
+	marks   int // markers since the last snapshot
+	snaps   []ffSnap
+	allocs  [][]int64 // the caches' sector allocations at each snapshot (Chip.cacheAllocs)
+	pending int       // CTAs yet to take the decided skip
+	check   int       // the skip being checked (index in fastForward.steps), −1: none
+	// the skip being taken: the measured increments per skipped byte of
+	// global memory of the cache counters, and the bytes skipped so far
+	rates   [ffGlobal]float64
+	gmBytes float64
+	gmRead  int64
+}
+
+// reset starts grid g's step state.
+func (sr *stepRunner) reset(on bool) {
+	sr.on, sr.seen, sr.marks, sr.pending, sr.check = on, 0, 0, 0, -1
+	sr.snaps = sr.snaps[:0]
+	if on {
+		sr.ctas = map[int]*stepCTA{}
+	} else {
+		sr.ctas = nil
+	}
+}
+
+// stepsOn reports whether grid g (index cur) may skip steps.
+func (gr *gridRunner) stepsOn(g *isa.Grid) bool {
+	return gr.ff != nil && gr.ff.Steps && g.Steps != nil && !slices.Contains(gr.ff.NoSteps, gr.cur)
+}
+
+// stepStream returns the stream CTA c of g starts with: with step skips,
+// its Steps stream, read through a cursor the chip keeps.
+func (gr *gridRunner) stepStream(g *isa.Grid, c int) isa.Stream {
+	sr := &gr.steps
+	if !sr.on {
+		return g.CTA(c)
+	}
+	s := &stepCTA{cur: &isa.StepCursor{}}
+	sr.ctas[c] = s
+	sr.snaps = sr.snaps[:0] // the resident CTAs changed
+	return g.Steps(c, s.cur)
+}
+
+// stepDone forgets finished CTA c.
+func (gr *gridRunner) stepDone(c int) {
+	sr := &gr.steps
+	s, ok := sr.ctas[c]
+	if !ok {
+		return
+	}
+	if s.seen {
+		sr.seen--
+	}
+	if s.drop > 0 { // cannot happen: a skip leaves every CTA steps after it
+		gr.chip.Fail(fmt.Errorf("fast-forward: CTA %d finished before taking its step skip", c))
+	}
+	delete(sr.ctas, c)
+	sr.snaps = sr.snaps[:0]
+	sr.marks = 0
+}
+
+// Step tells the chip that CTA cta of the running grid passed step marker
+// in (isa.OpStep) at now; it returns the step the CTA resumes at when
+// fast-forward skips steps here (the CTA's generator is told through its
+// cursor; the core drops what was generated before and counts the skipped
+// steps' work, StepWork), else 0.
+func (c *Chip) Step(cta int, in *isa.Instr, now sim.Time) int {
+	gr := c.grids
+	if gr == nil || !gr.steps.on {
+		return 0
+	}
+	sr := &gr.steps
+	s := sr.ctas[cta]
+	if s == nil {
+		return 0
+	}
+	if !s.seen {
+		s.seen = true
+		sr.seen++
+		sr.snaps, sr.marks = sr.snaps[:0], 0
+	}
+	s.k, s.n, s.period, s.from, s.to = in.M, in.N, in.K, in.Rows, in.Cols
+	to := 0
+	if s.drop > 0 {
+		to = s.k + s.drop
+		if s.k < s.from || to > s.to || s.drop%s.period != 0 {
+			c.Fail(fmt.Errorf("fast-forward: CTA %d at step %d cannot skip %d steps (steps %d–%d repeat with period %d)", cta, s.k, s.drop, s.from, s.to, s.period))
+			return 0
+		}
+		s.cur.To, s.drop = to, 0
+		s.k = to
+		if sr.pending--; sr.pending == 0 {
+			c.flushStepWork()
+			sr.snaps, sr.marks = sr.snaps[:0], 0
+		}
+	}
+	if sr.pending > 0 || sr.seen < gr.running || len(sr.ctas) != gr.running {
+		return to
+	}
+	if sr.marks++; sr.marks < sr.seen {
+		return to
+	}
+	sr.marks = 0
+	c.stepInterval(now)
+	return to
+}
+
+// stepInterval snapshots the counters at the end of an interval and
+// checks the last skip or decides the next.
+func (c *Chip) stepInterval(now sim.Time) {
+	gr, ff := c.grids, c.grids.ff
+	sr := &gr.steps
+	sr.snaps = append(sr.snaps, c.ffSnapshot(now))
+	sr.allocs = append(sr.allocs[:len(sr.snaps)-1], c.cacheAllocs())
+	if len(sr.snaps) > 2*ff.Measure+1 {
+		sr.snaps = append(sr.snaps[:0], sr.snaps[1:]...)
+		sr.allocs = append(sr.allocs[:0], sr.allocs[1:]...)
+	}
+	n := len(sr.snaps)
+	if sr.check >= 0 {
+		if n < ff.Measure+1 {
+			return
+		}
+		sk := &ff.steps[sr.check]
+		sr.check = -1
+		sk.CheckPeriod = (sr.snaps[n-1].t - sr.snaps[n-1-ff.Measure].t) / sim.Time(ff.Measure)
+		dev := math.Abs(float64(sk.CheckPeriod - sk.Period))
+		sk.Checked = dev <= ff.Tolerance*float64(sk.Period)+float64(sk.Spread)
+		if !sk.Checked {
+			c.Fail(&StepCheckError{Grid: gr.cur, Skip: *sk})
+			return
+		}
+		// The check's intervals may measure the next skip (the CTAs'
+		// steps left after the first rarely allow one).
+	}
+	// Measured: the last 2·Measure intervals, as two windows of Measure
+	// whose durations each spread within the tolerance and whose means
+	// agree within a fifth of it. A skip freezes the CTAs' state (their
+	// phases, the caches' contents) where it was measured, and the check
+	// after it goes on from there: a slow trend — a wave's CTAs, started
+	// together, drifting apart from contending for memory for a third of
+	// their steps (A100 HGEMM with register staging, 2048×2048×4096:
+	// intervals from ~900 down to 726 ns, ±10 % noise; measured on one
+	// window within the 5 % of wave skips, its first skip stood for
+	// 819 ns and the kernel came out 4 % long) — must be over; intervals
+	// that swing in a pattern about a steady mean (B200: 362, 368, 370 ns
+	// on end) are steady.
+	w := 2 * ff.Measure
+	if n < w+1 {
+		return
+	}
+	s := sr.snaps[n-w-1:]
+	d := make([]float64, w)
+	for i := range d {
+		d[i] = float64(s[i+1].t - s[i].t)
+	}
+	lo, hi, total := slices.Min(d), slices.Max(d), fsum(d)
+	mean := total / float64(w)
+	for _, h := range [][]float64{d[:ff.Measure], d[ff.Measure:]} {
+		if slices.Max(h)-slices.Min(h) > ff.Tolerance*mean {
+			return
+		}
+	}
+	if math.Abs(fsum(d[:ff.Measure])-fsum(d[ff.Measure:]))/float64(ff.Measure) > ff.Tolerance/stepSteadiness*mean || !c.windowsSteady(&s[0], &s[ff.Measure], &s[w], ff.Mix, ff.Hits) {
+		return
+	}
+	// Steps every CTA may skip at its next marker (k+1): within its
+	// repeating steps, after its warm-up, leaving Measure+2 steps for the
+	// check, a multiple of the period.
+	steps := math.MaxInt
+	for _, x := range sr.ctas {
+		next := x.k + 1
+		warm := max(x.from+1, int(math.Ceil(ff.WarmUp*float64(x.n))))
+		if x.k < warm || x.period < 1 {
+			return
+		}
+		left := x.to - next - (ff.Measure + 2)
+		steps = min(steps, left/x.period*x.period)
+	}
+	period := 1
+	for _, x := range sr.ctas {
+		period = lcm(period, x.period)
+	}
+	steps = steps / period * period
+	if steps < 2*ff.Measure || steps <= 0 {
+		return
+	}
+	first, last := &s[0], &s[len(s)-1]
+	scale := float64(steps) / float64(w)
+	shift := sim.Time(math.Round(total * scale))
+	if ff.ints == nil {
+		ff.ints = make([]int64, len(last.ints))
+		ff.floats = make([]float64, len(last.floats))
+	}
+	win := c.ffAdd(ff, first, last, scale, scale, shift)
+	sr.rates = [ffGlobal]float64{}
+	if gm := win[ffGMRead] + win[ffGMWrite]; gm > 0 {
+		for _, k := range []int{ffL2Hit, ffL2Miss, ffLLCHit, ffLLCMiss, ffTrafficL2Read, ffTrafficLLCRead} {
+			sr.rates[k] = win[k] / gm
+		}
+	}
+	sr.gmBytes = 0
+	// The skipped steps' accesses would have pushed older lines out of
+	// the caches: age them by the sectors allocated in the measured
+	// intervals, times the skipped steps per measured one.
+	a, b := sr.allocs[n-w-1], sr.allocs[n-1]
+	age := make([]int64, len(b))
+	for i := range b {
+		age[i] = int64(math.Round(float64(b[i]-a[i]) * scale))
+	}
+	c.ageCaches(age)
+	for _, x := range sr.ctas {
+		x.drop = steps
+	}
+	sr.pending = len(sr.ctas)
+	ff.steps = append(ff.steps, StepSkip{Grid: gr.grids[gr.cur].Name, At: now, Steps: steps, CTAs: len(sr.ctas),
+		Period: sim.Time(math.Round(total / float64(w))), Spread: sim.Time(math.Round(hi - lo)), Shift: shift,
+		Events: uint64(math.Round(win[ffEvents]))})
+	ff.shift += shift
+	sr.check = len(ff.steps) - 1
+	sr.snaps = sr.snaps[:0]
+}
+
+// StepWork adds the global-memory bytes and matrix flops of a CTA's
+// skipped steps (Core's count of their work; the cores add their own
+// counters).
+func (c *Chip) StepWork(gmRead, gmWrite int64, flops float64) {
+	ff := c.grids.ff
+	ff.ints[ffGMRead] += gmRead
+	ff.ints[ffGMWrite] += gmWrite
+	ff.ints[ffTrafficGMRead] += gmRead
+	ff.ints[ffTrafficGMWrite] += gmWrite
+	ff.ints[ffTrafficHBMWrite] += gmWrite
+	ff.floats[0] += flops
+	c.grids.steps.gmBytes += float64(gmRead + gmWrite)
+	c.grids.steps.gmRead += gmRead
+}
+
+// flushStepWork adds the cache counters of the skip every CTA has taken:
+// its global-memory bytes at the measured rates.
+func (c *Chip) flushStepWork() {
+	sr, ff := &c.grids.steps, c.grids.ff
+	var served int64
+	for _, k := range []int{ffL2Hit, ffL2Miss, ffLLCHit, ffLLCMiss, ffTrafficL2Read, ffTrafficLLCRead} {
+		x := int64(math.Round(sr.rates[k] * sr.gmBytes))
+		ff.ints[k] += x
+		if k == ffTrafficL2Read || k == ffTrafficLLCRead {
+			served += x
+		}
+	}
+	ff.ints[ffTrafficHBMRead] += sr.gmRead - served
+	sr.gmBytes, sr.gmRead = 0, 0
+}
+
+// lcm is the least common multiple of positive a and b.
+func lcm(a, b int) int {
+	x, y := a, b
+	for y != 0 {
+		x, y = y, x%y
+	}
+	return a / x * b
+}
+
+// cacheAllocs returns the sectors allocated so far in each L2, then the
+// LLC (mem.L2.Allocs).
+func (c *Chip) cacheAllocs() []int64 {
+	out := make([]int64, 0, len(c.l2s)+1)
+	for _, l2 := range c.l2s {
+		out = append(out, l2.Allocs)
+	}
+	if c.llc != nil {
+		out = append(out, c.llc.Allocs)
+	}
+	return out
+}
+
+// ageCaches ages each L2, then the LLC, by n[i] sector allocations
+// (mem.L2.Age).
+func (c *Chip) ageCaches(n []int64) {
+	for i, l2 := range c.l2s {
+		l2.Age(n[i])
+	}
+	if c.llc != nil {
+		c.llc.Age(n[len(c.l2s)])
+	}
+}
+
+// windowsSteady reports whether the windows of intervals a→b and b→c
+// agree in their L2's and LLC's hit fractions (bytes) within hits and in
+// every lane's fraction of time in each cause (the mean over the cores)
+// within mix. (An interval is a step of every CTA, too short for the
+// interval-by-interval rules of waves, ffSteady: B200 HGEMM's lanes swing
+// from one to the next where its windows agree.)
+func (c *Chip) windowsSteady(a, b, e *ffSnap, mix, hits float64) bool {
+	for _, k := range []int{ffL2Hit, ffLLCHit} { // hit bytes; the misses follow them
+		f1 := hitFraction(b.ints[k]-a.ints[k], b.ints[k+1]-a.ints[k+1])
+		f2 := hitFraction(e.ints[k]-b.ints[k], e.ints[k+1]-b.ints[k+1])
+		if (f1 < 0) != (f2 < 0) || math.Abs(f1-f2) > hits {
+			return false
+		}
+	}
+	ff := c.grids.ff
+	cores := len(c.grids.cores)
+	block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
+	frac := func(p, q *ffSnap, l, x int) float64 {
+		var t int64
+		for i := range cores {
+			k := ffGlobal + i*block + l*(int(NumCauses)+1) + x
+			t += q.ints[k] - p.ints[k]
+		}
+		return float64(t) / float64(max(q.t-p.t, 1)) / float64(cores)
+	}
+	for l := range ff.lanes {
+		for x := 0; x < int(NumCauses); x++ {
+			if math.Abs(frac(a, b, l, x)-frac(b, e, l, x)) > mix {
+				return false
+			}
+		}
+	}
+	return true
+}

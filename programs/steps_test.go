@@ -1,0 +1,85 @@
+package programs
+
+import (
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+)
+
+// Step skips (arch.FastForward.Steps) with every CTA generator of the GPU
+// GEMM kernels — multistage cp.async into shared memory (A100 HGEMM),
+// shared-memory operands (H100 wgmma), cta_group::2 pairs with tensor
+// memory (B200), register staging (staging: registers), no staging
+// (staging: none), outside accumulators (Ootomo), a fused split
+// (Markidis, split: fused) — against the full simulation: the skipped
+// steps' work is exact (every core's instructions by lane, bytes by path,
+// vector repeats; GM bytes; flops), the time within the uncertainty the
+// report states, with fewer events.
+func TestStepSkipsEveryGenerator(t *testing.T) {
+	for _, c := range []struct {
+		machine string
+		sets    []string
+	}{
+		{"a100", []string{"program.scheme=hgemm"}},
+		{"h100-sxm", []string{"program.scheme=hgemm"}},
+		{"b200", []string{"program.scheme=hgemm"}},
+		{"a100", []string{"program.scheme=hgemm", "program.tiling.staging=registers"}},
+		{"a100", []string{"program.scheme=hgemm", "program.tiling.staging=none"}},
+		{"a100", []string{"program.scheme=ootomo"}},
+		{"mi300x", []string{"program.scheme={name: markidis, split: fused}"}},
+	} {
+		sets := append([]string{"program.m=2048", "program.n=2048", "program.k=4096"}, c.sets...)
+		t.Run(c.machine+" "+sets[len(sets)-1], func(t *testing.T) {
+			run := func(ff *arch.FastForward) *Result {
+				t.Helper()
+				f := mustRead(t, "examples/a100-emulated-gemm.yaml") // (a run's overrides stay in its File)
+				res, err := Execute(f, Options{Machine: c.machine, Numerics: NumericsOff, FastForward: ff, Overrides: mustSets(t, sets...)}, RunHooks{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			ff := arch.DefaultFastForward
+			ff.Steps = true
+			full, fast := run(nil).Stats, run(&ff)
+			st := fast.Stats
+			if len(st.FastForwardSteps) == 0 {
+				t.Fatalf("no step skips: %q", fast.Report.Notes)
+			}
+			d := math.Abs(float64(st.Time - full.Time))
+			if unc := fast.Report.Sim.SkipUncertaintySeconds * 1e12; d > unc {
+				t.Errorf("time %v with step skips, %v in full: %.4g ps apart, stated ±%.4g", st.Time, full.Time, d, unc)
+			}
+			t.Logf("time %+.3f %%, events %d → %d, HBM reads %d → %d", 100*(float64(st.Time)/float64(full.Time)-1), full.Events, st.Events, full.Traffic.HBMRead, st.Traffic.HBMRead)
+			if st.Events >= full.Events {
+				t.Errorf("events %d with step skips, %d in full", st.Events, full.Events)
+			}
+			if st.GMReadBytes != full.GMReadBytes || st.GMWriteBytes != full.GMWriteBytes || math.Abs(st.MMADFlops-full.MMADFlops) > 1e-9*full.MMADFlops {
+				t.Errorf("GM bytes %d/%d, flops %g with step skips; %d/%d, %g in full", st.GMReadBytes, st.GMWriteBytes, st.MMADFlops, full.GMReadBytes, full.GMWriteBytes, full.MMADFlops)
+			}
+			// Summed over the cores (which core runs which block depends
+			// on when blocks finish).
+			sum := func(st *arch.Stats) (instrs []uint64, paths []int64, repeats int64) {
+				for _, c := range st.Cores {
+					for l, ls := range c.Lanes {
+						instrs = append(instrs, 0)[:max(len(instrs), l+1)]
+						instrs[l] += ls.Instrs
+					}
+					for p, b := range c.PathBytes {
+						paths = append(paths, 0)[:max(len(paths), p+1)]
+						paths[p] += b
+					}
+					repeats += c.VectorRepeats
+				}
+				return instrs, paths, repeats
+			}
+			ai, ap, ar := sum(st)
+			bi, bp, br := sum(full)
+			if !reflect.DeepEqual(ai, bi) || !reflect.DeepEqual(ap, bp) || ar != br {
+				t.Errorf("instructions by lane %v, bytes by path %v, vector repeats %d with step skips; %v, %v, %d in full", ai, ap, ar, bi, bp, br)
+			}
+		})
+	}
+}
