@@ -505,15 +505,15 @@ func WholeGrid(g int) BlockRange { return BlockRange{Grid: g, To: math.MaxInt} }
 
 // DefaultFastForward measures 4 waves, allows 5 % spread of their
 // durations and 5 percentage points of their lanes' stall mix and of
-// their cache hit fractions, simulates the last 3 full waves (the check's
-// 2 after the first) and skips only where the skip stands for 2 % of the
-// events simulated so far. GEMM waves vary by a few percent from wave to
-// wave (which CTAs share which panels in the L2); measured against full
-// runs (docs/design-notes.md, "Fast-forward"), these settings kept the
-// time within 1 % in 118 of 123 emulated GEMMs at 8192³ on every GPU
-// machine (GB200 ozaki 16384³: −0.99 %), but not T4 ootomo (−10 %: a
-// plateau at the kernel's start taken for its steady state), where 0.5 %
-// and 1 point skipped little on GEMM grids.
+// their cache hit fractions, never measures a kernel's first sixteenth of
+// waves, simulates the last 3 full waves (the check's 2 after the first)
+// and skips only where the skip stands for 2 % of the events simulated so
+// far. GEMM waves vary by a few percent from wave to wave (which CTAs
+// share which panels in the L2); measured against full runs
+// (docs/design-notes.md, "Fast-forward"), these settings kept the time
+// within 1 % in 117 of 123 emulated GEMMs at 8192³ on every GPU machine,
+// the worst +2.3 % (GB200 ozaki 16384³: −0.99 %), where 0.5 % and 1 point
+// skipped little on GEMM grids. Step skips (Steps) are off.
 var DefaultFastForward = FastForward{Measure: 4, Tolerance: 0.05, Mix: 0.05, Hits: 0.05, Tail: 3, WarmUp: 1.0 / 16, MinGain: 0.02}
 
 // FastForwardSkip is one skip of a fast-forwarded run.
