@@ -182,11 +182,12 @@ func resetWork(w *arch.CTAWork, paths int) {
 // the skipped steps' work is counted as that many times t.last.
 func (core *Core) step(t *cta, in *isa.Instr, now sim.Time) {
 	t.steps = true
-	if t.skipTo > 0 { // the marker it resumes at (runIssue dropped the rest)
+	if t.skipTo > 0 { // the marker it resumes at (runIssue dropped the rest): the chip knows
 		t.skipTo = 0
-	} else {
-		t.last, t.body = t.body, t.last
+		resetWork(&t.body, len(core.pathBytes))
+		return
 	}
+	t.last, t.body = t.body, t.last
 	resetWork(&t.body, len(core.pathBytes))
 	to := core.chip.Step(t.idx, in, now)
 	if to <= in.M {

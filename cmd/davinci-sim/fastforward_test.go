@@ -43,6 +43,17 @@ func TestRunFastForward(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "fast-forward:") {
 		t.Errorf("--fast-forward-stationary: exit %d: %v\n%s", code, err, out)
 	}
+	// --fast-forward-steps (arch.FastForward.Steps; its skips: arch/gpu
+	// TestStepSkips, programs TestStepSkipsEveryGenerator) skips k-steps
+	// and says so; without --fast-forward it is bad input.
+	out, code, err = runCLI(t, "run", examplePath("a100-emulated-gemm.yaml"), "--numerics", "off", "-q", "--fast-forward", "--fast-forward-steps",
+		"--set", "program.scheme=hgemm", "--set", "program.m=2048", "--set", "program.n=2048", "--set", "program.k=4096")
+	if code != 0 || !strings.Contains(out, "fast-forward step skips") {
+		t.Errorf("--fast-forward-steps: exit %d: %v\n%s", code, err, out)
+	}
+	if _, code, err := runCLI(t, "run", examplePath("a100-hgemm.yaml"), "--numerics", "off", "-q", "--fast-forward-steps"); code != 2 || err == nil || !strings.Contains(err.Error(), "--fast-forward-steps: tunes --fast-forward") {
+		t.Errorf("--fast-forward-steps alone: exit %d (%v), want 2 naming it", code, err)
+	}
 }
 
 // --k-batch: a timing-only SIMT SGEMM notes its batches; out of range, a
