@@ -256,16 +256,7 @@ func TestFastForwardGroupedGrid(t *testing.T) {
 		t.Errorf("GM bytes %d/%d, L2 hits %d, flops %g fast-forwarded; %d/%d, %d, %g in full",
 			fast.GMReadBytes, fast.GMWriteBytes, fast.L2HitBytes, fast.MMADFlops, full.GMReadBytes, full.GMWriteBytes, full.L2HitBytes, full.MMADFlops)
 	}
-	for i := range full.Cores {
-		for l := range full.Cores[i].Lanes {
-			if a, b := fast.Cores[i].Lanes[l].Instrs, full.Cores[i].Lanes[l].Instrs; a != b {
-				t.Errorf("core %d lane %d: %d instructions fast-forwarded, %d in full", i, l, a, b)
-			}
-		}
-		if a, b := fast.Cores[i].PathBytes, full.Cores[i].PathBytes; !reflect.DeepEqual(a, b) {
-			t.Errorf("core %d: path bytes %v fast-forwarded, %v in full", i, a, b)
-		}
-	}
+	sameCoreWork(t, "fast-forwarded", fast, full)
 }
 
 // A grid whose Class declares blocks alike that are not (the grouped grid

@@ -130,19 +130,7 @@ func TestStepSkips(t *testing.T) {
 	if a, b := fast.Traffic.GMRead, full.Traffic.GMRead; a != b {
 		t.Errorf("traffic GM reads %d with step skips, %d in full", a, b)
 	}
-	for i := range full.Cores {
-		for l := range full.Cores[i].Lanes {
-			if a, b := fast.Cores[i].Lanes[l].Instrs, full.Cores[i].Lanes[l].Instrs; a != b {
-				t.Errorf("core %d lane %d: %d instructions with step skips, %d in full", i, l, a, b)
-			}
-		}
-		if a, b := fast.Cores[i].PathBytes, full.Cores[i].PathBytes; !reflect.DeepEqual(a, b) {
-			t.Errorf("core %d: path bytes %v with step skips, %v in full", i, a, b)
-		}
-		if a, b := fast.Cores[i].VectorRepeats, full.Cores[i].VectorRepeats; a != b {
-			t.Errorf("core %d: vector repeats %d with step skips, %d in full", i, a, b)
-		}
-	}
+	sameCoreWork(t, "with step skips", fast, full)
 	// The markers alone (no step skips) change nothing.
 	ff.Steps = false
 	plain, err := runGrid(t, m, isa.Grid{Name: g.Name, CTAs: g.CTAs, CTA: g.CTA, Resources: g.Resources}, &ff)
@@ -185,5 +173,25 @@ func TestStepSkipCheckFails(t *testing.T) {
 	}
 	if again.Time != full.Time || len(again.FastForwardSteps) != 0 {
 		t.Errorf("steps off: time %v, step skips %+v; full: %v", again.Time, again.FastForwardSteps, full.Time)
+	}
+}
+
+// sameCoreWork reports (as errors) every core's lane instructions, path
+// bytes and vector repeats of run a (how: "fast-forwarded", …) that differ
+// from those of the full run b.
+func sameCoreWork(t *testing.T, how string, a, b *arch.Stats) {
+	t.Helper()
+	for i := range b.Cores {
+		for l := range b.Cores[i].Lanes {
+			if x, y := a.Cores[i].Lanes[l].Instrs, b.Cores[i].Lanes[l].Instrs; x != y {
+				t.Errorf("core %d lane %d: %d instructions %s, %d in full", i, l, x, how, y)
+			}
+		}
+		if x, y := a.Cores[i].PathBytes, b.Cores[i].PathBytes; !reflect.DeepEqual(x, y) {
+			t.Errorf("core %d: path bytes %v %s, %v in full", i, x, how, y)
+		}
+		if x, y := a.Cores[i].VectorRepeats, b.Cores[i].VectorRepeats; x != y {
+			t.Errorf("core %d: vector repeats %d %s, %d in full", i, x, how, y)
+		}
 	}
 }
