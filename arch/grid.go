@@ -490,7 +490,7 @@ type FastForward struct {
 	Steps bool
 	// NoSteps lists grids (their index in the program) whose steps are not
 	// skipped, set by programs.Execute when it runs again after a failed
-	// step check.
+	// step check: the failed grid and every grid after it.
 	NoSteps []int
 }
 

@@ -246,10 +246,16 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	for {
 		var se *arch.StepCheckError
 		if errors.As(err, &se) {
-			// A step skip's check failed: the grid's steps are simulated.
+			// A step skip's check failed: the grid's steps are simulated,
+			// and the later grids' (a program's kernels are often alike —
+			// H100 ape-int16 8192³'s four product GEMMs failed one after
+			// the other, a run each).
 			stepsFailed = append(stepsFailed, se.Skip)
 			ff := *opts.FastForward
-			ff.NoSteps = append(slices.Clip(ff.NoSteps), se.Grid)
+			ff.NoSteps = slices.Clip(ff.NoSteps)
+			for g := se.Grid; g < max(len(prog.Grids), se.Grid+1); g++ {
+				ff.NoSteps = append(ff.NoSteps, g)
+			}
 			opts.FastForward = &ff
 			if err := newChip(); err != nil {
 				return nil, err
@@ -340,7 +346,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		rep.Notes = append(rep.Notes, n)
 	}
 	for _, s := range stepsFailed {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: CHECK FAILED: kernel %s: after a step skip at %.6g s (%d steps of %d blocks, %.4g µs each), the steps took %.4g µs; so the run was made again with the kernel's steps simulated",
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: CHECK FAILED: kernel %s: after a step skip at %.6g s (%d steps of %d blocks, %.4g µs each), the steps took %.4g µs; so the run was made again with the steps of this kernel and the ones after it simulated",
 			s.Grid, s.At.Seconds(), s.Steps, s.CTAs, s.Period.Seconds()*1e6, s.CheckPeriod.Seconds()*1e6))
 	}
 	for _, d := range st.FastForwardDeclined {

@@ -3,6 +3,7 @@ package programs
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -81,5 +82,45 @@ func TestStepSkipsEveryGenerator(t *testing.T) {
 				t.Errorf("instructions by lane %v, bytes by path %v, vector repeats %d with step skips; %v, %v, %d in full", ai, ap, ar, bi, bp, br)
 			}
 		})
+	}
+}
+
+// A step skip whose check fails (T4 sgemm-cube 4096³: its kernels' steps
+// take 2048 ns for their first ~20, then ~1150) makes the run again with
+// the steps of that kernel and every later one simulated — once, not a
+// run per kernel — and says so; the result is then within the stated
+// uncertainty of the full run.
+func TestStepSkipCheckFailsRunsAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("T4 sgemm-cube 4096³ in full and with step skips (~5 s)")
+	}
+	run := func(ff *arch.FastForward) *Result {
+		t.Helper()
+		f := mustRead(t, "examples/a100-emulated-gemm.yaml")
+		res, err := Execute(f, Options{Machine: "t4", Numerics: NumericsOff, FastForward: ff,
+			Overrides: mustSets(t, "program.scheme=sgemm-cube", "program.m=4096", "program.n=4096", "program.k=4096")}, RunHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	ff := arch.DefaultFastForward
+	ff.Steps = true
+	fast, full := run(&ff), run(nil)
+	failed := 0
+	for _, n := range fast.Report.Notes {
+		if strings.Contains(n, "CHECK FAILED") && strings.Contains(n, "after a step skip") {
+			failed++
+			if !strings.Contains(n, "the steps of this kernel and the ones after it simulated") {
+				t.Errorf("note %q", n)
+			}
+		}
+	}
+	if failed != 1 {
+		t.Errorf("%d failed step checks, want 1: %q", failed, fast.Report.Notes)
+	}
+	d := math.Abs(float64(fast.Stats.Time - full.Stats.Time))
+	if unc := fast.Report.Sim.SkipUncertaintySeconds * 1e12; d > unc && d > 0 {
+		t.Errorf("time %v, full %v: %.4g ps apart, stated ±%.4g", fast.Stats.Time, full.Stats.Time, d, unc)
 	}
 }
