@@ -33,38 +33,55 @@ func ctaDeep(base int64, k int) isa.Stream { return ctaProducts(base, k, 1, fals
 // accumulator, back to back (the odd ones half as wide), and with vector,
 // element-wise work on the vector lane beside each k-step's MMAs.
 func ctaProducts(base int64, k, products int, vector bool) isa.Stream {
-	const m, n, bk = 64, 64, 64
-	gmA, gmB, gmC := base, base+1<<20, int64(2<<20)
-	const smA, smB = 0, 16 << 10
-	const rfC, rfA, rfB, rfV = 0, 32 << 10, 48 << 10, 56 << 10
+	const bk = 64
 	var ins []isa.Instr
 	for kt := 0; kt*bk < k; kt++ {
-		if kt > 0 {
-			ins = append(ins, isa.WaitFlag(gpu.LaneMatrix, gpu.LaneCopy, 0))
-		}
-		ins = append(ins,
-			gpu.CopyToShared(smA, gmA+int64(kt*bk)*2, m, bk*2, bk*2+16, int64(k)*2),
-			gpu.CopyToShared(smB, gmB+int64(kt*bk*n)*2, bk, n*2, n*2+16, n*2),
-			isa.SetFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
-			isa.WaitFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
-			gpu.LoadMatrix(rfA, smA, m, bk, bk*2+16, fp.FP16, false),
-			gpu.LoadMatrix(rfB, smB, bk, n, n*2+16, fp.FP16, false),
-			isa.SetFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
-			isa.WaitFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
-		)
-		if vector {
-			ins = append(ins, gpu.Elementwise(isa.VAdd, rfV, rfV, rfV, 2048, fp.FP32))
-		}
-		for p := range products {
-			ins = append(ins, gpu.MMA(rfC, rfA, rfB, m, bk, n>>(p%2), fp.FP16, fp.FP32, kt == 0 && p == 0))
-		}
-		ins = append(ins, isa.SetFlag(gpu.LaneMatrix, gpu.LaneCopy, 0))
+		ins = kStep(ins, base+int64(kt*bk)*2, base+1<<20, kt, k, products, vector)
+	}
+	return isa.Slice(storeTile(ins))
+}
+
+// kStep appends k-step kt of a 64×64 output tile with a k-loop k deep
+// (64 a step) to ins: copies of A's tile at gmA (rows k·2 bytes apart) and
+// B's k-step at gmB into shared memory, fragment loads, products MMAs into
+// the one accumulator (the odd ones half as wide), vector work beside them
+// when vector, and the flags between the lanes (each free token of the
+// step before waited for first).
+func kStep(ins []isa.Instr, gmA, gmB int64, kt, k, products int, vector bool) []isa.Instr {
+	const m, n, bk = 64, 64, 64
+	const smA, smB = 0, 16 << 10
+	const rfC, rfA, rfB, rfV = 0, 32 << 10, 48 << 10, 56 << 10
+	if kt > 0 {
+		ins = append(ins, isa.WaitFlag(gpu.LaneMatrix, gpu.LaneCopy, 0))
 	}
 	ins = append(ins,
+		gpu.CopyToShared(smA, gmA, m, bk*2, bk*2+16, int64(k)*2),
+		gpu.CopyToShared(smB, gmB+int64(kt*bk*n)*2, bk, n*2, n*2+16, n*2),
+		isa.SetFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
+		isa.WaitFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
+		gpu.LoadMatrix(rfA, smA, m, bk, bk*2+16, fp.FP16, false),
+		gpu.LoadMatrix(rfB, smB, bk, n, n*2+16, fp.FP16, false),
+		isa.SetFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
+		isa.WaitFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
+	)
+	if vector {
+		ins = append(ins, gpu.Elementwise(isa.VAdd, rfV, rfV, rfV, 2048, fp.FP32))
+	}
+	for p := range products {
+		ins = append(ins, gpu.MMA(rfC, rfA, rfB, m, bk, n>>(p%2), fp.FP16, fp.FP32, kt == 0 && p == 0))
+	}
+	return append(ins, isa.SetFlag(gpu.LaneMatrix, gpu.LaneCopy, 0))
+}
+
+// storeTile appends the end of a 64×64 tile's CTA: the accumulators
+// stored to C once the MMAs are done.
+func storeTile(ins []isa.Instr) []isa.Instr {
+	const m, n = 64, 64
+	const gmC, rfC = int64(2 << 20), 0
+	return append(ins,
 		isa.SetFlag(gpu.LaneMatrix, gpu.LaneStore, 0),
 		isa.WaitFlag(gpu.LaneMatrix, gpu.LaneStore, 0),
 		gpu.StoreAccumulators(gmC, rfC, m, n, n*4, fp.FP32, fp.FP32, fp.RNE, false))
-	return isa.Slice(ins)
 }
 
 // runPeriodic runs two grids of 60 waves of periodic CTAs on 4 SMs (2

@@ -8,8 +8,6 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/archtest"
-	"github.com/davinci-sim/davinci-sim/arch/gpu"
-	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 )
 
@@ -24,12 +22,10 @@ func ctaStepped(base int64, k int, cur *isa.StepCursor, slow func(kt int) bool) 
 // ctaSteppedAt is ctaStepped for CTA c, whose slow steps' regions are its
 // own.
 func ctaSteppedAt(c int, base int64, k int, cur *isa.StepCursor, slow func(kt int) bool) isa.Stream {
-	const m, n, bk = 64, 64, 64
-	gmB, gmC := base+1<<20, int64(2<<20)
-	const smA, smB = 0, 16 << 10
-	const rfC, rfA, rfB, rfV = 0, 32 << 10, 48 << 10, 56 << 10
+	const bk = 64
 	steps := k / bk
 	return func(yield func(isa.Instr) bool) {
+		var ins []isa.Instr
 		for kt := 0; kt < steps; kt++ {
 			if cur != nil {
 				if cur.To > kt {
@@ -44,32 +40,14 @@ func ctaSteppedAt(c int, base int64, k int, cur *isa.StepCursor, slow func(kt in
 			if slow != nil && slow(kt) {
 				gmA = int64(64+c*256+kt) << 24
 			}
-			var ins []isa.Instr
-			if kt > 0 {
-				ins = append(ins, isa.WaitFlag(gpu.LaneMatrix, gpu.LaneCopy, 0))
-			}
-			ins = append(ins,
-				gpu.CopyToShared(smA, gmA, m, bk*2, bk*2+16, int64(k)*2),
-				gpu.CopyToShared(smB, gmB+int64(kt*bk*n)*2, bk, n*2, n*2+16, n*2),
-				isa.SetFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
-				isa.WaitFlag(gpu.LaneCopy, gpu.LaneLoad, 0),
-				gpu.LoadMatrix(rfA, smA, m, bk, bk*2+16, fp.FP16, false),
-				gpu.LoadMatrix(rfB, smB, bk, n, n*2+16, fp.FP16, false),
-				isa.SetFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
-				isa.WaitFlag(gpu.LaneLoad, gpu.LaneMatrix, 0),
-				gpu.Elementwise(isa.VAdd, rfV, rfV, rfV, 2048, fp.FP32),
-				gpu.MMA(rfC, rfA, rfB, m, bk, n, fp.FP16, fp.FP32, kt == 0),
-				isa.SetFlag(gpu.LaneMatrix, gpu.LaneCopy, 0))
+			ins = kStep(ins[:0], gmA, base+1<<20, kt, k, 1, true)
 			for _, in := range ins {
 				if !yield(in) {
 					return
 				}
 			}
 		}
-		for _, in := range []isa.Instr{
-			isa.SetFlag(gpu.LaneMatrix, gpu.LaneStore, 0),
-			isa.WaitFlag(gpu.LaneMatrix, gpu.LaneStore, 0),
-			gpu.StoreAccumulators(gmC, rfC, m, n, n*4, fp.FP32, fp.FP32, fp.RNE, false)} {
+		for _, in := range storeTile(ins[:0]) {
 			if !yield(in) {
 				return
 			}
