@@ -62,10 +62,20 @@ func BenchmarkEmulatedTimingFastForward(b *testing.B) {
 	benchEmulated(b, &ff)
 }
 
+// BenchmarkEmulatedTimingSteps is BenchmarkEmulatedTimingFastForward with
+// step skips inside waves (--fast-forward-steps; opt-in, see
+// arch.FastForward.Steps and docs/design-notes.md), and the MI300X, whose
+// few waves wave skips cannot skip.
+func BenchmarkEmulatedTimingSteps(b *testing.B) {
+	ff := arch.DefaultFastForward
+	ff.Steps = true
+	benchEmulated(b, &ff, "mi300x")
+}
+
 // benchEmulated runs the emulated-gemm benchmarks, fast-forwarded with ff
-// (nil: fully simulated).
-func benchEmulated(b *testing.B, ff *arch.FastForward) {
-	for _, m := range []string{"a100", "h100-sxm", "mi210", "ascend-910a", "ascend-910b3"} {
+// (nil: fully simulated), on the usual machines and more.
+func benchEmulated(b *testing.B, ff *arch.FastForward, more ...string) {
+	for _, m := range append([]string{"a100", "h100-sxm", "mi210", "ascend-910a", "ascend-910b3"}, more...) {
 		for _, s := range []string{"hgemm", "ape-int16", "sgemm-cube", "ape-fp32f", "ootomo", "ape-fp32t", "markidis", "ape-fp32m", "le-gemm", "bf16x9", "ape-fp32b", "native"} {
 			switch {
 			case s == "ape-fp32t" && m != "a100" && m != "h100-sxm":
