@@ -126,8 +126,15 @@ func (gr *gridRunner) stepStream(g *isa.Grid, c int) isa.Stream {
 	}
 	s := &stepCTA{cur: &isa.StepCursor{}}
 	sr.ctas[c] = s
-	sr.snaps = sr.snaps[:0] // the resident CTAs changed
+	sr.changed()
 	return g.Steps(c, s.cur)
+}
+
+// changed restarts the intervals when the resident CTAs change; a check
+// in progress is dropped (its skip stays unchecked: the intervals after
+// would measure other CTAs' steps, a new wave's first ones).
+func (sr *stepRunner) changed() {
+	sr.snaps, sr.marks, sr.check, sr.settle = sr.snaps[:0], 0, -1, 0
 }
 
 // stepDone forgets finished CTA c.
@@ -144,8 +151,7 @@ func (gr *gridRunner) stepDone(c int) {
 		gr.chip.Fail(fmt.Errorf("fast-forward: CTA %d finished before taking its step skip", c))
 	}
 	delete(sr.ctas, c)
-	sr.snaps = sr.snaps[:0]
-	sr.marks = 0
+	sr.changed()
 }
 
 // Step tells the chip that CTA cta of the running grid passed step marker

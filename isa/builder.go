@@ -16,10 +16,13 @@ func Nop() Instr { return Instr{Op: OpNop, Pipe: S} }
 
 // Step marks the start of step k of a CTA's main loop of n steps (Grid.Steps):
 // a consumer may skip the steps from the one it marks up to a later one, To
-// (StepCursor), when from ≤ k, To ≤ to and To−k is a multiple of period —
-// the steps' instructions repeat with that period, addresses aside, and
-// each step in [from, to) is followed by such a one. It takes no time and is not counted as an
-// instruction. M is k, N is n, K the period, Rows from and Cols to.
+// (StepCursor), when from ≤ k, To ≤ to < n and To−k is a multiple of
+// period — the steps' instructions repeat with that period, addresses
+// aside, and each step in [from, to) is followed by such a one (to ≤
+// from: none may be skipped). A consumer that stands a skipped step for
+// the one before the marker needs that one in [from, to) too. It takes
+// no time and is not counted as an instruction. M is k, N is n, K the
+// period, Rows from and Cols to.
 func Step(k, n, period, from, to int) Instr {
 	return Instr{Op: OpStep, Pipe: S, M: k, N: n, K: period, Rows: from, Cols: to}
 }

@@ -206,7 +206,9 @@ func validate(in *Instr) string {
 		if in.Pipe != S {
 			return fmt.Sprintf("runs on pipe S, not %s", in.Pipe)
 		}
-		if in.K < 1 || in.M < 0 || in.M >= in.N || in.Rows < 1 || in.Cols > in.N {
+		// A consumer resumes at most at `to`, which must be a step; an
+		// empty range (to ≤ from: a loop too short) allows no skip.
+		if in.K < 1 || in.M < 0 || in.M >= in.N || in.Rows < 1 || in.Cols > in.Rows && in.Cols >= in.N {
 			return fmt.Sprintf("step %d of %d (period %d, skippable from %d to %d): out of range", in.M, in.N, in.K, in.Rows, in.Cols)
 		}
 	case OpNop, OpScalar, OpSyncAll:

@@ -42,7 +42,7 @@ func (e *emitter) step(k, n, period, from, to int) int {
 		k = e.cur.To
 	}
 	e.cur.To = 0
-	e.emit(isa.Step(k, n, period, from, max(to, from)))
+	e.emit(isa.Step(k, n, period, from, max(min(to, n-1), from)))
 	return k
 }
 

@@ -336,8 +336,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	if skipped, unc := fastForwardUncertainty(st.FastForward, st.FastForwardSteps); skipped > 0 {
 		rep.Sim.SkippedSeconds, rep.Sim.SkipUncertaintySeconds = skipped.Seconds(), unc.Seconds()
-		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: the skipped waves stand for %.4g s of the run's %.4g s; had they varied as much as the measured and checked waves did (and the blocks in flight at each skip by half a wave), its time would be within ±%.3g s (%.2g %%) of the full simulation's — an estimate, not a bound: a kernel that changes inside a skipped range (an L2 sliding into thrashing) can be further off, and the kernels after a skip start from the caches its measured waves left (not covered: MI300X ape-int16 8192³ −0.5 %% after an exact skip); the skipped waves' bytes and L2 hits are the measured waves' means, a few %% off where the hits drift slowly",
-			skipped.Seconds(), st.Time.Seconds(), unc.Seconds(), 100*unc.Seconds()/st.Time.Seconds()))
+		rep.Notes = append(rep.Notes, skipUncertaintyNote(len(st.FastForward) > 0, len(st.FastForwardSteps) > 0, skipped, unc, st.Time))
 	}
 	for _, s := range ffFailed {
 		rep.Notes = append(rep.Notes, fastForwardNote(s.FastForwardSkip)+"; so the run was made again "+s.again.String())
@@ -593,6 +592,21 @@ func fastForwardUncertainty(skips []arch.FastForwardSkip, steps []arch.StepSkip)
 		unc += sim.Time(s.Steps)*max(d, -d, s.Spread) + s.Period
 	}
 	return skipped, unc
+}
+
+// skipUncertaintyNote is the note on the time a run's skips stand for
+// and the estimate of its error (waves: wave skips were taken; steps: step
+// skips were).
+func skipUncertaintyNote(waves, steps bool, skipped, unc, total sim.Time) string {
+	what, measured, inFlight := "waves", "waves", "the blocks in flight at each skip by half a wave"
+	switch {
+	case waves && steps:
+		what, measured, inFlight = "waves and k-steps", "waves and steps", "the blocks in flight at each wave skip by half a wave, and a step at each step skip"
+	case steps:
+		what, measured, inFlight = "k-steps", "steps", "a step at each skip"
+	}
+	return fmt.Sprintf("fast-forward: the skipped %s stand for %.4g s of the run's %.4g s; had they varied as much as the measured and checked %s did (and %s), its time would be within ±%.3g s (%.2g %%) of the full simulation's — an estimate, not a bound: a kernel that changes inside a skipped range (an L2 sliding into thrashing) can be further off, and the kernels after a skip start from the caches its measured %s left (not covered: MI300X ape-int16 8192³ −0.5 %% after an exact skip); the skipped %s' bytes and L2 hits are the measured %s' means, a few %% off where the hits drift slowly",
+		what, skipped.Seconds(), total.Seconds(), measured, inFlight, unc.Seconds(), 100*unc.Seconds()/total.Seconds(), measured, what, measured)
 }
 
 // stepSkipsNote sums up a run's step skips (FastForward.Steps) by kernel

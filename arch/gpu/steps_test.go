@@ -32,7 +32,7 @@ func ctaSteppedAt(c int, base int64, k int, cur *isa.StepCursor, slow func(kt in
 					kt = cur.To
 				}
 				cur.To = 0
-				if !yield(isa.Step(kt, steps, 1, 1, steps)) {
+				if !yield(isa.Step(kt, steps, 1, 1, steps-1)) {
 					return
 				}
 			}
