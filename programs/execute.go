@@ -345,8 +345,8 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		rep.Notes = append(rep.Notes, n)
 	}
 	for _, s := range stepsFailed {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: CHECK FAILED: kernel %s: after a step skip at %.6g s (%d steps of %d blocks, %.4g µs each), the steps took %.4g µs; so the run was made again with the steps of this kernel and the ones after it simulated",
-			s.Grid, s.At.Seconds(), s.Steps, s.CTAs, s.Period.Seconds()*1e6, s.CheckPeriod.Seconds()*1e6))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: CHECK FAILED: kernel %s: after a step skip (%d steps of %d blocks, %.4g µs each), the steps took %.4g µs; so the run was made again with the steps of this kernel and the ones after it simulated",
+			s.Grid, s.Steps, s.CTAs, s.Period.Seconds()*1e6, s.CheckPeriod.Seconds()*1e6))
 	}
 	for _, d := range st.FastForwardDeclined {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: kernel %s: its waves repeated but were simulated: a skip at %.6g s would have stood for ~%d events, under %.3g %% of the %d simulated before it (a failed check makes the whole run simulated again)",
