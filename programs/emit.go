@@ -46,15 +46,6 @@ func (e *emitter) step(k, n, period, from, to int) int {
 	return k
 }
 
-// lcm is the least common multiple of positive a and b.
-func lcm(a, b int) int {
-	x, y := a, b
-	for y != 0 {
-		x, y = y, x%y
-	}
-	return a / x * b
-}
-
 // newEmitter returns an emitter for machine m's streams.
 func newEmitter(yield func(isa.Instr) bool, m *machines.Machine) *emitter {
 	return &emitter{yield: yield, live: true, repeat: m.Geometry().VectorRepeatBytes}

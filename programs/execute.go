@@ -245,38 +245,33 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	var stepsFailed []arch.StepSkip
 	for {
 		var se *arch.StepCheckError
-		if errors.As(err, &se) {
+		var ce *arch.FastForwardCheckError
+		if !errors.As(err, &se) && !errors.As(err, &ce) {
+			break
+		}
+		ff := *opts.FastForward // (a failed check means fast-forward was on)
+		switch {
+		case se != nil:
 			// A step skip's check failed: the grid's steps are simulated,
 			// and the later grids' (a program's kernels are often alike —
 			// H100 ape-int16 8192³'s four product GEMMs failed one after
 			// the other, a run each).
 			stepsFailed = append(stepsFailed, se.Skip)
-			ff := *opts.FastForward
 			ff.NoSteps = slices.Clip(ff.NoSteps)
 			for g := se.Grid; g < max(len(prog.Grids), se.Grid+1); g++ {
 				ff.NoSteps = append(ff.NoSteps, g)
 			}
-			opts.FastForward = &ff
-			if err := newChip(); err != nil {
-				return nil, err
+		default:
+			prior := 0 // the grid's earlier failures (not the caller's own exclusions)
+			for _, f := range ffFailed {
+				if f.again.Grid == ce.Grid {
+					prior++
+				}
 			}
-			st, err = chip.Run(job.Program())
-			continue
+			x := excludeAfterFailure(ff, ce, prior)
+			ffFailed = append(ffFailed, failedSkip{ce.Skip, x})
+			ff.Exclude = append(slices.Clip(ff.Exclude), x.BlockRange)
 		}
-		var ce *arch.FastForwardCheckError
-		if !errors.As(err, &ce) {
-			break
-		}
-		ff := *opts.FastForward
-		prior := 0 // the grid's earlier failures (not the caller's own exclusions)
-		for _, f := range ffFailed {
-			if f.again.Grid == ce.Grid {
-				prior++
-			}
-		}
-		x := excludeAfterFailure(ff, ce, prior)
-		ffFailed = append(ffFailed, failedSkip{ce.Skip, x})
-		ff.Exclude = append(slices.Clip(ff.Exclude), x.BlockRange)
 		opts.FastForward = &ff
 		if err := newChip(); err != nil {
 			return nil, err

@@ -966,7 +966,7 @@ func (pl *gpuGEMMPlan) cta(i int, cur *isa.StepCursor) isa.Stream {
 			// Steps from 1 (the first initialises) whose fetch and depth
 			// are a full k-step's repeat with the stages and the two
 			// fragment buffers.
-			kt = e.step(kt, pl.nkt, lcm(t.stages, 2), 1, pl.nkt-t.stages)
+			kt = e.step(kt, pl.nkt, t.stages*(1+t.stages%2), 1, pl.nkt-t.stages) // period: lcm(stages, 2)
 			if ahead := kt + t.stages - 1; ahead < pl.nkt {
 				fetch(ahead)
 			}
