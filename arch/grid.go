@@ -959,19 +959,11 @@ func (c *Chip) ffSteady(s []ffSnap, measure int, mix, hits float64) bool {
 		}
 	}
 	s = s[len(s)-measure-1:]
-	ff := c.grids.ff
-	cores := len(c.grids.cores)
-	block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
-	for l := range ff.lanes {
+	for l := range c.grids.ff.lanes {
 		for x := 0; x < int(NumCauses); x++ {
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for w := 1; w < len(s); w++ {
-				var t int64
-				for i := range cores {
-					k := ffGlobal + i*block + l*(int(NumCauses)+1) + x
-					t += s[w].ints[k] - s[w-1].ints[k]
-				}
-				f := float64(t) / float64(s[w].t-s[w-1].t) / float64(cores)
+				f := c.causeFraction(&s[w-1], &s[w], l, Cause(x))
 				lo, hi = min(lo, f), max(hi, f)
 			}
 			if hi-lo > mix {
@@ -980,6 +972,20 @@ func (c *Chip) ffSteady(s []ffSnap, measure int, mix, hits float64) bool {
 		}
 	}
 	return true
+}
+
+// causeFraction returns lane l's fraction of the time from snapshot a to
+// b in cause x, the mean over the cores.
+func (c *Chip) causeFraction(a, b *ffSnap, l int, x Cause) float64 {
+	ff := c.grids.ff
+	cores := len(c.grids.cores)
+	block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
+	var t int64
+	for i := range cores {
+		k := ffGlobal + i*block + l*(int(NumCauses)+1) + int(x)
+		t += b.ints[k] - a.ints[k]
+	}
+	return float64(t) / float64(max(b.t-a.t, 1)) / float64(cores)
 }
 
 // steadyHits reports whether the hit fraction of the last measure waves

@@ -88,17 +88,22 @@ type stepRunner struct {
 	ctas    map[int]*stepCTA
 	seen    int // CTAs in ctas that passed a marker
 	marks   int // markers since the last snapshot
-	snaps   []ffSnap
-	allocs  [][]int64 // the caches' sector allocations at each snapshot (Chip.cacheAllocs)
-	pending int       // CTAs yet to take the decided skip
-	settle  int       // intervals after a skip not measured (the CTAs settling)
-	period  int       // the skip's period (lcm of the CTAs' periods)
-	check   int       // the skip being checked (index in fastForward.steps), −1: none
+	snaps   []stepSnap
+	pending int // CTAs yet to take the decided skip
+	settle  int // intervals after a skip not measured (the CTAs settling)
+	period  int // the skip's period (lcm of the CTAs' periods)
+	check   int // the skip being checked (index in fastForward.steps), −1: none
 	// the skip being taken: the measured increments per skipped byte of
 	// global memory of the cache counters, and the bytes skipped so far
-	rates   [ffGlobal]float64
-	gmBytes float64
-	gmRead  int64
+	rates           [ffGlobal]float64
+	gmRead, gmWrite int64
+}
+
+// stepSnap is a snapshot at the end of an interval: the counters, and the
+// caches' sector allocations (Chip.cacheAllocs).
+type stepSnap struct {
+	ffSnap
+	allocs []int64
 }
 
 // reset starts grid g's step state.
@@ -172,7 +177,7 @@ func (c *Chip) Step(cta int, in *isa.Instr, now sim.Time) int {
 	if !s.seen {
 		s.seen = true
 		sr.seen++
-		sr.snaps, sr.marks = sr.snaps[:0], 0
+		sr.changed() // (the CTAs in their loops)
 	}
 	s.k, s.n, s.period, s.from, s.to = in.M, in.N, in.K, in.Rows, in.Cols
 	to := 0
@@ -187,8 +192,7 @@ func (c *Chip) Step(cta int, in *isa.Instr, now sim.Time) int {
 		// have). Intervals count again when every CTA has resumed.
 		s.cur.To, s.drop = to, 0
 		s.k = to
-		if sr.pending--; sr.pending == 0 {
-			c.flushStepWork()
+		if sr.pending--; sr.pending == 0 { // (its work comes next: StepWork flushes)
 			sr.snaps, sr.marks, sr.settle = sr.snaps[:0], 0, sr.period+1
 		}
 		return to
@@ -209,8 +213,7 @@ func (c *Chip) Step(cta int, in *isa.Instr, now sim.Time) int {
 func (c *Chip) stepInterval(now sim.Time) {
 	gr, ff := c.grids, c.grids.ff
 	sr := &gr.steps
-	sr.snaps = append(sr.snaps, c.ffSnapshot(now))
-	sr.allocs = append(sr.allocs[:len(sr.snaps)-1], c.cacheAllocs())
+	sr.snaps = append(sr.snaps, stepSnap{c.ffSnapshot(now), c.cacheAllocs()})
 	if sr.settle > 0 {
 		// The CTAs' first steps after a skip run unevenly (H100
 		// sgemm-cube 8192³: a step of 672 ns and one of 480 among steps of
@@ -219,12 +222,10 @@ func (c *Chip) stepInterval(now sim.Time) {
 		// after them.
 		sr.settle--
 		sr.snaps = append(sr.snaps[:0], sr.snaps[len(sr.snaps)-1])
-		sr.allocs = append(sr.allocs[:0], sr.allocs[len(sr.allocs)-1])
 		return
 	}
 	if len(sr.snaps) > 2*ff.Measure+1 {
 		sr.snaps = append(sr.snaps[:0], sr.snaps[1:]...)
-		sr.allocs = append(sr.allocs[:0], sr.allocs[1:]...)
 	}
 	n := len(sr.snaps)
 	if sr.check >= 0 {
@@ -271,7 +272,7 @@ func (c *Chip) stepInterval(now sim.Time) {
 			return
 		}
 	}
-	if math.Abs(fsum(d[:ff.Measure])-fsum(d[ff.Measure:]))/float64(ff.Measure) > ff.Tolerance/stepSteadiness*mean || !c.windowsSteady(&s[0], &s[ff.Measure], &s[w], ff.Mix, ff.Hits) {
+	if math.Abs(fsum(d[:ff.Measure])-fsum(d[ff.Measure:]))/float64(ff.Measure) > ff.Tolerance/stepSteadiness*mean || !c.windowsSteady(&s[0].ffSnap, &s[ff.Measure].ffSnap, &s[w].ffSnap, ff.Mix, ff.Hits) {
 		return
 	}
 	// Steps every CTA may skip at its next marker (k+1): within its
@@ -307,18 +308,17 @@ func (c *Chip) stepInterval(now sim.Time) {
 		ff.ints = make([]int64, len(last.ints))
 		ff.floats = make([]float64, len(last.floats))
 	}
-	win := c.ffAdd(ff, first, last, scale, scale, shift)
+	win := c.ffAdd(ff, &first.ffSnap, &last.ffSnap, scale, scale, shift)
 	sr.rates = [ffGlobal]float64{}
 	if gm := win[ffGMRead] + win[ffGMWrite]; gm > 0 {
 		for _, k := range []int{ffL2Hit, ffL2Miss, ffLLCHit, ffLLCMiss, ffTrafficL2Read, ffTrafficLLCRead} {
 			sr.rates[k] = win[k] / gm
 		}
 	}
-	sr.gmBytes = 0
 	// The skipped steps' accesses would have pushed older lines out of
 	// the caches: age them by the sectors allocated in the measured
 	// intervals, times the skipped steps per measured one.
-	a, b := sr.allocs[n-w-1], sr.allocs[n-1]
+	a, b := first.allocs, last.allocs
 	age := make([]int64, len(b))
 	for i := range b {
 		age[i] = int64(math.Round(float64(b[i]-a[i]) * scale))
@@ -337,8 +337,9 @@ func (c *Chip) stepInterval(now sim.Time) {
 }
 
 // StepWork adds the global-memory bytes and matrix flops of a CTA's
-// skipped steps (Core's count of their work; the cores add their own
-// counters).
+// skipped steps (Core's count of their work, after Step told it to skip;
+// the cores add their own counters); after the skip's last CTA's, the
+// cache counters of the skip's bytes (flushStepWork).
 func (c *Chip) StepWork(gmRead, gmWrite int64, flops float64) {
 	ff := c.grids.ff
 	ff.ints[ffGMRead] += gmRead
@@ -347,8 +348,12 @@ func (c *Chip) StepWork(gmRead, gmWrite int64, flops float64) {
 	ff.ints[ffTrafficGMWrite] += gmWrite
 	ff.ints[ffTrafficHBMWrite] += gmWrite
 	ff.floats[0] += flops
-	c.grids.steps.gmBytes += float64(gmRead + gmWrite)
-	c.grids.steps.gmRead += gmRead
+	sr := &c.grids.steps
+	sr.gmRead += gmRead
+	sr.gmWrite += gmWrite
+	if sr.pending == 0 { // the last CTA of the skip
+		c.flushStepWork()
+	}
 }
 
 // flushStepWork adds the cache counters of the skip every CTA has taken:
@@ -357,14 +362,14 @@ func (c *Chip) flushStepWork() {
 	sr, ff := &c.grids.steps, c.grids.ff
 	var served int64
 	for _, k := range []int{ffL2Hit, ffL2Miss, ffLLCHit, ffLLCMiss, ffTrafficL2Read, ffTrafficLLCRead} {
-		x := int64(math.Round(sr.rates[k] * sr.gmBytes))
+		x := int64(math.Round(sr.rates[k] * float64(sr.gmRead+sr.gmWrite)))
 		ff.ints[k] += x
 		if k == ffTrafficL2Read || k == ffTrafficLLCRead {
 			served += x
 		}
 	}
 	ff.ints[ffTrafficHBMRead] += sr.gmRead - served
-	sr.gmBytes, sr.gmRead = 0, 0
+	sr.gmRead, sr.gmWrite = 0, 0
 }
 
 // lcm is the least common multiple of positive a and b.
@@ -408,26 +413,15 @@ func (c *Chip) ageCaches(n []int64) {
 // from one to the next where its windows agree.)
 func (c *Chip) windowsSteady(a, b, e *ffSnap, mix, hits float64) bool {
 	for _, k := range []int{ffL2Hit, ffLLCHit} { // hit bytes; the misses follow them
-		f1 := hitFraction(b.ints[k]-a.ints[k], b.ints[k+1]-a.ints[k+1])
-		f2 := hitFraction(e.ints[k]-b.ints[k], e.ints[k+1]-b.ints[k+1])
-		if (f1 < 0) != (f2 < 0) || math.Abs(f1-f2) > hits {
+		h := []int64{b.ints[k] - a.ints[k], e.ints[k] - b.ints[k]}
+		m := []int64{b.ints[k+1] - a.ints[k+1], e.ints[k+1] - b.ints[k+1]}
+		if !windowsAgree(h, m, 2, 1, hits) {
 			return false
 		}
 	}
-	ff := c.grids.ff
-	cores := len(c.grids.cores)
-	block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
-	frac := func(p, q *ffSnap, l, x int) float64 {
-		var t int64
-		for i := range cores {
-			k := ffGlobal + i*block + l*(int(NumCauses)+1) + x
-			t += q.ints[k] - p.ints[k]
-		}
-		return float64(t) / float64(max(q.t-p.t, 1)) / float64(cores)
-	}
-	for l := range ff.lanes {
-		for x := 0; x < int(NumCauses); x++ {
-			if math.Abs(frac(a, b, l, x)-frac(b, e, l, x)) > mix {
+	for l := range c.grids.ff.lanes {
+		for x := Cause(0); x < NumCauses; x++ {
+			if math.Abs(c.causeFraction(a, b, l, x)-c.causeFraction(b, e, l, x)) > mix {
 				return false
 			}
 		}

@@ -108,6 +108,12 @@ func TestStepSkips(t *testing.T) {
 	if a, b := fast.Traffic.GMRead, full.Traffic.GMRead; a != b {
 		t.Errorf("traffic GM reads %d with step skips, %d in full", a, b)
 	}
+	// Every byte read is served by the L2, the LLC or HBM — the skipped
+	// ones too, each skip's at its measured rates (a skip's last CTA's
+	// bytes once went uncounted).
+	if tr := fast.Traffic; tr.L2Read+tr.LLCRead+tr.HBMRead != tr.GMRead {
+		t.Errorf("traffic with step skips: L2 %d + LLC %d + HBM %d reads, GM %d", tr.L2Read, tr.LLCRead, tr.HBMRead, tr.GMRead)
+	}
 	sameCoreWork(t, "with step skips", fast, full)
 	// The markers alone (no step skips) change nothing.
 	ff.Steps = false
