@@ -73,7 +73,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		var cycles float64
 		for j := 0; j < l.members; j++ {
 			m := l.at(j) // the queue's front is l.cur (popped after execute)
-			if b := int64(m.Rows) * int64(m.Cols) * int64(m.In.Bytes()); b > 0 {
+			if b := loadBytes(m); b > 0 {
 				bytes += b
 				cycles += float64(pr.wavefronts(m)) * float64(pr.Banks*pr.BankBytes) / path.BytesPerCycle
 			}
@@ -112,7 +112,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		}
 		core.startUnit(t, l, LaneMatrix, cycles, share, lat, tag)
 	case in.Op == isa.OpVector:
-		rep := max(in.Repeat, 1)
+		rep := vectorRepeats(in)
 		core.vectorRepeats += int64(rep)
 		t.work.VectorRepeats += int64(rep)
 		core.chip.AddVectorEnergy(now, int64(rep))
@@ -154,16 +154,30 @@ func (pr *Params) addWork(w *arch.CTAWork, in *isa.Instr, p isa.Pipe) {
 		}
 	case in.Op == isa.OpLoad:
 		if _, pi, ok := pr.path(in.Src.Buf, in.Dst.Buf, p); ok {
-			if b := int64(in.Rows) * int64(in.Cols) * int64(in.In.Bytes()); b > 0 {
+			if b := loadBytes(in); b > 0 {
 				w.PathBytes[pi] += b
 			}
 		}
 	case in.Op == isa.OpMmad:
-		w.Flops += 2 * float64(in.M) * float64(in.N) * float64(in.K)
+		w.Flops += mmaFlops(in)
 	case in.Op == isa.OpVector:
-		w.VectorRepeats += int64(max(in.Repeat, 1))
+		w.VectorRepeats += int64(vectorRepeats(in))
 	}
 }
+
+// loadBytes is the bytes a load from shared memory into registers moves.
+func loadBytes(in *isa.Instr) int64 {
+	return int64(in.Rows) * int64(in.Cols) * int64(in.In.Bytes())
+}
+
+// mmaFlops is the flops a matrix instruction counts (its M×N×K, not the
+// whole warp tiles its unit computes).
+func mmaFlops(in *isa.Instr) float64 {
+	return 2 * float64(in.M) * float64(in.N) * float64(in.K)
+}
+
+// vectorRepeats is the repeats an element-wise instruction runs.
+func vectorRepeats(in *isa.Instr) int { return max(in.Repeat, 1) }
 
 // resetWork zeroes w, sized for paths copy paths.
 func resetWork(w *arch.CTAWork, paths int) {
@@ -235,7 +249,7 @@ func mmaRuns(in *isa.Instr) bool {
 func (core *Core) mmaCycles(t *cta, p isa.Pipe, in *isa.Instr) (cycles, vec float64, lat sim.Time, ok bool) {
 	pr := core.p
 	clk := pr.clock
-	flops := 2 * float64(in.M) * float64(in.N) * float64(in.K)
+	flops := mmaFlops(in)
 	core.chip.AddMatrixFlops(flops)
 	t.work.Flops += flops
 	// The units compute what the warps issue: Rows×Cols when the
