@@ -33,7 +33,7 @@ import (
 // are aged by the sectors the measured intervals allocated, times the
 // skipped steps (mem.L2.Age: the skipped steps' lines would have pushed
 // older ones out; without it, MI300X markidis 8192³'s HBM reads came out
-// 30 % short, with it 11–13 %). The Measure intervals after the CTAs resumed
+// 30 % short, with it 11–16 %). The Measure intervals after the CTAs resumed
 // are the check.
 //
 // Where CTAs start and finish all the time (a kernel whose blocks drifted
