@@ -472,8 +472,13 @@ func (c *Chip) l2Bytes() (b [2]int64) {
 // matrix flops, the channels' busy integrals and, per core, the buffers'
 // occupancy integrals. ffAdd and ffApply walk the same layout.
 func (c *Chip) ffSnapshot(now sim.Time) ffSnap {
+	return c.ffSnapshotInto(now, nil, nil)
+}
+
+// ffSnapshotInto is ffSnapshot into the storage of ints and floats.
+func (c *Chip) ffSnapshotInto(now sim.Time, ints []int64, floats []float64) ffSnap {
 	ff := c.grids.ff
-	s := ffSnap{t: now + ff.shift}
+	s := ffSnap{t: now + ff.shift, ints: ints[:0], floats: floats[:0]}
 	l2 := c.l2Bytes()
 	l2h, l2m := l2[0], l2[1]
 	var llch, llcm int64
@@ -488,6 +493,10 @@ func (c *Chip) ffSnapshot(now sim.Time) ffSnap {
 		s.floats = append(s.floats, ch.MeanUtilisation(now)*float64(now))
 	}
 	for _, core := range c.grids.cores {
+		if a, ok := core.(CounterAppender); ok && ff.lanes != nil {
+			s.ints, s.floats = a.AppendCounters(s.ints, s.floats, now)
+			continue
+		}
 		cs := core.Counters(now)
 		if ff.lanes == nil {
 			ff.lanes, ff.paths = make([]struct{}, len(cs.Lanes)), len(cs.PathBytes)

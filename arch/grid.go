@@ -32,6 +32,15 @@ type GridCore interface {
 	Counters(now sim.Time) CoreStats
 }
 
+// CounterAppender is a core that appends to ints and floats what
+// Counters(now) would report, in the layout of fast-forward's snapshots —
+// each lane's time by cause and instructions, the path bytes, the vector
+// repeats; each buffer's Mean — without building a CoreStats: step skips
+// read every core's counters at each interval (a step of every CTA).
+type CounterAppender interface {
+	AppendCounters(ints []int64, floats []float64, now sim.Time) ([]int64, []float64)
+}
+
 // Cluster is one thread block cluster of a grid (isa.Grid.Cluster): CTAs
 // started together on neighbouring cores, which share what the core kind
 // keeps in Shared.

@@ -1377,3 +1377,29 @@ func (core *Core) Counters(now sim.Time) arch.CoreStats {
 	st.VectorRepeats = core.vectorRepeats
 	return st
 }
+
+// AppendCounters implements arch.CounterAppender: Counters(now)'s lanes,
+// path bytes, vector repeats and buffer means, appended.
+func (core *Core) AppendCounters(ints []int64, floats []float64, now sim.Time) ([]int64, []float64) {
+	core.catchUp(now)
+	for i := range core.lanes {
+		l := &core.lanes[i]
+		for c, t := range l.stats.Time {
+			if arch.Cause(c) == l.state && now > l.since {
+				t += now - l.since
+			}
+			ints = append(ints, int64(t))
+		}
+		ints = append(ints, int64(l.stats.Instrs))
+	}
+	ints = append(ints, core.pathBytes...)
+	ints = append(ints, core.vectorRepeats)
+	for _, o := range core.occ {
+		var mean float64
+		if o != nil {
+			mean = o.Mean(now) * float64(now)
+		}
+		floats = append(floats, mean)
+	}
+	return ints, floats
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/archtest"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 // ctaStepped is ctaProducts (one MMA per k-step, vector work beside it)
@@ -176,6 +177,55 @@ func sameCoreWork(t *testing.T, how string, a, b *arch.Stats) {
 		}
 		if x, y := a.Cores[i].VectorRepeats, b.Cores[i].VectorRepeats; x != y {
 			t.Errorf("core %d: vector repeats %d %s, %d in full", i, x, how, y)
+		}
+	}
+}
+
+// AppendCounters (what step skips read at each interval) appends what
+// Counters reports, in fast-forward's layout, at any time of a run: lanes'
+// time by cause — the current interval's too — and instructions, path
+// bytes, vector repeats, buffer means.
+func TestAppendCounters(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := steppedGrid(nil)
+	if err := chip.Start(isa.Program{Name: g.Name, Grids: []isa.Grid{g}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []sim.Time{20 * sim.Microsecond, 20*sim.Microsecond + 333, 90 * sim.Microsecond} {
+		if err := chip.Engine().RunUntil(at); err != nil {
+			t.Fatal(err)
+		}
+		now := chip.Engine().Now()
+		for i := range 4 {
+			core, ok := chip.Core(i).(arch.GridCore)
+			if !ok {
+				t.Fatal("a GPU core is not an arch.GridCore")
+			}
+			cs := core.Counters(now)
+			var ints []int64
+			var floats []float64
+			for _, l := range cs.Lanes {
+				for _, x := range l.Time {
+					ints = append(ints, int64(x))
+				}
+				ints = append(ints, int64(l.Instrs))
+			}
+			ints = append(append(ints, cs.PathBytes...), cs.VectorRepeats)
+			for _, b := range cs.Buffers {
+				floats = append(floats, b.Mean)
+			}
+			a, ok := core.(arch.CounterAppender)
+			if !ok {
+				t.Fatal("a GPU core is not an arch.CounterAppender")
+			}
+			gotI, gotF := a.AppendCounters([]int64{-1}, nil, now)
+			if !reflect.DeepEqual(gotI[1:], ints) || !reflect.DeepEqual(gotF, floats) || gotI[0] != -1 {
+				t.Errorf("at %v core %d: AppendCounters\n%v %v\nCounters\n%v %v", now, i, gotI, gotF, ints, floats)
+			}
 		}
 	}
 }
