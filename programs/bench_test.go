@@ -72,6 +72,16 @@ func BenchmarkEmulatedTimingSteps(b *testing.B) {
 	benchEmulated(b, &ff, "mi300x")
 }
 
+// BenchmarkEmulatedTimingStationary is BenchmarkEmulatedTimingSteps with
+// stationary wave skips besides (--fast-forward-stationary: waves that
+// vary without a pattern about steady means; opt-in, docs/emulated.md has
+// the speed of every machine and scheme with the three).
+func BenchmarkEmulatedTimingStationary(b *testing.B) {
+	ff := arch.DefaultFastForward
+	ff.Steps, ff.Stationary = true, true
+	benchEmulated(b, &ff, "mi300x")
+}
+
 // benchEmulated runs the emulated-gemm benchmarks, fast-forwarded with ff
 // (nil: fully simulated), on the usual machines and more.
 func benchEmulated(b *testing.B, ff *arch.FastForward, more ...string) {
