@@ -450,7 +450,7 @@ func (c *Chip) stats() *Stats {
 	}
 	if c.grids != nil && c.grids.ff != nil {
 		st.FastForwardDeclined = append([]FastForwardDecline(nil), c.grids.ff.declined...)
-		if len(c.grids.ff.skips) > 0 || len(c.grids.ff.steps) > 0 {
+		if len(c.grids.ff.skips) > 0 || len(c.grids.ff.steps) > 0 || len(c.grids.ff.kernels) > 0 {
 			c.ffApply(st, end)
 		}
 	}
@@ -739,6 +739,7 @@ func (c *Chip) ffApply(st *Stats, end sim.Time) {
 	}
 	st.FastForward = append([]FastForwardSkip(nil), ff.skips...)
 	st.FastForwardSteps = append([]StepSkip(nil), ff.steps...)
+	st.FastForwardKernels = append([]KernelSkip(nil), ff.kernels...)
 }
 
 // ErrFastForwardObserved is NewChip's error for fast-forward with an

@@ -111,6 +111,11 @@ type gridRunner struct {
 	recent   map[int]*CTAWork
 	measures []ffMeasure
 	steps    stepRunner // step skips in grid cur (FastForward.Steps)
+	// kernels holds the counters of the last two grids run (the earlier
+	// first), and skippedGrid reports that grid cur was skipped whole
+	// (FastForward.Kernels).
+	kernels     [2]*kernelRun
+	skippedGrid bool
 }
 
 // ffMeasure is the work of a skip's measured CTAs [from, to), summed as
@@ -255,6 +260,11 @@ func (c *Chip) GridTimes() []GridTimes {
 		g := &out[i]
 		g.Launched, g.Started, g.Finished = c.reported(g.Launched), c.reported(g.Started), c.reported(g.Finished)
 	}
+	if ff := c.grids.ff; ff != nil {
+		for _, k := range ff.kernels { // (started and finished at At: began before its shift)
+			out[k.Index].Started -= k.Shift
+		}
+	}
 	return out
 }
 
@@ -273,6 +283,9 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 			if gr.ff != nil {
 				gr.start = gr.chip.ffSnapshot(now)
 				gr.steps.reset(gr.stepsOn(g))
+				if gr.skippedGrid = gr.kernelSkip(g, now); gr.skippedGrid {
+					gr.next = g.CTAs // none runs: the grid stands for the one before it
+				}
 			}
 		}
 		gr.dispatch(g, now)
@@ -290,6 +303,9 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 				return
 			}
 			gr.skipped, gr.win = 0, nil
+		}
+		if gr.ff != nil && gr.ff.Kernels && !gr.skippedGrid { // (with its skipped waves' work)
+			gr.kernelDone(fin, &gr.start, now)
 		}
 		gr.measures, gr.recent = gr.measures[:0], nil
 		gr.cur++
@@ -497,6 +513,9 @@ type FastForward struct {
 	// waves to skip (MI300X's 304 CUs) and each simulated wave of the
 	// others.
 	Steps bool
+	// Kernels also skips whole grids like the two before them where those
+	// took the same time (kernels.go): ape-int16's four INT8 GEMMs.
+	Kernels bool
 	// NoSteps lists grids (their index in the program) whose steps are not
 	// skipped, set by programs.Execute when it runs again after a failed
 	// step check: the failed grid and every grid after it.
@@ -615,6 +634,7 @@ type fastForward struct {
 	FastForward
 	skips    []FastForwardSkip
 	steps    []StepSkip
+	kernels  []KernelSkip
 	declined []FastForwardDecline
 	lanes    []struct{} // a core's lanes and paths (the ffSnap layout)
 	paths    int
@@ -630,6 +650,12 @@ type ffSnap struct {
 	floats []float64
 	wave   int     // the wave whose first CTA's dispatch it was taken at
 	off    float64 // that wave's centre − t (set at the next wave's start; −1 until then)
+}
+
+// clone returns a copy of s that shares no storage with it.
+func (s ffSnap) clone() ffSnap {
+	s.ints, s.floats = slices.Clone(s.ints), slices.Clone(s.floats)
+	return s
 }
 
 // waveCentre is the mean of a wave's CTAs' dispatch times, at + off (off
@@ -925,6 +951,9 @@ func (c *Chip) BlocksDone() int64 {
 		for _, s := range gr.ff.skips {
 			n += int64(s.Waves * s.WaveCTAs)
 		}
+		for _, k := range gr.ff.kernels {
+			n += int64(gr.grids[k.Index].CTAs)
+		}
 	}
 	return n
 }
@@ -943,6 +972,11 @@ func (c *Chip) reported(t sim.Time) sim.Time {
 	}
 	for _, s := range c.grids.ff.steps {
 		if t > s.At {
+			r += s.Shift
+		}
+	}
+	for _, s := range c.grids.ff.kernels {
+		if t >= s.At {
 			r += s.Shift
 		}
 	}

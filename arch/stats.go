@@ -142,6 +142,8 @@ type Stats struct {
 	FastForward []FastForwardSkip
 	// FastForwardSteps lists the step skips (FastForward.Steps), in order.
 	FastForwardSteps []StepSkip
+	// FastForwardKernels lists the grids not run (FastForward.Kernels).
+	FastForwardKernels []KernelSkip
 	// FastForwardDeclined lists the kernels whose waves repeated but whose
 	// skip would have saved too little to risk (FastForward.MinGain).
 	FastForwardDeclined []FastForwardDecline

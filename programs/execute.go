@@ -329,9 +329,13 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	for _, s := range st.FastForward {
 		rep.Notes = append(rep.Notes, fastForwardNote(s))
 	}
-	if skipped, unc := fastForwardUncertainty(st.FastForward, st.FastForwardSteps); skipped > 0 {
+	for _, k := range st.FastForwardKernels {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: kernel %s was not simulated: it stands for kernel %s before it (%.6g s, ~%d events), which it is like — as many blocks, the same resources and instructions but for addresses — and which took the time of the kernel before it within %.3g %%; approximate: the caches it would have filled are as %s left them",
+			k.Grid, k.Like, k.Shift.Seconds(), k.Events, 100*float64(k.Spread)/float64(max(k.Shift, 1)), k.Like))
+	}
+	if skipped, unc := fastForwardUncertainty(st.FastForward, st.FastForwardSteps, st.FastForwardKernels); skipped > 0 {
 		rep.Sim.SkippedSeconds, rep.Sim.SkipUncertaintySeconds = skipped.Seconds(), unc.Seconds()
-		rep.Notes = append(rep.Notes, skipUncertaintyNote(len(st.FastForward) > 0, len(st.FastForwardSteps) > 0, skipped, unc, st.Time))
+		rep.Notes = append(rep.Notes, skipUncertaintyNote(len(st.FastForward) > 0, len(st.FastForwardSteps) > 0, len(st.FastForwardKernels) > 0, skipped, unc, st.Time))
 	}
 	for _, s := range ffFailed {
 		rep.Notes = append(rep.Notes, fastForwardNote(s.FastForwardSkip)+"; so the run was made again "+s.again.String())
@@ -348,7 +352,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 			d.Grid, d.At.Seconds(), d.Events, 100*opts.FastForward.MinGain, d.SoFar))
 	}
 	switch {
-	case opts.FastForward == nil || len(st.FastForward) > 0 || len(ffFailed) > 0 || len(st.FastForwardDeclined) > 0 || len(st.FastForwardSteps) > 0 || len(stepsFailed) > 0:
+	case opts.FastForward == nil || len(st.FastForward) > 0 || len(ffFailed) > 0 || len(st.FastForwardDeclined) > 0 || len(st.FastForwardSteps) > 0 || len(stepsFailed) > 0 || len(st.FastForwardKernels) > 0:
 	case len(prog.Grids) == 0:
 		rep.Notes = append(rep.Notes, "fast-forward: only kernel grids (GPU machines) have waves to skip; everything was simulated")
 	default:
@@ -567,7 +571,13 @@ func checkKBatch(f *File, m *machines.Machine, opts Options) error {
 // blocks in flight at a skip are others than in the full run (which SM
 // holds which tile), which moves the kernel's end by a fraction of a wave
 // (A100 HGEMM 8192×8192×4096: 5 % of one).
-func fastForwardUncertainty(skips []arch.FastForwardSkip, steps []arch.StepSkip) (skipped, unc sim.Time) {
+func fastForwardUncertainty(skips []arch.FastForwardSkip, steps []arch.StepSkip, kernels []arch.KernelSkip) (skipped, unc sim.Time) {
+	// A kernel skip: had its kernel differed from the one it stands for
+	// by as much as the rule allows between the two before it.
+	for _, k := range kernels {
+		skipped += k.Shift
+		unc += max(k.Spread, k.Allowed)
+	}
 	for _, s := range skips {
 		skipped += s.Shift
 		if !s.Exact {
@@ -592,16 +602,29 @@ func fastForwardUncertainty(skips []arch.FastForwardSkip, steps []arch.StepSkip)
 // skipUncertaintyNote is the note on the time a run's skips stand for
 // and the estimate of its error (waves: wave skips were taken; steps: step
 // skips were).
-func skipUncertaintyNote(waves, steps bool, skipped, unc, total sim.Time) string {
-	what, measured, inFlight := "waves", "waves", "the blocks in flight at each skip by half a wave"
-	switch {
-	case waves && steps:
-		what, measured, inFlight = "waves and k-steps", "waves and steps", "the blocks in flight at each wave skip by half a wave, and a step at each step skip"
-	case steps:
-		what, measured, inFlight = "k-steps", "steps", "a step at each skip"
+func skipUncertaintyNote(waves, steps, kernels bool, skipped, unc, total sim.Time) string {
+	var what, measured, inFlight []string
+	if waves {
+		what, measured, inFlight = append(what, "waves"), append(measured, "waves"), append(inFlight, "the blocks in flight at each wave skip by half a wave")
 	}
-	return fmt.Sprintf("fast-forward: the skipped %s stand for %.4g s of the run's %.4g s; had they varied as much as the measured and checked %s did (and %s), its time would be within ±%.3g s (%.2g %%) of the full simulation's — an estimate, not a bound: a kernel that changes inside a skipped range (an L2 sliding into thrashing) can be further off, and the kernels after a skip start from the caches its measured %s left (not covered: MI300X ape-int16 8192³ −0.5 %% after an exact skip); the skipped %s' bytes and L2 hits are the measured %s' means, a few %% off where the hits drift slowly",
-		what, skipped.Seconds(), total.Seconds(), measured, inFlight, unc.Seconds(), 100*unc.Seconds()/total.Seconds(), measured, what, measured)
+	if steps {
+		what, measured, inFlight = append(what, "k-steps"), append(measured, "steps"), append(inFlight, "a step at each step skip")
+	}
+	if kernels {
+		what, measured = append(what, "kernels"), append(measured, "kernels")
+	}
+	list := func(x []string) string {
+		if len(x) < 2 {
+			return strings.Join(x, "")
+		}
+		return strings.Join(x[:len(x)-1], ", ") + " and " + x[len(x)-1]
+	}
+	flight := ""
+	if len(inFlight) > 0 {
+		flight = " (and " + list(inFlight) + ")"
+	}
+	return fmt.Sprintf("fast-forward: the skipped %s stand for %.4g s of the run's %.4g s; had they varied as much as the measured and checked %s did%s, its time would be within ±%.3g s (%.2g %%) of the full simulation's — an estimate, not a bound: a kernel that changes inside a skipped range (an L2 sliding into thrashing) can be further off, and the kernels after a skip start from the caches its measured %s left (not covered: MI300X ape-int16 8192³ −0.5 %% after an exact skip); the skipped %s' bytes and L2 hits are the measured %s' means, a few %% off where the hits drift slowly",
+		list(what), skipped.Seconds(), total.Seconds(), list(measured), flight, unc.Seconds(), 100*unc.Seconds()/total.Seconds(), list(measured), list(what), list(measured))
 }
 
 // stepSkipsNote sums up a run's step skips (FastForward.Steps) by kernel

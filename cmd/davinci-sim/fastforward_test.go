@@ -54,6 +54,17 @@ func TestRunFastForward(t *testing.T) {
 	if _, code, err := runCLI(t, "run", examplePath("a100-hgemm.yaml"), "--numerics", "off", "-q", "--fast-forward-steps"); code != 2 || err == nil || !strings.Contains(err.Error(), "--fast-forward-steps: tunes --fast-forward") {
 		t.Errorf("--fast-forward-steps alone: exit %d (%v), want 2 naming it", code, err)
 	}
+	// --fast-forward-kernels (arch.FastForward.Kernels; its skips: arch/gpu
+	// TestKernelSkips): ape-int16's alike INT8 GEMMs, the later ones not
+	// run; without --fast-forward it is bad input.
+	out, code, err = runCLI(t, "run", examplePath("a100-emulated-gemm.yaml"), "--numerics", "off", "-q", "--fast-forward", "--fast-forward-kernels",
+		"--set", "program.scheme=ape-int16", "--set", "program.m=1024", "--set", "program.n=1024", "--set", "program.k=1024")
+	if code != 0 || !strings.Contains(out, "was not simulated: it stands for kernel") {
+		t.Errorf("--fast-forward-kernels: exit %d: %v\n%s", code, err, out)
+	}
+	if _, code, err := runCLI(t, "run", examplePath("a100-hgemm.yaml"), "--numerics", "off", "-q", "--fast-forward-kernels"); code != 2 || err == nil || !strings.Contains(err.Error(), "--fast-forward-kernels: tunes --fast-forward") {
+		t.Errorf("--fast-forward-kernels alone: exit %d (%v), want 2 naming it", code, err)
+	}
 }
 
 // --k-batch: a timing-only SIMT SGEMM notes its batches; out of range, a

@@ -60,6 +60,7 @@ type runFlags struct {
 	ffMinGain    float64 // --fast-forward-min-gain
 	ffWarmUp     float64 // --fast-forward-warm-up
 	ffSteps      bool    // --fast-forward-steps
+	ffKernels    bool    // --fast-forward-kernels
 	kBatch       int     // --k-batch: GPU GEMM k-steps simulated as one
 
 	// startProfiles starts the profiles, once the outputs are checked
@@ -102,7 +103,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 		Annotations: map[string]string{deferProfiles: ""},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			seedSet := cmd.Flags().Changed("seed")
-			for _, name := range []string{"fast-forward-tolerance", "fast-forward-mix", "fast-forward-min-gain", "fast-forward-warm-up", "fast-forward-hits", "fast-forward-stationary", "fast-forward-steps"} {
+			for _, name := range []string{"fast-forward-tolerance", "fast-forward-mix", "fast-forward-min-gain", "fast-forward-warm-up", "fast-forward-hits", "fast-forward-stationary", "fast-forward-steps", "fast-forward-kernels"} {
 				if cmd.Flags().Changed(name) && f.ffTuned == "" {
 					f.ffTuned = "--" + name
 				}
@@ -134,6 +135,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.Float64Var(&f.ffWarmUp, "fast-forward-warm-up", arch.DefaultFastForward.WarmUp, "with --fast-forward: the smallest share of a kernel's waves (of one GEMM's, in a grouped launch) simulated before the waves a skip measures (a kernel's first waves can repeat at a pace it leaves later; 0: from its second wave)")
 	fl.Float64Var(&f.ffHits, "fast-forward-hits", arch.DefaultFastForward.Hits, "with --fast-forward: the largest spread of the L2's (and LLC's) hit fraction over the measured waves that allows a skip, or between each measured wave and the wave 4 before it (hits that swing in a repeating pattern; larger: more skips on GEMMs whose hits swing from wave to wave, at the risk of missing a slide into thrashing; inf: any)")
 	fl.BoolVar(&f.ffSteps, "fast-forward-steps", false, "with --fast-forward: also skip k-steps inside waves — every resident block the same number, together, where two windows of their steps agree — for kernels of too few waves to skip and the simulated waves of the others (the notes say what was skipped; opt-in: HBM bytes come out further off, and kernels whose steps have slow episodes short; docs/design-notes.md, \"Step skips inside waves\")")
+	fl.BoolVar(&f.ffKernels, "fast-forward-kernels", false, "with --fast-forward: also skip whole kernels like the two before them (as many blocks, the same resources and instructions but for addresses) where those two took the same time within 1 % and agreed in hits and stall mix — ape-int16's four INT8 GEMMs (the notes say which stood for which; opt-in; docs/design-notes.md, \"Kernel skips\")")
 	fl.BoolVar(&f.ffStationary, "fast-forward-stationary", false, "with --fast-forward: also skip waves that vary from one to the next without a pattern but whose means over two windows of 4 waves agree (durations, hits and stall mix within the settings above; the skip stands for their mean and its check allows for their noise; not yet the default)")
 	fl.IntVar(&f.kBatch, "k-batch", 1, "GPU SIMT GEMM kernels (SGEMM, DGEMM on the CUDA cores; in kinds sgemm, dgemm, emulated-gemm's native scheme, ozaki's fallback), timing only: simulate up to this many of a block's k-steps as one — copies, fragment loads and FMA runs as deep, occupancy and resources the kernel's — for about as many times fewer events (approximate: the notes say so; tensor-core kernels are simulated in full; docs/design-notes.md, \"Batched k-steps\")")
 	fl.BoolVar(&f.view, "view", false, "show the run live in the terminal visualizer (without --trace: no flag marks, at most ~1 GiB of events)")
@@ -182,7 +184,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	}
 	if f.fastForward {
 		ff := arch.DefaultFastForward
-		ff.Tolerance, ff.Mix, ff.Hits, ff.MinGain, ff.WarmUp, ff.Stationary, ff.Steps = f.ffTolerance, f.ffMix, f.ffHits, f.ffMinGain, f.ffWarmUp, f.ffStationary, f.ffSteps
+		ff.Tolerance, ff.Mix, ff.Hits, ff.MinGain, ff.WarmUp, ff.Stationary, ff.Steps, ff.Kernels = f.ffTolerance, f.ffMix, f.ffHits, f.ffMinGain, f.ffWarmUp, f.ffStationary, f.ffSteps, f.ffKernels
 		opts.FastForward = &ff
 	}
 	if f.kBatch < 1 || f.kBatch > programs.MaxKBatch {

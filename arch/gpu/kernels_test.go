@@ -1,0 +1,89 @@
+package gpu_test
+
+import (
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/arch/archtest"
+	"github.com/davinci-sim/davinci-sim/isa"
+)
+
+// runKernels runs grids on 4 SMs, fast-forwarded with ff (nil: fully
+// simulated), and returns the statistics and the kernels' times.
+func runKernels(t *testing.T, ff *arch.FastForward, grids ...isa.Grid) (*arch.Stats, []arch.GridTimes) {
+	t.Helper()
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: ff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := chip.Run(isa.Program{Name: "kernels", Grids: grids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, chip.GridTimes()
+}
+
+// kernelGrid is a grid of 5 waves of periodic CTAs reading their tiles at
+// base (alike for any base: one class).
+func kernelGrid(name string, base int64) isa.Grid {
+	return isa.Grid{Name: name, CTAs: 8 * 5, CTA: func(int) isa.Stream { return ctaAt(base) },
+		Class:     func(int) int { return 0 },
+		Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+}
+
+// Kernel skips (FastForward.Kernels): of five alike kernels reading the same
+// tiles (the first from a cold L2), those whose two predecessors took the
+// same time are not run and stand for the one before — here exactly: the
+// run's time and every work counter equal the full simulation's, with
+// fewer events, and each kernel's time is its full run's. A kernel that
+// differs (deeper k-loop) is run, and the kernels after it too until two
+// alike ones agree again.
+func TestKernelSkips(t *testing.T) {
+	grids := []isa.Grid{kernelGrid("k0", 0), kernelGrid("k1", 0), kernelGrid("k2", 0), kernelGrid("k3", 0), kernelGrid("k4", 0)}
+	full, fullTimes := runKernels(t, nil, grids...)
+	ff := arch.DefaultFastForward
+	ff.Kernels = true
+	fast, times := runKernels(t, &ff, grids...)
+	t.Logf("kernel skips %+v; events %d → %d", fast.FastForwardKernels, full.Events, fast.Events)
+	if len(fast.FastForwardKernels) < 2 {
+		t.Fatalf("kernel skips %+v: want the last two kernels (at least) skipped", fast.FastForwardKernels)
+	}
+	for _, k := range fast.FastForwardKernels {
+		if k.Index < 2 || k.Like != grids[k.Index-1].Name || k.Shift <= 0 {
+			t.Errorf("kernel skip %+v: want a kernel after two others, standing for the one before it", k)
+		}
+	}
+	if fast.Time != full.Time {
+		t.Errorf("time %v with kernel skips, %v in full", fast.Time, full.Time)
+	}
+	if fast.Events >= full.Events {
+		t.Errorf("events %d with kernel skips, %d in full", fast.Events, full.Events)
+	}
+	if fast.GMReadBytes != full.GMReadBytes || fast.GMWriteBytes != full.GMWriteBytes || fast.MMADFlops != full.MMADFlops || fast.Traffic != full.Traffic {
+		t.Errorf("work with kernel skips: GM %d/%d, flops %g, traffic %+v; in full %d/%d, %g, %+v", fast.GMReadBytes, fast.GMWriteBytes, fast.MMADFlops, fast.Traffic, full.GMReadBytes, full.GMWriteBytes, full.MMADFlops, full.Traffic)
+	}
+	sameCoreWork(t, "with kernel skips", fast, full)
+	for i := range times {
+		d, fd := times[i].Finished-times[i].Started, fullTimes[i].Finished-fullTimes[i].Started
+		if d != fd || times[i].Launched != fullTimes[i].Launched {
+			t.Errorf("kernel %d: launched %v, %v long with kernel skips; %v, %v in full", i, times[i].Launched, d, fullTimes[i].Launched, fd)
+		}
+	}
+
+	// A deeper kernel between: not alike, run; the two after it do not
+	// agree with it, the last agrees with the one before it (alike, the
+	// same time).
+	deep := kernelGrid("deep", 0)
+	deep.CTA = func(int) isa.Stream { return ctaDeep(0, 1024) }
+	mixed := []isa.Grid{grids[0], grids[1], deep, grids[3], grids[4], kernelGrid("k5", 0)}
+	st, _ := runKernels(t, &ff, mixed...)
+	for _, k := range st.FastForwardKernels {
+		if k.Index < 5 {
+			t.Errorf("kernel %s skipped (%+v): a kernel of other instructions is among the two before it", k.Grid, k)
+		}
+	}
+	if len(st.FastForwardKernels) != 1 {
+		t.Errorf("kernel skips %+v: want the last kernel's", st.FastForwardKernels)
+	}
+}
