@@ -116,6 +116,12 @@ type gridRunner struct {
 	// (FastForward.Kernels).
 	kernels     [2]*kernelRun
 	skippedGrid bool
+	// prefix is grid cur's counters at the dispatch of its wave
+	// prefixWave (nil before), tail the grid run its rest stands for
+	// (a tail skip: nil without), from its block tailFrom.
+	prefix   *ffSnap
+	tail     *kernelRun
+	tailFrom int
 }
 
 // ffMeasure is the work of a skip's measured CTAs [from, to), summed as
@@ -262,7 +268,9 @@ func (c *Chip) GridTimes() []GridTimes {
 	}
 	if ff := c.grids.ff; ff != nil {
 		for _, k := range ff.kernels { // (started and finished at At: began before its shift)
-			out[k.Index].Started -= k.Shift
+			if k.FromCTA == 0 {
+				out[k.Index].Started -= k.Shift
+			}
 		}
 	}
 	return out
@@ -304,9 +312,13 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 			}
 			gr.skipped, gr.win = 0, nil
 		}
+		if gr.tail != nil {
+			gr.tailEnd(g, now)
+		}
 		if gr.ff != nil && gr.ff.Kernels && !gr.skippedGrid { // (with its skipped waves' work)
 			gr.kernelDone(fin, &gr.start, now)
 		}
+		gr.prefix = nil
 		gr.measures, gr.recent = gr.measures[:0], nil
 		gr.cur++
 		gr.next, gr.started = 0, false
@@ -382,6 +394,12 @@ func (gr *gridRunner) dispatch(g *isa.Grid, now sim.Time) {
 			}
 			if gr.ff != nil && gr.wave > 0 {
 				if gr.next%gr.wave == 0 {
+					if gr.ff.Kernels && gr.next == gr.prefixWave(g)*gr.wave {
+						snap := gr.chip.ffSnapshot(now)
+						if gr.prefix = &snap; gr.tailSkip(g) {
+							return // the rest stands for the grid before's
+						}
+					}
 					gr.waveStart(g, now)
 					gr.waveIdx, gr.waveAt, gr.waveSum, gr.waveN = gr.next/gr.wave, now+gr.ff.shift, 0, 0
 				}
@@ -952,7 +970,7 @@ func (c *Chip) BlocksDone() int64 {
 			n += int64(s.Waves * s.WaveCTAs)
 		}
 		for _, k := range gr.ff.kernels {
-			n += int64(gr.grids[k.Index].CTAs)
+			n += int64(gr.grids[k.Index].CTAs - k.FromCTA)
 		}
 	}
 	return n

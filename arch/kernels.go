@@ -24,6 +24,23 @@ import (
 // times of the two grids a kernel skip compares.
 const kernelSteadiness = 5
 
+// kernelPrefix is the fewest waves, and kernelPrefixShare the least share
+// of its waves, of a grid like the one before it that run before the rest
+// of it may stand for the rest of that one (a tail skip:
+// gridRunner.tailSkip). A few waves of a long kernel did not tell: T4
+// ape-int16 8192³'s INT8 GEMMs (102 waves) agreed within 1 % over their
+// first 5 and differed by 2.4 % over all (the run +1.3 % where it was
+// −0.4 %).
+const (
+	kernelPrefix      = 5
+	kernelPrefixShare = 4
+)
+
+// prefixWave is the wave of grid g at whose dispatch its prefix ends.
+func (gr *gridRunner) prefixWave(g *isa.Grid) int {
+	return max(kernelPrefix, (g.CTAs+gr.wave-1)/gr.wave/kernelPrefixShare)
+}
+
 // KernelSkip is a grid a fast-forwarded run did not simulate
 // (FastForward.Kernels).
 type KernelSkip struct {
@@ -39,6 +56,12 @@ type KernelSkip struct {
 	// third 0.15 % from the second).
 	Spread, Allowed sim.Time
 	Events          uint64 // engine events it stands for (not simulated)
+	// FromCTA, if not 0, marks a tail skip: the grid's blocks from
+	// FromCTA on were not run, the rest of it stands for the rest of
+	// the grid before it from the same wave (whose first prefixWave
+	// waves took the same time as this one's), and Shift is the time it
+	// added at the grid's end (At).
+	FromCTA int
 }
 
 // kernelRun is a grid's counters from its start to its end, on the time
@@ -46,12 +69,16 @@ type KernelSkip struct {
 type kernelRun struct {
 	index      int
 	start, end ffSnap
+	// prefix is the counters at the dispatch of its wave prefixWave
+	// (nil: none), wave its CTAs per wave
+	prefix *ffSnap
+	wave   int
 }
 
 // kernelDone records the counters of grid index, which started with start
 // and ended at now.
 func (gr *gridRunner) kernelDone(index int, start *ffSnap, now sim.Time) {
-	r := kernelRun{index: index, start: start.clone(), end: gr.chip.ffSnapshot(now)}
+	r := kernelRun{index: index, start: start.clone(), end: gr.chip.ffSnapshot(now), prefix: gr.prefix, wave: gr.wave}
 	gr.kernels[0], gr.kernels[1] = gr.kernels[1], &r
 }
 
@@ -84,8 +111,85 @@ func (gr *gridRunner) kernelSkip(g *isa.Grid, now sim.Time) bool {
 	ff.kernels = append(ff.kernels, KernelSkip{Grid: g.Name, Index: gr.cur, Like: gr.grids[gr.cur-1].Name, At: now,
 		Shift: db, Spread: max(da-db, db-da), Allowed: sim.Time(ff.Tolerance / kernelSteadiness * float64(db)), Events: uint64(b.end.ints[ffEvents] - b.start.ints[ffEvents])})
 	// The grids after it compare with it as with the grid it stands for.
-	gr.kernels[0], gr.kernels[1] = b, &kernelRun{index: gr.cur, start: b.start, end: b.end}
+	gr.kernels[0], gr.kernels[1] = b, &kernelRun{index: gr.cur, start: b.start, end: b.end, prefix: b.prefix, wave: b.wave}
 	return true
+}
+
+// tailSkip is called at the dispatch of grid g's wave prefixWave (its
+// counters then in gr.prefix): when g is like the grid before it, whose
+// same first waves took the same time within a fifth of the tolerance and
+// agreed in hits, misses, HBM reads and stall mix (runsAgree), no more of
+// g's blocks are run, and its end (tailEnd) stands for the rest of that
+// grid. It reports whether it skipped. The termwise schemes' third product
+// GEMM is like the second (their first differs: it reads the split's
+// output from the L2).
+func (gr *gridRunner) tailSkip(g *isa.Grid) bool {
+	ff, p := gr.ff, gr.kernels[1]
+	if p == nil || p.index != gr.cur-1 || p.prefix == nil || p.wave != gr.wave || (g.CTAs-gr.next)/gr.wave < 3 {
+		return false
+	}
+	da, db := p.prefix.t-p.start.t, gr.prefix.t-gr.start.t
+	if da <= 0 || math.Abs(float64(da-db)) > ff.Tolerance/kernelSteadiness*float64(da) {
+		return false
+	}
+	a, b := kernelRun{start: p.start, end: *p.prefix}, kernelRun{start: gr.start, end: *gr.prefix}
+	if !gr.chip.runsAgree(&a, &b, ff.Mix, ff.Hits, ff.Tolerance) || !gridsAlike(&gr.grids[gr.cur-1], g) {
+		return false
+	}
+	gr.tail, gr.tailFrom = p, gr.next
+	gr.next = g.CTAs
+	return true
+}
+
+// tailEnd ends grid g, tail-skipped, at now (its blocks in flight done):
+// its time on the full run's time line becomes its prefix's plus the rest
+// of the grid before it; its work that grid's (alike grids do the same
+// work: every work counter's total equals it), and its other counters its
+// own prefix's plus the rest of that grid's (the L2, LLC and HBM reads
+// made to add up to its global-memory reads).
+func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) {
+	ff, p := gr.ff, gr.tail
+	end := gr.chip.ffSnapshot(now)
+	shift := gr.prefix.t + (p.end.t - p.prefix.t) - end.t
+	if ff.ints == nil {
+		ff.ints = make([]int64, len(end.ints))
+		ff.floats = make([]float64, len(end.floats))
+	}
+	work := func(k int) bool {
+		switch k {
+		case ffGMRead, ffGMWrite, ffTrafficGMRead, ffTrafficGMWrite, ffTrafficHBMWrite:
+			return true
+		case ffEvents, ffL2Hit, ffL2Miss, ffLLCHit, ffLLCMiss, ffTrafficL2Read, ffTrafficLLCRead, ffTrafficHBMRead:
+			return false
+		}
+		// a core's lanes' times by cause and instructions, path bytes,
+		// vector repeats: all but the times are work
+		block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
+		i := (k - ffGlobal) % block
+		return i >= len(ff.lanes)*(int(NumCauses)+1) || i%(int(NumCauses)+1) == int(NumCauses)
+	}
+	for k := range end.ints {
+		if work(k) {
+			ff.ints[k] += (p.end.ints[k] - p.start.ints[k]) - (end.ints[k] - gr.start.ints[k])
+		} else {
+			ff.ints[k] += (p.end.ints[k] - p.prefix.ints[k]) - (end.ints[k] - gr.prefix.ints[k])
+		}
+	}
+	add := func(k int) int64 { return (p.end.ints[k] - p.prefix.ints[k]) - (end.ints[k] - gr.prefix.ints[k]) }
+	ff.ints[ffTrafficHBMRead] -= add(ffTrafficHBMRead)
+	ff.ints[ffTrafficHBMRead] += ((p.end.ints[ffTrafficGMRead] - p.start.ints[ffTrafficGMRead]) - (end.ints[ffTrafficGMRead] - gr.start.ints[ffTrafficGMRead])) - add(ffTrafficL2Read) - add(ffTrafficLLCRead)
+	ff.floats[0] += (p.end.floats[0] - p.start.floats[0]) - (end.floats[0] - gr.start.floats[0]) // flops: work
+	for x := 1; x < len(end.floats); x++ {
+		ff.floats[x] += (p.end.floats[x] - p.prefix.floats[x]) - (end.floats[x] - gr.prefix.floats[x])
+	}
+	ff.shift += shift
+	rest := p.end.t - p.prefix.t
+	da, db := p.prefix.t-p.start.t, gr.prefix.t-gr.start.t
+	ff.kernels = append(ff.kernels, KernelSkip{Grid: g.Name, Index: gr.cur, Like: gr.grids[gr.cur-1].Name, At: now,
+		Shift: shift, Spread: sim.Time(math.Round(math.Abs(float64(da-db)) / float64(da) * float64(rest))),
+		Allowed: sim.Time(ff.Tolerance / kernelSteadiness * float64(rest)),
+		Events:  uint64(max(add(ffEvents), 0)), FromCTA: gr.tailFrom})
+	gr.tail = nil
 }
 
 // runsAgree reports whether grid runs a and b agree in their L2's and

@@ -330,6 +330,11 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		rep.Notes = append(rep.Notes, fastForwardNote(s))
 	}
 	for _, k := range st.FastForwardKernels {
+		if k.FromCTA > 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: kernel %s: its blocks from %d on were not simulated: its first waves took the time of kernel %s's before it, which it is like (as many blocks, the same resources and instructions but for addresses), and its rest stands for that kernel's rest (%.6g s more, ~%d events); approximate: the caches the skipped blocks would have filled are as its first waves left them",
+				k.Grid, k.FromCTA, k.Like, k.Shift.Seconds(), k.Events))
+			continue
+		}
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: kernel %s was not simulated: it stands for kernel %s before it (%.6g s, ~%d events), which it is like — as many blocks, the same resources and instructions but for addresses — and which took the time of the kernel before it within %.3g %%; approximate: the caches it would have filled are as %s left them",
 			k.Grid, k.Like, k.Shift.Seconds(), k.Events, 100*float64(k.Spread)/float64(max(k.Shift, 1)), k.Like))
 	}

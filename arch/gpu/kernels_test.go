@@ -1,6 +1,7 @@
 package gpu_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -85,5 +86,50 @@ func TestKernelSkips(t *testing.T) {
 	}
 	if len(st.FastForwardKernels) != 1 {
 		t.Errorf("kernel skips %+v: want the last kernel's", st.FastForwardKernels)
+	}
+}
+
+// Tail skips: of three alike kernels of 10 waves whose first reads from a
+// cold L2 (so the second's time differs and no whole kernel is skipped),
+// the third runs its first waves, which take the second's time, and its
+// rest stands for the second's: the run's time and every work counter as
+// the full simulation's, fewer events, the L2, LLC and HBM reads adding
+// up to the global-memory reads.
+func TestKernelTailSkips(t *testing.T) {
+	grids := make([]isa.Grid, 3)
+	for i := range grids {
+		grids[i] = kernelGrid(fmt.Sprint("k", i), 0)
+		grids[i].CTAs = 8 * 10
+	}
+	full, fullTimes := runKernels(t, nil, grids...)
+	ff := arch.DefaultFastForward
+	ff.Kernels = true
+	fast, times := runKernels(t, &ff, grids...)
+	t.Logf("kernel skips %+v; events %d → %d", fast.FastForwardKernels, full.Events, fast.Events)
+	if len(fast.FastForwardKernels) != 1 || fast.FastForwardKernels[0].Index != 2 || fast.FastForwardKernels[0].FromCTA != 8*5 {
+		t.Fatalf("kernel skips %+v: want the third kernel's rest after its 5 waves", fast.FastForwardKernels)
+	}
+	if d := fast.Time - full.Time; max(d, -d) > fast.FastForwardKernels[0].Allowed {
+		t.Errorf("time %v with a tail skip, %v in full", fast.Time, full.Time)
+	}
+	if fast.Events >= full.Events {
+		t.Errorf("events %d with a tail skip, %d in full", fast.Events, full.Events)
+	}
+	if fast.GMReadBytes != full.GMReadBytes || fast.GMWriteBytes != full.GMWriteBytes || fast.MMADFlops != full.MMADFlops {
+		t.Errorf("work with a tail skip: GM %d/%d, flops %g; in full %d/%d, %g", fast.GMReadBytes, fast.GMWriteBytes, fast.MMADFlops, full.GMReadBytes, full.GMWriteBytes, full.MMADFlops)
+	}
+	if tr := fast.Traffic; tr.L2Read+tr.LLCRead+tr.HBMRead != tr.GMRead || tr.GMRead != full.Traffic.GMRead {
+		t.Errorf("traffic with a tail skip %+v, in full %+v", tr, full.Traffic)
+	}
+	var instrs, fullInstrs uint64
+	for i := range fast.Cores {
+		instrs += fast.Cores[i].Instrs
+		fullInstrs += full.Cores[i].Instrs
+	}
+	if instrs != fullInstrs {
+		t.Errorf("instructions %d with a tail skip, %d in full", instrs, fullInstrs)
+	}
+	if a, b := times[2].Finished-times[2].Started, fullTimes[2].Finished-fullTimes[2].Started; max(a-b, b-a) > fast.FastForwardKernels[0].Allowed {
+		t.Errorf("third kernel %v with a tail skip, %v in full", a, b)
 	}
 }
