@@ -264,12 +264,18 @@ func (c *Chip) GridTimes() []GridTimes {
 	out := append([]GridTimes(nil), c.grids.times...)
 	for i := range out {
 		g := &out[i]
-		g.Launched, g.Started, g.Finished = c.reported(g.Launched), c.reported(g.Started), c.reported(g.Finished)
-	}
-	if ff := c.grids.ff; ff != nil {
-		for _, k := range ff.kernels { // (started and finished at At: began before its shift)
-			if k.FromCTA == 0 {
-				out[k.Index].Started -= k.Shift
+		g.Launched, g.Started, g.Finished = c.reportedSkips(g.Launched), c.reportedSkips(g.Started), c.reportedSkips(g.Finished)
+		if ff := c.grids.ff; ff != nil {
+			// A kernel skip's shift by grid, not by time: without a
+			// launch latency the grid before it finished, it started
+			// and finished, and the grid after it launched at one time.
+			for _, k := range ff.kernels {
+				switch {
+				case i > k.Index:
+					g.Launched, g.Started, g.Finished = g.Launched+k.Shift, g.Started+k.Shift, g.Finished+k.Shift
+				case i == k.Index:
+					g.Finished += k.Shift
+				}
 			}
 		}
 	}
@@ -320,6 +326,7 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 		}
 		gr.prefix = nil
 		gr.measures, gr.recent = gr.measures[:0], nil
+		gr.check = -1 // (a check cut off by the grid's end stays unmade: its skip unchecked)
 		gr.cur++
 		gr.next, gr.started = 0, false
 		gr.wave, gr.snaps, gr.waveN, gr.runFrom = 0, gr.snaps[:0], 0, 0
@@ -996,6 +1003,19 @@ func (c *Chip) reported(t sim.Time) sim.Time {
 	for _, s := range c.grids.ff.kernels {
 		if t >= s.At {
 			r += s.Shift
+		}
+	}
+	return r
+}
+
+// reportedSkips is reported without the kernel skips' shifts.
+func (c *Chip) reportedSkips(t sim.Time) sim.Time {
+	r := c.reported(t)
+	if c.grids != nil && c.grids.ff != nil {
+		for _, s := range c.grids.ff.kernels {
+			if t >= s.At {
+				r -= s.Shift
+			}
 		}
 	}
 	return r

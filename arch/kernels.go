@@ -2,6 +2,7 @@ package arch
 
 import (
 	"math"
+	"slices"
 
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -87,7 +88,7 @@ func (gr *gridRunner) kernelDone(index int, start *ffSnap, now sim.Time) {
 func (gr *gridRunner) kernelSkip(g *isa.Grid, now sim.Time) bool {
 	ff := gr.ff
 	a, b := gr.kernels[0], gr.kernels[1]
-	if ff == nil || !ff.Kernels || a == nil || b == nil || a.index != gr.cur-2 || b.index != gr.cur-1 {
+	if ff == nil || !ff.Kernels || a == nil || b == nil || a.index != gr.cur-2 || b.index != gr.cur-1 || gr.excluded() {
 		return false
 	}
 	da, db := a.end.t-a.start.t, b.end.t-b.start.t
@@ -115,6 +116,13 @@ func (gr *gridRunner) kernelSkip(g *isa.Grid, now sim.Time) bool {
 	return true
 }
 
+// excluded reports whether a failed check's rerun excludes blocks of grid
+// cur from skips (FastForward.Exclude): then no kernel or tail skip either
+// (the report says the kernel's blocks were simulated).
+func (gr *gridRunner) excluded() bool {
+	return slices.ContainsFunc(gr.ff.Exclude, func(x BlockRange) bool { return x.Grid == gr.cur })
+}
+
 // tailSkip is called at the dispatch of grid g's wave prefixWave (its
 // counters then in gr.prefix): when g is like the grid before it, whose
 // same first waves took the same time within a fifth of the tolerance and
@@ -125,7 +133,9 @@ func (gr *gridRunner) kernelSkip(g *isa.Grid, now sim.Time) bool {
 // output from the L2).
 func (gr *gridRunner) tailSkip(g *isa.Grid) bool {
 	ff, p := gr.ff, gr.kernels[1]
-	if p == nil || p.index != gr.cur-1 || p.prefix == nil || p.wave != gr.wave || (g.CTAs-gr.next)/gr.wave < 3 {
+	// (Not while a wave skip's check waits for waves after it: they would
+	// never run.)
+	if p == nil || p.index != gr.cur-1 || p.prefix == nil || p.wave != gr.wave || (g.CTAs-gr.next)/gr.wave < 3 || gr.check >= 0 || gr.excluded() {
 		return false
 	}
 	da, db := p.prefix.t-p.start.t, gr.prefix.t-gr.start.t
@@ -152,45 +162,39 @@ func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) {
 	end := gr.chip.ffSnapshot(now)
 	// (Not below 0: the blocks in flight at the prefix's end finished
 	// later than the rest of the grid before it took — its last waves,
-	// left at least 3, make that unlikely.)
-	shift := max(gr.prefix.t+(p.end.t-p.prefix.t)-end.t, 0)
+	// left at least 3, make that unlikely; then only the work is added.)
+	shift := gr.prefix.t + (p.end.t - p.prefix.t) - end.t
+	timed := int64(1)
+	if shift < 0 {
+		shift, timed = 0, 0
+	}
 	if ff.ints == nil {
 		ff.ints = make([]int64, len(end.ints))
 		ff.floats = make([]float64, len(end.floats))
 	}
-	work := func(k int) bool {
-		switch k {
-		case ffGMRead, ffGMWrite, ffTrafficGMRead, ffTrafficGMWrite, ffTrafficHBMWrite:
-			return true
-		case ffEvents, ffL2Hit, ffL2Miss, ffLLCHit, ffLLCMiss, ffTrafficL2Read, ffTrafficLLCRead, ffTrafficHBMRead:
-			return false
-		}
-		// a core's lanes' times by cause and instructions, path bytes,
-		// vector repeats: all but the times are work
-		block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
-		i := (k - ffGlobal) % block
-		return i >= len(ff.lanes)*(int(NumCauses)+1) || i%(int(NumCauses)+1) == int(NumCauses)
-	}
 	for k := range end.ints {
-		if work(k) {
+		if ff.isWork(k) {
 			ff.ints[k] += (p.end.ints[k] - p.start.ints[k]) - (end.ints[k] - gr.start.ints[k])
 		} else {
-			ff.ints[k] += (p.end.ints[k] - p.prefix.ints[k]) - (end.ints[k] - gr.prefix.ints[k])
+			ff.ints[k] += timed * ((p.end.ints[k] - p.prefix.ints[k]) - (end.ints[k] - gr.prefix.ints[k]))
 		}
 	}
-	add := func(k int) int64 { return (p.end.ints[k] - p.prefix.ints[k]) - (end.ints[k] - gr.prefix.ints[k]) }
+	add := func(k int) int64 {
+		return timed * ((p.end.ints[k] - p.prefix.ints[k]) - (end.ints[k] - gr.prefix.ints[k]))
+	}
 	ff.ints[ffTrafficHBMRead] -= add(ffTrafficHBMRead)
 	ff.ints[ffTrafficHBMRead] += ((p.end.ints[ffTrafficGMRead] - p.start.ints[ffTrafficGMRead]) - (end.ints[ffTrafficGMRead] - gr.start.ints[ffTrafficGMRead])) - add(ffTrafficL2Read) - add(ffTrafficLLCRead)
 	ff.floats[0] += (p.end.floats[0] - p.start.floats[0]) - (end.floats[0] - gr.start.floats[0]) // flops: work
 	for x := 1; x < len(end.floats); x++ {
-		ff.floats[x] += (p.end.floats[x] - p.prefix.floats[x]) - (end.floats[x] - gr.prefix.floats[x])
+		ff.floats[x] += float64(timed) * ((p.end.floats[x] - p.prefix.floats[x]) - (end.floats[x] - gr.prefix.floats[x]))
 	}
 	ff.shift += shift
 	rest := p.end.t - p.prefix.t
+	waves := (g.CTAs - gr.tailFrom + gr.wave - 1) / gr.wave // (its rest's, and half of one for the blocks in flight)
 	da, db := p.prefix.t-p.start.t, gr.prefix.t-gr.start.t
 	ff.kernels = append(ff.kernels, KernelSkip{Grid: g.Name, Index: gr.cur, Like: gr.grids[gr.cur-1].Name, At: now,
 		Shift: shift, Spread: sim.Time(math.Round(math.Abs(float64(da-db)) / float64(da) * float64(rest))),
-		Allowed: sim.Time(ff.Tolerance / kernelSteadiness * float64(rest)),
+		Allowed: sim.Time(ff.Tolerance/kernelSteadiness*float64(rest)) + rest/sim.Time(2*max(waves, 1)),
 		Events:  uint64(max(add(ffEvents), 0)), FromCTA: gr.tailFrom})
 	gr.tail = nil
 }
@@ -249,4 +253,21 @@ func gridsAlike(a, b *isa.Grid) bool {
 		}
 	}
 	return true
+}
+
+// isWork reports whether ffSnap's int counter k counts work (instructions,
+// global-memory bytes, path bytes, vector repeats: what alike blocks do
+// alike) rather than time or the caches' state.
+func (ff *fastForward) isWork(k int) bool {
+	switch k {
+	case ffGMRead, ffGMWrite, ffTrafficGMRead, ffTrafficGMWrite, ffTrafficHBMWrite:
+		return true
+	case ffEvents, ffL2Hit, ffL2Miss, ffLLCHit, ffLLCMiss, ffTrafficL2Read, ffTrafficLLCRead, ffTrafficHBMRead:
+		return false
+	}
+	// a core's block: per lane its time by cause and instructions, then
+	// path bytes and vector repeats — all but the times are work
+	lanes := len(ff.lanes) * (int(NumCauses) + 1)
+	i := (k - ffGlobal) % (lanes + ff.paths + 1)
+	return i >= lanes || i%(int(NumCauses)+1) == int(NumCauses)
 }

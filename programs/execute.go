@@ -616,7 +616,7 @@ func skipUncertaintyNote(waves, steps, kernels bool, skipped, unc, total sim.Tim
 		what, measured, inFlight = append(what, "k-steps"), append(measured, "steps"), append(inFlight, "a step at each step skip")
 	}
 	if kernels {
-		what, measured = append(what, "kernels"), append(measured, "kernels")
+		what, measured = append(what, "kernels"), append(measured, "compared kernels")
 	}
 	list := func(x []string) string {
 		if len(x) < 2 {

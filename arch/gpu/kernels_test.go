@@ -7,13 +7,18 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/archtest"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 )
 
 // runKernels runs grids on 4 SMs, fast-forwarded with ff (nil: fully
 // simulated), and returns the statistics and the kernels' times.
 func runKernels(t *testing.T, ff *arch.FastForward, grids ...isa.Grid) (*arch.Stats, []arch.GridTimes) {
+	return runKernelsOn(t, archtest.Machine(t, "a100", "machine.cores=4"), ff, grids...)
+}
+
+// runKernelsOn is runKernels on machine m.
+func runKernelsOn(t *testing.T, m *machines.Machine, ff *arch.FastForward, grids ...isa.Grid) (*arch.Stats, []arch.GridTimes) {
 	t.Helper()
-	m := archtest.Machine(t, "a100", "machine.cores=4")
 	chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: ff})
 	if err != nil {
 		t.Fatal(err)
@@ -65,12 +70,17 @@ func TestKernelSkips(t *testing.T) {
 		t.Errorf("work with kernel skips: GM %d/%d, flops %g, traffic %+v; in full %d/%d, %g, %+v", fast.GMReadBytes, fast.GMWriteBytes, fast.MMADFlops, fast.Traffic, full.GMReadBytes, full.GMWriteBytes, full.MMADFlops, full.Traffic)
 	}
 	sameCoreWork(t, "with kernel skips", fast, full)
-	for i := range times {
-		d, fd := times[i].Finished-times[i].Started, fullTimes[i].Finished-fullTimes[i].Started
-		if d != fd || times[i].Launched != fullTimes[i].Launched {
-			t.Errorf("kernel %d: launched %v, %v long with kernel skips; %v, %v in full", i, times[i].Launched, d, fullTimes[i].Launched, fd)
-		}
+	sameTimes(t, times, fullTimes)
+	// Without a launch latency (the grid before a skipped one finishes,
+	// it starts and ends, and the next launches at one simulated time)
+	// each kernel's times are still the full run's.
+	m := archtest.Machine(t, "a100", "machine.cores=4", "machine.core.launch_ns=0")
+	full0, fullTimes0 := runKernelsOn(t, m, nil, grids...)
+	fast0, times0 := runKernelsOn(t, m, &ff, grids...)
+	if len(fast0.FastForwardKernels) < 2 || fast0.Time != full0.Time {
+		t.Errorf("launch 0: kernel skips %+v, time %v (full %v)", fast0.FastForwardKernels, fast0.Time, full0.Time)
 	}
+	sameTimes(t, times0, fullTimes0)
 
 	// A deeper kernel between: not alike, run; the two after it do not
 	// agree with it, the last agrees with the one before it (alike, the
@@ -131,5 +141,15 @@ func TestKernelTailSkips(t *testing.T) {
 	}
 	if a, b := times[2].Finished-times[2].Started, fullTimes[2].Finished-fullTimes[2].Started; max(a-b, b-a) > fast.FastForwardKernels[0].Allowed {
 		t.Errorf("third kernel %v with a tail skip, %v in full", a, b)
+	}
+}
+
+// sameTimes compares kernel times.
+func sameTimes(t *testing.T, times, full []arch.GridTimes) {
+	t.Helper()
+	for i := range times {
+		if times[i].Launched != full[i].Launched || times[i].Started != full[i].Started || times[i].Finished != full[i].Finished {
+			t.Errorf("kernel %d: launched, started, finished %v %v %v with kernel skips; %v %v %v in full", i, times[i].Launched, times[i].Started, times[i].Finished, full[i].Launched, full[i].Started, full[i].Finished)
+		}
 	}
 }
