@@ -264,7 +264,7 @@ func (c *Chip) GridTimes() []GridTimes {
 	out := append([]GridTimes(nil), c.grids.times...)
 	for i := range out {
 		g := &out[i]
-		g.Launched, g.Started, g.Finished = c.reportedSkips(g.Launched), c.reportedSkips(g.Started), c.reportedSkips(g.Finished)
+		g.Launched, g.Started, g.Finished = c.reportedInGrid(g.Launched), c.reportedInGrid(g.Started), c.reportedInGrid(g.Finished)
 		if ff := c.grids.ff; ff != nil {
 			// A kernel skip's shift by grid, not by time: without a
 			// launch latency the grid before it finished, it started
@@ -677,12 +677,6 @@ type ffSnap struct {
 	off    float64 // that wave's centre − t (set at the next wave's start; −1 until then)
 }
 
-// clone returns a copy of s that shares no storage with it.
-func (s ffSnap) clone() ffSnap {
-	s.ints, s.floats = slices.Clone(s.ints), slices.Clone(s.floats)
-	return s
-}
-
 // waveCentre is the mean of a wave's CTAs' dispatch times, at + off (off
 // apart, so that the waves of an exactly periodic grid have exactly equal
 // distances).
@@ -989,6 +983,15 @@ func (c *Chip) reported(t sim.Time) sim.Time {
 	if c.grids == nil || c.grids.ff == nil {
 		return t
 	}
+	return c.reportedInGrid(t) + c.kernelShift(t)
+}
+
+// reportedInGrid is reported without the kernel skips' shifts (GridTimes
+// takes them by grid).
+func (c *Chip) reportedInGrid(t sim.Time) sim.Time {
+	if c.grids == nil || c.grids.ff == nil {
+		return t
+	}
 	r := t
 	for _, s := range c.grids.ff.skips {
 		if t >= s.At {
@@ -1000,22 +1003,15 @@ func (c *Chip) reported(t sim.Time) sim.Time {
 			r += s.Shift
 		}
 	}
-	for _, s := range c.grids.ff.kernels {
-		if t >= s.At {
-			r += s.Shift
-		}
-	}
 	return r
 }
 
-// reportedSkips is reported without the kernel skips' shifts.
-func (c *Chip) reportedSkips(t sim.Time) sim.Time {
-	r := c.reported(t)
-	if c.grids != nil && c.grids.ff != nil {
-		for _, s := range c.grids.ff.kernels {
-			if t >= s.At {
-				r -= s.Shift
-			}
+// kernelShift is the time the kernel skips at or before simulated time t
+// stand for.
+func (c *Chip) kernelShift(t sim.Time) (r sim.Time) {
+	for _, s := range c.grids.ff.kernels {
+		if t >= s.At {
+			r += s.Shift
 		}
 	}
 	return r

@@ -79,7 +79,7 @@ type kernelRun struct {
 // kernelDone records the counters of grid index, which started with start
 // and ended at now.
 func (gr *gridRunner) kernelDone(index int, start *ffSnap, now sim.Time) {
-	r := kernelRun{index: index, start: start.clone(), end: gr.chip.ffSnapshot(now), prefix: gr.prefix, wave: gr.wave}
+	r := kernelRun{index: index, start: *start, end: gr.chip.ffSnapshot(now), prefix: gr.prefix, wave: gr.wave} // (each grid's start is a snapshot of its own)
 	gr.kernels[0], gr.kernels[1] = gr.kernels[1], &r
 }
 
@@ -95,7 +95,7 @@ func (gr *gridRunner) kernelSkip(g *isa.Grid, now sim.Time) bool {
 	if da <= 0 || db <= 0 || math.Abs(float64(da-db)) > ff.Tolerance/kernelSteadiness*float64(db) {
 		return false
 	}
-	if !gr.chip.runsAgree(a, b, ff.Mix, ff.Hits, ff.Tolerance) || !gridsAlike(&gr.grids[gr.cur-2], &gr.grids[gr.cur-1]) || !gridsAlike(&gr.grids[gr.cur-1], g) {
+	if !gr.chip.runsAgree(&a.start, &a.end, &b.start, &b.end, ff.Mix, ff.Hits, ff.Tolerance) || !gridsAlike(&gr.grids[gr.cur-2], &gr.grids[gr.cur-1]) || !gridsAlike(&gr.grids[gr.cur-1], g) {
 		return false
 	}
 	if ff.ints == nil {
@@ -112,7 +112,9 @@ func (gr *gridRunner) kernelSkip(g *isa.Grid, now sim.Time) bool {
 	ff.kernels = append(ff.kernels, KernelSkip{Grid: g.Name, Index: gr.cur, Like: gr.grids[gr.cur-1].Name, At: now,
 		Shift: db, Spread: max(da-db, db-da), Allowed: sim.Time(ff.Tolerance / kernelSteadiness * float64(db)), Events: uint64(b.end.ints[ffEvents] - b.start.ints[ffEvents])})
 	// The grids after it compare with it as with the grid it stands for.
-	gr.kernels[0], gr.kernels[1] = b, &kernelRun{index: gr.cur, start: b.start, end: b.end, prefix: b.prefix, wave: b.wave}
+	r := *b
+	r.index = gr.cur
+	gr.kernels[0], gr.kernels[1] = b, &r
 	return true
 }
 
@@ -142,8 +144,7 @@ func (gr *gridRunner) tailSkip(g *isa.Grid) bool {
 	if da <= 0 || math.Abs(float64(da-db)) > ff.Tolerance/kernelSteadiness*float64(da) {
 		return false
 	}
-	a, b := kernelRun{start: p.start, end: *p.prefix}, kernelRun{start: gr.start, end: *gr.prefix}
-	if !gr.chip.runsAgree(&a, &b, ff.Mix, ff.Hits, ff.Tolerance) || !gridsAlike(&gr.grids[gr.cur-1], g) {
+	if !gr.chip.runsAgree(&p.start, p.prefix, &gr.start, gr.prefix, ff.Mix, ff.Hits, ff.Tolerance) || !gridsAlike(&gr.grids[gr.cur-1], g) {
 		return false
 	}
 	gr.tail, gr.tailFrom = p, gr.next
@@ -172,18 +173,21 @@ func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) {
 		ff.ints = make([]int64, len(end.ints))
 		ff.floats = make([]float64, len(end.floats))
 	}
-	for k := range end.ints {
+	// Each counter's increment: work from the grid's start (that grid's
+	// total), the rest from the prefix's end (that grid's rest); the L2,
+	// LLC and HBM reads made to add up to the GM reads.
+	d := make([]int64, len(end.ints))
+	for k := range d {
 		if ff.isWork(k) {
-			ff.ints[k] += (p.end.ints[k] - p.start.ints[k]) - (end.ints[k] - gr.start.ints[k])
+			d[k] = (p.end.ints[k] - p.start.ints[k]) - (end.ints[k] - gr.start.ints[k])
 		} else {
-			ff.ints[k] += timed * ((p.end.ints[k] - p.prefix.ints[k]) - (end.ints[k] - gr.prefix.ints[k]))
+			d[k] = timed * ((p.end.ints[k] - p.prefix.ints[k]) - (end.ints[k] - gr.prefix.ints[k]))
 		}
 	}
-	add := func(k int) int64 {
-		return timed * ((p.end.ints[k] - p.prefix.ints[k]) - (end.ints[k] - gr.prefix.ints[k]))
+	d[ffTrafficHBMRead] = d[ffTrafficGMRead] - d[ffTrafficL2Read] - d[ffTrafficLLCRead]
+	for k, x := range d {
+		ff.ints[k] += x
 	}
-	ff.ints[ffTrafficHBMRead] -= add(ffTrafficHBMRead)
-	ff.ints[ffTrafficHBMRead] += ((p.end.ints[ffTrafficGMRead] - p.start.ints[ffTrafficGMRead]) - (end.ints[ffTrafficGMRead] - gr.start.ints[ffTrafficGMRead])) - add(ffTrafficL2Read) - add(ffTrafficLLCRead)
 	ff.floats[0] += (p.end.floats[0] - p.start.floats[0]) - (end.floats[0] - gr.start.floats[0]) // flops: work
 	for x := 1; x < len(end.floats); x++ {
 		ff.floats[x] += float64(timed) * ((p.end.floats[x] - p.prefix.floats[x]) - (end.floats[x] - gr.prefix.floats[x]))
@@ -195,39 +199,23 @@ func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) {
 	ff.kernels = append(ff.kernels, KernelSkip{Grid: g.Name, Index: gr.cur, Like: gr.grids[gr.cur-1].Name, At: now,
 		Shift: shift, Spread: sim.Time(math.Round(math.Abs(float64(da-db)) / float64(da) * float64(rest))),
 		Allowed: sim.Time(ff.Tolerance/kernelSteadiness*float64(rest)) + rest/sim.Time(2*max(waves, 1)),
-		Events:  uint64(max(add(ffEvents), 0)), FromCTA: gr.tailFrom})
+		Events:  uint64(max(d[ffEvents], 0)), FromCTA: gr.tailFrom})
 	gr.tail = nil
 }
 
-// runsAgree reports whether grid runs a and b agree in their L2's and
-// LLC's hit fractions within hits, their misses and HBM reads within the
-// tolerance (a fraction of the larger: hit fractions near 1 hide misses
-// that differ by much — MI100 ape-int16 8192³'s INT8 GEMMs alternate
-// between 2427 and 2233 MB of HBM reads at times 0.05 % apart), and
-// in every lane's fraction of time in each cause (the mean over the
-// cores) within mix.
-func (c *Chip) runsAgree(a, b *kernelRun, mix, hits, tolerance float64) bool {
-	for _, k := range []int{ffL2Hit, ffLLCHit} {
-		fa := hitFraction(a.end.ints[k]-a.start.ints[k], a.end.ints[k+1]-a.start.ints[k+1])
-		fb := hitFraction(b.end.ints[k]-b.start.ints[k], b.end.ints[k+1]-b.start.ints[k+1])
-		if (fa < 0) != (fb < 0) || math.Abs(fa-fb) > hits {
-			return false
-		}
-	}
+// runsAgree reports whether the spans of the run from a0 to a1 and from
+// b0 to b1 agree (spansAgree) and in their L2 and LLC misses and HBM reads
+// within the tolerance, a fraction of the larger (hit fractions near 1
+// hide misses that differ by much — MI100 ape-int16 8192³'s INT8 GEMMs
+// alternate between 2427 and 2233 MB of HBM reads at times 0.05 % apart).
+func (c *Chip) runsAgree(a0, a1, b0, b1 *ffSnap, mix, hits, tolerance float64) bool {
 	for _, k := range []int{ffL2Miss, ffLLCMiss, ffTrafficHBMRead} {
-		x, y := a.end.ints[k]-a.start.ints[k], b.end.ints[k]-b.start.ints[k]
+		x, y := a1.ints[k]-a0.ints[k], b1.ints[k]-b0.ints[k]
 		if math.Abs(float64(x-y)) > tolerance*float64(max(x, y)) {
 			return false
 		}
 	}
-	for l := range c.grids.ff.lanes {
-		for x := Cause(0); x < NumCauses; x++ {
-			if math.Abs(c.causeFraction(&a.start, &a.end, l, x)-c.causeFraction(&b.start, &b.end, l, x)) > mix {
-				return false
-			}
-		}
-	}
-	return true
+	return c.spansAgree(a0, a1, b0, b1, mix, hits)
 }
 
 // gridsAlike reports whether grids a and b have as many blocks, the same

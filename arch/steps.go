@@ -431,16 +431,24 @@ func (c *Chip) ageCaches(n []int64) {
 // interval-by-interval rules of waves, ffSteady: B200 HGEMM's lanes swing
 // from one to the next where its windows agree.)
 func (c *Chip) windowsSteady(a, b, e *ffSnap, mix, hits float64) bool {
+	return c.spansAgree(a, b, b, e, mix, hits)
+}
+
+// spansAgree reports whether the spans of the run from a0 to a1 and from
+// b0 to b1 agree in their L2's and LLC's hit fractions (bytes) within hits
+// and in every lane's fraction of time in each cause (the mean over the
+// cores) within mix.
+func (c *Chip) spansAgree(a0, a1, b0, b1 *ffSnap, mix, hits float64) bool {
 	for _, k := range []int{ffL2Hit, ffLLCHit} { // hit bytes; the misses follow them
-		h := []int64{b.ints[k] - a.ints[k], e.ints[k] - b.ints[k]}
-		m := []int64{b.ints[k+1] - a.ints[k+1], e.ints[k+1] - b.ints[k+1]}
+		h := []int64{a1.ints[k] - a0.ints[k], b1.ints[k] - b0.ints[k]}
+		m := []int64{a1.ints[k+1] - a0.ints[k+1], b1.ints[k+1] - b0.ints[k+1]}
 		if !windowsAgree(h, m, 2, 1, hits) {
 			return false
 		}
 	}
 	for l := range c.grids.ff.lanes {
 		for x := Cause(0); x < NumCauses; x++ {
-			if math.Abs(c.causeFraction(a, b, l, x)-c.causeFraction(b, e, l, x)) > mix {
+			if math.Abs(c.causeFraction(a0, a1, l, x)-c.causeFraction(b0, b1, l, x)) > mix {
 				return false
 			}
 		}
