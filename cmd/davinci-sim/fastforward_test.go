@@ -44,26 +44,23 @@ func TestRunFastForward(t *testing.T) {
 		t.Errorf("--fast-forward-stationary: exit %d: %v\n%s", code, err, out)
 	}
 	// --fast-forward-steps (arch.FastForward.Steps; its skips: arch/gpu
-	// TestStepSkips, programs TestStepSkipsEveryGenerator) skips k-steps
-	// and says so; without --fast-forward it is bad input.
-	out, code, err = runCLI(t, "run", examplePath("a100-emulated-gemm.yaml"), "--numerics", "off", "-q", "--fast-forward", "--fast-forward-steps",
-		"--set", "program.scheme=hgemm", "--set", "program.m=2048", "--set", "program.n=2048", "--set", "program.k=4096")
-	if code != 0 || !strings.Contains(out, "fast-forward step skips") {
-		t.Errorf("--fast-forward-steps: exit %d: %v\n%s", code, err, out)
-	}
-	if _, code, err := runCLI(t, "run", examplePath("a100-hgemm.yaml"), "--numerics", "off", "-q", "--fast-forward-steps"); code != 2 || err == nil || !strings.Contains(err.Error(), "--fast-forward-steps: tunes --fast-forward") {
-		t.Errorf("--fast-forward-steps alone: exit %d (%v), want 2 naming it", code, err)
-	}
-	// --fast-forward-kernels (arch.FastForward.Kernels; its skips: arch/gpu
-	// TestKernelSkips): ape-int16's alike INT8 GEMMs, the later ones not
-	// run; without --fast-forward it is bad input.
-	out, code, err = runCLI(t, "run", examplePath("a100-emulated-gemm.yaml"), "--numerics", "off", "-q", "--fast-forward", "--fast-forward-kernels",
-		"--set", "program.scheme=ape-int16", "--set", "program.m=1024", "--set", "program.n=1024", "--set", "program.k=1024")
-	if code != 0 || !strings.Contains(out, "was not simulated: it stands for kernel") {
-		t.Errorf("--fast-forward-kernels: exit %d: %v\n%s", code, err, out)
-	}
-	if _, code, err := runCLI(t, "run", examplePath("a100-hgemm.yaml"), "--numerics", "off", "-q", "--fast-forward-kernels"); code != 2 || err == nil || !strings.Contains(err.Error(), "--fast-forward-kernels: tunes --fast-forward") {
-		t.Errorf("--fast-forward-kernels alone: exit %d (%v), want 2 naming it", code, err)
+	// TestStepSkips, programs TestStepSkipsEveryGenerator) skips k-steps,
+	// --fast-forward-kernels (arch.FastForward.Kernels; arch/gpu
+	// TestKernelSkips) ape-int16's later alike INT8 GEMMs, and each says
+	// so; without --fast-forward each is bad input.
+	for _, c := range []struct{ flag, scheme, mnk, want string }{
+		{"--fast-forward-steps", "hgemm", "2048 2048 4096", "fast-forward step skips"},
+		{"--fast-forward-kernels", "ape-int16", "1024 1024 1024", "was not simulated: it stands for kernel"},
+	} {
+		mnk := strings.Fields(c.mnk)
+		out, code, err := runCLI(t, "run", examplePath("a100-emulated-gemm.yaml"), "--numerics", "off", "-q", "--fast-forward", c.flag,
+			"--set", "program.scheme="+c.scheme, "--set", "program.m="+mnk[0], "--set", "program.n="+mnk[1], "--set", "program.k="+mnk[2])
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("%s: exit %d: %v\n%s", c.flag, code, err, out)
+		}
+		if _, code, err := runCLI(t, "run", examplePath("a100-hgemm.yaml"), "--numerics", "off", "-q", c.flag); code != 2 || err == nil || !strings.Contains(err.Error(), c.flag+": tunes --fast-forward") {
+			t.Errorf("%s alone: exit %d (%v), want 2 naming it", c.flag, code, err)
+		}
 	}
 }
 
