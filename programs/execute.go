@@ -605,8 +605,8 @@ func fastForwardUncertainty(skips []arch.FastForwardSkip, steps []arch.StepSkip,
 }
 
 // skipUncertaintyNote is the note on the time a run's skips stand for
-// and the estimate of its error (waves: wave skips were taken; steps: step
-// skips were).
+// and the estimate of its error (waves, steps, kernels: wave, step or
+// kernel skips were taken).
 func skipUncertaintyNote(waves, steps, kernels bool, skipped, unc, total sim.Time) string {
 	var what, measured, inFlight []string
 	if waves {
