@@ -541,10 +541,12 @@ type FastForward struct {
 	// Kernels also skips whole grids like the two before them where those
 	// took the same time (kernels.go): ape-int16's four INT8 GEMMs.
 	Kernels bool
-	// NoSteps lists grids (their index in the program) whose steps are not
-	// skipped, set by programs.Execute when it runs again after a failed
-	// step check: the failed grid and every grid after it.
-	NoSteps []int
+	// NoSteps lists blocks whose steps are not skipped, set by
+	// programs.Execute when it runs again after a failed step check: the
+	// failed grid's blocks from the lowest the failed skip took on, and
+	// the same blocks of every grid after it (a program's kernels are
+	// often alike). While such a block is resident no step skip starts.
+	NoSteps []BlockRange
 }
 
 // BlockRange is the blocks [From, To) of grid Grid (its index in the

@@ -242,7 +242,11 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		again rerunExclusion
 	}
 	var ffFailed []failedSkip
-	var stepsFailed []arch.StepSkip
+	type failedStep struct {
+		arch.StepSkip
+		from int // the grid's blocks from this one on simulated their steps when run again
+	}
+	var stepsFailed []failedStep
 	for {
 		var se *arch.StepCheckError
 		var ce *arch.FastForwardCheckError
@@ -252,15 +256,13 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		ff := *opts.FastForward // (a failed check means fast-forward was on)
 		switch {
 		case se != nil:
-			// A step skip's check failed: the grid's steps are simulated,
-			// and the later grids' (a program's kernels are often alike —
-			// H100 ape-int16 8192³'s four product GEMMs failed one after
-			// the other, a run each).
-			stepsFailed = append(stepsFailed, se.Skip)
-			ff.NoSteps = slices.Clip(ff.NoSteps)
-			for g := se.Grid; g < max(len(prog.Grids), se.Grid+1); g++ {
-				ff.NoSteps = append(ff.NoSteps, g)
-			}
+			// A step skip's check failed: the grid's steps are simulated
+			// (from the failed skip's blocks on where the steps turned
+			// faster), and the later grids' (a program's kernels are
+			// often alike — H100 ape-int16 8192³'s four product GEMMs
+			// failed one after the other, a run each).
+			stepsFailed = append(stepsFailed, failedStep{se.Skip, se.NoSteps(len(prog.Grids))[0].From})
+			ff.NoSteps = append(slices.Clip(ff.NoSteps), se.NoSteps(len(prog.Grids))...)
 		default:
 			prior := 0 // the grid's earlier failures (not the caller's own exclusions)
 			for _, f := range ffFailed {
@@ -349,8 +351,8 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		rep.Notes = append(rep.Notes, n)
 	}
 	for _, s := range stepsFailed {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: CHECK FAILED: kernel %s: after a step skip (%d steps of %d blocks, %.4g µs each), the steps took %.4g µs; so the run was made again with the steps of this kernel and the ones after it simulated",
-			s.Grid, s.Steps, s.CTAs, s.Period.Seconds()*1e6, s.CheckPeriod.Seconds()*1e6))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: CHECK FAILED: kernel %s: after a step skip (%d steps of %d blocks, %.4g µs each), the steps took %.4g µs; so the run was made again with the steps of %s simulated",
+			s.Grid, s.Steps, s.CTAs, s.Period.Seconds()*1e6, s.CheckPeriod.Seconds()*1e6, stepsAgain(s.from)))
 	}
 	for _, d := range st.FastForwardDeclined {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: kernel %s: its waves repeated but were simulated: a skip at %.6g s would have stood for ~%d events, under %.3g %% of the %d simulated before it (a failed check makes the whole run simulated again)",
@@ -634,6 +636,16 @@ func skipUncertaintyNote(waves, steps, kernels bool, skipped, unc, total sim.Tim
 
 // stepSkipsNote sums up a run's step skips (FastForward.Steps) by kernel
 // ("" without any).
+// stepsAgain says which blocks' steps a run made again after a failed
+// step check simulated: the failed kernel's from block from on (0: all of
+// them), and the kernels' after it.
+func stepsAgain(from int) string {
+	if from == 0 {
+		return "this kernel and the ones after it"
+	}
+	return fmt.Sprintf("this kernel's blocks from %d on (its steps had turned faster: the earlier skips, checked, stand), and the same blocks of the kernels after it", from)
+}
+
 func stepSkipsNote(steps []arch.StepSkip) string {
 	if len(steps) == 0 {
 		return ""

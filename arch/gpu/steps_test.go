@@ -151,13 +151,107 @@ func TestStepSkipCheckFails(t *testing.T) {
 	if !errors.As(err, &se) || se.Grid != 0 || se.Skip.Checked || se.Skip.CheckPeriod <= se.Skip.Period {
 		t.Fatalf("got %v, want a failed step check of grid 0 with slower steps after the skip", err)
 	}
-	ff.NoSteps = []int{0}
+	// Slower steps: the kernel's other skips may have missed such
+	// stretches too; every block's steps are simulated.
+	if x, want := se.NoSteps(1), []arch.BlockRange{arch.WholeGrid(0)}; !reflect.DeepEqual(x, want) {
+		t.Errorf("run again with NoSteps %+v, want %+v", x, want)
+	}
+	ff.NoSteps = se.NoSteps(1)
 	again, err := runGrid(t, m, g, &ff)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again.Time != full.Time || len(again.FastForwardSteps) != 0 {
 		t.Errorf("steps off: time %v, step skips %+v; full: %v", again.Time, again.FastForwardSteps, full.Time)
+	}
+}
+
+// ctaLate is ctaStepped (base 0) for CTA c, whose first 120 k-steps run
+// four products instead of one where c ≥ 16 (the third wave of
+// TestStepSkipCheckFailsLate's grid).
+func ctaLate(c, k int, cur *isa.StepCursor) isa.Stream {
+	const bk = 64
+	steps := k / bk
+	return func(yield func(isa.Instr) bool) {
+		var ins []isa.Instr
+		for kt := 0; kt < steps; kt++ {
+			if cur != nil {
+				if cur.To > kt {
+					kt = cur.To
+				}
+				cur.To = 0
+				if !yield(isa.Step(kt, steps, 1, 1, steps-1)) {
+					return
+				}
+			}
+			products := 1
+			if c >= 16 && kt < 120 {
+				products = 4
+			}
+			ins = kStep(ins[:0], int64(kt*bk)*2, 1<<20, kt, k, products, true)
+			for _, in := range ins {
+				if !yield(in) {
+					return
+				}
+			}
+		}
+		for _, in := range storeTile(ins[:0]) {
+			if !yield(in) {
+				return
+			}
+		}
+	}
+}
+
+// A grid whose third wave's k-steps speed up after the first 120 (four
+// products a step, then one): the first two waves' step skips pass their
+// checks, the third's finds faster steps, fails and names its lowest
+// block; run again with the steps of that block and the ones after it
+// simulated (StepCheckError.NoSteps), the run keeps the first two waves'
+// skips — the same ones, the run being the same up to them — and
+// simulates the third wave's steps, within the skips' estimate of the
+// full run.
+func TestStepSkipCheckFailsLate(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	const k = 64 * 200
+	g := isa.Grid{Name: "late", CTAs: 8 * 3,
+		CTA:       func(c int) isa.Stream { return ctaLate(c, k, nil) },
+		Steps:     func(c int, cur *isa.StepCursor) isa.Stream { return ctaLate(c, k, cur) },
+		Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+	full, err := runGrid(t, m, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := arch.DefaultFastForward
+	ff.Steps = true
+	first, err := runGrid(t, m, g, &ff)
+	var se *arch.StepCheckError
+	if !errors.As(err, &se) || se.Grid != 0 || se.Skip.First != 16 || se.Skip.CTAs != 8 || se.Skip.CheckPeriod >= se.Skip.Period {
+		t.Fatalf("got %v (%+v), want a failed step check of the third wave (blocks 16–23), faster after the skip", err, first)
+	}
+	if x, want := se.NoSteps(2), []arch.BlockRange{{Grid: 0, From: 16, To: math.MaxInt}, {Grid: 1, From: 16, To: math.MaxInt}}; !reflect.DeepEqual(x, want) {
+		t.Errorf("run again with NoSteps %+v, want %+v", x, want)
+	}
+	ff.NoSteps = se.NoSteps(1)
+	again, err := runGrid(t, m, g, &ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.FastForwardSteps) != 2 {
+		t.Fatalf("step skips %+v run again, want the first two waves'", again.FastForwardSteps)
+	}
+	var unc float64
+	for i, s := range again.FastForwardSteps {
+		if !s.Checked || s.First != 8*i || s.CTAs != 8 {
+			t.Errorf("step skip %+v: want checked, blocks %d–%d", s, 8*i, 8*i+7)
+		}
+		unc += float64(s.Steps)*math.Max(math.Abs(float64(s.CheckPeriod-s.Period)), float64(s.Spread)) + float64(s.Period)
+	}
+	if d := math.Abs(float64(again.Time - full.Time)); d > unc {
+		t.Errorf("time %v run again, %v in full: %.3g ps apart, estimate ±%.3g", again.Time, full.Time, d, unc)
+	}
+	if again.GMReadBytes != full.GMReadBytes || again.MMADFlops != full.MMADFlops {
+		t.Errorf("GM reads %d, flops %g run again; %d, %g in full", again.GMReadBytes, again.MMADFlops, full.GMReadBytes, full.MMADFlops)
 	}
 }
 
