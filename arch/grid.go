@@ -542,10 +542,9 @@ type FastForward struct {
 	// took the same time (kernels.go): ape-int16's four INT8 GEMMs.
 	Kernels bool
 	// NoSteps lists blocks whose steps are not skipped, set by
-	// programs.Execute when it runs again after a failed step check: the
-	// failed grid's blocks from the lowest the failed skip took on, and
-	// the same blocks of every grid after it (a program's kernels are
-	// often alike). While such a block is resident no step skip starts.
+	// programs.Execute when it runs again after a failed step check
+	// (StepCheckError.Again). While such a block is resident no step skip
+	// starts.
 	NoSteps []BlockRange
 }
 

@@ -64,36 +64,51 @@ type StepSkip struct {
 }
 
 // StepCheckError stops a run whose step skip's check failed: the caller
-// runs again with the steps of the blocks NoSteps says simulated.
+// runs again, set up by Again.
 type StepCheckError struct {
 	Grid int // the grid's index in the program
 	Skip StepSkip
 }
 
-// NoSteps returns the blocks whose steps a run made again after e
-// simulates (FastForward.NoSteps), in a program of grids grids. Where the
-// check found slower steps than the skip stood for, every block of the
-// failed grid and of the grids after it: the kernel has slow stretches
-// (V100's episodes, tens of steps 5–60 % slower) that its skips, taken on
-// flat steps, stand flat steps for, and its earlier skips' checks may
-// simply not have met one (V100 HGEMM 8192³ came out 1.9 % short keeping
-// them, against ±0.2 % stated). Where it found faster steps the kernel's
-// pace fell (MI100 Markidis 8192³: 4.09 µs steps for eight waves, 5.0 µs
-// from the ninth on as its waves fall apart, a skip on those failing at
-// 4.35 µs): the grid's blocks from the failed skip's lowest on, and the
-// same blocks of the later grids (a program's kernels are often alike);
-// the run is the same up to that skip, so the earlier skips — checked —
-// stand.
-func (e *StepCheckError) NoSteps(grids int) []BlockRange {
+// Again sets ff up for the run made again after e, in a program of grids
+// grids, and says what it changed (for the run's notes). The run is the
+// same up to the failed skip, so the grid's earlier skips — each checked —
+// could stand; what the failure says about them depends on its direction.
+//
+// Slower steps than the skip stood for: every block of the failed grid
+// and of the grids after it simulates its steps. The kernel has slow
+// stretches (V100's episodes, tens of steps 5–60 % slower) that skips
+// taken on flat steps stand flat steps for, and its earlier skips' checks
+// may simply not have met one (V100 HGEMM 8192³ came out 1.9 % short
+// keeping them, against ±0.2 % stated).
+//
+// Faster steps in a later wave: the kernel's pace fell (MI100 Markidis
+// 8192³: 4.09 µs steps for eight waves, 5.0 µs from the ninth on as its
+// waves fall apart, a skip on those failing at 4.35 µs) — the grid's
+// blocks from the failed skip's lowest on, and the same blocks of the
+// later grids (a program's kernels are often alike), simulate their
+// steps; the earlier skips stand.
+//
+// (A faster check in the grid's first wave — T4's kernels start each wave
+// with ~30 steps at 2048 ns, then run at ~1150 ns — simulates the grid's
+// steps: a run made again that took no skip at the failed one's pace
+// (docs/design-notes.md, "What a failed check keeps") moved other
+// runs' wave skips, B200 ootomo 8192³ from −0.73 to −1.07 % of the full
+// run.)
+func (e *StepCheckError) Again(ff *FastForward, grids int) string {
+	later := max(grids, e.Grid+1)
 	from := 0
 	if e.Skip.CheckPeriod < e.Skip.Period {
 		from = e.Skip.First
 	}
-	var out []BlockRange
-	for g := e.Grid; g < max(grids, e.Grid+1); g++ {
-		out = append(out, BlockRange{Grid: g, From: from, To: math.MaxInt})
+	ff.NoSteps = slices.Clip(ff.NoSteps)
+	for g := e.Grid; g < later; g++ {
+		ff.NoSteps = append(ff.NoSteps, BlockRange{Grid: g, From: from, To: math.MaxInt})
 	}
-	return out
+	if from == 0 {
+		return "the steps of this kernel and the ones after it simulated"
+	}
+	return fmt.Sprintf("the steps of this kernel's blocks from %d on, and of the same blocks of the kernels after it, simulated (its steps had turned faster in a later wave: the earlier skips, checked, stand)", from)
 }
 
 func (e *StepCheckError) Error() string {

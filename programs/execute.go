@@ -244,7 +244,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	var ffFailed []failedSkip
 	type failedStep struct {
 		arch.StepSkip
-		from int // the grid's blocks from this one on simulated their steps when run again
+		again string // what the run made again changed
 	}
 	var stepsFailed []failedStep
 	for {
@@ -256,13 +256,12 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		ff := *opts.FastForward // (a failed check means fast-forward was on)
 		switch {
 		case se != nil:
-			// A step skip's check failed: the grid's steps are simulated
-			// (from the failed skip's blocks on where the steps turned
-			// faster), and the later grids' (a program's kernels are
-			// often alike — H100 ape-int16 8192³'s four product GEMMs
-			// failed one after the other, a run each).
-			stepsFailed = append(stepsFailed, failedStep{se.Skip, se.NoSteps(len(prog.Grids))[0].From})
-			ff.NoSteps = append(slices.Clip(ff.NoSteps), se.NoSteps(len(prog.Grids))...)
+			// A step skip's check failed: the grid's steps are simulated,
+			// or some of them, and the later grids' likewise (a
+			// program's kernels are often alike — H100 ape-int16
+			// 8192³'s four product GEMMs failed one after the other, a
+			// run each): StepCheckError.Again.
+			stepsFailed = append(stepsFailed, failedStep{se.Skip, se.Again(&ff, len(prog.Grids))})
 		default:
 			prior := 0 // the grid's earlier failures (not the caller's own exclusions)
 			for _, f := range ffFailed {
@@ -351,8 +350,8 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		rep.Notes = append(rep.Notes, n)
 	}
 	for _, s := range stepsFailed {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: CHECK FAILED: kernel %s: after a step skip (%d steps of %d blocks, %.4g µs each), the steps took %.4g µs; so the run was made again with the steps of %s simulated",
-			s.Grid, s.Steps, s.CTAs, s.Period.Seconds()*1e6, s.CheckPeriod.Seconds()*1e6, stepsAgain(s.from)))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: CHECK FAILED: kernel %s: after a step skip (%d steps of %d blocks, %.4g µs each), the steps took %.4g µs; so the run was made again with %s",
+			s.Grid, s.Steps, s.CTAs, s.Period.Seconds()*1e6, s.CheckPeriod.Seconds()*1e6, s.again))
 	}
 	for _, d := range st.FastForwardDeclined {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: kernel %s: its waves repeated but were simulated: a skip at %.6g s would have stood for ~%d events, under %.3g %% of the %d simulated before it (a failed check makes the whole run simulated again)",
@@ -636,16 +635,6 @@ func skipUncertaintyNote(waves, steps, kernels bool, skipped, unc, total sim.Tim
 
 // stepSkipsNote sums up a run's step skips (FastForward.Steps) by kernel
 // ("" without any).
-// stepsAgain says which blocks' steps a run made again after a failed
-// step check simulated: the failed kernel's from block from on (0: all of
-// them), and the kernels' after it.
-func stepsAgain(from int) string {
-	if from == 0 {
-		return "this kernel and the ones after it"
-	}
-	return fmt.Sprintf("this kernel's blocks from %d on (its steps had turned faster: the earlier skips, checked, stand), and the same blocks of the kernels after it", from)
-}
-
 func stepSkipsNote(steps []arch.StepSkip) string {
 	if len(steps) == 0 {
 		return ""

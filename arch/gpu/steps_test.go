@@ -153,10 +153,10 @@ func TestStepSkipCheckFails(t *testing.T) {
 	}
 	// Slower steps: the kernel's other skips may have missed such
 	// stretches too; every block's steps are simulated.
-	if x, want := se.NoSteps(1), []arch.BlockRange{arch.WholeGrid(0)}; !reflect.DeepEqual(x, want) {
-		t.Errorf("run again with NoSteps %+v, want %+v", x, want)
+	se.Again(&ff, 1)
+	if want := []arch.BlockRange{arch.WholeGrid(0)}; !reflect.DeepEqual(ff.NoSteps, want) {
+		t.Errorf("run again with NoSteps %+v, want %+v", ff.NoSteps, want)
 	}
-	ff.NoSteps = se.NoSteps(1)
 	again, err := runGrid(t, m, g, &ff)
 	if err != nil {
 		t.Fatal(err)
@@ -166,10 +166,9 @@ func TestStepSkipCheckFails(t *testing.T) {
 	}
 }
 
-// ctaLate is ctaStepped (base 0) for CTA c, whose first 120 k-steps run
-// four products instead of one where c ≥ 16 (the third wave of
-// TestStepSkipCheckFailsLate's grid).
-func ctaLate(c, k int, cur *isa.StepCursor) isa.Stream {
+// ctaLate is ctaStepped (base 0) for CTA c, whose k-steps kt run four
+// products instead of one where slow(c, kt).
+func ctaLate(c, k int, cur *isa.StepCursor, slow func(c, kt int) bool) isa.Stream {
 	const bk = 64
 	steps := k / bk
 	return func(yield func(isa.Instr) bool) {
@@ -185,7 +184,7 @@ func ctaLate(c, k int, cur *isa.StepCursor) isa.Stream {
 				}
 			}
 			products := 1
-			if c >= 16 && kt < 120 {
+			if slow(c, kt) {
 				products = 4
 			}
 			ins = kStep(ins[:0], int64(kt*bk)*2, 1<<20, kt, k, products, true)
@@ -203,21 +202,28 @@ func ctaLate(c, k int, cur *isa.StepCursor) isa.Stream {
 	}
 }
 
+// lateGrid is steppedGrid (3 waves of 8 CTAs, 200 k-steps) of ctaLate's
+// CTAs.
+func lateGrid(slow func(c, kt int) bool) isa.Grid {
+	const k = 64 * 200
+	return isa.Grid{Name: "late", CTAs: 8 * 3,
+		CTA:       func(c int) isa.Stream { return ctaLate(c, k, nil, slow) },
+		Steps:     func(c int, cur *isa.StepCursor) isa.Stream { return ctaLate(c, k, cur, slow) },
+		Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+}
+
 // A grid whose third wave's k-steps speed up after the first 120 (four
 // products a step, then one): the first two waves' step skips pass their
 // checks, the third's finds faster steps, fails and names its lowest
 // block; run again with the steps of that block and the ones after it
-// simulated (StepCheckError.NoSteps), the run keeps the first two waves'
+// simulated (StepCheckError.Again), the run keeps the first two waves'
 // skips — the same ones, the run being the same up to them — and
 // simulates the third wave's steps, within the skips' estimate of the
 // full run.
 func TestStepSkipCheckFailsLate(t *testing.T) {
 	m := archtest.Machine(t, "a100", "machine.cores=4")
 	const k = 64 * 200
-	g := isa.Grid{Name: "late", CTAs: 8 * 3,
-		CTA:       func(c int) isa.Stream { return ctaLate(c, k, nil) },
-		Steps:     func(c int, cur *isa.StepCursor) isa.Stream { return ctaLate(c, k, cur) },
-		Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+	g := lateGrid(func(c, kt int) bool { return c >= 16 && kt < 120 })
 	full, err := runGrid(t, m, g, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -229,10 +235,12 @@ func TestStepSkipCheckFailsLate(t *testing.T) {
 	if !errors.As(err, &se) || se.Grid != 0 || se.Skip.First != 16 || se.Skip.CTAs != 8 || se.Skip.CheckPeriod >= se.Skip.Period {
 		t.Fatalf("got %v (%+v), want a failed step check of the third wave (blocks 16–23), faster after the skip", err, first)
 	}
-	if x, want := se.NoSteps(2), []arch.BlockRange{{Grid: 0, From: 16, To: math.MaxInt}, {Grid: 1, From: 16, To: math.MaxInt}}; !reflect.DeepEqual(x, want) {
-		t.Errorf("run again with NoSteps %+v, want %+v", x, want)
+	two := ff
+	se.Again(&two, 2)
+	if want := []arch.BlockRange{{Grid: 0, From: 16, To: math.MaxInt}, {Grid: 1, From: 16, To: math.MaxInt}}; !reflect.DeepEqual(two.NoSteps, want) {
+		t.Errorf("run again with NoSteps %+v, want %+v", two.NoSteps, want)
 	}
-	ff.NoSteps = se.NoSteps(1)
+	se.Again(&ff, 1)
 	again, err := runGrid(t, m, g, &ff)
 	if err != nil {
 		t.Fatal(err)
