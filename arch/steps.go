@@ -72,8 +72,10 @@ type StepCheckError struct {
 
 // Again sets ff up for the run made again after e, in a program of grids
 // grids, and says what it changed (for the run's notes). The run is the
-// same up to the failed skip, so the grid's earlier skips — each checked —
-// could stand; what the failure says about them depends on its direction.
+// same up to the start of the failed skip's lowest block (blocks start in
+// order; a step marker takes no time), so the skips decided before it —
+// checked, or left unchecked by a block's start as in any run — could
+// stand; what the failure says about them depends on its direction.
 //
 // Slower steps than the skip stood for: every block of the failed grid
 // and of the grids after it simulates its steps. The kernel has slow
@@ -82,19 +84,20 @@ type StepCheckError struct {
 // may simply not have met one (V100 HGEMM 8192³ came out 1.9 % short
 // keeping them, against ±0.2 % stated).
 //
-// Faster steps in a later wave: the kernel's pace fell (MI100 Markidis
-// 8192³: 4.09 µs steps for eight waves, 5.0 µs from the ninth on as its
-// waves fall apart, a skip on those failing at 4.35 µs) — the grid's
-// blocks from the failed skip's lowest on, and the same blocks of the
-// later grids (a program's kernels are often alike), simulate their
-// steps; the earlier skips stand.
-//
-// (A faster check in the grid's first wave — T4's kernels start each wave
-// with ~30 steps at 2048 ns, then run at ~1150 ns — simulates the grid's
-// steps: a run made again that took no skip at the failed one's pace
-// (docs/design-notes.md, "What a failed check keeps") moved other
-// runs' wave skips, B200 ootomo 8192³ from −0.73 to −1.07 % of the full
-// run.)
+// Faster steps: the kernel's pace fell (MI100 Markidis 8192³: 4.09 µs
+// steps for eight waves, 5.0 µs from the ninth on as its waves fall
+// apart, a skip on those failing at 4.35 µs) — the grid's blocks from the
+// failed skip's lowest on, and the same blocks of the later grids (a
+// program's kernels are often alike), simulate their steps; the skips
+// decided before that block started stand (a skip whose blocks included
+// it is not taken again). Each failure excludes blocks below the earlier
+// exclusions of its grid (a skip needs every resident block's markers), so
+// the runs made again are bounded, if by more than one a grid. Where the
+// failed skip's blocks include the grid's first, that is every block (T4's
+// kernels start each wave with ~30 steps at 2048 ns, then run at
+// ~1150 ns: a run made again that took no skip at the failed one's pace
+// moved other runs' wave skips, B200 ootomo 8192³ from −0.73 to −1.07 % of
+// the full run; docs/design-notes.md, "What a failed check keeps").
 func (e *StepCheckError) Again(ff *FastForward, grids int) string {
 	later := max(grids, e.Grid+1)
 	from := 0
@@ -105,10 +108,17 @@ func (e *StepCheckError) Again(ff *FastForward, grids int) string {
 	for g := e.Grid; g < later; g++ {
 		ff.NoSteps = append(ff.NoSteps, BlockRange{Grid: g, From: from, To: math.MaxInt})
 	}
-	if from == 0 {
-		return "the steps of this kernel and the ones after it simulated"
+	after := ", and of the kernels after it,"
+	if later == e.Grid+1 {
+		after = ""
 	}
-	return fmt.Sprintf("the steps of this kernel's blocks from %d on, and of the same blocks of the kernels after it, simulated (its steps had turned faster in a later wave: the earlier skips, checked, stand)", from)
+	if from == 0 {
+		return "the steps of this kernel" + after + " simulated"
+	}
+	if after != "" {
+		after = ", and of the same blocks of the kernels after it,"
+	}
+	return fmt.Sprintf("the steps of this kernel's blocks from %d on%s simulated (its steps had turned faster: the skips decided before block %d started stand)", from, after, from)
 }
 
 func (e *StepCheckError) Error() string {

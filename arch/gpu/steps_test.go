@@ -202,6 +202,25 @@ func ctaLate(c, k int, cur *isa.StepCursor, slow func(c, kt int) bool) isa.Strea
 	}
 }
 
+// The third wave's k-steps slow down after the first 120 (four products a
+// step after one): its skip's check finds slower steps, and the run made
+// again simulates every block's steps, of this grid and the later ones
+// (the kernel has slow stretches its other skips may not have met).
+func TestStepSkipCheckFailsSlowerLate(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	ff := arch.DefaultFastForward
+	ff.Steps = true
+	_, err := runGrid(t, m, lateGrid(func(c, kt int) bool { return c >= 16 && kt >= 120 }), &ff)
+	var se *arch.StepCheckError
+	if !errors.As(err, &se) || se.Skip.First != 16 || se.Skip.CheckPeriod <= se.Skip.Period {
+		t.Fatalf("got %v, want a failed step check of the third wave, slower after the skip", err)
+	}
+	se.Again(&ff, 2)
+	if want := []arch.BlockRange{arch.WholeGrid(0), arch.WholeGrid(1)}; !reflect.DeepEqual(ff.NoSteps, want) {
+		t.Errorf("run again with NoSteps %+v, want %+v", ff.NoSteps, want)
+	}
+}
+
 // lateGrid is steppedGrid (3 waves of 8 CTAs, 200 k-steps) of ctaLate's
 // CTAs.
 func lateGrid(slow func(c, kt int) bool) isa.Grid {
@@ -247,6 +266,17 @@ func TestStepSkipCheckFailsLate(t *testing.T) {
 	}
 	if len(again.FastForwardSteps) != 2 {
 		t.Fatalf("step skips %+v run again, want the first two waves'", again.FastForwardSteps)
+	}
+	// The same skips as a run whose third wave is like the first two:
+	// the run made again is the same up to the third wave's start.
+	plain := arch.DefaultFastForward
+	plain.Steps = true
+	alike, err := runGrid(t, m, lateGrid(func(c, kt int) bool { return false }), &plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(alike.FastForwardSteps) < 2 || !reflect.DeepEqual(again.FastForwardSteps, alike.FastForwardSteps[:2]) {
+		t.Errorf("step skips run again %+v, want the first two of a run with an alike third wave, %+v", again.FastForwardSteps, alike.FastForwardSteps)
 	}
 	var unc float64
 	for i, s := range again.FastForwardSteps {
