@@ -23,6 +23,12 @@ func ctaStepped(base int64, k int, cur *isa.StepCursor, slow func(kt int) bool) 
 // ctaSteppedAt is ctaStepped for CTA c, whose slow steps' regions are its
 // own.
 func ctaSteppedAt(c int, base int64, k int, cur *isa.StepCursor, slow func(kt int) bool) isa.Stream {
+	return ctaSteps(c, base, k, cur, slow, nil)
+}
+
+// ctaSteps is ctaSteppedAt whose k-steps kt run four products instead of
+// one where heavy(kt) (heavy nil: none).
+func ctaSteps(c int, base int64, k int, cur *isa.StepCursor, slow, heavy func(kt int) bool) isa.Stream {
 	const bk = 64
 	steps := k / bk
 	return func(yield func(isa.Instr) bool) {
@@ -41,7 +47,11 @@ func ctaSteppedAt(c int, base int64, k int, cur *isa.StepCursor, slow func(kt in
 			if slow != nil && slow(kt) {
 				gmA = int64(64+c*256+kt) << 24
 			}
-			ins = kStep(ins[:0], gmA, base+1<<20, kt, k, 1, true)
+			products := 1
+			if heavy != nil && heavy(kt) {
+				products = 4
+			}
+			ins = kStep(ins[:0], gmA, base+1<<20, kt, k, products, true)
 			for _, in := range ins {
 				if !yield(in) {
 					return
@@ -166,42 +176,6 @@ func TestStepSkipCheckFails(t *testing.T) {
 	}
 }
 
-// ctaLate is ctaStepped (base 0) for CTA c, whose k-steps kt run four
-// products instead of one where slow(c, kt).
-func ctaLate(c, k int, cur *isa.StepCursor, slow func(c, kt int) bool) isa.Stream {
-	const bk = 64
-	steps := k / bk
-	return func(yield func(isa.Instr) bool) {
-		var ins []isa.Instr
-		for kt := 0; kt < steps; kt++ {
-			if cur != nil {
-				if cur.To > kt {
-					kt = cur.To
-				}
-				cur.To = 0
-				if !yield(isa.Step(kt, steps, 1, 1, steps-1)) {
-					return
-				}
-			}
-			products := 1
-			if slow(c, kt) {
-				products = 4
-			}
-			ins = kStep(ins[:0], int64(kt*bk)*2, 1<<20, kt, k, products, true)
-			for _, in := range ins {
-				if !yield(in) {
-					return
-				}
-			}
-		}
-		for _, in := range storeTile(ins[:0]) {
-			if !yield(in) {
-				return
-			}
-		}
-	}
-}
-
 // The third wave's k-steps slow down after the first 120 (four products a
 // step after one): its skip's check finds slower steps, and the run made
 // again simulates every block's steps, of this grid and the later ones
@@ -221,13 +195,16 @@ func TestStepSkipCheckFailsSlowerLate(t *testing.T) {
 	}
 }
 
-// lateGrid is steppedGrid (3 waves of 8 CTAs, 200 k-steps) of ctaLate's
-// CTAs.
-func lateGrid(slow func(c, kt int) bool) isa.Grid {
+// lateGrid is steppedGrid (3 waves of 8 CTAs, 200 k-steps, base 0) whose
+// CTA c's k-steps kt run four products instead of one where heavy(c, kt).
+func lateGrid(heavy func(c, kt int) bool) isa.Grid {
 	const k = 64 * 200
+	steps := func(c int, cur *isa.StepCursor) isa.Stream {
+		return ctaSteps(c, 0, k, cur, nil, func(kt int) bool { return heavy(c, kt) })
+	}
 	return isa.Grid{Name: "late", CTAs: 8 * 3,
-		CTA:       func(c int) isa.Stream { return ctaLate(c, k, nil, slow) },
-		Steps:     func(c int, cur *isa.StepCursor) isa.Stream { return ctaLate(c, k, cur, slow) },
+		CTA:       func(c int) isa.Stream { return steps(c, nil) },
+		Steps:     steps,
 		Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
 }
 
@@ -241,7 +218,6 @@ func lateGrid(slow func(c, kt int) bool) isa.Grid {
 // full run.
 func TestStepSkipCheckFailsLate(t *testing.T) {
 	m := archtest.Machine(t, "a100", "machine.cores=4")
-	const k = 64 * 200
 	g := lateGrid(func(c, kt int) bool { return c >= 16 && kt < 120 })
 	full, err := runGrid(t, m, g, nil)
 	if err != nil {
