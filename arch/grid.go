@@ -111,10 +111,10 @@ type gridRunner struct {
 	recent   map[int]*CTAWork
 	measures []ffMeasure
 	steps    stepRunner // step skips in grid cur (FastForward.Steps)
-	// kernels holds the counters of the last two grids run (the earlier
-	// first), and skippedGrid reports that grid cur was skipped whole
-	// (FastForward.Kernels).
-	kernels     [2]*kernelRun
+	// kernels holds the counters of the last three grids run (the
+	// earlier first), and skippedGrid reports that grid cur was skipped
+	// whole (FastForward.Kernels).
+	kernels     [3]*kernelRun
 	skippedGrid bool
 	// prefix is grid cur's counters at the dispatch of its wave
 	// prefixWave (nil before), tail the grid run its rest stands for

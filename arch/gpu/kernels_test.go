@@ -153,3 +153,40 @@ func sameTimes(t *testing.T, times, full []arch.GridTimes) {
 		}
 	}
 }
+
+// Kernels that alternate (A B A B A): A's CTAs read the same tiles (L2
+// hits after the first), each B's CTAs tiles of their own in a region of
+// its own (misses), with enough products a k-step that both take the same
+// time within 1 %. The fourth and the third do not agree in misses, so the
+// fifth cannot stand for the fourth; but the second and the fourth agree:
+// it stands for the third, the one two before it — the run's time, work
+// and kernels' times the full simulation's. (The fourth is run: the first
+// read its tiles from a cold L2, unlike the third.)
+func TestKernelSkipsAlternate(t *testing.T) {
+	const products = 128
+	a := func(name string) isa.Grid {
+		g := kernelGrid(name, 0)
+		g.CTA = func(int) isa.Stream { return ctaProducts(0, 512, products, false) }
+		return g
+	}
+	b := func(name string, region int64) isa.Grid {
+		g := kernelGrid(name, region<<30)
+		g.CTA = func(c int) isa.Stream { return ctaProducts(region<<30+int64(c)<<22, 512, products, false) }
+		return g
+	}
+	grids := []isa.Grid{a("a0"), b("b1", 1), a("a2"), b("b3", 2), a("a4")}
+	full, fullTimes := runKernels(t, nil, grids...)
+	ff := arch.DefaultFastForward
+	ff.Kernels = true
+	fast, times := runKernels(t, &ff, grids...)
+	if k := fast.FastForwardKernels; len(k) != 1 || k[0].Grid != "a4" || k[0].Like != "a2" {
+		t.Fatalf("kernel skips %+v: want a4's, standing for a2", k)
+	}
+	if fast.Time != full.Time || fast.Events >= full.Events {
+		t.Errorf("time %v, events %d with kernel skips; %v, %d in full", fast.Time, fast.Events, full.Time, full.Events)
+	}
+	if fast.GMReadBytes != full.GMReadBytes || fast.MMADFlops != full.MMADFlops || fast.Traffic != full.Traffic {
+		t.Errorf("work with kernel skips: GM reads %d, flops %g, traffic %+v; in full %d, %g, %+v", fast.GMReadBytes, fast.MMADFlops, fast.Traffic, full.GMReadBytes, full.MMADFlops, full.Traffic)
+	}
+	sameTimes(t, times, fullTimes)
+}
