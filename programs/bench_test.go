@@ -82,6 +82,16 @@ func BenchmarkEmulatedTimingStationary(b *testing.B) {
 	benchEmulated(b, &ff, "mi300x")
 }
 
+// BenchmarkEmulatedTimingKernels is BenchmarkEmulatedTimingStationary with
+// kernel skips besides (--fast-forward-kernels: kernels like the ones
+// before them; opt-in, docs/emulated.md has the speed of every machine and
+// scheme with the four flags).
+func BenchmarkEmulatedTimingKernels(b *testing.B) {
+	ff := arch.DefaultFastForward
+	ff.Steps, ff.Stationary, ff.Kernels = true, true, true
+	benchEmulated(b, &ff, "mi300x")
+}
+
 // benchEmulated runs the emulated-gemm benchmarks, fast-forwarded with ff
 // (nil: fully simulated), on the usual machines and more.
 func benchEmulated(b *testing.B, ff *arch.FastForward, more ...string) {
