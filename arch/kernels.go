@@ -47,11 +47,13 @@ func (gr *gridRunner) prefixWave(g *isa.Grid) int {
 // KernelSkip is a grid a fast-forwarded run did not simulate
 // (FastForward.Kernels).
 type KernelSkip struct {
-	Grid  string   // its name
-	Index int      // its index in the program
-	Like  string   // the grid it stands for: the one before it (two before, where they alternate)
-	At    sim.Time // simulated time it started (and ended) at
-	Shift sim.Time // the time it stands for: the grid before it's
+	Grid  string // its name
+	Index int    // its index in the program
+	Like  string // the grid it stands for: the one before it (two before, where they alternate)
+	// LikeIndex is Like's index in the program.
+	LikeIndex int
+	At        sim.Time // simulated time it started (and ended) at
+	Shift     sim.Time // the time it stands for: the grid before it's
 	// Spread is the difference of the times of the two grids before it,
 	// Allowed the most the rule lets it be (a fifth of the tolerance of
 	// Shift): kernels that agree so closely can still differ by that
@@ -102,19 +104,16 @@ func (gr *gridRunner) kernelSkip(g *isa.Grid, now sim.Time) bool {
 	if da <= 0 || db <= 0 || math.Abs(float64(da-db)) > ff.Tolerance/kernelSteadiness*float64(db) {
 		return false
 	}
-	if !gridsAlike(&gr.grids[gr.cur-2], &gr.grids[gr.cur-1]) || !gridsAlike(&gr.grids[gr.cur-1], g) {
-		return false
-	}
 	like := b // the grid g stands for
 	if !gr.chip.runsAgree(&a.start, &a.end, &b.start, &b.end, ff.Mix, ff.Hits, ff.Tolerance) {
-		if c == nil || c.index != gr.cur-3 || !gridsAlike(&gr.grids[gr.cur-3], g) {
-			return false
-		}
-		dc := c.end.t - c.start.t
-		if math.Abs(float64(dc-db)) > ff.Tolerance/kernelSteadiness*float64(db) || !gr.chip.runsAgree(&c.start, &c.end, &b.start, &b.end, ff.Mix, ff.Hits, ff.Tolerance) {
+		if c == nil || c.index != gr.cur-3 || math.Abs(float64(c.end.t-c.start.t-db)) > ff.Tolerance/kernelSteadiness*float64(db) ||
+			!gr.chip.runsAgree(&c.start, &c.end, &b.start, &b.end, ff.Mix, ff.Hits, ff.Tolerance) || !gridsAlike(&gr.grids[gr.cur-3], &gr.grids[gr.cur-2]) {
 			return false
 		}
 		like = a
+	}
+	if !gridsAlike(&gr.grids[gr.cur-2], &gr.grids[gr.cur-1]) || !gridsAlike(&gr.grids[gr.cur-1], g) {
+		return false
 	}
 	if ff.ints == nil {
 		ff.ints = make([]int64, len(like.end.ints))
@@ -128,7 +127,7 @@ func (gr *gridRunner) kernelSkip(g *isa.Grid, now sim.Time) bool {
 	}
 	dl := like.end.t - like.start.t
 	ff.shift += dl
-	ff.kernels = append(ff.kernels, KernelSkip{Grid: g.Name, Index: gr.cur, Like: gr.grids[like.index].Name, At: now,
+	ff.kernels = append(ff.kernels, KernelSkip{Grid: g.Name, Index: gr.cur, Like: gr.grids[like.index].Name, LikeIndex: like.index, At: now,
 		Shift: dl, Spread: max(da-db, db-da), Allowed: sim.Time(ff.Tolerance / kernelSteadiness * float64(dl)), Events: uint64(like.end.ints[ffEvents] - like.start.ints[ffEvents])})
 	// The grids after it compare with it as with the grid it stands for.
 	r := *like
@@ -215,7 +214,7 @@ func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) {
 	rest := p.end.t - p.prefix.t
 	waves := (g.CTAs - gr.tailFrom + gr.wave - 1) / gr.wave // (its rest's, and half of one for the blocks in flight)
 	da, db := p.prefix.t-p.start.t, gr.prefix.t-gr.start.t
-	ff.kernels = append(ff.kernels, KernelSkip{Grid: g.Name, Index: gr.cur, Like: gr.grids[gr.cur-1].Name, At: now,
+	ff.kernels = append(ff.kernels, KernelSkip{Grid: g.Name, Index: gr.cur, Like: gr.grids[gr.cur-1].Name, LikeIndex: gr.cur - 1, At: now,
 		Shift: shift, Spread: sim.Time(math.Round(math.Abs(float64(da-db)) / float64(da) * float64(rest))),
 		Allowed: sim.Time(ff.Tolerance/kernelSteadiness*float64(rest)) + rest/sim.Time(2*max(waves, 1)),
 		Events:  uint64(max(d[ffEvents], 0)), FromCTA: gr.tailFrom})

@@ -108,17 +108,17 @@ func (e *StepCheckError) Again(ff *FastForward, grids int) string {
 	for g := e.Grid; g < later; g++ {
 		ff.NoSteps = append(ff.NoSteps, BlockRange{Grid: g, From: from, To: math.MaxInt})
 	}
-	after := ", and of the kernels after it,"
-	if later == e.Grid+1 {
-		after = ""
+	what, after := "the steps of this kernel", ", and of the kernels after it,"
+	if from > 0 {
+		what, after = fmt.Sprintf("the steps of this kernel's blocks from %d on", from), ", and of the same blocks of the kernels after it,"
 	}
-	if from == 0 {
-		return "the steps of this kernel" + after + " simulated"
+	if later > e.Grid+1 {
+		what += after
 	}
-	if after != "" {
-		after = ", and of the same blocks of the kernels after it,"
+	if from > 0 {
+		return fmt.Sprintf("%s simulated (its steps had turned faster: the skips decided before block %d started stand)", what, from)
 	}
-	return fmt.Sprintf("the steps of this kernel's blocks from %d on%s simulated (its steps had turned faster: the skips decided before block %d started stand)", from, after, from)
+	return what + " simulated"
 }
 
 func (e *StepCheckError) Error() string {
@@ -219,8 +219,7 @@ func (gr *gridRunner) stepDone(c int) {
 	sr := &gr.steps
 	s, ok := sr.ctas[c]
 	if !ok {
-		sr.changed() // a block excluded from step skips
-		return
+		return // a block excluded from step skips (none was measured while it ran: Step)
 	}
 	if s.seen {
 		sr.seen--

@@ -336,8 +336,12 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 				k.Grid, k.FromCTA, k.Like, k.Shift.Seconds(), k.Events))
 			continue
 		}
-		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: kernel %s was not simulated: it stands for kernel %s before it (%.6g s, ~%d events), which it is like — as many blocks, the same resources and instructions but for addresses — and which took the time of the kernel before it within %.3g %%; approximate: the caches it would have filled are as %s left them",
-			k.Grid, k.Like, k.Shift.Seconds(), k.Events, 100*float64(k.Spread)/float64(max(k.Shift, 1)), k.Like))
+		which := "before it"
+		if k.Index-k.LikeIndex == 2 {
+			which = "two before it (the kernels before it alternate: the one three before agreed with the one before)"
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: kernel %s was not simulated: it stands for kernel %s %s (%.6g s, ~%d events), which it is like — as many blocks, the same resources and instructions but for addresses —, the two kernels before it having taken the same time within %.3g %%; approximate: the caches it would have filled are as the kernel before it left them",
+			k.Grid, k.Like, which, k.Shift.Seconds(), k.Events, 100*float64(k.Spread)/float64(max(k.Shift, 1))))
 	}
 	if skipped, unc := fastForwardUncertainty(st.FastForward, st.FastForwardSteps, st.FastForwardKernels); skipped > 0 {
 		rep.Sim.SkippedSeconds, rep.Sim.SkipUncertaintySeconds = skipped.Seconds(), unc.Seconds()

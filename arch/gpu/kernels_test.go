@@ -56,7 +56,7 @@ func TestKernelSkips(t *testing.T) {
 		t.Fatalf("kernel skips %+v: want the last two kernels (at least) skipped", fast.FastForwardKernels)
 	}
 	for _, k := range fast.FastForwardKernels {
-		if k.Index < 2 || k.Like != grids[k.Index-1].Name || k.Shift <= 0 {
+		if k.Index < 2 || k.LikeIndex != k.Index-1 || k.Like != grids[k.Index-1].Name || k.Shift <= 0 {
 			t.Errorf("kernel skip %+v: want a kernel after two others, standing for the one before it", k)
 		}
 	}
@@ -179,7 +179,7 @@ func TestKernelSkipsAlternate(t *testing.T) {
 	ff := arch.DefaultFastForward
 	ff.Kernels = true
 	fast, times := runKernels(t, &ff, grids...)
-	if k := fast.FastForwardKernels; len(k) != 1 || k[0].Grid != "a4" || k[0].Like != "a2" {
+	if k := fast.FastForwardKernels; len(k) != 1 || k[0].Grid != "a4" || k[0].Like != "a2" || k[0].LikeIndex != 2 {
 		t.Fatalf("kernel skips %+v: want a4's, standing for a2", k)
 	}
 	if fast.Time != full.Time || fast.Events >= full.Events {
