@@ -590,20 +590,18 @@ const (
 // the hit rates of the measured waves (win, summed over the grid's skips).
 func (c *Chip) ffWork(ff *fastForward, start *ffSnap, now sim.Time, measures []ffMeasure, win []float64) error {
 	end := c.ffSnapshot(now)
-	d := func(k int) int64 { return end.ints[k] - start.ints[k] }
 	var total ffWorkSum
 	for _, m := range measures {
-		if m.n != m.to-m.from || m.n == 0 {
-			return fmt.Errorf("%d of the %d measured blocks %d–%d reported their work", m.n, m.to-m.from, m.from, m.to-1)
+		t, err := m.work()
+		if err != nil {
+			return err
 		}
-		total.addScaled(&m.sum, float64(m.skipped)/float64(m.n))
+		total.addScaled(&t, 1)
 	}
-	gmRead, gmWrite := int64(math.Round(total.gmRead)), int64(math.Round(total.gmWrite))
-	ff.ints[ffGMRead] += gmRead
-	ff.ints[ffGMWrite] += gmWrite
-	ff.ints[ffTrafficGMRead] += gmRead
-	ff.ints[ffTrafficGMWrite] += gmWrite
-	ff.ints[ffTrafficHBMWrite] += gmWrite
+	gmRead, gmWrite, err := c.ffAddWork(ff, start, &end, &total)
+	if err != nil {
+		return err
+	}
 	// Cache counters at the measured rates per GM byte.
 	var l2Read, llcRead int64
 	if w := win[ffGMRead] + win[ffGMWrite]; w > 0 {
@@ -616,10 +614,36 @@ func (c *Chip) ffWork(ff *fastForward, start *ffSnap, now sim.Time, measures []f
 		ff.ints[ffTrafficLLCRead] += llcRead
 	}
 	ff.ints[ffTrafficHBMRead] += gmRead - l2Read - llcRead
+	return nil
+}
+
+// work returns the work the CTAs m stands for: its skipped CTAs times the
+// mean work of its measured ones, an error unless every measured CTA
+// reported its work.
+func (m *ffMeasure) work() (ffWorkSum, error) {
+	var w ffWorkSum
+	if m.n != m.to-m.from || m.n == 0 {
+		return w, fmt.Errorf("%d of the %d measured blocks %d–%d reported their work", m.n, m.to-m.from, m.from, m.to-1)
+	}
+	w.addScaled(&m.sum, float64(m.skipped)/float64(m.n))
+	return w, nil
+}
+
+// ffAddWork adds total, work of CTAs not simulated, to the fast-forward
+// counters of a grid that ran from start to end: its global-memory bytes
+// (the HBM takes the writes; the caller says where the reads were served),
+// its flops, and each per-core counter (a lane's instructions, a path's
+// bytes, the vector repeats) spread over the cores as their simulated
+// shares of it. It returns the GM bytes read and written.
+func (c *Chip) ffAddWork(ff *fastForward, start, end *ffSnap, total *ffWorkSum) (gmRead, gmWrite int64, err error) {
+	d := func(k int) int64 { return end.ints[k] - start.ints[k] }
+	gmRead, gmWrite = int64(math.Round(total.gmRead)), int64(math.Round(total.gmWrite))
+	ff.ints[ffGMRead] += gmRead
+	ff.ints[ffGMWrite] += gmWrite
+	ff.ints[ffTrafficGMRead] += gmRead
+	ff.ints[ffTrafficGMWrite] += gmWrite
+	ff.ints[ffTrafficHBMWrite] += gmWrite
 	ff.floats[0] += total.flops
-	// Per core: each counter (a lane's instructions, a path's bytes, the
-	// vector repeats) gets its total, spread by the cores' simulated
-	// shares.
 	cores := len(c.grids.cores)
 	block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
 	type counter struct {
@@ -644,7 +668,7 @@ func (c *Chip) ffWork(ff *fastForward, start *ffSnap, now sim.Time, measures []f
 			continue
 		}
 		if sum == 0 {
-			return fmt.Errorf("the skipped blocks did work the simulated ones did not (counter %d)", ct.off)
+			return 0, 0, fmt.Errorf("the skipped blocks did work the simulated ones did not (counter %d)", ct.off)
 		}
 		// Largest remainder: the shares add up to total.
 		given := int64(0)
@@ -661,7 +685,7 @@ func (c *Chip) ffWork(ff *fastForward, start *ffSnap, now sim.Time, measures []f
 		}
 		ff.ints[best] += total - given
 	}
-	return nil
+	return gmRead, gmWrite, nil
 }
 
 // at is x[i], 0 beyond x.

@@ -122,6 +122,10 @@ type gridRunner struct {
 	prefix   *ffSnap
 	tail     *kernelRun
 	tailFrom int
+	// tailWork measures the blocks whose work the tail skip's rest
+	// stands for where the grids differ after their main loops (nil:
+	// the rest's work is the grid before's).
+	tailWork *tailMeasure
 }
 
 // ffMeasure is the work of a skip's measured CTAs [from, to), summed as
@@ -175,6 +179,10 @@ func (s *ffWorkSum) addScaled(o *ffWorkSum, f float64) {
 // ctaWork records CTA cta's work (fast-forward): in the measure of the
 // skips that measured it, else kept while it may still be measured.
 func (gr *gridRunner) ctaWork(cta int, w *CTAWork) {
+	if m := gr.tailWork; m != nil && cta >= m.from && cta < m.to {
+		m.add(gr.grids[gr.cur].Class(cta), w)
+		return
+	}
 	for i := range gr.measures {
 		if m := &gr.measures[i]; cta >= m.from && cta < m.to {
 			m.sum.add(w)
@@ -319,7 +327,10 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 			gr.skipped, gr.win = 0, nil
 		}
 		if gr.tail != nil {
-			gr.tailEnd(g, now)
+			if err := gr.tailEnd(g, now); err != nil {
+				gr.chip.Fail(fmt.Errorf("fast-forward: kernel %s: %w", g.Name, err))
+				return
+			}
 		}
 		if gr.ff != nil && gr.ff.Kernels && !gr.skippedGrid { // (with its skipped waves' work)
 			gr.kernelDone(fin, &gr.start, now)

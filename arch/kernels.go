@@ -1,6 +1,8 @@
 package arch
 
 import (
+	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -67,6 +69,10 @@ type KernelSkip struct {
 	// waves took the same time as this one's), and Shift is the time it
 	// added at the grid's end (At).
 	FromCTA int
+	// OwnWork marks a tail skip of a grid alike the one before it but
+	// for what follows their main loops (loopsAlike): its rest's work is
+	// its own blocks', measured, not that grid's.
+	OwnWork bool
 }
 
 // kernelRun is a grid's counters from its start to its end, on the time
@@ -162,22 +168,99 @@ func (gr *gridRunner) tailSkip(g *isa.Grid) bool {
 	if da <= 0 || math.Abs(float64(da-db)) > ff.Tolerance/kernelSteadiness*float64(da) {
 		return false
 	}
-	if !gr.chip.runsAgree(&p.start, p.prefix, &gr.start, gr.prefix, ff.Mix, ff.Hits, ff.Tolerance) || !gridsAlike(&gr.grids[gr.cur-1], g) {
+	if !gr.chip.runsAgree(&p.start, p.prefix, &gr.start, gr.prefix, ff.Mix, ff.Hits, ff.Tolerance) {
 		return false
+	}
+	gr.tailWork = nil
+	if !gridsAlike(&gr.grids[gr.cur-1], g) {
+		// Alike but for what follows their main loops (SGEMM-cube's hh
+		// GEMM adds the other two's sum, scaled, to its own: RTX PRO
+		// 6000 8192³'s hh and lh first waves 0.29 % apart): the rest's
+		// work is the grid's own, its prefix's last wave's blocks' of
+		// each class (measured by no wave skip) times the blocks of that
+		// class not run.
+		m := &tailMeasure{from: gr.next - gr.wave, to: gr.next, class: map[int]*classWork{}}
+		if m.from < 0 || slices.ContainsFunc(gr.measures, func(x ffMeasure) bool { return x.to > m.from }) || !loopsAlike(&gr.grids[gr.cur-1], g) {
+			return false
+		}
+		for c := m.from; c < g.CTAs; c++ {
+			k := g.Class(c)
+			w := m.class[k]
+			if w == nil {
+				w = &classWork{}
+				m.class[k] = w
+			}
+			if c < m.to {
+				w.measured++
+			} else if w.skipped++; w.measured == 0 {
+				return false // a class the measured blocks do not have
+			}
+		}
+		for c := m.from; c < m.to; c++ {
+			if w, ok := gr.recent[c]; ok {
+				m.add(g.Class(c), w)
+				delete(gr.recent, c)
+			}
+		}
+		gr.tailWork = m
 	}
 	gr.tail, gr.tailFrom = p, gr.next
 	gr.next = g.CTAs
 	return true
 }
 
+// tailMeasure is the work of a tail skip's measured blocks [from, to)
+// by class (isa.Grid.Class), summed as they finish.
+type tailMeasure struct {
+	from, to int
+	class    map[int]*classWork
+}
+
+// classWork is the work of a class's measured blocks.
+type classWork struct {
+	measured, skipped int // the class's blocks measured, and not run
+	n                 int // measured blocks finished
+	sum               ffWorkSum
+}
+
+// add records the work w of a measured block of class k.
+func (m *tailMeasure) add(k int, w *CTAWork) {
+	x := m.class[k]
+	x.sum.add(w)
+	x.n++
+}
+
+// work returns the work of the blocks not run: per class, their number
+// times the class's measured blocks' mean (an error unless every measured
+// block reported its work).
+func (m *tailMeasure) work() (ffWorkSum, error) {
+	var w ffWorkSum
+	if m == nil {
+		return w, nil
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.class)) { // (a fixed order: float sums)
+		x := m.class[k]
+		if x.n != x.measured {
+			return w, fmt.Errorf("%d of the %d measured blocks of class %d (blocks %d–%d) reported their work", x.n, x.measured, k, m.from, m.to-1)
+		}
+		if x.skipped > 0 {
+			w.addScaled(&x.sum, float64(x.skipped)/float64(x.n))
+		}
+	}
+	return w, nil
+}
+
 // tailEnd ends grid g, tail-skipped, at now (its blocks in flight done):
 // its time on the full run's time line becomes its prefix's plus the rest
 // of the grid before it; its work that grid's (alike grids do the same
-// work: every work counter's total equals it), and its other counters its
-// own prefix's plus the rest of that grid's (the L2, LLC and HBM reads
-// made to add up to its global-memory reads).
-func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) {
-	ff, p := gr.ff, gr.tail
+// work: every work counter's total equals it) or, where the grids differ
+// after their main loops, its simulated blocks' plus its measured
+// blocks' mean times the blocks not run (tailMeasure); and its other
+// counters its own prefix's plus the rest of that grid's (the L2, LLC and
+// HBM reads made to add up to its global-memory reads).
+func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) error {
+	ff, p, own := gr.ff, gr.tail, gr.tailWork
+	gr.tail, gr.tailWork = nil, nil
 	end := gr.chip.ffSnapshot(now)
 	// (Not below 0: the blocks in flight at the prefix's end finished
 	// later than the rest of the grid before it took — its last waves,
@@ -194,19 +277,33 @@ func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) {
 	// Each counter's increment: work from the grid's start (that grid's
 	// total), the rest from the prefix's end (that grid's rest); the L2,
 	// LLC and HBM reads made to add up to the GM reads.
+	// (Where the grids differ after their main loops, the work is the
+	// grid's own: its blocks not run times its measured blocks' mean,
+	// ffAddWork.)
 	d := make([]int64, len(end.ints))
 	for k := range d {
-		if ff.isWork(k) {
-			d[k] = (p.end.ints[k] - p.start.ints[k]) - (end.ints[k] - gr.start.ints[k])
-		} else {
+		if !ff.isWork(k) {
 			d[k] = timed * ((p.end.ints[k] - p.prefix.ints[k]) - (end.ints[k] - gr.prefix.ints[k]))
+		} else if own == nil {
+			d[k] = (p.end.ints[k] - p.start.ints[k]) - (end.ints[k] - gr.start.ints[k])
 		}
 	}
-	d[ffTrafficHBMRead] = d[ffTrafficGMRead] - d[ffTrafficL2Read] - d[ffTrafficLLCRead]
+	gmRead := d[ffTrafficGMRead]
+	if own != nil {
+		w, err := own.work()
+		if err != nil {
+			return err
+		}
+		if gmRead, _, err = gr.chip.ffAddWork(ff, &gr.start, &end, &w); err != nil {
+			return err
+		}
+	} else {
+		ff.floats[0] += (p.end.floats[0] - p.start.floats[0]) - (end.floats[0] - gr.start.floats[0]) // flops: work
+	}
+	d[ffTrafficHBMRead] = gmRead - d[ffTrafficL2Read] - d[ffTrafficLLCRead]
 	for k, x := range d {
 		ff.ints[k] += x
 	}
-	ff.floats[0] += (p.end.floats[0] - p.start.floats[0]) - (end.floats[0] - gr.start.floats[0]) // flops: work
 	for x := 1; x < len(end.floats); x++ {
 		ff.floats[x] += float64(timed) * ((p.end.floats[x] - p.prefix.floats[x]) - (end.floats[x] - gr.prefix.floats[x]))
 	}
@@ -217,8 +314,8 @@ func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) {
 	ff.kernels = append(ff.kernels, KernelSkip{Grid: g.Name, Index: gr.cur, Like: gr.grids[gr.cur-1].Name, LikeIndex: gr.cur - 1, At: now,
 		Shift: shift, Spread: sim.Time(math.Round(math.Abs(float64(da-db)) / float64(da) * float64(rest))),
 		Allowed: sim.Time(ff.Tolerance/kernelSteadiness*float64(rest)) + rest/sim.Time(2*max(waves, 1)),
-		Events:  uint64(max(d[ffEvents], 0)), FromCTA: gr.tailFrom})
-	gr.tail = nil
+		Events:  uint64(max(d[ffEvents], 0)), FromCTA: gr.tailFrom, OwnWork: own != nil})
+	return nil
 }
 
 // runsAgree reports whether the spans of the run from a0 to a1 and from
@@ -240,18 +337,9 @@ func (c *Chip) runsAgree(a0, a1, b0, b1 *ffSnap, mix, hits, tolerance float64) b
 // resources, cluster size and block classes, and each class's first block
 // runs the same instructions in both but for addresses.
 func gridsAlike(a, b *isa.Grid) bool {
-	if a.CTAs != b.CTAs || a.Cluster != b.Cluster || a.Resources != b.Resources || a.TimingOnly != b.TimingOnly || a.Class == nil || b.Class == nil {
+	first, ok := launchesAlike(a, b)
+	if !ok {
 		return false
-	}
-	first := map[int]int{}
-	for i := range a.CTAs {
-		c := a.Class(i)
-		if c != b.Class(i) {
-			return false
-		}
-		if _, ok := first[c]; !ok {
-			first[c] = i
-		}
 	}
 	for _, i := range first {
 		if !sameShape(b, i, ctaShape(a, i)) {
@@ -259,6 +347,64 @@ func gridsAlike(a, b *isa.Grid) bool {
 		}
 	}
 	return true
+}
+
+// loopsAlike reports whether grids a and b are alike (gridsAlike) up to
+// what follows their main loops: each class's first block runs, in both,
+// the same instructions but for addresses up to past its last step marker
+// (isa.Grid.Steps) — its epilogue may differ.
+func loopsAlike(a, b *isa.Grid) bool {
+	first, ok := launchesAlike(a, b)
+	if !ok || a.Steps == nil || b.Steps == nil {
+		return false
+	}
+	for _, i := range first {
+		var ref []isa.Instr
+		lastStep := -1
+		for in := range a.Steps(i, &isa.StepCursor{}) {
+			if in.Op == isa.OpStep {
+				lastStep = len(ref)
+			}
+			ref = append(ref, in.Shape())
+		}
+		// The common prefix must hold both streams' step markers and
+		// the last one's first instruction.
+		n, diverged := 0, false
+		for in := range b.Steps(i, &isa.StepCursor{}) {
+			if !diverged && n < len(ref) && in.Shape() == ref[n] {
+				n++
+				continue
+			}
+			diverged = true
+			if in.Op == isa.OpStep {
+				return false
+			}
+		}
+		if lastStep < 0 || n <= lastStep+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// launchesAlike reports whether grids a and b have as many blocks, the
+// same resources, cluster size and block classes, and returns each
+// class's first block.
+func launchesAlike(a, b *isa.Grid) (first map[int]int, ok bool) {
+	if a.CTAs != b.CTAs || a.Cluster != b.Cluster || a.Resources != b.Resources || a.TimingOnly != b.TimingOnly || a.Class == nil || b.Class == nil {
+		return nil, false
+	}
+	first = map[int]int{}
+	for i := range a.CTAs {
+		c := a.Class(i)
+		if c != b.Class(i) {
+			return nil, false
+		}
+		if _, ok := first[c]; !ok {
+			first[c] = i
+		}
+	}
+	return first, true
 }
 
 // isWork reports whether ffSnap's int counter k counts work (instructions,

@@ -2,10 +2,13 @@ package gpu_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/archtest"
+	"github.com/davinci-sim/davinci-sim/arch/gpu"
+	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
@@ -189,4 +192,104 @@ func TestKernelSkipsAlternate(t *testing.T) {
 		t.Errorf("work with kernel skips: GM reads %d, flops %g, traffic %+v; in full %d, %g, %+v", fast.GMReadBytes, fast.MMADFlops, fast.Traffic, full.GMReadBytes, full.MMADFlops, full.Traffic)
 	}
 	sameTimes(t, times, fullTimes)
+}
+
+// epilogueGrid is kernelGrid's 10 waves of CTAs with step markers (8
+// k-steps), with extra element-wise instructions after the store (in the
+// first k-step, after its marker, where inLoop).
+func epilogueGrid(name string, extra int, inLoop bool) isa.Grid {
+	cta := func(cur *isa.StepCursor) isa.Stream {
+		s := ctaSteps(0, 0, 512, cur, nil, nil)
+		return func(yield func(isa.Instr) bool) {
+			more := func() bool {
+				for range extra {
+					if !yield(gpu.Elementwise(isa.VAdd, 56<<10, 56<<10, 56<<10, 2048, fp.FP32)) {
+						return false
+					}
+				}
+				return true
+			}
+			first := true
+			for in := range s {
+				if !yield(in) {
+					return
+				}
+				if in.Op == isa.OpStep && first && inLoop && !more() {
+					return
+				}
+				first = first && in.Op != isa.OpStep
+			}
+			if !inLoop {
+				more()
+			}
+		}
+	}
+	g := kernelGrid(name, 0)
+	g.CTAs = 8 * 10
+	g.CTA = func(int) isa.Stream {
+		var s isa.Stream = cta(&isa.StepCursor{})
+		return func(yield func(isa.Instr) bool) { // (without the markers)
+			for in := range s {
+				if in.Op != isa.OpStep && !yield(in) {
+					return
+				}
+			}
+		}
+	}
+	g.Steps = func(_ int, cur *isa.StepCursor) isa.Stream { return cta(cur) }
+	return g
+}
+
+// Tail skips of a kernel alike the one before it but for its epilogue
+// (SGEMM-cube's hh GEMM adds the other products' sum to its own): its
+// first waves take the time of the one before's, its rest stands for
+// that one's rest, and its rest's work is its own blocks' — every work
+// counter (GM bytes, flops, each lane's instructions, vector repeats)
+// the full run's exactly, though it runs more vector instructions than
+// the kernel it stands for. A kernel whose main loop differs (the same
+// extra instructions in its first k-step) is not tail-skipped.
+func TestKernelTailSkipsOtherEpilogue(t *testing.T) {
+	grids := []isa.Grid{epilogueGrid("k0", 0, false), epilogueGrid("k1", 0, false), epilogueGrid("k2", 3, false)}
+	full, fullTimes := runKernels(t, nil, grids...)
+	ff := arch.DefaultFastForward
+	ff.Kernels = true
+	fast, times := runKernels(t, &ff, grids...)
+	t.Logf("kernel skips %+v; events %d → %d", fast.FastForwardKernels, full.Events, fast.Events)
+	k := fast.FastForwardKernels
+	if len(k) != 1 || k[0].Index != 2 || k[0].FromCTA != 8*5 || !k[0].OwnWork {
+		t.Fatalf("kernel skips %+v: want the third kernel's rest after its 5 waves, with its own work", k)
+	}
+	if d := fast.Time - full.Time; max(d, -d) > k[0].Allowed {
+		t.Errorf("time %v with a tail skip, %v in full (allowed %v)", fast.Time, full.Time, k[0].Allowed)
+	}
+	if a, b := times[2].Finished-times[2].Started, fullTimes[2].Finished-fullTimes[2].Started; max(a-b, b-a) > k[0].Allowed {
+		t.Errorf("third kernel %v with a tail skip, %v in full", a, b)
+	}
+	if fast.Events >= full.Events {
+		t.Errorf("events %d with a tail skip, %d in full", fast.Events, full.Events)
+	}
+	if fast.GMReadBytes != full.GMReadBytes || fast.GMWriteBytes != full.GMWriteBytes || fast.MMADFlops != full.MMADFlops {
+		t.Errorf("work with a tail skip: GM %d/%d, flops %g; in full %d/%d, %g", fast.GMReadBytes, fast.GMWriteBytes, fast.MMADFlops, full.GMReadBytes, full.GMWriteBytes, full.MMADFlops)
+	}
+	if tr := fast.Traffic; tr.L2Read+tr.LLCRead+tr.HBMRead != tr.GMRead || tr.GMRead != full.Traffic.GMRead || tr.GMWrite != full.Traffic.GMWrite {
+		t.Errorf("traffic with a tail skip %+v, in full %+v", tr, full.Traffic)
+	}
+	var repeats, fullRepeats int64
+	lanes, fullLanes := make([]uint64, len(fast.Cores[0].Lanes)), make([]uint64, len(fast.Cores[0].Lanes))
+	for i := range fast.Cores {
+		repeats += fast.Cores[i].VectorRepeats
+		fullRepeats += full.Cores[i].VectorRepeats
+		for l := range lanes {
+			lanes[l] += fast.Cores[i].Lanes[l].Instrs
+			fullLanes[l] += full.Cores[i].Lanes[l].Instrs
+		}
+	}
+	if repeats != fullRepeats || !slices.Equal(lanes, fullLanes) {
+		t.Errorf("vector repeats %d, instructions by lane %v with a tail skip; %d, %v in full", repeats, lanes, fullRepeats, fullLanes)
+	}
+
+	loop := []isa.Grid{grids[0], grids[1], epilogueGrid("k2", 3, true)}
+	if st, _ := runKernels(t, &ff, loop...); len(st.FastForwardKernels) != 0 {
+		t.Errorf("kernel skips %+v: the third kernel's main loop differs", st.FastForwardKernels)
+	}
 }
