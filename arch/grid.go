@@ -550,7 +550,10 @@ type FastForward struct {
 	// others.
 	Steps bool
 	// Kernels also skips whole grids like the two before them where those
-	// took the same time (kernels.go): ape-int16's four INT8 GEMMs.
+	// took the same time (kernels.go): ape-int16's four INT8 GEMMs; and
+	// the rest of a grid like the one before it (or like it through its
+	// main loop, with its own blocks' work) whose first waves took that
+	// one's time: ape-fp32f's third GEMM, sgemm-cube's last.
 	Kernels bool
 	// NoSteps lists blocks whose steps are not skipped, set by
 	// programs.Execute when it runs again after a failed step check

@@ -156,7 +156,8 @@ func (gr *gridRunner) excluded() bool {
 // g's blocks are run, and its end (tailEnd) stands for the rest of that
 // grid. It reports whether it skipped. The termwise schemes' third product
 // GEMM is like the second (their first differs: it reads the split's
-// output from the L2).
+// output from the L2), or like it through its main loop (sgemm-cube's:
+// loopsAlike), when its rest's work is its own (tailMeasure).
 func (gr *gridRunner) tailSkip(g *isa.Grid) bool {
 	ff, p := gr.ff, gr.kernels[2]
 	// (Not while a wave skip's check waits for waves after it: they would
@@ -187,13 +188,37 @@ func (gr *gridRunner) tailSkip(g *isa.Grid) bool {
 			k := g.Class(c)
 			w := m.class[k]
 			if w == nil {
-				w = &classWork{}
+				w = &classWork{ref: c}
 				m.class[k] = w
 			}
 			if c < m.to {
 				w.measured++
-			} else if w.skipped++; w.measured == 0 {
+				continue
+			}
+			if w.skipped++; w.measured == 0 {
 				return false // a class the measured blocks do not have
+			}
+			if w.skipped == 1 {
+				w.first = c
+			}
+			w.last = c
+		}
+		// The grid says its blocks of a class run the same instructions
+		// but for addresses (isa.Grid.Class): the first and the last not
+		// run of each class are compared with a measured one, as a wave
+		// skip spot-checks its skipped blocks (a grid that says wrong
+		// fails).
+		for _, k := range slices.Sorted(maps.Keys(m.class)) {
+			w := m.class[k]
+			if w.skipped == 0 {
+				continue
+			}
+			ref := ctaShape(g, w.ref)
+			for _, c := range []int{w.first, w.last} {
+				if !sameShape(g, c, ref) {
+					gr.chip.Fail(fmt.Errorf("kernel %s: its Class declares blocks %d and %d alike, but their instructions differ", g.Name, w.ref, c))
+					return false
+				}
 			}
 		}
 		for c := m.from; c < m.to; c++ {
@@ -221,6 +246,9 @@ type classWork struct {
 	measured, skipped int // the class's blocks measured, and not run
 	n                 int // measured blocks finished
 	sum               ffWorkSum
+	// ref is a measured block of the class, first and last its first
+	// and last block not run
+	ref, first, last int
 }
 
 // add records the work w of a measured block of class k.
@@ -297,10 +325,24 @@ func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) error {
 		if gmRead, _, err = gr.chip.ffAddWork(ff, &gr.start, &end, &w); err != nil {
 			return err
 		}
+		// The rest's cache counters are the grid before's, for its own
+		// GM reads: scaled to the grid's (their epilogues may read
+		// other bytes), so that the HBM takes only its share.
+		if rest := timed * ((p.end.ints[ffTrafficGMRead] - p.prefix.ints[ffTrafficGMRead]) - (end.ints[ffTrafficGMRead] - gr.prefix.ints[ffTrafficGMRead])); rest > 0 {
+			r := float64(gmRead) / float64(rest)
+			for _, k := range []int{ffL2Hit, ffL2Miss, ffLLCHit, ffLLCMiss, ffTrafficL2Read, ffTrafficLLCRead} {
+				d[k] = int64(math.Round(float64(d[k]) * r))
+			}
+		}
 	} else {
 		ff.floats[0] += (p.end.floats[0] - p.start.floats[0]) - (end.floats[0] - gr.start.floats[0]) // flops: work
 	}
 	d[ffTrafficHBMRead] = gmRead - d[ffTrafficL2Read] - d[ffTrafficLLCRead]
+	if own != nil && d[ffTrafficHBMRead] < 0 { // (the blocks in flight at the prefix's end read less from the caches than the grid before's rest)
+		d[ffTrafficLLCRead] = min(d[ffTrafficLLCRead], gmRead)
+		d[ffTrafficL2Read] = gmRead - d[ffTrafficLLCRead]
+		d[ffTrafficHBMRead] = 0
+	}
 	for k, x := range d {
 		ff.ints[k] += x
 	}
@@ -351,8 +393,10 @@ func gridsAlike(a, b *isa.Grid) bool {
 
 // loopsAlike reports whether grids a and b are alike (gridsAlike) up to
 // what follows their main loops: each class's first block runs, in both,
-// the same instructions but for addresses up to past its last step marker
-// (isa.Grid.Steps) — its epilogue may differ.
+// the same instructions but for addresses through its last step — its
+// step markers (isa.Grid.Steps), at least two, and after the last as many
+// instructions as the step before it has — and only its epilogue may
+// differ.
 func loopsAlike(a, b *isa.Grid) bool {
 	first, ok := launchesAlike(a, b)
 	if !ok || a.Steps == nil || b.Steps == nil {
@@ -360,15 +404,16 @@ func loopsAlike(a, b *isa.Grid) bool {
 	}
 	for _, i := range first {
 		var ref []isa.Instr
-		lastStep := -1
+		prevStep, lastStep := -1, -1
 		for in := range a.Steps(i, &isa.StepCursor{}) {
 			if in.Op == isa.OpStep {
-				lastStep = len(ref)
+				prevStep, lastStep = lastStep, len(ref)
 			}
 			ref = append(ref, in.Shape())
 		}
 		// The common prefix must hold both streams' step markers and
-		// the last one's first instruction.
+		// as many instructions after the last as the step before it
+		// has: the last step whole (a marker starts its step).
 		n, diverged := 0, false
 		for in := range b.Steps(i, &isa.StepCursor{}) {
 			if !diverged && n < len(ref) && in.Shape() == ref[n] {
@@ -380,7 +425,7 @@ func loopsAlike(a, b *isa.Grid) bool {
 				return false
 			}
 		}
-		if lastStep < 0 || n <= lastStep+1 {
+		if prevStep < 0 || n < lastStep+(lastStep-prevStep) {
 			return false
 		}
 	}

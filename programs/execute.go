@@ -334,8 +334,8 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		if k.FromCTA > 0 {
 			like, work := "as many blocks, the same resources and instructions but for addresses", ""
 			if k.OwnWork {
-				like = "as many blocks, the same resources, and the same instructions but for addresses up to past its main loop: its epilogue differs"
-				work = ", with the work of its own blocks (those not simulated: its simulated ones' of their class)"
+				like = "as many blocks, the same resources, and the same instructions but for addresses through its main loop: its epilogue differs"
+				work = ", with the work of its own blocks (those not simulated: its prefix's last wave's of their class) and the L2, LLC and HBM reads of that rest scaled to its own reads"
 			}
 			rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: kernel %s: its blocks from %d on were not simulated: its first waves took the time of kernel %s's before it, which it is like (%s), and its rest stands for that kernel's rest (%.6g s more, ~%d events)%s; approximate: the caches the skipped blocks would have filled are as its first waves left them",
 				k.Grid, k.FromCTA, k.Like, like, k.Shift.Seconds(), k.Events, work))

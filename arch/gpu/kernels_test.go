@@ -3,6 +3,7 @@ package gpu_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -195,39 +196,50 @@ func TestKernelSkipsAlternate(t *testing.T) {
 }
 
 // epilogueGrid is kernelGrid's 10 waves of CTAs with step markers (8
-// k-steps), with extra element-wise instructions after the store (in the
-// first k-step, after its marker, where inLoop).
-func epilogueGrid(name string, extra int, inLoop bool) isa.Grid {
-	cta := func(cur *isa.StepCursor) isa.Stream {
-		s := ctaSteps(0, 0, 512, cur, nil, nil)
+// k-steps) and extra(c) more instructions (extraInstr's) in CTA c: after
+// its store, or after the at-th instruction after the marker of k-step
+// step (step ≥ 0); slow(c, kt), if not nil, says whether CTA c's k-step
+// kt reads its A tile from a region of its own (L2 misses); class is its
+// isa.Grid.Class.
+func epilogueGrid(name string, class, extra func(c int) int, step, at int, slow func(c, kt int) bool) isa.Grid {
+	cta := func(c int, cur *isa.StepCursor) isa.Stream {
+		var sl func(int) bool
+		if slow != nil {
+			sl = func(kt int) bool { return slow(c, kt) }
+		}
+		s := ctaSteps(c, 0, 512, cur, sl, nil)
 		return func(yield func(isa.Instr) bool) {
 			more := func() bool {
-				for range extra {
-					if !yield(gpu.Elementwise(isa.VAdd, 56<<10, 56<<10, 56<<10, 2048, fp.FP32)) {
+				for range extra(c) {
+					if !yield(extraInstr()) {
 						return false
 					}
 				}
 				return true
 			}
-			first := true
+			k, since := -1, 0
 			for in := range s {
 				if !yield(in) {
 					return
 				}
-				if in.Op == isa.OpStep && first && inLoop && !more() {
+				if in.Op == isa.OpStep {
+					k, since = in.M, 0
+					continue
+				}
+				if since++; step >= 0 && k == step && since == at && !more() {
 					return
 				}
-				first = first && in.Op != isa.OpStep
 			}
-			if !inLoop {
+			if step < 0 {
 				more()
 			}
 		}
 	}
 	g := kernelGrid(name, 0)
 	g.CTAs = 8 * 10
-	g.CTA = func(int) isa.Stream {
-		var s isa.Stream = cta(&isa.StepCursor{})
+	g.Class = class
+	g.CTA = func(c int) isa.Stream {
+		s := cta(c, &isa.StepCursor{})
 		return func(yield func(isa.Instr) bool) { // (without the markers)
 			for in := range s {
 				if in.Op != isa.OpStep && !yield(in) {
@@ -236,8 +248,33 @@ func epilogueGrid(name string, extra int, inLoop bool) isa.Grid {
 			}
 		}
 	}
-	g.Steps = func(_ int, cur *isa.StepCursor) isa.Stream { return cta(cur) }
+	g.Steps = cta
 	return g
+}
+
+// extraInstr is epilogueGrid's extra instruction (a vector add).
+var extraInstr = func() isa.Instr { return gpu.Elementwise(isa.VAdd, 56<<10, 56<<10, 56<<10, 2048, fp.FP32) }
+
+// sameWork compares the work counters of two runs: GM bytes, flops,
+// vector repeats and each lane's instructions over the cores.
+func sameWork(t *testing.T, what string, fast, full *arch.Stats) {
+	t.Helper()
+	totals := func(st *arch.Stats) (int64, []uint64) {
+		var repeats int64
+		lanes := make([]uint64, len(st.Cores[0].Lanes))
+		for i := range st.Cores {
+			repeats += st.Cores[i].VectorRepeats
+			for l := range lanes {
+				lanes[l] += st.Cores[i].Lanes[l].Instrs
+			}
+		}
+		return repeats, lanes
+	}
+	r, lanes := totals(fast)
+	fr, fullLanes := totals(full)
+	if r != fr || !slices.Equal(lanes, fullLanes) || fast.GMReadBytes != full.GMReadBytes || fast.GMWriteBytes != full.GMWriteBytes || fast.MMADFlops != full.MMADFlops {
+		t.Errorf("work %s: vector repeats %d, instructions by lane %v, GM %d/%d, flops %g; in full %d, %v, %d/%d, %g", what, r, lanes, fast.GMReadBytes, fast.GMWriteBytes, fast.MMADFlops, fr, fullLanes, full.GMReadBytes, full.GMWriteBytes, full.MMADFlops)
+	}
 }
 
 // Tail skips of a kernel alike the one before it but for its epilogue
@@ -246,13 +283,19 @@ func epilogueGrid(name string, extra int, inLoop bool) isa.Grid {
 // that one's rest, and its rest's work is its own blocks' — every work
 // counter (GM bytes, flops, each lane's instructions, vector repeats)
 // the full run's exactly, though it runs more vector instructions than
-// the kernel it stands for. A kernel whose main loop differs (the same
-// extra instructions in its first k-step) is not tail-skipped.
+// the kernel it stands for; L2, LLC and HBM reads add up to its GM reads.
+// So too with two classes in uneven shares whose blocks drift apart (some
+// measured blocks still running at the decision), where only one class's
+// epilogue differs, and with clusters of two whose ranks are the classes.
+// A kernel whose main loop differs — the same instructions in its first
+// k-step, or in its last after that step's first instruction — is not
+// tail-skipped; a grid whose blocks of a class are not alike fails.
 func TestKernelTailSkipsOtherEpilogue(t *testing.T) {
-	grids := []isa.Grid{epilogueGrid("k0", 0, false), epilogueGrid("k1", 0, false), epilogueGrid("k2", 3, false)}
-	full, fullTimes := runKernels(t, nil, grids...)
+	one, none, three := func(int) int { return 0 }, func(int) int { return 0 }, func(int) int { return 3 }
 	ff := arch.DefaultFastForward
 	ff.Kernels = true
+	grids := []isa.Grid{epilogueGrid("k0", one, none, -1, 0, nil), epilogueGrid("k1", one, none, -1, 0, nil), epilogueGrid("k2", one, three, -1, 0, nil)}
+	full, fullTimes := runKernels(t, nil, grids...)
 	fast, times := runKernels(t, &ff, grids...)
 	t.Logf("kernel skips %+v; events %d → %d", fast.FastForwardKernels, full.Events, fast.Events)
 	k := fast.FastForwardKernels
@@ -268,28 +311,56 @@ func TestKernelTailSkipsOtherEpilogue(t *testing.T) {
 	if fast.Events >= full.Events {
 		t.Errorf("events %d with a tail skip, %d in full", fast.Events, full.Events)
 	}
-	if fast.GMReadBytes != full.GMReadBytes || fast.GMWriteBytes != full.GMWriteBytes || fast.MMADFlops != full.MMADFlops {
-		t.Errorf("work with a tail skip: GM %d/%d, flops %g; in full %d/%d, %g", fast.GMReadBytes, fast.GMWriteBytes, fast.MMADFlops, full.GMReadBytes, full.GMWriteBytes, full.MMADFlops)
-	}
 	if tr := fast.Traffic; tr.L2Read+tr.LLCRead+tr.HBMRead != tr.GMRead || tr.GMRead != full.Traffic.GMRead || tr.GMWrite != full.Traffic.GMWrite {
 		t.Errorf("traffic with a tail skip %+v, in full %+v", tr, full.Traffic)
 	}
-	var repeats, fullRepeats int64
-	lanes, fullLanes := make([]uint64, len(fast.Cores[0].Lanes)), make([]uint64, len(fast.Cores[0].Lanes))
-	for i := range fast.Cores {
-		repeats += fast.Cores[i].VectorRepeats
-		fullRepeats += full.Cores[i].VectorRepeats
-		for l := range lanes {
-			lanes[l] += fast.Cores[i].Lanes[l].Instrs
-			fullLanes[l] += full.Cores[i].Lanes[l].Instrs
+	sameWork(t, "with a tail skip", fast, full)
+
+	class := func(c int) int { return b2i(c%4 == 0) }
+	slow := func(c, _ int) bool { return c%3 == 0 }
+	for _, cl := range []struct {
+		name    string
+		class   func(int) int
+		cluster int
+	}{{"classes", class, 1}, {"clusters", func(c int) int { return c % 2 }, 2}} {
+		more := func(c int) int { return 3 * cl.class(c) }
+		gs := []isa.Grid{epilogueGrid("k0", cl.class, none, -1, 0, slow), epilogueGrid("k1", cl.class, none, -1, 0, slow), epilogueGrid("k2", cl.class, more, -1, 0, slow)}
+		for i := range gs {
+			gs[i].CTAs, gs[i].Cluster = 82, cl.cluster
 		}
-	}
-	if repeats != fullRepeats || !slices.Equal(lanes, fullLanes) {
-		t.Errorf("vector repeats %d, instructions by lane %v with a tail skip; %d, %v in full", repeats, lanes, fullRepeats, fullLanes)
+		full, _ := runKernels(t, nil, gs...)
+		fast, _ := runKernels(t, &ff, gs...)
+		if k := fast.FastForwardKernels; len(k) != 1 || !k[0].OwnWork {
+			t.Errorf("%s: kernel skips %+v: want the third kernel's rest, with its own work", cl.name, k)
+			continue
+		}
+		sameWork(t, cl.name, fast, full)
 	}
 
-	loop := []isa.Grid{grids[0], grids[1], epilogueGrid("k2", 3, true)}
-	if st, _ := runKernels(t, &ff, loop...); len(st.FastForwardKernels) != 0 {
-		t.Errorf("kernel skips %+v: the third kernel's main loop differs", st.FastForwardKernels)
+	// A grid whose class says its blocks are alike where they are not
+	// (blocks 0–7 and 60–79 run three more instructions) fails, naming
+	// them, instead of standing the measured blocks' work for theirs.
+	liar := epilogueGrid("k2", one, func(c int) int { return 3 * b2i(c < 8 || c >= 60) }, -1, 0, nil)
+	chip, err := arch.NewChip(archtest.Machine(t, "a100", "machine.cores=4"), arch.Options{Mode: arch.Timing, FastForward: &ff})
+	if err != nil {
+		t.Fatal(err)
 	}
+	if _, err := chip.Run(isa.Program{Name: "kernels", Grids: []isa.Grid{grids[0], grids[1], liar}}); err == nil || !strings.Contains(err.Error(), "declares blocks 32 and 79 alike") {
+		t.Errorf("a grid whose class is wrong: %v", err)
+	}
+
+	for _, step := range []struct{ step, at int }{{0, 1}, {7, 1}} {
+		loop := []isa.Grid{grids[0], grids[1], epilogueGrid("k2", one, three, step.step, step.at, nil)}
+		if st, _ := runKernels(t, &ff, loop...); len(st.FastForwardKernels) != 0 {
+			t.Errorf("kernel skips %+v: the third kernel's k-step %d differs", st.FastForwardKernels, step.step)
+		}
+	}
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
