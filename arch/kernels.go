@@ -75,6 +75,12 @@ type KernelSkip struct {
 	OwnWork bool
 }
 
+// sameTime reports whether a grid's time (or its first waves') x is
+// within a fifth of the tolerance of ref > 0, another's.
+func (ff *fastForward) sameTime(x, ref sim.Time) bool {
+	return ref > 0 && math.Abs(float64(x-ref)) <= ff.Tolerance/kernelSteadiness*float64(ref)
+}
+
 // kernelRun is a grid's counters from its start to its end, on the time
 // line of the full run, for the kernel skips of the grids after it.
 type kernelRun struct {
@@ -107,12 +113,12 @@ func (gr *gridRunner) kernelSkip(g *isa.Grid, now sim.Time) bool {
 		return false
 	}
 	da, db := a.end.t-a.start.t, b.end.t-b.start.t
-	if da <= 0 || db <= 0 || math.Abs(float64(da-db)) > ff.Tolerance/kernelSteadiness*float64(db) {
+	if da <= 0 || !ff.sameTime(da, db) {
 		return false
 	}
 	like := b // the grid g stands for
 	if !gr.chip.runsAgree(&a.start, &a.end, &b.start, &b.end, ff.Mix, ff.Hits, ff.Tolerance) {
-		if c == nil || c.index != gr.cur-3 || math.Abs(float64(c.end.t-c.start.t-db)) > ff.Tolerance/kernelSteadiness*float64(db) ||
+		if c == nil || c.index != gr.cur-3 || !ff.sameTime(c.end.t-c.start.t, db) ||
 			!gr.chip.runsAgree(&c.start, &c.end, &b.start, &b.end, ff.Mix, ff.Hits, ff.Tolerance) || !gridsAlike(&gr.grids[gr.cur-3], &gr.grids[gr.cur-2]) {
 			return false
 		}
@@ -166,24 +172,25 @@ func (gr *gridRunner) tailSkip(g *isa.Grid) bool {
 		return false
 	}
 	da, db := p.prefix.t-p.start.t, gr.prefix.t-gr.start.t
-	if da <= 0 || math.Abs(float64(da-db)) > ff.Tolerance/kernelSteadiness*float64(da) {
+	if !ff.sameTime(db, da) {
 		return false
 	}
 	if !gr.chip.runsAgree(&p.start, p.prefix, &gr.start, gr.prefix, ff.Mix, ff.Hits, ff.Tolerance) {
 		return false
 	}
-	gr.tailWork = nil
 	if !gridsAlike(&gr.grids[gr.cur-1], g) {
 		// Alike but for what follows their main loops (SGEMM-cube's hh
 		// GEMM adds the other two's sum, scaled, to its own: RTX PRO
 		// 6000 8192³'s hh and lh first waves 0.29 % apart): the rest's
 		// work is the grid's own, its prefix's last wave's blocks' of
-		// each class (measured by no wave skip) times the blocks of that
-		// class not run.
-		m := &tailMeasure{from: gr.next - gr.wave, to: gr.next, class: map[int]*classWork{}}
-		if m.from < 0 || slices.ContainsFunc(gr.measures, func(x ffMeasure) bool { return x.to > m.from }) || !loopsAlike(&gr.grids[gr.cur-1], g) {
+		// each class times the blocks of that class not run. (No wave
+		// skip measured those: it moved the dispatch a wave or more past
+		// its measured blocks, and its check, which must be over, came
+		// after that.)
+		if !loopsAlike(&gr.grids[gr.cur-1], g) {
 			return false
 		}
+		m := &tailMeasure{from: gr.next - gr.wave, to: gr.next, class: map[int]*classWork{}}
 		for c := m.from; c < g.CTAs; c++ {
 			k := g.Class(c)
 			w := m.class[k]
@@ -263,9 +270,6 @@ func (m *tailMeasure) add(k int, w *CTAWork) {
 // block reported its work).
 func (m *tailMeasure) work() (ffWorkSum, error) {
 	var w ffWorkSum
-	if m == nil {
-		return w, nil
-	}
 	for _, k := range slices.Sorted(maps.Keys(m.class)) { // (a fixed order: float sums)
 		x := m.class[k]
 		if x.n != x.measured {
@@ -308,10 +312,13 @@ func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) error {
 	// (Where the grids differ after their main loops, the work is the
 	// grid's own: its blocks not run times its measured blocks' mean,
 	// ffAddWork.)
+	restOf := func(k int) int64 { // that grid's rest less this one's blocks in flight
+		return timed * ((p.end.ints[k] - p.prefix.ints[k]) - (end.ints[k] - gr.prefix.ints[k]))
+	}
 	d := make([]int64, len(end.ints))
 	for k := range d {
 		if !ff.isWork(k) {
-			d[k] = timed * ((p.end.ints[k] - p.prefix.ints[k]) - (end.ints[k] - gr.prefix.ints[k]))
+			d[k] = restOf(k)
 		} else if own == nil {
 			d[k] = (p.end.ints[k] - p.start.ints[k]) - (end.ints[k] - gr.start.ints[k])
 		}
@@ -328,8 +335,8 @@ func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) error {
 		// The rest's cache counters are the grid before's, for its own
 		// GM reads: scaled to the grid's (their epilogues may read
 		// other bytes), so that the HBM takes only its share.
-		if rest := timed * ((p.end.ints[ffTrafficGMRead] - p.prefix.ints[ffTrafficGMRead]) - (end.ints[ffTrafficGMRead] - gr.prefix.ints[ffTrafficGMRead])); rest > 0 {
-			r := float64(gmRead) / float64(rest)
+		if read := restOf(ffTrafficGMRead); read > 0 {
+			r := float64(gmRead) / float64(read)
 			for _, k := range []int{ffL2Hit, ffL2Miss, ffLLCHit, ffLLCMiss, ffTrafficL2Read, ffTrafficLLCRead} {
 				d[k] = int64(math.Round(float64(d[k]) * r))
 			}

@@ -176,7 +176,9 @@ func (sr *stepRunner) reset(on bool) {
 	}
 }
 
-// stepsOn reports whether grid g (index cur) may skip steps.
+// stepsOn reports whether grid g (index cur) may skip steps: not when its
+// first block is excluded (an exclusion runs to the grid's end, so that is
+// every block: StepCheckError.Again).
 func (gr *gridRunner) stepsOn(g *isa.Grid) bool {
 	return gr.ff != nil && gr.ff.Steps && g.Steps != nil && !gr.noSteps(0)
 }
