@@ -52,6 +52,12 @@ type Options struct {
 	// a run deadlocks ("rank 3: core 0: pipe M: …"): one of many chips on
 	// a shared Engine.
 	Label string
+	// Ahead, if not nil, generates the chip's streams ahead of its cores
+	// (chips on a shared Engine share one); nil: the chip makes its own
+	// where the process has two processors or more. NoReadAhead: none —
+	// each stream is generated as its core reads it (the same results).
+	Ahead       *Ahead
+	NoReadAhead bool
 }
 
 // RegisterWaiter registers a component of the chip (a core, its host, its
@@ -98,20 +104,22 @@ func (c *Chip) keyOrigin(key string) string {
 
 // Chip is a set of cores of one machine kind sharing global memory.
 type Chip struct {
-	M     *machines.Machine
-	geom  *machines.Geometry
-	kind  *Kind
-	opts  Options
-	eng   *sim.Engine
-	clock sim.Clock
-	gm    *mem.GM
-	gmBW  *mem.Channel   // HBM bandwidth shared by all cores
-	l2s   []*mem.L2      // the L2 (one entry), or its private partitions (nil without an L2)
-	l2BWs []*mem.Channel // their bandwidths
-	llc   *mem.L2        // the memory-side cache in front of HBM (nil: none)
-	llcBW *mem.Channel
-	cube  cube.Model
-	cores []CoreModel
+	ahead    *Ahead // (Ahead)
+	aheadSet bool
+	M        *machines.Machine
+	geom     *machines.Geometry
+	kind     *Kind
+	opts     Options
+	eng      *sim.Engine
+	clock    sim.Clock
+	gm       *mem.GM
+	gmBW     *mem.Channel   // HBM bandwidth shared by all cores
+	l2s      []*mem.L2      // the L2 (one entry), or its private partitions (nil without an L2)
+	l2BWs    []*mem.Channel // their bandwidths
+	llc      *mem.L2        // the memory-side cache in front of HBM (nil: none)
+	llcBW    *mem.Channel
+	cube     cube.Model
+	cores    []CoreModel
 
 	gmRead, gmWrite int64
 	traffic         Traffic
@@ -882,4 +890,17 @@ func (c *Chip) CoreDone(id int, now sim.Time) {
 	if c.host != nil {
 		c.host.coreDone(id, now)
 	}
+}
+
+// Ahead returns what generates the chip's streams ahead of its cores
+// (Options.Ahead; nil: each is generated as its core reads it).
+func (c *Chip) Ahead() *Ahead {
+	if c.opts.NoReadAhead {
+		return nil
+	}
+	if c.opts.Ahead == nil {
+		c.opts.Ahead = NewAhead()
+		c.opts.NoReadAhead = c.opts.Ahead == nil
+	}
+	return c.opts.Ahead
 }

@@ -264,7 +264,8 @@ func (c *Chip) Step(cta int, in *isa.Instr, now sim.Time) int {
 		// The CTA resumes at once, with step to (whose marker the core
 		// takes without telling: the step starts now, as this one would
 		// have). Intervals count again when every CTA has resumed.
-		s.cur.To, s.drop = to, 0
+		s.cur.Ask(to)
+		s.drop = 0
 		s.k = to
 		if sr.pending--; sr.pending == 0 { // (its work comes next: StepWork flushes)
 			sr.clear(0)

@@ -15,6 +15,12 @@ type StreamReader struct {
 	chunk []isa.Instr // pulled, not yet taken
 	at    int
 	buf   []isa.Instr // the chunks' backing array, reused by the next stream
+	// Read ahead (StartAhead): the stream's feed, r's chunk is one of its
+	// slots (taking), and the slots' backing array, reused by the next.
+	feed   *feed
+	ahead  *Ahead
+	taking bool
+	ring   []isa.Instr
 }
 
 // chunkLen is the number of instructions pulled from a stream at a time:
@@ -29,9 +35,22 @@ const chunkLen = 32
 
 // Start begins reading s (closing the stream read before).
 func (r *StreamReader) Start(s isa.Stream) {
+	r.StartAhead(s, nil)
+}
+
+// StartAhead begins reading s with its chunks generated ahead by a (as
+// Start where a is nil).
+func (r *StreamReader) StartAhead(s isa.Stream, a *Ahead) {
 	r.Close()
-	r.pull, r.stop = iter.Pull(chunks(s, &r.buf))
 	r.chunk, r.at = nil, 0
+	if a != nil {
+		r.startAhead(s, a)
+		return
+	}
+	if cap(r.buf) < chunkLen {
+		r.buf = make([]isa.Instr, 0, chunkLen)
+	}
+	r.pull, r.stop = iter.Pull(chunks(s, &r.buf))
 }
 
 // Next returns the next instruction, or nil at the end of the stream; the
@@ -50,6 +69,9 @@ func (r *StreamReader) Next() *isa.Instr {
 //
 //go:noinline
 func (r *StreamReader) refill() *isa.Instr {
+	if r.feed != nil {
+		return r.refillAhead()
+	}
 	ch, ok := r.pull()
 	if !ok || len(ch) == 0 {
 		return nil
@@ -60,6 +82,9 @@ func (r *StreamReader) refill() *isa.Instr {
 
 // Close releases the stream.
 func (r *StreamReader) Close() {
+	if r.feed != nil {
+		r.closeAhead()
+	}
 	if r.stop != nil {
 		r.stop()
 		r.stop = nil
@@ -67,21 +92,19 @@ func (r *StreamReader) Close() {
 }
 
 // chunks turns a stream into a stream of chunks of up to chunkLen
-// instructions in *reuse's backing array (allocated when too small): the
-// consumer must be done with one chunk before pulling the next, and a
-// reader passes its array to the next stream only after stopping this one.
-func chunks(s isa.Stream, reuse *[]isa.Instr) iter.Seq[[]isa.Instr] {
+// instructions, each written into *dst's backing array as it is when the
+// chunk begins (of capacity chunkLen at least): the consumer must be done
+// with a chunk before it pulls the next into the same array, and a reader
+// passes an array to the next stream only after stopping this one.
+func chunks(s isa.Stream, dst *[]isa.Instr) iter.Seq[[]isa.Instr] {
 	return func(yield func([]isa.Instr) bool) {
-		if cap(*reuse) < chunkLen {
-			*reuse = make([]isa.Instr, 0, chunkLen)
-		}
-		buf := (*reuse)[:0]
+		buf := (*dst)[:0]
 		ok := true
 		s(func(in isa.Instr) bool {
 			buf = append(buf, in)
 			if len(buf) == chunkLen {
 				ok = yield(buf)
-				buf = buf[:0]
+				buf = (*dst)[:0]
 			}
 			return ok
 		})

@@ -1,6 +1,9 @@
 package isa
 
-import "iter"
+import (
+	"iter"
+	"sync/atomic"
+)
 
 // Stream is one core's instruction stream, produced lazily so that program
 // generators can describe millions of instructions without holding them.
@@ -63,10 +66,21 @@ type Grid struct {
 }
 
 // StepCursor is how the consumer of a Grid.Steps stream asks its generator
-// to skip ahead: To is the step to resume at (0: none).
+// to skip ahead. The generator may run on another goroutine, ahead of its
+// consumer (arch.Ahead): the cursor is safe for that, and the consumer
+// drops whatever was generated before the step it asked for, so a
+// generator must emit the same instructions from a step's marker on
+// whether it resumed there or got there step by step.
 type StepCursor struct {
-	To int
+	to atomic.Int64
 }
+
+// Ask asks the generator to resume at step k (the consumer).
+func (c *StepCursor) Ask(k int) { c.to.Store(int64(k)) }
+
+// Take returns the step the consumer asked to resume at (0: none) and
+// clears the request (the generator, at each step it is about to emit).
+func (c *StepCursor) Take() int { return int(c.to.Swap(0)) }
 
 // Resources are what one resident CTA holds on its core while it runs.
 type Resources struct {

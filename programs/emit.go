@@ -38,10 +38,9 @@ func (e *emitter) step(k, n, period, from, to int) int {
 	if e.cur == nil {
 		return k
 	}
-	if e.cur.To > k {
-		k = e.cur.To
+	if to := e.cur.Take(); to > k {
+		k = to
 	}
-	e.cur.To = 0
 	e.emit(isa.Step(k, n, period, from, max(min(to, n-1), from)))
 	return k
 }

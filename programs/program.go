@@ -77,6 +77,10 @@ type Options struct {
 	// CTA as one (timing only; --k-batch, gpuGEMMPlan.batchKSteps; at
 	// most MaxKBatch).
 	KBatch int
+	// NoReadAhead generates each GPU instruction stream as its SM reads
+	// it, on the engine's goroutine (arch.Options.NoReadAhead; the same
+	// results — tests compare the two).
+	NoReadAhead bool
 }
 
 // MaxKBatch is the largest Options.KBatch.

@@ -207,7 +207,7 @@ func (c *Core) Buffer(b isa.Buffer) []byte { return c.bufs[b] }
 // that finished a stream can be loaded again (host kernel launches).
 func (c *Core) Load(s isa.Stream) {
 	c.Close()
-	c.stream.Start(s)
+	c.stream.StartAhead(s, c.chip.Ahead())
 	c.loaded, c.running = true, true
 	c.drained, c.fetched = false, false
 	c.waker.Wake(c.chip.Engine().Now())

@@ -334,7 +334,7 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bo
 		t.cl.ctas[rank], t.cl.cores[rank] = t, core
 	}
 	t.funct = core.funct && !timingOnly
-	t.stream.Start(s)
+	t.stream.StartAhead(s, core.chip.Ahead())
 	t.pending = nil
 	t.signals = t.signals[:0]
 	t.fetched, t.drained, t.full = false, false, false

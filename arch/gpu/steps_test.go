@@ -2,6 +2,7 @@ package gpu_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/archtest"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
 
@@ -35,10 +37,9 @@ func ctaSteps(c int, base int64, k int, cur *isa.StepCursor, slow, heavy func(kt
 		var ins []isa.Instr
 		for kt := 0; kt < steps; kt++ {
 			if cur != nil {
-				if cur.To > kt {
-					kt = cur.To
+				if to := cur.Take(); to > kt {
+					kt = to
 				}
-				cur.To = 0
 				if !yield(isa.Step(kt, steps, 1, 1, steps-1)) {
 					return
 				}
@@ -334,6 +335,41 @@ func TestAppendCounters(t *testing.T) {
 			if !reflect.DeepEqual(gotI[1:], ints) || !reflect.DeepEqual(gotF, floats) || gotI[0] != -1 {
 				t.Errorf("at %v core %d: AppendCounters\n%v %v\nCounters\n%v %v", now, i, gotI, gotF, ints, floats)
 			}
+		}
+	}
+}
+
+// Streams generated ahead of the SMs (arch.Ahead, the default with two
+// processors) give the run of streams generated as read, statistic for
+// statistic — with step skips, whose cursors the generators read on the
+// other goroutine, and with a check that fails.
+func TestStepSkipsReadAhead(t *testing.T) {
+	if arch.NewAhead() == nil {
+		t.Skip("GOMAXPROCS 1")
+	}
+	run := func(m *machines.Machine, g isa.Grid, noAhead bool) (*arch.Stats, error) {
+		t.Helper()
+		ff := arch.DefaultFastForward
+		ff.Steps = true
+		chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, FastForward: &ff, NoReadAhead: noAhead})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return chip.Run(isa.Program{Name: g.Name, Grids: []isa.Grid{g, g}})
+	}
+	fast := archtest.Machine(t, "a100", "machine.cores=4")
+	slow := archtest.Machine(t, "a100", "machine.cores=4", "machine.gm.bandwidth=20GB/s")
+	for i, c := range []struct {
+		m *machines.Machine
+		g isa.Grid
+	}{{fast, steppedGrid(nil)}, {slow, steppedGrid(func(kt int) bool { return kt >= 120 })}} {
+		plain, perr := run(c.m, c.g, true)
+		ahead, aerr := run(c.m, c.g, false)
+		if fmt.Sprint(perr) != fmt.Sprint(aerr) || !reflect.DeepEqual(plain, ahead) {
+			t.Errorf("case %d read ahead:\n%+v (%v)\nas read:\n%+v (%v)", i, ahead, aerr, plain, perr)
+		}
+		if i == 0 && (perr != nil || len(plain.FastForwardSteps) == 0) || i == 1 && perr == nil {
+			t.Errorf("case %d: %v, %d step skips: want skips, and a failed check in case 1", i, perr, len(plain.FastForwardSteps))
 		}
 	}
 }

@@ -1,0 +1,69 @@
+package programs
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+)
+
+// Instruction streams generated ahead of the cores on another goroutine
+// (arch.Ahead, the default where the process has two processors) give the
+// report of streams generated as read, byte for byte but for the wall
+// clock: emulated GEMMs on GPUs timing-only with every fast-forward (step
+// skips read their generators' cursors on the other goroutine; a failed
+// check's run made again) and with their numerics (bit-exact C), SGEMM-cube
+// on the DaVinci cube, and the fused LU with its host (full numerics).
+func TestReadAheadSameReport(t *testing.T) {
+	if arch.NewAhead() == nil {
+		t.Skip("GOMAXPROCS 1")
+	}
+	ff := arch.DefaultFastForward
+	ff.Steps, ff.Stationary, ff.Kernels = true, true, true
+	gemm := func(scheme, mn, k string) []string {
+		return []string{"program.scheme=" + scheme, "program.m=" + mn, "program.n=" + mn, "program.k=" + k}
+	}
+	for _, c := range []struct {
+		file, machine string
+		sets          []string
+		numerics      string
+		ff            bool
+		failed        bool // a step check fails: the run is made again
+	}{
+		{"a100-emulated-gemm", "a100", gemm("sgemm-cube", "2048", "2048"), NumericsOff, true, false},
+		{"a100-emulated-gemm", "mi300x", gemm("ape-int16", "2048", "2048"), NumericsOff, true, false},
+		{"a100-emulated-gemm", "t4", gemm("markidis", "2048", "4096"), NumericsOff, true, true},
+		{"a100-emulated-gemm", "h100-sxm", gemm("ape-fp32b", "256", "256"), NumericsFull, false, false},
+		{"sgemm-cube", "", []string{"program.m=2048", "program.n=2048", "program.k=2048"}, NumericsOff, false, false},
+		{"lu-fused-small", "", nil, NumericsFull, false, false},
+	} {
+		f, err := ReadFile("examples/" + c.file + ".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		report := func(noAhead bool) string {
+			opts := Options{Machine: c.machine, NoReadAhead: noAhead, Numerics: c.numerics, Overrides: mustSets(t, c.sets...)}
+			if c.ff {
+				opts.FastForward = &ff
+			}
+			res, err := Execute(f, opts, RunHooks{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := *res.Report
+			if failed := strings.Contains(strings.Join(r.Notes, " "), "CHECK FAILED"); failed != c.failed {
+				t.Errorf("%s %s %v: a failed step check %v, want %v", c.file, c.machine, c.sets, failed, c.failed)
+			}
+			r.Sim.WallSeconds, r.Sim.EventsPerSecond, r.Sim.KernelWallSeconds = 0, 0, 0
+			b, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+		if a, b := report(false), report(true); a != b {
+			t.Errorf("%s %s %v read ahead:\n%s\nas read:\n%s", c.file, c.machine, c.sets, a, b)
+		}
+	}
+}
