@@ -87,22 +87,60 @@ type feed struct {
 }
 
 // fill generates the next chunk into its slot (f.mu held; room for it).
+// A generator that panics, or ends its goroutine (runtime.Goexit: a test's
+// t.Fatal), ends the feed with that (failed), for its reader to raise
+// where it would have without reading ahead.
 func (f *feed) fill() {
+	returned := false
 	defer func() {
-		if p := recover(); p != nil {
-			f.failed = p
-			f.ended.Store(true)
+		if returned {
+			return
 		}
+		p := recover() // (nil: runtime.Goexit, which goes on)
+		if p == nil {
+			p = errGoexit
+		}
+		f.failed = p
+		f.ended.Store(true)
 	}()
 	t := f.tail.Load()
 	f.dst = f.slots[t%aheadSlots][:0]
 	ch, ok := f.pull()
+	returned = true
 	if !ok || len(ch) == 0 {
 		f.ended.Store(true)
 		return
 	}
 	f.slots[t%aheadSlots] = ch
 	f.tail.Store(t + 1)
+}
+
+// errGoexit stands for a generator that called runtime.Goexit.
+var errGoexit = new(int)
+
+// aheadFilled counts the chunks generated ahead (AheadFilled).
+var aheadFilled atomic.Int64
+
+// AheadFilled returns the number of chunks the workers generated ahead of
+// their readers in this process (tests check that a run read ahead).
+func AheadFilled() int64 { return aheadFilled.Load() }
+
+// fillOne has the worker fill one chunk of f if it has room and no one
+// else holds it; it reports whether it did.
+func (f *feed) fillOne() bool {
+	if !f.room() || !f.mu.TryLock() {
+		return false
+	}
+	defer f.mu.Unlock()
+	if f.closed || !f.room() {
+		return false
+	}
+	t := f.tail.Load()
+	f.fill()
+	if f.tail.Load() > t {
+		aheadFilled.Add(1)
+	}
+	return true
 }
 
 // room reports whether f has a free slot and a stream left.
@@ -127,6 +165,14 @@ func (a *Ahead) add(f *feed) {
 // run fills the streams' free slots until none is left open; it sleeps
 // when all are full.
 func (a *Ahead) run() {
+	stopped := false
+	defer func() {
+		if !stopped { // (a generator ended the goroutine: the next add starts another)
+			a.mu.Lock()
+			a.running = false
+			a.mu.Unlock()
+		}
+	}()
 	for {
 		a.mu.Lock()
 		a.active = append(a.active, a.pending...)
@@ -134,6 +180,7 @@ func (a *Ahead) run() {
 		a.pending = a.pending[:0]
 		if len(a.active) == 0 {
 			a.running = false
+			stopped = true
 			a.mu.Unlock()
 			return
 		}
@@ -145,14 +192,9 @@ func (a *Ahead) run() {
 				continue
 			}
 			keep = append(keep, f)
-			if !f.room() || !f.mu.TryLock() {
-				continue
-			}
-			for !f.closed && f.room() {
-				f.fill()
+			if f.fillOne() { // (a chunk a feed a round: the readers wait for one at most)
 				did = true
 			}
-			f.mu.Unlock()
 		}
 		clear(a.active[len(keep):])
 		a.active = keep
@@ -165,6 +207,7 @@ func (a *Ahead) run() {
 				continue
 			}
 			<-a.wake
+			a.sleeping.Store(false) // (woken by a token left from before it slept)
 		}
 	}
 }
@@ -181,9 +224,7 @@ func (r *StreamReader) startAhead(s isa.Stream, a *Ahead) {
 	f.pull, f.stop = iter.Pull(chunks(s, &f.dst))
 	r.feed, r.taking, r.ahead = f, false, a
 	// The first chunk here: a block's start does not wait for the worker.
-	f.mu.Lock()
-	f.fill()
-	f.mu.Unlock()
+	f.fillAt(0)
 	a.add(f)
 }
 
@@ -211,17 +252,25 @@ func (r *StreamReader) refillAhead() *isa.Instr {
 			f.mu.Lock()
 			p := f.failed
 			f.mu.Unlock()
+			if p == errGoexit {
+				runtime.Goexit()
+			}
 			if p != nil {
 				panic(p)
 			}
 			return nil
 		}
 		r.ahead.took(0, true)
-		f.mu.Lock()
-		if !f.closed && f.tail.Load() == h && !f.ended.Load() {
-			f.fill()
-		}
-		f.mu.Unlock()
+		f.fillAt(h)
+	}
+}
+
+// fillAt has the reader fill chunk h of f unless someone did.
+func (f *feed) fillAt(h uint32) {
+	f.mu.Lock()
+	defer f.mu.Unlock() // (also where the generator ends the goroutine)
+	if !f.closed && f.tail.Load() == h && !f.ended.Load() {
+		f.fill()
 	}
 }
 
@@ -229,12 +278,14 @@ func (r *StreamReader) refillAhead() *isa.Instr {
 func (r *StreamReader) closeAhead() {
 	f := r.feed
 	r.feed = nil
+	defer func() {
+		if r.ahead.open.Add(-1) == 0 {
+			r.ahead.wakeUp() // (to stop)
+		}
+	}()
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.closed = true
 	f.ended.Store(true)
 	f.stop()
-	f.mu.Unlock()
-	if r.ahead.open.Add(-1) == 0 {
-		r.ahead.wakeUp() // (to stop)
-	}
 }

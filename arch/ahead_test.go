@@ -1,6 +1,7 @@
 package arch
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -239,4 +240,65 @@ func TestAheadPanic(t *testing.T) {
 		t.Errorf("read %d instructions before the panic, want %d (the chunks filled before it)", n, 500-500%chunkLen)
 	}
 	r.Close()
+}
+
+// A generator that ends its goroutine (runtime.Goexit, as a test's
+// t.Fatal does) on the worker ends its reader's goroutine instead, where
+// it would have without reading ahead; the worker's lock is released and
+// the next stream gets a worker again.
+func TestAheadGoexit(t *testing.T) {
+	a := NewAhead()
+	if a == nil {
+		t.Skip("GOMAXPROCS 1")
+	}
+	s := func(yield func(isa.Instr) bool) {
+		for i := range 1000 {
+			if i == 500 {
+				runtime.Goexit()
+			}
+			if !yield(isa.Instr{Op: isa.OpNop, Line: i}) {
+				return
+			}
+		}
+	}
+	var r StreamReader
+	n, exited := 0, make(chan bool)
+	go func() {
+		returned := false
+		defer func() { exited <- returned }()
+		r.StartAhead(s, a)
+		waitFull(&r)
+		for in := r.Next(); in != nil; in = r.Next() {
+			n++
+		}
+		returned = true
+	}()
+	select {
+	case returned := <-exited:
+		if returned || n != 500-500%chunkLen {
+			t.Errorf("reader returned %v after %d instructions: want it ended (Goexit) after %d", returned, n, 500-500%chunkLen)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reader hangs")
+	}
+	r.Close()
+	var next StreamReader
+	next.StartAhead(numbered(1000), a)
+	if got := readAll(&next); len(got) != 1000 {
+		t.Errorf("the next stream read %d of 1000 instructions", len(got))
+	}
+	next.Close()
+}
+
+// A reader closed reads nothing more.
+func TestAheadNextAfterClose(t *testing.T) {
+	for _, a := range []*Ahead{nil, NewAhead()} {
+		var r StreamReader
+		r.StartAhead(numbered(100), a)
+		r.Next()
+		r.Close()
+		if in := r.Next(); in != nil {
+			t.Errorf("read ahead %v: Next after Close gave %+v", a != nil, in)
+		}
+	}
 }

@@ -104,22 +104,20 @@ func (c *Chip) keyOrigin(key string) string {
 
 // Chip is a set of cores of one machine kind sharing global memory.
 type Chip struct {
-	ahead    *Ahead // (Ahead)
-	aheadSet bool
-	M        *machines.Machine
-	geom     *machines.Geometry
-	kind     *Kind
-	opts     Options
-	eng      *sim.Engine
-	clock    sim.Clock
-	gm       *mem.GM
-	gmBW     *mem.Channel   // HBM bandwidth shared by all cores
-	l2s      []*mem.L2      // the L2 (one entry), or its private partitions (nil without an L2)
-	l2BWs    []*mem.Channel // their bandwidths
-	llc      *mem.L2        // the memory-side cache in front of HBM (nil: none)
-	llcBW    *mem.Channel
-	cube     cube.Model
-	cores    []CoreModel
+	M     *machines.Machine
+	geom  *machines.Geometry
+	kind  *Kind
+	opts  Options
+	eng   *sim.Engine
+	clock sim.Clock
+	gm    *mem.GM
+	gmBW  *mem.Channel   // HBM bandwidth shared by all cores
+	l2s   []*mem.L2      // the L2 (one entry), or its private partitions (nil without an L2)
+	l2BWs []*mem.Channel // their bandwidths
+	llc   *mem.L2        // the memory-side cache in front of HBM (nil: none)
+	llcBW *mem.Channel
+	cube  cube.Model
+	cores []CoreModel
 
 	gmRead, gmWrite int64
 	traffic         Traffic
@@ -341,7 +339,16 @@ func (c *Chip) Run(p isa.Program) (*Stats, error) {
 	if err := c.Start(p); err != nil {
 		return nil, err
 	}
+	collected := false
+	defer func() {
+		if !collected { // a panic out of the engine or a generator: release the streams
+			for _, core := range c.cores {
+				core.Close()
+			}
+		}
+	}()
 	err := c.eng.Run()
+	collected = true
 	st, cerr := c.Collect()
 	if cerr != nil {
 		return nil, cerr

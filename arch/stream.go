@@ -72,6 +72,9 @@ func (r *StreamReader) refill() *isa.Instr {
 	if r.feed != nil {
 		return r.refillAhead()
 	}
+	if r.pull == nil { // (closed, or never started)
+		return nil
+	}
 	ch, ok := r.pull()
 	if !ok || len(ch) == 0 {
 		return nil
@@ -82,6 +85,7 @@ func (r *StreamReader) refill() *isa.Instr {
 
 // Close releases the stream.
 func (r *StreamReader) Close() {
+	r.chunk, r.at = nil, 0
 	if r.feed != nil {
 		r.closeAhead()
 	}

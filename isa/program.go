@@ -58,10 +58,10 @@ type Grid struct {
 	Class func(i int) int
 	// Steps, if not nil, returns the stream of CTA i as CTA does, with a
 	// Step marking each step of its main loop (the k-steps of a GEMM)
-	// and reading cur: when cur.To is set past the step the generator is
-	// about to emit, it resumes there (and clears it), so that a consumer
-	// can skip steps without their being generated (fast-forward's step
-	// skips). Only timing-only consumers use it.
+	// and reading cur: when the consumer asked for a step past the one the
+	// generator is about to emit (cur.Take), it resumes there, so that a
+	// consumer can skip steps without their being generated
+	// (fast-forward's step skips). Only timing-only consumers use it.
 	Steps func(i int, cur *StepCursor) Stream
 }
 

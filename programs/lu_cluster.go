@@ -428,7 +428,12 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 		j.capU = make([]uint16, j.p.N*j.p.N)
 	}
 	per := j.topo.Node.NPUs
-	ahead := arch.NewAhead() // (one worker for the chips on the shared engine)
+	// One worker generates the streams of every chip on the shared engine
+	// ahead of it (none: NoReadAhead, or one processor).
+	var ahead *arch.Ahead
+	if !j.opts.NoReadAhead {
+		ahead = arch.NewAhead()
+	}
 	for pr := 0; pr < j.P; pr++ {
 		for pc := 0; pc < j.Q; pc++ {
 			id := j.rankOf(pr, pc)
@@ -438,7 +443,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 			if j.isolated() {
 				chip, err = arch.NewHostChip(j.npu, j.eng, fmt.Sprintf("rank %d", id))
 			} else {
-				o := arch.Options{Mode: mode, Engine: j.eng, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides), Label: fmt.Sprintf("rank %d", id), Ahead: ahead}
+				o := arch.Options{Mode: mode, Engine: j.eng, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides), Label: fmt.Sprintf("rank %d", id), Ahead: ahead, NoReadAhead: ahead == nil}
 				if hooks.Observer != nil && id == hooks.ObserveRank {
 					o.Observer = hooks.Observer
 				}

@@ -396,7 +396,8 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 // its duration and dynamic energy (the chip's energy over the run less
 // its static power over it).
 func simulateKernelAlone(j *luCluster, p luPending) (luKernelRun, error) {
-	chip, err := arch.NewChip(j.npu, arch.Options{Mode: arch.Timing, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides)})
+	// (NoReadAhead: the kernels run on every processor already.)
+	chip, err := arch.NewChip(j.npu, arch.Options{Mode: arch.Timing, NoReadAhead: true, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides)})
 	if err != nil {
 		return luKernelRun{}, err
 	}

@@ -1,6 +1,8 @@
 package programs
 
 import (
+	"sync/atomic"
+
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
 )
@@ -15,8 +17,12 @@ import (
 // are the heavy ones). Counting walks the streams once before the run
 // (about as costly as generating them), so ask for it only when it is shown.
 type WorkMeter struct {
-	issued, total int64
-	blocks        bool // total counts grid blocks, not instructions
+	// issued counts the instructions generated — as the cores take them,
+	// or up to a few chunks ahead of them where a worker generates the
+	// streams ahead (arch.Ahead: atomic, counted on its goroutine too).
+	issued atomic.Int64
+	total  int64
+	blocks bool // total counts grid blocks, not instructions
 	// chip is the run's chip: with a host program its tasks are the
 	// measure, with grids its finished and skipped blocks.
 	chip *arch.Chip
@@ -54,7 +60,7 @@ func (m *WorkMeter) Fraction() (float64, bool) {
 		}
 		return min(float64(m.chip.BlocksDone())/float64(m.total), 1), true
 	}
-	return min(float64(m.issued)/float64(m.total), 1), true
+	return min(float64(m.issued.Load())/float64(m.total), 1), true
 }
 
 // hosted reports whether the run's chip has a host program.
@@ -96,7 +102,7 @@ func (m *WorkMeter) attach(prog *isa.Program) {
 		}
 		prog.Cores[i] = func(yield func(isa.Instr) bool) {
 			for in := range s {
-				m.issued++
+				m.issued.Add(1)
 				if !yield(in) {
 					return
 				}

@@ -77,9 +77,11 @@ type Options struct {
 	// CTA as one (timing only; --k-batch, gpuGEMMPlan.batchKSteps; at
 	// most MaxKBatch).
 	KBatch int
-	// NoReadAhead generates each GPU instruction stream as its SM reads
-	// it, on the engine's goroutine (arch.Options.NoReadAhead; the same
-	// results — tests compare the two).
+	// NoReadAhead generates each instruction stream (the AI cores' pipe
+	// programs, a GPU's blocks) as its core reads it, on the engine's
+	// goroutine, instead of ahead of it on another (arch.Ahead; the same
+	// results — tests compare the two). Sweeps running points in
+	// parallel set it: their processors are busy already.
 	NoReadAhead bool
 }
 

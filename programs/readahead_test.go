@@ -14,7 +14,8 @@ import (
 // clock: emulated GEMMs on GPUs timing-only with every fast-forward (step
 // skips read their generators' cursors on the other goroutine; a failed
 // check's run made again) and with their numerics (bit-exact C), SGEMM-cube
-// on the DaVinci cube, and the fused LU with its host (full numerics).
+// on the DaVinci cube, and the fused LU with its host (full numerics), on
+// one NPU and on a cluster's (one worker for the chips of one engine).
 func TestReadAheadSameReport(t *testing.T) {
 	if arch.NewAhead() == nil {
 		t.Skip("GOMAXPROCS 1")
@@ -37,6 +38,7 @@ func TestReadAheadSameReport(t *testing.T) {
 		{"a100-emulated-gemm", "h100-sxm", gemm("ape-fp32b", "256", "256"), NumericsFull, false, false},
 		{"sgemm-cube", "", []string{"program.m=2048", "program.n=2048", "program.k=2048"}, NumericsOff, false, false},
 		{"lu-fused-small", "", nil, NumericsFull, false, false},
+		{"lu-cluster-small", "", nil, NumericsFull, false, false}, // (chips on one engine: one worker)
 	} {
 		f, err := ReadFile("examples/" + c.file + ".yaml")
 		if err != nil {
@@ -47,9 +49,13 @@ func TestReadAheadSameReport(t *testing.T) {
 			if c.ff {
 				opts.FastForward = &ff
 			}
+			filled := arch.AheadFilled()
 			res, err := Execute(f, opts, RunHooks{})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if ahead := arch.AheadFilled() > filled; ahead == noAhead {
+				t.Errorf("%s %s %v: chunks generated ahead %v, NoReadAhead %v", c.file, c.machine, c.sets, ahead, noAhead)
 			}
 			r := *res.Report
 			if failed := strings.Contains(strings.Join(r.Notes, " "), "CHECK FAILED"); failed != c.failed {
