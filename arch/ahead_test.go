@@ -212,18 +212,8 @@ func TestAheadPanic(t *testing.T) {
 	if a == nil {
 		t.Skip("GOMAXPROCS 1")
 	}
-	s := func(yield func(isa.Instr) bool) {
-		for i := range 1000 {
-			if i == 500 {
-				panic("generator failed")
-			}
-			if !yield(isa.Instr{Op: isa.OpNop, Line: i}) {
-				return
-			}
-		}
-	}
 	var r StreamReader
-	r.StartAhead(s, a)
+	r.StartAhead(failing(func() { panic("generator failed") }), a)
 	n := 0
 	func() {
 		defer func() {
@@ -251,22 +241,12 @@ func TestAheadGoexit(t *testing.T) {
 	if a == nil {
 		t.Skip("GOMAXPROCS 1")
 	}
-	s := func(yield func(isa.Instr) bool) {
-		for i := range 1000 {
-			if i == 500 {
-				runtime.Goexit()
-			}
-			if !yield(isa.Instr{Op: isa.OpNop, Line: i}) {
-				return
-			}
-		}
-	}
 	var r StreamReader
 	n, exited := 0, make(chan bool)
 	go func() {
 		returned := false
 		defer func() { exited <- returned }()
-		r.StartAhead(s, a)
+		r.StartAhead(failing(runtime.Goexit), a)
 		waitFull(&r)
 		for in := r.Next(); in != nil; in = r.Next() {
 			n++
@@ -299,6 +279,21 @@ func TestAheadNextAfterClose(t *testing.T) {
 		r.Close()
 		if in := r.Next(); in != nil {
 			t.Errorf("read ahead %v: Next after Close gave %+v", a != nil, in)
+		}
+	}
+}
+
+// failing is a stream of 1000 instructions that calls fail before its
+// 500th (a generator that panics, or ends its goroutine).
+func failing(fail func()) isa.Stream {
+	return func(yield func(isa.Instr) bool) {
+		for i := range 1000 {
+			if i == 500 {
+				fail()
+			}
+			if !yield(isa.Instr{Op: isa.OpNop, Line: i}) {
+				return
+			}
 		}
 	}
 }

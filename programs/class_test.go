@@ -29,16 +29,7 @@ func TestGridClassesAreAlike(t *testing.T) {
 		{"examples/a100-lu-fused.yaml", []string{"program.n=1280", "program.nb=256"}},
 	}
 	for _, c := range cases {
-		f := mustRead(t, c.file)
-		opts := Options{Overrides: mustSets(t, c.sets...), Numerics: NumericsOff}
-		m, err := MachineFor(f, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		job, err := f.Kind.BuildFor(f, m, opts)
-		if err != nil {
-			t.Fatalf("%s %v: %v", c.file, c.sets, err)
-		}
+		job := buildJob(t, c.file, Options{Overrides: mustSets(t, c.sets...), Numerics: NumericsOff})
 		declared, shared := 0, 0
 		grids := job.Program().Grids
 		if lu, ok := job.(*luGPUJob); ok {
@@ -73,4 +64,20 @@ func TestGridClassesAreAlike(t *testing.T) {
 			t.Errorf("%s %v: %d kernels declare classes, %d blocks share one: want some of both", c.file, c.sets, declared, shared)
 		}
 	}
+}
+
+// buildJob builds the job of a program file with opts (a test's failure
+// where it cannot).
+func buildJob(t *testing.T, file string, opts Options) Job {
+	t.Helper()
+	f := mustRead(t, file)
+	m, err := MachineFor(f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := f.Kind.BuildFor(f, m, opts)
+	if err != nil {
+		t.Fatalf("%s %v: %v", file, opts.Overrides, err)
+	}
+	return job
 }

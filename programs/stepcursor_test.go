@@ -34,17 +34,8 @@ func TestStepCursorResumesAsStepped(t *testing.T) {
 	}
 	checked := 0
 	for _, c := range cases {
-		f := mustRead(t, "examples/"+c.file+".yaml")
-		opts := Options{Machine: c.machine, Numerics: NumericsOff,
-			Overrides: mustSets(t, append([]string{"program.m=512", "program.n=384", "program.k=1024"}, c.sets...)...)}
-		m, err := MachineFor(f, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		job, err := f.Kind.BuildFor(f, m, opts)
-		if err != nil {
-			t.Fatalf("%s %v: %v", c.file, c.sets, err)
-		}
+		job := buildJob(t, "examples/"+c.file+".yaml", Options{Machine: c.machine, Numerics: NumericsOff,
+			Overrides: mustSets(t, append([]string{"program.m=512", "program.n=384", "program.k=1024"}, c.sets...)...)})
 		for _, g := range job.Program().Grids {
 			if g.Steps == nil {
 				continue
