@@ -247,6 +247,12 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		again string // what the run made again changed
 	}
 	var stepsFailed []failedStep
+	var discarded struct { // the runs made again
+		runs   int
+		events uint64
+		wall   time.Duration
+	}
+	attempt := start
 	for {
 		var se *arch.StepCheckError
 		var ce *arch.FastForwardCheckError
@@ -274,6 +280,10 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 			ff.Exclude = append(slices.Clip(ff.Exclude), x.BlockRange)
 		}
 		opts.FastForward = &ff
+		discarded.runs++
+		discarded.events += chip.Engine().Events()
+		discarded.wall += time.Since(attempt)
+		attempt = time.Now()
 		if err := newChip(); err != nil {
 			return nil, err
 		}
@@ -299,6 +309,13 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		return nil, err
 	}
 	rep, err := simReport(chip, m, opts, prog, job.Mode(), st, wall)
+	if err == nil && discarded.runs > 0 {
+		rep.Sim.DiscardedRuns, rep.Sim.DiscardedEvents = discarded.runs, discarded.events
+		rep.Sim.DiscardedWallSeconds = discarded.wall.Seconds()
+		if wall > 0 {
+			rep.Sim.EventsPerSecond = float64(st.Events+discarded.events) / wall
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -58,10 +58,11 @@ func TestReadAheadSameReport(t *testing.T) {
 				t.Errorf("%s %s %v: chunks generated ahead %v, NoReadAhead %v", c.file, c.machine, c.sets, ahead, noAhead)
 			}
 			r := *res.Report
-			if failed := strings.Contains(strings.Join(r.Notes, " "), "CHECK FAILED"); failed != c.failed {
-				t.Errorf("%s %s %v: a failed step check %v, want %v", c.file, c.machine, c.sets, failed, c.failed)
+			if failed := strings.Contains(strings.Join(r.Notes, " "), "CHECK FAILED"); failed != c.failed || (r.Sim.DiscardedRuns > 0) != c.failed ||
+				c.failed && (r.Sim.DiscardedEvents == 0 || r.Sim.DiscardedWallSeconds <= 0 || r.Sim.DiscardedWallSeconds >= r.Sim.WallSeconds) {
+				t.Errorf("%s %s %v: a failed step check %v (%+v), want %v", c.file, c.machine, c.sets, failed, r.Sim, c.failed)
 			}
-			r.Sim.WallSeconds, r.Sim.EventsPerSecond, r.Sim.KernelWallSeconds = 0, 0, 0
+			r.Sim.WallSeconds, r.Sim.EventsPerSecond, r.Sim.KernelWallSeconds, r.Sim.DiscardedWallSeconds = 0, 0, 0, 0
 			b, err := json.Marshal(r)
 			if err != nil {
 				t.Fatal(err)

@@ -248,6 +248,13 @@ type SimReport struct {
 	// the measured and checked ones did (an estimate, not a bound).
 	SkippedSeconds         float64 `json:"skipped_seconds,omitempty"`
 	SkipUncertaintySeconds float64 `json:"skip_uncertainty_seconds,omitempty"`
+	// DiscardedRuns is the number of runs a failed fast-forward check
+	// stopped and made again, DiscardedEvents and DiscardedWallSeconds
+	// what they simulated and the part of WallSeconds they took (Events
+	// counts the run reported; EventsPerSecond all the events simulated).
+	DiscardedRuns        int     `json:"discarded_runs,omitempty"`
+	DiscardedEvents      uint64  `json:"discarded_events,omitempty"`
+	DiscardedWallSeconds float64 `json:"discarded_wall_seconds,omitempty"`
 	// KBatch is the run's --k-batch: GPU GEMM kernels simulated that many
 	// of their k-steps as one (0: none).
 	KBatch int `json:"k_batch,omitempty"`
@@ -461,7 +468,15 @@ func (r *Report) WriteSummary(w io.Writer) {
 			fmt.Fprintf(w, "%-6s %10s %10s %10s %6.1f%%\n", b, bytesStr(br.CapacityBytes), bytesStr(br.PeakBytes), bytesStr(int64(br.MeanBytes)), 100*br.PeakFraction)
 		}
 	}
-	fmt.Fprintf(w, "\nsimulated %d events in %.3f s (%.3g events/s)\n", r.Sim.Events, r.Sim.WallSeconds, r.Sim.EventsPerSecond)
+	fmt.Fprintf(w, "\nsimulated %d events in %.3f s (%.3g events/s)", r.Sim.Events, r.Sim.WallSeconds, r.Sim.EventsPerSecond)
+	if s := r.Sim; s.DiscardedRuns > 0 {
+		runs := "1 run"
+		if s.DiscardedRuns > 1 {
+			runs = fmt.Sprintf("%d runs", s.DiscardedRuns)
+		}
+		fmt.Fprintf(w, "; %.3f s of it (%d events) in %s a failed check stopped", s.DiscardedWallSeconds, s.DiscardedEvents, runs)
+	}
+	fmt.Fprintln(w)
 	for _, n := range r.Notes {
 		fmt.Fprintln(w, "note:", n)
 	}
