@@ -20,6 +20,13 @@ const smPriority = 0
 // entry stands for a run of hardware instructions).
 const queueDepth = 16
 
+// A lane's queue is a ring of queueDepth entries indexed by a mask (no
+// division per instruction): a power of two.
+var _ = [1]struct{}{}[queueDepth&(queueDepth-1)]
+
+// slot is the ring index of the entry j places behind the front.
+func (l *ctaLane) slot(j int) int { return (l.head + j) & (queueDepth - 1) }
+
 // flagIDs is the number of event ids per (src, dst) lane pair of a CTA:
 // cp.async groups, mbarriers and the buffer-free tokens of a multistage
 // pipeline.
@@ -60,23 +67,23 @@ type ctaLane struct {
 	fly      []inflight
 }
 
-func (l *ctaLane) full() bool        { return l.n == len(l.q) }
+func (l *ctaLane) full() bool        { return l.n == queueDepth }
 func (l *ctaLane) empty() bool       { return l.n == 0 }
 func (l *ctaLane) front() *isa.Instr { return &l.q[l.head] }
 
 func (l *ctaLane) push(in isa.Instr, ready sim.Time) {
-	i := (l.head + l.n) % len(l.q)
+	i := l.slot(l.n)
 	l.q[i], l.ready[i] = in, ready
 	l.n++
 }
 
 func (l *ctaLane) pop() {
-	l.head = (l.head + 1) % len(l.q)
+	l.head = l.slot(1)
 	l.n--
 }
 
 // at is the queued instruction j places behind the front.
-func (l *ctaLane) at(j int) *isa.Instr { return &l.q[(l.head+j)%len(l.q)] }
+func (l *ctaLane) at(j int) *isa.Instr { return &l.q[l.slot(j)] }
 
 // groupLen returns the number of queued instructions of the group at the
 // front (isa.Instr.WithNext; 1 for an instruction on its own) and whether
@@ -103,7 +110,7 @@ func (l *ctaLane) mmaRun(now sim.Time) int {
 	n := 1
 	for ; n < l.n; n++ {
 		m := l.at(n)
-		if m.Op != isa.OpMmad || m.In != in.In || m.Out != in.Out || l.ready[(l.head+n)%len(l.q)] > now {
+		if m.Op != isa.OpMmad || m.In != in.In || m.Out != in.Out || l.ready[l.slot(n)] > now {
 			break
 		}
 	}
@@ -117,7 +124,7 @@ func (l *ctaLane) startReady() sim.Time {
 		return l.ready[l.head]
 	}
 	n, _ := l.groupLen()
-	return l.ready[(l.head+n-1)%len(l.q)]
+	return l.ready[l.slot(n-1)]
 }
 
 // cta is one resident thread block: an in-order issue stream feeding its
@@ -319,7 +326,7 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bo
 	if t == nil {
 		t = &cta{flags: make([]int32, numLanes*numLanes*flagIDs)}
 		for i := range t.lanes {
-			t.lanes[i] = ctaLane{q: make([]isa.Instr, queueDepth), ready: make([]sim.Time, queueDepth)}
+			t.lanes[i] = ctaLane{q: make([]isa.Instr, queueDepth), ready: make([]sim.Time, queueDepth)} // (slot: a ring of queueDepth)
 		}
 		core.ctas = append(core.ctas, t)
 		slot = len(core.ctas) - 1
@@ -602,7 +609,7 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 					core.fault(t, in, fmt.Errorf("a group of instructions started together (WithNext) longer than the lane queue (%d)", queueDepth))
 					return progress
 				}
-				if !complete || l.ready[(l.head+n-1)%len(l.q)] > now {
+				if !complete || l.ready[l.slot(n-1)] > now {
 					l.state = arch.QueueEmpty // the rest of the group is not issued yet
 					return progress
 				}
@@ -865,7 +872,7 @@ func (core *Core) quietDone(t *cta, p int, now sim.Time) bool {
 	nt := 0
 scan:
 	for j := 0; j < l.n; j++ {
-		if l.ready[(l.head+j)%len(l.q)] > now {
+		if l.ready[l.slot(j)] > now {
 			break // issued later: the lane wakes up then
 		}
 		switch in := l.at(j); in.Op {
