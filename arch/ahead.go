@@ -38,11 +38,21 @@ type Ahead struct {
 // of its reader (each chunkLen instructions).
 const aheadSlots = 4
 
-// NewAhead returns a generator for streams read ahead, or nil where the
-// process has one processor to run on (GOMAXPROCS 1: the worker would
-// take turns with the engine).
+// noReadAhead is SetReadAhead's setting (false: on).
+var noReadAhead atomic.Bool
+
+// SetReadAhead turns streams read ahead on (the default) or off for the
+// chips made from then on. Callers that already run several simulations
+// at once (design-space sweeps) turn it off, as they bound
+// cube.SetMaxWorkers: the processors are busy (two runs at once took 13 %
+// longer with it). Results do not depend on it.
+func SetReadAhead(on bool) { noReadAhead.Store(!on) }
+
+// NewAhead returns a generator for streams read ahead, or nil where it is
+// off (SetReadAhead) or the process has one processor to run on
+// (GOMAXPROCS 1: the worker would take turns with the engine).
 func NewAhead() *Ahead {
-	if runtime.GOMAXPROCS(0) < 2 {
+	if noReadAhead.Load() || runtime.GOMAXPROCS(0) < 2 {
 		return nil
 	}
 	return &Ahead{wake: make(chan struct{}, 1)}
@@ -74,16 +84,19 @@ func (a *Ahead) wakeUp() {
 // order by whoever holds mu (the worker, or the reader when it finds the
 // next chunk missing), taken in order by the reader.
 type feed struct {
+	ahead  *Ahead     // whose worker fills it
 	mu     sync.Mutex // held while pulling, filling a slot or closing
 	pull   func() ([]isa.Instr, bool)
 	stop   func()
 	dst    []isa.Instr // the slot chunks() writes the next chunk into
 	slots  [aheadSlots][]isa.Instr
-	closed bool          // (under mu) the reader closed it
 	failed any           // (under mu) what the generator panicked with
 	head   atomic.Uint32 // chunks the reader is done with
 	tail   atomic.Uint32 // chunks filled
-	ended  atomic.Bool   // no chunk after tail (the stream ended, or was closed)
+	// ended: no chunk after tail — the stream ended, failed, or its
+	// reader closed it (set under mu: a fill under mu that finds it unset
+	// may pull).
+	ended atomic.Bool
 }
 
 // fill generates the next chunk into its slot (f.mu held; room for it).
@@ -132,7 +145,7 @@ func (f *feed) fillOne() bool {
 		return false
 	}
 	defer f.mu.Unlock()
-	if f.closed || !f.room() {
+	if !f.room() {
 		return false
 	}
 	t := f.tail.Load()
@@ -217,12 +230,12 @@ func (r *StreamReader) startAhead(s isa.Stream, a *Ahead) {
 	if cap(r.ring) < aheadSlots*chunkLen {
 		r.ring = make([]isa.Instr, aheadSlots*chunkLen)
 	}
-	f := &feed{}
+	f := &feed{ahead: a}
 	for i := range f.slots {
 		f.slots[i] = r.ring[i*chunkLen : i*chunkLen : (i+1)*chunkLen]
 	}
 	f.pull, f.stop = iter.Pull(chunks(s, &f.dst))
-	r.feed, r.taking, r.ahead = f, false, a
+	r.feed = f
 	// The first chunk here: a block's start does not wait for the worker.
 	f.fillAt(0)
 	a.add(f)
@@ -230,19 +243,20 @@ func (r *StreamReader) startAhead(s isa.Stream, a *Ahead) {
 
 // refillAhead takes the next chunk of r's feed (generating it if the
 // worker has not) and returns its first instruction (nil at the end).
+// r.chunk, if not nil, is the slot r is done with.
 func (r *StreamReader) refillAhead() *isa.Instr {
 	f := r.feed
 	h := f.head.Load()
-	if r.taking { // done with the chunk before
+	if r.chunk != nil {
 		h++
 		f.head.Store(h)
-		r.taking = false
-		r.ahead.took(1, false)
+		r.chunk = nil
+		f.ahead.took(1, false)
 	}
 	for {
 		if f.tail.Load() > h {
 			ch := f.slots[h%aheadSlots]
-			r.chunk, r.at, r.taking = ch, 1, true
+			r.chunk, r.at = ch, 1
 			return &ch[0]
 		}
 		if f.ended.Load() {
@@ -260,7 +274,7 @@ func (r *StreamReader) refillAhead() *isa.Instr {
 			}
 			return nil
 		}
-		r.ahead.took(0, true)
+		f.ahead.took(0, true)
 		f.fillAt(h)
 	}
 }
@@ -269,7 +283,7 @@ func (r *StreamReader) refillAhead() *isa.Instr {
 func (f *feed) fillAt(h uint32) {
 	f.mu.Lock()
 	defer f.mu.Unlock() // (also where the generator ends the goroutine)
-	if !f.closed && f.tail.Load() == h && !f.ended.Load() {
+	if f.tail.Load() == h && !f.ended.Load() {
 		f.fill()
 	}
 }
@@ -279,13 +293,12 @@ func (r *StreamReader) closeAhead() {
 	f := r.feed
 	r.feed = nil
 	defer func() {
-		if r.ahead.open.Add(-1) == 0 {
-			r.ahead.wakeUp() // (to stop)
+		if f.ahead.open.Add(-1) == 0 {
+			f.ahead.wakeUp() // (to stop)
 		}
 	}()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.closed = true
 	f.ended.Store(true)
 	f.stop()
 }

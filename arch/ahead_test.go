@@ -34,7 +34,7 @@ func readAll(r *StreamReader) []int {
 func waitFull(r *StreamReader) {
 	f := r.feed
 	for f != nil && f.room() {
-		r.ahead.took(0, true)
+		f.ahead.took(0, true)
 		time.Sleep(time.Microsecond)
 	}
 }

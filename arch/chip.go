@@ -54,8 +54,9 @@ type Options struct {
 	Label string
 	// Ahead, if not nil, generates the chip's streams ahead of its cores
 	// (chips on a shared Engine share one); nil: the chip makes its own
-	// where the process has two processors or more. NoReadAhead: none —
-	// each stream is generated as its core reads it (the same results).
+	// (NewAhead: none where it is off or there is one processor).
+	// NoReadAhead: none — each stream is generated as its core reads it
+	// (the same results; for chips simulated several at once).
 	Ahead       *Ahead
 	NoReadAhead bool
 }
@@ -165,6 +166,11 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 		if model, err = cube.Preset(name); err != nil {
 			return nil, fmt.Errorf("machine %s: core numerics: %w", m.Name, err)
 		}
+	}
+	if opts.NoReadAhead {
+		opts.Ahead = nil
+	} else if opts.Ahead == nil {
+		opts.Ahead = NewAhead() // (nil: none)
 	}
 	eng := opts.Engine
 	if eng == nil {
@@ -339,16 +345,12 @@ func (c *Chip) Run(p isa.Program) (*Stats, error) {
 	if err := c.Start(p); err != nil {
 		return nil, err
 	}
-	collected := false
-	defer func() {
-		if !collected { // a panic out of the engine or a generator: release the streams
-			for _, core := range c.cores {
-				core.Close()
-			}
+	defer func() { // (Collect did, unless a panic came out of the engine or a generator)
+		for _, core := range c.cores {
+			core.Close()
 		}
 	}()
 	err := c.eng.Run()
-	collected = true
 	st, cerr := c.Collect()
 	if cerr != nil {
 		return nil, cerr
@@ -901,13 +903,4 @@ func (c *Chip) CoreDone(id int, now sim.Time) {
 
 // Ahead returns what generates the chip's streams ahead of its cores
 // (Options.Ahead; nil: each is generated as its core reads it).
-func (c *Chip) Ahead() *Ahead {
-	if c.opts.NoReadAhead {
-		return nil
-	}
-	if c.opts.Ahead == nil {
-		c.opts.Ahead = NewAhead()
-		c.opts.NoReadAhead = c.opts.Ahead == nil
-	}
-	return c.opts.Ahead
-}
+func (c *Chip) Ahead() *Ahead { return c.opts.Ahead }

@@ -15,12 +15,10 @@ type StreamReader struct {
 	chunk []isa.Instr // pulled, not yet taken
 	at    int
 	buf   []isa.Instr // the chunks' backing array, reused by the next stream
-	// Read ahead (StartAhead): the stream's feed, r's chunk is one of its
-	// slots (taking), and the slots' backing array, reused by the next.
-	feed   *feed
-	ahead  *Ahead
-	taking bool
-	ring   []isa.Instr
+	// Read ahead (StartAhead): the stream's feed (chunk, if not nil, is
+	// one of its slots) and the slots' backing array, reused by the next.
+	feed *feed
+	ring []isa.Instr
 }
 
 // chunkLen is the number of instructions pulled from a stream at a time:

@@ -38,8 +38,8 @@ func (e *emitter) step(k, n, period, from, to int) int {
 	if e.cur == nil {
 		return k
 	}
-	if to := e.cur.Take(); to > k {
-		k = to
+	if asked := e.cur.Take(); asked > k {
+		k = asked
 	}
 	e.emit(isa.Step(k, n, period, from, max(min(to, n-1), from)))
 	return k

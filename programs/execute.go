@@ -196,7 +196,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		var err error
 		if chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
 			Progress: progress, ProgressEvery: every, FastForward: opts.FastForward,
-			NoReadAhead: opts.NoReadAhead, KeyOrigin: machineKeyOrigin(machineRef(f, opts), opts.Overrides)}); err != nil {
+			KeyOrigin: machineKeyOrigin(machineRef(f, opts), opts.Overrides)}); err != nil {
 			return badInput(err)
 		}
 		if err := job.Prepare(chip); err != nil {

@@ -429,11 +429,8 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 	}
 	per := j.topo.Node.NPUs
 	// One worker generates the streams of every chip on the shared engine
-	// ahead of it (none: NoReadAhead, or one processor).
-	var ahead *arch.Ahead
-	if !j.opts.NoReadAhead {
-		ahead = arch.NewAhead()
-	}
+	// ahead of it (nil: none, arch.SetReadAhead).
+	ahead := arch.NewAhead()
 	for pr := 0; pr < j.P; pr++ {
 		for pc := 0; pc < j.Q; pc++ {
 			id := j.rankOf(pr, pc)

@@ -77,12 +77,6 @@ type Options struct {
 	// CTA as one (timing only; --k-batch, gpuGEMMPlan.batchKSteps; at
 	// most MaxKBatch).
 	KBatch int
-	// NoReadAhead generates each instruction stream (the AI cores' pipe
-	// programs, a GPU's blocks) as its core reads it, on the engine's
-	// goroutine, instead of ahead of it on another (arch.Ahead; the same
-	// results — tests compare the two). Sweeps running points in
-	// parallel set it: their processors are busy already.
-	NoReadAhead bool
 }
 
 // MaxKBatch is the largest Options.KBatch.

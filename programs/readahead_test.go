@@ -45,7 +45,9 @@ func TestReadAheadSameReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		report := func(noAhead bool) string {
-			opts := Options{Machine: c.machine, NoReadAhead: noAhead, Numerics: c.numerics, Overrides: mustSets(t, c.sets...)}
+			arch.SetReadAhead(!noAhead)
+			defer arch.SetReadAhead(true)
+			opts := Options{Machine: c.machine, Numerics: c.numerics, Overrides: mustSets(t, c.sets...)}
 			if c.ff {
 				opts.FastForward = &ff
 			}
@@ -55,7 +57,7 @@ func TestReadAheadSameReport(t *testing.T) {
 				t.Fatal(err)
 			}
 			if ahead := arch.AheadFilled() > filled; ahead == noAhead {
-				t.Errorf("%s %s %v: chunks generated ahead %v, NoReadAhead %v", c.file, c.machine, c.sets, ahead, noAhead)
+				t.Errorf("%s %s %v: chunks generated ahead %v, read-ahead off %v", c.file, c.machine, c.sets, ahead, noAhead)
 			}
 			r := *res.Report
 			if failed := strings.Contains(strings.Join(r.Notes, " "), "CHECK FAILED"); failed != c.failed || (r.Sim.DiscardedRuns > 0) != c.failed ||

@@ -164,6 +164,8 @@ func Run(s *Study, opts Options) (*Summary, error) {
 		// goroutines would only add overhead.
 		cube.SetMaxWorkers(1)
 		defer cube.SetMaxWorkers(0)
+		arch.SetReadAhead(false) // (nor a worker generating streams ahead beside each)
+		defer arch.SetReadAhead(true)
 	}
 	var werr error
 	if len(todo) > 0 {
@@ -226,7 +228,7 @@ func runPoints(s *Study, todo []Point, jobs int, opts Options, record func(Recor
 		go func() {
 			defer wg.Done()
 			for p := range work {
-				r := s.runPoint(ctx, p, opts.PointTimeout, jobs > 1)
+				r := s.runPoint(ctx, p, opts.PointTimeout)
 				if ctx.Err() != nil {
 					continue // interrupted: not a result
 				}
@@ -348,11 +350,11 @@ func (s *Study) written(p Point) (program, machine string) {
 // RunPoint simulates one point and returns its record; failures are
 // recorded, never returned (a panic in the simulator is recorded as a
 // failure too, so one bad point cannot stop a study).
-func (s *Study) RunPoint(p Point) Record { return s.runPoint(context.Background(), p, 0, false) }
+func (s *Study) RunPoint(p Point) Record { return s.runPoint(context.Background(), p, 0) }
 
 // runPoint is RunPoint stopped by ctx, and after timeout (> 0) of wall
-// time (recorded as a failure); parallel: other points run beside it.
-func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration, parallel bool) (rec Record) {
+// time (recorded as a failure).
+func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration) (rec Record) {
 	rec = Record{Index: p.Index, Params: s.paramMap(p), Run: s.stamp(p), Status: StatusOK, Metrics: map[string]json.RawMessage{}}
 	fail := func(msg string) {
 		rec.Status, rec.Error = StatusFailed, msg
@@ -379,11 +381,7 @@ func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration, pa
 		ctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("point time limit %v exceeded (--point-timeout)", timeout))
 		defer cancel()
 	}
-	o := s.runOptions(paths.machine, p)
-	// Points run in parallel use the processors: no stream generated
-	// ahead on another goroutine (arch.Ahead) besides.
-	o.NoReadAhead = parallel
-	res, err := programs.Execute(f, o, programs.RunHooks{Context: ctx})
+	res, err := programs.Execute(f, s.runOptions(paths.machine, p), programs.RunHooks{Context: ctx})
 	if err != nil {
 		fail(paths.rewrite(firstLine(err)))
 		rec.badInput = badinput.Is(err)

@@ -376,7 +376,7 @@ func TestLogTicks(t *testing.T) {
 // continue.
 func TestPointTimeoutAndInterrupt(t *testing.T) {
 	s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nvary: {program.m: [4096]}\n")
-	r := s.runPoint(context.Background(), s.Points[0], time.Nanosecond, false)
+	r := s.runPoint(context.Background(), s.Points[0], time.Nanosecond)
 	if r.Status != StatusFailed || !strings.Contains(r.Error, "point time limit 1ns exceeded (--point-timeout)") {
 		t.Errorf("timed-out point: %+v", r)
 	}
