@@ -247,11 +247,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		again string // what the run made again changed
 	}
 	var stepsFailed []failedStep
-	var discarded struct { // the runs made again
-		runs   int
-		events uint64
-		wall   time.Duration
-	}
+	var discarded discardedRuns
 	attempt := start
 	for {
 		var se *arch.StepCheckError
@@ -304,18 +300,11 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		}
 		var dl *sim.DeadlockError
 		if errors.As(err, &dl) {
-			return deadlockResult(f, chip, m, opts, prog, job.Mode(), st, dl, wall)
+			return deadlockResult(f, chip, m, opts, prog, job.Mode(), st, dl, wall, discarded)
 		}
 		return nil, err
 	}
-	rep, err := simReport(chip, m, opts, prog, job.Mode(), st, wall)
-	if err == nil && discarded.runs > 0 {
-		rep.Sim.DiscardedRuns, rep.Sim.DiscardedEvents = discarded.runs, discarded.events
-		rep.Sim.DiscardedWallSeconds = discarded.wall.Seconds()
-		if wall > 0 {
-			rep.Sim.EventsPerSecond = float64(st.Events+discarded.events) / wall
-		}
-	}
+	rep, err := simReport(chip, m, opts, prog, job.Mode(), st, wall, discarded)
 	if err != nil {
 		return nil, err
 	}
@@ -396,11 +385,20 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	return res, nil
 }
 
+// discardedRuns are the runs a failed fast-forward check stopped and made
+// again (report.SimReport.DiscardedRuns): how many, their events and wall
+// time.
+type discardedRuns struct {
+	runs   int
+	events uint64
+	wall   time.Duration
+}
+
 // simReport returns the report of chip's run of prog up to st's time: the
 // provenance (machine, its configuration, the overrides, the version),
 // time, pipes, buffers, cores, memory traffic and the simulation's own
 // figures; the program's job adds its sections.
-func simReport(chip *arch.Chip, m *machines.Machine, opts Options, prog isa.Program, jobMode arch.Mode, st *arch.Stats, wall float64) (*report.Report, error) {
+func simReport(chip *arch.Chip, m *machines.Machine, opts Options, prog isa.Program, jobMode arch.Mode, st *arch.Stats, wall float64, d discardedRuns) (*report.Report, error) {
 	rep := &report.Report{Machine: m.Name, Version: version.String(), Overrides: []string{}}
 	for _, o := range opts.Overrides {
 		rep.Overrides = append(rep.Overrides, o.Full())
@@ -424,9 +422,10 @@ func simReport(chip *arch.Chip, m *machines.Machine, opts Options, prog isa.Prog
 	if jobMode == arch.Timing {
 		mode = "timing"
 	}
-	rep.Sim = report.SimReport{Events: st.Events, WallSeconds: wall, Mode: mode}
+	rep.Sim = report.SimReport{Events: st.Events, WallSeconds: wall, Mode: mode,
+		DiscardedRuns: d.runs, DiscardedEvents: d.events, DiscardedWallSeconds: d.wall.Seconds()}
 	if wall > 0 {
-		rep.Sim.EventsPerSecond = float64(st.Events) / wall
+		rep.Sim.EventsPerSecond = float64(st.Events+d.events) / wall // (every event simulated)
 	}
 	return rep, nil
 }
@@ -441,11 +440,11 @@ func simReport(chip *arch.Chip, m *machines.Machine, opts Options, prog isa.Prog
 // not called: what it computes (the program's parameters, flops, error,
 // outputs, its check) needs a run that completed; program holds the kind
 // only, and there are no result arrays.
-func deadlockResult(f *File, chip *arch.Chip, m *machines.Machine, opts Options, prog isa.Program, jobMode arch.Mode, st *arch.Stats, dl *sim.DeadlockError, wall float64) (*Result, error) {
+func deadlockResult(f *File, chip *arch.Chip, m *machines.Machine, opts Options, prog isa.Program, jobMode arch.Mode, st *arch.Stats, dl *sim.DeadlockError, wall float64, d discardedRuns) (*Result, error) {
 	if st == nil { // (the chip's statistics did not close: report the deadlock alone)
 		return nil, dl
 	}
-	rep, err := simReport(chip, m, opts, prog, jobMode, st, wall)
+	rep, err := simReport(chip, m, opts, prog, jobMode, st, wall, d)
 	if err != nil {
 		return nil, dl
 	}
