@@ -1,0 +1,126 @@
+package arch
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// spansChip is a chip of cores cores whose fast-forward snapshots have
+// lanes lanes and paths paths per core (only the shape spansAgree reads).
+func spansChip(cores, lanes, paths int) *Chip {
+	return &Chip{grids: &gridRunner{cores: make([]GridCore, cores),
+		ff: &fastForward{lanes: make([]struct{}, lanes), paths: paths}}}
+}
+
+// spansSnap is a snapshot at t of such a chip: L2 hits and misses, and
+// every core's lanes' time in each cause from at(core, lane, cause).
+func spansSnap(c *Chip, t sim.Time, hit, miss int64, at func(core, lane, cause int) int64) *ffSnap {
+	ff := c.grids.ff
+	block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
+	s := &ffSnap{t: t, ints: make([]int64, ffGlobal+len(c.grids.cores)*block)}
+	s.ints[ffL2Hit], s.ints[ffL2Miss] = hit, miss
+	for i := range c.grids.cores {
+		for l := range ff.lanes {
+			for x := 0; x < int(NumCauses); x++ {
+				s.ints[ffGlobal+i*block+l*(int(NumCauses)+1)+x] = at(i, l, x)
+			}
+		}
+	}
+	return s
+}
+
+// spansAgree compares two spans' lanes by their time in each cause, the
+// mean over the cores: a lane whose share of a cause moved by more than
+// mix (on one core, or a little on all) makes them disagree, one that
+// moved on one core only by less than mix over the cores does not, nor
+// does a move under mix; hit fractions apart by more than hits disagree.
+func TestSpansAgree(t *testing.T) {
+	const cores, lanes, paths = 4, 3, 2
+	c := spansChip(cores, lanes, paths)
+	// Span a: [0, 1000): every lane 50 % busy (cause 0), 50 % waiting on a
+	// flag (cause 1) on every core.
+	zero := spansSnap(c, 0, 0, 0, func(int, int, int) int64 { return 0 })
+	a1 := spansSnap(c, 1000, 800, 200, func(_, _, x int) int64 { return map[int]int64{0: 500, 1: 500}[x] })
+	for _, tc := range []struct {
+		name string
+		hit  int64
+		at   func(core, lane, cause int) int64
+		want bool
+	}{
+		{"the same mix", 800, func(_, _, x int) int64 { return map[int]int64{0: 1000, 1: 1000}[x] }, true},
+		{"lane 2 busy 60 % on every core", 800, func(_, l, x int) int64 {
+			if l == 2 {
+				return map[int]int64{0: 1200, 1: 800}[x]
+			}
+			return map[int]int64{0: 1000, 1: 1000}[x]
+		}, false},
+		{"lane 1 busy 53 % on every core (under mix)", 800, func(_, l, x int) int64 {
+			if l == 1 {
+				return map[int]int64{0: 1060, 1: 940}[x]
+			}
+			return map[int]int64{0: 1000, 1: 1000}[x]
+		}, true},
+		{"lane 0 busy 66 % on core 3 alone (4 % over the cores)", 800, func(i, l, x int) int64 {
+			if l == 0 && i == 3 {
+				return map[int]int64{0: 1320, 1: 680}[x]
+			}
+			return map[int]int64{0: 1000, 1: 1000}[x]
+		}, true},
+		{"lane 0 busy 90 % on core 3 alone (10 % over the cores)", 800, func(i, l, x int) int64 {
+			if l == 0 && i == 3 {
+				return map[int]int64{0: 1800, 1: 200}[x]
+			}
+			return map[int]int64{0: 1000, 1: 1000}[x]
+		}, false},
+		{"the same mix, hits 0.8 → 0.7", 700, func(_, _, x int) int64 { return map[int]int64{0: 1000, 1: 1000}[x] }, false},
+	} {
+		// Span b: [1000, 3000), twice as long (the fractions, not the times,
+		// compare).
+		b1 := spansSnap(c, 3000, 800+2*tc.hit, 200+2*(1000-tc.hit), func(i, l, x int) int64 { return tc.at(i, l, x) + map[int]int64{0: 500, 1: 500}[x] })
+		if got := c.spansAgree(zero, a1, a1, b1, 0.05, 0.05); got != tc.want {
+			t.Errorf("%s: spansAgree = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// spansAgree decides as comparing causeFraction lane by lane and cause by
+// cause does (its walk of the snapshots sums the same counters), on random
+// spans of random lengths.
+func TestSpansAgreeAsCauseFraction(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var agreed int
+	const runs = 2000
+	for n := 0; n < runs; n++ {
+		cores, lanes, paths := 1+r.IntN(8), 1+r.IntN(7), r.IntN(3)
+		c := spansChip(cores, lanes, paths)
+		var s [4]*ffSnap
+		t0 := sim.Time(0)
+		for k := range s {
+			t0 += sim.Time(1 + r.IntN(5000))
+			base := int64(t0)
+			s[k] = spansSnap(c, t0, 0, 0, func(int, int, int) int64 { return base/int64(NumCauses) + int64(r.IntN(400)) })
+		}
+		mix := r.Float64() * 0.2
+		want := true
+		for l := 0; l < lanes && want; l++ {
+			for x := Cause(0); x < NumCauses; x++ {
+				if math.Abs(c.causeFraction(s[0], s[1], l, x)-c.causeFraction(s[2], s[3], l, x)) > mix {
+					want = false
+					break
+				}
+			}
+		}
+		if got := c.spansAgree(s[0], s[1], s[2], s[3], mix, 1); got != want {
+			t.Fatalf("case %d (%d cores, %d lanes, %d paths, mix %.3f): spansAgree = %v, causeFraction lane by lane says %v", n, cores, lanes, paths, mix, got, want)
+		}
+		if want {
+			agreed++
+		}
+	}
+	if agreed < runs/10 || agreed > runs*9/10 {
+		t.Fatalf("%d of %d random cases agree: want both outcomes often", agreed, runs)
+	}
+}
