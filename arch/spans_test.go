@@ -124,3 +124,28 @@ func TestSpansAgreeAsCauseFraction(t *testing.T) {
 		t.Fatalf("%d of %d random cases agree: want both outcomes often", agreed, runs)
 	}
 }
+
+// stepWindowsSteady on two windows of 4 intervals (ns) seen in runs and
+// made up: flat intervals and noise within the tolerance in each window
+// about one mean pass; a window spread beyond it, and a slow trend whose
+// windows each pass but whose means differ by more than a fifth of it (A100
+// HGEMM with register staging: ~900 down to 726 ns) do not.
+func TestStepWindowsSteady(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		d    []float64
+		want bool
+	}{
+		{"flat (H100 ape-fp32b)", []float64{869, 869, 869, 869, 869, 869, 869, 869}, true},
+		{"noise within 5 %, one mean", []float64{1000, 1030, 990, 1020, 1010, 995, 1025, 1000}, true},
+		{"a window spread 6 %", []float64{1000, 1060, 1000, 1000, 1000, 1000, 1000, 1000}, false},
+		{"a slow trend: windows of 4 % each, means 4 % apart", []float64{1000, 990, 980, 970, 960, 950, 940, 930}, false},
+		{"a trend under a fifth of the tolerance: means 0.8 % apart", []float64{1000, 998, 996, 994, 992, 990, 988, 986}, true},
+		{"means 1.2 % apart", []float64{1000, 1000, 1000, 1000, 988, 988, 988, 988}, false},
+		{"B200: a swing about a steady mean", []float64{362, 368, 370, 362, 368, 370, 362, 368}, true},
+	} {
+		if got := stepWindowsSteady(c.d, 4, 0.05); got != c.want {
+			t.Errorf("%s: stepWindowsSteady = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

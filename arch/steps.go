@@ -353,13 +353,7 @@ func (c *Chip) stepInterval(now sim.Time) {
 		d[i] = float64(s[i+1].t - s[i].t)
 	}
 	lo, hi, total := slices.Min(d), slices.Max(d), fsum(d)
-	mean := total / float64(w)
-	for _, h := range [][]float64{d[:ff.Measure], d[ff.Measure:]} {
-		if slices.Max(h)-slices.Min(h) > ff.Tolerance*mean {
-			return
-		}
-	}
-	if math.Abs(fsum(d[:ff.Measure])-fsum(d[ff.Measure:]))/float64(ff.Measure) > ff.Tolerance/stepSteadiness*mean || !c.windowsSteady(&s[0].ffSnap, &s[ff.Measure].ffSnap, &s[w].ffSnap, ff.Mix, ff.Hits) {
+	if !stepWindowsSteady(d, ff.Measure, ff.Tolerance) || !c.windowsSteady(&s[0].ffSnap, &s[ff.Measure].ffSnap, &s[w].ffSnap, ff.Mix, ff.Hits) {
 		return
 	}
 	// Steps every CTA may skip at its next marker (k+1): within its
@@ -425,6 +419,19 @@ func (c *Chip) stepInterval(now sim.Time) {
 	ff.shift += shift
 	sr.check = len(ff.steps) - 1
 	sr.clear(0)
+}
+
+// stepWindowsSteady reports whether the durations d of two windows of
+// measure intervals each spread within tol of their mean and have means
+// that agree within tol/stepSteadiness of it (stepInterval).
+func stepWindowsSteady(d []float64, measure int, tol float64) bool {
+	mean := fsum(d) / float64(len(d))
+	for _, h := range [][]float64{d[:measure], d[measure:]} {
+		if slices.Max(h)-slices.Min(h) > tol*mean {
+			return false
+		}
+	}
+	return math.Abs(fsum(d[:measure])-fsum(d[measure:]))/float64(measure) <= tol/stepSteadiness*mean
 }
 
 // StepWork adds the global-memory bytes and matrix flops of a CTA's
