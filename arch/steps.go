@@ -365,21 +365,8 @@ func (c *Chip) stepInterval(now sim.Time) {
 	// the mean, and the leading CTAs must not reach the loop's end during
 	// the check (H100 ape-int16 8192³'s second waves: CTAs 7 steps apart,
 	// checks 9 % fast with a margin of 6 steps).
-	kMin, kMax, period := math.MaxInt, 0, 1
-	for _, x := range sr.ctas {
-		warm := max(x.from+1, int(math.Ceil(ff.WarmUp*float64(x.n))))
-		if x.k < warm || x.period < 1 {
-			return
-		}
-		kMin, kMax, period = min(kMin, x.k), max(kMax, x.k), lcm(period, x.period)
-	}
-	steps := math.MaxInt
-	for _, x := range sr.ctas {
-		left := x.to - (x.k + 1) - (ff.Measure + 2) - 3*period - 1 - (kMax - kMin)
-		steps = min(steps, left)
-	}
-	steps = steps / period * period
-	if steps < 2*ff.Measure || steps <= 0 {
+	steps, period := stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp)
+	if steps == 0 {
 		return
 	}
 	first, last := &s[0], &s[len(s)-1]
@@ -419,6 +406,35 @@ func (c *Chip) stepInterval(now sim.Time) {
 	ff.shift += shift
 	sr.check = len(ff.steps) - 1
 	sr.clear(0)
+}
+
+// stepsToSkip returns the steps every CTA of ctas may skip at its next
+// marker, and their period, or 0 where they may not (stepInterval): every
+// CTA past its warm-up (warmUp of its steps, and its repeating steps'
+// first), a multiple of the CTAs' periods, at least two windows of
+// measure, and leaving each CTA, after the skip, the check's settling (a
+// period and an interval), its measure intervals and two steps, two
+// periods more and the spread of the CTAs' steps before its repeating
+// steps end.
+func stepsToSkip(ctas map[int]*stepCTA, measure int, warmUp float64) (steps, period int) {
+	kMin, kMax, period := math.MaxInt, 0, 1
+	for _, x := range ctas {
+		warm := max(x.from+1, int(math.Ceil(warmUp*float64(x.n))))
+		if x.k < warm || x.period < 1 {
+			return 0, 0
+		}
+		kMin, kMax, period = min(kMin, x.k), max(kMax, x.k), lcm(period, x.period)
+	}
+	steps = math.MaxInt
+	for _, x := range ctas {
+		left := x.to - (x.k + 1) - (measure + 2) - 3*period - 1 - (kMax - kMin)
+		steps = min(steps, left)
+	}
+	steps = steps / period * period
+	if steps < 2*measure || steps <= 0 {
+		return 0, 0
+	}
+	return steps, period
 }
 
 // stepWindowsSteady reports whether the durations d of two windows of
