@@ -536,3 +536,42 @@ func TestFastForwardWaveCentres(t *testing.T) {
 		t.Errorf("events %d fast-forwarded, %d in full: want 30 %% or fewer", fast.Events, full.Events)
 	}
 }
+
+// The measured waves must run alike too: of a grid (no Class: the streams
+// compared) whose waves 4–6 run one instruction more than the others, a
+// skip measured on waves 3–6 would stand the waves from 7 on — like wave
+// 3, the reference — for blocks most of which ran that instruction; so
+// the first skip measures waves 7–10, and every lane's instructions are
+// the full run's.
+func TestFastForwardMeasuredAlike(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	g := isa.Grid{Name: "mixed", CTAs: 8 * 20, CTA: func(c int) isa.Stream {
+		if w := c / 8; w >= 4 && w <= 6 {
+			return func(yield func(isa.Instr) bool) {
+				if !yield(isa.Nop()) {
+					return
+				}
+				ctaAt(0)(yield)
+			}
+		}
+		return ctaAt(0)
+	}, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+	full, err := runGrid(t, m, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := arch.DefaultFastForward
+	fast, err := runGrid(t, m, g, &ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fast.FastForward) == 0 {
+		t.Fatalf("no skip: want one measured on waves 7–10")
+	}
+	for _, s := range fast.FastForward {
+		if s.FromCTA < 8*11 {
+			t.Errorf("skip %+v: from block %d, want from wave 11 on (its measured waves after the last unlike one)", s, s.FromCTA)
+		}
+	}
+	sameCoreWork(t, "fast-forwarded", fast, full)
+}
