@@ -276,6 +276,14 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 			ff.Exclude = append(slices.Clip(ff.Exclude), x.BlockRange)
 		}
 		opts.FastForward = &ff
+		if discarded.runs >= maxRunsAgain(len(prog.Grids)) {
+			// Each failure excludes more blocks from skips, so the runs
+			// made again are bounded (arch.StepCheckError.Again,
+			// excludeAfterFailure); one more than that bound allows
+			// means an exclusion that did not take (a bug): an error,
+			// not a run made again forever.
+			return nil, fmt.Errorf("fast-forward: %d runs made again after failed checks, and a check failed once more (%v): giving up — run without the fast-forward flags, and please report this", discarded.runs, err)
+		}
 		discarded.runs++
 		discarded.events += chip.Engine().Events()
 		discarded.wall += time.Since(attempt)
@@ -384,6 +392,12 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	res.Outputs = job.Outputs()
 	return res, nil
 }
+
+// maxRunsAgain bounds the runs a program of grids grids makes again after
+// failed fast-forward checks: eight a grid and eight more, beyond any
+// seen (the 123 emulated GEMMs at 8192³ make at most two). A variable for
+// tests.
+var maxRunsAgain = func(grids int) int { return 8*grids + 8 }
 
 // discardedRuns are the runs a failed fast-forward check stopped and made
 // again (report.SimReport.DiscardedRuns): how many, their events and wall

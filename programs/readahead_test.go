@@ -76,3 +76,24 @@ func TestReadAheadSameReport(t *testing.T) {
 		}
 	}
 }
+
+// A run whose fast-forward checks keep failing gives up with an error
+// after maxRunsAgain runs made again instead of running again forever
+// (each failure excludes more blocks, so only a bug would get there):
+// here with a bound of none, on a run whose check fails once.
+func TestRunsAgainBounded(t *testing.T) {
+	f, err := ReadFile("examples/a100-emulated-gemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := arch.DefaultFastForward
+	ff.Steps, ff.Stationary, ff.Kernels = true, true, true
+	opts := Options{Machine: "t4", Numerics: NumericsOff, FastForward: &ff,
+		Overrides: mustSets(t, "program.scheme=markidis", "program.m=2048", "program.n=2048", "program.k=4096")}
+	defer func(f func(int) int) { maxRunsAgain = f }(maxRunsAgain)
+	maxRunsAgain = func(int) int { return 0 }
+	_, err = Execute(f, opts, RunHooks{})
+	if err == nil || !strings.Contains(err.Error(), "0 runs made again after failed checks, and a check failed once more") {
+		t.Fatalf("got %v, want the run given up after a failed check", err)
+	}
+}
