@@ -541,9 +541,9 @@ func (c *Chip) spansAgree(a0, a1, b0, b1 *ffSnap, mix, hits float64) bool {
 		}
 	}
 	// Every lane's time in each cause over the cores, for both spans in
-	// one walk of the snapshots (a core's counters lie together:
-	// causeFraction per lane and cause walked them all four times per
-	// pair, a tenth of a step-skipping run's checks).
+	// one walk of the snapshots (a core's counters lie together; calling
+	// causeFraction per lane and cause walked them four times: 0.10 s of
+	// RTX PRO 6000 sgemm-cube 8192³ with step skips, 0.07 s so).
 	ff := c.grids.ff
 	nl, nc, cores := len(ff.lanes), int(NumCauses), len(c.grids.cores)
 	block := nl*(nc+1) + ff.paths + 1
