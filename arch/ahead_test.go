@@ -43,10 +43,7 @@ func waitFull(r *StreamReader) {
 // and the ring's sizes, many streams read at once in turns, and streams
 // closed part-way, the worker stopping once none is left.
 func TestAheadSameStreams(t *testing.T) {
-	a := NewAhead()
-	if a == nil {
-		t.Skip("GOMAXPROCS 1")
-	}
+	a := aheadOrSkip(t)
 	lens := []int{0, 1, chunkLen - 1, chunkLen, chunkLen + 1, aheadSlots * chunkLen, aheadSlots*chunkLen + 1, 1000}
 	for _, n := range lens {
 		var r StreamReader
@@ -179,10 +176,7 @@ func readSkipping(r *StreamReader, cur *isa.StepCursor, full bool) []int {
 // as it may, past the step asked for, or not — read the same as
 // generated as read.
 func TestAheadStepSkips(t *testing.T) {
-	a := NewAhead()
-	if a == nil {
-		t.Skip("GOMAXPROCS 1")
-	}
+	a := aheadOrSkip(t)
 	var want []int
 	for _, k := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99} {
 		for j := range 5 {
@@ -208,10 +202,7 @@ func TestAheadStepSkips(t *testing.T) {
 // A generator that panics on the worker panics in its reader, with the
 // same value, where it would have without reading ahead.
 func TestAheadPanic(t *testing.T) {
-	a := NewAhead()
-	if a == nil {
-		t.Skip("GOMAXPROCS 1")
-	}
+	a := aheadOrSkip(t)
 	var r StreamReader
 	r.StartAhead(failing(func() { panic("generator failed") }), a)
 	n := 0
@@ -237,10 +228,7 @@ func TestAheadPanic(t *testing.T) {
 // it would have without reading ahead; the worker's lock is released and
 // the next stream gets a worker again.
 func TestAheadGoexit(t *testing.T) {
-	a := NewAhead()
-	if a == nil {
-		t.Skip("GOMAXPROCS 1")
-	}
+	a := aheadOrSkip(t)
 	var r StreamReader
 	n, exited := 0, make(chan bool)
 	go func() {
@@ -296,4 +284,15 @@ func failing(fail func()) isa.Stream {
 			}
 		}
 	}
+}
+
+// aheadOrSkip returns a new Ahead, skipping the test where there is none
+// (GOMAXPROCS 1).
+func aheadOrSkip(t *testing.T) *Ahead {
+	t.Helper()
+	a := NewAhead()
+	if a == nil {
+		t.Skip("GOMAXPROCS 1")
+	}
+	return a
 }

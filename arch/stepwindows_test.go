@@ -40,46 +40,43 @@ func spansSnap(c *Chip, t sim.Time, hit, miss int64, at func(core, lane, cause i
 func TestSpansAgree(t *testing.T) {
 	const cores, lanes, paths = 4, 3, 2
 	c := spansChip(cores, lanes, paths)
-	// Span a: [0, 1000): every lane 50 % busy (cause 0), 50 % waiting on a
-	// flag (cause 1) on every core.
+	// split is a lane's time in each cause over span ps long: busy in
+	// cause 0, the rest waiting on a flag (cause 1).
+	split := func(busy, span int64, x int) int64 {
+		switch x {
+		case 0:
+			return busy
+		case 1:
+			return span - busy
+		}
+		return 0
+	}
+	// Span a: [0, 1000), every lane 50 % busy on every core; span b:
+	// [1000, 3000), twice as long (the fractions, not the times, compare),
+	// every lane 50 % busy but lane on core (−1: every core), busy ps of
+	// 2000.
 	zero := spansSnap(c, 0, 0, 0, func(int, int, int) int64 { return 0 })
-	a1 := spansSnap(c, 1000, 800, 200, func(_, _, x int) int64 { return map[int]int64{0: 500, 1: 500}[x] })
+	a1 := spansSnap(c, 1000, 800, 200, func(_, _, x int) int64 { return split(500, 1000, x) })
 	for _, tc := range []struct {
-		name string
-		hit  int64
-		at   func(core, lane, cause int) int64
-		want bool
+		name       string
+		lane, core int
+		busy, hit  int64
+		want       bool
 	}{
-		{"the same mix", 800, func(_, _, x int) int64 { return map[int]int64{0: 1000, 1: 1000}[x] }, true},
-		{"lane 2 busy 60 % on every core", 800, func(_, l, x int) int64 {
-			if l == 2 {
-				return map[int]int64{0: 1200, 1: 800}[x]
-			}
-			return map[int]int64{0: 1000, 1: 1000}[x]
-		}, false},
-		{"lane 1 busy 53 % on every core (under mix)", 800, func(_, l, x int) int64 {
-			if l == 1 {
-				return map[int]int64{0: 1060, 1: 940}[x]
-			}
-			return map[int]int64{0: 1000, 1: 1000}[x]
-		}, true},
-		{"lane 0 busy 66 % on core 3 alone (4 % over the cores)", 800, func(i, l, x int) int64 {
-			if l == 0 && i == 3 {
-				return map[int]int64{0: 1320, 1: 680}[x]
-			}
-			return map[int]int64{0: 1000, 1: 1000}[x]
-		}, true},
-		{"lane 0 busy 90 % on core 3 alone (10 % over the cores)", 800, func(i, l, x int) int64 {
-			if l == 0 && i == 3 {
-				return map[int]int64{0: 1800, 1: 200}[x]
-			}
-			return map[int]int64{0: 1000, 1: 1000}[x]
-		}, false},
-		{"the same mix, hits 0.8 → 0.7", 700, func(_, _, x int) int64 { return map[int]int64{0: 1000, 1: 1000}[x] }, false},
+		{"the same mix", 0, -1, 1000, 800, true},
+		{"lane 2 busy 60 % on every core", 2, -1, 1200, 800, false},
+		{"lane 1 busy 53 % on every core (under mix)", 1, -1, 1060, 800, true},
+		{"lane 0 busy 66 % on core 3 alone (4 % over the cores)", 0, 3, 1320, 800, true},
+		{"lane 0 busy 90 % on core 3 alone (10 % over the cores)", 0, 3, 1800, 800, false},
+		{"the same mix, hits 0.8 → 0.7", 0, -1, 1000, 700, false},
 	} {
-		// Span b: [1000, 3000), twice as long (the fractions, not the times,
-		// compare).
-		b1 := spansSnap(c, 3000, 800+2*tc.hit, 200+2*(1000-tc.hit), func(i, l, x int) int64 { return tc.at(i, l, x) + map[int]int64{0: 500, 1: 500}[x] })
+		b1 := spansSnap(c, 3000, 800+2*tc.hit, 200+2*(1000-tc.hit), func(i, l, x int) int64 {
+			busy := int64(1000)
+			if l == tc.lane && (tc.core < 0 || i == tc.core) {
+				busy = tc.busy
+			}
+			return split(500, 1000, x) + split(busy, 2000, x)
+		})
 		if got := c.spansAgree(zero, a1, a1, b1, 0.05, 0.05); got != tc.want {
 			t.Errorf("%s: spansAgree = %v, want %v", tc.name, got, tc.want)
 		}

@@ -429,7 +429,8 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 	}
 	per := j.topo.Node.NPUs
 	// One worker generates the streams of every chip on the shared engine
-	// ahead of it (nil: none, arch.SetReadAhead).
+	// ahead of it (nil where read-ahead is off, and each chip's NewAhead
+	// finds it off too).
 	ahead := arch.NewAhead()
 	for pr := 0; pr < j.P; pr++ {
 		for pc := 0; pc < j.Q; pc++ {
@@ -440,7 +441,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 			if j.isolated() {
 				chip, err = arch.NewHostChip(j.npu, j.eng, fmt.Sprintf("rank %d", id))
 			} else {
-				o := arch.Options{Mode: mode, Engine: j.eng, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides), Label: fmt.Sprintf("rank %d", id), Ahead: ahead, NoReadAhead: ahead == nil}
+				o := arch.Options{Mode: mode, Engine: j.eng, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides), Label: fmt.Sprintf("rank %d", id), Ahead: ahead}
 				if hooks.Observer != nil && id == hooks.ObserveRank {
 					o.Observer = hooks.Observer
 				}
