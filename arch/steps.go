@@ -356,15 +356,6 @@ func (c *Chip) stepInterval(now sim.Time) {
 	if !stepWindowsSteady(d, ff.Measure, ff.Tolerance) || !c.windowsSteady(&s[0].ffSnap, &s[ff.Measure].ffSnap, &s[w].ffSnap, ff.Mix, ff.Hits) {
 		return
 	}
-	// Steps every CTA may skip at its next marker (k+1): within its
-	// repeating steps, after its warm-up, a multiple of the period,
-	// leaving for the check the CTAs' settling after the skip (a period
-	// and an interval), its Measure intervals and two steps, two periods
-	// more (the loop's last steps, which fetch nothing, run faster) and
-	// the spread of the CTAs' steps — an interval is a step of each in
-	// the mean, and the leading CTAs must not reach the loop's end during
-	// the check (H100 ape-int16 8192³'s second waves: CTAs 7 steps apart,
-	// checks 9 % fast with a margin of 6 steps).
 	steps, period := stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp)
 	if steps == 0 {
 		return
@@ -409,13 +400,16 @@ func (c *Chip) stepInterval(now sim.Time) {
 }
 
 // stepsToSkip returns the steps every CTA of ctas may skip at its next
-// marker, and their period, or 0 where they may not (stepInterval): every
-// CTA past its warm-up (warmUp of its steps, and its repeating steps'
-// first), a multiple of the CTAs' periods, at least two windows of
+// marker (k+1), and their period, or 0 where they may not (stepInterval):
+// every CTA past its warm-up (warmUp of its steps, and its repeating
+// steps' first), a multiple of the CTAs' periods, at least two windows of
 // measure, and leaving each CTA, after the skip, the check's settling (a
 // period and an interval), its measure intervals and two steps, two
-// periods more and the spread of the CTAs' steps before its repeating
-// steps end.
+// periods more (the loop's last steps, which fetch nothing, run faster)
+// and the spread of the CTAs' steps before its repeating steps end — an
+// interval is a step of each in the mean, and the leading CTAs must not
+// reach the loop's end during the check (H100 ape-int16 8192³'s second
+// waves: CTAs 7 steps apart, checks 9 % fast with a margin of 6 steps).
 func stepsToSkip(ctas map[int]*stepCTA, measure int, warmUp float64) (steps, period int) {
 	kMin, kMax, period := math.MaxInt, 0, 1
 	for _, x := range ctas {
