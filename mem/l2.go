@@ -207,21 +207,25 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 					si, _ = bits.Mul64(modM*s, nsets)
 				}
 				// Inline hit path: present with every wanted line.
-				if w := where[sec]; w != 0 {
-					set := &sets[si]
-					w--
-					w &= MaxL2Ways - 1
-					if set.valid[w]&want == want {
-						if set.order&0xF != uint64(w) {
-							set.order = toFront(set.order, uint64(w))
-						}
-						hit += burstLen
-						continue
-					}
+				w := where[sec]
+				if w == 0 {
+					c.allocate(sec, si, want)
+					miss += burstLen
+					continue
 				}
-				switch have := c.touchSet(sec, si, want); have {
-				case want:
+				set := &sets[si]
+				w--
+				w &= MaxL2Ways - 1
+				if set.order&0xF != uint64(w) {
+					set.order = toFront(set.order, uint64(w))
+				}
+				have := set.valid[w] & want
+				if have == want {
 					hit += burstLen
+					continue
+				}
+				set.valid[w] |= want
+				switch have {
 				case 0:
 					miss += burstLen
 				default:
@@ -241,21 +245,25 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 				if next += d; next >= nsets {
 					next -= nsets
 				}
-				if w := where[sec]; w != 0 {
-					set := &sets[si]
-					w--
-					w &= MaxL2Ways - 1
-					if set.valid[w]&want == want {
-						if set.order&0xF != uint64(w) {
-							set.order = toFront(set.order, uint64(w))
-						}
-						hit += burstLen
-						continue
-					}
+				w := where[sec]
+				if w == 0 {
+					c.allocate(sec, si, want)
+					miss += burstLen
+					continue
 				}
-				switch have := c.touchSet(sec, si, want); have {
-				case want:
+				set := &sets[si]
+				w--
+				w &= MaxL2Ways - 1
+				if set.order&0xF != uint64(w) {
+					set.order = toFront(set.order, uint64(w))
+				}
+				have := set.valid[w] & want
+				if have == want {
 					hit += burstLen
+					continue
+				}
+				set.valid[w] |= want
+				switch have {
 				case 0:
 					miss += burstLen
 				default:
@@ -364,6 +372,16 @@ func (c *L2) touchSet(sec int64, si uint64, want uint16) uint16 {
 		}
 		return have
 	}
+	c.allocate(sec, si, want)
+	return 0
+}
+
+// allocate puts sector sec, absent from the directory, in set si with the
+// lines want present, replacing the set's least recently used sector; the
+// set's page gets its initial recency order first if it has none.
+func (c *L2) allocate(sec int64, si uint64, want uint16) {
+	set := &c.set[si]
+	tags := c.tags[si*MaxL2Ways : (si+1)*MaxL2Ways : (si+1)*MaxL2Ways]
 	if pg := si / setsPerPage; !c.pageInit[pg] {
 		c.initPage(pg)
 	}
@@ -379,10 +397,9 @@ func (c *L2) touchSet(sec int64, si uint64, want uint16) uint16 {
 	}
 	tags[victim] = sec + 1
 	set.valid[victim] = want
-	if indexed {
+	if sec >= 0 && sec < int64(len(c.where)) {
 		c.where[sec] = uint8(victim) + 1
 	}
-	return 0
 }
 
 // indexed reports whether sector sec is in the where index, growing the
