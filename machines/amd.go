@@ -247,6 +247,10 @@ func (c *AMDCUCore) Peaks() []Peak {
 	return out
 }
 
+// VectorRepeatBytes implements CoreSpec: a CU's VALU has no repeat-based
+// vector unit.
+func (c *AMDCUCore) VectorRepeatBytes() int { return 0 }
+
 // Geometry implements CoreSpec. Lanes and buffers share the indices of the
 // nvidia-sm kind's (the GPU core model's roles): issue, load, lds, mfma,
 // valu, store / GM, LDS, VGPR (and AGPR on CDNA1).

@@ -194,11 +194,15 @@ func (p Paths) All() []NamedPath {
 	}
 }
 
+// VectorRepeatBytes implements CoreSpec: the vector unit's bytes per
+// repeat.
+func (c *DaVinciCore) VectorRepeatBytes() int { return c.Vector.BytesPerRepeat }
+
 // Geometry implements CoreSpec. Lanes and buffers are indexed as package
 // isa numbers pipes and buffers (isa.Pipe, isa.Buffer); GM is the global
 // buffer. L0C→UB runs on FIXP where the core has a FixPipe, else on V.
 func (c *DaVinciCore) Geometry() *Geometry {
-	g := &Geometry{VectorRepeatBytes: c.Vector.BytesPerRepeat}
+	g := &Geometry{VectorRepeatBytes: c.VectorRepeatBytes()}
 	for p := isa.Pipe(0); p < isa.NumPipes; p++ {
 		g.Lanes = append(g.Lanes, p.String())
 	}

@@ -35,6 +35,9 @@ func TestEmbeddedMachines(t *testing.T) {
 		if m.Name != n || m.Description == "" {
 			t.Errorf("%s: name %q, description %q", n, m.Name, m.Description)
 		}
+		if got, want := m.Core.VectorRepeatBytes(), m.Geometry().VectorRepeatBytes; got != want {
+			t.Errorf("%s: VectorRepeatBytes() %d, geometry's %d", n, got, want)
+		}
 		src, err := Source(n)
 		if err != nil || !bytes.Contains(src, []byte("# ")) {
 			t.Errorf("Source(%q): %v (want commented YAML)", n, err)

@@ -34,6 +34,9 @@ type CoreSpec interface {
 	ClockHz() Frequency
 	// Geometry resolves the core's lanes, buffers and copy paths.
 	Geometry() *Geometry
+	// VectorRepeatBytes is Geometry().VectorRepeatBytes without building
+	// the geometry (program generators read it for every block).
+	VectorRepeatBytes() int
 	// Peaks returns one core's peak matrix-unit throughput per input type.
 	Peaks() []Peak
 	// problems lists the violated constraints, keys relative to core.

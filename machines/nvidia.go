@@ -339,6 +339,10 @@ func (c *NvidiaSMCore) Peaks() []Peak {
 	return out
 }
 
+// VectorRepeatBytes implements CoreSpec: an SM's CUDA cores have no
+// repeat-based vector unit.
+func (c *NvidiaSMCore) VectorRepeatBytes() int { return 0 }
+
 // Geometry implements CoreSpec. Lanes are indexed by the SMLane constants,
 // buffers by the SMBuf constants (TMEM only when core.tmem > 0). The TMEM
 // paths run on the ldsm (tcgen05.ld) and store (tcgen05.st) lanes, not on

@@ -47,7 +47,7 @@ func (e *emitter) step(k, n, period, from, to int) int {
 
 // newEmitter returns an emitter for machine m's streams.
 func newEmitter(yield func(isa.Instr) bool, m *machines.Machine) *emitter {
-	return &emitter{yield: yield, live: true, repeat: m.Geometry().VectorRepeatBytes}
+	return &emitter{yield: yield, live: true, repeat: m.Core.VectorRepeatBytes()}
 }
 
 func (e *emitter) ok() bool { return e.live }
