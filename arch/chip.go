@@ -715,6 +715,7 @@ func (c *Chip) ffApply(st *Stats, end sim.Time) {
 	}
 	in, fl := ff.ints, ff.floats
 	st.GMReadBytes += in[ffGMRead]
+	st.SkippedGMReadBytes = in[ffGMRead]
 	st.GMWriteBytes += in[ffGMWrite]
 	st.L2HitBytes += in[ffL2Hit]
 	st.L2MissBytes += in[ffL2Miss]

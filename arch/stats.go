@@ -140,6 +140,10 @@ type Stats struct {
 	// Time, lanes, bytes and the kernels' times include the skipped waves'
 	// share — except Events, which counts the events simulated.
 	FastForward []FastForwardSkip
+	// SkippedGMReadBytes is the part of GMReadBytes the skipped waves,
+	// k-steps and kernels stand for: divided among the L2, the LLC and
+	// HBM at their measured rates, not looked up.
+	SkippedGMReadBytes int64
 	// FastForwardSteps lists the step skips (FastForward.Steps), in order.
 	FastForwardSteps []StepSkip
 	// FastForwardKernels lists the grids not run (FastForward.Kernels).

@@ -364,7 +364,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	if skipped, unc := fastForwardUncertainty(st.FastForward, st.FastForwardSteps, st.FastForwardKernels); skipped > 0 {
 		rep.Sim.SkippedSeconds, rep.Sim.SkipUncertaintySeconds = skipped.Seconds(), unc.Seconds()
-		rep.Notes = append(rep.Notes, skipUncertaintyNote(len(st.FastForward) > 0, len(st.FastForwardSteps) > 0, len(st.FastForwardKernels) > 0, skipped, unc, st.Time))
+		rep.Sim.SkippedGMReadBytes = st.SkippedGMReadBytes
+		rep.Notes = append(rep.Notes, skipUncertaintyNote(len(st.FastForward) > 0, len(st.FastForwardSteps) > 0, len(st.FastForwardKernels) > 0, skipped, unc, st.Time)+
+			skippedBytesNote(st.SkippedGMReadBytes, st.GMReadBytes, st.Traffic.HBMRead))
 	}
 	for _, s := range ffFailed {
 		rep.Notes = append(rep.Notes, fastForwardNote(s.FastForwardSkip)+"; so the run was made again "+s.again.String())
@@ -668,8 +670,24 @@ func skipUncertaintyNote(waves, steps, kernels bool, skipped, unc, total sim.Tim
 	if len(inFlight) > 0 {
 		flight = " (and " + list(inFlight) + ")"
 	}
-	return fmt.Sprintf("fast-forward: the skipped %s stand for %.4g s of the run's %.4g s; had they varied as much as the measured and checked %s did%s, its time would be within ±%.3g s (%.2g %%) of the full simulation's — an estimate, not a bound: a kernel that changes inside a skipped range (an L2 sliding into thrashing) can be further off, and the kernels after a skip start from the caches its measured %s left (not covered: MI300X ape-int16 8192³ −0.5 %% after an exact skip); the skipped %s' bytes and L2 hits are the measured %s' means, a few %% off where the hits drift slowly",
+	return fmt.Sprintf("fast-forward: the skipped %s stand for %.4g s of the run's %.4g s; had they varied as much as the measured and checked %s did%s, its time would be within ±%.3g s (%.2g %%) of the full simulation's — an estimate, not a bound: a kernel that changes inside a skipped range (an L2 sliding into thrashing) can be further off, and the kernels after a skip start from the caches its measured %s left (not covered: MI300X ape-int16 8192³ −0.5 %% after an exact skip); the skipped %s' bytes are divided among the caches and HBM at the measured %s' rates",
 		list(what), skipped.Seconds(), total.Seconds(), list(measured), flight, unc.Seconds(), 100*unc.Seconds()/total.Seconds(), list(measured), list(what), list(measured))
+}
+
+// skippedBytesNote ends skipUncertaintyNote with the share of the run's
+// GM reads the skips stand for and what a point of their hit fraction is
+// worth in HBM reads: where few bytes miss, a small change in the skipped
+// bytes' hits — which the measured rates cannot show — moves the HBM reads
+// by much more than the time (docs/report.md, "Fast-forward and bytes").
+func skippedBytesNote(skipped, gmRead, hbmRead int64) string {
+	if skipped <= 0 || gmRead <= 0 {
+		return ""
+	}
+	s := fmt.Sprintf(" (%.3g %% of the run's GM reads", 100*float64(skipped)/float64(gmRead))
+	if hbmRead > 0 {
+		s += fmt.Sprintf("; a point of their hit fraction moves the run's HBM reads by %.3g %%", float64(skipped)/float64(hbmRead))
+	}
+	return s + "): so its bytes can be much further off than its time (docs/report.md, \"Fast-forward and bytes\")"
 }
 
 // stepSkipsNote sums up a run's step skips (FastForward.Steps) by kernel

@@ -105,3 +105,21 @@ func TestFastForwardRerunSkipsAgain(t *testing.T) {
 		t.Errorf("events %d, full run %d", fast.Stats.Events, full.Stats.Events)
 	}
 }
+
+// The skips' note says what share of the run's GM reads they stand for and
+// what a point of their hit fraction is worth in HBM reads; nothing
+// without skipped bytes, no sensitivity without HBM reads.
+func TestSkippedBytesNote(t *testing.T) {
+	n := skippedBytesNote(822, 1000, 31)
+	for _, want := range []string{"(82.2 % of the run's GM reads", "moves the run's HBM reads by 26.5 %", "further off than its time", "docs/report.md"} {
+		if !strings.Contains(n, want) {
+			t.Errorf("no %q in %q", want, n)
+		}
+	}
+	if n := skippedBytesNote(822, 1000, 0); strings.Contains(n, "HBM") || !strings.Contains(n, "82.2 %") {
+		t.Errorf("no HBM reads: %q", n)
+	}
+	if n := skippedBytesNote(0, 1000, 31); n != "" {
+		t.Errorf("nothing skipped: %q", n)
+	}
+}

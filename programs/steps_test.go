@@ -57,6 +57,10 @@ func TestStepSkipsEveryGenerator(t *testing.T) {
 			if st.Events >= full.Events {
 				t.Errorf("events %d with step skips, %d in full", st.Events, full.Events)
 			}
+			// The report carries the GM reads the skips stand for.
+			if sk := st.SkippedGMReadBytes; sk <= 0 || sk >= st.GMReadBytes || fast.Report.Sim.SkippedGMReadBytes != sk {
+				t.Errorf("skipped GM reads %d of %d (report: %d)", sk, st.GMReadBytes, fast.Report.Sim.SkippedGMReadBytes)
+			}
 			if st.GMReadBytes != full.GMReadBytes || st.GMWriteBytes != full.GMWriteBytes || math.Abs(st.MMADFlops-full.MMADFlops) > 1e-9*full.MMADFlops {
 				t.Errorf("GM bytes %d/%d, flops %g with step skips; %d/%d, %g in full", st.GMReadBytes, st.GMWriteBytes, st.MMADFlops, full.GMReadBytes, full.GMWriteBytes, full.MMADFlops)
 			}

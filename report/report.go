@@ -248,6 +248,10 @@ type SimReport struct {
 	// the measured and checked ones did (an estimate, not a bound).
 	SkippedSeconds         float64 `json:"skipped_seconds,omitempty"`
 	SkipUncertaintySeconds float64 `json:"skip_uncertainty_seconds,omitempty"`
+	// SkippedGMReadBytes is the part of the run's global-memory reads the
+	// skipped waves, k-steps and kernels stand for (their L2, LLC and HBM
+	// shares are the measured rates', not looked up).
+	SkippedGMReadBytes int64 `json:"skipped_gm_read_bytes,omitempty"`
 	// DiscardedRuns is the number of runs a failed fast-forward check
 	// stopped and made again, DiscardedEvents and DiscardedWallSeconds
 	// what they simulated and the part of WallSeconds they took (Events

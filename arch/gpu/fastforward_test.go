@@ -143,7 +143,10 @@ func TestFastForwardExact(t *testing.T) {
 		}
 	}
 	fast.MMADFlops, fast.GMUtilisation, fast.L2Utilisation = full.MMADFlops, full.GMUtilisation, full.L2Utilisation
-	fast.Events, fast.FastForward = full.Events, nil
+	if fast.SkippedGMReadBytes <= 0 || fast.SkippedGMReadBytes >= fast.GMReadBytes || full.SkippedGMReadBytes != 0 {
+		t.Errorf("skipped GM reads %d of %d fast-forwarded (%d in full)", fast.SkippedGMReadBytes, fast.GMReadBytes, full.SkippedGMReadBytes)
+	}
+	fast.Events, fast.FastForward, fast.SkippedGMReadBytes = full.Events, nil, 0
 	if !reflect.DeepEqual(fast, full) {
 		t.Errorf("statistics differ:\n%+v fast-forwarded\n%+v in full", fast, full)
 	}

@@ -120,6 +120,16 @@ func TestStepSkips(t *testing.T) {
 	if a, b := fast.Traffic.GMRead, full.Traffic.GMRead; a != b {
 		t.Errorf("traffic GM reads %d with step skips, %d in full", a, b)
 	}
+	// The skipped steps' GM reads (divided among the caches and HBM at
+	// measured rates, not looked up): every k-step of every CTA reads
+	// the same tiles.
+	var blockSteps int64
+	for _, s := range fast.FastForwardSteps {
+		blockSteps += int64(s.Steps) * int64(s.CTAs)
+	}
+	if perStep := full.GMReadBytes / (int64(g.CTAs) * 200); fast.SkippedGMReadBytes != blockSteps*perStep || full.SkippedGMReadBytes != 0 {
+		t.Errorf("skipped GM reads %d, want %d block-steps × %d bytes (full run: %d)", fast.SkippedGMReadBytes, blockSteps, perStep, full.SkippedGMReadBytes)
+	}
 	// Every byte read is served by the L2, the LLC or HBM — the skipped
 	// ones too, each skip's at its measured rates (a skip's last CTA's
 	// bytes once went uncounted).
