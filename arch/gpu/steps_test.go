@@ -374,16 +374,26 @@ func TestStepSkipsReadAhead(t *testing.T) {
 		g isa.Grid
 	}{{fast, steppedGrid(nil)}, {slow, steppedGrid(func(kt int) bool { return kt >= 120 })}} {
 		plain, perr := run(c.m, c.g, true)
-		filled := arch.AheadFilled()
-		ahead, aerr := run(c.m, c.g, false)
-		if arch.AheadFilled() == filled {
-			t.Errorf("case %d: no chunk generated ahead", i)
-		}
-		var pe, ae *arch.StepCheckError
-		errors.As(perr, &pe)
-		errors.As(aerr, &ae)
-		if fmt.Sprint(perr) != fmt.Sprint(aerr) || !reflect.DeepEqual(pe, ae) || !reflect.DeepEqual(plain, ahead) {
-			t.Errorf("case %d read ahead:\n%+v (%+v)\nas read:\n%+v (%+v)", i, ahead, ae, plain, pe)
+		// Whether the worker fills a chunk before the engine needs it
+		// depends on the scheduler (these grids are small, and go test
+		// runs packages side by side): the run is made again until one
+		// was, each time with the same result.
+		for try := 0; ; try++ {
+			filled := arch.AheadFilled()
+			ahead, aerr := run(c.m, c.g, false)
+			var pe, ae *arch.StepCheckError
+			errors.As(perr, &pe)
+			errors.As(aerr, &ae)
+			if fmt.Sprint(perr) != fmt.Sprint(aerr) || !reflect.DeepEqual(pe, ae) || !reflect.DeepEqual(plain, ahead) {
+				t.Errorf("case %d read ahead:\n%+v (%+v)\nas read:\n%+v (%+v)", i, ahead, ae, plain, pe)
+			}
+			if arch.AheadFilled() > filled {
+				break
+			}
+			if try == 20 {
+				t.Errorf("case %d: no chunk generated ahead in %d runs", i, try+1)
+				break
+			}
 		}
 		if i == 0 && (perr != nil || len(plain.FastForwardSteps) == 0) || i == 1 && perr == nil {
 			t.Errorf("case %d: %v, %d step skips: want skips, and a failed check in case 1", i, perr, len(plain.FastForwardSteps))
