@@ -697,10 +697,11 @@ func stepSkipsNote(steps []arch.StepSkip) string {
 		return ""
 	}
 	type sum struct {
-		n, unchecked int
-		steps        int64
-		shift        sim.Time
-		lo, hi       float64
+		n, unchecked, moved int
+		steps               int64
+		shift               sim.Time
+		lo, hi              float64
+		hits, checkHits     float64 // of the skip whose hits moved the most
 	}
 	var order []string
 	by := map[string]*sum{}
@@ -717,6 +718,11 @@ func stepSkipsNote(steps []arch.StepSkip) string {
 		if !s.Checked {
 			x.unchecked++
 		}
+		if s.HitsMoved {
+			if x.moved++; x.moved == 1 || math.Abs(s.CheckHits-s.Hits) > math.Abs(x.checkHits-x.hits) {
+				x.hits, x.checkHits = s.Hits, s.CheckHits
+			}
+		}
 		p := s.Period.Seconds() * 1e6
 		x.lo, x.hi = min(x.lo, p), max(x.hi, p)
 	}
@@ -726,6 +732,9 @@ func stepSkipsNote(steps []arch.StepSkip) string {
 		part := fmt.Sprintf("kernel %s: %d skips, %d block-steps standing for %.4g s (steps of %.4g–%.4g µs)", g, x.n, x.steps, x.shift.Seconds(), x.lo, x.hi)
 		if x.unchecked > 0 {
 			part += fmt.Sprintf(", %d not checked (blocks started or finished first)", x.unchecked)
+		}
+		if x.moved > 0 {
+			part += fmt.Sprintf(", %d whose check's L2 hit fraction moved (at most: %.3g against the measured steps' %.3g): the skipped steps' bytes (and L2 hits) may be off more than their time", x.moved, x.checkHits, x.hits)
 		}
 		parts = append(parts, part)
 	}

@@ -123,3 +123,21 @@ func TestSkippedBytesNote(t *testing.T) {
 		t.Errorf("nothing skipped: %q", n)
 	}
 }
+
+// The step skips' note sums them up by kernel and says where a check's L2
+// hit fraction moved (naming the skip that moved the most).
+func TestStepSkipsNote(t *testing.T) {
+	skip := func(grid string, hits, checkHits float64, moved bool) arch.StepSkip {
+		return arch.StepSkip{Grid: grid, Steps: 100, CTAs: 8, Period: sim.Microsecond, Shift: 100 * sim.Microsecond, Checked: true,
+			Hits: hits, CheckHits: checkHits, HitsMoved: moved}
+	}
+	n := stepSkipsNote([]arch.StepSkip{skip("a", 0.9, 0.88, false), skip("b", 0.917, 0.85, true), skip("b", 0.917, 0.775, true), skip("b", 0.9, 0.9, false)})
+	for _, want := range []string{"kernel a: 1 skips, 800 block-steps", "kernel b: 3 skips, 2400 block-steps", "2 whose check's L2 hit fraction moved (at most: 0.775 against the measured steps' 0.917)"} {
+		if !strings.Contains(n, want) {
+			t.Errorf("no %q in %q", want, n)
+		}
+	}
+	if strings.Count(n, "moved") != 1 {
+		t.Errorf("kernel a's hits did not move: %q", n)
+	}
+}

@@ -400,3 +400,40 @@ func TestStepSkipsReadAhead(t *testing.T) {
 		}
 	}
 }
+
+// A grid whose k-steps from the 120th read A tiles no CTA shares (L2
+// misses) at the pace of those before (misses cost no latency): the step skips
+// measured before pass their checks, but a check's L2 hit fraction moved
+// away from the measured one (HitsMoved) — the skipped steps' bytes stand
+// for the measured hits, so the report says they may be off — while the
+// skips that measured and checked the same steps' hits did not move.
+func TestStepSkipHitsMoved(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4", "machine.gm.latency_cycles=0")
+	ff := arch.DefaultFastForward
+	ff.Steps = true
+	for _, c := range []struct {
+		name  string
+		slow  func(kt int) bool
+		moved bool
+	}{{"hits alike", nil, false}, {"misses from step 120", func(kt int) bool { return kt >= 120 }, true}} {
+		fast, err := runGrid(t, m, steppedGrid(c.slow), &ff)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		moved := 0
+		for _, s := range fast.FastForwardSteps {
+			if s.Hits < 0 || s.Checked && s.CheckHits < 0 {
+				t.Errorf("%s: step skip %+v: no hit fractions", c.name, s)
+			}
+			if s.HitsMoved != (s.Checked && math.Abs(s.CheckHits-s.Hits) > ff.Hits) {
+				t.Errorf("%s: step skip %+v: HitsMoved %v", c.name, s, s.HitsMoved)
+			}
+			if s.HitsMoved {
+				moved++
+			}
+		}
+		if len(fast.FastForwardSteps) == 0 || (moved > 0) != c.moved {
+			t.Errorf("%s: %d of %d step skips' hits moved, want some: %v", c.name, moved, len(fast.FastForwardSteps), c.moved)
+		}
+	}
+}
