@@ -683,11 +683,19 @@ func skippedBytesNote(skipped, gmRead, hbmRead int64) string {
 	if skipped <= 0 || gmRead <= 0 {
 		return ""
 	}
-	s := fmt.Sprintf(" (%.3g %% of the run's GM reads", 100*float64(skipped)/float64(gmRead))
+	s := fmt.Sprintf("; those bytes are %.3g %% of the run's GM reads", 100*float64(skipped)/float64(gmRead))
 	if hbmRead > 0 {
-		s += fmt.Sprintf("; a point of their hit fraction moves the run's HBM reads by %.3g %%", float64(skipped)/float64(hbmRead))
+		s += fmt.Sprintf(", and a point more or less of them served by the caches (the L2 and any LLC) moves the run's HBM reads by %.3g %%", float64(skipped)/float64(hbmRead))
 	}
-	return s + "): so its bytes can be much further off than its time (docs/report.md, \"Fast-forward and bytes\")"
+	return s + ": so its bytes can be much further off than its time (docs/report.md, \"Fast-forward and bytes\")"
+}
+
+// hitsText prints a hit fraction (−1: "no traffic").
+func hitsText(h float64) string {
+	if h < 0 {
+		return "no traffic"
+	}
+	return fmt.Sprintf("%.3g", h)
 }
 
 // stepSkipsNote sums up a run's step skips (FastForward.Steps) by kernel
@@ -734,7 +742,7 @@ func stepSkipsNote(steps []arch.StepSkip) string {
 			part += fmt.Sprintf(", %d not checked (blocks started or finished first)", x.unchecked)
 		}
 		if x.moved > 0 {
-			part += fmt.Sprintf(", %d whose check's L2 hit fraction moved (at most: %.3g against the measured steps' %.3g): the skipped steps' bytes (and L2 hits) may be off more than their time", x.moved, x.checkHits, x.hits)
+			part += fmt.Sprintf(", %d whose check's L2 hit fraction moved (the largest move: %s against the measured steps' %s): the skipped steps' bytes (and L2 hits) may be off more than their time", x.moved, hitsText(x.checkHits), hitsText(x.hits))
 		}
 		parts = append(parts, part)
 	}

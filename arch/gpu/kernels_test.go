@@ -75,6 +75,10 @@ func TestKernelSkips(t *testing.T) {
 	}
 	sameCoreWork(t, "with kernel skips", fast, full)
 	sameTimes(t, times, fullTimes)
+	// The skipped kernels' GM reads (alike kernels read alike).
+	if want := int64(len(fast.FastForwardKernels)) * full.GMReadBytes / int64(len(grids)); fast.SkippedGMReadBytes != want {
+		t.Errorf("skipped GM reads %d, want %d kernels' %d", fast.SkippedGMReadBytes, len(fast.FastForwardKernels), want)
+	}
 	// Without a launch latency (the grid before a skipped one finishes,
 	// it starts and ends, and the next launches at one simulated time)
 	// each kernel's times are still the full run's.
@@ -131,6 +135,16 @@ func checkTailSkip(t *testing.T, fast, full *arch.Stats, times, fullTimes []arch
 	t.Helper()
 	t.Logf("kernel skips %+v; events %d → %d", fast.FastForwardKernels, full.Events, fast.Events)
 	k := fast.FastForwardKernels
+	// The GM reads not looked up: the blocks not run (the rest of the
+	// third kernel, those its and the others' wave skips skipped) of
+	// 240 alike.
+	skipped := 3*8*10 - k[0].FromCTA - 2*8*10
+	for _, s := range fast.FastForward {
+		skipped += s.Waves * s.WaveCTAs
+	}
+	if want := int64(skipped) * full.GMReadBytes / (3 * 8 * 10); len(k) == 1 && fast.SkippedGMReadBytes != want {
+		t.Errorf("skipped GM reads %d, want %d blocks' %d", fast.SkippedGMReadBytes, skipped, want)
+	}
 	if len(k) != 1 || k[0].Index != 2 || k[0].FromCTA != 8*5 || k[0].OwnWork != own {
 		t.Fatalf("kernel skips %+v: want the third kernel's rest after its 5 waves (own work: %v)", k, own)
 	}

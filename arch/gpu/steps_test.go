@@ -425,6 +425,9 @@ func TestStepSkipHitsMoved(t *testing.T) {
 			if s.Hits < 0 || s.Checked && s.CheckHits < 0 {
 				t.Errorf("%s: step skip %+v: no hit fractions", c.name, s)
 			}
+			if !s.Checked && s.CheckPeriod == 0 && s.CheckHits != -1 {
+				t.Errorf("%s: step skip %+v: no check, but its hits %v", c.name, s, s.CheckHits)
+			}
 			if s.HitsMoved != (s.Checked && math.Abs(s.CheckHits-s.Hits) > ff.Hits) {
 				t.Errorf("%s: step skip %+v: HitsMoved %v", c.name, s, s.HitsMoved)
 			}
