@@ -210,7 +210,6 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 				} else {
 					si, _ = bits.Mul64(modM*s, nsets)
 				}
-				// Inline hit path: present with every wanted line.
 				w := where[sec]
 				if w == 0 {
 					c.allocate(sec, si, want)
