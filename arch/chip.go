@@ -568,7 +568,7 @@ func (c *Chip) ffAdd(ff *fastForward, a, b *ffSnap, scale, tscale float64, shift
 				}
 			}
 			ff.ints[big] += int64(shift) - sum
-			k += int(NumCauses) + 1
+			k += laneInts
 		}
 		k += ff.paths + 1
 	}
@@ -649,19 +649,19 @@ func (c *Chip) ffAddWork(ff *fastForward, start, end *ffSnap, total *ffWorkSum) 
 	ff.ints[ffTrafficHBMWrite] += gmWrite
 	ff.floats[0] += total.flops
 	cores := len(c.grids.cores)
-	block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
+	block := coreInts(len(ff.lanes), ff.paths)
 	type counter struct {
 		off   int // offset in a core's block
 		total float64
 	}
 	var counters []counter
 	for l := range ff.lanes {
-		counters = append(counters, counter{l*(int(NumCauses)+1) + int(NumCauses), at(total.instrs, l)})
+		counters = append(counters, counter{l*laneInts + int(NumCauses), at(total.instrs, l)})
 	}
 	for p := 0; p < ff.paths; p++ {
-		counters = append(counters, counter{len(ff.lanes)*(int(NumCauses)+1) + p, at(total.pathBytes, p)})
+		counters = append(counters, counter{len(ff.lanes)*laneInts + p, at(total.pathBytes, p)})
 	}
-	counters = append(counters, counter{len(ff.lanes)*(int(NumCauses)+1) + ff.paths, total.repeats})
+	counters = append(counters, counter{len(ff.lanes)*laneInts + ff.paths, total.repeats})
 	for _, ct := range counters {
 		var sum int64
 		for i := range cores {

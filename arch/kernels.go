@@ -471,7 +471,7 @@ func (ff *fastForward) isWork(k int) bool {
 	}
 	// a core's block: per lane its time by cause and instructions, then
 	// path bytes and vector repeats — all but the times are work
-	lanes := len(ff.lanes) * (int(NumCauses) + 1)
-	i := (k - ffGlobal) % (lanes + ff.paths + 1)
-	return i >= lanes || i%(int(NumCauses)+1) == int(NumCauses)
+	lanes := len(ff.lanes) * laneInts
+	i := (k - ffGlobal) % coreInts(len(ff.lanes), ff.paths)
+	return i >= lanes || i%laneInts == int(NumCauses)
 }

@@ -63,7 +63,7 @@ func TestSteadyHits(t *testing.T) {
 func TestStationary(t *testing.T) {
 	const measure = 4
 	lanes, paths := 1, 0
-	block := lanes*(int(NumCauses)+1) + paths + 1
+	block := coreInts(lanes, paths)
 	snaps := func(dur, hits, busy []float64) []ffSnap {
 		w := make([]ffSnap, len(dur)+1)
 		w[0].ints = make([]int64, ffGlobal+block)

@@ -331,8 +331,8 @@ func (c *Chip) stepInterval(now sim.Time) {
 		sr.check = -1
 		a, b := &sr.snaps[n-1-ff.Measure], &sr.snaps[n-1]
 		sk.CheckPeriod = (b.t - a.t) / sim.Time(ff.Measure)
-		sk.CheckHits = hitFraction(b.ints[ffL2Hit]-a.ints[ffL2Hit], b.ints[ffL2Miss]-a.ints[ffL2Miss])
-		sk.HitsMoved = (sk.Hits < 0) != (sk.CheckHits < 0) || math.Abs(sk.CheckHits-sk.Hits) > ff.Hits
+		sk.CheckHits = spanHits(&a.ffSnap, &b.ffSnap, ffL2Hit)
+		sk.HitsMoved = !fractionsAgree(sk.Hits, sk.CheckHits, ff.Hits)
 		dev := math.Abs(float64(sk.CheckPeriod - sk.Period))
 		sk.Checked = dev <= ff.Tolerance*float64(sk.Period)+float64(sk.Spread)
 		if !sk.Checked {
@@ -404,7 +404,7 @@ func (c *Chip) stepInterval(now sim.Time) {
 	}
 	ff.steps = append(ff.steps, StepSkip{Grid: gr.grids[gr.cur].Name, At: now, Steps: steps, CTAs: len(sr.ctas), First: lowest,
 		Period: sim.Time(math.Round(total / float64(w))), Spread: sim.Time(math.Round(hi - lo)), Shift: shift,
-		Events: uint64(math.Round(win[ffEvents])), Hits: hitFraction(last.ints[ffL2Hit]-first.ints[ffL2Hit], last.ints[ffL2Miss]-first.ints[ffL2Miss]), CheckHits: -1})
+		Events: uint64(math.Round(win[ffEvents])), Hits: spanHits(&first.ffSnap, &last.ffSnap, ffL2Hit), CheckHits: -1})
 	ff.shift += shift
 	sr.check = len(ff.steps) - 1
 	sr.clear(0)
@@ -538,36 +538,6 @@ func (c *Chip) windowsSteady(a, b, e *ffSnap, mix, hits float64) bool {
 // and in every lane's fraction of time in each cause (the mean over the
 // cores) within mix.
 func (c *Chip) spansAgree(a0, a1, b0, b1 *ffSnap, mix, hits float64) bool {
-	for _, k := range []int{ffL2Hit, ffLLCHit} { // hit bytes; the misses follow them
-		h := []int64{a1.ints[k] - a0.ints[k], b1.ints[k] - b0.ints[k]}
-		m := []int64{a1.ints[k+1] - a0.ints[k+1], b1.ints[k+1] - b0.ints[k+1]}
-		if !windowsAgree(h, m, 2, 1, hits) {
-			return false
-		}
-	}
-	// Every lane's time in each cause over the cores, for both spans in
-	// one walk of the snapshots (a core's counters lie together; calling
-	// causeFraction per lane and cause walked them four times: 0.10 s of
-	// RTX PRO 6000 sgemm-cube 8192³ with step skips, 0.07 s so).
 	ff := c.grids.ff
-	nl, nc, cores := len(ff.lanes), int(NumCauses), len(c.grids.cores)
-	block := nl*(nc+1) + ff.paths + 1
-	sum := make([]int64, 2*nl*nc)
-	da, db := sum[:nl*nc], sum[nl*nc:]
-	for i := range cores {
-		for l := range nl {
-			k := ffGlobal + i*block + l*(nc+1)
-			for x := range nc {
-				da[l*nc+x] += a1.ints[k+x] - a0.ints[k+x]
-				db[l*nc+x] += b1.ints[k+x] - b0.ints[k+x]
-			}
-		}
-	}
-	ta, tb := float64(max(a1.t-a0.t, 1)), float64(max(b1.t-b0.t, 1))
-	for j := range da {
-		if math.Abs(float64(da[j])/ta/float64(cores)-float64(db[j])/tb/float64(cores)) > mix { // (causeFraction's arithmetic)
-			return false
-		}
-	}
-	return true
+	return hitsAgree(a0, a1, b0, b1, hits) && mixAgree(a0, a1, b0, b1, len(c.grids.cores), len(ff.lanes), ff.paths, mix)
 }

@@ -19,13 +19,13 @@ func spansChip(cores, lanes, paths int) *Chip {
 // every core's lanes' time in each cause from at(core, lane, cause).
 func spansSnap(c *Chip, t sim.Time, hit, miss int64, at func(core, lane, cause int) int64) *ffSnap {
 	ff := c.grids.ff
-	block := len(ff.lanes)*(int(NumCauses)+1) + ff.paths + 1
+	block := coreInts(len(ff.lanes), ff.paths)
 	s := &ffSnap{t: t, ints: make([]int64, ffGlobal+len(c.grids.cores)*block)}
 	s.ints[ffL2Hit], s.ints[ffL2Miss] = hit, miss
 	for i := range c.grids.cores {
 		for l := range ff.lanes {
 			for x := 0; x < int(NumCauses); x++ {
-				s.ints[ffGlobal+i*block+l*(int(NumCauses)+1)+x] = at(i, l, x)
+				s.ints[ffGlobal+i*block+l*laneInts+x] = at(i, l, x)
 			}
 		}
 	}
