@@ -198,7 +198,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 		parts = m.L2.Partitions
 	}
 	for range parts {
-		if l2 := mem.NewL2(int64(m.L2.Capacity)/int64(parts), m.L2.LineBytes, m.L2.Ways); l2 != nil {
+		if l2 := mem.NewL2(int64(m.L2.Capacity)/int64(parts), m.L2.LineBytes, m.L2.TagLines(), m.L2.Ways); l2 != nil {
 			if m.L2.Index == "xor" {
 				l2.HashSets()
 			}
@@ -208,7 +208,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 			c.l2BWs = append(c.l2BWs, bw)
 		}
 	}
-	if llc := mem.NewL2(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.Ways); llc != nil && len(c.l2s) > 0 {
+	if llc := mem.NewL2(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.TagLines(), m.LLC.Ways); llc != nil && len(c.l2s) > 0 {
 		if m.LLC.Index == "xor" {
 			llc.HashSets()
 		}
@@ -263,8 +263,8 @@ func footprint(m *machines.Machine, kind *Kind, mode Mode) (total float64, per i
 	if kind.CoreBytes != nil {
 		per = kind.CoreBytes(m, mode)
 	}
-	l2 = float64(mem.L2Footprint(int64(m.L2.Capacity), m.L2.LineBytes, m.L2.Ways)) +
-		float64(mem.L2Footprint(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.Ways))
+	l2 = float64(mem.L2Footprint(int64(m.L2.Capacity), m.L2.LineBytes, m.L2.TagLines(), m.L2.Ways)) +
+		float64(mem.L2Footprint(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.TagLines(), m.LLC.Ways))
 	return float64(m.Cores)*float64(per) + l2, per, l2
 }
 

@@ -263,6 +263,9 @@ func TestFileErrors(t *testing.T) {
 		{"unknown kind", variant(t, "cores: 32", "kind: tpu\ncores: 32"), []string{"user.yaml:", `key "kind"`, `unknown machine kind "tpu"`, "davinci"}},
 		{"kind not a string", variant(t, "cores: 32", "kind: [a]\ncores: 32"), []string{"user.yaml:", `key "kind"`}},
 		{"l2 needs bandwidth", variant(t, "bandwidth: 4TB/s\n", "bandwidth: 0\n"), []string{`key "l2.bandwidth"`, "must be > 0 when l2.capacity > 0"}},
+		{"lines per tag", variant(t, "lines_per_tag: 16\n", "lines_per_tag: 3\n"), []string{`key "l2.lines_per_tag"`, "power of two in 1..16"}},
+		{"lines per tag too many", variant(t, "lines_per_tag: 16\n", "lines_per_tag: 32\n"), []string{`key "l2.lines_per_tag"`}},
+		{"capacity in tags", variant(t, "capacity: 32MiB", "capacity: 33562624"), []string{`key "l2.capacity"`, "line_bytes × lines_per_tag × ways"}},
 		// A map entry's bad value is named by its own key and line (not
 		// mapstructure's path_pj_per_byte[gm_ub] at the section's line).
 		{"map entry", mapEntry, []string{fmt.Sprintf("user.yaml:%d: ", mapLine), `key "power.path_pj_per_byte.GM_UB": want a number, got "lots"`}},

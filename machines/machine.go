@@ -132,8 +132,15 @@ type GlobalMemory struct {
 type L2Cache struct {
 	Capacity  Size      `mapstructure:"capacity"`
 	Bandwidth Bandwidth `mapstructure:"bandwidth"`  // total, shared by all cores
-	LineBytes int       `mapstructure:"line_bytes"` // cache line (power of two)
-	Ways      int       `mapstructure:"ways"`       // associativity (LRU)
+	LineBytes int       `mapstructure:"line_bytes"` // cache line (power of two): the unit of presence
+	Ways      int       `mapstructure:"ways"`       // associativity (LRU), in tags
+	// LinesPerTag is how many consecutive lines one directory entry (tag)
+	// covers, each with its own valid bit (a power of two, 1..16; 0 means
+	// 1: one tag a line). Replacement evicts a tag's lines together, and a
+	// set holds Ways tags, so the sets are capacity / (line_bytes ×
+	// lines_per_tag × ways). NVIDIA's L2 tags 128-byte lines of four
+	// 32-byte sectors: line_bytes 32, lines_per_tag 4.
+	LinesPerTag int `mapstructure:"lines_per_tag"`
 	// Partitions splits the L2 into that many halves/slices, each caching
 	// its own share of addresses (A100/H100: 2; 0 or 1: one L2). A core
 	// reaching a partition other than its own pays FarLatencyCycles more;
@@ -154,6 +161,14 @@ type L2Cache struct {
 	Index string `mapstructure:"index"`
 }
 
+// TagLines returns the lines one directory entry covers (LinesPerTag, 1
+// when unset).
+func (c L2Cache) TagLines() int { return max(c.LinesPerTag, 1) }
+
+// TagLines returns the lines one directory entry covers (LinesPerTag, 1
+// when unset).
+func (l LLC) TagLines() int { return max(l.LinesPerTag, 1) }
+
 // LLC is a memory-side last-level cache between the L2 and HBM (MI300X's
 // Infinity Cache), shared by every core; it sees the L2's misses.
 // Capacity 0 (or no llc: section) means none.
@@ -162,6 +177,8 @@ type LLC struct {
 	Bandwidth Bandwidth `mapstructure:"bandwidth"`
 	LineBytes int       `mapstructure:"line_bytes"`
 	Ways      int       `mapstructure:"ways"`
+	// LinesPerTag is as L2Cache.LinesPerTag.
+	LinesPerTag int `mapstructure:"lines_per_tag"`
 	// LatencyCycles is what an L2 miss served by the LLC adds (an LLC
 	// miss adds gm.latency_cycles instead).
 	LatencyCycles int `mapstructure:"latency_cycles"`

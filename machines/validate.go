@@ -164,17 +164,19 @@ func (m *Machine) problems() []problem {
 		if !finitePos(float64(m.L2.Bandwidth)) {
 			add("l2.bandwidth", "must be > 0 when l2.capacity > 0 (got %v)", m.L2.Bandwidth)
 		}
-		lb, w := m.L2.LineBytes, m.L2.Ways
+		lb, w, tl := m.L2.LineBytes, m.L2.Ways, m.L2.TagLines()
 		switch {
 		case lb <= 0 || lb&(lb-1) != 0:
 			add("l2.line_bytes", "must be a power of two when l2.capacity > 0 (got %d)", lb)
+		case !tagLinesOK(m.L2.LinesPerTag):
+			add("l2.lines_per_tag", "must be a power of two in 1..%d, or 0 for 1 (got %d)", mem.MaxTagLines, m.L2.LinesPerTag)
 		case w < 1 || w > mem.MaxL2Ways:
 			add("l2.ways", "must be in 1..%d when l2.capacity > 0 (the directory's associativity; got %d)", mem.MaxL2Ways, w)
-		case int64(m.L2.Capacity)%(int64(lb)*int64(w)) != 0:
-			add("l2.capacity", "must be a multiple of line_bytes × ways = %d (got %v)", int64(lb)*int64(w), m.L2.Capacity)
-		case m.L2.Private && m.L2.Partitions > 1 && int64(m.L2.Capacity)%(int64(lb)*int64(w)*int64(m.L2.Partitions)) != 0:
-			add("l2.capacity", "must be a multiple of line_bytes × ways × partitions = %d with private partitions (got %v)",
-				int64(lb)*int64(w)*int64(m.L2.Partitions), m.L2.Capacity)
+		case int64(m.L2.Capacity)%(int64(lb)*int64(tl)*int64(w)) != 0:
+			add("l2.capacity", "must be a multiple of line_bytes × lines_per_tag × ways = %d (got %v)", int64(lb)*int64(tl)*int64(w), m.L2.Capacity)
+		case m.L2.Private && m.L2.Partitions > 1 && int64(m.L2.Capacity)%(int64(lb)*int64(tl)*int64(w)*int64(m.L2.Partitions)) != 0:
+			add("l2.capacity", "must be a multiple of line_bytes × lines_per_tag × ways × partitions = %d with private partitions (got %v)",
+				int64(lb)*int64(tl)*int64(w)*int64(m.L2.Partitions), m.L2.Capacity)
 		}
 		if i := m.L2.Index; i != "" && i != "modulo" && i != "xor" {
 			add("l2.index", "must be modulo or xor (got %q)", i)
@@ -186,17 +188,19 @@ func (m *Machine) problems() []problem {
 			add("l2.partitions", "must be ≤ cores = %d with private partitions (got %d)", m.Cores, m.L2.Partitions)
 		}
 	}
-	if l := &m.LLC; l.Capacity != 0 || l.Bandwidth != 0 || l.LineBytes != 0 || l.Ways != 0 || l.LatencyCycles != 0 {
+	if l := &m.LLC; l.Capacity != 0 || l.Bandwidth != 0 || l.LineBytes != 0 || l.LinesPerTag != 0 || l.Ways != 0 || l.LatencyCycles != 0 {
 		// An llc section, once given, must be complete.
 		switch {
 		case l.Capacity <= 0:
 			add("llc.capacity", "must be > 0 when an llc section is given (got %v)", l.Capacity)
 		case l.LineBytes <= 0 || l.LineBytes&(l.LineBytes-1) != 0:
 			add("llc.line_bytes", "must be a power of two (got %d)", l.LineBytes)
+		case !tagLinesOK(l.LinesPerTag):
+			add("llc.lines_per_tag", "must be a power of two in 1..%d, or 0 for 1 (got %d)", mem.MaxTagLines, l.LinesPerTag)
 		case l.Ways < 1 || l.Ways > mem.MaxL2Ways:
 			add("llc.ways", "must be in 1..%d (the directory's associativity; got %d)", mem.MaxL2Ways, l.Ways)
-		case int64(l.Capacity)%(int64(l.LineBytes)*int64(l.Ways)) != 0:
-			add("llc.capacity", "must be a multiple of line_bytes × ways = %d (got %v)", int64(l.LineBytes)*int64(l.Ways), l.Capacity)
+		case int64(l.Capacity)%(int64(l.LineBytes)*int64(l.TagLines())*int64(l.Ways)) != 0:
+			add("llc.capacity", "must be a multiple of line_bytes × lines_per_tag × ways = %d (got %v)", int64(l.LineBytes)*int64(l.TagLines())*int64(l.Ways), l.Capacity)
 		}
 		if !finitePos(float64(l.Bandwidth)) {
 			add("llc.bandwidth", "must be > 0 (got %v)", l.Bandwidth)
@@ -256,3 +260,9 @@ func (m *Machine) problems() []problem {
 // math.MaxFloat64 would make the peak, the clock times the rate times the
 // cores, infinite.
 const MaxOpsPerCycle = 1e9
+
+// tagLinesOK reports whether n is a valid lines_per_tag: 0 (for 1) or a
+// power of two up to mem.MaxTagLines.
+func tagLinesOK(n int) bool {
+	return n == 0 || n > 0 && n <= mem.MaxTagLines && n&(n-1) == 0
+}

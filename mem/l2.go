@@ -6,12 +6,14 @@ import (
 	"unsafe"
 )
 
-// L2 is a sectored, set-associative, LRU, write-allocate cache directory in
-// front of global memory. It tracks which lines are present (no data: the GM
-// store holds the bytes), so that transfers can be split into the part
-// served by the L2 and the part that goes to HBM. A directory entry (tag)
-// covers a sector of SectorLines consecutive lines with a valid bit per
-// line, as in GPU L2 caches; replacement evicts whole sectors (LRU). A line
+// L2 is a set-associative, LRU, write-allocate cache directory in front of
+// global memory. It tracks which lines are present (no data: the GM store
+// holds the bytes), so that transfers can be split into the part served by
+// the L2 and the part that goes to HBM. A directory entry (tag) covers a
+// "sector" of 1 to MaxTagLines consecutive lines (NewL2's linesPerTag) with
+// a valid bit per line — NVIDIA's L2 tags 128-byte lines of four 32-byte
+// sectors, in this directory's terms lines of 32 bytes, four a tag —;
+// replacement evicts a tag's lines together (LRU over tags). A line
 // counts as present from the moment a request for it is issued (requests to
 // a line in flight merge, as in a cache with miss-status registers), which
 // is what lets many cores that read the same block at about the same time
@@ -71,45 +73,51 @@ type l2Set struct {
 // maxWhere bounds the where index (entries, one byte each).
 const maxWhere = 1 << 25
 
-// SectorLines is the number of lines one directory entry covers.
-const SectorLines = 16
+// MaxTagLines is the most lines one directory entry covers (a valid bit
+// each).
+const MaxTagLines = 16
 
 // MaxL2Ways is the largest associativity the L2 directory supports.
 const MaxL2Ways = 16
 
-// l2Shape returns the line bits, ways and sets of an L2 (see NewL2).
-func l2Shape(capacity int64, lineBytes, ways int) (lb uint, w int, sets uint64) {
+// l2Shape returns the line bits, the tag's bits beyond them, the ways and
+// the sets of an L2 (see NewL2).
+func l2Shape(capacity int64, lineBytes, linesPerTag, ways int) (lb, tb uint, w int, sets uint64) {
 	for lb < 62 && 1<<lb < lineBytes {
 		lb++
 	}
+	for tb < 4 && 1<<tb < linesPerTag {
+		tb++
+	}
 	w = min(max(ways, 1), MaxL2Ways)
-	sectorBytes := int64(1) << lb * SectorLines
+	sectorBytes := int64(1) << (lb + tb)
 	sets = uint64(capacity / sectorBytes / int64(w))
 	if sets < 1 {
 		sets = 1
 	}
-	return lb, w, sets
+	return lb, tb, w, sets
 }
 
 // L2Footprint returns the host memory, in bytes, of the tags of NewL2's
 // cache (0 without one), so that a huge capacity is refused before it is
 // allocated.
-func L2Footprint(capacity int64, lineBytes, ways int) int64 {
+func L2Footprint(capacity int64, lineBytes, linesPerTag, ways int) int64 {
 	if capacity <= 0 {
 		return 0
 	}
-	_, _, sets := l2Shape(capacity, lineBytes, ways)
+	_, _, _, sets := l2Shape(capacity, lineBytes, linesPerTag, ways)
 	return int64(sets) * (int64(unsafe.Sizeof(l2Set{})) + MaxL2Ways*8)
 }
 
-// NewL2 returns a cache of the given capacity, line size and associativity
-// (in sectors); nil when capacity is 0 (no L2).
-func NewL2(capacity int64, lineBytes, ways int) *L2 {
+// NewL2 returns a cache of the given capacity, line size, lines per tag (a
+// power of two up to MaxTagLines; rounded up to one) and associativity
+// (in tags); nil when capacity is 0 (no L2).
+func NewL2(capacity int64, lineBytes, linesPerTag, ways int) *L2 {
 	if capacity <= 0 {
 		return nil
 	}
-	lb, ways, sets := l2Shape(capacity, lineBytes, ways)
-	c := &L2{lineBits: lb, sectorBits: lb + 4, sets: sets, ways: ways, set: make([]l2Set, sets),
+	lb, tb, ways, sets := l2Shape(capacity, lineBytes, linesPerTag, ways)
+	c := &L2{lineBits: lb, sectorBits: lb + tb, sets: sets, ways: ways, set: make([]l2Set, sets),
 		tags: make([]int64, sets*MaxL2Ways)}
 	// Initially way 0 is the least recently used, then 1, 2, …
 	for w := 0; w < ways; w++ {

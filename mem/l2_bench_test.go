@@ -22,7 +22,7 @@ func benchGEMMWalk(b *testing.B, hash bool) {
 		bk      = 128
 		blocks  = 148
 	)
-	c := NewL2(25<<20, 128, 16)
+	c := NewL2(25<<20, 128, 16, 16)
 	if hash {
 		c.HashSets()
 	}
@@ -57,10 +57,10 @@ func BenchmarkL2GEMMWalkLLC(b *testing.B) {
 	)
 	var l2s [8]*L2
 	for i := range l2s {
-		l2s[i] = NewL2(4<<20, 128, 16)
+		l2s[i] = NewL2(4<<20, 128, 16, 16)
 		l2s[i].HashSets()
 	}
-	llc := NewL2(256<<20, 128, 16)
+	llc := NewL2(256<<20, 128, 16, 16)
 	llc.HashSets()
 	gmA, gmB := int64(0), int64(m)*k*es
 	kt := 0

@@ -8,8 +8,8 @@ import (
 
 func TestL2HitsMissesAndEviction(t *testing.T) {
 	// 64 KiB, 128-byte lines, 2 ways: sectors of 2 KiB, 16 sets.
-	c := NewL2(64<<10, 128, 2)
-	if NewL2(0, 128, 2) != nil {
+	c := NewL2(64<<10, 128, 16, 2)
+	if NewL2(0, 128, 16, 2) != nil {
 		t.Fatal("capacity 0 must mean no L2")
 	}
 	if h, m := c.Access(1000, 300); h != 0 || m != 300 {
@@ -61,7 +61,7 @@ func TestL2IndexMatchesScan(t *testing.T) {
 }
 
 func testL2AgainstScan(t *testing.T, ways, sets, sectors int) {
-	c := NewL2(int64(sets*ways)*2048, 128, ways) // sectors of 2 KiB
+	c := NewL2(int64(sets*ways)*2048, 128, 16, ways) // sectors of 2 KiB
 	type ref struct {
 		tag   int64
 		stamp uint64
@@ -119,8 +119,8 @@ func TestL2Access2DMatchesBursts(t *testing.T) {
 }
 
 func testAccess2D(t *testing.T, ways int, hash bool) {
-	a := NewL2(64<<10, 128, ways) // sectors of 2 KiB
-	b := NewL2(64<<10, 128, ways)
+	a := NewL2(64<<10, 128, 16, ways) // sectors of 2 KiB
+	b := NewL2(64<<10, 128, 16, ways)
 	if hash {
 		a.HashSets()
 		b.HashSets()
@@ -211,7 +211,7 @@ func sameDirectory(t *testing.T, a, b *L2) {
 func TestL2HashedSetsSpreadPowerOfTwoStrides(t *testing.T) {
 	const line, ways = 128, 16
 	capacity := int64(4 << 20)
-	sector := int64(line * SectorLines)
+	sector := int64(line * 16)
 	sets := capacity / sector / ways
 	stride := sets * sector // every sector maps to set 0 under modulo indexing
 	passes := func(c *L2) (hit int64) {
@@ -225,8 +225,8 @@ func TestL2HashedSetsSpreadPowerOfTwoStrides(t *testing.T) {
 		}
 		return hit
 	}
-	plain := NewL2(capacity, line, ways)
-	hashed := NewL2(capacity, line, ways)
+	plain := NewL2(capacity, line, 16, ways)
+	hashed := NewL2(capacity, line, 16, ways)
 	hashed.HashSets()
 	if got := passes(plain); got != 0 {
 		t.Errorf("modulo index: %d bytes hit; 64 sectors in one 16-way set should thrash", got)
@@ -297,7 +297,7 @@ func TestSetIndexRemainder(t *testing.T) {
 // loop, not the strided-rows path (where the wrapped address looked like
 // a small sector and the walk indexed past the where index: a panic).
 func TestL2Access2DHugeStride(t *testing.T) {
-	c := NewL2(1<<20, 128, 16)
+	c := NewL2(1<<20, 128, 16, 16)
 	if hit, miss := c.Access2D(0, 5, 64, 1<<62); hit+miss != 5*64 {
 		t.Errorf("hit %d + miss %d, want %d bytes", hit, miss, 5*64)
 	}
@@ -307,7 +307,7 @@ func TestL2Access2DHugeStride(t *testing.T) {
 // stops (the loop's bound, a sector's start below the end, wrapped past
 // the last sector and ran for about 2^52 more).
 func TestL2Access2DTopOfRange(t *testing.T) {
-	c := NewL2(1<<20, 128, 16)
+	c := NewL2(1<<20, 128, 16, 16)
 	const n = 3 * 2048
 	if hit, miss := c.Access2D(math.MaxInt64-n, 1, n, n); hit+miss != n {
 		t.Errorf("hit %d + miss %d, want %d bytes", hit, miss, n)
@@ -321,7 +321,7 @@ func TestL2Access2DTopOfRange(t *testing.T) {
 func TestL2Age(t *testing.T) {
 	// 64 KiB, 128-byte lines, 2 ways: sectors of 2 KiB, 16 sets; sector s
 	// is in set s mod 16.
-	c := NewL2(64<<10, 128, 2)
+	c := NewL2(64<<10, 128, 16, 2)
 	const sec = 2 << 10
 	for s := int64(0); s < 32; s++ { // two sectors a set: s and s+16
 		c.Access(s*sec, 128)
@@ -348,7 +348,7 @@ func TestL2Age(t *testing.T) {
 		}
 	}
 	// Uneven shares: 8 over 16 sets ages every other set by one.
-	c = NewL2(64<<10, 128, 2)
+	c = NewL2(64<<10, 128, 16, 2)
 	for s := int64(0); s < 32; s++ {
 		c.Access(s*sec, 128)
 	}
@@ -370,4 +370,30 @@ func TestL2Age(t *testing.T) {
 	}
 	var nilL2 *L2
 	nilL2.Age(5) // no L2: nothing to age
+}
+
+// A tag covering many lines holds one row of a strided tile walk as it
+// would a whole run of lines: rows 16 KiB apart (a half-precision 8192-wide
+// matrix's) cost a tag each, so a directory of 2 KiB tags holds a sixteenth
+// of the rows one of 128-byte tags does — NVIDIA's L2 tags 128 bytes
+// (32-byte sectors × 4), and machine files say how many lines a tag covers.
+func TestL2LinesPerTag(t *testing.T) {
+	const capacity, rows, pitch = 1 << 20, 4096, 16 << 10 // 4096 rows of 128 B: half the capacity
+	for _, c := range []struct {
+		line, perTag int
+		hits         bool
+	}{{128, 1, true}, {32, 4, true}, {128, 16, false}, {512, 16, false}} {
+		l2 := NewL2(capacity, c.line, c.perTag, 16)
+		l2.HashSets()
+		if h, m := l2.Access2D(0, rows, 128, pitch); h != 0 || m != rows*128 {
+			t.Fatalf("%d-byte lines, %d a tag: cold walk hit %d, missed %d", c.line, c.perTag, h, m)
+		}
+		h, m := l2.Access2D(0, rows, 128, pitch)
+		if c.hits && (h < rows*128*9/10) || !c.hits && h > rows*128/10 {
+			t.Errorf("%d-byte lines, %d a tag: the walk again hit %d bytes, missed %d (want mostly %s)", c.line, c.perTag, h, m, map[bool]string{true: "hits", false: "misses"}[c.hits])
+		}
+	}
+	if NewL2(capacity, 32, 4, 16).sectorBits != 7 || NewL2(capacity, 128, 1, 16).sectorBits != 7 {
+		t.Error("a tag of 4 32-byte lines, or of one 128-byte line, covers 128 bytes")
+	}
 }
