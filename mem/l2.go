@@ -288,6 +288,18 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		c.MissBytes += miss
 		return hit, miss
 	}
+	if end := addr + burstLen; nburst > 1 && addr >= 0 && stride > 0 && stride&sectorMask == 0 &&
+		(end-1)>>c.sectorBits-addr>>c.sectorBits < maxRowTags && stride <= (math.MaxInt64-addr-burstLen)/int64(nburst-1) && // the last row's end fits
+		c.indexed((addr+int64(nburst-1)*stride+burstLen-1)>>c.sectorBits) {
+		// Rows of several tags each, whole tags apart (a tile's rows
+		// where a tag covers fewer bytes than a row: NVIDIA's 128-byte
+		// tags): each row's tags in turn, the set index stepping as in
+		// the walk above.
+		hit, miss = c.wideRows(addr, nburst, burstLen, stride)
+		c.HitBytes += hit
+		c.MissBytes += miss
+		return hit, miss
+	}
 	for b := 0; b < nburst; b++ {
 		lo := addr + int64(b)*stride
 		end := lo + burstLen
@@ -332,6 +344,83 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 	}
 	c.HitBytes += hit
 	c.MissBytes += miss
+	return hit, miss
+}
+
+// maxRowTags bounds the tags a row of Access2D's wide-row walk spans.
+const maxRowTags = 64
+
+// wideRows is Access2D over rows of up to maxRowTags tags each, stride a
+// multiple of the tag's bytes, every sector indexed (Access2D checks).
+func (c *L2) wideRows(addr int64, nburst int, burstLen, stride int64) (hit, miss int64) {
+	sb := c.sectorBits
+	sectorMask := int64(1)<<sb - 1
+	end := addr + burstLen
+	span := (end-1)>>sb - addr>>sb // tags after a row's first
+	l0 := uint((addr & sectorMask) >> c.lineBits)
+	l1 := uint(((end - 1) & sectorMask) >> c.lineBits)
+	top := uint(1)<<(sb-c.lineBits) - 1 // a tag's last line
+	all := uint16(uint32(1)<<(top+1) - 1)
+	wantFirst, wantLast := all&^uint16(uint32(1)<<l0-1), uint16(uint32(1)<<(l1+1)-1)
+	sectorBytes := sectorMask + 1
+	firstBytes, lastBytes := sectorBytes-addr&sectorMask, (end-1)&sectorMask+1
+	where, sets, nsets := c.where, c.set, c.sets
+	sec0, step := addr>>sb, stride>>sb
+	next, d := uint64(0), uint64(0)
+	if !c.hash {
+		next, d = c.setIndex(sec0), c.setIndex(step)
+	}
+	for b := 0; b < nburst; b, sec0 = b+1, sec0+step {
+		si := next
+		if !c.hash {
+			if next += d; next >= nsets {
+				next -= nsets
+			}
+		}
+		for j := int64(0); j <= span; j++ {
+			sec := sec0 + j
+			if c.hash {
+				si = c.setIndex(sec)
+			} else if j > 0 {
+				if si++; si == nsets {
+					si = 0
+				}
+			}
+			want, n, f, l := all, sectorBytes, uint(0), top
+			switch j {
+			case 0:
+				want, n, f = wantFirst, firstBytes, l0
+			case span:
+				want, n, l = wantLast, lastBytes, l1
+			}
+			w := where[sec]
+			if w == 0 {
+				c.allocate(sec, si, want)
+				miss += n
+				continue
+			}
+			set := &sets[si]
+			w--
+			w &= MaxL2Ways - 1
+			if set.order&0xF != uint64(w) {
+				set.order = toFront(set.order, uint64(w))
+			}
+			have := set.valid[w] & want
+			if have == want {
+				hit += n
+				continue
+			}
+			set.valid[w] |= want
+			if have == 0 {
+				miss += n
+				continue
+			}
+			base := sec << sb
+			lo, z := max(base, addr+int64(b)*stride), min(base+sectorBytes, addr+int64(b)*stride+burstLen)
+			h, m := c.split(have, f, l, base, lo, z)
+			hit, miss = hit+h, miss+m
+		}
+	}
 	return hit, miss
 }
 

@@ -8,21 +8,26 @@ import "testing"
 // tile per k-step, on a 25 MiB, 16-way L2 with 128-byte lines: 800 sets,
 // not a power of two (as the A100's 1280 and the B200's and H100's 1600).
 // One op is one wave's k-step: 296 tile lookups of 128 rows.
-func BenchmarkL2GEMMWalk(b *testing.B) { benchGEMMWalk(b, true) }
+func BenchmarkL2GEMMWalk(b *testing.B) { benchGEMMWalk(b, true, 128, 16) }
 
 // BenchmarkL2GEMMWalkModulo is BenchmarkL2GEMMWalk with the sets indexed
 // by the sector number modulo the sets (no hashing), as the NVIDIA files'
 // L2s are.
-func BenchmarkL2GEMMWalkModulo(b *testing.B) { benchGEMMWalk(b, false) }
+func BenchmarkL2GEMMWalkModulo(b *testing.B) { benchGEMMWalk(b, false, 128, 16) }
 
-func benchGEMMWalk(b *testing.B, hash bool) {
+// BenchmarkL2GEMMWalkTags is BenchmarkL2GEMMWalkModulo with NVIDIA's tags:
+// 32-byte lines, four a tag (16 times the tags: 12800 sets; each B tile
+// row spans two tags).
+func BenchmarkL2GEMMWalkTags(b *testing.B) { benchGEMMWalk(b, false, 32, 4) }
+
+func benchGEMMWalk(b *testing.B, hash bool, line, perTag int) {
 	const (
 		m, n, k = 16384, 16384, 7 * 16384
 		bm, bn  = 128, 256
 		bk      = 128
 		blocks  = 148
 	)
-	c := NewL2(25<<20, 128, 16, 16)
+	c := NewL2(25<<20, line, perTag, 16)
 	if hash {
 		c.HashSets()
 	}
@@ -47,7 +52,13 @@ func benchGEMMWalk(b *testing.B, hash bool) {
 // host's caches miss). Half-precision 8192³: rows of 16 KiB (8 sectors);
 // 256×256 blocks, k-steps of 64 elements (one 128-byte line per row).
 // One op is one wave's k-step: 608 tile lookups of 256 rows.
-func BenchmarkL2GEMMWalkLLC(b *testing.B) {
+func BenchmarkL2GEMMWalkLLC(b *testing.B) { benchGEMMWalkLLC(b, 16) }
+
+// BenchmarkL2GEMMWalkLLCTags is BenchmarkL2GEMMWalkLLC with a tag a line
+// (16 times the tags and sets).
+func BenchmarkL2GEMMWalkLLCTags(b *testing.B) { benchGEMMWalkLLC(b, 1) }
+
+func benchGEMMWalkLLC(b *testing.B, perTag int) {
 	const (
 		m, n, k = 8192, 8192, 8192
 		es      = 2
@@ -57,10 +68,10 @@ func BenchmarkL2GEMMWalkLLC(b *testing.B) {
 	)
 	var l2s [8]*L2
 	for i := range l2s {
-		l2s[i] = NewL2(4<<20, 128, 16, 16)
+		l2s[i] = NewL2(4<<20, 128, perTag, 16)
 		l2s[i].HashSets()
 	}
-	llc := NewL2(256<<20, 128, 16, 16)
+	llc := NewL2(256<<20, 128, perTag, 16)
 	llc.HashSets()
 	gmA, gmB := int64(0), int64(m)*k*es
 	kt := 0

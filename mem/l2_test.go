@@ -113,14 +113,22 @@ func testL2AgainstScan(t *testing.T, ways, sets, sectors int) {
 func TestL2Access2DMatchesBursts(t *testing.T) {
 	for _, ways := range []int{4, 3} { // 8 sets (a power of two) and 10
 		for _, hash := range []bool{false, true} {
-			testAccess2D(t, ways, hash)
+			testAccess2D(t, ways, hash, 128, 16)
 		}
+	}
+	// Tags of 128 bytes (NVIDIA's: 32-byte lines, four a tag; AMD's: one
+	// 128-byte line): rows of several tags (Access2D's wide-row walk).
+	for _, hash := range []bool{false, true} {
+		testAccess2D(t, 3, hash, 32, 4)
+		testAccess2D(t, 4, hash, 128, 1)
 	}
 }
 
-func testAccess2D(t *testing.T, ways int, hash bool) {
-	a := NewL2(64<<10, 128, 16, ways) // sectors of 2 KiB
-	b := NewL2(64<<10, 128, 16, ways)
+func testAccess2D(t *testing.T, ways int, hash bool, line, perTag int) {
+	sector := int64(line * perTag)
+	capacity := 64 << 10 * sector / 2048 // 8 or 10 sets, as with sectors of 2 KiB
+	a := NewL2(capacity, line, perTag, ways)
+	b := NewL2(capacity, line, perTag, ways)
 	if hash {
 		a.HashSets()
 		b.HashSets()
@@ -137,17 +145,26 @@ func testAccess2D(t *testing.T, ways int, hash bool) {
 		nburst := int(rnd(12)) + 1
 		burst := rnd(3000) + 1
 		stride := burst + rnd(3000)
-		switch rnd(4) {
+		switch rnd(5) {
 		case 0:
-			stride = (rnd(4) + 1) * 2048 // whole sectors apart
-			burst = min(burst, 2048)
+			stride = (rnd(4) + 1) * sector // whole sectors apart
+			burst = min(burst, sector)
 		case 1:
 			// Many rows whole sectors apart, a step beyond the sets
 			// (the set index wraps, rows share sets and evict each
 			// other's sectors within one walk), far into the index.
 			nburst = int(rnd(70)) + 1
-			stride = (rnd(40) + 1) * 2048
-			burst = min(burst, 2048-addr%2048)
+			stride = (rnd(40) + 1) * sector
+			burst = min(burst, sector-addr%sector)
+			if rnd(2) == 0 {
+				addr += rnd(1<<13) << 20
+			}
+		case 2:
+			// Rows of several sectors, whole sectors apart (they may
+			// overlap: a stride below the row).
+			nburst = int(rnd(40)) + 1
+			burst = rnd(uint64(6*sector)) + 1
+			stride = (rnd(8) + 1) * sector
 			if rnd(2) == 0 {
 				addr += rnd(1<<13) << 20
 			}
