@@ -71,7 +71,7 @@ func TestFastForwardRerunSkipsAgain(t *testing.T) {
 	}
 	run := func(ff *arch.FastForward) *Result {
 		opts := Options{Machine: "t4", Numerics: NumericsOff, FastForward: ff,
-			Overrides: mustSets(t, "program.scheme=le-gemm", "program.m=4096", "program.n=4096", "program.k=4096")}
+			Overrides: mustSets(t, append([]string{"program.scheme=le-gemm", "program.m=4096", "program.n=4096", "program.k=4096"}, t4Sectored...)...)}
 		res, err := Execute(f, opts, RunHooks{})
 		if err != nil {
 			t.Fatal(err)

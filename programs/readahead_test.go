@@ -34,7 +34,7 @@ func TestReadAheadSameReport(t *testing.T) {
 	}{
 		{"a100-emulated-gemm", "a100", gemm("sgemm-cube", "2048", "2048"), NumericsOff, true, false},
 		{"a100-emulated-gemm", "mi300x", gemm("ape-int16", "2048", "2048"), NumericsOff, true, false},
-		{"a100-emulated-gemm", "t4", gemm("markidis", "2048", "4096"), NumericsOff, true, true},
+		{"a100-emulated-gemm", "t4", append(gemm("markidis", "2048", "4096"), t4Sectored...), NumericsOff, true, true},
 		{"a100-emulated-gemm", "h100-sxm", gemm("ape-fp32b", "256", "256"), NumericsFull, false, false},
 		{"sgemm-cube", "", []string{"program.m=2048", "program.n=2048", "program.k=2048"}, NumericsOff, false, false},
 		{"lu-fused-small", "", nil, NumericsFull, false, false},
@@ -89,7 +89,7 @@ func TestRunsAgainBounded(t *testing.T) {
 	ff := arch.DefaultFastForward
 	ff.Steps, ff.Stationary, ff.Kernels = true, true, true
 	opts := Options{Machine: "t4", Numerics: NumericsOff, FastForward: &ff,
-		Overrides: mustSets(t, "program.scheme=markidis", "program.m=2048", "program.n=2048", "program.k=4096")}
+		Overrides: mustSets(t, append([]string{"program.scheme=markidis", "program.m=2048", "program.n=2048", "program.k=4096"}, t4Sectored...)...)}
 	defer func(f func(int) int) { maxRunsAgain = f }(maxRunsAgain)
 	maxRunsAgain = func(int) int { return 0 }
 	_, err = Execute(f, opts, RunHooks{})
