@@ -257,14 +257,22 @@ func Footprint(m *machines.Machine, mode Mode) (float64, error) {
 }
 
 // footprint returns a chip's bytes in all, per core, and of its L2 and
-// LLC tags.
+// LLC directories (tags and where indexes).
 func footprint(m *machines.Machine, kind *Kind, mode Mode) (total float64, per int64, l2 float64) {
 	per = int64(DefaultCoreBytes)
 	if kind.CoreBytes != nil {
 		per = kind.CoreBytes(m, mode)
 	}
+	// Tags, and each directory's where index (one per private partition).
+	parts := int64(1)
+	if m.L2.Private && m.L2.Partitions > 1 {
+		parts = int64(m.L2.Partitions)
+	}
+	gm := int64(m.GM.Capacity)
 	l2 = float64(mem.L2Footprint(int64(m.L2.Capacity), m.L2.LineBytes, m.L2.TagLines(), m.L2.Ways)) +
-		float64(mem.L2Footprint(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.TagLines(), m.LLC.Ways))
+		float64(parts*mem.IndexFootprint(int64(m.L2.Capacity)/parts, gm, m.L2.LineBytes, m.L2.TagLines(), m.L2.Ways)) +
+		float64(mem.L2Footprint(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.TagLines(), m.LLC.Ways)) +
+		float64(mem.IndexFootprint(int64(m.LLC.Capacity), gm, m.LLC.LineBytes, m.LLC.TagLines(), m.LLC.Ways))
 	return float64(m.Cores)*float64(per) + l2, per, l2
 }
 
@@ -276,7 +284,7 @@ func checkFootprint(m *machines.Machine, kind *Kind, mode Mode) error {
 		if keys == "" {
 			keys = `"cores", "core.queue_depth", "core.buffers", "l2.capacity" and "llc.capacity"`
 		}
-		return fmt.Errorf("machine %s: simulating it would take about %.0f GiB of host memory (%d cores × %.0f KiB, L2 and LLC tags %.0f MiB), above the limit of %d GiB: check keys %s",
+		return fmt.Errorf("machine %s: simulating it would take about %.0f GiB of host memory (%d cores × %.0f KiB, L2 and LLC directories %.0f MiB), above the limit of %d GiB: check keys %s",
 			m.Name, total/(1<<30), m.Cores, float64(per)/(1<<10), l2/(1<<20), MaxModelBytes>>30, keys)
 	}
 	return nil

@@ -109,6 +109,17 @@ func L2Footprint(capacity int64, lineBytes, linesPerTag, ways int) int64 {
 	return int64(sets) * (int64(unsafe.Sizeof(l2Set{})) + MaxL2Ways*8)
 }
 
+// IndexFootprint returns the most host memory, in bytes, the where index
+// of NewL2's directory takes in front of gmBytes of global memory: a byte
+// per tag's worth of addresses, up to maxWhere (0 without a cache).
+func IndexFootprint(capacity, gmBytes int64, lineBytes, linesPerTag, ways int) int64 {
+	if capacity <= 0 {
+		return 0
+	}
+	lb, tb, _, _ := l2Shape(capacity, lineBytes, linesPerTag, ways)
+	return min(max(gmBytes>>(lb+tb), 1<<12), maxWhere)
+}
+
 // NewL2 returns a cache of the given capacity, line size, lines per tag (a
 // power of two up to MaxTagLines; rounded up to one) and associativity
 // (in tags); nil when capacity is 0 (no L2).

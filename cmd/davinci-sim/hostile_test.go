@@ -135,7 +135,7 @@ var hostileCases = []hostileCase{
 		want: `--set machine.llc.bandwidth=1e-30: key "llc.bandwidth" (1e-30B/s): too slow: `},
 	{name: "a 4 TiB Infinity Cache",
 		args: []string{"run", examplePath("mi210-hgemm.yaml"), "-m", "mi300x", "--numerics", "off", "--set", "machine.llc.capacity=4TiB"},
-		want: `L2 and LLC tags`},
+		want: `L2 and LLC directories`},
 	{name: "MFMA a CDNA2 CU lacks",
 		args: []string{"run", examplePath("mi210-hgemm.yaml"), "--set", "machine.core.mfma.instructions.fp8=v_mfma_f32_32x32x16_fp8_fp8"},
 		want: "cdna2 has no FP8 MFMA"},
