@@ -404,6 +404,8 @@ func (c *L2) wideRows(addr int64, nburst int, burstLen, stride int64) (hit, miss
 			case span:
 				want, n, l = wantLast, lastBytes, l1
 			}
+			// (The lookup is Access2D's walk's, repeated on purpose:
+			// there a helper for it cost 25–35 %.)
 			w := where[sec]
 			if w == 0 {
 				c.allocate(sec, si, want)
