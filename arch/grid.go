@@ -781,15 +781,21 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	snap := gr.chip.ffSnapshot(now)
 	snap.wave, snap.off = gr.next/gr.wave, -1
 	gr.snaps = append(gr.snaps, snap)
+	// The waves a skip measures: Measure, or as many as cover the grid's
+	// period (isa.Grid.Period).
+	measure := ff.Measure
+	if g.Period > 0 {
+		measure = max(measure, (g.Period+gr.wave-1)/gr.wave)
+	}
 	for c := range gr.recent { // too old to be measured by a later skip
-		if c < gr.next-ff.Measure*gr.wave {
+		if c < gr.next-measure*gr.wave {
 			delete(gr.recent, c)
 		}
 	}
-	if len(gr.snaps) > 2*ff.Measure+1 { // the measured waves and Measure before them (steadyHits)
+	if len(gr.snaps) > 2*measure+1 { // the measured waves and Measure before them (steadyHits)
 		gr.snaps = append(gr.snaps[:0], gr.snaps[1:]...)
 	}
-	if len(gr.snaps) < ff.Measure+1 || slices.ContainsFunc(ff.Exclude, func(x BlockRange) bool {
+	if len(gr.snaps) < measure+1 || slices.ContainsFunc(ff.Exclude, func(x BlockRange) bool {
 		return x.Grid == gr.cur && gr.next >= x.From && gr.next < x.To
 	}) {
 		return // too few waves measured, or a skip may not start here
@@ -802,17 +808,17 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	}
 	// The measured waves: their counters and durations between the
 	// snapshots s, taken at the dispatch of each wave's first CTA.
-	s := gr.snaps[len(gr.snaps)-ff.Measure-1:]
+	s := gr.snaps[len(gr.snaps)-measure-1:]
 	first, last := &s[0], &s[len(s)-1]
-	d := make([]float64, ff.Measure)
+	d := make([]float64, measure)
 	for i := range d {
 		d[i] = float64(s[i+1].t - s[i].t)
 	}
 	lo, hi, total := slices.Min(d), slices.Max(d), fsum(d)
-	m := float64(ff.Measure)
-	measured, noise, tail, centres := ff.Measure, sim.Time(0), ff.Tail, false
-	steady := gr.chip.ffSteady(gr.snaps, ff.Measure, ff.Mix, ff.Hits)
-	if ns := len(gr.snaps); steady && hi-lo > ff.Tolerance*total/m && ns >= 2*ff.Measure+1 && ff.Tail >= 3 {
+	m := float64(measure)
+	measured, noise, tail, centres := measure, sim.Time(0), ff.Tail, false
+	steady := gr.chip.ffSteady(gr.snaps, measure, ff.Mix, ff.Hits)
+	if ns := len(gr.snaps); steady && hi-lo > ff.Tolerance*total/m && ns >= 2*measure+1 && ff.Tail >= 3 {
 		// A wave's first dispatch is the earliest finish among the
 		// blocks before it, an extreme of many, which can jitter from
 		// wave to wave where the blocks' mean pace does not: the
@@ -829,23 +835,23 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		// dispatches, and a kernel's first waves can be such a noise
 		// about a trend (its L2 hits settling): the centres of twice
 		// the measured waves must agree.
-		if c := centreDurations(gr.snaps[ns-2*ff.Measure-1 : ns-1]); len(c) == 2*ff.Measure-1 {
+		if c := centreDurations(gr.snaps[ns-2*measure-1 : ns-1]); len(c) == 2*measure-1 {
 			if cl, ch, ct := slices.Min(c), slices.Max(c), fsum(c); ch-cl <= ff.Tolerance*ct/float64(len(c)) {
-				d, lo, hi, total, m, centres, measured = c, cl, ch, ct, float64(len(c)), true, 2*ff.Measure
+				d, lo, hi, total, m, centres, measured = c, cl, ch, ct, float64(len(c)), true, 2*measure
 			}
 		}
 	}
 	spread := sim.Time(math.Round(hi - lo))
 	if !steady || hi-lo > ff.Tolerance*total/m {
-		if !ff.Stationary || len(gr.snaps) < 2*ff.Measure+1 {
+		if !ff.Stationary || len(gr.snaps) < 2*measure+1 {
 			return
 		}
-		w := gr.snaps[len(gr.snaps)-2*ff.Measure-1:]
-		ok, gap, sd := stationary(w, ff.Measure, len(gr.chip.grids.cores), len(ff.lanes), ff.paths, ff.Tolerance, ff.Mix, ff.Hits)
+		w := gr.snaps[len(gr.snaps)-2*measure-1:]
+		ok, gap, sd := stationary(w, measure, len(gr.chip.grids.cores), len(ff.lanes), ff.paths, ff.Tolerance, ff.Mix, ff.Hits)
 		if !ok {
 			return
 		}
-		s, measured = w, 2*ff.Measure
+		s, measured = w, 2*measure
 		first, last = &s[0], &s[len(s)-1]
 		total, m = float64(last.t-first.t), float64(measured)
 		lo, hi = math.Inf(1), math.Inf(-1)
@@ -856,7 +862,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		noise = sim.Time(math.Round(sd))
 		spread = sim.Time(math.Round(gap + sd/math.Sqrt(m)))
 		// Its check averages Measure waves, not Tail−1: noisy waves.
-		tail = max(ff.Tail, ff.Measure+1)
+		tail = max(ff.Tail, measure+1)
 		if j = (g.CTAs-gr.next-1)/gr.wave - tail; j < 1 {
 			return
 		}
@@ -900,7 +906,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		// last checked CTA of each rank against the measured ones.
 		size := max(g.Cluster, 1)
 		for r := 0; r < size; r++ {
-			ref := gr.next - ff.Measure*gr.wave + r
+			ref := gr.next - measure*gr.wave + r
 			shape := ctaShape(g, ref)
 			for _, c := range []int{gr.next + r, gr.next + (j+tail)*gr.wave - size + r} {
 				if !sameShape(g, c, shape) {
@@ -952,7 +958,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		}
 	}
 	gr.skipped += j * gr.wave
-	meas := ffMeasure{from: gr.next - ff.Measure*gr.wave, to: gr.next, skipped: j * gr.wave}
+	meas := ffMeasure{from: gr.next - measure*gr.wave, to: gr.next, skipped: j * gr.wave}
 	for c := meas.from; c < meas.to; c++ {
 		if w, ok := gr.recent[c]; ok {
 			meas.sum.add(w)
@@ -962,7 +968,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	}
 	gr.measures = append(gr.measures, meas)
 	ff.skips = append(ff.skips, FastForwardSkip{Grid: g.Name, At: now, FromCTA: gr.next, Waves: j, WaveCTAs: gr.wave,
-		Period: sim.Time(math.Round(total / m)), Spread: spread, Centres: centres, Stationary: measured > ff.Measure && !centres, Measured: measured, Noise: noise, Tail: tail,
+		Period: sim.Time(math.Round(total / m)), Spread: spread, Centres: centres, Stationary: measured > measure && !centres, Measured: measured, Noise: noise, Tail: tail,
 		Shift: shift, Exact: exact,
 		Hits:   hitFraction(last.ints[ffL2Hit]-first.ints[ffL2Hit], last.ints[ffL2Miss]-first.ints[ffL2Miss]),
 		Events: uint64(math.Round(float64(last.ints[ffEvents]-first.ints[ffEvents]) * scale))})

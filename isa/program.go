@@ -56,6 +56,15 @@ type Grid struct {
 	// Fast-forward compares CTAs by it instead of generating and comparing
 	// their streams (nil: it compares the streams).
 	Class func(i int) int
+	// Period, if above 0, is how many CTAs the order of CTAs repeats
+	// after (a GEMM's threadblock swizzle: groups of row blocks, column by
+	// column): waves that straddle two periods run otherwise than those
+	// inside one, so fast-forward measures its waves over at least a
+	// period before a wave skip stands for them (the T4's 4 MiB L2: the
+	// waves crossing from one group of 8 row blocks to the next 70 %
+	// slower at 4096³; skips of four waves inside a group came out 6 %
+	// short).
+	Period int
 	// Steps, if not nil, returns the stream of CTA i as CTA does, with a
 	// Step marking each step of its main loop (the k-steps of a GEMM)
 	// and reading cur: when the consumer asked for a step past the one the

@@ -800,6 +800,9 @@ func (pl *gpuGEMMPlan) grid() isa.Grid {
 		g.Cluster = 2
 	}
 	g.Class = pl.class
+	if pl.nrb > ctaGroup { // the CTA order repeats group after group (tile)
+		g.Period = ctaGroup * pl.ncb
+	}
 	return g
 }
 
@@ -845,6 +848,7 @@ func groupedGrid(name string, gs []isa.Grid) isa.Grid {
 		return gs[x].Steps(local, cur)
 	}
 	for _, h := range gs {
+		g.Period = max(g.Period, h.Period)
 		if h.Class == nil {
 			g.Class = nil // compared by their streams
 		}

@@ -586,3 +586,56 @@ func TestFastForwardMeasuredAlike(t *testing.T) {
 	}
 	sameCoreWork(t, "fast-forwarded", fast, full)
 }
+
+// A grid whose block order repeats with a period of several waves
+// (isa.Grid.Period, a GEMM's threadblock swizzle) — here the first wave
+// of every six reads tiles nobody read before, the others one tile the L2
+// holds — is measured over at least a period: with the period declared
+// the skips' windows span it and the run comes within the estimate;
+// without it, four waves inside a period stand for the slow ones too.
+func TestFastForwardPeriod(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	const wave, period, waves = 8, 6 * 8, 60
+	g := isa.Grid{Name: "periodic", CTAs: wave * waves, CTA: func(c int) isa.Stream {
+		if c%period < wave {
+			return ctaAt(int64(4+c) << 22)
+		}
+		return ctaAt(0)
+	}, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+	full, err := runGrid(t, m, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(p int) (*arch.Stats, float64) {
+		g := g
+		g.Period = p
+		ff := arch.DefaultFastForward
+		ff.Stationary = true
+		st, err := runGrid(t, m, g, &ff)
+		if err != nil {
+			t.Logf("period %d: %v", p, err)
+			return nil, math.Inf(1)
+		}
+		return st, math.Abs(float64(st.Time-full.Time)) / float64(full.Time)
+	}
+	with, errWith := run(period)
+	_, errWithout := run(0)
+	t.Logf("full %v; error with the period %.2f %%, without %.2f %%; skips with it: %+v", full.Time, 100*errWith, 100*errWithout, with.FastForward)
+	if with == nil || len(with.FastForward) == 0 {
+		t.Fatalf("with the period declared: no skip (%+v)", with)
+	}
+	var unc sim.Time
+	for _, s := range with.FastForward {
+		if s.Measured*s.WaveCTAs < period {
+			t.Errorf("skip %+v measured %d waves of %d blocks, under the period of %d blocks", s, s.Measured, s.WaveCTAs, period)
+		}
+		d := s.TailPeriod - s.Period
+		unc += sim.Time(s.Waves)*max(d, -d, s.Spread) + s.Period/2
+	}
+	if d := with.Time - full.Time; d > unc || -d > unc {
+		t.Errorf("with the period: time %v, full %v: outside the estimate ±%v", with.Time, full.Time, unc)
+	}
+	if errWith >= errWithout {
+		t.Errorf("declaring the period did not bring the run closer: %.2f %% with it, %.2f %% without", 100*errWith, 100*errWithout)
+	}
+}
