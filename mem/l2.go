@@ -44,10 +44,13 @@ type L2 struct {
 	// modM is ⌈2^64 / sets⌉ for Lemire's remainder by multiplication
 	// (setIndex; sets not a power of two).
 	modM uint64
-	// where maps a sector number to 1 + the way holding it (0 = absent):
-	// an O(1) lookup instead of a scan of the set's ways. It grows to the
-	// highest sector used (up to maxWhere; sectors beyond fall back to a
-	// scan).
+	// where maps a sector number to 1 + the way last given it (0 =
+	// never): an O(1) lookup instead of a scan of the set's ways, valid
+	// when that way's tag is still the sector's — a replacement does not
+	// clear the evicted sector's entry (a store to a random byte of an
+	// index of tens of MiB, a host-cache miss per replacement: GB200
+	// Ozaki 16384³ 54 → 48 s). It grows to the highest sector used (up
+	// to maxWhere; sectors beyond fall back to a scan).
 	where []uint8
 
 	// Statistics in bytes.
@@ -70,8 +73,10 @@ type l2Set struct {
 	valid [MaxL2Ways]uint16 // one bit per line of the sector
 }
 
-// maxWhere bounds the where index (entries, one byte each).
-const maxWhere = 1 << 25
+// maxWhere bounds the where index (entries, one byte each): 16 GiB of
+// 128-byte tags (at 4 GiB, 1 << 25, GB200 Ozaki 16384³'s INT8 slices
+// beyond it were looked up by scans: 106 s, 54 s with the index).
+const maxWhere = 1 << 27
 
 // MaxTagLines is the most lines one directory entry covers (a valid bit
 // each).
@@ -208,7 +213,7 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		l1 := uint(((end - 1) & sectorMask) >> c.lineBits)
 		want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))
 		sec, step := addr>>c.sectorBits, stride>>c.sectorBits
-		where, sets := c.where, c.set
+		where, sets, tags := c.where, c.set, c.tags
 		// (The two loops below repeat a row's lookup on purpose: one loop
 		// choosing its set index row by row took 3–5 % longer on
 		// BenchmarkL2GEMMWalk and ...LLC, the present sector's part in a
@@ -230,6 +235,9 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 					si, _ = bits.Mul64(modM*s, nsets)
 				}
 				w := where[sec]
+				if w != 0 && tags[si*MaxL2Ways+uint64(w-1)&(MaxL2Ways-1)] != sec+1 {
+					w = 0 // a stale entry: its way holds another sector now
+				}
 				if w == 0 {
 					c.allocate(sec, si, want)
 					miss += burstLen
@@ -268,6 +276,9 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 					next -= nsets
 				}
 				w := where[sec]
+				if w != 0 && tags[si*MaxL2Ways+uint64(w-1)&(MaxL2Ways-1)] != sec+1 {
+					w = 0 // a stale entry: its way holds another sector now
+				}
 				if w == 0 {
 					c.allocate(sec, si, want)
 					miss += burstLen
@@ -375,7 +386,7 @@ func (c *L2) wideRows(addr int64, nburst int, burstLen, stride int64) (hit, miss
 	wantFirst, wantLast := all&^uint16(uint32(1)<<l0-1), uint16(uint32(1)<<(l1+1)-1)
 	sectorBytes := sectorMask + 1
 	firstBytes, lastBytes := sectorBytes-addr&sectorMask, (end-1)&sectorMask+1
-	where, sets, nsets := c.where, c.set, c.sets
+	where, sets, nsets, tags := c.where, c.set, c.sets, c.tags
 	sec0, step := addr>>sb, stride>>sb
 	next, d := uint64(0), uint64(0)
 	if !c.hash {
@@ -407,6 +418,9 @@ func (c *L2) wideRows(addr int64, nburst int, burstLen, stride int64) (hit, miss
 			// (The lookup is Access2D's walk's, repeated on purpose:
 			// there a helper for it cost 25–35 %.)
 			w := where[sec]
+			if w != 0 && tags[si*MaxL2Ways+uint64(w-1)&(MaxL2Ways-1)] != sec+1 {
+				w = 0 // a stale entry: its way holds another sector now
+			}
 			if w == 0 {
 				c.allocate(sec, si, want)
 				miss += n
@@ -468,6 +482,9 @@ func (c *L2) touchSet(sec int64, si uint64, want uint16) uint16 {
 	w := -1
 	if indexed {
 		w = int(c.where[sec]) - 1
+		if w >= 0 && tags[w&(MaxL2Ways-1)] != sec+1 {
+			w = -1 // a stale entry
+		}
 	} else {
 		for i, t := range tags[:c.ways] {
 			if t != 0 && t == sec+1 {
@@ -504,9 +521,6 @@ func (c *L2) allocate(sec int64, si uint64, want uint16) {
 	set.order = (o<<4 | victim) & (1<<(4*uint(c.ways)) - 1)
 	if c.ways == MaxL2Ways {
 		set.order = o<<4 | victim
-	}
-	if old := tags[victim] - 1; old >= 0 && old < int64(len(c.where)) {
-		c.where[old] = 0
 	}
 	tags[victim] = sec + 1
 	set.valid[victim] = want
@@ -577,9 +591,6 @@ func (c *L2) Age(n int64) {
 			for j := int64(0); j < k; j++ {
 				victim := (o >> (4 * (ways - 1))) & 0xF
 				o = (o<<4 | victim) & mask
-				if old := tags[victim] - 1; old >= 0 && old < int64(len(c.where)) {
-					c.where[old] = 0
-				}
 				tags[victim] = 0
 				set.valid[victim] = 0
 			}
