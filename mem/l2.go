@@ -28,11 +28,6 @@ type L2 struct {
 	setBits    uint   // bits of a set index
 	ways       int
 	set        []l2Set
-	// tags holds 1 + the sector number of every way of every set (0 =
-	// invalid), MaxL2Ways per set: read only on a replacement or a
-	// lookup without the where index, so kept apart from the sets'
-	// recency and valid bits, which every hit reads.
-	tags []int64
 	// init is the recency order of a set no access has touched: way 0
 	// least recently used, then 1, 2, …; a page of setsPerPage sets gets
 	// it when a miss first allocates in one of them (pageInit), so that
@@ -60,17 +55,22 @@ type L2 struct {
 	Allocs int64
 }
 
-// l2Set is one set of the directory's recency order and valid bits: what
-// a hit reads (40 bytes; the tags live apart, in L2.tags). Small sets keep
-// the directory of a 50 MiB L2 in 64 KiB of the host's caches, where with
-// the tags beside them it took 269 KiB and every lookup of a GEMM's tile
-// walk missed the host's L1 and L2 caches.
+// l2Set is one set of the directory: its recency order, valid bits and
+// tags, together — a hit reads all three (the where index names the way,
+// the way's tag says whether the entry is current) and a replacement
+// writes them. With 2 KiB tags the tags had lived apart so that the sets
+// of a 50 MiB L2 fit 64 KiB of the host's caches; with 128-byte tags they
+// do not fit anyway, and beside their sets they cost one host-cache miss
+// fewer a lookup (MI300X SGEMM-cube 8192³ paired 0.89, A100 0.96, RTX PRO
+// 6000 Ape FP32-T 0.94).
 type l2Set struct {
 	// order holds the ways in recency order, one 4-bit way number per
 	// nibble, most recent in the lowest nibble: LRU replacement in O(1)
 	// (at most 16 ways; L2.init until its page's first miss).
 	order uint64
 	valid [MaxL2Ways]uint16 // one bit per line of the sector
+	// tags holds 1 + the sector number of each way (0 = invalid).
+	tags [MaxL2Ways]int64
 }
 
 // maxWhere bounds the where index (entries, one byte each): 16 GiB of
@@ -111,7 +111,7 @@ func L2Footprint(capacity int64, lineBytes, linesPerTag, ways int) int64 {
 		return 0
 	}
 	_, _, _, sets := l2Shape(capacity, lineBytes, linesPerTag, ways)
-	return int64(sets) * (int64(unsafe.Sizeof(l2Set{})) + MaxL2Ways*8)
+	return int64(sets) * int64(unsafe.Sizeof(l2Set{}))
 }
 
 // IndexFootprint returns the most host memory, in bytes, the where index
@@ -133,8 +133,7 @@ func NewL2(capacity int64, lineBytes, linesPerTag, ways int) *L2 {
 		return nil
 	}
 	lb, tb, ways, sets := l2Shape(capacity, lineBytes, linesPerTag, ways)
-	c := &L2{lineBits: lb, sectorBits: lb + tb, sets: sets, ways: ways, set: make([]l2Set, sets),
-		tags: make([]int64, sets*MaxL2Ways)}
+	c := &L2{lineBits: lb, sectorBits: lb + tb, sets: sets, ways: ways, set: make([]l2Set, sets)}
 	// Initially way 0 is the least recently used, then 1, 2, …
 	for w := 0; w < ways; w++ {
 		c.init |= uint64(ways-1-w) << (4 * w)
@@ -213,7 +212,7 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		l1 := uint(((end - 1) & sectorMask) >> c.lineBits)
 		want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))
 		sec, step := addr>>c.sectorBits, stride>>c.sectorBits
-		where, sets, tags := c.where, c.set, c.tags
+		where, sets := c.where, c.set
 		// (The two loops below repeat a row's lookup on purpose: one loop
 		// choosing its set index row by row took 3–5 % longer on
 		// BenchmarkL2GEMMWalk and ...LLC, the present sector's part in a
@@ -235,7 +234,7 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 					si, _ = bits.Mul64(modM*s, nsets)
 				}
 				w := where[sec]
-				if w != 0 && tags[si*MaxL2Ways+uint64(w-1)&(MaxL2Ways-1)] != sec+1 {
+				if w != 0 && sets[si].tags[(w-1)&(MaxL2Ways-1)] != sec+1 {
 					w = 0 // a stale entry: its way holds another sector now
 				}
 				if w == 0 {
@@ -276,7 +275,7 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 					next -= nsets
 				}
 				w := where[sec]
-				if w != 0 && tags[si*MaxL2Ways+uint64(w-1)&(MaxL2Ways-1)] != sec+1 {
+				if w != 0 && sets[si].tags[(w-1)&(MaxL2Ways-1)] != sec+1 {
 					w = 0 // a stale entry: its way holds another sector now
 				}
 				if w == 0 {
@@ -386,7 +385,7 @@ func (c *L2) wideRows(addr int64, nburst int, burstLen, stride int64) (hit, miss
 	wantFirst, wantLast := all&^uint16(uint32(1)<<l0-1), uint16(uint32(1)<<(l1+1)-1)
 	sectorBytes := sectorMask + 1
 	firstBytes, lastBytes := sectorBytes-addr&sectorMask, (end-1)&sectorMask+1
-	where, sets, nsets, tags := c.where, c.set, c.sets, c.tags
+	where, sets, nsets := c.where, c.set, c.sets
 	sec0, step := addr>>sb, stride>>sb
 	next, d := uint64(0), uint64(0)
 	if !c.hash {
@@ -418,7 +417,7 @@ func (c *L2) wideRows(addr int64, nburst int, burstLen, stride int64) (hit, miss
 			// (The lookup is Access2D's walk's, repeated on purpose:
 			// there a helper for it cost 25–35 %.)
 			w := where[sec]
-			if w != 0 && tags[si*MaxL2Ways+uint64(w-1)&(MaxL2Ways-1)] != sec+1 {
+			if w != 0 && sets[si].tags[(w-1)&(MaxL2Ways-1)] != sec+1 {
 				w = 0 // a stale entry: its way holds another sector now
 			}
 			if w == 0 {
@@ -477,7 +476,7 @@ func (c *L2) touch(sec int64, want uint16) uint16 {
 // touchSet is touch of sector sec, in set si.
 func (c *L2) touchSet(sec int64, si uint64, want uint16) uint16 {
 	set := &c.set[si]
-	tags := c.tags[si*MaxL2Ways : (si+1)*MaxL2Ways : (si+1)*MaxL2Ways]
+	tags := &set.tags
 	indexed := c.indexed(sec)
 	w := -1
 	if indexed {
@@ -511,7 +510,7 @@ func (c *L2) touchSet(sec int64, si uint64, want uint16) uint16 {
 // set's page gets its initial recency order first if it has none.
 func (c *L2) allocate(sec int64, si uint64, want uint16) {
 	set := &c.set[si]
-	tags := c.tags[si*MaxL2Ways : (si+1)*MaxL2Ways : (si+1)*MaxL2Ways]
+	tags := &set.tags
 	if pg := si / setsPerPage; !c.pageInit[pg] {
 		c.initPage(pg)
 	}
@@ -586,7 +585,7 @@ func (c *L2) Age(n int64) {
 			}
 			k = min(k, int64(ways))
 			set := &c.set[si]
-			tags := c.tags[si*MaxL2Ways : (si+1)*MaxL2Ways]
+			tags := &set.tags
 			o := set.order
 			for j := int64(0); j < k; j++ {
 				victim := (o >> (4 * (ways - 1))) & 0xF

@@ -198,11 +198,6 @@ func sameDirectory(t *testing.T, a, b *L2) {
 			t.Fatalf("set %d: %+v, want %+v", i, a.set[i], b.set[i])
 		}
 	}
-	for i := range a.tags {
-		if a.tags[i] != b.tags[i] {
-			t.Fatalf("tag %d: %d, want %d", i, a.tags[i], b.tags[i])
-		}
-	}
 	for i := range max(len(a.where), len(b.where)) {
 		var wa, wb uint8
 		if i < len(a.where) {
