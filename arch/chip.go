@@ -270,9 +270,9 @@ func footprint(m *machines.Machine, kind *Kind, mode Mode) (total float64, per i
 	}
 	gm := int64(m.GM.Capacity)
 	l2 = float64(mem.L2Footprint(int64(m.L2.Capacity), m.L2.LineBytes, m.L2.TagLines(), m.L2.Ways)) +
-		float64(parts*mem.IndexFootprint(int64(m.L2.Capacity)/parts, gm, m.L2.LineBytes, m.L2.TagLines(), m.L2.Ways)) +
+		float64(parts*mem.IndexFootprint(int64(m.L2.Capacity)/parts, gm, m.L2.LineBytes, m.L2.TagLines())) +
 		float64(mem.L2Footprint(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.TagLines(), m.LLC.Ways)) +
-		float64(mem.IndexFootprint(int64(m.LLC.Capacity), gm, m.LLC.LineBytes, m.LLC.TagLines(), m.LLC.Ways))
+		float64(mem.IndexFootprint(int64(m.LLC.Capacity), gm, m.LLC.LineBytes, m.LLC.TagLines()))
 	return float64(m.Cores)*float64(per) + l2, per, l2
 }
 

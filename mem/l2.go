@@ -88,12 +88,7 @@ const MaxL2Ways = 16
 // l2Shape returns the line bits, the tag's bits beyond them, the ways and
 // the sets of an L2 (see NewL2).
 func l2Shape(capacity int64, lineBytes, linesPerTag, ways int) (lb, tb uint, w int, sets uint64) {
-	for lb < 62 && 1<<lb < lineBytes {
-		lb++
-	}
-	for tb < 4 && 1<<tb < linesPerTag {
-		tb++
-	}
+	lb, tb = tagBits(lineBytes, linesPerTag)
 	w = min(max(ways, 1), MaxL2Ways)
 	sectorBytes := int64(1) << (lb + tb)
 	sets = uint64(capacity / sectorBytes / int64(w))
@@ -101,6 +96,19 @@ func l2Shape(capacity int64, lineBytes, linesPerTag, ways int) (lb, tb uint, w i
 		sets = 1
 	}
 	return lb, tb, w, sets
+}
+
+// tagBits returns the bits of a line and those of a tag beyond them (a
+// line size rounded up to a power of two; lines a tag, to one up to
+// MaxTagLines).
+func tagBits(lineBytes, linesPerTag int) (lb, tb uint) {
+	for lb < 62 && 1<<lb < lineBytes {
+		lb++
+	}
+	for tb < 4 && 1<<tb < linesPerTag {
+		tb++
+	}
+	return lb, tb
 }
 
 // L2Footprint returns the host memory, in bytes, of the tags of NewL2's
@@ -117,11 +125,11 @@ func L2Footprint(capacity int64, lineBytes, linesPerTag, ways int) int64 {
 // IndexFootprint returns the most host memory, in bytes, the where index
 // of NewL2's directory takes in front of gmBytes of global memory: a byte
 // per tag's worth of addresses, up to maxWhere (0 without a cache).
-func IndexFootprint(capacity, gmBytes int64, lineBytes, linesPerTag, ways int) int64 {
+func IndexFootprint(capacity, gmBytes int64, lineBytes, linesPerTag int) int64 {
 	if capacity <= 0 {
 		return 0
 	}
-	lb, tb, _, _ := l2Shape(capacity, lineBytes, linesPerTag, ways)
+	lb, tb := tagBits(lineBytes, linesPerTag)
 	return min(max(gmBytes>>(lb+tb), 1<<12), maxWhere)
 }
 

@@ -409,13 +409,13 @@ func TestL2LinesPerTag(t *testing.T) {
 		t.Error("a tag of 4 32-byte lines, or of one 128-byte line, covers 128 bytes")
 	}
 	// The where index: a byte per tag's worth of GM, up to maxWhere.
-	if got := IndexFootprint(capacity, 16<<30, 128, 16, 16); got != 8<<20 {
+	if got := IndexFootprint(capacity, 16<<30, 128, 16); got != 8<<20 {
 		t.Errorf("where index of 2 KiB tags over 16 GiB: %d bytes, want 8 MiB", got)
 	}
-	if got := IndexFootprint(capacity, 16<<30, 32, 4, 16); got != maxWhere {
+	if got := IndexFootprint(capacity, 16<<30, 32, 4); got != maxWhere {
 		t.Errorf("where index of 128-byte tags over 16 GiB: %d bytes, want the cap %d", got, maxWhere)
 	}
-	if IndexFootprint(0, 16<<30, 32, 4, 16) != 0 {
+	if IndexFootprint(0, 16<<30, 32, 4) != 0 {
 		t.Error("no cache, no index")
 	}
 }
