@@ -266,6 +266,10 @@ func TestFileErrors(t *testing.T) {
 		{"lines per tag", variant(t, "lines_per_tag: 16\n", "lines_per_tag: 3\n"), []string{`key "l2.lines_per_tag"`, "power of two in 1..16"}},
 		{"lines per tag too many", variant(t, "lines_per_tag: 16\n", "lines_per_tag: 32\n"), []string{`key "l2.lines_per_tag"`}},
 		{"capacity in tags", variant(t, "capacity: 32MiB", "capacity: 33562624"), []string{`key "l2.capacity"`, "line_bytes × lines_per_tag × ways"}},
+		// 4 TiB of GM in 512-byte tags: 2^33 of them, more than the
+		// directory's 32-bit tags name (mem.MaxSector).
+		{"gm beyond the tags", bytes.Replace(variant(t, "lines_per_tag: 16\n", "lines_per_tag: 1\n"), []byte("capacity: 32GiB"), []byte("capacity: 4TiB"), 1),
+			[]string{`key "l2.lines_per_tag"`, "spans gm.capacity", "tag more bytes"}},
 		// A map entry's bad value is named by its own key and line (not
 		// mapstructure's path_pj_per_byte[gm_ub] at the section's line).
 		{"map entry", mapEntry, []string{fmt.Sprintf("user.yaml:%d: ", mapLine), `key "power.path_pj_per_byte.GM_UB": want a number, got "lots"`}},

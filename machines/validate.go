@@ -177,6 +177,9 @@ func (m *Machine) problems() []problem {
 		case m.L2.Private && m.L2.Partitions > 1 && int64(m.L2.Capacity)%(int64(lb)*int64(tl)*int64(w)*int64(m.L2.Partitions)) != 0:
 			add("l2.capacity", "must be a multiple of line_bytes × lines_per_tag × ways × partitions = %d with private partitions (got %v)",
 				int64(lb)*int64(tl)*int64(w)*int64(m.L2.Partitions), m.L2.Capacity)
+		case m.GM.Capacity > 0 && mem.L2Sectors(int64(m.GM.Capacity), lb, tl) > mem.MaxSector+1:
+			add("l2.lines_per_tag", "line_bytes × lines_per_tag = %d bytes a tag spans gm.capacity %v in %d tags, more than the directory's %d: tag more bytes (or less GM)",
+				int64(lb)*int64(tl), m.GM.Capacity, mem.L2Sectors(int64(m.GM.Capacity), lb, tl), int64(mem.MaxSector+1))
 		}
 		if i := m.L2.Index; i != "" && i != "modulo" && i != "xor" {
 			add("l2.index", "must be modulo or xor (got %q)", i)
@@ -201,6 +204,9 @@ func (m *Machine) problems() []problem {
 			add("llc.ways", "must be in 1..%d (the directory's associativity; got %d)", mem.MaxL2Ways, l.Ways)
 		case int64(l.Capacity)%(int64(l.LineBytes)*int64(l.TagLines())*int64(l.Ways)) != 0:
 			add("llc.capacity", "must be a multiple of line_bytes × lines_per_tag × ways = %d (got %v)", int64(l.LineBytes)*int64(l.TagLines())*int64(l.Ways), l.Capacity)
+		case m.GM.Capacity > 0 && mem.L2Sectors(int64(m.GM.Capacity), l.LineBytes, l.TagLines()) > mem.MaxSector+1:
+			add("llc.lines_per_tag", "line_bytes × lines_per_tag = %d bytes a tag spans gm.capacity %v in %d tags, more than the directory's %d: tag more bytes (or less GM)",
+				int64(l.LineBytes)*int64(l.TagLines()), m.GM.Capacity, mem.L2Sectors(int64(m.GM.Capacity), l.LineBytes, l.TagLines()), int64(mem.MaxSector+1))
 		}
 		if !finitePos(float64(l.Bandwidth)) {
 			add("llc.bandwidth", "must be > 0 (got %v)", l.Bandwidth)

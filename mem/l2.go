@@ -62,7 +62,14 @@ type L2 struct {
 // of a 50 MiB L2 fit 64 KiB of the host's caches; with 128-byte tags they
 // do not fit anyway, and beside their sets they cost one host-cache miss
 // fewer a lookup (MI300X SGEMM-cube 8192³ paired 0.89, A100 0.96, RTX PRO
-// 6000 Ape FP32-T 0.94).
+// 6000 Ape FP32-T 0.94). The tags are 32-bit (MaxSector): 104 bytes a set
+// where 64-bit tags took 168, and the directory's lookups miss the host's
+// caches less (MI300X SGEMM-cube 8192³ paired 0.84: its 256 MiB LLC's
+// sets 21 → 13 MiB beside 10 MiB of where index, against the host's
+// 32 MiB last-level cache). (Tags apart from the order and valid bits
+// again, in one 64-byte line a set: no faster; a branch-free scan of them
+// in place of the where index: MI300X 1.5× slower, the walk benchmarks
+// 2.4×, for the instructions a lookup then takes.)
 type l2Set struct {
 	// order holds the ways in recency order, one 4-bit way number per
 	// nibble, most recent in the lowest nibble: LRU replacement in O(1)
@@ -70,8 +77,15 @@ type l2Set struct {
 	order uint64
 	valid [MaxL2Ways]uint16 // one bit per line of the sector
 	// tags holds 1 + the sector number of each way (0 = invalid).
-	tags [MaxL2Ways]int64
+	tags [MaxL2Ways]uint32
 }
+
+// MaxSector is the highest sector the directory caches: a tag holds 1 +
+// the sector number in 32 bits (2^32 sectors: 512 GiB of global memory in
+// 128-byte tags). A sector beyond it (or negative) is never present: its
+// accesses miss and allocate nothing. machines.Validate keeps a machine's
+// gm.capacity within it (L2Sectors).
+const MaxSector = 1<<32 - 2
 
 // maxWhere bounds the where index (entries, one byte each): 16 GiB of
 // 128-byte tags (at 4 GiB, 1 << 25, GB200 Ozaki 16384³'s INT8 slices
@@ -120,6 +134,14 @@ func L2Footprint(capacity int64, lineBytes, linesPerTag, ways int) int64 {
 	}
 	_, _, _, sets := l2Shape(capacity, lineBytes, linesPerTag, ways)
 	return int64(sets) * int64(unsafe.Sizeof(l2Set{}))
+}
+
+// L2Sectors returns the sectors (tags' worth of bytes) gmBytes of global
+// memory span in NewL2's directory: at most MaxSector+1 for it to cache
+// all of them.
+func L2Sectors(gmBytes int64, lineBytes, linesPerTag int) int64 {
+	lb, tb := tagBits(lineBytes, linesPerTag)
+	return (gmBytes-1)>>(lb+tb) + 1
 }
 
 // IndexFootprint returns the most host memory, in bytes, the where index
@@ -242,7 +264,7 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 					si, _ = bits.Mul64(modM*s, nsets)
 				}
 				w := where[sec]
-				if w != 0 && sets[si].tags[(w-1)&(MaxL2Ways-1)] != sec+1 {
+				if w != 0 && sets[si].tags[(w-1)&(MaxL2Ways-1)] != uint32(sec+1) {
 					w = 0 // a stale entry: its way holds another sector now
 				}
 				if w == 0 {
@@ -283,7 +305,7 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 					next -= nsets
 				}
 				w := where[sec]
-				if w != 0 && sets[si].tags[(w-1)&(MaxL2Ways-1)] != sec+1 {
+				if w != 0 && sets[si].tags[(w-1)&(MaxL2Ways-1)] != uint32(sec+1) {
 					w = 0 // a stale entry: its way holds another sector now
 				}
 				if w == 0 {
@@ -426,7 +448,7 @@ func (c *L2) wideRows(addr int64, nburst int, burstLen, stride int64) (hit, miss
 			// there a helper for it cost 25–35 %, and sending rows of one
 			// tag here instead, 40–50 % on the walk benchmarks.)
 			w := where[sec]
-			if w != 0 && sets[si].tags[(w-1)&(MaxL2Ways-1)] != sec+1 {
+			if w != 0 && sets[si].tags[(w-1)&(MaxL2Ways-1)] != uint32(sec+1) {
 				w = 0 // a stale entry: its way holds another sector now
 			}
 			if w == 0 {
@@ -477,25 +499,27 @@ func (c *L2) split(have uint16, l0, l1 uint, base, lo, end int64) (hit, miss int
 
 // touch marks the lines want of sector sec used (allocating the sector if
 // needed, replacing the set's least recently used sector) and returns which
-// of them were present before.
+// of them were present before; a sector beyond MaxSector is never present.
 func (c *L2) touch(sec int64, want uint16) uint16 {
+	if sec < 0 || sec > MaxSector {
+		return 0
+	}
 	return c.touchSet(sec, c.setIndex(sec), want)
 }
 
-// touchSet is touch of sector sec, in set si.
+// touchSet is touch of sector sec (0 ≤ sec ≤ MaxSector), in set si.
 func (c *L2) touchSet(sec int64, si uint64, want uint16) uint16 {
 	set := &c.set[si]
-	tags := &set.tags
-	indexed := c.indexed(sec)
+	tags, tag := &set.tags, uint32(sec+1)
 	w := -1
-	if indexed {
+	if c.indexed(sec) {
 		w = int(c.where[sec]) - 1
-		if w >= 0 && tags[w&(MaxL2Ways-1)] != sec+1 {
+		if w >= 0 && tags[w&(MaxL2Ways-1)] != tag {
 			w = -1 // a stale entry
 		}
 	} else {
 		for i, t := range tags[:c.ways] {
-			if t != 0 && t == sec+1 {
+			if t == tag {
 				w = i
 				break
 			}
@@ -514,9 +538,10 @@ func (c *L2) touchSet(sec int64, si uint64, want uint16) uint16 {
 	return 0
 }
 
-// allocate puts sector sec, absent from the directory, in set si with the
-// lines want present, replacing the set's least recently used sector; the
-// set's page gets its initial recency order first if it has none.
+// allocate puts sector sec (0 ≤ sec ≤ MaxSector), absent from the
+// directory, in set si with the lines want present, replacing the set's
+// least recently used sector; the set's page gets its initial recency
+// order first if it has none.
 func (c *L2) allocate(sec int64, si uint64, want uint16) {
 	set := &c.set[si]
 	tags := &set.tags
@@ -530,9 +555,9 @@ func (c *L2) allocate(sec int64, si uint64, want uint16) {
 	if c.ways == MaxL2Ways {
 		set.order = o<<4 | victim
 	}
-	tags[victim] = sec + 1
+	tags[victim] = uint32(sec + 1)
 	set.valid[victim] = want
-	if sec >= 0 && sec < int64(len(c.where)) {
+	if sec < int64(len(c.where)) {
 		c.where[sec] = uint8(victim) + 1
 	}
 }

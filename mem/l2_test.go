@@ -408,6 +408,14 @@ func TestL2LinesPerTag(t *testing.T) {
 	if NewL2(capacity, 32, 4, 16).sectorBits != 7 || NewL2(capacity, 128, 1, 16).sectorBits != 7 {
 		t.Error("a tag of 4 32-byte lines, or of one 128-byte line, covers 128 bytes")
 	}
+	// The sectors of a GM: 16 GiB in 2 KiB tags and in 128-byte ones
+	// (rounded up).
+	if got := L2Sectors(16<<30, 128, 16); got != 8<<20 {
+		t.Errorf("16 GiB of 2 KiB tags: %d sectors, want %d", got, 8<<20)
+	}
+	if got := L2Sectors(16<<30+1, 32, 4); got != 128<<20+1 {
+		t.Errorf("16 GiB + 1 byte of 128-byte tags: %d sectors, want %d", got, 128<<20+1)
+	}
 	// The where index: a byte per tag's worth of GM, up to maxWhere.
 	if got := IndexFootprint(capacity, 16<<30, 128, 16); got != 8<<20 {
 		t.Errorf("where index of 2 KiB tags over 16 GiB: %d bytes, want 8 MiB", got)
@@ -417,5 +425,36 @@ func TestL2LinesPerTag(t *testing.T) {
 	}
 	if IndexFootprint(0, 16<<30, 32, 4) != 0 {
 		t.Error("no cache, no index")
+	}
+}
+
+// A sector beyond MaxSector (its tag would not fit 32 bits) is never
+// present: its accesses miss, allocate nothing and leave the sectors below
+// it alone (a tag truncated to 32 bits would alias sector 0's).
+func TestL2BeyondMaxSector(t *testing.T) {
+	for _, hash := range []bool{false, true} {
+		c := NewL2(1<<20, 128, 1, 16)
+		if hash {
+			c.HashSets()
+		}
+		c.Access(0, 128) // sector 0, tag 1
+		top := int64(MaxSector+1) << 7
+		for range 2 {
+			for _, a := range []struct{ addr, n int64 }{{top, 128}, {top - 128, 256}, {top + 1<<32<<7, 128}} {
+				h, m := c.Access(a.addr, a.n)
+				if a.addr < top && h+m != a.n || a.addr >= top && (h != 0 || m != a.n) {
+					t.Fatalf("hash %v: access [%#x, +%d): hit %d, missed %d", hash, a.addr, a.n, h, m)
+				}
+			}
+			if h, m := c.Access2D(top, 4, 128, 1<<20); h != 0 || m != 512 {
+				t.Fatalf("hash %v: rows beyond MaxSector: hit %d, missed %d", hash, h, m)
+			}
+		}
+		if c.Allocs != 2 { // sector 0 and MaxSector, once each
+			t.Errorf("hash %v: %d sectors allocated, want 2", hash, c.Allocs)
+		}
+		if h, _ := c.Access(0, 128); h != 128 {
+			t.Errorf("hash %v: sector 0 evicted or aliased", hash)
+		}
 	}
 }
