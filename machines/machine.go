@@ -139,7 +139,9 @@ type L2Cache struct {
 	// 1: one tag a line). Replacement evicts a tag's lines together, and a
 	// set holds Ways tags, so the sets are capacity / (line_bytes ×
 	// lines_per_tag × ways). NVIDIA's L2 tags 128-byte lines of four
-	// 32-byte sectors: line_bytes 32, lines_per_tag 4.
+	// 32-byte sectors: line_bytes 32, lines_per_tag 4. The directory's
+	// tags name at most 2^32 − 1 tags' worth of GM (mem.MaxSector):
+	// gm.capacity must fit in that many (512 GiB in 128-byte tags).
 	LinesPerTag int `mapstructure:"lines_per_tag"`
 	// Partitions splits the L2 into that many halves/slices, each caching
 	// its own share of addresses (A100/H100: 2; 0 or 1: one L2). A core
