@@ -29,13 +29,19 @@ type L2 struct {
 	ways       int
 	set        []l2Set
 	// init is the recency order of a set no access has touched: way 0
-	// least recently used, then 1, 2, …; a page of setsPerPage sets gets
-	// it when a miss first allocates in one of them (pageInit), so that
-	// the directory of a huge L2 costs only the pages a run touches (the
-	// allocation is zeroed memory the OS maps on first use). A hit needs
-	// a sector a miss allocated: its page has its order.
-	init     uint64
-	pageInit []bool
+	// least recently used, then 1, 2, …; a set's order is 0 until its
+	// first miss (no order of two ways or more is 0; of one way it is
+	// init), so that the directory of a huge L2 costs only the pages a
+	// run touches (the allocation is zeroed memory the OS maps on first
+	// use). A hit needs a sector a miss allocated: its set has its order.
+	// touched marks the pages of setsPerPage sets a miss has allocated in
+	// (Age ages only those).
+	init    uint64
+	touched []bool
+	// orderShift and orderMask are the shift of a recency order's least
+	// recent nibble and the mask of its ways' nibbles.
+	orderShift uint
+	orderMask  uint64
 	// modM is ⌈2^64 / sets⌉ for Lemire's remainder by multiplication
 	// (setIndex; sets not a power of two).
 	modM uint64
@@ -168,7 +174,8 @@ func NewL2(capacity int64, lineBytes, linesPerTag, ways int) *L2 {
 	for w := 0; w < ways; w++ {
 		c.init |= uint64(ways-1-w) << (4 * w)
 	}
-	c.pageInit = make([]bool, (sets+setsPerPage-1)/setsPerPage)
+	c.touched = make([]bool, (sets+setsPerPage-1)/setsPerPage)
+	c.orderShift, c.orderMask = 4*uint(ways-1), ^uint64(0)>>(64-4*uint(ways))
 	if sets&(sets-1) == 0 {
 		c.setMask, c.pow2 = sets-1, true
 	} else {
@@ -178,17 +185,9 @@ func NewL2(capacity int64, lineBytes, linesPerTag, ways int) *L2 {
 	return c
 }
 
-// setsPerPage is the sets whose recency order a first miss among them
-// initialises (40 KiB of sets).
+// setsPerPage is the sets of a page of the directory that Age skips
+// when no miss has touched it (40 KiB of sets: touched).
 const setsPerPage = 1024
-
-// initPage gives the sets of page pg the initial recency order.
-func (c *L2) initPage(pg uint64) {
-	c.pageInit[pg] = true
-	for i := pg * setsPerPage; i < min((pg+1)*setsPerPage, c.sets); i++ {
-		c.set[i].order = c.init
-	}
-}
 
 // HashSets makes the directory index its sets with the sector number's
 // higher bits XOR-folded into the lower ones, as GPU L2s hash addresses
@@ -242,97 +241,26 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		l1 := uint(((end - 1) & sectorMask) >> c.lineBits)
 		want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))
 		sec, step := addr>>c.sectorBits, stride>>c.sectorBits
-		where, sets := c.where, c.set
-		// (The two loops below repeat a row's lookup on purpose: one loop
-		// choosing its set index row by row took 3–5 % longer on
-		// BenchmarkL2GEMMWalk and ...LLC, the present sector's part in a
-		// helper 25–35 %.)
-		if c.hash && c.setBits > 0 {
-			// setIndex with the directory's shape in locals: the
-			// XOR-fold's shifts below 64, the sectors below maxWhere
-			// (indexed), so below 2^32 for the remainder by
-			// multiplication.
-			sb, pow2, mask, modM, nsets := c.setBits, c.pow2, c.setMask, c.modM, c.sets
-			fold := sb < 22 && (pow2 || nsets < 1<<32)
-			for b := 0; b < nburst; b, sec = b+1, sec+step {
-				var si uint64
-				if s := uint64(sec); !fold {
-					si = c.setIndex(sec)
-				} else if s ^= s>>(sb&63) ^ s>>(2*sb&63) ^ s>>(3*sb&63); pow2 {
-					si = s & mask
-				} else {
-					si, _ = bits.Mul64(modM*s, nsets)
-				}
-				w := where[sec]
-				if w != 0 && sets[si].tags[(w-1)&(MaxL2Ways-1)] != uint32(sec+1) {
-					w = 0 // a stale entry: its way holds another sector now
-				}
-				if w == 0 {
-					c.allocate(sec, si, want)
-					miss += burstLen
-					continue
-				}
-				set := &sets[si]
-				w--
-				w &= MaxL2Ways - 1
-				if set.order&0xF != uint64(w) {
-					set.order = toFront(set.order, uint64(w))
-				}
-				have := set.valid[w] & want
-				if have == want {
-					hit += burstLen
-					continue
-				}
-				set.valid[w] |= want
-				switch have {
-				case 0:
-					miss += burstLen
-				default:
-					lo := addr + int64(b)*stride
+		// The rows' set indices first, a chunk at a time (setIndices),
+		// then their lookups: two loops of few live values each, where
+		// one loop doing both kept its locals on the stack (under
+		// cachegrind, BenchmarkL2GEMMWalk 127 instructions a row).
+		var sis [walkChunk]uint64
+		for b0 := 0; b0 < nburst; b0 += walkChunk {
+			rows := sis[:min(walkChunk, nburst-b0)]
+			c.setIndices(rows, sec, step)
+			for b := b0; len(rows) > 0; {
+				h, m, have := c.lookupRows(rows, sec, step, want)
+				hit, miss = hit+int64(h)*burstLen, miss+int64(m)*burstLen
+				n := h + m
+				if n < len(rows) {
+					// Row b+n had some of the lines: its bytes split.
+					lo := addr + int64(b+n)*stride
 					h, m := c.split(have, l0, l1, lo&^sectorMask, lo, lo+burstLen)
 					hit, miss = hit+h, miss+m
+					n++
 				}
-			}
-		} else {
-			// Without hashing the set index steps by step mod sets from
-			// row to row ((s + step) mod sets = (s mod sets + step mod
-			// sets) mod sets): an addition and a compare in place of a
-			// remainder.
-			next, d, nsets := c.setIndex(sec), c.setIndex(step), c.sets
-			for b := 0; b < nburst; b, sec = b+1, sec+step {
-				si := next
-				if next += d; next >= nsets {
-					next -= nsets
-				}
-				w := where[sec]
-				if w != 0 && sets[si].tags[(w-1)&(MaxL2Ways-1)] != uint32(sec+1) {
-					w = 0 // a stale entry: its way holds another sector now
-				}
-				if w == 0 {
-					c.allocate(sec, si, want)
-					miss += burstLen
-					continue
-				}
-				set := &sets[si]
-				w--
-				w &= MaxL2Ways - 1
-				if set.order&0xF != uint64(w) {
-					set.order = toFront(set.order, uint64(w))
-				}
-				have := set.valid[w] & want
-				if have == want {
-					hit += burstLen
-					continue
-				}
-				set.valid[w] |= want
-				switch have {
-				case 0:
-					miss += burstLen
-				default:
-					lo := addr + int64(b)*stride
-					h, m := c.split(have, l0, l1, lo&^sectorMask, lo, lo+burstLen)
-					hit, miss = hit+h, miss+m
-				}
+				rows, sec, b = rows[n:], sec+int64(n)*step, b+n
 			}
 		}
 		c.HitBytes += hit
@@ -398,87 +326,240 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 	return hit, miss
 }
 
-// maxRowTags bounds the tags a row of Access2D's wide-row walk spans.
-const maxRowTags = 64
-
-// wideRows is Access2D over rows of up to maxRowTags tags each, stride a
-// multiple of the tag's bytes, every sector indexed (Access2D checks).
-func (c *L2) wideRows(addr int64, nburst int, burstLen, stride int64) (hit, miss int64) {
-	sb := c.sectorBits
-	sectorMask := int64(1)<<sb - 1
-	end := addr + burstLen
-	span := (end-1)>>sb - addr>>sb // tags after a row's first
-	l0 := uint((addr & sectorMask) >> c.lineBits)
-	l1 := uint(((end - 1) & sectorMask) >> c.lineBits)
-	top := uint(1)<<(sb-c.lineBits) - 1 // a tag's last line
-	all := uint16(uint32(1)<<(top+1) - 1)
-	wantFirst, wantLast := all&^uint16(uint32(1)<<l0-1), uint16(uint32(1)<<(l1+1)-1)
-	sectorBytes := sectorMask + 1
-	firstBytes, lastBytes := sectorBytes-addr&sectorMask, (end-1)&sectorMask+1
-	where, sets, nsets := c.where, c.set, c.sets
-	sec0, step := addr>>sb, stride>>sb
-	next, d := uint64(0), uint64(0)
-	if !c.hash {
-		next, d = c.setIndex(sec0), c.setIndex(step)
+// lookupRows looks up sectors sec, sec+step, … in sets sis[0], sis[1], …
+// (indexed sectors) for lines want, marking them present, and returns
+// the rows that hit (want all present) and that missed (none of them: a
+// sector allocated, or its lines added), stopping after the first row
+// that had some of them (have, its lines present before; hits + misses
+// is then its index). A loop of its own: few live values, held in
+// registers.
+func (c *L2) lookupRows(sis []uint64, sec, step int64, want uint16) (hits, misses int, have uint16) {
+	where, sets := c.where, c.set
+	for i, si := range sis {
+		w := where[sec]
+		if w == 0 || sets[si].tags[(w-1)&(MaxL2Ways-1)] != uint32(sec+1) {
+			// Never given a way, or a stale entry: its way holds
+			// another sector now.
+			c.allocate(sec, si, want)
+			misses++
+			sec += step
+			continue
+		}
+		set := &sets[si]
+		w = (w - 1) & (MaxL2Ways - 1)
+		if set.order&0xF != uint64(w) {
+			set.order = toFront(set.order, uint64(w))
+		}
+		have = set.valid[w] & want
+		if have == want {
+			hits++
+			sec += step
+			continue
+		}
+		set.valid[w] |= want
+		if have != 0 {
+			return hits, i - hits, have
+		}
+		misses++
+		sec += step
 	}
-	for b := 0; b < nburst; b, sec0 = b+1, sec0+step {
-		si := next
-		if !c.hash {
+	return hits, misses, 0
+}
+
+// walkChunk is the rows whose set indices a walk computes at a time.
+const walkChunk = 64
+
+// setIndices sets out[i] to the set of sector sec + i·step (sectors below
+// maxWhere: indexed).
+func (c *L2) setIndices(out []uint64, sec, step int64) {
+	if !c.hash || c.setBits == 0 {
+		// Without hashing the set index steps by step mod sets from row
+		// to row ((s + step) mod sets = (s mod sets + step mod sets) mod
+		// sets): an addition and a compare in place of a remainder.
+		next, d, nsets := c.setIndex(sec), c.setIndex(step), c.sets
+		for i := range out {
+			out[i] = next
 			if next += d; next >= nsets {
 				next -= nsets
 			}
 		}
-		for j := int64(0); j <= span; j++ {
-			sec := sec0 + j
-			if c.hash {
-				si = c.setIndex(sec)
-			} else if j > 0 {
-				if si++; si == nsets {
-					si = 0
-				}
-			}
-			want, n, f, l := all, sectorBytes, uint(0), top
-			switch j {
-			case 0:
-				want, n, f = wantFirst, firstBytes, l0
-			case span:
-				want, n, l = wantLast, lastBytes, l1
-			}
-			// (The lookup is Access2D's walk's, repeated on purpose:
-			// there a helper for it cost 25–35 %, and sending rows of one
-			// tag here instead, 40–50 % on the walk benchmarks.)
-			w := where[sec]
-			if w != 0 && sets[si].tags[(w-1)&(MaxL2Ways-1)] != uint32(sec+1) {
-				w = 0 // a stale entry: its way holds another sector now
-			}
-			if w == 0 {
-				c.allocate(sec, si, want)
-				miss += n
-				continue
-			}
-			set := &sets[si]
-			w--
-			w &= MaxL2Ways - 1
-			if set.order&0xF != uint64(w) {
-				set.order = toFront(set.order, uint64(w))
-			}
-			have := set.valid[w] & want
-			if have == want {
-				hit += n
-				continue
-			}
-			set.valid[w] |= want
-			if have == 0 {
-				miss += n
-				continue
-			}
-			base := sec << sb
-			lo, z := max(base, addr+int64(b)*stride), min(base+sectorBytes, addr+int64(b)*stride+burstLen)
-			h, m := c.split(have, f, l, base, lo, z)
+		return
+	}
+	// setIndex with the directory's shape in locals: the XOR-fold's
+	// shifts below 64, the sectors below maxWhere, so below 2^32 for the
+	// remainder by multiplication.
+	sb := c.setBits & 63
+	sb2, sb3 := 2*sb&63, 3*sb&63
+	s, d := uint64(sec), uint64(step)
+	switch {
+	case sb >= 22 || !c.pow2 && c.sets >= 1<<32:
+		for i := range out {
+			out[i] = c.setIndex(int64(s))
+			s += d
+		}
+	case c.pow2:
+		mask := c.setMask
+		for i := range out {
+			out[i] = (s ^ s>>sb ^ s>>sb2 ^ s>>sb3) & mask
+			s += d
+		}
+	default:
+		modM, nsets := c.modM, c.sets
+		for i := range out {
+			out[i], _ = bits.Mul64(modM*(s^s>>sb^s>>sb2^s>>sb3), nsets)
+			s += d
+		}
+	}
+}
+
+// maxRowTags bounds the tags a row of Access2D's wide-row walk spans.
+const maxRowTags = 64
+
+// wideRows is Access2D over rows of up to maxRowTags tags each, stride a
+// multiple of the tag's bytes, every sector indexed (Access2D checks):
+// each row's tags in turn, their set indices a chunk at a time
+// (tagIndices), then their lookups (lookupTags), as Access2D's walk.
+func (c *L2) wideRows(addr int64, nburst int, burstLen, stride int64) (hit, miss int64) {
+	sb := c.sectorBits
+	sectorMask := int64(1)<<sb - 1
+	end := addr + burstLen
+	span := int((end-1)>>sb - addr>>sb) // tags after a row's first
+	l0 := uint((addr & sectorMask) >> c.lineBits)
+	l1 := uint(((end - 1) & sectorMask) >> c.lineBits)
+	top := uint(1)<<(sb-c.lineBits) - 1 // a tag's last line
+	all := uint16(uint32(1)<<(top+1) - 1)
+	sectorBytes := sectorMask + 1
+	// Each of a row's tags: the lines wanted and the bytes.
+	var tags rowTags
+	for j := 0; j <= span; j++ {
+		tags.want[j], tags.bytes[j] = all, sectorBytes
+	}
+	tags.want[0] &^= uint16(uint32(1)<<l0 - 1)
+	tags.bytes[0] = sectorBytes - addr&sectorMask
+	tags.want[span] &= uint16(uint32(1)<<(l1+1) - 1)
+	tags.bytes[span] -= sectorBytes - ((end-1)&sectorMask + 1)
+	tags.span = span
+	sec0, step := addr>>sb, stride>>sb
+	var sis [walkChunk]uint64
+	b, j := 0, 0 // the row and tag next
+	for left := nburst * (span + 1); left > 0; {
+		chunk := sis[:min(walkChunk, left)]
+		c.tagIndices(chunk, sec0, step, j, span)
+		for len(chunk) > 0 {
+			h, m, n, have := c.lookupTags(chunk, sec0, step, j, &tags)
 			hit, miss = hit+h, miss+m
+			if n < len(chunk) {
+				// Tag j of row b+⌊(j+n)/(span+1)⌋ had some of the lines:
+				// its bytes split.
+				r, t := b+(j+n)/(span+1), (j+n)%(span+1)
+				sec := sec0 + int64((j+n)/(span+1))*step + int64(t)
+				base := sec << sb
+				row := addr + int64(r)*stride
+				f, l := uint(0), top
+				if t == 0 {
+					f = l0
+				}
+				if t == span {
+					l = l1
+				}
+				h, m := c.split(have, f, l, base, max(base, row), min(base+sectorBytes, row+burstLen))
+				hit, miss = hit+h, miss+m
+				n++
+			}
+			rows := (j + n) / (span + 1)
+			b, j, sec0 = b+rows, (j+n)%(span+1), sec0+int64(rows)*step
+			chunk, left = chunk[n:], left-n
 		}
 	}
 	return hit, miss
+}
+
+// rowTags is what wideRows wants of each tag of a row: its lines and
+// bytes (tags 0..span).
+type rowTags struct {
+	want  [maxRowTags]uint16
+	bytes [maxRowTags]int64
+	span  int
+}
+
+// tagIndices sets out[i] to the set of the i-th tag from tag j of the row
+// starting at sector sec0, the rows' tags in turn (span+1 a row, rows
+// step sectors apart; sectors below maxWhere).
+func (c *L2) tagIndices(out []uint64, sec0, step int64, j, span int) {
+	if !c.hash || c.setBits == 0 {
+		// A row's first set steps by step mod sets from row to row, a
+		// row's tags by one (as setIndices).
+		row, d, nsets := c.setIndex(sec0), c.setIndex(step), c.sets
+		si := row + uint64(j)%nsets
+		if si >= nsets {
+			si -= nsets
+		}
+		for i := range out {
+			out[i] = si
+			if j == span {
+				if row += d; row >= nsets {
+					row -= nsets
+				}
+				si, j = row, 0
+				continue
+			}
+			if si++; si == nsets {
+				si = 0
+			}
+			j++
+		}
+		return
+	}
+	sec := sec0 + int64(j)
+	for i := range out {
+		out[i] = c.setIndex(sec)
+		if j == span {
+			sec0 += step
+			sec, j = sec0, 0
+			continue
+		}
+		sec++
+		j++
+	}
+}
+
+// lookupTags is lookupRows over rows of several tags (wideRows): from tag
+// j of the row at sector sec0, the tags in sets sis, the lines and bytes
+// of rt's; it returns the bytes that hit and that missed and the tags
+// done, stopping at the first tag that had some of its lines (have).
+func (c *L2) lookupTags(sis []uint64, sec0, step int64, j int, rt *rowTags) (hit, miss int64, done int, have uint16) {
+	where, sets, span := c.where, c.set, rt.span
+	for i, si := range sis {
+		sec := sec0 + int64(j)
+		want, n := rt.want[j&(maxRowTags-1)], rt.bytes[j&(maxRowTags-1)]
+		if j == span {
+			sec0, j = sec0+step, 0
+		} else {
+			j++
+		}
+		w := where[sec]
+		if w == 0 || sets[si].tags[(w-1)&(MaxL2Ways-1)] != uint32(sec+1) {
+			c.allocate(sec, si, want) // never given a way, or a stale entry
+			miss += n
+			continue
+		}
+		set := &sets[si]
+		w = (w - 1) & (MaxL2Ways - 1)
+		if set.order&0xF != uint64(w) {
+			set.order = toFront(set.order, uint64(w))
+		}
+		have = set.valid[w] & want
+		if have == want {
+			hit += n
+			continue
+		}
+		set.valid[w] |= want
+		if have != 0 {
+			return hit, miss, i, have
+		}
+		miss += n
+	}
+	return hit, miss, len(sis), 0
 }
 
 // split counts the bytes of [lo, end) in lines l0..l1 of the sector at
@@ -540,22 +621,18 @@ func (c *L2) touchSet(sec int64, si uint64, want uint16) uint16 {
 
 // allocate puts sector sec (0 ≤ sec ≤ MaxSector), absent from the
 // directory, in set si with the lines want present, replacing the set's
-// least recently used sector; the set's page gets its initial recency
-// order first if it has none.
+// least recently used sector.
 func (c *L2) allocate(sec int64, si uint64, want uint16) {
 	set := &c.set[si]
-	tags := &set.tags
-	if pg := si / setsPerPage; !c.pageInit[pg] {
-		c.initPage(pg)
-	}
+	c.touched[si/setsPerPage] = true
 	c.Allocs++
 	o := set.order
-	victim := (o >> (4 * uint(c.ways-1))) & 0xF
-	set.order = (o<<4 | victim) & (1<<(4*uint(c.ways)) - 1)
-	if c.ways == MaxL2Ways {
-		set.order = o<<4 | victim
+	if o == 0 {
+		o = c.init
 	}
-	tags[victim] = uint32(sec + 1)
+	victim := (o >> c.orderShift) & 0xF
+	set.order = (o<<4 | victim) & c.orderMask
+	set.tags[victim] = uint32(sec + 1)
 	set.valid[victim] = want
 	if sec < int64(len(c.where)) {
 		c.where[sec] = uint8(victim) + 1
@@ -606,7 +683,7 @@ func (c *L2) Age(n int64) {
 	if c.ways == MaxL2Ways {
 		mask = ^uint64(0)
 	}
-	for pg, ok := range c.pageInit {
+	for pg, ok := range c.touched {
 		if !ok {
 			continue // every sector of its sets invalid: nothing to age
 		}
@@ -621,6 +698,9 @@ func (c *L2) Age(n int64) {
 			set := &c.set[si]
 			tags := &set.tags
 			o := set.order
+			if o == 0 {
+				continue // no miss has allocated in it: every sector invalid
+			}
 			for j := int64(0); j < k; j++ {
 				victim := (o >> (4 * (ways - 1))) & 0xF
 				o = (o<<4 | victim) & mask

@@ -210,9 +210,9 @@ func sameDirectory(t *testing.T, a, b *L2) {
 			t.Fatalf("where[%d]: %d, want %d", i, wa, wb)
 		}
 	}
-	for i := range a.pageInit {
-		if a.pageInit[i] != b.pageInit[i] {
-			t.Fatalf("page %d initialised: %v, want %v", i, a.pageInit[i], b.pageInit[i])
+	for i := range a.touched {
+		if a.touched[i] != b.touched[i] {
+			t.Fatalf("page %d touched: %v, want %v", i, a.touched[i], b.touched[i])
 		}
 	}
 }
