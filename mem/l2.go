@@ -239,30 +239,7 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		// same lines of a sector at a fixed step.
 		l0 := uint((addr & sectorMask) >> c.lineBits)
 		l1 := uint(((end - 1) & sectorMask) >> c.lineBits)
-		want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))
-		sec, step := addr>>c.sectorBits, stride>>c.sectorBits
-		// The rows' set indices first, a chunk at a time (setIndices),
-		// then their lookups: two loops of few live values each, where
-		// one loop doing both kept its locals on the stack (under
-		// cachegrind, BenchmarkL2GEMMWalk 127 instructions a row).
-		var sis [walkChunk]uint64
-		for b0 := 0; b0 < nburst; b0 += walkChunk {
-			rows := sis[:min(walkChunk, nburst-b0)]
-			c.setIndices(rows, sec, step)
-			for b := b0; len(rows) > 0; {
-				h, m, have := c.lookupRows(rows, sec, step, want)
-				hit, miss = hit+int64(h)*burstLen, miss+int64(m)*burstLen
-				n := h + m
-				if n < len(rows) {
-					// Row b+n had some of the lines: its bytes split.
-					lo := addr + int64(b+n)*stride
-					h, m := c.split(have, l0, l1, lo&^sectorMask, lo, lo+burstLen)
-					hit, miss = hit+h, miss+m
-					n++
-				}
-				rows, sec, b = rows[n:], sec+int64(n)*step, b+n
-			}
-		}
+		hit, miss = c.walk(addr, nburst, burstLen, stride, l0, l1)
 		c.HitBytes += hit
 		c.MissBytes += miss
 		return hit, miss
@@ -299,7 +276,16 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 			}
 			continue
 		}
-		for sec, last := lo>>c.sectorBits, (end-1)>>c.sectorBits; sec <= last; sec++ { // (sec<<sectorBits < end wrapped at the top of the range)
+		for sec, lastSec := lo>>c.sectorBits, (end-1)>>c.sectorBits; sec <= lastSec; sec++ { // (sec<<sectorBits < end wrapped at the top of the range)
+			if sec == lo>>c.sectorBits+1 && lastSec-sec >= 2 && sec >= 0 && c.indexed(lastSec-1) {
+				// The whole sectors between the burst's first and last
+				// (a long contiguous transfer): a walk of step one.
+				top := uint(sectorMask >> c.lineBits)
+				h, m := c.walk(sec<<c.sectorBits, int(lastSec-sec), sectorMask+1, sectorMask+1, 0, top)
+				hit, miss = hit+h, miss+m
+				sec = lastSec - 1
+				continue
+			}
 			base := sec << c.sectorBits
 			// Lines of this sector touched by [lo, end).
 			first := max(lo, base)
@@ -323,6 +309,38 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 	}
 	c.HitBytes += hit
 	c.MissBytes += miss
+	return hit, miss
+}
+
+// walk looks up nburst rows of one sector each, every sector indexed: row
+// b the bytes [addr + b·stride, + rowBytes), lines l0..l1 of its sector,
+// the sectors stride apart (a whole number of them). The rows' set
+// indices first, a chunk at a time (setIndices), then their lookups
+// (lookupRows): two loops of few live values each, where one loop doing
+// both kept its locals on the stack (under cachegrind,
+// BenchmarkL2GEMMWalk 4.83 → 3.71 M instructions an op).
+func (c *L2) walk(addr int64, nburst int, rowBytes, stride int64, l0, l1 uint) (hit, miss int64) {
+	sectorMask := int64(1)<<c.sectorBits - 1
+	want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))
+	sec, step := addr>>c.sectorBits, stride>>c.sectorBits
+	var sis [walkChunk]uint64
+	for b0 := 0; b0 < nburst; b0 += walkChunk {
+		rows := sis[:min(walkChunk, nburst-b0)]
+		c.setIndices(rows, sec, step)
+		for b := b0; len(rows) > 0; {
+			h, m, have := c.lookupRows(rows, sec, step, want)
+			hit, miss = hit+int64(h)*rowBytes, miss+int64(m)*rowBytes
+			n := h + m
+			if n < len(rows) {
+				// Row b+n had some of the lines: its bytes split.
+				lo := addr + int64(b+n)*stride
+				h, m := c.split(have, l0, l1, lo&^sectorMask, lo, lo+rowBytes)
+				hit, miss = hit+h, miss+m
+				n++
+			}
+			rows, sec, b = rows[n:], sec+int64(n)*step, b+n
+		}
+	}
 	return hit, miss
 }
 
