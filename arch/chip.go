@@ -819,14 +819,21 @@ func (c *Chip) StartGM(owner mem.FlowDone, core int, tag int64, read bool, n int
 	if len(c.l2s) > 0 {
 		part = core % len(c.l2s)
 		for _, span := range spans {
-			h, _ := c.l2s[part].Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
-			hit += h
-			if c.llc != nil {
-				// assumption: the LLC is looked up with the whole span (it
-				// sees the L2 hits' recency too) and serves at most the
-				// span's L2 misses.
-				lh, _ := c.llc.Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
+			switch {
+			case c.llc != nil && read:
+				// The LLC (a memory-side cache) sees the lines the L2
+				// fetches: those it found absent, in its order.
+				h, _, lh := c.l2s[part].Access2DThrough(c.llc, span.Addr, span.Rows, span.RowBytes, span.Stride)
+				hit += h
 				llcHit += min(lh, int64(span.Rows)*span.RowBytes-h)
+			default:
+				h, _ := c.l2s[part].Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
+				hit += h
+				if c.llc != nil {
+					// Writes go through the L2 to HBM: the LLC sees
+					// every line written (and serves none: below).
+					c.llc.Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
+				}
 			}
 		}
 		llcHit = min(llcHit, n-hit)

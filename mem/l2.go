@@ -54,6 +54,11 @@ type L2 struct {
 	// to maxWhere; sectors beyond fall back to a scan).
 	where []uint8
 
+	// recording marks an access whose absent lines are listed in missed
+	// (Access2DThrough), in the order it found them.
+	recording bool
+	missed    []lineMiss
+
 	// Statistics in bytes.
 	HitBytes, MissBytes int64
 	// Allocs counts the sectors allocated (each replacing its set's least
@@ -333,6 +338,7 @@ func (c *L2) walk(addr int64, nburst int, rowBytes, stride int64, l0, l1 uint) (
 			n := h + m
 			if n < len(rows) {
 				// Row b+n had some of the lines: its bytes split.
+				c.miss(sec+int64(n)*step, want&^have)
 				lo := addr + int64(b+n)*stride
 				h, m := c.split(have, l0, l1, lo&^sectorMask, lo, lo+rowBytes)
 				hit, miss = hit+h, miss+m
@@ -378,6 +384,7 @@ func (c *L2) lookupRows(sis []uint64, sec, step int64, want uint16) (hits, misse
 		if have != 0 {
 			return hits, i - hits, have
 		}
+		c.miss(sec, want)
 		misses++
 		sec += step
 	}
@@ -480,6 +487,7 @@ func (c *L2) wideRows(addr int64, nburst int, burstLen, stride int64) (hit, miss
 				if t == span {
 					l = l1
 				}
+				c.miss(sec, tags.want[t]&^have)
 				h, m := c.split(have, f, l, base, max(base, row), min(base+sectorBytes, row+burstLen))
 				hit, miss = hit+h, miss+m
 				n++
@@ -590,6 +598,7 @@ func (c *L2) lookupTags(sis []uint64, sec0, step int64, j int, rt *rowTags) (hit
 		if have != 0 {
 			return hit, miss, i, have
 		}
+		c.miss(sec, want)
 		miss += n
 	}
 	return hit, miss, len(sis), 0
@@ -646,16 +655,96 @@ func (c *L2) touchSet(sec int64, si uint64, want uint16) uint16 {
 		if set.order&0xF != uint64(w) {
 			set.order = toFront(set.order, uint64(w))
 		}
+		if have != want {
+			c.miss(sec, want&^have)
+		}
 		return have
 	}
 	c.allocate(sec, si, want)
 	return 0
 }
 
+// lineMiss is lines an access found absent in one sector.
+type lineMiss struct {
+	sec   int64
+	lines uint16
+}
+
+// miss lists lines of sector sec the access found absent, when it is
+// recorded (Access2DThrough).
+func (c *L2) miss(sec int64, lines uint16) {
+	if c.recording {
+		c.missed = append(c.missed, lineMiss{sec, lines})
+	}
+}
+
+// Access2DThrough is Access2D, each line it finds absent then looked up
+// in below, the directory behind it (an LLC: a memory-side cache sees
+// the lines the L2 fetches, not the L2's hits), in the order found; it
+// returns the bytes below held (whole lines) too. The absent lines of
+// consecutive rows alike and evenly spaced go below as one Access2D.
+func (c *L2) Access2DThrough(below *L2, addr int64, nburst int, burstLen, stride int64) (hit, miss, belowHit int64) {
+	c.recording, c.missed = true, c.missed[:0]
+	hit, miss = c.Access2D(addr, nburst, burstLen, stride)
+	c.recording = false
+	lb, sb := c.lineBits, c.sectorBits
+	if below.lineBits == lb && below.sectorBits == sb {
+		// Alike directories: each sector's absent lines, one lookup
+		// (as the runs of them one by one: the same lines present after,
+		// the same order).
+		var looked int64
+		for _, m := range c.missed {
+			if m.sec <= MaxSector {
+				have := below.touchSet(m.sec, below.setIndex(m.sec), m.lines)
+				belowHit += int64(bits.OnesCount16(have)) << lb
+			}
+			looked += int64(bits.OnesCount16(m.lines)) << lb
+		}
+		below.HitBytes += belowHit
+		below.MissBytes += looked - belowHit
+		return hit, miss, belowHit
+	}
+	// The run of rows pending: k rows of n bytes from lo, step apart —
+	// not rows that touch unless they are whole lines below (Access2D
+	// takes rows that touch as one transfer, which would look up a line
+	// they share once: each row is a fetch of its own).
+	var lo, n, step int64
+	k := 0
+	belowLine := int64(1) << below.lineBits
+	whole := func(lo, n int64) bool { return (lo|n)&(belowLine-1) == 0 }
+	flush := func() {
+		if k > 0 {
+			h, _ := below.Access2D(lo, k, n, max(step, n))
+			belowHit += h
+		}
+	}
+	for _, m := range c.missed {
+		for lines := uint32(m.lines); lines != 0; {
+			// Each run of consecutive absent lines of the sector.
+			l0 := uint(bits.TrailingZeros32(lines))
+			l1 := l0 + uint(bits.TrailingZeros32(^(lines >> l0)))
+			lines &^= (1<<l1 - 1) &^ (1<<l0 - 1)
+			a, bytes := m.sec<<sb+int64(l0)<<lb, int64(l1-l0)<<lb
+			switch {
+			case k == 1 && bytes == n && a > lo && (a > lo+n || whole(lo, n)):
+				step, k = a-lo, 2
+			case k > 1 && bytes == n && a == lo+int64(k)*step:
+				k++
+			default:
+				flush()
+				lo, n, step, k = a, bytes, 0, 1
+			}
+		}
+	}
+	flush()
+	return hit, miss, belowHit
+}
+
 // allocate puts sector sec (0 ≤ sec ≤ MaxSector), absent from the
 // directory, in set si with the lines want present, replacing the set's
 // least recently used sector.
 func (c *L2) allocate(sec int64, si uint64, want uint16) {
+	c.miss(sec, want)
 	set := &c.set[si]
 	c.touched[si/setsPerPage] = true
 	c.Allocs++

@@ -483,3 +483,74 @@ func TestL2BeyondMaxSector(t *testing.T) {
 		}
 	}
 }
+
+// Access2DThrough looks up below exactly the lines the directory found
+// absent, in the order it found them: against a reference that walks the
+// bursts sector by sector and sends each run of a sector's absent lines
+// below as one access (directories below of other shapes besides: a tag
+// of one 128-byte line, and one of four 32-byte lines).
+func TestL2Access2DThrough(t *testing.T) {
+	for _, shape := range []struct{ line, perTag, belowLine, belowPerTag int }{{128, 1, 128, 1}, {32, 4, 32, 4}, {32, 4, 128, 1}, {128, 1, 32, 4}} {
+		mk := func(line, perTag int, capacity int64) *L2 {
+			c := NewL2(capacity, line, perTag, 4)
+			c.HashSets()
+			return c
+		}
+		a, b := mk(shape.line, shape.perTag, 16<<10), mk(shape.line, shape.perTag, 16<<10)
+		la, lb := mk(shape.belowLine, shape.belowPerTag, 64<<10), mk(shape.belowLine, shape.belowPerTag, 64<<10)
+		x := uint64(7)
+		rnd := func(n uint64) int64 {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			return int64(x % n)
+		}
+		sector := int64(shape.line * shape.perTag)
+		for i := 0; i < 20000; i++ {
+			addr := rnd(1 << 18)
+			nburst := int(rnd(40)) + 1
+			burst := rnd(uint64(3*sector)) + 1
+			stride := burst + rnd(2000)
+			if rnd(2) == 0 {
+				stride = (rnd(6) + 1) * sector
+			}
+			h1, m1, bh1 := a.Access2DThrough(la, addr, nburst, burst, stride)
+			var h2, m2, bh2 int64
+			if stride == burst { // contiguous: one transfer (as Access2D)
+				nburst, burst = 1, burst*int64(nburst)
+			}
+			for k := 0; k < nburst; k++ {
+				lo := addr + int64(k)*stride
+				for sec := lo >> b.sectorBits; sec <= (lo+burst-1)>>b.sectorBits; sec++ {
+					base := sec << b.sectorBits
+					first, last := max(lo, base), min(lo+burst-1, base|(sector-1))
+					l0, l1 := uint((first-base)>>b.lineBits), uint((last-base)>>b.lineBits)
+					want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))
+					have := b.touch(sec, want)
+					h, m := b.split(have, l0, l1, base, first, last+1)
+					h2, m2 = h2+h, m2+m
+					// Each run of consecutive absent lines, one access.
+					for l := l0; l <= l1; {
+						if (want&^have)&(1<<l) == 0 {
+							l++
+							continue
+						}
+						e := l
+						for e+1 <= l1 && (want&^have)&(1<<(e+1)) != 0 {
+							e++
+						}
+						bh, _ := lb.Access(base+int64(l)<<b.lineBits, int64(e-l+1)<<b.lineBits)
+						bh2 += bh
+						l = e + 1
+					}
+				}
+			}
+			if h1 != h2 || m1 != m2 || bh1 != bh2 {
+				t.Fatalf("%+v, access %d (addr %d, %d×%d every %d): hit %d miss %d below hit %d, want %d %d %d",
+					shape, i, addr, nburst, burst, stride, h1, m1, bh1, h2, m2, bh2)
+			}
+		}
+		sameDirectory(t, a, b)
+		sameDirectory(t, la, lb)
+	}
+}
