@@ -133,13 +133,7 @@ func testAccess2D(t *testing.T, ways int, hash bool, line, perTag int) {
 		a.HashSets()
 		b.HashSets()
 	}
-	x := uint64(99)
-	rnd := func(n uint64) int64 {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		return int64(x % n)
-	}
+	rnd := xorshift(99)
 	for i := 0; i < 20000; i++ {
 		addr := rnd(1 << 20)
 		nburst := int(rnd(12)) + 1
@@ -194,6 +188,18 @@ func testAccess2D(t *testing.T, ways int, hash bool, line, perTag int) {
 		t.Fatal("statistics differ")
 	}
 	sameDirectory(t, a, b)
+}
+
+// xorshift returns a generator of pseudo-random numbers in [0, n) from
+// seed (Marsaglia's xorshift64): the tests' accesses, the same every run.
+func xorshift(seed uint64) func(n uint64) int64 {
+	x := seed
+	return func(n uint64) int64 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return int64(x % n)
+	}
 }
 
 // accessBySector is Access of [lo, lo+n) one sector at a time (touch),
@@ -498,13 +504,7 @@ func TestL2Access2DThrough(t *testing.T) {
 		}
 		a, b := mk(shape.line, shape.perTag, 16<<10), mk(shape.line, shape.perTag, 16<<10)
 		la, lb := mk(shape.belowLine, shape.belowPerTag, 64<<10), mk(shape.belowLine, shape.belowPerTag, 64<<10)
-		x := uint64(7)
-		rnd := func(n uint64) int64 {
-			x ^= x << 13
-			x ^= x >> 7
-			x ^= x << 17
-			return int64(x % n)
-		}
+		rnd := xorshift(7)
 		sector := int64(shape.line * shape.perTag)
 		for i := 0; i < 20000; i++ {
 			addr := rnd(1 << 18)
