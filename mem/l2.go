@@ -254,8 +254,8 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		c.indexed((addr+int64(nburst-1)*stride+burstLen-1)>>c.sectorBits) {
 		// Rows of several tags each, whole tags apart (a tile's rows
 		// where a tag covers fewer bytes than a row: NVIDIA's 128-byte
-		// tags): each row's tags in turn, the set index stepping as in
-		// the walk above.
+		// tags): each row's tags in turn, in chunks as the walk above
+		// (wideRows).
 		hit, miss = c.wideRows(addr, nburst, burstLen, stride)
 		c.HitBytes += hit
 		c.MissBytes += miss
@@ -443,7 +443,7 @@ const maxRowTags = 64
 // wideRows is Access2D over rows of up to maxRowTags tags each, stride a
 // multiple of the tag's bytes, every sector indexed (Access2D checks):
 // each row's tags in turn, their set indices a chunk at a time
-// (tagIndices), then their lookups (lookupTags), as Access2D's walk.
+// (tagIndices), then their lookups (lookupTags), as walk.
 func (c *L2) wideRows(addr int64, nburst int, burstLen, stride int64) (hit, miss int64) {
 	sb := c.sectorBits
 	sectorMask := int64(1)<<sb - 1
