@@ -84,7 +84,8 @@ type L2 struct {
 type l2Set struct {
 	// order holds the ways in recency order, one 4-bit way number per
 	// nibble, most recent in the lowest nibble: LRU replacement in O(1)
-	// (at most 16 ways; L2.init until its page's first miss).
+	// (at most 16 ways; 0, standing for L2.init, until the set's first
+	// miss).
 	order uint64
 	valid [MaxL2Ways]uint16 // one bit per line of the sector
 	// tags holds 1 + the sector number of each way (0 = invalid).
@@ -191,7 +192,7 @@ func NewL2(capacity int64, lineBytes, linesPerTag, ways int) *L2 {
 }
 
 // setsPerPage is the sets of a page of the directory that Age skips
-// when no miss has touched it (40 KiB of sets: touched).
+// when no miss has touched it (104 KiB of sets: touched).
 const setsPerPage = 1024
 
 // HashSets makes the directory index its sets with the sector number's
@@ -681,62 +682,36 @@ func (c *L2) miss(sec int64, lines uint16) {
 // Access2DThrough is Access2D, each line it finds absent then looked up
 // in below, the directory behind it (an LLC: a memory-side cache sees
 // the lines the L2 fetches, not the L2's hits), in the order found; it
-// returns the bytes below held (whole lines) too. The absent lines of
-// consecutive rows alike and evenly spaced go below as one Access2D.
+// returns the bytes below held (whole lines) too.
 func (c *L2) Access2DThrough(below *L2, addr int64, nburst int, burstLen, stride int64) (hit, miss, belowHit int64) {
 	c.recording, c.missed = true, c.missed[:0]
 	hit, miss = c.Access2D(addr, nburst, burstLen, stride)
 	c.recording = false
 	lb, sb := c.lineBits, c.sectorBits
 	if below.lineBits == lb && below.sectorBits == sb {
-		// Alike directories: each sector's absent lines, one lookup
-		// (as the runs of them one by one: the same lines present after,
-		// the same order).
+		// Alike directories (the MI300X's): each sector's absent lines,
+		// one lookup — as the runs of them one by one: the same lines
+		// present after, the same order.
 		var looked int64
 		for _, m := range c.missed {
-			if m.sec <= MaxSector {
-				have := below.touchSet(m.sec, below.setIndex(m.sec), m.lines)
-				belowHit += int64(bits.OnesCount16(have)) << lb
-			}
+			belowHit += int64(bits.OnesCount16(below.touch(m.sec, m.lines))) << lb
 			looked += int64(bits.OnesCount16(m.lines)) << lb
 		}
 		below.HitBytes += belowHit
 		below.MissBytes += looked - belowHit
 		return hit, miss, belowHit
 	}
-	// The run of rows pending: k rows of n bytes from lo, step apart —
-	// not rows that touch unless they are whole lines below (Access2D
-	// takes rows that touch as one transfer, which would look up a line
-	// they share once: each row is a fetch of its own).
-	var lo, n, step int64
-	k := 0
-	belowLine := int64(1) << below.lineBits
-	whole := func(lo, n int64) bool { return (lo|n)&(belowLine-1) == 0 }
-	flush := func() {
-		if k > 0 {
-			h, _ := below.Access2D(lo, k, n, max(step, n))
-			belowHit += h
-		}
-	}
 	for _, m := range c.missed {
 		for lines := uint32(m.lines); lines != 0; {
-			// Each run of consecutive absent lines of the sector.
+			// Each run of consecutive absent lines of the sector, a
+			// fetch of its own.
 			l0 := uint(bits.TrailingZeros32(lines))
 			l1 := l0 + uint(bits.TrailingZeros32(^(lines >> l0)))
 			lines &^= (1<<l1 - 1) &^ (1<<l0 - 1)
-			a, bytes := m.sec<<sb+int64(l0)<<lb, int64(l1-l0)<<lb
-			switch {
-			case k == 1 && bytes == n && a > lo && (a > lo+n || whole(lo, n)):
-				step, k = a-lo, 2
-			case k > 1 && bytes == n && a == lo+int64(k)*step:
-				k++
-			default:
-				flush()
-				lo, n, step, k = a, bytes, 0, 1
-			}
+			h, _ := below.Access(m.sec<<sb+int64(l0)<<lb, int64(l1-l0)<<lb)
+			belowHit += h
 		}
 	}
-	flush()
 	return hit, miss, belowHit
 }
 
@@ -801,10 +776,6 @@ func (c *L2) Age(n int64) {
 	}
 	sets := int64(c.sets)
 	ways := uint(c.ways)
-	mask := uint64(1)<<(4*ways) - 1
-	if c.ways == MaxL2Ways {
-		mask = ^uint64(0)
-	}
 	for pg, ok := range c.touched {
 		if !ok {
 			continue // every sector of its sets invalid: nothing to age
@@ -824,8 +795,8 @@ func (c *L2) Age(n int64) {
 				continue // no miss has allocated in it: every sector invalid
 			}
 			for j := int64(0); j < k; j++ {
-				victim := (o >> (4 * (ways - 1))) & 0xF
-				o = (o<<4 | victim) & mask
+				victim := (o >> c.orderShift) & 0xF
+				o = (o<<4 | victim) & c.orderMask
 				tags[victim] = 0
 				set.valid[victim] = 0
 			}
