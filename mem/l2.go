@@ -537,28 +537,14 @@ func (c *L2) tagIndices(out []uint64, sec0, step int64, j, span int) {
 		}
 		return
 	}
-	// setIndex with the directory's shape in locals, as setIndices.
-	sb := c.setBits & 63
-	sb2, sb3 := 2*sb&63, 3*sb&63
-	mask, modM, nsets := c.setMask, c.modM, c.sets
-	generic, pow2 := sb >= 22 || !c.pow2 && nsets >= 1<<32, c.pow2
-	sec := sec0 + int64(j)
-	for i := range out {
-		switch s := uint64(sec); {
-		case generic:
-			out[i] = c.setIndex(sec)
-		case pow2:
-			out[i] = (s ^ s>>sb ^ s>>sb2 ^ s>>sb3) & mask
-		default:
-			out[i], _ = bits.Mul64(modM*(s^s>>sb^s>>sb2^s>>sb3), nsets)
+	// Hashed: each row's run of consecutive sectors (setIndices).
+	for i := 0; i < len(out); {
+		k := min(span-j+1, len(out)-i)
+		c.setIndices(out[i:i+k], sec0+int64(j), 1)
+		i, j = i+k, j+k
+		if j > span {
+			sec0, j = sec0+step, 0
 		}
-		if j == span {
-			sec0 += step
-			sec, j = sec0, 0
-			continue
-		}
-		sec++
-		j++
 	}
 }
 
