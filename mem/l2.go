@@ -163,8 +163,7 @@ func IndexFootprint(capacity, gmBytes int64, lineBytes, linesPerTag int) int64 {
 	if capacity <= 0 {
 		return 0
 	}
-	lb, tb := tagBits(lineBytes, linesPerTag)
-	return min(max(gmBytes>>(lb+tb), 1<<12), maxWhere)
+	return min(max(L2Sectors(gmBytes, lineBytes, linesPerTag), 1<<12), maxWhere)
 }
 
 // NewL2 returns a cache of the given capacity, line size, lines per tag (a
