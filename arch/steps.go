@@ -140,14 +140,16 @@ type stepCTA struct {
 	// its last marker: step k of n, steps [from, to) repeating with period
 	k, n, period, from, to int
 	drop                   int // steps to skip at its next marker (0: none)
+	slot                   int // its index in the snapshots' steps (stepSnap.ks)
 }
 
 // stepRunner is the step-skip state of the running grid.
 type stepRunner struct {
 	on      bool // the running grid has step markers and may skip steps
 	ctas    map[int]*stepCTA
-	seen    int // CTAs in ctas that passed a marker
-	marks   int // markers since the last snapshot
+	bySlot  []*stepCTA // ctas by slot (nil: a free slot)
+	seen    int        // CTAs in ctas that passed a marker
+	marks   int        // markers since the last snapshot
 	snaps   []stepSnap
 	free    []stepSnap // snapshots whose storage the next ones reuse
 	pending int        // CTAs yet to take the decided skip
@@ -165,6 +167,7 @@ type stepRunner struct {
 type stepSnap struct {
 	ffSnap
 	allocs []int64
+	ks     []int // each resident CTA's last marker's step, by slot
 }
 
 // clear drops the snapshots from i on, keeping their storage.
@@ -177,6 +180,7 @@ func (sr *stepRunner) clear(i int) {
 func (sr *stepRunner) reset(on bool) {
 	sr.on, sr.seen, sr.marks, sr.pending, sr.check, sr.settle = on, 0, 0, 0, -1, 0
 	sr.clear(0)
+	sr.bySlot = sr.bySlot[:0]
 	if on {
 		sr.ctas = map[int]*stepCTA{}
 	} else {
@@ -210,7 +214,13 @@ func (gr *gridRunner) stepStream(g *isa.Grid, c int) isa.Stream {
 		sr.changed() // (intervals need every resident CTA's markers)
 		return g.CTA(c)
 	}
-	s := &stepCTA{cur: &isa.StepCursor{}}
+	s := &stepCTA{cur: &isa.StepCursor{}, slot: len(sr.bySlot)}
+	if i := slices.Index(sr.bySlot, nil); i >= 0 {
+		s.slot = i
+		sr.bySlot[i] = s
+	} else {
+		sr.bySlot = append(sr.bySlot, s)
+	}
 	sr.ctas[c] = s
 	sr.changed()
 	return g.Steps(c, s.cur)
@@ -238,6 +248,7 @@ func (gr *gridRunner) stepDone(c int) {
 		gr.chip.Fail(fmt.Errorf("fast-forward: CTA %d finished before taking its step skip", c))
 	}
 	delete(sr.ctas, c)
+	sr.bySlot[s.slot] = nil
 	sr.changed()
 }
 
@@ -305,7 +316,13 @@ func (c *Chip) stepInterval(now sim.Time) {
 		x = sr.free[n-1]
 		sr.free = sr.free[:n-1]
 	}
-	sr.snaps = append(sr.snaps, stepSnap{c.ffSnapshotInto(now, x.ints, x.floats), c.appendCacheAllocs(x.allocs[:0])})
+	ks := slices.Grow(x.ks[:0], len(sr.bySlot))[:len(sr.bySlot)]
+	for i, s := range sr.bySlot {
+		if s != nil {
+			ks[i] = s.k
+		}
+	}
+	sr.snaps = append(sr.snaps, stepSnap{c.ffSnapshotInto(now, x.ints, x.floats), c.appendCacheAllocs(x.allocs[:0]), ks})
 	if sr.settle > 0 {
 		// The CTAs' first steps after a skip run unevenly (H100
 		// sgemm-cube 8192³: a step of 672 ns and one of 480 among steps of
@@ -367,7 +384,16 @@ func (c *Chip) stepInterval(now sim.Time) {
 	if !stepWindowsSteady(d, ff.Measure, ff.Tolerance) || !c.windowsSteady(&s[0].ffSnap, &s[ff.Measure].ffSnap, &s[w].ffSnap, ff.Mix, ff.Hits) {
 		return
 	}
-	steps, period := stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp)
+	// The most steps a CTA took an interval in the measured windows (at
+	// least one): a CTA ahead of the others by its start need not be
+	// ahead by its pace.
+	rate := 1.0
+	for i, x := range sr.bySlot {
+		if x != nil {
+			rate = max(rate, float64(s[w].ks[i]-s[0].ks[i])/float64(w))
+		}
+	}
+	steps, period := stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp, rate)
 	if steps == 0 {
 		return
 	}
@@ -415,25 +441,30 @@ func (c *Chip) stepInterval(now sim.Time) {
 // every CTA past its warm-up (warmUp of its steps, and its repeating
 // steps' first), a multiple of the CTAs' periods, at least two windows of
 // measure, and leaving each CTA, after the skip, the check's settling (a
-// period and an interval), its measure intervals and two steps, two
-// periods more (the loop's last steps, which fetch nothing, run faster)
-// and the spread of the CTAs' steps before its repeating steps end — an
+// period and an interval) and its measure intervals at rate steps an
+// interval (the most a CTA took in the measured windows, at least one: an
 // interval is a step of each in the mean, and the leading CTAs must not
-// reach the loop's end during the check (H100 ape-int16 8192³'s second
-// waves: CTAs 7 steps apart, checks 9 % fast with a margin of 6 steps).
-func stepsToSkip(ctas map[int]*stepCTA, measure int, warmUp float64) (steps, period int) {
-	kMin, kMax, period := math.MaxInt, 0, 1
+// reach the loop's end during the check — H100 ape-int16 8192³'s second
+// waves: CTAs 7 steps apart, checks 9 % fast with a margin of 6 steps),
+// then two periods and two steps (the loop's last steps, which fetch
+// nothing, run faster) before its repeating steps end. Until 2026-11-30
+// the margin also held the CTAs' spread of steps, which a CTA ahead by its
+// start need not cover: the skips of waves whose blocks drifted apart
+// were that much shorter (RTX PRO 6000 ape-fp32f 8192³: 30 of 253 steps
+// with CTAs 90 apart; docs/design-notes.md, "Step skips inside waves").
+func stepsToSkip(ctas map[int]*stepCTA, measure int, warmUp, rate float64) (steps, period int) {
+	period = 1
 	for _, x := range ctas {
 		warm := max(x.from+1, int(math.Ceil(warmUp*float64(x.n))))
 		if x.k < warm || x.period < 1 {
 			return 0, 0
 		}
-		kMin, kMax, period = min(kMin, x.k), max(kMax, x.k), lcm(period, x.period)
+		period = lcm(period, x.period)
 	}
+	need := int(math.Ceil(rate*float64(period+1+measure))) + 2*period + 2
 	steps = math.MaxInt
 	for _, x := range ctas {
-		left := x.to - (x.k + 1) - (measure + 2) - 3*period - 1 - (kMax - kMin)
-		steps = min(steps, left)
+		steps = min(steps, x.to-(x.k+1)-need)
 	}
 	steps = steps / period * period
 	if steps < 2*measure || steps <= 0 {

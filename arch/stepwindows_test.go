@@ -149,10 +149,11 @@ func TestStepWindowsSteady(t *testing.T) {
 
 // stepsToSkip on resident CTAs seen in runs and made up: a wave in
 // lockstep skips all but its check's room; CTAs apart skip as many as the
-// leading one leaves room for besides their spread (V100 sgemm-cube
-// 8192³'s widest wave: 42 steps apart, period 6, 126 steps); periods 2 and
-// 3 skip a multiple of 6; a CTA in its warm-up, one without a period, or
-// too few steps left: none.
+// leading one leaves room for (V100 sgemm-cube 8192³'s widest wave: 42
+// steps apart, period 6, 168 steps), fewer where the CTAs took more steps
+// than one an interval in the measured windows; periods 2 and 3 skip a
+// multiple of 6; a CTA in its warm-up, one without a period, or too few
+// steps left: none.
 func TestStepsToSkip(t *testing.T) {
 	cta := func(k, n, period, from, to int) *stepCTA {
 		return &stepCTA{k: k, n: n, period: period, from: from, to: to}
@@ -160,22 +161,25 @@ func TestStepsToSkip(t *testing.T) {
 	for _, c := range []struct {
 		name         string
 		ctas         []*stepCTA
+		rate         float64
 		steps, cycle int
 	}{
-		{"a wave in lockstep", []*stepCTA{cta(16, 200, 1, 1, 199), cta(16, 200, 1, 1, 199)}, 172, 1},
-		{"42 steps apart", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 126, 6},
-		{"periods 2 and 3", []*stepCTA{cta(20, 200, 2, 1, 199), cta(21, 200, 3, 1, 199)}, 150, 6},
-		{"a CTA in its warm-up (13 of 200 steps)", []*stepCTA{cta(16, 200, 1, 1, 199), cta(12, 200, 1, 1, 199)}, 0, 0},
-		{"a CTA before its repeating steps", []*stepCTA{cta(16, 200, 1, 20, 199)}, 0, 0},
-		{"a CTA without a period", []*stepCTA{cta(16, 200, 0, 1, 199)}, 0, 0},
-		{"too few steps left: under two windows", []*stepCTA{cta(182, 200, 1, 1, 199)}, 0, 0},
-		{"just two windows left", []*stepCTA{cta(180, 200, 1, 1, 199)}, 8, 1},
+		{"a wave in lockstep", []*stepCTA{cta(16, 200, 1, 1, 199), cta(16, 200, 1, 1, 199)}, 1, 172, 1},
+		{"42 steps apart", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 1, 168, 6},
+		{"42 steps apart, 1.5 steps an interval", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 1.5, 162, 6},
+		{"periods 2 and 3", []*stepCTA{cta(20, 200, 2, 1, 199), cta(21, 200, 3, 1, 199)}, 1, 150, 6},
+		{"a CTA in its warm-up (13 of 200 steps)", []*stepCTA{cta(16, 200, 1, 1, 199), cta(12, 200, 1, 1, 199)}, 1, 0, 0},
+		{"a CTA before its repeating steps", []*stepCTA{cta(16, 200, 1, 20, 199)}, 1, 0, 0},
+		{"a CTA without a period", []*stepCTA{cta(16, 200, 0, 1, 199)}, 1, 0, 0},
+		{"too few steps left: under two windows", []*stepCTA{cta(182, 200, 1, 1, 199)}, 1, 0, 0},
+		{"just two windows left", []*stepCTA{cta(180, 200, 1, 1, 199)}, 1, 8, 1},
+		{"two windows left but at 1.25 steps an interval", []*stepCTA{cta(180, 200, 1, 1, 199)}, 1.25, 0, 0},
 	} {
 		m := map[int]*stepCTA{}
 		for i, x := range c.ctas {
 			m[i] = x
 		}
-		if steps, period := stepsToSkip(m, 4, 1.0/16); steps != c.steps || period != c.cycle {
+		if steps, period := stepsToSkip(m, 4, 1.0/16, c.rate); steps != c.steps || period != c.cycle {
 			t.Errorf("%s: stepsToSkip = %d steps, period %d; want %d, %d", c.name, steps, period, c.steps, c.cycle)
 		}
 	}
@@ -183,8 +187,9 @@ func TestStepsToSkip(t *testing.T) {
 
 // stepsToSkip's skips on random resident CTAs: a multiple of the period, at
 // least two windows, and the most that leaves every CTA, after the skip,
-// the check's settling, its intervals, the loop's last steps and the CTAs'
-// spread before its repeating steps end (one period more would not).
+// the check's settling and its intervals (at the measured steps an
+// interval) and the loop's last steps before its repeating steps end (one
+// period more would not).
 func TestStepsToSkipLeavesTheCheck(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	const measure = 4
@@ -192,14 +197,13 @@ func TestStepsToSkipLeavesTheCheck(t *testing.T) {
 	for n := 0; n < 5000; n++ {
 		m := map[int]*stepCTA{}
 		steps := 64 + r.IntN(400)
-		lo, hi := math.MaxInt, 0
 		for i := range 1 + r.IntN(16) {
 			x := &stepCTA{n: steps, period: 1 + r.IntN(4), from: 1, to: steps - 1 - r.IntN(3)}
 			x.k = r.IntN(x.to / 2)
-			lo, hi = min(lo, x.k), max(hi, x.k)
 			m[i] = x
 		}
-		skip, period := stepsToSkip(m, measure, 1.0/16)
+		rate := 1 + r.Float64()
+		skip, period := stepsToSkip(m, measure, 1.0/16, rate)
 		if skip == 0 {
 			continue
 		}
@@ -208,13 +212,15 @@ func TestStepsToSkipLeavesTheCheck(t *testing.T) {
 			t.Fatalf("case %d: %d steps, period %d: want a multiple of it, at least %d", n, skip, period, 2*measure)
 		}
 		room := func(x *stepCTA, s int) bool {
-			settle, check, end := period+1, measure+2, 2*period
-			return x.k+1+s+settle+check+end+(hi-lo) <= x.to
+			// (settling and the check at rate steps an interval, then the
+			// loop's last two periods, and a step to spare)
+			settle, check, end := period+1, measure, 2*period+2
+			return float64(x.k+1+s+end)+rate*float64(settle+check) <= float64(x.to)
 		}
 		more := false
 		for _, x := range m {
 			if !room(x, skip) {
-				t.Fatalf("case %d: CTA at step %d of %d (repeating to %d) skipping %d steps (period %d, CTAs %d apart) has no room for the check", n, x.k, x.n, x.to, skip, period, hi-lo)
+				t.Fatalf("case %d: CTA at step %d of %d (repeating to %d) skipping %d steps (period %d, %.2f steps an interval) has no room for the check", n, x.k, x.n, x.to, skip, period, rate)
 			}
 			if !room(x, skip+period) {
 				more = true
