@@ -384,16 +384,7 @@ func (c *Chip) stepInterval(now sim.Time) {
 	if !stepWindowsSteady(d, ff.Measure, ff.Tolerance) || !c.windowsSteady(&s[0].ffSnap, &s[ff.Measure].ffSnap, &s[w].ffSnap, ff.Mix, ff.Hits) {
 		return
 	}
-	// The most steps a CTA took an interval in the measured windows (at
-	// least one): a CTA ahead of the others by its start need not be
-	// ahead by its pace.
-	rate := 1.0
-	for i, x := range sr.bySlot {
-		if x != nil {
-			rate = max(rate, float64(s[w].ks[i]-s[0].ks[i])/float64(w))
-		}
-	}
-	steps, period := stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp, rate)
+	steps, period := stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp, stepRate(s[0].ks, s[w].ks, sr.bySlot, w))
 	if steps == 0 {
 		return
 	}
@@ -471,6 +462,20 @@ func stepsToSkip(ctas map[int]*stepCTA, measure int, warmUp, rate float64) (step
 		return 0, 0
 	}
 	return steps, period
+}
+
+// stepRate returns the most steps a resident CTA (live, by slot) took an
+// interval over the n intervals from the snapshot of steps first to that
+// of last (stepSnap.ks), at least one: a CTA ahead of the others by its
+// start need not be ahead by its pace (stepsToSkip).
+func stepRate(first, last []int, live []*stepCTA, n int) float64 {
+	rate := 1.0
+	for i, x := range live {
+		if x != nil {
+			rate = max(rate, float64(last[i]-first[i])/float64(n))
+		}
+	}
+	return rate
 }
 
 // stepWindowsSteady reports whether the durations d of two windows of

@@ -185,6 +185,27 @@ func TestStepsToSkip(t *testing.T) {
 	}
 }
 
+// stepRate: the most steps a live CTA took an interval, at least one; a
+// free slot's steps do not count.
+func TestStepRate(t *testing.T) {
+	x := &stepCTA{}
+	for _, c := range []struct {
+		name        string
+		first, last []int
+		live        []*stepCTA
+		want        float64
+	}{
+		{"in step", []int{10, 20, 30}, []int{18, 28, 38}, []*stepCTA{x, x, x}, 1},
+		{"one ahead by its pace", []int{10, 20, 30}, []int{18, 28, 42}, []*stepCTA{x, x, x}, 1.5},
+		{"slower than a step an interval", []int{10, 20}, []int{14, 24}, []*stepCTA{x, x}, 1},
+		{"a free slot", []int{10, 0, 30}, []int{18, 99, 40}, []*stepCTA{x, nil, x}, 1.25},
+	} {
+		if got := stepRate(c.first, c.last, c.live, 8); got != c.want {
+			t.Errorf("%s: stepRate = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 // stepsToSkip's skips on random resident CTAs: a multiple of the period, at
 // least two windows, and the most that leaves every CTA, after the skip,
 // the check's settling and its intervals (at the measured steps an
