@@ -63,6 +63,11 @@ type GridTimes struct {
 	Launched sim.Time // the launch began (the previous kernel finished)
 	Started  sim.Time // the first CTA started (after the launch latency)
 	Finished sim.Time // the last CTA finished
+	// Events is the engine events executed from its launch to its end:
+	// what simulating it cost (the waves, steps and kernels fast-forward
+	// skipped execute none).
+	Events   uint64
+	atLaunch uint64 // the engine's events at its launch
 }
 
 // gridRunner schedules the CTAs of a program's grids onto GridCores: the
@@ -226,7 +231,7 @@ func (c *Chip) startGrids(grids []isa.Grid) error {
 	c.RegisterWaiter(gr)
 	c.grids = gr
 	if len(grids) > 0 {
-		gr.times[0].Launched = c.eng.Now()
+		gr.launched(0, c.eng.Now())
 		gr.waker.Wake(sim.Add(c.eng.Now(), gr.launch))
 	}
 	return nil
@@ -261,6 +266,11 @@ func (c *Chip) CTADone(id, cta int, now sim.Time, w *CTAWork) {
 		}
 	}
 	gr.waker.Wake(now)
+}
+
+// launched records that grid i's launch began at now.
+func (gr *gridRunner) launched(i int, now sim.Time) {
+	gr.times[i].Launched, gr.times[i].atLaunch = now, gr.chip.eng.Events()
 }
 
 // GridTimes returns the times of the run's kernel launches (with
@@ -317,7 +327,7 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 		if gr.next < g.CTAs || gr.running > 0 {
 			return // cores wake the scheduler as CTAs finish
 		}
-		t.Finished = now
+		t.Finished, t.Events = now, gr.chip.eng.Events()-t.atLaunch
 		fin := gr.cur
 		if gr.skipped > 0 {
 			if err := gr.chip.ffWork(gr.ff, &gr.start, now, gr.measures, gr.win); err != nil {
@@ -342,7 +352,7 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 		gr.next, gr.started = 0, false
 		gr.wave, gr.snaps, gr.waveN, gr.runFrom = 0, gr.snaps[:0], 0, 0
 		if gr.cur < len(gr.grids) {
-			gr.times[gr.cur].Launched = now
+			gr.launched(gr.cur, now)
 		}
 		if fin < len(gr.done) && gr.done[fin] != nil {
 			gr.done[fin](now) // may append the host's next grid
@@ -370,7 +380,7 @@ func (c *Chip) hostGrid(g isa.Grid, now sim.Time, done func(sim.Time)) error {
 	}
 	gr.done = append(gr.done, done)
 	if gr.cur == len(gr.grids)-1 {
-		gr.times[gr.cur].Launched = now
+		gr.launched(gr.cur, now)
 		gr.next, gr.started = 0, false
 		gr.waker.Wake(sim.Add(now, gr.launch))
 	}

@@ -81,6 +81,10 @@ type KernelReport struct {
 	Started  float64 `json:"started_seconds"`
 	Finished float64 `json:"finished_seconds"`
 	Seconds  float64 `json:"seconds"`
+	// Events is the engine events its simulation executed (a share of
+	// sim.events: what it cost; fast-forward's skipped waves, steps and
+	// kernels execute none).
+	Events uint64 `json:"events"`
 }
 
 // SetKernels fills r.Kernels from a run's kernel launches.
@@ -88,7 +92,7 @@ func (r *Report) SetKernels(gt []arch.GridTimes) {
 	r.Kernels = nil
 	for _, g := range gt {
 		r.Kernels = append(r.Kernels, KernelReport{Name: g.Name, Blocks: g.CTAs, Launched: g.Launched.Seconds(),
-			Started: g.Started.Seconds(), Finished: g.Finished.Seconds(), Seconds: (g.Finished - g.Launched).Seconds()})
+			Started: g.Started.Seconds(), Finished: g.Finished.Seconds(), Seconds: (g.Finished - g.Launched).Seconds(), Events: g.Events})
 	}
 }
 

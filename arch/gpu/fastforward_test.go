@@ -124,9 +124,10 @@ func TestFastForwardExact(t *testing.T) {
 	if fast.Events >= full.Events/3 {
 		t.Errorf("events %d fast-forwarded, %d simulated in full: want a third at most", fast.Events, full.Events)
 	}
-	if !reflect.DeepEqual(fastTimes, fullTimes) {
-		t.Errorf("kernel times\n%+v fast-forwarded\n%+v in full", fastTimes, fullTimes)
+	if len(fastTimes) != len(fullTimes) {
+		t.Fatalf("kernel times\n%+v fast-forwarded\n%+v in full", fastTimes, fullTimes)
 	}
+	sameTimes(t, fastTimes, fullTimes) // (their events are what each cost: fewer)
 	close := func(what string, a, b float64) {
 		t.Helper()
 		if math.Abs(a-b) > 1e-9*math.Max(math.Abs(a), math.Abs(b)) {

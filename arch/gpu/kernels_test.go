@@ -75,6 +75,29 @@ func TestKernelSkips(t *testing.T) {
 	}
 	sameCoreWork(t, "with kernel skips", fast, full)
 	sameTimes(t, times, fullTimes)
+	// Each kernel's events are what simulating it cost: they add up to
+	// the run's; a kernel skipped whole executes only its launch's wake-up
+	// (alike kernels, simulated, execute as many as each other).
+	for _, c := range []struct {
+		st    *arch.Stats
+		times []arch.GridTimes
+	}{{full, fullTimes}, {fast, times}} {
+		var sum uint64
+		for _, g := range c.times {
+			sum += g.Events
+		}
+		if sum != c.st.Events {
+			t.Errorf("kernels' events %d, the run's %d", sum, c.st.Events)
+		}
+	}
+	for _, k := range fast.FastForwardKernels {
+		if e := times[k.Index].Events; e > 1 {
+			t.Errorf("kernel %s skipped whole executed %d events", k.Grid, e)
+		}
+	}
+	if times[1].Events != fullTimes[1].Events || times[1].Events == 0 {
+		t.Errorf("kernel k1 simulated with %d events, in full %d", times[1].Events, fullTimes[1].Events)
+	}
 	// The skipped kernels' GM reads (alike kernels read alike).
 	if want := int64(len(fast.FastForwardKernels)) * full.GMReadBytes / int64(len(grids)); fast.SkippedGMReadBytes != want {
 		t.Errorf("skipped GM reads %d, want %d kernels' %d", fast.SkippedGMReadBytes, len(fast.FastForwardKernels), want)
