@@ -434,13 +434,18 @@ func (r *Report) WriteSummary(w io.Writer) {
 		for _, k := range r.Kernels {
 			kw = max(kw, len(k.Name))
 		}
-		fmt.Fprintf(w, "%-*s %8s %12s %6s\n", kw, "kernel", "blocks", "seconds", "share")
+		// (events: what simulating each kernel cost, its share of the
+		// run's events — where the wall time went)
+		fmt.Fprintf(w, "%-*s %8s %12s %6s %10s %6s\n", kw, "kernel", "blocks", "seconds", "share", "events", "share")
 		for _, k := range r.Kernels {
-			share := 0.0
+			share, evShare := 0.0, 0.0
 			if r.Time.Seconds > 0 {
 				share = k.Seconds / r.Time.Seconds
 			}
-			fmt.Fprintf(w, "%-*s %8d %12.4g %5.1f%%\n", kw, k.Name, k.Blocks, k.Seconds, 100*share)
+			if r.Sim.Events > 0 {
+				evShare = float64(k.Events) / float64(r.Sim.Events)
+			}
+			fmt.Fprintf(w, "%-*s %8d %12.4g %5.1f%% %10d %5.1f%%\n", kw, k.Name, k.Blocks, k.Seconds, 100*share, k.Events, 100*evShare)
 		}
 	}
 	if r.Cluster != nil {
