@@ -22,8 +22,9 @@ import (
 // it measured, so a slow trend must be over: stepInterval), and every CTA
 // is past its warm-up with steps left that repeat (isa.Step), each CTA
 // skips the same number of steps at its next marker — as many as the CTA
-// with the fewest left allows, leaving Measure+2 for the check — and the
-// run stands the skipped time for that many measured periods: the
+// with the fewest left allows, leaving room for the check at the pace the
+// CTAs kept (stepsToSkip) — and the run stands the skipped time for that
+// many measured periods: the
 // simulated time goes on where the CTAs resume, the skipped time is added
 // to the run's (a shift, as a wave skip's). Each CTA's skipped steps count
 // the work of its step before the marker (exact where the steps repeat, as
