@@ -8,6 +8,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/machines"
 )
 
 // benchTiming runs example file on 8192³, timing only, and reports the
@@ -100,12 +101,20 @@ func BenchmarkEmulatedTimingKernels(b *testing.B) {
 // and .ci/emulated-pair measure it: every emulated-gemm scheme on every
 // GPU machine, 8192³, timing only, with the four fast-forward flags
 // (native SGEMM with --k-batch 8 besides); a scheme a machine has no
-// units for is skipped. Sub-benchmarks are named machine/scheme.
+// units for is skipped. Sub-benchmarks are named machine/scheme (the
+// embedded machines of a GPU kind, the scheme presets; both sorted).
 func BenchmarkEmulatedTimingEvery(b *testing.B) {
 	ff := arch.DefaultFastForward
 	ff.Steps, ff.Stationary, ff.Kernels = true, true, true
-	for _, m := range []string{"a100", "a800", "h100-sxm", "b200", "gb200", "rtx-pro-6000", "v100", "t4", "mi100", "mi210", "mi300x"} {
-		for _, s := range []string{"hgemm", "markidis", "ootomo", "sgemm-cube", "ape-fp32f", "ape-fp32b", "bf16x9", "ape-fp32t", "ape-fp32m", "le-gemm", "ape-int16", "native"} {
+	for _, m := range machines.Names() {
+		mach, err := machines.Load(m, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if mach.Kind == "" || mach.Kind == machines.DefaultKind {
+			continue // DaVinci: fast-forward skips GPU waves
+		}
+		for _, s := range SchemeNames() {
 			opts := Options{Machine: m, FastForward: &ff}
 			if s == "native" {
 				opts.KBatch = 8
