@@ -230,7 +230,13 @@ func TestParseOverride(t *testing.T) {
 // variant returns the 910A file with old (once in it) replaced by new.
 func variant(t *testing.T, old, new string) []byte {
 	t.Helper()
-	b, _ := variantOf(t, "ascend-910a", old, new)
+	return mustVariantOf(t, "ascend-910a", old, new)
+}
+
+// mustVariantOf is variantOf's file.
+func mustVariantOf(t *testing.T, name, old, new string) []byte {
+	t.Helper()
+	b, _ := variantOf(t, name, old, new)
 	return b
 }
 
@@ -270,6 +276,10 @@ func TestFileErrors(t *testing.T) {
 		// directory's 32-bit tags name (mem.MaxSector).
 		{"gm beyond the tags", bytes.Replace(variant(t, "lines_per_tag: 16\n", "lines_per_tag: 1\n"), []byte("capacity: 32GiB"), []byte("capacity: 4TiB"), 1),
 			[]string{`key "l2.lines_per_tag"`, "spans gm.capacity", "tag more bytes"}},
+		// The MI300X's L2s and LLC both tag 128 bytes: 1 TiB is 2^33 tags
+		// for each directory.
+		{"gm beyond the LLC's tags", mustVariantOf(t, "mi300x", "capacity: 192GiB", "capacity: 1TiB"),
+			[]string{`key "l2.lines_per_tag"`, `key "llc.lines_per_tag"`, "spans gm.capacity 1TiB in 8589934592 tags"}},
 		// A map entry's bad value is named by its own key and line (not
 		// mapstructure's path_pj_per_byte[gm_ub] at the section's line).
 		{"map entry", mapEntry, []string{fmt.Sprintf("user.yaml:%d: ", mapLine), `key "power.path_pj_per_byte.GM_UB": want a number, got "lots"`}},

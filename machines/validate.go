@@ -44,6 +44,23 @@ func ClockProblem(f Frequency) string {
 // it, naming an instruction, not the key).
 const MaxCycles = 1e6
 
+// tagSpanProblem says what is wrong with a cache directory of lineBytes ×
+// tagLines bytes a tag over gm bytes of GM ("" when nothing): its tags
+// name at most mem.MaxSector+1 of them. Safe for any sizes (the
+// directory's rounding); its callers report it only after the sizes'
+// own checks passed (a switch's last case).
+func tagSpanProblem(gm Size, lineBytes, tagLines int) string {
+	if gm <= 0 || lineBytes <= 0 || tagLines <= 0 {
+		return ""
+	}
+	n := mem.L2Sectors(int64(gm), lineBytes, tagLines)
+	if n <= mem.MaxSector+1 {
+		return ""
+	}
+	return fmt.Sprintf("line_bytes × lines_per_tag = %d bytes a tag spans gm.capacity %v in %d tags, more than the directory's %d: tag more bytes (or less GM)",
+		int64(lineBytes)*int64(tagLines), gm, n, int64(mem.MaxSector+1))
+}
+
 // cyclesProblem says what is wrong with a cycle count ("" when nothing).
 func cyclesProblem(n float64) string {
 	if !(n >= 0 && n <= MaxCycles) {
@@ -165,7 +182,7 @@ func (m *Machine) problems() []problem {
 			add("l2.bandwidth", "must be > 0 when l2.capacity > 0 (got %v)", m.L2.Bandwidth)
 		}
 		lb, w, tl := m.L2.LineBytes, m.L2.Ways, m.L2.TagLines()
-		switch {
+		switch span := tagSpanProblem(m.GM.Capacity, lb, tl); {
 		case lb <= 0 || lb&(lb-1) != 0:
 			add("l2.line_bytes", "must be a power of two when l2.capacity > 0 (got %d)", lb)
 		case !tagLinesOK(m.L2.LinesPerTag):
@@ -177,9 +194,8 @@ func (m *Machine) problems() []problem {
 		case m.L2.Private && m.L2.Partitions > 1 && int64(m.L2.Capacity)%(int64(lb)*int64(tl)*int64(w)*int64(m.L2.Partitions)) != 0:
 			add("l2.capacity", "must be a multiple of line_bytes × lines_per_tag × ways × partitions = %d with private partitions (got %v)",
 				int64(lb)*int64(tl)*int64(w)*int64(m.L2.Partitions), m.L2.Capacity)
-		case m.GM.Capacity > 0 && mem.L2Sectors(int64(m.GM.Capacity), lb, tl) > mem.MaxSector+1:
-			add("l2.lines_per_tag", "line_bytes × lines_per_tag = %d bytes a tag spans gm.capacity %v in %d tags, more than the directory's %d: tag more bytes (or less GM)",
-				int64(lb)*int64(tl), m.GM.Capacity, mem.L2Sectors(int64(m.GM.Capacity), lb, tl), int64(mem.MaxSector+1))
+		case span != "":
+			add("l2.lines_per_tag", "%s", span)
 		}
 		if i := m.L2.Index; i != "" && i != "modulo" && i != "xor" {
 			add("l2.index", "must be modulo or xor (got %q)", i)
@@ -193,7 +209,7 @@ func (m *Machine) problems() []problem {
 	}
 	if l := &m.LLC; l.Capacity != 0 || l.Bandwidth != 0 || l.LineBytes != 0 || l.LinesPerTag != 0 || l.Ways != 0 || l.LatencyCycles != 0 {
 		// An llc section, once given, must be complete.
-		switch {
+		switch span := tagSpanProblem(m.GM.Capacity, l.LineBytes, l.TagLines()); {
 		case l.Capacity <= 0:
 			add("llc.capacity", "must be > 0 when an llc section is given (got %v)", l.Capacity)
 		case l.LineBytes <= 0 || l.LineBytes&(l.LineBytes-1) != 0:
@@ -204,9 +220,8 @@ func (m *Machine) problems() []problem {
 			add("llc.ways", "must be in 1..%d (the directory's associativity; got %d)", mem.MaxL2Ways, l.Ways)
 		case int64(l.Capacity)%(int64(l.LineBytes)*int64(l.TagLines())*int64(l.Ways)) != 0:
 			add("llc.capacity", "must be a multiple of line_bytes × lines_per_tag × ways = %d (got %v)", int64(l.LineBytes)*int64(l.TagLines())*int64(l.Ways), l.Capacity)
-		case m.GM.Capacity > 0 && mem.L2Sectors(int64(m.GM.Capacity), l.LineBytes, l.TagLines()) > mem.MaxSector+1:
-			add("llc.lines_per_tag", "line_bytes × lines_per_tag = %d bytes a tag spans gm.capacity %v in %d tags, more than the directory's %d: tag more bytes (or less GM)",
-				int64(l.LineBytes)*int64(l.TagLines()), m.GM.Capacity, mem.L2Sectors(int64(m.GM.Capacity), l.LineBytes, l.TagLines()), int64(mem.MaxSector+1))
+		case span != "":
+			add("llc.lines_per_tag", "%s", span)
 		}
 		if !finitePos(float64(l.Bandwidth)) {
 			add("llc.bandwidth", "must be > 0 (got %v)", l.Bandwidth)
