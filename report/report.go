@@ -436,7 +436,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 		}
 		// (events: what simulating each kernel cost, its share of the
 		// run's events — where the wall time went)
-		fmt.Fprintf(w, "%-*s %8s %12s %6s %10s %6s\n", kw, "kernel", "blocks", "seconds", "share", "events", "share")
+		fmt.Fprintf(w, "%-*s %8s %12s %6s %18s\n", kw, "kernel", "blocks", "seconds", "share", "events (share)")
 		for _, k := range r.Kernels {
 			share, evShare := 0.0, 0.0
 			if r.Time.Seconds > 0 {
@@ -445,7 +445,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 			if r.Sim.Events > 0 {
 				evShare = float64(k.Events) / float64(r.Sim.Events)
 			}
-			fmt.Fprintf(w, "%-*s %8d %12.4g %5.1f%% %10d %5.1f%%\n", kw, k.Name, k.Blocks, k.Seconds, 100*share, k.Events, 100*evShare)
+			fmt.Fprintf(w, "%-*s %8d %12.4g %5.1f%% %10d (%5.1f%%)\n", kw, k.Name, k.Blocks, k.Seconds, 100*share, k.Events, 100*evShare)
 		}
 	}
 	if r.Cluster != nil {

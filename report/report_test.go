@@ -154,3 +154,24 @@ func TestSectionKeys(t *testing.T) {
 		t.Errorf("zone: keys %v, want %v", got, want)
 	}
 }
+
+// The summary's kernel table: each kernel's time and events with their
+// shares of the run's.
+func TestSummaryKernels(t *testing.T) {
+	r := &report.Report{Kernels: []report.KernelReport{
+		{Name: "split", Blocks: 1024, Seconds: 1e-4, Events: 250},
+		{Name: "products", Blocks: 128, Seconds: 3e-4, Events: 750},
+	}}
+	r.Time.Seconds, r.Sim.Events = 4e-4, 1000
+	var b bytes.Buffer
+	r.WriteSummary(&b)
+	for _, want := range []string{
+		"kernel     blocks      seconds  share     events (share)",
+		"split        1024       0.0001  25.0%        250 ( 25.0%)",
+		"products      128       0.0003  75.0%        750 ( 75.0%)",
+	} {
+		if !strings.Contains(b.String(), want+"\n") {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}
