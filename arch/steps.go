@@ -215,13 +215,11 @@ func (gr *gridRunner) stepStream(g *isa.Grid, c int) isa.Stream {
 		sr.changed() // (intervals need every resident CTA's markers)
 		return g.CTA(c)
 	}
-	s := &stepCTA{cur: &isa.StepCursor{}, slot: len(sr.bySlot)}
-	if i := slices.Index(sr.bySlot, nil); i >= 0 {
-		s.slot = i
-		sr.bySlot[i] = s
-	} else {
-		sr.bySlot = append(sr.bySlot, s)
+	s := &stepCTA{cur: &isa.StepCursor{}, slot: slices.Index(sr.bySlot, nil)} // (a free slot, else a new one)
+	if s.slot < 0 {
+		s.slot, sr.bySlot = len(sr.bySlot), append(sr.bySlot, nil)
 	}
+	sr.bySlot[s.slot] = s
 	sr.ctas[c] = s
 	sr.changed()
 	return g.Steps(c, s.cur)
