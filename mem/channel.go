@@ -596,7 +596,7 @@ func (c *Channel) reschedule(now sim.Time, finished []*flow) {
 			c.eng.Stop(fmt.Errorf("%s: too slow: a transfer over it would end beyond the time a run can reach (at %v of simulated time): %w",
 				c.name, now, sim.ErrTimeOverflow))
 		}
-		c.waker.Wake(max(wake, now+1)) // MaxTime (a transfer too slow to simulate) stops the run with sim.ErrTimeOverflow
+		c.waker.Rebook(max(wake, now+1)) // MaxTime (a transfer too slow to simulate) stops the run with sim.ErrTimeOverflow
 	}
 	if len(finished) > 1 {
 		slices.SortFunc(finished, func(a, b *flow) int {

@@ -247,7 +247,7 @@ func (c *refChannel) reschedule(now sim.Time) {
 				}
 			}
 		}
-		c.waker.Wake(next) // MaxTime (a transfer too slow to simulate) stops the run with sim.ErrTimeOverflow
+		c.waker.Rebook(next) // MaxTime (a transfer too slow to simulate) stops the run with sim.ErrTimeOverflow
 	}
 	for _, f := range finished {
 		f.done.FlowDone(now, f.tag)

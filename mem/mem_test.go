@@ -112,6 +112,28 @@ func TestChannelSharesBandwidth(t *testing.T) {
 	}
 }
 
+// A flow started while another is in flight slows it down: the first
+// finish moves later, and the channel's wake-up with it — no event runs
+// at the time the first flow would have finished alone.
+func TestChannelStartPostponesWakeUp(t *testing.T) {
+	e := sim.NewEngine()
+	c := NewChannel(e, 100e9) // 0.1 byte/ps
+	rec := &doneRec{at: map[int64]sim.Time{}}
+	c.Start(1_000_000, 200e9, rec, 1) // alone: done at 10 µs
+	e.At(5_000_000, 0, sim.HandlerFunc(func(sim.Time, int64) {
+		c.Start(1_000_000, 200e9, rec, 2) // half of flow 1 left, at half the rate
+	}), 0)
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := rec.at[1], rec.at[2]; a < 14_999_999 || a > 15_000_001 || b < 19_999_999 || b > 20_000_001 {
+		t.Errorf("flows done at %d and %d, want 15 and 20 µs", a, b)
+	}
+	if n := e.Events(); n != 3 {
+		t.Errorf("%d events, want 3: the start and the two finishes", n)
+	}
+}
+
 func TestChannelWaterFilling(t *testing.T) {
 	// Total 100; caps 10 and 200: the small flow gets 10, the big one 90.
 	e := sim.NewEngine()

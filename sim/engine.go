@@ -213,6 +213,22 @@ func (e *Engine) advance(slot uint32, t Time, prio int, arg int64) {
 	e.siftUp(i, ev)
 }
 
+// postpone moves the queued event in slot to the later time t (prio
+// unchanged), as if it had been dropped and scheduled anew now (a new
+// sequence number; arg replaces its argument): advance's counterpart.
+func (e *Engine) postpone(slot uint32, t Time, prio int, arg int64) {
+	e.fill()
+	if e.seq >= e.seqMax {
+		e.renumber()
+	}
+	i := int(e.pos[slot])
+	ev := e.q[i]
+	ev.t, ev.key = t, uint64(prio-MinPriority)<<seqBits|e.seq
+	e.seq++
+	e.pl[slot].arg = arg
+	e.siftDown(i, ev)
+}
+
 // After schedules h.Handle(Now()+d, arg) with priority prio; see At. A negative d is scheduling in
 // the past.
 func (e *Engine) After(d Time, prio int, h Handler, arg int64) {

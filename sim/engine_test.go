@@ -596,6 +596,33 @@ func TestWakerAdvanceOrder(t *testing.T) {
 	}
 }
 
+// Rebook moves a pending wake-up later as well as earlier: the handler
+// runs once, at the last time booked, after the events already booked
+// for that time when Rebook was called — and none runs early as a no-op.
+func TestWakerRebook(t *testing.T) {
+	e := NewEngine()
+	var order []string
+	mk := func(name string) *Waker {
+		return NewWaker(e, 0, HandlerFunc(func(now Time, _ int64) { order = append(order, fmt.Sprintf("%s@%d", name, now)) }))
+	}
+	a, b, c := mk("a"), mk("b"), mk("c")
+	a.Wake(5)
+	b.Wake(20)
+	a.Rebook(20) // later: after b, booked for 20 before
+	c.Wake(8)
+	c.Rebook(8) // the same time: stays where it is
+	c.Rebook(3) // earlier: as Wake
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"c@3", "b@20", "a@20"}; !reflect.DeepEqual(order, want) {
+		t.Errorf("order %v, want %v", order, want)
+	}
+	if e.Events() != 3 {
+		t.Errorf("%d events, want 3 (none early)", e.Events())
+	}
+}
+
 // Many wakers re-booked earlier and later at random run in exactly the
 // order of the former implementation, which left each superseded event in
 // the queue as a no-op and scheduled a new one (naiveWaker).
@@ -614,11 +641,16 @@ func TestWakerAdvanceRandom(t *testing.T) {
 					wake[rng.IntN(n)](now + Time(rng.IntN(20)))
 				}
 			})
-			if naive {
-				w := &naiveWaker{e: e, prio: i % 3, h: h}
+			// Every third waker books its wake-ups with Rebook.
+			switch w := NewWaker(e, i%3, h); {
+			case naive && i%3 == 2:
+				wake[i] = (&naiveWaker{e: e, prio: i % 3, h: h}).Rebook
+			case naive:
+				wake[i] = (&naiveWaker{e: e, prio: i % 3, h: h}).Wake
+			case i%3 == 2:
+				wake[i] = w.Rebook
+			default:
 				wake[i] = w.Wake
-			} else {
-				wake[i] = NewWaker(e, i%3, h).Wake
 			}
 		}
 		for i := range n {
@@ -654,6 +686,18 @@ func (w *naiveWaker) Wake(t Time) {
 	w.gen++
 	w.at, w.pending = t, true
 	w.e.At(t, w.prio, w, w.gen)
+}
+
+// Rebook is Waker.Rebook the former way: a later booking schedules a new
+// event and leaves the pending one to run as a no-op.
+func (w *naiveWaker) Rebook(t Time) {
+	if w.pending && w.at < t {
+		w.gen++
+		w.at = t
+		w.e.At(t, w.prio, w, w.gen)
+		return
+	}
+	w.Wake(t)
 }
 
 func (w *naiveWaker) Handle(now Time, arg int64) {

@@ -50,6 +50,26 @@ func (w *Waker) Wake(t Time) {
 	w.slot = w.e.push(t, w.prio, w, w.gen)
 }
 
+// Rebook makes the handler run at t and not before: Wake, except that a
+// pending wake-up before t moves later, to t, as if booked now. For a
+// component that knows exactly when it next has work (a bandwidth channel,
+// whose flows all slow down when another starts, so its first finish
+// moves later), it saves the event that would run early as a no-op only
+// to book t. t before Now is a programming error (see Engine.At).
+func (w *Waker) Rebook(t Time) {
+	if !w.pending || t <= w.at {
+		w.Wake(t)
+		return
+	}
+	if t >= MaxTime {
+		w.e.At(t, w.prio, w, w.gen) // reports the error
+		return
+	}
+	w.gen++
+	w.at = t
+	w.e.postpone(w.slot, t, w.prio, w.gen)
+}
+
 // Pending reports whether a wake-up is scheduled, and when.
 func (w *Waker) Pending() (at Time, ok bool) { return w.at, w.pending }
 
