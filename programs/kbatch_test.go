@@ -85,6 +85,33 @@ func TestKBatchNearFull(t *testing.T) {
 	}
 }
 
+// Batches of 16 (what BenchmarkEmulatedTimingEvery runs native SGEMM
+// with) stay near the full simulation too, on the A100 and on the RTX PRO
+// 6000, whose batched runs move most (8192³ and four other shapes:
+// −0.41 … +0.11 % at 16, −0.35 … −0.03 % at 8, up to +0.80 % at 32;
+// docs/design-notes.md, "Batched k-steps").
+func TestKBatch16NearFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 4 SGEMMs of 2048³")
+	}
+	sets := []string{"program.scheme=native", "program.m=2048", "program.n=2048", "program.k=2048"}
+	for _, m := range []string{"a100", "rtx-pro-6000"} {
+		full := runKBatch(t, "a100-emulated-gemm.yaml", m, 1, sets...)
+		batched := runKBatch(t, "a100-emulated-gemm.yaml", m, 16, sets...)
+		tf, tb := full.Report.Time.Seconds, batched.Report.Time.Seconds
+		t.Logf("%s: %+.3f %%, events %d → %d", m, 100*(tb/tf-1), full.Report.Sim.Events, batched.Report.Sim.Events)
+		if got := reportedKBatch(batched.Report.Program); got != 16 {
+			t.Errorf("%s: program tiling k_batch %d, want 16", m, got)
+		}
+		if d := math.Abs(tb/tf - 1); d > kBatchTolerance {
+			t.Errorf("%s: time %.6g s in batches of 16, %.6g s in full: %.2f %% apart, more than %.2g %%", m, tb, tf, 100*d, 100*kBatchTolerance)
+		}
+		if ef, eb := full.Report.Sim.Events, batched.Report.Sim.Events; 6*eb > ef {
+			t.Errorf("%s: %d events in batches of 16, %d in full: not 6× fewer", m, eb, ef)
+		}
+	}
+}
+
 // reportedKBatch is the smallest k_batch the program section's tilings
 // report (0: none batched).
 func reportedKBatch(prog map[string]any) int {
