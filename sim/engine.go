@@ -195,38 +195,25 @@ func (e *Engine) push(t Time, prio int, h Handler, arg int64) uint32 {
 	return ev.slot
 }
 
-// advance moves the queued event in slot to the earlier time t (prio
-// unchanged), as if it had been dropped and scheduled anew now: it takes
-// a new sequence number, so it runs after the events already scheduled
-// at (t, prio) — the order a fresh At gives — and arg replaces its
-// argument.
-func (e *Engine) advance(slot uint32, t Time, prio int, arg int64) {
+// move moves the queued event in slot to time t (prio unchanged), earlier
+// or later, as if it had been dropped and scheduled anew now: it takes a
+// new sequence number, so it runs after the events already scheduled at
+// (t, prio) — the order a fresh At gives — and arg replaces its argument.
+func (e *Engine) move(slot uint32, t Time, prio int, arg int64) {
 	e.fill() // the executing event's vacant root must not be sifted past
 	if e.seq >= e.seqMax {
 		e.renumber()
 	}
 	i := int(e.pos[slot])
-	ev := e.q[i]
+	old, ev := e.q[i], e.q[i]
 	ev.t, ev.key = t, uint64(prio-MinPriority)<<seqBits|e.seq
 	e.seq++
 	e.pl[slot].arg = arg
-	e.siftUp(i, ev)
-}
-
-// postpone moves the queued event in slot to the later time t (prio
-// unchanged), as if it had been dropped and scheduled anew now (a new
-// sequence number; arg replaces its argument): advance's counterpart.
-func (e *Engine) postpone(slot uint32, t Time, prio int, arg int64) {
-	e.fill()
-	if e.seq >= e.seqMax {
-		e.renumber()
+	if before(&ev, &old) {
+		e.siftUp(i, ev)
+	} else {
+		e.siftDown(i, ev)
 	}
-	i := int(e.pos[slot])
-	ev := e.q[i]
-	ev.t, ev.key = t, uint64(prio-MinPriority)<<seqBits|e.seq
-	e.seq++
-	e.pl[slot].arg = arg
-	e.siftDown(i, ev)
 }
 
 // After schedules h.Handle(Now()+d, arg) with priority prio; see At. A negative d is scheduling in

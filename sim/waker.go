@@ -39,7 +39,7 @@ func (w *Waker) Wake(t Time) {
 		// Move the booked event earlier instead of leaving it to run as a
 		// no-op: the same order as a new event, one event fewer.
 		w.at = t
-		w.e.advance(w.slot, t, w.prio, w.gen)
+		w.e.move(w.slot, t, w.prio, w.gen)
 		return
 	}
 	if t >= MaxTime || w.prio < MinPriority || w.prio > MaxPriority {
@@ -67,7 +67,7 @@ func (w *Waker) Rebook(t Time) {
 	}
 	w.gen++
 	w.at = t
-	w.e.postpone(w.slot, t, w.prio, w.gen)
+	w.e.move(w.slot, t, w.prio, w.gen)
 }
 
 // Pending reports whether a wake-up is scheduled, and when.
