@@ -100,9 +100,10 @@ func BenchmarkEmulatedTimingKernels(b *testing.B) {
 // BenchmarkEmulatedTimingEvery is issue 14's target as .ci/emulated-speed
 // and .ci/emulated-pair measure it: every emulated-gemm scheme on every
 // GPU machine, 8192³, timing only, with the four fast-forward flags
-// (native SGEMM with --k-batch 16 besides: benchNativeKBatch); a scheme a machine has no
-// units for is skipped. Sub-benchmarks are named machine/scheme (the
-// embedded machines of a GPU kind, the scheme presets; both sorted).
+// (native SGEMM with --k-batch 16 besides: benchNativeKBatch); a scheme a
+// machine has no units for is skipped. Sub-benchmarks are named
+// machine/scheme (the embedded machines of a GPU kind, the scheme
+// presets; both sorted).
 func BenchmarkEmulatedTimingEvery(b *testing.B) {
 	ff := arch.DefaultFastForward
 	ff.Steps, ff.Stationary, ff.Kernels = true, true, true
@@ -111,7 +112,7 @@ func BenchmarkEmulatedTimingEvery(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if mach.Kind == "" || mach.Kind == machines.DefaultKind {
+		if _, gpu := newGPUTarget(mach); !gpu {
 			continue // DaVinci: fast-forward skips GPU waves
 		}
 		for _, s := range SchemeNames() {
@@ -130,10 +131,10 @@ func BenchmarkEmulatedTimingEvery(b *testing.B) {
 // with (its SIMT kernel walks k in steps of 8): at 8192³ within 0.05 % of
 // the full simulation on every NVIDIA machine, and on four other shapes
 // within 0.41 % on the RTX PRO 6000, 0.06 % on the H100, as batches of 8
-// are (TestKBatch16NearFull; docs/design-notes.md, "Batched k-steps");
+// are (docs/design-notes.md, "Batched k-steps");
 // half the events of batches of 8. The AMD machines' native FP32 runs on
 // their matrix cores (nothing batched); the V100's and T4's L2s cap the
-// batch at 5.
+// batch at 5. TestKBatchNearFull checks batches of 16.
 const benchNativeKBatch = 16
 
 // benchEmulated runs the emulated-gemm benchmarks, fast-forwarded with ff
