@@ -96,7 +96,7 @@ func (o Options) apply(numerics *string, seed *int64) {
 // kBatchMeasured is how far batched k-steps moved the times compared with
 // the full simulation (docs/design-notes.md, "Batched k-steps";
 // TestKBatchNearFull).
-const kBatchMeasured = "against the full simulation SGEMM 8192³ on eight GPUs was within 0.03 %, but V100 SGEMM 4096³ +7.6 % (that shape alone: 4096×4096×2048 −0.15 %, ×8192 −0.008 %)"
+const kBatchMeasured = "against the full simulation SGEMM 8192³ on eight GPUs was within 0.03 % in batches of 8 (within 0.05 % in batches of 16, fast-forwarded; 4096³ and three other shapes within 0.41 % in batches of 8 or 16, up to 0.8 % in batches of 32), but V100 SGEMM 4096³ +7.6 % (that shape alone: 4096×4096×2048 −0.15 %, ×8192 −0.008 %)"
 
 // applyGEMM is apply for a GEMM's parameters, with the run's k-batch.
 func (o Options) applyGEMM(p *GEMMParams) {
