@@ -70,9 +70,7 @@ type emulatedJob struct {
 }
 
 func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
-	bad := func(key, format string, a ...any) error {
-		return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
-	}
+	bad := f.badKey
 	var ep EmulatedParams
 	if err := f.Decode(&ep, o); err != nil {
 		return nil, err

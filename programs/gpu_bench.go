@@ -68,9 +68,7 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err := f.Decode(&p, o); err != nil {
 		return nil, err
 	}
-	bad := func(key, format string, a ...any) error {
-		return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
-	}
+	bad := f.badKey
 	tg, ok := newGPUTarget(m)
 	if !ok {
 		return nil, bad("machine", "gpu-bench runs on GPU machines (nvidia-sm, amd-cu); %s is a %s machine", m.Name, m.Kind)

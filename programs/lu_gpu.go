@@ -64,9 +64,7 @@ func buildLUGPU(f *File, m *machines.Machine, o Options) (Job, error) {
 	if p.Diag == "" {
 		p.Diag = "host"
 	}
-	bad := func(key, format string, a ...any) error {
-		return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
-	}
+	bad := f.badKey
 	if p.Diag != "host" && p.Diag != "gpu" {
 		return nil, bad("diag", "must be host or gpu (got %q)", p.Diag)
 	}

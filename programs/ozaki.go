@@ -188,9 +188,7 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	if m.Kind == "davinci" {
 		return buildOzakiDaVinci(f, m, o) // ozaki_davinci.go
 	}
-	bad := func(key, format string, a ...any) error {
-		return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
-	}
+	bad := f.badKey
 	tg, ok := newGPUTarget(m)
 	if !ok {
 		return nil, bad("machine", "ozaki runs on GPU machines (nvidia-sm, amd-cu)")
@@ -217,8 +215,8 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	if op.Alpha != nil {
 		j.alpha = *op.Alpha
 	}
-	if op.Precision == ozakiDynamic && p.Numerics == NumericsOff {
-		return nil, bad("precision", "dynamic precision needs the inputs' exponents (ESC) to choose the slices: run with numerics sampled or full, or use precision forced (ADP's kernels timed, slices from mantissa_bits) or fixed")
+	if err := op.needsExponents(f, "kernels"); err != nil {
+		return nil, err
 	}
 	if nv := m.NvidiaSM(); nv != nil {
 		j.dpx = nv.Arch == "hopper" || nv.Arch == "blackwell"
@@ -228,12 +226,8 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 			return nil, err
 		}
 	}
-	j.slices = ozakiSlicesFor(op.MantissaBits)
-	bits := op.MantissaBits
-	if op.Slices != 0 {
-		j.slices = op.Slices
-		bits = min(ozaki.Capacity(op.Slices), ozaki.MaxBits) // 26 slices hold 207 bits; the plan's cap is 200
-	}
+	var bits int
+	j.slices, bits = op.slicesAndBits()
 	// Inputs, digits, C and the INT32 planes on the host (full), the inputs
 	// and digits (sampled): measured 85 B per element of A, B and C at
 	// 2048³ and 94 at 16×300000×16 (b200, full; peak RSS), so 100.
@@ -268,6 +262,26 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, err
 	}
 	return j, nil
+}
+
+// slicesAndBits returns the slices a run starts from (mantissa_bits',
+// or slices when given) and the bits its plan is held to.
+func (op *OzakiParams) slicesAndBits() (slices, bits int) {
+	if op.Slices != 0 {
+		return op.Slices, min(ozaki.Capacity(op.Slices), ozaki.MaxBits) // 26 slices hold 207 bits; the plan's cap is 200
+	}
+	return ozakiSlicesFor(op.MantissaBits), op.MantissaBits
+}
+
+// needsExponents refuses dynamic precision without numerics: its slices
+// come from the inputs' exponents (ESC). passes names what precision
+// forced times on the machine (ADP's kernels on a GPU, its passes on
+// DaVinci).
+func (op *OzakiParams) needsExponents(f *File, passes string) error {
+	if op.Precision == ozakiDynamic && op.Numerics == NumericsOff {
+		return f.badKey("precision", "dynamic precision needs the inputs' exponents (ESC) to choose the slices: run with numerics sampled or full, or use precision forced (ADP's %s timed, slices from mantissa_bits) or fixed", passes)
+	}
+	return nil
 }
 
 // ozakiInputs draws A and B (inputs.distribution, or Demmel's Test 2), or

@@ -91,9 +91,7 @@ type ozakiDaVinciJob struct {
 }
 
 func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
-	bad := func(key, format string, a ...any) error {
-		return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
-	}
+	bad := f.badKey
 	if !m.HasHost() {
 		return nil, bad("machine", "ozaki on a DaVinci machine runs its FP64 work on the host CPU, and %s has no host section (see ascend-910a)", m.Name)
 	}
@@ -126,15 +124,11 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 	if op.Alpha != nil {
 		j.alpha = *op.Alpha
 	}
-	if op.Precision == ozakiDynamic && p.Numerics == NumericsOff {
-		return nil, bad("precision", "dynamic precision needs the inputs' exponents (ESC) to choose the slices: run with numerics sampled or full, or use precision forced (ADP's passes timed, slices from mantissa_bits) or fixed")
+	if err := op.needsExponents(f, "passes"); err != nil {
+		return nil, err
 	}
-	j.slices = ozakiSlicesFor(op.MantissaBits)
-	bits := op.MantissaBits
-	if op.Slices != 0 {
-		j.slices = op.Slices
-		bits = min(ozaki.Capacity(op.Slices), ozaki.MaxBits) // 26 slices hold 207 bits; the plan's cap is 200
-	}
+	var bits int
+	j.slices, bits = op.slicesAndBits()
 	if err := p.checkHostMemory(f.Path, ozakiHostBytesPerElem); err != nil {
 		return nil, err
 	}
@@ -649,9 +643,7 @@ func (j *ozakiDaVinciJob) sampledNative() ([]int, []float64) {
 // ozakiCheckParams fills the defaults of kind ozaki's own parameters and
 // checks them (every machine kind); errors name file and key.
 func ozakiCheckParams(f *File, op *OzakiParams) error {
-	bad := func(key, format string, a ...any) error {
-		return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
-	}
+	bad := f.badKey
 	p := &op.GEMMParams
 	if p.SampleTiles < 1 {
 		return bad("sample_tiles", "must be ≥ 1 (got %d)", p.SampleTiles)

@@ -395,6 +395,12 @@ func (f *File) refuseZero() error {
 	return nil
 }
 
+// badKey returns the error for a bad value of the file's key: the file,
+// the key and what is wrong (format and a as fmt.Sprintf's) in one line.
+func (f *File) badKey(key, format string, a ...any) error {
+	return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
+}
+
 // Resolve returns a path from the program file relative to its directory.
 func (f *File) Resolve(p string) string {
 	if p == "" || filepath.IsAbs(p) {
