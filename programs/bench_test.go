@@ -1,8 +1,10 @@
 package programs
 
 import (
+	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -306,4 +308,31 @@ func TestOzakiFastForwardMatchesFull(t *testing.T) {
 	if d, u := math.Abs((b.Time - a.Time).Seconds()), fast.Report.Sim.SkipUncertaintySeconds; d > u {
 		t.Errorf("time %v fast-forwarded, %v in full: %g s apart, more than the stated ±%g s", b.Time, a.Time, d, u)
 	}
+}
+
+// The .ci scripts that run issue 14's target (.ci/emulated-cases) run the
+// scheme presets and native's batch the benchmark runs.
+func TestCIEmulatedSchemes(t *testing.T) {
+	b, err := os.ReadFile("../.ci/emulated-cases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	list, ok := between(text, "\nemulated_schemes=(", ")\n")
+	if got := strings.Fields(list); !ok || !slices.Equal(got, SchemeNames()) {
+		t.Errorf(".ci/emulated-cases schemes %q, want SchemeNames %q", got, SchemeNames())
+	}
+	if kb, ok := between(text, "\nnative_k_batch=", "\n"); !ok || kb != fmt.Sprint(benchNativeKBatch) {
+		t.Errorf(".ci/emulated-cases native_k_batch %q, want %d (benchNativeKBatch)", kb, benchNativeKBatch)
+	}
+}
+
+// between returns the text of s between the first from and the to after it.
+func between(s, from, to string) (string, bool) {
+	_, rest, ok := strings.Cut(s, from)
+	if !ok {
+		return "", false
+	}
+	out, _, ok := strings.Cut(rest, to)
+	return out, ok
 }
