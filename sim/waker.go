@@ -30,24 +30,7 @@ func (w *Waker) Wake(t Time) {
 	if w.pending && w.at <= t {
 		return
 	}
-	if t < w.e.now {
-		w.e.At(t, w.prio, w, 0) // reports the error
-		return
-	}
-	w.gen++
-	if w.pending {
-		// Move the booked event earlier instead of leaving it to run as a
-		// no-op: the same order as a new event, one event fewer.
-		w.at = t
-		w.e.move(w.slot, t, w.prio, w.gen)
-		return
-	}
-	if t >= MaxTime || w.prio < MinPriority || w.prio > MaxPriority {
-		w.e.At(t, w.prio, w, w.gen) // reports the error
-		return
-	}
-	w.at, w.pending = t, true
-	w.slot = w.e.push(t, w.prio, w, w.gen)
+	w.book(t)
 }
 
 // Rebook makes the handler run at t and not before: Wake, except that a
@@ -57,17 +40,33 @@ func (w *Waker) Wake(t Time) {
 // moves later), it saves the event that would run early as a no-op only
 // to book t. t before Now is a programming error (see Engine.At).
 func (w *Waker) Rebook(t Time) {
-	if !w.pending || t <= w.at {
-		w.Wake(t)
+	if w.pending && w.at == t {
 		return
 	}
-	if t >= MaxTime {
-		w.e.At(t, w.prio, w, w.gen) // reports the error
+	w.book(t)
+}
+
+// book makes the handler run at t: the pending wake-up's engine event
+// moved there (earlier or later, with a new sequence number: it runs where
+// a newly scheduled event would, and no superseded event is left to run as
+// a no-op), or a new one.
+func (w *Waker) book(t Time) {
+	if t < w.e.now {
+		w.e.At(t, w.prio, w, 0) // reports the error
 		return
 	}
 	w.gen++
+	if t >= MaxTime || w.prio < MinPriority || w.prio > MaxPriority {
+		w.e.At(t, w.prio, w, w.gen) // reports the error
+		return
+	}
 	w.at = t
-	w.e.move(w.slot, t, w.prio, w.gen)
+	if w.pending {
+		w.e.move(w.slot, t, w.prio, w.gen)
+		return
+	}
+	w.pending = true
+	w.slot = w.e.push(t, w.prio, w, w.gen)
 }
 
 // Pending reports whether a wake-up is scheduled, and when.
