@@ -236,7 +236,7 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	if p.Numerics != NumericsOff {
 		var err error
-		if j.a, j.b, j.c0, err = ozakiInputs(f, &op, bad); err != nil {
+		if j.a, j.b, j.c0, err = ozakiInputs(f, &op); err != nil {
 			return nil, err
 		}
 		if op.Method == ozakiII {
@@ -286,17 +286,17 @@ func (op *OzakiParams) needsExponents(f *File, passes string) error {
 
 // ozakiInputs draws A and B (inputs.distribution, or Demmel's Test 2), or
 // reads them (inputs.a, inputs.b), and C0 when beta ≠ 0.
-func ozakiInputs(f *File, op *OzakiParams, bad func(key, format string, a ...any) error) (a, b, c0 []float64, err error) {
+func ozakiInputs(f *File, op *OzakiParams) (a, b, c0 []float64, err error) {
 	p := &op.GEMMParams
 	switch {
 	case op.Test2 != nil:
 		a, b = ozaki.Test2(p.M, *op.Test2, p.Inputs.Seed)
 	case p.Inputs.A != "":
 		if a, _, _, err = ReadNPYFloat64(f.Resolve(p.Inputs.A)); err != nil {
-			return nil, nil, nil, bad("inputs.a", "%v", err)
+			return nil, nil, nil, f.badKey("inputs.a", "%v", err)
 		}
 		if b, _, _, err = ReadNPYFloat64(f.Resolve(p.Inputs.B)); err != nil {
-			return nil, nil, nil, bad("inputs.b", "%v", err)
+			return nil, nil, nil, f.badKey("inputs.b", "%v", err)
 		}
 	default:
 		a, b = genFloat64(p.Inputs, 1, p.M, p.K), genFloat64(p.Inputs, 2, p.K, p.N)
