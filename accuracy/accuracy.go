@@ -80,11 +80,11 @@ func (n *norm2) add(v float64) {
 	}
 	if v > n.scale {
 		r := n.scale / v
-		n.ssq = 1 + n.ssq*r*r
+		n.ssq = 1 + float64(n.ssq*r*r)
 		n.scale = v
 	} else {
 		r := v / n.scale
-		n.ssq += r * r
+		n.ssq += float64(r * r)
 	}
 }
 
@@ -131,7 +131,7 @@ func compare(n int, at func(int) (float64, float64)) Metrics {
 		dn.add(d)
 		sym := d / (math.Abs(a) + math.Abs(b))
 		if math.IsInf(d, 0) || math.IsInf(math.Abs(a)+math.Abs(b), 0) {
-			sym = math.Abs(a/2-b/2) / (math.Abs(a)/2 + math.Abs(b)/2) // avoid overflow
+			sym = math.Abs(float64(a/2)-float64(b/2)) / (float64(math.Abs(a)/2) + float64(math.Abs(b)/2)) // avoid overflow (x/2 compiles to x·0.5: the conversions keep it from fusing)
 		}
 		if sym > m.MaxErr {
 			m.MaxErr = sym

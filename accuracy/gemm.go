@@ -1,12 +1,6 @@
 package accuracy
 
-import (
-	"fmt"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/blas64"
-)
+import "fmt"
 
 // maxElems bounds matrix sizes so that m·k etc. cannot overflow int.
 const maxElems = 1 << 40
@@ -40,7 +34,11 @@ func ReferenceGEMM(m, k, n int, a, b []float32) []float64 {
 	return ReferenceGEMM64(m, k, n, widen(a), widen(b))
 }
 
-// ReferenceGEMM64 is ReferenceGEMM for float64 operands.
+// ReferenceGEMM64 is ReferenceGEMM for float64 operands: each C[i][j] the
+// sum over k in increasing order of the rounded products A[i][k]·B[k][j]
+// (a zero A[i][k] skipped), as gonum's blas64.Gemm computes it on amd64 —
+// on every platform (gemm64, which the Go compiler may not fuse into
+// FMAs: arm64's gonum does, and gave other references there).
 func ReferenceGEMM64(m, k, n int, a, b []float64) []float64 {
 	if CheckGEMM(m, k, n, len(a), len(b)) != nil {
 		return nil
@@ -49,16 +47,17 @@ func ReferenceGEMM64(m, k, n int, a, b []float64) []float64 {
 	if m == 0 || n == 0 || k == 0 {
 		return c
 	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
-		blas64.General{Rows: m, Cols: k, Stride: k, Data: a},
-		blas64.General{Rows: k, Cols: n, Stride: n, Data: b},
-		0, blas64.General{Rows: m, Cols: n, Stride: n, Data: c})
+	gemm64(m, k, n, a, b, c)
 	return c
 }
 
-// CPUSGEMM returns C = A·B computed in float32 by gonum's blas32.Gemm (the
-// CPU FP32 baseline; its summation order is gonum's). It returns nil when
-// the shapes do not match the slices.
+// CPUSGEMM returns C = A·B computed in float32 (the CPU FP32 baseline):
+// each C[i][j] the float32 sum over k in increasing order of the float32
+// products A[i][k]·B[k][j], each rounded before it is added (a zero
+// A[i][k] skipped) — gonum's blas32.Gemm on amd64, the same on every
+// platform (gemm32; an FMA-fused sum, as arm64's gonum computes, is
+// another baseline). It returns nil when the shapes do not match the
+// slices.
 func CPUSGEMM(m, k, n int, a, b []float32) []float32 {
 	if CheckGEMM(m, k, n, len(a), len(b)) != nil {
 		return nil
@@ -67,11 +66,42 @@ func CPUSGEMM(m, k, n int, a, b []float32) []float32 {
 	if m == 0 || n == 0 || k == 0 {
 		return c
 	}
-	blas32.Gemm(blas.NoTrans, blas.NoTrans, 1,
-		blas32.General{Rows: m, Cols: k, Stride: k, Data: a},
-		blas32.General{Rows: k, Cols: n, Stride: n, Data: b},
-		0, blas32.General{Rows: m, Cols: n, Stride: n, Data: c})
+	gemm32(m, k, n, a, b, c)
 	return c
+}
+
+// sgemmRows is CPUSGEMM's definition, row by row: C[i][:] += A[i][l]·B[l][:]
+// for l in increasing order, each product rounded to float32 before the
+// addition (the explicit conversion forbids fusing them), a zero A[i][l]
+// skipped (so a 0·∞ in B does not turn C into NaN, as in gonum). gemm32
+// runs it where gonum's assembly does not compute exactly this.
+func sgemmRows(k, n int, a, b, c []float32) {
+	for i := 0; i < len(c)/n; i++ {
+		crow := c[i*n : i*n+n]
+		for l, v := range a[i*k : i*k+k] {
+			if v == 0 {
+				continue
+			}
+			for j, w := range b[l*n : l*n+n] {
+				crow[j] += float32(v * w)
+			}
+		}
+	}
+}
+
+// dgemmRows is sgemmRows in float64 (ReferenceGEMM64's definition).
+func dgemmRows(k, n int, a, b, c []float64) {
+	for i := 0; i < len(c)/n; i++ {
+		crow := c[i*n : i*n+n]
+		for l, v := range a[i*k : i*k+k] {
+			if v == 0 {
+				continue
+			}
+			for j, w := range b[l*n : l*n+n] {
+				crow[j] += float64(v * w)
+			}
+		}
+	}
 }
 
 func widen(x []float32) []float64 {

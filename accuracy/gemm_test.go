@@ -1,6 +1,8 @@
 package accuracy
 
 import (
+	"encoding/binary"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -82,5 +84,94 @@ func TestGEMMBadShapes(t *testing.T) {
 	}
 	if c := CPUSGEMM(0, 4, 3, nil, make([]float32, 12)); c == nil || len(c) != 0 {
 		t.Fatalf("m = 0: %v", c)
+	}
+}
+
+// gemm32 and gemm64 (gonum's kernels on amd64) compute exactly what
+// sgemmRows and dgemmRows define, bit for bit — in gonum's parallel
+// blocked path (m, n past its block of 64, k over several) too; and the
+// test tells a sum whose products are fused into the additions from it.
+func TestGEMMMatchesRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, sh := range [][3]int{{1, 1, 1}, {3, 17, 5}, {33, 70, 17}, {130, 200, 150}} {
+		m, k, n := sh[0], sh[1], sh[2]
+		a, b := make([]float32, m*k), make([]float32, k*n)
+		for i := range a {
+			a[i] = float32(rng.Float64()*2 - 1)
+			if i%29 == 0 {
+				a[i] = 0
+			}
+		}
+		for i := range b {
+			b[i] = float32(rng.NormFloat64())
+		}
+		b[0] = float32(math.Inf(1)) // B[0][0], met by A[0][0] = 0: skipped (0·∞ would be NaN)
+		got32, want32 := make([]float32, m*n), make([]float32, m*n)
+		gemm32(m, k, n, a, b, got32)
+		sgemmRows(k, n, a, b, want32)
+		a64, b64 := widen(a), widen(b)
+		for i := range a64 {
+			a64[i] *= 1 + 1e-9*float64(i%7) // not exact in FP32: the products round in FP64
+		}
+		got64, want64 := make([]float64, m*n), make([]float64, m*n)
+		gemm64(m, k, n, a64, b64, got64)
+		dgemmRows(k, n, a64, b64, want64)
+		if math.IsNaN(float64(want32[0])) || math.IsNaN(want64[0]) {
+			t.Fatalf("%v: C[0][0] is NaN: A[0][0] = 0 was not skipped", sh)
+		}
+		fused := 0
+		for i := range got32 {
+			if math.Float32bits(got32[i]) != math.Float32bits(want32[i]) {
+				t.Fatalf("%v: float32 C[%d] = %g, the definition gives %g", sh, i, got32[i], want32[i])
+			}
+			if math.Float64bits(got64[i]) != math.Float64bits(want64[i]) {
+				t.Fatalf("%v: float64 C[%d] = %g, the definition gives %g", sh, i, got64[i], want64[i])
+			}
+			r, c := i/n, i%n
+			acc := 0.0
+			for l := 0; l < k; l++ {
+				if a64[r*k+l] != 0 {
+					acc = math.FMA(a64[r*k+l], b64[l*n+c], acc)
+				}
+			}
+			if math.Float64bits(acc) != math.Float64bits(want64[i]) {
+				fused++
+			}
+		}
+		if k >= 70 && fused == 0 {
+			t.Fatalf("%v: FMA chains gave every element the definition gives: the test could not tell them apart", sh)
+		}
+	}
+}
+
+// The baselines are the same bits on every platform: hashes of CPUSGEMM's
+// and ReferenceGEMM64's outputs for fixed inputs, recorded on amd64 (gonum)
+// and equal on arm64 under qemu (sgemmRows and dgemmRows), where gonum's
+// fused kernels had given others.
+func TestGEMMBaselinesGolden(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	m, k, n := 40, 300, 70
+	a, b := make([]float32, m*k), make([]float32, k*n)
+	for i := range a {
+		a[i] = float32(rng.Float64()*2 - 1)
+	}
+	for i := range b {
+		b[i] = float32(rng.Float64()*2 - 1)
+	}
+	a64 := widen(a)
+	for i := range a64 {
+		a64[i] += 0x1p-40 * rng.Float64() // beyond FP32: the FP64 products round
+	}
+	h := fnv.New64a()
+	for _, v := range CPUSGEMM(m, k, n, a, b) {
+		binary.Write(h, binary.LittleEndian, math.Float32bits(v))
+	}
+	h32 := h.Sum64()
+	h.Reset()
+	for _, v := range ReferenceGEMM64(m, k, n, a64, widen(b)) {
+		binary.Write(h, binary.LittleEndian, math.Float64bits(v))
+	}
+	if h64 := h.Sum64(); h32 != 0xe81431a93cbfcb81 || h64 != 0xd638bb4de98a48d5 {
+		t.Fatalf("hashes %#x (CPUSGEMM), %#x (ReferenceGEMM64), want %#x, %#x", h32, h64, uint64(0xe81431a93cbfcb81), uint64(0xd638bb4de98a48d5))
 	}
 }
