@@ -273,7 +273,7 @@ func footprint(m *machines.Machine, kind *Kind, mode Mode) (total float64, per i
 		float64(parts*mem.IndexFootprint(int64(m.L2.Capacity)/parts, gm, m.L2.LineBytes, m.L2.TagLines())) +
 		float64(mem.L2Footprint(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.TagLines(), m.LLC.Ways)) +
 		float64(mem.IndexFootprint(int64(m.LLC.Capacity), gm, m.LLC.LineBytes, m.LLC.TagLines()))
-	return float64(m.Cores)*float64(per) + l2, per, l2
+	return float64(float64(m.Cores)*float64(per)) + l2, per, l2
 }
 
 // checkFootprint refuses a machine whose model would need more than
@@ -581,7 +581,7 @@ func (c *Chip) ffAdd(ff *fastForward, a, b *ffSnap, scale, tscale float64, shift
 		k += ff.paths + 1
 	}
 	for x := 1; x < len(ff.floats); x++ { // not the flops (work)
-		ff.floats[x] += (b.floats[x] - a.floats[x]) * tscale
+		ff.floats[x] += float64((b.floats[x] - a.floats[x]) * tscale)
 	}
 	return win
 }
@@ -719,7 +719,7 @@ func (c *Chip) ffApply(st *Stats, end sim.Time) {
 		if full <= 0 {
 			return 0
 		}
-		return (m*float64(end) + add) / float64(full)
+		return (float64(m*float64(end)) + add) / float64(full)
 	}
 	in, fl := ff.ints, ff.floats
 	st.GMReadBytes += in[ffGMRead]

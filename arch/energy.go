@@ -67,7 +67,7 @@ func (e *energyMeter) gm(read bool, n, l2, llc int64) {
 	} else {
 		l2 = 0
 	}
-	e.obs.Energy(e.eng.Now(), float64(l2)*e.l2+float64(hbm)*e.hbm)
+	e.obs.Energy(e.eng.Now(), float64(float64(l2)*e.l2)+float64(float64(hbm)*e.hbm))
 }
 
 // AddPathEnergy prices bytes a core moves at time t on the copy path with

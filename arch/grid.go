@@ -170,15 +170,15 @@ func (s *ffWorkSum) addScaled(o *ffWorkSum, f float64) {
 		s.instrs, s.pathBytes = make([]float64, len(o.instrs)), make([]float64, len(o.pathBytes))
 	}
 	for i, v := range o.instrs {
-		s.instrs[i] += v * f
+		s.instrs[i] += float64(v * f)
 	}
 	for i, v := range o.pathBytes {
-		s.pathBytes[i] += v * f
+		s.pathBytes[i] += float64(v * f)
 	}
-	s.repeats += o.repeats * f
-	s.flops += o.flops * f
-	s.gmRead += o.gmRead * f
-	s.gmWrite += o.gmWrite * f
+	s.repeats += float64(o.repeats * f)
+	s.flops += float64(o.flops * f)
+	s.gmRead += float64(o.gmRead * f)
+	s.gmWrite += float64(o.gmWrite * f)
 }
 
 // ctaWork records CTA cta's work (fast-forward): in the measure of the
@@ -769,7 +769,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			// waves vary by Noise each: GB200 ozaki's shallowest GEMM,
 			// ±12 %, allows ~30 % — a guard against gross change only;
 			// the estimate in the report is the measure of its error).
-			allow := ff.Tolerance*float64(sk.Period) + float64(sk.Spread) + 3*float64(sk.Noise)/math.Sqrt(float64(sk.Tail-1))
+			allow := float64(ff.Tolerance*float64(sk.Period)) + float64(sk.Spread) + 3*float64(sk.Noise)/math.Sqrt(float64(sk.Tail-1))
 			sk.Checked = dev <= allow
 			gr.check = -1
 			if !sk.Checked {
@@ -1247,7 +1247,7 @@ func stationary(w []ffSnap, measure, cores, lanes, paths int, tol, mix, hits flo
 	var ss float64
 	for i := 1; i < len(w); i++ {
 		d := float64(w[i].t-w[i-1].t) - mean
-		ss += d * d
+		ss += float64(d * d)
 	}
 	return true, gap, math.Sqrt(ss / float64(len(w)-2))
 }

@@ -169,7 +169,7 @@ func (h *Host) computeTime(flops float64, bytes int64, fp64 bool, cores int) (si
 // TransferTime returns the modeled duration of moving bytes over the link.
 func (h *Host) TransferTime(bytes int64) sim.Time {
 	l := &h.chip.M.Host.Link
-	return sim.CeilPS(l.LatencyNS*1e3 + float64(bytes)/float64(l.Bandwidth)*1e12)
+	return sim.CeilPS(float64(l.LatencyNS*1e3) + float64(float64(bytes)/float64(l.Bandwidth)*1e12))
 }
 
 // Compute appends a host computation (see ComputeTime); fn, if not nil, runs

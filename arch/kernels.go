@@ -354,7 +354,7 @@ func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) error {
 		ff.ints[k] += x
 	}
 	for x := 1; x < len(end.floats); x++ {
-		ff.floats[x] += float64(timed) * ((p.end.floats[x] - p.prefix.floats[x]) - (end.floats[x] - gr.prefix.floats[x]))
+		ff.floats[x] += float64(float64(timed) * ((p.end.floats[x] - p.prefix.floats[x]) - (end.floats[x] - gr.prefix.floats[x])))
 	}
 	ff.shift += shift
 	rest := p.end.t - p.prefix.t

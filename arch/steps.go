@@ -350,7 +350,7 @@ func (c *Chip) stepInterval(now sim.Time) {
 		sk.CheckHits = spanHits(&a.ffSnap, &b.ffSnap, ffL2Hit)
 		sk.HitsMoved = !fractionsAgree(sk.Hits, sk.CheckHits, ff.Hits)
 		dev := math.Abs(float64(sk.CheckPeriod - sk.Period))
-		sk.Checked = dev <= ff.Tolerance*float64(sk.Period)+float64(sk.Spread)
+		sk.Checked = dev <= float64(ff.Tolerance*float64(sk.Period))+float64(sk.Spread)
 		if !sk.Checked {
 			c.Fail(&StepCheckError{Grid: gr.cur, Skip: *sk})
 			return

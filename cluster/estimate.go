@@ -49,7 +49,7 @@ func Estimate(op Op, algo Algo, p int, n int64, c Cost) (sim.Time, error) {
 		case AllGather, Scatter:
 			steps, t = int64(p-1), frac*N*c.Beta
 		case AllReduce:
-			steps, t = int64(2*(p-1)), 2*frac*N*c.Beta+frac*N*c.Gamma
+			steps, t = int64(2*(p-1)), float64(2*frac*N*c.Beta)+float64(frac*N*c.Gamma)
 		case Broadcast:
 			steps, t = int64(p-1), (P-1)*N*c.Beta
 		}
@@ -61,12 +61,12 @@ func Estimate(op Op, algo Algo, p int, n int64, c Cost) (sim.Time, error) {
 			steps, t = int64(lg), frac*N*c.Beta
 		case AllReduce:
 			if isPow2(p) {
-				steps, t = int64(2*lg), 2*frac*N*c.Beta+frac*N*c.Gamma
+				steps, t = int64(2*lg), float64(2*frac*N*c.Beta)+float64(frac*N*c.Gamma)
 			} else {
 				k := bits.Len(uint(p)) - 1
 				pp := float64(int(1) << k)
 				f2 := (pp - 1) / pp
-				steps, t = int64(2*k+2), (2*f2+2)*N*c.Beta+(f2+1)*N*c.Gamma
+				steps, t = int64(2*k+2), float64((float64(2*f2)+2)*N*c.Beta)+float64((f2+1)*N*c.Gamma)
 			}
 		case Broadcast:
 			steps, t = int64(lg), float64(lg)*N*c.Beta
@@ -76,9 +76,9 @@ func Estimate(op Op, algo Algo, p int, n int64, c Cost) (sim.Time, error) {
 		case AllGather, Scatter:
 			steps, t = 1, N/P*c.Beta
 		case ReduceScatter:
-			steps, t = 1, N/P*c.Beta+frac*N*c.Gamma
+			steps, t = 1, float64(N/P*c.Beta)+float64(frac*N*c.Gamma)
 		case AllReduce:
-			steps, t = 2, 2*N/P*c.Beta+frac*N*c.Gamma
+			steps, t = 2, float64(2*N/P*c.Beta)+float64(frac*N*c.Gamma)
 		case Broadcast:
 			steps, t = 2, 2*N/P*c.Beta
 		}

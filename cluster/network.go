@@ -402,7 +402,7 @@ func (n *Network) Transfer(src, dst Endpoint, bytes int64, done func(sim.Time)) 
 func (n *Network) process(now sim.Time, _ int64) {
 	if dt := float64(now - n.last); dt > 0 {
 		for _, f := range n.active {
-			f.rem -= f.rate * dt
+			f.rem -= float64(f.rate * dt)
 		}
 	}
 	n.last = now

@@ -133,7 +133,7 @@ func (f *fastCall) elemSeqRNE(i, j int) uint32 {
 	y := f.sc.b32[j*k : (j+1)*k][:len(x)]
 	acc := float32(f.outC[i*f.n+j])
 	for t, v := range x {
-		acc += v * y[t]
+		acc += float32(v * y[t])
 	}
 	return math.Float32bits(acc)
 }
@@ -159,17 +159,17 @@ func (f *fastCall) seqRNE2x4(res []uint32, i, j int) {
 	for t := range xa {
 		u0, u1 := xa[t][0], xa[t][1]
 		v := &xb[t]
-		c00 += u0 * v[0]
-		c10 += u1 * v[0]
-		c01 += u0 * v[1]
-		c11 += u1 * v[1]
+		c00 += float32(u0 * v[0])
+		c10 += float32(u1 * v[0])
+		c01 += float32(u0 * v[1])
+		c11 += float32(u1 * v[1])
 		if t == never { // never true: splits the block, see above
 			schedBarrier()
 		}
-		c02 += u0 * v[2]
-		c12 += u1 * v[2]
-		c03 += u0 * v[3]
-		c13 += u1 * v[3]
+		c02 += float32(u0 * v[2])
+		c12 += float32(u1 * v[2])
+		c03 += float32(u0 * v[3])
+		c13 += float32(u1 * v[3])
 	}
 	res[r0], res[r0+1], res[r0+2], res[r0+3] = math.Float32bits(c00), math.Float32bits(c01), math.Float32bits(c02), math.Float32bits(c03)
 	res[r1], res[r1+1], res[r1+2], res[r1+3] = math.Float32bits(c10), math.Float32bits(c11), math.Float32bits(c12), math.Float32bits(c13)

@@ -189,7 +189,7 @@ func truncRoundSlow(x float64, rz bool) (float64, int32) {
 func truncZero(c float64, x, y []float64) float64 {
 	P := negZero
 	for t, v := range x {
-		P += v * y[t]
+		P += float64(v * y[t])
 	}
 	return c + P
 }

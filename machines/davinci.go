@@ -21,7 +21,7 @@ func (c *DaVinciCore) Peaks() []Peak {
 		kstep int
 	}{{"FP16", c.Cube.KStepFP16}, {"BF16", c.Cube.KStepBF16}, {"FP32", c.Cube.KStepFP32}, {"INT8", c.Cube.KStepINT8}} {
 		if k.kstep > 0 {
-			out = append(out, Peak{k.name, float64(c.Clock) * float64(c.Cube.M*c.Cube.N*k.kstep) * 2})
+			out = append(out, Peak{k.name, float64(float64(c.Clock)*float64(c.Cube.M*c.Cube.N*k.kstep)) * 2}) // ·2 compiles to p+p: round p
 		}
 	}
 	return out

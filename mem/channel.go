@@ -209,13 +209,13 @@ func (c *Channel) MeanUtilisation(end sim.Time) float64 {
 func (c *Channel) advance(now sim.Time) {
 	if dt := float64(now - c.last); dt > 0 {
 		if c.nc < c.n {
-			c.water += c.level * dt
+			c.water += float64(c.level * dt)
 			if c.water > min(2*c.bigU, rebaseBytes) {
 				c.rebaseWater()
 			}
 		}
-		c.Bytes += c.flowRate * dt
-		c.busyIntegral += c.inUse * dt
+		c.Bytes += float64(c.flowRate * dt)
+		c.busyIntegral += float64(c.inUse * dt)
 	}
 	c.last = now
 	if now-c.epoch > epochSpan {
@@ -248,7 +248,7 @@ func (c *Channel) rebaseEpoch(now sim.Time) {
 // clock returns g's clock at now.
 func (c *Channel) clock(g *group, now sim.Time) float64 {
 	if g.capped {
-		return g.vc + g.cap*float64(now-g.tc)
+		return g.vc + float64(g.cap*float64(now-g.tc))
 	}
 	return g.off + c.water
 }
@@ -435,7 +435,7 @@ func (c *Channel) sweep(now sim.Time, half float64, finished []*flow) []*flow {
 	}
 	// Uncapped groups: every flow at the level, so the done ones are the
 	// least finish values.
-	thr := c.level*half + epsilon
+	thr := float64(c.level*half) + epsilon
 	for len(c.unFin.a) > 0 {
 		g := c.unFin.a[0]
 		if g.keys[1]-c.water > thr {
@@ -461,7 +461,7 @@ func (c *Channel) sweep(now sim.Time, half float64, finished []*flow) []*flow {
 		if g.keys[1] > bound {
 			continue
 		}
-		if g.flows[0].fv-c.clock(g, now) <= g.cap*half+epsilon {
+		if g.flows[0].fv-c.clock(g, now) <= float64(g.cap*half)+epsilon {
 			cand = append(cand, g)
 		}
 		if l := 2*i + 1; l < len(a) {
@@ -472,7 +472,7 @@ func (c *Channel) sweep(now sim.Time, half float64, finished []*flow) []*flow {
 		}
 	}
 	for _, g := range cand {
-		finished = c.takeDone(g, 0, c.clock(g, now), g.cap*half+epsilon, half, finished)
+		finished = c.takeDone(g, 0, c.clock(g, now), float64(g.cap*half)+epsilon, half, finished)
 	}
 	clear(cand)
 	c.cand, c.stack = cand[:0], stack
@@ -534,7 +534,7 @@ type ksum struct{ s, c float64 }
 
 // add adds x·m (m exact in float64).
 func (k *ksum) add(x float64, m int) {
-	p := x * float64(m)
+	p := float64(x * float64(m)) // rounded: addExact adds it
 	k.addExact(p)
 	if m != 1 {
 		k.addExact(math.FMA(x, float64(m), -p)) // the product's rounding
@@ -590,7 +590,7 @@ func (c *Channel) reschedule(now sim.Time, finished []*flow) {
 		if c.nc < c.n {
 			slowest = min(slowest, c.level)
 		}
-		c.quiet = float64(now) + dt - epsilon/slowest - 1e-3 - 1e-12*math.Abs(dt)
+		c.quiet = float64(now) + dt - epsilon/slowest - 1e-3 - float64(1e-12*math.Abs(dt))
 		wake := sim.Add(now, sim.CeilPS(dt))
 		if wake >= sim.MaxTime && uncapped && c.name != "" {
 			c.eng.Stop(fmt.Errorf("%s: too slow: a transfer over it would end beyond the time a run can reach (at %v of simulated time): %w",

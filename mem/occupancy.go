@@ -30,7 +30,7 @@ func NewOccupancy(capacity int64) *Occupancy { return &Occupancy{Capacity: capac
 
 func (o *Occupancy) advance(now sim.Time) {
 	if now > o.since {
-		o.integral += float64(o.bytes) * float64(now-o.since)
+		o.integral += float64(float64(o.bytes) * float64(now-o.since))
 		o.since = now
 	}
 }
@@ -110,7 +110,7 @@ func (o *Occupancy) Mean(end sim.Time) float64 {
 	}
 	integral := o.integral
 	if end > o.since {
-		integral += float64(o.bytes) * float64(end-o.since)
+		integral += float64(float64(o.bytes) * float64(end-o.since))
 	}
 	return integral / float64(end)
 }

@@ -174,7 +174,7 @@ func Test2(n int, b int, seed int64) (A, B []float64) {
 	x := make([]float64, n)
 	j := make([]int, n)
 	for i := range x {
-		x[i] = 1 + rng.Float64()
+		x[i] = 1 + float64(rng.Float64()) // Float64 is u·2⁻⁵³ inlined: round it
 		j[i] = -b + int(math.Round(float64(i)*2*float64(b)/float64(n-1)))
 	}
 	A = make([]float64, n*n)

@@ -84,21 +84,21 @@ func (b *asmBudget) markGM(from, to int64) {
 func (b *asmBudget) add(in *isa.Instr, repeatBytes int) bool {
 	switch in.Op {
 	case isa.OpCopy:
-		b.work += float64(in.NBurst) * float64(in.BurstLen)
+		b.work += float64(float64(in.NBurst) * float64(in.BurstLen))
 		if in.Dst.Buf == isa.GM {
 			b.markWrite(in.Dst.Addr, int64(in.NBurst), in.DstStride, in.BurstLen)
 		}
 	case isa.OpLoad:
-		b.work += float64(in.Rows) * float64(in.Cols) * float64(in.In.Bytes())
+		b.work += float64(float64(in.Rows) * float64(in.Cols) * float64(in.In.Bytes()))
 	case isa.OpL0CCopy:
-		b.work += float64(in.Rows) * float64(in.Cols) * float64(in.In.Bytes())
+		b.work += float64(float64(in.Rows) * float64(in.Cols) * float64(in.In.Bytes()))
 		if in.Dst.Buf == isa.GM {
 			b.markWrite(in.Dst.Addr, int64(in.Rows), in.RowStride, int64(in.Cols)*int64(in.Out.Bytes()))
 		}
 	case isa.OpMmad:
-		b.work += float64(in.M) * float64(in.K) * float64(in.N)
+		b.work += float64(float64(in.M) * float64(in.K) * float64(in.N))
 	case isa.OpVector:
-		b.work += float64(max(in.Repeat, 1)) * float64(repeatBytes)
+		b.work += float64(float64(max(in.Repeat, 1)) * float64(repeatBytes))
 	}
 	return b.work <= maxAsmWork && b.hostBytes() <= maxHostBytes
 }

@@ -171,7 +171,7 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 	}
 	// Host bytes per element of A, B and C: measured (a100, full, peak RSS)
 	// markidis 45 at 16×16×1048576 and 54 at 1024³, bf16x9 41.
-	perElem := 32 + 12*float64(len(sp.s.Pieces))
+	perElem := 32 + float64(12*float64(len(sp.s.Pieces)))
 	if err := p.checkHostMemory(f.Path, perElem); err != nil {
 		return nil, err
 	}

@@ -122,7 +122,7 @@ func (a gpuAuto) bound(sp *schemePlan, flops float64) float64 {
 	if sp.s.Split == "pass" {
 		kernels++ // the split kernel
 	}
-	return float64(kernels)*a.tg.launch + float64(sp.products())*flops/peak
+	return float64(float64(kernels)*a.tg.launch) + float64(sp.products())*flops/peak
 }
 
 func (a gpuAuto) fuses() bool { return true }

@@ -104,7 +104,7 @@ func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedPa
 			return nil, err
 		}
 	}
-	if err := p.checkHostMemory(f.Path, 16+4*float64(len(sp.rounds))); err != nil {
+	if err := p.checkHostMemory(f.Path, 16+float64(4*float64(len(sp.rounds)))); err != nil {
 		return nil, err
 	}
 	pl, err := daVinciSchemePlan(f.Path, p, given, v, m)

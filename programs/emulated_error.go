@@ -59,7 +59,7 @@ func errorHistogram(ref, got []float32, bins int) map[string]any {
 			nonfinite++
 			continue
 		}
-		l := math.Log10(e)
+		l := float64(math.Log10(e)) // Log10 is log(e)·(1/ln 10) inlined: round it
 		if l < histLog10Min {
 			below++
 			continue
@@ -68,7 +68,7 @@ func errorHistogram(ref, got []float32, bins int) map[string]any {
 	}
 	edges := make([]float64, bins+1)
 	for i := range edges {
-		edges[i] = histLog10Min + float64(i)*w
+		edges[i] = histLog10Min + float64(float64(i)*w)
 	}
 	return map[string]any{"reference": "cpu_sgemm_fp32", "metric": "log10 of |x − c| / (|x| + |c|) per element (LE-GEMM Eq. 19)",
 		"log10_edges": edges, "counts": counts, "exact": exact, "below": below, "nonfinite": nonfinite, "elements": len(ref)}

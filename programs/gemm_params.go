@@ -272,9 +272,9 @@ const maxHostBytes = 8 << 30
 // element at 8192³ for hgemm, sgemm and sgemm-cube, perElem 16, and 15.9
 // for a two-piece emulated-gemm, perElem 32).
 func (p *GEMMParams) checkHostMemory(file string, perElem float64) error {
-	elems := float64(p.M)*float64(p.K) + float64(p.K)*float64(p.N)
+	elems := float64(float64(p.M)*float64(p.K)) + float64(float64(p.K)*float64(p.N))
 	switch {
-	case p.Numerics == NumericsFull && (elems+float64(p.M)*float64(p.N))*perElem > maxHostBytes:
+	case p.Numerics == NumericsFull && (elems+float64(float64(p.M)*float64(p.N)))*perElem > maxHostBytes:
 		return fmt.Errorf("%s: key \"numerics\": full numerics on %d×%d×%d needs more than 8 GiB of host memory; use sampled or off", file, p.M, p.K, p.N)
 	case p.Numerics == NumericsSampled && elems*perElem/2 > maxHostBytes:
 		return fmt.Errorf("%s: key \"numerics\": sampled numerics on %d×%d×%d needs the inputs (over 8 GiB); use off", file, p.M, p.K, p.N)

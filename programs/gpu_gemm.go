@@ -1741,7 +1741,7 @@ func referenceTile(a, b []float32, k, ldb, r0, m, c0, n int) []float64 {
 			av := float64(a[(r0+i)*k+kk])
 			row := b[kk*ldb+c0:][:n]
 			for jj, bv := range row {
-				out[i*n+jj] += av * float64(bv)
+				out[i*n+jj] += float64(av * float64(bv))
 			}
 		}
 	}
@@ -1877,7 +1877,7 @@ func genFloat64(in Inputs, which uint64, rows, cols int) []float64 {
 	for r := 0; r < rows; r++ {
 		rng := NewRand(in.Seed, which<<32|uint64(r))
 		for c := 0; c < cols; c++ {
-			out[r*cols+c] = lo + (hi-lo)*rng.Float64()
+			out[r*cols+c] = lo + float64((hi-lo)*rng.Float64())
 		}
 	}
 	return out

@@ -485,7 +485,7 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 	n := float64(pl.n)
 	total := j.host.Finish().Seconds()
 	fact := j.factAt.Seconds()
-	flops := 2.0/3*n*n*n + 1.5*n*n
+	flops := float64(2.0/3*n*n*n) + float64(1.5*n*n)
 	peak, _ := pl.mach.Peak("FP16")
 	rep.Program = map[string]any{"kind": "lu-fused", "n": p.N, "nb": p.NB, "n_fused": p.NFused, "n_fusion": p.NFusion,
 		"look_ahead": *p.LookAhead, "trailing": p.Trailing, "refinement": p.Refinement, "seed": p.Seed, "numerics": p.Numerics,
@@ -629,8 +629,8 @@ func luSamples(iterAt []sim.Time, nbk, F int, n, nb, peak float64) ([]report.HPL
 	var its []report.HPLMxPIteration
 	for i := 0; i < nbk; i++ {
 		dt := (iterAt[i+1] - iterAt[i]).Seconds()
-		m := n - float64(i+1)*nb
-		fl := 2*m*m*nb + 4*nb*nb*m + 2.0/3*nb*nb*nb
+		m := n - float64(float64(i+1)*nb)
+		fl := float64(2*m*m*nb) + float64(4*nb*nb*m) + float64(2.0/3*nb*nb*nb)
 		s := report.HPLMxPIteration{Iteration: i, StartSeconds: iterAt[i].Seconds(), Seconds: dt, Flops: fl}
 		if dt > 0 {
 			s.TFLOPS = ptr(fl / dt / 1e12)

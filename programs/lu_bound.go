@@ -20,15 +20,15 @@ func gemmPaths(pl *luPlan, cores int, gs ...*luGEMM) luPaths {
 	for ci := 0; ci < cores; ci++ {
 		for _, s := range segments(ci, cores, gs...) {
 			job := &s.g.jobs[s.job]
-			b.gmL1 += float64(job.rows) * float64(s.g.K) * 2
+			b.gmL1 += float64(float64(float64(job.rows)*float64(s.g.K)) * 2) // ·2 compiles to p+p: round p too
 			for t := s.t0; t < s.t1; t++ {
 				cols := float64(job.tiles[t].cols)
-				b.gmL1 += float64(s.g.K) * cols * 2
+				b.gmL1 += float64(float64(float64(s.g.K)*cols) * 2)
 				if s.g.epi == epiSub {
-					b.gmUB += float64(job.rows) * cols * float64(pl.tb)
-					b.ubGM += float64(job.rows) * cols * float64(pl.tb)
+					b.gmUB += float64(float64(job.rows) * cols * float64(pl.tb))
+					b.ubGM += float64(float64(job.rows) * cols * float64(pl.tb))
 				} else {
-					b.ubGM += float64(job.rows) * cols * 2
+					b.ubGM += float64(float64(float64(job.rows)*cols) * 2)
 				}
 			}
 		}
@@ -41,8 +41,8 @@ func gemmPaths(pl *luPlan, cores int, gs ...*luGEMM) luPaths {
 func cvtPaths(pl *luPlan, i int) luPaths {
 	var b luPaths
 	for _, c := range pl.cvtJobs(i) {
-		b.gmUB += float64(c.rows) * float64(pl.nb) * 4
-		b.ubGM += float64(c.rows) * float64(pl.nb) * 2
+		b.gmUB += float64(float64(c.rows) * float64(pl.nb) * 4)
+		b.ubGM += float64(float64(float64(c.rows)*float64(pl.nb)) * 2)
 	}
 	return b
 }

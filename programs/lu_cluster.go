@@ -1219,7 +1219,7 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 		total = dl.Time
 	}
 	fact := j.factAt.Seconds()
-	flops := 2.0/3*n*n*n + 1.5*n*n
+	flops := float64(2.0/3*n*n*n) + float64(1.5*n*n)
 	peak1, _ := j.npu.Peak("FP16")
 	peak := peak1 * float64(len(j.ranks))
 	rep := &report.Report{Machine: j.topo.Name, Overrides: []string{}, MachineConfig: map[string]any{"cluster": j.topo.Name, "npu": j.npu.Name, "nodes": j.topo.Nodes, "npus_per_node": j.topo.Node.NPUs}}
@@ -1346,7 +1346,7 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 		}
 	}
 	if j.timer != nil && j.npu.Power.Given() {
-		joules = j.timer.dynamic + j.npu.Power.StaticW*secs*float64(len(j.ranks))
+		joules = j.timer.dynamic + float64(j.npu.Power.StaticW*secs*float64(len(j.ranks)))
 	}
 	if joules > 0 {
 		rep.Energy = &report.EnergyReport{Joules: joules, MaxWatts: j.npu.Power.MaxW * float64(len(j.ranks))}

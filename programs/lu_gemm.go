@@ -124,15 +124,15 @@ func (j *luGEMMJob) Prepare(chip *arch.Chip) error {
 	K := j.p.NFused * pl.nb
 	for row := 0; row < n; row++ {
 		for k := 0; k < K; k++ {
-			j.lh[row*n+k] = uint16(fp.FromFloat64(2*r.Float64()-1, fp.FP16, o))
-			j.uh[k*n+row] = uint16(fp.FromFloat64(2*r.Float64()-1, fp.FP16, o))
+			j.lh[row*n+k] = uint16(fp.FromFloat64(float64(2*float64(r.Float64()))-1, fp.FP16, o)) // 2·x compiles to x+x
+			j.uh[k*n+row] = uint16(fp.FromFloat64(float64(2*float64(r.Float64()))-1, fp.FP16, o))
 		}
 	}
 	gm := chip.GM()
 	if pl.tb == 4 {
 		j.a32 = make([]float32, n*n)
 		for i := range j.a32 {
-			j.a32[i] = float32(r.Float64() - 0.5)
+			j.a32[i] = float32(float64(r.Float64()) - 0.5)
 		}
 		if err := gm.WriteFloat32s(pl.a, j.a32); err != nil {
 			return err
@@ -140,7 +140,7 @@ func (j *luGEMMJob) Prepare(chip *arch.Chip) error {
 	} else {
 		j.a16 = make([]uint16, n*n)
 		for i := range j.a16 {
-			j.a16[i] = uint16(fp.FromFloat64(r.Float64()-0.5, fp.FP16, o))
+			j.a16[i] = uint16(fp.FromFloat64(float64(r.Float64())-0.5, fp.FP16, o))
 		}
 		if err := gm.WriteUint16s(pl.a, j.a16); err != nil {
 			return err

@@ -43,7 +43,7 @@ func newLUMatrix(n int, seed int64) *luMatrix {
 func (m *luMatrix) offRow(i int, row []float64) {
 	r := NewRand(m.seed, uint64(i))
 	for j := range row {
-		row[j] = r.Float64() - 0.5
+		row[j] = float64(r.Float64()) - 0.5
 	}
 	row[i] = 0
 }
@@ -59,7 +59,7 @@ func (m *luMatrix) B() []float64 {
 	r := NewRand(m.seed, 1<<40)
 	b := make([]float64, m.n)
 	for i := range b {
-		b[i] = r.Float64() - 0.5
+		b[i] = float64(r.Float64()) - 0.5
 	}
 	return b
 }
@@ -170,7 +170,8 @@ func luScale(u []float32, nb int) float32 {
 	if m == 0 || math.IsInf(m, 0) || math.IsNaN(m) {
 		return 1
 	}
-	e := 7 - math.Floor(math.Log2(m))
+	_, exp := math.Frexp(m) // m = f·2^exp, f in [0.5, 1): ⌊log2 m⌋ = exp − 1, exactly
+	e := 7 - float64(exp-1)
 	return float32(math.Ldexp(1, int(e)))
 }
 
@@ -189,7 +190,7 @@ func (f *luFactors) solve(x []float64) {
 		row := f.lu[i*n : i*n+i]
 		s := x[i]
 		for j, v := range row {
-			s -= float64(v) * x[j]
+			s -= float64(float64(v) * x[j])
 		}
 		x[i] = s
 	}
@@ -197,7 +198,7 @@ func (f *luFactors) solve(x []float64) {
 		row := f.lu[i*n : (i+1)*n]
 		s := x[i]
 		for j := i + 1; j < n; j++ {
-			s -= float64(row[j]) * x[j]
+			s -= float64(float64(row[j]) * x[j])
 		}
 		x[i] = s / float64(row[i])
 	}
@@ -225,14 +226,14 @@ func residual(a *luMatrix, b, x, r []float64, normA float64) float64 {
 		a.Row(i, row)
 		s := 0.0
 		for j, v := range row {
-			s += v * x[j]
+			s += float64(v * x[j])
 		}
 		r[i] = b[i] - s
 		rn = math.Max(rn, math.Abs(r[i]))
 		xn = math.Max(xn, math.Abs(x[i]))
 		bn = math.Max(bn, math.Abs(b[i]))
 	}
-	return rn / ((normA*xn + bn) * float64(n) * 0x1p-52)
+	return rn / ((float64(normA*xn) + bn) * float64(n) * 0x1p-52)
 }
 
 // refine solves Ax = b in FP64: x0 = (LU)⁻¹ b, then classical iterative
@@ -289,7 +290,7 @@ func (m *luMatrix) matvec(v, y []float64) {
 		m.Row(i, row)
 		s := 0.0
 		for j, a := range row {
-			s += a * v[j]
+			s += float64(a * v[j])
 		}
 		y[i] = s
 	}
@@ -329,7 +330,7 @@ func gmresCycle(ctx context.Context, a *luMatrix, f *luFactors, r, x []float64, 
 			h := dot(w, V[i])
 			H[i][k] = h
 			for t := range w {
-				w[t] -= h * V[i][t]
+				w[t] -= float64(h * V[i][t])
 			}
 		}
 		h := norm2(w)
@@ -341,11 +342,11 @@ func gmresCycle(ctx context.Context, a *luMatrix, f *luFactors, r, x []float64, 
 		}
 		V = append(V, w)
 		for i := 0; i < k; i++ {
-			t := cs[i]*H[i][k] + sn[i]*H[i+1][k]
-			H[i+1][k] = -sn[i]*H[i][k] + cs[i]*H[i+1][k]
+			t := float64(cs[i]*H[i][k]) + float64(sn[i]*H[i+1][k])
+			H[i+1][k] = float64(-sn[i]*H[i][k]) + float64(cs[i]*H[i+1][k])
 			H[i][k] = t
 		}
-		d := math.Hypot(H[k][k], H[k+1][k])
+		d := hypot(H[k][k], H[k+1][k])
 		cs[k], sn[k] = H[k][k]/d, H[k+1][k]/d
 		H[k][k] = d
 		H[k+1][k] = 0
@@ -360,14 +361,14 @@ func gmresCycle(ctx context.Context, a *luMatrix, f *luFactors, r, x []float64, 
 	for i := k - 1; i >= 0; i-- {
 		s := g[i]
 		for j := i + 1; j < k; j++ {
-			s -= H[i][j] * y[j]
+			s -= float64(H[i][j] * y[j])
 		}
 		y[i] = s / H[i][i]
 	}
 	u := make([]float64, n)
 	for i := 0; i < k; i++ {
 		for t := range u {
-			u[t] += y[i] * V[i][t]
+			u[t] += float64(y[i] * V[i][t])
 		}
 	}
 	f.solve(u)
@@ -380,9 +381,31 @@ func gmresCycle(ctx context.Context, a *luMatrix, f *luFactors, r, x []float64, 
 func dot(a, b []float64) float64 {
 	s := 0.0
 	for i := range a {
-		s += a[i] * b[i]
+		s += float64(a[i] * b[i])
 	}
 	return s
 }
 
 func norm2(a []float64) float64 { return math.Sqrt(dot(a, a)) }
+
+// hypot is √(x² + y²) without overflow, as max·√(1 + (min/max)²) — what
+// math.Hypot computes on amd64 (its assembly), here on every platform:
+// its Go version, which arm64 runs, may fuse the square into the sum
+// (TestHypotMatchesMath).
+func hypot(x, y float64) float64 {
+	p, q := math.Abs(x), math.Abs(y)
+	switch {
+	case math.IsInf(p, 1) || math.IsInf(q, 1):
+		return math.Inf(1)
+	case math.IsNaN(p) || math.IsNaN(q):
+		return math.NaN()
+	}
+	if p < q {
+		p, q = q, p
+	}
+	if p == 0 {
+		return 0
+	}
+	q /= p
+	return p * math.Sqrt(1+float64(q*q))
+}

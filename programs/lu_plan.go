@@ -197,7 +197,7 @@ func (g *luGEMM) flops() float64 {
 	f := 0.0
 	for _, j := range g.jobs {
 		for _, t := range j.tiles {
-			f += 2 * float64(j.rows) * float64(t.cols) * float64(g.K)
+			f += float64(2 * float64(j.rows) * float64(t.cols) * float64(g.K))
 		}
 	}
 	return f

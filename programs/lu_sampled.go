@@ -205,8 +205,8 @@ func (c *luClass) add(base, ratio, energy float64) {
 	i, found := slices.BinarySearch(c.base, base)
 	if found {
 		k := float64(c.n[i])
-		c.ratio[i] = (c.ratio[i]*k + ratio) / (k + 1)
-		c.energy[i] = (c.energy[i]*k + energy) / (k + 1)
+		c.ratio[i] = (float64(c.ratio[i]*k) + ratio) / (k + 1)
+		c.energy[i] = (float64(c.energy[i]*k) + energy) / (k + 1)
 		c.n[i]++
 		return
 	}
@@ -226,7 +226,7 @@ func (c *luClass) interp(ys []float64, lo, hi int, base float64) float64 {
 		return ys[hi]
 	}
 	t := (base - c.base[lo]) / (c.base[hi] - c.base[lo])
-	return ys[lo] + t*(ys[hi]-ys[lo])
+	return ys[lo] + float64(t*(ys[hi]-ys[lo]))
 }
 
 // predict returns the interpolated time and energy ratios at base and the
@@ -444,8 +444,8 @@ func (t *luKernelTimer) duration(r *luRank, p luPending) (sim.Time, error) {
 		return runs[0].dur, nil
 	}
 	ratio, energy, gap := c.predict(p.d.base)
-	sec := p.d.base * ratio
-	t.dynamic += p.d.base * energy
+	sec := float64(p.d.base * ratio) // rounded: added to rankPred below
+	t.dynamic += float64(p.d.base * energy)
 	t.predicted++
 	t.rankPred[r.id][luGap{cl, gap}] += sec
 	return sim.CeilPS(sec * 1e12), nil
@@ -502,7 +502,7 @@ func (t *luKernelTimer) report(last int, total sim.Time) *report.ClusterSampling
 		m /= float64(len(res))
 		v := 0.0
 		for _, e := range res {
-			v += (e - m) * (e - m)
+			v += float64((e - m) * (e - m))
 		}
 		if len(res) > 1 {
 			v /= float64(len(res) - 1)
@@ -524,7 +524,7 @@ func (t *luKernelTimer) report(last int, total sim.Time) *report.ClusterSampling
 		for _, g := range gaps {
 			y := t.rankPred[last][g]
 			s.PredictedKernelSeconds += y
-			sq += y * y
+			sq += float64(y * y)
 		}
 		switch {
 		case s.PredictedKernelSeconds == 0:
@@ -532,7 +532,7 @@ func (t *luKernelTimer) report(last int, total sim.Time) *report.ClusterSampling
 			// No error estimate: the whole predicted time is uncertain.
 			s.HalfWidthSeconds = s.PredictedKernelSeconds
 		default:
-			s.HalfWidthSeconds = math.Abs(s.ResidualMean)*s.PredictedKernelSeconds + 3*s.ResidualSD*math.Sqrt(sq)
+			s.HalfWidthSeconds = float64(math.Abs(s.ResidualMean)*s.PredictedKernelSeconds) + float64(3*s.ResidualSD*math.Sqrt(sq))
 		}
 	}
 	s.TotalLowSeconds = total.Seconds() - s.HalfWidthSeconds

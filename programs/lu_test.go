@@ -3,8 +3,11 @@ package programs
 import (
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -315,5 +318,34 @@ func TestLUUnusedKeysNoted(t *testing.T) {
 	}
 	if notes := strings.Join(res.Report.Notes, "\n"); strings.Contains(notes, "is not used") {
 		t.Errorf("defaults noted as unused:\n%s", notes)
+	}
+}
+
+// hypot (the GMRES rotations') is math.Hypot on amd64 bit for bit — its
+// assembly computes max·√(1 + (min/max)²) as hypot does everywhere — and
+// tells a fused square from it: a value where √(1 + q²) with q² not
+// rounded first differs.
+func TestHypotMatchesMath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	cases := [][2]float64{{0, 0}, {3, 4}, {-3, 4}, {1e300, 1e300}, {1e-300, 3e-310}, {math.Inf(-1), 1}, {math.NaN(), 1}, {2, math.Inf(1)}}
+	for range 20000 {
+		cases = append(cases, [2]float64{rng.NormFloat64() * math.Exp2(float64(rng.IntN(80)-40)), rng.NormFloat64()})
+	}
+	fusedDiffers := false
+	for _, c := range cases {
+		got, want := hypot(c[0], c[1]), math.Hypot(c[0], c[1])
+		if runtime.GOARCH == "amd64" && math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("hypot(%g, %g) = %g, math.Hypot %g", c[0], c[1], got, want)
+		}
+		p, q := max(math.Abs(c[0]), math.Abs(c[1])), min(math.Abs(c[0]), math.Abs(c[1]))
+		if p > 0 && !math.IsInf(p, 0) && !math.IsNaN(p+q) {
+			q /= p
+			if p*math.Sqrt(math.FMA(q, q, 1)) != got {
+				fusedDiffers = true
+			}
+		}
+	}
+	if !fusedDiffers {
+		t.Fatal("no case where a fused 1 + q² gives another hypot: the test could not tell")
 	}
 }

@@ -381,7 +381,7 @@ func (j *ozakiJob) nativeFaster(s int) bool {
 		prods += g.pairs()
 	}
 	diags := float64(len(ozakiDiagonals(s, j.p.Products == "square")))
-	bytes := (8+float64(s))*(m*k+k*n) + 8*diags*m*n + 8*m*n
+	bytes := float64((8+float64(s))*(float64(m*k)+float64(k*n))) + float64(8*diags*m*n) + float64(8*m*n)
 	emul := float64(prods)*2*m*n*k/int8Peak + bytes/float64(j.mach.GM.Bandwidth)
 	return 2*m*n*k/native <= emul
 }
@@ -1059,7 +1059,7 @@ func (j *ozakiJob) reference(idx []int) (ref, abs []float64) {
 		ref[x] *= j.alpha
 		abs[x] *= math.Abs(j.alpha)
 		if j.c0 != nil {
-			ref[x] += j.p.Beta * j.c0[i]
+			ref[x] += float64(j.p.Beta * j.c0[i])
 		}
 	}
 	return ref, abs

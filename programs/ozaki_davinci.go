@@ -175,8 +175,8 @@ func (j *ozakiDaVinciJob) nativeFaster(s int) bool {
 	for _, g := range diags {
 		prods += g.pairs()
 	}
-	link := float64(s)*(m*k+k*n) + 4*float64(len(diags))*m*n
-	host := (8+float64(s))*(m*k+k*n) + (4*float64(len(diags))+8)*m*n
+	link := float64(float64(s)*(float64(m*k)+float64(k*n))) + float64(4*float64(len(diags))*m*n)
+	host := float64((8+float64(s))*(float64(m*k)+float64(k*n))) + float64((float64(4*float64(len(diags)))+8)*m*n)
 	emul := float64(prods)*2*m*n*k/int8Peak + link/float64(j.mach.Host.Link.Bandwidth) + host/float64(j.mach.Host.MemoryBandwidth)
 	return 2*m*n*k/j.hostFP64Peak() <= emul
 }
@@ -186,14 +186,14 @@ func (j *ozakiDaVinciJob) nativeFaster(s int) bool {
 func (j *ozakiDaVinciJob) nativeCost() (flops float64, bytes int64) {
 	p := &j.p.GEMMParams
 	m, k, n := float64(p.M), float64(p.K), float64(p.N)
-	b := 8 * (m*k + k*n + m*n)
-	flops = 2 * m * n * k
+	b := float64(8 * (float64(m*k) + float64(k*n) + float64(m*n)))
+	flops = float64(2 * m * n * k)
 	if j.alpha != 1 {
-		flops += m * n
+		flops += float64(m * n)
 	}
 	if j.p.Beta != 0 {
-		b += 8 * m * n
-		flops += 2 * m * n
+		b += float64(8 * m * n)
+		flops += float64(2 * m * n)
 	}
 	return flops, int64(b)
 }
@@ -300,14 +300,14 @@ func (j *ozakiDaVinciJob) Prepare(chip *arch.Chip) error {
 func (j *ozakiDaVinciJob) buildHost(h *arch.Host) {
 	p := &j.p.GEMMParams
 	m, k, n := float64(p.M), float64(p.K), float64(p.N)
-	mk, kn, mn := m*k, k*n, m*n
+	mk, kn, mn := float64(m*k), float64(k*n), float64(m*n) // rounded: added and doubled (2·x is x+x) below
 	full := p.Numerics == NumericsFull
 	s := float64(j.slices)
 	if j.adp() {
 		// Scan: read A and B once; per element 6 INT32 operations; write
 		// the block tables (max, min as 2 × INT16) and the line maxima.
-		tab := 4 * float64(j.kb) * (m + n)
-		h.Compute(ozStageScan, ozakiHostInt32Flops*ozakiScanOps*(mk+kn), int64(8*(mk+kn)+tab), false, 0, nil)
+		tab := float64(4 * float64(j.kb) * (m + n))
+		h.Compute(ozStageScan, ozakiHostInt32Flops*ozakiScanOps*(mk+kn), int64(float64(8*(mk+kn))+tab), false, 0, nil)
 		// ESC: per output and k-block 2 adds and 2 maxes on INT16.
 		h.Compute(ozStageESC, ozakiHostInt16Flops*ozakiESCOps*mn*float64(j.kb), int64(tab), false, 0, nil)
 		h.Compute(ozStageADP, ozakiHostInt32Flops*ozakiDecisionOps, 0, false, 1, nil)
@@ -360,14 +360,14 @@ func (j *ozakiDaVinciJob) buildHost(h *arch.Host) {
 	// One pass over the planes: per element and plane a conversion and a
 	// multiply-add, then the scaling (1), α (1) and β·C0 (2); reads the
 	// planes (and C0), writes C.
-	flops := ozakiHostRecombineFlops*float64(j.nplanes)*mn + 2*mn
-	bytes := (4*float64(j.nplanes) + 8) * mn
+	flops := float64(ozakiHostRecombineFlops*float64(j.nplanes)*mn) + 2*mn
+	bytes := float64((float64(4*float64(j.nplanes)) + 8) * mn)
 	if j.alpha != 1 {
 		flops += 2 * mn
 	}
 	if j.p.Beta != 0 {
-		flops += 4 * mn
-		bytes += 8 * mn
+		flops += float64(4 * mn)
+		bytes += float64(8 * mn)
 	}
 	var rec func() error
 	if full {

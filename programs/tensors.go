@@ -36,7 +36,7 @@ func NewRand(seed int64, stream uint64) *rand.Rand {
 func UniformFP32(r *rand.Rand, n int, lo, hi float64) []float32 {
 	out := make([]float32, n)
 	for i := range out {
-		out[i] = float32(lo + (hi-lo)*r.Float64())
+		out[i] = float32(lo + float64((hi-lo)*r.Float64()))
 	}
 	return out
 }

@@ -37,17 +37,17 @@ func (r *Report) SetEnergy(st *arch.Stats, p *machines.Power) {
 	const pJ = 1e-12
 	e := &EnergyReport{MaxWatts: p.MaxW}
 	secs := st.Time.Seconds()
-	e.StaticJoules = p.StaticW * secs
-	e.MatrixJoules = st.MMADFlops * p.MatrixPJPerFlop * pJ
+	e.StaticJoules = float64(p.StaticW * secs) // rounded: all four are added below
+	e.MatrixJoules = float64(st.MMADFlops * p.MatrixPJPerFlop * pJ)
 	for _, cs := range st.Cores {
-		e.VectorJoules += float64(cs.VectorRepeats) * p.VectorPJPerRepeat * pJ
+		e.VectorJoules += float64(float64(cs.VectorRepeats) * p.VectorPJPerRepeat * pJ)
 		for i, n := range cs.PathBytes {
 			pj, _ := p.PathPJ(st.Geometry.Paths[i].Name)
-			e.PathJoules += float64(n) * pj * pJ
+			e.PathJoules += float64(float64(n) * pj * pJ)
 		}
 	}
-	e.L2Joules = float64(st.Traffic.L2Read) * p.L2PJPerByte * pJ
-	e.HBMJoules = float64(st.Traffic.HBM()) * p.HBMPJPerByte * pJ
+	e.L2Joules = float64(float64(st.Traffic.L2Read) * p.L2PJPerByte * pJ)
+	e.HBMJoules = float64(float64(st.Traffic.HBM()) * p.HBMPJPerByte * pJ)
 	e.Joules = e.StaticJoules + e.MatrixJoules + e.VectorJoules + e.PathJoules + e.L2Joules + e.HBMJoules
 	if secs > 0 {
 		e.AverageWatts = e.Joules / secs

@@ -125,5 +125,5 @@ func (t Time) String() string {
 func (t Time) Seconds() float64 {
 	s := t / Second
 	ps := t % Second
-	return float64(s) + float64(ps)*1e-12
+	return float64(s) + float64(float64(ps)*1e-12)
 }

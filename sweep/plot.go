@@ -320,7 +320,7 @@ func addRoof(p *plot.Plot, roof *Roof, lines []*line, logx bool) {
 	if logx {
 		xlo, hi = xlo/math.Sqrt(10), hi*math.Sqrt(10)
 	} else {
-		xlo, hi = max(0, xlo-0.1*(hi-xlo)), hi+0.1*(hi-xlo)
+		xlo, hi = max(0, xlo-float64(0.1*(hi-xlo))), hi+float64(0.1*(hi-xlo))
 	}
 	for i, s := range roof.Slopes {
 		lo := max(xlo, ylo/2/s.Slope)
@@ -330,7 +330,7 @@ func addRoof(p *plot.Plot, roof *Roof, lines []*line, logx bool) {
 		const steps = 64
 		var xys plotter.XYs
 		for k := range steps + 1 {
-			x := lo + (hi-lo)*float64(k)/steps
+			x := lo + float64((hi-lo)*float64(k)/steps) // ·1/64 is exact: a product
 			if logx {
 				x = lo * math.Pow(hi/lo, float64(k)/steps)
 			}
@@ -436,7 +436,7 @@ func placeLegend(p *plot.Plot, lines []*line, logx, logy bool) {
 		return out
 	}
 	nx, ny := norm(xs, logx), norm(ys, logy)
-	height := min(0.9, 0.07*float64(len(lines))+0.05)
+	height := min(0.9, float64(0.07*float64(len(lines)))+0.05)
 	best, bestN := 0, math.MaxInt
 	for c := range 4 { // top-right, top-left, bottom-right, bottom-left
 		top, left := c < 2, c%2 == 1

@@ -386,7 +386,7 @@ func parseMicros(n json.Number) (sim.Time, error) {
 	if err != nil {
 		return 0, fmt.Errorf("bad time %q", s)
 	}
-	ps := f*1e6 + 0.5
+	ps := float64(f*1e6) + 0.5
 	if math.IsNaN(ps) || math.Abs(ps) >= float64(sim.MaxTime) {
 		return 0, fmt.Errorf("time %s µs is out of range (over about 106 days)", s)
 	}

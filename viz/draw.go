@@ -218,7 +218,7 @@ func (v *Viewer) gauge(x, y, w int, name string, val, capacity float64, valS str
 	v.put(x, y, name, labelStyle)
 	x += v.lw
 	x = v.put(x, y, "[", base)
-	n := int(frac*float64(bar) + 0.5)
+	n := int(float64(frac*float64(bar)) + 0.5)
 	if val > 0 && n == 0 {
 		n = 1
 	}

@@ -37,8 +37,8 @@ func init() {
 func coreBytes(m *machines.Machine, mode arch.Mode) int64 {
 	mc := m.DaVinci()
 	n := float64(unsafe.Sizeof(Core{})) +
-		float64(isa.NumPipes)*float64(mc.QueueDepth)*float64(unsafe.Sizeof(isa.Instr{})+unsafe.Sizeof(sim.Time(0))) +
-		float64(isa.NumPipes)*float64(isa.NumPipes)*float64(mc.FlagIDs)*4 +
+		float64(float64(isa.NumPipes)*float64(mc.QueueDepth)*float64(unsafe.Sizeof(isa.Instr{})+unsafe.Sizeof(sim.Time(0)))) +
+		float64(float64(isa.NumPipes)*float64(isa.NumPipes)*float64(mc.FlagIDs)*4) +
 		float64(isa.NumBuffers)*float64(unsafe.Sizeof(mem.Occupancy{}))
 	if mode == arch.Functional {
 		bufs := m.Geometry().Buffers

@@ -173,7 +173,7 @@ func loadBytes(in *isa.Instr) int64 {
 // mmaFlops is the flops a matrix instruction counts (its M×N×K, not the
 // whole warp tiles its unit computes).
 func mmaFlops(in *isa.Instr) float64 {
-	return 2 * float64(in.M) * float64(in.N) * float64(in.K)
+	return float64(2 * float64(in.M) * float64(in.N) * float64(in.K)) // rounded: callers add it
 }
 
 // vectorRepeats is the repeats an element-wise instruction runs.
@@ -221,7 +221,7 @@ func (core *Core) step(t *cta, in *isa.Instr, now sim.Time) {
 	}
 	t.work.VectorRepeats += w.VectorRepeats * int64(n)
 	core.vectorRepeats += w.VectorRepeats * int64(n)
-	t.work.Flops += w.Flops * float64(n)
+	t.work.Flops += float64(w.Flops * float64(n))
 	t.work.GMRead += w.GMRead * int64(n)
 	t.work.GMWrite += w.GMWrite * int64(n)
 	core.chip.StepWork(w.GMRead*int64(n), w.GMWrite*int64(n), w.Flops*float64(n))
@@ -298,8 +298,8 @@ func (core *Core) mmaCycles(t *cta, p isa.Pipe, in *isa.Instr) (cycles, vec floa
 		tiles := math.Ceil(float64(m)/float64(mi.Dims[0])) * math.Ceil(float64(n)/float64(mi.Dims[1]))
 		steps := math.Ceil(float64(in.K) / float64(mi.Dims[2]))
 		active := float64(max(1, min(t.res.Warps, pr.SubCores)))
-		if busy := math.Ceil(tiles/active) * o; steps > 1 && busy < float64(mi.ChainLatency) {
-			cycles *= ((steps-1)*float64(mi.ChainLatency) + busy) / (steps * busy)
+		if busy := float64(math.Ceil(tiles/active) * o); steps > 1 && busy < float64(mi.ChainLatency) {
+			cycles *= (float64((steps-1)*float64(mi.ChainLatency)) + busy) / (steps * busy)
 		}
 	}
 	return cycles, vec, lat, true

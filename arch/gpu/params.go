@@ -145,7 +145,7 @@ func (p *Params) coreBytes(g *machines.Geometry, mode arch.Mode) int64 {
 			}
 		}
 	}
-	n := float64(unsafe.Sizeof(Core{})) + float64(max(p.MaxBlocks, 1))*slot
+	n := float64(unsafe.Sizeof(Core{})) + float64(float64(max(p.MaxBlocks, 1))*slot)
 	return int64(min(n, 1<<62))
 }
 
