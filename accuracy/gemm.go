@@ -70,12 +70,13 @@ func CPUSGEMM(m, k, n int, a, b []float32) []float32 {
 	return c
 }
 
-// sgemmRows is CPUSGEMM's definition, row by row: C[i][:] += A[i][l]·B[l][:]
-// for l in increasing order, each product rounded to float32 before the
-// addition (the explicit conversion forbids fusing them), a zero A[i][l]
-// skipped (so a 0·∞ in B does not turn C into NaN, as in gonum). gemm32
-// runs it where gonum's assembly does not compute exactly this.
-func sgemmRows(k, n int, a, b, c []float32) {
+// gemmRows is CPUSGEMM's definition (T float32) and ReferenceGEMM64's
+// (T float64), row by row: C[i][:] += A[i][l]·B[l][:] for l in increasing
+// order, each product rounded to T before the addition (the explicit
+// conversion forbids fusing them), a zero A[i][l] skipped (so a 0·∞ in B
+// does not turn C into NaN, as in gonum). gemm32 and gemm64 run it where
+// gonum's assembly does not compute exactly this.
+func gemmRows[T float32 | float64](k, n int, a, b, c []T) {
 	for i := 0; i < len(c)/n; i++ {
 		crow := c[i*n : i*n+n]
 		for l, v := range a[i*k : i*k+k] {
@@ -83,22 +84,7 @@ func sgemmRows(k, n int, a, b, c []float32) {
 				continue
 			}
 			for j, w := range b[l*n : l*n+n] {
-				crow[j] += float32(v * w)
-			}
-		}
-	}
-}
-
-// dgemmRows is sgemmRows in float64 (ReferenceGEMM64's definition).
-func dgemmRows(k, n int, a, b, c []float64) {
-	for i := 0; i < len(c)/n; i++ {
-		crow := c[i*n : i*n+n]
-		for l, v := range a[i*k : i*k+k] {
-			if v == 0 {
-				continue
-			}
-			for j, w := range b[l*n : l*n+n] {
-				crow[j] += float64(v * w)
+				crow[j] += T(v * w)
 			}
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// gemm32 sets c (m×n, zero) to a·b as sgemmRows defines it, by gonum's
+// gemm32 sets c (m×n, zero) to a·b as gemmRows defines it, by gonum's
 // blas32.Gemm: on amd64 its kernels (SSE assembly: a multiply, then an
 // add; k in increasing order in every block; a zero A element skipped)
 // compute exactly that, in parallel and several times faster
@@ -18,7 +18,7 @@ func gemm32(m, k, n int, a, b, c []float32) {
 		0, blas32.General{Rows: m, Cols: n, Stride: n, Data: c})
 }
 
-// gemm64 is gemm32 in float64 (dgemmRows), by gonum's blas64.Gemm.
+// gemm64 is gemm32 in float64 (gemmRows), by gonum's blas64.Gemm.
 func gemm64(m, k, n int, a, b, c []float64) {
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
 		blas64.General{Rows: m, Cols: k, Stride: k, Data: a},

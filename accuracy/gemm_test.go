@@ -88,7 +88,7 @@ func TestGEMMBadShapes(t *testing.T) {
 }
 
 // gemm32 and gemm64 (gonum's kernels on amd64) compute exactly what
-// sgemmRows and dgemmRows define, bit for bit — in gonum's parallel
+// gemmRows define, bit for bit — in gonum's parallel
 // blocked path (m, n past its block of 64, k over several) too; and the
 // test tells a sum whose products are fused into the additions from it.
 func TestGEMMMatchesRows(t *testing.T) {
@@ -108,14 +108,14 @@ func TestGEMMMatchesRows(t *testing.T) {
 		b[0] = float32(math.Inf(1)) // B[0][0], met by A[0][0] = 0: skipped (0·∞ would be NaN)
 		got32, want32 := make([]float32, m*n), make([]float32, m*n)
 		gemm32(m, k, n, a, b, got32)
-		sgemmRows(k, n, a, b, want32)
+		gemmRows(k, n, a, b, want32)
 		a64, b64 := widen(a), widen(b)
 		for i := range a64 {
 			a64[i] *= 1 + 1e-9*float64(i%7) // not exact in FP32: the products round in FP64
 		}
 		got64, want64 := make([]float64, m*n), make([]float64, m*n)
 		gemm64(m, k, n, a64, b64, got64)
-		dgemmRows(k, n, a64, b64, want64)
+		gemmRows(k, n, a64, b64, want64)
 		if math.IsNaN(float64(want32[0])) || math.IsNaN(want64[0]) {
 			t.Fatalf("%v: C[0][0] is NaN: A[0][0] = 0 was not skipped", sh)
 		}
@@ -146,7 +146,7 @@ func TestGEMMMatchesRows(t *testing.T) {
 
 // The baselines are the same bits on every platform: hashes of CPUSGEMM's
 // and ReferenceGEMM64's outputs for fixed inputs, recorded on amd64 (gonum)
-// and equal on arm64 under qemu (sgemmRows and dgemmRows), where gonum's
+// and equal on arm64 under qemu (gemmRows), where gonum's
 // fused kernels had given others.
 func TestGEMMBaselinesGolden(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
