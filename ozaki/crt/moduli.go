@@ -1,10 +1,10 @@
 package crt
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/big"
-	"math/bits"
 )
 
 // Limits of the number of moduli.
@@ -112,13 +112,13 @@ func newBasis(n int) *Basis {
 	return b
 }
 
+// limbs returns x (below 2^192) as three little-endian 64-bit limbs, on
+// any word size (big.Int's words are 32 bits on 386 and arm).
 func limbs(x *big.Int) (l [3]uint64) {
-	w := x.Bits()
-	for i := range w {
-		l[i] = uint64(w[i])
-	}
-	if bits.UintSize != 64 {
-		panic("crt: needs a 64-bit platform")
+	var b [24]byte
+	x.FillBytes(b[:]) // big-endian
+	for i := range l {
+		l[i] = binary.BigEndian.Uint64(b[16-8*i:])
 	}
 	return l
 }
