@@ -24,6 +24,10 @@ type luGolden struct {
 	lh, uh []uint16
 	diags  []*luDiag
 	s      float32
+	// ctx stops the model between tile rows: one iteration's trailing
+	// update at n = 16384 took over 20 s where the cube's tiles run in Go
+	// (no AVX-512: arm64, 386), deaf to a SIGINT until it ended.
+	ctx context.Context
 }
 
 var luSat = fp.Options{Round: fp.RNE, Saturate: true}
@@ -38,7 +42,7 @@ func luGoldenRun(ctx context.Context, pl *luPlan, mat *luMatrix) (*luGolden, err
 		return nil, err
 	}
 	n, nb, nbk, F := pl.n, pl.nb, pl.nbk, pl.F
-	g := &luGolden{n: n, nb: nb, lh: make([]uint16, n*n), uh: make([]uint16, n*n), diags: make([]*luDiag, nbk), s: 1}
+	g := &luGolden{n: n, nb: nb, lh: make([]uint16, n*n), uh: make([]uint16, n*n), diags: make([]*luDiag, nbk), s: 1, ctx: ctx}
 	row := make([]float64, n)
 	if pl.tb == 4 {
 		g.a32 = make([]float32, n*n)
@@ -141,6 +145,9 @@ func (g *luGolden) trsm(pl *luPlan, model cube.Model, i int, d *luDiag) error {
 	n, nb := g.n, g.nb
 	acc := make([]float32, pl.bm*pl.bn)
 	for r0 := (i + 1) * nb; r0 < n; r0 += pl.bm {
+		if err := stopped(g.ctx, "computing the golden model"); err != nil {
+			return err
+		}
 		for c0 := 0; c0 < nb; c0 += pl.bn {
 			err := tile(model, pl.bm, pl.bn, nb, pl.bk,
 				func(r, k int) uint16 { return g.at16((r0+r)*n + i*nb + k) },
@@ -182,6 +189,9 @@ func (g *luGolden) update(pl *luPlan, model cube.Model, z band, i0, i1 int) erro
 	acc := make([]float32, pl.bm*pl.bn)
 	for _, rc := range z.rects(pl.nbk) {
 		for r0 := rc[0] * nb; r0 < rc[1]*nb; r0 += pl.bm {
+			if err := stopped(g.ctx, "computing the golden model"); err != nil {
+				return err
+			}
 			for c0 := rc[2] * nb; c0 < rc[3]*nb; c0 += pl.bn {
 				err := tile(model, pl.bm, pl.bn, K, pl.bk,
 					func(r, k int) uint16 { return g.lh[(r0+r)*n+kc0+k] },

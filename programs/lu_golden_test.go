@@ -1,0 +1,57 @@
+package programs
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/machines"
+)
+
+// errsAfter is a context whose Err turns context.Canceled at its after-th
+// call: where a check falls.
+type errsAfter struct {
+	context.Context
+	calls, after int
+}
+
+func (c *errsAfter) Err() error {
+	if c.calls++; c.calls >= c.after {
+		return context.Canceled
+	}
+	return nil
+}
+
+// The LU golden model checks for a stop between tile rows, not only
+// between iterations (one iteration's trailing update at n = 16384 took
+// over 20 s where the cube's tiles run in Go): stopped in the middle of
+// its first iteration, it returns the stop.
+func TestLUGoldenStopsInsideAnIteration(t *testing.T) {
+	m, err := machines.Load("ascend-910a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := LUParams{N: 4 * 128, NB: 128, NFused: 1, NFusion: 16, Trailing: "fp16"}
+	p.defaults()
+	p.chooseTiling(m)
+	p.fusedFromL1(m)
+	if err := p.validate("t.yaml", m); err != nil {
+		t.Fatal(err)
+	}
+	pl, err := newLUPlan("t.yaml", p, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mat := newLUMatrix(p.N, 1)
+	count := &errsAfter{Context: context.Background(), after: 1 << 30}
+	if _, err := luGoldenRun(count, pl, mat); err != nil {
+		t.Fatal(err)
+	}
+	if count.calls <= 2*pl.nbk {
+		t.Fatalf("%d checks for %d iterations: not inside them", count.calls, pl.nbk)
+	}
+	stop := &errsAfter{Context: context.Background(), after: 3}                                    // the first iteration's second tile row
+	if _, err := luGoldenRun(stop, pl, mat); !errors.Is(err, context.Canceled) || stop.calls > 4 { // (context.Cause asks Err once more)
+		t.Fatalf("stopped at check 3: %v after %d checks", err, stop.calls)
+	}
+}
