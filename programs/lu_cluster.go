@@ -424,6 +424,9 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 	full := j.p.Numerics == NumericsFull
 	if full {
 		j.mat = newLUMatrix(j.p.N, j.p.Seed)
+		if err := j.mat.fill(hooks.Context); err != nil {
+			return nil, err
+		}
 		j.capL = make([]uint16, j.p.N*j.p.N)
 		j.capU = make([]uint16, j.p.N*j.p.N)
 	}

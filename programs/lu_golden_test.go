@@ -3,6 +3,7 @@ package programs
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -53,5 +54,29 @@ func TestLUGoldenStopsInsideAnIteration(t *testing.T) {
 	stop := &errsAfter{Context: context.Background(), after: 3}                                    // the first iteration's second tile row
 	if _, err := luGoldenRun(stop, pl, mat); !errors.Is(err, context.Canceled) || stop.calls > 4 { // (context.Cause asks Err once more)
 		t.Fatalf("stopped at check 3: %v after %d checks", err, stop.calls)
+	}
+}
+
+// The matrix's diagonal (n² draws) is made where the run's context can
+// stop it: fill returns the stop and leaves the matrix unmade.
+func TestLUMatrixFillStops(t *testing.T) {
+	m := newLUMatrix(1024, 1)
+	stop := &errsAfter{Context: context.Background(), after: 2} // at row 256
+	if err := m.fill(stop); !errors.Is(err, context.Canceled) || m.diag != nil {
+		t.Fatalf("fill stopped at its second check: %v, diagonal made %v", err, m.diag != nil)
+	}
+	if err := m.fill(context.Background()); err != nil || len(m.diag) != 1024 {
+		t.Fatalf("fill: %v, %d values", err, len(m.diag))
+	}
+	row := make([]float64, 1024)
+	m.Row(5, row)
+	s := 0.0
+	for j, v := range row {
+		if j != 5 {
+			s += math.Abs(v)
+		}
+	}
+	if row[5] != s {
+		t.Fatalf("diagonal %v, the row's off-diagonal magnitudes sum to %v", row[5], s)
 	}
 }

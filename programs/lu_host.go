@@ -16,17 +16,34 @@ import (
 // luMatrix generates HPL-MxP's diagonally dominant random matrix on the fly:
 // off-diagonal entries uniform in [−0.5, 0.5) from a per-row PCG stream,
 // the diagonal the sum of the row's off-diagonal magnitudes (LU-HPLMXP.md);
-// b uniform in [−0.5, 0.5). Only the diagonal (n values) is cached.
+// b uniform in [−0.5, 0.5). Only the diagonal (n values) is cached, made
+// by fill.
 type luMatrix struct {
 	n    int
 	seed int64
 	diag []float64
 }
 
+// newLUMatrix returns the matrix of order n; its diagonal is made by fill
+// (n² draws: seconds at n = 32768), where the run's context can stop it.
 func newLUMatrix(n int, seed int64) *luMatrix {
-	m := &luMatrix{n: n, seed: seed, diag: make([]float64, n)}
-	row := make([]float64, n)
-	for i := 0; i < n; i++ {
+	return &luMatrix{n: n, seed: seed}
+}
+
+// fill makes the diagonal, if not yet made, checking ctx every 256 rows
+// (it had run at build time, deaf to a SIGINT).
+func (m *luMatrix) fill(ctx context.Context) error {
+	if m.diag != nil {
+		return nil
+	}
+	diag := make([]float64, m.n)
+	row := make([]float64, m.n)
+	for i := 0; i < m.n; i++ {
+		if i%256 == 0 {
+			if err := stopped(ctx, "generating the matrix"); err != nil {
+				return err
+			}
+		}
 		m.offRow(i, row)
 		s := 0.0
 		for j, v := range row {
@@ -34,7 +51,17 @@ func newLUMatrix(n int, seed int64) *luMatrix {
 				s += math.Abs(v)
 			}
 		}
-		m.diag[i] = s
+		diag[i] = s
+	}
+	m.diag = diag
+	return nil
+}
+
+// filled returns m with its diagonal made (for the callers past the run's
+// Prepare, which made it: without a context).
+func (m *luMatrix) filled() *luMatrix {
+	if m.diag == nil {
+		_ = m.fill(nil) // (a nil context never stops)
 	}
 	return m
 }
@@ -51,7 +78,7 @@ func (m *luMatrix) offRow(i int, row []float64) {
 // Row fills row with row i of A (FP64).
 func (m *luMatrix) Row(i int, row []float64) {
 	m.offRow(i, row)
-	row[i] = m.diag[i]
+	row[i] = m.filled().diag[i]
 }
 
 // B returns the right-hand side.
@@ -68,7 +95,7 @@ func (m *luMatrix) B() []float64 {
 func (m *luMatrix) NormInf() float64 {
 	best := 0.0
 	for i := 0; i < m.n; i++ {
-		best = math.Max(best, 2*m.diag[i]) // Σ|off| + diag
+		best = math.Max(best, 2*m.filled().diag[i]) // Σ|off| + diag
 	}
 	return best
 }

@@ -181,9 +181,11 @@ func TestLUSampledOneChip(t *testing.T) {
 	}
 }
 
-// Work outside the event loop stops with the run's context: the golden
-// model of sampled numerics (DaVinci and GPU lu-fused) returns the
-// context's cause, not a bad-input error, and does not run to its end.
+// Work outside the event loop stops with the run's context: the matrix's
+// generation and the golden model of sampled numerics (DaVinci and GPU
+// lu-fused) return the context's cause, not a bad-input error, and do not
+// run to their end (a context stopped before the run stops the first, the
+// matrix; TestLUGoldenStopsInsideAnIteration the model).
 func TestLUGoldenStops(t *testing.T) {
 	cause := errors.New("interrupted for the test")
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -197,7 +199,7 @@ func TestLUGoldenStops(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = Execute(f, Options{}, RunHooks{Context: ctx})
-		if !errors.Is(err, cause) || badinput.Is(err) || !strings.Contains(err.Error(), "stopped computing the golden model") {
+		if !errors.Is(err, cause) || badinput.Is(err) || !strings.Contains(err.Error(), "stopped generating the matrix") {
 			t.Errorf("%q: got %v", prog, err)
 		}
 	}
