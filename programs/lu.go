@@ -148,10 +148,8 @@ func writeTrailingRow(gm *mem.GM, at int64, r32 []float32, r16 []uint16, tb int)
 func (j *luJob) Prepare(chip *arch.Chip) error {
 	j.chip = chip
 	pl := j.pl
-	if j.mat != nil {
-		if err := j.mat.fill(j.runCtx()); err != nil {
-			return err
-		}
+	if err := j.mat.fill(j.runCtx()); err != nil {
+		return err
 	}
 	switch j.p.Numerics {
 	case NumericsFull:

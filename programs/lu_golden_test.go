@@ -44,6 +44,9 @@ func TestLUGoldenStopsInsideAnIteration(t *testing.T) {
 		t.Fatal(err)
 	}
 	mat := newLUMatrix(p.N, 1)
+	if err := mat.fill(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	count := &errsAfter{Context: context.Background(), after: 1 << 30}
 	if _, err := luGoldenRun(count, pl, mat); err != nil {
 		t.Fatal(err)

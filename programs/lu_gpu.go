@@ -146,10 +146,8 @@ func (j *luGPUJob) Program() isa.Program {
 // (sampled), and attaches the host program.
 func (j *luGPUJob) Prepare(chip *arch.Chip) error {
 	j.chip = chip
-	if j.mat != nil {
-		if err := j.mat.fill(j.runCtx()); err != nil {
-			return err
-		}
+	if err := j.mat.fill(j.runCtx()); err != nil {
+		return err
 	}
 	switch j.p.Numerics {
 	case NumericsFull:

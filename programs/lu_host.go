@@ -30,10 +30,12 @@ func newLUMatrix(n int, seed int64) *luMatrix {
 	return &luMatrix{n: n, seed: seed}
 }
 
-// fill makes the diagonal, if not yet made, checking ctx every 256 rows
-// (it had run at build time, deaf to a SIGINT).
+// fill makes the diagonal, if not yet made (nothing for no matrix: a run
+// without numerics), checking ctx every 256 rows (it had run at build
+// time, deaf to a SIGINT). Every job that has a matrix fills it before
+// using it: in Prepare, or first thing in a cluster's run.
 func (m *luMatrix) fill(ctx context.Context) error {
-	if m.diag != nil {
+	if m == nil || m.diag != nil {
 		return nil
 	}
 	diag := make([]float64, m.n)
@@ -57,15 +59,6 @@ func (m *luMatrix) fill(ctx context.Context) error {
 	return nil
 }
 
-// filled returns m with its diagonal made (for the callers past the run's
-// Prepare, which made it: without a context).
-func (m *luMatrix) filled() *luMatrix {
-	if m.diag == nil {
-		_ = m.fill(nil) // (a nil context never stops)
-	}
-	return m
-}
-
 // offRow fills row with the off-diagonal entries of row i (row[i] = 0).
 func (m *luMatrix) offRow(i int, row []float64) {
 	r := NewRand(m.seed, uint64(i))
@@ -78,7 +71,7 @@ func (m *luMatrix) offRow(i int, row []float64) {
 // Row fills row with row i of A (FP64).
 func (m *luMatrix) Row(i int, row []float64) {
 	m.offRow(i, row)
-	row[i] = m.filled().diag[i]
+	row[i] = m.diag[i]
 }
 
 // B returns the right-hand side.
@@ -95,7 +88,7 @@ func (m *luMatrix) B() []float64 {
 func (m *luMatrix) NormInf() float64 {
 	best := 0.0
 	for i := 0; i < m.n; i++ {
-		best = math.Max(best, 2*m.filled().diag[i]) // Σ|off| + diag
+		best = math.Max(best, 2*m.diag[i]) // Σ|off| + diag
 	}
 	return best
 }
