@@ -87,6 +87,8 @@ type gridRunner struct {
 	next    int              // next CTA of grid cur to start
 	running int              // CTAs of grid cur resident
 	started bool             // grid cur's launch latency has passed
+	// waitGrid is the grid (index) of fastForward.waits' last entry.
+	waitGrid int
 
 	ff      *fastForward // nil: every CTA is simulated
 	wave    int          // CTAs of grid cur placed by its first dispatch (0: not yet known)
@@ -666,6 +668,42 @@ type FastForwardDecline struct {
 	SoFar  uint64   // the events simulated before it
 }
 
+// FastForwardWait records why a kernel's waves were simulated where a
+// wave skip could have measured them: at each wave start with enough
+// waves measured before it and enough left after it, the reason no skip
+// was taken, counted (the first reason that applied), with the last
+// value measured of each kind — what a user reads to see what kept a run
+// long, and which setting (--fast-forward-tolerance, -mix, -hits,
+// -warm-up, --fast-forward-stationary) would let it skip sooner.
+type FastForwardWait struct {
+	Grid string
+	// Waves is the grid's waves; FirstSkip the wave its first skip came
+	// at (−1: none).
+	Waves, FirstSkip int
+	// Spread counts the starts whose measured waves' durations spread
+	// beyond the tolerance (LastSpread: max − min over the mean, at the
+	// last of them); Moved those whose cache hit fractions or lanes'
+	// stall mix moved beyond their settings; Apart those whose two
+	// windows' mean durations (a stationary skip's) were apart by more
+	// than the tolerance (LastGap: their difference over their mean);
+	// WarmUp those inside the kernel's warm-up; Unlike those whose
+	// measured or next blocks run other instructions.
+	Spread, Moved, Apart, WarmUp, Unlike int
+	LastSpread, LastGap                  float64
+}
+
+// wait returns the running grid's FastForwardWait, recording it on first
+// use.
+func (gr *gridRunner) wait(g *isa.Grid) *FastForwardWait {
+	ff := gr.ff
+	if n := len(ff.waits); n > 0 && ff.waits[n-1].Grid == g.Name && gr.waitGrid == gr.cur {
+		return &ff.waits[n-1]
+	}
+	ff.waits = append(ff.waits, FastForwardWait{Grid: g.Name, Waves: (g.CTAs + gr.wave - 1) / gr.wave, FirstSkip: -1})
+	gr.waitGrid = gr.cur
+	return &ff.waits[len(ff.waits)-1]
+}
+
 // FastForwardCheckError stops a fast-forwarded run when the waves after a
 // skip did not take the measured period (FastForwardSkip.Checked): the
 // skipped waves were not like the measured ones. Run again with some of
@@ -686,6 +724,7 @@ type fastForward struct {
 	steps    []StepSkip
 	kernels  []KernelSkip
 	declined []FastForwardDecline
+	waits    []FastForwardWait
 	lanes    []struct{} // a core's lanes and paths (the ffSnap layout)
 	paths    int
 	shift    sim.Time  // sum of the skips' shifts
@@ -854,11 +893,24 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	spread := sim.Time(math.Round(hi - lo))
 	if !steady || hi-lo > ff.Tolerance*total/m {
 		if !ff.Stationary || len(gr.snaps) < 2*measure+1 {
+			if w := gr.wait(g); steady {
+				w.Spread++
+				w.LastSpread = (hi - lo) / (total / m)
+			} else {
+				w.Moved++
+			}
 			return
 		}
 		w := gr.snaps[len(gr.snaps)-2*measure-1:]
 		ok, gap, sd := stationary(w, measure, len(gr.chip.grids.cores), len(ff.lanes), ff.paths, ff.Tolerance, ff.Mix, ff.Hits)
 		if !ok {
+			wt := gr.wait(g)
+			if mean := float64(w[2*measure].t-w[0].t) / float64(2*measure); gap > ff.Tolerance*mean {
+				wt.Apart++
+				wt.LastGap = gap / mean
+			} else {
+				wt.Moved++
+			}
 			return
 		}
 		s, measured = w, 2*measure
@@ -885,6 +937,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	like := gr.likeRefs(g, gr.next-measured*gr.wave)
 	for c := gr.next - measured*gr.wave + max(g.Cluster, 1); c < gr.next; c++ { // after the references
 		if !like(c) {
+			gr.wait(g).Unlike++
 			return
 		}
 	}
@@ -900,6 +953,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	// The measured waves come after the run's warm-up (n: the waves
 	// alike ahead, up to the grid's last full wave).
 	if from := gr.next/gr.wave - measured; float64(from-gr.runFrom) < ff.WarmUp*float64(gr.next/gr.wave-gr.runFrom+n) {
+		gr.wait(g).WarmUp++
 		return
 	}
 	// Nor reaches into an excluded range (a failed check's).
@@ -984,6 +1038,9 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		Events: uint64(math.Round(float64(last.ints[ffEvents]-first.ints[ffEvents]) * scale))})
 	ff.shift += shift
 	gr.check = len(ff.skips) - 1
+	if w := gr.wait(g); w.FirstSkip < 0 {
+		w.FirstSkip = gr.next / gr.wave
+	}
 	gr.next += j * gr.wave
 	gr.snaps = gr.snaps[:0]
 }

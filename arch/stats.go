@@ -151,6 +151,9 @@ type Stats struct {
 	// FastForwardDeclined lists the kernels whose waves repeated but whose
 	// skip would have saved too little to risk (FastForward.MinGain).
 	FastForwardDeclined []FastForwardDecline
+	// FastForwardWaits says, for each kernel where a wave skip could have
+	// measured its waves and did not (or not at once), why.
+	FastForwardWaits []FastForwardWait
 }
 
 // Traffic counts GM transfers at two levels: the bytes the cores request

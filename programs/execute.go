@@ -382,6 +382,11 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: kernel %s: its waves repeated but were simulated: a skip at %.6g s would have stood for ~%d events, under %.3g %% of the %d simulated before it (a failed check makes the whole run simulated again)",
 			d.Grid, d.At.Seconds(), d.Events, 100*opts.FastForward.MinGain, d.SoFar))
 	}
+	for _, w := range st.FastForwardWaits {
+		if n := fastForwardWaitNote(w, *opts.FastForward); n != "" {
+			rep.Notes = append(rep.Notes, n)
+		}
+	}
 	switch {
 	case opts.FastForward == nil || len(st.FastForward) > 0 || len(ffFailed) > 0 || len(st.FastForwardDeclined) > 0 || len(st.FastForwardSteps) > 0 || len(stepsFailed) > 0 || len(st.FastForwardKernels) > 0:
 	case len(prog.Grids) == 0:
@@ -750,6 +755,54 @@ func stepSkipsNote(steps []arch.StepSkip) string {
 }
 
 // fastForwardNote describes one skip of a fast-forwarded run.
+// fastForwardWaitNote says why kernel w.Grid's waves were simulated
+// where a wave skip could have measured them (settings ff), or "" where
+// nothing but its warm-up held a skip back.
+func fastForwardWaitNote(w arch.FastForwardWait, ff arch.FastForward) string {
+	if w.Spread+w.Moved+w.Apart+w.Unlike == 0 {
+		return ""
+	}
+	var why []string
+	if w.Spread > 0 {
+		hint := ""
+		if !ff.Stationary {
+			hint = "; --fast-forward-stationary skips waves that vary about a steady mean"
+		}
+		why = append(why, fmt.Sprintf("the measured waves' durations spread beyond the tolerance (%s, the last by %.3g %% of their mean against %.3g %%: --fast-forward-tolerance%s)",
+			times(w.Spread), 100*w.LastSpread, 100*ff.Tolerance, hint))
+	}
+	if w.Apart > 0 {
+		why = append(why, fmt.Sprintf("the mean durations of the two windows a stationary skip compares lay further apart than the tolerance (%s, the last by %.3g %% against %.3g %%: the waves were still changing)",
+			times(w.Apart), 100*w.LastGap, 100*ff.Tolerance))
+	}
+	if w.Moved > 0 {
+		why = append(why, fmt.Sprintf("the measured waves' cache hit fractions or lanes' stall mix moved beyond the settings (%s: --fast-forward-hits, --fast-forward-mix)", times(w.Moved)))
+	}
+	if w.Unlike > 0 {
+		why = append(why, fmt.Sprintf("the measured or the next blocks ran other instructions (%s)", times(w.Unlike)))
+	}
+	if w.WarmUp > 0 {
+		why = append(why, fmt.Sprintf("the measured waves lay in the kernel's warm-up (%s: --fast-forward-warm-up)", times(w.WarmUp)))
+	}
+	end := fmt.Sprintf("none of its %d waves was skipped", w.Waves)
+	if w.FirstSkip >= 0 {
+		end = fmt.Sprintf("its first wave skip came at wave %d of %d", w.FirstSkip, w.Waves)
+	}
+	return fmt.Sprintf("fast-forward: kernel %s: %s; where a skip could have measured the waves before it and left a check after it, none was taken because %s",
+		w.Grid, end, strings.Join(why, "; "))
+}
+
+// times says n times in words ("once", "twice", "n times").
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
 func fastForwardNote(s arch.FastForwardSkip) string {
 	kind := "approximate (the skipped waves stand for waves like the measured ones)"
 	if s.Exact {

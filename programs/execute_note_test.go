@@ -28,6 +28,36 @@ func TestFastForwardNote(t *testing.T) {
 	}
 }
 
+// A kernel's waits say why its waves were simulated: nothing where only
+// its warm-up held skips back; otherwise each reason that did, how often,
+// the last measure against the setting, the flag that sets it, and where
+// its first skip came (or that none did).
+func TestFastForwardWaitNote(t *testing.T) {
+	ff := arch.DefaultFastForward
+	if n := fastForwardWaitNote(arch.FastForwardWait{Grid: "k", Waves: 19, FirstSkip: 7, WarmUp: 2}, ff); n != "" {
+		t.Errorf("warm-up alone: %q, want no note", n)
+	}
+	w := arch.FastForwardWait{Grid: "k", Waves: 103, FirstSkip: 41, Spread: 1, LastSpread: 0.0734, Apart: 14, LastGap: 0.0688, Moved: 2, WarmUp: 3}
+	n := fastForwardWaitNote(w, ff)
+	for _, want := range []string{"kernel k: its first wave skip came at wave 41 of 103", "spread beyond the tolerance (once, the last by 7.34 % of their mean against 5 %: --fast-forward-tolerance; --fast-forward-stationary",
+		"apart than the tolerance (14 times, the last by 6.88 % against 5 %", "stall mix moved beyond the settings (twice: --fast-forward-hits", "warm-up (3 times: --fast-forward-warm-up)"} {
+		if !strings.Contains(n, want) {
+			t.Errorf("no %q in %s", want, n)
+		}
+	}
+	ff.Stationary = true
+	w = arch.FastForwardWait{Grid: "k", Waves: 7, FirstSkip: -1, Spread: 2, LastSpread: 0.2, Unlike: 1}
+	n = fastForwardWaitNote(w, ff)
+	for _, want := range []string{"none of its 7 waves was skipped", "other instructions (once)"} {
+		if !strings.Contains(n, want) {
+			t.Errorf("no %q in %s", want, n)
+		}
+	}
+	if strings.Contains(n, "--fast-forward-stationary") || strings.Contains(n, "warm-up") {
+		t.Errorf("stationary on, no warm-up refusal: %s", n)
+	}
+}
+
 // A failed check's rerun excludes, in that kernel, the 2·Measure waves
 // after the failed skip's measured ones (at most the skip and its
 // check's), then the second failed skip's blocks with its check's, then

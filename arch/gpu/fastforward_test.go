@@ -152,7 +152,18 @@ func TestFastForwardExact(t *testing.T) {
 	if want := int64(skipped) * full.GMReadBytes / (2 * 8 * 60); fast.SkippedGMReadBytes != want || full.SkippedGMReadBytes != 0 {
 		t.Errorf("skipped GM reads %d fast-forwarded, want %d blocks' %d (%d in full)", fast.SkippedGMReadBytes, skipped, want, full.SkippedGMReadBytes)
 	}
-	fast.Events, fast.FastForward, fast.SkippedGMReadBytes = full.Events, nil, 0
+	// Why waves were simulated: nothing but the warm-up held a skip back,
+	// and each grid's first skip is where the skip says.
+	if len(fast.FastForwardWaits) != 2 {
+		t.Fatalf("waits %+v, want one per grid", fast.FastForwardWaits)
+	}
+	for i, w := range fast.FastForwardWaits {
+		s := fast.FastForward[i]
+		if w.Grid != s.Grid || w.Waves != 60 || w.FirstSkip != s.FromCTA/8 || w.Spread+w.Moved+w.Apart+w.Unlike != 0 {
+			t.Errorf("wait %+v for skip %+v: want the grid's 60 waves, its first skip at wave %d, no refusal", w, s, s.FromCTA/8)
+		}
+	}
+	fast.Events, fast.FastForward, fast.SkippedGMReadBytes, fast.FastForwardWaits = full.Events, nil, 0, nil
 	if !reflect.DeepEqual(fast, full) {
 		t.Errorf("statistics differ:\n%+v fast-forwarded\n%+v in full", fast, full)
 	}
@@ -392,6 +403,18 @@ func TestFastForwardStationary(t *testing.T) {
 	var defWaves int
 	for _, s := range def.FastForward {
 		defWaves += s.Waves
+	}
+	// Why the default rules simulated the waves the stationary ones
+	// skip: their durations spread beyond the tolerance (or their hits
+	// moved), said of the one grid; and where the first skip came.
+	if len(def.FastForwardWaits) != 1 || len(st.FastForwardWaits) != 1 {
+		t.Fatalf("waits %+v (default), %+v (stationary): want the grid's", def.FastForwardWaits, st.FastForwardWaits)
+	}
+	if w := def.FastForwardWaits[0]; w.Grid != "noisy" || w.Waves != 60 || w.Spread+w.Moved == 0 || w.Spread > 0 && w.LastSpread <= ff.Tolerance {
+		t.Errorf("default rules' wait %+v: want refusals for spread (beyond %v) or moved hits", w, ff.Tolerance)
+	}
+	if w := st.FastForwardWaits[0]; len(st.FastForward) > 0 && w.FirstSkip != st.FastForward[0].FromCTA/8 {
+		t.Errorf("stationary wait %+v: first skip at wave %d, want %d", w, w.FirstSkip, st.FastForward[0].FromCTA/8)
 	}
 	t.Logf("full %v; default: %v, %d waves skipped; stationary: %v, %d skips, %d waves in stationary ones, estimate ±%v", full.Time, def.Time, defWaves, st.Time, len(st.FastForward), waves, unc)
 	if waves == 0 {
