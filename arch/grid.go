@@ -317,6 +317,9 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 			if gr.ff != nil {
 				gr.start = gr.chip.ffSnapshot(now)
 				gr.steps.reset(gr.stepsOn(g))
+				if gr.steps.on {
+					gr.ff.stepWaits = append(gr.ff.stepWaits, StepWait{Grid: g.Name})
+				}
 				if gr.skippedGrid = gr.kernelSkip(g, now); gr.skippedGrid {
 					gr.next = g.CTAs // none runs: the grid stands for the one before it
 				}
@@ -725,11 +728,14 @@ type fastForward struct {
 	kernels  []KernelSkip
 	declined []FastForwardDecline
 	waits    []FastForwardWait
-	lanes    []struct{} // a core's lanes and paths (the ffSnap layout)
-	paths    int
-	shift    sim.Time  // sum of the skips' shifts
-	ints     []int64   // counters the skips add (ffSnap layout)
-	floats   []float64 // float counters and integrals they add
+	// stepWaits has an entry for each grid whose steps may be skipped,
+	// the running one's last (while steps.on).
+	stepWaits []StepWait
+	lanes     []struct{} // a core's lanes and paths (the ffSnap layout)
+	paths     int
+	shift     sim.Time  // sum of the skips' shifts
+	ints      []int64   // counters the skips add (ffSnap layout)
+	floats    []float64 // float counters and integrals they add
 }
 
 // ffSnap is a snapshot of the run's counters (Chip.ffSnapshot).

@@ -154,6 +154,10 @@ type Stats struct {
 	// FastForwardWaits says, for each kernel where a wave skip could have
 	// measured its waves and did not (or not at once), why.
 	FastForwardWaits []FastForwardWait
+	// StepWaits says, for each kernel whose steps could be skipped, how
+	// many it simulated and why skips were not taken where they could
+	// have been measured.
+	StepWaits []StepWait
 }
 
 // Traffic counts GM transfers at two levels: the bytes the cores request

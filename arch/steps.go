@@ -72,6 +72,29 @@ type StepSkip struct {
 	HitsMoved       bool
 }
 
+// StepWait records how a grid's steps went where they could be skipped
+// (FastForward.Steps): the steps its blocks simulated, the interval ends
+// at which two windows of intervals had been measured (every resident
+// block in its loop, none starting or finishing for 2·Measure intervals),
+// and why no skip was taken at those: the intervals spread or the two
+// windows' means apart beyond the tolerance (Unsteady), their cache hits
+// or lanes' stall mix moved (Moved), a block still in its warm-up
+// (WarmUp), too few steps left for a skip and its check (Short).
+type StepWait struct {
+	Grid                           string
+	Steps                          int64
+	Windows                        int
+	Unsteady, Moved, WarmUp, Short int
+	// Spread and Gap are the spread (the larger window's max − min) and
+	// the gap (the difference of the windows' means), over their mean, of
+	// the unsteady windows that came closest to the tolerance (the least
+	// of the larger of spread/tolerance and gap/(tolerance/5)).
+	Spread, Gap float64
+}
+
+// stepWait returns the running grid's StepWait (steps on).
+func (gr *gridRunner) stepWait() *StepWait { return &gr.ff.stepWaits[len(gr.ff.stepWaits)-1] }
+
 // StepCheckError stops a run whose step skip's check failed: the caller
 // runs again, set up by Again.
 type StepCheckError struct {
@@ -285,12 +308,14 @@ func (c *Chip) Step(cta int, in *isa.Instr, now sim.Time) int {
 		s.cur.Ask(to)
 		s.drop = 0
 		s.k = to
+		gr.stepWait().Steps++              // (step to runs; its marker is not told)
 		if sr.pending--; sr.pending == 0 { // (its work comes next: StepWork flushes)
 			sr.clear(0)
 			sr.marks, sr.settle = 0, sr.period+1
 		}
 		return to
 	}
+	gr.stepWait().Steps++
 	if sr.pending > 0 || sr.seen < gr.running || len(sr.ctas) != gr.running {
 		return 0
 	}
@@ -380,11 +405,31 @@ func (c *Chip) stepInterval(now sim.Time) {
 		d[i] = float64(s[i+1].t - s[i].t)
 	}
 	lo, hi, total := slices.Min(d), slices.Max(d), fsum(d)
-	if !stepWindowsSteady(d, ff.Measure, ff.Tolerance) || !c.windowsSteady(&s[0].ffSnap, &s[ff.Measure].ffSnap, &s[w].ffSnap, ff.Mix, ff.Hits) {
+	wait := gr.stepWait()
+	wait.Windows++
+	if !stepWindowsSteady(d, ff.Measure, ff.Tolerance) {
+		spread, gap := stepWindowsSpread(d, ff.Measure)
+		excess := func(s, g float64) float64 { return max(s, stepSteadiness*g) }
+		if wait.Unsteady == 0 || excess(spread, gap) < excess(wait.Spread, wait.Gap) {
+			wait.Spread, wait.Gap = spread, gap
+		}
+		wait.Unsteady++
+		return
+	}
+	if !c.windowsSteady(&s[0].ffSnap, &s[ff.Measure].ffSnap, &s[w].ffSnap, ff.Mix, ff.Hits) {
+		wait.Moved++
 		return
 	}
 	steps, period := stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp, stepRate(s[0].ks, s[w].ks, sr.bySlot, w))
 	if steps == 0 {
+		why := &wait.Short
+		for _, x := range sr.ctas {
+			if x.k < stepWarm(x, ff.WarmUp) || x.period < 1 {
+				why = &wait.WarmUp
+				break
+			}
+		}
+		*why++
 		return
 	}
 	first, last := &s[0], &s[len(s)-1]
@@ -445,8 +490,7 @@ func (c *Chip) stepInterval(now sim.Time) {
 func stepsToSkip(ctas map[int]*stepCTA, measure int, warmUp, rate float64) (steps, period int) {
 	period = 1
 	for _, x := range ctas {
-		warm := max(x.from+1, int(math.Ceil(warmUp*float64(x.n))))
-		if x.k < warm || x.period < 1 {
+		if x.k < stepWarm(x, warmUp) || x.period < 1 {
 			return 0, 0
 		}
 		period = lcm(period, x.period)
@@ -461,6 +505,12 @@ func stepsToSkip(ctas map[int]*stepCTA, measure int, warmUp, rate float64) (step
 		return 0, 0
 	}
 	return steps, period
+}
+
+// stepWarm returns the first step of CTA x past its warm-up: warmUp of
+// its steps, and its repeating steps' first.
+func stepWarm(x *stepCTA, warmUp float64) int {
+	return max(x.from+1, int(math.Ceil(warmUp*float64(x.n))))
 }
 
 // stepRate returns the most steps a resident CTA (live, by slot) took an
@@ -481,13 +531,19 @@ func stepRate(first, last []int, live []*stepCTA, n int) float64 {
 // measure intervals each spread within tol of their mean and have means
 // that agree within tol/stepSteadiness of it (stepInterval).
 func stepWindowsSteady(d []float64, measure int, tol float64) bool {
+	spread, gap := stepWindowsSpread(d, measure)
+	return spread <= tol && gap <= tol/stepSteadiness
+}
+
+// stepWindowsSpread returns, over the mean of durations d (two windows
+// of measure intervals), the larger window's spread (max − min) and the
+// difference of the windows' means.
+func stepWindowsSpread(d []float64, measure int) (spread, gap float64) {
 	mean := fsum(d) / float64(len(d))
 	for _, h := range [][]float64{d[:measure], d[measure:]} {
-		if slices.Max(h)-slices.Min(h) > tol*mean {
-			return false
-		}
+		spread = max(spread, slices.Max(h)-slices.Min(h))
 	}
-	return math.Abs(fsum(d[:measure])-fsum(d[measure:]))/float64(measure) <= tol/stepSteadiness*mean
+	return spread / mean, math.Abs(fsum(d[:measure])-fsum(d[measure:])) / float64(measure) / mean
 }
 
 // StepWork adds the global-memory bytes and matrix flops of a CTA's

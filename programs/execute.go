@@ -382,6 +382,11 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: kernel %s: its waves repeated but were simulated: a skip at %.6g s would have stood for ~%d events, under %.3g %% of the %d simulated before it (a failed check makes the whole run simulated again)",
 			d.Grid, d.At.Seconds(), d.Events, 100*opts.FastForward.MinGain, d.SoFar))
 	}
+	for _, w := range st.StepWaits {
+		if n := stepWaitNote(w, *opts.FastForward); n != "" {
+			rep.Notes = append(rep.Notes, n)
+		}
+	}
 	for _, w := range st.FastForwardWaits {
 		if n := fastForwardWaitNote(w, *opts.FastForward); n != "" {
 			rep.Notes = append(rep.Notes, n)
@@ -790,6 +795,39 @@ func fastForwardWaitNote(w arch.FastForwardWait, ff arch.FastForward) string {
 	}
 	return fmt.Sprintf("fast-forward: kernel %s: %s; where a skip could have measured the waves before it and left a check after it, none was taken because %s",
 		w.Grid, end, strings.Join(why, "; "))
+}
+
+// stepWaitNote says how kernel w.Grid's steps went where they could be
+// skipped (settings ff): the steps simulated, whether two windows of
+// intervals ever formed, and why no skip was taken where they did ("" for
+// a kernel that simulated no steps).
+func stepWaitNote(w arch.StepWait, ff arch.FastForward) string {
+	if w.Steps == 0 {
+		return ""
+	}
+	head := fmt.Sprintf("fast-forward step skips: kernel %s: %d block-steps simulated", w.Grid, w.Steps)
+	if w.Windows == 0 {
+		return head + fmt.Sprintf("; two windows of %d intervals never formed (every resident block in its k-loop and none starting or finishing for %d intervals of a step each): its blocks started and finished too often — waves drifted apart — for step skips, which wave skips stand in for", ff.Measure, 2*ff.Measure)
+	}
+	var why []string
+	if w.Unsteady > 0 {
+		why = append(why, fmt.Sprintf("a window's intervals spread beyond the tolerance, or the two windows' means lay apart beyond a fifth of it (%s; the closest: spread %.3g %%, means %.3g %% apart, against %.3g %% and %.3g %%: --fast-forward-tolerance)",
+			times(w.Unsteady), 100*w.Spread, 100*w.Gap, 100*ff.Tolerance, 100*ff.Tolerance/5))
+	}
+	if w.Moved > 0 {
+		why = append(why, fmt.Sprintf("the windows' cache hit fractions or lanes' stall mix moved beyond the settings (%s: --fast-forward-hits, --fast-forward-mix)", times(w.Moved)))
+	}
+	if w.WarmUp > 0 {
+		why = append(why, fmt.Sprintf("a block was still in its warm-up (%s: --fast-forward-warm-up)", times(w.WarmUp)))
+	}
+	if w.Short > 0 {
+		why = append(why, fmt.Sprintf("too few steps were left for a skip and its check (%s)", times(w.Short)))
+	}
+	head += fmt.Sprintf("; two windows of %d intervals formed %s", ff.Measure, times(w.Windows))
+	if len(why) == 0 {
+		return head
+	}
+	return head + ", where no skip was taken because " + strings.Join(why, "; ")
 }
 
 // times says n times in words ("once", "twice", "n times").

@@ -58,6 +58,27 @@ func TestFastForwardWaitNote(t *testing.T) {
 	}
 }
 
+// A kernel's step waits say how its steps went: nothing where it
+// simulated none; that two windows never formed; or where they did, why
+// no skip was taken, with the closest window against the tolerance.
+func TestStepWaitNote(t *testing.T) {
+	ff := arch.DefaultFastForward
+	if n := stepWaitNote(arch.StepWait{Grid: "k"}, ff); n != "" {
+		t.Errorf("no steps simulated: %q, want no note", n)
+	}
+	if n := stepWaitNote(arch.StepWait{Grid: "k", Steps: 900}, ff); !strings.Contains(n, "kernel k: 900 block-steps simulated; two windows of 4 intervals never formed") {
+		t.Errorf("no windows: %s", n)
+	}
+	w := arch.StepWait{Grid: "k", Steps: 1131945, Windows: 24445, Unsteady: 24336, Spread: 0.0503, Gap: 0.00311, Moved: 4, WarmUp: 2, Short: 97}
+	n := stepWaitNote(w, ff)
+	for _, want := range []string{"formed 24445 times, where no skip was taken because", "(24336 times; the closest: spread 5.03 %, means 0.311 % apart, against 5 % and 1 %: --fast-forward-tolerance)",
+		"moved beyond the settings (4 times", "warm-up (twice", "too few steps were left for a skip and its check (97 times)"} {
+		if !strings.Contains(n, want) {
+			t.Errorf("no %q in %s", want, n)
+		}
+	}
+}
+
 // A failed check's rerun excludes, in that kernel, the 2·Measure waves
 // after the failed skip's measured ones (at most the skip and its
 // check's), then the second failed skip's blocks with its check's, then

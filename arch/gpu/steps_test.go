@@ -137,6 +137,14 @@ func TestStepSkips(t *testing.T) {
 		t.Errorf("traffic with step skips: L2 %d + LLC %d + HBM %d reads, GM %d", tr.L2Read, tr.LLCRead, tr.HBMRead, tr.GMRead)
 	}
 	sameCoreWork(t, "with step skips", fast, full)
+	// How the steps went: every block-step was simulated or skipped,
+	// and the skips were taken where two windows had formed.
+	if len(fast.StepWaits) != 1 {
+		t.Fatalf("step waits %+v, want the grid's", fast.StepWaits)
+	}
+	if w := fast.StepWaits[0]; w.Grid != g.Name || w.Steps+blockSteps != int64(g.CTAs)*200 || w.Windows < len(fast.FastForwardSteps) {
+		t.Errorf("step wait %+v: want %d block-steps simulated (%d skipped of %d), two windows formed at least %d times", w, int64(g.CTAs)*200-blockSteps, blockSteps, g.CTAs*200, len(fast.FastForwardSteps))
+	}
 	// The markers alone (no step skips) change nothing.
 	ff.Steps = false
 	plain, err := runGrid(t, m, isa.Grid{Name: g.Name, CTAs: g.CTAs, CTA: g.CTA, Resources: g.Resources}, &ff)
@@ -203,6 +211,27 @@ func TestStepSkipCheckFailsSlowerLate(t *testing.T) {
 	se.Again(&ff, 2)
 	if want := []arch.BlockRange{arch.WholeGrid(0), arch.WholeGrid(1)}; !reflect.DeepEqual(ff.NoSteps, want) {
 		t.Errorf("run again with NoSteps %+v, want %+v", ff.NoSteps, want)
+	}
+}
+
+// Steps whose intervals never settle — every third k-step of every block
+// runs four products — are not skipped, and the run says why: every
+// block-step simulated, two windows formed and refused as unsteady, the
+// closest beyond the tolerance.
+func TestStepWaitsUnsteady(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	ff := arch.DefaultFastForward
+	ff.Steps = true
+	st, err := runGrid(t, m, lateGrid(func(c, kt int) bool { return kt%3 == 0 }), &ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.FastForwardSteps) != 0 || len(st.StepWaits) != 1 {
+		t.Fatalf("step skips %+v, waits %+v: want none, and the grid's wait", st.FastForwardSteps, st.StepWaits)
+	}
+	w := st.StepWaits[0]
+	if w.Steps != 24*200 || w.Windows == 0 || w.Unsteady == 0 || w.Spread <= ff.Tolerance && w.Gap <= ff.Tolerance/5 {
+		t.Errorf("wait %+v: want all 4800 block-steps simulated, unsteady windows, the closest beyond the tolerance", w)
 	}
 }
 
