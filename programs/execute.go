@@ -767,28 +767,16 @@ func fastForwardWaitNote(w arch.FastForwardWait, ff arch.FastForward) string {
 	if w.Spread+w.Moved+w.Apart+w.Unlike == 0 {
 		return ""
 	}
-	var why []string
-	if w.Spread > 0 {
-		hint := ""
-		if !ff.Stationary {
-			hint = "; --fast-forward-stationary skips waves that vary about a steady mean"
-		}
-		why = append(why, fmt.Sprintf("the measured waves' durations spread beyond the tolerance (%s, the last by %.3g %% of their mean against %.3g %%: --fast-forward-tolerance%s)",
-			times(w.Spread), 100*w.LastSpread, 100*ff.Tolerance, hint))
+	hint := ""
+	if !ff.Stationary {
+		hint = "; --fast-forward-stationary skips waves that vary about a steady mean"
 	}
-	if w.Apart > 0 {
-		why = append(why, fmt.Sprintf("the mean durations of the two windows a stationary skip compares lay further apart than the tolerance (%s, the last by %.3g %% against %.3g %%: the waves were still changing)",
-			times(w.Apart), 100*w.LastGap, 100*ff.Tolerance))
-	}
-	if w.Moved > 0 {
-		why = append(why, fmt.Sprintf("the measured waves' cache hit fractions or lanes' stall mix moved beyond the settings (%s: --fast-forward-hits, --fast-forward-mix)", times(w.Moved)))
-	}
-	if w.Unlike > 0 {
-		why = append(why, fmt.Sprintf("the measured or the next blocks ran other instructions (%s)", times(w.Unlike)))
-	}
-	if w.WarmUp > 0 {
-		why = append(why, fmt.Sprintf("the measured waves lay in the kernel's warm-up (%s: --fast-forward-warm-up)", times(w.WarmUp)))
-	}
+	var why reasons
+	why.add(w.Spread, "the measured waves' durations spread beyond the tolerance (%s, the last by %.3g %% of their mean against %.3g %%: --fast-forward-tolerance%s)", 100*w.LastSpread, 100*ff.Tolerance, hint)
+	why.add(w.Apart, "the mean durations of the two windows a stationary skip compares lay further apart than the tolerance (%s, the last by %.3g %% against %.3g %%: the waves were still changing)", 100*w.LastGap, 100*ff.Tolerance)
+	why.add(w.Moved, "the measured waves' cache hit fractions or lanes' stall mix moved beyond the settings (%s: --fast-forward-hits, --fast-forward-mix)")
+	why.add(w.Unlike, "the measured or the next blocks ran other instructions (%s)")
+	why.add(w.WarmUp, "the measured waves lay in the kernel's warm-up (%s: --fast-forward-warm-up)")
 	end := fmt.Sprintf("none of its %d waves was skipped", w.Waves)
 	if w.FirstSkip >= 0 {
 		end = fmt.Sprintf("its first wave skip came at wave %d of %d", w.FirstSkip, w.Waves)
@@ -809,25 +797,28 @@ func stepWaitNote(w arch.StepWait, ff arch.FastForward) string {
 	if w.Windows == 0 {
 		return head + fmt.Sprintf("; two windows of %d intervals never formed (every resident block in its k-loop and none starting or finishing for %d intervals of a step each): its blocks started and finished too often — waves drifted apart — for step skips, which wave skips stand in for", ff.Measure, 2*ff.Measure)
 	}
-	var why []string
-	if w.Unsteady > 0 {
-		why = append(why, fmt.Sprintf("a window's intervals spread beyond the tolerance, or the two windows' means lay apart beyond a fifth of it (%s; the closest: spread %.3g %%, means %.3g %% apart, against %.3g %% and %.3g %%: --fast-forward-tolerance)",
-			times(w.Unsteady), 100*w.Spread, 100*w.Gap, 100*ff.Tolerance, 100*ff.Tolerance/5))
-	}
-	if w.Moved > 0 {
-		why = append(why, fmt.Sprintf("the windows' cache hit fractions or lanes' stall mix moved beyond the settings (%s: --fast-forward-hits, --fast-forward-mix)", times(w.Moved)))
-	}
-	if w.WarmUp > 0 {
-		why = append(why, fmt.Sprintf("a block was still in its warm-up (%s: --fast-forward-warm-up)", times(w.WarmUp)))
-	}
-	if w.Short > 0 {
-		why = append(why, fmt.Sprintf("too few steps were left for a skip and its check (%s)", times(w.Short)))
-	}
+	var why reasons
+	why.add(w.Unsteady, "a window's intervals spread beyond the tolerance, or the two windows' means lay apart beyond a fifth of it (%s; the closest: spread %.3g %%, means %.3g %% apart, against %.3g %% and %.3g %%: --fast-forward-tolerance)",
+		100*w.Spread, 100*w.Gap, 100*ff.Tolerance, 100*ff.Tolerance/5)
+	why.add(w.Moved, "the windows' cache hit fractions or lanes' stall mix moved beyond the settings (%s: --fast-forward-hits, --fast-forward-mix)")
+	why.add(w.WarmUp, "a block was still in its warm-up (%s: --fast-forward-warm-up)")
+	why.add(w.Short, "too few steps were left for a skip and its check (%s)")
 	head += fmt.Sprintf("; two windows of %d intervals formed %s", ff.Measure, times(w.Windows))
 	if len(why) == 0 {
 		return head
 	}
 	return head + ", where no skip was taken because " + strings.Join(why, "; ")
+}
+
+// reasons are the clauses of a note saying why something was not done.
+type reasons []string
+
+// add appends the clause format, whose first verb takes how often it
+// applied (times(n)) and the rest args, where it applied (n > 0).
+func (r *reasons) add(n int, format string, args ...any) {
+	if n > 0 {
+		*r = append(*r, fmt.Sprintf(format, append([]any{times(n)}, args...)...))
+	}
 }
 
 // times says n times in words ("once", "twice", "n times").

@@ -38,21 +38,12 @@ func TestFastForwardWaitNote(t *testing.T) {
 		t.Errorf("warm-up alone: %q, want no note", n)
 	}
 	w := arch.FastForwardWait{Grid: "k", Waves: 103, FirstSkip: 41, Spread: 1, LastSpread: 0.0734, Apart: 14, LastGap: 0.0688, Moved: 2, WarmUp: 3}
-	n := fastForwardWaitNote(w, ff)
-	for _, want := range []string{"kernel k: its first wave skip came at wave 41 of 103", "spread beyond the tolerance (once, the last by 7.34 % of their mean against 5 %: --fast-forward-tolerance; --fast-forward-stationary",
-		"apart than the tolerance (14 times, the last by 6.88 % against 5 %", "stall mix moved beyond the settings (twice: --fast-forward-hits", "warm-up (3 times: --fast-forward-warm-up)"} {
-		if !strings.Contains(n, want) {
-			t.Errorf("no %q in %s", want, n)
-		}
-	}
+	noteHas(t, fastForwardWaitNote(w, ff), "kernel k: its first wave skip came at wave 41 of 103", "spread beyond the tolerance (once, the last by 7.34 % of their mean against 5 %: --fast-forward-tolerance; --fast-forward-stationary",
+		"apart than the tolerance (14 times, the last by 6.88 % against 5 %", "stall mix moved beyond the settings (twice: --fast-forward-hits", "warm-up (3 times: --fast-forward-warm-up)")
 	ff.Stationary = true
 	w = arch.FastForwardWait{Grid: "k", Waves: 7, FirstSkip: -1, Spread: 2, LastSpread: 0.2, Unlike: 1}
-	n = fastForwardWaitNote(w, ff)
-	for _, want := range []string{"none of its 7 waves was skipped", "other instructions (once)"} {
-		if !strings.Contains(n, want) {
-			t.Errorf("no %q in %s", want, n)
-		}
-	}
+	n := fastForwardWaitNote(w, ff)
+	noteHas(t, n, "none of its 7 waves was skipped", "other instructions (once)")
 	if strings.Contains(n, "--fast-forward-stationary") || strings.Contains(n, "warm-up") {
 		t.Errorf("stationary on, no warm-up refusal: %s", n)
 	}
@@ -70,11 +61,16 @@ func TestStepWaitNote(t *testing.T) {
 		t.Errorf("no windows: %s", n)
 	}
 	w := arch.StepWait{Grid: "k", Steps: 1131945, Windows: 24445, Unsteady: 24336, Spread: 0.0503, Gap: 0.00311, Moved: 4, WarmUp: 2, Short: 97}
-	n := stepWaitNote(w, ff)
-	for _, want := range []string{"formed 24445 times, where no skip was taken because", "(24336 times; the closest: spread 5.03 %, means 0.311 % apart, against 5 % and 1 %: --fast-forward-tolerance)",
-		"moved beyond the settings (4 times", "warm-up (twice", "too few steps were left for a skip and its check (97 times)"} {
-		if !strings.Contains(n, want) {
-			t.Errorf("no %q in %s", want, n)
+	noteHas(t, stepWaitNote(w, ff), "formed 24445 times, where no skip was taken because", "(24336 times; the closest: spread 5.03 %, means 0.311 % apart, against 5 % and 1 %: --fast-forward-tolerance)",
+		"moved beyond the settings (4 times", "warm-up (twice", "too few steps were left for a skip and its check (97 times)")
+}
+
+// noteHas reports (as errors) each of wants that note does not contain.
+func noteHas(t *testing.T, note string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(note, want) {
+			t.Errorf("no %q in %s", want, note)
 		}
 	}
 }
