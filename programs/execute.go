@@ -680,7 +680,7 @@ func skipUncertaintyNote(waves, steps, kernels bool, skipped, unc, total sim.Tim
 	if len(inFlight) > 0 {
 		flight = " (and " + list(inFlight) + ")"
 	}
-	return fmt.Sprintf("fast-forward: the skipped %s stand for %.4g s of the run's %.4g s; had they varied as much as the measured and checked %s did%s, its time would be within ±%.3g s (%.2g %%) of the full simulation's — an estimate, not a bound: a kernel that changes inside a skipped range (an L2 sliding into thrashing) can be further off, and the kernels after a skip start from the caches its measured %s left (not covered: MI300X ape-int16 8192³ −0.5 %% after an exact skip); the skipped %s' bytes are divided among the caches and HBM at the measured %s' rates",
+	return fmt.Sprintf("fast-forward: the skipped %s stand for %.4g s of the run's %.4g s; had they varied as much as the measured and checked %s did%s, its time would be within ±%.3g s (%.2g %%) of the full simulation's — an estimate, not a bound: a kernel that changes inside a skipped range (an L2 sliding into thrashing, blocks in lockstep falling apart — V100 Ootomo 8192³ came out −3.6 %% against ±0.64 %%) can be further off, and the kernels after a skip start from the caches its measured %s left (not covered: MI300X ape-int16 8192³ −0.5 %% after an exact skip); the skipped %s' bytes are divided among the caches and HBM at the measured %s' rates",
 		list(what), skipped.Seconds(), total.Seconds(), list(measured), flight, unc.Seconds(), 100*unc.Seconds()/total.Seconds(), list(measured), list(what), list(measured))
 }
 
