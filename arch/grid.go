@@ -87,8 +87,6 @@ type gridRunner struct {
 	next    int              // next CTA of grid cur to start
 	running int              // CTAs of grid cur resident
 	started bool             // grid cur's launch latency has passed
-	// waitGrid is the grid (index) of fastForward.waits' last entry.
-	waitGrid int
 
 	ff      *fastForward // nil: every CTA is simulated
 	wave    int          // CTAs of grid cur placed by its first dispatch (0: not yet known)
@@ -317,6 +315,7 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 			if gr.ff != nil {
 				gr.start = gr.chip.ffSnapshot(now)
 				gr.steps.reset(gr.stepsOn(g))
+				gr.ff.waits = append(gr.ff.waits, FastForwardWait{Grid: g.Name, FirstSkip: -1})
 				if gr.steps.on {
 					gr.ff.stepWaits = append(gr.ff.stepWaits, StepWait{Grid: g.Name})
 				}
@@ -680,8 +679,9 @@ type FastForwardDecline struct {
 // -warm-up, --fast-forward-stationary) would let it skip sooner.
 type FastForwardWait struct {
 	Grid string
-	// Waves is the grid's waves; FirstSkip the wave its first skip came
-	// at (−1: none).
+	// Waves is the grid's waves (0: no wave start was weighed — a grid
+	// skipped whole, or too short); FirstSkip the wave its first skip
+	// came at (−1: none).
 	Waves, FirstSkip int
 	// Spread counts the starts whose measured waves' durations spread
 	// beyond the tolerance (LastSpread: max − min over the mean, at the
@@ -695,16 +695,12 @@ type FastForwardWait struct {
 	LastSpread, LastGap                  float64
 }
 
-// wait returns the running grid's FastForwardWait, recording it on first
-// use.
+// wait returns the running grid's FastForwardWait (the last: one is
+// recorded as each grid starts), its waves known.
 func (gr *gridRunner) wait(g *isa.Grid) *FastForwardWait {
-	ff := gr.ff
-	if n := len(ff.waits); n > 0 && ff.waits[n-1].Grid == g.Name && gr.waitGrid == gr.cur {
-		return &ff.waits[n-1]
-	}
-	ff.waits = append(ff.waits, FastForwardWait{Grid: g.Name, Waves: (g.CTAs + gr.wave - 1) / gr.wave, FirstSkip: -1})
-	gr.waitGrid = gr.cur
-	return &ff.waits[len(ff.waits)-1]
+	w := &gr.ff.waits[len(gr.ff.waits)-1]
+	w.Waves = (g.CTAs + gr.wave - 1) / gr.wave
+	return w
 }
 
 // FastForwardCheckError stops a fast-forwarded run when the waves after a
@@ -727,9 +723,10 @@ type fastForward struct {
 	steps    []StepSkip
 	kernels  []KernelSkip
 	declined []FastForwardDecline
-	waits    []FastForwardWait
-	// stepWaits has an entry for each grid whose steps may be skipped,
-	// the running one's last (while steps.on).
+	// waits has an entry for each grid started, the running one's last;
+	// stepWaits one for each grid whose steps may be skipped, the running
+	// one's last (while steps.on).
+	waits     []FastForwardWait
 	stepWaits []StepWait
 	lanes     []struct{} // a core's lanes and paths (the ffSnap layout)
 	paths     int

@@ -151,8 +151,8 @@ type Stats struct {
 	// FastForwardDeclined lists the kernels whose waves repeated but whose
 	// skip would have saved too little to risk (FastForward.MinGain).
 	FastForwardDeclined []FastForwardDecline
-	// FastForwardWaits says, for each kernel where a wave skip could have
-	// measured its waves and did not (or not at once), why.
+	// FastForwardWaits says, for each kernel run, why wave skips that
+	// could have measured its waves were not taken (or not at once).
 	FastForwardWaits []FastForwardWait
 	// StepWaits says, for each kernel whose steps could be skipped, how
 	// many it simulated and why skips were not taken where they could

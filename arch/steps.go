@@ -408,7 +408,8 @@ func (c *Chip) stepInterval(now sim.Time) {
 	wait := gr.stepWait()
 	wait.Windows++
 	if !stepWindowsSteady(d, ff.Measure, ff.Tolerance) {
-		spread, gap := stepWindowsSpread(d, ff.Measure)
+		spread, gap, mean := stepWindowsSpread(d, ff.Measure)
+		spread, gap = spread/mean, gap/mean
 		excess := func(s, g float64) float64 { return max(s, stepSteadiness*g) }
 		if wait.Unsteady == 0 || excess(spread, gap) < excess(wait.Spread, wait.Gap) {
 			wait.Spread, wait.Gap = spread, gap
@@ -531,19 +532,18 @@ func stepRate(first, last []int, live []*stepCTA, n int) float64 {
 // measure intervals each spread within tol of their mean and have means
 // that agree within tol/stepSteadiness of it (stepInterval).
 func stepWindowsSteady(d []float64, measure int, tol float64) bool {
-	spread, gap := stepWindowsSpread(d, measure)
-	return spread <= tol && gap <= tol/stepSteadiness
+	spread, gap, mean := stepWindowsSpread(d, measure)
+	return spread <= tol*mean && gap <= tol/stepSteadiness*mean
 }
 
-// stepWindowsSpread returns, over the mean of durations d (two windows
-// of measure intervals), the larger window's spread (max − min) and the
-// difference of the windows' means.
-func stepWindowsSpread(d []float64, measure int) (spread, gap float64) {
-	mean := fsum(d) / float64(len(d))
+// stepWindowsSpread returns, of durations d (two windows of measure
+// intervals), the larger window's spread (max − min), the difference of
+// the windows' means, and the mean of all.
+func stepWindowsSpread(d []float64, measure int) (spread, gap, mean float64) {
 	for _, h := range [][]float64{d[:measure], d[measure:]} {
 		spread = max(spread, slices.Max(h)-slices.Min(h))
 	}
-	return spread / mean, math.Abs(fsum(d[:measure])-fsum(d[measure:])) / float64(measure) / mean
+	return spread, math.Abs(fsum(d[:measure])-fsum(d[measure:])) / float64(measure), fsum(d) / float64(len(d))
 }
 
 // StepWork adds the global-memory bytes and matrix flops of a CTA's

@@ -759,7 +759,6 @@ func stepSkipsNote(steps []arch.StepSkip) string {
 	return "fast-forward step skips (every resident block skipped the same k-steps together where their intervals repeated; approximate: the skipped steps stand for the measured ones, their work for the step before each block's skip): " + strings.Join(parts, "; ")
 }
 
-// fastForwardNote describes one skip of a fast-forwarded run.
 // fastForwardWaitNote says why kernel w.Grid's waves were simulated
 // where a wave skip could have measured them (settings ff), or "" where
 // nothing but its warm-up held a skip back.
@@ -832,6 +831,7 @@ func times(n int) string {
 	return fmt.Sprintf("%d times", n)
 }
 
+// fastForwardNote describes one skip of a fast-forwarded run.
 func fastForwardNote(s arch.FastForwardSkip) string {
 	kind := "approximate (the skipped waves stand for waves like the measured ones)"
 	if s.Exact {
