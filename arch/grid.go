@@ -905,10 +905,9 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			return
 		}
 		w := gr.snaps[len(gr.snaps)-2*measure-1:]
-		ok, gap, sd := stationary(w, measure, len(gr.chip.grids.cores), len(ff.lanes), ff.paths, ff.Tolerance, ff.Mix, ff.Hits)
+		ok, apart, gap, mean, sd := stationary(w, measure, len(gr.chip.grids.cores), len(ff.lanes), ff.paths, ff.Tolerance, ff.Mix, ff.Hits)
 		if !ok {
-			wt := gr.wait(g)
-			if mean := float64(w[2*measure].t-w[0].t) / float64(2*measure); gap > ff.Tolerance*mean {
+			if wt := gr.wait(g); apart {
 				wt.Apart++
 				wt.LastGap = gap / mean
 			} else {
@@ -1283,33 +1282,34 @@ func fractionsAgree(f0, f1, spread float64) bool {
 // waves: the windows' mean durations within tol of each other (relative),
 // their L2 and LLC hit fractions (bytes) within hits, and every lane's
 // fraction of time in each cause (the mean over the cores; the ffSnap
-// layout of cores, lanes and paths) within mix. It also returns the
-// distance between the windows' mean durations and the standard
-// deviation of the waves' durations (picoseconds).
-func stationary(w []ffSnap, measure, cores, lanes, paths int, tol, mix, hits float64) (ok bool, gap, sd float64) {
+// layout of cores, lanes and paths) within mix. It also returns whether
+// it refused them for the windows' means (apart), the distance between
+// those means and the mean wave's duration, and the standard deviation
+// of the waves' durations (picoseconds).
+func stationary(w []ffSnap, measure, cores, lanes, paths int, tol, mix, hits float64) (ok, apart bool, gap, mean, sd float64) {
 	if len(w) != 2*measure+1 || cores == 0 {
-		return false, 0, 0
+		return false, false, 0, 0, 0
 	}
 	mid := &w[measure]
 	t0, t1 := float64(mid.t-w[0].t), float64(w[2*measure].t-mid.t)
 	if t0 <= 0 || t1 <= 0 {
-		return false, 0, 0
+		return false, false, 0, 0, 0
 	}
 	n := float64(measure)
 	gap = math.Abs(t1-t0) / n
+	mean = (t0 + t1) / (2 * n)
 	if gap > tol*(t0+t1)/(2*n) {
-		return false, gap, 0
+		return false, true, gap, mean, 0
 	}
 	if !hitsAgree(&w[0], mid, mid, &w[2*measure], hits) || !mixAgree(&w[0], mid, mid, &w[2*measure], cores, lanes, paths, mix) {
-		return false, gap, 0
+		return false, false, gap, mean, 0
 	}
-	mean := (t0 + t1) / (2 * n)
 	var ss float64
 	for i := 1; i < len(w); i++ {
 		d := float64(w[i].t-w[i-1].t) - mean
 		ss += float64(d * d)
 	}
-	return true, gap, math.Sqrt(ss / float64(len(w)-2))
+	return true, false, gap, mean, math.Sqrt(ss / float64(len(w)-2))
 }
 
 // likeRefs returns a test of whether a CTA runs the instructions of the

@@ -97,9 +97,14 @@ func TestStationary(t *testing.T) {
 		// noise in the durations (a skip records Stationary itself).
 		{"flat durations, hits swinging without a pattern", flat(21), []float64{0.80, 0.70, 0.80, 0.70, 0.72, 0.78, 0.74, 0.76}, flat(0.6), true},
 	} {
-		ok, gap, sd := stationary(snaps(c.dur, c.hits, c.busy), measure, 1, lanes, paths, 0.05, 0.05, 0.05)
+		ok, apart, gap, _, sd := stationary(snaps(c.dur, c.hits, c.busy), measure, 1, lanes, paths, 0.05, 0.05, 0.05)
 		if ok != c.want {
 			t.Errorf("%s: stationary %v (gap %.0f ps, noise %.0f ps), want %v", c.name, ok, gap, sd, c.want)
+		}
+		// Refused for the windows' means only where they are apart: the
+		// trend (20.75 against 22.75 ns, 9 %), not a step in the hits or mix.
+		if wantApart := c.name == "a trend in the durations"; apart != wantApart {
+			t.Errorf("%s: refused for the means apart %v, want %v", c.name, apart, wantApart)
 		}
 		want := 0.0
 		if c.dur[0] != c.dur[1] {

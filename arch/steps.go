@@ -407,9 +407,7 @@ func (c *Chip) stepInterval(now sim.Time) {
 	lo, hi, total := slices.Min(d), slices.Max(d), fsum(d)
 	wait := gr.stepWait()
 	wait.Windows++
-	if !stepWindowsSteady(d, ff.Measure, ff.Tolerance) {
-		spread, gap, mean := stepWindowsSpread(d, ff.Measure)
-		spread, gap = spread/mean, gap/mean
+	if ok, spread, gap := stepWindowsSteady(d, ff.Measure, ff.Tolerance); !ok {
 		excess := func(s, g float64) float64 { return max(s, stepSteadiness*g) }
 		if wait.Unsteady == 0 || excess(spread, gap) < excess(wait.Spread, wait.Gap) {
 			wait.Spread, wait.Gap = spread, gap
@@ -421,16 +419,13 @@ func (c *Chip) stepInterval(now sim.Time) {
 		wait.Moved++
 		return
 	}
-	steps, period := stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp, stepRate(s[0].ks, s[w].ks, sr.bySlot, w))
+	steps, period, warming := stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp, stepRate(s[0].ks, s[w].ks, sr.bySlot, w))
 	if steps == 0 {
-		why := &wait.Short
-		for _, x := range sr.ctas {
-			if x.k < stepWarm(x, ff.WarmUp) || x.period < 1 {
-				why = &wait.WarmUp
-				break
-			}
+		if warming {
+			wait.WarmUp++
+		} else {
+			wait.Short++
 		}
-		*why++
 		return
 	}
 	first, last := &s[0], &s[len(s)-1]
@@ -488,11 +483,11 @@ func (c *Chip) stepInterval(now sim.Time) {
 // start need not cover: the skips of waves whose blocks drifted apart
 // were that much shorter (RTX PRO 6000 ape-fp32f 8192³: 30 of 253 steps
 // with CTAs 90 apart; docs/design-notes.md, "Step skips inside waves").
-func stepsToSkip(ctas map[int]*stepCTA, measure int, warmUp, rate float64) (steps, period int) {
+func stepsToSkip(ctas map[int]*stepCTA, measure int, warmUp, rate float64) (steps, period int, warming bool) {
 	period = 1
 	for _, x := range ctas {
-		if x.k < stepWarm(x, warmUp) || x.period < 1 {
-			return 0, 0
+		if x.k < max(x.from+1, int(math.Ceil(warmUp*float64(x.n)))) || x.period < 1 {
+			return 0, 0, true
 		}
 		period = lcm(period, x.period)
 	}
@@ -503,15 +498,9 @@ func stepsToSkip(ctas map[int]*stepCTA, measure int, warmUp, rate float64) (step
 	}
 	steps = steps / period * period
 	if steps < 2*measure || steps <= 0 {
-		return 0, 0
+		return 0, 0, false
 	}
-	return steps, period
-}
-
-// stepWarm returns the first step of CTA x past its warm-up: warmUp of
-// its steps, and its repeating steps' first.
-func stepWarm(x *stepCTA, warmUp float64) int {
-	return max(x.from+1, int(math.Ceil(warmUp*float64(x.n))))
+	return steps, period, false
 }
 
 // stepRate returns the most steps a resident CTA (live, by slot) took an
@@ -530,20 +519,16 @@ func stepRate(first, last []int, live []*stepCTA, n int) float64 {
 
 // stepWindowsSteady reports whether the durations d of two windows of
 // measure intervals each spread within tol of their mean and have means
-// that agree within tol/stepSteadiness of it (stepInterval).
-func stepWindowsSteady(d []float64, measure int, tol float64) bool {
-	spread, gap, mean := stepWindowsSpread(d, measure)
-	return spread <= tol*mean && gap <= tol/stepSteadiness*mean
-}
-
-// stepWindowsSpread returns, of durations d (two windows of measure
-// intervals), the larger window's spread (max − min), the difference of
-// the windows' means, and the mean of all.
-func stepWindowsSpread(d []float64, measure int) (spread, gap, mean float64) {
+// that agree within tol/stepSteadiness of it (stepInterval); it also
+// returns the larger window's spread (max − min) and the difference of
+// the windows' means, over the mean of all (StepWait's record).
+func stepWindowsSteady(d []float64, measure int, tol float64) (ok bool, spread, gap float64) {
 	for _, h := range [][]float64{d[:measure], d[measure:]} {
 		spread = max(spread, slices.Max(h)-slices.Min(h))
 	}
-	return spread, math.Abs(fsum(d[:measure])-fsum(d[measure:])) / float64(measure), fsum(d) / float64(len(d))
+	gap = math.Abs(fsum(d[:measure])-fsum(d[measure:])) / float64(measure)
+	mean := fsum(d) / float64(len(d))
+	return spread <= tol*mean && gap <= tol/stepSteadiness*mean, spread / mean, gap / mean
 }
 
 // StepWork adds the global-memory bytes and matrix flops of a CTA's

@@ -3,6 +3,7 @@ package arch
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -141,7 +142,7 @@ func TestStepWindowsSteady(t *testing.T) {
 		{"means 1.2 % apart", []float64{1000, 1000, 1000, 1000, 988, 988, 988, 988}, false},
 		{"B200: a swing about a steady mean", []float64{362, 368, 370, 362, 368, 370, 362, 368}, true},
 	} {
-		if got := stepWindowsSteady(c.d, 4, 0.05); got != c.want {
+		if got, _, _ := stepWindowsSteady(c.d, 4, 0.05); got != c.want {
 			t.Errorf("%s: stepWindowsSteady = %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -179,8 +180,14 @@ func TestStepsToSkip(t *testing.T) {
 		for i, x := range c.ctas {
 			m[i] = x
 		}
-		if steps, period := stepsToSkip(m, 4, 1.0/16, c.rate); steps != c.steps || period != c.cycle {
+		steps, period, warming := stepsToSkip(m, 4, 1.0/16, c.rate)
+		if steps != c.steps || period != c.cycle {
 			t.Errorf("%s: stepsToSkip = %d steps, period %d; want %d, %d", c.name, steps, period, c.steps, c.cycle)
+		}
+		// Refused for a CTA's warm-up (or its missing period), or for
+		// too few steps left: which, for the run's record (StepWait).
+		if wantWarming := strings.HasPrefix(c.name, "a CTA "); warming != wantWarming {
+			t.Errorf("%s: stepsToSkip refused for the warm-up %v, want %v", c.name, warming, wantWarming)
 		}
 	}
 }
@@ -224,7 +231,7 @@ func TestStepsToSkipLeavesTheCheck(t *testing.T) {
 			m[i] = x
 		}
 		rate := 1 + r.Float64()
-		skip, period := stepsToSkip(m, measure, 1.0/16, rate)
+		skip, period, _ := stepsToSkip(m, measure, 1.0/16, rate)
 		if skip == 0 {
 			continue
 		}
