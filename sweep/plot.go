@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/davinci-sim/davinci-sim/machines"
 )
@@ -140,6 +141,10 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 		}
 	}
 	short := shortNames(series)
+	shown := make([]map[string]string, len(series))
+	for i, q := range series {
+		shown[i] = fileLabels(keep, q)
+	}
 
 	// X positions: numbers, or categories in point order.
 	xParam := slices.Contains(s.Params, pl.X)
@@ -185,7 +190,11 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 					parts = append(parts, y)
 				}
 				for i, q := range series {
-					parts = append(parts, short[i]+"="+r.Params[q])
+					v := r.Params[q]
+					if f, ok := shown[i][v]; ok {
+						v = f
+					}
+					parts = append(parts, short[i]+"="+v)
 				}
 				key := strings.Join(parts, ", ")
 				// A metric may be a list ("*" paths): the point gives
@@ -277,9 +286,11 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 	if pl.Roof != nil {
 		addRoof(p, pl.Roof, lines, logx)
 	}
-	placeLegend(p, lines, logx, pl.LogY)
-	for i, l := range lines {
+	for _, l := range lines {
 		sort.SliceStable(l.xys, func(a, b int) bool { return l.xys[a].X < l.xys[b].X })
+	}
+	outside := !placeLegend(p, lines, logx, pl.LogY)
+	for i, l := range lines {
 		ln, sc, err := plotter.NewLinePoints(l.xys)
 		if err != nil {
 			warn("%v", err)
@@ -295,7 +306,7 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 		}
 	}
 	for _, ext := range []string{".png", ".svg", ".pdf"} {
-		if err := savePlot(p, filepath.Join(dir, pl.Name+ext)); err != nil {
+		if err := savePlot(p, outside, filepath.Join(dir, pl.Name+ext)); err != nil {
 			return fmt.Errorf("plot %s: %v", pl.Name, err)
 		}
 	}
@@ -363,16 +374,40 @@ func init() {
 }
 
 // savePlot renders p to path through a temporary file (the format follows
-// the extension of path).
-func savePlot(p *plot.Plot, path string) (err error) {
+// the extension of path). With outside, the legend goes in a strip right of
+// the chart (the image that much wider, the chart as large as any other)
+// instead of over its data area.
+func savePlot(p *plot.Plot, outside bool, path string) (err error) {
 	defer func() {
 		if r := recover(); r != nil { // gonum/plot panics on some degenerate axes
 			err = fmt.Errorf("cannot draw: %v", r)
 		}
 	}()
-	wt, err := p.WriterTo(plotWidth, plotHeight, strings.TrimPrefix(filepath.Ext(path), "."))
-	if err != nil {
-		return err
+	format := strings.TrimPrefix(filepath.Ext(path), ".")
+	var wt io.WriterTo
+	if !outside {
+		if wt, err = p.WriterTo(plotWidth, plotHeight, format); err != nil {
+			return err
+		}
+	} else {
+		chart, legend := *p, p.Legend
+		chart.Legend = plot.NewLegend()
+		legend.Left, legend.Top = true, true
+		legend.XOffs, legend.YOffs = 0, 0
+		strip := legendMargin + legend.Rectangle(draw.Canvas{}).Size().X + legendMargin
+		c, err := draw.NewFormattedCanvas(plotWidth+strip, plotHeight, format)
+		if err != nil {
+			return err
+		}
+		dc := draw.New(c)
+		if chart.BackgroundColor != nil { // the strip's too
+			dc.SetColor(chart.BackgroundColor)
+			dc.Fill(dc.Rectangle.Path())
+		}
+		chart.Draw(draw.Crop(dc, 0, -strip, 0, 0))
+		// The strip's top at the data area's, below the title.
+		legend.Draw(draw.Crop(dc, plotWidth+legendMargin, -legendMargin, 0, -(chart.Title.TextStyle.Rectangle(chart.Title.Text).Size().Y + chart.Title.Padding)))
+		wt = c
 	}
 	var b strings.Builder
 	if _, err := wt.WriteTo(&b); err != nil {
@@ -380,6 +415,9 @@ func savePlot(p *plot.Plot, path string) (err error) {
 	}
 	return writeAtomic(path, []byte(b.String()))
 }
+
+// legendMargin is the space either side of a legend drawn beside its chart.
+const legendMargin = 4 * vg.Millimeter
 
 // shortNames returns the last segment of each dotted path, or the whole
 // path where two last segments would collide.
@@ -406,15 +444,44 @@ func last(q string) string {
 	return q
 }
 
+// fileLabels returns, for a parameter whose values in recs are all file
+// names (program and machine files: a path or a .yaml name), each value's
+// base name without its extension, as a legend shows it — unless two
+// values would then read the same; nil otherwise.
+func fileLabels(recs []Record, q string) map[string]string {
+	out := map[string]string{}
+	taken := map[string]bool{}
+	for _, r := range recs {
+		v := r.Params[q]
+		if _, ok := out[v]; ok {
+			continue
+		}
+		ext := filepath.Ext(v)
+		if !strings.ContainsRune(v, '/') && ext != ".yaml" && ext != ".yml" {
+			return nil
+		}
+		base := strings.TrimSuffix(filepath.Base(v), ext)
+		if base == "" || taken[base] {
+			return nil
+		}
+		out[v], taken[base] = base, true
+	}
+	return out
+}
+
 // placeLegend puts the legend in the corner of the data area that covers
-// the fewest points.
-func placeLegend(p *plot.Plot, lines []*line, logx, logy bool) {
+// the fewest points of the lines (their points, and points along their
+// segments: lines sorted by x), and reports whether that corner covers none
+// (else the legend is better drawn beside the chart: savePlot's outside).
+func placeLegend(p *plot.Plot, lines []*line, logx, logy bool) (free bool) {
 	var xs, ys []float64
+	var ends []int // where each line's points end in xs, ys
 	for _, l := range lines {
 		for _, q := range l.xys {
 			xs = append(xs, q.X)
 			ys = append(ys, q.Y)
 		}
+		ends = append(ends, len(xs))
 	}
 	norm := func(vs []float64, log bool) []float64 {
 		out := make([]float64, len(vs))
@@ -436,15 +503,39 @@ func placeLegend(p *plot.Plot, lines []*line, logx, logy bool) {
 		return out
 	}
 	nx, ny := norm(xs, logx), norm(ys, logy)
-	height := min(0.9, float64(0.07*float64(len(lines)))+0.05)
+	// Points along each segment, on the axes' scales.
+	const along = 8
+	start := 0
+	for _, end := range ends {
+		for i := start + 1; i < end; i++ {
+			for k := 1; k < along; k++ {
+				f := float64(k) / along
+				nx = append(nx, nx[i-1]+f*(nx[i]-nx[i-1]))
+				ny = append(ny, ny[i-1]+f*(ny[i]-ny[i-1]))
+			}
+		}
+		start = end
+	}
+	// The legend's share of the data area, which is the image less the
+	// title, the axes and their padding (about: the tick labels' widths
+	// are not known yet), with a margin.
+	legend := p.Legend // the entries added so far (the roof's), and the lines'
+	for _, l := range lines {
+		if l.label != "" {
+			legend.Add(l.label)
+		}
+	}
+	size := legend.Rectangle(draw.Canvas{}).Size()
+	width := min(1, float64((size.X+legendMargin)/(plotWidth-2*vg.Centimeter)))
+	height := min(1, float64((size.Y+legendMargin)/(plotHeight-2*vg.Centimeter)))
 	best, bestN := 0, math.MaxInt
 	for c := range 4 { // top-right, top-left, bottom-right, bottom-left
 		top, left := c < 2, c%2 == 1
 		n := 0
 		for i := range nx {
-			inX := nx[i] >= 0.55
+			inX := nx[i] >= 1-width
 			if left {
-				inX = nx[i] <= 0.45
+				inX = nx[i] <= width
 			}
 			inY := ny[i] >= 1-height
 			if !top {
@@ -460,6 +551,7 @@ func placeLegend(p *plot.Plot, lines []*line, logx, logy bool) {
 	}
 	p.Legend.Top = best < 2
 	p.Legend.Left = best%2 == 1
+	return bestN == 0
 }
 
 // logTicks marks a log axis: labelled ticks at powers of ten (computed

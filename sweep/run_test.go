@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -568,6 +569,73 @@ func TestProgramMachineOverrideFile(t *testing.T) {
 		}
 		if r := s.RunPoint(s.Points[0]); r.Status != StatusOK || string(r.Metrics["machine"]) != `"override-rel"` {
 			t.Errorf("%q: point 0: %+v", study, r)
+		}
+	}
+}
+
+// The legend goes in the corner of the data area that covers no point; where
+// every corner has points it is drawn beside the chart, the image that much
+// wider (the chart keeps its size), rather than over the data.
+func TestPlotLegendBeside(t *testing.T) {
+	s := writeStudy(t, "program: prog.yaml\nmetrics: [a]\nvary: {program.m: [1, 2, 3], program.n: [1, 2]}\nplot: {x: program.m, y: a, series: [program.n]}\n")
+	width := func(ys map[string][3]string) int {
+		t.Helper()
+		var recs []Record
+		for n, y := range ys {
+			for i, m := range []string{"1", "2", "3"} {
+				recs = append(recs, Record{Index: len(recs), Params: map[string]string{"program.m": m, "program.n": n}, Status: StatusOK,
+					Metrics: map[string]json.RawMessage{"a": json.RawMessage(y[i])}})
+			}
+		}
+		dir := t.TempDir()
+		if err := DrawPlot(s, s.Plots[0], recs, dir, nil); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(filepath.Join(dir, s.Plots[0].Name+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		cfg, err := png.DecodeConfig(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg.Width
+	}
+	// Rising lines leave the top-left corner free: the legend inside.
+	free := width(map[string][3]string{"1": {"1", "2", "3"}, "2": {"1.1", "2.1", "3.1"}})
+	// Lines at the top and the bottom from end to end: no corner free.
+	full := width(map[string][3]string{"1": {"1", "1", "1"}, "2": {"3", "3", "3"}})
+	if want := int(plotWidth.Dots(96) + 0.5); free < want-1 || free > want+1 {
+		t.Errorf("legend in a free corner: image %d px wide, want the chart's %d", free, want)
+	}
+	if full <= free+10 {
+		t.Errorf("no free corner: image %d px wide, want wider than %d (the legend beside the chart)", full, free)
+	}
+}
+
+// A series over program or machine files is labelled by the files' base
+// names — unless two would read the same, or a value is not a file.
+func TestFileLabels(t *testing.T) {
+	recs := func(vs ...string) []Record {
+		var out []Record
+		for _, v := range vs {
+			out = append(out, Record{Params: map[string]string{"program": v}})
+		}
+		return out
+	}
+	got := fileLabels(recs("../../programs/examples/b200-ozaki.yaml", "../../programs/examples/a100-dgemm.yaml", "../../programs/examples/b200-ozaki.yaml"), "program")
+	want := map[string]string{"../../programs/examples/b200-ozaki.yaml": "b200-ozaki", "../../programs/examples/a100-dgemm.yaml": "a100-dgemm"}
+	if len(got) != len(want) || got["../../programs/examples/b200-ozaki.yaml"] != "b200-ozaki" || got["../../programs/examples/a100-dgemm.yaml"] != "a100-dgemm" {
+		t.Errorf("fileLabels = %v, want %v", got, want)
+	}
+	for _, vs := range [][]string{
+		{"a/gemm.yaml", "b/gemm.yaml"}, // the same base name
+		{"gemm.yaml", "128"},           // not every value a file
+		{"gb200", "a100"},              // machine names
+	} {
+		if got := fileLabels(recs(vs...), "program"); got != nil {
+			t.Errorf("fileLabels(%q) = %v, want none", vs, got)
 		}
 	}
 }
