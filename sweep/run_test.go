@@ -502,12 +502,46 @@ func TestResumeChangedStudy(t *testing.T) {
 			t.Fatalf("%s: the results file was changed", c.name)
 		}
 	}
-	// Unchanged, it resumes.
-	if err := os.WriteFile(progPath, []byte(tinyProgram), 0o644); err != nil {
+	// Its comments and layout changed (not its content), it resumes.
+	edited := "# a comment\n" + strings.Replace(strings.Replace(tinyProgram, "m: 256", "m:   256   # rows", 1),
+		"tiling: {bm: 64, bk: 64, bn: 64}", "tiling:\n  bm: 64\n  bk: 64 # depth\n  bn: 64", 1)
+	if err := os.WriteFile(progPath, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fresh := writeStudy(t, tinyStudy) // (a study digests each file once)
+	fresh.Dir, fresh.Program = s.Dir, s.Program
+	if sum, err := Run(fresh, Options{Out: out, Jobs: 2, Resume: true}); err != nil || sum.Skipped != 6 || sum.Ran != 6 {
+		t.Errorf("resume of the study with its program's comments and layout changed: %+v %v", sum, err)
+	}
+}
+
+// Records of an earlier davinci-sim, whose inputs digest the files' text,
+// resume as long as that text is the same; the records it writes digest
+// their YAML content.
+func TestResumeTextDigest(t *testing.T) {
+	s := writeStudy(t, tinyStudy)
+	out := t.TempDir()
+	if _, err := Run(s, Options{Out: out, Jobs: 2, Shard: Shard{0, 2}}); err != nil {
+		t.Fatal(err)
+	}
+	jl := filepath.Join(out, ResultsJSONL)
+	old := readFile(t, jl)
+	// The same records, stamped as before 2026-11-30.
+	for i, p := range s.Points {
+		now, before := s.inputs(p, false), s.inputs(p, true)
+		if now == before {
+			t.Fatalf("point %d: the text digest is the content digest", i)
+		}
+		old = bytes.ReplaceAll(old, []byte(`"inputs":"`+now+`"`), []byte(`"inputs":"`+before+`"`))
+	}
+	if err := os.WriteFile(jl, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if sum, err := Run(s, Options{Out: out, Jobs: 2, Resume: true}); err != nil || sum.Skipped != 6 || sum.Ran != 6 {
-		t.Errorf("resume of the unchanged study: %+v %v", sum, err)
+		t.Fatalf("resume of text-stamped records: %+v %v", sum, err)
+	}
+	if got := readFile(t, jl); !bytes.Contains(got, []byte(`"inputs":"`+s.inputs(s.Points[1], false)+`"`)) {
+		t.Errorf("the new records are not stamped with the content digest:\n%s", got)
 	}
 }
 

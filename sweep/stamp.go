@@ -1,11 +1,15 @@
 package sweep
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
@@ -22,10 +26,13 @@ type RunStamp struct {
 	// spells them ("k_batch=8 fast_forward"; empty: none).
 	Options string `json:"options,omitempty"`
 	// Inputs is a digest (the first 16 hex digits of a SHA-256) of the
-	// point's program file text, its machine's file text (the embedded
-	// machine's, or the file's) and the study's fixed overrides. Files
-	// the program names in turn (.npy inputs, a cluster's node files)
-	// are not in it; nor is the simulator's version.
+	// point's program file, its machine's file (the embedded machine's,
+	// or the file's) — their YAML without comments and layout, so that
+	// editing a comment keeps a study resumable — and the study's fixed
+	// overrides. Files the program names in turn (.npy inputs, a
+	// cluster's node files) are not in it; nor is the simulator's
+	// version. (Records of davinci-sim before 2026-11-30 digest the
+	// files' text instead; they are accepted as they are.)
 	Inputs string `json:"inputs"`
 }
 
@@ -46,29 +53,40 @@ func (s *Study) options() string {
 // each program and machine file once; safe for concurrent use.
 type stamper struct {
 	mu    sync.Mutex
-	files map[string][32]byte       // "program:PATH" or "machine:REF" (as the run opens them) → digest of its text (or of the error reading it)
+	files map[string]fileDigests    // "program:PATH" or "machine:REF" (as the run opens them) → its digests
 	progs map[string]*programs.File // parsed program files (nil: unreadable)
 }
 
+// fileDigests are the digests of a file: of its YAML without comments and
+// layout (RunStamp.Inputs), and of its text (the stamps of earlier
+// davinci-sim); both of the error's text where it cannot be read.
+type fileDigests struct{ yaml, text [32]byte }
+
 // stamp returns point p's run stamp.
 func (s *Study) stamp(p Point) RunStamp {
+	return RunStamp{Options: s.options(), Inputs: s.inputs(p, false)}
+}
+
+// inputs returns point p's RunStamp.Inputs, or with byText the digest of
+// its files' text that davinci-sim recorded before 2026-11-30.
+func (s *Study) inputs(p Point, byText bool) string {
 	paths := s.paths(p)
 	prog := paths.program
 	st := s.stamps
 	h := sha256.New()
-	sum := st.digest("program:"+prog, func() ([]byte, error) { return programs.Source(prog) })
+	sum := st.digest("program:"+prog, byText, func() ([]byte, error) { return programs.Source(prog) })
 	h.Write(sum[:])
 	// The machine: -m (the study's or the point's), else the program's
 	// machine: key — which a fixed or varied program.machine replaces.
 	if f := st.program(prog); f != nil {
 		ref := programs.MachineRef(f, s.runOptions(paths.machine, p))
-		sum = st.digest("machine:"+ref, func() ([]byte, error) { return machines.Text(ref) })
+		sum = st.digest("machine:"+ref, byText, func() ([]byte, error) { return machines.Text(ref) })
 		h.Write(sum[:])
 	} // else the point fails to read its program: the program's digest says why
 	for _, o := range s.Set {
 		fmt.Fprintf(h, "%d:%s=%s", len(o.Path)+1+len(o.Value), o.Path, o.Value)
 	}
-	return RunStamp{Options: s.options(), Inputs: hex.EncodeToString(h.Sum(nil))[:16]}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // program returns the parsed program file at path (parsed once), nil when
@@ -87,24 +105,65 @@ func (st *stamper) program(path string) *programs.File {
 	return f
 }
 
-// digest returns the SHA-256 of what read returns for key (computed once),
-// or of its error's text.
-func (st *stamper) digest(key string, read func() ([]byte, error)) [32]byte {
+// digest returns the SHA-256 of the YAML that read returns for key
+// without its comments and layout (computed once), or with byText of its
+// text; of its error's text where read fails.
+func (st *stamper) digest(key string, byText bool, read func() ([]byte, error)) [32]byte {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if d, ok := st.files[key]; ok {
-		return d
+	d, ok := st.files[key]
+	if !ok {
+		text, err := read()
+		if err != nil {
+			text = []byte("error: " + err.Error())
+		}
+		d = fileDigests{yaml: sha256.Sum256(yamlContent(text)), text: sha256.Sum256(text)}
+		if st.files == nil {
+			st.files = map[string]fileDigests{}
+		}
+		st.files[key] = d
 	}
-	text, err := read()
-	if err != nil {
-		text = []byte("error: " + err.Error())
+	if byText {
+		return d.text
 	}
-	d := sha256.Sum256(text)
-	if st.files == nil {
-		st.files = map[string][32]byte{}
+	return d.yaml
+}
+
+// yamlContent returns the YAML documents of text without their comments,
+// in one layout (the YAML encoder's), so that text differing only in
+// comments, spacing or line breaks gives the same bytes; text that does
+// not parse as YAML is returned as it is.
+func yamlContent(text []byte) []byte {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err == io.EOF {
+			break
+		} else if err != nil {
+			return text
+		}
+		dropLayout(&doc)
+		if enc.Encode(&doc) != nil {
+			return text
+		}
 	}
-	st.files[key] = d
-	return d
+	if enc.Close() != nil {
+		return text
+	}
+	return out.Bytes()
+}
+
+// dropLayout clears the comments and styles (flow or block, quoting) of n
+// and of the nodes under it; a value keeps its tag (a quoted "256" stays a
+// string: the encoder quotes it again).
+func dropLayout(n *yaml.Node) {
+	n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+	n.Style = 0
+	for _, c := range n.Content {
+		dropLayout(c)
+	}
 }
 
 // checkStamp reports whether record rec was made by a run like the one
@@ -118,7 +177,7 @@ func checkStamp(rec *Record, s *Study) error {
 		return fmt.Errorf("key \"run\": point %d ran with %s, the study asks for %s; use another -o directory, or the study's earlier options",
 			rec.Index, optionsText(rec.Run.Options), optionsText(want.Options))
 	}
-	if rec.Run.Inputs != want.Inputs {
+	if rec.Run.Inputs != want.Inputs && rec.Run.Inputs != s.inputs(s.Points[rec.Index], true) {
 		return fmt.Errorf("key \"run\": point %d ran from other inputs (inputs %s, now %s: its program or machine file, or the study's program, machine or set, changed since); use another -o directory",
 			rec.Index, rec.Run.Inputs, want.Inputs)
 	}
