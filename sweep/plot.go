@@ -444,8 +444,8 @@ func last(q string) string {
 	return q
 }
 
-// fileLabels returns, for a parameter whose values in recs are all file
-// names (program and machine files: a path or a .yaml name), each value's
+// fileLabels returns, for a parameter whose values in recs are all YAML
+// files (program and machine files: .yaml, .yml), each value's
 // base name without its extension, as a legend shows it — unless two
 // values would then read the same; nil otherwise.
 func fileLabels(recs []Record, q string) map[string]string {
@@ -457,7 +457,7 @@ func fileLabels(recs []Record, q string) map[string]string {
 			continue
 		}
 		ext := filepath.Ext(v)
-		if !strings.ContainsRune(v, '/') && ext != ".yaml" && ext != ".yml" {
+		if ext != ".yaml" && ext != ".yml" {
 			return nil
 		}
 		base := strings.TrimSuffix(filepath.Base(v), ext)

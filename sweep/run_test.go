@@ -667,6 +667,7 @@ func TestFileLabels(t *testing.T) {
 		{"a/gemm.yaml", "b/gemm.yaml"}, // the same base name
 		{"gemm.yaml", "128"},           // not every value a file
 		{"gb200", "a100"},              // machine names
+		{"1.6TB/s"},                    // a bandwidth, not a file
 	} {
 		if got := fileLabels(recs(vs...), "program"); got != nil {
 			t.Errorf("fileLabels(%q) = %v, want none", vs, got)
