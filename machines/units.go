@@ -49,7 +49,11 @@ func splitUnit(s string, units []unit) (num string, factor int64, err error) {
 		}
 	}
 	if !isDecimal(t) {
-		return "", 0, fmt.Errorf("%q is not a number with an optional unit", s)
+		suffixes := make([]string, len(units))
+		for i, u := range units {
+			suffixes[i] = u.suffix
+		}
+		return "", 0, fmt.Errorf("%q is not a number with an optional unit (%s)", s, strings.Join(suffixes, ", "))
 	}
 	return t, factor, nil
 }
@@ -93,7 +97,7 @@ func isDecimal(t string) bool {
 func ParseSize(s string) (Size, error) {
 	num, factor, err := splitUnit(s, sizeUnits)
 	if err != nil {
-		return 0, fmt.Errorf("bad size: %w (want e.g. 512KiB, 1MiB, 1048576)", err)
+		return 0, fmt.Errorf("bad size: %w; e.g. 512KiB, 1MiB, 1048576", err)
 	}
 	r, ok := new(big.Rat).SetString(num)
 	if !ok {
@@ -146,7 +150,7 @@ func (s Size) String() string {
 func parseScaled(s string, units []unit, what, example string) (float64, error) {
 	num, factor, err := splitUnit(s, units)
 	if err != nil {
-		return 0, fmt.Errorf("bad %s: %w (want e.g. %s)", what, err, example)
+		return 0, fmt.Errorf("bad %s: %w; e.g. %s", what, err, example)
 	}
 	r, ok := new(big.Rat).SetString(num)
 	if !ok {
