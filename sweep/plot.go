@@ -193,6 +193,8 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 					v := r.Params[q]
 					if f, ok := shown[i][v]; ok {
 						v = f
+					} else if v == "" {
+						v = `""` // (the program's own value or default)
 					}
 					parts = append(parts, short[i]+"="+v)
 				}

@@ -674,3 +674,21 @@ func TestFileLabels(t *testing.T) {
 		}
 	}
 }
+
+// An empty series value (the program's own, in a study's explicit points)
+// reads "" in the legend, not as a key with nothing after it.
+func TestPlotEmptySeriesValue(t *testing.T) {
+	s := writeStudy(t, "program: prog.yaml\nmetrics: [a]\npoints: [{program.m: 1, program.tiling.staging: \"\"}, {program.m: 2, program.tiling.staging: \"\"}, {program.m: 1, program.tiling.staging: none}, {program.m: 2, program.tiling.staging: none}]\nplot: {x: program.m, y: a, series: [program.tiling.staging]}\n")
+	var recs []Record
+	for i, p := range s.Points {
+		recs = append(recs, Record{Index: i, Params: s.paramMap(p), Status: StatusOK, Metrics: map[string]json.RawMessage{"a": json.RawMessage("1")}})
+	}
+	dir := t.TempDir()
+	if err := DrawPlot(s, s.Plots[0], recs, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	svg := readFile(t, filepath.Join(dir, s.Plots[0].Name+".svg"))
+	if !bytes.Contains(svg, []byte("staging=&#34;&#34;<")) || !bytes.Contains(svg, []byte("staging=none<")) {
+		t.Errorf("legend lacks staging=\"\" and staging=none:\n%s", svg)
+	}
+}
