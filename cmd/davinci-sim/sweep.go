@@ -49,7 +49,9 @@ folder. A point that cannot run (e.g. a tile
 that does not fit a buffer) is recorded with status "failed" and its message
 in the error column; the study goes on.
 
---resume continues an interrupted study in DIR, skipping finished points.
+--resume continues an interrupted study in DIR, skipping finished points;
+on a finished study it only writes results.csv and the plots again (after
+editing the study's plots, say).
 --shard I/N runs only the points whose index is I modulo N (0 ≤ I < N), e.g.
 one Slurm array task each; "davinci-sim sweep merge STUDY.yaml -o DIR
 SHARD_DIR..." then combines the shard directories into DIR.
