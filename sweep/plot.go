@@ -285,13 +285,14 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 		p.X.Min, p.X.Max = -0.5, float64(len(xcats))-0.5
 	}
 	p.Add(plotter.NewGrid())
-	if pl.Roof != nil {
-		addRoof(p, pl.Roof, lines, logx)
-	}
 	for _, l := range lines {
 		sort.SliceStable(l.xys, func(a, b int) bool { return l.xys[a].X < l.xys[b].X })
 	}
-	outside := !placeLegend(p, lines, logx, pl.LogY)
+	drawn := lines // and the ceilings, which the legend should not cover either
+	if pl.Roof != nil {
+		drawn = append(slices.Clip(lines), addRoof(p, pl.Roof, lines, logx)...)
+	}
+	outside := !placeLegend(p, drawn, logx, pl.LogY)
 	for i, l := range lines {
 		ln, sc, err := plotter.NewLinePoints(l.xys)
 		if err != nil {
@@ -319,8 +320,9 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 // the x range of lines, widened by half a decade on a log axis (10 % on a
 // linear one) and starting where a ceiling is half the lowest y drawn (so
 // that the ceilings do not stretch the y axis), sampled densely enough to
-// show the kink at peak / slope.
-func addRoof(p *plot.Plot, roof *Roof, lines []*line, logx bool) {
+// show the kink at peak / slope; it returns the ceilings as drawn
+// (unlabelled: their legend entries are added here).
+func addRoof(p *plot.Plot, roof *Roof, lines []*line, logx bool) (ceilings []*line) {
 	xlo, hi, ylo := math.Inf(1), math.Inf(-1), math.Inf(1)
 	for _, l := range lines {
 		for _, q := range l.xys {
@@ -328,7 +330,7 @@ func addRoof(p *plot.Plot, roof *Roof, lines []*line, logx bool) {
 		}
 	}
 	if !(hi >= xlo) {
-		return
+		return nil
 	}
 	if logx {
 		xlo, hi = xlo/math.Sqrt(10), hi*math.Sqrt(10)
@@ -362,7 +364,9 @@ func addRoof(p *plot.Plot, roof *Roof, lines []*line, logx bool) {
 		ln.Width = vg.Points(1.5)
 		p.Add(ln)
 		p.Legend.Add(s.Label, ln)
+		ceilings = append(ceilings, &line{xys: xys})
 	}
+	return ceilings
 }
 
 // PDFs carry a creation date and list their objects in map order unless
