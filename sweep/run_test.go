@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
@@ -690,5 +693,36 @@ func TestPlotEmptySeriesValue(t *testing.T) {
 	svg := readFile(t, filepath.Join(dir, s.Plots[0].Name+".svg"))
 	if !bytes.Contains(svg, []byte("staging=&#34;&#34;<")) || !bytes.Contains(svg, []byte("staging=none<")) {
 		t.Errorf("legend lacks staging=\"\" and staging=none:\n%s", svg)
+	}
+}
+
+// The legend goes in a corner no drawn line crosses — the data's or a
+// ceiling's —, and beside the chart where there is none.
+func TestPlaceLegend(t *testing.T) {
+	xy := func(pts ...float64) *line {
+		l := &line{}
+		for i := 0; i < len(pts); i += 2 {
+			l.xys = append(l.xys, plotter.XY{X: pts[i], Y: pts[i+1]})
+		}
+		return l
+	}
+	for _, c := range []struct {
+		name            string
+		lines           []*line
+		free, top, left bool
+	}{
+		// A flat line at the bottom, a ceiling flat at the top right:
+		// the top left is free.
+		{"ceiling", []*line{{label: "a", xys: xy(0, 0, 10, 0).xys}, xy(0, 0, 5, 10, 10, 10)}, true, true, true},
+		// Lines along the top and the bottom: no corner free.
+		{"full", []*line{{label: "a", xys: xy(0, 0, 10, 0).xys}, {label: "b", xys: xy(0, 10, 10, 10).xys}}, false, false, false},
+		// A falling line: the top right is free.
+		{"falling", []*line{{label: "a", xys: xy(0, 10, 10, 0).xys}}, true, true, false},
+	} {
+		p := plot.New()
+		free := placeLegend(p, c.lines, false, false)
+		if free != c.free || free && (p.Legend.Top != c.top || p.Legend.Left != c.left) {
+			t.Errorf("%s: free %v, top %v, left %v; want %v, %v, %v", c.name, free, p.Legend.Top, p.Legend.Left, c.free, c.top, c.left)
+		}
 	}
 }

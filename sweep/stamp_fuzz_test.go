@@ -7,7 +7,8 @@ import (
 
 // yamlContent never panics, and settles: after a pass or two its output is
 // its own (a file written as yamlContent writes it digests as itself; a
-// first pass may still requote an edge case, "?" → '' → "").
+// first pass may still requote an edge case: "?" gives an empty key
+// quoted with single quotes, then with double quotes).
 func FuzzYAMLContent(f *testing.F) {
 	f.Add([]byte(tinyProgram))
 	f.Add([]byte("# c\nm:   256   # rows\ns: \"256\"\nt: '1e3'\ntiling: {bm: 64, x: [1, 2]}\n"))
