@@ -39,10 +39,13 @@ func ReadResults(path string, s *Study) ([]Record, error) {
 		return nil, badInput(fmt.Errorf("results file: %v", err))
 	}
 	defer fh.Close()
-	return readResults(path, fh, s)
+	return readResults(path, fh, s, nil)
 }
 
-func readResults(path string, r io.Reader, s *Study) ([]Record, error) {
+// readResults is ReadResults from r. With stale non-nil a record whose run
+// stamp is not the study's (or that has none) is kept, counted in *stale,
+// instead of refused (Redraw).
+func readResults(path string, r io.Reader, s *Study, stale *int) ([]Record, error) {
 	br := bufio.NewReader(r)
 	bad := func(line int, format string, a ...any) error {
 		return badInput(fmt.Errorf("%s:%d: %s", path, line, fmt.Sprintf(format, a...)))
@@ -84,7 +87,7 @@ func readResults(path string, r io.Reader, s *Study) ([]Record, error) {
 		if dec.More() {
 			return nil, bad(line, "corrupt record: more than one JSON value on the line")
 		}
-		if err := checkRecord(&rec, s); err != nil {
+		if err := checkRecord(&rec, s, stale); err != nil {
 			return nil, bad(line, "%v", err)
 		}
 		if prev, ok := seen[rec.Index]; ok {
@@ -95,8 +98,9 @@ func readResults(path string, r io.Reader, s *Study) ([]Record, error) {
 	}
 }
 
-// checkRecord checks that rec belongs to study s.
-func checkRecord(rec *Record, s *Study) error {
+// checkRecord checks that rec belongs to study s; with stale non-nil a run
+// stamp that is not the study's is counted there instead (readResults).
+func checkRecord(rec *Record, s *Study, stale *int) error {
 	if rec.Index < 0 || rec.Index >= len(s.Points) {
 		return fmt.Errorf("key \"index\": point %d is not in the study (0..%d); the study changed? use another -o directory", rec.Index, len(s.Points)-1)
 	}
@@ -111,7 +115,10 @@ func checkRecord(rec *Record, s *Study) error {
 			rec.Index, formatParams(rec.Params), formatParams(want))
 	}
 	if err := checkStamp(rec, s); err != nil {
-		return err
+		if stale == nil {
+			return err
+		}
+		*stale++
 	}
 	if len(rec.Metrics) != len(s.Metrics) {
 		return fmt.Errorf("key \"metrics\": %d metrics recorded, the study has %d; the study changed? use another -o directory", len(rec.Metrics), len(s.Metrics))
@@ -174,8 +181,13 @@ func finish(s *Study, dir string, done map[int]Record, sum *Summary, log io.Writ
 			fmt.Fprintf(log, "metric %s: no point's report has it (misspelt? report.md lists the keys); its column is empty\n", m)
 		}
 	}
-	// Plots are drawn concurrently (rendering is most of the time after the
-	// last point); their warnings are written in study order.
+	return drawPlots(s, recs, dir, log)
+}
+
+// drawPlots draws study s's plots from recs into dir, concurrently
+// (rendering is most of the time after the last point); their warnings go
+// to log in study order.
+func drawPlots(s *Study, recs []Record, dir string, log io.Writer) error {
 	logs := make([]bytes.Buffer, len(s.Plots))
 	errs := make([]error, len(s.Plots))
 	var wg sync.WaitGroup
@@ -198,6 +210,34 @@ func finish(s *Study, dir string, done map[int]Record, sum *Summary, log io.Writ
 		}
 	}
 	return nil
+}
+
+// Redraw draws study s's plots again from the records of dir's
+// results.jsonl, and touches no other file. Unlike --resume it draws
+// records whose run stamps are not the study's — run from other inputs or
+// options, or by a davinci-sim that wrote no stamps — as they were recorded
+// (nothing is run, so nothing is mixed), and returns how many records it
+// drew and how many of them were such; the records must still be the
+// study's points, with its parameters and metrics.
+func Redraw(s *Study, dir string, log io.Writer) (records, stale int, err error) {
+	path := filepath.Join(dir, ResultsJSONL)
+	if err := badinput.NotPipe(path); err != nil {
+		return 0, 0, badInput(fmt.Errorf("results file: %v", err))
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return 0, 0, badInput(fmt.Errorf("results file: %v", err))
+	}
+	defer fh.Close()
+	recs, err := readResults(path, fh, s, &stale)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(recs) == 0 {
+		return 0, 0, badInput(fmt.Errorf("%s: no records to draw", path))
+	}
+	slices.SortFunc(recs, func(a, b Record) int { return a.Index - b.Index })
+	return len(recs), stale, drawPlots(s, recs, dir, log)
 }
 
 // nullMetrics returns the study's metrics that are null in every point

@@ -33,7 +33,7 @@ func FuzzReadResults(f *testing.F) {
 	f.Add([]byte("{}\n"))
 	f.Add([]byte(""))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		recs, err := readResults("results.jsonl", bytes.NewReader(data), s)
+		recs, err := readResults("results.jsonl", bytes.NewReader(data), s, nil)
 		if err != nil {
 			if !badinput.Is(err) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("not one line of bad input: %v", err)
@@ -46,7 +46,7 @@ func FuzzReadResults(f *testing.F) {
 				t.Fatalf("point %d returned twice", r.Index)
 			}
 			seen[r.Index] = true
-			if err := checkRecord(&r, s); err != nil {
+			if err := checkRecord(&r, s, nil); err != nil {
 				t.Fatalf("returned a record that does not check: %v", err)
 			}
 		}

@@ -726,3 +726,48 @@ func TestPlaceLegend(t *testing.T) {
 		}
 	}
 }
+
+// Redraw draws a study's plots again from its results, running nothing and
+// writing nothing else — also records made from other inputs, which
+// --resume refuses, counted as such; records of another study it refuses.
+func TestRedraw(t *testing.T) {
+	s := writeStudy(t, tinyStudy)
+	out := t.TempDir()
+	if _, err := Run(s, Options{Out: out, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	plotFile := filepath.Join(out, s.Plots[0].Name+".png")
+	csvBefore := readFile(t, filepath.Join(out, ResultsCSV))
+	if err := os.Remove(plotFile); err != nil {
+		t.Fatal(err)
+	}
+	// The program edited since: --resume refuses, Redraw draws.
+	if err := os.WriteFile(filepath.Join(s.Dir, "prog.yaml"), []byte(strings.Replace(tinyProgram, "m: 256", "m: 512", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edited := writeStudy(t, tinyStudy)
+	edited.Dir, edited.Program = s.Dir, s.Program
+	if _, err := Run(edited, Options{Out: out, Jobs: 1, Resume: true}); err == nil || !strings.Contains(err.Error(), "other inputs") {
+		t.Fatalf("resume after the program's edit: %v", err)
+	}
+	n, stale, err := Redraw(edited, out, nil)
+	if err != nil || n != 12 || stale != 12 {
+		t.Fatalf("Redraw = %d records, %d stale, %v; want 12, 12, nil", n, stale, err)
+	}
+	if _, err := os.Stat(plotFile); err != nil {
+		t.Errorf("the plot was not drawn: %v", err)
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(out, ResultsCSV)), csvBefore) {
+		t.Errorf("Redraw rewrote results.csv")
+	}
+	// Another study's records (other parameters): refused, one line.
+	other := writeStudy(t, strings.Replace(tinyStudy, "[64, 128, 1024]", "[32, 128, 1024]", 1))
+	other.Dir, other.Program = s.Dir, s.Program
+	if _, _, err := Redraw(other, out, nil); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), `key "params"`) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("Redraw of another study's records: %v", err)
+	}
+	// No results: refused.
+	if _, _, err := Redraw(s, t.TempDir(), nil); err == nil || !badinput.Is(err) {
+		t.Errorf("Redraw without results: %v", err)
+	}
+}

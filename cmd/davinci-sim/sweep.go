@@ -82,7 +82,7 @@ written, the first refusal is quoted).`,
 	fl.BoolVar(&f.resume, "resume", false, "continue the study in DIR, skipping finished points")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar on stderr")
 	fl.DurationVar(&f.pointTimeout, "point-timeout", 0, "stop a point after this wall time and record it as failed, e.g. 30m (default: no limit)")
-	cmd.AddCommand(newSweepMergeCmd())
+	cmd.AddCommand(newSweepMergeCmd(), newSweepPlotCmd())
 	return cmd
 }
 
@@ -138,6 +138,52 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 		return badInput(fmt.Errorf("%s: every point failed (%s): the study's fixed settings (set, program, machine) suit none of its points", path, sum.FirstFailure))
 	}
 	return nil
+}
+
+func newSweepPlotCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "plot STUDY.yaml -o DIR",
+		Short: "Draw a study's plots again from the results in DIR, running nothing",
+		Long: `Draw the plots of STUDY.yaml again (DIR/NAME.png, .svg and .pdf) from the
+records in DIR/results.jsonl, running no point and touching no other file:
+after editing the study's plots. Unlike --resume it also draws records made
+from other inputs (the program or machine file edited since) or by a
+davinci-sim that did not stamp its records, as they were recorded, and says
+how many; the records must be the study's points (its parameters and
+metrics). Exit code 2 on bad input.`,
+		Example: `  davinci-sim sweep plot studies/long/cluster-weak-scaling.yaml -o docs/studies/cluster-weak-scaling`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			stderr := cmd.ErrOrStderr()
+			if out == "" {
+				return badInput(errors.New("sweep plot: -o DIR is required"))
+			}
+			st, err := sweep.ReadStudy(args[0])
+			if err != nil {
+				return sweepError(err)
+			}
+			if len(st.Plots) == 0 {
+				return badInput(fmt.Errorf("sweep plot: %s has no plot to draw", args[0]))
+			}
+			n, stale, err := sweep.Redraw(st, out, stderr)
+			if err != nil {
+				return sweepError(err)
+			}
+			plots := fmt.Sprintf("%d plots", len(st.Plots))
+			if len(st.Plots) == 1 {
+				plots = "1 plot"
+			}
+			msg := fmt.Sprintf("sweep plot: %s drawn from %d of %d points in %s", plots, n, len(st.Points), out)
+			if stale > 0 {
+				msg += fmt.Sprintf(" (%d of them recorded from other inputs or options, or unstamped: drawn as recorded)", stale)
+			}
+			fmt.Fprintln(stderr, msg)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "directory of the study's results.jsonl, where the plots go (required)")
+	return cmd
 }
 
 func newSweepMergeCmd() *cobra.Command {
