@@ -516,8 +516,8 @@ func placeLegend(p *plot.Plot, lines []*line, logx, logy bool) (free bool) {
 		for i := start + 1; i < end; i++ {
 			for k := 1; k < along; k++ {
 				f := float64(k) / along
-				nx = append(nx, nx[i-1]+f*(nx[i]-nx[i-1]))
-				ny = append(ny, ny[i-1]+f*(ny[i]-ny[i-1]))
+				nx = append(nx, nx[i-1]+float64(f*(nx[i]-nx[i-1])))
+				ny = append(ny, ny[i-1]+float64(f*(ny[i]-ny[i-1])))
 			}
 		}
 		start = end
