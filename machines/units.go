@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/go-viper/mapstructure/v2"
 )
@@ -49,11 +50,16 @@ func splitUnit(s string, units []unit) (num string, factor int64, err error) {
 		}
 	}
 	if !isDecimal(t) {
-		suffixes := make([]string, len(units))
-		for i, u := range units {
-			suffixes[i] = u.suffix
+		if strings.IndexFunc(t, unicode.IsLetter) >= 0 {
+			// Letters no unit accounts for (1EiB, fast): the units
+			// there are. (Else the number is what is wrong: -1KiB.)
+			suffixes := make([]string, len(units))
+			for i, u := range units {
+				suffixes[i] = u.suffix
+			}
+			return "", 0, fmt.Errorf("%q is not a number with an optional unit (%s)", s, strings.Join(suffixes, ", "))
 		}
-		return "", 0, fmt.Errorf("%q is not a number with an optional unit (%s)", s, strings.Join(suffixes, ", "))
+		return "", 0, fmt.Errorf("%q is not a number with an optional unit", s)
 	}
 	return t, factor, nil
 }

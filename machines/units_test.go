@@ -56,6 +56,14 @@ func TestParseSize(t *testing.T) {
 			t.Errorf("ParseSize(%q) error = %v; want one containing %q", c.in, err, c.msg)
 		}
 	}
+	// The units are listed where letters are no unit, not where the
+	// number is wrong.
+	for in, list := range map[string]bool{"1EiB": true, "1XB": true, "big": true, "-1KiB": false, "1.2.3GB": false} {
+		_, err := ParseSize(in)
+		if got := err != nil && strings.Contains(err.Error(), "(TiB, GiB, MiB, KiB, TB, GB, MB, KB, B)"); got != list {
+			t.Errorf("ParseSize(%q) error = %v; units listed %v, want %v", in, err, got, list)
+		}
+	}
 }
 
 func TestSizeString(t *testing.T) {

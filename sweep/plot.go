@@ -91,6 +91,13 @@ type line struct {
 // out with a warning on log; a plot with nothing to draw is skipped with a
 // warning.
 func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error {
+	_, err := drawPlot(s, pl, recs, dir, log)
+	return err
+}
+
+// drawPlot is DrawPlot, reporting whether it drew the plot (false: nothing
+// to draw, skipped).
+func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool, error) {
 	warn := func(format string, a ...any) {
 		if log != nil {
 			fmt.Fprintf(log, "plot %s: %s\n", pl.Name, fmt.Sprintf(format, a...))
@@ -237,7 +244,7 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 	}
 	if len(lines) == 0 {
 		warn("nothing to draw; skipped")
-		return nil
+		return false, nil
 	}
 
 	p := plot.New()
@@ -310,10 +317,10 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 	}
 	for _, ext := range []string{".png", ".svg", ".pdf"} {
 		if err := savePlot(p, outside, filepath.Join(dir, pl.Name+ext)); err != nil {
-			return fmt.Errorf("plot %s: %v", pl.Name, err)
+			return false, fmt.Errorf("plot %s: %v", pl.Name, err)
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // addRoof draws the ceilings of roof (grey, one dash pattern each) over
@@ -400,8 +407,14 @@ func savePlot(p *plot.Plot, outside bool, path string) (err error) {
 		chart.Legend = plot.NewLegend()
 		legend.Left, legend.Top = true, true
 		legend.XOffs, legend.YOffs = 0, 0
-		strip := legendMargin + legend.Rectangle(draw.Canvas{}).Size().X + legendMargin
-		c, err := draw.NewFormattedCanvas(plotWidth+strip, plotHeight, format)
+		size := legend.Rectangle(draw.Canvas{}).Size()
+		strip := legendMargin + size.X + legendMargin
+		// The strip's top at the data area's, below the title; a legend
+		// taller than the chart makes the image taller (the chart keeps
+		// its size, at the top).
+		title := chart.Title.TextStyle.Rectangle(chart.Title.Text).Size().Y + chart.Title.Padding
+		height := max(plotHeight, title+size.Y+legendMargin)
+		c, err := draw.NewFormattedCanvas(plotWidth+strip, height, format)
 		if err != nil {
 			return err
 		}
@@ -410,9 +423,8 @@ func savePlot(p *plot.Plot, outside bool, path string) (err error) {
 			dc.SetColor(chart.BackgroundColor)
 			dc.Fill(dc.Rectangle.Path())
 		}
-		chart.Draw(draw.Crop(dc, 0, -strip, 0, 0))
-		// The strip's top at the data area's, below the title.
-		legend.Draw(draw.Crop(dc, plotWidth+legendMargin, -legendMargin, 0, -(chart.Title.TextStyle.Rectangle(chart.Title.Text).Size().Y + chart.Title.Padding)))
+		chart.Draw(draw.Crop(dc, 0, -strip, height-plotHeight, 0))
+		legend.Draw(draw.Crop(dc, plotWidth+legendMargin, -legendMargin, 0, -title))
 		wt = c
 	}
 	var b strings.Builder
@@ -525,11 +537,19 @@ func placeLegend(p *plot.Plot, lines []*line, logx, logy bool) (free bool) {
 	// The legend's share of the data area, which is the image less the
 	// title, the axes and their padding (about: the tick labels' widths
 	// are not known yet), with a margin.
+	// (legend shares p.Legend's entries array: its additions may land in
+	// spare capacity there, beyond p.Legend's length, where p.Legend's
+	// own additions overwrite them later — p.Legend never sees them.)
 	legend := p.Legend // the entries added so far (the roof's), and the lines'
+	labels := 0
 	for _, l := range lines {
 		if l.label != "" {
 			legend.Add(l.label)
+			labels++
 		}
+	}
+	if labels == 0 && p.Legend.Rectangle(draw.Canvas{}).Size().Y == 0 {
+		return true // no legend to place
 	}
 	size := legend.Rectangle(draw.Canvas{}).Size()
 	width := min(1, float64((size.X+legendMargin)/(plotWidth-2*vg.Centimeter)))

@@ -31,6 +31,12 @@ const maxLine = 16 << 20
 // point's parameter values and the study's metrics. Errors wrap
 // bad input (package badinput) and name the file and line.
 func ReadResults(path string, s *Study) ([]Record, error) {
+	return readResultsFile(path, s, nil)
+}
+
+// readResultsFile is ReadResults, or with stale non-nil readResults's
+// leniency about run stamps.
+func readResultsFile(path string, s *Study, stale *int) ([]Record, error) {
 	if err := badinput.NotPipe(path); err != nil {
 		return nil, badInput(fmt.Errorf("results file: %v", err))
 	}
@@ -39,7 +45,7 @@ func ReadResults(path string, s *Study) ([]Record, error) {
 		return nil, badInput(fmt.Errorf("results file: %v", err))
 	}
 	defer fh.Close()
-	return readResults(path, fh, s, nil)
+	return readResults(path, fh, s, stale)
 }
 
 // readResults is ReadResults from r. With stale non-nil a record whose run
@@ -181,15 +187,18 @@ func finish(s *Study, dir string, done map[int]Record, sum *Summary, log io.Writ
 			fmt.Fprintf(log, "metric %s: no point's report has it (misspelt? report.md lists the keys); its column is empty\n", m)
 		}
 	}
-	return drawPlots(s, recs, dir, log)
+	_, err := drawPlots(s, recs, dir, log)
+	return err
 }
 
 // drawPlots draws study s's plots from recs into dir, concurrently
-// (rendering is most of the time after the last point); their warnings go
+// (rendering is most of the time after the last point), and returns how
+// many it drew (a plot with nothing to draw is skipped); their warnings go
 // to log in study order.
-func drawPlots(s *Study, recs []Record, dir string, log io.Writer) error {
+func drawPlots(s *Study, recs []Record, dir string, log io.Writer) (int, error) {
 	logs := make([]bytes.Buffer, len(s.Plots))
 	errs := make([]error, len(s.Plots))
+	drawn := make([]bool, len(s.Plots))
 	var wg sync.WaitGroup
 	for i, pl := range s.Plots {
 		wg.Go(func() {
@@ -197,47 +206,52 @@ func drawPlots(s *Study, recs []Record, dir string, log io.Writer) error {
 			if log != nil {
 				w = &logs[i]
 			}
-			errs[i] = DrawPlot(s, pl, recs, dir, w)
+			drawn[i], errs[i] = drawPlot(s, pl, recs, dir, w)
 		})
 	}
 	wg.Wait()
+	n := 0
 	for i := range s.Plots {
 		if log != nil {
 			log.Write(logs[i].Bytes())
 		}
 		if errs[i] != nil {
-			return errs[i]
+			return n, errs[i]
+		}
+		if drawn[i] {
+			n++
 		}
 	}
-	return nil
+	return n, nil
 }
 
 // Redraw draws study s's plots again from the records of dir's
 // results.jsonl, and touches no other file. Unlike --resume it draws
 // records whose run stamps are not the study's — run from other inputs or
 // options, or by a davinci-sim that wrote no stamps — as they were recorded
-// (nothing is run, so nothing is mixed), and returns how many records it
-// drew and how many of them were such; the records must still be the
-// study's points, with its parameters and metrics.
-func Redraw(s *Study, dir string, log io.Writer) (records, stale int, err error) {
+// (nothing is run, so nothing is mixed). It returns the plots drawn (a
+// plot with nothing to draw is skipped with a warning on log), the records
+// that ran (not failed) and how many records were such; the records must
+// still be the study's points, with its parameters and metrics.
+func Redraw(s *Study, dir string, log io.Writer) (plots, records, stale int, err error) {
 	path := filepath.Join(dir, ResultsJSONL)
-	if err := badinput.NotPipe(path); err != nil {
-		return 0, 0, badInput(fmt.Errorf("results file: %v", err))
-	}
-	fh, err := os.Open(path)
+	recs, err := readResultsFile(path, s, &stale)
 	if err != nil {
-		return 0, 0, badInput(fmt.Errorf("results file: %v", err))
-	}
-	defer fh.Close()
-	recs, err := readResults(path, fh, s, &stale)
-	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	if len(recs) == 0 {
-		return 0, 0, badInput(fmt.Errorf("%s: no records to draw", path))
+		return 0, 0, 0, badInput(fmt.Errorf("%s: no records to draw", path))
 	}
 	slices.SortFunc(recs, func(a, b Record) int { return a.Index - b.Index })
-	return len(recs), stale, drawPlots(s, recs, dir, log)
+	for _, r := range recs {
+		if r.Status != StatusFailed {
+			records++
+		}
+	}
+	if plots, err = drawPlots(s, recs, dir, log); err != nil {
+		return 0, 0, 0, err
+	}
+	return plots, records, stale, nil
 }
 
 // nullMetrics returns the study's metrics that are null in every point

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"image/png"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -737,10 +739,24 @@ func TestRedraw(t *testing.T) {
 		t.Fatal(err)
 	}
 	plotFile := filepath.Join(out, s.Plots[0].Name+".png")
-	csvBefore := readFile(t, filepath.Join(out, ResultsCSV))
 	if err := os.Remove(plotFile); err != nil {
 		t.Fatal(err)
 	}
+	// Every file but the plots, to check they are left alone.
+	snapshot := func() map[string]string {
+		files := map[string]string{}
+		entries, err := os.ReadDir(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if ext := filepath.Ext(e.Name()); ext != ".png" && ext != ".svg" && ext != ".pdf" {
+				files[e.Name()] = string(readFile(t, filepath.Join(out, e.Name())))
+			}
+		}
+		return files
+	}
+	before := snapshot()
 	// The program edited since: --resume refuses, Redraw draws.
 	if err := os.WriteFile(filepath.Join(s.Dir, "prog.yaml"), []byte(strings.Replace(tinyProgram, "m: 256", "m: 512", 1)), 0o644); err != nil {
 		t.Fatal(err)
@@ -750,24 +766,53 @@ func TestRedraw(t *testing.T) {
 	if _, err := Run(edited, Options{Out: out, Jobs: 1, Resume: true}); err == nil || !strings.Contains(err.Error(), "other inputs") {
 		t.Fatalf("resume after the program's edit: %v", err)
 	}
-	n, stale, err := Redraw(edited, out, nil)
-	if err != nil || n != 12 || stale != 12 {
-		t.Fatalf("Redraw = %d records, %d stale, %v; want 12, 12, nil", n, stale, err)
+	plots, n, stale, err := Redraw(edited, out, nil)
+	if err != nil || plots != len(s.Plots) || n != 8 || stale != 12 { // (4 of the 12 points failed)
+		t.Fatalf("Redraw = %d plots, %d records that ran, %d stale, %v; want %d, 8, 12, nil", plots, n, stale, err, len(s.Plots))
 	}
 	if _, err := os.Stat(plotFile); err != nil {
 		t.Errorf("the plot was not drawn: %v", err)
 	}
-	if !bytes.Equal(readFile(t, filepath.Join(out, ResultsCSV)), csvBefore) {
-		t.Errorf("Redraw rewrote results.csv")
+	if after := snapshot(); !maps.Equal(after, before) {
+		t.Errorf("Redraw changed files other than the plots")
 	}
 	// Another study's records (other parameters): refused, one line.
 	other := writeStudy(t, strings.Replace(tinyStudy, "[64, 128, 1024]", "[32, 128, 1024]", 1))
 	other.Dir, other.Program = s.Dir, s.Program
-	if _, _, err := Redraw(other, out, nil); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), `key "params"`) || strings.Contains(err.Error(), "\n") {
+	if _, _, _, err := Redraw(other, out, nil); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), `key "params"`) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("Redraw of another study's records: %v", err)
 	}
 	// No results: refused.
-	if _, _, err := Redraw(s, t.TempDir(), nil); err == nil || !badinput.Is(err) {
+	if _, _, _, err := Redraw(s, t.TempDir(), nil); err == nil || !badinput.Is(err) {
 		t.Errorf("Redraw without results: %v", err)
+	}
+}
+
+// A legend beside the chart that is taller than the chart makes the image
+// taller, so that its last entries are not cut off.
+func TestPlotTallLegendBeside(t *testing.T) {
+	s := writeStudy(t, "program: prog.yaml\nmetrics: [a]\nvary: {program.m: [1, 2], program.n: [1]}\nplot: {x: program.m, y: a, series: [program.n]}\n")
+	var recs []Record
+	for n := range 40 { // 40 flat lines from bottom to top: no corner free
+		for _, m := range []string{"1", "2"} {
+			recs = append(recs, Record{Index: len(recs), Params: map[string]string{"program.m": m, "program.n": strconv.Itoa(n)}, Status: StatusOK,
+				Metrics: map[string]json.RawMessage{"a": json.RawMessage(strconv.Itoa(n))}})
+		}
+	}
+	dir := t.TempDir()
+	if err := DrawPlot(s, s.Plots[0], recs, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, s.Plots[0].Name+".png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := int(plotHeight.Dots(96) + 0.5); cfg.Height <= h+10 {
+		t.Errorf("image %d px high with a 40-entry legend beside it, want taller than the chart's %d", cfg.Height, h)
 	}
 }

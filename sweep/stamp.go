@@ -132,7 +132,9 @@ func (st *stamper) digest(key string, byText bool, read func() ([]byte, error)) 
 // yamlContent returns the YAML documents of text without their comments,
 // in one layout (the YAML encoder's), so that text differing only in
 // comments, spacing or line breaks gives the same bytes; text that does
-// not parse as YAML is returned as it is.
+// not parse as YAML is returned as it is. (The layout is the pinned
+// go.yaml.in/yaml/v3's: a version that encoded otherwise would make
+// --resume refuse the records of this one, which sweep plot still draws.)
 func yamlContent(text []byte) []byte {
 	dec := yaml.NewDecoder(bytes.NewReader(text))
 	var out bytes.Buffer

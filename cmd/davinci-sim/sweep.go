@@ -51,7 +51,9 @@ in the error column; the study goes on.
 
 --resume continues an interrupted study in DIR, skipping finished points;
 on a finished study it only writes results.csv and the plots again (after
-editing the study's plots, say).
+editing the study's plots, say). "davinci-sim sweep plot STUDY.yaml -o DIR"
+draws the plots alone, also from results whose program or machine file was
+edited since, which --resume refuses.
 --shard I/N runs only the points whose index is I modulo N (0 ≤ I < N), e.g.
 one Slurm array task each; "davinci-sim sweep merge STUDY.yaml -o DIR
 SHARD_DIR..." then combines the shard directories into DIR.
@@ -166,15 +168,15 @@ metrics). Exit code 2 on bad input.`,
 			if len(st.Plots) == 0 {
 				return badInput(fmt.Errorf("sweep plot: %s has no plot to draw", args[0]))
 			}
-			n, stale, err := sweep.Redraw(st, out, stderr)
+			drawn, n, stale, err := sweep.Redraw(st, out, stderr)
 			if err != nil {
 				return sweepError(err)
 			}
-			plots := fmt.Sprintf("%d plots", len(st.Plots))
+			plots := fmt.Sprintf("%d of %d plots", drawn, len(st.Plots))
 			if len(st.Plots) == 1 {
-				plots = "1 plot"
+				plots = fmt.Sprintf("%d of 1 plot", drawn)
 			}
-			msg := fmt.Sprintf("sweep plot: %s drawn from %d of %d points in %s", plots, n, len(st.Points), out)
+			msg := fmt.Sprintf("sweep plot: %s drawn from the %d of %d points that ran, in %s", plots, n, len(st.Points), out)
 			if stale > 0 {
 				msg += fmt.Sprintf(" (%d of them recorded from other inputs or options, or unstamped: drawn as recorded)", stale)
 			}

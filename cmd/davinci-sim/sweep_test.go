@@ -66,7 +66,7 @@ func TestSweepCommand(t *testing.T) {
 		t.Errorf("resume: exit %d: %v", code, err)
 	}
 	// sweep plot draws the plots again and says from how many points.
-	if msg, code, err := runCLI(t, "sweep", "plot", study, "-o", out); code != 0 || !strings.Contains(msg, "drawn from 3 of 3 points") || strings.Contains(msg, "other inputs") {
+	if msg, code, err := runCLI(t, "sweep", "plot", study, "-o", out); code != 0 || !strings.Contains(msg, "1 of 1 plot drawn from the 2 of 3 points that ran") || strings.Contains(msg, "other inputs") {
 		t.Errorf("sweep plot: exit %d: %v\n%s", code, err, msg)
 	}
 	if _, code, err := runCLI(t, "sweep", "plot", study); code != 2 || !strings.Contains(err.Error(), "-o DIR is required") {
