@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"image"
 	"image/png"
 	"maps"
 	"os"
@@ -626,20 +627,7 @@ func TestPlotLegendBeside(t *testing.T) {
 					Metrics: map[string]json.RawMessage{"a": json.RawMessage(y[i])}})
 			}
 		}
-		dir := t.TempDir()
-		if err := DrawPlot(s, s.Plots[0], recs, dir, nil); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(filepath.Join(dir, s.Plots[0].Name+".png"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		cfg, err := png.DecodeConfig(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cfg.Width
+		return drawnSize(t, s, recs).Width
 	}
 	// Rising lines leave the top-left corner free: the legend inside.
 	free := width(map[string][3]string{"1": {"1", "2", "3"}, "2": {"1.1", "2.1", "3.1"}})
@@ -799,6 +787,14 @@ func TestPlotTallLegendBeside(t *testing.T) {
 				Metrics: map[string]json.RawMessage{"a": json.RawMessage(strconv.Itoa(n))}})
 		}
 	}
+	if h, got := int(plotHeight.Dots(96)+0.5), drawnSize(t, s, recs).Height; got <= h+10 {
+		t.Errorf("image %d px high with a 40-entry legend beside it, want taller than the chart's %d", got, h)
+	}
+}
+
+// drawnSize draws study s's first plot from recs and returns its PNG's size.
+func drawnSize(t *testing.T, s *Study, recs []Record) image.Config {
+	t.Helper()
 	dir := t.TempDir()
 	if err := DrawPlot(s, s.Plots[0], recs, dir, nil); err != nil {
 		t.Fatal(err)
@@ -812,7 +808,5 @@ func TestPlotTallLegendBeside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := int(plotHeight.Dots(96) + 0.5); cfg.Height <= h+10 {
-		t.Errorf("image %d px high with a 40-entry legend beside it, want taller than the chart's %d", cfg.Height, h)
-	}
+	return cfg
 }
