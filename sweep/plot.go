@@ -462,11 +462,15 @@ func last(q string) string {
 	return q
 }
 
-// fileLabels returns, for a parameter whose values in recs are all YAML
-// files (program and machine files: .yaml, .yml), each value's
-// base name without its extension, as a legend shows it — unless two
-// values would then read the same; nil otherwise.
+// fileLabels returns, for a parameter whose values are files (fileParam:
+// program and machine files), the base name without extension that a
+// legend shows for each file value in recs (an embedded machine's name
+// stays as it is) — unless two values would then read the same; nil
+// otherwise.
 func fileLabels(recs []Record, q string) map[string]string {
+	if !fileParam(q) {
+		return nil
+	}
 	out := map[string]string{}
 	taken := map[string]bool{}
 	for _, r := range recs {
@@ -474,15 +478,14 @@ func fileLabels(recs []Record, q string) map[string]string {
 		if _, ok := out[v]; ok {
 			continue
 		}
-		ext := filepath.Ext(v)
-		if ext != ".yaml" && ext != ".yml" {
+		label := v
+		if q == ParamProgram || isMachineFile(v) {
+			label = strings.TrimSuffix(filepath.Base(v), filepath.Ext(v))
+		}
+		if label == "" || taken[label] {
 			return nil
 		}
-		base := strings.TrimSuffix(filepath.Base(v), ext)
-		if base == "" || taken[base] {
-			return nil
-		}
-		out[v], taken[base] = base, true
+		out[v], taken[label] = label, true
 	}
 	return out
 }
@@ -541,17 +544,15 @@ func placeLegend(p *plot.Plot, lines []*line, logx, logy bool) (free bool) {
 	// spare capacity there, beyond p.Legend's length, where p.Legend's
 	// own additions overwrite them later — p.Legend never sees them.)
 	legend := p.Legend // the entries added so far (the roof's), and the lines'
-	labels := 0
 	for _, l := range lines {
 		if l.label != "" {
 			legend.Add(l.label)
-			labels++
 		}
 	}
-	if labels == 0 && p.Legend.Rectangle(draw.Canvas{}).Size().Y == 0 {
+	size := legend.Rectangle(draw.Canvas{}).Size()
+	if size.Y == 0 {
 		return true // no legend to place
 	}
-	size := legend.Rectangle(draw.Canvas{}).Size()
 	width := min(1, float64((size.X+legendMargin)/(plotWidth-2*vg.Centimeter)))
 	height := min(1, float64((size.Y+legendMargin)/(plotHeight-2*vg.Centimeter)))
 	best, bestN := 0, math.MaxInt

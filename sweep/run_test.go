@@ -644,26 +644,34 @@ func TestPlotLegendBeside(t *testing.T) {
 // A series over program or machine files is labelled by the files' base
 // names — unless two would read the same, or a value is not a file.
 func TestFileLabels(t *testing.T) {
-	recs := func(vs ...string) []Record {
+	recs := func(q string, vs ...string) []Record {
 		var out []Record
 		for _, v := range vs {
-			out = append(out, Record{Params: map[string]string{"program": v}})
+			out = append(out, Record{Params: map[string]string{q: v}})
 		}
 		return out
 	}
-	got := fileLabels(recs("../../programs/examples/b200-ozaki.yaml", "../../programs/examples/a100-dgemm.yaml", "../../programs/examples/b200-ozaki.yaml"), "program")
+	got := fileLabels(recs("program", "../../programs/examples/b200-ozaki.yaml", "../../programs/examples/a100-dgemm.yaml", "../../programs/examples/b200-ozaki.yaml"), "program")
 	want := map[string]string{"../../programs/examples/b200-ozaki.yaml": "b200-ozaki", "../../programs/examples/a100-dgemm.yaml": "a100-dgemm"}
-	if len(got) != len(want) || got["../../programs/examples/b200-ozaki.yaml"] != "b200-ozaki" || got["../../programs/examples/a100-dgemm.yaml"] != "a100-dgemm" {
+	if !maps.Equal(got, want) {
 		t.Errorf("fileLabels = %v, want %v", got, want)
 	}
-	for _, vs := range [][]string{
-		{"a/gemm.yaml", "b/gemm.yaml"}, // the same base name
-		{"gemm.yaml", "128"},           // not every value a file
-		{"gb200", "a100"},              // machine names
-		{"1.6TB/s"},                    // a bandwidth, not a file
+	// Machines: files by base name, embedded names as they are.
+	got = fileLabels(recs("machine", "ascend-910a", "../m/910b3.yaml"), "machine")
+	if want := map[string]string{"ascend-910a": "ascend-910a", "../m/910b3.yaml": "910b3"}; !maps.Equal(got, want) {
+		t.Errorf("fileLabels(machines) = %v, want %v", got, want)
+	}
+	for _, c := range []struct {
+		q  string
+		vs []string
+	}{
+		{"program", []string{"a/gemm.yaml", "b/gemm.yaml"}},      // the same base name
+		{"machine", []string{"a100", "m/a100.yaml"}},             // a file named like an embedded machine
+		{"machine.gm.bandwidth", []string{"1.6TB/s", "2TB/s"}},   // not a file parameter
+		{"program.tiling.staging", []string{"x.yaml", "y.yaml"}}, // nor this one, whatever its values
 	} {
-		if got := fileLabels(recs(vs...), "program"); got != nil {
-			t.Errorf("fileLabels(%q) = %v, want none", vs, got)
+		if got := fileLabels(recs(c.q, c.vs...), c.q); got != nil {
+			t.Errorf("fileLabels(%s %q) = %v, want none", c.q, c.vs, got)
 		}
 	}
 }
