@@ -199,9 +199,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	}
 	for range parts {
 		if l2 := mem.NewL2(int64(m.L2.Capacity)/int64(parts), m.L2.LineBytes, m.L2.TagLines(), m.L2.Ways); l2 != nil {
-			if m.L2.Index == "xor" {
-				l2.HashSets()
-			}
+			indexSets(l2, m.L2.Index)
 			c.l2s = append(c.l2s, l2)
 			bw := mem.NewChannel(c.eng, float64(m.L2.Bandwidth)/float64(parts))
 			bw.SetName(fmt.Sprintf("%s (%v)", c.keyOrigin("l2.bandwidth"), m.L2.Bandwidth))
@@ -209,9 +207,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 		}
 	}
 	if llc := mem.NewL2(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.TagLines(), m.LLC.Ways); llc != nil && len(c.l2s) > 0 {
-		if m.LLC.Index == "xor" {
-			llc.HashSets()
-		}
+		indexSets(llc, m.LLC.Index)
 		c.llc = llc
 		c.llcBW = mem.NewChannel(c.eng, float64(m.LLC.Bandwidth))
 		c.llcBW.SetName(fmt.Sprintf("%s (%v)", c.keyOrigin("llc.bandwidth"), m.LLC.Bandwidth))
@@ -922,3 +918,14 @@ func (c *Chip) CoreDone(id int, now sim.Time) {
 // Ahead returns what generates the chip's streams ahead of its cores
 // (Options.Ahead; nil: each is generated as its core reads it).
 func (c *Chip) Ahead() *Ahead { return c.opts.Ahead }
+
+// indexSets gives directory c the set index a machine file names
+// (machines.L2Cache.Index).
+func indexSets(c *mem.L2, index string) {
+	switch index {
+	case "xor":
+		c.HashSets()
+	case "ipoly":
+		c.PolySets()
+	}
+}

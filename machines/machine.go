@@ -158,8 +158,9 @@ type L2Cache struct {
 	// several partitions, and there is no far latency.
 	Private bool `mapstructure:"private"`
 	// Index is how an address picks its set: "modulo" (the default: the
-	// sector number's low bits) or "xor" (higher bits XOR-folded in, as
-	// GPU L2s hash addresses).
+	// sector number's low bits), "xor" (higher bits XOR-folded in) or
+	// "ipoly" (the sector number modulo an irreducible polynomial over
+	// GF(2): the IPOLY hash Accel-Sim models GPU L2s with; mem.PolySets).
 	Index string `mapstructure:"index"`
 }
 

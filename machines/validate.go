@@ -197,8 +197,8 @@ func (m *Machine) problems() []problem {
 		case span != "":
 			add("l2.lines_per_tag", "%s", span)
 		}
-		if i := m.L2.Index; i != "" && i != "modulo" && i != "xor" {
-			add("l2.index", "must be modulo or xor (got %q)", i)
+		if i := m.L2.Index; !validIndex(i) {
+			add("l2.index", "must be modulo, xor or ipoly (got %q)", i)
 		}
 		if m.L2.Private && m.L2.FarLatencyCycles != 0 {
 			add("l2.far_latency_cycles", "must be 0 with private partitions: a core only reaches its own (got %d)", m.L2.FarLatencyCycles)
@@ -229,8 +229,8 @@ func (m *Machine) problems() []problem {
 		if msg := cyclesProblem(float64(l.LatencyCycles)); msg != "" {
 			add("llc.latency_cycles", "%s", msg)
 		}
-		if i := l.Index; i != "" && i != "modulo" && i != "xor" {
-			add("llc.index", "must be modulo or xor (got %q)", i)
+		if i := l.Index; !validIndex(i) {
+			add("llc.index", "must be modulo, xor or ipoly (got %q)", i)
 		}
 		if m.L2.Capacity == 0 {
 			add("llc.capacity", "needs an L2 in front of it (l2.capacity > 0)")
@@ -286,4 +286,10 @@ const MaxOpsPerCycle = 1e9
 // power of two up to mem.MaxTagLines.
 func tagLinesOK(n int) bool {
 	return n == 0 || n > 0 && n <= mem.MaxTagLines && n&(n-1) == 0
+}
+
+// validIndex reports whether i names a cache's set index (L2Cache.Index;
+// "" is the default, modulo).
+func validIndex(i string) bool {
+	return i == "" || i == "modulo" || i == "xor" || i == "ipoly"
 }

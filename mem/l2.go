@@ -22,10 +22,11 @@ type L2 struct {
 	lineBits   uint
 	sectorBits uint // log2 of the sector size in bytes
 	sets       uint64
-	setMask    uint64 // sets−1 when sets is a power of two
-	pow2       bool   // sets is a power of two
-	hash       bool   // XOR-fold the sector number into the set index
-	setBits    uint   // bits of a set index
+	setMask    uint64     // sets−1 when sets is a power of two
+	pow2       bool       // sets is a power of two
+	hash       bool       // the sector number hashed (XOR-fold or polynomial) into the set index
+	poly       *polyTable // the polynomial index's (PolySets), nil for the XOR-fold
+	setBits    uint       // bits of a set index
 	ways       int
 	set        []l2Set
 	// init is the recency order of a set no access has touched: way 0
@@ -195,16 +196,33 @@ func NewL2(capacity int64, lineBytes, linesPerTag, ways int) *L2 {
 const setsPerPage = 1024
 
 // HashSets makes the directory index its sets with the sector number's
-// higher bits XOR-folded into the lower ones, as GPU L2s hash addresses
-// over their slices (Accel-Sim's IPOLY hashing, GPU-FACTS §5): sectors a
+// higher bits XOR-folded into the lower ones (the "xor" index): sectors a
 // power of two apart then spread over the sets instead of crowding into
-// a few (the rows of a tile of a matrix with a power-of-two row pitch).
-func (c *L2) HashSets() { c.hash = true }
+// a few (the rows of a tile of a matrix with a power-of-two row pitch) —
+// a cheap stand-in for the polynomial hash GPU L2s use (PolySets), which
+// leaves other patterns crowded (ipoly.go).
+func (c *L2) HashSets() { c.hash, c.poly = true, nil }
+
+// PolySets makes the directory index its sets by the sector number's
+// remainder modulo an irreducible polynomial over GF(2) of degree the set
+// index's bits (ipoly.go): sectors a power of two apart, and the chunks
+// of an interleaved stream, spread over every set. With sets not a power
+// of two the remainder is then taken modulo the sets; beyond 2^32 sets
+// (no host holds such a directory) the XOR-fold stands for it.
+func (c *L2) PolySets() {
+	c.hash, c.poly = true, nil
+	if c.setBits > 0 && c.setBits <= maxPolyDegree {
+		c.poly = polyIndex(c.setBits)
+	}
+}
 
 // setIndex returns the set of sector sec.
 func (c *L2) setIndex(sec int64) uint64 {
 	s := uint64(sec)
-	if c.hash && c.setBits > 0 {
+	switch {
+	case c.poly != nil:
+		s = c.poly.rem(s)
+	case c.hash && c.setBits > 0:
 		s ^= s>>c.setBits ^ s>>(2*c.setBits) ^ s>>(3*c.setBits)
 	}
 	if c.pow2 {
@@ -407,6 +425,24 @@ func (c *L2) setIndices(out []uint64, sec, step int64) {
 			if next += d; next >= nsets {
 				next -= nsets
 			}
+		}
+		return
+	}
+	if t := c.poly; t != nil {
+		// The polynomial's remainder, the sectors below maxWhere (so
+		// below 2^32: four bytes).
+		s, d := uint64(sec), uint64(step)
+		if c.pow2 {
+			for i := range out {
+				out[i] = t.low(s)
+				s += d
+			}
+			return
+		}
+		modM, nsets := c.modM, c.sets
+		for i := range out {
+			out[i], _ = bits.Mul64(modM*t.low(s), nsets)
+			s += d
 		}
 		return
 	}
