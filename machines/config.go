@@ -370,7 +370,7 @@ func (e *unknownKeyError) detail(withKnown bool) string {
 		where = fmt.Sprintf("%q", e.parent)
 	}
 	msg := fmt.Sprintf("%q: %s has no key %q", clipValue(e.full), clipValue(where), clipValue(e.name))
-	if s := suggest(e.name, e.known); s != "" {
+	if s := badinput.Suggest(e.name, e.known); s != "" {
 		return fmt.Sprintf("%s (did you mean %q?)", msg, s)
 	}
 	if len(e.known) == 0 || !withKnown { // a section the file's kind never takes (Config.Hide)
@@ -406,7 +406,7 @@ func (e *unknownKeysError) Error() string {
 			b.WriteString("; ")
 		}
 		fmt.Fprintf(&b, "line %d: %s", k.line, k.detail(!listed[k.parent]))
-		listed[k.parent] = listed[k.parent] || suggest(k.name, k.known) == ""
+		listed[k.parent] = listed[k.parent] || badinput.Suggest(k.name, k.known) == ""
 	}
 	return badinput.Clip(b.String(), maxUnknownMsg)
 }
@@ -446,40 +446,6 @@ func unknownKeys(err error) int {
 		return 1
 	}
 	return 0
-}
-
-// suggest returns the known name closest to name when it is a likely typo.
-func suggest(name string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func deref(t reflect.Type) reflect.Type {

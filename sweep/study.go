@@ -154,6 +154,50 @@ func (p *parser) errf(n *yaml.Node, key, format string, a ...any) error {
 	return badInput(fmt.Errorf("%s:%d: key %q: %s", p.path, line, key, msg))
 }
 
+// The keys of a study, of a plot and of a plot's roof, for the messages
+// on unknown keys.
+var (
+	studyKeys = []string{"program", "machine", "set", "vary", "points", "metrics", "plot", "description", "k_batch", "fast_forward"}
+	plotKeys  = []string{"x", "y", "series", "logx", "logy", "ymin", "ymax", "where", "roof", "name", "title", "xlabel"}
+	roofKeys  = []string{"peak", "slopes"}
+)
+
+// unknownKeys is the error for keys (of one mapping) that are none of
+// known: each with its line and a "did you mean" where one is close, on
+// one line, the mapping's keys listed once.
+func (p *parser) unknownKeys(keys []*yaml.Node, known []string) error {
+	var b strings.Builder
+	for i, k := range keys {
+		if i == maxUnknownShown {
+			fmt.Fprintf(&b, "; and %d more", len(keys)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		if len(keys) > 1 {
+			fmt.Fprintf(&b, "line %d: ", k.Line)
+		}
+		fmt.Fprintf(&b, "%q", badinput.Clip(k.Value, 80))
+		if sg := badinput.Suggest(k.Value, known); sg != "" {
+			fmt.Fprintf(&b, " (did you mean %q?)", sg)
+		}
+	}
+	what := "key"
+	if len(keys) > 1 {
+		what = fmt.Sprintf("%d unknown keys", len(keys))
+	}
+	msg := fmt.Sprintf("%s; the keys are %s", b.String(), strings.Join(known, ", "))
+	if len(keys) == 1 {
+		return badInput(fmt.Errorf("%s:%d: unknown %s %s", p.path, keys[0].Line, what, msg))
+	}
+	return badInput(fmt.Errorf("%s: %s: %s", p.path, what, msg))
+}
+
+// maxUnknownShown bounds the unknown keys one message names (a hostile
+// file can have thousands).
+const maxUnknownShown = 8
+
 // repeatedKey returns the first key given twice in one mapping anywhere in
 // n, and its path from n (keys joined by dots, list items as [i]; nil:
 // none).
@@ -214,9 +258,11 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 	)
 	seen := map[string]string{}                                           // key → the spelling it was given in
 	aliases := map[string]string{"title": "description", "plots": "plot"} // one key, two spellings
+	var unknown []*yaml.Node
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		k, v := doc.Content[i], doc.Content[i+1]
-		key := k.Value
+		name := strings.ToLower(k.Value) // keys are case-insensitive, as in program and machine files
+		key := name
 		if a, ok := aliases[key]; ok {
 			key = a
 		}
@@ -227,7 +273,7 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 			return nil, p.errf(k, k.Value, "given twice")
 		}
 		seen[key] = k.Value
-		switch k.Value {
+		switch name {
 		case "description", "title":
 			t, err := p.scalar(v, k.Value)
 			if err != nil {
@@ -277,8 +323,11 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 			}
 			s.FastForward = b
 		default:
-			return nil, p.errf(k, k.Value, "unknown key; a study has program, machine, set, vary, points, metrics, plot, description, k_batch, fast_forward")
+			unknown = append(unknown, k)
 		}
+	}
+	if len(unknown) > 0 {
+		return nil, p.unknownKeys(unknown, studyKeys)
 	}
 	if progNode != nil {
 		t, err := p.scalar(progNode, "program")
@@ -680,12 +729,13 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		sub := key + "." + k.Value
-		if seen[k.Value] {
+		name := strings.ToLower(k.Value)
+		if seen[name] {
 			return pl, p.errf(k, sub, "given twice")
 		}
-		seen[k.Value] = true
+		seen[name] = true
 		var err error
-		switch k.Value {
+		switch name {
 		case "name":
 			pl.Name, err = p.scalar(v, sub)
 			switch {
@@ -795,7 +845,7 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 			}
 			_ = ovs
 		default:
-			err = p.errf(k, sub, "unknown key; a plot has x, y, series, logx, logy, ymin, ymax, where, roof, name, title, xlabel")
+			err = p.unknownKeys([]*yaml.Node{k}, plotKeys)
 		}
 		if err != nil {
 			return pl, err
@@ -850,7 +900,7 @@ func (p *parser) roof(n *yaml.Node, key string) (*Roof, error) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		sub := key + "." + k.Value
-		switch k.Value {
+		switch strings.ToLower(k.Value) {
 		case "peak":
 			f, err := num(v, sub)
 			if err != nil {
@@ -869,7 +919,7 @@ func (p *parser) roof(n *yaml.Node, key string) (*Roof, error) {
 				r.Slopes = append(r.Slopes, RoofSlope{Label: v.Content[j].Value, Slope: f})
 			}
 		default:
-			return nil, p.errf(k, sub, "unknown key; a roof has peak and slopes")
+			return nil, p.unknownKeys([]*yaml.Node{k}, roofKeys)
 		}
 	}
 	if r.Peak == 0 || len(r.Slopes) == 0 {

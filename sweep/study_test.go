@@ -169,7 +169,9 @@ func TestParseStudyErrors(t *testing.T) {
 		{base + "vary: {program..m: [1]}", `bad dotted path`},
 		{base + "vary: {program.m: [1]}\nset: {program.m: 2}", `key "set.program.m": also varied`},
 		{base + "vary: {program.m: [1]}\nset: {program: x}", `top-level key`},
-		{base + "vary: {program.m: [1]}\nsett: {}", `key "sett": unknown key`},
+		{base + "vary: {program.m: [1]}\nsett: {}", `s.yaml:4: unknown key "sett" (did you mean "set"?); the keys are program, machine`},
+		{base + "vary: {program.m: [1]}\nsett: {}\nmetricz: []\nq: 1", `s.yaml: 3 unknown keys: line 4: "sett" (did you mean "set"?); line 5: "metricz" (did you mean "metrics"?); line 6: "q"; the keys are`},
+		{base + "VARY: {program.m: [1]}\nVary: {program.m: [2]}", `key "Vary": given twice (as VARY and as Vary: one key)`},
 		{base + "vary: {program.m: [1]}\nprogram: q", `key "program": given twice`},
 		{base + "points: []", `key "points": empty list`},
 		{base + "points: [{program.m: 1}, {program.n: 1}]", `key "points[1]": has keys`},
@@ -187,7 +189,8 @@ func TestParseStudyErrors(t *testing.T) {
 		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, series: program.q}", `not a varied parameter`},
 		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, logx: maybe}", `want true or false`},
 		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, name: a/b}", `plain file name`},
-		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, colour: red}", `key "plot.colour": unknown key`},
+		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, colour: red}", `s.yaml:4: unknown key "colour"; the keys are x, y, series`},
+		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, Title: a, tittle: b}", `unknown key "tittle" (did you mean "title"?)`},
 		{base + "vary: {program.m: [1]}\nplot: [{x: program.m, y: flops.tflops}, {x: program.m, y: flops.tflops}]", `two plots are named`},
 		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, where: {program.z: 1}}", `not a varied parameter`},
 		{base + "vary: {program.m: [1, 2]}\nplot: {x: program.m, y: flops.tflops, where: {program.m: 3}}", `key "plot.where.program.m": "3" is not one of its values (1, 2)`},
@@ -367,5 +370,16 @@ func TestStudyVaryProgramParentPath(t *testing.T) {
 	}
 	if got, _ := s.ProgramOf(s.Points[0]); got != "a.yaml" {
 		t.Errorf("point 0 runs program %q, want a.yaml (wp/../a.yaml)", got)
+	}
+}
+
+// Study keys are case-insensitive, as program and machine files' are.
+func TestParseStudyKeyCase(t *testing.T) {
+	s, err := ParseStudy("s.yaml", "d", []byte("Program: p.yaml\nMETRICS: [flops.tflops]\nVary: {program.m: [1, 2]}\nPlot: {X: program.m, Y: flops.tflops, Roof: {Peak: 1, Slopes: {m: 1}}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Program != "p.yaml" || len(s.Points) != 2 || len(s.Plots) != 1 || s.Plots[0].Roof == nil {
+		t.Errorf("program %q, %d points, plots %+v", s.Program, len(s.Points), s.Plots)
 	}
 }
