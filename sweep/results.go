@@ -141,6 +141,20 @@ func checkRecord(rec *Record, s *Study, stale *int) error {
 	return nil
 }
 
+// encodeRecords returns recs as results.jsonl's lines.
+func encodeRecords(recs []Record) ([]byte, error) {
+	var b bytes.Buffer
+	for _, r := range recs {
+		line, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes(), nil
+}
+
 func formatParams(m map[string]string) string {
 	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
@@ -163,16 +177,11 @@ func finish(s *Study, dir string, done map[int]Record, sum *Summary, log io.Writ
 			sum.Failed++
 		}
 	}
-	var jb bytes.Buffer
-	for _, r := range recs {
-		line, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		jb.Write(line)
-		jb.WriteByte('\n')
+	jb, err := encodeRecords(recs)
+	if err != nil {
+		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, ResultsJSONL), jb.Bytes()); err != nil {
+	if err := writeAtomic(filepath.Join(dir, ResultsJSONL), jb); err != nil {
 		return err
 	}
 	var cb bytes.Buffer
@@ -187,7 +196,7 @@ func finish(s *Study, dir string, done map[int]Record, sum *Summary, log io.Writ
 			fmt.Fprintf(log, "metric %s: no point's report has it (misspelt? report.md lists the keys); its column is empty\n", m)
 		}
 	}
-	_, err := drawPlots(s, recs, dir, log)
+	_, err = drawPlots(s, recs, dir, log)
 	return err
 }
 

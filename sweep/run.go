@@ -65,6 +65,12 @@ type Options struct {
 	// (failed ones included: they are deterministic). Without Resume an
 	// existing non-empty results file is an error.
 	Resume bool
+	// RerunChanged, with Resume, runs again the points of the shard that
+	// were recorded from other inputs or options (a program or machine
+	// file edited since; RunStamp), where Resume alone refuses them: their
+	// records are dropped from results.jsonl first, so the study never
+	// holds records of two inputs.
+	RerunChanged bool
 	// Progress, when non-nil, receives a progress bar with ETA.
 	Progress io.Writer
 	// Log, when non-nil, receives warnings (e.g. about plots).
@@ -91,6 +97,9 @@ type Summary struct {
 	Ran int
 	// Skipped is the number of selected points already finished (resume).
 	Skipped int
+	// Rerun is the number of selected points recorded from other inputs
+	// or options that this invocation runs again (Options.RerunChanged).
+	Rerun int
 	// Failed is the number of points recorded as failed or check-failed
 	// among all recorded points; FirstFailure is the message of the
 	// lowest-numbered one ("point N: …").
@@ -128,19 +137,21 @@ func Run(s *Study, opts Options) (*Summary, error) {
 	}
 	path := filepath.Join(opts.Out, ResultsJSONL)
 	done := map[int]Record{}
+	rerun := 0
 	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
 		if !opts.Resume {
 			return nil, badInput(fmt.Errorf("%s exists: use --resume to continue the study, or another -o directory", path))
 		}
-		recs, err := ReadResults(path, s)
+		recs, n, err := readForResume(path, s, opts)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range recs {
 			done[r.Index] = r
 		}
+		rerun = n
 	}
-	sum := &Summary{Points: len(s.Points)}
+	sum := &Summary{Points: len(s.Points), Rerun: rerun}
 	var todo []Point
 	for _, p := range s.Points {
 		if !opts.Shard.Has(p.Index) {
@@ -497,4 +508,36 @@ func (s *Study) runOptions(mach string, p Point) programs.Options {
 		o.FastForward = &ff
 	}
 	return o
+}
+
+// readForResume reads Out/results.jsonl to resume study s: every record
+// must be the study's as it is now (ReadResults), or, with
+// opts.RerunChanged, the records of the shard's points made from other
+// inputs or options are dropped — from the file too, rewritten without
+// them before any point runs again — and counted.
+func readForResume(path string, s *Study, opts Options) ([]Record, int, error) {
+	if !opts.RerunChanged {
+		recs, err := ReadResults(path, s)
+		return recs, 0, err
+	}
+	var stale int
+	recs, err := readResultsFile(path, s, &stale)
+	if err != nil || stale == 0 {
+		return recs, 0, err
+	}
+	kept := recs[:0:0]
+	for _, r := range recs {
+		if opts.Shard.Has(r.Index) && checkStamp(&r, s) != nil {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	b, err := encodeRecords(kept)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := writeAtomic(path, b); err != nil {
+		return nil, 0, err
+	}
+	return kept, len(recs) - len(kept), nil
 }

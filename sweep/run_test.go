@@ -521,6 +521,56 @@ func TestResumeChangedStudy(t *testing.T) {
 	}
 }
 
+// --rerun-changed runs again, shard by shard, the points recorded from
+// inputs edited since (and only those), dropping their records first, so
+// the results file never holds a point twice and ends as a fresh run's.
+func TestResumeRerunChanged(t *testing.T) {
+	s := writeStudy(t, tinyStudy)
+	out := t.TempDir()
+	if _, err := Run(s, Options{Out: out, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	progPath := filepath.Join(s.Dir, "prog.yaml")
+	if err := os.WriteFile(progPath, []byte(strings.Replace(tinyProgram, "m: 256", "m: 512", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	study := func() *Study { // (a study digests each file once)
+		c := writeStudy(t, tinyStudy)
+		c.Dir, c.Program = s.Dir, s.Program
+		return c
+	}
+	jl := filepath.Join(out, ResultsJSONL)
+	if _, err := Run(study(), Options{Out: out, Jobs: 1, Resume: true}); err == nil || !strings.Contains(err.Error(), "--rerun-changed") {
+		t.Fatalf("resume without --rerun-changed: %v", err)
+	}
+	for i, shard := range []Shard{{1, 2}, {0, 2}} {
+		sum, err := Run(study(), Options{Out: out, Jobs: 2, Shard: shard, Resume: true, RerunChanged: true})
+		if err != nil || sum.Rerun != 6 || sum.Ran != 6 || sum.Skipped != 0 {
+			t.Fatalf("shard %v: %+v %v", shard, sum, err)
+		}
+		if i == 0 {
+			// The other shard's records, still from the old inputs, are
+			// refused by a plain resume; none is recorded twice.
+			if _, err := ReadResults(jl, study()); err == nil || !strings.Contains(err.Error(), "ran from other inputs") {
+				t.Errorf("after one shard: %v", err)
+			}
+		}
+	}
+	sum, err := Run(study(), Options{Out: out, Jobs: 1, Resume: true, RerunChanged: true})
+	if err != nil || sum.Rerun != 0 || sum.Ran != 0 || sum.Skipped != 12 {
+		t.Fatalf("all done: %+v %v", sum, err)
+	}
+	fresh := t.TempDir()
+	if _, err := Run(study(), Options{Out: fresh, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{ResultsJSONL, ResultsCSV} {
+		if !bytes.Equal(readFile(t, filepath.Join(out, name)), readFile(t, filepath.Join(fresh, name))) {
+			t.Errorf("%s differs from a fresh run's", name)
+		}
+	}
+}
+
 // Records of an earlier davinci-sim, whose inputs digest the files' text,
 // resume as long as that text is the same; the records it writes digest
 // their YAML content.

@@ -28,6 +28,7 @@ type sweepFlags struct {
 	resume bool
 	quiet  bool
 
+	rerunChanged bool
 	pointTimeout time.Duration
 }
 
@@ -53,7 +54,8 @@ in the error column; the study goes on.
 on a finished study it only writes results.csv and the plots again (after
 editing the study's plots, say). "davinci-sim sweep plot STUDY.yaml -o DIR"
 draws the plots alone, also from results whose program or machine file was
-edited since, which --resume refuses.
+edited since, which --resume refuses; --resume --rerun-changed runs those
+points again instead (only them: after a machine file changed, say).
 --shard I/N runs only the points whose index is I modulo N (0 ≤ I < N), e.g.
 one Slurm array task each; "davinci-sim sweep merge STUDY.yaml -o DIR
 SHARD_DIR..." then combines the shard directories into DIR.
@@ -82,6 +84,7 @@ written, the first refusal is quoted).`,
 	fl.IntVarP(&f.jobs, "jobs", "j", 0, "points simulated at once (default: every CPU)")
 	fl.StringVar(&f.shard, "shard", "", "run only shard I of N (I/N, 0 ≤ I < N): the points with index ≡ I mod N")
 	fl.BoolVar(&f.resume, "resume", false, "continue the study in DIR, skipping finished points")
+	fl.BoolVar(&f.rerunChanged, "rerun-changed", false, "with --resume: run again the points recorded from other inputs or options (a program or machine file edited since) instead of refusing them")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar on stderr")
 	fl.DurationVar(&f.pointTimeout, "point-timeout", 0, "stop a point after this wall time and record it as failed, e.g. 30m (default: no limit)")
 	cmd.AddCommand(newSweepMergeCmd(), newSweepPlotCmd())
@@ -106,12 +109,15 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 	if err != nil {
 		return sweepError(err)
 	}
+	if f.rerunChanged && !f.resume {
+		return badInput(errors.New("--rerun-changed: only with --resume (it says which recorded points to run again)"))
+	}
 	if f.pointTimeout < 0 {
 		return badInput(fmt.Errorf("--point-timeout %v: must be ≥ 0 (0 = no limit)", f.pointTimeout))
 	}
 	ctx, stop := interruptible(context.Background())
 	defer stop()
-	opts := sweep.Options{Out: f.out, Jobs: f.jobs, Shard: shard, Resume: f.resume, Log: stderr,
+	opts := sweep.Options{Out: f.out, Jobs: f.jobs, Shard: shard, Resume: f.resume, RerunChanged: f.rerunChanged, Log: stderr,
 		Context: ctx, PointTimeout: f.pointTimeout}
 	if !f.quiet && isTerminal(stderr) {
 		opts.Progress = stderr
@@ -123,12 +129,20 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 		}
 		return sweepError(err)
 	}
-	fmt.Fprintf(stderr, "sweep: %d points", sum.Selected)
+	if sum.Selected == 1 {
+		fmt.Fprint(stderr, "sweep: 1 point")
+	} else {
+		fmt.Fprintf(stderr, "sweep: %d points", sum.Selected)
+	}
 	if shard.N > 1 {
 		fmt.Fprintf(stderr, " (shard %s of %d)", shard, sum.Points)
 	}
-	fmt.Fprintf(stderr, ": %d run, %d already done, %d failed in %s; results in %s\n",
-		sum.Ran, sum.Skipped, sum.Failed, sum.Wall.Round(1e7), f.out)
+	fmt.Fprintf(stderr, ": %d run", sum.Ran)
+	if sum.Rerun > 0 {
+		fmt.Fprintf(stderr, " (%d of them again: recorded from other inputs or options)", sum.Rerun)
+	}
+	fmt.Fprintf(stderr, ", %d already done, %d failed in %s; results in %s\n",
+		sum.Skipped, sum.Failed, sum.Wall.Round(1e7), f.out)
 	if sum.Failed > 0 {
 		fmt.Fprintf(stderr, "sweep: failed points have status \"failed\" (or \"check-failed\") and their message in the error column of %s/results.csv\n", f.out)
 	}

@@ -62,6 +62,12 @@ func TestSweepCommand(t *testing.T) {
 	if _, code, err := runCLI(t, "sweep", study, "-o", out); code != 2 || !strings.Contains(err.Error(), "--resume") {
 		t.Errorf("rerun: exit %d: %v", code, err)
 	}
+	if _, code, err := runCLI(t, "sweep", study, "-o", out, "--rerun-changed"); code != 2 || !strings.Contains(err.Error(), "only with --resume") {
+		t.Errorf("--rerun-changed alone: exit %d: %v", code, err)
+	}
+	if msg, code, err := runCLI(t, "sweep", study, "-o", out, "--resume", "--rerun-changed"); code != 0 || !strings.Contains(msg, ": 0 run, 3 already done") {
+		t.Errorf("--resume --rerun-changed, nothing changed: exit %d: %v\n%s", code, err, msg)
+	}
 	if _, code, err := runCLI(t, "sweep", study, "-o", out, "--resume"); code != 0 {
 		t.Errorf("resume: exit %d: %v", code, err)
 	}
