@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/davinci-sim/davinci-sim/cluster"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
 )
@@ -12,8 +13,11 @@ import (
 // powershell` prints the script): machine names (or YAML files) for -m,
 // the numerics modes, trace and file extensions, directories for -o.
 func registerCompletions(root *cobra.Command) {
+	// The embedded machines and cluster or node descriptions (run -m
+	// cloudbrain2), as "davinci-sim machines" lists them.
+	allMachines := func() []cobra.Completion { return append(machines.Names(), cluster.Names()...) }
 	machineNames := func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return machines.Names(), cobra.ShellCompDirectiveDefault // names, or fall back to files
+		return allMachines(), cobra.ShellCompDirectiveDefault // names, or fall back to files
 	}
 	yamlFiles := func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return []cobra.Completion{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
@@ -28,7 +32,7 @@ func registerCompletions(root *cobra.Command) {
 		"machine":  machineNames,
 		"numerics": fixed(programs.NumericsFull, programs.NumericsSampled, programs.NumericsOff),
 		"trace": func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return []cobra.Completion{"json", "json.gz"}, cobra.ShellCompDirectiveFilterFileExt
+			return []cobra.Completion{"json", "json.gz", "pftrace"}, cobra.ShellCompDirectiveFilterFileExt
 		},
 		"out":     dirs,
 		"vectors": dirs,
@@ -51,7 +55,7 @@ func registerCompletions(root *cobra.Command) {
 					if len(args) > 0 {
 						return nil, cobra.ShellCompDirectiveNoFileComp
 					}
-					return machines.Names(), cobra.ShellCompDirectiveNoFileComp
+					return allMachines(), cobra.ShellCompDirectiveNoFileComp
 				}
 			}
 		}

@@ -12,9 +12,10 @@ func TestCompletion(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"__complete", "run", "p.yaml", "-m", ""}, []string{"ascend-910a", "a100", ":0"}},
+		{[]string{"__complete", "run", "p.yaml", "-m", ""}, []string{"ascend-910a", "a100", "cloudbrain2", ":0"}},
+		{[]string{"__complete", "run", "p.yaml", "--trace", ""}, []string{"json", "json.gz", "pftrace", ":8"}},
 		{[]string{"__complete", "run", "p.yaml", "--numerics", ""}, []string{"full", "sampled", "off", ":4"}},
-		{[]string{"__complete", "machines", ""}, []string{"mi210", ":4"}},
+		{[]string{"__complete", "machines", ""}, []string{"mi210", "cloudbrain2-node", ":4"}},
 		{[]string{"__complete", "sweep", "s.yaml", "-o", ""}, []string{":16"}},
 	} {
 		out, code, err := runCLI(t, c.args...)
