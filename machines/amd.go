@@ -284,8 +284,8 @@ func (c *AMDCUCore) problems() []problem {
 	if c.Numerics == "" {
 		add("numerics", "must name a numerics preset of package cube (e.g. mi210)")
 	}
-	if c.SIMDs < 1 {
-		add("simds", "must be ≥ 1 (got %d)", c.SIMDs)
+	if c.SIMDs < 1 || c.SIMDs > MaxSIMDs {
+		add("simds", "must be in 1..%d (got %d)", MaxSIMDs, c.SIMDs)
 	}
 	if c.WaveSize != 32 && c.WaveSize != 64 {
 		add("wave_size", "must be 32 or 64 (got %d)", c.WaveSize)
@@ -363,3 +363,7 @@ func (c *AMDCUCore) problems() []problem {
 	ps = append(ps, gpuPathProblems(c.Paths.All(), "AGPR", c.AGPRs > 0, false, "agprs")...)
 	return ps
 }
+
+// MaxSIMDs bounds a CU's SIMDs (4 on CDNA): each is a matrix core and a
+// VALU with lanes of its own in the core model.
+const MaxSIMDs = 64

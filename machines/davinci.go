@@ -13,6 +13,11 @@ func init() {
 // ClockHz implements CoreSpec.
 func (c *DaVinciCore) ClockHz() Frequency { return c.Clock }
 
+// MaxCubeDim bounds a cube's m, n and k-steps (16 × 16 × 16 FP16 on the
+// 910A): a thousand times more keeps its peak, m·n·k MACs a cycle, far
+// from overflowing.
+const MaxCubeDim = 1 << 14
+
 // Peaks implements CoreSpec: m × n × kstep MACs a cycle per input type.
 func (c *DaVinciCore) Peaks() []Peak {
 	var out []Peak
@@ -58,14 +63,14 @@ func (c *DaVinciCore) problems() []problem {
 	if cu.Numerics == "" {
 		add("cube.numerics", "must name a numerics preset of package cube (e.g. ascend-910a)")
 	}
-	if cu.M <= 0 {
-		add("cube.m", "must be > 0 (got %d)", cu.M)
+	if cu.M <= 0 || cu.M > MaxCubeDim {
+		add("cube.m", "must be in 1..%d (got %d)", MaxCubeDim, cu.M)
 	}
-	if cu.N <= 0 {
-		add("cube.n", "must be > 0 (got %d)", cu.N)
+	if cu.N <= 0 || cu.N > MaxCubeDim {
+		add("cube.n", "must be in 1..%d (got %d)", MaxCubeDim, cu.N)
 	}
-	if cu.KStepFP16 <= 0 {
-		add("cube.kstep_fp16", "must be > 0 (got %d)", cu.KStepFP16)
+	if cu.KStepFP16 <= 0 || cu.KStepFP16 > MaxCubeDim {
+		add("cube.kstep_fp16", "must be in 1..%d (got %d)", MaxCubeDim, cu.KStepFP16)
 	}
 	if msg := cyclesProblem(float64(cu.StartupCycles)); msg != "" {
 		add("cube.startup_cycles", "%s", msg)
@@ -76,8 +81,8 @@ func (c *DaVinciCore) problems() []problem {
 	}{
 		{"kstep_bf16", cu.KStepBF16}, {"kstep_fp32", cu.KStepFP32}, {"kstep_int8", cu.KStepINT8},
 	} {
-		if k.v < 0 {
-			add("cube."+k.key, "must be ≥ 0 (0 = unsupported) (got %d)", k.v)
+		if k.v < 0 || k.v > MaxCubeDim {
+			add("cube."+k.key, "must be in 0..%d (0 = unsupported) (got %d)", MaxCubeDim, k.v)
 		}
 	}
 	if c.Vector.BytesPerRepeat <= 0 || c.Vector.BytesPerRepeat%4 != 0 || c.Vector.BytesPerRepeat > 1<<20 {

@@ -136,6 +136,11 @@ func gpuGeometry(lanes []string, names [4]string, shared, regs, acc Size, paths 
 
 // gpuSharedProblems checks a GPU core's shared memory (LDS): the size per
 // core and per block (keys[0], keys[1]) and its banking (keys[2] banks,
+// MaxBanks bounds a GPU core's shared-memory (LDS) banks and a bank's
+// bytes (32 banks of 4 bytes on NVIDIA and CDNA): the bank-conflict model
+// keeps a counter a bank.
+const MaxBanks = 1024
+
 // keys[3] bytes per bank).
 func gpuSharedProblems(shared, perBlock Size, banks, bankBytes int, keys [4]string) []problem {
 	var ps []problem
@@ -149,12 +154,12 @@ func gpuSharedProblems(shared, perBlock Size, banks, bankBytes int, keys [4]stri
 	case shared > 0 && perBlock > shared:
 		add(keys[1], "must be ≤ %s = %v (got %v)", keys[0], shared, perBlock)
 	}
-	pow2 := func(v int) bool { return v > 0 && v&(v-1) == 0 }
+	pow2 := func(v int) bool { return v > 0 && v&(v-1) == 0 && v <= MaxBanks }
 	if !pow2(banks) {
-		add(keys[2], "must be a power of two (got %d)", banks)
+		add(keys[2], "must be a power of two up to %d (got %d)", MaxBanks, banks)
 	}
 	if !pow2(bankBytes) {
-		add(keys[3], "must be a power of two (got %d)", bankBytes)
+		add(keys[3], "must be a power of two up to %d (got %d)", MaxBanks, bankBytes)
 	}
 	return ps
 }

@@ -272,6 +272,13 @@ func TestFileErrors(t *testing.T) {
 		{"lines per tag", variant(t, "lines_per_tag: 16\n", "lines_per_tag: 3\n"), []string{`key "l2.lines_per_tag"`, "power of two in 1..16"}},
 		{"lines per tag too many", variant(t, "lines_per_tag: 16\n", "lines_per_tag: 32\n"), []string{`key "l2.lines_per_tag"`}},
 		{"capacity in tags", variant(t, "capacity: 32MiB", "capacity: 33562624"), []string{`key "l2.capacity"`, "line_bytes × lines_per_tag × ways"}},
+		// Sizes whose products overflowed (a division by zero, a negative
+		// peak) before they were bounded.
+		{"partitions", mustVariantOf(t, "mi300x", "partitions: 8", "partitions: 140737488355328"), []string{`key "l2.partitions"`, "must be in 0..4096"}},
+		{"line bytes", mustVariantOf(t, "mi300x", "  line_bytes: 128\n  # assumption: a tag a line (not in GPU-FACTS: no figure for a sectored directory).\n  lines_per_tag: 1\n  # assumption: 16-way", "  line_bytes: 4611686018427387904\n  lines_per_tag: 1\n  # assumption: 16-way"), []string{`key "l2.line_bytes"`, "power of two up to 1048576"}},
+		{"cube m", variant(t, "    m: 16", "    m: 9223372036854775807"), []string{`key "core.cube.m"`, "must be in 1..16384"}},
+		{"simds", mustVariantOf(t, "mi210", "  simds: 4", "  simds: 1073741824"), []string{`key "core.simds"`, "must be in 1..64"}},
+		{"lds banks", mustVariantOf(t, "mi210", "  lds_banks: 32", "  lds_banks: 4611686018427387904"), []string{`key "core.lds_banks"`, "power of two up to 1024"}},
 		// 4 TiB of GM in 512-byte tags: 2^33 of them, more than the
 		// directory's 32-bit tags name (mem.MaxSector).
 		{"gm beyond the tags", bytes.Replace(variant(t, "lines_per_tag: 16\n", "lines_per_tag: 1\n"), []byte("capacity: 32GiB"), []byte("capacity: 4TiB"), 1),

@@ -262,6 +262,8 @@ func TestNvidiaConstraints(t *testing.T) {
 		{"a100", "  smem_per_cta: 163KiB", "  smem_per_cta: 200KiB", "core.smem_per_cta", "must be ≤ smem = 164KiB"},
 		{"a100", "  smem_banks: 32", "  smem_banks: 24", "core.smem_banks", "power of two"},
 		{"a100", "  smem_bank_bytes: 4", "  smem_bank_bytes: 0", "core.smem_bank_bytes", "power of two"},
+		{"a100", "  smem_bank_bytes: 4", "  smem_bank_bytes: 4611686018427387904", "core.smem_bank_bytes", "power of two up to 1024"},
+		{"a100", "  smem_banks: 32", "  smem_banks: 268435456", "core.smem_banks", "power of two up to 1024"},
 		{"a100", "  tmem: 0", "  tmem: 256KiB", "core.tmem", "only tcgen05 cores have tensor memory"},
 		{"a100", "  launch_ns: 21000", "  launch_ns: -1", "core.launch_ns", "must be in 0..1e+09 ns"},
 		{"a100", "  launch_ns: 21000", "  launch_ns: 2e9", "core.launch_ns", "must be in 0..1e+09 ns (1 s; got 2e+09)"},

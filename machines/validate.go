@@ -171,8 +171,8 @@ func (m *Machine) problems() []problem {
 	if m.L2.Ways < 0 {
 		add("l2.ways", "must be ≥ 0 (got %d)", m.L2.Ways)
 	}
-	if m.L2.Partitions < 0 {
-		add("l2.partitions", "must be ≥ 0 (0 or 1: one L2) (got %d)", m.L2.Partitions)
+	if m.L2.Partitions < 0 || m.L2.Partitions > MaxL2Partitions {
+		add("l2.partitions", "must be in 0..%d (0 or 1: one L2) (got %d)", MaxL2Partitions, m.L2.Partitions)
 	}
 	if msg := cyclesProblem(float64(m.L2.FarLatencyCycles)); msg != "" {
 		add("l2.far_latency_cycles", "%s", msg)
@@ -183,15 +183,15 @@ func (m *Machine) problems() []problem {
 		}
 		lb, w, tl := m.L2.LineBytes, m.L2.Ways, m.L2.TagLines()
 		switch span := tagSpanProblem(m.GM.Capacity, lb, tl); {
-		case lb <= 0 || lb&(lb-1) != 0:
-			add("l2.line_bytes", "must be a power of two when l2.capacity > 0 (got %d)", lb)
+		case lb <= 0 || lb&(lb-1) != 0 || lb > MaxLineBytes:
+			add("l2.line_bytes", "must be a power of two up to %d when l2.capacity > 0 (got %d)", MaxLineBytes, lb)
 		case !tagLinesOK(m.L2.LinesPerTag):
 			add("l2.lines_per_tag", "must be a power of two in 1..%d, or 0 for 1 (got %d)", mem.MaxTagLines, m.L2.LinesPerTag)
 		case w < 1 || w > mem.MaxL2Ways:
 			add("l2.ways", "must be in 1..%d when l2.capacity > 0 (the directory's associativity; got %d)", mem.MaxL2Ways, w)
 		case int64(m.L2.Capacity)%(int64(lb)*int64(tl)*int64(w)) != 0:
 			add("l2.capacity", "must be a multiple of line_bytes × lines_per_tag × ways = %d (got %v)", int64(lb)*int64(tl)*int64(w), m.L2.Capacity)
-		case m.L2.Private && m.L2.Partitions > 1 && int64(m.L2.Capacity)%(int64(lb)*int64(tl)*int64(w)*int64(m.L2.Partitions)) != 0:
+		case m.L2.Private && m.L2.Partitions > 1 && m.L2.Partitions <= MaxL2Partitions && int64(m.L2.Capacity)%(int64(lb)*int64(tl)*int64(w)*int64(m.L2.Partitions)) != 0:
 			add("l2.capacity", "must be a multiple of line_bytes × lines_per_tag × ways × partitions = %d with private partitions (got %v)",
 				int64(lb)*int64(tl)*int64(w)*int64(m.L2.Partitions), m.L2.Capacity)
 		case span != "":
@@ -212,8 +212,8 @@ func (m *Machine) problems() []problem {
 		switch span := tagSpanProblem(m.GM.Capacity, l.LineBytes, l.TagLines()); {
 		case l.Capacity <= 0:
 			add("llc.capacity", "must be > 0 when an llc section is given (got %v)", l.Capacity)
-		case l.LineBytes <= 0 || l.LineBytes&(l.LineBytes-1) != 0:
-			add("llc.line_bytes", "must be a power of two (got %d)", l.LineBytes)
+		case l.LineBytes <= 0 || l.LineBytes&(l.LineBytes-1) != 0 || l.LineBytes > MaxLineBytes:
+			add("llc.line_bytes", "must be a power of two up to %d (got %d)", MaxLineBytes, l.LineBytes)
 		case !tagLinesOK(l.LinesPerTag):
 			add("llc.lines_per_tag", "must be a power of two in 1..%d, or 0 for 1 (got %d)", mem.MaxTagLines, l.LinesPerTag)
 		case l.Ways < 1 || l.Ways > mem.MaxL2Ways:
@@ -293,3 +293,12 @@ func tagLinesOK(n int) bool {
 func validIndex(i string) bool {
 	return i == "" || i == "modulo" || i == "xor" || i == "ipoly"
 }
+
+// MaxL2Partitions bounds l2.partitions (the A100's L2 has 2, the MI300X's
+// private L2s 8), and MaxLineBytes a cache's line (128 bytes on every
+// GPU file): their products with the tag's lines and the ways stay far
+// from overflowing.
+const (
+	MaxL2Partitions = 1 << 12
+	MaxLineBytes    = 1 << 20
+)
