@@ -95,6 +95,22 @@ func DrawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) error
 	return err
 }
 
+// maxPlotValue and minPlotLog bound the values a plot draws: an axis
+// spanning ±1e308 has an infinite range, on which the plotting library's
+// ticks never end, and one at 1e-300 on a log axis pads to 0.
+const (
+	maxPlotValue = 1e300
+	minPlotLog   = 1e-300
+)
+
+// plottable reports whether v can be drawn on a linear (or log) axis.
+func plottable(v float64, log bool) bool {
+	if log {
+		return v >= minPlotLog && v <= maxPlotValue
+	}
+	return v >= -maxPlotValue && v <= maxPlotValue // (NaN fails both)
+}
+
 // drawPlot is DrawPlot, reporting whether it drew the plot (false: nothing
 // to draw, skipped).
 func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool, error) {
@@ -223,7 +239,7 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 				}
 				for i := range n {
 					x, yy := xv[min(i, len(xv)-1)], yv[min(i, len(yv)-1)]
-					if math.IsNaN(x) || math.IsNaN(yy) || (logx && x <= 0) || (pl.LogY && yy <= 0) ||
+					if !plottable(x, logx) || !plottable(yy, pl.LogY) ||
 						(pl.YMin != nil && yy < *pl.YMin) || (pl.YMax != nil && yy > *pl.YMax) {
 						dropped++
 						continue
@@ -240,7 +256,7 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 		}
 	}
 	if dropped > 0 {
-		warn("%d values left out (missing, not numbers, not positive on a log axis, or outside ymin/ymax)", dropped)
+		warn("%d values left out (missing, not numbers, not positive on a log axis, beyond ±%g (%g on a log axis), or outside ymin/ymax)", dropped, maxPlotValue, minPlotLog)
 	}
 	if len(lines) == 0 {
 		warn("nothing to draw; skipped")
@@ -315,12 +331,30 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 			p.Legend.Add(l.label, ln, sc)
 		}
 	}
+	widenFlat(&p.X, logx)
+	widenFlat(&p.Y, pl.LogY)
 	for _, ext := range []string{".png", ".svg", ".pdf"} {
 		if err := savePlot(p, outside, filepath.Join(dir, pl.Name+ext)); err != nil {
 			return false, fmt.Errorf("plot %s: %v", pl.Name, err)
 		}
 	}
 	return true, nil
+}
+
+// widenFlat gives an axis whose values are all one v a range around it
+// where the plotting library's v ± 1 is none: v/2 to 2v on a log axis
+// with v ≤ 1 (v − 1 is not positive), v ± |v|/2 on a linear one with v ± 1
+// rounding to v (|v| ≥ 2^53). Elsewhere the library's range stands (the
+// charts drawn before stay as they were).
+func widenFlat(a *plot.Axis, log bool) {
+	v := a.Min
+	switch {
+	case a.Max != v || math.IsInf(v, 0) || math.IsNaN(v):
+	case log && v-1 <= 0:
+		a.Min, a.Max = v/2, v*2
+	case !log && (v-1 == v || v+1 == v):
+		a.Min, a.Max = v-math.Abs(v)/2, v+math.Abs(v)/2
+	}
 }
 
 // addRoof draws the ceilings of roof (grey, one dash pattern each) over

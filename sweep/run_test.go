@@ -868,3 +868,33 @@ func drawnSize(t *testing.T, s *Study, recs []Record) image.Config {
 	}
 	return cfg
 }
+
+// Values at float64's ends draw, or are left out with a warning, in
+// bounded time: y spanning ±1e308 (an infinite axis range: the plotting
+// library's ticks had never ended), all 1e300 (its ±1 no range), all
+// 1e-300 on a log axis (its −1 below 0).
+func TestPlotExtremeValues(t *testing.T) {
+	for _, c := range []struct {
+		ys    [2]string
+		logy  string
+		drawn bool
+		warn  string
+	}{
+		{[2]string{"-1e308", "1e308"}, "false", false, "2 values left out"},
+		{[2]string{"-1e308", "3"}, "false", true, "1 values left out"},
+		{[2]string{"1e300", "1e300"}, "false", true, ""},
+		{[2]string{"1e-300", "1e-300"}, "true", true, ""},
+		{[2]string{"5", "5"}, "true", true, ""},
+	} {
+		s := writeStudy(t, "program: prog.yaml\nmetrics: [a]\nvary: {program.m: [1, 2]}\nplot: {x: program.m, y: a, logy: "+c.logy+"}\n")
+		var recs []Record
+		for i, p := range s.Points {
+			recs = append(recs, Record{Index: i, Params: s.paramMap(p), Status: StatusOK, Metrics: map[string]json.RawMessage{"a": json.RawMessage(c.ys[i])}})
+		}
+		var log bytes.Buffer
+		drawn, err := drawPlot(s, s.Plots[0], recs, t.TempDir(), &log)
+		if err != nil || drawn != c.drawn || !strings.Contains(log.String(), c.warn) {
+			t.Errorf("%v logy %s: drawn %v, %v; log %q", c.ys, c.logy, drawn, err, log.String())
+		}
+	}
+}
