@@ -19,8 +19,9 @@ type unit struct {
 	factor int64
 }
 
-// Units are matched case-insensitively, longest first, so "KiB" is not read
-// as "B" after a number "1Ki".
+// Units are matched case-insensitively (gB/s, kib), longest first, so
+// "KiB" is not read as "B" after a number "1Ki" — but for a lowercase b,
+// a bit (Gb/s), which splitUnit refuses.
 var sizeUnits = []unit{
 	{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10},
 	{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1},
@@ -44,7 +45,17 @@ func splitUnit(s string, units []unit) (num string, factor int64, err error) {
 	// suffix is a suffix of an earlier one.
 	for _, u := range units {
 		if len(t) > len(u.suffix) && strings.EqualFold(t[len(t)-len(u.suffix):], u.suffix) {
+			written := t[len(t)-len(u.suffix):]
 			t = strings.TrimSpace(t[:len(t)-len(u.suffix)])
+			if i := strings.IndexByte(u.suffix, 'B'); i >= 0 && written[i] == 'b' {
+				// Gb/s, Mb: bits, as network ports are quoted — read as
+				// bytes they would be 8 times too many.
+				hint := ""
+				if v, err := strconv.ParseFloat(t, 64); err == nil && isDecimal(t) {
+					hint = fmt.Sprintf(" (%s%s = %s%s)", t, written, strconv.FormatFloat(v/8, 'g', -1, 64), u.suffix)
+				}
+				return "", 0, fmt.Errorf("%q: a lowercase b is a bit, and davinci-sim counts bytes (B): divide by 8%s", s, hint)
+			}
 			factor = u.factor
 			break
 		}

@@ -23,7 +23,7 @@ func TestParseSize(t *testing.T) {
 		{"32GB", 32e9},
 		{"1TiB", 1 << 40},
 		{"100B", 100},
-		{"1kib", 1024},
+		{"1kiB", 1024},
 		{" 8 MiB ", 8 << 20},
 		{"1e3", 1000},
 		{"0", 0},
@@ -49,6 +49,8 @@ func TestParseSize(t *testing.T) {
 		{"1e-3", "whole number"},
 		{"NaN", "not a number"},
 		{"Inf", "not a number"},
+		{"8Mb", `"8Mb": a lowercase b is a bit, and davinci-sim counts bytes (B): divide by 8 (8Mb = 1MB)`},
+		{"1 kib", "a lowercase b is a bit"},
 	}
 	for _, c := range bad {
 		_, err := ParseSize(c.in)
@@ -121,7 +123,7 @@ func TestParseBandwidth(t *testing.T) {
 		want Bandwidth
 	}{
 		{"1.2TB/s", 1.2e12}, {"135GB/s", 135e9}, {"1228e9", 1228e9}, {"1228 GB/s", 1228e9},
-		{"1GiB/s", 1 << 30}, {"64B/s", 64}, {"100.9 gb/s", 100.9e9},
+		{"1GiB/s", 1 << 30}, {"64B/s", 64}, {"100.9 gB/s", 100.9e9},
 	}
 	for _, c := range good {
 		got, err := ParseBandwidth(c.in)
@@ -185,6 +187,25 @@ func TestDecodeHook(t *testing.T) {
 		}
 		if err != nil || got != c.want {
 			t.Errorf("hook(%v → %v) = %#v, %v; want %#v", c.in, c.to, got, err, c.want)
+		}
+	}
+}
+
+// Bits are refused, not read as bytes: a network port's 100Gb/s is
+// 12.5GB/s, and read as 100GB/s a link would run 8 times too fast.
+func TestBandwidthBits(t *testing.T) {
+	for in, want := range map[string]string{
+		"100Gb/s": "divide by 8 (100Gb/s = 12.5GB/s)",
+		"1tb/s":   "divide by 8 (1tb/s = 0.125TB/s)",
+		"8b/s":    "(8b/s = 1B/s)",
+	} {
+		if _, err := ParseBandwidth(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseBandwidth(%q): %v, want %q", in, err, want)
+		}
+	}
+	for in, want := range map[string]float64{"100GB/s": 100e9, "1gB/s": 1e9, "2 GiB/s": 2 << 30} {
+		if b, err := ParseBandwidth(in); err != nil || float64(b) != want {
+			t.Errorf("ParseBandwidth(%q) = %v, %v; want %g", in, b, err, want)
 		}
 	}
 }
