@@ -365,6 +365,13 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	bad := func(key, format string, a ...any) error {
 		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
 	}
+	// Negative stages or warps would read as "the kernel's" below.
+	if v := p.Tiling.Stages; v < 0 {
+		return nil, bad("tiling.stages", "must be in 2..16 (0 = the kernel's; 1 with staging: none) (got %d)", v)
+	}
+	if v := p.Tiling.Warps; v < 0 {
+		return nil, bad("tiling.warps", "must be in 1..32 (0 = the kernel's) (got %d)", v)
+	}
 	es := int64(in.Bytes())
 	// The MMAs run on the matrix units, or on the vector units (unit:
 	// vector): the default for SGEMM on NVIDIA (CUTLASS's SIMT kernels) and

@@ -71,6 +71,9 @@ func TestGPUHGEMMBadInput(t *testing.T) {
 		{"h100-sxm", []string{"program.tiling.staging=none"}, `key "tiling.staging": none (fragments loaded from global memory) needs MMAs that read registers`},
 		{"b200", []string{"program.tiling.staging=none"}, `key "tiling.staging": none`},
 		{"a100", []string{"program.tiling.staging=none", "program.tiling.stages=2"}, `key "tiling.stages": must be 1 with staging: none`},
+		// Negative: refused, not read as the kernel's (as 0 is).
+		{"a100", []string{"program.tiling.stages=-1"}, `key "tiling.stages": must be in 2..16 (0 = the kernel's; 1 with staging: none) (got -1)`},
+		{"mi210", []string{"program.tiling.warps=-9223372036854775807"}, `key "tiling.warps": must be in 1..32`},
 		{"a100", []string{"program.tiling.staging=plain"}, `key "tiling.staging": must be shared, registers or none`},
 		{"ascend-910a", []string{"program.tiling.stages=3"}, `key "tiling.stages": applies to GPU machines`},
 		{"a100", []string{"program.m=0"}, `key "m"`},
