@@ -3,6 +3,7 @@ package programs
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 
@@ -209,6 +210,15 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		case "uniform":
 			if !(t.Low <= t.High) {
 				return nil, bad("uniform: high %g < low %g", t.High, t.Low)
+			}
+			// Within the tensor's type (FP16's 65504), and ±2^100 as the
+			// GEMM kinds' inputs: high − low overflowed to +Inf beyond.
+			lim, limText := math.Ldexp(1, 100), "2^100"
+			if t.DType == "fp16" {
+				lim, limText = fp.FP16.MaxFinite(), "65504, FP16's largest"
+			}
+			if math.Abs(t.Low) > lim || math.Abs(t.High) > lim {
+				return nil, bad("uniform: low %g and high %g must lie within ±%s", t.Low, t.High, limText)
 			}
 		default:
 			return nil, bad("init %q: must be zero, uniform or npy", t.Init)

@@ -325,6 +325,8 @@ func TestAsmTensorInitChecked(t *testing.T) {
 		for _, c := range []struct{ init, want string }{
 			{"init: unifrom", `key "gm" entry 0 (x): init "unifrom": must be zero, uniform or npy`},
 			{"init: uniform, low: 1, high: -1", `key "gm" entry 0 (x): uniform: high -1 < low 1`},
+			{"init: uniform, low: -1e308, high: 1e308", `uniform: low -1e+308 and high 1e+308 must lie within ±2^100`},
+			{"dtype: fp16, init: uniform, low: 0, high: 1e5", `uniform: low 0 and high 100000 must lie within ±65504, FP16's largest`},
 		} {
 			src := "kind: asm\ncores: 1\nnumerics: " + numerics + "\ngm: [{name: x, addr: 0, shape: [16], " + c.init + "}]\nasm: |\n  nop\n"
 			_, err := Execute(programText(t, src), Options{}, RunHooks{})
