@@ -2,6 +2,7 @@ package machines
 
 import (
 	"bytes"
+	"cmp"
 	"encoding"
 	"errors"
 	"fmt"
@@ -142,6 +143,16 @@ func (c *Config) index(n *yaml.Node, lower, written string, depth int) error {
 	if err != nil {
 		return err
 	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" && n.Style == 0 && leadingZero(n.Value) {
+		// YAML 1.1's octal (032 = 26), which go-yaml keeps; --set and
+		// study values read the same text as decimal.
+		digits := strings.TrimLeft(n.Value, "+-")
+		sign := n.Value[:len(n.Value)-len(digits)]
+		digits = cmp.Or(strings.TrimLeft(digits, "0_"), "0")
+		oct, _ := strconv.ParseInt(strings.ReplaceAll(digits, "_", ""), 8, 64)
+		return fmt.Errorf("%s:%d: key %q: %s has a leading zero, which YAML reads as octal (%s%d): write %s%s for decimal, or %s0o%s for octal",
+			c.Source, n.Line, written, n.Value, sign, oct, sign, digits, sign, digits)
+	}
 	if n.Kind == yaml.SequenceNode { // list entries (scheme pieces, gm tensors): their keys, too, once each
 		for i, e := range n.Content {
 			if err := c.index(e, fmt.Sprintf("%s[%d]", lower, i), fmt.Sprintf("%s[%d]", written, i), depth+1); err != nil {
@@ -178,6 +189,13 @@ func (c *Config) index(n *yaml.Node, lower, written string, depth int) error {
 		}
 	}
 	return nil
+}
+
+// leadingZero reports whether v is a YAML 1.1 octal integer: digits with a
+// leading zero (0755), optionally signed.
+func leadingZero(v string) bool {
+	v = strings.TrimLeft(v, "+-")
+	return len(v) > 1 && v[0] == '0' && strings.Trim(v, "01234567_") == ""
 }
 
 // deref follows YAML aliases and bounds nesting depth.

@@ -264,6 +264,8 @@ func TestFileErrors(t *testing.T) {
 		{"syntax", []byte("cores: [1\n"), []string{"user.yaml", "yaml:"}},
 		{"not a mapping", []byte("- 1\n- 2\n"), []string{"top level must be a mapping"}},
 		{"dotted key", []byte("core.clock: 1GHz\n"), []string{"must not contain '.'"}},
+		// YAML 1.1's octal: 032 would be 26 here and 32 given by --set.
+		{"octal", variant(t, "cores: 32", "cores: 032"), []string{"user.yaml:", `key "cores": 032 has a leading zero, which YAML reads as octal (26): write 32 for decimal, or 0o32 for octal`}},
 		{"self alias", []byte("a: &x {b: *x, c: *x}\n"), []string{"user.yaml:1: "}},
 		{"merge key", []byte("a: &x {cores: 1}\n<<: *x\n"), []string{"<< merges"}},
 		{"unknown kind", variant(t, "cores: 32", "kind: tpu\ncores: 32"), []string{"user.yaml:", `key "kind"`, `unknown machine kind "tpu"`, "davinci"}},
