@@ -203,7 +203,7 @@ func (m *Machine) problems() []problem {
 		if m.L2.Private && m.L2.FarLatencyCycles != 0 {
 			add("l2.far_latency_cycles", "must be 0 with private partitions: a core only reaches its own (got %d)", m.L2.FarLatencyCycles)
 		}
-		if m.L2.Private && m.L2.Partitions > m.Cores && m.Cores >= 1 {
+		if m.L2.Private && m.L2.Partitions > m.Cores && m.Cores >= 1 && m.L2.Partitions <= MaxL2Partitions {
 			add("l2.partitions", "must be ≤ cores = %d with private partitions (got %d)", m.Cores, m.L2.Partitions)
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	_ "github.com/davinci-sim/davinci-sim/arch/amd" // the core models of the machine kinds, for the programs generated here
 	_ "github.com/davinci-sim/davinci-sim/arch/davinci"
 	_ "github.com/davinci-sim/davinci-sim/arch/nvidia"
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/cluster"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -305,8 +306,11 @@ func Parse(path, dir string, data []byte) (*File, error) {
 		return nil, studyErr(err)
 	}
 	v := cfg.Viper()
-	kind, _ := v.Get("kind").(string)
-	if kind == "" {
+	kind, isText := v.Get("kind").(string)
+	switch {
+	case v.IsSet("kind") && !isText:
+		return nil, fmt.Errorf("%s: key \"kind\": must be a name (got %s); one of %s", path, badinput.Clip(fmt.Sprint(v.Get("kind")), 80), kindNames())
+	case kind == "":
 		return nil, studyErr(fmt.Errorf("%s: key \"kind\": missing; one of %s", path, kindNames()))
 	}
 	k, ok := kinds[kind]
