@@ -340,7 +340,23 @@ func (f *File) Decode(out any, opts Options) error {
 	if err := f.refuseZero(); err != nil {
 		return err
 	}
-	return machines.DecodeStrict(f.Config, out)
+	if err := machines.DecodeStrict(f.Config, out); err != nil {
+		return err
+	}
+	// The file's numerics is checked where --numerics replaces it, too (a
+	// misspelt value was accepted then, and failed only without the flag).
+	if opts.Numerics != "" {
+		if v := reflect.Indirect(reflect.ValueOf(out)); v.Kind() == reflect.Struct {
+			if n := v.FieldByName("Numerics"); n.IsValid() && n.Kind() == reflect.String {
+				switch s := n.String(); s {
+				case "", NumericsFull, NumericsSampled, NumericsOff:
+				default:
+					return fmt.Errorf("%s: key \"numerics\": must be full, sampled or off (got %+q)", f.Path, s)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // zeroRefused lists, per program kind, the keys whose Go zero value stands
