@@ -1,8 +1,11 @@
 package programs
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -45,4 +48,39 @@ func FuzzReadNPY(f *testing.F) {
 			t.Fatalf("shape (%d, %d) but %d values", rows, cols, len(v))
 		}
 	})
+}
+
+// A header the reader misparses (no comma after the shape: (4, 8) read as
+// [4]) is refused naming both shapes; format 3.0 and a header whose keys
+// come in another order are refused naming what is read; numpy.save's
+// headers read (with a trailing comma, or a 1-tuple's).
+func TestReadNPYHeaders(t *testing.T) {
+	dir := t.TempDir()
+	for i, c := range []struct {
+		file []byte
+		want string // "" = reads
+	}{
+		{append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (4, 8), }"), make([]byte, 128)...), ""},
+		{append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (4, 8)}"), make([]byte, 128)...), "the header's shape [4 8] is misread here as [4]"},
+		{append(npyHeader("{'shape': (4, 8), 'descr': '<f4', 'fortran_order': False, }"), make([]byte, 128)...), "malformed .npy header (read as numpy.save writes it"},
+		{[]byte("\x93NUMPY\x03\x00\x03\x00\x00\x00{}\n"), "format version 3.0 is not read here"},
+	} {
+		path := filepath.Join(dir, fmt.Sprintf("%d.npy", i))
+		if err := os.WriteFile(path, c.file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, rows, cols, err := ReadNPYFloat32(path)
+		switch {
+		case c.want == "" && (err != nil || rows != 4 || cols != 8):
+			t.Errorf("case %d: (%d, %d) %v", i, rows, cols, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("case %d: %v, want %q", i, err, c.want)
+		}
+	}
+	if s, ok := headerShape("{'shape': (3L, 2L), }"); !ok || !slices.Equal(s, []int{3, 2}) {
+		t.Errorf("Python 2 longs: %v %v", s, ok)
+	}
+	if s, ok := headerShape("{'shape': (7,), }"); !ok || !slices.Equal(s, []int{7}) {
+		t.Errorf("1-tuple: %v %v", s, ok)
+	}
 }

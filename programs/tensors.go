@@ -10,6 +10,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
@@ -87,21 +90,27 @@ func readNPY(path string, withData bool) (_ []float32, _ []float64, _, _ int, er
 		return nil, nil, 0, 0, err
 	}
 	defer f.Close()
-	if err := checkNPYPreamble(f); err != nil {
+	header, err := checkNPYPreamble(f)
+	if err != nil {
 		return nil, nil, 0, 0, fmt.Errorf("%s: %v", path, err)
 	}
 	// npyio panics on some malformed headers the preamble check lets
 	// through: that is bad input, not a crash.
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%s: malformed .npy header (not a dictionary with descr, fortran_order and shape)", path)
+			err = fmt.Errorf("%s: malformed .npy header (read as numpy.save writes it: a dictionary of descr, fortran_order and shape, in that order)", path)
 		}
 	}()
 	r, err := npyio.NewReader(f)
 	if err != nil {
-		return nil, nil, 0, 0, fmt.Errorf("%s: %v", path, err)
+		return nil, nil, 0, 0, fmt.Errorf("%s: %v (the header is read as numpy.save writes it: {'descr': …, 'fortran_order': …, 'shape': (…), })", path, err)
 	}
 	shape := r.Header.Descr.Shape
+	if want, ok := headerShape(header); ok && !slices.Equal(want, shape) {
+		// A header numpy would read that the reader misreads (no
+		// trailing comma after the shape: (4, 8) read as [4]).
+		return nil, nil, 0, 0, fmt.Errorf("%s: the header's shape %v is misread here as %v (its layout is not numpy.save's): save the array again with numpy.save", path, want, shape)
+	}
 	if len(shape) != 2 {
 		return nil, nil, 0, 0, fmt.Errorf("%s: expected a 2-D array, got shape %v", path, shape)
 	}
@@ -163,41 +172,73 @@ func readNPY(path string, withData bool) (_ []float32, _ []float64, _, _ int, er
 // headers above 10 000 bytes unless told otherwise).
 const maxNPYHeader = 1 << 20
 
+// headerShape returns the shape a .npy header's text gives ('shape':
+// (4, 8)), read on its own to check the reader's; ok false where the text
+// has no such tuple of integers.
+func headerShape(h string) (shape []int, ok bool) {
+	m := npyShapeRE.FindStringSubmatch(h)
+	if m == nil {
+		return nil, false
+	}
+	for _, d := range strings.Split(m[1], ",") {
+		d = strings.TrimSuffix(strings.TrimSpace(d), "L") // (Python 2's longs)
+		if d == "" {
+			continue // (the trailing comma of (4,))
+		}
+		v, err := strconv.Atoi(d)
+		if err != nil {
+			return nil, false
+		}
+		shape = append(shape, v)
+	}
+	return shape, true
+}
+
+var npyShapeRE = regexp.MustCompile(`['"]shape['"]\s*:\s*\(([^)]*)\)`)
+
 // checkNPYPreamble checks the magic, version and header length of the .npy
 // file f against the file's size before npyio allocates for the header,
-// and leaves f at its start.
-func checkNPYPreamble(f *os.File) error {
+// and returns the header's text, leaving f at its start.
+func checkNPYPreamble(f *os.File) (string, error) {
 	st, err := f.Stat()
 	if err != nil {
-		return err
+		return "", err
 	}
 	var pre [12]byte
 	n, _ := io.ReadFull(f, pre[:])
 	if n < 10 || string(pre[:6]) != "\x93NUMPY" {
-		return errors.New("not a .npy file (no \\x93NUMPY magic)")
+		return "", errors.New("not a .npy file (no \\x93NUMPY magic)")
 	}
 	var hlen, start int64
 	switch pre[6] {
 	case 1:
 		hlen, start = int64(binary.LittleEndian.Uint16(pre[8:10])), 10
-	case 2, 3:
+	case 3:
+		// (The reader takes 1.0 and 2.0; numpy writes 3.0 only for
+		// structured dtypes with non-Latin-1 field names.)
+		return "", errors.New("format version 3.0 is not read here (1.0 or 2.0, as numpy.save writes a float32 or float64 array)")
+	case 2:
 		if n < 12 {
-			return errors.New("malformed .npy file: the header length is cut short")
+			return "", errors.New("malformed .npy file: the header length is cut short")
 		}
 		hlen, start = int64(binary.LittleEndian.Uint32(pre[8:12])), 12
 	default:
-		return fmt.Errorf("unsupported .npy format version %d.%d (1, 2 or 3)", pre[6], pre[7])
+		return "", fmt.Errorf("unsupported .npy format version %d.%d (1.0 or 2.0)", pre[6], pre[7])
 	}
 	switch {
 	case hlen > maxNPYHeader:
-		return fmt.Errorf("malformed .npy file: header of %d bytes, at most %d", hlen, maxNPYHeader)
+		return "", fmt.Errorf("malformed .npy file: header of %d bytes, at most %d", hlen, maxNPYHeader)
 	case start+hlen > st.Size() && st.Mode().IsRegular():
-		return fmt.Errorf("malformed .npy file: the header claims %d bytes, the file has %d after the preamble", hlen, st.Size()-start)
+		return "", fmt.Errorf("malformed .npy file: the header claims %d bytes, the file has %d after the preamble", hlen, st.Size()-start)
 	case hlen < 2:
-		return fmt.Errorf("malformed .npy file: header of %d bytes", hlen)
+		return "", fmt.Errorf("malformed .npy file: header of %d bytes", hlen)
+	}
+	header := make([]byte, hlen)
+	if _, err := f.ReadAt(header, start); err != nil {
+		return "", fmt.Errorf("malformed .npy file: %v", err)
 	}
 	_, err = f.Seek(0, io.SeekStart)
-	return err
+	return string(header), err
 }
 
 // WriteOutputs writes each output as DIR/NAME.npy, atomically (package
