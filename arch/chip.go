@@ -164,7 +164,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	var model cube.Model
 	if name := m.NumericsPreset(); name != "" {
 		if model, err = cube.Preset(name); err != nil {
-			return nil, fmt.Errorf("machine %s: core numerics: %w", m.Name, err)
+			return nil, fmt.Errorf("machine %s: key %q: %w", m.Name, m.NumericsKey(), err)
 		}
 	}
 	if opts.NoReadAhead {

@@ -307,7 +307,7 @@ func PresetNames() []string {
 func Preset(name string) (Model, error) {
 	m, ok := presets[strings.ToLower(name)]
 	if !ok {
-		return Model{}, fmt.Errorf("cube: unknown model %q (valid: %s)", name, strings.Join(PresetNames(), ", "))
+		return Model{}, fmt.Errorf("unknown numerics preset %q (the presets: %s)", name, strings.Join(PresetNames(), ", "))
 	}
 	m.Formats = merge(m.Formats)
 	if m.FP16Formats != nil {

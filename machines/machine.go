@@ -81,6 +81,15 @@ func (m *Machine) NumericsPreset() string {
 	return ""
 }
 
+// NumericsKey returns the key that names the numerics preset, for
+// messages: core.cube.numerics on DaVinci (the cube's), else core.numerics.
+func (m *Machine) NumericsKey() string {
+	if m.DaVinci() != nil {
+		return "core.cube.numerics"
+	}
+	return "core.numerics"
+}
+
 // DaVinci returns the DaVinci core section, or nil when the machine is of
 // another kind.
 func (m *Machine) DaVinci() *DaVinciCore {
