@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
+
+	"go.yaml.in/yaml/v3"
 )
 
 //go:embed *.yaml
@@ -76,6 +78,9 @@ func Load(nameOrPath string, overrides []Override) (*Machine, error) {
 	}
 	m, err := LoadBytes(nameOrPath, data, overrides)
 	if err != nil {
+		if IsStudy(nameOrPath, data) {
+			return nil, fmt.Errorf("%s: a study file (vary or points, metrics), not a machine: run it with davinci-sim sweep %s -o DIR", nameOrPath, nameOrPath)
+		}
 		return nil, err
 	}
 	if m.Name == "" {
@@ -170,4 +175,20 @@ func ReadFile(path, what string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %s is larger than %d MiB; not a %s", what, path, MaxFileBytes>>20, what)
 	}
 	return data, nil
+}
+
+// IsStudy reports whether data is a study file's YAML (a top-level mapping
+// with metrics and vary or points, and no kind; keys case aside): given
+// where a program or machine file was meant, its message says so.
+func IsStudy(path string, data []byte) bool {
+	root, err := ParseYAML(path, data)
+	if err != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return false
+	}
+	keys := map[string]bool{}
+	doc := root.Content[0]
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		keys[strings.ToLower(doc.Content[i].Value)] = true
+	}
+	return !keys["kind"] && keys["metrics"] && (keys["vary"] || keys["points"])
 }

@@ -26,7 +26,6 @@ import (
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
-	"go.yaml.in/yaml/v3"
 )
 
 // Examples holds the example program files (programs/examples/*.yaml).
@@ -275,28 +274,13 @@ func Source(path string) ([]byte, error) {
 	return data, nil
 }
 
-// isStudy reports whether data is a study file's YAML: a top-level
-// mapping with metrics and vary or points, and no kind.
-func isStudy(path string, data []byte) bool {
-	root, err := machines.ParseYAML(path, data)
-	if err != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return false
-	}
-	keys := map[string]bool{}
-	doc := root.Content[0]
-	for i := 0; i+1 < len(doc.Content); i += 2 {
-		keys[doc.Content[i].Value] = true
-	}
-	return !keys["kind"] && keys["metrics"] && (keys["vary"] || keys["points"])
-}
-
 // Parse parses program YAML text; path names it in messages and dir
 // resolves relative file references.
 func Parse(path, dir string, data []byte) (*File, error) {
 	// A study file fails both ways (its keys hold dots; it has no kind):
 	// looked for only then, so a program is parsed once.
 	studyErr := func(err error) error {
-		if isStudy(path, data) {
+		if machines.IsStudy(path, data) {
 			return fmt.Errorf("%s: a study file (vary or points, metrics), not a program: run it with davinci-sim sweep %s -o DIR", path, path)
 		}
 		return err
