@@ -405,7 +405,7 @@ func intRange(k key, v int64) string {
 	switch k {
 	case kID, kNBurst, kRows, kCols, kM, kK, kN, kRepeat, kMask:
 		if v < -1<<31 || v > 1<<31-1 {
-			return fmt.Sprintf("%s %d out of range", keyInfo[k].name, v)
+			return fmt.Sprintf("%s %d out of range (a 32-bit integer: −2^31..2^31−1; the instruction's own limits are checked after)", keyInfo[k].name, v)
 		}
 	}
 	return ""
