@@ -700,7 +700,7 @@ func ParseTime(s string) (sim.Time, error) {
 		}
 		return sim.Time(ps), nil
 	}
-	return 0, fmt.Errorf("time %q: needs a unit (ps, ns, us, ms, s)", s)
+	return 0, fmt.Errorf("time %q: needs a number and a unit (ps, ns, us, µs, ms, s)", s)
 }
 
 // decimalTimes returns the non-negative decimal num times unit, exactly.
@@ -712,7 +712,7 @@ func decimalTimes(num string, unit int64) (int64, error) {
 	var v int64
 	for _, ch := range ip {
 		if ch < '0' || ch > '9' {
-			return 0, fmt.Errorf("%q is not a non-negative number", num)
+			return 0, fmt.Errorf("%q is not a non-negative decimal number (digits and a point, no exponent) before the unit", num)
 		}
 		if v > (1<<62)/10/unit {
 			return 0, fmt.Errorf("too large")
@@ -723,7 +723,7 @@ func decimalTimes(num string, unit int64) (int64, error) {
 	scale := unit
 	for _, ch := range fp {
 		if ch < '0' || ch > '9' {
-			return 0, fmt.Errorf("%q is not a non-negative number", num)
+			return 0, fmt.Errorf("%q is not a non-negative decimal number (digits and a point, no exponent) before the unit", num)
 		}
 		scale /= 10
 		if scale == 0 {
