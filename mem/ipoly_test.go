@@ -2,6 +2,7 @@ package mem
 
 import (
 	"math/bits"
+	"slices"
 	"testing"
 )
 
@@ -14,7 +15,7 @@ func TestIrreducible(t *testing.T) {
 		if 63-bits.LeadingZeros64(p) != int(d) || p&1 == 0 {
 			t.Fatalf("degree %d: %#x", d, p)
 		}
-		if d <= 20 { // trial division up to degree 10 (d = 32: 2^16 divisors, also quick)
+		{ // trial division by every polynomial of degree 1 to d/2 (2^17 of them for d = 32: quick)
 			for q := uint64(2); q < 1<<(d/2+1); q++ {
 				if polyMod(p, q) == 0 {
 					t.Fatalf("degree %d: %#x divisible by %#x", d, p, q)
@@ -80,6 +81,35 @@ func TestPolySetsSpread(t *testing.T) {
 		}
 		if len(seen) != int(c.sets) {
 			t.Errorf("stride 2^%d: %d of %d sets", k, len(seen), c.sets)
+		}
+	}
+}
+
+// With sets not a power of two the polynomial index spreads consecutive
+// sectors evenly (the remainder's 16 extra bits): the sets' counts over
+// 2^20 of them within 1 %, where reducing the index's bits alone modulo
+// the sets gave the lowest sets twice the others'.
+func TestPolySetsNotPow2(t *testing.T) {
+	for _, sets := range []int64{3, 1000, 1536} {
+		c := NewL2(sets*16*128, 128, 1, 16)
+		c.PolySets()
+		if int64(c.sets) != sets {
+			t.Fatalf("%d sets, want %d", c.sets, sets)
+		}
+		count := make([]int, sets)
+		var si [walkChunk]uint64
+		for s := int64(0); s < 1<<20; s += walkChunk {
+			c.setIndices(si[:], s, 1)
+			for i, x := range si {
+				if x != c.setIndex(s+int64(i)) {
+					t.Fatalf("%d sets: sector %d: setIndices %d, setIndex %d", sets, s+int64(i), x, c.setIndex(s+int64(i)))
+				}
+				count[x]++
+			}
+		}
+		lo, hi := slices.Min(count), slices.Max(count)
+		if float64(hi-lo) > 0.01*float64(lo) {
+			t.Errorf("%d sets: %d to %d sectors a set", sets, lo, hi)
 		}
 	}
 }

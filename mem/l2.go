@@ -207,12 +207,19 @@ func (c *L2) HashSets() { c.hash, c.poly = true, nil }
 // remainder modulo an irreducible polynomial over GF(2) of degree the set
 // index's bits (ipoly.go): sectors a power of two apart, and the chunks
 // of an interleaved stream, spread over every set. With sets not a power
-// of two the remainder is then taken modulo the sets; beyond 2^32 sets
-// (no host holds such a directory) the XOR-fold stands for it.
+// of two the remainder has 16 bits more (up to 32) and is then taken
+// modulo the sets, so that no set gets more than 2^−16 more sectors than
+// another (with the index's bits alone the lowest sets would get twice
+// the others'); beyond 2^32 sets (no host holds such a directory) the
+// XOR-fold stands for it.
 func (c *L2) PolySets() {
 	c.hash, c.poly = true, nil
+	d := c.setBits
+	if !c.pow2 {
+		d = min(d+16, maxPolyDegree)
+	}
 	if c.setBits > 0 && c.setBits <= maxPolyDegree {
-		c.poly = polyIndex(c.setBits)
+		c.poly = polyIndex(d)
 	}
 }
 

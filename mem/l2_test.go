@@ -111,27 +111,33 @@ func testL2AgainstScan(t *testing.T, ways, sets, sectors int) {
 // same directory, as the bursts accessed one at a time (a contiguous
 // transfer as one burst).
 func TestL2Access2DMatchesBursts(t *testing.T) {
+	// Every set index: modulo, the XOR-fold, the polynomial.
+	indexes := []string{"modulo", "xor", "ipoly"}
 	for _, ways := range []int{4, 3} { // 8 sets (a power of two) and 10
-		for _, hash := range []bool{false, true} {
-			testAccess2D(t, ways, hash, 128, 16)
+		for _, index := range indexes {
+			testAccess2D(t, ways, index, 128, 16)
 		}
 	}
 	// Tags of 128 bytes (NVIDIA's: 32-byte lines, four a tag; AMD's: one
 	// 128-byte line): rows of several tags (Access2D's wide-row walk).
-	for _, hash := range []bool{false, true} {
-		testAccess2D(t, 3, hash, 32, 4)
-		testAccess2D(t, 4, hash, 128, 1)
+	for _, index := range indexes {
+		testAccess2D(t, 3, index, 32, 4)
+		testAccess2D(t, 4, index, 128, 1)
 	}
 }
 
-func testAccess2D(t *testing.T, ways int, hash bool, line, perTag int) {
+func testAccess2D(t *testing.T, ways int, index string, line, perTag int) {
 	sector := int64(line * perTag)
 	capacity := 64 << 10 * sector / 2048 // 8 or 10 sets, as with sectors of 2 KiB
 	a := NewL2(capacity, line, perTag, ways)
 	b := NewL2(capacity, line, perTag, ways)
-	if hash {
-		a.HashSets()
-		b.HashSets()
+	for _, c := range []*L2{a, b} {
+		switch index {
+		case "xor":
+			c.HashSets()
+		case "ipoly":
+			c.PolySets()
+		}
 	}
 	rnd := xorshift(99)
 	for i := 0; i < 20000; i++ {
