@@ -79,7 +79,7 @@ func Load(nameOrPath string, overrides []Override) (*Machine, error) {
 	m, err := LoadBytes(nameOrPath, data, overrides)
 	if err != nil {
 		if IsStudy(nameOrPath, data) {
-			return nil, fmt.Errorf("%s: a study file (vary or points, metrics), not a machine: run it with davinci-sim sweep %s -o DIR", nameOrPath, nameOrPath)
+			return nil, NotAStudy(nameOrPath, "machine")
 		}
 		return nil, err
 	}
@@ -191,4 +191,10 @@ func IsStudy(path string, data []byte) bool {
 		keys[strings.ToLower(doc.Content[i].Value)] = true
 	}
 	return !keys["kind"] && keys["metrics"] && (keys["vary"] || keys["points"])
+}
+
+// NotAStudy is the error for a study file given where a file of kind
+// what ("program", "machine") was meant.
+func NotAStudy(path, what string) error {
+	return fmt.Errorf("%s: a study file (vary or points, metrics), not a %s: run it with davinci-sim sweep %s -o DIR", path, what, path)
 }

@@ -358,6 +358,10 @@ func (t gpuTile) fusedSplitBytes(es int64) (tiles, tmp, unstaged int64) {
 }
 
 // newGPUGEMMPlan checks the parameters against the machine and lays out
+// maxTileStages and maxTileWarps bound a GPU GEMM tile's shared-memory
+// stages and warps (tiling.stages, tiling.warps).
+const maxTileStages, maxTileWarps = 16, 32
+
 // shared memory, registers and global memory.
 func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format, sh gpuShape) (*gpuGEMMPlan, error) {
 	sh = sh.norm()
@@ -367,10 +371,10 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	}
 	// Negative stages or warps would read as "the kernel's" below.
 	if v := p.Tiling.Stages; v < 0 {
-		return nil, bad("tiling.stages", "must be in 2..16 (0 = the kernel's; 1 with staging: none) (got %d)", v)
+		return nil, bad("tiling.stages", "must be in 2..%d (0 = the kernel's; 1 with staging: none) (got %d)", maxTileStages, v)
 	}
 	if v := p.Tiling.Warps; v < 0 {
-		return nil, bad("tiling.warps", "must be in 1..32 (0 = the kernel's) (got %d)", v)
+		return nil, bad("tiling.warps", "must be in 1..%d (0 = the kernel's) (got %d)", maxTileWarps, v)
 	}
 	es := int64(in.Bytes())
 	// The MMAs run on the matrix units, or on the vector units (unit:
@@ -554,11 +558,11 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 			return nil, bad(d.key, "must be a multiple of %d in %d..1024 (got %d)", d.m, d.m, d.v)
 		}
 	}
-	if (t.stages < 2 && !t.direct) || t.stages > 16 {
-		return nil, bad("tiling.stages", "must be in 2..16 (0 = the kernel's) (got %d)", t.stages)
+	if (t.stages < 2 && !t.direct) || t.stages > maxTileStages {
+		return nil, bad("tiling.stages", "must be in 2..%d (0 = the kernel's) (got %d)", maxTileStages, t.stages)
 	}
-	if t.warps < 1 || t.warps > 32 {
-		return nil, bad("tiling.warps", "must be in 1..32 (0 = the kernel's) (got %d)", t.warps)
+	if t.warps < 1 || t.warps > maxTileWarps {
+		return nil, bad("tiling.warps", "must be in 1..%d (0 = the kernel's) (got %d)", maxTileWarps, t.warps)
 	}
 	if err := t.fits(tg, in, lane, sh); err != nil {
 		return nil, bad("tiling", "%d×%d×%d tile, %d stages, %d %ss %v", t.bm, t.bn, t.bk, t.stages, t.warps, tg.warp, err)

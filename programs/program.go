@@ -155,6 +155,9 @@ type Kind struct {
 	// Keys leaves them out (ozaki's baselines, the DaVinci-only GEMM keys
 	// of a kind that runs on GPUs only).
 	Omit []string
+	// NumericsModes are the numerics the kind takes (nil: full, sampled
+	// and off), checked in the file also where --numerics replaces it.
+	NumericsModes []string
 }
 
 // Keys returns the keys programs of the kind take (as davinci-sim formats
@@ -281,7 +284,7 @@ func Parse(path, dir string, data []byte) (*File, error) {
 	// looked for only then, so a program is parsed once.
 	studyErr := func(err error) error {
 		if machines.IsStudy(path, data) {
-			return fmt.Errorf("%s: a study file (vary or points, metrics), not a program: run it with davinci-sim sweep %s -o DIR", path, path)
+			return machines.NotAStudy(path, "program")
 		}
 		return err
 	}
@@ -332,15 +335,25 @@ func (f *File) Decode(out any, opts Options) error {
 	if opts.Numerics != "" {
 		if v := reflect.Indirect(reflect.ValueOf(out)); v.Kind() == reflect.Struct {
 			if n := v.FieldByName("Numerics"); n.IsValid() && n.Kind() == reflect.String {
-				switch s := n.String(); s {
-				case "", NumericsFull, NumericsSampled, NumericsOff:
-				default:
-					return fmt.Errorf("%s: key \"numerics\": must be full, sampled or off (got %+q)", f.Path, s)
+				modes := f.Kind.NumericsModes
+				if modes == nil {
+					modes = []string{NumericsFull, NumericsSampled, NumericsOff}
+				}
+				if s := n.String(); s != "" && !slices.Contains(modes, s) {
+					return fmt.Errorf("%s: key \"numerics\": must be %s for %s programs (got %+q)", f.Path, orList(modes), f.Kind.Name, s)
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// orList joins words as "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // zeroRefused lists, per program kind, the keys whose Go zero value stands
