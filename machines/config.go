@@ -191,11 +191,13 @@ func (c *Config) index(n *yaml.Node, lower, written string, depth int) error {
 	return nil
 }
 
-// leadingZero reports whether v is a YAML 1.1 octal integer: digits with a
-// leading zero (0755), optionally signed.
+// leadingZero reports whether v is a YAML 1.1 octal integer (digits with a
+// leading zero, optionally signed) that reads otherwise as decimal: 010,
+// not 07 or 00.
 func leadingZero(v string) bool {
 	v = strings.TrimLeft(v, "+-")
-	return len(v) > 1 && v[0] == '0' && strings.Trim(v, "01234567_") == ""
+	digits := strings.ReplaceAll(strings.TrimLeft(v, "0_"), "_", "")
+	return len(v) > 1 && v[0] == '0' && strings.Trim(v, "01234567_") == "" && len(digits) > 1
 }
 
 // deref follows YAML aliases and bounds nesting depth.

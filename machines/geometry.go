@@ -134,13 +134,13 @@ func gpuGeometry(lanes []string, names [4]string, shared, regs, acc Size, paths 
 	return g
 }
 
-// gpuSharedProblems checks a GPU core's shared memory (LDS): the size per
-// core and per block (keys[0], keys[1]) and its banking (keys[2] banks,
 // MaxBanks bounds a GPU core's shared-memory (LDS) banks and a bank's
 // bytes (32 banks of 4 bytes on NVIDIA and CDNA): the bank-conflict model
 // keeps a counter a bank.
 const MaxBanks = 1024
 
+// gpuSharedProblems checks a GPU core's shared memory (LDS): the size per
+// core and per block (keys[0], keys[1]) and its banking (keys[2] banks,
 // keys[3] bytes per bank).
 func gpuSharedProblems(shared, perBlock Size, banks, bankBytes int, keys [4]string) []problem {
 	var ps []problem

@@ -343,14 +343,14 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 
 // widenFlat gives an axis whose values are all one v a range around it
 // where the plotting library's v ± 1 is none: v/2 to 2v on a log axis
-// with v ≤ 1 (v − 1 is not positive), v ± |v|/2 on a linear one with v ± 1
-// rounding to v (|v| ≥ 2^53). Elsewhere the library's range stands (the
+// with v ≤ 1 (v − 1 is not positive) or v − 1 rounding to v (v ≥ 2^53),
+// v ± |v|/2 on a linear one with v ± 1 rounding to v. Elsewhere the library's range stands (the
 // charts drawn before stay as they were).
 func widenFlat(a *plot.Axis, log bool) {
 	v := a.Min
 	switch {
 	case a.Max != v || math.IsInf(v, 0) || math.IsNaN(v):
-	case log && v-1 <= 0:
+	case log && (v-1 <= 0 || v-1 == v):
 		a.Min, a.Max = v/2, v*2
 	case !log && (v-1 == v || v+1 == v):
 		a.Min, a.Max = v-math.Abs(v)/2, v+math.Abs(v)/2

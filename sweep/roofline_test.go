@@ -92,7 +92,7 @@ func TestPlotRoofErrors(t *testing.T) {
 		"{x: a, y: b, roof: {peak: 1}}":                       `needs peak and slopes`,
 		"{x: a, y: b, roof: {peak: 1, slopes: {m: zero}}}":    `key "plot.roof.slopes.m": want a positive number`,
 		"{x: a, y: b, roof: {peak: 1, slopes: 2}}":            `must be a mapping`,
-		"{x: a, y: b, roof: {peak: 1, slopes: {m: 1}, q: 1}}": `unknown key "q"; the keys are peak, slopes`,
+		"{x: a, y: b, roof: {peak: 1, slopes: {m: 1}, q: 1}}": `unknown key "plot.roof.q"; the keys are peak, slopes`,
 	} {
 		_, err := ParseStudy("s.yaml", ".", []byte(base+text))
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -68,8 +68,10 @@ type Options struct {
 	// RerunChanged, with Resume, runs again the points of the shard that
 	// were recorded from other inputs or options (a program or machine
 	// file edited since; RunStamp), where Resume alone refuses them: their
-	// records are dropped from results.jsonl first, so the study never
-	// holds records of two inputs.
+	// records are dropped from results.jsonl first, so the shard never
+	// holds records of two inputs. (Such records of other shards stay,
+	// and results.csv and the plots show them until their shards run
+	// again: Log is told how many.)
 	RerunChanged bool
 	// Progress, when non-nil, receives a progress bar with ETA.
 	Progress io.Writer
@@ -526,11 +528,18 @@ func readForResume(path string, s *Study, opts Options) ([]Record, int, error) {
 		return recs, 0, err
 	}
 	kept := recs[:0:0]
+	others := 0 // other shards' records from other inputs
 	for _, r := range recs {
-		if opts.Shard.Has(r.Index) && checkStamp(&r, s) != nil {
-			continue
+		if checkStamp(&r, s) != nil {
+			if opts.Shard.Has(r.Index) {
+				continue
+			}
+			others++
 		}
 		kept = append(kept, r)
+	}
+	if others > 0 && opts.Log != nil {
+		fmt.Fprintf(opts.Log, "sweep: %d points of other shards were recorded from other inputs or options: results.csv and the plots show them as recorded until their shards run with --resume --rerun-changed\n", others)
 	}
 	b, err := encodeRecords(kept)
 	if err != nil {

@@ -172,15 +172,15 @@ func dropLayout(n *yaml.Node) {
 // study s makes of its point (one line naming the key).
 func checkStamp(rec *Record, s *Study) error {
 	if rec.Run.Inputs == "" {
-		return fmt.Errorf("key \"run\": missing (recorded by an older davinci-sim): the options and inputs point %d ran with are unknown; use another -o directory, or --rerun-changed to run such points again", rec.Index)
+		return fmt.Errorf("key \"run\": missing (recorded by an older davinci-sim): the options and inputs point %d ran with are unknown; use another -o directory, or sweep --resume --rerun-changed in that directory to run such points again", rec.Index)
 	}
 	want := s.stamp(s.Points[rec.Index])
 	if rec.Run.Options != want.Options {
-		return fmt.Errorf("key \"run\": point %d ran with %s, the study asks for %s; use another -o directory, the study's earlier options, or --rerun-changed to run such points again",
+		return fmt.Errorf("key \"run\": point %d ran with %s, the study asks for %s; use another -o directory, the study's earlier options, or sweep --resume --rerun-changed in that directory to run such points again",
 			rec.Index, optionsText(rec.Run.Options), optionsText(want.Options))
 	}
 	if rec.Run.Inputs != want.Inputs && rec.Run.Inputs != s.inputs(s.Points[rec.Index], true) {
-		return fmt.Errorf("key \"run\": point %d ran from other inputs (inputs %s, now %s: its program or machine file, or the study's program, machine or set, changed since); use another -o directory, or --rerun-changed to run such points again",
+		return fmt.Errorf("key \"run\": point %d ran from other inputs (inputs %s, now %s: its program or machine file, or the study's program, machine or set, changed since); use another -o directory, or sweep --resume --rerun-changed in that directory to run such points again",
 			rec.Index, rec.Run.Inputs, want.Inputs)
 	}
 	return nil

@@ -157,15 +157,16 @@ func (p *parser) errf(n *yaml.Node, key, format string, a ...any) error {
 // The keys of a study, of a plot and of a plot's roof, for the messages
 // on unknown keys.
 var (
-	studyKeys = []string{"program", "machine", "set", "vary", "points", "metrics", "plot", "description", "k_batch", "fast_forward"}
+	studyKeys = []string{"program", "machine", "set", "vary", "points", "metrics", "plot", "plots", "description", "title", "k_batch", "fast_forward"}
 	plotKeys  = []string{"x", "y", "series", "logx", "logy", "ymin", "ymax", "where", "roof", "name", "title", "xlabel"}
 	roofKeys  = []string{"peak", "slopes"}
 )
 
-// unknownKeys is the error for keys (of one mapping) that are none of
-// known: each with its line and a "did you mean" where one is close, on
-// one line, the mapping's keys listed once.
-func (p *parser) unknownKeys(keys []*yaml.Node, known []string) error {
+// unknownKeys is the error for keys (of one mapping, at the path prefix
+// "plot[1]." or "" for the top level) that are none of known: each with
+// its line and a "did you mean" where one is close, on one line, the
+// mapping's keys listed once.
+func (p *parser) unknownKeys(prefix string, keys []*yaml.Node, known []string) error {
 	var b strings.Builder
 	for i, k := range keys {
 		if i == maxUnknownShown {
@@ -178,7 +179,7 @@ func (p *parser) unknownKeys(keys []*yaml.Node, known []string) error {
 		if len(keys) > 1 {
 			fmt.Fprintf(&b, "line %d: ", k.Line)
 		}
-		fmt.Fprintf(&b, "%q", badinput.Clip(k.Value, 80))
+		fmt.Fprintf(&b, "%q", prefix+badinput.Clip(k.Value, 80))
 		if sg := badinput.Suggest(k.Value, known); sg != "" {
 			fmt.Fprintf(&b, " (did you mean %q?)", sg)
 		}
@@ -327,7 +328,7 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, p.unknownKeys(unknown, studyKeys)
+		return nil, p.unknownKeys("", unknown, studyKeys)
 	}
 	if progNode != nil {
 		t, err := p.scalar(progNode, "program")
@@ -725,6 +726,7 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 	}
 	isParam := func(q string) bool { return slices.Contains(s.Params, q) }
 	isMetric := func(q string) bool { return slices.Contains(s.Metrics, q) }
+	var unknown []*yaml.Node
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -845,11 +847,14 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 			}
 			_ = ovs
 		default:
-			err = p.unknownKeys([]*yaml.Node{k}, plotKeys)
+			unknown = append(unknown, k)
 		}
 		if err != nil {
 			return pl, err
 		}
+	}
+	if len(unknown) > 0 {
+		return pl, p.unknownKeys(key+".", unknown, plotKeys)
 	}
 	if pl.X == "" {
 		return pl, p.errf(n, key+".x", "missing; the x axis is a varied parameter or a metric")
@@ -897,10 +902,16 @@ func (p *parser) roof(n *yaml.Node, key string) (*Roof, error) {
 		return f, nil
 	}
 	r := &Roof{}
+	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		sub := key + "." + k.Value
-		switch strings.ToLower(k.Value) {
+		name := strings.ToLower(k.Value)
+		if seen[name] {
+			return nil, p.errf(k, sub, "given twice")
+		}
+		seen[name] = true
+		switch name {
 		case "peak":
 			f, err := num(v, sub)
 			if err != nil {
@@ -919,7 +930,7 @@ func (p *parser) roof(n *yaml.Node, key string) (*Roof, error) {
 				r.Slopes = append(r.Slopes, RoofSlope{Label: v.Content[j].Value, Slope: f})
 			}
 		default:
-			return nil, p.unknownKeys([]*yaml.Node{k}, roofKeys)
+			return nil, p.unknownKeys(key+".", []*yaml.Node{k}, roofKeys)
 		}
 	}
 	if r.Peak == 0 || len(r.Slopes) == 0 {
