@@ -353,7 +353,8 @@ func widenFlat(a *plot.Axis, log bool) {
 	case log && (v-1 <= 0 || v-1 == v):
 		a.Min, a.Max = v/2, v*2
 	case !log && (v-1 == v || v+1 == v):
-		a.Min, a.Max = v-math.Abs(v)/2, v+math.Abs(v)/2
+		h := float64(math.Abs(v) / 2) // (rounded: not fused into the sums)
+		a.Min, a.Max = v-h, v+h
 	}
 }
 
