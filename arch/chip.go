@@ -164,7 +164,11 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	var model cube.Model
 	if name := m.NumericsPreset(); name != "" {
 		if model, err = cube.Preset(name); err != nil {
-			return nil, fmt.Errorf("machine %s: key %q: %w", m.Name, m.NumericsKey(), err)
+			where := fmt.Sprintf("machine %s: key %q", m.Name, m.NumericsKey())
+			if opts.KeyOrigin != nil {
+				where = opts.KeyOrigin(m.NumericsKey()) // the file's line or the --set that gave it
+			}
+			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 	}
 	if opts.NoReadAhead {

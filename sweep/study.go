@@ -546,6 +546,10 @@ func (p *parser) checkParam(n *yaml.Node, key, name string) error {
 		return nil
 	}
 	lower := strings.ToLower(name)
+	if lower == ParamProgram || lower == ParamMachine {
+		// (The parameter names the files each point runs: spelt one way.)
+		return p.errf(n, key, "write %q in lowercase: the parameter that compares %s files", lower, lower)
+	}
 	if !strings.HasPrefix(lower, "program.") && !strings.HasPrefix(lower, "machine.") && !strings.HasPrefix(lower, "node.") && !strings.HasPrefix(lower, "cluster.") {
 		return p.errf(n, key, "a parameter is program, machine or a dotted path starting with program., machine., or (cluster and node descriptions) node. or cluster. (as with --set)")
 	}

@@ -193,6 +193,7 @@ func TestParseStudyErrors(t *testing.T) {
 		{base + "vary: {program.m: [1]}\nplot: [{x: program.m, y: flops.tflops}, {x: program.m, y: flops.tflops, colour: red, tittle: x}]", `s.yaml: 2 unknown keys: line 4: "plot[1].colour"; line 4: "plot[1].tittle" (did you mean "title"?); the keys are x, y`},
 		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, roof: {Peak: 1, peak: 2, slopes: {m: 1}}}", `key "plot.roof.peak": given twice`},
 		{base + "vary: {program.m: [1]}\ntitel: x", `unknown key "titel" (did you mean "title"?)`},
+		{"metrics: [x]\nvary: {Machine: [a100]}", `key "vary.Machine": write "machine" in lowercase`},
 		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, Title: a, tittle: b}", `unknown key "plot.tittle" (did you mean "title"?)`},
 		{base + "vary: {program.m: [1]}\nplot: [{x: program.m, y: flops.tflops}, {x: program.m, y: flops.tflops}]", `two plots are named`},
 		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, where: {program.z: 1}}", `not a varied parameter`},

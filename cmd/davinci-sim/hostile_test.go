@@ -318,7 +318,7 @@ var hostileCases = []hostileCase{
 		want:  `key "numerics": must be full or off for asm programs (got "sampled")`},
 	{name: "unknown numerics preset",
 		args: []string{"run", examplePath("a100-hgemm.yaml"), "--set", "machine.core.numerics=foo"},
-		want: `machine a100: key "core.numerics": unknown numerics preset "foo" (the presets: a100,`},
+		want: `--set machine.core.numerics=foo: key "core.numerics": unknown numerics preset "foo" (the presets: a100,`},
 	{name: "a study given as the machine",
 		args: []string{"run", examplePath("hgemm.yaml"), "-m", "../../studies/l1-size.yaml"},
 		want: `../../studies/l1-size.yaml: a study file (vary or points, metrics), not a machine: run it with davinci-sim sweep`},
