@@ -592,9 +592,19 @@ func (p *parser) overrides(n *yaml.Node, key string) ([]machines.Override, error
 func (p *parser) rowKey(params, row []string) string {
 	key := make([]string, len(row))
 	for i, v := range row {
-		key[i] = resolveParam(p.dir, params[i], v)
+		key[i] = canonicalInt(resolveParam(p.dir, params[i], v))
 	}
 	return strings.Join(key, "\x00")
+}
+
+// canonicalInt returns a decimal integer without leading zeros or a plus
+// sign (032 and 32 are one value, as --set reads them), other values as
+// they are: for telling repeated values and points.
+func canonicalInt(v string) string {
+	if i, err := strconv.ParseInt(v, 10, 64); err == nil && strings.Trim(v, "+-0123456789") == "" {
+		return strconv.FormatInt(i, 10)
+	}
+	return v
 }
 
 // values reads a parameter's values: a list of scalars or a range string.
@@ -610,7 +620,10 @@ func (p *parser) values(n *yaml.Node, key string) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			if slices.Contains(out, t) {
+			if at := slices.IndexFunc(out, func(o string) bool { return canonicalInt(o) == canonicalInt(t) }); at >= 0 {
+				if out[at] != t {
+					return nil, p.errf(c, key, "value %q listed twice (as %q: one number)", t, out[at])
+				}
 				return nil, p.errf(c, key, "value %q listed twice", t)
 			}
 			out = append(out, t)

@@ -161,6 +161,8 @@ func TestParseStudyErrors(t *testing.T) {
 		{base + "vary: {}", `key "vary": empty`},
 		{base + "vary: {program.m: []}", `s.yaml:3: key "vary.program.m": empty list`},
 		{base + "vary: {program.m: [1, 1]}", `listed twice`},
+		{base + "vary: {program.m: [032, 32]}", `value "32" listed twice (as "032": one number)`},
+		{base + "points: [{program.m: 032}, {program.m: 32}]", `repeats points[0]`},
 		{base + "vary: {program.m: 1..}", `want START..END`},
 		{base + "vary: {program.m: 4..1}", `above end`},
 		{base + "vary: {program.m: {a: 1}}", `must be a list of values or a range`},
