@@ -96,11 +96,15 @@ func (l labelledWaiter) Flush() bool {
 }
 
 // keyOrigin says where the value of machine key was given (Options.KeyOrigin).
-func (c *Chip) keyOrigin(key string) string {
-	if c.opts.KeyOrigin != nil {
-		return c.opts.KeyOrigin(key)
+func (c *Chip) keyOrigin(key string) string { return keyOrigin(c.opts, c.M, key) }
+
+// keyOrigin says where the value of m's key was given: opts.KeyOrigin's
+// file line or --set, else the machine and key.
+func keyOrigin(opts Options, m *machines.Machine, key string) string {
+	if opts.KeyOrigin != nil {
+		return opts.KeyOrigin(key)
 	}
-	return fmt.Sprintf("machine %s: key %q", c.M.Name, key)
+	return fmt.Sprintf("machine %s: key %q", m.Name, key)
 }
 
 // Chip is a set of cores of one machine kind sharing global memory.
@@ -164,11 +168,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	var model cube.Model
 	if name := m.NumericsPreset(); name != "" {
 		if model, err = cube.Preset(name); err != nil {
-			where := fmt.Sprintf("machine %s: key %q", m.Name, m.NumericsKey())
-			if opts.KeyOrigin != nil {
-				where = opts.KeyOrigin(m.NumericsKey()) // the file's line or the --set that gave it
-			}
-			return nil, fmt.Errorf("%s: %w", where, err)
+			return nil, fmt.Errorf("%s: %w", keyOrigin(opts, m, m.NumericsKey()), err)
 		}
 	}
 	if opts.NoReadAhead {
@@ -927,9 +927,9 @@ func (c *Chip) Ahead() *Ahead { return c.opts.Ahead }
 // (machines.L2Cache.Index).
 func indexSets(c *mem.L2, index string) {
 	switch index {
-	case "xor":
+	case machines.IndexXOR:
 		c.HashSets()
-	case "ipoly":
+	case machines.IndexPoly:
 		c.PolySets()
 	}
 }

@@ -288,10 +288,16 @@ func tagLinesOK(n int) bool {
 	return n == 0 || n > 0 && n <= mem.MaxTagLines && n&(n-1) == 0
 }
 
-// validIndex reports whether i names a cache's set index (L2Cache.Index;
-// "" is the default, modulo).
+// The set indexes a cache may name (L2Cache.Index; "" is IndexModulo).
+const (
+	IndexModulo = "modulo"
+	IndexXOR    = "xor"
+	IndexPoly   = "ipoly"
+)
+
+// validIndex reports whether i names a cache's set index.
 func validIndex(i string) bool {
-	return i == "" || i == "modulo" || i == "xor" || i == "ipoly"
+	return i == "" || i == IndexModulo || i == IndexXOR || i == IndexPoly
 }
 
 // MaxL2Partitions bounds l2.partitions (the A100's L2 has 2, the MI300X's
