@@ -20,16 +20,10 @@ import (
 // fold into 256 of them.
 
 // polyTable is the set index of a sector number, a byte at a time: the
-// remainder of b·x^(8k) for byte b at position k of the low 32 bits (the
-// remainder is linear: the four entries XORed), and the polynomial with
-// x^32's remainder for higher bits (sectors beyond MaxSector: never
-// cached, so never looked up in practice).
-type polyTable struct {
-	bytes [4][256]uint32
-	p     uint64
-	d     uint
-	x32   uint64
-}
+// remainder of b·x^(8k) for byte b at position k (the remainder is
+// linear: the four entries XORed). Sector numbers have 32 bits
+// (MaxSector; beyond it nothing is cached or looked up).
+type polyTable [4][256]uint32
 
 // maxPolyDegree is the largest set index, in bits, of the polynomial index.
 const maxPolyDegree = 32
@@ -47,16 +41,12 @@ func polyIndex(d uint) *polyTable {
 	e := &polyTables[d]
 	e.once.Do(func() {
 		p := irreducible(d)
-		var xpow [33]uint64 // x^j mod p
+		var xpow [32]uint64 // x^j mod p
 		xpow[0] = 1
-		for j := 1; j <= 32; j++ {
-			v := xpow[j-1] << 1
-			if v>>d&1 != 0 {
-				v ^= p
-			}
-			xpow[j] = v
+		for j := 1; j < 32; j++ {
+			xpow[j] = polyMulMod(xpow[j-1], 2, p, d) // ·x
 		}
-		t := &polyTable{p: p, d: d, x32: xpow[32]}
+		t := new(polyTable)
 		for k := range 4 {
 			for b := range 256 {
 				var r uint64
@@ -65,7 +55,7 @@ func polyIndex(d uint) *polyTable {
 						r ^= xpow[8*k+i]
 					}
 				}
-				t.bytes[k][b] = uint32(r)
+				t[k][b] = uint32(r)
 			}
 		}
 		e.t = t
@@ -73,19 +63,10 @@ func polyIndex(d uint) *polyTable {
 	return e.t
 }
 
-// rem returns s mod the table's polynomial.
-func (t *polyTable) rem(s uint64) uint64 {
-	r := t.low(s)
-	if hi := s >> 32; hi != 0 {
-		r ^= polyMulMod(t.rem(hi), t.x32, t.p, t.d)
-	}
-	return r
-}
-
-// low returns the remainder of s's low 32 bits.
-func (t *polyTable) low(s uint64) uint64 {
-	b := &t.bytes
-	return uint64(b[0][s&0xFF] ^ b[1][s>>8&0xFF] ^ b[2][s>>16&0xFF] ^ b[3][s>>24&0xFF])
+// index returns sector s's set: s mod the table's polynomial (s below
+// 2^32; higher bits are not read).
+func (t *polyTable) index(s uint64) uint64 {
+	return uint64(t[0][s&0xFF] ^ t[1][s>>8&0xFF] ^ t[2][s>>16&0xFF] ^ t[3][s>>24&0xFF])
 }
 
 // irreducible returns an irreducible polynomial over GF(2) of degree d

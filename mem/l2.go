@@ -223,12 +223,13 @@ func (c *L2) PolySets() {
 	}
 }
 
-// setIndex returns the set of sector sec.
+// setIndex returns the set of sector sec (0 ≤ sec ≤ MaxSector where the
+// polynomial indexes: its callers' bound).
 func (c *L2) setIndex(sec int64) uint64 {
 	s := uint64(sec)
 	switch {
 	case c.poly != nil:
-		s = c.poly.rem(s)
+		s = c.poly.index(s)
 	case c.hash && c.setBits > 0:
 		s ^= s>>c.setBits ^ s>>(2*c.setBits) ^ s>>(3*c.setBits)
 	}
@@ -441,14 +442,14 @@ func (c *L2) setIndices(out []uint64, sec, step int64) {
 		s, d := uint64(sec), uint64(step)
 		if c.pow2 {
 			for i := range out {
-				out[i] = t.low(s)
+				out[i] = t.index(s)
 				s += d
 			}
 			return
 		}
 		modM, nsets := c.modM, c.sets
 		for i := range out {
-			out[i], _ = bits.Mul64(modM*t.low(s), nsets)
+			out[i], _ = bits.Mul64(modM*t.index(s), nsets)
 			s += d
 		}
 		return
