@@ -330,18 +330,17 @@ func (f *File) Decode(out any, opts Options) error {
 	if err := machines.DecodeStrict(f.Config, out); err != nil {
 		return err
 	}
-	// The file's numerics is checked where --numerics replaces it, too (a
-	// misspelt value was accepted then, and failed only without the flag).
-	if opts.Numerics != "" {
-		if v := reflect.Indirect(reflect.ValueOf(out)); v.Kind() == reflect.Struct {
-			if n := v.FieldByName("Numerics"); n.IsValid() && n.Kind() == reflect.String {
-				modes := f.Kind.NumericsModes
-				if modes == nil {
-					modes = []string{NumericsFull, NumericsSampled, NumericsOff}
-				}
-				if s := n.String(); s != "" && !slices.Contains(modes, s) {
-					return fmt.Errorf("%s: key \"numerics\": must be %s for %s programs (got %+q)", f.Path, orList(modes), f.Kind.Name, s)
-				}
+	// The file's numerics, checked here for every kind before --numerics
+	// may replace it (Options.apply): a misspelt value was accepted where
+	// the flag was given. (The kinds check the value they run with.)
+	if v := reflect.Indirect(reflect.ValueOf(out)); v.Kind() == reflect.Struct {
+		if n := v.FieldByName("Numerics"); n.IsValid() && n.Kind() == reflect.String {
+			modes := f.Kind.NumericsModes
+			if modes == nil {
+				modes = []string{NumericsFull, NumericsSampled, NumericsOff}
+			}
+			if s := n.String(); s != "" && !slices.Contains(modes, s) {
+				return fmt.Errorf("%s: key \"numerics\": must be %s for %s programs (got %+q)", f.Path, orList(modes), f.Kind.Name, s)
 			}
 		}
 	}
