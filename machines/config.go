@@ -2,7 +2,6 @@ package machines
 
 import (
 	"bytes"
-	"cmp"
 	"encoding"
 	"errors"
 	"fmt"
@@ -143,15 +142,14 @@ func (c *Config) index(n *yaml.Node, lower, written string, depth int) error {
 	if err != nil {
 		return err
 	}
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" && n.Style == 0 && leadingZero(n.Value) {
-		// YAML 1.1's octal (032 = 26), which go-yaml keeps; --set and
-		// study values read the same text as decimal.
-		digits := strings.TrimLeft(n.Value, "+-")
-		sign := n.Value[:len(n.Value)-len(digits)]
-		digits = cmp.Or(strings.TrimLeft(digits, "0_"), "0")
-		oct, _ := strconv.ParseInt(strings.ReplaceAll(digits, "_", ""), 8, 64)
-		return fmt.Errorf("%s:%d: key %q: %s has a leading zero, which YAML reads as octal (%s%d): write %s%s for decimal, or %s0o%s for octal",
-			c.Source, n.Line, written, n.Value, sign, oct, sign, digits, sign, digits)
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" && n.Style == 0 {
+		if sign, digits, ok := ambiguousOctal(n.Value); ok {
+			// YAML 1.1's octal (032 = 26), which go-yaml keeps; --set
+			// and study values read the same text as decimal.
+			oct, _ := strconv.ParseInt(strings.ReplaceAll(digits, "_", ""), 8, 64)
+			return fmt.Errorf("%s:%d: key %q: %s has a leading zero, which YAML reads as octal (%s%d): write %s%s for decimal, or %s0o%s for octal",
+				c.Source, n.Line, written, n.Value, sign, oct, sign, digits, sign, digits)
+		}
 	}
 	if n.Kind == yaml.SequenceNode { // list entries (scheme pieces, gm tensors): their keys, too, once each
 		for i, e := range n.Content {
@@ -191,13 +189,15 @@ func (c *Config) index(n *yaml.Node, lower, written string, depth int) error {
 	return nil
 }
 
-// leadingZero reports whether v is a YAML 1.1 octal integer (digits with a
-// leading zero, optionally signed) that reads otherwise as decimal: 010,
-// not 07 or 00.
-func leadingZero(v string) bool {
-	v = strings.TrimLeft(v, "+-")
-	digits := strings.ReplaceAll(strings.TrimLeft(v, "0_"), "_", "")
-	return len(v) > 1 && v[0] == '0' && strings.Trim(v, "01234567_") == "" && len(digits) > 1
+// ambiguousOctal reports whether v is a YAML 1.1 octal integer (digits
+// with a leading zero, optionally signed) that reads otherwise as decimal
+// (010, not 07 or 00), and returns its sign and digits without the
+// leading zeros.
+func ambiguousOctal(v string) (sign, digits string, ok bool) {
+	body := strings.TrimLeft(v, "+-")
+	sign, digits = v[:len(v)-len(body)], strings.TrimLeft(body, "0_")
+	ok = len(body) > 1 && body[0] == '0' && strings.Trim(body, "01234567_") == "" && len(strings.ReplaceAll(digits, "_", "")) > 1
+	return sign, digits, ok
 }
 
 // deref follows YAML aliases and bounds nesting depth.
