@@ -110,6 +110,9 @@ type gridRunner struct {
 	waveSum           float64
 	waveN             int
 	finished          int64 // CTAs finished, over all grids
+	// doneBy counts each grid's CTAs finished or skipped by fast-forward
+	// (waves, steps' blocks finish; a kernel skip's rest): progress.
+	doneBy []int64
 	// recent holds the work of grid cur's recently finished CTAs (by
 	// index) until they are too old to be measured; measures, per skip of
 	// grid cur, the work of its measured CTAs (ffWork).
@@ -206,7 +209,7 @@ func (gr *gridRunner) ctaWork(cta int, w *CTAWork) {
 // startGrids checks that every grid's CTAs fit the machine's cores and
 // starts the grid scheduler.
 func (c *Chip) startGrids(grids []isa.Grid) error {
-	gr := &gridRunner{chip: c, grids: grids, times: make([]GridTimes, len(grids))}
+	gr := &gridRunner{chip: c, grids: grids, times: make([]GridTimes, len(grids)), doneBy: make([]int64, len(grids))}
 	for _, core := range c.cores {
 		g, ok := core.(GridCore)
 		if !ok {
@@ -259,6 +262,7 @@ func (c *Chip) CTADone(id, cta int, now sim.Time, w *CTAWork) {
 	}
 	gr.running--
 	gr.finished++
+	gr.doneBy[gr.cur]++
 	if gr.ff != nil {
 		gr.ctaWork(cta, w)
 		if gr.steps.on {
@@ -1044,27 +1048,18 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		w.FirstSkip = gr.next / gr.wave
 	}
 	gr.next += j * gr.wave
+	gr.doneBy[gr.cur] += int64(j * gr.wave)
 	gr.snaps = gr.snaps[:0]
 }
 
-// BlocksDone returns the number of kernel grid blocks (CTAs) finished so
-// far, over all grids, counting those fast-forward skipped (a progress
-// measure).
-func (c *Chip) BlocksDone() int64 {
-	gr := c.grids
-	if gr == nil {
-		return 0
+// GridBlocksDone appends to dst, for each of the program's kernel grids
+// in launch order, the blocks (CTAs) finished so far, counting those
+// fast-forward skipped (a progress measure; nil without grids).
+func (c *Chip) GridBlocksDone(dst []int64) []int64 {
+	if c.grids == nil {
+		return dst
 	}
-	n := gr.finished
-	if gr.ff != nil {
-		for _, s := range gr.ff.skips {
-			n += int64(s.Waves * s.WaveCTAs)
-		}
-		for _, k := range gr.ff.kernels {
-			n += int64(gr.grids[k.Index].CTAs - k.FromCTA)
-		}
-	}
-	return n
+	return append(dst, c.grids.doneBy...)
 }
 
 // reported maps a simulated time to the time line of the run the

@@ -139,6 +139,7 @@ func (gr *gridRunner) kernelSkip(g *isa.Grid, now sim.Time) bool {
 	}
 	dl := like.end.t - like.start.t
 	ff.shift += dl
+	gr.doneBy[gr.cur] += int64(g.CTAs)
 	ff.kernels = append(ff.kernels, KernelSkip{Grid: g.Name, Index: gr.cur, Like: gr.grids[like.index].Name, LikeIndex: like.index, At: now,
 		Shift: dl, Spread: max(da-db, db-da), Allowed: sim.Time(ff.Tolerance / kernelSteadiness * float64(dl)), Events: uint64(like.end.ints[ffEvents] - like.start.ints[ffEvents])})
 	// The grids after it compare with it as with the grid it stands for.
@@ -360,6 +361,7 @@ func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) error {
 	rest := p.end.t - p.prefix.t
 	waves := (g.CTAs - gr.tailFrom + gr.wave - 1) / gr.wave // (its rest's, and half of one for the blocks in flight)
 	da, db := p.prefix.t-p.start.t, gr.prefix.t-gr.start.t
+	gr.doneBy[gr.cur] += int64(g.CTAs - gr.tailFrom)
 	ff.kernels = append(ff.kernels, KernelSkip{Grid: g.Name, Index: gr.cur, Like: gr.grids[gr.cur-1].Name, LikeIndex: gr.cur - 1, At: now,
 		Shift: shift, Spread: sim.Time(math.Round(math.Abs(float64(da-db)) / float64(da) * float64(rest))),
 		Allowed: sim.Time(ff.Tolerance/kernelSteadiness*float64(rest)) + rest/sim.Time(2*max(waves, 1)),

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 // The meter counts every instruction of a generated GEMM (all issued by the
@@ -58,5 +59,46 @@ func TestWorkMeter(t *testing.T) {
 	run("kind: lu-fused\nn: 512\nnb: 256\nnumerics: off\n", &lu)
 	if frac, ok := lu.Fraction(); !ok || frac != 1 || lu.Unit() != "host tasks" {
 		t.Errorf("lu-fused: fraction %v %v of %s, want every host task done", frac, ok, lu.Unit())
+	}
+}
+
+// A program of several kernels is metered by work, not by blocks: T4
+// LE-GEMM's split pass has four times the GEMM's blocks but 4 % of the
+// instructions (at 1024³: 256 blocks of 12, 64 of 1235), and the share
+// shown follows the events simulated (with blocks counted alike, 80 %
+// after 6 % of the events). Four SMs, so that the GEMM's 64 blocks take
+// 16 waves.
+func TestWorkMeterWeighsKernels(t *testing.T) {
+	f, err := Parse("p.yaml", ".", []byte("kind: emulated-gemm\nmachine: t4\nscheme: le-gemm\nm: 1024\nn: 1024\nk: 1024\nnumerics: off\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m WorkMeter
+	type point struct {
+		frac   float64
+		events uint64
+	}
+	var seen []point
+	res, err := Execute(f, Options{Overrides: mustSets(t, "machine.cores=4")}, RunHooks{Meter: &m, ProgressEvery: 1 << 10, Progress: func(_ sim.Time, events uint64) {
+		frac, ok := m.Fraction()
+		if !ok {
+			t.Fatal("not metered")
+		}
+		seen = append(seen, point{frac, events})
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Kernels() != 2 || len(seen) < 10 {
+		t.Fatalf("%d kernels, %d progress points; want 2 kernels and a progress line every 1024 events", m.Kernels(), len(seen))
+	}
+	total := float64(res.Report.Sim.Events)
+	for _, p := range seen {
+		if d := p.frac - float64(p.events)/total; d > 0.1 || d < -0.1 {
+			t.Errorf("at %d of %v events the meter says %.3f done", p.events, total, p.frac)
+		}
+	}
+	if frac, _ := m.Fraction(); frac != 1 {
+		t.Errorf("done: %v", frac)
 	}
 }

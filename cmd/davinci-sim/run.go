@@ -557,7 +557,7 @@ func noteImpliedNumerics(stderr io.Writer, f runFlags, file *programs.File, res 
 }
 
 // progressLine is the TTY progress of a run: the issued share of the
-// program's instructions and the time left at the rate so far, when the
+// program's work (programs.WorkMeter) and the time left at the rate so far, when the
 // program's size is known (see programs.WorkMeter), then simulated time,
 // events and wall time.
 func progressLine(m *programs.WorkMeter, now sim.Time, events uint64, wall time.Duration) string {
@@ -567,6 +567,11 @@ func progressLine(m *programs.WorkMeter, now sim.Time, events uint64, wall time.
 		return line
 	}
 	pct := fmt.Sprintf("%5.1f %% of %d %s", 100*frac, m.Total(), m.Unit())
+	if k := m.Kernels(); k > 1 {
+		// The share is of the kernels' work (programs.WorkMeter), not
+		// of their blocks counted alike.
+		pct = fmt.Sprintf("%5.1f %% of %d kernels (%d blocks)", 100*frac, k, m.Total())
+	}
 	if frac >= 0.01 && wall > time.Second {
 		left := time.Duration(float64(wall) * (1 - frac) / frac).Round(time.Second)
 		pct += fmt.Sprintf(", ETA %v", left)
