@@ -46,6 +46,9 @@ type Host struct {
 
 	stage map[string]sim.Time
 	obs   HostObserver // the run's observer, if it watches the host
+	// launchedFlops and doneFlops sum the flops (Kernel.Flops) of the
+	// kernels launched and finished so far (HostProgress).
+	launchedFlops, doneFlops float64
 }
 
 type taskKind uint8
@@ -296,6 +299,25 @@ func (c *Chip) HostProgress() (done, total int, ok bool) {
 	return c.host.base + c.host.pc, c.host.base + len(c.host.tasks), true
 }
 
+// HostFlops returns the flops (Kernel.Flops, as the program counts them)
+// of the host program's kernels finished so far and of all it launches,
+// those whose launch tasks are still ahead included (0, 0 without a host
+// program or without counts): the share of its work done, where the
+// tasks differ in size (an LU's trailing updates shrink as it goes).
+func (c *Chip) HostFlops() (done, total float64) {
+	h := c.host
+	if h == nil {
+		return 0, 0
+	}
+	total = h.launchedFlops
+	for _, t := range h.tasks[h.pc:] {
+		if t.kind == taskLaunch {
+			total += t.kernels[0].Flops
+		}
+	}
+	return h.doneFlops, total
+}
+
 // compact drops the carried-out tasks once they are most of the list.
 func (h *Host) compact() {
 	if !h.forget || h.pc < 1024 || 2*h.pc < len(h.tasks) {
@@ -366,6 +388,7 @@ func (h *Host) step(now sim.Time) {
 			k := t.kernels[0]
 			k.Launched, k.enqueued = now, true
 			h.unfinished++
+			h.launchedFlops += k.Flops
 			if !h.forget {
 				h.kernels = append(h.kernels, k)
 			}
@@ -517,6 +540,7 @@ func (h *Host) coreDone(core int, now sim.Time) {
 func (h *Host) kernelDone(k *Kernel, now sim.Time) {
 	k.done, k.Finished = true, now
 	h.unfinished--
+	h.doneFlops += k.Flops
 	if k.OnFinish != nil {
 		k.OnFinish()
 	}

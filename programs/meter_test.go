@@ -1,6 +1,8 @@
 package programs
 
 import (
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -57,7 +59,7 @@ func TestWorkMeter(t *testing.T) {
 	}
 	var lu WorkMeter
 	run("kind: lu-fused\nn: 512\nnb: 256\nnumerics: off\n", &lu)
-	if frac, ok := lu.Fraction(); !ok || frac != 1 || lu.Unit() != "host tasks" {
+	if frac, ok := lu.Fraction(); !ok || frac != 1 || lu.Unit() != "host tasks" || !strings.HasPrefix(lu.Of(), "the flops of ") {
 		t.Errorf("lu-fused: fraction %v %v of %s, want every host task done", frac, ok, lu.Unit())
 	}
 }
@@ -100,5 +102,44 @@ func TestWorkMeterWeighsKernels(t *testing.T) {
 	}
 	if frac, _ := m.Fraction(); frac != 1 {
 		t.Errorf("done: %v", frac)
+	}
+}
+
+// A host program's share is its kernels' flops done, where it counts them
+// (lu-fused: the trailing updates shrink as the factorization goes), and
+// follows the events simulated; by tasks alone it lags them.
+func TestWorkMeterHostFlops(t *testing.T) {
+	f, err := Parse("p.yaml", ".", []byte("kind: lu-fused\nn: 4096\nnb: 256\nnumerics: off\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m WorkMeter
+	type point struct {
+		frac, tasks float64
+		events      uint64
+	}
+	var seen []point
+	res, err := Execute(f, Options{}, RunHooks{Meter: &m, ProgressEvery: 1 << 12, Progress: func(_ sim.Time, events uint64) {
+		frac, ok := m.Fraction()
+		done, total, _ := m.chip.HostProgress()
+		if !ok {
+			t.Fatal("not metered")
+		}
+		seen = append(seen, point{frac, float64(done) / float64(total), events})
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(m.Of(), "the flops of ") || len(seen) < 10 {
+		t.Fatalf("metered by %q, %d progress points; want flops and a progress line every 4096 events", m.Of(), len(seen))
+	}
+	total := float64(res.Report.Sim.Events)
+	var worst, worstTasks float64
+	for _, p := range seen {
+		e := float64(p.events) / total
+		worst, worstTasks = max(worst, math.Abs(p.frac-e)), max(worstTasks, math.Abs(p.tasks-e))
+	}
+	if worst > 0.15 || worstTasks < 2*worst {
+		t.Errorf("the share by flops strays %.3f from the events' share at most, by tasks %.3f: want within 0.15 and half the tasks'", worst, worstTasks)
 	}
 }

@@ -566,12 +566,7 @@ func progressLine(m *programs.WorkMeter, now sim.Time, events uint64, wall time.
 	if !ok {
 		return line
 	}
-	pct := fmt.Sprintf("%5.1f %% of %d %s", 100*frac, m.Total(), m.Unit())
-	if k := m.Kernels(); k > 1 {
-		// The share is of the kernels' work (programs.WorkMeter), not
-		// of their blocks counted alike.
-		pct = fmt.Sprintf("%5.1f %% of %d kernels (%d blocks)", 100*frac, k, m.Total())
-	}
+	pct := fmt.Sprintf("%5.1f %% of %s", 100*frac, m.Of())
 	if frac >= 0.01 && wall > time.Second {
 		left := time.Duration(float64(wall) * (1 - frac) / frac).Round(time.Second)
 		pct += fmt.Sprintf(", ETA %v", left)
