@@ -1,6 +1,8 @@
 package programs
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 func runEmulated(t *testing.T, machine string, sets ...string) (*Result, error) {
@@ -590,5 +593,63 @@ func wantBadInputLine(t *testing.T, err error, want string, label ...any) {
 	t.Helper()
 	if !badinput.Is(err) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("%s: %v, want one bad-input line containing %q", strings.TrimSpace(fmt.Sprintln(label...)), err, want)
+	}
+}
+
+// Scheme auto's candidate runs are the run's: they show on its progress
+// line, which says what they time, and stop with its context — an
+// interrupt there ends Execute with its cause, not as bad input (they had
+// run on, deaf to it, for minutes at 8192³) —; the run itself is metered
+// afresh after them. With m and n in the file (not --set), the chosen
+// candidate's time is the run's (timing only, the same simulation): the
+// candidates had been timed at the accuracy sample's 64×64, which its runs
+// had left in the file's config.
+func TestEmulatedAutoRunsAreTheRuns(t *testing.T) {
+	text := []byte("kind: emulated-gemm\nmachine: a100\nscheme: auto\nm: 2048\nn: 2048\nk: 1024\nnumerics: off\n")
+	f, err := Parse("p.yaml", ".", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("stop")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	var m WorkMeter
+	var stages []string
+	_, err = Execute(f, Options{}, RunHooks{Context: ctx, Meter: &m, ProgressEvery: 1 << 10, Progress: func(sim.Time, uint64) {
+		if s := m.Stage(); s != "" {
+			stages = append(stages, s)
+			cancel(stop)
+		}
+	}})
+	if err == nil || badinput.Is(err) || !errors.Is(err, stop) || len(stages) == 0 || !strings.HasPrefix(stages[0], "scheme auto: timing ") {
+		t.Errorf("interrupted in a candidate's run (stages %q): %v (bad input: %v)", stages, err, badinput.Is(err))
+	}
+	var last float64
+	var lastStage string
+	if again, _ := f.again(); again.Config.Viper().Get("scheme") != "auto" || again.Config.Viper().Get("m") != 2048 {
+		t.Errorf("the file read again: scheme %v, m %v", again.Config.Viper().Get("scheme"), again.Config.Viper().Get("m"))
+	}
+	f, _ = Parse("p.yaml", ".", text)
+	res, err := Execute(f, Options{}, RunHooks{Meter: &m, ProgressEvery: 1 << 10, Progress: func(sim.Time, uint64) {
+		last, _ = m.Fraction()
+		lastStage = m.Stage()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frac, ok := m.Fraction(); !ok || frac != 1 || m.Stage() != "" {
+		t.Errorf("after the candidates, the run's own meter: %v %v, stage %q (the last progress line's: %.3f, %q)", frac, ok, m.Stage(), last, lastStage)
+	}
+	auto, _ := res.Report.Program["auto"].(map[string]any)
+	if auto == nil {
+		t.Fatalf("no scheme auto in the report (scheme %v)", res.Report.Program["scheme"])
+	}
+	for _, r := range auto["candidates"].([]map[string]any) {
+		if r["status"] == "chosen" && r["seconds"] != res.Report.Time.Seconds {
+			t.Errorf("the chosen candidate (%v) timed %v s, the run %v s", auto["chosen"], r["seconds"], res.Report.Time.Seconds)
+		}
+	}
+	if res.Report.Program["m"] != 2048 || res.Report.Program["n"] != 2048 {
+		t.Errorf("the run's m, n: %v, %v", res.Report.Program["m"], res.Report.Program["n"])
 	}
 }

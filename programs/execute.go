@@ -56,6 +56,36 @@ type RunHooks struct {
 	// ObserveRank is the rank whose NPU Observer watches in a cluster run
 	// (fidelity full: the drill-down into one NPU's cores).
 	ObserveRank int
+	// stage says what a run a build makes is for, on the progress line
+	// (subRun); "" for the run itself.
+	stage string
+}
+
+// executeAgain is Execute of a fresh copy of f (File.again): for the runs
+// a build makes for its own purposes, whose overrides must not stay in
+// the file the build and its other runs read.
+func executeAgain(f *File, opts Options, hooks RunHooks) (*Result, error) {
+	g, err := f.again()
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return Execute(g, opts, hooks)
+}
+
+// subRun returns the hooks for a run the build of o's program makes for
+// its own purposes (scheme auto's candidates): the building run's Context,
+// so that an interrupt stops it too, and, given what it is for (stage),
+// the building run's progress line, which says so; measuring runs too
+// short to show progress pass "".
+func (o Options) subRun(stage string) RunHooks {
+	if o.run == nil {
+		return RunHooks{}
+	}
+	h := RunHooks{Context: o.run.Context}
+	if stage != "" && o.run.Meter != nil && o.run.Progress != nil {
+		h.Meter, h.Progress, h.ProgressEvery, h.stage = o.run.Meter, o.run.Progress, o.run.ProgressEvery, stage
+	}
+	return h
 }
 
 // runContext is embedded by jobs with long work outside the event loop (a
@@ -136,6 +166,7 @@ func (h RunHooks) progress(chip **arch.Chip, mode arch.Mode) (func(sim.Time, uin
 // Failure describes it (see deadlockResult); other errors are simulation
 // failures, returned with a nil Result.
 func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
+	opts.run = &hooks
 	if err := f.Kind.checkKindKept(opts); err != nil { // one chip or many
 		return nil, badInput(err)
 	}
@@ -177,6 +208,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	job, err := f.Kind.BuildFor(f, m, opts)
 	if err != nil {
+		if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
+			return nil, err // interrupted in the runs the build made (scheme auto's)
+		}
 		return nil, badInput(err)
 	}
 	giveContext(job, hooks.Context)
@@ -215,8 +249,11 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	start := time.Now()
 	prog := job.Program()
-	if hooks.Meter != nil && prog.Generated { // hand-written streams may not be re-iterable
-		hooks.Meter.attach(&prog)
+	if hooks.Meter != nil {
+		hooks.Meter.stage, hooks.Meter.started = hooks.stage, time.Now()
+		if prog.Generated { // hand-written streams may not be re-iterable
+			hooks.Meter.attach(&prog)
+		}
 	}
 	if _, _, hosted := chip.HostProgress(); hosted && opts.FastForward != nil {
 		return nil, badInput(errors.New("fast-forward: not with a host program (its tasks wait for the kernels by time)"))

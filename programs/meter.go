@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -33,6 +34,12 @@ type WorkMeter struct {
 	weights []int64
 	work    float64
 	done    []int64 // (Fraction's buffer)
+	// stage says what the run metered is for, when the build of the
+	// program makes runs of its own first (RunHooks.stage: scheme auto's
+	// candidates, one meter after the other); started is when the meter
+	// was given its run.
+	stage   string
+	started time.Time
 	// chip is the run's chip: with a host program its tasks are the
 	// measure, with grids its finished and skipped blocks.
 	chip *arch.Chip
@@ -100,6 +107,8 @@ func (m *WorkMeter) Total() int64 { return m.total }
 // ones issued. Programs with grids, or with no instructions in their
 // streams, stay unmetered.
 func (m *WorkMeter) attach(prog *isa.Program) {
+	m.issued.Store(0)
+	m.total, m.blocks, m.weights, m.work = 0, false, m.weights[:0], 0
 	if len(prog.Grids) > 0 {
 		m.attachGrids(prog)
 		return
@@ -143,7 +152,6 @@ func (m *WorkMeter) attach(prog *isa.Program) {
 // (91 k of 15.7 M, full simulation). Execute gives the meter its chip.
 func (m *WorkMeter) attachGrids(prog *isa.Program) {
 	var total int64
-	m.weights, m.work = m.weights[:0], 0
 	for _, g := range prog.Grids {
 		total += int64(g.CTAs)
 		var w int64
@@ -177,6 +185,15 @@ func (m *WorkMeter) Of() string {
 	}
 	return fmt.Sprintf("%d %s", m.total, m.Unit())
 }
+
+// Stage says what the run metered is for where it is not the program's
+// own ("scheme auto: timing ootomo, 1 of 2"; "" for the program's).
+func (m *WorkMeter) Stage() string { return m.stage }
+
+// Started returns when the meter was given the run it measures (the
+// zero time before): the rate so far, for an estimate of the time left,
+// is the run's own, not that of the runs before it.
+func (m *WorkMeter) Started() time.Time { return m.started }
 
 // Kernels returns the grids a grid-metered program launches (0 for
 // other programs).

@@ -77,6 +77,10 @@ type Options struct {
 	// CTA as one (timing only; --k-batch, gpuGEMMPlan.batchKSteps; at
 	// most MaxKBatch).
 	KBatch int
+	// run is the hooks of the Execute building the program (set there):
+	// the runs a build makes for its own purposes (scheme auto's
+	// candidates) stop with its Context and show their progress (subRun).
+	run *RunHooks
 }
 
 // MaxKBatch is the largest Options.KBatch.
@@ -243,7 +247,19 @@ type File struct {
 	Dir     string // relative paths in the file resolve against it
 	Kind    *Kind
 	Machine string // the machine the file names ("" if none)
-	Config  *machines.Config
+	// Config is the file's keys; Decode writes a run's program.*
+	// overrides into it, so a File serves one run (again: a fresh one).
+	Config *machines.Config
+	data   []byte // the text parsed (again)
+}
+
+// again returns the file parsed afresh, for another run with other
+// overrides: Decode writes a run's overrides into its file's config, and
+// a key one run set and the next does not would keep its value there —
+// scheme auto's candidates were timed at its 64×64 accuracy sample's m
+// and n where the program file, not --set, gave them.
+func (f *File) again() (*File, error) {
+	return Parse(f.Path, f.Dir, f.data)
 }
 
 // header holds the keys every program file may have.
@@ -305,7 +321,7 @@ func Parse(path, dir string, data []byte) (*File, error) {
 		return nil, fmt.Errorf("%s: key \"kind\": unknown program kind %+q; one of %s", path, kind, kindNames())
 	}
 	mach, _ := v.Get("machine").(string)
-	return &File{Path: path, Dir: dir, Kind: k, Machine: mach, Config: cfg}, nil
+	return &File{Path: path, Dir: dir, Kind: k, Machine: mach, Config: cfg, data: data}, nil
 }
 
 func kindNames() string {

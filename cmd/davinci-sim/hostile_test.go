@@ -703,6 +703,11 @@ func TestRunInterrupted(t *testing.T) {
 		// start put the signal elsewhere).
 		{"in the golden model", []string{examplePath("lu-fused.yaml"), "--numerics", "sampled", "--set", "program.n=16384"}, 1500 * time.Millisecond,
 			"interrupted by SIGINT\n", 0},
+		// Scheme auto's own runs (accuracy samples, then the candidates'
+		// timing: ~20 s here; they ran on deaf to the signal, exit 0).
+		{"in scheme auto's runs", []string{examplePath("a100-emulated-gemm.yaml"), "-m", "h100-sxm", "--numerics", "off", "--set", "program.scheme=auto",
+			"--set", "program.target_bits=22", "--set", "program.m=4096", "--set", "program.n=4096", "--set", "program.k=4096"}, 1500 * time.Millisecond,
+			"interrupted by SIGINT\n", 5 * time.Second},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// sh -c 'trap "" INT; exec …': the command starts with SIGINT ignored.

@@ -77,7 +77,7 @@ func TestVersionFlag(t *testing.T) {
 
 // The progress line shows the share done and an ETA once both can be told.
 func TestProgressLine(t *testing.T) {
-	if got := progressLine(nil, 0, 5, time.Second); strings.Contains(got, "%") {
+	if got := progressLine(nil, 0, 5, time.Second, time.Second); strings.Contains(got, "%") {
 		t.Errorf("unmetered: %q", got)
 	}
 	f, err := programs.Parse("p.yaml", ".", []byte("kind: hgemm\nm: 64\nn: 64\nk: 64\nnumerics: off\n"))
@@ -88,7 +88,7 @@ func TestProgressLine(t *testing.T) {
 	if _, err := programs.Execute(f, programs.Options{}, programs.RunHooks{Meter: &m}); err != nil {
 		t.Fatal(err)
 	}
-	if got := progressLine(&m, 0, 5, 10*time.Second); !strings.Contains(got, "100.0 % of ") || !strings.Contains(got, "ETA 0s") {
+	if got := progressLine(&m, 0, 5, 10*time.Second, 10*time.Second); !strings.Contains(got, "100.0 % of ") || !strings.Contains(got, "ETA 0s") {
 		t.Errorf("metered: %q", got)
 	}
 }

@@ -265,7 +265,8 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		hooks.Meter = &programs.WorkMeter{}
 		hooks.ProgressEvery = 1 << 20
 		hooks.Progress = func(now sim.Time, events uint64) {
-			fmt.Fprintf(stderr, "\r\033[K  %s", progressLine(hooks.Meter, now, events, time.Since(wallStart)))
+			wall := time.Since(wallStart)
+			fmt.Fprintf(stderr, "\r\033[K  %s", progressLine(hooks.Meter, now, events, wall, min(wall, time.Since(hooks.Meter.Started()))))
 		}
 	}
 	res, err := programs.Execute(file, opts, hooks)
@@ -557,19 +558,24 @@ func noteImpliedNumerics(stderr io.Writer, f runFlags, file *programs.File, res 
 }
 
 // progressLine is the TTY progress of a run: the issued share of the
-// program's work (programs.WorkMeter) and the time left at the rate so far, when the
+// program's work (programs.WorkMeter) and the time left at the rate of the
+// run metered so far (own: the wall time since the meter was given it, not
+// that of the runs a scheme auto made before it), when the
 // program's size is known (see programs.WorkMeter), then simulated time,
 // events and wall time.
-func progressLine(m *programs.WorkMeter, now sim.Time, events uint64, wall time.Duration) string {
+func progressLine(m *programs.WorkMeter, now sim.Time, events uint64, wall, own time.Duration) string {
 	line := fmt.Sprintf("simulated %v, %d events, %.1f s wall", now, events, wall.Seconds())
 	frac, ok := m.Fraction()
 	if !ok {
 		return line
 	}
 	pct := fmt.Sprintf("%5.1f %% of %s", 100*frac, m.Of())
-	if frac >= 0.01 && wall > time.Second {
-		left := time.Duration(float64(wall) * (1 - frac) / frac).Round(time.Second)
+	if frac >= 0.01 && own > time.Second {
+		left := time.Duration(float64(own) * (1 - frac) / frac).Round(time.Second)
 		pct += fmt.Sprintf(", ETA %v", left)
+	}
+	if s := m.Stage(); s != "" {
+		pct = s + ": " + pct
 	}
 	return pct + "; " + line
 }
