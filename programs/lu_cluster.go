@@ -491,6 +491,20 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 			return nil, err
 		}
 	}
+	if hooks.Meter != nil {
+		// The ranks' kernels' flops done over the factorization's 2/3·n³
+		// (the ranks append their tasks as they go, so what they will
+		// launch is not known ahead; their kernels' flops come to it
+		// within 1.2 % at n = 16384 on a node, 0.6 % at 32768).
+		total := 2.0 / 3 * float64(j.p.N) * float64(j.p.N) * float64(j.p.N)
+		hooks.Meter.watchFlops(fmt.Sprintf("the factorization's flops (%d ranks)", len(j.ranks)), func() (done, all float64) {
+			for _, r := range j.ranks {
+				d, _ := r.chip.HostFlops()
+				done += d
+			}
+			return done, total
+		})
+	}
 	if hooks.Progress != nil || hooks.Context != nil {
 		every := hooks.ProgressEvery
 		if every == 0 {

@@ -40,6 +40,10 @@ type WorkMeter struct {
 	// was given its run.
 	stage   string
 	started time.Time
+	// flops, when not nil, measures the run instead (watchFlops), and
+	// flopsOf says of what.
+	flops   func() (done, total float64)
+	flopsOf string
 	// chip is the run's chip: with a host program its tasks are the
 	// measure, with grids its finished and skipped blocks.
 	chip *arch.Chip
@@ -60,6 +64,13 @@ func (m *WorkMeter) Unit() string {
 // Fraction returns the issued fraction of the program's instructions, and
 // whether it is known.
 func (m *WorkMeter) Fraction() (float64, bool) {
+	if m != nil && m.flops != nil {
+		d, t := m.flops()
+		if t <= 0 {
+			return 0, false
+		}
+		return min(d/t, 1), true
+	}
 	if m.hosted() {
 		done, total, ok := m.chip.HostProgress()
 		if !ok || total == 0 {
@@ -108,7 +119,7 @@ func (m *WorkMeter) Total() int64 { return m.total }
 // streams, stay unmetered.
 func (m *WorkMeter) attach(prog *isa.Program) {
 	m.issued.Store(0)
-	m.total, m.blocks, m.weights, m.work = 0, false, m.weights[:0], 0
+	m.total, m.blocks, m.weights, m.work, m.flops = 0, false, m.weights[:0], 0, nil
 	if len(prog.Grids) > 0 {
 		m.attachGrids(prog)
 		return
@@ -175,6 +186,9 @@ func (m *WorkMeter) attachGrids(prog *isa.Program) {
 // attachGrids), "1146 host tasks" or, where the host program counts its
 // kernels' flops, "the flops of 1146 host tasks".
 func (m *WorkMeter) Of() string {
+	if m.flops != nil {
+		return m.flopsOf
+	}
 	if m.hosted() {
 		if _, ft := m.chip.HostFlops(); ft > 0 {
 			return fmt.Sprintf("the flops of %d host tasks", m.total)
@@ -184,6 +198,16 @@ func (m *WorkMeter) Of() string {
 		return fmt.Sprintf("%d kernels (%d blocks)", k, m.total)
 	}
 	return fmt.Sprintf("%d %s", m.total, m.Unit())
+}
+
+// watchFlops meters a run by flops, done and in all as flops reports
+// them (a cluster run, whose ranks' hosts add their tasks as they go),
+// of saying of what.
+func (m *WorkMeter) watchFlops(of string, flops func() (done, total float64)) {
+	m.issued.Store(0)
+	m.chip, m.stage, m.started = nil, "", time.Now()
+	m.total, m.blocks, m.weights, m.work = 0, false, m.weights[:0], 0
+	m.flops, m.flopsOf = flops, of
 }
 
 // Stage says what the run metered is for where it is not the program's

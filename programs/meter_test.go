@@ -57,6 +57,29 @@ func TestWorkMeter(t *testing.T) {
 	if frac, ok := fm.Fraction(); len(res.Stats.FastForward) == 0 || !ok || frac != 1 {
 		t.Errorf("fast-forwarded GPU hgemm: fraction %v %v after skips %+v, want every block done", frac, ok, res.Stats.FastForward)
 	}
+	// A cluster run: its ranks' kernels' flops over the factorization's.
+	var cl WorkMeter
+	cf, err := ReadFile("examples/lu-cluster-small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var worst float64
+	var points []uint64
+	var fracs []float64
+	cres, err := Execute(cf, Options{Numerics: NumericsOff, Overrides: mustSets(t, "program.n=8192", "program.nb=256")},
+		RunHooks{Meter: &cl, ProgressEvery: 1 << 14, Progress: func(_ sim.Time, events uint64) {
+			frac, _ := cl.Fraction()
+			points, fracs = append(points, events), append(fracs, frac)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range points {
+		worst = max(worst, math.Abs(fracs[i]-float64(e)/float64(cres.Report.Sim.Events)))
+	}
+	if frac, ok := cl.Fraction(); !ok || frac != 1 || !strings.HasPrefix(cl.Of(), "the factorization's flops (") || len(points) < 10 || worst > 0.15 {
+		t.Errorf("lu-cluster: fraction %v %v of %s, want all; %d progress points, the share strays %.3f from the events' at most (want within 0.15)", frac, ok, cl.Of(), len(points), worst)
+	}
 	var lu WorkMeter
 	run("kind: lu-fused\nn: 512\nnb: 256\nnumerics: off\n", &lu)
 	if frac, ok := lu.Fraction(); !ok || frac != 1 || lu.Unit() != "host tasks" || !strings.HasPrefix(lu.Of(), "the flops of ") {
