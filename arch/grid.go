@@ -383,6 +383,7 @@ func (c *Chip) hostGrid(g isa.Grid, now sim.Time, done func(sim.Time)) error {
 	}
 	gr.grids = append(gr.grids, g)
 	gr.times = append(gr.times, GridTimes{Name: g.Name, CTAs: g.CTAs})
+	gr.doneBy = append(gr.doneBy, 0)
 	for len(gr.done) < len(gr.grids)-1 {
 		gr.done = append(gr.done, nil)
 	}

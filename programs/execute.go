@@ -59,6 +59,10 @@ type RunHooks struct {
 	// stage says what a run a build makes is for, on the progress line
 	// (subRun); "" for the run itself.
 	stage string
+	// runsBefore counts the runs the build made (executeAgain) and the
+	// wall time they took (report: sim.runs_before).
+	runsBefore     int
+	runsBeforeWall time.Duration
 }
 
 // executeAgain is Execute of a fresh copy of f (File.again): for the runs
@@ -69,7 +73,13 @@ func executeAgain(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
-	return Execute(g, opts, hooks)
+	start := time.Now()
+	res, err := Execute(g, opts, hooks)
+	if p := opts.run; p != nil {
+		p.runsBefore++
+		p.runsBeforeWall += time.Since(start)
+	}
+	return res, err
 }
 
 // subRun returns the hooks for a run the build of o's program makes for
@@ -487,6 +497,9 @@ func simReport(chip *arch.Chip, m *machines.Machine, opts Options, prog isa.Prog
 	}
 	rep.Sim = report.SimReport{Events: st.Events, WallSeconds: wall, Mode: mode,
 		DiscardedRuns: d.runs, DiscardedEvents: d.events, DiscardedWallSeconds: d.wall.Seconds()}
+	if r := opts.run; r != nil {
+		rep.Sim.RunsBefore, rep.Sim.RunsBeforeWallSeconds = r.runsBefore, r.runsBeforeWall.Seconds()
+	}
 	if wall > 0 {
 		rep.Sim.EventsPerSecond = float64(st.Events+d.events) / wall // (every event simulated)
 	}

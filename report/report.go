@@ -266,6 +266,11 @@ type SimReport struct {
 	// KBatch is the run's --k-batch: GPU GEMM kernels simulated that many
 	// of their k-steps as one (0: none).
 	KBatch int `json:"k_batch,omitempty"`
+	// RunsBefore is the runs the program's build made before this one
+	// (scheme auto's accuracy samples and candidate timings), and
+	// RunsBeforeWallSeconds the wall time they took (not in WallSeconds).
+	RunsBefore            int     `json:"runs_before,omitempty"`
+	RunsBeforeWallSeconds float64 `json:"runs_before_wall_seconds,omitempty"`
 }
 
 // CoreReport is one core's accounting.
@@ -488,6 +493,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 			runs = fmt.Sprintf("%d runs", s.DiscardedRuns)
 		}
 		fmt.Fprintf(w, "; %.3f s of it (%d events) in %s a failed check stopped", s.DiscardedWallSeconds, s.DiscardedEvents, runs)
+	}
+	if s := r.Sim; s.RunsBefore > 0 {
+		fmt.Fprintf(w, "; before it, %d runs to choose the scheme in %.3f s", s.RunsBefore, s.RunsBeforeWallSeconds)
 	}
 	fmt.Fprintln(w)
 	for _, n := range r.Notes {
