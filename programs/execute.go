@@ -260,7 +260,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	start := time.Now()
 	prog := job.Program()
 	if hooks.Meter != nil {
-		hooks.Meter.stage, hooks.Meter.started = hooks.stage, time.Now()
+		hooks.Meter.begin(hooks.stage)
 		if prog.Generated { // hand-written streams may not be re-iterable
 			hooks.Meter.attach(&prog)
 		}

@@ -9,19 +9,21 @@ import (
 	"github.com/davinci-sim/davinci-sim/isa"
 )
 
-// WorkMeter measures how much of a run's program has been issued, for a
-// progress display: the instructions the cores have taken from their
-// streams over the instructions of the whole program. It is known only for
-// programs whose every instruction is in their per-core streams (the GEMMs,
-// asm), by blocks finished (or skipped by fast-forward) for GPU kernel
-// grids — each grid's blocks weighted by the instructions of its first
-// block, so that a split pass's thousands of short blocks do not stand
-// for as much as a GEMM's long ones —, and by host tasks carried
-// out for host-driven programs — weighted by their kernels' flops where
-// the program counts them (lu-fused: its early trailing updates are the
-// heavy ones; by tasks alone, n = 32768 showed ETA 52 s at 17 s of a 34 s
-// run, by flops 19 s). Counting walks the streams once before the run
-// (about as costly as generating them), so ask for it only when it is shown.
+// WorkMeter measures how much of a run's program is done, for a progress
+// display. It is known for programs whose every instruction is in their
+// per-core streams (the GEMMs, asm: the instructions the cores have taken
+// over all of them); for GPU kernel grids by blocks finished (or skipped
+// by fast-forward), each grid's blocks weighted by the instructions of
+// its first block, so that a split pass's thousands of short blocks do not
+// stand for as much as a GEMM's long ones; for host-driven programs by the
+// host's tasks carried out, weighted by their kernels' flops where the
+// program counts them (lu-fused: its early trailing updates are the heavy
+// ones; by tasks alone, n = 32768 showed ETA 52 s at 17 s of a 34 s run, by
+// flops 19 s); and on a node or cluster by the ranks' kernels' flops over
+// the factorization's. Counting walks the streams once before the run
+// (about as costly as generating them), so ask for it only when it is
+// shown. One meter serves the runs a scheme auto makes before its own, one
+// after the other (Stage says which).
 type WorkMeter struct {
 	// issued counts the instructions generated — as the cores take them,
 	// or up to a few chunks ahead of them where a worker generates the
@@ -118,8 +120,6 @@ func (m *WorkMeter) Total() int64 { return m.total }
 // ones issued. Programs with grids, or with no instructions in their
 // streams, stay unmetered.
 func (m *WorkMeter) attach(prog *isa.Program) {
-	m.issued.Store(0)
-	m.total, m.blocks, m.weights, m.work, m.flops = 0, false, m.weights[:0], 0, nil
 	if len(prog.Grids) > 0 {
 		m.attachGrids(prog)
 		return
@@ -200,13 +200,21 @@ func (m *WorkMeter) Of() string {
 	return fmt.Sprintf("%d %s", m.total, m.Unit())
 }
 
+// begin readies the meter for a run (on its chip, given before), stage
+// saying what it is for ("" for the program's own run).
+func (m *WorkMeter) begin(stage string) {
+	m.issued.Store(0)
+	m.total, m.blocks, m.weights, m.work = 0, false, m.weights[:0], 0
+	m.flops, m.flopsOf = nil, ""
+	m.stage, m.started = stage, time.Now()
+}
+
 // watchFlops meters a run by flops, done and in all as flops reports
 // them (a cluster run, whose ranks' hosts add their tasks as they go),
 // of saying of what.
 func (m *WorkMeter) watchFlops(of string, flops func() (done, total float64)) {
-	m.issued.Store(0)
-	m.chip, m.stage, m.started = nil, "", time.Now()
-	m.total, m.blocks, m.weights, m.work = 0, false, m.weights[:0], 0
+	m.chip = nil
+	m.begin("")
 	m.flops, m.flopsOf = flops, of
 }
 
