@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // DefaultESCBlock is the ESC coarsening block length used when
@@ -37,8 +38,14 @@ func newTable(lines, k, block int) BlockTable {
 func RowBlocks(a []float64, rows, cols, block int) BlockTable {
 	t := newTable(rows, cols, block)
 	for i := 0; i < rows; i++ {
-		for l := 0; l < cols; l++ {
-			t.put(i*t.Blocks+l/block, Exp(a[i*cols+l]))
+		row := a[i*cols : i*cols+cols]
+		for bi, l0 := 0, 0; l0 < cols; bi, l0 = bi+1, l0+block {
+			hi, lo := int32(NegInf), int32(math.MaxInt32)
+			for _, x := range row[l0:min(l0+block, cols)] {
+				e := int32(Exp(x))
+				hi, lo = max(hi, e), min(lo, e)
+			}
+			t.Max[i*t.Blocks+bi], t.Min[i*t.Blocks+bi] = hi, lo
 		}
 	}
 	return t
@@ -48,21 +55,27 @@ func RowBlocks(a []float64, rows, cols, block int) BlockTable {
 // rows×cols matrix b, blocks of length block (≥ 1) along the rows.
 func ColBlocks(b []float64, rows, cols, block int) BlockTable {
 	t := newTable(cols, rows, block)
-	for l := 0; l < rows; l++ {
-		for j := 0; j < cols; j++ {
-			t.put(j*t.Blocks+l/block, Exp(b[l*cols+j]))
+	// A block of rows at a time, each column's extremes gathered in a row
+	// of its own (b read in order) and then put in the column's entry —
+	// not an entry a column apart for every element (4096²: 0.69 → 0.35 s,
+	// 0.16 s with Exp from the bits).
+	hi, lo := make([]int32, cols), make([]int32, cols)
+	for l0 := 0; l0 < rows; l0 += block {
+		for j := range hi {
+			hi[j], lo[j] = NegInf, math.MaxInt32
+		}
+		for l := l0; l < min(l0+block, rows); l++ {
+			for j, x := range b[l*cols : l*cols+cols] {
+				e := int32(Exp(x))
+				hi[j], lo[j] = max(hi[j], e), min(lo[j], e)
+			}
+		}
+		bi := l0 / block
+		for j := range hi {
+			t.Max[j*t.Blocks+bi], t.Min[j*t.Blocks+bi] = hi[j], lo[j]
 		}
 	}
 	return t
-}
-
-func (t *BlockTable) put(idx, e int) {
-	if int32(e) > t.Max[idx] {
-		t.Max[idx] = int32(e)
-	}
-	if int32(e) < t.Min[idx] {
-		t.Min[idx] = int32(e)
-	}
 }
 
 // Unbounded is the ESC_raw value ESCPair reports for a pair whose coarse
@@ -115,6 +128,13 @@ func ESCPair(ta, tb *BlockTable, sa, sb []Scale, i, j int) int {
 // ESC = 0 + 1 = 1. The (max,+) product costs O(m·n·k/block) and runs on
 // GOMAXPROCS goroutines (the result does not depend on their number).
 func ESCTables(ta, tb *BlockTable, sa, sb []Scale) (esc int, bounded bool) {
+	esc, bounded, _ = escTables(ta, tb, sa, sb, nil)
+	return esc, bounded
+}
+
+// escTables is ESCTables asking stop (nil: never) row by row in each
+// worker; ok is false once it said true.
+func escTables(ta, tb *BlockTable, sa, sb []Scale, stop func() bool) (esc int, bounded, ok bool) {
 	m, n := ta.Lines, tb.Lines
 	workers := runtime.GOMAXPROCS(0)
 	if workers > m {
@@ -122,6 +142,7 @@ func ESCTables(ta, tb *BlockTable, sa, sb []Scale) (esc int, bounded bool) {
 	}
 	best := make([]int, workers)
 	unb := make([]bool, workers)
+	var stopped atomic.Bool
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -129,6 +150,10 @@ func ESCTables(ta, tb *BlockTable, sa, sb []Scale) (esc int, bounded bool) {
 			defer wg.Done()
 			mx := 0
 			for i := w; i < m; i += workers {
+				if stop != nil && (stopped.Load() || stop()) {
+					stopped.Store(true)
+					return
+				}
 				for j := 0; j < n; j++ {
 					switch e := ESCPair(ta, tb, sa, sb, i, j); {
 					case e == Unbounded:
@@ -143,12 +168,15 @@ func ESCTables(ta, tb *BlockTable, sa, sb []Scale) (esc int, bounded bool) {
 		}(w)
 	}
 	wg.Wait()
+	if stopped.Load() {
+		return 0, false, false
+	}
 	esc, bounded = 0, true
 	for w := range best {
 		esc = max(esc, best[w])
 		bounded = bounded && !unb[w]
 	}
-	return esc + 1, bounded
+	return esc + 1, bounded, true
 }
 
 // ESC returns the matrix ESC (max ESC_raw + 1) of A (m×k) and B (k×n),

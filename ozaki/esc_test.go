@@ -3,6 +3,7 @@ package ozaki
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -175,5 +176,85 @@ func TestESCUniform(t *testing.T) {
 	t.Logf("U(0,1) 64×64 ESC_raw for blocks 1,2,4,8,16,32,64: %v (bumps A %d, B %d)", got, ba, bb)
 	if got[3] <= got[0] || got[5] <= got[3] {
 		t.Errorf("coarsened ESC does not grow with the block: %v", got)
+	}
+}
+
+// ColBlocks gathers a block of rows at a time; its table is RowBlocks's of
+// the transpose, entry for entry: zeros, Inf and NaN (−∞ exponents) among
+// the values, row counts not a multiple of the block, blocks of 1 and of
+// all the rows.
+func TestColBlocksIsRowBlocksOfTheTranspose(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for _, c := range []struct{ rows, cols, block int }{{37, 5, 8}, {64, 33, 32}, {5, 7, 1}, {9, 4, 9}, {9, 4, 100}, {1, 1, 3}} {
+		b := make([]float64, c.rows*c.cols)
+		for i := range b {
+			switch rng.Intn(10) {
+			case 0:
+				b[i] = 0
+			case 1:
+				b[i] = math.Inf(1 - 2*rng.Intn(2))
+			case 2:
+				b[i] = math.NaN()
+			default:
+				b[i] = math.Ldexp(rng.Float64()-0.5, rng.Intn(200)-100)
+			}
+		}
+		bt := make([]float64, len(b))
+		for l := 0; l < c.rows; l++ {
+			for j := 0; j < c.cols; j++ {
+				bt[j*c.rows+l] = b[l*c.cols+j]
+			}
+		}
+		got, want := ColBlocks(b, c.rows, c.cols, c.block), RowBlocks(bt, c.cols, c.rows, c.block)
+		if got.Lines != want.Lines || got.Blocks != want.Blocks || !slices.Equal(got.Max, want.Max) || !slices.Equal(got.Min, want.Min) {
+			t.Errorf("%+v: ColBlocks %+v, RowBlocks of the transpose %+v", c, got, want)
+		}
+	}
+}
+
+// BenchmarkColBlocks builds the ESC's column table of a 4096² B (its
+// blocks of 32 rows, as ADP's default): RowBlocks's cost is the floor.
+func BenchmarkColBlocks(b *testing.B) {
+	const n = 4096
+	rng := rand.New(rand.NewSource(1))
+	m := make([]float64, n*n)
+	for i := range m {
+		m[i] = rng.Float64() - 0.5
+	}
+	b.Run("cols", func(b *testing.B) {
+		for b.Loop() {
+			ColBlocks(m, n, n, DefaultESCBlock)
+		}
+	})
+	b.Run("rows", func(b *testing.B) {
+		for b.Loop() {
+			RowBlocks(m, n, n, DefaultESCBlock)
+		}
+	})
+}
+
+// Exp from the bits is floor(log2|x|) as Frexp gives it: every binade's
+// ends and a random value in it (normal and subnormal, both signs), and
+// ±0, ±Inf and NaN (NegInf).
+func TestExpFromBits(t *testing.T) {
+	ref := func(x float64) int {
+		if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+			return NegInf
+		}
+		_, e := math.Frexp(x)
+		return e - 1
+	}
+	rng := rand.New(rand.NewSource(3))
+	xs := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), math.MaxFloat64, math.SmallestNonzeroFloat64, 0x1p-1022, 0x1p-1022 - 0x1p-1074}
+	for e := -1074; e <= 1023; e++ {
+		lo := math.Ldexp(1, e)
+		xs = append(xs, lo, math.Nextafter(math.Ldexp(1, e+1), 0), lo*(1+rng.Float64()))
+	}
+	for _, x := range xs {
+		for _, v := range []float64{x, -x} {
+			if got, want := Exp(v), ref(v); got != want {
+				t.Errorf("Exp(%g) = %d, want %d", v, got, want)
+			}
+		}
 	}
 }

@@ -35,8 +35,15 @@ func MaxExp(a, b int) int {
 // and NaN it returns NegInf as well: callers that may see non-finite values
 // must scan for them first (ADP does).
 func Exp(x float64) int {
-	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+	// From the bits: the biased exponent of a normal number, Frexp's for
+	// subnormals (the ESC's block tables take one an element: ColBlocks
+	// 4096² 0.35 → 0.16 s, BenchmarkColBlocks).
+	bits := math.Float64bits(x)
+	switch e := int(bits>>52) & 0x7ff; {
+	case e == 0x7ff, bits<<1 == 0: // ±Inf, NaN, ±0
 		return NegInf
+	case e != 0:
+		return e - 1023
 	}
 	_, e := math.Frexp(x)
 	return e - 1

@@ -65,7 +65,15 @@ type Config struct {
 	Workers int
 	// Native computes the fallback DGEMM; nil means NativeGEMM.
 	Native func(a, b, c0 []float64, alpha, beta float64, m, k, n int) []float64
+	// Stop, when not nil, is asked row by row in MakePlan's long loops
+	// (the ESC over every pair of rows and columns: seconds at 4096³,
+	// minutes at 16384³); once it says true, MakePlan returns ErrStopped.
+	Stop func() bool
 }
+
+// ErrStopped reports that Config.Stop (or DigitsUntil's stop) ended the
+// work early.
+var ErrStopped = errors.New("ozaki: stopped")
 
 // Plan is the decision ADP takes for one GEMM and everything the emulation
 // needs besides the digit planes.
@@ -164,12 +172,25 @@ func MakePlan(a, b []float64, m, k, n int, cfg Config) (Plan, error) {
 			return p, nil
 		}
 	}
+	if cfg.Stop != nil && cfg.Stop() {
+		return p, ErrStopped
+	}
 	p.ScalesA, p.ScalesB = ScaleRows(a, m, k), ScaleCols(b, k, n)
 	bits := cfg.Bits
 	p.Reason = fmt.Sprintf("%s: %d bits", cfg.Mode, bits)
 	if cfg.Mode != Fixed {
-		ta, tb := RowBlocks(a, m, k, p.ESCBlock), ColBlocks(b, k, n, p.ESCBlock)
-		p.ESC, p.Bounded = ESCTables(&ta, &tb, p.ScalesA, p.ScalesB)
+		if cfg.Stop != nil && cfg.Stop() {
+			return p, ErrStopped
+		}
+		ta := RowBlocks(a, m, k, p.ESCBlock)
+		if cfg.Stop != nil && cfg.Stop() {
+			return p, ErrStopped
+		}
+		tb := ColBlocks(b, k, n, p.ESCBlock)
+		var ok bool
+		if p.ESC, p.Bounded, ok = escTables(&ta, &tb, p.ScalesA, p.ScalesB, cfg.Stop); !ok {
+			return p, ErrStopped
+		}
 		p.ESCDone = true
 		if cfg.Mode == Dynamic {
 			bits = cfg.Bits + p.ESC
@@ -211,10 +232,23 @@ func MakePlan(a, b []float64, m, k, n int, cfg Config) (Plan, error) {
 // (SliceRows, SliceCols with the plan's scales). It returns nil planes for a
 // fallback plan.
 func (p *Plan) Digits(a, b []float64) (pa, pb [][]int8) {
+	pa, pb, _ = p.DigitsUntil(a, b, nil)
+	return pa, pb
+}
+
+// DigitsUntil is Digits, asking stop (nil: never) row by row; once it
+// says true it returns nil planes and false.
+func (p *Plan) DigitsUntil(a, b []float64, stop func() bool) (pa, pb [][]int8, ok bool) {
 	if p.Fallback || p.Slices == 0 {
-		return nil, nil
+		return nil, nil, true
 	}
-	return SliceRows(a, p.M, p.K, p.Slices, p.ScalesA), SliceCols(b, p.K, p.N, p.Slices, p.ScalesB)
+	if pa = sliceRows(a, p.M, p.K, p.Slices, p.ScalesA, stop); pa == nil {
+		return nil, nil, false
+	}
+	if pb = sliceCols(b, p.K, p.N, p.Slices, p.ScalesB, stop); pb == nil {
+		return nil, nil, false
+	}
+	return pa, pb, true
 }
 
 // GEMM computes C = α·A·B + β·C0 (A m×k, B k×n, C0 m×n or nil when β = 0,

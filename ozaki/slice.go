@@ -90,10 +90,19 @@ func checkSlices(s int) {
 // INT8 digits using the row scales (from ScaleRows): planes[t-1][i*cols+l]
 // is digit t of a[i,l]. s must be in [1, MaxSlices].
 func SliceRows(a []float64, rows, cols, s int, scales []Scale) [][]int8 {
+	return sliceRows(a, rows, cols, s, scales, nil)
+}
+
+// sliceRows is SliceRows asking stop (nil: never) row by row: nil once it
+// says true.
+func sliceRows(a []float64, rows, cols, s int, scales []Scale, stop func() bool) [][]int8 {
 	checkSlices(s)
 	planes := newPlanes(s, rows*cols)
 	var d [MaxSlices]int8
 	for i := 0; i < rows; i++ {
+		if stop != nil && stop() {
+			return nil
+		}
 		sig := scales[i].Sigma
 		for l := 0; l < cols; l++ {
 			idx := i*cols + l
@@ -114,10 +123,19 @@ func SliceRows(a []float64, rows, cols, s int, scales []Scale) [][]int8 {
 // is digit u of b[l,j]; the planes stay row-major like b. s must be in
 // [1, MaxSlices].
 func SliceCols(b []float64, rows, cols, s int, scales []Scale) [][]int8 {
+	return sliceCols(b, rows, cols, s, scales, nil)
+}
+
+// sliceCols is SliceCols asking stop (nil: never) row by row: nil once it
+// says true.
+func sliceCols(b []float64, rows, cols, s int, scales []Scale, stop func() bool) [][]int8 {
 	checkSlices(s)
 	planes := newPlanes(s, rows*cols)
 	var d [MaxSlices]int8
 	for l := 0; l < rows; l++ {
+		if stop != nil && stop() {
+			return nil
+		}
 		for j := 0; j < cols; j++ {
 			idx := l*cols + j
 			if b[idx] == 0 {

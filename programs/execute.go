@@ -124,6 +124,26 @@ func stopped(ctx context.Context, what string) error {
 	return fmt.Errorf("stopped %s: %w", what, context.Cause(ctx))
 }
 
+// stop returns a check of the building run's context for the long work a
+// build does itself (nil without a context to check): true once the run
+// was interrupted.
+func (o Options) stop() func() bool {
+	if o.run == nil || o.run.Context == nil || o.run.Context.Done() == nil {
+		return nil
+	}
+	ctx := o.run.Context
+	return func() bool { return ctx.Err() != nil }
+}
+
+// stoppedBuilding returns the building run's interruption as an error
+// saying what it stopped (nil when the run was not interrupted).
+func (o Options) stoppedBuilding(what string) error {
+	if o.run == nil {
+		return nil
+	}
+	return stopped(o.run.Context, what)
+}
+
 // giveContext hands the run's context to a job that checks it.
 func giveContext(job any, ctx context.Context) {
 	if c, ok := job.(interface{ setContext(context.Context) }); ok && ctx != nil {

@@ -2,6 +2,7 @@ package programs
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -239,6 +240,9 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 		if j.a, j.b, j.c0, err = ozakiInputs(f, &op); err != nil {
 			return nil, err
 		}
+		if err := o.stoppedBuilding("generating the inputs"); err != nil {
+			return nil, err
+		}
 		if op.Method == ozakiII {
 			if err := j.planCRT(bad); err != nil {
 				return nil, err
@@ -248,14 +252,20 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 			}
 			return j, nil
 		}
-		d, err := op.decide(j.a, j.b, bits, fmaGEMM, j.nativeFaster, "native DGEMM on "+m.Name)
+		d, err := op.decide(j.a, j.b, bits, fmaGEMM, j.nativeFaster, "native DGEMM on "+m.Name, o.stop())
+		if errors.Is(err, ozaki.ErrStopped) {
+			return nil, o.stoppedBuilding("computing ADP's plan (the ESC)")
+		}
 		if err != nil {
 			return nil, bad("mantissa_bits", "%v", err)
 		}
 		j.plan, j.fallback, j.reason, j.esc, j.escKnown = d.plan, d.fallback, d.reason, d.plan.ESC, d.plan.ESCDone
 		if !j.fallback {
 			j.slices = d.plan.Slices
-			j.pa, j.pb = d.plan.Digits(j.a, j.b)
+			var ok bool
+			if j.pa, j.pb, ok = d.plan.DigitsUntil(j.a, j.b, o.stop()); !ok {
+				return nil, o.stoppedBuilding("slicing the inputs")
+			}
 		}
 	}
 	if err := j.layout(); err != nil {
@@ -335,9 +345,11 @@ type ozakiDecision struct {
 // allowed, ADP's performance heuristic: nativeFaster(s) says whether the
 // machine's native DGEMM (named native) beats s slices.
 func (op *OzakiParams) decide(a, b []float64, bits int, nativeGEMM func(a, b, c0 []float64, alpha, beta float64, m, k, n int) []float64,
-	nativeFaster func(s int) bool, native string) (ozakiDecision, error) {
+	nativeFaster func(s int) bool, native string, stop func() bool) (ozakiDecision, error) {
 	p := &op.GEMMParams
-	plan, err := ozaki.MakePlan(a, b, p.M, p.K, p.N, op.config(bits, nativeGEMM))
+	cfg := op.config(bits, nativeGEMM)
+	cfg.Stop = stop
+	plan, err := ozaki.MakePlan(a, b, p.M, p.K, p.N, cfg)
 	if err != nil {
 		return ozakiDecision{}, err
 	}

@@ -2,6 +2,7 @@ package programs
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"github.com/davinci-sim/davinci-sim/accuracy"
 
@@ -137,7 +138,13 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 		if j.a, j.b, j.c0, err = ozakiInputs(f, &op); err != nil {
 			return nil, err
 		}
-		dec, err := op.decide(j.a, j.b, bits, nil, j.nativeFaster, "the host's FP64 DGEMM on "+m.Name)
+		if err := o.stoppedBuilding("generating the inputs"); err != nil {
+			return nil, err
+		}
+		dec, err := op.decide(j.a, j.b, bits, nil, j.nativeFaster, "the host's FP64 DGEMM on "+m.Name, o.stop())
+		if errors.Is(err, ozaki.ErrStopped) {
+			return nil, o.stoppedBuilding("computing ADP's plan (the ESC)")
+		}
 		if err != nil {
 			return nil, bad("mantissa_bits", "%v", err)
 		}

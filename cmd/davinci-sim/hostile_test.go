@@ -708,6 +708,11 @@ func TestRunInterrupted(t *testing.T) {
 		{"in scheme auto's runs", []string{examplePath("a100-emulated-gemm.yaml"), "-m", "h100-sxm", "--numerics", "off", "--set", "program.scheme=auto",
 			"--set", "program.target_bits=22", "--set", "program.m=4096", "--set", "program.n=4096", "--set", "program.k=4096"}, 1500 * time.Millisecond,
 			"interrupted by SIGINT\n", 5 * time.Second},
+		// Ozaki's inputs, ADP's plan and the slices, computed while the
+		// program is built (the ESC ran ~7 s deaf to the signal at 4096³,
+		// minutes at 16384³).
+		{"in ozaki's plan", []string{examplePath("b200-ozaki.yaml"), "--numerics", "sampled", "--set", "program.m=4096", "--set", "program.n=4096",
+			"--set", "program.k=4096"}, 1500 * time.Millisecond, "interrupted by SIGINT\n", 3 * time.Second},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// sh -c 'trap "" INT; exec …': the command starts with SIGINT ignored.
