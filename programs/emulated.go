@@ -5,7 +5,10 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/go-viper/mapstructure/v2"
 
@@ -189,27 +192,55 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 		if j.a, j.b, err = gemmInputs(f, &p); err != nil {
 			return nil, err
 		}
-		j.aP, j.bP = sp.splitAll(j.a), sp.splitAll(j.b)
+		var okA, okB bool
+		j.aP, okA = sp.splitAll(j.a, o.stop())
+		j.bP, okB = sp.splitAll(j.b, o.stop())
+		if !okA || !okB {
+			return nil, o.stoppedBuilding("splitting the inputs")
+		}
 	} else if err := checkInputs(f, &p); err != nil {
 		return nil, err
 	}
 	return j, nil
 }
 
-// splitAll returns the pieces of every element of x (piece-major).
-func (sp *schemePlan) splitAll(x []float32) [][]uint32 {
+// splitAll returns the pieces of every element of x (piece-major), or
+// false once stop (nil: never), asked chunk by chunk, said true: chunks of
+// elements on every processor (A100 4096², two inputs: 3.4 s on one).
+func (sp *schemePlan) splitAll(x []float32, stop func() bool) ([][]uint32, bool) {
 	out := make([][]uint32, len(sp.rounds))
 	for i := range out {
 		out[i] = make([]uint32, len(x))
 	}
-	buf := make([]uint32, len(sp.rounds))
-	for e, v := range x {
-		sp.split(v, buf)
-		for i, b := range buf {
-			out[i][e] = b
-		}
+	const chunk = 1 << 14
+	var next atomic.Int64
+	var stopped atomic.Bool
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (len(x)+chunk-1)/chunk) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]uint32, len(sp.rounds))
+			for {
+				c := int(next.Add(1)-1) * chunk
+				if c >= len(x) || stopped.Load() {
+					return
+				}
+				if stop != nil && stop() {
+					stopped.Store(true)
+					return
+				}
+				for e, v := range x[c:min(c+chunk, len(x))] {
+					sp.split(v, buf)
+					for i, b := range buf {
+						out[i][c+e] = b
+					}
+				}
+			}
+		}()
 	}
-	return out
+	wg.Wait()
+	return out, !stopped.Load()
 }
 
 // plan lays out global memory and builds the product kernels: one with an

@@ -653,3 +653,19 @@ func TestEmulatedAutoRunsAreTheRuns(t *testing.T) {
 		t.Errorf("the run's m, n: %v, %v", res.Report.Program["m"], res.Report.Program["n"])
 	}
 }
+
+// BenchmarkSplitAll splits a 2048² FP32 input into Ootomo's pieces (the
+// host work before a run with numerics; -cpu 1,2 for the chunks on every
+// processor).
+func BenchmarkSplitAll(b *testing.B) {
+	sp, err := resolveScheme(Scheme{Name: "ootomo"}, func(key, format string, a ...any) error { return fmt.Errorf(format, a...) })
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := UniformFP32(NewRand(1, 1), 2048*2048, -1, 1)
+	for b.Loop() {
+		if _, ok := sp.splitAll(x, nil); !ok {
+			b.Fatal("stopped")
+		}
+	}
+}
