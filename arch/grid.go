@@ -1055,7 +1055,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 
 // GridBlocksDone appends to dst, for each of the program's kernel grids
 // in launch order, the blocks (CTAs) finished so far, counting those
-// fast-forward skipped (a progress measure; nil without grids).
+// fast-forward skipped (a progress measure; dst as given without grids).
 func (c *Chip) GridBlocksDone(dst []int64) []int64 {
 	if c.grids == nil {
 		return dst

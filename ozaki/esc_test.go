@@ -179,35 +179,66 @@ func TestESCUniform(t *testing.T) {
 	}
 }
 
-// ColBlocks gathers a block of rows at a time; its table is RowBlocks's of
-// the transpose, entry for entry: zeros, Inf and NaN (−∞ exponents) among
-// the values, row counts not a multiple of the block, blocks of 1 and of
-// all the rows.
-func TestColBlocksIsRowBlocksOfTheTranspose(t *testing.T) {
+// blocksRef is the block table as first written: an entry updated for
+// every element (Frexp's exponent, −∞ for 0, Inf and NaN), the element's
+// line and block giving the entry — the reference RowBlocks and ColBlocks
+// (a block of rows or elements at a time, Exp from the bits) must equal.
+func blocksRef(x []float64, rows, cols, block int, byRow bool) BlockTable {
+	exp := func(v float64) int32 {
+		if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+			return NegInf
+		}
+		_, e := math.Frexp(v)
+		return int32(e - 1)
+	}
+	lines, k := cols, rows
+	if byRow {
+		lines, k = rows, cols
+	}
+	t := newTable(lines, k, block)
+	for l := 0; l < rows; l++ {
+		for j := 0; j < cols; j++ {
+			line, along := j, l
+			if byRow {
+				line, along = l, j
+			}
+			idx, e := line*t.Blocks+along/block, exp(x[l*cols+j])
+			t.Max[idx], t.Min[idx] = max(t.Max[idx], e), min(t.Min[idx], e)
+		}
+	}
+	return t
+}
+
+// RowBlocks and ColBlocks equal the element-by-element reference: zeros,
+// Inf, NaN and subnormals among the values, lengths not a multiple of the
+// block, blocks of 1 and longer than the lines, empty matrices.
+func TestBlockTablesAgainstReference(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
-	for _, c := range []struct{ rows, cols, block int }{{37, 5, 8}, {64, 33, 32}, {5, 7, 1}, {9, 4, 9}, {9, 4, 100}, {1, 1, 3}} {
-		b := make([]float64, c.rows*c.cols)
-		for i := range b {
+	for _, c := range []struct{ rows, cols, block int }{{37, 5, 8}, {64, 33, 32}, {5, 7, 1}, {9, 4, 9}, {9, 4, 100}, {1, 1, 3}, {0, 4, 2}, {4, 0, 2}} {
+		x := make([]float64, c.rows*c.cols)
+		for i := range x {
 			switch rng.Intn(10) {
 			case 0:
-				b[i] = 0
+				x[i] = 0
 			case 1:
-				b[i] = math.Inf(1 - 2*rng.Intn(2))
+				x[i] = math.Inf(1 - 2*rng.Intn(2))
 			case 2:
-				b[i] = math.NaN()
+				x[i] = math.NaN()
+			case 3:
+				x[i] = math.Ldexp(rng.Float64()-0.5, -1060)
 			default:
-				b[i] = math.Ldexp(rng.Float64()-0.5, rng.Intn(200)-100)
+				x[i] = math.Ldexp(rng.Float64()-0.5, rng.Intn(200)-100)
 			}
 		}
-		bt := make([]float64, len(b))
-		for l := 0; l < c.rows; l++ {
-			for j := 0; j < c.cols; j++ {
-				bt[j*c.rows+l] = b[l*c.cols+j]
+		for _, byRow := range []bool{true, false} {
+			got := ColBlocks(x, c.rows, c.cols, c.block)
+			if byRow {
+				got = RowBlocks(x, c.rows, c.cols, c.block)
 			}
-		}
-		got, want := ColBlocks(b, c.rows, c.cols, c.block), RowBlocks(bt, c.cols, c.rows, c.block)
-		if got.Lines != want.Lines || got.Blocks != want.Blocks || !slices.Equal(got.Max, want.Max) || !slices.Equal(got.Min, want.Min) {
-			t.Errorf("%+v: ColBlocks %+v, RowBlocks of the transpose %+v", c, got, want)
+			want := blocksRef(x, c.rows, c.cols, c.block, byRow)
+			if got.Lines != want.Lines || got.Blocks != want.Blocks || !slices.Equal(got.Max, want.Max) || !slices.Equal(got.Min, want.Min) {
+				t.Errorf("%+v by rows %v: %+v, want %+v", c, byRow, got, want)
+			}
 		}
 	}
 }

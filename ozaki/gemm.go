@@ -65,9 +65,11 @@ type Config struct {
 	Workers int
 	// Native computes the fallback DGEMM; nil means NativeGEMM.
 	Native func(a, b, c0 []float64, alpha, beta float64, m, k, n int) []float64
-	// Stop, when not nil, is asked row by row in MakePlan's long loops
-	// (the ESC over every pair of rows and columns: seconds at 4096³,
-	// minutes at 16384³); once it says true, MakePlan returns ErrStopped.
+	// Stop, when not nil, is asked by MakePlan between its passes over
+	// the inputs (scales, the block tables: about a second each at 8192²)
+	// and row by row in the ESC over every pair of rows and columns
+	// (seconds at 4096³, minutes at 16384³); once it says true, MakePlan
+	// returns ErrStopped.
 	Stop func() bool
 }
 
@@ -172,18 +174,19 @@ func MakePlan(a, b []float64, m, k, n int, cfg Config) (Plan, error) {
 			return p, nil
 		}
 	}
-	if cfg.Stop != nil && cfg.Stop() {
+	stop := func() bool { return cfg.Stop != nil && cfg.Stop() }
+	if stop() {
 		return p, ErrStopped
 	}
 	p.ScalesA, p.ScalesB = ScaleRows(a, m, k), ScaleCols(b, k, n)
 	bits := cfg.Bits
 	p.Reason = fmt.Sprintf("%s: %d bits", cfg.Mode, bits)
 	if cfg.Mode != Fixed {
-		if cfg.Stop != nil && cfg.Stop() {
+		if stop() {
 			return p, ErrStopped
 		}
 		ta := RowBlocks(a, m, k, p.ESCBlock)
-		if cfg.Stop != nil && cfg.Stop() {
+		if stop() {
 			return p, ErrStopped
 		}
 		tb := ColBlocks(b, k, n, p.ESCBlock)

@@ -196,7 +196,7 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 		j.aP, okA = sp.splitAll(j.a, o.stop())
 		j.bP, okB = sp.splitAll(j.b, o.stop())
 		if !okA || !okB {
-			return nil, o.stoppedBuilding("splitting the inputs")
+			return nil, o.stoppedBuilding(f.Path, "splitting the inputs")
 		}
 	} else if err := checkInputs(f, &p); err != nil {
 		return nil, err

@@ -247,7 +247,8 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	}
 	sort.SliceStable(ok, func(i, j int) bool { return ok[i].bound < ok[j].bound })
 	var chosen *autoCandidate
-	for i, c := range ok {
+	timed := 0 // timing runs made
+	for _, c := range ok {
 		if chosen != nil && c.bound >= chosen.seconds {
 			c.status, c.reason = "pruned", fmt.Sprintf("its lower bound %.4g s is above %s's simulated %.4g s", c.bound, chosen.label(), chosen.seconds)
 			continue
@@ -257,7 +258,8 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 			machines.Override{Path: "program.scheme", Value: c.scheme()}, machines.Override{Path: "program.target_bits", Value: "0"},
 			machines.Override{Path: "program.histogram_bins", Value: "0"}) // timing only: no C to histogram
 		so.Numerics = NumericsOff
-		res, err := executeAgain(f, so, o.subRun(fmt.Sprintf("scheme auto: timing %s (%d of %d)", c.label(), i+1, len(ok))))
+		timed++
+		res, err := executeAgain(f, so, o.subRun(fmt.Sprintf("scheme auto, timing run %d: %s", timed, c.label())))
 		if err != nil {
 			if !badinput.Is(err) {
 				return nil, fmt.Errorf("%s: scheme auto: timing %s: %w", f.Path, c.label(), err)

@@ -136,12 +136,25 @@ func (o Options) stop() func() bool {
 }
 
 // stoppedBuilding returns the building run's interruption as an error
-// saying what it stopped (nil when the run was not interrupted).
-func (o Options) stoppedBuilding(what string) error {
+// naming the program file at path and what it stopped (nil when the run
+// was not interrupted).
+func (o Options) stoppedBuilding(path, what string) error {
 	if o.run == nil {
 		return nil
 	}
-	return stopped(o.run.Context, what)
+	if err := stopped(o.run.Context, what); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// interruptOr returns err where it is the building run's interruption
+// (stoppedBuilding's), else other (err as bad input).
+func (o Options) interruptOr(err, other error) error {
+	if o.run != nil && o.run.Context != nil && o.run.Context.Err() != nil && errors.Is(err, context.Cause(o.run.Context)) {
+		return err
+	}
+	return other
 }
 
 // giveContext hands the run's context to a job that checks it.
@@ -238,8 +251,8 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	job, err := f.Kind.BuildFor(f, m, opts)
 	if err != nil {
-		if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
-			return nil, err // interrupted in the runs the build made (scheme auto's)
+		if ctx := hooks.Context; ctx != nil && ctx.Err() != nil && errors.Is(err, context.Cause(ctx)) {
+			return nil, err // interrupted while building (scheme auto's runs, Ozaki's plan, the split)
 		}
 		return nil, badInput(err)
 	}
@@ -283,6 +296,12 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		hooks.Meter.begin(hooks.stage)
 		if prog.Generated { // hand-written streams may not be re-iterable
 			hooks.Meter.attach(&prog)
+		}
+		if hooks.Progress != nil {
+			// A line at once, in place of the last one of a run before
+			// it (scheme auto's, whose last line would stay up through
+			// runs too short to draw their own).
+			hooks.Progress(0, 0)
 		}
 	}
 	if _, _, hosted := chip.HostProgress(); hosted && opts.FastForward != nil {

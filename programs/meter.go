@@ -15,12 +15,15 @@ import (
 // over all of them); for GPU kernel grids by blocks finished (or skipped
 // by fast-forward), each grid's blocks weighted by the instructions of
 // its first block, so that a split pass's thousands of short blocks do not
-// stand for as much as a GEMM's long ones; for host-driven programs by the
-// host's tasks carried out, weighted by their kernels' flops where the
-// program counts them (lu-fused: its early trailing updates are the heavy
-// ones; by tasks alone, n = 32768 showed ETA 52 s at 17 s of a 34 s run, by
-// flops 19 s); and on a node or cluster by the ranks' kernels' flops over
-// the factorization's. Counting walks the streams once before the run
+// stand for as much as a GEMM's long ones; for host-driven programs by
+// their kernels' flops finished over those of all the kernels they launch,
+// where the program counts them (the host's own compute and transfers
+// count for nothing there: lu-fused's early trailing updates are the heavy
+// ones — by tasks alone, n = 32768 showed ETA 52 s at 17 s of a 34 s run, by
+// flops 19 s —, ozaki's on the 910A runs its INT8 GEMMs among host work,
+// 54 % at 74 % of its events), else by the host's tasks carried out; and
+// on a node or cluster by the ranks' kernels' flops over the
+// factorization's. Counting walks the streams once before the run
 // (about as costly as generating them), so ask for it only when it is
 // shown. One meter serves the runs a scheme auto makes before its own, one
 // after the other (Stage says which).
@@ -52,18 +55,22 @@ type WorkMeter struct {
 }
 
 // Unit names what Total counts: "instructions", "blocks" for grids,
-// "host tasks" for host-driven programs.
+// "host tasks" for host-driven programs, "flops" for a run metered by
+// flops alone (watchFlops; Total is then 0: Of says what the share is of).
 func (m *WorkMeter) Unit() string {
 	switch {
 	case m.hosted():
 		return "host tasks"
 	case m.blocks:
 		return "blocks"
+	case m.flops != nil:
+		return "flops"
 	}
 	return "instructions"
 }
 
-// Fraction returns the issued fraction of the program's instructions, and
+// Fraction returns the share of the run's work done (see WorkMeter: of
+// its instructions, its grids' weighted blocks, its kernels' flops), and
 // whether it is known.
 func (m *WorkMeter) Fraction() (float64, bool) {
 	if m != nil && m.flops != nil {

@@ -240,11 +240,11 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 		if j.a, j.b, j.c0, err = ozakiInputs(f, &op); err != nil {
 			return nil, err
 		}
-		if err := o.stoppedBuilding("generating the inputs"); err != nil {
+		if err := o.stoppedBuilding(f.Path, "generating the inputs"); err != nil {
 			return nil, err
 		}
 		if op.Method == ozakiII {
-			if err := j.planCRT(bad); err != nil {
+			if err := j.planCRT(o, f.Path, bad); err != nil {
 				return nil, err
 			}
 			if err := j.layout(); err != nil {
@@ -252,19 +252,16 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 			}
 			return j, nil
 		}
-		d, err := op.decide(j.a, j.b, bits, fmaGEMM, j.nativeFaster, "native DGEMM on "+m.Name, o.stop())
-		if errors.Is(err, ozaki.ErrStopped) {
-			return nil, o.stoppedBuilding("computing ADP's plan (the ESC)")
-		}
+		d, err := op.decide(j.a, j.b, bits, fmaGEMM, j.nativeFaster, "native DGEMM on "+m.Name, o, f.Path)
 		if err != nil {
-			return nil, bad("mantissa_bits", "%v", err)
+			return nil, o.interruptOr(err, bad("mantissa_bits", "%v", err))
 		}
 		j.plan, j.fallback, j.reason, j.esc, j.escKnown = d.plan, d.fallback, d.reason, d.plan.ESC, d.plan.ESCDone
 		if !j.fallback {
 			j.slices = d.plan.Slices
 			var ok bool
 			if j.pa, j.pb, ok = d.plan.DigitsUntil(j.a, j.b, o.stop()); !ok {
-				return nil, o.stoppedBuilding("slicing the inputs")
+				return nil, o.stoppedBuilding(f.Path, "slicing the inputs")
 			}
 		}
 	}
@@ -343,13 +340,17 @@ type ozakiDecision struct {
 // decide takes package ozaki's plan for the inputs (Inf/NaN and the cap
 // route to the native DGEMM) and, with dynamic precision and fallback
 // allowed, ADP's performance heuristic: nativeFaster(s) says whether the
-// machine's native DGEMM (named native) beats s slices.
+// machine's native DGEMM (named native) beats s slices. It stops with the
+// building run (o's; its error names the file at path).
 func (op *OzakiParams) decide(a, b []float64, bits int, nativeGEMM func(a, b, c0 []float64, alpha, beta float64, m, k, n int) []float64,
-	nativeFaster func(s int) bool, native string, stop func() bool) (ozakiDecision, error) {
+	nativeFaster func(s int) bool, native string, o Options, path string) (ozakiDecision, error) {
 	p := &op.GEMMParams
 	cfg := op.config(bits, nativeGEMM)
-	cfg.Stop = stop
+	cfg.Stop = o.stop()
 	plan, err := ozaki.MakePlan(a, b, p.M, p.K, p.N, cfg)
+	if errors.Is(err, ozaki.ErrStopped) {
+		return ozakiDecision{}, o.stoppedBuilding(path, "computing ADP's plan (the ESC)")
+	}
 	if err != nil {
 		return ozakiDecision{}, err
 	}

@@ -76,8 +76,9 @@ func (j *ozakiJob) chooseModuli(bad func(key, format string, a ...any) error) er
 }
 
 // planCRT takes package ozaki/crt's plan for the inputs: scales and
-// residues, or the native fallback on Inf/NaN.
-func (j *ozakiJob) planCRT(bad func(key, format string, a ...any) error) error {
+// residues, or the native fallback on Inf/NaN (stopping with the building
+// run, o's, the file at path).
+func (j *ozakiJob) planCRT(o Options, path string, bad func(key, format string, a ...any) error) error {
 	p := &j.p.GEMMParams
 	plan, err := crt.MakePlan(j.a, j.b, p.M, p.K, p.N, crt.Config{Moduli: len(j.moduli), Native: fmaGEMM})
 	if err != nil {
@@ -88,7 +89,10 @@ func (j *ozakiJob) planCRT(bad func(key, format string, a ...any) error) error {
 		j.fallback = true
 		return nil
 	}
-	j.ra, j.rb = plan.Residues(j.a, j.b)
+	var ok bool
+	if j.ra, j.rb, ok = plan.ResiduesUntil(j.a, j.b, o.stop()); !ok {
+		return o.stoppedBuilding(path, "computing the residues")
+	}
 	return nil
 }
 

@@ -2,7 +2,6 @@ package programs
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"github.com/davinci-sim/davinci-sim/accuracy"
 
@@ -138,15 +137,12 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 		if j.a, j.b, j.c0, err = ozakiInputs(f, &op); err != nil {
 			return nil, err
 		}
-		if err := o.stoppedBuilding("generating the inputs"); err != nil {
+		if err := o.stoppedBuilding(f.Path, "generating the inputs"); err != nil {
 			return nil, err
 		}
-		dec, err := op.decide(j.a, j.b, bits, nil, j.nativeFaster, "the host's FP64 DGEMM on "+m.Name, o.stop())
-		if errors.Is(err, ozaki.ErrStopped) {
-			return nil, o.stoppedBuilding("computing ADP's plan (the ESC)")
-		}
+		dec, err := op.decide(j.a, j.b, bits, nil, j.nativeFaster, "the host's FP64 DGEMM on "+m.Name, o, f.Path)
 		if err != nil {
-			return nil, bad("mantissa_bits", "%v", err)
+			return nil, o.interruptOr(err, bad("mantissa_bits", "%v", err))
 		}
 		j.plan, j.fallback, j.reason, j.esc, j.escKnown = dec.plan, dec.fallback, dec.reason, dec.plan.ESC, dec.plan.ESCDone
 		if !j.fallback {

@@ -713,6 +713,9 @@ func TestRunInterrupted(t *testing.T) {
 		// minutes at 16384³).
 		{"in ozaki's plan", []string{examplePath("b200-ozaki.yaml"), "--numerics", "sampled", "--set", "program.m=4096", "--set", "program.n=4096",
 			"--set", "program.k=4096"}, 1500 * time.Millisecond, "interrupted by SIGINT\n", 3 * time.Second},
+		// Ozaki II's residues (~10 s at 4096³, ~40 s at 8192³, deaf).
+		{"in ozaki-ii's residues", []string{examplePath("b200-ozaki.yaml"), "--numerics", "sampled", "--set", "program.method=ozaki-ii", "--set", "program.precision=",
+			"--set", "program.m=4096", "--set", "program.n=4096", "--set", "program.k=4096"}, 2500 * time.Millisecond, "interrupted by SIGINT\n", 3 * time.Second},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// sh -c 'trap "" INT; exec …': the command starts with SIGINT ignored.

@@ -116,8 +116,16 @@ func MakePlan(a, b []float64, m, k, n int, cfg Config) (Plan, error) {
 // B'_lj = RN(B_lj·2^(BitsB−σB_j)), row-major like A and B. nil for a
 // fallback plan.
 func (p *Plan) Residues(a, b []float64) (ra, rb [][]int8) {
+	ra, rb, _ = p.ResiduesUntil(a, b, nil)
+	return ra, rb
+}
+
+// ResiduesUntil is Residues asking stop (nil: never) row by row (of A,
+// then of B: seconds a row block at 8192²); once it says true it returns
+// nil matrices and false.
+func (p *Plan) ResiduesUntil(a, b []float64, stop func() bool) (ra, rb [][]int8, ok bool) {
 	if p.Fallback || p.Basis == nil {
-		return nil, nil
+		return nil, nil, true
 	}
 	m, k, n := p.M, p.K, p.N
 	nm := len(p.Moduli)
@@ -126,17 +134,23 @@ func (p *Plan) Residues(a, b []float64) (ra, rb [][]int8) {
 		ra[r], rb[r] = make([]int8, m*k), make([]int8, k*n)
 	}
 	for i := 0; i < m; i++ {
+		if stop != nil && stop() {
+			return nil, nil, false
+		}
 		sg := p.ScalesA[i].Sigma
 		for l := 0; l < k; l++ {
 			residuesOf(p.Basis, a[i*k+l], sg, p.BitsA, ra, i*k+l)
 		}
 	}
 	for l := 0; l < k; l++ {
+		if stop != nil && stop() {
+			return nil, nil, false
+		}
 		for j := 0; j < n; j++ {
 			residuesOf(p.Basis, b[l*n+j], p.ScalesB[j].Sigma, p.BitsB, rb, l*n+j)
 		}
 	}
-	return ra, rb
+	return ra, rb, true
 }
 
 // ModProducts returns D(i,j) = Σ_{l0≤l<l1} ra[r][i,l]·rb[r][l,j] for the m×k
