@@ -102,7 +102,7 @@ func (m *WorkMeter) Fraction() (float64, bool) {
 		var w float64
 		for i, n := range m.done {
 			if i < len(m.weights) {
-				w += float64(n) * float64(m.weights[i])
+				w += float64(float64(n) * float64(m.weights[i]))
 			}
 		}
 		return min(w/m.work, 1), true
@@ -180,7 +180,7 @@ func (m *WorkMeter) attachGrids(prog *isa.Program) {
 		}
 		w = max(w, 1)
 		m.weights = append(m.weights, w)
-		m.work += float64(g.CTAs) * float64(w)
+		m.work += float64(float64(g.CTAs) * float64(w))
 	}
 	if total == 0 {
 		return
