@@ -430,6 +430,10 @@ func (j *gemmJob) sampleTiles(model cube.Model, stop *atomic.Bool) error {
 			s.hgemm = make([][]float32, n)
 		}
 	}
+	// stopped is asked between a tile's parts too (its golden model, FP64
+	// reference and baselines: a second or more each at k = 2048 on the
+	// 910B3's FP32 cube).
+	stopped := func() bool { return stop != nil && stop.Load() }
 	err := eachTile(n, stop, func(i int) error {
 		t := s.tiles[i]
 		rows, cols := pl.rows(t[0]), pl.cols(t[1])
@@ -437,11 +441,20 @@ func (j *gemmJob) sampleTiles(model cube.Model, stop *atomic.Bool) error {
 		if s.got[i], err = pl.goldenTile(model, ops, t[0], t[1]); err != nil {
 			return err
 		}
+		if stopped() {
+			return errStopped
+		}
 		s.ref[i] = referenceTile(j.a, j.b, p.K, p.N, t[0]*pl.bm, rows, t[1]*pl.bn, cols)
 		if hpl != nil {
+			if stopped() {
+				return errStopped
+			}
 			if s.hgemm[i], err = hpl.goldenTile(model, hops, t[0], t[1]); err != nil {
 				return err
 			}
+		}
+		if s.cpu != nil && stopped() {
+			return errStopped
 		}
 		if s.cpu != nil {
 			// gonum's float32 GEMM on the tile's row and column panels.
