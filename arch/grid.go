@@ -109,7 +109,6 @@ type gridRunner struct {
 	runFrom, runClass int
 	waveSum           float64
 	waveN             int
-	finished          int64 // CTAs finished, over all grids
 	// doneBy counts each grid's CTAs finished or skipped by fast-forward
 	// (waves, steps' blocks finish; a kernel skip's rest): progress.
 	doneBy []int64
@@ -261,7 +260,6 @@ func (c *Chip) CTADone(id, cta int, now sim.Time, w *CTAWork) {
 		return
 	}
 	gr.running--
-	gr.finished++
 	gr.doneBy[gr.cur]++
 	if gr.ff != nil {
 		gr.ctaWork(cta, w)

@@ -251,10 +251,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	job, err := f.Kind.BuildFor(f, m, opts)
 	if err != nil {
-		if ctx := hooks.Context; ctx != nil && ctx.Err() != nil && errors.Is(err, context.Cause(ctx)) {
-			return nil, err // interrupted while building (scheme auto's runs, Ozaki's plan, the split)
-		}
-		return nil, badInput(err)
+		// Interrupted while building (scheme auto's runs, Ozaki's plan,
+		// the split), else bad input.
+		return nil, opts.interruptOr(err, badInput(err))
 	}
 	giveContext(job, hooks.Context)
 	if opts.KBatch > 1 {

@@ -33,9 +33,9 @@ type WorkMeter struct {
 	// streams ahead (arch.Ahead: atomic, counted on its goroutine too).
 	issued atomic.Int64
 	total  int64
-	blocks bool // total counts grid blocks, not instructions
 	// weights holds, for grids, the instructions of each grid's first
-	// block, and work the sum of blocks × weight over the grids.
+	// block, and work the sum of blocks × weight over the grids (above 0:
+	// total counts grid blocks, not instructions).
 	weights []int64
 	work    float64
 	done    []int64 // (Fraction's buffer)
@@ -61,7 +61,7 @@ func (m *WorkMeter) Unit() string {
 	switch {
 	case m.hosted():
 		return "host tasks"
-	case m.blocks:
+	case m.grids():
 		return "blocks"
 	case m.flops != nil:
 		return "flops"
@@ -94,7 +94,7 @@ func (m *WorkMeter) Fraction() (float64, bool) {
 	if m == nil || m.total <= 0 {
 		return 0, false
 	}
-	if m.blocks {
+	if m.grids() {
 		if m.chip == nil {
 			return 0, false
 		}
@@ -182,10 +182,7 @@ func (m *WorkMeter) attachGrids(prog *isa.Program) {
 		m.weights = append(m.weights, w)
 		m.work += float64(float64(g.CTAs) * float64(w))
 	}
-	if total == 0 {
-		return
-	}
-	m.total, m.blocks = total, true
+	m.total = total
 }
 
 // Of says what Fraction is a share of, for a progress line: "5000
@@ -211,7 +208,7 @@ func (m *WorkMeter) Of() string {
 // saying what it is for ("" for the program's own run).
 func (m *WorkMeter) begin(stage string) {
 	m.issued.Store(0)
-	m.total, m.blocks, m.weights, m.work = 0, false, m.weights[:0], 0
+	m.total, m.weights, m.work = 0, m.weights[:0], 0
 	m.flops, m.flopsOf = nil, ""
 	m.stage, m.started = stage, time.Now()
 }
@@ -226,7 +223,7 @@ func (m *WorkMeter) watchFlops(of string, flops func() (done, total float64)) {
 }
 
 // Stage says what the run metered is for where it is not the program's
-// own ("scheme auto: timing ootomo, 1 of 2"; "" for the program's).
+// own ("scheme auto, timing run 1: ootomo"; "" for the program's).
 func (m *WorkMeter) Stage() string { return m.stage }
 
 // Started returns when the meter was given the run it measures (the
@@ -234,10 +231,13 @@ func (m *WorkMeter) Stage() string { return m.stage }
 // is the run's own, not that of the runs before it.
 func (m *WorkMeter) Started() time.Time { return m.started }
 
+// grids reports whether the meter counts a program's grid blocks.
+func (m *WorkMeter) grids() bool { return m.work > 0 }
+
 // Kernels returns the grids a grid-metered program launches (0 for
 // other programs).
 func (m *WorkMeter) Kernels() int {
-	if m == nil || !m.blocks {
+	if m == nil || !m.grids() {
 		return 0
 	}
 	return len(m.weights)
