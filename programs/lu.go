@@ -519,8 +519,7 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 		sec.LPanelScale = ptr(j.golden.s)
 	}
 	if fact > 0 {
-		ff := 2.0 / 3 * n * n * n
-		sec.FactorizationTFLOPS = ff / fact / 1e12
+		sec.FactorizationTFLOPS = luFactorFlops(n) / fact / 1e12
 	}
 	sec.Iterations, sec.Windows = luSamples(j.iterAt, pl.nbk, pl.F, n, float64(pl.nb), peak)
 	zs := newLUZones()
@@ -621,6 +620,11 @@ func (s *luZones) finish() map[string]*report.HPLMxPZone {
 	}
 	return s.zones
 }
+
+// luFactorFlops is the flops HPL-MxP counts for the factorization of an
+// n×n matrix, 2/3·n³ (the report's factorization TFLOP/s; the progress of
+// a run on a node or cluster).
+func luFactorFlops(n float64) float64 { return 2.0 / 3 * n * n * n }
 
 // luSamples returns the per-iteration samples (time, measured/theoretical
 // performance against peak) of iterations starting at iterAt[i] (iterAt[nbk]:
