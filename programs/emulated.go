@@ -5,10 +5,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/go-viper/mapstructure/v2"
 
@@ -206,41 +203,28 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 
 // splitAll returns the pieces of every element of x (piece-major), or
 // false once stop (nil: never), asked chunk by chunk, said true: chunks of
-// elements on every processor (A100 4096², two inputs: 3.4 s on one).
+// elements on every processor (eachTile; A100 4096², two inputs: 3.4 s on
+// one).
 func (sp *schemePlan) splitAll(x []float32, stop func() bool) ([][]uint32, bool) {
 	out := make([][]uint32, len(sp.rounds))
 	for i := range out {
 		out[i] = make([]uint32, len(x))
 	}
 	const chunk = 1 << 14
-	var next atomic.Int64
-	var stopped atomic.Bool
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), (len(x)+chunk-1)/chunk) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]uint32, len(sp.rounds))
-			for {
-				c := int(next.Add(1)-1) * chunk
-				if c >= len(x) || stopped.Load() {
-					return
-				}
-				if stop != nil && stop() {
-					stopped.Store(true)
-					return
-				}
-				for e, v := range x[c:min(c+chunk, len(x))] {
-					sp.split(v, buf)
-					for i, b := range buf {
-						out[i][c+e] = b
-					}
-				}
+	err := eachTile((len(x)+chunk-1)/chunk, nil, func(c int) error {
+		if stop != nil && stop() {
+			return errStopped
+		}
+		buf := make([]uint32, len(sp.rounds))
+		for e, v := range x[c*chunk : min(c*chunk+chunk, len(x))] {
+			sp.split(v, buf)
+			for i, b := range buf {
+				out[i][c*chunk+e] = b
 			}
-		}()
-	}
-	wg.Wait()
-	return out, !stopped.Load()
+		}
+		return nil
+	})
+	return out, err == nil
 }
 
 // plan lays out global memory and builds the product kernels: one with an
