@@ -240,9 +240,6 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 		if j.a, j.b, j.c0, err = ozakiInputs(f, &op); err != nil {
 			return nil, err
 		}
-		if err := o.stoppedBuilding(f.Path, "generating the inputs"); err != nil {
-			return nil, err
-		}
 		if op.Method == ozakiII {
 			if err := j.planCRT(o, f.Path, bad); err != nil {
 				return nil, err

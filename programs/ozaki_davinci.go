@@ -137,9 +137,6 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 		if j.a, j.b, j.c0, err = ozakiInputs(f, &op); err != nil {
 			return nil, err
 		}
-		if err := o.stoppedBuilding(f.Path, "generating the inputs"); err != nil {
-			return nil, err
-		}
 		dec, err := op.decide(j.a, j.b, bits, nil, j.nativeFaster, "the host's FP64 DGEMM on "+m.Name, o, f.Path)
 		if err != nil {
 			return nil, o.interruptOr(err, bad("mantissa_bits", "%v", err))
