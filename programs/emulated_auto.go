@@ -246,7 +246,12 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		ok = []*autoCandidate{best}
 	}
 	sort.SliceStable(ok, func(i, j int) bool { return ok[i].bound < ok[j].bound })
+	// A timing-only run unobserved is its chosen candidate's timing run
+	// made again: that run is kept and reported (RunHooks.reuse), not made
+	// twice.
+	reuse := o.run != nil && o.run.Observer == nil && p.Numerics == NumericsOff
 	var chosen *autoCandidate
+	var chosenRun *Result
 	timed := 0 // timing runs made
 	for _, c := range ok {
 		if chosen != nil && c.bound >= chosen.seconds {
@@ -259,7 +264,9 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 			machines.Override{Path: "program.histogram_bins", Value: "0"}) // timing only: no C to histogram
 		so.Numerics = NumericsOff
 		timed++
-		res, err := executeAgain(f, so, o.subRun(fmt.Sprintf("scheme auto, timing run %d: %s", timed, c.label())))
+		h := o.subRun(fmt.Sprintf("scheme auto, timing run %d: %s", timed, c.label()))
+		h.keep = reuse
+		res, err := executeAgain(f, so, h)
 		if err != nil {
 			if !badinput.Is(err) {
 				return nil, fmt.Errorf("%s: scheme auto: timing %s: %w", f.Path, c.label(), err)
@@ -269,11 +276,16 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		}
 		c.seconds, c.status = res.Report.Time.Seconds, "simulated"
 		if chosen == nil || c.seconds < chosen.seconds {
-			chosen = c
+			chosen, chosenRun = c, res
 		}
 	}
 	if chosen == nil {
 		return nil, bad("scheme", "auto: no candidate runs on %s with these settings", am.describe())
+	}
+	if reuse && chosenRun.run != nil {
+		o.run.reuse = chosenRun.run
+		o.run.runsBefore--
+		o.run.runsBeforeWall -= chosenRun.took
 	}
 	chosen.status = "chosen"
 	why := fmt.Sprintf("the fastest candidate with at least %.1f bits", target)

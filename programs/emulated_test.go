@@ -2,11 +2,13 @@ package programs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +16,8 @@ import (
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/report"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
 
@@ -667,5 +671,80 @@ func BenchmarkSplitAll(b *testing.B) {
 		if _, ok := sp.splitAll(x, nil); !ok {
 			b.Fatal("stopped")
 		}
+	}
+}
+
+// TestEmulatedAutoKeepsItsChoice: a timing-only run of scheme auto
+// reports its chosen candidate's timing run, not made again, and that
+// report is the one a run of the chosen preset gives (but for the
+// program's scheme: auto section, the note saying so, the runs before it
+// and the wall time); with sampled numerics the run is made.
+func TestEmulatedAutoKeepsItsChoice(t *testing.T) {
+	text := "kind: emulated-gemm\nmachine: a100\nscheme: auto\nm: 1024\nn: 1024\nk: 512\nnumerics: %s\n"
+	run := func(numerics string, o Options) *Result {
+		t.Helper()
+		f, err := Parse("p.yaml", ".", []byte(fmt.Sprintf(text, numerics)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Execute(f, o, RunHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	// timed counts the candidates auto simulated at full size.
+	timed := func(res *Result) (n int, chosen map[string]any) {
+		auto, _ := res.Report.Program["auto"].(map[string]any)
+		if auto == nil {
+			t.Fatalf("no scheme auto in the report (scheme %v)", res.Report.Program["scheme"])
+		}
+		for _, r := range auto["candidates"].([]map[string]any) {
+			if r["status"] == "simulated" || r["status"] == "chosen" {
+				n++
+			}
+			if r["status"] == "chosen" {
+				chosen = r
+			}
+		}
+		return n, chosen
+	}
+	kept := run("off", Options{})
+	n, chosen := timed(kept)
+	reusedNote := slices.ContainsFunc(kept.Report.Notes, func(s string) bool { return strings.Contains(s, "scheme auto made of its choice") })
+	// The accuracy samples are runs too: kept's runs before it are its
+	// sampled run's less one.
+	sampled := run("sampled", Options{})
+	ns, _ := timed(sampled)
+	if !reusedNote || ns != n || kept.Report.Sim.RunsBefore != sampled.Report.Sim.RunsBefore-1 {
+		t.Errorf("timing only: %d runs before it (note: %v), sampled %d; candidates timed %d, %d", kept.Report.Sim.RunsBefore, reusedNote, sampled.Report.Sim.RunsBefore, n, ns)
+	}
+	if slices.ContainsFunc(sampled.Report.Notes, func(s string) bool { return strings.Contains(s, "scheme auto made of its choice") }) {
+		t.Error("sampled numerics: the run reported a candidate's timing run")
+	}
+	scheme := fmt.Sprint(chosen["scheme"])
+	if chosen["split"] == "fused" {
+		scheme = "{name: " + scheme + ", split: fused}"
+	}
+	o := Options{Overrides: []machines.Override{{Path: "program.scheme", Value: scheme}, {Path: "program.target_bits", Value: "0"}}}
+	fresh := run("off", o)
+	strip := func(r *report.Report) map[string]any {
+		c := *r
+		c.Program, c.Overrides, c.Notes = nil, nil, nil
+		c.Sim.WallSeconds, c.Sim.EventsPerSecond, c.Sim.RunsBefore, c.Sim.RunsBeforeWallSeconds = 0, 0, 0, 0
+		b, err := json.Marshal(&c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if a, b := strip(kept.Report), strip(fresh.Report); !reflect.DeepEqual(a, b) {
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		t.Errorf("the kept run's report differs from a run of %v:\n%.2000s\n%.2000s", chosen, ja, jb)
 	}
 }

@@ -36,6 +36,11 @@ type Result struct {
 	// (a *sim.DeadlockError, which Execute also returns: the report covers
 	// the run up to the deadlock). Report.Failure describes it.
 	Failure error
+	// run is the simulation, kept where RunHooks.keep asked.
+	run *simulation
+	// took is the wall time of a run a build made (executeAgain), its
+	// build and report included.
+	took time.Duration
 }
 
 // RunHooks are optional observers of a run.
@@ -63,6 +68,14 @@ type RunHooks struct {
 	// wall time they took (report: sim.runs_before).
 	runsBefore     int
 	runsBeforeWall time.Duration
+	// keep asks Execute to keep the run's simulation in its Result
+	// (Result.run), for a build to hand back as reuse.
+	keep bool
+	// reuse, set by the build, is the run the build made already (scheme
+	// auto's chosen candidate, timing only): Execute reports from it
+	// instead of simulating again, where the job's mode is its and no
+	// observer watches.
+	reuse *simulation
 }
 
 // executeAgain is Execute of a fresh copy of f (File.again): for the runs
@@ -75,9 +88,13 @@ func executeAgain(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	start := time.Now()
 	res, err := Execute(g, opts, hooks)
+	took := time.Since(start)
 	if p := opts.run; p != nil {
 		p.runsBefore++
-		p.runsBeforeWall += time.Since(start)
+		p.runsBeforeWall += took
+	}
+	if res != nil {
+		res.took = took
 	}
 	return res, err
 }
@@ -264,129 +281,32 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 			return nil, badInput(KBatchObservedError(opts.KBatch))
 		}
 	}
-	var chip *arch.Chip
-	progress, every := hooks.progress(&chip, job.Mode())
-	// newChip makes the run's chip (again after a failed fast-forward
-	// check), prepares it and gives it to the meter.
-	newChip := func() error {
-		var err error
-		if chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
-			Progress: progress, ProgressEvery: every, FastForward: opts.FastForward,
-			KeyOrigin: machineKeyOrigin(machineRef(f, opts), opts.Overrides)}); err != nil {
-			return badInput(err)
-		}
-		if err := job.Prepare(chip); err != nil {
-			if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
-				return err // interrupted (a golden model)
-			}
-			return badInput(err)
-		}
+	var run *simulation
+	if r := hooks.reuse; r != nil && r.mode == job.Mode() && hooks.Observer == nil {
+		// The build made this very run already (scheme auto's chosen
+		// candidate, timing only): its simulation is the run's.
+		run = r
 		if hooks.Meter != nil {
-			hooks.Meter.chip = chip
+			hooks.Meter.chip = r.chip
+			prog := job.Program()
+			hooks.startMeter(&prog)
 		}
-		return nil
-	}
-	if err := newChip(); err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	prog := job.Program()
-	if hooks.Meter != nil {
-		hooks.Meter.begin(hooks.stage)
-		if prog.Generated { // hand-written streams may not be re-iterable
-			hooks.Meter.attach(&prog)
+	} else {
+		// Work that does not depend on the simulation (sampled numerics)
+		// runs beside it, until the run is done or fails.
+		var stop atomic.Bool
+		defer stop.Store(true)
+		if ctx := hooks.Context; ctx != nil {
+			defer context.AfterFunc(ctx, func() { stop.Store(true) })()
 		}
-		if hooks.Progress != nil {
-			// A line at once, in place of the last one of a run before
-			// it (scheme auto's, whose last line would stay up through
-			// runs too short to draw their own).
-			hooks.Progress(0, 0)
-		}
-	}
-	if _, _, hosted := chip.HostProgress(); hosted && opts.FastForward != nil {
-		return nil, badInput(errors.New("fast-forward: not with a host program (its tasks wait for the kernels by time)"))
-	}
-	if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
-		return nil, fmt.Errorf("stopped before the run: %w", context.Cause(ctx))
-	}
-	// Work that does not depend on the simulation (sampled numerics)
-	// runs beside it; a run that fails stops it.
-	var stop atomic.Bool
-	defer stop.Store(true)
-	if ctx := hooks.Context; ctx != nil {
-		defer context.AfterFunc(ctx, func() { stop.Store(true) })()
-	}
-	if b, ok := job.(besideRun); ok {
-		b.startBeside(chip.Cube(), &stop)
-	}
-	st, err := chip.Run(prog)
-	// A fast-forward skip whose check failed stops the run: run again
-	// without skips in its blocks.
-	type failedSkip struct {
-		arch.FastForwardSkip
-		again rerunExclusion
-	}
-	var ffFailed []failedSkip
-	type failedStep struct {
-		arch.StepSkip
-		again string // what the run made again changed
-	}
-	var stepsFailed []failedStep
-	var discarded discardedRuns
-	attempt := start
-	for {
-		var se *arch.StepCheckError
-		var ce *arch.FastForwardCheckError
-		if !errors.As(err, &se) && !errors.As(err, &ce) {
-			break
-		}
-		ff := *opts.FastForward // (a failed check means fast-forward was on)
-		switch {
-		case se != nil:
-			// A step skip's check failed: the grid's steps are simulated,
-			// or some of them, and the later grids' likewise (a
-			// program's kernels are often alike — H100 ape-int16
-			// 8192³'s four product GEMMs failed one after the other, a
-			// run each): StepCheckError.Again.
-			stepsFailed = append(stepsFailed, failedStep{se.Skip, se.Again(&ff, len(prog.Grids))})
-		default:
-			prior := 0 // the grid's earlier failures (not the caller's own exclusions)
-			for _, f := range ffFailed {
-				if f.again.Grid == ce.Grid {
-					prior++
-				}
-			}
-			x := excludeAfterFailure(ff, ce, prior)
-			ffFailed = append(ffFailed, failedSkip{ce.Skip, x})
-			ff.Exclude = append(slices.Clip(ff.Exclude), x.BlockRange)
-		}
-		opts.FastForward = &ff
-		if discarded.runs >= maxRunsAgain(len(prog.Grids)) {
-			// Each failure excludes more blocks from skips, so the runs
-			// made again are bounded (arch.StepCheckError.Again,
-			// excludeAfterFailure); one more than that bound allows
-			// means an exclusion that did not take (a bug): an error,
-			// not a run made again forever.
-			return nil, fmt.Errorf("fast-forward: %d runs made again after failed checks, and a check failed once more (%v): giving up — run without the fast-forward flags, and please report this", discarded.runs, err)
-		}
-		discarded.runs++
-		discarded.events += chip.Engine().Events()
-		discarded.wall += time.Since(attempt)
-		attempt = time.Now()
-		if err := newChip(); err != nil {
+		if run, err = simulate(f, m, opts, hooks, job, &stop); err != nil {
 			return nil, err
 		}
-		st, err = chip.Run(job.Program())
 	}
-	wall := time.Since(start).Seconds()
-	if ctx := hooks.Context; ctx != nil && ctx.Err() != nil && !errors.Is(err, context.Cause(ctx)) {
-		// Streams that look at the context themselves (an assembly
-		// file's, whose core may take millions of instructions in one
-		// event) end early when it is done: the run, or its static check,
-		// saw a cut stream, and what came out is not the program's.
-		return nil, fmt.Errorf("stopped during the run: %w", context.Cause(ctx))
-	}
-	if err != nil {
+	chip, st, prog, discarded := run.chip, run.st, run.prog, run.discarded
+	opts.FastForward = run.ff
+	wall := run.wall
+	if err := run.err; err != nil {
 		var ce *isa.CheckError
 		if errors.As(err, &ce) || errors.Is(err, sim.ErrTimeOverflow) {
 			return nil, badInput(err) // a cost too large to simulate is the input's
@@ -402,6 +322,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		return nil, err
 	}
 	rep.SetKernels(chip.GridTimes())
+	if run == hooks.reuse {
+		rep.Notes = append(rep.Notes, "this run is the timing run scheme auto made of its choice, kept, not made again (the same simulation: timing only, unobserved); its wall time is that run's")
+	}
 	res := &Result{Report: rep, Stats: st}
 	ferr := job.Finish(chip, st, rep)
 	if err := stopped(hooks.Context, "after the simulation, computing its numerics"); err != nil {
@@ -453,13 +376,13 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		rep.Notes = append(rep.Notes, skipUncertaintyNote(len(st.FastForward) > 0, len(st.FastForwardSteps) > 0, len(st.FastForwardKernels) > 0, skipped, unc, st.Time)+
 			skippedBytesNote(st.SkippedGMReadBytes, st.GMReadBytes, st.Traffic.HBMRead))
 	}
-	for _, s := range ffFailed {
+	for _, s := range run.ffFailed {
 		rep.Notes = append(rep.Notes, fastForwardNote(s.FastForwardSkip)+"; so the run was made again "+s.again.String())
 	}
 	if n := stepSkipsNote(st.FastForwardSteps); n != "" {
 		rep.Notes = append(rep.Notes, n)
 	}
-	for _, s := range stepsFailed {
+	for _, s := range run.stepsFailed {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: CHECK FAILED: kernel %s: after a step skip (%d steps of %d blocks, %.4g µs each), the steps took %.4g µs; so the run was made again with %s",
 			s.Grid, s.Steps, s.CTAs, s.Period.Seconds()*1e6, s.CheckPeriod.Seconds()*1e6, s.again))
 	}
@@ -478,7 +401,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		}
 	}
 	switch {
-	case opts.FastForward == nil || len(st.FastForward) > 0 || len(ffFailed) > 0 || len(st.FastForwardDeclined) > 0 || len(st.FastForwardSteps) > 0 || len(stepsFailed) > 0 || len(st.FastForwardKernels) > 0:
+	case opts.FastForward == nil || len(st.FastForward) > 0 || len(run.ffFailed) > 0 || len(st.FastForwardDeclined) > 0 || len(st.FastForwardSteps) > 0 || len(run.stepsFailed) > 0 || len(st.FastForwardKernels) > 0:
 	case len(prog.Grids) == 0:
 		rep.Notes = append(rep.Notes, "fast-forward: only kernel grids (GPU machines) have waves to skip; everything was simulated")
 	default:
@@ -487,7 +410,163 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	rep.Memory.SetHBMIntensity()
 	rep.SetEnergy(st, &m.Power)
 	res.Outputs = job.Outputs()
+	if hooks.keep {
+		res.run = run
+	}
 	return res, nil
+}
+
+// simulation is a job's simulated run, what Execute reports from (and what
+// a build that made the run already hands it: RunHooks.reuse).
+type simulation struct {
+	chip *arch.Chip
+	st   *arch.Stats
+	err  error // the run's (a deadlock, a cost too large to simulate…)
+	prog isa.Program
+	mode arch.Mode
+	// ff is the fast-forward options of the last run made (after failed
+	// checks, with their exclusions).
+	ff          *arch.FastForward
+	ffFailed    []failedSkip
+	stepsFailed []failedStep
+	discarded   discardedRuns
+	wall        float64 // seconds, the runs made again included
+}
+
+// failedSkip is a wave skip whose check failed, and what the run made
+// again excluded.
+type failedSkip struct {
+	arch.FastForwardSkip
+	again rerunExclusion
+}
+
+// failedStep is a step skip whose check failed, and what the run made
+// again changed.
+type failedStep struct {
+	arch.StepSkip
+	again string
+}
+
+// startMeter gives the run of prog (on the meter's chip) to the meter,
+// if any, and draws its first progress line.
+func (h RunHooks) startMeter(prog *isa.Program) {
+	if h.Meter == nil {
+		return
+	}
+	h.Meter.begin(h.stage)
+	if prog.Generated { // hand-written streams may not be re-iterable
+		h.Meter.attach(prog)
+	}
+	if h.Progress != nil {
+		// A line at once, in place of the last one of a run before it
+		// (scheme auto's, whose last line would stay up through runs too
+		// short to draw their own).
+		h.Progress(0, 0)
+	}
+}
+
+// simulate runs job on a new chip of machine m, again after each failed
+// fast-forward check; stop, set, stops the job's work beside the
+// simulation. Its error is the setup's (bad input, an interrupt); the run's
+// own is the simulation's err.
+func simulate(f *File, m *machines.Machine, opts Options, hooks RunHooks, job Job, stop *atomic.Bool) (*simulation, error) {
+	var chip *arch.Chip
+	progress, every := hooks.progress(&chip, job.Mode())
+	// newChip makes the run's chip (again after a failed fast-forward
+	// check), prepares it and gives it to the meter.
+	newChip := func() error {
+		var err error
+		if chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
+			Progress: progress, ProgressEvery: every, FastForward: opts.FastForward,
+			KeyOrigin: machineKeyOrigin(machineRef(f, opts), opts.Overrides)}); err != nil {
+			return badInput(err)
+		}
+		if err := job.Prepare(chip); err != nil {
+			if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
+				return err // interrupted (a golden model)
+			}
+			return badInput(err)
+		}
+		if hooks.Meter != nil {
+			hooks.Meter.chip = chip
+		}
+		return nil
+	}
+	if err := newChip(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	prog := job.Program()
+	hooks.startMeter(&prog)
+	if _, _, hosted := chip.HostProgress(); hosted && opts.FastForward != nil {
+		return nil, badInput(errors.New("fast-forward: not with a host program (its tasks wait for the kernels by time)"))
+	}
+	if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("stopped before the run: %w", context.Cause(ctx))
+	}
+	if b, ok := job.(besideRun); ok {
+		b.startBeside(chip.Cube(), stop)
+	}
+	st, err := chip.Run(prog)
+	// A fast-forward skip whose check failed stops the run: run again
+	// without skips in its blocks.
+	var ffFailed []failedSkip
+	var stepsFailed []failedStep
+	var discarded discardedRuns
+	attempt := start
+	for {
+		var se *arch.StepCheckError
+		var ce *arch.FastForwardCheckError
+		if !errors.As(err, &se) && !errors.As(err, &ce) {
+			break
+		}
+		ff := *opts.FastForward // (a failed check means fast-forward was on)
+		switch {
+		case se != nil:
+			// A step skip's check failed: the grid's steps are simulated,
+			// or some of them, and the later grids' likewise (a
+			// program's kernels are often alike — H100 ape-int16
+			// 8192³'s four product GEMMs failed one after the other, a
+			// run each): StepCheckError.Again.
+			stepsFailed = append(stepsFailed, failedStep{se.Skip, se.Again(&ff, len(prog.Grids))})
+		default:
+			prior := 0 // the grid's earlier failures (not the caller's own exclusions)
+			for _, f := range ffFailed {
+				if f.again.Grid == ce.Grid {
+					prior++
+				}
+			}
+			x := excludeAfterFailure(ff, ce, prior)
+			ffFailed = append(ffFailed, failedSkip{ce.Skip, x})
+			ff.Exclude = append(slices.Clip(ff.Exclude), x.BlockRange)
+		}
+		opts.FastForward = &ff
+		if discarded.runs >= maxRunsAgain(len(prog.Grids)) {
+			// Each failure excludes more blocks from skips, so the runs
+			// made again are bounded (arch.StepCheckError.Again,
+			// excludeAfterFailure); one more than that bound allows
+			// means an exclusion that did not take (a bug): an error,
+			// not a run made again forever.
+			return nil, fmt.Errorf("fast-forward: %d runs made again after failed checks, and a check failed once more (%v): giving up — run without the fast-forward flags, and please report this", discarded.runs, err)
+		}
+		discarded.runs++
+		discarded.events += chip.Engine().Events()
+		discarded.wall += time.Since(attempt)
+		attempt = time.Now()
+		if err := newChip(); err != nil {
+			return nil, err
+		}
+		st, err = chip.Run(job.Program())
+	}
+	if ctx := hooks.Context; ctx != nil && ctx.Err() != nil && !errors.Is(err, context.Cause(ctx)) {
+		// Streams that look at the context themselves (an assembly
+		// file's, whose core may take millions of instructions in one
+		// event) end early when it is done: the run, or its static check,
+		// saw a cut stream, and what came out is not the program's.
+		return nil, fmt.Errorf("stopped during the run: %w", context.Cause(ctx))
+	}
+	return &simulation{chip: chip, st: st, err: err, prog: prog, mode: job.Mode(), ff: opts.FastForward,
+		ffFailed: ffFailed, stepsFailed: stepsFailed, discarded: discarded, wall: time.Since(start).Seconds()}, nil
 }
 
 // maxRunsAgain bounds the runs a program of grids grids makes again after
