@@ -117,6 +117,24 @@ func (l *ctaLane) mmaRun(now sim.Time) int {
 	return n
 }
 
+// vectorRun returns the number of element-wise instructions at the
+// front, issued by now, that run back to back as one flow, as mmaRun's
+// matrix instructions do: each would start the instant the one before it
+// finished, on the same unit at the same share, so one flow of their
+// summed cycles ends when the last one would (to the picosecond: a flow's
+// end rounds up once, not once per instruction). A fused split's k-step is
+// a dozen of them (Ootomo's: scale, convert, subtract… for A's tile, then
+// B's).
+func (l *ctaLane) vectorRun(now sim.Time) int {
+	n := 1
+	for ; n < l.n; n++ {
+		if l.at(n).Op != isa.OpVector || l.ready[l.slot(n)] > now {
+			break
+		}
+	}
+	return n
+}
+
 // startReady is when the instruction (or group) at the front can start as
 // far as its issue goes: the issue time of its last queued member.
 func (l *ctaLane) startReady() sim.Time {
@@ -628,6 +646,8 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 				members = n
 			} else if in.Op == isa.OpMmad && mmaRuns(in) {
 				members = l.mmaRun(now)
+			} else if in.Op == isa.OpVector && !noRuns {
+				members = l.vectorRun(now)
 			}
 			l.cur = *in
 			l.members = members

@@ -112,12 +112,19 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		}
 		core.startUnit(t, l, LaneMatrix, cycles, share, lat, tag)
 	case in.Op == isa.OpVector:
-		rep := vectorRepeats(in)
-		core.vectorRepeats += int64(rep)
-		t.work.VectorRepeats += int64(rep)
-		core.chip.AddVectorEnergy(now, int64(rep))
-		elems := float64(in.VecElems(pr.geom.VectorRepeatBytes)) * float64(rep)
-		core.startUnit(t, l, LaneVector, elems/pr.VectorLanes*pr.vectorSlowdown(in), warpShare(t, pr), clk.Cycles(int64(pr.VectorLatency)), tag)
+		// A run of element-wise instructions (ctaLane.vectorRun; members,
+		// the front first) is one flow of their summed cycles.
+		var cycles float64
+		for j := 0; j < l.members; j++ {
+			m := l.at(j)
+			rep := vectorRepeats(m)
+			core.vectorRepeats += int64(rep)
+			t.work.VectorRepeats += int64(rep)
+			core.chip.AddVectorEnergy(now, int64(rep))
+			elems := float64(m.VecElems(pr.geom.VectorRepeatBytes)) * float64(rep)
+			cycles += float64(elems / pr.VectorLanes * pr.vectorSlowdown(m))
+		}
+		core.startUnit(t, l, LaneVector, cycles, warpShare(t, pr), clk.Cycles(int64(pr.VectorLatency)), tag)
 	default:
 		core.fault(t, in, fmt.Errorf("%s cannot run on lane %s", in.Op, pr.geom.Lanes[p]))
 	}
@@ -227,8 +234,9 @@ func (core *Core) step(t *cta, in *isa.Instr, now sim.Time) {
 	core.chip.StepWork(w.GMRead*int64(n), w.GMWrite*int64(n), w.Flops*float64(n))
 }
 
-// noMMARuns (tests only) runs every matrix instruction as its own flow.
-var noMMARuns bool
+// noRuns (tests only) runs every matrix and element-wise instruction as
+// its own flow (no mmaRun, no vectorRun).
+var noRuns bool
 
 // noQuiet (tests only) wakes the SM at the end and at the landing of every
 // instruction (Core.quietDone and lazy signals off: eagerLandings).
@@ -238,7 +246,7 @@ var noQuiet bool
 // one flow (ctaLane.mmaRun): those of a valid format, unless a test asks
 // for one flow each.
 func mmaRuns(in *isa.Instr) bool {
-	return !noMMARuns && in.In.Valid()
+	return !noRuns && in.In.Valid()
 }
 
 // mmaCycles counts matrix instruction in of CTA t on lane p: its flops,

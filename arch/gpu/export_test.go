@@ -4,8 +4,9 @@ package gpu
 // up at every passing: see Core.catchUp).
 func SetEagerWake(on bool) { eagerWake = on }
 
-// SetMMARuns switches the lanes' MMA runs (ctaLane.mmaRun) on or off.
-func SetMMARuns(on bool) { noMMARuns = !on }
+// SetRuns switches the lanes' runs of matrix and element-wise
+// instructions (ctaLane.mmaRun, vectorRun) on or off.
+func SetRuns(on bool) { noRuns = !on }
 
 // SetQuietDone switches Core.quietDone and the lazy signals and landings
 // (Core.eagerLandings) on or off.

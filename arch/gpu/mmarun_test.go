@@ -7,6 +7,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/archtest"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
+	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
@@ -47,8 +48,8 @@ func TestMMARunsAsOneFlow(t *testing.T) {
 func testMMARuns(t *testing.T, machine string, ctas int, smem int64, tol float64, vector bool) {
 	run := func(apart bool) *arch.Stats {
 		t.Helper()
-		gpu.SetMMARuns(!apart)
-		defer gpu.SetMMARuns(true)
+		gpu.SetRuns(!apart)
+		defer gpu.SetRuns(true)
 		g := isa.Grid{Name: "products", CTAs: ctas, CTA: func(i int) isa.Stream { return ctaProducts(int64(i)<<22, 1024, 1+i*4%9, true) },
 			Resources: isa.Resources{SharedBytes: smem, Registers: 8 << 10, Warps: 4}}
 		return runChip(t, archtest.Machine(t, machine, "machine.cores=2"), arch.Options{Mode: arch.Timing}, isa.Program{Name: "products", Grids: []isa.Grid{g}})
@@ -69,4 +70,89 @@ func testMMARuns(t *testing.T, machine string, ctas int, smem int64, tol float64
 			}
 		}
 	}
+}
+
+// A lane runs the element-wise instructions queued back to back as one
+// flow of their summed cycles (ctaLane.vectorRun), as a fused split's
+// k-step does: CTAs that copy a tile into registers and run 1–7
+// conversions, scalings and subtractions of different lengths on it each
+// step. One CTA per SM: every lane's instructions equal with runs and
+// without, the time and the vector lanes' busy time within a picosecond
+// for each element-wise instruction (a flow's end rounds up to the
+// picosecond: once a run, not once an instruction — the MI210's cycle is
+// not a whole number of them); four a SM sharing the vector units: within
+// 10⁻⁵ more.
+func TestVectorRunsAsOneFlow(t *testing.T) {
+	for _, name := range []string{"a100", "mi210"} {
+		half := map[string]int64{"a100": 32 << 10, "mi210": 64 << 10}[name] // half an SM's registers
+		for _, c := range []struct {
+			name string
+			ctas int
+			regs int64
+			tol  float64
+		}{{"alone", 6, half + 256, 0}, {"shared", 8, half / 2, 1e-5}} {
+			t.Run(name+"/"+c.name, func(t *testing.T) {
+				run := func(apart bool) *arch.Stats {
+					t.Helper()
+					gpu.SetRuns(!apart)
+					defer gpu.SetRuns(true)
+					g := isa.Grid{Name: "split", CTAs: c.ctas, CTA: func(i int) isa.Stream { return ctaVector(int64(i)<<22, 16, 1+i*3%7) },
+						Resources: isa.Resources{Registers: c.regs, Warps: 8}}
+					return runChip(t, archtest.Machine(t, name, "machine.cores=2"), arch.Options{Mode: arch.Timing}, isa.Program{Name: "split", Grids: []isa.Grid{g}})
+				}
+				one, apart := run(false), run(true)
+				if one.Events*3 > apart.Events*2 {
+					t.Errorf("%d events with vector runs, %d without: want a third fewer at least", one.Events, apart.Events)
+				}
+				// near: within tol, and a picosecond for each element-wise
+				// instruction (n) whose end one at a time rounded up on
+				// its own.
+				near := func(a, b sim.Time, n uint64) bool {
+					return math.Abs(float64(a-b)) <= c.tol*float64(max(a, b))+float64(n)
+				}
+				var vec uint64
+				for sm := range apart.Cores {
+					vec += apart.Cores[sm].Lanes[gpu.LaneVector].Instrs
+				}
+				if !near(one.Time, apart.Time, vec) {
+					t.Errorf("time %d ps with vector runs, %d ps without", one.Time, apart.Time)
+				}
+				for sm := range one.Cores {
+					for i, l := range one.Cores[sm].Lanes {
+						la := apart.Cores[sm].Lanes[i]
+						if l.Instrs != la.Instrs || i == gpu.LaneVector && !near(l.Time[arch.Busy], la.Time[arch.Busy], la.Instrs) {
+							t.Errorf("SM %d lane %d: busy %v (%d instructions) with vector runs, %v (%d) without", sm, i, l.Time[arch.Busy], l.Instrs, la.Time[arch.Busy], la.Instrs)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// ctaVector is a CTA of steps steps, each a copy of a 16 KiB tile at base
+// into registers and ops element-wise instructions on it (conversions to
+// FP16, scalings, subtractions of different lengths), a token between the
+// vector and copy lanes.
+func ctaVector(base int64, steps, ops int) isa.Stream {
+	var ins []isa.Instr
+	for s := range steps {
+		if s > 0 {
+			ins = append(ins, isa.WaitFlag(gpu.LaneVector, gpu.LaneCopy, 0))
+		}
+		ins = append(ins, gpu.CopyToRegisters(0, base+int64(s)<<14, 64, 256, 256, 256),
+			isa.SetFlag(gpu.LaneCopy, gpu.LaneVector, 0), isa.WaitFlag(gpu.LaneCopy, gpu.LaneVector, 0))
+		for o := range ops {
+			switch o % 3 {
+			case 0:
+				ins = append(ins, gpu.Convert(16<<10, 0, 4096, fp.FP32, fp.FP16, fp.RNE, false))
+			case 1:
+				ins = append(ins, gpu.Scale(24<<10, 0, 4096, 0x1p11))
+			default:
+				ins = append(ins, gpu.Elementwise(isa.VSub, 0, 0, 24<<10, 1024+o*300, fp.FP32))
+			}
+		}
+		ins = append(ins, isa.SetFlag(gpu.LaneVector, gpu.LaneCopy, 0))
+	}
+	return isa.Slice(ins)
 }
