@@ -3,8 +3,10 @@ package programs
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
@@ -171,20 +173,25 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	}
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
 	// measure returns a scheme's bits on the sample, computed by the
-	// golden model.
-	measure := func(name string) (float64, error) {
+	// golden model (run, not counted: measure counts it).
+	run := func(name string) (float64, time.Duration, error) {
 		so := o
 		so.Overrides, so.Numerics = sample(name), NumericsSampled
-		res, err := executeAgain(f, so, o.subRun(""))
+		res, took, err := runAgain(f, so, o.subRun(""))
 		if err != nil {
-			return 0, fmt.Errorf("%s: scheme auto: measuring %s on the %d×%d×%d sample: %w", f.Path, name, sm, p.K, sn, err)
+			return 0, took, fmt.Errorf("%s: scheme auto: measuring %s on the %d×%d×%d sample: %w", f.Path, name, sm, p.K, sn, err)
 		}
-		return res.Report.Error.Bits, nil
+		return res.Report.Error.Bits, took, nil
 	}
-	var cands []*autoCandidate
+	measure := func(name string) (float64, error) {
+		bits, took, err := run(name)
+		o.countRuns(1, took)
+		return bits, err
+	}
+	var presets, measured []*autoCandidate
 	for _, name := range fp32SchemeNames() {
 		c := &autoCandidate{name: name}
-		cands = append(cands, c)
+		presets = append(presets, c)
 		sp, err := resolveScheme(Scheme{Name: name}, bad)
 		if err != nil {
 			return nil, err
@@ -198,16 +205,35 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 			c.status, c.reason = "out-of-range", err.Error()
 			continue
 		}
-		if c.bits, err = measure(name); err != nil {
+		measured = append(measured, c)
+	}
+	// The samples' runs are independent (each a golden model's tile
+	// beside a one-block simulation): they run at once, a run a
+	// processor.
+	errs := make([]error, len(measured))
+	start := time.Now()
+	eachTile(len(measured), nil, func(i int) error {
+		measured[i].bits, _, errs[i] = run(measured[i].name)
+		return nil
+	})
+	o.countRuns(len(measured), time.Since(start))
+	var cands []*autoCandidate
+	for _, c := range presets {
+		cands = append(cands, c)
+		i := slices.Index(measured, c)
+		if i < 0 {
+			continue
+		}
+		if err := errs[i]; err != nil {
 			if !badinput.Is(err) {
 				return nil, err
 			}
 			// The program's settings do not suit this preset (a tiling
 			// it does not fit): not a candidate.
-			c.status, c.reason = "unsupported", err.Error()
+			c.bits, c.status, c.reason = 0, "unsupported", err.Error()
 			continue
 		}
-		c.bound = am.bound(sp, flops)
+		c.bound = am.bound(c.sp, flops)
 		c.status = "inaccurate"
 		if c.bits >= target {
 			c.status = "accurate"
@@ -215,7 +241,8 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		if am.fuses() {
 			fc := *c
 			fc.fused = true
-			if fc.sp, err = resolveScheme(Scheme{Name: name, Split: "fused"}, bad); err != nil {
+			var err error
+			if fc.sp, err = resolveScheme(Scheme{Name: c.name, Split: "fused"}, bad); err != nil {
 				return nil, err
 			}
 			fc.bound = am.bound(fc.sp, flops)

@@ -82,21 +82,34 @@ type RunHooks struct {
 // a build makes for its own purposes, whose overrides must not stay in
 // the file the build and its other runs read.
 func executeAgain(f *File, opts Options, hooks RunHooks) (*Result, error) {
+	res, took, err := runAgain(f, opts, hooks)
+	opts.countRuns(1, took)
+	return res, err
+}
+
+// runAgain is executeAgain but for the count: for runs a build makes at
+// once, on several goroutines (countRuns, when all are done).
+func runAgain(f *File, opts Options, hooks RunHooks) (*Result, time.Duration, error) {
 	g, err := f.again()
 	if err != nil {
-		return nil, badInput(err)
+		return nil, 0, badInput(err)
 	}
 	start := time.Now()
 	res, err := Execute(g, opts, hooks)
 	took := time.Since(start)
-	if p := opts.run; p != nil {
-		p.runsBefore++
-		p.runsBeforeWall += took
-	}
 	if res != nil {
 		res.took = took
 	}
-	return res, err
+	return res, took, err
+}
+
+// countRuns adds runs that took wall time took to the runs the build of
+// o's program made before it (report: sim.runs_before).
+func (o Options) countRuns(runs int, took time.Duration) {
+	if p := o.run; p != nil {
+		p.runsBefore += runs
+		p.runsBeforeWall += took
+	}
 }
 
 // subRun returns the hooks for a run the build of o's program makes for
