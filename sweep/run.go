@@ -21,6 +21,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
+	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 // Shard selects every N-th point: the points whose index is I modulo N.
@@ -235,13 +236,15 @@ func runPoints(s *Study, todo []Point, jobs int, opts Options, record func(Recor
 	}
 	work := make(chan Point)
 	results := make(chan Record)
+	bar := newProgress(opts.Progress, len(todo))
+	defer bar.close()
 	var wg sync.WaitGroup
 	for range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for p := range work {
-				r := s.runPoint(ctx, p, opts.PointTimeout)
+				r := s.runPoint(ctx, p, opts.PointTimeout, bar)
 				if ctx.Err() != nil {
 					continue // interrupted: not a result
 				}
@@ -266,8 +269,6 @@ func runPoints(s *Study, todo []Point, jobs int, opts Options, record func(Recor
 		wg.Wait()
 		close(results)
 	}()
-	bar := newProgress(opts.Progress, len(todo))
-	defer bar.close()
 	var first error
 	for r := range results {
 		if first != nil {
@@ -278,13 +279,18 @@ func runPoints(s *Study, todo []Point, jobs int, opts Options, record func(Recor
 			close(stop)
 			continue
 		}
-		bar.step(r.Status != StatusOK)
+		bar.step(r.Index, r.Status != StatusOK)
 	}
 	if first == nil && ctx.Err() != nil {
 		first = fmt.Errorf("sweep: %w; the points finished so far are in %s (continue with --resume)", context.Cause(ctx), ResultsJSONL)
 	}
 	return first
 }
+
+// pointProgressEvery is how often (in events) a point's run tells the
+// progress bar its share done: a few milliseconds of simulation. A
+// variable for tests.
+var pointProgressEvery uint64 = 1 << 16
 
 // Point statuses in the results.
 const (
@@ -363,11 +369,12 @@ func (s *Study) written(p Point) (program, machine string) {
 // RunPoint simulates one point and returns its record; failures are
 // recorded, never returned (a panic in the simulator is recorded as a
 // failure too, so one bad point cannot stop a study).
-func (s *Study) RunPoint(p Point) Record { return s.runPoint(context.Background(), p, 0) }
+func (s *Study) RunPoint(p Point) Record { return s.runPoint(context.Background(), p, 0, nil) }
 
 // runPoint is RunPoint stopped by ctx, and after timeout (> 0) of wall
-// time (recorded as a failure).
-func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration) (rec Record) {
+// time (recorded as a failure); it tells bar, when drawn, how far its run
+// is.
+func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration, bar *progress) (rec Record) {
 	rec = Record{Index: p.Index, Params: s.paramMap(p), Run: s.stamp(p), Status: StatusOK, Metrics: map[string]json.RawMessage{}}
 	fail := func(msg string) {
 		rec.Status, rec.Error = StatusFailed, msg
@@ -394,7 +401,20 @@ func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration) (r
 		ctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("point time limit %v exceeded (--point-timeout)", timeout))
 		defer cancel()
 	}
-	res, err := programs.Execute(f, s.runOptions(paths.machine, p), programs.RunHooks{Context: ctx})
+	hooks := programs.RunHooks{Context: ctx}
+	if bar.enabled() {
+		// The point's own run, not the runs its build makes first
+		// (scheme auto's: their stage is named).
+		m := new(programs.WorkMeter)
+		hooks.Meter, hooks.ProgressEvery = m, pointProgressEvery
+		hooks.Progress = func(sim.Time, uint64) {
+			if f, ok := m.Fraction(); ok && m.Stage() == "" {
+				bar.set(p.Index, f)
+			}
+		}
+		bar.set(p.Index, 0)
+	}
+	res, err := programs.Execute(f, s.runOptions(paths.machine, p), hooks)
 	if err != nil {
 		fail(paths.rewrite(firstLine(err)))
 		rec.badInput = badinput.Is(err)

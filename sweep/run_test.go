@@ -285,13 +285,45 @@ func TestRunPointFailures(t *testing.T) {
 }
 
 func TestBarLine(t *testing.T) {
-	got := barLine(5, 1, 20, 10*time.Second)
+	got := barLine(5, 1, 20, nil, 10*time.Second)
 	want := "[=======>                      ] 5/20 points, 1 failed, 10s elapsed, ETA 30s"
 	if got != want {
 		t.Errorf("barLine = %q, want %q", got, want)
 	}
-	if got := barLine(20, 0, 20, time.Minute); !strings.HasPrefix(got, "[==============================] 20/20") || strings.Contains(got, "ETA") {
+	if got := barLine(20, 0, 20, nil, time.Minute); !strings.HasPrefix(got, "[==============================] 20/20") || strings.Contains(got, "ETA") {
 		t.Errorf("barLine done = %q", got)
+	}
+	// Two long points in flight, none done: their shares are the work
+	// done (1 of 10 points' worth in 100 s: 900 s to go).
+	got = barLine(0, 0, 10, []float64{0.25, 0.75}, 100*time.Second)
+	want = "[===>                          ] 0/10 points (running: 25 %, 75 %), 1m40s elapsed, ETA 15m0s"
+	if got != want {
+		t.Errorf("barLine = %q, want %q", got, want)
+	}
+	if got := barLine(0, 0, 10, []float64{0}, time.Second); strings.Contains(got, "ETA") {
+		t.Errorf("barLine with nothing done = %q: an ETA from nothing", got)
+	}
+}
+
+// A sweep drawing its bar gives each point's run a work meter and shows
+// the points in flight by their shares done.
+func TestProgressShowsPointsInFlight(t *testing.T) {
+	s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nvary: {program.m: [256, 512]}\n")
+	defer func(e uint64) { pointProgressEvery = e }(pointProgressEvery)
+	pointProgressEvery = 64
+	var out bytes.Buffer
+	bar := newProgress(&out, 2)
+	r := s.runPoint(context.Background(), s.Points[1], 0, bar)
+	if r.Status != StatusOK {
+		t.Fatalf("point 1: %+v", r)
+	}
+	bar.mu.Lock()
+	frac, ok := bar.running[1]
+	bar.mu.Unlock()
+	bar.step(1, false)
+	bar.close()
+	if !ok || frac <= 0 || frac > 1 {
+		t.Errorf("point 1's share done after its run: %v (recorded: %v)", frac, ok)
 	}
 }
 
@@ -383,7 +415,7 @@ func TestLogTicks(t *testing.T) {
 // continue.
 func TestPointTimeoutAndInterrupt(t *testing.T) {
 	s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nvary: {program.m: [4096]}\n")
-	r := s.runPoint(context.Background(), s.Points[0], time.Nanosecond)
+	r := s.runPoint(context.Background(), s.Points[0], time.Nanosecond, nil)
 	if r.Status != StatusFailed || !strings.Contains(r.Error, "point time limit 1ns exceeded (--point-timeout)") {
 		t.Errorf("timed-out point: %+v", r)
 	}
