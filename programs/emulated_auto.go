@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"math"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -211,11 +212,22 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	// beside a one-block simulation): they run at once, a run a
 	// processor.
 	errs := make([]error, len(measured))
+	panics := make([]any, len(measured))
 	start := time.Now()
 	eachTile(len(measured), nil, func(i int) error {
+		defer func() {
+			if r := recover(); r != nil {
+				panics[i] = fmt.Sprintf("%v (in scheme auto's sample run of %s)\n%s", r, measured[i].name, debug.Stack())
+			}
+		}()
 		measured[i].bits, _, errs[i] = run(measured[i].name)
 		return nil
 	})
+	for _, r := range panics {
+		if r != nil {
+			panic(r) // on the building goroutine, as a run made there would (a sweep records its point failed)
+		}
+	}
 	o.countRuns(len(measured), time.Since(start))
 	var cands []*autoCandidate
 	for _, c := range presets {
@@ -310,9 +322,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		return nil, bad("scheme", "auto: no candidate runs on %s with these settings", am.describe())
 	}
 	if reuse && chosenRun.run != nil {
-		o.run.reuse = chosenRun.run
-		o.run.runsBefore--
-		o.run.runsBeforeWall -= chosenRun.took
+		o.run.reuse = chosenRun.run // (Execute takes it off the runs before, if it reports it)
 	}
 	chosen.status = "chosen"
 	why := fmt.Sprintf("the fastest candidate with at least %.1f bits", target)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
+	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -676,14 +678,15 @@ func BenchmarkSplitAll(b *testing.B) {
 
 // TestEmulatedAutoKeepsItsChoice: a timing-only run of scheme auto
 // reports its chosen candidate's timing run, not made again, and that
-// report is the one a run of the chosen preset gives (but for the
-// program's scheme: auto section, the note saying so, the runs before it
-// and the wall time); with sampled numerics the run is made.
+// report is the one a run of the chosen preset gives (but for program.auto,
+// the notes auto adds, the runs before it and the wall time) — with the
+// default settings, fast-forwarded (skips and their notes), and with a
+// target that picks a fused split; with sampled numerics the run is made.
 func TestEmulatedAutoKeepsItsChoice(t *testing.T) {
-	text := "kind: emulated-gemm\nmachine: a100\nscheme: auto\nm: 1024\nn: 1024\nk: 512\nnumerics: %s\n"
-	run := func(numerics string, o Options) *Result {
+	text := "kind: emulated-gemm\nmachine: a100\nscheme: auto\nm: %d\nn: %d\nk: 512\nnumerics: %s\n"
+	run := func(mn int, numerics string, o Options) *Result {
 		t.Helper()
-		f, err := Parse("p.yaml", ".", []byte(fmt.Sprintf(text, numerics)))
+		f, err := Parse("p.yaml", ".", []byte(fmt.Sprintf(text, mn, mn, numerics)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -709,42 +712,73 @@ func TestEmulatedAutoKeepsItsChoice(t *testing.T) {
 		}
 		return n, chosen
 	}
-	kept := run("off", Options{})
-	n, chosen := timed(kept)
-	reusedNote := slices.ContainsFunc(kept.Report.Notes, func(s string) bool { return strings.Contains(s, "scheme auto made of its choice") })
-	// The accuracy samples are runs too: kept's runs before it are its
-	// sampled run's less one.
-	sampled := run("sampled", Options{})
-	ns, _ := timed(sampled)
-	if !reusedNote || ns != n || kept.Report.Sim.RunsBefore != sampled.Report.Sim.RunsBefore-1 {
-		t.Errorf("timing only: %d runs before it (note: %v), sampled %d; candidates timed %d, %d", kept.Report.Sim.RunsBefore, reusedNote, sampled.Report.Sim.RunsBefore, n, ns)
-	}
-	if slices.ContainsFunc(sampled.Report.Notes, func(s string) bool { return strings.Contains(s, "scheme auto made of its choice") }) {
-		t.Error("sampled numerics: the run reported a candidate's timing run")
-	}
-	scheme := fmt.Sprint(chosen["scheme"])
-	if chosen["split"] == "fused" {
-		scheme = "{name: " + scheme + ", split: fused}"
-	}
-	o := Options{Overrides: []machines.Override{{Path: "program.scheme", Value: scheme}, {Path: "program.target_bits", Value: "0"}}}
-	fresh := run("off", o)
-	strip := func(r *report.Report) map[string]any {
-		c := *r
-		c.Program, c.Overrides, c.Notes = nil, nil, nil
-		c.Sim.WallSeconds, c.Sim.EventsPerSecond, c.Sim.RunsBefore, c.Sim.RunsBeforeWallSeconds = 0, 0, 0, 0
-		b, err := json.Marshal(&c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	if a, b := strip(kept.Report), strip(fresh.Report); !reflect.DeepEqual(a, b) {
-		ja, _ := json.Marshal(a)
-		jb, _ := json.Marshal(b)
-		t.Errorf("the kept run's report differs from a run of %v:\n%.2000s\n%.2000s", chosen, ja, jb)
+	const keptNote = "scheme auto made of its choice"
+	ff := arch.DefaultFastForward
+	for _, c := range []struct {
+		name string
+		mn   int
+		o    Options
+	}{
+		{"default", 1024, Options{}},
+		{"fast-forward", 4096, Options{FastForward: &ff}},
+		{"fused", 1024, Options{Overrides: mustSets(t, "program.target_bits=8")}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			kept := run(c.mn, "off", c.o)
+			n, chosen := timed(kept)
+			reusedNote := slices.ContainsFunc(kept.Report.Notes, func(s string) bool { return strings.Contains(s, keptNote) })
+			if c.name == "default" {
+				// The accuracy samples are runs too: kept's runs before
+				// it are its sampled run's less one.
+				sampled := run(c.mn, "sampled", c.o)
+				ns, _ := timed(sampled)
+				if !reusedNote || ns != n || kept.Report.Sim.RunsBefore != sampled.Report.Sim.RunsBefore-1 {
+					t.Errorf("timing only: %d runs before it (note: %v), sampled %d; candidates timed %d, %d", kept.Report.Sim.RunsBefore, reusedNote, sampled.Report.Sim.RunsBefore, n, ns)
+				}
+				if slices.ContainsFunc(sampled.Report.Notes, func(s string) bool { return strings.Contains(s, keptNote) }) {
+					t.Error("sampled numerics: the run reported a candidate's timing run")
+				}
+			}
+			if !reusedNote {
+				t.Errorf("no note of the run kept: %q", kept.Report.Notes)
+			}
+			scheme := fmt.Sprint(chosen["scheme"])
+			if chosen["split"] == "fused" {
+				scheme = "{name: " + scheme + ", split: fused}"
+			} else if c.name == "fused" {
+				t.Errorf("target_bits 8 chose %v, not a fused split", chosen)
+			}
+			o := c.o
+			o.Overrides = append(slices.Clip(o.Overrides), machines.Override{Path: "program.scheme", Value: scheme}, machines.Override{Path: "program.target_bits", Value: "0"})
+			fresh := run(c.mn, "off", o)
+			if c.name == "fast-forward" && fresh.Report.Sim.SkippedSeconds == 0 {
+				t.Errorf("fast-forward: nothing skipped (notes %q)", fresh.Report.Notes)
+			}
+			strip := func(r *report.Report) map[string]any {
+				c := *r
+				c.Program = maps.Clone(r.Program)
+				delete(c.Program, "auto")
+				c.Notes = slices.DeleteFunc(slices.Clone(r.Notes), func(s string) bool {
+					return strings.Contains(s, keptNote) || strings.HasPrefix(s, "scheme auto")
+				})
+				c.Overrides = nil
+				c.Sim.WallSeconds, c.Sim.EventsPerSecond, c.Sim.RunsBefore, c.Sim.RunsBeforeWallSeconds = 0, 0, 0, 0
+				c.Sim.DiscardedWallSeconds = 0
+				b, err := json.Marshal(&c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var m map[string]any
+				if err := json.Unmarshal(b, &m); err != nil {
+					t.Fatal(err)
+				}
+				return m
+			}
+			if a, b := strip(kept.Report), strip(fresh.Report); !reflect.DeepEqual(a, b) {
+				ja, _ := json.Marshal(a)
+				jb, _ := json.Marshal(b)
+				t.Errorf("the kept run's report differs from a run of %v:\n%.3000s\n%.3000s", chosen, ja, jb)
+			}
+		})
 	}
 }

@@ -38,9 +38,6 @@ type Result struct {
 	Failure error
 	// run is the simulation, kept where RunHooks.keep asked.
 	run *simulation
-	// took is the wall time of a run a build made (executeAgain), its
-	// build and report included.
-	took time.Duration
 }
 
 // RunHooks are optional observers of a run.
@@ -97,8 +94,8 @@ func runAgain(f *File, opts Options, hooks RunHooks) (*Result, time.Duration, er
 	start := time.Now()
 	res, err := Execute(g, opts, hooks)
 	took := time.Since(start)
-	if res != nil {
-		res.took = took
+	if res != nil && res.run != nil {
+		res.run.took = took
 	}
 	return res, took, err
 }
@@ -297,8 +294,11 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	var run *simulation
 	if r := hooks.reuse; r != nil && r.mode == job.Mode() && hooks.Observer == nil {
 		// The build made this very run already (scheme auto's chosen
-		// candidate, timing only): its simulation is the run's.
+		// candidate, timing only): its simulation is the run's, not one
+		// of the runs before it.
 		run = r
+		hooks.runsBefore--
+		hooks.runsBeforeWall -= r.took
 		if hooks.Meter != nil {
 			hooks.Meter.chip = r.chip
 			prog := job.Program()
@@ -444,6 +444,10 @@ type simulation struct {
 	stepsFailed []failedStep
 	discarded   discardedRuns
 	wall        float64 // seconds, the runs made again included
+	// took is the wall time of the run a build made it in (runAgain: its
+	// build and report included), counted among the runs before a run
+	// that reports it (RunHooks.reuse), which takes it off again.
+	took time.Duration
 }
 
 // failedSkip is a wave skip whose check failed, and what the run made
@@ -480,8 +484,9 @@ func (h RunHooks) startMeter(prog *isa.Program) {
 
 // simulate runs job on a new chip of machine m, again after each failed
 // fast-forward check; stop, set, stops the job's work beside the
-// simulation. Its error is the setup's (bad input, an interrupt); the run's
-// own is the simulation's err.
+// simulation. Its error is the setup's (bad input, an interrupt) or giving
+// up after more failed checks than maxRunsAgain allows; the run's own is
+// the simulation's err.
 func simulate(f *File, m *machines.Machine, opts Options, hooks RunHooks, job Job, stop *atomic.Bool) (*simulation, error) {
 	var chip *arch.Chip
 	progress, every := hooks.progress(&chip, job.Mode())

@@ -94,6 +94,9 @@ func (p *progress) close() {
 	fmt.Fprint(p.w, "\r\033[K")
 }
 
+// maxShares is how many running points' shares the progress line lists.
+const maxShares = 4
+
 // barLine formats the progress line: bar, counts, the shares done of the
 // points in flight (running, by index), elapsed time and ETA — from the
 // work done so far, the points in flight counting by their shares: a
@@ -115,9 +118,14 @@ func barLine(done, failed, total int, running []float64, elapsed time.Duration) 
 	}
 	fmt.Fprintf(&b, "] %d/%d points", done, total)
 	if len(running) > 0 {
-		shares := make([]string, len(running))
-		for i, f := range running {
-			shares[i] = fmt.Sprintf("%.0f %%", 100*f)
+		// The first few (-j on a large machine runs dozens: the line
+		// must stay one terminal row).
+		var shares []string
+		for _, f := range running[:min(len(running), maxShares)] {
+			shares = append(shares, fmt.Sprintf("%.0f %%", 100*f))
+		}
+		if more := len(running) - maxShares; more > 0 {
+			shares = append(shares, fmt.Sprintf("%d more", more))
 		}
 		fmt.Fprintf(&b, " (running: %s)", strings.Join(shares, ", "))
 	}

@@ -300,8 +300,8 @@ func TestBarLine(t *testing.T) {
 	if got != want {
 		t.Errorf("barLine = %q, want %q", got, want)
 	}
-	if got := barLine(0, 0, 10, []float64{0}, time.Second); strings.Contains(got, "ETA") {
-		t.Errorf("barLine with nothing done = %q: an ETA from nothing", got)
+	if got := barLine(0, 0, 64, make([]float64, 32), time.Second); !strings.Contains(got, "(running: 0 %, 0 %, 0 %, 0 %, 28 more), 1s elapsed") || strings.Contains(got, "ETA") {
+		t.Errorf("barLine with 32 points running, nothing done = %q: want 4 shares listed, no ETA from nothing", got)
 	}
 }
 

@@ -385,7 +385,7 @@ func groupText(op isa.Op, g arch.Group) string {
 	switch {
 	case g.N < 2:
 		return ""
-	case op == isa.OpMmad:
+	case op == isa.OpMmad || op == isa.OpVector:
 		return fmt.Sprintf(" (first of a run of %d back to back)", g.N)
 	default:
 		return fmt.Sprintf(" (first of %d started together)", g.N)

@@ -25,15 +25,19 @@ type cinstr struct {
 	in    fp.Format
 	out   fp.Format
 	round fp.Rounding
-	flags uint8 // fTranspose | fInit | fSaturate
+	flags uint8 // fTranspose | fInit | fSaturate | fGroup
 	b     [3]isa.Buffer
 	v     [8]int64
+	// gv is the group of an element-wise instruction (fGroup: its count,
+	// bytes and elements), whose fields fill v (setGroup).
+	gv [3]int64
 }
 
 const (
 	fTranspose = 1 << iota
 	fInit
 	fSaturate
+	fGroup
 )
 
 // regionInterner maps region names to small indices (engine side).
@@ -98,32 +102,47 @@ func (c *cinstr) pack(in *isa.Instr, ri regionInterner) {
 	}
 }
 
-// setGroup records g (arch.Group) in c's free slots: the count in v[6],
-// the bytes (copies, loads) or flops (matrix instructions) in v[7]. Only
-// those instructions start in groups; c is left alone for others.
+// setGroup records g (arch.Group) in c: for copies, loads and matrix
+// instructions in their free slots, the count in v[6], the bytes (copies,
+// loads) or flops (matrix instructions) in v[7]; for element-wise
+// instructions (runs, whose fields fill v) the count, bytes and flops (an
+// operation an element) in gv, flagged fGroup. Only those instructions
+// start in groups; c is left alone for others.
 func (c *cinstr) setGroup(g *arch.Group) {
-	if g == nil || g.N < 2 || !groupable(c.op) {
+	if g == nil || g.N < 2 {
 		return
 	}
-	c.v[6], c.v[7] = int64(g.N), g.Bytes
-	if c.op == isa.OpMmad {
-		c.v[7] = int64(math.Round(g.Flops))
+	switch {
+	case c.op == isa.OpVector:
+		c.flags |= fGroup
+		c.gv = [3]int64{int64(g.N), g.Bytes, int64(math.Round(g.Flops))}
+	case groupable(c.op):
+		c.v[6], c.v[7] = int64(g.N), g.Bytes
+		if c.op == isa.OpMmad {
+			c.v[7] = int64(math.Round(g.Flops))
+		}
 	}
 }
 
 // group returns the group recorded in c (setGroup; N = 0: none).
 func (c *cinstr) group() arch.Group {
-	if c.v[6] < 2 || !groupable(c.op) {
+	switch {
+	case c.op == isa.OpVector:
+		if c.flags&fGroup == 0 || c.gv[0] < 2 {
+			return arch.Group{}
+		}
+		return arch.Group{N: int(c.gv[0]), Bytes: c.gv[1], Flops: float64(c.gv[2])}
+	case c.v[6] < 2 || !groupable(c.op):
 		return arch.Group{}
-	}
-	if c.op == isa.OpMmad {
+	case c.op == isa.OpMmad:
 		return arch.Group{N: int(c.v[6]), Flops: float64(c.v[7])}
 	}
 	return arch.Group{N: int(c.v[6]), Bytes: c.v[7]}
 }
 
-// groupable reports whether instructions of op start in groups, their
-// packed form leaving v[6] and v[7] free (pack).
+// groupable reports whether instructions of op start in groups with
+// their packed form leaving v[6] and v[7] free (pack); element-wise runs
+// keep theirs in gv.
 func groupable(op isa.Op) bool {
 	return op == isa.OpCopy || op == isa.OpLoad || op == isa.OpL0CCopy || op == isa.OpMmad
 }
@@ -220,12 +239,13 @@ func (c *cinstr) unpack(regions []string) isa.Instr {
 }
 
 // maxPacked bounds the encoded size of a cinstr: op, pipe, a 16-bit
-// presence mask, 8 bytes and 8 varints.
-const maxPacked = 4 + 8 + 8*binary.MaxVarintLen64
+// presence mask, 8 bytes and 8 varints, and a group's 3 varints.
+const maxPacked = 4 + 8 + 11*binary.MaxVarintLen64
 
 // appendPacked varint-packs c: op, pipe, a 16-bit mask of the non-zero
 // fields among (vop, in, out, round, flags, b[0..2], v[0..7]), then those
-// fields (bytes, then zig-zag varints).
+// fields (bytes, then zig-zag varints), then, where flags has fGroup, gv
+// (3 zig-zag varints).
 func appendPacked(dst []byte, c *cinstr) []byte {
 	var buf [maxPacked]byte
 	return append(dst, buf[:putPacked(buf[:], c)]...)
@@ -263,6 +283,11 @@ func putPacked(buf []byte, c *cinstr) int {
 			n++
 		}
 	}
+	if c.flags&fGroup != 0 {
+		for _, x := range c.gv {
+			n += binary.PutVarint(buf[n:], x)
+		}
+	}
 	buf[2], buf[3] = uint8(mask), uint8(mask>>8)
 	return n
 }
@@ -294,6 +319,15 @@ func unpacked(b []byte) (c cinstr, ok bool) {
 				return c, false
 			}
 			c.v[i], b = x, b[n:]
+		}
+	}
+	if c.flags&fGroup != 0 {
+		for i := range c.gv {
+			x, n := binary.Varint(b)
+			if n <= 0 {
+				return c, false
+			}
+			c.gv[i], b = x, b[n:]
 		}
 	}
 	return c, true

@@ -80,11 +80,13 @@ func TestPackRoundTrip(t *testing.T) {
 
 // A group (arch.Group) packed with its first instruction comes back with
 // it, through the varint encoding, for the instructions that start in
-// groups; others keep no group.
+// groups (element-wise runs too, beside every field of the instruction);
+// others keep no group.
 func TestPackGroup(t *testing.T) {
 	cp := isa.CopyGM2L1(64, 128, 4096)
 	mm := isa.Mmad(0, 0, 0, 16, 8, 16, 1, 0, true)
-	vec := isa.Instr{Op: isa.OpVector, VOp: isa.VAdd, In: fp.FP16, Out: fp.FP16, Repeat: 3, Mask: 128}
+	vec := isa.Instr{Op: isa.OpVector, VOp: isa.VAdd, In: fp.FP16, Out: fp.FP16, Repeat: 3, Mask: 128, DstRepStr: 8, SrcRepStr: 8}
+	sc := isa.Instr{Op: isa.OpScalar, Cycles: 7}
 	for _, tc := range []struct {
 		in   isa.Instr
 		g    *arch.Group
@@ -93,7 +95,9 @@ func TestPackGroup(t *testing.T) {
 		{cp, &arch.Group{N: 3, Bytes: 12288}, arch.Group{N: 3, Bytes: 12288}},
 		{mm, &arch.Group{N: 8, Flops: 8 * 4096}, arch.Group{N: 8, Flops: 8 * 4096}},
 		{cp, nil, arch.Group{}},
-		{vec, &arch.Group{N: 2, Bytes: 1}, arch.Group{}},
+		{vec, &arch.Group{N: 2, Bytes: 1536, Flops: 768}, arch.Group{N: 2, Bytes: 1536, Flops: 768}},
+		{vec, nil, arch.Group{}},
+		{sc, &arch.Group{N: 2}, arch.Group{}},
 	} {
 		var c cinstr
 		c.pack(&tc.in, testInterner{})
@@ -105,7 +109,8 @@ func TestPackGroup(t *testing.T) {
 		if g := got.group(); g != tc.want {
 			t.Errorf("%v with %v: group %+v, want %+v", tc.in.Op, tc.g, g, tc.want)
 		}
-		if in := got.unpack(nil); in.Op != tc.in.Op || in.Repeat != tc.in.Repeat || in.NBurst != tc.in.NBurst || in.M != tc.in.M {
+		if in := got.unpack(nil); in.Op != tc.in.Op || in.Repeat != tc.in.Repeat || in.NBurst != tc.in.NBurst || in.M != tc.in.M ||
+			in.Mask != tc.in.Mask || in.DstRepStr != tc.in.DstRepStr || in.SrcRepStr != tc.in.SrcRepStr || in.Cycles != tc.in.Cycles {
 			t.Errorf("%v: the instruction came back as %+v", tc.in.Op, in)
 		}
 	}
