@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
+	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -285,10 +286,10 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		ok = []*autoCandidate{best}
 	}
 	sort.SliceStable(ok, func(i, j int) bool { return ok[i].bound < ok[j].bound })
-	// A timing-only run unobserved is its chosen candidate's timing run
-	// made again: that run is kept and reported (RunHooks.reuse), not made
-	// twice.
-	reuse := o.run != nil && o.run.Observer == nil && p.Numerics == NumericsOff
+	// A timing run unobserved (numerics off, or sampled: its golden
+	// tiles beside) simulates what its chosen candidate's timing run did:
+	// that run is kept and reported (RunHooks.reuse), not made twice.
+	reuse := o.run != nil && o.run.Observer == nil && modeFor(p.Numerics) == arch.Timing
 	var chosen *autoCandidate
 	var chosenRun *Result
 	timed := 0 // timing runs made

@@ -676,12 +676,13 @@ func BenchmarkSplitAll(b *testing.B) {
 	}
 }
 
-// TestEmulatedAutoKeepsItsChoice: a timing-only run of scheme auto
-// reports its chosen candidate's timing run, not made again, and that
-// report is the one a run of the chosen preset gives (but for program.auto,
-// the notes auto adds, the runs before it and the wall time) — with the
-// default settings, fast-forwarded (skips and their notes), and with a
-// target that picks a fused split; with sampled numerics the run is made.
+// TestEmulatedAutoKeepsItsChoice: a timing run of scheme auto (numerics
+// off or sampled) reports its chosen candidate's timing run, not made
+// again, and that report is the one a run of the chosen preset gives (but
+// for program.auto, the notes auto adds, the runs before it and the wall
+// time) — with the default settings, sampled numerics (the golden tiles
+// computed beside), fast-forwarded (skips and their notes), and with a
+// target that picks a fused split; with numerics full the run is made.
 func TestEmulatedAutoKeepsItsChoice(t *testing.T) {
 	text := "kind: emulated-gemm\nmachine: a100\nscheme: auto\nm: %d\nn: %d\nk: 512\nnumerics: %s\n"
 	run := func(mn int, numerics string, o Options) *Result {
@@ -715,29 +716,35 @@ func TestEmulatedAutoKeepsItsChoice(t *testing.T) {
 	const keptNote = "scheme auto made of its choice"
 	ff := arch.DefaultFastForward
 	for _, c := range []struct {
-		name string
-		mn   int
-		o    Options
+		name, numerics string
+		mn             int
+		o              Options
 	}{
-		{"default", 1024, Options{}},
-		{"fast-forward", 4096, Options{FastForward: &ff}},
-		{"fused", 1024, Options{Overrides: mustSets(t, "program.target_bits=8")}},
+		{"default", "off", 1024, Options{}},
+		{"sampled", "sampled", 1024, Options{}},
+		{"fast-forward", "off", 4096, Options{FastForward: &ff}},
+		{"fused", "off", 1024, Options{Overrides: mustSets(t, "program.target_bits=8")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			kept := run(c.mn, "off", c.o)
-			n, chosen := timed(kept)
+			kept := run(c.mn, c.numerics, c.o)
+			_, chosen := timed(kept)
 			reusedNote := slices.ContainsFunc(kept.Report.Notes, func(s string) bool { return strings.Contains(s, keptNote) })
 			if c.name == "default" {
-				// The accuracy samples are runs too: kept's runs before
-				// it are its sampled run's less one.
-				sampled := run(c.mn, "sampled", c.o)
-				ns, _ := timed(sampled)
-				if !reusedNote || ns != n || kept.Report.Sim.RunsBefore != sampled.Report.Sim.RunsBefore-1 {
-					t.Errorf("timing only: %d runs before it (note: %v), sampled %d; candidates timed %d, %d", kept.Report.Sim.RunsBefore, reusedNote, sampled.Report.Sim.RunsBefore, n, ns)
+				// With numerics full the run is made (functional): the
+				// same candidates timed, one run before it more.
+				full := run(256, "full", c.o)
+				small := run(256, "off", c.o)
+				nf, _ := timed(full)
+				ns, _ := timed(small)
+				if nf != ns || small.Report.Sim.RunsBefore != full.Report.Sim.RunsBefore-1 {
+					t.Errorf("256²: %d runs before it timing only, %d with numerics full; candidates timed %d, %d", small.Report.Sim.RunsBefore, full.Report.Sim.RunsBefore, ns, nf)
 				}
-				if slices.ContainsFunc(sampled.Report.Notes, func(s string) bool { return strings.Contains(s, keptNote) }) {
-					t.Error("sampled numerics: the run reported a candidate's timing run")
+				if slices.ContainsFunc(full.Report.Notes, func(s string) bool { return strings.Contains(s, keptNote) }) {
+					t.Error("numerics full: the run reported a candidate's timing run")
 				}
+			}
+			if c.name == "sampled" && (kept.Report.Error == nil || kept.Report.Error.Elements == 0) {
+				t.Errorf("sampled: no error measured (%+v)", kept.Report.Error)
 			}
 			if !reusedNote {
 				t.Errorf("no note of the run kept: %q", kept.Report.Notes)
@@ -750,7 +757,7 @@ func TestEmulatedAutoKeepsItsChoice(t *testing.T) {
 			}
 			o := c.o
 			o.Overrides = append(slices.Clip(o.Overrides), machines.Override{Path: "program.scheme", Value: scheme}, machines.Override{Path: "program.target_bits", Value: "0"})
-			fresh := run(c.mn, "off", o)
+			fresh := run(c.mn, c.numerics, o)
 			if c.name == "fast-forward" && fresh.Report.Sim.SkippedSeconds == 0 {
 				t.Errorf("fast-forward: nothing skipped (notes %q)", fresh.Report.Notes)
 			}

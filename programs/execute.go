@@ -68,10 +68,11 @@ type RunHooks struct {
 	// keep asks Execute to keep the run's simulation in its Result
 	// (Result.run), for a build to hand back as reuse.
 	keep bool
-	// reuse, set by the build, is the run the build made already (scheme
-	// auto's chosen candidate, timing only): Execute reports from it
-	// instead of simulating again, where the job's mode is its and no
-	// observer watches.
+	// reuse, set by the build, is the simulation the build made already
+	// (scheme auto's chosen candidate's timing run): Execute reports from
+	// it instead of simulating again, where the job's mode is timing
+	// (numerics off or sampled: the same simulation) and no observer
+	// watches.
 	reuse *simulation
 }
 
@@ -291,11 +292,19 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 			return nil, badInput(KBatchObservedError(opts.KBatch))
 		}
 	}
+	// Work that does not depend on the simulation (sampled numerics) runs
+	// beside it, until the run is done or fails.
+	var stop atomic.Bool
+	defer stop.Store(true)
+	if ctx := hooks.Context; ctx != nil {
+		defer context.AfterFunc(ctx, func() { stop.Store(true) })()
+	}
 	var run *simulation
-	if r := hooks.reuse; r != nil && r.mode == job.Mode() && hooks.Observer == nil {
-		// The build made this very run already (scheme auto's chosen
-		// candidate, timing only): its simulation is the run's, not one
-		// of the runs before it.
+	if r := hooks.reuse; r != nil && r.mode == job.Mode() && job.Mode() == arch.Timing && hooks.Observer == nil {
+		// The build made this very simulation already (scheme auto's
+		// chosen candidate, timing only): it is the run's, not one of the
+		// runs before it; sampled numerics' golden tiles are the job's
+		// own work.
 		run = r
 		hooks.runsBefore--
 		hooks.runsBeforeWall -= r.took
@@ -304,17 +313,11 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 			prog := job.Program()
 			hooks.startMeter(&prog)
 		}
-	} else {
-		// Work that does not depend on the simulation (sampled numerics)
-		// runs beside it, until the run is done or fails.
-		var stop atomic.Bool
-		defer stop.Store(true)
-		if ctx := hooks.Context; ctx != nil {
-			defer context.AfterFunc(ctx, func() { stop.Store(true) })()
+		if b, ok := job.(besideRun); ok {
+			b.startBeside(r.chip.Cube(), &stop)
 		}
-		if run, err = simulate(f, m, opts, hooks, job, &stop); err != nil {
-			return nil, err
-		}
+	} else if run, err = simulate(f, m, opts, hooks, job, &stop); err != nil {
+		return nil, err
 	}
 	chip, st, prog, discarded := run.chip, run.st, run.prog, run.discarded
 	opts.FastForward = run.ff
@@ -336,7 +339,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	}
 	rep.SetKernels(chip.GridTimes())
 	if run == hooks.reuse {
-		rep.Notes = append(rep.Notes, "this run is the timing run scheme auto made of its choice, kept, not made again (the same simulation: timing only, unobserved); its wall time is that run's")
+		rep.Notes = append(rep.Notes, "this run is the timing run scheme auto made of its choice, kept, not made again (the same simulation: numerics off or sampled, unobserved); its wall time is that run's")
 	}
 	res := &Result{Report: rep, Stats: st}
 	ferr := job.Finish(chip, st, rep)
