@@ -1,7 +1,9 @@
 package programs
 
 import (
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -28,8 +30,9 @@ type besideRun interface {
 
 // beside is work running on its own goroutine.
 type beside struct {
-	done chan struct{}
-	err  error
+	done    chan struct{}
+	err     error
+	panicked *caught
 }
 
 // goBeside runs f on its own goroutine.
@@ -37,15 +40,42 @@ func goBeside(f func() error) *beside {
 	b := &beside{done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
-		b.err = f()
+		b.err, b.panicked = try(f)
 	}()
 	return b
 }
 
-// wait returns f's error once it is done.
+// wait returns f's error once it is done (and panics with f's panic).
 func (b *beside) wait() error {
 	<-b.done
+	b.panicked.raise()
 	return b.err
+}
+
+// caught is a panic recovered on a worker goroutine, raised again on the
+// goroutine that waits for the work: there a caller can recover it (a
+// sweep records the point failed), where a panic on the worker's own
+// goroutine ends the process.
+type caught struct {
+	v     any
+	stack []byte
+}
+
+// try calls f, returning its error or, if it panicked, the panic.
+func try(f func() error) (err error, p *caught) {
+	defer func() {
+		if r := recover(); r != nil {
+			p = &caught{r, debug.Stack()}
+		}
+	}()
+	return f(), nil
+}
+
+// raise panics again with the caught panic (nothing for nil).
+func (c *caught) raise() {
+	if c != nil {
+		panic(fmt.Sprintf("%v\n\n(on a worker goroutine:)\n%s", c.v, c.stack))
+	}
 }
 
 // errStopped is the error of work stopped because its run failed (never
@@ -58,9 +88,11 @@ func (e errorString) Error() string { return string(e) }
 
 // eachTile calls f(i) for i in [0, n) on up to GOMAXPROCS goroutines, each
 // f writing only its own results; it returns the error of the lowest i
-// that failed (errStopped once stop is set).
+// that failed (errStopped once stop is set), and panics on the caller's
+// goroutine with the lowest i's panic, if one did.
 func eachTile(n int, stop *atomic.Bool, f func(i int) error) error {
 	errs := make([]error, n)
+	panics := make([]*caught, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), n) {
@@ -76,11 +108,14 @@ func eachTile(n int, stop *atomic.Bool, f func(i int) error) error {
 					errs[i] = errStopped
 					continue
 				}
-				errs[i] = f(i)
+				errs[i], panics[i] = try(func() error { return f(i) })
 			}
 		}()
 	}
 	wg.Wait()
+	for _, p := range panics {
+		p.raise()
+	}
 	for _, err := range errs {
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package programs
 import (
 	"errors"
 	"math"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -118,5 +119,33 @@ func TestEachTile(t *testing.T) {
 	ran := false
 	if err := eachTile(10, &stop, func(int) error { ran = true; return nil }); err != errStopped || ran {
 		t.Errorf("stopped: error %v, ran %v", err, ran)
+	}
+}
+
+// A panic in the work of eachTile or goBeside comes back on the goroutine
+// that waits for it (where a sweep's point recovers it), with the work's
+// own value, after the other tiles ran.
+func TestWorkersPanicOnTheCaller(t *testing.T) {
+	catch := func(f func()) (v any) {
+		defer func() { v = recover() }()
+		f()
+		return nil
+	}
+	var ran atomic.Int64
+	v := catch(func() {
+		_ = eachTile(64, nil, func(i int) error {
+			ran.Add(1)
+			if i == 7 {
+				panic("tile 7")
+			}
+			return nil
+		})
+	})
+	if s, _ := v.(string); !strings.HasPrefix(s, "tile 7\n") || ran.Load() != 64 {
+		t.Errorf("eachTile: recovered %v after %d tiles", v, ran.Load())
+	}
+	b := goBeside(func() error { panic("beside") })
+	if s, _ := catch(func() { _ = b.wait() }).(string); !strings.HasPrefix(s, "beside\n") {
+		t.Errorf("goBeside: recovered %q", s)
 	}
 }

@@ -3,8 +3,6 @@ package programs
 import (
 	"fmt"
 	"math"
-	"runtime/debug"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -67,6 +65,8 @@ type autoCandidate struct {
 	// fused: the preset with split: fused (its numerics are the split
 	// kernel's: the same bits).
 	fused bool
+	// err is its sample run's error (a preset measured).
+	err error
 }
 
 // label names the candidate in notes and program.auto.chosen.
@@ -212,32 +212,19 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	// The samples' runs are independent (each a golden model's tile
 	// beside a one-block simulation): they run at once, a run a
 	// processor.
-	errs := make([]error, len(measured))
-	panics := make([]any, len(measured))
 	start := time.Now()
 	eachTile(len(measured), nil, func(i int) error {
-		defer func() {
-			if r := recover(); r != nil {
-				panics[i] = fmt.Sprintf("%v (in scheme auto's sample run of %s)\n%s", r, measured[i].name, debug.Stack())
-			}
-		}()
-		measured[i].bits, _, errs[i] = run(measured[i].name)
+		measured[i].bits, _, measured[i].err = run(measured[i].name)
 		return nil
 	})
-	for _, r := range panics {
-		if r != nil {
-			panic(r) // on the building goroutine, as a run made there would (a sweep records its point failed)
-		}
-	}
 	o.countRuns(len(measured), time.Since(start))
 	var cands []*autoCandidate
 	for _, c := range presets {
 		cands = append(cands, c)
-		i := slices.Index(measured, c)
-		if i < 0 {
+		if c.status != "" { // unsupported, out of range: not measured
 			continue
 		}
-		if err := errs[i]; err != nil {
+		if err := c.err; err != nil {
 			if !badinput.Is(err) {
 				return nil, err
 			}
