@@ -30,8 +30,8 @@ type besideRun interface {
 
 // beside is work running on its own goroutine.
 type beside struct {
-	done    chan struct{}
-	err     error
+	done     chan struct{}
+	err      error
 	panicked *caught
 }
 
