@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
-	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -273,10 +272,9 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		ok = []*autoCandidate{best}
 	}
 	sort.SliceStable(ok, func(i, j int) bool { return ok[i].bound < ok[j].bound })
-	// A timing run unobserved (numerics off, or sampled: its golden
-	// tiles beside) simulates what its chosen candidate's timing run did:
-	// that run is kept and reported (RunHooks.reuse), not made twice.
-	reuse := o.run != nil && o.run.Observer == nil && modeFor(p.Numerics) == arch.Timing
+	// The chosen candidate's timing run is kept and handed to Execute
+	// (RunHooks.reuse), which reports it where the run would simulate the
+	// same (timing, unobserved), not making it twice.
 	var chosen *autoCandidate
 	var chosenRun *Result
 	timed := 0 // timing runs made
@@ -292,7 +290,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		so.Numerics = NumericsOff
 		timed++
 		h := o.subRun(fmt.Sprintf("scheme auto, timing run %d: %s", timed, c.label()))
-		h.keep = reuse
+		h.keep = true
 		res, err := executeAgain(f, so, h)
 		if err != nil {
 			if !badinput.Is(err) {
@@ -309,8 +307,8 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	if chosen == nil {
 		return nil, bad("scheme", "auto: no candidate runs on %s with these settings", am.describe())
 	}
-	if reuse && chosenRun.run != nil {
-		o.run.reuse = chosenRun.run // (Execute takes it off the runs before, if it reports it)
+	if o.run != nil {
+		o.run.reuse = chosenRun.run
 	}
 	chosen.status = "chosen"
 	why := fmt.Sprintf("the fastest candidate with at least %.1f bits", target)

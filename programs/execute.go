@@ -316,8 +316,11 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		if b, ok := job.(besideRun); ok {
 			b.startBeside(r.chip.Cube(), &stop)
 		}
-	} else if run, err = simulate(f, m, opts, hooks, job, &stop); err != nil {
-		return nil, err
+	} else {
+		hooks.reuse = nil // (not this run's simulation: its chip need not stay)
+		if run, err = simulate(f, m, opts, hooks, job, &stop); err != nil {
+			return nil, err
+		}
 	}
 	chip, st, prog, discarded := run.chip, run.st, run.prog, run.discarded
 	opts.FastForward = run.ff
