@@ -97,42 +97,41 @@ func (l *ctaLane) groupLen() (n int, complete bool) {
 	return n, true
 }
 
-// mmaRun returns the number of matrix instructions at the front, issued
-// by now, that run back to back as one flow: the front and the
-// instructions after it of the same operation and formats. Each of them
-// would start the instant the one before it finished (nothing stands
-// between them in the lane, and they are issued), so running them as one
-// flow of their summed work ends them at the same time, with one event
-// instead of one per instruction; their results land together, when the
-// last one's would.
-func (l *ctaLane) mmaRun(now sim.Time) int {
+// run returns the number of instructions at the front, issued by now,
+// that run back to back as one flow: the front and those after it that
+// run with it (runsWith). Each of them would start the instant the one
+// before it finished (nothing stands between them in the lane, and they
+// are issued), on the same unit at the same share, so running them as one
+// flow of their summed work ends them at the same time (but for the
+// picosecond a flow's end rounds up to: once a run, not once an
+// instruction), with one event instead of one per instruction; their
+// results land together, when the last one's would. An emulated GEMM's
+// k-step is a run of MMAs (its products); a fused split's a run of a
+// dozen element-wise instructions (Ootomo's: scale, convert, subtract… for
+// A's tile, then B's).
+func (l *ctaLane) run(now sim.Time) int {
 	in := l.front()
 	n := 1
 	for ; n < l.n; n++ {
-		m := l.at(n)
-		if m.Op != isa.OpMmad || m.In != in.In || m.Out != in.Out || l.ready[l.slot(n)] > now {
+		if !runsWith(in, l.at(n)) || l.ready[l.slot(n)] > now {
 			break
 		}
 	}
 	return n
 }
 
-// vectorRun returns the number of element-wise instructions at the
-// front, issued by now, that run back to back as one flow, as mmaRun's
-// matrix instructions do: each would start the instant the one before it
-// finished, on the same unit at the same share, so one flow of their
-// summed cycles ends when the last one would (to the picosecond: a flow's
-// end rounds up once, not once per instruction). A fused split's k-step is
-// a dozen of them (Ootomo's: scale, convert, subtract… for A's tile, then
-// B's).
-func (l *ctaLane) vectorRun(now sim.Time) int {
-	n := 1
-	for ; n < l.n; n++ {
-		if l.at(n).Op != isa.OpVector || l.ready[l.slot(n)] > now {
-			break
-		}
+// runsWith reports whether m, queued right behind a run that in starts,
+// joins it: matrix instructions of in's operation and formats (the same
+// unit and pace), element-wise instructions of any kind (each adds its own
+// cycles on the vector units).
+func runsWith(in, m *isa.Instr) bool {
+	switch in.Op {
+	case isa.OpMmad:
+		return m.Op == isa.OpMmad && m.In == in.In && m.Out == in.Out
+	case isa.OpVector:
+		return m.Op == isa.OpVector
 	}
-	return n
+	return false
 }
 
 // startReady is when the instruction (or group) at the front can start as
@@ -644,10 +643,8 @@ func (core *Core) runLane(t *cta, p isa.Pipe, now sim.Time) bool {
 					}
 				}
 				members = n
-			} else if in.Op == isa.OpMmad && mmaRuns(in) {
-				members = l.mmaRun(now)
-			} else if in.Op == isa.OpVector && !noRuns {
-				members = l.vectorRun(now)
+			} else if runs(in) {
+				members = l.run(now)
 			}
 			l.cur = *in
 			l.members = members

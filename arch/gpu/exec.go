@@ -87,7 +87,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			core.fault(t, in, fmt.Errorf("input format %d is not a format", in.In))
 			return
 		}
-		// A run of matrix instructions (ctaLane.mmaRun; members, the front
+		// A run of matrix instructions (ctaLane.run; members, the front
 		// first) is one flow of their summed cycles.
 		var cycles, vec float64
 		var lat sim.Time
@@ -112,18 +112,20 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		}
 		core.startUnit(t, l, LaneMatrix, cycles, share, lat, tag)
 	case in.Op == isa.OpVector:
-		// A run of element-wise instructions (ctaLane.vectorRun; members,
-		// the front first) is one flow of their summed cycles.
+		// A run of element-wise instructions (ctaLane.run; members, the
+		// front first) is one flow of their summed cycles.
 		var cycles float64
+		var reps int64
 		for j := 0; j < l.members; j++ {
 			m := l.at(j)
 			rep := vectorRepeats(m)
-			core.vectorRepeats += int64(rep)
-			t.work.VectorRepeats += int64(rep)
-			core.chip.AddVectorEnergy(now, int64(rep))
+			reps += int64(rep)
 			elems := float64(m.VecElems(pr.geom.VectorRepeatBytes)) * float64(rep)
 			cycles += float64(elems / pr.VectorLanes * pr.vectorSlowdown(m))
 		}
+		core.vectorRepeats += reps
+		t.work.VectorRepeats += reps
+		core.chip.AddVectorEnergy(now, reps)
 		core.startUnit(t, l, LaneVector, cycles, warpShare(t, pr), clk.Cycles(int64(pr.VectorLatency)), tag)
 	default:
 		core.fault(t, in, fmt.Errorf("%s cannot run on lane %s", in.Op, pr.geom.Lanes[p]))
@@ -235,18 +237,18 @@ func (core *Core) step(t *cta, in *isa.Instr, now sim.Time) {
 }
 
 // noRuns (tests only) runs every matrix and element-wise instruction as
-// its own flow (no mmaRun, no vectorRun).
+// its own flow (no ctaLane.run).
 var noRuns bool
 
 // noQuiet (tests only) wakes the SM at the end and at the landing of every
 // instruction (Core.quietDone and lazy signals off: eagerLandings).
 var noQuiet bool
 
-// mmaRuns reports whether matrix instructions like in run back to back as
-// one flow (ctaLane.mmaRun): those of a valid format, unless a test asks
-// for one flow each.
-func mmaRuns(in *isa.Instr) bool {
-	return !noRuns && in.In.Valid()
+// runs reports whether instructions like in start runs (ctaLane.run):
+// matrix instructions of a valid format and element-wise ones, unless a
+// test asks for one flow each.
+func runs(in *isa.Instr) bool {
+	return !noRuns && (in.Op == isa.OpMmad && in.In.Valid() || in.Op == isa.OpVector)
 }
 
 // mmaCycles counts matrix instruction in of CTA t on lane p: its flops,

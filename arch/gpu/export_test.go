@@ -5,7 +5,7 @@ package gpu
 func SetEagerWake(on bool) { eagerWake = on }
 
 // SetRuns switches the lanes' runs of matrix and element-wise
-// instructions (ctaLane.mmaRun, vectorRun) on or off.
+// instructions (ctaLane.run) on or off.
 func SetRuns(on bool) { noRuns = !on }
 
 // SetQuietDone switches Core.quietDone and the lazy signals and landings

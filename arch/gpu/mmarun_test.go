@@ -13,7 +13,7 @@ import (
 )
 
 // A lane runs the MMAs queued back to back as one flow of their summed
-// work (ctaLane.mmaRun), taking their co-executed vector cycles (MI210)
+// work (ctaLane.run), taking their co-executed vector cycles (MI210)
 // as one flow spread over the run: the run ends when the last MMA one at
 // a time would. CTAs of 1–9 MMAs per k-step (of two shapes), with
 // element-wise work on the vector lane beside them, on two SMs:
@@ -73,7 +73,7 @@ func testMMARuns(t *testing.T, machine string, ctas int, smem int64, tol float64
 }
 
 // A lane runs the element-wise instructions queued back to back as one
-// flow of their summed cycles (ctaLane.vectorRun), as a fused split's
+// flow of their summed cycles (ctaLane.run), as a fused split's
 // k-step does: CTAs that copy a tile into registers and run 1–7
 // conversions, scalings and subtractions of different lengths on it each
 // step. One CTA per SM: every lane's instructions equal with runs and
