@@ -28,8 +28,8 @@ type cinstr struct {
 	flags uint8 // fTranspose | fInit | fSaturate | fGroup
 	b     [3]isa.Buffer
 	v     [8]int64
-	// gv is the group of an element-wise instruction (fGroup: its count,
-	// bytes and elements), whose fields fill v (setGroup).
+	// gv is the group the instruction started (fGroup: its count, bytes
+	// and flops; setGroup).
 	gv [3]int64
 }
 
@@ -102,49 +102,33 @@ func (c *cinstr) pack(in *isa.Instr, ri regionInterner) {
 	}
 }
 
-// setGroup records g (arch.Group) in c: for copies, loads and matrix
-// instructions in their free slots, the count in v[6], the bytes (copies,
-// loads) or flops (matrix instructions) in v[7]; for element-wise
-// instructions (runs, whose fields fill v) the count, bytes and flops (an
-// operation an element) in gv, flagged fGroup. Only those instructions
-// start in groups; c is left alone for others.
+// setGroup records g (arch.Group) in c: its count, bytes and flops in gv,
+// flagged fGroup, for the instructions that start in groups (copies and
+// loads started together, runs of matrix and element-wise instructions);
+// c is left alone for others.
 func (c *cinstr) setGroup(g *arch.Group) {
-	if g == nil || g.N < 2 {
+	if g == nil || g.N < 2 || !groupable(c.op) {
 		return
 	}
-	switch {
-	case c.op == isa.OpVector:
-		c.flags |= fGroup
-		c.gv = [3]int64{int64(g.N), g.Bytes, int64(math.Round(g.Flops))}
-	case groupable(c.op):
-		c.v[6], c.v[7] = int64(g.N), g.Bytes
-		if c.op == isa.OpMmad {
-			c.v[7] = int64(math.Round(g.Flops))
-		}
-	}
+	c.flags |= fGroup
+	c.gv = [3]int64{int64(g.N), g.Bytes, int64(math.Round(g.Flops))}
 }
 
 // group returns the group recorded in c (setGroup; N = 0: none).
 func (c *cinstr) group() arch.Group {
-	switch {
-	case c.op == isa.OpVector:
-		if c.flags&fGroup == 0 || c.gv[0] < 2 {
-			return arch.Group{}
-		}
-		return arch.Group{N: int(c.gv[0]), Bytes: c.gv[1], Flops: float64(c.gv[2])}
-	case c.v[6] < 2 || !groupable(c.op):
+	if c.flags&fGroup == 0 || c.gv[0] < 2 || !groupable(c.op) {
 		return arch.Group{}
-	case c.op == isa.OpMmad:
-		return arch.Group{N: int(c.v[6]), Flops: float64(c.v[7])}
 	}
-	return arch.Group{N: int(c.v[6]), Bytes: c.v[7]}
+	return arch.Group{N: int(c.gv[0]), Bytes: c.gv[1], Flops: float64(c.gv[2])}
 }
 
-// groupable reports whether instructions of op start in groups with
-// their packed form leaving v[6] and v[7] free (pack); element-wise runs
-// keep theirs in gv.
+// groupable reports whether instructions of op start in groups.
 func groupable(op isa.Op) bool {
-	return op == isa.OpCopy || op == isa.OpLoad || op == isa.OpL0CCopy || op == isa.OpMmad
+	switch op {
+	case isa.OpCopy, isa.OpLoad, isa.OpL0CCopy, isa.OpMmad, isa.OpVector:
+		return true
+	}
+	return false
 }
 
 // hash returns a hash of c for the recorder's cache of packed copies (the
