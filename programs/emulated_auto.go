@@ -1,10 +1,13 @@
 package programs
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
@@ -13,6 +16,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
+	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 // scheme: auto — Ape's goal of picking the emulation for the data at hand:
@@ -39,8 +43,10 @@ import (
 //     launches plus their products' flops at the matrix units' peak (native:
 //     one launch and 2mnk at its units' FP32 peak) — until the next bound is
 //     above the best simulated time: the fastest is then known without
-//     simulating the rest. No candidate meets the target: the most accurate
-//     is chosen.
+//     simulating the rest. Up to a few run at once, the later ones started
+//     ahead and stopped where the earlier ones prune them
+//     (timeCandidates): the outcome is that of one after the other. No
+//     candidate meets the target: the most accurate is chosen.
 //
 // The report's program.auto lists every candidate with its status,
 // measured (native: predicted) bits, bound and simulated time.
@@ -275,34 +281,18 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	// The chosen candidate's timing run is kept and handed to Execute
 	// (RunHooks.reuse), which reports it where the run would simulate the
 	// same (timing, unobserved), not making it twice.
-	var chosen *autoCandidate
-	var chosenRun *Result
-	timed := 0 // timing runs made
-	for _, c := range ok {
-		if chosen != nil && c.bound >= chosen.seconds {
-			c.status, c.reason = "pruned", fmt.Sprintf("its lower bound %.4g s is above %s's simulated %.4g s", c.bound, chosen.label(), chosen.seconds)
-			continue
-		}
+	chosen, chosenRun, err := o.timeCandidates(f, ok, func(c *autoCandidate, h RunHooks) (*Result, error) {
 		so := o
 		so.Overrides = append(append([]machines.Override{}, o.Overrides...),
 			machines.Override{Path: "program.scheme", Value: c.scheme()}, machines.Override{Path: "program.target_bits", Value: "0"},
 			machines.Override{Path: "program.histogram_bins", Value: "0"}) // timing only: no C to histogram
 		so.Numerics = NumericsOff
-		timed++
-		h := o.subRun(fmt.Sprintf("scheme auto, timing run %d: %s", timed, c.label()))
 		h.keep = true
-		res, err := executeAgain(f, so, h)
-		if err != nil {
-			if !badinput.Is(err) {
-				return nil, fmt.Errorf("%s: scheme auto: timing %s: %w", f.Path, c.label(), err)
-			}
-			c.status, c.reason = "unsupported", err.Error() // e.g. a fused split with tiling.staging: shared
-			continue
-		}
-		c.seconds, c.status = res.Report.Time.Seconds, "simulated"
-		if chosen == nil || c.seconds < chosen.seconds {
-			chosen, chosenRun = c, res
-		}
+		res, _, err := runAgain(f, so, h)
+		return res, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if chosen == nil {
 		return nil, bad("scheme", "auto: no candidate runs on %s with these settings", am.describe())
@@ -421,4 +411,139 @@ func autoSummary(auto map[string]any) string {
 		parts = append(parts, s)
 	}
 	return fmt.Sprintf("scheme auto chose %s, %s; %s", auto["chosen"], auto["why"], strings.Join(parts, ", "))
+}
+
+// maxTimedAtOnce bounds the timing runs scheme auto makes at once (each
+// holds a chip: up to a few hundred MB at 8192³ on the largest machines).
+const maxTimedAtOnce = 4
+
+// timeCandidates simulates the accurate candidates ok (in increasing order
+// of their lower bounds) at full size, timing only, by timeRun, and returns
+// the fastest with its run (nil where none ran: all unsupported). The
+// outcome is that of timing them one after the other, each pruned — not
+// run — where its bound is at or above the fastest simulated before it;
+// but up to GOMAXPROCS of them (at most maxTimedAtOnce) run at once: the
+// ones after the run waited for start ahead, and stop where the runs
+// before them turn out to prune them. So the statuses, times and choice do
+// not depend on the processors, and neither does the count of runs made
+// (sim.runs_before: the runs one after the other would make); the wall
+// time does. The build's progress line follows the run waited for (each
+// run has a meter of its own, which the build's stands in for).
+func (o Options) timeCandidates(f *File, ok []*autoCandidate, timeRun func(c *autoCandidate, h RunHooks) (*Result, error)) (*autoCandidate, *Result, error) {
+	type timing struct {
+		res      *Result
+		err      error
+		panicked *caught
+		stop     context.CancelFunc
+		done     chan struct{}
+		meter    *WorkMeter
+	}
+	parent := context.Background()
+	var meter *WorkMeter // the build's, shown on its progress line
+	if o.run != nil {
+		if o.run.Context != nil {
+			parent = o.run.Context
+		}
+		if o.run.Meter != nil && o.run.Progress != nil {
+			meter = o.run.Meter
+		}
+	}
+	// draw: one progress line at a time, and the stand-in changes between
+	// them (a run's meter is read on its own goroutine only).
+	var draw sync.Mutex
+	follow := func(m *WorkMeter) {
+		draw.Lock()
+		meter.follow(m)
+		draw.Unlock()
+	}
+	atOnce := min(runtime.GOMAXPROCS(0), maxTimedAtOnce)
+	runs := make([]*timing, len(ok)) // started and not yet waited for
+	begun := make([]bool, len(ok))
+	inFlight, started := 0, 0
+	var chosen *autoCandidate
+	var chosenRun *Result
+	pruned := func(c *autoCandidate) bool { return chosen != nil && c.bound >= chosen.seconds }
+	start := func(i int) {
+		c := ok[i]
+		started++
+		ctx, stop := context.WithCancel(parent)
+		t := &timing{stop: stop, done: make(chan struct{})}
+		runs[i], begun[i] = t, true
+		inFlight++
+		h := o.subRun(fmt.Sprintf("scheme auto, timing run %d: %s", started, c.label()))
+		h.Context = ctx
+		if h.Meter != nil {
+			t.meter = new(WorkMeter)
+			h.Meter = t.meter
+			progress := h.Progress
+			h.Progress = func(now sim.Time, events uint64) {
+				draw.Lock()
+				defer draw.Unlock()
+				if meter.standIn.Load() == t.meter {
+					progress(now, events)
+				}
+			}
+		}
+		go func() {
+			defer close(t.done)
+			t.err, t.panicked = try(func() error {
+				var err error
+				t.res, err = timeRun(c, h)
+				return err
+			})
+		}()
+	}
+	// wait waits for run i, stopping it first where its result is not
+	// wanted.
+	wait := func(i int, stop bool) *timing {
+		t := runs[i]
+		if stop {
+			t.stop()
+		}
+		<-t.done
+		t.stop()
+		runs[i] = nil
+		inFlight--
+		return t
+	}
+	defer func() { // (returning early: an error, a panic) the runs ahead stop
+		for i, t := range runs {
+			if t != nil {
+				wait(i, true)
+			}
+		}
+		follow(nil)
+	}()
+	from, made := time.Now(), 0
+	for i, c := range ok {
+		for j := i; j < len(ok) && inFlight < atOnce; j++ {
+			if !begun[j] && !pruned(ok[j]) {
+				start(j)
+			}
+		}
+		if pruned(c) {
+			c.status, c.reason = "pruned", fmt.Sprintf("its lower bound %.4g s is above %s's simulated %.4g s", c.bound, chosen.label(), chosen.seconds)
+			if runs[i] != nil {
+				wait(i, true)
+			}
+			continue
+		}
+		follow(runs[i].meter)
+		t := wait(i, false)
+		made++
+		t.panicked.raise()
+		if err := t.err; err != nil {
+			if !badinput.Is(err) {
+				return nil, nil, fmt.Errorf("%s: scheme auto: timing %s: %w", f.Path, c.label(), err)
+			}
+			c.status, c.reason = "unsupported", err.Error() // e.g. a fused split with tiling.staging: shared
+			continue
+		}
+		c.seconds, c.status = t.res.Report.Time.Seconds, "simulated"
+		if chosen == nil || c.seconds < chosen.seconds {
+			chosen, chosenRun = c, t.res
+		}
+	}
+	o.countRuns(made, time.Since(from))
+	return chosen, chosenRun, nil
 }

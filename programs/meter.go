@@ -25,8 +25,10 @@ import (
 // on a node or cluster by the ranks' kernels' flops over the
 // factorization's. Counting walks the streams once before the run
 // (about as costly as generating them), so ask for it only when it is
-// shown. One meter serves the runs a scheme auto makes before its own, one
-// after the other (Stage says which).
+// shown. One meter serves the runs a scheme auto makes before its own
+// (Stage says which): one after the other, or, for the runs it makes at
+// once, each on a meter of its own that this one stands in for while the
+// build waits for that run.
 type WorkMeter struct {
 	// issued counts the instructions generated — as the cores take them,
 	// or up to a few chunks ahead of them where a worker generates the
@@ -52,12 +54,34 @@ type WorkMeter struct {
 	// chip is the run's chip: with a host program its tasks are the
 	// measure, with grids its finished and skipped blocks.
 	chip *arch.Chip
+	// standIn, when set, is the meter this one reads for now: where a
+	// build makes runs at once (scheme auto's timing runs), each has its
+	// own meter and the build's shows the one it waits for (follow).
+	standIn atomic.Pointer[WorkMeter]
+}
+
+// read returns the meter m reads: its stand-in, if it has one.
+func (m *WorkMeter) read() *WorkMeter {
+	if m != nil {
+		if s := m.standIn.Load(); s != nil {
+			return s
+		}
+	}
+	return m
+}
+
+// follow makes m read s (nil: m's own run again).
+func (m *WorkMeter) follow(s *WorkMeter) {
+	if m != nil {
+		m.standIn.Store(s)
+	}
 }
 
 // Unit names what Total counts: "instructions", "blocks" for grids,
 // "host tasks" for host-driven programs, "flops" for a run metered by
 // flops alone (watchFlops; Total is then 0: Of says what the share is of).
 func (m *WorkMeter) Unit() string {
+	m = m.read()
 	switch {
 	case m.hosted():
 		return "host tasks"
@@ -73,6 +97,7 @@ func (m *WorkMeter) Unit() string {
 // its instructions, its grids' weighted blocks, its kernels' flops), and
 // whether it is known.
 func (m *WorkMeter) Fraction() (float64, bool) {
+	m = m.read()
 	if m != nil && m.flops != nil {
 		d, t := m.flops()
 		if t <= 0 {
@@ -121,7 +146,7 @@ func (m *WorkMeter) hosted() bool {
 
 // Total returns the program's instruction count, or its grids' blocks (0
 // when unknown).
-func (m *WorkMeter) Total() int64 { return m.total }
+func (m *WorkMeter) Total() int64 { return m.read().total }
 
 // attach counts prog's instructions and wraps its streams to count the
 // ones issued. Programs with grids, or with no instructions in their
@@ -190,6 +215,7 @@ func (m *WorkMeter) attachGrids(prog *isa.Program) {
 // attachGrids), "1146 host tasks" or, where the host program counts its
 // kernels' flops, "the flops of 1146 host tasks".
 func (m *WorkMeter) Of() string {
+	m = m.read()
 	if m.flops != nil {
 		return m.flopsOf
 	}
@@ -207,6 +233,7 @@ func (m *WorkMeter) Of() string {
 // begin readies the meter for a run (on its chip, given before), stage
 // saying what it is for ("" for the program's own run).
 func (m *WorkMeter) begin(stage string) {
+	m.follow(nil)
 	m.issued.Store(0)
 	m.total, m.weights, m.work = 0, m.weights[:0], 0
 	m.flops, m.flopsOf = nil, ""
@@ -224,12 +251,12 @@ func (m *WorkMeter) watchFlops(of string, flops func() (done, total float64)) {
 
 // Stage says what the run metered is for where it is not the program's
 // own ("scheme auto, timing run 1: ootomo"; "" for the program's).
-func (m *WorkMeter) Stage() string { return m.stage }
+func (m *WorkMeter) Stage() string { return m.read().stage }
 
 // Started returns when the meter was given the run it measures (the
 // zero time before): the rate so far, for an estimate of the time left,
 // is the run's own, not that of the runs before it.
-func (m *WorkMeter) Started() time.Time { return m.started }
+func (m *WorkMeter) Started() time.Time { return m.read().started }
 
 // grids reports whether the meter counts a program's grid blocks.
 func (m *WorkMeter) grids() bool { return m.work > 0 }
@@ -237,6 +264,7 @@ func (m *WorkMeter) grids() bool { return m.work > 0 }
 // Kernels returns the grids a grid-metered program launches (0 for
 // other programs).
 func (m *WorkMeter) Kernels() int {
+	m = m.read()
 	if m == nil || !m.grids() {
 		return 0
 	}

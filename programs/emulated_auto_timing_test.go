@@ -1,0 +1,203 @@
+package programs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/report"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// timeOneAfterTheOther is timeCandidates' outcome as its doc states it:
+// the candidates timed one after the other, each pruned where its bound is
+// at or above the fastest simulated before it.
+func timeOneAfterTheOther(ok []*autoCandidate, seconds []float64, fails []error) (chosen int, runs int) {
+	chosen = -1
+	for i, c := range ok {
+		if chosen >= 0 && c.bound >= ok[chosen].seconds {
+			c.status = "pruned"
+			continue
+		}
+		runs++
+		if fails[i] != nil {
+			c.status = "unsupported"
+			continue
+		}
+		c.seconds, c.status = seconds[i], "simulated"
+		if chosen < 0 || c.seconds < ok[chosen].seconds {
+			chosen = i
+		}
+	}
+	return chosen, runs
+}
+
+// TestTimeCandidatesAsOneAfterTheOther: scheme auto's timing runs made at
+// once (timeCandidates) choose, prune and count as timing them one after
+// the other does, on 1–4 processors, the runs finishing in any order; the
+// runs started ahead that turn out pruned are stopped, not waited out.
+func TestTimeCandidatesAsOneAfterTheOther(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(1, 2))
+	stoppedAhead := 0
+	for trial := range 300 {
+		n := 1 + rng.IntN(8)
+		bounds, seconds, fails := make([]float64, n), make([]float64, n), make([]error, n)
+		for i := range n {
+			bounds[i] = float64(i+1) + rng.Float64() // in increasing order, as auto sorts them
+			seconds[i] = bounds[i] * (1 + 3*rng.Float64())
+			if rng.IntN(6) == 0 {
+				fails[i] = badinput.Wrap(errors.New("this preset does not fit the tiling"))
+			}
+		}
+		mk := func() []*autoCandidate {
+			ok := make([]*autoCandidate, n)
+			for i := range ok {
+				ok[i] = &autoCandidate{name: fmt.Sprint("c", i), bound: bounds[i], status: "accurate"}
+			}
+			return ok
+		}
+		want := mk()
+		wantChosen, wantRuns := timeOneAfterTheOther(want, seconds, fails)
+		procs := 1 + trial%4
+		runtime.GOMAXPROCS(procs)
+		got := mk()
+		index := map[*autoCandidate]int{}
+		for i, c := range got {
+			index[c] = i
+		}
+		var hooks RunHooks
+		o := Options{run: &hooks}
+		var mu sync.Mutex
+		stopped := map[int]bool{}
+		chosen, run, err := o.timeCandidates(&File{Path: "p.yaml"}, got, func(c *autoCandidate, h RunHooks) (*Result, error) {
+			i := index[c]
+			// Later candidates finish sooner at times: the order the runs
+			// end in must not matter.
+			select {
+			case <-time.After(time.Duration(rng2(i, trial)) * time.Millisecond):
+			case <-h.Context.Done():
+				mu.Lock()
+				stopped[i] = true
+				mu.Unlock()
+				return nil, context.Cause(h.Context)
+			}
+			if fails[i] != nil {
+				return nil, fails[i]
+			}
+			return &Result{Report: &report.Report{Time: report.TimeReport{Seconds: seconds[i]}}}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if got[i].status != want[i].status || got[i].seconds != want[i].seconds {
+				t.Fatalf("trial %d (%d processors), candidate %d: %s %g s, one after the other %s %g s",
+					trial, procs, i, got[i].status, got[i].seconds, want[i].status, want[i].seconds)
+			}
+			if stopped[i] && want[i].status != "pruned" {
+				t.Fatalf("trial %d: candidate %d was stopped, but it is %s", trial, i, want[i].status)
+			}
+			if stopped[i] {
+				stoppedAhead++
+			}
+		}
+		switch {
+		case wantChosen < 0 && chosen != nil:
+			t.Fatalf("trial %d: chose %s where none ran", trial, chosen.name)
+		case wantChosen >= 0 && (chosen != got[wantChosen] || run.Report.Time.Seconds != seconds[wantChosen]):
+			t.Fatalf("trial %d: chose %v, one after the other c%d", trial, chosen, wantChosen)
+		}
+		if hooks.runsBefore != wantRuns {
+			t.Fatalf("trial %d: %d runs counted, one after the other makes %d", trial, hooks.runsBefore, wantRuns)
+		}
+	}
+	if stoppedAhead == 0 {
+		t.Fatal("no run started ahead was stopped: the test does not reach that path")
+	}
+}
+
+// rng2 is a run's duration in milliseconds (0–3), fixed by run and trial.
+func rng2(i, trial int) int { return (i*7 + trial*13) % 4 }
+
+// TestTimeCandidatesErrors: a run's error that is not bad input ends the
+// choice with it (the runs started ahead stopped), as a panic does, raised
+// on the building goroutine; and the build's progress line shows only the
+// run waited for, one line at a time.
+func TestTimeCandidatesErrors(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	mk := func() []*autoCandidate {
+		return []*autoCandidate{{name: "a", bound: 1}, {name: "b", bound: 2}, {name: "c", bound: 3}}
+	}
+	var ahead atomic.Int32
+	fail := func(bad string, panics bool) func(c *autoCandidate, h RunHooks) (*Result, error) {
+		return func(c *autoCandidate, h RunHooks) (*Result, error) {
+			if c.name != bad {
+				<-h.Context.Done() // held until stopped
+				ahead.Add(1)
+				return nil, context.Cause(h.Context)
+			}
+			if panics {
+				panic("simulator bug")
+			}
+			return nil, errors.New("simulation failed")
+		}
+	}
+	_, _, err := Options{}.timeCandidates(&File{Path: "p.yaml"}, mk(), fail("a", false))
+	if err == nil || badinput.Is(err) || err.Error() != "p.yaml: scheme auto: timing a: simulation failed" {
+		t.Fatalf("got %v", err)
+	}
+	if ahead.Load() != 2 {
+		t.Fatalf("%d runs ahead stopped, want 2", ahead.Load())
+	}
+	func() {
+		defer func() {
+			if r := recover(); r == nil {
+				t.Fatal("the run's panic did not reach the caller")
+			}
+		}()
+		Options{}.timeCandidates(&File{Path: "p.yaml"}, mk(), fail("a", true))
+	}()
+
+	// Progress: each run on a meter of its own, the build's following the
+	// one waited for; its stage names it.
+	hooks := RunHooks{Meter: new(WorkMeter), ProgressEvery: 1}
+	var lines []string
+	var drawing atomic.Int32
+	hooks.Progress = func(sim.Time, uint64) {
+		if drawing.Add(1) != 1 {
+			t.Error("two progress lines drawn at once")
+		}
+		lines = append(lines, hooks.Meter.Stage())
+		drawing.Add(-1)
+	}
+	o := Options{run: &hooks}
+	_, _, err = o.timeCandidates(&File{Path: "p.yaml"}, mk(), func(c *autoCandidate, h RunHooks) (*Result, error) {
+		for range 50 {
+			h.Meter.begin(h.stage)
+			h.Progress(0, 0)
+		}
+		return &Result{Report: &report.Report{Time: report.TimeReport{Seconds: 10}}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) == 0 {
+		t.Fatal("no progress line")
+	}
+	for _, l := range lines {
+		if l == "" {
+			t.Fatal("a line without its run's stage")
+		}
+	}
+	if hooks.Meter.read() != hooks.Meter {
+		t.Fatal("the build's meter still stands in for a timing run")
+	}
+}
