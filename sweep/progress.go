@@ -60,6 +60,14 @@ func (p *progress) set(index int, frac float64) {
 	p.mu.Unlock()
 }
 
+// drop records that point index stopped without a result (interrupted):
+// its share leaves the line.
+func (p *progress) drop(index int) {
+	p.mu.Lock()
+	delete(p.running, index)
+	p.mu.Unlock()
+}
+
 // step records that point index finished (failed or not).
 func (p *progress) step(index int, failed bool) {
 	p.mu.Lock()

@@ -227,13 +227,17 @@ func Run(s *Study, opts Options) (*Summary, error) {
 }
 
 // runPoints simulates the points with jobs workers and calls record (from
-// one goroutine) for each finished point, in completion order. It stops
-// dispatching after record returns an error and returns that error.
+// one goroutine) for each finished point, in completion order. After
+// record returns an error it stops dispatching, stops the points in
+// flight (their results could not be recorded either: a full disk must
+// not wait for a long point to end) and returns that error.
 func runPoints(s *Study, todo []Point, jobs int, opts Options, record func(Record) error) error {
-	ctx := opts.Context
-	if ctx == nil {
-		ctx = context.Background()
+	parent := opts.Context
+	if parent == nil {
+		parent = context.Background()
 	}
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
 	work := make(chan Point)
 	results := make(chan Record)
 	bar := newProgress(opts.Progress, len(todo))
@@ -246,6 +250,7 @@ func runPoints(s *Study, todo []Point, jobs int, opts Options, record func(Recor
 			for p := range work {
 				r := s.runPoint(ctx, p, opts.PointTimeout, bar)
 				if ctx.Err() != nil {
+					bar.drop(p.Index)
 					continue // interrupted: not a result
 				}
 				results <- r
@@ -277,11 +282,13 @@ func runPoints(s *Study, todo []Point, jobs int, opts Options, record func(Recor
 		if err := record(r); err != nil {
 			first = err
 			close(stop)
+			cancel(fmt.Errorf("a point's record could not be written: %w", err))
+			bar.drop(r.Index)
 			continue
 		}
 		bar.step(r.Index, r.Status != StatusOK)
 	}
-	if first == nil && ctx.Err() != nil {
+	if first == nil && parent.Err() != nil {
 		first = fmt.Errorf("sweep: %w; the points finished so far are in %s (continue with --resume)", context.Cause(ctx), ResultsJSONL)
 	}
 	return first

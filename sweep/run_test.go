@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -936,4 +937,62 @@ func TestPlotExtremeValues(t *testing.T) {
 			t.Errorf("%v logy %s: drawn %v, %v; log %q", c.ys, c.logy, drawn, err, log.String())
 		}
 	}
+}
+
+// A record that cannot be written stops the points in flight (their
+// records could not be written either), and their shares leave the line:
+// a long point does not keep the sweep from reporting the error.
+func TestRecordFailureStopsPointsInFlight(t *testing.T) {
+	dir := t.TempDir()
+	// Point 0 runs in a second or two; point 1, on the other job, for
+	// half a minute and more.
+	prog := strings.Replace(tinyProgram, "k: 256", "k: 32768", 1)
+	if err := os.WriteFile(filepath.Join(dir, "prog.yaml"), []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "study.yaml")
+	if err := os.WriteFile(path, []byte("program: prog.yaml\nmetrics: [time.seconds]\nvary: {program.m: [64, 32768]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadStudy(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bar := new(lockedBuffer)
+	var failed time.Time
+	err = runPoints(s, s.Points, 2, Options{Progress: bar}, func(Record) error {
+		// Fail once the line shows both points in flight (point 0 done,
+		// not yet recorded; point 1 running).
+		for !strings.Contains(bar.String(), " %, ") {
+			time.Sleep(10 * time.Millisecond)
+		}
+		failed = time.Now()
+		return errors.New("disk full")
+	})
+	if err == nil || err.Error() != "disk full" {
+		t.Fatalf("runPoints = %v, want the record's error", err)
+	}
+	// Stopped, point 1 ends within its next CancelEvery events (a
+	// millisecond or so); run out, ~35 s here.
+	if waited := time.Since(failed); waited > 10*time.Second {
+		t.Fatalf("runPoints returned %v after the record failed: the point in flight ran on", waited)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
