@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
@@ -417,14 +417,24 @@ func autoSummary(auto map[string]any) string {
 // holds a chip: up to a few hundred MB at 8192³ on the largest machines).
 const maxTimedAtOnce = 4
 
+// timedAtOnce, when above 0, bounds them further (SetRunsAtOnce).
+var timedAtOnce atomic.Int32
+
+// SetRunsAtOnce bounds the runs a program's build makes at once for its
+// own purposes — scheme auto's timing runs, each holding a chip — to n (0:
+// the default, a run a processor, at most 4). A sweep running its points
+// on every processor sets 1: runs started ahead there only add memory, and
+// work where they turn out pruned. The outcome does not depend on it.
+func SetRunsAtOnce(n int) { timedAtOnce.Store(int32(max(n, 0))) }
+
 // timeCandidates simulates the accurate candidates ok (in increasing order
 // of their lower bounds) at full size, timing only, by timeRun, and returns
 // the fastest with its run (nil where none ran: all unsupported). The
 // outcome is that of timing them one after the other, each pruned — not
 // run — where its bound is at or above the fastest simulated before it;
-// but up to GOMAXPROCS of them (at most maxTimedAtOnce) run at once: the
-// ones after the run waited for start ahead, and stop where the runs
-// before them turn out to prune them. So the statuses, times and choice do
+// but up to GOMAXPROCS of them (at most maxTimedAtOnce, and SetRunsAtOnce)
+// run at once: the ones after the run waited for start ahead, and stop
+// where the runs before them turn out to prune them. So the statuses, times and choice do
 // not depend on the processors, and neither does the count of runs made
 // (sim.runs_before: the runs one after the other would make); the wall
 // time does. The build's progress line follows the run waited for (each
@@ -448,15 +458,10 @@ func (o Options) timeCandidates(f *File, ok []*autoCandidate, timeRun func(c *au
 			meter = o.run.Meter
 		}
 	}
-	// draw: one progress line at a time, and the stand-in changes between
-	// them (a run's meter is read on its own goroutine only).
-	var draw sync.Mutex
-	follow := func(m *WorkMeter) {
-		draw.Lock()
-		meter.follow(m)
-		draw.Unlock()
-	}
 	atOnce := min(runtime.GOMAXPROCS(0), maxTimedAtOnce)
+	if n := int(timedAtOnce.Load()); n > 0 {
+		atOnce = min(atOnce, n)
+	}
 	runs := make([]*timing, len(ok)) // started and not yet waited for
 	begun := make([]bool, len(ok))
 	inFlight, started := 0, 0
@@ -475,10 +480,11 @@ func (o Options) timeCandidates(f *File, ok []*autoCandidate, timeRun func(c *au
 		if h.Meter != nil {
 			t.meter = new(WorkMeter)
 			h.Meter = t.meter
+			// Only the run waited for draws: the build follows the next
+			// one once it has ended, so two never draw at once, and a
+			// run's meter is read on its own goroutine only.
 			progress := h.Progress
 			h.Progress = func(now sim.Time, events uint64) {
-				draw.Lock()
-				defer draw.Unlock()
 				if meter.standIn.Load() == t.meter {
 					progress(now, events)
 				}
@@ -512,7 +518,7 @@ func (o Options) timeCandidates(f *File, ok []*autoCandidate, timeRun func(c *au
 				wait(i, true)
 			}
 		}
-		follow(nil)
+		meter.follow(nil)
 	}()
 	from, made := time.Now(), 0
 	for i, c := range ok {
@@ -523,12 +529,19 @@ func (o Options) timeCandidates(f *File, ok []*autoCandidate, timeRun func(c *au
 		}
 		if pruned(c) {
 			c.status, c.reason = "pruned", fmt.Sprintf("its lower bound %.4g s is above %s's simulated %.4g s", c.bound, chosen.label(), chosen.seconds)
+			// So are the ones after it (their bounds are no lower, and
+			// nothing more runs to lower the best): they all stop now.
+			for _, t := range runs[i:] {
+				if t != nil {
+					t.stop()
+				}
+			}
 			if runs[i] != nil {
 				wait(i, true)
 			}
 			continue
 		}
-		follow(runs[i].meter)
+		meter.follow(runs[i].meter)
 		t := wait(i, false)
 		made++
 		t.panicked.raise()

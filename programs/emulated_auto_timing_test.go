@@ -52,7 +52,10 @@ func TestTimeCandidatesAsOneAfterTheOther(t *testing.T) {
 		bounds, seconds, fails := make([]float64, n), make([]float64, n), make([]error, n)
 		for i := range n {
 			bounds[i] = float64(i+1) + rng.Float64() // in increasing order, as auto sorts them
-			seconds[i] = bounds[i] * (1 + 3*rng.Float64())
+			// (Some below their bounds, which real runs are not: then a
+			// run's result decides more, and a choice that used a run
+			// started ahead before its turn would show.)
+			seconds[i] = bounds[i] * (0.2 + 3*rng.Float64())
 			if rng.IntN(6) == 0 {
 				fails[i] = badinput.Wrap(errors.New("this preset does not fit the tiling"))
 			}
@@ -68,6 +71,11 @@ func TestTimeCandidatesAsOneAfterTheOther(t *testing.T) {
 		wantChosen, wantRuns := timeOneAfterTheOther(want, seconds, fails)
 		procs := 1 + trial%4
 		runtime.GOMAXPROCS(procs)
+		// A sweep on every processor: one run at a time.
+		alone := trial%5 == 4
+		if alone {
+			SetRunsAtOnce(1)
+		}
 		got := mk()
 		index := map[*autoCandidate]int{}
 		for i, c := range got {
@@ -94,10 +102,14 @@ func TestTimeCandidatesAsOneAfterTheOther(t *testing.T) {
 			}
 			return &Result{Report: &report.Report{Time: report.TimeReport{Seconds: seconds[i]}}}, nil
 		})
+		SetRunsAtOnce(0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range n {
+			if alone && stopped[i] {
+				t.Fatalf("trial %d: SetRunsAtOnce(1), yet candidate %d was started ahead", trial, i)
+			}
 			if got[i].status != want[i].status || got[i].seconds != want[i].seconds {
 				t.Fatalf("trial %d (%d processors), candidate %d: %s %g s, one after the other %s %g s",
 					trial, procs, i, got[i].status, got[i].seconds, want[i].status, want[i].seconds)

@@ -180,6 +180,8 @@ func Run(s *Study, opts Options) (*Summary, error) {
 		defer cube.SetMaxWorkers(0)
 		arch.SetReadAhead(false) // (nor a worker generating streams ahead beside each)
 		defer arch.SetReadAhead(true)
+		programs.SetRunsAtOnce(1) // (nor scheme auto's timing runs several at once: each holds a chip)
+		defer programs.SetRunsAtOnce(0)
 	}
 	var werr error
 	if len(todo) > 0 {
