@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/programs"
@@ -20,13 +24,27 @@ func init() { subcommands = append(subcommands, newViewCmd) }
 var newScreen = func() (tcell.Screen, error) { return tcell.NewScreen() }
 
 // haveTerminal reports whether the terminal a screen would open is there,
-// without taking it over (tests replace it with newScreen's fake).
+// without taking it over (tests replace it with newScreen's fake): the
+// process's controlling terminal, /dev/tty, which tcell opens (on Windows
+// the console standard output is). (It had asked tcell for its /dev/tty
+// and closed it unstarted, whose Close fails — "invalid argument" — on
+// every terminal.)
 var haveTerminal = func() error {
-	tty, err := tcell.NewDevTty()
+	if runtime.GOOS == "windows" {
+		if !term.IsTerminal(int(os.Stdout.Fd())) {
+			return errors.New("standard output is not a console")
+		}
+		return nil
+	}
+	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}
-	return tty.Close()
+	defer f.Close()
+	if !term.IsTerminal(int(f.Fd())) {
+		return errors.New("/dev/tty is not a terminal")
+	}
+	return nil
 }
 
 func newViewCmd() *cobra.Command {
