@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -42,7 +43,8 @@ and prints, per set, the number of dot products checked and of bit mismatches.
 
 --vectors defaults to ` + defaultVectorsDir + `, resolved relative to the current
 directory; when it is not found there, the same path is tried relative to the
-repository the executable was built from (the directory holding go.mod above the
+repository the executable was built from (the source tree its build recorded —
+not with go build -trimpath —, else the directory holding go.mod above the
 executable or the current directory), and the folder used is reported.
 
 Exit status: 0 when every bit matches, 1 when any set has mismatches, 2 when the
@@ -107,6 +109,9 @@ func resolveVectorsDir(dir string, explicit bool) (string, string, error) {
 	}
 	if !explicit && !filepath.IsAbs(dir) {
 		var starts []string
+		if src := sourceDir(); src != "" {
+			starts = append(starts, src)
+		}
 		if exe, err := os.Executable(); err == nil {
 			starts = append(starts, filepath.Dir(exe))
 		}
@@ -126,6 +131,18 @@ func resolveVectorsDir(dir string, explicit bool) (string, string, error) {
 		return "", "", fmt.Errorf("numerics: --vectors %s is a file; give the folder of recorded vectors (<GPU>/<format>/...)", dir)
 	}
 	return "", "", fmt.Errorf("numerics: vector folder %s not found (pass --vectors DIR)", dir)
+}
+
+// sourceDir returns the directory this file was compiled from, as the
+// build recorded it ("" when it recorded none, or a path relative to the
+// module: go build -trimpath): the repository a binary built elsewhere
+// (go build -o /some/dir) came from.
+func sourceDir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	return filepath.Dir(file)
 }
 
 // findRepoRoot walks up from dir to the first directory holding go.mod.

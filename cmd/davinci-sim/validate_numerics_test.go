@@ -156,3 +156,20 @@ func TestValidateNumericsDefaultShipped(t *testing.T) {
 		t.Errorf("%s: %d sets, %v; want 48", dir, len(sets), err)
 	}
 }
+
+// A binary built elsewhere (go build -o /some/dir), run from a directory
+// outside the repository, finds the shipped vectors through the source
+// tree its build recorded (it reported "vector folder … not found").
+func TestValidateNumericsFoundFromElsewhere(t *testing.T) {
+	t.Chdir(t.TempDir()) // (the test binary itself lives in a temporary directory)
+	dir, note, err := resolveVectorsDir(defaultVectorsDir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(note, "relative to the repository") {
+		t.Errorf("note %q does not say where the folder was found", note)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "LICENCE")); err != nil {
+		t.Errorf("%s: %v", dir, err)
+	}
+}
