@@ -39,6 +39,17 @@ func YAMLNames(fsys embed.FS) []string {
 	return out
 }
 
+// RefError is Load's error where the machine named is not there — neither
+// embedded nor a readable file —, as opposed to one in the machine's
+// contents (which names its file): the caller knows where the name came
+// from (a program file's key, -m) and says so.
+type RefError struct{ Err error }
+
+func (e *RefError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *RefError) Unwrap() error { return e.Err }
+
 // Source returns the YAML text (with its comments) of the embedded machine
 // name.
 func Source(name string) ([]byte, error) {
@@ -72,9 +83,9 @@ func Load(nameOrPath string, overrides []Override) (*Machine, error) {
 	data, err := ReadFile(nameOrPath, "machine file")
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\`) && filepath.Ext(nameOrPath) == "" {
-			return nil, fmt.Errorf("unknown machine %+q: not an embedded machine (%s) nor a file", nameOrPath, strings.Join(Names(), ", "))
+			err = fmt.Errorf("unknown machine %+q: not an embedded machine (%s) nor a file", nameOrPath, strings.Join(Names(), ", "))
 		}
-		return nil, err
+		return nil, &RefError{err}
 	}
 	m, err := LoadBytes(nameOrPath, data, overrides)
 	if err != nil {

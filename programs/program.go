@@ -449,8 +449,37 @@ func (f *File) Resolve(p string) string {
 // relative to the program file's directory, as its other paths do; -m and
 // --set program.machine come from the command line and resolve relative to
 // the current directory. Embedded machine names are never paths.
+//
+// Where the machine named is not there, the error says where the name
+// came from: -m, --set program.machine, or the file's key.
 func MachineFor(f *File, opts Options) (*machines.Machine, error) {
-	return machines.Load(machineRef(f, opts), opts.Overrides)
+	m, err := machines.Load(machineRef(f, opts), opts.Overrides)
+	var ref *machines.RefError
+	if err != nil && errors.As(err, &ref) {
+		switch src := machineSource(f, opts); src {
+		case "":
+			return nil, f.badKey("machine", "%v", err)
+		default:
+			return nil, fmt.Errorf("%s: %w", src, err)
+		}
+	}
+	return m, err
+}
+
+// machineSource says where machineRef's name comes from: "-m NAME",
+// "--set program.machine=NAME", or "" for the file's machine: key (or the
+// default, which is always there).
+func machineSource(f *File, opts Options) string {
+	if opts.Machine != "" {
+		return "-m " + opts.Machine
+	}
+	src := ""
+	for _, o := range opts.Overrides {
+		if strings.EqualFold(o.Path, "program.machine") {
+			src = "--set " + o.String()
+		}
+	}
+	return src
 }
 
 // MachineRef returns the machine a one-chip run of f uses (MachineFor's):

@@ -49,3 +49,26 @@ func TestZeroRefusedOrAuto(t *testing.T) {
 		}
 	}
 }
+
+// A machine that is not there — neither embedded nor a readable file —
+// is named with where the name came from: the program file's key, -m, or
+// --set program.machine, in one line.
+func TestUnknownMachineSaysWhere(t *testing.T) {
+	f, err := Parse("p.yaml", ".", []byte("kind: hgemm\nmachine: nosuch\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{}, `p.yaml: key "machine": unknown machine "nosuch": not an embedded machine`},
+		{Options{Machine: "nosuch2"}, `-m nosuch2: unknown machine "nosuch2"`},
+		{Options{Overrides: mustSets(t, "program.machine=gone.yaml")}, "--set program.machine=gone.yaml: machine file: open gone.yaml: "},
+	} {
+		_, err := MachineFor(f, c.o)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: %v, want one line starting %q", c.o, err, c.want)
+		}
+	}
+}
