@@ -34,6 +34,16 @@ const maxHostileMsg = 1000
 // quickly with exit code 2 and one clear line — never a hang, a crash, an
 // out-of-memory or a silently wrong result (issue 18).
 var hostileCases = []hostileCase{
+	{name: "no program file", args: []string{"run"},
+		want: "run: accepts 1 arg(s), received 0 (usage: davinci-sim run PROGRAM.yaml [flags])"},
+	{name: "merge without shards", args: []string{"sweep", "merge", "s.yaml", "-o", "@DIR@/out"},
+		want: "sweep merge: requires at least 2 arg(s), only received 1 (usage: davinci-sim sweep merge STUDY.yaml -o DIR SHARD_DIR... [flags])"},
+	{name: "an integer flag given a word", args: []string{"run", "p.yaml", "--seed", "abc"},
+		want: `--seed "abc": must be an integer`},
+	{name: "an integer flag out of range", args: []string{"run", "p.yaml", "--seed", "99999999999999999999999"},
+		want: `--seed "99999999999999999999999": out of range`},
+	{name: "a number flag given a word", args: []string{"run", "p.yaml", "--fast-forward-tolerance", "abc"},
+		want: `--fast-forward-tolerance "abc": must be a number`},
 	{name: "trace of a one-chip run whose file asks fidelity isolated",
 		files: map[string]string{"lu.yaml": "kind: lu-fused\nn: 1024\nnb: 128\nnumerics: off\nfidelity: isolated\n"},
 		args:  []string{"run", "@DIR@/lu.yaml", "--trace", "@DIR@/t.pftrace"},
@@ -874,6 +884,11 @@ func TestErrorTextOneLine(t *testing.T) {
 	got := errorText(err, code)
 	if strings.Contains(got, "\n") || !strings.Contains(got, `m.yaml:1: key "cores" wants a value, not a list; `) || !strings.Contains(got, `m.yaml:2: key "name"`) {
 		t.Errorf("printed %q: want both problems in one line", got)
+	}
+	// cobra's unknown command, its suggestions on lines of their own.
+	_, code, err = runCLI(t, "runn", "x.yaml")
+	if got := errorText(err, code); code != 2 || got != `unknown command "runn" for "davinci-sim" (did you mean run?); see davinci-sim --help` {
+		t.Errorf("a misspelt command: exit %d, printed %q", code, got)
 	}
 	if failure := errors.New("a\nb"); errorText(failure, 1) != "a\nb" {
 		t.Errorf("a failure's text changed: %q", errorText(failure, 1))

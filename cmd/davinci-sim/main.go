@@ -119,9 +119,26 @@ func clipLines(msg string) string {
 func errorText(err error, code int) string {
 	msg := err.Error()
 	if code == 2 {
-		msg = strings.Join(strings.Split(msg, "\n"), "; ")
+		msg = oneLine(msg)
 	}
 	return clipLines(msg)
+}
+
+// oneLine joins msg's lines with "; ", leaving out empty ones, and
+// cobra's unknown-command suggestions ("unknown command "runn" for
+// "davinci-sim"\n\nDid you mean this?\n\trun\n") as "(did you mean run?)".
+func oneLine(msg string) string {
+	head, suggested, found := strings.Cut(msg, "\n\nDid you mean this?\n")
+	if found {
+		msg = fmt.Sprintf("%s (did you mean %s?); see davinci-sim --help", head, strings.Join(strings.Fields(suggested), " or "))
+	}
+	var lines []string
+	for _, l := range strings.Split(msg, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "; ")
 }
 
 func main() {

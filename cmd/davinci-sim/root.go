@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -46,7 +47,7 @@ Start with "davinci-sim programs" (the program kinds and their examples) and
 		Version:       version.String(),
 	}
 	root.SetVersionTemplate("davinci-sim {{.Version}}\n")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput(err) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput(flagError(err)) })
 	prof := &profiles{}
 	root.PersistentFlags().StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof; in place at the end, none when the command refuses its input)")
 	root.PersistentFlags().StringVar(&prof.mem, "memprofile", "", "write a heap profile (allocations, and what is live) at the end of the command to this file (go tool pprof; none when the command refuses its input)")
@@ -77,7 +78,54 @@ Start with "davinci-sim programs" (the program kinds and their examples) and
 	root.AddCommand(validate)
 	registerCompletions(root)
 	recordOutcome(root, &prof.outcome)
+	explainArgs(root)
 	return root
+}
+
+// flagError rewords pflag's error for a bad flag value ("invalid argument
+// "abc" for "--seed" flag: strconv.ParseInt: parsing "abc": invalid
+// syntax") as the flag, its value and what it must be.
+func flagError(err error) error {
+	var iv *pflag.InvalidValueError
+	if !errors.As(err, &iv) {
+		return err
+	}
+	what := iv.Unwrap().Error()
+	var ne *strconv.NumError
+	if errors.As(iv, &ne) {
+		switch {
+		case errors.Is(ne.Err, strconv.ErrRange):
+			what = "out of range"
+		case ne.Func == "ParseInt" || ne.Func == "ParseUint":
+			what = "must be an integer"
+		case ne.Func == "ParseFloat":
+			what = "must be a number"
+		case ne.Func == "ParseBool":
+			what = "must be true or false"
+		}
+	}
+	return fmt.Errorf("--%s %q: %s", iv.GetFlag().Name, iv.GetValue(), what)
+}
+
+// explainArgs makes every command of c's tree say, when its arguments are
+// wrong in number, which command and what it takes (cobra's own "accepts 1
+// arg(s), received 0" named neither).
+func explainArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				msg := err.Error()
+				if name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "); !strings.HasPrefix(msg, name+":") {
+					msg = name + ": " + msg
+				}
+				return badInput(fmt.Errorf("%s (usage: %s)", msg, cmd.UseLine()))
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		explainArgs(sub)
+	}
 }
 
 // recordOutcome makes every command of c's tree store the error its RunE
