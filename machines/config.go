@@ -311,7 +311,7 @@ func ApplyOverrides(c *Config, target any, prefix string, overrides []Override) 
 		}
 		ft, lower, err := resolvePathIn(c, t, rest, o.Path)
 		if err != nil {
-			return fmt.Errorf("--set %s: %v", o, err)
+			return &UnknownOverrideError{Override: o, Err: err}
 		}
 		val, err := ConvertValue(ft, o.Value)
 		if err != nil {
@@ -322,6 +322,19 @@ func ApplyOverrides(c *Config, target any, prefix string, overrides []Override) 
 	}
 	return nil
 }
+
+// UnknownOverrideError is ApplyOverrides' error for an override whose path
+// addresses no value of the machine (an unknown key, a section): a caller
+// that knows other places the key could belong to says so.
+type UnknownOverrideError struct {
+	Override Override
+	Err      error
+}
+
+func (e *UnknownOverrideError) Error() string { return fmt.Sprintf("--set %s: %v", e.Override, e.Err) }
+
+// Unwrap returns the underlying error.
+func (e *UnknownOverrideError) Unwrap() error { return e.Err }
 
 // ResolvePath finds the field addressed by a dotted path (e.g.
 // "core.buffers.L1", any case) in struct type t, following mapstructure

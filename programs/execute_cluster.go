@@ -37,13 +37,26 @@ func ClusterNPU(name string, opts Options) (*machines.Machine, error) {
 	if err != nil {
 		return nil, err
 	}
+	return loadClusterNPU(topo, opts.Overrides)
+}
+
+// loadClusterNPU loads topo's NPU machine with the run's machine.*
+// overrides (each NPU's). A key the NPU does not have says where a node's
+// and a cluster's keys go (machine.nodes was taken for the NPU's, with a
+// "did you mean cores?").
+func loadClusterNPU(topo *cluster.Topology, ovs []machines.Override) (*machines.Machine, error) {
 	var mo []machines.Override
-	for _, ov := range opts.Overrides {
+	for _, ov := range ovs {
 		if strings.HasPrefix(strings.ToLower(ov.Path), "machine.") {
 			mo = append(mo, ov)
 		}
 	}
-	return machines.Load(topo.Node.NPU, mo)
+	m, err := machines.Load(topo.Node.NPU, mo)
+	var unknown *machines.UnknownOverrideError
+	if errors.As(err, &unknown) {
+		return nil, fmt.Errorf("%w; on a cluster or node description machine.* sets each NPU (%s), node.* the node (%s), cluster.* the cluster (davinci-sim machines NAME shows their keys)", err, topo.Node.NPU, topo.Node.Name)
+	}
+	return m, err
 }
 
 // executeCluster runs f on the cluster or node description name.

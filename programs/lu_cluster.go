@@ -106,13 +106,7 @@ type luMeet struct {
 }
 
 func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, error) {
-	var mo []machines.Override
-	for _, ov := range o.Overrides {
-		if strings.HasPrefix(strings.ToLower(ov.Path), "machine.") {
-			mo = append(mo, ov)
-		}
-	}
-	m, err := machines.Load(topo.Node.NPU, mo)
+	m, err := loadClusterNPU(topo, o.Overrides)
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,8 @@ var hostileCases = []hostileCase{
 		want: "run: accepts 1 arg(s), received 0 (usage: davinci-sim run PROGRAM.yaml [flags])"},
 	{name: "merge without shards", args: []string{"sweep", "merge", "s.yaml", "-o", "@DIR@/out"},
 		want: "sweep merge: requires at least 2 arg(s), only received 1 (usage: davinci-sim sweep merge STUDY.yaml -o DIR SHARD_DIR... [flags])"},
+	{name: "a cluster's key set as the NPU's", args: []string{"run", absExample("lu-cluster-small.yaml"), "-q", "--set", "machine.nodes=2"},
+		want: `--set machine.nodes=2: unknown key "machine.nodes": the top level has no key "nodes" (did you mean "cores"?); on a cluster or node description machine.* sets each NPU (ascend-910a), node.* the node (cloudbrain2-node), cluster.* the cluster`},
 	{name: "an integer flag given a word", args: []string{"run", "p.yaml", "--seed", "abc"},
 		want: `--seed "abc": must be an integer`},
 	{name: "an integer flag out of range", args: []string{"run", "p.yaml", "--seed", "99999999999999999999999"},

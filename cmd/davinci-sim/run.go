@@ -80,6 +80,9 @@ program file's "machine:" key, else ascend-910a. Any parameter can be changed
 with --set: program.<path>=value for the program, machine.<path>=value for the
 machine (sizes accept KiB/MiB/GiB), e.g.
   --set program.tiling.bm=96 --set machine.core.buffers.L1=512KiB
+On a cluster or node description (-m cloudbrain2, -m cloudbrain2-node)
+machine.<path> sets each NPU, node.<path> the node and cluster.<path> the
+cluster, e.g. --set cluster.nodes=4.
 
 A summary table goes to stdout (or report.json with --json). -o DIR writes
 report.json and, with full numerics, the result arrays (GEMM kinds: A.npy,
@@ -116,7 +119,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&f.machine, "machine", "m", "", "machine: embedded name or YAML file (default: the program's, else ascend-910a)")
-	fl.StringArrayVar(&f.sets, "set", nil, "override a parameter: program.<path>=value or machine.<path>=value (repeatable; program.<path>= resets a text key to its default)")
+	fl.StringArrayVar(&f.sets, "set", nil, "override a parameter: program.<path>=value or machine.<path>=value, and on a cluster or node description node.<path>=value and cluster.<path>=value (repeatable; program.<path>= resets a text key to its default)")
 	fl.StringVarP(&f.out, "out", "o", "", "write report.json and result arrays (.npy) to this directory")
 	fl.StringVar(&f.numerics, "numerics", "", "full | sampled | off (default: the program's)")
 	fl.StringVar(&f.fidelity, "fidelity", "", "lu-fused on NPUs: full | isolated | sampled — every NPU cycle-level, each distinct kernel alone, or a sample of windows with the rest predicted (default: the program's, else full; isolated and sampled imply --numerics off, with a note naming the program's numerics and check they leave unused; on one chip they run it as a node of that one NPU)")
