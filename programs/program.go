@@ -10,6 +10,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"go.yaml.in/yaml/v3"
 	"io/fs"
 	"maps"
 	"path/filepath"
@@ -298,9 +299,14 @@ func Source(path string) ([]byte, error) {
 func Parse(path, dir string, data []byte) (*File, error) {
 	// A study file fails both ways (its keys hold dots; it has no kind):
 	// looked for only then, so a program is parsed once.
+	// So do machine files, and cluster and node descriptions (no kind, or
+	// a machine kind).
 	studyErr := func(err error) error {
 		if machines.IsStudy(path, data) {
 			return machines.NotAStudy(path, "program")
+		}
+		if what := machineText(path, data); what != "" {
+			return fmt.Errorf("%s: %s, not a program: give it with -m %s, and a program file (davinci-sim programs lists the kinds and their examples)", path, what, path)
 		}
 		return err
 	}
@@ -318,10 +324,29 @@ func Parse(path, dir string, data []byte) (*File, error) {
 	}
 	k, ok := kinds[kind]
 	if !ok {
-		return nil, fmt.Errorf("%s: key \"kind\": unknown program kind %+q; one of %s", path, kind, kindNames())
+		return nil, studyErr(fmt.Errorf("%s: key \"kind\": unknown program kind %+q; one of %s", path, kind, kindNames()))
 	}
 	mach, _ := v.Get("machine").(string)
 	return &File{Path: path, Dir: dir, Kind: k, Machine: mach, Config: cfg, data: data}, nil
+}
+
+// machineText says what path's text describes where it is a machine
+// ("a machine file (kind davinci)") or a cluster or node description, ""
+// otherwise.
+func machineText(path string, data []byte) string {
+	if m, err := machines.LoadBytes(path, data, nil); err == nil {
+		return fmt.Sprintf("a machine file (kind %s)", m.Kind)
+	}
+	var top map[string]any
+	if yaml.Unmarshal(data, &top) == nil {
+		if _, ok := top["npu"]; ok {
+			return "a node description"
+		}
+		if _, ok := top["node"]; ok {
+			return "a cluster description"
+		}
+	}
+	return ""
 }
 
 func kindNames() string {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/davinci-sim/davinci-sim/cluster"
+	"github.com/davinci-sim/davinci-sim/machines"
 )
 
 // hostileCase is one hostile input: the command line (with @DIR@ standing
@@ -40,6 +41,12 @@ var hostileCases = []hostileCase{
 		want: "sweep merge: requires at least 2 arg(s), only received 1 (usage: davinci-sim sweep merge STUDY.yaml -o DIR SHARD_DIR... [flags])"},
 	{name: "a cluster's key set as the NPU's", args: []string{"run", absExample("lu-cluster-small.yaml"), "-q", "--set", "machine.nodes=2"},
 		want: `--set machine.nodes=2: unknown key "machine.nodes": the top level has no key "nodes" (did you mean "cores"?); on a cluster or node description machine.* sets each NPU (ascend-910a), node.* the node (cloudbrain2-node), cluster.* the cluster`},
+	{name: "a machine file given as the program", files: map[string]string{"a100.yaml": machineSource("a100")},
+		args: []string{"run", "@DIR@/a100.yaml"},
+		want: "@DIR@/a100.yaml: a machine file (kind nvidia-sm), not a program: give it with -m @DIR@/a100.yaml, and a program file"},
+	{name: "a node description given as the program", files: map[string]string{"node.yaml": nodeSource()},
+		args: []string{"run", "@DIR@/node.yaml"},
+		want: "@DIR@/node.yaml: a node description, not a program: give it with -m @DIR@/node.yaml"},
 	{name: "an integer flag given a word", args: []string{"run", "p.yaml", "--seed", "abc"},
 		want: `--seed "abc": must be an integer`},
 	{name: "an integer flag out of range", args: []string{"run", "p.yaml", "--seed", "99999999999999999999999"},
@@ -565,6 +572,15 @@ var hostileCases = []hostileCase{
 // nodeSource returns the embedded node description's text.
 func nodeSource() string {
 	src, err := cluster.Source("cloudbrain2-node")
+	if err != nil {
+		panic(err)
+	}
+	return string(src)
+}
+
+// machineSource returns an embedded machine's text.
+func machineSource(name string) string {
+	src, err := machines.Source(name)
 	if err != nil {
 		panic(err)
 	}
