@@ -556,6 +556,9 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 		if mism > 0 && failure == nil {
 			failure = fmt.Errorf("%w: %d factor values differ from the golden model", ErrCheckFailed, mism)
 		}
+		if mism == 0 {
+			rep.Notes = append(rep.Notes, luFactorsChecked)
+		}
 	}
 	rep.HPLMxP = sec
 	rep.Notes = append(rep.Notes, p.unused...)
@@ -570,6 +573,9 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 	rep.Notes = append(rep.Notes, line)
 	return failure
 }
+
+// luFactorsChecked is the note of a check (check: true) that passed.
+const luFactorsChecked = "check: the simulated L and U factors equal the golden model's bit for bit"
 
 // luZones sums kernels into hplmxp's zones.
 type luZones struct {

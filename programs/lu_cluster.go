@@ -1387,6 +1387,9 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 			if mism > 0 && failure == nil {
 				failure = fmt.Errorf("%w: %d factor values differ from the golden model", ErrCheckFailed, mism)
 			}
+			if mism == 0 {
+				rep.Notes = append(rep.Notes, luFactorsChecked)
+			}
 		}
 		rep.HPLMxP = sec
 	}

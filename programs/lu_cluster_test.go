@@ -70,6 +70,9 @@ func TestLUClusterMatchesGolden(t *testing.T) {
 		if res.Failure != nil || sec.GoldenMismatches == nil || *sec.GoldenMismatches != 0 || sec.Passed == nil || !*sec.Passed {
 			t.Errorf("%s %s: failure %v, mismatches %v, passed %v", c.grid, c.trailing, res.Failure, sec.GoldenMismatches, sec.Passed)
 		}
+		if !slices.Contains(res.Report.Notes, luFactorsChecked) {
+			t.Errorf("%s %s: the summary does not say the check passed: %q", c.grid, c.trailing, res.Report.Notes)
+		}
 		cl := res.Report.Cluster
 		if cl == nil || cl.LinkBytes["pcie"] == 0 || cl.LinkBytes["hccs"] == 0 || cl.Transfers == 0 {
 			t.Errorf("%s %s: cluster section %+v", c.grid, c.trailing, cl)

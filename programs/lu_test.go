@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,6 +75,9 @@ func TestLUMatchesGolden(t *testing.T) {
 			s := hpl(t, res)
 			if s.GoldenMismatches == nil || *s.GoldenMismatches != 0 {
 				t.Fatalf("mismatches %v", s.GoldenMismatches)
+			}
+			if !slices.Contains(res.Report.Notes, luFactorsChecked) {
+				t.Errorf("the summary does not say the check passed: %q", res.Report.Notes)
 			}
 			if s.Passed == nil || !*s.Passed {
 				t.Fatalf("refinement did not pass: %+v", s.Refinement.Solved)
