@@ -2,6 +2,8 @@ package programs
 
 import (
 	"math"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -192,5 +194,37 @@ func TestStepSkipsNote(t *testing.T) {
 	}
 	if strings.Count(n, "moved") != 2 {
 		t.Errorf("kernel a's hits did not move: %q", n)
+	}
+}
+
+// Fast-forward on a DaVinci machine skips nothing, whatever the numerics
+// or a host — the note says so — and the run is the same (with numerics
+// full it had refused: "fast-forward skips CTAs…", which a DaVinci chip
+// has none of).
+func TestFastForwardOnDaVinci(t *testing.T) {
+	ff := arch.DefaultFastForward
+	for _, text := range []string{
+		"kind: hgemm\nm: 256\nn: 256\nk: 256\nnumerics: full\ncheck: true\n",
+		"kind: lu-fused\nn: 512\nnb: 128\nn_fused: 2\nn_fusion: 8\nnumerics: off\n",
+	} {
+		run := func(o Options) *Result {
+			f, err := Parse("p.yaml", ".", []byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Execute(f, o, RunHooks{})
+			if err != nil {
+				t.Fatalf("%q: %v", text, err)
+			}
+			return res
+		}
+		plain, fast := run(Options{}), run(Options{FastForward: &ff})
+		const note = "fast-forward: only kernel grids (GPU machines) have waves to skip; everything was simulated"
+		if !slices.Contains(fast.Report.Notes, note) {
+			t.Errorf("%q: notes %q lack %q", text, fast.Report.Notes, note)
+		}
+		if plain.Report.Time != fast.Report.Time || !reflect.DeepEqual(plain.Report.Error, fast.Report.Error) {
+			t.Errorf("%q: time %+v, error %+v with fast-forward; %+v, %+v without", text, fast.Report.Time, fast.Report.Error, plain.Report.Time, plain.Report.Error)
+		}
 	}
 }
