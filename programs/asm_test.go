@@ -350,7 +350,7 @@ func TestDeadlockNotMeaningfulRunningCores(t *testing.T) {
 	if !errors.As(err, &dl) || res == nil || res.Report.Failure == nil {
 		t.Fatalf("result %v, error %v: want a deadlock with its report", res, err)
 	}
-	want := []string{"cores.0.finish_cycle", "memory.operational_intensity", "memory.operational_intensity_hbm"}
+	want := []string{"cores.0.finish_cycle", "memory.operational_intensity", "memory.operational_intensity_hbm", "energy.gflops_per_watt"}
 	if got := res.Report.Failure.NotMeaningful; !slices.Equal(got, want) {
 		t.Errorf("not_meaningful %q, want %q", got, want)
 	}

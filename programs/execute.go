@@ -688,7 +688,7 @@ func deadlockResult(f *File, chip *arch.Chip, m *machines.Machine, opts Options,
 			notMeaningful = append(notMeaningful, fmt.Sprintf("cores.%d.finish_cycle", i))
 		}
 	}
-	notMeaningful = append(notMeaningful, "memory.operational_intensity", "memory.operational_intensity_hbm")
+	notMeaningful = append(notMeaningful, "memory.operational_intensity", "memory.operational_intensity_hbm", "energy.gflops_per_watt")
 	markDeadlocked(rep, f.Kind.Name, dl, chip.Clock().CeilCycles(dl.Time), notMeaningful)
 	rep.SetEnergy(st, &m.Power)
 	return &Result{Report: rep, Stats: st, Failure: dl}, dl

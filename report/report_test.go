@@ -175,3 +175,23 @@ func TestSummaryKernels(t *testing.T) {
 		}
 	}
 }
+
+// Integer GEMMs' rates are operations, not floating-point ones: TOP/s,
+// op/byte and GOP/s per W in the summary (igemm, ape-int16); others FLOP.
+func TestSummaryIntegerOps(t *testing.T) {
+	for conv, want := range map[string][]string{
+		"int8 ops (2mnk; peak = INT8 cube peak)": {"TOP/s = 50.0 % of 2.00 TOP/s", "3.0 op/byte", "4.0 GOP/s per W"},
+		"fp16 (2mnk)":                            {"TFLOP/s = 50.0 % of 2.00 TFLOP/s", "3.0 flop/byte", "4.0 GFLOP/s per W"},
+	} {
+		r := &report.Report{Flops: &report.FlopsReport{Total: 1e12, Convention: conv, TFLOPS: 1, PeakFraction: 0.5, PeakTFLOPS: 2},
+			Energy: &report.EnergyReport{GFLOPSPerWatt: 4}}
+		r.Memory.OperationalIntensity = 3
+		var b strings.Builder
+		r.WriteSummary(&b)
+		for _, w := range want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: summary lacks %q:\n%s", conv, w, b.String())
+			}
+		}
+	}
+}
