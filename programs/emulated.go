@@ -49,22 +49,24 @@ const (
 
 // emulatedJob runs an emulated GEMM on a GPU machine.
 type emulatedJob struct {
-	file    string
-	p       GEMMParams
-	sp      *schemePlan
-	tg      *gpuTarget
-	kernels []*gpuGEMMPlan // the product kernels
-	kgroup  []int          // first group of each kernel
-	groupK  []int          // kernel of each group
-	gmA32   int64          // FP32 A and B (read by the split kernel)
-	gmB32   int64
-	gmAP    []int64 // pieces of A, B (indexed by piece)
-	gmBP    []int64
-	gmC     int64
-	a, b    []float32
-	aP, bP  [][]uint32 // host pieces (numerics on)
-	outs    []Output
-	auto    map[string]any // scheme: auto's choice (report program.auto)
+	file string
+	p    GEMMParams
+	// inputNotes are gemmInputs' notes on input files.
+	inputNotes []string
+	sp         *schemePlan
+	tg         *gpuTarget
+	kernels    []*gpuGEMMPlan // the product kernels
+	kgroup     []int          // first group of each kernel
+	groupK     []int          // kernel of each group
+	gmA32      int64          // FP32 A and B (read by the split kernel)
+	gmB32      int64
+	gmAP       []int64 // pieces of A, B (indexed by piece)
+	gmBP       []int64
+	gmC        int64
+	a, b       []float32
+	aP, bP     [][]uint32 // host pieces (numerics on)
+	outs       []Output
+	auto       map[string]any // scheme: auto's choice (report program.auto)
 	// histBins: bins of the error histogram (0: none).
 	histBins int
 }
@@ -186,7 +188,7 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 		return nil, err
 	}
 	if p.Numerics != NumericsOff {
-		if j.a, j.b, err = gemmInputs(f, &p); err != nil {
+		if j.a, j.b, j.inputNotes, err = gemmInputs(f, &p); err != nil {
 			return nil, err
 		}
 		var okA, okB bool
@@ -533,6 +535,7 @@ func (j *emulatedJob) goldenTile(model cube.Model, r0, mm, c0, nn int) (accs [][
 }
 
 func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
+	rep.Notes = append(rep.Notes, j.inputNotes...)
 	p, sp, tg := &j.p, j.sp, j.tg
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
 	nprod := sp.products()

@@ -56,10 +56,12 @@ type gemmJob struct {
 	file string
 	pl   *gemmPlan
 	a, b []float32 // inputs (nil with numerics off)
-	c    []float32 // simulated result (full numerics)
-	outs []Output
-	side *beside      // the sampled tiles' computation (startBeside)
-	smp  *gemmSampled // its result
+	// inputNotes are gemmInputs' notes on input files.
+	inputNotes []string
+	c          []float32 // simulated result (full numerics)
+	outs       []Output
+	side       *beside      // the sampled tiles' computation (startBeside)
+	smp        *gemmSampled // its result
 	// cpuTiles: the sampled tiles' CPU FP32 SGEMM is computed without
 	// baselines too (emulated-gemm's error against it).
 	cpuTiles bool
@@ -118,7 +120,7 @@ func newGEMMJob(f *File, pl *gemmPlan) (*gemmJob, error) {
 
 // makeInputs reads or generates A (m×k) and B (k×n).
 func (j *gemmJob) makeInputs(f *File) (err error) {
-	j.a, j.b, err = gemmInputs(f, &j.pl.p)
+	j.a, j.b, j.inputNotes, err = gemmInputs(f, &j.pl.p)
 	return err
 }
 
@@ -148,22 +150,52 @@ func checkInputShapes(f *File, p *GEMMParams, ar, ac, br, bc int) error {
 }
 
 // gemmInputs reads (inputs.a, inputs.b) or generates A (m×k) and B (k×n).
-func gemmInputs(f *File, p *GEMMParams) (a, b []float32, err error) {
+// Its notes (for the report) say what in the files a run may not take as
+// meant: float64 arrays rounded to FP32, NaN and ±Inf values.
+func gemmInputs(f *File, p *GEMMParams) (a, b []float32, notes []string, err error) {
 	if p.Inputs.A != "" {
-		a, ar, ac, err := ReadNPYFloat32(f.Resolve(p.Inputs.A))
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: key \"inputs.a\": %v", f.Path, err)
+		read := func(key, path string) ([]float32, int, int, error) {
+			v32, rows, cols, rounded, err := readNPYAsFloat32(f.Resolve(path))
+			if err != nil {
+				return nil, 0, 0, fmt.Errorf("%s: key %q: %v", f.Path, key, err)
+			}
+			if rounded {
+				notes = append(notes, fmt.Sprintf("%s (%s) is float64: rounded to FP32 (RNE), the inputs the kernels take", key, path))
+			}
+			if n := inputNonFinite(v32); n.nan+n.inf > 0 {
+				notes = append(notes, fmt.Sprintf("%s (%s) holds %d NaN and %d ±Inf of its %d values: the elements of C they reach are NaN or ±Inf (error.non_finite counts them)", key, path, n.nan, n.inf, len(v32)))
+			}
+			return v32, rows, cols, nil
 		}
-		b, br, bc, err := ReadNPYFloat32(f.Resolve(p.Inputs.B))
+		a, ar, ac, err := read("inputs.a", p.Inputs.A)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: key \"inputs.b\": %v", f.Path, err)
+			return nil, nil, nil, err
+		}
+		b, br, bc, err := read("inputs.b", p.Inputs.B)
+		if err != nil {
+			return nil, nil, nil, err
 		}
 		if err := checkInputShapes(f, p, ar, ac, br, bc); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return a, b, nil
+		return a, b, notes, nil
 	}
-	return genMatrix(p.Inputs, 1, p.M, p.K), genMatrix(p.Inputs, 2, p.K, p.N), nil
+	return genMatrix(p.Inputs, 1, p.M, p.K), genMatrix(p.Inputs, 2, p.K, p.N), nil, nil
+}
+
+// nonFinite counts an input's NaN and ±Inf values.
+type nonFinite struct{ nan, inf int }
+
+func inputNonFinite(v []float32) (n nonFinite) {
+	for _, x := range v {
+		switch {
+		case x != x:
+			n.nan++
+		case math.IsInf(float64(x), 0):
+			n.inf++
+		}
+	}
+	return n
 }
 
 // genMatrix draws a rows×cols matrix; row r uses its own PCG stream
@@ -202,6 +234,7 @@ func (j *gemmJob) Prepare(chip *arch.Chip) error {
 func (j *gemmJob) Outputs() []Output { return j.outs }
 
 func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
+	rep.Notes = append(rep.Notes, j.inputNotes...)
 	pl, p := j.pl, &j.pl.p
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
 	fp16Peak, _ := chip.M.Peak("FP16")

@@ -1459,16 +1459,18 @@ func toFP8(v []float32, f fp.Format) []uint8 {
 
 // gpuGEMMJob runs a GEMM on an nvidia-sm machine.
 type gpuGEMMJob struct {
-	file     string
-	pl       *gpuGEMMPlan
-	a, b     []float32 // FP32 inputs (nil with numerics off)
-	a16, b16 []uint16  // the kernel's FP16 or BF16 inputs
-	a8u, b8u []uint8   // its FP8 inputs (E4M3, E5M2)
-	a8, b8   []int8    // igemm's INT8 inputs
-	a64, b64 []float64 // dgemm's FP64 inputs
-	outs     []Output
-	side     *beside     // the sampled tiles' computation (startBeside)
-	smp      *gpuSampled // its result
+	file string
+	pl   *gpuGEMMPlan
+	a, b []float32 // FP32 inputs (nil with numerics off)
+	// inputNotes are gemmInputs' notes on input files.
+	inputNotes []string
+	a16, b16   []uint16  // the kernel's FP16 or BF16 inputs
+	a8u, b8u   []uint8   // its FP8 inputs (E4M3, E5M2)
+	a8, b8     []int8    // igemm's INT8 inputs
+	a64, b64   []float64 // dgemm's FP64 inputs
+	outs       []Output
+	side       *beside     // the sampled tiles' computation (startBeside)
+	smp        *gpuSampled // its result
 }
 
 func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, error) {
@@ -1575,7 +1577,7 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) 
 			j.a8, j.b8 = genInt8(p.Inputs.Seed, 1, p.M*p.K), genInt8(p.Inputs.Seed, 2, p.K*p.N)
 			return j, nil
 		}
-		if j.a, j.b, err = gemmInputs(f, &p); err != nil {
+		if j.a, j.b, j.inputNotes, err = gemmInputs(f, &p); err != nil {
 			return nil, err
 		}
 		if p.Numerics == NumericsFull { // written to GM (sampled: beside the simulation)
@@ -1640,6 +1642,7 @@ func (j *gpuGEMMJob) Prepare(chip *arch.Chip) error {
 func (j *gpuGEMMJob) Outputs() []Output { return j.outs }
 
 func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
+	rep.Notes = append(rep.Notes, j.inputNotes...)
 	pl, p := j.pl, &j.pl.p
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
 	tg := pl.tg

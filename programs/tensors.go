@@ -48,6 +48,13 @@ func UniformFP32(r *rand.Rand, n int, lo, hi float64) []float32 {
 // rounded to FP32 RNE) and returns its rows and
 // columns.
 func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
+	v, rows, cols, _, err := readNPYAsFloat32(path)
+	return v, rows, cols, err
+}
+
+// readNPYAsFloat32 is ReadNPYFloat32, also saying whether the file held
+// float64 values (rounded).
+func readNPYAsFloat32(path string) (_ []float32, _, _ int, rounded bool, err error) {
 	v32, v64, rows, cols, err := readNPY(path, true)
 	if v64 != nil {
 		v32 = make([]float32, len(v64))
@@ -55,7 +62,7 @@ func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
 			v32[i] = float32(x)
 		}
 	}
-	return v32, rows, cols, err
+	return v32, rows, cols, v64 != nil, err
 }
 
 // ReadNPYFloat64 reads a 2-D float64 (or float32, widened exactly) .npy

@@ -1,8 +1,10 @@
 package programs
 
 import (
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,5 +33,63 @@ func TestWriteOutputsRoundTrip(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "H.npy")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// .npy inputs the kernels may not take as meant are noted in the report:
+// a float64 array (rounded to FP32) and NaN or ±Inf values (the GEMM kinds
+// on DaVinci and GPUs, and emulated-gemm).
+func TestInputFileNotes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, descr string, v any) string {
+		path := filepath.Join(dir, name)
+		fh, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fh.Close()
+		switch v := v.(type) {
+		case []float32:
+			err = writeNPYAs(fh, descr, v, []int{64, 64})
+		case []float64:
+			err = writeNPYAs(fh, descr, v, []int{64, 64})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a := make([]float32, 64*64)
+	b := make([]float64, 64*64)
+	for i := range a {
+		a[i], b[i] = float32(i%7)/7, float64(i%5)/5
+	}
+	a[0], a[65] = float32(math.NaN()), float32(math.Inf(-1))
+	pa, pb := write("a.npy", "<f4", a), write("b.npy", "<f8", b)
+	for _, text := range []string{
+		"kind: hgemm\nm: 64\nn: 64\nk: 64\n",                                        // DaVinci
+		"kind: hgemm\nmachine: a100\nm: 64\nn: 64\nk: 64\n",                         // GPU
+		"kind: emulated-gemm\nmachine: a100\nscheme: ootomo\nm: 64\nn: 64\nk: 64\n", // emulated
+	} {
+		f, err := Parse("p.yaml", ".", []byte(text+"numerics: full\ninputs: {a: "+pa+", b: "+pb+"}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Execute(f, Options{}, RunHooks{})
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		notes := strings.Join(res.Report.Notes, "\n")
+		for _, want := range []string{
+			"inputs.a (" + pa + ") holds 1 NaN and 1 ±Inf of its 4096 values",
+			"inputs.b (" + pb + ") is float64: rounded to FP32 (RNE)",
+		} {
+			if !strings.Contains(notes, want) {
+				t.Errorf("%q: notes lack %q:\n%s", text, want, notes)
+			}
+		}
+		if strings.Contains(notes, "inputs.a ("+pa+") is float64") || strings.Contains(notes, "inputs.b ("+pb+") holds") {
+			t.Errorf("%q: a note for what is not there:\n%s", text, notes)
+		}
 	}
 }
