@@ -238,10 +238,10 @@ func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) er
 	pl, p := j.pl, &j.pl.p
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
 	fp16Peak, _ := chip.M.Peak("FP16")
-	conv, peak := "fp16", fp16Peak
+	conv, peak := "fp16 (2mnk; peak = FP16 cube peak)", fp16Peak
 	switch {
 	case pl.v.native:
-		conv = "fp32 (native cube)"
+		conv = "fp32 (2mnk; peak = FP32 cube peak: native cube)"
 		peak, _ = chip.M.Peak("FP32")
 	case pl.v.split:
 		conv, peak = "fp32-equivalent (2mnk; peak = FP16 peak / 3)", fp16Peak/3

@@ -217,7 +217,7 @@ check: true
 		if rep.Error.RelFro > 1e-6 || rep.Baselines["hgemm"].RelFro < 1e-5 {
 			t.Fatalf("errors: sgemm %g hgemm %g", rep.Error.RelFro, rep.Baselines["hgemm"].RelFro)
 		}
-		if rep.Flops.Convention != "fp32 (native cube)" {
+		if rep.Flops.Convention != "fp32 (2mnk; peak = FP32 cube peak: native cube)" {
 			t.Fatalf("convention %q", rep.Flops.Convention)
 		}
 	}
