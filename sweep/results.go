@@ -193,7 +193,7 @@ func finish(s *Study, dir string, done map[int]Record, sum *Summary, log io.Writ
 	}
 	if log != nil {
 		for _, m := range nullMetrics(s, recs) {
-			fmt.Fprintf(log, "metric %s: no point's report has it (misspelt? report.md lists the keys); its column is empty\n", m)
+			fmt.Fprintf(log, "metric %s: no point's report has it (%s); its column is empty\n", m, absentWhy(m))
 		}
 	}
 	_, err = drawPlots(s, recs, dir, log)
@@ -443,4 +443,19 @@ func sizeParam(q string, recs []Record) bool {
 		}
 	}
 	return unit
+}
+
+// absentWhy says why no report may hold metric m: the sections present
+// only in some runs, else a misspelling.
+func absentWhy(m string) string {
+	top, _, _ := strings.Cut(strings.ToLower(m), ".")
+	switch top {
+	case "error", "baselines":
+		return "error and baselines need the points' numerics full or sampled: timing-only runs compute no C"
+	case "hplmxp":
+		return "hplmxp is lu-fused's section"
+	case "cluster":
+		return "cluster is in runs on a cluster or node description"
+	}
+	return "misspelt? report.md lists the keys"
 }

@@ -362,6 +362,17 @@ func TestNullMetrics(t *testing.T) {
 	if got := nullMetrics(s, recs[1:]); len(got) != 0 {
 		t.Errorf("no point ran, yet %v", got)
 	}
+	// Why it may be absent: a section some runs have, or a misspelling.
+	for m, want := range map[string]string{
+		"error.rel_fro":               "numerics full or sampled",
+		"baselines.fp16.bits":         "numerics full or sampled",
+		"hplmxp.factorization_tflops": "lu-fused",
+		"buffers.NOPE.peak_fraction":  "misspelt?",
+	} {
+		if got := absentWhy(m); !strings.Contains(got, want) {
+			t.Errorf("absentWhy(%s) = %q, want it to say %q", m, got, want)
+		}
+	}
 }
 
 // A single program (or machine) file in vary is a path, "..": its parent
