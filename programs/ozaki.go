@@ -20,7 +20,7 @@ import (
 
 func init() {
 	register(&Kind{Name: "ozaki", KBatch: true, Params: reflect.TypeFor[OzakiParams](), Omit: []string{"baselines", "split", "accumulation", "split_chunk", "input"}, Machines: []string{"nvidia-sm", "amd-cu", "davinci"}, Example: "b200-ozaki.yaml",
-		Summary: "FP64 GEMM from INT8 matrix units (Ozaki scheme I with ESC and ADP, as cuBLAS's emulated DGEMM): scan, ESC, slicing, INT8 slice GEMMs, FP64 recombination — or the native DGEMM fallback",
+		Summary: "FP64 GEMM from INT8 matrix units: Ozaki scheme I with ESC and ADP (as cuBLAS's emulated DGEMM: scan, ESC, slicing, INT8 slice GEMMs, FP64 recombination — or the native DGEMM fallback), or scheme II (method: ozaki-ii: CRT over INT8 moduli)",
 		Build:   buildOzaki})
 }
 

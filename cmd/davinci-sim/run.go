@@ -597,10 +597,14 @@ func newProgramsCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, args []string) {
 			w := cmd.OutOrStdout()
+			width := 0 // the longest name's
 			for _, k := range programs.Kinds() {
-				fmt.Fprintf(w, "%-12s %s\n", k.Name, k.Summary)
+				width = max(width, len(k.Name))
+			}
+			for _, k := range programs.Kinds() {
+				fmt.Fprintf(w, "%-*s  %s\n", width, k.Name, k.Summary)
 				if k.Example != "" {
-					fmt.Fprintf(w, "%-12s example: programs/examples/%s\n", "", k.Example)
+					fmt.Fprintf(w, "%-*s  example: programs/examples/%s\n", width, "", k.Example)
 				}
 			}
 		},
