@@ -224,6 +224,11 @@ func join(prefix, name string) string {
 	return prefix + "." + name
 }
 
+// SetBy returns the override that set the dotted path (any case), as
+// messages quote it ("program.inputs.a=x.npy"), or "" where the file's
+// value stands.
+func (c *Config) SetBy(path string) string { return c.overridden[strings.ToLower(path)] }
+
 // where returns "source:line" for a lower-case dotted path (or its closest
 // ancestor present in the file) and the path as the user spelled it.
 func (c *Config) where(lower string) (string, string) {

@@ -132,11 +132,11 @@ func checkInputs(f *File, p *GEMMParams) error {
 	}
 	ar, ac, err := CheckNPYFloat32(f.Resolve(p.Inputs.A))
 	if err != nil {
-		return fmt.Errorf("%s: key \"inputs.a\": %v", f.Path, err)
+		return f.badKey("inputs.a", "%v", err)
 	}
 	br, bc, err := CheckNPYFloat32(f.Resolve(p.Inputs.B))
 	if err != nil {
-		return fmt.Errorf("%s: key \"inputs.b\": %v", f.Path, err)
+		return f.badKey("inputs.b", "%v", err)
 	}
 	return checkInputShapes(f, p, ar, ac, br, bc)
 }
@@ -157,7 +157,7 @@ func gemmInputs(f *File, p *GEMMParams) (a, b []float32, notes []string, err err
 		read := func(key, path string) ([]float32, int, int, error) {
 			v32, rows, cols, rounded, err := readNPYAsFloat32(f.Resolve(path))
 			if err != nil {
-				return nil, 0, 0, fmt.Errorf("%s: key %q: %v", f.Path, key, err)
+				return nil, 0, 0, f.badKey(key, "%v", err)
 			}
 			if rounded {
 				notes = append(notes, fmt.Sprintf("%s (%s) is float64: rounded to FP32 (RNE), the inputs the kernels take", key, path))

@@ -454,8 +454,16 @@ func (f *File) refuseZero() error {
 
 // badKey returns the error for a bad value of the file's key: the file,
 // the key and what is wrong (format and a as fmt.Sprintf's) in one line.
+// A value set with --set is named so ("--set program.m=0: key "m": …"),
+// not as the file's.
 func (f *File) badKey(key, format string, a ...any) error {
-	return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
+	at := f.Path
+	if f.Config != nil {
+		if o := f.Config.SetBy(key); o != "" {
+			at = "--set " + o
+		}
+	}
+	return fmt.Errorf("%s: key %q: %s", at, key, fmt.Sprintf(format, a...))
 }
 
 // Resolve returns a path from the program file relative to its directory.

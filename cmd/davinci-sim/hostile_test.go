@@ -47,6 +47,8 @@ var hostileCases = []hostileCase{
 	{name: "a node description given as the program", files: map[string]string{"node.yaml": nodeSource()},
 		args: []string{"run", "@DIR@/node.yaml"},
 		want: "@DIR@/node.yaml: a node description, not a program: give it with -m @DIR@/node.yaml"},
+	{name: "an input file set with --set that is not there", args: []string{"run", absExample("hgemm.yaml"), "-q", "--set", "program.inputs.a=@DIR@/nope.npy", "--set", "program.inputs.b=@DIR@/nope.npy"},
+		want: `--set program.inputs.a=@DIR@/nope.npy: key "inputs.a": open @DIR@/nope.npy: no such file or directory`},
 	{name: "an integer flag given a word", args: []string{"run", "p.yaml", "--seed", "abc"},
 		want: `--seed "abc": must be an integer`},
 	{name: "an integer flag out of range", args: []string{"run", "p.yaml", "--seed", "99999999999999999999999"},

@@ -442,7 +442,7 @@ func TestDeadlockWritesReport(t *testing.T) {
 		!slices.Equal(fl.Blocked, []string{"core 0: pipe M: wait_flag MTE1->M id 3 (line 4)"}) {
 		t.Errorf("failure %+v, want the deadlock at 636.877 ns with its blocked pipe and the message %q", fl, err)
 	}
-	if want := []string{"cores.0.finish_cycle", "memory.operational_intensity", "memory.operational_intensity_hbm"}; !slices.Equal(fl.NotMeaningful, want) {
+	if want := []string{"cores.0.finish_cycle", "memory.operational_intensity", "memory.operational_intensity_hbm", "energy.gflops_per_watt"}; !slices.Equal(fl.NotMeaningful, want) {
 		t.Errorf("not_meaningful %q, want %q", fl.NotMeaningful, want)
 	}
 	if tm := rep["time"].(map[string]any); tm["seconds"] != fl.Seconds {
