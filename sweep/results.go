@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,6 +115,9 @@ func checkRecord(rec *Record, s *Study, stale *int) error {
 	case StatusOK, StatusFailed, StatusCheckFailed:
 	default:
 		return fmt.Errorf("key \"status\": %q is not ok, failed or check-failed", rec.Status)
+	}
+	if t := rec.TimeLimitSeconds; t != 0 && (!(t > 0) || math.IsInf(t, 0) || rec.Status != StatusFailed) {
+		return fmt.Errorf("key \"time_limit_seconds\": %v: must be a positive number of seconds, of a failed point", t)
 	}
 	want := s.paramMap(s.Points[rec.Index])
 	if !maps.Equal(rec.Params, want) {

@@ -63,8 +63,10 @@ type Options struct {
 	// Shard restricts the run to a subset of the points.
 	Shard Shard
 	// Resume continues from Out/results.jsonl, skipping finished points
-	// (failed ones included: they are deterministic). Without Resume an
-	// existing non-empty results file is an error.
+	// (failed ones included: they are deterministic — but for those a
+	// time limit stopped, which run again where PointTimeout is now
+	// longer, or none). Without Resume an existing non-empty results file
+	// is an error.
 	Resume bool
 	// RerunChanged, with Resume, runs again the points of the shard that
 	// were recorded from other inputs or options (a program or machine
@@ -103,6 +105,9 @@ type Summary struct {
 	// Rerun is the number of selected points recorded from other inputs
 	// or options that this invocation runs again (Options.RerunChanged).
 	Rerun int
+	// RerunTimedOut is the number of selected points a time limit had
+	// stopped that this invocation runs again (its limit longer, or none).
+	RerunTimedOut int
 	// Failed is the number of points recorded as failed or check-failed
 	// among all recorded points; FirstFailure is the message of the
 	// lowest-numbered one ("point N: …").
@@ -140,21 +145,21 @@ func Run(s *Study, opts Options) (*Summary, error) {
 	}
 	path := filepath.Join(opts.Out, ResultsJSONL)
 	done := map[int]Record{}
-	rerun := 0
+	rerun, rerunTimedOut := 0, 0
 	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
 		if !opts.Resume {
 			return nil, badInput(fmt.Errorf("%s exists: use --resume to continue the study, or another -o directory", path))
 		}
-		recs, n, err := readForResume(path, s, opts)
+		recs, changed, timedOut, err := readForResume(path, s, opts)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range recs {
 			done[r.Index] = r
 		}
-		rerun = n
+		rerun, rerunTimedOut = changed, timedOut
 	}
-	sum := &Summary{Points: len(s.Points), Rerun: rerun}
+	sum := &Summary{Points: len(s.Points), Rerun: rerun, RerunTimedOut: rerunTimedOut}
 	var todo []Point
 	for _, p := range s.Points {
 		if !opts.Shard.Has(p.Index) {
@@ -334,6 +339,11 @@ type Record struct {
 	Status string `json:"status"`
 	// Error is the failure message (one line), empty when ok.
 	Error string `json:"error,omitempty"`
+	// TimeLimitSeconds is the wall-time limit (--point-timeout) that
+	// stopped the point, where one did (status failed): not a property of
+	// the point, so --resume runs it again where the limit is now longer,
+	// or none.
+	TimeLimitSeconds float64 `json:"time_limit_seconds,omitempty"`
 	// Metrics maps each metric to its JSON value (null when the report
 	// has no such key, or the point failed).
 	Metrics map[string]json.RawMessage `json:"metrics"`
@@ -405,9 +415,11 @@ func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration, ba
 		rec.badInput = true
 		return rec
 	}
+	var limit error // the cause of a stop by the time limit
 	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("point time limit %v exceeded (--point-timeout)", timeout))
+		limit = fmt.Errorf("point time limit %v exceeded (--point-timeout)", timeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout, limit)
 		defer cancel()
 	}
 	hooks := programs.RunHooks{Context: ctx}
@@ -427,6 +439,9 @@ func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration, ba
 	if err != nil {
 		fail(paths.rewrite(firstLine(err)))
 		rec.badInput = badinput.Is(err)
+		if limit != nil && context.Cause(ctx) == limit {
+			rec.TimeLimitSeconds = timeout.Seconds()
+		}
 		return rec
 	}
 	var buf bytes.Buffer
@@ -544,38 +559,48 @@ func (s *Study) runOptions(mach string, p Point) programs.Options {
 // readForResume reads Out/results.jsonl to resume study s: every record
 // must be the study's as it is now (ReadResults), or, with
 // opts.RerunChanged, the records of the shard's points made from other
-// inputs or options are dropped — from the file too, rewritten without
-// them before any point runs again — and counted.
-func readForResume(path string, s *Study, opts Options) ([]Record, int, error) {
-	if !opts.RerunChanged {
-		recs, err := ReadResults(path, s)
-		return recs, 0, err
-	}
+// inputs or options are dropped and counted (changed). The shard's points
+// a time limit stopped run again where the limit is now longer, or none
+// (timedOut). Records dropped leave the file too, rewritten without them
+// before any point runs again.
+func readForResume(path string, s *Study, opts Options) (recs []Record, changed, timedOut int, err error) {
 	var stale int
-	recs, err := readResultsFile(path, s, &stale)
-	if err != nil || stale == 0 {
-		return recs, 0, err
+	var staleOK *int // (nil: a record from other inputs is an error)
+	if opts.RerunChanged {
+		staleOK = &stale
+	}
+	if recs, err = readResultsFile(path, s, staleOK); err != nil {
+		return nil, 0, 0, err
 	}
 	kept := recs[:0:0]
 	others := 0 // other shards' records from other inputs
 	for _, r := range recs {
-		if checkStamp(&r, s) != nil {
-			if opts.Shard.Has(r.Index) {
+		mine := opts.Shard.Has(r.Index)
+		switch {
+		case stale > 0 && checkStamp(&r, s) != nil:
+			if mine {
+				changed++
 				continue
 			}
 			others++
+		case mine && r.TimeLimitSeconds > 0 && (opts.PointTimeout <= 0 || opts.PointTimeout.Seconds() > r.TimeLimitSeconds):
+			timedOut++
+			continue
 		}
 		kept = append(kept, r)
 	}
 	if others > 0 && opts.Log != nil {
 		fmt.Fprintf(opts.Log, "sweep: %d points of other shards were recorded from other inputs or options: results.csv and the plots show them as recorded until their shards run with --resume --rerun-changed\n", others)
 	}
+	if changed+timedOut == 0 {
+		return recs, 0, 0, nil
+	}
 	b, err := encodeRecords(kept)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	if err := writeAtomic(path, b); err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
-	return kept, len(recs) - len(kept), nil
+	return kept, changed, timedOut, nil
 }

@@ -996,3 +996,32 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// A point its time limit stopped is recorded so (time_limit_seconds), and
+// --resume runs it again where the limit is now longer, or none — not
+// where it is the same (a failure from the point's own inputs is kept:
+// they are deterministic; a wall-time limit is not).
+func TestResumeRerunsTimedOutPoints(t *testing.T) {
+	s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nvary: {program.m: [256, 4096]}\n")
+	out := t.TempDir()
+	sum, err := Run(s, Options{Out: out, Jobs: 1, PointTimeout: time.Nanosecond})
+	if err != nil || sum.Failed != 2 {
+		t.Fatalf("first run: %+v, %v", sum, err)
+	}
+	recs, err := ReadResults(filepath.Join(out, ResultsJSONL), s)
+	if err != nil || len(recs) != 2 || recs[0].TimeLimitSeconds != 1e-9 {
+		t.Fatalf("records %+v, %v: want both stopped at their 1 ns limit", recs, err)
+	}
+	sum, err = Run(s, Options{Out: out, Jobs: 1, Resume: true, PointTimeout: time.Nanosecond})
+	if err != nil || sum.Ran != 0 || sum.Skipped != 2 {
+		t.Fatalf("resumed with the same limit: %+v, %v; want nothing run again", sum, err)
+	}
+	sum, err = Run(s, Options{Out: out, Jobs: 1, Resume: true})
+	if err != nil || sum.Ran != 2 || sum.RerunTimedOut != 2 || sum.Failed != 0 {
+		t.Fatalf("resumed without a limit: %+v, %v; want both run again, and finished", sum, err)
+	}
+	recs, err = ReadResults(filepath.Join(out, ResultsJSONL), s)
+	if err != nil || len(recs) != 2 || recs[1].Status != StatusOK || recs[1].TimeLimitSeconds != 0 {
+		t.Fatalf("records after: %+v, %v", recs, err)
+	}
+}

@@ -141,6 +141,9 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 	if sum.Rerun > 0 {
 		fmt.Fprintf(stderr, " (%d of them again: recorded from other inputs or options)", sum.Rerun)
 	}
+	if sum.RerunTimedOut > 0 {
+		fmt.Fprintf(stderr, " (%d of them again: stopped by a shorter --point-timeout before)", sum.RerunTimedOut)
+	}
 	fmt.Fprintf(stderr, ", %d already done, %d failed in %s; results in %s\n",
 		sum.Skipped, sum.Failed, sum.Wall.Round(1e7), f.out)
 	if sum.Failed > 0 {
