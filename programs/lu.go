@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "lu-fused", Params: reflect.TypeFor[LUParams](), Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "lu-fused.yaml",
+	register(&Kind{Name: "lu-fused", NoArrays: true, Params: reflect.TypeFor[LUParams](), Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "lu-fused.yaml",
 		Summary: "HPL-MxP: blocked LU without pivoting (FP16 cube GEMMs, host FP32 diagonal blocks, TRSM as GEMM, look-ahead, multi-iteration fusion) + FP64 refinement",
 		Build:   buildLU, BuildCluster: buildLUCluster})
 }

@@ -22,7 +22,7 @@ import (
 // C (m×m, trailing precision) −= (1/s)·L (m×K FP16)·U (K×m FP16), K = n_fused·nb.
 
 func init() {
-	register(&Kind{Name: "lu-gemm", Params: reflect.TypeFor[LUGEMMParams](), Machines: []string{"davinci"}, Example: "lu-gemm256.yaml", NumericsModes: []string{NumericsFull, NumericsOff},
+	register(&Kind{Name: "lu-gemm", NoArrays: true, Params: reflect.TypeFor[LUGEMMParams](), Machines: []string{"davinci"}, Example: "lu-gemm256.yaml", NumericsModes: []string{NumericsFull, NumericsOff},
 		Summary: "the LU trailing-update GEMM operator alone (roofline: gemm128/256/512, gemm256_fusion)",
 		Build:   buildLUGEMM})
 }

@@ -163,6 +163,9 @@ type Kind struct {
 	// NumericsModes are the numerics the kind takes (nil: full, sampled
 	// and off), checked in the file also where --numerics replaces it.
 	NumericsModes []string
+	// NoArrays: runs of the kind write no result arrays with -o, whatever
+	// the numerics (the LU kinds: their results are the report's).
+	NoArrays bool
 }
 
 // Keys returns the keys programs of the kind take (as davinci-sim formats

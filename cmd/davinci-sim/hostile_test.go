@@ -876,6 +876,8 @@ func TestOutDirNotes(t *testing.T) {
 		want string
 	}{
 		{[]string{examplePath("a100-tensor-peak.yaml"), "--numerics", "off"}, "kind gpu-bench writes no result arrays"},
+		// (not "need --numerics full": it writes none with numerics full either)
+		{[]string{examplePath("lu-fused-small.yaml"), "--numerics", "off"}, "kind lu-fused writes no result arrays"},
 		{[]string{examplePath("cube-peak.yaml"), "--numerics", "full"}, "the program lists no outputs (key outputs)"},
 		{[]string{examplePath("hgemm.yaml"), "--numerics", "off", "--set", "program.m=64", "--set", "program.n=64", "--set", "program.k=64"}, "need --numerics full (this run: numerics off)"},
 	} {

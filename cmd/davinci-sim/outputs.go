@@ -164,7 +164,7 @@ func noteMissingArrays(w io.Writer, f runFlags, res *programs.Result) {
 			fmt.Fprintf(w, "note: -o %s: only %s written — the program lists no outputs (key outputs)\n", f.out, reportFile)
 			return
 		}
-	case res.Report.Sim.Mode == "functional" || (known && !k.HasKey("numerics")): // lu-fused, gpu-bench
+	case res.Report.Sim.Mode == "functional" || (known && (k.NoArrays || !k.HasKey("numerics"))): // lu-fused, gpu-bench
 		fmt.Fprintf(w, "note: -o %s: only %s written — kind %s writes no result arrays\n", f.out, reportFile, kind)
 		return
 	}
