@@ -72,7 +72,7 @@ naming the file (or --set), key and violated constraint.`,
 			}
 			if slices.Contains(cluster.Names(), target) { // a cluster or node description
 				if len(ovs) > 0 || resolved {
-					return badInput(fmt.Errorf("machines %s: a cluster or node description is printed as shipped; --set node.KEY / cluster.KEY apply to davinci-sim run -m %s", target, target))
+					return badInput(fmt.Errorf("machines %s: a cluster or node description has no effective view (--set, --resolved): davinci-sim machines %s prints it as shipped, and --set node.KEY / cluster.KEY apply to davinci-sim run -m %s", target, target, target))
 				}
 				src, err := cluster.Source(target)
 				if err != nil {
