@@ -150,11 +150,12 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 		fmt.Fprintf(stderr, "sweep: failed points have status \"failed\" (or \"check-failed\") and their message in the error column of %s/results.csv\n", f.out)
 	}
 	if sum.Ran > 0 && sum.BadInput == sum.Ran && sum.Failed >= sum.Ran+sum.Skipped && shard.N <= 1 {
-		// Every point refused as bad input: the study's fixed settings
-		// (its set, program or machine) are wrong for all of them. (Points
+		// Every point refused as bad input: the study's settings (its
+		// set, program or machine, or a varied value's) are wrong for all
+		// of them. (Points
 		// that failed in the simulation — a deadlock, a failed check —
 		// are results.)
-		return badInput(fmt.Errorf("%s: every point failed (%s): the study's fixed settings (set, program, machine) suit none of its points", path, sum.FirstFailure))
+		return badInput(fmt.Errorf("%s: every point failed (%s): the study's settings — its fixed set, program and machine, or the values it varies — suit none of its points", path, sum.FirstFailure))
 	}
 	return nil
 }
