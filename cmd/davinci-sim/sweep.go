@@ -194,7 +194,7 @@ metrics). Exit code 2 on bad input.`,
 			if len(st.Plots) == 1 {
 				plots = fmt.Sprintf("%d of 1 plot", drawn)
 			}
-			msg := fmt.Sprintf("sweep plot: %s drawn from the %d of %d points that ran, in %s", plots, n, len(st.Points), out)
+			msg := fmt.Sprintf("sweep plot: %s drawn from the %d of the study's %d points that ran and did not fail, in %s", plots, n, len(st.Points), out)
 			if stale > 0 {
 				msg += fmt.Sprintf(" (%d of them recorded from other inputs or options, or unstamped: drawn as recorded)", stale)
 			}
@@ -232,7 +232,11 @@ still missing (the files are written anyway), 2 on bad input.`,
 			fmt.Fprintf(stderr, "sweep merge: %d of %d points, %d failed; results in %s\n",
 				sum.Points-len(sum.Missing), sum.Points, sum.Failed, out)
 			if n := len(sum.Missing); n > 0 {
-				return failure(fmt.Errorf("sweep merge: %d points missing (indices %s); rerun their shards with --resume", n, indexList(sum.Missing)))
+				points, indices := "points", "indices"
+				if n == 1 {
+					points, indices = "point", "index"
+				}
+				return failure(fmt.Errorf("sweep merge: %d %s missing (%s %s); rerun their shards with --resume", n, points, indices, indexList(sum.Missing)))
 			}
 			return nil
 		},

@@ -48,7 +48,7 @@ func TestSweepCommand(t *testing.T) {
 		shards = append(shards, d)
 	}
 	merged := filepath.Join(t.TempDir(), "merged")
-	if msg, code, err := runCLI(t, "sweep", "merge", study, "-o", merged, shards[0]); code != 1 || !strings.Contains(msg+err.Error(), "1 points missing (indices 1)") {
+	if msg, code, err := runCLI(t, "sweep", "merge", study, "-o", merged, shards[0]); code != 1 || !strings.Contains(msg+err.Error(), "1 point missing (index 1)") {
 		t.Errorf("partial merge: exit %d: %v\n%s", code, err, msg)
 	}
 	if msg, code, err := runCLI(t, "sweep", "merge", study, "-o", merged, shards[1]); code != 0 {
@@ -72,7 +72,7 @@ func TestSweepCommand(t *testing.T) {
 		t.Errorf("resume: exit %d: %v", code, err)
 	}
 	// sweep plot draws the plots again and says from how many points.
-	if msg, code, err := runCLI(t, "sweep", "plot", study, "-o", out); code != 0 || !strings.Contains(msg, "1 of 1 plot drawn from the 2 of 3 points that ran") || strings.Contains(msg, "other inputs") {
+	if msg, code, err := runCLI(t, "sweep", "plot", study, "-o", out); code != 0 || !strings.Contains(msg, "1 of 1 plot drawn from the 2 of the study's 3 points that ran and did not fail") || strings.Contains(msg, "other inputs") {
 		t.Errorf("sweep plot: exit %d: %v\n%s", code, err, msg)
 	}
 	if _, code, err := runCLI(t, "sweep", "plot", study); code != 2 || !strings.Contains(err.Error(), "-o DIR is required") {
