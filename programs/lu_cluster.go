@@ -1394,7 +1394,11 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 		rep.HPLMxP = sec
 	}
 	rep.Cluster = cl
-	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused on %s: %d × %d grid over %d NPUs, fidelity %s; trailing matrix %s", j.topo.Name, j.P, j.Q, len(j.ranks), fidelityNote(p.Fidelity), p.Trailing))
+	npus := fmt.Sprintf("%d NPUs", len(j.ranks))
+	if len(j.ranks) == 1 {
+		npus = "1 NPU"
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused on %s: %d × %d grid over %s, fidelity %s; trailing matrix %s", j.topo.Name, j.P, j.Q, npus, fidelityNote(p.Fidelity), p.Trailing))
 	rep.Notes = append(rep.Notes, p.unused...)
 	if p.Check && p.Numerics != NumericsFull { // (as on one chip: numerics off, or a fidelity that implies it)
 		rep.Notes = append(rep.Notes, checkNotMade)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Cluster is the section of a run on a cluster or node description
@@ -88,7 +89,7 @@ type ClusterRank struct {
 // deadlocked run's host that had not finished) and the bytes per link
 // class.
 func (c *Cluster) writeSummary(w io.Writer, placeholder func(path string) bool) {
-	fmt.Fprintf(w, "cluster   %s: %d node(s), %d NPUs as a %d × %d grid, fidelity %s\n", c.Name, c.Nodes, c.NPUs, c.GridP, c.GridQ, c.Fidelity)
+	fmt.Fprintf(w, "cluster   %s: %s, %s as a %d × %d grid, fidelity %s\n", c.Name, count(c.Nodes, "node"), count(c.NPUs, "NPU"), c.GridP, c.GridQ, c.Fidelity)
 	var ends []float64
 	for i, rk := range c.Ranks {
 		if !placeholder(fmt.Sprintf("cluster.ranks.%d.finish_seconds", i)) {
@@ -108,9 +109,17 @@ func (c *Cluster) writeSummary(w io.Writer, placeholder func(path string) bool) 
 		classes = append(classes, k)
 	}
 	sort.Strings(classes)
-	fmt.Fprintf(w, "network   %d transfers;", c.Transfers)
-	for _, k := range classes {
-		fmt.Fprintf(w, " %s %s", k, bytesStr(int64(c.LinkBytes[k])))
+	parts := make([]string, len(classes))
+	for i, k := range classes {
+		parts[i] = fmt.Sprintf("%s %s", k, bytesStr(int64(c.LinkBytes[k])))
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "network   %s; %s\n", count(c.Transfers, "transfer"), strings.Join(parts, ", "))
+}
+
+// count says n things in the singular or plural ("1 node", "8 NPUs").
+func count[T int | int64 | uint64](n T, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
