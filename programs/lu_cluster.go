@@ -1414,8 +1414,8 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 		if dl != nil {
 			total = fmt.Sprintf("no total: the run deadlocked at %.6g s", secs)
 		}
-		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity sampled: %d of %d fusion windows simulated; %d kernels, %d distinct ones simulated alone, %d predicted (%d classes, %d leave-one-out residuals: mean %+.2f %%, sd %.2f %%); %s; no memory traffic; energy: each kernel's dynamic energy from its simulation or predicted like its time, the static power over the run",
-			s.WindowsSampled, s.Windows, s.KernelsLaunched, s.KernelSimulations, s.LaunchesPredicted, s.Classes, s.Residuals, 100*s.ResidualMean, 100*s.ResidualSD, total))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity sampled: %d of %d fusion windows simulated; %d kernels: %d timed by simulation (%d distinct ones simulated alone, the rest their repeats), %d predicted (%d classes, %d leave-one-out residuals: mean %+.2f %%, sd %.2f %%); %s; no memory traffic; energy: each kernel's dynamic energy from its simulation or predicted like its time, the static power over the run",
+			s.WindowsSampled, s.Windows, s.KernelsLaunched, s.LaunchesExact, s.KernelSimulations, s.LaunchesPredicted, s.Classes, s.Residuals, 100*s.ResidualMean, 100*s.ResidualSD, total))
 	}
 	if j.trace != nil && j.trace.Dropped > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("trace: %d spans and messages beyond the first %d left out (narrow it with --trace-window or --trace-ranks)", j.trace.Dropped, len(j.trace.Spans)+len(j.trace.Messages)))
