@@ -25,11 +25,11 @@ const ViewerJSONLimit = 256 << 20
 
 // TraceFlagHelp describes the command line's --trace flag: the formats and
 // what size to expect.
-const TraceFlagHelp = `write a trace of the run: FILE.pftrace (Perfetto protobuf, ~55-65 bytes
-a slice: for large runs; open in ui.perfetto.dev) or FILE.json[.gz] (Chrome JSON,
+const TraceFlagHelp = `write a trace of the run: FILE.pftrace or FILE.perfetto-trace (Perfetto protobuf,
+~55-65 bytes a slice: for large runs; open in ui.perfetto.dev) or FILE.json[.gz] (Chrome JSON,
 ~140-155 bytes a slice, gzip ~10: viewers load at most a few hundred MB of JSON;
-ui.perfetto.dev or chrome://tracing). Slices: hgemm.yaml 19 k, sgemm-cube.yaml
-0.37 M, sgemm-cube 8192³ 20 M`
+ui.perfetto.dev or chrome://tracing; a run on a cluster or node description writes JSON only).
+Slices: hgemm.yaml 19 k, sgemm-cube.yaml 0.37 M, sgemm-cube 8192³ 20 M`
 
 // eventCounts returns the slices (host tasks included) and counter samples
 // of tl.

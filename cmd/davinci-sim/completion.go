@@ -31,8 +31,13 @@ func registerCompletions(root *cobra.Command) {
 	byFlag := map[string]cobra.CompletionFunc{
 		"machine":  machineNames,
 		"numerics": fixed(programs.NumericsFull, programs.NumericsSampled, programs.NumericsOff),
+		"fidelity": fixed("full", "isolated", "sampled"),
+		"set": func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			// The paths' heads, to go on typing after (no file names).
+			return []cobra.Completion{"program.", "machine.", "node.", "cluster."}, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+		},
 		"trace": func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return []cobra.Completion{"json", "json.gz", "pftrace"}, cobra.ShellCompDirectiveFilterFileExt
+			return []cobra.Completion{"json", "json.gz", "pftrace", "perfetto-trace"}, cobra.ShellCompDirectiveFilterFileExt
 		},
 		"out":     dirs,
 		"vectors": dirs,
