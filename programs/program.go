@@ -457,16 +457,19 @@ func (f *File) refuseZero() error {
 
 // badKey returns the error for a bad value of the file's key: the file,
 // the key and what is wrong (format and a as fmt.Sprintf's) in one line.
-// A value set with --set is named so ("--set program.m=0: key "m": …"),
-// not as the file's.
+// A value set with --set says so at the end ("p.yaml: key "m": … (set
+// with --set program.m=0)"). (Still the file's message: sweep's check
+// takes a message starting "--set o:" for a fault of the override itself,
+// refused before any point runs — a value wrong only with other settings
+// is a point's failure.)
 func (f *File) badKey(key, format string, a ...any) error {
-	at := f.Path
+	msg := fmt.Sprintf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
 	if f.Config != nil {
 		if o := f.Config.SetBy(key); o != "" {
-			at = "--set " + o
+			msg += " (set with --set " + o + ")"
 		}
 	}
-	return fmt.Errorf("%s: key %q: %s", at, key, fmt.Sprintf(format, a...))
+	return errors.New(msg)
 }
 
 // Resolve returns a path from the program file relative to its directory.

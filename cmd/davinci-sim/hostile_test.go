@@ -48,7 +48,7 @@ var hostileCases = []hostileCase{
 		args: []string{"run", "@DIR@/node.yaml"},
 		want: "@DIR@/node.yaml: a node description, not a program: give it with -m @DIR@/node.yaml"},
 	{name: "an input file set with --set that is not there", args: []string{"run", absExample("hgemm.yaml"), "-q", "--set", "program.inputs.a=/nonexistent/a.npy", "--set", "program.inputs.b=/nonexistent/b.npy"},
-		want: `--set program.inputs.a=/nonexistent/a.npy: key "inputs.a": open /nonexistent/a.npy: no such file or directory`},
+		want: `hgemm.yaml: key "inputs.a": open /nonexistent/a.npy: no such file or directory (set with --set program.inputs.a=/nonexistent/a.npy)`},
 	{name: "an integer flag given a word", args: []string{"run", "p.yaml", "--seed", "abc"},
 		want: `--seed "abc": must be an integer`},
 	{name: "an integer flag out of range", args: []string{"run", "p.yaml", "--seed", "99999999999999999999999"},
