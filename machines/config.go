@@ -224,10 +224,23 @@ func join(prefix, name string) string {
 	return prefix + "." + name
 }
 
-// SetBy returns the override that set the dotted path (any case), as
-// messages quote it ("program.inputs.a=x.npy"), or "" where the file's
-// value stands.
-func (c *Config) SetBy(path string) string { return c.overridden[strings.ToLower(path)] }
+// SetBy returns the overrides that set the dotted path (any case) or keys
+// under it, as messages quote them ("program.tiling.bm=96"; several
+// joined by ", --set "), or "" where the file's values stand.
+func (c *Config) SetBy(path string) string {
+	lower := strings.ToLower(path)
+	if o, ok := c.overridden[lower]; ok {
+		return o
+	}
+	var under []string
+	for k, o := range c.overridden {
+		if strings.HasPrefix(k, lower+".") {
+			under = append(under, o)
+		}
+	}
+	slices.Sort(under)
+	return strings.Join(under, ", --set ")
+}
 
 // where returns "source:line" for a lower-case dotted path (or its closest
 // ancestor present in the file) and the path as the user spelled it.

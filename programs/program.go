@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -457,19 +458,40 @@ func (f *File) refuseZero() error {
 
 // badKey returns the error for a bad value of the file's key: the file,
 // the key and what is wrong (format and a as fmt.Sprintf's) in one line.
-// A value set with --set says so at the end ("p.yaml: key "m": … (set
-// with --set program.m=0)"). (Still the file's message: sweep's check
+// (Execute adds which --set gave the value: namedOverride.)
+func (f *File) badKey(key, format string, a ...any) error {
+	return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
+}
+
+// namedOverride returns err, a build's refusal of a key of f ("p.yaml:
+// key "m": …"), saying at the end which --set gave the value where one
+// did (" (set with --set program.m=0)"): the message names the file, whose
+// value the override replaced. (Not in place of the file: sweep's check
 // takes a message starting "--set o:" for a fault of the override itself,
 // refused before any point runs — a value wrong only with other settings
 // is a point's failure.)
-func (f *File) badKey(key, format string, a ...any) error {
-	msg := fmt.Sprintf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
-	if f.Config != nil {
-		if o := f.Config.SetBy(key); o != "" {
-			msg += " (set with --set " + o + ")"
-		}
+func (f *File) namedOverride(err error) error {
+	if err == nil || f.Config == nil {
+		return err
 	}
-	return errors.New(msg)
+	msg := err.Error()
+	rest, ok := strings.CutPrefix(msg, f.Path+": key ")
+	if !ok {
+		return err
+	}
+	quoted, qerr := strconv.QuotedPrefix(rest)
+	key, uerr := strconv.Unquote(quoted)
+	if qerr != nil || uerr != nil {
+		return err
+	}
+	o := f.Config.SetBy(key)
+	if o == "" || strings.Contains(msg, "--set ") {
+		return err
+	}
+	if head, tail, multi := strings.Cut(msg, "\n"); multi { // (the note on the first line)
+		return fmt.Errorf("%s (set with --set %s)\n%s", head, o, tail)
+	}
+	return fmt.Errorf("%w (set with --set %s)", err, o)
 }
 
 // Resolve returns a path from the program file relative to its directory.

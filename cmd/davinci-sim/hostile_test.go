@@ -49,6 +49,8 @@ var hostileCases = []hostileCase{
 		want: "@DIR@/node.yaml: a node description, not a program: give it with -m @DIR@/node.yaml"},
 	{name: "an input file set with --set that is not there", args: []string{"run", absExample("hgemm.yaml"), "-q", "--set", "program.inputs.a=/nonexistent/a.npy", "--set", "program.inputs.b=/nonexistent/b.npy"},
 		want: `hgemm.yaml: key "inputs.a": open /nonexistent/a.npy: no such file or directory (set with --set program.inputs.a=/nonexistent/a.npy)`},
+	{name: "a tile set with --set that does not fit", args: []string{"run", absExample("hgemm.yaml"), "-q", "--set", "program.tiling.bm=4096"},
+		want: `hgemm.yaml: key "tiling": bm·bk = 4096·64 fp16 (×1 matrices) exceeds L0A (65536 bytes; SGEMM-cube Eq. 12) (set with --set program.tiling.bm=4096)`},
 	{name: "an integer flag given a word", args: []string{"run", "p.yaml", "--seed", "abc"},
 		want: `--seed "abc": must be an integer`},
 	{name: "an integer flag out of range", args: []string{"run", "p.yaml", "--seed", "99999999999999999999999"},
