@@ -422,7 +422,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	switch {
 	case opts.FastForward == nil || len(st.FastForward) > 0 || len(run.ffFailed) > 0 || len(st.FastForwardDeclined) > 0 || len(st.FastForwardSteps) > 0 || len(run.stepsFailed) > 0 || len(st.FastForwardKernels) > 0:
 	case len(prog.Grids) == 0:
-		rep.Notes = append(rep.Notes, "fast-forward: only kernel grids (GPU machines) have waves to skip; everything was simulated")
+		rep.Notes = append(rep.Notes, noGridsToSkip)
 	default:
 		rep.Notes = append(rep.Notes, "fast-forward: no kernel reached repeating waves (durations, stall mix and cache hit rates within the tolerances); every block was simulated")
 	}
@@ -758,6 +758,10 @@ func (x rerunExclusion) String() string {
 	}
 	return "with every block of that kernel simulated (its third failed check)"
 }
+
+// noGridsToSkip is the note of a fast-forwarded run with no kernel grids
+// (a DaVinci chip's).
+const noGridsToSkip = "fast-forward: only kernel grids (GPU machines) have waves to skip; everything was simulated"
 
 // markDeadlocked makes rep, the report of a run of a program of kind
 // kind simulated up to deadlock dl (on one chip or a cluster), a

@@ -87,9 +87,16 @@ const OneNPUNode = "cloudbrain2-node"
 // the machine file's host and whose PCIe link is its host link — the
 // configuration in which the cluster run reproduces the one-chip run to
 // the picosecond (TestLUClusterOneNPUEqualsSingle).
-func executeOneNPU(f *File, ref string, m *machines.Machine, opts Options, hooks RunHooks) (*Result, error) {
+func executeOneNPU(f *File, ref string, m *machines.Machine, opts Options, hooks RunHooks) (res *Result, err error) {
 	if opts.FastForward != nil {
-		return nil, badInput(errors.New("--fast-forward: not with fidelity isolated or sampled"))
+		// A DaVinci chip has no kernel grids to skip (as in a run simulated
+		// in full): nothing is skipped, and the note says so.
+		opts.FastForward = nil
+		defer func() {
+			if res != nil && res.Report != nil {
+				res.Report.Notes = append(res.Report.Notes, noGridsToSkip)
+			}
+		}()
 	}
 	hm := &m.Host
 	ovs := append(opts.Overrides[:len(opts.Overrides):len(opts.Overrides)],

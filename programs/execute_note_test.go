@@ -206,6 +206,7 @@ func TestFastForwardOnDaVinci(t *testing.T) {
 	for _, text := range []string{
 		"kind: hgemm\nm: 256\nn: 256\nk: 256\nnumerics: full\ncheck: true\n",
 		"kind: lu-fused\nn: 512\nnb: 128\nn_fused: 2\nn_fusion: 8\nnumerics: off\n",
+		"kind: lu-fused\nn: 1024\nnb: 128\nn_fused: 2\nn_fusion: 8\nnumerics: off\nfidelity: sampled\n", // (as a node of one NPU)
 	} {
 		run := func(o Options) *Result {
 			f, err := Parse("p.yaml", ".", []byte(text))

@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
@@ -308,7 +309,11 @@ func (j *gpuBenchJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		// the kernel's time is measured on it.
 		peak, _ := m.Peak(tg.matrixPeak[j.in])
 		peak *= clock / float64(m.Clock())
-		sec.Achieved, sec.Reference, sec.Unit = j.work/secs/1e12, peak/1e12, "TFLOP/s (dense peak at the simulated clock)"
+		unit := "TFLOP/s"
+		if strings.HasPrefix(j.p.DType, "int") {
+			unit = "TOP/s"
+		}
+		sec.Achieved, sec.Reference, sec.Unit = j.work/secs/1e12, peak/1e12, unit+" (dense peak at the simulated clock)"
 		rep.Flops = &report.FlopsReport{Total: j.work, TFLOPS: sec.Achieved, PeakTFLOPS: sec.Reference, PeakFraction: sec.Achieved / sec.Reference,
 			Convention: j.p.DType + " " + tg.matrix + " (2mnk over the kernel's time, launch excluded)"}
 	case benchMMALatency:

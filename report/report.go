@@ -517,10 +517,10 @@ func (r *Report) intensityStr(path string, x float64) string {
 
 // opUnit names what the summary's rates count: "OP" where the flops
 // convention counts integer operations (igemm's and ape-int16's "int8
-// ops …", "int16 ops …"), else "FLOP". (report.json's keys say flops
-// either way.)
+// ops …", "int16 ops …", gpu-bench's "int8 tensor …"), else "FLOP".
+// (report.json's keys say flops either way.)
 func (r *Report) opUnit() string {
-	if f := r.Flops; f != nil && (strings.HasPrefix(f.Convention, "int8 ops") || strings.HasPrefix(f.Convention, "int16 ops")) {
+	if f := r.Flops; f != nil && strings.HasPrefix(f.Convention, "int") {
 		return "OP"
 	}
 	return "FLOP"

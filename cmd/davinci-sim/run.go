@@ -216,7 +216,9 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		fid = programs.FileFidelity(file, opts)
 	}
 	switch {
-	case f.fastForward && (f.trace != "" || f.view):
+	case f.fastForward && (f.trace != "" || f.view) && !(clusterName == "" && onDaVinci(file, opts)):
+		// (A DaVinci chip has no kernel grids: fast-forward skips nothing
+		// there, and a trace misses nothing.)
 		return badInput(arch.ErrFastForwardObserved)
 	case f.kBatch > 1 && (f.trace != "" || f.view):
 		return badInput(programs.KBatchObservedError(f.kBatch))
@@ -609,4 +611,11 @@ func newProgramsCmd() *cobra.Command {
 			}
 		},
 	}
+}
+
+// onDaVinci reports whether file runs on a DaVinci machine (false where the
+// machine cannot be loaded: the run says why).
+func onDaVinci(file *programs.File, opts programs.Options) bool {
+	m, err := programs.MachineFor(file, opts)
+	return err == nil && m.DaVinci() != nil
 }
