@@ -691,6 +691,9 @@ func deadlockResult(f *File, chip *arch.Chip, m *machines.Machine, opts Options,
 	notMeaningful = append(notMeaningful, "memory.operational_intensity", "memory.operational_intensity_hbm", "energy.gflops_per_watt")
 	markDeadlocked(rep, f.Kind.Name, dl, chip.Clock().CeilCycles(dl.Time), notMeaningful)
 	rep.SetEnergy(st, &m.Power)
+	if rep.Energy != nil {
+		rep.Energy.GFLOPSPerWatt = 0 // (a placeholder, as the intensities: the program's flops are not known)
+	}
 	return &Result{Report: rep, Stats: st, Failure: dl}, dl
 }
 

@@ -343,6 +343,9 @@ func machineText(path string, data []byte) string {
 	}
 	var top map[string]any
 	if yaml.Unmarshal(data, &top) == nil {
+		if k, ok := top["kind"].(string); ok && slices.ContainsFunc(machines.Kinds(), func(mk *machines.Kind) bool { return mk.Name == k }) {
+			return fmt.Sprintf("a machine file (kind %s, with errors of its own)", k)
+		}
 		if _, ok := top["npu"]; ok {
 			return "a node description"
 		}

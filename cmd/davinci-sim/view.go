@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,23 +25,21 @@ var newScreen = func() (tcell.Screen, error) { return tcell.NewScreen() }
 // haveTerminal reports whether the terminal a screen would open is there,
 // without taking it over (tests replace it with newScreen's fake): the
 // process's controlling terminal, /dev/tty, which tcell opens (on Windows
-// the console standard output is). (It had asked tcell for its /dev/tty
+// the console, CONOUT$). (It had asked tcell for its /dev/tty
 // and closed it unstarted, whose Close fails — "invalid argument" — on
 // every terminal.)
 var haveTerminal = func() error {
+	dev := "/dev/tty"
 	if runtime.GOOS == "windows" {
-		if !term.IsTerminal(int(os.Stdout.Fd())) {
-			return errors.New("standard output is not a console")
-		}
-		return nil
+		dev = "CONOUT$" // (the console, whatever standard output is)
 	}
-	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	f, err := os.OpenFile(dev, os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	if !term.IsTerminal(int(f.Fd())) {
-		return errors.New("/dev/tty is not a terminal")
+		return fmt.Errorf("%s is not a terminal", dev)
 	}
 	return nil
 }
