@@ -281,7 +281,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if err != nil {
 		// Interrupted while building (scheme auto's runs, Ozaki's plan,
 		// the split), else bad input.
-		return nil, opts.interruptOr(err, badInput(f.namedOverride(err)))
+		return nil, opts.interruptOr(err, badInput(err))
 	}
 	giveContext(job, hooks.Context)
 	if opts.KBatch > 1 {

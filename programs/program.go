@@ -461,19 +461,19 @@ func (f *File) refuseZero() error {
 
 // badKey returns the error for a bad value of the file's key: the file,
 // the key and what is wrong (format and a as fmt.Sprintf's) in one line.
-// (Execute adds which --set gave the value: namedOverride.)
+// (The command line adds which --set gave the value: NamedOverride.)
 func (f *File) badKey(key, format string, a ...any) error {
 	return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
 }
 
-// namedOverride returns err, a build's refusal of a key of f ("p.yaml:
-// key "m": …"), saying at the end which --set gave the value where one
-// did (" (set with --set program.m=0)"): the message names the file, whose
-// value the override replaced. (Not in place of the file: sweep's check
-// takes a message starting "--set o:" for a fault of the override itself,
-// refused before any point runs — a value wrong only with other settings
-// is a point's failure.)
-func (f *File) namedOverride(err error) error {
+// NamedOverride returns err, a run's refusal of a key of f ("p.yaml: key
+// "m": …"), saying at the end which --set gave the value where one did ("
+// (set with --set program.m=0)"): the message names the file, whose value
+// the override replaced. For the command line (run): a sweep's records
+// keep the file's message, its overrides being the study's set and vary.
+// (Not in place of the file: sweep's check takes a message starting
+// "--set o:" for a fault of the override itself.)
+func (f *File) NamedOverride(err error) error {
 	if err == nil || f.Config == nil {
 		return err
 	}

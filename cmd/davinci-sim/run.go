@@ -290,7 +290,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 func finishRun(stdout, stderr io.Writer, file *programs.File, res *programs.Result, err error, rec *traces.Recorder, hooks programs.RunHooks, f runFlags) error {
 	if err != nil {
 		if badinput.Is(err) {
-			return badInput(err)
+			return badInput(file.NamedOverride(err))
 		}
 		if ierr := interruptExit(err); ierr != nil {
 			return ierr
