@@ -607,13 +607,24 @@ func IsDescription(nameOrPath string) bool {
 	if err != nil {
 		return false
 	}
+	return Describes(data) != ""
+}
+
+// Describes says what YAML text data describes: "node" (a top-level npu:
+// key), "cluster" (a node: key), or "" (neither: a single chip's machine
+// file, a program, or not YAML).
+func Describes(data []byte) string {
 	var top map[string]any
 	if yaml.Unmarshal(data, &top) != nil {
-		return false
+		return ""
 	}
-	_, npu := top["npu"]
-	_, node := top["node"]
-	return npu || node
+	if _, npu := top["npu"]; npu {
+		return "node"
+	}
+	if _, node := top["node"]; node {
+		return "cluster"
+	}
+	return ""
 }
 
 // LoadSystem loads what a run on "a cluster machine" names: a cluster description (Load) or a

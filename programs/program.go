@@ -10,7 +10,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"go.yaml.in/yaml/v3"
 	"io/fs"
 	"maps"
 	"path/filepath"
@@ -18,6 +17,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	_ "github.com/davinci-sim/davinci-sim/arch/amd" // the core models of the machine kinds, for the programs generated here
@@ -341,16 +342,13 @@ func machineText(path string, data []byte) string {
 	if m, err := machines.LoadBytes(path, data, nil); err == nil {
 		return fmt.Sprintf("a machine file (kind %s)", m.Kind)
 	}
+	if d := cluster.Describes(data); d != "" {
+		return "a " + d + " description"
+	}
 	var top map[string]any
 	if yaml.Unmarshal(data, &top) == nil {
 		if k, ok := top["kind"].(string); ok && slices.ContainsFunc(machines.Kinds(), func(mk *machines.Kind) bool { return mk.Name == k }) {
 			return fmt.Sprintf("a machine file (kind %s, with errors of its own)", k)
-		}
-		if _, ok := top["npu"]; ok {
-			return "a node description"
-		}
-		if _, ok := top["node"]; ok {
-			return "a cluster description"
 		}
 	}
 	return ""
@@ -517,33 +515,16 @@ func (f *File) Resolve(p string) string {
 // Where the machine named is not there, the error says where the name
 // came from: -m, --set program.machine, or the file's key.
 func MachineFor(f *File, opts Options) (*machines.Machine, error) {
-	m, err := machines.Load(machineRef(f, opts), opts.Overrides)
-	var ref *machines.RefError
-	if err != nil && errors.As(err, &ref) {
-		switch src := machineSource(f, opts); src {
-		case "":
+	ref, from := machineRefFrom(f, opts)
+	m, err := machines.Load(ref, opts.Overrides)
+	var missing *machines.RefError
+	if err != nil && errors.As(err, &missing) {
+		if from == "" {
 			return nil, f.badKey("machine", "%v", err)
-		default:
-			return nil, fmt.Errorf("%s: %w", src, err)
 		}
+		return nil, fmt.Errorf("%s: %w", from, err)
 	}
 	return m, err
-}
-
-// machineSource says where machineRef's name comes from: "-m NAME",
-// "--set program.machine=NAME", or "" for the file's machine: key (or the
-// default, which is always there).
-func machineSource(f *File, opts Options) string {
-	if opts.Machine != "" {
-		return "-m " + opts.Machine
-	}
-	src := ""
-	for _, o := range opts.Overrides {
-		if strings.EqualFold(o.Path, "program.machine") {
-			src = "--set " + o.String()
-		}
-	}
-	return src
 }
 
 // MachineRef returns the machine a one-chip run of f uses (MachineFor's):
@@ -554,22 +535,30 @@ func MachineRef(f *File, opts Options) string { return machineRef(f, opts) }
 // --set program.machine, else the file's machine: key (resolved against
 // the file's directory when it names a file), else DefaultMachine.
 func machineRef(f *File, opts Options) string {
-	name := opts.Machine
-	if name == "" {
-		name = f.Machine
-		if isMachinePath(name) {
-			name = f.Resolve(name)
-		}
-		for _, o := range opts.Overrides { // --set program.machine=… replaces the file's key
-			if strings.EqualFold(o.Path, "program.machine") {
-				name = o.Value
-			}
+	name, _ := machineRefFrom(f, opts)
+	return name
+}
+
+// machineRefFrom is machineRef, also saying where the name came from:
+// "-m NAME", "--set program.machine=NAME", or "" for the file's machine:
+// key (or the default).
+func machineRefFrom(f *File, opts Options) (name, from string) {
+	if opts.Machine != "" {
+		return opts.Machine, "-m " + opts.Machine
+	}
+	name = f.Machine
+	if isMachinePath(name) {
+		name = f.Resolve(name)
+	}
+	for _, o := range opts.Overrides { // --set program.machine=… replaces the file's key
+		if strings.EqualFold(o.Path, "program.machine") {
+			name, from = o.Value, "--set "+o.String()
 		}
 	}
 	if name == "" {
 		name = DefaultMachine
 	}
-	return name
+	return name, from
 }
 
 // isMachinePath reports whether a machine: value names a file (it has a
