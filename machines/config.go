@@ -224,7 +224,8 @@ func join(prefix, name string) string {
 	return prefix + "." + name
 }
 
-// SetBy returns the overrides that set the dotted path (any case) or keys
+// SetBy returns the overrides that set the dotted path (any case), a
+// section holding it ("scheme" for "scheme.pieces[0].format") or keys
 // under it, as messages quote them ("program.tiling.bm=96"; several
 // joined by ", --set "), or "" where the file's values stand.
 func (c *Config) SetBy(path string) string {
@@ -234,7 +235,7 @@ func (c *Config) SetBy(path string) string {
 	}
 	var under []string
 	for k, o := range c.overridden {
-		if strings.HasPrefix(k, lower+".") {
+		if strings.HasPrefix(k, lower+".") || strings.HasPrefix(lower, k+".") || strings.HasPrefix(lower, k+"[") {
 			under = append(under, o)
 		}
 	}

@@ -128,6 +128,13 @@ func decodeScheme(scheme any, bad func(key, format string, a ...any) error) (*sc
 			if m := schemeFieldError.FindStringSubmatch(msg); m != nil && strings.Count(err.Error(), "\n'") <= 1 { // one field (mapstructure puts one per line): name its key
 				return nil, bad("scheme."+m[1], "%s", m[2])
 			}
+			if _, unknown, ok := strings.Cut(msg, "'' has invalid keys: "); ok { // (the scheme's own keys)
+				var keys []string
+				for f := range reflect.TypeFor[Scheme]().Fields() {
+					keys = append(keys, f.Tag.Get("mapstructure"))
+				}
+				return nil, bad("scheme", "unknown key %s (a scheme has %s)", unknown, strings.Join(keys, ", "))
+			}
 			return nil, bad("scheme", "%s", msg)
 		}
 	}
