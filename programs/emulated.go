@@ -383,6 +383,15 @@ func kernelName(sp *schemePlan, set []int) string {
 // splitOps is the FP32 vector operations per element of the split.
 func (sp *schemePlan) splitOps() int { return len(sp.splitSteps(len(sp.rounds) - 1)) }
 
+// splitOpsText is splitOps in words ("1 FP32 operation", "5 FP32
+// operations").
+func (sp *schemePlan) splitOpsText() string {
+	if n := sp.splitOps(); n != 1 {
+		return fmt.Sprintf("%d FP32 operations", n)
+	}
+	return "1 FP32 operation"
+}
+
 // splitInstrs are the split's operations (splitSteps) on the vector units
 // on n elements in registers: r holds x and then its residual, tmp a
 // temporary; piece i (i ≤ last) is written to piece(i). The split kernel
@@ -567,9 +576,9 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 	sp.reportRange(rep, j.a, j.b)
 	switch {
 	case sp.s.Split == "fused":
-		rep.Notes = append(rep.Notes, fmt.Sprintf("split fused into the product kernels: each splits its FP32 tiles every k-step on the %s units (%d FP32 operations an element), register-staged, no split kernel", tg.vector, sp.splitOps()))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("split fused into the product kernels: each splits its FP32 tiles every k-step on the %s units (%s an element), register-staged, no split kernel", tg.vector, sp.splitOpsText()))
 	case p.Numerics != NumericsFull:
-		rep.Notes = append(rep.Notes, fmt.Sprintf("split kernel: %d FP32 operations per element on the %s units", sp.splitOps(), tg.vector))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("split kernel: %s per element on the %s units", sp.splitOpsText(), tg.vector))
 	}
 	model := chip.Cube()
 	k0 := j.kernels[0]
@@ -579,7 +588,7 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		if sp.outside > 0 {
 			outside = ", the accumulation outside the matrix units"
 		}
-		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics full: every kernel runs functionally — the split (%d FP32 operations per element)%s and the epilogue on the %s units, the products on the %s", sp.splitOps(), outside, tg.vector, tg.matrix))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics full: every kernel runs functionally — the split (%s per element)%s and the epilogue on the %s units, the products on the %s", sp.splitOpsText(), outside, tg.vector, tg.matrix))
 		c, err := readFP32Result(chip, j.gmC, p, j.a, j.b, rep, &j.outs)
 		if err != nil {
 			return err

@@ -205,8 +205,8 @@ func (j *daVinciSchemeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.R
 	if len(pl.planes) > 0 {
 		epilogue = fmt.Sprintf("a pass over %d FP32 planes on the vector unit", len(pl.planes))
 	}
-	rep.Notes = append(rep.Notes, fmt.Sprintf("%s on %s: split on the vector unit (%d FP32 operations an element), product passes: %d on the %s cube, epilogue %s",
-		name, chip.M.Name, sp.splitOps(), len(pl.passes), strings.ToUpper(pl.in.String()), epilogue))
+	rep.Notes = append(rep.Notes, fmt.Sprintf("%s on %s: split on the vector unit (%s an element), product passes: %d on the %s cube, epilogue %s",
+		name, chip.M.Name, sp.splitOpsText(), len(pl.passes), strings.ToUpper(pl.in.String()), epilogue))
 	switch {
 	case p.Numerics == NumericsFull && j.c != nil:
 		cpu := accuracy.CPUSGEMM(p.M, p.K, p.N, j.a, j.b)

@@ -489,16 +489,16 @@ func (sp *schemePlan) rangeExponents() (emin, emax int) {
 	return emin, emax
 }
 
-// inputRange counts the elements of x outside the scheme's full-precision
-// range: over (|x| ≥ 2^emax, or not finite) and under (0 < |x| < 2^emin).
-func inputRange(x []float32, emin, emax int) (over, under int64) {
-	hi, lo := float32(math.Ldexp(1, emax)), float32(math.Ldexp(1, emin))
+// inputRange counts the elements of x outside a range: over (|x| ≥ hi, or
+// not finite) and under (0 < |x| < lo).
+func inputRange(x []float32, lo, hi float64) (over, under int64) {
+	h, l := float32(hi), float32(lo)
 	for _, v := range x {
 		a := float32(math.Abs(float64(v)))
 		switch {
-		case !(a < hi): // NaN too
+		case !(a < h): // NaN too
 			over++
-		case a != 0 && a < lo:
+		case a != 0 && a < l:
 			under++
 		}
 	}
@@ -513,8 +513,8 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32) {
 	r := map[string]any{"min_exponent": emin, "max_exponent": emax,
 		"meaning": fmt.Sprintf("inputs with 2^%d ≤ |x| < 2^%d split without overflow or loss of precision", emin, emax)}
 	if a != nil {
-		ao, au := inputRange(a, emin, emax)
-		bo, bu := inputRange(b, emin, emax)
+		ao, au := inputRange(a, math.Ldexp(1, emin), math.Ldexp(1, emax))
+		bo, bu := inputRange(b, math.Ldexp(1, emin), math.Ldexp(1, emax))
 		r["a_over"], r["a_under"], r["b_over"], r["b_under"] = ao, au, bo, bu
 		pct := func(n int64) float64 { return 100 * float64(n) / float64(len(a)+len(b)) }
 		if ao+bo > 0 {
@@ -524,6 +524,46 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32) {
 		if au+bu > 0 {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below the scheme's full-precision range: %d elements of A and %d of B have 0 < |x| < 2^%d: their low pieces are %s subnormals or zero and lose bits (%.3g %% of the inputs)",
 				au, bu, emin, strings.ToUpper(sp.format.String()), pct(au+bu)))
+		}
+	}
+	rep.Program["range"] = r
+}
+
+// reportCastRange is reportRange for the GEMM kinds that round their FP32
+// inputs to the matrix unit's format f (hgemm's FP16, BF16 or FP8) with
+// the rounding rnd: the exact bounds of the cast — the |x| from which it
+// overflows or saturates (the nearest roundings: halfway above the largest
+// finite value; RZ and RO: the next power of two; RD and RU, which round
+// one sign away from zero: anything above it) and the smallest normal —
+// and, the inputs at hand, how many lie outside them.
+func reportCastRange(rep *report.Report, f fp.Format, rnd fp.Rounding, a, b []float32) {
+	maxf := f.MaxFinite()
+	_, e := math.Frexp(maxf)               // maxf < 2^e
+	ulp := math.Ldexp(1, e-1-f.MantBits()) // the spacing just below 2^e
+	var over float64
+	switch rnd {
+	case fp.RNE, fp.RNA:
+		over = maxf + ulp/2
+	case fp.RZ, fp.RO:
+		over = maxf + ulp
+	default:
+		over = float64(math.Nextafter32(float32(maxf), float32(math.Inf(1))))
+	}
+	name := strings.ToUpper(f.String())
+	r := map[string]any{"min_normal": f.MinNormal(), "overflow_from": over,
+		"meaning": fmt.Sprintf("inputs with %g ≤ |x| < %g round to normal %s values", f.MinNormal(), over, name)}
+	if a != nil {
+		ao, au := inputRange(a, f.MinNormal(), over)
+		bo, bu := inputRange(b, f.MinNormal(), over)
+		r["a_over"], r["a_under"], r["b_over"], r["b_under"] = ao, au, bo, bu
+		pct := func(n int64) float64 { return 100 * float64(n) / float64(len(a)+len(b)) }
+		if ao+bo > 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs beyond %s: %d elements of A and %d of B have |x| ≥ %g (or are not finite): they round beyond its largest finite value %g (to ±Inf, or saturate), so C is wrong where they contribute (%.3g %% of the inputs)",
+				name, ao, bo, over, maxf, pct(ao+bo)))
+		}
+		if au+bu > 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below %s's normal range: %d elements of A and %d of B have 0 < |x| < %g: they round to subnormals or zero and lose bits (%.3g %% of the inputs)",
+				name, au, bu, f.MinNormal(), pct(au+bu)))
 		}
 	}
 	rep.Program["range"] = r

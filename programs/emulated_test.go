@@ -593,6 +593,85 @@ func TestEmulatedRangeFlagged(t *testing.T) {
 	}
 }
 
+// The GEMM kinds that round FP32 inputs to the matrix unit's format
+// report the cast's exact bounds and flag inputs beyond them: FP16 holds
+// 65519 (RNE rounds it to 65504) but not 65520 (halfway: to +Inf), RZ
+// holds everything below 2^16; sgemm-cube's kind reports its split's
+// range as emulated-gemm's preset does.
+func TestCastRangeFlagged(t *testing.T) {
+	dir := t.TempDir()
+	const m, k, n = 32, 48, 40
+	a, b := make([]float32, m*k), make([]float32, k*n)
+	for i := range a {
+		a[i] = float32(i%7) - 3
+	}
+	for i := range b {
+		b[i] = float32(i%5) - 2
+	}
+	a[5], a[6], a[7], b[7] = 65519, -65520, 65535, 1e-6
+	pa, pb := filepath.Join(dir, "a.npy"), filepath.Join(dir, "b.npy")
+	for _, w := range []struct {
+		path       string
+		v          []float32
+		rows, cols int
+	}{{pa, a, m, k}, {pb, b, k, n}} {
+		fh, err := os.Create(w.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := writeNPY(fh, w.v, []int{w.rows, w.cols}); err != nil {
+			t.Fatal(err)
+		}
+		fh.Close()
+	}
+	sets := []string{fmt.Sprintf("program.m=%d", m), fmt.Sprintf("program.k=%d", k), fmt.Sprintf("program.n=%d", n),
+		"program.inputs.a=" + pa, "program.inputs.b=" + pb, "program.numerics=full", "program.tiling.bm=16", "program.tiling.bk=16", "program.tiling.bn=16"}
+	for _, c := range []struct {
+		example, machine string
+		sets             []string
+		over             float64 // overflow_from (0: a split's range)
+		aOver            int64
+	}{
+		{"hgemm.yaml", "ascend-910a", nil, 65520, 2},
+		{"hgemm.yaml", "ascend-910a", []string{"program.split.rounding=rz"}, 65536, 0},
+		{"a100-hgemm.yaml", "a100", nil, 65520, 2},
+		{"a100-hgemm.yaml", "h100-sxm", []string{"program.input=e4m3"}, 464, 3},
+		{"sgemm-cube.yaml", "ascend-910a", nil, 0, 3},
+	} {
+		label := c.example + " " + c.machine + " " + strings.Join(c.sets, " ")
+		f, err := ReadFile("examples/" + c.example)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := slices.Concat(sets, c.sets)
+		if c.machine != "ascend-910a" { // the GPU kernels take their own tiles
+			all = slices.Concat(sets[:6], c.sets)
+		}
+		res, err := Execute(f, Options{Machine: c.machine, Overrides: mustSets(t, all...)}, RunHooks{})
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		r, _ := res.Report.Program["range"].(map[string]any)
+		if r == nil {
+			t.Fatalf("%s: no program.range", label)
+		}
+		if c.over != 0 && (r["overflow_from"] != c.over || r["min_normal"] == nil) {
+			t.Errorf("%s: range %v", label, r)
+		}
+		if r["a_over"] != c.aOver || r["b_over"] != int64(0) || r["b_under"] != int64(1) {
+			t.Errorf("%s: range %v, want a_over %d, b_under 1", label, r, c.aOver)
+		}
+		want := fmt.Sprintf("%d elements of A and 0 of B", c.aOver)
+		flagged := false
+		for _, note := range res.Report.Notes {
+			flagged = flagged || (strings.Contains(note, "inputs beyond ") || strings.Contains(note, "inputs outside the scheme's range")) && strings.Contains(note, want)
+		}
+		if flagged != (c.aOver > 0) {
+			t.Errorf("%s: flagged %v (%s): %v", label, flagged, want, res.Report.Notes)
+		}
+	}
+}
+
 // wantBadInputLine fails the test unless err is bad input (exit 2) of one
 // line containing want; label says which case.
 func wantBadInputLine(t *testing.T, err error, want string, label ...any) {

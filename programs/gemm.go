@@ -13,6 +13,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/cube"
+	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
@@ -253,6 +254,14 @@ func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) er
 	}
 	reportThroughput(rep, st, flops, peak, conv)
 	rep.Program = j.programSection()
+	switch {
+	case pl.v.scheme != nil: // emulated-gemm reports its scheme's range itself
+	case pl.v.split: // sgemm-cube's split
+		pl.sp.reportRange(rep, j.a, j.b)
+	case pl.sp != nil: // hgemm: a plain cast to FP16
+		rnd, _ := fp.ParseRounding(p.Split.Rounding) // checked by the plan
+		reportCastRange(rep, pl.in, rnd, j.a, j.b)
+	}
 	switch p.Numerics {
 	case NumericsFull:
 		return j.finishFull(chip, rep)

@@ -1668,6 +1668,9 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 	if pl.in == fp.FP64 {
 		return j.finishFP64(chip, rep)
 	}
+	if pl.in != fp.FP32 && pl.in != fp.TF32 { // FP32 and TF32 (FP32's exponents) take the inputs as they are
+		reportCastRange(rep, pl.in, fp.RNE, j.a, j.b) // toHalf, toFP8
+	}
 	switch p.Numerics {
 	case NumericsFull:
 		c, err := readFP32Result(chip, pl.gmC, p, j.a, j.b, rep, &j.outs)
