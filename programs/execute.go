@@ -356,8 +356,12 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 		res.Failure = ferr
 		rep.Failure = &report.Failure{Kind: report.FailureCheck, Message: ferr.Error(), Seconds: st.Time.Seconds(), Cycles: st.Cycles}
 	}
-	if check, _ := f.Config.Viper().Get("check").(bool); check && job.Mode() != arch.Functional {
-		// (the job's build decoded the file with the --set overrides applied)
+	// (the job's build decoded the file with the --set overrides applied)
+	check, _ := f.Config.Viper().Get("check").(bool)
+	if f.Kind.HasKey("check") && rep.Program != nil {
+		rep.Program["check"] = check // what was asked; what came of it is in the notes or failure
+	}
+	if check && job.Mode() != arch.Functional {
 		rep.Notes = append(rep.Notes, checkNotMade)
 	}
 	if opts.KBatch > 1 {
