@@ -202,14 +202,16 @@ const CancelEvery = 1 << 16
 const cancelEveryFunctional = 1 << 4
 
 // progress returns the engine progress callback and its period for hooks:
-// the caller's, plus the context check (every CancelEvery events, or
+// the caller's — in a functional run at least every functionalProgressWall
+// too — plus the context check (every CancelEvery events, or
 // cancelEveryFunctional in a functional run); chip is set once it exists.
 func (h RunHooks) progress(chip **arch.Chip, mode arch.Mode) (func(sim.Time, uint64), uint64) {
 	ctx := h.Context
-	if ctx == nil || ctx.Done() == nil {
-		return h.Progress, h.ProgressEvery
-	}
+	cancellable := ctx != nil && ctx.Done() != nil
 	user, every := h.Progress, h.ProgressEvery
+	if !cancellable && (user == nil || mode != arch.Functional) {
+		return user, every
+	}
 	period := uint64(CancelEvery)
 	if mode == arch.Functional {
 		period = cancelEveryFunctional
@@ -217,18 +219,31 @@ func (h RunHooks) progress(chip **arch.Chip, mode arch.Mode) (func(sim.Time, uin
 	if user != nil && every == 0 {
 		every = 1 << 20 // arch.Options' default
 	}
-	next := every
+	next, last := every, time.Now()
 	return func(now sim.Time, events uint64) {
-		if ctx.Err() != nil {
+		if cancellable && ctx.Err() != nil {
 			(*chip).Fail(fmt.Errorf("stopped after %v of simulated time: %w", now, context.Cause(ctx)))
 			return
 		}
-		if user != nil && events >= next {
-			next += every
+		if user == nil {
+			return
+		}
+		// A functional run's events compute data: far fewer of them a
+		// second, so its progress is also told by the wall clock (a
+		// 1024³ emulated GEMM, 49 k events in 5 s, showed none).
+		if events >= next || mode == arch.Functional && time.Since(last) >= functionalProgressWall {
+			for next <= events {
+				next += every
+			}
+			last = time.Now()
 			user(now, events)
 		}
 	}, period
 }
+
+// functionalProgressWall is how often a functional run tells its progress
+// at least (RunHooks.Progress), however few its events.
+var functionalProgressWall = 250 * time.Millisecond
 
 // Execute runs a program file with the given options: it loads the machine,
 // builds the job, runs it and fills the report. Errors are marked bad input (package badinput) for

@@ -1,9 +1,11 @@
 package programs
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -164,5 +166,35 @@ func TestWorkMeterHostFlops(t *testing.T) {
 	}
 	if worst > 0.15 || worstTasks < 2*worst {
 		t.Errorf("the share by flops strays %.3f from the events' share at most, by tasks %.3f: want within 0.15 and half the tasks'", worst, worstTasks)
+	}
+}
+
+// A functional run tells its progress by the wall clock too: its events
+// compute data, and at the period of a timing run (1<<20 events) a GEMM of
+// 1024³ (49 k events, 5 s) told none. A timing run keeps to its period,
+// with or without a context to check.
+func TestFunctionalProgressByTheClock(t *testing.T) {
+	defer func(w time.Duration) { functionalProgressWall = w }(functionalProgressWall)
+	functionalProgressWall = 0
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, c := range []struct {
+		numerics string
+		ctx      context.Context
+		some     bool
+	}{{"full", nil, true}, {"full", ctx, true}, {"off", nil, false}, {"off", ctx, false}} {
+		f, err := ReadFile("examples/a100-emulated-gemm.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := 0
+		_, err = Execute(f, Options{Overrides: mustSets(t, "program.m=128", "program.n=128", "program.k=128", "program.numerics="+c.numerics)},
+			RunHooks{Context: c.ctx, ProgressEvery: 1 << 20, Progress: func(sim.Time, uint64) { calls++ }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (calls > 0) != c.some {
+			t.Errorf("numerics %s, context %v: %d progress calls", c.numerics, c.ctx != nil, calls)
+		}
 	}
 }
