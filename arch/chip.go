@@ -155,6 +155,9 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	if err := checkFootprint(m, kind, opts.Mode); err != nil {
 		return nil, err
 	}
+	if !kind.Grids {
+		opts.FastForward = nil // nothing to skip (FastForwardSkips)
+	}
 	if ff := opts.FastForward; ff != nil {
 		switch {
 		case ff.Measure < 2 || ff.Tail < 2 || !(ff.Tolerance >= 0) || !(ff.Mix >= 0) || !(ff.Hits >= 0) || !(ff.MinGain >= 0) || !(ff.WarmUp >= 0 && ff.WarmUp < 1):

@@ -56,6 +56,20 @@ type Kind struct {
 	// to simulate, the machine-file keys its estimate grows with ("":
 	// DaVinci's).
 	FootprintKeys string
+	// Grids says the kind runs kernel grids (isa.Grid): only they have
+	// waves for fast-forward to skip (FastForwardSkips).
+	Grids bool
+}
+
+// FastForwardSkips reports whether fast-forward can skip anything on
+// machine m: its kind runs kernel grids. On the others (DaVinci: pipe
+// programs on every core, no waves) a run asked to fast-forward is
+// simulated in full — NewChip ignores Options.FastForward there — and a
+// trace of it misses nothing. False for a kind with no core model (NewChip
+// says so).
+func FastForwardSkips(m *machines.Machine) bool {
+	k, ok := kinds[m.Kind]
+	return ok && k.Grids
 }
 
 // DefaultCoreBytes is the per-core estimate of kinds without CoreBytes.

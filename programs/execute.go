@@ -515,12 +515,12 @@ func (h RunHooks) startMeter(prog *isa.Program) {
 func simulate(f *File, m *machines.Machine, opts Options, hooks RunHooks, job Job, stop *atomic.Bool) (*simulation, error) {
 	var chip *arch.Chip
 	progress, every := hooks.progress(&chip, job.Mode())
-	// Fast-forward skips waves of kernel grids: a DaVinci chip runs none,
-	// so there it skips nothing, whatever the numerics or a host (the
+	// Fast-forward skips waves of kernel grids: on a kind that runs none
+	// (DaVinci) it skips nothing, whatever the numerics or a host (the
 	// report's note says so) — as a sweep over machines with fast_forward
 	// expects.
 	chipFF := func() *arch.FastForward {
-		if m.DaVinci() != nil {
+		if !arch.FastForwardSkips(m) {
 			return nil
 		}
 		return opts.FastForward // (with the exclusions of failed checks)

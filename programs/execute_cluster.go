@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/cluster"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -88,7 +89,7 @@ const OneNPUNode = "cloudbrain2-node"
 // configuration in which the cluster run reproduces the one-chip run to
 // the picosecond (TestLUClusterOneNPUEqualsSingle).
 func executeOneNPU(f *File, ref string, m *machines.Machine, opts Options, hooks RunHooks) (res *Result, err error) {
-	if opts.FastForward != nil {
+	if opts.FastForward != nil && !arch.FastForwardSkips(m) {
 		// A DaVinci chip has no kernel grids to skip (as in a run simulated
 		// in full): nothing is skipped, and the note says so.
 		opts.FastForward = nil

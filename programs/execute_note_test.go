@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
 
@@ -203,6 +204,19 @@ func TestStepSkipsNote(t *testing.T) {
 // has none of).
 func TestFastForwardOnDaVinci(t *testing.T) {
 	ff := arch.DefaultFastForward
+	for name, want := range map[string]bool{"ascend-910a": false, "ascend-910b3": false, "a100": true, "mi210": true} {
+		m, err := machines.Load(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := arch.FastForwardSkips(m); got != want {
+			t.Errorf("arch.FastForwardSkips(%s) = %v, want %v", name, got, want)
+		}
+	}
+	m, _ := machines.Load("ascend-910a", nil)
+	if _, err := arch.NewChip(m, arch.Options{Mode: arch.Functional, FastForward: &ff}); err != nil {
+		t.Errorf("NewChip(ascend-910a, functional, fast-forward): %v (nothing to skip: ignored)", err)
+	}
 	for _, text := range []string{
 		"kind: hgemm\nm: 256\nn: 256\nk: 256\nnumerics: full\ncheck: true\n",
 		"kind: lu-fused\nn: 512\nnb: 128\nn_fused: 2\nn_fusion: 8\nnumerics: off\n",

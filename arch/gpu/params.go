@@ -102,7 +102,8 @@ type Params struct {
 // simulate, the machine-file keys the host memory grows with.
 func RegisterKind(name string, params func(*machines.Machine) (*Params, error), footprintKeys string) {
 	arch.RegisterKind(&arch.Kind{
-		Name: name,
+		Name:  name,
+		Grids: true,
 		NewCores: func(c *arch.Chip) ([]arch.CoreModel, error) {
 			p, err := params(c.M)
 			if err != nil {

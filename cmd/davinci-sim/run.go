@@ -216,7 +216,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		fid = programs.FileFidelity(file, opts)
 	}
 	switch {
-	case f.fastForward && (f.trace != "" || f.view) && !(clusterName == "" && onDaVinci(file, opts)):
+	case f.fastForward && (f.trace != "" || f.view) && (clusterName != "" || fastForwardSkips(file, opts)):
 		// (A DaVinci chip has no kernel grids: fast-forward skips nothing
 		// there, and a trace misses nothing.)
 		return badInput(arch.ErrFastForwardObserved)
@@ -613,9 +613,10 @@ func newProgramsCmd() *cobra.Command {
 	}
 }
 
-// onDaVinci reports whether file runs on a DaVinci machine (false where the
-// machine cannot be loaded: the run says why).
-func onDaVinci(file *programs.File, opts programs.Options) bool {
+// fastForwardSkips reports whether fast-forward can skip anything where
+// file runs (arch.FastForwardSkips; true where the machine cannot be
+// loaded: the run says why).
+func fastForwardSkips(file *programs.File, opts programs.Options) bool {
 	m, err := programs.MachineFor(file, opts)
-	return err == nil && m.DaVinci() != nil
+	return err != nil || arch.FastForwardSkips(m)
 }
