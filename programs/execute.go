@@ -251,7 +251,7 @@ var functionalProgressWall = 250 * time.Millisecond
 // or a cluster) with a Result too: the report of the run up to the deadlock, whose
 // Failure describes it (see deadlockResult); other errors are simulation
 // failures, returned with a nil Result.
-func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
+func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 	opts.run = &hooks
 	if err := f.Kind.checkKindKept(opts); err != nil { // one chip or many
 		return nil, badInput(err)
@@ -277,8 +277,17 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
-	if err := checkKBatch(f, m, opts); err != nil {
+	noBatch, err := checkKBatch(f, m, opts)
+	if err != nil {
 		return nil, badInput(err)
+	}
+	if noBatch != "" {
+		opts.KBatch = 1
+		defer func() {
+			if res != nil && res.Report != nil {
+				res.Report.Notes = append(res.Report.Notes, noBatch)
+			}
+		}()
 	}
 	oneNPU := f.Kind.BuildCluster != nil && m.DaVinci() != nil && m.HasHost()
 	if opts.Fidelity != "" && opts.Fidelity != "full" {
@@ -359,7 +368,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (*Result, error) {
 	if run == hooks.reuse {
 		rep.Notes = append(rep.Notes, "this run is the timing run scheme auto made of its choice, kept, not made again (the same simulation: numerics off or sampled, unobserved); its wall time is that run's")
 	}
-	res := &Result{Report: rep, Stats: st}
+	res = &Result{Report: rep, Stats: st}
 	ferr := job.Finish(chip, st, rep)
 	if err := stopped(hooks.Context, "after the simulation, computing its numerics"); err != nil {
 		return nil, err // a result cut short (Finish's numerics, a refinement)
@@ -826,26 +835,33 @@ func KBatchObservedError(n int) error {
 // k-steps (--k-batch).
 type kBatchedJob interface{ kBatched() bool }
 
-// checkKBatch refuses --k-batch where it does not apply: it batches the
-// k-steps of GPU GEMM kernels (Kind.KBatch kinds on nvidia-sm and amd-cu
-// machines).
-func checkKBatch(f *File, m *machines.Machine, opts Options) error {
+// checkKBatch checks --k-batch's range and returns, where it has nothing
+// to batch — it batches the k-steps of GPU GEMM kernels (Kind.KBatch kinds
+// on nvidia-sm and amd-cu machines) — the note saying so: like
+// fast-forward, it is a speed-up taken where it applies, so that a sweep
+// over machines or kinds can give it to every point ("": it applies).
+func checkKBatch(f *File, m *machines.Machine, opts Options) (none string, err error) {
 	if opts.KBatch > MaxKBatch {
-		return fmt.Errorf("--k-batch %d: must be in 1..%d", opts.KBatch, MaxKBatch)
+		return "", fmt.Errorf("--k-batch %d: must be in 1..%d", opts.KBatch, MaxKBatch)
 	}
-	if opts.KBatch <= 1 {
-		return nil
+	if opts.KBatch <= 1 || KBatchApplies(f, m) {
+		return "", nil
 	}
-	if _, gpu := newGPUTarget(m); !gpu || !f.Kind.KBatch {
-		var kinds []string
-		for _, k := range Kinds() {
-			if k.KBatch {
-				kinds = append(kinds, k.Name)
-			}
+	var kinds []string
+	for _, k := range Kinds() {
+		if k.KBatch {
+			kinds = append(kinds, k.Name)
 		}
-		return fmt.Errorf("--k-batch %d: applies to the GEMM kernels of %s on GPU machines (nvidia-sm, amd-cu); %s on %s (%s) has none", opts.KBatch, strings.Join(kinds, ", "), f.Kind.Name, m.Name, m.Kind)
 	}
-	return nil
+	return fmt.Sprintf("k-batch %d: applies to the GEMM kernels of %s on GPU machines (nvidia-sm, amd-cu); %s on %s (%s) has none: every k-step was simulated", opts.KBatch, strings.Join(kinds, ", "), f.Kind.Name, m.Name, m.Kind), nil
+}
+
+// KBatchApplies reports whether --k-batch can batch anything in f's run on
+// machine m (see checkKBatch): a run where it cannot is simulated as
+// without it, so a trace of it misses nothing.
+func KBatchApplies(f *File, m *machines.Machine) bool {
+	_, gpu := newGPUTarget(m)
+	return gpu && f.Kind.KBatch
 }
 
 // fastForwardUncertainty returns the time skips stand for and how far it

@@ -7,8 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 // kBatchTolerance is the largest relative change of a run's time batched
@@ -194,28 +197,50 @@ func TestKBatchPlan(t *testing.T) {
 	}
 }
 
-// --k-batch where it does not apply is bad input: one line naming it.
+// --k-batch where it conflicts with the run is bad input: one line naming
+// it; where it has nothing to batch, the run is as without it, with a note
+// (as fast-forward's on DaVinci), traced or not.
 func TestKBatchBadInput(t *testing.T) {
+	f, err := ReadFile("examples/a100-sgemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Execute(f, Options{Numerics: NumericsFull, KBatch: 2}, RunHooks{})
+	wantBadInputLine(t, err, "--k-batch 2: timing only", "a100-sgemm.yaml")
 	for _, c := range []struct {
-		example, machine, numerics string
-		want                       string
+		example, machine, want string
 	}{
-		{"a100-sgemm.yaml", "a100", NumericsFull, "timing only"},
-		{"a100-hgemm.yaml", "a100", NumericsOff, "hgemm on a100 (nvidia-sm) has none"},
-		{"sgemm-cube.yaml", "ascend-910a", NumericsOff, "on GPU machines"},
-		{"a100-lu-fused.yaml", "a100", NumericsOff, "on GPU machines"},
+		{"a100-hgemm.yaml", "a100", "hgemm on a100 (nvidia-sm) has none: every k-step was simulated"},
+		{"sgemm-cube.yaml", "ascend-910a", "sgemm-cube on ascend-910a (davinci) has none"},
+		{"hgemm.yaml", "ascend-910a", "hgemm on ascend-910a (davinci) has none"},
 	} {
-		f, err := ReadFile("examples/" + c.example)
-		if err != nil {
-			t.Fatal(err)
+		var results []*Result
+		for _, kb := range []int{1, 2} {
+			f, err := ReadFile("examples/" + c.example)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var obs arch.Observer
+			if kb == 2 {
+				obs = nopObserver{} // traced: nothing is batched, so nothing is missed
+			}
+			res, err := Execute(f, Options{Machine: c.machine, Numerics: NumericsOff, KBatch: kb,
+				Overrides: mustSets(t, "program.m=256", "program.n=256", "program.k=256")}, RunHooks{Observer: obs})
+			if err != nil {
+				t.Fatalf("%s, k-batch %d: %v", c.example, kb, err)
+			}
+			results = append(results, res)
 		}
-		_, err = Execute(f, Options{Machine: c.machine, Numerics: c.numerics, KBatch: 2}, RunHooks{})
-		wantBadInputLine(t, err, "--k-batch 2: ", c.example)
-		wantBadInputLine(t, err, c.want, c.example)
+		if !slices.ContainsFunc(results[1].Report.Notes, func(n string) bool { return strings.Contains(n, "k-batch 2: ") && strings.Contains(n, c.want) }) {
+			t.Errorf("%s: no note %q: %q", c.example, c.want, results[1].Report.Notes)
+		}
+		if a, b := results[0].Report.Time.Seconds, results[1].Report.Time.Seconds; a != b || results[1].Report.Sim.KBatch != 0 {
+			t.Errorf("%s: time %v without --k-batch, %v with (sim.k_batch %d)", c.example, a, b, results[1].Report.Sim.KBatch)
+		}
 	}
 	// The range is checked for library callers too (the CLI and the
 	// study parser check it first, naming their flag and key).
-	f, err := ReadFile("examples/a100-sgemm.yaml")
+	f, err = ReadFile("examples/a100-sgemm.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,3 +253,11 @@ func TestKBatchBadInput(t *testing.T) {
 func realSteps(pl *gpuGEMMPlan, kt int) int {
 	return (pl.depth(kt) + pl.real.bk - 1) / pl.real.bk
 }
+
+// nopObserver watches a run and keeps nothing.
+type nopObserver struct{}
+
+func (nopObserver) Interval(int, int, arch.Cause, sim.Time, sim.Time, *isa.Instr, *arch.Group) {}
+func (nopObserver) Flag(int, int, int, int, bool, sim.Time)                                    {}
+func (nopObserver) Occupancy(int, int, int64, sim.Time)                                        {}
+func (nopObserver) Bandwidth(sim.Time, float64)                                                {}

@@ -220,7 +220,8 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		// (A DaVinci chip has no kernel grids: fast-forward skips nothing
 		// there, and a trace misses nothing.)
 		return badInput(arch.ErrFastForwardObserved)
-	case f.kBatch > 1 && (f.trace != "" || f.view):
+	case f.kBatch > 1 && (f.trace != "" || f.view) && (clusterName != "" || kBatchApplies(file, opts)):
+		// (Where it has nothing to batch, the run is as without it.)
 		return badInput(programs.KBatchObservedError(f.kBatch))
 	case clusterName == "" && (fid == "isolated" || fid == "sampled") && (f.trace != "" || f.view):
 		return badInput(fmt.Errorf("--trace and --view: not with fidelity %s on one chip (its kernels are timed apart: no pipes to show); -m cloudbrain2-node --set node.npus=1 --trace FILE.json gives the rank's timeline", fid))
@@ -611,6 +612,14 @@ func newProgramsCmd() *cobra.Command {
 			}
 		},
 	}
+}
+
+// kBatchApplies reports whether --k-batch can batch anything where file
+// runs (programs.KBatchApplies; true where the machine cannot be loaded:
+// the run says why).
+func kBatchApplies(file *programs.File, opts programs.Options) bool {
+	m, err := programs.MachineFor(file, opts)
+	return err != nil || programs.KBatchApplies(file, m)
 }
 
 // fastForwardSkips reports whether fast-forward can skip anything where
