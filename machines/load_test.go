@@ -190,6 +190,7 @@ func TestOverrideErrors(t *testing.T) {
 		{Override{"machine.core.fixpipe", "maybe"}, []string{"want true or false"}},
 		{Override{"machine.core.buffers.L1", "100"}, []string{"--set machine.core.buffers.L1=100", `key "core.buffers.L1"`, "multiple of 32"}},
 		{Override{"machine.cores", "0"}, []string{"--set machine.cores=0", `key "cores"`, "must be ≥ 1"}},
+		{Override{"machine.power.max_w", "1"}, []string{"--set machine.power.max_w=1", `key "power.max_w"`, "at least static_w = 60 W"}},
 	}
 	for _, c := range cases {
 		_, err := Load("ascend-910a", []Override{c.o})

@@ -55,7 +55,7 @@ func (p *Power) Given() bool {
 
 // problems lists the violated constraints of a power section (keys
 // relative to the file): once given it is complete, every figure finite
-// and ≥ 0 (MaxW > 0), and every copy path of geometry g has an energy.
+// and ≥ 0 (MaxW > 0 and at least StaticW), and every copy path of geometry g has an energy.
 func (p *Power) problems(g *Geometry) []problem {
 	if !p.Given() {
 		return nil
@@ -78,6 +78,9 @@ func (p *Power) problems(g *Geometry) []problem {
 	}
 	if !(p.MaxW > 0) || !ok(p.MaxW) {
 		add("max_w", "must be in (0, %g]: the published maximum power (got %v)", maxPowerFigure, p.MaxW)
+	} else if ok(p.StaticW) && p.MaxW < p.StaticW {
+		// (Every run would exceed it: the figures cannot both be the chip's.)
+		add("max_w", "must be at least static_w = %v W, drawn whatever the chip does (got %v)", p.StaticW, p.MaxW)
 	}
 	names := map[string]bool{}
 	for _, ps := range g.Paths {
