@@ -808,7 +808,7 @@ func markDeadlocked(rep *report.Report, kind string, dl *sim.DeadlockError, cycl
 
 // checkNotMade is the note of a run asked to check (check: true) that
 // computes no values to check.
-const checkNotMade = "check: not made — it compares the simulated outputs with the golden model bit for bit, and with numerics sampled or off the simulation computes none (numerics: full)"
+const checkNotMade = "check: not made — it compares the simulated outputs with the golden model bit for bit, and a run at numerics sampled or off computes none: run at numerics full to check"
 
 // FileFidelity returns the program's fidelity key, with --set
 // program.fidelity applied ("" when absent).
