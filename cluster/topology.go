@@ -201,6 +201,17 @@ var (
 // Names lists the embedded cluster and node descriptions, sorted.
 func Names() []string { return machines.YAMLNames(clusters.FS) }
 
+// NameDescriptions returns err, where it is machines.Load's refusal of an
+// unknown name, listing the cluster and node descriptions too: where a
+// machine goes (-m), so can they.
+func NameDescriptions(err error) error {
+	var unknown *machines.UnknownError
+	if errors.As(err, &unknown) {
+		unknown.Also = "a cluster or node description (" + strings.Join(Names(), ", ") + ")"
+	}
+	return err
+}
+
 // Source returns the YAML text (with its comments) of an embedded description.
 func Source(name string) ([]byte, error) {
 	if !slices.Contains(Names(), name) {
@@ -480,7 +491,7 @@ func (c *checker) oneOf(key, v string, names []string) {
 func nodeProblems(n *Node) []problem {
 	var c checker
 	if !slices.Contains(machines.Names(), n.NPU) {
-		c.add("npu", "unknown NPU machine %q (embedded: %s)", n.NPU, strings.Join(machines.Names(), ", "))
+		c.add("npu", "unknown NPU machine %q (a node's NPU is one of %s)", n.NPU, strings.Join(npuMachines(), ", "))
 	} else if why := notNPU(n.NPU); why != "" {
 		c.add("npu", "%s: a node's NPU must be a DaVinci machine with a host section (embedded: %s)", why, strings.Join(npuMachines(), ", "))
 	}

@@ -107,7 +107,7 @@ func TestBadInput(t *testing.T) {
 		{"missing key", nodeWith("  latency_ns: 500\n", "\n"), nil,
 			[]string{"node.yaml", "missing key", "inter_group.latency_ns"}},
 		{"unknown NPU machine", nodeWith("npu: ascend-910a", "npu: ascend-999"), nil,
-			[]string{"node.yaml:", `key "npu"`, "ascend-999"}},
+			[]string{"node.yaml:", `key "npu"`, "ascend-999", "(a node's NPU is one of ascend-910a)"}},
 		// The NPU must be a DaVinci chip with a host (it failed later, naming
 		// the node's name: neither its file nor the key).
 		{"a GPU as the NPU", nodeWith("npu: ascend-910a", "npu: a100"), nil,

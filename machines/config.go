@@ -226,12 +226,12 @@ func join(prefix, name string) string {
 
 // SetBy returns the overrides that set the dotted path (any case), a
 // section holding it ("scheme" for "scheme.pieces[0].format") or keys
-// under it, as messages quote them ("program.tiling.bm=96"; several
-// joined by ", --set "), or "" where the file's values stand.
-func (c *Config) SetBy(path string) string {
+// under it, as messages quote them ("program.tiling.bm=96"; sorted), or
+// none where the file's values stand.
+func (c *Config) SetBy(path string) []string {
 	lower := strings.ToLower(path)
 	if o, ok := c.overridden[lower]; ok {
-		return o
+		return []string{o}
 	}
 	var under []string
 	for k, o := range c.overridden {
@@ -240,7 +240,7 @@ func (c *Config) SetBy(path string) string {
 		}
 	}
 	slices.Sort(under)
-	return strings.Join(under, ", --set ")
+	return under
 }
 
 // where returns "source:line" for a lower-case dotted path (or its closest

@@ -50,6 +50,23 @@ func (e *RefError) Error() string { return e.Err.Error() }
 // Unwrap returns the underlying error.
 func (e *RefError) Unwrap() error { return e.Err }
 
+// UnknownError is Load's error for a name that is neither an embedded
+// machine nor a file. Callers that take other names where a machine goes
+// (cluster and node descriptions) list them in Also.
+type UnknownError struct {
+	Name string
+	// Also names what else the name could have been ("a cluster or node
+	// description (cloudbrain2, cloudbrain2-node)"; "" for none).
+	Also string
+}
+
+func (e *UnknownError) Error() string {
+	if e.Also != "" {
+		return fmt.Sprintf("unknown machine %+q: not an embedded machine (%s), %s, nor a file", e.Name, strings.Join(Names(), ", "), e.Also)
+	}
+	return fmt.Sprintf("unknown machine %+q: not an embedded machine (%s) nor a file", e.Name, strings.Join(Names(), ", "))
+}
+
 // Source returns the YAML text (with its comments) of the embedded machine
 // name.
 func Source(name string) ([]byte, error) {
@@ -83,7 +100,7 @@ func Load(nameOrPath string, overrides []Override) (*Machine, error) {
 	data, err := ReadFile(nameOrPath, "machine file")
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\`) && filepath.Ext(nameOrPath) == "" {
-			err = fmt.Errorf("unknown machine %+q: not an embedded machine (%s) nor a file", nameOrPath, strings.Join(Names(), ", "))
+			err = &UnknownError{Name: nameOrPath}
 		}
 		return nil, &RefError{err}
 	}

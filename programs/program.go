@@ -467,11 +467,20 @@ func (f *File) badKey(key, format string, a ...any) error {
 // NamedOverride returns err, a run's refusal of a key of f ("p.yaml: key
 // "m": …"), saying at the end which --set gave the value where one did ("
 // (set with --set program.m=0)"): the message names the file, whose value
-// the override replaced. For the command line (run): a sweep's records
-// keep the file's message, its overrides being the study's set and vary.
-// (Not in place of the file: sweep's check takes a message starting
-// "--set o:" for a fault of the override itself.)
+// the override replaced. For the command line (run); a sweep says which
+// key of the study set it (NamedOverrideBy). (Not in place of the file:
+// sweep's check takes a message starting "--set o:" for a fault of the
+// override itself.)
 func (f *File) NamedOverride(err error) error {
+	return f.NamedOverrideBy(err, func(overrides []string) string {
+		return "set with --set " + strings.Join(overrides, ", --set ")
+	})
+}
+
+// NamedOverrideBy is NamedOverride with by saying where the overrides that
+// set the refused key ("program.m=0", as Config.SetBy quotes them) came
+// from.
+func (f *File) NamedOverrideBy(err error, by func(overrides []string) string) error {
 	if err == nil || f.Config == nil {
 		return err
 	}
@@ -485,14 +494,15 @@ func (f *File) NamedOverride(err error) error {
 	if qerr != nil || uerr != nil {
 		return err
 	}
-	o := f.Config.SetBy(key)
-	if o == "" || strings.Contains(msg, "--set ") {
+	os := f.Config.SetBy(key)
+	if len(os) == 0 || strings.Contains(msg, "--set ") {
 		return err
 	}
+	said := by(os)
 	if head, tail, multi := strings.Cut(msg, "\n"); multi { // (the note on the first line)
-		return fmt.Errorf("%s (set with --set %s)\n%s", head, o, tail)
+		return fmt.Errorf("%s (%s)\n%s", head, said, tail)
 	}
-	return fmt.Errorf("%w (set with --set %s)", err, o)
+	return fmt.Errorf("%w (%s)", err, said)
 }
 
 // Resolve returns a path from the program file relative to its directory.
@@ -517,6 +527,7 @@ func (f *File) Resolve(p string) string {
 func MachineFor(f *File, opts Options) (*machines.Machine, error) {
 	ref, from := machineRefFrom(f, opts)
 	m, err := machines.Load(ref, opts.Overrides)
+	err = cluster.NameDescriptions(err)
 	var missing *machines.RefError
 	if err != nil && errors.As(err, &missing) {
 		if from == "" {
@@ -597,7 +608,7 @@ func CheckOverrides(ovs []machines.Override) error {
 			continue // a cluster machine's; Execute refuses them on one chip
 		}
 		if !strings.HasPrefix(p, "program.") && !strings.HasPrefix(p, "machine.") {
-			return fmt.Errorf("--set %s: the path must start with program. or machine.", o)
+			return fmt.Errorf("--set %s: the path must start with program. or machine. (or, on a cluster or node description, node. or cluster.)", o)
 		}
 	}
 	return nil

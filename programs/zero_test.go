@@ -63,7 +63,8 @@ func TestUnknownMachineSaysWhere(t *testing.T) {
 		want string
 	}{
 		{Options{}, `p.yaml: key "machine": unknown machine "nosuch": not an embedded machine`},
-		{Options{Machine: "nosuch2"}, `-m nosuch2: unknown machine "nosuch2"`},
+		{Options{Machine: "nosuch2"}, `-m nosuch2: unknown machine "nosuch2": not an embedded machine (a100, `},
+		{Options{Machine: "cloudbrain3"}, `-m cloudbrain3: unknown machine "cloudbrain3": not an embedded machine (a100, a800, ascend-910a, ascend-910b3, b200, gb200, h100-sxm, mi100, mi210, mi300x, rtx-pro-6000, t4, v100), a cluster or node description (cloudbrain2, cloudbrain2-node), nor a file`},
 		{Options{Overrides: mustSets(t, "program.machine=gone.yaml")}, "--set program.machine=gone.yaml: machine file: open gone.yaml: "},
 	} {
 		_, err := MachineFor(f, c.o)

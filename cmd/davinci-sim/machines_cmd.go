@@ -95,7 +95,7 @@ naming the file (or --set), key and violated constraint.`,
 				if _, cerr := cluster.LoadSystem(target, nil); cerr == nil { // a cluster or node description's file
 					return badInput(fmt.Errorf("machines -m %s: a cluster or node description, not a chip's machine file; run programs on it with davinci-sim run -m %s", target, target))
 				}
-				return badInput(err)
+				return badInput(cluster.NameDescriptions(err))
 			}
 			writeEffective(out, m, target, embedded, ovs)
 			return nil
