@@ -1341,34 +1341,44 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 		}
 		cl.Sampling = j.timer.report(last, total)
 	}
-	// Energy: every NPU's (the paper's npu-smi figure: NPU chips only).
-	// Timed apart (isolated, sampled), each kernel's dynamic energy comes
-	// from its simulation alone (predicted like its time), the static
-	// power runs over the whole run on every NPU.
-	var joules float64
-	for _, st := range stats {
-		if j.isolated() {
-			break
-		}
-		tmp := &report.Report{}
-		tmp.SetEnergy(st, &j.npu.Power)
-		if tmp.Energy != nil {
-			joules += tmp.Energy.Joules
+	// Energy: every NPU's (the paper's npu-smi figure: NPU chips only),
+	// each part summed over the NPUs and the total the sum of the parts,
+	// as on one chip (report.SetEnergy). Timed apart (isolated, sampled),
+	// each kernel's dynamic energy by part comes from its simulation alone
+	// (predicted like its time), the static power runs over the whole run
+	// on every NPU.
+	e := &report.EnergyReport{MaxWatts: j.npu.Power.MaxW * float64(len(j.ranks))}
+	switch {
+	case !j.npu.Power.Given():
+	case j.timer != nil:
+		e.StaticJoules = float64(j.npu.Power.StaticW * secs * float64(len(j.ranks)))
+		d := j.timer.dynamic
+		e.MatrixJoules, e.VectorJoules, e.PathJoules, e.L2Joules, e.HBMJoules = d[0], d[1], d[2], d[3], d[4]
+	case !j.isolated():
+		for _, st := range stats {
+			tmp := &report.Report{}
+			tmp.SetEnergy(st, &j.npu.Power)
+			if r := tmp.Energy; r != nil {
+				e.StaticJoules += r.StaticJoules
+				e.MatrixJoules += r.MatrixJoules
+				e.VectorJoules += r.VectorJoules
+				e.PathJoules += r.PathJoules
+				e.L2Joules += r.L2Joules
+				e.HBMJoules += r.HBMJoules
+			}
 		}
 	}
-	if j.timer != nil && j.npu.Power.Given() {
-		joules = j.timer.dynamic + float64(j.npu.Power.StaticW*secs*float64(len(j.ranks)))
-	}
-	if joules > 0 {
-		rep.Energy = &report.EnergyReport{Joules: joules, MaxWatts: j.npu.Power.MaxW * float64(len(j.ranks))}
+	e.Joules = e.StaticJoules + e.MatrixJoules + e.VectorJoules + e.PathJoules + e.L2Joules + e.HBMJoules
+	if e.Joules > 0 {
+		rep.Energy = e
 		if secs > 0 {
-			rep.Energy.AverageWatts = joules / secs
+			e.AverageWatts = e.Joules / secs
 		}
-		rep.Energy.OverMax = rep.Energy.AverageWatts > rep.Energy.MaxWatts
+		e.OverMax = e.AverageWatts > e.MaxWatts
 		if dl != nil {
 			flops = mm // (as report.SetEnergy without the program's flops: the matrix flops executed)
 		}
-		rep.Energy.GFLOPSPerWatt = flops / joules / 1e9
+		e.GFLOPSPerWatt = flops / e.Joules / 1e9
 	}
 	var failure error
 	if dl == nil { // (the solve's results, its refinement and check: a deadlocked run has none)

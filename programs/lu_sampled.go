@@ -185,34 +185,59 @@ func (j *luCluster) cvtDesc(r *luRank, i int) luKernelDesc {
 	return luKernelDesc{key: k, tiles: chunks, base: bytes / (float64(j.npu.GM.Bandwidth) / float64(len(pl.main)))}
 }
 
+// luEnergyParts is the number of parts of a kernel's dynamic energy.
+const luEnergyParts = 5
+
+// luEnergy is dynamic energy by part (the chip's energy model without the
+// static power; joules): the matrix, vector, path, L2 and HBM work, as
+// report.EnergyReport's parts.
+type luEnergy [luEnergyParts]float64
+
+// luEnergyOf returns an energy report's dynamic parts.
+func luEnergyOf(e *report.EnergyReport) luEnergy {
+	return luEnergy{e.MatrixJoules, e.VectorJoules, e.PathJoules, e.L2Joules, e.HBMJoules}
+}
+
+// addScaled adds o·f to e, part by part.
+func (e *luEnergy) addScaled(o luEnergy, f float64) {
+	for i := range e {
+		e[i] += float64(o[i] * f)
+	}
+}
+
 // luKernelRun is what simulating a kernel alone gives: its time and its
-// dynamic energy (the chip's energy model without the static power: the
-// matrix, vector, path, L2 and HBM work; joules).
+// dynamic energy by part.
 type luKernelRun struct {
 	dur     sim.Time
-	dynamic float64
+	dynamic luEnergy
 }
 
 // luClass is a class's sampled points, merged by base and sorted: ratio
-// is time over base, energy dynamic joules over base.
+// is time over base, energy[p] dynamic joules of part p (luEnergy) over
+// base.
 type luClass struct {
-	base, ratio, energy []float64
-	n                   []int // points merged into each
+	base, ratio []float64
+	energy      [luEnergyParts][]float64
+	n           []int // points merged into each
 }
 
 // add merges a point into the class.
-func (c *luClass) add(base, ratio, energy float64) {
+func (c *luClass) add(base, ratio float64, energy luEnergy) {
 	i, found := slices.BinarySearch(c.base, base)
 	if found {
 		k := float64(c.n[i])
 		c.ratio[i] = (float64(c.ratio[i]*k) + ratio) / (k + 1)
-		c.energy[i] = (float64(c.energy[i]*k) + energy) / (k + 1)
+		for p := range c.energy {
+			c.energy[p][i] = (float64(c.energy[p][i]*k) + energy[p]) / (k + 1)
+		}
 		c.n[i]++
 		return
 	}
 	c.base = slices.Insert(c.base, i, base)
 	c.ratio = slices.Insert(c.ratio, i, ratio)
-	c.energy = slices.Insert(c.energy, i, energy)
+	for p := range c.energy {
+		c.energy[p] = slices.Insert(c.energy[p], i, energy[p])
+	}
 	c.n = slices.Insert(c.n, i, 1)
 }
 
@@ -229,12 +254,16 @@ func (c *luClass) interp(ys []float64, lo, hi int, base float64) float64 {
 	return ys[lo] + float64(t*(ys[hi]-ys[lo]))
 }
 
-// predict returns the interpolated time and energy ratios at base and the
-// gap it falls in (0: below the first point, len: above the last).
-func (c *luClass) predict(base float64) (ratio, energy float64, gap int) {
+// predict returns the interpolated time and energy ratios at base (the
+// energy part by part) and the gap it falls in (0: below the first point,
+// len: above the last).
+func (c *luClass) predict(base float64) (ratio float64, energy luEnergy, gap int) {
 	i, _ := slices.BinarySearch(c.base, base)
 	lo, hi := max(0, i-1), min(len(c.base)-1, i)
-	return c.interp(c.ratio, lo, hi, base), c.interp(c.energy, lo, hi, base), i
+	for p := range energy {
+		energy[p] = c.interp(c.energy[p], lo, hi, base)
+	}
+	return c.interp(c.ratio, lo, hi, base), energy, i
 }
 
 // luGap is one gap between a class's sampled points: the predictions in
@@ -252,7 +281,7 @@ type luKernelTimer struct {
 
 	exact   map[luKernelKey]luKernelRun
 	classes map[luKernelKey]*luClass
-	dynamic float64 // dynamic energy of every kernel launched (joules)
+	dynamic luEnergy // dynamic energy of every kernel launched, by part
 
 	launches, exactLaunches, predicted, onUse int
 	simWall                                   time.Duration
@@ -355,7 +384,11 @@ func (t *luKernelTimer) record(d luKernelDesc, run luKernelRun) {
 		c = &luClass{}
 		t.classes[d.class()] = c
 	}
-	c.add(d.base, run.dur.Seconds()/d.base, run.dynamic/d.base)
+	var energy luEnergy
+	for p := range energy {
+		energy[p] = run.dynamic[p] / d.base
+	}
+	c.add(d.base, run.dur.Seconds()/d.base, energy)
 }
 
 // simulateAll simulates kernels, each alone on a fresh chip, spread over
@@ -393,8 +426,8 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 }
 
 // simulateKernelAlone runs one kernel alone on a fresh chip and returns
-// its duration and dynamic energy (the chip's energy over the run less
-// its static power over it).
+// its duration and dynamic energy by part (the chip's energy over the run
+// less its static power over it).
 func simulateKernelAlone(j *luCluster, p luPending) (luKernelRun, error) {
 	// (NoReadAhead: the kernels run on every processor already.)
 	chip, err := arch.NewChip(j.npu, arch.Options{Mode: arch.Timing, NoReadAhead: true, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides)})
@@ -415,7 +448,7 @@ func simulateKernelAlone(j *luCluster, p luPending) (luKernelRun, error) {
 	var rep report.Report
 	rep.SetEnergy(st, &j.npu.Power)
 	if e := rep.Energy; e != nil {
-		run.dynamic = e.Joules - e.StaticJoules
+		run.dynamic = luEnergyOf(e)
 	}
 	return run, nil
 }
@@ -427,7 +460,7 @@ func (t *luKernelTimer) duration(r *luRank, p luPending) (sim.Time, error) {
 	t.launches++
 	if run, ok := t.exact[p.d.key]; ok {
 		t.exactLaunches++
-		t.dynamic += run.dynamic
+		t.dynamic.addScaled(run.dynamic, 1)
 		return run.dur, nil
 	}
 	cl := p.d.class()
@@ -440,12 +473,12 @@ func (t *luKernelTimer) duration(r *luRank, p luPending) (sim.Time, error) {
 		t.onUse++
 		t.exactLaunches++
 		t.record(p.d, runs[0])
-		t.dynamic += runs[0].dynamic
+		t.dynamic.addScaled(runs[0].dynamic, 1)
 		return runs[0].dur, nil
 	}
 	ratio, energy, gap := c.predict(p.d.base)
 	sec := float64(p.d.base * ratio) // rounded: added to rankPred below
-	t.dynamic += float64(p.d.base * energy)
+	t.dynamic.addScaled(energy, p.d.base)
 	t.predicted++
 	t.rankPred[r.id][luGap{cl, gap}] += sec
 	return sim.CeilPS(sec * 1e12), nil
