@@ -51,6 +51,7 @@ func (s *Study) Check() error {
 		machs[i] = s.resolve(ParamMachine, m)
 	}
 	var mach *machines.Machine
+	var loaded []string // the machines' names, as machines.Load takes them
 	for _, name := range machs {
 		if name == "" {
 			// The program's machine: key (a file resolved against the
@@ -77,6 +78,13 @@ func (s *Study) Check() error {
 		if mach == nil {
 			mach = m
 		}
+		loaded = append(loaded, name)
+	}
+	var setMachine []machines.Override // the fixed machine.* overrides
+	for _, o := range s.Set {
+		if _, ok := cutPrefixFold(o.Path, "machine."); ok {
+			setMachine = append(setMachine, o)
+		}
 	}
 
 	type probe struct {
@@ -92,7 +100,7 @@ func (s *Study) Check() error {
 			continue
 		}
 		for _, v := range s.distinct(i) {
-			probes = append(probes, probe{"vary." + q, machines.Override{Path: q, Value: v}})
+			probes = append(probes, probe{s.studyKey(q), machines.Override{Path: q, Value: v}})
 		}
 	}
 	for _, pr := range probes {
@@ -104,6 +112,24 @@ func (s *Study) Check() error {
 			}
 			if err != nil {
 				return badInput(fmt.Errorf("%s: key %q: %s: %v", s.Path, pr.key, o, err))
+			}
+			// A value no machine of the study takes with the fixed
+			// overrides (cores 0, an L1 of 0 B) would fail every point
+			// it is in. (One that some combination rules out — a tile
+			// that does not fit that L1 — fails at its points.)
+			with := slices.DeleteFunc(slices.Clone(setMachine), func(x machines.Override) bool { return x == o })
+			with = append(with, o)
+			var first error
+			for _, name := range loaded {
+				if _, err := machines.Load(name, with); err == nil {
+					first = nil
+					break
+				} else if first == nil {
+					first = err
+				}
+			}
+			if first != nil {
+				return badInput(fmt.Errorf("%s: key %q: %s", s.Path, pr.key, strings.TrimPrefix(firstLine(first), "--set ")))
 			}
 			continue
 		}

@@ -375,6 +375,16 @@ func Merge(s *Study, out string, dirs []string, log io.Writer) (*Summary, error)
 	if len(dirs) == 0 {
 		return nil, badInput(errors.New("merge: name the shard output directories"))
 	}
+	// (out is held from before its records are read until the merge is
+	// written: another sweep there would lose points.)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, badInput(fmt.Errorf("-o %s: %w", out, err))
+	}
+	release, err := lockOut(out)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	done := map[int]Record{}
 	from := map[int]string{}
 	paths := []string{}
@@ -407,9 +417,6 @@ func Merge(s *Study, out string, dirs []string, log io.Writer) (*Summary, error)
 			done[r.Index] = r
 			from[r.Index] = p
 		}
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, badInput(fmt.Errorf("-o %s: %w", out, err))
 	}
 	sum := &Summary{Points: len(s.Points), Selected: len(s.Points), Skipped: len(done)}
 	if err := finish(s, out, done, sum, log); err != nil {

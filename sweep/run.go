@@ -143,6 +143,11 @@ func Run(s *Study, opts Options) (*Summary, error) {
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, badInput(fmt.Errorf("-o %s: %w", opts.Out, err))
 	}
+	release, err := lockOut(opts.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	path := filepath.Join(opts.Out, ResultsJSONL)
 	done := map[int]Record{}
 	rerun, rerunTimedOut := 0, 0
@@ -437,7 +442,7 @@ func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration, ba
 	}
 	res, err := programs.Execute(f, s.runOptions(paths.machine, p), hooks)
 	if err != nil {
-		fail(paths.rewrite(firstLine(err)))
+		fail(paths.rewrite(firstLine(s.namedByStudy(f, err))))
 		rec.badInput = badinput.Is(err)
 		if limit != nil && context.Cause(ctx) == limit {
 			rec.TimeLimitSeconds = timeout.Seconds()

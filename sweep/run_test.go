@@ -252,6 +252,7 @@ func TestCheck(t *testing.T) {
 		{"machine.core.buffers.L1: [1MiB, lots]", `bad size`},
 		{"program: [prog.yaml, nope.yaml]", `key "program": program file`},
 		{"machine: [ascend-910a, nope]", `key "machine": unknown machine "nope"`},
+		{"machine.cores: [0, 32]", `key "vary.machine.cores": machine.cores=0: key "cores": must be ≥ 1 (got 0)`},
 	} {
 		s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nvary: {"+c.vary+"}\n")
 		out := filepath.Join(t.TempDir(), "out")
@@ -267,6 +268,16 @@ func TestCheck(t *testing.T) {
 	s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nset: {program.numerix: off}\nvary: {program.m: [256]}\n")
 	if err := s.Check(); err == nil || !strings.Contains(err.Error(), `key "set.program.numerix"`) {
 		t.Errorf("bad set: %v", err)
+	}
+	// A fixed machine value no machine takes, and a point's: named by their
+	// keys in the study.
+	s = writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nset: {machine.cores: 0}\nvary: {program.m: [256]}\n")
+	if err := s.Check(); err == nil || !strings.Contains(err.Error(), `key "set.machine.cores": machine.cores=0: key "cores": must be ≥ 1`) {
+		t.Errorf("bad set machine value: %v", err)
+	}
+	s = writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\npoints: [{program.tiling.bmm: 64}]\n")
+	if err := s.Check(); err == nil || !strings.Contains(err.Error(), `key "points[].program.tiling.bmm"`) {
+		t.Errorf("bad point key: %v", err)
 	}
 	// Infeasible values are not input errors: they fail at their point.
 	s = writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nvary: {program.tiling.bm: [100, 4096], machine.core.buffers.L1: [1KiB]}\n")
@@ -1023,5 +1034,23 @@ func TestResumeRerunsTimedOutPoints(t *testing.T) {
 	recs, err = ReadResults(filepath.Join(out, ResultsJSONL), s)
 	if err != nil || len(recs) != 2 || recs[1].Status != StatusOK || recs[1].TimeLimitSeconds != 0 {
 		t.Fatalf("records after: %+v, %v", recs, err)
+	}
+}
+
+// A point's refusal names the key of the study that gave the value, not
+// the program file alone (whose value the study replaced) nor a --set the
+// user never typed.
+func TestRunPointNamesTheStudyKey(t *testing.T) {
+	for _, c := range []struct{ study, want string }{
+		{"set: {program.numerics: offf}\nvary: {program.m: [256]}\n", `(got "offf") (set by the study's set.program.numerics=offf)`},
+		{"vary: {program.m: [-256]}\n", `(set by the study's vary.program.m=-256)`},
+		{"points: [{program.m: -256}]\n", `(set by the study's points[].program.m=-256)`},
+		{"vary: {machine.cores: [0]}\n", `vary.machine.cores=0: `},
+	} {
+		s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\n"+c.study)
+		r := s.RunPoint(s.Points[0])
+		if r.Status != StatusFailed || !strings.Contains(r.Error, c.want) || strings.Contains(r.Error, "--set") {
+			t.Errorf("%q: %s %q, want failed naming %q", c.study, r.Status, r.Error, c.want)
+		}
 	}
 }

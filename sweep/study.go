@@ -65,6 +65,9 @@ type Study struct {
 	// modes of timing-only GPU runs; their notes are in each report.
 	KBatch      int
 	FastForward bool
+	// pointKeys is how many of Params the explicit points give (the
+	// first ones); the rest are vary's.
+	pointKeys int
 
 	stamps *stamper // the digests of the points' files (RunStamp)
 }
@@ -362,6 +365,7 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 			return nil, err
 		}
 		s.Params = params
+		s.pointKeys = len(params)
 		explicit = rows
 	}
 	var axes [][]string
@@ -592,17 +596,24 @@ func (p *parser) overrides(n *yaml.Node, key string) ([]machines.Override, error
 func (p *parser) rowKey(params, row []string) string {
 	key := make([]string, len(row))
 	for i, v := range row {
-		key[i] = canonicalInt(resolveParam(p.dir, params[i], v))
+		key[i] = canonicalValue(resolveParam(p.dir, params[i], v))
 	}
 	return strings.Join(key, "\x00")
 }
 
-// canonicalInt returns a decimal integer without leading zeros or a plus
-// sign (032 and 32 are one value, as --set reads them), other values as
-// they are: for telling repeated values and points.
-func canonicalInt(v string) string {
+// canonicalValue returns one spelling of a value for each value --set
+// reads alike: a decimal integer without leading zeros or a plus sign (032
+// and 32), a size, frequency or bandwidth as its kind and amount (1MiB and
+// 1024KiB); other values as they are: for telling repeated values and
+// points, and a plot's where from the points' values.
+func canonicalValue(v string) string {
 	if i, err := strconv.ParseInt(v, 10, 64); err == nil && strings.Trim(v, "+-0123456789") == "" {
 		return strconv.FormatInt(i, 10)
+	}
+	for _, k := range rangeKinds[1:] { // (not plain numbers: 1e3 is no integer key's value)
+		if x, ok := k.parse(v); ok {
+			return k.name + ":" + x.RatString()
+		}
 	}
 	return v
 }
@@ -620,9 +631,9 @@ func (p *parser) values(n *yaml.Node, key string) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			if at := slices.IndexFunc(out, func(o string) bool { return canonicalInt(o) == canonicalInt(t) }); at >= 0 {
+			if at := slices.IndexFunc(out, func(o string) bool { return canonicalValue(o) == canonicalValue(t) }); at >= 0 {
 				if out[at] != t {
-					return nil, p.errf(c, key, "value %q listed twice (as %q: one number)", t, out[at])
+					return nil, p.errf(c, key, "value %q listed twice (as %q: one value)", t, out[at])
 				}
 				return nil, p.errf(c, key, "value %q listed twice", t)
 			}
@@ -854,8 +865,11 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 				at := slices.Index(vals, t)
 				if at < 0 {
 					// Another spelling of one of the files (./a.yaml for
-					// a.yaml): the points' spelling is the one recorded.
-					at = slices.IndexFunc(vals, func(v string) bool { return s.resolve(wk.Value, v) == s.resolve(wk.Value, t) })
+					// a.yaml) or values (1024KiB for 1MiB): the points'
+					// spelling is the one recorded.
+					at = slices.IndexFunc(vals, func(v string) bool {
+						return canonicalValue(s.resolve(wk.Value, v)) == canonicalValue(s.resolve(wk.Value, t))
+					})
 				}
 				if at < 0 {
 					return pl, p.errf(wv, sub+"."+wk.Value, "%q is not one of its values (%s): the plot would be empty", t, strings.Join(vals, ", "))
@@ -1029,10 +1043,14 @@ var rangeKinds = []rangeKind{
 // maxRangeValues bounds the values one range may generate.
 const maxRangeValues = 10000
 
+// maxDefaultStepValues bounds the values of a range without a step (+1):
+// a longer one must say its step.
+const maxDefaultStepValues = 64
+
 // ParseRange expands a range "START..END STEP" into its values, END
 // included when a step lands on it. STEP is "×F" (also "xF" or "*F",
 // geometric, F > 1) or "+D" (arithmetic, D > 0); it may be left out for
-// integers (+1). Endpoints are plain numbers (negative allowed) or sizes,
+// integers (+1) up to maxDefaultStepValues values. Endpoints are plain numbers (negative allowed) or sizes,
 // frequencies or bandwidths with units (256KiB..4MiB ×2, 1GHz..2GHz
 // +250MHz); generated values print in the same notation.
 func ParseRange(s string) ([]string, error) {
@@ -1073,6 +1091,10 @@ func ParseRange(s string) ([]string, error) {
 	case step == "":
 		if kind.name != "number" || !a.IsInt() || !b.IsInt() {
 			return nil, fmt.Errorf("range %q: give a step (×F or +D); only integer ranges default to +1", s)
+		}
+		if n := new(big.Int).Sub(b.Num(), a.Num()); !n.IsInt64() || n.Int64() >= maxDefaultStepValues {
+			// (256..1024 meant 769 points, silently.)
+			return nil, fmt.Errorf("range %q: %s values at the default step +1; give the step (+D or ×F) of a range of more than %d", s, new(big.Int).Add(n, big.NewInt(1)), maxDefaultStepValues)
 		}
 		st = ratOfInt(1)
 	case strings.HasPrefix(step, "+"):
@@ -1148,4 +1170,50 @@ func splitStep(rest string) (end, step string) {
 		return strings.TrimSpace(rest[:i]), strings.TrimSpace(rest[i:])
 	}
 	return strings.TrimSpace(rest), ""
+}
+
+// studyKey returns the key of the study that gives parameter path its
+// values, as messages name it: "set.PATH", "points[].PATH" or "vary.PATH".
+func (s *Study) studyKey(path string) string {
+	for _, o := range s.Set {
+		if strings.EqualFold(o.Path, path) {
+			return "set." + o.Path
+		}
+	}
+	for i, q := range s.Params {
+		if strings.EqualFold(q, path) {
+			if i < s.pointKeys {
+				return "points[]." + q
+			}
+			return "vary." + q
+		}
+	}
+	return path
+}
+
+// namedByStudy returns a point's refusal err saying which key of the study
+// gave the value refused, where the study did: a program file's refusal of
+// a key the study set ("… (set by the study's vary.program.scheme=
+// ape-fp32b)"; f, the point's program file, names its own key), or an
+// override's own fault, which the run words for the command line ("--set
+// machine.cores=0: …" → "set.machine.cores=0: …": the study has no
+// --set).
+func (s *Study) namedByStudy(f *programs.File, err error) error {
+	if f != nil {
+		err = f.NamedOverrideBy(err, func(overrides []string) string {
+			var keys []string
+			for _, o := range overrides {
+				path, val, _ := strings.Cut(o, "=")
+				keys = append(keys, s.studyKey(path)+"="+val)
+			}
+			return "set by the study's " + strings.Join(keys, ", ")
+		})
+	}
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "--set "); ok {
+		if path, _, ok := strings.Cut(rest, "="); ok && !strings.ContainsAny(path, " :") {
+			return fmt.Errorf("%s%s", s.studyKey(path), strings.TrimPrefix(rest, path))
+		}
+	}
+	return err
 }

@@ -28,6 +28,7 @@ func TestParseRange(t *testing.T) {
 		{"1..1e+3 ×10", []string{"1", "10", "100", "1000"}},
 		{"0..1 +0.25", []string{"0", "0.25", "0.5", "0.75", "1"}},
 		{"5..5", []string{"5"}},
+		{"1..64", strings.Fields("1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64")},
 		{"1GHz..2GHz +500MHz", []string{"1GHz", "1.5GHz", "2GHz"}},
 	} {
 		got, err := ParseRange(c.in)
@@ -58,6 +59,8 @@ func TestParseRangeErrors(t *testing.T) {
 		{"1..8 2", "step must start"},
 		{"0..1000000 +1", "more than"},
 		{"1..2 +1e-300", "step too small"},
+		{"256..1024", "769 values at the default step +1; give the step"},
+		{"-9223372036854775808..9223372036854775807", "18446744073709551616 values at the default step +1"},
 	} {
 		_, err := ParseRange(c.in)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -161,7 +164,8 @@ func TestParseStudyErrors(t *testing.T) {
 		{base + "vary: {}", `key "vary": empty`},
 		{base + "vary: {program.m: []}", `s.yaml:3: key "vary.program.m": empty list`},
 		{base + "vary: {program.m: [1, 1]}", `listed twice`},
-		{base + "vary: {program.m: [032, 32]}", `value "32" listed twice (as "032": one number)`},
+		{base + "vary: {program.m: [032, 32]}", `value "32" listed twice (as "032": one value)`},
+		{base + "vary: {machine.core.buffers.L1: [1MiB, 512KiB, 1024KiB]}", `value "1024KiB" listed twice (as "1MiB": one value)`},
 		{base + "points: [{program.m: 032}, {program.m: 32}]", `repeats points[0]`},
 		{base + "vary: {program.m: 1..}", `want START..END`},
 		{base + "vary: {program.m: 4..1}", `above end`},
@@ -344,6 +348,20 @@ func TestStudyWhereProgramResolved(t *testing.T) {
 	}
 	if _, err := ParseStudy("wp/s.yaml", "wp", []byte(strings.Replace(text, "where: {program: a.yaml}", "where: {program: c.yaml}", 1))); err == nil || !strings.Contains(err.Error(), "is not one of its values") {
 		t.Errorf("where program c.yaml: %v", err)
+	}
+}
+
+// A plot's where on a size, frequency or integer matches the points'
+// value however it is spelt (1024KiB for 1MiB, 032 for 32), and names it
+// as the points do.
+func TestStudyWhereValueSpelling(t *testing.T) {
+	text := "program: p.yaml\nvary: {program.m: [32, 64], machine.core.buffers.L1: [512KiB, 1MiB]}\nmetrics: [time.seconds]\nplot: {x: program.m, y: time.seconds, where: {machine.core.buffers.L1: 1024KiB, program.m: 032}}\n"
+	s, err := ParseStudy("s.yaml", ".", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := s.Plots[0].Where; w["machine.core.buffers.L1"] != "1MiB" || w["program.m"] != "32" {
+		t.Errorf("where %v, want the points' 1MiB and 32", w)
 	}
 }
 
