@@ -1,6 +1,10 @@
 package sweep
 
-import "strings"
+import (
+	"math"
+	"strconv"
+	"strings"
+)
 
 // axisTitles names report metrics and study parameters on plot axes, with
 // their unit, by exact key or by last segment (checked in that order).
@@ -77,4 +81,73 @@ func plotTitle(pl Plot) string {
 		ys = append(ys, axisTitle(y))
 	}
 	return strings.Join(ys, ", ") + " against " + axisTitle(pl.X)
+}
+
+// Tick labels: one style per axis. Plain decimals while they stay short,
+// else exponents (2.5e-05); never both on one axis (0.0001 next to 1e-05).
+
+// linearLabels labels vals, multiples of st, all alike: with the decimals
+// the step needs (a 2.5 × 10^k step one more than 1, 2 or 5 × 10^k), plain
+// (12.5, 0.0002) up to 4 decimals and 6 integer digits or where exponents
+// would be longer (1000000.5, 0.00105), else as exponents with the digits
+// the step needs (2.0e-05, 1.5e+09; 0 stays 0).
+func linearLabels(vals []float64, st step) []string {
+	extra := 0
+	if st.m10 == 25 {
+		extra = 1
+	}
+	decimals := max(0, extra-st.k)
+	maxAbs := 0.0
+	for _, v := range vals {
+		maxAbs = max(maxAbs, math.Abs(v))
+	}
+	intDigits := 1
+	if maxAbs >= 1 {
+		intDigits = floorExp(maxAbs) + 1
+	}
+	prec := 0
+	if maxAbs > 0 {
+		prec = min(16, max(0, floorExp(maxAbs)-st.k+extra))
+	}
+	plainLen, sciLen := intDigits+decimals, prec+5 // 999999.5, 9.9999995e+05
+	if decimals > 0 {
+		plainLen++
+	}
+	if prec > 0 {
+		sciLen++
+	}
+	plain := decimals <= 4 && intDigits <= 6 || plainLen < sciLen
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		switch {
+		case plain:
+			out[i] = strconv.FormatFloat(v, 'f', decimals, 64)
+		case v == 0:
+			out[i] = "0"
+		default:
+			out[i] = strconv.FormatFloat(v, 'e', prec, 64)
+		}
+	}
+	return out
+}
+
+// logLabels labels vals, each d × 10^e with d one digit, all alike: plain
+// decimals (0.0002, 50) where every one lies between 1e-4 and 1e5, else as
+// exponents (2e-05, 1e+06).
+func logLabels(vals []float64) []string {
+	plain := true
+	for _, v := range vals {
+		if v < 1e-4*(1-1e-9) || v > 1e5*(1+1e-9) {
+			plain = false
+		}
+	}
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		if plain {
+			out[i] = strconv.FormatFloat(v, 'f', max(0, -floorExp(v)), 64)
+		} else {
+			out[i] = strconv.FormatFloat(v, 'e', 0, 64)
+		}
+	}
+	return out
 }

@@ -284,13 +284,18 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 			}
 		}
 	}
+	// Nice steps on linear axes; on log ones, labels covering the axis,
+	// which grows to the powers of ten logTicks returns beyond the data.
+	p.X.Tick.Marker, p.Y.Tick.Marker = linearTicks{}, linearTicks{}
 	if logx {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = logTicks{}
+		p.X.AutoRescale = true
 	}
 	if pl.LogY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicks{}
+		p.Y.AutoRescale = true
 	}
 	if xParam && (categorical || len(xcats) <= 16) {
 		// Label the ticks with the values as written (256KiB, single).
@@ -303,6 +308,7 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 		}
 		sort.Slice(ticks, func(i, j int) bool { return ticks[i].Value < ticks[j].Value })
 		p.X.Tick.Marker = ticks
+		p.X.AutoRescale = false
 	}
 	if categorical {
 		p.X.Min, p.X.Max = -0.5, float64(len(xcats))-0.5
@@ -616,48 +622,315 @@ func placeLegend(p *plot.Plot, lines []*line, logx, logy bool) (free bool) {
 	return bestN == 0
 }
 
-// logTicks marks a log axis: labelled ticks at powers of ten (computed
-// exactly with math.Pow10, unlike repeated multiplication) and unlabelled
-// ones at 2..9 times them. An axis spanning less than a decade, with fewer
-// than two powers of ten on it, labels every 1..9 multiple instead, and one
-// with fewer than two of those takes plot's default (linear) ticks, so
-// every axis has at least two labels.
-type logTicks struct{}
+// Tick marks. gonum/plot's own (DefaultTicks, LogTicks) put linear ticks at
+// odd places (35, 55, 75), leave parts of a log axis unlabelled and mix
+// label styles (0.0001 next to 1e-05); the axes use these instead, whose
+// labels share one style per axis (labels.go).
 
-// Ticks returns the ticks between lo and hi (both > 0).
-func (logTicks) Ticks(lo, hi float64) []plot.Tick {
-	if !(lo > 0) || !(hi >= lo) {
+// linearTicks marks a linear axis with nicely spaced labelled ticks: a step
+// of 1, 2, 2.5 or 5 × 10^k giving 4 to 8 labels within the range, all with
+// the same number of decimals; unlabelled ticks halve (or fifth) the step.
+type linearTicks struct{}
+
+// Ticks returns the ticks between lo and hi.
+func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
+	st, ok := niceStep(lo, hi)
+	if !ok {
+		return singleTick(lo, hi)
+	}
+	return st.ticks(lo, hi)
+}
+
+// singleTick is the one labelled tick of a range too narrow (or not
+// finite) to step through: at its lower end, if finite.
+func singleTick(lo, hi float64) []plot.Tick {
+	if math.IsInf(lo, 0) || math.IsNaN(lo) || !(hi >= lo) {
 		return nil
 	}
-	var ticks []plot.Tick
-	for e := int(math.Floor(math.Log10(lo))); e <= int(math.Ceil(math.Log10(hi))) && e < 400; e++ {
-		d := math.Pow10(e)
-		for i := 1; i < 10; i++ {
-			v := d * float64(i)
-			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+	return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 6, 64)}}
+}
+
+// step is a linear tick step, m10 × 10^(k−1) with m10 one of 10, 20, 25, 50
+// (1, 2, 2.5 or 5 × 10^k).
+type step struct {
+	m10, k int
+}
+
+// stepMantissas are the steps' mantissas (× 10).
+var stepMantissas = []int{10, 20, 25, 50}
+
+// value returns n × m × 10^(k−1) (n, m integers), computed as one product
+// or quotient of exact integers and a power of ten, so that it is the
+// double nearest the decimal value (0.3, not 0.30000000000000004).
+func (st step) value(n float64, m int) float64 {
+	v := n * float64(m)
+	e := st.k - 1
+	if p := math.Pow10(max(e, -e)); !math.IsInf(p, 0) {
+		if e >= 0 {
+			v *= p
+		} else {
+			v /= p
+		}
+	} else {
+		v *= math.Pow10(e) // (beyond float64's powers of ten: not exact)
+	}
+	if v == 0 {
+		return 0 // not −0
+	}
+	return v
+}
+
+// size is the step as a number.
+func (st step) size() float64 { return st.value(1, st.m10) }
+
+// tolerance widens a range by a little, so that ticks on its ends (up to
+// rounding) stay in.
+func tolerance(lo, hi float64) float64 {
+	return 1e-9 * max(hi-lo, math.Abs(lo)*1e-7, math.Abs(hi)*1e-7)
+}
+
+// span returns the indices n of the multiples n × size of size within
+// [lo, hi] (first, last; last < first if none).
+func span(lo, hi, size float64) (first, last float64) {
+	tol := tolerance(lo, hi)
+	return math.Ceil((lo - tol) / size), math.Floor((hi + tol) / size)
+}
+
+// niceStep picks the step for [lo, hi]: 4 to 8 labels, 5 or 6 preferred,
+// 2.5 only where 1, 2 and 5 give no such count (it needs one more decimal).
+func niceStep(lo, hi float64) (step, bool) {
+	width := hi - lo
+	if !(width > 0) || math.IsInf(width, 0) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return step{}, false
+	}
+	k0 := int(math.Floor(math.Log10(width)))
+	var best step
+	bestCost := math.Inf(1)
+	for k := k0 - 2; k <= k0+1; k++ {
+		for _, m := range stepMantissas {
+			st := step{m, k}
+			size := st.size()
+			if !(size > 0) || math.IsInf(size, 0) {
 				continue
 			}
+			first, last := span(lo, hi, size)
+			n := last - first + 1
+			if n < 2 || n > 1000 || max(math.Abs(first), math.Abs(last)) > 1<<53 {
+				continue // (beyond 2^53 steps from 0, n ± 1 is n)
+			}
+			cost := math.Abs(n - 5.5)
+			if n < 4 || n > 8 {
+				cost += 10
+			}
+			if m == 25 {
+				cost++
+			}
+			if cost < bestCost {
+				best, bestCost = st, cost
+			}
+		}
+	}
+	return best, !math.IsInf(bestCost, 1)
+}
+
+// ticks returns the labelled multiples of the step in [lo, hi], with
+// unlabelled ones between: half steps for 1 and 2 × 10^k, fifths for 2.5
+// and 5 × 10^k.
+func (st step) ticks(lo, hi float64) []plot.Tick {
+	div := 2
+	if st.m10 == 25 || st.m10 == 50 {
+		div = 5
+	}
+	first, last := span(lo, hi, st.size())
+	var labelled []float64
+	for i := 0; i <= int(last-first); i++ {
+		labelled = append(labelled, st.value(first+float64(i), st.m10))
+	}
+	labels := linearLabels(labelled, st)
+	ticks := make([]plot.Tick, 0, div*len(labelled))
+	for i, v := range labelled {
+		ticks = append(ticks, plot.Tick{Value: v, Label: labels[i]})
+	}
+	minor := step{st.m10 / div, st.k}
+	if first, last := span(lo, hi, minor.size()); max(math.Abs(first), math.Abs(last)) <= 1<<53 {
+		for i := 0; i <= int(last-first); i++ {
+			if n := first + float64(i); math.Mod(n, float64(div)) != 0 {
+				ticks = append(ticks, plot.Tick{Value: minor.value(n, minor.m10)})
+			}
+		}
+	}
+	sort.Slice(ticks, func(i, j int) bool { return ticks[i].Value < ticks[j].Value })
+	return ticks
+}
+
+// logTicks marks a log axis so that labels cover it:
+//
+//   - over less than three decades, labels at the 1, 2, 5 multiples of the
+//     powers of ten, or else at all 1..9 multiples, if that gives three to
+//     eight labels none of which is more than 40 % of the axis from the
+//     next (or the axis end);
+//   - else, over two decades or more, labelled ticks at every power of ten
+//     (computed exactly with math.Pow10) and unlabelled ones at 2..9 times
+//     them; an end more than half a decade from the nearest power of ten
+//     gets the next power of ten too, beyond the range, for the axis to
+//     grow to it (Axis.AutoRescale) rather than end in an unlabelled part.
+//     More than maxDecadeLabels decades label every 2nd, 3rd, 5th, ... one;
+//   - else the linear ticks of the range (8, 10, 12, ... on 7.3 to 16.6).
+//
+// All labels on an axis share one style: plain decimals (0.001, 20) where
+// they lie between 1e-4 and 1e5, else exponents (1e-07, 2e+06).
+type logTicks struct{}
+
+// maxDecadeLabels bounds the labels of a log axis over many decades.
+const maxDecadeLabels = 15
+
+// Ticks returns the ticks between lo and hi (both > 0), and beyond them the
+// powers of ten an axis over two decades or more should grow to.
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 0) {
+		return nil
+	}
+	decades := math.Log10(hi) - math.Log10(lo)
+	if decades >= 3 {
+		return decadeTicks(lo, hi)
+	}
+	for _, muls := range [][]int{{1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
+		labelled := multiples(lo, hi, muls)
+		if len(labelled) > 8 || !covers(labelled, lo, hi) {
+			continue
+		}
+		var ticks []plot.Tick
+		labels := logLabels(labelled)
+		j := 0
+		for _, v := range multiples(lo, hi, []int{1, 2, 3, 4, 5, 6, 7, 8, 9}) {
 			t := plot.Tick{Value: v}
-			if i == 1 {
-				t.Label = strconv.FormatFloat(d, 'g', -1, 64)
+			if j < len(labelled) && v == labelled[j] {
+				t.Label = labels[j]
+				j++
 			}
 			ticks = append(ticks, t)
 		}
-	}
-	labelled := 0
-	for _, t := range ticks {
-		if t.Label != "" {
-			labelled++
-		}
-	}
-	if labelled >= 2 {
 		return ticks
 	}
-	if len(ticks) >= 2 {
-		for i := range ticks {
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 6, 64)
-		}
-		return ticks
+	if decades >= 2 {
+		return decadeTicks(lo, hi)
 	}
-	return plot.DefaultTicks{}.Ticks(lo, hi)
+	return linearTicks{}.Ticks(lo, hi)
+}
+
+// decadeTicks are logTicks' ticks of a range over two decades or more.
+func decadeTicks(lo, hi float64) []plot.Tick {
+	eLo, eHi := ceilExp(lo), floorExp(hi)
+	every := 1
+	for _, n := range []int{1, 2, 3, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000} {
+		every = n
+		if multiplesIn(eLo, eHi, n) <= maxDecadeLabels {
+			break
+		}
+	}
+	if every == 1 {
+		// Grow to the next power of ten where an end is more than half a
+		// decade from it (not into subnormal numbers or infinity).
+		if math.Log10(math.Pow10(eLo))-math.Log10(lo) > 0.5 && eLo-1 >= -307 {
+			eLo--
+			lo = math.Pow10(eLo)
+		}
+		if math.Log10(hi)-math.Log10(math.Pow10(eHi)) > 0.5 && eHi+1 <= 308 {
+			eHi++
+			hi = math.Pow10(eHi)
+		}
+	}
+	var labelled []float64
+	var ticks []plot.Tick
+	for e := eLo; e <= eHi; e++ {
+		if e%every == 0 {
+			labelled = append(labelled, math.Pow10(e))
+		} else if eHi-eLo <= 100 {
+			ticks = append(ticks, plot.Tick{Value: math.Pow10(e)})
+		}
+	}
+	labels := logLabels(labelled)
+	for i, v := range labelled {
+		ticks = append(ticks, plot.Tick{Value: v, Label: labels[i]})
+	}
+	if every == 1 {
+		for _, v := range multiples(lo, hi, []int{2, 3, 4, 5, 6, 7, 8, 9}) {
+			ticks = append(ticks, plot.Tick{Value: v})
+		}
+	}
+	sort.Slice(ticks, func(i, j int) bool { return ticks[i].Value < ticks[j].Value })
+	return ticks
+}
+
+// multiplesIn counts the multiples of n in [lo, hi].
+func multiplesIn(lo, hi, n int) int {
+	c := 0
+	for e := lo; e <= hi; e++ {
+		if e%n == 0 {
+			c++
+		}
+	}
+	return c
+}
+
+// floorExp is the largest e with 10^e ≤ v (up to rounding), v > 0.
+func floorExp(v float64) int {
+	e := int(math.Floor(math.Log10(v)))
+	for e < 308 && math.Pow10(e+1) <= v*(1+1e-9) {
+		e++
+	}
+	for e > -330 && math.Pow10(e) > v*(1+1e-9) {
+		e--
+	}
+	return e
+}
+
+// ceilExp is the smallest e with 10^e ≥ v (up to rounding), v > 0.
+func ceilExp(v float64) int {
+	e := floorExp(v)
+	if math.Pow10(e) < v*(1-1e-9) {
+		e++
+	}
+	return e
+}
+
+// pow10Multiple returns d × 10^e (d a small integer) as the double nearest
+// the decimal value.
+func pow10Multiple(d, e int) float64 {
+	if e < 0 && e >= -308 {
+		return float64(d) / math.Pow10(-e)
+	}
+	return float64(d) * math.Pow10(e)
+}
+
+// multiples returns, in order, the values d × 10^e (d in muls) within
+// [lo, hi] (0 < lo ≤ hi), up to rounding.
+func multiples(lo, hi float64, muls []int) []float64 {
+	var out []float64
+	for e := floorExp(lo); e <= floorExp(hi); e++ {
+		for _, d := range muls {
+			if v := pow10Multiple(d, e); v >= lo*(1-1e-9) && v <= hi*(1+1e-9) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// covers reports whether labels (ascending, within [lo, hi]) are at least
+// three and leave no gap wider than 40 % of the axis (on a log scale), the
+// axis ends included.
+func covers(labels []float64, lo, hi float64) bool {
+	if len(labels) < 3 {
+		return false
+	}
+	width := math.Log10(hi) - math.Log10(lo)
+	prev := math.Log10(lo)
+	for _, v := range append(slices.Clip(labels), hi) {
+		if math.Log10(v)-prev > 0.4*width {
+			return false
+		}
+		prev = math.Log10(v)
+	}
+	return true
 }
