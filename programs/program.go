@@ -335,6 +335,17 @@ func Parse(path, dir string, data []byte) (*File, error) {
 	return &File{Path: path, Dir: dir, Kind: k, Machine: mach, Config: cfg, data: data}, nil
 }
 
+// Describe says what path's text is where it is a program, a machine or a
+// cluster or node description ("a program file (kind hgemm)", "a machine
+// file (kind davinci)", "a node description"), "" otherwise: for the
+// message of a file given where another kind of file goes.
+func Describe(path string, data []byte) string {
+	if f, err := Parse(path, filepath.Dir(path), data); err == nil {
+		return fmt.Sprintf("a program file (kind %s)", f.Kind.Name)
+	}
+	return machineText(path, data)
+}
+
 // machineText says what path's text describes where it is a machine
 // ("a machine file (kind davinci)") or a cluster or node description, ""
 // otherwise.

@@ -34,6 +34,13 @@ func (s *Study) Check() error {
 	for _, p := range progs {
 		f, err := programs.ReadFile(p)
 		if err != nil {
+			if data, rerr := programs.Source(p); rerr == nil {
+				if d := programs.Describe(p, data); d != "" && !strings.HasPrefix(d, "a program file") {
+					// (The run's message says to give it with -m: a study
+					// has no -m.)
+					return badInput(fmt.Errorf("%s: key %q: %s: %s, not a program: name it as the study's machine, and a program file as its program", s.Path, ParamProgram, p, d))
+				}
+			}
 			return badInput(fmt.Errorf("%s: key %q: %v", s.Path, ParamProgram, err))
 		}
 		files[p] = f

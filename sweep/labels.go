@@ -1,7 +1,9 @@
 package sweep
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -71,7 +73,8 @@ func withContext(key, title string) string {
 	return title
 }
 
-// plotTitle is the plot's title, or "Y against X" when the study gives none.
+// plotTitle is the plot's title, or "Y against X" when the study gives
+// none — with its where, if any ("…, machine=a100"): the points it shows.
 func plotTitle(pl Plot) string {
 	if pl.Title != "" {
 		return pl.Title
@@ -80,7 +83,15 @@ func plotTitle(pl Plot) string {
 	for _, y := range pl.Y {
 		ys = append(ys, axisTitle(y))
 	}
-	return strings.Join(ys, ", ") + " against " + axisTitle(pl.X)
+	title := strings.Join(ys, ", ") + " against " + axisTitle(pl.X)
+	var where []string
+	for _, k := range slices.Sorted(maps.Keys(pl.Where)) {
+		where = append(where, k+"="+pl.Where[k])
+	}
+	if len(where) > 0 {
+		title += " (" + strings.Join(where, ", ") + ")"
+	}
+	return title
 }
 
 // Tick labels: one style per axis. Plain decimals while they stay short,

@@ -457,6 +457,9 @@ func TestAxisTitles(t *testing.T) {
 	if got := plotTitle(Plot{X: "machine.core.buffers.L1", Y: []string{"flops.tflops"}}); got != "Throughput (TFLOP/s) against L1 size" {
 		t.Errorf("plotTitle = %q", got)
 	}
+	if got := plotTitle(Plot{X: "program.m", Y: []string{"time.seconds"}, Where: map[string]string{"machine": "a100", "program.scheme": "ootomo"}}); got != "Simulated time (s) against program.m (machine=a100, program.scheme=ootomo)" {
+		t.Errorf("plotTitle with where = %q", got)
+	}
 }
 
 // k_batch and fast_forward are every point's run options: a SIMT SGEMM

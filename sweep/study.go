@@ -331,9 +331,15 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 		}
 	}
 	if len(unknown) > 0 {
+		switch d := programs.Describe(path, data); {
+		case strings.HasPrefix(d, "a program file"):
+			return nil, badInput(fmt.Errorf("%s: %s, not a study: run it with davinci-sim run %s, or name it as a study's program", path, d, path))
+		case d != "":
+			return nil, badInput(fmt.Errorf("%s: %s, not a study: name it as a study's machine (davinci-sim run PROGRAM -m %s runs a program on it)", path, d, path))
+		}
 		return nil, p.unknownKeys("", unknown, studyKeys)
 	}
-	if progNode != nil {
+	if progNode != nil && progNode.Tag != "!!null" { // (program: with nothing is missing, as program: '')
 		t, err := p.scalar(progNode, "program")
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -437,6 +438,37 @@ func TestShippedStudiesPassTheCheck(t *testing.T) {
 		}
 		if err := s.Check(); err != nil {
 			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+// A program or machine file given as the study, or a machine file as its
+// program, says what it is and where it goes (the run's "-m" does not
+// exist in a study); program: with nothing is missing, as an empty string is.
+func TestStudyFileTypes(t *testing.T) {
+	for _, c := range []struct{ path, want string }{
+		{"../programs/examples/hgemm.yaml", "a program file (kind hgemm), not a study: run it with davinci-sim run ../programs/examples/hgemm.yaml"},
+		{"../machines/a100.yaml", "a machine file (kind nvidia-sm), not a study: name it as a study's machine"},
+	} {
+		_, err := ReadStudy(c.path)
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.path, err, c.want)
+		}
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.yaml")
+	abs, _ := filepath.Abs("../machines/a100.yaml")
+	os.WriteFile(path, []byte("program: "+abs+"\nvary: {program.m: [1]}\nmetrics: [time.seconds]\n"), 0o644)
+	s, err := ReadStudy(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(); err == nil || !strings.Contains(err.Error(), "a machine file (kind nvidia-sm), not a program: name it as the study's machine") || strings.Contains(err.Error(), "-m") {
+		t.Errorf("a machine file as program: %v", err)
+	}
+	for _, text := range []string{"program:\n", "program: ''\n"} {
+		if _, err := ParseStudy("s.yaml", ".", []byte(text+"vary: {program.m: [1]}\nmetrics: [time.seconds]\n")); err == nil || !strings.Contains(err.Error(), `key "program": missing`) {
+			t.Errorf("%q: %v", text, err)
 		}
 	}
 }

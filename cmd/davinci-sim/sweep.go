@@ -42,8 +42,9 @@ overrides, and the parameters to vary: lists, ranges such as "256KiB..4MiB ×2"
 or "-20..10 +2", or explicit points) in parallel, one simulation per point.
 
 Each finished point is appended at once to DIR/results.jsonl; at the end
-results.jsonl is sorted by point index and DIR/results.csv (one column per
-varied parameter and per metric) and the plots (DIR/NAME.png, .svg, .pdf) are
+results.jsonl is sorted by point index and DIR/results.csv (index, one
+column per varied parameter — a size one also in bytes, NAME_bytes —,
+status, one column per metric, error) and the plots (DIR/NAME.png, .svg, .pdf) are
 written. The files do not depend on -j, nor on the current directory: program
 and machine files are named as the study file writes them, relative to its
 folder. A point that cannot run (e.g. a tile
