@@ -14,6 +14,7 @@ func TestExtremeValuesRefused(t *testing.T) {
 	for _, c := range []struct{ machine, set, want string }{
 		{"ascend-910a", "core.clock=1e-6Hz", `key "core.clock": must be in [1MHz, 1THz] (a cycle of 1 ps to 1 µs; got 1e-06Hz)`},
 		{"ascend-910a", "core.clock=999kHz", `key "core.clock": must be in [1MHz, 1THz] (a cycle of 1 ps to 1 µs; got 999kHz)`},
+		{"ascend-910a", "core.clock=1e30GHz", `key "core.clock": must be in [1MHz, 1THz] (a cycle of 1 ps to 1 µs; got 1e+27THz)`}, // (was 9.999999999999999e+26THz)
 		{"a100", "core.clock=1e-6Hz", `key "core.clock": must be in [1MHz, 1THz] (a cycle of 1 ps to 1 µs; got 1e-06Hz)`},
 		{"mi210", "core.clock=1e-6Hz", `key "core.clock": must be in [1MHz, 1THz] (a cycle of 1 ps to 1 µs; got 1e-06Hz)`},
 		{"ascend-910a", "host.clock=1e-300Hz", `key "host.clock": must be in [1MHz, 1THz] (a cycle of 1 ps to 1 µs; got 1e-300Hz)`},

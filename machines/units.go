@@ -199,6 +199,18 @@ func formatScaled(v float64, units []unit, parse func(string) (float64, error)) 
 			if m < 1e-4 || m >= 1e12 {
 				style = 'g' // an exponent: 'g' writes one out of this range
 			}
+			// The fewest digits that read back as v: v/factor need not be
+			// exact (1e39 Hz / 1e12 is 9.999999999999999e+26, where
+			// 1e+27THz reads back as 1e39 Hz).
+			for prec := range 18 {
+				if style == 'g' && prec == 0 {
+					continue
+				}
+				s := strconv.FormatFloat(m, style, prec, 64) + u.suffix
+				if back, err := parse(s); err == nil && back == v {
+					return s
+				}
+			}
 			s := strconv.FormatFloat(m, style, -1, 64) + u.suffix
 			if back, err := parse(s); err == nil && back == v {
 				return s
