@@ -127,7 +127,13 @@ func decodeKind[C any, PC interface {
 		out := make([]error, len(errs))
 		for i, e := range errs {
 			where, key := c.where(strings.ToLower(e.key))
-			out[i] = fmt.Errorf("%s: key %q: %s", where, key, e.msg)
+			msg := e.msg
+			if !strings.HasPrefix(where, "--set ") && len(c.overridden) > 0 {
+				// A key the file sets, refused next to a value an
+				// override gave (smem_per_cta against --set smem).
+				msg += " (with --set " + strings.Join(slices.Sorted(maps.Values(c.overridden)), ", --set ") + ")"
+			}
+			out[i] = fmt.Errorf("%s: key %q: %s", where, key, msg)
 		}
 		return nil, errors.Join(out...)
 	}

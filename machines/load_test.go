@@ -192,6 +192,11 @@ func TestOverrideErrors(t *testing.T) {
 		{Override{"machine.cores", "0"}, []string{"--set machine.cores=0", `key "cores"`, "must be ≥ 1"}},
 		{Override{"machine.power.max_w", "1"}, []string{"--set machine.power.max_w=1", `key "power.max_w"`, "at least static_w = 60 W"}},
 	}
+	// A key of the file refused against a value an override gave names the
+	// override too (the file's key was not touched).
+	if _, err := Load("a100", []Override{{"machine.core.smem", "1KiB"}}); err == nil || !strings.Contains(err.Error(), `key "core.smem_per_cta": must be ≤ smem = 1KiB (got 163KiB) (with --set machine.core.smem=1KiB)`) {
+		t.Errorf("smem_per_cta against --set smem: %v", err)
+	}
 	for _, c := range cases {
 		_, err := Load("ascend-910a", []Override{c.o})
 		if err == nil {
