@@ -201,6 +201,14 @@ var (
 // Names lists the embedded cluster and node descriptions, sorted.
 func Names() []string { return machines.YAMLNames(clusters.FS) }
 
+// NodeKeys lists the keys of a node description (cloudbrain2-node.yaml),
+// as --set node.KEY addresses them.
+func NodeKeys() []machines.Key { return machines.Keys(reflect.TypeFor[Node]()) }
+
+// ClusterKeys lists the keys of a cluster description (cloudbrain2.yaml),
+// as --set cluster.KEY addresses them.
+func ClusterKeys() []machines.Key { return machines.Keys(reflect.TypeFor[clusterFile]()) }
+
 // NameDescriptions returns err, where it is machines.Load's refusal of an
 // unknown name, listing the cluster and node descriptions too: where a
 // machine goes (-m), so can they.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/davinci-sim/davinci-sim/cluster"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
 
@@ -34,6 +35,12 @@ func FormatsReference() string {
 		}
 		table(&b, keys)
 	}
+	b.WriteString("### Cluster and node descriptions\n\n")
+	fmt.Fprintf(&b, "Given with `-m` (embedded: %s) to run lu-fused on many NPUs; `--set node.KEY=V` and `--set cluster.KEY=V` override their keys, `--set machine.KEY=V` each NPU's.\n\n", strings.Join(cluster.Names(), ", "))
+	b.WriteString("#### Node description\n\n")
+	table(&b, cluster.NodeKeys())
+	b.WriteString("#### Cluster description\n\n")
+	table(&b, cluster.ClusterKeys())
 	return b.String()
 }
 

@@ -124,23 +124,45 @@ func checkRecord(rec *Record, s *Study, stale *int) error {
 		return fmt.Errorf("key \"params\": point %d has %s here but %s in the study; the study changed? use another -o directory",
 			rec.Index, formatParams(rec.Params), formatParams(want))
 	}
-	if err := checkStamp(rec, s); err != nil {
+	err := checkStamp(rec, s)
+	if err == nil {
+		err = checkMetrics(rec, s)
+	}
+	if err != nil {
 		if stale == nil {
 			return err
 		}
+		// Kept as recorded, its metrics the study's (null where not
+		// recorded), to be run again (--rerun-changed) or drawn as it is.
 		*stale++
-	}
-	if len(rec.Metrics) != len(s.Metrics) {
-		return fmt.Errorf("key \"metrics\": %d metrics recorded, the study has %d; the study changed? use another -o directory", len(rec.Metrics), len(s.Metrics))
+		rec.stale = true
+		ms := make(map[string]json.RawMessage, len(s.Metrics))
+		for _, m := range s.Metrics {
+			if raw, ok := rec.Metrics[m]; ok {
+				ms[m] = raw
+			} else {
+				ms[m] = nil
+			}
+		}
+		rec.Metrics = ms
 	}
 	for _, m := range s.Metrics {
-		raw, ok := rec.Metrics[m]
-		if !ok {
-			return fmt.Errorf("key \"metrics\": no %q recorded; the study changed? use another -o directory", m)
-		}
-		if len(raw) == 0 {
+		if len(rec.Metrics[m]) == 0 {
 			rec.Metrics[m] = json.RawMessage("null")
 		}
+	}
+	return nil
+}
+
+// checkMetrics checks that rec records the study's metrics, no more.
+func checkMetrics(rec *Record, s *Study) error {
+	for _, m := range s.Metrics {
+		if _, ok := rec.Metrics[m]; !ok {
+			return fmt.Errorf("key \"metrics\": no %q recorded; the study's metrics changed? --resume --rerun-changed runs its points again, or use another -o directory", m)
+		}
+	}
+	if len(rec.Metrics) != len(s.Metrics) {
+		return fmt.Errorf("key \"metrics\": %d metrics recorded, the study has %d; the study's metrics changed? --resume --rerun-changed runs its points again, or use another -o directory", len(rec.Metrics), len(s.Metrics))
 	}
 	return nil
 }

@@ -355,6 +355,10 @@ type Record struct {
 	// badInput marks a failure the run refused as bad input (its files'
 	// or settings' fault, not the simulation's); not recorded.
 	badInput bool
+	// stale marks a record read from results.jsonl that the study as it is
+	// would not make: from other inputs or options, or with other metrics
+	// (checkRecord, with stale records allowed).
+	stale bool
 }
 
 // Overrides returns the --set overrides of point p: the study's fixed set
@@ -582,7 +586,7 @@ func readForResume(path string, s *Study, opts Options) (recs []Record, changed,
 	for _, r := range recs {
 		mine := opts.Shard.Has(r.Index)
 		switch {
-		case stale > 0 && checkStamp(&r, s) != nil:
+		case r.stale:
 			if mine {
 				changed++
 				continue
@@ -595,7 +599,7 @@ func readForResume(path string, s *Study, opts Options) (recs []Record, changed,
 		kept = append(kept, r)
 	}
 	if others > 0 && opts.Log != nil {
-		fmt.Fprintf(opts.Log, "sweep: %d points of other shards were recorded from other inputs or options: results.csv and the plots show them as recorded until their shards run with --resume --rerun-changed\n", others)
+		fmt.Fprintf(opts.Log, "sweep: %d points of other shards were recorded from other inputs, options or metrics: results.csv and the plots show them as recorded until their shards run with --resume --rerun-changed\n", others)
 	}
 	if changed+timedOut == 0 {
 		return recs, 0, 0, nil

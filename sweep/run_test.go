@@ -1057,3 +1057,36 @@ func TestRunPointNamesTheStudyKey(t *testing.T) {
 		}
 	}
 }
+
+// A metric added to a finished study: a plain resume says how to go on;
+// --rerun-changed runs its points again (their reports are not kept), and
+// the results are a fresh run's.
+func TestResumeMetricAdded(t *testing.T) {
+	s := writeStudy(t, tinyStudy)
+	out := t.TempDir()
+	if _, err := Run(s, Options{Out: out, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	more := strings.Replace(tinyStudy, "hplmxp.n]", "hplmxp.n, time.seconds]", 1)
+	study := func() *Study {
+		c := writeStudy(t, more)
+		c.Dir, c.Program = s.Dir, s.Program
+		return c
+	}
+	if _, err := Run(study(), Options{Out: out, Jobs: 1, Resume: true}); err == nil || !strings.Contains(err.Error(), "--resume --rerun-changed runs its points again") {
+		t.Fatalf("resume without --rerun-changed: %v", err)
+	}
+	sum, err := Run(study(), Options{Out: out, Jobs: 2, Resume: true, RerunChanged: true})
+	if err != nil || sum.Rerun != 12 || sum.Ran != 12 {
+		t.Fatalf("resume --rerun-changed: %+v %v", sum, err)
+	}
+	fresh := t.TempDir()
+	if _, err := Run(study(), Options{Out: fresh, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{ResultsJSONL, ResultsCSV} {
+		if !bytes.Equal(readFile(t, filepath.Join(out, name)), readFile(t, filepath.Join(fresh, name))) {
+			t.Errorf("%s differs from a fresh run's", name)
+		}
+	}
+}

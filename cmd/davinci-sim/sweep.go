@@ -85,7 +85,7 @@ written, the first refusal is quoted).`,
 	fl.IntVarP(&f.jobs, "jobs", "j", 0, "points simulated at once (default: every CPU)")
 	fl.StringVar(&f.shard, "shard", "", "run only shard I of N (I/N, 0 ≤ I < N): the points with index ≡ I mod N")
 	fl.BoolVar(&f.resume, "resume", false, "continue the study in DIR, skipping finished points")
-	fl.BoolVar(&f.rerunChanged, "rerun-changed", false, "with --resume: run again the points recorded from other inputs or options (a program or machine file edited since) instead of refusing them")
+	fl.BoolVar(&f.rerunChanged, "rerun-changed", false, "with --resume: run again the points recorded from other inputs, options or metrics (a program or machine file edited since, a metric added) instead of refusing them")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar on stderr")
 	fl.DurationVar(&f.pointTimeout, "point-timeout", 0, "stop a point after this wall time and record it as failed, e.g. 30m (default: no limit)")
 	cmd.AddCommand(newSweepMergeCmd(), newSweepPlotCmd())
@@ -140,7 +140,7 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 	}
 	fmt.Fprintf(stderr, ": %d run", sum.Ran)
 	if sum.Rerun > 0 {
-		fmt.Fprintf(stderr, " (%d of them again: recorded from other inputs or options)", sum.Rerun)
+		fmt.Fprintf(stderr, " (%d of them again: recorded from other inputs, options or metrics)", sum.Rerun)
 	}
 	if sum.RerunTimedOut > 0 {
 		fmt.Fprintf(stderr, " (%d of them again: stopped by a shorter --point-timeout before)", sum.RerunTimedOut)
@@ -197,7 +197,7 @@ metrics). Exit code 2 on bad input.`,
 			}
 			msg := fmt.Sprintf("sweep plot: %s drawn from the %d of the study's %d points that ran and did not fail, in %s", plots, n, len(st.Points), out)
 			if stale > 0 {
-				msg += fmt.Sprintf(" (%d of them recorded from other inputs or options, or unstamped: drawn as recorded)", stale)
+				msg += fmt.Sprintf(" (%d of them recorded from other inputs, options or metrics, or unstamped: drawn as recorded)", stale)
 			}
 			fmt.Fprintln(stderr, msg)
 			return nil
