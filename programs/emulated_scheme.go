@@ -543,7 +543,7 @@ func reportCastRange(rep *report.Report, f fp.Format, rnd fp.Rounding, a, b []fl
 	var over float64
 	switch rnd {
 	case fp.RNE, fp.RNA:
-		over = maxf + ulp/2
+		over = maxf + float64(ulp/2)
 	case fp.RZ, fp.RO:
 		over = maxf + ulp
 	default:

@@ -686,8 +686,12 @@ func (st step) size() float64 { return st.value(1, st.m10) }
 // tolerance widens a range by a little, so that ticks on its ends (up to
 // rounding) stay in.
 func tolerance(lo, hi float64) float64 {
-	return 1e-9 * max(hi-lo, math.Abs(lo)*1e-7, math.Abs(hi)*1e-7)
+	return float64(1e-9 * max(hi-lo, math.Abs(lo)*1e-7, math.Abs(hi)*1e-7))
 }
+
+// log10 is math.Log10 rounded (its product is not fused into an addition
+// around it: the same ticks on every platform, .ci/fused-float).
+func log10(x float64) float64 { return float64(math.Log10(x)) }
 
 // span returns the indices n of the multiples n × size of size within
 // [lo, hi] (first, last; last < first if none).
@@ -790,7 +794,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 0) {
 		return nil
 	}
-	decades := math.Log10(hi) - math.Log10(lo)
+	decades := log10(hi) - log10(lo)
 	if decades >= 3 {
 		return decadeTicks(lo, hi)
 	}
@@ -831,11 +835,11 @@ func decadeTicks(lo, hi float64) []plot.Tick {
 	if every == 1 {
 		// Grow to the next power of ten where an end is more than half a
 		// decade from it (not into subnormal numbers or infinity).
-		if math.Log10(math.Pow10(eLo))-math.Log10(lo) > 0.5 && eLo-1 >= -307 {
+		if float64(eLo)-log10(lo) > 0.5 && eLo-1 >= -307 {
 			eLo--
 			lo = math.Pow10(eLo)
 		}
-		if math.Log10(hi)-math.Log10(math.Pow10(eHi)) > 0.5 && eHi+1 <= 308 {
+		if log10(hi)-float64(eHi) > 0.5 && eHi+1 <= 308 {
 			eHi++
 			hi = math.Pow10(eHi)
 		}
@@ -924,13 +928,13 @@ func covers(labels []float64, lo, hi float64) bool {
 	if len(labels) < 3 {
 		return false
 	}
-	width := math.Log10(hi) - math.Log10(lo)
-	prev := math.Log10(lo)
+	width := log10(hi) - log10(lo)
+	prev := log10(lo)
 	for _, v := range append(slices.Clip(labels), hi) {
-		if math.Log10(v)-prev > 0.4*width {
+		if log10(v)-prev > float64(0.4*width) {
 			return false
 		}
-		prev = math.Log10(v)
+		prev = log10(v)
 	}
 	return true
 }
