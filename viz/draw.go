@@ -46,10 +46,26 @@ var stallMarks = [arch.NumCauses]mark{
 	arch.Latency:   {'l', base.Foreground(tcell.ColorAqua), "latency"},
 }
 
-// legendName abbreviates the legend so that it fits 80 columns.
-var legendName = map[string]string{"copy": "copy", "load": "load", "mmad": "mmad", "l0c": "l0c", "vector": "vec",
-	"scalar": "scal", "issue": "iss", "wait_flag": "wait", "barrier": "barr", "queue_full": "full",
-	"latency": "lat", "bandwidth": "bw"}
+// shortName abbreviates the names of the legend and of the summary
+// columns. They are used only where the full names do not fit the width,
+// and then all of them (a legend or a table is either in full or short
+// names).
+var shortName = map[string]string{"vector": "vec", "scalar": "scal", "issue": "iss",
+	"wait_flag": "wait", "barrier": "barr", "queue_empty": "empty", "queue_full": "full",
+	"bandwidth": "bw", "latency": "lat", "compute": "comp", "transfer": "xfer"}
+
+// abbrev returns the short name of name (name itself when it has none).
+func abbrev(name string) string {
+	if s, ok := shortName[name]; ok {
+		return s
+	}
+	return name
+}
+
+// pipeCauses are the summary's columns after busy, as the run's summary
+// (report.WriteSummary) prints them; queue_empty is the time no interval
+// covers (the recorder keeps no idle intervals).
+var pipeCauses = []arch.Cause{arch.WaitFlag, arch.Barrier, arch.QueueEmpty, arch.QueueFull, arch.Bandwidth, arch.Latency}
 
 var (
 	idleMark   = mark{'.', base.Foreground(tcell.ColorDimGray), "idle"}
@@ -95,6 +111,10 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		v.drawOverview(tl)
 		return
 	}
+	if v.onHost {
+		v.drawHost(tl)
+		return
+	}
 	c := tl.Core(v.core)
 	y := 0
 	// Header.
@@ -109,7 +129,7 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		state += "  kept from " + fmtTime(tl.Dropped)
 	}
 	idx := sort.Search(len(tl.Cores), func(i int) bool { return tl.Cores[i].ID >= v.core })
-	head := fmt.Sprintf(" core %d (%d/%d)  view %s..%s  cursor %s%s", v.core, idx+1, len(tl.Cores),
+	head := fmt.Sprintf(" %s (%d/%d)  view %s..%s  cursor %s%s", v.shown(tl), idx+1, len(tl.Cores),
 		fmtTime(v.t0), fmtTime(v.t0+v.span), fmtTime(v.cursor), state)
 	v.put(0, y, head+strings.Repeat(" ", max(0, w-len([]rune(head))-8))+"  ? help", headStyle)
 	y++
@@ -118,21 +138,17 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		v.footer(tl, h-1)
 		return
 	}
-	// Time axis: tick labels every ~16 columns.
 	lw := v.laneWidth()
-	v.put(0, y, "time", dimStyle)
-	for col := 0; col < lw; col += 16 {
-		label := "|" + fmtTime(v.colTime(col))
-		if col+len(label) > lw {
-			break
-		}
-		v.put(v.lw+col, y, label, dimStyle)
-	}
+	v.timeAxis(y, "time", lw)
 	y++
 	cc := v.timeCol(v.cursor)
 	// Lanes.
-	for p := 0; p < laneCount(tl, c) && y < h-1; p++ {
-		v.put(0, y, tl.LaneName(p), labelStyle)
+	lanes := shownLanes(tl, c)
+	for _, p := range lanes {
+		if y >= h-1 {
+			break
+		}
+		v.put(0, y, laneLabel(tl.LaneName(p)), labelStyle)
 		v.drawLane(tl, c.Lane(p), y, lw, cc)
 		y++
 	}
@@ -140,25 +156,38 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		v.footer(tl, h-1)
 		return
 	}
-	// Legend.
-	x := 0
-	for _, cl := range []traces.Class{traces.ClassCopy, traces.ClassLoad, traces.ClassMmad, traces.ClassL0C,
-		traces.ClassVector, traces.ClassScalar, traces.ClassIssue} {
-		m := classMarks[cl]
-		x = v.put(x, y, string(m.ch), m.style)
-		x = v.put(x, y, "="+legendName[m.name]+" ", base)
+	// Legend: a cluster's tracks hold spans only (its drill-down into an
+	// NPU, if any, instructions and stalls).
+	cluster, pipes := isCluster(tl), !isCluster(tl)
+	if cluster {
+		isPipe := pipeLanes(tl)
+		for _, p := range lanes {
+			pipes = pipes || (p < len(isPipe) && isPipe[p])
+		}
 	}
-	x = v.put(x, y, "|", dimStyle)
-	for _, ca := range []arch.Cause{arch.WaitFlag, arch.Barrier, arch.QueueFull, arch.Latency, arch.Bandwidth} {
-		m := stallMarks[ca]
-		x = v.put(x+1, y, string(m.ch), m.style)
-		x = v.put(x, y, "="+legendName[m.name], base)
+	if !pipes {
+		v.legend(y, []legendItem{{classMarks[traces.ClassOther], "span"}}, []legendItem{{idleMark, "idle"}})
+	} else {
+		var classes, stalls []legendItem
+		if cluster {
+			classes = append(classes, legendItem{classMarks[traces.ClassOther], "span"})
+		}
+		for _, cl := range []traces.Class{traces.ClassCopy, traces.ClassLoad, traces.ClassMmad, traces.ClassL0C,
+			traces.ClassVector, traces.ClassScalar, traces.ClassIssue} {
+			classes = append(classes, legendItem{classMarks[cl], classMarks[cl].name})
+		}
+		for _, ca := range pipeCauses {
+			if ca != arch.QueueEmpty { // (drawn as idle: '.')
+				stalls = append(stalls, legendItem{stallMarks[ca], stallMarks[ca].name})
+			}
+		}
+		v.legend(y, classes, stalls)
 	}
 	y++
 	// What the pipes do at the cursor.
 	if y < h-1 {
-		x = v.put(0, y, "at cursor:", dimStyle)
-		for p := range laneCount(tl, c) {
+		x := v.put(0, y, "at cursor:", dimStyle)
+		for _, p := range lanes {
 			what := "-"
 			if i := c.SliceAt(p, v.cursor); i >= 0 {
 				s := c.Lane(p).At(i)
@@ -167,7 +196,7 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 					what = "issue " + what
 				}
 			}
-			x = v.put(x+1, y, tl.LaneName(p)+":"+what, base)
+			x = v.put(x+1, y, laneLabel(tl.LaneName(p))+":"+what, base)
 		}
 		y++
 	}
@@ -181,14 +210,18 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 	var gs []gauge
 	for b := range max(len(tl.Buffers), len(c.Occ)) {
 		cp := float64(tl.BufferCapacity(b))
-		if cp == 0 && (b >= len(c.Occ) || len(c.Occ[b]) == 0) {
-			continue // a global buffer (GM), or one the trace says nothing about
+		if (cp == 0 || cluster) && (b >= len(c.Occ) || len(c.Occ[b]) == 0) {
+			// A global buffer (GM), one the trace says nothing about, or
+			// in a cluster trace another rank's NPU's.
+			continue
 		}
 		val := c.OccAt(b, v.cursor)
 		gs = append(gs, gauge{tl.BufferName(b), val, cp, fmtBytes(val)})
 	}
-	bw := traces.SampleAt(tl.Bandwidth, v.cursor)
-	gs = append(gs, gauge{"GM", bw, tl.PeakBandwidth(), fmt.Sprintf("%.0fGB/s", bw/1e9)})
+	if !cluster { // (a cluster trace records no GM bandwidth)
+		bw := traces.SampleAt(tl.Bandwidth, v.cursor)
+		gs = append(gs, gauge{"GM", bw, tl.PeakBandwidth(), fmt.Sprintf("%.0fGB/s", bw/1e9)})
+	}
 	for i := 0; i < len(gs) && y < h-1; i += 2 {
 		v.gauge(0, y, gw, gs[i].name, gs[i].val, gs[i].capacity, gs[i].valS)
 		if i+1 < len(gs) {
@@ -232,32 +265,183 @@ func (v *Viewer) gauge(x, y, w int, name string, val, capacity float64, valS str
 	v.put(x, y, tail, base)
 }
 
-// summary draws the per-pipe time split of the core over the window.
+// summary draws the time split of the core's lanes over the window: a
+// chip's pipes by cause, with the run's summary's columns (busy, then
+// pipeCauses, in its order and names); a cluster rank's tracks (its host's,
+// its NPU's core sets'), which hold spans only, busy and idle — then the
+// pipes of a drilled-in NPU, if the trace records their stalls.
 func (v *Viewer) summary(tl *traces.Timeline, c *traces.CoreTimeline, y, limit int) {
 	total := tl.To - tl.From
-	causes := []arch.Cause{arch.Busy, arch.WaitFlag, arch.Barrier, arch.QueueFull, arch.Latency, arch.Bandwidth}
-	hdr := fmt.Sprintf("%-*s", v.lw, "pipe")
-	for _, ca := range causes {
-		name := ca.String()
-		if ca == arch.QueueFull {
-			name = "q_full"
+	pipes := pipeLanes(tl)
+	var tracks, pipeRows []tableRow
+	for _, p := range shownLanes(tl, c) {
+		tot := c.Totals(p)
+		rest := total // the time no interval covers: queue_empty (idle)
+		for ca := range arch.NumCauses {
+			if ca != arch.QueueEmpty {
+				rest -= tot[ca]
+			}
 		}
-		hdr += fmt.Sprintf("%10s", name)
+		r := tableRow{label: laneLabel(tl.LaneName(p)), pct: []float64{pct(tot[arch.Busy], total)}}
+		if p < len(pipes) && !pipes[p] {
+			r.pct = append(r.pct, pct(max(rest, 0), total))
+			tracks = append(tracks, r)
+			continue
+		}
+		for _, ca := range pipeCauses {
+			t := tot[ca]
+			if ca == arch.QueueEmpty {
+				t = max(rest, 0)
+			}
+			r.pct = append(r.pct, pct(t, total))
+		}
+		pipeRows = append(pipeRows, r)
 	}
-	hdr += fmt.Sprintf("%10s", "idle")
+	if len(tracks) > 0 {
+		y = v.table(y, limit, "track", []string{arch.Busy.String(), "idle"}, tracks)
+	}
+	if len(pipeRows) > 0 {
+		cols := []string{arch.Busy.String()}
+		for _, ca := range pipeCauses {
+			cols = append(cols, ca.String())
+		}
+		v.table(y, limit, "pipe", cols, pipeRows)
+	}
+}
+
+// pipeLanes tells, per lane of tl, whether it is a pipe (true), whose
+// time the summary splits by stall cause, or a cluster trace's track of
+// spans (false): the host's and the NPU core sets' tracks of each rank. A
+// cluster trace's drill-down into one NPU (lanes "core 3 MTE2") is of
+// pipes where the trace records their stalls.
+func pipeLanes(tl *traces.Timeline) []bool {
+	pipes := make([]bool, len(tl.Lanes))
+	if !isCluster(tl) {
+		for p := range pipes {
+			pipes[p] = true
+		}
+		return pipes
+	}
+	stalls := false
+	for _, c := range tl.Cores {
+		for p := range min(len(c.Lanes), len(pipes)) {
+			tot := c.Totals(p)
+			for ca := range arch.NumCauses {
+				stalls = stalls || (ca != arch.Busy && tot[ca] > 0)
+			}
+		}
+	}
+	for p, name := range tl.Lanes {
+		pipes[p] = stalls && strings.HasPrefix(name, "core ")
+	}
+	return pipes
+}
+
+// tableRow is a row of a summary table: its label and a percentage per
+// column.
+type tableRow struct {
+	label string
+	pct   []float64
+}
+
+// table draws a table of percentages from row y (above limit): a header of
+// first and the column names, then the rows. Each column is as wide as its
+// name or "100.0%" and a space; when the full names do not fit the screen,
+// every column takes its short name (abbrev). It returns the row after the
+// table.
+func (v *Viewer) table(y, limit int, first string, cols []string, rows []tableRow) int {
+	w, _ := v.s.Size()
+	width := func(names []string) int {
+		n := v.lw
+		for _, c := range names {
+			n += max(len(c), 6) + 1
+		}
+		return n
+	}
+	names := cols
+	if width(cols) > w {
+		names = make([]string, len(cols))
+		for i, c := range cols {
+			names[i] = abbrev(c)
+		}
+	}
+	hdr := fmt.Sprintf("%-*s", v.lw, first)
+	for _, c := range names {
+		hdr += fmt.Sprintf("%*s", max(len(c), 6)+1, c)
+	}
+	if y >= limit {
+		return y
+	}
 	v.put(0, y, hdr, labelStyle)
 	y++
-	for p := 0; p < laneCount(tl, c) && y < limit; p++ {
-		tot := c.Totals(p)
-		line := fmt.Sprintf("%-*s", v.lw, tl.LaneName(p))
-		rest := total
-		for _, ca := range causes {
-			line += fmt.Sprintf("%9.1f%%", pct(tot[ca], total))
-			rest -= tot[ca]
+	for _, r := range rows {
+		if y >= limit {
+			break
 		}
-		line += fmt.Sprintf("%9.1f%%", pct(max(rest, 0), total))
+		line := fmt.Sprintf("%-*s", v.lw, r.label)
+		for i, c := range names {
+			if i < len(r.pct) {
+				line += fmt.Sprintf("%*.1f%%", max(len(c), 6), r.pct[i])
+			}
+		}
 		v.put(0, y, line, base)
 		y++
+	}
+	return y
+}
+
+// legendItem is a mark and the name the legend gives it.
+type legendItem struct {
+	m    mark
+	name string
+}
+
+// legend draws "C=copy L=load … | w=wait_flag …" on row y: the items,
+// then after a bar the second group; in short names (abbrev) when the full
+// ones do not fit the screen.
+func (v *Viewer) legend(y int, items, after []legendItem) {
+	w, _ := v.s.Size()
+	text := func(short bool) []string {
+		var out []string
+		for _, it := range append(append([]legendItem{}, items...), after...) {
+			name := it.name
+			if short {
+				name = abbrev(name)
+			}
+			out = append(out, "="+name)
+		}
+		return out
+	}
+	names := text(false)
+	n := 1 // the bar
+	for _, s := range names {
+		n += 2 + len([]rune(s))
+	}
+	if n > w {
+		names = text(true)
+	}
+	x := 0
+	for i, it := range items {
+		x = v.put(x, y, string(it.m.ch), it.m.style)
+		x = v.put(x, y, names[i]+" ", base)
+	}
+	x = v.put(x, y, "|", dimStyle)
+	for i, it := range after {
+		x = v.put(x+1, y, string(it.m.ch), it.m.style)
+		x = v.put(x, y, names[len(items)+i], base)
+	}
+}
+
+// timeAxis draws the time axis on row y: label, then tick labels every
+// ~16 of the lw lane columns.
+func (v *Viewer) timeAxis(y int, label string, lw int) {
+	v.put(0, y, label, dimStyle)
+	for col := 0; col < lw; col += 16 {
+		tick := "|" + fmtTime(v.colTime(col))
+		if col+len(tick) > lw {
+			break
+		}
+		v.put(v.lw+col, y, tick, dimStyle)
 	}
 }
 
@@ -265,6 +449,22 @@ func (v *Viewer) summary(tl *traces.Timeline, c *traces.CoreTimeline, y, limit i
 // more the core's events use.
 func laneCount(tl *traces.Timeline, c *traces.CoreTimeline) int {
 	return max(len(tl.Lanes), len(c.Lanes))
+}
+
+// shownLanes returns the lanes to draw for core c (laneCount's), less, in
+// a cluster trace, the lanes of a drill-down into another rank's NPU
+// ("core 3 MTE2": lanes of one rank only) where c has no event.
+func shownLanes(tl *traces.Timeline, c *traces.CoreTimeline) []int {
+	n := laneCount(tl, c)
+	lanes := make([]int, 0, n)
+	cluster := isCluster(tl)
+	for p := range n {
+		if cluster && strings.HasPrefix(tl.LaneName(p), "core ") && (p >= len(c.Lanes) || c.Lanes[p].Len() == 0) {
+			continue
+		}
+		lanes = append(lanes, p)
+	}
+	return lanes
 }
 
 func pct(a, b sim.Time) float64 {
@@ -275,44 +475,51 @@ func pct(a, b sim.Time) float64 {
 }
 
 // drawOverview draws the chip overview: one row per core showing one lane
-// (the matrix unit's by default), the selected core highlighted; Enter opens
-// it.
+// (the matrix unit's by default), the host's CPU lane first in hosted runs,
+// the selected row highlighted; Enter opens it. A cluster trace's overview
+// has a row per rank.
 func (v *Viewer) drawOverview(tl *traces.Timeline) {
 	w, h := v.s.Size()
 	lane := v.shownLane(tl)
 	laneName := "-"
 	if lane < len(tl.Lanes) {
-		laneName = tl.Lanes[lane]
+		laneName = laneLabel(tl.Lanes[lane])
 	}
-	head := fmt.Sprintf(" chip overview: lane %s, %d cores  view %s..%s  cursor %s", laneName, len(tl.Cores),
-		fmtTime(v.t0), fmtTime(v.t0+v.span), fmtTime(v.cursor))
+	what, hosted := fmt.Sprintf("chip overview: lane %s, %d cores", laneName, len(tl.Cores)), hostRows(tl)
+	if hosted > 0 {
+		what += " + host CPU"
+	}
+	if isCluster(tl) {
+		what = fmt.Sprintf("cluster overview: track %s, %d ranks (NPUs)", laneName, len(tl.Cores))
+	}
+	head := fmt.Sprintf(" %s  view %s..%s  cursor %s", what, fmtTime(v.t0), fmtTime(v.t0+v.span), fmtTime(v.cursor))
 	v.put(0, 0, head+strings.Repeat(" ", max(0, w-len([]rune(head))-8))+"  ? help", headStyle)
 	lw := v.laneWidth()
-	v.put(0, 1, "core", dimStyle)
-	for col := 0; col < lw; col += 16 {
-		label := "|" + fmtTime(v.colTime(col))
-		if col+len(label) > lw {
-			break
-		}
-		v.put(v.lw+col, 1, label, dimStyle)
-	}
+	v.timeAxis(1, unit(tl), lw)
 	rows := v.pageRows()
-	sel := sort.Search(len(tl.Cores), func(i int) bool { return tl.Cores[i].ID >= v.core })
+	n := hosted + len(tl.Cores)
+	sel := v.pos(tl)
 	if sel < v.ovTop {
 		v.ovTop = sel
 	}
 	if sel >= v.ovTop+rows {
 		v.ovTop = sel - rows + 1
 	}
-	v.ovTop = max(0, min(v.ovTop, len(tl.Cores)-rows))
+	v.ovTop = max(0, min(v.ovTop, n-rows))
 	cc := v.timeCol(v.cursor)
 	y := 2
-	for i := v.ovTop; i < len(tl.Cores) && y < 2+rows; i++ {
-		c := tl.Cores[i]
+	for i := v.ovTop; i < n && y < 2+rows; i++ {
 		st := labelStyle
 		if i == sel {
 			st = st.Reverse(true)
 		}
+		if i < hosted {
+			v.put(0, y, fmt.Sprintf("%-*s", v.lw, "host"), st)
+			v.drawHostLane(tl, v.hostLanes(tl)[0], y, lw, cc)
+			y++
+			continue
+		}
+		c := tl.Cores[i-hosted]
 		v.put(0, y, fmt.Sprintf("%-*d", v.lw, c.ID), st)
 		v.drawLane(tl, c.Lane(lane), y, lw, cc)
 		y++
@@ -321,7 +528,7 @@ func (v *Viewer) drawOverview(tl *traces.Timeline) {
 		v.footer(tl, h-1)
 		return
 	}
-	v.put(0, h-1, "↑/↓ PgUp/PgDn select  Enter open core  [/] lane  o back  ←/→ pan  +/- zoom  q quit", dimStyle)
+	v.put(0, h-1, "↑/↓ PgUp/PgDn select  Enter open "+unit(tl)+"  [/] lane  o back  ←/→ pan  +/- zoom  q quit", dimStyle)
 }
 
 // footer draws the search prompt or the status line, and the help overlay.
@@ -336,10 +543,17 @@ func (v *Viewer) footer(tl *traces.Timeline, y int) {
 		if tl.Program != "" {
 			info += " " + tl.Program
 		}
+		if isCluster(tl) && tl.Machine == "" {
+			info = "cluster"
+		}
 		if tl.Done {
 			info += "  (complete)"
 		}
-		v.put(0, y, strings.TrimSpace(info)+"  ←/→ pan  +/- zoom  ↑/↓ core  o chip  n/p stall  / search  q quit", dimStyle)
+		pages := unit(tl)
+		if hostRows(tl) > 0 {
+			pages += "/host"
+		}
+		v.put(0, y, strings.TrimSpace(info)+"  ←/→ pan  +/- zoom  ↑/↓ "+pages+"  o overview  n/p stall  / search  q quit", dimStyle)
 	}
 	if v.help {
 		v.drawHelp()
@@ -352,10 +566,10 @@ var helpText = []string{
 	"←/→        pan (1/8 of the view)",
 	"Shift+←/→  move the cursor one column (also h/l)",
 	"+/-        zoom in/out at the cursor (mouse wheel too)",
-	"↑/↓, Tab   previous/next core",
-	"o          chip overview: a row per core (Enter opens one,",
+	"↑/↓, Tab   previous/next core or rank (the host first)",
+	"o          overview: a row per core (Enter opens one,",
 	"           [/] the lane shown, PgUp/PgDn pages)",
-	"n/p        next/previous stall of the core",
+	"n/p        next/previous stall of the core (host: wait)",
 	"           (after a search: n, Enter next match, N previous)",
 	"g/G        start/end (Home/End)",
 	"0          fit the whole trace",
@@ -366,8 +580,8 @@ var helpText = []string{
 	"           then quit",
 	"q          quit",
 	"",
-	"lanes: letters = instruction class,",
-	"lower case = stall cause, . = idle",
+	"lanes: letters = instruction class (host: task),",
+	"lower case = stall cause (host: wait), . = idle",
 	"",
 	"any key closes this help",
 }

@@ -1,15 +1,18 @@
 // Package viz is the terminal visualizer of davinci-sim: per core, one lane
 // per pipe over time with instruction classes in distinct colours and
 // stalls marked by cause, buffer-occupancy gauges at the cursor time and the
-// core's stall summary. It replays a trace file or follows a run live; both
-// read the same traces.Timeline.
+// core's stall summary (the run summary's columns). A hosted run's trace
+// has a host page first (its CPU's and link's lanes, their tasks by kind);
+// a cluster run's trace shows a page per rank, its tracks (the host's, the
+// NPU's core sets') as lanes. It replays a trace file or follows a run
+// live; both read the same traces.Timeline.
 //
 // Keys: ←/→ pan, Shift+←/→ (or h/l) move the cursor one column, +/− zoom
-// (also the mouse wheel), ↑/↓ or Tab change core, n/p next/previous stall
-// (after a search: n or Enter the next match, N the previous, as in less
-// and vim), g/G start/end, / search an instruction, o chip overview, f
-// follow (live), ? help, Esc back (search, then the core opened from the
-// overview, then quit), q quit.
+// (also the mouse wheel), ↑/↓ or Tab change core (or rank, or to the
+// host), n/p next/previous stall (after a search: n or Enter the next
+// match, N the previous, as in less and vim), g/G start/end, / search an
+// instruction, o overview, f follow (live), ? help, Esc back (search, then
+// the core opened from the overview, then quit), q quit.
 package viz
 
 import (
@@ -53,6 +56,7 @@ type Viewer struct {
 	src Source
 
 	core   int      // the core shown (its ID)
+	onHost bool     // the host's page is shown instead (hosted runs)
 	t0     sim.Time // time at the left edge of the lanes
 	span   sim.Time // time across the lanes
 	cursor sim.Time
@@ -65,7 +69,9 @@ type Viewer struct {
 	ovLane   int
 	ovTop    int
 
-	lw int // width of the lane label column (labelW, or the longest lane name and a space)
+	lw int // width of the lane label column (labelW, or the longest lane label and a space)
+
+	hostIdx hostIndex // the host's tasks by lane
 
 	help bool
 	// found is the last search's query (n/N/Enter repeat it; Esc clears
@@ -86,8 +92,11 @@ func NewViewer(s tcell.Screen, src Source, follow bool) *Viewer {
 	return v
 }
 
-// Core returns the ID of the core shown.
+// Core returns the ID of the core shown (the last one, on the host's page).
 func (v *Viewer) Core() int { return v.core }
+
+// Host reports whether the host's page is shown (hosted runs).
+func (v *Viewer) Host() bool { return v.onHost }
 
 // Cursor returns the cursor time.
 func (v *Viewer) Cursor() sim.Time { return v.cursor }
@@ -120,9 +129,16 @@ func (v *Viewer) fit(tl *traces.Timeline) {
 func (v *Viewer) sync(tl *traces.Timeline) {
 	v.lw = labelW
 	for _, name := range tl.Lanes {
-		v.lw = max(v.lw, len([]rune(name))+1)
+		v.lw = max(v.lw, len([]rune(laneLabel(name)))+1)
 	}
-	if tl.Core(v.core) == nil && len(tl.Cores) > 0 {
+	if hostRows(tl) > 0 {
+		for _, name := range traces.HostLanes {
+			v.lw = max(v.lw, len([]rune(name))+1)
+		}
+	} else {
+		v.onHost = false
+	}
+	if !v.onHost && tl.Core(v.core) == nil && len(tl.Cores) > 0 {
 		v.core = tl.Cores[0].ID
 	}
 	if !v.fitted || v.follow {
@@ -264,7 +280,7 @@ func (v *Viewer) key(tl *traces.Timeline, ev *tcell.EventKey) bool {
 		switch {
 		case v.overview:
 			v.overview, v.fromOverview = false, true
-			v.status = fmt.Sprintf("core %d", v.core)
+			v.status = v.shown(tl)
 		case v.found != "":
 			v.query = v.found
 			v.search(tl, +1)
@@ -366,17 +382,34 @@ func (v *Viewer) zoom(tl *traces.Timeline, f float64) {
 }
 
 func (v *Viewer) switchCore(tl *traces.Timeline, d int) {
-	n := len(tl.Cores)
+	n := hostRows(tl) + len(tl.Cores)
 	if n == 0 {
 		return
 	}
-	i := sort.Search(n, func(i int) bool { return tl.Cores[i].ID >= v.core })
+	i := v.pos(tl)
 	if v.overview && (d > 1 || d < -1) {
 		i = min(max(i+d, 0), n-1) // page through the rows without wrapping
 	} else {
 		i = ((i+d)%n + n) % n
 	}
-	v.core = tl.Cores[i].ID
+	v.setPos(tl, i)
+}
+
+// pos returns the position of the page shown among the host's (first, in
+// hosted runs) and the cores'.
+func (v *Viewer) pos(tl *traces.Timeline) int {
+	if v.onHost {
+		return 0
+	}
+	return hostRows(tl) + sort.Search(len(tl.Cores), func(i int) bool { return tl.Cores[i].ID >= v.core })
+}
+
+// setPos shows the page at position i (see pos).
+func (v *Viewer) setPos(tl *traces.Timeline, i int) {
+	h := hostRows(tl)
+	if v.onHost = i < h; !v.onHost {
+		v.core = tl.Cores[i-h].ID
+	}
 }
 
 // pageRows is the number of core rows the overview shows at once.
@@ -415,6 +448,10 @@ func (v *Viewer) shownLane(tl *traces.Timeline) int {
 // nextStall moves the cursor to the start of the next (dir > 0) or previous
 // stall of the core, on any pipe.
 func (v *Viewer) nextStall(tl *traces.Timeline, dir int) {
+	if v.onHost {
+		v.nextHostWait(tl, dir)
+		return
+	}
 	c := tl.Core(v.core)
 	if c == nil {
 		return
@@ -450,7 +487,7 @@ func (v *Viewer) nextStall(tl *traces.Timeline, dir int) {
 	v.follow = false
 	v.cursor = best
 	v.show(best)
-	v.status = fmt.Sprintf("stall %s on %v at %s for %s", tl.Name(&s), tl.LaneName(bp), fmtTime(s.From), fmtTime(s.To-s.From))
+	v.status = fmt.Sprintf("stall %s on %v at %s for %s", tl.Name(&s), laneLabel(tl.LaneName(bp)), fmtTime(s.From), fmtTime(s.To-s.From))
 }
 
 func (v *Viewer) searchKey(tl *traces.Timeline, ev *tcell.EventKey) {
@@ -477,6 +514,10 @@ func (v *Viewer) searchKey(tl *traces.Timeline, ev *tcell.EventKey) {
 // query.
 func (v *Viewer) search(tl *traces.Timeline, dir int) {
 	q := strings.TrimSpace(v.query)
+	if v.onHost && q != "" {
+		v.searchHost(tl, q, dir)
+		return
+	}
 	c := tl.Core(v.core)
 	if q == "" || c == nil {
 		return
@@ -531,13 +572,13 @@ func (v *Viewer) search(tl *traces.Timeline, dir int) {
 		wrapped = true
 	}
 	if s == nil {
-		v.status = fmt.Sprintf("%q: not found on core %d", q, v.core)
+		v.status = fmt.Sprintf("%q: not found on %s", q, v.shown(tl))
 		return
 	}
 	v.follow = false
 	v.cursor = t
 	v.show(t)
-	v.status = fmt.Sprintf("%v @%s: %s", tl.LaneName(p), fmtTime(t), tl.Text(s))
+	v.status = fmt.Sprintf("%v @%s: %s", laneLabel(tl.LaneName(p)), fmtTime(t), tl.Text(s))
 	if wrapped {
 		v.status = "(wrapped) " + v.status
 	}
