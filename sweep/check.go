@@ -38,16 +38,16 @@ func (s *Study) Check() error {
 				if d := programs.Describe(p, data); d != "" && !strings.HasPrefix(d, "a program file") {
 					// (The run's message says to give it with -m: a study
 					// has no -m.)
-					return badInput(fmt.Errorf("%s: key %q: %s: %s, not a program: name it as the study's machine, and a program file as its program", s.Path, ParamProgram, p, d))
+					return badInput(fmt.Errorf("%s: key %q: %s: %s, not a program: name it as the study's machine, and a program file as its program", s.at(ParamProgram), ParamProgram, p, d))
 				}
 			}
-			return badInput(fmt.Errorf("%s: key %q: %v", s.Path, ParamProgram, err))
+			return badInput(fmt.Errorf("%s: key %q: %v", s.at(ParamProgram), ParamProgram, err))
 		}
 		files[p] = f
 	}
 	for i, m := range s.Metrics {
 		if err := report.CheckPath(m); err != nil {
-			return badInput(fmt.Errorf("%s: key \"metrics[%d]\": %v", s.Path, i, err))
+			return badInput(fmt.Errorf("%s: key \"metrics[%d]\": %v", s.at(fmt.Sprintf("metrics[%d]", i)), i, err))
 		}
 	}
 	machs := []string{s.Machine}
@@ -74,13 +74,13 @@ func (s *Study) Check() error {
 			// A cluster run: its keys are checked on its NPU machine.
 			topo, err := cluster.LoadSystem(name, nil)
 			if err != nil {
-				return badInput(fmt.Errorf("%s: key %q: %v", s.Path, ParamMachine, firstLine(err)))
+				return badInput(fmt.Errorf("%s: key %q: %v", s.at(ParamMachine), ParamMachine, firstLine(err)))
 			}
 			name = topo.Node.NPU
 		}
 		m, err := machines.Load(name, nil)
 		if err != nil {
-			return badInput(fmt.Errorf("%s: key %q: %v", s.Path, ParamMachine, firstLine(err)))
+			return badInput(fmt.Errorf("%s: key %q: %v", s.at(ParamMachine), ParamMachine, firstLine(err)))
 		}
 		if mach == nil {
 			mach = m
@@ -118,7 +118,7 @@ func (s *Study) Check() error {
 				_, err = machines.ConvertValue(t, o.Value)
 			}
 			if err != nil {
-				return badInput(fmt.Errorf("%s: key %q: %s: %v", s.Path, pr.key, o, err))
+				return badInput(fmt.Errorf("%s: key %q: %s: %v", s.at(pr.key), pr.key, o, err))
 			}
 			// A value no machine of the study takes with the fixed
 			// overrides (cores 0, an L1 of 0 B) would fail every point
@@ -136,14 +136,14 @@ func (s *Study) Check() error {
 				}
 			}
 			if first != nil {
-				return badInput(fmt.Errorf("%s: key %q: %s", s.Path, pr.key, strings.TrimPrefix(firstLine(first), "--set ")))
+				return badInput(fmt.Errorf("%s: key %q: %s", s.at(pr.key), pr.key, strings.TrimPrefix(firstLine(first), "--set ")))
 			}
 			continue
 		}
 		for _, p := range progs {
 			f, err := programs.ReadFile(p) // Decode writes the overrides into the file's config
 			if err != nil {
-				return badInput(fmt.Errorf("%s: key %q: %v", s.Path, ParamProgram, err))
+				return badInput(fmt.Errorf("%s: key %q: %v", s.at(ParamProgram), ParamProgram, err))
 			}
 			opts := programs.Options{Overrides: []machines.Override{o}}
 			if f.Kind.HasKey("numerics") {
@@ -152,7 +152,7 @@ func (s *Study) Check() error {
 			_, err = f.Kind.BuildFor(f, mach, opts)
 			if err != nil && strings.HasPrefix(err.Error(), "--set "+o.String()+":") {
 				msg := strings.TrimPrefix(firstLine(err), "--set "+o.String()+": ")
-				return badInput(fmt.Errorf("%s: key %q: %s (program %s): %s", s.Path, pr.key, o, p, msg))
+				return badInput(fmt.Errorf("%s: key %q: %s (program %s): %s", s.at(pr.key), pr.key, o, p, msg))
 			}
 		}
 	}

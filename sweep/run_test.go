@@ -259,6 +259,8 @@ func TestCheck(t *testing.T) {
 		_, err := Run(s, Options{Out: out})
 		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line containing %q", c.vary, err, c.want)
+		} else if !strings.Contains(err.Error(), "study.yaml:3: key ") {
+			t.Errorf("%s: error %v, want the line of the key (3)", c.vary, err)
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%s: output directory created before the check", c.vary)

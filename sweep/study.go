@@ -70,6 +70,10 @@ type Study struct {
 	pointKeys int
 
 	stamps *stamper // the digests of the points' files (RunStamp)
+	// lines holds the line of each key of the study file ("program",
+	// "set.program.m", "vary.machine", "points[].program.m",
+	// "metrics[2]"), for the messages of Check (at).
+	lines map[string]int
 }
 
 // Point is one simulation of a study.
@@ -468,7 +472,54 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 		}
 		s.Plots = plots
 	}
+	s.lines = keyLines(doc)
 	return s, nil
+}
+
+// keyLines returns the line of each key of a study's document: the top
+// level's, set's and vary's entries, the points' keys (their first), the
+// metrics' entries.
+func keyLines(doc *yaml.Node) map[string]int {
+	lines := map[string]int{}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		k, v := doc.Content[i], doc.Content[i+1]
+		lines[k.Value] = k.Line
+		switch {
+		case v.Kind == yaml.MappingNode && (k.Value == "set" || k.Value == "vary"):
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				lines[k.Value+"."+v.Content[j].Value] = v.Content[j].Line
+			}
+		case v.Kind == yaml.SequenceNode && k.Value == "points":
+			for _, pt := range v.Content {
+				for j := 0; pt.Kind == yaml.MappingNode && j+1 < len(pt.Content); j += 2 {
+					if key := "points[]." + pt.Content[j].Value; lines[key] == 0 {
+						lines[key] = pt.Content[j].Line
+					}
+				}
+			}
+		case v.Kind == yaml.SequenceNode && k.Value == "metrics":
+			for j, m := range v.Content {
+				lines[fmt.Sprintf("metrics[%d]", j)] = m.Line
+			}
+		}
+	}
+	return lines
+}
+
+// at returns where the study file gives key, for a message: "PATH:LINE"
+// (a program or machine varied: the line of its vary or points key), or
+// the path where the line is not known.
+func (s *Study) at(key string) string {
+	keys := []string{key}
+	if slices.Contains(s.Params, key) { // (varied: its line there, not the base's)
+		keys = []string{s.studyKey(key), key}
+	}
+	for _, k := range keys {
+		if l := s.lines[k]; l > 0 {
+			return fmt.Sprintf("%s:%d", s.Path, l)
+		}
+	}
+	return s.Path
 }
 
 // resolve returns the value v of parameter param as a run uses it: a
