@@ -72,6 +72,13 @@ type HostObserver interface {
 	HostTask(kind, name string, from, to sim.Time)
 }
 
+// KernelObserver is an optional interface of an Observer: it is given the
+// kernel grids' launch, start and end times when the run ends (a trace's
+// kernels track).
+type KernelObserver interface {
+	SetKernels([]GridTimes)
+}
+
 // FlagFilter is an optional interface of an Observer: an observer whose
 // IgnoresFlags returns true when the chip is built gets no Flag calls (a
 // third of all observer calls in a typical run).

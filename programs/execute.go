@@ -365,6 +365,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 		return nil, err
 	}
 	rep.SetKernels(chip.GridTimes())
+	if k, ok := hooks.Observer.(arch.KernelObserver); ok {
+		k.SetKernels(chip.GridTimes()) // a trace's kernels track
+	}
 	if run == hooks.reuse {
 		rep.Notes = append(rep.Notes, "this run is the timing run scheme auto made of its choice, kept, not made again (the same simulation: numerics off or sampled, unobserved); its wall time is that run's")
 	}

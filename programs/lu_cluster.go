@@ -1169,7 +1169,9 @@ func (j *luCluster) copyRows(src int, dst []int, at []int64) error {
 // traceRanks names the trace's ranks and tracks (kernels were added as
 // they finished, by kernelFinished).
 func (j *luCluster) traceRanks() {
+	j.trace.Machine, j.trace.Program = j.topo.Name, "lu-fused"
 	j.trace.Tracks = []string{"host (work, transfers, collectives)", "NPU main cores", "NPU fusion cores"}
+	j.trace.TrackCats = []string{"host", "kernel", "kernel"}
 	for _, r := range j.ranks {
 		j.trace.Ranks = append(j.trace.Ranks, fmt.Sprintf("rank %d (%d,%d) %s %s", r.id, r.pr, r.pc, r.npu, r.host))
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/davinci-sim/davinci-sim/sim"
 )
@@ -15,10 +16,17 @@ import (
 // WriteClusterJSON writes it in the Trace Event Format (chrome://tracing,
 // Perfetto): one process per rank, one thread per track.
 type ClusterTrace struct {
+	// Machine and Program name the run's cluster (or node) description and
+	// its program kind: the trace's otherData, as in a chip trace (what
+	// davinci-sim view shows in its header).
+	Machine, Program string
 	// Ranks names each rank's process (index = rank).
 	Ranks []string
 	// Tracks names the threads of every rank (index = Span.Track).
 	Tracks []string
+	// TrackCats gives the category of the spans of each of Tracks (a
+	// span's own Cat wins; "" or none: "cluster").
+	TrackCats []string
 	// RankTracks names further threads of single ranks (a drill-down into
 	// one NPU's cores), numbered after Tracks.
 	RankTracks map[int][]string
@@ -34,6 +42,8 @@ type ClusterTrace struct {
 	From, To sim.Time
 	Limit    int
 	Dropped  int
+
+	drills []drillDown // AddTimeline
 }
 
 // DefaultClusterTraceLimit is the most spans and messages a cluster trace
@@ -76,11 +86,23 @@ func (ct *ClusterTrace) AddMessage(m ClusterMessage) {
 	ct.Messages = append(ct.Messages, m)
 }
 
-// ClusterSpan is one slice on a rank's track.
+// ClusterSpan is one slice on a rank's track, in category Cat ("": its
+// track's, ClusterTrace.TrackCats).
 type ClusterSpan struct {
 	Rank, Track int
-	Name        string
+	Name, Cat   string
 	From, To    sim.Time
+}
+
+// spanCat returns the category of span s.
+func (ct *ClusterTrace) spanCat(s *ClusterSpan) string {
+	switch {
+	case s.Cat != "":
+		return s.Cat
+	case s.Track >= 0 && s.Track < len(ct.TrackCats) && ct.TrackCats[s.Track] != "":
+		return ct.TrackCats[s.Track]
+	}
+	return "cluster"
 }
 
 // ClusterMessage is a message (a collective's delivery) from rank From
@@ -92,73 +114,120 @@ type ClusterMessage struct {
 	Name          string
 }
 
-// AddTimeline adds a chip timeline's busy slices (instructions, per core
-// and lane) to rank's process as threads of their own, after the common
-// tracks: the drill-down into one NPU of a cluster run.
+// AddTimeline adds a chip timeline — one NPU's recorder (--trace-npu),
+// finished — to rank's process as threads of their own, one per core and
+// lane, after the common tracks: the drill-down into one NPU of a cluster
+// run. The trace then carries the NPU's events as a chip trace does
+// (WriteClusterJSON): every instruction with its category, text, bytes and
+// flops, the stalls, the flag marks and their arrows, each core's buffer
+// occupancy and the NPU's GM bandwidth and power (W) as counters of the
+// rank. Cores that did nothing but wait at barriers are left out, as from
+// a chip trace (walk.go). The NPU's kernels and host tasks are the rank's
+// common tracks already. The timeline's slices do not count against Limit
+// (the recorder's window and cores bound them, as for a chip trace).
 func (ct *ClusterTrace) AddTimeline(rank int, tl *Timeline) {
 	if ct.RankTracks == nil {
 		ct.RankTracks = map[int][]string{}
 	}
+	d := drillDown{rank: rank, tl: tl, first: map[int]int{}}
 	for _, c := range tl.Cores {
-		for p := range c.Lanes {
-			track := len(ct.Tracks) + len(ct.RankTracks[rank])
+		if !shownCore(c) {
+			continue
+		}
+		d.first[c.ID] = len(ct.Tracks) + len(ct.RankTracks[rank])
+		for p := range max(len(tl.Lanes), len(c.Lanes)) {
 			ct.RankTracks[rank] = append(ct.RankTracks[rank], fmt.Sprintf("core %d %s", c.ID, tl.LaneName(p)))
-			for _, sl := range c.Lane(p).Scan(0) {
-				if sl.Stall() || sl.Class == ClassFlag {
-					continue
+		}
+	}
+	ct.drills = append(ct.drills, d)
+}
+
+// drillDown is a chip timeline added to a rank (AddTimeline): first gives
+// the track of each written core's lane 0.
+type drillDown struct {
+	rank  int
+	tl    *Timeline
+	first map[int]int
+}
+
+// header returns the trace's otherData: machine and program, the time span
+// of what it holds, and the drilled-in NPUs' buffer capacities (by their
+// counters' names, "core 0 L1").
+func (ct *ClusterTrace) header() *traceHeader {
+	h := &traceHeader{Generator: generator, Machine: ct.Machine, Program: ct.Program}
+	lo, hi := ct.From, sim.Time(0)
+	see := func(from, to sim.Time) { lo, hi = min(lo, from), max(hi, to) }
+	for _, s := range ct.Spans {
+		see(s.From, s.To)
+	}
+	for _, m := range ct.Messages {
+		see(m.Sent, m.Arrived)
+	}
+	for _, d := range ct.drills {
+		see(d.tl.From, d.tl.To)
+		for _, c := range d.tl.Cores {
+			if _, ok := d.first[c.ID]; !ok {
+				continue
+			}
+			for b := range c.Occ {
+				if capacity := d.tl.BufferCapacity(b); capacity > 0 && len(c.Occ[b]) > 0 {
+					if h.Capacity == nil {
+						h.Capacity = map[string]int64{}
+					}
+					h.Capacity[fmt.Sprintf("core %d %s", c.ID, d.tl.BufferName(b))] = capacity
 				}
-				ct.AddSpan(ClusterSpan{Rank: rank, Track: track, Name: tl.Name(&sl), From: sl.From, To: sl.To})
 			}
 		}
 	}
-}
-
-// usec formats t in microseconds (the format's unit) with picosecond digits.
-func usec(t sim.Time) json.Number {
-	return json.Number(fmt.Sprintf("%d.%06d", t/1_000_000, t%1_000_000))
+	if hi > lo {
+		h.FromPs, h.ToPs = int64(lo), int64(hi)
+	}
+	return h
 }
 
 // WriteClusterJSON writes ct as a JSON trace: process = rank, thread id =
 // track + 1 (as chip traces number lanes, so davinci-sim view replays it
-// with the ranks as cores and their tracks as lanes).
+// with the ranks as cores and their tracks as lanes); otherData as a chip
+// trace's (machine, program, time span). Spans have their category
+// (spanCat), messages are flow arrows in category "message", and a
+// drilled-in NPU (AddTimeline) is written as a chip trace writes its cores
+// (walk.go), on its rank's threads, its counters named after their core
+// ("core 0 L1") or the NPU ("NPU GM bandwidth", "NPU power").
 func WriteClusterJSON(w io.Writer, ct *ClusterTrace) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	if _, err := bw.WriteString(`{"displayTimeUnit":"ns","traceEvents":[` + "\n"); err != nil {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	hb, err := json.Marshal(ct.header())
+	if err != nil {
 		return err
 	}
-	first := true
-	put := func(ev map[string]any) error {
-		if !first {
-			if _, err := bw.WriteString(","); err != nil {
-				return err
-			}
-		}
-		first = false
-		return enc.Encode(ev)
-	}
+	bw.WriteString(`{"displayTimeUnit":"ns","otherData":`)
+	bw.Write(hb)
+	bw.WriteString(",\n\"traceEvents\":[\n")
+	e := &eventWriter{w: bw, first: true}
 	for r, name := range ct.Ranks {
-		if err := put(map[string]any{"ph": "M", "name": "process_name", "pid": r, "tid": 0, "args": map[string]any{"name": name}}); err != nil {
-			return err
-		}
-		if err := put(map[string]any{"ph": "M", "name": "process_sort_index", "pid": r, "tid": 0, "args": map[string]any{"sort_index": r}}); err != nil {
-			return err
-		}
+		e.meta(r, 0, "process_name", "name", name)
+		e.metaInt(r, 0, "process_sort_index", r)
 		for t, tn := range append(ct.Tracks[:len(ct.Tracks):len(ct.Tracks)], ct.RankTracks[r]...) {
-			if err := put(map[string]any{"ph": "M", "name": "thread_name", "pid": r, "tid": t + 1, "args": map[string]any{"name": tn}}); err != nil {
-				return err
-			}
+			e.meta(r, t+1, "thread_name", "name", tn)
+			e.metaInt(r, t+1, "thread_sort_index", t)
 		}
 	}
-	for _, s := range ct.Spans {
-		if err := put(map[string]any{"ph": "X", "name": s.Name, "pid": s.Rank, "tid": s.Track + 1, "ts": usec(s.From), "dur": usec(s.To - s.From)}); err != nil {
-			return err
-		}
+	for i := range ct.Spans {
+		s := &ct.Spans[i]
+		e.begin("X", s.Rank, s.Track+1)
+		e.time("ts", s.From)
+		e.time("dur", s.To-s.From)
+		e.str("name", s.Name)
+		e.str("cat", ct.spanCat(s))
+		e.end()
 	}
 	for i, m := range ct.Messages {
-		if err := put(map[string]any{"ph": "s", "name": m.Name, "cat": "message", "id": i, "pid": m.From, "tid": m.Track + 1, "ts": usec(m.Sent)}); err != nil {
-			return err
-		}
+		e.begin("s", m.From, m.Track+1)
+		e.time("ts", m.Sent)
+		e.str("name", m.Name)
+		e.str("cat", "message")
+		e.buf = append(e.buf, `,"id":`...)
+		e.buf = strconv.AppendInt(e.buf, int64(i), 10)
+		e.end()
 		// The arrow ends 1 ps before the arrival, inside the receiver's wait
 		// (which ends at the arrival: a flow's end binds to the slice that
 		// encloses it, and viewers take slices as open at their end).
@@ -166,12 +235,58 @@ func WriteClusterJSON(w io.Writer, ct *ClusterTrace) error {
 		if end > m.Sent {
 			end--
 		}
-		if err := put(map[string]any{"ph": "f", "bp": "e", "name": m.Name, "cat": "message", "id": i, "pid": m.To, "tid": m.Track + 1, "ts": usec(end)}); err != nil {
+		e.begin("f", m.To, m.Track+1)
+		e.time("ts", end)
+		e.str("name", m.Name)
+		e.str("cat", "message")
+		e.str("bp", "e")
+		e.buf = append(e.buf, `,"id":`...)
+		e.buf = strconv.AppendInt(e.buf, int64(i), 10)
+		e.end()
+	}
+	for i := range ct.drills {
+		d := &ct.drills[i]
+		if err := walkTimeline(d.tl, &drillSink{eventWriter: e, d: d}); err != nil {
 			return err
 		}
+		e.tl, e.tid0 = nil, 0
 	}
-	if _, err := bw.WriteString("]}\n"); err != nil {
-		return err
-	}
+	bw.WriteString("\n]}\n")
 	return bw.Flush()
+}
+
+// drillSink writes a drilled-in NPU's timeline into a cluster trace: its
+// slices on its rank's threads, its counters on its rank.
+type drillSink struct {
+	*eventWriter
+	d      *drillDown
+	prefix string // of the current core's counters
+}
+
+func (s *drillSink) core(c *CoreTimeline, _ int) error {
+	s.tl, s.pid, s.tid0 = s.d.tl, s.d.rank, s.d.first[c.ID]
+	s.prefix = fmt.Sprintf("core %d ", c.ID)
+	return nil
+}
+
+func (s *drillSink) occupancy(b int, smp Sample) error {
+	s.counter(s.d.rank, s.prefix+s.d.tl.BufferName(b), "bytes", smp)
+	return nil
+}
+
+// host writes nothing: the rank's host track has the host's work.
+func (s *drillSink) host(*HostTask, bool) error { return nil }
+
+// kernels writes nothing: the rank's kernel tracks have them.
+func (s *drillSink) kernels([]Kernel, []int, int) error { return nil }
+
+func (s *drillSink) bandwidth(smp Sample, _ bool) error {
+	smp.Value /= 1e9
+	s.counter(s.d.rank, "NPU GM bandwidth", "GB/s", smp)
+	return nil
+}
+
+func (s *drillSink) power(smp Sample, _ bool) error {
+	s.counter(s.d.rank, "NPU power", "W", smp)
+	return nil
 }

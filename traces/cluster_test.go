@@ -2,6 +2,10 @@ package traces_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -61,4 +65,182 @@ func TestClusterTraceReadsBack(t *testing.T) {
 	if n < 3 {
 		t.Errorf("%d slices read back, want the 3 spans", n)
 	}
+}
+
+// A cluster trace states its machine and program in otherData, as a chip
+// trace does (what davinci-sim view shows), with the time span it holds,
+// and every slice and arrow has a category: the span's own, its track's,
+// or "cluster".
+func TestClusterTraceHeaderAndCategories(t *testing.T) {
+	ct := &traces.ClusterTrace{Machine: "cloudbrain2-node", Program: "lu-fused", Ranks: []string{"r0", "r1"},
+		Tracks: []string{"host", "main", "other"}, TrackCats: []string{"host", "kernel"}}
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "d2h diag 0", From: 0, To: 1000})
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "mpi-bcast", Cat: "collective", From: 1000, To: 1500})
+	ct.AddSpan(traces.ClusterSpan{Rank: 1, Track: 1, Name: "p1-0", From: 500, To: 2000})
+	ct.AddSpan(traces.ClusterSpan{Rank: 1, Track: 2, Name: "x", From: 600, To: 2500})
+	ct.AddMessage(traces.ClusterMessage{From: 0, To: 1, Track: 0, Sent: 900, Arrived: 1500, Name: "bcast"})
+	var buf bytes.Buffer
+	if err := traces.WriteClusterJSON(&buf, ct); err != nil {
+		t.Fatal(err)
+	}
+	doc := decodeTrace(t, buf.Bytes())
+	want := map[string]any{"generator": "davinci-sim", "machine": "cloudbrain2-node", "program": "lu-fused", "from_ps": json.Number("0"), "to_ps": json.Number("2500")}
+	if !reflect.DeepEqual(doc.OtherData, want) {
+		t.Errorf("otherData %v, want %v", doc.OtherData, want)
+	}
+	cats := map[string]string{}
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "M" {
+			continue
+		}
+		if e.Cat == "" {
+			t.Errorf("%s event %q has no category", e.Ph, e.Name)
+		}
+		cats[e.Ph+" "+e.Name] = e.Cat
+	}
+	wantCats := map[string]string{"X d2h diag 0": "host", "X mpi-bcast": "collective", "X p1-0": "kernel", "X x": "cluster", "s bcast": "message", "f bcast": "message"}
+	if !reflect.DeepEqual(cats, wantCats) {
+		t.Errorf("categories %v, want %v", cats, wantCats)
+	}
+	tl, err := traces.ReadTrace(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.Machine != "cloudbrain2-node" || tl.Program != "lu-fused" || tl.From != 0 || tl.To != 2500 {
+		t.Errorf("read back: machine %q, program %q, %v..%v", tl.Machine, tl.Program, tl.From, tl.To)
+	}
+}
+
+// chipEvents returns the events of a chip trace as a drill-down shows
+// them, by "core N LANE" thread: slices and arrows with their categories
+// and args, counters by "core N BUFFER" (buffers) or "NPU …" (GM
+// bandwidth, power).
+func chipEvents(t *testing.T, doc traceDoc, thread func(pid, tid int) string, counter func(pid int, name string) string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, e := range doc.TraceEvents {
+		var key string
+		args, _ := json.Marshal(e.Args)
+		switch e.Ph {
+		case "X":
+			th := thread(e.Pid, e.Tid)
+			if th == "" {
+				continue
+			}
+			key = fmt.Sprintf("X %s %s %s %s %s %s bind=%d out=%v in=%v", th, e.Ts, e.Dur, e.Name, e.Cat, args, e.BindID, e.FlowOut, e.FlowIn)
+		case "C":
+			c := counter(e.Pid, e.Name)
+			if c == "" {
+				continue
+			}
+			key = fmt.Sprintf("C %s %s %s", c, e.Ts, args)
+		default:
+			continue
+		}
+		out[key]++
+	}
+	return out
+}
+
+// --trace-npu's drill-down shows the NPU's cores as a chip trace does:
+// every instruction with its category, text, bytes and flops, the stalls,
+// the flag marks with their arrows, each core's buffer occupancy, the
+// NPU's GM bandwidth and power — on its rank's threads and counters; the
+// trace reads back with the buffers, without taking the NPU's counters
+// for buffers.
+func TestClusterDrillDownAsChipTrace(t *testing.T) {
+	tl := recordHGEMM(t, traces.Window{Cores: map[int]bool{0: true, 1: true}})
+	if len(tl.Power) == 0 || len(tl.Bandwidth) == 0 || len(tl.Cores) != 2 || len(tl.Cores[0].Flows) == 0 {
+		t.Fatalf("the chip run recorded too little: %d cores", len(tl.Cores))
+	}
+	chip := decodeTrace(t, writeJSON(t, tl))
+	lanes := map[[2]int]string{}
+	for _, e := range chip.TraceEvents {
+		if e.Ph == "M" && e.Name == "thread_name" {
+			lanes[[2]int{e.Pid, e.Tid}] = e.Args["name"].(string)
+		}
+	}
+	want := chipEvents(t, chip, func(pid, tid int) string {
+		if pid >= traces.GMPid {
+			return ""
+		}
+		return fmt.Sprintf("core %d %s", pid, lanes[[2]int{pid, tid}])
+	}, func(pid int, name string) string {
+		switch pid {
+		case traces.GMPid:
+			return "NPU " + name
+		case traces.PowerPid:
+			return "NPU power"
+		}
+		return fmt.Sprintf("core %d %s", pid, name)
+	})
+
+	const rank = 2
+	ct := &traces.ClusterTrace{Machine: "cluster", Program: "lu-fused", Ranks: []string{"r0", "r1", "r2"}, Tracks: []string{"host", "main", "fusion"}}
+	ct.AddSpan(traces.ClusterSpan{Rank: rank, Track: 1, Name: "p1-0", From: 0, To: tl.To})
+	ct.AddTimeline(rank, tl)
+	var buf bytes.Buffer
+	if err := traces.WriteClusterJSON(&buf, ct); err != nil {
+		t.Fatal(err)
+	}
+	cl := decodeTrace(t, buf.Bytes())
+	threads := map[int]string{}
+	for _, e := range cl.TraceEvents {
+		if e.Ph == "M" && e.Name == "thread_name" && e.Pid == rank {
+			threads[e.Tid] = e.Args["name"].(string)
+		}
+	}
+	got := chipEvents(t, cl, func(pid, tid int) string {
+		if tid <= len(ct.Tracks) {
+			return ""
+		}
+		if pid != rank {
+			t.Fatalf("a core thread on rank %d", pid)
+		}
+		return threads[tid]
+	}, func(pid int, name string) string {
+		if pid != rank {
+			t.Fatalf("a counter on rank %d", pid)
+		}
+		return name
+	})
+	kinds := map[string]bool{}
+	for k := range want {
+		x := strings.HasPrefix(k, "X ")
+		kinds["stall"] = kinds["stall"] || x && strings.Contains(k, " stall ")
+		kinds["arrow"] = kinds["arrow"] || x && !strings.Contains(k, " bind=0 ")
+		kinds["flops"] = kinds["flops"] || x && strings.Contains(k, `"flops":`)
+		kinds["buffer"] = kinds["buffer"] || strings.HasPrefix(k, "C core 0 ")
+		kinds["bandwidth"] = kinds["bandwidth"] || strings.HasPrefix(k, "C NPU GM bandwidth ")
+		kinds["power"] = kinds["power"] || strings.HasPrefix(k, "C NPU power ")
+	}
+	for _, k := range []string{"stall", "arrow", "flops", "buffer", "bandwidth", "power"} {
+		if !kinds[k] {
+			t.Errorf("the chip trace has no %s events to compare", k)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the drill-down differs from the chip trace: %s", diffKeys(want, got))
+	}
+	back, err := traces.ReadTrace(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range back.Buffers {
+		if strings.HasPrefix(b, "NPU") {
+			t.Errorf("the NPU's counter %q read back as a buffer", b)
+		}
+	}
+	if c := back.Core(rank); c == nil || back.BufferCapacity(slicesIndex(back.Buffers, "core 0 L1")) != 1<<20 {
+		t.Errorf("read back: rank %d, buffers %v, capacities %v", rank, back.Buffers, back.Capacity)
+	}
+}
+
+func slicesIndex(ss []string, s string) int {
+	for i, x := range ss {
+		if x == s {
+			return i
+		}
+	}
+	return len(ss)
 }

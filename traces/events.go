@@ -142,6 +142,18 @@ func (h *HostTask) Lane() int {
 	return 0
 }
 
+// Kernel is one kernel launch (a grid of blocks) of a run on a machine
+// whose programs launch grids (GPUs): its name, its blocks (CTAs) and its
+// times as the chip reports them (arch.GridTimes, report.json's kernels):
+// the launch began at Launched (the kernel before it finished), its first
+// block started at Started (after the launch latency), its last block
+// finished at Finished.
+type Kernel struct {
+	Name                        string
+	Blocks                      int
+	Launched, Started, Finished sim.Time
+}
+
 // Sample is a counter value from time T on.
 type Sample struct {
 	T     sim.Time
@@ -181,6 +193,9 @@ type Timeline struct {
 	Power []Sample
 	// Host is the host CPU's timed tasks (hosted runs), in time order.
 	Host []HostTask
+	// Kernels is the run's kernel launches (GPU grids) in the window, in
+	// launch order; set by Recorder.SetKernels after the run.
+	Kernels []Kernel
 	// Done is set when the run (or the file) is complete.
 	Done bool
 	// Dropped is the time before which a memory-limited recorder (see
@@ -362,12 +377,57 @@ func (t *Timeline) instr(s *Slice) (in isa.Instr, g arch.Group, ok bool) {
 // stalls).
 func (t *Timeline) Text(s *Slice) string {
 	if in, g, ok := t.instr(s); ok {
-		return t.instrNames().Format(in) + groupText(in.Op, g)
+		return t.instrText(in, g)
 	}
 	if a := t.readArgs(s); a != nil {
 		return a.text
 	}
 	return ""
+}
+
+// instrText returns the text of a recorded slice's instruction in and
+// the group it started with: the assembly syntax, addresses as offsets
+// (pairOperand), and the group.
+func (t *Timeline) instrText(in isa.Instr, g arch.Group) string {
+	var pair string
+	if in.Op == isa.OpMmad {
+		if off, cols0, ok := pairOperand(in.Src1.Addr); ok {
+			in.Src1.Addr = off
+			pair = " pair_cols=" + strconv.Itoa(cols0)
+		}
+	}
+	text := t.instrNames().Format(in)
+	if pair != "" {
+		// After the operands (c, a, b), before the shape.
+		if i := strings.Index(text, " m="); i >= 0 {
+			text = text[:i] + pair + text[i:]
+		} else {
+			text += pair
+		}
+	}
+	return text + groupText(in.Op, g)
+}
+
+// A Blackwell CTA pair's MMA (cta_group::2) names its B operand, held half
+// by each CTA of the pair, by an encoded address (gpu.PairOperand): bit 48
+// set, the columns rank 0 holds in bits 32–47, the shared-memory offset
+// (the same in both CTAs) below. Instruction text shows the offset, and
+// the split as pair_cols=N (the first N columns in rank 0's shared memory,
+// the rest in rank 1's); TestPairOperandText holds this to gpu.PairOperand.
+const (
+	pairOperandBit   = int64(1) << 48
+	pairColsShift    = 32
+	pairOffsetMask   = int64(1)<<pairColsShift - 1
+	pairOperandLimit = int64(1) << 49 // the encoding's bits end below
+)
+
+// pairOperand decodes a pair's B operand address (ok is false for a
+// plain address).
+func pairOperand(addr int64) (off int64, cols0 int, ok bool) {
+	if addr&pairOperandBit == 0 || addr < 0 || addr >= pairOperandLimit {
+		return addr, 0, false
+	}
+	return addr & pairOffsetMask, int(addr >> pairColsShift & 0xffff), true
 }
 
 // amount returns the bytes and flops of a slice's instruction, or of the

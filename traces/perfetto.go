@@ -37,7 +37,16 @@ import (
 //     and, in process "GM", the GM bandwidth in use (args["GB/s"]); in
 //     process "power" (machines with a power model), the chip's power by
 //     time bin (name "power", args.W; see power.go);
+//   - in process "kernels" (runs that launch grids: GPUs), above the
+//     others, an "X" slice per kernel launch from its launch to its last
+//     block's end (name = the kernel, cat "kernel", args: blocks, the CTAs
+//     of its grid, and launch_us, the launch latency before its first
+//     block started), holding a "launch" slice (cat "launch") over that
+//     latency; launches that overlap go on further threads;
 //   - "M" metadata naming processes and threads.
+//
+// Cores that did nothing in the window but wait at barriers are left out
+// (walk.go); otherData's idle_cores names them.
 //
 // Times are microseconds printed exactly from integer picoseconds, so a
 // trace read back gives the same picoseconds.
@@ -53,6 +62,10 @@ const HostPid = GMPid + 1
 // power model).
 const PowerPid = GMPid + 2
 
+// KernelsPid is the process id of the kernel launches (runs that launch
+// grids): a thread per row of launches (tid = row + 1).
+const KernelsPid = GMPid + 3
+
 // traceHeader is the trace's otherData: what the viewer needs beyond events.
 type traceHeader struct {
 	Generator string           `json:"generator"`
@@ -61,6 +74,9 @@ type traceHeader struct {
 	FromPs    int64            `json:"from_ps"`
 	ToPs      int64            `json:"to_ps"`
 	Capacity  map[string]int64 `json:"capacity_bytes,omitempty"`
+	// IdleCores lists the cores left out for doing nothing in the window
+	// but wait at barriers ("16-31"; see walk.go).
+	IdleCores string `json:"idle_cores,omitempty"`
 }
 
 // generator identifies traces written by this package.
@@ -152,7 +168,8 @@ func WritePerfetto(out io.Writer, tl *Timeline) error {
 // newTraceHeader returns what a trace of tl states beyond its events.
 func newTraceHeader(tl *Timeline) *traceHeader {
 	from, to := traceSpan(tl)
-	h := &traceHeader{Generator: generator, Machine: tl.Machine, Program: tl.Program, FromPs: int64(from), ToPs: int64(to)}
+	h := &traceHeader{Generator: generator, Machine: tl.Machine, Program: tl.Program, FromPs: int64(from), ToPs: int64(to),
+		IdleCores: FormatCores(IdleCores(tl))}
 	for b, name := range tl.Buffers {
 		if c := tl.BufferCapacity(b); c > 0 {
 			if h.Capacity == nil {
@@ -169,6 +186,7 @@ type eventWriter struct {
 	w     *bufio.Writer
 	tl    *Timeline
 	pid   int // the current core
+	tid0  int // the thread id of the current core's lanes minus 1 + lane (0; a cluster trace's drill-down: its first track)
 	first bool
 	buf   []byte
 }
@@ -223,6 +241,52 @@ func (e *eventWriter) power(s Sample, first bool) error {
 		e.metaInt(PowerPid, 0, "process_sort_index", PowerPid)
 	}
 	e.counter(PowerPid, "power", "W", s)
+	return nil
+}
+
+// kernelsProcessRank orders the kernels process above the others (the
+// host's is -1).
+const kernelsProcessRank = -2
+
+// kernelThreadName names row l of the kernel launches.
+func kernelThreadName(l int) string {
+	if l == 0 {
+		return "kernels"
+	}
+	return fmt.Sprintf("kernels %d", l+1)
+}
+
+func (e *eventWriter) kernels(ks []Kernel, lanes []int, n int) error {
+	e.meta(KernelsPid, 0, "process_name", "name", "kernels")
+	e.metaInt(KernelsPid, 0, "process_sort_index", kernelsProcessRank)
+	for l := range n {
+		e.meta(KernelsPid, l+1, "thread_name", "name", kernelThreadName(l))
+		e.metaInt(KernelsPid, l+1, "thread_sort_index", l)
+	}
+	for i := range ks {
+		k := &ks[i]
+		// The launch first: a viewer nests the slice that comes later of
+		// two starting together.
+		e.begin("X", KernelsPid, lanes[i]+1)
+		e.time("ts", k.Launched)
+		e.time("dur", k.Finished-k.Launched)
+		e.str("name", k.Name)
+		e.str("cat", "kernel")
+		e.buf = append(e.buf, `,"args":{"blocks":`...)
+		e.buf = strconv.AppendInt(e.buf, int64(k.Blocks), 10)
+		e.buf = append(e.buf, `,"launch_us":`...)
+		e.buf = appendMicros(e.buf, k.Started-k.Launched)
+		e.buf = append(e.buf, '}')
+		e.end()
+		if k.Started > k.Launched {
+			e.begin("X", KernelsPid, lanes[i]+1)
+			e.time("ts", k.Launched)
+			e.time("dur", k.Started-k.Launched)
+			e.str("name", "launch")
+			e.str("cat", "launch")
+			e.end()
+		}
+	}
 	return nil
 }
 
@@ -282,7 +346,7 @@ func (e *eventWriter) metaInt(pid, tid int, name string, v int) {
 
 func (e *eventWriter) slice(ev *sliceEvent) error {
 	s := &ev.s
-	e.begin("X", e.pid, ev.lane+1)
+	e.begin("X", e.pid, e.tid0+ev.lane+1)
 	e.time("ts", s.From)
 	e.time("dur", s.To-s.From)
 	e.str("name", ev.name)
@@ -651,6 +715,9 @@ func argNumber(args map[string]json.RawMessage, key string) (float64, error) {
 func (rd *traceReader) event(ev *rawEvent) error {
 	switch ev.Ph {
 	case "X":
+		if ev.Pid == KernelsPid {
+			return rd.kernelEvent(ev)
+		}
 		host := ev.Pid == HostPid
 		if !host && (ev.Pid < 0 || ev.Pid >= GMPid || ev.Tid < 1 || ev.Tid > maxTraceLanes) {
 			return nil
@@ -705,6 +772,9 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		if ev.Pid < 0 || ev.Pid >= GMPid || ev.Name == "" {
 			return nil
 		}
+		if _, ok := ev.Args["bytes"]; !ok {
+			return nil // not a buffer's (a cluster trace's NPU power, GM bandwidth)
+		}
 		b, err := argNumber(ev.Args, "bytes")
 		if err != nil {
 			return err
@@ -718,6 +788,47 @@ func (rd *traceReader) event(ev *rawEvent) error {
 			rd.laneName(ev.Tid-1, argString(ev.Args, "name"))
 		}
 	}
+	return nil
+}
+
+// kernelEvent reads a slice of the kernels process: a launch (cat
+// "kernel"; its "launch" slice is derived from its args).
+func (rd *traceReader) kernelEvent(ev *rawEvent) error {
+	if ev.Cat != "kernel" {
+		return nil
+	}
+	from, err := parseMicros(ev.Ts)
+	if err != nil {
+		return err
+	}
+	dur, err := parseMicros(ev.Dur)
+	if err != nil {
+		return err
+	}
+	if dur < 0 || sim.Saturated(sim.Add(from, dur)) {
+		return fmt.Errorf("kernel %q: bad duration %v", badinput.Clip(ev.Name, 40), dur)
+	}
+	blocks, err := argNumber(ev.Args, "blocks")
+	if err != nil {
+		return err
+	}
+	var launch sim.Time
+	if raw, ok := ev.Args["launch_us"]; ok {
+		if launch, err = parseMicros(json.Number(strings.TrimSpace(string(raw)))); err != nil {
+			return fmt.Errorf("kernel %q: launch_us: %v", badinput.Clip(ev.Name, 40), err)
+		}
+	}
+	return rd.kernel(ev.Name, blocks, from, launch, from+dur)
+}
+
+// kernel adds a kernel launch from from to to whose first block started
+// launch after from.
+func (rd *traceReader) kernel(name string, blocks float64, from, launch, to sim.Time) error {
+	if blocks < 0 || blocks > math.MaxInt32 || launch < 0 || launch > to-from {
+		return fmt.Errorf("kernel %q: blocks %g, launch %v of %v: want 0 ≤ blocks < 2^31 and a launch within the kernel", badinput.Clip(name, 40), blocks, launch, to-from)
+	}
+	rd.tl.Kernels = append(rd.tl.Kernels, Kernel{Name: name, Blocks: int(blocks), Launched: from, Started: from + launch, Finished: to})
+	rd.span(from, to)
 	return nil
 }
 
@@ -1064,6 +1175,7 @@ func (rd *traceReader) finish() []int {
 		}
 	}
 	sort.SliceStable(tl.Host, func(i, j int) bool { return tl.Host[i].From < tl.Host[j].From })
+	sort.SliceStable(tl.Kernels, func(i, j int) bool { return tl.Kernels[i].Launched < tl.Kernels[j].Launched })
 	sort.SliceStable(tl.Bandwidth, func(i, j int) bool { return tl.Bandwidth[i].T < tl.Bandwidth[j].T })
 	for _, s := range tl.Bandwidth {
 		tl.peakBW = max(tl.peakBW, s.Value)

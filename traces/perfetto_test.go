@@ -114,10 +114,11 @@ func sameTimeline(t *testing.T, name string, tl, back *traces.Timeline) {
 	if !reflect.DeepEqual(back.Lanes, tl.Lanes) {
 		t.Errorf("%s: lanes %v, want %v", name, back.Lanes, tl.Lanes)
 	}
-	if len(back.Cores) != len(tl.Cores) {
-		t.Fatalf("%s: %d cores, want %d", name, len(back.Cores), len(tl.Cores))
+	cores := shownCores(tl) // the idle ones are not written
+	if len(back.Cores) != len(cores) {
+		t.Fatalf("%s: %d cores, want %d", name, len(back.Cores), len(cores))
 	}
-	for i, c := range tl.Cores {
+	for i, c := range cores {
 		b := back.Cores[i]
 		for p := range c.Lanes {
 			// Recorded slices derive names, text and arguments from packed
@@ -146,6 +147,25 @@ func sameTimeline(t *testing.T, name string, tl, back *traces.Timeline) {
 	if !reflect.DeepEqual(tl.Power, back.Power) {
 		t.Errorf("%s: power counter differs (%d samples, want %d)", name, len(back.Power), len(tl.Power))
 	}
+	if !reflect.DeepEqual(tl.Kernels, back.Kernels) {
+		t.Errorf("%s: kernels differ:\n%v\nwant\n%v", name, back.Kernels, tl.Kernels)
+	}
+}
+
+// shownCores returns the cores of tl that a trace of it holds: all but
+// traces.IdleCores.
+func shownCores(tl *traces.Timeline) []*traces.CoreTimeline {
+	idle := map[int]bool{}
+	for _, id := range traces.IdleCores(tl) {
+		idle[id] = true
+	}
+	var out []*traces.CoreTimeline
+	for _, c := range tl.Cores {
+		if !idle[c.ID] {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // TestPerfettoFormat checks the Chrome trace event format as the viewers
@@ -607,5 +627,47 @@ func TestGroupSlicesCarryTheGroup(t *testing.T) {
 		if _, b := ev.Args["bytes"]; ev.Ph == "X" && ev.Cat == "issue" && (b || ev.Args["flops"] != nil) {
 			t.Fatalf("a written issue slot carries bytes or flops: %v", ev.Args)
 		}
+	}
+}
+
+// A trace lists the cores that did something in its window: the cores of
+// a 256³ hgemm without a tile, which only wait at the barrier for the
+// others, are left out (as a GPU's SMs without a block) and named in
+// otherData's idle_cores; a core stalled on anything else is kept.
+func TestIdleCoresLeftOut(t *testing.T) {
+	tl := recordHGEMM(t, traces.Window{})
+	idle := traces.IdleCores(tl)
+	if traces.FormatCores(idle) != "16-31" {
+		t.Fatalf("idle cores %v, want 16-31 (no tile at 256³)", traces.FormatCores(idle))
+	}
+	doc := decodeTrace(t, writeJSON(t, tl))
+	procs := map[int]bool{}
+	for _, e := range doc.TraceEvents {
+		if e.Pid < traces.GMPid {
+			procs[e.Pid] = true
+		}
+	}
+	if len(procs) != 16 || procs[16] {
+		t.Errorf("the trace has %d core processes, want cores 0-15", len(procs))
+	}
+	if doc.OtherData["idle_cores"] != "16-31" {
+		t.Errorf("otherData.idle_cores = %v", doc.OtherData["idle_cores"])
+	}
+	var pb bytes.Buffer
+	if err := traces.WritePftrace(&pb, tl); err != nil {
+		t.Fatal(err)
+	}
+	back, err := traces.ReadPftrace(&pb)
+	if err != nil || len(back.Cores) != 16 {
+		t.Errorf("the pftrace reads back %d cores (%v), want 16", len(back.Cores), err)
+	}
+	r := traces.NewRecorder(traces.Window{})
+	r.Interval(5, 0, arch.WaitFlag, 0, 100, nil, nil)
+	r.Interval(6, 0, arch.Barrier, 0, 100, nil, nil)
+	r.Interval(7, 1, arch.Bandwidth, 0, 50, nil, nil)
+	r.Interval(7, 0, arch.Barrier, 50, 100, nil, nil)
+	r.Finish(100)
+	if got := traces.FormatCores(traces.IdleCores(r.Timeline())); got != "6" {
+		t.Errorf("idle cores %q, want 6 (barrier waits only)", got)
 	}
 }

@@ -131,9 +131,11 @@ type pfOpen struct {
 	lane  int
 	core  int
 	toPs  sim.Time
-	// A host task's kind, name and start.
-	kind, name string
-	from       sim.Time
+	// A host task's or kernel launch's kind (category), name and start;
+	// a launch's blocks and latency (µs).
+	kind, name     string
+	from           sim.Time
+	blocks, launch float64
 }
 
 type pfReader struct {
@@ -411,6 +413,8 @@ func (pr *pfReader) descriptor(b []byte) error {
 		return err
 	}
 	switch {
+	case threadPid == KernelsPid && rank >= 0:
+		pr.tracks[uuid] = pfTrack{kind: trackKernelLane, index: rank}
 	case threadPid == HostPid && rank >= 0 && rank < len(HostLanes):
 		pr.tracks[uuid] = pfTrack{kind: trackHostLane, index: rank}
 	case threadPid > 0 && threadPid < GMPid && rank >= 0 && rank < maxTraceLanes:
@@ -449,6 +453,7 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 		track            = seq.track
 		name, cat        string
 		a                sliceArgs
+		blocks, launch   float64
 		flow, term       uint64
 		value            float64
 		fieldErr         error
@@ -518,6 +523,16 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 				if hasU {
 					ps = annU
 				}
+			case "blocks":
+				if hasI {
+					blocks = float64(annI)
+				} else if hasU {
+					blocks = float64(annU)
+				}
+			case "launch_us":
+				if hasD {
+					launch = annD
+				}
 			}
 		}
 	})
@@ -579,6 +594,23 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 			}
 			return pr.rd.host(o.kind, o.name, o.from, sim.Time(ns)*1000+o.toPs)
 		}
+	case trackKernelLane:
+		switch typ {
+		case typeSliceBegin:
+			pr.open[track] = append(pr.open[track], pfOpen{index: -1, name: name, kind: cat, from: t, toPs: toPs, blocks: blocks, launch: launch})
+		case typeInstant:
+			if cat == "kernel" {
+				return pr.kernel(name, blocks, launch, t, sim.Time(ns)*1000+toPs)
+			}
+		case typeSliceEnd:
+			o, err := pr.pop(track)
+			if err != nil {
+				return err
+			}
+			if o.kind == "kernel" {
+				return pr.kernel(o.name, o.blocks, o.launch, o.from, sim.Time(ns)*1000+o.toPs)
+			}
+		}
 	case trackBuffer:
 		if typ == typeCounter {
 			pr.rd.occupancy(tr.core, tr.name, t, value)
@@ -593,6 +625,19 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 		}
 	}
 	return nil
+}
+
+// kernel adds a kernel launch from from to to whose first block started
+// launch µs after from.
+func (pr *pfReader) kernel(name string, blocks, launch float64, from, to sim.Time) error {
+	if to < from {
+		return errors.New("negative duration")
+	}
+	l := math.Round(launch * float64(sim.Microsecond))
+	if math.IsNaN(l) || l < 0 || l > float64(to-from) {
+		return fmt.Errorf("kernel %q: launch_us %g: want a latency within the kernel", name, launch)
+	}
+	return pr.rd.kernel(name, blocks, from, sim.Time(l), to)
 }
 
 // pop returns the innermost slice open on track, closing it.

@@ -26,7 +26,9 @@ import (
 //     (pid HostPid, hosted runs, rank -1: first) with a thread track per
 //     host lane (HostLanes); a process "GM" (pid GMPid) with the counter
 //     track "GM bandwidth" (GB/s); a process "power" (pid PowerPid,
-//     machines with a power model) with the counter track "power" (W);
+//     machines with a power model) with the counter track "power" (W); a
+//     process "kernels" (pid KernelsPid, runs that launch grids, rank -2:
+//     above the host) with a thread track per row of launches;
 //   - track events: a slice is a SLICE_BEGIN and a SLICE_END on its lane's
 //     track, a zero-length slice (flag marks) an INSTANT; name and category
 //     interned; debug annotations instr (interned), bytes, flops, and ps —
@@ -34,7 +36,10 @@ import (
 //     1000·(start mod 1000) + end mod 1000, omitted when 0 (Perfetto's times
 //     are nanoseconds, the simulator's picoseconds); a set_flag with an
 //     arrow has flow_ids = [the arrow], the wait_flag it released
-//     terminating_flow_ids = [the arrow]; counters are COUNTER events.
+//     terminating_flow_ids = [the arrow]; counters are COUNTER events; a
+//     kernel launch is a slice (category "kernel", annotations blocks and
+//     launch_us, interned on its row's sequence) holding a slice "launch"
+//     over its launch latency.
 //
 // Each track's events form one packet sequence (trusted_packet_sequence_id)
 // whose first packet clears the incremental state and sets the sequence's
@@ -139,6 +144,13 @@ const (
 
 var annNames = [numAnn]string{annInstr: "instr", annBytes: "bytes", annFlops: "flops", annPs: "ps"}
 
+// The kernel launches' annotation names, interned on their rows'
+// sequences only.
+const (
+	annBlocks = numAnn + iota
+	annLaunch
+)
+
 // maxInterned bounds the interned strings a sequence holds before its
 // incremental state is cleared.
 const maxInterned = 1 << 16
@@ -155,6 +167,8 @@ const (
 	trackHostLane
 	trackPower
 	trackPowerCounter
+	trackKernels
+	trackKernelLane
 )
 
 func trackUUID(kind, core, index int) uint64 {
@@ -381,11 +395,18 @@ func (p *pfWriter) clearState(t sim.Time) {
 	cs = appendMessageField(cs, fSnapshotClocks, clk)
 	pk = appendMessageField(pk, fPacketClockSnapshot, cs)
 	var in []byte
-	for id := 1; id < numAnn; id++ {
+	ann := func(id int, name string) {
 		var e []byte
 		e = appendVarintField(e, fInternedIID, uint64(id))
-		e = appendStringField(e, fInternedName, annNames[id])
+		e = appendStringField(e, fInternedName, name)
 		in = appendMessageField(in, fInternedAnnNames, e)
+	}
+	for id := 1; id < numAnn; id++ {
+		ann(id, annNames[id])
+	}
+	if p.track>>56 == trackKernelLane {
+		ann(annBlocks, "blocks")
+		ann(annLaunch, "launch_us")
 	}
 	pk = appendMessageField(pk, fPacketInterned, in)
 	p.pk = pk
@@ -545,6 +566,43 @@ func (p *pfWriter) host(t *HostTask, first bool) error {
 	}
 	te := p.beginEvent(t.From, t.To, 0, t.Name, t.Kind)
 	p.endEvent(p.appendPs(te, t.From, t.To), t.From, t.To)
+	return p.err
+}
+
+func (p *pfWriter) kernels(ks []Kernel, lanes []int, n int) error {
+	p.endSequence()
+	ku := trackUUID(trackKernels, -1, 0)
+	p.process(ku, KernelsPid, "kernels", kernelsProcessRank)
+	for l := range n {
+		p.thread(trackUUID(trackKernelLane, -1, l), KernelsPid, l, kernelThreadName(l))
+	}
+	for l := range n { // row by row: a sequence's times never go back
+		first := true
+		for i := range ks {
+			if lanes[i] != l {
+				continue
+			}
+			k := &ks[i]
+			if first {
+				p.startSequence(trackUUID(trackKernelLane, -1, l), false, k.Launched)
+				first = false
+			}
+			te := p.beginEvent(k.Launched, k.Finished, 0, k.Name, "kernel")
+			a := appendVarintField(p.ann[:0], fAnnNameIID, annBlocks)
+			a = appendVarintField(a, fAnnInt, uint64(k.Blocks))
+			te = appendMessageField(te, fEventAnnotations, a)
+			a = appendVarintField(a[:0], fAnnNameIID, annLaunch)
+			a = protowire.AppendTag(a, fAnnDouble, protowire.Fixed64Type)
+			a = protowire.AppendFixed64(a, math.Float64bits(float64(k.Started-k.Launched)/float64(sim.Microsecond)))
+			te = appendMessageField(te, fEventAnnotations, a)
+			p.ann = a
+			p.endEvent(p.appendPs(te, k.Launched, k.Finished), k.Launched, k.Finished)
+			if k.Started > k.Launched {
+				te := p.beginEvent(k.Launched, k.Started, 0, "launch", "launch")
+				p.endEvent(p.appendPs(te, k.Launched, k.Started), k.Launched, k.Started)
+			}
+		}
+	}
 	return p.err
 }
 

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"math"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -470,6 +471,33 @@ func (r *Recorder) HostTask(kind, name string, from, to sim.Time) {
 	r.tl.Host = append(r.tl.Host, HostTask{Kind: kind, Name: name, From: from, To: to})
 	r.advance(to)
 	r.mu.Unlock()
+}
+
+// The recorder is given the run's kernel launches (arch.KernelObserver).
+var _ arch.KernelObserver = (*Recorder)(nil)
+
+// SetKernels records the run's kernel launches (chip.GridTimes(), known
+// once the run is over; programs.Execute passes them to an observer that
+// is an arch.KernelObserver): those that overlap the window, their times
+// clipped to it. A launch that did not finish (a deadlocked run) is left out. Call it
+// after the run, before Finish.
+func (r *Recorder) SetKernels(gs []arch.GridTimes) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tl.Kernels = r.tl.Kernels[:0]
+	for _, g := range gs {
+		if g.Finished <= 0 || g.Finished < g.Started || g.Started < g.Launched {
+			continue // not finished (as programs' deadlock report has it)
+		}
+		from, to, ok := r.clip(g.Launched, g.Finished)
+		if !ok && !(g.Launched == g.Finished && r.inWindow(g.Launched)) {
+			continue
+		}
+		started := min(max(g.Started, from), to)
+		r.tl.Kernels = append(r.tl.Kernels, Kernel{Name: g.Name, Blocks: g.CTAs, Launched: from, Started: started, Finished: to})
+		r.advance(to)
+	}
+	sort.SliceStable(r.tl.Kernels, func(i, j int) bool { return r.tl.Kernels[i].Launched < r.tl.Kernels[j].Launched })
 }
 
 // ---- consumer side ----

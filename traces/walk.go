@@ -18,8 +18,16 @@ import (
 // of its instant (a viewer that meets an arrow's end before its start — a
 // wait on a lower lane at the set's time — drops the arrow); the buffer
 // occupancy samples, buffer by buffer. Then the host's tasks, lane by lane
-// (HostLanes), the GM bandwidth samples and the power samples.
-// Memory beyond the timeline: one core's flag marks with an arrow.
+// (HostLanes), the kernel launches, the GM bandwidth samples and the power
+// samples. Memory beyond the timeline: one core's flag marks with an arrow.
+//
+// Idle cores are left out (shownCore): a trace lists the cores that did
+// something in its window — ran an instruction, or waited in one (for a
+// flag, bandwidth, latency, a full queue). A core whose window holds
+// nothing but waits at barriers (a DaVinci core without a tile of a small
+// GEMM, waiting at sync_all for the others) is not written, as a GPU SM
+// that ran no block has no event at all; the header's idle_cores names
+// the left-out cores (IdleCores).
 
 // traceSink encodes the events of a timeline walk.
 type traceSink interface {
@@ -38,6 +46,60 @@ type traceSink interface {
 	// power writes a sample of the chip's power counter (W); first is set
 	// on the first one.
 	power(s Sample, first bool) error
+	// kernels writes the kernel launches (not called when there are
+	// none); lanes gives each one's row (kernelLanes).
+	kernels(ks []Kernel, lanes []int, nlanes int) error
+}
+
+// shownCore reports whether the trace writers write core c: whether it has
+// a slice other than a barrier wait, or a buffer sample (see above).
+func shownCore(c *CoreTimeline) bool {
+	for b := range c.Occ {
+		if len(c.Occ[b]) > 0 {
+			return true
+		}
+	}
+	for p := range c.Lanes {
+		for _, s := range c.Lanes[p].Scan(0) {
+			if s.Cause != arch.Barrier {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// IdleCores returns the IDs of the cores of tl that the trace writers
+// leave out: nothing but barrier waits in the window (see above).
+func IdleCores(tl *Timeline) []int {
+	var ids []int
+	for _, c := range tl.Cores {
+		if !shownCore(c) {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
+// kernelLanes assigns each kernel launch (in launch order) the first row
+// free at its launch, so that the launches of a row do not overlap (a
+// chip's grids run one after another: one row); it returns the rows and
+// their number.
+func kernelLanes(ks []Kernel) (lanes []int, n int) {
+	var ends []sim.Time // per row, the end of its last launch
+	lanes = make([]int, len(ks))
+	for i, k := range ks {
+		l := 0
+		for l < len(ends) && ends[l] > k.Launched {
+			l++
+		}
+		if l == len(ends) {
+			ends = append(ends, 0)
+		}
+		ends[l] = k.Finished
+		lanes[i] = l
+	}
+	return lanes, len(ends)
 }
 
 // sliceEvent is a slice as the writers encode it, with everything derived
@@ -58,7 +120,7 @@ type sliceEvent struct {
 func (tl *Timeline) describe(ev *sliceEvent, p int, s *Slice, bound map[uint64]bool) {
 	*ev = sliceEvent{lane: p, s: *s, name: tl.Name(s)}
 	if in, g, ok := tl.instr(s); ok {
-		ev.text = tl.instrNames().Format(in) + groupText(in.Op, g)
+		ev.text = tl.instrText(in, g)
 		if s.Class != ClassIssue {
 			ev.bytes, ev.flops = amount(&in, g, tl.VectorRepeatBytes)
 		}
@@ -91,6 +153,9 @@ type laneSlice struct {
 func walkTimeline(tl *Timeline, sink traceSink) error {
 	var ev sliceEvent
 	for _, c := range tl.Cores {
+		if !shownCore(c) {
+			continue
+		}
 		if err := sink.core(c, max(len(tl.Lanes), len(c.Lanes))); err != nil {
 			return err
 		}
@@ -141,6 +206,12 @@ func walkTimeline(tl *Timeline, sink traceSink) error {
 				}
 				first = false
 			}
+		}
+	}
+	if len(tl.Kernels) > 0 {
+		lanes, n := kernelLanes(tl.Kernels)
+		if err := sink.kernels(tl.Kernels, lanes, n); err != nil {
+			return err
 		}
 	}
 	for i, s := range tl.Bandwidth {
