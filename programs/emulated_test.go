@@ -550,29 +550,8 @@ func TestEmulatedRangeFlagged(t *testing.T) {
 	if r["min_exponent"] != -110 || r["max_exponent"] != 127 || r["a_over"] != nil {
 		t.Errorf("ape-fp32b range %v", r)
 	}
-	dir := t.TempDir()
-	const m, k, n = 32, 48, 40
-	a, b := make([]float32, m*k), make([]float32, k*n)
-	for i := range a {
-		a[i] = float32(i%7) - 3
-	}
-	for i := range b {
-		b[i] = float32(i%5) - 2
-	}
-	a[5], a[6], b[7] = 1<<20, float32(math.Inf(-1)), 1e-6
-	write := func(name string, v []float32, rows, cols int) string {
-		path := filepath.Join(dir, name)
-		fh, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer fh.Close()
-		if err := writeNPY(fh, v, []int{rows, cols}); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	pa, pb := write("a.npy", a, m, k), write("b.npy", b, k, n)
+	const m, k, n = rangeM, rangeK, rangeN
+	pa, pb := rangeInputs(t, func(a, b []float32) { a[5], a[6], b[7] = 1<<20, float32(math.Inf(-1)), 1e-6 })
 	for _, machine := range []string{"a100", "ascend-910a"} {
 		res, err := runEmulated(t, machine, "program.scheme=ape-fp32f", fmt.Sprintf("program.m=%d", m), fmt.Sprintf("program.k=%d", k), fmt.Sprintf("program.n=%d", n),
 			"program.inputs.a="+pa, "program.inputs.b="+pb, "program.numerics=full")
@@ -593,37 +572,46 @@ func TestEmulatedRangeFlagged(t *testing.T) {
 	}
 }
 
-// The GEMM kinds that round FP32 inputs to the matrix unit's format
-// report the cast's exact bounds and flag inputs beyond them: FP16 holds
-// 65519 (RNE rounds it to 65504) but not 65520 (halfway: to +Inf), RZ
-// holds everything below 2^16; sgemm-cube's kind reports its split's
-// range as emulated-gemm's preset does.
-func TestCastRangeFlagged(t *testing.T) {
+// rangeM, rangeK and rangeN are the shape of rangeInputs' A (m×k) and B
+// (k×n).
+const rangeM, rangeK, rangeN = 32, 48, 40
+
+// rangeInputs writes small A and B (small integers) as .npy files, with
+// the values set sets in them, and returns their paths.
+func rangeInputs(t *testing.T, set func(a, b []float32)) (pa, pb string) {
+	t.Helper()
 	dir := t.TempDir()
-	const m, k, n = 32, 48, 40
-	a, b := make([]float32, m*k), make([]float32, k*n)
+	a, b := make([]float32, rangeM*rangeK), make([]float32, rangeK*rangeN)
 	for i := range a {
 		a[i] = float32(i%7) - 3
 	}
 	for i := range b {
 		b[i] = float32(i%5) - 2
 	}
-	a[5], a[6], a[7], b[7] = 65519, -65520, 65535, 1e-6
-	pa, pb := filepath.Join(dir, "a.npy"), filepath.Join(dir, "b.npy")
-	for _, w := range []struct {
-		path       string
-		v          []float32
-		rows, cols int
-	}{{pa, a, m, k}, {pb, b, k, n}} {
-		fh, err := os.Create(w.path)
+	set(a, b)
+	write := func(name string, v []float32, rows, cols int) string {
+		path := filepath.Join(dir, name)
+		fh, err := os.Create(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := writeNPY(fh, w.v, []int{w.rows, w.cols}); err != nil {
+		defer fh.Close()
+		if err := writeNPY(fh, v, []int{rows, cols}); err != nil {
 			t.Fatal(err)
 		}
-		fh.Close()
+		return path
 	}
+	return write("a.npy", a, rangeM, rangeK), write("b.npy", b, rangeK, rangeN)
+}
+
+// The GEMM kinds that round FP32 inputs to the matrix unit's format
+// report the cast's exact bounds and flag inputs beyond them: FP16 holds
+// 65519 (RNE rounds it to 65504) but not 65520 (halfway: to +Inf), RZ
+// holds everything below 2^16; sgemm-cube's kind reports its split's
+// range as emulated-gemm's preset does.
+func TestCastRangeFlagged(t *testing.T) {
+	const m, k, n = rangeM, rangeK, rangeN
+	pa, pb := rangeInputs(t, func(a, b []float32) { a[5], a[6], a[7], b[7] = 65519, -65520, 65535, 1e-6 })
 	sets := []string{fmt.Sprintf("program.m=%d", m), fmt.Sprintf("program.k=%d", k), fmt.Sprintf("program.n=%d", n),
 		"program.inputs.a=" + pa, "program.inputs.b=" + pb, "program.numerics=full", "program.tiling.bm=16", "program.tiling.bk=16", "program.tiling.bn=16"}
 	for _, c := range []struct {

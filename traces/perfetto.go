@@ -722,11 +722,7 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		if !host && (ev.Pid < 0 || ev.Pid >= GMPid || ev.Tid < 1 || ev.Tid > maxTraceLanes) {
 			return nil
 		}
-		from, err := parseMicros(ev.Ts)
-		if err != nil {
-			return err
-		}
-		dur, err := parseMicros(ev.Dur)
+		from, dur, err := eventSpan(ev)
 		if err != nil {
 			return err
 		}
@@ -791,17 +787,22 @@ func (rd *traceReader) event(ev *rawEvent) error {
 	return nil
 }
 
+// eventSpan returns a complete event's start and duration.
+func eventSpan(ev *rawEvent) (from, dur sim.Time, err error) {
+	if from, err = parseMicros(ev.Ts); err != nil {
+		return 0, 0, err
+	}
+	dur, err = parseMicros(ev.Dur)
+	return from, dur, err
+}
+
 // kernelEvent reads a slice of the kernels process: a launch (cat
 // "kernel"; its "launch" slice is derived from its args).
 func (rd *traceReader) kernelEvent(ev *rawEvent) error {
 	if ev.Cat != "kernel" {
 		return nil
 	}
-	from, err := parseMicros(ev.Ts)
-	if err != nil {
-		return err
-	}
-	dur, err := parseMicros(ev.Dur)
+	from, dur, err := eventSpan(ev)
 	if err != nil {
 		return err
 	}

@@ -655,12 +655,7 @@ func (v *Viewer) cell(tl *traces.Timeline, l *traces.Lane, col int) mark {
 	if !any {
 		return idleMark
 	}
-	best := 0
-	for k := range cov {
-		if cov[k] > cov[best] {
-			best = k
-		}
-	}
+	best := mostCovered(cov[:])
 	if best < int(traces.NumClasses) {
 		return classMarks[best]
 	}
@@ -712,4 +707,16 @@ func fmtBytes(b float64) string {
 		return strconv.FormatFloat(b/(1<<10), 'f', 0, 64) + "K"
 	}
 	return strconv.FormatFloat(b, 'f', 0, 64) + "B"
+}
+
+// mostCovered returns the index of the largest of a column's covered
+// times (the first of equals): what the column shows.
+func mostCovered(cov []sim.Time) int {
+	best := 0
+	for k := range cov {
+		if cov[k] > cov[best] {
+			best = k
+		}
+	}
+	return best
 }

@@ -126,12 +126,7 @@ func (v *Viewer) hostCell(tl *traces.Timeline, l []traces.HostTask, col int) mar
 	if !any {
 		return idleMark
 	}
-	best := 0
-	for k := range cov {
-		if cov[k] > cov[best] {
-			best = k
-		}
-	}
+	best := mostCovered(cov)
 	if best == len(hostKinds) {
 		return otherHostMark
 	}
