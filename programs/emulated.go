@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "emulated-gemm", KBatch: true, Params: reflect.TypeFor[EmulatedParams](), Omit: []string{"split", "accumulation", "input"}, Machines: []string{"nvidia-sm", "amd-cu", "davinci"}, Example: "a100-emulated-gemm.yaml",
+	register(&Kind{Name: "emulated-gemm", KBatch: true, Params: reflect.TypeFor[EmulatedParams](), Sections: map[string]reflect.Type{"scheme": reflect.TypeFor[Scheme]()}, Omit: []string{"split", "accumulation", "input"}, Machines: []string{"nvidia-sm", "amd-cu", "davinci"}, Example: "a100-emulated-gemm.yaml",
 		Summary: "emulated FP32 GEMM from low-precision matrix units: a split kernel, product GEMM kernels, an epilogue (scheme: hgemm, markidis, ootomo, ape-fp32f, ape-fp32b, bf16x9, sgemm-cube, le-gemm, ape-int16, native, … or your own)",
 		Build:   buildEmulated})
 }
@@ -104,6 +104,28 @@ func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
 // inline scheme: 'pieces[1].scale' want an integer, got 11.7.
 var schemeFieldError = regexp.MustCompile(`^'([^' ]+)' (.*)$`)
 
+// decodeConstraint words mapstructure's refusal of one value as the
+// constraint it broke: "expected type 'bool', got unconvertible type
+// 'string'" is "want true or false (got text)", "source data must be an
+// array or slice, got string" "want a list, e.g. [hh, hl]".
+func decodeConstraint(msg string) string {
+	got := ""
+	if _, t, ok := strings.Cut(msg, "got unconvertible type '"); ok {
+		got = map[string]string{"string": " (got text)", "[]interface {}": " (got a list)", "map[string]interface {}": " (got a mapping)"}[strings.TrimSuffix(t, "'")]
+	}
+	switch {
+	case strings.HasPrefix(msg, "expected type 'bool'"):
+		return "want true or false" + got
+	case strings.HasPrefix(msg, "expected type 'int"):
+		return "want an integer" + got
+	case strings.HasPrefix(msg, "source data must be an array or slice"):
+		return "want a list, e.g. [hh, hl] (got a single value)"
+	case strings.HasPrefix(msg, "expected a map or struct"):
+		return "want a mapping of keys, e.g. {products: [hh]}"
+	}
+	return msg
+}
+
 // decodeScheme resolves a program's scheme: a preset's name or a Scheme
 // given inline.
 func decodeScheme(scheme any, bad func(key, format string, a ...any) error) (*schemePlan, error) {
@@ -126,7 +148,7 @@ func decodeScheme(scheme any, bad func(key, format string, a ...any) error) (*sc
 				msg += ` (YAML reads unquoted digits as numbers: quote products such as "01")`
 			}
 			if m := schemeFieldError.FindStringSubmatch(msg); m != nil && strings.Count(err.Error(), "\n'") <= 1 { // one field (mapstructure puts one per line): name its key
-				return nil, bad("scheme."+m[1], "%s", m[2])
+				return nil, bad("scheme."+m[1], "%s", decodeConstraint(m[2]))
 			}
 			if _, unknown, ok := strings.Cut(msg, "'' has invalid keys: "); ok { // (the scheme's own keys)
 				var keys []string
@@ -168,7 +190,7 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 		return nil, bad("scheme.pieces[0].format", "%s pieces need %s %s; %s has none", sp.s.Pieces[0].Format, what, tg.units, tg.describe())
 	}
 	if p.Inputs.A == "" {
-		if err := sp.checkRange(p.Inputs.rangeExponent(), p.Inputs.rangeKey(), bad); err != nil {
+		if err := sp.checkRange(p.Inputs.rangeMax(), p.Inputs.rangeExponent(), p.Inputs.rangeKey(), bad); err != nil {
 			return nil, err
 		}
 	}
@@ -565,14 +587,12 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 			"tiling": kp.tilingReport(),
 			"cta":    map[string]int64{"shared_bytes": kp.smem, "registers": kp.grid().Resources.Registers}})
 	}
-	schemeName := sp.s.Name
-	if schemeName == "" {
-		schemeName = "custom"
-	}
+	schemeName := sp.name()
 	rep.Program = map[string]any{"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N, "scheme": schemeName,
 		"pieces": sp.reportPieces(), "groups": sp.s.Groups, "kernels": sp.s.Kernels, "epilogue": sp.s.Epilogue, "split": sp.s.Split,
 		"product_kernels": kernels, "inputs": p.Inputs, "numerics": p.Numerics}
 	reportAuto(rep, j.auto)
+	rep.Notes = append(rep.Notes, "scheme "+sp.describe())
 	sp.reportRange(rep, j.a, j.b)
 	switch {
 	case sp.s.Split == "fused":
@@ -588,7 +608,7 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		if sp.outside > 0 {
 			outside = ", the accumulation outside the matrix units"
 		}
-		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics full: every kernel runs functionally — the split (%s per element)%s and the epilogue on the %s units, the products on the %s", sp.splitOpsText(), outside, tg.vector, tg.matrix))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics full: every kernel runs functionally — the split (%s per element)%s and the epilogue on the %s units, the products on the %s", sp.splitOpsText(), outside, tg.vector, tg.units))
 		c, err := readFP32Result(chip, j.gmC, p, j.a, j.b, rep, &j.outs)
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -208,7 +209,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 			c.status, c.reason = "unsupported", why
 			continue
 		}
-		if err := sp.checkRange(p.Inputs.rangeExponent(), p.Inputs.rangeKey(), bad); err != nil {
+		if err := sp.checkRange(p.Inputs.rangeMax(), p.Inputs.rangeExponent(), p.Inputs.rangeKey(), bad); err != nil {
 			c.status, c.reason = "out-of-range", err.Error()
 			continue
 		}
@@ -275,7 +276,11 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		if best == nil {
 			return nil, bad("scheme", "auto: no preset runs on %s for these inputs", am.describe())
 		}
-		ok = []*autoCandidate{best}
+		for _, c := range cands { // (with its equals: a split kernel or fused, the same numerics)
+			if c.status == "inaccurate" && c.bits == best.bits {
+				ok = append(ok, c)
+			}
+		}
 	}
 	sort.SliceStable(ok, func(i, j int) bool { return ok[i].bound < ok[j].bound })
 	// The chosen candidate's timing run is kept and handed to Execute
@@ -528,7 +533,7 @@ func (o Options) timeCandidates(f *File, ok []*autoCandidate, timeRun func(c *au
 			}
 		}
 		if pruned(c) {
-			c.status, c.reason = "pruned", fmt.Sprintf("its lower bound %.4g s is above %s's simulated %.4g s", c.bound, chosen.label(), chosen.seconds)
+			c.status, c.reason = "pruned", fmt.Sprintf("its lower bound %s s is above %s's simulated %s s", distinctG(c.bound, chosen.seconds), chosen.label(), distinctG(chosen.seconds, c.bound))
 			// So are the ones after it (their bounds are no lower, and
 			// nothing more runs to lower the best): they all stop now.
 			for _, t := range runs[i:] {
@@ -559,4 +564,15 @@ func (o Options) timeCandidates(f *File, ok []*autoCandidate, timeRun func(c *au
 	}
 	o.countRuns(made, time.Since(from))
 	return chosen, chosenRun, nil
+}
+
+// distinctG prints x with 4 significant digits, or as many more as tell it
+// from y (a bound 0.0001154 s above a time of 0.0001154 s read as equal).
+func distinctG(x, y float64) string {
+	for prec := 4; prec < 17; prec++ {
+		if s := strconv.FormatFloat(x, 'g', prec, 64); s != strconv.FormatFloat(y, 'g', prec, 64) {
+			return s
+		}
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -211,5 +212,36 @@ func TestTimeCandidatesErrors(t *testing.T) {
 	}
 	if hooks.Meter.read() != hooks.Meter {
 		t.Fatal("the build's meter still stands in for a timing run")
+	}
+}
+
+// A target no candidate reaches takes the most accurate — the fastest of
+// those as accurate (a scheme with a split kernel and fused: the same
+// numerics), not the first listed, its twin then "inaccurate" at the same
+// bits.
+func TestAutoMostAccurateFastest(t *testing.T) {
+	res, err := runEmulated(t, "a100", "program.scheme=auto", "program.target_bits=24.5", "program.m=256", "program.n=256", "program.k=256", "program.numerics=off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	auto := res.Report.Program["auto"].(map[string]any)
+	var best float64
+	statuses := map[string]float64{}
+	for _, c := range auto["candidates"].([]map[string]any) {
+		bits, _ := c["bits"].(float64)
+		best = max(best, bits)
+		statuses[fmt.Sprint(c["status"])+" "+fmt.Sprint(c["scheme"])] = bits
+	}
+	n := 0
+	for k, bits := range statuses {
+		if bits == best {
+			n++
+			if strings.HasPrefix(k, "inaccurate") {
+				t.Errorf("%s at the best bits (%.2f): not timed", k, bits)
+			}
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d candidates at the best bits (%v), want a scheme and its fused twin", n, statuses)
 	}
 }

@@ -100,7 +100,7 @@ func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedPa
 		return nil, err
 	}
 	if p.Inputs.A == "" {
-		if err := sp.checkRange(p.Inputs.rangeExponent(), p.Inputs.rangeKey(), bad); err != nil {
+		if err := sp.checkRange(p.Inputs.rangeMax(), p.Inputs.rangeExponent(), p.Inputs.rangeKey(), bad); err != nil {
 			return nil, err
 		}
 	}
@@ -183,10 +183,7 @@ func (j *daVinciSchemeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.R
 		return err
 	}
 	pl, p, sp := j.pl, &j.pl.p, j.pl.sp
-	name := sp.s.Name
-	if name == "" {
-		name = "custom"
-	}
+	name := sp.name()
 	var kernels []map[string]any
 	for _, ps := range pl.passes {
 		kernels = append(kernels, map[string]any{"name": p.Kind + "/" + ps.name, "tiles": pl.nrb * pl.ncb})
@@ -200,6 +197,7 @@ func (j *daVinciSchemeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.R
 	prog["kernels"], prog["epilogue"], prog["split"] = sp.s.Kernels, sp.s.Epilogue, sp.s.Split
 	prog["product_kernels"] = kernels
 	reportAuto(rep, j.auto)
+	rep.Notes = append(rep.Notes, "scheme "+sp.describe())
 	sp.reportRange(rep, j.a, j.b)
 	epilogue := "none: the one accumulator is C"
 	if len(pl.planes) > 0 {

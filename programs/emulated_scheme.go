@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -63,6 +64,31 @@ func (sp *schemePlan) reportPieces() []SchemePiece {
 		}
 	}
 	return out
+}
+
+// describe says in a line what the scheme is, for the text summary
+// ("le-gemm: pieces fp16 rz, fp16 rz ×2^10; accumulators [hh] [hl lh];
+// kernels fused, epilogue ordered").
+func (sp *schemePlan) describe() string {
+	var pieces, groups []string
+	for _, p := range sp.reportPieces() {
+		t := p.Format + " " + p.Rounding
+		if p.Scale != 0 {
+			t += fmt.Sprintf(" ×2^%d", p.Scale)
+		}
+		if p.Saturate {
+			t += " saturating"
+		}
+		pieces = append(pieces, t)
+	}
+	for _, g := range sp.s.Groups {
+		t := "[" + strings.Join(g.Products, " ") + "]"
+		if g.Accumulate == "outside" {
+			t += " outside"
+		}
+		groups = append(groups, t)
+	}
+	return fmt.Sprintf("%s: pieces %s; accumulators %s; kernels %s, epilogue %s", sp.name(), strings.Join(pieces, ", "), strings.Join(groups, " "), sp.s.Kernels, sp.s.Epilogue)
 }
 
 // SchemeGroup is an accumulator and the products run into it, in order
@@ -132,6 +158,7 @@ func fp32SchemeNames() []string {
 // schemePlan is a checked scheme.
 type schemePlan struct {
 	s       Scheme
+	changed []string // the keys of its preset (s.Name) the program changed
 	format  fp.Format
 	rounds  []fp.Options
 	scales  []int
@@ -170,29 +197,43 @@ func pieceIndex(c byte, n int) (int, bool) {
 // resolveScheme returns the scheme a program names (scheme.name: a preset;
 // the program's own keys override the preset's) or gives inline.
 func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*schemePlan, error) {
+	var changed []string // the preset's keys the program's own replace
 	if s.Name != "" {
 		pre, ok := schemePresets[s.Name]
 		if _, whole := wholeSchemes[s.Name]; whole {
 			return nil, bad("scheme.name", "%s is not a split of FP32 inputs into pieces: name it alone (scheme: %s), without other scheme keys", s.Name, s.Name)
 		}
-		if !ok {
+		switch {
+		case !ok && (s.Pieces == nil || s.Groups == nil):
 			return nil, bad("scheme.name", "unknown scheme %+q (presets: %s; or give scheme.pieces and scheme.groups)", s.Name, strings.Join(SchemeNames(), ", "))
+		case ok:
+			// (split is how the pieces are made, not which: the name stays.)
+			for _, k := range []struct {
+				key  string
+				same bool
+			}{{"pieces", s.Pieces == nil || reflect.DeepEqual(s.Pieces, pre.Pieces)}, {"groups", s.Groups == nil || reflect.DeepEqual(s.Groups, pre.Groups)},
+				{"kernels", s.Kernels == "" || s.Kernels == pre.Kernels}, {"epilogue", s.Epilogue == "" || s.Epilogue == pre.Epilogue}} {
+				if !k.same {
+					changed = append(changed, k.key)
+				}
+			}
+			if s.Pieces == nil {
+				s.Pieces = pre.Pieces
+			}
+			if s.Groups == nil {
+				s.Groups = pre.Groups
+			}
+			if s.Kernels == "" {
+				s.Kernels = pre.Kernels
+			}
+			if s.Epilogue == "" {
+				s.Epilogue = pre.Epilogue
+			}
+			if s.Split == "" {
+				s.Split = pre.Split
+			}
 		}
-		if s.Pieces == nil {
-			s.Pieces = pre.Pieces
-		}
-		if s.Groups == nil {
-			s.Groups = pre.Groups
-		}
-		if s.Kernels == "" {
-			s.Kernels = pre.Kernels
-		}
-		if s.Epilogue == "" {
-			s.Epilogue = pre.Epilogue
-		}
-		if s.Split == "" {
-			s.Split = pre.Split
-		}
+		// (else a scheme of the program's own, which it names)
 	}
 	if s.Kernels == "" {
 		s.Kernels = "fused"
@@ -206,7 +247,7 @@ func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*sch
 	if len(s.Pieces) == 0 || len(s.Pieces) > 4 {
 		return nil, bad("scheme.pieces", "give 1 to 4 pieces (format, rounding, scale), or scheme.name (got %d pieces)", len(s.Pieces))
 	}
-	pl := &schemePlan{s: s}
+	pl := &schemePlan{s: s, changed: changed}
 	for i, p := range s.Pieces {
 		key := fmt.Sprintf("scheme.pieces[%d]", i)
 		f, ok := map[string]fp.Format{"fp16": fp.FP16, "bf16": fp.BF16, "tf32": fp.TF32}[p.Format]
@@ -323,25 +364,52 @@ func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*sch
 }
 
 // checkRange refuses a split whose pieces overflow their format for inputs
-// with |x| < 2^e: piece i's magnitude is bounded by 2^(e + scale_i −
-// Σ_{j<i} p_j), p_j the precision of piece j (its residual is below one
-// unit in its last place).
-func (sp *schemePlan) checkRange(e int, rangeKey string, bad func(key, format string, a ...any) error) error {
+// with |x| ≤ m (e: the smallest with m ≤ 2^e): piece 0 where m reaches
+// the split's exact overflowFrom, piece i > 0 where its magnitude's bound
+// 2^(e + scale_i − Σ_{j<i} p_j) — p_j the precision of piece j (its
+// residual is below one unit in its last place) — exceeds the format's
+// largest finite value.
+func (sp *schemePlan) checkRange(m float64, e int, rangeKey string, bad func(key, format string, a ...any) error) error {
+	name := strings.ToUpper(sp.format.String())
+	if over := sp.pieceOverflow(0); m >= over {
+		return bad(rangeKey, "inputs up to %g reach %g, from where piece 0 (%s, scale 2^%d) rounds past the format's largest finite value %g", m, over, name, sp.scales[0], sp.format.MaxFinite())
+	}
 	maxf := sp.format.MaxFinite()
-	drop := 0
-	for i := range sp.scales {
-		bound := math.Ldexp(1, e+sp.scales[i]-drop)
-		if bound > maxf {
-			key := fmt.Sprintf("scheme.pieces[%d].scale", i)
-			if i == 0 {
-				key = rangeKey
-			}
-			return bad(key, "piece %d of inputs in (−2^%d, 2^%d) reaches 2^%d with scale 2^%d, beyond %s's largest finite value %g",
-				i, e, e, e+sp.scales[i]-drop, sp.scales[i], strings.ToUpper(sp.format.String()), maxf)
+	drop := sp.format.MantBits() + 1
+	for i := 1; i < len(sp.scales); i++ {
+		if bound := math.Ldexp(1, e+sp.scales[i]-drop); bound > maxf {
+			return bad(fmt.Sprintf("scheme.pieces[%d].scale", i), "piece %d of inputs in (−2^%d, 2^%d) reaches 2^%d with scale 2^%d, beyond %s's largest finite value %g",
+				i, e, e, e+sp.scales[i]-drop, sp.scales[i], name, maxf)
 		}
 		drop += sp.format.MantBits() + 1 // the residual is below one ulp of the piece: p bits below 2^e
 	}
 	return nil
+}
+
+// pieceOverflow returns the |x| from which piece 0 — x scaled by
+// 2^scale_0, rounded to the piece's format — overflows or saturates:
+// halfway above the largest finite value for the nearest roundings, the
+// next power of two for RZ and RO, anything above it for RD and RU (which
+// round one sign away from zero).
+func (sp *schemePlan) pieceOverflow(i int) float64 {
+	f := sp.format
+	maxf := f.MaxFinite()
+	_, e := math.Frexp(maxf)               // maxf < 2^e
+	ulp := math.Ldexp(1, e-1-f.MantBits()) // the spacing just below 2^e
+	var over float64
+	rnd := fp.RNE
+	if i < len(sp.rounds) {
+		rnd = sp.rounds[i].Round
+	}
+	switch rnd {
+	case fp.RNE, fp.RNA:
+		over = maxf + float64(ulp/2)
+	case fp.RZ, fp.RO:
+		over = maxf + ulp
+	default:
+		over = float64(math.Nextafter32(float32(maxf), float32(math.Inf(1))))
+	}
+	return math.Ldexp(over, -sp.scales[i])
 }
 
 // split returns the pieces of x (bit patterns of the piece format; TF32 as
@@ -471,6 +539,19 @@ func (sp *schemePlan) products() int {
 // pieceSlot maps a piece index to its position among the staged pieces.
 func pieceSlot(used []int, i int) int { return slices.Index(used, i) }
 
+// name is the scheme's name as reports give it: its preset's, with the
+// keys the program changed ("ootomo (pieces changed)"), the name the
+// program gave its own, or "custom".
+func (sp *schemePlan) name() string {
+	switch {
+	case sp.s.Name == "":
+		return "custom"
+	case len(sp.changed) > 0:
+		return sp.s.Name + " (" + strings.Join(sp.changed, ", ") + " changed)"
+	}
+	return sp.s.Name
+}
+
 // rangeExponents is the scheme's full-precision range: inputs with
 // 2^emin ≤ |x| < 2^emax split into pieces that neither overflow their
 // format (checkRange's bound) nor fall below its smallest normal (every
@@ -505,66 +586,74 @@ func inputRange(x []float32, lo, hi float64) (over, under int64) {
 	return over, under
 }
 
-// reportRange puts the scheme's full-precision range and, with the inputs
-// at hand (numerics on), how many of them lie outside it in the report
-// (program.range) — with a note when some do.
+// overflowFrom returns the |x| from which a piece of the split overflows
+// its format, and whether that is exact: piece 0's bound is (pieceOverflow);
+// a later piece's is the conservative 2^(top − 1 − scale_i + Σ_{j<i} p_j)
+// of rangeExponents, and where it is the lower, inputs at or above it
+// may overflow (the residual is usually smaller than its bound).
+func (sp *schemePlan) overflowFrom() (hi float64, exact bool) {
+	hi, exact = sp.pieceOverflow(0), true
+	_, top := math.Frexp(sp.format.MaxFinite()) // MaxFinite < 2^top
+	drop := sp.format.MantBits() + 1
+	for i := 1; i < len(sp.scales); i++ {
+		if b := math.Ldexp(1, top-1-sp.scales[i]+drop); b < hi {
+			hi, exact = b, false
+		}
+		drop += sp.format.MantBits() + 1
+	}
+	return hi, exact
+}
+
+// reportRange puts the split's range in the report (program.range): the
+// full-precision range 2^min_exponent ≤ |x| < 2^max_exponent and the |x|
+// from which a piece overflows (overflow_from, exact for piece 0) and,
+// with the inputs at hand (numerics on), how many of them lie outside —
+// with a note when some do. A plain cast (hgemm, castRange) is a split
+// into one unscaled piece.
 func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32) {
 	emin, emax := sp.rangeExponents()
-	r := map[string]any{"min_exponent": emin, "max_exponent": emax,
-		"meaning": fmt.Sprintf("inputs with 2^%d ≤ |x| < 2^%d split without overflow or loss of precision", emin, emax)}
+	over, exact := sp.overflowFrom()
+	name := strings.ToUpper(sp.format.String())
+	one := len(sp.scales) == 1 && sp.scales[0] == 0
+	meaning := fmt.Sprintf("inputs with 2^%d ≤ |x| < 2^%d split without overflow or loss of precision; from |x| ≥ %g a piece overflows", emin, emax, over)
+	if one {
+		meaning = fmt.Sprintf("inputs with 2^%d ≤ |x| < %g round to normal %s values", emin, over, name)
+	}
+	r := map[string]any{"min_exponent": emin, "max_exponent": emax, "overflow_from": over, "meaning": meaning}
 	if a != nil {
-		ao, au := inputRange(a, math.Ldexp(1, emin), math.Ldexp(1, emax))
-		bo, bu := inputRange(b, math.Ldexp(1, emin), math.Ldexp(1, emax))
+		lo := math.Ldexp(1, emin)
+		ao, au := inputRange(a, lo, over)
+		bo, bu := inputRange(b, lo, over)
 		r["a_over"], r["a_under"], r["b_over"], r["b_under"] = ao, au, bo, bu
 		pct := func(n int64) float64 { return 100 * float64(n) / float64(len(a)+len(b)) }
-		if ao+bo > 0 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs outside the scheme's range: %d elements of A and %d of B have |x| ≥ 2^%d (or are not finite): their pieces overflow %s, so C is wrong where they contribute (%.3g %% of the inputs)",
-				ao, bo, emax, strings.ToUpper(sp.format.String()), pct(ao+bo)))
+		switch {
+		case ao+bo == 0:
+		case one:
+			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs beyond %s: %d elements of A and %d of B have |x| ≥ %g (or are not finite): they round beyond its largest finite value %g (to ±Inf, or saturate), so C is wrong where they contribute (%.3g %% of the inputs)",
+				name, ao, bo, over, sp.format.MaxFinite(), pct(ao+bo)))
+		case exact:
+			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs outside the scheme's range: %d elements of A and %d of B have |x| ≥ %g (or are not finite): their first pieces overflow %s, so C is wrong where they contribute (%.3g %% of the inputs)",
+				ao, bo, over, name, pct(ao+bo)))
+		default:
+			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs outside the scheme's range: %d elements of A and %d of B have |x| ≥ %g (or are not finite): their scaled pieces may overflow %s, so C may be wrong where they contribute (%.3g %% of the inputs)",
+				ao, bo, over, name, pct(ao+bo)))
 		}
-		if au+bu > 0 {
+		switch {
+		case au+bu == 0:
+		case one:
+			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below %s's normal range: %d elements of A and %d of B have 0 < |x| < 2^%d: they round to subnormals or zero and lose bits (%.3g %% of the inputs)",
+				name, au, bu, emin, pct(au+bu)))
+		default:
 			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below the scheme's full-precision range: %d elements of A and %d of B have 0 < |x| < 2^%d: their low pieces are %s subnormals or zero and lose bits (%.3g %% of the inputs)",
-				au, bu, emin, strings.ToUpper(sp.format.String()), pct(au+bu)))
+				au, bu, emin, name, pct(au+bu)))
 		}
 	}
 	rep.Program["range"] = r
 }
 
-// reportCastRange is reportRange for the GEMM kinds that round their FP32
-// inputs to the matrix unit's format f (hgemm's FP16, BF16 or FP8) with
-// the rounding rnd: the exact bounds of the cast — the |x| from which it
-// overflows or saturates (the nearest roundings: halfway above the largest
-// finite value; RZ and RO: the next power of two; RD and RU, which round
-// one sign away from zero: anything above it) and the smallest normal —
-// and, the inputs at hand, how many lie outside them.
-func reportCastRange(rep *report.Report, f fp.Format, rnd fp.Rounding, a, b []float32) {
-	maxf := f.MaxFinite()
-	_, e := math.Frexp(maxf)               // maxf < 2^e
-	ulp := math.Ldexp(1, e-1-f.MantBits()) // the spacing just below 2^e
-	var over float64
-	switch rnd {
-	case fp.RNE, fp.RNA:
-		over = maxf + float64(ulp/2)
-	case fp.RZ, fp.RO:
-		over = maxf + ulp
-	default:
-		over = float64(math.Nextafter32(float32(maxf), float32(math.Inf(1))))
-	}
-	name := strings.ToUpper(f.String())
-	r := map[string]any{"min_normal": f.MinNormal(), "overflow_from": over,
-		"meaning": fmt.Sprintf("inputs with %g ≤ |x| < %g round to normal %s values", f.MinNormal(), over, name)}
-	if a != nil {
-		ao, au := inputRange(a, f.MinNormal(), over)
-		bo, bu := inputRange(b, f.MinNormal(), over)
-		r["a_over"], r["a_under"], r["b_over"], r["b_under"] = ao, au, bo, bu
-		pct := func(n int64) float64 { return 100 * float64(n) / float64(len(a)+len(b)) }
-		if ao+bo > 0 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs beyond %s: %d elements of A and %d of B have |x| ≥ %g (or are not finite): they round beyond its largest finite value %g (to ±Inf, or saturate), so C is wrong where they contribute (%.3g %% of the inputs)",
-				name, ao, bo, over, maxf, pct(ao+bo)))
-		}
-		if au+bu > 0 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below %s's normal range: %d elements of A and %d of B have 0 < |x| < %g: they round to subnormals or zero and lose bits (%.3g %% of the inputs)",
-				name, au, bu, f.MinNormal(), pct(au+bu)))
-		}
-	}
-	rep.Program["range"] = r
+// castRange is the split of a GEMM kind that rounds its FP32 inputs to the
+// matrix unit's format f with rounding rnd (hgemm's FP16, BF16 or FP8): one
+// unscaled piece.
+func castRange(f fp.Format, rnd fp.Rounding) *schemePlan {
+	return &schemePlan{format: f, scales: []int{0}, rounds: []fp.Options{{Round: rnd}}}
 }

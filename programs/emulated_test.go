@@ -165,6 +165,10 @@ func TestEmulatedBadInput(t *testing.T) {
 		{"mi210", []string{"program.scheme=ape-fp32t"}, `key "scheme.pieces[0].format"`},
 		{"a100", []string{"program.scheme=ootomo", "program.inputs.offset_exponent=16"}, `key "inputs.offset_exponent"`},
 		{"a100", []string{"program.scheme=hgemm", "program.split.sb=12"}, `key "split"`},
+		{"a100", []string{"program.scheme={pieces: [{format: fp16, saturate: yes}], groups: [{products: [hh]}]}"}, `key "scheme.pieces[0].saturate": want true or false (got text)`},
+		{"a100", []string{"program.scheme={pieces: [{format: fp16}], groups: [{products: hh}]}"}, `key "scheme.groups[0].products": want a list, e.g. [hh, hl]`},
+		{"a100", []string{"program.scheme={pieces: [{format: fp16}], groups: [[hh]]}"}, `key "scheme.groups[0]": want a mapping of keys`},
+		{"a100", []string{"program.scheme={name: mine, pieces: [{format: fp16}]}"}, `key "scheme.name": unknown scheme "mine" (presets: `},
 	} {
 		_, err := runEmulated(t, c.machine, c.sets...)
 		wantBadInputLine(t, err, c.want, c.machine, c.sets)
@@ -172,7 +176,7 @@ func TestEmulatedBadInput(t *testing.T) {
 	for _, c := range []struct{ scheme, want string }{
 		{"{pieces: [{format: fp16}, {format: fp16, scale: 30}], groups: [{products: [hh]}, {products: [hl, lh]}]}", `key "scheme.pieces[1].scale"`},
 		{"{pieces: [{format: fp16}, {format: fp16, scale: 11.7}], groups: [{products: [hh]}, {products: [hl, lh]}]}", `key "scheme.pieces[1].scale": want an integer, got 11.7`},
-		{"{pieces: [{format: fp16}, {format: fp16, scale: x}], groups: [{products: [hh]}, {products: [hl, lh]}]}", `key "scheme.pieces[1].scale": expected type 'int'`},
+		{"{pieces: [{format: fp16}, {format: fp16, scale: x}], groups: [{products: [hh]}, {products: [hl, lh]}]}", `key "scheme.pieces[1].scale": want an integer (got text)`},
 		{"{pieces: [{format: fp16}, {format: fp16}], groups: [{products: [hh, hx]}]}", `key "scheme.groups[0].products": unknown product "hx"`},
 		{"{pieces: [{format: fp16}, {format: fp16, scale: 11}], groups: [{products: [hh, hl]}]}", `key "scheme.groups[0].products"`},
 		{"{pieces: [{format: fp16}, {format: bf16}], groups: [{products: [hh]}]}", `key "scheme.pieces[1].format"`},
@@ -625,6 +629,7 @@ func TestCastRangeFlagged(t *testing.T) {
 		{"a100-hgemm.yaml", "a100", nil, 65520, 2},
 		{"a100-hgemm.yaml", "h100-sxm", []string{"program.input=e4m3"}, 464, 3},
 		{"sgemm-cube.yaml", "ascend-910a", nil, 0, 3},
+		{"a100-emulated-gemm.yaml", "a100", []string{"program.scheme=hgemm"}, 65520, 2}, // (the preset is the same cast)
 	} {
 		label := c.example + " " + c.machine + " " + strings.Join(c.sets, " ")
 		f, err := ReadFile("examples/" + c.example)
@@ -643,7 +648,7 @@ func TestCastRangeFlagged(t *testing.T) {
 		if r == nil {
 			t.Fatalf("%s: no program.range", label)
 		}
-		if c.over != 0 && (r["overflow_from"] != c.over || r["min_normal"] == nil) {
+		if c.over != 0 && (r["overflow_from"] != c.over || r["min_exponent"] == nil) {
 			t.Errorf("%s: range %v", label, r)
 		}
 		if r["a_over"] != c.aOver || r["b_over"] != int64(0) || r["b_under"] != int64(1) {
@@ -658,6 +663,41 @@ func TestCastRangeFlagged(t *testing.T) {
 			t.Errorf("%s: flagged %v (%s): %v", label, flagged, want, res.Report.Notes)
 		}
 	}
+}
+
+// A scheme's reported name says what ran: a preset's keys changed name
+// them ("ootomo (pieces changed)"; a fused split is the preset still), a
+// scheme of the program's own may carry its own name, one without is
+// "custom".
+func TestSchemeReportedName(t *testing.T) {
+	for _, c := range []struct{ scheme, want string }{
+		{"{name: ootomo, pieces: [{format: fp16, rounding: rz}, {format: fp16, rounding: rz, scale: 11}]}", "ootomo (pieces changed)"},
+		{"{name: ootomo, split: fused}", "ootomo"},
+		{"{name: ootomo, epilogue: corrections-first, groups: [{products: [hh], accumulate: outside}, {products: [hl, lh]}]}", "ootomo (epilogue changed)"}, // (its own groups)
+		{"{name: markidis, groups: [{products: [hh, hl, lh, ll]}]}", "markidis (groups changed)"},
+		{"{name: mine, pieces: [{format: bf16}, {format: bf16, scale: 8}], groups: [{products: [hh]}, {products: [hl, lh]}]}", "mine"},
+		{"{pieces: [{format: bf16}, {format: bf16, scale: 8}], groups: [{products: [hh]}, {products: [hl, lh]}]}", "custom"},
+	} {
+		res, err := runEmulated(t, "a100", "program.scheme="+c.scheme, "program.m=64", "program.n=64", "program.k=64", "program.numerics=off")
+		if err != nil {
+			t.Fatalf("%s: %v", c.scheme, err)
+		}
+		if got := res.Report.Program["scheme"]; got != c.want {
+			t.Errorf("%s: program.scheme %q, want %q", c.scheme, got, c.want)
+		}
+	}
+}
+
+// The up-front range check takes the inputs' largest magnitude, not its
+// power of two: FP16 holds U[0, 60000] (it refused it as reaching 2^16),
+// not U[0, 65520].
+func TestEmulatedRangeCheckExact(t *testing.T) {
+	base := []string{"program.scheme=hgemm", "program.m=64", "program.n=64", "program.k=64", "program.numerics=off", "program.inputs.distribution=between", "program.inputs.low=0"}
+	if _, err := runEmulated(t, "a100", append(base, "program.inputs.high=60000")...); err != nil {
+		t.Errorf("U[0, 60000] on FP16: %v", err)
+	}
+	_, err := runEmulated(t, "a100", append(base, "program.inputs.high=65520")...)
+	wantBadInputLine(t, err, `key "inputs.high": inputs up to 65520 reach 65520, from where piece 0 (FP16, scale 2^0) rounds past the format's largest finite value 65504`)
 }
 
 // wantBadInputLine fails the test unless err is bad input (exit 2) of one

@@ -260,7 +260,7 @@ func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) er
 		pl.sp.reportRange(rep, j.a, j.b)
 	case pl.sp != nil: // hgemm: a plain cast to FP16
 		rnd, _ := fp.ParseRounding(p.Split.Rounding) // checked by the plan
-		reportCastRange(rep, pl.in, rnd, j.a, j.b)
+		castRange(pl.in, rnd).reportRange(rep, j.a, j.b)
 	}
 	switch p.Numerics {
 	case NumericsFull:

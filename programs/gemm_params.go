@@ -363,6 +363,12 @@ func (in *Inputs) rangeKey() string {
 	return "inputs.offset_exponent"
 }
 
+// rangeMax is the largest |x| of the inputs' distribution.
+func (in *Inputs) rangeMax() float64 {
+	lo, hi := in.interval()
+	return max(math.Abs(lo), math.Abs(hi))
+}
+
 // rangeExponent is the smallest e with every input in (−2^e, 2^e]
 // (the range the emulated schemes check).
 func (in *Inputs) rangeExponent() int {

@@ -1669,7 +1669,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 		return j.finishFP64(chip, rep)
 	}
 	if pl.in != fp.FP32 && pl.in != fp.TF32 { // FP32 and TF32 (FP32's exponents) take the inputs as they are
-		reportCastRange(rep, pl.in, fp.RNE, j.a, j.b) // toHalf, toFP8
+		castRange(pl.in, fp.RNE).reportRange(rep, j.a, j.b) // toHalf, toFP8
 	}
 	switch p.Numerics {
 	case NumericsFull:

@@ -162,6 +162,10 @@ type Kind struct {
 	// Keys leaves them out (ozaki's baselines, the DaVinci-only GEMM keys
 	// of a kind that runs on GPUs only).
 	Omit []string
+	// Sections maps keys of Params that take a name or a section (an any
+	// field: emulated-gemm's scheme) to the section's type, whose keys
+	// Keys lists under them.
+	Sections map[string]reflect.Type
 	// NumericsModes are the numerics the kind takes (nil: full, sampled
 	// and off), checked in the file also where --numerics replaces it.
 	NumericsModes []string
@@ -176,7 +180,15 @@ func (k *Kind) Keys() []machines.Key {
 	if k.Params == nil {
 		return nil
 	}
-	keys := machines.Keys(k.Params)
+	var keys []machines.Key
+	for _, key := range machines.Keys(k.Params) {
+		keys = append(keys, key)
+		if t, ok := k.Sections[key.Path]; ok { // a name, or a section of these keys
+			for _, sub := range machines.Keys(t) {
+				keys = append(keys, machines.Key{Path: key.Path + "." + sub.Path, Type: sub.Type})
+			}
+		}
+	}
 	return slices.DeleteFunc(keys, func(key machines.Key) bool {
 		return slices.ContainsFunc(k.Omit, func(o string) bool { return key.Path == o || strings.HasPrefix(key.Path, o+".") })
 	})

@@ -507,7 +507,7 @@ var hostileCases = []hostileCase{
 		want: `key "histogram_bins": the error histogram needs the simulated C`},
 	{name: "between inputs beyond FP16 names the bound",
 		args: []string{"run", examplePath("a100-emulated-gemm.yaml"), "--set", "program.scheme=markidis", "--set", "program.inputs.distribution=between", "--set", "program.inputs.low=60000", "--set", "program.inputs.high=70000"},
-		want: `key "inputs.high": piece 0 of inputs in (−2^17, 2^17)`},
+		want: `key "inputs.high": inputs up to 70000 reach 65520, from where piece 0 (FP16, scale 2^0) rounds past`},
 	{name: "an asm file of comments only",
 		files: map[string]string{"e.s": "# nothing\n\n", "p.yaml": "kind: asm\nnumerics: off\nfile: e.s\n"},
 		args:  []string{"run", "@DIR@/p.yaml"},
