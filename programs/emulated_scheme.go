@@ -54,12 +54,19 @@ type SchemePiece struct {
 	Saturate bool   `mapstructure:"saturate"` // overflow to the largest finite value (Ascend) instead of ±Inf
 }
 
-// reportPieces returns the scheme's pieces as the report shows them:
-// with the rounding each piece gets (rne where the scheme leaves it out).
-func (sp *schemePlan) reportPieces() []SchemePiece {
-	out := slices.Clone(sp.s.Pieces)
+// reportPieces returns the scheme's pieces as the report shows them
+// (normalPieces).
+func (sp *schemePlan) reportPieces() []SchemePiece { return normalPieces(sp.s.Pieces) }
+
+// normalPieces returns pieces with the rounding each gets by its
+// IEEE-style name (rne where the scheme leaves it out; up is ru, none rne —
+// Ascend's name —; truncate stays, the bit-cut the schemes name so).
+func normalPieces(pieces []SchemePiece) []SchemePiece {
+	out := slices.Clone(pieces)
 	for i := range out {
-		if out[i].Rounding == "" {
+		if r, ok := fp.ParseRounding(out[i].Rounding); ok {
+			out[i].Rounding = strings.ToLower(r.String())
+		} else if out[i].Rounding == "" {
 			out[i].Rounding = "rne"
 		}
 	}
@@ -211,7 +218,7 @@ func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*sch
 			for _, k := range []struct {
 				key  string
 				same bool
-			}{{"pieces", s.Pieces == nil || reflect.DeepEqual(s.Pieces, pre.Pieces)}, {"groups", s.Groups == nil || reflect.DeepEqual(s.Groups, pre.Groups)},
+			}{{"pieces", s.Pieces == nil || reflect.DeepEqual(normalPieces(s.Pieces), normalPieces(pre.Pieces))}, {"groups", s.Groups == nil || reflect.DeepEqual(s.Groups, pre.Groups)},
 				{"kernels", s.Kernels == "" || s.Kernels == pre.Kernels}, {"epilogue", s.Epilogue == "" || s.Epilogue == pre.Epilogue}} {
 				if !k.same {
 					changed = append(changed, k.key)
@@ -348,6 +355,11 @@ func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*sch
 		}
 	}
 	for i := range s.Pieces {
+		if !usedA[i] && !usedB[i] {
+			// (The split would make it, and every piece before it, for
+			// nothing; the last piece of a scheme ends the residual.)
+			return nil, bad(fmt.Sprintf("scheme.pieces[%d]", i), "no product uses piece %d: drop it, or add a product with it to a group", i)
+		}
 		if usedA[i] {
 			pl.nA = append(pl.nA, i)
 		}

@@ -169,6 +169,7 @@ func TestEmulatedBadInput(t *testing.T) {
 		{"a100", []string{"program.scheme={pieces: [{format: fp16}], groups: [{products: hh}]}"}, `key "scheme.groups[0].products": want a list, e.g. [hh, hl]`},
 		{"a100", []string{"program.scheme={pieces: [{format: fp16}], groups: [[hh]]}"}, `key "scheme.groups[0]": want a mapping of keys`},
 		{"a100", []string{"program.scheme={name: mine, pieces: [{format: fp16}]}"}, `key "scheme.name": unknown scheme "mine" (presets: `},
+		{"a100", []string{"program.scheme={pieces: [{format: fp16}, {format: fp16, scale: 11}], groups: [{products: [hh]}]}"}, `key "scheme.pieces[1]": no product uses piece 1`},
 	} {
 		_, err := runEmulated(t, c.machine, c.sets...)
 		wantBadInputLine(t, err, c.want, c.machine, c.sets)
@@ -673,6 +674,7 @@ func TestSchemeReportedName(t *testing.T) {
 	for _, c := range []struct{ scheme, want string }{
 		{"{name: ootomo, pieces: [{format: fp16, rounding: rz}, {format: fp16, rounding: rz, scale: 11}]}", "ootomo (pieces changed)"},
 		{"{name: ootomo, split: fused}", "ootomo"},
+		{"{name: ootomo, pieces: [{format: fp16, rounding: rint}, {format: fp16, scale: 11}]}", "ootomo"},                                                   // (its pieces, spelt otherwise)
 		{"{name: ootomo, epilogue: corrections-first, groups: [{products: [hh], accumulate: outside}, {products: [hl, lh]}]}", "ootomo (epilogue changed)"}, // (its own groups)
 		{"{name: markidis, groups: [{products: [hh, hl, lh, ll]}]}", "markidis (groups changed)"},
 		{"{name: mine, pieces: [{format: bf16}, {format: bf16, scale: 8}], groups: [{products: [hh]}, {products: [hl, lh]}]}", "mine"},
