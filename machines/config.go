@@ -48,6 +48,17 @@ type Config struct {
 // section hides its keys) out of the key lists unknown-key messages give.
 func (c *Config) Hide(paths []string) { c.hidden = paths }
 
+// hiddenAt returns the hidden key path lies at or under ("" if none).
+func (c *Config) hiddenAt(path string) string {
+	lower := strings.ToLower(path)
+	for _, h := range c.hidden {
+		if hl := strings.ToLower(h); lower == hl || strings.HasPrefix(lower, hl+".") {
+			return h
+		}
+	}
+	return ""
+}
+
 // visible returns the names of section parent's keys that are not hidden.
 func (c *Config) visible(parent string, names []string) []string {
 	if c == nil || len(c.hidden) == 0 {
@@ -330,6 +341,11 @@ func ApplyOverrides(c *Config, target any, prefix string, overrides []Override) 
 		}
 		ft, lower, err := resolvePathIn(c, t, rest, o.Path)
 		if err != nil {
+			if h := c.hiddenAt(rest); h != "" {
+				// (A section of the type the file's kind does not take:
+				// its keys, valid paths, get the kind's own refusal.)
+				err = fmt.Errorf("unknown key %q: programs of this kind have no %s", clipValue(o.Path), h)
+			}
 			return &UnknownOverrideError{Override: o, Err: err}
 		}
 		val, err := ConvertValue(ft, o.Value)

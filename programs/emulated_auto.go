@@ -411,7 +411,11 @@ func autoSummary(auto map[string]any) string {
 			if from, _ := r["bits_from"].(string); strings.HasPrefix(from, "predicted") {
 				pred = ", predicted"
 			}
-			s += fmt.Sprintf(" (%.1f bits%s)", b, pred)
+			s += fmt.Sprintf(" (%.1f bits%s", b, pred)
+			if t, ok := r["seconds"].(float64); ok && t > 0 {
+				s += fmt.Sprintf(", %.4g s", t) // simulated
+			}
+			s += ")"
 		}
 		parts = append(parts, s)
 	}

@@ -165,6 +165,7 @@ func TestEmulatedBadInput(t *testing.T) {
 		{"mi210", []string{"program.scheme=ape-fp32t"}, `key "scheme.pieces[0].format"`},
 		{"a100", []string{"program.scheme=ootomo", "program.inputs.offset_exponent=16"}, `key "inputs.offset_exponent"`},
 		{"a100", []string{"program.scheme=hgemm", "program.split.sb=12"}, `key "split"`},
+		{"a100", []string{"program.scheme=ootomo", "program.split=fused"}, `--set program.split=fused: unknown key "program.split": programs of this kind have no split`}, // (was: a section, set one of rounding, sb, saturate)
 		{"a100", []string{"program.scheme={pieces: [{format: fp16, saturate: yes}], groups: [{products: [hh]}]}"}, `key "scheme.pieces[0].saturate": want true or false (got text)`},
 		{"a100", []string{"program.scheme={pieces: [{format: fp16}], groups: [{products: hh}]}"}, `key "scheme.groups[0].products": want a list, e.g. [hh, hl]`},
 		{"a100", []string{"program.scheme={pieces: [{format: fp16}], groups: [[hh]]}"}, `key "scheme.groups[0]": want a mapping of keys`},
@@ -663,6 +664,22 @@ func TestCastRangeFlagged(t *testing.T) {
 		if flagged != (c.aOver > 0) {
 			t.Errorf("%s: flagged %v (%s): %v", label, flagged, want, res.Report.Notes)
 		}
+	}
+}
+
+// .npy inputs of the wrong shape are refused naming the key of the one
+// that does not fit.
+func TestInputShapesNameTheKey(t *testing.T) {
+	pa, pb := rangeInputs(t, func([]float32, []float32) {})
+	for _, c := range []struct {
+		sets []string
+		key  string
+	}{
+		{[]string{"program.m=33", "program.k=48", "program.n=40"}, "inputs.a"},
+		{[]string{"program.m=32", "program.k=48", "program.n=41"}, "inputs.b"},
+	} {
+		_, err := runEmulated(t, "a100", append(c.sets, "program.scheme=ootomo", "program.inputs.a="+pa, "program.inputs.b="+pb, "program.numerics=full")...)
+		wantBadInputLine(t, err, `key "`+c.key+`": A is 32×48 and B 48×40, but m, k, n = `, c.sets)
 	}
 }
 

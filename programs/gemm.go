@@ -145,7 +145,11 @@ func checkInputs(f *File, p *GEMMParams) error {
 // checkInputShapes checks that A is m×k and B k×n.
 func checkInputShapes(f *File, p *GEMMParams, ar, ac, br, bc int) error {
 	if ar != p.M || ac != p.K || br != p.K || bc != p.N {
-		return fmt.Errorf("%s: inputs: A is %d×%d and B %d×%d, but m, k, n = %d, %d, %d", f.Path, ar, ac, br, bc, p.M, p.K, p.N)
+		key := "inputs.a"
+		if ar == p.M && ac == p.K {
+			key = "inputs.b"
+		}
+		return f.badKey(key, "A is %d×%d and B %d×%d, but m, k, n = %d, %d, %d (A is m×k, B k×n)", ar, ac, br, bc, p.M, p.K, p.N)
 	}
 	return nil
 }
