@@ -216,11 +216,11 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		fid = programs.FileFidelity(file, opts)
 	}
 	switch {
-	case f.fastForward && (f.trace != "" || f.view) && (clusterName != "" || fastForwardSkips(file, opts)):
+	case f.fastForward && (f.trace != "" || f.view) && (clusterName != "" || appliesWhere(file, opts, arch.FastForwardSkips)):
 		// (A DaVinci chip has no kernel grids: fast-forward skips nothing
 		// there, and a trace misses nothing.)
 		return badInput(arch.ErrFastForwardObserved)
-	case f.kBatch > 1 && (f.trace != "" || f.view) && (clusterName != "" || kBatchApplies(file, opts)):
+	case f.kBatch > 1 && (f.trace != "" || f.view) && (clusterName != "" || appliesWhere(file, opts, func(m *machines.Machine) bool { return programs.KBatchApplies(file, m) })):
 		// (Where it has nothing to batch, the run is as without it.)
 		return badInput(programs.KBatchObservedError(f.kBatch))
 	case clusterName == "" && (fid == "isolated" || fid == "sampled") && (f.trace != "" || f.view):
@@ -614,18 +614,10 @@ func newProgramsCmd() *cobra.Command {
 	}
 }
 
-// kBatchApplies reports whether --k-batch can batch anything where file
-// runs (programs.KBatchApplies; true where the machine cannot be loaded:
-// the run says why).
-func kBatchApplies(file *programs.File, opts programs.Options) bool {
+// appliesWhere reports whether a speed-up option applies where file runs
+// (applies: arch.FastForwardSkips, programs.KBatchApplies on the run's
+// machine); true where the machine cannot be loaded — the run says why.
+func appliesWhere(file *programs.File, opts programs.Options, applies func(*machines.Machine) bool) bool {
 	m, err := programs.MachineFor(file, opts)
-	return err != nil || programs.KBatchApplies(file, m)
-}
-
-// fastForwardSkips reports whether fast-forward can skip anything where
-// file runs (arch.FastForwardSkips; true where the machine cannot be
-// loaded: the run says why).
-func fastForwardSkips(file *programs.File, opts programs.Options) bool {
-	m, err := programs.MachineFor(file, opts)
-	return err != nil || arch.FastForwardSkips(m)
+	return err != nil || applies(m)
 }
