@@ -383,7 +383,7 @@ func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*sch
 // largest finite value.
 func (sp *schemePlan) checkRange(m float64, e int, rangeKey string, bad func(key, format string, a ...any) error) error {
 	name := strings.ToUpper(sp.format.String())
-	if over := sp.pieceOverflow(0); m >= over {
+	if over := sp.firstPieceOverflow(); m >= over {
 		return bad(rangeKey, "inputs up to %g reach %g, from where piece 0 (%s, scale 2^%d) rounds past the format's largest finite value %g", m, over, name, sp.scales[0], sp.format.MaxFinite())
 	}
 	maxf := sp.format.MaxFinite()
@@ -398,20 +398,20 @@ func (sp *schemePlan) checkRange(m float64, e int, rangeKey string, bad func(key
 	return nil
 }
 
-// pieceOverflow returns the |x| from which piece 0 — x scaled by
+// firstPieceOverflow returns the |x| from which piece 0 — x scaled by
 // 2^scale_0, rounded to the piece's format — overflows or saturates:
 // halfway above the largest finite value for the nearest roundings, the
 // next power of two for RZ and RO, anything above it for RD and RU (which
 // round one sign away from zero).
-func (sp *schemePlan) pieceOverflow(i int) float64 {
+func (sp *schemePlan) firstPieceOverflow() float64 {
 	f := sp.format
 	maxf := f.MaxFinite()
 	_, e := math.Frexp(maxf)               // maxf < 2^e
 	ulp := math.Ldexp(1, e-1-f.MantBits()) // the spacing just below 2^e
 	var over float64
 	rnd := fp.RNE
-	if i < len(sp.rounds) {
-		rnd = sp.rounds[i].Round
+	if len(sp.rounds) > 0 {
+		rnd = sp.rounds[0].Round
 	}
 	switch rnd {
 	case fp.RNE, fp.RNA:
@@ -421,7 +421,7 @@ func (sp *schemePlan) pieceOverflow(i int) float64 {
 	default:
 		over = float64(math.Nextafter32(float32(maxf), float32(math.Inf(1))))
 	}
-	return math.Ldexp(over, -sp.scales[i])
+	return math.Ldexp(over, -sp.scales[0])
 }
 
 // split returns the pieces of x (bit patterns of the piece format; TF32 as
@@ -599,12 +599,12 @@ func inputRange(x []float32, lo, hi float64) (over, under int64) {
 }
 
 // overflowFrom returns the |x| from which a piece of the split overflows
-// its format, and whether that is exact: piece 0's bound is (pieceOverflow);
+// its format, and whether that is exact: piece 0's bound is (firstPieceOverflow);
 // a later piece's is the conservative 2^(top − 1 − scale_i + Σ_{j<i} p_j)
 // of rangeExponents, and where it is the lower, inputs at or above it
 // may overflow (the residual is usually smaller than its bound).
 func (sp *schemePlan) overflowFrom() (hi float64, exact bool) {
-	hi, exact = sp.pieceOverflow(0), true
+	hi, exact = sp.firstPieceOverflow(), true
 	_, top := math.Frexp(sp.format.MaxFinite()) // MaxFinite < 2^top
 	drop := sp.format.MantBits() + 1
 	for i := 1; i < len(sp.scales); i++ {

@@ -13,7 +13,6 @@ import (
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/cube"
-	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
@@ -258,13 +257,8 @@ func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) er
 	}
 	reportThroughput(rep, st, flops, peak, conv)
 	rep.Program = j.programSection()
-	switch {
-	case pl.v.scheme != nil: // emulated-gemm reports its scheme's range itself
-	case pl.v.split: // sgemm-cube's split
+	if pl.sp != nil && pl.v.scheme == nil { // sgemm-cube's split, hgemm's cast (kindScheme); emulated-gemm reports its own
 		pl.sp.reportRange(rep, j.a, j.b)
-	case pl.sp != nil: // hgemm: a plain cast to FP16
-		rnd, _ := fp.ParseRounding(p.Split.Rounding) // checked by the plan
-		castRange(pl.in, rnd).reportRange(rep, j.a, j.b)
 	}
 	switch p.Numerics {
 	case NumericsFull:
