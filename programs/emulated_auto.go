@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -31,7 +33,9 @@ import (
 //     reason.
 //  2. Each preset's accuracy is measured on a sample of the problem: the
 //     top-left autoSample × autoSample block of C at the full k (the same
-//     inputs: rows of A and columns of B are drawn row by row), computed by
+//     inputs: rows of A and columns of B are drawn row by row), or with
+//     .npy inputs autoSample evenly spaced rows of A and columns of B
+//     (readAutoInputs; the range is then the files' every value), computed by
 //     the golden model (numerics sampled, every tile) — accuracy depends on
 //     k and the data, not on m and n. Native FP32 is the accuracy
 //     reference: its accuracy is predicted to be FP32 SGEMM's on the
@@ -155,9 +159,6 @@ func (a gpuAuto) describe() string { return a.tg.describe() }
 func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParams, am autoMachine, bad func(key, format string, a ...any) error) (Job, error) {
 	p := ep.GEMMParams
 	o.applyGEMM(&p)
-	if p.Inputs.A != "" || p.Inputs.B != "" {
-		return nil, bad("scheme", "auto measures accuracy on a sample drawn from inputs.distribution; with .npy inputs name a scheme")
-	}
 	if err := p.gpuDefaults(f.Path); err != nil {
 		return nil, err
 	}
@@ -165,14 +166,32 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		return nil, bad("target_bits", "must be in 0..%d (0: FP32 SGEMM's accuracy on the same data) (got %g)", accuracy.MaxBits, ep.TargetBits)
 	}
 	sm, sn := min(autoSample, p.M), min(autoSample, p.N)
+	// The sample: the top-left block of C drawn from the distribution, or
+	// evenly spaced rows of A and columns of B from the files.
+	a, b := genMatrix(p.Inputs, 1, sm, p.K), genMatrix(p.Inputs, 2, p.K, sn)
+	rangeMax, rangeExp, rangeKey := p.Inputs.rangeMax(), p.Inputs.rangeExponent(), p.Inputs.rangeKey()
+	sampleWhat := "the top-left block of C"
+	var given []machines.Override
+	if p.Inputs.A != "" || p.Inputs.B != "" {
+		if (p.Inputs.A == "") != (p.Inputs.B == "") {
+			return nil, bad("inputs.a", "give both inputs.a and inputs.b (.npy files), or neither")
+		}
+		in, err := readAutoInputs(f, &p, sm, sn)
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(in.dir)
+		a, b, sampleWhat = in.a, in.b, in.where
+		rangeMax, rangeExp, rangeKey = in.max, exponentAbove(in.max), in.key
+		given = []machines.Override{{Path: "program.inputs.a", Value: filepath.Join(in.dir, "a.npy")}, {Path: "program.inputs.b", Value: filepath.Join(in.dir, "b.npy")}}
+	}
 	sample := func(name string) []machines.Override {
-		return append(append([]machines.Override{}, o.Overrides...),
+		return append(append(append([]machines.Override{}, o.Overrides...), given...),
 			machines.Override{Path: "program.scheme", Value: name}, machines.Override{Path: "program.target_bits", Value: "0"},
 			machines.Override{Path: "program.m", Value: fmt.Sprint(sm)}, machines.Override{Path: "program.n", Value: fmt.Sprint(sn)},
 			machines.Override{Path: "program.sample_tiles", Value: "1048576"})
 	}
 	// FP32 SGEMM's accuracy on the sample.
-	a, b := genMatrix(p.Inputs, 1, sm, p.K), genMatrix(p.Inputs, 2, p.K, sn)
 	ref := accuracy.ReferenceGEMM(sm, p.K, sn, a, b)
 	fp32Bits := accuracy.Compare32(ref, accuracy.CPUSGEMM(sm, p.K, sn, a, b)).Bits
 	target, from := ep.TargetBits, "target_bits"
@@ -209,7 +228,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 			c.status, c.reason = "unsupported", why
 			continue
 		}
-		if err := sp.checkRange(p.Inputs.rangeMax(), p.Inputs.rangeExponent(), p.Inputs.rangeKey(), bad); err != nil {
+		if err := sp.checkRange(rangeMax, rangeExp, rangeKey, bad); err != nil {
 			c.status, c.reason = "out-of-range", err.Error()
 			continue
 		}
@@ -338,7 +357,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		rows = append(rows, r)
 	}
 	auto := map[string]any{"chosen": chosen.label(), "why": why, "target_bits": target, "target_from": from,
-		"fp32_sgemm_bits": fp32Bits, "sample": fmt.Sprintf("%d×%d×%d (the top-left block of C)", sm, p.K, sn),
+		"fp32_sgemm_bits": fp32Bits, "sample": fmt.Sprintf("%d×%d×%d (%s)", sm, p.K, sn, sampleWhat),
 		"candidates": rows}
 	ep.Scheme, ep.TargetBits = chosen.name, 0
 	if chosen.fused {
@@ -579,4 +598,85 @@ func distinctG(x, y float64) string {
 		}
 	}
 	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// autoInputs is scheme auto's view of .npy inputs: the largest finite |x|
+// of A and B (the range a candidate's split must hold) and the sample its
+// accuracy is measured on — sm rows of A and sn columns of B, evenly
+// spaced (a file's data may differ from block to block, where a
+// distribution's does not) — written to dir as a.npy and b.npy for the
+// sample runs.
+type autoInputs struct {
+	max   float64   // the largest finite |x| of A and B
+	key   string    // the input holding it: inputs.a or inputs.b
+	a, b  []float32 // the sample: sm×k (A's rows), k×sn (B's columns)
+	dir   string    // a temporary directory holding them (the caller removes it)
+	where string    // which rows and columns (the report's program.auto.sample)
+}
+
+// readAutoInputs reads inputs.a and inputs.b whole (their range is every
+// value's), after checking their shapes and that they fit in the host's
+// memory, and writes the sample of sm rows and sn columns.
+func readAutoInputs(f *File, p *GEMMParams, sm, sn int) (*autoInputs, error) {
+	if err := checkInputs(f, p); err != nil { // their shapes, not yet their data
+		return nil, err
+	}
+	// Read as float64 and rounded, 12 bytes an element at the peak.
+	if elems := float64(float64(p.M)*float64(p.K)) + float64(float64(p.K)*float64(p.N)); elems*12 > maxHostBytes {
+		return nil, f.badKey("inputs.a", "scheme auto reads the inputs whole for their range and sample: %d×%d and %d×%d elements need more than 8 GiB of host memory; name a scheme", p.M, p.K, p.K, p.N)
+	}
+	a, b, _, err := gemmInputs(f, p)
+	if err != nil {
+		return nil, err
+	}
+	in := &autoInputs{key: "inputs.a"}
+	for _, x := range []struct {
+		key string
+		v   []float32
+	}{{"inputs.a", a}, {"inputs.b", b}} {
+		for _, v := range x.v {
+			if m := math.Abs(float64(v)); m > in.max && !math.IsInf(m, 0) { // (NaN is never above)
+				in.max, in.key = m, x.key
+			}
+		}
+	}
+	rows, cols := evenlySpaced(p.M, sm), evenlySpaced(p.N, sn)
+	in.a = make([]float32, sm*p.K)
+	for i, r := range rows {
+		copy(in.a[i*p.K:(i+1)*p.K], a[r*p.K:(r+1)*p.K])
+	}
+	in.b = make([]float32, p.K*sn)
+	for k := range p.K {
+		for j, c := range cols {
+			in.b[k*sn+j] = b[k*p.N+c]
+		}
+	}
+	in.where = fmt.Sprintf("A's rows %s and B's columns %s, evenly spaced", spacedList(rows), spacedList(cols))
+	if in.dir, err = os.MkdirTemp("", "davinci-sim-auto-"); err != nil {
+		return nil, fmt.Errorf("%s: scheme auto: writing the sample of the inputs: %w", f.Path, err)
+	}
+	if _, err := WriteOutputs(in.dir, []Output{{Name: "a", F32: in.a, Shape: []int{sm, p.K}}, {Name: "b", F32: in.b, Shape: []int{p.K, sn}}}); err != nil {
+		os.RemoveAll(in.dir)
+		return nil, fmt.Errorf("%s: scheme auto: writing the sample of the inputs: %w", f.Path, err)
+	}
+	return in, nil
+}
+
+// evenlySpaced returns k indices of 0..n−1 spread evenly, the first 0
+// (every index where k = n).
+func evenlySpaced(n, k int) []int {
+	out := make([]int, k)
+	for i := range out {
+		out[i] = int(int64(i) * int64(n) / int64(k))
+	}
+	return out
+}
+
+// spacedList names evenly spaced indices: "0, 128, …, 8064" (all where
+// there are at most three).
+func spacedList(x []int) string {
+	if len(x) <= 3 {
+		return strings.Trim(strings.Join(strings.Fields(fmt.Sprint(x)), ", "), "[]")
+	}
+	return fmt.Sprintf("%d, %d, …, %d", x[0], x[1], x[len(x)-1])
 }

@@ -371,10 +371,12 @@ func (in *Inputs) rangeMax() float64 {
 
 // rangeExponent is the smallest e with every input in (−2^e, 2^e]
 // (the range the emulated schemes check).
-func (in *Inputs) rangeExponent() int {
-	lo, hi := in.interval()
-	_, e := math.Frexp(max(math.Abs(lo), math.Abs(hi)))
-	if m := max(math.Abs(lo), math.Abs(hi)); m == math.Ldexp(1, e-1) {
+func (in *Inputs) rangeExponent() int { return exponentAbove(in.rangeMax()) }
+
+// exponentAbove is the smallest e with m ≤ 2^e (m ≥ 0 finite; 0 for 0).
+func exponentAbove(m float64) int {
+	_, e := math.Frexp(m)
+	if m == math.Ldexp(1, e-1) {
 		return e - 1
 	}
 	return e

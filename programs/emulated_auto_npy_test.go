@@ -1,0 +1,104 @@
+package programs
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// scheme auto takes .npy inputs: each preset's accuracy is measured on
+// evenly spaced rows of A and columns of B of the files (here A's rows
+// differ in scale, so another choice of rows gives other bits: the
+// candidates' bits are those of the presets run on exactly those rows and
+// columns), their range is every value's (70000 in a row the sample
+// skips still puts the FP16 presets out of range, naming inputs.a), and
+// the sample's files are removed when the run is done.
+func TestEmulatedAutoNPYInputs(t *testing.T) {
+	const m, k, n = 256, 96, 192
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // where auto writes its sample (os.TempDir)
+	dir := t.TempDir()
+	a, b := make([]float32, m*k), make([]float32, k*n)
+	rng := NewRand(7, 1)
+	for i := range a {
+		a[i] = float32(math.Ldexp(rng.Float64()*2-1, -(i/k)%23)) // row r scaled by 2^-(r mod 23)
+	}
+	for i := range b {
+		b[i] = float32(rng.Float64()*2 - 1)
+	}
+	write := func(name string, v []float32, rows, cols int) string {
+		t.Helper()
+		if _, err := WriteOutputs(dir, []Output{{Name: name, F32: v, Shape: []int{rows, cols}}}); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(dir, name+".npy")
+	}
+	pa, pb := write("a", a, m, k), write("b", b, k, n)
+	sizes := []string{fmt.Sprintf("program.m=%d", m), fmt.Sprintf("program.k=%d", k), fmt.Sprintf("program.n=%d", n)}
+	res, err := runEmulated(t, "a100", append(sizes, "program.scheme=auto", "program.numerics=off", "program.inputs.a="+pa, "program.inputs.b="+pb)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auto := res.Report.Program["auto"].(map[string]any)
+	if s := auto["sample"].(string); !strings.Contains(s, "rows 0, 4, …, 252") || !strings.Contains(s, "columns 0, 3, …, 189") {
+		t.Errorf("sample %q: want A's rows every 4th and B's columns every 3rd", s)
+	}
+	// The sample by hand: rows 4i of A, columns 3j of B.
+	sa, sb := make([]float32, autoSample*k), make([]float32, k*autoSample)
+	for i := range autoSample {
+		copy(sa[i*k:(i+1)*k], a[4*i*k:(4*i+1)*k])
+		for kk := range k {
+			sb[kk*autoSample+i] = b[kk*n+3*i]
+		}
+	}
+	qa, qb := write("sa", sa, autoSample, k), write("sb", sb, k, autoSample)
+	bits := map[string]float64{}
+	for _, r := range auto["candidates"].([]map[string]any) {
+		if r["split"] == nil && r["bits"] != nil && r["scheme"] != "native" {
+			bits[r["scheme"].(string)] = r["bits"].(float64)
+		}
+	}
+	for _, s := range []string{"ootomo", "hgemm", "le-gemm"} {
+		got, ok := bits[s]
+		if !ok {
+			t.Fatalf("%s: not measured: %v", s, auto["candidates"])
+		}
+		direct, err := runEmulated(t, "a100", fmt.Sprintf("program.m=%d", autoSample), fmt.Sprintf("program.k=%d", k), fmt.Sprintf("program.n=%d", autoSample),
+			"program.scheme="+s, "program.numerics=full", "program.inputs.a="+qa, "program.inputs.b="+qb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := direct.Report.Error.Bits; got != want {
+			t.Errorf("%s: auto measured %v bits, the sample run directly %v", s, got, want)
+		}
+	}
+	// 70000 in A's last row (not sampled): FP16 pieces overflow there.
+	a[(m-1)*k+5] = 70000
+	pa = write("a", a, m, k)
+	res, err = runEmulated(t, "a100", append(sizes, "program.scheme=auto", "program.numerics=off", "program.inputs.a="+pa, "program.inputs.b="+pb)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Report.Program["auto"].(map[string]any)["candidates"].([]map[string]any) {
+		fp16 := r["scheme"] == "ootomo" || r["scheme"] == "hgemm" || r["scheme"] == "markidis"
+		if fp16 && (r["status"] != "out-of-range" || !strings.Contains(fmt.Sprint(r["reason"]), `key "inputs.a": inputs up to 70000`)) {
+			t.Errorf("%v: want out-of-range naming inputs.a's 70000", r)
+		}
+		if r["scheme"] == "bf16x9" && r["status"] == "out-of-range" {
+			t.Errorf("%v: BF16 pieces hold 70000", r)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) > 0 {
+		t.Errorf("auto left %v behind", left)
+	}
+	_, err = runEmulated(t, "a100", append(sizes, "program.scheme=auto", "program.inputs.a="+pa)...)
+	wantBadInputLine(t, err, `key "inputs.a": give both inputs.a and inputs.b`, "one input")
+	_, err = runEmulated(t, "a100", "program.m=128", "program.k=96", "program.n=192", "program.scheme=auto", "program.inputs.a="+pa, "program.inputs.b="+pb)
+	wantBadInputLine(t, err, `key "inputs.a": A is 256×96`, "wrong shape")
+	if _, err := os.Stat(pa); err != nil {
+		t.Fatal(err) // (the user's files stay)
+	}
+}
