@@ -368,6 +368,9 @@ func (c *Chip) Run(p isa.Program) (*Stats, error) {
 	}
 	var dl *sim.DeadlockError
 	if errors.As(err, &dl) {
+		if k, ok := c.opts.Observer.(KernelObserver); ok && c.grids != nil {
+			k.SetKernels(c.launchedGrids()) // (the caller of a completed run passes GridTimes)
+		}
 		return st, err
 	}
 	if err != nil {

@@ -302,6 +302,18 @@ func (c *Chip) GridTimes() []GridTimes {
 	return out
 }
 
+// launchedGrids returns GridTimes of the grids launched so far: those
+// finished and the one running (its Finished 0) — a deadlocked run's
+// kernels, for its KernelObserver.
+func (c *Chip) launchedGrids() []GridTimes {
+	gt := c.GridTimes()
+	if cur := c.grids.cur; cur < len(gt) {
+		gt = gt[:cur+1]
+		gt[cur].Finished = 0 // (GridTimes may have shifted the zero)
+	}
+	return gt
+}
+
 // Handle implements sim.Handler: start what can start, move to the next
 // grid when one has finished.
 func (gr *gridRunner) Handle(now sim.Time, _ int64) {

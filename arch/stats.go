@@ -74,7 +74,9 @@ type HostObserver interface {
 
 // KernelObserver is an optional interface of an Observer: it is given the
 // kernel grids' launch, start and end times when the run ends (a trace's
-// kernels track).
+// kernels track) — by programs.Execute after a completed run, by Chip.Run
+// when the run deadlocks: then those launched, the last (the one running)
+// with Finished 0.
 type KernelObserver interface {
 	SetKernels([]GridTimes)
 }

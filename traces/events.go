@@ -147,11 +147,14 @@ func (h *HostTask) Lane() int {
 // times as the chip reports them (arch.GridTimes, report.json's kernels):
 // the launch began at Launched (the kernel before it finished), its first
 // block started at Started (after the launch latency), its last block
-// finished at Finished.
+// finished at Finished. A deadlocked run's kernel that was running when
+// it deadlocked is Deadlocked: Finished is then the deadlock (the end of
+// the run), not a block's end.
 type Kernel struct {
 	Name                        string
 	Blocks                      int
 	Launched, Started, Finished sim.Time
+	Deadlocked                  bool
 }
 
 // Sample is a counter value from time T on.

@@ -3,6 +3,7 @@ package traces_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"reflect"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/traces"
@@ -144,9 +146,11 @@ func absDiff(a, b sim.Time) sim.Time {
 	return b - a
 }
 
-// The kernels a recorder keeps are those of its window, clipped to it;
-// kernels that did not finish are left out; launches that overlap go on
-// further rows, and every format reads them back.
+// The kernels a recorder keeps are those of its window, clipped to it; a
+// kernel that did not finish (a deadlocked run's) lasts to the end of the
+// recording, marked deadlocked, unless it launched after the window;
+// launches that overlap go on further rows, and every format reads them
+// back.
 func TestKernelsWindowAndRows(t *testing.T) {
 	r := traces.NewRecorder(traces.Window{From: 10, To: 100})
 	r.SetKernels([]arch.GridTimes{
@@ -155,7 +159,8 @@ func TestKernelsWindowAndRows(t *testing.T) {
 		{Name: "c", CTAs: 3, Launched: 25, Started: 25, Finished: 40},   // overlaps b: a second row
 		{Name: "d", CTAs: 4, Launched: 60, Started: 120, Finished: 150}, // past the window's end
 		{Name: "e", CTAs: 5, Launched: 150, Started: 160, Finished: 170},
-		{Name: "f", CTAs: 6, Launched: 60, Started: 70}, // never finished
+		{Name: "f", CTAs: 6, Launched: 60, Started: 70}, // never finished (deadlocked)
+		{Name: "g", CTAs: 7, Launched: 120},             // never finished, past the window's end
 	})
 	r.Finish(200)
 	tl := r.Timeline()
@@ -164,6 +169,7 @@ func TestKernelsWindowAndRows(t *testing.T) {
 		{Name: "b", Blocks: 2, Launched: 20, Started: 30, Finished: 60},
 		{Name: "c", Blocks: 3, Launched: 25, Started: 25, Finished: 40},
 		{Name: "d", Blocks: 4, Launched: 60, Started: 100, Finished: 100},
+		{Name: "f", Blocks: 6, Launched: 60, Started: 70, Finished: 100, Deadlocked: true},
 	}
 	if !reflect.DeepEqual(tl.Kernels, want) {
 		t.Fatalf("kernels %+v\nwant %+v", tl.Kernels, want)
@@ -242,5 +248,78 @@ func TestPairOperandText(t *testing.T) {
 	}
 	if pairs == 0 {
 		t.Error("the Ozaki run shows no CTA pair's MMA")
+	}
+}
+
+// deadlockGrids is a GPU program of three kernels on one SM: "first"
+// copies and finishes, "stuck" copies and then waits for a flag nobody
+// sets (the run deadlocks in it), "never" is not launched.
+func deadlockGrids() isa.Program {
+	res := isa.Resources{SharedBytes: 16 << 10, Registers: 8 << 10, Warps: 4}
+	grid := func(name string, ins ...isa.Instr) isa.Grid {
+		return isa.Grid{Name: name, CTAs: 2, CTA: func(int) isa.Stream { return isa.Slice(ins) }, Resources: res}
+	}
+	cp := gpu.CopyToShared(0, 1<<20, 64, 256, 256, 256)
+	return isa.Program{Name: "dead", Grids: []isa.Grid{
+		grid("first", cp),
+		grid("stuck", cp, isa.WaitFlag(gpu.LaneCopy, gpu.LaneVector, 5)),
+		grid("never", cp),
+	}}
+}
+
+// A GPU run that deadlocks still has its kernels track: the kernels that
+// finished as in a completed run, and the one it deadlocked in from its
+// launch to the deadlock (the trace's end), marked deadlocked (arg
+// "deadlocked": true); the kernels after it, never launched, are not
+// there. Both formats carry it and read it back. (The deadlocked run's
+// trace had no kernels process at all: only a completed run handed the
+// recorder its grid times.)
+func TestDeadlockedKernelTrack(t *testing.T) {
+	m, err := machines.Load("a100", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := traces.NewRecorder(traces.Window{})
+	chip, err := arch.NewChip(m, arch.Options{Mode: arch.Timing, Observer: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := chip.Run(deadlockGrids())
+	var dl *sim.DeadlockError
+	if !errors.As(err, &dl) || st == nil {
+		t.Fatalf("the run did not deadlock: %v", err)
+	}
+	r.SetInfo(m.Name, "test", m.Geometry())
+	r.Finish(st.Time)
+	tl := r.Timeline()
+	gt := chip.GridTimes()
+	if len(tl.Kernels) != 2 {
+		t.Fatalf("kernels %+v, want first and stuck", tl.Kernels)
+	}
+	first, stuck := tl.Kernels[0], tl.Kernels[1]
+	if want := (traces.Kernel{Name: "first", Blocks: 2, Launched: gt[0].Launched, Started: gt[0].Started, Finished: gt[0].Finished}); first != want {
+		t.Errorf("first kernel %+v, want %+v", first, want)
+	}
+	if want := (traces.Kernel{Name: "stuck", Blocks: 2, Launched: gt[1].Launched, Started: gt[1].Started, Finished: st.Time, Deadlocked: true}); stuck != want || stuck.Launched < first.Finished || stuck.Started <= stuck.Launched || tl.To != st.Time {
+		t.Errorf("deadlocked kernel %+v, want %+v (the trace ends at %v)", stuck, want, tl.To)
+	}
+	doc := decodeTrace(t, writeJSON(t, tl))
+	var slices []traceEvent
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "X" && e.Pid == traces.KernelsPid && e.Cat == "kernel" {
+			slices = append(slices, e)
+		}
+	}
+	if len(slices) != 2 {
+		t.Fatalf("%d kernel slices in the JSON trace, want 2", len(slices))
+	}
+	if _, ok := slices[0].Args["deadlocked"]; ok || slices[1].Args["deadlocked"] != true {
+		t.Errorf("deadlocked args %v and %v, want none and true", slices[0].Args["deadlocked"], slices[1].Args["deadlocked"])
+	}
+	if s := slices[1]; s.Name != "stuck" || micros(t, s.Ts)+micros(t, s.Dur) != st.Time {
+		t.Errorf("the deadlocked kernel's slice %+v does not end at the deadlock (%v)", s, st.Time)
+	}
+	for _, name := range []string{"t.json", "t.json.gz", "t.pftrace"} {
+		sameTimeline(t, name, tl, roundTrip(t, name, tl))
 	}
 }

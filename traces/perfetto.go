@@ -41,8 +41,10 @@ import (
 //     others, an "X" slice per kernel launch from its launch to its last
 //     block's end (name = the kernel, cat "kernel", args: blocks, the CTAs
 //     of its grid, and launch_us, the launch latency before its first
-//     block started), holding a "launch" slice (cat "launch") over that
-//     latency; launches that overlap go on further threads;
+//     block started; deadlocked: true on the kernel a deadlocked run
+//     deadlocked in, which ends at the deadlock), holding a "launch" slice
+//     (cat "launch") over that latency; launches that overlap go on
+//     further threads;
 //   - "M" metadata naming processes and threads.
 //
 // Cores that did nothing in the window but wait at barriers are left out
@@ -276,6 +278,9 @@ func (e *eventWriter) kernels(ks []Kernel, lanes []int, n int) error {
 		e.buf = strconv.AppendInt(e.buf, int64(k.Blocks), 10)
 		e.buf = append(e.buf, `,"launch_us":`...)
 		e.buf = appendMicros(e.buf, k.Started-k.Launched)
+		if k.Deadlocked {
+			e.buf = append(e.buf, `,"deadlocked":true`...)
+		}
 		e.buf = append(e.buf, '}')
 		e.end()
 		if k.Started > k.Launched {
@@ -819,16 +824,22 @@ func (rd *traceReader) kernelEvent(ev *rawEvent) error {
 			return fmt.Errorf("kernel %q: launch_us: %v", badinput.Clip(ev.Name, 40), err)
 		}
 	}
-	return rd.kernel(ev.Name, blocks, from, launch, from+dur)
+	var deadlocked bool
+	if raw, ok := ev.Args["deadlocked"]; ok {
+		if err := json.Unmarshal(raw, &deadlocked); err != nil {
+			return fmt.Errorf("kernel %q: deadlocked: want true or false, got %s", badinput.Clip(ev.Name, 40), badinput.Clip(string(raw), 40))
+		}
+	}
+	return rd.kernel(ev.Name, blocks, from, launch, from+dur, deadlocked)
 }
 
 // kernel adds a kernel launch from from to to whose first block started
-// launch after from.
-func (rd *traceReader) kernel(name string, blocks float64, from, launch, to sim.Time) error {
+// launch after from (deadlocked: the run deadlocked in it, at to).
+func (rd *traceReader) kernel(name string, blocks float64, from, launch, to sim.Time, deadlocked bool) error {
 	if blocks < 0 || blocks > math.MaxInt32 || launch < 0 || launch > to-from {
 		return fmt.Errorf("kernel %q: blocks %g, launch %v of %v: want 0 ≤ blocks < 2^31 and a launch within the kernel", badinput.Clip(name, 40), blocks, launch, to-from)
 	}
-	rd.tl.Kernels = append(rd.tl.Kernels, Kernel{Name: name, Blocks: int(blocks), Launched: from, Started: from + launch, Finished: to})
+	rd.tl.Kernels = append(rd.tl.Kernels, Kernel{Name: name, Blocks: int(blocks), Launched: from, Started: from + launch, Finished: to, Deadlocked: deadlocked})
 	rd.span(from, to)
 	return nil
 }

@@ -132,10 +132,12 @@ type pfOpen struct {
 	core  int
 	toPs  sim.Time
 	// A host task's or kernel launch's kind (category), name and start;
-	// a launch's blocks and latency (µs).
+	// a launch's blocks and latency (µs), and whether the run deadlocked
+	// in it.
 	kind, name     string
 	from           sim.Time
 	blocks, launch float64
+	deadlocked     bool
 }
 
 type pfReader struct {
@@ -454,6 +456,7 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 		name, cat        string
 		a                sliceArgs
 		blocks, launch   float64
+		deadlocked       bool
 		flow, term       uint64
 		value            float64
 		fieldErr         error
@@ -462,6 +465,7 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 		annI             int64
 		annD             float64
 		annS             string
+		annB             bool
 		hasU, hasI, hasD bool
 	)
 	err := fields(b, func(num protowire.Number, v uint64, bs []byte) {
@@ -487,13 +491,15 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 		case fEventTerminatingIDs:
 			term = v
 		case fEventAnnotations:
-			annName, annS, hasU, hasI, hasD = "", "", false, false, false
+			annName, annS, annB, hasU, hasI, hasD = "", "", false, false, false, false
 			fieldErr = fields(bs, func(num protowire.Number, v uint64, bs []byte) {
 				switch num {
 				case fAnnNameIID:
 					annName = seq.annNames[v]
 				case 10: // DebugAnnotation.name
 					annName = string(bs)
+				case fAnnBool:
+					annB = v != 0
 				case fAnnUint:
 					annU, hasU = v, true
 				case fAnnInt:
@@ -533,6 +539,8 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 				if hasD {
 					launch = annD
 				}
+			case "deadlocked":
+				deadlocked = annB
 			}
 		}
 	})
@@ -597,10 +605,10 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 	case trackKernelLane:
 		switch typ {
 		case typeSliceBegin:
-			pr.open[track] = append(pr.open[track], pfOpen{index: -1, name: name, kind: cat, from: t, toPs: toPs, blocks: blocks, launch: launch})
+			pr.open[track] = append(pr.open[track], pfOpen{index: -1, name: name, kind: cat, from: t, toPs: toPs, blocks: blocks, launch: launch, deadlocked: deadlocked})
 		case typeInstant:
 			if cat == "kernel" {
-				return pr.kernel(name, blocks, launch, t, sim.Time(ns)*1000+toPs)
+				return pr.kernel(name, blocks, launch, t, sim.Time(ns)*1000+toPs, deadlocked)
 			}
 		case typeSliceEnd:
 			o, err := pr.pop(track)
@@ -608,7 +616,7 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 				return err
 			}
 			if o.kind == "kernel" {
-				return pr.kernel(o.name, o.blocks, o.launch, o.from, sim.Time(ns)*1000+o.toPs)
+				return pr.kernel(o.name, o.blocks, o.launch, o.from, sim.Time(ns)*1000+o.toPs, o.deadlocked)
 			}
 		}
 	case trackBuffer:
@@ -628,8 +636,8 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 }
 
 // kernel adds a kernel launch from from to to whose first block started
-// launch µs after from.
-func (pr *pfReader) kernel(name string, blocks, launch float64, from, to sim.Time) error {
+// launch µs after from (deadlocked: the run deadlocked in it, at to).
+func (pr *pfReader) kernel(name string, blocks, launch float64, from, to sim.Time, deadlocked bool) error {
 	if to < from {
 		return errors.New("negative duration")
 	}
@@ -637,7 +645,7 @@ func (pr *pfReader) kernel(name string, blocks, launch float64, from, to sim.Tim
 	if math.IsNaN(l) || l < 0 || l > float64(to-from) {
 		return fmt.Errorf("kernel %q: launch_us %g: want a latency within the kernel", name, launch)
 	}
-	return pr.rd.kernel(name, blocks, from, sim.Time(l), to)
+	return pr.rd.kernel(name, blocks, from, sim.Time(l), to, deadlocked)
 }
 
 // pop returns the innermost slice open on track, closing it.

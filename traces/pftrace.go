@@ -38,8 +38,9 @@ import (
 //     arrow has flow_ids = [the arrow], the wait_flag it released
 //     terminating_flow_ids = [the arrow]; counters are COUNTER events; a
 //     kernel launch is a slice (category "kernel", annotations blocks and
-//     launch_us, interned on its row's sequence) holding a slice "launch"
-//     over its launch latency.
+//     launch_us, and deadlocked = true on the kernel a deadlocked run
+//     deadlocked in, interned on its row's sequence) holding a slice
+//     "launch" over its launch latency.
 //
 // Each track's events form one packet sequence (trusted_packet_sequence_id)
 // whose first packet clears the incremental state and sets the sequence's
@@ -106,6 +107,7 @@ const (
 	typeCounter          = 4
 
 	fAnnNameIID             = 1  // DebugAnnotation.name_iid
+	fAnnBool                = 2  // DebugAnnotation.bool_value
 	fAnnUint                = 3  // DebugAnnotation.uint_value
 	fAnnInt                 = 4  // DebugAnnotation.int_value
 	fAnnDouble              = 5  // DebugAnnotation.double_value
@@ -149,6 +151,7 @@ var annNames = [numAnn]string{annInstr: "instr", annBytes: "bytes", annFlops: "f
 const (
 	annBlocks = numAnn + iota
 	annLaunch
+	annDeadlocked
 )
 
 // maxInterned bounds the interned strings a sequence holds before its
@@ -407,6 +410,7 @@ func (p *pfWriter) clearState(t sim.Time) {
 	if p.track>>56 == trackKernelLane {
 		ann(annBlocks, "blocks")
 		ann(annLaunch, "launch_us")
+		ann(annDeadlocked, "deadlocked")
 	}
 	pk = appendMessageField(pk, fPacketInterned, in)
 	p.pk = pk
@@ -595,6 +599,11 @@ func (p *pfWriter) kernels(ks []Kernel, lanes []int, n int) error {
 			a = protowire.AppendTag(a, fAnnDouble, protowire.Fixed64Type)
 			a = protowire.AppendFixed64(a, math.Float64bits(float64(k.Started-k.Launched)/float64(sim.Microsecond)))
 			te = appendMessageField(te, fEventAnnotations, a)
+			if k.Deadlocked {
+				a = appendVarintField(a[:0], fAnnNameIID, annDeadlocked)
+				a = appendVarintField(a, fAnnBool, 1)
+				te = appendMessageField(te, fEventAnnotations, a)
+			}
 			p.ann = a
 			p.endEvent(p.appendPs(te, k.Launched, k.Finished), k.Launched, k.Finished)
 			if k.Started > k.Launched {

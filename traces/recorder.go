@@ -293,6 +293,7 @@ func (r *Recorder) Finish(end sim.Time) {
 	if end > r.tl.To {
 		r.tl.To = end
 	}
+	r.endKernels()
 	r.tl.Power = r.power.samples(r.tl.To)
 	r.tl.Done = true
 	r.mu.Unlock()
@@ -478,16 +479,31 @@ var _ arch.KernelObserver = (*Recorder)(nil)
 
 // SetKernels records the run's kernel launches (chip.GridTimes(), known
 // once the run is over; programs.Execute passes them to an observer that
-// is an arch.KernelObserver): those that overlap the window, their times
-// clipped to it. A launch that did not finish (a deadlocked run) is left out. Call it
-// after the run, before Finish.
+// is an arch.KernelObserver, and arch.Chip.Run those launched before a
+// deadlock): those that overlap the window, their times clipped to it. A
+// launch that did not finish (Finished 0: the one a deadlocked run
+// deadlocked in) is Deadlocked and lasts to the end of the recording,
+// which Finish sets (its Finished, and its Started if it had not started).
+// Call it after the run, before Finish.
 func (r *Recorder) SetKernels(gs []arch.GridTimes) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.tl.Kernels = r.tl.Kernels[:0]
 	for _, g := range gs {
-		if g.Finished <= 0 || g.Finished < g.Started || g.Started < g.Launched {
-			continue // not finished (as programs' deadlock report has it)
+		if g.Finished <= 0 {
+			// Running at a deadlock: to the end, known at Finish.
+			if r.win.To > 0 && g.Launched >= r.win.To {
+				continue
+			}
+			from, started := max(g.Launched, r.win.From), sim.MaxTime // (not started: launching to the end)
+			if g.Started >= g.Launched {
+				started = max(g.Started, from)
+			}
+			r.tl.Kernels = append(r.tl.Kernels, Kernel{Name: g.Name, Blocks: g.CTAs, Launched: from, Started: started, Finished: max(r.tl.To, from), Deadlocked: true})
+			continue
+		}
+		if g.Finished < g.Started || g.Started < g.Launched {
+			continue // (not a launch's times)
 		}
 		from, to, ok := r.clip(g.Launched, g.Finished)
 		if !ok && !(g.Launched == g.Finished && r.inWindow(g.Launched)) {
@@ -498,6 +514,23 @@ func (r *Recorder) SetKernels(gs []arch.GridTimes) {
 		r.advance(to)
 	}
 	sort.SliceStable(r.tl.Kernels, func(i, j int) bool { return r.tl.Kernels[i].Launched < r.tl.Kernels[j].Launched })
+}
+
+// endKernels ends the deadlocked kernels at the end of the recording
+// (r.mu held), leaving out those that launched after it.
+func (r *Recorder) endKernels() {
+	ks := r.tl.Kernels[:0]
+	for _, k := range r.tl.Kernels {
+		if k.Deadlocked {
+			if k.Launched > r.tl.To {
+				continue
+			}
+			k.Finished = r.tl.To
+			k.Started = min(k.Started, k.Finished)
+		}
+		ks = append(ks, k)
+	}
+	r.tl.Kernels = ks
 }
 
 // ---- consumer side ----
