@@ -350,7 +350,18 @@ func ApplyOverrides(c *Config, target any, prefix string, overrides []Override) 
 		}
 		val, err := ConvertValue(ft, o.Value)
 		if err != nil {
-			return fmt.Errorf("--set %s: key %q: %v", o, clipValue(o.Path), err)
+			// The key as the file names it, as the refusals of a value
+			// against the key's constraints do ("--set machine.cores=0:
+			// key "cores": must be ≥ 1"): "--set machine.cores=1.5" named
+			// machine.cores. (A program's refusals name its key after the
+			// file instead — "p.yaml: key "m": … (set with --set
+			// program.m=0)" —: there the path stays.)
+			key := clipValue(o.Path)
+			if !strings.EqualFold(prefix, "program") {
+				_, k := c.where(lower)
+				key = clipValue(k)
+			}
+			return fmt.Errorf("--set %s: key %q: %v", o, key, err)
 		}
 		c.overridden[lower] = o.String()
 		c.v.Set(lower, val)
