@@ -18,8 +18,10 @@ import (
 // machines.Machine; program.* paths by decoding the program with the one
 // override (numerics off, which builds only the plan). Constraints that
 // depend on the combination (a tile that does not fit L0A with that L1)
-// are left to the run, which records such points as failed. Errors wrap
-// bad input (package badinput) and name the study file and key.
+// are left to the run, which records such points as failed — but for a
+// value of the set that the program refuses at every point (checkSet).
+// Errors wrap bad input (package badinput) and name the study file, the
+// key's line and the key.
 func (s *Study) Check() error {
 	// The files as the run opens them (resolved against the study's
 	// folder); the messages name them so, for the user to find them.
@@ -27,8 +29,10 @@ func (s *Study) Check() error {
 	if i := slices.Index(s.Params, ParamProgram); i >= 0 {
 		progs = s.distinct(i)
 	}
+	written := map[string]string{} // each file as the study writes it, for the messages
 	for i, p := range progs {
 		progs[i] = s.resolve(ParamProgram, p)
+		written[progs[i]] = p
 	}
 	files := map[string]*programs.File{}
 	for _, p := range progs {
@@ -152,11 +156,13 @@ func (s *Study) Check() error {
 			_, err = f.Kind.BuildFor(f, mach, opts)
 			if err != nil && strings.HasPrefix(err.Error(), "--set "+o.String()+":") {
 				msg := strings.TrimPrefix(firstLine(err), "--set "+o.String()+": ")
-				return badInput(fmt.Errorf("%s: key %q: %s (program %s): %s", s.at(pr.key), pr.key, o, p, msg))
+				return badInput(fmt.Errorf("%s: key %q: %s (program %s): %s", s.at(pr.key), pr.key, o, written[p], msg))
 			}
 		}
 	}
-	return nil
+	// The values each good alone: the program may still refuse the set's
+	// at every point (program.m: -256, a tile the set's sizes rule out).
+	return s.checkSet()
 }
 
 // distinct returns the distinct values of parameter i in point order.

@@ -62,9 +62,11 @@ one Slurm array task each; "davinci-sim sweep merge STUDY.yaml -o DIR
 SHARD_DIR..." then combines the shard directories into DIR.
 
 Exit codes: 0 success (failed points are reported, not fatal); 1 a run or
-merge failed (I/O, missing points after merge); 2 bad input — also when
-an unsharded run's every point was refused as bad input (results are
-written, the first refusal is quoted).`,
+merge failed (I/O, missing points after merge); 2 bad input — before any
+point runs for a key, value or file the study names that suits none of its
+points (an unknown key, set: program.m: -256), and also when an unsharded
+run's every point was refused as bad input (results are written, the first
+refusal is quoted).`,
 		Example: `  davinci-sim sweep studies/l1-size.yaml -o out/l1-size        # all CPUs
   davinci-sim sweep studies/l1-size.yaml -o out/l1-size --resume
 
