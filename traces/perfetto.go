@@ -638,14 +638,33 @@ type coreKey struct {
 	lane int
 }
 
-// maxTraceLanes bounds the lanes (thread ids) a read trace may use.
-const maxTraceLanes = 64
+// maxTraceLanes bounds the lanes (thread ids) of a process a read trace
+// may use: a cluster trace's drill-down into an NPU (--trace-npu) puts a
+// thread per core and lane in its rank's process (a 910A's: 3 + 32 × 7);
+// a thread past it is refused (the file is not one the reader holds), not
+// dropped.
+const maxTraceLanes = 1 << 12
+
+// maxTraceLaneSlots bounds the lanes of all processes together: each costs
+// ~200 bytes whether it holds slices or not, so that a hostile file of
+// many processes naming high threads is refused rather than filling
+// memory (a 32-core chip trace has 224; a cluster trace of 4096 ranks
+// with a 910A drill-down 12 512).
+const maxTraceLaneSlots = 1 << 20
+
+// lanesError is the error of a thread past maxTraceLanes (thread: how
+// the file numbers it).
+func lanesError(pid int, thread string) error {
+	return fmt.Errorf("process %d, thread %s: more than %d threads in a process (lanes), which the reader does not hold", pid, thread, maxTraceLanes)
+}
 
 type traceReader struct {
 	tl        *Timeline
 	pipes     map[coreKey][]Slice // slices as read, sorted and added at the end
 	laneNames map[int]string      // thread names by lane
 	nlanes    int                 // 1 + the largest lane seen
+	coreLanes map[int]int         // per core kept, 1 + the largest lane named or used
+	slots     int64               // the sum of coreLanes (≤ maxTraceLaneSlots)
 	bufIdx    map[string]int      // buffer (counter) names in order of appearance
 	header    *traceHeader
 	binds     map[int]map[uint64]bindEnd // arrow ends by core and bind id, until matched
@@ -724,8 +743,11 @@ func (rd *traceReader) event(ev *rawEvent) error {
 			return rd.kernelEvent(ev)
 		}
 		host := ev.Pid == HostPid
-		if !host && (ev.Pid < 0 || ev.Pid >= GMPid || ev.Tid < 1 || ev.Tid > maxTraceLanes) {
+		if !host && (ev.Pid < 0 || ev.Pid >= GMPid || ev.Tid < 1) {
 			return nil
+		}
+		if !host && ev.Tid > maxTraceLanes {
+			return lanesError(ev.Pid, strconv.Itoa(ev.Tid))
 		}
 		from, dur, err := eventSpan(ev)
 		if err != nil {
@@ -785,8 +807,14 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		if ev.Name == "process_name" && ev.Pid >= 0 && ev.Pid < GMPid {
 			rd.addCore(ev.Pid)
 		}
-		if ev.Name == "thread_name" && ev.Pid >= 0 && ev.Pid < GMPid && ev.Tid >= 1 && ev.Tid <= maxTraceLanes {
+		if ev.Name == "thread_name" && ev.Pid >= 0 && ev.Pid < GMPid && ev.Tid >= 1 {
+			if ev.Tid > maxTraceLanes {
+				return lanesError(ev.Pid, strconv.Itoa(ev.Tid))
+			}
 			rd.laneName(ev.Tid-1, argString(ev.Args, "name"))
+			if rd.lim.Cores == nil || rd.lim.Cores[ev.Pid] {
+				return rd.useLanes(ev.Pid, ev.Tid)
+			}
 		}
 	}
 	return nil
@@ -844,6 +872,25 @@ func (rd *traceReader) kernel(name string, blocks float64, from, launch, to sim.
 	return nil
 }
 
+// useLanes notes that core has lanes 0..n-1 (named or holding slices):
+// the lanes its timeline gets. It refuses a trace whose processes'
+// lanes together pass maxTraceLaneSlots.
+func (rd *traceReader) useLanes(core, n int) error {
+	have := rd.coreLanes[core]
+	if n <= have {
+		return nil
+	}
+	if rd.coreLanes == nil {
+		rd.coreLanes = map[int]int{}
+	}
+	rd.coreLanes[core] = n
+	rd.slots += int64(n - have)
+	if rd.slots > maxTraceLaneSlots {
+		return fmt.Errorf("more than %d lanes in all (threads of the processes together), which the reader does not hold", maxTraceLaneSlots)
+	}
+	return nil
+}
+
 // laneName names lane p (the first name given wins).
 func (rd *traceReader) laneName(p int, name string) {
 	if _, ok := rd.laneNames[p]; !ok {
@@ -862,6 +909,9 @@ func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a
 		return -1, nil
 	}
 	rd.nlanes = max(rd.nlanes, p+1)
+	if err := rd.useLanes(core, p+1); err != nil {
+		return -1, err
+	}
 	s := Slice{From: from, To: to}
 	n, ok := rd.tl.intern(name)
 	if !ok {
@@ -1076,7 +1126,7 @@ func (rd *traceReader) enter(id int) bool {
 // flows, samples.
 func (rd *traceReader) footprint() int64 {
 	tl := rd.tl
-	return tl.arena.bytes() + int64(len(tl.Cores))*int64(rd.nlanes)*tailMax*int64(unsafe.Sizeof(Slice{})) +
+	return tl.arena.bytes() + rd.slots*tailMax*int64(unsafe.Sizeof(Slice{})) +
 		int64(cap(tl.args))*int64(unsafe.Sizeof(sliceArgs{})) + rd.textBytes + int64(cap(tl.bound))*int64(unsafe.Sizeof(boundMark{})) +
 		rd.nflows*int64(unsafe.Sizeof(Flow{})) + rd.samples*int64(unsafe.Sizeof(Sample{}))
 }
@@ -1105,7 +1155,7 @@ func (rd *traceReader) flushCore(id int) {
 	} else {
 		delete(rd.binds, id)
 	}
-	for p := range rd.nlanes {
+	for p := range rd.coreLanes[id] {
 		k := coreKey{id, p}
 		ss := rd.pipes[k]
 		if len(ss) == 0 {
@@ -1181,7 +1231,7 @@ func (rd *traceReader) finish() []int {
 	}
 	for _, c := range tl.Cores {
 		rd.flushCore(c.ID)
-		c.grow(len(tl.Lanes)-1, len(tl.Buffers)-1)
+		c.grow(rd.coreLanes[c.ID]-1, len(tl.Buffers)-1) // (its own lanes: a cluster trace's drill-down is one rank's)
 		for b := range c.Occ {
 			sort.SliceStable(c.Occ[b], func(i, j int) bool { return c.Occ[b][i].T < c.Occ[b][j].T })
 		}

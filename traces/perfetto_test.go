@@ -281,8 +281,10 @@ func TestReadTraceErrors(t *testing.T) {
 			t.Errorf("ReadTrace(%q): want an error", in)
 		}
 	}
-	// Foreign events are skipped, bare arrays accepted.
-	tl, err := traces.ReadTrace(strings.NewReader(`[{"ph":"X","pid":3,"tid":4,"ts":1.5,"dur":2,"name":"m.mmad","cat":"mmad"},{"ph":"B","pid":1,"tid":1,"ts":0},{"ph":"X","pid":0,"tid":99,"ts":0,"dur":1}]`))
+	// Foreign events are skipped (other phases, no thread, other
+	// processes), bare arrays accepted. (A thread past the reader's lanes
+	// is an error: TestTooManyThreadsRefused.)
+	tl, err := traces.ReadTrace(strings.NewReader(`[{"ph":"X","pid":3,"tid":4,"ts":1.5,"dur":2,"name":"m.mmad","cat":"mmad"},{"ph":"B","pid":1,"tid":1,"ts":0},{"ph":"X","pid":0,"tid":0,"ts":0,"dur":1},{"ph":"X","pid":-1,"tid":1,"ts":0,"dur":1}]`))
 	if err != nil || len(tl.Cores) != 1 || tl.Cores[0].ID != 3 || tl.Cores[0].Lanes[isa.M].Len() != 1 {
 		t.Fatalf("got %+v, %v", tl, err)
 	}

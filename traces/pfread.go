@@ -419,10 +419,13 @@ func (pr *pfReader) descriptor(b []byte) error {
 		pr.tracks[uuid] = pfTrack{kind: trackKernelLane, index: rank}
 	case threadPid == HostPid && rank >= 0 && rank < len(HostLanes):
 		pr.tracks[uuid] = pfTrack{kind: trackHostLane, index: rank}
-	case threadPid > 0 && threadPid < GMPid && rank >= 0 && rank < maxTraceLanes:
+	case threadPid > 0 && threadPid < GMPid && rank >= maxTraceLanes:
+		return lanesError(threadPid, fmt.Sprintf("ranked %d", rank))
+	case threadPid > 0 && threadPid < GMPid && rank >= 0:
 		if pr.rd.keep(threadPid - 1) {
 			pr.tracks[uuid] = pfTrack{kind: trackLane, core: threadPid - 1, index: rank}
 			pr.rd.laneName(rank, name)
+			return pr.rd.useLanes(threadPid-1, rank+1)
 		}
 	case pid == GMPid:
 		pr.tracks[uuid] = pfTrack{kind: trackGM}
