@@ -42,6 +42,10 @@ type Config struct {
 	// decoded type has but its users never take (a program kind's Omit):
 	// messages that list a section's keys leave them out.
 	hidden []string
+	// sections are the decoded type's fields of type any that take a name
+	// or a section of keys (DecodeStrictSections): lower-case top-level key
+	// → the section's type.
+	sections map[string]reflect.Type
 }
 
 // Hide leaves the keys at paths (dotted, relative to the decoded type; a
@@ -266,8 +270,11 @@ func (c *Config) where(lower string) (string, string) {
 			break
 		}
 	}
-	if o, ok := c.overridden[lower]; ok {
-		at = "--set " + o
+	for i := len(parts); i > 0; i-- { // set by --set, itself or a section holding it
+		if o, ok := c.overridden[strings.Join(parts[:i], ".")]; ok {
+			at = "--set " + o
+			break
+		}
 	}
 	return at, key
 }
@@ -652,11 +659,24 @@ func ConvertValue(t reflect.Type, s string) (any, error) {
 // with the user's spelling, or, for several, as one line "file: N unknown
 // keys: line L: "a.b.c": …; …". Value errors name the file, line and key
 // too. All problems found are returned, joined.
-func DecodeStrict(c *Config, out any) error {
+func DecodeStrict(c *Config, out any) error { return DecodeStrictSections(c, out, nil) }
+
+// DecodeStrictSections is DecodeStrict for a struct some of whose
+// top-level fields are of type any and take either a name (a value) or a
+// section of keys (emulated-gemm's scheme: ootomo, or {name: ootomo,
+// split: fused}): sections maps each such field's key (lower case) to the
+// section's struct type. A mapping given there is checked and decoded as
+// that type — the field then holds a value of it, not a pointer — so that
+// its unknown keys, shapes and values are refused as the file's other
+// keys are, naming file, line and key (or the --set that gave it); a list
+// there is refused; a value stays as given (a name, for the caller to
+// check).
+func DecodeStrictSections(c *Config, out any, sections map[string]reflect.Type) error {
 	t := reflect.TypeOf(out)
 	if t == nil || t.Kind() != reflect.Pointer {
 		return errors.New("DecodeStrict: out must be a pointer")
 	}
+	c.sections = sections
 	var errs []error
 	if c.doc != nil {
 		c.check(c.doc, deref(t), "", 0, &errs)
@@ -670,7 +690,45 @@ func DecodeStrict(c *Config, out any) error {
 		dc.ErrorUnused = true
 	})
 	if err != nil {
-		return c.explain(err)
+		return c.explain(err, "")
+	}
+	return c.decodeSections(reflect.ValueOf(out).Elem())
+}
+
+// decodeSections decodes each section-or-name field of the struct v that
+// holds a mapping (or a list) into its section's type (DecodeStrictSections).
+func (c *Config) decodeSections(v reflect.Value) error {
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	for i := range v.NumField() {
+		f, sf := v.Field(i), v.Type().Field(i)
+		name, _ := tagName(sf)
+		if name == "" && sf.Anonymous { // squashed
+			if err := c.decodeSections(f); err != nil {
+				return err
+			}
+			continue
+		}
+		st, ok := c.sections[strings.ToLower(name)]
+		if !ok || f.Kind() != reflect.Interface || f.IsNil() {
+			continue
+		}
+		switch raw := f.Interface(); raw.(type) {
+		case map[string]any:
+			sec := reflect.New(st)
+			dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{Result: sec.Interface(), ErrorUnused: true, DecodeHook: DecodeHook()})
+			if err == nil {
+				err = dec.Decode(raw)
+			}
+			if err != nil {
+				return c.explain(err, name)
+			}
+			f.Set(sec.Elem())
+		case []any:
+			where, key := c.where(strings.ToLower(name))
+			return fmt.Errorf("%s: key %q takes a name or a section of keys (%s), not a list", where, key, strings.Join(fieldNames(st), ", "))
+		}
 	}
 	return nil
 }
@@ -687,6 +745,9 @@ func (c *Config) check(n *yaml.Node, t reflect.Type, written string, depth int, 
 		return
 	}
 	t = deref(t)
+	if st, ok := c.sections[strings.ToLower(written)]; ok && t.Kind() == reflect.Interface && n.Kind == yaml.MappingNode {
+		t = st // a section given where a name or a section goes
+	}
 	if isNull(n) || t.Kind() == reflect.Interface {
 		return
 	}
@@ -768,8 +829,8 @@ func kindName(n *yaml.Node) string {
 }
 
 // explain rewrites mapstructure errors with file, line and the user's key
-// spelling.
-func (c *Config) explain(err error) error {
+// spelling; prefix is the key of the section decoded ("" for the file).
+func (c *Config) explain(err error, prefix string) error {
 	var leaves []error
 	var walk func(error)
 	walk = func(e error) {
@@ -799,7 +860,7 @@ func (c *Config) explain(err error) error {
 	for _, e := range leaves {
 		var de *mapstructure.DecodeError
 		if errors.As(e, &de) {
-			where, key := c.where(c.keyPath(de.Name()))
+			where, key := c.where(c.keyPath(join(prefix, de.Name())))
 			msg := de.Unwrap().Error()
 			var ue *mapstructure.UnconvertibleTypeError
 			if errors.As(de, &ue) {
@@ -808,6 +869,21 @@ func (c *Config) explain(err error) error {
 					got = strconv.Quote(s)
 				}
 				msg = fmt.Sprintf("want %s, got %s", typeWord(ue.Expected.Type()), got)
+				if k := reflect.TypeOf(ue.Value); k != nil && ue.Expected.Type().Kind() == reflect.String && k.Kind() >= reflect.Int && k.Kind() <= reflect.Float64 {
+					msg += ` (YAML reads unquoted digits as a number: quote them, e.g. "01")`
+				}
+			}
+			// The shape refusals of values the strict walk did not see
+			// (a section given by --set), in the walk's words.
+			switch {
+			case strings.HasPrefix(msg, "source data must be an array or slice, got map"):
+				msg = "wants a list (e.g. [a, b]), not a mapping"
+			case strings.HasPrefix(msg, "source data must be an array or slice"):
+				msg = "wants a list (e.g. [a, b]), not a value"
+			case strings.HasPrefix(msg, "expected a map or struct, got \"slice\""):
+				msg = "is a section: it wants a mapping of keys, not a list"
+			case strings.HasPrefix(msg, "expected a map or struct"):
+				msg = "is a section: it wants a mapping of keys, not a value"
 			}
 			out = append(out, fmt.Errorf("%s: key %q: %s", where, key, msg))
 			continue

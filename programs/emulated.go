@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"regexp"
 	"strings"
-
-	"github.com/go-viper/mapstructure/v2"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -28,7 +25,9 @@ func init() {
 // EmulatedParams are the parameters of kind emulated-gemm: a GEMM's
 // (m, k, n, tiling, inputs, numerics, check) and its scheme, a preset's
 // name (scheme: ootomo) or a Scheme (scheme: {name: …, pieces: …, groups:
-// …}; keys given override the named preset's).
+// …}; keys given override the named preset's): File.Decode leaves a name a
+// string and decodes a section to a Scheme (the kind's Sections), checked
+// as the file's other keys.
 type EmulatedParams struct {
 	GEMMParams `mapstructure:",squash"`
 	Scheme     any `mapstructure:"scheme"`
@@ -100,32 +99,6 @@ func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
 	return buildEmulatedScheme(f, m, o, ep, tg, bad)
 }
 
-// schemeFieldError matches mapstructure's error about one field of an
-// inline scheme: 'pieces[1].scale' want an integer, got 11.7.
-var schemeFieldError = regexp.MustCompile(`^'([^' ]+)' (.*)$`)
-
-// decodeConstraint words mapstructure's refusal of one value as the
-// constraint it broke: "expected type 'bool', got unconvertible type
-// 'string'" is "want true or false (got text)", "source data must be an
-// array or slice, got string" "want a list, e.g. [hh, hl]".
-func decodeConstraint(msg string) string {
-	got := ""
-	if _, t, ok := strings.Cut(msg, "got unconvertible type '"); ok {
-		got = map[string]string{"string": " (got text)", "[]interface {}": " (got a list)", "map[string]interface {}": " (got a mapping)"}[strings.TrimSuffix(t, "'")]
-	}
-	switch {
-	case strings.HasPrefix(msg, "expected type 'bool'"):
-		return "want true or false" + got
-	case strings.HasPrefix(msg, "expected type 'int"):
-		return "want an integer" + got
-	case strings.HasPrefix(msg, "source data must be an array or slice"):
-		return "want a list, e.g. [hh, hl] (got a single value)"
-	case strings.HasPrefix(msg, "expected a map or struct"):
-		return "want a mapping of keys, e.g. {products: [hh]}"
-	}
-	return msg
-}
-
 // decodeScheme resolves a program's scheme: a preset's name or a Scheme
 // given inline.
 func decodeScheme(scheme any, bad func(key, format string, a ...any) error) (*schemePlan, error) {
@@ -135,30 +108,10 @@ func decodeScheme(scheme any, bad func(key, format string, a ...any) error) (*sc
 		return nil, bad("scheme", "missing: name a preset (%s), auto, or give pieces and groups", strings.Join(SchemeNames(), ", "))
 	case string:
 		s.Name = v
+	case Scheme: // a section, decoded and checked as the file's keys (File.Decode)
+		s = v
 	default:
-		dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{Result: &s, ErrorUnused: true,
-			DecodeHook: machines.DecodeHook()}) // as the file's other keys: 11.7 is not an integer scale
-		if err == nil {
-			err = dec.Decode(v)
-		}
-		if err != nil {
-			msg := strings.Join(strings.Fields(err.Error()), " ") // one line
-			msg = strings.TrimPrefix(msg, "decoding failed due to the following error(s): ")
-			if strings.Contains(msg, "expected type 'string'") {
-				msg += ` (YAML reads unquoted digits as numbers: quote products such as "01")`
-			}
-			if m := schemeFieldError.FindStringSubmatch(msg); m != nil && strings.Count(err.Error(), "\n'") <= 1 { // one field (mapstructure puts one per line): name its key
-				return nil, bad("scheme."+m[1], "%s", decodeConstraint(m[2]))
-			}
-			if _, unknown, ok := strings.Cut(msg, "'' has invalid keys: "); ok { // (the scheme's own keys)
-				var keys []string
-				for f := range reflect.TypeFor[Scheme]().Fields() {
-					keys = append(keys, f.Tag.Get("mapstructure"))
-				}
-				return nil, bad("scheme", "unknown key %s (a scheme has %s)", unknown, strings.Join(keys, ", "))
-			}
-			return nil, bad("scheme", "%s", msg)
-		}
+		return nil, bad("scheme", "want a preset's name (%s, auto) or a section of keys (name, pieces, groups, kernels, epilogue, split), got %v", strings.Join(SchemeNames(), ", "), v)
 	}
 	return resolveScheme(s, bad)
 }

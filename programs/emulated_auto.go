@@ -361,7 +361,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		"candidates": rows}
 	ep.Scheme, ep.TargetBits = chosen.name, 0
 	if chosen.fused {
-		ep.Scheme = map[string]any{"name": chosen.name, "split": "fused"}
+		ep.Scheme = Scheme{Name: chosen.name, Split: "fused"}
 	}
 	if chosen.sp == nil {
 		j, err := buildEmulatedNative(f, m, o, ep, bad)

@@ -166,9 +166,9 @@ func TestEmulatedBadInput(t *testing.T) {
 		{"a100", []string{"program.scheme=ootomo", "program.inputs.offset_exponent=16"}, `key "inputs.offset_exponent"`},
 		{"a100", []string{"program.scheme=hgemm", "program.split.sb=12"}, `key "split"`},
 		{"a100", []string{"program.scheme=ootomo", "program.split=fused"}, `--set program.split=fused: unknown key "program.split": programs of this kind have no split`}, // (was: a section, set one of rounding, sb, saturate)
-		{"a100", []string{"program.scheme={pieces: [{format: fp16, saturate: yes}], groups: [{products: [hh]}]}"}, `key "scheme.pieces[0].saturate": want true or false (got text)`},
-		{"a100", []string{"program.scheme={pieces: [{format: fp16}], groups: [{products: hh}]}"}, `key "scheme.groups[0].products": want a list, e.g. [hh, hl]`},
-		{"a100", []string{"program.scheme={pieces: [{format: fp16}], groups: [[hh]]}"}, `key "scheme.groups[0]": want a mapping of keys`},
+		{"a100", []string{"program.scheme={pieces: [{format: fp16, saturate: yes}], groups: [{products: [hh]}]}"}, `--set program.scheme={pieces: [{format: fp16, saturate: yes}], groups: [{products: [hh]}]}: key "scheme.pieces[0].saturate": want true or false, got "yes"`},
+		{"a100", []string{"program.scheme={pieces: [{format: fp16}], groups: [{products: hh}]}"}, `key "scheme.groups[0].products": wants a list (e.g. [a, b]), not a value`},
+		{"a100", []string{"program.scheme={pieces: [{format: fp16}], groups: [[hh]]}"}, `key "scheme.groups[0]": is a section: it wants a mapping of keys, not a list`},
 		{"a100", []string{"program.scheme={name: mine, pieces: [{format: fp16}]}"}, `key "scheme.name": unknown scheme "mine" (presets: `},
 		{"a100", []string{"program.scheme={pieces: [{format: fp16}, {format: fp16, scale: 11}], groups: [{products: [hh]}]}"}, `key "scheme.pieces[1]": no product uses piece 1`},
 	} {
@@ -178,7 +178,12 @@ func TestEmulatedBadInput(t *testing.T) {
 	for _, c := range []struct{ scheme, want string }{
 		{"{pieces: [{format: fp16}, {format: fp16, scale: 30}], groups: [{products: [hh]}, {products: [hl, lh]}]}", `key "scheme.pieces[1].scale"`},
 		{"{pieces: [{format: fp16}, {format: fp16, scale: 11.7}], groups: [{products: [hh]}, {products: [hl, lh]}]}", `key "scheme.pieces[1].scale": want an integer, got 11.7`},
-		{"{pieces: [{format: fp16}, {format: fp16, scale: x}], groups: [{products: [hh]}, {products: [hl, lh]}]}", `key "scheme.pieces[1].scale": want an integer (got text)`},
+		{"{pieces: [{format: fp16}, {format: fp16, scale: x}], groups: [{products: [hh]}, {products: [hl, lh]}]}", `program.yaml:7: key "scheme.pieces[1].scale": want an integer, got "x"`},
+		{"{pieces: [{format: fp16}], groups: [[hh]]}", `program.yaml:7: key "scheme.groups[0]" is a section: it wants a mapping of keys (products, accumulate), not a list`},
+		{"{pieces: [{format: fp16, colour: red}], groups: [{products: [hh]}]}", `program.yaml:7: unknown key "scheme.pieces[0].colour": "scheme.pieces[0]" has no key "colour" (it has: format, rounding, scale, saturate)`},
+		{"[ootomo]", `key "scheme" takes a name or a section of keys (name, pieces, groups, kernels, epilogue, split), not a list`},
+		{"5", `key "scheme": want a preset's name (`},
+		{"\n  pieces:\n    - {format: fp16}\n    - {format: fp16, scale: 1.5}\n  groups:\n    - {products: [hh, hl]}", `program.yaml:10: key "scheme.pieces[1].scale": want an integer, got 1.5`},
 		{"{pieces: [{format: fp16}, {format: fp16}], groups: [{products: [hh, hx]}]}", `key "scheme.groups[0].products": unknown product "hx"`},
 		{"{pieces: [{format: fp16}, {format: fp16, scale: 11}], groups: [{products: [hh, hl]}]}", `key "scheme.groups[0].products"`},
 		{"{pieces: [{format: fp16}, {format: bf16}], groups: [{products: [hh]}]}", `key "scheme.pieces[1].format"`},

@@ -396,7 +396,11 @@ func (f *File) Decode(out any, opts Options) error {
 	if err := f.refuseZero(); err != nil {
 		return err
 	}
-	if err := machines.DecodeStrict(f.Config, out); err != nil {
+	sections := map[string]reflect.Type{}
+	for k, t := range f.Kind.Sections {
+		sections[strings.ToLower(k)] = t
+	}
+	if err := machines.DecodeStrictSections(f.Config, out, sections); err != nil {
 		return err
 	}
 	// The file's numerics, checked here for every kind before --numerics

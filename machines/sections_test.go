@@ -1,0 +1,76 @@
+package machines
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// sectionPiece and sectionParams are a program's parameters with a field
+// that takes a name or a section (as emulated-gemm's scheme).
+type sectionPiece struct {
+	Format string `mapstructure:"format"`
+	Scale  int    `mapstructure:"scale"`
+}
+
+type sectionScheme struct {
+	Name   string         `mapstructure:"name"`
+	Pieces []sectionPiece `mapstructure:"pieces"`
+}
+
+type sectionParams struct {
+	M      int `mapstructure:"m"`
+	Scheme any `mapstructure:"scheme"`
+}
+
+// A section given where a name or a section goes is checked and decoded as
+// the file's other keys: its unknown keys, shapes and values refused with
+// file, line and key (or the --set that gave it), a list refused, a name
+// left a string.
+func TestDecodeStrictSections(t *testing.T) {
+	sections := map[string]reflect.Type{"scheme": reflect.TypeFor[sectionScheme]()}
+	decode := func(src string, sets ...string) (sectionParams, error) {
+		t.Helper()
+		c, err := ReadYAML("prog.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p sectionParams
+		os, err := ParseOverrides(sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ApplyOverrides(c, &p, "", os); err != nil {
+			return p, err
+		}
+		return p, DecodeStrictSections(c, &p, sections)
+	}
+	p, err := decode("m: 1\nscheme: ootomo\n")
+	if err != nil || p.Scheme != "ootomo" {
+		t.Fatalf("a name: %#v, %v", p.Scheme, err)
+	}
+	p, err = decode("m: 1\nscheme:\n  name: x\n  pieces:\n    - {format: fp16}\n    - {format: fp16, scale: 11}\n")
+	if want := (sectionScheme{Name: "x", Pieces: []sectionPiece{{Format: "fp16"}, {Format: "fp16", Scale: 11}}}); err != nil || !reflect.DeepEqual(p.Scheme, want) {
+		t.Fatalf("a section: %#v, %v; want %#v", p.Scheme, err, want)
+	}
+	for _, c := range []struct {
+		src  string
+		sets []string
+		want string
+	}{
+		{"m: 1\nscheme:\n  name: x\n  pieces:\n    - {format: fp16}\n    - {format: fp16, scale: 1.5}\n", nil, `prog.yaml:6: key "scheme.pieces[1].scale": want an integer, got 1.5`},
+		{"m: 1\nscheme:\n  name: x\n  colour: red\n", nil, `prog.yaml:4: unknown key "scheme.colour": "scheme" has no key "colour" (it has: name, pieces)`},
+		{"m: 1\nscheme:\n  pieces: {format: fp16}\n", nil, `prog.yaml:3: key "scheme.pieces" wants a list, not a mapping`},
+		{"m: 1\nscheme:\n  pieces: [[fp16]]\n", nil, `prog.yaml:3: key "scheme.pieces[0]" is a section: it wants a mapping of keys (format, scale), not a list`},
+		{"m: 1\nscheme: [a, b]\n", nil, `prog.yaml:2: key "scheme" takes a name or a section of keys (name, pieces), not a list`},
+		{"m: 1\n", []string{"scheme={pieces: [{format: fp16, scale: x}]}"}, `--set scheme={pieces: [{format: fp16, scale: x}]}: key "scheme.pieces[0].scale": want an integer, got "x"`},
+		{"m: 1\n", []string{"scheme={pieces: {format: fp16}}"}, `key "scheme.pieces": wants a list (e.g. [a, b]), not a mapping`},
+		{"m: 1\n", []string{"scheme={pieces: [[fp16]]}"}, `key "scheme.pieces[0]": is a section: it wants a mapping of keys, not a list`},
+		{"m: 1\n", []string{"scheme={name: 7}"}, `key "scheme.name": want a string, got 7 (YAML reads unquoted digits as a number: quote them`},
+	} {
+		_, err := decode(c.src, c.sets...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q %v: got %v, want %q", c.src, c.sets, err, c.want)
+		}
+	}
+}
