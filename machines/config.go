@@ -43,9 +43,32 @@ type Config struct {
 	// messages that list a section's keys leave them out.
 	hidden []string
 	// sections are the decoded type's fields of type any that take a name
-	// or a section of keys (DecodeStrictSections): lower-case top-level key
-	// → the section's type.
+	// or a section of keys (SetSections): lower-case top-level key → the
+	// section's type.
 	sections map[string]reflect.Type
+	// sectionSets are the values of sections set by ApplyOverrides (a
+	// name, or a mapping: the override's, or the file's with the keys
+	// set): they replace the file's when decoded.
+	sectionSets map[string]any
+}
+
+// SetSections names the decoded type's top-level fields of type any that
+// take either a name (a value) or a section of keys (emulated-gemm's
+// scheme: ootomo, or {name: ootomo, split: fused}): each field's key →
+// the section's struct type. Then ApplyOverrides takes a section's keys
+// (--set program.scheme.split=fused: a name given in the file becomes
+// {name: NAME, split: fused}) and a whole value replaces the file's;
+// DecodeStrict checks and decodes a mapping given there as that type —
+// the field then holds a value of it — so that its unknown keys, shapes
+// and values are refused as the file's other keys are, naming file, line
+// and key (or the --set that gave it); a list there is refused; a value
+// stays as given (a name, for the caller to check). Call it before
+// ApplyOverrides.
+func (c *Config) SetSections(sections map[string]reflect.Type) {
+	c.sections = map[string]reflect.Type{}
+	for k, t := range sections {
+		c.sections[strings.ToLower(k)] = t
+	}
 }
 
 // Hide leaves the keys at paths (dotted, relative to the decoded type; a
@@ -270,8 +293,13 @@ func (c *Config) where(lower string) (string, string) {
 			break
 		}
 	}
-	for i := len(parts); i > 0; i-- { // set by --set, itself or a section holding it
-		if o, ok := c.overridden[strings.Join(parts[:i], ".")]; ok {
+	for i := len(parts); i > 0; i-- { // set by --set, itself or a section or list holding it
+		p := strings.Join(parts[:i], ".")
+		o, ok := c.overridden[p]
+		if !ok && strings.HasSuffix(p, "]") { // an entry of a list: pieces[0] of pieces
+			o, ok = c.overridden[p[:strings.LastIndex(p, "[")]]
+		}
+		if ok {
 			at = "--set " + o
 			break
 		}
@@ -371,9 +399,71 @@ func ApplyOverrides(c *Config, target any, prefix string, overrides []Override) 
 			return fmt.Errorf("--set %s: key %q: %v", o, key, err)
 		}
 		c.overridden[lower] = o.String()
+		if sec, ok := c.sectionOf(lower); ok {
+			c.setInSection(sec, lower, val)
+			continue
+		}
 		c.v.Set(lower, val)
 	}
 	return nil
+}
+
+// sectionOf returns the section (SetSections) the lower-case path lies at
+// or in.
+func (c *Config) sectionOf(lower string) (string, bool) {
+	top, _, _ := strings.Cut(lower, ".")
+	_, ok := c.sections[top]
+	return top, ok
+}
+
+// setInSection records an override of section sec (sectionSets): the
+// section's whole value, or one of its keys — in the section as set so far
+// or as the file gives it, a name there becoming {name: NAME}.
+func (c *Config) setInSection(sec, lower string, val any) {
+	if c.sectionSets == nil {
+		c.sectionSets = map[string]any{}
+	}
+	if lower == sec {
+		c.sectionSets[sec] = val
+		c.v.Set(sec, val)
+		return
+	}
+	cur, ok := c.sectionSets[sec]
+	if !ok {
+		cur = c.v.Get(sec)
+	}
+	m := map[string]any{}
+	switch v := cur.(type) {
+	case string:
+		m["name"] = v
+	case map[string]any:
+		m = deepCopyMap(v)
+	}
+	at := m
+	parts := strings.Split(strings.TrimPrefix(lower, sec+"."), ".")
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := at[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			at[p] = next
+		}
+		at = next
+	}
+	at[parts[len(parts)-1]] = val
+	c.sectionSets[sec] = m
+	c.v.Set(sec, m)
+}
+
+// deepCopyMap copies a decoded YAML mapping, its mappings too.
+func deepCopyMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if sub, ok := v.(map[string]any); ok {
+			v = deepCopyMap(sub)
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // UnknownOverrideError is ApplyOverrides' error for an override whose path
@@ -407,6 +497,9 @@ func resolvePathIn(c *Config, t reflect.Type, path, display string) (reflect.Typ
 	for i, p := range parts {
 		t = deref(t)
 		here := strings.Join(parts[:i], ".")
+		if st, ok := c.sectionAt(strings.Join(lower, ".")); ok && t.Kind() == reflect.Interface {
+			t = st // a name or a section: its keys
+		}
 		switch t.Kind() {
 		case reflect.Struct:
 			f, ok := field(t, p)
@@ -428,6 +521,16 @@ func resolvePathIn(c *Config, t reflect.Type, path, display string) (reflect.Typ
 		return nil, "", fmt.Errorf("key %q is a section, set one of its keys: %s", display, strings.Join(fieldNames(d), ", "))
 	}
 	return t, strings.Join(lower, "."), nil
+}
+
+// sectionAt returns the section type at the lower-case path (SetSections;
+// c may be nil).
+func (c *Config) sectionAt(lower string) (reflect.Type, bool) {
+	if c == nil {
+		return nil, false
+	}
+	t, ok := c.sections[lower]
+	return t, ok
 }
 
 func unknownKey(full, parent, name string, known []string) error {
@@ -658,25 +761,13 @@ func ConvertValue(t reflect.Type, s string) (any, error) {
 // values); violations are reported as "file:line: unknown key "a.b.c": …"
 // with the user's spelling, or, for several, as one line "file: N unknown
 // keys: line L: "a.b.c": …; …". Value errors name the file, line and key
-// too. All problems found are returned, joined.
-func DecodeStrict(c *Config, out any) error { return DecodeStrictSections(c, out, nil) }
-
-// DecodeStrictSections is DecodeStrict for a struct some of whose
-// top-level fields are of type any and take either a name (a value) or a
-// section of keys (emulated-gemm's scheme: ootomo, or {name: ootomo,
-// split: fused}): sections maps each such field's key (lower case) to the
-// section's struct type. A mapping given there is checked and decoded as
-// that type — the field then holds a value of it, not a pointer — so that
-// its unknown keys, shapes and values are refused as the file's other
-// keys are, naming file, line and key (or the --set that gave it); a list
-// there is refused; a value stays as given (a name, for the caller to
-// check).
-func DecodeStrictSections(c *Config, out any, sections map[string]reflect.Type) error {
+// too. All problems found are returned, joined. Fields that take a name or
+// a section (SetSections) are decoded as such.
+func DecodeStrict(c *Config, out any) error {
 	t := reflect.TypeOf(out)
 	if t == nil || t.Kind() != reflect.Pointer {
 		return errors.New("DecodeStrict: out must be a pointer")
 	}
-	c.sections = sections
 	var errs []error
 	if c.doc != nil {
 		c.check(c.doc, deref(t), "", 0, &errs)
@@ -696,7 +787,8 @@ func DecodeStrictSections(c *Config, out any, sections map[string]reflect.Type) 
 }
 
 // decodeSections decodes each section-or-name field of the struct v that
-// holds a mapping (or a list) into its section's type (DecodeStrictSections).
+// holds a mapping (or a list) into its section's type (SetSections); an
+// overridden one takes its override's value.
 func (c *Config) decodeSections(v reflect.Value) error {
 	if v.Kind() != reflect.Struct {
 		return nil
@@ -711,7 +803,13 @@ func (c *Config) decodeSections(v reflect.Value) error {
 			continue
 		}
 		st, ok := c.sections[strings.ToLower(name)]
-		if !ok || f.Kind() != reflect.Interface || f.IsNil() {
+		if !ok || f.Kind() != reflect.Interface {
+			continue
+		}
+		if set, ok := c.sectionSets[strings.ToLower(name)]; ok { // (not the file's merged with it)
+			f.Set(reflect.ValueOf(&set).Elem())
+		}
+		if f.IsNil() {
 			continue
 		}
 		switch raw := f.Interface(); raw.(type) {

@@ -40,10 +40,11 @@ func TestDecodeStrictSections(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		c.SetSections(sections)
 		if err := ApplyOverrides(c, &p, "", os); err != nil {
 			return p, err
 		}
-		return p, DecodeStrictSections(c, &p, sections)
+		return p, DecodeStrict(c, &p)
 	}
 	p, err := decode("m: 1\nscheme: ootomo\n")
 	if err != nil || p.Scheme != "ootomo" {
@@ -53,11 +54,33 @@ func TestDecodeStrictSections(t *testing.T) {
 	if want := (sectionScheme{Name: "x", Pieces: []sectionPiece{{Format: "fp16"}, {Format: "fp16", Scale: 11}}}); err != nil || !reflect.DeepEqual(p.Scheme, want) {
 		t.Fatalf("a section: %#v, %v; want %#v", p.Scheme, err, want)
 	}
+	// --set: a section's keys (a name becoming {name: NAME}), a whole
+	// value replacing the file's (not merged with it).
+	for _, c := range []struct {
+		src  string
+		sets []string
+		want any
+	}{
+		{"scheme: ootomo\n", []string{"scheme.name=x"}, sectionScheme{Name: "x"}},
+		{"scheme: ootomo\n", []string{"scheme.pieces=[{format: bf16}]"}, sectionScheme{Name: "ootomo", Pieces: []sectionPiece{{Format: "bf16"}}}},
+		{"scheme: {name: a, pieces: [{format: fp16}]}\n", []string{"scheme.name=b"}, sectionScheme{Name: "b", Pieces: []sectionPiece{{Format: "fp16"}}}},
+		{"scheme: {name: a, pieces: [{format: fp16}]}\n", []string{"scheme={name: b}"}, sectionScheme{Name: "b"}},
+		{"scheme: {name: a, pieces: [{format: fp16}]}\n", []string{"scheme=c"}, "c"},
+		{"scheme: {name: a, pieces: [{format: fp16}]}\n", []string{"scheme=c", "scheme.pieces=[{scale: 2}]"}, sectionScheme{Name: "c", Pieces: []sectionPiece{{Scale: 2}}}},
+		{"m: 1\n", []string{"scheme.name=d"}, sectionScheme{Name: "d"}},
+	} {
+		p, err := decode(c.src, c.sets...)
+		if err != nil || !reflect.DeepEqual(p.Scheme, c.want) {
+			t.Errorf("%q %v: %#v, %v; want %#v", c.src, c.sets, p.Scheme, err, c.want)
+		}
+	}
 	for _, c := range []struct {
 		src  string
 		sets []string
 		want string
 	}{
+		{"scheme: ootomo\n", []string{"scheme.colour=red"}, `--set scheme.colour=red: unknown key "scheme.colour": "scheme" has no key "colour" (it has: name, pieces)`},
+		{"scheme:\n  name: x\n", []string{"scheme.pieces=[{format: fp16, scale: 1.5}]"}, `--set scheme.pieces=[{format: fp16, scale: 1.5}]: key "scheme.pieces[0].scale": want an integer, got 1.5`},
 		{"m: 1\nscheme:\n  name: x\n  pieces:\n    - {format: fp16}\n    - {format: fp16, scale: 1.5}\n", nil, `prog.yaml:6: key "scheme.pieces[1].scale": want an integer, got 1.5`},
 		{"m: 1\nscheme:\n  name: x\n  colour: red\n", nil, `prog.yaml:4: unknown key "scheme.colour": "scheme" has no key "colour" (it has: name, pieces)`},
 		{"m: 1\nscheme:\n  pieces: {format: fp16}\n", nil, `prog.yaml:3: key "scheme.pieces" wants a list, not a mapping`},

@@ -390,17 +390,14 @@ func kindNames() string {
 // have the header keys kind and machine).
 func (f *File) Decode(out any, opts Options) error {
 	f.Config.Hide(f.Kind.Omit)
+	f.Config.SetSections(f.Kind.Sections)
 	if err := machines.ApplyOverrides(f.Config, out, "program", opts.Overrides); err != nil {
 		return err
 	}
 	if err := f.refuseZero(); err != nil {
 		return err
 	}
-	sections := map[string]reflect.Type{}
-	for k, t := range f.Kind.Sections {
-		sections[strings.ToLower(k)] = t
-	}
-	if err := machines.DecodeStrictSections(f.Config, out, sections); err != nil {
+	if err := machines.DecodeStrict(f.Config, out); err != nil {
 		return err
 	}
 	// The file's numerics, checked here for every kind before --numerics
