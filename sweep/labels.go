@@ -3,6 +3,7 @@ package sweep
 import (
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,6 +63,74 @@ func axisTitle(key string) string {
 	return key
 }
 
+// opMetrics are the report keys counted under flops.convention, in the
+// run's unit: TFLOP/s and flop/byte, or, where the convention counts
+// integer operations (igemm's, ape-int16's), TOP/s and op/byte — as the
+// run's summary says (Record.OpUnit).
+var opMetrics = []string{"flops.tflops", "flops.peak_tflops", "flops.total", "memory.operational_intensity", "memory.operational_intensity_hbm"}
+
+// isOpMetric reports whether key is one of opMetrics (any case).
+func isOpMetric(key string) bool {
+	return slices.ContainsFunc(opMetrics, func(m string) bool { return strings.EqualFold(m, key) })
+}
+
+// Plot units of opMetrics (plotUnit).
+const (
+	unitFLOP  = ""      // every point's flops are floating-point operations
+	unitOP    = OpUnit  // every point's are integer operations
+	unitMixed = "mixed" // some of each: the axis names both
+)
+
+// plotUnit returns the unit of the opMetrics among keys over recs: that
+// of the records with a number for one of them (records without, a null
+// metric, say nothing of it).
+func plotUnit(recs []Record, keys []string) string {
+	ops, flops := false, false
+	for _, r := range recs {
+		for _, k := range keys {
+			if isOpMetric(k) && len(metricNumbers(r.Metrics[k])) > 0 {
+				if r.OpUnit == OpUnit {
+					ops = true
+				} else {
+					flops = true
+				}
+				break
+			}
+		}
+	}
+	switch {
+	case ops && flops:
+		return unitMixed
+	case ops:
+		return unitOP
+	}
+	return unitFLOP
+}
+
+// opUnitReplacer turns a title's floating-point unit into the integer one.
+var opUnitReplacer = strings.NewReplacer("TFLOP", "TOP", "FLOP", "OP", "flop", "op")
+
+// unitParens matches a parenthesised unit that counts flops.
+var unitParens = regexp.MustCompile(`\(([^()]*(?:flop|FLOP)[^()]*)\)`)
+
+// unitTitle is axisTitle for the points of unit (plotUnit): an opMetric's
+// unit as they count ("Throughput (TOP/s)"; where some count integer
+// operations and some floating-point ones, "Throughput (TFLOP/s or
+// TOP/s)"); other keys' titles as axisTitle's.
+func unitTitle(key, unit string) string {
+	title := axisTitle(key)
+	if unit == unitFLOP || !isOpMetric(key) {
+		return title
+	}
+	return unitParens.ReplaceAllStringFunc(title, func(m string) string {
+		in := m[1 : len(m)-1]
+		if unit == unitOP {
+			return "(" + opUnitReplacer.Replace(in) + ")"
+		}
+		return "(" + in + " or " + opUnitReplacer.Replace(in) + ")"
+	})
+}
+
 // withContext prefixes a title taken from a key's last segment with the
 // named thing it belongs to (the pipe or buffer: "pipes.M.busy" → "M busy
 // fraction").
@@ -75,15 +144,18 @@ func withContext(key, title string) string {
 
 // plotTitle is the plot's title, or "Y against X" when the study gives
 // none — with its where, if any ("…, machine=a100"): the points it shows.
-func plotTitle(pl Plot) string {
+func plotTitle(pl Plot) string { return plotTitleIn(pl, unitFLOP) }
+
+// plotTitleIn is plotTitle with the axes' titles in unit (unitTitle).
+func plotTitleIn(pl Plot, unit string) string {
 	if pl.Title != "" {
 		return pl.Title
 	}
 	var ys []string
 	for _, y := range pl.Y {
-		ys = append(ys, axisTitle(y))
+		ys = append(ys, unitTitle(y, unit))
 	}
-	title := strings.Join(ys, ", ") + " against " + axisTitle(pl.X)
+	title := strings.Join(ys, ", ") + " against " + unitTitle(pl.X, unit)
 	var where []string
 	for _, k := range slices.Sorted(maps.Keys(pl.Where)) {
 		where = append(where, k+"="+pl.Where[k])

@@ -264,22 +264,26 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 	}
 
 	p := plot.New()
-	p.Title.Text = plotTitle(pl)
-	p.X.Label.Text = axisTitle(pl.X)
+	// The axes' units are the points' (TOP/s where they count integer
+	// operations).
+	unit := plotUnit(keep, append(slices.Clone(xs), pl.Y...))
+	titleOf := func(key string) string { return unitTitle(key, unit) }
+	p.Title.Text = plotTitleIn(pl, unit)
+	p.X.Label.Text = titleOf(pl.X)
 	for _, x := range pl.MoreX {
-		if axisTitle(x) != p.X.Label.Text {
+		if titleOf(x) != p.X.Label.Text {
 			p.X.Label.Text = "" // the legend names each x metric
 		}
 	}
 	if pl.XLabel != "" {
 		p.X.Label.Text = pl.XLabel
 	}
-	p.Y.Label.Text = axisTitle(pl.Y[0])
+	p.Y.Label.Text = titleOf(pl.Y[0])
 	if len(pl.Y) > 1 {
 		// The legend names each metric; the axis gets their common title
 		// (e.g. the relative error), if any.
 		for _, y := range pl.Y[1:] {
-			if axisTitle(y) != p.Y.Label.Text {
+			if titleOf(y) != p.Y.Label.Text {
 				p.Y.Label.Text = ""
 			}
 		}

@@ -119,6 +119,9 @@ func checkRecord(rec *Record, s *Study, stale *int) error {
 	if t := rec.TimeLimitSeconds; t != 0 && (!(t > 0) || math.IsInf(t, 0) || rec.Status != StatusFailed) {
 		return fmt.Errorf("key \"time_limit_seconds\": %v: must be a positive number of seconds, of a failed point", t)
 	}
+	if rec.OpUnit != "" && (rec.OpUnit != OpUnit || rec.Status == StatusFailed) {
+		return fmt.Errorf("key \"op_unit\": %q: only %q, of a point with metrics (integer operations; left out for floating-point ones)", rec.OpUnit, OpUnit)
+	}
 	want := s.paramMap(s.Points[rec.Index])
 	if !maps.Equal(rec.Params, want) {
 		return fmt.Errorf("key \"params\": point %d has %s here but %s in the study; the study changed? use another -o directory",

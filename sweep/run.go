@@ -329,6 +329,9 @@ const (
 	ResultsCSV   = "results.csv"
 )
 
+// OpUnit is Record.OpUnit of a point whose operations are integer ones.
+const OpUnit = "OP"
+
 // Record is one line of results.jsonl: a finished point.
 type Record struct {
 	// Index is the point's index in the study.
@@ -352,6 +355,12 @@ type Record struct {
 	// Metrics maps each metric to its JSON value (null when the report
 	// has no such key, or the point failed).
 	Metrics map[string]json.RawMessage `json:"metrics"`
+	// OpUnit is OpUnit where the point's report counts integer
+	// operations (its flops.convention "int8 ops …": flops.tflops is
+	// TOP/s, the operational intensities op/byte, as the run's summary
+	// says), empty for floating-point ones (and for failed points): the
+	// plots' units.
+	OpUnit string `json:"op_unit,omitempty"`
 	// badInput marks a failure the run refused as bad input (its files'
 	// or settings' fault, not the simulation's); not recorded.
 	badInput bool
@@ -405,7 +414,7 @@ func (s *Study) RunPoint(p Point) Record { return s.runPoint(context.Background(
 func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration, bar *progress) (rec Record) {
 	rec = Record{Index: p.Index, Params: s.paramMap(p), Run: s.stamp(p), Status: StatusOK, Metrics: map[string]json.RawMessage{}}
 	fail := func(msg string) {
-		rec.Status, rec.Error = StatusFailed, msg
+		rec.Status, rec.Error, rec.OpUnit = StatusFailed, msg, ""
 		for _, m := range s.Metrics {
 			rec.Metrics[m] = json.RawMessage("null")
 		}
@@ -464,6 +473,10 @@ func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration, ba
 	if err := dec.Decode(&doc); err != nil {
 		fail("report: " + firstLine(err))
 		return rec
+	}
+	if f := res.Report.Flops; f != nil && strings.HasPrefix(f.Convention, "int") {
+		// (The summary's rule: report's opUnit.)
+		rec.OpUnit = OpUnit
 	}
 	for _, m := range s.Metrics {
 		v, ok := Lookup(doc, m)

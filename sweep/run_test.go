@@ -224,6 +224,7 @@ func TestResumeCorrupt(t *testing.T) {
 		{"metrics", strings.Replace(first, `"flops.tflops"`, `"flops.gflops"`, 1), `key "metrics": no "flops.tflops"`},
 		{"no stamp", regexp.MustCompile(`"run":\{[^}]*\},`).ReplaceAllString(first, ""), `key "run": missing (recorded by an older davinci-sim)`},
 		{"options", strings.Replace(first, `"run":{`, `"run":{"options":"k_batch=8",`, 1), `key "run": point 0 ran with k_batch=8, the study asks for no speed options`},
+		{"op unit", strings.Replace(first, `"metrics"`, `"op_unit":"GOP","metrics"`, 1), `key "op_unit": "GOP": only "OP"`},
 		{"inputs", regexp.MustCompile(`"inputs":"[0-9a-f]+"`).ReplaceAllString(first, `"inputs":"0123456789abcdef"`), `key "run": point 0 ran from other inputs (inputs 0123456789abcdef, now`},
 	} {
 		dir := t.TempDir()
