@@ -781,7 +781,7 @@ func DecodeStrict(c *Config, out any) error {
 		dc.ErrorUnused = true
 	})
 	if err != nil {
-		return c.explain(err, "")
+		return c.explain(err, "", nil)
 	}
 	return c.decodeSections(reflect.ValueOf(out).Elem())
 }
@@ -820,7 +820,7 @@ func (c *Config) decodeSections(v reflect.Value) error {
 				err = dec.Decode(raw)
 			}
 			if err != nil {
-				return c.explain(err, name)
+				return c.explain(err, name, st)
 			}
 			f.Set(sec.Elem())
 		case []any:
@@ -927,8 +927,9 @@ func kindName(n *yaml.Node) string {
 }
 
 // explain rewrites mapstructure errors with file, line and the user's key
-// spelling; prefix is the key of the section decoded ("" for the file).
-func (c *Config) explain(err error, prefix string) error {
+// spelling; prefix is the key of the section decoded and root its type
+// ("" and nil for the file, whose unknown keys check reports).
+func (c *Config) explain(err error, prefix string, root reflect.Type) error {
 	var leaves []error
 	var walk func(error)
 	walk = func(e error) {
@@ -958,7 +959,11 @@ func (c *Config) explain(err error, prefix string) error {
 	for _, e := range leaves {
 		var de *mapstructure.DecodeError
 		if errors.As(e, &de) {
-			where, key := c.where(c.keyPath(join(prefix, de.Name())))
+			name := de.Name()
+			if name == "" { // the section itself
+				name, prefix = prefix, ""
+			}
+			where, key := c.where(c.keyPath(join(prefix, name)))
 			msg := de.Unwrap().Error()
 			var ue *mapstructure.UnconvertibleTypeError
 			if errors.As(de, &ue) {
@@ -982,6 +987,12 @@ func (c *Config) explain(err error, prefix string) error {
 				msg = "is a section: it wants a mapping of keys, not a list"
 			case strings.HasPrefix(msg, "expected a map or struct"):
 				msg = "is a section: it wants a mapping of keys, not a value"
+			case strings.HasPrefix(msg, "has invalid keys: ") && root != nil: // (a section given by --set)
+				unknown := strings.TrimPrefix(msg, "has invalid keys: ")
+				msg = fmt.Sprintf("unknown key %s", unknown)
+				if t, ok := typeAt(root, de.Name()); ok {
+					msg += fmt.Sprintf(" (%q has: %s)", key, strings.Join(c.visible(key, fieldNames(t)), ", "))
+				}
 			}
 			out = append(out, fmt.Errorf("%s: key %q: %s", where, key, msg))
 			continue
@@ -989,6 +1000,26 @@ func (c *Config) explain(err error, prefix string) error {
 		out = append(out, fmt.Errorf("%s: %v", c.Source, e))
 	}
 	return errors.Join(out...)
+}
+
+// typeAt returns the struct type at a mapstructure field name (pieces[0])
+// below the struct type t.
+func typeAt(t reflect.Type, name string) (reflect.Type, bool) {
+	t = deref(t)
+	if name == "" {
+		return t, t.Kind() == reflect.Struct
+	}
+	for p := range strings.SplitSeq(name, ".") {
+		base, _, indexed := strings.Cut(p, "[")
+		f, ok := field(t, base)
+		if !ok {
+			return nil, false
+		}
+		if t = deref(f); indexed && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			t = deref(t.Elem())
+		}
+	}
+	return t, t.Kind() == reflect.Struct
 }
 
 // keyPath is the lower-case dotted path of a mapstructure field name:

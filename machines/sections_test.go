@@ -89,6 +89,8 @@ func TestDecodeStrictSections(t *testing.T) {
 		{"m: 1\n", []string{"scheme={pieces: [{format: fp16, scale: x}]}"}, `--set scheme={pieces: [{format: fp16, scale: x}]}: key "scheme.pieces[0].scale": want an integer, got "x"`},
 		{"m: 1\n", []string{"scheme={pieces: {format: fp16}}"}, `key "scheme.pieces": wants a list (e.g. [a, b]), not a mapping`},
 		{"m: 1\n", []string{"scheme={pieces: [[fp16]]}"}, `key "scheme.pieces[0]": is a section: it wants a mapping of keys, not a list`},
+		{"m: 1\n", []string{"scheme={name: x, colour: red}"}, `--set scheme={name: x, colour: red}: key "scheme": unknown key colour ("scheme" has: name, pieces)`},
+		{"m: 1\n", []string{"scheme={pieces: [{format: a, colour: red}]}"}, `key "scheme.pieces[0]": unknown key colour ("scheme.pieces[0]" has: format, scale)`},
 		{"m: 1\n", []string{"scheme={name: 7}"}, `key "scheme.name": want a string, got 7 (YAML reads unquoted digits as a number: quote them`},
 	} {
 		_, err := decode(c.src, c.sets...)
