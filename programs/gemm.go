@@ -130,11 +130,11 @@ func checkInputs(f *File, p *GEMMParams) error {
 	if p.Inputs.A == "" {
 		return nil
 	}
-	ar, ac, err := CheckNPYFloat32(f.Resolve(p.Inputs.A))
+	ar, ac, err := CheckNPYFloat32(f.Resolve(string(p.Inputs.A)))
 	if err != nil {
 		return f.badKey("inputs.a", "%v", err)
 	}
-	br, bc, err := CheckNPYFloat32(f.Resolve(p.Inputs.B))
+	br, bc, err := CheckNPYFloat32(f.Resolve(string(p.Inputs.B)))
 	if err != nil {
 		return f.badKey("inputs.b", "%v", err)
 	}
@@ -171,11 +171,11 @@ func gemmInputs(f *File, p *GEMMParams) (a, b []float32, notes []string, err err
 			}
 			return v32, rows, cols, nil
 		}
-		a, ar, ac, err := read("inputs.a", p.Inputs.A)
+		a, ar, ac, err := read("inputs.a", string(p.Inputs.A))
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		b, br, bc, err := read("inputs.b", p.Inputs.B)
+		b, br, bc, err := read("inputs.b", string(p.Inputs.B))
 		if err != nil {
 			return nil, nil, nil, err
 		}

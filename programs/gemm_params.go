@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
@@ -71,13 +72,40 @@ type Split struct {
 
 // Inputs describes how A and B are produced.
 type Inputs struct {
-	Distribution   string  `mapstructure:"distribution"`    // uniform | uniform-nonneg | between
-	OffsetExponent int     `mapstructure:"offset_exponent"` // e in U[−2^e, 2^e] (uniform), U[0, 2^e] (uniform-nonneg)
-	Low            float64 `mapstructure:"low"`             // between: U[low, high]
-	High           float64 `mapstructure:"high"`
-	Seed           int64   `mapstructure:"seed"`
-	A              string  `mapstructure:"a"` // .npy file (overrides the distribution)
-	B              string  `mapstructure:"b"`
+	Distribution   string   `mapstructure:"distribution"`    // uniform | uniform-nonneg | between
+	OffsetExponent int      `mapstructure:"offset_exponent"` // e in U[−2^e, 2^e] (uniform), U[0, 2^e] (uniform-nonneg)
+	Low            float64  `mapstructure:"low"`             // between: U[low, high]
+	High           float64  `mapstructure:"high"`
+	Seed           int64    `mapstructure:"seed"`
+	A              FilePath `mapstructure:"a"` // .npy file (overrides the distribution)
+	B              FilePath `mapstructure:"b"`
+}
+
+// FilePath is a key whose value names a file (inputs.a): relative to the
+// program file's folder where the file gives it, to the current directory
+// where the command line does (a study's set and vary: to its folder) —
+// IsFileKey.
+type FilePath string
+
+// IsFileKey reports whether the override path (program.inputs.a) names a
+// file in programs of some kind: a value given on the command line is
+// then made absolute against the current directory (a study's against its
+// folder) before the program file, which resolves its own against its
+// folder, sees it.
+func IsFileKey(path string) bool {
+	rest, ok := strings.CutPrefix(strings.ToLower(path), "program.")
+	if !ok {
+		return false
+	}
+	for _, k := range Kinds() {
+		if k.Params == nil {
+			continue
+		}
+		if t, _, err := machines.ResolvePath(k.Params, rest); err == nil && t == reflect.TypeFor[FilePath]() {
+			return true
+		}
+	}
+	return false
 }
 
 // gemmVariant is what a kind fixes about the algorithm.

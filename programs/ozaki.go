@@ -296,10 +296,10 @@ func ozakiInputs(f *File, op *OzakiParams) (a, b, c0 []float64, err error) {
 	case op.Test2 != nil:
 		a, b = ozaki.Test2(p.M, *op.Test2, p.Inputs.Seed)
 	case p.Inputs.A != "":
-		if a, _, _, err = ReadNPYFloat64(f.Resolve(p.Inputs.A)); err != nil {
+		if a, _, _, err = ReadNPYFloat64(f.Resolve(string(p.Inputs.A))); err != nil {
 			return nil, nil, nil, f.badKey("inputs.a", "%v", err)
 		}
-		if b, _, _, err = ReadNPYFloat64(f.Resolve(p.Inputs.B)); err != nil {
+		if b, _, _, err = ReadNPYFloat64(f.Resolve(string(p.Inputs.B))); err != nil {
 			return nil, nil, nil, f.badKey("inputs.b", "%v", err)
 		}
 	default:

@@ -534,6 +534,8 @@ func resolveParam(dir, param, v string) string {
 		return resolveFile(dir, v)
 	case fileParam(param):
 		return resolveMachine(dir, v)
+	case programs.IsFileKey(param): // (inputs.a: the study names it)
+		return resolveFile(dir, v)
 	}
 	return v
 }

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -152,6 +153,13 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	}
 	if err := programs.CheckOverrides(ovs); err != nil {
 		return badInput(err)
+	}
+	for i, o := range ovs { // a file named on the command line: relative to where it is typed
+		if programs.IsFileKey(o.Path) && o.Value != "" && !filepath.IsAbs(o.Value) {
+			if abs, err := filepath.Abs(o.Value); err == nil {
+				ovs[i].Value = abs
+			}
+		}
 	}
 	switch f.numerics {
 	case "", programs.NumericsFull, programs.NumericsSampled, programs.NumericsOff:

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/programs"
+)
+
+// A file named on the command line (--set program.inputs.a=A.npy) is
+// relative to the current directory, as --set program.machine is, not to
+// the program file's folder.
+func TestSetInputsRelativeToCurrentDirectory(t *testing.T) {
+	prog, err := filepath.Abs("../../programs/examples/sgemm-cube.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	v := make([]float32, 64*64)
+	for i := range v {
+		v[i] = float32(i%5) - 2
+	}
+	if _, err := programs.WriteOutputs(dir, []programs.Output{{Name: "A", F32: v, Shape: []int{64, 64}}, {Name: "B", F32: v, Shape: []int{64, 64}}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	args := []string{"run", prog, "-q", "--set", "program.m=64", "--set", "program.n=64", "--set", "program.k=64",
+		"--set", "program.tiling.bm=64", "--set", "program.tiling.bn=64", "--set", "program.tiling.bk=64", "--set", "program.numerics=full"}
+	out, code, err := runCLI(t, append(args, "--set", "program.inputs.a=A.npy", "--set", "program.inputs.b=B.npy")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	_, code, err = runCLI(t, append(args, "--set", "program.inputs.a=gone.npy", "--set", "program.inputs.b=B.npy")...)
+	if want := filepath.Join(dir, "gone.npy"); code != 2 || err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("exit %d: %v; want exit 2 naming %s", code, err, want)
+	}
+}
