@@ -17,6 +17,11 @@ func FuzzParse(f *testing.F) {
 		"m.mmad c=0 a=0 b=0 m=16 k=16 n=16 in=fp16 out=fp32 init", "\tnop\t\r\n", "free L1 off=0x20",
 		"fixp.l0c gm=0 l0c=0 rows=16 cols=16 in=fp32 out=fp16 round=rne sat", "v.dup dst=0 scalar=inf dtype=fp32",
 		"repeat 2 i {\nrepeat i+1 j {\nscalar cycles=i*j-(j/2)%3\n}\n}", "alloc UB off=1KiB size=0x20 name=x.y-z",
+		// Limits: counts and values at and past int64's, nesting, a
+		// division by a loop variable that is zero.
+		"repeat 9223372036854775807 i {\nrepeat 9223372036854775807 {\nnop\n}\n}", "mte2.copy gm=0xffffffffffffffff l1=-1 bytes=9223372036854775808",
+		"repeat 2 i {\nscalar cycles=1/i+1%i\n}", "scalar cycles=-9223372036854775807-1", "v.muls dst=0 src0=0 scalar=1e999 dtype=fp16",
+		"repeat 1 {\nrepeat 1 {\nrepeat 1 {\nrepeat 1 {\nrepeat 1 {\nnop\n}\n}\n}\n}\n}", "alloc L1 off=16EiB size=1PiB name=x",
 	} {
 		f.Add(s)
 	}
