@@ -2,31 +2,128 @@ package traces
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
+	"runtime/metrics"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 )
 
+// heapAllocated is the bytes allocated on the heap so far (cumulative).
+func heapAllocated() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// fuzzReadBound is what reading one fuzz input may allocate: the readers'
+// lane limits bound what a small file's names make them allocate.
+const fuzzReadBound = 512 << 20
+
+// checkRead is what every trace read must give: an error of one line, or
+// a timeline that writes again in both formats, within fuzzReadBound.
+func checkRead(t *testing.T, read func() (*Timeline, error)) {
+	t.Helper()
+	before := heapAllocated()
+	tl, err := read()
+	if n := heapAllocated() - before; n > fuzzReadBound {
+		t.Fatalf("reading allocated %d MiB", n>>20)
+	}
+	if err != nil {
+		if msg := err.Error(); msg == "" || strings.Contains(msg, "\n") {
+			t.Fatalf("error not one line: %q", msg)
+		}
+		return
+	}
+	if tl == nil {
+		t.Fatal("nil timeline without an error")
+	}
+	if err := WritePerfetto(io.Discard, tl); err != nil {
+		t.Fatalf("a timeline read does not write as JSON: %v", err)
+	}
+	if err := WritePftrace(io.Discard, tl); err != nil {
+		t.Fatalf("a timeline read does not write as a Perfetto trace: %v", err)
+	}
+}
+
+// seedTimeline is a recorded chip timeline with what the writers write:
+// two cores' lanes (busy and waits, flags, buffer occupancy), GM
+// bandwidth, host tasks, power, and a kernels track whose last kernel
+// never finished (a deadlocked run's).
+func seedTimeline(tb testing.TB) *Timeline {
+	m, err := machines.Load("ascend-910a", nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r := NewRecorder(Window{})
+	r.SetInfo("ascend-910a", "hgemm", m.Geometry())
+	r.StaticWatts(40)
+	in := isa.Instr{Op: isa.OpScalar, Pipe: isa.S}
+	for core := range 2 {
+		r.Interval(core, 0, arch.Busy, 1500, 2700, &in, nil)
+		r.Interval(core, 1, arch.WaitFlag, 0, 2000, nil, nil)
+		r.Flag(core, 0, 1, 3, true, 2700)
+		r.Flag(core, 0, 1, 3, false, 2700)
+		r.Occupancy(core, 0, 4096, 100)
+	}
+	r.Bandwidth(10, 1e9)
+	r.Energy(500, 1e6)
+	r.HostTask("transfer", "h2d", 0, 1234)
+	r.SetKernels([]arch.GridTimes{
+		{Name: "split", CTAs: 4, Launched: 0, Started: 5, Finished: 1000},
+		{Name: "gemm", CTAs: 8, Launched: 1000, Started: 1100}, // deadlocked
+	})
+	r.Finish(3000)
+	return r.Timeline()
+}
+
 // FuzzReadTrace feeds arbitrary bytes to the trace reader (the input of
-// `davinci-sim view`): an error or a timeline, never a panic or a hang.
+// `davinci-sim view`): an error of one line or a timeline that writes
+// again, never a panic, a hang or a huge allocation. Seeds: a chip trace
+// with kernels and power, a cluster trace with a drill-down, the gzip of
+// one, hand-made edge cases.
 func FuzzReadTrace(f *testing.F) {
 	f.Add([]byte(`{"traceEvents":[{"name":"process_name","ph":"M","pid":1,"args":{"name":"core 0"}},{"name":"thread_name","ph":"M","pid":1,"tid":2,"args":{"name":"MTE2"}},{"name":"mte2.copy","cat":"busy","ph":"X","pid":1,"tid":2,"ts":0.001,"dur":0.5,"args":{"bytes":64}},{"name":"set_flag","ph":"i","pid":1,"tid":2,"ts":0.5,"bind_id":1,"flow_out":true},{"name":"L1","ph":"C","pid":1,"ts":0,"args":{"bytes":1024}}]}`))
 	f.Add([]byte(`{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":-5,"dur":1e300}]}`))
 	f.Add([]byte(`[{"ph":"X"}]`))
 	f.Add([]byte("\x1f\x8b\x08\x00"))
 	f.Add([]byte(`{"traceEvents":[`))
+	f.Add([]byte(`{"traceEvents":[{"name":"thread_name","ph":"M","pid":7,"tid":4095,"args":{"name":"x"}},{"name":"thread_name","ph":"M","pid":8,"tid":4096,"args":{"name":"y"}}]}`))
+	var chip bytes.Buffer
+	if err := WritePerfetto(&chip, seedTimeline(f)); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(chip.Bytes())
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(chip.Bytes())
+	zw.Close()
+	f.Add(gz.Bytes())
+	ct := &ClusterTrace{Machine: "cloudbrain2-node", Program: "lu-fused", Ranks: []string{"r0", "r1"},
+		Tracks: []string{"host", "main"}, TrackCats: []string{"host", "kernel"}, RankTracks: map[int][]string{1: {"core 0 M"}}}
+	ct.AddSpan(ClusterSpan{Rank: 0, Track: 0, Name: "d2h diag 0", From: 0, To: 1000})
+	ct.AddSpan(ClusterSpan{Rank: 0, Track: 0, Name: "mpi-bcast", Cat: "collective", From: 1000, To: 1500})
+	ct.AddSpan(ClusterSpan{Rank: 1, Track: 1, Name: "p1-0", From: 500, To: 2000})
+	ct.AddSpan(ClusterSpan{Rank: 1, Track: 2, Name: "mmad", From: 600, To: 700})
+	ct.AddMessage(ClusterMessage{From: 0, To: 1, Track: 0, Sent: 900, Arrived: 1500, Name: "bcast"})
+	var cl bytes.Buffer
+	if err := WriteClusterJSON(&cl, ct); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(cl.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tl, err := ReadTrace(bytes.NewReader(data))
-		if err == nil && tl == nil {
-			t.Fatal("nil timeline without an error")
-		}
+		checkRead(t, func() (*Timeline, error) { return ReadTrace(bytes.NewReader(data)) })
 	})
 }
 
 // FuzzReadPftrace feeds arbitrary bytes to the protobuf trace reader: an
-// error or a timeline, never a panic or a hang. The seed is the trace of a
-// few hand-fed events.
+// error of one line or a timeline that writes again, never a panic, a
+// hang or a huge allocation. Seeds: the trace of a few hand-fed events,
+// and of a chip timeline with kernels (one deadlocked) and power.
 func FuzzReadPftrace(f *testing.F) {
 	r := NewRecorder(Window{})
 	in := isa.Instr{Op: isa.OpScalar, Pipe: isa.S}
@@ -38,16 +135,15 @@ func FuzzReadPftrace(f *testing.F) {
 	r.Bandwidth(10, 1e9)
 	r.HostTask("transfer", "h2d", 0, 1234)
 	r.Finish(3000)
-	var buf bytes.Buffer
-	if err := WritePftrace(&buf, r.Timeline()); err != nil {
-		f.Fatal(err)
+	for _, tl := range []*Timeline{r.Timeline(), seedTimeline(f)} {
+		var buf bytes.Buffer
+		if err := WritePftrace(&buf, tl); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes())
 	}
-	f.Add(buf.Bytes())
 	f.Add([]byte{0x0a, 0x02, 0x50, 0x01})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tl, err := ReadPftrace(bytes.NewReader(data))
-		if err == nil && tl == nil {
-			t.Fatal("nil timeline without an error")
-		}
+		checkRead(t, func() (*Timeline, error) { return ReadPftrace(bytes.NewReader(data)) })
 	})
 }
