@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/davinci-sim/davinci-sim/machines/clusters"
 )
 
 func mustLoad(t *testing.T, name string, ovs ...Override) *Machine {
@@ -444,30 +446,60 @@ func TestGenericConfig(t *testing.T) {
 	}
 }
 
-// FuzzLoadYAML feeds arbitrary text to the loader: it must never panic or
-// hang, and whatever loads must validate and survive a print/reload round
-// trip. Run it with a short minimization budget (inputs start from the 6 KB
-// machine files and each load costs ~1 ms):
+// FuzzLoadYAML feeds arbitrary text and --set lines to the loader: it
+// must never panic or hang, its errors have a line a violation, each
+// naming the file or the --set, and whatever loads must validate and
+// survive a print/reload round trip. Seeds: every machine file (each
+// kind), the cluster and node descriptions (not machines: refused),
+// overrides. Run it with a short minimization budget (inputs start from
+// the 6 KB machine files and each load costs ~1 ms):
 //
 //	go test ./machines -run '^$' -fuzz FuzzLoadYAML -fuzztime 60s -fuzzminimizetime 50x
 func FuzzLoadYAML(f *testing.F) {
 	for _, n := range Names() {
 		src, _ := Source(n)
-		f.Add(src)
+		f.Add(src, "")
 	}
-	f.Add([]byte("cores: 1\ncore: {clock: 1GHz, buffers: {L1: 1MiB}}\n"))
-	f.Add([]byte("a: &x [*x]\n"))
-	f.Add([]byte("a: &x {b: *x, c: *x}\n"))
-	f.Add([]byte("core: {buffers: {L1: [1, 2]}}\n"))
-	f.Add([]byte("? [a, b]\n: 1\n"))
-	f.Add([]byte("gm: {bandwidth: 1e400}\nl2: {capacity: -5}\n"))
-	f.Add([]byte("core:\n  clock: .inf\n  vector: {cycles_per_repeat: .nan}\n"))
-	f.Add([]byte(""))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := LoadBytes("fuzz.yaml", data, nil)
+	for _, n := range []string{"cloudbrain2.yaml", "cloudbrain2-node.yaml"} {
+		src, err := clusters.FS.ReadFile(n)
 		if err != nil {
-			if err.Error() == "" {
-				t.Fatal("empty error message")
+			f.Fatal(err)
+		}
+		f.Add(src, "")
+	}
+	f.Add([]byte("cores: 1\ncore: {clock: 1GHz, buffers: {L1: 1MiB}}\n"), "")
+	f.Add([]byte("a: &x [*x]\n"), "")
+	f.Add([]byte("a: &x {b: *x, c: *x}\n"), "")
+	f.Add([]byte("core: {buffers: {L1: [1, 2]}}\n"), "")
+	f.Add([]byte("? [a, b]\n: 1\n"), "")
+	f.Add([]byte("gm: {bandwidth: 1e400}\nl2: {capacity: -5}\n"), "")
+	f.Add([]byte("core:\n  clock: .inf\n  vector: {cycles_per_repeat: .nan}\n"), "")
+	f.Add([]byte(""), "")
+	a910, _ := Source("ascend-910a")
+	a100, _ := Source("a100")
+	f.Add(a910, "machine.core.buffers.L1=512KiB\nmachine.cores=2\nprogram.m=3")
+	f.Add(a910, "machine.kind=nvidia-sm")
+	f.Add(a910, "machine.core.clock=1e400Hz")
+	f.Add(a100, "machine.cores=1\nmachine.core.tensor.sustained_clock={fp16: 1GHz}")
+	f.Add(a100, "machine.gm.capacity=-1")
+	f.Fuzz(func(t *testing.T, data []byte, sets string) {
+		var ovs []Override
+		if sets != "" {
+			for _, s := range strings.Split(sets, "\n") {
+				o, err := ParseOverride(s)
+				if err != nil {
+					return
+				}
+				ovs = append(ovs, o)
+			}
+		}
+		m, err := LoadBytes("fuzz.yaml", data, ovs)
+		if err != nil {
+			// One line per violation, each naming the file or the --set.
+			for _, l := range strings.Split(err.Error(), "\n") {
+				if !strings.Contains(l, "fuzz.yaml") && !strings.Contains(l, "--set") {
+					t.Fatalf("error line %q names neither the file nor a --set (in %q)", l, err)
+				}
 			}
 			return
 		}
