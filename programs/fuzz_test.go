@@ -2,16 +2,37 @@ package programs
 
 import (
 	"io/fs"
+	"runtime/metrics"
+	"strings"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/cluster"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 )
 
-// FuzzProgramFile feeds arbitrary YAML to the program parser and the kinds'
-// parameter decoding and validation (timing only, so nothing large is
-// allocated), and walks the start of the streams they generate — a core's,
-// or a grid's first and last block's: it must never panic, only return
-// errors. Seeds: every example program (each kind, on DaVinci and GPUs).
+// heapAllocated is the bytes allocated on the heap so far (cumulative): a
+// fuzz target's bound on what one input may make the code allocate.
+func heapAllocated() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// fuzzAllocBound is what one input of a fuzz target may allocate: a file
+// of a few kilobytes that claims a huge size must be refused before the
+// allocation, not after it.
+const fuzzAllocBound = 512 << 20
+
+// FuzzProgramFile feeds arbitrary YAML and --set lines to the program
+// parser and the kinds' parameter decoding and validation as Execute
+// checks them (timing only, so nothing large is allocated; on a cluster
+// or node description the cluster build), and walks the start of the
+// streams they generate — a core's, or a grid's first and last block's:
+// it must never panic, only return one-line errors, and never allocate
+// more than fuzzAllocBound. Seeds: every example program (each kind, on
+// DaVinci, GPUs and a node description), inline emulated-gemm schemes
+// and --set overrides of program, machine, node and cluster keys.
 func FuzzProgramFile(f *testing.F) {
 	names, err := fs.Glob(Examples, "examples/*.yaml")
 	if err != nil || len(names) == 0 {
@@ -22,23 +43,90 @@ func FuzzProgramFile(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(b)
+		f.Add(b, "")
 	}
-	f.Add([]byte("kind: sgemm-cube\nm: -1\n"))
-	f.Add([]byte("kind: asm\nasm: \"repeat 3 i {\\n scalar cycles=i\\n}\\n\"\ncores: 2\n"))
-	f.Add([]byte("kind: hgemm\ntiling: {bm: 0}\n"))
-	f.Add([]byte("kind: [\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Add([]byte("kind: sgemm-cube\nm: -1\n"), "")
+	f.Add([]byte("kind: asm\nasm: \"repeat 3 i {\\n scalar cycles=i\\n}\\n\"\ncores: 2\n"), "")
+	f.Add([]byte("kind: hgemm\ntiling: {bm: 0}\n"), "")
+	f.Add([]byte("kind: [\n"), "")
+	// Inline schemes (a preset changed, one written out) and --set of a
+	// scheme's keys or of the whole scheme.
+	emu := "kind: emulated-gemm\nmachine: %s\nm: 256\nk: 256\nn: 256\nnumerics: off\nscheme: %s\n"
+	for _, c := range []struct{ machine, scheme, sets string }{
+		{"a100", "{name: ootomo, split: fused}", ""},
+		{"a100", "{name: mine, pieces: [{format: fp16, rounding: rne}, {format: fp16, rounding: rne, scale: 11}], groups: [{products: [hh], accumulate: outside}, {products: [hl, lh]}], kernels: fused, epilogue: ordered}", ""},
+		{"a100", "{pieces: [{format: bf16}, {format: bf16}, {format: bf16}], groups: [{products: [hh]}, {products: [hl, lh]}, {products: [ll, hm, mh]}]}", ""},
+		{"ascend-910a", "{name: x, pieces: [{format: fp16}, {format: fp16, scale: 11}], groups: [{products: [hh]}, {products: [hl, lh]}]}", ""},
+		{"ascend-910a", "ootomo", "program.scheme.split=fused"},
+		{"a100", "ape-fp32f", "program.scheme.split=fused"},
+		{"a100", "ape-fp32f", "program.scheme={name: le-gemm, split: fused}\nprogram.scheme.split=pass"},
+		{"a100", "{name: markidis}", "program.scheme.pieces[1].scale=11"},
+		{"mi210", "native", "program.scheme=ape-int16\nprogram.m=4096"},
+		{"ascend-910b3", "bf16x9", "program.scheme.epilogue=corrections-first\nmachine.cores=2"},
+		{"h100-sxm", "auto", "program.m=64\nprogram.n=64\nprogram.k=64"},
+	} {
+		f.Add([]byte(strings.ReplaceAll(strings.Replace(emu, "%s", c.machine, 1), "scheme: %s", "scheme: "+c.scheme)), c.sets)
+	}
+	// --set of machine keys, and of a cluster's and a node's.
+	hgemm, _ := Examples.ReadFile("examples/hgemm.yaml")
+	f.Add(hgemm, "machine.core.buffers.L1=512KiB\nprogram.tiling.bm=64")
+	f.Add(hgemm, "machine.cores=0")
+	f.Add(hgemm, "program.machine=a100")
+	lu, _ := Examples.ReadFile("examples/lu-cluster-small.yaml")
+	f.Add(lu, "cluster.nodes=2\nnode.npus=4")
+	f.Add(lu, "program.machine=cloudbrain2\ncluster.nodes=2\nprogram.grid.p=4\nprogram.grid.q=4")
+	f.Add(lu, "node.hosts.cores=0\nmachine.core.buffers.L1=256KiB")
+	f.Add(lu, "program.fidelity=sampled\nprogram.n=1048576")
+	f.Fuzz(func(t *testing.T, data []byte, sets string) {
+		before := heapAllocated()
+		defer func() {
+			if n := heapAllocated() - before; n > fuzzAllocBound {
+				t.Fatalf("allocated %d MiB", n>>20)
+			}
+		}()
+		oneLine := func(err error) {
+			if err != nil && (err.Error() == "" || strings.Contains(err.Error(), "\n")) {
+				t.Fatalf("error not one line: %q", err)
+			}
+		}
+		opts := Options{Numerics: NumericsOff}
+		if sets != "" {
+			for _, s := range strings.Split(sets, "\n") {
+				o, err := machines.ParseOverride(s)
+				if err != nil {
+					return
+				}
+				opts.Overrides = append(opts.Overrides, o)
+			}
+		}
 		file, err := Parse("fuzz.yaml", ".", data)
-		if err != nil {
+		if oneLine(err); err != nil {
 			return
 		}
-		m, err := MachineFor(file, Options{})
-		if err != nil {
+		if err := file.Kind.checkKindKept(opts); err != nil {
 			return
 		}
-		job, err := file.Kind.Build(file, m, Options{Numerics: NumericsOff})
-		if err != nil {
+		if name := ClusterMachine(file, opts); name != "" {
+			if checkClusterOverrides(opts.Overrides) != nil || file.Kind.BuildCluster == nil {
+				return
+			}
+			topo, err := cluster.LoadSystem(name, opts.Overrides)
+			if oneLine(err); err != nil {
+				return
+			}
+			_, err = file.Kind.BuildCluster(file, topo, opts)
+			oneLine(err)
+			return
+		}
+		if CheckOverrides(opts.Overrides) != nil {
+			return
+		}
+		m, err := MachineFor(file, opts)
+		if oneLine(err); err != nil {
+			return
+		}
+		job, err := file.Kind.BuildFor(file, m, opts)
+		if oneLine(err); err != nil {
 			return
 		}
 		// Walk a bounded prefix of core 0's stream and of the first and

@@ -22,8 +22,9 @@ func npyHeader(d string) []byte {
 }
 
 // FuzzReadNPY feeds arbitrary bytes to the .npy reader: it must return an
-// error or a 2-D array whose length matches its shape — never panic, hang
-// or allocate for a shape the file does not hold.
+// error of one line naming the file or a 2-D array whose length matches
+// its shape (and CheckNPYFloat32's) — never panic, hang or allocate for a
+// shape the file does not hold.
 func FuzzReadNPY(f *testing.F) {
 	ok := append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }"), make([]byte, 16)...)
 	f.Add(ok)
@@ -37,15 +38,44 @@ func FuzzReadNPY(f *testing.F) {
 	f.Add(append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427388122, 1), }"), make([]byte, 872)...))
 	f.Add([]byte("\x93NUMPY\x01\x00\x01\x00\n"))
 	f.Add([]byte("\x93NUMPY\x03\x00\x03\x00\x00\x00{}\n"))
+	// Other dtypes, orders and ranks; an empty array; a version-2 header.
+	for _, d := range []string{
+		"{'descr': '>f4', 'fortran_order': False, 'shape': (2, 2), }",
+		"{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
+		"{'descr': '<f2', 'fortran_order': False, 'shape': (2, 4), }",
+		"{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }",
+		"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 2), }",
+		"{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4), }",
+		"{'descr': '<f8', 'fortran_order': False, 'shape': (-1, -2), }",
+	} {
+		f.Add(append(npyHeader(d), make([]byte, 16)...))
+	}
+	v2 := npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }  ")
+	v2 = append(append([]byte("\x93NUMPY\x02\x00"), byte(len(v2)-10), byte((len(v2)-10)>>8), 0, 0), v2[10:]...)
+	f.Add(append(v2, make([]byte, 16)...))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(dir, "x.npy")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		before := heapAllocated()
 		v, rows, cols, err := ReadNPYFloat32(path)
-		if err == nil && (rows < 0 || cols < 0 || len(v) != rows*cols) {
+		if n := heapAllocated() - before; n > uint64(64*len(data)+1<<20) {
+			t.Fatalf("allocated %d bytes for a file of %d", n, len(data))
+		}
+		if err != nil {
+			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.HasPrefix(msg, path+": ") {
+				t.Fatalf("error %q: want one line naming the file", msg)
+			}
+			return
+		}
+		if rows < 0 || cols < 0 || len(v) != rows*cols {
 			t.Fatalf("shape (%d, %d) but %d values", rows, cols, len(v))
+		}
+		r2, c2, err := CheckNPYFloat32(path)
+		if err != nil || r2 != rows || c2 != cols {
+			t.Fatalf("CheckNPYFloat32: (%d, %d) %v, read (%d, %d)", r2, c2, err, rows, cols)
 		}
 	})
 }
