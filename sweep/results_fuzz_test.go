@@ -32,6 +32,21 @@ func FuzzReadResults(f *testing.F) {
 	f.Add([]byte(`{"index":1,"params":{},"run":{"inputs":"x"},"status":"ok","metrics":{}}` + "\n"))
 	f.Add([]byte("{}\n"))
 	f.Add([]byte(""))
+	// A record of each status and field: op_unit, a point a timeout
+	// stopped, run options, a check failure; a record repeated in the
+	// other spelling of a size.
+	first := string(bytes.TrimSpace(lines[0]))
+	for _, r := range []string{
+		strings.Replace(first, `"status":"ok"`, `"status":"ok","op_unit":"OP"`, 1),
+		strings.Replace(first, `"status":"ok"`, `"status":"failed","error":"point timed out","time_limit_seconds":1800`, 1),
+		strings.Replace(first, `"run":{`, `"run":{"options":["k_batch=8","fast_forward"],`, 1),
+		strings.Replace(first, `"status":"ok"`, `"status":"check-failed"`, 1),
+		strings.Replace(first, `"256KiB"`, `"262144"`, 1),
+		strings.Replace(first, `"index":0`, `"index":99`, 1),
+		strings.Replace(first, `"flops.tflops":`, `"flops.tflops":1e999,"x":`, 1),
+	} {
+		f.Add([]byte(r + "\n" + first + "\n"))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		recs, err := readResults("results.jsonl", bytes.NewReader(data), s, nil)
 		if err != nil {

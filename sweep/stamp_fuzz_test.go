@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 
@@ -19,6 +20,10 @@ func FuzzYAMLContent(f *testing.F) {
 	f.Add([]byte("a: &x [1, *x]\n---\nb: !!str 3\n"))
 	f.Add([]byte("key: |\n  text\n  # not a comment\n"))
 	f.Add([]byte("{"))
+	f.Add([]byte("kind: emulated-gemm\nmachine: a100 # m\nscheme:\n  name: mine\n  pieces: [{format: fp16, rounding: rne}, {format: fp16, scale: 11}]\n" +
+		"  groups:\n    - {products: [hh], accumulate: outside}\n    - products: [hl, lh]\n  split: fused\nm: 0x400\nk: 1_024\nn: !!int \"1024\"\n"))
+	f.Add([]byte("name: cloudbrain2\nnode: cloudbrain2-node\nnodes: 32\nfabric:\n  port_bandwidth: 12.5GB/s\n  latency_ns: 5e2\n  supernodes: 1\n"))
+	f.Add([]byte("a: 1\nA: 2\nb: ~\nc: null\nd: .NaN\ne: -.inf\nf: 0o17\ng: yes\nh: 2001-12-14\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		once := yamlContent(data)
 		twice := yamlContent(once)
@@ -42,7 +47,7 @@ func FuzzYAMLContent(f *testing.F) {
 
 // nullKeys returns v with its maps keyed by their keys' types and values,
 // a null key as "" (yamlContent may write a null key so that it reads back
-// as an empty string).
+// as an empty string), and NaN as "NaN" (a NaN is not equal to itself).
 func nullKeys(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -67,6 +72,10 @@ func nullKeys(v any) any {
 			out[i] = nullKeys(e)
 		}
 		return out
+	case float64:
+		if math.IsNaN(x) {
+			return "NaN" // (not equal to itself)
+		}
 	}
 	return v
 }

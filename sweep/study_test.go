@@ -283,17 +283,48 @@ func TestLookup(t *testing.T) {
 	}
 }
 
+// FuzzParseStudy feeds arbitrary text to the study parser: a study whose
+// points and metrics check, or one line of bad input naming the file —
+// never a panic or a hang. Seeds: the repository's studies (emulated-gemm
+// schemes, cluster and node descriptions, Ozaki, LU), and set, vary,
+// points, plot and where in their forms (a scheme key and a whole inline
+// scheme, a range, a roof).
 func FuzzParseStudy(f *testing.F) {
 	f.Add([]byte(goodStudy))
 	f.Add([]byte("program: p\nmetrics: [a]\nvary: {program.m: 256KiB..4MiB ×2}"))
 	f.Add([]byte("program: p\nmetrics: [a]\nvary: {program.m: -20..10 +2}\nplot: {x: program.m, y: a}"))
 	f.Add([]byte("a: &x [*x]"))
 	f.Add([]byte("program: p\nmetrics: [a]\nvary: {program.m: [1]}\nk_batch: 8\nfast_forward: true"))
+	for _, dir := range []string{"../studies", "../studies/long"} {
+		names, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		if err != nil || len(names) == 0 {
+			f.Fatal("no studies in", dir, err)
+		}
+		for _, name := range names {
+			b, err := os.ReadFile(name)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("program: e.yaml\nmachine: a100\nset: {program.scheme: \"{name: le-gemm, split: fused}\", program.numerics: off}\n" +
+		"vary: {program.scheme.split: [pass, fused], program.m: 1024..4096 ×2}\nmetrics: [flops.tflops, error.bits]\n" +
+		"plot: {x: program.m, y: flops.tflops, series: program.scheme.split, logx: true, ymin: 0, ymax: 100, roof: {peak: 19.5, slopes: {HBM: 1.5}}}\n"))
+	f.Add([]byte("program: e.yaml\nmetrics: [error.bits]\npoints:\n  - {machine: a100, program.scheme: \"{pieces: [{format: fp16}, {format: fp16, scale: 11}], groups: [{products: [hh]}, {products: [hl, lh]}]}\"}\n" +
+		"  - {machine: ascend-910a, program.scheme: ootomo}\nvary: {program.k: [256, 512]}\n" +
+		"plots: [{name: b, x: [program.k], y: [error.bits], where: {machine: a100}, xlabel: k}]\n"))
+	f.Add([]byte("program: lu.yaml\nmachine: cloudbrain2\nset: {cluster.nodes: 2, node.npus: 4, machine.core.buffers.L1: 512KiB}\n" +
+		"vary: {program.nb: [128, 256], machine: [cloudbrain2, cloudbrain2-node]}\nmetrics: [hplmxp.windows.*.seconds, time.seconds]\n"))
+	f.Add([]byte("program: p\nmetrics: [a]\nvary: {program.m: 1..8, machine.l2.capacity: \"1MiB..8MiB ×2\"}\nplot: {x: program.m, y: a, where: {machine.l2.capacity: 2MiB, program.m: 3}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseStudy("f.yaml", ".", data)
 		if err != nil {
 			if !badinput.Is(err) {
 				t.Fatalf("error %v does not are marked bad input (package badinput)", err)
+			}
+			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "f.yaml") {
+				t.Fatalf("error %q: want one line naming the file", msg)
 			}
 			return
 		}
