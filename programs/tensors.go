@@ -111,7 +111,11 @@ func readNPY(path string, withData bool) (_ []float32, _ []float64, _, _ int, er
 	}()
 	// Buffered: npyio reads the data a value at a time (3 MB/s from the
 	// file itself; 64 MB took 15–22 s, 0.6 s buffered).
-	r, err := npyio.NewReader(bufio.NewReaderSize(f, 1<<20))
+	size := int64(1 << 20)
+	if st, err := f.Stat(); err == nil {
+		size = min(size, max(st.Size(), 64)) // (a small file, a small buffer)
+	}
+	r, err := npyio.NewReader(bufio.NewReaderSize(f, int(size)))
 	if err != nil {
 		return nil, nil, 0, 0, fmt.Errorf("%s: %v (the header is read as numpy.save writes it: {'descr': …, 'fortran_order': …, 'shape': (…), })", path, err)
 	}
