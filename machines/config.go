@@ -48,8 +48,21 @@ type Config struct {
 	sections map[string]reflect.Type
 	// sectionSets are the values of sections set by ApplyOverrides (a
 	// name, or a mapping: the override's, or the file's with the keys
-	// set): they replace the file's when decoded.
+	// set): they replace the file's when decoded. sectionBase is each
+	// one's value before its keys (the last whole override, else the
+	// file's) and sectionKeys the keys set in it, in order: the keys
+	// apply to the whole value whichever came first (a study's set gives
+	// scheme.split, its vary scheme).
 	sectionSets map[string]any
+	sectionBase map[string]any
+	sectionKeys map[string][]sectionKey
+}
+
+// sectionKey is a key of a section set by an override: its lower-case path
+// below the section and its value.
+type sectionKey struct {
+	path []string
+	val  any
 }
 
 // SetSections names the decoded type's top-level fields of type any that
@@ -417,51 +430,58 @@ func (c *Config) sectionOf(lower string) (string, bool) {
 }
 
 // setInSection records an override of section sec (sectionSets): the
-// section's whole value, or one of its keys — in the section as set so far
-// or as the file gives it, a name there becoming {name: NAME}.
+// section's whole value, or one of its keys — set in the section's whole
+// value (the last given, else the file's), a name there becoming {name:
+// NAME}, after it whatever the order they came in.
 func (c *Config) setInSection(sec, lower string, val any) {
 	if c.sectionSets == nil {
-		c.sectionSets = map[string]any{}
+		c.sectionSets, c.sectionBase, c.sectionKeys = map[string]any{}, map[string]any{}, map[string][]sectionKey{}
+	}
+	if _, ok := c.sectionBase[sec]; !ok {
+		c.sectionBase[sec] = c.v.Get(sec) // the file's
 	}
 	if lower == sec {
-		c.sectionSets[sec] = val
-		c.v.Set(sec, val)
-		return
+		c.sectionBase[sec] = val
+	} else {
+		c.sectionKeys[sec] = append(c.sectionKeys[sec], sectionKey{strings.Split(strings.TrimPrefix(lower, sec+"."), "."), val})
 	}
-	cur, ok := c.sectionSets[sec]
-	if !ok {
-		cur = c.v.Get(sec)
-	}
-	m := map[string]any{}
-	switch v := cur.(type) {
-	case string:
-		m["name"] = v
-	case map[string]any:
-		m = deepCopyMap(v)
-	}
-	at := m
-	parts := strings.Split(strings.TrimPrefix(lower, sec+"."), ".")
-	for _, p := range parts[:len(parts)-1] {
-		next, ok := at[p].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			at[p] = next
+	v := c.sectionBase[sec]
+	if keys := c.sectionKeys[sec]; len(keys) > 0 {
+		m := map[string]any{}
+		switch b := v.(type) {
+		case string:
+			m["name"] = b
+		case map[string]any:
+			m = lowerKeys(b)
 		}
-		at = next
+		for _, k := range keys {
+			at := m
+			for _, p := range k.path[:len(k.path)-1] {
+				next, ok := at[p].(map[string]any)
+				if !ok {
+					next = map[string]any{}
+					at[p] = next
+				}
+				at = next
+			}
+			at[k.path[len(k.path)-1]] = k.val
+		}
+		v = m
 	}
-	at[parts[len(parts)-1]] = val
-	c.sectionSets[sec] = m
-	c.v.Set(sec, m)
+	c.sectionSets[sec] = v
+	c.v.Set(sec, v)
 }
 
-// deepCopyMap copies a decoded YAML mapping, its mappings too.
-func deepCopyMap(m map[string]any) map[string]any {
+// lowerKeys copies a decoded YAML mapping with its keys in lower case
+// (keys are case-insensitive: an override's Name is the key name), its
+// mappings too.
+func lowerKeys(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		if sub, ok := v.(map[string]any); ok {
-			v = deepCopyMap(sub)
+			v = lowerKeys(sub)
 		}
-		out[k] = v
+		out[strings.ToLower(k)] = v
 	}
 	return out
 }
@@ -977,24 +997,38 @@ func (c *Config) explain(err error, prefix string, root reflect.Type) error {
 				}
 			}
 			// The shape refusals of values the strict walk did not see
-			// (a section given by --set), in the walk's words.
-			switch {
-			case strings.HasPrefix(msg, "source data must be an array or slice, got map"):
-				msg = "wants a list (e.g. [a, b]), not a mapping"
-			case strings.HasPrefix(msg, "source data must be an array or slice"):
-				msg = "wants a list (e.g. [a, b]), not a value"
-			case strings.HasPrefix(msg, "expected a map or struct, got \"slice\""):
-				msg = "is a section: it wants a mapping of keys, not a list"
-			case strings.HasPrefix(msg, "expected a map or struct"):
-				msg = "is a section: it wants a mapping of keys, not a value"
-			case strings.HasPrefix(msg, "has invalid keys: ") && root != nil: // (a section given by --set)
-				unknown := strings.TrimPrefix(msg, "has invalid keys: ")
-				msg = fmt.Sprintf("unknown key %s", unknown)
+			// (a section given by --set), in the walk's words (check).
+			got := "value"
+			switch _, t, _ := strings.Cut(msg, ", got "); {
+			case strings.HasPrefix(t, "map"):
+				got = "mapping"
+			case strings.Contains(t, "slice"):
+				got = "list"
+			}
+			var keys []string // the section's at this key (a section given by --set)
+			if root != nil {
 				if t, ok := typeAt(root, de.Name()); ok {
-					msg += fmt.Sprintf(" (%q has: %s)", key, strings.Join(c.visible(key, fieldNames(t)), ", "))
+					keys = c.visible(key, fieldNames(t))
 				}
 			}
-			out = append(out, fmt.Errorf("%s: key %q: %s", where, key, msg))
+			section := ""
+			if len(keys) > 0 {
+				section = " (" + strings.Join(keys, ", ") + ")"
+			}
+			switch {
+			case strings.HasPrefix(msg, "source data must be an array or slice"):
+				out = append(out, fmt.Errorf("%s: key %q wants a list, not a %s", where, key, got))
+			case strings.HasPrefix(msg, "expected a map or struct"):
+				out = append(out, fmt.Errorf("%s: key %q is a section: it wants a mapping of keys%s, not a %s", where, key, section, got))
+			case strings.HasPrefix(msg, "has invalid keys: ") && root != nil:
+				var errs []string
+				for u := range strings.SplitSeq(strings.TrimPrefix(msg, "has invalid keys: "), ", ") {
+					errs = append(errs, unknownKey(join(key, u), key, u, keys).Error())
+				}
+				out = append(out, fmt.Errorf("%s: %s", where, strings.Join(errs, "; ")))
+			default:
+				out = append(out, fmt.Errorf("%s: key %q: %s", where, key, msg))
+			}
 			continue
 		}
 		out = append(out, fmt.Errorf("%s: %v", c.Source, e))

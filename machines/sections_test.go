@@ -68,6 +68,10 @@ func TestDecodeStrictSections(t *testing.T) {
 		{"scheme: {name: a, pieces: [{format: fp16}]}\n", []string{"scheme=c"}, "c"},
 		{"scheme: {name: a, pieces: [{format: fp16}]}\n", []string{"scheme=c", "scheme.pieces=[{scale: 2}]"}, sectionScheme{Name: "c", Pieces: []sectionPiece{{Scale: 2}}}},
 		{"m: 1\n", []string{"scheme.name=d"}, sectionScheme{Name: "d"}},
+		// keys apply to the whole value whichever comes first (a study's
+		// set, then its vary), in any case
+		{"scheme: ootomo\n", []string{"scheme.pieces=[{format: a}]", "scheme=b"}, sectionScheme{Name: "b", Pieces: []sectionPiece{{Format: "a"}}}},
+		{"m: 1\n", []string{"scheme={Name: x, Pieces: [{format: a}]}", "scheme.name=y"}, sectionScheme{Name: "y", Pieces: []sectionPiece{{Format: "a"}}}},
 	} {
 		p, err := decode(c.src, c.sets...)
 		if err != nil || !reflect.DeepEqual(p.Scheme, c.want) {
@@ -87,10 +91,10 @@ func TestDecodeStrictSections(t *testing.T) {
 		{"m: 1\nscheme:\n  pieces: [[fp16]]\n", nil, `prog.yaml:3: key "scheme.pieces[0]" is a section: it wants a mapping of keys (format, scale), not a list`},
 		{"m: 1\nscheme: [a, b]\n", nil, `prog.yaml:2: key "scheme" takes a name or a section of keys (name, pieces), not a list`},
 		{"m: 1\n", []string{"scheme={pieces: [{format: fp16, scale: x}]}"}, `--set scheme={pieces: [{format: fp16, scale: x}]}: key "scheme.pieces[0].scale": want an integer, got "x"`},
-		{"m: 1\n", []string{"scheme={pieces: {format: fp16}}"}, `key "scheme.pieces": wants a list (e.g. [a, b]), not a mapping`},
-		{"m: 1\n", []string{"scheme={pieces: [[fp16]]}"}, `key "scheme.pieces[0]": is a section: it wants a mapping of keys, not a list`},
-		{"m: 1\n", []string{"scheme={name: x, colour: red}"}, `--set scheme={name: x, colour: red}: key "scheme": unknown key colour ("scheme" has: name, pieces)`},
-		{"m: 1\n", []string{"scheme={pieces: [{format: a, colour: red}]}"}, `key "scheme.pieces[0]": unknown key colour ("scheme.pieces[0]" has: format, scale)`},
+		{"m: 1\n", []string{"scheme={pieces: {format: fp16}}"}, `--set scheme={pieces: {format: fp16}}: key "scheme.pieces" wants a list, not a mapping`},
+		{"m: 1\n", []string{"scheme={pieces: [[fp16]]}"}, `key "scheme.pieces[0]" is a section: it wants a mapping of keys (format, scale), not a list`},
+		{"m: 1\n", []string{"scheme={name: x, colour: red}"}, `--set scheme={name: x, colour: red}: unknown key "scheme.colour": "scheme" has no key "colour" (it has: name, pieces)`},
+		{"m: 1\n", []string{"scheme={pieces: [{format: a, colour: red}]}"}, `unknown key "scheme.pieces[0].colour": "scheme.pieces[0]" has no key "colour" (it has: format, scale)`},
 		{"m: 1\n", []string{"scheme={name: 7}"}, `key "scheme.name": want a string, got 7 (YAML reads unquoted digits as a number: quote them`},
 	} {
 		_, err := decode(c.src, c.sets...)

@@ -110,6 +110,9 @@ func decodeScheme(scheme any, bad func(key, format string, a ...any) error) (*sc
 		s.Name = v
 	case Scheme: // a section, decoded and checked as the file's keys (File.Decode)
 		s = v
+		if s.Name == "auto" {
+			return nil, bad("scheme", "auto picks a preset and its split itself: give it alone (scheme: auto), without other scheme keys")
+		}
 	default:
 		return nil, bad("scheme", "want a preset's name (%s, auto) or a section of keys (name, pieces, groups, kernels, epilogue, split), got %v", strings.Join(SchemeNames(), ", "), v)
 	}

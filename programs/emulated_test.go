@@ -167,8 +167,8 @@ func TestEmulatedBadInput(t *testing.T) {
 		{"a100", []string{"program.scheme=hgemm", "program.split.sb=12"}, `key "split"`},
 		{"a100", []string{"program.scheme=ootomo", "program.split=fused"}, `--set program.split=fused: unknown key "program.split": programs of this kind have no split`}, // (was: a section, set one of rounding, sb, saturate)
 		{"a100", []string{"program.scheme={pieces: [{format: fp16, saturate: yes}], groups: [{products: [hh]}]}"}, `--set program.scheme={pieces: [{format: fp16, saturate: yes}], groups: [{products: [hh]}]}: key "scheme.pieces[0].saturate": want true or false, got "yes"`},
-		{"a100", []string{"program.scheme={pieces: [{format: fp16}], groups: [{products: hh}]}"}, `key "scheme.groups[0].products": wants a list (e.g. [a, b]), not a value`},
-		{"a100", []string{"program.scheme={pieces: [{format: fp16}], groups: [[hh]]}"}, `key "scheme.groups[0]": is a section: it wants a mapping of keys, not a list`},
+		{"a100", []string{"program.scheme={pieces: [{format: fp16}], groups: [{products: hh}]}"}, `key "scheme.groups[0].products" wants a list, not a value`},
+		{"a100", []string{"program.scheme={pieces: [{format: fp16}], groups: [[hh]]}"}, `key "scheme.groups[0]" is a section: it wants a mapping of keys (products, accumulate), not a list`},
 		{"a100", []string{"program.scheme={name: mine, pieces: [{format: fp16}]}"}, `key "scheme.name": unknown scheme "mine" (presets: `},
 		{"a100", []string{"program.scheme={pieces: [{format: fp16}, {format: fp16, scale: 11}], groups: [{products: [hh]}]}"}, `key "scheme.pieces[1]": no product uses piece 1`},
 	} {

@@ -163,8 +163,10 @@ type Kind struct {
 	// of a kind that runs on GPUs only).
 	Omit []string
 	// Sections maps keys of Params that take a name or a section (an any
-	// field: emulated-gemm's scheme) to the section's type, whose keys
-	// Keys lists under them.
+	// field: emulated-gemm's scheme) to the section's type: Keys lists its
+	// keys under them, --set takes them (program.scheme.split), and a
+	// section given there is decoded to that type and checked as the
+	// file's other keys (machines.Config.SetSections).
 	Sections map[string]reflect.Type
 	// NumericsModes are the numerics the kind takes (nil: full, sampled
 	// and off), checked in the file also where --numerics replaces it.

@@ -54,7 +54,7 @@ var hostileCases = []hostileCase{
 	{name: "a scheme set with --set whose pieces the machine lacks", args: []string{"run", absExample("a100-emulated-gemm.yaml"), "-q", "--numerics", "off", "-m", "v100", "--set", "program.scheme=ape-fp32t"},
 		want: `key "scheme.pieces[0].format": tf32 pieces need TF32 tensor cores; machine v100 (nvidia-sm) has none (set with --set program.scheme=ape-fp32t)`},
 	{name: "an unknown key in an inline scheme", args: []string{"run", absExample("a100-emulated-gemm.yaml"), "-q", "--numerics", "off", "--set", "program.scheme={name: markidis, foo: 1}"},
-		want: `key "scheme": unknown key foo ("scheme" has: name, pieces, groups, kernels, epilogue, split)`},
+		want: `unknown key "scheme.foo": "scheme" has no key "foo" (it has: name, pieces, groups, kernels, epilogue, split)`},
 	{name: "an integer flag given a word", args: []string{"run", "p.yaml", "--seed", "abc"},
 		want: `--seed "abc": must be an integer`},
 	{name: "an integer flag out of range", args: []string{"run", "p.yaml", "--seed", "99999999999999999999999"},
