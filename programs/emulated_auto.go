@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -167,11 +165,12 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	}
 	sm, sn := min(autoSample, p.M), min(autoSample, p.N)
 	// The sample: the top-left block of C drawn from the distribution, or
-	// evenly spaced rows of A and columns of B from the files.
-	a, b := genMatrix(p.Inputs, 1, sm, p.K), genMatrix(p.Inputs, 2, p.K, sn)
+	// evenly spaced rows of A and columns of B from the files, which its
+	// runs take from memory (Options.given).
+	var a, b []float32
 	rangeMax, rangeExp, rangeKey := p.Inputs.rangeMax(), p.Inputs.rangeExponent(), p.Inputs.rangeKey()
 	sampleWhat := "the top-left block of C"
-	var given []machines.Override
+	var given *givenInputs
 	if p.Inputs.A != "" || p.Inputs.B != "" {
 		if (p.Inputs.A == "") != (p.Inputs.B == "") {
 			return nil, bad("inputs.a", "give both inputs.a and inputs.b (.npy files), or neither")
@@ -180,13 +179,17 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(in.dir)
+		if err := o.stoppedBuilding(f.Path, "scheme auto, reading the inputs"); err != nil {
+			return nil, err
+		}
 		a, b, sampleWhat = in.a, in.b, in.where
 		rangeMax, rangeExp, rangeKey = in.max, exponentAbove(in.max), in.key
-		given = []machines.Override{{Path: "program.inputs.a", Value: filepath.Join(in.dir, "a.npy")}, {Path: "program.inputs.b", Value: filepath.Join(in.dir, "b.npy")}}
+		given = &givenInputs{a: a, b: b, m: sm, k: p.K, n: sn}
+	} else {
+		a, b = genMatrix(p.Inputs, 1, sm, p.K), genMatrix(p.Inputs, 2, p.K, sn)
 	}
 	sample := func(name string) []machines.Override {
-		return append(append(append([]machines.Override{}, o.Overrides...), given...),
+		return append(append([]machines.Override{}, o.Overrides...),
 			machines.Override{Path: "program.scheme", Value: name}, machines.Override{Path: "program.target_bits", Value: "0"},
 			machines.Override{Path: "program.m", Value: fmt.Sprint(sm)}, machines.Override{Path: "program.n", Value: fmt.Sprint(sn)},
 			machines.Override{Path: "program.sample_tiles", Value: "1048576"})
@@ -203,7 +206,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	// golden model (run, not counted: measure counts it).
 	run := func(name string) (float64, time.Duration, error) {
 		so := o
-		so.Overrides, so.Numerics = sample(name), NumericsSampled
+		so.Overrides, so.Numerics, so.given = sample(name), NumericsSampled, given
 		res, took, err := runAgain(f, so, o.subRun(""))
 		if err != nil {
 			return 0, took, fmt.Errorf("%s: scheme auto: measuring %s on the %d×%d×%d sample: %w", f.Path, name, sm, p.K, sn, err)
@@ -238,7 +241,12 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	// beside a one-block simulation): they run at once, a run a
 	// processor.
 	start := time.Now()
+	stop := o.stop()
 	eachTile(len(measured), nil, func(i int) error {
+		if stop != nil && stop() { // (the runs not started: interrupted)
+			measured[i].err = o.stoppedBuilding(f.Path, "scheme auto, measuring the candidates")
+			return nil
+		}
 		measured[i].bits, _, measured[i].err = run(measured[i].name)
 		return nil
 	})
@@ -604,19 +612,17 @@ func distinctG(x, y float64) string {
 // of A and B (the range a candidate's split must hold) and the sample its
 // accuracy is measured on — sm rows of A and sn columns of B, evenly
 // spaced (a file's data may differ from block to block, where a
-// distribution's does not) — written to dir as a.npy and b.npy for the
-// sample runs.
+// distribution's does not), which the sample runs take from memory.
 type autoInputs struct {
 	max   float64   // the largest finite |x| of A and B
 	key   string    // the input holding it: inputs.a or inputs.b
 	a, b  []float32 // the sample: sm×k (A's rows), k×sn (B's columns)
-	dir   string    // a temporary directory holding them (the caller removes it)
 	where string    // which rows and columns (the report's program.auto.sample)
 }
 
 // readAutoInputs reads inputs.a and inputs.b whole (their range is every
 // value's), after checking their shapes and that they fit in the host's
-// memory, and writes the sample of sm rows and sn columns.
+// memory, and takes the sample of sm rows and sn columns.
 func readAutoInputs(f *File, p *GEMMParams, sm, sn int) (*autoInputs, error) {
 	if err := checkInputs(f, p); err != nil { // their shapes, not yet their data
 		return nil, err
@@ -652,13 +658,6 @@ func readAutoInputs(f *File, p *GEMMParams, sm, sn int) (*autoInputs, error) {
 		}
 	}
 	in.where = fmt.Sprintf("A's rows %s and B's columns %s, evenly spaced", spacedList(rows), spacedList(cols))
-	if in.dir, err = os.MkdirTemp("", "davinci-sim-auto-"); err != nil {
-		return nil, fmt.Errorf("%s: scheme auto: writing the sample of the inputs: %w", f.Path, err)
-	}
-	if _, err := WriteOutputs(in.dir, []Output{{Name: "a", F32: in.a, Shape: []int{sm, p.K}}, {Name: "b", F32: in.b, Shape: []int{p.K, sn}}}); err != nil {
-		os.RemoveAll(in.dir)
-		return nil, fmt.Errorf("%s: scheme auto: writing the sample of the inputs: %w", f.Path, err)
-	}
 	return in, nil
 }
 

@@ -1,12 +1,16 @@
 package programs
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
 )
 
 // scheme auto takes .npy inputs: each preset's accuracy is measured on
@@ -15,7 +19,7 @@ import (
 // candidates' bits are those of the presets run on exactly those rows and
 // columns), their range is every value's (70000 in a row the sample
 // skips still puts the FP16 presets out of range, naming inputs.a), and
-// the sample's files are removed when the run is done.
+// no file is written for the sample (its runs take it from memory).
 func TestEmulatedAutoNPYInputs(t *testing.T) {
 	const m, k, n = 256, 96, 192
 	tmp := t.TempDir()
@@ -100,5 +104,31 @@ func TestEmulatedAutoNPYInputs(t *testing.T) {
 	wantBadInputLine(t, err, `key "inputs.a": A is 256×96`, "wrong shape")
 	if _, err := os.Stat(pa); err != nil {
 		t.Fatal(err) // (the user's files stay)
+	}
+}
+
+// An interrupt while scheme auto reads .npy inputs or measures its
+// candidates ends the build with its cause (not as bad input), the sample
+// runs not started after it.
+func TestEmulatedAutoNPYInterrupted(t *testing.T) {
+	const m, k, n = 128, 64, 128
+	dir := t.TempDir()
+	v := make([]float32, m*k)
+	for i := range v {
+		v[i] = float32(i%9) - 4
+	}
+	if _, err := WriteOutputs(dir, []Output{{Name: "a", F32: v, Shape: []int{m, k}}, {Name: "b", F32: v, Shape: []int{k, n}}}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse("p.yaml", dir, []byte(fmt.Sprintf("kind: emulated-gemm\nmachine: a100\nscheme: auto\nm: %d\nn: %d\nk: %d\nnumerics: off\ninputs: {a: a.npy, b: b.npy}\n", m, n, k)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("stop")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(stop)
+	_, err = Execute(f, Options{}, RunHooks{Context: ctx})
+	if err == nil || badinput.Is(err) || !errors.Is(err, stop) {
+		t.Errorf("interrupted: %v (bad input: %v)", err, badinput.Is(err))
 	}
 }

@@ -92,6 +92,7 @@ func runAgain(f *File, opts Options, hooks RunHooks) (*Result, time.Duration, er
 	if err != nil {
 		return nil, 0, badInput(err)
 	}
+	g.given = opts.given
 	start := time.Now()
 	res, err := Execute(g, opts, hooks)
 	took := time.Since(start)

@@ -130,6 +130,9 @@ func checkInputs(f *File, p *GEMMParams) error {
 	if p.Inputs.A == "" {
 		return nil
 	}
+	if g := f.given; g != nil {
+		return checkInputShapes(f, p, g.m, g.k, g.k, g.n)
+	}
 	ar, ac, err := CheckNPYFloat32(f.Resolve(string(p.Inputs.A)))
 	if err != nil {
 		return f.badKey("inputs.a", "%v", err)
@@ -157,6 +160,12 @@ func checkInputShapes(f *File, p *GEMMParams, ar, ac, br, bc int) error {
 // Its notes (for the report) say what in the files a run may not take as
 // meant: float64 arrays rounded to FP32, NaN and ±Inf values.
 func gemmInputs(f *File, p *GEMMParams) (a, b []float32, notes []string, err error) {
+	if g := f.given; g != nil && p.Inputs.A != "" {
+		if err := checkInputShapes(f, p, g.m, g.k, g.k, g.n); err != nil {
+			return nil, nil, nil, err
+		}
+		return slices.Clone(g.a), slices.Clone(g.b), nil, nil
+	}
 	if p.Inputs.A != "" {
 		read := func(key, path string) ([]float32, int, int, error) {
 			v32, rows, cols, rounded, err := readNPYAsFloat32(f.Resolve(path))

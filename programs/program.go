@@ -80,6 +80,10 @@ type Options struct {
 	// CTA as one (timing only; --k-batch, gpuGEMMPlan.batchKSteps; at
 	// most MaxKBatch).
 	KBatch int
+	// given, where set, are the inputs of a run scheme auto makes to
+	// measure a candidate's accuracy on its sample of .npy inputs
+	// (File.given; runAgain).
+	given *givenInputs
 	// run is the hooks of the Execute building the program (set there):
 	// the runs a build makes for its own purposes (scheme auto's
 	// candidates) stop with its Context and show their progress (subRun).
@@ -271,6 +275,16 @@ type File struct {
 	// overrides into it, so a File serves one run (again: a fresh one).
 	Config *machines.Config
 	data   []byte // the text parsed (again)
+	// given, where set, are A and B a run's build takes in place of the
+	// files its inputs.a and inputs.b name (scheme auto's sample of them,
+	// Options.given: its sample runs read no file).
+	given *givenInputs
+}
+
+// givenInputs are A (m×k) and B (k×n) held in memory (File.given).
+type givenInputs struct {
+	a, b    []float32
+	m, k, n int
 }
 
 // again returns the file parsed afresh, for another run with other
