@@ -23,6 +23,14 @@ import (
 // Errors wrap bad input (package badinput) and name the study file, the
 // key's line and the key.
 func (s *Study) Check() error {
+	if err := s.checkKeys(); err != nil {
+		return err
+	}
+	return s.checkSet(nil)
+}
+
+// checkKeys is Check but for the probe of the set's values (checkSet).
+func (s *Study) checkKeys() error {
 	// The files as the run opens them (resolved against the study's
 	// folder); the messages name them so, for the user to find them.
 	progs := []string{s.Program}
@@ -161,8 +169,9 @@ func (s *Study) Check() error {
 		}
 	}
 	// The values each good alone: the program may still refuse the set's
-	// at every point (program.m: -256, a tile the set's sizes rule out).
-	return s.checkSet()
+	// at every point (program.m: -256, a tile the set's sizes rule out):
+	// checkSet.
+	return nil
 }
 
 // distinct returns the distinct values of parameter i in point order.

@@ -17,10 +17,14 @@ import (
 // not, every point's refusal, which comes before any work of the run.
 // A point refused for a value of its own (vary's, points') ends the probes
 // as one that would run does: the study runs, each point recorded as it
-// fares.
-func (s *Study) checkSet() error {
+// fares. An interrupt (ctx, may be nil) ends the probes: the run then
+// stops with it.
+func (s *Study) checkSet(ctx context.Context) error {
 	var first error
 	for _, p := range s.Points {
+		if ctx != nil && ctx.Err() != nil {
+			return nil
+		}
 		refusal, key := s.probe(p)
 		if refusal == nil || key == "" {
 			return nil

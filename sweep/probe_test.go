@@ -57,3 +57,19 @@ func TestSetRefusedUpFront(t *testing.T) {
 		}
 	}
 }
+
+// A --resume of a study whose every point is recorded probes nothing (the
+// probe builds a point: a study's large .npy inputs took 17.7 s to refuse
+// nothing): here a set value refused at every point, recorded as failed
+// points, is not refused again.
+func TestFinishedResumeProbesNothing(t *testing.T) {
+	s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nset: {program.m: -256}\nvary: {program.tiling.bm: [64, 128]}\n")
+	out := t.TempDir()
+	if _, err := Run(s, Options{Out: out, Jobs: 1, SkipCheck: true}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(s, Options{Out: out, Jobs: 1, Resume: true})
+	if err != nil || sum.Skipped != 2 || sum.Ran != 0 {
+		t.Errorf("resume: %+v, %v; want both points skipped, no refusal", sum, err)
+	}
+}

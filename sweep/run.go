@@ -136,8 +136,13 @@ func Run(s *Study, opts Options) (*Summary, error) {
 		return nil, badInput(errors.New("no output directory (-o DIR)"))
 	}
 	if !opts.SkipCheck {
-		if err := s.Check(); err != nil {
+		if err := s.checkKeys(); err != nil {
 			return nil, err
+		}
+		if !finished(s, opts) { // (a finished study's --resume builds nothing)
+			if err := s.checkSet(opts.Context); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
@@ -576,6 +581,29 @@ func (s *Study) runOptions(mach string, p Point) programs.Options {
 		o.FastForward = &ff
 	}
 	return o
+}
+
+// finished reports whether opts resumes the study with every point of its
+// shard recorded in Out/results.jsonl: nothing to run (the records are
+// checked after, as readForResume checks them).
+func finished(s *Study, opts Options) bool {
+	if !opts.Resume {
+		return false
+	}
+	recs, err := ReadResults(filepath.Join(opts.Out, ResultsJSONL), s)
+	if err != nil {
+		return false
+	}
+	has := map[int]bool{}
+	for _, r := range recs {
+		has[r.Index] = true
+	}
+	for _, p := range s.Points {
+		if opts.Shard.Has(p.Index) && !has[p.Index] {
+			return false
+		}
+	}
+	return true
 }
 
 // readForResume reads Out/results.jsonl to resume study s: every record
