@@ -137,9 +137,6 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 	if p.SampleTiles < 1 {
 		return nil, bad("sample_tiles", "must be ≥ 1 (got %d)", p.SampleTiles)
 	}
-	if (p.Inputs.A == "") != (p.Inputs.B == "") {
-		return nil, bad("inputs.a", "give both inputs.a and inputs.b (.npy files), or neither")
-	}
 	// The machine's matrix units must take the pieces' format.
 	if !tg.hasMatrix(sp.format) {
 		what := tg.typeName(sp.format)

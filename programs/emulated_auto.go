@@ -171,10 +171,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	rangeMax, rangeExp, rangeKey := p.Inputs.rangeMax(), p.Inputs.rangeExponent(), p.Inputs.rangeKey()
 	sampleWhat := "the top-left block of C"
 	var given *givenInputs
-	if p.Inputs.A != "" || p.Inputs.B != "" {
-		if (p.Inputs.A == "") != (p.Inputs.B == "") {
-			return nil, bad("inputs.a", "give both inputs.a and inputs.b (.npy files), or neither")
-		}
+	if p.Inputs.A != "" { // (and B: gpuDefaults)
 		in, err := readAutoInputs(f, &p, sm, sn)
 		if err != nil {
 			return nil, err

@@ -253,9 +253,6 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	if key, msg := p.Inputs.problem(); key != "" {
 		return bad(key, "%s", msg)
 	}
-	if (p.Inputs.A == "") != (p.Inputs.B == "") {
-		return bad("inputs.a", "give both inputs.a and inputs.b (.npy files), or neither")
-	}
 	switch p.Numerics {
 	case NumericsFull, NumericsSampled, NumericsOff:
 	default:
@@ -330,6 +327,9 @@ func (p *GEMMParams) derivedKindKey() string {
 // problem returns the key and constraint of the first invalid input
 // setting, or "" when they are valid.
 func (in *Inputs) problem() (key, msg string) {
+	if (in.A == "") != (in.B == "") {
+		return "inputs.a", "give both inputs.a and inputs.b (.npy files), or neither"
+	}
 	switch in.Distribution {
 	case DistUniform, DistUniformNonneg:
 		if in.OffsetExponent < -100 || in.OffsetExponent > 100 {

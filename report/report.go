@@ -397,7 +397,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "machine %s, program %v\n", r.Machine, r.Program["kind"])
 	fmt.Fprintf(w, "time      %d cycles (%.6g s)\n", r.Time.Cycles, r.Time.Seconds)
 	if f := r.Flops; f != nil {
-		u := r.opUnit()
+		u := r.OpUnit()
 		fmt.Fprintf(w, "flops     %.4g %s: %.2f T%s/s = %.1f %% of %.2f T%s/s\n", f.Total, f.Convention, f.TFLOPS, u, 100*f.PeakFraction, f.PeakTFLOPS, u)
 	}
 	if r.Cluster == nil || r.Cluster.Fidelity == "full" { // timed-apart cluster kernels keep no memory counters
@@ -413,9 +413,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 		if e.OverMax {
 			over = " — above the machine's maximum: the power model is too high"
 		}
-		perW := fmt.Sprintf("%.1f G%s/s per W", e.GFLOPSPerWatt, r.opUnit())
+		perW := fmt.Sprintf("%.1f G%s/s per W", e.GFLOPSPerWatt, r.OpUnit())
 		if r.placeholder("energy.gflops_per_watt") {
-			perW = fmt.Sprintf("G%s/s per W not known", r.opUnit())
+			perW = fmt.Sprintf("G%s/s per W not known", r.OpUnit())
 		}
 		fmt.Fprintf(w, "energy    %.4g J, %.1f W average (max %.0f W)%s, %s\n", e.Joules, e.AverageWatts, e.MaxWatts, over, perW)
 	}
@@ -508,18 +508,18 @@ func (r *Report) WriteSummary(w io.Writer) {
 // intensityStr formats an operational intensity for the summary, or says
 // it is not known when the failure lists its key (path) as a placeholder.
 func (r *Report) intensityStr(path string, x float64) string {
-	per := strings.ToLower(r.opUnit()) + "/byte"
+	per := strings.ToLower(r.OpUnit()) + "/byte"
 	if r.placeholder(path) {
 		return per + " not known"
 	}
 	return fmt.Sprintf("%.1f %s", x, per)
 }
 
-// opUnit names what the summary's rates count: "OP" where the flops
+// OpUnit names what the summary's rates count: "OP" where the flops
 // convention counts integer operations (igemm's and ape-int16's "int8
 // ops …", "int16 ops …", gpu-bench's "int8 tensor …"), else "FLOP".
 // (report.json's keys say flops either way.)
-func (r *Report) opUnit() string {
+func (r *Report) OpUnit() string {
 	if f := r.Flops; f != nil && strings.HasPrefix(f.Convention, "int") {
 		return "OP"
 	}

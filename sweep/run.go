@@ -479,8 +479,7 @@ func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration, ba
 		fail("report: " + firstLine(err))
 		return rec
 	}
-	if f := res.Report.Flops; f != nil && strings.HasPrefix(f.Convention, "int") {
-		// (The summary's rule: report's opUnit.)
+	if res.Report.OpUnit() == OpUnit {
 		rec.OpUnit = OpUnit
 	}
 	for _, m := range s.Metrics {
