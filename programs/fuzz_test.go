@@ -1,10 +1,12 @@
 package programs
 
 import (
+	"context"
 	"io/fs"
 	"runtime/metrics"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/davinci-sim/davinci-sim/cluster"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -28,7 +30,8 @@ const fuzzAllocBound = 512 << 20
 // parser and the kinds' parameter decoding and validation as Execute
 // checks them (timing only, so nothing large is allocated; on a cluster
 // or node description the cluster build), and walks the start of the
-// streams they generate — a core's, or a grid's first and last block's:
+// streams they generate — a core's, or a grid's first and last block's
+// (a build that simulates, scheme auto's, stops after 5 s):
 // it must never panic, only return one-line errors, and never allocate
 // more than fuzzAllocBound. Seeds: every example program (each kind, on
 // DaVinci, GPUs and a node description), inline emulated-gemm schemes
@@ -89,7 +92,11 @@ func FuzzProgramFile(f *testing.F) {
 				t.Fatalf("error not one line: %q", err)
 			}
 		}
-		opts := Options{Numerics: NumericsOff}
+		// A build that runs simulations (scheme auto's candidates at the
+		// file's size) stops after a few seconds: long, not hung.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		opts := Options{Numerics: NumericsOff, run: &RunHooks{Context: ctx}}
 		if sets != "" {
 			for _, s := range strings.Split(sets, "\n") {
 				o, err := machines.ParseOverride(s)
@@ -126,6 +133,9 @@ func FuzzProgramFile(f *testing.F) {
 			return
 		}
 		job, err := file.Kind.BuildFor(file, m, opts)
+		if ctx.Err() != nil {
+			return
+		}
 		if oneLine(err); err != nil {
 			return
 		}
