@@ -772,6 +772,9 @@ func ConvertValue(t reflect.Type, s string) (any, error) {
 	if err := yaml.Unmarshal([]byte(s), &v); err != nil {
 		return nil, fmt.Errorf("want YAML, got %q: %v", clipValue(s), err)
 	}
+	if err := keysOnce(v, ""); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 
