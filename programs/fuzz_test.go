@@ -32,7 +32,8 @@ const fuzzAllocBound = 512 << 20
 // or node description the cluster build), and walks the start of the
 // streams they generate — a core's, or a grid's first and last block's
 // (a build that simulates, scheme auto's, stops after 5 s):
-// it must never panic, only return one-line errors, and never allocate
+// it must never panic, only return errors of a line a violation, each
+// naming a file or a --set, and never allocate
 // more than fuzzAllocBound. Seeds: every example program (each kind, on
 // DaVinci, GPUs and a node description), inline emulated-gemm schemes
 // and --set overrides of program, machine, node and cluster keys.
@@ -87,9 +88,17 @@ func FuzzProgramFile(f *testing.F) {
 				t.Fatalf("allocated %d MiB", n>>20)
 			}
 		}()
+		// A line a violation (two bad values: two lines), each naming
+		// a file (the program's, a machine's or a cluster's) or a --set.
+		ref := "fuzz.yaml"
 		oneLine := func(err error) {
-			if err != nil && (err.Error() == "" || strings.Contains(err.Error(), "\n")) {
-				t.Fatalf("error not one line: %q", err)
+			if err == nil {
+				return
+			}
+			for _, l := range strings.Split(err.Error(), "\n") {
+				if !strings.Contains(l, ".yaml") && !strings.Contains(l, "--set") && !strings.Contains(l, ref) {
+					t.Fatalf("error line %q names neither a file nor a --set (in %q)", l, err)
+				}
 			}
 		}
 		// A build that runs simulations (scheme auto's candidates at the
@@ -113,6 +122,7 @@ func FuzzProgramFile(f *testing.F) {
 		if err := file.Kind.checkKindKept(opts); err != nil {
 			return
 		}
+		ref = machineRef(file, opts) // (a machine file's errors name it)
 		if name := ClusterMachine(file, opts); name != "" {
 			if checkClusterOverrides(opts.Overrides) != nil || file.Kind.BuildCluster == nil {
 				return
