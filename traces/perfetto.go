@@ -646,11 +646,13 @@ type coreKey struct {
 const maxTraceLanes = 1 << 12
 
 // maxTraceLaneSlots bounds the lanes of all processes together: each costs
-// ~200 bytes whether it holds slices or not, so that a hostile file of
-// many processes naming high threads is refused rather than filling
-// memory (a 32-core chip trace has 224; a cluster trace of 4096 ranks
-// with a 910A drill-down 12 512).
-const maxTraceLaneSlots = 1 << 20
+// ~800 bytes read whether it holds slices or not (a process's lanes run to
+// its highest thread), so that a hostile file of many processes naming
+// high threads is refused rather than filling memory — at 2^20, 256
+// processes naming thread 4095 in 37 KB of JSON took 0.8 GB; at 2^17 at
+// most ~100 MB — (a 32-core chip trace has 224; a cluster trace of 4096
+// ranks with a 910A drill-down 12 512; of 32 768, ~100 000).
+const maxTraceLaneSlots = 1 << 17
 
 // lanesError is the error of a thread past maxTraceLanes (thread: how
 // the file numbers it).
