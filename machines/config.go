@@ -277,16 +277,20 @@ func join(prefix, name string) string {
 
 // SetBy returns the overrides that set the dotted path (any case), a
 // section holding it ("scheme" for "scheme.pieces[0].format") or keys
-// under it, as messages quote them ("program.tiling.bm=96"; sorted), or
-// none where the file's values stand.
+// under it — in a section of SetSections, any of its keys (they are
+// checked together: kernels termwise refuses a group's accumulate) —, as
+// messages quote them ("program.tiling.bm=96"; sorted), or none where the
+// file's values stand.
 func (c *Config) SetBy(path string) []string {
 	lower := strings.ToLower(path)
 	if o, ok := c.overridden[lower]; ok {
 		return []string{o}
 	}
+	sec, inSection := c.sectionOf(lower)
 	var under []string
 	for k, o := range c.overridden {
-		if strings.HasPrefix(k, lower+".") || strings.HasPrefix(lower, k+".") || strings.HasPrefix(lower, k+"[") {
+		if strings.HasPrefix(k, lower+".") || strings.HasPrefix(lower, k+".") || strings.HasPrefix(lower, k+"[") ||
+			inSection && strings.HasPrefix(k, sec+".") { // (a section is one value: its keys refused together)
 			under = append(under, o)
 		}
 	}

@@ -103,3 +103,20 @@ func TestDecodeStrictSections(t *testing.T) {
 		}
 	}
 }
+
+// A refusal of a section's key names every --set of the section: its keys
+// are checked together (one key's value refuses another's).
+func TestSetByInSection(t *testing.T) {
+	c, err := ReadYAML("prog.yaml", []byte("m: 1\nscheme: ootomo\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetSections(map[string]reflect.Type{"scheme": reflect.TypeFor[sectionScheme]()})
+	var p sectionParams
+	if err := ApplyOverrides(c, &p, "", []Override{{Path: "scheme.name", Value: "x"}, {Path: "m", Value: "2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.SetBy("scheme.pieces[0].format"); !reflect.DeepEqual(got, []string{"scheme.name=x"}) {
+		t.Errorf("SetBy: %v, want [scheme.name=x]", got)
+	}
+}
