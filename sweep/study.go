@@ -361,7 +361,10 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 		if m == "" || slices.Contains(strings.Split(m, "."), "") {
 			return nil, p.errf(metricsNode, fmt.Sprintf("metrics[%d]", i), "bad dotted path %q", m)
 		}
-		if slices.Contains(ms[:i], m) {
+		if j := slices.IndexFunc(ms[:i], func(x string) bool { return strings.EqualFold(x, m) }); j >= 0 {
+			if ms[j] != m { // (report paths are read in any case)
+				return nil, p.errf(metricsNode, fmt.Sprintf("metrics[%d]", i), "%q listed twice (as %q and %q; paths are case-insensitive)", m, ms[j], m)
+			}
 			return nil, p.errf(metricsNode, fmt.Sprintf("metrics[%d]", i), "%q listed twice", m)
 		}
 	}

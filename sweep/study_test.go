@@ -187,6 +187,7 @@ func TestParseStudyErrors(t *testing.T) {
 		{"metrics: [a]\nvary: {program.m: [1]}", `key "program": missing`},
 		{"program: p\nmetrics: []\nvary: {program.m: [1]}", `key "metrics": empty list`},
 		{"program: p\nmetrics: [a, a]\nvary: {program.m: [1]}", `listed twice`},
+		{"program: p\nmetrics: [flops.tflops, FLOPS.tflops]\nvary: {program.m: [1]}", `"FLOPS.tflops" listed twice (as "flops.tflops" and "FLOPS.tflops"; paths are case-insensitive)`},
 		{"program: p\nmetrics: [a..b]\nvary: {program.m: [1]}", `bad dotted path`},
 		{base + "vary: {program.m: 1..1000 +1, program.n: 1..1000 +1}", `more than 100000 points`},
 		{base + "vary: {program.m: [1]}\nplot: {y: flops.tflops}", `key "plot.x": missing`},
