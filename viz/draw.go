@@ -608,8 +608,15 @@ func (v *Viewer) drawHelp() {
 // drawLane draws lane l's lw columns on screen row y, the cursor column cc
 // reversed.
 func (v *Viewer) drawLane(tl *traces.Timeline, l *traces.Lane, y, lw, cc int) {
+	v.drawCells(y, lw, cc, func(col int) mark { return v.cell(tl, l, col) })
+}
+
+// drawCells draws the lw columns of a lane on screen row y, each column's
+// mark from cell, the cursor column cc reversed (a core's lanes, the
+// host's).
+func (v *Viewer) drawCells(y, lw, cc int, cell func(col int) mark) {
 	for col := 0; col < lw; col++ {
-		m := v.cell(tl, l, col)
+		m := cell(col)
 		st := m.style
 		if col == cc {
 			st = st.Reverse(true)

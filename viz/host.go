@@ -136,14 +136,7 @@ func (v *Viewer) hostCell(tl *traces.Timeline, l []traces.HostTask, col int) mar
 // drawHostLane draws host lane l's lw columns on screen row y, the cursor
 // column cc reversed.
 func (v *Viewer) drawHostLane(tl *traces.Timeline, l []traces.HostTask, y, lw, cc int) {
-	for col := 0; col < lw; col++ {
-		m := v.hostCell(tl, l, col)
-		st := m.style
-		if col == cc {
-			st = st.Reverse(true)
-		}
-		v.s.SetContent(v.lw+col, y, m.ch, nil, st)
-	}
+	v.drawCells(y, lw, cc, func(col int) mark { return v.hostCell(tl, l, col) })
 }
 
 // hostTaskText names a task: its kind, then its name when that says more
