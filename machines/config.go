@@ -46,14 +46,12 @@ type Config struct {
 	// or a section of keys (SetSections): lower-case top-level key → the
 	// section's type.
 	sections map[string]reflect.Type
-	// sectionSets are the values of sections set by ApplyOverrides (a
-	// name, or a mapping: the override's, or the file's with the keys
-	// set): they replace the file's when decoded. sectionBase is each
-	// one's value before its keys (the last whole override, else the
-	// file's) and sectionKeys the keys set in it, in order: the keys
-	// apply to the whole value whichever came first (a study's set gives
-	// scheme.split, its vary scheme).
-	sectionSets map[string]any
+	// sectionBase is the value of each section an override set, before
+	// its keys (the last whole override, else the file's), and
+	// sectionKeys the keys set in it, in order: the keys apply to the
+	// whole value whichever came first (a study's set gives scheme.split,
+	// its vary scheme). sectionValue is the section's value; it replaces
+	// the file's when decoded.
 	sectionBase map[string]any
 	sectionKeys map[string][]sectionKey
 }
@@ -433,13 +431,11 @@ func (c *Config) sectionOf(lower string) (string, bool) {
 	return top, ok
 }
 
-// setInSection records an override of section sec (sectionSets): the
-// section's whole value, or one of its keys — set in the section's whole
-// value (the last given, else the file's), a name there becoming {name:
-// NAME}, after it whatever the order they came in.
+// setInSection records an override of section sec: the section's whole
+// value, or one of its keys.
 func (c *Config) setInSection(sec, lower string, val any) {
-	if c.sectionSets == nil {
-		c.sectionSets, c.sectionBase, c.sectionKeys = map[string]any{}, map[string]any{}, map[string][]sectionKey{}
+	if c.sectionBase == nil {
+		c.sectionBase, c.sectionKeys = map[string]any{}, map[string][]sectionKey{}
 	}
 	if _, ok := c.sectionBase[sec]; !ok {
 		c.sectionBase[sec] = c.v.Get(sec) // the file's
@@ -449,31 +445,37 @@ func (c *Config) setInSection(sec, lower string, val any) {
 	} else {
 		c.sectionKeys[sec] = append(c.sectionKeys[sec], sectionKey{strings.Split(strings.TrimPrefix(lower, sec+"."), "."), val})
 	}
+	c.v.Set(sec, c.sectionValue(sec))
+}
+
+// sectionValue is the value of section sec as its overrides set it: its
+// base with its keys set in it, a name there becoming {name: NAME}.
+func (c *Config) sectionValue(sec string) any {
 	v := c.sectionBase[sec]
-	if keys := c.sectionKeys[sec]; len(keys) > 0 {
-		m := map[string]any{}
-		switch b := v.(type) {
-		case string:
-			m["name"] = b
-		case map[string]any:
-			m = lowerKeys(b)
-		}
-		for _, k := range keys {
-			at := m
-			for _, p := range k.path[:len(k.path)-1] {
-				next, ok := at[p].(map[string]any)
-				if !ok {
-					next = map[string]any{}
-					at[p] = next
-				}
-				at = next
-			}
-			at[k.path[len(k.path)-1]] = k.val
-		}
-		v = m
+	keys := c.sectionKeys[sec]
+	if len(keys) == 0 {
+		return v
 	}
-	c.sectionSets[sec] = v
-	c.v.Set(sec, v)
+	m := map[string]any{}
+	switch b := v.(type) {
+	case string:
+		m["name"] = b
+	case map[string]any:
+		m = lowerKeys(b)
+	}
+	for _, k := range keys {
+		at := m
+		for _, p := range k.path[:len(k.path)-1] {
+			next, ok := at[p].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				at[p] = next
+			}
+			at = next
+		}
+		at[k.path[len(k.path)-1]] = k.val
+	}
+	return m
 }
 
 // lowerKeys copies a decoded YAML mapping with its keys in lower case
@@ -833,7 +835,8 @@ func (c *Config) decodeSections(v reflect.Value) error {
 		if !ok || f.Kind() != reflect.Interface {
 			continue
 		}
-		if set, ok := c.sectionSets[strings.ToLower(name)]; ok { // (not the file's merged with it)
+		if _, ok := c.sectionBase[strings.ToLower(name)]; ok { // overridden: not the file's merged with it
+			set := c.sectionValue(strings.ToLower(name))
 			f.Set(reflect.ValueOf(&set).Elem())
 		}
 		if f.IsNil() {
