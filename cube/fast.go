@@ -59,6 +59,9 @@ import (
 // truncated toward zero by the float→int64 conversion, int64 sums, one
 // rounding; see fasttrunc.go (with AVX-512: 4×8 tiles in assembly).
 //
+// Pairwise (mi210, with or without FTZ): float32 products and adds in the
+// model's tree order with explicit flushes; see fastpair.go.
+//
 // Inf/NaN inputs (per row of A or column of B) and Inf/NaN c take the
 // reference kernel.dot for that element. Results never depend on GOMAXPROCS:
 // one call is single-threaded.
@@ -82,6 +85,7 @@ const (
 	fastSeqRZ
 	fastExactBlock
 	fastTruncBlock
+	fastPairwise // fastpair.go
 )
 
 // fastKindFor returns the fast path that reproduces the kernel for input
@@ -91,6 +95,9 @@ func fastKindFor(k *kernel, in fp.Format) fastKind {
 		return fastNone
 	}
 	o := k.os
+	if k.kind == Pairwise {
+		return pairKind(k)
+	}
 	if o.p != 24 || o.emin != -126 || o.emax != 127 || o.ftz || k.ftz || k.fp16in || k.window != 0 || k.info == nil || k.info.table == nil {
 		return fastNone
 	}
@@ -184,6 +191,7 @@ type fastScratch struct {
 	b4           [][4]float32 // sequential RNE: b32 with column quads interleaved
 	cidx         []int        // buffer indices of one row of C (rowIndex)
 	a8, b16      []float32    // sequential, AVX-512: A by row octets, B by column sixteens (prepSeq8x16)
+	pair         pairState    // pairwise (fastpair.go)
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(fastScratch) }}
@@ -246,7 +254,7 @@ func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T
 	f := &fastCall{kern: kern, tab: fastTable(in, kern.info), info: kern.info, mm: mm, k: k, n: n, sc: sc, fastKnd: fk, never: -1}
 	f.da, f.db = sc.da, sc.db
 	defer func() { sc.da, sc.db = f.da, f.db }()
-	f.useF32 = fk == fastSeqRNE
+	f.useF32 = fk == fastSeqRNE || fk == fastPairwise
 	f.load(a, la, b, lb)
 	// C: read once, computed, written once.
 	sc.outC, sc.cspec, sc.cbits = grow(sc.outC, mm*n), grow(sc.cspec, mm*n), grow(sc.cbits, mm*n)
@@ -285,6 +293,8 @@ func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T
 		}
 	case fastTruncBlock:
 		f.runTrunc(res)
+	case fastPairwise:
+		f.runPair(res)
 	}
 	for i := 0; i < mm; i++ {
 		rowIndex(lc, i, n, sc.cidx)
