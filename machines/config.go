@@ -202,7 +202,9 @@ func (c *Config) index(n *yaml.Node, lower, written string, depth int) error {
 	}
 	if n.Kind == yaml.SequenceNode { // list entries (scheme pieces, gm tensors): their keys, too, once each
 		for i, e := range n.Content {
-			if err := c.index(e, fmt.Sprintf("%s[%d]", lower, i), fmt.Sprintf("%s[%d]", written, i), depth+1); err != nil {
+			l, w := fmt.Sprintf("%s[%d]", lower, i), fmt.Sprintf("%s[%d]", written, i)
+			c.keys[l] = keyInfo{path: w, line: e.Line} // (the entry's line: messages about it)
+			if err := c.index(e, l, w, depth+1); err != nil {
 				return err
 			}
 		}
@@ -294,6 +296,13 @@ func (c *Config) SetBy(path string) []string {
 	}
 	slices.Sort(under)
 	return under
+}
+
+// Line returns the line of the file on which the key at path (dotted,
+// any case; list entries as "pieces[1]") is written, or 0 where the file
+// does not write it (its value a default, or given by --set alone).
+func (c *Config) Line(path string) int {
+	return c.keys[strings.ToLower(path)].line
 }
 
 // where returns "source:line" for a lower-case dotted path (or its closest

@@ -1,7 +1,6 @@
 package programs
 
 import (
-	"fmt"
 	"math/bits"
 
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -40,8 +39,8 @@ func (b *asmBudget) overMemory(path, at string) error {
 	if at != "" {
 		at = ", passed at " + at
 	}
-	return fmt.Errorf("%s: key \"numerics\": full numerics needs more than %d GiB of host memory (the GM pages that the gm tensors and the program's writes touch: %d MiB%s; the outputs and the largest tensor's staging: %d MiB); use numerics off",
-		path, maxHostBytes>>30, b.pages.n*mem.PageSize>>20, at, b.fixed>>20)
+	return keyError(path, "numerics", "full numerics needs more than %d GiB of host memory (the GM pages that the gm tensors and the program's writes touch: %d MiB%s; the outputs and the largest tensor's staging: %d MiB); use numerics off",
+		maxHostBytes>>30, b.pages.n*mem.PageSize>>20, at, b.fixed>>20)
 }
 
 // markWrite counts the pages a GM write touches: rows of rowBytes

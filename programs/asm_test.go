@@ -209,10 +209,10 @@ func TestAsmGMTensorsOverlap(t *testing.T) {
 		want string // "" = accepted
 	}{
 		{"[{name: a, addr: 0, shape: [16]}, {name: b, addr: 64, shape: [16]}]", ""},
-		{"[{name: a, addr: 0, shape: [16]}, {name: b, addr: 60, shape: [4]}]", `key "gm": entries 0 (a, bytes [0x0, 0x40)) and 1 (b, bytes [0x3c, 0x4c)) overlap`},
-		{"[{name: a, addr: 4096, shape: [4, 4]}, {name: b, addr: 0, shape: [16]}, {name: c, addr: 4100, shape: [2], dtype: fp16}]", `key "gm": entries 0 (a, bytes [0x1000, 0x1040)) and 2 (c, bytes [0x1004, 0x1008)) overlap`},
-		{"[{name: a, addr: 4096, shape: [16]}, {name: b, addr: 0, shape: [16384]}]", `key "gm": entries 0 (a, bytes [0x1000, 0x1040)) and 1 (b, bytes [0x0, 0x10000)) overlap`},
-		{"[{name: a, addr: 0, shape: [16]}, {name: b, addr: 4096, shape: [16]}, {name: a, addr: 8192, shape: [16]}]", `key "gm": entries 0 and 2 are both named "a"`},
+		{"[{name: a, addr: 0, shape: [16]}, {name: b, addr: 60, shape: [4]}]", `key "gm[1]": tensor b, bytes [0x3c, 0x4c), overlaps gm[0] (a, bytes [0x0, 0x40))`},
+		{"[{name: a, addr: 4096, shape: [4, 4]}, {name: b, addr: 0, shape: [16]}, {name: c, addr: 4100, shape: [2], dtype: fp16}]", `key "gm[2]": tensor c, bytes [0x1004, 0x1008), overlaps gm[0] (a, bytes [0x1000, 0x1040))`},
+		{"[{name: a, addr: 4096, shape: [16]}, {name: b, addr: 0, shape: [16384]}]", `key "gm[1]": tensor b, bytes [0x0, 0x10000), overlaps gm[0] (a, bytes [0x1000, 0x1040))`},
+		{"[{name: a, addr: 0, shape: [16]}, {name: b, addr: 4096, shape: [16]}, {name: a, addr: 8192, shape: [16]}]", `key "gm[2]": named "a" as gm[0] is (a tensor's name is its own)`},
 	} {
 		for _, numerics := range []string{"full", "off"} {
 			src := "kind: asm\ncores: 1\nnumerics: " + numerics + "\ngm: " + c.gm + "\noutputs: [{name: o, addr: 0, shape: [16]}]\nasm: |\n  nop\n"
@@ -323,8 +323,8 @@ func TestPageSet(t *testing.T) {
 func TestAsmTensorInitChecked(t *testing.T) {
 	for _, numerics := range []string{"full", "off"} {
 		for _, c := range []struct{ init, want string }{
-			{"init: unifrom", `key "gm" entry 0 (x): init "unifrom": must be zero, uniform or npy`},
-			{"init: uniform, low: 1, high: -1", `key "gm" entry 0 (x): uniform: high -1 < low 1`},
+			{"init: unifrom", `key "gm[0]": tensor x: init "unifrom": must be zero, uniform or npy`},
+			{"init: uniform, low: 1, high: -1", `key "gm[0]": tensor x: uniform: high -1 < low 1`},
 			{"init: uniform, low: -1e308, high: 1e308", `uniform: low -1e+308 and high 1e+308 must lie within ±2^100`},
 			{"dtype: fp16, init: uniform, low: 0, high: 1e5", `uniform: low 0 and high 100000 must lie within ±65504, FP16's largest`},
 		} {

@@ -169,7 +169,7 @@ func (p *GEMMParams) defaults(v gemmVariant) {
 // validate checks the parameters against the machine; errors name the key.
 func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) error {
 	bad := func(key, format string, a ...any) error {
-		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
+		return keyError(file, key, format, a...)
 	}
 	if p.Tiling.Stages != 0 || p.Tiling.Warps != 0 || p.Tiling.CTAGroup != 0 || p.Tiling.Staging != "" {
 		key := "tiling.stages"
@@ -300,9 +300,9 @@ func (p *GEMMParams) checkHostMemory(file string, perElem float64) error {
 	elems := float64(float64(p.M)*float64(p.K)) + float64(float64(p.K)*float64(p.N))
 	switch {
 	case p.Numerics == NumericsFull && (elems+float64(float64(p.M)*float64(p.N)))*perElem > maxHostBytes:
-		return fmt.Errorf("%s: key \"numerics\": full numerics on %d×%d×%d needs more than 8 GiB of host memory; use sampled or off", file, p.M, p.K, p.N)
+		return keyError(file, "numerics", "full numerics on %d×%d×%d needs more than 8 GiB of host memory; use sampled or off", p.M, p.K, p.N)
 	case p.Numerics == NumericsSampled && elems*perElem/2 > maxHostBytes:
-		return fmt.Errorf("%s: key \"numerics\": sampled numerics on %d×%d×%d needs the inputs (over 8 GiB); use off", file, p.M, p.K, p.N)
+		return keyError(file, "numerics", "sampled numerics on %d×%d×%d needs the inputs (over 8 GiB); use off", p.M, p.K, p.N)
 	}
 	return nil
 }
@@ -421,26 +421,26 @@ func (p *GEMMParams) gpuDefaults(file string) error {
 		p.SampleTiles = 8
 	}
 	if p.SampleTiles < 1 {
-		return fmt.Errorf("%s: key \"sample_tiles\": must be ≥ 1 (got %d)", file, p.SampleTiles)
+		return keyError(file, "sample_tiles", "must be ≥ 1 (got %d)", p.SampleTiles)
 	}
 	if p.Inputs.Distribution == "" {
 		p.Inputs.Distribution = DistUniform
 	}
 	if key, msg := p.Inputs.problem(); key != "" {
-		return fmt.Errorf("%s: key %q: %s", file, key, msg)
+		return keyError(file, key, "%s", msg)
 	}
 	for _, d := range []struct {
 		key string
 		v   int
 	}{{"m", p.M}, {"k", p.K}, {"n", p.N}} {
 		if d.v < 1 || d.v > 1<<20 {
-			return fmt.Errorf("%s: key %q: must be in 1..%d (got %d)", file, d.key, 1<<20, d.v)
+			return keyError(file, d.key, "must be in 1..%d (got %d)", 1<<20, d.v)
 		}
 	}
 	switch p.Numerics {
 	case NumericsFull, NumericsSampled, NumericsOff:
 	default:
-		return fmt.Errorf("%s: key \"numerics\": must be full, sampled or off (got %+q)", file, p.Numerics)
+		return keyError(file, "numerics", "must be full, sampled or off (got %+q)", p.Numerics)
 	}
 	return nil
 }

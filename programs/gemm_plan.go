@@ -115,7 +115,7 @@ func (e tileFitError) Unwrap() error { return e.error }
 // newGEMMPlan resolves the layout, checking capacities; errors name keys.
 func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) (*gemmPlan, error) {
 	bad := func(key, format string, a ...any) error {
-		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
+		return keyError(file, key, format, a...)
 	}
 	// tooBig: the tiling does not fit the buffers (a smaller one may).
 	tooBig := func(format string, a ...any) error { return tileFitError{bad("tiling", format, a...)} }

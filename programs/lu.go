@@ -94,7 +94,7 @@ func decodeLU(f *File, m *machines.Machine, o Options, oneChip bool) (LUParams, 
 	}
 	p.unusedNotes(f)
 	if p.Diag != "" && p.Diag != "host" {
-		return p, fmt.Errorf("%s: key \"diag\": %q applies to GPU machines (the CUDA cores); on davinci machines the hosts factor the diagonal blocks", f.Path, p.Diag)
+		return p, keyError(f.Path, "diag", "%q applies to GPU machines (the CUDA cores); on davinci machines the hosts factor the diagonal blocks", p.Diag)
 	}
 	return p, nil
 }
@@ -179,16 +179,16 @@ func (j *luJob) Prepare(chip *arch.Chip) error {
 // fidelity isolated or sampled as a node of one NPU: Execute).
 func (p *LUParams) checkOneChip(file string, m *machines.Machine) error {
 	if p.Fidelity != "" && p.Fidelity != "full" {
-		return fmt.Errorf("%s: key \"fidelity\": %q applies to lu-fused on NPUs: a cluster or node description, or one DaVinci chip with a host (run as a node of one NPU); machine %s is simulated in full", file, p.Fidelity, m.Name)
+		return keyError(file, "fidelity", "%q applies to lu-fused on NPUs: a cluster or node description, or one DaVinci chip with a host (run as a node of one NPU); machine %s is simulated in full", p.Fidelity, m.Name)
 	}
 	if p.N > MaxLUChipN {
-		return fmt.Errorf("%s: key \"n\": at most %d on one chip (got %d)", file, MaxLUChipN, p.N)
+		return keyError(file, "n", "at most %d on one chip (got %d)", MaxLUChipN, p.N)
 	}
 	if g := p.Grid; g != (LUGrid{}) && g != (LUGrid{P: 1, Q: 1}) {
-		return fmt.Errorf("%s: key \"grid\": a %d × %d process grid needs a cluster or node description (-m cloudbrain2-node); machine %s is one chip (1 × 1)", file, g.P, g.Q, m.Name)
+		return keyError(file, "grid", "a %d × %d process grid needs a cluster or node description (-m cloudbrain2-node); machine %s is one chip (1 × 1)", g.P, g.Q, m.Name)
 	}
 	if p.Sampling.Windows < 0 {
-		return fmt.Errorf("%s: key \"sampling.windows\": %d: must be ≥ 1", file, p.Sampling.Windows)
+		return keyError(file, "sampling.windows", "%d: must be ≥ 1", p.Sampling.Windows)
 	}
 	return nil
 }

@@ -37,10 +37,10 @@ type luGPUJob struct {
 }
 
 // luGPUKeys are lu-fused's keys that only mean something on DaVinci.
-func luGPUKeys(p *LUParams) error {
+func luGPUKeys(file string, p *LUParams) error {
 	switch {
 	case p.NFusion != 0:
-		return fmt.Errorf("key %q: applies to davinci machines (the AI cores of the fusion zone); on a GPU every kernel has the whole GPU, one after the other in one stream", "n_fusion")
+		return keyError(file, "n_fusion", "applies to davinci machines (the AI cores of the fusion zone); on a GPU every kernel has the whole GPU, one after the other in one stream")
 	}
 	return nil
 }
@@ -57,8 +57,8 @@ func buildLUGPU(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, err
 	}
 	o.apply(&p.Numerics, &p.Seed)
-	if err := luGPUKeys(&p); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Path, err)
+	if err := luGPUKeys(f.Path, &p); err != nil {
+		return nil, err
 	}
 	p.defaults()
 	if p.Diag == "" {

@@ -268,7 +268,7 @@ func (p *LUParams) fusedFromL1(m *machines.Machine) {
 // buffer checks are in newLUPlan.
 func (p *LUParams) validate(file string, m *machines.Machine) error {
 	bad := func(key, format string, a ...any) error {
-		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
+		return keyError(file, key, format, a...)
 	}
 	switch {
 	case p.NB <= 0 || p.NB%16 != 0:

@@ -1,8 +1,6 @@
 package programs
 
 import (
-	"fmt"
-
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -48,7 +46,7 @@ func newLUPlan(file string, p LUParams, m *machines.Machine) (*luPlan, error) {
 	}
 	pl.placeMatrices()
 	if pl.gmEnd > int64(m.GM.Capacity) {
-		return nil, fmt.Errorf("%s: key \"n\": the matrices need %d bytes of GM; machine %s has %d", file, pl.gmEnd, m.Name, int64(m.GM.Capacity))
+		return nil, keyError(file, "n", "the matrices need %d bytes of GM; machine %s has %d", pl.gmEnd, m.Name, int64(m.GM.Capacity))
 	}
 	return pl, nil
 }
@@ -58,7 +56,7 @@ func newLUPlan(file string, p LUParams, m *machines.Machine) (*luPlan, error) {
 // one NPU and the cluster run per rank).
 func newLUBudget(file string, p LUParams, m *machines.Machine) (*luPlan, error) {
 	bad := func(key, format string, a ...any) error {
-		return fmt.Errorf("%s: key %q: %s", file, key, fmt.Sprintf(format, a...))
+		return keyError(file, key, format, a...)
 	}
 	pl := &luPlan{p: p, mach: m, n: p.N, nb: p.NB, nbk: p.N / p.NB, bm: p.Tiling.BM, bn: p.Tiling.BN, bk: p.Tiling.BK, F: p.NFused}
 	pl.tb = 4

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -349,15 +348,18 @@ func Parse(path, dir string, data []byte) (*File, error) {
 	}
 	v := cfg.Viper()
 	kind, isText := v.Get("kind").(string)
+	badKind := func(format string, a ...any) error {
+		return &KeyError{File: path, Line: cfg.Line("kind"), Key: "kind", Msg: fmt.Sprintf(format, a...)}
+	}
 	switch {
 	case v.IsSet("kind") && !isText:
-		return nil, fmt.Errorf("%s: key \"kind\": must be a name (got %s); one of %s", path, badinput.Clip(fmt.Sprint(v.Get("kind")), 80), kindNames())
+		return nil, badKind("must be a name (got %s); one of %s", badinput.Clip(fmt.Sprint(v.Get("kind")), 80), kindNames())
 	case kind == "":
-		return nil, studyErr(fmt.Errorf("%s: key \"kind\": missing; one of %s", path, kindNames()))
+		return nil, studyErr(badKind("missing; one of %s", kindNames()))
 	}
 	k, ok := kinds[kind]
 	if !ok {
-		return nil, studyErr(fmt.Errorf("%s: key \"kind\": unknown program kind %+q; one of %s", path, kind, kindNames()))
+		return nil, studyErr(badKind("unknown program kind %+q; one of %s", kind, kindNames()))
 	}
 	mach, _ := v.Get("machine").(string)
 	return &File{Path: path, Dir: dir, Kind: k, Machine: mach, Config: cfg, data: data}, nil
@@ -426,7 +428,7 @@ func (f *File) Decode(out any, opts Options) error {
 				modes = []string{NumericsFull, NumericsSampled, NumericsOff}
 			}
 			if s := n.String(); s != "" && !slices.Contains(modes, s) {
-				return fmt.Errorf("%s: key \"numerics\": must be %s for %s programs (got %+q)", f.Path, orList(modes), f.Kind.Name, s)
+				return keyError(f.Path, "numerics", "must be %s for %s programs (got %+q)", orList(modes), f.Kind.Name, s)
 			}
 		}
 	}
@@ -491,7 +493,7 @@ func (f *File) refuseZero() error {
 			continue
 		}
 		if fmt.Sprint(v.Get(key)) == "0" { // int from the file, the field's type from --set
-			return fmt.Errorf("%s: key %q: %s (got 0)", f.Path, key, why)
+			return keyError(f.Path, key, "%s (got 0)", why)
 		}
 	}
 	return nil
@@ -501,16 +503,17 @@ func (f *File) refuseZero() error {
 // the key and what is wrong (format and a as fmt.Sprintf's) in one line.
 // (The command line adds which --set gave the value: NamedOverride.)
 func (f *File) badKey(key, format string, a ...any) error {
-	return fmt.Errorf("%s: key %q: %s", f.Path, key, fmt.Sprintf(format, a...))
+	return keyError(f.Path, key, format, a...)
 }
 
-// NamedOverride returns err, a run's refusal of a key of f ("p.yaml: key
-// "m": …"), saying at the end which --set gave the value where one did ("
-// (set with --set program.m=0)"): the message names the file, whose value
-// the override replaced. For the command line (run); a sweep says which
-// key of the study set it (NamedOverrideBy). (Not in place of the file:
-// sweep's check takes a message starting "--set o:" for a fault of the
-// override itself.)
+// NamedOverride returns err, a run's refusal of a key of f (a KeyError:
+// "p.yaml: key "m": …"), located: where the file gave the value, the
+// key's line ("p.yaml:4: key "m": …"); where a --set did, that --set, at
+// the end (" (set with --set program.m=0)"): the message names the file,
+// whose value the override replaced. For the command line (run); a sweep
+// says which key of the study set it (NamedOverrideBy). (Not in place of
+// the file: sweep's check takes a message starting "--set o:" for a fault
+// of the override itself.)
 func (f *File) NamedOverride(err error) error {
 	return f.NamedOverrideBy(err, func(overrides []string) string {
 		return "set with --set " + strings.Join(overrides, ", --set ")
@@ -519,30 +522,23 @@ func (f *File) NamedOverride(err error) error {
 
 // NamedOverrideBy is NamedOverride with by saying where the overrides that
 // set the refused key ("program.m=0", as Config.SetBy quotes them) came
-// from.
+// from. Only a refusal whose message is the KeyError's (wrapped without
+// words of their own: bad input, a tile that does not fit) is located —
+// the KeyError is changed in place, so every error wrapping it says the
+// same; one that already names a --set (an inline scheme's) is left.
 func (f *File) NamedOverrideBy(err error, by func(overrides []string) string) error {
-	if err == nil || f.Config == nil {
+	var ke *KeyError
+	if err == nil || f.Config == nil || !errors.As(err, &ke) || ke.File != f.Path || ke.By != "" || err.Error() != ke.Error() {
 		return err
 	}
-	msg := err.Error()
-	rest, ok := strings.CutPrefix(msg, f.Path+": key ")
-	if !ok {
+	if os := f.Config.SetBy(ke.Key); len(os) > 0 {
+		if !strings.Contains(ke.Msg, "--set ") {
+			ke.By, ke.Line = by(os), 0
+		}
 		return err
 	}
-	quoted, qerr := strconv.QuotedPrefix(rest)
-	key, uerr := strconv.Unquote(quoted)
-	if qerr != nil || uerr != nil {
-		return err
-	}
-	os := f.Config.SetBy(key)
-	if len(os) == 0 || strings.Contains(msg, "--set ") {
-		return err
-	}
-	said := by(os)
-	if head, tail, multi := strings.Cut(msg, "\n"); multi { // (the note on the first line)
-		return fmt.Errorf("%s (%s)\n%s", head, said, tail)
-	}
-	return fmt.Errorf("%w (%s)", err, said)
+	ke.Line = f.Config.Line(ke.Key)
+	return err
 }
 
 // Resolve returns a path from the program file relative to its directory.
