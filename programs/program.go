@@ -527,8 +527,8 @@ func (f *File) NamedOverride(err error) error {
 // the KeyError is changed in place, so every error wrapping it says the
 // same; one that already names a --set (an inline scheme's) is left.
 func (f *File) NamedOverrideBy(err error, by func(overrides []string) string) error {
-	var ke *KeyError
-	if err == nil || f.Config == nil || !errors.As(err, &ke) || ke.File != f.Path || ke.By != "" || err.Error() != ke.Error() {
+	ke := f.refusal(err)
+	if ke == nil || ke.By != "" {
 		return err
 	}
 	if os := f.Config.SetBy(ke.Key); len(os) > 0 {
@@ -539,6 +539,27 @@ func (f *File) NamedOverrideBy(err error, by func(overrides []string) string) er
 	}
 	ke.Line = f.Config.Line(ke.Key)
 	return err
+}
+
+// RefusedBy returns the overrides that gave the value err refuses
+// ("program.m=0", as Config.SetBy quotes them), where err is a refusal of
+// a key of f (a KeyError, NamedOverrideBy's) and overrides gave it; else
+// none.
+func (f *File) RefusedBy(err error) []string {
+	if ke := f.refusal(err); ke != nil {
+		return f.Config.SetBy(ke.Key)
+	}
+	return nil
+}
+
+// refusal returns the KeyError of err, a refusal of a key of f whose
+// message is the KeyError's, or nil.
+func (f *File) refusal(err error) *KeyError {
+	var ke *KeyError
+	if err == nil || f.Config == nil || !errors.As(err, &ke) || ke.File != f.Path || err.Error() != ke.Error() {
+		return nil
+	}
+	return ke
 }
 
 // Resolve returns a path from the program file relative to its directory.

@@ -58,8 +58,8 @@ func (s *Study) probe(p Point) (refusal error, setKey string) {
 		return nil, ""
 	}
 	// The study's set gave the value refused where one of its overrides
-	// set the program file's key refused (NamedOverrideBy finds them, as
-	// it does for the point's record), or is itself refused ("--set
+	// set the program file's key refused (RefusedBy finds them, as
+	// NamedOverrideBy does for the point's record), or is itself refused ("--set
 	// machine.cores=0: …").
 	setKeys := func(paths []string) string {
 		for _, path := range paths {
@@ -69,15 +69,12 @@ func (s *Study) probe(p Point) (refusal error, setKey string) {
 		}
 		return ""
 	}
-	_ = f.NamedOverrideBy(err, func(overrides []string) string {
-		var ps []string
-		for _, o := range overrides {
-			path, _, _ := strings.Cut(o, "=")
-			ps = append(ps, path)
-		}
-		setKey = setKeys(ps)
-		return ""
-	})
+	var ps []string
+	for _, o := range f.RefusedBy(err) {
+		path, _, _ := strings.Cut(o, "=")
+		ps = append(ps, path)
+	}
+	setKey = setKeys(ps)
 	if rest, ok := strings.CutPrefix(err.Error(), "--set "); ok && setKey == "" {
 		if path, _, ok := strings.Cut(rest, "="); ok && !strings.ContainsAny(path, " :") {
 			setKey = setKeys([]string{path})
