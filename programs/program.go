@@ -7,6 +7,7 @@
 package programs
 
 import (
+	"context"
 	"embed"
 	"errors"
 	"fmt"
@@ -209,6 +210,19 @@ func (k *Kind) BuildFor(f *File, m *machines.Machine, opts Options) (Job, error)
 			f.Path, k.Name, strings.Join(k.Machines, ", "), m.Name, m.Kind)
 	}
 	return k.Build(f, m, opts)
+}
+
+// CheckFor is BuildFor with every run the build makes stopped before it
+// starts (scheme auto's candidates): what the program refuses in its keys
+// and values, at the cost of decoding them (a study's check of its values,
+// before any point runs). A build that got as far as a run returns its
+// interruption, which is not a refusal.
+func (k *Kind) CheckFor(f *File, m *machines.Machine, opts Options) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	opts.run = &RunHooks{Context: ctx}
+	_, err := k.BuildFor(f, m, opts)
+	return err
 }
 
 // HasKey reports whether programs of the kind have the key path (as

@@ -161,7 +161,7 @@ func (s *Study) checkKeys() error {
 			if f.Kind.HasKey("numerics") {
 				opts.Numerics = programs.NumericsOff // no inputs built
 			}
-			_, err = f.Kind.BuildFor(f, mach, opts)
+			err = f.Kind.CheckFor(f, mach, opts)
 			if err != nil && strings.HasPrefix(err.Error(), "--set "+o.String()+":") {
 				msg := strings.TrimPrefix(firstLine(err), "--set "+o.String()+": ")
 				return badInput(fmt.Errorf("%s: key %q: %s (program %s): %s", s.at(pr.key), pr.key, o, written[p], msg))

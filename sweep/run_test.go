@@ -289,6 +289,25 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// A study of scheme auto is checked without its candidates' runs (a
+// build stopped before them: Kind.CheckFor): a value the program refuses
+// is refused as any other, and the values it takes pass.
+func TestCheckSchemeAuto(t *testing.T) {
+	prog, err := filepath.Abs("../programs/examples/a100-emulated-gemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "program: " + prog + "\nmetrics: [time.seconds]\nset: {program.scheme: auto, program.m: 4096, program.n: 4096, program.k: 4096}\n"
+	s := writeStudy(t, base+"vary: {program.target_bits: [20, abc]}\n")
+	if err := s.Check(); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), `key "vary.program.target_bits": program.target_bits=abc`) {
+		t.Errorf("bad target: %v", err)
+	}
+	s = writeStudy(t, base+"vary: {machine: [a100, mi210], program.target_bits: [12, 20]}\n")
+	if err := s.Check(); err != nil {
+		t.Errorf("good values: %v", err)
+	}
+}
+
 func TestRunPointFailures(t *testing.T) {
 	s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nvary: {program.tiling.bm: [100], machine.core.buffers.L1: [1KiB, 1MiB]}\n")
 	for _, p := range s.Points {
