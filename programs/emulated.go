@@ -65,7 +65,7 @@ type emulatedJob struct {
 	a, b       []float32
 	aP, bP     [][]uint32 // host pieces (numerics on)
 	outs       []Output
-	auto       map[string]any // scheme: auto's choice (report program.auto)
+	auto       *autoChoice // scheme: auto's choice (report program.auto)
 	// histBins: bins of the error histogram (0: none).
 	histBins int
 }

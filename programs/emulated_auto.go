@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -111,7 +112,7 @@ type autoMachine interface {
 	native(p GEMMParams, ep EmulatedParams, flops, fp32Bits, target float64, measure func(scheme string) (float64, error)) (*autoCandidate, error)
 	// build builds the chosen preset (ep.Scheme names it) with auto's
 	// choice in its report.
-	build(f *File, o Options, ep EmulatedParams, auto map[string]any, bad func(key, format string, a ...any) error) (Job, error)
+	build(f *File, o Options, ep EmulatedParams, auto *autoChoice, bad func(key, format string, a ...any) error) (Job, error)
 	describe() string
 }
 
@@ -143,7 +144,7 @@ func (a gpuAuto) native(p GEMMParams, ep EmulatedParams, flops, fp32Bits, target
 	return autoNative(a.tg.m, a.tg, p, ep, flops, fp32Bits, target), nil
 }
 
-func (a gpuAuto) build(f *File, o Options, ep EmulatedParams, auto map[string]any, bad func(key, format string, a ...any) error) (Job, error) {
+func (a gpuAuto) build(f *File, o Options, ep EmulatedParams, auto *autoChoice, bad func(key, format string, a ...any) error) (Job, error) {
 	j, err := buildEmulatedScheme(f, a.tg.m, o, ep, a.tg, bad)
 	if err != nil {
 		return nil, err
@@ -171,6 +172,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	rangeMax, rangeExp, rangeKey := p.Inputs.rangeMax(), p.Inputs.rangeExponent(), p.Inputs.rangeKey()
 	sampleWhat := "the top-left block of C"
 	var given *givenInputs
+	var inputNotes []string
 	if p.Inputs.A != "" { // (and B: gpuDefaults)
 		in, err := readAutoInputs(f, &p, sm, sn)
 		if err != nil {
@@ -179,7 +181,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		if err := o.stoppedBuilding(f.Path, "scheme auto, reading the inputs"); err != nil {
 			return nil, err
 		}
-		a, b, sampleWhat = in.a, in.b, in.where
+		a, b, sampleWhat, inputNotes = in.a, in.b, in.where, in.notes
 		rangeMax, rangeExp, rangeKey = in.max, exponentAbove(in.max), in.key
 		given = &givenInputs{a: a, b: b, m: sm, k: p.K, n: sn}
 	} else {
@@ -361,9 +363,9 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		}
 		rows = append(rows, r)
 	}
-	auto := map[string]any{"chosen": chosen.label(), "why": why, "target_bits": target, "target_from": from,
+	auto := &autoChoice{report: map[string]any{"chosen": chosen.label(), "why": why, "target_bits": target, "target_from": from,
 		"fp32_sgemm_bits": fp32Bits, "sample": fmt.Sprintf("%d×%d×%d (%s)", sm, p.K, sn, sampleWhat),
-		"candidates": rows}
+		"candidates": rows}, inputNotes: inputNotes}
 	ep.Scheme, ep.TargetBits = chosen.name, 0
 	if chosen.fused {
 		ep.Scheme = Scheme{Name: chosen.name, Split: "fused"}
@@ -413,13 +415,29 @@ func autoNative(m *machines.Machine, tg *gpuTarget, p GEMMParams, ep EmulatedPar
 	return c
 }
 
+// autoChoice is scheme auto's choice as the chosen preset's job reports
+// it: report, program.auto; inputNotes, what auto's read of .npy inputs
+// found in them (float64 rounded, NaN and ±Inf: gemmInputs's notes),
+// which a chosen run with numerics off, reading nothing, would not say.
+type autoChoice struct {
+	report     map[string]any
+	inputNotes []string
+}
+
 // reportAuto puts scheme auto's choice (nil: none) in the report:
-// program.auto and a note.
-func reportAuto(rep *report.Report, auto map[string]any) {
-	if auto != nil {
-		rep.Program["auto"] = auto
-		rep.Notes = append(rep.Notes, autoSummary(auto))
+// program.auto, a note, and the notes on the inputs the run's own did not
+// give (numerics off: it read none).
+func reportAuto(rep *report.Report, auto *autoChoice) {
+	if auto == nil {
+		return
 	}
+	for _, n := range auto.inputNotes {
+		if !slices.Contains(rep.Notes, n) {
+			rep.Notes = append(rep.Notes, n)
+		}
+	}
+	rep.Program["auto"] = auto.report
+	rep.Notes = append(rep.Notes, autoSummary(auto.report))
 }
 
 // autoSummary is a one-line account of an auto choice for notes.
@@ -615,6 +633,7 @@ type autoInputs struct {
 	key   string    // the input holding it: inputs.a or inputs.b
 	a, b  []float32 // the sample: sm×k (A's rows), k×sn (B's columns)
 	where string    // which rows and columns (the report's program.auto.sample)
+	notes []string  // gemmInputs's notes on the files (autoChoice.inputNotes)
 }
 
 // readAutoInputs reads inputs.a and inputs.b whole (their range is every
@@ -628,11 +647,11 @@ func readAutoInputs(f *File, p *GEMMParams, sm, sn int) (*autoInputs, error) {
 	if elems := float64(float64(p.M)*float64(p.K)) + float64(float64(p.K)*float64(p.N)); elems*12 > maxHostBytes {
 		return nil, f.badKey("inputs.a", "scheme auto reads the inputs whole for their range and sample: %d×%d and %d×%d elements need more than 8 GiB of host memory; name a scheme", p.M, p.K, p.K, p.N)
 	}
-	a, b, _, err := gemmInputs(f, p)
+	a, b, notes, err := gemmInputs(f, p)
 	if err != nil {
 		return nil, err
 	}
-	in := &autoInputs{key: "inputs.a"}
+	in := &autoInputs{key: "inputs.a", notes: notes}
 	for _, x := range []struct {
 		key string
 		v   []float32

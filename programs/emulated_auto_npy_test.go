@@ -132,3 +132,54 @@ func TestEmulatedAutoNPYInterrupted(t *testing.T) {
 		t.Errorf("interrupted: %v (bad input: %v)", err, badinput.Is(err))
 	}
 }
+
+// What auto's read of .npy inputs finds in them — float64 rounded to FP32,
+// NaN — is in the report once, with numerics off too, where the chosen
+// run reads nothing (it had been dropped there).
+func TestEmulatedAutoNPYNotes(t *testing.T) {
+	const m, k, n = 128, 64, 128
+	dir := t.TempDir()
+	a := make([]float32, m*k)
+	for i := range a {
+		a[i] = float32(i%9) - 4
+	}
+	a[5] = float32(math.NaN())
+	b := make([]float64, k*n)
+	for i := range b {
+		b[i] = float64(i%7)/3 - 1
+	}
+	fb, err := os.Create(filepath.Join(dir, "b.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeNPYAs(fb, "<f8", b, []int{k, n}); err != nil {
+		t.Fatal(err)
+	}
+	if err := fb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteOutputs(dir, []Output{{Name: "a", F32: a, Shape: []int{m, k}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, numerics := range []string{"off", "sampled"} {
+		f, err := Parse("p.yaml", dir, []byte(fmt.Sprintf("kind: emulated-gemm\nmachine: a100\nscheme: auto\nm: %d\nn: %d\nk: %d\nnumerics: %s\ninputs: {a: a.npy, b: b.npy}\n", m, n, k, numerics)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Execute(f, Options{}, RunHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"inputs.a (a.npy) holds 1 NaN and 0 ±Inf of its 8192 values", "inputs.b (b.npy) is float64: rounded to FP32"} {
+			count := 0
+			for _, note := range res.Report.Notes {
+				if strings.HasPrefix(note, want) {
+					count++
+				}
+			}
+			if count != 1 {
+				t.Errorf("numerics %s: %d notes starting %q, want 1: %q", numerics, count, want, res.Report.Notes)
+			}
+		}
+	}
+}

@@ -49,7 +49,7 @@ var daVinciTileSizes = []int{176, 160, 144, 128, 112, 96, 80, 64, 48, 32, 16}
 type daVinciSchemeJob struct {
 	*gemmJob
 	histBins int
-	auto     map[string]any // scheme: auto's choice (report program.auto)
+	auto     *autoChoice // scheme: auto's choice (report program.auto)
 }
 
 // buildEmulatedDaVinci builds kind emulated-gemm's FP32 schemes on a
@@ -278,7 +278,7 @@ func (a daVinciAuto) native(p GEMMParams, ep EmulatedParams, flops, fp32Bits, ta
 	return c, nil
 }
 
-func (a daVinciAuto) build(f *File, o Options, ep EmulatedParams, auto map[string]any, bad func(key, format string, a ...any) error) (Job, error) {
+func (a daVinciAuto) build(f *File, o Options, ep EmulatedParams, auto *autoChoice, bad func(key, format string, a ...any) error) (Job, error) {
 	j, err := buildEmulatedDaVinci(f, a.m, o, ep, bad)
 	if err != nil {
 		return nil, err

@@ -18,8 +18,8 @@ import (
 // report says so.
 type nativeJob struct {
 	Job
-	units string         // where the products ran
-	auto  map[string]any // scheme: auto's choice (report program.auto), or nil
+	units string      // where the products ran
+	auto  *autoChoice // scheme: auto's choice (report program.auto), or nil
 }
 
 // Finish fills the sgemm job's report, then names the scheme.
