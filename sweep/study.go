@@ -814,8 +814,17 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 	if n.Kind != yaml.MappingNode {
 		return pl, p.errf(n, key, "must be a mapping {x: …, y: …}")
 	}
-	isParam := func(q string) bool { return slices.Contains(s.Params, q) }
-	isMetric := func(q string) bool { return slices.Contains(s.Metrics, q) }
+	// Parameters and metrics are named in any case (as their keys and
+	// report paths are read); the plot keeps the study's spelling.
+	spelt := func(list []string, q *string) bool {
+		i := slices.IndexFunc(list, func(x string) bool { return strings.EqualFold(x, *q) })
+		if i >= 0 {
+			*q = list[i]
+		}
+		return i >= 0
+	}
+	isParam := func(q *string) bool { return spelt(s.Params, q) }
+	isMetric := func(q *string) bool { return spelt(s.Metrics, q) }
 	var unknown []*yaml.Node
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -850,31 +859,31 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 		case "x":
 			var xs []string
 			xs, err = p.stringList(v, sub)
+			if err == nil && !isParam(&xs[0]) && !isMetric(&xs[0]) {
+				err = p.errf(v, sub, "%q is neither a varied parameter (%s) nor a metric", xs[0], strings.Join(s.Params, ", "))
+			}
+			for i := range xs {
+				if err == nil && len(xs) > 1 && !isMetric(&xs[i]) {
+					err = p.errf(v, sub, "%q is not one of the metrics (%s); several x axes are metrics", xs[i], strings.Join(s.Metrics, ", "))
+				}
+			}
 			if err == nil {
 				pl.X, pl.MoreX = xs[0], xs[1:]
-			}
-			if err == nil && !isParam(pl.X) && !isMetric(pl.X) {
-				err = p.errf(v, sub, "%q is neither a varied parameter (%s) nor a metric", pl.X, strings.Join(s.Params, ", "))
-			}
-			for _, x := range xs {
-				if err == nil && len(xs) > 1 && !isMetric(x) {
-					err = p.errf(v, sub, "%q is not one of the metrics (%s); several x axes are metrics", x, strings.Join(s.Metrics, ", "))
-				}
 			}
 		case "roof":
 			pl.Roof, err = p.roof(v, sub)
 		case "y":
 			pl.Y, err = p.stringList(v, sub)
-			for _, y := range pl.Y {
-				if err == nil && !isMetric(y) {
-					err = p.errf(v, sub, "%q is not one of the metrics (%s)", y, strings.Join(s.Metrics, ", "))
+			for i := range pl.Y {
+				if err == nil && !isMetric(&pl.Y[i]) {
+					err = p.errf(v, sub, "%q is not one of the metrics (%s)", pl.Y[i], strings.Join(s.Metrics, ", "))
 				}
 			}
 		case "series":
 			pl.Series, err = p.stringList(v, sub)
-			for _, q := range pl.Series {
-				if err == nil && !isParam(q) {
-					err = p.errf(v, sub, "%q is not a varied parameter (%s)", q, strings.Join(s.Params, ", "))
+			for i := range pl.Series {
+				if err == nil && !isParam(&pl.Series[i]) {
+					err = p.errf(v, sub, "%q is not a varied parameter (%s)", pl.Series[i], strings.Join(s.Params, ", "))
 				}
 			}
 		case "logx", "logy":
@@ -915,14 +924,18 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 			pl.Where = map[string]string{}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				wk, wv := v.Content[j], v.Content[j+1]
-				if !isParam(wk.Value) {
+				param := wk.Value
+				if !isParam(&param) {
 					return pl, p.errf(wk, sub+"."+wk.Value, "not a varied parameter (%s)", strings.Join(s.Params, ", "))
 				}
 				t, e := p.scalar(wv, sub+"."+wk.Value)
 				if e != nil {
 					return pl, e
 				}
-				q := slices.Index(s.Params, wk.Value)
+				if _, twice := pl.Where[param]; twice {
+					return pl, p.errf(wk, sub+"."+wk.Value, "given twice (parameters are named in any case)")
+				}
+				q := slices.Index(s.Params, param)
 				vals := s.distinct(q)
 				at := slices.Index(vals, t)
 				if at < 0 {
@@ -930,13 +943,13 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 					// a.yaml) or values (1024KiB for 1MiB): the points'
 					// spelling is the one recorded.
 					at = slices.IndexFunc(vals, func(v string) bool {
-						return canonicalValue(s.resolve(wk.Value, v)) == canonicalValue(s.resolve(wk.Value, t))
+						return canonicalValue(s.resolve(param, v)) == canonicalValue(s.resolve(param, t))
 					})
 				}
 				if at < 0 {
 					return pl, p.errf(wv, sub+"."+wk.Value, "%q is not one of its values (%s): the plot would be empty", t, strings.Join(vals, ", "))
 				}
-				pl.Where[wk.Value] = vals[at]
+				pl.Where[param] = vals[at]
 			}
 			_ = ovs
 		default:
@@ -1102,6 +1115,13 @@ var rangeKinds = []rangeKind{
 	}},
 }
 
+// radixPrefixed reports whether s starts with a number in another base
+// than ten (0x10, -0o7, 0b1; YAML reads them as integers).
+func radixPrefixed(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	return len(s) > 2 && s[0] == '0' && strings.ContainsRune("xXoObB", rune(s[1]))
+}
+
 // maxRangeValues bounds the values one range may generate.
 const maxRangeValues = 10000
 
@@ -1123,6 +1143,10 @@ func ParseRange(s string) ([]string, error) {
 	}
 	lo = strings.TrimSpace(lo)
 	rest = strings.TrimSpace(rest)
+	if radixPrefixed(lo) || radixPrefixed(rest) {
+		// (0x20 +1 would read as the end 0 and a step ×20 +1.)
+		return nil, fmt.Errorf("range %q: write the endpoints in decimal (0x, 0o and 0b numbers are single values, not range ends)", s)
+	}
 	hi, step := splitStep(rest)
 	if strings.ContainsAny(hi, " \t") {
 		return nil, fmt.Errorf("range %q: the step must start with × (or x, *) or +", s)

@@ -62,6 +62,9 @@ func TestParseRangeErrors(t *testing.T) {
 		{"1..2 +1e-300", "step too small"},
 		{"256..1024", "769 values at the default step +1; give the step"},
 		{"-9223372036854775808..9223372036854775807", "18446744073709551616 values at the default step +1"},
+		{"0x10..0x20 +1", "write the endpoints in decimal"},
+		{"1..0b101", "write the endpoints in decimal"},
+		{"-0o7..1", "write the endpoints in decimal"},
 	} {
 		_, err := ParseRange(c.in)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -449,6 +452,24 @@ func TestParseStudyKeyCase(t *testing.T) {
 	}
 	if s.Program != "p.yaml" || len(s.Points) != 2 || len(s.Plots) != 1 || s.Plots[0].Roof == nil {
 		t.Errorf("program %q, %d points, plots %+v", s.Program, len(s.Points), s.Plots)
+	}
+}
+
+// A plot names parameters and metrics in any case, as the study's keys
+// are read, and keeps the study's spelling (they had to match vary's and
+// metrics' case: "program.m" for a vary of program.M was refused).
+func TestPlotNamesInAnyCase(t *testing.T) {
+	s, err := ParseStudy("s.yaml", "d", []byte("program: p.yaml\nmetrics: [flops.tflops, time.seconds]\nvary: {program.M: [1, 2], machine: [a, b]}\n"+
+		"plot: {x: program.m, y: [FLOPS.tflops, Time.Seconds], series: MACHINE, where: {PROGRAM.m: 2}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := s.Plots[0]
+	if pl.X != "program.M" || !slices.Equal(pl.Y, []string{"flops.tflops", "time.seconds"}) || !slices.Equal(pl.Series, []string{"machine"}) || pl.Where["program.M"] != "2" {
+		t.Errorf("plot %+v: want the study's spellings", pl)
+	}
+	if _, err := ParseStudy("s.yaml", "d", []byte("program: p.yaml\nmetrics: [flops.tflops]\nvary: {program.m: [1, 2]}\nplot: {x: program.m, y: flops.tflops, where: {program.m: 1, PROGRAM.M: 2}}\n")); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("a where parameter in two spellings: %v", err)
 	}
 }
 
