@@ -62,6 +62,9 @@ import (
 // Pairwise (mi210, with or without FTZ): float32 products and adds in the
 // model's tree order with explicit flushes; see fastpair.go.
 //
+// Truncated late c (mi300): the truncated path's integer arithmetic for
+// the products, c rounded toward −∞ by math.Floor; see fastlatec.go.
+//
 // Inf/NaN inputs (per row of A or column of B) and Inf/NaN c take the
 // reference kernel.dot for that element. Results never depend on GOMAXPROCS:
 // one call is single-threaded.
@@ -86,6 +89,7 @@ const (
 	fastExactBlock
 	fastTruncBlock
 	fastPairwise // fastpair.go
+	fastLateC    // fastlatec.go
 )
 
 // fastKindFor returns the fast path that reproduces the kernel for input
@@ -110,6 +114,8 @@ func fastKindFor(k *kernel, in fp.Format) fastKind {
 		return fastExactBlock
 	case k.kind == BlockFMA && k.F != Exact && !k.lateC && (o.mode == fp.RNE || o.mode == fp.RZ) && truncFits(k.F, k.L):
 		return fastTruncBlock
+	case k.kind == TruncatedLateC && lateCFits(k):
+		return fastLateC
 	}
 	return fastNone
 }
@@ -295,6 +301,8 @@ func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T
 		f.runTrunc(res)
 	case fastPairwise:
 		f.runPair(res)
+	case fastLateC:
+		f.runLateC(res)
 	}
 	for i := 0; i < mm; i++ {
 		rowIndex(lc, i, n, sc.cidx)

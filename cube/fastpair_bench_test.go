@@ -13,8 +13,14 @@ import (
 // with the AVX-512 tiles (where the machine has them), the Go tiles, and
 // the reference path ("ref", the fast paths off); "par" lets a call use
 // every CPU. MMAC/s wall and per CPU second.
-func BenchmarkMMADPairwise(b *testing.B) {
-	m, err := Preset("mi210")
+func BenchmarkMMADPairwise(b *testing.B) { benchAMD(b, "mi210") }
+
+// BenchmarkMMADLateC is BenchmarkMMADPairwise for the mi300 preset (the
+// late-c fast path).
+func BenchmarkMMADLateC(b *testing.B) { benchAMD(b, "mi300") }
+
+func benchAMD(b *testing.B, preset string) {
+	m, err := Preset(preset)
 	if err != nil {
 		b.Fatal(err)
 	}
