@@ -101,41 +101,89 @@ func Apply(in *isa.Instr, dst, s0, s1 []byte, n int, scalar float64) {
 		}
 		return
 	}
-	rne := fp.Options{Round: fp.RNE}
-	castOpt := fp.Options{Round: in.Round, Saturate: in.Saturate}
-	outF := OutFormat(in)
+	if in.In == fp.FP32 && applyFP32(in, dst, s0, s1, n, scalar) {
+		return
+	}
 	for i := 0; i < n; i++ {
-		var x float64
-		var a, b float64
-		if s0 != nil {
-			a = Load(s0, i, in.In)
-		}
-		if s1 != nil {
-			b = Load(s1, i, in.In)
-		}
-		switch in.VOp {
+		applyAt(in, dst, s0, s1, i, scalar)
+	}
+}
+
+// applyFP32 is Apply of FP32 additions, subtractions and multiplications
+// (the hot ones: an emulated GEMM's outside accumulations and epilogues),
+// on the bit patterns in float32 arithmetic, and reports whether it took
+// in. It gives applyAt's bits: a float32 result stored through float64 is
+// the same pattern (the conversions are exact), but for NaNs, whose
+// payloads the two ways could quiet differently — those elements are
+// applyAt's.
+func applyFP32(in *isa.Instr, dst, s0, s1 []byte, n int, scalar float64) bool {
+	op := in.VOp
+	switch op {
+	case isa.VAdd, isa.VSub, isa.VMul, isa.VMuls, isa.VAdds:
+	default:
+		return false
+	}
+	sc := float32(scalar)
+	dst, s0 = dst[:4*n], s0[:4*n]
+	if Binary(op) {
+		s1 = s1[:4*n]
+	}
+	for i := 0; i < n; i++ {
+		a := math.Float32frombits(binary.LittleEndian.Uint32(s0[4*i:]))
+		var x float32
+		switch op {
 		case isa.VAdd:
-			x = float64(float32(a) + float32(b))
+			x = a + math.Float32frombits(binary.LittleEndian.Uint32(s1[4*i:]))
 		case isa.VSub:
-			x = float64(float32(a) - float32(b))
+			x = a - math.Float32frombits(binary.LittleEndian.Uint32(s1[4*i:]))
 		case isa.VMul:
-			x = float64(float32(a) * float32(b))
+			x = a * math.Float32frombits(binary.LittleEndian.Uint32(s1[4*i:]))
 		case isa.VMuls:
-			x = float64(float32(a) * float32(scalar))
+			x = a * sc
 		case isa.VAdds:
-			x = float64(float32(a) + float32(scalar))
-		case isa.VMax:
-			x = math.Max(a, b)
-		case isa.VMin:
-			x = math.Min(a, b)
-		case isa.VAbs:
-			x = math.Abs(a)
-		case isa.VDup:
-			x = scalar
-		case isa.VCast:
-			Store(dst, i, outF, a, castOpt)
+			x = a + sc
+		}
+		if x != x {
+			applyAt(in, dst, s0, s1, i, scalar)
 			continue
 		}
-		Store(dst, i, outF, x, rne)
+		binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(x))
 	}
+	return true
+}
+
+// applyAt computes element i of in's operation (Apply).
+func applyAt(in *isa.Instr, dst, s0, s1 []byte, i int, scalar float64) {
+	var x float64
+	var a, b float64
+	if s0 != nil {
+		a = Load(s0, i, in.In)
+	}
+	if s1 != nil {
+		b = Load(s1, i, in.In)
+	}
+	switch in.VOp {
+	case isa.VAdd:
+		x = float64(float32(a) + float32(b))
+	case isa.VSub:
+		x = float64(float32(a) - float32(b))
+	case isa.VMul:
+		x = float64(float32(a) * float32(b))
+	case isa.VMuls:
+		x = float64(float32(a) * float32(scalar))
+	case isa.VAdds:
+		x = float64(float32(a) + float32(scalar))
+	case isa.VMax:
+		x = math.Max(a, b)
+	case isa.VMin:
+		x = math.Min(a, b)
+	case isa.VAbs:
+		x = math.Abs(a)
+	case isa.VDup:
+		x = scalar
+	case isa.VCast:
+		Store(dst, i, OutFormat(in), a, fp.Options{Round: in.Round, Saturate: in.Saturate})
+		return
+	}
+	Store(dst, i, OutFormat(in), x, fp.Options{Round: fp.RNE})
 }

@@ -141,3 +141,36 @@ func TestTF32Load(t *testing.T) {
 		t.Fatalf("TF32 loads %g %g", Load(b, 0, fp.TF32), Load(b, 1, fp.TF32))
 	}
 }
+
+// The FP32 fast path (applyFP32) gives the element path's bits exactly,
+// NaN payloads included (signalling and quiet NaNs of either sign among
+// the operands), for every operation it takes.
+func TestFP32FastPathBits(t *testing.T) {
+	a, b := interesting(4096), interesting(4096)
+	nans := []uint32{0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fa5a5a5, 0xffbfffff, 0x7fffffff}
+	for i, p := range nans {
+		a[40+i] = math.Float32frombits(p)
+		b[400+i] = math.Float32frombits(p)
+		a[800+i], b[800+i] = math.Float32frombits(p), math.Float32frombits(nans[(i+3)%len(nans)])
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	r.Shuffle(len(b), func(i, j int) { b[i], b[j] = b[j], b[i] })
+	s0, s1 := f32bytes(a), f32bytes(b)
+	for _, op := range []isa.VecOp{isa.VAdd, isa.VSub, isa.VMul, isa.VMuls, isa.VAdds} {
+		for _, scalar := range []float64{0.000244140625, math.Inf(-1), math.NaN(), 3.5e38} {
+			in := isa.Instr{Op: isa.OpVector, VOp: op, In: fp.FP32, Out: fp.FP32, Scalar: scalar}
+			fast, slow := make([]byte, len(s0)), make([]byte, len(s0))
+			if !applyFP32(&in, fast, s0, s1, len(a), Scalar(&in)) {
+				t.Fatalf("%s: not taken by the fast path", op)
+			}
+			for i := range a {
+				applyAt(&in, slow, s0, s1, i, Scalar(&in))
+			}
+			for i := range a {
+				if g, w := binary.LittleEndian.Uint32(fast[4*i:]), binary.LittleEndian.Uint32(slow[4*i:]); g != w {
+					t.Fatalf("%s(%#08x, %#08x) scalar %g: fast %#08x, element path %#08x", op, math.Float32bits(a[i]), math.Float32bits(b[i]), scalar, g, w)
+				}
+			}
+		}
+	}
+}
