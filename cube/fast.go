@@ -245,9 +245,10 @@ func checkMMAD(elemBits, mm, k, n, lenA int, la Layout, lenB int, lb Layout, len
 
 // fastMMAD runs the call on a fast path if one reproduces the kernel; it
 // returns false (and does nothing) otherwise. Shapes and lengths must have
-// been checked.
-func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T, la Layout, b []T, lb Layout, lc Layout, init bool,
-	getC func(int) uint32, setC func(int, uint32)) bool {
+// been checked. C is FP32 bit patterns, read and written in place (an
+// accessor call per element had been a tenth of an emulated GEMM's
+// numerics).
+func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T, la Layout, b []T, lb Layout, c []uint32, lc Layout, init bool) bool {
 	fk := fastKindFor(kern, in)
 	if fk == fastNone {
 		return false
@@ -272,7 +273,7 @@ func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T
 		for j, x := range sc.cidx {
 			var b uint32
 			if !init {
-				b = getC(x)
+				b = c[x]
 			}
 			cs[j] = b&0x7f800000 == 0x7f800000
 			cb[j] = b
@@ -308,7 +309,7 @@ func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T
 		rowIndex(lc, i, n, sc.cidx)
 		r := res[i*n : (i+1)*n]
 		for j, x := range sc.cidx {
-			setC(x, r[j])
+			c[x] = r[j]
 		}
 	}
 	return true

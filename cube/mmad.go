@@ -3,6 +3,7 @@ package cube
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/davinci-sim/davinci-sim/fp"
 )
@@ -118,7 +119,7 @@ func (m Model) MMAD(in, out fp.Format, mm, k, n int, a []uint32, la Layout, b []
 		if err := checkMMAD(in.Bits(), mm, k, n, len(a), la, len(b), lb, len(c), lc); err != nil {
 			return err
 		}
-		if fastMMAD(kern, in, mm, k, n, a, la, b, lb, lc, init, getC, setC) {
+		if fastMMAD(kern, in, mm, k, n, a, la, b, lb, c, lc, init) {
 			return nil
 		}
 	}
@@ -136,7 +137,8 @@ func mmadTyped(m Model, in fp.Format, mm, k, n int, a []uint16, la Layout, b []u
 		if err := checkMMAD(16, mm, k, n, len(a), la, len(b), lb, len(c), lc); err != nil {
 			return err
 		}
-		if fastMMAD(kern, in, mm, k, n, a, la, b, lb, lc, init, getC, setC) {
+		// C's float32 values as their bit patterns, in place.
+		if fastMMAD(kern, in, mm, k, n, a, la, b, lb, unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(c))), len(c)), lc, init) {
 			return nil
 		}
 	}
