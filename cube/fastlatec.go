@@ -2,7 +2,6 @@ package cube
 
 import (
 	"math"
-	"math/bits"
 
 	"github.com/davinci-sim/davinci-sim/fp"
 )
@@ -99,20 +98,7 @@ var lateCTileFn = lateCTile4x8
 // i a multiple of 4, j of 8, k > 0) with the AVX-512 routine, and redoes
 // with elemLateC the elements that reached an infinite block result.
 func (f *fastCall) lateCAVX(res []uint32, i, j int) {
-	k, n, sc := f.k, f.n, f.sc
-	ga, gb := i/4*k*4, j/8*k*8
-	// The routine reads and writes rows i..i+3, columns j..j+7 of C with
-	// stride n, and the whole panels: check the bounds here.
-	_, _ = f.outC[(i+3)*n+j+7], res[(i+3)*n+j+7]
-	_, _ = sc.a4[ga+4*k-1], sc.ea4[ga+4*k-1]
-	_, _ = sc.b8[gb+8*k-1], sc.eb8[gb+8*k-1]
-	bad := lateCTileFn(&sc.a4[ga], &sc.ea4[ga], &sc.b8[gb], &sc.eb8[gb], &f.outC[i*n+j], &res[i*n+j],
-		n, k, f.L, f.kern.F, f.kern.os.mode == fp.RZ)
-	for ; bad != 0; bad &= bad - 1 {
-		b := bits.TrailingZeros32(bad)
-		r, c := i+b/8, j+b%8
-		res[r*n+c] = f.elemLateC(r, c)
-	}
+	f.tile4x8(res, i, j, lateCTileFn, (*fastCall).elemLateC)
 }
 
 // lateCEnd returns the block result from the products' truncated sum S

@@ -233,6 +233,15 @@ var truncTileFn = truncTile4x8
 // multiple of 4, j of 8, k > 0) with the AVX-512 routine, and redoes with
 // the reference path the elements that reached an infinite block result.
 func (f *fastCall) truncAVX(res []uint32, i, j int) {
+	f.tile4x8(res, i, j, truncTileFn, (*fastCall).ref)
+}
+
+// tile4x8 runs tile, an AVX-512 routine of the truncated panels (truncated
+// block FMA, truncated late c), on the 4×8 tile at (i, j), and computes with
+// redo the elements it reports (bit 8r + l of its mask: an infinite block
+// result).
+func (f *fastCall) tile4x8(res []uint32, i, j int, tile func(ap *float64, eap *int32, bp *float64, ebp *int32, c *float64, res *uint32, n, k, L, F int, rz bool) (bad uint32),
+	redo func(f *fastCall, i, j int) uint32) {
 	k, n, sc := f.k, f.n, f.sc
 	ga, gb := i/4*k*4, j/8*k*8
 	// The routine reads and writes rows i..i+3, columns j..j+7 of C with
@@ -240,12 +249,12 @@ func (f *fastCall) truncAVX(res []uint32, i, j int) {
 	_, _ = f.outC[(i+3)*n+j+7], res[(i+3)*n+j+7]
 	_, _ = sc.a4[ga+4*k-1], sc.ea4[ga+4*k-1]
 	_, _ = sc.b8[gb+8*k-1], sc.eb8[gb+8*k-1]
-	bad := truncTileFn(&sc.a4[ga], &sc.ea4[ga], &sc.b8[gb], &sc.eb8[gb], &f.outC[i*n+j], &res[i*n+j],
+	bad := tile(&sc.a4[ga], &sc.ea4[ga], &sc.b8[gb], &sc.eb8[gb], &f.outC[i*n+j], &res[i*n+j],
 		n, k, f.L, f.kern.F, f.kern.os.mode == fp.RZ)
 	for ; bad != 0; bad &= bad - 1 {
 		b := bits.TrailingZeros32(bad)
 		r, c := i+b/8, j+b%8
-		res[r*n+c] = f.ref(r, c)
+		res[r*n+c] = redo(f, r, c)
 	}
 }
 
