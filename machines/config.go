@@ -54,6 +54,9 @@ type Config struct {
 	// the file's when decoded.
 	sectionBase map[string]any
 	sectionKeys map[string][]sectionKey
+	// sectionPresets gives, for a section, the whole value a name stands
+	// for (SetSectionPresets): list entries set by --set index into it.
+	sectionPresets map[string]func(name string) (map[string]any, bool)
 }
 
 // sectionKey is a key of a section set by an override: its lower-case path
@@ -61,6 +64,7 @@ type Config struct {
 type sectionKey struct {
 	path []string
 	val  any
+	by   string // the override, as messages quote it
 }
 
 // SetSections names the decoded type's top-level fields of type any that
@@ -79,6 +83,19 @@ func (c *Config) SetSections(sections map[string]reflect.Type) {
 	c.sections = map[string]reflect.Type{}
 	for k, t := range sections {
 		c.sections[strings.ToLower(k)] = t
+	}
+}
+
+// SetSectionPresets gives, for sections of SetSections (by key), the
+// whole value each name stands for (a preset's pieces, groups, …), so that
+// an override of one of a list's entries (--set
+// program.scheme.pieces[1].scale=10 on scheme: ootomo) has the list to
+// index: the name becomes its value, with the entry's key set in it. A
+// name the function does not know (false) cannot be indexed into.
+func (c *Config) SetSectionPresets(presets map[string]func(name string) (map[string]any, bool)) {
+	c.sectionPresets = map[string]func(string) (map[string]any, bool){}
+	for k, f := range presets {
+		c.sectionPresets[strings.ToLower(k)] = f
 	}
 }
 
@@ -424,7 +441,7 @@ func ApplyOverrides(c *Config, target any, prefix string, overrides []Override) 
 		}
 		c.overridden[lower] = o.String()
 		if sec, ok := c.sectionOf(lower); ok {
-			c.setInSection(sec, lower, val)
+			c.setInSection(sec, lower, val, o.String())
 			continue
 		}
 		c.v.Set(lower, val)
@@ -442,7 +459,7 @@ func (c *Config) sectionOf(lower string) (string, bool) {
 
 // setInSection records an override of section sec: the section's whole
 // value, or one of its keys.
-func (c *Config) setInSection(sec, lower string, val any) {
+func (c *Config) setInSection(sec, lower string, val any, by string) {
 	if c.sectionBase == nil {
 		c.sectionBase, c.sectionKeys = map[string]any{}, map[string][]sectionKey{}
 	}
@@ -452,39 +469,88 @@ func (c *Config) setInSection(sec, lower string, val any) {
 	if lower == sec {
 		c.sectionBase[sec] = val
 	} else {
-		c.sectionKeys[sec] = append(c.sectionKeys[sec], sectionKey{strings.Split(strings.TrimPrefix(lower, sec+"."), "."), val})
+		c.sectionKeys[sec] = append(c.sectionKeys[sec], sectionKey{strings.Split(strings.TrimPrefix(lower, sec+"."), "."), val, by})
 	}
-	c.v.Set(sec, c.sectionValue(sec))
+	if v, err := c.sectionValue(sec); err == nil { // (else refused when decoded: a later whole value may give the list)
+		c.v.Set(sec, v)
+	}
 }
 
 // sectionValue is the value of section sec as its overrides set it: its
-// base with its keys set in it, a name there becoming {name: NAME}.
-func (c *Config) sectionValue(sec string) any {
+// base with its keys set in it, a name there becoming {name: NAME} — or,
+// where a key sets an entry of a list (pieces[1].scale), the whole value
+// the name stands for (SetSectionPresets), the entry's key set in a copy.
+func (c *Config) sectionValue(sec string) (any, error) {
 	v := c.sectionBase[sec]
 	keys := c.sectionKeys[sec]
 	if len(keys) == 0 {
-		return v
+		return v, nil
 	}
 	m := map[string]any{}
 	switch b := v.(type) {
 	case string:
 		m["name"] = b
+		if expand := c.sectionPresets[sec]; expand != nil && slices.ContainsFunc(keys, sectionKey.indexed) {
+			if whole, ok := expand(b); ok {
+				m = lowerKeys(whole)
+			}
+		}
 	case map[string]any:
 		m = lowerKeys(b)
 	}
 	for _, k := range keys {
 		at := m
-		for _, p := range k.path[:len(k.path)-1] {
-			next, ok := at[p].(map[string]any)
-			if !ok {
-				next = map[string]any{}
-				at[p] = next
+		for i, p := range k.path[:len(k.path)-1] {
+			name, idx, indexed := cutIndex(p)
+			if !indexed {
+				next, ok := at[p].(map[string]any)
+				if !ok {
+					next = map[string]any{}
+					at[p] = next
+				}
+				at = next
+				continue
 			}
-			at = next
+			list, _ := at[name].([]any)
+			if idx >= len(list) {
+				what := fmt.Sprintf("%d entries", len(list))
+				if _, isName := v.(string); isName && list == nil {
+					what = fmt.Sprintf("none: %s names no value whose lists are known", v)
+				}
+				return nil, fmt.Errorf("--set %s: key %q: no entry %d to set (%s has %s); give %s whole", k.by,
+					strings.Join(append([]string{sec}, k.path[:i+1]...), "."), idx, strings.Join(append([]string{sec}, k.path[:i]...), ".")+"."+name, what,
+					strings.Join(append([]string{sec}, k.path[:i]...), ".")+"."+name)
+			}
+			list = slices.Clone(list) // (the base's lists stay as they are)
+			at[name] = list
+			entry, ok := list[idx].(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("--set %s: key %q: entry %d is not a mapping of keys", k.by, strings.Join(append([]string{sec}, k.path[:i+1]...), "."), idx)
+			}
+			entry = lowerKeys(entry)
+			list[idx] = entry
+			at = entry
 		}
 		at[k.path[len(k.path)-1]] = k.val
 	}
-	return m
+	return m, nil
+}
+
+// indexed reports whether the key sets an entry of a list.
+func (k sectionKey) indexed() bool {
+	return slices.ContainsFunc(k.path, func(p string) bool { _, _, ok := cutIndex(p); return ok })
+}
+
+// cutIndex splits a path segment "name[i]" (i a decimal index) into name
+// and i.
+func cutIndex(p string) (name string, i int, ok bool) {
+	name, rest, found := strings.Cut(p, "[")
+	digits, closed := strings.CutSuffix(rest, "]")
+	if !found || !closed || name == "" || digits == "" || len(digits) > 6 || strings.Trim(digits, "0123456789") != "" {
+		return p, 0, false
+	}
+	i, _ = strconv.Atoi(digits)
+	return name, i, true
 }
 
 // lowerKeys copies a decoded YAML mapping with its keys in lower case
@@ -537,6 +603,28 @@ func resolvePathIn(c *Config, t reflect.Type, path, display string) (reflect.Typ
 		}
 		switch t.Kind() {
 		case reflect.Struct:
+			if name, idx, indexed := cutIndex(p); indexed {
+				// An entry of a list: inside a section, whose value
+				// ApplyOverrides assembles (sectionValue); viper sets no
+				// list entries.
+				f, ok := field(t, name)
+				if !ok {
+					return nil, "", unknownKey(display, here, name, c.visible(here, fieldNames(t)))
+				}
+				inSection := false
+				if c != nil {
+					_, inSection = c.sectionOf(strings.Join(lower, "."))
+				}
+				if d := deref(f); d.Kind() != reflect.Slice {
+					return nil, "", fmt.Errorf("key %q: %s is not a list", display, join(here, name))
+				} else if len(lower) == 0 || !inSection {
+					return nil, "", fmt.Errorf("key %q: an entry of a list: give %s whole (--set with a YAML list)", display, join(here, name))
+				} else {
+					t = d.Elem()
+				}
+				lower = append(lower, strings.ToLower(name)+fmt.Sprintf("[%d]", idx))
+				continue
+			}
 			f, ok := field(t, p)
 			if !ok {
 				return nil, "", unknownKey(display, here, p, c.visible(here, fieldNames(t)))
@@ -845,7 +933,10 @@ func (c *Config) decodeSections(v reflect.Value) error {
 			continue
 		}
 		if _, ok := c.sectionBase[strings.ToLower(name)]; ok { // overridden: not the file's merged with it
-			set := c.sectionValue(strings.ToLower(name))
+			set, err := c.sectionValue(strings.ToLower(name))
+			if err != nil {
+				return err
+			}
 			f.Set(reflect.ValueOf(&set).Elem())
 		}
 		if f.IsNil() {

@@ -120,3 +120,78 @@ func TestSetByInSection(t *testing.T) {
 		t.Errorf("SetBy: %v, want [scheme.name=x]", got)
 	}
 }
+
+// A --set may set a key of one entry of a section's list (scheme.pieces[1].
+// scale): in the file's list, in a whole value given by --set whichever
+// comes first, or in the list a name stands for (SetSectionPresets) —
+// never changing the file's own value; an entry the list does not have,
+// a name without a known value, and a list outside a section are refused.
+func TestSectionListEntries(t *testing.T) {
+	presets := map[string]func(string) (map[string]any, bool){"scheme": func(name string) (map[string]any, bool) {
+		if name != "ootomo" {
+			return nil, false
+		}
+		return map[string]any{"name": "ootomo", "pieces": []any{map[string]any{"format": "fp16"}, map[string]any{"Format": "fp16", "scale": 11}}}, true
+	}}
+	decode := func(src string, sets ...string) (sectionParams, *Config, error) {
+		t.Helper()
+		c, err := ReadYAML("prog.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p sectionParams
+		os, err := ParseOverrides(sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetSections(map[string]reflect.Type{"scheme": reflect.TypeFor[sectionScheme]()})
+		c.SetSectionPresets(presets)
+		if err := ApplyOverrides(c, &p, "", os); err != nil {
+			return p, c, err
+		}
+		return p, c, DecodeStrict(c, &p)
+	}
+	two := func(s0, s1 int) []sectionPiece {
+		return []sectionPiece{{Format: "fp16", Scale: s0}, {Format: "fp16", Scale: s1}}
+	}
+	file := "m: 1\nscheme:\n  name: x\n  pieces:\n    - {format: fp16}\n    - {Format: fp16, Scale: 11}\n"
+	for _, c := range []struct {
+		src  string
+		sets []string
+		want any
+	}{
+		{file, []string{"scheme.pieces[1].scale=10"}, sectionScheme{Name: "x", Pieces: two(0, 10)}},
+		{file, []string{"scheme.pieces[0].scale=3", "scheme.pieces[1].scale=4"}, sectionScheme{Name: "x", Pieces: two(3, 4)}},
+		{"m: 1\nscheme: ootomo\n", []string{"scheme.pieces[1].scale=10"}, sectionScheme{Name: "ootomo", Pieces: two(0, 10)}},
+		{"m: 1\n", []string{"scheme.pieces[1].scale=10", "scheme=ootomo"}, sectionScheme{Name: "ootomo", Pieces: two(0, 10)}},
+		{"m: 1\n", []string{"scheme.pieces[0].scale=2", "scheme={name: y, pieces: [{format: fp16}]}"}, sectionScheme{Name: "y", Pieces: []sectionPiece{{Format: "fp16", Scale: 2}}}},
+	} {
+		p, cfg, err := decode(c.src, c.sets...)
+		if err != nil || !reflect.DeepEqual(p.Scheme, c.want) {
+			t.Errorf("%q %v: %#v, %v; want %#v", c.src, c.sets, p.Scheme, err, c.want)
+			continue
+		}
+		if b, ok := cfg.sectionBase["scheme"].(map[string]any); ok && c.src == file {
+			if pieces := b["pieces"].([]any); !reflect.DeepEqual(pieces[1], map[string]any{"format": "fp16", "scale": 11}) {
+				t.Errorf("%v: the file's value changed: %v", c.sets, pieces)
+			}
+		}
+	}
+	for _, c := range []struct {
+		src  string
+		sets []string
+		want string
+	}{
+		{file, []string{"scheme.pieces[2].scale=1"}, `--set scheme.pieces[2].scale=1: key "scheme.pieces[2]": no entry 2 to set (scheme.pieces has 2 entries); give scheme.pieces whole`},
+		{"m: 1\nscheme: other\n", []string{"scheme.pieces[0].scale=1"}, `no entry 0 to set (scheme.pieces has none: other names no value whose lists are known)`},
+		{file, []string{"scheme.pieces[0].colour=red"}, `unknown key "scheme.pieces[0].colour": "scheme.pieces[0]" has no key "colour" (it has: format, scale)`},
+		{file, []string{"scheme.pieces[0].scale=x"}, `--set scheme.pieces[0].scale=x: key "scheme.pieces[0].scale": want an integer, got "x"`},
+		{file, []string{"scheme.name[0]=x"}, `key "scheme.name[0]": scheme.name is not a list`},
+		{"m: 1\n", []string{"m[0]=1"}, `key "m[0]": m is not a list`},
+	} {
+		_, _, err := decode(c.src, c.sets...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q %v: got %v, want %q", c.src, c.sets, err, c.want)
+		}
+	}
+}

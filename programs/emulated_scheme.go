@@ -133,6 +133,50 @@ var schemePresets = map[string]Scheme{
 		Groups: []SchemeGroup{{Products: []string{"hh"}}, {Products: []string{"hl", "lh"}}}},
 }
 
+// schemePresetValue is preset name's scheme as a file would write it
+// whole ({name, pieces, groups, kernels, epilogue, split}; keys left at
+// their defaults left out), for --set of an entry of its lists
+// (program.scheme.pieces[1].scale=10 on scheme: ootomo: Kind.SectionPresets);
+// false for a name that is not a split into pieces.
+func schemePresetValue(name string) (map[string]any, bool) {
+	pre, ok := schemePresets[name]
+	if _, whole := wholeSchemes[name]; !ok || whole {
+		return nil, false
+	}
+	var pieces, groups []any
+	for _, p := range pre.Pieces {
+		m := map[string]any{"format": p.Format}
+		if p.Rounding != "" {
+			m["rounding"] = p.Rounding
+		}
+		if p.Scale != 0 {
+			m["scale"] = p.Scale
+		}
+		if p.Saturate {
+			m["saturate"] = true
+		}
+		pieces = append(pieces, m)
+	}
+	for _, g := range pre.Groups {
+		products := make([]any, len(g.Products))
+		for i, x := range g.Products {
+			products[i] = x
+		}
+		m := map[string]any{"products": products}
+		if g.Accumulate != "" {
+			m["accumulate"] = g.Accumulate
+		}
+		groups = append(groups, m)
+	}
+	out := map[string]any{"name": name, "pieces": pieces, "groups": groups}
+	for k, v := range map[string]string{"kernels": pre.Kernels, "epilogue": pre.Epilogue, "split": pre.Split} {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out, true
+}
+
 // wholeSchemes are the presets that are not a split of FP32 inputs into
 // low-precision pieces: named alone (scheme: NAME), not by scheme.name.
 var wholeSchemes = map[string]string{

@@ -172,6 +172,11 @@ type Kind struct {
 	// section given there is decoded to that type and checked as the
 	// file's other keys (machines.Config.SetSections).
 	Sections map[string]reflect.Type
+	// SectionPresets gives, for a section of Sections, the whole value a
+	// name there stands for (emulated-gemm's scheme presets), so that
+	// --set reaches an entry of one of its lists
+	// (program.scheme.pieces[1].scale; machines.Config.SetSectionPresets).
+	SectionPresets map[string]func(name string) (map[string]any, bool)
 	// NumericsModes are the numerics the kind takes (nil: full, sampled
 	// and off), checked in the file also where --numerics replaces it.
 	NumericsModes []string
@@ -423,6 +428,7 @@ func kindNames() string {
 func (f *File) Decode(out any, opts Options) error {
 	f.Config.Hide(f.Kind.Omit)
 	f.Config.SetSections(f.Kind.Sections)
+	f.Config.SetSectionPresets(f.Kind.SectionPresets)
 	if err := machines.ApplyOverrides(f.Config, out, "program", opts.Overrides); err != nil {
 		return err
 	}

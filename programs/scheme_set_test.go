@@ -1,6 +1,11 @@
 package programs
 
-import "testing"
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
 
 // --set takes a key of the scheme (the example's preset name becoming the
 // preset with that key changed), and a whole scheme replaces the file's.
@@ -29,4 +34,38 @@ func TestSchemeKeySet(t *testing.T) {
 func TestSchemeAutoAlone(t *testing.T) {
 	_, err := runEmulated(t, "a100", "program.m=128", "program.n=128", "program.k=128", "program.numerics=off", "program.scheme=auto", "program.scheme.split=fused")
 	wantBadInputLine(t, err, `key "scheme": auto picks a preset and its split itself`, "auto with split")
+}
+
+// --set reaches one entry of the scheme's pieces (a study may vary
+// program.scheme.pieces[1].scale): on a preset it sets the key in the
+// preset's pieces — the same C, bit for bit, as the scheme written out
+// with that piece changed, reported as the preset with its pieces changed
+// —, whether it comes before or after the preset is named; an entry the
+// pieces do not have is refused.
+func TestSchemePieceKeySet(t *testing.T) {
+	small := []string{"program.m=64", "program.n=48", "program.k=96", "program.numerics=full"}
+	run := func(sets ...string) *Result {
+		t.Helper()
+		res, err := runEmulated(t, "a100", append(append([]string{}, small...), sets...)...)
+		if err != nil {
+			t.Fatalf("%v: %v", sets, err)
+		}
+		return res
+	}
+	want := run("program.scheme={name: ootomo, pieces: [{format: fp16, rounding: rne}, {format: fp16, rounding: rz, scale: 9}]}")
+	plain := run("program.scheme=ootomo")
+	for _, sets := range [][]string{
+		{"program.scheme=ootomo", "program.scheme.pieces[1].scale=9", "program.scheme.pieces[1].rounding=rz"},
+		{"program.scheme.pieces[1].rounding=rz", "program.scheme.pieces[1].scale=9", "program.scheme=ootomo"},
+	} {
+		got := run(sets...)
+		if !reflect.DeepEqual(got.Outputs, want.Outputs) || reflect.DeepEqual(got.Outputs, plain.Outputs) {
+			t.Errorf("%v: C differs from the scheme written out (or equals plain ootomo's)", sets)
+		}
+		if n := fmt.Sprint(got.Report.Notes); !strings.Contains(n, "scheme ootomo (pieces changed): pieces fp16 rne, fp16 rz ×2^9") {
+			t.Errorf("%v: notes %s", sets, n)
+		}
+	}
+	_, err := runEmulated(t, "a100", append(append([]string{}, small...), "program.scheme=ootomo", "program.scheme.pieces[2].scale=1")...)
+	wantBadInputLine(t, err, `key "scheme.pieces[2]": no entry 2 to set (scheme.pieces has 2 entries); give scheme.pieces whole`, "a third piece")
 }

@@ -308,6 +308,28 @@ func TestCheckSchemeAuto(t *testing.T) {
 	}
 }
 
+// A study may vary a key of one entry of the scheme's pieces; a value
+// the key does not take, or an entry the pieces do not have, is refused
+// by the check with the study's line.
+func TestCheckSchemePieceKey(t *testing.T) {
+	prog, err := filepath.Abs("../programs/examples/a100-emulated-gemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "program: " + prog + "\nmetrics: [time.seconds]\nset: {program.scheme: ootomo, program.m: 256, program.n: 256, program.k: 256}\n"
+	if err := writeStudy(t, base+"vary:\n  program.scheme.pieces[1].scale: [9, 10, 12]\n").Check(); err != nil {
+		t.Errorf("good values: %v", err)
+	}
+	for _, c := range []struct{ vary, want string }{
+		{"program.scheme.pieces[1].scale: [9, x]", `study.yaml:5: key "vary.program.scheme.pieces[1].scale": program.scheme.pieces[1].scale=x (program `},
+		{"program.scheme.pieces[3].scale: [9]", `no entry 3 to set (scheme.pieces has 2 entries)`},
+	} {
+		if err := writeStudy(t, base+"vary:\n  "+c.vary+"\n").Check(); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want bad input containing %q", c.vary, err, c.want)
+		}
+	}
+}
+
 func TestRunPointFailures(t *testing.T) {
 	s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nvary: {program.tiling.bm: [100], machine.core.buffers.L1: [1KiB, 1MiB]}\n")
 	for _, p := range s.Points {
