@@ -531,7 +531,22 @@ func (c *Config) sectionValue(sec string) (any, error) {
 			list[idx] = entry
 			at = entry
 		}
-		at[k.path[len(k.path)-1]] = k.val
+		last := k.path[len(k.path)-1]
+		name, idx, indexed := cutIndex(last)
+		if !indexed {
+			at[last] = k.val
+			continue
+		}
+		// An entry of a list of values (groups[0].products[1]).
+		list, _ := at[name].([]any)
+		if idx >= len(list) {
+			key := strings.Join(append([]string{sec}, k.path...), ".")
+			return nil, fmt.Errorf("--set %s: key %q: no entry %d to set (%s has %d entries); give %s whole", k.by, key, idx,
+				strings.TrimSuffix(key, fmt.Sprintf("[%d]", idx)), len(list), strings.TrimSuffix(key, fmt.Sprintf("[%d]", idx)))
+		}
+		list = slices.Clone(list)
+		list[idx] = k.val
+		at[name] = list
 	}
 	return m, nil
 }

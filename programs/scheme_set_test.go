@@ -68,4 +68,12 @@ func TestSchemePieceKeySet(t *testing.T) {
 	}
 	_, err := runEmulated(t, "a100", append(append([]string{}, small...), "program.scheme=ootomo", "program.scheme.pieces[2].scale=1")...)
 	wantBadInputLine(t, err, `key "scheme.pieces[2]": no entry 2 to set (scheme.pieces has 2 entries); give scheme.pieces whole`, "a third piece")
+	// An entry of a list of values: a group's products.
+	mine := "program.scheme={name: mine, pieces: [{format: fp16}, {format: fp16, scale: 11}], groups: [{products: [hh]}, {products: [hl]}, {products: [lh]}]}"
+	want = run("program.scheme={name: mine, pieces: [{format: fp16}, {format: fp16, scale: 11}], groups: [{products: [hh]}, {products: [hl]}, {products: [ll]}]}")
+	if got := run(mine, "program.scheme.groups[2].products[0]=ll"); !reflect.DeepEqual(got.Outputs, want.Outputs) {
+		t.Errorf("groups[2].products[0]=ll: C differs from the scheme written out")
+	}
+	_, err = runEmulated(t, "a100", append(append([]string{}, small...), mine, "program.scheme.groups[0].products[3]=ll")...)
+	wantBadInputLine(t, err, `key "scheme.groups[0].products[3]": no entry 3 to set (scheme.groups[0].products has 1 entries)`, "a fourth product")
 }
