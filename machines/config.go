@@ -513,13 +513,7 @@ func (c *Config) sectionValue(sec string) (any, error) {
 			}
 			list, _ := at[name].([]any)
 			if idx >= len(list) {
-				what := fmt.Sprintf("%d entries", len(list))
-				if _, isName := v.(string); isName && list == nil {
-					what = fmt.Sprintf("none: %s names no value whose lists are known", v)
-				}
-				return nil, fmt.Errorf("--set %s: key %q: no entry %d to set (%s has %s); give %s whole", k.by,
-					strings.Join(append([]string{sec}, k.path[:i+1]...), "."), idx, strings.Join(append([]string{sec}, k.path[:i]...), ".")+"."+name, what,
-					strings.Join(append([]string{sec}, k.path[:i]...), ".")+"."+name)
+				return nil, k.noEntry(sec, i, v, list)
 			}
 			list = slices.Clone(list) // (the base's lists stay as they are)
 			at[name] = list
@@ -540,15 +534,25 @@ func (c *Config) sectionValue(sec string) (any, error) {
 		// An entry of a list of values (groups[0].products[1]).
 		list, _ := at[name].([]any)
 		if idx >= len(list) {
-			key := strings.Join(append([]string{sec}, k.path...), ".")
-			return nil, fmt.Errorf("--set %s: key %q: no entry %d to set (%s has %d entries); give %s whole", k.by, key, idx,
-				strings.TrimSuffix(key, fmt.Sprintf("[%d]", idx)), len(list), strings.TrimSuffix(key, fmt.Sprintf("[%d]", idx)))
+			return nil, k.noEntry(sec, len(k.path)-1, v, list)
 		}
 		list = slices.Clone(list)
 		list[idx] = k.val
 		at[name] = list
 	}
 	return m, nil
+}
+
+// noEntry is the refusal of key k of section sec (whose value base was
+// given) where its path's segment i indexes past the end of list.
+func (k sectionKey) noEntry(sec string, i int, base any, list []any) error {
+	name, idx, _ := cutIndex(k.path[i])
+	of := strings.Join(append([]string{sec}, k.path[:i]...), ".") + "." + name
+	has := fmt.Sprintf("%d entries", len(list))
+	if _, isName := base.(string); isName && list == nil {
+		has = fmt.Sprintf("none: %s names no value whose lists are known", base)
+	}
+	return fmt.Errorf("--set %s: key %q: no entry %d to set (%s has %s); give %s whole", k.by, of+fmt.Sprintf("[%d]", idx), idx, of, has, of)
 }
 
 // indexed reports whether the key sets an entry of a list.
