@@ -8,7 +8,7 @@ import (
 // KeyError is a program file's refusal of the value of one of its keys, in
 // one line: the file (and the key's line, where the file gave the value),
 // the key as the kind's parameters name it (dotted: "tiling.bm"), and the
-// constraint — `p.yaml:4: key "m": must be in 1..1048576 (got -5)`. The
+// constraint — `p.yaml:4: key "m": must be a positive integer (got -5)`. The
 // builders make them without a line (they see the decoded parameters, not
 // the file); File.NamedOverrideBy locates them: the line where the file
 // wrote the key, or By, the --set (or the study's key) that gave the value.
