@@ -659,7 +659,8 @@ func resolvePathIn(c *Config, t reflect.Type, path, display string) (reflect.Typ
 		}
 		lower = append(lower, strings.ToLower(p))
 	}
-	if d := deref(t); d.Kind() == reflect.Struct && !isUnitOrText(d) {
+	_, _, entry := cutIndex(parts[len(parts)-1]) // (a list entry is given whole as YAML: {format: bf16})
+	if d := deref(t); d.Kind() == reflect.Struct && !isUnitOrText(d) && !entry {
 		return nil, "", fmt.Errorf("key %q is a section, set one of its keys: %s", display, strings.Join(fieldNames(d), ", "))
 	}
 	return t, strings.Join(lower, "."), nil

@@ -165,6 +165,9 @@ func TestSectionListEntries(t *testing.T) {
 		{"m: 1\nscheme: ootomo\n", []string{"scheme.pieces[1].scale=10"}, sectionScheme{Name: "ootomo", Pieces: two(0, 10)}},
 		{"m: 1\n", []string{"scheme.pieces[1].scale=10", "scheme=ootomo"}, sectionScheme{Name: "ootomo", Pieces: two(0, 10)}},
 		{"m: 1\n", []string{"scheme.pieces[0].scale=2", "scheme={name: y, pieces: [{format: fp16}]}"}, sectionScheme{Name: "y", Pieces: []sectionPiece{{Format: "fp16", Scale: 2}}}},
+		// a whole entry, as YAML; then one of its keys
+		{file, []string{"scheme.pieces[1]={Format: bf16, scale: 7}"}, sectionScheme{Name: "x", Pieces: []sectionPiece{{Format: "fp16"}, {Format: "bf16", Scale: 7}}}},
+		{file, []string{"scheme.pieces[1]={format: bf16}", "scheme.pieces[1].scale=5"}, sectionScheme{Name: "x", Pieces: []sectionPiece{{Format: "fp16"}, {Format: "bf16", Scale: 5}}}},
 	} {
 		p, cfg, err := decode(c.src, c.sets...)
 		if err != nil || !reflect.DeepEqual(p.Scheme, c.want) {
@@ -188,6 +191,8 @@ func TestSectionListEntries(t *testing.T) {
 		{file, []string{"scheme.pieces[0].scale=x"}, `--set scheme.pieces[0].scale=x: key "scheme.pieces[0].scale": want an integer, got "x"`},
 		{file, []string{"scheme.name[0]=x"}, `key "scheme.name[0]": scheme.name is not a list`},
 		{"m: 1\n", []string{"m[0]=1"}, `key "m[0]": m is not a list`},
+		{file, []string{"scheme.pieces[0]={format: fp16, colour: red}"}, `unknown key "scheme.pieces[0].colour"`},
+		{file, []string{"scheme.pieces[0]=fp16"}, `key "scheme.pieces[0]" is a section: it wants a mapping of keys (format, scale), not a value`},
 	} {
 		_, _, err := decode(c.src, c.sets...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -57,6 +57,7 @@ func TestSchemePieceKeySet(t *testing.T) {
 	for _, sets := range [][]string{
 		{"program.scheme=ootomo", "program.scheme.pieces[1].scale=9", "program.scheme.pieces[1].rounding=rz"},
 		{"program.scheme.pieces[1].rounding=rz", "program.scheme.pieces[1].scale=9", "program.scheme=ootomo"},
+		{"program.scheme=ootomo", "program.scheme.pieces[1]={format: fp16, rounding: rz, scale: 9}"},
 	} {
 		got := run(sets...)
 		if !reflect.DeepEqual(got.Outputs, want.Outputs) || reflect.DeepEqual(got.Outputs, plain.Outputs) {
