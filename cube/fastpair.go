@@ -243,24 +243,7 @@ func (f *fastCall) runPair(res []uint32) {
 		f.runTiles(2, 4, res, nil, (*fastCall).pairElems2x4, (*fastCall).elemPair)
 		return
 	}
-	// Row pairs of A and column quads of B interleaved, as for seqRNE2x4.
-	k, sc := f.k, f.sc
-	sc.a2 = grow(sc.a2, f.mm/2*k)
-	sc.b4 = grow(sc.b4, f.n/4*k)
-	for r := 0; r+1 < f.mm; r += 2 {
-		x0, x1 := sc.a32[r*k:(r+1)*k], sc.a32[(r+1)*k:(r+2)*k]
-		o := sc.a2[r/2*k : (r/2+1)*k]
-		for t := range o {
-			o[t] = [2]float32{x0[t], x1[t]}
-		}
-	}
-	for c := 0; c+3 < f.n; c += 4 {
-		y0, y1, y2, y3 := sc.b32[c*k:(c+1)*k], sc.b32[(c+1)*k:(c+2)*k], sc.b32[(c+2)*k:(c+3)*k], sc.b32[(c+3)*k:(c+4)*k]
-		o := sc.b4[c/4*k : (c/4+1)*k]
-		for t := range o {
-			o[t] = [4]float32{y0[t], y1[t], y2[t], y3[t]}
-		}
-	}
+	f.interleave2x4()
 	f.runTiles(2, 4, res, plain, (*fastCall).pair2x4, (*fastCall).elemPair)
 }
 

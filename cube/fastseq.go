@@ -93,13 +93,10 @@ func (f *fastCall) prepSeqRanges() {
 	}
 }
 
-func (f *fastCall) runSeqRNE(res []uint32) {
-	f.prepSeqRanges()
-	if f.runSeqAVX(res, false) {
-		return
-	}
-	// Row pairs of A and column quads of B interleaved (element t of the
-	// group at [t][r]): one pointer per operand in the tile loop.
+// interleave2x4 copies a32 and b32 as row pairs of A and column quads of
+// B (element t of the group at [t][r]: a2, b4), so that the 2×4 tiles in
+// Go (seqRNE2x4, pair2x4) follow one pointer per operand.
+func (f *fastCall) interleave2x4() {
 	k, sc := f.k, f.sc
 	sc.a2 = grow(sc.a2, f.mm/2*k)
 	sc.b4 = grow(sc.b4, f.n/4*k)
@@ -117,6 +114,14 @@ func (f *fastCall) runSeqRNE(res []uint32) {
 			o[t] = [4]float32{y0[t], y1[t], y2[t], y3[t]}
 		}
 	}
+}
+
+func (f *fastCall) runSeqRNE(res []uint32) {
+	f.prepSeqRanges()
+	if f.runSeqAVX(res, false) {
+		return
+	}
+	f.interleave2x4()
 	plain := (*fastCall).plainSeq
 	if f.clean && f.sc.rowHL == nil {
 		plain = nil
