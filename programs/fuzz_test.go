@@ -65,6 +65,8 @@ func FuzzProgramFile(f *testing.F) {
 		{"a100", "ape-fp32f", "program.scheme.split=fused"},
 		{"a100", "ape-fp32f", "program.scheme={name: le-gemm, split: fused}\nprogram.scheme.split=pass"},
 		{"a100", "{name: markidis}", "program.scheme.pieces[1].scale=11"},
+		{"a100", "ootomo", "program.scheme.pieces[1]={format: fp16, rounding: rz, scale: 9}\nprogram.scheme.groups[1].products[0]=lh"},
+		{"mi210", "le-gemm", "program.scheme.pieces[7].scale=1\nprogram.scheme=bf16x9"},
 		{"mi210", "native", "program.scheme=ape-int16\nprogram.m=4096"},
 		{"ascend-910b3", "bf16x9", "program.scheme.epilogue=corrections-first\nmachine.cores=2"},
 		{"h100-sxm", "auto", "program.m=64\nprogram.n=64\nprogram.k=64"},
