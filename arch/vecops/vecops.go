@@ -104,18 +104,31 @@ func Apply(in *isa.Instr, dst, s0, s1 []byte, n int, scalar float64) {
 	if in.In == fp.FP32 && applyFP32(in, dst, s0, s1, n, scalar) {
 		return
 	}
+	e := elemOp(in)
 	for i := 0; i < n; i++ {
-		applyAt(in, dst, s0, s1, i, scalar)
+		e.at(dst, s0, s1, i, scalar)
 	}
+}
+
+// elementOp is an instruction's operation element by element (Apply's
+// general path), with what it needs of in worked out once.
+type elementOp struct {
+	in   *isa.Instr
+	out  fp.Format  // OutFormat(in)
+	cast fp.Options // a cast's rounding and saturation
+}
+
+func elemOp(in *isa.Instr) elementOp {
+	return elementOp{in, OutFormat(in), fp.Options{Round: in.Round, Saturate: in.Saturate}}
 }
 
 // applyFP32 is Apply of FP32 additions, subtractions and multiplications
 // (the hot ones: an emulated GEMM's outside accumulations and epilogues),
 // on the bit patterns in float32 arithmetic, and reports whether it took
-// in. It gives applyAt's bits: a float32 result stored through float64 is
+// in. It gives the element path's bits: a float32 result stored through float64 is
 // the same pattern (the conversions are exact), but for NaNs, whose
 // payloads the two ways could quiet differently — those elements are
-// applyAt's.
+// the element path's (elementOp).
 func applyFP32(in *isa.Instr, dst, s0, s1 []byte, n int, scalar float64) bool {
 	op := in.VOp
 	switch op {
@@ -144,7 +157,7 @@ func applyFP32(in *isa.Instr, dst, s0, s1 []byte, n int, scalar float64) bool {
 			x = a + sc
 		}
 		if x != x {
-			applyAt(in, dst, s0, s1, i, scalar)
+			elemOp(in).at(dst, s0, s1, i, scalar)
 			continue
 		}
 		binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(x))
@@ -152,8 +165,9 @@ func applyFP32(in *isa.Instr, dst, s0, s1 []byte, n int, scalar float64) bool {
 	return true
 }
 
-// applyAt computes element i of in's operation (Apply).
-func applyAt(in *isa.Instr, dst, s0, s1 []byte, i int, scalar float64) {
+// at computes element i of the operation (Apply).
+func (e elementOp) at(dst, s0, s1 []byte, i int, scalar float64) {
+	in := e.in
 	var x float64
 	var a, b float64
 	if s0 != nil {
@@ -182,8 +196,8 @@ func applyAt(in *isa.Instr, dst, s0, s1 []byte, i int, scalar float64) {
 	case isa.VDup:
 		x = scalar
 	case isa.VCast:
-		Store(dst, i, OutFormat(in), a, fp.Options{Round: in.Round, Saturate: in.Saturate})
+		Store(dst, i, e.out, a, e.cast)
 		return
 	}
-	Store(dst, i, OutFormat(in), x, fp.Options{Round: fp.RNE})
+	Store(dst, i, e.out, x, fp.Options{Round: fp.RNE})
 }

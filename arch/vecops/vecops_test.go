@@ -164,7 +164,7 @@ func TestFP32FastPathBits(t *testing.T) {
 				t.Fatalf("%s: not taken by the fast path", op)
 			}
 			for i := range a {
-				applyAt(&in, slow, s0, s1, i, Scalar(&in))
+				elemOp(&in).at(slow, s0, s1, i, Scalar(&in))
 			}
 			for i := range a {
 				if g, w := binary.LittleEndian.Uint32(fast[4*i:]), binary.LittleEndian.Uint32(slow[4*i:]); g != w {
