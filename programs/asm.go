@@ -110,7 +110,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	case NumericsOff:
 		j.mode = arch.Timing
 	default:
-		return nil, keyError(f.Path, "numerics", "must be full or off for asm programs; got %q", p.Numerics)
+		return nil, f.badKey("numerics", "must be full or off for asm programs; got %q", p.Numerics)
 	}
 	sources := 0
 	for _, s := range []bool{p.Asm != "", p.File != "", len(p.Streams) > 0} {
@@ -122,13 +122,13 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, fmt.Errorf("%s: give exactly one of the keys \"asm\" (inline), \"file\" or \"streams\"", f.Path)
 	}
 	if len(p.Streams) > m.Cores {
-		return nil, keyError(f.Path, "streams", "%d streams but machine %s has %d cores", len(p.Streams), m.Name, m.Cores)
+		return nil, f.badKey("streams", "%d streams but machine %s has %d cores", len(p.Streams), m.Name, m.Cores)
 	}
 	if len(p.Streams) > 0 && p.Cores != 0 {
-		return nil, keyError(f.Path, "cores", "not used with \"streams\" (core i runs streams[i]: %d streams run on %d cores)", len(p.Streams), len(p.Streams))
+		return nil, f.badKey("cores", "not used with \"streams\" (core i runs streams[i]: %d streams run on %d cores)", len(p.Streams), len(p.Streams))
 	}
 	if p.Cores < 0 || p.Cores > m.Cores {
-		return nil, keyError(f.Path, "cores", "must be in 1..%d; got %d", m.Cores, p.Cores)
+		return nil, f.badKey("cores", "must be in 1..%d; got %d", m.Cores, p.Cores)
 	}
 	// The streams are expanded once before the run, by Prepare (where the
 	// run's context can stop it), to find their evaluation errors.
@@ -139,7 +139,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 				return nil, err
 			}
 			if !hasInstructions(af) {
-				return nil, keyError(f.Path, fmt.Sprintf("streams[%d]", i), "no instructions (only blank or comment lines)")
+				return nil, f.badKey(fmt.Sprintf("streams[%d]", i), "no instructions (only blank or comment lines)")
 			}
 			j.srcs = append(j.srcs, af)
 		}
@@ -160,7 +160,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 			if p.Asm != "" {
 				key = "asm"
 			}
-			return nil, keyError(f.Path, key, "no instructions (only blank or comment lines)")
+			return nil, f.badKey(key, "no instructions (only blank or comment lines)")
 		}
 		n := p.Cores
 		if n == 0 {
@@ -177,7 +177,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	for i := range p.GM {
 		t := &p.GM[i]
 		bad := func(format string, a ...any) error {
-			return keyError(f.Path, fmt.Sprintf("gm[%d]", i), "tensor %s: %s", t.Name, fmt.Sprintf(format, a...))
+			return f.badKey(fmt.Sprintf("gm[%d]", i), "tensor %s: %s", t.Name, fmt.Sprintf(format, a...))
 		}
 		ft, err := t.format()
 		if err != nil {
@@ -203,7 +203,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	for i := range p.GM {
 		t := &p.GM[i]
 		bad := func(format string, a ...any) error {
-			return keyError(f.Path, fmt.Sprintf("gm[%d]", i), "tensor %s: %s", t.Name, fmt.Sprintf(format, a...))
+			return f.badKey(fmt.Sprintf("gm[%d]", i), "tensor %s: %s", t.Name, fmt.Sprintf(format, a...))
 		}
 		switch t.Init {
 		case "", "zero", "npy":
@@ -245,18 +245,18 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	for i := range p.Outputs {
 		t := &p.Outputs[i]
 		if _, err := t.format(); err != nil || t.Name == "" || t.elems() <= 0 {
-			return nil, keyError(f.Path, fmt.Sprintf("outputs[%d]", i), "needs a name, a positive shape and dtype fp32|fp16")
+			return nil, f.badKey(fmt.Sprintf("outputs[%d]", i), "needs a name, a positive shape and dtype fp32|fp16")
 		}
 		if err := CheckOutputName(t.Name); err != nil {
-			return nil, keyError(f.Path, fmt.Sprintf("outputs[%d]", i), "%v", err)
+			return nil, f.badKey(fmt.Sprintf("outputs[%d]", i), "%v", err)
 		}
 		ft, _ := t.format()
 		if size := int64(t.elems()) * int64(ft.Bytes()); t.Addr < 0 || t.Addr > gmCap-size {
-			return nil, keyError(f.Path, fmt.Sprintf("outputs[%d]", i), "output %s: addr %#x: the output's %d bytes must lie in GM (gm.capacity %d bytes)", t.Name, t.Addr, size, gmCap)
+			return nil, f.badKey(fmt.Sprintf("outputs[%d]", i), "output %s: addr %#x: the output's %d bytes must lie in GM (gm.capacity %d bytes)", t.Name, t.Addr, size, gmCap)
 		}
 		for _, u := range p.Outputs[:i] {
 			if u.Name == t.Name {
-				return nil, keyError(f.Path, fmt.Sprintf("outputs[%d]", i), "output name %q used twice (as outputs[%d]'s)", t.Name, slices.IndexFunc(p.Outputs, func(u Array) bool { return u.Name == t.Name }))
+				return nil, f.badKey(fmt.Sprintf("outputs[%d]", i), "output name %q used twice (as outputs[%d]'s)", t.Name, slices.IndexFunc(p.Outputs, func(u Array) bool { return u.Name == t.Name }))
 			}
 		}
 		if j.mode == arch.Functional {
@@ -321,7 +321,7 @@ func parseAsmFile(f *File, key, name string) (*isa.File, error) {
 	path := f.Resolve(name)
 	src, err := machines.ReadFile(path, "assembly file")
 	if err != nil {
-		return nil, keyError(f.Path, key, "%w", err)
+		return nil, f.badKey(key, "%w", err)
 	}
 	return isa.Parse(path, string(src))
 }
@@ -408,7 +408,7 @@ func (j *asmJob) Prepare(chip *arch.Chip) error {
 		}
 		at := fmt.Sprintf("core %d, %s line %d: %s", i, af.Name, over.Line, isa.Format(over))
 		if b.work > maxAsmWork {
-			return keyError(j.file.Path, "numerics", "full numerics would compute more than 2^40 multiply-adds and bytes (mmad m·k·n plus the bytes each copy, load and vector op writes, over every core: a 10000³ GEMM's multiply-adds, up to hours of computing here; passed at %s); use numerics off",
+			return j.file.badKey("numerics", "full numerics would compute more than 2^40 multiply-adds and bytes (mmad m·k·n plus the bytes each copy, load and vector op writes, over every core: a 10000³ GEMM's multiply-adds, up to hours of computing here; passed at %s); use numerics off",
 				at)
 		}
 		return b.overMemory(j.file.Path, at)
@@ -424,7 +424,7 @@ func (j *asmJob) Prepare(chip *arch.Chip) error {
 			err = chip.GM().Write(t.Addr, data)
 		}
 		if err != nil {
-			return keyError(j.file.Path, fmt.Sprintf("gm[%d]", i), "tensor %s: %v", t.Name, err)
+			return j.file.badKey(fmt.Sprintf("gm[%d]", i), "tensor %s: %v", t.Name, err)
 		}
 	}
 	return nil

@@ -321,7 +321,7 @@ func (j *emulatedJob) plan(f *File, m *machines.Machine) error {
 	}
 	j.gmC = next(4 * mn)
 	if at > int64(m.GM.Capacity) {
-		return keyError(f.Path, "m", "FP32 A and B, their pieces and C need %d bytes of global memory; machine %s has %d", at, m.Name, int64(m.GM.Capacity))
+		return f.badKey("m", "FP32 A and B, their pieces and C need %d bytes of global memory; machine %s has %d", at, m.Name, int64(m.GM.Capacity))
 	}
 	for _, f := range fill {
 		f()

@@ -1475,7 +1475,7 @@ type gpuGEMMJob struct {
 
 func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, error) {
 	if v.split {
-		return nil, keyError(f.Path, "kind", "%s does not run on %s machines yet (hgemm, sgemm, igemm, tf32gemm and dgemm do)", f.Kind.Name, m.Kind)
+		return nil, f.badKey("kind", "%s does not run on %s machines yet (hgemm, sgemm, igemm, tf32gemm and dgemm do)", f.Kind.Name, m.Kind)
 	}
 	in := fp.FP16
 	switch {
@@ -1516,11 +1516,11 @@ var gpuOnlyGEMMKeys = []string{"tiling.stages", "tiling.warps", "tiling.staging"
 func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) (*gpuGEMMJob, error) {
 	if p.Input != "" {
 		if in != fp.FP16 {
-			return nil, keyError(f.Path, "input", "applies to hgemm (the kind fixes %s's inputs)", f.Kind.Name)
+			return nil, f.badKey("input", "applies to hgemm (the kind fixes %s's inputs)", f.Kind.Name)
 		}
 		var ok bool
 		if in, ok = map[string]fp.Format{"fp16": fp.FP16, "bf16": fp.BF16, "e4m3": fp.E4M3, "e5m2": fp.E5M2}[p.Input]; !ok {
-			return nil, keyError(f.Path, "input", "must be fp16, bf16, e4m3 or e5m2 (got %+q)", p.Input)
+			return nil, f.badKey("input", "must be fp16, bf16, e4m3 or e5m2 (got %+q)", p.Input)
 		}
 	}
 	if p.Baselines != nil {
@@ -1528,14 +1528,14 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) 
 		if what == "emulated-gemm" {
 			what = "scheme native" // (the other schemes report a CPU SGEMM baseline)
 		}
-		return nil, keyError(f.Path, "baselines", "applies to davinci machines (the hgemm and CPU SGEMM errors beside the cube's); on %s (%s) %s reports its error against the FP64 reference only",
+		return nil, f.badKey("baselines", "applies to davinci machines (the hgemm and CPU SGEMM errors beside the cube's); on %s (%s) %s reports its error against the FP64 reference only",
 			m.Name, m.Kind, what)
 	}
 	set := map[string]bool{"tiling.nfused": p.Tiling.NFused != 0, "buffering": p.Buffering != "", "accumulation": p.Accumulation != "",
 		"cores": p.Cores != 0, "split_chunk": p.SplitChunk != 0, "split": p.Split != (Split{})}
 	for _, key := range davinciOnlyGEMMKeys {
 		if set[key] {
-			return nil, keyError(f.Path, key, "applies to davinci machines; on %s (%s) the kernel is a grid of blocks (tiling: bm, bn, bk, stages, warps)", m.Name, m.Kind)
+			return nil, f.badKey(key, "applies to davinci machines; on %s (%s) the kernel is a grid of blocks (tiling: bm, bn, bk, stages, warps)", m.Name, m.Kind)
 		}
 	}
 	if err := p.gpuDefaults(f.Path); err != nil {
@@ -1556,7 +1556,7 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) 
 		// INT8 and FP64 products are exact or IEEE on every machine; the
 		// others need the preset's model of the matrix unit.
 		if pl.tg.unmodelled(in) {
-			return nil, keyError(f.Path, "numerics", "the numerics preset %q of machine %s has no model of %s %s instructions; use --numerics off (timing only)%s",
+			return nil, f.badKey("numerics", "the numerics preset %q of machine %s has no model of %s %s instructions; use --numerics off (timing only)%s",
 				m.NumericsPreset(), m.Name, strings.ToUpper(in.String()), pl.tg.matrix, map[bool]string{true: " or unit: vector", false: ""}[pl.tg.vectorRate[in] > 0])
 		}
 	}
@@ -1564,14 +1564,14 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) 
 	if p.Numerics != NumericsOff {
 		if in == fp.FP64 {
 			if p.Inputs.A != "" || p.Inputs.B != "" {
-				return nil, keyError(f.Path, "inputs.a", "dgemm draws its FP64 inputs (inputs.seed, distribution); .npy inputs are not read yet")
+				return nil, f.badKey("inputs.a", "dgemm draws its FP64 inputs (inputs.seed, distribution); .npy inputs are not read yet")
 			}
 			j.a64, j.b64 = genFloat64(p.Inputs, 1, p.M, p.K), genFloat64(p.Inputs, 2, p.K, p.N)
 			return j, nil
 		}
 		if in == fp.INT8 {
 			if p.Inputs.A != "" || p.Inputs.B != "" {
-				return nil, keyError(f.Path, "inputs.a", "igemm draws its INT8 inputs (inputs.seed); .npy inputs are not read yet")
+				return nil, f.badKey("inputs.a", "igemm draws its INT8 inputs (inputs.seed); .npy inputs are not read yet")
 			}
 			j.a8, j.b8 = genInt8(p.Inputs.Seed, 1, p.M*p.K), genInt8(p.Inputs.Seed, 2, p.K*p.N)
 			return j, nil

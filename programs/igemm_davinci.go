@@ -57,10 +57,10 @@ type daVinciIGEMMJob struct {
 func newDaVinciIGEMM(f *File, pl *gemmPlan) (Job, error) {
 	p := &pl.p
 	if f.Config.Viper().IsSet("baselines") { // (the GEMM defaults fill the field)
-		return nil, keyError(f.Path, "baselines", "applies to the FP32 GEMM kinds (hgemm and CPU SGEMM errors); igemm's error is against the exact INT32 product")
+		return nil, f.badKey("baselines", "applies to the FP32 GEMM kinds (hgemm and CPU SGEMM errors); igemm's error is against the exact INT32 product")
 	}
 	if p.Inputs.A != "" || p.Inputs.B != "" {
-		return nil, keyError(f.Path, "inputs.a", "igemm draws its INT8 inputs (inputs.seed); .npy inputs are not read yet")
+		return nil, f.badKey("inputs.a", "igemm draws its INT8 inputs (inputs.seed); .npy inputs are not read yet")
 	}
 	j := &daVinciIGEMMJob{pl: pl}
 	if p.Numerics != NumericsOff {

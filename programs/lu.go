@@ -94,7 +94,7 @@ func decodeLU(f *File, m *machines.Machine, o Options, oneChip bool) (LUParams, 
 	}
 	p.unusedNotes(f)
 	if p.Diag != "" && p.Diag != "host" {
-		return p, keyError(f.Path, "diag", "%q applies to GPU machines (the CUDA cores); on davinci machines the hosts factor the diagonal blocks", p.Diag)
+		return p, f.badKey("diag", "%q applies to GPU machines (the CUDA cores); on davinci machines the hosts factor the diagonal blocks", p.Diag)
 	}
 	return p, nil
 }

@@ -148,13 +148,13 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 		}
 	case "isolated", "sampled":
 		if p.Numerics != NumericsOff {
-			return nil, keyError(f.Path, "fidelity", "%s times kernels apart and computes no values: use it with numerics off", p.Fidelity)
+			return nil, f.badKey("fidelity", "%s times kernels apart and computes no values: use it with numerics off", p.Fidelity)
 		}
 	default:
-		return nil, keyError(f.Path, "fidelity", "%q: must be full (every NPU cycle-level), isolated (each distinct kernel simulated alone, once) or sampled (a sample of windows simulated, the rest predicted)", p.Fidelity)
+		return nil, f.badKey("fidelity", "%q: must be full (every NPU cycle-level), isolated (each distinct kernel simulated alone, once) or sampled (a sample of windows simulated, the rest predicted)", p.Fidelity)
 	}
 	if p.Numerics == NumericsFull && p.N > MaxLUFunctionalN {
-		return nil, keyError(f.Path, "n", "%d: numerics full on a cluster keeps the whole factors and the golden model in host memory: n at most %d (numerics off for timing)", p.N, MaxLUFunctionalN)
+		return nil, f.badKey("n", "%d: numerics full on a cluster keeps the whole factors and the golden model in host memory: n at most %d (numerics off for timing)", p.N, MaxLUFunctionalN)
 	}
 	windowsUnused := 0
 	if p.Sampling.Windows != 0 && p.Fidelity != "sampled" {
@@ -164,7 +164,7 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 		p.Sampling.Windows = DefaultSampledWindows
 	}
 	if p.Sampling.Windows < 0 {
-		return nil, keyError(f.Path, "sampling.windows", "%d: must be ≥ 1", p.Sampling.Windows)
+		return nil, f.badKey("sampling.windows", "%d: must be ≥ 1", p.Sampling.Windows)
 	}
 	npus := topo.NPUs()
 	if p.Grid.P == 0 && p.Grid.Q == 0 {
@@ -172,11 +172,11 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	}
 	P, Q := p.Grid.P, p.Grid.Q
 	if P < 1 || Q < 1 || P > npus || Q > npus || P*Q != npus { // (bounded first: p·q must not wrap)
-		return nil, keyError(f.Path, "grid", "p × q = %d × %d must equal the NPUs of %s (%d)", P, Q, topo.Name, npus)
+		return nil, f.badKey("grid", "p × q = %d × %d must equal the NPUs of %s (%d)", P, Q, topo.Name, npus)
 	}
 	nbk := p.N / p.NB
 	if nbk%P != 0 || nbk%Q != 0 {
-		return nil, keyError(f.Path, "n", "n/nb = %d blocks must divide evenly over the grid's %d process rows and %d columns (2-D block-cyclic with equal shares)", nbk, P, Q)
+		return nil, f.badKey("n", "n/nb = %d blocks must divide evenly over the grid's %d process rows and %d columns (2-D block-cyclic with equal shares)", nbk, P, Q)
 	}
 	pl, err := newLUBudget(f.Path, p, m)
 	if err != nil {
@@ -189,14 +189,14 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	j.zones = newLUZones()
 	j.place()
 	if j.gmEnd > int64(m.GM.Capacity) {
-		return nil, keyError(f.Path, "n", "each NPU's share (%d × %d in %s, plus panels) needs %d bytes of GM; %s has %d", j.mloc, j.nloc, p.Trailing, j.gmEnd, m.Name, int64(m.GM.Capacity))
+		return nil, f.badKey("n", "each NPU's share (%d × %d in %s, plus panels) needs %d bytes of GM; %s has %d", j.mloc, j.nloc, p.Trailing, j.gmEnd, m.Name, int64(m.GM.Capacity))
 	}
 	// Each rank's host holds its share of the factors (FP16, copied back
 	// for the refinement; A is regenerated from the seed, not stored:
 	// LU-HPLMXP.md) and a few n-vectors, in its share of its socket's DRAM.
 	hostShare := int64(topo.Node.Hosts.Memory) / int64(perSocket)
 	if need := int64(j.mloc)*int64(j.nloc)*2 + 8*8*int64(p.N); need > hostShare {
-		return nil, keyError(f.Path, "n", "each rank's host holds its share of the factors (%d × %d FP16) and the refinement's vectors: %d bytes; its share of a host's memory (node.hosts.memory %d B over %d NPUs) is %d", j.mloc, j.nloc, need, int64(topo.Node.Hosts.Memory), perSocket, hostShare)
+		return nil, f.badKey("n", "each rank's host holds its share of the factors (%d × %d FP16) and the refinement's vectors: %d bytes; its share of a host's memory (node.hosts.memory %d B over %d NPUs) is %d", j.mloc, j.nloc, need, int64(topo.Node.Hosts.Memory), perSocket, hostShare)
 	}
 	return j, nil
 }

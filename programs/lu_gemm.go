@@ -60,19 +60,19 @@ func buildLUGEMM(f *File, m *machines.Machine, o Options) (Job, error) {
 		p.Numerics = NumericsOff
 	}
 	if p.Numerics != NumericsFull && p.Numerics != NumericsOff {
-		return nil, keyError(f.Path, "numerics", "must be full or off (got %q)", p.Numerics)
+		return nil, f.badKey("numerics", "must be full or off (got %q)", p.Numerics)
 	}
 	if p.NFused == 0 {
 		p.NFused = 1
 	}
 	if p.NB <= 0 || p.NB%16 != 0 {
-		return nil, keyError(f.Path, "nb", "must be a positive multiple of 16 (got %d)", p.NB)
+		return nil, f.badKey("nb", "must be a positive multiple of 16 (got %d)", p.NB)
 	}
 	if p.M <= 0 || p.M%p.NB != 0 {
-		return nil, keyError(f.Path, "m", "must be a positive multiple of nb = %d (got %d)", p.NB, p.M)
+		return nil, f.badKey("m", "must be a positive multiple of nb = %d (got %d)", p.NB, p.M)
 	}
 	if p.NFused < 1 {
-		return nil, keyError(f.Path, "n_fused", "must be ≥ 1 (got %d)", p.NFused)
+		return nil, f.badKey("n_fused", "must be ≥ 1 (got %d)", p.NFused)
 	}
 	// An lu-fused plan whose first n_fused block columns are the panels.
 	lp := LUParams{N: p.M + p.NFused*p.NB, NB: p.NB, NFused: p.NFused, NFusion: m.Cores, Trailing: p.Trailing,

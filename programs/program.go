@@ -448,7 +448,7 @@ func (f *File) Decode(out any, opts Options) error {
 				modes = []string{NumericsFull, NumericsSampled, NumericsOff}
 			}
 			if s := n.String(); s != "" && !slices.Contains(modes, s) {
-				return keyError(f.Path, "numerics", "must be %s for %s programs (got %+q)", orList(modes), f.Kind.Name, s)
+				return f.badKey("numerics", "must be %s for %s programs (got %+q)", orList(modes), f.Kind.Name, s)
 			}
 		}
 	}
@@ -513,7 +513,7 @@ func (f *File) refuseZero() error {
 			continue
 		}
 		if fmt.Sprint(v.Get(key)) == "0" { // int from the file, the field's type from --set
-			return keyError(f.Path, key, "%s (got 0)", why)
+			return f.badKey(key, "%s (got 0)", why)
 		}
 	}
 	return nil
