@@ -645,6 +645,13 @@ func resolvePathIn(c *Config, t reflect.Type, path, display string) (reflect.Typ
 				continue
 			}
 			f, ok := field(t, p)
+			if name, _, bracket := strings.Cut(p, "["); !ok && bracket {
+				if lf, isField := field(t, name); isField && deref(lf).Kind() == reflect.Slice {
+					// (pieces[-1], pieces[x], an index past cutIndex's six digits)
+					return nil, "", fmt.Errorf("key %q: %s is not an entry of %s: an index is a whole number from 0 (the first entry) to 999999",
+						display, clipValue(p), join(here, name))
+				}
+			}
 			if !ok {
 				return nil, "", unknownKey(display, here, p, c.visible(here, fieldNames(t)))
 			}
