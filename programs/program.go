@@ -336,13 +336,28 @@ func ReadFile(path string) (*File, error) {
 func Source(path string) ([]byte, error) {
 	data, err := machines.ReadFile(path, "program file")
 	if err != nil {
-		rel := strings.TrimPrefix(filepath.ToSlash(path), "programs/")
-		if b, e2 := Examples.ReadFile(rel); e2 == nil && errors.Is(err, fs.ErrNotExist) {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		rel := strings.TrimPrefix(filepath.ToSlash(filepath.Clean(path)), "programs/") // (./programs/examples/x.yaml too)
+		if b, e2 := Examples.ReadFile(rel); e2 == nil {
 			return b, nil
 		}
-		return nil, err
+		return nil, fmt.Errorf("%w%s", err, exampleHint(path))
 	}
 	return data, nil
+}
+
+// exampleHint is a note for a program file path that names no file: the
+// built-in example of that name, where there is one ("programs/examples/"
+// + its name: the name alone is a file of the current directory), else
+// where the examples are listed.
+func exampleHint(path string) string {
+	base := filepath.Base(path)
+	if _, err := Examples.ReadFile("examples/" + base); err == nil && strings.HasSuffix(base, ".yaml") {
+		return fmt.Sprintf(" (the built-in example of that name is programs/examples/%s)", base)
+	}
+	return " (davinci-sim programs lists the program kinds and their built-in examples)"
 }
 
 // Parse parses program YAML text; path names it in messages and dir
