@@ -76,6 +76,12 @@ Start with "davinci-sim programs" (the program kinds and their examples) and
 		validate.AddCommand(mk())
 	}
 	root.AddCommand(validate)
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.HasSubCommands() {
+			requireSubcommand(c)
+		}
+	}
 	registerCompletions(root)
 	recordOutcome(root, &prof.outcome)
 	explainArgs(root)
@@ -272,19 +278,34 @@ func newValidateCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate",
 		Short: "Validate models against recorded hardware data",
-		Args:  cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 { // a subcommand would have matched
-				var names []string
-				for _, c := range cmd.Commands() {
-					if c.IsAvailableCommand() {
-						names = append(names, c.Name())
-					}
-				}
-				return badInput(fmt.Errorf("validate: unknown check %q (one of: %s)", args[0], strings.Join(names, ", ")))
+	}
+}
+
+// requireSubcommand makes c, a command that only groups subcommands
+// (validate, completion), refuse to run without one or with a name that is
+// none of them (cobra prints the help and exits 0 there, as if the command
+// had done its work), in one line naming them. A command of its own (sweep
+// runs a study; sweep merge is its subcommand) is left as it is.
+func requireSubcommand(c *cobra.Command) {
+	if c.Runnable() && c.Name() != "validate" {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		var names []string
+		for _, sub := range cmd.Commands() {
+			if sub.IsAvailableCommand() {
+				names = append(names, sub.Name())
 			}
-			return cmd.Help()
-		},
+		}
+		what := map[string]string{"validate": "check"}[cmd.Name()]
+		if what == "" {
+			what = "subcommand"
+		}
+		if len(args) > 0 { // a subcommand would have matched
+			return badInput(fmt.Errorf("%s: unknown %s %q (one of: %s)", cmd.Name(), what, args[0], strings.Join(names, ", ")))
+		}
+		return badInput(fmt.Errorf("%s: name a %s: %s (davinci-sim %s --help)", cmd.Name(), what, strings.Join(names, ", "), cmd.Name()))
 	}
 }
 
