@@ -176,7 +176,7 @@ func gemmInputs(f *File, p *GEMMParams) (a, b []float32, notes []string, err err
 				notes = append(notes, fmt.Sprintf("%s (%s) is float64: rounded to FP32 (RNE), the inputs the kernels take", key, path))
 			}
 			if n := inputNonFinite(v32); n.nan+n.inf > 0 {
-				notes = append(notes, fmt.Sprintf("%s (%s) holds %d NaN and %d ±Inf of its %d values: the elements of C they reach are NaN or ±Inf (error.non_finite counts them)", key, path, n.nan, n.inf, len(v32)))
+				notes = append(notes, fmt.Sprintf("%s (%s) holds %d NaN and %d ±Inf of its %d values: the elements of C they reach are NaN or ±Inf (error.non_finite counts them) — or finite where a conversion to the pieces saturates them (NaN → 0, ±Inf → ±max: Ascend's default, the split's or scheme piece's saturate key)", key, path, n.nan, n.inf, len(v32)))
 			}
 			return v32, rows, cols, nil
 		}

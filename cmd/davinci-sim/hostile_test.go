@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/cluster"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/programs"
 )
 
 // hostileCase is one hostile input: the command line (with @DIR@ standing
@@ -694,6 +696,62 @@ func TestRunOutDirReplacesPreviousRun(t *testing.T) {
 	}
 	if !strings.Contains(out, "only report.json written — the result arrays (.npy) need --numerics full (this run: numerics off)") {
 		t.Errorf("no note about the missing arrays:\n%s", out)
+	}
+}
+
+// No output replaces a file the run reads: a profile or trace written over
+// the program, the machine file or an input array, -o DIR where an input
+// lies (a previous run's A.npy given as inputs.a) — each refused before
+// the run, the file left as it was.
+func TestOutputsNotOverInputs(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "p.yaml")
+	src, err := programs.Source("programs/examples/hgemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(prog, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mach := filepath.Join(dir, "m.yaml")
+	msrc, _ := machines.Source("ascend-910a")
+	if err := os.WriteFile(mach, msrc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	small := []string{"run", prog, "-q", "--set", "program.m=64", "--set", "program.n=32", "--set", "program.k=48"}
+	in := filepath.Join(dir, "in")
+	if _, code, err := runCLI(t, append(small, "-o", in)...); code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	inputs := []string{"--set", "program.inputs.a=" + filepath.Join(in, "A.npy"), "--set", "program.inputs.b=" + filepath.Join(in, "B.npy")}
+	before := map[string][]byte{}
+	for _, p := range []string{prog, mach, filepath.Join(in, "A.npy"), filepath.Join(in, "B.npy")} {
+		before[p], _ = os.ReadFile(p)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--cpuprofile", prog}, "--cpuprofile " + prog + ": the run reads that file (the program file: " + prog + ")"},
+		{[]string{"--trace", prog, "--numerics", "off"}, "--trace " + prog + ": the run reads that file (the program file"},
+		{[]string{"-m", mach, "--memprofile", mach}, "--memprofile " + mach + `: the run reads that file (the machine file`},
+		{append([]string{"--memprofile", filepath.Join(in, "B.npy")}, inputs...), `the run reads that file (key "inputs.b": ` + filepath.Join(in, "B.npy")},
+		{append([]string{"-o", in}, inputs...), "-o " + in + ": the run reads " + filepath.Join(in, "A.npy") + ` there (key "inputs.a"), and a run replaces the directory's files`},
+		{[]string{"-o", dir}, "-o " + dir + ": the run reads " + prog + " there (the program file)"},
+	} {
+		_, code, err := runCLI(t, append(slices.Clone(small), c.args...)...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: exit %d: %v; want exit 2 with %q", c.args, code, err, c.want)
+		}
+	}
+	for p, b := range before {
+		if now, _ := os.ReadFile(p); string(now) != string(b) {
+			t.Errorf("%s changed", p)
+		}
+	}
+	// An input outside the -o directory: the run writes its arrays.
+	if _, code, err := runCLI(t, append(append(slices.Clone(small), inputs...), "-o", filepath.Join(dir, "out"))...); code != 0 {
+		t.Errorf("inputs from another directory: exit %d: %v", code, err)
 	}
 }
 

@@ -22,7 +22,10 @@ const reportFile = "report.json"
 // typo cannot throw away a long run's result: the trace's directory must
 // exist and take new files; -o DIR must be creatable, or an existing
 // directory holding nothing but a previous run's outputs (checkOutDir).
-func checkOutputs(f runFlags) error {
+func checkOutputs(f runFlags, inputs []programs.InputFile) error {
+	if err := checkNotInputs(f, inputs); err != nil {
+		return err
+	}
 	// No two outputs at one place: one would silently replace the other
 	// (a trace named report.json in the -o directory, a profile and the
 	// trace in one file).
@@ -63,6 +66,38 @@ func checkOutputs(f runFlags) error {
 	}
 	if f.out != "" {
 		return checkOutDir(f.out)
+	}
+	return nil
+}
+
+// checkNotInputs refuses an output that would replace a file the run
+// reads (inputs): --trace or a profile written over the program, the
+// machine file or an input array, -o DIR where an input lies (the run
+// replaces the directory's arrays and removes those it does not write —
+// a previous run's A.npy given as this run's inputs.a). Files are compared
+// as the file system sees them (links, case-insensitive names).
+func checkNotInputs(f runFlags, inputs []programs.InputFile) error {
+	same := func(a, b string) bool {
+		sa, err1 := os.Stat(a)
+		sb, err2 := os.Stat(b)
+		return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+	}
+	dests := map[string]string{"--trace": f.trace, "--cpuprofile": f.profiles[0], "--memprofile": f.profiles[1]}
+	for _, flag := range []string{"--trace", "--cpuprofile", "--memprofile"} {
+		if p := dests[flag]; p != "" {
+			for _, in := range inputs {
+				if same(p, in.Path) {
+					return fmt.Errorf("%s %s: the run reads that file (%s: %s); write it elsewhere", flag, p, in.What, in.Path)
+				}
+			}
+		}
+	}
+	if f.out != "" {
+		for _, in := range inputs {
+			if same(f.out, filepath.Dir(in.Path)) {
+				return fmt.Errorf("-o %s: the run reads %s there (%s), and a run replaces the directory's files; give another directory (or copy the input out of it)", f.out, in.Path, in.What)
+			}
+		}
 	}
 	return nil
 }

@@ -89,9 +89,11 @@ A summary table goes to stdout (or report.json with --json). -o DIR writes
 report.json and, with full numerics, the result arrays (GEMM kinds: A.npy,
 B.npy, C.npy; ozaki: C.npy; asm: its outputs; LU kinds: none, a note says so),
 replacing a previous run's files there; DIR must be new, empty or such a
-previous output. -o and --trace are checked before the run, and every file is
-written atomically (--cpuprofile and --memprofile too, once the outputs are
-checked).
+previous output, and hold none of the run's inputs (a previous run's A.npy
+given as inputs.a: copy it out first). -o and --trace are checked before the
+run — no output may replace the program, machine or input files the run
+reads —, and every file is written atomically (--cpuprofile and --memprofile
+too, once the outputs are checked).
 
 A run that fails (exit 1) still prints and writes its report, whose key
 "failure" says what failed: a failed check's report is complete; a deadlock's
@@ -209,7 +211,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if err != nil {
 		return badInput(err)
 	}
-	if err := checkOutputs(f); err != nil {
+	if err := checkOutputs(f, programs.InputFiles(file, opts)); err != nil {
 		return badInput(err)
 	}
 	if f.startProfiles != nil { // only now: a profile must not replace a file the checks refuse
