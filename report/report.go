@@ -374,9 +374,11 @@ func pipeReport(ps laneTimes, total, hz float64) PipeReport {
 
 // WriteJSON writes r as indented JSON with the top-level keys sorted (the
 // program sections among the standard keys, as the map they were once
-// merged into wrote them).
+// merged into wrote them). Every float that is ±Inf or NaN, in any
+// section, is written as the string "+Inf", "-Inf" or "NaN" (JSON has no
+// such numbers; marshalFinite) rather than failing the whole report.
 func (r *Report) WriteJSON(w io.Writer) error {
-	base, err := json.Marshal(r)
+	base, err := marshalFinite(r)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,5 @@
 package report
 
-import "encoding/json"
-
 // The program sections. encoding/json writes struct fields in declaration
 // order, so each struct declares its fields in the order of its keys in
 // report.json (sorted, as the maps these sections once were wrote them;
@@ -131,13 +129,15 @@ type HPLMxPRefinement struct {
 	Timed  *HPLMxPRefinementTimed
 }
 
-// MarshalJSON writes the shape that is set (null when neither is).
+// MarshalJSON writes the shape that is set (null when neither is); a
+// scaled residual that is ±Inf or NaN (a refinement that diverged) as a
+// string, as every float of report.json (marshalFinite).
 func (r HPLMxPRefinement) MarshalJSON() ([]byte, error) {
 	switch {
 	case r.Solved != nil:
-		return json.Marshal(r.Solved)
+		return marshalFinite(r.Solved)
 	case r.Timed != nil:
-		return json.Marshal(r.Timed)
+		return marshalFinite(r.Timed)
 	}
 	return []byte("null"), nil
 }
