@@ -176,3 +176,58 @@ func TestValidateNumericsFoundFromElsewhere(t *testing.T) {
 		t.Errorf("%s: %v", dir, err)
 	}
 }
+
+// A vector file cut short is reported as such wherever the cut falls, in
+// the header, the compressed data or the trailer: the partial last line
+// was parsed first and reported as whatever it lacked (":320: want a
+// 32-character binary pattern", "c03c is not exact in fp16"), and only
+// some cuts as an unexpected EOF. An empty file is not a gzip stream.
+func TestValidateNumericsTruncatedGzip(t *testing.T) {
+	dir := copyVectors(t, "A2")
+	for _, name := range []string{"c_A2_fp32.txt.gz", "a_A2_fp16.txt.gz", "d_A2_fp16.txt.gz"} {
+		path := filepath.Join(dir, "A2", "fp16", name)
+		whole, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cuts := []int{0, 1, 5, 9, 10, 11, 20, len(whole) - 8, len(whole) - 4, len(whole) - 1}
+		for k := 1; k < 60; k++ {
+			cuts = append(cuts, k*len(whole)/60)
+		}
+		for _, n := range cuts {
+			if err := os.WriteFile(path, whole[:n], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := runNumerics(dir)
+			want := path + ": truncated or corrupt gzip stream: unexpected EOF"
+			if n == 0 {
+				want = path + ": empty file, not a gzip stream"
+			}
+			if err == nil || !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("%s cut to %d of %d bytes: %v, want %q", name, n, len(whole), err, want)
+			}
+		}
+		// A corrupt byte is reported as corrupt.
+		bad := bytes.Clone(whole)
+		bad[len(bad)/2] ^= 0xff
+		if err := os.WriteFile(path, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := runNumerics(dir); err == nil || !strings.Contains(err.Error(), path+": truncated or corrupt gzip stream: ") {
+			t.Errorf("%s with a corrupt byte: %v", name, err)
+		}
+		if err := os.WriteFile(path, whole, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The command exits 2 with that one line.
+	path := filepath.Join(dir, "A2", "fp16", "c_A2_fp32.txt.gz")
+	whole, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, whole[:2000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := execNumerics(t, "--vectors", dir)
+	if want := "numerics: " + path + ": truncated or corrupt gzip stream: unexpected EOF"; code != 2 || strings.TrimSpace(errs) != want {
+		t.Errorf("exit %d, %q; want 2, %q", code, errs, want)
+	}
+}
