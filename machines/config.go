@@ -880,17 +880,17 @@ func ConvertValue(t reflect.Type, s string) (any, error) {
 		}
 		return b, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		i, err := strconv.ParseInt(s, 10, t.Bits())
-		if err != nil {
+		i, ok := parseInteger(s, t.Bits())
+		if !ok {
 			return nil, fmt.Errorf("want an integer, got %q", clipValue(s))
 		}
 		return i, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		u, err := strconv.ParseUint(s, 10, t.Bits())
-		if err != nil {
+		i, ok := parseInteger(s, t.Bits())
+		if !ok || i < 0 {
 			return nil, fmt.Errorf("want a non-negative integer, got %q", clipValue(s))
 		}
-		return u, nil
+		return uint64(i), nil
 	case reflect.Float32, reflect.Float64:
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
@@ -906,6 +906,30 @@ func ConvertValue(t reflect.Type, s string) (any, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// parseInteger parses an integer value of a --set as a file's YAML gives
+// one to an integer key: decimal (a leading zero stays decimal: 032 is 32,
+// where a file refuses it), 0x hexadecimal, 0o octal, 0b binary, digits
+// grouped by underscores (1_000), or a number whose value is whole (1e3,
+// 64.0), within bits (at most 63: a uint64 key's values above it are no
+// machine's).
+func parseInteger(s string, bits int) (int64, bool) {
+	bits = min(bits, 64)
+	if i, err := strconv.ParseInt(s, 10, bits); err == nil {
+		return i, true
+	}
+	digits := strings.TrimLeft(s, "+-")
+	prefixed := len(digits) > 2 && digits[0] == '0' && strings.ContainsRune("xXoObB", rune(digits[1]))
+	if prefixed || strings.Contains(s, "_") && !strings.HasPrefix(digits, "0") {
+		i, err := strconv.ParseInt(s, 0, bits) // (Go's literals: the prefixes, underscores between digits)
+		return i, err == nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) >= math.Ldexp(1, bits-1) || strings.ContainsAny(s, "_xXpP") {
+		return 0, false // (NaN and ±Inf fail the comparisons)
+	}
+	return int64(f), true
 }
 
 // DecodeStrict decodes c into out (a pointer to a struct) with the unit

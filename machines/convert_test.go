@@ -1,0 +1,42 @@
+package machines
+
+import (
+	"reflect"
+	"testing"
+)
+
+// A --set gives an integer key the values a file's YAML gives it (0x40,
+// 0o100, 0b1000000, 1_000, 1e3, 64.0) — and 032 reads 32, as documented —
+// and refuses what a file refuses (64.5, 1e20 for an int).
+func TestConvertValueIntegers(t *testing.T) {
+	for s, want := range map[string]int64{
+		"64": 64, "+64": 64, "-64": -64, "032": 32, "0x40": 64, "0X40": 64, "-0x40": -64, "0o100": 64,
+		"0b1000000": 64, "1_000": 1000, "1e2": 100, "64.0": 64, "-1e3": -1000, "9223372036854775807": 1<<63 - 1,
+	} {
+		got, err := ConvertValue(reflect.TypeFor[int](), s)
+		if err != nil || got != want {
+			t.Errorf("int %q: %v, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"64.5", "1e20", "9223372036854775808", "nan", "inf", "0x", "0_32", "1__0", "", "x", "0x1p4", "1e"} {
+		if got, err := ConvertValue(reflect.TypeFor[int](), s); err == nil {
+			t.Errorf("int %q: %v, want a refusal", s, got)
+		}
+	}
+	if got, err := ConvertValue(reflect.TypeFor[int8](), "0x7f"); err != nil || got != int64(127) {
+		t.Errorf("int8 0x7f: %v, %v", got, err)
+	}
+	for _, s := range []string{"0x80", "128", "128.0"} {
+		if _, err := ConvertValue(reflect.TypeFor[int8](), s); err == nil {
+			t.Errorf("int8 %q: accepted", s)
+		}
+	}
+	if got, err := ConvertValue(reflect.TypeFor[uint32](), "1e3"); err != nil || got != uint64(1000) {
+		t.Errorf("uint32 1e3: %v, %v", got, err)
+	}
+	for _, s := range []string{"-1", "-0x1", "-1e3"} {
+		if _, err := ConvertValue(reflect.TypeFor[uint32](), s); err == nil {
+			t.Errorf("uint32 %q: accepted", s)
+		}
+	}
+}
