@@ -56,6 +56,11 @@ func splitUnit(s string, units []unit) (num string, factor int64, err error) {
 				}
 				return "", 0, fmt.Errorf("%q: a lowercase b is a bit, and davinci-sim counts bytes (B): divide by 8%s", s, hint)
 			}
+			if i := strings.IndexByte(u.suffix, 'M'); i == 0 && written[0] == 'm' {
+				// mHz: milli, a thousandth, not mega (case aside, the
+				// units are read in any case: ghz, kib).
+				return "", 0, fmt.Errorf("%q: a lowercase m is milli (a thousandth): write %s%s", s, t, u.suffix)
+			}
 			factor = u.factor
 			break
 		}

@@ -101,10 +101,20 @@ func TestParseFrequency(t *testing.T) {
 			t.Errorf("ParseFrequency(%q) = %v, %v; want %v", c.in, float64(got), err, float64(c.want))
 		}
 	}
-	for _, in := range []string{"", "GHz", "fast", "-1GHz", "1 GB", "1e9999", "Inf"} {
+	for _, in := range []string{"", "GHz", "fast", "-1GHz", "1 GB", "1e9999", "Inf", "1mHz", "1mhz"} {
 		if _, err := ParseFrequency(in); err == nil || !strings.Contains(err.Error(), "bad frequency") {
 			t.Errorf("ParseFrequency(%q) error = %v; want a bad frequency error", in, err)
 		}
+	}
+	// mHz is millihertz (it read as 1MHz): refused, saying so.
+	if _, err := ParseFrequency("2 mHz"); err == nil || !strings.Contains(err.Error(), `"2 mHz": a lowercase m is milli (a thousandth): write 2MHz`) {
+		t.Errorf("ParseFrequency(2 mHz): %v", err)
+	}
+	if _, err := ParseSize("1miB"); err == nil || !strings.Contains(err.Error(), "write 1MiB") {
+		t.Errorf("ParseSize(1miB): %v", err)
+	}
+	if _, err := ParseBandwidth("3mB/s"); err == nil || !strings.Contains(err.Error(), "write 3MB/s") {
+		t.Errorf("ParseBandwidth(3mB/s): %v", err)
 	}
 	for _, c := range []struct {
 		in   Frequency
