@@ -262,7 +262,7 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 	s := &Study{Path: path, Dir: dir, stamps: &stamper{}}
 	var (
 		varyNode, pointsNode, plotNode, metricsNode *yaml.Node
-		progNode                                    *yaml.Node
+		progNode, setNode                           *yaml.Node
 	)
 	seen := map[string]string{}                                           // key → the spelling it was given in
 	aliases := map[string]string{"title": "description", "plots": "plot"} // one key, two spellings
@@ -301,7 +301,7 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 			if err != nil {
 				return nil, err
 			}
-			s.Set = ovs
+			s.Set, setNode = ovs, v
 		case "vary":
 			varyNode = v
 		case "points":
@@ -419,10 +419,11 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 	if pointsNode == nil && varyNode == nil {
 		return nil, p.errf(doc, "vary", "missing; a study needs vary (a grid) or points (a list)")
 	}
-	for _, o := range s.Set {
+	for i, o := range s.Set {
 		for _, q := range s.Params {
 			if strings.EqualFold(o.Path, q) {
-				return nil, p.errf(doc, "set."+o.Path, "also varied; a parameter is either fixed (set) or varied")
+				// (set's key: overrides keeps set's entries in file order)
+				return nil, p.errf(setNode.Content[2*i], "set."+o.Path, "also varied; a parameter is either fixed (set) or varied")
 			}
 		}
 	}
@@ -486,13 +487,14 @@ func keyLines(doc *yaml.Node) map[string]int {
 	lines := map[string]int{}
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		k, v := doc.Content[i], doc.Content[i+1]
-		lines[k.Value] = k.Line
+		top := strings.ToLower(k.Value) // (the top level's keys are case-insensitive: SET is set)
+		lines[top] = k.Line
 		switch {
-		case v.Kind == yaml.MappingNode && (k.Value == "set" || k.Value == "vary"):
+		case v.Kind == yaml.MappingNode && (top == "set" || top == "vary"):
 			for j := 0; j+1 < len(v.Content); j += 2 {
-				lines[k.Value+"."+v.Content[j].Value] = v.Content[j].Line
+				lines[top+"."+v.Content[j].Value] = v.Content[j].Line
 			}
-		case v.Kind == yaml.SequenceNode && k.Value == "points":
+		case v.Kind == yaml.SequenceNode && top == "points":
 			for _, pt := range v.Content {
 				for j := 0; pt.Kind == yaml.MappingNode && j+1 < len(pt.Content); j += 2 {
 					if key := "points[]." + pt.Content[j].Value; lines[key] == 0 {
@@ -500,7 +502,7 @@ func keyLines(doc *yaml.Node) map[string]int {
 					}
 				}
 			}
-		case v.Kind == yaml.SequenceNode && k.Value == "metrics":
+		case v.Kind == yaml.SequenceNode && top == "metrics":
 			for j, m := range v.Content {
 				lines[fmt.Sprintf("metrics[%d]", j)] = m.Line
 			}

@@ -177,7 +177,10 @@ func TestParseStudyErrors(t *testing.T) {
 		{base + "vary: {program.m: [[1]]}", `key "vary.program.m[0]": must be a single value`},
 		{base + "vary: {core.L1: [1]}", `starting with program., machine.`},
 		{base + "vary: {program..m: [1]}", `bad dotted path`},
-		{base + "vary: {program.m: [1]}\nset: {program.m: 2}", `key "set.program.m": also varied`},
+		{base + "vary: {program.m: [1]}\nset: {program.m: 2}", `s.yaml:4: key "set.program.m": also varied`},
+		// set's own line, not the file's first (nor vary's).
+		{base + "vary:\n  program.m: [1]\nset:\n  program.n: 1\n  program.M: 2\n", `s.yaml:7: key "set.program.M": also varied`},
+		{base + "points: [{program.m: 1}]\nset:\n  program.n: 1\n  program.m: 2\n", `s.yaml:6: key "set.program.m": also varied`},
 		{base + "vary: {program.m: [1]}\nset: {program: x}", `top-level key`},
 		{base + "vary: {program.m: [1]}\nsett: {}", `s.yaml:4: unknown key "sett" (did you mean "set"?); the keys are program, machine`},
 		{base + "vary: {program.m: [1]}\nsett: {}\nmetricz: []\nq: 1", `s.yaml: 3 unknown keys: line 4: "sett" (did you mean "set"?); line 5: "metricz" (did you mean "metrics"?); line 6: "q"; the keys are`},
