@@ -107,6 +107,9 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 		if j.test == benchHBMStream && p.Repeats != 0 {
 			return nil, bad("repeats", "does not apply to %s: it streams its array once (bytes sets the array's size)", benchHBMStream)
 		}
+		if j.test == benchL2 && m.L2.Capacity == 0 {
+			return nil, bad("test", "%s measures the L2: machine %s has none (l2.capacity 0)", p.Test, m.Name)
+		}
 		if j.test == benchL2 {
 			j.l2Bytes, j.l2Passes = int64(p.Bytes), p.Repeats
 			if j.l2Bytes == 0 {

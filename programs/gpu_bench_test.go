@@ -111,6 +111,10 @@ func TestGPUBenchBadInput(t *testing.T) {
 		{"program.test=mma-latency;program.bytes=1GiB", "", `key "bytes": applies to hbm-stream and l2-bandwidth`},
 		{"program.test=l2-bandwidth;program.bytes=40GiB;program.repeats=65536", "", `key "bytes": bytes × repeats = 40GiB × 65536 re-reads more than 1TiB`},
 		{"program.test=tensor-peak", "ascend-910a", "runs on nvidia-sm, amd-cu machines"},
+		// A benchmark the machine has no level for: refused before the run
+		// (no L2 gave NaN GB/s and a report that failed to write).
+		{"program.test=l2-bandwidth;machine.l2.capacity=0", "", `key "test": l2-bandwidth measures the L2: machine a100 has none (l2.capacity 0)`},
+		{"program.test=l2-bandwidth;program.bytes=64MiB;machine.l2.capacity=0", "", `key "test": l2-bandwidth measures the L2: machine a100 has none`},
 	} {
 		f, err := ReadFile("examples/a100-tensor-peak.yaml")
 		if err != nil {
@@ -138,5 +142,34 @@ func TestGPUBenchL2Oversized(t *testing.T) {
 	}
 	if notes := strings.Join(res.Report.Notes, "\n"); !strings.Contains(notes, "exceeds the L2 (40MiB): its re-reads miss it") {
 		t.Errorf("notes:\n%s", notes)
+	}
+}
+
+// l2-bandwidth on a GPU without an L2 is refused before the run, on every
+// embedded GPU machine whose other keys allow no L2 (it measured 0 bytes in
+// no time: NaN GB/s, and a report.json that failed to write).
+func TestGPUBenchNoL2(t *testing.T) {
+	n := 0
+	for _, name := range machines.Names() {
+		m, err := machines.Load(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, gpuMachine := newGPUTarget(m); !gpuMachine {
+			continue
+		}
+		if _, err := machines.Load(name, mustSets(t, "machine.l2.capacity=0")); err != nil {
+			continue // (mi300x: its Infinity Cache needs an L2 in front of it)
+		}
+		f, err := ReadFile("examples/a100-l2-bandwidth.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Execute(f, Options{Machine: name, Overrides: mustSets(t, "machine.l2.capacity=0")}, RunHooks{})
+		wantBadInputLine(t, err, `key "test": l2-bandwidth measures the L2: machine `+name+` has none (l2.capacity 0)`, name)
+		n++
+	}
+	if n < 8 {
+		t.Errorf("%d GPU machines tested, want the 8 or more of the review (v100, t4, a100, h100-sxm, b200, rtx-pro-6000, mi100, mi210)", n)
 	}
 }
