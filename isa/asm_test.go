@@ -650,3 +650,35 @@ func TestExpandContext(t *testing.T) {
 		t.Errorf("background: %d instructions, %v", n, err)
 	}
 }
+
+// Program bounds the streams of its cores together (a Tally): two cores
+// of half MaxStreamInstrs and one more instruction are refused naming
+// both, as are their loop iterations that yield nothing; one core of them
+// is not, nor a stream expanded on its own.
+func TestProgramBoundsAllCores(t *testing.T) {
+	half := MaxStreamInstrs/2 + 1
+	f := mustParse(t, fmt.Sprintf("repeat %d {\n  nop\n}\n", half))
+	if _, err := f.Program(1); err != nil {
+		t.Fatalf("one core: %v", err)
+	}
+	_, err := f.Program(2)
+	want := fmt.Sprintf("t.s:2: the streams of cores 0…1 are longer than %d instructions together (repeat counts multiply; one bound for all the cores' streams) (core=1)", MaxStreamInstrs)
+	if err == nil || err.Error() != want {
+		t.Errorf("two cores: %v, want %q", err, want)
+	}
+	n := int64(0)
+	for core := range 2 {
+		if err := f.ExpandTally(context.Background(), core, nil, func(Instr) bool { n++; return true }); err != nil {
+			t.Fatalf("core %d on its own: %v", core, err)
+		}
+	}
+	if n != 2*int64(half) {
+		t.Errorf("on their own: %d instructions, want %d", n, 2*half)
+	}
+	f = mustParse(t, fmt.Sprintf("repeat %d {\n  repeat 0 {\n    nop\n  }\n}\nnop\n", half))
+	_, err = f.Program(2)
+	want = fmt.Sprintf("t.s:1: repeat: more than %d iterations yield no instruction in the streams of cores 0…1 together (an inner repeat count is 0; one bound for all the cores' streams) (core=1)", MaxStreamInstrs)
+	if err == nil || err.Error() != want {
+		t.Errorf("empty iterations on two cores: %v, want %q", err, want)
+	}
+}

@@ -23,11 +23,46 @@ func (f *File) Expand(core int, yield func(Instr) bool) error {
 // millions of them is one event, and a run's cancellation, checked between
 // events, would wait for all of it.
 func (f *File) ExpandContext(ctx context.Context, core int, yield func(Instr) bool) error {
+	return f.ExpandTally(ctx, core, nil, yield)
+}
+
+// Tally carries the count of instructions, and of loop iterations that
+// yield none, from one stream's expansion to the next (ExpandTally), so
+// that MaxStreamInstrs bounds the streams of all a program's cores
+// together: bounded one by one, 32 cores of 2^26 instructions each ran
+// for minutes. Its zero value starts a program's count.
+type Tally struct {
+	instrs, empty int64 // instructions and empty iterations so far
+	first, last   int   // the cores counted (streams > 0)
+	streams       int   // the streams expanded into it
+}
+
+// Instrs returns the instructions the streams tallied have yielded.
+func (t *Tally) Instrs() int64 { return t.instrs }
+
+// ExpandTally is ExpandContext whose stream counts toward t, with the
+// streams expanded into t before it (t nil: the stream on its own), so
+// that MaxStreamInstrs bounds them together; the error of a stream that
+// passes the bound names the cores counted. Each stream's count is added
+// to t when its expansion ends (whether it ends early or not).
+func (f *File) ExpandTally(ctx context.Context, core int, t *Tally, yield func(Instr) bool) error {
 	x := expander{f: f, env: []int64{int64(core)}, names: []string{"core"}, yield: yield, next: MaxStreamInstrs + 1}
+	if t != nil {
+		if t.streams == 0 {
+			t.first = core
+		}
+		t.last = core
+		t.streams++
+		x.tally = t
+		x.count, x.start, x.empty = t.instrs, t.instrs, t.empty
+	}
 	if ctx != nil && ctx.Done() != nil {
-		x.ctx, x.next = ctx, CancelCheckEvery
+		x.ctx, x.next = ctx, min(x.count+CancelCheckEvery, MaxStreamInstrs+1)
 	}
 	x.nodes(f.Nodes)
+	if t != nil {
+		t.instrs, t.empty = x.count, x.empty
+	}
 	return x.err
 }
 
@@ -39,10 +74,23 @@ type expander struct {
 	err   error
 	stop  bool
 	o     operands        // scratch operands, reused to avoid an allocation per instruction
-	count int64           // instructions yielded (MaxStreamInstrs)
+	count int64           // instructions yielded (MaxStreamInstrs), with the tally's before this stream
+	start int64           // the tally's count before this stream
 	next  int64           // the count at which checkpoint runs
-	empty int64           // loop iterations that yielded no instruction (MaxStreamInstrs)
+	empty int64           // loop iterations that yielded no instruction (MaxStreamInstrs), with the tally's
 	ctx   context.Context // nil: not cancellable
+	tally *Tally          // nil: the stream is bounded on its own
+}
+
+// together returns the cores whose streams passed the bound together,
+// as a message names them ("the streams of cores 0…3"), or "" where one
+// stream passed it on its own.
+func (x *expander) together() string {
+	t := x.tally
+	if t == nil || t.streams < 2 {
+		return ""
+	}
+	return fmt.Sprintf("the streams of cores %d…%d", t.first, t.last)
 }
 
 // MaxStreamInstrs bounds the instructions one core's stream of an assembly
@@ -116,7 +164,11 @@ func (x *expander) nodes(nodes []Node) {
 					// The body yielded nothing for these values (an inner
 					// repeat of count 0): the iteration costs time all the same.
 					if x.empty++; x.empty > MaxStreamInstrs {
-						x.fail(n.Line, "repeat: more than %d iterations yield no instruction (an inner repeat count is 0)", MaxStreamInstrs)
+						if t := x.together(); t != "" {
+							x.fail(n.Line, "repeat: more than %d iterations yield no instruction in %s together (an inner repeat count is 0; one bound for all the cores' streams)", MaxStreamInstrs, t)
+						} else {
+							x.fail(n.Line, "repeat: more than %d iterations yield no instruction (an inner repeat count is 0)", MaxStreamInstrs)
+						}
 					}
 				}
 			}
@@ -134,12 +186,16 @@ func (x *expander) nodes(nodes []Node) {
 // next checkpoint.
 func (x *expander) checkpoint(line int) bool {
 	if x.count > MaxStreamInstrs {
-		x.fail(line, "the stream is longer than %d instructions (repeat counts multiply)", MaxStreamInstrs)
+		if t := x.together(); t != "" {
+			x.fail(line, "%s are longer than %d instructions together (repeat counts multiply; one bound for all the cores' streams)", t, MaxStreamInstrs)
+		} else {
+			x.fail(line, "the stream is longer than %d instructions (repeat counts multiply)", MaxStreamInstrs)
+		}
 		return true
 	}
 	if x.ctx != nil {
 		if x.ctx.Err() != nil {
-			x.err = fmt.Errorf("%s: core %d: stopped after %d instructions: %w", x.f.Name, x.env[0], x.count, context.Cause(x.ctx))
+			x.err = fmt.Errorf("%s: core %d: stopped after %d instructions: %w", x.f.Name, x.env[0], x.count-x.start, context.Cause(x.ctx))
 			x.stop = true
 			return true
 		}
@@ -206,12 +262,14 @@ func (f *File) StreamContext(ctx context.Context, core int) Stream {
 }
 
 // Program expands the file for cores cores (core = 0 … cores−1) once to
-// find evaluation errors, then returns a Program whose streams expand
-// lazily. Its Name is the file's name.
+// find evaluation errors — MaxStreamInstrs bounding all their streams
+// together (Tally) —, then returns a Program whose streams expand lazily.
+// Its Name is the file's name.
 func (f *File) Program(cores int) (Program, error) {
 	p := Program{Name: f.Name, Cores: make([]Stream, cores)}
+	var t Tally
 	for c := range cores {
-		if err := f.Expand(c, func(Instr) bool { return true }); err != nil {
+		if err := f.ExpandTally(context.Background(), c, &t, func(Instr) bool { return true }); err != nil {
 			return Program{}, err
 		}
 		p.Cores[c] = f.Stream(c)

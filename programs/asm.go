@@ -377,7 +377,8 @@ func (j *asmJob) Mode() arch.Mode   { return j.mode }
 func (j *asmJob) Outputs() []Output { return j.outs }
 
 // Prepare expands every core's stream once, to report its evaluation
-// errors before the run (stopping when the run's context is done). With
+// errors before the run (stopping when the run's context is done) and to
+// refuse streams longer than isa.MaxStreamInstrs all together. With
 // full numerics that expansion also finds what the data will cost the
 // host, refusing a program past maxAsmWork or maxHostBytes before any data
 // exist; then the gm tensors are made and written into the chip's GM one
@@ -390,10 +391,13 @@ func (j *asmJob) Prepare(chip *arch.Chip) error {
 	if repeatBytes == 0 {
 		repeatBytes = isa.VectorRepeatBytes
 	}
+	// One tally for all the cores: isa.MaxStreamInstrs bounds their
+	// streams together (32 cores of 2^26 nops each ran for minutes).
+	var tally isa.Tally
 	for i, af := range j.srcs {
 		var over isa.Instr
 		past := false
-		err := af.ExpandContext(j.runCtx(), i, func(in isa.Instr) bool {
+		err := af.ExpandTally(j.runCtx(), i, &tally, func(in isa.Instr) bool {
 			if functional && !b.add(&in, repeatBytes) {
 				over, past = in, true
 				return false
