@@ -58,9 +58,10 @@ type gpuBenchJob struct {
 	in    fp.Format
 	grids []isa.Grid
 	work  float64 // flops (tensor) or bytes (memory) of the measured grid, or links (latency)
-	// l2Bytes and l2Passes are l2-bandwidth's working set and re-reads
-	// (bytes and repeats with their defaults: a quarter of the L2, 8).
-	l2Bytes  int64
+	// memSize is the bytes a memory test moves: hbm-stream's array,
+	// l2-bandwidth's working set (bytes or its default: memBytes).
+	memSize int64
+	// l2Passes is l2-bandwidth's re-reads (repeats or its default, 8).
 	l2Passes int
 }
 
@@ -81,11 +82,7 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 	if p.Repeats < 0 || p.Repeats > maxBenchRepeats {
 		return nil, bad("repeats", "must be in 0..%d (0 = the test's default; more adds time, not accuracy) (got %d)", maxBenchRepeats, p.Repeats)
 	}
-	if minBytes := machines.Size(m.Cores) * benchChunk; p.Bytes != 0 && (p.Bytes < minBytes || p.Bytes > m.GM.Capacity/2) {
-		return nil, bad("bytes", "must be 0 (the default) or in %v..%v (a %v copy per %s .. half of gm.capacity) (got %v)",
-			minBytes, m.GM.Capacity/2, machines.Size(benchChunk), tg.core, p.Bytes)
-	}
-	if p.Bytes != 0 && j.test != benchHBMStream && j.test != benchL2 {
+	if p.Bytes != 0 && (j.test == benchTensorPeak || j.test == benchMMALatency || j.test == benchSMEM) {
 		return nil, bad("bytes", "applies to %s and %s; %s moves no global memory (leave it out)", benchHBMStream, benchL2, j.test)
 	}
 	switch j.test {
@@ -110,16 +107,20 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 		if j.test == benchL2 && m.L2.Capacity == 0 {
 			return nil, bad("test", "%s measures the L2: machine %s has none (l2.capacity 0)", p.Test, m.Name)
 		}
-		if j.test == benchL2 {
-			j.l2Bytes, j.l2Passes = int64(p.Bytes), p.Repeats
-			if j.l2Bytes == 0 {
-				j.l2Bytes = int64(m.L2.Capacity) / 4
+		if j.test != benchSMEM {
+			size, err := j.memBytes(bad)
+			if err != nil {
+				return nil, err
 			}
+			j.memSize = size
+		}
+		if j.test == benchL2 {
+			j.l2Passes = p.Repeats
 			if j.l2Passes == 0 {
 				j.l2Passes = 8
 			}
-			if j.l2Bytes > maxBenchTraffic/int64(j.l2Passes) {
-				return nil, bad("bytes", "bytes × repeats = %v × %d re-reads more than %v (hours of simulation; fewer repeats give the same bandwidth)", machines.Size(j.l2Bytes), j.l2Passes, machines.Size(maxBenchTraffic))
+			if j.memSize > maxBenchTraffic/int64(j.l2Passes) {
+				return nil, bad("bytes", "bytes × repeats = %v × %d re-reads more than %v (hours of simulation; fewer repeats give the same bandwidth)", machines.Size(j.memSize), j.l2Passes, machines.Size(maxBenchTraffic))
 			}
 		}
 	default:
@@ -127,6 +128,54 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	j.build()
 	return j, nil
+}
+
+// memBytes returns the bytes a memory test moves (hbm-stream: its array;
+// l2-bandwidth: its working set): bytes, or the test's default (1 GiB; a
+// quarter of the L2), refusing a size the machine cannot hold. A size
+// given is at least a 32 KiB copy per core and at most half of
+// gm.capacity; the default must fit that half too, and l2-bandwidth's hold
+// one copy at least — a test that copies nothing has no time to divide by.
+// Where no size fits the GM, it says how large a GM the test needs.
+func (j *gpuBenchJob) memBytes(bad func(key, format string, a ...any) error) (int64, error) {
+	m, test, core := j.m, j.p.Test, j.tg.core
+	chunk := machines.Size(benchChunk)
+	lo, hi := int64(m.Cores)*benchChunk, int64(m.GM.Capacity)/2
+	what, def, of := "array", int64(1<<30), ""
+	if j.test == benchL2 {
+		what, def, of = "working set", int64(m.L2.Capacity)/4, ", a quarter of l2.capacity"
+	}
+	defGiven := fmt.Sprintf("the default %v%s", machines.Size(def), of)
+	defIs := fmt.Sprintf("the default %s (%v%s)", what, machines.Size(def), of)
+	perCore := fmt.Sprintf("a %v copy per %s, %d × %v = %v", chunk, core, m.Cores, chunk, machines.Size(lo))
+	tooSmall := func(given string, need int64) error {
+		return bad("bytes", "machine %s's GM is too small for %s: its %s (%s) must fit in half of gm.capacity (%v); it needs gm.capacity ≥ %v",
+			m.Name, test, what, given, m.GM.Capacity, machines.Size(2*need))
+	}
+	if size := int64(j.p.Bytes); size != 0 {
+		switch {
+		case lo > hi:
+			return 0, tooSmall(fmt.Sprintf("bytes %v: at least %s", j.p.Bytes, perCore), lo)
+		case size < lo || size > hi:
+			return 0, bad("bytes", "must be 0 (the default) or in %v..%v (%s .. half of gm.capacity %v) (got %v)",
+				machines.Size(lo), machines.Size(hi), perCore, m.GM.Capacity, j.p.Bytes)
+		}
+		return size, nil
+	}
+	setBytes := ""
+	if lo <= hi {
+		setBytes = fmt.Sprintf("; set bytes in %v..%v", machines.Size(lo), machines.Size(hi))
+	}
+	switch {
+	case def < benchChunk:
+		return 0, bad("bytes", "%s holds no %v copy: machine %s's L2 (l2.capacity %v) is too small for %s%s",
+			defIs, chunk, m.Name, m.L2.Capacity, test, setBytes)
+	case def > hi && lo > hi:
+		return 0, tooSmall(fmt.Sprintf("%s; or bytes, at least %s", defGiven, perCore), min(def, lo))
+	case def > hi:
+		return 0, bad("bytes", "%s is more than half of gm.capacity (%v)%s", defIs, m.GM.Capacity, setBytes)
+	}
+	return def, nil
 }
 
 // maxBenchTraffic bounds the bytes the l2-bandwidth test re-reads (its
@@ -209,14 +258,11 @@ func (j *gpuBenchJob) build() {
 		j.grids = []isa.Grid{g}
 		j.work = float64(links)
 	case benchHBMStream:
-		total := int64(j.p.Bytes)
-		if total == 0 {
-			total = 1 << 30
-		}
+		total := j.memSize
 		j.grids = []isa.Grid{j.stream("hbm-stream", total, 0, 1)}
 		j.work = float64(total / (32 << 10) * (32 << 10))
 	case benchL2:
-		ws, passes := j.l2Bytes, j.l2Passes
+		ws, passes := j.memSize, j.l2Passes
 		// A first grid brings the working set into the L2; the measured one
 		// re-reads it.
 		warm := j.stream("l2-warm", ws, 0, 1)

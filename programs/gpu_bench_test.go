@@ -111,10 +111,13 @@ func TestGPUBenchBadInput(t *testing.T) {
 		{"program.test=mma-latency;program.bytes=1GiB", "", `key "bytes": applies to hbm-stream and l2-bandwidth`},
 		{"program.test=l2-bandwidth;program.bytes=40GiB;program.repeats=65536", "", `key "bytes": bytes × repeats = 40GiB × 65536 re-reads more than 1TiB`},
 		{"program.test=tensor-peak", "ascend-910a", "runs on nvidia-sm, amd-cu machines"},
-		// A benchmark the machine has no level for: refused before the run
-		// (no L2 gave NaN GB/s and a report that failed to write).
+		// A benchmark the machine has no level for, or too small a one:
+		// refused before the run (no L2 gave NaN GB/s and a report that
+		// failed to write, as did an L2 whose default quarter holds no
+		// 32 KiB copy).
 		{"program.test=l2-bandwidth;machine.l2.capacity=0", "", `key "test": l2-bandwidth measures the L2: machine a100 has none (l2.capacity 0)`},
 		{"program.test=l2-bandwidth;program.bytes=64MiB;machine.l2.capacity=0", "", `key "test": l2-bandwidth measures the L2: machine a100 has none`},
+		{"program.test=l2-bandwidth;machine.l2.capacity=64KiB", "", `key "bytes": the default working set (16KiB, a quarter of l2.capacity) holds no 32KiB copy: machine a100's L2 (l2.capacity 64KiB) is too small for l2-bandwidth; set bytes in 3.375MiB..40GiB`},
 	} {
 		f, err := ReadFile("examples/a100-tensor-peak.yaml")
 		if err != nil {
@@ -142,6 +145,52 @@ func TestGPUBenchL2Oversized(t *testing.T) {
 	}
 	if notes := strings.Join(res.Report.Notes, "\n"); !strings.Contains(notes, "exceeds the L2 (40MiB): its re-reads miss it") {
 		t.Errorf("notes:\n%s", notes)
+	}
+}
+
+// The memory tests' sizes, given or the default, fit the machine's GM (at
+// most half of gm.capacity): where none can, the refusal says how large a
+// GM the test needs instead of offering an empty range (a 32-byte GM had
+// streamed the default 1 GiB; bytes 4MiB on 1MiB said "in
+// 3.375MiB..512KiB").
+func TestGPUBenchGMCapacity(t *testing.T) {
+	for _, c := range []struct {
+		set, machine, want string
+	}{
+		{"program.test=hbm-stream;machine.gm.capacity=32B", "",
+			`key "bytes": machine a100's GM is too small for hbm-stream: its array (the default 1GiB; or bytes, at least a 32KiB copy per SM, 108 × 32KiB = 3.375MiB) must fit in half of gm.capacity (32B); it needs gm.capacity ≥ 6.75MiB`},
+		{"program.test=hbm-stream;program.bytes=4MiB;machine.gm.capacity=1MiB", "",
+			`key "bytes": machine a100's GM is too small for hbm-stream: its array (bytes 4MiB: at least a 32KiB copy per SM, 108 × 32KiB = 3.375MiB) must fit in half of gm.capacity (1MiB); it needs gm.capacity ≥ 6.75MiB`},
+		{"program.test=hbm-stream;machine.gm.capacity=1GiB", "",
+			`key "bytes": the default array (1GiB) is more than half of gm.capacity (1GiB); set bytes in 3.375MiB..512MiB`},
+		{"program.test=l2-bandwidth;machine.gm.capacity=1KiB", "",
+			`key "bytes": machine a100's GM is too small for l2-bandwidth: its working set (the default 10MiB, a quarter of l2.capacity; or bytes, at least a 32KiB copy per SM, 108 × 32KiB = 3.375MiB) must fit in half of gm.capacity (1KiB); it needs gm.capacity ≥ 6.75MiB`},
+		{"program.test=l2-bandwidth;machine.gm.capacity=16MiB", "",
+			`key "bytes": the default working set (10MiB, a quarter of l2.capacity) is more than half of gm.capacity (16MiB); set bytes in 3.375MiB..8MiB`},
+		// The V100's default working set (1.5MiB) is below a copy per SM:
+		// a GM of 2MiB holds neither.
+		{"program.test=l2-bandwidth;machine.gm.capacity=2MiB", "v100",
+			`machine v100's GM is too small for l2-bandwidth: its working set (the default 1.5MiB, a quarter of l2.capacity; or bytes, at least a 32KiB copy per SM, 80 × 32KiB = 2.5MiB) must fit in half of gm.capacity (2MiB); it needs gm.capacity ≥ 3MiB`},
+	} {
+		f, err := ReadFile("examples/a100-tensor-peak.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Execute(f, Options{Machine: c.machine, Overrides: mustSets(t, strings.Split(c.set, ";")...)}, RunHooks{})
+		wantBadInputLine(t, err, c.want, c.set, c.machine)
+	}
+	// Where the default fits, it runs: the V100's 1.5MiB working set in a
+	// 3MiB GM (no size given could: they start at 2.5MiB).
+	f, err := ReadFile("examples/a100-l2-bandwidth.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Execute(f, Options{Machine: "v100", Overrides: mustSets(t, "machine.gm.capacity=3MiB", "program.repeats=1")}, RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := res.Report.GPUBench; !(g.Fraction > 0.5 && g.Fraction <= 1.001) {
+		t.Errorf("v100 l2-bandwidth in a 3MiB GM: %v %s, %.3f of %v", g.Achieved, g.Unit, g.Fraction, g.Reference)
 	}
 }
 
