@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -254,9 +255,12 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		if size := int64(t.elems()) * int64(ft.Bytes()); t.Addr < 0 || t.Addr > gmCap-size {
 			return nil, f.badKey(fmt.Sprintf("outputs[%d]", i), "output %s: addr %#x: the output's %d bytes must lie in GM (gm.capacity %d bytes)", t.Name, t.Addr, size, gmCap)
 		}
-		for _, u := range p.Outputs[:i] {
+		for k, u := range p.Outputs[:i] {
 			if u.Name == t.Name {
 				return nil, f.badKey(fmt.Sprintf("outputs[%d]", i), "output name %q used twice (as outputs[%d]'s)", t.Name, slices.IndexFunc(p.Outputs, func(u Array) bool { return u.Name == t.Name }))
+			}
+			if msg := outputFilesClash(u.Name, t.Name); msg != "" {
+				return nil, f.badKey(fmt.Sprintf("outputs[%d]", i), "output name %q and outputs[%d]'s %q: %s", t.Name, k, u.Name, msg)
 			}
 		}
 		if j.mode == arch.Functional {
@@ -267,6 +271,25 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, j.budget.overMemory(f.Path, "")
 	}
 	return j, nil
+}
+
+// outputFilesClash says why outputs named a and b (different names) may
+// not both be written, as a.npy and b.npy, or returns "": their files
+// would be one on a case-insensitive file system (macOS's, Windows'), or
+// one's file would bear the other's name (y.npy, written as y.npy.npy,
+// beside y, written as y.npy).
+func outputFilesClash(a, b string) string {
+	fa, fb := a+".npy", b+".npy"
+	switch {
+	case strings.EqualFold(fa, fb):
+		return fmt.Sprintf("their files %s and %s are one file on a case-insensitive file system (macOS, Windows): names must differ in more than case", fa, fb)
+	case strings.EqualFold(fa, b), strings.EqualFold(a, fb):
+		if strings.EqualFold(a, fb) {
+			a, fa, b, fb = b, fb, a, fa
+		}
+		return fmt.Sprintf("%s is written as %s, the other's name (the other is written as %s): give output names without .npy", a, fa, fb)
+	}
+	return ""
 }
 
 // noTimedWorkNote is the note of an asm run that took no simulated time:
