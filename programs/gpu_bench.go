@@ -126,6 +126,10 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 	default:
 		return nil, bad("test", "must be one of %s (matrix-peak), %s, %s, %s, %s (lds-bandwidth) (got %q)", benchTensorPeak, benchMMALatency, benchHBMStream, benchL2, benchSMEM, p.Test)
 	}
+	if need, why := j.sharedPerBlock(); need > tg.sharedPerBlock {
+		return nil, bad("test", "%s needs %v of shared memory per %s (%s); machine %s allows %v (%s)",
+			p.Test, machines.Size(need), tg.block, why, m.Name, machines.Size(tg.sharedPerBlock), tg.sharedKey)
+	}
 	j.build()
 	return j, nil
 }
@@ -274,9 +278,8 @@ func (j *gpuBenchJob) build() {
 		if reps == 0 {
 			reps = 1024
 		}
-		const rows, cols = 64, 64 // FP16, rows padded by 16 bytes: conflict free
-		const stride = cols*2 + 16
-		shared := int64(rows * stride)
+		const rows, cols, stride = smemRows, smemCols, smemStride
+		shared, _ := j.sharedPerBlock()
 		ctas := m.Cores * j.resident(shared)
 		s := repeat(reps, gpu.LoadMatrix(0, 0, rows, cols, stride, fp.FP16, false))
 		j.grids = []isa.Grid{one("smem-bandwidth", ctas, shared, func(int) isa.Stream { return s })}
@@ -287,13 +290,32 @@ func (j *gpuBenchJob) build() {
 // benchChunk is the bytes of one copy of the memory tests.
 const benchChunk = 32 << 10
 
+// The shared-memory test's tile: FP16, rows padded by 16 bytes (conflict
+// free).
+const (
+	smemRows, smemCols = 64, 64
+	smemStride         = smemCols*2 + 16
+)
+
+// sharedPerBlock is the shared memory a block of the test takes, and what
+// for (0 for the matrix tests).
+func (j *gpuBenchJob) sharedPerBlock() (int64, string) {
+	switch j.test {
+	case benchHBMStream, benchL2:
+		return 2 * benchChunk, fmt.Sprintf("two %v copy buffers", machines.Size(benchChunk))
+	case benchSMEM:
+		return smemRows * smemStride, fmt.Sprintf("a %d×%d FP16 tile, rows padded to %d bytes", smemRows, smemCols, smemStride)
+	}
+	return 0, ""
+}
+
 // stream returns a grid whose CTAs copy the first total bytes of global
 // memory (from base) into shared memory in 32 KiB copies, passes times, the
 // copies spread over every SM's resident CTAs round-robin.
 func (j *gpuBenchJob) stream(name string, total, base int64, passes int) isa.Grid {
 	const chunk = benchChunk
 	n := total / chunk
-	shared := int64(2 * chunk)
+	shared, _ := j.sharedPerBlock()
 	ctas := j.m.Cores * min(j.resident(shared), 4)
 	w := j.ctaWarps()
 	return isa.Grid{Name: name, CTAs: ctas, Resources: isa.Resources{SharedBytes: shared, Registers: j.blockRegs(w), Warps: w},

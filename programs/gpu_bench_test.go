@@ -114,10 +114,13 @@ func TestGPUBenchBadInput(t *testing.T) {
 		// A benchmark the machine has no level for, or too small a one:
 		// refused before the run (no L2 gave NaN GB/s and a report that
 		// failed to write, as did an L2 whose default quarter holds no
-		// 32 KiB copy).
+		// 32 KiB copy; a block's shared memory over the machine's limit
+		// failed the run, exit 1, naming a grid).
 		{"program.test=l2-bandwidth;machine.l2.capacity=0", "", `key "test": l2-bandwidth measures the L2: machine a100 has none (l2.capacity 0)`},
 		{"program.test=l2-bandwidth;program.bytes=64MiB;machine.l2.capacity=0", "", `key "test": l2-bandwidth measures the L2: machine a100 has none`},
 		{"program.test=l2-bandwidth;machine.l2.capacity=64KiB", "", `key "bytes": the default working set (16KiB, a quarter of l2.capacity) holds no 32KiB copy: machine a100's L2 (l2.capacity 64KiB) is too small for l2-bandwidth; set bytes in 3.375MiB..40GiB`},
+		{"program.test=hbm-stream;machine.core.smem_per_cta=32KiB", "", `key "test": hbm-stream needs 64KiB of shared memory per CTA (two 32KiB copy buffers); machine a100 allows 32KiB (core.smem_per_cta)`},
+		{"program.test=lds-bandwidth;machine.core.lds_per_workgroup=8KiB", "mi100", `key "test": lds-bandwidth needs 9KiB of shared memory per workgroup (a 64×64 FP16 tile, rows padded to 144 bytes); machine mi100 allows 8KiB (core.lds_per_workgroup)`},
 	} {
 		f, err := ReadFile("examples/a100-tensor-peak.yaml")
 		if err != nil {
