@@ -2,6 +2,7 @@ package machines
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -38,5 +39,21 @@ func TestConvertValueIntegers(t *testing.T) {
 		if _, err := ConvertValue(reflect.TypeFor[uint32](), s); err == nil {
 			t.Errorf("uint32 %q: accepted", s)
 		}
+	}
+}
+
+// A machine's name and description are one line of text (headers, tables
+// and YAML comments print them); --set machine.name= resets the name to
+// the machine's own.
+func TestMachineNameOneLine(t *testing.T) {
+	for _, o := range []Override{{"machine.name", "x\ny"}, {"machine.description", "a\nb: c"}, {"machine.name", "tab\there"}} {
+		_, err := Load("a100", []Override{o})
+		if err == nil || !strings.Contains(err.Error(), "must be one line of text") {
+			t.Errorf("%v: %v", o, err)
+		}
+	}
+	m, err := Load("a100", []Override{{"machine.name", ""}})
+	if err != nil || m.Name != "a100" {
+		t.Errorf("name reset: %v, %v", m, err)
 	}
 }

@@ -95,7 +95,11 @@ func Load(nameOrPath string, overrides []Override) (*Machine, error) {
 		if err != nil {
 			return nil, err
 		}
-		return LoadBytes(nameOrPath+".yaml", data, overrides)
+		m, err := LoadBytes(nameOrPath+".yaml", data, overrides)
+		if err == nil && m.Name == "" { // (--set machine.name= resets it)
+			m.Name = nameOrPath
+		}
+		return m, err
 	}
 	data, err := ReadFile(nameOrPath, "machine file")
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
+	"unicode"
 
 	"github.com/davinci-sim/davinci-sim/mem"
 )
@@ -148,6 +150,13 @@ func (m *Machine) problems() []problem {
 	finitePos := func(f float64) bool { return f > 0 && !math.IsInf(f, 0) && !math.IsNaN(f) }
 	if m.Cores < 1 {
 		add("cores", "must be ≥ 1 (got %d)", m.Cores)
+	}
+	for key, v := range map[string]string{"name": m.Name, "description": m.Description} {
+		// (Printed in headers, tables and YAML comments: a line break
+		// there would break them, or forge a key in a printed file.)
+		if i := strings.IndexFunc(v, unicode.IsControl); i >= 0 {
+			add(key, "must be one line of text (got %q at byte %d)", v[i:i+1], i)
+		}
 	}
 	ps = append(ps, m.Power.problems(m.Geometry())...)
 	for _, p := range m.Core.problems() {

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -164,9 +166,15 @@ func writeEffective(out io.Writer, m *machines.Machine, target string, embedded 
 	if embedded {
 		from = "embedded machine " + target
 	}
-	fmt.Fprintf(out, "# effective configuration of %s\n", from)
+	comment := func(s string) string { // one comment line, whatever s holds
+		if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+			return strconv.Quote(s)
+		}
+		return s
+	}
+	fmt.Fprintf(out, "# effective configuration of %s\n", comment(from))
 	for _, o := range ovs {
-		fmt.Fprintf(out, "#   --set %s\n", o.Full())
+		fmt.Fprintf(out, "#   --set %s\n", comment(o.Full()))
 	}
 	var peaks []string
 	for _, p := range m.Peaks() {

@@ -124,3 +124,23 @@ func TestMachinesClusters(t *testing.T) {
 		t.Errorf("machines -m a node file: exit %d, %v", code, err)
 	}
 }
+
+// The effective configuration's header stays comments whatever an
+// override's value holds: a line break there would start a key of the
+// printed machine file.
+func TestEffectiveHeaderOneLinePerOverride(t *testing.T) {
+	m, err := machines.Load("a100", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeEffective(&b, m, "a100", true, []machines.Override{{Path: "machine.x", Value: "a\nkind: davinci"}})
+	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		if strings.HasPrefix(line, "kind: davinci") {
+			t.Fatalf("an override's value forged a key:\n%s", b.String())
+		}
+	}
+	if !strings.Contains(b.String(), `#   --set "machine.x=a\nkind: davinci"`) {
+		t.Errorf("header:\n%s", b.String())
+	}
+}
