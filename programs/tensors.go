@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/outfile"
 	"github.com/sbinet/npyio"
@@ -90,7 +89,7 @@ func CheckNPYFloat32(path string) (rows, cols int, err error) {
 // readNPY reads a 2-D float32 or float64 .npy file — its data (in the
 // slice of its type) only when withData is set — and its shape.
 func readNPY(path string, withData bool) (_ []float32, _ []float64, _, _ int, err error) {
-	if err := badinput.NotPipe(path); err != nil {
+	if err := notRegular(path, "a .npy file"); err != nil {
 		return nil, nil, 0, 0, err
 	}
 	f, err := os.Open(path)
@@ -99,6 +98,9 @@ func readNPY(path string, withData bool) (_ []float32, _ []float64, _, _ int, er
 	}
 	defer f.Close()
 	header, off, err := checkNPYPreamble(f)
+	if err == nil {
+		err = checkNPYHeader(header)
+	}
 	if err != nil {
 		return nil, nil, 0, 0, fmt.Errorf("%s: %v", path, err)
 	}
@@ -117,7 +119,12 @@ func readNPY(path string, withData bool) (_ []float32, _ []float64, _, _ int, er
 	}
 	r, err := npyio.NewReader(bufio.NewReaderSize(f, int(size)))
 	if err != nil {
-		return nil, nil, 0, 0, fmt.Errorf("%s: %v (the header is read as numpy.save writes it: {'descr': …, 'fortran_order': …, 'shape': (…), })", path, err)
+		// The header is a dictionary numpy reads (checkNPYHeader) but
+		// not in the one layout the reader takes (npyio's own message
+		// says nothing a user can act on: "invalid dictionary format",
+		// strconv.Atoi of "4L").
+		return nil, nil, 0, 0, fmt.Errorf("%s: the header %s is not laid out as numpy.save writes it ({'descr': …, 'fortran_order': …, 'shape': (…), }), the only layout read here: save the array again with numpy.save",
+			path, showNPY(strings.TrimRight(header, " \n"), 120))
 	}
 	shape := r.Header.Descr.Shape
 	if want, ok := headerShape(header); ok && !slices.Equal(want, shape) {
@@ -208,6 +215,294 @@ func headerShape(h string) (shape []int, ok bool) {
 }
 
 var npyShapeRE = regexp.MustCompile(`['"]shape['"]\s*:\s*\(([^)]*)\)`)
+
+// notRegular returns an error for a path that names something other
+// than a regular file — a directory, a device (/dev/zero reads for ever),
+// a named pipe or a socket (opening one waits for a writer) — given as a
+// file of kind what ("a .npy file"); nil for a regular file or a path
+// that cannot be looked at (opening it reports why).
+func notRegular(path, what string) error {
+	st, err := os.Stat(path) // (a FIFO's stat does not wait)
+	if err != nil || st.Mode().IsRegular() {
+		return nil
+	}
+	kind := "not a regular file"
+	switch m := st.Mode(); {
+	case m.IsDir():
+		kind = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		kind = "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		kind = "a socket"
+	case m&os.ModeCharDevice != 0:
+		kind = "a character device"
+	case m&os.ModeDevice != 0:
+		kind = "a block device"
+	}
+	return fmt.Errorf("%s is %s, not %s", path, kind, what)
+}
+
+// npyLit is a Python literal of a .npy header's dictionary.
+type npyLit struct {
+	kind  byte   // 's' string, 'i' integer, 'n' other number, 'b' True or False, '0' None, 't' tuple, 'l' list
+	text  string // its text in the header
+	str   string // a string's text between its quotes
+	big   bool   // an integer beyond int64
+	v     int64  // an integer's value
+	items []npyLit
+}
+
+// npyHeaderParser reads the dictionary of a .npy header.
+type npyHeaderParser struct {
+	h   string
+	pos int
+}
+
+// npyHeaderForm is what a .npy header is, said where it is not.
+const npyHeaderForm = "a dictionary of 'descr', 'fortran_order' and 'shape', as numpy.save writes: {'descr': '<f4', 'fortran_order': False, 'shape': (4, 8), }"
+
+// checkNPYHeader checks that the header text h (after the preamble) is
+// a dictionary of Python literals with the keys 'descr' (a string),
+// 'fortran_order' (True or False) and 'shape' (a tuple of whole numbers
+// ≥ 0), as numpy reads it, and says what is wrong where it is not: the
+// reader's own parse let through or misread much of that, or reported
+// it in its internals' words ("strconv.Atoi: parsing \"8)\": invalid
+// syntax").
+func checkNPYHeader(h string) error {
+	p := npyHeaderParser{h: h}
+	p.space()
+	if p.pos == len(h) {
+		return fmt.Errorf("malformed .npy header: blank, not %s", npyHeaderForm)
+	}
+	if !p.eat('{') {
+		return fmt.Errorf("malformed .npy header: %s, not %s", p.found(), npyHeaderForm)
+	}
+	keys := map[string]npyLit{}
+	var order []string
+	for {
+		p.space()
+		if p.eat('}') {
+			break
+		}
+		k, err := p.value(0)
+		if err != nil {
+			return fmt.Errorf("malformed .npy header: a key %v", err)
+		}
+		if k.kind != 's' {
+			return fmt.Errorf("malformed .npy header: the key %s is not a string (want %s)", showNPY(k.text, 40), npyHeaderForm)
+		}
+		p.space()
+		if !p.eat(':') {
+			return fmt.Errorf("malformed .npy header: %s after the key %s, not ':'", p.found(), showNPY(k.text, 40))
+		}
+		v, err := p.value(0)
+		if err != nil {
+			return fmt.Errorf("malformed .npy header: the value of %s %v", showNPY(k.text, 40), err)
+		}
+		if _, ok := keys[k.str]; ok {
+			return fmt.Errorf("malformed .npy header: the key %s is given twice", showNPY(k.text, 40))
+		}
+		keys[k.str] = v
+		order = append(order, k.str)
+		p.space()
+		if p.eat(',') {
+			continue
+		}
+		if !p.eat('}') {
+			return fmt.Errorf("malformed .npy header: %s after the value of %s, not ',' or '}'", p.found(), showNPY(k.text, 40))
+		}
+		break
+	}
+	p.space()
+	if p.pos < len(h) {
+		return fmt.Errorf("malformed .npy header: %s after the dictionary (only spaces and a newline may follow it)", p.found())
+	}
+	for _, k := range order {
+		if k != "descr" && k != "fortran_order" && k != "shape" {
+			return fmt.Errorf("malformed .npy header: the key %s besides 'descr', 'fortran_order' and 'shape' (want %s)", showNPY("'"+k+"'", 40), npyHeaderForm)
+		}
+	}
+	for _, k := range []string{"descr", "fortran_order", "shape"} {
+		if _, ok := keys[k]; !ok {
+			return fmt.Errorf("malformed .npy header: no key '%s' (want %s)", k, npyHeaderForm)
+		}
+	}
+	switch d := keys["descr"]; d.kind {
+	case 's':
+	case 'l':
+		return fmt.Errorf("the header's descr %s is a structured dtype: not supported (float32 '<f4', float64 '<f8')", showNPY(d.text, 60))
+	default:
+		return fmt.Errorf("the header's descr is %s: want a dtype string, '<f4' (float32) or '<f8' (float64)", showNPY(d.text, 60))
+	}
+	if o := keys["fortran_order"]; o.kind != 'b' {
+		return fmt.Errorf("the header's fortran_order is %s: want True or False", showNPY(o.text, 60))
+	}
+	shape := keys["shape"]
+	if shape.kind != 't' {
+		what := "not a tuple"
+		if shape.kind == 'l' {
+			what = "a list, not a tuple"
+		}
+		return fmt.Errorf("the header's shape is %s, %s: want a tuple of whole numbers ≥ 0, such as (4, 8)", showNPY(shape.text, 60), what)
+	}
+	for _, d := range shape.items {
+		switch {
+		case d.kind != 'i':
+			return fmt.Errorf("the header's shape %s is not a tuple of whole numbers ≥ 0, such as (4, 8): it holds %s", showNPY(shape.text, 60), showNPY(d.text, 40))
+		case d.big:
+			return fmt.Errorf("the header's shape %s holds %s, beyond 2^63", showNPY(shape.text, 60), showNPY(d.text, 40))
+		case d.v < 0:
+			return fmt.Errorf("the header's shape %s holds %s: dimensions must be ≥ 0", showNPY(shape.text, 60), d.text)
+		}
+	}
+	return nil
+}
+
+// space skips white space.
+func (p *npyHeaderParser) space() {
+	for p.pos < len(p.h) && strings.IndexByte(" \t\r\n", p.h[p.pos]) >= 0 {
+		p.pos++
+	}
+}
+
+// eat skips c where it comes next, reporting whether it did.
+func (p *npyHeaderParser) eat(c byte) bool {
+	if p.pos < len(p.h) && p.h[p.pos] == c {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+// found says what the header holds at the parser's place, for a message:
+// "found X at byte N".
+func (p *npyHeaderParser) found() string {
+	if p.pos >= len(p.h) {
+		return "found the header's end"
+	}
+	return fmt.Sprintf("found %s at byte %d", showNPY(strings.TrimRight(p.h[p.pos:], " \n"), 24), p.pos)
+}
+
+// maxNPYDepth bounds the nesting of a .npy header's tuples and lists.
+const maxNPYDepth = 8
+
+// value reads a literal: a string, a number, True, False, None, or a tuple
+// or list of literals (depth: the enclosing ones). Its error completes a
+// sentence about the literal ("is not a Python literal: found …").
+func (p *npyHeaderParser) value(depth int) (npyLit, error) {
+	p.space()
+	start := p.pos
+	bad := func(what string) (npyLit, error) {
+		p.pos = start
+		return npyLit{}, fmt.Errorf("%s: %s", what, p.found())
+	}
+	if p.pos >= len(p.h) {
+		return bad("is cut short")
+	}
+	switch c := p.h[p.pos]; {
+	case c == '\'' || c == '"':
+		for p.pos++; p.pos < len(p.h) && p.h[p.pos] != c && p.h[p.pos] != '\n'; p.pos++ {
+			if p.h[p.pos] == '\\' {
+				p.pos++
+			}
+		}
+		if p.pos >= len(p.h) || p.h[p.pos] != c {
+			return bad("is a string without its closing quote")
+		}
+		p.pos++
+		return npyLit{kind: 's', text: p.h[start:p.pos], str: p.h[start+1 : p.pos-1]}, nil
+	case c == '(' || c == '[':
+		if depth >= maxNPYDepth {
+			return bad(fmt.Sprintf("is nested too deep (over %d tuples or lists)", maxNPYDepth))
+		}
+		end, kind := byte(')'), byte('t')
+		if c == '[' {
+			end, kind = ']', 'l'
+		}
+		p.pos++
+		var items []npyLit
+		comma := false
+		for {
+			p.space()
+			if p.eat(end) {
+				break
+			}
+			if len(items) > 0 && !comma {
+				return npyLit{}, fmt.Errorf("%s… lacks a ',' or '%c': %s", showNPY(strings.TrimRight(p.h[start:p.pos], " \t\r\n"), 40), end, p.found())
+			}
+			it, err := p.value(depth + 1)
+			if err != nil {
+				if depth > 0 {
+					return npyLit{}, err // (said once, by the outermost)
+				}
+				return npyLit{}, fmt.Errorf("%s… holds an item that %v", showNPY(p.h[start:p.pos], 40), err)
+			}
+			items = append(items, it)
+			p.space()
+			comma = p.eat(',')
+		}
+		if kind == 't' && len(items) == 1 && !comma {
+			// (4) is 4 in Python, not a tuple.
+			it := items[0]
+			it.text = p.h[start:p.pos]
+			return it, nil
+		}
+		return npyLit{kind: kind, text: p.h[start:p.pos], items: items}, nil
+	case c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9':
+		p.pos++
+		for p.pos < len(p.h) && (isNPYWord(p.h[p.pos]) || p.h[p.pos] == '.' ||
+			(p.h[p.pos] == '-' || p.h[p.pos] == '+') && (p.h[p.pos-1] == 'e' || p.h[p.pos-1] == 'E')) {
+			p.pos++
+		}
+		t := p.h[start:p.pos]
+		lit := npyLit{kind: 'n', text: t}
+		// Whole numbers; Python 2's longs (4L), which numpy reads too.
+		digits := strings.TrimLeft(strings.TrimRight(t, "Ll"), "+-")
+		if len(t)-len(strings.TrimLeft(t, "+-")) <= 1 && len(t)-len(strings.TrimRight(t, "Ll")) <= 1 &&
+			digits != "" && strings.Trim(digits, "0123456789") == "" {
+			lit.kind = 'i'
+			v, err := strconv.ParseInt(strings.TrimRight(t, "Ll"), 10, 64)
+			lit.v, lit.big = v, err != nil
+		}
+		return lit, nil
+	case isNPYWord(c):
+		for p.pos < len(p.h) && isNPYWord(p.h[p.pos]) {
+			p.pos++
+		}
+		switch t := p.h[start:p.pos]; t {
+		case "True", "False":
+			return npyLit{kind: 'b', text: t}, nil
+		case "None":
+			return npyLit{kind: '0', text: t}, nil
+		}
+	}
+	return bad("is not a Python literal")
+}
+
+// isNPYWord reports whether c may be part of a name or number.
+func isNPYWord(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// showNPY returns a piece of a .npy header for a message: at most max
+// bytes of it (saying how long it was), quoted where it holds what would
+// not read as itself on one line.
+func showNPY(s string, max int) string {
+	clipped := len(s) > max
+	if clipped {
+		s = s[:max]
+	}
+	for _, r := range s {
+		if r < ' ' || r > '~' {
+			s = strconv.QuoteToASCII(s)
+			break
+		}
+	}
+	if clipped {
+		s += "…"
+	}
+	return s
+}
 
 // checkNPYPreamble checks the magic, version and header length of the .npy
 // file f against the file's size before npyio allocates for the header,
