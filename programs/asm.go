@@ -1,9 +1,11 @@
 package programs
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"math"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -340,11 +342,24 @@ func hasInstructions(af *isa.File) bool {
 
 // parseAsmFile parses the assembly file name (relative to the program
 // file f) given by key.
+// A path that is not a regular file, or a file that is not text, is
+// refused as such before it is read (/dev/zero read 64 MiB to be "larger
+// than 64 MiB; not a assembly file", a FIFO waits for a writer, a binary
+// file's first line was an "unknown mnemonic" of its bytes).
 func parseAsmFile(f *File, key, name string) (*isa.File, error) {
 	path := f.Resolve(name)
+	if err := notRegular(path, "an assembly file"); err != nil {
+		return nil, f.badKey(key, "assembly file: %w", err)
+	}
+	if st, err := os.Stat(path); err == nil && st.Size() > machines.MaxFileBytes {
+		return nil, f.badKey(key, "assembly file: %s is larger than %d MiB (%d bytes): not an assembly file", path, machines.MaxFileBytes>>20, st.Size())
+	}
 	src, err := machines.ReadFile(path, "assembly file")
 	if err != nil {
 		return nil, f.badKey(key, "%w", err)
+	}
+	if at := bytes.IndexByte(src, 0); at >= 0 {
+		return nil, f.badKey(key, "assembly file: %s is not text (a NUL byte on line %d): not an assembly file", path, 1+bytes.Count(src[:at], []byte("\n")))
 	}
 	return isa.Parse(path, string(src))
 }

@@ -226,7 +226,7 @@ func notRegular(path, what string) error {
 	if err != nil || st.Mode().IsRegular() {
 		return nil
 	}
-	kind := "not a regular file"
+	kind := "something other than a regular file"
 	switch m := st.Mode(); {
 	case m.IsDir():
 		kind = "a directory"
