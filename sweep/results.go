@@ -122,6 +122,9 @@ func checkRecord(rec *Record, s *Study, stale *int) error {
 	if rec.OpUnit != "" && (rec.OpUnit != OpUnit || rec.Status == StatusFailed) {
 		return fmt.Errorf("key \"op_unit\": %q: only %q, of a point with metrics (integer operations; left out for floating-point ones)", rec.OpUnit, OpUnit)
 	}
+	if err := checkValues(rec); err != nil {
+		return err
+	}
 	want := s.paramMap(s.Points[rec.Index])
 	if !maps.Equal(rec.Params, want) {
 		return fmt.Errorf("key \"params\": point %d has %s here but %s in the study; the study changed? use another -o directory",

@@ -190,7 +190,7 @@ func TestRunResumeAndShards(t *testing.T) {
 	// Conflicting records refuse to merge.
 	jl := filepath.Join(dirs[0], ResultsJSONL)
 	b := readFile(t, jl)
-	b = bytes.Replace(b, []byte(`"status":"ok"`), []byte(`"status":"check-failed"`), 1)
+	b = bytes.Replace(b, []byte(`"status":"ok"`), []byte(`"status":"check-failed","error":"C differs"`), 1)
 	if err := os.WriteFile(jl, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
