@@ -44,14 +44,17 @@ func (s *Study) checkKeys() error {
 	}
 	files := map[string]*programs.File{}
 	for _, p := range progs {
-		f, err := programs.ReadFile(p)
+		f, err := readProgram(p, written[p])
 		if err != nil {
-			if data, rerr := programs.Source(p); rerr == nil {
+			if data, rerr := programSource(p, written[p]); rerr == nil {
 				if d := programs.Describe(p, data); d != "" && !strings.HasPrefix(d, "a program file") {
 					// (The run's message says to give it with -m: a study
 					// has no -m.)
 					return badInput(fmt.Errorf("%s: key %q: %s: %s, not a program: name it as the study's machine, and a program file as its program", s.at(ParamProgram), ParamProgram, p, d))
 				}
+			}
+			if name := exampleNamed(written[p], err); name != "" {
+				return badInput(fmt.Errorf("%s: key %q: %s: no such file from the study file's folder (%s); the example built into davinci-sim is named %s", s.at(ParamProgram), ParamProgram, written[p], absPath(p), name))
 			}
 			return badInput(fmt.Errorf("%s: key %q: %v", s.at(ParamProgram), ParamProgram, err))
 		}
@@ -153,7 +156,7 @@ func (s *Study) checkKeys() error {
 			continue
 		}
 		for _, p := range progs {
-			f, err := programs.ReadFile(p) // Decode writes the overrides into the file's config
+			f, err := readProgram(p, written[p]) // Decode writes the overrides into the file's config
 			if err != nil {
 				return badInput(fmt.Errorf("%s: key %q: %v", s.at(ParamProgram), ParamProgram, err))
 			}

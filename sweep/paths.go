@@ -1,9 +1,15 @@
 package sweep
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/programs"
 )
 
 // A study's records name files as the study file does — relative to the
@@ -25,6 +31,9 @@ type pointPaths struct {
 	// reach the messages absolute rather than relative to the current
 	// directory.
 	program, machine string
+	// written is the program file as the study writes it (readProgram: an
+	// example built into the binary where no file is at program).
+	written string
 	// names maps each path a message may name (files, and folders as
 	// prefixes; longest first) to the study's spelling.
 	names []pathName
@@ -42,7 +51,7 @@ type pathName struct {
 func (s *Study) paths(p Point) *pointPaths {
 	dir := absPath(s.Dir)
 	wprog, wmach := s.written(p)
-	pp := &pointPaths{program: resolveFile(dir, wprog), machine: resolveMachine(dir, wmach)}
+	pp := &pointPaths{program: resolveFile(dir, wprog), machine: resolveMachine(dir, wmach), written: wprog}
 	pp.file(pp.program, wprog)
 	pp.folder(filepath.Dir(pp.program), filepath.Dir(wprog))
 	if isMachineFile(wmach) {
@@ -143,4 +152,77 @@ func absPath(path string) string {
 		return a
 	}
 	return path
+}
+
+// A study's program file is the file of its path relative to the study's
+// folder, or — where no file is there and the study writes the name of an
+// example built into the binary, programs/examples/NAME.yaml or
+// examples/NAME.yaml, as davinci-sim run takes it — that example: the
+// same whatever the current directory, for the check before the points
+// and for each point's run alike (programs.ReadFile would look for the
+// example's name from the current directory).
+
+// programSource returns the text of the program file that a study writes
+// as written, at path (written resolved against the study's folder).
+func programSource(path, written string) ([]byte, error) {
+	data, err := machines.ReadFile(path, "program file")
+	if err != nil && errors.Is(err, fs.ErrNotExist) {
+		if b, ok := example(written); ok {
+			return b, nil
+		}
+	}
+	return data, err
+}
+
+// readProgram parses the program file that a study writes as written, at
+// path (programSource). A file names itself by path, an example by its
+// name as written; the files either names in turn resolve against path's
+// folder.
+func readProgram(path, written string) (*programs.File, error) {
+	data, err := programSource(path, written)
+	if err != nil {
+		return nil, err
+	}
+	name := path
+	if _, ok := example(written); ok && !fileThere(path) {
+		name = written
+	}
+	return programs.Parse(name, filepath.Dir(path), data)
+}
+
+// example returns the text of the example built into the binary that a
+// study's program value written names, if it names one.
+func example(written string) ([]byte, bool) {
+	if written == "" || filepath.IsAbs(written) {
+		return nil, false
+	}
+	name := strings.TrimPrefix(filepath.ToSlash(filepath.Clean(written)), "programs/") // (./programs/examples/x.yaml too)
+	if !strings.HasPrefix(name, "examples/") {
+		return nil, false
+	}
+	b, err := programs.Examples.ReadFile(name)
+	return b, err == nil
+}
+
+// fileThere reports whether something is at path (a file that cannot be
+// read included: its error is the program's).
+func fileThere(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil || !errors.Is(err, fs.ErrNotExist)
+}
+
+// exampleNamed returns, for err, the refusal of a study's program value
+// written for want of a file, the name of the example built into the
+// binary whose file name written has (../programs/examples/hgemm.yaml,
+// hgemm.yaml: relative to the study's folder, not that example's name),
+// "" where none has it.
+func exampleNamed(written string, err error) string {
+	if !errors.Is(err, fs.ErrNotExist) || !strings.HasSuffix(written, ".yaml") {
+		return ""
+	}
+	name := "examples/" + filepath.Base(written)
+	if _, ok := example(name); !ok {
+		return ""
+	}
+	return "programs/" + name
 }

@@ -47,7 +47,7 @@ func (s *Study) checkSet(ctx context.Context) error {
 // value refused, where one did ("set.program.m").
 func (s *Study) probe(p Point) (refusal error, setKey string) {
 	paths := s.paths(p)
-	f, err := programs.ReadFile(paths.program)
+	f, err := readProgram(paths.program, paths.written)
 	if err != nil {
 		return nil, "" // (Check refuses the files that cannot be read)
 	}

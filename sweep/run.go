@@ -389,10 +389,16 @@ func (s *Study) Overrides(p Point) []machines.Override {
 
 // ProgramOf returns the program file and machine ("" = the program's) of
 // point p, as a run opens them: files resolved against the study's folder
-// (Study.Dir).
+// (Study.Dir) — but for an example built into the binary that the study
+// names where no file of that path is (programs/examples/hgemm.yaml),
+// whose name is returned as written.
 func (s *Study) ProgramOf(p Point) (program, machine string) {
 	program, machine = s.written(p)
-	return resolveFile(s.Dir, program), resolveMachine(s.Dir, machine)
+	path := resolveFile(s.Dir, program)
+	if _, ok := example(program); ok && !fileThere(path) {
+		path = program
+	}
+	return path, resolveMachine(s.Dir, machine)
 }
 
 // written returns the program file and machine of point p as the study
@@ -432,7 +438,7 @@ func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration, ba
 	// The messages recorded name the files as the study does (relative to
 	// its folder), not as the run opened them.
 	paths := s.paths(p)
-	f, err := programs.ReadFile(paths.program)
+	f, err := readProgram(paths.program, paths.written)
 	if err != nil {
 		fail(paths.rewrite(firstLine(err)))
 		rec.badInput = true

@@ -74,11 +74,11 @@ func (s *Study) inputs(p Point, byText bool) string {
 	prog := paths.program
 	st := s.stamps
 	h := sha256.New()
-	sum := st.digest("program:"+prog, byText, func() ([]byte, error) { return programs.Source(prog) })
+	sum := st.digest("program:"+prog, byText, func() ([]byte, error) { return programSource(prog, paths.written) })
 	h.Write(sum[:])
 	// The machine: -m (the study's or the point's), else the program's
 	// machine: key — which a fixed or varied program.machine replaces.
-	if f := st.program(prog); f != nil {
+	if f := st.program(prog, paths.written); f != nil {
 		ref := programs.MachineRef(f, s.runOptions(paths.machine, p))
 		sum = st.digest("machine:"+ref, byText, func() ([]byte, error) { return machines.Text(ref) })
 		h.Write(sum[:])
@@ -89,14 +89,14 @@ func (s *Study) inputs(p Point, byText bool) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// program returns the parsed program file at path (parsed once), nil when
-// it cannot be read.
-func (st *stamper) program(path string) *programs.File {
+// program returns the parsed program file at path, written so by the
+// study (parsed once: readProgram), nil when it cannot be read.
+func (st *stamper) program(path, written string) *programs.File {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	f, ok := st.progs[path]
 	if !ok {
-		f, _ = programs.ReadFile(path)
+		f, _ = readProgram(path, written)
 		if st.progs == nil {
 			st.progs = map[string]*programs.File{}
 		}
