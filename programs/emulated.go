@@ -128,7 +128,7 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 	if err != nil {
 		return nil, err
 	}
-	if key := p.derivedKindKey(); key != "" {
+	if key := p.derivedKindKey(f); key != "" {
 		return nil, bad(key, "does not apply to emulated-gemm on %s (%s): the scheme says how inputs split and where products run", m.Name, m.Kind)
 	}
 	if err := p.gpuDefaults(f.Path); err != nil {

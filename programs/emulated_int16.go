@@ -119,7 +119,7 @@ func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedPara
 		if !tg.hasMatrix(fp.INT8) {
 			return nil, bad("scheme", "ape-int16 needs INT8 %s; %s has none", tg.units, tg.describe())
 		}
-		if key := p.derivedKindKey(); key != "" {
+		if key := p.derivedKindKey(f); key != "" {
 			return nil, bad(key, "does not apply to emulated-gemm's ape-int16 scheme on %s (%s)", m.Name, m.Kind)
 		}
 		if err := p.gpuDefaults(f.Path); err != nil {

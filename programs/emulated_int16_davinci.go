@@ -41,24 +41,24 @@ func int16DaVinciParams(f *File, m *machines.Machine, p *GEMMParams, bad func(ke
 	if m.DaVinci().Cube.KStepINT8 == 0 {
 		return bad("scheme", "ape-int16 needs the INT8 cube; machine %s has none (core.cube.kstep_int8 = 0)", m.Name)
 	}
-	return p.int8CubeParams(f.Path, m, bad, fmt.Sprintf("does not apply to emulated-gemm's ape-int16 scheme on %s (%s): its product GEMMs are igemm's (tiling, buffering, cores)", m.Name, m.Kind))
+	return p.int8CubeParams(f, m, bad, fmt.Sprintf("does not apply to emulated-gemm's ape-int16 scheme on %s (%s): its product GEMMs are igemm's (tiling, buffering, cores)", m.Name, m.Kind))
 }
 
 // int8CubeParams refuses the keys that mean nothing to INT8 GEMMs on a
 // DaVinci cube (reason says why, after the key), then completes and
 // checks p as igemm's (tiling, buffering, cores).
-func (p *GEMMParams) int8CubeParams(file string, m *machines.Machine, bad func(key, format string, a ...any) error, reason string) error {
+func (p *GEMMParams) int8CubeParams(f *File, m *machines.Machine, bad func(key, format string, a ...any) error, reason string) error {
 	for _, d := range []struct {
 		key string
 		set bool
 	}{{"accumulation", p.Accumulation != ""}, {"split_chunk", p.SplitChunk != 0}, {"split", p.Split != (Split{})},
 		{"unit", p.Unit != ""}, {"input", p.Input != ""}} {
-		if d.set {
+		if d.set || f.keyGiven(d.key) {
 			return bad(d.key, "%s", reason)
 		}
 	}
 	p.defaults(gemmVariant{int8: true})
-	return p.validate(file, m, gemmVariant{int8: true})
+	return p.validate(f.Path, m, gemmVariant{int8: true})
 }
 
 // daVinciProgram is the per-core program: split, product GEMMs,

@@ -48,12 +48,9 @@ func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedPar
 	if ep.HistogramBins != 0 {
 		return nil, bad("histogram_bins", "applies to the FP32 emulations (the error histogram is against a CPU FP32 SGEMM); not to scheme native")
 	}
-	unit := p.Unit
-	p.Unit = ""
-	if key := p.derivedKindKey(); key != "" {
+	if key := p.derivedKindKey(f, "unit"); key != "" {
 		return nil, bad(key, "does not apply to emulated-gemm's native scheme on %s (%s)", m.Name, m.Kind)
 	}
-	p.Unit = unit
 	if tg, ok := newGPUTarget(m); ok {
 		j, err := buildGPUGEMMFrom(f, m, p, fp.FP32)
 		if err != nil {

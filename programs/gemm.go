@@ -144,8 +144,12 @@ func checkInputs(f *File, p *GEMMParams) error {
 	return checkInputShapes(f, p, ar, ac, br, bc)
 }
 
-// checkInputShapes checks that A is m×k and B k×n.
+// checkInputShapes checks that A is m×k and B k×n (and that no --seed was
+// given for them: they are not drawn).
 func checkInputShapes(f *File, p *GEMMParams, ar, ac, br, bc int) error {
+	if p.seedFlag {
+		return fmt.Errorf("%s: --seed: A and B are the files inputs.a and inputs.b, nothing is drawn; leave --seed out", f.Path)
+	}
 	if ar != p.M || ac != p.K || br != p.K || bc != p.N {
 		key := "inputs.a"
 		if ar == p.M && ac == p.K {
@@ -160,11 +164,14 @@ func checkInputShapes(f *File, p *GEMMParams, ar, ac, br, bc int) error {
 // Its notes (for the report) say what in the files a run may not take as
 // meant: float64 arrays rounded to FP32, NaN and ±Inf values.
 func gemmInputs(f *File, p *GEMMParams) (a, b []float32, notes []string, err error) {
+	if p.Numerics == NumericsFull && f.keyGiven("sample_tiles") {
+		notes = append(notes, fmt.Sprintf("sample_tiles (%d) applies to numerics sampled: not used (numerics full computes every tile)", p.SampleTiles))
+	}
 	if g := f.given; g != nil && p.Inputs.A != "" {
 		if err := checkInputShapes(f, p, g.m, g.k, g.k, g.n); err != nil {
 			return nil, nil, nil, err
 		}
-		return slices.Clone(g.a), slices.Clone(g.b), nil, nil
+		return slices.Clone(g.a), slices.Clone(g.b), notes, nil
 	}
 	if p.Inputs.A != "" {
 		read := func(key, path string) ([]float32, int, int, error) {
@@ -174,6 +181,9 @@ func gemmInputs(f *File, p *GEMMParams) (a, b []float32, notes []string, err err
 			}
 			if rounded {
 				notes = append(notes, fmt.Sprintf("%s (%s) is float64: rounded to FP32 (RNE), the inputs the kernels take", key, path))
+			}
+			if key == "inputs.a" {
+				notes = append(notes, drawnKeysUnused(f)...)
 			}
 			if n := inputNonFinite(v32); n.nan+n.inf > 0 {
 				notes = append(notes, fmt.Sprintf("%s (%s) holds %d NaN and %d ±Inf of its %d values: the elements of C they reach are NaN or ±Inf (error.non_finite counts them) — or finite where a conversion to the pieces saturates them (NaN → 0, ±Inf → ±max: Ascend's default, the split's or scheme piece's saturate key)", key, path, n.nan, n.inf, len(v32)))
@@ -193,7 +203,23 @@ func gemmInputs(f *File, p *GEMMParams) (a, b []float32, notes []string, err err
 		}
 		return a, b, notes, nil
 	}
-	return genMatrix(p.Inputs, 1, p.M, p.K), genMatrix(p.Inputs, 2, p.K, p.N), nil, nil
+	return genMatrix(p.Inputs, 1, p.M, p.K), genMatrix(p.Inputs, 2, p.K, p.N), notes, nil
+}
+
+// drawnKeysUnused is a note naming the keys of the input distribution
+// that f gives (its own, or --set) where the inputs are files, which they
+// do not change (an example's distribution, kept where --set names files).
+func drawnKeysUnused(f *File) []string {
+	var keys []string
+	for _, k := range []string{"inputs.distribution", "inputs.offset_exponent", "inputs.low", "inputs.high", "inputs.seed"} {
+		if f.keyGiven(k) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: not used, A and B are the files inputs.a and inputs.b", strings.Join(keys, ", "))}
 }
 
 // nonFinite counts an input's NaN and ±Inf values.

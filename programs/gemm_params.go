@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
@@ -38,6 +39,9 @@ type GEMMParams struct {
 	// kBatch is the run's --k-batch (Options.KBatch): GPU GEMM kernels
 	// simulate that many k-steps of a CTA as one. Not a program key.
 	kBatch int
+	// seedFlag: the run's --seed gave inputs.seed (Options.Seed), which
+	// inputs from files refuse (nothing is drawn).
+	seedFlag bool
 }
 
 // Tiling is the block decomposition: SGEMM-cube's (its Sec. 5.1.1) on
@@ -249,6 +253,8 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 		return bad("split", "applies to sgemm-cube and hgemm (FP16 pieces); this kind's inputs go to the cube as they are")
 	case !v.split && p.Split.SB != 0:
 		return bad("split.sb", "the scale of sgemm-cube's residual; hgemm rounds each input once (no residual)")
+	case !v.split && p.Accumulation == "elementwise":
+		return bad("accumulation", "elementwise adds sgemm-cube's three products in L0C; this kind's GEMM has one product (termwise is what it does)")
 	}
 	if key, msg := p.Inputs.problem(); key != "" {
 		return bad(key, "%s", msg)
@@ -311,17 +317,25 @@ func (p *GEMMParams) checkHostMemory(file string, perElem float64) error {
 // GEMM kernels of its own choosing (emulated-gemm, ozaki) does not take —
 // DaVinci's tiling and passes, the split, the unit and the input type — or
 // "".
-func (p *GEMMParams) derivedKindKey() string {
+func (p *GEMMParams) derivedKindKey(f *File, allowed ...string) string {
 	for _, d := range []struct {
 		key string
 		set bool
 	}{{"tiling.nfused", p.Tiling.NFused != 0}, {"buffering", p.Buffering != ""}, {"accumulation", p.Accumulation != ""},
 		{"cores", p.Cores != 0}, {"split_chunk", p.SplitChunk != 0}, {"split", p.Split != (Split{})}, {"unit", p.Unit != ""}, {"input", p.Input != ""}} {
-		if d.set {
+		if (d.set || f.keyGiven(d.key)) && !slices.Contains(allowed, d.key) {
 			return d.key
 		}
 	}
 	return ""
+}
+
+// keyGiven reports whether the file or an override gave the key (after
+// Decode): an explicit zero value too (cores: 0), which a kind that does
+// not take the key must refuse as it refuses any other value — the zero
+// is the key's "not given" once decoded.
+func (f *File) keyGiven(key string) bool {
+	return f != nil && f.Config != nil && f.Config.Viper().IsSet(key)
 }
 
 // problem returns the key and constraint of the first invalid input

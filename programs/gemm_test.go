@@ -173,7 +173,7 @@ func TestGeneratedProgramsPassCheck(t *testing.T) {
 		for _, acc := range []string{"termwise", "elementwise"} {
 			for _, buf := range []string{"single", "double"} {
 				for _, s := range []struct{ m, k, n, bm, bk, bn int }{{700, 3000, 500, 176, 64, 176}, {300, 1000, 200, 96, 64, 96}, {33, 17, 65, 16, 16, 16}, {1000, 200, 64, 128, 128, 128}} {
-					if acc == "elementwise" && s.bm*s.bn > 128*128 {
+					if acc == "elementwise" && (s.bm*s.bn > 128*128 || kind == "hgemm") { // (hgemm refuses it: one product)
 						continue
 					}
 					y := fmt.Sprintf("kind: %s\nm: %d\nk: %d\nn: %d\ntiling: {bm: %d, bk: %d, bn: %d}\nbuffering: %s\naccumulation: %s\nnumerics: off\n",

@@ -1534,7 +1534,7 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) 
 	set := map[string]bool{"tiling.nfused": p.Tiling.NFused != 0, "buffering": p.Buffering != "", "accumulation": p.Accumulation != "",
 		"cores": p.Cores != 0, "split_chunk": p.SplitChunk != 0, "split": p.Split != (Split{})}
 	for _, key := range davinciOnlyGEMMKeys {
-		if set[key] {
+		if set[key] || f.keyGiven(key) && key != "baselines" {
 			return nil, f.badKey(key, "applies to davinci machines; on %s (%s) the kernel is a grid of blocks (tiling: bm, bn, bk, stages, warps)", m.Name, m.Kind)
 		}
 	}

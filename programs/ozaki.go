@@ -200,7 +200,7 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	p := &op.GEMMParams
 	o.applyGEMM(p)
-	if key := p.derivedKindKey(); key != "" {
+	if key := p.derivedKindKey(f); key != "" {
 		return nil, bad(key, "does not apply to ozaki: the slice GEMMs are INT8 on the %s, the fallback is the library's DGEMM", tg.units)
 	}
 	if err := p.gpuDefaults(f.Path); err != nil {

@@ -108,7 +108,7 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, bad("gemms", "applies to GPU machines (one grouped launch or one per GEMM); on %s the host launches each slice GEMM on the cube in turn", m.Name)
 	}
 	// The slice GEMMs' keys (tiling, buffering, cores) are igemm's.
-	if err := p.int8CubeParams(f.Path, m, bad, "does not apply to ozaki: the slice GEMMs are INT8 on the cube (exact INT32), the rest is FP64 on the host"); err != nil {
+	if err := p.int8CubeParams(f, m, bad, "does not apply to ozaki: the slice GEMMs are INT8 on the cube (exact INT32), the rest is FP64 on the host"); err != nil {
 		return nil, err
 	}
 	if err := ozakiCheckParams(f, &op); err != nil {

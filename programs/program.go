@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -113,6 +114,7 @@ const kBatchMeasured = "against the full simulation SGEMM 8192³ on eight GPUs w
 func (o Options) applyGEMM(p *GEMMParams) {
 	o.apply(&p.Numerics, &p.Inputs.Seed)
 	p.kBatch = o.KBatch
+	p.seedFlag = o.Seed != nil
 }
 
 // Output is a named result array, written as NAME.npy with -o.
@@ -488,7 +490,8 @@ var zeroRefused = map[string]map[string]string{
 		"refinement.tolerance":         "must be > 0 (the scaled residual refinement stops below); leave the key out for 16",
 		"refinement.restart":           "must be in 1..10000; leave the key out for 30",
 		"refinement.max_iterations":    "must be in 1..10000; leave the key out for 50",
-		"refinement.timing_iterations": "must be in 1..10000 (the refinement steps timed without numerics); leave the key out for 3"},
+		"refinement.timing_iterations": "must be in 1..10000 (the refinement steps timed without numerics); leave the key out for 3",
+		"sampling.windows":             "must be ≥ 1 (the fusion windows fidelity sampled simulates); leave the key out for " + strconv.Itoa(DefaultSampledWindows)},
 	"asm":     {"cores": "must be in 1..the machine's cores; leave the key out for 1"},
 	"lu-gemm": {"n_fused": "must be ≥ 1 (the rank-nb updates fused; 1 = a plain update); leave the key out for 1"},
 	"ozaki": withGEMMZeros(map[string]string{

@@ -1,0 +1,105 @@
+package programs
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/machines"
+)
+
+// buildWith builds program text with --set values sets (and a --seed where
+// seed is not nil) for a run with numerics numerics, stopping before any
+// simulation: the refusal of a key or option comes from the build.
+func buildWith(t *testing.T, text, numerics string, seed *int64, sets ...string) (*Result, error) {
+	t.Helper()
+	f, err := Parse("p.yaml", t.TempDir(), []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ovs, err := machines.ParseOverrides(sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Execute(f, Options{Overrides: ovs, Numerics: numerics, Seed: seed}, RunHooks{})
+}
+
+// A key a kind does not take is refused whatever its value — an explicit 0
+// (cores: 0, split_chunk: 0), the Go zero that once read as "not given" —
+// and so are values the kind would ignore (elementwise accumulation of one
+// product, sampling.windows: 0).
+func TestKeysThatDoNotApplyRefusedAtZero(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		sets []string
+		want string
+	}{
+		{"kind: hgemm\nmachine: a100\nm: 64\nn: 64\nk: 64\n", []string{"program.cores=0"}, `key "cores": applies to davinci machines`},
+		{"kind: hgemm\nmachine: a100\nm: 64\nn: 64\nk: 64\nsplit_chunk: 0\n", nil, `key "split_chunk": applies to davinci machines`},
+		{"kind: emulated-gemm\nmachine: a100\nscheme: ootomo\nm: 64\nn: 64\nk: 64\n", []string{"program.cores=0"}, `key "cores": does not apply to emulated-gemm on a100`},
+		{"kind: emulated-gemm\nmachine: a100\nscheme: native\nm: 64\nn: 64\nk: 64\n", []string{"program.tiling.nfused=0"}, `key "tiling.nfused": does not apply to emulated-gemm's native scheme`},
+		{"kind: emulated-gemm\nmachine: a100\nscheme: ape-int16\nm: 64\nn: 64\nk: 64\n", []string{"program.split_chunk=0"}, `key "split_chunk": does not apply to emulated-gemm's ape-int16 scheme`},
+		{"kind: ozaki\nmachine: a100\nm: 64\nn: 64\nk: 64\n", []string{"program.cores=0"}, `key "cores": does not apply to ozaki`},
+		{"kind: emulated-gemm\nmachine: ascend-910a\nscheme: ape-int16\nm: 64\nn: 64\nk: 64\n", []string{"program.split_chunk=0"}, `key "split_chunk": does not apply to emulated-gemm's ape-int16 scheme on ascend-910a`},
+		{"kind: hgemm\nm: 64\nn: 64\nk: 64\n", []string{"program.accumulation=elementwise"}, `key "accumulation": elementwise adds sgemm-cube's three products`},
+		{"kind: lu-fused\nn: 1024\nnb: 256\n", []string{"program.sampling.windows=0"}, `key "sampling.windows": must be ≥ 1`},
+	} {
+		_, err := buildWith(t, c.text, NumericsOff, nil, c.sets...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q %v: %v, want %q", c.text, c.sets, err, c.want)
+		}
+	}
+	// What stays: unit on the native scheme (its own key), cores: 0 on DaVinci (all cores), termwise.
+	for _, c := range []struct {
+		text string
+		sets []string
+	}{
+		{"kind: emulated-gemm\nmachine: a100\nscheme: native\nm: 64\nn: 64\nk: 64\nunit: vector\n", nil},
+		{"kind: hgemm\nm: 64\nn: 64\nk: 64\n", []string{"program.cores=0", "program.accumulation=termwise"}},
+		{"kind: sgemm-cube\nm: 64\nn: 64\nk: 64\n", []string{"program.accumulation=elementwise"}},
+	} {
+		if _, err := buildWith(t, c.text, NumericsOff, nil, c.sets...); err != nil {
+			t.Errorf("%q %v: %v", c.text, c.sets, err)
+		}
+	}
+}
+
+// Inputs from files: --seed is refused (nothing is drawn), the file's
+// distribution keys are named in a note; sample_tiles with numerics full
+// is named in a note too.
+func TestInputFilesAndUnusedKeys(t *testing.T) {
+	dir := t.TempDir()
+	v := make([]float32, 64*64)
+	for i := range v {
+		v[i] = float32(i%7) - 3
+	}
+	if _, err := WriteOutputs(dir, []Output{{Name: "A", F32: v, Shape: []int{64, 64}}, {Name: "B", F32: v, Shape: []int{64, 64}}}); err != nil {
+		t.Fatal(err)
+	}
+	text := "kind: emulated-gemm\nmachine: a100\nscheme: ootomo\nm: 64\nn: 64\nk: 64\ninputs: {distribution: uniform, seed: 3, a: " + dir + "/A.npy, b: " + dir + "/B.npy}\n"
+	seed := int64(5)
+	for _, numerics := range []string{NumericsOff, NumericsFull} {
+		if _, err := buildWith(t, text, numerics, &seed); err == nil || !strings.Contains(err.Error(), "--seed: A and B are the files inputs.a and inputs.b") {
+			t.Errorf("numerics %s: --seed with files: %v", numerics, err)
+		}
+	}
+	res, err := buildWith(t, text, NumericsFull, nil, "program.sample_tiles=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"inputs.distribution, inputs.seed: not used, A and B are the files inputs.a and inputs.b",
+		"sample_tiles (4) applies to numerics sampled: not used (numerics full computes every tile)"} {
+		if !slices.Contains(res.Report.Notes, want) {
+			t.Errorf("no note %q in %q", want, res.Report.Notes)
+		}
+	}
+	res, err = buildWith(t, "kind: hgemm\nm: 64\nn: 64\nk: 64\n", NumericsFull, &seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range res.Report.Notes {
+		if strings.Contains(n, "not used") {
+			t.Errorf("drawn inputs noted: %q", n)
+		}
+	}
+}
