@@ -234,6 +234,31 @@ func (j *emulatedJob) plan(f *File, m *machines.Machine) error {
 		}
 		sets = [][]int{all}
 	}
+	// Global memory: FP32 A and B, the pieces, C, the planes — checked
+	// before the kernels' plans, which check the part each one reads.
+	align := func(x int64) int64 { return (x + 511) &^ 511 }
+	mk, kn, mn := int64(p.M)*int64(p.K), int64(p.K)*int64(p.N), int64(p.M)*int64(p.N)
+	es := int64(sp.format.Bytes())
+	at := int64(0)
+	next := func(bytes int64) int64 {
+		a := at
+		at = align(at + bytes)
+		return a
+	}
+	j.gmA32, j.gmB32 = next(4*mk), next(4*kn)
+	j.gmAP, j.gmBP = make([]int64, len(sp.rounds)), make([]int64, len(sp.rounds))
+	if sp.s.Split == "pass" { // a fused split keeps its pieces in registers
+		for _, i := range sp.nA {
+			j.gmAP[i] = next(es * mk)
+		}
+		for _, i := range sp.nB {
+			j.gmBP[i] = next(es * kn)
+		}
+	}
+	j.gmC = next(4 * mn)
+	if at > int64(m.GM.Capacity) {
+		return f.badKey("m", "FP32 A and B, their pieces and C need %d bytes of global memory; machine %s has %d (gm.capacity)", at, m.Name, int64(m.GM.Capacity))
+	}
 	j.groupK = make([]int, len(sp.groups))
 	var fill []func() // the pieces' addresses, once laid out
 	for ki, set := range sets {
@@ -298,30 +323,6 @@ func (j *emulatedJob) plan(f *File, m *machines.Machine) error {
 			}
 			ops.gmA32, ops.gmB32 = j.gmA32, j.gmB32
 		})
-	}
-	// Global memory: FP32 A and B, the pieces, C, the planes.
-	align := func(x int64) int64 { return (x + 511) &^ 511 }
-	mk, kn, mn := int64(p.M)*int64(p.K), int64(p.K)*int64(p.N), int64(p.M)*int64(p.N)
-	es := int64(sp.format.Bytes())
-	at := int64(0)
-	next := func(bytes int64) int64 {
-		a := at
-		at = align(at + bytes)
-		return a
-	}
-	j.gmA32, j.gmB32 = next(4*mk), next(4*kn)
-	j.gmAP, j.gmBP = make([]int64, len(sp.rounds)), make([]int64, len(sp.rounds))
-	if sp.s.Split == "pass" { // a fused split keeps its pieces in registers
-		for _, i := range sp.nA {
-			j.gmAP[i] = next(es * mk)
-		}
-		for _, i := range sp.nB {
-			j.gmBP[i] = next(es * kn)
-		}
-	}
-	j.gmC = next(4 * mn)
-	if at > int64(m.GM.Capacity) {
-		return f.badKey("m", "FP32 A and B, their pieces and C need %d bytes of global memory; machine %s has %d", at, m.Name, int64(m.GM.Capacity))
 	}
 	for _, f := range fill {
 		f()

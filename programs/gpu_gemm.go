@@ -627,7 +627,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	pl.gmB = align(pl.gmA + int64(p.M)*int64(p.K)*es)
 	pl.gmC = align(pl.gmB + int64(p.K)*int64(p.N)*es)
 	if end := pl.gmC + int64(p.M)*int64(p.N)*int64(pl.out.Bytes()); end > int64(m.GM.Capacity) {
-		return nil, bad("m", "A, B and C need %d bytes of global memory; machine %s has %d", end, m.Name, int64(m.GM.Capacity))
+		return nil, bad("m", "A, B and C need %d bytes of global memory; machine %s has %d (gm.capacity)", end, m.Name, int64(m.GM.Capacity))
 	}
 	return pl, nil
 }

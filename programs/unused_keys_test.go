@@ -103,3 +103,18 @@ func TestInputFilesAndUnusedKeys(t *testing.T) {
 		}
 	}
 }
+
+// A GM too small for an emulated GEMM names what the whole run needs,
+// whatever the capacity below it: the product kernels' plans check only
+// their part (A, B and C of the pieces), which was said first.
+func TestEmulatedGMNeedWhole(t *testing.T) {
+	for _, c := range []string{"1KiB", "131072", "327679"} {
+		_, err := buildWith(t, "kind: emulated-gemm\nmachine: a100\nscheme: ootomo\nm: 128\nn: 128\nk: 128\n", NumericsOff, nil, "machine.gm.capacity="+c)
+		if err == nil || !strings.Contains(err.Error(), "FP32 A and B, their pieces and C need 327680 bytes of global memory") {
+			t.Errorf("gm.capacity %s: %v", c, err)
+		}
+	}
+	if _, err := buildWith(t, "kind: emulated-gemm\nmachine: a100\nscheme: ootomo\nm: 128\nn: 128\nk: 128\n", NumericsOff, nil, "machine.gm.capacity=327680"); err != nil {
+		t.Errorf("gm.capacity 327680: %v", err)
+	}
+}
