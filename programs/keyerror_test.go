@@ -31,11 +31,17 @@ func TestKeyErrorLocated(t *testing.T) {
 			`:5: key "gm[1]": named "a" as gm[0] is (a tensor's name is its own)`},
 		{"the kind", "machine: a100\n\nkind: no-such-kind\n", nil,
 			`:3: key "kind": unknown program kind "no-such-kind"; one of `},
+		{"the run's machine", "kind: ozaki\nmachine: b200\nm: 64\nn: 64\nk: 64\n", nil,
+			`: key "machine": the slice GEMMs need INT8 tensor cores; machine v100 (nvidia-sm) has none (the run's machine v100, not the file's)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f, err := readProgramText(t, c.src)
 			if err == nil {
-				_, err = Execute(f, Options{Overrides: mustSets(t, c.sets...)}, RunHooks{})
+				opts := Options{Overrides: mustSets(t, c.sets...)}
+				if strings.HasPrefix(c.name, "the run's machine") {
+					opts.Machine = "v100" // (-m, a study's machine)
+				}
+				_, err = Execute(f, opts, RunHooks{})
 				err = f.NamedOverride(err)
 			}
 			var ke *KeyError

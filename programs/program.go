@@ -299,6 +299,10 @@ type File struct {
 	// files its inputs.a and inputs.b name (scheme auto's sample of them,
 	// Options.given: its sample runs read no file).
 	given *givenInputs
+	// runMachine is the machine a run named in place of the file's (-m,
+	// a study's machine), where one did (MachineFor): a refusal of key
+	// "machine" is then that machine's, not the file's line.
+	runMachine string
 }
 
 // givenInputs are A (m×k) and B (k×n) held in memory (File.given).
@@ -569,6 +573,10 @@ func (f *File) NamedOverrideBy(err error, by func(overrides []string) string) er
 	if ke == nil || ke.By != "" {
 		return err
 	}
+	if ke.Key == "machine" && f.runMachine != "" {
+		ke.By, ke.Line = fmt.Sprintf("the run's machine %s, not the file's", f.runMachine), 0
+		return err
+	}
 	if os := f.Config.SetBy(ke.Key); len(os) > 0 {
 		if !strings.Contains(ke.Msg, "--set ") {
 			ke.By, ke.Line = by(os), 0
@@ -621,6 +629,9 @@ func (f *File) Resolve(p string) string {
 // came from: -m, --set program.machine, or the file's key.
 func MachineFor(f *File, opts Options) (*machines.Machine, error) {
 	ref, from := machineRefFrom(f, opts)
+	if opts.Machine != "" {
+		f.runMachine = opts.Machine
+	}
 	m, err := machines.Load(ref, opts.Overrides)
 	err = cluster.NameDescriptions(err)
 	var missing *machines.RefError
