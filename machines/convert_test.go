@@ -1,6 +1,8 @@
 package machines
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -55,5 +57,28 @@ func TestMachineNameOneLine(t *testing.T) {
 	m, err := Load("a100", []Override{{"machine.name", ""}})
 	if err != nil || m.Name != "a100" {
 		t.Errorf("name reset: %v, %v", m, err)
+	}
+}
+
+// ReadFile refuses what cannot be a file of its kind before reading it: a
+// device, a file larger than MaxFileBytes (judged by its size).
+func TestReadFileRefusesSpecialAndHuge(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, MaxFileBytes+1); err != nil { // (sparse)
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		big:         "machine file: " + big + " is larger than 64 MiB, more than any machine file holds",
+		"/dev/zero": "machine file: /dev/zero is not a regular file (a device or socket)",
+	} {
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		if _, err := ReadFile(path, "machine file"); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", path, err, want)
+		}
 	}
 }

@@ -196,15 +196,23 @@ func ReadFile(path, what string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("%s: %s is a directory", what, path)
+	tooLarge := fmt.Errorf("%s: %s is larger than %d MiB, more than any %s holds", what, path, MaxFileBytes>>20, what)
+	if st, err := f.Stat(); err == nil {
+		switch {
+		case st.IsDir():
+			return nil, fmt.Errorf("%s: %s is a directory", what, path)
+		case !st.Mode().IsRegular(): // (/dev/zero: read to the bound, then refused as too large)
+			return nil, fmt.Errorf("%s: %s is not a regular file (a device or socket)", what, path)
+		case st.Size() > MaxFileBytes:
+			return nil, tooLarge
+		}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", what, err)
 	}
 	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("%s: %s is larger than %d MiB; not a %s", what, path, MaxFileBytes>>20, what)
+		return nil, tooLarge
 	}
 	return data, nil
 }
