@@ -194,7 +194,40 @@ func (s VectorSet) Load() (*VectorData, error) {
 	return &v, nil
 }
 
-func openGz(path string) (io.ReadCloser, *bufio.Scanner, error) {
+// streamErr records the first error other than io.EOF its reader
+// returned: a truncated or corrupt gzip stream's, which the scanner gives
+// only once the lines it read are used up — the cut last line, parsed
+// first, would be refused for what the cut left of it.
+type streamErr struct {
+	r   io.Reader
+	err error
+}
+
+func (s *streamErr) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF && s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// gzLines is a vector file's lines (openGz).
+type gzLines struct {
+	*bufio.Scanner
+	path string
+	z    *streamErr
+}
+
+// refuse returns err, a refusal of a line, or the stream's error where the
+// stream broke (the line is then what the break left of it).
+func (g *gzLines) refuse(err error) error {
+	if g.z.err != nil {
+		return fmt.Errorf("cube: vectors: %s: truncated or corrupt gzip stream: %w", g.path, g.z.err)
+	}
+	return err
+}
+
+func openGz(path string) (io.ReadCloser, *gzLines, error) {
 	if err := badinput.NotPipe(path); err != nil {
 		return nil, nil, fmt.Errorf("cube: vectors: %w", err)
 	}
@@ -207,9 +240,10 @@ func openGz(path string) (io.ReadCloser, *bufio.Scanner, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("cube: vectors: %s: %w", path, err)
 	}
-	sc := bufio.NewScanner(z)
+	zs := &streamErr{r: z}
+	sc := bufio.NewScanner(zs)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	return f, sc, nil
+	return f, &gzLines{Scanner: sc, path: path, z: zs}, nil
 }
 
 // readHexRows reads lines of space-separated 8-digit hex FP32 patterns and
@@ -233,12 +267,12 @@ func readHexRows(path string, in fp.Format) ([][]uint32, error) {
 		for i, w := range fields {
 			x, err := strconv.ParseUint(w, 16, 32)
 			if err != nil {
-				return nil, fmt.Errorf("cube: vectors: %s:%d: bad hex pattern %q", path, ln, w)
+				return nil, sc.refuse(fmt.Errorf("cube: vectors: %s:%d: bad hex pattern %q", path, ln, w))
 			}
 			v := float64(math.Float32frombits(uint32(x)))
 			p := fp.FromFloat64(v, in, fp.Options{})
 			if back := fp.ToFloat64(p, in); back != v && !(math.IsNaN(v) && math.IsNaN(back)) {
-				return nil, fmt.Errorf("cube: vectors: %s:%d: %s is not exact in %v", path, ln, w, in)
+				return nil, sc.refuse(fmt.Errorf("cube: vectors: %s:%d: %s is not exact in %v", path, ln, w, in))
 			}
 			row[i] = p
 		}
@@ -268,7 +302,7 @@ func readBinLines(path string) ([]uint32, error) {
 		}
 		x, err := strconv.ParseUint(w, 2, 32)
 		if err != nil || len(w) != 32 {
-			return nil, fmt.Errorf("cube: vectors: %s:%d: want a 32-character binary pattern, got %q", path, ln, w)
+			return nil, sc.refuse(fmt.Errorf("cube: vectors: %s:%d: want a 32-character binary pattern, got %q", path, ln, w))
 		}
 		out = append(out, uint32(x))
 	}
