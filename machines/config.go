@@ -1137,6 +1137,7 @@ func (c *Config) explain(err error, prefix string, root reflect.Type) error {
 	}
 	walk(err)
 	out := make([]error, 0, len(leaves))
+	digitsHinted := false
 	for _, e := range leaves {
 		var de *mapstructure.DecodeError
 		if errors.As(e, &de) {
@@ -1153,8 +1154,9 @@ func (c *Config) explain(err error, prefix string, root reflect.Type) error {
 					got = strconv.Quote(s)
 				}
 				msg = fmt.Sprintf("want %s, got %s", typeWord(ue.Expected.Type()), got)
-				if k := reflect.TypeOf(ue.Value); k != nil && ue.Expected.Type().Kind() == reflect.String && k.Kind() >= reflect.Int && k.Kind() <= reflect.Float64 {
+				if k := reflect.TypeOf(ue.Value); k != nil && ue.Expected.Type().Kind() == reflect.String && k.Kind() >= reflect.Int && k.Kind() <= reflect.Float64 && !digitsHinted {
 					msg += ` (YAML reads unquoted digits as a number: quote them, e.g. "01")`
+					digitsHinted = true // (once a message: a list of 16 unquoted products said it 16 times)
 				}
 			}
 			// The shape refusals of values the strict walk did not see

@@ -102,6 +102,12 @@ func TestDecodeStrictSections(t *testing.T) {
 			t.Errorf("%q %v: got %v, want %q", c.src, c.sets, err, c.want)
 		}
 	}
+	// The hint on unquoted digits comes once a message, however many
+	// values it concerns (a list of 16 unquoted products said it 16 times).
+	if _, err := decode("m: 1\nscheme:\n  name: 7\n  pieces:\n    - {format: 16}\n    - {format: 17}\n"); err == nil ||
+		strings.Count(err.Error(), "YAML reads unquoted digits") != 1 || !strings.Contains(err.Error(), "got 16") || !strings.Contains(err.Error(), "got 17") {
+		t.Errorf("unquoted digits: %v", err)
+	}
 }
 
 // A refusal of a section's key names every --set of the section: its keys
