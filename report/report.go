@@ -9,6 +9,7 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"io"
@@ -378,7 +379,12 @@ func pipeReport(ps laneTimes, total, hz float64) PipeReport {
 // section, is written as the string "+Inf", "-Inf" or "NaN" (JSON has no
 // such numbers; marshalFinite) rather than failing the whole report.
 func (r *Report) WriteJSON(w io.Writer) error {
-	base, err := marshalFinite(r)
+	base, err := json.Marshal(r)
+	if uv := new(json.UnsupportedValueError); errors.As(err, &uv) {
+		// A NaN or ±Inf where JSON has no number: every float as
+		// encoding/json writes it, those as strings (marshalFinite).
+		base, err = marshalFinite(r)
+	}
 	if err != nil {
 		return err
 	}
