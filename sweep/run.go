@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,6 +91,11 @@ type Options struct {
 	// that runs longer is stopped and recorded as failed, so one point
 	// cannot hold up a whole study.
 	PointTimeout time.Duration
+	// MemoryBudget bounds the host memory, in bytes, that the points
+	// running at once may hold together by their estimates (0:
+	// DefaultMemoryBudget): with Jobs > 1 a point starts, in index order,
+	// once it fits beside those running; one past the budget runs alone.
+	MemoryBudget int64
 }
 
 // Summary counts what a run or merge did.
@@ -255,36 +261,77 @@ func runPoints(s *Study, todo []Point, jobs int, opts Options, record func(Recor
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	work := make(chan Point)
+	type job struct {
+		p   Point
+		seq int // its turn to start (memGate)
+	}
+	work := make(chan job, jobs)
+	free := make(chan struct{}, jobs) // a token per job not running a point
+	for range jobs {
+		free <- struct{}{}
+	}
 	results := make(chan Record)
 	bar := newProgress(opts.Progress, len(todo))
 	defer bar.close()
+	// Points at once hold their memory together (memory.go): admitted
+	// within the budget. (One job runs one point at a time.)
+	budget := opts.MemoryBudget
+	if budget <= 0 {
+		budget = DefaultMemoryBudget
+	}
+	var gate *memGate
+	if jobs > 1 {
+		gate = newGate(budget)
+	}
+	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for p := range work {
-				r := s.runPoint(ctx, p, opts.PointTimeout, bar)
+			for j := range work {
+				// The point's memory estimated here (in parallel: it
+				// reads and decodes the program), admitted in turn.
+				var mem int64
+				if gate != nil {
+					mem = s.hostBytes(j.p, budget)
+					if !gate.acquire(ctx, stop, j.seq, mem) {
+						free <- struct{}{}
+						continue // interrupted
+					}
+				}
+				r := s.runPoint(ctx, j.p, opts.PointTimeout, bar)
+				if gate != nil {
+					if mem >= largePoint {
+						// Its garbage collected before the next point
+						// counts on the memory (the heap would grow to
+						// twice a large point before the collector ran).
+						debug.FreeOSMemory()
+					}
+					gate.release(mem)
+				}
+				free <- struct{}{}
 				if ctx.Err() != nil {
-					bar.drop(p.Index)
+					bar.drop(j.p.Index)
 					continue // interrupted: not a result
 				}
 				results <- r
 			}
 		}()
 	}
-	stop := make(chan struct{})
 	go func() {
 		defer close(work)
-		for _, p := range todo {
+		for i, p := range todo {
+			// A job free first, then the memory (in the job): the
+			// estimates held are the points' running.
 			select {
-			case work <- p:
+			case <-free:
 			case <-stop:
 				return
 			case <-ctx.Done():
 				return
 			}
+			work <- job{p, i} // (room for it: a job was free)
 		}
 	}()
 	go func() {

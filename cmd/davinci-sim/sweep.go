@@ -11,11 +11,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sweep"
 )
 
 // maxSweepJobs bounds -j: a few times the largest CPU counts in use.
 const maxSweepJobs = 1024
+
+// maxSweepMemory bounds --max-memory: beyond any host's memory.
+const maxSweepMemory = 1 << 50
 
 func init() {
 	subcommands = append(subcommands, newSweepCmd)
@@ -30,6 +34,7 @@ type sweepFlags struct {
 
 	rerunChanged bool
 	pointTimeout time.Duration
+	maxMemory    string
 }
 
 func newSweepCmd() *cobra.Command {
@@ -57,6 +62,11 @@ editing the study's plots, say). "davinci-sim sweep plot STUDY.yaml -o DIR"
 draws the plots alone, also from results whose program or machine file was
 edited since, which --resume refuses; --resume --rerun-changed runs those
 points again instead (only them: after a machine file changed, say).
+With -j above 1 the points start in index order while the host memory
+estimated for those running stays within --max-memory (8GiB, the bound of one
+run's numerics); a point estimated past it runs alone. The results do not
+change with it.
+
 --shard I/N runs only the points whose index is I modulo N (0 ≤ I < N), e.g.
 one Slurm array task each; "davinci-sim sweep merge STUDY.yaml -o DIR
 SHARD_DIR..." then combines the shard directories into DIR.
@@ -90,6 +100,7 @@ refusal is quoted).`,
 	fl.BoolVar(&f.rerunChanged, "rerun-changed", false, "with --resume: run again the points recorded from other inputs, options or metrics (a program or machine file edited since, a metric added) instead of refusing them")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar on stderr")
 	fl.DurationVar(&f.pointTimeout, "point-timeout", 0, "stop a point after this wall time and record it as failed, e.g. 30m (default: no limit)")
+	fl.StringVar(&f.maxMemory, "max-memory", "8GiB", "host memory the points running at once may hold together, by their estimates (a point past it runs alone), e.g. 64GiB")
 	cmd.AddCommand(newSweepMergeCmd(), newSweepPlotCmd())
 	return cmd
 }
@@ -118,10 +129,14 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 	if f.pointTimeout < 0 {
 		return badInput(fmt.Errorf("--point-timeout %v: must be ≥ 0 (0 = no limit)", f.pointTimeout))
 	}
+	budget, err := machines.ParseSize(f.maxMemory)
+	if err != nil || budget < 1<<20 || budget > maxSweepMemory {
+		return badInput(fmt.Errorf("--max-memory %q: must be a size in 1MiB..%dTiB (the host memory the points running at once may hold together), e.g. 64GiB", f.maxMemory, maxSweepMemory>>40))
+	}
 	ctx, stop := interruptible(context.Background())
 	defer stop()
 	opts := sweep.Options{Out: f.out, Jobs: f.jobs, Shard: shard, Resume: f.resume, RerunChanged: f.rerunChanged, Log: stderr,
-		Context: ctx, PointTimeout: f.pointTimeout}
+		Context: ctx, PointTimeout: f.pointTimeout, MemoryBudget: int64(budget)}
 	if !f.quiet && isTerminal(stderr) {
 		opts.Progress = stderr
 	}

@@ -211,3 +211,23 @@ func TestSweepFromAnotherDirectory(t *testing.T) {
 		t.Errorf("the resumed results.csv changed")
 	}
 }
+
+// --max-memory takes a size (the points' memory budget) and refuses
+// others on one line, exit 2, before any point runs.
+func TestSweepMaxMemory(t *testing.T) {
+	study := sweepFixture(t, "program.tiling.bm: [64, 128]")
+	for _, bad := range []string{"0", "lots", "-1GiB", "1KiB", "2PiB"} {
+		out := filepath.Join(t.TempDir(), "out")
+		msg, code, err := runCLI(t, "sweep", study, "-o", out, "-j", "2", "--max-memory", bad)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), `--max-memory "`+bad+`": must be a size in 1MiB..1024TiB`) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("--max-memory %s: exit %d: %v\n%s", bad, code, err, msg)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("--max-memory %s: a point ran", bad)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if msg, code, err := runCLI(t, "sweep", study, "-o", out, "-j", "2", "--max-memory", "1MiB"); code != 0 || !strings.Contains(msg, "2 points: 2 run") {
+		t.Errorf("--max-memory 1MiB (each point alone): exit %d: %v\n%s", code, err, msg)
+	}
+}

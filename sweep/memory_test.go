@@ -1,0 +1,199 @@
+package sweep
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/davinci-sim/davinci-sim/programs"
+)
+
+// bigAsm is an asm program whose full numerics hold some 4 GiB: three
+// 512 MiB FP32 tensors, read back (the reviewer's; a nop, so that only
+// the build's estimate matters here: the test runs none).
+const bigAsm = `kind: asm
+cores: 1
+numerics: full
+gm:
+  - {name: x, addr: 0, shape: [16384, 8192], dtype: fp32, init: uniform, low: 0, high: 1, seed: 1}
+  - {name: x2, addr: 0x40000000, shape: [16384, 8192], dtype: fp32, init: uniform, low: 0, high: 1, seed: 1}
+  - {name: x3, addr: 0x80000000, shape: [16384, 8192], dtype: fp32, init: uniform, low: 0, high: 1, seed: 1}
+outputs:
+  - {name: y, addr: 0, shape: [16384, 8192], dtype: fp32}
+  - {name: y2, addr: 0x40000000, shape: [16384, 8192], dtype: fp32}
+  - {name: y3, addr: 0x80000000, shape: [16384, 8192], dtype: fp32}
+asm: |
+  nop
+`
+
+// The estimates of a point's host memory: two of the big asm program do
+// not fit the default budget together, its timing-only run (and a tiny
+// program's) is small, and the values the study sets count.
+func TestHostBytes(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "big.yaml"), []byte(bigAsm), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeProg(t, dir)
+	study := "program: big.yaml\nmetrics: [time.seconds]\nvary: {program.numerics: [full, off]}\n"
+	s, err := ParseStudy("s.yaml", dir, []byte(study))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, off := s.hostBytes(s.Points[0], DefaultMemoryBudget), s.hostBytes(s.Points[1], DefaultMemoryBudget)
+	if full < 4<<30 || 2*full <= DefaultMemoryBudget {
+		t.Errorf("big asm, numerics full: %d MiB, want ≥ 4 GiB (its budget's), two past the default budget", full>>20)
+	}
+	if off > 64<<20 {
+		t.Errorf("big asm, numerics off: %d MiB, want a small run's", off>>20)
+	}
+	s, err = ParseStudy("s.yaml", dir, []byte("program: prog.yaml\nmetrics: [time.seconds]\nvary: {program.numerics: [off, full], program.m: [256, 8192]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, p := range s.Points {
+		got = append(got, s.hostBytes(p, DefaultMemoryBudget))
+	}
+	// off: m's data none; full: (m·k + k·n + m·n)·44 B over the run's.
+	if got[0] != runBytes || got[1] != runBytes {
+		t.Errorf("numerics off: %v, want %d each", got[:2], runBytes)
+	}
+	if want := int64(runBytes + (256*256+256*512+256*512)*gemmBytesPerElem); got[2] != want {
+		t.Errorf("full, m 256: %d, want %d", got[2], want)
+	}
+	if want := int64(runBytes + (8192*256+256*512+8192*512)*gemmBytesPerElem); got[3] != want {
+		t.Errorf("full, m 8192: %d, want %d", got[3], want)
+	}
+	// A program that cannot be read fails at once: a run's.
+	s, err = ParseStudy("s.yaml", dir, []byte("program: nope.yaml\nmetrics: [time.seconds]\nvary: {program.m: [1]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.hostBytes(s.Points[0], DefaultMemoryBudget); got != runBytes {
+		t.Errorf("no program: %d", got)
+	}
+}
+
+// Every program kind has an estimate: a kind added without one would run
+// alone in every sweep (the budget's worth) — its data's bytes belong in
+// dataBytes.
+func TestHostBytesEveryKind(t *testing.T) {
+	for _, k := range programs.Kinds() {
+		if k.Params == nil {
+			continue
+		}
+		if _, ok := dataBytes(k.Name, reflect.New(k.Params).Interface()); !ok {
+			t.Errorf("program kind %s (%v): no host memory estimate (sweep/memory.go dataBytes)", k.Name, k.Params)
+		}
+	}
+	if _, ok := dataBytes("x", new(struct{ N int })); ok {
+		t.Error("a kind not known has an estimate")
+	}
+}
+
+// The gate admits points while their estimates fit, one past the budget
+// alone, and in the order asked.
+func TestMemGate(t *testing.T) {
+	g := newMemGate(10)
+	ctx := context.Background()
+	stop := make(chan struct{})
+	if !g.acquire(ctx, stop, 0, 6) || !g.acquire(ctx, stop, 1, 4) {
+		t.Fatal("points within the budget waited")
+	}
+	admitted := make(chan int64, 2)
+	go func() {
+		for i, n := range []int64{20, 1} {
+			if g.acquire(ctx, stop, 2+i, n) {
+				admitted <- n
+			}
+		}
+	}()
+	select {
+	case n := <-admitted:
+		t.Fatalf("%d admitted past the budget", n)
+	case <-time.After(50 * time.Millisecond):
+	}
+	g.release(6)
+	select {
+	case n := <-admitted:
+		t.Fatalf("%d admitted beside another point past the budget", n)
+	case <-time.After(50 * time.Millisecond):
+	}
+	g.release(4)
+	if n := <-admitted; n != 20 {
+		t.Fatalf("admitted %d, want the point past the budget, alone", n)
+	}
+	select {
+	case n := <-admitted:
+		t.Fatalf("%d admitted beside the point past the budget", n)
+	case <-time.After(50 * time.Millisecond):
+	}
+	g.release(20)
+	if n := <-admitted; n != 1 {
+		t.Fatalf("admitted %d", n)
+	}
+	// An interrupt ends a wait.
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan bool)
+	go func() { done <- g.acquire(cctx, stop, 4, 100) }()
+	cancel()
+	if <-done {
+		t.Error("admitted after the interrupt")
+	}
+}
+
+// A sweep runs its points within the memory budget — each past it alone —
+// and writes the same files whatever the budget and -j.
+func TestRunWithinMemoryBudget(t *testing.T) {
+	var mu sync.Mutex
+	var gates []*memGate
+	newGate = func(budget int64) *memGate {
+		g := newMemGate(budget)
+		mu.Lock()
+		gates = append(gates, g)
+		mu.Unlock()
+		return g
+	}
+	defer func() { newGate = newMemGate }()
+	s := writeStudy(t, tinyStudy)
+	base := filepath.Join(t.TempDir(), "j1")
+	if _, err := Run(s, Options{Out: base, Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(gates) != 0 {
+		t.Error("one job: a gate")
+	}
+	for _, c := range []struct {
+		budget   int64
+		peakHeld int // at most
+	}{{1, 1}, {runBytes + 1, 1}, {3 * runBytes, 3}, {0, 4}} {
+		gates = nil
+		out := filepath.Join(t.TempDir(), "out")
+		if _, err := Run(s, Options{Out: out, Jobs: 4, MemoryBudget: c.budget}); err != nil {
+			t.Fatal(err)
+		}
+		if len(gates) != 1 {
+			t.Fatalf("budget %d: %d gates", c.budget, len(gates))
+		}
+		g := gates[0]
+		if g.peakHeld > c.peakHeld || g.peakHeld > 1 && g.peakUsed > g.budget {
+			t.Errorf("budget %d: %d points at once holding %d bytes", c.budget, g.peakHeld, g.peakUsed)
+		}
+		if g.held != 0 || g.used != 0 {
+			t.Errorf("budget %d: %d points (%d bytes) still held", c.budget, g.held, g.used)
+		}
+		if c.budget == 0 && g.budget != DefaultMemoryBudget {
+			t.Errorf("default budget %d", g.budget)
+		}
+		for _, f := range []string{ResultsJSONL, ResultsCSV} {
+			if a, b := readFile(t, filepath.Join(base, f)), readFile(t, filepath.Join(out, f)); string(a) != string(b) {
+				t.Errorf("budget %d: %s differs from -j 1's", c.budget, f)
+			}
+		}
+	}
+}
