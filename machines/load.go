@@ -201,8 +201,8 @@ func ReadFile(path, what string) ([]byte, error) {
 		switch {
 		case st.IsDir():
 			return nil, fmt.Errorf("%s: %s is a directory", what, path)
-		case !st.Mode().IsRegular(): // (/dev/zero: read to the bound, then refused as too large)
-			return nil, fmt.Errorf("%s: %s is not a regular file (a device or socket)", what, path)
+		case st.Mode()&os.ModeDevice != 0: // (/dev/zero: read to the bound, then refused as too large)
+			return nil, fmt.Errorf("%s: %s is a device, not a file", what, path)
 		case st.Size() > MaxFileBytes:
 			return nil, tooLarge
 		}

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/outfile"
 	"github.com/sbinet/npyio"
@@ -225,6 +226,15 @@ func notRegular(path, what string) error {
 	st, err := os.Stat(path) // (a FIFO's stat does not wait)
 	if err != nil || st.Mode().IsRegular() {
 		return nil
+	}
+	if st.Mode()&os.ModeNamedPipe != 0 && badinput.NotPipe(path) == nil {
+		// An anonymous pipe (/dev/stdin, a shell's <(…)): a writer holds
+		// it open. A text file reads from it; a .npy file is opened twice
+		// (its header is checked before its data is read).
+		if what != "a .npy file" {
+			return nil
+		}
+		return fmt.Errorf("%s is a pipe, not a .npy file: an input array is read twice (its shape is checked first); write it to a file", path)
 	}
 	kind := "something other than a regular file"
 	switch m := st.Mode(); {

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/davinci-sim/davinci-sim/programs"
 )
 
 // A named pipe given as a program, machine, study, trace or results file
@@ -77,5 +79,49 @@ func TestAnonymousPipeInput(t *testing.T) {
 	}
 	if out, code, err := runCLI(t, "run", path, "-q", "--numerics", "off", "--set", "program.m=64", "--set", "program.n=64", "--set", "program.k=64"); code != 0 {
 		t.Errorf("exit %d: %v\n%s", code, err, out)
+	}
+}
+
+// An anonymous pipe (a shell's <(…)) serves as an assembly file as it does
+// as a program file (named pipes, which wait for a writer, are refused); an
+// input array, read twice, is refused saying so (it was "illegal seek").
+func TestAnonymousPipeArraysAndAsm(t *testing.T) {
+	dir := t.TempDir()
+	v := make([]float32, 64*64)
+	for i := range v {
+		v[i] = float32(i%5) - 2
+	}
+	if _, err := programs.WriteOutputs(dir, []programs.Output{{Name: "A", F32: v, Shape: []int{64, 64}}}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := os.ReadFile(filepath.Join(dir, "A.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe := func(data []byte) string {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		go func() { w.Write(data); w.Close() }()
+		path := fmt.Sprintf("/dev/fd/%d", r.Fd())
+		if _, err := os.Stat(path); err != nil {
+			t.Skip("no /dev/fd:", err)
+		}
+		return path
+	}
+	p := pipe(a)
+	if _, code, err := runCLI(t, "run", examplePath("hgemm.yaml"), "-q", "--numerics", "full", "--set", "program.m=64", "--set", "program.n=64", "--set", "program.k=64",
+		"--set", "program.inputs.a="+p, "--set", "program.inputs.b="+filepath.Join(dir, "A.npy")); code != 2 || err == nil ||
+		!strings.Contains(err.Error(), p+" is a pipe, not a .npy file: an input array is read twice (its shape is checked first); write it to a file") {
+		t.Errorf("array from a pipe: exit %d: %v", code, err)
+	}
+	prog := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(prog, []byte("kind: asm\nnumerics: off\nfile: "+pipe([]byte("nop\n"))+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, code, err := runCLI(t, "run", prog, "-q"); code != 0 {
+		t.Errorf("assembly from a pipe: exit %d: %v\n%s", code, err, out)
 	}
 }
