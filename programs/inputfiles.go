@@ -32,15 +32,8 @@ func InputFiles(f *File, opts Options) []InputFile {
 	if ref := machineRef(f, opts); isMachinePath(ref) {
 		add("the machine file", ref)
 	}
-	if f.Kind == nil || f.Kind.Params == nil || f.data == nil {
-		return out
-	}
-	g, err := f.again() // (Decode writes the overrides into its file)
+	params, err := decodedParams(f, opts)
 	if err != nil {
-		return out
-	}
-	params := reflect.New(f.Kind.Params)
-	if err := g.Decode(params.Interface(), opts); err != nil {
 		return out
 	}
 	var walk func(v reflect.Value, key string)
@@ -73,11 +66,11 @@ func InputFiles(f *File, opts Options) []InputFile {
 			}
 		case reflect.String:
 			if s := v.String(); s != "" && key != "machine" && !strings.ContainsAny(s, "\n\x00") {
-				add("key "+strconv.Quote(key), g.Resolve(s))
+				add("key "+strconv.Quote(key), f.Resolve(s))
 			}
 		}
 	}
-	walk(params.Elem(), "")
+	walk(reflect.ValueOf(params).Elem(), "")
 	return out
 }
 

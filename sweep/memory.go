@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"context"
-	"reflect"
 	"sync"
 
 	"github.com/davinci-sim/davinci-sim/programs"
@@ -18,143 +17,36 @@ import (
 // past the budget runs alone. Which point runs when changes nothing in the
 // results: each point's record is its own, and the files are sorted.
 //
-// The estimate (hostBytes) is the sweep's: package programs computes a
-// run's host memory in its builds (asmBudget, checkHostMemory) but does
-// not export it. It follows those computations, with bytes per element
-// measured by peak RSS (2026-12, this 2-CPU box): hgemm on ascend-910a
-// with numerics full 30–42 bytes per element of A, B and C at 1024³–4096³
-// (programs bounds it at 16), a100 hgemm 20–28, sgemm-cube 13; sampled
-// hgemm 8192³ 6.3 per element of A and B; lu-fused full 36 per element of
-// the n×n matrix at n = 4096; an asm program with three 512 MiB FP32
-// tensors, read back, 3.0 GiB (its budget's estimate 4 GiB); any run with
-// numerics off 25–40 MiB. A program kind the estimate does not know counts
-// as the whole budget (it runs alone): conservative.
+// The estimate is programs.HostBytes (the program's kind's); a kind
+// without one counts as the whole budget (it runs alone): conservative.
 
 // DefaultMemoryBudget is the host memory the points running at once may
 // hold together by their estimates when Options.MemoryBudget is 0: the
 // bound of one run's numerics (8 GiB).
 const DefaultMemoryBudget int64 = 8 << 30
 
-// Parts of the estimate of a point's host memory.
-const (
-	// runBytes is what any run holds besides its data: the Go runtime,
-	// the chip model, the program's streams (numerics off: 25–40 MiB).
-	runBytes = 48 << 20
-	// gemmBytesPerElem is a GEMM's host bytes per element of A, B and C
-	// with numerics full (measured up to 42 on DaVinci, 28 on GPUs); the
-	// kinds of several products or slices take more (gemmKindBytes).
-	gemmBytesPerElem = 44
-	// luBytesPerElem is lu-fused's and lu-gemm's host bytes per element of
-	// the n×n matrix with numerics full or sampled (measured 36).
-	luBytesPerElem = 40
-	// largePoint is the estimate from which a point's garbage is collected
-	// when it ends, before the next point counts on its memory.
-	largePoint = 1 << 30
-)
+// largePoint is the estimate from which a point's garbage is collected
+// when it ends, before the next point counts on its memory.
+const largePoint = 1 << 30
 
-// gemmKindBytes are the host bytes per element of A, B and C of the GEMM
-// kinds of several products: programs' own bounds (ozaki 100, measured
-// 94; emulated-gemm 32 + 12 per piece, up to six pieces).
-var gemmKindBytes = map[string]float64{"ozaki": 100, "emulated-gemm": 104}
+// failingPointBytes is the estimate of a point whose program cannot be
+// read: it fails at once.
+const failingPointBytes = 48 << 20
 
-// hostBytes estimates the host memory point p's run holds at its peak, in
-// bytes (at least runBytes; the budget where the program's kind is not
-// known). A point whose program cannot be read or decoded fails at once:
-// runBytes.
+// hostBytes estimates the host memory point p's run holds at its peak
+// (programs.HostBytes), or the budget where the program's kind has no
+// estimate.
 func (s *Study) hostBytes(p Point, budget int64) int64 {
 	paths := s.paths(p)
 	f, err := readProgram(paths.program, paths.written)
-	if err != nil || f.Kind.Params == nil {
-		return runBytes
+	if err != nil {
+		return failingPointBytes
 	}
-	params := reflect.New(f.Kind.Params).Interface()
-	if err := f.Decode(params, s.runOptions(paths.machine, p)); err != nil {
-		return runBytes
-	}
-	data, ok := dataBytes(f.Kind.Name, params)
+	n, ok := programs.HostBytes(f, s.runOptions(paths.machine, p))
 	if !ok {
-		return max(budget, runBytes)
+		return max(budget, failingPointBytes)
 	}
-	return runBytes + int64(min(data, float64(1<<62)))
-}
-
-// dataBytes estimates the host bytes a run of kind with params (decoded)
-// holds for its data; false for a kind it does not know.
-func dataBytes(kind string, params any) (float64, bool) {
-	switch p := params.(type) {
-	case *programs.AsmParams:
-		if p.Numerics == programs.NumericsOff {
-			return 0, true
-		}
-		// As asmBudget: the GM pages of the tensors, the outputs read
-		// back, the largest tensor's staging (its float32 values and its
-		// bytes; a .npy file of float64 read whole).
-		var gm, out, staging float64
-		for _, t := range p.GM {
-			n, b := arrayElems(t.Array)
-			gm += n * b
-			st := n * (4 + b)
-			if t.Init == "npy" {
-				st += 8 * n
-			}
-			staging = max(staging, st)
-		}
-		for _, a := range p.Outputs {
-			n, b := arrayElems(a)
-			out += n * b
-		}
-		return gm + out + staging, true
-	case *programs.GEMMParams:
-		return gemmBytes(kind, p), true
-	case *programs.EmulatedParams:
-		return gemmBytes(kind, &p.GEMMParams), true
-	case *programs.OzakiParams:
-		return gemmBytes(kind, &p.GEMMParams), true
-	case *programs.LUParams:
-		return luBytes(p.Numerics, p.N), true
-	case *programs.LUGEMMParams:
-		return luBytes(p.Numerics, p.M), true
-	case *programs.GPUBenchParams:
-		return 0, true // (timed only: no data)
-	}
-	return 0, false
-}
-
-// gemmBytes estimates a GEMM's data bytes (dataBytes).
-func gemmBytes(kind string, p *programs.GEMMParams) float64 {
-	per, ok := gemmKindBytes[kind]
-	if !ok {
-		per = gemmBytesPerElem
-	}
-	m, k, n := float64(max(p.M, 0)), float64(max(p.K, 0)), float64(max(p.N, 0))
-	switch p.Numerics {
-	case "", programs.NumericsFull:
-		return (m*k + k*n + m*n) * per
-	case programs.NumericsSampled:
-		return (m*k + k*n) * per / 4
-	}
-	return 0
-}
-
-// luBytes estimates an LU's data bytes for an n×n matrix (dataBytes).
-func luBytes(numerics string, n int) float64 {
-	if numerics == programs.NumericsOff {
-		return 0
-	}
-	return float64(max(n, 0)) * float64(max(n, 0)) * luBytesPerElem
-}
-
-// arrayElems returns an asm array's elements and bytes per element.
-func arrayElems(a programs.Array) (elems, bytes float64) {
-	elems = 1
-	for _, d := range a.Shape {
-		elems *= float64(max(d, 0))
-	}
-	bytes = 4
-	if a.DType == "fp16" {
-		bytes = 2
-	}
-	return elems, bytes
+	return n
 }
 
 // memGate admits points, in turn, while the estimates of those admitted

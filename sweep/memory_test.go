@@ -4,12 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/davinci-sim/davinci-sim/programs"
 )
 
 // bigAsm is an asm program whose full numerics hold some 4 GiB: three
@@ -59,14 +56,15 @@ func TestHostBytes(t *testing.T) {
 	for _, p := range s.Points {
 		got = append(got, s.hostBytes(p, DefaultMemoryBudget))
 	}
-	// off: m's data none; full: (m·k + k·n + m·n)·44 B over the run's.
-	if got[0] != runBytes || got[1] != runBytes {
-		t.Errorf("numerics off: %v, want %d each", got[:2], runBytes)
+	// off: m's data none; full: (m·k + k·n + m·n)·44 B over the run's 48 MiB.
+	const run = 48 << 20
+	if got[0] != run || got[1] != run {
+		t.Errorf("numerics off: %v, want %d each", got[:2], run)
 	}
-	if want := int64(runBytes + (256*256+256*512+256*512)*gemmBytesPerElem); got[2] != want {
+	if want := int64(run + (256*256+256*512+256*512)*44); got[2] != want {
 		t.Errorf("full, m 256: %d, want %d", got[2], want)
 	}
-	if want := int64(runBytes + (8192*256+256*512+8192*512)*gemmBytesPerElem); got[3] != want {
+	if want := int64(run + (8192*256+256*512+8192*512)*44); got[3] != want {
 		t.Errorf("full, m 8192: %d, want %d", got[3], want)
 	}
 	// A program that cannot be read fails at once: a run's.
@@ -74,25 +72,8 @@ func TestHostBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.hostBytes(s.Points[0], DefaultMemoryBudget); got != runBytes {
+	if got := s.hostBytes(s.Points[0], DefaultMemoryBudget); got != failingPointBytes {
 		t.Errorf("no program: %d", got)
-	}
-}
-
-// Every program kind has an estimate: a kind added without one would run
-// alone in every sweep (the budget's worth) — its data's bytes belong in
-// dataBytes.
-func TestHostBytesEveryKind(t *testing.T) {
-	for _, k := range programs.Kinds() {
-		if k.Params == nil {
-			continue
-		}
-		if _, ok := dataBytes(k.Name, reflect.New(k.Params).Interface()); !ok {
-			t.Errorf("program kind %s (%v): no host memory estimate (sweep/memory.go dataBytes)", k.Name, k.Params)
-		}
-	}
-	if _, ok := dataBytes("x", new(struct{ N int })); ok {
-		t.Error("a kind not known has an estimate")
 	}
 }
 
@@ -171,7 +152,7 @@ func TestRunWithinMemoryBudget(t *testing.T) {
 	for _, c := range []struct {
 		budget   int64
 		peakHeld int // at most
-	}{{1, 1}, {runBytes + 1, 1}, {3 * runBytes, 3}, {0, 4}} {
+	}{{1, 1}, {48<<20 + 1, 1}, {3 * 48 << 20, 3}, {0, 4}} {
 		gates = nil
 		out := filepath.Join(t.TempDir(), "out")
 		if _, err := Run(s, Options{Out: out, Jobs: 4, MemoryBudget: c.budget}); err != nil {

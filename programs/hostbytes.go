@@ -1,0 +1,151 @@
+package programs
+
+import (
+	"errors"
+	"reflect"
+)
+
+// HostBytes estimates the host memory a run of f with opts holds at its
+// peak, in bytes, and whether the program's kind has an estimate: for a
+// sweep admitting points at once within a budget (sweep's --max-memory).
+// A program whose keys do not decode gives the run's base (its run
+// refuses it at once).
+//
+// The estimate follows the builds' own computations (asmBudget,
+// checkHostMemory) with bytes per element measured by peak RSS (2026-12,
+// this 2-CPU box): hgemm on ascend-910a with numerics full 30–42 bytes per
+// element of A, B and C at 1024³–4096³ (checkHostMemory bounds it at 16),
+// a100 hgemm 20–28, sgemm-cube 13; sampled hgemm 8192³ 6.3 per element of
+// A and B; lu-fused full 36 per element of the n×n matrix at n = 4096; an
+// asm program with three 512 MiB FP32 tensors, read back, 3.0 GiB (its
+// budget's estimate 4 GiB); any run with numerics off 25–40 MiB.
+func HostBytes(f *File, opts Options) (int64, bool) {
+	params, err := decodedParams(f, opts)
+	if err != nil {
+		return runHostBytes, true
+	}
+	data, ok := dataHostBytes(f.Kind.Name, params)
+	if !ok {
+		return 0, false
+	}
+	return runHostBytes + int64(min(data, float64(1<<62))), true
+}
+
+// errNoParams: a kind whose programs have no parameter struct.
+var errNoParams = errors.New("no parameters")
+
+// decodedParams returns f's parameters decoded with the overrides of
+// opts, from the file parsed again (Decode writes the overrides into its
+// file's config, which the run's own Decode then applies once more).
+func decodedParams(f *File, opts Options) (any, error) {
+	if f.Kind == nil || f.Kind.Params == nil || f.data == nil {
+		return nil, errNoParams
+	}
+	g, err := f.again()
+	if err != nil {
+		return nil, err
+	}
+	params := reflect.New(f.Kind.Params).Interface()
+	if err := g.Decode(params, opts); err != nil {
+		return nil, err
+	}
+	return params, nil
+}
+
+// Parts of the estimate of a point's host memory.
+const (
+	// runHostBytes is what any run holds besides its data: the Go runtime,
+	// the chip model, the program's streams (numerics off: 25–40 MiB).
+	runHostBytes = 48 << 20
+	// gemmBytesPerElem is a GEMM's host bytes per element of A, B and C
+	// with numerics full (measured up to 42 on DaVinci, 28 on GPUs); the
+	// kinds of several products or slices take more (gemmKindBytes).
+	gemmBytesPerElem = 44
+	// luBytesPerElem is lu-fused's and lu-gemm's host bytes per element of
+	// the n×n matrix with numerics full or sampled (measured 36).
+	luBytesPerElem = 40
+)
+
+// gemmKindBytes are the host bytes per element of A, B and C of the GEMM
+// kinds of several products: programs' own bounds (ozaki 100, measured
+// 94; emulated-gemm 32 + 12 per piece, up to six pieces).
+var gemmKindBytes = map[string]float64{"ozaki": 100, "emulated-gemm": 104}
+
+// dataHostBytes estimates the host bytes a run of kind with params (decoded)
+// holds for its data; false for a kind it does not know.
+func dataHostBytes(kind string, params any) (float64, bool) {
+	switch p := params.(type) {
+	case *AsmParams:
+		if p.Numerics == NumericsOff {
+			return 0, true
+		}
+		// As asmBudget: the GM pages of the tensors, the outputs read
+		// back, the largest tensor's staging (its float32 values and its
+		// bytes; a .npy file of float64 read whole).
+		var gm, out, staging float64
+		for _, t := range p.GM {
+			n, b := arrayElems(t.Array)
+			gm += n * b
+			st := n * (4 + b)
+			if t.Init == "npy" {
+				st += 8 * n
+			}
+			staging = max(staging, st)
+		}
+		for _, a := range p.Outputs {
+			n, b := arrayElems(a)
+			out += n * b
+		}
+		return gm + out + staging, true
+	case *GEMMParams:
+		return gemmBytes(kind, p), true
+	case *EmulatedParams:
+		return gemmBytes(kind, &p.GEMMParams), true
+	case *OzakiParams:
+		return gemmBytes(kind, &p.GEMMParams), true
+	case *LUParams:
+		return luBytes(p.Numerics, p.N), true
+	case *LUGEMMParams:
+		return luBytes(p.Numerics, p.M), true
+	case *GPUBenchParams:
+		return 0, true // (timed only: no data)
+	}
+	return 0, false
+}
+
+// gemmBytes estimates a GEMM's data bytes (dataHostBytes).
+func gemmBytes(kind string, p *GEMMParams) float64 {
+	per, ok := gemmKindBytes[kind]
+	if !ok {
+		per = gemmBytesPerElem
+	}
+	m, k, n := float64(max(p.M, 0)), float64(max(p.K, 0)), float64(max(p.N, 0))
+	switch p.Numerics {
+	case "", NumericsFull:
+		return (m*k + k*n + m*n) * per
+	case NumericsSampled:
+		return (m*k + k*n) * per / 4
+	}
+	return 0
+}
+
+// luBytes estimates an LU's data bytes for an n×n matrix (dataHostBytes).
+func luBytes(numerics string, n int) float64 {
+	if numerics == NumericsOff {
+		return 0
+	}
+	return float64(max(n, 0)) * float64(max(n, 0)) * luBytesPerElem
+}
+
+// arrayElems returns an asm array's elements and bytes per element.
+func arrayElems(a Array) (elems, bytes float64) {
+	elems = 1
+	for _, d := range a.Shape {
+		elems *= float64(max(d, 0))
+	}
+	bytes = 4
+	if a.DType == "fp16" {
+		bytes = 2
+	}
+	return elems, bytes
+}
