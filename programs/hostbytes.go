@@ -85,16 +85,16 @@ func dataHostBytes(kind string, params any) (float64, bool) {
 		var gm, out, staging float64
 		for _, t := range p.GM {
 			n, b := arrayElems(t.Array)
-			gm += n * b
+			gm += float64(n * b)
 			st := n * (4 + b)
 			if t.Init == "npy" {
-				st += 8 * n
+				st += float64(8 * n)
 			}
 			staging = max(staging, st)
 		}
 		for _, a := range p.Outputs {
 			n, b := arrayElems(a)
-			out += n * b
+			out += float64(n * b)
 		}
 		return gm + out + staging, true
 	case *GEMMParams:
@@ -122,9 +122,9 @@ func gemmBytes(kind string, p *GEMMParams) float64 {
 	m, k, n := float64(max(p.M, 0)), float64(max(p.K, 0)), float64(max(p.N, 0))
 	switch p.Numerics {
 	case "", NumericsFull:
-		return (m*k + k*n + m*n) * per
+		return (float64(m*k) + float64(k*n) + float64(m*n)) * per
 	case NumericsSampled:
-		return (m*k + k*n) * per / 4
+		return (float64(m*k) + float64(k*n)) * per / 4
 	}
 	return 0
 }
