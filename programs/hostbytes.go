@@ -86,7 +86,7 @@ func dataHostBytes(kind string, params any) (float64, bool) {
 		for _, t := range p.GM {
 			n, b := arrayElems(t.Array)
 			gm += float64(n * b)
-			st := n * (4 + b)
+			st := float64(n * (4 + b))
 			if t.Init == "npy" {
 				st += float64(8 * n)
 			}
