@@ -434,7 +434,11 @@ func pick[T float32 | float64](full []T, pl *gemmPlan, tiles [][2]int) []T {
 	if tiles == nil {
 		tiles, _, _ = pl.tileList()
 	}
-	var out []T
+	n := 0
+	for _, t := range tiles {
+		n += pl.rows(t[0]) * pl.cols(t[1])
+	}
+	out := make([]T, 0, n) // (grown by append, a full C was allocated twice over and held twice at its peak)
 	for _, t := range tiles {
 		rows, cols := pl.rows(t[0]), pl.cols(t[1])
 		for r := 0; r < rows; r++ {
