@@ -335,7 +335,14 @@ func (p *GEMMParams) derivedKindKey(f *File, allowed ...string) string {
 // not take the key must refuse as it refuses any other value — the zero
 // is the key's "not given" once decoded.
 func (f *File) keyGiven(key string) bool {
-	return f != nil && f.Config != nil && f.Config.Viper().IsSet(key)
+	if f == nil || f.Config == nil || !f.Config.Viper().IsSet(key) {
+		return false
+	}
+	switch v := f.Config.Viper().Get(key); v {
+	case nil, "": // (--set program.buffering= resets the key: not given)
+		return false
+	}
+	return true
 }
 
 // problem returns the key and constraint of the first invalid input

@@ -57,6 +57,8 @@ func TestKeysThatDoNotApplyRefusedAtZero(t *testing.T) {
 		{"kind: emulated-gemm\nmachine: a100\nscheme: native\nm: 64\nn: 64\nk: 64\nunit: vector\n", nil},
 		{"kind: hgemm\nm: 64\nn: 64\nk: 64\n", []string{"program.cores=0", "program.accumulation=termwise"}},
 		{"kind: sgemm-cube\nm: 64\nn: 64\nk: 64\n", []string{"program.accumulation=elementwise"}},
+		// A DaVinci file's key reset by an empty --set (the documented reset) on a GPU.
+		{"kind: hgemm\nmachine: a100\nm: 64\nn: 64\nk: 64\nbuffering: double\naccumulation: termwise\n", []string{"program.buffering=", "program.accumulation="}},
 	} {
 		if _, err := buildWith(t, c.text, NumericsOff, nil, c.sets...); err != nil {
 			t.Errorf("%q %v: %v", c.text, c.sets, err)
