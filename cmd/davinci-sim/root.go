@@ -1,9 +1,11 @@
 package main
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -190,6 +192,10 @@ func (p *profiles) start() error {
 func createBeside(path string) (*outfile.Pending, error) {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
+	} else if err == nil && st.Size() > 0 && !isProfile(path) {
+		// (A study, its results, a shard being merged: a profile given
+		// their name by mistake replaced them, in every command.)
+		return nil, fmt.Errorf("%s: the file exists and is not a profile (pprof's gzip-compressed protocol buffer); give a new file, or an earlier profile's, to replace", path)
 	}
 	f, err := outfile.Create(path)
 	if err != nil {
@@ -200,6 +206,28 @@ func createBeside(path string) (*outfile.Pending, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
+}
+
+// isProfile reports whether the file at path is a pprof profile as Go
+// writes one: a gzip stream whose data starts with a protocol buffer's
+// field tag — one of the profile message's fields 1…15, a varint or
+// length-delimited (Go starts a CPU profile with time_nanos, 0x48, a heap
+// profile with period_type, 0x5a; a gzip-compressed JSON trace starts
+// with { or [, wire type 3).
+func isProfile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		return false
+	}
+	var b [1]byte
+	_, err = io.ReadFull(z, b[:])
+	field, wire := b[0]>>3, b[0]&7
+	return err == nil && field >= 1 && field <= 15 && (wire == 0 || wire == 2)
 }
 
 // finish stops the CPU profile, writes the heap profile and renames both

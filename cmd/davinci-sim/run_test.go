@@ -271,7 +271,11 @@ func TestProfilesOnlyForAcceptedRuns(t *testing.T) {
 	// Refused after the output checks (a --set value the program's decoder
 	// refuses): no profile, and one already there is left as it was.
 	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
-	if err := os.WriteFile(mem, []byte("an earlier profile"), 0o644); err != nil {
+	var earlier bytes.Buffer // (a profile's start: gzip, then period_type's tag)
+	zw := gzip.NewWriter(&earlier)
+	zw.Write([]byte("Z\x00"))
+	zw.Close()
+	if err := os.WriteFile(mem, earlier.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bad := []string{"run", examplePath("hgemm.yaml"), "-q", "--set", "program.m=abc", "--cpuprofile", cpu, "--memprofile", mem}
@@ -281,7 +285,7 @@ func TestProfilesOnlyForAcceptedRuns(t *testing.T) {
 	if _, err := os.Stat(cpu); err == nil {
 		t.Error("a refused run left a CPU profile")
 	}
-	if got, _ := os.ReadFile(mem); string(got) != "an earlier profile" {
+	if got, _ := os.ReadFile(mem); !bytes.Equal(got, earlier.Bytes()) {
 		t.Errorf("a refused run replaced the earlier heap profile with %d bytes", len(got))
 	}
 	// An accepted run writes both.
@@ -289,8 +293,24 @@ func TestProfilesOnlyForAcceptedRuns(t *testing.T) {
 		t.Fatalf("exit %d: %v", code, err)
 	}
 	for _, p := range []string{cpu, mem} {
-		if got, err := os.ReadFile(p); err != nil || len(got) == 0 || string(got) == "an earlier profile" {
+		if got, err := os.ReadFile(p); err != nil || len(got) == 0 || bytes.Equal(got, earlier.Bytes()) {
 			t.Errorf("%s: not written (%v)", p, err)
+		}
+	}
+	// A file that is not a profile is not replaced by one, in any command:
+	// a study (sweep --cpuprofile STUDY.yaml replaced it), a trace.
+	study := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(study, []byte("program: p.yaml\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"sweep", study, "-o", filepath.Join(dir, "sw"), "--cpuprofile", study},
+		{"sweep", study, "-o", filepath.Join(dir, "sw"), "--memprofile", study}, append(slices.Clone(small), "--cpuprofile", study)} {
+		_, code, err := runCLI(t, args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), study+": the file exists and is not a profile") {
+			t.Errorf("%v: exit %d: %v", args, code, err)
+		}
+		if got, _ := os.ReadFile(study); string(got) != "program: p.yaml\n" {
+			t.Errorf("%v replaced the study", args)
 		}
 	}
 	entries, _ := os.ReadDir(dir)
