@@ -159,6 +159,19 @@ type Topology struct {
 	origin            map[string]string
 }
 
+// Files returns the files on disk the description was read from: the
+// cluster file and the node file it names (embedded descriptions are
+// none).
+func (t *Topology) Files() []string {
+	var out []string
+	for _, l := range []*located{t.clusterAt, t.nodeAt} {
+		if l != nil && l.file != "" {
+			out = append(out, l.file)
+		}
+	}
+	return out
+}
+
 // Origin says where the value of key — "node.<path>" for the node
 // description, "cluster.<path>" for the cluster's — was given, for
 // messages about it: "FILE:LINE: key \"PATH\"" or "--set node.PATH=V: key
@@ -271,6 +284,7 @@ func load(nameOrPath string, overrides []machines.Override) (*Topology, error) {
 	if err != nil {
 		return nil, err
 	}
+	cl.file = path
 	dir := ""
 	if path != "" {
 		dir = filepath.Dir(path)
@@ -318,7 +332,7 @@ func loadValidNode(nameOrPath string, overrides []machines.Override) (*Node, *lo
 // key names it: cl, when not nil, locates that key, and an error reading
 // the file — or a file that is not a node description — names it.
 func loadNode(nameOrPath, dir string, overrides []machines.Override, cl *located) (*Node, *located, error) {
-	data, source, _, err := read(nameOrPath, dir, "node file")
+	data, source, path, err := read(nameOrPath, dir, "node file")
 	if err == nil {
 		err = notNode(nameOrPath, data)
 	}
@@ -333,6 +347,7 @@ func loadNode(nameOrPath, dir string, overrides []machines.Override, cl *located
 	if err != nil {
 		return nil, nil, err
 	}
+	l.file = path
 	if n.Name == "" {
 		n.Name = strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
 	}
@@ -366,6 +381,7 @@ func notNode(name string, data []byte) error {
 // located turns a key path into "file:line" (or the --set that set it) for messages.
 type located struct {
 	source string
+	file   string            // the file read on disk ("": an embedded description)
 	lines  map[string]int    // lower-case dotted path → line
 	set    map[string]string // lower-case dotted path → "--set path=value"
 }

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/davinci-sim/davinci-sim/cluster"
 )
 
 // InputFile is a file a run reads: the program file, a machine file, a
@@ -31,6 +33,13 @@ func InputFiles(f *File, opts Options) []InputFile {
 	add("the program file", f.Path)
 	if ref := machineRef(f, opts); isMachinePath(ref) {
 		add("the machine file", ref)
+	}
+	if name := ClusterMachine(f, opts); name != "" {
+		if topo, err := cluster.LoadSystem(name, opts.Overrides); err == nil {
+			for _, p := range topo.Files() { // (the node file a cluster file names)
+				add("a cluster or node description", p)
+			}
+		}
 	}
 	params, err := decodedParams(f, opts)
 	if err != nil {

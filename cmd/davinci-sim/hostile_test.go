@@ -749,6 +749,27 @@ func TestOutputsNotOverInputs(t *testing.T) {
 			t.Errorf("%s changed", p)
 		}
 	}
+	// An input reached by a link into the -o directory.
+	link := filepath.Join(dir, "a-link.npy")
+	if err := os.Symlink(filepath.Join(in, "A.npy"), link); err == nil {
+		args := append(slices.Clone(small), "--set", "program.inputs.a="+link, "--set", "program.inputs.b="+filepath.Join(in, "B.npy"), "-o", in)
+		if _, code, err := runCLI(t, args...); code != 2 || err == nil || !strings.Contains(err.Error(), "(a link to "+filepath.Join(in, "A.npy")+") there") {
+			t.Errorf("an input linked into -o: exit %d: %v", code, err)
+		}
+	}
+	// A cluster file's node file.
+	csrc, _ := cluster.Source("cloudbrain2")
+	nsrc, _ := cluster.Source("cloudbrain2-node")
+	cfile, nfile := filepath.Join(dir, "c.yaml"), filepath.Join(dir, "n.yaml")
+	os.WriteFile(cfile, []byte(strings.Replace(string(csrc), "node: cloudbrain2-node", "node: n.yaml", 1)), 0o644)
+	os.WriteFile(nfile, nsrc, 0o644)
+	_, code, err := runCLI(t, "run", examplePath("lu-cluster-small.yaml"), "-q", "--numerics", "off", "-m", cfile, "--cpuprofile", nfile)
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "the run reads that file (a cluster or node description: "+nfile) {
+		t.Errorf("--cpuprofile over a cluster's node file: exit %d: %v", code, err)
+	}
+	if got, _ := os.ReadFile(nfile); string(got) != string(nsrc) {
+		t.Error("the node file was replaced")
+	}
 	// An input outside the -o directory: the run writes its arrays.
 	if _, code, err := runCLI(t, append(append(slices.Clone(small), inputs...), "-o", filepath.Join(dir, "out"))...); code != 0 {
 		t.Errorf("inputs from another directory: exit %d: %v", code, err)

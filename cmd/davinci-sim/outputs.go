@@ -94,8 +94,16 @@ func checkNotInputs(f runFlags, inputs []programs.InputFile) error {
 	}
 	if f.out != "" {
 		for _, in := range inputs {
-			if same(f.out, filepath.Dir(in.Path)) {
-				return fmt.Errorf("-o %s: the run reads %s there (%s), and a run replaces the directory's files; give another directory (or copy the input out of it)", f.out, in.Path, in.What)
+			real := in.Path
+			if r, err := filepath.EvalSymlinks(in.Path); err == nil {
+				real = r // (a link to a previous run's out/A.npy)
+			}
+			if same(f.out, filepath.Dir(in.Path)) || same(f.out, filepath.Dir(real)) {
+				what := in.Path
+				if !same(filepath.Dir(in.Path), filepath.Dir(real)) {
+					what = fmt.Sprintf("%s (a link to %s)", in.Path, real)
+				}
+				return fmt.Errorf("-o %s: the run reads %s there (%s), and a run replaces the directory's files; give another directory (or copy the input out of it)", f.out, what, in.What)
 			}
 		}
 	}
