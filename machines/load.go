@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 
@@ -191,6 +192,9 @@ func ReadFile(path, what string) ([]byte, error) {
 	if err := badinput.NotPipe(path); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
+	if data, ok := pipesRead.Load(path); ok {
+		return data.([]byte), nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -214,8 +218,17 @@ func ReadFile(path, what string) ([]byte, error) {
 	if len(data) > MaxFileBytes {
 		return nil, tooLarge
 	}
+	if st, err := f.Stat(); err == nil && st.Mode()&os.ModeNamedPipe != 0 {
+		// An anonymous pipe (-m <(…), /dev/stdin) reads once; a run reads
+		// its machine more than once (is it a cluster description? then
+		// the machine): later reads get what the first read.
+		pipesRead.Store(path, data)
+	}
 	return data, nil
 }
+
+// pipesRead holds what ReadFile read from each anonymous pipe, by path.
+var pipesRead sync.Map
 
 // IsStudy reports whether data is a study file's YAML (a top-level mapping
 // with metrics and vary or points, and no kind; keys case aside): given

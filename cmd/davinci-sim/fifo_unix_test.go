@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
 )
 
@@ -82,8 +83,8 @@ func TestAnonymousPipeInput(t *testing.T) {
 	}
 }
 
-// An anonymous pipe (a shell's <(…)) serves as an assembly file as it does
-// as a program file (named pipes, which wait for a writer, are refused); an
+// An anonymous pipe (a shell's <(…)) serves as a machine and an assembly
+// file as it does as a program file (named pipes, which wait for a writer, are refused); an
 // input array, read twice, is refused saying so (it was "illegal seek").
 func TestAnonymousPipeArraysAndAsm(t *testing.T) {
 	dir := t.TempDir()
@@ -116,6 +117,17 @@ func TestAnonymousPipeArraysAndAsm(t *testing.T) {
 		"--set", "program.inputs.a="+p, "--set", "program.inputs.b="+filepath.Join(dir, "A.npy")); code != 2 || err == nil ||
 		!strings.Contains(err.Error(), p+" is a pipe, not a .npy file: an input array is read twice (its shape is checked first); write it to a file") {
 		t.Errorf("array from a pipe: exit %d: %v", code, err)
+	}
+	// A machine file from a pipe: read once, though a run reads its
+	// machine more than once (it is no cluster description: "missing key
+	// cores" read from the emptied pipe).
+	msrc, err := machines.Source("a100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, code, err := runCLI(t, "run", examplePath("a100-hgemm.yaml"), "-q", "--numerics", "off", "--set", "program.m=128", "--set", "program.n=128", "--set", "program.k=128",
+		"-m", pipe(msrc)); code != 0 {
+		t.Errorf("machine from a pipe: exit %d: %v\n%s", code, err, out)
 	}
 	prog := filepath.Join(dir, "p.yaml")
 	if err := os.WriteFile(prog, []byte("kind: asm\nnumerics: off\nfile: "+pipe([]byte("nop\n"))+"\n"), 0o644); err != nil {
