@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -119,5 +120,18 @@ func TestResumeRefusesValuesNoSweepWrites(t *testing.T) {
 	}
 	if _, err := ReadResults(filepath.Join(dir, ResultsJSONL), s); err != nil {
 		t.Errorf("a failed point's record: %v", err)
+	}
+}
+
+// A metric under the error report (whose MarshalJSON writes its fields as
+// tagged) is checked as a float, as every report float is: "+Inf" and
+// numbers pass, "inf", true or a mapping do not.
+func TestCheckValuesErrorMetrics(t *testing.T) {
+	for raw, ok := range map[string]bool{`1.5`: true, `"+Inf"`: true, `"NaN"`: true, `"inf"`: false, `"Infinity"`: false,
+		`true`: false, `"hello"`: false, `{"a":1}`: false, `[1,2]`: false, `1e999`: false} {
+		rec := &Record{Status: StatusOK, Metrics: map[string]json.RawMessage{"error.bits": json.RawMessage(raw)}}
+		if err := checkValues(rec); (err == nil) != ok {
+			t.Errorf("error.bits %s: %v, want accepted %v", raw, err, ok)
+		}
 	}
 }
