@@ -43,6 +43,8 @@ func TestKeysThatDoNotApplyRefusedAtZero(t *testing.T) {
 		{"kind: emulated-gemm\nmachine: ascend-910a\nscheme: ape-int16\nm: 64\nn: 64\nk: 64\n", []string{"program.split_chunk=0"}, `key "split_chunk": does not apply to emulated-gemm's ape-int16 scheme on ascend-910a`},
 		{"kind: hgemm\nm: 64\nn: 64\nk: 64\n", []string{"program.accumulation=elementwise"}, `key "accumulation": elementwise adds sgemm-cube's three products`},
 		{"kind: lu-fused\nn: 1024\nnb: 256\n", []string{"program.sampling.windows=0"}, `key "sampling.windows": must be ≥ 1`},
+		{"kind: sgemm\nmachine: ascend-910b3\nm: 64\nn: 64\nk: 64\n", []string{"program.split_chunk=64"}, `key "split_chunk": the chunk of sgemm-cube's and hgemm's split pass`},
+		{"kind: igemm\nmachine: ascend-910a\nm: 64\nn: 64\nk: 64\nsplit_chunk: 0\n", nil, `key "split_chunk": the chunk of sgemm-cube's and hgemm's split pass`},
 	} {
 		_, err := buildWith(t, c.text, NumericsOff, nil, c.sets...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
