@@ -208,6 +208,14 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		bad := func(format string, a ...any) error {
 			return f.badKey(fmt.Sprintf("gm[%d]", i), "tensor %s: %s", t.Name, fmt.Sprintf(format, a...))
 		}
+		switch {
+		case t.Init != "npy" && t.File != "":
+			return nil, bad("file %s applies to init: npy (this tensor's init is %s: the file is not read)", t.File, cmp.Or(t.Init, "zero"))
+		case t.Init != "uniform" && (t.Low != 0 || t.High != 0 || t.Seed != 0):
+			return nil, bad("low, high and seed apply to init: uniform (this tensor's init is %s)", cmp.Or(t.Init, "zero"))
+		case t.Init == "npy" && t.File == "":
+			return nil, bad("init npy reads the array in key file (a .npy file): give it")
+		}
 		switch t.Init {
 		case "", "zero", "npy":
 		case "uniform":
@@ -233,12 +241,12 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		n := int64(t.elems())
 		staging := n * (4 + int64(ft.Bytes())) // its float32 values and its bytes
 		if t.Init == "npy" {
-			rows, cols, err := CheckNPYFloat32(f.Resolve(t.File))
+			elems, err := CheckNPYArray(f.Resolve(t.File))
 			if err != nil {
 				return nil, bad("%v", err)
 			}
-			if int64(rows)*int64(cols) != n {
-				return nil, bad("npy file %s has %d elements, shape %v needs %d", t.File, int64(rows)*int64(cols), t.Shape, n)
+			if elems != n {
+				return nil, bad("npy file %s has %d elements, shape %v needs %d", t.File, elems, t.Shape, n)
 			}
 			staging += 8 * n // a float64 file is read whole first
 		}
@@ -377,7 +385,7 @@ func (j *asmJob) tensorBytes(t *Tensor, f fp.Format, n int) ([]byte, error) {
 		}
 		vals = UniformFP32(NewRand(t.Seed, 7), n, t.Low, t.High)
 	case "npy":
-		v, _, _, err := ReadNPYFloat32(j.file.Resolve(t.File))
+		v, err := ReadNPYArray(j.file.Resolve(t.File))
 		if err != nil {
 			return nil, err
 		}

@@ -56,7 +56,7 @@ func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
 // readNPYAsFloat32 is ReadNPYFloat32, also saying whether the file held
 // float64 values (rounded).
 func readNPYAsFloat32(path string) (_ []float32, _, _ int, rounded bool, err error) {
-	v32, v64, rows, cols, err := readNPY(path, true)
+	v32, v64, rows, cols, err := readNPY(path, true, false)
 	if v64 != nil {
 		v32 = make([]float32, len(v64))
 		for i, x := range v64 {
@@ -69,7 +69,7 @@ func readNPYAsFloat32(path string) (_ []float32, _, _ int, rounded bool, err err
 // ReadNPYFloat64 reads a 2-D float64 (or float32, widened exactly) .npy
 // file and returns the data (row-major) and its shape.
 func ReadNPYFloat64(path string) (_ []float64, _, _ int, err error) {
-	v32, v64, rows, cols, err := readNPY(path, true)
+	v32, v64, rows, cols, err := readNPY(path, true, false)
 	if v32 != nil {
 		v64 = make([]float64, len(v32))
 		for i, x := range v32 {
@@ -83,13 +83,36 @@ func ReadNPYFloat64(path string) (_ []float64, _, _ int, err error) {
 // float32 or float64 array whose shape matches its size) without reading
 // the data, and returns the shape.
 func CheckNPYFloat32(path string) (rows, cols int, err error) {
-	_, _, rows, cols, err = readNPY(path, false)
+	_, _, rows, cols, err = readNPY(path, false, false)
 	return rows, cols, err
 }
 
+// ReadNPYArray reads a float32 or float64 .npy array of any shape (an asm
+// tensor's contents: its elements in C order), float64 rounded to float32.
+func ReadNPYArray(path string) ([]float32, error) {
+	v32, v64, _, _, err := readNPY(path, true, true)
+	if v64 != nil {
+		v32 = make([]float32, len(v64))
+		for i, x := range v64 {
+			v32[i] = float32(x)
+		}
+	}
+	return v32, err
+}
+
+// CheckNPYArray checks what ReadNPYArray checks without reading the data,
+// and returns the array's elements.
+func CheckNPYArray(path string) (elems int64, err error) {
+	_, _, rows, cols, err := readNPY(path, false, true)
+	return int64(rows) * int64(cols), err
+}
+
 // readNPY reads a 2-D float32 or float64 .npy file — its data (in the
-// slice of its type) only when withData is set — and its shape.
-func readNPY(path string, withData bool) (_ []float32, _ []float64, _, _ int, err error) {
+// slice of its type) only when withData is set — and its shape; with
+// anyShape an array of any shape of at least one dimension, as rows of
+// its last dimension (rows × cols: its leading dimensions' product, the
+// last one).
+func readNPY(path string, withData, anyShape bool) (_ []float32, _ []float64, _, _ int, err error) {
 	if err := notRegular(path, "a .npy file"); err != nil {
 		return nil, nil, 0, 0, err
 	}
@@ -132,6 +155,16 @@ func readNPY(path string, withData bool) (_ []float32, _ []float64, _, _ int, er
 		// A header numpy would read that the reader misreads (no
 		// trailing comma after the shape: (4, 8) read as [4]).
 		return nil, nil, 0, 0, fmt.Errorf("%s: the header's shape %v is misread here as %v (its layout is not numpy.save's): save the array again with numpy.save", path, want, shape)
+	}
+	if anyShape && len(shape) >= 1 {
+		rows := 1
+		for _, d := range shape[:len(shape)-1] {
+			if d < 0 || d > 1<<40 || rows > (1<<40)/max(d, 1) {
+				return nil, nil, 0, 0, fmt.Errorf("%s: shape %v: more elements than any tensor holds", path, shape)
+			}
+			rows *= d
+		}
+		shape = []int{rows, shape[len(shape)-1]}
 	}
 	if len(shape) != 2 {
 		return nil, nil, 0, 0, fmt.Errorf("%s: expected a 2-D array, got shape %v", path, shape)
