@@ -647,9 +647,17 @@ func resolvePathIn(c *Config, t reflect.Type, path, display string) (reflect.Typ
 			f, ok := field(t, p)
 			if name, _, bracket := strings.Cut(p, "["); !ok && bracket {
 				if lf, isField := field(t, name); isField && deref(lf).Kind() == reflect.Slice {
-					// (pieces[-1], pieces[x], an index past cutIndex's six digits)
+					// (pieces[-1], pieces[x], an index past cutIndex's six
+					// digits; pieces[1.0], split at its dot: shown whole)
+					entry := p
+					if !strings.Contains(p, "]") {
+						rest := strings.Join(parts[i:], ".")
+						if end := strings.Index(rest, "]"); end >= 0 {
+							entry = rest[:end+1]
+						}
+					}
 					return nil, "", fmt.Errorf("key %q: %s is not an entry of %s: an index is a whole number from 0 (the first entry) to 999999",
-						display, clipValue(p), join(here, name))
+						display, clipValue(entry), join(here, name))
 				}
 			}
 			if !ok {

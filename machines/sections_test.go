@@ -200,6 +200,7 @@ func TestSectionListEntries(t *testing.T) {
 		{file, []string{"scheme.pieces[-1].scale=1"}, `key "scheme.pieces[-1].scale": pieces[-1] is not an entry of scheme.pieces: an index is a whole number from 0 (the first entry) to 999999`},
 		{file, []string{"scheme.pieces[1000000]={format: fp16}"}, `pieces[1000000] is not an entry of scheme.pieces`},
 		{file, []string{"scheme.pieces[x].scale=1"}, `pieces[x] is not an entry of scheme.pieces`},
+		{file, []string{"scheme.pieces[1.0].scale=1"}, `pieces[1.0] is not an entry of scheme.pieces`},
 		{"m: 1\n", []string{"m[x]=1"}, `"m[x]"`}, // (not a list: an unknown key)
 		{file, []string{"scheme.pieces[0]={format: fp16, colour: red}"}, `unknown key "scheme.pieces[0].colour"`},
 		{file, []string{"scheme.pieces[0]=fp16"}, `key "scheme.pieces[0]" is a section: it wants a mapping of keys (format, scale), not a value`},
