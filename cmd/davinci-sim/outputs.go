@@ -146,6 +146,9 @@ func checkOutDir(dir string) error {
 			return fmt.Errorf("%s: the directory is not empty and holds no %s (not a previous run's output); give a new or empty directory", what, reportFile)
 		}
 		for _, e := range entries {
+			if e.Type()&fs.ModeSymlink != 0 {
+				return fmt.Errorf("%s: the directory holds %q, a link, which a run would replace with a file of its own; give a new or empty directory", what, e.Name())
+			}
 			if !ownedOutput(e) {
 				return fmt.Errorf("%s: the directory holds %q, which a run does not write; give a new or empty directory", what, e.Name())
 			}
