@@ -48,7 +48,8 @@ func TestConvertValueIntegers(t *testing.T) {
 // and YAML comments print them); --set machine.name= resets the name to
 // the machine's own.
 func TestMachineNameOneLine(t *testing.T) {
-	for _, o := range []Override{{"machine.name", "x\ny"}, {"machine.description", "a\nb: c"}, {"machine.name", "tab\there"}} {
+	for _, o := range []Override{{"machine.name", "x\ny"}, {"machine.description", "a\nb: c"}, {"machine.name", "tab\there"},
+		{"machine.description", "a\u2028b"}, {"machine.description", "a\u202eb"}, {"machine.name", "a\u0085b"}} {
 		_, err := Load("a100", []Override{o})
 		if err == nil || !strings.Contains(err.Error(), "must be one line of text") {
 			t.Errorf("%v: %v", o, err)

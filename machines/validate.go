@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/davinci-sim/davinci-sim/mem"
 )
@@ -154,8 +155,12 @@ func (m *Machine) problems() []problem {
 	for key, v := range map[string]string{"name": m.Name, "description": m.Description} {
 		// (Printed in headers, tables and YAML comments: a line break
 		// there would break them, or forge a key in a printed file.)
-		if i := strings.IndexFunc(v, unicode.IsControl); i >= 0 {
-			add(key, "must be one line of text (got %q at byte %d)", v[i:i+1], i)
+		unprinted := func(r rune) bool { // (control, format, line and paragraph separators)
+			return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+		}
+		if i := strings.IndexFunc(v, unprinted); i >= 0 {
+			r, _ := utf8.DecodeRuneInString(v[i:])
+			add(key, "must be one line of text (got %q at byte %d)", string(r), i)
 		}
 	}
 	ps = append(ps, m.Power.problems(m.Geometry())...)

@@ -1020,3 +1020,19 @@ func TestErrorTextOneLine(t *testing.T) {
 		t.Errorf("a failure's text changed: %q", errorText(failure, 1))
 	}
 }
+
+// An error line shows the control and format characters of the input it
+// quotes escaped (a terminal would act on an escape sequence), keeping
+// its own line breaks' joins and printable text as they are.
+func TestErrorTextVisible(t *testing.T) {
+	for in, want := range map[string]string{
+		"--set machine.description=a\x1b[31mred: bad": `--set machine.description=a\x1b[31mred: bad`,
+		"-m a100\x1b[2J: unknown":                     `-m a100\x1b[2J: unknown`,
+		"a\u2028b \u202e c\u0085d":                    `a\u2028b \u202e c\u0085d`,
+		"two\nlines, ünïcode, tab\there":              "two; lines, ünïcode, tab\there",
+	} {
+		if got := errorText(errors.New(in), 2); got != want {
+			t.Errorf("errorText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

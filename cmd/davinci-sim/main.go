@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
+	"unicode"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 )
@@ -121,7 +123,32 @@ func errorText(err error, code int) string {
 	if code == 2 {
 		msg = oneLine(msg)
 	}
-	return clipLines(msg)
+	return clipLines(visible(msg))
+}
+
+// visible escapes the control and format characters of msg but its line
+// breaks and tabs (Go's \x1b, \u2028 forms): a message quotes the input
+// it refuses, and a terminal would act on an escape sequence there (a
+// --set value that clears the screen or colours the rest of the line).
+func visible(msg string) string {
+	if !strings.ContainsFunc(msg, hidden) {
+		return msg
+	}
+	var b strings.Builder
+	for _, r := range msg {
+		if hidden(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// hidden reports whether r is a character visible would escape.
+func hidden(r rune) bool {
+	return r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029')
 }
 
 // oneLine joins msg's lines with "; ", leaving out empty ones, and
