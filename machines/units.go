@@ -117,6 +117,9 @@ func isDecimal(t string) bool {
 // fractional number is accepted when the result is a whole number of bytes
 // ("1.5MiB").
 func ParseSize(s string) (Size, error) {
+	if i, ok := yamlInteger(s); ok {
+		return Size(i), nil
+	}
 	num, factor, err := splitUnit(s, sizeUnits)
 	if err != nil {
 		return 0, fmt.Errorf("bad size: %w; e.g. 512KiB, 1MiB, 1048576", err)
@@ -169,7 +172,23 @@ func (s Size) String() string {
 
 // parseScaled parses a non-negative decimal number with a unit factor into
 // a float64 that is the correctly rounded value of number × factor.
+// yamlInteger reads s, a value without a unit that is not a plain
+// decimal, as a file's YAML gives an integer (0x100000, 0o777, 1_048_576),
+// where it is one ≥ 0; false for anything else (a unit, a decimal, which
+// the units' parsers read).
+func yamlInteger(s string) (int64, bool) {
+	t := strings.TrimSpace(s)
+	if t == "" || isDecimal(t) || strings.ContainsAny(t, ".eE") && !strings.HasPrefix(strings.ToLower(t), "0x") {
+		return 0, false
+	}
+	i, ok := parseInteger(t, 64)
+	return i, ok && i >= 0
+}
+
 func parseScaled(s string, units []unit, what, example string) (float64, error) {
+	if i, ok := yamlInteger(s); ok {
+		return float64(i), nil
+	}
 	num, factor, err := splitUnit(s, units)
 	if err != nil {
 		return 0, fmt.Errorf("bad %s: %w; e.g. %s", what, err, example)

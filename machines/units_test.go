@@ -28,6 +28,8 @@ func TestParseSize(t *testing.T) {
 		{"1e3", 1000},
 		{"0", 0},
 		{"0.5KiB", 512},
+		// A file's YAML integers, as --set gives them too.
+		{"0x10", 16}, {"0x100000", 1 << 20}, {"1_048_576", 1 << 20}, {"0o20", 16},
 	}
 	for _, c := range good {
 		got, err := ParseSize(c.in)
@@ -43,7 +45,8 @@ func TestParseSize(t *testing.T) {
 		{"-1KiB", "not a number"},
 		{"1XB", "not a number"},
 		{"1 MiB MiB", "not a number"},
-		{"0x10", "not a number"},
+		{"-0x10", "not a number"},
+		{"0x1p4", "not a number"},
 		{"1e9999GiB", "not a number"}, // exponent too long
 		{"9e18GiB", "too large"},
 		{"1e-3", "whole number"},
