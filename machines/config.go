@@ -916,6 +916,10 @@ func ConvertValue(t reflect.Type, s string) (any, error) {
 	return v, nil
 }
 
+// ParseInteger reads s as an integer key takes it from a file's YAML or a
+// --set (parseInteger: 0x40, 0o100, 0b…, 1_000, a whole 1e3 or 64.0).
+func ParseInteger(s string) (int64, bool) { return parseInteger(strings.TrimSpace(s), 64) }
+
 // parseInteger parses an integer value of a --set as a file's YAML gives
 // one to an integer key: decimal (a leading zero stays decimal: 032 is 32,
 // where a file refuses it), 0x hexadecimal, 0o octal, 0b binary, digits

@@ -674,6 +674,9 @@ func canonicalValue(v string) string {
 	if i, err := strconv.ParseInt(v, 10, 64); err == nil && strings.Trim(v, "+-0123456789") == "" {
 		return strconv.FormatInt(i, 10)
 	}
+	if i, ok := machines.ParseInteger(v); ok { // (0x40, 1_000, 64.0: an integer key's value as 64 is)
+		return strconv.FormatInt(i, 10)
+	}
 	for _, k := range rangeKinds[1:] { // (not plain numbers: 1e3 is no integer key's value)
 		if x, ok := k.parse(v); ok {
 			return k.name + ":" + x.RatString()

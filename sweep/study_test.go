@@ -169,6 +169,8 @@ func TestParseStudyErrors(t *testing.T) {
 		{base + "vary: {program.m: []}", `s.yaml:3: key "vary.program.m": empty list`},
 		{base + "vary: {program.m: [1, 1]}", `listed twice`},
 		{base + "vary: {program.m: [032, 32]}", `value "32" listed twice (as "032": one value)`},
+		{base + "vary: {program.m: [0x40, 64]}", `value "64" listed twice (as "0x40": one value)`},
+		{base + "vary: {program.m: [64.0, 1_000, 64]}", `value "64" listed twice (as "64.0": one value)`},
 		{base + "vary: {machine.core.buffers.L1: [1MiB, 512KiB, 1024KiB]}", `value "1024KiB" listed twice (as "1MiB": one value)`},
 		{base + "points: [{program.m: 032}, {program.m: 32}]", `repeats points[0]`},
 		{base + "vary: {program.m: 1..}", `want START..END`},
