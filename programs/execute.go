@@ -282,6 +282,17 @@ func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
+	defer func() { // what a timing-only run does not use, said (a study may give it to every point)
+		if res == nil || res.Report == nil || res.Report.Program["numerics"] != NumericsOff {
+			return
+		}
+		if _, auto := res.Report.Program["auto"]; opts.Seed != nil && !auto { // (scheme auto's accuracy sample is drawn)
+			res.Report.Notes = append(res.Report.Notes, fmt.Sprintf("--seed %d: not used (numerics off draws no inputs)", *opts.Seed))
+		}
+		if f.keyGiven("sample_tiles") {
+			res.Report.Notes = append(res.Report.Notes, "sample_tiles applies to numerics sampled: not used (numerics off computes no tile)")
+		}
+	}()
 	if noBatch != "" {
 		opts.KBatch = 1
 		defer func() {

@@ -122,3 +122,27 @@ func TestEmulatedGMNeedWhole(t *testing.T) {
 		t.Errorf("gm.capacity 327680: %v", err)
 	}
 }
+
+// A timing-only run names the --seed and sample_tiles it does not use —
+// but for scheme auto, whose accuracy sample the seed draws.
+func TestTimingOnlyUnusedNotes(t *testing.T) {
+	seed := int64(3)
+	res, err := buildWith(t, "kind: hgemm\nmachine: a100\nm: 128\nn: 128\nk: 128\nsample_tiles: 4\n", NumericsOff, &seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--seed 3: not used (numerics off draws no inputs)", "sample_tiles applies to numerics sampled: not used (numerics off computes no tile)"} {
+		if !slices.Contains(res.Report.Notes, want) {
+			t.Errorf("no note %q in %q", want, res.Report.Notes)
+		}
+	}
+	res, err = buildWith(t, "kind: emulated-gemm\nmachine: a100\nscheme: auto\nm: 128\nn: 128\nk: 128\n", NumericsOff, &seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range res.Report.Notes {
+		if strings.HasPrefix(n, "--seed") {
+			t.Errorf("scheme auto: %q", n)
+		}
+	}
+}
