@@ -130,7 +130,10 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 		return badInput(fmt.Errorf("--point-timeout %v: must be ≥ 0 (0 = no limit)", f.pointTimeout))
 	}
 	budget, err := machines.ParseSize(f.maxMemory)
-	if err != nil || budget < 1<<20 || budget > maxSweepMemory {
+	if err != nil {
+		return badInput(fmt.Errorf("--max-memory: %v", err)) // (what is wrong with the size: a lowercase b, a unit)
+	}
+	if budget < 1<<20 || budget > maxSweepMemory {
 		return badInput(fmt.Errorf("--max-memory %q: must be a size in 1MiB..%dTiB (the host memory the points running at once may hold together), e.g. 64GiB", f.maxMemory, maxSweepMemory>>40))
 	}
 	ctx, stop := interruptible(context.Background())
