@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -144,5 +145,35 @@ func TestTimingOnlyUnusedNotes(t *testing.T) {
 		if strings.HasPrefix(n, "--seed") {
 			t.Errorf("scheme auto: %q", n)
 		}
+	}
+}
+
+// The note on NaN inputs says C may be finite where a conversion saturates
+// them — as Ascend's hgemm does (NaN → 0): it said the elements of C they
+// reach are NaN.
+func TestNaNInputsNoteSaturation(t *testing.T) {
+	dir := t.TempDir()
+	a := make([]float32, 64*64)
+	for i := range a {
+		a[i] = float32(math.NaN())
+	}
+	b := make([]float32, 64*64)
+	for i := range b {
+		b[i] = 1
+	}
+	if _, err := WriteOutputs(dir, []Output{{Name: "A", F32: a, Shape: []int{64, 64}}, {Name: "B", F32: b, Shape: []int{64, 64}}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := buildWith(t, "kind: hgemm\nm: 64\nn: 64\nk: 64\ninputs: {a: "+dir+"/A.npy, b: "+dir+"/B.npy}\n", NumericsFull, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Report.Notes, func(n string) bool {
+		return strings.Contains(n, "holds 4096 NaN") && strings.Contains(n, "or finite where a conversion to the pieces saturates them (NaN → 0")
+	}) {
+		t.Errorf("notes %q", res.Report.Notes)
+	}
+	if res.Report.Error == nil || res.Report.Error.NonFinite != 0 {
+		t.Errorf("Ascend's hgemm saturates: error %+v", res.Report.Error)
 	}
 }
