@@ -63,11 +63,24 @@ type goldenOperands struct {
 // products every k-block instead).
 func (pl *gemmPlan) goldenTile(model cube.Model, ops *goldenOperands, i, j int) ([]float32, error) {
 	rows, cols := pl.rows(i), pl.cols(j)
+	var a16, b16 []uint16 // the k-block's operands, reused from product to product
+	var a32, b32 []uint32
+	grow := func(buf []uint16, n int) []uint16 {
+		if cap(buf) < n {
+			return make([]uint16, n)
+		}
+		return buf[:n] // (every element written before the product reads it)
+	}
 	product := func(ps *gemmPass, pr [2]int, kb int, c []float32, init bool) error {
 		depth := pl.depth(kb)
 		if pl.v.native {
-			a := make([]uint32, rows*depth)
-			b := make([]uint32, depth*cols)
+			if cap(a32) < rows*depth {
+				a32 = make([]uint32, rows*depth)
+			}
+			if cap(b32) < depth*cols {
+				b32 = make([]uint32, depth*cols)
+			}
+			a, b := a32[:rows*depth], b32[:depth*cols]
 			for r := 0; r < rows; r++ {
 				copy(a[r*depth:(r+1)*depth], ops.a32[(i*pl.bm+r)*pl.p.K+kb*pl.bk:])
 			}
@@ -77,8 +90,8 @@ func (pl *gemmPlan) goldenTile(model cube.Model, ops *goldenOperands, i, j int) 
 			cb := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(c))), len(c))
 			return model.MMAD(fp.FP32, fp.FP32, rows, depth, cols, a, cube.RowMajor, b, cube.RowMajor, cb, cube.RowMajor, init)
 		}
-		a := make([]uint16, rows*depth)
-		b := make([]uint16, depth*cols)
+		a16, b16 = grow(a16, rows*depth), grow(b16, depth*cols)
+		a, b := a16, b16
 		A, B := ops.pa[ps.aPieces[pr[0]]], ops.pb[ps.bPieces[pr[1]]]
 		for r := 0; r < rows; r++ {
 			copy(a[r*depth:(r+1)*depth], A[(i*pl.bm+r)*pl.p.K+kb*pl.bk:])
