@@ -345,25 +345,40 @@ func Source(path string) ([]byte, error) {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		rel := strings.TrimPrefix(filepath.ToSlash(filepath.Clean(path)), "programs/") // (./programs/examples/x.yaml too)
-		if b, e2 := Examples.ReadFile(rel); e2 == nil {
+		if b, ok := Example(path); ok {
 			return b, nil
 		}
-		return nil, fmt.Errorf("%w%s", err, exampleHint(path))
+		if name := ExampleNamed(path); name != "" {
+			return nil, fmt.Errorf("%w (the built-in example of that name is %s)", err, name)
+		}
+		return nil, fmt.Errorf("%w (davinci-sim programs lists the program kinds and their built-in examples)", err)
 	}
 	return data, nil
 }
 
-// exampleHint is a note for a program file path that names no file: the
-// built-in example of that name, where there is one ("programs/examples/"
-// + its name: the name alone is a file of the current directory), else
-// where the examples are listed.
-func exampleHint(path string) string {
-	base := filepath.Base(path)
-	if _, err := Examples.ReadFile("examples/" + base); err == nil && strings.HasSuffix(base, ".yaml") {
-		return fmt.Sprintf(" (the built-in example of that name is programs/examples/%s)", base)
+// Example returns the text of the example built into the binary that a
+// program path names — programs/examples/NAME.yaml or examples/NAME.yaml,
+// in any spelling (./programs/examples/NAME.yaml) — and whether it names
+// one.
+func Example(path string) ([]byte, bool) {
+	rel := strings.TrimPrefix(filepath.ToSlash(filepath.Clean(path)), "programs/")
+	if !strings.HasPrefix(rel, "examples/") {
+		return nil, false
 	}
-	return " (davinci-sim programs lists the program kinds and their built-in examples)"
+	b, err := Examples.ReadFile(rel)
+	return b, err == nil
+}
+
+// ExampleNamed returns the built-in example whose file name path has
+// ("programs/examples/hgemm.yaml" for hgemm.yaml or
+// ../programs/examples/hgemm.yaml), or "": for the refusal of a path that
+// names no file.
+func ExampleNamed(path string) string {
+	base := filepath.Base(path)
+	if _, ok := Example("examples/" + base); !ok || !strings.HasSuffix(base, ".yaml") {
+		return ""
+	}
+	return "programs/examples/" + base
 }
 
 // Parse parses program YAML text; path names it in messages and dir

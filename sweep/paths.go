@@ -167,7 +167,7 @@ func absPath(path string) string {
 func programSource(path, written string) ([]byte, error) {
 	data, err := machines.ReadFile(path, "program file")
 	if err != nil && errors.Is(err, fs.ErrNotExist) {
-		if b, ok := example(written); ok {
+		if b, ok := programs.Example(written); ok {
 			return b, nil
 		}
 	}
@@ -184,24 +184,10 @@ func readProgram(path, written string) (*programs.File, error) {
 		return nil, err
 	}
 	name := path
-	if _, ok := example(written); ok && !fileThere(path) {
+	if _, ok := programs.Example(written); ok && !fileThere(path) {
 		name = written
 	}
 	return programs.Parse(name, filepath.Dir(path), data)
-}
-
-// example returns the text of the example built into the binary that a
-// study's program value written names, if it names one.
-func example(written string) ([]byte, bool) {
-	if written == "" || filepath.IsAbs(written) {
-		return nil, false
-	}
-	name := strings.TrimPrefix(filepath.ToSlash(filepath.Clean(written)), "programs/") // (./programs/examples/x.yaml too)
-	if !strings.HasPrefix(name, "examples/") {
-		return nil, false
-	}
-	b, err := programs.Examples.ReadFile(name)
-	return b, err == nil
 }
 
 // fileThere reports whether something is at path (a file that cannot be
@@ -217,12 +203,8 @@ func fileThere(path string) bool {
 // hgemm.yaml: relative to the study's folder, not that example's name),
 // "" where none has it.
 func exampleNamed(written string, err error) string {
-	if !errors.Is(err, fs.ErrNotExist) || !strings.HasSuffix(written, ".yaml") {
+	if !errors.Is(err, fs.ErrNotExist) {
 		return ""
 	}
-	name := "examples/" + filepath.Base(written)
-	if _, ok := example(name); !ok {
-		return ""
-	}
-	return "programs/" + name
+	return programs.ExampleNamed(written)
 }

@@ -442,7 +442,7 @@ func (s *Study) Overrides(p Point) []machines.Override {
 func (s *Study) ProgramOf(p Point) (program, machine string) {
 	program, machine = s.written(p)
 	path := resolveFile(s.Dir, program)
-	if _, ok := example(program); ok && !fileThere(path) {
+	if _, ok := programs.Example(program); ok && !fileThere(path) {
 		path = program
 	}
 	return path, resolveMachine(s.Dir, machine)
