@@ -3,6 +3,7 @@ package cube
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -219,12 +220,22 @@ type gzLines struct {
 }
 
 // refuse returns err, a refusal of a line, or the stream's error where the
-// stream broke (the line is then what the break left of it).
+// stream is broken — read to its end first, so that a corrupt byte whose
+// line parsed wrong is found by the checksum — (the line is then what the
+// break left of it).
 func (g *gzLines) refuse(err error) error {
+	if g.z.err == nil {
+		io.Copy(io.Discard, g.z) // (an error path: the rest is not parsed)
+	}
 	if g.z.err != nil {
-		return fmt.Errorf("cube: vectors: %s: truncated or corrupt gzip stream: %w", g.path, g.z.err)
+		return g.broken(g.z.err)
 	}
 	return err
+}
+
+// broken is the refusal of the file's gzip stream, cut short or corrupt.
+func (g *gzLines) broken(err error) error {
+	return fmt.Errorf("cube: vectors: %s: truncated or corrupt gzip stream: %w", g.path, err)
 }
 
 func openGz(path string) (io.ReadCloser, *gzLines, error) {
@@ -238,7 +249,13 @@ func openGz(path string) (io.ReadCloser, *gzLines, error) {
 	z, err := gzip.NewReader(f)
 	if err != nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("cube: vectors: %s: %w", path, err)
+		if errors.Is(err, io.EOF) {
+			return nil, nil, fmt.Errorf("cube: vectors: %s: empty file, not a gzip stream", path)
+		}
+		if errors.Is(err, gzip.ErrHeader) {
+			return nil, nil, fmt.Errorf("cube: vectors: %s: not a gzip stream (%w)", path, err)
+		}
+		return nil, nil, fmt.Errorf("cube: vectors: %s: truncated or corrupt gzip stream: %w", path, err) // (cut in its header)
 	}
 	zs := &streamErr{r: z}
 	sc := bufio.NewScanner(zs)
@@ -279,7 +296,7 @@ func readHexRows(path string, in fp.Format) ([][]uint32, error) {
 		rows = append(rows, row)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("cube: vectors: %s: %w", path, err)
+		return nil, sc.broken(err)
 	}
 	return rows, nil
 }
@@ -307,7 +324,7 @@ func readBinLines(path string) ([]uint32, error) {
 		out = append(out, uint32(x))
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("cube: vectors: %s: %w", path, err)
+		return nil, sc.broken(err)
 	}
 	return out, nil
 }
