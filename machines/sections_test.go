@@ -28,23 +28,10 @@ type sectionParams struct {
 // file, line and key (or the --set that gave it), a list refused, a name
 // left a string.
 func TestDecodeStrictSections(t *testing.T) {
-	sections := map[string]reflect.Type{"scheme": reflect.TypeFor[sectionScheme]()}
 	decode := func(src string, sets ...string) (sectionParams, error) {
 		t.Helper()
-		c, err := ReadYAML("prog.yaml", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var p sectionParams
-		os, err := ParseOverrides(sets)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.SetSections(sections)
-		if err := ApplyOverrides(c, &p, "", os); err != nil {
-			return p, err
-		}
-		return p, DecodeStrict(c, &p)
+		p, _, err := decodeSections(t, src, nil, sets...)
+		return p, err
 	}
 	p, err := decode("m: 1\nscheme: ootomo\n")
 	if err != nil || p.Scheme != "ootomo" {
@@ -141,21 +128,7 @@ func TestSectionListEntries(t *testing.T) {
 	}}
 	decode := func(src string, sets ...string) (sectionParams, *Config, error) {
 		t.Helper()
-		c, err := ReadYAML("prog.yaml", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var p sectionParams
-		os, err := ParseOverrides(sets)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.SetSections(map[string]reflect.Type{"scheme": reflect.TypeFor[sectionScheme]()})
-		c.SetSectionPresets(presets)
-		if err := ApplyOverrides(c, &p, "", os); err != nil {
-			return p, c, err
-		}
-		return p, c, DecodeStrict(c, &p)
+		return decodeSections(t, src, presets, sets...)
 	}
 	two := func(s0, s1 int) []sectionPiece {
 		return []sectionPiece{{Format: "fp16", Scale: s0}, {Format: "fp16", Scale: s1}}
@@ -210,4 +183,28 @@ func TestSectionListEntries(t *testing.T) {
 			t.Errorf("%q %v: got %v, want %q", c.src, c.sets, err, c.want)
 		}
 	}
+}
+
+// decodeSections reads src as prog.yaml whose key scheme takes a name or a
+// section (sectionScheme; presets give a name's lists, nil none), applies
+// the --set values sets and decodes it strictly.
+func decodeSections(t *testing.T, src string, presets map[string]func(string) (map[string]any, bool), sets ...string) (sectionParams, *Config, error) {
+	t.Helper()
+	c, err := ReadYAML("prog.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p sectionParams
+	os, err := ParseOverrides(sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetSections(map[string]reflect.Type{"scheme": reflect.TypeFor[sectionScheme]()})
+	if presets != nil {
+		c.SetSectionPresets(presets)
+	}
+	if err := ApplyOverrides(c, &p, "", os); err != nil {
+		return p, c, err
+	}
+	return p, c, DecodeStrict(c, &p)
 }
