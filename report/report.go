@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/davinci-sim/davinci-sim/accuracy"
 	"io"
 	"reflect"
 	"slices"
@@ -217,24 +216,6 @@ type ErrorReport struct {
 	// or NaN (an overflow); an element equal to the reference, the same
 	// infinity included, has no error.
 	NonFinite int64 `json:"non_finite,omitempty"`
-}
-
-// MarshalJSON writes e with non-finite metrics as strings ("+Inf", "NaN";
-// accuracy.JSONFloat).
-func (e ErrorReport) MarshalJSON() ([]byte, error) {
-	type plain struct {
-		Reference string             `json:"reference"`
-		RelFro    accuracy.JSONFloat `json:"rel_fro"`
-		MaxRel    accuracy.JSONFloat `json:"max_rel"`
-		MRED      accuracy.JSONFloat `json:"mred"`
-		MaxErr    accuracy.JSONFloat `json:"max_err"`
-		Bits      accuracy.JSONFloat `json:"bits"`
-		Elements  int64              `json:"elements"`
-		Sampled   bool               `json:"sampled,omitempty"`
-		NonFinite int64              `json:"non_finite,omitempty"`
-	}
-	return json.Marshal(plain{e.Reference, accuracy.JSONFloat(e.RelFro), accuracy.JSONFloat(e.MaxRel), accuracy.JSONFloat(e.MRED), accuracy.JSONFloat(e.MaxErr),
-		accuracy.JSONFloat(e.Bits), e.Elements, e.Sampled, e.NonFinite})
 }
 
 // SimReport describes the simulation itself.

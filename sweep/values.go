@@ -166,9 +166,6 @@ func writesItself(t reflect.Type) bool {
 	if k := t.Kind(); k == reflect.Float32 || k == reflect.Float64 {
 		return false
 	}
-	if t == reflect.TypeFor[report.ErrorReport]() {
-		return false // (its fields as tagged, its floats non-finite-safe: a float's form)
-	}
 	p := reflect.PointerTo(t)
 	return t.Implements(jsonMarshaler) || p.Implements(jsonMarshaler) || t.Implements(textMarshaler) || p.Implements(textMarshaler)
 }
