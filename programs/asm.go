@@ -108,6 +108,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	o.apply(&p.Numerics, nil)
 	j := &asmJob{p: p, file: f, mode: arch.Functional}
+	host := hostBound{o.maxHostBytes()}
 	switch p.Numerics {
 	case "", NumericsFull:
 	case NumericsOff:
@@ -194,15 +195,15 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		if t.Addr < 0 || t.Addr > gmCap-size {
 			return nil, bad("addr %#x: the tensor's %d bytes must lie in GM (gm.capacity %d bytes)", t.Addr, size, gmCap)
 		}
-		if total += size; total > maxHostBytes {
-			return nil, bad("the gm tensors total more than %d GiB", maxHostBytes>>30)
+		if total += size; total > host.bound() {
+			return nil, bad("the gm tensors total more than the host memory the run may take (%s, --max-memory)", gib(host.bound()))
 		}
 		spans = append(spans, tensorSpan{i, t.Addr, t.Addr + size})
 	}
 	if err := checkGMTensors(f.Path, p.GM, spans); err != nil {
 		return nil, err
 	}
-	j.budget = asmBudget{gmCap: gmCap, last: [4]int64{-1}}
+	j.budget = asmBudget{gmCap: gmCap, host: host, last: [4]int64{-1}}
 	for i := range p.GM {
 		t := &p.GM[i]
 		bad := func(format string, a ...any) error {
@@ -277,7 +278,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 			j.budget.fixed += int64(t.elems()) * int64(ft.Bytes()) // read back into an array of its type
 		}
 	}
-	if j.mode == arch.Functional && j.budget.hostBytes() > maxHostBytes {
+	if j.mode == arch.Functional && j.budget.hostBytes() > j.budget.host.bound() {
 		return nil, j.budget.overMemory(f.Path, "")
 	}
 	return j, nil
@@ -426,7 +427,7 @@ func (j *asmJob) Outputs() []Output { return j.outs }
 // errors before the run (stopping when the run's context is done) and to
 // refuse streams longer than isa.MaxStreamInstrs all together. With
 // full numerics that expansion also finds what the data will cost the
-// host, refusing a program past maxAsmWork or maxHostBytes before any data
+// host, refusing a program past maxAsmWork or the run's host memory before any data
 // exist; then the gm tensors are made and written into the chip's GM one
 // by one.
 func (j *asmJob) Prepare(chip *arch.Chip) error {

@@ -11,7 +11,7 @@ import (
 // the multiply-adds of its mmads plus the bytes its copies, loads, L0C
 // copies and vector ops write, over all its cores. 2^40 is about a
 // 10000³ GEMM's multiply-adds (the gemm kinds refuse full numerics not far
-// above, at 8 GiB of host memory): minutes to hours of computing here — an
+// above, at 18 GiB of host memory on this 24 GiB box): minutes to hours of computing here — an
 // mmad costs the host some 0.2 ns a multiply-add, an MTE1 load 3 ns a
 // byte, a vector op 7 ns a byte (2026-11, this 2-core box).
 const maxAsmWork = 1 << 40
@@ -26,21 +26,22 @@ type asmBudget struct {
 	fixed int64 // bytes of outputs and staging
 	pages pageSet
 	gmCap int64
-	last  [4]int64 // the last write's place (a loop writing one tile again and again marks it once)
+	host  hostBound // the run's bound on its host memory
+	last  [4]int64  // the last write's place (a loop writing one tile again and again marks it once)
 }
 
 // hostBytes returns the host memory full numerics takes.
 func (b *asmBudget) hostBytes() int64 { return b.fixed + b.pages.n*mem.PageSize }
 
 // overMemory is the error of a program whose full numerics need more
-// than maxHostBytes of host memory (at: the instruction that passed it,
+// host memory than the run may take (at: the instruction that passed it,
 // or "").
 func (b *asmBudget) overMemory(path, at string) error {
 	if at != "" {
 		at = ", passed at " + at
 	}
-	return keyError(path, "numerics", "full numerics needs more than %d GiB of host memory (the GM pages that the gm tensors and the program's writes touch: %d MiB%s; the outputs and the largest tensor's staging: %d MiB); use numerics off",
-		maxHostBytes>>30, b.pages.n*mem.PageSize>>20, at, b.fixed>>20)
+	return keyError(path, "numerics", "full numerics needs more host memory than the run may take (%s, --max-memory): the GM pages that the gm tensors and the program's writes touch, %d MiB%s, the outputs and the largest tensor's staging, %d MiB; use numerics off",
+		gib(b.host.bound()), b.pages.n*mem.PageSize>>20, at, b.fixed>>20)
 }
 
 // markWrite counts the pages a GM write touches: rows of rowBytes
@@ -57,7 +58,7 @@ func (b *asmBudget) markWrite(addr, rows, stride, rowBytes int64) {
 		b.markGM(addr, satEnd(addr, rows-1, stride, rowBytes))
 		return
 	}
-	for k := int64(0); k < rows && b.hostBytes() <= maxHostBytes; k++ {
+	for k := int64(0); k < rows && b.hostBytes() <= b.host.bound(); k++ {
 		a := satEnd(addr, k, stride, 0)
 		b.markGM(a, satEnd(a, 0, 0, rowBytes))
 	}
@@ -71,7 +72,7 @@ func (b *asmBudget) markGM(from, to int64) {
 		return
 	}
 	p0, p1 := from/mem.PageSize, (to-1)/mem.PageSize
-	if p1-p0 >= maxHostBytes/mem.PageSize {
+	if p1-p0 >= b.host.bound()/mem.PageSize {
 		b.pages.n += p1 - p0 + 1 // past the bound anyway: not worth marking
 		return
 	}
@@ -99,7 +100,7 @@ func (b *asmBudget) add(in *isa.Instr, repeatBytes int) bool {
 	case isa.OpVector:
 		b.work += float64(float64(max(in.Repeat, 1)) * float64(repeatBytes))
 	}
-	return b.work <= maxAsmWork && b.hostBytes() <= maxHostBytes
+	return b.work <= maxAsmWork && b.hostBytes() <= b.host.bound()
 }
 
 // satEnd returns addr + rows·stride + last for addr, rows, stride, last

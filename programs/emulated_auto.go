@@ -644,8 +644,8 @@ func readAutoInputs(f *File, p *GEMMParams, sm, sn int) (*autoInputs, error) {
 		return nil, err
 	}
 	// Read as float64 and rounded, 12 bytes an element at the peak.
-	if elems := float64(float64(p.M)*float64(p.K)) + float64(float64(p.K)*float64(p.N)); elems*12 > maxHostBytes {
-		return nil, f.badKey("inputs.a", "scheme auto reads the inputs whole for their range and sample: %d×%d and %d×%d elements need more than 8 GiB of host memory; name a scheme", p.M, p.K, p.K, p.N)
+	if need := float64(float64(float64(p.M)*float64(p.K))+float64(float64(p.K)*float64(p.N)))*12 + runHostBytes; p.host.exceeds(need) {
+		return nil, f.badKey("inputs.a", "scheme auto reads the inputs whole for their range and sample: %d×%d and %d×%d elements need %s; name a scheme", p.M, p.K, p.K, p.N, p.host.over(need))
 	}
 	a, b, notes, err := gemmInputs(f, p)
 	if err != nil {

@@ -147,7 +147,9 @@ func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedPara
 	if key := p.Inputs.rangeGiven(); key != "" {
 		return nil, bad(key, "ape-int16 draws its INT16 inputs uniformly over [−32768, 32767] (inputs.seed); the FP32 schemes' input range does not apply")
 	}
-	if err := p.checkHostMemory(f.Path, 40); err != nil {
+	// Peak RSS per element of A, B and C, numerics full: a100 45 at 2048³
+	// (2026-12).
+	if err := p.checkHostMemory(f.Path, 48); err != nil {
 		return nil, err
 	}
 	j := &int16Job{file: f.Path, p: p, tg: tg}

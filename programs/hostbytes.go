@@ -13,9 +13,10 @@ import (
 //
 // The estimate follows the builds' own computations (asmBudget,
 // checkHostMemory) with bytes per element measured by peak RSS (2026-12,
-// this 2-CPU box): hgemm on ascend-910a with numerics full 30–42 bytes per
-// element of A, B and C at 1024³–4096³ (checkHostMemory bounds it at 16),
-// a100 hgemm 20–28, sgemm-cube 13; sampled hgemm 8192³ 6.3 per element of
+// this 2-CPU box), taking for each kind the largest of its builds'
+// figures: with numerics full ascend-910a hgemm 25 bytes per element of A,
+// B and C and sgemm-cube 45 at 2048³ (beyond the run's 48 MiB), a100 hgemm
+// 27, emulated-gemm markidis 48 and bf16x9 52; sampled hgemm 8192³ 6.3 per element of
 // A and B; lu-fused full 36 per element of the n×n matrix at n = 4096; an
 // asm program with three 512 MiB FP32 tensors, read back, 3.0 GiB (its
 // budget's estimate 4 GiB); any run with numerics off 25–40 MiB.
@@ -58,9 +59,11 @@ const (
 	// the chip model, the program's streams (numerics off: 25–40 MiB).
 	runHostBytes = 48 << 20
 	// gemmBytesPerElem is a GEMM's host bytes per element of A, B and C
-	// with numerics full (measured up to 42 on DaVinci, 28 on GPUs); the
-	// kinds of several products or slices take more (gemmKindBytes).
-	gemmBytesPerElem = 44
+	// with numerics full (the largest of the single-run checks' figures,
+	// checkHostMemory's callers: measured up to 45 on DaVinci, sgemm-cube,
+	// 27 on GPUs); the kinds of several products or slices take more
+	// (gemmKindBytes).
+	gemmBytesPerElem = 48
 	// luBytesPerElem is lu-fused's and lu-gemm's host bytes per element of
 	// the n×n matrix with numerics full or sampled (measured 36).
 	luBytesPerElem = 40

@@ -81,6 +81,10 @@ type Options struct {
 	// CTA as one (timing only; --k-batch, gpuGEMMPlan.batchKSteps; at
 	// most MaxKBatch).
 	KBatch int
+	// MaxHostBytes bounds the host memory a run's data may take, by the
+	// program's estimate before anything large is allocated (--max-memory);
+	// 0 takes DefaultMaxHostBytes.
+	MaxHostBytes int64
 	// given, where set, are the inputs of a run scheme auto makes to
 	// measure a candidate's accuracy on its sample of .npy inputs
 	// (File.given; runAgain).
@@ -115,6 +119,7 @@ func (o Options) applyGEMM(p *GEMMParams) {
 	o.apply(&p.Numerics, &p.Inputs.Seed)
 	p.kBatch = o.KBatch
 	p.seedFlag = o.Seed != nil
+	p.host.limit = o.maxHostBytes()
 }
 
 // Output is a named result array, written as NAME.npy with -o.

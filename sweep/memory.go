@@ -8,22 +8,18 @@ import (
 )
 
 // The points a sweep runs at once hold their host memory together: each
-// run may take up to the single-run bound (programs refuses numerics past
-// 8 GiB), and -j defaults to every CPU, so two large points at once could
-// exhaust the machine (Go's "fatal error: out of memory"). Points are
-// therefore admitted, in index order, while the host memory estimated for
-// the points running stays within a budget (Options.MemoryBudget,
-// DefaultMemoryBudget: one run's bound); a point whose estimate alone is
-// past the budget runs alone. Which point runs when changes nothing in the
-// results: each point's record is its own, and the files are sorted.
+// run may take up to the single-run bound (programs refuses numerics whose
+// estimate passes programs.DefaultMaxHostBytes, 3/4 of the host's memory),
+// and -j defaults to every CPU, so two large points at once could exhaust
+// the machine (Go's "fatal error: out of memory"). Points are therefore
+// admitted, in index order, while the host memory estimated for the points
+// running stays within a budget (Options.MemoryBudget, by default the
+// single-run bound); a point whose estimate alone is past the budget runs
+// alone. Which point runs when changes nothing in the results: each
+// point's record is its own, and the files are sorted.
 //
 // The estimate is programs.HostBytes (the program's kind's); a kind
 // without one counts as the whole budget (it runs alone): conservative.
-
-// DefaultMemoryBudget is the host memory the points running at once may
-// hold together by their estimates when Options.MemoryBudget is 0: the
-// bound of one run's numerics (8 GiB).
-const DefaultMemoryBudget int64 = 8 << 30
 
 // largePoint is the estimate from which a point's garbage is collected
 // when it ends, before the next point counts on its memory.

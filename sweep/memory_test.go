@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/davinci-sim/davinci-sim/programs"
 )
 
 // bigAsm is an asm program whose full numerics hold some 4 GiB: three
@@ -41,9 +43,10 @@ func TestHostBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, off := s.hostBytes(s.Points[0], DefaultMemoryBudget), s.hostBytes(s.Points[1], DefaultMemoryBudget)
-	if full < 4<<30 || 2*full <= DefaultMemoryBudget {
-		t.Errorf("big asm, numerics full: %d MiB, want ≥ 4 GiB (its budget's), two past the default budget", full>>20)
+	const budget = 8 << 30
+	full, off := s.hostBytes(s.Points[0], budget), s.hostBytes(s.Points[1], budget)
+	if full < 4<<30 || 2*full <= budget {
+		t.Errorf("big asm, numerics full: %d MiB, want ≥ 4 GiB (its budget's), two past an 8 GiB budget", full>>20)
 	}
 	if off > 64<<20 {
 		t.Errorf("big asm, numerics off: %d MiB, want a small run's", off>>20)
@@ -54,17 +57,17 @@ func TestHostBytes(t *testing.T) {
 	}
 	var got []int64
 	for _, p := range s.Points {
-		got = append(got, s.hostBytes(p, DefaultMemoryBudget))
+		got = append(got, s.hostBytes(p, budget))
 	}
-	// off: m's data none; full: (m·k + k·n + m·n)·44 B over the run's 48 MiB.
+	// off: m's data none; full: (m·k + k·n + m·n)·48 B over the run's 48 MiB.
 	const run = 48 << 20
 	if got[0] != run || got[1] != run {
 		t.Errorf("numerics off: %v, want %d each", got[:2], run)
 	}
-	if want := int64(run + (256*256+256*512+256*512)*44); got[2] != want {
+	if want := int64(run + (256*256+256*512+256*512)*48); got[2] != want {
 		t.Errorf("full, m 256: %d, want %d", got[2], want)
 	}
-	if want := int64(run + (8192*256+256*512+8192*512)*44); got[3] != want {
+	if want := int64(run + (8192*256+256*512+8192*512)*48); got[3] != want {
 		t.Errorf("full, m 8192: %d, want %d", got[3], want)
 	}
 	// A program that cannot be read fails at once: a run's.
@@ -72,7 +75,7 @@ func TestHostBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.hostBytes(s.Points[0], DefaultMemoryBudget); got != failingPointBytes {
+	if got := s.hostBytes(s.Points[0], budget); got != failingPointBytes {
 		t.Errorf("no program: %d", got)
 	}
 }
@@ -168,7 +171,7 @@ func TestRunWithinMemoryBudget(t *testing.T) {
 		if g.held != 0 || g.used != 0 {
 			t.Errorf("budget %d: %d points (%d bytes) still held", c.budget, g.held, g.used)
 		}
-		if c.budget == 0 && g.budget != DefaultMemoryBudget {
+		if c.budget == 0 && g.budget != programs.DefaultMaxHostBytes() {
 			t.Errorf("default budget %d", g.budget)
 		}
 		for _, f := range []string{ResultsJSONL, ResultsCSV} {

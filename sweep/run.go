@@ -93,7 +93,7 @@ type Options struct {
 	PointTimeout time.Duration
 	// MemoryBudget bounds the host memory, in bytes, that the points
 	// running at once may hold together by their estimates (0:
-	// DefaultMemoryBudget): with Jobs > 1 a point starts, in index order,
+	// programs.DefaultMaxHostBytes, one run's bound): with Jobs > 1 a point starts, in index order,
 	// once it fits beside those running; one past the budget runs alone.
 	MemoryBudget int64
 }
@@ -277,7 +277,7 @@ func runPoints(s *Study, todo []Point, jobs int, opts Options, record func(Recor
 	// within the budget. (One job runs one point at a time.)
 	budget := opts.MemoryBudget
 	if budget <= 0 {
-		budget = DefaultMemoryBudget
+		budget = programs.DefaultMaxHostBytes()
 	}
 	var gate *memGate
 	if jobs > 1 {

@@ -11,15 +11,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
-	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sweep"
 )
 
 // maxSweepJobs bounds -j: a few times the largest CPU counts in use.
 const maxSweepJobs = 1024
-
-// maxSweepMemory bounds --max-memory: beyond any host's memory.
-const maxSweepMemory = 1 << 50
 
 func init() {
 	subcommands = append(subcommands, newSweepCmd)
@@ -63,8 +59,9 @@ draws the plots alone, also from results whose program or machine file was
 edited since, which --resume refuses; --resume --rerun-changed runs those
 points again instead (only them: after a machine file changed, say).
 With -j above 1 the points start in index order while the host memory
-estimated for those running stays within --max-memory (8GiB, the bound of one
-run's numerics); a point estimated past it runs alone. The results do not
+estimated for those running stays within --max-memory (by default the bound
+of one run's data: 3/4 of the host's memory); a point estimated past it runs
+alone. The results do not
 change with it.
 
 --shard I/N runs only the points whose index is I modulo N (0 ≤ I < N), e.g.
@@ -100,7 +97,7 @@ refusal is quoted).`,
 	fl.BoolVar(&f.rerunChanged, "rerun-changed", false, "with --resume: run again the points recorded from other inputs, options or metrics (a program or machine file edited since, a metric added) instead of refusing them")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar on stderr")
 	fl.DurationVar(&f.pointTimeout, "point-timeout", 0, "stop a point after this wall time and record it as failed, e.g. 30m (default: no limit)")
-	fl.StringVar(&f.maxMemory, "max-memory", "8GiB", "host memory the points running at once may hold together, by their estimates (a point past it runs alone), e.g. 64GiB")
+	fl.StringVar(&f.maxMemory, "max-memory", "", maxMemoryHelp("the points running at once may hold together, by their estimates (a point past it runs alone; each point's own run is bounded by the default)"))
 	cmd.AddCommand(newSweepMergeCmd(), newSweepPlotCmd())
 	return cmd
 }
@@ -129,12 +126,9 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 	if f.pointTimeout < 0 {
 		return badInput(fmt.Errorf("--point-timeout %v: must be ≥ 0 (0 = no limit)", f.pointTimeout))
 	}
-	budget, err := machines.ParseSize(f.maxMemory)
+	budget, err := parseMaxMemory(f.maxMemory, "the host memory the points running at once may hold together")
 	if err != nil {
-		return badInput(fmt.Errorf("--max-memory: %v", err)) // (what is wrong with the size: a lowercase b, a unit)
-	}
-	if budget < 1<<20 || budget > maxSweepMemory {
-		return badInput(fmt.Errorf("--max-memory %q: must be a size in 1MiB..%dTiB (the host memory the points running at once may hold together), e.g. 64GiB", f.maxMemory, maxSweepMemory>>40))
+		return badInput(err)
 	}
 	ctx, stop := interruptible(context.Background())
 	defer stop()

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/programs"
+)
+
+// maxMemoryLimit bounds --max-memory: beyond any host's memory.
+const maxMemoryLimit = 1 << 50
+
+// maxMemoryHelp is the help of a --max-memory flag bounding what: its
+// default named from this host.
+func maxMemoryHelp(what string) string {
+	return fmt.Sprintf("host memory %s, e.g. 64GiB (default: %s)", what, programs.DefaultMaxHostText())
+}
+
+// parseMaxMemory reads a --max-memory value bounding what: a size in
+// 1MiB..1024TiB, or "" for the host's default (0).
+func parseMaxMemory(v, what string) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	b, err := machines.ParseSize(v)
+	if err != nil {
+		return 0, fmt.Errorf("--max-memory: %v", err) // (what is wrong with the size: a lowercase b, a unit)
+	}
+	if b < 1<<20 || b > maxMemoryLimit {
+		return 0, fmt.Errorf("--max-memory %q: must be a size in 1MiB..%dTiB (%s), e.g. 64GiB", v, maxMemoryLimit>>40, what)
+	}
+	return int64(b), nil
+}

@@ -1,0 +1,79 @@
+package programs
+
+import (
+	"fmt"
+
+	"github.com/davinci-sim/davinci-sim/hostmem"
+)
+
+// fallbackHostBytes is the bound on a run's host memory where the host's
+// memory cannot be read (hostmem.Total).
+const fallbackHostBytes = 8 << 30
+
+// DefaultMaxHostBytes is the host memory a run's data may take, by its
+// estimate, when the run names no bound (--max-memory): three quarters of
+// the memory this process may use (hostmem.Total: the host's, or its
+// control group's limit), whole MiB, leaving the rest to the system and to
+// what the estimates leave out; 8 GiB where that memory cannot be read.
+func DefaultMaxHostBytes() int64 {
+	total, ok := hostmem.Total()
+	if !ok {
+		return fallbackHostBytes
+	}
+	return total / 4 * 3 >> 20 << 20
+}
+
+// DefaultMaxHostText says where DefaultMaxHostBytes comes from, for help
+// text: "3/4 of this host's 23.4GiB", or the fallback.
+func DefaultMaxHostText() string {
+	total, ok := hostmem.Total()
+	if !ok {
+		return "8GiB: this host's memory could not be read"
+	}
+	return "3/4 of this host's " + gib(total)
+}
+
+// maxHostBytes returns the bound on the run's host memory: o.MaxHostBytes,
+// or DefaultMaxHostBytes.
+func (o Options) maxHostBytes() int64 {
+	if o.MaxHostBytes > 0 {
+		return o.MaxHostBytes
+	}
+	return DefaultMaxHostBytes()
+}
+
+// hostBound is the bound on a run's host memory, held where the run's
+// estimates are checked against it (a GEMM's parameters: Options.applyGEMM;
+// an asm program's budget), with the words of a refusal.
+type hostBound struct {
+	limit int64 // bytes; 0: DefaultMaxHostBytes
+}
+
+// bound returns the bound, DefaultMaxHostBytes where none was set.
+func (h *hostBound) bound() int64 {
+	if h.limit > 0 {
+		return h.limit
+	}
+	return DefaultMaxHostBytes()
+}
+
+// exceeds reports whether need bytes pass the bound.
+func (h *hostBound) exceeds(need float64) bool { return need > float64(h.bound()) }
+
+// over describes need against the bound, for a refusal: "about 34.0GiB of
+// host memory, more than the run may take (18GiB, --max-memory)".
+func (h *hostBound) over(need float64) string {
+	return fmt.Sprintf("about %s of host memory, more than the run may take (%s, --max-memory)", gib(int64(min(need, 1<<62))), gib(h.bound()))
+}
+
+// gib writes bytes b in GiB, to a tenth where not whole (in MiB below a
+// GiB).
+func gib(b int64) string {
+	switch {
+	case b < 1<<30:
+		return fmt.Sprintf("%dMiB", b>>20)
+	case b%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", b>>30)
+	}
+	return fmt.Sprintf("%.1fGiB", float64(b)/(1<<30))
+}

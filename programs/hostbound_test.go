@@ -1,0 +1,51 @@
+package programs
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/hostmem"
+)
+
+// The default bound on a run's host memory is 3/4 of the host's (8 GiB
+// where that cannot be read), and a build checks its estimate against the
+// run's bound (Options.MaxHostBytes): SGEMM-cube 2048³ with full numerics
+// is estimated at 48 bytes per element of A, B and C (measured 45) over the
+// run's 48 MiB, 624 MiB — refused at 512 MiB, built at 1 GiB.
+func TestHostMemoryBound(t *testing.T) {
+	if total, ok := hostmem.Total(); ok {
+		if got, want := DefaultMaxHostBytes(), total/4*3>>20<<20; got != want {
+			t.Errorf("DefaultMaxHostBytes = %d, want %d", got, want)
+		}
+	} else if got := DefaultMaxHostBytes(); got != 8<<30 {
+		t.Errorf("DefaultMaxHostBytes = %d without the host's memory, want 8 GiB", got)
+	}
+	f, err := ReadFile("examples/sgemm-cube.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := mustSets(t, "program.m=2048", "program.n=2048", "program.k=2048")
+	for _, c := range []struct {
+		bound    int64
+		numerics string
+		want     string // "" = built
+	}{
+		{512 << 20, NumericsFull, `key "numerics": full numerics on 2048×2048×2048 needs about 624MiB of host memory, more than the run may take (512MiB, --max-memory); use sampled or off`},
+		{1 << 30, NumericsFull, ""},
+		{64 << 20, NumericsSampled, `key "numerics": sampled numerics on 2048×2048×2048 needs about 240MiB of host memory, more than the run may take (64MiB, --max-memory); use off`},
+		{64 << 20, NumericsOff, ""},
+	} {
+		o := Options{Overrides: sets, Numerics: c.numerics, MaxHostBytes: c.bound}
+		m, err := MachineFor(f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.Kind.Build(f, m, o)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("bound %d MiB, %s: %v", c.bound>>20, c.numerics, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("bound %d MiB, %s: %v, want an error containing %q (exit 2: TestHostileInputs)", c.bound>>20, c.numerics, err, c.want)
+		}
+	}
+}
