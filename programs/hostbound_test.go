@@ -49,3 +49,36 @@ func TestHostMemoryBound(t *testing.T) {
 		}
 	}
 }
+
+// The LU kinds check their n×n matrix against the run's bound (luBytes:
+// 40 bytes an element, measured 36): lu-fused n = 16384 with numerics full,
+// 10 GiB, is refused at 8 GiB before anything is allocated, as lu-gemm's
+// m = 16384 and a100's lu-fused (the GPU builder); at 16 GiB it builds.
+func TestLUHostMemoryBound(t *testing.T) {
+	for _, c := range []struct {
+		file, key, want string
+	}{
+		{"examples/lu-fused-small.yaml", "program.n=16384", "full numerics on n = 16384 needs about 10.0GiB of host memory, more than the run may take (8GiB, --max-memory); use numerics off"},
+		{"examples/lu-gemm256.yaml", "program.m=16384", "full numerics on m = 16384 needs about 10.0GiB of host memory"},
+		{"examples/a100-lu-fused.yaml", "program.n=16384", "full numerics on n = 16384 needs about 10.0GiB of host memory"},
+	} {
+		f, err := ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bound := range []int64{8 << 30, 16 << 30} {
+			o := Options{Overrides: mustSets(t, c.key), Numerics: NumericsFull, MaxHostBytes: bound}
+			m, err := MachineFor(f, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = f.Kind.Build(f, m, o)
+			if bound == 8<<30 && (err == nil || !strings.Contains(err.Error(), c.want)) {
+				t.Errorf("%s %s at 8 GiB: %v, want an error containing %q", c.file, c.key, err, c.want)
+			}
+			if bound == 16<<30 && err != nil {
+				t.Errorf("%s %s at 16 GiB: %v", c.file, c.key, err)
+			}
+		}
+	}
+}

@@ -62,6 +62,9 @@ func buildLUGEMM(f *File, m *machines.Machine, o Options) (Job, error) {
 	if p.Numerics != NumericsFull && p.Numerics != NumericsOff {
 		return nil, f.badKey("numerics", "must be full or off (got %q)", p.Numerics)
 	}
+	if err := checkLUHostMemory(f.Path, p.Numerics, "m", p.M, hostBound{o.maxHostBytes()}); err != nil {
+		return nil, err
+	}
 	if p.NFused == 0 {
 		p.NFused = 1
 	}

@@ -56,7 +56,7 @@ func buildLUGPU(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err := p.checkOneChip(f.Path, m); err != nil {
 		return nil, err
 	}
-	o.apply(&p.Numerics, &p.Seed)
+	o.applyLU(&p)
 	if err := luGPUKeys(f.Path, &p); err != nil {
 		return nil, err
 	}

@@ -55,6 +55,8 @@ type LUParams struct {
 	// unused are notes on keys given that this combination of the others
 	// does not use (unusedNotes; not a key).
 	unused []string
+	// host is the run's bound on its host memory (Options.applyLU).
+	host hostBound
 }
 
 // unusedNotes records, for the report's notes, the keys given (in the file
@@ -313,6 +315,16 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 		if int64(p.N)*int64(p.N) > 1<<28 {
 			return bad("n", "%d is too large for numerics %s (the host holds n² values; at most n = 16384): use numerics off", p.N, p.Numerics)
 		}
+	}
+	return checkLUHostMemory(file, p.Numerics, "n", p.N, p.host)
+}
+
+// checkLUHostMemory refuses numerics whose n×n matrix (n: key order's
+// value) would take more host memory than the run may (luBytes, over the
+// run's runHostBytes).
+func checkLUHostMemory(file, numerics, order string, n int, host hostBound) error {
+	if need := luBytes(numerics, n) + runHostBytes; numerics != NumericsOff && host.exceeds(need) {
+		return keyError(file, "numerics", "%s numerics on %s = %d needs %s; use numerics off", numerics, order, n, host.over(need))
 	}
 	return nil
 }

@@ -122,6 +122,13 @@ func (o Options) applyGEMM(p *GEMMParams) {
 	p.host.limit = o.maxHostBytes()
 }
 
+// applyLU is apply for an LU's parameters, with the run's bound on its
+// host memory.
+func (o Options) applyLU(p *LUParams) {
+	o.apply(&p.Numerics, &p.Seed)
+	p.host.limit = o.maxHostBytes()
+}
+
 // Output is a named result array, written as NAME.npy with -o.
 type Output struct {
 	Name  string
