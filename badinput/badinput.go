@@ -74,6 +74,42 @@ func NotPipe(path string) error {
 	return nil
 }
 
+// NotFile returns an error for a path that names something other than a
+// file to read, given as a what ("a .npy file"): a directory, a device
+// (/dev/zero reads for ever), a named pipe or a socket (opening one waits
+// for a writer) — "PATH is a directory, not a .npy file". Regular files
+// pass, as do paths that cannot be looked at (opening them reports why)
+// and anonymous pipes (/dev/stdin, a shell's <(…): AnonymousPipe), which a
+// writer holds open.
+func NotFile(path, what string) error {
+	st, err := os.Stat(path) // (a FIFO's stat does not wait)
+	if err != nil || st.Mode().IsRegular() || AnonymousPipe(path) {
+		return nil
+	}
+	kind := "something other than a regular file"
+	switch m := st.Mode(); {
+	case m.IsDir():
+		kind = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		kind = "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		kind = "a socket"
+	case m&os.ModeCharDevice != 0:
+		kind = "a character device"
+	case m&os.ModeDevice != 0:
+		kind = "a block device"
+	}
+	return fmt.Errorf("%s is %s, not %s", path, kind, what)
+}
+
+// AnonymousPipe reports whether path leads to an anonymous pipe
+// (/dev/stdin, a shell's <(…)): a pipe that is not a named pipe in the
+// file system. It reads once, as a stream.
+func AnonymousPipe(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode()&os.ModeNamedPipe != 0 && NotPipe(path) == nil
+}
+
 // Suggest returns the known name closest to name (case aside) when name
 // is a likely typo of it — within two edits —, else "": the "did you
 // mean" of an unknown key.

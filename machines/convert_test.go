@@ -73,7 +73,7 @@ func TestReadFileRefusesSpecialAndHuge(t *testing.T) {
 	}
 	for path, want := range map[string]string{
 		big:         "machine file: " + big + " is larger than 64 MiB, more than any machine file holds",
-		"/dev/zero": "machine file: /dev/zero is a device, not a file",
+		"/dev/zero": "machine file: /dev/zero is a character device, not a machine file",
 	} {
 		if _, err := os.Stat(path); err != nil {
 			continue

@@ -189,7 +189,7 @@ const MaxFileBytes = 64 << 20
 // ReadFile reads a text input file of at most MaxFileBytes; what names the
 // kind of file in messages ("machine file", "program file", …).
 func ReadFile(path, what string) ([]byte, error) {
-	if err := badinput.NotPipe(path); err != nil {
+	if err := badinput.NotFile(path, article(what)+" "+what); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if data, ok := pipesRead.Load(path); ok {
@@ -201,15 +201,8 @@ func ReadFile(path, what string) ([]byte, error) {
 	}
 	defer f.Close()
 	tooLarge := fmt.Errorf("%s: %s is larger than %d MiB, more than any %s holds", what, path, MaxFileBytes>>20, what)
-	if st, err := f.Stat(); err == nil {
-		switch {
-		case st.IsDir():
-			return nil, fmt.Errorf("%s: %s is a directory", what, path)
-		case st.Mode()&os.ModeDevice != 0: // (/dev/zero: read to the bound, then refused as too large)
-			return nil, fmt.Errorf("%s: %s is a device, not a file", what, path)
-		case st.Size() > MaxFileBytes:
-			return nil, tooLarge
-		}
+	if st, err := f.Stat(); err == nil && st.Size() > MaxFileBytes {
+		return nil, tooLarge
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
@@ -225,6 +218,14 @@ func ReadFile(path, what string) ([]byte, error) {
 		pipesRead.Store(path, data)
 	}
 	return data, nil
+}
+
+// article returns "a" or "an" for a noun.
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // pipesRead holds what ReadFile read from each anonymous pipe, by path.

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -357,12 +356,6 @@ func hasInstructions(af *isa.File) bool {
 // file's first line was an "unknown mnemonic" of its bytes).
 func parseAsmFile(f *File, key, name string) (*isa.File, error) {
 	path := f.Resolve(name)
-	if err := notRegular(path, "an assembly file"); err != nil {
-		return nil, f.badKey(key, "assembly file: %w", err)
-	}
-	if st, err := os.Stat(path); err == nil && st.Size() > machines.MaxFileBytes {
-		return nil, f.badKey(key, "assembly file: %s is larger than %d MiB (%d bytes): not an assembly file", path, machines.MaxFileBytes>>20, st.Size())
-	}
 	src, err := machines.ReadFile(path, "assembly file")
 	if err != nil {
 		return nil, f.badKey(key, "%w", err)

@@ -251,38 +251,19 @@ func headerShape(h string) (shape []int, ok bool) {
 var npyShapeRE = regexp.MustCompile(`['"]shape['"]\s*:\s*\(([^)]*)\)`)
 
 // notRegular returns an error for a path that names something other
-// than a regular file — a directory, a device (/dev/zero reads for ever),
-// a named pipe or a socket (opening one waits for a writer) — given as a
-// file of kind what ("a .npy file"); nil for a regular file or a path
-// that cannot be looked at (opening it reports why).
+// than a regular file given as a file of kind what ("a .npy file":
+// badinput.NotFile), or, for a .npy file, an anonymous pipe (its header
+// is checked before its data is read: it is opened twice); nil for a
+// regular file or a path that cannot be looked at (opening it reports
+// why).
 func notRegular(path, what string) error {
-	st, err := os.Stat(path) // (a FIFO's stat does not wait)
-	if err != nil || st.Mode().IsRegular() {
-		return nil
+	if err := badinput.NotFile(path, what); err != nil {
+		return err
 	}
-	if st.Mode()&os.ModeNamedPipe != 0 && badinput.NotPipe(path) == nil {
-		// An anonymous pipe (/dev/stdin, a shell's <(…)): a writer holds
-		// it open. A text file reads from it; a .npy file is opened twice
-		// (its header is checked before its data is read).
-		if what != "a .npy file" {
-			return nil
-		}
+	if what == "a .npy file" && badinput.AnonymousPipe(path) {
 		return fmt.Errorf("%s is a pipe, not a .npy file: an input array is read twice (its shape is checked first); write it to a file", path)
 	}
-	kind := "something other than a regular file"
-	switch m := st.Mode(); {
-	case m.IsDir():
-		kind = "a directory"
-	case m&os.ModeNamedPipe != 0:
-		kind = "a named pipe (FIFO)"
-	case m&os.ModeSocket != 0:
-		kind = "a socket"
-	case m&os.ModeCharDevice != 0:
-		kind = "a character device"
-	case m&os.ModeDevice != 0:
-		kind = "a block device"
-	}
-	return fmt.Errorf("%s is %s, not %s", path, kind, what)
+	return nil
 }
 
 // npyLit is a Python literal of a .npy header's dictionary.
