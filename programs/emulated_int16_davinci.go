@@ -48,13 +48,9 @@ func int16DaVinciParams(f *File, m *machines.Machine, p *GEMMParams, bad func(ke
 // DaVinci cube (reason says why, after the key), then completes and
 // checks p as igemm's (tiling, buffering, cores).
 func (p *GEMMParams) int8CubeParams(f *File, m *machines.Machine, bad func(key, format string, a ...any) error, reason string) error {
-	for _, d := range []struct {
-		key string
-		set bool
-	}{{"accumulation", p.Accumulation != ""}, {"split_chunk", p.SplitChunk != 0}, {"split", p.Split != (Split{})},
-		{"unit", p.Unit != ""}, {"input", p.Input != ""}} {
-		if d.set || f.keyGiven(d.key) {
-			return bad(d.key, "%s", reason)
+	for _, key := range []string{"accumulation", "split_chunk", "split", "unit", "input"} {
+		if f.keySet(p, key) {
+			return bad(key, "%s", reason)
 		}
 	}
 	p.defaults(gemmVariant{int8: true})

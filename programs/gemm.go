@@ -83,7 +83,7 @@ func buildGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, err
 // emulated-gemm's native scheme reuses it).
 func buildDaVinciGEMM(f *File, m *machines.Machine, p GEMMParams, v gemmVariant) (Job, error) {
 	given := p.Tiling.BM != 0 || p.Tiling.BK != 0 || p.Tiling.BN != 0
-	if (v.native || v.int8) && (p.SplitChunk != 0 || f.keyGiven("split_chunk")) {
+	if (v.native || v.int8) && f.keySet(&p, "split_chunk") {
 		return nil, f.badKey("split_chunk", "the chunk of sgemm-cube's and hgemm's split pass; this kind's inputs go to the cube as they are (no split)")
 	}
 	p.defaults(v)

@@ -333,16 +333,52 @@ func (p *GEMMParams) checkHostMemory(file string, perElem float64) error {
 // DaVinci's tiling and passes, the split, the unit and the input type — or
 // "".
 func (p *GEMMParams) derivedKindKey(f *File, allowed ...string) string {
-	for _, d := range []struct {
-		key string
-		set bool
-	}{{"tiling.nfused", p.Tiling.NFused != 0}, {"buffering", p.Buffering != ""}, {"accumulation", p.Accumulation != ""},
-		{"cores", p.Cores != 0}, {"split_chunk", p.SplitChunk != 0}, {"split", p.Split != (Split{})}, {"unit", p.Unit != ""}, {"input", p.Input != ""}} {
-		if (d.set || f.keyGiven(d.key)) && !slices.Contains(allowed, d.key) {
-			return d.key
+	for _, key := range []string{"tiling.nfused", "buffering", "accumulation", "cores", "split_chunk", "split", "unit", "input"} {
+		if f.keySet(p, key) && !slices.Contains(allowed, key) {
+			return key
 		}
 	}
 	return ""
+}
+
+// keySet reports whether key of the decoded parameters params (a pointer to
+// a kind's parameter struct) was given: a value other than its zero, or
+// an explicit zero from the file or an override (keyGiven).
+func (f *File) keySet(params any, key string) bool {
+	return f.keyGiven(key) || !decodedZero(reflect.ValueOf(params), key)
+}
+
+// decodedZero reports whether the field of v (a struct, or a pointer to
+// one) at the dotted mapstructure key is its type's zero — true for a key
+// v has no field for.
+func decodedZero(v reflect.Value, key string) bool {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return true
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return true
+	}
+	name, rest, _ := strings.Cut(key, ".")
+	t := v.Type()
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag, opts, _ := strings.Cut(sf.Tag.Get("mapstructure"), ",")
+		switch {
+		case !sf.IsExported():
+		case sf.Anonymous && strings.Contains(opts, "squash"):
+			if !decodedZero(v.Field(i), key) {
+				return false
+			}
+		case tag == name && rest == "":
+			return v.Field(i).IsZero()
+		case tag == name:
+			return decodedZero(v.Field(i), rest)
+		}
+	}
+	return true
 }
 
 // keyGiven reports whether the file or an override gave the key (after

@@ -1531,10 +1531,8 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) 
 		return nil, f.badKey("baselines", "applies to davinci machines (the hgemm and CPU SGEMM errors beside the cube's); on %s (%s) %s reports its error against the FP64 reference only",
 			m.Name, m.Kind, what)
 	}
-	set := map[string]bool{"tiling.nfused": p.Tiling.NFused != 0, "buffering": p.Buffering != "", "accumulation": p.Accumulation != "",
-		"cores": p.Cores != 0, "split_chunk": p.SplitChunk != 0, "split": p.Split != (Split{})}
 	for _, key := range davinciOnlyGEMMKeys {
-		if set[key] || f.keyGiven(key) && key != "baselines" {
+		if key != "baselines" && f.keySet(&p, key) { // (baselines: above)
 			return nil, f.badKey(key, "applies to davinci machines; on %s (%s) the kernel is a grid of blocks (tiling: bm, bn, bk, stages, warps)", m.Name, m.Kind)
 		}
 	}
