@@ -118,6 +118,11 @@ func isDecimal(t string) bool {
 // ("1.5MiB").
 func ParseSize(s string) (Size, error) {
 	if i, ok := yamlInteger(s); ok {
+		if t := strings.TrimSpace(s); len(t) > 3 && strings.EqualFold(t[:2], "0x") && strings.ContainsRune("bB", rune(t[len(t)-1])) {
+			// 0x100000B: the hex digit B (16777227), or 0x100000 bytes?
+			without, _ := parseInteger(t[:len(t)-1], 64)
+			return 0, fmt.Errorf("bad size %q: a hexadecimal size ending in B is ambiguous (the digit, or bytes?): write %s for %d bytes, or %d", s, t[:len(t)-1], without, i)
+		}
 		return Size(i), nil
 	}
 	num, factor, err := splitUnit(s, sizeUnits)
