@@ -132,8 +132,9 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	switch p.Fidelity {
 	case "", "full":
 		p.Fidelity = "full"
-		// Every NPU's chip model at once: their sum within the bound one
-		// chip's model has (each checks its own).
+		// Every NPU's chip model at once: their sum within the run's bound
+		// on its host memory (each chip checks its own against
+		// arch.MaxModelBytes).
 		mode := arch.Timing
 		if p.Numerics == NumericsFull {
 			mode = arch.Functional
@@ -142,9 +143,9 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 		if err != nil {
 			return nil, err
 		}
-		if npus := topo.NPUs(); float64(npus)*per > arch.MaxModelBytes {
-			return nil, fmt.Errorf("%s: at fidelity full the %d NPUs' chip models would take about %.0f GiB of host memory (%.1f MiB each), above the limit of %d GiB: fewer NPUs (cluster.nodes, node.npus) or cores (machine.cores), or fidelity sampled",
-				topo.Name, npus, float64(npus)*per/(1<<30), per/(1<<20), arch.MaxModelBytes>>30)
+		if npus, host := topo.NPUs(), (hostBound{o.maxHostBytes()}); host.exceeds(float64(npus) * per) {
+			return nil, fmt.Errorf("%s: at fidelity full the %d NPUs' chip models, %.1f MiB each, would take %s: fewer NPUs (cluster.nodes, node.npus) or cores (machine.cores), or fidelity sampled",
+				topo.Name, npus, per/(1<<20), host.over(float64(npus)*per))
 		}
 	case "isolated", "sampled":
 		if p.Numerics != NumericsOff {
