@@ -199,6 +199,10 @@ type Timeline struct {
 	// Kernels is the run's kernel launches (GPU grids) in the window, in
 	// launch order; set by Recorder.SetKernels after the run.
 	Kernels []Kernel
+	// Idle lists the cores a trace file left out for doing nothing in its
+	// window but wait at barriers (its otherData's idle_cores, read back;
+	// IdleCores finds them in a recorded run), in order.
+	Idle []int
 	// Done is set when the run (or the file) is complete.
 	Done bool
 	// Dropped is the time before which a memory-limited recorder (see

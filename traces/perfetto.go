@@ -599,7 +599,9 @@ func readTrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 				if err := dec.Decode(&h); err != nil {
 					return nil, nil, fmt.Errorf("bad trace: otherData: %v", err)
 				}
-				rd.header = &h
+				if err := rd.setHeader(&h); err != nil {
+					return nil, nil, fmt.Errorf("bad trace: otherData: %v", err)
+				}
 			default:
 				var skip json.RawMessage
 				if err := dec.Decode(&skip); err != nil {
@@ -683,6 +685,29 @@ type traceReader struct {
 	skipped   map[int]bool // cores skipped for the memory limit
 	seen      bool
 	lo, hi    sim.Time
+}
+
+// maxIdleCore bounds the core numbers a trace's idle_cores may name (so
+// that a hostile header cannot make a map of millions of cores).
+const maxIdleCore = 1 << 16
+
+// setHeader takes a trace's header (otherData), with the cores it names as
+// left out for idling (idle_cores, this package's traces).
+func (rd *traceReader) setHeader(h *traceHeader) error {
+	rd.header = h
+	rd.tl.Idle = nil
+	if h.Generator != generator || h.IdleCores == "" {
+		return nil
+	}
+	ids, err := ParseIDs(h.IdleCores, "idle core", maxIdleCore)
+	if err != nil {
+		return err
+	}
+	for id := range ids {
+		rd.tl.Idle = append(rd.tl.Idle, id)
+	}
+	sort.Ints(rd.tl.Idle)
+	return nil
 }
 
 func (rd *traceReader) events(dec *json.Decoder) error {

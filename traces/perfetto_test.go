@@ -662,6 +662,19 @@ func TestIdleCoresLeftOut(t *testing.T) {
 	back, err := traces.ReadPftrace(&pb)
 	if err != nil || len(back.Cores) != 16 {
 		t.Errorf("the pftrace reads back %d cores (%v), want 16", len(back.Cores), err)
+	} else if got := traces.FormatCores(back.Idle); got != "16-31" {
+		t.Errorf("the pftrace reads back idle cores %q, want 16-31", got)
+	}
+	if back, err := traces.ReadTrace(bytes.NewReader(writeJSON(t, tl))); err != nil {
+		t.Error(err)
+	} else if got := traces.FormatCores(back.Idle); got != "16-31" {
+		t.Errorf("the JSON trace reads back idle cores %q, want 16-31", got)
+	}
+	// A header naming idle cores past any machine's is refused, not
+	// expanded into a map of millions.
+	bad := `{"otherData":{"generator":"davinci-sim","idle_cores":"0-65536,65537-131073"},"traceEvents":[]}`
+	if _, err := traces.ReadTrace(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "idle core") {
+		t.Errorf("idle_cores past 2^16: %v", err)
 	}
 	r := traces.NewRecorder(traces.Window{})
 	r.Interval(5, 0, arch.WaitFlag, 0, 100, nil, nil)

@@ -370,7 +370,9 @@ func (pr *pfReader) metadata(b []byte) error {
 				err = fmt.Errorf("bad trace header: %v", e)
 				return
 			}
-			pr.rd.header = &h
+			if e := pr.rd.setHeader(&h); e != nil {
+				err = fmt.Errorf("bad trace header: %v", e)
+			}
 		}
 	})
 	return err

@@ -486,6 +486,9 @@ func (v *Viewer) drawOverview(tl *traces.Timeline) {
 		laneName = laneLabel(tl.Lanes[lane])
 	}
 	what, hosted := fmt.Sprintf("chip overview: lane %s, %d cores", laneName, len(tl.Cores)), hostRows(tl)
+	if len(tl.Idle) > 0 {
+		what += fmt.Sprintf(" (%s idle: left out of the trace)", traces.FormatCores(tl.Idle))
+	}
 	if hosted > 0 {
 		what += " + host CPU"
 	}
