@@ -669,6 +669,8 @@ func TestIdleCoresLeftOut(t *testing.T) {
 		t.Error(err)
 	} else if got := traces.FormatCores(back.Idle); got != "16-31" {
 		t.Errorf("the JSON trace reads back idle cores %q, want 16-31", got)
+	} else if doc := decodeTrace(t, writeJSON(t, back)); doc.OtherData["idle_cores"] != "16-31" {
+		t.Errorf("written again, the trace names idle cores %v, want 16-31", doc.OtherData["idle_cores"])
 	}
 	// A header naming idle cores past any machine's is refused, not
 	// expanded into a map of millions.

@@ -96,6 +96,7 @@ func FuzzReadTrace(f *testing.F) {
 	f.Add([]byte("\x1f\x8b\x08\x00"))
 	f.Add([]byte(`{"traceEvents":[`))
 	f.Add([]byte(`{"traceEvents":[{"name":"thread_name","ph":"M","pid":7,"tid":4095,"args":{"name":"x"}},{"name":"thread_name","ph":"M","pid":8,"tid":4096,"args":{"name":"y"}}]}`))
+	f.Add([]byte(`{"otherData":{"generator":"davinci-sim","idle_cores":"3-5,9","from_ps":0,"to_ps":100},"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":0,"dur":0.01}]}`))
 	var chip bytes.Buffer
 	if err := WritePerfetto(&chip, seedTimeline(f)); err != nil {
 		f.Fatal(err)

@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -70,15 +71,17 @@ func shownCore(c *CoreTimeline) bool {
 }
 
 // IdleCores returns the IDs of the cores of tl that the trace writers
-// leave out: nothing but barrier waits in the window (see above).
+// leave out, in order: nothing but barrier waits in the window (see
+// above), and those a trace tl was read from had left out (tl.Idle).
 func IdleCores(tl *Timeline) []int {
-	var ids []int
+	ids := slices.Clone(tl.Idle)
 	for _, c := range tl.Cores {
 		if !shownCore(c) {
 			ids = append(ids, c.ID)
 		}
 	}
-	return ids
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 // kernelLanes assigns each kernel launch (in launch order) the first row
