@@ -59,6 +59,11 @@ type Options struct {
 	// (the same results; for chips simulated several at once).
 	Ahead       *Ahead
 	NoReadAhead bool
+	// MaxBytes, when > 0 and below MaxModelBytes, bounds the host memory
+	// the chip's model may take by its estimate (Footprint): the run's
+	// bound on its host memory, on a host smaller than MaxModelBytes
+	// allows for.
+	MaxBytes int64
 }
 
 // RegisterWaiter registers a component of the chip (a core, its host, its
@@ -152,7 +157,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	if err != nil {
 		return nil, fmt.Errorf("machine %s: core.clock: %w", m.Name, err)
 	}
-	if err := checkFootprint(m, kind, opts.Mode); err != nil {
+	if err := checkFootprint(m, kind, opts.Mode, opts.MaxBytes); err != nil {
 		return nil, err
 	}
 	if !kind.Grids {
@@ -279,16 +284,29 @@ func footprint(m *machines.Machine, kind *Kind, mode Mode) (total float64, per i
 	return float64(float64(m.Cores)*float64(per)) + l2, per, l2
 }
 
+// roughBytes writes b in whole GiB, or whole MiB below a GiB.
+func roughBytes(b float64) string {
+	if b < 1<<30 {
+		return fmt.Sprintf("%.0f MiB", b/(1<<20))
+	}
+	return fmt.Sprintf("%.0f GiB", b/(1<<30))
+}
+
 // checkFootprint refuses a machine whose model would need more than
-// MaxModelBytes of host memory.
-func checkFootprint(m *machines.Machine, kind *Kind, mode Mode) error {
-	if total, per, l2 := footprint(m, kind, mode); total > MaxModelBytes {
+// MaxModelBytes of host memory, or more than limit where that is smaller
+// (> 0: Options.MaxBytes).
+func checkFootprint(m *machines.Machine, kind *Kind, mode Mode, limit int64) error {
+	bound, why := int64(MaxModelBytes), ""
+	if limit > 0 && limit < bound {
+		bound, why = limit, ", the run's bound (--max-memory)"
+	}
+	if total, per, l2 := footprint(m, kind, mode); total > float64(bound) {
 		keys := kind.FootprintKeys
 		if keys == "" {
 			keys = `"cores", "core.queue_depth", "core.buffers", "l2.capacity" and "llc.capacity"`
 		}
-		return fmt.Errorf("machine %s: simulating it would take about %.0f GiB of host memory (%d cores × %.0f KiB, L2 and LLC directories %.0f MiB), above the limit of %d GiB: check keys %s",
-			m.Name, total/(1<<30), m.Cores, float64(per)/(1<<10), l2/(1<<20), MaxModelBytes>>30, keys)
+		return fmt.Errorf("machine %s: simulating it would take about %s of host memory (%d cores × %.0f KiB, L2 and LLC directories %.0f MiB), above the limit of %s%s: check keys %s",
+			m.Name, roughBytes(total), m.Cores, float64(per)/(1<<10), l2/(1<<20), roughBytes(float64(bound)), why, keys)
 	}
 	return nil
 }

@@ -555,7 +555,7 @@ func simulate(f *File, m *machines.Machine, opts Options, hooks RunHooks, job Jo
 		var err error
 		if chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
 			Progress: progress, ProgressEvery: every, FastForward: chipFF(),
-			KeyOrigin: machineKeyOrigin(machineRef(f, opts), opts.Overrides)}); err != nil {
+			KeyOrigin: machineKeyOrigin(machineRef(f, opts), opts.Overrides), MaxBytes: opts.maxHostBytes()}); err != nil {
 			return badInput(err)
 		}
 		if err := job.Prepare(chip); err != nil {

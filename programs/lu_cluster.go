@@ -439,7 +439,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 			if j.isolated() {
 				chip, err = arch.NewHostChip(j.npu, j.eng, fmt.Sprintf("rank %d", id))
 			} else {
-				o := arch.Options{Mode: mode, Engine: j.eng, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides), Label: fmt.Sprintf("rank %d", id), Ahead: ahead}
+				o := arch.Options{Mode: mode, Engine: j.eng, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides), Label: fmt.Sprintf("rank %d", id), Ahead: ahead, MaxBytes: j.opts.maxHostBytes()}
 				if hooks.Observer != nil && id == hooks.ObserveRank {
 					o.Observer = hooks.Observer
 				}

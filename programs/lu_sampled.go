@@ -430,7 +430,7 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 // less its static power over it).
 func simulateKernelAlone(j *luCluster, p luPending) (luKernelRun, error) {
 	// (NoReadAhead: the kernels run on every processor already.)
-	chip, err := arch.NewChip(j.npu, arch.Options{Mode: arch.Timing, NoReadAhead: true, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides)})
+	chip, err := arch.NewChip(j.npu, arch.Options{Mode: arch.Timing, NoReadAhead: true, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides), MaxBytes: j.opts.maxHostBytes()})
 	if err != nil {
 		return luKernelRun{}, err
 	}
