@@ -120,8 +120,10 @@ func ParseSize(s string) (Size, error) {
 	if i, ok := yamlInteger(s); ok {
 		if t := strings.TrimSpace(s); len(t) > 3 && strings.EqualFold(t[:2], "0x") && strings.ContainsRune("bB", rune(t[len(t)-1])) {
 			// 0x100000B: the hex digit B (16777227), or 0x100000 bytes?
-			without, _ := parseInteger(t[:len(t)-1], 64)
-			return 0, fmt.Errorf("bad size %q: a hexadecimal size ending in B is ambiguous (the digit, or bytes?): write %s for %d bytes, or %d", s, t[:len(t)-1], without, i)
+			if without, ok := parseInteger(t[:len(t)-1], 64); ok {
+				return 0, fmt.Errorf("bad size %q: a hexadecimal size ending in B is ambiguous (the digit, or bytes?): write %s for %d bytes, or %d", s, t[:len(t)-1], without, i)
+			}
+			return 0, fmt.Errorf("bad size %q: a hexadecimal size ending in B is ambiguous (the digit, or bytes?): write %d", s, i)
 		}
 		return Size(i), nil
 	}

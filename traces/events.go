@@ -667,6 +667,10 @@ type Window struct {
 	From, To sim.Time
 }
 
+// maxListed bounds the numbers a list given to ParseIDs may name, repeats
+// counted: far more cores or ranks than any machine or cluster has.
+const maxListed = 1 << 20
+
 // ParseCores parses a list of core numbers and ranges of them ("0-3,8").
 func ParseCores(s string) (map[int]bool, error) { return ParseIDs(s, "core", math.MaxInt) }
 
@@ -693,6 +697,7 @@ func ParseIDs(s, what string, limit int) (map[int]bool, error) {
 		return n, nil
 	}
 	out := map[int]bool{}
+	listed := 0 // numbers the parts name, repeats counted (a hostile list repeats a large range)
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -717,6 +722,9 @@ func ParseIDs(s, what string, limit int) (map[int]bool, error) {
 		}
 		if b-a > 1<<16 {
 			return nil, bad("range %q too large", part)
+		}
+		if listed += b - a + 1; listed > maxListed {
+			return nil, bad("more than %d %ss listed, counting repeats", maxListed, what)
 		}
 		for i := a; i <= b; i++ {
 			out[i] = true

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -699,9 +700,9 @@ func (rd *traceReader) setHeader(h *traceHeader) error {
 	if h.Generator != generator || h.IdleCores == "" {
 		return nil
 	}
-	ids, err := ParseIDs(h.IdleCores, "idle core", maxIdleCore)
+	ids, err := ParseIDs(h.IdleCores, "core", maxIdleCore)
 	if err != nil {
-		return err
+		return fmt.Errorf("idle_cores: %v", err)
 	}
 	for id := range ids {
 		rd.tl.Idle = append(rd.tl.Idle, id)
@@ -1271,6 +1272,9 @@ func (rd *traceReader) finish() []int {
 	}
 	sort.SliceStable(tl.Power, func(i, j int) bool { return tl.Power[i].T < tl.Power[j].T })
 	tl.From, tl.To = rd.lo, rd.hi
+	// A core the header names idle but the trace has events of is not
+	// left out.
+	tl.Idle = slices.DeleteFunc(tl.Idle, func(id int) bool { return tl.Core(id) != nil })
 	if h := rd.header; h != nil && h.Generator == generator {
 		tl.Machine, tl.Program = h.Machine, h.Program
 		if h.ToPs > h.FromPs {

@@ -675,8 +675,20 @@ func TestIdleCoresLeftOut(t *testing.T) {
 	// A header naming idle cores past any machine's is refused, not
 	// expanded into a map of millions.
 	bad := `{"otherData":{"generator":"davinci-sim","idle_cores":"0-65536,65537-131073"},"traceEvents":[]}`
-	if _, err := traces.ReadTrace(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "idle core") {
+	if _, err := traces.ReadTrace(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "idle_cores: core list") {
 		t.Errorf("idle_cores past 2^16: %v", err)
+	}
+	// Nor a list that repeats a large range (it took 16 s for 20000
+	// repeats), and a core the trace has events of is not idle.
+	bad = `{"otherData":{"generator":"davinci-sim","idle_cores":"` + strings.Repeat("0-65535,", 20000) + `0"},"traceEvents":[]}`
+	if _, err := traces.ReadTrace(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "more than 1048576 cores listed") {
+		t.Errorf("idle_cores repeating a range: %v", err)
+	}
+	some := `{"otherData":{"generator":"davinci-sim","idle_cores":"0-3"},"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":0,"dur":0.01,"name":"x"}]}`
+	if back, err := traces.ReadTrace(strings.NewReader(some)); err != nil {
+		t.Error(err)
+	} else if got := traces.FormatCores(back.Idle); got != "0,2-3" {
+		t.Errorf("idle_cores 0-3 beside core 1's events: %s, want 0,2-3", got)
 	}
 	r := traces.NewRecorder(traces.Window{})
 	r.Interval(5, 0, arch.WaitFlag, 0, 100, nil, nil)

@@ -61,8 +61,7 @@ points again instead (only them: after a machine file changed, say).
 With -j above 1 the points start in index order while the host memory
 estimated for those running stays within --max-memory (by default the bound
 of one run's data: 3/4 of the host's memory); a point estimated past it runs
-alone. The results do not
-change with it.
+alone. The results do not change with it.
 
 --shard I/N runs only the points whose index is I modulo N (0 ≤ I < N), e.g.
 one Slurm array task each; "davinci-sim sweep merge STUDY.yaml -o DIR
