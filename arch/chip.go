@@ -284,12 +284,28 @@ func footprint(m *machines.Machine, kind *Kind, mode Mode) (total float64, per i
 	return float64(float64(m.Cores)*float64(per)) + l2, per, l2
 }
 
-// roughBytes writes b in whole GiB, or whole MiB below a GiB.
+// roughBytes writes an estimate of b bytes: whole GiB, a tenth of one
+// below 10 GiB, or whole MiB below a GiB.
 func roughBytes(b float64) string {
-	if b < 1<<30 {
+	switch {
+	case b < 1<<30:
 		return fmt.Sprintf("%.0f MiB", b/(1<<20))
+	case b < 10<<30:
+		return fmt.Sprintf("%.1f GiB", b/(1<<30))
 	}
 	return fmt.Sprintf("%.0f GiB", b/(1<<30))
+}
+
+// limitBytes writes a bound of b bytes, never rounded up: whole GiB or MiB
+// where it is one, else MiB to a hundredth, rounded down.
+func limitBytes(b int64) string {
+	switch {
+	case b%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", b>>30)
+	case b%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", b>>20)
+	}
+	return fmt.Sprintf("%.2f MiB", math.Floor(float64(b)/(1<<20)*100)/100)
 }
 
 // checkFootprint refuses a machine whose model would need more than
@@ -306,7 +322,7 @@ func checkFootprint(m *machines.Machine, kind *Kind, mode Mode, limit int64) err
 			keys = `"cores", "core.queue_depth", "core.buffers", "l2.capacity" and "llc.capacity"`
 		}
 		return fmt.Errorf("machine %s: simulating it would take about %s of host memory (%d cores × %.0f KiB, L2 and LLC directories %.0f MiB), above the limit of %s%s: check keys %s",
-			m.Name, roughBytes(total), m.Cores, float64(per)/(1<<10), l2/(1<<20), roughBytes(float64(bound)), why, keys)
+			m.Name, roughBytes(total), m.Cores, float64(per)/(1<<10), l2/(1<<20), limitBytes(bound), why, keys)
 	}
 	return nil
 }

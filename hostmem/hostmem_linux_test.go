@@ -38,3 +38,39 @@ func TestLimitValue(t *testing.T) {
 		}
 	}
 }
+
+// groupLimit takes the smallest limit over the process's group and those
+// above it, v2 and v1 alike, and none where no file gives one.
+func TestGroupLimit(t *testing.T) {
+	files := map[string]string{
+		"/sys/fs/cgroup/job/memory.max":                        "4294967296",
+		"/sys/fs/cgroup/job/step/memory.max":                   "max",
+		"/sys/fs/cgroup/memory.max":                            "max",
+		"/sys/fs/cgroup/memory/slurm/memory.limit_in_bytes":    "9223372036854771712",
+		"/sys/fs/cgroup/memory/slurm/u1/memory.limit_in_bytes": "2147483648",
+	}
+	read := func(file string) (int64, bool) {
+		text, ok := files[file]
+		if !ok {
+			return 0, false
+		}
+		return limitValue(text)
+	}
+	for _, c := range []struct {
+		own  string
+		want int64
+		ok   bool
+	}{
+		{"0::/job/step\n", 4 << 30, true},
+		{"4:memory:/slurm/u1\n0::/\n", 2 << 30, true},
+		{"5:cpu,memory:/slurm/u1\n0::/job/step\n", 2 << 30, true},
+		{"0::/\n", 0, false},
+		{"", 0, false},
+		{"0::/../../etc\n", 0, false},
+	} {
+		got, ok := groupLimit(c.own, read)
+		if got != c.want || ok != c.ok {
+			t.Errorf("groupLimit(%q) = %d, %v; want %d, %v", c.own, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -106,7 +106,7 @@ func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedPa
 	}
 	// Peak RSS per element of A, B and C, numerics full, ascend-910a, at
 	// 2048³: le-gemm 40, sgemm-cube 45 (2026-12).
-	if err := p.checkHostMemory(f.Path, 48); err != nil {
+	if err := p.checkHostMemory(f.Path, 48, sampledBytesPerElem); err != nil {
 		return nil, err
 	}
 	pl, err := daVinciSchemePlan(f.Path, p, given, v, m)

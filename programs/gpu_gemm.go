@@ -1541,11 +1541,11 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) 
 	}
 	// Host bytes per element of A, B and C with full numerics, peak RSS:
 	// a100 hgemm 27 at 2048³ (2026-12).
-	perElem := 28.0
+	perElem, sampled := 28.0, float64(sampledBytesPerElem)
 	if in == fp.FP64 {
-		perElem = 32 // FP64 inputs, their GM copies, an FP64 C and its reference
+		perElem, sampled = 32, 20 // FP64 inputs, their GM copies, an FP64 C and its reference
 	}
-	if err := p.checkHostMemory(f.Path, perElem); err != nil {
+	if err := p.checkHostMemory(f.Path, perElem, sampled); err != nil {
 		return nil, err
 	}
 	pl, err := newGPUGEMMPlan(f.Path, p, m, in, gpuShape{})

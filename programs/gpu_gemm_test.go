@@ -18,7 +18,8 @@ func runGPU(t *testing.T, machine string, sets ...string) (*Result, error) {
 		t.Fatal(err)
 	}
 	ovs := mustSets(t, sets...)
-	return Execute(f, Options{Machine: machine, Overrides: ovs}, RunHooks{})
+	// A fixed host-memory bound: the refusals tested hold on any host.
+	return Execute(f, Options{Machine: machine, Overrides: ovs, MaxHostBytes: 16 << 30}, RunHooks{})
 }
 
 // hgemm on nvidia-sm machines: the simulated C equals the golden model bit
@@ -77,7 +78,7 @@ func TestGPUHGEMMBadInput(t *testing.T) {
 		{"a100", []string{"program.tiling.staging=plain"}, `key "tiling.staging": must be shared, registers or none`},
 		{"ascend-910a", []string{"program.tiling.stages=3"}, `key "tiling.stages": applies to GPU machines`},
 		{"a100", []string{"program.m=0"}, `key "m"`},
-		{"a100", []string{"program.m=65536", "program.n=65536", "program.k=65536"}, "full numerics on 65536×65536×65536 needs about 336.0GiB of host memory, more than the run may take ("},
+		{"a100", []string{"program.m=65536", "program.n=65536", "program.k=65536"}, "full numerics on 65536×65536×65536 needs about 336.0GiB of host memory, more than the run may take (16GiB, --max-memory)"},
 	} {
 		_, err := runGPU(t, c.machine, c.sets...)
 		wantBadInputLine(t, err, c.want, c.machine, c.sets)

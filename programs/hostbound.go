@@ -2,6 +2,7 @@ package programs
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/davinci-sim/davinci-sim/hostmem"
 )
@@ -63,17 +64,26 @@ func (h *hostBound) exceeds(need float64) bool { return need > float64(h.bound()
 // over describes need against the bound, for a refusal: "about 34.0GiB of
 // host memory, more than the run may take (18GiB, --max-memory)".
 func (h *hostBound) over(need float64) string {
-	return fmt.Sprintf("about %s of host memory, more than the run may take (%s, --max-memory)", gib(int64(min(need, 1<<62))), gib(h.bound()))
+	about := fmt.Sprintf("%.1fGiB", need/(1<<30)) // (an estimate: rounded to nearest)
+	switch {
+	case need < 1<<30:
+		about = fmt.Sprintf("%.0fMiB", need/(1<<20))
+	case need >= 1<<50:
+		about = fmt.Sprintf("%.3gGiB", need/(1<<30)) // (a hostile size)
+	}
+	return fmt.Sprintf("about %s of host memory, more than the run may take (%s, --max-memory)", about, gib(h.bound()))
 }
 
-// gib writes bytes b in GiB, to a tenth where not whole (in MiB below a
-// GiB).
+// gib writes a bound of b bytes in GiB, to a tenth where not whole (in MiB
+// below a GiB, to a tenth where not whole), rounded down: never above it.
 func gib(b int64) string {
 	switch {
-	case b < 1<<30:
-		return fmt.Sprintf("%dMiB", b>>20)
-	case b%(1<<30) == 0:
+	case b%(1<<30) == 0 && b > 0:
 		return fmt.Sprintf("%dGiB", b>>30)
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1fGiB", math.Floor(float64(b)/(1<<30)*10)/10)
+	case b%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", b>>20)
 	}
-	return fmt.Sprintf("%.1fGiB", float64(b)/(1<<30))
+	return fmt.Sprintf("%.1fMiB", math.Floor(float64(b)/(1<<20)*10)/10)
 }

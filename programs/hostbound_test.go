@@ -32,7 +32,7 @@ func TestHostMemoryBound(t *testing.T) {
 	}{
 		{512 << 20, NumericsFull, `key "numerics": full numerics on 2048×2048×2048 needs about 624MiB of host memory, more than the run may take (512MiB, --max-memory); use sampled or off`},
 		{1 << 30, NumericsFull, ""},
-		{64 << 20, NumericsSampled, `key "numerics": sampled numerics on 2048×2048×2048 needs about 240MiB of host memory, more than the run may take (64MiB, --max-memory); use off`},
+		{64 << 20, NumericsSampled, `key "numerics": sampled numerics on 2048×2048×2048 needs about 128MiB of host memory, more than the run may take (64MiB, --max-memory); use off`},
 		{64 << 20, NumericsOff, ""},
 	} {
 		o := Options{Overrides: sets, Numerics: c.numerics, MaxHostBytes: c.bound}

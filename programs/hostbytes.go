@@ -69,10 +69,12 @@ const (
 	luBytesPerElem = 40
 )
 
-// gemmKindBytes are the host bytes per element of A, B and C of the GEMM
-// kinds of several products: programs' own bounds (ozaki 100, measured
-// 94; emulated-gemm 32 + 12 per piece, up to six pieces).
-var gemmKindBytes = map[string]float64{"ozaki": 100, "emulated-gemm": 104}
+// gemmKindBytes are the host bytes per element of A, B and C (full
+// numerics) and of A and B (sampled) of the GEMM kinds of several
+// products: the largest of their builds' own figures (ozaki 100 and 50,
+// measured 94 full; emulated-gemm 32 + 12 and 10 + 4 per piece, up to six
+// pieces, ape-int16 48 and 24).
+var gemmKindBytes = map[string][2]float64{"ozaki": {100, 50}, "emulated-gemm": {104, 34}}
 
 // dataHostBytes estimates the host bytes a run of kind with params (decoded)
 // holds for its data; false for a kind it does not know.
@@ -120,14 +122,14 @@ func dataHostBytes(kind string, params any) (float64, bool) {
 func gemmBytes(kind string, p *GEMMParams) float64 {
 	per, ok := gemmKindBytes[kind]
 	if !ok {
-		per = gemmBytesPerElem
+		per = [2]float64{gemmBytesPerElem, sampledBytesPerElem}
 	}
 	m, k, n := float64(max(p.M, 0)), float64(max(p.K, 0)), float64(max(p.N, 0))
 	switch p.Numerics {
 	case "", NumericsFull:
-		return (float64(m*k) + float64(k*n) + float64(m*n)) * per
+		return (float64(m*k) + float64(k*n) + float64(m*n)) * per[0]
 	case NumericsSampled:
-		return (float64(m*k) + float64(k*n)) * per / 4
+		return (float64(m*k) + float64(k*n)) * per[1]
 	}
 	return 0
 }

@@ -62,9 +62,6 @@ func buildLUGEMM(f *File, m *machines.Machine, o Options) (Job, error) {
 	if p.Numerics != NumericsFull && p.Numerics != NumericsOff {
 		return nil, f.badKey("numerics", "must be full or off (got %q)", p.Numerics)
 	}
-	if err := checkLUHostMemory(f.Path, p.Numerics, "m", p.M, hostBound{o.maxHostBytes()}); err != nil {
-		return nil, err
-	}
 	if p.NFused == 0 {
 		p.NFused = 1
 	}
@@ -76,6 +73,9 @@ func buildLUGEMM(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	if p.NFused < 1 {
 		return nil, f.badKey("n_fused", "must be ≥ 1 (got %d)", p.NFused)
+	}
+	if err := checkLUHostMemory(f.Path, p.Numerics, "m", p.M, hostBound{o.maxHostBytes()}); err != nil {
+		return nil, err
 	}
 	// An lu-fused plan whose first n_fused block columns are the panels.
 	lp := LUParams{N: p.M + p.NFused*p.NB, NB: p.NB, NFused: p.NFused, NFusion: m.Cores, Trailing: p.Trailing,

@@ -232,7 +232,7 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	// Inputs, digits, C and the INT32 planes on the host (full), the inputs
 	// and digits (sampled): measured 85 B per element of A, B and C at
 	// 2048³ and 94 at 16×300000×16 (b200, full; peak RSS), so 100.
-	if err := p.checkHostMemory(f.Path, ozakiHostBytesPerElem); err != nil {
+	if err := p.checkHostMemory(f.Path, ozakiHostBytesPerElem, ozakiHostBytesPerElem/2); err != nil {
 		return nil, err
 	}
 	if p.Numerics != NumericsOff {

@@ -129,7 +129,7 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	var bits int
 	j.slices, bits = op.slicesAndBits()
-	if err := p.checkHostMemory(f.Path, ozakiHostBytesPerElem); err != nil {
+	if err := p.checkHostMemory(f.Path, ozakiHostBytesPerElem, ozakiHostBytesPerElem/2); err != nil {
 		return nil, err
 	}
 	if p.Numerics != NumericsOff {
