@@ -303,7 +303,8 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 // sampledBytesPerElem is a GEMM's host bytes per element of A and B with
 // sampled numerics (the inputs, their rounding to the kernel's type, and
 // the collector's headroom): measured 8.0–8.9 at 8192³ for hgemm, sgemm
-// and sgemm-cube, 8.4 for ascend-910a sgemm-cube and a100 hgemm at 4096³.
+// and sgemm-cube; ascend-910a sgemm-cube 8.6 and a100 hgemm 7.6 at 4096³
+// (peak RSS beyond the run's 48 MiB, 2026-12).
 const sampledBytesPerElem = 10
 
 // checkHostMemory refuses numerics whose data would take more host memory
