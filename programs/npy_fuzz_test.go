@@ -107,10 +107,10 @@ func TestReadNPYHeaders(t *testing.T) {
 			t.Errorf("case %d: %v, want %q", i, err, c.want)
 		}
 	}
-	if s, ok := headerShape("{'shape': (3L, 2L), }"); !ok || !slices.Equal(s, []int{3, 2}) {
-		t.Errorf("Python 2 longs: %v %v", s, ok)
+	if s, err := checkNPYHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (3L, 2L), }"); err != nil || !slices.Equal(s, []int{3, 2}) {
+		t.Errorf("Python 2 longs: %v %v", s, err)
 	}
-	if s, ok := headerShape("{'shape': (7,), }"); !ok || !slices.Equal(s, []int{7}) {
-		t.Errorf("1-tuple: %v %v", s, ok)
+	if s, err := checkNPYHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (7,), }"); err != nil || !slices.Equal(s, []int{7}) {
+		t.Errorf("1-tuple: %v %v", s, err)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,13 +56,20 @@ func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
 // float64 values (rounded).
 func readNPYAsFloat32(path string) (_ []float32, _, _ int, rounded bool, err error) {
 	v32, v64, rows, cols, err := readNPY(path, true, false)
-	if v64 != nil {
-		v32 = make([]float32, len(v64))
-		for i, x := range v64 {
-			v32[i] = float32(x)
-		}
+	return narrowed(v32, v64), rows, cols, v64 != nil, err
+}
+
+// narrowed returns an array read as float32 (v32) or float64 (v64,
+// rounded to float32).
+func narrowed(v32 []float32, v64 []float64) []float32 {
+	if v64 == nil {
+		return v32
 	}
-	return v32, rows, cols, v64 != nil, err
+	v32 = make([]float32, len(v64))
+	for i, x := range v64 {
+		v32[i] = float32(x)
+	}
+	return v32
 }
 
 // ReadNPYFloat64 reads a 2-D float64 (or float32, widened exactly) .npy
@@ -91,13 +97,7 @@ func CheckNPYFloat32(path string) (rows, cols int, err error) {
 // tensor's contents: its elements in C order), float64 rounded to float32.
 func ReadNPYArray(path string) ([]float32, error) {
 	v32, v64, _, _, err := readNPY(path, true, true)
-	if v64 != nil {
-		v32 = make([]float32, len(v64))
-		for i, x := range v64 {
-			v32[i] = float32(x)
-		}
-	}
-	return v32, err
+	return narrowed(v32, v64), err
 }
 
 // CheckNPYArray checks what ReadNPYArray checks without reading the data,
@@ -122,8 +122,9 @@ func readNPY(path string, withData, anyShape bool) (_ []float32, _ []float64, _,
 	}
 	defer f.Close()
 	header, off, err := checkNPYPreamble(f)
+	var want []int
 	if err == nil {
-		err = checkNPYHeader(header)
+		want, err = checkNPYHeader(header)
 	}
 	if err != nil {
 		return nil, nil, 0, 0, fmt.Errorf("%s: %v", path, err)
@@ -151,7 +152,7 @@ func readNPY(path string, withData, anyShape bool) (_ []float32, _ []float64, _,
 			path, showNPY(strings.TrimRight(header, " \n"), 120))
 	}
 	shape := r.Header.Descr.Shape
-	if want, ok := headerShape(header); ok && !slices.Equal(want, shape) {
+	if !slices.Equal(want, shape) {
 		// A header numpy would read that the reader misreads (no
 		// trailing comma after the shape: (4, 8) read as [4]).
 		return nil, nil, 0, 0, fmt.Errorf("%s: the header's shape %v is misread here as %v (its layout is not numpy.save's): save the array again with numpy.save", path, want, shape)
@@ -226,29 +227,6 @@ func readNPY(path string, withData, anyShape bool) (_ []float32, _ []float64, _,
 // headers above 10 000 bytes unless told otherwise).
 const maxNPYHeader = 1 << 20
 
-// headerShape returns the shape a .npy header's text gives ('shape':
-// (4, 8)), read on its own to check the reader's; ok false where the text
-// has no such tuple of integers.
-func headerShape(h string) (shape []int, ok bool) {
-	m := npyShapeRE.FindStringSubmatch(h)
-	if m == nil {
-		return nil, false
-	}
-	for _, d := range strings.Split(m[1], ",") {
-		d = strings.TrimSuffix(strings.TrimSpace(d), "L") // (Python 2's longs)
-		if d == "" {
-			continue // (the trailing comma of (4,))
-		}
-		v, err := strconv.Atoi(d)
-		if err != nil {
-			return nil, false
-		}
-		shape = append(shape, v)
-	}
-	return shape, true
-}
-
-var npyShapeRE = regexp.MustCompile(`['"]shape['"]\s*:\s*\(([^)]*)\)`)
 
 // notRegular returns an error for a path that names something other
 // than a regular file given as a file of kind what ("a .npy file":
@@ -291,15 +269,15 @@ const npyHeaderForm = "a dictionary of 'descr', 'fortran_order' and 'shape', as 
 // ≥ 0), as numpy reads it, and says what is wrong where it is not: the
 // reader's own parse let through or misread much of that, or reported
 // it in its internals' words ("strconv.Atoi: parsing \"8)\": invalid
-// syntax").
-func checkNPYHeader(h string) error {
+// syntax"). It returns the shape, against which the reader's is checked.
+func checkNPYHeader(h string) (shape []int, err error) {
 	p := npyHeaderParser{h: h}
 	p.space()
 	if p.pos == len(h) {
-		return fmt.Errorf("malformed .npy header: blank, not %s", npyHeaderForm)
+		return nil, fmt.Errorf("malformed .npy header: blank, not %s", npyHeaderForm)
 	}
 	if !p.eat('{') {
-		return fmt.Errorf("malformed .npy header: %s, not %s", p.found(), npyHeaderForm)
+		return nil, fmt.Errorf("malformed .npy header: %s, not %s", p.found(), npyHeaderForm)
 	}
 	keys := map[string]npyLit{}
 	var order []string
@@ -310,21 +288,21 @@ func checkNPYHeader(h string) error {
 		}
 		k, err := p.value(0)
 		if err != nil {
-			return fmt.Errorf("malformed .npy header: a key %v", err)
+			return nil, fmt.Errorf("malformed .npy header: a key %v", err)
 		}
 		if k.kind != 's' {
-			return fmt.Errorf("malformed .npy header: the key %s is not a string (want %s)", showNPY(k.text, 40), npyHeaderForm)
+			return nil, fmt.Errorf("malformed .npy header: the key %s is not a string (want %s)", showNPY(k.text, 40), npyHeaderForm)
 		}
 		p.space()
 		if !p.eat(':') {
-			return fmt.Errorf("malformed .npy header: %s after the key %s, not ':'", p.found(), showNPY(k.text, 40))
+			return nil, fmt.Errorf("malformed .npy header: %s after the key %s, not ':'", p.found(), showNPY(k.text, 40))
 		}
 		v, err := p.value(0)
 		if err != nil {
-			return fmt.Errorf("malformed .npy header: the value of %s %v", showNPY(k.text, 40), err)
+			return nil, fmt.Errorf("malformed .npy header: the value of %s %v", showNPY(k.text, 40), err)
 		}
 		if _, ok := keys[k.str]; ok {
-			return fmt.Errorf("malformed .npy header: the key %s is given twice", showNPY(k.text, 40))
+			return nil, fmt.Errorf("malformed .npy header: the key %s is given twice", showNPY(k.text, 40))
 		}
 		keys[k.str] = v
 		order = append(order, k.str)
@@ -333,53 +311,54 @@ func checkNPYHeader(h string) error {
 			continue
 		}
 		if !p.eat('}') {
-			return fmt.Errorf("malformed .npy header: %s after the value of %s, not ',' or '}'", p.found(), showNPY(k.text, 40))
+			return nil, fmt.Errorf("malformed .npy header: %s after the value of %s, not ',' or '}'", p.found(), showNPY(k.text, 40))
 		}
 		break
 	}
 	p.space()
 	if p.pos < len(h) {
-		return fmt.Errorf("malformed .npy header: %s after the dictionary (only spaces and a newline may follow it)", p.found())
+		return nil, fmt.Errorf("malformed .npy header: %s after the dictionary (only spaces and a newline may follow it)", p.found())
 	}
 	for _, k := range order {
 		if k != "descr" && k != "fortran_order" && k != "shape" {
-			return fmt.Errorf("malformed .npy header: the key %s besides 'descr', 'fortran_order' and 'shape' (want %s)", showNPY("'"+k+"'", 40), npyHeaderForm)
+			return nil, fmt.Errorf("malformed .npy header: the key %s besides 'descr', 'fortran_order' and 'shape' (want %s)", showNPY("'"+k+"'", 40), npyHeaderForm)
 		}
 	}
 	for _, k := range []string{"descr", "fortran_order", "shape"} {
 		if _, ok := keys[k]; !ok {
-			return fmt.Errorf("malformed .npy header: no key '%s' (want %s)", k, npyHeaderForm)
+			return nil, fmt.Errorf("malformed .npy header: no key '%s' (want %s)", k, npyHeaderForm)
 		}
 	}
 	switch d := keys["descr"]; d.kind {
 	case 's':
 	case 'l':
-		return fmt.Errorf("the header's descr %s is a structured dtype: not supported (float32 '<f4', float64 '<f8')", showNPY(d.text, 60))
+		return nil, fmt.Errorf("the header's descr %s is a structured dtype: not supported (float32 '<f4', float64 '<f8')", showNPY(d.text, 60))
 	default:
-		return fmt.Errorf("the header's descr is %s: want a dtype string, '<f4' (float32) or '<f8' (float64)", showNPY(d.text, 60))
+		return nil, fmt.Errorf("the header's descr is %s: want a dtype string, '<f4' (float32) or '<f8' (float64)", showNPY(d.text, 60))
 	}
 	if o := keys["fortran_order"]; o.kind != 'b' {
-		return fmt.Errorf("the header's fortran_order is %s: want True or False", showNPY(o.text, 60))
+		return nil, fmt.Errorf("the header's fortran_order is %s: want True or False", showNPY(o.text, 60))
 	}
-	shape := keys["shape"]
-	if shape.kind != 't' {
+	tuple := keys["shape"]
+	if tuple.kind != 't' {
 		what := "not a tuple"
-		if shape.kind == 'l' {
+		if tuple.kind == 'l' {
 			what = "a list, not a tuple"
 		}
-		return fmt.Errorf("the header's shape is %s, %s: want a tuple of whole numbers ≥ 0, such as (4, 8)", showNPY(shape.text, 60), what)
+		return nil, fmt.Errorf("the header's shape is %s, %s: want a tuple of whole numbers ≥ 0, such as (4, 8)", showNPY(tuple.text, 60), what)
 	}
-	for _, d := range shape.items {
+	for _, d := range tuple.items {
 		switch {
 		case d.kind != 'i':
-			return fmt.Errorf("the header's shape %s is not a tuple of whole numbers ≥ 0, such as (4, 8): it holds %s", showNPY(shape.text, 60), showNPY(d.text, 40))
+			return nil, fmt.Errorf("the header's shape %s is not a tuple of whole numbers ≥ 0, such as (4, 8): it holds %s", showNPY(tuple.text, 60), showNPY(d.text, 40))
 		case d.big:
-			return fmt.Errorf("the header's shape %s holds %s, beyond 2^63", showNPY(shape.text, 60), showNPY(d.text, 40))
+			return nil, fmt.Errorf("the header's shape %s holds %s, beyond 2^63", showNPY(tuple.text, 60), showNPY(d.text, 40))
 		case d.v < 0:
-			return fmt.Errorf("the header's shape %s holds %s: dimensions must be ≥ 0", showNPY(shape.text, 60), d.text)
+			return nil, fmt.Errorf("the header's shape %s holds %s: dimensions must be ≥ 0", showNPY(tuple.text, 60), d.text)
 		}
+		shape = append(shape, int(d.v))
 	}
-	return nil
+	return shape, nil
 }
 
 // space skips white space.
