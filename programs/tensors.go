@@ -227,7 +227,6 @@ func readNPY(path string, withData, anyShape bool) (_ []float32, _ []float64, _,
 // headers above 10 000 bytes unless told otherwise).
 const maxNPYHeader = 1 << 20
 
-
 // notRegular returns an error for a path that names something other
 // than a regular file given as a file of kind what ("a .npy file":
 // badinput.NotFile), or, for a .npy file, an anonymous pipe (its header
