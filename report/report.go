@@ -601,19 +601,14 @@ func CheckPath(path string) error {
 			t = t.Elem()
 			continue
 		case reflect.Struct:
-			var keys []string
-			var next reflect.Type
-			for _, f := range jsonFields(t) {
-				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-				if name == "" || name == "-" {
-					continue
-				}
-				keys = append(keys, name)
-				if next == nil && strings.EqualFold(name, part) { // as sweep.Lookup matches
-					next = f.Type
-				}
-			}
+			next := KeyType(t, part)
 			if next == nil {
+				var keys []string
+				for _, f := range jsonFields(t) {
+					if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+						keys = append(keys, name)
+					}
+				}
 				where := "report.json"
 				if i > 0 {
 					where = strings.Join(parts[:i], ".")
@@ -627,6 +622,25 @@ func CheckPath(path string) error {
 		}
 	}
 	return nil
+}
+
+// KeyType returns the type of the value written under key in a value of
+// struct type t (its fields as jsonFields gives them; the key matched
+// exactly, else in any case, as sweep.Lookup matches keys), nil where t
+// has no such key.
+func KeyType(t reflect.Type, key string) reflect.Type {
+	var fold reflect.Type
+	for _, f := range jsonFields(t) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "" || name == "-":
+		case name == key:
+			return f.Type
+		case fold == nil && strings.EqualFold(name, key):
+			fold = f.Type
+		}
+	}
+	return fold
 }
 
 // jsonFields returns the fields of struct type t that carry report keys:

@@ -118,39 +118,9 @@ func childType(t reflect.Type, part string) reflect.Type {
 	case reflect.Map, reflect.Slice, reflect.Array:
 		return t.Elem()
 	case reflect.Struct:
-		return fieldType(t, part)
+		return report.KeyType(t, part)
 	}
 	return nil
-}
-
-// fieldType returns the type of struct t's field written under key (as
-// Lookup matches keys: exactly, else in any case), looking into the
-// untagged struct fields as report.CheckPath does; nil if none.
-func fieldType(t reflect.Type, key string) reflect.Type {
-	var fold reflect.Type
-	for j := range t.NumField() {
-		f := t.Field(j)
-		ft := f.Type
-		for ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
-		}
-		tag := f.Tag.Get("json")
-		if tag == "" && ft.Kind() == reflect.Struct {
-			if inner := fieldType(ft, key); inner != nil {
-				return inner
-			}
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		switch {
-		case name == "" || name == "-":
-		case name == key:
-			return f.Type
-		case fold == nil && strings.EqualFold(name, key):
-			fold = f.Type
-		}
-	}
-	return fold
 }
 
 var (
