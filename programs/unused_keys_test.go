@@ -88,23 +88,32 @@ func TestInputFilesAndUnusedKeys(t *testing.T) {
 			t.Errorf("numerics %s: --seed with files: %v", numerics, err)
 		}
 	}
-	res, err := buildWith(t, text, NumericsFull, nil, "program.sample_tiles=4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"inputs.distribution, inputs.seed: not used, A and B are the files inputs.a and inputs.b",
-		"sample_tiles (4) applies to numerics sampled: not used (numerics full computes every tile)"} {
-		if !slices.Contains(res.Report.Notes, want) {
-			t.Errorf("no note %q in %q", want, res.Report.Notes)
-		}
-	}
-	res, err = buildWith(t, "kind: hgemm\nm: 64\nn: 64\nk: 64\n", NumericsFull, &seed)
+	notesOf(t, text, NumericsFull, nil, "", "program.sample_tiles=4")(
+		"inputs.distribution, inputs.seed: not used, A and B are the files inputs.a and inputs.b",
+		"sample_tiles (4) applies to numerics sampled: not used (numerics full computes every tile)")
+	notesOf(t, "kind: hgemm\nm: 64\nn: 64\nk: 64\n", NumericsFull, &seed, "not used")()
+}
+
+// notesOf builds text (as buildWith) and fails where a note contains
+// unwanted ("": none is unwanted); its result fails where a note wanted is
+// not among the run's.
+func notesOf(t *testing.T, text, numerics string, seed *int64, unwanted string, sets ...string) func(wanted ...string) {
+	t.Helper()
+	res, err := buildWith(t, text, numerics, seed, sets...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range res.Report.Notes {
-		if strings.Contains(n, "not used") {
-			t.Errorf("drawn inputs noted: %q", n)
+		if unwanted != "" && strings.Contains(n, unwanted) {
+			t.Errorf("note %q", n)
+		}
+	}
+	return func(wanted ...string) {
+		t.Helper()
+		for _, want := range wanted {
+			if !slices.Contains(res.Report.Notes, want) {
+				t.Errorf("no note %q in %q", want, res.Report.Notes)
+			}
 		}
 	}
 }
@@ -128,24 +137,9 @@ func TestEmulatedGMNeedWhole(t *testing.T) {
 // but for scheme auto, whose accuracy sample the seed draws.
 func TestTimingOnlyUnusedNotes(t *testing.T) {
 	seed := int64(3)
-	res, err := buildWith(t, "kind: hgemm\nmachine: a100\nm: 128\nn: 128\nk: 128\nsample_tiles: 4\n", NumericsOff, &seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"--seed 3: not used (numerics off draws no inputs)", "sample_tiles applies to numerics sampled: not used (numerics off computes no tile)"} {
-		if !slices.Contains(res.Report.Notes, want) {
-			t.Errorf("no note %q in %q", want, res.Report.Notes)
-		}
-	}
-	res, err = buildWith(t, "kind: emulated-gemm\nmachine: a100\nscheme: auto\nm: 128\nn: 128\nk: 128\n", NumericsOff, &seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range res.Report.Notes {
-		if strings.HasPrefix(n, "--seed") {
-			t.Errorf("scheme auto: %q", n)
-		}
-	}
+	notesOf(t, "kind: hgemm\nmachine: a100\nm: 128\nn: 128\nk: 128\nsample_tiles: 4\n", NumericsOff, &seed, "")(
+		"--seed 3: not used (numerics off draws no inputs)", "sample_tiles applies to numerics sampled: not used (numerics off computes no tile)")
+	notesOf(t, "kind: emulated-gemm\nmachine: a100\nscheme: auto\nm: 128\nn: 128\nk: 128\n", NumericsOff, &seed, "--seed")()
 }
 
 // The note on NaN inputs says C may be finite where a conversion saturates
