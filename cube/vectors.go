@@ -155,6 +155,10 @@ func isDir(path string) bool {
 // 5000): a hostile file of millions decompresses to gigabytes.
 const maxVectorLines = 1 << 20
 
+// maxVectorLine bounds a vector file's line in bytes (the recorded sets'
+// are under 100).
+const maxVectorLine = 1 << 20
+
 // Load reads the set's files. Errors name the file and line.
 func (s VectorSet) Load() (*VectorData, error) {
 	var v VectorData
@@ -233,6 +237,20 @@ func (g *gzLines) refuse(err error) error {
 	return err
 }
 
+// end returns the refusal of the scan's end at line (the one it could not
+// read): nil where the stream ended well, a line past the scanner's buffer (a gzip stream of one huge line
+// is not corrupt), else the stream's break.
+func (g *gzLines) end(line int) error {
+	err := g.Err()
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("cube: vectors: %s:%d: line longer than %d bytes", g.path, line, maxVectorLine)
+	}
+	return g.broken(err)
+}
+
 // broken is the refusal of the file's gzip stream, cut short or corrupt.
 func (g *gzLines) broken(err error) error {
 	return fmt.Errorf("cube: vectors: %s: truncated or corrupt gzip stream: %w", g.path, err)
@@ -259,7 +277,7 @@ func openGz(path string) (io.ReadCloser, *gzLines, error) {
 	}
 	zs := &streamErr{r: z}
 	sc := bufio.NewScanner(zs)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	sc.Buffer(make([]byte, 1<<16), maxVectorLine)
 	return f, &gzLines{Scanner: sc, path: path, z: zs}, nil
 }
 
@@ -272,7 +290,8 @@ func readHexRows(path string, in fp.Format) ([][]uint32, error) {
 	}
 	defer f.Close()
 	var rows [][]uint32
-	for ln := 1; sc.Scan(); ln++ {
+	ln := 1
+	for ; sc.Scan(); ln++ {
 		if ln > maxVectorLines {
 			return nil, fmt.Errorf("cube: vectors: %s: more than %d lines", path, maxVectorLines)
 		}
@@ -295,8 +314,8 @@ func readHexRows(path string, in fp.Format) ([][]uint32, error) {
 		}
 		rows = append(rows, row)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, sc.broken(err)
+	if err := sc.end(ln); err != nil {
+		return nil, err
 	}
 	return rows, nil
 }
@@ -309,7 +328,8 @@ func readBinLines(path string) ([]uint32, error) {
 	}
 	defer f.Close()
 	var out []uint32
-	for ln := 1; sc.Scan(); ln++ {
+	ln := 1
+	for ; sc.Scan(); ln++ {
 		if ln > maxVectorLines {
 			return nil, fmt.Errorf("cube: vectors: %s: more than %d lines", path, maxVectorLines)
 		}
@@ -323,8 +343,8 @@ func readBinLines(path string) ([]uint32, error) {
 		}
 		out = append(out, uint32(x))
 	}
-	if err := sc.Err(); err != nil {
-		return nil, sc.broken(err)
+	if err := sc.end(ln); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

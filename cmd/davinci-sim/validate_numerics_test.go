@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
@@ -229,5 +230,42 @@ func TestValidateNumericsTruncatedGzip(t *testing.T) {
 	_, errs, code := execNumerics(t, "--vectors", dir)
 	if want := "numerics: " + path + ": truncated or corrupt gzip stream: unexpected EOF"; code != 2 || strings.TrimSpace(errs) != want {
 		t.Errorf("exit %d, %q; want 2, %q", code, errs, want)
+	}
+}
+
+// A vector file of a line longer than the reader takes is refused as that
+// line, not as a corrupt gzip stream (it is a well-formed one: before, the
+// scanner's "token too long" was reported as the stream's break).
+func TestValidateNumericsLongLine(t *testing.T) {
+	dir := copyVectors(t, "A2")
+	for _, name := range []string{"a_A2_fp16.txt.gz", "c_A2_fp32.txt.gz"} {
+		path := filepath.Join(dir, "A2", "fp16", name)
+		whole, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := gzip.NewReader(bytes.NewReader(whole))
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, err := bufio.NewReader(r).ReadBytes('\n') // (a good line first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		z := gzip.NewWriter(&buf)
+		z.Write(first)
+		z.Write(bytes.Repeat([]byte("3"), 2<<20))
+		z.Close()
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err = runNumerics(dir)
+		if want := path + ":2: line longer than 1048576 bytes"; err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", name, err, want)
+		}
+		if err := os.WriteFile(path, whole, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
