@@ -427,6 +427,9 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 			}
 		}
 	}
+	if err := p.checkProgramMachine(s, setNode, varyNode, pointsNode); err != nil {
+		return nil, err
+	}
 	if s.Program == "" && !slices.Contains(s.Params, ParamProgram) {
 		return nil, p.errf(doc, "program", "missing; name the base program file (relative to the study file)")
 	}
@@ -478,6 +481,77 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 	}
 	s.lines = keyLines(doc)
 	return s, nil
+}
+
+// checkProgramMachine refuses a program.machine that the study sets or
+// varies beside a machine of its own (the key machine, or a varied
+// machine): a run's machine (-m) replaces the program's machine: key and
+// any override of it, so each point would silently run on the study's
+// machine whatever its program.machine says.
+func (p *parser) checkProgramMachine(s *Study, setNode, varyNode, pointsNode *yaml.Node) error {
+	var otherKey string
+	switch {
+	case slices.Contains(s.Params, ParamMachine):
+		otherKey = s.studyKey(ParamMachine)
+	case s.Machine != "":
+		otherKey = "machine"
+	default:
+		return nil
+	}
+	var key string
+	var n *yaml.Node
+	for i, o := range s.Set {
+		if strings.EqualFold(o.Path, "program.machine") {
+			key, n = "set."+o.Path, setNode.Content[2*i]
+		}
+	}
+	for _, q := range s.Params {
+		if strings.EqualFold(q, "program.machine") {
+			key = s.studyKey(q)
+			n = varyNode
+			if strings.HasPrefix(key, "points[]") {
+				n = pointsNode
+			}
+			if m := mappingKey(n, q); m != nil {
+				n = m
+			}
+		}
+	}
+	if key == "" {
+		return nil
+	}
+	var msg string
+	switch {
+	case otherKey != "machine": // (machine varied)
+		msg = fmt.Sprintf("the study varies the machine (key %q), which replaces the program's; keep one of them", otherKey)
+	case strings.HasPrefix(key, "set."):
+		msg = `the study's machine (key "machine") replaces the program's; give the one machine as "machine"`
+	case strings.HasPrefix(key, "points[]."):
+		msg = `the study's machine (key "machine") replaces the program's; give "machine" in the points instead`
+	default:
+		msg = `the study's machine (key "machine") replaces the program's; vary "machine" instead`
+	}
+	return p.errf(n, key, "%s", msg)
+}
+
+// mappingKey returns the key node named name (in any case) of mapping n,
+// or of n's first mapping where n is a list of them; nil if none.
+func mappingKey(n *yaml.Node, name string) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.SequenceNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if strings.EqualFold(n.Content[i].Value, name) {
+			return n.Content[i]
+		}
+	}
+	return nil
 }
 
 // keyLines returns the line of each key of a study's document: the top

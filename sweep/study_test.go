@@ -530,3 +530,38 @@ func TestStudyFileTypes(t *testing.T) {
 		}
 	}
 }
+
+// A program.machine that the study sets or varies beside a machine of its
+// own is refused: the study's machine (-m) replaced it, and every point
+// silently ran on the study's machine whatever its program.machine said.
+func TestStudyRefusesProgramMachineBesideMachine(t *testing.T) {
+	base := "program: p.yaml\nmetrics: [machine]\n"
+	for _, c := range []struct{ text, want string }{
+		{base + "machine: ascend-910a\nvary: {program.machine: [ascend-910a, ascend-910b3]}\n",
+			`s.yaml:4: key "vary.program.machine": the study's machine (key "machine") replaces the program's; vary "machine" instead`},
+		{base + "machine: ascend-910a\nset: {program.machine: ascend-910b3}\nvary: {program.m: [64]}\n",
+			`s.yaml:4: key "set.program.machine": the study's machine (key "machine") replaces the program's`},
+		{base + "machine: ascend-910a\npoints: [{program.machine: ascend-910b3}]\n",
+			`key "points[].program.machine": the study's machine (key "machine") replaces the program's; give "machine" in the points instead`},
+		{base + "vary: {machine: [ascend-910a, ascend-910b3], program.machine: [ascend-910a, ascend-910b3]}\n",
+			`s.yaml:3: key "vary.program.machine": the study varies the machine (key "vary.machine"), which replaces the program's; keep one of them`},
+		{base + "set: {program.machine: ascend-910b3}\nvary: {machine: [ascend-910a]}\n",
+			`key "set.program.machine": the study varies the machine (key "vary.machine")`},
+		{base + "machine: ascend-910a\nvary: {machine: [ascend-910b3], program.MACHINE: [ascend-910a]}\n",
+			`key "vary.program.MACHINE": the study varies the machine`},
+	} {
+		_, err := ParseStudy("s.yaml", ".", []byte(c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !badinput.Is(err) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v, want one line of bad input containing %q", c.text, err, c.want)
+		}
+	}
+	// Alone, program.machine chooses each point's machine.
+	for _, text := range []string{
+		base + "vary: {program.machine: [ascend-910a, ascend-910b3]}\n",
+		base + "set: {program.machine: ascend-910b3}\nvary: {program.m: [64]}\n",
+	} {
+		if _, err := ParseStudy("s.yaml", ".", []byte(text)); err != nil {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+}
