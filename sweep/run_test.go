@@ -673,7 +673,7 @@ func TestResumeTextDigest(t *testing.T) {
 	old := readFile(t, jl)
 	// The same records, stamped as before 2026-11-30.
 	for i, p := range s.Points {
-		now, before := s.inputs(p, false), s.inputs(p, true)
+		now, before := s.inputs(p, stampNow), s.inputs(p, stampByText)
 		if now == before {
 			t.Fatalf("point %d: the text digest is the content digest", i)
 		}
@@ -685,7 +685,7 @@ func TestResumeTextDigest(t *testing.T) {
 	if sum, err := Run(s, Options{Out: out, Jobs: 2, Resume: true}); err != nil || sum.Skipped != 6 || sum.Ran != 6 {
 		t.Fatalf("resume of text-stamped records: %+v %v", sum, err)
 	}
-	if got := readFile(t, jl); !bytes.Contains(got, []byte(`"inputs":"`+s.inputs(s.Points[1], false)+`"`)) {
+	if got := readFile(t, jl); !bytes.Contains(got, []byte(`"inputs":"`+s.inputs(s.Points[1], stampNow)+`"`)) {
 		t.Errorf("the new records are not stamped with the content digest:\n%s", got)
 	}
 }
@@ -1131,5 +1131,79 @@ func sameAsFresh(t *testing.T, s *Study, out string) {
 		if !bytes.Equal(readFile(t, filepath.Join(out, name)), readFile(t, filepath.Join(fresh, name))) {
 			t.Errorf("%s differs from a fresh run's", name)
 		}
+	}
+}
+
+// A point's stamp covers every file its run reads, not the program and
+// machine files alone: after an asm program's source changes, --resume
+// refuses the records (it kept the old cycles, "already done"), and
+// --rerun-changed runs them again. Records of a davinci-sim whose stamp
+// left such files out are refused as such; those of points that read no
+// other file keep their stamp.
+func TestStampCoversFilesTheProgramNames(t *testing.T) {
+	dir := t.TempDir()
+	kernel := "alloc L0A off=0 size=64KiB name=a\nalloc L0B off=0 size=64KiB name=b\nalloc L0C off=0 size=256KiB name=c\nm.mmad c=0 a=0 b=0 m=256 k=128 n=256 in=fp16 out=fp32 init\n"
+	for name, text := range map[string]string{
+		"k.s":        kernel,
+		"p.yaml":     "kind: asm\nmachine: ascend-910a\nnumerics: off\nfile: k.s\n",
+		"study.yaml": "program: p.yaml\nvary: {program.cores: [1, 2]}\nmetrics: [time.cycles]\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	study := func() *Study {
+		s, err := ReadStudy(filepath.Join(dir, "study.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	out := t.TempDir()
+	if _, err := Run(study(), Options{Out: out, Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	jl := filepath.Join(out, ResultsJSONL)
+	before := readFile(t, jl)
+	// The same records, stamped as before the other files were in it.
+	s := study()
+	legacy := before
+	for _, p := range s.Points {
+		now, old := s.inputs(p, stampNow), s.inputs(p, stampNoFile)
+		if now == old {
+			t.Fatalf("point %d: the stamp does not cover the asm source", p.Index)
+		}
+		legacy = bytes.ReplaceAll(legacy, []byte(`"inputs":"`+now+`"`), []byte(`"inputs":"`+old+`"`))
+	}
+	if _, err := readResults(jl, bytes.NewReader(legacy), s, nil); err == nil || !strings.Contains(err.Error(), "recorded by an older davinci-sim, whose stamp left out the files its program names") {
+		t.Errorf("records stamped without the asm source: %v", err)
+	}
+
+	// The source edited: one more mmad.
+	if err := os.WriteFile(filepath.Join(dir, "k.s"), []byte(kernel+"m.mmad c=0 a=0 b=0 m=256 k=128 n=256 in=fp16 out=fp32 acc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(study(), Options{Out: out, Jobs: 1, Resume: true}); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "ran from other inputs") {
+		t.Fatalf("resume after the asm source changed: %v", err)
+	}
+	sum, err := Run(study(), Options{Out: out, Jobs: 1, Resume: true, RerunChanged: true})
+	if err != nil || sum.Rerun != 2 || sum.Ran != 2 {
+		t.Fatalf("--rerun-changed after the asm source changed: %+v %v", sum, err)
+	}
+	cycles := func(b []byte) string {
+		recs, err := readResults(jl, bytes.NewReader(b), study(), new(int))
+		if err != nil || len(recs) == 0 {
+			t.Fatalf("records: %v", err)
+		}
+		return string(recs[0].Metrics["time.cycles"])
+	}
+	if a, b := cycles(before), cycles(readFile(t, jl)); a == b {
+		t.Errorf("time.cycles %s before and after the asm source changed", a)
+	}
+
+	// A program that reads no other file: the stamp davinci-sim wrote before.
+	ts := writeStudy(t, tinyStudy)
+	if p := ts.Points[0]; ts.inputs(p, stampNow) != ts.inputs(p, stampNoFile) {
+		t.Errorf("a program reading no other file changed its stamp")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -28,11 +30,15 @@ type RunStamp struct {
 	// Inputs is a digest (the first 16 hex digits of a SHA-256) of the
 	// point's program file, its machine's file (the embedded machine's,
 	// or the file's) — their YAML without comments and layout, so that
-	// editing a comment keeps a study resumable — and the study's fixed
-	// overrides. Files the program names in turn (.npy inputs, a
-	// cluster's node files) are not in it; nor is the simulator's
-	// version. (Records of davinci-sim before 2026-11-30 digest the
-	// files' text instead; they are accepted as they are.)
+	// editing a comment keeps a study resumable —, the study's fixed
+	// overrides, and the bytes of every other file the point's run reads
+	// (programs.InputFiles: an asm program's source, .npy inputs, a
+	// cluster's node and NPU files), each with the key that names it. The
+	// simulator's version is not in it. (Records of davinci-sim before
+	// 2026-11-30 digest the program's and machine's text instead; they
+	// are accepted as they are. Records of davinci-sim before 2026-12-02
+	// leave out the other files: accepted for points that read none,
+	// refused — as such — for those that do.)
 	Inputs string `json:"inputs"`
 }
 
@@ -55,6 +61,9 @@ type stamper struct {
 	mu    sync.Mutex
 	files map[string]fileDigests    // "program:PATH" or "machine:REF" (as the run opens them) → its digests
 	progs map[string]*programs.File // parsed program files (nil: unreadable)
+	// others holds the digests of the other files the points read
+	// (fileDigest), by path as the run opens them.
+	others map[string][32]byte
 }
 
 // fileDigests are the digests of a file: of its YAML without comments and
@@ -64,29 +73,87 @@ type fileDigests struct{ yaml, text [32]byte }
 
 // stamp returns point p's run stamp.
 func (s *Study) stamp(p Point) RunStamp {
-	return RunStamp{Options: s.options(), Inputs: s.inputs(p, false)}
+	return RunStamp{Options: s.options(), Inputs: s.inputs(p, stampNow)}
 }
 
-// inputs returns point p's RunStamp.Inputs, or with byText the digest of
-// its files' text that davinci-sim recorded before 2026-11-30.
-func (s *Study) inputs(p Point, byText bool) string {
+// The stamps davinci-sim recorded before: inputs' legacy argument.
+const (
+	stampNow    = iota // RunStamp.Inputs as written now
+	stampByText        // before 2026-11-30: the program's and machine's text, no other file
+	stampNoFile        // before 2026-12-02: no file besides the program and machine
+)
+
+// inputs returns point p's RunStamp.Inputs, or with legacy another
+// version's digest (stampByText, stampNoFile) of the same inputs.
+func (s *Study) inputs(p Point, legacy int) string {
 	paths := s.paths(p)
 	prog := paths.program
 	st := s.stamps
+	byText := legacy == stampByText
 	h := sha256.New()
 	sum := st.digest("program:"+prog, byText, func() ([]byte, error) { return programSource(prog, paths.written) })
 	h.Write(sum[:])
 	// The machine: -m (the study's or the point's), else the program's
 	// machine: key — which a fixed or varied program.machine replaces.
-	if f := st.program(prog, paths.written); f != nil {
-		ref := programs.MachineRef(f, s.runOptions(paths.machine, p))
+	f := st.program(prog, paths.written)
+	var opts programs.Options
+	var ref string
+	if f != nil {
+		opts = s.runOptions(paths.machine, p)
+		ref = programs.MachineRef(f, opts)
 		sum = st.digest("machine:"+ref, byText, func() ([]byte, error) { return machines.Text(ref) })
 		h.Write(sum[:])
 	} // else the point fails to read its program: the program's digest says why
 	for _, o := range s.Set {
 		fmt.Fprintf(h, "%d:%s=%s", len(o.Path)+1+len(o.Value), o.Path, o.Value)
 	}
+	if f != nil && legacy == stampNow {
+		// The other files the run reads, by the key naming each (not
+		// their paths: a study moved with its files stays resumable), in
+		// one order; none: the digest of davinci-sim before them.
+		var files []string
+		for _, in := range programs.InputFiles(f, opts) {
+			if in.Path == f.Path || in.Path == ref || in.What == "the program file" || in.What == "the machine file" {
+				continue // (digested above, as YAML)
+			}
+			d := st.fileDigest(in.Path)
+			files = append(files, in.What+"\x00"+hex.EncodeToString(d[:]))
+		}
+		slices.Sort(files)
+		for _, f := range files {
+			fmt.Fprintf(h, "file %d:%s", len(f), f)
+		}
+	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// fileDigest returns the SHA-256 of the bytes of the file at path (read
+// once), or of its error's text where it cannot be read.
+func (st *stamper) fileDigest(path string) [32]byte {
+	st.mu.Lock()
+	d, ok := st.others[path]
+	st.mu.Unlock()
+	if ok {
+		return d
+	}
+	h := sha256.New()
+	fh, err := os.Open(path)
+	if err == nil {
+		_, err = io.Copy(h, fh) // (streamed: an .npy input may be large)
+		fh.Close()
+	}
+	if err != nil {
+		h.Reset()
+		h.Write([]byte("error: " + err.Error()))
+	}
+	copy(d[:], h.Sum(nil))
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.others == nil {
+		st.others = map[string][32]byte{}
+	}
+	st.others[path] = d
+	return d
 }
 
 // program returns the parsed program file at path, written so by the
@@ -174,16 +241,20 @@ func checkStamp(rec *Record, s *Study) error {
 	if rec.Run.Inputs == "" {
 		return fmt.Errorf("key \"run\": missing (recorded by an older davinci-sim): the options and inputs point %d ran with are unknown; use another -o directory, or sweep --resume --rerun-changed in that directory to run such points again", rec.Index)
 	}
-	want := s.stamp(s.Points[rec.Index])
+	pt := s.Points[rec.Index]
+	want := s.stamp(pt)
 	if rec.Run.Options != want.Options {
 		return fmt.Errorf("key \"run\": point %d ran with %s, the study asks for %s; use another -o directory, the study's earlier options, or sweep --resume --rerun-changed in that directory to run such points again",
 			rec.Index, optionsText(rec.Run.Options), optionsText(want.Options))
 	}
-	if rec.Run.Inputs != want.Inputs && rec.Run.Inputs != s.inputs(s.Points[rec.Index], true) {
-		return fmt.Errorf("key \"run\": point %d ran from other inputs (inputs %s, now %s: its program or machine file, or the study's program, machine or set, changed since); use another -o directory, or sweep --resume --rerun-changed in that directory to run such points again",
-			rec.Index, rec.Run.Inputs, want.Inputs)
+	if rec.Run.Inputs == want.Inputs || rec.Run.Inputs == s.inputs(pt, stampByText) {
+		return nil
 	}
-	return nil
+	if old := s.inputs(pt, stampNoFile); rec.Run.Inputs == old && old != want.Inputs {
+		return fmt.Errorf("key \"run\": point %d was recorded by an older davinci-sim, whose stamp left out the files its program names (an asm source, .npy inputs, a cluster's node files): whether they changed since is unknown; use another -o directory, or sweep --resume --rerun-changed in that directory to run such points again", rec.Index)
+	}
+	return fmt.Errorf("key \"run\": point %d ran from other inputs (inputs %s, now %s: its program or machine file, a file its program names, or the study's program, machine or set, changed since); use another -o directory, or sweep --resume --rerun-changed in that directory to run such points again",
+		rec.Index, rec.Run.Inputs, want.Inputs)
 }
 
 func optionsText(o string) string {
