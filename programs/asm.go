@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "asm", Params: reflect.TypeFor[AsmParams](), Machines: []string{"davinci"}, Example: "deadlock.yaml", NumericsModes: []string{NumericsFull, NumericsOff},
+	register(&Kind{Name: "asm", Written: true, Params: reflect.TypeFor[AsmParams](), Machines: []string{"davinci"}, Example: "deadlock.yaml", NumericsModes: []string{NumericsFull, NumericsOff},
 		Summary: "hand-written assembly: one stream for all cores (with the variable core) or one file per core",
 		Build:   buildAsm})
 }

@@ -447,16 +447,15 @@ func (pl *gemmPlan) depth(kb int) int { return min(pl.bk, pl.p.K-kb*pl.bk) }
 
 // Flag ids per pipe pair (see gemmStream).
 const (
-	fA      = 0 // MTE2↔MTE1: A group ready / free
-	fB      = 1 // MTE2↔MTE1: B buffer p ready / free (ids 1, 2)
-	fWrite  = 0 // MTE3→MTE2: previous group's partials written
-	fSlot   = 0 // split/combine slots (ids 0, 1)
-	fL0     = 0 // MTE1↔M: L0A/L0B buffer q (ids 0, 1)
-	fL0C    = 0 // M↔V: L0C buffer c (ids 0, 1)
-	fUB     = 0 // V↔MTE3, V↔MTE2: UB buffer u (ids 0, 1)
-	fOutC   = 2 // M↔V: the outside accumulators' L0C slot s (ids 2, 3)
-	fOutUB  = 2 // V↔MTE2, V↔MTE3: the outside accumulators' UB tiles
-	maxFlag = 4
+	fA     = 0 // MTE2↔MTE1: A group ready / free
+	fB     = 1 // MTE2↔MTE1: B buffer p ready / free (ids 1, 2)
+	fWrite = 0 // MTE3→MTE2: previous group's partials written
+	fSlot  = 0 // split/combine slots (ids 0, 1)
+	fL0    = 0 // MTE1↔M: L0A/L0B buffer q (ids 0, 1)
+	fL0C   = 0 // M↔V: L0C buffer c (ids 0, 1)
+	fUB    = 0 // V↔MTE3, V↔MTE2: UB buffer u (ids 0, 1)
+	fOutC  = 2 // M↔V: the outside accumulators' L0C slot s (ids 2, 3)
+	fOutUB = 2 // V↔MTE2, V↔MTE3: the outside accumulators' UB tiles
 )
 
 // gmOp returns a GM operand.

@@ -197,6 +197,10 @@ type Kind struct {
 	// NoArrays: runs of the kind write no result arrays with -o, whatever
 	// the numerics (the LU kinds: their results are the report's).
 	NoArrays bool
+	// Written: programs of the kind give their own instruction streams
+	// (asm), checked as written (isa.Check) — not against what the
+	// simulator's generated kernels need of the machine (generatorNeeds).
+	Written bool
 }
 
 // Keys returns the keys programs of the kind take (as davinci-sim formats
@@ -228,7 +232,31 @@ func (k *Kind) BuildFor(f *File, m *machines.Machine, opts Options) (Job, error)
 		return nil, fmt.Errorf("%s: program kind %s runs on %s machines; machine %s is %s (see davinci-sim machines)",
 			f.Path, k.Name, strings.Join(k.Machines, ", "), m.Name, m.Kind)
 	}
+	if !k.Written {
+		if err := generatorNeeds(k.Name, m, machineKeyOrigin(machineRef(f, opts), opts.Overrides)); err != nil {
+			return nil, err
+		}
+	}
 	return k.Build(f, m, opts)
+}
+
+// generatorFlagIDs is the most flag ids per pipe pair the DaVinci
+// generators use: the GEMMs' outside accumulators take ids 2 and 3 of
+// M↔V (fOutC); LU's B buffers ids 1 and 2 (luFB).
+const generatorFlagIDs = 4
+
+// generatorNeeds refuses a DaVinci machine m too small for the simulator's
+// generated kernels of kind (origin names m's keys in messages). Generated
+// streams are not checked instruction by instruction (isa.Check): a flag
+// id past the machine's would land on another pipe pair's counter, and the
+// kernels race — a wrong C, a wrong LU, silently.
+func generatorNeeds(kind string, m *machines.Machine, origin func(key string) string) error {
+	dv := m.DaVinci()
+	if dv == nil || dv.FlagIDs >= generatorFlagIDs {
+		return nil
+	}
+	return fmt.Errorf("%s: must be at least %d for the generated %s kernels (they use flag ids 0–%d of a pipe pair; got %d)",
+		origin("core.flag_ids"), generatorFlagIDs, kind, generatorFlagIDs-1, dv.FlagIDs)
 }
 
 // CheckFor is BuildFor with every run the build makes stopped before it

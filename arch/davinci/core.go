@@ -418,6 +418,14 @@ func (c *Core) runScalar(now sim.Time) bool {
 				c.drained = true
 				break
 			}
+			if (in.Op == isa.OpSetFlag || in.Op == isa.OpWaitFlag) && uint(in.FlagID) >= uint(c.flagIDs) {
+				// A generated stream is not checked before the run
+				// (isa.Check); its programs check the machine's flag ids
+				// (programs.generatorNeeds). Past them, the id would land
+				// on another pipe pair's counter.
+				c.fault(in, fmt.Errorf("flag id %d is past the machine's %d per pipe pair (core.flag_ids)", in.FlagID, c.flagIDs))
+				break
+			}
 			c.pending, c.fetched = in, true
 		}
 		in := c.pending
