@@ -363,8 +363,17 @@ func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 	wall := run.wall
 	if err := run.err; err != nil {
 		var ce *isa.CheckError
-		if errors.As(err, &ce) || errors.Is(err, sim.ErrTimeOverflow) {
-			return nil, badInput(err) // a cost too large to simulate is the input's
+		if errors.As(err, &ce) {
+			return nil, badInput(err) // (names the file and line)
+		}
+		if errors.Is(err, sim.ErrTimeOverflow) {
+			// A cost too large to simulate is the input's. A written
+			// program's is named by its file (the core's fault names core
+			// and line); the others' name the key of the cost.
+			if f.Kind.Written {
+				err = fmt.Errorf("%s (asm): %w", f.Path, err)
+			}
+			return nil, badInput(err)
 		}
 		var dl *sim.DeadlockError
 		if errors.As(err, &dl) {

@@ -183,7 +183,7 @@ var hostileCases = []hostileCase{
 	{name: "huge scalar cycles",
 		files: map[string]string{"p.yaml": "kind: asm\ncores: 1\nnumerics: off\nasm: |\n  scalar cycles=10000000000000000\n"},
 		args:  []string{"run", "@DIR@/p.yaml"},
-		want:  "line 1: scalar cycles=10000000000000000: simulated time exceeds"},
+		want:  "@DIR@/p.yaml (asm): core 0 line 1: scalar cycles=10000000000000000: simulated time exceeds"}, // (the file named, as every other refusal)
 	{name: "scalar cycles up to the limit, then more",
 		files: map[string]string{"p.yaml": "kind: asm\ncores: 1\nnumerics: off\nasm: |\n  scalar cycles=9223372036854775\n  scalar cycles=1000\n"},
 		args:  []string{"run", "@DIR@/p.yaml"},
