@@ -343,7 +343,7 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 	}
 	widenFlat(&p.X, logx)
 	widenFlat(&p.Y, pl.LogY)
-	for _, ext := range []string{".png", ".svg", ".pdf"} {
+	for _, ext := range plotFormats {
 		if err := savePlot(p, outside, filepath.Join(dir, pl.Name+ext)); err != nil {
 			return false, fmt.Errorf("plot %s: %v", pl.Name, err)
 		}

@@ -283,6 +283,9 @@ func Redraw(s *Study, dir string, log io.Writer) (plots, records, stale int, err
 	if len(recs) == 0 {
 		return 0, 0, 0, badInput(fmt.Errorf("%s: no records to draw", path))
 	}
+	if err := s.checkOutputs(dir, false); err != nil {
+		return 0, 0, 0, err
+	}
 	slices.SortFunc(recs, func(a, b Record) int { return a.Index - b.Index })
 	for _, r := range recs {
 		if r.Status != StatusFailed {
@@ -402,6 +405,13 @@ func Merge(s *Study, out string, dirs []string, log io.Writer) (*Summary, error)
 	}
 	if len(dirs) == 0 {
 		return nil, badInput(errors.New("merge: name the shard output directories"))
+	}
+	shards := make([]string, len(dirs))
+	for i, d := range dirs {
+		shards[i] = filepath.Join(d, ResultsJSONL)
+	}
+	if err := s.checkOutputs(out, true, shards...); err != nil {
+		return nil, err
 	}
 	// (out is held from before its records are read until the merge is
 	// written: another sweep there would lose points.)

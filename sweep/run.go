@@ -151,6 +151,9 @@ func Run(s *Study, opts Options) (*Summary, error) {
 			}
 		}
 	}
+	if err := s.checkOutputs(opts.Out, true); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, badInput(fmt.Errorf("-o %s: %w", opts.Out, err))
 	}

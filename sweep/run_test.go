@@ -1207,3 +1207,48 @@ func TestStampCoversFilesTheProgramNames(t *testing.T) {
 		t.Errorf("a program reading no other file changed its stamp")
 	}
 }
+
+// An input reached through a link is the output it links to (refused);
+// an output that is a link to an input is not (the write replaces the
+// link, not the file).
+func TestOutputsNotInputsThroughLinks(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, ResultsCSV), []byte(tinyProgram), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(out, ResultsCSV), filepath.Join(dir, "prog.yaml")); err != nil {
+		t.Skip(err)
+	}
+	study := filepath.Join(dir, "study.yaml")
+	if err := os.WriteFile(study, []byte("program: prog.yaml\nvary: {program.tiling.bm: [64]}\nmetrics: [flops.tflops]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadStudy(study)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(s, Options{Out: out, Jobs: 1}); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "writing results.csv there would replace the program file "+filepath.Join(dir, "prog.yaml")) {
+		t.Errorf("a program linked to the output: %v", err)
+	}
+	if got := readFile(t, filepath.Join(out, ResultsCSV)); string(got) != tinyProgram {
+		t.Errorf("the program was replaced:\n%s", got)
+	}
+	// The other way: results.csv a link to the program, which stays.
+	out2 := filepath.Join(dir, "out2")
+	if err := os.Mkdir(out2, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(out, ResultsCSV), filepath.Join(out2, ResultsCSV)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(s, Options{Out: out2, Jobs: 1}); err != nil {
+		t.Errorf("results.csv a link to the program: %v", err)
+	}
+	if got := readFile(t, filepath.Join(out, ResultsCSV)); string(got) != tinyProgram {
+		t.Errorf("the program was replaced through the output's link:\n%s", got)
+	}
+}

@@ -64,6 +64,9 @@ type stamper struct {
 	// others holds the digests of the other files the points read
 	// (fileDigest), by path as the run opens them.
 	others map[string][32]byte
+	// reads holds the files each point's run reads, by point index
+	// (readsOf).
+	reads map[int][]programs.InputFile
 }
 
 // fileDigests are the digests of a file: of its YAML without comments and
@@ -112,7 +115,7 @@ func (s *Study) inputs(p Point, legacy int) string {
 		// their paths: a study moved with its files stays resumable), in
 		// one order; none: the digest of davinci-sim before them.
 		var files []string
-		for _, in := range programs.InputFiles(f, opts) {
+		for _, in := range s.readsOf(p, f, opts) {
 			if in.Path == f.Path || in.Path == ref || in.What == "the program file" || in.What == "the machine file" {
 				continue // (digested above, as YAML)
 			}
@@ -125,6 +128,26 @@ func (s *Study) inputs(p Point, legacy int) string {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// readsOf returns the files point p's run of program f with opts reads
+// (programs.InputFiles), found once.
+func (s *Study) readsOf(p Point, f *programs.File, opts programs.Options) []programs.InputFile {
+	st := s.stamps
+	st.mu.Lock()
+	files, ok := st.reads[p.Index]
+	st.mu.Unlock()
+	if ok {
+		return files
+	}
+	files = programs.InputFiles(f, opts)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.reads == nil {
+		st.reads = map[int][]programs.InputFile{}
+	}
+	st.reads[p.Index] = files
+	return files
 }
 
 // fileDigest returns the SHA-256 of the bytes of the file at path (read

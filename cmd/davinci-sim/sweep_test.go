@@ -233,3 +233,67 @@ func TestSweepMaxMemory(t *testing.T) {
 		t.Errorf("--max-memory 1MiB (each point alone): exit %d: %v\n%s", code, err, msg)
 	}
 }
+
+// An output of sweep, sweep merge or sweep plot that would replace a file
+// the study reads — the study file named results.csv, a program file
+// named so, a plot's NAME.svg — is refused before anything is written
+// (exit 2, one line naming the file); the CSV replaced the study.
+func TestSweepOutputsNotInputs(t *testing.T) {
+	root := t.TempDir()
+	prog := "kind: sgemm-cube\nm: 256\nk: 256\nn: 256\ntiling: {bm: 64, bk: 64, bn: 64}\nnumerics: off\n"
+	study := "program: p.yaml\nmetrics: [flops.tflops]\nvary: {program.tiling.bm: [64, 128]}\nplot: {name: q, x: program.tiling.bm, y: flops.tflops}\n"
+	files := map[string]string{
+		"a/p.yaml":      prog,
+		"a/results.csv": study, // a study file
+		"b/results.csv": prog,  // a program file
+		"b/s.yaml":      strings.Replace(study, "program: p.yaml", "program: results.csv", 1),
+		"c/p.yaml":      prog,
+		"c/q.svg":       study, // a study file named as its plot's file
+	}
+	write := func(name, text string) {
+		t.Helper()
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, text := range files {
+		write(name, text)
+	}
+	in := func(name string) string { return filepath.Join(root, name) }
+	// A run of the study elsewhere: a shard to merge, records to draw.
+	o2 := in("o2")
+	if msg, code, err := runCLI(t, "sweep", in("c/q.svg"), "-o", o2, "-q"); code != 0 {
+		t.Fatalf("sweep into o2: exit %d: %v\n%s", code, err, msg)
+	}
+	results, err := os.ReadFile(filepath.Join(o2, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["c/results.jsonl"] = string(results)
+	write("c/results.jsonl", string(results))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", in("a/results.csv"), "-o", in("a")}, "writing results.csv there would replace the study file " + in("a/results.csv")},
+		{[]string{"sweep", "merge", in("a/results.csv"), "-o", in("a"), o2}, "writing results.csv there would replace the study file"},
+		{[]string{"sweep", in("b/s.yaml"), "-o", in("b")}, "writing results.csv there would replace the program file " + in("b/results.csv")},
+		{[]string{"sweep", in("c/q.svg"), "-o", in("c"), "--resume"}, "writing q.svg there would replace the study file " + in("c/q.svg")},
+		{[]string{"sweep", "merge", in("c/q.svg"), "-o", in("c"), o2}, "writing q.svg there would replace the study file"},
+		{[]string{"sweep", "plot", in("c/q.svg"), "-o", in("c")}, "writing q.svg there would replace the study file"},
+	} {
+		_, code, err := runCLI(t, c.args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: exit %d: %v; want 2 and one line with %q", c.args, code, err, c.want)
+		}
+		for name, text := range files {
+			if got, err := os.ReadFile(in(name)); err != nil || string(got) != text {
+				t.Errorf("%v: %s was replaced (%v)", c.args, name, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package sweep
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/davinci-sim/davinci-sim/programs"
+)
+
+// outputFiles returns the files a sweep writes into dir: the plots'
+// (NAME.png, .svg, .pdf), and with results results.jsonl and results.csv
+// too.
+func (s *Study) outputFiles(dir string, results bool) []string {
+	var out []string
+	if results {
+		out = append(out, filepath.Join(dir, ResultsJSONL), filepath.Join(dir, ResultsCSV))
+	}
+	for _, pl := range s.Plots {
+		for _, ext := range plotFormats {
+			out = append(out, filepath.Join(dir, pl.Name+ext))
+		}
+	}
+	return out
+}
+
+// plotFormats are the extensions of a plot's files.
+var plotFormats = []string{".png", ".svg", ".pdf"}
+
+// checkOutputs refuses (bad input, one line naming the file) to write an
+// output into dir — results.jsonl and results.csv with results, and the
+// plots — that would replace a file the study reads: the study file, a
+// point's program or machine file or any other file its run reads
+// (programs.InputFiles), or one of others (a merge's shard results,
+// which only its own results.jsonl may replace: a merge into one of the
+// shards' directories adds the others' records to it).
+// Files are compared as the file system sees them (links, names in
+// another case), before anything is written.
+func (s *Study) checkOutputs(dir string, results bool, others ...string) error {
+	var outs []string
+	for _, o := range s.outputFiles(dir, results) {
+		if _, err := os.Lstat(o); err == nil {
+			outs = append(outs, o)
+		}
+	}
+	if len(outs) == 0 {
+		return nil // (nothing there to replace: no input is)
+	}
+	check := func(what, in string) error {
+		for _, o := range outs {
+			if what == "the results file" && o == filepath.Join(dir, ResultsJSONL) {
+				continue // (a merge into a shard's directory adds to its records)
+			}
+			if replaces(o, in) {
+				return badInput(fmt.Errorf("-o %s: writing %s there would replace %s %s, which the study reads; give another -o directory (or move the file)", dir, filepath.Base(o), what, in))
+			}
+		}
+		return nil
+	}
+	if err := check("the study file", s.Path); err != nil {
+		return err
+	}
+	for _, o := range others {
+		if err := check("the results file", o); err != nil {
+			return err
+		}
+	}
+	for _, p := range s.Points {
+		paths := s.paths(p)
+		if err := check("the program file", paths.program); err != nil {
+			return err
+		}
+		if isMachineFile(paths.machine) {
+			if err := check("the machine file", paths.machine); err != nil {
+				return err
+			}
+		}
+		f := s.stamps.program(paths.program, paths.written)
+		if f == nil {
+			continue // (the point fails to read its program)
+		}
+		for _, in := range s.readsOf(p, f, s.runOptions(paths.machine, p)) {
+			if err := check(inputWhat(in), in.Path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// inputWhat names an input file of a point's run in a message.
+func inputWhat(in programs.InputFile) string {
+	if in.What == "the program file" || in.What == "the machine file" {
+		return in.What
+	}
+	return "the file of " + in.What
+}
+
+// replaces reports whether writing the file out (through a temporary
+// renamed over it: the directory entry replaced) replaces the contents
+// of the file in: out's entry is the one in names, through its links.
+func replaces(out, in string) bool {
+	real, err := filepath.EvalSymlinks(in)
+	if err != nil {
+		return false
+	}
+	so, err1 := os.Lstat(out)
+	si, err2 := os.Stat(real)
+	if err1 != nil || err2 != nil || !os.SameFile(so, si) {
+		return false
+	}
+	do, err1 := os.Stat(filepath.Dir(out))
+	di, err2 := os.Stat(filepath.Dir(real))
+	return err1 == nil && err2 == nil && os.SameFile(do, di)
+}
