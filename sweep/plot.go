@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -259,7 +260,24 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 		warn("%d values left out (missing, not numbers, not positive on a log axis, beyond ±%g (%g on a log axis), or outside ymin/ymax)", dropped, maxPlotValue, minPlotLog)
 	}
 	if len(lines) == 0 {
-		warn("nothing to draw; skipped")
+		// The files of an earlier run that drew it would stand for
+		// these results: removed.
+		var removed []string
+		for _, ext := range plotFormats {
+			path := filepath.Join(dir, pl.Name+ext)
+			if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() {
+				continue
+			}
+			if err := os.Remove(path); err != nil {
+				return false, fmt.Errorf("plot %s: nothing to draw, and its earlier file stays: %v", pl.Name, err)
+			}
+			removed = append(removed, pl.Name+ext)
+		}
+		if len(removed) > 0 {
+			warn("nothing to draw; skipped, and its earlier %s removed", strings.Join(removed, ", "))
+		} else {
+			warn("nothing to draw; skipped")
+		}
 		return false, nil
 	}
 

@@ -403,8 +403,25 @@ func TestPlotDegenerate(t *testing.T) {
 	// Nothing drawable: no files, a warning.
 	log.Reset()
 	dir = t.TempDir()
-	if err := DrawPlot(s, s.Plots[0], nil, dir, &log); err != nil || !strings.Contains(log.String(), "nothing to draw") {
+	if err := DrawPlot(s, s.Plots[0], nil, dir, &log); err != nil || !strings.Contains(log.String(), "nothing to draw; skipped\n") {
 		t.Errorf("empty plot: %v %q", err, log.String())
+	}
+	// Nothing drawable where an earlier run drew it: its files, which no
+	// longer show these results, are removed, and the warning says so.
+	log.Reset()
+	name := s.Plots[0].Name
+	for _, ext := range plotFormats {
+		if err := os.WriteFile(filepath.Join(dir, name+ext), []byte("earlier"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := DrawPlot(s, s.Plots[0], nil, dir, &log); err != nil || !strings.Contains(log.String(), "nothing to draw; skipped, and its earlier "+name+".png, "+name+".svg, "+name+".pdf removed") {
+		t.Errorf("empty plot over an earlier one: %v %q", err, log.String())
+	}
+	for _, ext := range plotFormats {
+		if _, err := os.Lstat(filepath.Join(dir, name+ext)); err == nil {
+			t.Errorf("the earlier %s%s stays", name, ext)
+		}
 	}
 }
 
