@@ -430,6 +430,9 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 	if err := p.checkProgramMachine(s, setNode, varyNode, pointsNode); err != nil {
 		return nil, err
 	}
+	if err := p.checkColumns(s, metricsNode); err != nil {
+		return nil, err
+	}
 	if s.Program == "" && !slices.Contains(s.Params, ParamProgram) {
 		return nil, p.errf(doc, "program", "missing; name the base program file (relative to the study file)")
 	}
@@ -532,6 +535,42 @@ func (p *parser) checkProgramMachine(s *Study, setNode, varyNode, pointsNode *ya
 		msg = `the study's machine (key "machine") replaces the program's; vary "machine" instead`
 	}
 	return p.errf(n, key, "%s", msg)
+}
+
+// checkColumns refuses a metric whose results.csv column would have the
+// name of another column (a table with two columns of one name: tools read
+// one, or rename it): index, status, error, the varied program or machine,
+// or a size parameter's NAME_bytes. (A metric that is a varied dotted
+// path, program.n, records the report's value beside the parameter's as
+// written; shipped studies do so.)
+func (p *parser) checkColumns(s *Study, metricsNode *yaml.Node) error {
+	fixed := map[string]string{
+		"index":  "the point's index",
+		"status": "the point's status",
+		"error":  "the point's failure message",
+	}
+	for i, m := range s.Metrics {
+		key := fmt.Sprintf("metrics[%d]", i)
+		n := metricsNode
+		if n.Kind == yaml.SequenceNode && i < len(n.Content) {
+			n = n.Content[i]
+		}
+		lower := strings.ToLower(m)
+		if what, ok := fixed[lower]; ok {
+			return p.errf(n, key, "%q would be a second column %s of results.csv (%s); record the keys below it (%s.…)", m, lower, what, m)
+		}
+		for _, q := range s.Params {
+			switch {
+			case q == ParamProgram && lower == q:
+				return p.errf(n, key, "%q would be a second column program of results.csv (the varied program file); record the keys below it (program.…)", m)
+			case q == ParamMachine && lower == q:
+				return p.errf(n, key, "%q would be a second column machine of results.csv, which names each point's machine already (the varied machine)", m)
+			case strings.EqualFold(m, q+"_bytes"):
+				return p.errf(n, key, "%q would be a second column of results.csv (parameter %s in bytes, where its values are sizes)", m, q)
+			}
+		}
+	}
+	return nil
 }
 
 // mappingKey returns the key node named name (in any case) of mapping n,

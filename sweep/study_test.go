@@ -565,3 +565,30 @@ func TestStudyRefusesProgramMachineBesideMachine(t *testing.T) {
 		}
 	}
 }
+
+// A metric whose results.csv column would repeat another column's name is
+// refused (the CSV had two columns "error", or "program").
+func TestStudyRefusesRepeatedColumns(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"program: p.yaml\nvary: {program.m: [1]}\nmetrics: [flops.tflops, error]\n", `s.yaml:3: key "metrics[1]": "error" would be a second column error of results.csv (the point's failure message); record the keys below it (error.…)`},
+		{"program: p.yaml\nvary: {program.m: [1]}\nmetrics: [Status]\n", `key "metrics[0]": "Status" would be a second column status`},
+		{"program: p.yaml\nvary: {program.m: [1]}\nmetrics: [index]\n", `"index" would be a second column index`},
+		{"vary: {program: [a.yaml, b.yaml]}\nmetrics:\n  - flops.tflops\n  - program\n", `s.yaml:4: key "metrics[1]": "program" would be a second column program`},
+		{"program: p.yaml\nvary: {machine: [ascend-910a, ascend-910b3]}\nmetrics: [machine]\n", `"machine" would be a second column machine of results.csv`},
+		{"program: p.yaml\nvary: {machine.core.buffers.L1: [1MiB]}\nmetrics: [machine.core.buffers.L1_bytes]\n", `parameter machine.core.buffers.L1 in bytes`},
+	} {
+		_, err := ParseStudy("s.yaml", ".", []byte(c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !badinput.Is(err) {
+			t.Errorf("%q: %v, want bad input containing %q", c.text, err, c.want)
+		}
+	}
+	// Below them, and machine or program where they are not varied: fine.
+	for _, text := range []string{
+		"program: p.yaml\nvary: {program.m: [1]}\nmetrics: [error.rel_fro, machine, program]\n",
+		"vary: {program: [a.yaml]}\nmetrics: [program.m]\n",
+	} {
+		if _, err := ParseStudy("s.yaml", ".", []byte(text)); err != nil {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+}
