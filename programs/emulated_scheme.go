@@ -422,24 +422,53 @@ func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*sch
 // checkRange refuses a split whose pieces overflow their format for inputs
 // with |x| ≤ m (e: the smallest with m ≤ 2^e): piece 0 where m reaches
 // the split's exact overflowFrom, piece i > 0 where its magnitude's bound
-// 2^(e + scale_i − Σ_{j<i} p_j) — p_j the precision of piece j (its
-// residual is below one unit in its last place) — exceeds the format's
-// largest finite value.
+// 2^pieceBound(i, e) exceeds the format's largest finite value.
 func (sp *schemePlan) checkRange(m float64, e int, rangeKey string, bad func(key, format string, a ...any) error) error {
 	name := strings.ToUpper(sp.format.String())
 	if over := sp.firstPieceOverflow(); m >= over {
 		return bad(rangeKey, "inputs up to %g reach %g, from where piece 0 (%s, scale 2^%d) rounds past the format's largest finite value %g", m, over, name, sp.scales[0], sp.format.MaxFinite())
 	}
 	maxf := sp.format.MaxFinite()
-	drop := sp.format.MantBits() + 1
 	for i := 1; i < len(sp.scales); i++ {
-		if bound := math.Ldexp(1, e+sp.scales[i]-drop); bound > maxf {
-			return bad(fmt.Sprintf("scheme.pieces[%d].scale", i), "piece %d of inputs in (−2^%d, 2^%d) reaches 2^%d with scale 2^%d, beyond %s's largest finite value %g",
-				i, e, e, e+sp.scales[i]-drop, sp.scales[i], name, maxf)
+		bound := sp.pieceBound(i, e)
+		if math.Ldexp(1, bound) <= maxf {
+			continue
 		}
-		drop += sp.format.MantBits() + 1 // the residual is below one ulp of the piece: p bits below 2^e
+		if bound == sp.pieceBound(i, minRangeExponent) {
+			// The bound is a subnormal piece's residual, whatever the inputs.
+			return bad(fmt.Sprintf("scheme.pieces[%d].scale", i), "piece %d reaches 2^%d with scale 2^%d, beyond %s's largest finite value %g, for any inputs of |x| ≥ 2^%d: where an earlier piece is an %s subnormal or zero, its residual is up to 2^%d (the subnormal spacing), not p bits below the input",
+				i, bound, sp.scales[i], name, maxf, bound-sp.scales[i], name, bound-sp.scales[i])
+		}
+		return bad(fmt.Sprintf("scheme.pieces[%d].scale", i), "piece %d of inputs in (−2^%d, 2^%d) reaches 2^%d with scale 2^%d, beyond %s's largest finite value %g",
+			i, e, e, bound, sp.scales[i], name, maxf)
 	}
 	return nil
+}
+
+// minRangeExponent stands for inputs too small for any piece but the
+// subnormal ones' residuals to matter (pieceBound).
+const minRangeExponent = -4096
+
+// pieceBound returns b such that piece i ≥ 1 of inputs with |x| < 2^e is
+// at most 2^b in magnitude: the residual after each piece j < i is below
+// one unit in its last place — 2^(E − p) for |x·2^scale_j| < 2^E, p the
+// format's precision — and, where piece j is subnormal or zero, up to the
+// format's subnormal spacing (half of it for the nearest roundings)
+// unscaled by 2^scale_j, however small the input (FP16 pieces of inputs
+// below 2^-14: the residual of piece 0 is up to 2^-25, not 2^(e−11)); and
+// never below the smallest subnormal.
+func (sp *schemePlan) pieceBound(i, e int) int {
+	p := sp.format.MantBits() + 1
+	_, sub := math.Frexp(sp.format.MinSubnormal()) // MinSubnormal = 2^(sub−1)
+	r := e
+	for j := 0; j < i; j++ {
+		floor := sub - 1 - sp.scales[j]
+		if rnd := sp.rounds[j].Round; rnd == fp.RNE || rnd == fp.RNA {
+			floor--
+		}
+		r = max(r-p, floor)
+	}
+	return max(r+sp.scales[i], sub-1) // (a rounding away from zero takes a residual below the smallest subnormal to it)
 }
 
 // firstPieceOverflow returns the |x| from which piece 0 — x scaled by
@@ -618,10 +647,15 @@ func (sp *schemePlan) rangeExponents() (emin, emax int) {
 	_, low := math.Frexp(sp.format.MinNormal()) // MinNormal = 2^(low−1)
 	emin, emax = math.MinInt, math.MaxInt
 	drop := 0
-	for _, s := range sp.scales {
+	for i, s := range sp.scales {
 		emax = min(emax, top-1-s+drop)
 		emin = max(emin, low-1-s+drop)
 		drop += sp.format.MantBits() + 1
+		if i > 0 {
+			if e, ok := sp.subnormalOverflow(i); ok {
+				emax = min(emax, e)
+			}
+		}
 	}
 	return emin, emax
 }
@@ -646,7 +680,9 @@ func inputRange(x []float32, lo, hi float64) (over, under int64) {
 // its format, and whether that is exact: piece 0's bound is (firstPieceOverflow);
 // a later piece's is the conservative 2^(top − 1 − scale_i + Σ_{j<i} p_j)
 // of rangeExponents, and where it is the lower, inputs at or above it
-// may overflow (the residual is usually smaller than its bound).
+// may overflow (the residual is usually smaller than its bound); where a
+// subnormal piece's residual alone can overflow a later piece (pieceBound),
+// inputs as large as that residual may.
 func (sp *schemePlan) overflowFrom() (hi float64, exact bool) {
 	hi, exact = sp.firstPieceOverflow(), true
 	_, top := math.Frexp(sp.format.MaxFinite()) // MaxFinite < 2^top
@@ -655,9 +691,20 @@ func (sp *schemePlan) overflowFrom() (hi float64, exact bool) {
 		if b := math.Ldexp(1, top-1-sp.scales[i]+drop); b < hi {
 			hi, exact = b, false
 		}
+		if e, ok := sp.subnormalOverflow(i); ok && math.Ldexp(1, e) < hi {
+			hi, exact = math.Ldexp(1, e), false
+		}
 		drop += sp.format.MantBits() + 1
 	}
 	return hi, exact
+}
+
+// subnormalOverflow reports whether piece i can overflow its format from
+// an earlier subnormal piece's residual alone (pieceBound's floor), and
+// the exponent of that residual: inputs of |x| ≥ 2^e may overflow it.
+func (sp *schemePlan) subnormalOverflow(i int) (e int, ok bool) {
+	b := sp.pieceBound(i, minRangeExponent)
+	return b - sp.scales[i], math.Ldexp(1, b) > sp.format.MaxFinite()
 }
 
 // reportRange puts the split's range in the report (program.range): the
@@ -672,6 +719,12 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32) {
 	name := strings.ToUpper(sp.format.String())
 	one := len(sp.scales) == 1 && sp.scales[0] == 0
 	meaning := fmt.Sprintf("inputs with 2^%d ≤ |x| < 2^%d split without overflow or loss of precision; from |x| ≥ %g a piece overflows", emin, emax, over)
+	if !exact {
+		meaning = strings.Replace(meaning, "a piece overflows", "a piece may overflow", 1)
+	}
+	if emin >= emax {
+		meaning = fmt.Sprintf("no inputs split without overflow or loss of precision (below 2^%d the low pieces lose bits; from |x| ≥ %g a piece may overflow)", emin, over)
+	}
 	if one {
 		meaning = fmt.Sprintf("inputs with 2^%d ≤ |x| < %g round to normal %s values", emin, over, name)
 	}

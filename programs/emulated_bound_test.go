@@ -1,0 +1,77 @@
+package programs
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/fp"
+)
+
+// pieceBound bounds every piece the split makes (FP16 and BF16 pieces, every
+// rounding, scales up to 40, inputs from FP32's subnormals up), including
+// where an earlier piece is subnormal or zero: there the residual is up to
+// the format's subnormal spacing, not p bits below the input (FP16 pieces
+// of |x| < 2^-14). Before, the bound assumed p bits always, and Ootomo's
+// split with its residual scaled by 2^41 was accepted for inputs below
+// 2^-20: its second piece overflowed FP16, C non-finite, exit 0.
+func TestPieceBoundHolds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	rounds := []fp.Rounding{fp.RNE, fp.RNA, fp.RZ, fp.RU, fp.RD, fp.RO}
+	tight := 0 // pieces at their bound: the bound is not loose by a bit
+	for _, f := range []fp.Format{fp.FP16, fp.BF16} {
+		_, top := math.Frexp(f.MaxFinite())
+		for _, s1 := range []int{0, 8, 11, 20, 30, 40} {
+			for _, s2 := range []int{0, 11, 22} {
+				for _, r0 := range rounds {
+					r1 := rounds[rng.IntN(len(rounds))]
+					sp := &schemePlan{format: f, scales: []int{0, s1, s2}, rounds: []fp.Options{{Round: r0}, {Round: r1}, {Round: fp.RNE}}}
+					out := make([]uint32, 3)
+					for range 3000 {
+						x := float32(math.Ldexp(rng.Float64()+0.5, rng.IntN(top-1+150)-150)) // 2^-151 ≤ |x| < 2^(top-1)
+						if rng.IntN(2) == 0 {
+							x = -x
+						}
+						if x == 0 || float64(x) >= f.MaxFinite()/2 {
+							continue
+						}
+						_, e := math.Frexp(float64(x)) // |x| < 2^e
+						sp.split(x, out)
+						for i := 1; i < 3; i++ {
+							b := math.Ldexp(1, sp.pieceBound(i, e))
+							if b > f.MaxFinite() {
+								break // (checkRange refuses the split: piece i may overflow, and its residual is then no bound)
+							}
+							v := math.Abs(fp.ToFloat64(out[i], f))
+							if !(v <= b) {
+								t.Fatalf("%v pieces, scales %v, roundings %v %v: x = %g (2^%d): piece %d = %g > 2^%d", f, sp.scales, r0, r1, x, e, i, v, sp.pieceBound(i, e))
+							}
+							if v > b/2 {
+								tight++
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if tight == 0 {
+		t.Errorf("no piece above half its bound: the bound is loose")
+	}
+}
+
+// A scale that a subnormal piece's residual takes past the format is
+// refused for generated inputs of any range, naming the scale; one below
+// it runs, every element of C finite.
+func TestSubnormalResidualScaleRefused(t *testing.T) {
+	base := []string{"program.scheme=ootomo", "program.m=64", "program.n=64", "program.k=64", "program.inputs.offset_exponent=-20"}
+	_, err := runEmulated(t, "a100", append(base, "program.numerics=off", "program.scheme.pieces[1].scale=41")...)
+	wantBadInputLine(t, err, `key "scheme.pieces[1].scale": piece 1 reaches 2^16 with scale 2^41, beyond FP16's largest finite value 65504, for any inputs of |x| ≥ 2^-25`)
+	res, err := runEmulated(t, "a100", append(base, "program.numerics=full", "program.scheme.pieces[1].scale=40")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := res.Report.Error; e == nil || e.NonFinite != 0 || !(e.Bits > 9) {
+		t.Errorf("scale 40: error %+v", e)
+	}
+}
