@@ -403,9 +403,9 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 				return nil, err
 			}
 			if fileParam(k.Value) {
-				first := map[string]string{} // resolved → as written
+				first := map[string]string{} // the file → as written
 				for _, val := range vals {
-					r := resolveParam(p.dir, k.Value, val)
+					r := p.identity(k.Value, val)
 					if w, ok := first[r]; ok {
 						return nil, p.errf(v, key, "%q and %q name the same file (its points would run twice)", w, val)
 					}
@@ -773,9 +773,26 @@ func (p *parser) overrides(n *yaml.Node, key string) ([]machines.Override, error
 func (p *parser) rowKey(params, row []string) string {
 	key := make([]string, len(row))
 	for i, v := range row {
-		key[i] = canonicalValue(resolveParam(p.dir, params[i], v))
+		key[i] = canonicalValue(p.identity(params[i], v))
 	}
 	return strings.Join(key, "\x00")
+}
+
+// identity returns what tells parameter param's value v from another: a
+// file (a program, a machine file, a file key's) as an absolute path with
+// its links resolved, so that two spellings of one file are one whatever
+// the study's path is written (relative or absolute) and through links;
+// other values as they are.
+func (p *parser) identity(param, v string) string {
+	r := resolveParam(p.dir, param, v)
+	if param != ParamProgram && !programs.IsFileKey(param) && !(fileParam(param) && isMachineFile(v)) {
+		return r
+	}
+	a := absPath(r)
+	if e, err := filepath.EvalSymlinks(a); err == nil {
+		a = e
+	}
+	return a
 }
 
 // canonicalValue returns one spelling of a value for each value --set

@@ -592,3 +592,41 @@ func TestStudyRefusesRepeatedColumns(t *testing.T) {
 		}
 	}
 }
+
+// Two values of a program (or machine) that name one file are refused
+// however the study's path is written — relative (the study's folder
+// "."), or absolute — and through a link.
+func TestStudySameFileAnySpelling(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "s")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "prog.yaml"), []byte("kind: sgemm\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := "vary: {program: [prog.yaml, ../s/prog.yaml]}\nmetrics: [time.seconds]\n"
+	t.Chdir(dir)
+	for _, d := range []string{".", dir} {
+		if _, err := ParseStudy(filepath.Join(d, "st.yaml"), d, []byte(text)); err == nil || !strings.Contains(err.Error(), `"prog.yaml" and "../s/prog.yaml" name the same file`) {
+			t.Errorf("study in %s: %v", d, err)
+		}
+		points := "points: [{program: prog.yaml}, {program: ../s/prog.yaml}]\nmetrics: [time.seconds]\n"
+		if _, err := ParseStudy(filepath.Join(d, "st.yaml"), d, []byte(points)); err == nil || !strings.Contains(err.Error(), "repeats points[0]") {
+			t.Errorf("points, study in %s: %v", d, err)
+		}
+	}
+	if err := os.Symlink("prog.yaml", filepath.Join(dir, "link.yaml")); err != nil {
+		t.Skip(err)
+	}
+	if _, err := ParseStudy("st.yaml", ".", []byte("vary: {program: [prog.yaml, link.yaml]}\nmetrics: [time.seconds]\n")); err == nil || !strings.Contains(err.Error(), "name the same file") {
+		t.Errorf("a link to the program: %v", err)
+	}
+	// Two files, and an embedded machine beside a file of its name: fine.
+	if err := os.WriteFile(filepath.Join(dir, "other.yaml"), []byte("kind: sgemm\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseStudy("st.yaml", ".", []byte("vary: {program: [prog.yaml, other.yaml], machine: [ascend-910a, ./ascend-910a]}\nmetrics: [time.seconds]\n")); err != nil {
+		t.Errorf("two files: %v", err)
+	}
+}
