@@ -73,6 +73,36 @@ func normalPieces(pieces []SchemePiece) []SchemePiece {
 	return out
 }
 
+// samePieces returns pieces as they compare with a preset's: normalPieces,
+// with truncate read as the rz it is.
+func samePieces(pieces []SchemePiece) []SchemePiece {
+	out := normalPieces(pieces)
+	for i := range out {
+		if out[i].Rounding == "truncate" {
+			out[i].Rounding = "rz"
+		}
+	}
+	return out
+}
+
+// sameGroups returns groups as they compare with a preset's: accumulated
+// inside where they do not say.
+func sameGroups(groups []SchemeGroup) []SchemeGroup {
+	out := slices.Clone(groups)
+	for i := range out {
+		out[i].Accumulate = or(out[i].Accumulate, "inside")
+	}
+	return out
+}
+
+// or returns s, or def where s is empty.
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
 // describe says in a line what the scheme is, for the text summary
 // ("le-gemm: pieces fp16 rz, fp16 rz ×2^10; accumulators [hh] [hl lh];
 // kernels fused, epilogue ordered").
@@ -262,8 +292,8 @@ func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*sch
 			for _, k := range []struct {
 				key  string
 				same bool
-			}{{"pieces", s.Pieces == nil || reflect.DeepEqual(normalPieces(s.Pieces), normalPieces(pre.Pieces))}, {"groups", s.Groups == nil || reflect.DeepEqual(s.Groups, pre.Groups)},
-				{"kernels", s.Kernels == "" || s.Kernels == pre.Kernels}, {"epilogue", s.Epilogue == "" || s.Epilogue == pre.Epilogue}} {
+			}{{"pieces", s.Pieces == nil || reflect.DeepEqual(samePieces(s.Pieces), samePieces(pre.Pieces))}, {"groups", s.Groups == nil || reflect.DeepEqual(sameGroups(s.Groups), sameGroups(pre.Groups))},
+				{"kernels", or(s.Kernels, "fused") == or(pre.Kernels, "fused")}, {"epilogue", or(s.Epilogue, "ordered") == or(pre.Epilogue, "ordered")}} {
 				if !k.same {
 					changed = append(changed, k.key)
 				}

@@ -699,6 +699,13 @@ func TestSchemeReportedName(t *testing.T) {
 		{"{name: ootomo, pieces: [{format: fp16, rounding: rint}, {format: fp16, scale: 11}]}", "ootomo"},                                                   // (its pieces, spelt otherwise)
 		{"{name: ootomo, epilogue: corrections-first, groups: [{products: [hh], accumulate: outside}, {products: [hl, lh]}]}", "ootomo (epilogue changed)"}, // (its own groups)
 		{"{name: markidis, groups: [{products: [hh, hl, lh, ll]}]}", "markidis (groups changed)"},
+		// The preset's own values, spelt out, change nothing (a review found
+		// each reported as changed, C bit for bit the preset's).
+		{"{name: markidis, kernels: fused}", "markidis"},
+		{"{name: ootomo, epilogue: ordered}", "ootomo"},
+		{"{name: markidis, groups: [{products: [hh, hl, lh], accumulate: inside}]}", "markidis"},
+		{"{name: le-gemm, pieces: [{format: fp16, rounding: rz}, {format: fp16, rounding: rz, scale: 10}]}", "le-gemm"}, // (truncate is rz)
+		{"{name: markidis, kernels: termwise}", "markidis (kernels changed)"},
 		{"{name: mine, pieces: [{format: bf16}, {format: bf16, scale: 8}], groups: [{products: [hh]}, {products: [hl, lh]}]}", "mine"},
 		{"{pieces: [{format: bf16}, {format: bf16, scale: 8}], groups: [{products: [hh]}, {products: [hl, lh]}]}", "custom"},
 	} {
