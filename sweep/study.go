@@ -701,6 +701,9 @@ func (p *parser) scalar(n *yaml.Node, key string) (string, error) {
 }
 
 func (p *parser) stringList(n *yaml.Node, key string) ([]string, error) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
 	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
 		return []string{n.Value}, nil
 	}
@@ -817,6 +820,9 @@ func canonicalValue(v string) string {
 
 // values reads a parameter's values: a list of scalars or a range string.
 func (p *parser) values(n *yaml.Node, key string) ([]string, error) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil { // (*v: the list &v names)
+		n = n.Alias
+	}
 	switch {
 	case n.Kind == yaml.SequenceNode:
 		if len(n.Content) == 0 {

@@ -630,3 +630,23 @@ func TestStudySameFileAnySpelling(t *testing.T) {
 		t.Errorf("two files: %v", err)
 	}
 }
+
+// A YAML alias to a list of values is that list (it was refused as "must
+// be a list"), as an alias to a single value is that value.
+func TestStudyVaryAlias(t *testing.T) {
+	s, err := ParseStudy("s.yaml", ".", []byte("program: p.yaml\nvary: {program.tiling.bm: &v [64, 128], program.tiling.bn: *v}\nmetrics: [time.seconds]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Points) != 4 || !slices.Equal(s.Points[1].Values, []string{"64", "128"}) {
+		t.Errorf("%d points, point 1 %v", len(s.Points), s.Points[1].Values)
+	}
+	// So is one to a list of metrics (a plot's y).
+	s, err = ParseStudy("s.yaml", ".", []byte("program: p.yaml\nvary: {program.m: [64]}\nmetrics: &m [time.seconds, flops.tflops]\nplot: {x: program.m, y: *m}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Plots[0].Y) != 2 {
+		t.Errorf("plot y %v", s.Plots[0].Y)
+	}
+}
