@@ -76,6 +76,8 @@ type autoCandidate struct {
 	fused bool
 	// err is its sample run's error (a preset measured).
 	err error
+	// refusal is its timing run's bad input (status unsupported).
+	refusal error
 }
 
 // label names the candidate in notes and program.auto.chosen.
@@ -326,6 +328,14 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		return nil, err
 	}
 	if chosen == nil {
+		for _, c := range ok {
+			if c.refusal != nil {
+				// The constraint itself, with its key (the candidates'
+				// timing runs were refused alike: the tiling, a key that
+				// does not apply).
+				return nil, fmt.Errorf("%w (scheme auto: no candidate runs on %s with these settings; this is the first tried, %s)", c.refusal, am.describe(), c.label())
+			}
+		}
 		return nil, bad("scheme", "auto: no candidate runs on %s with these settings", am.describe())
 	}
 	if o.run != nil {
@@ -600,7 +610,7 @@ func (o Options) timeCandidates(f *File, ok []*autoCandidate, timeRun func(c *au
 			if !badinput.Is(err) {
 				return nil, nil, fmt.Errorf("%s: scheme auto: timing %s: %w", f.Path, c.label(), err)
 			}
-			c.status, c.reason = "unsupported", err.Error() // e.g. a fused split with tiling.staging: shared
+			c.status, c.reason, c.refusal = "unsupported", err.Error(), err // e.g. a fused split with tiling.staging: shared
 			continue
 		}
 		c.seconds, c.status = t.res.Report.Time.Seconds, "simulated"

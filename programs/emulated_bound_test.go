@@ -3,6 +3,7 @@ package programs
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -73,5 +74,17 @@ func TestSubnormalResidualScaleRefused(t *testing.T) {
 	}
 	if e := res.Report.Error; e == nil || e.NonFinite != 0 || !(e.Bits > 9) {
 		t.Errorf("scale 40: error %+v", e)
+	}
+}
+
+// Scheme auto whose every candidate is refused for the same setting names
+// that setting's key and constraint (it named only "scheme": "no candidate
+// runs … with these settings").
+func TestEmulatedAutoNamesTheRefusal(t *testing.T) {
+	_, err := runEmulated(t, "a100", "program.scheme=auto", "program.numerics=off", "program.m=256", "program.n=256", "program.k=256",
+		"program.tiling.bm=256", "program.tiling.bn=128", "program.tiling.bk=64")
+	wantBadInputLine(t, err, `key "tiling": 256×128×64 tile`)
+	if err != nil && !strings.Contains(err.Error(), "(scheme auto: no candidate runs on machine a100") {
+		t.Errorf("%v: does not say it is scheme auto's", err)
 	}
 }
