@@ -88,3 +88,11 @@ func TestEmulatedAutoNamesTheRefusal(t *testing.T) {
 		t.Errorf("%v: does not say it is scheme auto's", err)
 	}
 }
+
+// A DaVinci tile given in part says so: the default tile is all three
+// keys' (it read "must be a positive multiple of 16 …; got 0" for a key
+// the program never gave).
+func TestPartialTilingSaysSo(t *testing.T) {
+	_, err := runEmulated(t, "ascend-910a", "program.scheme=ape-int16", "program.numerics=off", "program.m=256", "program.n=256", "program.k=256", "program.tiling.bm=128")
+	wantBadInputLine(t, err, `key "tiling.bk": is 0 (or not given): give tiling.bm, tiling.bk and tiling.bn together`)
+}

@@ -215,6 +215,10 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 		key string
 		v   int
 	}{{"tiling.bm", t.BM}, {"tiling.bk", t.BK}, {"tiling.bn", t.BN}} {
+		if d.v == 0 {
+			// (A tile given in part: the default tile is all three keys'.)
+			return bad(d.key, "is 0 (or not given): give tiling.bm, tiling.bk and tiling.bn together, positive multiples of 16, or none of them for the default tile")
+		}
 		if d.v < 16 || d.v%16 != 0 {
 			return bad(d.key, "must be a positive multiple of 16 (cube alignment, SGEMM-cube Eq. 12); got %d", d.v)
 		}
