@@ -36,7 +36,7 @@ type RunStamp struct {
 	// cluster's node and NPU files), each with the key that names it. The
 	// simulator's version is not in it. (Records of davinci-sim before
 	// 2026-11-30 digest the program's and machine's text instead; they
-	// are accepted as they are. Records of davinci-sim before 2026-12-02
+	// are accepted as they are. Records of davinci-sim before 941ec33 (2026-12-01)
 	// leave out the other files: accepted for points that read none,
 	// refused — as such — for those that do.)
 	Inputs string `json:"inputs"`
@@ -83,7 +83,7 @@ func (s *Study) stamp(p Point) RunStamp {
 const (
 	stampNow    = iota // RunStamp.Inputs as written now
 	stampByText        // before 2026-11-30: the program's and machine's text, no other file
-	stampNoFile        // before 2026-12-02: no file besides the program and machine
+	stampNoFile        // before 941ec33 (2026-12-01): no file besides the program and machine
 )
 
 // inputs returns point p's RunStamp.Inputs, or with legacy another
