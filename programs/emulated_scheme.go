@@ -293,7 +293,7 @@ func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*sch
 				key  string
 				same bool
 			}{{"pieces", s.Pieces == nil || reflect.DeepEqual(samePieces(s.Pieces), samePieces(pre.Pieces))}, {"groups", s.Groups == nil || reflect.DeepEqual(sameGroups(s.Groups), sameGroups(pre.Groups))},
-				{"kernels", or(s.Kernels, "fused") == or(pre.Kernels, "fused")}, {"epilogue", or(s.Epilogue, "ordered") == or(pre.Epilogue, "ordered")}} {
+				{"kernels", s.Kernels == "" || s.Kernels == or(pre.Kernels, "fused")}, {"epilogue", s.Epilogue == "" || s.Epilogue == or(pre.Epilogue, "ordered")}} {
 				if !k.same {
 					changed = append(changed, k.key)
 				}
