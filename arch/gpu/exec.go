@@ -75,7 +75,7 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 			m := l.at(j) // the queue's front is l.cur (popped after execute)
 			if b := loadBytes(m); b > 0 {
 				bytes += b
-				cycles += float64(pr.wavefronts(m)) * float64(pr.Banks*pr.BankBytes) / path.BytesPerCycle
+				cycles += float64(pr.wavefronts(m)) * phaseBytes / path.BytesPerCycle
 			}
 		}
 		core.pathBytes[pi] += bytes
@@ -405,11 +405,16 @@ func (core *Core) overflow(in *isa.Instr) {
 // cyclesFor returns the cycles to move n bytes at bpc bytes per cycle.
 func cyclesFor(n int64, bpc float64) int64 { return sim.CeilCount(float64(n) / bpc) }
 
+// phaseBytes is what one phase of an ldmatrix delivers: 8 rows of 16
+// bytes. A wavefront serves a phase's rows whose words fall in distinct
+// banks (or the same word: a broadcast) and moves its bytes over the path.
+const phaseBytes = 8 * 16
+
 // wavefronts returns the shared-memory wavefronts an ldmatrix run needs
 // for a row-major tile (rows × cols of In, RowStride bytes apart; with
 // Transpose the stored tile is cols × rows): every group of 8 stored rows
-// reads one 16-byte chunk per row per phase, and rows whose chunks land in
-// the same banks are served in separate wavefronts (32 banks × 4 bytes).
+// reads one 16-byte chunk per row per phase, and the rows whose chunks
+// ask one bank for different words are served in separate wavefronts.
 func (p *Params) wavefronts(in *isa.Instr) int64 {
 	rows, cols := in.Rows, in.Cols
 	if in.Transpose {
@@ -429,20 +434,42 @@ func (p *Params) wavefronts(in *isa.Instr) int64 {
 }
 
 // conflictDegree is the number of wavefronts one phase of 8 rows (16 bytes
-// each, rowStride bytes apart) needs: the most rows sharing a bank.
+// each, rowStride bytes apart) needs from banks banks of bankBytes bytes:
+// the most distinct words any bank is asked for. With 32 banks of 4 bytes
+// a phase is one wavefront where the rows' chunks fall in distinct banks
+// and up to 8 where they share them; fewer or narrower banks need more
+// (8 banks of 4 bytes: at least 4, the phase's 128 bytes 32 at a time),
+// more banks never more; a chunk in part of a wide bank's word is one word
+// (before, a bank wider than a chunk counted no conflict, and more banks
+// made a wavefront cost more cycles).
 func conflictDegree(rowStride int64, banks, bankBytes int) int {
-	line := int64(banks * bankBytes)
-	count := make([]int, banks)
+	type word struct{ bank, w int64 }
+	seen := make(map[word]bool, 8*16)
+	count := make(map[int64]int, 8*16)
 	worst := 1
+	nb, bb := int64(banks), int64(bankBytes)
 	for r := int64(0); r < 8; r++ {
-		off := ((r*rowStride)%line + line) % line
-		for b := int64(0); b < 16/int64(bankBytes); b++ {
-			k := int((off/int64(bankBytes) + b) % int64(banks))
-			count[k]++
-			worst = max(worst, count[k])
+		a := r * rowStride
+		for w := floorDiv(a, bb); w <= floorDiv(a+15, bb); w++ {
+			k := word{(w%nb + nb) % nb, w}
+			if seen[k] {
+				continue // (the same word: served once)
+			}
+			seen[k] = true
+			count[k.bank]++
+			worst = max(worst, count[k.bank])
 		}
 	}
 	return worst
+}
+
+// floorDiv returns ⌊a / b⌋ for b > 0.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
 }
 
 // apply performs the data effect of a completed instruction (functional).
