@@ -274,7 +274,7 @@ func (c *AMDCUCore) problems() []problem {
 	add := func(key, format string, args ...any) {
 		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
 	}
-	if msg := ClockProblem(c.Clock); msg != "" {
+	if msg := CoreClockProblem(c.Clock); msg != "" {
 		add("clock", "%s", msg)
 	}
 	archOK := slices.Contains(AMDArchs, c.Arch)

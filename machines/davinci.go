@@ -39,7 +39,7 @@ func (c *DaVinciCore) problems() []problem {
 	add := func(key, format string, args ...any) {
 		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
 	}
-	if msg := ClockProblem(c.Clock); msg != "" {
+	if msg := CoreClockProblem(c.Clock); msg != "" {
 		add("clock", "%s", msg)
 	}
 	if c.QueueDepth < 1 {

@@ -381,7 +381,7 @@ func (c *NvidiaSMCore) problems() []problem {
 	add := func(key, format string, args ...any) {
 		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
 	}
-	if msg := ClockProblem(c.Clock); msg != "" {
+	if msg := CoreClockProblem(c.Clock); msg != "" {
 		add("clock", "%s", msg)
 	}
 	archOK := archIndex(c.Arch) >= 0

@@ -39,6 +39,28 @@ func ClockProblem(f Frequency) string {
 	return ""
 }
 
+// MaxPeriodRounding bounds how far a core clock's period may move when the
+// simulator rounds it to whole picoseconds (sim.NewClock): a clock runs at
+// 1e12/round(1e12/f) Hz, and a run's peaks are the file's clock's. Every
+// clock up to 10 GHz (a period of at least 100 ps) is within it; 700 GHz
+// ran at 1 THz, 43 % fast, its GEMMs above their peak.
+const MaxPeriodRounding = 0.005
+
+// CoreClockProblem is ClockProblem for a clock that times a core's cycles
+// (core.clock), which must also keep its period within MaxPeriodRounding
+// of the file's when rounded to whole picoseconds.
+func CoreClockProblem(f Frequency) string {
+	if msg := ClockProblem(f); msg != "" {
+		return msg
+	}
+	exact := 1e12 / float64(f)
+	if p := math.Round(exact); math.Abs(p-exact) > MaxPeriodRounding*exact {
+		return fmt.Sprintf("a cycle of %.4g ps, which the simulated time (whole picoseconds) would round to %g ps: a %v clock, %.3g %% off; give a clock whose period is within %g %% of whole picoseconds (any clock up to 10GHz)",
+			exact, p, Frequency(1e12/p), 100*math.Abs(1e12/p-float64(f))/float64(f), 100*MaxPeriodRounding)
+	}
+	return ""
+}
+
 // MaxCycles bounds a machine's cycle counts (latencies, startup and issue
 // costs, cycles per vector repeat): a million cycles, a millisecond at
 // 1 GHz, where the slowest real one, a GM access, takes hundreds. At most
