@@ -388,7 +388,9 @@ func (j *gpuBenchJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		rep.Flops = &report.FlopsReport{Total: j.work, TFLOPS: sec.Achieved, PeakTFLOPS: sec.Reference, PeakFraction: sec.Achieved / sec.Reference,
 			Convention: j.p.DType + " " + tg.matrix + " (2mnk over the kernel's time, launch excluded)"}
 	case benchMMALatency:
-		sec.Achieved = secs * clock / j.work
+		gt := chip.GridTimes() // (in whole periods: secs·clock rounds, 64 cycles read 64.00000000000001)
+		g := gt[len(gt)-1]
+		sec.Achieved = float64(g.Finished-g.Started) / float64(chip.Clock().Period) / j.work
 		sec.Reference = float64(tg.matrixLat[j.in])
 		sec.Unit = "cycles per dependent instruction (machine file latency)"
 	case benchHBMStream:

@@ -225,3 +225,20 @@ func TestGPUBenchNoL2(t *testing.T) {
 		t.Errorf("%d GPU machines tested, want the 8 or more of the review (v100, t4, a100, h100-sxm, b200, rtx-pro-6000, mi100, mi210)", n)
 	}
 }
+
+// The latency microbenchmark counts whole cycles: a kernel of 64-cycle
+// dependent MFMAs reads 64, its fraction 1 (it read 64.00000000000001 of
+// 64 through seconds × clock, a fraction above 1).
+func TestGPUBenchLatencyExact(t *testing.T) {
+	f, err := ReadFile("examples/mi210-matrix-peak.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Execute(f, Options{Overrides: mustSets(t, "program.test=mma-latency", "machine.core.mfma.latency_cycles=0")}, RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := res.Report.GPUBench; b.Achieved != b.Reference || b.Fraction != 1 {
+		t.Errorf("%v cycles of %v: fraction %v", b.Achieved, b.Reference, b.Fraction)
+	}
+}
