@@ -221,13 +221,13 @@ type ErrorReport struct {
 // SimReport describes the simulation itself.
 type SimReport struct {
 	Events          uint64  `json:"events"`
-	WallSeconds     float64 `json:"wall_seconds"`
-	EventsPerSecond float64 `json:"events_per_second"`
+	WallSeconds     float64 `json:"wall_seconds" host:"wall"`
+	EventsPerSecond float64 `json:"events_per_second" host:"wall"`
 	Mode            string  `json:"numerics"`
 	// KernelWallSeconds is the part of WallSeconds spent simulating kernels
 	// alone (a cluster run timing kernels apart: fidelity isolated or
 	// sampled; 0 otherwise).
-	KernelWallSeconds float64 `json:"kernel_wall_seconds,omitempty"`
+	KernelWallSeconds float64 `json:"kernel_wall_seconds,omitempty" host:"wall"`
 	// SkippedSeconds is the simulated time fast-forward's skipped waves
 	// stand for (0: nothing skipped), and SkipUncertaintySeconds how far
 	// the run's time could be off had the skipped waves varied as much as
@@ -244,7 +244,7 @@ type SimReport struct {
 	// counts the run reported; EventsPerSecond all the events simulated).
 	DiscardedRuns        int     `json:"discarded_runs,omitempty"`
 	DiscardedEvents      uint64  `json:"discarded_events,omitempty"`
-	DiscardedWallSeconds float64 `json:"discarded_wall_seconds,omitempty"`
+	DiscardedWallSeconds float64 `json:"discarded_wall_seconds,omitempty" host:"wall"`
 	// KBatch is the run's --k-batch: GPU GEMM kernels simulated that many
 	// of their k-steps as one (0: none).
 	KBatch int `json:"k_batch,omitempty"`
@@ -252,7 +252,7 @@ type SimReport struct {
 	// (scheme auto's accuracy samples and candidate timings), and
 	// RunsBeforeWallSeconds the wall time they took (not in WallSeconds).
 	RunsBefore            int     `json:"runs_before,omitempty"`
-	RunsBeforeWallSeconds float64 `json:"runs_before_wall_seconds,omitempty"`
+	RunsBeforeWallSeconds float64 `json:"runs_before_wall_seconds,omitempty" host:"wall"`
 }
 
 // CoreReport is one core's accounting.
@@ -629,18 +629,75 @@ func CheckPath(path string) error {
 // exactly, else in any case, as sweep.Lookup matches keys), nil where t
 // has no such key.
 func KeyType(t reflect.Type, key string) reflect.Type {
-	var fold reflect.Type
+	if f, ok := jsonField(t, key); ok {
+		return f.Type
+	}
+	return nil
+}
+
+// jsonField returns the field of struct type t whose report key is key
+// (case-folded where no key is key exactly).
+func jsonField(t reflect.Type, key string) (reflect.StructField, bool) {
+	var fold reflect.StructField
+	found := false
 	for _, f := range jsonFields(t) {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		switch {
 		case name == "" || name == "-":
 		case name == key:
-			return f.Type
-		case fold == nil && strings.EqualFold(name, key):
-			fold = f.Type
+			return f, true
+		case !found && strings.EqualFold(name, key):
+			fold, found = f, true
 		}
 	}
-	return fold
+	return fold, found
+}
+
+// HostTimed reports whether report.json's value at path (dotted, as
+// CheckPath takes it) is, or holds, a figure of the host's wall clock — a
+// field tagged host:"wall" (sim.wall_seconds, sim.events_per_second, …) —
+// which differs from run to run of the same inputs.
+func HostTimed(path string) bool {
+	t := reflect.TypeFor[Report]()
+	for _, part := range strings.Split(path, ".") {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Map, reflect.Slice:
+			t = t.Elem()
+		case reflect.Struct:
+			f, ok := jsonField(t, part)
+			if !ok {
+				return false
+			}
+			if f.Tag.Get("host") == "wall" {
+				return true
+			}
+			t = f.Type
+		default:
+			return false
+		}
+	}
+	return holdsWall(t, map[reflect.Type]bool{})
+}
+
+// holdsWall reports whether a value of type t holds a field tagged
+// host:"wall" (seen: the types on the way, against cycles).
+func holdsWall(t reflect.Type, seen map[reflect.Type]bool) bool {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || seen[t] {
+		return false
+	}
+	seen[t] = true
+	for _, f := range jsonFields(t) {
+		if f.Tag.Get("host") == "wall" || holdsWall(f.Type, seen) {
+			return true
+		}
+	}
+	return false
 }
 
 // jsonFields returns the fields of struct type t that carry report keys:

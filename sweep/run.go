@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/davinci-sim/davinci-sim/report"
 	"io"
 	"os"
 	"path/filepath"
@@ -153,6 +154,13 @@ func Run(s *Study, opts Options) (*Summary, error) {
 	}
 	if err := s.checkOutputs(opts.Out, true); err != nil {
 		return nil, err
+	}
+	if opts.Log != nil {
+		for _, m := range s.Metrics {
+			if report.HostTimed(m) {
+				fmt.Fprintf(opts.Log, "sweep: warning: metric %q holds the host's wall time: results.csv and results.jsonl differ from run to run (and with -j)\n", m)
+			}
+		}
 	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, badInput(fmt.Errorf("-o %s: %w", opts.Out, err))
