@@ -1235,6 +1235,9 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 	if dl != nil {
 		total = dl.Time
 	}
+	if j.trace != nil {
+		j.trace.End = total // (the trace's window is cut to the run, as a chip trace's)
+	}
 	fact := j.factAt.Seconds()
 	flops := float64(2.0/3*n*n*n) + float64(1.5*n*n)
 	peak1, _ := j.npu.Peak("FP16")

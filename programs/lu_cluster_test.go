@@ -221,7 +221,8 @@ func TestLUClusterIsolatedNearFull(t *testing.T) {
 }
 
 // A traced cluster run records every rank's host work, kernels and the
-// collectives' messages, and times exactly as an untraced one.
+// collectives' messages and the run's end, and times exactly as an
+// untraced one.
 func TestLUClusterTrace(t *testing.T) {
 	f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"numerics: off\ngrid: {p: 2, q: 4}\n"))
 	if err != nil {
@@ -238,6 +239,9 @@ func TestLUClusterTrace(t *testing.T) {
 	}
 	if traced.Report.HPLMxP.TotalSeconds != plain.Report.HPLMxP.TotalSeconds {
 		t.Errorf("tracing changed the time: %v vs %v", traced.Report.HPLMxP.TotalSeconds, plain.Report.HPLMxP.TotalSeconds)
+	}
+	if end := sim.Time(math.Round(traced.Report.Time.Seconds * 1e12)); ct.End != end {
+		t.Errorf("trace's End %v, want the run's end %v (its window is cut to the run)", ct.End, end)
 	}
 	kinds := map[int]int{}
 	for _, s := range ct.Spans {

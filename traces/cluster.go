@@ -34,14 +34,22 @@ type ClusterTrace struct {
 	// Messages are arrows from a span of one rank to a span of another.
 	Messages []ClusterMessage
 
-	// Filter: only spans and messages of these ranks (nil: all) that
-	// overlap [From, To] (To = 0: no end) are kept, and at most Limit of
+	// Filter: only spans and messages of these ranks (nil: all) in the
+	// window [From, To] (To = 0: no end) are kept, and at most Limit of
 	// them (0: DefaultClusterTraceLimit); Dropped counts those left out
-	// by the limit.
+	// by the limit. A span is kept if it overlaps the window (ends after
+	// From and starts before To; one of no length: at a time in [From,
+	// To)), cut to it, as a chip trace cuts its slices; a message only if
+	// its arrow lies in the window at both ends, as a chip trace draws the
+	// flag arrows of a set and a wait both in its window.
 	Only     map[int]bool
 	From, To sim.Time
 	Limit    int
 	Dropped  int
+	// End is the run's end (0: not known; the last span's end stands for
+	// it): otherData's to_ps is the window's end or End, whichever is
+	// earlier, as a chip trace's is.
+	End sim.Time
 
 	drills []drillDown // AddTimeline
 }
@@ -51,9 +59,24 @@ type ClusterTrace struct {
 // of millions; --trace-window and --trace-ranks choose which.
 const DefaultClusterTraceLimit = 2_000_000
 
-// overlaps reports whether [from, to] meets the trace's window.
+// overlaps reports whether [from, to] overlaps the trace's window: ends
+// after its start and starts before its end (touching it at an edge is
+// not overlapping); [t, t] whether t is in [From, To), a chip trace's rule
+// for an instant.
 func (ct *ClusterTrace) overlaps(from, to sim.Time) bool {
-	return to >= ct.From && (ct.To == 0 || from <= ct.To)
+	if from == to {
+		return from >= ct.From && (ct.To == 0 || from < ct.To)
+	}
+	return to > ct.From && (ct.To == 0 || from < ct.To)
+}
+
+// cut returns [from, to] cut to the trace's window.
+func (ct *ClusterTrace) cut(from, to sim.Time) (sim.Time, sim.Time) {
+	from = max(from, ct.From)
+	if ct.To > 0 {
+		to = min(to, ct.To)
+	}
+	return from, to
 }
 
 // room reports whether one more record fits, counting it as dropped if not.
@@ -69,21 +92,29 @@ func (ct *ClusterTrace) room() bool {
 	return true
 }
 
-// AddSpan records s if its rank and time pass the filter.
+// AddSpan records s, cut to the window, if its rank and time pass the
+// filter.
 func (ct *ClusterTrace) AddSpan(s ClusterSpan) {
 	if (ct.Only != nil && !ct.Only[s.Rank]) || !ct.overlaps(s.From, s.To) || !ct.room() {
 		return
 	}
+	s.From, s.To = ct.cut(s.From, s.To)
 	ct.Spans = append(ct.Spans, s)
 }
 
-// AddMessage records m if both its ranks and its time pass the filter (an
-// arrow needs a slice at each end to be drawn).
+// AddMessage records m if both its ranks and both ends of its arrow pass
+// the filter (an arrow needs a slice at each end to be drawn, and a chip
+// trace draws no arrow with an end outside its window).
 func (ct *ClusterTrace) AddMessage(m ClusterMessage) {
-	if (ct.Only != nil && (!ct.Only[m.From] || !ct.Only[m.To])) || !ct.overlaps(m.Sent, m.Arrived) || !ct.room() {
+	if (ct.Only != nil && (!ct.Only[m.From] || !ct.Only[m.To])) || !ct.inWindow(m.Sent) || !ct.inWindow(m.arrowEnd()) || !ct.room() {
 		return
 	}
 	ct.Messages = append(ct.Messages, m)
+}
+
+// inWindow reports whether instant t is in the window [From, To).
+func (ct *ClusterTrace) inWindow(t sim.Time) bool {
+	return t >= ct.From && (ct.To == 0 || t < ct.To)
 }
 
 // ClusterSpan is one slice on a rank's track, in category Cat ("": its
@@ -112,6 +143,17 @@ type ClusterMessage struct {
 	Track         int
 	Sent, Arrived sim.Time
 	Name          string
+}
+
+// arrowEnd returns the time the arrow of m ends: 1 ps before the arrival,
+// inside the receiver's wait (which ends at the arrival: a flow's end
+// binds to the slice that encloses it, and viewers take slices as open at
+// their end).
+func (m *ClusterMessage) arrowEnd() sim.Time {
+	if m.Arrived > m.Sent {
+		return m.Arrived - 1
+	}
+	return m.Arrived
 }
 
 // AddTimeline adds a chip timeline — one NPU's recorder (--trace-npu),
@@ -150,21 +192,40 @@ type drillDown struct {
 	first map[int]int
 }
 
+// span returns the time span the trace states: its window cut to the
+// run, [min(From, End), min(To, End)] (To = 0: End), as a chip trace
+// states its own (from = to = the run's end when the window starts at or
+// after it). With End not known, the last span's, message's or drilled-in
+// timeline's end stands for it.
+func (ct *ClusterTrace) span() (from, to sim.Time) {
+	end := ct.End
+	if end == 0 {
+		for _, s := range ct.Spans {
+			end = max(end, s.To)
+		}
+		for _, m := range ct.Messages {
+			end = max(end, m.Arrived)
+		}
+		for _, d := range ct.drills {
+			end = max(end, d.tl.To)
+		}
+		end = max(end, ct.From)
+	}
+	to = end
+	if ct.To > 0 {
+		to = min(to, ct.To)
+	}
+	return min(ct.From, to), to
+}
+
 // header returns the trace's otherData: machine and program, the time span
-// of what it holds, and the drilled-in NPUs' buffer capacities (by their
+// it states (span), and the drilled-in NPUs' buffer capacities (by their
 // counters' names, "core 0 L1").
 func (ct *ClusterTrace) header() *traceHeader {
 	h := &traceHeader{Generator: generator, Machine: ct.Machine, Program: ct.Program}
-	lo, hi := ct.From, sim.Time(0)
-	see := func(from, to sim.Time) { lo, hi = min(lo, from), max(hi, to) }
-	for _, s := range ct.Spans {
-		see(s.From, s.To)
-	}
-	for _, m := range ct.Messages {
-		see(m.Sent, m.Arrived)
-	}
+	from, to := ct.span()
+	h.FromPs, h.ToPs = int64(from), int64(to)
 	for _, d := range ct.drills {
-		see(d.tl.From, d.tl.To)
 		for _, c := range d.tl.Cores {
 			if _, ok := d.first[c.ID]; !ok {
 				continue
@@ -178,9 +239,6 @@ func (ct *ClusterTrace) header() *traceHeader {
 				}
 			}
 		}
-	}
-	if hi > lo {
-		h.FromPs, h.ToPs = int64(lo), int64(hi)
 	}
 	return h
 }
@@ -220,7 +278,8 @@ func WriteClusterJSON(w io.Writer, ct *ClusterTrace) error {
 		e.str("cat", ct.spanCat(s))
 		e.end()
 	}
-	for i, m := range ct.Messages {
+	for i := range ct.Messages {
+		m := &ct.Messages[i]
 		e.begin("s", m.From, m.Track+1)
 		e.time("ts", m.Sent)
 		e.str("name", m.Name)
@@ -228,15 +287,8 @@ func WriteClusterJSON(w io.Writer, ct *ClusterTrace) error {
 		e.buf = append(e.buf, `,"id":`...)
 		e.buf = strconv.AppendInt(e.buf, int64(i), 10)
 		e.end()
-		// The arrow ends 1 ps before the arrival, inside the receiver's wait
-		// (which ends at the arrival: a flow's end binds to the slice that
-		// encloses it, and viewers take slices as open at their end).
-		end := m.Arrived
-		if end > m.Sent {
-			end--
-		}
 		e.begin("f", m.To, m.Track+1)
-		e.time("ts", end)
+		e.time("ts", m.arrowEnd())
 		e.str("name", m.Name)
 		e.str("cat", "message")
 		e.str("bp", "e")

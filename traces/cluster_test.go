@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,20 +13,33 @@ import (
 	"github.com/davinci-sim/davinci-sim/traces"
 )
 
-// The cluster trace keeps what overlaps its window on its ranks, up to its
-// limit, and counts what the limit left out.
+// The cluster trace keeps what is in its window on its ranks, cut to the
+// window, up to its limit, and counts what the limit left out.
 func TestClusterTraceFilter(t *testing.T) {
-	ct := &traces.ClusterTrace{Only: map[int]bool{1: true, 2: true}, From: 100, To: 200, Limit: 3}
+	ct := &traces.ClusterTrace{Only: map[int]bool{1: true, 2: true}, From: 100, To: 200, Limit: 4}
 	ct.AddSpan(traces.ClusterSpan{Rank: 0, From: 120, To: 130}) // other rank
 	ct.AddSpan(traces.ClusterSpan{Rank: 1, From: 10, To: 99})   // before the window
 	ct.AddSpan(traces.ClusterSpan{Rank: 1, From: 201, To: 300}) // after it
-	ct.AddSpan(traces.ClusterSpan{Rank: 1, From: 50, To: 100})  // touches its start: kept
+	ct.AddSpan(traces.ClusterSpan{Rank: 1, From: 50, To: 100})  // touches its start only: not kept
+	ct.AddSpan(traces.ClusterSpan{Rank: 1, From: 200, To: 260}) // touches its end only: not kept
+	ct.AddSpan(traces.ClusterSpan{Rank: 1, From: 200, To: 200}) // an instant at its end: not kept
+	ct.AddSpan(traces.ClusterSpan{Rank: 1, From: 100, To: 100}) // an instant at its start: kept
+	ct.AddSpan(traces.ClusterSpan{Rank: 1, From: 80, To: 120})  // cut to 100..120
 	ct.AddMessage(traces.ClusterMessage{From: 1, To: 2, Sent: 150, Arrived: 160})
 	ct.AddMessage(traces.ClusterMessage{From: 0, To: 2, Sent: 150, Arrived: 160}) // its sender not kept
-	ct.AddSpan(traces.ClusterSpan{Rank: 2, From: 190, To: 250})
-	ct.AddSpan(traces.ClusterSpan{Rank: 2, From: 150, To: 160}) // beyond the limit
-	if len(ct.Spans) != 2 || len(ct.Messages) != 1 || ct.Dropped != 1 {
-		t.Errorf("kept %d spans, %d messages, dropped %d; want 2, 1, 1", len(ct.Spans), len(ct.Messages), ct.Dropped)
+	ct.AddMessage(traces.ClusterMessage{From: 1, To: 2, Sent: 90, Arrived: 160})  // sent before the window
+	ct.AddMessage(traces.ClusterMessage{From: 1, To: 2, Sent: 150, Arrived: 201}) // arrives after it
+	ct.AddMessage(traces.ClusterMessage{From: 1, To: 2, Sent: 150, Arrived: 200}) // its arrow ends at 199: kept
+	ct.AddSpan(traces.ClusterSpan{Rank: 2, From: 190, To: 250})                   // beyond the limit
+	want := []traces.ClusterSpan{{Rank: 1, From: 100, To: 100}, {Rank: 1, From: 100, To: 120}}
+	if !reflect.DeepEqual(ct.Spans, want) || len(ct.Messages) != 2 || ct.Dropped != 1 {
+		t.Errorf("kept spans %v, %d messages, dropped %d; want %v, 2, 1", ct.Spans, len(ct.Messages), ct.Dropped, want)
+	}
+	cut := &traces.ClusterTrace{From: 100, To: 200}
+	cut.AddSpan(traces.ClusterSpan{Rank: 2, From: 190, To: 250})
+	cut.AddSpan(traces.ClusterSpan{Rank: 2, From: 0, To: 1000})
+	if want := []traces.ClusterSpan{{Rank: 2, From: 190, To: 200}, {Rank: 2, From: 100, To: 200}}; !reflect.DeepEqual(cut.Spans, want) {
+		t.Errorf("kept %v, want %v", cut.Spans, want)
 	}
 	open := &traces.ClusterTrace{}
 	for i := range 5 {
@@ -33,6 +47,49 @@ func TestClusterTraceFilter(t *testing.T) {
 	}
 	if len(open.Spans) != 5 || open.Dropped != 0 {
 		t.Errorf("unfiltered trace kept %d of 5", len(open.Spans))
+	}
+}
+
+// A windowed cluster trace states its window cut to the run in otherData,
+// as a chip trace does — not the extent of what it holds — and a window
+// starting at or after the run's end holds nothing and states an empty
+// span at the run's end.
+func TestClusterTraceHeaderWindow(t *testing.T) {
+	for _, c := range []struct {
+		from, to, end    sim.Time
+		wantFrom, wantTo int64
+		wantEvents       int
+	}{
+		{100, 200, 1000, 100, 200, 1},
+		{100, 0, 1000, 100, 1000, 2},
+		{100, 2000, 1000, 100, 1000, 2},
+		{0, 0, 0, 0, 1000, 2},             // the run's end not known: the last span's
+		{1000, 2000, 1000, 1000, 1000, 0}, // at the run's end: nothing
+		{1500, 2000, 1000, 1000, 1000, 0}, // after it
+	} {
+		ct := &traces.ClusterTrace{Ranks: []string{"r0"}, Tracks: []string{"host"}, From: c.from, To: c.to, End: c.end}
+		ct.AddSpan(traces.ClusterSpan{Name: "a", From: 50, To: 150})
+		ct.AddSpan(traces.ClusterSpan{Name: "b", From: 250, To: 1000})
+		var buf bytes.Buffer
+		if err := traces.WriteClusterJSON(&buf, ct); err != nil {
+			t.Fatal(err)
+		}
+		doc := decodeTrace(t, buf.Bytes())
+		n := 0
+		for _, e := range doc.TraceEvents {
+			if e.Ph != "M" {
+				n++
+				ts, _ := e.Ts.Float64()
+				dur, _ := e.Dur.Float64()
+				if from, to := math.Round(ts*1e6), math.Round((ts+dur)*1e6); from < float64(c.wantFrom) || to > float64(c.wantTo) {
+					t.Errorf("window %v..%v: %q at %v..%v ps, outside it", c.from, c.to, e.Name, from, to)
+				}
+			}
+		}
+		from, to := doc.OtherData["from_ps"], doc.OtherData["to_ps"]
+		if from != json.Number(fmt.Sprint(c.wantFrom)) || to != json.Number(fmt.Sprint(c.wantTo)) || n != c.wantEvents {
+			t.Errorf("window %v..%v, end %v: from_ps %v, to_ps %v, %d events; want %d, %d, %d", c.from, c.to, c.end, from, to, n, c.wantFrom, c.wantTo, c.wantEvents)
+		}
 	}
 }
 
