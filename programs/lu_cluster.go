@@ -619,6 +619,25 @@ func (j *luCluster) meet(key string, root int, members []int, start func(done fu
 	}
 }
 
+// hostSpan appends the host tasks of rank r that add appends and, when
+// tracing, records the time the host spends in them as one span of its
+// host track, named name (its stage first): two untimed calls of stage
+// stage (which adds them no time) note when the host reaches the first and
+// leaves the last. Not while a sample is built (its hosts do not run).
+func (j *luCluster) hostSpan(r *luRank, stage, name string, add func()) {
+	if j.trace == nil || j.collect != nil {
+		add()
+		return
+	}
+	var t0 sim.Time
+	r.h.Call(stage, func() error { t0 = j.eng.Now(); return nil })
+	add()
+	r.h.Call(stage, func() error {
+		j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Track: 0, Name: name, From: t0, To: j.eng.Now()})
+		return nil
+	})
+}
+
 // async appends a host task waiting for begin's operation, recorded on
 // the rank's host track when tracing.
 func (j *luCluster) async(r *luRank, stage, name string, begin func(done func()) error) {
@@ -932,7 +951,7 @@ func (j *luCluster) appendFinal(r *luRank) {
 		h.WaitAll("wait")
 		h.Call("factorized", func() error {
 			j.factAt = max(j.factAt, j.eng.Now())
-			j.async(r, "d2h-factors", "d2h factors", j.pcie(r, true, int64(j.mloc)*int64(j.nloc)*2, nil))
+			j.async(r, "d2h-factors", "d2h-factors", j.pcie(r, true, int64(j.mloc)*int64(j.nloc)*2, nil))
 			j.async(r, "barrier", "barrier (factorized)", j.meet("factorized", -1, all, func(done func()) error {
 				j.iterAt[j.pl.nbk] = j.factAt
 				if p.Numerics == NumericsFull {
@@ -946,10 +965,10 @@ func (j *luCluster) appendFinal(r *luRank) {
 				if j.ref != nil {
 					iters = j.ref.Iterations
 				}
-				j.compute(r, "refine", 4*share, int64(share)*2, true, nil)
+				j.hostSpan(r, "refine", "refine 0", func() { j.compute(r, "refine", 4*share, int64(share)*2, true, nil) })
 				j.async(r, "mpi-allreduce", "mpi-allreduce refine 0", j.meet("refine0", -1, all, j.hostAllReduce(all, int64(n)*8)))
 				for it := range iters {
-					j.compute(r, "refine", 6*share, int64(share)*2, true, nil)
+					j.hostSpan(r, "refine", fmt.Sprintf("refine %d", it+1), func() { j.compute(r, "refine", 6*share, int64(share)*2, true, nil) })
 					key := fmt.Sprintf("mpi-allreduce refine %d", it+1)
 					j.async(r, "mpi-allreduce", key, j.meet(key, -1, all, j.hostAllReduce(all, int64(n)*8)))
 				}
@@ -1208,17 +1227,19 @@ func (j *luCluster) isolated() bool { return j.p.Fidelity != "full" }
 // built it is only collected.
 func (j *luCluster) launch(r *luRank, name string, cores []int, stream func(core int) isa.Stream, d luKernelDesc, after ...*arch.Kernel) *arch.Kernel {
 	var k *arch.Kernel
-	switch {
-	case j.collect != nil:
+	if j.collect != nil {
 		*j.collect = append(*j.collect, luPending{d: d, cores: cores, stream: stream})
 		return r.h.Launch(name, d.key.zone, cores, stream, after...)
-	case !j.isolated():
-		k = r.h.Launch(name, d.key.zone, cores, stream, after...)
-	default:
+	}
+	j.hostSpan(r, "launch", "launch "+name, func() {
+		if !j.isolated() {
+			k = r.h.Launch(name, d.key.zone, cores, stream, after...)
+			return
+		}
 		k = r.h.LaunchTimed(name, d.key.zone, cores, func() (sim.Time, error) {
 			return j.timer.duration(r, luPending{d: d, cores: cores, stream: stream})
 		}, after...)
-	}
+	})
 	k.OnFinish = func() { j.kernelFinished(r, k) }
 	return k
 }

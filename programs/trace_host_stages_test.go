@@ -1,0 +1,61 @@
+package programs
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/sim"
+	"github.com/davinci-sim/davinci-sim/traces"
+)
+
+// A traced cluster run's host track accounts for the host time the report
+// counts by stage: per rank, the spans of the host track summed by stage
+// (the first word of their names) equal report.json's
+// cluster.ranks[].host_stages_seconds — launches and refinement steps
+// included — but for "wait" (the host waiting for its kernels, which the
+// kernel tracks show; lu.go appends those waits untraced).
+func TestTraceHostStagesMatchReport(t *testing.T) {
+	f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"numerics: off\ngrid: {p: 2, q: 4}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := &traces.ClusterTrace{}
+	res, err := Execute(f, Options{}, RunHooks{ClusterTrace: ct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]map[string]sim.Time{}
+	for _, s := range ct.Spans {
+		if s.Track != 0 {
+			continue
+		}
+		if got[s.Rank] == nil {
+			got[s.Rank] = map[string]sim.Time{}
+		}
+		stage, _, _ := strings.Cut(s.Name, " ")
+		got[s.Rank][stage] += s.To - s.From
+	}
+	cl := res.Report.Cluster
+	if cl == nil || len(cl.Ranks) != 8 {
+		t.Fatalf("report has no 8 ranks")
+	}
+	for _, rr := range cl.Ranks {
+		for stage, secs := range rr.HostStagesSeconds {
+			if stage == "wait" {
+				continue
+			}
+			traced := got[rr.Rank][stage].Seconds()
+			if math.Abs(traced-secs) > 1e-12 {
+				t.Errorf("rank %d stage %s: host spans %.6g s, report %.6g s", rr.Rank, stage, traced, secs)
+			}
+			delete(got[rr.Rank], stage)
+		}
+		for stage, d := range got[rr.Rank] {
+			t.Errorf("rank %d: host spans of stage %q (%v) the report does not count", rr.Rank, stage, d)
+		}
+	}
+	if rr := cl.Ranks[0]; rr.HostStagesSeconds["launch"] == 0 || rr.HostStagesSeconds["refine"] == 0 {
+		t.Errorf("rank 0 reports no launch or refine time: %v", rr.HostStagesSeconds)
+	}
+}
