@@ -95,7 +95,7 @@ func (ct *ClusterTrace) room() bool {
 // AddSpan records s, cut to the window, if its rank and time pass the
 // filter.
 func (ct *ClusterTrace) AddSpan(s ClusterSpan) {
-	if (ct.Only != nil && !ct.Only[s.Rank]) || !ct.overlaps(s.From, s.To) || !ct.room() {
+	if !ct.traced(s.Rank) || !ct.overlaps(s.From, s.To) || !ct.room() {
 		return
 	}
 	s.From, s.To = ct.cut(s.From, s.To)
@@ -106,11 +106,14 @@ func (ct *ClusterTrace) AddSpan(s ClusterSpan) {
 // the filter (an arrow needs a slice at each end to be drawn, and a chip
 // trace draws no arrow with an end outside its window).
 func (ct *ClusterTrace) AddMessage(m ClusterMessage) {
-	if (ct.Only != nil && (!ct.Only[m.From] || !ct.Only[m.To])) || !ct.inWindow(m.Sent) || !ct.inWindow(m.arrowEnd()) || !ct.room() {
+	if !ct.traced(m.From) || !ct.traced(m.To) || !ct.inWindow(m.Sent) || !ct.inWindow(m.arrowEnd()) || !ct.room() {
 		return
 	}
 	ct.Messages = append(ct.Messages, m)
 }
+
+// traced reports whether rank r is among those the trace keeps (Only).
+func (ct *ClusterTrace) traced(r int) bool { return ct.Only == nil || ct.Only[r] }
 
 // inWindow reports whether instant t is in the window [From, To).
 func (ct *ClusterTrace) inWindow(t sim.Time) bool {
@@ -219,12 +222,21 @@ func (ct *ClusterTrace) span() (from, to sim.Time) {
 }
 
 // header returns the trace's otherData: machine and program, the time span
-// it states (span), and the drilled-in NPUs' buffer capacities (by their
-// counters' names, "core 0 L1").
+// it states (span), the ranks left out (untraced_ranks: not in Only, as a
+// chip trace's idle_cores names the cores it leaves out), and the
+// drilled-in NPUs' buffer capacities (by their counters' names, "core 0
+// L1").
 func (ct *ClusterTrace) header() *traceHeader {
 	h := &traceHeader{Generator: generator, Machine: ct.Machine, Program: ct.Program}
 	from, to := ct.span()
 	h.FromPs, h.ToPs = int64(from), int64(to)
+	var untraced []int
+	for r := range ct.Ranks {
+		if !ct.traced(r) {
+			untraced = append(untraced, r)
+		}
+	}
+	h.UntracedRanks = FormatCores(untraced)
 	for _, d := range ct.drills {
 		for _, c := range d.tl.Cores {
 			if _, ok := d.first[c.ID]; !ok {
@@ -243,7 +255,8 @@ func (ct *ClusterTrace) header() *traceHeader {
 	return h
 }
 
-// WriteClusterJSON writes ct as a JSON trace: process = rank, thread id =
+// WriteClusterJSON writes ct as a JSON trace: process = rank (those not
+// in Only left out, named in otherData's untraced_ranks), thread id =
 // track + 1 (as chip traces number lanes, so davinci-sim view replays it
 // with the ranks as cores and their tracks as lanes); otherData as a chip
 // trace's (machine, program, time span). Spans have their category
@@ -262,6 +275,9 @@ func WriteClusterJSON(w io.Writer, ct *ClusterTrace) error {
 	bw.WriteString(",\n\"traceEvents\":[\n")
 	e := &eventWriter{w: bw, first: true}
 	for r, name := range ct.Ranks {
+		if !ct.traced(r) {
+			continue
+		}
 		e.meta(r, 0, "process_name", "name", name)
 		e.metaInt(r, 0, "process_sort_index", r)
 		for t, tn := range append(ct.Tracks[:len(ct.Tracks):len(ct.Tracks)], ct.RankTracks[r]...) {

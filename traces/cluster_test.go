@@ -301,3 +301,37 @@ func slicesIndex(ss []string, s string) int {
 	}
 	return len(ss)
 }
+
+// A cluster trace of some ranks (--trace-ranks) lists only those ranks'
+// processes, and names the others in otherData's untraced_ranks, as a chip
+// trace names the cores it leaves out in idle_cores.
+func TestClusterTraceOnlyRanksListed(t *testing.T) {
+	ct := &traces.ClusterTrace{Ranks: []string{"r0", "r1", "r2", "r3", "r4"}, Tracks: []string{"host"},
+		Only: map[int]bool{0: true, 1: true, 3: true}}
+	for r := range 5 {
+		ct.AddSpan(traces.ClusterSpan{Rank: r, Name: "x", From: 0, To: 10})
+	}
+	var buf bytes.Buffer
+	if err := traces.WriteClusterJSON(&buf, ct); err != nil {
+		t.Fatal(err)
+	}
+	doc := decodeTrace(t, buf.Bytes())
+	pids := map[int]bool{}
+	for _, e := range doc.TraceEvents {
+		pids[e.Pid] = true
+	}
+	if want := map[int]bool{0: true, 1: true, 3: true}; !reflect.DeepEqual(pids, want) {
+		t.Errorf("processes %v, want %v", pids, want)
+	}
+	if got := doc.OtherData["untraced_ranks"]; got != "2,4" {
+		t.Errorf("untraced_ranks %v, want \"2,4\"", got)
+	}
+	all := &traces.ClusterTrace{Ranks: []string{"r0", "r1"}, Tracks: []string{"host"}}
+	buf.Reset()
+	if err := traces.WriteClusterJSON(&buf, all); err != nil {
+		t.Fatal(err)
+	}
+	if doc := decodeTrace(t, buf.Bytes()); doc.OtherData["untraced_ranks"] != nil {
+		t.Errorf("every rank traced, yet untraced_ranks %v", doc.OtherData["untraced_ranks"])
+	}
+}

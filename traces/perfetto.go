@@ -80,6 +80,10 @@ type traceHeader struct {
 	// IdleCores lists the cores left out for doing nothing in the window
 	// but wait at barriers ("16-31"; see walk.go).
 	IdleCores string `json:"idle_cores,omitempty"`
+	// UntracedRanks lists the ranks a cluster trace left out for not
+	// being among --trace-ranks ("2-7"), as IdleCores lists a chip
+	// trace's left-out cores.
+	UntracedRanks string `json:"untraced_ranks,omitempty"`
 }
 
 // generator identifies traces written by this package.
