@@ -149,13 +149,23 @@ func (h *HostTask) Lane() int {
 // block started at Started (after the launch latency), its last block
 // finished at Finished. A deadlocked run's kernel that was running when
 // it deadlocked is Deadlocked: Finished is then the deadlock (the end of
-// the run), not a block's end.
+// the run), not a block's end. A trace's window cuts the times to it;
+// Latency then keeps the launch's real latency (LaunchLatency).
 type Kernel struct {
 	Name                        string
 	Blocks                      int
 	Launched, Started, Finished sim.Time
 	Deadlocked                  bool
+	// Latency is the launch latency as the run had it, when a window cut
+	// the launch so that Started − Launched is less (0: Started −
+	// Launched is the latency).
+	Latency sim.Time
 }
+
+// LaunchLatency returns the launch's latency, from its launch to its
+// first block's start, as the run had it — not cut by a trace's window
+// (the launch_us a trace states).
+func (k *Kernel) LaunchLatency() sim.Time { return max(k.Latency, k.Started-k.Launched) }
 
 // Sample is a counter value from time T on.
 type Sample struct {

@@ -146,11 +146,12 @@ func absDiff(a, b sim.Time) sim.Time {
 	return b - a
 }
 
-// The kernels a recorder keeps are those of its window, clipped to it; a
-// kernel that did not finish (a deadlocked run's) lasts to the end of the
-// recording, marked deadlocked, unless it launched after the window;
-// launches that overlap go on further rows, and every format reads them
-// back.
+// The kernels a recorder keeps are those of its window, clipped to it —
+// but for their launch latency, which the trace states as the run had it
+// (launch_us); a kernel that did not finish (a deadlocked run's) lasts to
+// the end of the recording, marked deadlocked, unless it launched after
+// the window; launches that overlap go on further rows, and every format
+// reads them back.
 func TestKernelsWindowAndRows(t *testing.T) {
 	r := traces.NewRecorder(traces.Window{From: 10, To: 100})
 	r.SetKernels([]arch.GridTimes{
@@ -161,20 +162,30 @@ func TestKernelsWindowAndRows(t *testing.T) {
 		{Name: "e", CTAs: 5, Launched: 150, Started: 160, Finished: 170},
 		{Name: "f", CTAs: 6, Launched: 60, Started: 70}, // never finished (deadlocked)
 		{Name: "g", CTAs: 7, Launched: 120},             // never finished, past the window's end
+		{Name: "h", CTAs: 8, Launched: 5},               // never started: launching from 5 to the end
 	})
 	r.Finish(200)
 	tl := r.Timeline()
 	want := []traces.Kernel{
-		{Name: "a", Blocks: 1, Launched: 10, Started: 10, Finished: 20},
+		{Name: "a", Blocks: 1, Launched: 10, Started: 10, Finished: 20, Latency: 5},
+		{Name: "h", Blocks: 8, Launched: 10, Started: 100, Finished: 100, Deadlocked: true, Latency: 95},
 		{Name: "b", Blocks: 2, Launched: 20, Started: 30, Finished: 60},
 		{Name: "c", Blocks: 3, Launched: 25, Started: 25, Finished: 40},
-		{Name: "d", Blocks: 4, Launched: 60, Started: 100, Finished: 100},
+		{Name: "d", Blocks: 4, Launched: 60, Started: 100, Finished: 100, Latency: 60},
 		{Name: "f", Blocks: 6, Launched: 60, Started: 70, Finished: 100, Deadlocked: true},
 	}
 	if !reflect.DeepEqual(tl.Kernels, want) {
 		t.Fatalf("kernels %+v\nwant %+v", tl.Kernels, want)
 	}
 	doc := decodeTrace(t, writeJSON(t, tl))
+	latency := map[string]sim.Time{"a": 5, "b": 10, "c": 0, "d": 60, "f": 10, "h": 95} // the run's, uncut
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "X" && e.Cat == "kernel" {
+			if got := micros(t, e.Args["launch_us"].(json.Number)); got != latency[e.Name] {
+				t.Errorf("kernel %s: launch_us %v, want the run's latency %v", e.Name, got, latency[e.Name])
+			}
+		}
+	}
 	rows := map[int]string{}
 	ends := map[int]sim.Time{}
 	for _, e := range doc.TraceEvents {
@@ -188,7 +199,7 @@ func TestKernelsWindowAndRows(t *testing.T) {
 			ends[e.Tid] = micros(t, e.Ts) + micros(t, e.Dur)
 		}
 	}
-	if !reflect.DeepEqual(rows, map[int]string{1: "kernels", 2: "kernels 2"}) {
+	if !reflect.DeepEqual(rows, map[int]string{1: "kernels", 2: "kernels 2", 3: "kernels 3"}) {
 		t.Errorf("kernel rows %v", rows)
 	}
 	for _, name := range []string{"t.json", "t.pftrace"} {

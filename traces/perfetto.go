@@ -42,10 +42,11 @@ import (
 //     others, an "X" slice per kernel launch from its launch to its last
 //     block's end (name = the kernel, cat "kernel", args: blocks, the CTAs
 //     of its grid, and launch_us, the launch latency before its first
-//     block started; deadlocked: true on the kernel a deadlocked run
-//     deadlocked in, which ends at the deadlock), holding a "launch" slice
-//     (cat "launch") over that latency; launches that overlap go on
-//     further threads;
+//     block started — the run's, where a window cut the slice; deadlocked:
+//     true on the kernel a deadlocked run deadlocked in, which ends at the
+//     deadlock), holding a "launch" slice (cat "launch") over that latency
+//     (cut to the window: the reader takes the first block's start from
+//     its end); launches that overlap go on further threads;
 //   - "M" metadata naming processes and threads.
 //
 // Cores that did nothing in the window but wait at barriers are left out
@@ -282,7 +283,7 @@ func (e *eventWriter) kernels(ks []Kernel, lanes []int, n int) error {
 		e.buf = append(e.buf, `,"args":{"blocks":`...)
 		e.buf = strconv.AppendInt(e.buf, int64(k.Blocks), 10)
 		e.buf = append(e.buf, `,"launch_us":`...)
-		e.buf = appendMicros(e.buf, k.Started-k.Launched)
+		e.buf = appendMicros(e.buf, k.LaunchLatency())
 		if k.Deadlocked {
 			e.buf = append(e.buf, `,"deadlocked":true`...)
 		}
@@ -864,6 +865,13 @@ func eventSpan(ev *rawEvent) (from, dur sim.Time, err error) {
 // kernelEvent reads a slice of the kernels process: a launch (cat
 // "kernel"; its "launch" slice is derived from its args).
 func (rd *traceReader) kernelEvent(ev *rawEvent) error {
+	if ev.Cat == "launch" {
+		from, dur, err := eventSpan(ev)
+		if err != nil {
+			return err
+		}
+		return rd.launchSlice(from, from+dur)
+	}
 	if ev.Cat != "kernel" {
 		return nil
 	}
@@ -893,14 +901,33 @@ func (rd *traceReader) kernelEvent(ev *rawEvent) error {
 	return rd.kernel(ev.Name, blocks, from, launch, from+dur, deadlocked)
 }
 
-// kernel adds a kernel launch from from to to whose first block started
-// launch after from (deadlocked: the run deadlocked in it, at to).
+// kernel adds a kernel launch from from to to whose launch latency was
+// launch (deadlocked: the run deadlocked in it, at to). Its first block
+// started where its "launch" slice ends (launchSlice, which follows it);
+// with none, at from.
 func (rd *traceReader) kernel(name string, blocks float64, from, launch, to sim.Time, deadlocked bool) error {
-	if blocks < 0 || blocks > math.MaxInt32 || launch < 0 || launch > to-from {
-		return fmt.Errorf("kernel %q: blocks %g, launch %v of %v: want 0 ≤ blocks < 2^31 and a launch within the kernel", badinput.Clip(name, 40), blocks, launch, to-from)
+	if blocks < 0 || blocks > math.MaxInt32 || launch < 0 {
+		return fmt.Errorf("kernel %q: blocks %g, launch %v: want 0 ≤ blocks < 2^31 and a latency ≥ 0", badinput.Clip(name, 40), blocks, launch)
 	}
-	rd.tl.Kernels = append(rd.tl.Kernels, Kernel{Name: name, Blocks: int(blocks), Launched: from, Started: from + launch, Finished: to, Deadlocked: deadlocked})
+	rd.tl.Kernels = append(rd.tl.Kernels, Kernel{Name: name, Blocks: int(blocks), Launched: from, Started: from, Finished: to, Deadlocked: deadlocked, Latency: launch})
 	rd.span(from, to)
+	return nil
+}
+
+// launchSlice reads the "launch" slice [from, to] of the kernel read
+// last: its first block started at to (and its Latency is kept only if
+// greater than to − from: cut by a window).
+func (rd *traceReader) launchSlice(from, to sim.Time) error {
+	n := len(rd.tl.Kernels)
+	if n == 0 || rd.tl.Kernels[n-1].Launched != from {
+		return nil // (not a launch of a kernel read)
+	}
+	k := &rd.tl.Kernels[n-1]
+	if to < from || to > k.Finished || k.Latency < to-from {
+		return fmt.Errorf("kernel %q: launch slice %v..%v: want one within the kernel, no longer than its launch_us %v", badinput.Clip(k.Name, 40), from, to, k.Latency)
+	}
+	k.Started = to
+	k.setLatency(k.Latency)
 	return nil
 }
 

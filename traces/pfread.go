@@ -138,6 +138,9 @@ type pfOpen struct {
 	from           sim.Time
 	blocks, launch float64
 	deadlocked     bool
+	// started is the end of the kernel's "launch" slice, read inside it
+	// (a sequence's events come in time order), -1 before.
+	started sim.Time
 }
 
 type pfReader struct {
@@ -610,7 +613,7 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 	case trackKernelLane:
 		switch typ {
 		case typeSliceBegin:
-			pr.open[track] = append(pr.open[track], pfOpen{index: -1, name: name, kind: cat, from: t, toPs: toPs, blocks: blocks, launch: launch, deadlocked: deadlocked})
+			pr.open[track] = append(pr.open[track], pfOpen{index: -1, name: name, kind: cat, from: t, toPs: toPs, blocks: blocks, launch: launch, deadlocked: deadlocked, started: -1})
 		case typeInstant:
 			if cat == "kernel" {
 				return pr.kernel(name, blocks, launch, t, sim.Time(ns)*1000+toPs, deadlocked)
@@ -620,8 +623,16 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 			if err != nil {
 				return err
 			}
-			if o.kind == "kernel" {
-				return pr.kernel(o.name, o.blocks, o.launch, o.from, sim.Time(ns)*1000+o.toPs, o.deadlocked)
+			switch st := pr.open[track]; o.kind {
+			case "kernel":
+				if err := pr.kernel(o.name, o.blocks, o.launch, o.from, sim.Time(ns)*1000+o.toPs, o.deadlocked); err != nil || o.started < 0 {
+					return err
+				}
+				return pr.rd.launchSlice(o.from, o.started)
+			case "launch":
+				if n := len(st); n > 0 && st[n-1].kind == "kernel" && st[n-1].from == o.from {
+					st[n-1].started = sim.Time(ns)*1000 + o.toPs
+				}
 			}
 		}
 	case trackBuffer:
@@ -640,15 +651,16 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 	return nil
 }
 
-// kernel adds a kernel launch from from to to whose first block started
-// launch µs after from (deadlocked: the run deadlocked in it, at to).
+// kernel adds a kernel launch from from to to whose launch latency was
+// launch µs (deadlocked: the run deadlocked in it, at to; its "launch"
+// slice, read next, says where its first block started).
 func (pr *pfReader) kernel(name string, blocks, launch float64, from, to sim.Time, deadlocked bool) error {
 	if to < from {
 		return errors.New("negative duration")
 	}
 	l := math.Round(launch * float64(sim.Microsecond))
-	if math.IsNaN(l) || l < 0 || l > float64(to-from) {
-		return fmt.Errorf("kernel %q: launch_us %g: want a latency within the kernel", name, launch)
+	if math.IsNaN(l) || l < 0 || l >= float64(sim.MaxTime) {
+		return fmt.Errorf("kernel %q: launch_us %g: want a latency ≥ 0", name, launch)
 	}
 	return pr.rd.kernel(name, blocks, from, sim.Time(l), to, deadlocked)
 }

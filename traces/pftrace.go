@@ -40,7 +40,8 @@ import (
 //     kernel launch is a slice (category "kernel", annotations blocks and
 //     launch_us, and deadlocked = true on the kernel a deadlocked run
 //     deadlocked in, interned on its row's sequence) holding a slice
-//     "launch" over its launch latency.
+//     "launch" over its launch latency (launch_us is the run's latency,
+//     the slice's cut to the window).
 //
 // Each track's events form one packet sequence (trusted_packet_sequence_id)
 // whose first packet clears the incremental state and sets the sequence's
@@ -597,7 +598,7 @@ func (p *pfWriter) kernels(ks []Kernel, lanes []int, n int) error {
 			te = appendMessageField(te, fEventAnnotations, a)
 			a = appendVarintField(a[:0], fAnnNameIID, annLaunch)
 			a = protowire.AppendTag(a, fAnnDouble, protowire.Fixed64Type)
-			a = protowire.AppendFixed64(a, math.Float64bits(float64(k.Started-k.Launched)/float64(sim.Microsecond)))
+			a = protowire.AppendFixed64(a, math.Float64bits(float64(k.LaunchLatency())/float64(sim.Microsecond)))
 			te = appendMessageField(te, fEventAnnotations, a)
 			if k.Deadlocked {
 				a = appendVarintField(a[:0], fAnnNameIID, annDeadlocked)

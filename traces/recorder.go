@@ -484,6 +484,7 @@ var _ arch.KernelObserver = (*Recorder)(nil)
 // launch that did not finish (Finished 0: the one a deadlocked run
 // deadlocked in) is Deadlocked and lasts to the end of the recording,
 // which Finish sets (its Finished, and its Started if it had not started).
+// A launch the window cuts keeps its real latency (Kernel.Latency).
 // Call it after the run, before Finish.
 func (r *Recorder) SetKernels(gs []arch.GridTimes) {
 	r.mu.Lock()
@@ -496,10 +497,12 @@ func (r *Recorder) SetKernels(gs []arch.GridTimes) {
 				continue
 			}
 			from, started := max(g.Launched, r.win.From), sim.MaxTime // (not started: launching to the end)
+			latency := from - g.Launched                              // (not started: the cut, to which endKernels adds the rest)
 			if g.Started >= g.Launched {
 				started = max(g.Started, from)
+				latency = g.Started - g.Launched
 			}
-			r.tl.Kernels = append(r.tl.Kernels, Kernel{Name: g.Name, Blocks: g.CTAs, Launched: from, Started: started, Finished: max(r.tl.To, from), Deadlocked: true})
+			r.tl.Kernels = append(r.tl.Kernels, Kernel{Name: g.Name, Blocks: g.CTAs, Launched: from, Started: started, Finished: max(r.tl.To, from), Deadlocked: true, Latency: latency})
 			continue
 		}
 		if g.Finished < g.Started || g.Started < g.Launched {
@@ -510,10 +513,21 @@ func (r *Recorder) SetKernels(gs []arch.GridTimes) {
 			continue
 		}
 		started := min(max(g.Started, from), to)
-		r.tl.Kernels = append(r.tl.Kernels, Kernel{Name: g.Name, Blocks: g.CTAs, Launched: from, Started: started, Finished: to})
+		k := Kernel{Name: g.Name, Blocks: g.CTAs, Launched: from, Started: started, Finished: to}
+		k.setLatency(g.Started - g.Launched)
+		r.tl.Kernels = append(r.tl.Kernels, k)
 		r.advance(to)
 	}
 	sort.SliceStable(r.tl.Kernels, func(i, j int) bool { return r.tl.Kernels[i].Launched < r.tl.Kernels[j].Launched })
+}
+
+// setLatency sets k's Latency to latency, the launch's real one, if the
+// window cut Started − Launched below it (else 0).
+func (k *Kernel) setLatency(latency sim.Time) {
+	k.Latency = 0
+	if latency > k.Started-k.Launched {
+		k.Latency = latency
+	}
 }
 
 // endKernels ends the deadlocked kernels at the end of the recording
@@ -526,7 +540,12 @@ func (r *Recorder) endKernels() {
 				continue
 			}
 			k.Finished = r.tl.To
+			latency := k.Latency
+			if k.Started == sim.MaxTime { // not started: launching to the end
+				latency += k.Finished - k.Launched
+			}
 			k.Started = min(k.Started, k.Finished)
+			k.setLatency(latency)
 		}
 		ks = append(ks, k)
 	}
