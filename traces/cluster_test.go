@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/traces"
 )
@@ -333,5 +335,38 @@ func TestClusterTraceOnlyRanksListed(t *testing.T) {
 	}
 	if doc := decodeTrace(t, buf.Bytes()); doc.OtherData["untraced_ranks"] != nil {
 		t.Errorf("every rank traced, yet untraced_ranks %v", doc.OtherData["untraced_ranks"])
+	}
+}
+
+// A window that starts at or after the run's end holds nothing of it: a
+// chip trace and a cluster trace both state the empty span [end, end] and
+// hold no event — no counter sample at the window's start, a time the run
+// never reached.
+func TestWindowAfterRunEndIsEmpty(t *testing.T) {
+	for _, from := range []sim.Time{1000, 1500} {
+		r := traces.NewRecorder(traces.Window{From: from, To: 2000})
+		r.Interval(0, 0, arch.Busy, 100, 200, &isa.Instr{Op: isa.OpNop}, nil)
+		r.Occupancy(0, 0, 4096, 150)
+		r.Bandwidth(120, 1e9)
+		r.Finish(1000)
+		doc := decodeTrace(t, writeJSON(t, r.Timeline()))
+		ct := &traces.ClusterTrace{Ranks: []string{"r0"}, Tracks: []string{"host"}, From: from, To: 2000, End: 1000}
+		ct.AddSpan(traces.ClusterSpan{Name: "a", From: 100, To: 1000})
+		var buf bytes.Buffer
+		if err := traces.WriteClusterJSON(&buf, ct); err != nil {
+			t.Fatal(err)
+		}
+		for name, doc := range map[string]traceDoc{"chip": doc, "cluster": decodeTrace(t, buf.Bytes())} {
+			n := 0
+			for _, e := range doc.TraceEvents {
+				if e.Ph != "M" {
+					n++
+				}
+			}
+			if doc.OtherData["from_ps"] != json.Number("1000") || doc.OtherData["to_ps"] != json.Number("1000") || n != 0 {
+				t.Errorf("window from %v, run ending at 1000: %s trace from_ps %v, to_ps %v, %d events; want 1000, 1000, 0",
+					from, name, doc.OtherData["from_ps"], doc.OtherData["to_ps"], n)
+			}
+		}
 	}
 }

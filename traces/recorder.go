@@ -283,7 +283,8 @@ func (r *Recorder) Flush() {
 }
 
 // Finish flushes the events and marks the timeline complete at time end
-// (the end of the run). Calling it again only moves the end.
+// (the end of the run). Calling it again only moves the end. A window
+// that starts at or after end holds nothing of the run (emptyWindow).
 func (r *Recorder) Finish(end sim.Time) {
 	r.Flush()
 	r.mu.Lock()
@@ -295,8 +296,38 @@ func (r *Recorder) Finish(end sim.Time) {
 	}
 	r.endKernels()
 	r.tl.Power = r.power.samples(r.tl.To)
+	if r.win.From >= end && r.win.From > 0 {
+		r.emptyWindow(end)
+	}
 	r.tl.Done = true
 	r.mu.Unlock()
+}
+
+// emptyWindow empties a recording whose window starts at or after the
+// run's end (r.mu held): nothing of the run is in it, so it keeps no
+// counter samples (each buffer's and the GM bandwidth's last value would
+// otherwise stand at the window's start, a time the run never reached) and
+// no cores left with nothing, and it spans [end, end] — the window cut to
+// the run, as a cluster trace states it.
+func (r *Recorder) emptyWindow(end sim.Time) {
+	t := &r.tl
+	t.From, t.To = end, end
+	t.Bandwidth, t.peakBW, t.Power = nil, 0, nil
+	cores := t.Cores[:0]
+	for _, c := range t.Cores {
+		for b := range c.Occ {
+			c.Occ[b] = nil
+		}
+		for p := range c.Lanes {
+			if c.Lanes[p].Len() > 0 {
+				cores = append(cores, c)
+				break
+			}
+		}
+	}
+	clear(t.Cores[len(cores):])
+	t.Cores = cores
+	r.byID = nil
 }
 
 // Read calls fn with the timeline while holding the recorder's lock: fn must
