@@ -481,7 +481,11 @@ func (c *Chip) Collect() (*Stats, error) {
 	if c.failed != nil {
 		return nil, c.failed
 	}
-	return c.stats(), nil
+	st := c.stats()
+	if c.failed != nil { // (fast-forward's skipped time past the range)
+		return nil, c.failed
+	}
+	return st, nil
 }
 
 // Fail stops the run with err (first error wins).
@@ -545,7 +549,7 @@ func (c *Chip) ffSnapshot(now sim.Time) ffSnap {
 // ffSnapshotInto is ffSnapshot into the storage of ints and floats.
 func (c *Chip) ffSnapshotInto(now sim.Time, ints []int64, floats []float64) ffSnap {
 	ff := c.grids.ff
-	s := ffSnap{t: now + ff.shift, ints: ints[:0], floats: floats[:0]}
+	s := ffSnap{t: sim.Add(now, ff.shift), ints: ints[:0], floats: floats[:0]}
 	l2 := c.l2Bytes()
 	l2h, l2m := l2[0], l2[1]
 	var llch, llcm int64
@@ -754,7 +758,11 @@ func at(x []float64, i int) float64 {
 // (simulated) at end.
 func (c *Chip) ffApply(st *Stats, end sim.Time) {
 	ff := c.grids.ff
-	full := end + ff.shift
+	full := sim.Add(end, ff.shift)
+	if sim.Saturated(full) { // (the engine ran on after the skips)
+		c.Fail(fmt.Errorf("fast-forward: the skipped time (%v) and the simulated (%v) together: %w", ff.shift, end, sim.ErrTimeOverflow))
+		return
+	}
 	st.Time = full
 	st.Cycles = c.clock.CeilCycles(full)
 	mean := func(m float64, add float64) float64 { // a mean over [0, end] to one over [0, full]

@@ -448,9 +448,9 @@ func (gr *gridRunner) dispatch(g *isa.Grid, now sim.Time) {
 						}
 					}
 					gr.waveStart(g, now)
-					gr.waveIdx, gr.waveAt, gr.waveSum, gr.waveN = gr.next/gr.wave, now+gr.ff.shift, 0, 0
+					gr.waveIdx, gr.waveAt, gr.waveSum, gr.waveN = gr.next/gr.wave, sim.Add(now, gr.ff.shift), 0, 0
 				}
-				gr.waveSum += float64(now + gr.ff.shift - gr.waveAt)
+				gr.waveSum += float64(sim.Add(now, gr.ff.shift) - gr.waveAt)
 				gr.waveN++
 			}
 			var cl *Cluster
@@ -731,6 +731,21 @@ func (e *FastForwardCheckError) Error() string {
 	return fmt.Sprintf("fast-forward: kernel %s: the waves after the skip took %v, the measured ones %v", e.Skip.Grid, e.Skip.TailPeriod, e.Skip.Period)
 }
 
+// addShift adds a skip's time, ps picoseconds (rounded), to the run's
+// (ff.shift) at now and returns it; false — the chip failed with
+// sim.ErrTimeOverflow, naming what was skipped — where the run's time, now
+// and every skip, would pass the simulated range (a skipped float beyond it
+// had converted to a negative time, reported with exit 0).
+func (c *Chip) addShift(ff *fastForward, now sim.Time, ps float64, what string) (sim.Time, bool) {
+	r := math.Round(ps)
+	if !(r < float64(sim.MaxTime)) || sim.Saturated(sim.Add(sim.Add(now, ff.shift), sim.Time(r))) {
+		c.Fail(fmt.Errorf("fast-forward: %s (%.4g s) would take the run past the simulated time: %w", what, ps/1e12, sim.ErrTimeOverflow))
+		return 0, false
+	}
+	ff.shift += sim.Time(r)
+	return sim.Time(r), true
+}
+
 // fastForward is the grid runner's fast-forward state.
 type fastForward struct {
 	FastForward
@@ -806,14 +821,14 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	if c := gr.check; c >= 0 {
 		sk := &ff.skips[c]
 		if gr.next == sk.FromCTA+(sk.Waves+1)*sk.WaveCTAs {
-			gr.checkAt = now + ff.shift
+			gr.checkAt = sim.Add(now, ff.shift)
 			gr.checkL2 = gr.chip.l2Bytes()
 		}
 		if gr.next == sk.FromCTA+(sk.Waves+2)*sk.WaveCTAs {
 			gr.checkC = prev // the centre of the check's first wave
 		}
 		if gr.next == sk.FromCTA+(sk.Waves+sk.Tail)*sk.WaveCTAs {
-			sk.TailPeriod = (now + ff.shift - gr.checkAt) / sim.Time(sk.Tail-1)
+			sk.TailPeriod = (sim.Add(now, ff.shift) - gr.checkAt) / sim.Time(sk.Tail-1)
 			if sk.Centres { // between the centres of the check's first and last waves
 				sk.TailPeriod = sim.Time(math.Round(prev.since(gr.checkC) / float64(sk.Tail-2)))
 			}
@@ -1021,7 +1036,10 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		}
 		return
 	}
-	shift := sim.Time(math.Round(total * (float64(j) / m)))
+	shift, ok := gr.chip.addShift(ff, now, total*(float64(j)/m), "kernel "+g.Name+"'s skipped waves")
+	if !ok {
+		return
+	}
 	if ff.ints == nil {
 		ff.ints = make([]int64, len(last.ints))
 		ff.floats = make([]float64, len(last.floats))
@@ -1053,7 +1071,6 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		Shift: shift, Exact: exact,
 		Hits:   hitFraction(last.ints[ffL2Hit]-first.ints[ffL2Hit], last.ints[ffL2Miss]-first.ints[ffL2Miss]),
 		Events: uint64(math.Round(float64(last.ints[ffEvents]-first.ints[ffEvents]) * scale))})
-	ff.shift += shift
 	gr.check = len(ff.skips) - 1
 	if w := gr.wait(g); w.FirstSkip < 0 {
 		w.FirstSkip = gr.next / gr.wave

@@ -137,8 +137,10 @@ func (gr *gridRunner) kernelSkip(g *isa.Grid, now sim.Time) bool {
 	for x := range like.end.floats {
 		ff.floats[x] += like.end.floats[x] - like.start.floats[x]
 	}
-	dl := like.end.t - like.start.t
-	ff.shift += dl
+	dl, ok := gr.chip.addShift(ff, now, float64(like.end.t-like.start.t), "skipped kernel "+g.Name)
+	if !ok {
+		return false
+	}
 	gr.doneBy[gr.cur] += int64(g.CTAs)
 	ff.kernels = append(ff.kernels, KernelSkip{Grid: g.Name, Index: gr.cur, Like: gr.grids[like.index].Name, LikeIndex: like.index, At: now,
 		Shift: dl, Spread: max(da-db, db-da), Allowed: sim.Time(ff.Tolerance / kernelSteadiness * float64(dl)), Events: uint64(like.end.ints[ffEvents] - like.start.ints[ffEvents])})
@@ -357,7 +359,9 @@ func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) error {
 	for x := 1; x < len(end.floats); x++ {
 		ff.floats[x] += float64(float64(timed) * ((p.end.floats[x] - p.prefix.floats[x]) - (end.floats[x] - gr.prefix.floats[x])))
 	}
-	ff.shift += shift
+	if _, ok := gr.chip.addShift(ff, now, float64(shift), "the rest of kernel "+g.Name); !ok {
+		return nil
+	}
 	rest := p.end.t - p.prefix.t
 	waves := (g.CTAs - gr.tailFrom + gr.wave - 1) / gr.wave // (its rest's, and half of one for the blocks in flight)
 	da, db := p.prefix.t-p.start.t, gr.prefix.t-gr.start.t

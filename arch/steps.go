@@ -430,7 +430,10 @@ func (c *Chip) stepInterval(now sim.Time) {
 	}
 	first, last := &s[0], &s[len(s)-1]
 	scale := float64(steps) / float64(w)
-	shift := sim.Time(math.Round(total * scale))
+	shift, ok := c.addShift(ff, now, total*scale, "the skipped k-steps of kernel "+gr.grids[gr.cur].Name)
+	if !ok {
+		return
+	}
 	if ff.ints == nil {
 		ff.ints = make([]int64, len(last.ints))
 		ff.floats = make([]float64, len(last.floats))
@@ -462,7 +465,6 @@ func (c *Chip) stepInterval(now sim.Time) {
 	ff.steps = append(ff.steps, StepSkip{Grid: gr.grids[gr.cur].Name, At: now, Steps: steps, CTAs: len(sr.ctas), First: lowest,
 		Period: sim.Time(math.Round(total / float64(w))), Spread: sim.Time(math.Round(hi - lo)), Shift: shift,
 		Events: uint64(math.Round(win[ffEvents])), Hits: spanHits(&first.ffSnap, &last.ffSnap, ffL2Hit), CheckHits: -1})
-	ff.shift += shift
 	sr.check = len(ff.steps) - 1
 	sr.clear(0)
 }
