@@ -319,6 +319,9 @@ func WriteClusterJSON(w io.Writer, ct *ClusterTrace) error {
 		}
 		e.tl, e.tid0 = nil, 0
 	}
+	if e.events == 0 {
+		e.runEnd(sim.Time(ct.header().ToPs))
+	}
 	bw.WriteString("\n]}\n")
 	return bw.Flush()
 }

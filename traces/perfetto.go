@@ -169,8 +169,23 @@ func WritePerfetto(out io.Writer, tl *Timeline) error {
 	if err := walkTimeline(tl, e); err != nil {
 		return err
 	}
+	if e.events == 0 {
+		_, to := traceSpan(tl)
+		e.runEnd(to)
+	}
 	w.WriteString("\n]}\n")
 	return w.Flush()
+}
+
+// runEnd writes the one event of a trace whose window holds nothing of the
+// run (it starts at or after the run's end): a global instant at the run's
+// end, t, saying so — the viewers load no trace without an event.
+func (e *eventWriter) runEnd(t sim.Time) {
+	e.begin("i", 0, 0)
+	e.time("ts", t)
+	e.str("s", "g")
+	e.str("name", "end of the run: nothing of it is in the window")
+	e.end()
 }
 
 // newTraceHeader returns what a trace of tl states beyond its events.
@@ -197,6 +212,8 @@ type eventWriter struct {
 	tid0  int // the thread id of the current core's lanes minus 1 + lane (0; a cluster trace's drill-down: its first track)
 	first bool
 	buf   []byte
+	// events counts the events written but metadata ("M").
+	events int
 }
 
 func (e *eventWriter) core(c *CoreTimeline, lanes int) error {
@@ -307,6 +324,9 @@ func (e *eventWriter) begin(ph string, pid, tid int) {
 		b = append(b, ",\n"...)
 	}
 	e.first = false
+	if ph != "M" {
+		e.events++
+	}
 	b = append(b, `{"ph":"`...)
 	b = append(b, ph...)
 	b = append(b, `","pid":`...)
