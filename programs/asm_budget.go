@@ -30,8 +30,10 @@ type asmBudget struct {
 	last  [4]int64  // the last write's place (a loop writing one tile again and again marks it once)
 }
 
-// hostBytes returns the host memory full numerics takes.
-func (b *asmBudget) hostBytes() int64 { return b.fixed + b.pages.n*mem.PageSize }
+// hostBytes returns the host memory full numerics takes: what any run
+// holds besides its data (runHostBytes), the outputs and staging, the GM
+// pages.
+func (b *asmBudget) hostBytes() int64 { return runHostBytes + b.fixed + b.pages.n*mem.PageSize }
 
 // overMemory is the error of a program whose full numerics need more
 // host memory than the run may take (at: the instruction that passed it,
@@ -40,8 +42,8 @@ func (b *asmBudget) overMemory(path, at string) error {
 	if at != "" {
 		at = ", passed at " + at
 	}
-	return keyError(path, "numerics", "full numerics needs more host memory than the run may take (%s, --max-memory): the GM pages that the gm tensors and the program's writes touch, %d MiB%s, the outputs and the largest tensor's staging, %d MiB; use numerics off",
-		gib(b.host.bound()), b.pages.n*mem.PageSize>>20, at, b.fixed>>20)
+	return keyError(path, "numerics", "full numerics needs more host memory than the run may take (%s, --max-memory): the GM pages that the gm tensors and the program's writes touch, %d MiB%s, the outputs and the largest tensor's staging, %d MiB, and the run's own %d MiB; use numerics off",
+		gib(b.host.bound()), b.pages.n*mem.PageSize>>20, at, b.fixed>>20, runHostBytes>>20)
 }
 
 // markWrite counts the pages a GM write touches: rows of rowBytes

@@ -209,6 +209,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if opts.MaxHostBytes, err = parseMaxMemory(f.maxMemory, "the host memory the run's data may take"); err != nil {
 		return badInput(err)
 	}
+	defer limitHeap(opts.MaxHostBytes)()
 	if seedSet {
 		opts.Seed = &f.seed
 	}

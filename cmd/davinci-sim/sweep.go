@@ -129,6 +129,7 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
+	defer limitHeap(budget)()
 	ctx, stop := interruptible(context.Background())
 	defer stop()
 	opts := sweep.Options{Out: f.out, Jobs: f.jobs, Shard: shard, Resume: f.resume, RerunChanged: f.rerunChanged, Log: stderr,
