@@ -1035,10 +1035,17 @@ func (j *ozakiJob) sampledOutputs() ([]int, []float64) {
 // sampleOutputs picks about n outputs of C, deterministically.
 func (j *ozakiJob) sampleOutputs(n int) []int {
 	p := &j.p.GEMMParams
-	rng := NewRand(p.Inputs.Seed, 98)
+	return sampleIndices(p.Inputs.Seed, p.M*p.N, n)
+}
+
+// sampleIndices returns n indices drawn from [0, size) (with repeats) by
+// the inputs' seed: the outputs an exact reference is computed at where
+// every output's would cost too much.
+func sampleIndices(seed int64, size, n int) []int {
+	rng := NewRand(seed, 98)
 	idx := make([]int, n)
 	for i := range idx {
-		idx[i] = rng.IntN(p.M * p.N)
+		idx[i] = rng.IntN(size)
 	}
 	return idx
 }
@@ -1047,30 +1054,43 @@ func (j *ozakiJob) sampleOutputs(n int) []int {
 // applied in FP64) and |A||B| at the outputs idx (nil: every output).
 func (j *ozakiJob) reference(idx []int) (ref, abs []float64) {
 	p := &j.p.GEMMParams
+	ref, abs = exactGEMM64(j.a, j.b, p.M, p.K, p.N, idx)
+	for x := range ref {
+		ref[x] *= j.alpha
+		abs[x] *= math.Abs(j.alpha)
+		if j.c0 != nil {
+			i := x
+			if idx != nil {
+				i = idx[x]
+			}
+			ref[x] += float64(j.p.Beta * j.c0[i])
+		}
+	}
+	return ref, abs
+}
+
+// exactGEMM64 returns AB (A m×k, B k×n, row-major) computed exactly and
+// rounded once to FP64, and |A||B|, at the outputs idx (nil: every output).
+func exactGEMM64(a, b []float64, m, k, n int, idx []int) (ref, abs []float64) {
 	if idx == nil {
-		idx = make([]int, p.M*p.N)
+		idx = make([]int, m*n)
 		for i := range idx {
 			idx[i] = i
 		}
 	}
 	ref, abs = make([]float64, len(idx)), make([]float64, len(idx))
-	col := make([]float64, p.K)
+	col := make([]float64, k)
 	lastCol := -1
 	for x, i := range idx {
-		r, c := i/p.N, i%p.N
+		r, c := i/n, i%n
 		if c != lastCol {
 			for l := range col {
-				col[l] = j.b[l*p.N+c]
+				col[l] = b[l*n+c]
 			}
 			lastCol = c
 		}
-		row := j.a[r*p.K : (r+1)*p.K]
+		row := a[r*k : (r+1)*k]
 		ref[x], abs[x] = ozaki.ExactDot(row, col), ozaki.AbsDot(row, col)
-		ref[x] *= j.alpha
-		abs[x] *= math.Abs(j.alpha)
-		if j.c0 != nil {
-			ref[x] += float64(j.p.Beta * j.c0[i])
-		}
 	}
 	return ref, abs
 }
