@@ -61,6 +61,9 @@ type gpuBenchJob struct {
 	// memSize is the bytes a memory test moves: hbm-stream's array,
 	// l2-bandwidth's working set (bytes or its default: memBytes).
 	memSize int64
+	// repeats is the test's repetitions, its default resolved (tensor-peak,
+	// mma-latency, smem-bandwidth).
+	repeats int
 	// l2Passes is l2-bandwidth's re-reads (repeats or its default, 8).
 	l2Passes int
 }
@@ -229,6 +232,7 @@ func (j *gpuBenchJob) build() {
 		if reps == 0 {
 			reps = 256
 		}
+		j.repeats = reps
 		mm, nn, kk := tg.peakTile, tg.peakTile, 256
 		ctas := m.Cores * j.resident(0)
 		s := repeat(reps, gpu.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, out, false))
@@ -239,6 +243,7 @@ func (j *gpuBenchJob) build() {
 		if links == 0 {
 			links = 1000
 		}
+		j.repeats = links
 		d := tg.matrixDims[j.in]
 		mm, nn, kk := d[0], d[1], d[2]
 		link := []isa.Instr{gpu.MMA(0, 16<<10, 32<<10, mm, kk, nn, j.in, out, false),
@@ -278,6 +283,7 @@ func (j *gpuBenchJob) build() {
 		if reps == 0 {
 			reps = 1024
 		}
+		j.repeats = reps
 		const rows, cols, stride = smemRows, smemCols, smemStride
 		shared, _ := j.sharedPerBlock()
 		ctas := m.Cores * j.resident(shared)
@@ -369,7 +375,16 @@ func (j *gpuBenchJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 	secs := j.kernelSeconds(chip)
 	clock := float64(chip.Clock().Hz())
 	sec := report.GPUBench{Test: j.p.Test, KernelSeconds: secs}
-	rep.Program = map[string]any{"kind": j.p.Kind, "test": j.p.Test, "bytes": int64(j.p.Bytes), "repeats": j.p.Repeats}
+	// (The values the test ran with, its defaults resolved: 0 read as
+	// the parameters' "the test's default".)
+	reps := j.repeats
+	switch j.test {
+	case benchHBMStream:
+		reps = 1
+	case benchL2:
+		reps = j.l2Passes
+	}
+	rep.Program = map[string]any{"kind": j.p.Kind, "test": j.p.Test, "bytes": j.memSize, "repeats": reps}
 	if j.p.DType != "" { // the matrix tests'
 		rep.Program["dtype"] = j.p.DType
 	}

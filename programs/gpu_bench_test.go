@@ -242,3 +242,25 @@ func TestGPUBenchLatencyExact(t *testing.T) {
 		t.Errorf("%v cycles of %v: fraction %v", b.Achieved, b.Reference, b.Fraction)
 	}
 }
+
+// The report's program section gives the values a test ran with, its
+// defaults resolved (both read 0 where the file left them out).
+func TestGPUBenchReportsResolvedParameters(t *testing.T) {
+	for _, c := range []struct {
+		example string
+		bytes   int64
+		repeats int
+	}{{"a100-hbm-stream.yaml", 1 << 30, 1}, {"a100-tensor-peak.yaml", 0, 256}, {"a100-l2-bandwidth.yaml", 10 << 20, 8}} {
+		f, err := ReadFile("examples/" + c.example)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Execute(f, Options{}, RunHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := res.Report.Program; p["bytes"] != c.bytes || p["repeats"] != c.repeats {
+			t.Errorf("%s: bytes %v, repeats %v; want %d, %d", c.example, p["bytes"], p["repeats"], c.bytes, c.repeats)
+		}
+	}
+}
