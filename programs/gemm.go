@@ -19,32 +19,32 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "sgemm-cube", Params: reflect.TypeFor[GEMMParams](), Omit: gpuOnlyGEMMKeys, Machines: []string{"davinci"}, Example: "sgemm-cube.yaml",
+	register(&Kind{Name: "sgemm-cube", Params: reflect.TypeFor[GEMMParams](), Omit: append([]string{"input"}, gpuOnlyGEMMKeys...), Machines: []string{"davinci"}, Example: "sgemm-cube.yaml",
 		Summary: "emulated FP32 GEMM from three FP16 cube GEMMs (SGEMM-cube: split, hh+hl+lh, reconstruction)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{split: true})
 		}})
-	register(&Kind{Name: "sgemm", KBatch: true, Params: reflect.TypeFor[GEMMParams](), Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "sgemm-910b3.yaml",
+	register(&Kind{Name: "sgemm", KBatch: true, Params: reflect.TypeFor[GEMMParams](), Omit: []string{"input", "split", "split_chunk"}, Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "sgemm-910b3.yaml",
 		Summary: "native FP32 GEMM: the FP32 cube on DaVinci machines that have one (ascend-910b3), the CUDA cores on NVIDIA, FP32 VALU/MFMA on AMD",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{native: true})
 		}})
-	register(&Kind{Name: "igemm", Params: reflect.TypeFor[GEMMParams](), Omit: []string{"baselines"}, Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "a100-igemm.yaml",
+	register(&Kind{Name: "igemm", Params: reflect.TypeFor[GEMMParams](), Omit: []string{"baselines", "input", "split", "split_chunk"}, Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "a100-igemm.yaml",
 		Summary: "INT8 GEMM with exact INT32 accumulation on the tensor cores (GPUs) or the INT8 cube (DaVinci)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{int8: true})
 		}})
-	register(&Kind{Name: "tf32gemm", Params: reflect.TypeFor[GEMMParams](), Omit: davinciOnlyGEMMKeys, Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-tf32gemm.yaml",
+	register(&Kind{Name: "tf32gemm", Params: reflect.TypeFor[GEMMParams](), Omit: append([]string{"input"}, davinciOnlyGEMMKeys...), Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-tf32gemm.yaml",
 		Summary: "FP32 GEMM on TF32 tensor cores (GPUs): FP32 data, TF32 products, FP32 accumulation",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{tf32: true})
 		}})
-	register(&Kind{Name: "dgemm", KBatch: true, Params: reflect.TypeFor[GEMMParams](), Omit: davinciOnlyGEMMKeys, Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-dgemm.yaml",
+	register(&Kind{Name: "dgemm", KBatch: true, Params: reflect.TypeFor[GEMMParams](), Omit: append([]string{"input"}, davinciOnlyGEMMKeys...), Machines: []string{"nvidia-sm", "amd-cu"}, Example: "a100-dgemm.yaml",
 		Summary: "FP64 GEMM (GPUs): FP64 tensor cores (DMMA) where the machine has them, else the CUDA cores",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{fp64: true})
 		}})
-	register(&Kind{Name: "hgemm", Params: reflect.TypeFor[GEMMParams](), Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "hgemm.yaml",
+	register(&Kind{Name: "hgemm", Params: reflect.TypeFor[GEMMParams](), Omit: []string{"split.sb"}, Machines: []string{"davinci", "nvidia-sm", "amd-cu"}, Example: "hgemm.yaml",
 		Summary: "plain FP16 GEMM: inputs rounded once to FP16, FP32 accumulation (the low-accuracy baseline)",
 		Build: func(f *File, m *machines.Machine, o Options) (Job, error) {
 			return buildGEMM(f, m, o, gemmVariant{split: false})
