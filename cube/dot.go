@@ -142,7 +142,7 @@ func (k *kernel) dot(pa, pb []dec, c uint32, checkInputs bool) uint32 {
 		switch k.kind {
 		case BlockFMA:
 			if k.lateC {
-				acc = roundAdd(&k.cos, acc, k.blockFMA(pa[s:e], pb[s:e], 0))
+				acc = roundAdd(&k.cos, acc, k.blockFMA(pa[s:e], pb[s:e], negZero))
 			} else {
 				acc = k.blockFMA(pa[s:e], pb[s:e], acc)
 			}
@@ -179,7 +179,7 @@ func (k *kernel) windowed(pa, pb []dec, acc float64) float64 {
 		e := min(w+k.window, n)
 		t := acc
 		if k.lateC {
-			t = 0
+			t = negZero
 		}
 		for j := 0; j < nb; j++ {
 			qa, qb = qa[:0], qb[:0]
@@ -533,7 +533,7 @@ func roundAdd(o *outSpec, x, y float64) float64 {
 	}
 	s := sumRO(x, y)
 	if s == 0 {
-		return 0
+		return o.cancelled()
 	}
 	return o.round(s)
 }
@@ -611,7 +611,7 @@ func (k *kernel) truncLateC(pa, pb []dec, c float64) float64 {
 		x = sumRO(x, intToF64(Cq, uc))
 	}
 	if x == 0 {
-		return 0
+		return k.os.cancelled()
 	}
 	return k.os.round(x)
 }

@@ -43,6 +43,9 @@ func (f *fastCall) prepBlocks() {
 	}
 }
 
+// negZero is −0, the identity of IEEE addition: a block's c where none is
+// added to it (late c), so that a block of −0 products sums to −0 as every
+// other path's (c = +0 made it +0).
 var negZero = math.Copysign(0, -1)
 
 func (f *fastCall) runExact(res []uint32) {

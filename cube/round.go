@@ -20,6 +20,16 @@ type outSpec struct {
 	ftz        bool
 }
 
+// cancelled returns the zero an exact cancellation of nonzero terms gives
+// in rounding mode o.mode: −0 rounding toward −∞, +0 otherwise (IEEE 754
+// §6.3).
+func (o *outSpec) cancelled() float64 {
+	if o.mode == fp.RD {
+		return math.Copysign(0, -1)
+	}
+	return 0
+}
+
 // intToF64 returns S·2^u as a float64: exact when |S| < 2^53, otherwise
 // rounded to odd at 53 bits. Rounding to odd at 53 ≥ p+2 bits and then
 // rounding once more to p bits gives the same result as rounding the exact
