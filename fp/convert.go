@@ -95,9 +95,14 @@ func Quantize(x float64, f Format, o Options) float64 {
 	return ToFloat64(FromFloat64(x, f, o), f)
 }
 
+// patterned reports whether f's values have 32-bit patterns, which the
+// conversions here make and read: every declared format but FP64 (it
+// passed Valid, and Quantize(1.5, FP64) returned 0; a numerics review).
+func (f Format) patterned() bool { return f.Valid() && f != FP64 }
+
 // zeroTo encodes a signed zero.
 func zeroTo(neg bool, f Format) uint32 {
-	if !f.Valid() {
+	if !f.patterned() {
 		return 0
 	}
 	s := &specs[f]
@@ -125,7 +130,7 @@ func maxTo(neg bool, s *spec) uint32 {
 
 // infTo encodes an infinite input (or an overflow that rounds to infinity).
 func infTo(neg bool, f Format, o Options) uint32 {
-	if !f.Valid() {
+	if !f.patterned() {
 		return 0
 	}
 	s := &specs[f]
@@ -161,7 +166,7 @@ func nanPattern(neg bool, s *spec, pl uint64) uint32 {
 
 // nanTo encodes a NaN input with left-aligned fraction pl.
 func nanTo(neg bool, pl uint64, f Format, o Options) uint32 {
-	if !f.Valid() {
+	if !f.patterned() {
 		return 0
 	}
 	s := &specs[f]
@@ -204,7 +209,7 @@ func increment(r Rounding, neg bool, sig uint64, rb, st bool) bool {
 // roundTo rounds the nonzero finite value (−1)^neg·mant·2^exp (mant < 2^63)
 // to format f.
 func roundTo(neg bool, mant uint64, exp int, f Format, o Options) uint32 {
-	if !f.Valid() || o.Round >= numRoundings {
+	if !f.patterned() || o.Round >= numRoundings {
 		return 0
 	}
 	s := &specs[f]
@@ -325,9 +330,9 @@ func decode(b uint32, s *spec) (neg bool, be int, frac uint32) {
 // ToFloat64 returns the exact value of the pattern b in format f. NaNs keep
 // their sign and payload (left-aligned in the float64 fraction). Bits above
 // the format's width are ignored (TF32: the low 13 bits are ignored). An
-// invalid format yields NaN.
+// invalid format, or FP64 (no 32-bit pattern holds it), yields NaN.
 func ToFloat64(b uint32, f Format) float64 {
-	if !f.Valid() {
+	if !f.patterned() {
 		return math.NaN()
 	}
 	s := &specs[f]
@@ -382,7 +387,7 @@ func ToFloat32(b uint32, f Format) float32 {
 	case INT32:
 		return float32(int32(b))
 	}
-	if !f.Valid() {
+	if !f.patterned() {
 		return float32(math.NaN())
 	}
 	s := &specs[f]
