@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(&Kind{Name: "emulated-gemm", KBatch: true, Params: reflect.TypeFor[EmulatedParams](), Sections: map[string]reflect.Type{"scheme": reflect.TypeFor[Scheme]()}, SectionPresets: map[string]func(string) (map[string]any, bool){"scheme": schemePresetValue}, Omit: []string{"split", "accumulation", "input"}, Machines: []string{"nvidia-sm", "amd-cu", "davinci"}, Example: "a100-emulated-gemm.yaml",
+	register(&Kind{Name: "emulated-gemm", KBatch: true, FlagIDs: 4, Params: reflect.TypeFor[EmulatedParams](), Sections: map[string]reflect.Type{"scheme": reflect.TypeFor[Scheme]()}, SectionPresets: map[string]func(string) (map[string]any, bool){"scheme": schemePresetValue}, Omit: []string{"split", "accumulation", "input"}, Machines: []string{"nvidia-sm", "amd-cu", "davinci"}, Example: "a100-emulated-gemm.yaml",
 		Summary: "emulated FP32 GEMM from low-precision matrix units: a split kernel, product GEMM kernels, an epilogue (scheme: hgemm, markidis, ootomo, ape-fp32f, ape-fp32b, bf16x9, sgemm-cube, le-gemm, ape-int16, native, … or your own)",
 		Build:   buildEmulated})
 }

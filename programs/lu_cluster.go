@@ -113,7 +113,7 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	if m.DaVinci() == nil || !m.HasHost() {
 		return nil, fmt.Errorf("node %s: npu %s must be a davinci machine with a host section", topo.Node.Name, m.Name)
 	}
-	if err := generatorNeeds(f.Kind.Name, m, machineKeyOrigin(topo.Node.NPU, o.Overrides)); err != nil {
+	if err := generatorNeeds(f.Kind, m, machineKeyOrigin(topo.Node.NPU, o.Overrides)); err != nil {
 		return nil, err
 	}
 	// The rank's host: its share of the socket its NPU is attached to

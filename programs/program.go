@@ -201,6 +201,9 @@ type Kind struct {
 	// (asm), checked as written (isa.Check) — not against what the
 	// simulator's generated kernels need of the machine (generatorNeeds).
 	Written bool
+	// FlagIDs is the flag ids per pipe pair the kind's generated DaVinci
+	// kernels use (0: generatorFlagIDs).
+	FlagIDs int
 }
 
 // Keys returns the keys programs of the kind take (as davinci-sim formats
@@ -233,30 +236,35 @@ func (k *Kind) BuildFor(f *File, m *machines.Machine, opts Options) (Job, error)
 			f.Path, k.Name, strings.Join(k.Machines, ", "), m.Name, m.Kind)
 	}
 	if !k.Written {
-		if err := generatorNeeds(k.Name, m, machineKeyOrigin(machineRef(f, opts), opts.Overrides)); err != nil {
+		if err := generatorNeeds(k, m, machineKeyOrigin(machineRef(f, opts), opts.Overrides)); err != nil {
 			return nil, err
 		}
 	}
 	return k.Build(f, m, opts)
 }
 
-// generatorFlagIDs is the most flag ids per pipe pair the DaVinci
-// generators use: the GEMMs' outside accumulators take ids 2 and 3 of
-// M↔V (fOutC); LU's B buffers ids 1 and 2 (luFB).
-const generatorFlagIDs = 4
+// generatorFlagIDs is the flag ids per pipe pair the DaVinci generators
+// use, ids 0–2: the B buffers' ids 1 and 2 (fB, luFB). Emulated-gemm's
+// outside accumulators take ids 2 and 3 of M↔V besides (fOutC): its kind
+// says 4 (Kind.FlagIDs).
+const generatorFlagIDs = 3
 
 // generatorNeeds refuses a DaVinci machine m too small for the simulator's
 // generated kernels of kind (origin names m's keys in messages). Generated
 // streams are not checked instruction by instruction (isa.Check): a flag
 // id past the machine's would land on another pipe pair's counter, and the
 // kernels race — a wrong C, a wrong LU, silently.
-func generatorNeeds(kind string, m *machines.Machine, origin func(key string) string) error {
+func generatorNeeds(k *Kind, m *machines.Machine, origin func(key string) string) error {
+	need := generatorFlagIDs
+	if k.FlagIDs > 0 {
+		need = k.FlagIDs
+	}
 	dv := m.DaVinci()
-	if dv == nil || dv.FlagIDs >= generatorFlagIDs {
+	if dv == nil || dv.FlagIDs >= need {
 		return nil
 	}
 	return fmt.Errorf("%s: must be at least %d for the generated %s kernels (they use flag ids 0–%d of a pipe pair; got %d)",
-		origin("core.flag_ids"), generatorFlagIDs, kind, generatorFlagIDs-1, dv.FlagIDs)
+		origin("core.flag_ids"), need, k.Name, need-1, dv.FlagIDs)
 }
 
 // CheckFor is BuildFor with every run the build makes stopped before it
