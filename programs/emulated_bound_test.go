@@ -67,7 +67,12 @@ func TestPieceBoundHolds(t *testing.T) {
 func TestSubnormalResidualScaleRefused(t *testing.T) {
 	base := []string{"program.scheme=ootomo", "program.m=64", "program.n=64", "program.k=64", "program.inputs.offset_exponent=-20"}
 	_, err := runEmulated(t, "a100", append(base, "program.numerics=off", "program.scheme.pieces[1].scale=41")...)
-	wantBadInputLine(t, err, `key "scheme.pieces[1].scale": piece 1 reaches 2^16 with scale 2^41, beyond FP16's largest finite value 65504, for any inputs of |x| ≥ 2^-25`)
+	wantBadInputLine(t, err, `key "scheme.pieces[1].scale": piece 1 of inputs in (−2^-20, 2^-20) reaches 2^16 with scale 2^41, beyond FP16's largest finite value 65504: where an earlier piece is an FP16 subnormal or zero, its residual is up to 2^-25`)
+	// Inputs below the subnormal residual (|x| < 2^-39: the residual is at
+	// most the input under RNE) do not overflow at 2^41, and run.
+	if _, err := runEmulated(t, "a100", "program.scheme=ootomo", "program.m=64", "program.n=64", "program.k=64", "program.inputs.offset_exponent=-40", "program.numerics=off", "program.scheme.pieces[1].scale=41"); err != nil {
+		t.Errorf("inputs below 2^-39 at scale 41: %v", err)
+	}
 	res, err := runEmulated(t, "a100", append(base, "program.numerics=full", "program.scheme.pieces[1].scale=40")...)
 	if err != nil {
 		t.Fatal(err)

@@ -464,20 +464,16 @@ func (sp *schemePlan) checkRange(m float64, e int, rangeKey string, bad func(key
 		if math.Ldexp(1, bound) <= maxf {
 			continue
 		}
-		if bound == sp.pieceBound(i, minRangeExponent) {
-			// The bound is a subnormal piece's residual, whatever the inputs.
-			return bad(fmt.Sprintf("scheme.pieces[%d].scale", i), "piece %d reaches 2^%d with scale 2^%d, beyond %s's largest finite value %g, for any inputs of |x| ≥ 2^%d: where an earlier piece is an %s subnormal or zero, its residual is up to 2^%d (the subnormal spacing), not p bits below the input",
-				i, bound, sp.scales[i], name, maxf, bound-sp.scales[i], name, bound-sp.scales[i])
+		if rel := e + sp.scales[i] - i*(sp.format.MantBits()+1); bound > rel {
+			// The bound is a subnormal piece's residual.
+			return bad(fmt.Sprintf("scheme.pieces[%d].scale", i), "piece %d of inputs in (−2^%d, 2^%d) reaches 2^%d with scale 2^%d, beyond %s's largest finite value %g: where an earlier piece is an %s subnormal or zero, its residual is up to 2^%d (the subnormal spacing), not p bits below the input",
+				i, e, e, bound, sp.scales[i], name, maxf, name, bound-sp.scales[i])
 		}
 		return bad(fmt.Sprintf("scheme.pieces[%d].scale", i), "piece %d of inputs in (−2^%d, 2^%d) reaches 2^%d with scale 2^%d, beyond %s's largest finite value %g",
 			i, e, e, bound, sp.scales[i], name, maxf)
 	}
 	return nil
 }
-
-// minRangeExponent stands for inputs too small for any piece but the
-// subnormal ones' residuals to matter (pieceBound).
-const minRangeExponent = -4096
 
 // pieceBound returns b such that piece i ≥ 1 of inputs with |x| < 2^e is
 // at most 2^b in magnitude: the residual after each piece j < i is below
@@ -493,10 +489,15 @@ func (sp *schemePlan) pieceBound(i, e int) int {
 	r := e
 	for j := 0; j < i; j++ {
 		floor := sub - 1 - sp.scales[j]
-		if rnd := sp.rounds[j].Round; rnd == fp.RNE || rnd == fp.RNA {
+		rnd := sp.rounds[j].Round
+		if rnd == fp.RNE || rnd == fp.RNA {
 			floor--
 		}
-		r = max(r-p, floor)
+		next := max(r-p, floor)
+		if rnd == fp.RNE || rnd == fp.RNA || rnd == fp.RZ {
+			next = min(next, r) // (zero is a candidate of these roundings: the residual is at most the piece's input)
+		}
+		r = next
 	}
 	return max(r+sp.scales[i], sub-1) // (a rounding away from zero takes a residual below the smallest subnormal to it)
 }
@@ -678,14 +679,13 @@ func (sp *schemePlan) rangeExponents() (emin, emax int) {
 	emin, emax = math.MinInt, math.MaxInt
 	drop := 0
 	for i, s := range sp.scales {
-		emax = min(emax, top-1-s+drop)
+		if i == 0 {
+			emax = min(emax, top-1-s)
+		} else if e, ok := sp.overflowExp(i); ok {
+			emax = min(emax, e-1)
+		}
 		emin = max(emin, low-1-s+drop)
 		drop += sp.format.MantBits() + 1
-		if i > 0 {
-			if e, ok := sp.subnormalOverflow(i); ok {
-				emax = min(emax, e)
-			}
-		}
 	}
 	return emin, emax
 }
@@ -715,26 +715,25 @@ func inputRange(x []float32, lo, hi float64) (over, under int64) {
 // inputs as large as that residual may.
 func (sp *schemePlan) overflowFrom() (hi float64, exact bool) {
 	hi, exact = sp.firstPieceOverflow(), true
-	_, top := math.Frexp(sp.format.MaxFinite()) // MaxFinite < 2^top
-	drop := sp.format.MantBits() + 1
 	for i := 1; i < len(sp.scales); i++ {
-		if b := math.Ldexp(1, top-1-sp.scales[i]+drop); b < hi {
-			hi, exact = b, false
+		if e, ok := sp.overflowExp(i); ok && math.Ldexp(1, e-1) < hi {
+			hi, exact = math.Ldexp(1, e-1), false
 		}
-		if e, ok := sp.subnormalOverflow(i); ok && math.Ldexp(1, e) < hi {
-			hi, exact = math.Ldexp(1, e), false
-		}
-		drop += sp.format.MantBits() + 1
 	}
 	return hi, exact
 }
 
-// subnormalOverflow reports whether piece i can overflow its format from
-// an earlier subnormal piece's residual alone (pieceBound's floor), and
-// the exponent of that residual: inputs of |x| ≥ 2^e may overflow it.
-func (sp *schemePlan) subnormalOverflow(i int) (e int, ok bool) {
-	b := sp.pieceBound(i, minRangeExponent)
-	return b - sp.scales[i], math.Ldexp(1, b) > sp.format.MaxFinite()
+// overflowExp returns the smallest e for which piece i ≥ 1 of inputs
+// with |x| < 2^e may pass the format's largest finite value (pieceBound),
+// so inputs from 2^(e−1) may; false where none of FP32's range does.
+func (sp *schemePlan) overflowExp(i int) (e int, ok bool) {
+	maxf := sp.format.MaxFinite()
+	for e := -150; e <= 129; e++ { // (FP32's inputs: 2^-149 ≤ |x| < 2^128)
+		if math.Ldexp(1, sp.pieceBound(i, e)) > maxf {
+			return e, true
+		}
+	}
+	return 0, false
 }
 
 // reportRange puts the split's range in the report (program.range): the
