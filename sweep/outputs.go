@@ -51,7 +51,7 @@ func (s *Study) checkOutputs(dir string, results bool, others ...string) error {
 			if what == "the results file" && o == filepath.Join(dir, ResultsJSONL) {
 				continue // (a merge into a shard's directory adds to its records)
 			}
-			if replaces(o, in) {
+			if replaces(o, in) || (filepath.Base(o) == ResultsJSONL && appendsTo(o, in)) {
 				return badInput(fmt.Errorf("-o %s: writing %s there would replace %s %s, which the study reads; give another -o directory (or move the file)", dir, filepath.Base(o), what, in))
 			}
 		}
@@ -94,6 +94,15 @@ func inputWhat(in programs.InputFile) string {
 		return in.What
 	}
 	return "the file of " + in.What
+}
+
+// appendsTo reports whether appending to out (results.jsonl, opened with
+// O_APPEND on --resume: through its links, in place) writes into the file
+// in.
+func appendsTo(out, in string) bool {
+	so, err1 := os.Stat(out)
+	si, err2 := os.Stat(in)
+	return err1 == nil && err2 == nil && os.SameFile(so, si)
 }
 
 // replaces reports whether writing the file out (through a temporary

@@ -1269,3 +1269,25 @@ func TestOutputsNotInputsThroughLinks(t *testing.T) {
 		t.Errorf("the program was replaced through the output's link:\n%s", got)
 	}
 }
+
+// results.jsonl is appended to in place (--resume): a results.jsonl that is
+// a link to an input would write into it, and is refused (the renamed
+// outputs replace only the link; a review found the append slip past).
+func TestResultsLinkToInputRefused(t *testing.T) {
+	s := writeStudy(t, "program: prog.yaml\nvary: {program.tiling.bm: [64]}\nmetrics: [flops.tflops]\n")
+	out := filepath.Join(t.TempDir(), "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(s.Dir, "prog.yaml")
+	if err := os.Symlink(prog, filepath.Join(out, ResultsJSONL)); err != nil {
+		t.Skip(err)
+	}
+	_, err := Run(s, Options{Out: out, Jobs: 1, Resume: true})
+	if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "writing results.jsonl there would replace the program file") {
+		t.Errorf("results.jsonl a link to the program: %v", err)
+	}
+	if got := readFile(t, prog); string(got) != tinyProgram {
+		t.Errorf("the program was written into:\n%s", got)
+	}
+}
