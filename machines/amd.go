@@ -281,8 +281,8 @@ func (c *AMDCUCore) problems() []problem {
 	if !archOK {
 		add("arch", "must be one of %s (got %q)", strings.Join(AMDArchs, ", "), c.Arch)
 	}
-	if c.Numerics == "" {
-		add("numerics", "must name a numerics preset of package cube (e.g. mi210)")
+	if msg := numericsProblem(c.Numerics, "mi210"); msg != "" {
+		add("numerics", "%s", msg)
 	}
 	if c.SIMDs < 1 || c.SIMDs > MaxSIMDs {
 		add("simds", "must be in 1..%d (got %d)", MaxSIMDs, c.SIMDs)

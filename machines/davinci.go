@@ -60,8 +60,8 @@ func (c *DaVinciCore) problems() []problem {
 		}
 	}
 	cu := &c.Cube
-	if cu.Numerics == "" {
-		add("cube.numerics", "must name a numerics preset of package cube (e.g. ascend-910a)")
+	if msg := numericsProblem(cu.Numerics, "ascend-910a"); msg != "" {
+		add("cube.numerics", "%s", msg)
 	}
 	if cu.M <= 0 || cu.M > MaxCubeDim {
 		add("cube.m", "must be in 1..%d (got %d)", MaxCubeDim, cu.M)

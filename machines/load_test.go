@@ -164,12 +164,12 @@ func TestOverrides(t *testing.T) {
 		Override{"machine.gm.bandwidth", "2TB/s"},
 		Override{"machine.core.vector.cycles_per_repeat", "3"},
 		Override{"machine.core.fixpipe", "true"},
-		Override{"machine.core.cube.numerics", "truncating"},
+		Override{"machine.core.cube.numerics", "fp32-rz"},
 		Override{"program.tiling.bm", "96"}, // not ours: ignored
 	)
 	if m.DaVinci().Buffers.L1 != 512<<10 || m.DaVinci().Buffers.L0A != 32768 || m.DaVinci().Clock != 1.5e9 ||
 		m.GM.Bandwidth != 2e12 || m.DaVinci().Vector.CyclesPerRepeat != 3 || !m.DaVinci().FixPipe ||
-		m.DaVinci().Cube.Numerics != "truncating" {
+		m.DaVinci().Cube.Numerics != "fp32-rz" {
 		t.Errorf("overrides not applied: %+v", m)
 	}
 	if m.DaVinci().Buffers.UB != 256<<10 {

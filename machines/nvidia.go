@@ -388,8 +388,8 @@ func (c *NvidiaSMCore) problems() []problem {
 	if !archOK {
 		add("arch", "must be one of %s (got %q)", strings.Join(NvidiaArchs, ", "), c.Arch)
 	}
-	if c.Numerics == "" {
-		add("numerics", "must name a numerics preset of package cube (e.g. a100)")
+	if msg := numericsProblem(c.Numerics, "a100"); msg != "" {
+		add("numerics", "%s", msg)
 	}
 	if c.SubCores < 1 {
 		add("sub_cores", "must be ≥ 1 (got %d)", c.SubCores)

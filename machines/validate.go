@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/mem"
 )
 
@@ -35,6 +36,20 @@ const MinClock Frequency = 1e6
 func ClockProblem(f Frequency) string {
 	if !(f >= MinClock) || f > MaxClock {
 		return fmt.Sprintf("must be in [1MHz, 1THz] (a cycle of 1 ps to 1 µs; got %v)", f)
+	}
+	return ""
+}
+
+// numericsProblem says what is wrong with a matrix unit's numerics preset
+// name ("" when nothing): it must name one of package cube's (e.g.
+// example). Before, only an empty name was refused here, and
+// `machines --set core.numerics=bogus` printed a machine file run refuses.
+func numericsProblem(name, example string) string {
+	if name == "" {
+		return fmt.Sprintf("must name a numerics preset of package cube (e.g. %s)", example)
+	}
+	if _, err := cube.Preset(name); err != nil {
+		return fmt.Sprintf("%v", err)
 	}
 	return ""
 }

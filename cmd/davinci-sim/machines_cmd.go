@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/davinci-sim/davinci-sim/cluster"
-	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
 
@@ -100,9 +99,6 @@ naming the file (or --set), key and violated constraint.`,
 				}
 				return badInput(cluster.NameDescriptions(err))
 			}
-			if err := numericsPresetKnown(m, target, ovs); err != nil {
-				return badInput(err)
-			}
 			writeEffective(out, m, target, embedded, ovs)
 			return nil
 		},
@@ -111,28 +107,6 @@ naming the file (or --set), key and violated constraint.`,
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a machine value, `PATH=VALUE` (repeatable), e.g. core.buffers.L1=512KiB")
 	cmd.Flags().BoolVar(&resolved, "resolved", false, "print the effective configuration even without --set")
 	return cmd
-}
-
-// numericsPresetKnown refuses machine m (target, with overrides ovs) whose
-// numerics preset names no model of package cube — which the machine
-// package does not know, so that its load passes and a run refuses it:
-// the printout is a machine file `run -m` takes.
-func numericsPresetKnown(m *machines.Machine, target string, ovs []machines.Override) error {
-	name := m.NumericsPreset()
-	if name == "" {
-		return nil
-	}
-	if _, err := cube.Preset(name); err != nil {
-		at := fmt.Sprintf("machine %s", target)
-		for _, o := range slices.Backward(ovs) {
-			if strings.EqualFold(o.Path, "machine."+m.NumericsKey()) {
-				at = "--set " + strings.TrimPrefix(o.String(), "machine.")
-				break
-			}
-		}
-		return fmt.Errorf("%s: key %q: %v", at, m.NumericsKey(), err)
-	}
-	return nil
 }
 
 // machineOverrides parses --set values, adding the "machine." prefix where

@@ -86,7 +86,7 @@ func TestMachinesBadInput(t *testing.T) {
 		{[]string{"machines", "a100", "--set", "core.tensor.sustained_clock.int8=2GHz"}, `key "core.tensor.sustained_clock.int8": must be ≤ clock = 1.41GHz`},
 		{[]string{"machines", "a100", "--set", "core.tensor.sustained_clock.int8=0"}, "must be ≥ 1MHz"},
 		{[]string{"machines", "a100", "--set", "core.tensor.sustained_clock.int4=1GHz"}, `unknown input type "int4"`},
-		{[]string{"machines", "ascend-910a", "--set", "core.cube.numerics=bogus"}, `--set core.cube.numerics=bogus: key "core.cube.numerics": unknown numerics preset "bogus"`}, // (printed as a machine run -m refuses)
+		{[]string{"machines", "ascend-910a", "--set", "core.cube.numerics=bogus"}, `--set machine.core.cube.numerics=bogus: key "core.cube.numerics": unknown numerics preset "bogus"`}, // (machines.Load refuses it, as run does)
 		{[]string{"machines", "a100", "--set", "core.numerics=bogus"}, `key "core.numerics": unknown numerics preset "bogus"`},
 		{[]string{"machines", "no-such-machine"}, "unknown machine"},
 		{[]string{"machines", "-m", bad}, `unknown key "core.bufers.L1"`},
