@@ -11,6 +11,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
+	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 func init() {
@@ -361,10 +362,13 @@ func (j *gpuBenchJob) Program() isa.Program {
 func (j *gpuBenchJob) Mode() arch.Mode          { return arch.Timing }
 func (j *gpuBenchJob) Prepare(*arch.Chip) error { return nil }
 func (j *gpuBenchJob) Outputs() []Output        { return nil }
-func (j *gpuBenchJob) kernelSeconds(chip *arch.Chip) float64 {
+
+// kernelTime returns the measured kernel's time (the last grid's, from its
+// first block's start), whole periods of the chip's clock.
+func (j *gpuBenchJob) kernelTime(chip *arch.Chip) sim.Time {
 	gt := chip.GridTimes()
 	g := gt[len(gt)-1]
-	return (g.Finished - g.Started).Seconds()
+	return g.Finished - g.Started
 }
 
 // Finish reports the measured figure of the test and what it is compared
@@ -372,7 +376,8 @@ func (j *gpuBenchJob) kernelSeconds(chip *arch.Chip) float64 {
 // achievable bandwidths from the machine file).
 func (j *gpuBenchJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
 	tg, m := j.tg, j.m
-	secs := j.kernelSeconds(chip)
+	span := j.kernelTime(chip)
+	secs := span.Seconds()
 	clock := float64(chip.Clock().Hz())
 	sec := report.GPUBench{Test: j.p.Test, KernelSeconds: secs}
 	// (The values the test ran with, its defaults resolved: 0 read as
@@ -403,9 +408,7 @@ func (j *gpuBenchJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		rep.Flops = &report.FlopsReport{Total: j.work, TFLOPS: sec.Achieved, PeakTFLOPS: sec.Reference, PeakFraction: sec.Achieved / sec.Reference,
 			Convention: j.p.DType + " " + tg.matrix + " (2mnk over the kernel's time, launch excluded)"}
 	case benchMMALatency:
-		gt := chip.GridTimes() // (in whole periods: secs·clock rounds, 64 cycles read 64.00000000000001)
-		g := gt[len(gt)-1]
-		sec.Achieved = float64(g.Finished-g.Started) / float64(chip.Clock().Period) / j.work
+		sec.Achieved = float64(span) / float64(chip.Clock().Period) / j.work // (in whole periods: secs·clock rounded, 64 cycles read 64.00000000000001)
 		sec.Reference = float64(tg.matrixLat[j.in])
 		sec.Unit = "cycles per dependent instruction (machine file latency)"
 	case benchHBMStream:
