@@ -1931,14 +1931,7 @@ func (j *gpuGEMMJob) finishFP64(chip *arch.Chip, rep *report.Report) error {
 	// read 41 % low); every output up to 2^24 products, a sample beyond
 	// (~60 ns a product: about a second; 2^27, ozaki's, made a 512³ run
 	// 1.6 → 10.7 s).
-	idx, got := []int(nil), c
-	if int64(p.M)*int64(p.N)*int64(p.K) > 1<<24 {
-		idx = sampleIndices(p.Inputs.Seed, p.M*p.N, max(1, (1<<24)/p.K))
-		got = make([]float64, len(idx))
-		for x, i := range idx {
-			got[x] = c[i]
-		}
-	}
+	idx, got := exactSample(c, p.M, p.N, p.K, p.Inputs.Seed, 1<<24)
 	ref, _ := exactGEMM64(j.a64, j.b64, p.M, p.K, p.N, idx)
 	e := errReport(accuracy.Compare64(ref, got), idx != nil)
 	e.Reference = "exact (a long accumulator, rounded once to fp64)"

@@ -884,17 +884,7 @@ func (j *ozakiJob) numerics(chip *arch.Chip, rep *report.Report, prog map[string
 			return err
 		}
 		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F64: c}}
-		got = c
-		// The exact reference costs k operations per output: every output
-		// up to 2^27 products, a sample beyond.
-		if int64(p.M)*int64(p.N)*int64(p.K) > 1<<27 {
-			idx = j.sampleOutputs(max(1, (1<<27)/p.K))
-			sel := make([]float64, len(idx))
-			for x, i := range idx {
-				sel[x] = c[i]
-			}
-			got = sel
-		}
+		idx, got = exactSample(c, p.M, p.N, p.K, p.Inputs.Seed, 1<<27)
 	case NumericsSampled:
 		idx, got = j.sampledOutputs()
 	}
@@ -1032,22 +1022,22 @@ func (j *ozakiJob) sampledOutputs() ([]int, []float64) {
 	return idx, got
 }
 
-// sampleOutputs picks about n outputs of C, deterministically.
-func (j *ozakiJob) sampleOutputs(n int) []int {
-	p := &j.p.GEMMParams
-	return sampleIndices(p.Inputs.Seed, p.M*p.N, n)
-}
-
-// sampleIndices returns n indices drawn from [0, size) (with repeats) by
-// the inputs' seed: the outputs an exact reference is computed at where
-// every output's would cost too much.
-func sampleIndices(seed int64, size, n int) []int {
-	rng := NewRand(seed, 98)
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = rng.IntN(size)
+// exactSample returns the outputs of C (m×n, inner dimension k) an exact
+// reference is computed at, and their values: every one (idx nil) where
+// m·n·k is at most budget products — the reference costs k operations an
+// output —, else budget/k drawn by the inputs' seed (with repeats).
+func exactSample(c []float64, m, n, k int, seed int64, budget int64) (idx []int, got []float64) {
+	if int64(m)*int64(n)*int64(k) <= budget {
+		return nil, c
 	}
-	return idx
+	rng := NewRand(seed, 98)
+	idx = make([]int, max(1, budget/int64(k)))
+	got = make([]float64, len(idx))
+	for x := range idx {
+		idx[x] = rng.IntN(m * n)
+		got[x] = c[idx[x]]
+	}
+	return idx, got
 }
 
 // reference returns the exact α·AB + β·C0 (rounded once to FP64; α and β

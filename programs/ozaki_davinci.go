@@ -582,15 +582,7 @@ func (j *ozakiDaVinciJob) numerics(rep *report.Report, prog map[string]any) erro
 			}
 			rep.Notes = append(rep.Notes, "check: every INT32 plane and C equal the golden model (package ozaki: the run's plan, or ozaki.NativeGEMM where ADP fell back) bit for bit")
 		}
-		got = j.c
-		if int64(p.M)*int64(p.N)*int64(p.K) > 1<<27 {
-			idx = shim.sampleOutputs(max(1, (1<<27)/p.K))
-			sel := make([]float64, len(idx))
-			for x, i := range idx {
-				sel[x] = j.c[i]
-			}
-			got = sel
-		}
+		idx, got = exactSample(j.c, p.M, p.N, p.K, p.Inputs.Seed, 1<<27)
 	case NumericsSampled:
 		if j.fallback {
 			idx, got = j.sampledNative()
