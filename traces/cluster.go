@@ -266,7 +266,8 @@ func (ct *ClusterTrace) header() *traceHeader {
 // ("core 0 L1") or the NPU ("NPU GM bandwidth", "NPU power").
 func WriteClusterJSON(w io.Writer, ct *ClusterTrace) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	hb, err := json.Marshal(ct.header())
+	h := ct.header()
+	hb, err := json.Marshal(h)
 	if err != nil {
 		return err
 	}
@@ -320,7 +321,7 @@ func WriteClusterJSON(w io.Writer, ct *ClusterTrace) error {
 		e.tl, e.tid0 = nil, 0
 	}
 	if e.events == 0 {
-		e.runEnd(sim.Time(ct.header().ToPs))
+		e.runEnd(sim.Time(h.ToPs))
 	}
 	bw.WriteString("\n]}\n")
 	return bw.Flush()

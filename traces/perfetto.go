@@ -158,7 +158,8 @@ func writeMaybeGzip(path string, write func(io.Writer) error) error {
 // output is deterministic.
 func WritePerfetto(out io.Writer, tl *Timeline) error {
 	w := bufio.NewWriterSize(out, 1<<16)
-	hb, err := json.Marshal(newTraceHeader(tl))
+	h := newTraceHeader(tl)
+	hb, err := json.Marshal(h)
 	if err != nil {
 		return err
 	}
@@ -170,8 +171,7 @@ func WritePerfetto(out io.Writer, tl *Timeline) error {
 		return err
 	}
 	if e.events == 0 {
-		_, to := traceSpan(tl)
-		e.runEnd(to)
+		e.runEnd(sim.Time(h.ToPs))
 	}
 	w.WriteString("\n]}\n")
 	return w.Flush()
