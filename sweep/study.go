@@ -573,6 +573,14 @@ func (p *parser) checkColumns(s *Study, metricsNode *yaml.Node) error {
 	return nil
 }
 
+// aliased returns the node alias n names (*v: the node &v marks), or n.
+func aliased(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
+}
+
 // mappingKey returns the key node named name (in any case) of mapping n,
 // or of n's first mapping where n is a list of them; nil if none.
 func mappingKey(n *yaml.Node, name string) *yaml.Node {
@@ -691,9 +699,7 @@ func isMachineFile(m string) bool {
 }
 
 func (p *parser) scalar(n *yaml.Node, key string) (string, error) {
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
+	n = aliased(n)
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
 		return "", p.errf(n, key, "must be a single value")
 	}
@@ -701,9 +707,7 @@ func (p *parser) scalar(n *yaml.Node, key string) (string, error) {
 }
 
 func (p *parser) stringList(n *yaml.Node, key string) ([]string, error) {
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
+	n = aliased(n)
 	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
 		return []string{n.Value}, nil
 	}
@@ -820,9 +824,7 @@ func canonicalValue(v string) string {
 
 // values reads a parameter's values: a list of scalars or a range string.
 func (p *parser) values(n *yaml.Node, key string) ([]string, error) {
-	if n.Kind == yaml.AliasNode && n.Alias != nil { // (*v: the list &v names)
-		n = n.Alias
-	}
+	n = aliased(n) // (*v: the list &v names)
 	switch {
 	case n.Kind == yaml.SequenceNode:
 		if len(n.Content) == 0 {
