@@ -140,6 +140,9 @@ type Chip struct {
 
 	flagObs  Observer // opts.Observer unless it ignores flags (FlagFilter)
 	hostOnly bool     // NewHostChip: no core models
+	// footprint is NewChip's estimate of the chip's host memory (bytes),
+	// to which admitted grids add their data (gridRunner.admitStorage).
+	footprint float64
 
 	participants int    // cores running the program (for sync_all)
 	syncArrived  int    // cores waiting at the current barrier
@@ -157,7 +160,8 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	if err != nil {
 		return nil, fmt.Errorf("machine %s: core.clock: %w", m.Name, err)
 	}
-	if err := checkFootprint(m, kind, opts.Mode, opts.MaxBytes); err != nil {
+	footprint, err := checkFootprint(m, kind, opts.Mode, opts.MaxBytes)
+	if err != nil {
 		return nil, err
 	}
 	if !kind.Grids {
@@ -191,7 +195,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 		return nil, errors.New("fast-forward: not on a shared engine (a cluster run)")
 	}
 	c := &Chip{M: m, geom: m.Geometry(), kind: kind, opts: opts, eng: eng, clock: clk, cube: model,
-		syncWaiting: make([]bool, m.Cores)}
+		syncWaiting: make([]bool, m.Cores), footprint: footprint}
 	if opts.Mode == Functional {
 		c.gm = mem.NewGM(int64(m.GM.Capacity))
 	}
@@ -285,9 +289,11 @@ func footprint(m *machines.Machine, kind *Kind, mode Mode) (total float64, per i
 }
 
 // roughBytes writes an estimate of b bytes: whole GiB, a tenth of one
-// below 10 GiB, or whole MiB below a GiB.
+// below 10 GiB, whole MiB below a GiB, or whole KiB below a MiB.
 func roughBytes(b float64) string {
 	switch {
+	case b < 1<<20:
+		return fmt.Sprintf("%.0f KiB", b/(1<<10))
 	case b < 1<<30:
 		return fmt.Sprintf("%.0f MiB", b/(1<<20))
 	case b < 10<<30:
@@ -308,23 +314,39 @@ func limitBytes(b int64) string {
 	return fmt.Sprintf("%.2f MiB", math.Floor(float64(b)/(1<<20)*100)/100)
 }
 
-// checkFootprint refuses a machine whose model would need more than
-// MaxModelBytes of host memory, or more than limit where that is smaller
-// (> 0: Options.MaxBytes).
-func checkFootprint(m *machines.Machine, kind *Kind, mode Mode, limit int64) error {
-	bound, why := int64(MaxModelBytes), ""
-	if limit > 0 && limit < bound {
-		bound, why = limit, ", the run's bound (--max-memory)"
+// checkFootprint returns the host memory a model of machine m takes in
+// mode, refusing it above MaxModelBytes, or above limit where that is
+// smaller (> 0: Options.MaxBytes).
+func checkFootprint(m *machines.Machine, kind *Kind, mode Mode, limit int64) (float64, error) {
+	bound, why := footprintBound(limit)
+	total, per, l2 := footprint(m, kind, mode)
+	if total > float64(bound) {
+		return 0, fmt.Errorf("machine %s: simulating it would take about %s of host memory (%d cores × %.0f KiB, L2 and LLC directories %.0f MiB), above the limit of %s%s: check keys %s",
+			m.Name, roughBytes(total), m.Cores, float64(per)/(1<<10), l2/(1<<20), limitBytes(bound), why, kind.footprintKeys())
 	}
-	if total, per, l2 := footprint(m, kind, mode); total > float64(bound) {
-		keys := kind.FootprintKeys
-		if keys == "" {
-			keys = `"cores", "core.queue_depth", "core.buffers", "l2.capacity" and "llc.capacity"`
-		}
-		return fmt.Errorf("machine %s: simulating it would take about %s of host memory (%d cores × %.0f KiB, L2 and LLC directories %.0f MiB), above the limit of %s%s: check keys %s",
-			m.Name, roughBytes(total), m.Cores, float64(per)/(1<<10), l2/(1<<20), limitBytes(bound), why, keys)
+	return total, nil
+}
+
+// footprintBound returns the bound on a model's host memory, MaxModelBytes
+// or limit where that is smaller (> 0: Options.MaxBytes), and the words
+// saying which.
+func footprintBound(limit int64) (int64, string) {
+	if limit > 0 && limit < MaxModelBytes {
+		return limit, ", the run's bound (--max-memory)"
 	}
-	return nil
+	return MaxModelBytes, ""
+}
+
+// modelBound returns the chip's bound on its host memory (footprintBound).
+func (c *Chip) modelBound() (int64, string) { return footprintBound(c.opts.MaxBytes) }
+
+// footprintKeys names the machine-file keys the kind's host memory grows
+// with (Kind.FootprintKeys, DaVinci's by default).
+func (k *Kind) footprintKeys() string {
+	if k.FootprintKeys == "" {
+		return `"cores", "core.queue_depth", "core.buffers", "l2.capacity" and "llc.capacity"`
+	}
+	return k.FootprintKeys
 }
 
 // GM returns global memory (nil in timing mode) so that callers can place

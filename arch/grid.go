@@ -30,6 +30,11 @@ type GridCore interface {
 	// without closing its intervals; a buffer's Mean is its occupancy
 	// integral over [0, now] (byte·ps). Fast-forward measures waves with it.
 	Counters(now sim.Time) CoreStats
+	// Resident returns how many CTAs holding r the core holds at once at
+	// most (r admitted) and the host bytes each takes in a functional run
+	// beyond the core's own (Kind.CoreBytes): its data storage. The grid
+	// scheduler adds them to the chip's estimate when it admits a grid.
+	Resident(r isa.Resources) (ctas int, bytes int64)
 }
 
 // CounterAppender is a core that appends to ints and floats what
@@ -87,6 +92,10 @@ type gridRunner struct {
 	next    int              // next CTA of grid cur to start
 	running int              // CTAs of grid cur resident
 	started bool             // grid cur's launch latency has passed
+	// slotBytes is, per CTA slot of a core, the most host bytes the
+	// functional grids admitted so far keep there (GridCore.Resident): a
+	// slot's storage is reused by the CTAs it holds in turn.
+	slotBytes []int64
 
 	ff      *fastForward // nil: every CTA is simulated
 	wave    int          // CTAs of grid cur placed by its first dispatch (0: not yet known)
@@ -420,9 +429,50 @@ func (gr *gridRunner) admit(g isa.Grid) error {
 		if err := gr.cores[0].Admit(g.Resources); err != nil {
 			return fmt.Errorf("grid %q: a CTA does not fit a core of machine %s: %w", g.Name, gr.chip.M.Name, err)
 		}
+		if gr.chip.opts.Mode == Functional && !g.TimingOnly {
+			return gr.admitStorage(g)
+		}
 	}
 	return nil
 }
+
+// admitStorage adds what grid g's CTAs keep in host memory in a
+// functional run (on every core, as many as fit at once) to the chip's
+// estimate, and refuses the grid when that passes the chip's bound.
+func (gr *gridRunner) admitStorage(g isa.Grid) error {
+	c := gr.chip
+	n, b := gr.cores[0].Resident(g.Resources)
+	for len(gr.slotBytes) < n {
+		gr.slotBytes = append(gr.slotBytes, 0)
+	}
+	per := 0.0
+	for i := range gr.slotBytes {
+		if i < n {
+			gr.slotBytes[i] = max(gr.slotBytes[i], b)
+		}
+		per += float64(gr.slotBytes[i])
+	}
+	total := c.footprint + float64(float64(len(gr.cores))*per)
+	if bound, why := c.modelBound(); total > float64(bound) {
+		return &FootprintError{fmt.Sprintf("grid %q: its CTAs' data would take the simulation of machine %s to about %s of host memory (%d cores × %d resident %s × %s of shared memory, registers and accumulators; the model %s), above the limit of %s%s: use numerics off or sampled, or check keys %s",
+			g.Name, c.M.Name, roughBytes(total), len(gr.cores), n, plural(n, "CTA", "CTAs"), roughBytes(float64(b)), roughBytes(c.footprint), limitBytes(bound), why, c.kind.footprintKeys())}
+	}
+	return nil
+}
+
+// plural returns one where n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// FootprintError is a program refused because simulating it would take
+// more host memory than the chip's bound (MaxModelBytes, Options.MaxBytes).
+type FootprintError struct{ msg string }
+
+func (e *FootprintError) Error() string { return e.msg }
 
 // dispatch starts waiting CTAs of g, breadth first over the cores, while
 // they fit; a cluster of size s starts on cores k … k+s−1 (k a multiple

@@ -366,6 +366,10 @@ func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 		if errors.As(err, &ce) {
 			return nil, badInput(err) // (names the file and line)
 		}
+		var fe *arch.FootprintError
+		if errors.As(err, &fe) {
+			return nil, badInput(err) // (a kernel's data above the run's bound)
+		}
 		if errors.Is(err, sim.ErrTimeOverflow) {
 			// A cost too large to simulate is the input's. A written
 			// program's is named by its file (the core's fault names core

@@ -112,12 +112,12 @@ func RegisterKind(name string, params func(*machines.Machine) (*Params, error), 
 			return NewCores(c, p)
 		},
 		Limits: func(*arch.Chip) isa.Limits { return isa.Limits{} },
-		CoreBytes: func(m *machines.Machine, mode arch.Mode) int64 {
+		CoreBytes: func(m *machines.Machine, _ arch.Mode) int64 {
 			p, err := params(m)
 			if err != nil {
 				return arch.DefaultCoreBytes // building the cores reports the error
 			}
-			return p.coreBytes(m.Geometry(), mode)
+			return p.coreBytes()
 		},
 		FootprintKeys: footprintKeys,
 		LaunchLatency: func(c *arch.Chip) sim.Time {
@@ -131,22 +131,29 @@ func RegisterKind(name string, params func(*machines.Machine) (*Params, error), 
 
 // coreBytes estimates the host memory of one core (newCore's and
 // StartCTA's allocations) with every block slot in use, saturating
-// instead of overflowing: per slot its lane queues and flags, and in
-// functional mode its shared memory and a register file and accumulator
-// store of the core's size each (StartCTA).
-func (p *Params) coreBytes(g *machines.Geometry, mode arch.Mode) int64 {
+// instead of overflowing: per slot its lane queues and flags. The data a
+// functional block keeps (its shared memory, a register file and
+// accumulator store of the core's size: slotData) depends on the kernel:
+// the grid scheduler adds it for as many blocks as the kernel fits
+// (Core.Resident).
+func (p *Params) coreBytes() int64 {
 	slot := float64(unsafe.Sizeof(cta{})) +
 		float64(numLanes)*float64(queueDepth)*float64(unsafe.Sizeof(isa.Instr{})+unsafe.Sizeof(sim.Time(0))) +
 		float64(numLanes*numLanes*flagIDs)*4
-	if mode == arch.Functional {
-		slot += float64(max(p.SharedPerBlock, 0))
-		for _, b := range []isa.Buffer{BufRegs, BufAcc} {
-			if int(b) < len(g.Buffers) {
-				slot += float64(max(g.Buffers[b].Capacity, 0))
-			}
+	n := float64(unsafe.Sizeof(Core{})) + float64(float64(max(p.MaxBlocks, 1))*slot)
+	return int64(min(n, 1<<62))
+}
+
+// slotData is the host bytes a functional block holding r keeps
+// (StartCTA): its shared memory, and a register file and accumulator
+// store of the core's size each, saturating instead of overflowing.
+func (p *Params) slotData(g *machines.Geometry, r isa.Resources) int64 {
+	n := float64(max(r.SharedBytes, 0))
+	for _, b := range []isa.Buffer{BufRegs, BufAcc} {
+		if int(b) < len(g.Buffers) {
+			n += float64(max(g.Buffers[b].Capacity, 0))
 		}
 	}
-	n := float64(unsafe.Sizeof(Core{})) + float64(float64(max(p.MaxBlocks, 1))*slot)
 	return int64(min(n, 1<<62))
 }
 
