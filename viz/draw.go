@@ -672,24 +672,35 @@ func (v *Viewer) cell(tl *traces.Timeline, l *traces.Lane, col int) mark {
 	return stallMarks[best-int(traces.NumClasses)]
 }
 
-// fmtTime prints t with about four significant digits ("1.235µs").
+// fmtTime prints t with about four significant digits ("1.235µs"), in
+// the unit its rounded value is below 1000 of (999.96ns is "1µs", not
+// "1000ns").
 func fmtTime(t sim.Time) string {
 	neg := ""
 	if t < 0 {
 		neg, t = "-", -t
 	}
-	unit, name := sim.Picosecond, "ps"
-	switch {
-	case t >= sim.Second:
-		unit, name = sim.Second, "s"
-	case t >= sim.Millisecond:
-		unit, name = sim.Millisecond, "ms"
-	case t >= sim.Microsecond:
-		unit, name = sim.Microsecond, "µs"
-	case t >= sim.Nanosecond:
-		unit, name = sim.Nanosecond, "ns"
+	units := []struct {
+		unit sim.Time
+		name string
+	}{{sim.Picosecond, "ps"}, {sim.Nanosecond, "ns"}, {sim.Microsecond, "µs"}, {sim.Millisecond, "ms"}, {sim.Second, "s"}}
+	i := 0
+	for i+1 < len(units) && t >= units[i+1].unit {
+		i++
 	}
-	x := float64(t) / float64(unit)
+	for {
+		s, x := roundSig(float64(t) / float64(units[i].unit))
+		if x < 1000 || i+1 == len(units) {
+			return neg + s + units[i].name
+		}
+		i++ // rounded up to 1000 of this unit: 1 of the next
+	}
+}
+
+// roundSig formats x ≥ 0 with four significant digits (but no decimals
+// from 1000 on), trailing zeros trimmed, and returns the text and the
+// value it shows.
+func roundSig(x float64) (string, float64) {
 	prec := 0
 	switch {
 	case x < 10:
@@ -700,23 +711,35 @@ func fmtTime(t sim.Time) string {
 		prec = 1
 	}
 	s := strconv.FormatFloat(x, 'f', prec, 64)
+	r, _ := strconv.ParseFloat(s, 64)
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
-	return neg + s + name
+	return s, r
 }
 
-// fmtBytes prints a byte count compactly ("132K", "1.5M").
+// fmtBytes prints a byte count compactly ("132K", "1.5M"), in the unit
+// its rounded value is below 1024 of (1048575 bytes is "1.0M", not
+// "1024K").
 func fmtBytes(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return strconv.FormatFloat(b/(1<<30), 'f', 1, 64) + "G"
-	case b >= 1<<20:
-		return strconv.FormatFloat(b/(1<<20), 'f', 1, 64) + "M"
-	case b >= 1<<10:
-		return strconv.FormatFloat(b/(1<<10), 'f', 0, 64) + "K"
+	type unit struct {
+		size float64
+		name string
+		prec int
 	}
-	return strconv.FormatFloat(b, 'f', 0, 64) + "B"
+	units := []unit{{1, "B", 0}, {1 << 10, "K", 0}, {1 << 20, "M", 1}, {1 << 30, "G", 1}}
+	i := 0
+	for i+1 < len(units) && b >= units[i+1].size {
+		i++
+	}
+	for {
+		u := units[i]
+		s := strconv.FormatFloat(b/u.size, 'f', u.prec, 64)
+		if r, _ := strconv.ParseFloat(s, 64); r < 1024 || i+1 == len(units) {
+			return s + u.name
+		}
+		i++
+	}
 }
 
 // mostCovered returns the index of the largest of a column's covered

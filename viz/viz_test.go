@@ -296,6 +296,23 @@ func TestFormat(t *testing.T) {
 	}
 }
 
+// A value that rounds up to 1000 of its unit (1024 of a byte unit) is
+// printed in the next one: "1µs", not "1000ns" (the precision was picked
+// before rounding).
+func TestFormatRoundsIntoNextUnit(t *testing.T) {
+	for in, want := range map[sim.Time]string{999_960: "1µs", 999_960_000: "1ms", 999_999: "1µs", 99_996: "100ns",
+		9_999_900: "10µs", 999_940: "999.9ns", 999_960_000_000_000: "1000s"} {
+		if got := fmtTime(in); got != want {
+			t.Errorf("fmtTime(%d) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[float64]string{1048575: "1.0M", 1<<30 - 1: "1.0G", 1023.7: "1K", 1047552: "1023K"} {
+		if got := fmtBytes(in); got != want {
+			t.Errorf("fmtBytes(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // TestDroppedStart: events a memory-limited recorder dropped show as empty
 // columns, and the header says from when the timeline is kept.
 func TestDroppedStart(t *testing.T) {
