@@ -36,7 +36,7 @@ func typeText(v *Viewer, text string) {
 // After a search, n and Enter go to the next match and N to the previous
 // (as in less and vim), wrapping around; Esc clears the search (n is the
 // next stall again), then goes back to the overview the core was opened
-// from, and only then quits.
+// from, closes it, and only then quits.
 func TestSearchRepeatAndEscBack(t *testing.T) {
 	s := newSim(t, 100, 24)
 	v := NewViewer(s, StaticSource(repeatTrace()), false)
@@ -79,6 +79,9 @@ func TestSearchRepeatAndEscBack(t *testing.T) {
 	v.Draw()
 	if !strings.Contains(screenText(s)[0], "chip overview") {
 		t.Errorf("Esc did not go back to the overview: %q", screenText(s)[0])
+	}
+	if !v.Handle(key(tcell.KeyEscape, 0, 0)) {
+		t.Fatal("Esc in the overview quit")
 	}
 	if v.Handle(key(tcell.KeyEscape, 0, 0)) {
 		t.Error("Esc with nothing to go back to did not quit")

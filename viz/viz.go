@@ -11,8 +11,8 @@
 // (also the mouse wheel), ↑/↓ or Tab change core (or rank, or to the
 // host), n/p next/previous stall (after a search: n or Enter the next
 // match, N the previous, as in less and vim), g/G start/end, / search an
-// instruction, o overview, f follow (live), ? help, Esc back (search, then
-// the core opened from the overview, then quit), q quit.
+// instruction, o overview, f follow (live), ? help, Esc back (the overview,
+// the search, then the core opened from the overview, then quit), q quit.
 package viz
 
 import (
@@ -146,8 +146,8 @@ func (v *Viewer) sync(tl *traces.Timeline) {
 		if !v.fitted {
 			v.cursor = tl.From
 		}
-		if v.follow {
-			v.cursor = tl.To
+		if v.follow { // the last instant (To is the end, past it)
+			v.cursor = max(tl.From, tl.To-1)
 		}
 		v.fitted = true
 	}
@@ -240,9 +240,11 @@ func (v *Viewer) key(tl *traces.Timeline, ev *tcell.EventKey) bool {
 	case tcell.KeyCtrlC:
 		return false
 	case tcell.KeyEscape:
-		// Back one step before quitting: an active search, then the core
-		// opened from the chip overview.
+		// Back one step before quitting: the overview shown, an active
+		// search, then the core opened from the chip overview.
 		switch {
+		case v.overview:
+			v.overview, v.fromOverview = false, false
 		case v.found != "":
 			v.found, v.status = "", "search cleared"
 		case !v.overview && v.fromOverview:

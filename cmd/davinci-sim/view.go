@@ -61,8 +61,8 @@ reached (and says which were left out): pick others with --cores.
 Keys: ←/→ pan, Shift+←/→ move the cursor, +/- zoom, ↑/↓ or Tab change core,
 n/p next/previous stall (after a / search: n or Enter the next match, N the
 previous, as in less), o chip overview (Enter opens a core), g/G start/end,
-? help, Esc back (clears the search, returns to the overview, then quits),
-q quit.`,
+? help, Esc back (closes the overview, clears the search, returns to the
+overview, then quits), q quit.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lim := traces.ReadLimits{Bytes: traces.DefaultLiveLimit}
