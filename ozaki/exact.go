@@ -193,30 +193,65 @@ const Unit = 0x1p-53
 // ErrorStats summarises componentwise errors |got−ref| / (u·(|A||B|)_ij).
 type ErrorStats struct {
 	Max, Mean float64 // over the counted entries, in units of u·(|A||B|)_ij
-	Count     int     // entries with (|A||B|)_ij > 0
-	Skipped   int     // entries with (|A||B|)_ij = 0 (not counted)
-	// SkippedWrong counts skipped entries whose got differs from ref (an
-	// exact product must give an exact result).
-	SkippedWrong int
+	// Count is the number of entries counted: those with a finite
+	// (|A||B|)_ij > 0, and those with (|A||B|)_ij = 0 whose got differs
+	// from ref (ZeroBoundWrong).
+	Count int
+	// Skipped counts the entries with (|A||B|)_ij = 0 and got = ref: an
+	// exact zero (every product 0, or all of them below the float64 range
+	// together), no error and no bound to measure it by; not counted.
+	Skipped int
+	// ZeroBoundWrong counts the entries with (|A||B|)_ij = 0 whose got
+	// differs from ref (which is then 0). They are counted with an infinite
+	// error: the bound is 0 in float64, and against the exact |A||B|
+	// (below 2^−1075, or 0) any nonzero difference is at least 2^54·u of it.
+	ZeroBoundWrong int
+	// NonFinite counts the entries whose reference is ±Inf or NaN (an Inf
+	// or NaN in the row of A or the column of B, or an exact sum beyond the
+	// float64 range); they are not counted. NonFiniteDiffer counts those
+	// whose got is not the same value (NaN matches NaN).
+	NonFinite, NonFiniteDiffer int
+	// BoundOverflow counts the entries with a finite reference whose
+	// (|A||B|)_ij is beyond the float64 range (+Inf): the bound cannot be
+	// represented, so they are not counted.
+	BoundOverflow int
 }
 
 // ComponentwiseStats computes ErrorStats of got against ref with the bound
-// denominators absAB (all of the same length). A NaN or infinite error
-// counts as +Inf.
+// denominators absAB (all of the same length). An entry with got = ref has
+// no error (the same infinity included); a NaN or infinite error counts as
+// +Inf. The error is formed as (|got−ref| / (|A||B|)_ij)·2^53, so it stays
+// exact where u·(|A||B|)_ij would underflow (|A||B| below 2^−1021).
 func ComponentwiseStats(ref, got, absAB []float64) ErrorStats {
 	var st ErrorStats
 	sum := 0.0
 	for x := range ref {
-		if absAB[x] == 0 {
-			st.Skipped++
-			if got[x] != ref[x] {
-				st.SkippedWrong++
+		same := got[x] == ref[x] || (got[x] != got[x] && ref[x] != ref[x])
+		switch r, b := ref[x], absAB[x]; {
+		case math.IsInf(r, 0) || r != r:
+			st.NonFinite++
+			if !same {
+				st.NonFiniteDiffer++
 			}
 			continue
+		case math.IsInf(b, 0) || b != b:
+			st.BoundOverflow++
+			continue
+		case b == 0 && same:
+			st.Skipped++
+			continue
 		}
-		e := math.Abs(got[x]-ref[x]) / (Unit * absAB[x])
-		if e != e {
+		e := 0.0
+		switch {
+		case same:
+		case absAB[x] == 0:
+			st.ZeroBoundWrong++
 			e = math.Inf(1)
+		default:
+			e = math.Abs(got[x]-ref[x]) / absAB[x] / Unit
+			if e != e {
+				e = math.Inf(1)
+			}
 		}
 		st.Count++
 		sum += e
@@ -229,8 +264,8 @@ func ComponentwiseStats(ref, got, absAB []float64) ErrorStats {
 }
 
 // Componentwise returns the largest and the mean componentwise error
-// |got−ref| / (u·(|A||B|)_ij), u = 2^−53, over the entries with
-// (|A||B|)_ij > 0 (ComponentwiseStats counts the skipped ones).
+// |got−ref| / (u·(|A||B|)_ij), u = 2^−53, over the entries
+// ComponentwiseStats counts.
 func Componentwise(ref, got, absAB []float64) (max, mean float64) {
 	st := ComponentwiseStats(ref, got, absAB)
 	return st.Max, st.Mean

@@ -152,7 +152,7 @@ func TestExactDot(t *testing.T) {
 // TestComponentwiseStats: skipped entries are counted, errors in u·|A||B|.
 func TestComponentwiseStats(t *testing.T) {
 	st := ComponentwiseStats([]float64{1, 0, 2}, []float64{1 + 0x1p-52, 0, 2}, []float64{1, 0, 4})
-	if st.Max != 2 || st.Mean != 1 || st.Count != 2 || st.Skipped != 1 || st.SkippedWrong != 0 {
+	if st.Max != 2 || st.Mean != 1 || st.Count != 2 || st.Skipped != 1 || st.ZeroBoundWrong != 0 {
 		t.Fatalf("%+v", st)
 	}
 }
