@@ -194,6 +194,10 @@ type Timeline struct {
 	// gives each one's per-core capacity (0 = unknown, or a global buffer).
 	Buffers  []string
 	Capacity []int64
+	// GMBandwidth is the machine's GM bandwidth (bytes/s), the capacity
+	// the Bandwidth samples are a share of; 0 when unknown (a trace written
+	// before it was recorded, a cluster's).
+	GMBandwidth float64
 	// VectorRepeatBytes is the machine's vector repeat width (recorded
 	// runs; 0: the default), for the bytes and flops of vector slices.
 	VectorRepeatBytes int

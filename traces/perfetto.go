@@ -78,6 +78,9 @@ type traceHeader struct {
 	FromPs    int64            `json:"from_ps"`
 	ToPs      int64            `json:"to_ps"`
 	Capacity  map[string]int64 `json:"capacity_bytes,omitempty"`
+	// GMBandwidth is the machine's GM bandwidth, bytes/s (what the GM
+	// bandwidth counter is a share of; absent: unknown).
+	GMBandwidth float64 `json:"gm_bandwidth_bytes_per_s,omitempty"`
 	// IdleCores lists the cores left out for doing nothing in the window
 	// but wait at barriers ("16-31"; see walk.go).
 	IdleCores string `json:"idle_cores,omitempty"`
@@ -192,7 +195,7 @@ func (e *eventWriter) runEnd(t sim.Time) {
 func newTraceHeader(tl *Timeline) *traceHeader {
 	from, to := traceSpan(tl)
 	h := &traceHeader{Generator: generator, Machine: tl.Machine, Program: tl.Program, FromPs: int64(from), ToPs: int64(to),
-		IdleCores: FormatCores(IdleCores(tl))}
+		GMBandwidth: tl.GMBandwidth, IdleCores: FormatCores(IdleCores(tl))}
 	for b, name := range tl.Buffers {
 		if c := tl.BufferCapacity(b); c > 0 {
 			if h.Capacity == nil {
@@ -722,7 +725,13 @@ const maxIdleCore = 1 << 16
 func (rd *traceReader) setHeader(h *traceHeader) error {
 	rd.header = h
 	rd.tl.Idle = nil
-	if h.Generator != generator || h.IdleCores == "" {
+	if h.Generator != generator {
+		return nil
+	}
+	if h.GMBandwidth < 0 {
+		return fmt.Errorf("gm_bandwidth_bytes_per_s %g: negative", h.GMBandwidth)
+	}
+	if h.IdleCores == "" {
 		return nil
 	}
 	ids, err := ParseIDs(h.IdleCores, "core", maxIdleCore)
@@ -1327,8 +1336,10 @@ func (rd *traceReader) finish() []int {
 	// left out.
 	tl.Idle = slices.DeleteFunc(tl.Idle, func(id int) bool { return tl.Core(id) != nil })
 	if h := rd.header; h != nil && h.Generator == generator {
-		tl.Machine, tl.Program = h.Machine, h.Program
-		if h.ToPs > h.FromPs {
+		tl.Machine, tl.Program, tl.GMBandwidth = h.Machine, h.Program, h.GMBandwidth
+		// An empty span is a window holding nothing of the run, [end, end]
+		// (its one event, the run's end, at end).
+		if h.ToPs > h.FromPs || h.ToPs == h.FromPs && (!rd.seen || rd.lo >= sim.Time(h.FromPs) && rd.hi <= sim.Time(h.ToPs)) {
 			tl.From, tl.To = sim.Time(h.FromPs), sim.Time(h.ToPs)
 		}
 	}

@@ -282,6 +282,14 @@ func (r *Recorder) Flush() {
 	r.qmu.Unlock()
 }
 
+// SetGMBandwidth records the machine's GM bandwidth (bytes/s), what the
+// GM bandwidth samples are a share of (Timeline.GMBandwidth).
+func (r *Recorder) SetGMBandwidth(bytesPerSecond float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tl.GMBandwidth = bytesPerSecond
+}
+
 // Finish flushes the events and marks the timeline complete at time end
 // (the end of the run). Calling it again only moves the end. A window
 // that starts at or after end holds nothing of the run (emptyWindow).

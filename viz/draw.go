@@ -219,8 +219,15 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		gs = append(gs, gauge{tl.BufferName(b), val, cp, fmtBytes(val)})
 	}
 	if !cluster { // (a cluster trace records no GM bandwidth)
+		// A share of the machine's GM bandwidth; a trace that does not
+		// state it (written before it did) gets a share of the busiest
+		// sample, and says so.
 		bw := traces.SampleAt(tl.Bandwidth, v.cursor)
-		gs = append(gs, gauge{"GM", bw, tl.PeakBandwidth(), fmt.Sprintf("%.0fGB/s", bw/1e9)})
+		g := gauge{"GM", bw, tl.GMBandwidth, fmt.Sprintf("%.0fGB/s", bw/1e9)}
+		if g.capacity <= 0 {
+			g.capacity, g.valS = tl.PeakBandwidth(), g.valS+" of peak seen"
+		}
+		gs = append(gs, g)
 	}
 	for i := 0; i < len(gs) && y < h-1; i += 2 {
 		v.gauge(0, y, gw, gs[i].name, gs[i].val, gs[i].capacity, gs[i].valS)

@@ -59,3 +59,34 @@ func TestFollowCursorAtLastInstant(t *testing.T) {
 	}
 	t.Error("no at cursor line")
 }
+
+// gmGauge returns the GM gauge's text on the screen.
+func gmGauge(t *testing.T, s tcell.SimulationScreen) string {
+	t.Helper()
+	for _, l := range screenText(s) {
+		if i := strings.Index(l, "GM   ["); i >= 0 {
+			return strings.TrimSpace(l[i:])
+		}
+	}
+	t.Fatal("no GM gauge")
+	return ""
+}
+
+// The GM gauge is a share of the machine's GM bandwidth, not of the run's
+// busiest sample (100 GB/s of 1 TB/s was "100.0%", red); a trace that does
+// not state the machine's bandwidth gets a share of the peak seen, labelled
+// so.
+func TestGMGaugeShareOfMachine(t *testing.T) {
+	tl := knownTrace() // 100 GB/s at the cursor (0), the peak
+	tl.GMBandwidth = 1e12
+	s := newSim(t, 85, 24)
+	NewViewer(s, StaticSource(tl), false).Draw()
+	if g := gmGauge(t, s); !strings.Contains(g, " 10.0% 100GB/s") || strings.Contains(g, "peak") {
+		t.Errorf("GM gauge of a 1 TB/s machine at 100 GB/s: %q", g)
+	}
+	tl.GMBandwidth = 0
+	NewViewer(s, StaticSource(tl), false).Draw()
+	if g := gmGauge(t, s); !strings.Contains(g, "100.0% 100GB/s of peak seen") {
+		t.Errorf("GM gauge without the machine's bandwidth: %q", g)
+	}
+}
