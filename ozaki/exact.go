@@ -136,31 +136,79 @@ func (s *Superacc) Float64() float64 {
 }
 
 // ExactDot returns Σ x[l]·y[l] correctly rounded (RNE) to float64, computed
-// exactly internally (Superacc). x and y have the same length and finite
-// entries.
+// exactly internally (Superacc). x and y have the same length. Where an
+// entry is ±Inf or NaN there is no exact sum: it returns the IEEE value
+// (NonFiniteDot).
 func ExactDot(x, y []float64) float64 {
 	var s Superacc
 	y = y[:len(x)]
 	for l := range x {
+		if !finite(x[l]) || !finite(y[l]) {
+			return NonFiniteDot(x, y)
+		}
 		s.AddProduct(x[l], y[l])
 	}
 	return s.Float64()
 }
 
 // AbsDot returns Σ |x[l]|·|y[l]| computed exactly and rounded to nearest
-// (the |A||B| of the componentwise error bound).
+// (the |A||B| of the componentwise error bound); where an entry is ±Inf or
+// NaN, the IEEE value (+Inf, or NaN for a NaN or Inf·0).
 func AbsDot(x, y []float64) float64 {
 	var s Superacc
 	y = y[:len(x)]
 	for l := range x {
+		if !finite(x[l]) || !finite(y[l]) {
+			ax, ay := make([]float64, len(x)), make([]float64, len(x))
+			for i := range x {
+				ax[i], ay[i] = math.Abs(x[i]), math.Abs(y[i])
+			}
+			return NonFiniteDot(ax, ay)
+		}
 		s.AddProduct(math.Abs(x[l]), math.Abs(y[l]))
 	}
 	return s.Float64()
 }
 
+// finite reports whether v is neither ±Inf nor NaN.
+func finite(v float64) bool { return !math.IsInf(v, 0) && !math.IsNaN(v) }
+
+// NonFiniteDot returns the value IEEE arithmetic gives Σ x[l]·y[l] when an
+// entry of x or y is ±Inf or NaN, whatever the order of the sum: NaN if a
+// NaN, an Inf·0 or both +Inf and −Inf products occur, else the signed
+// infinity of the infinite products (the finite products, exactly summed,
+// stay finite and do not change it). With every entry finite it returns
+// 0. y is at least as long as x.
+func NonFiniteDot(x, y []float64) float64 {
+	pos, neg := false, false
+	for l := range x {
+		if finite(x[l]) && finite(y[l]) {
+			continue
+		}
+		switch p := x[l] * y[l]; {
+		case p != p:
+			return math.NaN()
+		case p > 0:
+			pos = true
+		default:
+			neg = true
+		}
+	}
+	switch {
+	case pos && neg:
+		return math.NaN()
+	case pos:
+		return math.Inf(1)
+	case neg:
+		return math.Inf(-1)
+	}
+	return 0
+}
+
 // RefGEMM returns the correctly rounded product ref = A·B and abs = |A||B|
 // (each entry exact then rounded once) for A m×k and B k×n row-major, on
-// GOMAXPROCS goroutines. Entries must be finite.
+// GOMAXPROCS goroutines. An output whose row of A or column of B holds
+// ±Inf or NaN gets the IEEE values (ExactDot, AbsDot).
 func RefGEMM(a, b []float64, m, k, n int) (ref, abs []float64) {
 	ref, abs = make([]float64, m*n), make([]float64, m*n)
 	workers := max(1, min(runtime.GOMAXPROCS(0), m))

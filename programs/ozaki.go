@@ -889,13 +889,62 @@ func (j *ozakiJob) numerics(chip *arch.Chip, rep *report.Report, prog map[string
 		idx, got = j.sampledOutputs()
 	}
 	ref, abs := j.reference(idx)
-	e := errReport(accuracy.Compare64(ref, got), idx != nil)
-	e.Reference = "exact (a long accumulator, rounded once to fp64)"
-	rep.Error = &e
-	st := ozaki.ComponentwiseStats(ref, got, abs)
-	prog["componentwise_error"] = map[string]any{"max_u": st.Max, "mean_u": st.Mean, "elements": st.Count,
-		"note": "|C − AB| / (u·|A||B|), u = 2^−53; Grade A: max ≤ f(k)·u with f linear in k"}
+	ozakiErrorReport(rep, prog, ref, got, abs, idx != nil, !j.fallback && anyNonFinite(j.a, j.b))
 	return nil
+}
+
+// ozakiErrorReport reports C's error (got, at the outputs compared; sampled:
+// not all of them) against the exact reference ref with the bounds abs
+// (|A||B|): rep.Error and prog's componentwise_error. Outputs whose
+// reference is ±Inf or NaN (an Inf or NaN in their row of A or column of
+// B: the reference is IEEE's value) are counted apart, as are those whose
+// bound is 0 or beyond the float64 range; sliced says that the slicing ran
+// on inputs holding Inf or NaN (precision fixed: no scan), which it takes
+// as 0.
+func ozakiErrorReport(rep *report.Report, prog map[string]any, ref, got, abs []float64, sampled, sliced bool) {
+	e := errReport(accuracy.Compare64(ref, got), sampled)
+	e.Reference = "exact (a long accumulator, rounded once to fp64)"
+	st := ozaki.ComponentwiseStats(ref, got, abs)
+	if st.NonFinite > 0 {
+		e.Reference = "exact (a long accumulator, rounded once to fp64; IEEE's ±Inf or NaN where A's row or B's column holds Inf or NaN)"
+	}
+	rep.Error = &e
+	cw := map[string]any{"max_u": st.Max, "mean_u": st.Mean, "elements": st.Count,
+		"note": "|C − AB| / (u·|A||B|), u = 2^−53; Grade A: max ≤ f(k)·u with f linear in k"}
+	for _, c := range []struct {
+		key string
+		n   int
+	}{{"exact_zero", st.Skipped}, {"zero_bound_wrong", st.ZeroBoundWrong}, {"non_finite_reference", st.NonFinite},
+		{"non_finite_differ", st.NonFiniteDiffer}, {"bound_overflow", st.BoundOverflow}} {
+		if c.n > 0 {
+			cw[c.key] = c.n
+		}
+	}
+	prog["componentwise_error"] = cw
+	if st.ZeroBoundWrong > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("componentwise error: outputs with |A||B| = 0 in fp64 (the reference 0) that differ from it: %d, counted as infinite errors", st.ZeroBoundWrong))
+	}
+	if st.NonFinite > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("componentwise error: outputs whose reference is ±Inf or NaN (Inf or NaN in A's row or B's column, or a sum beyond fp64): %d, not counted; of them differing from it: %d", st.NonFinite, st.NonFiniteDiffer))
+	}
+	if st.BoundOverflow > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("componentwise error: outputs whose |A||B| is beyond the fp64 range: %d, not counted", st.BoundOverflow))
+	}
+	if sliced {
+		rep.Notes = append(rep.Notes, "precision fixed has no Inf/NaN scan: A or B hold Inf or NaN, which the slicing takes as 0, so the outputs they reach are not IEEE's (forced or dynamic precision routes such inputs to native DGEMM)")
+	}
+}
+
+// anyNonFinite reports whether a matrix holds ±Inf or NaN.
+func anyNonFinite(ms ...[]float64) bool {
+	for _, m := range ms {
+		for _, v := range m {
+			if math.IsInf(v, 0) || math.IsNaN(v) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // simulatedC is the simulated C: the native DGEMM's (fallback; α and β
@@ -1060,7 +1109,9 @@ func (j *ozakiJob) reference(idx []int) (ref, abs []float64) {
 }
 
 // exactGEMM64 returns AB (A m×k, B k×n, row-major) computed exactly and
-// rounded once to FP64, and |A||B|, at the outputs idx (nil: every output).
+// rounded once to FP64, and |A||B|, at the outputs idx (nil: every output);
+// where A's row or B's column holds ±Inf or NaN, IEEE's values
+// (ozaki.ExactDot, ozaki.AbsDot).
 func exactGEMM64(a, b []float64, m, k, n int, idx []int) (ref, abs []float64) {
 	if idx == nil {
 		idx = make([]int, m*n)

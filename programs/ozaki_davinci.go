@@ -3,7 +3,6 @@ package programs
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/davinci-sim/davinci-sim/accuracy"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -592,12 +591,7 @@ func (j *ozakiDaVinciJob) numerics(rep *report.Report, prog map[string]any) erro
 		}
 	}
 	ref, abs := shim.reference(idx)
-	e := errReport(accuracy.Compare64(ref, got), idx != nil)
-	e.Reference = "exact (a long accumulator, rounded once to fp64)"
-	rep.Error = &e
-	st := ozaki.ComponentwiseStats(ref, got, abs)
-	prog["componentwise_error"] = map[string]any{"max_u": st.Max, "mean_u": st.Mean, "elements": st.Count,
-		"note": "|C − AB| / (u·|A||B|), u = 2^−53; Grade A: max ≤ f(k)·u with f linear in k"}
+	ozakiErrorReport(rep, prog, ref, got, abs, idx != nil, !j.fallback && anyNonFinite(j.a, j.b))
 	return nil
 }
 
