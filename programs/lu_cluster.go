@@ -961,14 +961,14 @@ func (j *luCluster) appendFinal(r *luRank) {
 				return j.hostAllReduce(all, 8)(done)
 			}))
 			h.Call("refine", func() error {
-				iters := p.Refinement.TimingIterations
-				if j.ref != nil {
-					iters = j.ref.Iterations
-				}
+				// Per step (luTimedSteps; step 0: x0 and its residual) each
+				// host solves with its share of the factors and multiplies
+				// by its share of A (4 flops an entry, 2 bytes: lu.go's), and
+				// the hosts all-reduce the vector.
 				j.hostSpan(r, "refine", "refine 0", func() { j.compute(r, "refine", 4*share, int64(share)*2, true, nil) })
 				j.async(r, "mpi-allreduce", "mpi-allreduce refine 0", j.meet("refine0", -1, all, j.hostAllReduce(all, int64(n)*8)))
-				for it := range iters {
-					j.hostSpan(r, "refine", fmt.Sprintf("refine %d", it+1), func() { j.compute(r, "refine", 6*share, int64(share)*2, true, nil) })
+				for it := range luTimedSteps(p.Refinement, j.ref) {
+					j.hostSpan(r, "refine", fmt.Sprintf("refine %d", it+1), func() { j.compute(r, "refine", 4*share, int64(share)*2, true, nil) })
 					key := fmt.Sprintf("mpi-allreduce refine %d", it+1)
 					j.async(r, "mpi-allreduce", key, j.meet(key, -1, all, j.hostAllReduce(all, int64(n)*8)))
 				}

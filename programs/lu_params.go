@@ -110,7 +110,7 @@ type LUGrid struct {
 type LURefinement struct {
 	Method        string  `mapstructure:"method"`         // ir | gmres
 	Restart       int     `mapstructure:"restart"`        // GMRES restart length
-	Tolerance     float64 `mapstructure:"tolerance"`      // pass threshold of the scaled residual (16)
+	Tolerance     float64 `mapstructure:"tolerance"`      // pass threshold of the scaled residual: HPL-MxP's 16 or a stricter one
 	MaxIterations int     `mapstructure:"max_iterations"` // refinement steps before giving up
 	// TimingIterations is the number of refinement steps timed when no
 	// numerics are computed (numerics off).
@@ -277,6 +277,8 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 		return bad("nb", "must be a positive multiple of 16 (the cube's 16×16 fractal) (got %d)", p.NB)
 	case p.N > MaxLUClusterN:
 		return bad("n", "at most %d (got %d)", MaxLUClusterN, p.N)
+	case p.N > 0 && p.NB > p.N:
+		return bad("nb", "must be at most n = %d, one block the whole matrix (got %d)", p.N, p.NB)
 	case p.N <= 0 || p.N%p.NB != 0:
 		return bad("n", "must be a positive multiple of nb = %d (got %d)", p.NB, p.N)
 	case p.NFused < 1:
@@ -293,8 +295,8 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 		return bad("refinement.method", "must be ir or gmres (got %q)", p.Refinement.Method)
 	case p.Refinement.Restart < 1 || p.Refinement.Restart > maxRefinementSteps:
 		return bad("refinement.restart", "must be in 1..%d (got %d)", maxRefinementSteps, p.Refinement.Restart)
-	case !(p.Refinement.Tolerance > 0):
-		return bad("refinement.tolerance", "must be > 0 (got %v)", p.Refinement.Tolerance)
+	case !(p.Refinement.Tolerance > 0 && p.Refinement.Tolerance <= luPassThreshold):
+		return bad("refinement.tolerance", "must be in (0, %d]: HPL-MxP passes a scaled residual below %d, and a larger tolerance would stop refinement before that (got %v)", luPassThreshold, luPassThreshold, p.Refinement.Tolerance)
 	case p.Refinement.MaxIterations < 1 || p.Refinement.MaxIterations > maxRefinementSteps:
 		return bad("refinement.max_iterations", "must be in 1..%d (got %d)", maxRefinementSteps, p.Refinement.MaxIterations)
 	case p.Refinement.TimingIterations < 1 || p.Refinement.TimingIterations > maxRefinementSteps:

@@ -151,6 +151,8 @@ func TestLUBadInput(t *testing.T) {
 		{"program.trailing=bf16", `"trailing"`},
 		{"program.refinement.method=cg", `"refinement.method"`},
 		{"program.tiling.bm=48", `"tiling.bm"`},
+		{"program.refinement.tolerance=17", `key "refinement.tolerance": must be in (0, 16]`},
+		{"program.nb=2048", `key "nb": must be at most n = 1024`},
 	}
 	for _, c := range cases {
 		sets := []string{c.set}

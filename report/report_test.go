@@ -137,8 +137,8 @@ func TestSectionKeys(t *testing.T) {
 	all := slices.Concat(base, []string{"golden_mismatches", "l_panel_scale", "passed", "refinement_iterations", "scaled_residual"})
 	slices.Sort(all)
 	check("hplmxp (numerics full, check)", solved, all...)
-	check("refinement (numerics off)", timed.Refinement, "method", "note", "timed_iterations")
-	check("refinement (computed)", solved.Refinement, "history", "iterations", "method", "scaled_residual", "threshold")
+	check("refinement (numerics off)", timed.Refinement, "method", "note", "timed_iterations", "timed_steps")
+	check("refinement (computed)", solved.Refinement, "history", "iterations", "method", "scaled_residual", "threshold", "timed_steps")
 	check("iteration", report.HPLMxPIteration{}, "flops", "iteration", "seconds", "start_seconds")
 	check("iteration (timed)", report.HPLMxPIteration{TFLOPS: &x, MeasuredOverTheoretical: &x},
 		"flops", "iteration", "measured_over_theoretical", "seconds", "start_seconds", "tflops")

@@ -143,14 +143,19 @@ func (r HPLMxPRefinement) MarshalJSON() ([]byte, error) {
 }
 
 // HPLMxPRefinementSolved is a computed refinement: the method, its
-// iterations and final scaled residual, the pass threshold and the scaled
-// residual after each iteration (History[0]: the LU solve).
+// iterations and final scaled residual, the pass threshold, the scaled
+// residual after each iteration (GMRES: each restart cycle; History[0]:
+// the LU solve) and the steps the host's time holds.
 type HPLMxPRefinementSolved struct {
 	History        []float64 `json:"history"`
 	Iterations     int       `json:"iterations"`
 	Method         string    `json:"method"`
 	ScaledResidual float64   `json:"scaled_residual"`
 	Threshold      float64   `json:"threshold"`
+	// TimedSteps is the host's refinement work after x0 and its residual,
+	// in steps of one LU solve and one product with A (IR: one an
+	// iteration; GMRES: one an inner step and one more a cycle).
+	TimedSteps int `json:"timed_steps"`
 }
 
 // HPLMxPRefinementTimed is a refinement that was timed for TimedIterations
@@ -159,6 +164,7 @@ type HPLMxPRefinementTimed struct {
 	Method          string `json:"method"`
 	Note            string `json:"note"`
 	TimedIterations int    `json:"timed_iterations"`
+	TimedSteps      int    `json:"timed_steps"` // as HPLMxPRefinementSolved's: GMRES adds one a restart cycle
 }
 
 // LUGEMM is lu-gemm's section (key "lu_gemm"): the trailing-update operator's
