@@ -2,6 +2,7 @@ package viz
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -131,7 +132,7 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 	idx := sort.Search(len(tl.Cores), func(i int) bool { return tl.Cores[i].ID >= v.core })
 	head := fmt.Sprintf(" %s (%d/%d)  view %s..%s  cursor %s%s", v.shown(tl), idx+1, len(tl.Cores),
 		fmtTime(v.t0), fmtTime(v.t0+v.span), fmtTime(v.cursor), state)
-	v.put(0, y, head+strings.Repeat(" ", max(0, w-len([]rune(head))-8))+"  ? help", headStyle)
+	v.header(head)
 	y++
 	if c == nil {
 		v.put(0, y, "no events recorded yet", base)
@@ -492,7 +493,7 @@ func (v *Viewer) drawOverview(tl *traces.Timeline) {
 	if lane < len(tl.Lanes) {
 		laneName = laneLabel(tl.Lanes[lane])
 	}
-	what, hosted := fmt.Sprintf("chip overview: lane %s, %d cores", laneName, len(tl.Cores)), hostRows(tl)
+	what, hosted := fmt.Sprintf("chip overview: lane %s, %s", laneName, plural(len(tl.Cores), "core")), hostRows(tl)
 	if len(tl.Idle) > 0 {
 		what += fmt.Sprintf(" (%s idle: left out of the trace)", traces.FormatCores(tl.Idle))
 	}
@@ -500,10 +501,10 @@ func (v *Viewer) drawOverview(tl *traces.Timeline) {
 		what += " + host CPU"
 	}
 	if isCluster(tl) {
-		what = fmt.Sprintf("cluster overview: track %s, %d ranks (NPUs)", laneName, len(tl.Cores))
+		what = fmt.Sprintf("cluster overview: track %s, %s (NPUs)", laneName, plural(len(tl.Cores), "rank"))
 	}
 	head := fmt.Sprintf(" %s  view %s..%s  cursor %s", what, fmtTime(v.t0), fmtTime(v.t0+v.span), fmtTime(v.cursor))
-	v.put(0, 0, head+strings.Repeat(" ", max(0, w-len([]rune(head))-8))+"  ? help", headStyle)
+	v.header(head)
 	lw := v.laneWidth()
 	v.timeAxis(1, unit(tl), lw)
 	rows := v.pageRows()
@@ -538,7 +539,53 @@ func (v *Viewer) drawOverview(tl *traces.Timeline) {
 		v.footer(tl, h-1)
 		return
 	}
-	v.put(0, h-1, "↑/↓ PgUp/PgDn select  Enter open "+unit(tl)+"  [/] lane  o back  ←/→ pan  +/- zoom  q quit", dimStyle)
+	v.put(0, h-1, fitItems(w, []string{"↑/↓ PgUp/PgDn select", "Enter open " + unit(tl), "[/] lane", "o/Esc back",
+		"←/→ pan", "+/- zoom", "q quit"}), dimStyle)
+}
+
+// header draws head on the top row, reversed, with "? help" at the right
+// end: head is cut (ending in "…") where both do not fit.
+func (v *Viewer) header(head string) {
+	w, _ := v.s.Size()
+	const help = "  ? help"
+	room := w - len([]rune(help))
+	if r := []rune(head); len(r) > room {
+		head = string(r[:max(room-1, 0)]) + "…"
+	}
+	v.put(0, 0, head+strings.Repeat(" ", max(0, room-len([]rune(head))))+help, headStyle)
+}
+
+// fitItems joins items with two spaces in at most w columns: the items
+// before the last are dropped whole, from the one before the last on, until
+// the line fits (the last, "q quit", and the first stay); the first is cut
+// (ending in "…") if the two alone do not fit.
+func fitItems(w int, items []string) string {
+	width := func(items []string) int {
+		n := 2 * (len(items) - 1)
+		for _, it := range items {
+			n += len([]rune(it))
+		}
+		return n
+	}
+	items = slices.Clone(items)
+	for len(items) > 2 && width(items) > w {
+		items = slices.Delete(items, len(items)-2, len(items)-1)
+	}
+	if width(items) > w && len(items) == 2 {
+		room := w - 2 - len([]rune(items[1]))
+		if r := []rune(items[0]); room > 0 && len(r) > room {
+			items[0] = string(r[:room-1]) + "…"
+		}
+	}
+	return strings.Join(items, "  ")
+}
+
+// plural returns "n thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // footer draws the search prompt or the status line, and the help overlay.
@@ -563,7 +610,9 @@ func (v *Viewer) footer(tl *traces.Timeline, y int) {
 		if hostRows(tl) > 0 {
 			pages += "/host"
 		}
-		v.put(0, y, strings.TrimSpace(info)+"  ←/→ pan  +/- zoom  ↑/↓ "+pages+"  o overview  n/p stall  / search  q quit", dimStyle)
+		w, _ := v.s.Size()
+		v.put(0, y, fitItems(w, []string{strings.TrimSpace(info), "←/→ pan", "+/- zoom", "↑/↓ " + pages, "o overview",
+			"n/p stall", "/ search", "q quit"}), dimStyle)
 	}
 	if v.help {
 		v.drawHelp()

@@ -90,3 +90,57 @@ func TestGMGaugeShareOfMachine(t *testing.T) {
 		t.Errorf("GM gauge without the machine's bandwidth: %q", g)
 	}
 }
+
+// At 80 columns the footer drops whole items and keeps "q quit" (it was
+// cut mid-word), the headers keep "? help", and one core is "1 core".
+func TestNarrowFooterAndHeader(t *testing.T) {
+	tl := knownTrace()
+	s := newSim(t, 80, 24)
+	v := NewViewer(s, StaticSource(tl), false)
+	v.Draw()
+	lines := screenText(s)
+	foot := strings.TrimRight(lines[len(lines)-1], " ")
+	if !strings.HasSuffix(foot, "  q quit") {
+		t.Errorf("footer at 80 columns: %q", foot)
+	}
+	items := map[string]bool{"test-machine hand  (complete)": true, "←/→ pan": true, "+/- zoom": true, "↑/↓ core": true,
+		"o overview": true, "n/p stall": true, "/ search": true, "q quit": true}
+	rest := foot
+	for it := range items {
+		rest = strings.Replace(rest, it, "", 1)
+	}
+	if strings.TrimSpace(rest) != "" {
+		t.Errorf("footer %q has a cut item: %q left", foot, rest)
+	}
+	if !strings.HasSuffix(strings.TrimRight(lines[0], " "), "? help") {
+		t.Errorf("header at 80 columns: %q", lines[0])
+	}
+	tl.Idle = []int{4, 5, 6, 7} // (a longer overview header)
+	v.Handle(key(tcell.KeyRune, 'o', 0))
+	v.Draw()
+	lines = screenText(s)
+	if !strings.HasSuffix(strings.TrimRight(lines[0], " "), "…  ? help") {
+		t.Errorf("overview header at 80 columns: %q", lines[0])
+	}
+	if foot := strings.TrimRight(lines[len(lines)-1], " "); !strings.HasSuffix(foot, "  q quit") || !strings.HasPrefix(foot, "↑/↓ PgUp/PgDn select  Enter open core") {
+		t.Errorf("overview footer at 80 columns: %q", foot)
+	}
+	one := knownTrace()
+	one.Cores = one.Cores[:1]
+	s = newSim(t, 120, 24)
+	v = NewViewer(s, StaticSource(one), false)
+	v.Handle(key(tcell.KeyRune, 'o', 0))
+	v.Draw()
+	if l := screenText(s)[0]; !strings.Contains(l, ", 1 core ") {
+		t.Errorf("overview of one core: %q", l)
+	}
+}
+
+func TestFitItems(t *testing.T) {
+	items := []string{"info", "aa", "bb", "q quit"}
+	for w, want := range map[int]string{100: "info  aa  bb  q quit", 19: "info  aa  q quit", 14: "info  q quit", 10: "i…  q quit"} {
+		if got := fitItems(w, items); got != want {
+			t.Errorf("fitItems(%d) = %q, want %q", w, got, want)
+		}
+	}
+}

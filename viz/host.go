@@ -154,7 +154,7 @@ func hostTaskText(t *traces.HostTask) string {
 // drawHost draws the host page: its lanes (CPU, link), the legend of task
 // kinds, the tasks at the cursor and the lanes' time split by kind.
 func (v *Viewer) drawHost(tl *traces.Timeline) {
-	w, h := v.s.Size()
+	_, h := v.s.Size()
 	lanes := v.hostLanes(tl)
 	state := ""
 	if !tl.Done {
@@ -165,7 +165,7 @@ func (v *Viewer) drawHost(tl *traces.Timeline) {
 	}
 	head := fmt.Sprintf(" host (%s)  view %s..%s  cursor %s%s", strings.Join(traces.HostLanes, ", "),
 		fmtTime(v.t0), fmtTime(v.t0+v.span), fmtTime(v.cursor), state)
-	v.put(0, 0, head+strings.Repeat(" ", max(0, w-len([]rune(head))-8))+"  ? help", headStyle)
+	v.header(head)
 	lw := v.laneWidth()
 	v.timeAxis(1, "time", lw)
 	y := 2
