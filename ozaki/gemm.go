@@ -93,7 +93,8 @@ type Plan struct {
 	// ESCDone reports that the scan and the ESC ran (Forced, Dynamic, and no
 	// Inf/NaN found).
 	ESCDone bool
-	// ESC is the matrix ESC including the +1 margin (W = Bits + ESC).
+	// ESC is the matrix ESC including the +1 margin (W = Bits + ESC);
+	// meaningless when !Bounded.
 	ESC int
 	// Bounded is false when the coarse ESC could not bound some pair.
 	Bounded bool
@@ -216,6 +217,9 @@ func MakePlan(a, b []float64, m, k, n int, cfg Config) (Plan, error) {
 			}
 		} else {
 			p.Reason = fmt.Sprintf("forced: %d bits (ESC %d)", bits, p.ESC)
+			if !p.Bounded {
+				p.Reason = fmt.Sprintf("forced: %d bits (ESC unbounded: a block pair with ẑ = −∞)", bits)
+			}
 		}
 	}
 	p.Slices, _ = SlicesFor(bits)

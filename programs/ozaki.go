@@ -701,6 +701,17 @@ func (j *ozakiJob) nativeEpilogueGrid() isa.Grid {
 	})
 }
 
+// reportESC writes ADP's ESC into a run's program report: esc when the
+// coarse ESC bounds every pair, else esc_bounded false (the ESC value is
+// then meaningless; the decision says "ESC unbounded").
+func reportESC(prog map[string]any, esc int, bounded bool) {
+	if bounded {
+		prog["esc"] = esc
+		return
+	}
+	prog["esc_bounded"] = false
+}
+
 // scaled reports whether alpha or beta make C more than A·B.
 func (j *ozakiJob) scaled() bool { return j.alpha != 1 || j.p.Beta != 0 }
 
@@ -835,7 +846,7 @@ func (j *ozakiJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 		prog["tiling"] = j.native.tilingReport() // native DGEMM's
 	}
 	if j.escKnown {
-		prog["esc"] = j.esc
+		reportESC(prog, j.esc, j.plan.Bounded)
 	}
 	if j.reason != "" {
 		prog["decision"] = j.reason

@@ -526,7 +526,7 @@ func (j *ozakiDaVinciJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Re
 		prog["tiling"] = pl.tilingReport()
 	}
 	if j.escKnown {
-		prog["esc"] = j.esc
+		reportESC(prog, j.esc, j.plan.Bounded)
 	}
 	if j.reason != "" {
 		prog["decision"] = j.reason
