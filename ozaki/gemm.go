@@ -43,6 +43,10 @@ type Config struct {
 	// requested in Fixed and Forced modes, the target precision (53 for FP64)
 	// to which Dynamic adds the ESC.
 	Bits int
+	// Slices, when not 0, is the slice count in Fixed and Forced modes (in
+	// 1..MaxSlices; not in Dynamic): Bits is then ignored and the plan holds
+	// Capacity(Slices) bits (26 slices: 207, beyond MaxBits).
+	Slices int
 	// Mode chooses Fixed, Forced or Dynamic.
 	Mode Mode
 	// MaxBits caps W in Dynamic mode, in [MinBits, MaxBits]; 0 means MaxBits
@@ -143,11 +147,15 @@ func MakePlan(a, b []float64, m, k, n int, cfg Config) (Plan, error) {
 	if m < 0 || k < 0 || n < 0 || len(a) < m*k || len(b) < k*n {
 		return p, fmt.Errorf("%w: m=%d k=%d n=%d len(a)=%d len(b)=%d", ErrShape, m, k, n, len(a), len(b))
 	}
-	if _, err := SlicesFor(cfg.Bits); err != nil {
-		return p, err
-	}
 	if cfg.Mode < Fixed || cfg.Mode > Dynamic {
 		return p, fmt.Errorf("%w: mode %d", ErrConfig, int(cfg.Mode))
+	}
+	if cfg.Slices != 0 {
+		if cfg.Slices < 1 || cfg.Slices > MaxSlices || cfg.Mode == Dynamic {
+			return p, fmt.Errorf("%w: slices %d (1..%d, modes fixed and forced)", ErrConfig, cfg.Slices, MaxSlices)
+		}
+	} else if _, err := SlicesFor(cfg.Bits); err != nil {
+		return p, err
 	}
 	if cfg.Products != Triangular && cfg.Products != Square {
 		return p, fmt.Errorf("%w: product set %d", ErrConfig, int(cfg.Products))
@@ -168,6 +176,11 @@ func MakePlan(a, b []float64, m, k, n int, cfg Config) (Plan, error) {
 	}
 	a, b = a[:m*k], b[:k*n]
 	p.Bits = cfg.Bits
+	held := fmt.Sprintf("%d bits", cfg.Bits) // what the reasons say the slices hold
+	if cfg.Slices != 0 {
+		p.Bits = Capacity(cfg.Slices)
+		held = fmt.Sprintf("%d slices (%d bits)", cfg.Slices, p.Bits)
+	}
 	if cfg.Mode != Fixed {
 		if hasInfNaN(a) || hasInfNaN(b) {
 			p.InfNaN, p.Fallback = true, true
@@ -180,8 +193,8 @@ func MakePlan(a, b []float64, m, k, n int, cfg Config) (Plan, error) {
 		return p, ErrStopped
 	}
 	p.ScalesA, p.ScalesB = ScaleRows(a, m, k), ScaleCols(b, k, n)
-	bits := cfg.Bits
-	p.Reason = fmt.Sprintf("%s: %d bits", cfg.Mode, bits)
+	bits := p.Bits
+	p.Reason = fmt.Sprintf("%s: %s", cfg.Mode, held)
 	if cfg.Mode != Fixed {
 		if stop() {
 			return p, ErrStopped
@@ -216,13 +229,16 @@ func MakePlan(a, b []float64, m, k, n int, cfg Config) (Plan, error) {
 				p.Reason = fmt.Sprintf("dynamic: W = %d + ESC %d = %d bits", cfg.Bits, p.ESC, bits)
 			}
 		} else {
-			p.Reason = fmt.Sprintf("forced: %d bits (ESC %d)", bits, p.ESC)
+			p.Reason = fmt.Sprintf("forced: %s (ESC %d)", held, p.ESC)
 			if !p.Bounded {
-				p.Reason = fmt.Sprintf("forced: %d bits (ESC unbounded: a block pair with ẑ = −∞)", bits)
+				p.Reason = fmt.Sprintf("forced: %s (ESC unbounded: a block pair with ẑ = −∞)", held)
 			}
 		}
 	}
 	p.Slices, _ = SlicesFor(bits)
+	if cfg.Slices != 0 {
+		p.Slices = cfg.Slices
+	}
 	p.Capacity = Capacity(p.Slices)
 	p.Chunk = Chunks(k, p.Slices, p.Products)
 	if cfg.Chunk != 0 {

@@ -46,7 +46,8 @@ type OzakiParams struct {
 	// gemmStridedBatched) or separate (one launch each).
 	GEMMs string `mapstructure:"gemms"`
 	// Slices fixes the slice count (precision fixed or forced) instead of
-	// mantissa_bits.
+	// mantissa_bits: give one of them (a --set of one replaces the file's
+	// other).
 	Slices   int    `mapstructure:"slices"`
 	Fallback *bool  `mapstructure:"fallback"`  // ADP may run native DGEMM instead (default true)
 	ESCBlock int    `mapstructure:"esc_block"` // ESC's coarsening block along k (default 32)
@@ -269,12 +270,22 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 }
 
 // slicesAndBits returns the slices a run starts from (mantissa_bits',
-// or slices when given) and the bits its plan is held to.
+// or slices when given) and the bits its plan is held to (what the slices
+// hold: 26 slices hold 207 bits, beyond mantissa_bits' 200).
 func (op *OzakiParams) slicesAndBits() (slices, bits int) {
 	if op.Slices != 0 {
-		return op.Slices, min(ozaki.Capacity(op.Slices), ozaki.MaxBits) // 26 slices hold 207 bits; the plan's cap is 200
+		return op.Slices, ozaki.Capacity(op.Slices)
 	}
 	return ozakiSlicesFor(op.MantissaBits), op.MantissaBits
+}
+
+// bitsHeld is the mantissa_bits a run reports: the bits the given slices
+// hold, or mantissa_bits.
+func (op *OzakiParams) bitsHeld() int {
+	if op.Slices != 0 && op.Method != ozakiII {
+		return ozaki.Capacity(op.Slices)
+	}
+	return op.MantissaBits
 }
 
 // needsExponents refuses dynamic precision without numerics: its slices
@@ -323,7 +334,7 @@ func (op *OzakiParams) productSet() ozaki.ProductSet {
 // native is the fallback's DGEMM (nil: ozaki.NativeGEMM).
 func (op *OzakiParams) config(bits int, native func(a, b, c0 []float64, alpha, beta float64, m, k, n int) []float64) ozaki.Config {
 	mode := map[string]ozaki.Mode{ozakiFixed: ozaki.Fixed, ozakiForced: ozaki.Forced, ozakiDynamic: ozaki.Dynamic}[op.Precision]
-	return ozaki.Config{Bits: bits, Mode: mode, MaxBits: op.MaxMantissaBits, ESCBlock: op.ESCBlock, Products: op.productSet(),
+	return ozaki.Config{Bits: bits, Slices: op.Slices, Mode: mode, MaxBits: op.MaxMantissaBits, ESCBlock: op.ESCBlock, Products: op.productSet(),
 		Fallback: *op.Fallback, Native: native}
 }
 
@@ -821,7 +832,7 @@ func (j *ozakiJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 				map[bool]string{true: "moduli", false: "slice products"}[j.p.Method == ozakiII]))
 	}
 	prog := map[string]any{"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N, "alpha": j.alpha, "beta": j.p.Beta,
-		"precision": j.p.Precision, "mantissa_bits": j.p.MantissaBits, "max_mantissa_bits": j.p.MaxMantissaBits,
+		"precision": j.p.Precision, "mantissa_bits": j.p.bitsHeld(), "max_mantissa_bits": j.p.MaxMantissaBits,
 		"esc_block": j.p.ESCBlock, "products": j.p.Products, "fallback_allowed": *j.p.Fallback,
 		"fallback": j.fallback, "native_fp64_peak_tflops": nativePeak / 1e12, "native_fp64_unit": unit,
 		"inputs": p.Inputs, "numerics": p.Numerics}

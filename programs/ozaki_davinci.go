@@ -505,7 +505,7 @@ func (j *ozakiDaVinciJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Re
 	}
 	where["npu"] = npu.Seconds()
 	prog := map[string]any{"kind": p.Kind, "m": p.M, "k": p.K, "n": p.N, "alpha": j.alpha, "beta": j.p.Beta,
-		"precision": j.p.Precision, "mantissa_bits": j.p.MantissaBits, "max_mantissa_bits": j.p.MaxMantissaBits,
+		"precision": j.p.Precision, "mantissa_bits": j.p.bitsHeld(), "max_mantissa_bits": j.p.MaxMantissaBits,
 		"esc_block": j.p.ESCBlock, "products": j.p.Products, "fallback_allowed": *j.p.Fallback,
 		"fallback": j.fallback, "native_fp64_peak_tflops": native / 1e12, "native_fp64_unit": hostUnit,
 		"inputs": p.Inputs, "numerics": p.Numerics, "phases": phases, "seconds_by_unit": where,
@@ -626,6 +626,27 @@ func (j *ozakiDaVinciJob) sampledNative() ([]int, []float64) {
 	return idx, got
 }
 
+// slicesOrBits settles which of slices and mantissa_bits, alternatives,
+// a run takes: both given in the file, or both by --set (a study's set or
+// vary), is refused; a --set of one replaces the file's other (the
+// examples give mantissa_bits, studies vary slices over them).
+func (op *OzakiParams) slicesOrBits(f *File) error {
+	if op.Slices == 0 || !f.keyGiven("mantissa_bits") {
+		return nil
+	}
+	bySlices, byBits := len(f.Config.SetBy("slices")) > 0, len(f.Config.SetBy("mantissa_bits")) > 0
+	switch {
+	case bySlices && !byBits:
+		op.MantissaBits = 0
+	case byBits && !bySlices:
+		op.Slices = 0
+	default:
+		return f.badKey("slices", "give slices or mantissa_bits, not both (slices %d hold %d bits; mantissa_bits %d)",
+			op.Slices, ozaki.Capacity(op.Slices), op.MantissaBits)
+	}
+	return nil
+}
+
 // ozakiCheckParams fills the defaults of kind ozaki's own parameters and
 // checks them (every machine kind); errors name file and key.
 func ozakiCheckParams(f *File, op *OzakiParams) error {
@@ -678,6 +699,9 @@ func ozakiCheckParams(f *File, op *OzakiParams) error {
 	case ozakiFixed, ozakiForced, ozakiDynamic:
 	default:
 		return bad("precision", "must be fixed, forced or dynamic (got %+q)", op.Precision)
+	}
+	if err := op.slicesOrBits(f); err != nil {
+		return err
 	}
 	if op.MantissaBits == 0 {
 		op.MantissaBits = 53
