@@ -39,7 +39,7 @@ const tinyStudy = `program: prog.yaml
 vary:
   program.tiling.bm: [64, 128, 1024]
   machine.core.buffers.L1: 256KiB..2MiB ×2
-metrics: [flops.tflops, buffers.L1.capacity_bytes, program.tiling.bm, hplmxp.n]
+metrics: [flops.tflops, buffers.L1.capacity_bytes, program.tiling.bn, hplmxp.n]
 plot:
   - {x: machine.core.buffers.L1, y: flops.tflops, series: program.tiling.bm, logx: true}
   - {name: cat, x: program.tiling.bm, y: flops.tflops, logy: true}
@@ -116,8 +116,8 @@ func TestRunDeterministicAcrossJobs(t *testing.T) {
 		case r.Status != StatusOK || r.Error != "":
 			t.Errorf("point %d: %+v", i, r)
 		default:
-			if string(r.Metrics["program.tiling.bm"]) != bm {
-				t.Errorf("point %d: metric program.tiling.bm = %s, want %s", i, r.Metrics["program.tiling.bm"], bm)
+			if string(r.Metrics["program.tiling.bn"]) != "64" {
+				t.Errorf("point %d: metric program.tiling.bn = %s, want the program's 64", i, r.Metrics["program.tiling.bn"])
 			}
 			if string(r.Metrics["hplmxp.n"]) != "null" {
 				t.Errorf("point %d: missing metric = %s", i, r.Metrics["hplmxp.n"])
@@ -130,7 +130,7 @@ func TestRunDeterministicAcrossJobs(t *testing.T) {
 	}
 	csv := string(readFile(t, filepath.Join(out1, ResultsCSV)))
 	lines := strings.Split(strings.TrimSpace(csv), "\n")
-	if len(lines) != 13 || lines[0] != "index,program.tiling.bm,machine.core.buffers.L1,machine.core.buffers.L1_bytes,status,flops.tflops,buffers.L1.capacity_bytes,program.tiling.bm,hplmxp.n,error" {
+	if len(lines) != 13 || lines[0] != "index,program.tiling.bm,machine.core.buffers.L1,machine.core.buffers.L1_bytes,status,flops.tflops,buffers.L1.capacity_bytes,program.tiling.bn,hplmxp.n,error" {
 		t.Errorf("csv:\n%s", csv)
 	}
 	if !strings.HasPrefix(lines[9], "8,1024,256KiB,262144,failed,,,,,") {

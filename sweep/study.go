@@ -540,9 +540,8 @@ func (p *parser) checkProgramMachine(s *Study, setNode, varyNode, pointsNode *ya
 // checkColumns refuses a metric whose results.csv column would have the
 // name of another column (a table with two columns of one name: tools read
 // one, or rename it): index, status, error, the varied program or machine,
-// or a size parameter's NAME_bytes. (A metric that is a varied dotted
-// path, program.n, records the report's value beside the parameter's as
-// written; shipped studies do so.)
+// a size parameter's NAME_bytes, or a varied dotted path (program.n: the
+// parameter's column holds it as written).
 func (p *parser) checkColumns(s *Study, metricsNode *yaml.Node) error {
 	fixed := map[string]string{
 		"index":  "the point's index",
@@ -565,6 +564,8 @@ func (p *parser) checkColumns(s *Study, metricsNode *yaml.Node) error {
 				return p.errf(n, key, "%q would be a second column program of results.csv (the varied program file); record the keys below it (program.…)", m)
 			case q == ParamMachine && lower == q:
 				return p.errf(n, key, "%q would be a second column machine of results.csv, which names each point's machine already (the varied machine)", m)
+			case strings.EqualFold(m, q):
+				return p.errf(n, key, "%q would be a second column %s of results.csv, which holds each point's value already (the varied parameter, as written)", m, q)
 			case strings.EqualFold(m, q+"_bytes"):
 				return p.errf(n, key, "%q would be a second column of results.csv (parameter %s in bytes, where its values are sizes)", m, q)
 			}

@@ -576,6 +576,8 @@ func TestStudyRefusesRepeatedColumns(t *testing.T) {
 		{"vary: {program: [a.yaml, b.yaml]}\nmetrics:\n  - flops.tflops\n  - program\n", `s.yaml:4: key "metrics[1]": "program" would be a second column program`},
 		{"program: p.yaml\nvary: {machine: [ascend-910a, ascend-910b3]}\nmetrics: [machine]\n", `"machine" would be a second column machine of results.csv`},
 		{"program: p.yaml\nvary: {machine.core.buffers.L1: [1MiB]}\nmetrics: [machine.core.buffers.L1_bytes]\n", `parameter machine.core.buffers.L1 in bytes`},
+		{"program: p.yaml\nvary: {program.m: [1, 2]}\nmetrics: [flops.tflops, program.m]\n", `s.yaml:3: key "metrics[1]": "program.m" would be a second column program.m of results.csv, which holds each point's value already`},
+		{"program: p.yaml\npoints:\n  - {program.n: 1}\nmetrics: [Program.N]\n", `"Program.N" would be a second column program.n`},
 	} {
 		_, err := ParseStudy("s.yaml", ".", []byte(c.text))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !badinput.Is(err) {

@@ -65,11 +65,11 @@ func TestResumeRefusesValuesNoSweepWrites(t *testing.T) {
 		{"-Inf string", metric(first, "flops.tflops", `"-Inf"`), ""},
 		{"null", metric(first, "flops.tflops", `null`), ""},
 		// A free-form program key: any string.
-		{"program key string", edit(first, `"program.tiling.bm":64`, `"program.tiling.bm":"sixty-four"`), ""},
+		{"program key string", edit(first, `"program.tiling.bn":64`, `"program.tiling.bn":"sixty-four"`), ""},
 		// Numbers JSON reads as ±Inf.
 		{"1e999", metric(first, "flops.tflops", `1e999`), `:1: key "metrics.flops.tflops": 1e999: not a finite number`},
 		{"-1e999", metric(first, "flops.tflops", `-1e999`), `:1: key "metrics.flops.tflops": -1e999: not a finite number`},
-		{"1e999 in program key", edit(first, `"program.tiling.bm":64`, `"program.tiling.bm":[1,1e999]`), `:1: key "metrics.program.tiling.bm": 1e999: not a finite number`},
+		{"1e999 in program key", edit(first, `"program.tiling.bn":64`, `"program.tiling.bn":[1,1e999]`), `:1: key "metrics.program.tiling.bn": 1e999: not a finite number`},
 		// Other spellings of a non-finite float.
 		{"Infinity", metric(first, "flops.tflops", `"Infinity"`), `:1: key "metrics.flops.tflops": "Infinity": a number, or "+Inf", "-Inf" or "NaN"`},
 		{"nan", metric(first, "flops.tflops", `"nan"`), `:1: key "metrics.flops.tflops": "nan": a number`},
