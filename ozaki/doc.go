@@ -132,11 +132,16 @@
 //     slices, as in the paper).
 //   - Zeros: E(0) = −∞ in the ESC min and max; zero lines give exactly
 //     α·0 + β·C0. Subnormals: true exponent (no clamping at −1022).
-//   - ESC block: 8 by default. The paper does not give it; 8 keeps the
-//     (max,+) pass at m·n·k/8 block steps of 2 adds and 3 maxes, about 1% of
-//     the 56·m·n·k operations of 28 INT8 GEMMs (well under the paper's 10%
-//     ADP budget), while the overestimate on U(0,1) stays a few bits (64×64:
-//     exact 2 with bumps, block 8: 5), i.e. at most one extra slice.
+//   - ESC block: the paper does not give it. This package's default
+//     (Config.ESCBlock 0, DefaultESCBlock) is 8; the simulator's runs
+//     (kind ozaki's esc_block, docs/ozaki.md) default to 32. The (max,+)
+//     pass takes m·n·k/B block steps of 2 adds and 2 maxes (4 operations;
+//     one packed DPX add-max on Hopper and Blackwell): at B = 8 about 1%,
+//     at B = 32 about 0.2%, of the 56·m·n·k operations of 28 INT8 GEMMs
+//     (well under the paper's 10% ADP budget). The price is the
+//     overestimate: on U(0,1) at 64×64 the ESC (with its +1) is 3 exact,
+//     5–6 with block 8, 9–11 with block 32 (seeds 1–3), so block 32 can
+//     cost dynamic precision one more slice than block 8.
 //   - k-chunks: the largest multiple of 64 under the INT32 bound of the
 //     fullest diagonal (k itself when it fits), so realistic k (≤ 18724 for
 //     s = 7) is one chunk and results are invariant under k permutations.
