@@ -637,7 +637,7 @@ var helpText = []string{
 	"click      put the cursor there",
 	"Esc        back: close the overview, clear the search,",
 	"           return to the overview, then quit",
-	"q          quit",
+	"q          quit (Ctrl-C: also stop a live run)",
 	"",
 	"lanes: letters = instruction class (host: task),",
 	"lower case = stall cause (host: wait), . = idle",

@@ -144,3 +144,27 @@ func TestFitItems(t *testing.T) {
 		}
 	}
 }
+
+// With an interrupt callback (a live run), Ctrl-C calls it and closes the
+// viewer — on a core page, in the help, while typing a search; q only
+// closes it.
+func TestCtrlCInterrupts(t *testing.T) {
+	s := newSim(t, 85, 24)
+	for _, first := range []rune{0, '?', '/'} {
+		calls := 0
+		v := NewViewer(s, StaticSource(knownTrace()), false)
+		v.interrupt = func() { calls++ }
+		if first != 0 {
+			v.Handle(key(tcell.KeyRune, first, 0))
+		}
+		if v.Handle(key(tcell.KeyCtrlC, 0, tcell.ModCtrl)) || calls != 1 {
+			t.Errorf("after %q: Ctrl-C kept the viewer or called the interrupt %d times", first, calls)
+		}
+	}
+	calls := 0
+	v := NewViewer(s, StaticSource(knownTrace()), false)
+	v.interrupt = func() { calls++ }
+	if v.Handle(key(tcell.KeyRune, 'q', 0)) || calls != 0 {
+		t.Errorf("q: kept the viewer or interrupted (%d)", calls)
+	}
+}

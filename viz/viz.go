@@ -82,6 +82,8 @@ type Viewer struct {
 	searching    bool
 	query        string
 	status       string
+
+	interrupt func() // Options.Interrupt
 }
 
 // NewViewer returns a viewer drawing src on s (an initialized screen). With
@@ -196,6 +198,10 @@ func (v *Viewer) handle(tl *traces.Timeline, ev tcell.Event) bool {
 	case *tcell.EventMouse:
 		return v.mouse(tl, ev)
 	case *tcell.EventKey:
+		if ev.Key() == tcell.KeyCtrlC && v.interrupt != nil {
+			v.interrupt() // (a live run: Ctrl-C stops it, as a SIGINT would)
+			return false
+		}
 		if v.help {
 			v.help = false
 			if ev.Key() == tcell.KeyCtrlC {
@@ -595,6 +601,11 @@ type Options struct {
 	Refresh time.Duration
 	// Quit, when closed, ends Run (e.g. the live run failed to start).
 	Quit <-chan struct{}
+	// Interrupt, when set, is called on Ctrl-C, which then ends Run: a
+	// live run's, to stop the run as a SIGINT would (the terminal's raw
+	// mode delivers Ctrl-C as a key, not a signal). Unset, Ctrl-C quits
+	// the viewer as q does.
+	Interrupt func()
 
 	started chan struct{} // tests: closed after the first draw
 }
@@ -609,6 +620,7 @@ func Run(s tcell.Screen, src Source, opts Options) error {
 	s.EnableMouse(tcell.MouseButtonEvents)
 	s.HideCursor()
 	v := NewViewer(s, src, opts.Live)
+	v.interrupt = opts.Interrupt
 	events := make(chan tcell.Event, 16)
 	quit := make(chan struct{})
 	defer close(quit)

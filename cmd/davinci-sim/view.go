@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"sync"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
@@ -123,12 +124,23 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 	// A SIGINT or SIGTERM stops the run as without --view, and closes the
 	// view (restoring the terminal); so does a run that cannot start.
 	sigCtx, stop := interruptible(context.Background())
-	defer stop()
+	var release sync.Once // (stop, once)
+	defer release.Do(stop)
+	// Ctrl-C in the view — a key in the terminal's raw mode, not a signal
+	// — stops the run as a SIGINT does: the run ends "interrupted by
+	// SIGINT" (exit 130), and the signals are released, so that the next
+	// Ctrl-C, the terminal restored, kills the process.
+	runCtx, cancelRun := context.WithCancelCause(sigCtx)
+	defer cancelRun(nil)
+	interrupt := func() {
+		cancelRun(&interrupted{sig: os.Interrupt})
+		release.Do(stop)
+	}
 	ctx, closeView := context.WithCancel(sigCtx) // done: the view closes
 	defer closeView()
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := programs.Execute(file, opts, programs.RunHooks{Observer: rec, Context: sigCtx})
+		res, err := programs.Execute(file, opts, programs.RunHooks{Observer: rec, Context: runCtx})
 		var end = outcome{res, err}
 		if res != nil { // (a deadlock's: up to it)
 			rec.Finish(res.Stats.Time)
@@ -140,12 +152,14 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 		}
 		done <- end
 	}()
-	uiErr := viz.Run(s, rec, viz.Options{Live: true, Quit: ctx.Done()})
+	uiErr := viz.Run(s, rec, viz.Options{Live: true, Quit: ctx.Done(), Interrupt: interrupt})
 	var out outcome
 	select {
 	case out = <-done:
 	default:
-		fmt.Fprintln(stderr, "davinci-sim: waiting for the run to finish… (Ctrl-C stops it)")
+		if runCtx.Err() == nil { // (an interrupted run stops at once)
+			fmt.Fprintln(stderr, "davinci-sim: waiting for the run to finish… (Ctrl-C stops it)")
+		}
 		out = <-done
 	}
 	if uiErr != nil {

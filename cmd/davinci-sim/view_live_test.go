@@ -1,0 +1,77 @@
+package main
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// keyScreen returns key from its first PollEvent, after waiting until the
+// screen shows until (if set; at most 20 s) and noting whether it did.
+type keyScreen struct {
+	tcell.SimulationScreen
+	key   *tcell.EventKey
+	until string
+	once  sync.Once
+	shown bool
+}
+
+func (k *keyScreen) PollEvent() tcell.Event {
+	var ev tcell.Event
+	k.once.Do(func() {
+		for deadline := time.Now().Add(20 * time.Second); k.until != "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if k.shows(k.until) {
+				k.shown = true
+				break
+			}
+		}
+		ev = k.key
+	})
+	if ev != nil {
+		return ev
+	}
+	return k.SimulationScreen.PollEvent()
+}
+
+// shows reports whether the screen holds text.
+func (k *keyScreen) shows(text string) bool {
+	cells, w, _ := k.GetContents()
+	var sb strings.Builder
+	for i, c := range cells {
+		if i%w == 0 {
+			sb.WriteByte('\n')
+		}
+		if len(c.Runes) > 0 {
+			sb.WriteRune(c.Runes[0])
+		} else {
+			sb.WriteByte(' ')
+		}
+	}
+	return strings.Contains(sb.String(), text)
+}
+
+// useKeyScreen makes run --view draw on a keyScreen (returned).
+func useKeyScreen(t *testing.T, key *tcell.EventKey, until string) *keyScreen {
+	t.Helper()
+	old, oldTTY := newScreen, haveTerminal
+	t.Cleanup(func() { newScreen, haveTerminal = old, oldTTY })
+	haveTerminal = func() error { return nil }
+	k := &keyScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8"), key: key, until: until}
+	newScreen = func() (tcell.Screen, error) { return k, nil }
+	return k
+}
+
+// Ctrl-C in the view of a --view run — a key, the terminal being raw —
+// stops the run as a SIGINT does (exit 130, the interruption said); it had
+// closed the view as q does and left the run going.
+func TestViewCtrlCStopsRun(t *testing.T) {
+	useKeyScreen(t, tcell.NewEventKey(tcell.KeyCtrlC, 0, tcell.ModCtrl), "")
+	start := time.Now()
+	_, code, err := runCLI(t, "run", examplePath("lu-fused-32k.yaml"), "-q", "--numerics", "off", "--view")
+	if code != 130 || err == nil || !strings.HasSuffix(err.Error(), "interrupted by SIGINT") {
+		t.Fatalf("exit %d, %v (after %v); want 130 and the interruption", code, err, time.Since(start))
+	}
+}
