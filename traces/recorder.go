@@ -290,6 +290,15 @@ func (r *Recorder) SetGMBandwidth(bytesPerSecond float64) {
 	r.tl.GMBandwidth = bytesPerSecond
 }
 
+// SetEnding records how the run ended when it did not complete
+// (Timeline.Ending): call it before Finish, so that a reader sees the
+// timeline Done with its ending.
+func (r *Recorder) SetEnding(ending string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tl.Ending = ending
+}
+
 // Finish flushes the events and marks the timeline complete at time end
 // (the end of the run). Calling it again only moves the end. A window
 // that starts at or after end holds nothing of the run (emptyWindow).

@@ -603,7 +603,10 @@ func (v *Viewer) footer(tl *traces.Timeline, y int) {
 		if isCluster(tl) && tl.Machine == "" {
 			info = "cluster"
 		}
-		if tl.Done {
+		switch {
+		case tl.Done && tl.Ending != "":
+			info += "  (" + tl.Ending + ")"
+		case tl.Done:
 			info += "  (complete)"
 		}
 		pages := unit(tl)

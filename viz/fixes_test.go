@@ -168,3 +168,20 @@ func TestCtrlCInterrupts(t *testing.T) {
 		t.Errorf("q: kept the viewer or interrupted (%d)", calls)
 	}
 }
+
+// A run that did not complete says how it ended where a complete one says
+// "(complete)".
+func TestEndingShown(t *testing.T) {
+	r := traces.NewRecorder(traces.Window{})
+	r.SetInfo("test-machine", "hand", testGeometry())
+	mm := isa.Mmad(0, 0, 0, 16, 16, 16, 1, 0, true)
+	r.Interval(0, int(isa.M), arch.Busy, 0, 80*sim.Nanosecond, &mm, nil)
+	r.SetEnding("deadlock at 80ns")
+	r.Finish(80 * sim.Nanosecond)
+	s := newSim(t, 120, 24)
+	NewViewer(s, r, true).Draw()
+	lines := screenText(s)
+	if foot := lines[len(lines)-1]; !strings.Contains(foot, "(deadlock at 80ns)") || strings.Contains(foot, "complete") {
+		t.Errorf("footer of a deadlocked run: %q", foot)
+	}
+}

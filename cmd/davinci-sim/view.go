@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/gdamore/tcell/v2"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/programs"
+	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/traces"
 	"github.com/davinci-sim/davinci-sim/viz"
 )
@@ -143,8 +146,14 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 		res, err := programs.Execute(file, opts, programs.RunHooks{Observer: rec, Context: runCtx})
 		var end = outcome{res, err}
 		if res != nil { // (a deadlock's: up to it)
+			if res.Failure != nil {
+				rec.SetEnding(viewEnding(res.Failure))
+			}
 			rec.Finish(res.Stats.Time)
 		} else {
+			if err != nil && !badinput.Is(err) && interruptExit(err) == nil {
+				rec.SetEnding(viewEnding(err))
+			}
 			rec.Finish(0)
 			if badinput.Is(err) {
 				closeView()
@@ -166,4 +175,22 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 		fmt.Fprintln(stderr, "davinci-sim:", uiErr)
 	}
 	return finishRun(stdout, stderr, file, out.res, out.err, rec, programs.RunHooks{}, f)
+}
+
+// viewEnding is how the live view says a run that did not complete ended
+// (traces.Timeline.Ending): at a deadlock, its time; a check that failed,
+// the run complete; another failure, its message's first line, clipped.
+func viewEnding(err error) string {
+	var dl *sim.DeadlockError
+	switch {
+	case errors.As(err, &dl):
+		return fmt.Sprintf("deadlock at %v", dl.Time)
+	case errors.Is(err, programs.ErrCheckFailed):
+		return "complete, check failed"
+	}
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	if r := []rune(msg); len(r) > 80 {
+		msg = string(r[:79]) + "…"
+	}
+	return "failed: " + msg
 }

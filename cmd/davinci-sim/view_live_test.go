@@ -75,3 +75,15 @@ func TestViewCtrlCStopsRun(t *testing.T) {
 		t.Fatalf("exit %d, %v (after %v); want 130 and the interruption", code, err, time.Since(start))
 	}
 }
+
+// The live view of a run that deadlocked says so ("deadlock at T"), not
+// "(complete)".
+func TestViewSaysDeadlock(t *testing.T) {
+	k := useKeyScreen(t, tcell.NewEventKey(tcell.KeyRune, 'q', 0), "(deadlock at 636.877ns)")
+	if _, code, _ := runCLI(t, "run", examplePath("deadlock.yaml"), "-q", "--view"); code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if !k.shown || k.shows("(complete)") {
+		t.Error("the view of the deadlocked run did not say (deadlock at 636.877ns)")
+	}
+}
