@@ -202,6 +202,7 @@ type Timeline struct {
 	// runs; 0: the default), for the bytes and flops of vector slices.
 	VectorRepeatBytes int
 	// From and To bound the recorded window; To grows while a run is live.
+	// A window that holds nothing of the run is [end, end], the run's end.
 	From, To  sim.Time
 	Cores     []*CoreTimeline // ordered by ID
 	Bandwidth []Sample        // GM bandwidth in use, bytes/s
@@ -217,6 +218,10 @@ type Timeline struct {
 	// window but wait at barriers (its otherData's idle_cores, read back;
 	// IdleCores finds them in a recorded run), in order.
 	Idle []int
+	// AskedFrom and AskedTo are the time window asked for (--trace-window)
+	// where known (a recorder's; 0, 0: none, or a trace read back), to say
+	// what a window that holds nothing of the run was.
+	AskedFrom, AskedTo sim.Time
 	// Done is set when the run (or the file) is complete.
 	Done bool
 	// Ending says how a recorded run that is Done ended when it did not

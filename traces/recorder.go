@@ -239,6 +239,7 @@ func NewRecorder(w Window) *Recorder {
 	r.qcond.L = &r.qmu
 	r.tl.From = w.From
 	r.tl.To = w.From
+	r.tl.AskedFrom, r.tl.AskedTo = w.From, w.To
 	return r
 }
 

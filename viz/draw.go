@@ -108,6 +108,12 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		v.put(0, 0, "window too small", base)
 		return
 	}
+	if msg := emptyWindow(tl); msg != "" {
+		v.header(" " + strings.TrimSpace(tl.Machine+" "+tl.Program))
+		v.put(0, 1, msg, base)
+		v.footer(tl, h-1)
+		return
+	}
 	if v.overview {
 		v.drawOverview(tl)
 		return
@@ -242,6 +248,30 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		v.summary(tl, c, y, h-1)
 	}
 	v.footer(tl, h-1)
+}
+
+// emptyWindow returns the line saying that a complete timeline holds
+// nothing of the run — its window starts at or after the run's end, or no
+// core (or rank, or host) did anything in it — and "" when it holds
+// something (or the run is still going).
+func emptyWindow(tl *traces.Timeline) string {
+	if !tl.Done {
+		return ""
+	}
+	asked := ""
+	if tl.AskedFrom > 0 || tl.AskedTo > 0 {
+		asked = " " + fmtTime(tl.AskedFrom) + ".."
+		if tl.AskedTo > 0 {
+			asked += fmtTime(tl.AskedTo)
+		}
+	}
+	switch {
+	case tl.To <= tl.From:
+		return fmt.Sprintf("nothing of the run is in the window%s: the run ended at %s", asked, fmtTime(tl.To))
+	case len(tl.Cores) == 0 && hostRows(tl) == 0:
+		return fmt.Sprintf("no %s did anything in the window %s..%s", unit(tl), fmtTime(tl.From), fmtTime(tl.To))
+	}
+	return ""
 }
 
 // gauge draws "NAME [####....] 12.5% 128K" in width w.

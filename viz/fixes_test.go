@@ -185,3 +185,22 @@ func TestEndingShown(t *testing.T) {
 		t.Errorf("footer of a deadlocked run: %q", foot)
 	}
 }
+
+// A complete timeline that holds nothing of the run says so in one line:
+// its window starts at the run's end ([end, end]), or no core did
+// anything in it.
+func TestEmptyWindowLine(t *testing.T) {
+	r := traces.NewRecorder(traces.Window{From: 100 * sim.Microsecond, To: 200 * sim.Microsecond})
+	r.SetInfo("test-machine", "hand", testGeometry())
+	r.Finish(8 * sim.Microsecond)
+	s := newSim(t, 100, 24)
+	NewViewer(s, r, true).Draw()
+	if l := screenText(s)[1]; !strings.HasPrefix(l, "nothing of the run is in the window 100µs..200µs: the run ended at 8µs") {
+		t.Errorf("empty window: %q", l)
+	}
+	tl := &traces.Timeline{Machine: "m", From: sim.Microsecond, To: 2 * sim.Microsecond, Done: true}
+	NewViewer(s, StaticSource(tl), false).Draw()
+	if l := screenText(s)[1]; !strings.HasPrefix(l, "no core did anything in the window 1µs..2µs") {
+		t.Errorf("window without events: %q", l)
+	}
+}

@@ -397,6 +397,7 @@ func viewCluster(ct *traces.ClusterTrace) error {
 	if err != nil {
 		return fmt.Errorf("--view: %w", err)
 	}
+	tl.AskedFrom, tl.AskedTo = ct.From, ct.To // (to say what a window holding nothing of the run was)
 	if len(tl.Cores) == 0 {
 		return errors.New("--view: the run recorded nothing to show (see --trace-ranks and --trace-window)")
 	}

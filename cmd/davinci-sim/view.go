@@ -85,7 +85,9 @@ overview, then quits), q quit.`,
 				defer fmt.Fprintf(cmd.ErrOrStderr(), "davinci-sim: %s: %d cores not shown (%s): the trace holds more than the view's %d MiB; pick cores with --cores\n",
 					args[0], len(skipped), traces.FormatCores(skipped), traces.DefaultLiveLimit>>20)
 			}
-			if len(tl.Cores) == 0 {
+			// (A window that holds nothing of the run, [end, end], is shown:
+			// the view says so, and when the run ended.)
+			if len(tl.Cores) == 0 && (cores != "" || tl.To > tl.From || tl.To == 0) {
 				if cores != "" {
 					return badInput(fmt.Errorf("--cores %s: %s holds no events of these cores", cores, args[0]))
 				}

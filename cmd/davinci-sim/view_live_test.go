@@ -1,6 +1,8 @@
 package main
 
 import (
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -85,5 +87,38 @@ func TestViewSaysDeadlock(t *testing.T) {
 	}
 	if !k.shown || k.shows("(complete)") {
 		t.Error("the view of the deadlocked run did not say (deadlock at 636.877ns)")
+	}
+}
+
+// A window that holds nothing of the run shows one line saying so, the
+// window and the run's end — live and read back, a chip's and a
+// cluster's — where it showed "core -1 (1/0)" and "no events recorded
+// yet", or a cluster's rank 0 over 0ps..83ps with 0 % tables.
+func TestViewEmptyWindow(t *testing.T) {
+	dir := t.TempDir()
+	hgemm := []string{"run", examplePath("hgemm.yaml"), "-q", "--set", "program.m=256", "--set", "program.n=256",
+		"--set", "program.k=256", "--numerics", "off"}
+	lu := []string{"run", examplePath("lu-cluster-small.yaml"), "-q", "--numerics", "off", "--set", "program.check=false"}
+	chip, clus := filepath.Join(dir, "chip.json"), filepath.Join(dir, "cluster.json")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append(slices.Clone(hgemm), "--view", "--trace-window", "100us..200us"),
+			"nothing of the run is in the window 100µs..200µs: the run ended at 7.922µs"},
+		{append(slices.Clone(lu), "--view", "--trace-window", "1s..2s"),
+			"nothing of the run is in the window 1s..2s: the run ended at 318.6µs"},
+		{append(slices.Clone(hgemm), "--trace", chip, "--trace-window", "100us..200us"), ""},
+		{[]string{"view", chip}, "nothing of the run is in the window: the run ended at 7.922µs"},
+		{append(slices.Clone(lu), "--trace", clus, "--trace-window", "1s..2s"), ""},
+		{[]string{"view", clus}, "nothing of the run is in the window: the run ended at 318.6µs"},
+	} {
+		k := useKeyScreen(t, tcell.NewEventKey(tcell.KeyRune, 'q', 0), c.want)
+		if _, code, err := runCLI(t, c.args...); code != 0 {
+			t.Fatalf("%v: exit %d: %v", c.args, code, err)
+		}
+		if c.want != "" && (!k.shown || k.shows("core -1") || k.shows("busy")) {
+			t.Errorf("%v: the view did not say %q alone", c.args, c.want)
+		}
 	}
 }
