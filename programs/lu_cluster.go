@@ -934,6 +934,18 @@ func (j *luCluster) panelBcast(r *luRank, row bool, i int, root bool, trsm *arch
 	j.async(r, "hccl-bcast", key, j.meet(key, rootRank, members, j.bcastNPU(g, pos, int64(blocks)*nb*nb*2, cp)))
 }
 
+// deref returns *p, 0 for nil.
+func deref(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// timedApartLeavesOut says what kernels timed apart (fidelity isolated
+// and sampled) leave out beside the other zones and the L2's contents.
+const timedApartLeavesOut = "no memory traffic (no memory section), and network transfers take no HBM bandwidth from the kernels"
+
 // appendFinal waits for the rank's kernels, copies its factors to its
 // host, and runs the distributed refinement: per step each host computes
 // its share of the matrix-vector product and the two triangular solves
@@ -1282,18 +1294,23 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 	}
 	var events uint64
 	var mm, gmRead float64
+	if !j.isolated() { // (kernels timed apart move no memory traffic: no section)
+		rep.Memory = &report.MemoryReport{}
+	}
 	for _, st := range stats {
-		rep.Memory.GMReadBytes += st.GMReadBytes
-		rep.Memory.GMWriteBytes += st.GMWriteBytes
-		rep.Memory.HBMReadBytes += st.Traffic.HBMRead
-		rep.Memory.HBMWriteBytes += st.Traffic.HBMWrite
-		rep.Memory.L2ReadHitBytes += st.Traffic.L2Read
-		rep.Memory.L2HitBytes += st.L2HitBytes
-		rep.Memory.L2MissBytes += st.L2MissBytes
+		if m := rep.Memory; m != nil {
+			m.GMReadBytes += st.GMReadBytes
+			m.GMWriteBytes += st.GMWriteBytes
+			m.HBMReadBytes += st.Traffic.HBMRead
+			m.HBMWriteBytes += st.Traffic.HBMWrite
+			m.L2ReadHitBytes += st.Traffic.L2Read
+			m.L2HitBytes += st.L2HitBytes
+			m.L2MissBytes += st.L2MissBytes
+			// Means over the NPUs (each chip's own channel and L2).
+			m.GMBandwidthUse += st.GMUtilisation / float64(len(stats))
+			m.L2BandwidthUse += st.L2Utilisation / float64(len(stats))
+		}
 		gmRead += float64(st.Traffic.GMRead)
-		// Means over the NPUs (each chip's own channel and L2).
-		rep.Memory.GMBandwidthUse += st.GMUtilisation / float64(len(stats))
-		rep.Memory.L2BandwidthUse += st.L2Utilisation / float64(len(stats))
 		mm += st.MMADFlops
 	}
 	if !j.isolated() {
@@ -1307,16 +1324,18 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 			rep.SetLanes(all, float64(j.npu.Clock()), used)
 		}
 	}
-	if gmRead > 0 {
-		rep.Memory.L2HitRate = float64(rep.Memory.L2ReadHitBytes) / gmRead
+	if m := rep.Memory; m != nil {
+		if gmRead > 0 {
+			m.L2HitRate = float64(m.L2ReadHitBytes) / gmRead
+		}
+		if rb := float64(m.GMReadBytes + m.GMWriteBytes); rb > 0 {
+			m.OperationalIntensity = mm / rb
+		}
+		if hb := float64(m.HBMReadBytes + m.HBMWriteBytes); hb > 0 {
+			m.OperationalIntensityHBM = mm / hb
+		}
 	}
 	events = j.eng.Events()
-	if rb := float64(rep.Memory.GMReadBytes + rep.Memory.GMWriteBytes); rb > 0 {
-		rep.Memory.OperationalIntensity = mm / rb
-	}
-	if hb := float64(rep.Memory.HBMReadBytes + rep.Memory.HBMWriteBytes); hb > 0 {
-		rep.Memory.OperationalIntensityHBM = mm / hb
-	}
 	mode := "functional"
 	if modeFor(p.Numerics) == arch.Timing {
 		mode = "timing"
@@ -1363,13 +1382,7 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 		cl.KernelsLaunched, cl.KernelSimulations = j.timer.launches, len(j.timer.exact)
 	}
 	if j.timer != nil && j.timer.predict {
-		last := -1
-		for _, r := range j.ranks {
-			if last < 0 || max(r.done, r.h.Finish()) > max(j.ranks[last].done, j.ranks[last].h.Finish()) {
-				last = r.id
-			}
-		}
-		cl.Sampling = j.timer.report(last, total)
+		cl.Sampling = j.timer.report(len(j.ranks), total, j.factAt)
 	}
 	// Energy: every NPU's (the paper's npu-smi figure: NPU chips only),
 	// each part summed over the NPUs and the total the sum of the parts,
@@ -1448,15 +1461,23 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 		rep.Notes = append(rep.Notes, fmt.Sprintf("sampling.windows (%d) applies to fidelity sampled: not used at fidelity %s", j.windowsUnused, p.Fidelity))
 	}
 	if j.timer != nil && !j.timer.predict {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity isolated: %d kernels, %d distinct ones simulated alone on a fresh chip (cold L2, no other zone beside them); no memory traffic; energy: each kernel's dynamic energy from its simulation, the static power over the run", j.timer.launches, len(j.timer.exact)))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity isolated: %d kernels, %d distinct ones simulated alone on a fresh chip (cold L2, no other zone beside them); %s; energy: each kernel's dynamic energy from its simulation, the static power over the run", j.timer.launches, len(j.timer.exact), timedApartLeavesOut))
 	}
 	if s := cl.Sampling; s != nil {
 		total := fmt.Sprintf("total %.6g s, 99.7 %% interval [%.6g, %.6g] s", secs, s.TotalLowSeconds, s.TotalHighSeconds)
 		if dl != nil {
 			total = fmt.Sprintf("no total: the run deadlocked at %.6g s", secs)
 		}
-		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity sampled: %d of %d fusion windows simulated; %d kernels: %d timed by simulation (%d distinct ones simulated alone, the rest their repeats), %d predicted (%d classes, %d leave-one-out residuals: mean %+.2f %%, sd %.2f %%); %s; no memory traffic; energy: each kernel's dynamic energy from its simulation or predicted like its time, the static power over the run",
-			s.WindowsSampled, s.Windows, s.KernelsLaunched, s.LaunchesExact, s.KernelSimulations, s.LaunchesPredicted, s.Classes, s.Residuals, 100*s.ResidualMean, 100*s.ResidualSD, total))
+		errs := fmt.Sprintf("%d leave-one-out residuals: mean %+.2f %%, sd %.2f %%; interval from rank %d's predictions, the widest, at %.2f sd (Student's t, %d degrees of freedom)",
+			s.Residuals, 100*deref(s.ResidualMean), 100*deref(s.ResidualSD), s.Rank, s.Quantile, s.Residuals-1)
+		switch {
+		case dl != nil:
+			errs = fmt.Sprintf("%d leave-one-out %s", s.Residuals, plural(s.Residuals, "residual", "residuals"))
+		case s.ResidualSD == nil:
+			errs = fmt.Sprintf("%d leave-one-out %s: no error estimate, the interval is ± all of rank %d's predicted kernel time", s.Residuals, plural(s.Residuals, "residual", "residuals"), s.Rank)
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity sampled: %d of %d fusion windows simulated; %d kernels: %d timed by simulation (%d distinct ones simulated alone, the rest their repeats), %d predicted (%d classes; %s); %s; %s; energy: each kernel's dynamic energy from its simulation or predicted like its time, the static power over the run",
+			s.WindowsSampled, s.Windows, s.KernelsLaunched, s.LaunchesExact, s.KernelSimulations, s.LaunchesPredicted, s.Classes, errs, total, timedApartLeavesOut))
 	}
 	if j.trace != nil && j.trace.Dropped > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("trace: %d spans and messages beyond the first %d left out (narrow it with --trace-window or --trace-ranks)", j.trace.Dropped, len(j.trace.Spans)+len(j.trace.Messages)))
@@ -1482,14 +1503,15 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 			notMeaningful = append(notMeaningful, "energy.gflops_per_watt")
 		}
 		if cl.Sampling != nil { // the interval of a total the run did not reach
-			notMeaningful = append(notMeaningful, "cluster.sampling.total_low_seconds", "cluster.sampling.total_high_seconds")
+			notMeaningful = append(notMeaningful, "cluster.sampling.total_low_seconds", "cluster.sampling.total_high_seconds",
+				"cluster.sampling.factorization_low_seconds", "cluster.sampling.factorization_high_seconds")
 		}
 		markDeadlocked(rep, "lu-fused", dl, rep.Time.Cycles, notMeaningful)
 		return &Result{Report: rep, Failure: dl}, nil
 	}
 	line := fmt.Sprintf("hplmxp: factorization %.4g s (%.2f TFLOP/s), total %.4g s (%.2f TFLOP/s)", fact, sec.FactorizationTFLOPS, secs, solve.TFLOPS)
 	if j.ref != nil {
-		line += fmt.Sprintf(", %s %d iterations, scaled residual %.3g, passed %v", p.Refinement.Method, j.ref.Iterations, j.ref.ScaledResidual, j.ref.Passed)
+		line += fmt.Sprintf(", %s %d %s, scaled residual %.3g, passed %v", p.Refinement.Method, j.ref.Iterations, plural(j.ref.Iterations, "iteration", "iterations"), j.ref.ScaledResidual, j.ref.Passed)
 	}
 	rep.Notes = append(rep.Notes, line)
 	return &Result{Report: rep, Failure: failure}, nil

@@ -3,6 +3,7 @@ package programs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/cluster"
+	"github.com/davinci-sim/davinci-sim/report"
 )
 
 // newTestLUCluster builds (does not run) a cluster LU job.
@@ -226,5 +228,61 @@ func TestLUGPUContextReachesLUJob(t *testing.T) {
 	giveContext(job, ctx)
 	if got := job.(*luGPUJob).luJob.runCtx(); got != ctx {
 		t.Errorf("luJob's context %v, want the run's", got)
+	}
+}
+
+// The interval's factor is Student's t for 99.7 % with residuals − 1
+// degrees of freedom: 19.2 from 3 residuals, 3.76 from 13, 3.0 from very
+// many (the normal's 3σ).
+func TestSamplingQuantile(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want float64
+	}{{3, 19.21}, {13, 3.764}, {1 << 20, 3.000}} {
+		if got := samplingQuantile(c.n); math.Abs(got-c.want) > 0.01*c.want {
+			t.Errorf("%d residuals: %.3f, want %.3f", c.n, got, c.want)
+		}
+	}
+}
+
+// The sampled total's interval is the widest of the ranks' (all of them
+// end at the final all-reduce): with every window sampled, rank 0 — whose
+// kernels stand for their classes — predicts nothing, and the interval
+// took its zero width, 7 µs short of the isolated run's total; now it is
+// another rank's and covers it. Without an error estimate (one window)
+// the half-width is all of that rank's predicted time. Timed-apart runs
+// have no memory section.
+func TestLUSampledIntervalWidestRank(t *testing.T) {
+	run := func(fidelity string, windows int) *report.Report {
+		t.Helper()
+		f, err := ReadFile("examples/lu-cluster-small.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets := []string{"program.n=8192", "program.nb=128", "program.n_fused=4", "program.n_fusion=20", "program.numerics=off", "program.check=false", "program.fidelity=" + fidelity}
+		if windows > 0 {
+			sets = append(sets, fmt.Sprintf("program.sampling.windows=%d", windows))
+		}
+		res, err := Execute(f, Options{Overrides: mustSets(t, sets...)}, RunHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Report
+	}
+	iso := run("isolated", 0).Time.Seconds
+	all := run("sampled", 1000)
+	s := all.Cluster.Sampling
+	if s.WindowsSampled != s.Windows || s.LaunchesPredicted == 0 {
+		t.Fatalf("windows %d of %d sampled, %d predicted: want every window and some predictions", s.WindowsSampled, s.Windows, s.LaunchesPredicted)
+	}
+	if s.Rank == 0 || s.HalfWidthSeconds <= 0 || !(s.TotalLowSeconds <= iso && iso <= s.TotalHighSeconds) {
+		t.Errorf("rank %d, half-width %.3g s, interval [%.9g, %.9g] s: want another rank's, covering isolated's %.9g s", s.Rank, s.HalfWidthSeconds, s.TotalLowSeconds, s.TotalHighSeconds, iso)
+	}
+	if all.Memory != nil {
+		t.Errorf("memory section %+v in a run timed apart", all.Memory)
+	}
+	one := run("sampled", 1).Cluster.Sampling
+	if one.ResidualSD != nil || one.HalfWidthSeconds != one.PredictedKernelSeconds || one.PredictedKernelSeconds <= 0 {
+		t.Errorf("one window: sd %v, half-width %.3g s, predicted %.3g s: want no sd and the predicted time", one.ResidualSD, one.HalfWidthSeconds, one.PredictedKernelSeconds)
 	}
 }

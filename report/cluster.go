@@ -59,17 +59,28 @@ type ClusterSampling struct {
 	// Classes: kernel classes (kind, zone, cores, K, shape).
 	Classes int `json:"classes"`
 	// Residuals, ResidualMean, ResidualSD: the leave-one-out relative
-	// residuals of the sampled points (simulated / predicted − 1).
-	Residuals    int     `json:"residuals"`
-	ResidualMean float64 `json:"residual_mean"`
-	ResidualSD   float64 `json:"residual_sd"`
-	// PredictedKernelSeconds: the predicted kernel time of the rank that
-	// finished last; HalfWidthSeconds: the 99.7 % half-width of the total
-	// time from it; TotalLowSeconds, TotalHighSeconds: the interval.
-	PredictedKernelSeconds float64 `json:"predicted_kernel_seconds"`
-	HalfWidthSeconds       float64 `json:"half_width_seconds"`
-	TotalLowSeconds        float64 `json:"total_low_seconds"`
-	TotalHighSeconds       float64 `json:"total_high_seconds"`
+	// residuals of the sampled points (simulated / predicted − 1); their
+	// mean and standard deviation only from two or more.
+	Residuals    int      `json:"residuals"`
+	ResidualMean *float64 `json:"residual_mean,omitempty"`
+	ResidualSD   *float64 `json:"residual_sd,omitempty"`
+	// Quantile: the standard deviation's factor for 99.7 % (Student's t
+	// with residuals − 1 degrees of freedom; 0 without an error estimate).
+	Quantile float64 `json:"quantile"`
+	// Rank: the rank whose half-width is the widest, the one reported;
+	// PredictedKernelSeconds its predicted kernel time; HalfWidthSeconds
+	// the 99.7 % half-width of the total time from it (all of its
+	// predicted time without an error estimate); TotalLowSeconds,
+	// TotalHighSeconds the interval, and FactorizationLowSeconds,
+	// FactorizationHighSeconds the factorization time's (every predicted
+	// kernel is in the factorization).
+	Rank                     int     `json:"rank"`
+	PredictedKernelSeconds   float64 `json:"predicted_kernel_seconds"`
+	HalfWidthSeconds         float64 `json:"half_width_seconds"`
+	TotalLowSeconds          float64 `json:"total_low_seconds"`
+	TotalHighSeconds         float64 `json:"total_high_seconds"`
+	FactorizationLowSeconds  float64 `json:"factorization_low_seconds"`
+	FactorizationHighSeconds float64 `json:"factorization_high_seconds"`
 }
 
 // ClusterRank is one process of the grid: where it runs, when its host

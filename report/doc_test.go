@@ -48,6 +48,11 @@ var docRuns = []struct {
 	{file: "b200-ozaki.yaml", sets: []string{"program.m=64", "program.n=64", "program.k=64", "program.method=ozaki-ii", "program.precision=", "program.numerics=full"}},
 	{file: "a100-hgemm.yaml", sets: []string{"program.machine=b200", "program.m=256", "program.n=256", "program.k=256", "program.numerics=off"}}, // (CTA pairs: tiling.cta_group)
 	{file: "ascend-910a-ozaki.yaml", sets: []string{"program.m=256", "program.n=256", "program.k=256", "program.numerics=off"}},                  // (no fallback: native_dgemm_seconds)
+	// Inputs holding Inf, a zero row and a row whose |A||B| overflows
+	// (componentwise_error's counts), and inputs whose coarse ESC bounds
+	// no pair (esc_bounded).
+	{file: "b200-ozaki.yaml", sets: []string{"program.m=3", "program.k=2", "program.n=1", "program.inputs.a=../../testdata/ozaki/nonfinite-a.npy", "program.inputs.b=../../testdata/ozaki/nonfinite-b.npy", "program.precision=fixed", "program.numerics=full"}},
+	{file: "b200-ozaki.yaml", sets: []string{"program.m=2", "program.k=16", "program.n=2", "program.inputs.a=../../testdata/ozaki/disjoint-a.npy", "program.inputs.b=../../testdata/ozaki/disjoint-b.npy", "program.precision=forced", "program.numerics=full"}},
 	{file: "a100-lu-fused.yaml", sets: []string{"program.n=1024"}},
 	{file: "lu-cluster-small.yaml", opts: programs.Options{Numerics: programs.NumericsOff}},
 	{file: "lu-cluster-small.yaml", opts: programs.Options{Numerics: programs.NumericsOff, Fidelity: "sampled"}},
@@ -122,6 +127,10 @@ func walk(v any, path string, out map[string]map[string]bool) {
 		}
 		add("list")
 	case string:
+		if x == "+Inf" || x == "-Inf" || x == "NaN" {
+			add("number") // (a number that is not finite: docs/report.md's convention)
+			return
+		}
 		add("string")
 	case bool:
 		add("bool")

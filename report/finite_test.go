@@ -23,7 +23,7 @@ func TestWriteJSONNonFinite(t *testing.T) {
 		Program:   report.Program{"kind": "gpu-bench", "x": nan},
 		GPUBench:  &report.GPUBench{Test: "l2-bandwidth", KernelSeconds: 0, Achieved: nan, Reference: inf, Fraction: math.Inf(-1), Unit: "GB/s"},
 		Flops:     &report.FlopsReport{Total: 1, TFLOPS: inf, PeakFraction: nan},
-		Memory:    report.MemoryReport{L2HitRate: nan, OperationalIntensity: inf},
+		Memory:    &report.MemoryReport{L2HitRate: nan, OperationalIntensity: inf},
 		Kernels:   []report.KernelReport{{Name: "k", Seconds: nan}},
 		Error:     &report.ErrorReport{Reference: "fp64", RelFro: inf, Bits: nan, Elements: 4},
 		Baselines: map[string]report.ErrorReport{"hgemm": {MaxRel: math.Inf(-1)}},

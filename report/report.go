@@ -44,7 +44,7 @@ type Report struct {
 	Flops     *FlopsReport            `json:"flops,omitempty"`
 	Pipes     map[string]PipeReport   `json:"pipes,omitempty"` // aggregated over the cores used (absent: no pipes simulated in one timeline)
 	Buffers   map[string]BufferReport `json:"buffers,omitempty"`
-	Memory    MemoryReport            `json:"memory"`
+	Memory    *MemoryReport           `json:"memory,omitempty"` // absent where no memory traffic was simulated (a cluster timed apart)
 	Energy    *EnergyReport           `json:"energy,omitempty"` // machines with a power model
 	Error     *ErrorReport            `json:"error,omitempty"`
 	Baselines map[string]ErrorReport  `json:"baselines,omitempty"` // by baseline name (hgemm, cpu_sgemm_fp32)
@@ -196,6 +196,9 @@ type MemoryReport struct {
 // SetHBMIntensity derives OperationalIntensityHBM from the flops behind
 // OperationalIntensity (flops per GM byte) and the HBM bytes.
 func (m *MemoryReport) SetHBMIntensity() {
+	if m == nil {
+		return
+	}
 	gm, hbm := m.GMReadBytes+m.GMWriteBytes, m.HBMReadBytes+m.HBMWriteBytes
 	if hbm > 0 {
 		m.OperationalIntensityHBM = m.OperationalIntensity * float64(gm) / float64(hbm)
@@ -278,7 +281,7 @@ func (r *Report) FromStats(st *arch.Stats, clockHz float64, used []int) {
 		r.Cores = append(r.Cores, cr)
 	}
 	r.SetLanes(st, clockHz, used)
-	r.Memory = MemoryReport{GMReadBytes: st.GMReadBytes, GMWriteBytes: st.GMWriteBytes, GMBandwidthUse: st.GMUtilisation,
+	r.Memory = &MemoryReport{GMReadBytes: st.GMReadBytes, GMWriteBytes: st.GMWriteBytes, GMBandwidthUse: st.GMUtilisation,
 		L2HitBytes: st.L2HitBytes, L2MissBytes: st.L2MissBytes, LLCHitBytes: st.LLCHitBytes, LLCMissBytes: st.LLCMissBytes,
 		HBMReadBytes: st.Traffic.HBMRead, HBMWriteBytes: st.Traffic.HBMWrite, L2ReadHitBytes: st.Traffic.L2Read,
 		L2HitRate: st.Traffic.L2HitRate(), L2BandwidthUse: st.L2Utilisation}
@@ -389,11 +392,11 @@ func (r *Report) WriteSummary(w io.Writer) {
 		u := r.OpUnit()
 		fmt.Fprintf(w, "flops     %.4g %s: %.2f T%s/s = %.1f %% of %.2f T%s/s\n", f.Total, f.Convention, f.TFLOPS, u, 100*f.PeakFraction, f.PeakTFLOPS, u)
 	}
-	if r.Cluster == nil || r.Cluster.Fidelity == "full" { // timed-apart cluster kernels keep no memory counters
+	if m := r.Memory; m != nil { // (none: timed-apart cluster kernels keep no memory counters)
 		fmt.Fprintf(w, "GM        read %s, written %s, %s, bandwidth use %.1f %%\n",
-			bytesStr(r.Memory.GMReadBytes), bytesStr(r.Memory.GMWriteBytes), r.intensityStr("memory.operational_intensity", r.Memory.OperationalIntensity), 100*r.Memory.GMBandwidthUse)
+			bytesStr(m.GMReadBytes), bytesStr(m.GMWriteBytes), r.intensityStr("memory.operational_intensity", m.OperationalIntensity), 100*m.GMBandwidthUse)
 	}
-	if m := r.Memory; m.L2ReadHitBytes+m.L2HitBytes+m.L2MissBytes > 0 {
+	if m := r.Memory; m != nil && m.L2ReadHitBytes+m.L2HitBytes+m.L2MissBytes > 0 {
 		fmt.Fprintf(w, "HBM       read %s, written %s, %s; L2 served %.1f %% of GM reads, L2 bandwidth use %.1f %%\n",
 			bytesStr(m.HBMReadBytes), bytesStr(m.HBMWriteBytes), r.intensityStr("memory.operational_intensity_hbm", m.OperationalIntensityHBM), 100*m.L2HitRate, 100*m.L2BandwidthUse)
 	}

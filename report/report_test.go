@@ -185,7 +185,7 @@ func TestSummaryIntegerOps(t *testing.T) {
 	} {
 		r := &report.Report{Flops: &report.FlopsReport{Total: 1e12, Convention: conv, TFLOPS: 1, PeakFraction: 0.5, PeakTFLOPS: 2},
 			Energy: &report.EnergyReport{GFLOPSPerWatt: 4}}
-		r.Memory.OperationalIntensity = 3
+		r.Memory = &report.MemoryReport{OperationalIntensity: 3}
 		var b strings.Builder
 		r.WriteSummary(&b)
 		for _, w := range want {
