@@ -97,69 +97,88 @@ func (n *norm2) ratio(d *norm2) float64 {
 }
 
 func compare(n int, at func(int) (float64, float64)) Metrics {
-	var dn, rn norm2 // norms of the differences and of the reference
-	var m Metrics
-	m.N = n
-	inf := math.Inf(1)
-	infErr := false
-	sumRel, nz := 0.0, 0
+	var acc Accumulator
 	for i := 0; i < n; i++ {
-		a, b := at(i)
-		if math.IsNaN(b) || math.IsInf(b, 0) {
-			m.NonFinite++
+		acc.Add(at(i))
+	}
+	return acc.Metrics()
+}
+
+// Accumulator gathers the metrics of results against their references one
+// element at a time (Add), for results too large to hold twice: Metrics
+// returns what Compare would for the same pairs. The zero value is empty.
+type Accumulator struct {
+	dn, rn norm2 // norms of the differences and of the reference
+	m      Metrics
+	infErr bool
+	sumRel float64
+	nz     int
+}
+
+// Add adds one element: reference a, result b.
+func (c *Accumulator) Add(a, b float64) {
+	m := &c.m
+	m.N++
+	if math.IsNaN(b) || math.IsInf(b, 0) {
+		m.NonFinite++
+	}
+	finiteA := !math.IsNaN(a) && !math.IsInf(a, 0)
+	if finiteA {
+		c.rn.add(math.Abs(a))
+	}
+	if a == b || (a != a && b != b) {
+		if a != 0 && finiteA {
+			c.nz++
 		}
-		finiteA := !math.IsNaN(a) && !math.IsInf(a, 0)
-		if finiteA {
-			rn.add(math.Abs(a))
-		}
-		if a == b || (a != a && b != b) {
-			if a != 0 && finiteA {
-				nz++
-			}
-			continue
-		}
-		if !finiteA || math.IsNaN(b) || math.IsInf(b, 0) {
-			// Mismatch involving a non-finite value: infinitely wrong.
-			infErr = true
-			m.MaxErr = 1
-			continue
-		}
-		d := math.Abs(a - b)
-		if math.IsInf(d, 0) {
-			infErr = true
-		}
-		dn.add(d)
-		sym := d / (math.Abs(a) + math.Abs(b))
-		if math.IsInf(d, 0) || math.IsInf(math.Abs(a)+math.Abs(b), 0) {
-			sym = math.Abs(float64(a/2)-float64(b/2)) / (float64(math.Abs(a)/2) + float64(math.Abs(b)/2)) // avoid overflow (x/2 compiles to x·0.5: the conversions keep it from fusing)
-		}
-		if sym > m.MaxErr {
-			m.MaxErr = sym
-		}
-		if a != 0 {
-			rel := d / math.Abs(a)
-			nz++
-			sumRel += rel
-			if rel > m.MaxRel {
-				m.MaxRel = rel
-			}
+		return
+	}
+	if !finiteA || math.IsNaN(b) || math.IsInf(b, 0) {
+		// Mismatch involving a non-finite value: infinitely wrong.
+		c.infErr = true
+		m.MaxErr = 1
+		return
+	}
+	d := math.Abs(a - b)
+	if math.IsInf(d, 0) {
+		c.infErr = true
+	}
+	c.dn.add(d)
+	sym := d / (math.Abs(a) + math.Abs(b))
+	if math.IsInf(d, 0) || math.IsInf(math.Abs(a)+math.Abs(b), 0) {
+		sym = math.Abs(float64(a/2)-float64(b/2)) / (float64(math.Abs(a)/2) + float64(math.Abs(b)/2)) // avoid overflow (x/2 compiles to x·0.5: the conversions keep it from fusing)
+	}
+	if sym > m.MaxErr {
+		m.MaxErr = sym
+	}
+	if a != 0 {
+		rel := d / math.Abs(a)
+		c.nz++
+		c.sumRel += rel
+		if rel > m.MaxRel {
+			m.MaxRel = rel
 		}
 	}
-	if infErr {
+}
+
+// Metrics returns the metrics of the elements added so far.
+func (c *Accumulator) Metrics() Metrics {
+	m := c.m
+	inf := math.Inf(1)
+	if c.infErr {
 		m.RelFro, m.MaxRel, m.MRED, m.Bits = inf, inf, inf, 0
 		return m
 	}
-	if nz > 0 {
-		m.MRED = sumRel / float64(nz)
+	if c.nz > 0 {
+		m.MRED = c.sumRel / float64(c.nz)
 	}
-	d, r := dn.value(), rn.value()
+	d, r := c.dn.value(), c.rn.value()
 	switch {
 	case d == 0:
 		m.RelFro = 0
 	case r == 0:
 		m.RelFro = inf
 	case math.IsInf(r, 0) || math.IsInf(d, 0):
-		m.RelFro = dn.ratio(&rn) // the norms overflow, their ratio need not
+		m.RelFro = c.dn.ratio(&c.rn) // the norms overflow, their ratio need not
 	default:
 		m.RelFro = d / r
 	}

@@ -1836,8 +1836,8 @@ func (j *gpuGEMMJob) finishInt(chip *arch.Chip, rep *report.Report) error {
 		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, I32: c}, {Name: "A", Shape: []int{p.M, p.K}, I8: j.a8},
 			{Name: "B", Shape: []int{p.K, p.N}, I8: j.b8}}
 	}
-	var elems int64
-	overflow, maxErr := false, 0.0
+	var errs intGEMMErrors
+	overflow := false
 	// The exact tiles, a few at a time on every core.
 	exacts := make([][]int64, len(tiles))
 	w := runtime.GOMAXPROCS(0)
@@ -1857,7 +1857,6 @@ func (j *gpuGEMMJob) finishInt(chip *arch.Chip, rep *report.Report) error {
 		exact := exacts[x]
 		exacts[x] = nil
 		for i, v := range exact {
-			elems++
 			if v != int64(int32(v)) {
 				overflow = true
 			}
@@ -1869,13 +1868,10 @@ func (j *gpuGEMMJob) finishInt(chip *arch.Chip, rep *report.Report) error {
 				return fmt.Errorf("%w: simulated C[%d][%d] = %d but the golden model (INT32 wrap-around) gives %d",
 					ErrCheckFailed, r0+i/nn, c0+i%nn, got, int32(v))
 			}
-			maxErr = max(maxErr, math.Abs(float64(got)-float64(v)))
+			errs.add(v, got)
 		}
 	}
-	rep.Error = &report.ErrorReport{Reference: "exact (int64)", MaxErr: maxErr, Elements: elems, Sampled: p.Numerics == NumericsSampled}
-	if maxErr == 0 {
-		rep.Error.Bits = 31 // every bit of every INT32 result
-	}
+	rep.Error = errs.report(p.Numerics == NumericsSampled)
 	if p.Check && c != nil {
 		rep.Notes = append(rep.Notes, "check: simulated C equals the golden model (exact INT32) bit for bit")
 	}

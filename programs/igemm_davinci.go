@@ -3,7 +3,6 @@ package programs
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -128,8 +127,8 @@ func (j *daVinciIGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Re
 		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, I32: c}, {Name: "A", Shape: []int{p.M, p.K}, I8: j.a8},
 			{Name: "B", Shape: []int{p.K, p.N}, I8: j.b8}}
 	}
-	var elems int64
-	overflow, maxErr := false, 0.0
+	var errs intGEMMErrors
+	overflow := false
 	for _, t := range tiles {
 		rows, cols := pl.rows(t[0]), pl.cols(t[1])
 		r0, c0 := t[0]*pl.bm, t[1]*pl.bn
@@ -139,7 +138,6 @@ func (j *daVinciIGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Re
 				for x := 0; x < p.K; x++ {
 					v += int64(j.a8[(r0+i)*p.K+x]) * int64(j.b8[x*p.N+c0+jj])
 				}
-				elems++
 				overflow = overflow || v != int64(int32(v))
 				got := int32(v) // sampled: the golden model's (wrap-around)
 				if c != nil {
@@ -149,14 +147,11 @@ func (j *daVinciIGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Re
 					return fmt.Errorf("%w: simulated C[%d][%d] = %d but the golden model (INT32 wrap-around) gives %d",
 						ErrCheckFailed, r0+i, c0+jj, got, int32(v))
 				}
-				maxErr = max(maxErr, math.Abs(float64(got)-float64(v)))
+				errs.add(v, got)
 			}
 		}
 	}
-	rep.Error = &report.ErrorReport{Reference: "exact (int64)", MaxErr: maxErr, Elements: elems, Sampled: p.Numerics == NumericsSampled}
-	if maxErr == 0 {
-		rep.Error.Bits = 31
-	}
+	rep.Error = errs.report(p.Numerics == NumericsSampled)
 	if p.Check && c != nil {
 		rep.Notes = append(rep.Notes, "check: simulated C equals the golden model (exact INT32) bit for bit")
 	}
