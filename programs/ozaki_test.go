@@ -1,11 +1,8 @@
 package programs
 
 import (
-	"bytes"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -234,18 +231,7 @@ func TestOzakiInfNaN(t *testing.T) {
 	}
 	a[3*k+2] = math.NaN()
 	b[5*n+6] = math.Inf(1)
-	write := func(name string, v []float64, rows, cols int) string {
-		path := filepath.Join(dir, name)
-		var buf bytes.Buffer
-		if err := writeNPYAs(&buf, "<f8", v, []int{rows, cols}); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	pa, pb := write("a.npy", a, m, k), write("b.npy", b, k, n)
+	pa, pb := writeNPY64(t, dir, "a.npy", a, m, k), writeNPY64(t, dir, "b.npy", b, k, n)
 	base := []string{"program.m=8", "program.n=8", "program.k=16", "program.inputs.a=" + pa, "program.inputs.b=" + pb,
 		"program.numerics=full", "program.check=true"}
 	for _, prec := range []string{"forced", "dynamic"} {
