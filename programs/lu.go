@@ -214,9 +214,14 @@ func (j *luJob) buildHost(h *arch.Host) {
 	j.diags = make([]*luDiag, nbk)
 	j.iterAt = make([]sim.Time, nbk+1)
 	now := func() sim.Time { return j.chip.Engine().Now() }
-	sync := func(k *arch.Kernel) {
-		if !la && k != nil {
+	wait := func(k *arch.Kernel) {
+		if k != nil {
 			h.Wait("wait", k)
+		}
+	}
+	sync := func(k *arch.Kernel) {
+		if !la {
+			wait(k)
 		}
 	}
 	launchUpdate := func(name, zone string, cores []int, z band, i0, i1 int, after ...*arch.Kernel) *arch.Kernel {
@@ -273,7 +278,7 @@ func (j *luJob) buildHost(h *arch.Host) {
 			l, r := pl.trsm(i)
 			j.setPaths(trsm, gemmPaths(pl, len(pl.main), l, r))
 			sync(trsm)
-			prevZ = luLaunchZones(h, pl, launchUpdate, sync, i, k0, k1, k2, trsm, prevZ)
+			prevZ = luLaunchZones(pl, launchUpdate, wait, sync, i, k0, k1, k2, trsm, prevZ)
 		}
 	}
 	j.appendFinal(h)
@@ -290,12 +295,13 @@ type luUpdater func(name, zone string, cores []int, z band, i0, i1 int, after ..
 // window's last iteration the next window's band with the window's fused
 // terms and the fusion zone (on the fusion cores, after the TRSM and the
 // previous fusion kernel prevZ). It returns the fusion kernel now in
-// flight. sync waits for a kernel when look-ahead is off.
-func luLaunchZones(h *arch.Host, pl *luPlan, launch luUpdater, sync func(*arch.Kernel), i, k0, k1, k2 int, trsm, prevZ *arch.Kernel) *arch.Kernel {
+// flight. wait has the host wait for a kernel (nil: none); sync waits for
+// one when look-ahead is off.
+func luLaunchZones(pl *luPlan, launch luUpdater, wait, sync func(*arch.Kernel), i, k0, k1, k2 int, trsm, prevZ *arch.Kernel) *arch.Kernel {
 	if i+1 < k1 {
 		p1 := launch(fmt.Sprintf("p1-%d", i), "priority1", pl.main, band{i + 1, i + 2}, i, i+1)
 		p2 := launch(fmt.Sprintf("p2-%d", i), "priority2", pl.main, band{i + 2, k1}, i, i+1)
-		h.Wait("wait", p1)
+		wait(p1)
 		sync(p2)
 		return prevZ
 	}
@@ -305,7 +311,7 @@ func luLaunchZones(h *arch.Host, pl *luPlan, launch luUpdater, sync func(*arch.K
 	if z != nil {
 		prevZ = z
 	}
-	h.Wait("wait", nb1)
+	wait(nb1)
 	sync(nb2)
 	sync(z)
 	return prevZ

@@ -789,9 +789,14 @@ func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 	full := p.Numerics == NumericsFull
 	la := *p.LookAhead
 	now := func() sim.Time { return j.eng.Now() }
+	wait := func(k *arch.Kernel) {
+		if k != nil {
+			j.hostSpan(r, "wait", "wait "+k.Name, func() { h.Wait("wait", k) })
+		}
+	}
 	sync := func(k *arch.Kernel) {
-		if !la && k != nil {
-			h.Wait("wait", k)
+		if !la {
+			wait(k)
 		}
 	}
 	launchUpdate := func(name, zone string, cores []int, z band, i0, i1 int, after ...*arch.Kernel) *arch.Kernel {
@@ -900,7 +905,7 @@ func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 			// The panels travel along the process rows (L) and columns (U).
 			j.panelBcast(r, true, i, inCol, trsm, rowRanks)
 			j.panelBcast(r, false, i, inRow, trsm, colRanks)
-			st.prevZ = luLaunchZones(h, pl, launchUpdate, sync, i, k0, k1, k2, trsm, st.prevZ)
+			st.prevZ = luLaunchZones(pl, launchUpdate, wait, sync, i, k0, k1, k2, trsm, st.prevZ)
 		}
 		if k1 < nbk {
 			h.Call("window", func() error { j.buildWindow(r, st, k1); return nil })
@@ -921,8 +926,8 @@ func (j *luCluster) panelBcast(r *luRank, row bool, i int, root bool, trsm *arch
 	if others < 2 || blocks == 0 {
 		return
 	}
-	if root {
-		r.h.Wait("wait", trsm)
+	if root && trsm != nil { // (the rank's wait: buildWindow's, for its trace span)
+		j.hostSpan(r, "wait", "wait "+trsm.Name, func() { r.h.Wait("wait", trsm) })
 	}
 	g, _ := j.npuGroup(row, k)
 	var cp func() error
@@ -960,7 +965,7 @@ func (j *luCluster) appendFinal(r *luRank) {
 		all[i] = i
 	}
 	h.Call("factorized", func() error {
-		h.WaitAll("wait")
+		j.hostSpan(r, "wait", "wait (every kernel)", func() { h.WaitAll("wait") })
 		h.Call("factorized", func() error {
 			j.factAt = max(j.factAt, j.eng.Now())
 			j.async(r, "d2h-factors", "d2h-factors", j.pcie(r, true, int64(j.mloc)*int64(j.nloc)*2, nil))
