@@ -154,6 +154,17 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 		if p.Numerics != NumericsOff {
 			return nil, f.badKey("fidelity", "%s times kernels apart and computes no values: use it with numerics off", p.Fidelity)
 		}
+		// Each kernel simulated alone on a chip model of its own: one
+		// within the run's bound (checked here, before the run, as at
+		// fidelity full; NewChip checks it again).
+		per, err := arch.Footprint(m, arch.Timing)
+		if err != nil {
+			return nil, err
+		}
+		if host := (hostBound{o.maxHostBytes()}); host.exceeds(per) {
+			return nil, fmt.Errorf("%s: at fidelity %s each kernel is simulated alone on a chip model of %.1f MiB, which would take %s: fewer cores (machine.cores)",
+				topo.Name, p.Fidelity, per/(1<<20), host.over(per))
+		}
 	default:
 		return nil, f.badKey("fidelity", "%q: must be full (every NPU cycle-level), isolated (each distinct kernel simulated alone, once) or sampled (a sample of windows simulated, the rest predicted)", p.Fidelity)
 	}
