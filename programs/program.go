@@ -351,6 +351,10 @@ type File struct {
 	// a study's machine), where one did (MachineFor): a refusal of key
 	// "machine" is then that machine's, not the file's line.
 	runMachine string
+	// runNumerics is the numerics a run set in place of the file's
+	// (--numerics, Options.Numerics), where one did (MachineFor): a refusal
+	// of key "numerics" is then that setting's, not the file's line.
+	runNumerics string
 }
 
 // givenInputs are A (m×k) and B (k×n) held in memory (File.given).
@@ -638,6 +642,10 @@ func (f *File) NamedOverrideBy(err error, by func(overrides []string) string) er
 	}
 	if ke.Key == "machine" && f.runMachine != "" {
 		ke.By, ke.Line = fmt.Sprintf("the run's machine %s, not the file's", f.runMachine), 0
+		return err
+	}
+	if ke.Key == "numerics" && f.runNumerics != "" {
+		ke.By, ke.Line = fmt.Sprintf("the run's numerics %s (--numerics), not the file's", f.runNumerics), 0
 		return err
 	}
 	if os := f.Config.SetBy(ke.Key); len(os) > 0 {

@@ -340,22 +340,17 @@ func finishRun(stdout, stderr io.Writer, file *programs.File, res *programs.Resu
 	return writeResults(stdout, stderr, res, f, finishTrace(stderr, rec, res, f))
 }
 
-// writeResults prints the summary or JSON report, then writes -o DIR, and
+// writeResults writes -o DIR, then prints the summary or JSON report, and
 // returns the first of: traceErr (writing --trace failed), the -o error,
-// the run's failure (a failed check, a deadlock). An output that cannot be written never costs
-// the printed result; other errors are printed on stderr.
+// the run's failure (a failed check, a deadlock). An output that cannot be
+// written never costs the printed result, nor a closed stdout (a pipe into
+// head, whose SIGPIPE ends the process) the -o directory; other errors are
+// printed on stderr.
 func writeResults(stdout, stderr io.Writer, res *programs.Result, f runFlags, traceErr error) error {
 	rep := res.Report
 	var errs []error
 	if traceErr != nil {
 		errs = append(errs, traceErr)
-	}
-	if f.json {
-		if err := rep.WriteJSON(stdout); err != nil {
-			errs = append(errs, err)
-		}
-	} else {
-		rep.WriteSummary(stdout)
 	}
 	if f.out != "" {
 		if err := writeOutDir(f.out, rep, res.Outputs); err != nil {
@@ -363,6 +358,13 @@ func writeResults(stdout, stderr io.Writer, res *programs.Result, f runFlags, tr
 		} else {
 			noteMissingArrays(stderr, f, res)
 		}
+	}
+	if f.json {
+		if err := rep.WriteJSON(stdout); err != nil {
+			errs = append(errs, err)
+		}
+	} else {
+		rep.WriteSummary(stdout)
 	}
 	if res.Failure != nil {
 		errs = append(errs, res.Failure)
