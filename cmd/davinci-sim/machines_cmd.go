@@ -27,10 +27,12 @@ func newMachinesCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "machines [NAME]",
 		Short: "List the embedded machines, print one as YAML, or show a machine's effective configuration",
-		Long: `Without arguments, list the embedded machines (name, cores, clock, description).
+		Long: `Without arguments, list the embedded machines (name, kind, cores, clock,
+description), then the embedded cluster and node descriptions (name, nodes,
+NPUs, description), which run -m takes as well.
 
-With an embedded NAME, print its machine file as shipped, with the comments
-that give the source of every number.
+With an embedded NAME (a machine, or a cluster or node description), print
+its file as shipped, with the comments that give the source of every number.
 
 With --set, -m FILE or --resolved, print the effective configuration instead:
 the machine after loading, overriding and validation, every value with its
