@@ -72,7 +72,8 @@ merge failed (I/O, missing points after merge); 2 bad input — before any
 point runs for a key, value or file the study names that suits none of its
 points (an unknown key, set: program.m: -256), and also when an unsharded
 run's every point was refused as bad input (results are written, the first
-refusal is quoted).`,
+refusal is quoted); 130 (143) interrupted by SIGINT (SIGTERM) — the points
+in flight are dropped, the finished ones kept: continue with --resume.`,
 		Example: `  davinci-sim sweep studies/l1-size.yaml -o out/l1-size        # all CPUs
   davinci-sim sweep studies/l1-size.yaml -o out/l1-size --resume
 
@@ -90,7 +91,7 @@ refusal is quoted).`,
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "output directory (required)")
-	fl.IntVarP(&f.jobs, "jobs", "j", 0, "points simulated at once (default: every CPU)")
+	fl.IntVarP(&f.jobs, "jobs", "j", 0, "points simulated at once (default, or 0: every CPU)")
 	fl.StringVar(&f.shard, "shard", "", "run only shard I of N (I/N, 0 ≤ I < N): the points with index ≡ I mod N")
 	fl.BoolVar(&f.resume, "resume", false, "continue the study in DIR, skipping finished points")
 	fl.BoolVar(&f.rerunChanged, "rerun-changed", false, "with --resume: run again the points recorded from other inputs, options or metrics (a program or machine file edited since, a metric added) instead of refusing them")
