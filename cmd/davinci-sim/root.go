@@ -306,6 +306,14 @@ func newValidateCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate",
 		Short: "Validate models against recorded hardware data",
+		Long: `Check the simulator's models against data recorded on real hardware, one
+check per subcommand: numerics bit-compares the matrix-unit models (the cube
+presets) with tensor-core outputs recorded on GPUs.
+
+Exit codes are the check's: 0 the models agree with the data, 1 they do not
+(mismatches), 2 bad input (data missing or unreadable); 2 also when no check,
+or an unknown one, is named.`,
+		Example: `  davinci-sim validate numerics`,
 	}
 }
 

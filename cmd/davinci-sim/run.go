@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -134,7 +135,8 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.StringVar(&f.traceCores, "trace-cores", "", "trace/view only these cores, e.g. 0-3,8 (default: all)")
 	fl.StringVar(&f.traceWindow, "trace-window", "", "trace/view only this simulated time window, e.g. 0us..50us")
 	fl.StringVar(&f.traceRanks, "trace-ranks", "", "cluster runs: trace only these ranks, e.g. 0-7 (a node) (default: all)")
-	fl.IntVar(&f.traceNPU, "trace-npu", -1, "cluster runs at fidelity full: also trace this rank's NPU core by core (its pipes as threads of the rank; --trace-cores narrows them)")
+	f.traceNPU = -1
+	fl.Var(intOrNone{&f.traceNPU}, "trace-npu", "cluster runs at fidelity full: also trace this rank's NPU core by core (its pipes as threads of the rank; --trace-cores narrows them) (default: none)")
 	fl.BoolVar(&f.fastForward, "fast-forward", false, "GPU kernels, timing only: measure waves of blocks and skip the repeated ones (approximate, checked; the notes say what was skipped, report.json's sim section the time skipped and an estimate of the error)")
 	fl.Float64Var(&f.ffTolerance, "fast-forward-tolerance", arch.DefaultFastForward.Tolerance, "with --fast-forward: the largest relative spread of the measured waves' durations that allows a skip (inf: any)")
 	fl.Float64Var(&f.ffMix, "fast-forward-mix", arch.DefaultFastForward.Mix, "with --fast-forward: the largest spread of a lane's fraction of time in a cause over the measured waves that allows a skip (inf: any)")
@@ -613,11 +615,42 @@ func isTerminal(w io.Writer) bool {
 	return false
 }
 
+// intOrNone is the value of an int flag whose default, -1, stands for
+// none: an IntVar's help printed it as "(default -1)", a placeholder
+// that means nothing to the user; this one's default prints as nothing
+// (its help says "(default: none)"). It parses as an IntVar does.
+type intOrNone struct{ v *int }
+
+func (f intOrNone) Type() string { return "int" }
+
+func (f intOrNone) String() string {
+	if f.v == nil || *f.v == -1 {
+		return ""
+	}
+	return strconv.Itoa(*f.v)
+}
+
+func (f intOrNone) Set(s string) error {
+	n, err := strconv.ParseInt(s, 0, 64)
+	if err != nil {
+		return err
+	}
+	*f.v = int(n)
+	return nil
+}
+
 func newProgramsCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "programs",
 		Short: "List program kinds with their example files",
-		Args:  cobra.NoArgs,
+		Long: `List the program kinds (the values of a program file's kind key), each with
+what it runs and, below it, the example file built into the binary:
+programs/examples/NAME.yaml runs from any directory (a file of that path, if
+there is one, wins), e.g. davinci-sim run programs/examples/hgemm.yaml.
+"davinci-sim formats" lists each kind's keys.
+
+Exit codes: 0 success; 2 bad input (an argument: it takes none).`,
+		Args: cobra.NoArgs,
 		Run: func(cmd *cobra.Command, args []string) {
 			w := cmd.OutOrStdout()
 			width := 0 // the longest name's
