@@ -11,13 +11,17 @@ import (
 // registerCompletions adds shell completion of flag values and arguments to
 // the commands under root (cobra's `davinci-sim completion bash|zsh|fish|
 // powershell` prints the script): machine names (or YAML files) for -m,
-// the numerics modes, trace and file extensions, directories for -o.
+// the numerics modes, trace and file extensions (also view's argument),
+// directories for -o.
 func registerCompletions(root *cobra.Command) {
 	// The embedded machines and cluster or node descriptions (run -m
 	// cloudbrain2), as "davinci-sim machines" lists them.
 	allMachines := func() []cobra.Completion { return append(machines.Names(), cluster.Names()...) }
 	machineNames := func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return allMachines(), cobra.ShellCompDirectiveDefault // names, or fall back to files
+	}
+	traceFiles := func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return []cobra.Completion{"json", "json.gz", "pftrace", "perfetto-trace"}, cobra.ShellCompDirectiveFilterFileExt
 	}
 	yamlFiles := func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return []cobra.Completion{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
@@ -32,13 +36,17 @@ func registerCompletions(root *cobra.Command) {
 		"machine":  machineNames,
 		"numerics": fixed(programs.NumericsFull, programs.NumericsSampled, programs.NumericsOff),
 		"fidelity": fixed("full", "isolated", "sampled"),
-		"set": func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			// The paths' heads, to go on typing after (no file names).
-			return []cobra.Completion{"program.", "machine.", "node.", "cluster."}, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+		"set": func(c *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			// The paths' heads, to go on typing after (no file names):
+			// machines takes machine.* alone (program.*, node.* and
+			// cluster.* are run's).
+			heads := []cobra.Completion{"program.", "machine.", "node.", "cluster."}
+			if c.Name() == "machines" {
+				heads = []cobra.Completion{"machine."}
+			}
+			return heads, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
 		},
-		"trace": func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return []cobra.Completion{"json", "json.gz", "pftrace", "perfetto-trace"}, cobra.ShellCompDirectiveFilterFileExt
-		},
+		"trace":   traceFiles,
 		"out":     dirs,
 		"vectors": dirs,
 	}
@@ -53,6 +61,15 @@ func registerCompletions(root *cobra.Command) {
 		case "run", "sweep":
 			if c.ValidArgsFunction == nil {
 				c.ValidArgsFunction = yamlFiles
+			}
+		case "view": // the trace files run --trace writes
+			if c.ValidArgsFunction == nil {
+				c.ValidArgsFunction = func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+					if len(args) > 0 {
+						return nil, cobra.ShellCompDirectiveNoFileComp
+					}
+					return traceFiles(nil, args, toComplete)
+				}
 			}
 		case "machines":
 			if c.ValidArgsFunction == nil {

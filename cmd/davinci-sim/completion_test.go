@@ -34,3 +34,28 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 }
+
+// Completion offers only what the command takes: machines --set the
+// machine.* paths alone (it refuses program.*, node.* and cluster.*),
+// view's argument the trace files run --trace writes (not any file).
+func TestCompletionOffersOnlyAccepted(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // the candidates and the directive line
+	}{
+		{[]string{"__complete", "machines", "--set", ""}, "machine.\n:6"},
+		{[]string{"__complete", "machines", "ascend-910a", "--set", ""}, "machine.\n:6"},
+		{[]string{"__complete", "run", "p.yaml", "--set", ""}, "program.\nmachine.\nnode.\ncluster.\n:6"},
+		{[]string{"__complete", "view", ""}, "json\njson.gz\npftrace\nperfetto-trace\n:8"},
+		{[]string{"__complete", "view", "t.json", ""}, ":4"},
+	} {
+		out, code, err := runCLI(t, c.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %v", c.args, code, err)
+		}
+		got, _, _ := strings.Cut(out, "\nCompletion ended")
+		if got != c.want {
+			t.Errorf("%v: offered\n%s\nwant\n%s", c.args, got, c.want)
+		}
+	}
+}
