@@ -1051,3 +1051,17 @@ func TestErrorTextVisible(t *testing.T) {
 		}
 	}
 }
+
+// More hostile cases (kept apart from the list above, which others edit).
+func init() {
+	hostileCases = append(hostileCases,
+		// A duration flag's refusal names the flag and what it takes,
+		// not Go's "time: missing unit in duration".
+		hostileCase{name: "a duration flag without a unit", args: []string{"sweep", "s.yaml", "-o", "@DIR@/out", "--point-timeout", "5"},
+			want: `--point-timeout "5": must be a duration with a unit, e.g. 30m or 90s`},
+		hostileCase{name: "a duration flag given a word", args: []string{"sweep", "s.yaml", "-o", "@DIR@/out", "--point-timeout", "soon"},
+			want: `--point-timeout "soon": must be a duration with a unit, e.g. 30m or 90s`},
+		hostileCase{name: "a duration flag out of range", args: []string{"sweep", "s.yaml", "-o", "@DIR@/out", "--point-timeout", "9999999h"},
+			want: `--point-timeout "9999999h": out of range (at most 2562047h)`},
+	)
+}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
@@ -99,6 +100,12 @@ func flagError(err error) error {
 		return err
 	}
 	what := iv.Unwrap().Error()
+	if iv.GetFlag().Value.Type() == "duration" { // (time's own "time: missing unit in duration "5"" named no flag)
+		what = "must be a duration with a unit, e.g. 30m or 90s"
+		if durationShape.MatchString(iv.GetValue()) {
+			what = "out of range (at most 2562047h)"
+		}
+	}
 	var ne *strconv.NumError
 	if errors.As(iv, &ne) {
 		switch {
@@ -114,6 +121,10 @@ func flagError(err error) error {
 	}
 	return fmt.Errorf("--%s %q: %s", iv.GetFlag().Name, iv.GetValue(), what)
 }
+
+// durationShape matches what time.ParseDuration parses, whatever the
+// size: a value of that shape it refuses is out of range.
+var durationShape = regexp.MustCompile(`^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$`)
 
 // explainArgs makes every command of c's tree say, when its arguments are
 // wrong in number, which command and what it takes (cobra's own "accepts 1
