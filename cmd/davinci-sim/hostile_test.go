@@ -1063,5 +1063,13 @@ func init() {
 			want: `--point-timeout "soon": must be a duration with a unit, e.g. 30m or 90s`},
 		hostileCase{name: "a duration flag out of range", args: []string{"sweep", "s.yaml", "-o", "@DIR@/out", "--point-timeout", "9999999h"},
 			want: `--point-timeout "9999999h": out of range (at most 2562047h)`},
+		// A program file given as the machine says so (it said only
+		// that its kind is no machine kind).
+		hostileCase{name: "a program file given as the machine", args: []string{"run", examplePath("hgemm.yaml"), "-q", "-m", examplePath("hgemm.yaml")},
+			want: `-m ` + examplePath("hgemm.yaml") + `: a program file (kind hgemm), not a machine: give an embedded machine's name or a machine file (davinci-sim machines lists them)`},
+		hostileCase{name: "a program file given to machines -m", args: []string{"machines", "-m", examplePath("lu-fused.yaml")},
+			want: `machines -m ` + examplePath("lu-fused.yaml") + `: a program file (kind lu-fused), not a machine`},
+		hostileCase{name: "a program file given as machines' NAME", args: []string{"machines", examplePath("hgemm.yaml"), "--set", "cores=4"},
+			want: `machines ` + examplePath("hgemm.yaml") + `: a program file (kind hgemm), not a machine`},
 	)
 }

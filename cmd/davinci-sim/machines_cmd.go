@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/cluster"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/programs"
 )
 
 func init() { subcommands = append(subcommands, newMachinesCmd) }
@@ -96,6 +98,13 @@ naming the file (or --set), key and violated constraint.`,
 			}
 			m, err := machines.Load(target, ovs)
 			if err != nil {
+				what := "machines " + target
+				if file != "" {
+					what = "machines -m " + target
+				}
+				if perr := programAsMachine(what, target); perr != nil {
+					return perr
+				}
 				if _, cerr := cluster.LoadSystem(target, nil); cerr == nil { // a cluster or node description's file
 					return badInput(fmt.Errorf("machines -m %s: a cluster or node description, not a chip's machine file; run programs on it with davinci-sim run -m %s", target, target))
 				}
@@ -109,6 +118,27 @@ naming the file (or --set), key and violated constraint.`,
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a machine value, `PATH=VALUE` (repeatable), e.g. core.buffers.L1=512KiB")
 	cmd.Flags().BoolVar(&resolved, "resolved", false, "print the effective configuration even without --set")
 	return cmd
+}
+
+// programAsMachine refuses ref, a machine named by -m (or machines'
+// NAME), when it is a program file: loaded as a machine it was refused for
+// its kind alone ("key "kind": unknown machine kind "hgemm""), which did
+// not say that the file was the wrong one. what names the argument
+// ("-m FILE"); nil where ref is no program file (an embedded name, a
+// machine or a file the machine's load refuses for itself).
+func programAsMachine(what, ref string) error {
+	if slices.Contains(machines.Names(), ref) || slices.Contains(cluster.Names(), ref) {
+		return nil
+	}
+	data, err := machines.ReadFile(ref, "machine file")
+	if err != nil {
+		return nil
+	}
+	f, err := programs.Parse(ref, filepath.Dir(ref), data)
+	if err != nil {
+		return nil
+	}
+	return badInput(fmt.Errorf("%s: a program file (kind %s), not a machine: give an embedded machine's name or a machine file (davinci-sim machines lists them)", what, f.Kind.Name))
 }
 
 // machineOverrides parses --set values, adding the "machine." prefix where

@@ -219,6 +219,11 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if err != nil {
 		return badInput(err)
 	}
+	if f.machine != "" {
+		if err := programAsMachine("-m "+f.machine, f.machine); err != nil {
+			return err
+		}
+	}
 	if err := checkOutputs(f, programs.InputFiles(file, opts)); err != nil {
 		return badInput(err)
 	}
