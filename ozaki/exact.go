@@ -259,9 +259,11 @@ type ErrorStats struct {
 	// float64 range); they are not counted. NonFiniteDiffer counts those
 	// whose got is not the same value (NaN matches NaN).
 	NonFinite, NonFiniteDiffer int
-	// BoundOverflow counts the entries with a finite reference whose
-	// (|A||B|)_ij is beyond the float64 range (+Inf): the bound cannot be
-	// represented, so they are not counted.
+	// BoundOverflow counts the entries with a finite reference and a
+	// finite result whose (|A||B|)_ij is beyond the float64 range (+Inf):
+	// the bound cannot be represented, so they are not counted. (A result
+	// that is ±Inf or NaN where the reference is finite is counted, with
+	// an infinite error, whatever its bound.)
 	BoundOverflow int
 }
 
@@ -282,7 +284,7 @@ func ComponentwiseStats(ref, got, absAB []float64) ErrorStats {
 				st.NonFiniteDiffer++
 			}
 			continue
-		case math.IsInf(b, 0) || b != b:
+		case (math.IsInf(b, 0) || b != b) && !math.IsInf(got[x], 0) && got[x] == got[x]:
 			st.BoundOverflow++
 			continue
 		case b == 0 && same:
@@ -292,6 +294,8 @@ func ComponentwiseStats(ref, got, absAB []float64) ErrorStats {
 		e := 0.0
 		switch {
 		case same:
+		case math.IsInf(got[x], 0) || got[x] != got[x]:
+			e = math.Inf(1) // (a finite reference: infinitely wrong, whatever the bound)
 		case absAB[x] == 0:
 			st.ZeroBoundWrong++
 			e = math.Inf(1)

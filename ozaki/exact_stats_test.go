@@ -38,3 +38,14 @@ func TestComponentwiseStatsNonFinite(t *testing.T) {
 		t.Fatalf("same infinity: %+v", st)
 	}
 }
+
+// A result that is ±Inf or NaN where the reference is finite is infinitely
+// wrong, its bound overflowing or not: it was counted as a bound overflow
+// and left out (max_u 0 beside an +Inf C).
+func TestComponentwiseNonFiniteResultFiniteReference(t *testing.T) {
+	inf := math.Inf(1)
+	st := ComponentwiseStats([]float64{0, 1, 2}, []float64{inf, math.NaN(), 2}, []float64{inf, inf, inf})
+	if st.Count != 2 || !math.IsInf(st.Max, 1) || st.BoundOverflow != 1 {
+		t.Errorf("%+v: want the two non-finite results counted with +Inf, the finite one a bound overflow", st)
+	}
+}

@@ -254,10 +254,8 @@ var functionalProgressWall = 250 * time.Millisecond
 // failures, returned with a nil Result.
 func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 	opts.run = &hooks
-	if opts.Numerics != "" {
-		f.runNumerics = opts.Numerics // (a refusal of key numerics is the run's: NamedOverrideBy)
-	}
-	if err := f.Kind.checkKindKept(opts); err != nil { // one chip or many
+	f.runNumerics, f.runNumericsFrom = opts.Numerics, opts.NumericsFrom // (a refusal of key numerics is the run's: NamedOverrideBy)
+	if err := f.Kind.checkKindKept(opts); err != nil {                  // one chip or many
 		return nil, badInput(err)
 	}
 	if err := f.Kind.checkOptions(f, opts); err != nil {

@@ -1484,9 +1484,11 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 		if dl != nil {
 			total = fmt.Sprintf("no total: the run deadlocked at %.6g s", secs)
 		}
-		errs := fmt.Sprintf("%d leave-one-out residuals: mean %+.2f %%, sd %.2f %%; interval from rank %d's predictions, the widest, at %.2f sd (Student's t, %d degrees of freedom)",
-			s.Residuals, 100*deref(s.ResidualMean), 100*deref(s.ResidualSD), s.Rank, s.Quantile, s.Residuals-1)
+		errs := fmt.Sprintf("%d leave-one-out residuals: mean %+.2f %%, sd %.2f %%; interval from rank %d's predictions, the widest, at %.2f sd (Student's t, %d %s of freedom)",
+			s.Residuals, 100*deref(s.ResidualMean), 100*deref(s.ResidualSD), s.Rank, s.Quantile, s.Residuals-1, plural(s.Residuals-1, "degree", "degrees"))
 		switch {
+		case s.LaunchesPredicted == 0:
+			errs = fmt.Sprintf("%d leave-one-out %s; nothing predicted: no sampling error", s.Residuals, plural(s.Residuals, "residual", "residuals"))
 		case dl != nil:
 			errs = fmt.Sprintf("%d leave-one-out %s", s.Residuals, plural(s.Residuals, "residual", "residuals"))
 		case s.ResidualSD == nil:

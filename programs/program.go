@@ -68,6 +68,9 @@ type Options struct {
 	Overrides []machines.Override
 	// Numerics overrides the program's numerics mode; "" keeps it.
 	Numerics string
+	// NumericsFrom says where Numerics came from, for a refusal of it
+	// ("--numerics", "--fidelity sampled"); "" names no flag.
+	NumericsFrom string
 	// Seed overrides the program's seed when non-nil.
 	Seed *int64
 	// Fidelity overrides a cluster run's fidelity (full, isolated,
@@ -352,9 +355,10 @@ type File struct {
 	// "machine" is then that machine's, not the file's line.
 	runMachine string
 	// runNumerics is the numerics a run set in place of the file's
-	// (--numerics, Options.Numerics), where one did (MachineFor): a refusal
-	// of key "numerics" is then that setting's, not the file's line.
-	runNumerics string
+	// (Options.Numerics, set by Execute), and runNumericsFrom where it came
+	// from (Options.NumericsFrom): a refusal of key "numerics" is then that
+	// setting's, not the file's line.
+	runNumerics, runNumericsFrom string
 }
 
 // givenInputs are A (m×k) and B (k×n) held in memory (File.given).
@@ -645,7 +649,11 @@ func (f *File) NamedOverrideBy(err error, by func(overrides []string) string) er
 		return err
 	}
 	if ke.Key == "numerics" && f.runNumerics != "" {
-		ke.By, ke.Line = fmt.Sprintf("the run's numerics %s (--numerics), not the file's", f.runNumerics), 0
+		from := ""
+		if f.runNumericsFrom != "" {
+			from = " (" + f.runNumericsFrom + ")"
+		}
+		ke.By, ke.Line = fmt.Sprintf("the run's numerics %s%s, not the file's", f.runNumerics, from), 0
 		return err
 	}
 	if os := f.Config.SetBy(ke.Key); len(os) > 0 {

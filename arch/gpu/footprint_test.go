@@ -2,20 +2,21 @@ package gpu_test
 
 import (
 	"errors"
-	"github.com/davinci-sim/davinci-sim/arch/archtest"
-	"github.com/davinci-sim/davinci-sim/isa"
 	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	_ "github.com/davinci-sim/davinci-sim/arch/amd"
+	"github.com/davinci-sim/davinci-sim/arch/archtest"
 	_ "github.com/davinci-sim/davinci-sim/arch/nvidia"
+	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
 
-// Every embedded GPU machine passes the host-memory estimate in
-// functional mode (every block slot holding a register file, shared
-// memory and accumulator store): the guard refuses typos, not machines.
+// Every embedded GPU machine passes the chip's host-memory estimate in
+// functional mode (its cores' block slots; the blocks' data is a grid's,
+// counted when it is admitted: TestGridDataFootprint): the guard refuses
+// typos, not machines.
 func TestEmbeddedMachinesFitFunctional(t *testing.T) {
 	n := 0
 	for _, name := range machines.Names() {
@@ -78,7 +79,7 @@ func TestGridDataFootprint(t *testing.T) {
 		if got := errors.As(err, &fe); got != c.refused {
 			t.Errorf("mode %v, %d KiB of shared memory, timing only %v: refused %v (%v), want %v",
 				c.mode, c.g.Resources.SharedBytes>>10, c.g.TimingOnly, got, err, c.refused)
-		} else if got && !strings.Contains(err.Error(), "(4 cores × 2 resident CTAs × 320 KiB of shared memory, registers and accumulators") {
+		} else if got && !strings.Contains(err.Error(), "(4 cores × 640 KiB of CTAs' shared memory, registers and accumulators — this grid's 2 resident CTAs × 320 KiB") {
 			t.Errorf("message %q", err)
 		}
 	}

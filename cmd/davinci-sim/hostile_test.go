@@ -213,7 +213,7 @@ var hostileCases = []hostileCase{
 		want: `above the limit of 16 GiB: check keys "cores", "core.queue_depth"`},
 	{name: "a 64 GiB register file, functional",
 		args: []string{"run", examplePath("a100-hgemm.yaml"), "--numerics", "full", "--set", "program.m=64", "--set", "program.n=64", "--set", "program.k=64", "--set", "machine.core.registers=64GiB", "--max-memory", "64GiB"},
-		want: `(108 cores × 1 resident CTA × 64 GiB of shared memory, registers and accumulators; the model 238 MiB), above the limit of 16 GiB: use numerics off or sampled, or check keys "cores", "core.registers"`},
+		want: `(108 cores × 64 GiB of CTAs' shared memory, registers and accumulators — this grid's 1 resident CTA × 64 GiB, with what earlier grids keep in their slots; the model 238 MiB), above the limit of 16 GiB: use numerics off or sampled, or check keys "cores", "core.registers"`},
 	{name: "1 TiB of tensor memory, functional",
 		args: []string{"run", examplePath("a100-hgemm.yaml"), "-m", "b200", "--numerics", "full", "--set", "program.m=64", "--set", "program.n=64", "--set", "program.k=64", "--set", "machine.core.tmem=1TiB"},
 		want: `GiB of host memory (148 cores × `},

@@ -177,9 +177,9 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	default:
 		return badInput(fmt.Errorf("--fidelity %+q: must be full, isolated or sampled", f.fidelity))
 	}
-	opts := programs.Options{Machine: f.machine, Overrides: ovs, Numerics: f.numerics, Fidelity: f.fidelity}
+	opts := programs.Options{Machine: f.machine, Overrides: ovs, Numerics: f.numerics, NumericsFrom: "--numerics", Fidelity: f.fidelity}
 	if f.numerics == "" && (f.fidelity == "isolated" || f.fidelity == "sampled") {
-		opts.Numerics = programs.NumericsOff
+		opts.Numerics, opts.NumericsFrom = programs.NumericsOff, "--fidelity "+f.fidelity+" implies it"
 	}
 	d := arch.DefaultFastForward
 	for _, v := range []struct {
