@@ -364,7 +364,7 @@ func runPoints(s *Study, todo []Point, jobs int, opts Options, record func(Recor
 		bar.step(r.Index, r.Status != StatusOK)
 	}
 	if first == nil && parent.Err() != nil {
-		first = fmt.Errorf("sweep: %w; the points finished so far are in %s (continue with --resume)", context.Cause(ctx), ResultsJSONL)
+		first = fmt.Errorf("sweep: %w; the points finished so far are in %s (continue with --resume -o %s)", context.Cause(ctx), filepath.Join(opts.Out, ResultsJSONL), opts.Out)
 	}
 	return first
 }

@@ -496,7 +496,7 @@ func TestPointTimeoutAndInterrupt(t *testing.T) {
 	cancel(errors.New("interrupted by SIGINT"))
 	out := t.TempDir()
 	_, err := Run(s, Options{Out: out, Jobs: 1, Context: ctx})
-	if err == nil || !strings.Contains(err.Error(), "sweep: interrupted by SIGINT; the points finished so far are in results.jsonl (continue with --resume)") {
+	if want := "sweep: interrupted by SIGINT; the points finished so far are in " + filepath.Join(out, ResultsJSONL) + " (continue with --resume -o " + out + ")"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("interrupted Run: %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, ResultsJSONL)); len(b) != 0 {
