@@ -713,6 +713,14 @@ func MachineFor(f *File, opts Options) (*machines.Machine, error) {
 	}
 	m, err := machines.Load(ref, opts.Overrides)
 	err = cluster.NameDescriptions(err)
+	if err != nil {
+		if perr := ProgramAsMachine(ref); perr != nil {
+			if from == "" {
+				return nil, f.badKey("machine", "%s: %v", ref, perr)
+			}
+			return nil, fmt.Errorf("%s: %w", from, perr)
+		}
+	}
 	var missing *machines.RefError
 	if err != nil && errors.As(err, &missing) {
 		if from == "" {
@@ -721,6 +729,26 @@ func MachineFor(f *File, opts Options) (*machines.Machine, error) {
 		return nil, fmt.Errorf("%s: %w", from, err)
 	}
 	return m, err
+}
+
+// ProgramAsMachine returns, where ref — named as a machine — is a program
+// file, why it is refused ("a program file (kind hgemm), not a machine:
+// …"; loaded as a machine it was refused for its kind alone, "unknown
+// machine kind"); nil where ref is an embedded machine's or description's
+// name, or no readable program file.
+func ProgramAsMachine(ref string) error {
+	if slices.Contains(machines.Names(), ref) || slices.Contains(cluster.Names(), ref) {
+		return nil
+	}
+	data, err := machines.ReadFile(ref, "machine file")
+	if err != nil {
+		return nil
+	}
+	pf, err := Parse(ref, filepath.Dir(ref), data)
+	if err != nil || pf.Kind == nil {
+		return nil
+	}
+	return fmt.Errorf("a program file (kind %s), not a machine: give an embedded machine's name or a machine file (davinci-sim machines lists them)", pf.Kind.Name)
 }
 
 // MachineRef returns the machine a one-chip run of f uses (MachineFor's):

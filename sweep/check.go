@@ -95,6 +95,9 @@ func (s *Study) checkKeys() error {
 		}
 		m, err := machines.Load(name, nil)
 		if err != nil {
+			if perr := programs.ProgramAsMachine(name); perr != nil {
+				return badInput(fmt.Errorf("%s: key %q: %s: %v", s.at(ParamMachine), ParamMachine, name, perr))
+			}
 			return badInput(fmt.Errorf("%s: key %q: %v", s.at(ParamMachine), ParamMachine, firstLine(err)))
 		}
 		if mach == nil {

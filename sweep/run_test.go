@@ -278,6 +278,12 @@ func TestCheck(t *testing.T) {
 	if err := s.Check(); err == nil || !strings.Contains(err.Error(), `key "set.machine.cores": machine.cores=0: key "cores": must be ≥ 1`) {
 		t.Errorf("bad set machine value: %v", err)
 	}
+	// A program file as the study's machine says so (it said "unknown
+	// machine kind").
+	s = writeStudy(t, "program: prog.yaml\nmachine: prog.yaml\nmetrics: [time.seconds]\nvary: {program.tiling.bm: [64]}\n")
+	if err := s.Check(); err == nil || !strings.Contains(err.Error(), `prog.yaml: a program file (kind sgemm-cube), not a machine`) {
+		t.Errorf("program file as the machine: %v", err)
+	}
 	s = writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\npoints: [{program.tiling.bmm: 64}]\n")
 	if err := s.Check(); err == nil || !strings.Contains(err.Error(), `key "points[].program.tiling.bmm"`) {
 		t.Errorf("bad point key: %v", err)

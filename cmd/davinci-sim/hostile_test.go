@@ -1071,5 +1071,7 @@ func init() {
 			want: `machines -m ` + examplePath("lu-fused.yaml") + `: a program file (kind lu-fused), not a machine`},
 		hostileCase{name: "a program file given as machines' NAME", args: []string{"machines", examplePath("hgemm.yaml"), "--set", "cores=4"},
 			want: `machines ` + examplePath("hgemm.yaml") + `: a program file (kind hgemm), not a machine`},
+		hostileCase{name: "a program file given as --set program.machine", args: []string{"run", examplePath("sgemm-cube.yaml"), "-q", "--set", "program.machine=" + examplePath("hgemm.yaml")},
+			want: `--set program.machine=` + examplePath("hgemm.yaml") + `: a program file (kind hgemm), not a machine`},
 	)
 }

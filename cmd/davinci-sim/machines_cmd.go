@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -127,18 +126,10 @@ naming the file (or --set), key and violated constraint.`,
 // ("-m FILE"); nil where ref is no program file (an embedded name, a
 // machine or a file the machine's load refuses for itself).
 func programAsMachine(what, ref string) error {
-	if slices.Contains(machines.Names(), ref) || slices.Contains(cluster.Names(), ref) {
-		return nil
+	if err := programs.ProgramAsMachine(ref); err != nil {
+		return badInput(fmt.Errorf("%s: %w", what, err))
 	}
-	data, err := machines.ReadFile(ref, "machine file")
-	if err != nil {
-		return nil
-	}
-	f, err := programs.Parse(ref, filepath.Dir(ref), data)
-	if err != nil {
-		return nil
-	}
-	return badInput(fmt.Errorf("%s: a program file (kind %s), not a machine: give an embedded machine's name or a machine file (davinci-sim machines lists them)", what, f.Kind.Name))
+	return nil
 }
 
 // machineOverrides parses --set values, adding the "machine." prefix where
