@@ -9,20 +9,16 @@ import (
 // esc_bounded false and no esc value, and its decision says so, as
 // dynamic's does (it reported esc 1 and "forced: 55 bits (ESC 1)").
 func TestOzakiForcedUnboundedESC(t *testing.T) {
-	m, k, n := 2, 16, 2
-	a, b := make([]float64, m*k), make([]float64, k*n)
-	for i := 0; i < m; i++ {
-		for l := 0; l < 8; l++ {
-			a[i*k+l] = 1.5
-		}
-	}
-	for l := 8; l < k; l++ {
-		for j := 0; j < n; j++ {
-			b[l*n+j] = 2.5
-		}
-	}
 	for _, prec := range []string{"forced", "dynamic"} {
-		prog := runOzakiNPY(t, a, b, m, k, n, "program.precision="+prec, "program.esc_block=16").Report.Program
+		// testdata/ozaki/disjoint-*.npy: A's nonzeros in columns 0–7,
+		// B's in rows 8–15 (k = 16).
+		res, err := runOzaki(t, "", "program.m=2", "program.k=16", "program.n=2", "program.numerics=full",
+			"program.inputs.a=../../testdata/ozaki/disjoint-a.npy", "program.inputs.b=../../testdata/ozaki/disjoint-b.npy",
+			"program.precision="+prec, "program.esc_block=16")
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog := res.Report.Program
 		if _, ok := prog["esc"]; ok || prog["esc_bounded"] != false || !strings.Contains(prog["decision"].(string), "ESC unbounded") {
 			t.Errorf("%s: esc %v, esc_bounded %v, decision %q", prec, prog["esc"], prog["esc_bounded"], prog["decision"])
 		}
