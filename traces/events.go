@@ -225,8 +225,9 @@ type Timeline struct {
 	// Done is set when the run (or the file) is complete.
 	Done bool
 	// Ending says how a recorded run that is Done ended when it did not
-	// complete ("deadlock at 1.5µs", "check failed"); "" when it completed
-	// (and in a trace read back). See Recorder.SetEnding.
+	// complete ("deadlock at 1.5µs", "check failed"); "" when it completed.
+	// Traces carry it in their header (a trace read back has the
+	// writer's). See Recorder.SetEnding.
 	Ending string
 	// Dropped is the time before which a memory-limited recorder (see
 	// Recorder.SetLimit) has dropped events; 0 when nothing was dropped.

@@ -50,3 +50,19 @@ func TestEmptyWindowReadBack(t *testing.T) {
 		}
 	}
 }
+
+// How a run that did not complete ended is in both formats' header and
+// read back (the viewer said "(complete)" for a deadlocked run's trace).
+func TestEndingInHeader(t *testing.T) {
+	tl := recordHGEMM(t, traces.Window{})
+	tl.Ending = "deadlock at 1.5µs"
+	for _, name := range []string{"t.json", "t.json.gz", "t.pftrace"} {
+		if got := roundTrip(t, name, tl).Ending; got != tl.Ending {
+			t.Errorf("%s: ending read back %q, want %q", name, got, tl.Ending)
+		}
+	}
+	tl.Ending = ""
+	if got := roundTrip(t, "t.pftrace", tl).Ending; got != "" {
+		t.Errorf("a run that completed: ending %q", got)
+	}
+}

@@ -81,6 +81,9 @@ type traceHeader struct {
 	// GMBandwidth is the machine's GM bandwidth, bytes/s (what the GM
 	// bandwidth counter is a share of; absent: unknown).
 	GMBandwidth float64 `json:"gm_bandwidth_bytes_per_s,omitempty"`
+	// Ending says how the run ended where it did not complete
+	// (Timeline.Ending: "deadlock at 1.5µs"; absent: it completed).
+	Ending string `json:"ending,omitempty"`
 	// IdleCores lists the cores left out for doing nothing in the window
 	// but wait at barriers ("16-31"; see walk.go).
 	IdleCores string `json:"idle_cores,omitempty"`
@@ -195,7 +198,7 @@ func (e *eventWriter) runEnd(t sim.Time) {
 func newTraceHeader(tl *Timeline) *traceHeader {
 	from, to := traceSpan(tl)
 	h := &traceHeader{Generator: generator, Machine: tl.Machine, Program: tl.Program, FromPs: int64(from), ToPs: int64(to),
-		GMBandwidth: tl.GMBandwidth, IdleCores: FormatCores(IdleCores(tl))}
+		GMBandwidth: tl.GMBandwidth, Ending: tl.Ending, IdleCores: FormatCores(IdleCores(tl))}
 	for b, name := range tl.Buffers {
 		if c := tl.BufferCapacity(b); c > 0 {
 			if h.Capacity == nil {
@@ -1336,7 +1339,7 @@ func (rd *traceReader) finish() []int {
 	// left out.
 	tl.Idle = slices.DeleteFunc(tl.Idle, func(id int) bool { return tl.Core(id) != nil })
 	if h := rd.header; h != nil && h.Generator == generator {
-		tl.Machine, tl.Program, tl.GMBandwidth = h.Machine, h.Program, h.GMBandwidth
+		tl.Machine, tl.Program, tl.GMBandwidth, tl.Ending = h.Machine, h.Program, h.GMBandwidth, h.Ending
 		// An empty span is a window holding nothing of the run, [end, end]
 		// (its one event, the run's end, at end).
 		if h.ToPs > h.FromPs || h.ToPs == h.FromPs && (!rd.seen || rd.lo >= sim.Time(h.FromPs) && rd.hi <= sim.Time(h.ToPs)) {

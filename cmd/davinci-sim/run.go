@@ -526,6 +526,9 @@ func finishTrace(stderr io.Writer, rec *traces.Recorder, res *programs.Result, f
 	if res != nil && res.Stats != nil {
 		end = res.Stats.Time
 	}
+	if res != nil && res.Failure != nil && rec.Timeline().Ending == "" { // (the live view's set it already)
+		rec.SetEnding(viewEnding(res.Failure)) // the trace's header says so; view shows it
+	}
 	rec.Finish(end)
 	if res != nil {
 		noteLateWindow(stderr, f, end)

@@ -88,6 +88,18 @@ func TestViewSaysDeadlock(t *testing.T) {
 	if !k.shown || k.shows("(complete)") {
 		t.Error("the view of the deadlocked run did not say (deadlock at 636.877ns)")
 	}
+	// Its trace file says so too (the trace's header), and view shows it.
+	path := filepath.Join(t.TempDir(), "dl.pftrace")
+	if _, code, _ := runCLI(t, "run", examplePath("deadlock.yaml"), "-q", "--trace", path); code != 1 {
+		t.Fatalf("--trace: exit %d, want 1", code)
+	}
+	k = useKeyScreen(t, tcell.NewEventKey(tcell.KeyRune, 'q', 0), "(deadlock at 636.877ns)")
+	if _, code, _ := runCLI(t, "view", path); code != 0 {
+		t.Fatalf("view: exit %d, want 0", code)
+	}
+	if !k.shown {
+		t.Error("view of the deadlocked run's trace did not say (deadlock at 636.877ns)")
+	}
 }
 
 // A window that holds nothing of the run shows one line saying so, the
