@@ -214,11 +214,7 @@ func (j *luJob) buildHost(h *arch.Host) {
 	j.diags = make([]*luDiag, nbk)
 	j.iterAt = make([]sim.Time, nbk+1)
 	now := func() sim.Time { return j.chip.Engine().Now() }
-	wait := func(k *arch.Kernel) {
-		if k != nil {
-			h.Wait("wait", k)
-		}
-	}
+	wait := func(k *arch.Kernel) { h.Wait("wait", k) } // (Wait skips nil)
 	sync := func(k *arch.Kernel) {
 		if !la {
 			wait(k)
@@ -568,15 +564,22 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 		rep.Notes = append(rep.Notes, fmt.Sprintf("sampling.windows (%d) applies to fidelity sampled: not used on one chip simulated in full", p.Sampling.Windows))
 	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused: trailing matrix in GM is %s; TFLOP/s by the HPL-MxP count over factorization + refinement", p.Trailing))
-	line := fmt.Sprintf("hplmxp: factorization %.4g s (%.2f TFLOP/s), total %.4g s (%.2f TFLOP/s)", fact, sec.FactorizationTFLOPS, total, rep.Flops.TFLOPS)
 	if j.ref != nil && p.Numerics == NumericsSampled {
 		rep.Notes = append(rep.Notes, "numerics sampled: the factors refined, and so the scaled residual and passed, are the golden model's (the kernels were timed, not computed; at numerics full a check shows the simulated factors equal them bit for bit)")
 	}
-	if j.ref != nil {
-		line += fmt.Sprintf(", %s %d %s, scaled residual %.3g, passed %v", p.Refinement.Method, j.ref.Iterations, plural(j.ref.Iterations, "iteration", "iterations"), j.ref.ScaledResidual, j.ref.Passed)
-	}
-	rep.Notes = append(rep.Notes, line)
+	rep.Notes = append(rep.Notes, luSummary(fact, sec.FactorizationTFLOPS, total, rep.Flops.TFLOPS, p.Refinement.Method, j.ref))
 	return failure
+}
+
+// luSummary is the run's closing note: the factorization's and the whole
+// solve's time and TFLOP/s, and the refinement's outcome where it was
+// computed (ref not nil).
+func luSummary(fact, factTFLOPS, total, tflops float64, method string, ref *luRefineResult) string {
+	line := fmt.Sprintf("hplmxp: factorization %.4g s (%.2f TFLOP/s), total %.4g s (%.2f TFLOP/s)", fact, factTFLOPS, total, tflops)
+	if ref != nil {
+		line += fmt.Sprintf(", %s %d %s, scaled residual %.3g, passed %v", method, ref.Iterations, plural(ref.Iterations, "iteration", "iterations"), ref.ScaledResidual, ref.Passed)
+	}
+	return line
 }
 
 // luFactorsChecked is the note of a check (check: true) that passed.

@@ -800,11 +800,7 @@ func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 	full := p.Numerics == NumericsFull
 	la := *p.LookAhead
 	now := func() sim.Time { return j.eng.Now() }
-	wait := func(k *arch.Kernel) {
-		if k != nil {
-			j.hostSpan(r, "wait", "wait "+k.Name, func() { h.Wait("wait", k) })
-		}
-	}
+	wait := func(k *arch.Kernel) { j.waitKernel(r, k) }
 	sync := func(k *arch.Kernel) {
 		if !la {
 			wait(k)
@@ -937,8 +933,8 @@ func (j *luCluster) panelBcast(r *luRank, row bool, i int, root bool, trsm *arch
 	if others < 2 || blocks == 0 {
 		return
 	}
-	if root && trsm != nil { // (the rank's wait: buildWindow's, for its trace span)
-		j.hostSpan(r, "wait", "wait "+trsm.Name, func() { r.h.Wait("wait", trsm) })
+	if root {
+		j.waitKernel(r, trsm)
 	}
 	g, _ := j.npuGroup(row, k)
 	var cp func() error
@@ -950,12 +946,12 @@ func (j *luCluster) panelBcast(r *luRank, row bool, i int, root bool, trsm *arch
 	j.async(r, "hccl-bcast", key, j.meet(key, rootRank, members, j.bcastNPU(g, pos, int64(blocks)*nb*nb*2, cp)))
 }
 
-// deref returns *p, 0 for nil.
-func deref(p *float64) float64 {
-	if p == nil {
-		return 0
+// waitKernel appends rank r's host waiting for kernel k (nil: none),
+// recorded on its host track when tracing.
+func (j *luCluster) waitKernel(r *luRank, k *arch.Kernel) {
+	if k != nil {
+		j.hostSpan(r, "wait", "wait "+k.Name, func() { r.h.Wait("wait", k) })
 	}
-	return *p
 }
 
 // timedApartLeavesOut says what kernels timed apart (fidelity isolated
@@ -1484,15 +1480,16 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 		if dl != nil {
 			total = fmt.Sprintf("no total: the run deadlocked at %.6g s", secs)
 		}
-		errs := fmt.Sprintf("%d leave-one-out residuals: mean %+.2f %%, sd %.2f %%; interval from rank %d's predictions, the widest, at %.2f sd (Student's t, %d %s of freedom)",
-			s.Residuals, 100*deref(s.ResidualMean), 100*deref(s.ResidualSD), s.Rank, s.Quantile, s.Residuals-1, plural(s.Residuals-1, "degree", "degrees"))
+		errs := fmt.Sprintf("%d leave-one-out %s", s.Residuals, plural(s.Residuals, "residual", "residuals"))
 		switch {
 		case s.LaunchesPredicted == 0:
-			errs = fmt.Sprintf("%d leave-one-out %s; nothing predicted: no sampling error", s.Residuals, plural(s.Residuals, "residual", "residuals"))
+			errs += "; nothing predicted: no sampling error"
 		case dl != nil:
-			errs = fmt.Sprintf("%d leave-one-out %s", s.Residuals, plural(s.Residuals, "residual", "residuals"))
 		case s.ResidualSD == nil:
-			errs = fmt.Sprintf("%d leave-one-out %s: no error estimate, the interval is ± all of rank %d's predicted kernel time", s.Residuals, plural(s.Residuals, "residual", "residuals"), s.Rank)
+			errs += fmt.Sprintf(": no error estimate, the interval is ± all of rank %d's predicted kernel time", s.Rank)
+		default:
+			errs += fmt.Sprintf(": mean %+.2f %%, sd %.2f %%; interval from rank %d's predictions, the widest, at %.2f sd (Student's t, %d %s of freedom)",
+				100**s.ResidualMean, 100**s.ResidualSD, s.Rank, s.Quantile, s.Residuals-1, plural(s.Residuals-1, "degree", "degrees"))
 		}
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fidelity sampled: %d of %d fusion windows simulated; %d kernels: %d timed by simulation (%d distinct ones simulated alone, the rest their repeats), %d predicted (%d classes; %s); %s; %s; energy: each kernel's dynamic energy from its simulation or predicted like its time, the static power over the run",
 			s.WindowsSampled, s.Windows, s.KernelsLaunched, s.LaunchesExact, s.KernelSimulations, s.LaunchesPredicted, s.Classes, errs, total, timedApartLeavesOut))
@@ -1527,11 +1524,7 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 		markDeadlocked(rep, "lu-fused", dl, rep.Time.Cycles, notMeaningful)
 		return &Result{Report: rep, Failure: dl}, nil
 	}
-	line := fmt.Sprintf("hplmxp: factorization %.4g s (%.2f TFLOP/s), total %.4g s (%.2f TFLOP/s)", fact, sec.FactorizationTFLOPS, secs, solve.TFLOPS)
-	if j.ref != nil {
-		line += fmt.Sprintf(", %s %d %s, scaled residual %.3g, passed %v", p.Refinement.Method, j.ref.Iterations, plural(j.ref.Iterations, "iteration", "iterations"), j.ref.ScaledResidual, j.ref.Passed)
-	}
-	rep.Notes = append(rep.Notes, line)
+	rep.Notes = append(rep.Notes, luSummary(fact, sec.FactorizationTFLOPS, secs, solve.TFLOPS, p.Refinement.Method, j.ref))
 	return &Result{Report: rep, Failure: failure}, nil
 }
 
