@@ -24,6 +24,9 @@ type Geometry struct {
 	// VectorRepeatBytes is the bytes of each operand one vector repeat
 	// covers (kinds with a repeat-based vector unit; 0 otherwise).
 	VectorRepeatBytes int
+	// GMBandwidth is the chip's global-memory bandwidth, bytes/s
+	// (Machine.Geometry's, from gm.bandwidth; 0 from a core's alone).
+	GMBandwidth float64
 }
 
 // BufferSpec is one memory of a core.
@@ -86,9 +89,10 @@ func (g *Geometry) LocalBuffers() []int {
 }
 
 // Geometry resolves the machine's core geometry, with the global buffers'
-// capacity from gm.capacity.
+// capacity from gm.capacity and the GM bandwidth from gm.bandwidth.
 func (m *Machine) Geometry() *Geometry {
 	g := m.Core.Geometry()
+	g.GMBandwidth = float64(m.GM.Bandwidth)
 	for i := range g.Buffers {
 		if g.Buffers[i].Global {
 			g.Buffers[i].Capacity = int64(m.GM.Capacity)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/traces"
 )
@@ -11,8 +12,12 @@ import (
 // The machine's GM bandwidth (what the viewer's GM gauge is a share of)
 // is in both formats' header and read back; a trace without it reads 0.
 func TestGMBandwidthInHeader(t *testing.T) {
+	m, err := machines.Load("ascend-910a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rec := traces.NewRecorder(traces.Window{})
-	rec.SetGMBandwidth(1.228e12)
+	rec.SetInfo(m.Name, "test", m.Geometry()) // (every recorder: the cluster drill-down's had none)
 	rec.Finish(0)
 	if got := rec.Timeline().GMBandwidth; got != 1.228e12 {
 		t.Fatalf("recorder: GM bandwidth %g", got)

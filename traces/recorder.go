@@ -244,12 +244,13 @@ func NewRecorder(w Window) *Recorder {
 }
 
 // SetInfo records the machine and program names and the machine's lane
-// and buffer names and per-core buffer capacities (global buffers get 0).
+// and buffer names, per-core buffer capacities (global buffers get 0) and
+// GM bandwidth (what the GM bandwidth samples are a share of).
 func (r *Recorder) SetInfo(machine, program string, g *machines.Geometry) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := &r.tl
-	t.Machine, t.Program = machine, program
+	t.Machine, t.Program, t.GMBandwidth = machine, program, g.GMBandwidth
 	t.Lanes = append([]string(nil), g.Lanes...)
 	t.VectorRepeatBytes = g.VectorRepeatBytes
 	t.Buffers, t.Capacity = nil, nil
@@ -281,14 +282,6 @@ func (r *Recorder) Flush() {
 	}
 	r.stop = false
 	r.qmu.Unlock()
-}
-
-// SetGMBandwidth records the machine's GM bandwidth (bytes/s), what the
-// GM bandwidth samples are a share of (Timeline.GMBandwidth).
-func (r *Recorder) SetGMBandwidth(bytesPerSecond float64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.tl.GMBandwidth = bytesPerSecond
 }
 
 // SetEnding records how the run ended when it did not complete

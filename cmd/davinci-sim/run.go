@@ -508,7 +508,6 @@ func newTraceRecorder(file *programs.File, opts programs.Options, f runFlags) (*
 		return nil, fmt.Errorf("--trace-cores %s: core %d does not exist; machine %s has cores 0-%d", f.traceCores, c, m.Name, m.Cores-1)
 	}
 	rec.SetInfo(m.Name, file.Kind.Name, m.Geometry())
-	rec.SetGMBandwidth(float64(m.GM.Bandwidth)) // the view's GM gauge is a share of it
 	if f.view && f.trace == "" {
 		rec.SetLimit(traces.DefaultLiveLimit) // live only: keep the most recent events of long runs
 		rec.SetFlagMarks(false)               // the terminal view draws no flag marks or arrows (a third of the observer calls)
