@@ -128,7 +128,8 @@ var ErrShape = errors.New("ozaki: bad shape")
 // ErrConfig reports an invalid configuration value other than Bits.
 var ErrConfig = errors.New("ozaki: bad config")
 
-func hasInfNaN(x []float64) bool {
+// HasInfNaN reports whether x holds an infinity or a NaN.
+func HasInfNaN(x []float64) bool {
 	for _, v := range x {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return true
@@ -182,7 +183,7 @@ func MakePlan(a, b []float64, m, k, n int, cfg Config) (Plan, error) {
 		held = fmt.Sprintf("%d slices (%d bits)", cfg.Slices, p.Bits)
 	}
 	if cfg.Mode != Fixed {
-		if hasInfNaN(a) || hasInfNaN(b) {
+		if HasInfNaN(a) || HasInfNaN(b) {
 			p.InfNaN, p.Fallback = true, true
 			p.Reason = "Inf or NaN in A or B: native DGEMM"
 			return p, nil

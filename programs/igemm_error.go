@@ -28,10 +28,7 @@ func (e *intGEMMErrors) add(v int64, got int32) {
 // no output differs, else −log2(rel_fro) up to 31.
 func (e *intGEMMErrors) report(sampled bool) *report.ErrorReport {
 	m := e.acc.Metrics()
-	r := &report.ErrorReport{Reference: "exact (int64)", RelFro: m.RelFro, MaxRel: m.MaxRel, MRED: m.MRED, MaxErr: e.maxAbs,
-		Bits: 31, Elements: int64(m.N), Sampled: sampled}
-	if e.maxAbs > 0 {
-		r.Bits = math.Min(31, accuracy.BitsOf(m.RelFro))
-	}
-	return r
+	r := errReport(m, sampled)
+	r.Reference, r.MaxErr, r.Bits = "exact (int64)", e.maxAbs, min(31, m.Bits) // (exact: Metrics' 64)
+	return &r
 }

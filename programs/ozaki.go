@@ -911,7 +911,7 @@ func (j *ozakiJob) numerics(chip *arch.Chip, rep *report.Report, prog map[string
 		idx, got = j.sampledOutputs()
 	}
 	ref, abs := j.reference(idx)
-	ozakiErrorReport(rep, prog, ref, got, abs, idx != nil, !j.fallback && anyNonFinite(j.a, j.b))
+	ozakiErrorReport(rep, prog, ref, got, abs, idx != nil, !j.fallback && (ozaki.HasInfNaN(j.a) || ozaki.HasInfNaN(j.b)))
 	return nil
 }
 
@@ -955,18 +955,6 @@ func ozakiErrorReport(rep *report.Report, prog map[string]any, ref, got, abs []f
 	if sliced {
 		rep.Notes = append(rep.Notes, "precision fixed has no Inf/NaN scan: A or B hold Inf or NaN, which the slicing takes as 0, so the outputs they reach are not IEEE's (forced or dynamic precision routes such inputs to native DGEMM)")
 	}
-}
-
-// anyNonFinite reports whether a matrix holds ±Inf or NaN.
-func anyNonFinite(ms ...[]float64) bool {
-	for _, m := range ms {
-		for _, v := range m {
-			if math.IsInf(v, 0) || math.IsNaN(v) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // simulatedC is the simulated C: the native DGEMM's (fallback; α and β

@@ -253,7 +253,7 @@ func (v *Viewer) key(tl *traces.Timeline, ev *tcell.EventKey) bool {
 			v.overview, v.fromOverview = false, false
 		case v.found != "":
 			v.found, v.status = "", "search cleared"
-		case !v.overview && v.fromOverview:
+		case v.fromOverview:
 			v.overview, v.fromOverview = true, false
 		default:
 			return false
