@@ -1103,7 +1103,7 @@ func exactSample(c []float64, m, n, k int, seed int64, budget int64) (idx []int,
 // applied in FP64) and |A||B| at the outputs idx (nil: every output).
 func (j *ozakiJob) reference(idx []int) (ref, abs []float64) {
 	p := &j.p.GEMMParams
-	ref, abs = exactGEMM64(j.a, j.b, p.M, p.K, p.N, idx)
+	ref, abs = exactGEMM64(j.a, j.b, p.M, p.K, p.N, idx, true)
 	for x := range ref {
 		ref[x] *= j.alpha
 		abs[x] *= math.Abs(j.alpha)
@@ -1119,17 +1119,20 @@ func (j *ozakiJob) reference(idx []int) (ref, abs []float64) {
 }
 
 // exactGEMM64 returns AB (A m×k, B k×n, row-major) computed exactly and
-// rounded once to FP64, and |A||B|, at the outputs idx (nil: every output);
-// where A's row or B's column holds ±Inf or NaN, IEEE's values
-// (ozaki.ExactDot, ozaki.AbsDot).
-func exactGEMM64(a, b []float64, m, k, n int, idx []int) (ref, abs []float64) {
+// rounded once to FP64, and with withAbs |A||B| (nil without), at the
+// outputs idx (nil: every output); where A's row or B's column holds ±Inf
+// or NaN, IEEE's values (ozaki.ExactDot, ozaki.AbsDot).
+func exactGEMM64(a, b []float64, m, k, n int, idx []int, withAbs bool) (ref, abs []float64) {
 	if idx == nil {
 		idx = make([]int, m*n)
 		for i := range idx {
 			idx[i] = i
 		}
 	}
-	ref, abs = make([]float64, len(idx)), make([]float64, len(idx))
+	ref = make([]float64, len(idx))
+	if withAbs {
+		abs = make([]float64, len(idx))
+	}
 	col := make([]float64, k)
 	lastCol := -1
 	for x, i := range idx {
@@ -1141,7 +1144,10 @@ func exactGEMM64(a, b []float64, m, k, n int, idx []int) (ref, abs []float64) {
 			lastCol = c
 		}
 		row := a[r*k : (r+1)*k]
-		ref[x], abs[x] = ozaki.ExactDot(row, col), ozaki.AbsDot(row, col)
+		ref[x] = ozaki.ExactDot(row, col)
+		if withAbs {
+			abs[x] = ozaki.AbsDot(row, col)
+		}
 	}
 	return ref, abs
 }
