@@ -50,6 +50,10 @@ type ClusterTrace struct {
 	// it): otherData's to_ps is the window's end or End, whichever is
 	// earlier, as a chip trace's is.
 	End sim.Time
+	// Ending says how the run ended when it did not complete ("deadlock
+	// at 1.5ms"; "": it completed): otherData's ending, as a chip
+	// trace's (Timeline.Ending), which davinci-sim view shows.
+	Ending string
 
 	drills []drillDown // AddTimeline
 }
@@ -221,13 +225,13 @@ func (ct *ClusterTrace) span() (from, to sim.Time) {
 	return min(ct.From, to), to
 }
 
-// header returns the trace's otherData: machine and program, the time span
+// header returns the trace's otherData: machine, program and ending, the time span
 // it states (span), the ranks left out (untraced_ranks: not in Only, as a
 // chip trace's idle_cores names the cores it leaves out), and the
 // drilled-in NPUs' buffer capacities (by their counters' names, "core 0
 // L1").
 func (ct *ClusterTrace) header() *traceHeader {
-	h := &traceHeader{Generator: generator, Machine: ct.Machine, Program: ct.Program}
+	h := &traceHeader{Generator: generator, Machine: ct.Machine, Program: ct.Program, Ending: ct.Ending}
 	from, to := ct.span()
 	h.FromPs, h.ToPs = int64(from), int64(to)
 	var untraced []int

@@ -170,6 +170,28 @@ func TestClusterTraceHeaderAndCategories(t *testing.T) {
 	}
 }
 
+// A cluster trace of a run that did not complete says how it ended in
+// otherData, as a chip trace does, and reads back with it (what view
+// shows in place of "complete").
+func TestClusterTraceEnding(t *testing.T) {
+	ct := &traces.ClusterTrace{Ranks: []string{"r0"}, Tracks: []string{"host"}, End: 2000, Ending: "deadlock at 2ns"}
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "wait", From: 0, To: 2000})
+	var buf bytes.Buffer
+	if err := traces.WriteClusterJSON(&buf, ct); err != nil {
+		t.Fatal(err)
+	}
+	if got := decodeTrace(t, buf.Bytes()).OtherData["ending"]; got != "deadlock at 2ns" {
+		t.Errorf("otherData ending %v, want the run's", got)
+	}
+	tl, err := traces.ReadTrace(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.Ending != "deadlock at 2ns" {
+		t.Errorf("read back ending %q", tl.Ending)
+	}
+}
+
 // chipEvents returns the events of a chip trace as a drill-down shows
 // them, by "core N LANE" thread: slices and arrows with their categories
 // and args, counters by "core N BUFFER" (buffers) or "NPU …" (GM

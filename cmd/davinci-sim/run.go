@@ -331,6 +331,9 @@ func finishRun(stdout, stderr io.Writer, file *programs.File, res *programs.Resu
 	if hooks.ClusterTrace != nil {
 		end := sim.Time(math.Round(res.Report.Time.Seconds * 1e12))
 		noteLateWindow(stderr, f, end)
+		if res.Failure != nil {
+			hooks.ClusterTrace.Ending = viewEnding(res.Failure) // the trace's header says so; view shows it
+		}
 		if rec != nil {
 			rec.Finish(end)
 			hooks.ClusterTrace.AddTimeline(f.traceNPU, rec.Timeline())
