@@ -693,9 +693,12 @@ func simReport(chip *arch.Chip, m *machines.Machine, opts Options, prog isa.Prog
 			used = append(used, i)
 		}
 	}
-	if len(prog.Grids) > 0 || len(chip.GridTimes()) > 0 { // the block scheduler (or the host's grids) may use every core
-		for i := range st.Cores {
-			used = append(used, i)
+	if len(prog.Grids) > 0 || len(chip.GridTimes()) > 0 { // the block scheduler (or the host's grids) placed blocks on some cores: those that executed something
+		used = used[:0]
+		for i, cs := range st.Cores {
+			if cs.Instrs > 0 || cs.Finish > 0 {
+				used = append(used, i)
+			}
 		}
 	}
 	rep.FromStats(st, chip.Clock().Hz(), used)

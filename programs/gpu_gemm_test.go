@@ -3,6 +3,7 @@ package programs
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -298,5 +299,30 @@ func TestDaVinciDefaultTileFits(t *testing.T) {
 	}
 	if tl, ok := res.Report.Program["tiling"].(map[string]int); !ok || tl["bm"] != 144 {
 		t.Errorf("tiling %v, want bm 144", res.Report.Program["tiling"])
+	}
+}
+
+// A grid of fewer blocks than SMs reports the SMs that ran blocks — its
+// cores, each with a finish cycle — and averages pipes over them, as a
+// DaVinci run averages over the cores its program uses (the idle SMs
+// diluted the tensor pipe's busy share 4.5× at 24 blocks on 108 SMs).
+func TestGPUReportCoresUsed(t *testing.T) {
+	res, err := runGPU(t, "a100", "program.m=512", "program.n=384", "program.k=256", "program.numerics=off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := res.Report
+	if len(rep.Cores) == 0 || len(rep.Cores) >= 108 {
+		t.Fatalf("%d cores reported, want those of the grid's blocks (fewer than the 108 SMs)", len(rep.Cores))
+	}
+	sum := 0.0
+	for _, c := range rep.Cores {
+		if c.FinishCycle <= 0 {
+			t.Errorf("core %d reported with finish cycle %d", c.Core, c.FinishCycle)
+		}
+		sum += c.Pipes["tensor"].Busy
+	}
+	if mean, got := sum/float64(len(rep.Cores)), rep.Pipes["tensor"].Busy; got <= 0 || math.Abs(got-mean) > 1e-12 {
+		t.Errorf("tensor busy %v, want the reported cores' mean %v", got, mean)
 	}
 }

@@ -349,10 +349,12 @@ func pipeReport(ps laneTimes, total, hz float64) PipeReport {
 	if total <= 0 {
 		return pr
 	}
-	pr.Busy = ps.time[arch.Busy] / total
+	// (A lane's time never exceeds total; summed over many cores in
+	// float64 it can round one ulp past it.)
+	pr.Busy = min(ps.time[arch.Busy]/total, 1)
 	pr.BusyCycles = int64(ps.time[arch.Busy] * 1e-12 * hz)
 	for c := arch.Cause(1); c < arch.NumCauses; c++ {
-		pr.Stall[c.String()] = ps.time[c] / total
+		pr.Stall[c.String()] = min(ps.time[c]/total, 1)
 	}
 	return pr
 }
