@@ -394,13 +394,17 @@ func (r *Report) WriteSummary(w io.Writer) {
 		u := r.OpUnit()
 		fmt.Fprintf(w, "flops     %.4g %s: %.2f T%s/s = %.1f %% of %.2f T%s/s\n", f.Total, f.Convention, f.TFLOPS, u, 100*f.PeakFraction, f.PeakTFLOPS, u)
 	}
-	if m := r.Memory; m != nil { // (none: timed-apart cluster kernels keep no memory counters)
+	// The bandwidth use is HBM's (memory.gm_bandwidth_utilisation): on
+	// the HBM line where an L2 serves part of the GM traffic, else on the
+	// GM line (all of it reaches HBM).
+	if m := r.Memory; m != nil && m.L2ReadHitBytes+m.L2HitBytes+m.L2MissBytes > 0 {
+		fmt.Fprintf(w, "GM        read %s, written %s, %s\n",
+			bytesStr(m.GMReadBytes), bytesStr(m.GMWriteBytes), r.intensityStr("memory.operational_intensity", m.OperationalIntensity))
+		fmt.Fprintf(w, "HBM       read %s, written %s, %s, bandwidth use %.1f %%; L2 served %.1f %% of GM reads, L2 bandwidth use %.1f %%\n",
+			bytesStr(m.HBMReadBytes), bytesStr(m.HBMWriteBytes), r.intensityStr("memory.operational_intensity_hbm", m.OperationalIntensityHBM), 100*m.GMBandwidthUse, 100*m.L2HitRate, 100*m.L2BandwidthUse)
+	} else if m != nil { // (none: timed-apart cluster kernels keep no memory counters)
 		fmt.Fprintf(w, "GM        read %s, written %s, %s, bandwidth use %.1f %%\n",
 			bytesStr(m.GMReadBytes), bytesStr(m.GMWriteBytes), r.intensityStr("memory.operational_intensity", m.OperationalIntensity), 100*m.GMBandwidthUse)
-	}
-	if m := r.Memory; m != nil && m.L2ReadHitBytes+m.L2HitBytes+m.L2MissBytes > 0 {
-		fmt.Fprintf(w, "HBM       read %s, written %s, %s; L2 served %.1f %% of GM reads, L2 bandwidth use %.1f %%\n",
-			bytesStr(m.HBMReadBytes), bytesStr(m.HBMWriteBytes), r.intensityStr("memory.operational_intensity_hbm", m.OperationalIntensityHBM), 100*m.L2HitRate, 100*m.L2BandwidthUse)
 	}
 	if e := r.Energy; e != nil {
 		over := ""

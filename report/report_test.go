@@ -195,3 +195,34 @@ func TestSummaryIntegerOps(t *testing.T) {
 		}
 	}
 }
+
+// The summary's bandwidth use is HBM's (gm_bandwidth_utilisation): on the
+// HBM line where an L2 served GM traffic, not beside the GM bytes that
+// include the L2's hits; without an L2 on the GM line.
+func TestSummaryBandwidthUseIsHBMs(t *testing.T) {
+	for _, c := range []struct {
+		l2       int64
+		line     string
+		notOnOne string
+	}{
+		{l2: 1 << 20, line: "HBM ", notOnOne: "GM "},
+		{l2: 0, line: "GM ", notOnOne: "HBM "},
+	} {
+		r := &report.Report{Memory: &report.MemoryReport{GMReadBytes: 4 << 20, HBMReadBytes: 3 << 20, L2HitBytes: c.l2, GMBandwidthUse: 0.25}}
+		var b strings.Builder
+		r.WriteSummary(&b)
+		found := false
+		for _, l := range strings.Split(b.String(), "\n") {
+			has := strings.Contains(l, "bandwidth use 25.0 %")
+			if has && strings.HasPrefix(l, c.line) {
+				found = true
+			}
+			if has && strings.HasPrefix(l, c.notOnOne) {
+				t.Errorf("L2 bytes %d: bandwidth use on the %q line:\n%s", c.l2, c.notOnOne, b.String())
+			}
+		}
+		if !found {
+			t.Errorf("L2 bytes %d: no bandwidth use on the %q line:\n%s", c.l2, c.line, b.String())
+		}
+	}
+}

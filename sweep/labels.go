@@ -19,7 +19,7 @@ var axisTitles = map[string]string{
 	"time.seconds":                     "Simulated time (s)",
 	"time.cycles":                      "Simulated time (cycles)",
 	"memory.operational_intensity":     "Operational intensity (flop/byte)",
-	"memory.gm_bandwidth_utilisation":  "GM bandwidth use (fraction)",
+	"memory.gm_bandwidth_utilisation":  "HBM bandwidth use (fraction)",
 	"memory.gm_read_bytes":             "GM bytes read (B)",
 	"memory.gm_write_bytes":            "GM bytes written (B)",
 	"hplmxp.tflops":                    "HPL-MxP throughput (TFLOP/s)",
