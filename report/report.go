@@ -73,7 +73,9 @@ type Report struct {
 
 // KernelReport is one kernel launch: its blocks and when it ran. Seconds is
 // Finished − Launched (the launch cost, then the blocks); kernels run one
-// after the other, so the kernels' seconds add up to the run's time.
+// after the other, so in a stream of kernels their seconds add up to the
+// run's time — a host-driven program (lu-fused) also spends the host's
+// time between them.
 type KernelReport struct {
 	Name     string  `json:"name"`
 	Blocks   int     `json:"blocks"`
