@@ -464,7 +464,11 @@ func (sp *schemePlan) checkRange(m float64, e int, rangeKey string, bad func(key
 		if math.Ldexp(1, bound) <= maxf {
 			continue
 		}
-		if rel := e + sp.scales[i] - i*(sp.format.MantBits()+1); bound > rel {
+		rel := e + sp.scales[i]
+		for j := 0; j < i; j++ {
+			rel -= sp.residualBits(j)
+		}
+		if bound > rel {
 			// The bound is a subnormal piece's residual.
 			return bad(fmt.Sprintf("scheme.pieces[%d].scale", i), "piece %d of inputs in (−2^%d, 2^%d) reaches 2^%d with scale 2^%d, beyond %s's largest finite value %g: where an earlier piece is an %s subnormal or zero, its residual is up to 2^%d (the subnormal spacing), not p bits below the input",
 				i, e, e, bound, sp.scales[i], name, maxf, name, bound-sp.scales[i])
@@ -476,15 +480,16 @@ func (sp *schemePlan) checkRange(m float64, e int, rangeKey string, bad func(key
 }
 
 // pieceBound returns b such that piece i ≥ 1 of inputs with |x| < 2^e is
-// at most 2^b in magnitude: the residual after each piece j < i is below
-// one unit in its last place — 2^(E − p) for |x·2^scale_j| < 2^E, p the
-// format's precision — and, where piece j is subnormal or zero, up to the
-// format's subnormal spacing (half of it for the nearest roundings)
-// unscaled by 2^scale_j, however small the input (FP16 pieces of inputs
-// below 2^-14: the residual of piece 0 is up to 2^-25, not 2^(e−11)); and
-// never below the smallest subnormal.
+// at most 2^b in magnitude: the residual after each piece j < i is at
+// most one unit in its last place — 2^(E − p) for |x·2^scale_j| ≤ 2^E, p
+// the format's precision — or half of it for the nearest roundings
+// (residualBits; Ape's FP32-F range, 2^15, and SGEMM-cube's Eq. 6 rest on
+// the half), and, where piece j is subnormal or zero, up to the format's
+// subnormal spacing (half of it for the nearest roundings) unscaled by
+// 2^scale_j, however small the input (FP16 pieces of inputs below 2^-14:
+// the residual of piece 0 is up to 2^-25, not 2^(e−12)); and never below
+// the smallest subnormal.
 func (sp *schemePlan) pieceBound(i, e int) int {
-	p := sp.format.MantBits() + 1
 	_, sub := math.Frexp(sp.format.MinSubnormal()) // MinSubnormal = 2^(sub−1)
 	r := e
 	for j := 0; j < i; j++ {
@@ -493,13 +498,25 @@ func (sp *schemePlan) pieceBound(i, e int) int {
 		if rnd == fp.RNE || rnd == fp.RNA {
 			floor--
 		}
-		next := max(r-p, floor)
+		next := max(r-sp.residualBits(j), floor)
 		if rnd == fp.RNE || rnd == fp.RNA || rnd == fp.RZ {
 			next = min(next, r) // (zero is a candidate of these roundings: the residual is at most the piece's input)
 		}
 		r = next
 	}
 	return max(r+sp.scales[i], sub-1) // (a rounding away from zero takes a residual below the smallest subnormal to it)
+}
+
+// residualBits returns how many binades below piece j's input bound its
+// residual's bound lies: the format's precision p for a residual below one
+// unit in the last place (the directed roundings), p + 1 for the nearest
+// roundings' half unit.
+func (sp *schemePlan) residualBits(j int) int {
+	p := sp.format.MantBits() + 1
+	if rnd := sp.rounds[j].Round; rnd == fp.RNE || rnd == fp.RNA {
+		return p + 1
+	}
+	return p
 }
 
 // firstPieceOverflow returns the |x| from which piece 0 — x scaled by
@@ -773,8 +790,16 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32) {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs outside the scheme's range: %d elements of A and %d of B have |x| ≥ %g (or are not finite): their first pieces overflow %s, so C is wrong where they contribute (%.3g %% of the inputs)",
 				ao, bo, over, name, pct(ao+bo)))
 		default:
-			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs outside the scheme's range: %d elements of A and %d of B have |x| ≥ %g (or are not finite): their scaled pieces may overflow %s, so C may be wrong where they contribute (%.3g %% of the inputs)",
-				ao, bo, over, name, pct(ao+bo)))
+			// Beyond piece 0's own overflow point the overflow is certain.
+			first := sp.firstPieceOverflow()
+			fa, _ := inputRange(a, lo, first)
+			fb, _ := inputRange(b, lo, first)
+			certain := ""
+			if fa+fb > 0 {
+				certain = fmt.Sprintf("; %d of A and %d of B have |x| ≥ %g (or are not finite): their first pieces overflow, so C is wrong where they contribute", fa, fb, first)
+			}
+			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs outside the scheme's range: %d elements of A and %d of B have |x| ≥ %g (or are not finite): their scaled pieces may overflow %s, so C may be wrong where they contribute (%.3g %% of the inputs)%s",
+				ao, bo, over, name, pct(ao+bo), certain))
 		}
 		switch {
 		case au+bu == 0:

@@ -562,7 +562,9 @@ func TestEmulatedRangeFlagged(t *testing.T) {
 		t.Errorf("ape-fp32b range %v", r)
 	}
 	const m, k, n = rangeM, rangeK, rangeN
-	pa, pb := rangeInputs(t, func(a, b []float32) { a[5], a[6], b[7] = 1<<20, float32(math.Inf(-1)), 1e-6 })
+	// 40000 may overflow FP32-F's scaled piece (from 2^15), 2^20 and −Inf
+	// certainly overflow its first (from 65520).
+	pa, pb := rangeInputs(t, func(a, b []float32) { a[4], a[5], a[6], b[7] = 40000, 1<<20, float32(math.Inf(-1)), 1e-6 })
 	for _, machine := range []string{"a100", "ascend-910a"} {
 		res, err := runEmulated(t, machine, "program.scheme=ape-fp32f", fmt.Sprintf("program.m=%d", m), fmt.Sprintf("program.k=%d", k), fmt.Sprintf("program.n=%d", n),
 			"program.inputs.a="+pa, "program.inputs.b="+pb, "program.numerics=full")
@@ -570,12 +572,13 @@ func TestEmulatedRangeFlagged(t *testing.T) {
 			t.Fatalf("%s: %v", machine, err)
 		}
 		r := res.Report.Program["range"].(map[string]any)
-		if r["min_exponent"] != -14 || r["a_over"] != int64(2) || r["b_over"] != int64(0) || r["b_under"] != int64(1) {
+		if r["min_exponent"] != -14 || r["a_over"] != int64(3) || r["b_over"] != int64(0) || r["b_under"] != int64(1) {
 			t.Errorf("%s: range %v", machine, r)
 		}
 		flagged := false
 		for _, note := range res.Report.Notes {
-			flagged = flagged || strings.Contains(note, "inputs outside the scheme's range: 2 elements of A and 0 of B")
+			flagged = flagged || strings.Contains(note, "inputs outside the scheme's range: 3 elements of A and 0 of B have |x| ≥ 32768") &&
+				strings.Contains(note, "; 2 of A and 0 of B have |x| ≥ 65520 (or are not finite): their first pieces overflow, so C is wrong")
 		}
 		if !flagged {
 			t.Errorf("%s: not flagged: %v", machine, res.Report.Notes)
@@ -729,6 +732,10 @@ func TestEmulatedRangeCheckExact(t *testing.T) {
 	}
 	_, err := runEmulated(t, "a100", append(base, "program.inputs.high=65520")...)
 	wantBadInputLine(t, err, `key "inputs.high": inputs up to 65520 reach 65520, from where piece 0 (FP16, scale 2^0) rounds past the format's largest finite value 65504`)
+	// A bound below 65520 whose draws round to it in FP32 (they did
+	// overflow: C all Inf/NaN, noted after the run).
+	_, err = runEmulated(t, "a100", append(base, "program.inputs.low=65519.99", "program.inputs.high=65519.999")...)
+	wantBadInputLine(t, err, `key "inputs.high": inputs up to 65520 reach 65520`)
 }
 
 // wantBadInputLine fails the test unless err is bad input (exit 2) of one
@@ -925,5 +932,46 @@ func TestEmulatedAutoKeepsItsChoice(t *testing.T) {
 				t.Errorf("the kept run's report differs from a run of %v:\n%.3000s\n%.3000s", chosen, ja, jb)
 			}
 		})
+	}
+}
+
+// Every FP32 preset splits every input below its overflow_from without a
+// piece overflowing: exhaustively over the binade just below it (where the
+// residuals are largest), so the bound the up-front check refuses beyond
+// holds. And it is tight where the papers state the range: FP32-F's and
+// SGEMM-cube's 2^15 (Ape, Table 2; SGEMM-cube, Eq. 6 with sb = 12), which
+// the check had put one binade lower (a full ulp of residual for RNE).
+func TestEmulatedOverflowFromSound(t *testing.T) {
+	bad := func(key, format string, a ...any) error { return fmt.Errorf(format, a...) }
+	for _, name := range fp32SchemeNames() {
+		sp, err := resolveScheme(Scheme{Name: name}, bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hi, _ := sp.overflowFrom()
+		top := float32(min(hi, math.MaxFloat32))
+		if float64(top) >= hi {
+			top = math.Nextafter32(top, 0)
+		}
+		_, e := math.Frexp(float64(top)) // top < 2^e
+		lo := float32(math.Ldexp(1, e-1))
+		step := uint32(1)
+		if testing.Short() {
+			step = 97
+		}
+		out := make([]uint32, len(sp.scales))
+		for bits := math.Float32bits(lo); bits <= math.Float32bits(top); bits += step {
+			sp.split(math.Float32frombits(bits), out)
+			for i, b := range out {
+				if v := fp.ToFloat64(b, sp.format); math.IsInf(v, 0) || math.IsNaN(v) {
+					t.Fatalf("%s: %g (below overflow_from %g) splits into a non-finite piece %d", name, math.Float32frombits(bits), hi, i)
+				}
+			}
+		}
+		if name == "ape-fp32f" || name == "sgemm-cube" {
+			if _, emax := sp.rangeExponents(); emax != 15 || hi != 32768 {
+				t.Errorf("%s: max_exponent %d, overflow_from %g; want the papers' 15 and 2^15", name, emax, hi)
+			}
+		}
 	}
 }

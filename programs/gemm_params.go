@@ -471,10 +471,12 @@ func (in *Inputs) rangeKey() string {
 	return "inputs.offset_exponent"
 }
 
-// rangeMax is the largest |x| of the inputs' distribution.
+// rangeMax is the largest |x| of the inputs the distribution generates:
+// its bound rounded to FP32 as the inputs are (UniformFP32; U[0, 65519.999]
+// makes 65520, past FP16's overflow point).
 func (in *Inputs) rangeMax() float64 {
 	lo, hi := in.interval()
-	return max(math.Abs(lo), math.Abs(hi))
+	return float64(float32(max(math.Abs(lo), math.Abs(hi)))) // (within ±2^100: validate)
 }
 
 // rangeExponent is the smallest e with every input in (−2^e, 2^e]
