@@ -49,6 +49,24 @@ func Clip(s string, max int) string {
 	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
 }
 
+// ClipMiddle shortens msg, a whole message that may quote a hostile piece
+// of input, to about max bytes (at rune boundaries) by cutting its middle,
+// saying how long it was: the message's end — the constraint broken,
+// after the quoted input — stays.
+func ClipMiddle(msg string, max int) string {
+	if len(msg) <= max {
+		return msg
+	}
+	head, tail := max*3/4, len(msg)-max/4
+	for head > 0 && !utf8.RuneStart(msg[head]) {
+		head--
+	}
+	for tail < len(msg) && !utf8.RuneStart(msg[tail]) {
+		tail++
+	}
+	return fmt.Sprintf("%s… (%d bytes in all) …%s", msg[:head], len(msg), msg[tail:])
+}
+
 // NotPipe returns an error for a path that names a named pipe (FIFO) or a
 // socket in the file system: opening one to read or write blocks until
 // another process opens its other end — forever, for a file given by

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestWrap(t *testing.T) {
@@ -46,5 +48,22 @@ func TestNotFile(t *testing.T) {
 		if AnonymousPipe(path) {
 			t.Errorf("AnonymousPipe(%s)", path)
 		}
+	}
+}
+
+// ClipMiddle keeps a long message's start and its end — the constraint
+// after a quoted hostile input — and says how long it was.
+func TestClipMiddle(t *testing.T) {
+	msg := `expression "` + strings.Repeat("1+", 500) + `" ends early`
+	got := ClipMiddle(msg, 400)
+	if len(got) > 460 || !strings.HasPrefix(got, `expression "1+1+`) || !strings.HasSuffix(got, `" ends early`) || !strings.Contains(got, "(1024 bytes in all)") {
+		t.Errorf("ClipMiddle: %q", got)
+	}
+	if got := ClipMiddle("short", 400); got != "short" {
+		t.Errorf("short message changed: %q", got)
+	}
+	// Rune boundaries: no broken UTF-8 at either cut.
+	if got := ClipMiddle(strings.Repeat("é", 300), 101); !utf8.ValidString(got) {
+		t.Errorf("cut inside a rune: %q", got)
 	}
 }

@@ -92,9 +92,10 @@ func (e *Error) Error() string {
 // is about, and a hostile one can be megabytes long.
 const maxMsg = 400
 
-// clip shortens msg to maxMsg bytes (at a rune boundary), saying how long
-// it was.
-func clip(msg string) string { return badinput.Clip(msg, maxMsg) }
+// clip shortens msg to about maxMsg bytes by cutting its middle (at rune
+// boundaries), saying how long it was: the reason after a long quoted
+// expression ("ends early", "nested too deeply") stays.
+func clip(msg string) string { return badinput.ClipMiddle(msg, maxMsg) }
 
 // parser holds the state of one Parse call.
 type parser struct {
