@@ -105,11 +105,12 @@ func exitCode(err error) int {
 // (a 10 MB YAML string) still prints a readable line.
 const maxLineBytes = 2000
 
-// clipLines clips each line of msg to maxLineBytes.
+// clipLines clips each line of msg to about maxLineBytes, cutting its
+// middle: a line's end says the constraint it broke.
 func clipLines(msg string) string {
 	lines := strings.Split(msg, "\n")
 	for i, l := range lines {
-		lines[i] = badinput.Clip(l, maxLineBytes)
+		lines[i] = badinput.ClipMiddle(l, maxLineBytes)
 	}
 	return strings.Join(lines, "\n")
 }
