@@ -255,8 +255,11 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	for i := range p.Outputs {
 		t := &p.Outputs[i]
-		if _, err := t.format(); err != nil || t.Name == "" || t.elems() <= 0 {
+		if _, err := t.format(); err != nil || t.Name == "" {
 			return nil, f.badKey(fmt.Sprintf("outputs[%d]", i), "needs a name, a positive shape and dtype fp32|fp16")
+		}
+		if t.elems() <= 0 {
+			return nil, f.badKey(fmt.Sprintf("outputs[%d].shape", i), "%v: must be positive, at most %d elements", t.Shape, maxTensorElems)
 		}
 		if err := CheckOutputName(t.Name); err != nil {
 			return nil, f.badKey(fmt.Sprintf("outputs[%d]", i), "%v", err)

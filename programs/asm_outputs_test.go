@@ -35,3 +35,14 @@ func TestAsmOutputFilesCollide(t *testing.T) {
 		}
 	}
 }
+
+// An output too large is refused for its size, naming its shape (it was
+// "needs a name, a positive shape and dtype", all three given).
+func TestAsmOutputTooLarge(t *testing.T) {
+	src := "kind: asm\noutputs:\n  - {name: y, addr: 4096, shape: [100000, 100000], dtype: fp32}\nasm: nop\n"
+	_, err := Execute(programText(t, src), Options{}, RunHooks{})
+	want := `key "outputs[0].shape": [100000 100000]: must be positive, at most 268435456 elements`
+	if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), want) {
+		t.Errorf("%v; want bad input containing %q", err, want)
+	}
+}

@@ -3,6 +3,7 @@ package programs
 import (
 	"errors"
 	"fmt"
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"math"
 	"reflect"
 
@@ -93,8 +94,12 @@ func decodeLU(f *File, m *machines.Machine, o Options, oneChip bool) (LUParams, 
 		return p, err
 	}
 	p.unusedNotes(f)
-	if p.Diag != "" && p.Diag != "host" {
+	switch p.Diag {
+	case "", "host":
+	case "gpu":
 		return p, f.badKey("diag", "%q applies to GPU machines (the CUDA cores); on davinci machines the hosts factor the diagonal blocks", p.Diag)
+	default:
+		return p, f.badKey("diag", "must be host (or gpu, on GPU machines); got %q", badinput.Clip(p.Diag, 80))
 	}
 	return p, nil
 }

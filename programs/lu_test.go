@@ -153,6 +153,8 @@ func TestLUBadInput(t *testing.T) {
 		{"program.tiling.bm=48", `"tiling.bm"`},
 		{"program.refinement.tolerance=17", `key "refinement.tolerance": must be in (0, 16]`},
 		{"program.nb=2048", `key "nb": must be at most n = 1024`},
+		{"program.diag=bogus", `key "diag": must be host (or gpu, on GPU machines); got "bogus"`},
+		{"program.diag=gpu", `key "diag": "gpu" applies to GPU machines`},
 	}
 	for _, c := range cases {
 		sets := []string{c.set}

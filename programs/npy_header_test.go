@@ -83,3 +83,22 @@ func TestNPYNotARegularFile(t *testing.T) {
 		}
 	}
 }
+
+// A file cut short after its magic says so; one without the magic is not
+// a .npy file (a truncated one was called that).
+func TestNPYTruncatedPreamble(t *testing.T) {
+	dir := t.TempDir()
+	for content, want := range map[string]string{
+		"\x93NUMPY\x01\x00": "malformed .npy file: 8 bytes, cut short before its header length",
+		"\x93NUM":           "not a .npy file (no \\x93NUMPY magic)",
+		"PK\x03\x04zipfile": "not a .npy file (no \\x93NUMPY magic)",
+	} {
+		path := filepath.Join(dir, "a.npy")
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := CheckNPYFloat32(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", content, err, want)
+		}
+	}
+}

@@ -517,8 +517,11 @@ func checkNPYPreamble(f *os.File) (header string, dataOffset int64, err error) {
 	}
 	var pre [12]byte
 	n, _ := io.ReadFull(f, pre[:])
-	if n < 10 || string(pre[:6]) != "\x93NUMPY" {
+	if n < 6 || string(pre[:6]) != "\x93NUMPY" {
 		return "", 0, errors.New("not a .npy file (no \\x93NUMPY magic)")
+	}
+	if n < 10 {
+		return "", 0, fmt.Errorf("malformed .npy file: %d bytes, cut short before its header length", n)
 	}
 	var hlen, start int64
 	switch pre[6] {
