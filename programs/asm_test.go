@@ -356,3 +356,28 @@ func TestDeadlockNotMeaningfulRunningCores(t *testing.T) {
 		t.Errorf("not_meaningful %q, want %q", got, want)
 	}
 }
+
+// A FixPipe copy from L0C to GM writes the converted output: FP32→FP16
+// moves half the bytes of FP32→FP32 over GM and HBM, in half the path
+// time (it was charged L0C's FP32 bytes both ways). On the 910B3: 203
+// cycles of latency + bytes / 37.84 B/cycle.
+func TestAsmFixPipeWritesOutputBytes(t *testing.T) {
+	for _, c := range []struct {
+		out    string
+		bytes  int64
+		cycles int64
+	}{
+		{"fp16", 128 * 128 * 2, 203 + 866}, // ceil(32768 / 37.84) = 866
+		{"fp32", 128 * 128 * 4, 203 + 1732},
+	} {
+		src := "kind: asm\nmachine: ascend-910b3\ncores: 1\nnumerics: off\nasm: |\n  alloc L0C off=0 size=64KiB name=c\n  fixp.l0c gm=0 l0c=0 rows=128 cols=128 in=fp32 out=" + c.out + "\n"
+		res, err := Execute(programText(t, src), Options{}, RunHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := res.Report.Memory
+		if m.GMWriteBytes != c.bytes || m.HBMWriteBytes != c.bytes || res.Report.Time.Cycles != c.cycles {
+			t.Errorf("out %s: GM %d, HBM %d bytes written in %d cycles; want %d bytes in %d", c.out, m.GMWriteBytes, m.HBMWriteBytes, res.Report.Time.Cycles, c.bytes, c.cycles)
+		}
+	}
+}

@@ -42,7 +42,15 @@ func (c *Core) execute(p *pipe, now sim.Time) {
 		case isa.OpLoad:
 			bytes = dma.FractalBytes(in.Rows, in.Cols, in.In)
 		case isa.OpL0CCopy:
-			bytes = int64(in.Rows) * int64(in.Cols) * int64(in.In.Bytes())
+			// Into GM the bytes written (the path's rate is FACTS's
+			// L0C→GM bandwidth, and GM and HBM carry the converted
+			// output: FP32→FP16 writes half of L0C's bytes); into a
+			// buffer the L0C bytes read (L0C_UB's rate is L0C's read).
+			size := in.In.Bytes()
+			if in.Dst.Buf == isa.GM {
+				size = in.Out.Bytes()
+			}
+			bytes = int64(in.Rows) * int64(in.Cols) * int64(size)
 		}
 		path, ok := c.path(in.Src.Buf, in.Dst.Buf)
 		if !ok {
