@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -477,14 +478,67 @@ func (j *asmJob) Prepare(chip *arch.Chip) error {
 	return nil
 }
 
+// mmadInputs returns the input types of the m.mmad instructions in srcs
+// as peak names (FP16, INT8, …), sorted, each once: the type is written
+// out (in=), never computed.
+func mmadInputs(srcs []*isa.File) []string {
+	seen := map[string]bool{}
+	var walk func(nodes []isa.Node)
+	walk = func(nodes []isa.Node) {
+		for i := range nodes {
+			n := &nodes[i]
+			switch {
+			case n.Kind == isa.NodeRepeat:
+				walk(n.Body)
+			case n.Kind == isa.NodeInstr && n.Mnemonic == "m.mmad":
+				for _, a := range n.Args {
+					if a.Key == "in" {
+						seen[strings.ToUpper(a.Value)] = true
+					}
+				}
+			}
+		}
+	}
+	for _, f := range srcs {
+		if f != nil {
+			walk(f.Nodes)
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// asmPeak returns the peak an asm program's matrix work is compared with
+// and the flops convention saying which: its MMADs' input type's cube
+// peak (INT8: operations, TOP/s), or with several types the fastest of
+// theirs (FP16's where none has a rate).
+func asmPeak(m *machines.Machine, inputs []string) (peak float64, convention string) {
+	best := ""
+	for _, in := range inputs {
+		if p, ok := m.Peak(in); ok && p > peak {
+			peak, best = p, in
+		}
+	}
+	if best == "" {
+		peak, _ = m.Peak("FP16")
+		best = "FP16"
+	}
+	switch {
+	case len(inputs) > 1:
+		return peak, fmt.Sprintf("cube (2·m·n·k per MMAD, inputs %s; peak = the fastest, the %s cube peak)", strings.Join(inputs, ", "), best)
+	case strings.HasPrefix(best, "INT"):
+		return peak, fmt.Sprintf("%s ops (2·m·n·k per MMAD; peak = %s cube peak)", strings.ToLower(best), best)
+	}
+	return peak, fmt.Sprintf("%s (2·m·n·k per MMAD; peak = %s cube peak)", strings.ToLower(best), best)
+}
+
 func (j *asmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
 	rep.Program = map[string]any{"kind": "asm", "cores": len(j.srcs)}
 	if st.Time == 0 {
 		rep.Notes = append(rep.Notes, noTimedWorkNote)
 	}
 	if st.MMADFlops > 0 {
-		peak, _ := chip.M.Peak("FP16")
-		rep.Flops = &report.FlopsReport{Total: st.MMADFlops, PeakTFLOPS: peak / 1e12, Convention: "cube (2·m·n·k per MMAD)"}
+		peak, conv := asmPeak(chip.M, mmadInputs(j.srcs))
+		rep.Flops = &report.FlopsReport{Total: st.MMADFlops, PeakTFLOPS: peak / 1e12, Convention: conv}
 		if s := st.Time.Seconds(); s > 0 {
 			rep.Flops.TFLOPS = st.MMADFlops / s / 1e12
 			rep.Flops.PeakFraction = st.MMADFlops / s / peak

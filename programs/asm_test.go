@@ -381,3 +381,30 @@ func TestAsmFixPipeWritesOutputBytes(t *testing.T) {
 		}
 	}
 }
+
+// An asm program's matrix rate is compared with its MMADs' type's cube
+// peak, in operations for INT8 (it was always the FP16 peak: INT8 at 98 %
+// of its peak read 196 %), and with several types with the fastest's.
+func TestAsmPeakOfItsTypes(t *testing.T) {
+	const head = "kind: asm\ncores: 32\nnumerics: off\nasm: |\n  alloc L0A off=0 size=64KiB name=a\n  alloc L0B off=0 size=64KiB name=b\n  alloc L0C off=0 size=256KiB name=c\n"
+	mmad := func(in, out, mode string) string {
+		return "  m.mmad c=0 a=0 b=0 m=256 k=128 n=256 in=" + in + " out=" + out + " " + mode + "\n"
+	}
+	for _, c := range []struct {
+		name, body, conv string
+		lo, hi           float64
+	}{
+		{"int8", mmad("int8", "int32", "init") + "  repeat 63 {\n  " + mmad("int8", "int32", "acc") + "  }\n", "int8 ops (2·m·n·k per MMAD; peak = INT8 cube peak)", 0.95, 1},
+		{"fp16", mmad("fp16", "fp32", "init") + "  repeat 63 {\n  " + mmad("fp16", "fp32", "acc") + "  }\n", "fp16 (2·m·n·k per MMAD; peak = FP16 cube peak)", 0.95, 1},
+		{"mixed", mmad("fp16", "fp32", "init") + "  repeat 63 {\n  " + mmad("int8", "int32", "init") + "  }\n", "cube (2·m·n·k per MMAD, inputs FP16, INT8; peak = the fastest, the INT8 cube peak)", 0.5, 1},
+	} {
+		res, err := Execute(programText(t, head+c.body), Options{}, RunHooks{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		f := res.Report.Flops
+		if f.Convention != c.conv || f.PeakFraction < c.lo || f.PeakFraction > c.hi {
+			t.Errorf("%s: %q at %.3f of the peak; want %q in [%g, %g]", c.name, f.Convention, f.PeakFraction, c.conv, c.lo, c.hi)
+		}
+	}
+}
