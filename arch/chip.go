@@ -132,6 +132,7 @@ type Chip struct {
 	gmRead, gmWrite int64
 	traffic         Traffic
 	mmadFlops       float64
+	reached         sim.Time // a deadlocked run: the latest time a core acted ahead of the engine (aheadOfEngine)
 	failed          error
 	energy          *energyMeter // prices work for an EnergyObserver (energy.go); nil: none
 
@@ -418,12 +419,24 @@ func (c *Chip) Run(p isa.Program) (*Stats, error) {
 		}
 	}()
 	err := c.eng.Run()
+	var dl *sim.DeadlockError
+	deadlocked := errors.As(err, &dl)
+	if deadlocked {
+		// Cores may have acted ahead of the engine's time (aheadOfEngine):
+		// the run reached the latest of those times, where the statistics
+		// close and the deadlock is.
+		for _, core := range c.cores {
+			if a, ok := core.(aheadOfEngine); ok {
+				c.reached = max(c.reached, a.Ahead())
+			}
+		}
+	}
 	st, cerr := c.Collect()
 	if cerr != nil {
 		return nil, cerr
 	}
-	var dl *sim.DeadlockError
-	if errors.As(err, &dl) {
+	if deadlocked {
+		dl.Time = max(dl.Time, st.Time)
 		if k, ok := c.opts.Observer.(KernelObserver); ok && c.grids != nil {
 			k.SetKernels(c.launchedGrids()) // (the caller of a completed run passes GridTimes)
 		}
@@ -518,8 +531,16 @@ func (c *Chip) Fail(err error) {
 	}
 }
 
+// aheadOfEngine is a core model whose state can run ahead of the
+// engine's time: the DaVinci scalar issues a batch of instructions stamped
+// with their own issue times, later than the wake-up's. Ahead returns the
+// latest such time. When the engine's queue runs dry (a deadlock) the run
+// had reached it: a scalar that filled a blocked pipe's queue ahead was
+// reported deadlocked at 0 s, its issue slots lost.
+type aheadOfEngine interface{ Ahead() sim.Time }
+
 func (c *Chip) stats() *Stats {
-	end := c.eng.Now()
+	end := max(c.eng.Now(), c.reached)
 	for _, core := range c.cores {
 		end = max(end, core.Finish())
 	}

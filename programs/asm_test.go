@@ -357,6 +357,28 @@ func TestDeadlockNotMeaningfulRunningCores(t *testing.T) {
 	}
 }
 
+// A deadlock reached while the scalar issued ahead of the engine (a
+// batch stamped with its own issue times) is at the time the scalar
+// reached, with its issue slots counted: the cube waits for a flag set
+// after 40 MMADs, the scalar fills the cube's 32-entry queue one
+// instruction a cycle. It was "deadlock at 0s", time 0, S 0 % busy.
+func TestDeadlockWhileIssuingAhead(t *testing.T) {
+	src := "kind: asm\ncores: 1\nnumerics: off\nasm: |\n  alloc L0A off=0 size=32KiB name=a\n  alloc L0B off=0 size=32KiB name=b\n  alloc L0C off=0 size=64KiB name=c\n" +
+		"  wait_flag MTE1 M 0\n  repeat 40 {\n    m.mmad c=0 a=0 b=0 m=16 k=16 n=16 in=fp16 out=fp32 init\n  }\n  set_flag MTE1 M 0\n"
+	res, err := Execute(programText(t, src), Options{}, RunHooks{})
+	var dl *sim.DeadlockError
+	if !errors.As(err, &dl) || res == nil {
+		t.Fatalf("result %v, error %v: want a deadlock with its report", res, err)
+	}
+	cyc := res.Report.Time.Cycles
+	if cyc < 30 || cyc > 40 || dl.Time != sim.Time(cyc)*1000 {
+		t.Errorf("deadlock at %v, report %d cycles; want about 32 cycles (the queue full), both the same", dl.Time, cyc)
+	}
+	if b := res.Report.Pipes["S"].Busy; b < 0.9 {
+		t.Errorf("S busy %.2f: the issue slots before the deadlock are lost", b)
+	}
+}
+
 // A FixPipe copy from L0C to GM writes the converted output: FP32→FP16
 // moves half the bytes of FP32→FP32 over GM and HBM, in half the path
 // time (it was charged L0C's FP32 bytes both ways). On the 910B3: 203

@@ -783,6 +783,11 @@ func (c *Core) Wake(t sim.Time) { c.waker.Wake(t) }
 // Finish implements arch.CoreModel.
 func (c *Core) Finish() sim.Time { return c.finish }
 
+// Ahead returns the time up to which the scalar has issued (its issue
+// slots are stamped ahead of the wake-up that issues them): arch's
+// aheadOfEngine, the time a deadlocked run reached.
+func (c *Core) Ahead() sim.Time { return c.scalFree }
+
 // Finalize implements arch.CoreModel: it closes every pipe's last interval
 // at end and returns the stats.
 func (c *Core) Finalize(end sim.Time) arch.CoreStats {
