@@ -98,6 +98,46 @@ func TestHierarchicalEqualsClosedForm(t *testing.T) {
 	})
 }
 
+// A rooted collective over a node's 8 NPUs does not use the bridge on every step: the closed form,
+// which charges each step the slowest route, is exact only where it does, and else an upper
+// bound. The ring scatter of the hierarchical broadcast and scatter from local NPU 3 or 7 sends
+// over the bridge on every step (their next ring neighbour is in the other HCCS group); from any
+// other root its first steps stay in one HCCS group and the simulation is faster.
+func TestRootedClosedFormUpperBound(t *testing.T) {
+	g := wholeNodes(2)
+	const bytes = 16 << 20
+	for _, op := range []Op{Broadcast, Scatter} {
+		for root := range g {
+			t.Run(fmt.Sprintf("%v/root%d", op, root), func(t *testing.T) {
+				n := newNet(t, "cluster.nodes=2")
+				if root%8 == 3 || root%8 == 7 {
+					checkEqual(t, n, op, Auto, g, root, bytes)
+					return
+				}
+				want, _, err := n.Estimate(op, Auto, g, root, bytes)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := runCollective(t, n, op, Auto, g, root, bytes); got >= want {
+					t.Errorf("event-level %v, closed form %v: want the closed form above", got, want)
+				}
+			})
+		}
+	}
+	// The flat ring broadcast over one node's 8 NPUs from NPU 0: six HCCS hops and one over
+	// PCIe and the bridge (3 → 4), where the closed form charges all seven the bridge's route.
+	n := newNet(t, "cluster.nodes=1")
+	want, _, err := n.Estimate(Broadcast, Ring, g[:8], 0, bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := runCollective(t, n, Broadcast, Ring, g[:8], 0, bytes)
+	hand := 6*(sim.Microsecond+sim.CeilPS(bytes/30e9*1e12)) + 2500*sim.Nanosecond + sim.CeilPS(bytes/15.75e9*1e12)
+	if d := got - hand; d < -16 || d > 16 || want <= got {
+		t.Errorf("8-NPU ring broadcast from NPU 0: %v, want %v by hand; closed form %v (want above)", got, hand, want)
+	}
+}
+
 // MPI_Bcast among hosts: a binomial tree, ⌈log2 p⌉ (α + nβ).
 func TestHostBroadcast(t *testing.T) {
 	var g []Endpoint

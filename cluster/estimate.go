@@ -145,8 +145,11 @@ func hierStages(op Op) []hierStage {
 	return nil
 }
 
-// levelCost is the worst α, β and γ over the transfers of a level (the levels HCCL runs are
-// homogeneous or gated by their slowest link).
+// levelCost is the worst α, β and γ over the transfers of a level, charged to every step. That
+// is exact when every step uses a route as slow as the worst (a level over like links, an
+// all-gather or reduce-scatter ring over a node's 8 NPUs, whose every step has a hop over the
+// bridge); else the level is faster than charged, e.g. a ring scatter or broadcast inside a node
+// whose first steps stay in one HCCS group, or H-D_R steps inside one supernode.
 func (n *Network) levelCost(group []Endpoint, l level) (Cost, error) {
 	var c Cost
 	for _, st := range l.sched {
@@ -164,8 +167,11 @@ func (n *Network) levelCost(group []Endpoint, l level) (Cost, error) {
 }
 
 // Estimate returns the closed-form time of the collective CollectiveWith(op, algo, group, root,
-// bytes, …) would run, level by level with each level's Cost taken from its routes when nothing
-// else uses them, and the plan it chose.
+// bytes, …) would run, level by level with each level's Cost the worst of its routes when nothing
+// else uses them, and the plan it chose. Run alone, the collective takes that time (to ps of
+// rounding) when each step of each level uses a route as slow as its level's worst; otherwise the
+// estimate is an upper bound (levelCost): a hierarchical broadcast over 2 × 8 NPUs from NPU 0
+// is 10 % faster than it, from NPU 3 or 7 exactly it.
 func (n *Network) Estimate(op Op, algo Algo, group []Endpoint, root int, bytes int64) (sim.Time, Plan, error) {
 	if bytes < 0 {
 		return 0, Plan{}, fmt.Errorf("cluster: %v of %d bytes: must be ≥ 0", op, bytes)
