@@ -306,7 +306,12 @@ type Plan struct {
 	Intra, Inter Algo
 	// Servers is the number of nodes the group spans; Local the ranks per node.
 	Servers, Local int
-	levels         []level
+	// NotHCCL is set when the intra-server algorithm is the node's explicit
+	// collectives.intra_server (mesh or ring) on a 2- or 4-NPU group per node spanning both HCCS
+	// groups: HCCL on 910A forms no such communicator (CLUSTER-FACTS §1.2, S3), and auto refuses
+	// it. The explicit choice is honoured as a what-if; a run says so.
+	NotHCCL bool
+	levels  []level
 }
 
 // steps returns the whole schedule of the plan.
@@ -399,11 +404,11 @@ func (n *Network) Plan(op Op, algo Algo, group []Endpoint, root int) (Plan, erro
 		case hosts > 0:
 			return Plan{}, fmt.Errorf("cluster: %v group mixes hosts and NPUs; HCCL and MPI groups are separate", op)
 		case len(servers) == 1:
-			a, err := n.intraAlgo(group, all)
+			a, notHCCL, err := n.intraAlgo(group, all)
 			if err != nil {
 				return Plan{}, err
 			}
-			algo = a
+			algo, pl.NotHCCL = a, notHCCL
 		default:
 			algo = Hierarchical
 		}
@@ -425,10 +430,11 @@ func (n *Network) Plan(op Op, algo Algo, group []Endpoint, root int) (Plan, erro
 	if hosts > 0 {
 		return Plan{}, fmt.Errorf("cluster: hierarchical %v is for NPU groups", op)
 	}
-	intra, err := n.intraAlgo(group, servers[0])
+	intra, notHCCL, err := n.intraAlgo(group, servers[0])
 	if err != nil {
 		return Plan{}, err
 	}
+	pl.NotHCCL = notHCCL
 	inter := Ring
 	switch cfg.InterServer {
 	case "hd":
@@ -457,26 +463,29 @@ func flatOK(op Op, algo Algo, p int) error {
 }
 
 // intraAlgo is the intra-server algorithm for the positions idx of group (all on one node).
-func (n *Network) intraAlgo(group []Endpoint, idx []int32) (Algo, error) {
-	switch n.topo.Node.Collectives.IntraServer {
-	case "mesh":
-		return Mesh, nil
-	case "ring":
-		return Ring, nil
-	}
+// notHCCL says the node's explicit collectives.intra_server choice was taken for a 2- or 4-NPU
+// group spanning both HCCS groups, which HCCL on 910A does not form (and auto refuses).
+func (n *Network) intraAlgo(group []Endpoint, idx []int32) (a Algo, notHCCL bool, err error) {
 	g0 := n.topo.Group(group[idx[0]].Index)
 	one := true
 	for _, i := range idx {
 		one = one && n.topo.Group(group[i].Index) == g0
 	}
+	spans := !one && (len(idx) == 2 || len(idx) == 4)
+	switch n.topo.Node.Collectives.IntraServer {
+	case "mesh":
+		return Mesh, spans, nil
+	case "ring":
+		return Ring, spans, nil
+	}
 	switch {
 	case one:
-		return Mesh, nil
-	case len(idx) == 2 || len(idx) == 4:
-		return 0, fmt.Errorf("cluster: a %d-NPU communicator on node %d spans both HCCS groups, which HCCL on 910A does not allow (CLUSTER-FACTS §1.2, S3)",
+		return Mesh, false, nil
+	case spans:
+		return 0, false, fmt.Errorf("cluster: a %d-NPU communicator on node %d spans both HCCS groups, which HCCL on 910A does not allow (CLUSTER-FACTS §1.2, S3)",
 			len(idx), group[idx[0]].Node)
 	}
-	return Ring, nil
+	return Ring, false, nil
 }
 
 // build returns the levels of plan pl for op on group with n bytes.

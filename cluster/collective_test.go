@@ -203,6 +203,37 @@ func TestSelectionRule(t *testing.T) {
 	if pl, _ := n.Plan(AllReduce, Auto, onePerNode(32), 0); pl.Inter != Ring {
 		t.Errorf("inter_server=ring: inter %v", pl.Inter)
 	}
+	// An explicit intra_server is honoured on a 2- or 4-NPU group per node spanning the HCCS
+	// groups, which HCCL does not form (S3), and the plan says so (it did not: a run could not
+	// tell); groups HCCL does form are not marked.
+	var twoNodes []Endpoint
+	for k := range 2 {
+		twoNodes = append(twoNodes, NPU(k, 2), NPU(k, 6))
+	}
+	for _, intra := range []string{"mesh", "ring"} {
+		n = newNet(t, "node.collectives.intra_server="+intra)
+		want, _ := ParseAlgo(intra)
+		for _, c := range []struct {
+			g       []Endpoint
+			notHCCL bool
+		}{
+			{node(3, 4), true},
+			{node(0, 1, 4, 5), true},
+			{twoNodes, true},
+			{node(0, 1, 2, 3), false},
+			{node(0, 1, 2, 3, 4, 5, 6, 7), false},
+			{wholeNodes(2), false},
+		} {
+			pl, err := n.Plan(Broadcast, Auto, c.g, 0)
+			algo := pl.Algo
+			if algo == Hierarchical {
+				algo = pl.Intra
+			}
+			if err != nil || algo != want || pl.NotHCCL != c.notHCCL {
+				t.Errorf("intra_server=%s on %v: plan %v/%v not HCCL %v, %v; want %v, not HCCL %v", intra, c.g, pl.Algo, pl.Intra, pl.NotHCCL, err, want, c.notHCCL)
+			}
+		}
+	}
 }
 
 // Contention: a collective sharing a link with a bulk transfer, or with a second collective,

@@ -79,6 +79,7 @@ type luCluster struct {
 	failed error
 
 	hcclRing int // broadcasts HCCL would not form a communicator for, run as P2P rings
+	notHCCL  int // such broadcasts run with the explicit collectives.intra_server instead
 
 	trace *traces.ClusterTrace // nil: no --trace
 
@@ -676,9 +677,13 @@ func (j *luCluster) bcastNPU(g []cluster.Endpoint, root int, bytes int64, copyFn
 			}
 			done()
 		}
-		if _, err := j.net.Plan(cluster.Broadcast, cluster.Auto, g, root); err != nil {
+		pl, err := j.net.Plan(cluster.Broadcast, cluster.Auto, g, root)
+		if err != nil {
 			j.hcclRing++
 			return j.net.CollectiveWith(cluster.Broadcast, cluster.Ring, g, root, bytes, fin)
+		}
+		if pl.NotHCCL {
+			j.notHCCL++
 		}
 		return j.net.Collective(cluster.Broadcast, g, root, bytes, fin)
 	}
@@ -1499,6 +1504,13 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 	}
 	if j.hcclRing > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d panel broadcasts ran as rings of point-to-point sends: HCCL forms no 2- or 4-NPU communicator across a 910A node's HCCS meshes (CLUSTER-FACTS §1.2)", j.hcclRing))
+	}
+	if j.notHCCL > 0 {
+		// (A what-if the user asked for: honoured, but not what HCCL would run.)
+		algo := j.topo.Node.Collectives.IntraServer
+		where, _, _ := strings.Cut(j.topo.Origin("node.collectives.intra_server"), ": key ")
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d panel broadcasts ran as HCCL %s over 2- or 4-NPU groups per node spanning a 910A node's HCCS meshes, as collectives.intra_server: %s asks (%s); HCCL itself forms no such communicator (CLUSTER-FACTS §1.2, S3), and with intra_server auto they run as rings of point-to-point sends",
+			j.notHCCL, algo, algo, where))
 	}
 	if dl != nil {
 		// The report of the run up to the deadlock (time reached, memory

@@ -457,3 +457,31 @@ func TestLUClusterDeadlockTimedApart(t *testing.T) {
 		})
 	}
 }
+
+// An explicit collectives.intra_server on a grid whose column groups span
+// a node's HCCS meshes is honoured, and the report says HCCL would not run
+// it (it said nothing: the what-if read as what HCCL does); with auto
+// those broadcasts are point-to-point rings and no such note is made.
+func TestLUClusterExplicitIntraNoted(t *testing.T) {
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"node.collectives.intra_server=mesh"}, "ran as HCCL mesh over 2- or 4-NPU groups per node spanning a 910A node's HCCS meshes, as collectives.intra_server: mesh asks (--set node.collectives.intra_server=mesh); HCCL itself forms no such communicator (CLUSTER-FACTS §1.2, S3)"},
+		{[]string{"node.collectives.intra_server=ring"}, "ran as HCCL ring over 2- or 4-NPU groups"},
+	} {
+		res, err := runLU(t, luClusterSmall+"numerics: off\ngrid: {p: 2, q: 4}\n", c.sets...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(res.Report.Notes, "\n")
+		p2p := res.Report.Cluster.HCCLRingBroadcasts
+		switch {
+		case c.want == "" && (strings.Contains(notes, "as collectives.intra_server") || p2p == 0):
+			t.Errorf("auto: %d point-to-point ring broadcasts (want some), notes:\n%s", p2p, notes)
+		case c.want != "" && (!strings.Contains(notes, c.want) || p2p != 0):
+			t.Errorf("%v: %d point-to-point ring broadcasts (want 0), notes lack %q:\n%s", c.sets, p2p, c.want, notes)
+		}
+	}
+}
