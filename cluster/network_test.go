@@ -277,3 +277,39 @@ func TestTooSlowNamesTheKey(t *testing.T) {
 		t.Errorf("from a file: %v", err)
 	}
 }
+
+// The bridge between a node's HCCS groups carries what one group's PCIe links can send at once
+// in the selected generation (cloudbrain2-node.yaml leaves inter_group.bandwidth out), so four
+// transfers from one group to the other at once each run at their PCIe rate, Gen3 or Gen4; an
+// explicit inter_group.bandwidth is used as given. (With the bridge fixed at Gen3's 63 GB/s, the
+// four Gen4 transfers took 2.5 µs + 1 MB / 15.75 GB/s = 65.99 µs each.)
+func TestBridgeFollowsPCIe(t *testing.T) {
+	const bytes = 1_000_000
+	for _, c := range []struct {
+		sets []string
+		pcie float64 // each transfer's rate, bytes/s
+	}{
+		{nil, 15.75e9},
+		{[]string{"node.pcie.generation=4"}, 31.5e9},
+		{[]string{"node.pcie.generation=4", "node.inter_group.bandwidth=63GB/s"}, 63e9 / 4},
+		{[]string{"node.pcie.generation=4", "node.pcie.gen4_bandwidth=40GB/s"}, 40e9},
+	} {
+		n := newNet(t, append([]string{"cluster.nodes=1"}, c.sets...)...)
+		var got []sim.Time
+		for i := range 4 {
+			if err := n.Transfer(NPU(0, i), NPU(0, 4+i), bytes, func(at sim.Time) { got = append(got, at) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := n.Engine().Run(); err != nil {
+			t.Fatal(err)
+		}
+		// PCIe up 1 µs + bridge 0.5 µs + PCIe down 1 µs, then the bytes at the bottleneck rate.
+		want := 2500*sim.Nanosecond + sim.CeilPS(bytes/c.pcie*1e12)
+		for _, g := range got {
+			if d := g - want; d < -2 || d > 2 {
+				t.Errorf("%v: four transfers group 0 → group 1 delivered at %v, want %v", c.sets, g, want)
+			}
+		}
+	}
+}

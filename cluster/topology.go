@@ -104,7 +104,9 @@ type Node struct {
 	PCIe PCIe `mapstructure:"pcie"`
 	// HCCS are the full-mesh NPU groups.
 	HCCS HCCS `mapstructure:"hccs"`
-	// InterGroup is the bridge between two HCCS groups (crossed between the two PCIe links).
+	// InterGroup is the bridge between two HCCS groups (crossed between the two PCIe links). A
+	// description may leave out its bandwidth: it is then what the PCIe links of one group carry
+	// at once in the selected generation (BridgeBandwidth), filled in when the node is loaded.
 	InterGroup Link `mapstructure:"inter_group"`
 	// RoCE is each NPU's network port to the cluster fabric.
 	RoCE Link `mapstructure:"roce"`
@@ -112,6 +114,26 @@ type Node struct {
 	HostNetwork Link `mapstructure:"host_network"`
 	// Collectives are the algorithm choices and reduction costs.
 	Collectives Collectives `mapstructure:"collectives"`
+}
+
+// bridgeKey is the one value key a node description may leave out: the bridge's bandwidth,
+// derived then from the PCIe links (BridgeBandwidth).
+const bridgeKey = "inter_group.bandwidth"
+
+// BridgeBandwidth is the bridge's bandwidth when a node description does not give
+// inter_group.bandwidth: what the PCIe x16 links of one HCCS group can send at once in the
+// selected generation, min(hccs.group_size, npus) × pcie.Bandwidth() — 4 × 15.75 = 63 GB/s at
+// Gen3, 4 × 31.5 = 126 GB/s at Gen4. CLUSTER-FACTS §1.2 does not publish the bridge's bandwidth
+// and says the per-NPU PCIe links bound a transfer between the groups, so the bridge is not made
+// a tighter bottleneck than those links without evidence.
+func (n *Node) BridgeBandwidth() machines.Bandwidth {
+	return machines.Bandwidth(float64(min(n.HCCS.GroupSize, n.NPUs)) * float64(n.PCIe.Bandwidth()))
+}
+
+// bridgeRule says how BridgeBandwidth was formed, for messages.
+func (n *Node) bridgeRule() string {
+	return fmt.Sprintf("not given, so %d × pcie.gen%d_bandwidth = %v, what one HCCS group's PCIe links carry at once",
+		min(n.HCCS.GroupSize, n.NPUs), n.PCIe.Generation, n.BridgeBandwidth())
 }
 
 // Fabric is the switch network joining the nodes' RoCE ports.
@@ -300,7 +322,7 @@ func load(nameOrPath string, overrides []machines.Override) (*Topology, error) {
 	if t.Name == "" {
 		t.Name = strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
 	}
-	if err := nl.report(nodeProblems(node)); err != nil {
+	if err := nl.report(nodeProblems(node, nl)); err != nil {
 		return nil, err
 	}
 	if err := cl.report(clusterProblems(t)); err != nil {
@@ -322,7 +344,7 @@ func loadValidNode(nameOrPath string, overrides []machines.Override) (*Node, *lo
 	if err != nil {
 		return nil, nil, badinput.Wrap(err)
 	}
-	if err := nl.report(nodeProblems(n)); err != nil {
+	if err := nl.report(nodeProblems(n, nl)); err != nil {
 		return nil, nil, badinput.Wrap(err)
 	}
 	return n, nl, nil
@@ -343,11 +365,17 @@ func loadNode(nameOrPath, dir string, overrides []machines.Override, cl *located
 		return nil, nil, err
 	}
 	var n Node
-	l, err := decode(source, data, &n, "node", overrides)
+	l, err := decode(source, data, &n, "node", overrides, bridgeKey)
 	if err != nil {
 		return nil, nil, err
 	}
 	l.file = path
+	if l.unset[bridgeKey] {
+		// (Filled in before validation: the value checked and simulated is the one derived from
+		// the generation and group size in effect, --set ones included.)
+		n.InterGroup.Bandwidth = n.BridgeBandwidth()
+		l.derived = map[string]string{bridgeKey: n.bridgeRule()}
+	}
 	if n.Name == "" {
 		n.Name = strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
 	}
@@ -384,12 +412,19 @@ type located struct {
 	file   string            // the file read on disk ("": an embedded description)
 	lines  map[string]int    // lower-case dotted path → line
 	set    map[string]string // lower-case dotted path → "--set path=value"
+	// unset holds the optional keys neither the file nor an override gives; derived says how
+	// the value of such a key was formed.
+	unset   map[string]bool
+	derived map[string]string
 }
 
 func (l *located) where(key string) string {
 	k := strings.ToLower(key)
 	if s, ok := l.set[k]; ok {
 		return "--set " + s
+	}
+	if d, ok := l.derived[k]; ok {
+		return fmt.Sprintf("%s (%s)", l.source, d)
 	}
 	if n, ok := l.lines[k]; ok {
 		return fmt.Sprintf("%s:%d", l.source, n)
@@ -410,8 +445,9 @@ func (l *located) report(ps []problem) error {
 }
 
 // decode reads YAML into out strictly with the project's loader, applies the overrides under
-// prefix and checks that every value key is given (a description spells out every number).
-func decode(source string, data []byte, out any, prefix string, overrides []machines.Override) (*located, error) {
+// prefix and checks that every value key is given (a description spells out every number), but
+// for the optional ones, which the returned located lists in unset when they are not.
+func decode(source string, data []byte, out any, prefix string, overrides []machines.Override, optional ...string) (*located, error) {
 	c, err := machines.ReadYAML(source, data)
 	if err != nil {
 		return nil, err
@@ -422,7 +458,7 @@ func decode(source string, data []byte, out any, prefix string, overrides []mach
 	if err := machines.DecodeStrict(c, out); err != nil {
 		return nil, err
 	}
-	l := &located{source: source, lines: map[string]int{}, set: map[string]string{}}
+	l := &located{source: source, lines: map[string]int{}, set: map[string]string{}, unset: map[string]bool{}}
 	if root, err := machines.ParseYAML(source, data); err == nil && len(root.Content) > 0 {
 		indexLines(root.Content[0], "", l.lines, 0)
 	}
@@ -434,7 +470,11 @@ func decode(source string, data []byte, out any, prefix string, overrides []mach
 	}
 	var missing []string
 	walkKeys(reflect.TypeOf(out).Elem(), "", func(key string) {
-		if key != "name" && key != "description" && !c.Viper().IsSet(key) {
+		switch {
+		case key == "name" || key == "description" || c.Viper().IsSet(key):
+		case slices.Contains(optional, key):
+			l.unset[key] = true
+		default:
 			missing = append(missing, fmt.Sprintf("%q", key))
 		}
 	})
@@ -512,7 +552,8 @@ func (c *checker) oneOf(key, v string, names []string) {
 	}
 }
 
-func nodeProblems(n *Node) []problem {
+// nodeProblems returns the constraints n violates; nl says which of its values were derived.
+func nodeProblems(n *Node, nl *located) []problem {
 	var c checker
 	if !slices.Contains(machines.Names(), n.NPU) {
 		c.add("npu", "unknown NPU machine %q (a node's NPU is one of %s)", n.NPU, strings.Join(npuMachines(), ", "))
@@ -554,7 +595,13 @@ func nodeProblems(n *Node) []problem {
 	}
 	c.bandwidth("hccs.link_bandwidth", n.HCCS.LinkBandwidth)
 	c.latency("hccs.latency_ns", n.HCCS.LatencyNS)
-	c.link("inter_group", n.InterGroup)
+	if _, derived := nl.derived[bridgeKey]; !derived {
+		c.bandwidth("inter_group.bandwidth", n.InterGroup.Bandwidth)
+	} else if p := float64(n.PCIe.Bandwidth()); p > 0 && !math.IsInf(p, 0) {
+		// (Derived from a bad PCIe bandwidth, the bridge's is refused with it, at its key.)
+		c.bandwidth("inter_group.bandwidth", n.InterGroup.Bandwidth)
+	}
+	c.latency("inter_group.latency_ns", n.InterGroup.LatencyNS)
 	c.link("roce", n.RoCE)
 	c.link("host_network", n.HostNetwork)
 	c.oneOf("collectives.intra_server", n.Collectives.IntraServer, intraNames)

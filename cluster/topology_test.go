@@ -27,6 +27,49 @@ func TestLoadEmbedded(t *testing.T) {
 	}
 }
 
+// cloudbrain2-node.yaml leaves inter_group.bandwidth out: the bridge then carries what one HCCS
+// group's PCIe links send at once in the generation in effect (CLUSTER-FACTS §1.2); given, in the
+// file or by --set, it is used as given.
+func TestBridgeBandwidth(t *testing.T) {
+	for _, c := range []struct {
+		sets   []string
+		want   float64
+		origin string
+	}{
+		{nil, 63e9, "cloudbrain2-node.yaml (not given, so 4 × pcie.gen3_bandwidth = 63GB/s, what one HCCS group's PCIe links carry at once)"},
+		{[]string{"node.pcie.generation=4"}, 126e9, "not given, so 4 × pcie.gen4_bandwidth = 126GB/s"},
+		{[]string{"node.pcie.generation=4", "node.pcie.gen4_bandwidth=32GB/s"}, 128e9, "= 128GB/s"},
+		{[]string{"node.hccs.group_size=2"}, 31.5e9, "not given, so 2 × pcie.gen3_bandwidth"},
+		{[]string{"node.pcie.generation=4", "node.inter_group.bandwidth=63GB/s"}, 63e9, "--set node.inter_group.bandwidth=63GB/s"},
+	} {
+		topo := mustLoad(t, c.sets...)
+		if got := float64(topo.Node.InterGroup.Bandwidth); got != c.want {
+			t.Errorf("%v: bridge %v B/s, want %v", c.sets, got, c.want)
+		}
+		if o := topo.Origin("node.inter_group.bandwidth"); !strings.Contains(o, c.origin) {
+			t.Errorf("%v: origin %q lacks %q", c.sets, o, c.origin)
+		}
+	}
+	// A node file that gives the bandwidth keeps it, at Gen4 too.
+	src, err := Source("cloudbrain2-node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "node.yaml")
+	text := strings.Replace(string(src), "inter_group:\n", "inter_group:\n  bandwidth: 50GB/s\n", 1)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ov, _ := machines.ParseOverrides([]string{"node.pcie.generation=4"})
+	n, err := LoadNode(p, ov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := float64(n.InterGroup.Bandwidth); got != 50e9 {
+		t.Errorf("bridge given as 50GB/s in the file: %v B/s", got)
+	}
+}
+
 // Every number in the embedded files cites CLUSTER-FACTS or says "assumption:".
 func TestEmbeddedFilesCite(t *testing.T) {
 	for _, name := range Names() {
@@ -96,6 +139,11 @@ func TestBadInput(t *testing.T) {
 			[]string{"--set node.collectives.inter_server=nhr", `unknown collective algorithm "nhr"`}},
 		{"zero speed by --set", "", []string{"cluster.fabric.port_bandwidth=0"},
 			[]string{"--set cluster.fabric.port_bandwidth=0", `key "fabric.port_bandwidth"`, "must be > 0"}},
+		{"zero bridge speed", nodeWith("inter_group:\n", "inter_group:\n  bandwidth: 0GB/s\n"), nil,
+			[]string{"node.yaml:", `key "inter_group.bandwidth"`, "must be > 0"}},
+		// The bridge derived from a zero PCIe speed is not refused apart.
+		{"zero PCIe speed by --set", "", []string{"node.pcie.gen3_bandwidth=0"},
+			[]string{"--set node.pcie.gen3_bandwidth=0", `key "pcie.gen3_bandwidth"`, "must be > 0"}},
 		{"PCIe generation", "", []string{"node.pcie.generation=5"},
 			[]string{"--set node.pcie.generation=5", "must be 3 or 4"}},
 		{"NPU count by --set", "", []string{"node.npus=3"},

@@ -1292,7 +1292,9 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 	flops := float64(2.0/3*n*n*n) + float64(1.5*n*n)
 	peak1, _ := j.npu.Peak("FP16")
 	peak := peak1 * float64(len(j.ranks))
-	rep := &report.Report{Machine: j.topo.Name, Overrides: []string{}, MachineConfig: map[string]any{"cluster": j.topo.Name, "npu": j.npu.Name, "nodes": j.topo.Nodes, "npus_per_node": j.topo.Node.NPUs}}
+	rep := &report.Report{Machine: j.topo.Name, Overrides: []string{}, MachineConfig: map[string]any{"cluster": j.topo.Name, "npu": j.npu.Name, "nodes": j.topo.Nodes, "npus_per_node": j.topo.Node.NPUs,
+		// (Not an override when the node file leaves it out: derived from the PCIe generation.)
+		"inter_group_bandwidth": j.topo.Node.InterGroup.Bandwidth.String()}}
 	rep.Program = map[string]any{"kind": "lu-fused", "n": p.N, "nb": p.NB, "n_fused": p.NFused, "n_fusion": p.NFusion,
 		"look_ahead": *p.LookAhead, "trailing": p.Trailing, "refinement": p.Refinement, "seed": p.Seed, "numerics": p.Numerics,
 		"tiling": p.Tiling, "grid": map[string]int{"p": j.P, "q": j.Q}}

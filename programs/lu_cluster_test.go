@@ -485,3 +485,25 @@ func TestLUClusterExplicitIntraNoted(t *testing.T) {
 		}
 	}
 }
+
+// The report's machine_config gives the bridge between a node's HCCS
+// meshes as simulated: the node file leaves it out, so it follows the PCIe
+// generation, and an --set of it wins.
+func TestLUClusterBridgeInConfig(t *testing.T) {
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{nil, "63GB/s"},
+		{[]string{"node.pcie.generation=4"}, "126GB/s"},
+		{[]string{"node.pcie.generation=4", "node.inter_group.bandwidth=63GB/s"}, "63GB/s"},
+	} {
+		res, err := runLU(t, luClusterSmall+"numerics: off\n", append([]string{"program.n=512"}, c.sets...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Report.MachineConfig["inter_group_bandwidth"]; got != c.want {
+			t.Errorf("%v: machine_config inter_group_bandwidth %v, want %s", c.sets, got, c.want)
+		}
+	}
+}
