@@ -24,6 +24,14 @@ type kernel struct {
 	c16    outSpec
 	ftz    bool
 	pw32   bool // Pairwise with FP16/FP8 inputs: the tree in float32 arithmetic (pairwise)
+	// absorb: an infinite c or block result stays the result whatever
+	// finite products follow (BlockFMA without lateC, Sequential: c is a
+	// term of one exact sum, or of one rounded addition, with finite
+	// products). Not so for Pairwise, TruncatedLateC and lateC, which round
+	// a sum of products before adding c: a block of finite inputs can give
+	// the other infinity (products or block sums overflow), and c + s is
+	// then NaN.
+	absorb bool
 	info   *fmtInfo
 }
 
@@ -50,6 +58,7 @@ func (m Model) kernel(in, out fp.Format) (*kernel, error) {
 		}
 		k.lateC = true
 	}
+	k.absorb = (m.Kind == BlockFMA && !k.lateC) || m.Kind == Sequential
 	if (m.Kind == TruncatedLateC) && p.F == Exact {
 		return nil, fmt.Errorf("cube: model %q: the late-c kind needs a finite F", m.Name)
 	}
@@ -116,21 +125,24 @@ func (k *kernel) dot(pa, pb []dec, c uint32, checkInputs bool) uint32 {
 		cv = k.c16.round(cv)
 		cd = decodeF32(math.Float32bits(float32(cv)))
 	}
-	special := cd.cls != clsFinite
+	special := false // an Inf or NaN input
 	for i := 0; checkInputs && i < len(pa); i++ {
 		if pa[i].cls|pb[i].cls != 0 {
 			special = true
 			break
 		}
 	}
-	if special {
+	if cd.cls == clsNaN || (k.absorb && (special || cd.cls == clsInf)) {
 		return specialResult(pa, pb, cd)
 	}
+	// From here on, for the kinds that do not absorb, c may be ±Inf and
+	// (special) inputs Inf or NaN: the blocks are evaluated in order, and
+	// an infinite accumulator meets each block's result.
 	if k.ftz && cd.sig != 0 && abs32(cd.sig) < 1<<23 {
 		cv = math.Copysign(0, cv)
 	}
 	if k.window > 0 {
-		return toBits(k.windowed(pa, pb, cv))
+		return toBits(k.windowed(pa, pb, cv, special))
 	}
 	acc := cv
 	n := len(pa)
@@ -142,22 +154,52 @@ func (k *kernel) dot(pa, pb []dec, c uint32, checkInputs bool) uint32 {
 		switch k.kind {
 		case BlockFMA:
 			if k.lateC {
-				acc = roundAdd(&k.cos, acc, k.blockFMA(pa[s:e], pb[s:e], negZero))
+				acc = roundAdd(&k.cos, acc, k.blockAny(pa[s:e], pb[s:e], negZero, special))
 			} else {
 				acc = k.blockFMA(pa[s:e], pb[s:e], acc)
 			}
 		case Sequential:
 			acc = k.sequential(pa[s:e], pb[s:e], acc)
 		case Pairwise:
-			acc = k.pairwise(pa[s:e], pb[s:e], acc)
+			acc = k.pairwise(pa[s:e], pb[s:e], acc, special)
 		case TruncatedLateC:
 			acc = k.truncLateC(pa[s:e], pb[s:e], acc)
 		}
-		if math.IsInf(acc, 0) || math.IsNaN(acc) {
-			break // finite products cannot change an infinite accumulator
+		if math.IsNaN(acc) || (k.absorb && math.IsInf(acc, 0)) {
+			break // NaN stays NaN; absorbing kinds: finite products cannot change an infinite accumulator
 		}
 	}
 	return toBits(acc)
+}
+
+// blockAny is blockFMA for any c and, when special, inputs that may be Inf
+// or NaN: a block with an infinite c or an Inf/NaN input gives
+// specialResult's ±Inf or NaN (c and the products are one exact sum, so
+// finite products cannot change an infinite term).
+func (k *kernel) blockAny(pa, pb []dec, c float64, special bool) float64 {
+	if math.IsNaN(c) {
+		return c
+	}
+	if math.IsInf(c, 0) || (special && hasSpecial(pa, pb)) {
+		switch specialResult(pa, pb, decodeF32(math.Float32bits(float32(c)))) {
+		case NaNBits:
+			return math.NaN()
+		case 0xff800000:
+			return math.Inf(-1)
+		}
+		return math.Inf(1)
+	}
+	return k.blockFMA(pa, pb, c)
+}
+
+// hasSpecial reports whether an input is Inf or NaN.
+func hasSpecial(pa, pb []dec) bool {
+	for i := range pa {
+		if pa[i].cls|pb[i].cls != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // windowed is the BlockFMA accumulation with FormatParams.Window > 0: per
@@ -166,8 +208,9 @@ func (k *kernel) dot(pa, pb []dec, c uint32, checkInputs bool) uint32 {
 // rounded block result is the next block's c). Without lateC the chain
 // starts from the incoming accumulator; with lateC it starts from zero and
 // the window's result is added to the accumulator with one k.cos rounding.
-// Inputs are finite (dot handles specials first).
-func (k *kernel) windowed(pa, pb []dec, acc float64) float64 {
+// Without lateC, inputs and acc are finite (dot handles specials first);
+// with lateC, acc may be ±Inf and, when special, inputs Inf or NaN.
+func (k *kernel) windowed(pa, pb []dec, acc float64, special bool) float64 {
 	nb := k.window / k.L
 	var bufA, bufB [64]dec
 	qa, qb := bufA[:0], bufB[:0]
@@ -191,8 +234,15 @@ func (k *kernel) windowed(pa, pb []dec, acc float64) float64 {
 			if len(qa) == 0 {
 				continue
 			}
-			t = k.blockFMA(qa, qb, t)
-			if math.IsInf(t, 0) || math.IsNaN(t) {
+			if special {
+				t = k.blockAny(qa, qb, t, true)
+			} else {
+				t = k.blockFMA(qa, qb, t)
+			}
+			if math.IsNaN(t) || (!special && math.IsInf(t, 0)) {
+				// The chained blocks of a window are block FMAs: finite
+				// products cannot change an infinite t (Inf/NaN inputs
+				// can: blockAny).
 				break
 			}
 		}
@@ -201,8 +251,10 @@ func (k *kernel) windowed(pa, pb []dec, acc float64) float64 {
 		} else {
 			acc = t
 		}
-		if math.IsInf(acc, 0) || math.IsNaN(acc) {
-			break // finite products cannot change an infinite accumulator
+		if math.IsNaN(acc) || (!k.lateC && math.IsInf(acc, 0)) {
+			// Without lateC the chain absorbs an infinite acc; with lateC
+			// a later window's finite inputs can give the other infinity.
+			break
 		}
 	}
 	return acc
@@ -216,7 +268,11 @@ func abs32(x int32) int32 {
 }
 
 // specialResult handles NaN and infinite inputs: NaN if any input is NaN, a
-// product is ∞·0, or infinities of both signs meet; otherwise ±Inf.
+// product is ∞·0, or infinities of both signs meet; otherwise ±Inf. It
+// looks at no finite product, so it is the result only where finite
+// products cannot give an infinity of their own (kernel.absorb, one block
+// FMA: blockAny) or c is NaN. Inputs are not flushed (FlushSubnormals is
+// Pairwise's, which evaluates Inf·subnormal in kernel.pairwise).
 func specialResult(pa, pb []dec, cd dec) uint32 {
 	var pos, neg bool
 	if cd.cls == clsNaN {
@@ -440,9 +496,11 @@ func (k *kernel) sequential(pa, pb []dec, acc float64) float64 {
 
 // pairwise: CDNA2. Products rounded to FP32 (flushed), a pairwise tree of
 // rounded additions over the block (padded with zeros to a power of two),
-// then c + s.
-func (k *kernel) pairwise(pa, pb []dec, c float64) float64 {
-	if k.pw32 && len(pa) <= 64 {
+// then c + s. c may be ±Inf and, when special, inputs Inf or NaN: the
+// products and sums are then IEEE's (Inf·0 and Inf + −Inf give NaN, a
+// flushed subnormal input is a zero).
+func (k *kernel) pairwise(pa, pb []dec, c float64, special bool) float64 {
+	if k.pw32 && len(pa) <= 64 && !special {
 		return k.pairwise32(pa, pb, c)
 	}
 	var buf [64]float64
@@ -465,6 +523,10 @@ func (k *kernel) pairwise(pa, pb []dec, c float64) float64 {
 			if abs32(y.sig) < lim {
 				y.sig = 0
 			}
+		}
+		if special && x.cls|y.cls != 0 {
+			t = append(t, specialProduct(x, y))
+			continue
 		}
 		t = append(t, p32.round(k.product(x, y)))
 	}
@@ -516,7 +578,21 @@ func (k *kernel) pairwise32(pa, pb []dec, c float64) float64 {
 	return roundAdd(&k.os, c, float64(t[0]))
 }
 
-// roundAdd returns o.round(x + y) for finite or infinite x, y.
+// specialProduct is the IEEE product of x and y when one is Inf or NaN
+// (a zero has sig 0: flushed subnormals included): NaN for a NaN or Inf·0,
+// else ±Inf.
+func specialProduct(x, y dec) float64 {
+	if x.cls == clsNaN || y.cls == clsNaN || (x.cls == clsFinite && x.sig == 0) || (y.cls == clsFinite && y.sig == 0) {
+		return math.NaN()
+	}
+	if x.neg != y.neg {
+		return math.Inf(-1)
+	}
+	return math.Inf(1)
+}
+
+// roundAdd returns o.round(x + y) for finite or infinite x, y (NaN if
+// either is NaN).
 func roundAdd(o *outSpec, x, y float64) float64 {
 	if math.IsInf(x, 0) || math.IsInf(y, 0) {
 		s := x + y
@@ -540,12 +616,15 @@ func roundAdd(o *outSpec, x, y float64) float64 {
 
 // truncLateC: CDNA3. Products aligned to their largest exponent e_dot and
 // truncated to F fractional bits, summed exactly; c rounded toward −∞ to F
-// fractional bits below 2^max(e_dot, e_c); one final rounding.
+// fractional bits below 2^max(e_dot, e_c); one final rounding. A product
+// of magnitude ≥ 2^128 is ±Inf; c may be ±Inf and inputs Inf or NaN (IEEE
+// products and sum: Inf·0 and Inf + −Inf give NaN).
 func (k *kernel) truncLateC(pa, pb []dec, c float64) float64 {
 	const none = math.MinInt32
 	edot := none
 	f2 := 2 * k.frac
-	var pinf, ninf bool
+	pinf, ninf := math.IsInf(c, 1), math.IsInf(c, -1)
+	nan := false
 	for i := range pa {
 		if pa[i].sig != 0 && pb[i].sig != 0 {
 			e := int(pa[i].exp) + int(pb[i].exp)
@@ -564,10 +643,15 @@ func (k *kernel) truncLateC(pa, pb []dec, c float64) float64 {
 					pinf = true
 				}
 			}
+		} else if pa[i].cls|pb[i].cls != 0 { // an Inf or NaN input (sig 0)
+			v := specialProduct(pa[i], pb[i])
+			nan = nan || math.IsNaN(v)
+			pinf = pinf || v > 0
+			ninf = ninf || v < 0
 		}
 	}
 	switch {
-	case pinf && ninf:
+	case nan || (pinf && ninf):
 		return math.NaN()
 	case pinf:
 		return math.Inf(1)

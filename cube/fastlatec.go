@@ -19,8 +19,9 @@ import (
 // u_d = e_dot − F, and summed exactly (S_d), c is rounded toward −∞ to a
 // multiple of 2^u_c, u_c = max(e_dot, e_c) − F (e_c: c's nominal exponent,
 // −126 for subnormals), and S_d·2^u_d + C_q·2^u_c is rounded once to FP32
-// (an exact zero gives +0). An infinite block result ends the element (the
-// model stops there).
+// (an exact zero gives +0). An infinite c or block result meets the later
+// blocks' products: c = ±Inf plus finite products stays c, a product of
+// magnitude ≥ 2^128 of the other sign gives NaN.
 //
 // Here, per element and block, as in the truncated block-FMA path
 // (fasttrunc.go): e_dot from the integer nominal exponents (zeros carry
@@ -44,8 +45,8 @@ import (
 // the row's and column's largest exponents (H_A + H_B + 2 ≤ 128, the
 // sequential path's prepRanges): such elements, and rows or columns with
 // Inf/NaN or an Inf/NaN c, take the reference kernel.dot. A block result
-// that overflows to ±Inf is returned as the element's result, as the model
-// stops there.
+// that overflows to ±Inf is returned as the element's result: with no
+// product of magnitude ≥ 2^128 no later block can change it.
 //
 // What runs where: with AVX-512 (useAVX512), 4×8 tiles in assembly
 // (lateCTile4x8, fastlatec_amd64.s: the truncated path's tile with c kept
@@ -156,7 +157,7 @@ func (f *fastCall) elemLateC(i, j int) uint32 {
 			S += int64(x[t] * y[t] * sc)
 		}
 		if c = lateCEnd(c, S, m, F, rz); math.IsInf(c, 0) {
-			break // the model stops at an infinite block result
+			break // no later block changes it (no product ≥ 2^128 here)
 		}
 	}
 	return toBits(c)
@@ -209,8 +210,8 @@ func (f *fastCall) lateC2x2(res []uint32, i, j int) {
 			c11 = lateCEnd(c11, S11, m11, F, rz)
 		}
 		if math.IsInf(c00+c01+c10+c11, 0) || math.IsNaN(c00+c01+c10+c11) {
-			// An infinite block result: the model stops there; redo the
-			// four elements one by one.
+			// An infinite block result (which no later block changes):
+			// redo the four elements one by one.
 			res[r0], res[r0+1] = f.elemLateC(i, j), f.elemLateC(i, j+1)
 			res[r1], res[r1+1] = f.elemLateC(i+1, j), f.elemLateC(i+1, j+1)
 			return

@@ -289,7 +289,7 @@ func testFastLateCHand(t *testing.T) {
 		{"overflow-nan", fp.BF16, []float64{p2(100), -p2(100)}, []float64{p2(30), p2(30)}, 0, float32(math.NaN())},
 		// A block sum that overflows (products 1.125·2^127, which pass the
 		// fast path's overflow test) and a later block that would bring
-		// it back: the model stops at +Inf.
+		// it back: +Inf stays (c = +Inf plus finite products is c).
 		{"sum-inf", fp.BF16, []float64{1.5 * p2(63), 1.5 * p2(63), 0, 0, 0, 0, 0, 0, -1.5 * p2(63)},
 			[]float64{1.5 * p2(63), 1.5 * p2(63), 0, 0, 0, 0, 0, 0, 1.5 * p2(63)}, 0, float32(math.Inf(1))},
 	}

@@ -56,9 +56,10 @@ import (
 //     model does (−0 + +0 = +0 matters).
 //   - Inf and NaN: an overflow (BF16 products from 2^128, sums) makes every
 //     later value of the element ±Inf or NaN (Inf + finite = Inf, and no
-//     operation makes a non-finite value finite again), while the model
-//     stops at the first infinite block result. An element whose result is
-//     not finite is therefore recomputed by the reference kernel.dot, and
+//     operation makes a non-finite value finite again), and the model
+//     carries it through the later blocks the same way (a later overflow
+//     to the other infinity gives NaN). An element whose result is not
+//     finite is recomputed by the reference kernel.dot all the same, and
 //     every finite result went through finite values only, where the steps
 //     above agree. Inf/NaN inputs (per row of A and column of B) and Inf or
 //     NaN c take the reference path from the start.

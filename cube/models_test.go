@@ -383,7 +383,7 @@ func TestPairwiseFloat32Tree(t *testing.T) {
 				if rng.IntN(4) == 0 {
 					c = 0
 				}
-				got, want := k.pairwise(pa, pb, c), gen.pairwise(pa, pb, c)
+				got, want := k.pairwise(pa, pb, c, false), gen.pairwise(pa, pb, c, false)
 				if math.Float64bits(got) != math.Float64bits(want) {
 					t.Fatalf("%v ftz=%v n=%d: float32 tree %g, general %g", in, ftz, n, got, want)
 				}
