@@ -14,6 +14,7 @@ import (
 var axisTitles = map[string]string{
 	"flops.tflops":                     "Throughput (TFLOP/s)",
 	"flops.peak_fraction":              "Fraction of peak",
+	"hplmxp.peak_fraction":             "Fraction of peak",
 	"flops.peak_tflops":                "Peak (TFLOP/s)",
 	"flops.total":                      "Operations (flop)",
 	"time.seconds":                     "Simulated time (s)",

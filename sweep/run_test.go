@@ -514,7 +514,7 @@ func TestPointTimeoutAndInterrupt(t *testing.T) {
 func TestAxisTitles(t *testing.T) {
 	for key, want := range map[string]string{
 		"flops.tflops": "Throughput (TFLOP/s)", "pipes.M.busy": "M: Busy fraction",
-		"buffers.L1.peak_fraction": "L1: Peak occupancy (fraction of capacity)", "error.rel_fro": "Relative error (Frobenius norm)",
+		"buffers.L1.peak_fraction": "L1: Peak occupancy (fraction of capacity)", "hplmxp.peak_fraction": "Fraction of peak", "error.rel_fro": "Relative error (Frobenius norm)",
 		"machine.core.buffers.L1": "L1 size", "program.tiling.bm": "program.tiling.bm",
 	} {
 		if got := axisTitle(key); got != want {

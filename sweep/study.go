@@ -1038,7 +1038,7 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 				if e != nil {
 					err = p.errf(v, sub, "want true or false, got %q", t)
 				}
-				if k.Value == "logx" {
+				if name == "logx" { // (keys in any case: LogX)
 					pl.LogX = b
 				} else {
 					pl.LogY = b
@@ -1053,7 +1053,7 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 					err = p.errf(v, sub, "want a finite number, got %q", t)
 					break
 				}
-				if k.Value == "ymin" {
+				if name == "ymin" {
 					pl.YMin = &f
 				} else {
 					pl.YMax = &f

@@ -652,3 +652,18 @@ func TestStudyVaryAlias(t *testing.T) {
 		t.Errorf("plot y %v", s.Plots[0].Y)
 	}
 }
+
+// Plot keys are read in any case, each setting its own field: LogX made
+// the y axis logarithmic and YMin set the upper bound.
+func TestPlotKeysAnyCase(t *testing.T) {
+	for _, keys := range []string{"logx: true, ymin: 1.5", "LogX: true, YMin: 1.5", "LOGX: true, YMIN: 1.5"} {
+		s, err := ParseStudy("s.yaml", "dir", []byte("program: prog.yaml\nmetrics: [flops.tflops]\nvary: {program.buffering: [single, double]}\nplot: {x: program.buffering, y: flops.tflops, "+keys+"}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := s.Plots[0]
+		if !pl.LogX || pl.LogY || pl.YMin == nil || *pl.YMin != 1.5 || pl.YMax != nil {
+			t.Errorf("%s: logx %v logy %v ymin %v ymax %v", keys, pl.LogX, pl.LogY, pl.YMin, pl.YMax)
+		}
+	}
+}
