@@ -843,6 +843,9 @@ func (j *ozakiJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 		}
 		prog["moduli"] = j.moduli
 		prog["bits"] = crt.BitsFor(len(j.moduli), p.K)
+		if j.p.Moduli != 0 { // (given moduli: the bits they hold, as given slices report theirs)
+			prog["mantissa_bits"] = prog["bits"]
+		}
 		if !j.fallback {
 			prog["int8_gemms"] = len(j.diagPlans)
 			prog["tiling"] = j.diagPlans[0].tilingReport()

@@ -8,6 +8,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/ozaki"
+	"github.com/davinci-sim/davinci-sim/ozaki/crt"
 	"github.com/davinci-sim/davinci-sim/report"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
@@ -630,19 +631,27 @@ func (j *ozakiDaVinciJob) sampledNative() ([]int, []float64) {
 // a run takes: both given in the file, or both by --set (a study's set or
 // vary), is refused; a --set of one replaces the file's other (the
 // examples give mantissa_bits, studies vary slices over them).
+//
+// Ozaki II's moduli are mantissa_bits' alternative in the same way (they
+// were taken silently over it: moduli 4 with mantissa_bits 60 ran at 14
+// bits and reported 60).
 func (op *OzakiParams) slicesOrBits(f *File) error {
-	if op.Slices == 0 || !f.keyGiven("mantissa_bits") {
+	key, n, held := "slices", &op.Slices, func() int { return ozaki.Capacity(op.Slices) }
+	if op.Method == ozakiII {
+		key, n, held = "moduli", &op.Moduli, func() int { return crt.BitsFor(op.Moduli, op.K) }
+	}
+	if *n == 0 || !f.keyGiven("mantissa_bits") {
 		return nil
 	}
-	bySlices, byBits := len(f.Config.SetBy("slices")) > 0, len(f.Config.SetBy("mantissa_bits")) > 0
+	byAlt, byBits := len(f.Config.SetBy(key)) > 0, len(f.Config.SetBy("mantissa_bits")) > 0
 	switch {
-	case bySlices && !byBits:
+	case byAlt && !byBits:
 		op.MantissaBits = 0
-	case byBits && !bySlices:
-		op.Slices = 0
+	case byBits && !byAlt:
+		*n = 0
 	default:
-		return f.badKey("slices", "give slices or mantissa_bits, not both (slices %d hold %d bits; mantissa_bits %d)",
-			op.Slices, ozaki.Capacity(op.Slices), op.MantissaBits)
+		return f.badKey(key, "give %s or mantissa_bits, not both (%s %d hold %d bits; mantissa_bits %d)",
+			key, key, *n, held(), op.MantissaBits)
 	}
 	return nil
 }

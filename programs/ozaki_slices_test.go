@@ -71,3 +71,26 @@ func TestOzakiSlicesOrMantissaBits(t *testing.T) {
 		}
 	}
 }
+
+// Ozaki II's moduli are mantissa_bits' alternative as slices are Ozaki
+// I's: both by --set are refused (moduli 4 with mantissa_bits 60 ran at 14
+// bits and reported 60), a --set of moduli replaces the file's bits, and
+// the bits reported are those the moduli hold (53 was reported for 76).
+func TestOzakiIIModuliOrBits(t *testing.T) {
+	run := func(sets ...string) (*Result, error) {
+		f := programText(t, "kind: ozaki\nmachine: a100\nmethod: ozaki-ii\nm: 16\nk: 16\nn: 16\nnumerics: off\nmantissa_bits: 53\n")
+		return Execute(f, Options{Overrides: mustSets(t, sets...)}, RunHooks{})
+	}
+	_, err := run("program.moduli=4", "program.mantissa_bits=60")
+	if err == nil || !strings.Contains(err.Error(), `key "moduli": give moduli or mantissa_bits, not both (moduli 4 hold 14 bits; mantissa_bits 60)`) ||
+		!errors.Is(err, badinput.ErrBadInput) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("both by --set: %v", err)
+	}
+	res, err := run("program.moduli=20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := res.Report.Program; p["mantissa_bits"] != p["bits"] || p["bits"] == 53 {
+		t.Errorf("moduli 20: mantissa_bits %v, bits %v; want the moduli's bits in both", p["mantissa_bits"], p["bits"])
+	}
+}
