@@ -424,8 +424,15 @@ func (j *gpuBenchJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 	rep.GPUBench = &sec
 	rep.Notes = append(rep.Notes, fmt.Sprintf("gpu-bench %s: %.4g %s, %.1f %% of %.4g", j.p.Test, sec.Achieved, sec.Unit, 100*sec.Fraction, sec.Reference))
 	if j.test == benchL2 && j.p.Bytes > m.L2.Capacity {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("gpu-bench %s: the working set (bytes %v) exceeds the L2 (%v): its re-reads miss it, so the figure is mostly the HBM's (the L2 served %.1f %% of the reads)",
-			j.p.Test, j.p.Bytes, m.L2.Capacity, 100*rep.Memory.L2HitRate))
+		// Past the L2 the re-reads go to the memory-side cache when the
+		// machine has one and the set fits it (MI300X's Infinity Cache),
+		// else to HBM.
+		below := "the HBM's"
+		if m.LLC.Capacity > 0 && j.p.Bytes <= m.LLC.Capacity {
+			below = fmt.Sprintf("the memory-side cache's (llc, %v)", m.LLC.Capacity)
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("gpu-bench %s: the working set (bytes %v) exceeds the L2 (%v): its re-reads miss it, so the figure is mostly %s (the L2 served %.1f %% of the reads)",
+			j.p.Test, j.p.Bytes, m.L2.Capacity, below, 100*rep.Memory.L2HitRate))
 	}
 	return nil
 }
