@@ -74,6 +74,7 @@ func (s *Study) checkKeys() error {
 	}
 	var mach *machines.Machine
 	var loaded []string // the machines' names, as machines.Load takes them
+	var kinds []string  // and their kinds
 	for _, name := range machs {
 		if name == "" {
 			// The program's machine: key (a file resolved against the
@@ -104,6 +105,7 @@ func (s *Study) checkKeys() error {
 			mach = m
 		}
 		loaded = append(loaded, name)
+		kinds = append(kinds, m.Kind)
 	}
 	var setMachine []machines.Override // the fixed machine.* overrides
 	for _, o := range s.Set {
@@ -131,9 +133,24 @@ func (s *Study) checkKeys() error {
 	for _, pr := range probes {
 		o := pr.o
 		if rest, ok := cutPrefixFold(o.Path, "machine."); ok {
-			t, _, err := machines.ResolveKey(mach.Kind, rest)
-			if err == nil {
-				_, err = machines.ConvertValue(t, o.Value)
+			// A key of any of the study's machine kinds (a GPU's
+			// core.smem beside a DaVinci machine): the points of the
+			// others fail; the first kind's error if none has it (it was
+			// checked on the first machine alone, so the order of vary:
+			// machine decided whether the study ran).
+			var err error
+			for _, kind := range kinds {
+				t, _, kerr := machines.ResolveKey(kind, rest)
+				if kerr == nil {
+					_, kerr = machines.ConvertValue(t, o.Value)
+				}
+				if kerr == nil {
+					err = nil
+					break
+				}
+				if err == nil {
+					err = kerr
+				}
 			}
 			if err != nil {
 				return badInput(fmt.Errorf("%s: key %q: %s: %v", s.at(pr.key), pr.key, o, err))

@@ -667,3 +667,40 @@ func TestPlotKeysAnyCase(t *testing.T) {
 		}
 	}
 }
+
+// A machine.* key is checked against every machine kind a study varies,
+// in any order: a GPU's core.smem beside an AMD machine ran with the A100
+// first and was refused with the MI210 first.
+func TestCheckMachineKeyAnyKindInAnyOrder(t *testing.T) {
+	prog, err := filepath.Abs("../programs/examples/a100-hgemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, order := range []string{"[mi210, a100]", "[a100, mi210]"} {
+		path := filepath.Join(dir, "s.yaml")
+		study := "program: " + prog + "\nset: {program.numerics: off, program.m: 256, program.n: 256, program.k: 256, machine.core.smem: 164KiB}\nvary: {machine: " + order + "}\nmetrics: [flops.tflops]\n"
+		if err := os.WriteFile(path, []byte(study), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := ReadStudy(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Check(); err != nil {
+			t.Errorf("%s: %v", order, err)
+		}
+	}
+	// A key no kind of the study has is still refused.
+	path := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(path, []byte("program: "+prog+"\nset: {program.numerics: off, machine.core.nonsense: 1}\nvary: {machine: [mi210, a100]}\nmetrics: [flops.tflops]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadStudy(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(); err == nil || !strings.Contains(err.Error(), "nonsense") {
+		t.Errorf("unknown key: %v", err)
+	}
+}
