@@ -79,7 +79,12 @@ type GridTimes struct {
 // hardware block scheduler. CTAs go out in index order, breadth first over
 // the cores (core 0, 1, …, then a second CTA on core 0 …) as long as they
 // fit; when CTAs finish, the waiting ones go to the lowest-numbered cores
-// with room.
+// with room. On a chip of several XCDs (private L2 partitions: core k is
+// on XCD k mod X, Chip.StartGM) each XCD dispatches its own workgroups,
+// i ≡ x (mod X), in index order, breadth first over its CUs: workgroup i
+// always runs on XCD i mod X (AMD's round-robin over the XCDs), waiting
+// for a CU of its XCD when they are full while other XCDs go on with theirs
+// (dispatchXCDs).
 type gridRunner struct {
 	chip    *Chip
 	waker   *sim.Waker
@@ -96,6 +101,12 @@ type gridRunner struct {
 	// functional grids admitted so far keep there (GridCore.Resident): a
 	// slot's storage is reused by the CTAs it holds in turn.
 	slotBytes []int64
+	// xnext is, on a chip of several XCDs (xcds), the next CTA of grid
+	// cur each XCD starts (nil: not yet set for grid cur; next is then the
+	// lowest of them), and xat the value next had after dispatchXCDs last
+	// set it (a fast-forward skip that moves next moves every XCD's).
+	xnext []int
+	xat   int
 
 	ff      *fastForward // nil: every CTA is simulated
 	wave    int          // CTAs of grid cur placed by its first dispatch (0: not yet known)
@@ -335,6 +346,7 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 				return
 			}
 			gr.started, t.Started = true, now
+			gr.xnext = nil
 			if gr.ff != nil {
 				gr.start = gr.chip.ffSnapshot(now)
 				gr.steps.reset(gr.stepsOn(g))
@@ -480,6 +492,10 @@ func (e *FootprintError) Error() string { return e.msg }
 func (gr *gridRunner) dispatch(g *isa.Grid, now sim.Time) {
 	n := len(gr.cores)
 	size := max(g.Cluster, 1)
+	if x := gr.xcds(); x > 1 && size == 1 {
+		gr.dispatchXCDs(g, now, x)
+		return
+	}
 	for gr.next < g.CTAs {
 		placed := false
 	cores:
@@ -518,6 +534,154 @@ func (gr *gridRunner) dispatch(g *isa.Grid, now sim.Time) {
 			return
 		}
 	}
+}
+
+// xcds returns the number of XCDs of the chip: its private L2 partitions
+// (Chip.StartGM puts core k on partition k mod their number), else 1.
+func (gr *gridRunner) xcds() int {
+	if m := gr.chip.M; m.L2.Private && m.L2.Partitions > 1 && len(gr.chip.l2s) > 1 && len(gr.cores)%len(gr.chip.l2s) == 0 {
+		return len(gr.chip.l2s)
+	}
+	return 1
+}
+
+// dispatchXCDs is dispatch on a chip of x XCDs (CTAs of one core each):
+// XCD j starts its CTAs j, j+x, j+2x, … in order, breadth first over its
+// cores j, j+x, … (the lowest-numbered with room first in each call, as
+// dispatch), while they fit; an XCD whose cores are full waits for one of
+// them, the others go on. The XCDs take a CTA each in turn, so a first
+// dispatch onto empty cores places CTA i on core i mod len(cores), as
+// dispatch does. gr.next is the lowest CTA not started; fast-forward's
+// wave hooks run at the dispatch of CTAs that are multiples of a wave
+// (XCD 0's), with next that CTA, and a skip there moves every XCD's next
+// CTA by what it moved next (all of them to the end: the grid's rest
+// skipped).
+func (gr *gridRunner) dispatchXCDs(g *isa.Grid, now sim.Time, x int) {
+	if gr.xnext == nil {
+		gr.xnext = make([]int, x)
+		for j := range gr.xnext {
+			gr.xnext[j] = j
+		}
+		gr.xat = 0
+	}
+	gr.xsync(g)
+	per := len(gr.cores) / x
+	var scan [8]xcdScan
+	st := scan[:0]
+	if x <= len(scan) {
+		st = scan[:x]
+	} else {
+		st = make([]xcdScan, x)
+	}
+	for {
+		placed := false
+		for j := 0; j < x; j++ {
+			s := &st[j]
+			if s.no {
+				continue
+			}
+			c := gr.xnext[j]
+			if c >= g.CTAs {
+				s.no = true
+				continue
+			}
+			core := -1
+			for core < 0 {
+				for ; s.m < per; s.m++ {
+					if k := j + s.m*x; gr.cores[k].Fits(g.Resources) {
+						core = k
+						s.m++
+						break
+					}
+				}
+				if core >= 0 {
+					break
+				}
+				if !s.placed { // a whole pass without room: full
+					break
+				}
+				s.m, s.placed = 0, false
+			}
+			if core < 0 {
+				s.no = true
+				continue
+			}
+			if gr.ff != nil && gr.wave > 0 {
+				if c%gr.wave == 0 {
+					gr.next = c
+					if gr.ff.Kernels && c == gr.prefixWave(g)*gr.wave {
+						snap := gr.chip.ffSnapshot(now)
+						if gr.prefix = &snap; gr.tailSkip(g) {
+							gr.xsyncFrom(g, c)
+							return // the rest stands for the grid before's
+						}
+					}
+					if gr.waveStart(g, now); gr.next != c {
+						// A skip: this XCD starts its first CTA
+						// after the skipped ones.
+						gr.xsyncFrom(g, c)
+						if c = gr.xnext[j]; c >= g.CTAs {
+							s.no = true
+							continue
+						}
+					}
+					gr.waveIdx, gr.waveAt, gr.waveSum, gr.waveN = c/gr.wave, sim.Add(now, gr.ff.shift), 0, 0
+				}
+				gr.waveSum += float64(sim.Add(now, gr.ff.shift) - gr.waveAt)
+				gr.waveN++
+			}
+			gr.cores[core].StartCTA(c, gr.stepStream(g, c), g.Resources, g.TimingOnly, nil, 0)
+			gr.xnext[j] = c + x
+			gr.running++
+			s.placed, placed = true, true
+			gr.xsetNext(g)
+		}
+		if !placed {
+			break
+		}
+	}
+	gr.xsetNext(g)
+}
+
+// xcdScan is an XCD's scan of its cores in a call of dispatchXCDs: the
+// next to try (m: core j+m·x of XCD j), whether it placed a CTA in its
+// current pass over them, and whether it is full (or done) for the call.
+type xcdScan struct {
+	m          int
+	placed, no bool
+}
+
+// xsetNext sets gr.next to the lowest CTA of the grid not started.
+func (gr *gridRunner) xsetNext(g *isa.Grid) {
+	lo := g.CTAs
+	for _, c := range gr.xnext {
+		lo = min(lo, c)
+	}
+	gr.next, gr.xat = lo, lo
+}
+
+// xsync applies a move of gr.next since dispatchXCDs last set it (a grid
+// skipped whole by fast-forward) to every XCD's next CTA.
+func (gr *gridRunner) xsync(g *isa.Grid) {
+	if gr.next != gr.xat {
+		gr.xsyncFrom(g, gr.xat)
+	}
+	gr.xsetNext(g)
+}
+
+// xsyncFrom moves every XCD's next CTA by what fast-forward moved gr.next
+// from was: past the grid's end when it skipped the rest of the grid, else
+// by as many CTAs (each XCD skips its share of the skipped waves).
+func (gr *gridRunner) xsyncFrom(g *isa.Grid, was int) {
+	d := gr.next - was
+	for j := range gr.xnext {
+		if gr.next >= g.CTAs {
+			gr.xnext[j] = max(gr.xnext[j], g.CTAs)
+		} else {
+			gr.xnext[j] += d
+		}
+	}
+	gr.xsetNext(g)
 }
 
 // Blocked implements sim.Waiter: a grid with CTAs left is waiting.
