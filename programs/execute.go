@@ -687,16 +687,18 @@ func simReport(chip *arch.Chip, m *machines.Machine, opts Options, prog isa.Prog
 	if err := yaml.Unmarshal(m.YAML(nil), &rep.MachineConfig); err != nil {
 		return nil, fmt.Errorf("machine %s: the effective configuration does not read back: %w", m.Name, err)
 	}
+	// The cores used: those given a stream, or where the block scheduler
+	// (or the host's grids) placed blocks, the cores that executed some.
 	var used []int
-	for i, s := range prog.Cores {
-		if s != nil {
-			used = append(used, i)
-		}
-	}
-	if len(prog.Grids) > 0 || len(chip.GridTimes()) > 0 { // the block scheduler (or the host's grids) placed blocks on some cores: those that executed something
-		used = used[:0]
+	if len(prog.Grids) > 0 || len(chip.GridTimes()) > 0 {
 		for i, cs := range st.Cores {
 			if cs.Instrs > 0 || cs.Finish > 0 {
+				used = append(used, i)
+			}
+		}
+	} else {
+		for i, s := range prog.Cores {
+			if s != nil {
 				used = append(used, i)
 			}
 		}
