@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -322,8 +323,8 @@ func checkFootprint(m *machines.Machine, kind *Kind, mode Mode, limit int64) (fl
 	bound, why := footprintBound(limit)
 	total, per, l2 := footprint(m, kind, mode)
 	if total > float64(bound) {
-		return 0, fmt.Errorf("machine %s: simulating it would take about %s of host memory (%d cores × %.0f KiB, L2 and LLC directories %.0f MiB), above the limit of %s%s: check keys %s",
-			m.Name, roughBytes(total), m.Cores, float64(per)/(1<<10), l2/(1<<20), limitBytes(bound), why, kind.footprintKeys())
+		return 0, hostRefusal(fmt.Errorf("machine %s: simulating it would take about %s of host memory (%d cores × %.0f KiB, L2 and LLC directories %.0f MiB), above the limit of %s%s: check keys %s",
+			m.Name, roughBytes(total), m.Cores, float64(per)/(1<<10), l2/(1<<20), limitBytes(bound), why, kind.footprintKeys()), limit)
 	}
 	return total, nil
 }
@@ -336,6 +337,17 @@ func footprintBound(limit int64) (int64, string) {
 		return limit, ", the run's bound (--max-memory)"
 	}
 	return MaxModelBytes, ""
+}
+
+// hostRefusal marks err, a refusal of a model past footprintBound(limit),
+// as one for host memory (badinput.HostMemory) where the run's bound was
+// the one passed — a larger host or bound may run it —, not MaxModelBytes,
+// which is the same on every host.
+func hostRefusal(err error, limit int64) error {
+	if limit > 0 && limit < MaxModelBytes {
+		return badinput.HostMemory(err, limit)
+	}
+	return err
 }
 
 // modelBound returns the chip's bound on its host memory (footprintBound).

@@ -196,7 +196,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 			return nil, bad("addr %#x: the tensor's %d bytes must lie in GM (gm.capacity %d bytes)", t.Addr, size, gmCap)
 		}
 		if total += size; total > host.bound() {
-			return nil, bad("the gm tensors total more than the host memory the run may take (%s, --max-memory)", gib(host.bound()))
+			return nil, host.refuse(bad("the gm tensors total more than the host memory the run may take (%s, --max-memory)", gib(host.bound())))
 		}
 		spans = append(spans, tensorSpan{i, t.Addr, t.Addr + size})
 	}

@@ -42,8 +42,8 @@ func (b *asmBudget) overMemory(path, at string) error {
 	if at != "" {
 		at = ", passed at " + at
 	}
-	return keyError(path, "numerics", "full numerics needs more host memory than the run may take (%s, --max-memory): the GM pages that the gm tensors and the program's writes touch, %d MiB%s, the outputs and the largest tensor's staging, %d MiB, and the run's own %d MiB; use numerics off",
-		gib(b.host.bound()), b.pages.n*mem.PageSize>>20, at, b.fixed>>20, runHostBytes>>20)
+	return b.host.refuse(keyError(path, "numerics", "full numerics needs more host memory than the run may take (%s, --max-memory): the GM pages that the gm tensors and the program's writes touch, %d MiB%s, the outputs and the largest tensor's staging, %d MiB, and the run's own %d MiB; use numerics off",
+		gib(b.host.bound()), b.pages.n*mem.PageSize>>20, at, b.fixed>>20, runHostBytes>>20))
 }
 
 // markWrite counts the pages a GM write touches: rows of rowBytes

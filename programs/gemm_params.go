@@ -331,7 +331,7 @@ func (p *GEMMParams) checkHostMemory(file string, perElem, sampled float64) erro
 		return nil
 	}
 	if need += runHostBytes; p.host.exceeds(need) {
-		return keyError(file, "numerics", "%s numerics on %d×%d×%d needs %s; use %s", p.Numerics, p.M, p.K, p.N, p.host.over(need), instead)
+		return p.host.refuse(keyError(file, "numerics", "%s numerics on %d×%d×%d needs %s; use %s", p.Numerics, p.M, p.K, p.N, p.host.over(need), instead))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/hostmem"
 )
 
@@ -73,6 +74,11 @@ func (h *hostBound) over(need float64) string {
 	}
 	return fmt.Sprintf("about %s of host memory, more than the run may take (%s, --max-memory)", about, gib(h.bound()))
 }
+
+// refuse marks err, a refusal of the run for passing the bound (over's
+// words), as one for host memory (badinput.HostMemory): a sweep runs such
+// a point again where its bound is larger.
+func (h *hostBound) refuse(err error) error { return badinput.HostMemory(err, h.bound()) }
 
 // gib writes a bound of b bytes in GiB, to a tenth where not whole (in MiB
 // below a GiB, to a tenth where not whole), rounded down: never above it.

@@ -1,9 +1,11 @@
 package programs
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/hostmem"
 )
 
@@ -80,5 +82,78 @@ func TestLUHostMemoryBound(t *testing.T) {
 				t.Errorf("%s %s at 16 GiB: %v", c.file, c.key, err)
 			}
 		}
+	}
+}
+
+// Every refusal of a run for its host memory is marked so
+// (badinput.HostMemory) with the bound it passed — a sweep runs such a
+// point again under a larger bound — and stays bad input (exit 2): a
+// GEMM's and an LU's numerics, a cluster's chip models at fidelity full and
+// sampled, an asm program's tensors and outputs, scheme auto's inputs, a
+// chip model and a GPU grid's CTAs past the run's bound. A chip model past
+// arch.MaxModelBytes, the same bound on every host, is not marked.
+func TestHostMemoryRefusalsMarked(t *testing.T) {
+	dir := t.TempDir()
+	var npy []string
+	for _, name := range []string{"a", "b"} {
+		if _, err := WriteOutputs(dir, []Output{{Name: name, F32: make([]float32, 1024*1024), Shape: []int{1024, 1024}}}); err != nil {
+			t.Fatal(err)
+		}
+		npy = append(npy, filepath.Join(dir, name+".npy"))
+	}
+	for _, c := range []struct {
+		name, file, src    string // an example file, or a program's text
+		sets               []string
+		numerics, fidelity string
+		bound              int64
+		want               string // in the message
+		unmarked           bool
+	}{
+		{name: "gemm numerics", file: "examples/sgemm-cube.yaml", sets: []string{"program.m=2048", "program.n=2048", "program.k=2048"}, numerics: NumericsFull, bound: 512 << 20,
+			want: "full numerics on 2048×2048×2048 needs about 624MiB of host memory"},
+		{name: "lu numerics", file: "examples/lu-fused-small.yaml", sets: []string{"program.n=16384"}, numerics: NumericsFull, bound: 8 << 30,
+			want: "full numerics on n = 16384 needs about 10.0GiB"},
+		{name: "lu-gemm numerics", file: "examples/lu-gemm256.yaml", sets: []string{"program.m=16384"}, numerics: NumericsFull, bound: 8 << 30,
+			want: "full numerics on m = 16384 needs about 10.0GiB"},
+		{name: "cluster chips, fidelity full", file: "examples/lu-cluster-small.yaml", numerics: NumericsOff, bound: 32 << 20,
+			want: "at fidelity full the 8 NPUs' chip models"},
+		{name: "cluster chip, fidelity sampled", file: "examples/lu-cluster-small.yaml", numerics: NumericsOff, fidelity: "sampled", bound: 4 << 20,
+			want: "at fidelity sampled each kernel is simulated alone"},
+		{name: "asm tensors", src: "kind: asm\ncores: 1\ngm: [{name: x, addr: 0, shape: [4096, 4096]}]\nasm: |\n  nop\n", bound: 32 << 20,
+			want: "the gm tensors total more than the host memory the run may take (32MiB, --max-memory)"},
+		{name: "asm outputs", src: "kind: asm\ncores: 1\noutputs: [{name: o, addr: 0, shape: [4096, 4096]}]\nasm: |\n  nop\n", bound: 96 << 20,
+			want: "full numerics needs more host memory than the run may take (96MiB, --max-memory)"},
+		{name: "scheme auto's inputs", file: "examples/a100-emulated-gemm.yaml", numerics: NumericsOff, bound: 64 << 20,
+			sets: []string{"program.m=1024", "program.n=1024", "program.k=1024", "program.scheme=auto", "program.inputs.a=" + npy[0], "program.inputs.b=" + npy[1]},
+			want: "scheme auto reads the inputs whole"},
+		{name: "chip model", file: "examples/cube-peak.yaml", bound: 1 << 20,
+			want: "machine ascend-910a: simulating it would take about 6 MiB of host memory"},
+		{name: "grid's CTAs", file: "examples/a100-hgemm.yaml", sets: []string{"program.m=256", "program.n=256", "program.k=256"}, bound: 250 << 20,
+			want: `grid "hgemm": its CTAs' data would take the simulation of machine a100 to about 281 MiB`},
+		{name: "chip model past MaxModelBytes", file: "examples/a100-hgemm.yaml", sets: []string{"machine.cores=20000"}, numerics: NumericsOff, bound: 32 << 30,
+			want: "above the limit of 16 GiB: check keys", unmarked: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var f *File
+			if c.src != "" {
+				f = programText(t, c.src)
+			} else {
+				var err error
+				if f, err = ReadFile(c.file); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := Execute(f, Options{Overrides: mustSets(t, c.sets...), Numerics: c.numerics, Fidelity: c.fidelity, MaxHostBytes: c.bound}, RunHooks{})
+			if err == nil || !strings.Contains(err.Error(), c.want) || !badinput.Is(err) {
+				t.Fatalf("got %v, want bad input containing %q", err, c.want)
+			}
+			bound, ok := badinput.HostMemoryBound(err)
+			switch {
+			case c.unmarked && ok:
+				t.Errorf("marked a refusal for host memory (bound %d): MaxModelBytes is no host's bound", bound)
+			case !c.unmarked && (!ok || bound != c.bound):
+				t.Errorf("HostMemoryBound = %d, %v; want the run's bound, %d", bound, ok, c.bound)
+			}
+		})
 	}
 }

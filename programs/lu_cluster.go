@@ -148,8 +148,8 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 			return nil, err
 		}
 		if npus, host := topo.NPUs(), (hostBound{o.maxHostBytes()}); host.exceeds(float64(npus) * per) {
-			return nil, fmt.Errorf("%s: at fidelity full the %d NPUs' chip models, %.1f MiB each, would take %s: fewer NPUs (cluster.nodes, node.npus) or cores (machine.cores), or fidelity sampled",
-				topo.Name, npus, per/(1<<20), host.over(float64(npus)*per))
+			return nil, host.refuse(fmt.Errorf("%s: at fidelity full the %d NPUs' chip models, %.1f MiB each, would take %s: fewer NPUs (cluster.nodes, node.npus) or cores (machine.cores), or fidelity sampled",
+				topo.Name, npus, per/(1<<20), host.over(float64(npus)*per)))
 		}
 	case "isolated", "sampled":
 		if p.Numerics != NumericsOff {
@@ -163,8 +163,8 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 			return nil, err
 		}
 		if host := (hostBound{o.maxHostBytes()}); host.exceeds(per) {
-			return nil, fmt.Errorf("%s: at fidelity %s each kernel is simulated alone on a chip model of %.1f MiB, which would take %s: fewer cores (machine.cores)",
-				topo.Name, p.Fidelity, per/(1<<20), host.over(per))
+			return nil, host.refuse(fmt.Errorf("%s: at fidelity %s each kernel is simulated alone on a chip model of %.1f MiB, which would take %s: fewer cores (machine.cores)",
+				topo.Name, p.Fidelity, per/(1<<20), host.over(per)))
 		}
 	default:
 		return nil, f.badKey("fidelity", "%q: must be full (every NPU cycle-level), isolated (each distinct kernel simulated alone, once) or sampled (a sample of windows simulated, the rest predicted)", p.Fidelity)

@@ -326,7 +326,7 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 // run's runHostBytes).
 func checkLUHostMemory(file, numerics, order string, n int, host hostBound) error {
 	if need := luBytes(numerics, n) + runHostBytes; numerics != NumericsOff && host.exceeds(need) {
-		return keyError(file, "numerics", "%s numerics on %s = %d needs %s; use numerics off", numerics, order, n, host.over(need))
+		return host.refuse(keyError(file, "numerics", "%s numerics on %s = %d needs %s; use numerics off", numerics, order, n, host.over(need)))
 	}
 	return nil
 }
