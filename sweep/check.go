@@ -26,7 +26,7 @@ func (s *Study) Check() error {
 	if err := s.checkKeys(); err != nil {
 		return err
 	}
-	return s.checkSet(nil)
+	return s.checkSet(nil, 0)
 }
 
 // checkKeys is Check but for the probe of the set's values (checkSet).

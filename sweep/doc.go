@@ -64,7 +64,14 @@
 // the files its run opened likewise (other files relative to the study
 // file's folder, or absolute when they share only the root with it).
 // Run with Options.Resume skips the points already recorded
-// (failed ones included) after checking that every record matches the
+// (failed ones included: they fail the same way again — but for two kinds
+// of failure that are not the point's own, which run again where their
+// cause has changed: a point a wall-time limit stopped
+// (time_limit_seconds), where Options.PointTimeout is now longer or none,
+// and a point refused because its estimated host memory passed its bound
+// (host_memory_bytes, the bound: badinput.HostMemory), where the bound is
+// now larger — on a host with more memory, or with a larger
+// Options.MemoryBudget, --max-memory), after checking that every record matches the
 // study — its parameters, its metrics, and its RunStamp: the run options
 // and a digest of the program file, the machine file and the fixed
 // overrides, so that a study file or program edited between two runs into

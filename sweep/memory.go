@@ -9,7 +9,8 @@ import (
 
 // The points a sweep runs at once hold their host memory together: each
 // run may take up to the single-run bound (programs refuses numerics whose
-// estimate passes programs.DefaultMaxHostBytes, 3/4 of the host's memory),
+// estimate passes programs.DefaultMaxHostBytes, 3/4 of the host's memory,
+// or the budget where that is larger: Options.pointHostBytes),
 // and -j defaults to every CPU, so two large points at once could exhaust
 // the machine (Go's "fatal error: out of memory"). Points are therefore
 // admitted, in index order, while the host memory estimated for the points

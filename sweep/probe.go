@@ -18,14 +18,16 @@ import (
 // A point refused for a value of its own (vary's, points') ends the probes
 // as one that would run does: the study runs, each point recorded as it
 // fares. An interrupt (ctx, may be nil) ends the probes: the run then
-// stops with it.
-func (s *Study) checkSet(ctx context.Context) error {
+// stops with it. The points' host memory is bounded by hostBytes (0: the
+// default), as their runs' (a point refused for it is refused by its probe
+// the same).
+func (s *Study) checkSet(ctx context.Context, hostBytes int64) error {
 	var first error
 	for _, p := range s.Points {
 		if ctx != nil && ctx.Err() != nil {
 			return nil
 		}
-		refusal, key := s.probe(p)
+		refusal, key := s.probe(p, hostBytes)
 		if refusal == nil || key == "" {
 			return nil
 		}
@@ -44,8 +46,9 @@ func (s *Study) checkSet(ctx context.Context) error {
 // its inputs with numerics full), not a simulation: scheme auto's
 // candidates' runs stop at once too. probe returns the refusal (nil where
 // the point would run) and the key of the study's set that gave the
-// value refused, where one did ("set.program.m").
-func (s *Study) probe(p Point) (refusal error, setKey string) {
+// value refused, where one did ("set.program.m"). The point's host memory
+// is bounded by hostBytes (0: the default), as its run's.
+func (s *Study) probe(p Point, hostBytes int64) (refusal error, setKey string) {
 	paths := s.paths(p)
 	f, err := readProgram(paths.program, paths.written)
 	if err != nil {
@@ -53,7 +56,9 @@ func (s *Study) probe(p Point) (refusal error, setKey string) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = programs.Execute(f, s.runOptions(paths.machine, p), programs.RunHooks{Context: ctx})
+	o := s.runOptions(paths.machine, p)
+	o.MaxHostBytes = hostBytes
+	_, err = programs.Execute(f, o, programs.RunHooks{Context: ctx})
 	if err == nil || !badinput.Is(err) {
 		return nil, ""
 	}

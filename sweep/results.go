@@ -119,6 +119,9 @@ func checkRecord(rec *Record, s *Study, stale *int) error {
 	if t := rec.TimeLimitSeconds; t != 0 && (!(t > 0) || math.IsInf(t, 0) || rec.Status != StatusFailed) {
 		return fmt.Errorf("key \"time_limit_seconds\": %v: must be a positive number of seconds, of a failed point", t)
 	}
+	if b := rec.HostMemoryBytes; b != 0 && (b < 0 || rec.Status != StatusFailed) {
+		return fmt.Errorf("key \"host_memory_bytes\": %d: must be a positive number of bytes, of a failed point", b)
+	}
 	if rec.OpUnit != "" && (rec.OpUnit != OpUnit || rec.Status == StatusFailed) {
 		return fmt.Errorf("key \"op_unit\": %q: only %q, of a point with metrics (integer operations; left out for floating-point ones)", rec.OpUnit, OpUnit)
 	}
@@ -207,6 +210,9 @@ func finish(s *Study, dir string, done map[int]Record, sum *Summary, log io.Writ
 				sum.FirstFailure = fmt.Sprintf("point %d: %s", i, done[i].Error)
 			}
 			sum.Failed++
+			if done[i].HostMemoryBytes > 0 {
+				sum.HostMemory++
+			}
 		}
 	}
 	jb, err := encodeRecords(recs)

@@ -67,8 +67,10 @@ type Options struct {
 	// Resume continues from Out/results.jsonl, skipping finished points
 	// (failed ones included: they are deterministic — but for those a
 	// time limit stopped, which run again where PointTimeout is now
-	// longer, or none). Without Resume an existing non-empty results file
-	// is an error.
+	// longer, or none, and those refused for their host memory, which run
+	// again where the bound on a point's host memory is now larger: on a
+	// host with more memory, or with a larger MemoryBudget). Without
+	// Resume an existing non-empty results file is an error.
 	Resume bool
 	// RerunChanged, with Resume, runs again the points of the shard that
 	// were recorded from other inputs or options (a program or machine
@@ -96,6 +98,10 @@ type Options struct {
 	// running at once may hold together by their estimates (0:
 	// programs.DefaultMaxHostBytes, one run's bound): with Jobs > 1 a point starts, in index order,
 	// once it fits beside those running; one past the budget runs alone.
+	// Each point's own run may take the larger of MemoryBudget and
+	// programs.DefaultMaxHostBytes (its programs.Options.MaxHostBytes): a
+	// point estimated past that is refused, recorded with
+	// Record.HostMemoryBytes.
 	MemoryBudget int64
 }
 
@@ -115,11 +121,19 @@ type Summary struct {
 	// RerunTimedOut is the number of selected points a time limit had
 	// stopped that this invocation runs again (its limit longer, or none).
 	RerunTimedOut int
+	// RerunHostMemory is the number of selected points refused for their
+	// host memory that this invocation runs again (the bound on a point's
+	// host memory larger now: pointHostBytes).
+	RerunHostMemory int
 	// Failed is the number of points recorded as failed or check-failed
 	// among all recorded points; FirstFailure is the message of the
 	// lowest-numbered one ("point N: …").
 	Failed       int
 	FirstFailure string
+	// HostMemory is the number of the failed points that were refused
+	// for their host memory (Record.HostMemoryBytes): --resume runs them
+	// again under a larger bound.
+	HostMemory int
 	// BadInput is the number of points this invocation ran that failed
 	// as bad input (their program or settings refused).
 	BadInput int
@@ -147,7 +161,7 @@ func Run(s *Study, opts Options) (*Summary, error) {
 			return nil, err
 		}
 		if !finished(s, opts) { // (a finished study's --resume builds nothing)
-			if err := s.checkSet(opts.Context); err != nil {
+			if err := s.checkSet(opts.Context, opts.pointHostBytes()); err != nil {
 				return nil, err
 			}
 		}
@@ -172,21 +186,21 @@ func Run(s *Study, opts Options) (*Summary, error) {
 	defer release()
 	path := filepath.Join(opts.Out, ResultsJSONL)
 	done := map[int]Record{}
-	rerun, rerunTimedOut := 0, 0
+	var again reruns
 	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
 		if !opts.Resume {
 			return nil, badInput(fmt.Errorf("%s exists: use --resume to continue the study, or another -o directory", path))
 		}
-		recs, changed, timedOut, err := readForResume(path, s, opts)
+		recs, n, err := readForResume(path, s, opts)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range recs {
 			done[r.Index] = r
 		}
-		rerun, rerunTimedOut = changed, timedOut
+		again = n
 	}
-	sum := &Summary{Points: len(s.Points), Rerun: rerun, RerunTimedOut: rerunTimedOut}
+	sum := &Summary{Points: len(s.Points), Rerun: again.changed, RerunTimedOut: again.timedOut, RerunHostMemory: again.hostMemory}
 	var todo []Point
 	for _, p := range s.Points {
 		if !opts.Shard.Has(p.Index) {
@@ -288,12 +302,13 @@ func runPoints(s *Study, todo []Point, jobs int, opts Options, record func(Recor
 	// within the budget. (One job runs one point at a time.)
 	budget := opts.MemoryBudget
 	if budget <= 0 {
-		budget = programs.DefaultMaxHostBytes()
+		budget = defaultHostBytes()
 	}
 	var gate *memGate
 	if jobs > 1 {
 		gate = newGate(budget)
 	}
+	pointBytes := opts.pointHostBytes()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range jobs {
@@ -311,7 +326,7 @@ func runPoints(s *Study, todo []Point, jobs int, opts Options, record func(Recor
 						continue // interrupted
 					}
 				}
-				r := s.runPoint(ctx, j.p, opts.PointTimeout, bar)
+				r := s.runPoint(ctx, j.p, opts.PointTimeout, pointBytes, bar)
 				if gate != nil {
 					if mem >= largePoint {
 						// Its garbage collected before the next point
@@ -369,6 +384,18 @@ func runPoints(s *Study, todo []Point, jobs int, opts Options, record func(Recor
 	return first
 }
 
+// defaultHostBytes is the bound on a run's host memory where none is
+// given, this host's (programs.DefaultMaxHostBytes; a variable: tests
+// make the host smaller).
+var defaultHostBytes = programs.DefaultMaxHostBytes
+
+// pointHostBytes is the bound on each point's own host memory, by its
+// program's estimate (programs.Options.MaxHostBytes): the larger of
+// MemoryBudget and this host's default bound — the budget shares memory
+// among the points at once; a larger one also lets a point take more
+// than the default, as run's --max-memory does.
+func (o Options) pointHostBytes() int64 { return max(o.MemoryBudget, defaultHostBytes()) }
+
 // pointProgressEvery is how often (in events) a point's run tells the
 // progress bar its share done: a few milliseconds of simulation. A
 // variable for tests.
@@ -415,6 +442,13 @@ type Record struct {
 	// the point, so --resume runs it again where the limit is now longer,
 	// or none.
 	TimeLimitSeconds float64 `json:"time_limit_seconds,omitempty"`
+	// HostMemoryBytes is the bound on the point's host memory, in bytes,
+	// that refused it, where one did (status failed: its estimate passed
+	// this host's default bound, or --max-memory's;
+	// badinput.HostMemory): not a property of the point, so --resume runs
+	// it again where the bound is now larger — on a host with more memory,
+	// or with a larger --max-memory.
+	HostMemoryBytes int64 `json:"host_memory_bytes,omitempty"`
 	// Metrics maps each metric to its JSON value (null when the report
 	// has no such key, or the point failed).
 	Metrics map[string]json.RawMessage `json:"metrics"`
@@ -474,13 +508,15 @@ func (s *Study) written(p Point) (program, machine string) {
 
 // RunPoint simulates one point and returns its record; failures are
 // recorded, never returned (a panic in the simulator is recorded as a
-// failure too, so one bad point cannot stop a study).
-func (s *Study) RunPoint(p Point) Record { return s.runPoint(context.Background(), p, 0, nil) }
+// failure too, so one bad point cannot stop a study). Its host memory is
+// bounded as a run's without --max-memory.
+func (s *Study) RunPoint(p Point) Record { return s.runPoint(context.Background(), p, 0, 0, nil) }
 
 // runPoint is RunPoint stopped by ctx, and after timeout (> 0) of wall
-// time (recorded as a failure); it tells bar, when drawn, how far its run
-// is.
-func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration, bar *progress) (rec Record) {
+// time (recorded as a failure), its host memory bounded by hostBytes (0:
+// the default; a refusal for it recorded with the bound); it tells bar,
+// when drawn, how far its run is.
+func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration, hostBytes int64, bar *progress) (rec Record) {
 	rec = Record{Index: p.Index, Params: s.paramMap(p), Run: s.stamp(p), Status: StatusOK, Metrics: map[string]json.RawMessage{}}
 	fail := func(msg string) {
 		rec.Status, rec.Error, rec.OpUnit = StatusFailed, msg, ""
@@ -522,12 +558,17 @@ func (s *Study) runPoint(ctx context.Context, p Point, timeout time.Duration, ba
 		}
 		bar.set(p.Index, 0)
 	}
-	res, err := programs.Execute(f, s.runOptions(paths.machine, p), hooks)
+	o := s.runOptions(paths.machine, p)
+	o.MaxHostBytes = hostBytes
+	res, err := programs.Execute(f, o, hooks)
 	if err != nil {
 		fail(paths.rewrite(firstLine(s.namedByStudy(f, err))))
 		rec.badInput = badinput.Is(err)
 		if limit != nil && context.Cause(ctx) == limit {
 			rec.TimeLimitSeconds = timeout.Seconds()
+		}
+		if b, ok := badinput.HostMemoryBound(err); ok && b > 0 {
+			rec.HostMemoryBytes = b
 		}
 		return rec
 	}
@@ -647,8 +688,9 @@ func (s *Study) runOptions(mach string, p Point) programs.Options {
 }
 
 // finished reports whether opts resumes the study with every point of its
-// shard recorded in Out/results.jsonl: nothing to run (the records are
-// checked after, as readForResume checks them).
+// shard recorded in Out/results.jsonl and none to run again (rerunWhy):
+// nothing to run (the records are checked after, as readForResume checks
+// them).
 func finished(s *Study, opts Options) bool {
 	if !opts.Resume {
 		return false
@@ -659,7 +701,7 @@ func finished(s *Study, opts Options) bool {
 	}
 	has := map[int]bool{}
 	for _, r := range recs {
-		has[r.Index] = true
+		has[r.Index] = rerunWhy(r, opts) == rerunNone
 	}
 	for _, p := range s.Points {
 		if opts.Shard.Has(p.Index) && !has[p.Index] {
@@ -669,21 +711,52 @@ func finished(s *Study, opts Options) bool {
 	return true
 }
 
+// reruns counts the recorded points of a shard that a resume runs again
+// (readForResume), by why.
+type reruns struct {
+	changed    int // recorded from other inputs or options (RerunChanged)
+	timedOut   int // stopped by a time limit now longer, or none
+	hostMemory int // refused for host memory under a bound now larger
+}
+
+// Why a resume runs a recorded point again (rerunWhy).
+const (
+	rerunNone       = iota // it does not
+	rerunTimedOut          // a time limit stopped it, now longer or none
+	rerunHostMemory        // a bound on its host memory refused it, now larger
+)
+
+// rerunWhy says why a resume with opts runs record r again — a point of
+// the shard, recorded from the study as it is now —, or rerunNone: a
+// failure that is not a property of the point runs again where what
+// caused it has changed — its time limit (Options.PointTimeout) now longer
+// or none, its bound on host memory (Options.pointHostBytes) now larger.
+func rerunWhy(r Record, opts Options) int {
+	switch {
+	case r.TimeLimitSeconds > 0 && (opts.PointTimeout <= 0 || opts.PointTimeout.Seconds() > r.TimeLimitSeconds):
+		return rerunTimedOut
+	case r.HostMemoryBytes > 0 && opts.pointHostBytes() > r.HostMemoryBytes:
+		return rerunHostMemory
+	}
+	return rerunNone
+}
+
 // readForResume reads Out/results.jsonl to resume study s: every record
 // must be the study's as it is now (ReadResults), or, with
 // opts.RerunChanged, the records of the shard's points made from other
-// inputs or options are dropped and counted (changed). The shard's points
-// a time limit stopped run again where the limit is now longer, or none
-// (timedOut). Records dropped leave the file too, rewritten without them
-// before any point runs again.
-func readForResume(path string, s *Study, opts Options) (recs []Record, changed, timedOut int, err error) {
+// inputs or options are dropped and counted (n.changed). The shard's
+// points a time limit stopped run again where the limit is now longer, or
+// none (n.timedOut), and those refused for their host memory where the
+// bound is now larger (n.hostMemory). Records dropped leave the file too,
+// rewritten without them before any point runs again.
+func readForResume(path string, s *Study, opts Options) (recs []Record, n reruns, err error) {
 	var stale int
 	var staleOK *int // (nil: a record from other inputs is an error)
 	if opts.RerunChanged {
 		staleOK = &stale
 	}
 	if recs, err = readResultsFile(path, s, staleOK); err != nil {
-		return nil, 0, 0, err
+		return nil, reruns{}, err
 	}
 	kept := recs[:0:0]
 	others := 0 // other shards' records from other inputs
@@ -692,12 +765,15 @@ func readForResume(path string, s *Study, opts Options) (recs []Record, changed,
 		switch {
 		case r.stale:
 			if mine {
-				changed++
+				n.changed++
 				continue
 			}
 			others++
-		case mine && r.TimeLimitSeconds > 0 && (opts.PointTimeout <= 0 || opts.PointTimeout.Seconds() > r.TimeLimitSeconds):
-			timedOut++
+		case mine && rerunWhy(r, opts) == rerunTimedOut:
+			n.timedOut++
+			continue
+		case mine && rerunWhy(r, opts) == rerunHostMemory:
+			n.hostMemory++
 			continue
 		}
 		kept = append(kept, r)
@@ -705,15 +781,15 @@ func readForResume(path string, s *Study, opts Options) (recs []Record, changed,
 	if others > 0 && opts.Log != nil {
 		fmt.Fprintf(opts.Log, "sweep: %d points of other shards were recorded from other inputs, options or metrics: results.csv and the plots show them as recorded until their shards run with --resume --rerun-changed\n", others)
 	}
-	if changed+timedOut == 0 {
-		return recs, 0, 0, nil
+	if n == (reruns{}) {
+		return recs, n, nil
 	}
 	b, err := encodeRecords(kept)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, reruns{}, err
 	}
 	if err := writeAtomic(path, b); err != nil {
-		return nil, 0, 0, err
+		return nil, reruns{}, err
 	}
-	return kept, changed, timedOut, nil
+	return kept, n, nil
 }

@@ -375,7 +375,7 @@ func TestProgressShowsPointsInFlight(t *testing.T) {
 	pointProgressEvery = 64
 	var out bytes.Buffer
 	bar := newProgress(&out, 2)
-	r := s.runPoint(context.Background(), s.Points[1], 0, bar)
+	r := s.runPoint(context.Background(), s.Points[1], 0, 0, bar)
 	if r.Status != StatusOK {
 		t.Fatalf("point 1: %+v", r)
 	}
@@ -494,7 +494,7 @@ func TestLogTicks(t *testing.T) {
 // continue.
 func TestPointTimeoutAndInterrupt(t *testing.T) {
 	s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nvary: {program.m: [4096]}\n")
-	r := s.runPoint(context.Background(), s.Points[0], time.Nanosecond, nil)
+	r := s.runPoint(context.Background(), s.Points[0], time.Nanosecond, 0, nil)
 	if r.Status != StatusFailed || !strings.Contains(r.Error, "point time limit 1ns exceeded (--point-timeout)") {
 		t.Errorf("timed-out point: %+v", r)
 	}
