@@ -52,16 +52,23 @@ folder. A point that cannot run (e.g. a tile
 that does not fit a buffer) is recorded with status "failed" and its message
 in the error column; the study goes on.
 
---resume continues an interrupted study in DIR, skipping finished points;
-on a finished study it only writes results.csv and the plots again (after
-editing the study's plots, say). "davinci-sim sweep plot STUDY.yaml -o DIR"
+--resume continues an interrupted study in DIR, skipping finished points
+(failed ones too: they fail the same way again) — but for a point that
+--point-timeout stopped, which runs again where the limit is now longer or
+none, and a point refused because its estimated host memory passed its
+bound (recorded with host_memory_bytes, the bound), which runs again where
+the bound is now larger: on a host with more memory, or with a larger
+--max-memory. On a finished study it only writes results.csv and the plots
+again (after editing the study's plots, say). "davinci-sim sweep plot STUDY.yaml -o DIR"
 draws the plots alone, also from results whose program or machine file was
 edited since, which --resume refuses; --resume --rerun-changed runs those
 points again instead (only them: after a machine file changed, say).
 With -j above 1 the points start in index order while the host memory
 estimated for those running stays within --max-memory (by default the bound
 of one run's data: 3/4 of the host's memory); a point estimated past it runs
-alone. The results do not change with it.
+alone. Each point's own run may take the larger of --max-memory and that
+default (a point past it is refused, as run refuses it). The results do not
+change with it.
 
 --shard I/N runs only the points whose index is I modulo N (0 ≤ I < N), e.g.
 one Slurm array task each; "davinci-sim sweep merge STUDY.yaml -o DIR
@@ -93,11 +100,11 @@ in flight are dropped, the finished ones kept: continue with --resume.`,
 	fl.StringVarP(&f.out, "out", "o", "", "output directory (required)")
 	fl.IntVarP(&f.jobs, "jobs", "j", 0, "points simulated at once (default, or 0: every CPU)")
 	fl.StringVar(&f.shard, "shard", "", "run only shard I of N (I/N, 0 ≤ I < N): the points with index ≡ I mod N")
-	fl.BoolVar(&f.resume, "resume", false, "continue the study in DIR, skipping finished points")
+	fl.BoolVar(&f.resume, "resume", false, "continue the study in DIR, skipping finished points (but those --point-timeout stopped, where the limit is longer now or none, and those refused for host memory, where the bound is larger now: a larger host or --max-memory)")
 	fl.BoolVar(&f.rerunChanged, "rerun-changed", false, "with --resume: run again the points recorded from other inputs, options or metrics (a program or machine file edited since, a metric added) instead of refusing them")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar on stderr")
 	fl.DurationVar(&f.pointTimeout, "point-timeout", 0, "stop a point after this wall time and record it as failed, e.g. 30m (default: no limit)")
-	fl.StringVar(&f.maxMemory, "max-memory", "", maxMemoryHelp("the points running at once may hold together, by their estimates (a point past it runs alone; each point's own run is bounded by the default)"))
+	fl.StringVar(&f.maxMemory, "max-memory", "", maxMemoryHelp("the points running at once may hold together, by their estimates (a point past it runs alone; each point's own run is bounded by the larger of this and the default)"))
 	cmd.AddCommand(newSweepMergeCmd(), newSweepPlotCmd())
 	return cmd
 }
@@ -160,10 +167,16 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 	if sum.RerunTimedOut > 0 {
 		fmt.Fprintf(stderr, " (%d of them again: stopped by a shorter --point-timeout before)", sum.RerunTimedOut)
 	}
+	if sum.RerunHostMemory > 0 {
+		fmt.Fprintf(stderr, " (%d of them again: refused for host memory under a smaller bound before)", sum.RerunHostMemory)
+	}
 	fmt.Fprintf(stderr, ", %d already done, %d failed in %s; results in %s\n",
 		sum.Skipped, sum.Failed, sum.Wall.Round(1e7), f.out)
 	if sum.Failed > 0 {
 		fmt.Fprintf(stderr, "sweep: failed points have status \"failed\" (or \"check-failed\") and their message in the error column of %s/results.csv\n", f.out)
+	}
+	if sum.HostMemory > 0 {
+		fmt.Fprintf(stderr, "sweep: %d of them refused for host memory (host_memory_bytes in results.jsonl): --resume on a host with more memory, or with a larger --max-memory, runs them again\n", sum.HostMemory)
 	}
 	if sum.Ran > 0 && sum.BadInput == sum.Ran && sum.Failed >= sum.Ran+sum.Skipped && shard.N <= 1 {
 		// Every point refused as bad input: the study's settings (its
