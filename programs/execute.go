@@ -283,6 +283,16 @@ func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
+	if opts.FastForward != nil {
+		if none := fastForwardNone(f, m); none != "" {
+			opts.FastForward = nil // (simulated in full, as without it)
+			defer func() {
+				if res != nil && res.Report != nil {
+					res.Report.Notes = append(res.Report.Notes, none)
+				}
+			}()
+		}
+	}
 	defer func() { // what a timing-only run does not use, said (a study may give it to every point)
 		if res == nil || res.Report == nil || res.Report.Program["numerics"] != NumericsOff {
 			return
@@ -553,10 +563,9 @@ func (h RunHooks) startMeter(prog *isa.Program) {
 func simulate(f *File, m *machines.Machine, opts Options, hooks RunHooks, job Job, stop *atomic.Bool) (*simulation, error) {
 	var chip *arch.Chip
 	progress, every := hooks.progress(&chip, job.Mode())
-	// Fast-forward skips waves of kernel grids: on a kind that runs none
-	// (DaVinci) it skips nothing, whatever the numerics or a host (the
-	// report's note says so) — as a sweep over machines with fast_forward
-	// expects.
+	// Fast-forward skips waves of kernel grids: where it can skip nothing
+	// (a DaVinci chip, a host program) Execute has dropped it and notes
+	// why (fastForwardNone).
 	chipFF := func() *arch.FastForward {
 		if !arch.FastForwardSkips(m) {
 			return nil
@@ -590,7 +599,8 @@ func simulate(f *File, m *machines.Machine, opts Options, hooks RunHooks, job Jo
 	prog := job.Program()
 	hooks.startMeter(&prog)
 	if _, _, hosted := chip.HostProgress(); hosted && chipFF() != nil {
-		return nil, badInput(errors.New("fast-forward: not with a host program (its tasks wait for the kernels by time)"))
+		// (Not reached: hostProgram knows the jobs with a host.)
+		return nil, fmt.Errorf("fast-forward: %s on %s is a host program that hostProgram does not know: please report this", f.Kind.Name, m.Name)
 	}
 	if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("stopped before the run: %w", context.Cause(ctx))
@@ -827,6 +837,54 @@ func (x rerunExclusion) String() string {
 // noGridsToSkip is the note of a fast-forwarded run with no kernel grids
 // (a DaVinci chip's).
 const noGridsToSkip = "fast-forward: only kernel grids (GPU machines) have waves to skip; everything was simulated"
+
+// noSkipsInHostProgram is the note of a fast-forwarded host program on a
+// machine with kernel grids (%s: the program's kind).
+const noSkipsInHostProgram = "fast-forward: %s is a host program, whose host waits for its kernels by time (skipped waves would move every later task): not fast-forwarded; everything was simulated"
+
+// noSkipsOnClusters is the note of a fast-forwarded run on a cluster or
+// node description.
+const noSkipsOnClusters = "fast-forward: not on a cluster or node description (its ranks' hosts wait for their kernels by time, and its DaVinci NPUs run no kernel grids); everything was simulated"
+
+// fastForwardNone returns, where --fast-forward can skip nothing in f's
+// run on machine m, the note saying why, "" where it may skip: only kernel
+// grids have waves to skip (GPU machines), and not in a host program,
+// whose host waits for its kernels by time. Where it can skip nothing the
+// run is simulated in full, as without it, and the note says so — decided
+// before the run is built, so that a sweep can give fast-forward to every
+// point (as --k-batch) and a trace of such a run misses nothing.
+func fastForwardNone(f *File, m *machines.Machine) string {
+	switch {
+	case !arch.FastForwardSkips(m):
+		return noGridsToSkip
+	case hostProgram(f, m):
+		return fmt.Sprintf(noSkipsInHostProgram, f.Kind.Name)
+	}
+	return ""
+}
+
+// hostProgram reports whether f's run on machine m is a host program — a
+// modeled host CPU that launches the kernels and waits for them by time
+// (arch.Host) — before the run is built: lu-fused everywhere (the kind
+// that also runs on clusters, rank by rank), ozaki on DaVinci machines
+// (its host slices and recombines). TestHostProgramKnown checks it
+// against the jobs built.
+func hostProgram(f *File, m *machines.Machine) bool {
+	return f.Kind.BuildCluster != nil || f.Kind.Name == "ozaki" && m.DaVinci() != nil
+}
+
+// FastForwardApplies reports whether --fast-forward may skip anything in
+// the run of f with opts (fastForwardNone; not on a cluster or node
+// description): where it cannot, the run is simulated in full and a trace
+// of it misses nothing. True where the machine cannot be loaded (the run
+// says why).
+func FastForwardApplies(f *File, opts Options) bool {
+	if ClusterMachine(f, opts) != "" {
+		return false
+	}
+	m, err := MachineFor(f, opts)
+	return err != nil || fastForwardNone(f, m) == ""
+}
 
 // markDeadlocked makes rep, the report of a run of a program of kind
 // kind simulated up to deadlock dl (on one chip or a cluster), a

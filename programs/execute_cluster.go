@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/cluster"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -61,9 +60,16 @@ func loadClusterNPU(topo *cluster.Topology, ovs []machines.Override) (*machines.
 }
 
 // executeCluster runs f on the cluster or node description name.
-func executeCluster(f *File, name string, opts Options, hooks RunHooks) (*Result, error) {
+func executeCluster(f *File, name string, opts Options, hooks RunHooks) (res *Result, err error) {
 	if opts.FastForward != nil {
-		return nil, badInput(errors.New("--fast-forward: not for cluster runs (ranks wait on each other by time)"))
+		// Nothing to skip (fastForwardNone): simulated in full, as
+		// without it, and the note says so.
+		opts.FastForward = nil
+		defer func() {
+			if res != nil && res.Report != nil {
+				res.Report.Notes = append(res.Report.Notes, noSkipsOnClusters)
+			}
+		}()
 	}
 	if opts.KBatch > 1 {
 		return nil, badInput(fmt.Errorf("--k-batch %d: applies to GPU GEMM kernels, not to cluster runs", opts.KBatch))
@@ -89,16 +95,8 @@ const OneNPUNode = "cloudbrain2-node"
 // configuration in which the cluster run reproduces the one-chip run to
 // the picosecond (TestLUClusterOneNPUEqualsSingle).
 func executeOneNPU(f *File, ref string, m *machines.Machine, opts Options, hooks RunHooks) (res *Result, err error) {
-	if opts.FastForward != nil && !arch.FastForwardSkips(m) {
-		// A DaVinci chip has no kernel grids to skip (as in a run simulated
-		// in full): nothing is skipped, and the note says so.
-		opts.FastForward = nil
-		defer func() {
-			if res != nil && res.Report != nil {
-				res.Report.Notes = append(res.Report.Notes, noGridsToSkip)
-			}
-		}()
-	}
+	// (Fast-forward: Execute has dropped it, noting why: a DaVinci chip
+	// runs no kernel grids.)
 	hm := &m.Host
 	ovs := append(opts.Overrides[:len(opts.Overrides):len(opts.Overrides)],
 		machines.Override{Path: "node.npus", Value: "1"},

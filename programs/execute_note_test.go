@@ -243,3 +243,107 @@ func TestFastForwardOnDaVinci(t *testing.T) {
 		}
 	}
 }
+
+// Fast-forward where it can skip nothing is a note, the same on every
+// machine and on clusters, so that a sweep can give it to every point: a
+// host program on a GPU (lu-fused on the A100, whose host waits for its
+// kernels by time; it was refused, after building the job and the chip),
+// a DaVinci chip, a node; the run is the one made without it.
+func TestFastForwardWhereNothingToSkip(t *testing.T) {
+	ff := arch.DefaultFastForward
+	for _, c := range []struct{ text, note string }{
+		{"kind: lu-fused\nmachine: a100\nn: 1024\nnb: 256\nnumerics: off\n", "fast-forward: lu-fused is a host program"},
+		{"kind: lu-fused\nn: 512\nnb: 128\nn_fused: 2\nn_fusion: 8\nnumerics: off\n", noGridsToSkip},
+		{luClusterSmall + "numerics: off\nfidelity: isolated\n", noSkipsOnClusters},
+	} {
+		run := func(o Options) *Result {
+			t.Helper()
+			f, err := Parse("p.yaml", ".", []byte(c.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Execute(f, o, RunHooks{})
+			if err != nil {
+				t.Fatalf("%q: %v", c.text, err)
+			}
+			return res
+		}
+		plain, fast := run(Options{}), run(Options{FastForward: &ff})
+		if !slices.ContainsFunc(fast.Report.Notes, func(n string) bool { return strings.HasPrefix(n, c.note) }) {
+			t.Errorf("%q: notes %q lack %q", c.text, fast.Report.Notes, c.note)
+		}
+		if plain.Report.Time != fast.Report.Time {
+			t.Errorf("%q: time %+v with fast-forward, %+v without", c.text, fast.Report.Time, plain.Report.Time)
+		}
+	}
+}
+
+// hostProgram, which tells before a run is built that fast-forward has
+// nothing to skip in it, knows the jobs that run a host program: every
+// kind on a GPU and a DaVinci machine it runs on, built and prepared, has
+// a host program exactly where it says.
+func TestHostProgramKnown(t *testing.T) {
+	const gemm = "m: 256\nn: 256\nk: 256\n"
+	small := map[string]string{
+		"lu-fused":      "n: 1024\nnb: 256\n",
+		"lu-gemm":       "m: 1024\nnb: 256\nn_fused: 1\n",
+		"emulated-gemm": gemm + "scheme: markidis\n",
+		"ozaki":         gemm + "precision: forced\nmantissa_bits: 55\n",
+		"gpu-bench":     "",
+		"asm":           "",
+	}
+	hosted := 0
+	for _, machine := range []string{"a100", "ascend-910a"} {
+		for _, k := range Kinds() {
+			name := machine
+			if k.Name == "sgemm" && name == "ascend-910a" {
+				name = "ascend-910b3" // (the 910A has no FP32 cube)
+			}
+			m, err := machines.Load(name, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(k.Machines, m.Kind) {
+				continue
+			}
+			var f *File
+			if keys, ok := small[k.Name]; ok && keys == "" {
+				f, err = ReadFile("examples/" + k.Example)
+			} else if ok {
+				f, err = Parse("p.yaml", ".", []byte("kind: "+k.Name+"\n"+keys+"numerics: off\n"))
+			} else {
+				f, err = Parse("p.yaml", ".", []byte("kind: "+k.Name+"\n"+gemm+"numerics: off\n"))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := Options{Machine: name, Numerics: NumericsOff}
+			if k.Name == "asm" || k.Name == "gpu-bench" {
+				o.Numerics = ""
+			}
+			job, err := f.Kind.BuildFor(f, m, o)
+			if err != nil {
+				t.Errorf("%s on %s: %v", k.Name, name, err)
+				continue
+			}
+			chip, err := arch.NewChip(m, arch.Options{Mode: job.Mode()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := job.Prepare(chip); err != nil {
+				t.Errorf("%s on %s: %v", k.Name, name, err)
+				continue
+			}
+			_, _, host := chip.HostProgress()
+			if host != hostProgram(f, m) {
+				t.Errorf("%s on %s: the job has a host program %v, hostProgram says %v", k.Name, name, host, !host)
+			}
+			if host {
+				hosted++
+			}
+		}
+	}
+	if hosted < 3 { // lu-fused on both, ozaki on the 910A
+		t.Errorf("%d jobs with a host program: the test exercises too little", hosted)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -96,5 +97,32 @@ func TestRunKBatch(t *testing.T) {
 	}
 	if _, err := os.Stat(trace); err != nil {
 		t.Errorf("sgemm-cube --k-batch 2 --trace: %v", err)
+	}
+}
+
+// --fast-forward where it can skip nothing — a host program on a GPU
+// (lu-fused on the A100), a DaVinci chip, a node — runs in full with a
+// note saying why, traced or not (a trace misses nothing), as a sweep
+// over machines giving it to every point needs; on the A100 it was
+// refused, after building the job and the chip.
+func TestRunFastForwardNothingToSkip(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		note string
+	}{
+		{[]string{examplePath("a100-lu-fused.yaml"), "--numerics", "off"}, "note: fast-forward: lu-fused is a host program"},
+		{[]string{examplePath("lu-fused-small.yaml")}, "note: fast-forward: only kernel grids (GPU machines) have waves to skip"},
+		{[]string{examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--fidelity", "isolated"}, "note: fast-forward: not on a cluster or node description"},
+	} {
+		for _, trace := range []string{"", filepath.Join(t.TempDir(), "t.json")} {
+			args := append([]string{"run", "-q", "--fast-forward"}, c.args...)
+			if trace != "" {
+				args = append(args, "--trace", trace)
+			}
+			out, code, err := runCLI(t, args...)
+			if code != 0 || !strings.Contains(out, c.note) {
+				t.Errorf("%v: exit %d (%v), want 0 and %q\n%s", args, code, err, c.note, out)
+			}
+		}
 	}
 }

@@ -137,7 +137,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.StringVar(&f.traceRanks, "trace-ranks", "", "cluster runs: trace only these ranks, e.g. 0-7 (a node) (default: all)")
 	f.traceNPU = -1
 	fl.Var(intOrNone{&f.traceNPU}, "trace-npu", "cluster runs at fidelity full: also trace this rank's NPU core by core (its pipes as threads of the rank; --trace-cores narrows them) (default: none)")
-	fl.BoolVar(&f.fastForward, "fast-forward", false, "GPU kernels, timing only: measure waves of blocks and skip the repeated ones (approximate, checked; the notes say what was skipped, report.json's sim section the time skipped and an estimate of the error)")
+	fl.BoolVar(&f.fastForward, "fast-forward", false, "GPU kernels, timing only: measure waves of blocks and skip the repeated ones (approximate, checked; the notes say what was skipped, report.json's sim section the time skipped and an estimate of the error); where it can skip nothing — a DaVinci machine, a host program such as lu-fused, a cluster — the run is simulated in full and a note says why")
 	fl.Float64Var(&f.ffTolerance, "fast-forward-tolerance", arch.DefaultFastForward.Tolerance, "with --fast-forward: the largest relative spread of the measured waves' durations that allows a skip (inf: any)")
 	fl.Float64Var(&f.ffMix, "fast-forward-mix", arch.DefaultFastForward.Mix, "with --fast-forward: the largest spread of a lane's fraction of time in a cause over the measured waves that allows a skip (inf: any)")
 	fl.Float64Var(&f.ffMinGain, "fast-forward-min-gain", arch.DefaultFastForward.MinGain, "with --fast-forward: the smallest share of the events simulated so far that a skip must stand for (a failed check makes the run start again from the beginning, so a short kernel late in a long run is not worth the risk; 0: any skip)")
@@ -239,9 +239,10 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		fid = programs.FileFidelity(file, opts)
 	}
 	switch {
-	case f.fastForward && (f.trace != "" || f.view) && (clusterName != "" || appliesWhere(file, opts, arch.FastForwardSkips)):
-		// (A DaVinci chip has no kernel grids: fast-forward skips nothing
-		// there, and a trace misses nothing.)
+	case f.fastForward && (f.trace != "" || f.view) && programs.FastForwardApplies(file, opts):
+		// (Where it can skip nothing — a DaVinci chip, a host program, a
+		// cluster — the run is simulated in full, and a trace misses
+		// nothing.)
 		return badInput(arch.ErrFastForwardObserved)
 	case f.kBatch > 1 && (f.trace != "" || f.view) && (clusterName != "" || appliesWhere(file, opts, func(m *machines.Machine) bool { return programs.KBatchApplies(file, m) })):
 		// (Where it has nothing to batch, the run is as without it.)
