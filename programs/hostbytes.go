@@ -3,13 +3,20 @@ package programs
 import (
 	"errors"
 	"reflect"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/cluster"
+	"github.com/davinci-sim/davinci-sim/machines"
 )
 
 // HostBytes estimates the host memory a run of f with opts holds at its
 // peak, in bytes, and whether the program's kind has an estimate: for a
 // sweep admitting points at once within a budget (sweep's --max-memory).
-// A program whose keys do not decode gives the run's base (its run
-// refuses it at once).
+// It is the run's base, its data (dataHostBytes) and its chip models
+// (modelHostBytes: arch.Footprint of the run's machine, after the
+// overrides, in the run's mode — the estimate the run refuses a chip
+// model by, so that the two agree). A program whose keys do not decode
+// gives the run's base (its run refuses it at once).
 //
 // The estimate follows the builds' own computations (asmBudget,
 // checkHostMemory) with bytes per element measured by peak RSS (2026-12,
@@ -25,11 +32,77 @@ func HostBytes(f *File, opts Options) (int64, bool) {
 	if err != nil {
 		return runHostBytes, true
 	}
+	if v := numericsField(params); v.IsValid() && opts.Numerics != "" {
+		v.SetString(opts.Numerics) // (the run's, as its build applies them: Options.apply)
+	}
 	data, ok := dataHostBytes(f.Kind.Name, params)
 	if !ok {
 		return 0, false
 	}
-	return runHostBytes + int64(min(data, float64(1<<62))), true
+	return runHostBytes + int64(min(data+modelHostBytes(f, opts, params), float64(1<<62))), true
+}
+
+// numericsField returns the Numerics field of params (decoded, a pointer
+// to a kind's parameter struct), or the zero Value where it has none.
+func numericsField(params any) reflect.Value {
+	v := reflect.ValueOf(params)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}
+	}
+	if n := v.Elem().FieldByName("Numerics"); n.IsValid() && n.Kind() == reflect.String && n.CanSet() {
+		return n
+	}
+	return reflect.Value{}
+}
+
+// modelHostBytes estimates the host memory of the chip models a run of f
+// with opts (params decoded, the run's numerics applied) holds at once:
+// arch.Footprint of its machine with the run's machine.* overrides, in
+// its mode — functional where its numerics are full (the model holds every
+// buffer's bytes), timing otherwise —, the estimate by which NewChip
+// refuses a model past the run's bound; on a cluster or node description
+// the NPU's model times the NPUs at fidelity full (all at once, as the
+// cluster run checks), one timing model at fidelity isolated or sampled
+// (each kernel alone). 0 where the machine does not load: the run
+// refuses it at once.
+func modelHostBytes(f *File, opts Options, params any) float64 {
+	mode := arch.Functional // (a kind without numerics: the larger)
+	if v := numericsField(params); v.IsValid() && v.String() != "" && v.String() != NumericsFull {
+		mode = arch.Timing
+	}
+	var m *machines.Machine
+	models := 1.0
+	if name := ClusterMachine(f, opts); name != "" {
+		topo, err := cluster.LoadSystem(name, opts.Overrides)
+		if err != nil {
+			return 0
+		}
+		if m, err = loadClusterNPU(topo, opts.Overrides); err != nil {
+			return 0
+		}
+		fid := opts.Fidelity
+		if p, ok := params.(*LUParams); ok && fid == "" {
+			fid = p.Fidelity
+		}
+		if fid == "" || fid == "full" {
+			models = float64(topo.NPUs())
+		} else {
+			mode = arch.Timing
+		}
+	} else {
+		g, err := f.again() // (MachineFor records the run's machine in its file)
+		if err != nil {
+			return 0
+		}
+		if m, err = MachineFor(g, opts); err != nil {
+			return 0
+		}
+	}
+	per, err := arch.Footprint(m, mode)
+	if err != nil {
+		return 0
+	}
+	return models * per
 }
 
 // errNoParams: a kind whose programs have no parameter struct.
@@ -55,8 +128,9 @@ func decodedParams(f *File, opts Options) (any, error) {
 
 // Parts of the estimate of a point's host memory.
 const (
-	// runHostBytes is what any run holds besides its data: the Go runtime,
-	// the chip model, the program's streams (numerics off: 25–40 MiB).
+	// runHostBytes is what any run holds besides its data and its chip
+	// models (modelHostBytes): the Go runtime, the program's streams, the
+	// simulation's state (numerics off, chip model included: 25–40 MiB).
 	runHostBytes = 48 << 20
 	// gemmBytesPerElem is a GEMM's host bytes per element of A, B and C
 	// with numerics full (the largest of the single-run checks' figures,

@@ -19,8 +19,14 @@ import (
 // alone. Which point runs when changes nothing in the results: each
 // point's record is its own, and the files are sorted.
 //
-// The estimate is programs.HostBytes (the program's kind's); a kind
-// without one counts as the whole budget (it runs alone): conservative.
+// The estimate is programs.HostBytes: the run's base, the program's data
+// by its kind, and the chip model of the point's machine (after the
+// point's values) in its mode, arch.Footprint — the estimate by which the
+// point's run refuses a model past its bound: the two agree.
+// Without the model, numerics off counted 48 MiB whatever the machine: two
+// points on 4096 DaVinci cores ran at once under --max-memory 500MiB, 683
+// MB together (428 MB alone). A kind without an estimate counts as the
+// whole budget (it runs alone): conservative.
 
 // largePoint is the estimate from which a point's garbage is collected
 // when it ends, before the next point counts on its memory.
@@ -31,8 +37,8 @@ const largePoint = 1 << 30
 const failingPointBytes = 48 << 20
 
 // hostBytes estimates the host memory point p's run holds at its peak
-// (programs.HostBytes), or the budget where the program's kind has no
-// estimate.
+// (programs.HostBytes: its data and its chip model), or the budget where
+// the program's kind has no estimate.
 func (s *Study) hostBytes(p Point, budget int64) int64 {
 	paths := s.paths(p)
 	f, err := readProgram(paths.program, paths.written)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
 )
 
@@ -59,15 +61,17 @@ func TestHostBytes(t *testing.T) {
 	for _, p := range s.Points {
 		got = append(got, s.hostBytes(p, budget))
 	}
-	// off: m's data none; full: (m·k + k·n + m·n)·48 B over the run's 48 MiB.
+	// off: m's data none, the timing chip model; full: (m·k + k·n + m·n)·48
+	// B and the functional model (its buffers), over the run's 48 MiB.
 	const run = 48 << 20
-	if got[0] != run || got[1] != run {
-		t.Errorf("numerics off: %v, want %d each", got[:2], run)
+	timing, functional := int64(chipModel(t, "ascend-910a", arch.Timing)), int64(chipModel(t, "ascend-910a", arch.Functional))
+	if got[0] != run+timing || got[1] != run+timing {
+		t.Errorf("numerics off: %v, want %d each", got[:2], run+timing)
 	}
-	if want := int64(run + (256*256+256*512+256*512)*48); got[2] != want {
+	if want := int64(run+(256*256+256*512+256*512)*48) + functional; got[2] != want {
 		t.Errorf("full, m 256: %d, want %d", got[2], want)
 	}
-	if want := int64(run + (8192*256+256*512+8192*512)*48); got[3] != want {
+	if want := int64(run+(8192*256+256*512+8192*512)*48) + functional; got[3] != want {
 		t.Errorf("full, m 8192: %d, want %d", got[3], want)
 	}
 	// A program that cannot be read fails at once: a run's.
@@ -77,6 +81,67 @@ func TestHostBytes(t *testing.T) {
 	}
 	if got := s.hostBytes(s.Points[0], budget); got != failingPointBytes {
 		t.Errorf("no program: %d", got)
+	}
+}
+
+// chipModel is arch.Footprint of the machine name with the --set values
+// sets in mode.
+func chipModel(t *testing.T, name string, mode arch.Mode, sets ...string) float64 {
+	t.Helper()
+	ovs, err := machines.ParseOverrides(sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := machines.Load(name, ovs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := arch.Footprint(m, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A point's estimate holds its chip model, of the machine the study's
+// values give: the reviewer's two points of numerics off on 4096 DaVinci
+// cores were each estimated at the run's 48 MiB (no data) and ran at once
+// under --max-memory 500MiB, 683 MB together (428 MB alone). Here 1024
+// cores, under a budget that two such points' estimates with their models
+// pass and without them fit: they run one at a time.
+func TestRunChipModelWithinBudget(t *testing.T) {
+	var mu sync.Mutex
+	var gates []*memGate
+	newGate = func(budget int64) *memGate {
+		g := newMemGate(budget)
+		mu.Lock()
+		gates = append(gates, g)
+		mu.Unlock()
+		return g
+	}
+	defer func() { newGate = newMemGate }()
+	s := writeStudy(t, "program: prog.yaml\nset: {machine.cores: 1024}\nmetrics: [time.seconds]\nvary: {program.inputs.seed: [1, 2]}\n")
+	const run = 48 << 20
+	arch.SetReadAhead(false) // (as Run with -j above 1: the model's streams are the smaller)
+	model := int64(chipModel(t, "ascend-910a", arch.Timing, "machine.cores=1024"))
+	for _, p := range s.Points {
+		if got := s.hostBytes(p, 8<<30); got != run+model {
+			t.Errorf("point %d: %d MiB, want the run's 48 MiB and the chip model's %d MiB", p.Index, got>>20, model>>20)
+		}
+	}
+	arch.SetReadAhead(true)
+	if model < 32<<20 {
+		t.Fatalf("1024 cores' model %d MiB: too small to tell", model>>20)
+	}
+	budget := 2*(run+model) - 1
+	if _, err := Run(s, Options{Out: t.TempDir(), Jobs: 2, MemoryBudget: budget}); err != nil {
+		t.Fatal(err)
+	}
+	if len(gates) != 1 {
+		t.Fatalf("%d gates", len(gates))
+	}
+	if g := gates[0]; g.peakHeld != 1 {
+		t.Errorf("budget %d MiB: %d points at once holding an estimated %d MiB, want one at a time", budget>>20, g.peakHeld, g.peakUsed>>20)
 	}
 }
 
