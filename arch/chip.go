@@ -130,6 +130,15 @@ type Chip struct {
 	cube  cube.Model
 	cores []CoreModel
 
+	// wholeLines makes a read that misses pay for the whole lines the L2
+	// fetches (mem.L2.Read2D): the GPU kinds, whose files give the L2's
+	// fetch granularity (NVIDIA's 32-byte sectors, AMD's 128-byte lines).
+	// The DaVinci files' lines are a directory granularity chosen for the
+	// simulator's speed (the 910A's 512 bytes: "same TFLOP/s as 128" —
+	// with a miss paying the bytes it asks for): there a miss pays its
+	// bytes, as before.
+	wholeLines bool
+
 	gmRead, gmWrite int64
 	traffic         Traffic
 	mmadFlops       float64
@@ -211,6 +220,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 		c.gmBW.Observe(func(now sim.Time, bps float64) { obs.Bandwidth(now, bps) })
 		c.energy = newEnergyMeter(c)
 	}
+	c.wholeLines = m.Kind != "" && m.Kind != machines.DefaultKind
 	parts := 1
 	if m.L2.Private && m.L2.Partitions > 1 {
 		parts = m.L2.Partitions
@@ -728,7 +738,7 @@ func (c *Chip) ffWork(ff *fastForward, start *ffSnap, now sim.Time, measures []f
 		return err
 	}
 	// Cache counters at the measured rates per GM byte.
-	var l2Read, llcRead int64
+	var l2Read, llcRead, over int64
 	if w := win[ffGMRead] + win[ffGMWrite]; w > 0 {
 		f := float64(gmRead+gmWrite) / w
 		for _, k := range []int{ffL2Hit, ffL2Miss, ffLLCHit, ffLLCMiss} {
@@ -737,9 +747,18 @@ func (c *Chip) ffWork(ff *fastForward, start *ffSnap, now sim.Time, measures []f
 		l2Read, llcRead = int64(math.Round(win[ffTrafficL2Read]*f)), int64(math.Round(win[ffTrafficLLCRead]*f))
 		ff.ints[ffTrafficL2Read] += l2Read
 		ff.ints[ffTrafficLLCRead] += llcRead
+		over = int64(math.Round(overFetched(win) * f))
 	}
-	ff.ints[ffTrafficHBMRead] += gmRead - l2Read - llcRead
+	ff.ints[ffTrafficHBMRead] += gmRead - l2Read - llcRead + over
 	return nil
+}
+
+// overFetched returns the bytes HBM read beyond those no cache served in
+// the counters' increments d (an ffSnap's global ints, or a window of
+// them): lines fetched whole for reads of part of them (Traffic.add), 0
+// where every read covered whole lines.
+func overFetched[T int64 | float64](d []T) T {
+	return max(d[ffTrafficHBMRead]+d[ffTrafficL2Read]+d[ffTrafficLLCRead]-d[ffTrafficGMRead], 0)
 }
 
 // ffAddWork adds total, work of CTAs not simulated, to the fast-forward
@@ -919,45 +938,64 @@ func (c *Chip) StartGM(owner mem.FlowDone, core int, tag int64, read bool, n int
 	} else {
 		c.gmWrite += n
 	}
-	hit, llcHit := int64(0), int64(0)
+	// hit, llcHit and miss are the bytes the L2, the LLC and HBM move
+	// for the transfer (its bandwidth parts): a read's hit the bytes it
+	// requested of lines the L2 held, llcHit the bytes of the lines the
+	// L2 fetched that the LLC held, miss the bytes fetched from HBM —
+	// whole lines, which can be more than the bytes requested (a row
+	// straddling two absent lines fetches both). fetched is the bytes
+	// the L2 fetched (LLC and HBM).
+	hit, llcHit, miss, fetched := int64(0), int64(0), n, n
 	part := 0
 	if len(c.l2s) > 0 {
 		part = core % len(c.l2s)
+		if read {
+			miss, fetched = 0, 0
+		}
 		for _, span := range spans {
 			switch {
 			case c.llc != nil && read:
 				// The LLC (a memory-side cache) sees the lines the L2
 				// fetches: those it found absent, in its order.
-				h, _, lh := c.l2s[part].Access2DThrough(c.llc, span.Addr, span.Rows, span.RowBytes, span.Stride)
-				hit += h
-				llcHit += min(lh, int64(span.Rows)*span.RowBytes-h)
+				h, f, lh, lf := c.l2s[part].Read2DThrough(c.llc, span.Addr, span.Rows, span.RowBytes, span.Stride)
+				hit, fetched, llcHit, miss = hit+h, fetched+f, llcHit+lh, miss+lf
+			case read && c.wholeLines:
+				h, f := c.l2s[part].Read2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
+				hit, fetched, miss = hit+h, fetched+f, miss+f
+			case read:
+				h, m := c.l2s[part].Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
+				hit, fetched, miss = hit+h, fetched+m, miss+m
 			default:
-				h, _ := c.l2s[part].Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
-				hit += h
+				c.l2s[part].Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
 				if c.llc != nil {
 					// Writes go through the L2 to HBM: the LLC sees
-					// every line written (and serves none: below).
-					c.llc.Access2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
+					// every line written and serves none — every byte
+					// a miss, so that its hits are the reads' alone
+					// (the L2 read misses less the LLC's hits are the
+					// HBM reads).
+					c.llc.Write2D(span.Addr, span.Rows, span.RowBytes, span.Stride)
 				}
 			}
 		}
-		llcHit = min(llcHit, n-hit)
-		if !read {
-			hit, llcHit = 0, 0 // write-through: every byte reaches HBM
-		}
+		// (Writes write through: every byte reaches HBM.)
 	}
-	miss := n - hit - llcHit
-	c.traffic.add(read, n, hit, llcHit)
-	c.energy.gm(read, n, hit, llcHit)
+	// The counters: the bytes requested, those the L2 and the LLC served
+	// and those HBM moved (more than the rest where whole lines were
+	// fetched beyond a read's bytes).
+	c.traffic.add(read, n, hit, llcHit, miss)
+	// Energy per byte moved: the L2's hits and HBM's bytes (the LLC's are
+	// not priced).
+	c.energy.gm(hit, miss)
 	if c.host != nil {
 		if k := c.host.running[core]; k != nil {
-			k.Traffic.add(read, n, hit, llcHit)
+			k.Traffic.add(read, n, hit, llcHit, miss)
 		}
 	}
+	// The latency of the slowest part.
 	switch {
 	case miss > 0 || hit+llcHit == 0:
 		latency = c.clock.Cycles(int64(c.M.GM.LatencyCycles))
-	case llcHit > 0:
+	case fetched > 0:
 		latency = c.clock.Cycles(int64(c.M.LLC.LatencyCycles))
 	}
 	if c.M.L2.Partitions > 1 && !c.M.L2.Private && len(c.l2s) > 0 {
@@ -967,6 +1005,9 @@ func (c *Chip) StartGM(owner mem.FlowDone, core int, tag int64, read bool, n int
 		ch.Start(b, share, owner, tag)
 		parts++
 	}
+	// Each part's share of the path: an uncontended part takes n / path
+	// (a part of more bytes than the request, the lines fetched beyond
+	// it, streams faster: they go to the L2, not over the path).
 	if hit > 0 {
 		start(c.l2BWs[part], hit, capBps*float64(hit)/float64(n))
 	}
@@ -975,7 +1016,7 @@ func (c *Chip) StartGM(owner mem.FlowDone, core int, tag int64, read bool, n int
 	}
 	if miss > 0 || hit+llcHit == 0 {
 		share := capBps
-		if hit+llcHit > 0 {
+		if hit+llcHit > 0 || miss > n {
 			share = capBps * float64(miss) / float64(n)
 		}
 		start(c.gmBW, miss, share)

@@ -54,18 +54,12 @@ func (e *energyMeter) matrix(flops float64) {
 	}
 }
 
-// gm prices a GM transfer of n bytes started now, l2 of them served by the
-// L2 and llc by the memory-side cache (as Traffic.add counts them: a read
-// reaches HBM with the bytes no cache served, a write with all of them).
-func (e *energyMeter) gm(read bool, n, l2, llc int64) {
+// gm prices a GM transfer started now: l2 bytes served by the L2 and hbm
+// moved by HBM (as Traffic.add counts them: a read's lines no cache held,
+// a write's every byte; the memory-side cache's bytes are not priced).
+func (e *energyMeter) gm(l2, hbm int64) {
 	if e == nil {
 		return
-	}
-	hbm := n
-	if read {
-		hbm = n - l2 - llc
-	} else {
-		l2 = 0
 	}
 	e.obs.Energy(e.eng.Now(), float64(float64(l2)*e.l2)+float64(float64(hbm)*e.hbm))
 }

@@ -347,8 +347,20 @@ func (gr *gridRunner) tailEnd(g *isa.Grid, now sim.Time) error {
 	} else {
 		ff.floats[0] += (p.end.floats[0] - p.start.floats[0]) - (end.floats[0] - gr.start.floats[0]) // flops: work
 	}
-	d[ffTrafficHBMRead] = gmRead - d[ffTrafficL2Read] - d[ffTrafficLLCRead]
-	if own != nil && d[ffTrafficHBMRead] < 0 { // (the blocks in flight at the prefix's end read less from the caches than the grid before's rest)
+	// HBM's reads: the rest of the GM reads, and the bytes beyond them
+	// that grid's rest fetched (whole lines), scaled as the caches' are.
+	over := make([]float64, ffGlobal)
+	for _, k := range []int{ffTrafficGMRead, ffTrafficL2Read, ffTrafficLLCRead, ffTrafficHBMRead} {
+		over[k] = float64(restOf(k))
+	}
+	if read := over[ffTrafficGMRead]; own != nil && read > 0 {
+		over[ffTrafficHBMRead] *= float64(gmRead) / read
+		over[ffTrafficL2Read] *= float64(gmRead) / read
+		over[ffTrafficLLCRead] *= float64(gmRead) / read
+		over[ffTrafficGMRead] = float64(gmRead)
+	}
+	d[ffTrafficHBMRead] = gmRead - d[ffTrafficL2Read] - d[ffTrafficLLCRead] + int64(math.Round(overFetched(over)))
+	if own != nil && gmRead-d[ffTrafficL2Read]-d[ffTrafficLLCRead] < 0 { // (the blocks in flight at the prefix's end read less from the caches than the grid before's rest)
 		d[ffTrafficLLCRead] = min(d[ffTrafficLLCRead], gmRead)
 		d[ffTrafficL2Read] = gmRead - d[ffTrafficLLCRead]
 		d[ffTrafficHBMRead] = 0

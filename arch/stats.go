@@ -176,8 +176,10 @@ type Traffic struct {
 	GMRead, GMWrite int64 // requested by the cores: every GM read and write
 	L2Read          int64 // reads served by the L2
 	LLCRead         int64 // reads served by the memory-side cache
-	// HBMRead and HBMWrite reach HBM: the reads no cache served and every
-	// write (the caches write through).
+	// HBMRead and HBMWrite reach HBM: the reads no cache served — whole
+	// lines, so more than GMRead − L2Read − LLCRead where a read asked for
+	// part of a line the caches fetched — and every write (the caches
+	// write through).
 	HBMRead, HBMWrite int64
 }
 
@@ -196,12 +198,15 @@ func (t Traffic) L2HitRate() float64 {
 	return float64(t.L2Read) / float64(t.GMRead)
 }
 
-func (t *Traffic) add(read bool, n, l2, llc int64) {
+// add counts a transfer of n bytes: a read's bytes served by the L2 and
+// the LLC and moved by HBM (hbm ≥ n − l2 − llc: lines fetched whole), a
+// write's n bytes to HBM.
+func (t *Traffic) add(read bool, n, l2, llc, hbm int64) {
 	if read {
 		t.GMRead += n
 		t.L2Read += l2
 		t.LLCRead += llc
-		t.HBMRead += n - l2 - llc
+		t.HBMRead += hbm
 	} else {
 		t.GMWrite += n
 		t.HBMWrite += n

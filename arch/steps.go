@@ -181,7 +181,9 @@ type stepRunner struct {
 	period  int        // the skip's period (lcm of the CTAs' periods)
 	check   int        // the skip being checked (index in fastForward.steps), −1: none
 	// the skip being taken: the measured increments per skipped byte of
-	// global memory of the cache counters, and the bytes skipped so far
+	// global memory of the cache counters (at ffTrafficHBMRead HBM's
+	// reads beyond those no cache served: overFetched), and the bytes
+	// skipped so far
 	rates           [ffGlobal]float64
 	gmRead, gmWrite int64
 }
@@ -444,6 +446,7 @@ func (c *Chip) stepInterval(now sim.Time) {
 		for _, k := range []int{ffL2Hit, ffL2Miss, ffLLCHit, ffLLCMiss, ffTrafficL2Read, ffTrafficLLCRead} {
 			sr.rates[k] = win[k] / gm
 		}
+		sr.rates[ffTrafficHBMRead] = overFetched(win) / gm // (the bytes beyond the reads no cache served)
 	}
 	// The skipped steps' accesses would have pushed older lines out of
 	// the caches: age them by the sectors allocated in the measured
@@ -565,7 +568,7 @@ func (c *Chip) flushStepWork() {
 			served += x
 		}
 	}
-	ff.ints[ffTrafficHBMRead] += sr.gmRead - served
+	ff.ints[ffTrafficHBMRead] += sr.gmRead - served + int64(math.Round(sr.rates[ffTrafficHBMRead]*float64(sr.gmRead+sr.gmWrite)))
 	sr.gmRead, sr.gmWrite = 0, 0
 }
 

@@ -60,7 +60,14 @@ type L2 struct {
 	recording bool
 	missed    []lineMiss
 
-	// Statistics in bytes.
+	// fetched counts the lines the directory found absent (and made
+	// present), each a fetch of a whole line from the level below (miss).
+	fetched int64
+
+	// Statistics in bytes: the hits are the bytes asked for of lines
+	// present; Access2D's misses the bytes asked for of lines absent, a
+	// read's the whole lines it fetches (Read2D), a write through's every
+	// byte (Write2D).
 	HitBytes, MissBytes int64
 	// Allocs counts the sectors allocated (each replacing its set's least
 	// recently used one): the pressure a run puts on the directory (Age).
@@ -252,8 +259,45 @@ func (c *L2) Access(addr, n int64) (hit, miss int64) {
 	return c.Access2D(addr, 1, n, n)
 }
 
-// Access2D is Access over nburst bursts of burstLen bytes, stride bytes apart.
+// Access2D is Access over nburst bursts of burstLen bytes, stride bytes
+// apart: the bytes requested that were in lines present and those that
+// were not. It counts them as they are (HitBytes, MissBytes): a write's.
 func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss int64) {
+	hit, miss = c.access2D(addr, nburst, burstLen, stride)
+	c.HitBytes += hit
+	c.MissBytes += miss
+	return hit, miss
+}
+
+// Read2D is Access2D for a read: every line it finds absent is fetched
+// whole (a line is what the directory makes present), so a request that
+// covers part of an absent line pays for all of it — the rest of the line
+// is no free hit later. It returns the bytes requested that were in lines
+// present (served by the cache) and the bytes of the lines fetched, and
+// counts them so (HitBytes, MissBytes): hit + miss counted is the bytes
+// requested where the request covers whole lines, more where it covers
+// part of an absent line.
+func (c *L2) Read2D(addr int64, nburst int, burstLen, stride int64) (hit, fetched int64) {
+	f0 := c.fetched
+	hit, _ = c.access2D(addr, nburst, burstLen, stride)
+	fetched = (c.fetched - f0) << c.lineBits
+	c.HitBytes += hit
+	c.MissBytes += fetched
+	return hit, fetched
+}
+
+// Write2D is Access2D for a write through the cache: the lines written
+// are made present (write-allocate) and every byte goes to the level
+// below, so all of them count as misses (a write-through cache serves no
+// write: its hits and misses then add up to the bytes requested as a
+// read's do, and those below to its misses).
+func (c *L2) Write2D(addr int64, nburst int, burstLen, stride int64) {
+	hit, miss := c.access2D(addr, nburst, burstLen, stride)
+	c.MissBytes += hit + miss
+}
+
+// access2D is Access2D without the counting.
+func (c *L2) access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss int64) {
 	if burstLen <= 0 {
 		return 0, 0
 	}
@@ -270,10 +314,7 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		// same lines of a sector at a fixed step.
 		l0 := uint((addr & sectorMask) >> c.lineBits)
 		l1 := uint(((end - 1) & sectorMask) >> c.lineBits)
-		hit, miss = c.walk(addr, nburst, burstLen, stride, l0, l1)
-		c.HitBytes += hit
-		c.MissBytes += miss
-		return hit, miss
+		return c.walk(addr, nburst, burstLen, stride, l0, l1)
 	}
 	if end := addr + burstLen; nburst > 1 && addr >= 0 && stride > 0 && stride&sectorMask == 0 &&
 		(end-1)>>c.sectorBits-addr>>c.sectorBits < maxRowTags && stride <= (math.MaxInt64-addr-burstLen)/int64(nburst-1) && // the last row's end fits
@@ -282,10 +323,7 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 		// where a tag covers fewer bytes than a row: NVIDIA's 128-byte
 		// tags): each row's tags in turn, in chunks as the walk above
 		// (wideRows).
-		hit, miss = c.wideRows(addr, nburst, burstLen, stride)
-		c.HitBytes += hit
-		c.MissBytes += miss
-		return hit, miss
+		return c.wideRows(addr, nburst, burstLen, stride)
 	}
 	for b := 0; b < nburst; b++ {
 		lo := addr + int64(b)*stride
@@ -338,8 +376,6 @@ func (c *L2) Access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss
 			hit, miss = hit+h, miss+m
 		}
 	}
-	c.HitBytes += hit
-	c.MissBytes += miss
 	return hit, miss
 }
 
@@ -652,9 +688,11 @@ func (c *L2) split(have uint16, l0, l1 uint, base, lo, end int64) (hit, miss int
 
 // touch marks the lines want of sector sec used (allocating the sector if
 // needed, replacing the set's least recently used sector) and returns which
-// of them were present before; a sector beyond MaxSector is never present.
+// of them were present before; a sector beyond MaxSector is never present
+// (its lines are fetched at every access).
 func (c *L2) touch(sec int64, want uint16) uint16 {
 	if sec < 0 || sec > MaxSector {
+		c.fetched += int64(bits.OnesCount16(want))
 		return 0
 	}
 	return c.touchSet(sec, c.setIndex(sec), want)
@@ -700,48 +738,64 @@ type lineMiss struct {
 	lines uint16
 }
 
-// miss lists lines of sector sec the access found absent, when it is
-// recorded (Access2DThrough).
+// miss counts lines of sector sec the access found absent (fetched) and
+// lists them when the access is recorded (Read2DThrough).
 func (c *L2) miss(sec int64, lines uint16) {
+	c.fetched += int64(bits.OnesCount16(lines))
 	if c.recording {
 		c.missed = append(c.missed, lineMiss{sec, lines})
 	}
 }
 
-// Access2DThrough is Access2D, each line it finds absent then looked up
-// in below, the directory behind it (an LLC: a memory-side cache sees
-// the lines the L2 fetches, not the L2's hits), in the order found; it
-// returns the bytes below held (whole lines) too.
-func (c *L2) Access2DThrough(below *L2, addr int64, nburst int, burstLen, stride int64) (hit, miss, belowHit int64) {
+// Read2DThrough is Read2D, each line it fetches then looked up in below,
+// the directory behind it (an LLC: a memory-side cache sees the lines the
+// L2 fetches, not the L2's hits), in the order found. It returns Read2D's
+// hit and fetched, the bytes of the fetched lines below held (belowHit)
+// and the bytes below fetched in turn (belowFetched, whole lines of its
+// own). Both count as Read2D does, below's hits the bytes asked of it
+// in lines it held and its misses the bytes it fetched: with alike lines
+// below's hits and misses add up to this directory's misses.
+func (c *L2) Read2DThrough(below *L2, addr int64, nburst int, burstLen, stride int64) (hit, fetched, belowHit, belowFetched int64) {
 	c.recording, c.missed = true, c.missed[:0]
-	hit, miss = c.Access2D(addr, nburst, burstLen, stride)
+	f0 := c.fetched
+	hit, _ = c.access2D(addr, nburst, burstLen, stride)
 	c.recording = false
+	fetched = (c.fetched - f0) << c.lineBits
+	c.HitBytes += hit
+	c.MissBytes += fetched
 	lb, sb := c.lineBits, c.sectorBits
+	var listed int64 // the bytes of the lines listed (not those of sectors beyond MaxSector)
 	if below.lineBits == lb && below.sectorBits == sb {
 		// Alike directories (the MI300X's): each sector's absent lines,
 		// one lookup — as the runs of them one by one: the same lines
 		// present after, the same order.
-		var looked int64
 		for _, m := range c.missed {
 			belowHit += int64(bits.OnesCount16(below.touch(m.sec, m.lines))) << lb
-			looked += int64(bits.OnesCount16(m.lines)) << lb
+			listed += int64(bits.OnesCount16(m.lines)) << lb
 		}
-		below.HitBytes += belowHit
-		below.MissBytes += looked - belowHit
-		return hit, miss, belowHit
-	}
-	for _, m := range c.missed {
-		for lines := uint32(m.lines); lines != 0; {
-			// Each run of consecutive absent lines of the sector, a
-			// fetch of its own.
-			l0 := uint(bits.TrailingZeros32(lines))
-			l1 := l0 + uint(bits.TrailingZeros32(^(lines >> l0)))
-			lines &^= (1<<l1 - 1) &^ (1<<l0 - 1)
-			h, _ := below.Access(m.sec<<sb+int64(l0)<<lb, int64(l1-l0)<<lb)
-			belowHit += h
+		belowFetched = listed - belowHit
+	} else {
+		b0 := below.fetched
+		for _, m := range c.missed {
+			for lines := uint32(m.lines); lines != 0; {
+				// Each run of consecutive absent lines of the sector, a
+				// fetch of its own.
+				l0 := uint(bits.TrailingZeros32(lines))
+				l1 := l0 + uint(bits.TrailingZeros32(^(lines >> l0)))
+				lines &^= (1<<l1 - 1) &^ (1<<l0 - 1)
+				h, _ := below.access2D(m.sec<<sb+int64(l0)<<lb, 1, int64(l1-l0)<<lb, int64(l1-l0)<<lb)
+				belowHit += h
+				listed += int64(l1-l0) << lb
+			}
 		}
+		belowFetched = (below.fetched - b0) << below.lineBits
 	}
-	return hit, miss, belowHit
+	below.HitBytes += belowHit
+	below.MissBytes += belowFetched
+	// Lines of sectors beyond MaxSector (never listed): fetched through
+	// below without a lookup.
+	belowFetched += fetched - listed
+	return hit, fetched, belowHit, belowFetched
 }
 
 // allocate puts sector sec (0 ≤ sec ≤ MaxSector), absent from the

@@ -2,6 +2,7 @@ package mem
 
 import (
 	"math"
+	"math/bits"
 	"math/rand"
 	"testing"
 )
@@ -496,12 +497,47 @@ func TestL2BeyondMaxSector(t *testing.T) {
 	}
 }
 
-// Access2DThrough looks up below exactly the lines the directory found
+// refRead is a read of [lo, lo+n) sector by sector (touch): the bytes
+// requested of lines present and the bytes of the lines absent, whole;
+// each run of a sector's absent lines is passed to fetch.
+func refRead(c *L2, lo, n int64, fetch func(addr, n int64)) (hit, fetched int64) {
+	sector := int64(1) << c.sectorBits
+	for sec := lo >> c.sectorBits; sec <= (lo+n-1)>>c.sectorBits; sec++ {
+		base := sec << c.sectorBits
+		first, last := max(lo, base), min(lo+n-1, base|(sector-1))
+		l0, l1 := uint((first-base)>>c.lineBits), uint((last-base)>>c.lineBits)
+		want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))
+		have := c.touch(sec, want)
+		h, _ := c.split(have, l0, l1, base, first, last+1)
+		hit += h
+		fetched += int64(bits.OnesCount16(want&^have)) << c.lineBits
+		// Each run of consecutive absent lines, one access.
+		for l := l0; l <= l1; {
+			if (want&^have)&(1<<l) == 0 {
+				l++
+				continue
+			}
+			e := l
+			for e+1 <= l1 && (want&^have)&(1<<(e+1)) != 0 {
+				e++
+			}
+			if fetch != nil {
+				fetch(base+int64(l)<<c.lineBits, int64(e-l+1)<<c.lineBits)
+			}
+			l = e + 1
+		}
+	}
+	return hit, fetched
+}
+
+// Read2DThrough looks up below exactly the lines the directory found
 // absent, in the order it found them: against a reference that walks the
 // bursts sector by sector and sends each run of a sector's absent lines
 // below as one access (directories below of other shapes besides: a tag
-// of one 128-byte line, and one of four 32-byte lines).
-func TestL2Access2DThrough(t *testing.T) {
+// of one 128-byte line, and one of four 32-byte lines). Both count whole
+// lines fetched as misses, the rest of the bytes asked of them as hits:
+// the hits and misses below add up to the misses above.
+func TestL2Read2DThrough(t *testing.T) {
 	for _, shape := range []struct{ line, perTag, belowLine, belowPerTag int }{{128, 1, 128, 1}, {32, 4, 32, 4}, {32, 4, 128, 1}, {128, 1, 32, 4}} {
 		mk := func(line, perTag int, capacity int64) *L2 {
 			c := NewL2(capacity, line, perTag, 4)
@@ -512,6 +548,7 @@ func TestL2Access2DThrough(t *testing.T) {
 		la, lb := mk(shape.belowLine, shape.belowPerTag, 64<<10), mk(shape.belowLine, shape.belowPerTag, 64<<10)
 		rnd := xorshift(7)
 		sector := int64(shape.line * shape.perTag)
+		var sumH, sumF, sumBH, sumBF int64
 		for i := 0; i < 20000; i++ {
 			addr := rnd(1 << 18)
 			nburst := int(rnd(40)) + 1
@@ -520,43 +557,85 @@ func TestL2Access2DThrough(t *testing.T) {
 			if rnd(2) == 0 {
 				stride = (rnd(6) + 1) * sector
 			}
-			h1, m1, bh1 := a.Access2DThrough(la, addr, nburst, burst, stride)
-			var h2, m2, bh2 int64
+			h1, f1, bh1, bf1 := a.Read2DThrough(la, addr, nburst, burst, stride)
+			sumH, sumF, sumBH, sumBF = sumH+h1, sumF+f1, sumBH+bh1, sumBF+bf1
+			var h2, f2, bh2, bf2 int64
 			if stride == burst { // contiguous: one transfer (as Access2D)
 				nburst, burst = 1, burst*int64(nburst)
 			}
 			for k := 0; k < nburst; k++ {
-				lo := addr + int64(k)*stride
-				for sec := lo >> b.sectorBits; sec <= (lo+burst-1)>>b.sectorBits; sec++ {
-					base := sec << b.sectorBits
-					first, last := max(lo, base), min(lo+burst-1, base|(sector-1))
-					l0, l1 := uint((first-base)>>b.lineBits), uint((last-base)>>b.lineBits)
-					want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))
-					have := b.touch(sec, want)
-					h, m := b.split(have, l0, l1, base, first, last+1)
-					h2, m2 = h2+h, m2+m
-					// Each run of consecutive absent lines, one access.
-					for l := l0; l <= l1; {
-						if (want&^have)&(1<<l) == 0 {
-							l++
-							continue
-						}
-						e := l
-						for e+1 <= l1 && (want&^have)&(1<<(e+1)) != 0 {
-							e++
-						}
-						bh, _ := lb.Access(base+int64(l)<<b.lineBits, int64(e-l+1)<<b.lineBits)
-						bh2 += bh
-						l = e + 1
-					}
-				}
+				h, f := refRead(b, addr+int64(k)*stride, burst, func(addr, n int64) {
+					bh, bf := refRead(lb, addr, n, nil)
+					bh2, bf2 = bh2+bh, bf2+bf
+				})
+				h2, f2 = h2+h, f2+f
 			}
-			if h1 != h2 || m1 != m2 || bh1 != bh2 {
-				t.Fatalf("%+v, access %d (addr %d, %d×%d every %d): hit %d miss %d below hit %d, want %d %d %d",
-					shape, i, addr, nburst, burst, stride, h1, m1, bh1, h2, m2, bh2)
+			if h1 != h2 || f1 != f2 || bh1 != bh2 || bf1 != bf2 {
+				t.Fatalf("%+v, access %d (addr %d, %d×%d every %d): hit %d fetched %d, below hit %d fetched %d; want %d %d %d %d",
+					shape, i, addr, nburst, burst, stride, h1, f1, bh1, bf1, h2, f2, bh2, bf2)
 			}
 		}
 		sameDirectory(t, a, b)
 		sameDirectory(t, la, lb)
+		if a.HitBytes != sumH || a.MissBytes != sumF {
+			t.Errorf("%+v: counted hit %d, miss %d; want the hits %d and the bytes fetched %d", shape, a.HitBytes, a.MissBytes, sumH, sumF)
+		}
+		if la.HitBytes != sumBH || la.MissBytes != sumBF {
+			t.Errorf("%+v: below counted hit %d, miss %d; want the hits %d and the bytes fetched %d", shape, la.HitBytes, la.MissBytes, sumBH, sumBF)
+		}
+		if shape.line == shape.belowLine && la.HitBytes+la.MissBytes != a.MissBytes {
+			t.Errorf("%+v: below counted hit %d + miss %d, want the %d fetched above", shape, la.HitBytes, la.MissBytes, a.MissBytes)
+		}
+	}
+}
+
+// A read pays for the whole lines it fetches: a 128-byte row straddling
+// two absent 128-byte lines fetches 256 bytes, and the rest of those
+// lines is then served without another fetch. Counted, the hits are the
+// bytes asked of lines present, the misses the bytes fetched.
+// A write counts every byte a miss (it goes through) and makes its lines
+// present.
+func TestL2ReadFetchesWholeLines(t *testing.T) {
+	for _, shape := range []struct{ line, perTag int }{{128, 1}, {32, 4}, {128, 16}} {
+		c := NewL2(64<<10, shape.line, shape.perTag, 4)
+		line := int64(shape.line)
+		if h, f := c.Read2D(line/2, 1, line, line); h != 0 || f != 2*line {
+			t.Errorf("%+v: straddling read: hit %d fetched %d, want 0 and %d", shape, h, f, 2*line)
+		}
+		// The two halves left: present, nothing fetched.
+		if h, f := c.Read2D(0, 2, line/2, line+line/2); h != line || f != 0 {
+			t.Errorf("%+v: the rest of the lines: hit %d fetched %d, want %d and 0", shape, h, f, line)
+		}
+		// Rows of a third of a line each, 2 lines apart: a line each.
+		if h, f := c.Read2D(8*line, 4, line/3, 2*line); h != 0 || f != 4*line {
+			t.Errorf("%+v: partial rows: hit %d fetched %d, want 0 and %d", shape, h, f, 4*line)
+		}
+		if c.HitBytes != line || c.MissBytes != 6*line {
+			t.Errorf("%+v: counted hit %d miss %d, want %d and %d", shape, c.HitBytes, c.MissBytes, line, 6*line)
+		}
+		h0, m0 := c.HitBytes, c.MissBytes
+		c.Write2D(32*line+1, 3, line, 4*line)
+		if c.HitBytes != h0 || c.MissBytes != m0+3*line {
+			t.Errorf("%+v: write counted hit +%d miss +%d, want 0 and %d", shape, c.HitBytes-h0, c.MissBytes-m0, 3*line)
+		}
+		if h, f := c.Read2D(32*line, 1, 2*line, 2*line); h != 2*line || f != 0 {
+			t.Errorf("%+v: lines written: hit %d fetched %d, want %d and 0", shape, h, f, 2*line)
+		}
+	}
+}
+
+// Read2DThrough splits a fetch per line: of a request straddling a line
+// below holds and one it does not, the first is a hit below, the second
+// fetched from beyond; below's hits and misses add up to the bytes
+// fetched above.
+func TestL2Read2DThroughSplitsLines(t *testing.T) {
+	a, b, llc := NewL2(64<<10, 128, 1, 4), NewL2(64<<10, 128, 1, 4), NewL2(1<<20, 128, 1, 16)
+	a.Read2DThrough(llc, 128, 1, 128, 128) // line 1 into a and the LLC
+	h, f, lh, lf := b.Read2DThrough(llc, 64, 1, 128, 128)
+	if h != 0 || f != 256 || lh != 128 || lf != 128 {
+		t.Errorf("straddling lines 0 (absent below) and 1 (present): hit %d fetched %d, below hit %d fetched %d; want 0 256 128 128", h, f, lh, lf)
+	}
+	if llc.HitBytes != 128 || llc.MissBytes != 256 || llc.HitBytes+llc.MissBytes != a.MissBytes+b.MissBytes {
+		t.Errorf("below counted hit %d miss %d, want 128 and 256 (the 384 fetched above: %d + %d)", llc.HitBytes, llc.MissBytes, a.MissBytes, b.MissBytes)
 	}
 }
