@@ -663,3 +663,34 @@ func TestFastForwardPeriod(t *testing.T) {
 		t.Errorf("declaring the period did not bring the run closer: %.2f %% with it, %.2f %% without", 100*errWith, 100*errWithout)
 	}
 }
+
+// Fast-forward on a grid whose CTAs each read tiles of their own 48 bytes
+// past a sector (every row's first and last sectors fetched whole, as the
+// L2 does: 2 % beyond the bytes asked for) gives the full simulation's
+// HBM reads, those beyond the reads no cache served included (the skipped
+// waves' at the measured waves' rate: overFetched).
+func TestFastForwardExactOverFetched(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	g := isa.Grid{Name: "unaligned", CTAs: 8 * 60, CTA: func(c int) isa.Stream { return ctaAt(int64(1+c)<<24 + 48) },
+		Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
+	full, err := runGrid(t, m, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := arch.DefaultFastForward
+	ff.Tolerance = 0
+	fast, err := runGrid(t, m, g, &ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fast.FastForward) != 1 || !fast.FastForward[0].Exact {
+		t.Fatalf("skips %+v, want one exact", fast.FastForward)
+	}
+	tr := full.Traffic
+	if over := tr.HBMRead - (tr.GMRead - tr.L2Read - tr.LLCRead); over*100 < tr.HBMRead {
+		t.Fatalf("full run: HBM read %d, %d of them beyond the reads no cache served: want 1 %% at least", tr.HBMRead, over)
+	}
+	if fast.Traffic != full.Traffic || fast.L2HitBytes != full.L2HitBytes || fast.L2MissBytes != full.L2MissBytes {
+		t.Errorf("traffic %+v, L2 hits %d misses %d fast-forwarded; %+v, %d, %d in full", fast.Traffic, fast.L2HitBytes, fast.L2MissBytes, full.Traffic, full.L2HitBytes, full.L2MissBytes)
+	}
+}
