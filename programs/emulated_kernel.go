@@ -167,6 +167,9 @@ func (pl *gpuGEMMPlan) products(e *emitter, kt, mm, kk, nn int, opA, opB operand
 	if pl.ops == nil {
 		return
 	}
+	// The additions compute the valid mm×nn part; they are timed over
+	// the whole warp tiles, as the MMAs: every thread adds its whole
+	// accumulator fragment, in or out of bounds.
 	n := int(dma.FractalBytes(mm, nn, fp.FP32) / 4)
 	for g, a := range pl.ops.accs {
 		if !a.outside {
@@ -181,7 +184,7 @@ func (pl *gpuGEMMPlan) products(e *emitter, kt, mm, kk, nn int, opA, opB operand
 			v = gpu.Scale(pl.accAt(g), pl.accAt(pl.sh.groups+a.temp), n, 1)
 		}
 		v.Dst.Buf, v.Src.Buf, v.Src1.Buf = acc, acc, acc
-		e.emit(v)
+		e.emit(gpu.WithWarpTiles(v, t.bm, t.bn))
 		e.setFlag(gpu.LaneVector, pl.lane, 1+a.temp)
 	}
 }
@@ -210,13 +213,14 @@ func (pl *gpuGEMMPlan) outsideEnd(e *emitter) {
 
 // combineOps returns the epilogue's vector operations on the accumulators
 // (n FP32 elements each, in buffer buf) that leave the combination in
-// accumulator 0.
+// accumulator 0, timed over the whole warp tiles (as the MMAs: the
+// threads combine their whole fragments; the store is masked).
 func (pl *gpuGEMMPlan) combineOps(n int, buf isa.Buffer) []isa.Instr {
 	ops := pl.ops
 	var out []isa.Instr
 	emit := func(in isa.Instr) {
 		in.Dst.Buf, in.Src.Buf, in.Src1.Buf = buf, buf, buf
-		out = append(out, in)
+		out = append(out, gpu.WithWarpTiles(in, pl.t.bm, pl.t.bn))
 	}
 	weights := make([]int, len(ops.accs))
 	for g, a := range ops.accs {
@@ -256,7 +260,11 @@ func (pl *gpuGEMMPlan) emulatedEpilogue(e *emitter, bi, bj int, src isa.Buffer) 
 	if ops.readC {
 		// beta = 1: C's tile, a band of cSliceRows rows at a time, through
 		// shared memory (free now) into FP32 fractal registers, added to
-		// the band of the accumulator (bands are contiguous in it).
+		// the band of the accumulator (bands are contiguous in it). The
+		// loads read the valid mm×nn part (masked); the scaling and the
+		// additions are timed over the whole warp tiles, the band's rows
+		// across t.bn columns and, in the last valid band, the rows below
+		// it too.
 		band := dma.FractalBytes(cSliceRows, nn, fp.FP32)
 		// Shared memory is free once the load lane's last read of it is
 		// done: a register-staged kernel's copy lane does not wait for
@@ -278,13 +286,17 @@ func (pl *gpuGEMMPlan) emulatedEpilogue(e *emitter, bi, bj int, src isa.Buffer) 
 			e.setFlag(gpu.LaneLoad, gpu.LaneVector, 0)
 			e.waitFlag(gpu.LaneLoad, gpu.LaneVector, 0)
 			cn := int(dma.FractalBytes(rows, nn, fp.FP32) / 4)
+			whole := cSliceRows // the rows the threads compute
+			if r+cSliceRows >= mm {
+				whole = max(t.bm-r, cSliceRows)
+			}
 			if ops.scaleC != 0 {
-				e.emit(gpu.Scale(pl.rfC, pl.rfC, cn, math.Ldexp(1, -ops.scaleC)))
+				e.emit(gpu.WithWarpTiles(gpu.Scale(pl.rfC, pl.rfC, cn, math.Ldexp(1, -ops.scaleC)), whole, t.bn))
 			}
 			at := pl.accAt(0) + int64(r/cSliceRows)*band
 			v := gpu.Elementwise(isa.VAdd, at, at, pl.rfC, cn, fp.FP32)
 			v.Dst.Buf, v.Src.Buf = src, src
-			e.emit(v)
+			e.emit(gpu.WithWarpTiles(v, whole, t.bn))
 			if r+cSliceRows < mm {
 				e.setFlag(gpu.LaneVector, gpu.LaneCopy, 3)
 			}

@@ -118,9 +118,8 @@ func (core *Core) execute(t *cta, p isa.Pipe, l *ctaLane, now sim.Time) {
 		var reps int64
 		for j := 0; j < l.members; j++ {
 			m := l.at(j)
-			rep := vectorRepeats(m)
-			reps += int64(rep)
-			elems := float64(m.VecElems(pr.geom.VectorRepeatBytes)) * float64(rep)
+			elems, rep := vectorWork(m, pr.geom.VectorRepeatBytes)
+			reps += rep
 			cycles += float64(elems / pr.VectorLanes * pr.vectorSlowdown(m))
 		}
 		core.vectorRepeats += reps
@@ -170,7 +169,8 @@ func (pr *Params) addWork(w *arch.CTAWork, in *isa.Instr, p isa.Pipe) {
 	case in.Op == isa.OpMmad:
 		w.Flops += mmaFlops(in)
 	case in.Op == isa.OpVector:
-		w.VectorRepeats += int64(vectorRepeats(in))
+		_, reps := vectorWork(in, pr.geom.VectorRepeatBytes)
+		w.VectorRepeats += reps
 	}
 }
 
@@ -185,8 +185,20 @@ func mmaFlops(in *isa.Instr) float64 {
 	return float64(2 * float64(in.M) * float64(in.N) * float64(in.K)) // rounded: callers add it
 }
 
-// vectorRepeats is the repeats an element-wise instruction runs.
-func vectorRepeats(in *isa.Instr) int { return max(in.Repeat, 1) }
+// vectorWork is the elements an element-wise instruction keeps the
+// vector units busy with and the repeats they take (its time, its count in
+// the statistics and its energy): its Repeat repeats of VecElems elements,
+// or Rows×Cols elements where those are more — the CTA's whole warp tiles
+// its threads compute on an edge tile (WithWarpTiles), whose result is
+// still only the elements the repeats name.
+func vectorWork(in *isa.Instr, repeatBytes int) (elems float64, reps int64) {
+	e := int64(in.VecElems(repeatBytes))
+	reps = int64(max(in.Repeat, 1))
+	if w := int64(in.Rows) * int64(in.Cols); e > 0 && w > e*reps {
+		reps = (w + e - 1) / e
+	}
+	return float64(e * reps), reps
+}
 
 // resetWork zeroes w, sized for paths copy paths.
 func resetWork(w *arch.CTAWork, paths int) {

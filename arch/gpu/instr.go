@@ -116,7 +116,11 @@ func StoreAccumulators(gm, rf int64, rows, cols int, stride int64, in, out fp.Fo
 // WithWarpTiles returns the MMA or FMA run in computing rows × cols (the
 // CTA's whole warp tiles; CUTLASS's warps all run their MMAs on an edge
 // tile and mask the store): its time counts them, its result the m×n it
-// names.
+// names. On an element-wise run (Elementwise, Scale, Convert) over an
+// accumulator tile it sets the rows × cols elements the threads compute —
+// each its whole fragment, in or out of bounds —: its time, vector
+// repeats and energy count them (where more than its own), its result the
+// elements it names.
 func WithWarpTiles(in isa.Instr, rows, cols int) isa.Instr {
 	in.Rows, in.Cols = rows, cols
 	return in

@@ -14,6 +14,8 @@ import (
 
 // Elementwise is the vector units' run of op over n elements of f in
 // registers (dst = src0 op src1), contiguous from each address.
+// WithWarpTiles sets the elements the threads compute when they are more
+// (an edge tile's whole accumulator fragments).
 func Elementwise(op isa.VecOp, dst, src0, src1 int64, n int, f fp.Format) isa.Instr {
 	b := int64(f.Bytes())
 	return isa.Instr{Op: isa.OpVector, Pipe: LaneVector, VOp: op, Dst: isa.Operand{Buf: BufRegs, Addr: dst},

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -70,6 +71,51 @@ func TestVectorComputes(t *testing.T) {
 	// Out of the registers: an error, not a panic.
 	if err := core.vector(&c, ptr(Elementwise(vadd, 1<<16-4, 0, 0, 2, fp.FP32))); err == nil {
 		t.Fatal("an add past the registers ran")
+	}
+}
+
+// An element-wise run over an edge tile's whole warp tiles
+// (WithWarpTiles) computes only the elements it names, and the work a
+// step stands for (addWork: fast-forward's step skips) counts the repeats
+// its execution counts — the tiles' elements where more than its own.
+func TestVectorWarpTilesWork(t *testing.T) {
+	pr := &Params{geom: &machines.Geometry{VectorRepeatBytes: 256}}
+	core := &Core{p: pr}
+	var c cta
+	c.mem[BufRegs] = make([]byte, 1<<16)
+	rf := c.mem[BufRegs]
+	for i := range rf {
+		rf[i] = 0x3c // 0x3c3c3c3c: 0.0115 as FP32
+	}
+	in := WithWarpTiles(Scale(0, 0, 4, 2), 64, 128)
+	if err := core.vector(&c, &in); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 64; i++ {
+		want := uint32(0x3c3c3c3c)
+		if i < 4 {
+			want = math.Float32bits(2 * math.Float32frombits(want))
+		}
+		if got := binary.LittleEndian.Uint32(rf[4*i:]); got != want {
+			t.Fatalf("element %d = %#08x after a run of 4 over 64×128 tiles, want %#08x", i, got, want)
+		}
+	}
+	for _, c := range []struct {
+		in   isa.Instr
+		reps int64
+	}{
+		{Elementwise(vadd, 0, 0, 0, 256, fp.FP32), 256},
+		{WithWarpTiles(Elementwise(vadd, 0, 0, 0, 256, fp.FP32), 64, 128), 64 * 128},
+		{WithWarpTiles(Elementwise(vadd, 0, 0, 0, 256, fp.FP32), 8, 16), 256},
+		{WithWarpTiles(Convert(0, 0, 100, fp.FP32, fp.FP16, fp.RNE, false), 16, 16), 256},
+	} {
+		var w arch.CTAWork
+		resetWork(&w, 0)
+		pr.addWork(&w, &c.in, LaneVector)
+		_, reps := vectorWork(&c.in, 256)
+		if w.VectorRepeats != c.reps || reps != c.reps {
+			t.Errorf("%d elements over %d×%d: addWork counts %d repeats, execution %d; want %d", c.in.Repeat, c.in.Rows, c.in.Cols, w.VectorRepeats, reps, c.reps)
+		}
 	}
 }
 
