@@ -127,7 +127,7 @@ func TestHostMemoryRefusalsMarked(t *testing.T) {
 			sets: []string{"program.m=1024", "program.n=1024", "program.k=1024", "program.scheme=auto", "program.inputs.a=" + npy[0], "program.inputs.b=" + npy[1]},
 			want: "scheme auto reads the inputs whole"},
 		{name: "chip model", file: "examples/cube-peak.yaml", bound: 1 << 20,
-			want: "machine ascend-910a: simulating it would take about 6 MiB of host memory"},
+			want: "machine ascend-910a: simulating it would take about 7 MiB of host memory"},
 		{name: "grid's CTAs", file: "examples/a100-hgemm.yaml", sets: []string{"program.m=256", "program.n=256", "program.k=256"}, bound: 250 << 20,
 			want: `grid "hgemm": its CTAs' data would take the simulation of machine a100 to about 281 MiB`},
 		{name: "chip model past MaxModelBytes", file: "examples/a100-hgemm.yaml", sets: []string{"machine.cores=20000"}, numerics: NumericsOff, bound: 32 << 30,

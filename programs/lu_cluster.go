@@ -53,6 +53,11 @@ type luCluster struct {
 	// windowsUnused is sampling.windows given to a run at another fidelity
 	// than sampled (0: not given); the report notes it.
 	windowsUnused int
+	// chipBytes is, at fidelity isolated or sampled, the estimate of the
+	// host memory of the chip model each kernel is simulated alone on
+	// (arch.Footprint): the run's bound limits how many exist at once
+	// (chipsAtOnce).
+	chipBytes float64
 
 	P, Q       int
 	mloc, nloc int
@@ -133,6 +138,7 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	if o.Fidelity != "" {
 		p.Fidelity = o.Fidelity
 	}
+	chipBytes := 0.0 // fidelity isolated or sampled: a kernel's chip model
 	switch p.Fidelity {
 	case "", "full":
 		p.Fidelity = "full"
@@ -155,17 +161,19 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 		if p.Numerics != NumericsOff {
 			return nil, f.badKey("fidelity", "%s times kernels apart and computes no values: use it with numerics off", p.Fidelity)
 		}
-		// Each kernel simulated alone on a chip model of its own: one
-		// within the run's bound (checked here, before the run, as at
-		// fidelity full; NewChip checks it again).
+		// Each kernel simulated alone on a chip model of its own, as many
+		// at once as the run's bound holds beside the run's base
+		// (chipsAtOnce): at least one, checked here, before the run (as
+		// at fidelity full; NewChip checks the model alone again).
 		per, err := arch.Footprint(m, arch.Timing)
 		if err != nil {
 			return nil, err
 		}
-		if host := (hostBound{o.maxHostBytes()}); host.exceeds(per) {
-			return nil, host.refuse(fmt.Errorf("%s: at fidelity %s each kernel is simulated alone on a chip model of %.1f MiB, which would take %s: fewer cores (machine.cores)",
-				topo.Name, p.Fidelity, per/(1<<20), host.over(per)))
+		if host := (hostBound{o.maxHostBytes()}); host.exceeds(runHostBytes + per) {
+			return nil, host.refuse(fmt.Errorf("%s: at fidelity %s each kernel is simulated alone on a chip model of %.1f MiB, which with the run's base (%d MiB) would take %s: fewer cores (machine.cores)",
+				topo.Name, p.Fidelity, per/(1<<20), runHostBytes>>20, host.over(runHostBytes+per)))
 		}
+		chipBytes = per
 	default:
 		return nil, f.badKey("fidelity", "%q: must be full (every NPU cycle-level), isolated (each distinct kernel simulated alone, once) or sampled (a sample of windows simulated, the rest predicted)", p.Fidelity)
 	}
@@ -199,7 +207,7 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 		return nil, err
 	}
 	pl.n, pl.nbk = p.N, nbk
-	j := &luCluster{file: f.Path, p: p, topo: topo, npu: m, pl: pl, opts: o, windowsUnused: windowsUnused, P: P, Q: Q,
+	j := &luCluster{file: f.Path, p: p, topo: topo, npu: m, pl: pl, opts: o, windowsUnused: windowsUnused, chipBytes: chipBytes, P: P, Q: Q,
 		mloc: p.N / P, nloc: p.N / Q, ring: 2 * pl.F, rv: map[string]*luMeet{}, s: 1}
 	j.W = j.ring * p.NB
 	j.zones = newLUZones()

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -286,8 +287,26 @@ type luKernelTimer struct {
 
 	launches, exactLaunches, predicted, onUse int
 	simWall                                   time.Duration
+	atOnce                                    liveCount           // kernels being simulated
 	rankPred                                  []map[luGap]float64 // per rank: predicted seconds per gap
 }
+
+// liveCount counts what is live at once (the chips of kernels simulated
+// alone) and the most it has been.
+type liveCount struct{ n, most atomic.Int64 }
+
+// enter counts one more live.
+func (c *liveCount) enter() {
+	n := c.n.Add(1)
+	for {
+		if m := c.most.Load(); n <= m || c.most.CompareAndSwap(m, n) {
+			return
+		}
+	}
+}
+
+// leave counts one fewer live.
+func (c *liveCount) leave() { c.n.Add(-1) }
 
 func newLUKernelTimer(j *luCluster, predict bool) *luKernelTimer {
 	t := &luKernelTimer{j: j, predict: predict, exact: map[luKernelKey]luKernelRun{}, classes: map[luKernelKey]*luClass{}}
@@ -392,8 +411,20 @@ func (t *luKernelTimer) record(d luKernelDesc, run luKernelRun) {
 	c.add(d.base, run.dur.Seconds()/d.base, energy)
 }
 
+// chipsAtOnce returns how many chip models of per bytes a run's bound
+// holds beside the run's other bytes: at least one (the build refuses a
+// run where even one does not fit).
+func chipsAtOnce(bound, other, per float64) int {
+	if per <= 0 {
+		return math.MaxInt
+	}
+	return int(max(1, min((bound-other)/per, math.MaxInt32)))
+}
+
 // simulateAll simulates kernels, each alone on a fresh chip, spread over
-// the CPUs; the times do not depend on how they are spread.
+// the CPUs — one a CPU, and no more chips at once than the run's bound on
+// its host memory holds (chipsAtOnce) —; the times do not depend on how
+// they are spread.
 func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 	start := time.Now()
 	defer func() { t.simWall += time.Since(start) }()
@@ -401,7 +432,8 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 	errs := make([]error, len(todo))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(1, len(todo))) {
+	chips := chipsAtOnce(float64(t.j.opts.maxHostBytes()), runHostBytes, t.j.chipBytes)
+	for range min(runtime.GOMAXPROCS(0), max(1, len(todo)), chips) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -409,7 +441,9 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 				if errs[i] = stopped(t.j.runCtx(), "simulating the sampled kernels"); errs[i] != nil {
 					continue // interrupted: the rest are not simulated
 				}
+				t.atOnce.enter()
 				out[i], errs[i] = simulateKernelAlone(t.j, todo[i])
+				t.atOnce.leave()
 			}
 		}()
 	}

@@ -2,10 +2,12 @@ package programs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -284,5 +286,76 @@ func TestLUSampledIntervalWidestRank(t *testing.T) {
 	one := run("sampled", 1).Cluster.Sampling
 	if one.ResidualSD != nil || one.HalfWidthSeconds != one.PredictedKernelSeconds || one.PredictedKernelSeconds <= 0 {
 		t.Errorf("one window: sd %v, half-width %.3g s, predicted %.3g s: want no sd and the predicted time", one.ResidualSD, one.HalfWidthSeconds, one.PredictedKernelSeconds)
+	}
+}
+
+// Kernels timed apart are simulated on as many chip models at once as the
+// run's bound on its host memory holds beside the run's base — at least
+// one, however many processors there are — and the report does not depend
+// on how many: a bound that holds one gives the report of one that holds
+// many. A bound that does not hold one beside the base is refused before
+// the run. (One a processor ran, each chip checked alone against the
+// bound: GOMAXPROCS=2 took 697 MB with --max-memory 300MiB.)
+func TestLUSampledChipsWithinBound(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	build := func(bound int64) (*luCluster, error) {
+		t.Helper()
+		f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"numerics: off\nfidelity: sampled\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := Options{MaxHostBytes: bound}
+		topo, err := cluster.LoadSystem(ClusterMachine(f, o), o.Overrides)
+		if err != nil {
+			t.Fatal(err)
+		}
+		job, err := buildLUCluster(f, topo, o)
+		if err != nil {
+			return nil, err
+		}
+		return job.(*luCluster), nil
+	}
+	run := func(bound int64) (*luCluster, []byte) {
+		t.Helper()
+		j, err := build(bound)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := j.Run(RunHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := res.Report
+		rep.Sim.WallSeconds, rep.Sim.EventsPerSecond, rep.Sim.KernelWallSeconds = 0, 0, 0
+		b, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j, b
+	}
+	probe, err := build(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := probe.chipBytes
+	if per <= 0 {
+		t.Fatal("no chip model estimate at fidelity sampled")
+	}
+	one, repOne := run(runHostBytes + int64(1.5*per))
+	many, repMany := run(runHostBytes + int64(8*per))
+	if got := one.timer.atOnce.most.Load(); got != 1 {
+		t.Errorf("a bound holding one chip model beside the base: %d simulated at once", got)
+	}
+	if got := many.timer.atOnce.most.Load(); got < 2 || got > 4 {
+		t.Errorf("a bound holding 8 chip models, 4 processors: %d simulated at once", got)
+	}
+	if string(repOne) != string(repMany) {
+		t.Errorf("the report depends on the chips simulated at once:\none: %s\nmany: %s", repOne, repMany)
+	}
+	for _, bound := range []int64{runHostBytes + int64(0.9*per), int64(1.5 * per)} {
+		_, err := build(bound)
+		if _, host := badinput.HostMemoryBound(err); !host || !strings.Contains(err.Error(), "each kernel is simulated alone on a chip model") {
+			t.Errorf("bound %d B (a chip model %.0f B, the base %d B): %v", bound, per, runHostBytes, err)
+		}
 	}
 }
