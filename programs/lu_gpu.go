@@ -223,9 +223,12 @@ func luSubEpilogue(pl *gpuGEMMPlan, e *emitter, bi, bj int, src isa.Buffer, tb i
 	}
 	e.setFlag(ready, gpu.LaneVector, 2)
 	e.waitFlag(ready, gpu.LaneVector, 2)
+	// The vector work computes the valid mm×nn part and is timed over
+	// the whole warp tiles, as the MMAs: every thread works on its whole
+	// accumulator fragment; the loads and the store are masked.
 	sc := gpu.Scale(pl.accAt(0), pl.accAt(0), n, -alpha)
 	sc.Dst.Buf, sc.Src.Buf, sc.Src1.Buf = src, src, src
-	e.emit(sc)
+	e.emit(gpu.WithWarpTiles(sc, t.bm, t.bn))
 	// The bands go through shared memory at 0. The multistage and
 	// shared-operand pipelines order the copy lane after the k-loop's last
 	// shared-memory reads (their drained tokens); the register-staged one
@@ -258,13 +261,17 @@ func luSubEpilogue(pl *gpuGEMMPlan, e *emitter, bi, bj int, src isa.Buffer, tb i
 		}
 		e.setFlag(gpu.LaneLoad, gpu.LaneVector, 0)
 		e.waitFlag(gpu.LaneLoad, gpu.LaneVector, 0)
+		whole := cSliceRows // the rows the threads compute: the last valid band's, those below it too
+		if r+cSliceRows >= mm {
+			whole = max(t.bm-r, cSliceRows)
+		}
 		if tb == 2 {
-			e.emit(gpu.Convert(pl.rfC, rf16, cn, fp.FP16, fp.FP32, fp.RNE, false))
+			e.emit(gpu.WithWarpTiles(gpu.Convert(pl.rfC, rf16, cn, fp.FP16, fp.FP32, fp.RNE, false), whole, t.bn))
 		}
 		at := pl.accAt(0) + int64(r/cSliceRows)*band
 		v := gpu.Elementwise(isa.VAdd, at, at, pl.rfC, cn, fp.FP32)
 		v.Dst.Buf, v.Src.Buf = src, src
-		e.emit(v)
+		e.emit(gpu.WithWarpTiles(v, whole, t.bn))
 		if r+cSliceRows < mm {
 			e.setFlag(gpu.LaneVector, gpu.LaneCopy, 3)
 		}
