@@ -860,9 +860,11 @@ func ParseWindow(s string) (from, to sim.Time, err error) {
 }
 
 // Footprint returns the approximate memory the timeline's events hold, in
-// bytes: lane blocks and tails, packed instructions, flows and counter samples.
+// bytes: lane blocks and tails, packed instructions, flows, counter
+// samples, host tasks and kernel launches.
 func (t *Timeline) Footprint() int64 {
-	n := int64(len(t.Bandwidth))*int64(unsafe.Sizeof(Sample{})) + int64(cap(t.bound))*int64(unsafe.Sizeof(boundMark{})) + t.arena.bytes()
+	n := int64(len(t.Bandwidth))*int64(unsafe.Sizeof(Sample{})) + int64(cap(t.bound))*int64(unsafe.Sizeof(boundMark{})) + t.arena.bytes() +
+		int64(cap(t.Host))*int64(unsafe.Sizeof(HostTask{})) + int64(cap(t.Kernels))*int64(unsafe.Sizeof(Kernel{}))
 	for _, ch := range t.code {
 		n += int64(cap(ch))
 	}

@@ -1,11 +1,13 @@
 package traces
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -87,7 +89,10 @@ type batch struct {
 	ins     [batchSize]cinstr // the instructions of the evBusy events, in order
 }
 
-func newBatch() *batch { return new(batch) }
+func (r *Recorder) newBatch() *batch {
+	r.batches.Add(1)
+	return new(batch)
+}
 
 // events returns the recorded events.
 func (b *batch) events() []obsEvent { return b.ev[:b.n] }
@@ -179,6 +184,14 @@ type Recorder struct {
 	binds     uint64
 	byID      []*CoreTimeline // cores by ID (dense)
 	limit     int64           // memory limit in bytes (0 = none)
+	// maxBytes bounds the memory the recording holds (SetCap; 0: none);
+	// capErr is set, and nothing more recorded, once it is passed.
+	maxBytes int64
+	capRoom  string
+	onCap    func(error)
+	capErr   *CapError
+	capped   atomic.Bool  // capErr is set (read by the writer)
+	batches  atomic.Int64 // batches allocated
 	// packed remembers recently packed instructions by content hash: most
 	// busy slices repeat an instruction already packed (the scalar unit's
 	// issue slot and the pipe's execution of the same instruction; cores
@@ -191,8 +204,9 @@ type Recorder struct {
 }
 
 // DefaultLiveLimit is the memory limit the command line sets for a live
-// view that writes no trace (run --view without --trace): about 40 million
-// slices, a few times more than the largest examples record.
+// view that writes no trace (run --view without --trace), or what
+// --max-memory leaves where less: about 40 million slices, a few times
+// more than the largest examples record.
 const DefaultLiveLimit = 1 << 30
 
 // SetLimit bounds the memory the timeline holds to about bytes (0 = no
@@ -204,6 +218,78 @@ func (r *Recorder) SetLimit(bytes int64) {
 	r.mu.Lock()
 	r.limit = max(bytes, 0)
 	r.mu.Unlock()
+}
+
+// SetCap bounds the memory the recording holds — the timeline
+// (Timeline.Footprint) and the batches of events handed over — to about
+// bytes (0: no bound, the default), for a timeline that must be kept
+// whole, a trace to write: when passed, the recorder records nothing more
+// (it keeps what it has, under the bound), calls the function given to
+// OnCap and returns a *CapError from Err from then on. The caller stops
+// the run (a trace of part of it is not the trace asked for). room says
+// where the bound comes from, for the error's words ("": nothing said).
+// SetLimit, instead, drops the oldest events (a live view). Call it
+// before the run.
+func (r *Recorder) SetCap(bytes int64, room string) {
+	r.mu.Lock()
+	r.maxBytes, r.capRoom = max(bytes, 0), room
+	r.mu.Unlock()
+}
+
+// OnCap sets the function a recording that passes its cap (SetCap) calls,
+// once, on its consumer goroutine, with its *CapError (nil: none). Call
+// it before the run.
+func (r *Recorder) OnCap(fn func(error)) {
+	r.mu.Lock()
+	r.onCap = fn
+	r.mu.Unlock()
+}
+
+// CapError is the error of a recording stopped at its cap (SetCap).
+type CapError struct {
+	Bytes int64    // the cap
+	Held  int64    // the bytes the recording held when it passed it
+	At    sim.Time // the simulated time recorded up to
+	Room  string   // where the cap comes from (SetCap's room)
+}
+
+func (e *CapError) Error() string {
+	room := ""
+	if e.Room != "" {
+		room = " (" + e.Room + ")"
+	}
+	return fmt.Sprintf("the trace's events took %.1f MiB of host memory by %v of simulated time, more than the %.1f MiB they may hold%s", float64(e.Held)/(1<<20), e.At, float64(e.Bytes)/(1<<20), room)
+}
+
+// Err returns the *CapError of a recording stopped at its cap (SetCap),
+// nil while it records.
+func (r *Recorder) Err() error {
+	if !r.capped.Load() {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.capErr
+}
+
+// footprint returns the memory the recording holds: the timeline's and
+// its batches' (r.mu held).
+func (r *Recorder) footprint() int64 {
+	return r.tl.Footprint() + r.batches.Load()*int64(unsafe.Sizeof(batch{}))
+}
+
+// checkCap stops the recording when it holds more than its cap, returning
+// the error to report (r.mu held; nil: within it, or stopped before).
+func (r *Recorder) checkCap() error {
+	if r.maxBytes == 0 || r.capErr != nil {
+		return nil
+	}
+	if held := r.footprint(); held > r.maxBytes {
+		r.capErr = &CapError{Bytes: r.maxBytes, Held: held, At: r.tl.To, Room: r.capRoom}
+		r.capped.Store(true)
+		return r.capErr
+	}
+	return nil
 }
 
 // SetFlagMarks turns the recording of flag events on or off (on by
@@ -402,7 +488,7 @@ func (r *Recorder) rotate() *batch {
 		}
 		r.qmu.Unlock()
 		if r.cur == nil {
-			r.cur = newBatch()
+			r.cur = r.newBatch()
 		}
 	}
 	return r.cur
@@ -413,6 +499,13 @@ func (r *Recorder) rotate() *batch {
 func (r *Recorder) handoff(b *batch) {
 	if r.sink != nil {
 		r.sink(b)
+		return
+	}
+	if r.capped.Load() { // stopped at its cap: dropped, the batch reused
+		b.reset()
+		r.qmu.Lock()
+		r.free = append(r.free, b)
+		r.qmu.Unlock()
 		return
 	}
 	r.qmu.Lock()
@@ -507,7 +600,7 @@ func (r *Recorder) Bandwidth(t sim.Time, bps float64) {
 // launch at the most often), so they go to the timeline at once.
 func (r *Recorder) HostTask(kind, name string, from, to sim.Time) {
 	from, to, ok := r.clip(from, to)
-	if !ok {
+	if !ok || r.capped.Load() {
 		return
 	}
 	r.mu.Lock()
@@ -624,10 +717,18 @@ func (r *Recorder) consume() {
 		r.qmu.Unlock()
 		for i, b := range mine {
 			mine[i] = nil
+			var over error
 			r.mu.Lock()
-			r.apply(b)
-			r.enforceLimit()
+			if r.capErr == nil {
+				r.apply(b)
+				r.enforceLimit()
+				over = r.checkCap()
+			}
+			onCap := r.onCap
 			r.mu.Unlock()
+			if over != nil && onCap != nil {
+				onCap(over)
+			}
 			b.reset()
 			r.qmu.Lock()
 			if len(r.free) < maxQueued {

@@ -29,7 +29,8 @@ const TraceFlagHelp = `write a trace of the run: FILE.pftrace or FILE.perfetto-t
 ~55-65 bytes a slice: for large runs; open in ui.perfetto.dev) or FILE.json[.gz] (Chrome JSON,
 ~140-155 bytes a slice, gzip ~10: viewers load at most a few hundred MB of JSON;
 ui.perfetto.dev or chrome://tracing; a run on a cluster or node description writes JSON only).
-Slices: hgemm.yaml 19 k, sgemm-cube.yaml 0.37 M, sgemm-cube 8192³ 20 M`
+Slices: hgemm.yaml 19 k, sgemm-cube.yaml 0.37 M, sgemm-cube 8192³ 20 M. The run holds them until
+it ends, within what --max-memory leaves beside its estimate (past it: exit 2, see --trace-window)`
 
 // eventCounts returns the slices (host tasks included) and counter samples
 // of tl.

@@ -272,6 +272,9 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		rec, err = newNPURecorder(clusterName, file, opts, f)
 		hooks.Observer, hooks.ObserveRank = rec, f.traceNPU
 	}
+	if err == nil && rec != nil {
+		err = boundRecorder(rec, file, opts, f)
+	}
 	if err != nil {
 		return badInput(err)
 	}
@@ -288,6 +291,14 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	}
 	ctx, stop := interruptible(context.Background())
 	defer stop()
+	if rec != nil && f.trace != "" {
+		// A recording stopped at its cap (boundRecorder) stops the run:
+		// finishRun refuses it.
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		rec.OnCap(func(err error) { cancel(err) })
+	}
 	hooks.Context = ctx
 	progress := !f.quiet && isTerminal(stderr)
 	wallStart := time.Now()
@@ -313,6 +324,11 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 // trace closed at the deadlock; one that failed without a result writes
 // its trace (what led to the failure) alone.
 func finishRun(stdout, stderr io.Writer, file *programs.File, res *programs.Result, err error, rec *traces.Recorder, hooks programs.RunHooks, f runFlags) error {
+	if rec != nil {
+		if cerr := rec.Err(); cerr != nil { // (the trace is not written)
+			return badInput(fmt.Errorf("--trace: %v: trace less with --trace-window or --trace-cores, or raise --max-memory", cerr))
+		}
+	}
 	if err != nil {
 		if badinput.Is(err) {
 			return badInput(file.NamedOverride(err))
@@ -513,10 +529,53 @@ func newTraceRecorder(file *programs.File, opts programs.Options, f runFlags) (*
 	}
 	rec.SetInfo(m.Name, file.Kind.Name, m.Geometry())
 	if f.view && f.trace == "" {
-		rec.SetLimit(traces.DefaultLiveLimit) // live only: keep the most recent events of long runs
-		rec.SetFlagMarks(false)               // the terminal view draws no flag marks or arrows (a third of the observer calls)
+		rec.SetFlagMarks(false) // the terminal view draws no flag marks or arrows (a third of the observer calls)
 	}
 	return rec, nil
+}
+
+// boundRecorder bounds the memory rec may hold to what the run's bound on
+// its host memory (--max-memory, or its default) leaves beside the run's
+// own estimate (programs.HostBytes): a trace to write stops at it (the
+// run stops, and is refused: finishRun); a live view without --trace
+// keeps the most recent events within it, and within
+// traces.DefaultLiveLimit. Where the estimate leaves nothing, the run is
+// refused before it starts.
+func boundRecorder(rec *traces.Recorder, file *programs.File, opts programs.Options, f runFlags) error {
+	bound := opts.MaxHostBytes
+	if bound <= 0 {
+		bound = programs.DefaultMaxHostBytes()
+	}
+	run, _ := programs.HostBytes(file, opts) // (0: a kind without an estimate)
+	left := bound - run
+	flag := "--trace"
+	if f.trace == "" {
+		flag = "--view"
+	}
+	room := fmt.Sprintf("what --max-memory %s leaves beside the run's estimate of %s", mib(bound), mib(run))
+	if f.maxMemory == "" {
+		room = fmt.Sprintf("what the default --max-memory, %s, leaves beside the run's estimate of %s", mib(bound), mib(run))
+	}
+	if left <= 0 {
+		return fmt.Errorf("%s: the run's estimate, %s of host memory, takes all of --max-memory %s: nothing is left for the trace's events; raise --max-memory", flag, mib(run), mib(bound))
+	}
+	if f.trace == "" {
+		rec.SetLimit(min(traces.DefaultLiveLimit, left)) // live only: keep the most recent events of long runs
+		return nil
+	}
+	rec.SetCap(left, room)
+	return nil
+}
+
+// mib writes b bytes in MiB, to a tenth where not whole (GiB from 10 GiB).
+func mib(b int64) string {
+	switch {
+	case b >= 10<<30:
+		return fmt.Sprintf("%.1fGiB", float64(b)/(1<<30))
+	case b%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", b>>20)
+	}
+	return fmt.Sprintf("%.1fMiB", float64(b)/(1<<20))
 }
 
 // finishTrace closes the recorded timeline and writes --trace (warning on
