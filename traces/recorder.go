@@ -191,7 +191,7 @@ type Recorder struct {
 	onCap    func(error)
 	capErr   *CapError
 	capped   atomic.Bool  // capErr is set (read by the writer)
-	batches  atomic.Int64 // batches allocated
+	batches  atomic.Int64 // batches allocated and not left to the collector
 	// packed remembers recently packed instructions by content hash: most
 	// busy slices repeat an instruction already packed (the scalar unit's
 	// issue slot and the pipe's execution of the same instruction; cores
@@ -733,6 +733,8 @@ func (r *Recorder) consume() {
 			r.qmu.Lock()
 			if len(r.free) < maxQueued {
 				r.free = append(r.free, b)
+			} else {
+				r.batches.Add(-1) // (left to the collector)
 			}
 			r.qmu.Unlock()
 		}
