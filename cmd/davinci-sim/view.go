@@ -141,6 +141,11 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 		cancelRun(&interrupted{sig: os.Interrupt})
 		release.Do(stop)
 	}
+	if f.trace != "" {
+		// A recording stopped at its cap stops the run (finishRun refuses
+		// it), as without --view.
+		rec.OnCap(func(err error) { cancelRun(err) })
+	}
 	ctx, closeView := context.WithCancel(sigCtx) // done: the view closes
 	defer closeView()
 	done := make(chan outcome, 1)
