@@ -110,16 +110,7 @@ func chipModel(t *testing.T, name string, mode arch.Mode, sets ...string) float6
 // cores, under a budget that two such points' estimates with their models
 // pass and without them fit: they run one at a time.
 func TestRunChipModelWithinBudget(t *testing.T) {
-	var mu sync.Mutex
-	var gates []*memGate
-	newGate = func(budget int64) *memGate {
-		g := newMemGate(budget)
-		mu.Lock()
-		gates = append(gates, g)
-		mu.Unlock()
-		return g
-	}
-	defer func() { newGate = newMemGate }()
+	gates := recordGates(t)
 	s := writeStudy(t, "program: prog.yaml\nset: {machine.cores: 1024}\nmetrics: [time.seconds]\nvary: {program.inputs.seed: [1, 2]}\n")
 	const run = 48 << 20
 	arch.SetReadAhead(false) // (as Run with -j above 1: the model's streams are the smaller)
@@ -137,10 +128,10 @@ func TestRunChipModelWithinBudget(t *testing.T) {
 	if _, err := Run(s, Options{Out: t.TempDir(), Jobs: 2, MemoryBudget: budget}); err != nil {
 		t.Fatal(err)
 	}
-	if len(gates) != 1 {
-		t.Fatalf("%d gates", len(gates))
+	if len(*gates) != 1 {
+		t.Fatalf("%d gates", len(*gates))
 	}
-	if g := gates[0]; g.peakHeld != 1 {
+	if g := (*gates)[0]; g.peakHeld != 1 {
 		t.Errorf("budget %d MiB: %d points at once holding an estimated %d MiB, want one at a time", budget>>20, g.peakHeld, g.peakUsed>>20)
 	}
 }
@@ -196,37 +187,28 @@ func TestMemGate(t *testing.T) {
 // A sweep runs its points within the memory budget — each past it alone —
 // and writes the same files whatever the budget and -j.
 func TestRunWithinMemoryBudget(t *testing.T) {
-	var mu sync.Mutex
-	var gates []*memGate
-	newGate = func(budget int64) *memGate {
-		g := newMemGate(budget)
-		mu.Lock()
-		gates = append(gates, g)
-		mu.Unlock()
-		return g
-	}
-	defer func() { newGate = newMemGate }()
+	gates := recordGates(t)
 	s := writeStudy(t, tinyStudy)
 	base := filepath.Join(t.TempDir(), "j1")
 	if _, err := Run(s, Options{Out: base, Jobs: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if len(gates) != 0 {
+	if len(*gates) != 0 {
 		t.Error("one job: a gate")
 	}
 	for _, c := range []struct {
 		budget   int64
 		peakHeld int // at most
 	}{{1, 1}, {48<<20 + 1, 1}, {3 * 48 << 20, 3}, {0, 4}} {
-		gates = nil
+		*gates = nil
 		out := filepath.Join(t.TempDir(), "out")
 		if _, err := Run(s, Options{Out: out, Jobs: 4, MemoryBudget: c.budget}); err != nil {
 			t.Fatal(err)
 		}
-		if len(gates) != 1 {
-			t.Fatalf("budget %d: %d gates", c.budget, len(gates))
+		if len(*gates) != 1 {
+			t.Fatalf("budget %d: %d gates", c.budget, len(*gates))
 		}
-		g := gates[0]
+		g := (*gates)[0]
 		if g.peakHeld > c.peakHeld || g.peakHeld > 1 && g.peakUsed > g.budget {
 			t.Errorf("budget %d: %d points at once holding %d bytes", c.budget, g.peakHeld, g.peakUsed)
 		}
@@ -242,4 +224,20 @@ func TestRunWithinMemoryBudget(t *testing.T) {
 			}
 		}
 	}
+}
+
+// recordGates makes the sweeps of test t record the memory gates they
+// make (newGate), in the slice it returns, until the test ends.
+func recordGates(t *testing.T) *[]*memGate {
+	var mu sync.Mutex
+	gates := new([]*memGate)
+	newGate = func(budget int64) *memGate {
+		g := newMemGate(budget)
+		mu.Lock()
+		*gates = append(*gates, g)
+		mu.Unlock()
+		return g
+	}
+	t.Cleanup(func() { newGate = newMemGate })
+	return gates
 }
