@@ -1672,7 +1672,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 	}
 	switch p.Numerics {
 	case NumericsFull:
-		c, err := readFP32Result(chip, pl.gmC, p, j.a, j.b, rep, &j.outs)
+		c, _, err := readFP32Result(chip, pl.gmC, p, j.a, j.b, rep, &j.outs)
 		if err != nil {
 			return err
 		}
@@ -1956,17 +1956,20 @@ func (j *gpuGEMMJob) finishFP64(chip *arch.Chip, rep *report.Report) error {
 }
 
 // readFP32Result reads a GPU GEMM's FP32 C (m×n at addr in GM), sets the
-// outputs (C, A, B) and the error against the FP64 reference, and returns C.
-func readFP32Result(chip *arch.Chip, addr int64, p *GEMMParams, a, b []float32, rep *report.Report, outs *[]Output) ([]float32, error) {
-	c := make([]float32, p.M*p.N)
+// outputs (C, A, B) and the error against the FP64 reference, and returns C
+// and that reference (an O(mnk) product: callers that measure more errors
+// against it take it from here).
+func readFP32Result(chip *arch.Chip, addr int64, p *GEMMParams, a, b []float32, rep *report.Report, outs *[]Output) (c []float32, ref []float64, err error) {
+	c = make([]float32, p.M*p.N)
 	if err := readResultFloat32s(chip.GM(), addr, c); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	*outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F32: c}, {Name: "A", Shape: []int{p.M, p.K}, F32: a},
 		{Name: "B", Shape: []int{p.K, p.N}, F32: b}}
-	e := errReport(accuracy.Compare32(accuracy.ReferenceGEMM(p.M, p.K, p.N, a, b), c), false)
+	ref = accuracy.ReferenceGEMM(p.M, p.K, p.N, a, b)
+	e := errReport(accuracy.Compare32(ref, c), false)
 	rep.Error = &e
-	return c, nil
+	return c, ref, nil
 }
 
 // kBatched reports whether the kernel ran batched k-steps (--k-batch).
