@@ -99,6 +99,11 @@ type Resources struct {
 	// AccBytes is the tensor memory the block allocates for accumulators
 	// (Blackwell tcgen05.alloc; 0 elsewhere).
 	AccBytes int64
+	// AccRegisters is how many of Registers hold accumulators in a file
+	// of their own (CDNA1's AGPRs; 0 elsewhere): the core lays them out
+	// there, the rest in the register file (occupancy counts them
+	// together, as Registers).
+	AccRegisters int64
 }
 
 // Slice returns a Stream over a fixed slice of instructions.

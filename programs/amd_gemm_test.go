@@ -101,3 +101,23 @@ func TestAMDBadInput(t *testing.T) {
 		wantBadInputLine(t, err, c.want, c.file, c.machine, c.sets)
 	}
 }
+
+// On CDNA1 a workgroup's accumulators live in the AGPRs and its other
+// registers in the VGPRs (the report's buffers say so): MI100 HGEMM's
+// 256×128 tile keeps 32768 FP32 accumulators, 128 KiB of AGPRs, the rest
+// of its registers in the VGPRs. (Until 2026-12-02 every register filled
+// the VGPRs first: AGPR 0 B, VGPR 232 KiB.)
+func TestAMDAccumulatorsInAGPRs(t *testing.T) {
+	res, err := Execute(mustRead(t, "examples/mi210-hgemm.yaml"), Options{Machine: "mi100", Numerics: NumericsOff,
+		Overrides: mustSets(t, "program.m=256", "program.n=256", "program.k=256", "program.tiling.bm=256", "program.tiling.bn=128", "program.tiling.bk=64")}, RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agpr, vgpr := res.Report.Buffers["AGPR"], res.Report.Buffers["VGPR"]
+	if agpr.PeakBytes != 4*256*128 {
+		t.Errorf("AGPR peak %d bytes, want the tile's 32768 accumulators' %d", agpr.PeakBytes, 4*256*128)
+	}
+	if vgpr.PeakBytes <= 0 || vgpr.PeakBytes >= vgpr.CapacityBytes/2 {
+		t.Errorf("VGPR peak %d bytes of %d: want the tile's other registers, under half", vgpr.PeakBytes, vgpr.CapacityBytes)
+	}
+}

@@ -803,7 +803,8 @@ func (pl *gpuGEMMPlan) kOff(kt int) int {
 // the tiles.
 func (pl *gpuGEMMPlan) grid() isa.Grid {
 	g := isa.Grid{Name: pl.name(), CTAs: pl.nrb * pl.ncb, CTA: func(i int) isa.Stream { return pl.cta(i, nil) },
-		Resources: isa.Resources{SharedBytes: pl.smem, Registers: pl.ctaRegisters(), Warps: pl.real.warps, AccBytes: pl.accBytes()}}
+		Resources: isa.Resources{SharedBytes: pl.smem, Registers: pl.ctaRegisters(), Warps: pl.real.warps, AccBytes: pl.accBytes(),
+			AccRegisters: pl.accRegisters()}}
 	if pl.batch <= 1 { // batched k-steps ramp: their steps do not repeat
 		g.Steps = pl.cta
 	}
@@ -880,6 +881,21 @@ func (pl *gpuGEMMPlan) class(i int) int {
 		rank = i % 2
 	}
 	return (pl.rows(bi)<<24|pl.cols(bj))<<1 | rank
+}
+
+// accRegisters is how many of a CTA's registers hold its accumulators in
+// a file of their own (CDNA1's AGPRs; one 32-bit register an accumulator,
+// two for FP64, as tileResources counts them), 0 where they share the
+// register file.
+func (pl *gpuGEMMPlan) accRegisters() int64 {
+	if pl.tg.accBuf != gpu.BufAcc || pl.tmem() || pl.t.sharedOps {
+		return 0
+	}
+	n := int64(pl.t.bm*pl.t.bn) * int64(pl.sh.norm().accs()) // one 32-bit register an accumulator (tileResources)
+	if pl.in == fp.FP64 {
+		n *= 2
+	}
+	return n
 }
 
 // accBytes is the tensor memory a block allocates for its accumulators

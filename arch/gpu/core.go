@@ -412,12 +412,16 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bo
 	core.warps += r.Warps
 	name := fmt.Sprintf("cta%d", slot)
 	core.alloc(t, BufShared, now, name, r.SharedBytes)
-	// Registers fill the register file, then (CDNA1) the accumulation
-	// registers, which the block's count includes.
+	// CDNA1: the block's accumulators (AccRegisters, of its count) in the
+	// accumulation registers as far as they hold them; its other
+	// registers fill the register file, then the accumulation registers
+	// left.
 	regBytes := 4 * r.Registers
 	if int(BufAcc) < len(core.occ) && core.occ[BufAcc] != nil {
-		rf := min(regBytes, core.occ[BufRegs].Capacity-core.occ[BufRegs].Bytes())
-		core.alloc(t, BufAcc, now, name, regBytes-rf)
+		acc := min(4*max(r.AccRegisters, 0), regBytes, core.occ[BufAcc].Capacity-core.occ[BufAcc].Bytes())
+		rest := regBytes - acc
+		rf := min(rest, core.occ[BufRegs].Capacity-core.occ[BufRegs].Bytes())
+		core.alloc(t, BufAcc, now, name, acc+rest-rf)
 		regBytes = rf
 	}
 	core.alloc(t, BufRegs, now, name, regBytes)
