@@ -184,6 +184,10 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 		// of them. (Points
 		// that failed in the simulation — a deadlock, a failed check —
 		// are results.)
+		if sum.HostMemory == sum.Failed {
+			// (Not the settings: this host's memory, or the bound given.)
+			return badInput(fmt.Errorf("%s: every point was refused for host memory (%s): run the study on a host with more memory or with a larger --max-memory (--resume then runs them)", path, sum.FirstFailure))
+		}
 		return badInput(fmt.Errorf("%s: every point failed (%s): the study's settings — its fixed set, program and machine, or the values it varies — suit none of its points", path, sum.FirstFailure))
 	}
 	return nil

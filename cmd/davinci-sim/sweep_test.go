@@ -104,6 +104,25 @@ func TestSweepBadInput(t *testing.T) {
 	}
 }
 
+// A study whose every point is refused for host memory exits 2 saying so
+// — this host's memory or bound, not the study's settings — and how to
+// run them (it said the settings suit none of its points).
+func TestSweepEveryPointRefusedForHostMemory(t *testing.T) {
+	dir := t.TempDir()
+	prog := "kind: sgemm-cube\nm: 20000\nk: 20000\nn: 20000\nnumerics: full\n"
+	if err := os.WriteFile(filepath.Join(dir, "p.yaml"), []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	study := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(study, []byte("program: p.yaml\nmetrics: [flops.tflops]\nvary: {program.m: [20000, 30000]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, code, err := runCLI(t, "sweep", study, "-o", filepath.Join(dir, "out"), "-j", "1", "--max-memory", "1GiB")
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "every point was refused for host memory (point 0:") || strings.Contains(err.Error(), "suit none") {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+}
+
 // A study whose every point is refused as bad input (its fixed settings
 // suit none) exits 2 quoting the first refusal, with its results written;
 // one whose points fail in the simulation exits 0.
