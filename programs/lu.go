@@ -569,6 +569,9 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 		rep.Notes = append(rep.Notes, fmt.Sprintf("sampling.windows (%d) applies to fidelity sampled: not used on one chip simulated in full", p.Sampling.Windows))
 	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused: trailing matrix in GM is %s; TFLOP/s by the HPL-MxP count over factorization + refinement", p.Trailing))
+	if n := fp16DiagonalNote(p.Trailing, p.N); n != "" {
+		rep.Notes = append(rep.Notes, n)
+	}
 	if j.ref != nil && p.Numerics == NumericsSampled {
 		rep.Notes = append(rep.Notes, "numerics sampled: the factors refined, and so the scaled residual and passed, are the golden model's (the kernels were timed, not computed; at numerics full a check shows the simulated factors equal them bit for bit)")
 	}

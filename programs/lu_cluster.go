@@ -1479,6 +1479,9 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 		npus = "1 NPU"
 	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("lu-fused on %s: %d × %d grid over %s, fidelity %s; trailing matrix %s", j.topo.Name, j.P, j.Q, npus, fidelityNote(p.Fidelity), p.Trailing))
+	if n := fp16DiagonalNote(p.Trailing, p.N); n != "" {
+		rep.Notes = append(rep.Notes, n)
+	}
 	rep.Notes = append(rep.Notes, p.unused...)
 	rep.Program["check"] = p.Check
 	if p.Check && p.Numerics != NumericsFull { // (as on one chip: numerics off, or a fidelity that implies it)

@@ -336,3 +336,20 @@ func checkLUHostMemory(file, numerics, order string, n int, host hostBound) erro
 // costs the host an O(n²) pass and the timeline a record, so a count of 1e9
 // was a hang that grew past 16 GB.
 const maxRefinementSteps = 10000
+
+// fp16DiagonalNote says, for an FP16 trailing matrix too large to hold
+// the HPL-MxP matrix's diagonal, that its entries would saturate: the
+// diagonal is the sum of its row's n − 1 off-diagonal magnitudes, U[0,
+// 0.5), about (n − 1)/4 — beyond FP16's 65504 from n ≈ 262 000 — so a run
+// that stored it would clamp it and factor another matrix. "" where it
+// fits. (Found by review: weak scaling reaches such n with fp16.)
+func fp16DiagonalNote(trailing string, n int) string {
+	if trailing != "fp16" || float64(n-1)/4 <= fp16Max {
+		return ""
+	}
+	return fmt.Sprintf("trailing fp16 at n = %d: the matrix's diagonal (about (n−1)/4 = %.0f, the sum of its row's off-diagonal magnitudes) exceeds FP16's largest value %g: stored in the trailing matrix it saturates, and another matrix is factored (a real run needs fp32 trailing or a scaled matrix)", n, float64(n-1)/4, fp16Max)
+}
+
+// fp16Max is FP16's largest finite value.
+const fp16Max = 65504.0
+
