@@ -352,4 +352,3 @@ func fp16DiagonalNote(trailing string, n int) string {
 
 // fp16Max is FP16's largest finite value.
 const fp16Max = 65504.0
-
