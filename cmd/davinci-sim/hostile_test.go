@@ -43,6 +43,11 @@ var hostileCases = []hostileCase{
 		want: "sweep merge: requires at least 2 arg(s), only received 1 (usage: davinci-sim sweep merge STUDY.yaml -o DIR SHARD_DIR... [flags])"},
 	{name: "a cluster's key set as the NPU's", args: []string{"run", absExample("lu-cluster-small.yaml"), "-q", "--set", "machine.nodes=2"},
 		want: `--set machine.nodes=2: unknown key "machine.nodes": the top level has no key "nodes" (did you mean "cores"?); on a cluster or node description machine.* sets each NPU (ascend-910a), node.* the node (cloudbrain2-node), cluster.* the cluster`},
+	// cobra's help command printed "Unknown help topic" and the usage, exit 0.
+	{name: "help for no command", args: []string{"help", "bogus"},
+		want: `help: no command "bogus" (one of: completion, formats, machines, programs, run, sweep, validate, version, view)`},
+	{name: "help for no subcommand", args: []string{"help", "sweep", "plt"},
+		want: `help: davinci-sim sweep has no subcommand "plt" (one of: merge, plot)`},
 	{name: "validate without a check", args: []string{"validate"},
 		want: "validate: name a check: numerics (davinci-sim validate --help)"},
 	{name: "completion for an unknown shell", args: []string{"completion", "bogus"},

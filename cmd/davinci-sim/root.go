@@ -79,6 +79,7 @@ Start with "davinci-sim programs" (the program kinds and their examples) and
 		validate.AddCommand(mk())
 	}
 	root.AddCommand(validate)
+	root.SetHelpCommand(newHelpCmd())
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.HasSubCommands() {
@@ -89,6 +90,55 @@ Start with "davinci-sim programs" (the program kinds and their examples) and
 	recordOutcome(root, &prof.outcome)
 	explainArgs(root)
 	return root
+}
+
+// newHelpCmd is "help [command]": the command's help, and for a name that
+// is no command (cobra's own printed "Unknown help topic" and the root's
+// usage, exit 0) one line naming the commands there are, exit 2.
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help prints the help of any command: davinci-sim help run, davinci-sim help sweep merge.",
+		Args:  cobra.ArbitraryArgs,
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || len(rest) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []cobra.Completion
+			for _, sub := range cmd.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					names = append(names, sub.Name())
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || len(rest) > 0 {
+				parent := c.Root()
+				if err == nil {
+					parent = cmd
+				}
+				var names []string
+				for _, sub := range parent.Commands() {
+					if sub.IsAvailableCommand() {
+						names = append(names, sub.Name())
+					}
+				}
+				switch {
+				case parent == c.Root():
+					return badInput(fmt.Errorf("help: no command %q (one of: %s)", strings.Join(args, " "), strings.Join(names, ", ")))
+				case len(names) == 0:
+					return badInput(fmt.Errorf("help: %s has no subcommands (davinci-sim help %s)", parent.CommandPath(), parent.Name()))
+				}
+				return badInput(fmt.Errorf("help: %s has no subcommand %q (one of: %s)", parent.CommandPath(), strings.Join(rest, " "), strings.Join(names, ", ")))
+			}
+			cmd.InitDefaultHelpFlag()
+			return cmd.Help()
+		},
+	}
 }
 
 // flagError rewords pflag's error for a bad flag value ("invalid argument
