@@ -87,7 +87,7 @@ naming the file (or --set), key and violated constraint.`,
 				return err
 			}
 			embedded := slices.Contains(machines.Names(), target)
-			if embedded && len(ovs) == 0 && !resolved {
+			if embedded && len(ovs) == 0 && !resolved && file == "" { // (-m NAME: resolved, as the help says)
 				src, err := machines.Source(target)
 				if err != nil {
 					return badInput(err)

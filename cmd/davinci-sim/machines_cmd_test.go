@@ -64,6 +64,11 @@ func TestMachinesEffective(t *testing.T) {
 	if code != 0 || !strings.Contains(out2, "L1: 512KiB\n") || !strings.Contains(out2, "file "+p) {
 		t.Errorf("-m FILE: exit %d (%v):\n%s", code, err, out2)
 	}
+	// -m with an embedded name resolves it, as the help says (it printed
+	// the file as shipped, as machines NAME does).
+	if out4, code, err := runCLI(t, "machines", "-m", "a100"); code != 0 || !strings.HasPrefix(out4, "# effective configuration of embedded machine a100") {
+		t.Errorf("-m NAME: exit %d (%v):\n%.200s", code, err, out4)
+	}
 	out3, code, _ := runCLI(t, "machines", "ascend-910b3", "--resolved")
 	if code != 0 || !strings.Contains(out3, "kstep_fp32: 4\n") || !strings.Contains(out3, "FP32 73.73") {
 		t.Errorf("--resolved: exit %d:\n%s", code, out3)
