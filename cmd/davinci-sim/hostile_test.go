@@ -48,6 +48,8 @@ var hostileCases = []hostileCase{
 		want: `help: no command "bogus" (one of: completion, formats, machines, programs, run, sweep, validate, version, view)`},
 	{name: "help for no subcommand", args: []string{"help", "sweep", "plt"},
 		want: `help: davinci-sim sweep has no subcommand "plt" (one of: merge, plot)`},
+	{name: "a sweep subcommand mistyped", args: []string{"sweep", "plt", "s.yaml", "-o", "@DIR@/out"},
+		want: "sweep: accepts 1 arg(s), received 2 (did you mean sweep plot?) (usage: davinci-sim sweep STUDY.yaml -o DIR [flags])"},
 	{name: "validate without a check", args: []string{"validate"},
 		want: "validate: name a check: numerics (davinci-sim validate --help)"},
 	{name: "completion for an unknown shell", args: []string{"completion", "bogus"},

@@ -187,6 +187,14 @@ func explainArgs(c *cobra.Command) {
 				if name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "); !strings.HasPrefix(msg, name+":") {
 					msg = name + ": " + msg
 				}
+				if len(args) > 0 && cmd.HasSubCommands() { // a subcommand mistyped: sweep plt
+					if cmd.SuggestionsMinimumDistance <= 0 {
+						cmd.SuggestionsMinimumDistance = 2 // (cobra's own default, set where it suggests)
+					}
+					if sug := cmd.SuggestionsFor(args[0]); len(sug) > 0 {
+						msg += fmt.Sprintf(" (did you mean %s %s?)", cmd.Name(), sug[0])
+					}
+				}
 				return badInput(fmt.Errorf("%s (usage: %s)", msg, cmd.UseLine()))
 			}
 			return nil

@@ -98,7 +98,7 @@ in flight are dropped, the finished ones kept: continue with --resume.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "output directory (required)")
-	fl.IntVarP(&f.jobs, "jobs", "j", 0, "points simulated at once (default, or 0: every CPU)")
+	fl.IntVarP(&f.jobs, "jobs", "j", 0, fmt.Sprintf("points simulated at once, 0..%d (default, or 0: every CPU)", maxSweepJobs))
 	fl.StringVar(&f.shard, "shard", "", "run only shard I of N (I/N, 0 ≤ I < N): the points with index ≡ I mod N")
 	fl.BoolVar(&f.resume, "resume", false, "continue the study in DIR, skipping finished points (but those --point-timeout stopped, where the limit is longer now or none, and those refused for host memory, where the bound is larger now: a larger host or --max-memory)")
 	fl.BoolVar(&f.rerunChanged, "rerun-changed", false, "with --resume: run again the points recorded from other inputs, options or metrics (a program or machine file edited since, a metric added) instead of refusing them")
