@@ -416,7 +416,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 	npus := j.P * j.Q
 	if hooks.Observer != nil {
 		if j.isolated() {
-			return nil, badInput(fmt.Errorf("%s: the per-core trace of an NPU (--trace-npu) needs fidelity full: with %s the NPUs have no core models", j.file, j.p.Fidelity))
+			return nil, badInput(fmt.Errorf("--trace-npu: the per-core trace of an NPU needs fidelity full (--fidelity full): at fidelity %s the NPUs have no core models", j.p.Fidelity))
 		}
 		if hooks.ObserveRank < 0 || hooks.ObserveRank >= npus {
 			return nil, badInput(fmt.Errorf("--trace-npu %d: ranks are 0..%d on this %d × %d grid", hooks.ObserveRank, npus-1, j.P, j.Q))

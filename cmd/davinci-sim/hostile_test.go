@@ -50,6 +50,9 @@ var hostileCases = []hostileCase{
 		want: `help: davinci-sim sweep has no subcommand "plt" (one of: merge, plot)`},
 	{name: "a sweep subcommand mistyped", args: []string{"sweep", "plt", "s.yaml", "-o", "@DIR@/out"},
 		want: "sweep: accepts 1 arg(s), received 2 (did you mean sweep plot?) (usage: davinci-sim sweep STUDY.yaml -o DIR [flags])"},
+	// (It was prefixed with the program file, though --fidelity set it.)
+	{name: "an NPU's trace at fidelity sampled", args: []string{"run", absExample("lu-cluster-small.yaml"), "-q", "--fidelity", "sampled", "--trace", "@DIR@/c.json", "--trace-npu", "1"},
+		want: "--trace-npu: the per-core trace of an NPU needs fidelity full (--fidelity full): at fidelity sampled the NPUs have no core models"},
 	{name: "validate without a check", args: []string{"validate"},
 		want: "validate: name a check: numerics (davinci-sim validate --help)"},
 	{name: "completion for an unknown shell", args: []string{"completion", "bogus"},
