@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/davinci-sim/davinci-sim/arch"
-	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/arch/archtest"
 	"github.com/davinci-sim/davinci-sim/programs"
 )
 
@@ -88,15 +88,7 @@ func TestHostBytes(t *testing.T) {
 // sets in mode.
 func chipModel(t *testing.T, name string, mode arch.Mode, sets ...string) float64 {
 	t.Helper()
-	ovs, err := machines.ParseOverrides(sets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := machines.Load(name, ovs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := arch.Footprint(m, mode)
+	b, err := arch.Footprint(archtest.Machine(t, name, sets...), mode)
 	if err != nil {
 		t.Fatal(err)
 	}

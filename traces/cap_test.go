@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
 	"github.com/davinci-sim/davinci-sim/traces"
 )
@@ -17,18 +16,7 @@ import (
 // run by its context. Without it, a --trace held the whole timeline
 // whatever --max-memory said (hgemm 8192³ at --max-memory 64MiB: 200 MB).
 func TestRecorderCapStopsRecording(t *testing.T) {
-	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := programs.Options{}
-	for _, o := range []string{"program.m=2048", "program.n=4096", "program.k=4096", "program.numerics=off", "machine.cores=1"} {
-		ov, err := machines.ParseOverride(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts.Overrides = append(opts.Overrides, ov)
-	}
+	f, opts := exampleProgram(t, "hgemm.yaml", "program.m=2048", "program.n=4096", "program.k=4096", "program.numerics=off", "machine.cores=1")
 	full := traces.NewRecorder(traces.Window{Cores: map[int]bool{0: true}})
 	res, err := programs.Execute(f, opts, programs.RunHooks{Observer: full})
 	if err != nil {

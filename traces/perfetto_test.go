@@ -327,18 +327,7 @@ func TestReadTraceErrors(t *testing.T) {
 // Timeline.Dropped on (as the unlimited one records it), drops older
 // events and stays near its limit; stall totals still cover the whole run.
 func TestLimitDropsOldEvents(t *testing.T) {
-	f, err := programs.ReadFile("../programs/examples/hgemm.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := programs.Options{}
-	for _, o := range []string{"program.m=2048", "program.n=4096", "program.k=4096", "program.numerics=off", "machine.cores=1"} {
-		ov, err := machines.ParseOverride(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts.Overrides = append(opts.Overrides, ov)
-	}
+	f, opts := exampleProgram(t, "hgemm.yaml", "program.m=2048", "program.n=4096", "program.k=4096", "program.numerics=off", "machine.cores=1")
 	record := func(limit int64) *traces.Timeline {
 		rec := traces.NewRecorder(traces.Window{Cores: map[int]bool{0: true}})
 		rec.SetLimit(limit)
