@@ -757,12 +757,8 @@ func (c *L2) miss(sec int64, lines uint16) {
 // below's hits and misses add up to this directory's misses.
 func (c *L2) Read2DThrough(below *L2, addr int64, nburst int, burstLen, stride int64) (hit, fetched, belowHit, belowFetched int64) {
 	c.recording, c.missed = true, c.missed[:0]
-	f0 := c.fetched
-	hit, _ = c.access2D(addr, nburst, burstLen, stride)
+	hit, fetched = c.Read2D(addr, nburst, burstLen, stride)
 	c.recording = false
-	fetched = (c.fetched - f0) << c.lineBits
-	c.HitBytes += hit
-	c.MissBytes += fetched
 	lb, sb := c.lineBits, c.sectorBits
 	var listed int64 // the bytes of the lines listed (not those of sectors beyond MaxSector)
 	if below.lineBits == lb && below.sectorBits == sb {
