@@ -533,15 +533,13 @@ func (f *File) Decode(out any, opts Options) error {
 	// The file's numerics, checked here for every kind before --numerics
 	// may replace it (Options.apply): a misspelt value was accepted where
 	// the flag was given. (The kinds check the value they run with.)
-	if v := reflect.Indirect(reflect.ValueOf(out)); v.Kind() == reflect.Struct {
-		if n := v.FieldByName("Numerics"); n.IsValid() && n.Kind() == reflect.String {
-			modes := f.Kind.NumericsModes
-			if modes == nil {
-				modes = []string{NumericsFull, NumericsSampled, NumericsOff}
-			}
-			if s := n.String(); s != "" && !slices.Contains(modes, s) {
-				return f.badKey("numerics", "must be %s for %s programs (got %+q)", orList(modes), f.Kind.Name, s)
-			}
+	if n := numericsField(out); n.IsValid() {
+		modes := f.Kind.NumericsModes
+		if modes == nil {
+			modes = []string{NumericsFull, NumericsSampled, NumericsOff}
+		}
+		if s := n.String(); s != "" && !slices.Contains(modes, s) {
+			return f.badKey("numerics", "must be %s for %s programs (got %+q)", orList(modes), f.Kind.Name, s)
 		}
 	}
 	return nil
