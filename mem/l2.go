@@ -51,9 +51,12 @@ type L2 struct {
 	// when that way's tag is still the sector's — a replacement does not
 	// clear the evicted sector's entry (a store to a random byte of an
 	// index of tens of MiB, a host-cache miss per replacement: GB200
-	// Ozaki 16384³ 54 → 48 s). It grows to the highest sector used (up
-	// to maxWhere; sectors beyond fall back to a scan).
-	where []uint8
+	// Ozaki 16384³ 54 → 48 s). It grows, doubling, to cover the highest
+	// sector used, up to whereCap entries (maxWhere, or the span SpanIndex
+	// gives: what IndexFootprint counts); sectors beyond fall back to a
+	// scan.
+	where    []uint8
+	whereCap int64
 
 	// recording marks an access whose absent lines are listed in missed
 	// (Access2DThrough), in the order it found them.
@@ -165,13 +168,49 @@ func L2Sectors(gmBytes int64, lineBytes, linesPerTag int) int64 {
 }
 
 // IndexFootprint returns the most host memory, in bytes, the where index
-// of NewL2's directory takes in front of gmBytes of global memory: a byte
-// per tag's worth of addresses, up to maxWhere (0 without a cache).
+// of NewL2's directory takes in front of gmBytes of global memory — the
+// whole memory, or the span of it a program's tensors occupy, given to the
+// directory by SpanIndex: a byte per tag's worth of addresses, at least
+// minWhere and up to maxWhere (0 without a cache).
 func IndexFootprint(capacity, gmBytes int64, lineBytes, linesPerTag int) int64 {
 	if capacity <= 0 {
 		return 0
 	}
-	return min(max(L2Sectors(gmBytes, lineBytes, linesPerTag), 1<<12), maxWhere)
+	return whereLen(L2Sectors(gmBytes, lineBytes, linesPerTag))
+}
+
+// minWhere is the where index's first size (entries).
+const minWhere = 1 << 12
+
+// whereLen is the most entries the where index of a directory in front of
+// sectors sectors takes.
+func whereLen(sectors int64) int64 { return min(max(sectors, minWhere), maxWhere) }
+
+// SpanIndex bounds the directory's where index to the sectors of the
+// first gmBytes of global memory (IndexFootprint's bytes for them): the
+// span a program's tensors occupy, so that the index — grown by doubling
+// as higher sectors are used — never takes more than the estimate counts.
+// A sector beyond it is looked up by a scan of its set's ways (the same
+// results, a little slower). NewL2's directory bounds it by maxWhere; call
+// SpanIndex before the directory's first access.
+func (c *L2) SpanIndex(gmBytes int64) {
+	c.whereCap = whereLen(L2Sectors(gmBytes, 1<<c.lineBits, 1<<(c.sectorBits-c.lineBits)))
+	if int64(len(c.where)) > c.whereCap {
+		c.where = append([]uint8(nil), c.where[:c.whereCap]...)
+	}
+}
+
+// Reach returns the bytes from address 0 to the end of the highest sector
+// the directory has allocated, as far as its where index covers them
+// (SpanIndex): how far a run's accesses reached, against the span a
+// program said its tensors occupy (tests; it scans the index).
+func (c *L2) Reach() int64 {
+	for i := len(c.where) - 1; i >= 0; i-- {
+		if c.where[i] != 0 {
+			return int64(i+1) << c.sectorBits
+		}
+	}
+	return 0
 }
 
 // NewL2 returns a cache of the given capacity, line size, lines per tag (a
@@ -182,7 +221,7 @@ func NewL2(capacity int64, lineBytes, linesPerTag, ways int) *L2 {
 		return nil
 	}
 	lb, tb, ways, sets := l2Shape(capacity, lineBytes, linesPerTag, ways)
-	c := &L2{lineBits: lb, sectorBits: lb + tb, sets: sets, ways: ways, set: make([]l2Set, sets)}
+	c := &L2{lineBits: lb, sectorBits: lb + tb, sets: sets, ways: ways, set: make([]l2Set, sets), whereCap: maxWhere}
 	// Initially way 0 is the least recently used, then 1, 2, …
 	for w := 0; w < ways; w++ {
 		c.init |= uint64(ways-1-w) << (4 * w)
@@ -821,10 +860,10 @@ func (c *L2) indexed(sec int64) bool {
 	if sec < int64(len(c.where)) {
 		return sec >= 0
 	}
-	if sec < 0 || sec >= maxWhere {
+	if sec < 0 || sec >= c.whereCap {
 		return false
 	}
-	n := min(max(sec+1, 2*int64(len(c.where)), 1<<12), maxWhere)
+	n := min(max(sec+1, 2*int64(len(c.where)), minWhere), c.whereCap)
 	w := make([]uint8, n)
 	copy(w, c.where)
 	c.where = w

@@ -466,6 +466,45 @@ func TestL2LinesPerTag(t *testing.T) {
 	}
 }
 
+// A directory given a span (SpanIndex) keeps its where index within
+// IndexFootprint's bytes for it however far its accesses reach — the
+// index grows by doubling, so unbounded it passes the estimate (5 MiB of
+// 128-byte tags: 40960 entries for the span, 65536 grown) — and gives
+// the same hits and misses as one without (sectors beyond are scanned).
+// Reach is how far the accesses reached.
+func TestL2SpanIndex(t *testing.T) {
+	const capacity, span, reach = 1 << 20, 5 << 20, 12 << 20
+	bounded, free := NewL2(capacity, 128, 1, 16), NewL2(capacity, 128, 1, 16)
+	bounded.SpanIndex(span)
+	x := uint64(99)
+	for i := range 100000 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		addr, n := int64(x%(span+span/2)), int64(x>>40%4096+1)
+		if i%64 == 0 {
+			addr = int64(x % reach) // (beyond the span too)
+		}
+		h1, m1 := bounded.Access(addr, n)
+		h2, m2 := free.Access(addr, n)
+		if h1 != h2 || m1 != m2 {
+			t.Fatalf("access %d of %d bytes at %d: bounded index hit %d missed %d, unbounded %d and %d", i, n, addr, h1, m1, h2, m2)
+		}
+	}
+	if got, est := int64(len(bounded.where)), IndexFootprint(capacity, span, 128, 1); got > est || est != span/128 {
+		t.Errorf("index of a %d-byte span: %d entries, estimate %d (want %d)", span, got, est, span/128)
+	}
+	if int64(len(free.where)) <= IndexFootprint(capacity, span, 128, 1) {
+		t.Errorf("the unbounded index took %d entries: the test does not reach past the span", len(free.where))
+	}
+	if r := bounded.Reach(); r != span {
+		t.Errorf("bounded Reach %d, want the span %d (the accesses beyond it are not indexed)", r, span)
+	}
+	if r := free.Reach(); r <= span || r > reach || r%128 != 0 {
+		t.Errorf("unbounded Reach %d, want the end of a sector in (%d, %d]", r, span, reach)
+	}
+}
+
 // A sector beyond MaxSector (its tag would not fit 32 bits) is never
 // present: its accesses miss, allocate nothing and leave the sectors below
 // it alone (a tag truncated to 32 bits would alias sector 0's).
