@@ -110,7 +110,7 @@ type LUGrid struct {
 type LURefinement struct {
 	Method        string  `mapstructure:"method"`         // ir | gmres
 	Restart       int     `mapstructure:"restart"`        // GMRES restart length
-	Tolerance     float64 `mapstructure:"tolerance"`      // pass threshold of the scaled residual: HPL-MxP's 16 or a stricter one
+	Tolerance     float64 `mapstructure:"tolerance"`      // scaled residual refinement aims for: HPL-MxP's 16 or a stricter one (passing is judged against 16)
 	MaxIterations int     `mapstructure:"max_iterations"` // refinement steps before giving up
 	// TimingIterations is the number of refinement steps timed when no
 	// numerics are computed (numerics off).

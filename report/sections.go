@@ -10,6 +10,9 @@ package report
 // solve, per-iteration and per-window samples, the kernel zones, the host's
 // time per stage and the refinement.
 type HPLMxP struct {
+	// Converged says refinement reached its tolerance (set with Passed;
+	// with the default tolerance 16 the two agree).
+	Converged *bool `json:"converged,omitempty"`
 	// FactorizationSeconds is the time until every factorization kernel
 	// finished.
 	FactorizationSeconds float64 `json:"factorization_seconds"`
@@ -34,7 +37,9 @@ type HPLMxP struct {
 	NFusion     int      `json:"n_fusion"`
 	NB          int      `json:"nb"`
 	// Passed, RefinementIterations and ScaledResidual repeat the computed
-	// refinement's outcome (set with Refinement.Solved).
+	// refinement's outcome (set with Refinement.Solved). Passed is
+	// HPL-MxP's check, the scaled residual below 16, whatever the
+	// tolerance; a run that does not pass fails.
 	Passed       *bool            `json:"passed,omitempty"`
 	PeakFraction float64          `json:"peak_fraction"`
 	Refinement   HPLMxPRefinement `json:"refinement"`
@@ -143,15 +148,25 @@ func (r HPLMxPRefinement) MarshalJSON() ([]byte, error) {
 }
 
 // HPLMxPRefinementSolved is a computed refinement: the method, its
-// iterations and final scaled residual, the pass threshold, the scaled
-// residual after each iteration (GMRES: each restart cycle; History[0]:
-// the LU solve) and the steps the host's time holds.
+// iterations and final scaled residual, its tolerance, whether it reached
+// it and why it stopped, the scaled residual after each iteration (GMRES:
+// each restart cycle; History[0]: the LU solve) and the steps the host's
+// time holds.
 type HPLMxPRefinementSolved struct {
+	// Converged: the scaled residual fell below Threshold (always set on
+	// a computed refinement).
+	Converged      *bool     `json:"converged,omitempty"`
 	History        []float64 `json:"history"`
 	Iterations     int       `json:"iterations"`
 	Method         string    `json:"method"`
 	ScaledResidual float64   `json:"scaled_residual"`
-	Threshold      float64   `json:"threshold"`
+	// StopReason is why refinement stopped: converged, stagnated (the
+	// residual fell by less than half in each of the last two steps),
+	// max_iterations or non_finite (always set on a computed refinement).
+	StopReason *string `json:"stop_reason,omitempty"`
+	// Threshold is the tolerance refinement aims for (HPL-MxP's 16 or a
+	// stricter one); passing is judged against 16.
+	Threshold float64 `json:"threshold"`
 	// TimedSteps is the host's refinement work after x0 and its residual,
 	// in steps of one LU solve and one product with A (IR: one an
 	// iteration; GMRES: one an inner step and one more a cycle).
