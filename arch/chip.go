@@ -65,6 +65,15 @@ type Options struct {
 	// bound on its host memory, on a host smaller than MaxModelBytes
 	// allows for.
 	MaxBytes int64
+	// GMSpan, when > 0, is the bytes of global memory from address 0 the
+	// program's tensors occupy (its highest address + 1), as the program
+	// laid them out before the run: the L2 and LLC directories' where
+	// indexes are sized for it instead of the whole of gm.capacity, and
+	// so counted (FootprintSpan; MI300X's nine directories took 1.1 GiB
+	// by gm.capacity, ~9 MiB for a 4096³ HGEMM). An access beyond it is
+	// looked up without the index: the same results, a little slower.
+	// 0: the whole memory.
+	GMSpan int64
 }
 
 // RegisterWaiter registers a component of the chip (a core, its host, its
@@ -171,7 +180,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	if err != nil {
 		return nil, fmt.Errorf("machine %s: core.clock: %w", m.Name, err)
 	}
-	footprint, err := checkFootprint(m, kind, opts.Mode, opts.MaxBytes)
+	footprint, err := checkFootprint(m, kind, opts.Mode, opts.MaxBytes, opts.GMSpan)
 	if err != nil {
 		return nil, err
 	}
@@ -225,9 +234,11 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	if m.L2.Private && m.L2.Partitions > 1 {
 		parts = m.L2.Partitions
 	}
+	span := indexSpan(m, opts.GMSpan)
 	for range parts {
 		if l2 := mem.NewL2(int64(m.L2.Capacity)/int64(parts), m.L2.LineBytes, m.L2.TagLines(), m.L2.Ways); l2 != nil {
 			indexSets(l2, m.L2.Index)
+			l2.SpanIndex(span)
 			c.l2s = append(c.l2s, l2)
 			bw := mem.NewChannel(c.eng, float64(m.L2.Bandwidth)/float64(parts))
 			bw.SetName(fmt.Sprintf("%s (%v)", c.keyOrigin("l2.bandwidth"), m.L2.Bandwidth))
@@ -236,6 +247,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	}
 	if llc := mem.NewL2(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.TagLines(), m.LLC.Ways); llc != nil && len(c.l2s) > 0 {
 		indexSets(llc, m.LLC.Index)
+		llc.SpanIndex(span)
 		c.llc = llc
 		c.llcBW = mem.NewChannel(c.eng, float64(m.LLC.Bandwidth))
 		c.llcBW.SetName(fmt.Sprintf("%s (%v)", c.keyOrigin("llc.bandwidth"), m.LLC.Bandwidth))
@@ -270,19 +282,37 @@ func NewHostChip(m *machines.Machine, eng *sim.Engine, label string) (*Chip, err
 
 // Footprint returns the host memory, in bytes, NewChip estimates a chip of
 // machine m takes in mode (checked against MaxModelBytes; a run of many
-// chips checks their sum).
+// chips checks their sum), for a program that may use the whole of its
+// global memory (FootprintSpan).
 func Footprint(m *machines.Machine, mode Mode) (float64, error) {
+	return FootprintSpan(m, mode, 0)
+}
+
+// FootprintSpan is Footprint for a program whose tensors occupy the first
+// span bytes of global memory (Options.GMSpan; 0: the whole memory): its
+// caches' where indexes counted for the span.
+func FootprintSpan(m *machines.Machine, mode Mode, span int64) (float64, error) {
 	kind, err := kindFor(m.Kind)
 	if err != nil {
 		return 0, fmt.Errorf("machine %s: %w", m.Name, err)
 	}
-	total, _, _ := footprint(m, kind, mode)
+	total, _, _ := footprint(m, kind, mode, span)
 	return total, nil
 }
 
+// indexSpan returns the global memory the where indexes of a chip of
+// machine m cover: span (Options.GMSpan) where it is given and within
+// gm.capacity, else gm.capacity.
+func indexSpan(m *machines.Machine, span int64) int64 {
+	if gm := int64(m.GM.Capacity); span <= 0 || span > gm {
+		return gm
+	}
+	return span
+}
+
 // footprint returns a chip's bytes in all, per core, and of its L2 and
-// LLC directories (tags and where indexes).
-func footprint(m *machines.Machine, kind *Kind, mode Mode) (total float64, per int64, l2 float64) {
+// LLC directories (tags, and where indexes for span: Options.GMSpan).
+func footprint(m *machines.Machine, kind *Kind, mode Mode, span int64) (total float64, per int64, l2 float64) {
 	per = int64(DefaultCoreBytes)
 	if kind.CoreBytes != nil {
 		per = kind.CoreBytes(m, mode)
@@ -292,7 +322,7 @@ func footprint(m *machines.Machine, kind *Kind, mode Mode) (total float64, per i
 	if m.L2.Private && m.L2.Partitions > 1 {
 		parts = int64(m.L2.Partitions)
 	}
-	gm := int64(m.GM.Capacity)
+	gm := indexSpan(m, span)
 	l2 = float64(mem.L2Footprint(int64(m.L2.Capacity), m.L2.LineBytes, m.L2.TagLines(), m.L2.Ways)) +
 		float64(parts*mem.IndexFootprint(int64(m.L2.Capacity)/parts, gm, m.L2.LineBytes, m.L2.TagLines())) +
 		float64(mem.L2Footprint(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.TagLines(), m.LLC.Ways)) +
@@ -327,11 +357,12 @@ func limitBytes(b int64) string {
 }
 
 // checkFootprint returns the host memory a model of machine m takes in
-// mode, refusing it above MaxModelBytes, or above limit where that is
-// smaller (> 0: Options.MaxBytes).
-func checkFootprint(m *machines.Machine, kind *Kind, mode Mode, limit int64) (float64, error) {
+// mode for a program of span bytes of global memory (Options.GMSpan),
+// refusing it above MaxModelBytes, or above limit where that is smaller
+// (> 0: Options.MaxBytes).
+func checkFootprint(m *machines.Machine, kind *Kind, mode Mode, limit, span int64) (float64, error) {
 	bound, why := footprintBound(limit)
-	total, per, l2 := footprint(m, kind, mode)
+	total, per, l2 := footprint(m, kind, mode, span)
 	if total > float64(bound) {
 		return 0, hostRefusal(fmt.Errorf("machine %s: simulating it would take about %s of host memory (%d cores × %.0f KiB, L2 and LLC directories %.0f MiB), above the limit of %s%s: check keys %s",
 			m.Name, roughBytes(total), m.Cores, float64(per)/(1<<10), l2/(1<<20), limitBytes(bound), why, kind.footprintKeys()), limit)
@@ -370,6 +401,22 @@ func (k *Kind) footprintKeys() string {
 		return `"cores", "core.queue_depth", "core.buffers", "l2.capacity" and "llc.capacity"`
 	}
 	return k.FootprintKeys
+}
+
+// GMReach returns how far the run's global-memory accesses reached: the
+// bytes from address 0 to the end of the highest sector its L2 and LLC
+// directories allocated, as far as their where indexes cover (gm.capacity
+// or Options.GMSpan; 0 without an L2). A program's GMSpan is checked by
+// it (tests).
+func (c *Chip) GMReach() int64 {
+	var r int64
+	for _, l2 := range c.l2s {
+		r = max(r, l2.Reach())
+	}
+	if c.llc != nil {
+		r = max(r, c.llc.Reach())
+	}
+	return r
 }
 
 // GM returns global memory (nil in timing mode) so that callers can place
