@@ -65,3 +65,8 @@ func StreamReaderBytes(ahead bool) int64 {
 	}
 	return AllocBytes(buf) + coroutineBytes
 }
+
+// ChipBytesPerCore is what the chip keeps by core beside the core model
+// (Kind.CoreBytes counts it): an interface in its cores and its waiters
+// (the latter grown by appending, up to twice its length) and a sync flag.
+const ChipBytesPerCore = 16 + 2*16 + 1

@@ -2,15 +2,20 @@ package gpu_test
 
 import (
 	"errors"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	_ "github.com/davinci-sim/davinci-sim/arch/amd"
 	"github.com/davinci-sim/davinci-sim/arch/archtest"
+	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	_ "github.com/davinci-sim/davinci-sim/arch/nvidia"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 // Every embedded GPU machine passes the chip's host-memory estimate in
@@ -81,6 +86,87 @@ func TestGridDataFootprint(t *testing.T) {
 				c.mode, c.g.Resources.SharedBytes>>10, c.g.TimingOnly, got, err, c.refused)
 		} else if got && !strings.Contains(err.Error(), "(4 cores × 640 KiB of CTAs' shared memory, registers and accumulators — this grid's 2 resident CTAs × 320 KiB") {
 			t.Errorf("message %q", err)
+		}
+	}
+}
+
+// hostBytesNow returns the bytes of live heap objects and goroutine stacks
+// after a collection (as the DaVinci chip's test measures them).
+func hostBytesNow() int64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}, {Name: "/memory/classes/os-stacks:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64() + s[1].Value.Uint64() + s[2].Value.Uint64())
+}
+
+// spanGrid is a grid of small blocks, as many resident on a core as it
+// allows, whose copies from global memory reach over the first span
+// bytes: each block reads rows of rows·128 bytes spread over the span, the
+// last block up to its end.
+func spanGrid(ctas int, span int64) isa.Grid {
+	const rows, row = 48, 128
+	step := span / int64(ctas*rows) &^ (row - 1)
+	return isa.Grid{Name: "span", CTAs: ctas, Resources: isa.Resources{Warps: 1, SharedBytes: 1 << 10, Registers: 32},
+		CTA: func(i int) isa.Stream {
+			return func(yield func(isa.Instr) bool) {
+				for r := range rows {
+					addr := (int64(i)*rows + int64(r)) * step
+					if i == ctas-1 && r == rows-1 {
+						addr = span - row
+					}
+					if !yield(gpu.CopyToShared(0, addr, 1, row, row, row)) {
+						return
+					}
+				}
+			}
+		}}
+}
+
+// The estimate of a GPU chip's host memory (arch.FootprintSpan, for the
+// span of global memory the program's tensors occupy) covers the chip as
+// it runs a grid with every block slot of every core in use — each block
+// reading its stream, read ahead or not — and its caches' where indexes
+// grown over the span, and is not far above it: it counted the indexes
+// for the whole of gm.capacity (A100 128 MiB, MI300X's nine directories
+// 1.1 GiB), whatever the program's span.
+func TestFootprintCoversRunningGPU(t *testing.T) {
+	const cores, span = 16, 96 << 20
+	for _, name := range []string{"a100", "mi300x"} {
+		m := archtest.Machine(t, name, fmt.Sprintf("machine.cores=%d", cores))
+		est, err := arch.FootprintSpan(m, arch.Timing, span)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ahead := range []bool{false, true} {
+			o := arch.Options{Mode: arch.Timing, NoReadAhead: !ahead, GMSpan: span}
+			if ahead {
+				if o.Ahead = arch.NewAhead(); o.Ahead == nil {
+					continue // (one processor: the process reads no streams ahead)
+				}
+			}
+			before := hostBytesNow()
+			var used int64
+			o.Progress = func(sim.Time, uint64) { used = max(used, hostBytesNow()-before) }
+			o.ProgressEvery = 2000
+			chip, err := arch.NewChip(m, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := chip.Run(isa.Program{Name: "span", Grids: []isa.Grid{spanGrid(4*cores*64, span)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			used = max(used, hostBytesNow()-before)
+			if r := chip.GMReach(); r != span {
+				t.Errorf("%s: the grid reached %d bytes, want the span %d", name, r, span)
+			}
+			runtime.KeepAlive(chip)
+			runtime.KeepAlive(st)
+			t.Logf("%s, read ahead %v: estimate %.1f MiB, held %.1f MiB", name, ahead, est/(1<<20), float64(used)/(1<<20))
+			if est < float64(used) || ahead && est > 1.25*float64(used) {
+				t.Errorf("%s, read ahead %v: %d cores estimated at %.1f MiB, held %.1f MiB running a grid over %d MiB of global memory",
+					name, ahead, cores, est/(1<<20), float64(used)/(1<<20), span>>20)
+			}
 		}
 	}
 }

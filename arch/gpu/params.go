@@ -11,6 +11,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/mem"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
 
@@ -117,7 +118,8 @@ func RegisterKind(name string, params func(*machines.Machine) (*Params, error), 
 			if err != nil {
 				return arch.DefaultCoreBytes // building the cores reports the error
 			}
-			return p.coreBytes()
+			g := m.Geometry()
+			return p.coreBytes(len(g.Paths), len(g.Buffers))
 		},
 		FootprintKeys: footprintKeys,
 		LaunchLatency: func(c *arch.Chip) sim.Time {
@@ -129,20 +131,48 @@ func RegisterKind(name string, params func(*machines.Machine) (*Params, error), 
 	})
 }
 
-// coreBytes estimates the host memory of one core (newCore's and
-// StartCTA's allocations) with every block slot in use, saturating
-// instead of overflowing: per slot its lane queues and flags. The data a
-// functional block keeps (its shared memory, a register file and
-// accumulator store of the core's size: slotData) depends on the kernel:
-// the grid scheduler adds it for as many blocks as the kernel fits
-// (Core.Resident).
-func (p *Params) coreBytes() int64 {
-	slot := float64(unsafe.Sizeof(cta{})) +
-		float64(numLanes)*float64(queueDepth)*float64(unsafe.Sizeof(isa.Instr{})+unsafe.Sizeof(sim.Time(0))) +
-		float64(numLanes*numLanes*flagIDs)*4
-	n := float64(unsafe.Sizeof(Core{})) + float64(float64(max(p.MaxBlocks, 1))*slot)
+// coreBytes estimates the host memory of one core of a machine of paths
+// copy paths and buffers buffers (newCore's and StartCTA's allocations)
+// with every block slot in use, each object rounded up to the Go
+// allocator's size class (arch.AllocBytes), saturating instead of
+// overflowing: per slot its lane queues, flags and work counts, the
+// stream it reads (arch.StreamReaderBytes: its read-ahead ring, ~37 KiB
+// with its coroutine — more than the slot's own objects) and a flow per
+// lane on the core's units and the chip's L2 and HBM channels; per core
+// its channels, occupancy, the chip's bytes by core and the statistics
+// the run collects of it. Without the streams and the rounding an A100 SM
+// with its 32 slots in use was estimated at 1022 KiB and held ~2.1 MiB.
+// The data a functional block keeps (its shared memory, a register file
+// and accumulator store of the core's size: slotData) depends on the
+// kernel: the grid scheduler adds it for as many blocks as the kernel
+// fits (Core.Resident).
+func (p *Params) coreBytes(paths, buffers int) int64 {
+	alloc := func(n float64) float64 { return float64(arch.AllocBytes(int64(min(n, 1<<62)))) }
+	lanes, np, nb := float64(numLanes), float64(paths), float64(buffers)
+	work := alloc(lanes*8) + alloc(np*8) // a CTAWork's counts (resetWork)
+	slot := alloc(float64(unsafe.Sizeof(cta{}))) +
+		alloc(lanes*lanes*flagIDs*4) +
+		float64(lanes*(alloc(queueDepth*float64(unsafe.Sizeof(isa.Instr{})))+alloc(queueDepth*float64(unsafe.Sizeof(sim.Time(0)))))) +
+		3*work + // work, body, last
+		float64(arch.StreamReaderBytes(true)) +
+		3*lanes*flowBytes +
+		2*8 // its pointer in Core.ctas, grown by appending
+	channel := alloc(float64(unsafe.Sizeof(mem.Channel{}))) + alloc(float64(unsafe.Sizeof(sim.Waker{})))
+	core := alloc(float64(unsafe.Sizeof(Core{}))) + alloc(float64(unsafe.Sizeof(sim.Waker{}))) +
+		3*channel + // the units' (tensor, fma, ldsm)
+		alloc(nb*8) + float64(nb*alloc(float64(unsafe.Sizeof(mem.Occupancy{})))) +
+		alloc(np*8) + // pathBytes
+		arch.ChipBytesPerCore +
+		alloc(lanes*float64(unsafe.Sizeof(arch.LaneStats{}))) + alloc(nb*float64(unsafe.Sizeof(arch.BufferStats{}))) +
+		float64(unsafe.Sizeof(arch.CoreStats{}))
+	n := core + float64(float64(max(p.MaxBlocks, 1))*slot)
 	return int64(min(n, 1<<62))
 }
+
+// flowBytes is what a transfer or an instruction running takes in a
+// bandwidth channel (mem.Channel): its flow, rounded up to its size class,
+// and the pointers to it in the channel's heap and free list.
+const flowBytes = 48 + 2*8
 
 // slotData is the host bytes a functional block holding r keeps
 // (StartCTA): its shared memory, and a register file and accumulator
