@@ -57,10 +57,11 @@ func numericsField(params any) reflect.Value {
 
 // modelHostBytes estimates the host memory of the chip models a run of f
 // with opts (params decoded, the run's numerics applied) holds at once:
-// arch.Footprint of its machine with the run's machine.* overrides, in
+// arch.FootprintSpan of its machine with the run's machine.* overrides, in
 // its mode — functional where its numerics are full (the model holds every
-// buffer's bytes), timing otherwise —, the estimate by which NewChip
-// refuses a model past the run's bound; on a cluster or node description
+// buffer's bytes), timing otherwise —, for the span of global memory its
+// tensors occupy (gmSpanBytes; the whole memory where it is not known),
+// the estimate by which NewChip refuses a model past the run's bound; on a cluster or node description
 // the NPU's model times the NPUs at fidelity full (all at once, as the
 // cluster run checks), one timing model at fidelity isolated or sampled
 // (each kernel alone). 0 where the machine does not load: the run
@@ -98,11 +99,134 @@ func modelHostBytes(f *File, opts Options, params any) float64 {
 			return 0
 		}
 	}
-	per, err := arch.Footprint(m, mode)
+	span := int64(0) // (a cluster's NPUs: the whole memory)
+	if models == 1 && ClusterMachine(f, opts) == "" {
+		span = gmSpanBytes(f.Kind.Name, params, m)
+	}
+	per, err := arch.FootprintSpan(m, mode, span)
 	if err != nil {
 		return 0
 	}
 	return models * per
+}
+
+// gmSpanOf returns the bytes of global memory a run of f with opts on
+// machine m lays its tensors out in (gmSpanBytes), 0 where that is not
+// known or the program's keys do not decode: the span to give its chip
+// (arch.Options.GMSpan), whose caches' where indexes then take no more
+// than modelHostBytes counts.
+func gmSpanOf(f *File, opts Options, m *machines.Machine) int64 {
+	params, err := decodedParams(f, opts)
+	if err != nil {
+		return 0
+	}
+	return gmSpanBytes(f.Kind.Name, params, m)
+}
+
+// gmSpanBytes returns the bytes of global memory from address 0 in which
+// a run of kind with params (decoded) on machine m lays out its tensors,
+// as its build does before the run — the span its caches' where indexes
+// grow over (arch.FootprintSpan: a byte per 128-byte tag of it in each
+// directory, where gm.capacity counted 128 MiB a directory, MI300X's nine
+// 1.1 GiB) —, or 0 where the layout is not followed here: then the whole
+// memory counts. The GPU GEMMs (newGPUGEMMPlan: A, B and C) and the
+// emulated GEMMs on GPUs (buildEmulatedScheme: FP32 A and B, the pieces a
+// split pass writes, C; ape-int16's pieces, sums, planes and INT64 C;
+// scheme auto the largest of its candidates'); not yet ozaki, the LUs,
+// gpu-bench or DaVinci machines. TestGMSpanCoversRun checks it against
+// how far runs reach.
+func gmSpanBytes(kind string, params any, m *machines.Machine) int64 {
+	if _, gpu := newGPUTarget(m); !gpu {
+		return 0
+	}
+	switch p := params.(type) {
+	case *GEMMParams:
+		in, out := map[string]int64{"hgemm": 2, "sgemm": 4, "tf32gemm": 4, "dgemm": 8, "igemm": 1}[kind], int64(4)
+		switch {
+		case in == 0:
+			return 0
+		case kind == "hgemm" && (p.Input == "e4m3" || p.Input == "e5m2"):
+			in = 1
+		case kind == "dgemm":
+			out = 8
+		}
+		return gpuGEMMSpan(p, in, in, out)
+	case *EmulatedParams:
+		if kind != "emulated-gemm" {
+			return 0
+		}
+		return emulatedSpan(p)
+	}
+	return 0
+}
+
+// spanLayout lays tensors out one after the other from address 0, each
+// aligned as the builds align them: at is the span so far.
+type spanLayout struct{ at, align int64 }
+
+func (l *spanLayout) next(bytes int64) {
+	l.at = (l.at + max(bytes, 0) + l.align - 1) &^ (l.align - 1)
+}
+
+// gpuGEMMSpan is the span of a GPU GEMM's A, B and C of a, b and c bytes
+// an element (newGPUGEMMPlan).
+func gpuGEMMSpan(p *GEMMParams, a, b, c int64) int64 {
+	mk, kn, mn := gemmElems(p)
+	l := spanLayout{align: 512}
+	l.next(a * mk)
+	l.next(b * kn)
+	return l.at + c*mn
+}
+
+// gemmElems returns the elements of a GEMM's A, B and C (none for a
+// negative size: the run refuses it).
+func gemmElems(p *GEMMParams) (mk, kn, mn int64) {
+	m, k, n := int64(max(p.M, 0)), int64(max(p.K, 0)), int64(max(p.N, 0))
+	return m * k, k * n, m * n
+}
+
+// emulatedSpan is gmSpanBytes of an emulated GEMM on a GPU: scheme native
+// is sgemm's kernel, ape-int16 its INT16 layout (buildEmulatedInt16),
+// auto the largest of its candidates', the others FP32 A and B, the
+// pieces a split pass writes and FP32 C (buildEmulatedScheme).
+func emulatedSpan(p *EmulatedParams) int64 {
+	mk, kn, mn := gemmElems(&p.GEMMParams)
+	switch p.Scheme {
+	case "native":
+		return gpuGEMMSpan(&p.GEMMParams, 4, 4, 4)
+	case "ape-int16":
+		l := spanLayout{align: 512}
+		for _, b := range []int64{2 * mk, 2 * kn, mk, mk, kn, kn, 8 * int64(max(p.M, 0)), 8 * int64(max(p.N, 0)), 16 * mn, 8 * mn} {
+			l.next(b)
+		}
+		return l.at
+	case "auto":
+		var most int64
+		for _, name := range fp32SchemeNames() {
+			q := *p
+			q.Scheme = name
+			most = max(most, emulatedSpan(&q))
+		}
+		return max(most, gpuGEMMSpan(&p.GEMMParams, 4, 4, 4))
+	}
+	sp, err := decodeScheme(p.Scheme, func(string, string, ...any) error { return errNoParams })
+	if err != nil {
+		return 0
+	}
+	l := spanLayout{align: 512}
+	l.next(4 * mk)
+	l.next(4 * kn)
+	if sp.s.Split == "pass" {
+		es := int64(sp.format.Bytes())
+		for range sp.nA {
+			l.next(es * mk)
+		}
+		for range sp.nB {
+			l.next(es * kn)
+		}
+	}
+	l.next(4 * mn)
+	return l.at
 }
 
 // errNoParams: a kind whose programs have no parameter struct.

@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -94,5 +95,121 @@ func TestHostBytesChipModel(t *testing.T) {
 	}
 	if got := estimate(f, o); got <= bound {
 		t.Errorf("estimate %d MiB within the bound that refused the run", got>>20)
+	}
+}
+
+// The span of global memory a GPU GEMM's or emulated GEMM's tensors
+// occupy (gmSpanBytes), which the chip model's estimate counts the caches'
+// where indexes for, covers how far a run of it reaches — its chip
+// indexing the whole memory, so that a tensor the span left out would
+// show — and follows the layout (not more than an alignment beyond it):
+// the estimate is an upper bound, and the index given the span
+// (arch.Options.GMSpan) looks no access up the slow way. Shapes not a
+// multiple of the alignment; each element size and scheme layout.
+func TestGMSpanCoversRun(t *testing.T) {
+	shape := []string{"program.m=200", "program.n=136", "program.k=72"}
+	for _, c := range []struct {
+		file, machine string
+		sets          []string
+	}{
+		{"a100-hgemm.yaml", "a100", nil},
+		{"a100-hgemm.yaml", "mi300x", []string{"program.input=bf16"}},
+		{"a100-hgemm.yaml", "h100-sxm", []string{"program.input=e4m3"}},
+		{"a100-sgemm.yaml", "a100", nil},
+		{"a100-tf32gemm.yaml", "h100-sxm", nil},
+		{"a100-dgemm.yaml", "a100", nil},
+		{"a100-igemm.yaml", "mi300x", nil},
+		{"a100-emulated-gemm.yaml", "a100", []string{"program.scheme=ootomo"}},
+		{"a100-emulated-gemm.yaml", "mi300x", []string{"program.scheme=ootomo"}},
+		{"a100-emulated-gemm.yaml", "a100", nil}, // ape-fp32f, termwise
+		{"a100-emulated-gemm.yaml", "a100", []string{"program.scheme=bf16x9"}},
+		{"a100-emulated-gemm.yaml", "a100", []string{"program.scheme=ape-fp32t"}},
+		{"a100-emulated-gemm.yaml", "h100-sxm", []string{"program.scheme=le-gemm"}},
+		{"a100-emulated-gemm.yaml", "a100", []string{"program.scheme=native"}},
+		{"a100-emulated-gemm.yaml", "mi210", []string{"program.scheme=ape-int16"}},
+	} {
+		name := fmt.Sprintf("%s on %s %v", c.file, c.machine, c.sets)
+		f, err := ReadFile("examples/" + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Machine: c.machine, Numerics: NumericsOff, Overrides: mustSets(t, append(c.sets, shape...)...)}
+		m, err := MachineFor(f, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		job, err := f.Kind.Build(f, m, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		span := gmSpanOf(f, opts, m)
+		chip, err := arch.NewChip(m, arch.Options{Mode: job.Mode()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := job.Prepare(chip); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chip.Run(job.Program()); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		const sector = 128 // (the GPU machines' tags)
+		if r := chip.GMReach(); r > (span+sector-1)/sector*sector || r <= span-512 {
+			t.Errorf("%s: the run reached %d bytes of global memory; the span counted is %d", name, r, span)
+		}
+	}
+}
+
+// A GPU GEMM's chip model is counted for the span of global memory its
+// tensors occupy (gmSpanBytes), not for gm.capacity: MI300X's nine where
+// indexes hold a byte per 128-byte tag of a 4096³ HGEMM's 128 MiB (9 MiB)
+// where its 192 GiB counted 1.1 GiB — the estimate grows with the
+// problem, and stays below the whole memory's by about that; a machine or
+// kind whose layout is not followed counts the whole memory.
+func TestHostBytesGPUSpan(t *testing.T) {
+	f, err := ReadFile("examples/a100-hgemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := machines.Load("mi300x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := arch.Footprint(m, arch.Timing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last int64
+	for _, n := range []int{1024, 4096, 8192} {
+		sets := mustSets(t, fmt.Sprintf("program.m=%d", n), fmt.Sprintf("program.n=%d", n), fmt.Sprintf("program.k=%d", n))
+		got, ok := HostBytes(f, Options{Machine: "mi300x", Numerics: NumericsOff, Overrides: sets})
+		if !ok {
+			t.Fatal("no estimate")
+		}
+		span := int64(2*n*n*2 + 4*n*n) // FP16 A and B, FP32 C
+		model, err := arch.FootprintSpan(m, arch.Timing, span)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := runHostBytes + int64(model); got != want {
+			t.Errorf("MI300X HGEMM %d³: %d MiB, want the run's and the model's for a %d MiB span, %d MiB", n, got>>20, span>>20, want>>20)
+		}
+		if index := 9 * span / 128; got <= last || got > runHostBytes+int64(whole)-1<<30+index {
+			t.Errorf("MI300X HGEMM %d³: %d MiB after %d MiB; the whole memory's %d MiB (less 1 GiB, plus the span's indexes %d MiB)",
+				n, got>>20, last>>20, (runHostBytes+int64(whole))>>20, index>>20)
+		}
+		last = got
+	}
+	d, err := ReadFile("examples/hgemm.yaml") // (ascend-910a: its layout is not followed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm, err := machines.Load("ascend-910a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := arch.Footprint(dm, arch.Timing)
+	if got, _ := HostBytes(d, Options{Numerics: NumericsOff}); got != runHostBytes+int64(want) {
+		t.Errorf("hgemm on the 910A: %d, want the run's and the whole memory's model, %d", got, runHostBytes+int64(want))
 	}
 }
