@@ -128,6 +128,48 @@ func TestRunChipModelWithinBudget(t *testing.T) {
 	}
 }
 
+// GPU points are gated on their chip model for the span of global memory
+// their tensors occupy, not the whole memory's where indexes: two MI300X
+// HGEMM points (numerics off, 512³ and 1024³, real peaks ~35 MB) were
+// estimated at 1.37 GiB each — nine 128 MiB indexes — and ran one at a
+// time under any budget below 2.7 GiB; estimated for their spans, they
+// run at once within the two estimates' sum, which the whole memory's
+// estimates pass.
+func TestRunGPUPointsBySpan(t *testing.T) {
+	gates := recordGates(t)
+	dir := t.TempDir()
+	prog := "kind: hgemm\nmachine: mi300x\nm: 512\nk: 512\nn: 512\nnumerics: off\n"
+	if err := os.WriteFile(filepath.Join(dir, "gpu.yaml"), []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ParseStudy("s.yaml", dir, []byte("program: gpu.yaml\nmetrics: [time.seconds]\nvary: {program.m: [512, 1024]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const run = 48 << 20
+	whole := run + int64(chipModel(t, "mi300x", arch.Timing))
+	var budget int64
+	for _, p := range s.Points {
+		n := s.hostBytes(p, 8<<30)
+		if n > whole-1<<30 {
+			t.Errorf("point %d: %d MiB, want the model for its span, 1 GiB below the whole memory's %d MiB", p.Index, n>>20, whole>>20)
+		}
+		budget += n
+	}
+	if budget >= 2*whole-2<<30 {
+		t.Fatalf("budget %d MiB: the whole memory's estimates would fit", budget>>20)
+	}
+	if _, err := Run(s, Options{Out: t.TempDir(), Jobs: 2, MemoryBudget: budget}); err != nil {
+		t.Fatal(err)
+	}
+	if len(*gates) != 1 {
+		t.Fatalf("%d gates", len(*gates))
+	}
+	if g := (*gates)[0]; g.peakHeld != 2 {
+		t.Errorf("budget %d MiB: %d points at once, want both", budget>>20, g.peakHeld)
+	}
+}
+
 // The gate admits points while their estimates fit, one past the budget
 // alone, and in the order asked.
 func TestMemGate(t *testing.T) {
