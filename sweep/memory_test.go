@@ -131,7 +131,7 @@ func TestRunChipModelWithinBudget(t *testing.T) {
 // GPU points are gated on their chip model for the span of global memory
 // their tensors occupy, not the whole memory's where indexes: two MI300X
 // HGEMM points (numerics off, 512³ and 1024³, real peaks ~35 MB) were
-// estimated at 1.37 GiB each — nine 128 MiB indexes — and ran one at a
+// estimated at 1.3 GiB each — nine 128 MiB indexes — and ran one at a
 // time under any budget below 2.7 GiB; estimated for their spans, they
 // run at once within the two estimates' sum, which the whole memory's
 // estimates pass.
