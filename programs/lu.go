@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/davinci-sim/davinci-sim/badinput"
-	"math"
 	"reflect"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -265,12 +264,14 @@ func (j *luJob) buildHost(h *arch.Host) {
 				rd, fac, wr = j.readDiag(i), j.factor(i), j.writeInv(i)
 			}
 			h.Transfer("d2h", diagBytes*int64(pl.tb), rd)
-			// LU of the block (2/3 nb³) and two triangular inverses (nb³/3 each).
-			h.Compute("diag", 4.0/3*math.Pow(float64(nb), 3), 3*diagBytes*4, false, 0, fac)
-			h.Transfer("h2d", 2*diagBytes*2, wr)
-			if i == nbk-1 {
+			// LU of the block and its two triangular inverses, which go
+			// back to the NPU; the last block's only LU (luFactorOnly).
+			fl, by := luDiagWork(nb, i, nbk)
+			h.Compute("diag", fl, by, false, 0, fac)
+			if luFactorOnly(i, nbk) {
 				break
 			}
+			h.Transfer("h2d", 2*diagBytes*2, wr)
 			trsm := h.Launch(fmt.Sprintf("trsm%d", i), "trsm", pl.main, func(core int) isa.Stream {
 				l, r := pl.trsm(i)
 				return pl.gemmStream(indexOf(pl.main, core), len(pl.main), l, r)
@@ -394,7 +395,7 @@ func (j *luJob) readDiag(i int) func() error {
 // factor returns the callback that factors the block read by readDiag.
 func (j *luJob) factor(i int) func() error {
 	return func() error {
-		d, err := luHostDiag(j.blk, j.pl.nb, i, &j.s)
+		d, err := luHostDiag(j.blk, j.pl.nb, i, j.pl.nbk, &j.s)
 		if err != nil {
 			return fmt.Errorf("iteration %d: %w", i, err)
 		}
@@ -403,16 +404,20 @@ func (j *luJob) factor(i int) func() error {
 	}
 }
 
-// luHostDiag factors block i; at i = 0 it fixes the L-panel scale *s.
-func luHostDiag(blk []float32, nb, i int, s *float32) (*luDiag, error) {
+// luHostDiag factors block i of nbk and, but for the last (luFactorOnly),
+// computes its inverses; at i = 0 it fixes the L-panel scale *s.
+func luHostDiag(blk []float32, nb, i, nbk int, s *float32) (*luDiag, error) {
+	d, err := luFactorBlock(blk, nb)
+	if err != nil {
+		return nil, err
+	}
 	if i == 0 {
-		d, err := factorDiag(blk, nb, 1)
-		if err != nil {
-			return nil, err
-		}
 		*s = luScale(d.u, nb)
 	}
-	return factorDiag(blk, nb, *s)
+	if !luFactorOnly(i, nbk) {
+		d.invert(nb, *s)
+	}
+	return d, nil
 }
 
 // writeInv returns the callback that writes the FP16 inverses to GM.

@@ -865,13 +865,23 @@ func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 				j.async(r, "d2h", fmt.Sprintf("d2h diag %d", i), j.pcie(r, true, diagBytes*int64(pl.tb), rd))
 				var t0 sim.Time
 				h.Call("diag", func() error { t0 = now(); return nil })
-				j.compute(r, "diag", 4.0/3*math.Pow(float64(nb), 3), 3*diagBytes*4, false, fac)
+				fl, by := luDiagWork(nb, i, nbk)
+				j.compute(r, "diag", fl, by, false, fac)
+				what := "LU + inverses"
+				if luFactorOnly(i, nbk) {
+					what = "LU"
+				}
 				h.Call("diag", func() error {
 					if j.trace != nil {
-						j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Name: fmt.Sprintf("diag %d (LU + inverses)", i), From: t0, To: now()})
+						j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Name: fmt.Sprintf("diag %d (%s)", i, what), From: t0, To: now()})
 					}
 					return nil
 				})
+			}
+			if luFactorOnly(i, nbk) {
+				// The last block's inverses would serve no TRSM: none
+				// are computed, broadcast or moved to an NPU.
+				break
 			}
 			owner0 := j.rankOf(i%j.P, i%j.Q)
 			if inCol && j.P > 1 {
@@ -895,9 +905,6 @@ func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 					wr = j.writeInv(r, i, inCol, inRow)
 				}
 				j.async(r, "h2d", fmt.Sprintf("h2d inverses %d", i), j.pcie(r, false, n*diagBytes*2, wr))
-			}
-			if i == nbk-1 {
-				break
 			}
 			var trsm *arch.Kernel
 			if inCol || inRow {
@@ -1094,7 +1101,7 @@ func (j *luCluster) readDiag(r *luRank, i int) func() error {
 // and known to every rank with the first inverses).
 func (j *luCluster) factor(r *luRank, i int) func() error {
 	return func() error {
-		d, err := luHostDiag(r.blk, j.p.NB, i, &j.s)
+		d, err := luHostDiag(r.blk, j.p.NB, i, j.pl.nbk, &j.s)
 		if err != nil {
 			return fmt.Errorf("iteration %d: %w", i, err)
 		}

@@ -72,12 +72,12 @@ func luGoldenRun(ctx context.Context, pl *luPlan, mat *luMatrix) (*luGolden, err
 					blk[r*nb+c] = g.at((i*nb+r)*n + i*nb + c)
 				}
 			}
-			d, err := luHostDiag(blk, nb, i, &g.s)
+			d, err := luHostDiag(blk, nb, i, nbk, &g.s)
 			if err != nil {
 				return nil, fmt.Errorf("golden iteration %d: %w", i, err)
 			}
 			g.diags[i] = d
-			if i == nbk-1 {
+			if luFactorOnly(i, nbk) {
 				break
 			}
 			if err := g.trsm(pl, model, i, d); err != nil {

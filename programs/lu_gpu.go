@@ -478,10 +478,17 @@ func (j *luGPUJob) buildGPUHost(h *arch.Host) {
 			if full {
 				rd, fac, wr = j.readDiag(i), j.factor(i), j.writeInv(i)
 			}
+			last := luFactorOnly(i, nbk) // no inverses: lu.go buildHost
+			if last {
+				wr = nil
+			}
 			if j.diag == "host" {
 				h.Transfer("d2h", diagBytes*int64(pl.tb), rd)
-				h.Compute("diag", 4.0/3*math.Pow(float64(nb), 3), 3*diagBytes*4, false, 0, fac)
-				h.Transfer("h2d", 2*diagBytes*2, wr)
+				fl, by := luDiagWork(nb, i, nbk)
+				h.Compute("diag", fl, by, false, 0, fac)
+				if !last {
+					h.Transfer("h2d", 2*diagBytes*2, wr)
+				}
 			} else {
 				// The block is final (the host waited for the kernel that
 				// updated it last): its values are computed now, the
@@ -489,6 +496,9 @@ func (j *luGPUJob) buildGPUHost(h *arch.Host) {
 				if full {
 					h.Call("diag-values", func() error {
 						for _, f := range []func() error{rd, fac, wr} {
+							if f == nil {
+								continue
+							}
 							if err := f(); err != nil {
 								return err
 							}
@@ -496,16 +506,21 @@ func (j *luGPUJob) buildGPUHost(h *arch.Host) {
 						return nil
 					})
 				}
+				// getrf (the LU), then trtri (the inverses) but for the
+				// last block.
 				gs := j.diagGrids(i)
-				fl := 4.0 / 3 * math.Pow(float64(nb), 3)
-				sync(launch(gs[0].Name, "diag", gs[0], fl/2))
-				dk := launch(gs[1].Name, "diag", gs[1], fl/2)
-				if i == nbk-1 {
+				lu := 2.0 / 3 * math.Pow(float64(nb), 3)
+				dk := launch(gs[0].Name, "diag", gs[0], lu)
+				if !last {
+					sync(dk)
+					dk = launch(gs[1].Name, "diag", gs[1], lu)
+				}
+				if last {
 					h.Wait("wait", dk)
 				}
 				sync(dk)
 			}
-			if i == nbk-1 {
+			if last {
 				break
 			}
 			trsm := launch(fmt.Sprintf("trsm%d", i), "trsm", j.trsmGrid(i), 2*2*float64(nb)*float64(nb)*float64(pl.n-(i+1)*nb))

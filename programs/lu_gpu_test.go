@@ -128,7 +128,7 @@ func TestLUGPUTiming(t *testing.T) {
 		t.Fatalf("fusion + look-ahead %.4g s, plain %.4g s", fused.FactorizationSeconds, plain.FactorizationSeconds)
 	}
 	g := hpl(t, run("program.diag=gpu"))
-	if z := g.Zones["diag"]; z == nil || z.Kernels != 2*(8192/256) {
+	if z := g.Zones["diag"]; z == nil || z.Kernels != 2*(8192/256)-1 { // (getrf and trtri a block; the last block's getrf alone)
 		t.Fatalf("diag zone %+v", z)
 	}
 	t.Logf("a100 n=8192: fused %.1f TFLOP/s, plain %.1f, diag on the GPU %.1f", fused.FactorizationTFLOPS, plain.FactorizationTFLOPS, g.FactorizationTFLOPS)

@@ -96,13 +96,13 @@ func (m *luMatrix) NormInf() float64 {
 // luDiag is the host's diagonal-block work of one iteration.
 type luDiag struct {
 	l, u       []float32 // unit lower L_ii (diagonal 1) and upper U_ii, nb×nb row-major
-	uinv, linv []uint16  // FP16(s·U_ii⁻¹) and FP16(L_ii⁻¹)
+	uinv, linv []uint16  // FP16(s·U_ii⁻¹) and FP16(L_ii⁻¹); nil for the last block (luFactorOnly)
 }
 
-// factorDiag factors the FP32 block a (nb×nb) without pivoting and returns
-// the factors and FP16 inverses, U_ii⁻¹ scaled by s. Every operation is
-// FP32 with one rounding (explicit conversions prevent fused multiply-adds).
-func factorDiag(a []float32, nb int, s float32) (*luDiag, error) {
+// luFactorBlock factors the FP32 block a (nb×nb) without pivoting into
+// unit lower L and upper U, without inverses. Every operation is FP32
+// with one rounding (explicit conversions prevent fused multiply-adds).
+func luFactorBlock(a []float32, nb int) (*luDiag, error) {
 	w := append([]float32(nil), a...)
 	for k := 0; k < nb; k++ {
 		p := w[k*nb+k]
@@ -131,6 +131,12 @@ func factorDiag(a []float32, nb int, s float32) (*luDiag, error) {
 			}
 		}
 	}
+	return d, nil
+}
+
+// invert computes d's FP16 inverses FP16(s·U⁻¹) and FP16(L⁻¹) (RNE,
+// saturating) from its FP32 factors.
+func (d *luDiag) invert(nb int, s float32) {
 	ui := invUpper32(d.u, nb)
 	li := invUnitLower32(d.l, nb)
 	o := fp.Options{Round: fp.RNE, Saturate: true}
@@ -140,7 +146,25 @@ func factorDiag(a []float32, nb int, s float32) (*luDiag, error) {
 		d.uinv[k] = uint16(fp.FromFloat32(float32(ui[k]*s), fp.FP16, o))
 		d.linv[k] = uint16(fp.FromFloat32(li[k], fp.FP16, o))
 	}
-	return d, nil
+}
+
+// luFactorOnly says diagonal block i of nbk is only factored: the last
+// one. Its inverses would only serve a TRSM, and no panel is left to
+// solve; refinement reads the FP32 factors l and u (assembleFactors),
+// never the inverses.
+func luFactorOnly(i, nbk int) bool { return i == nbk-1 }
+
+// luDiagWork returns the host's work on diagonal block i of nbk (nb×nb):
+// its LU (2/3·nb³ flops) and, but for the last block (luFactorOnly), the
+// two triangular inverses (nb³/3 each); bytes: the block (FP32) and each
+// inverse.
+func luDiagWork(nb, i, nbk int) (flops float64, bytes int64) {
+	b := int64(nb) * int64(nb) * 4
+	lu := 2.0 / 3 * math.Pow(float64(nb), 3)
+	if luFactorOnly(i, nbk) {
+		return lu, b
+	}
+	return 2 * lu, 3 * b
 }
 
 // invUpper32 returns U⁻¹ in FP32 by column-wise back substitution.
