@@ -104,8 +104,9 @@ func TestHostBytesChipModel(t *testing.T) {
 // indexing the whole memory, so that a tensor the span left out would
 // show — and follows the layout (not more than an alignment beyond it):
 // the estimate is an upper bound, and the index given the span
-// (arch.Options.GMSpan) looks no access up the slow way. Shapes not a
-// multiple of the alignment; each element size and scheme layout.
+// (arch.Options.GMSpan) looks no access up the slow way — and runs the
+// same. Shapes not a multiple of the alignment; each element size and
+// scheme layout.
 func TestGMSpanCoversRun(t *testing.T) {
 	shape := []string{"program.m=200", "program.n=136", "program.k=72"}
 	for _, c := range []struct {
@@ -143,19 +144,30 @@ func TestGMSpanCoversRun(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		span := gmSpanOf(f, opts, m)
-		chip, err := arch.NewChip(m, arch.Options{Mode: job.Mode()})
-		if err != nil {
-			t.Fatal(err)
+		run := func(span int64) (*arch.Chip, *arch.Stats) {
+			t.Helper()
+			chip, err := arch.NewChip(m, arch.Options{Mode: job.Mode(), GMSpan: span})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := job.Prepare(chip); err != nil {
+				t.Fatal(err)
+			}
+			st, err := chip.Run(job.Program())
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			return chip, st
 		}
-		if err := job.Prepare(chip); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := chip.Run(job.Program()); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		chip, st := run(0)
 		const sector = 128 // (the GPU machines' tags)
 		if r := chip.GMReach(); r > (span+sector-1)/sector*sector || r <= span-512 {
 			t.Errorf("%s: the run reached %d bytes of global memory; the span counted is %d", name, r, span)
+		}
+		// The chip given the span runs the same.
+		if _, hinted := run(span); hinted.Time != st.Time || hinted.L2HitBytes != st.L2HitBytes || hinted.LLCHitBytes != st.LLCHitBytes {
+			t.Errorf("%s: given its span, the run took %v, L2 hits %d, LLC %d; without, %v, %d, %d",
+				name, hinted.Time, hinted.L2HitBytes, hinted.LLCHitBytes, st.Time, st.L2HitBytes, st.LLCHitBytes)
 		}
 	}
 }
