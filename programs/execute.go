@@ -572,12 +572,15 @@ func simulate(f *File, m *machines.Machine, opts Options, hooks RunHooks, job Jo
 		}
 		return opts.FastForward // (with the exclusions of failed checks)
 	}
+	// The chip's caches' where indexes cover the span of GM the program's
+	// tensors occupy (gmSpanOf; 0: the whole memory), as HostBytes counts.
+	span := gmSpanOf(f, opts, m)
 	// newChip makes the run's chip (again after a failed fast-forward
 	// check), prepares it and gives it to the meter.
 	newChip := func() error {
 		var err error
 		if chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
-			Progress: progress, ProgressEvery: every, FastForward: chipFF(),
+			Progress: progress, ProgressEvery: every, FastForward: chipFF(), GMSpan: span,
 			KeyOrigin: machineKeyOrigin(machineRef(f, opts), opts.Overrides), MaxBytes: opts.maxHostBytes()}); err != nil {
 			return badInput(err)
 		}
