@@ -44,6 +44,41 @@ func UniformFP32(r *rand.Rand, n int, lo, hi float64) []float32 {
 	return out
 }
 
+// stopEvery is how many values (or bytes, reading a file) the long passes
+// over an input — drawing it, reading it — go between asking their stop
+// function: ~2 ms at the ~35 ns a value that first touching fresh memory
+// costs here (the pages' faults, not the generator, are most of it), a
+// few ns of the check's.
+const stopEvery = 1 << 16
+
+// genFloat64Until is genFloat64 (gpu_gemm.go: the same values, row r
+// from its own stream) asking stop (nil: never) every stopEvery values:
+// nil once it says true. Ozaki's 4096² inputs took 1.2 s (several under
+// load) deaf to an interrupt.
+func genFloat64Until(in Inputs, which uint64, rows, cols int, stop func() bool) []float64 {
+	lo, hi := in.interval()
+	out := make([]float64, rows*cols)
+	since := stopEvery // (asked before the first value)
+	for r := 0; r < rows; r++ {
+		rng := NewRand(in.Seed, which<<32|uint64(r))
+		row := out[r*cols : r*cols+cols]
+		for len(row) > 0 {
+			if since >= stopEvery {
+				if stop != nil && stop() {
+					return nil
+				}
+				since = 0
+			}
+			part := row[:min(len(row), stopEvery)]
+			for c := range part {
+				part[c] = lo + float64((hi-lo)*rng.Float64())
+			}
+			row, since = row[len(part):], since+len(part)
+		}
+	}
+	return out
+}
+
 // ReadNPYFloat32 reads a 2-D .npy file as float32 (float64 files are
 // rounded to FP32 RNE) and returns its rows and
 // columns.
@@ -55,7 +90,7 @@ func ReadNPYFloat32(path string) (_ []float32, _, _ int, err error) {
 // readNPYAsFloat32 is ReadNPYFloat32, also saying whether the file held
 // float64 values (rounded).
 func readNPYAsFloat32(path string) (_ []float32, _, _ int, rounded bool, err error) {
-	v32, v64, rows, cols, err := readNPY(path, true, false)
+	v32, v64, rows, cols, err := readNPY(path, true, false, nil)
 	return narrowed(v32, v64), rows, cols, v64 != nil, err
 }
 
@@ -75,35 +110,64 @@ func narrowed(v32 []float32, v64 []float64) []float32 {
 // ReadNPYFloat64 reads a 2-D float64 (or float32, widened exactly) .npy
 // file and returns the data (row-major) and its shape.
 func ReadNPYFloat64(path string) (_ []float64, _, _ int, err error) {
-	v32, v64, rows, cols, err := readNPY(path, true, false)
+	return readNPYFloat64Until(path, nil)
+}
+
+// errReadStopped is the error of a read of a .npy file whose stop said
+// true (readNPY).
+var errReadStopped = errors.New("reading stopped")
+
+// readNPYFloat64Until is ReadNPYFloat64 asking stop (nil: never) as it
+// reads and widens: errReadStopped once it says true (a 4096² float64
+// file took 0.3 s, 1.8 s under load, deaf to an interrupt).
+func readNPYFloat64Until(path string, stop func() bool) (_ []float64, _, _ int, err error) {
+	v32, v64, rows, cols, err := readNPY(path, true, false, stop)
 	if v32 != nil {
 		v64 = make([]float64, len(v32))
 		for i, x := range v32 {
+			if i%stopEvery == 0 && stop != nil && stop() {
+				return nil, 0, 0, errReadStopped
+			}
 			v64[i] = float64(x)
 		}
 	}
 	return v64, rows, cols, err
 }
 
+// stopReader reads r, asking stop before each read: errReadStopped once
+// it says true. Below readNPY's bufio.Reader, a read is a buffer's worth
+// (up to 1 MiB).
+type stopReader struct {
+	r    io.Reader
+	stop func() bool
+}
+
+func (s stopReader) Read(p []byte) (int, error) {
+	if s.stop() {
+		return 0, errReadStopped
+	}
+	return s.r.Read(p)
+}
+
 // CheckNPYFloat32 checks what ReadNPYFloat32 checks (a readable 2-D
 // float32 or float64 array whose shape matches its size) without reading
 // the data, and returns the shape.
 func CheckNPYFloat32(path string) (rows, cols int, err error) {
-	_, _, rows, cols, err = readNPY(path, false, false)
+	_, _, rows, cols, err = readNPY(path, false, false, nil)
 	return rows, cols, err
 }
 
 // ReadNPYArray reads a float32 or float64 .npy array of any shape (an asm
 // tensor's contents: its elements in C order), float64 rounded to float32.
 func ReadNPYArray(path string) ([]float32, error) {
-	v32, v64, _, _, err := readNPY(path, true, true)
+	v32, v64, _, _, err := readNPY(path, true, true, nil)
 	return narrowed(v32, v64), err
 }
 
 // CheckNPYArray checks what ReadNPYArray checks without reading the data,
 // and returns the array's elements.
 func CheckNPYArray(path string) (elems int64, err error) {
-	_, _, rows, cols, err := readNPY(path, false, true)
+	_, _, rows, cols, err := readNPY(path, false, true, nil)
 	return int64(rows) * int64(cols), err
 }
 
@@ -111,8 +175,9 @@ func CheckNPYArray(path string) (elems int64, err error) {
 // slice of its type) only when withData is set — and its shape; with
 // anyShape an array of any shape of at least one dimension, as rows of
 // its last dimension (rows × cols: its leading dimensions' product, the
-// last one).
-func readNPY(path string, withData, anyShape bool) (_ []float32, _ []float64, _, _ int, err error) {
+// last one). stop (nil: never) is asked as the data are read:
+// errReadStopped once it says true.
+func readNPY(path string, withData, anyShape bool, stop func() bool) (_ []float32, _ []float64, _, _ int, err error) {
 	if err := notRegular(path, "a .npy file"); err != nil {
 		return nil, nil, 0, 0, err
 	}
@@ -142,7 +207,14 @@ func readNPY(path string, withData, anyShape bool) (_ []float32, _ []float64, _,
 	if st, err := f.Stat(); err == nil {
 		size = min(size, max(st.Size(), 64)) // (a small file, a small buffer)
 	}
-	r, err := npyio.NewReader(bufio.NewReaderSize(f, int(size)))
+	var data io.Reader = f
+	if stop != nil {
+		data = stopReader{f, stop}
+	}
+	r, err := npyio.NewReader(bufio.NewReaderSize(data, int(size)))
+	if err != nil && stop != nil && stop() {
+		return nil, nil, 0, 0, errReadStopped
+	}
 	if err != nil {
 		// The header is a dictionary numpy reads (checkNPYHeader) but
 		// not in the one layout the reader takes (npyio's own message
@@ -210,12 +282,18 @@ func readNPY(path string, withData, anyShape bool) (_ []float32, _ []float64, _,
 	case "<f4", "f4", "float32":
 		var v []float32
 		if err := r.Read(&v); err != nil {
+			if stop != nil && stop() {
+				return nil, nil, 0, 0, errReadStopped // (npyio's error need not wrap it)
+			}
 			return nil, nil, 0, 0, fmt.Errorf("%s: %v", path, err)
 		}
 		return v, nil, rows, cols, nil
 	case "<f8", "f8", "float64":
 		var v []float64
 		if err := r.Read(&v); err != nil {
+			if stop != nil && stop() {
+				return nil, nil, 0, 0, errReadStopped // (npyio's error need not wrap it)
+			}
 			return nil, nil, 0, 0, fmt.Errorf("%s: %v", path, err)
 		}
 		return nil, v, rows, cols, nil

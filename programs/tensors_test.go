@@ -1,9 +1,11 @@
 package programs
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -90,6 +92,68 @@ func TestInputFileNotes(t *testing.T) {
 		}
 		if strings.Contains(notes, "inputs.a ("+pa+") is float64") || strings.Contains(notes, "inputs.b ("+pb+") holds") {
 			t.Errorf("%q: a note for what is not there:\n%s", text, notes)
+		}
+	}
+}
+
+// genFloat64Until draws genFloat64's values, asking stop every stopEvery
+// values (rows longer than that too), and returns nil once it says true.
+func TestGenFloat64Until(t *testing.T) {
+	in := Inputs{Distribution: DistUniform, OffsetExponent: 3, Seed: 7}
+	for _, sh := range [][2]int{{3, 5}, {1, 2*stopEvery + 3}, {300, 1000}, {stopEvery + 2, 1}} {
+		rows, cols := sh[0], sh[1]
+		asks := 0
+		got := genFloat64Until(in, 2, rows, cols, func() bool { asks++; return false })
+		want := genFloat64(in, 2, rows, cols)
+		if !slices.Equal(got, want) {
+			t.Errorf("%d×%d: values differ from genFloat64's", rows, cols)
+		}
+		if min := (rows*cols + stopEvery - 1) / stopEvery; asks < min {
+			t.Errorf("%d×%d: stop asked %d times, want at least %d (every %d values)", rows, cols, asks, min, stopEvery)
+		}
+		for _, at := range []int{1, 2} {
+			asks = 0
+			if v := genFloat64Until(in, 2, rows, cols, func() bool { asks++; return asks == at }); (v == nil) != (at <= (rows*cols+stopEvery-1)/stopEvery) {
+				t.Errorf("%d×%d, stop at its ask %d: got %d values", rows, cols, at, len(v))
+			}
+		}
+	}
+}
+
+// readNPYFloat64Until stops a read of float64 and float32 files (widened)
+// when stop says so, before or amid the data, with errReadStopped.
+func TestReadNPYFloat64Until(t *testing.T) {
+	dir := t.TempDir()
+	v := genFloat64(Inputs{Distribution: DistUniform, Seed: 1}, 1, 512, 512) // 2 MiB as float64: more than one buffer's read
+	f8, f4 := filepath.Join(dir, "a8.npy"), filepath.Join(dir, "a4.npy")
+	var b8, b4 bytes.Buffer
+	v32 := make([]float32, len(v))
+	for i, x := range v {
+		v32[i] = float32(x)
+	}
+	if err := writeNPYAs(&b8, "<f8", v, []int{512, 512}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeNPYAs(&b4, "<f4", v32, []int{512, 512}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(f8, b8.Bytes(), 0o644)
+	os.WriteFile(f4, b4.Bytes(), 0o644)
+	for _, path := range []string{f8, f4} {
+		want, _, _, err := ReadNPYFloat64(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		asks := 0
+		got, rows, cols, err := readNPYFloat64Until(path, func() bool { asks++; return false })
+		if err != nil || rows != 512 || cols != 512 || !slices.Equal(got, want) {
+			t.Errorf("%s: %d×%d, %v; want ReadNPYFloat64's values", path, rows, cols, err)
+		}
+		for at := 1; at <= min(asks, 4); at++ {
+			n := 0
+			if got, _, _, err := readNPYFloat64Until(path, func() bool { n++; return n >= at }); err != errReadStopped || got != nil {
+				t.Errorf("%s, stop at its ask %d of %d: %d values, %v; want errReadStopped", path, at, asks, len(got), err)
+			}
 		}
 	}
 }
