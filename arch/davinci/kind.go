@@ -55,7 +55,7 @@ func coreBytes(m *machines.Machine, mode arch.Mode) int64 {
 		float64(float64(isa.NumBuffers-isa.L1)*alloc(float64(unsafe.Sizeof(mem.Occupancy{})))) +
 		alloc(float64(len(geom.Paths))*8) + // pathBytes
 		alloc(float64(unsafe.Sizeof(sim.Waker{}))) +
-		chipBytesPerCore +
+		arch.ChipBytesPerCore +
 		float64(arch.StreamReaderBytes(true)) +
 		alloc(float64(isa.NumPipes)*float64(unsafe.Sizeof(arch.LaneStats{}))) +
 		alloc(float64(isa.NumBuffers)*float64(unsafe.Sizeof(arch.BufferStats{}))) +
@@ -68,11 +68,6 @@ func coreBytes(m *machines.Machine, mode arch.Mode) int64 {
 	}
 	return int64(min(n, 1<<62))
 }
-
-// chipBytesPerCore is what the chip keeps by core beside the core model:
-// an interface in its cores and its waiters (the latter grown by
-// appending, up to twice its length) and a sync flag.
-const chipBytesPerCore = 16 + 2*16 + 1
 
 // limits returns the static-check limits of DaVinci programs on chip c.
 func limits(c *arch.Chip) isa.Limits {
