@@ -13,6 +13,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/mem"
 	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/davinci-sim/davinci-sim/ozaki/crt"
 	"github.com/davinci-sim/davinci-sim/report"
@@ -116,6 +117,8 @@ type ozakiJob struct {
 	p    OzakiParams
 	tg   *gpuTarget
 	mach *machines.Machine
+
+	runContext // Prepare's writes and Finish's numerics stop with the run (seconds at 4096³)
 
 	alpha     float64
 	slices    int
@@ -238,7 +241,7 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	if p.Numerics != NumericsOff {
 		var err error
-		if j.a, j.b, j.c0, err = ozakiInputs(f, &op); err != nil {
+		if j.a, j.b, j.c0, err = ozakiInputsFor(f, &op, o); err != nil {
 			return nil, err
 		}
 		if op.Method == ozakiII {
@@ -302,22 +305,48 @@ func (op *OzakiParams) needsExponents(f *File, passes string) error {
 // ozakiInputs draws A and B (inputs.distribution, or Demmel's Test 2), or
 // reads them (inputs.a, inputs.b), and C0 when beta ≠ 0.
 func ozakiInputs(f *File, op *OzakiParams) (a, b, c0 []float64, err error) {
+	return ozakiInputsFor(f, op, Options{})
+}
+
+// ozakiInputsFor is ozakiInputs stopping with the building run (o's):
+// drawing or reading 4096² inputs took seconds under load.
+func ozakiInputsFor(f *File, op *OzakiParams, o Options) (a, b, c0 []float64, err error) {
 	p := &op.GEMMParams
+	stop := o.stop()
+	draw := func(which uint64, rows, cols int) ([]float64, error) {
+		v := genFloat64Until(p.Inputs, which, rows, cols, stop)
+		if v == nil {
+			return nil, o.stoppedBuilding(f.Path, "drawing the inputs")
+		}
+		return v, nil
+	}
+	read := func(key string, path FilePath) ([]float64, error) {
+		v, _, _, err := readNPYFloat64Until(f.Resolve(string(path)), stop)
+		if errors.Is(err, errReadStopped) {
+			return nil, o.stoppedBuilding(f.Path, "reading "+key)
+		}
+		if err != nil {
+			return nil, f.badKey(key, "%v", err)
+		}
+		return v, nil
+	}
 	switch {
 	case op.Test2 != nil:
 		a, b = ozaki.Test2(p.M, *op.Test2, p.Inputs.Seed)
 	case p.Inputs.A != "":
-		if a, _, _, err = ReadNPYFloat64(f.Resolve(string(p.Inputs.A))); err != nil {
-			return nil, nil, nil, f.badKey("inputs.a", "%v", err)
-		}
-		if b, _, _, err = ReadNPYFloat64(f.Resolve(string(p.Inputs.B))); err != nil {
-			return nil, nil, nil, f.badKey("inputs.b", "%v", err)
+		if a, err = read("inputs.a", p.Inputs.A); err == nil {
+			b, err = read("inputs.b", p.Inputs.B)
 		}
 	default:
-		a, b = genFloat64(p.Inputs, 1, p.M, p.K), genFloat64(p.Inputs, 2, p.K, p.N)
+		if a, err = draw(1, p.M, p.K); err == nil {
+			b, err = draw(2, p.K, p.N)
+		}
 	}
-	if op.Beta != 0 {
-		c0 = genFloat64(p.Inputs, 3, p.M, p.N)
+	if err == nil && op.Beta != 0 {
+		c0, err = draw(3, p.M, p.N)
+	}
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	return a, b, c0, nil
 }
@@ -759,14 +788,14 @@ func (j *ozakiJob) Prepare(chip *arch.Chip) error {
 		return nil
 	}
 	gm := chip.GM()
-	if err := gm.Write(j.gmA64, float64Bytes(j.a)); err != nil {
+	if err := j.writeFloat64s(gm, j.gmA64, j.a); err != nil {
 		return err
 	}
-	if err := gm.Write(j.gmB64, float64Bytes(j.b)); err != nil {
+	if err := j.writeFloat64s(gm, j.gmB64, j.b); err != nil {
 		return err
 	}
 	if j.c0 != nil {
-		if err := gm.Write(j.gmC0, float64Bytes(j.c0)); err != nil {
+		if err := j.writeFloat64s(gm, j.gmC0, j.c0); err != nil {
 			return err
 		}
 	}
@@ -784,6 +813,9 @@ func (j *ozakiJob) Prepare(chip *arch.Chip) error {
 		c0, lc := c*j.chunk, min(j.chunk, k-c*j.chunk)
 		base := c * s * j.chunk
 		for t := 1; t <= s; t++ {
+			if err := j.stoppedPreparing(); err != nil {
+				return err
+			}
 			for i := 0; i < p.M; i++ {
 				dst := da[i*s*k+base+(t-1)*lc:][:lc]
 				for l, v := range j.pa[t-1][i*k+c0:][:lc] {
@@ -803,6 +835,29 @@ func (j *ozakiJob) Prepare(chip *arch.Chip) error {
 		return err
 	}
 	return gm.Write(j.gmDigitB, db)
+}
+
+// writeFloat64s writes v to gm at addr a block at a time (8 MiB), asking
+// the run's context between blocks: a 4096² matrix took ~0.5 s (a copy of
+// the whole of it, as bytes, before), deaf to an interrupt.
+func (j *ozakiJob) writeFloat64s(gm *mem.GM, addr int64, v []float64) error {
+	for len(v) > 0 {
+		if err := j.stoppedPreparing(); err != nil {
+			return err
+		}
+		n := min(len(v), 1<<20)
+		if err := gm.Write(addr, float64Bytes(v[:n])); err != nil {
+			return err
+		}
+		addr, v = addr+8*int64(n), v[n:]
+	}
+	return nil
+}
+
+// stoppedPreparing is the error of Prepare stopped by the run's context
+// (nil while it is not done).
+func (j *ozakiJob) stoppedPreparing() error {
+	return stopped(j.runCtx(), "writing the inputs to simulated memory")
 }
 
 func (j *ozakiJob) Outputs() []Output { return j.outs }
@@ -911,11 +966,31 @@ func (j *ozakiJob) numerics(chip *arch.Chip, rep *report.Report, prog map[string
 		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F64: c}}
 		idx, got = exactSample(c, p.M, p.N, p.K, p.Inputs.Seed, 1<<27)
 	case NumericsSampled:
-		idx, got = j.sampledOutputs()
+		var ok bool
+		if idx, got, ok = j.sampledOutputsUntil(j.stop()); !ok {
+			return j.stoppedNumerics()
+		}
 	}
-	ref, abs := j.reference(idx)
+	ref, abs, ok := j.referenceUntil(idx, j.stop())
+	if !ok {
+		return j.stoppedNumerics()
+	}
 	ozakiErrorReport(rep, prog, ref, got, abs, idx != nil, !j.fallback && (ozaki.HasInfNaN(j.a) || ozaki.HasInfNaN(j.b)))
 	return nil
+}
+
+// stop returns a check of the run's context for Finish's numerics (nil
+// without one: DaVinci's shim of the job).
+func (j *ozakiJob) stop() func() bool {
+	if j.ctx == nil || j.ctx.Done() == nil {
+		return nil
+	}
+	return func() bool { return j.ctx.Err() != nil }
+}
+
+// stoppedNumerics is the error of numerics the run's context stopped.
+func (j *ozakiJob) stoppedNumerics() error {
+	return stopped(j.runCtx(), "computing the numerics")
 }
 
 // ozakiErrorReport reports C's error (got, at the outputs compared; sampled:
@@ -995,6 +1070,9 @@ func (j *ozakiJob) simulatedC(chip *arch.Chip, rep *report.Report) ([]float64, e
 	raw := make([]byte, 4*mn)
 	d32 := make([]int32, mn)
 	for x, pl := range j.diagPlans {
+		if err := j.stoppedNumerics(); err != nil {
+			return nil, err
+		}
 		if err := readResult(gm, pl.gmC, raw); err != nil {
 			return nil, err
 		}
@@ -1044,12 +1122,22 @@ const ozakiSampleTile = 32
 // sampledOutputs computes sample_tiles random ozakiSampleTile² output tiles
 // with the golden model and returns their indices in C and values.
 func (j *ozakiJob) sampledOutputs() ([]int, []float64) {
+	idx, got, _ := j.sampledOutputsUntil(nil)
+	return idx, got
+}
+
+// sampledOutputsUntil is sampledOutputs asking stop (nil: never) before
+// each tile (one of 4096³'s took ~0.1 s): false once it says true.
+func (j *ozakiJob) sampledOutputsUntil(stop func() bool) (_ []int, _ []float64, ok bool) {
 	p := &j.p.GEMMParams
 	nrb, ncb := (p.M+ozakiSampleTile-1)/ozakiSampleTile, (p.N+ozakiSampleTile-1)/ozakiSampleTile
 	perm := NewRand(p.Inputs.Seed, 99).Perm(nrb * ncb)
 	var idx []int
 	var got []float64
 	for _, t := range perm[:min(p.SampleTiles, len(perm))] {
+		if stop != nil && stop() {
+			return nil, nil, false
+		}
 		r0, c0 := t/ncb*ozakiSampleTile, t%ncb*ozakiSampleTile
 		rows, cols := min(ozakiSampleTile, p.M-r0), min(ozakiSampleTile, p.N-c0)
 		var tile []float64
@@ -1081,7 +1169,7 @@ func (j *ozakiJob) sampledOutputs() ([]int, []float64) {
 		ozaki.Epilogue(tile, j.alpha, j.p.Beta, c0s)
 		got = append(got, tile...)
 	}
-	return idx, got
+	return idx, got, true
 }
 
 // exactSample returns the outputs of C (m×n, inner dimension k) an exact
@@ -1105,8 +1193,17 @@ func exactSample(c []float64, m, n, k int, seed int64, budget int64) (idx []int,
 // reference returns the exact α·AB + β·C0 (rounded once to FP64; α and β
 // applied in FP64) and |A||B| at the outputs idx (nil: every output).
 func (j *ozakiJob) reference(idx []int) (ref, abs []float64) {
+	ref, abs, _ = j.referenceUntil(idx, nil)
+	return ref, abs
+}
+
+// referenceUntil is reference asking stop (nil: never) as
+// exactGEMM64Until does: false once it says true.
+func (j *ozakiJob) referenceUntil(idx []int, stop func() bool) (ref, abs []float64, ok bool) {
 	p := &j.p.GEMMParams
-	ref, abs = exactGEMM64(j.a, j.b, p.M, p.K, p.N, idx, true)
+	if ref, abs, ok = exactGEMM64Until(j.a, j.b, p.M, p.K, p.N, idx, true, stop); !ok {
+		return nil, nil, false
+	}
 	for x := range ref {
 		ref[x] *= j.alpha
 		abs[x] *= math.Abs(j.alpha)
@@ -1118,7 +1215,7 @@ func (j *ozakiJob) reference(idx []int) (ref, abs []float64) {
 			ref[x] += float64(j.p.Beta * j.c0[i])
 		}
 	}
-	return ref, abs
+	return ref, abs, true
 }
 
 // exactGEMM64 returns AB (A m×k, B k×n, row-major) computed exactly and
@@ -1126,6 +1223,14 @@ func (j *ozakiJob) reference(idx []int) (ref, abs []float64) {
 // outputs idx (nil: every output); where A's row or B's column holds ±Inf
 // or NaN, IEEE's values (ozaki.ExactDot, ozaki.AbsDot).
 func exactGEMM64(a, b []float64, m, k, n int, idx []int, withAbs bool) (ref, abs []float64) {
+	ref, abs, _ = exactGEMM64Until(a, b, m, k, n, idx, withAbs, nil)
+	return ref, abs
+}
+
+// exactGEMM64Until is exactGEMM64 asking stop (nil: never) every
+// stopEvery products: false once it says true (4096³'s 8192 sampled
+// outputs took ~4 s, more under load, deaf to an interrupt).
+func exactGEMM64Until(a, b []float64, m, k, n int, idx []int, withAbs bool, stop func() bool) (ref, abs []float64, ok bool) {
 	if idx == nil {
 		idx = make([]int, m*n)
 		for i := range idx {
@@ -1138,7 +1243,15 @@ func exactGEMM64(a, b []float64, m, k, n int, idx []int, withAbs bool) (ref, abs
 	}
 	col := make([]float64, k)
 	lastCol := -1
+	since := stopEvery // (asked before the first output)
 	for x, i := range idx {
+		if since >= stopEvery {
+			if stop != nil && stop() {
+				return nil, nil, false
+			}
+			since = 0
+		}
+		since += max(k, 1)
 		r, c := i/n, i%n
 		if c != lastCol {
 			for l := range col {
@@ -1152,7 +1265,7 @@ func exactGEMM64(a, b []float64, m, k, n int, idx []int, withAbs bool) (ref, abs
 			abs[x] = ozaki.AbsDot(row, col)
 		}
 	}
-	return ref, abs
+	return ref, abs, true
 }
 
 // nativePeak is the machine's FP64 peak for native DGEMM: its FP64 matrix

@@ -215,6 +215,9 @@ func (j *ozakiJob) crtPrepare(chip *arch.Chip) error {
 	gm := chip.GM()
 	mk, kn := int64(p.M)*int64(p.K), int64(p.K)*int64(p.N)
 	for r := range j.moduli {
+		if err := j.stoppedPreparing(); err != nil {
+			return err
+		}
 		if err := gm.Write(j.gmDigitsA+int64(r)*mk, int8Bytes(j.ra[r])); err != nil {
 			return err
 		}
@@ -238,6 +241,9 @@ func (j *ozakiJob) crtSimulatedC(chip *arch.Chip, rep *report.Report) ([]float64
 	}
 	raw := make([]byte, 4*mn)
 	for x, pl := range j.diagPlans {
+		if err := j.stoppedNumerics(); err != nil {
+			return nil, err
+		}
 		if err := readResult(chip.GM(), pl.gmC, raw); err != nil {
 			return nil, err
 		}
