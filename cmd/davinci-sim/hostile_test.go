@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -828,7 +829,15 @@ func TestInterruptExit(t *testing.T) {
 
 // A SIGINT stops a run cleanly, also when the process was started with
 // SIGINT ignored (as a script starts a background job): exit 130 and one
-// line saying so.
+// line saying so — and promptly, wherever the run is when it comes. The
+// signal comes once the run has used a given CPU time (Linux; elsewhere
+// that much wall time): a point in its work whatever the machine's load,
+// where wall time put it in another phase on a loaded machine (the ozaki
+// cases meant ADP's plan and met the inputs, drawn deaf to the signal:
+// 10 s under load 6–10). The run must then end within a wall-clock
+// budget, loose enough for a loaded machine, having used at most
+// interruptCPU more CPU time: a phase deaf to the signal runs on to its
+// end, its CPU time whatever the load.
 func TestRunInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
@@ -845,36 +854,42 @@ func TestRunInterrupted(t *testing.T) {
 	if err := os.WriteFile(nops, []byte("kind: asm\ncores: 32\nnumerics: off\nasm: |\n  repeat 2097152 {\n    nop\n  }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	ozaki := []string{examplePath("b200-ozaki.yaml"), "--numerics", "sampled", "--set", "program.m=4096", "--set", "program.n=4096", "--set", "program.k=4096"}
 	for _, c := range []struct {
 		name   string
 		args   []string
-		after  time.Duration // when SIGINT comes
+		after  time.Duration // the run's CPU time when SIGINT comes
 		want   string        // stderr's one line ends so
 		within time.Duration // the run must end this soon after the signal (0: 20 s)
+		cpu    time.Duration // having used at most this much more CPU time (0: interruptCPU)
 	}{
-		{"in the event loop", []string{examplePath("lu-fused-32k.yaml")}, 300 * time.Millisecond, "interrupted by SIGINT\n", 0},
-		{"in one long event (asm nops)", []string{nops}, 1500 * time.Millisecond, "interrupted by SIGINT\n", 2 * time.Second},
+		{"in the event loop", []string{examplePath("lu-fused-32k.yaml")}, 300 * time.Millisecond, "interrupted by SIGINT\n", 0, 0},
+		{"in one long event (asm nops)", []string{nops}, 1500 * time.Millisecond, "interrupted by SIGINT\n", 2 * time.Second, 0},
 		// A cluster's engine (it exited 1: its stop error dropped the signal).
-		{"in a cluster run", []string{examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--set", "program.n=16384"}, 1500 * time.Millisecond, "interrupted by SIGINT\n", 0},
-		// Before the run: the golden model of sampled numerics (~60 s of work
-		// here, so stopping within the 20 s below is its check of the signal;
-		// the message says where, "computing the golden model" unless a slow
-		// start put the signal elsewhere).
-		{"in the golden model", []string{examplePath("lu-fused.yaml"), "--numerics", "sampled", "--set", "program.n=16384"}, 1500 * time.Millisecond,
-			"interrupted by SIGINT\n", 0},
+		{"in a cluster run", []string{examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--set", "program.n=16384"}, 1500 * time.Millisecond, "interrupted by SIGINT\n", 0, 0},
+		// Before the run: the golden model of sampled numerics, past the
+		// matrix's generation and its conversion to the trailing matrix
+		// (~2.5 s of CPU here; the conversion does not look at the signal:
+		// at n = 16384 it ran ~5 s of CPU, 26 s at load 9, deaf). It looks
+		// between tile rows: it stopped 0.05–0.25 s of CPU after the signal.
+		{"in the golden model", []string{examplePath("lu-fused.yaml"), "--numerics", "sampled", "--set", "program.n=8192"}, 4 * time.Second,
+			"interrupted by SIGINT\n", 0, time.Second},
 		// Scheme auto's own runs (accuracy samples, then the candidates'
-		// timing: ~20 s here; they ran on deaf to the signal, exit 0).
+		// timing: ~20 s here; they ran on deaf to the signal, exit 0). A
+		// sample run's numerics (its FP64 reference) do not look at the
+		// signal: they ran on 0.05–0.5 s of CPU after it.
 		{"in scheme auto's runs", []string{examplePath("a100-emulated-gemm.yaml"), "-m", "h100-sxm", "--numerics", "off", "--set", "program.scheme=auto",
 			"--set", "program.target_bits=22", "--set", "program.m=4096", "--set", "program.n=4096", "--set", "program.k=4096"}, 1500 * time.Millisecond,
-			"interrupted by SIGINT\n", 5 * time.Second},
-		// Ozaki's inputs, ADP's plan and the slices, computed while the
-		// program is built (the ESC ran ~7 s deaf to the signal at 4096³,
-		// minutes at 16384³).
-		{"in ozaki's plan", []string{examplePath("b200-ozaki.yaml"), "--numerics", "sampled", "--set", "program.m=4096", "--set", "program.n=4096",
-			"--set", "program.k=4096"}, 1500 * time.Millisecond, "interrupted by SIGINT\n", 3 * time.Second},
+			"interrupted by SIGINT\n", 5 * time.Second, 2 * time.Second},
+		// Ozaki's inputs (two 4096² FP64 matrices, ~1.2 s of CPU: drawn
+		// deaf to the signal, 10 s under load), ADP's plan and the slices,
+		// computed while the program is built (the ESC ran ~7 s deaf to the
+		// signal at 4096³, minutes at 16384³).
+		{"in ozaki's inputs", ozaki, 400 * time.Millisecond, "interrupted by SIGINT\n", 3 * time.Second, 0},
+		{"in ozaki's plan", ozaki, 2 * time.Second, "interrupted by SIGINT\n", 3 * time.Second, 0},
 		// Ozaki II's residues (~10 s at 4096³, ~40 s at 8192³, deaf).
-		{"in ozaki-ii's residues", []string{examplePath("b200-ozaki.yaml"), "--numerics", "sampled", "--set", "program.method=ozaki-ii", "--set", "program.precision=",
-			"--set", "program.m=4096", "--set", "program.n=4096", "--set", "program.k=4096"}, 2500 * time.Millisecond, "interrupted by SIGINT\n", 3 * time.Second},
+		{"in ozaki-ii's residues", append(slices.Clone(ozaki), "--set", "program.method=ozaki-ii", "--set", "program.precision="), 3 * time.Second,
+			"interrupted by SIGINT\n", 3 * time.Second, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// sh -c 'trap "" INT; exec …': the command starts with SIGINT ignored.
@@ -884,7 +899,12 @@ func TestRunInterrupted(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(c.after)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			used, measured, ended := awaitCPU(cmd.Process.Pid, c.after, done)
+			if ended {
+				t.Fatalf("the run ended before %v of CPU time (exit %d):\n%s", c.after, cmd.ProcessState.ExitCode(), stderr.String())
+			}
 			if err := cmd.Process.Signal(os.Interrupt); err != nil {
 				t.Fatal(err)
 			}
@@ -892,15 +912,26 @@ func TestRunInterrupted(t *testing.T) {
 			if within == 0 {
 				within = 20 * time.Second
 			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
+			sent := time.Now()
 			select {
 			case <-done:
 			case <-time.After(within):
 				cmd.Process.Kill()
-				t.Fatalf("SIGINT did not stop the run within %v", within)
+				<-done
+				t.Fatalf("SIGINT did not stop the run within %v; stderr:\n%s", within, stderr.String())
 			}
-			if code := cmd.ProcessState.ExitCode(); code != 130 {
+			st := cmd.ProcessState
+			more := st.UserTime() + st.SystemTime() - used
+			t.Logf("SIGINT at %v of CPU time: the run ended %v later, %v of CPU time more: %s", used, time.Since(sent).Round(time.Millisecond),
+				more.Round(time.Millisecond), strings.TrimSpace(stderr.String()))
+			cpu := c.cpu
+			if cpu == 0 {
+				cpu = interruptCPU
+			}
+			if measured && more > cpu {
+				t.Errorf("the run used %v of CPU time after SIGINT (at %v), more than %v: %s", more.Round(time.Millisecond), used, cpu, strings.TrimSpace(stderr.String()))
+			}
+			if code := st.ExitCode(); code != 130 {
 				t.Errorf("exit %d, want 130; stderr:\n%s", code, stderr.String())
 			}
 			if msg := stderr.String(); !strings.HasSuffix(msg, c.want) || strings.Count(msg, "\n") != 1 {
@@ -908,6 +939,55 @@ func TestRunInterrupted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// interruptCPU bounds the CPU time a run uses after SIGINT, wherever it
+// is (the cases took 15–130 ms, at load 6–14 too).
+const interruptCPU = 500 * time.Millisecond
+
+// awaitCPU waits until the process pid has used cpu of CPU time (read
+// from /proc), or has ended (done: its Wait's), and returns the CPU time
+// it had used. Without /proc it waits cpu of wall time (measured false).
+func awaitCPU(pid int, cpu time.Duration, done <-chan error) (used time.Duration, measured, ended bool) {
+	if _, ok := cpuTime(pid); !ok {
+		select {
+		case <-done:
+			return 0, false, true
+		case <-time.After(cpu):
+			return 0, false, false
+		}
+	}
+	for {
+		select {
+		case <-done:
+			return 0, true, true
+		case <-time.After(5 * time.Millisecond):
+		}
+		if used, ok := cpuTime(pid); !ok || used >= cpu {
+			return used, ok, false
+		}
+	}
+}
+
+// cpuTime returns the user and system time the process pid has used, from
+// /proc/pid/stat (in clock ticks of 10 ms: Linux's USER_HZ); false where
+// that cannot be read.
+func cpuTime(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i := strings.LastIndexByte(string(b), ')') // (the command's name may hold spaces and parentheses)
+	if err != nil || i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:])) // state, ppid, … utime (the 12th), stime
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, true
 }
 
 // Settings a run accepts but cannot use are named in a note rather than
