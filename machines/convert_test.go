@@ -48,14 +48,14 @@ func TestConvertValueIntegers(t *testing.T) {
 // and YAML comments print them); --set machine.name= resets the name to
 // the machine's own.
 func TestMachineNameOneLine(t *testing.T) {
-	for _, o := range []Override{{"machine.name", "x\ny"}, {"machine.description", "a\nb: c"}, {"machine.name", "tab\there"},
-		{"machine.description", "a\u2028b"}, {"machine.description", "a\u202eb"}, {"machine.name", "a\u0085b"}} {
+	for _, o := range []Override{{Path: "machine.name", Value: "x\ny"}, {Path: "machine.description", Value: "a\nb: c"}, {Path: "machine.name", Value: "tab\there"},
+		{Path: "machine.description", Value: "a\u2028b"}, {Path: "machine.description", Value: "a\u202eb"}, {Path: "machine.name", Value: "a\u0085b"}} {
 		_, err := Load("a100", []Override{o})
 		if err == nil || !strings.Contains(err.Error(), "must be one line of text") {
 			t.Errorf("%v: %v", o, err)
 		}
 	}
-	m, err := Load("a100", []Override{{"machine.name", ""}})
+	m, err := Load("a100", []Override{{Path: "machine.name", Value: ""}})
 	if err != nil || m.Name != "a100" {
 		t.Errorf("name reset: %v, %v", m, err)
 	}

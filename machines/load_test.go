@@ -158,14 +158,14 @@ func uncommented(src []byte) []string {
 
 func TestOverrides(t *testing.T) {
 	m := mustLoad(t, "ascend-910a",
-		Override{"machine.core.buffers.L1", "512KiB"},
-		Override{"MACHINE.Core.Buffers.l0a", "32768"},
-		Override{"machine.core.clock", "1.5 GHz"},
-		Override{"machine.gm.bandwidth", "2TB/s"},
-		Override{"machine.core.vector.cycles_per_repeat", "3"},
-		Override{"machine.core.fixpipe", "true"},
-		Override{"machine.core.cube.numerics", "fp32-rz"},
-		Override{"program.tiling.bm", "96"}, // not ours: ignored
+		Override{Path: "machine.core.buffers.L1", Value: "512KiB"},
+		Override{Path: "MACHINE.Core.Buffers.l0a", Value: "32768"},
+		Override{Path: "machine.core.clock", Value: "1.5 GHz"},
+		Override{Path: "machine.gm.bandwidth", Value: "2TB/s"},
+		Override{Path: "machine.core.vector.cycles_per_repeat", Value: "3"},
+		Override{Path: "machine.core.fixpipe", Value: "true"},
+		Override{Path: "machine.core.cube.numerics", Value: "fp32-rz"},
+		Override{Path: "program.tiling.bm", Value: "96"}, // not ours: ignored
 	)
 	if m.DaVinci().Buffers.L1 != 512<<10 || m.DaVinci().Buffers.L0A != 32768 || m.DaVinci().Clock != 1.5e9 ||
 		m.GM.Bandwidth != 2e12 || m.DaVinci().Vector.CyclesPerRepeat != 3 || !m.DaVinci().FixPipe ||
@@ -182,21 +182,21 @@ func TestOverrideErrors(t *testing.T) {
 		o    Override
 		want []string
 	}{
-		{Override{"machine.core.bufers.L1", "512KiB"},
+		{Override{Path: "machine.core.bufers.L1", Value: "512KiB"},
 			[]string{`--set machine.core.bufers.L1=512KiB`, `unknown key "machine.core.bufers.L1"`, `did you mean "buffers"`}},
-		{Override{"machine.nope", "1"}, []string{`unknown key "machine.nope"`, "the top level has no key"}},
-		{Override{"machine.cores.x", "1"}, []string{`unknown key "machine.cores.x"`, `"cores" is a value`}},
-		{Override{"machine.core.buffers", "1MiB"}, []string{`"machine.core.buffers" is a section`, "L1, L0A"}},
-		{Override{"machine.core.buffers.L1", "512KXB"}, []string{"--set machine.core.buffers.L1=512KXB", `key "core.buffers.L1"`, "bad size", `"512KXB"`}},
-		{Override{"machine.cores", "2.5"}, []string{"--set machine.cores=2.5", `key "cores"`, "want an integer"}},
-		{Override{"machine.core.fixpipe", "maybe"}, []string{"want true or false"}},
-		{Override{"machine.core.buffers.L1", "100"}, []string{"--set machine.core.buffers.L1=100", `key "core.buffers.L1"`, "multiple of 32"}},
-		{Override{"machine.cores", "0"}, []string{"--set machine.cores=0", `key "cores"`, "must be ≥ 1"}},
-		{Override{"machine.power.max_w", "1"}, []string{"--set machine.power.max_w=1", `key "power.max_w"`, "at least static_w = 60 W"}},
+		{Override{Path: "machine.nope", Value: "1"}, []string{`unknown key "machine.nope"`, "the top level has no key"}},
+		{Override{Path: "machine.cores.x", Value: "1"}, []string{`unknown key "machine.cores.x"`, `"cores" is a value`}},
+		{Override{Path: "machine.core.buffers", Value: "1MiB"}, []string{`"machine.core.buffers" is a section`, "L1, L0A"}},
+		{Override{Path: "machine.core.buffers.L1", Value: "512KXB"}, []string{"--set machine.core.buffers.L1=512KXB", `key "core.buffers.L1"`, "bad size", `"512KXB"`}},
+		{Override{Path: "machine.cores", Value: "2.5"}, []string{"--set machine.cores=2.5", `key "cores"`, "want an integer"}},
+		{Override{Path: "machine.core.fixpipe", Value: "maybe"}, []string{"want true or false"}},
+		{Override{Path: "machine.core.buffers.L1", Value: "100"}, []string{"--set machine.core.buffers.L1=100", `key "core.buffers.L1"`, "multiple of 32"}},
+		{Override{Path: "machine.cores", Value: "0"}, []string{"--set machine.cores=0", `key "cores"`, "must be ≥ 1"}},
+		{Override{Path: "machine.power.max_w", Value: "1"}, []string{"--set machine.power.max_w=1", `key "power.max_w"`, "at least static_w = 60 W"}},
 	}
 	// A key of the file refused against a value an override gave names the
 	// override too (the file's key was not touched).
-	if _, err := Load("a100", []Override{{"machine.core.smem", "1KiB"}}); err == nil || !strings.Contains(err.Error(), `key "core.smem_per_cta": must be ≤ smem = 1KiB (got 163KiB) (with --set machine.core.smem=1KiB)`) {
+	if _, err := Load("a100", []Override{{Path: "machine.core.smem", Value: "1KiB"}}); err == nil || !strings.Contains(err.Error(), `key "core.smem_per_cta": must be ≤ smem = 1KiB (got 163KiB) (with --set machine.core.smem=1KiB)`) {
 		t.Errorf("smem_per_cta against --set smem: %v", err)
 	}
 	for _, c := range cases {
@@ -218,11 +218,11 @@ func TestOverrideErrors(t *testing.T) {
 
 func TestParseOverride(t *testing.T) {
 	o, err := ParseOverride("machine.core.buffers.L1=512KiB")
-	if err != nil || o != (Override{"machine.core.buffers.L1", "512KiB"}) {
+	if err != nil || o != (Override{Path: "machine.core.buffers.L1", Value: "512KiB"}) {
 		t.Errorf("got %+v, %v", o, err)
 	}
 	o, err = ParseOverride(" program.asm = a=b ")
-	if err != nil || o != (Override{"program.asm", "a=b"}) {
+	if err != nil || o != (Override{Path: "program.asm", Value: "a=b"}) {
 		t.Errorf("got %+v, %v", o, err)
 	}
 	for _, bad := range []string{"machine.cores", "=1", "machine..cores=1", "machine.=1"} {
@@ -337,7 +337,7 @@ func TestUserFile(t *testing.T) {
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := mustLoad(t, p, Override{"machine.cores", "4"})
+	m := mustLoad(t, p, Override{Path: "machine.cores", Value: "4"})
 	if m.Name != "small-l1" || m.DaVinci().Buffers.L1 != 256<<10 || m.Cores != 4 {
 		t.Errorf("got name %q L1 %v cores %d", m.Name, m.DaVinci().Buffers.L1, m.Cores)
 	}
@@ -361,7 +361,7 @@ func TestYAMLRoundTrip(t *testing.T) {
 		if mustLoad(t, n).Kind != "davinci" {
 			continue // the GPU files: TestNvidiaOverrides
 		}
-		ovs := []Override{{"machine.core.buffers.L1", "1.5MiB"}, {"machine.description", "yes: a \"quoted\" one"}}
+		ovs := []Override{{Path: "machine.core.buffers.L1", Value: "1.5MiB"}, {Path: "machine.description", Value: "yes: a \"quoted\" one"}}
 		m := mustLoad(t, n, ovs...)
 		out := m.YAML(ovs)
 		if !bytes.Contains(out, []byte("L1: 1.5MiB  # --set")) {
@@ -416,9 +416,9 @@ func TestGenericConfig(t *testing.T) {
 	}
 	var p progParams
 	err = ApplyOverrides(c, &p, "program", []Override{
-		{"program.tiling.BM", "96"}, {"program.inputs.b", "B.npy"}, {"program.scales", "[3, 4.5]"},
-		{"program.budget", "2MiB"}, {"program.extra", "7"}, {"program.fast", "true"},
-		{"machine.cores", "x"}, // ignored: other prefix
+		{Path: "program.tiling.BM", Value: "96"}, {Path: "program.inputs.b", Value: "B.npy"}, {Path: "program.scales", Value: "[3, 4.5]"},
+		{Path: "program.budget", Value: "2MiB"}, {Path: "program.extra", Value: "7"}, {Path: "program.fast", Value: "true"},
+		{Path: "machine.cores", Value: "x"}, // ignored: other prefix
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -532,12 +532,12 @@ func TestKinds(t *testing.T) {
 	if !reflect.DeepEqual(explicit.Core, a.Core) || explicit.Kind != "davinci" {
 		t.Errorf("kind: davinci differs from the default kind")
 	}
-	_, err = Load("ascend-910a", []Override{{"machine.kind", "nosuch"}})
+	_, err = Load("ascend-910a", []Override{{Path: "machine.kind", Value: "nosuch"}})
 	if err == nil || !strings.Contains(err.Error(), "--set machine.kind=nosuch") || !strings.Contains(err.Error(), `unknown machine kind "nosuch"`) {
 		t.Errorf("--set machine.kind=nosuch: %v", err)
 	}
 	// Another kind than the file's: one line (its keys would each be unknown).
-	_, err = Load("a100", []Override{{"machine.kind", "amd-cu"}})
+	_, err = Load("a100", []Override{{Path: "machine.kind", Value: "amd-cu"}})
 	if err == nil || !strings.Contains(err.Error(), "the machine kind is the file's (nvidia-sm)") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("--set machine.kind=amd-cu on a100: %v", err)
 	}

@@ -435,10 +435,10 @@ func TestNvidiaOverrides(t *testing.T) {
 			shape = "m16n8k8"
 		}
 		ovs := []Override{
-			{"machine.core.smem", "100KiB"}, {"machine.core.smem_per_cta", "99KiB"},
-			{"machine.core.tensor.shapes.fp16", shape}, {"machine.core.tensor.latency_cycles.fp16", "20"},
-			{"machine.gm.bandwidth", "2.039TB/s"}, {"machine.core.paths.GM_SMEM.bytes_per_cycle", "64"},
-			{"program.tiling.bm", "96"}, // not ours: ignored
+			{Path: "machine.core.smem", Value: "100KiB"}, {Path: "machine.core.smem_per_cta", Value: "99KiB"},
+			{Path: "machine.core.tensor.shapes.fp16", Value: shape}, {Path: "machine.core.tensor.latency_cycles.fp16", Value: "20"},
+			{Path: "machine.gm.bandwidth", Value: "2.039TB/s"}, {Path: "machine.core.paths.GM_SMEM.bytes_per_cycle", Value: "64"},
+			{Path: "program.tiling.bm", Value: "96"}, // not ours: ignored
 		}
 		m, c := mustNvidia(t, n, ovs...)
 		if c.SMEM != 100<<10 || c.SMEMPerCTA != 99<<10 || c.Tensor.Shapes.FP16 != MMAShape(shape) || c.Tensor.LatencyCycles.FP16 != 20 ||
@@ -457,12 +457,12 @@ func TestNvidiaOverrides(t *testing.T) {
 			t.Errorf("%s: round trip differs:\n%+v\n%+v", n, back.Core, m.Core)
 		}
 	}
-	_, err := Load("h100-sxm", []Override{{"machine.core.tensor.shapes.fp16", "m16n8k8"}})
+	_, err := Load("h100-sxm", []Override{{Path: "machine.core.tensor.shapes.fp16", Value: "m16n8k8"}})
 	if err == nil || !strings.Contains(err.Error(), `--set machine.core.tensor.shapes.fp16=m16n8k8: key "core.tensor.shapes.fp16"`) ||
 		strings.Contains(err.Error(), "\n") {
 		t.Errorf("wgmma with an mma.sync shape: %v", err)
 	}
-	_, err = Load("a100", []Override{{"machine.core.tensor.flops_per_cycle.fp16", "lots"}})
+	_, err = Load("a100", []Override{{Path: "machine.core.tensor.flops_per_cycle.fp16", Value: "lots"}})
 	if err == nil || !strings.Contains(err.Error(), "want a number") {
 		t.Errorf("bad number: %v", err)
 	}

@@ -21,7 +21,7 @@ func TestOverrideRefusalsNameOneKey(t *testing.T) {
 	} {
 		var keys []string
 		for _, v := range []string{c.badType, c.badValue} {
-			_, err := Load(c.machine, []Override{{c.path, v}})
+			_, err := Load(c.machine, []Override{{Path: c.path, Value: v}})
 			if err == nil {
 				t.Fatalf("%s=%s on %s: accepted", c.path, v, c.machine)
 			}
@@ -38,7 +38,7 @@ func TestOverrideRefusalsNameOneKey(t *testing.T) {
 	// A machine file's own spelling of its key.
 	data := strings.Replace(string(mustSource(t, "ascend-910a")), "\ncores:", "\nCores:", 1)
 	for _, v := range []string{"1.5", "0"} {
-		_, err := LoadBytes("m.yaml", []byte(data), []Override{{"machine.cores", v}})
+		_, err := LoadBytes("m.yaml", []byte(data), []Override{{Path: "machine.cores", Value: v}})
 		if err == nil || !strings.HasPrefix(err.Error(), "--set machine.cores="+v+`: key "Cores": `) {
 			t.Errorf("cores=%s on a file writing Cores: %v", v, err)
 		}

@@ -10,13 +10,13 @@ import (
 // tensor ops at 1 GHz or at 1.2 GHz from one command line). One spelling,
 // or two keys, load.
 func TestOverrideValueKeysOnce(t *testing.T) {
-	_, err := Load("a100", []Override{{"machine.core.tensor.sustained_clock", "{fp16: 1GHz, FP16: 1.2GHz}"}})
+	_, err := Load("a100", []Override{{Path: "machine.core.tensor.sustained_clock", Value: "{fp16: 1GHz, FP16: 1.2GHz}"}})
 	if err == nil || strings.Contains(err.Error(), "\n") ||
 		!strings.Contains(err.Error(), `--set machine.core.tensor.sustained_clock={fp16: 1GHz, FP16: 1.2GHz}: key "core.tensor.sustained_clock": "fp16" given twice (as "FP16" and "fp16"; keys are case-insensitive)`) {
 		t.Errorf("two spellings of one key: %v", err)
 	}
 	for _, v := range []string{"{FP16: 1.2GHz}", "{fp16: 1.2GHz, int8: 990MHz}"} {
-		m := mustLoad(t, "a100", Override{"machine.core.tensor.sustained_clock", v})
+		m := mustLoad(t, "a100", Override{Path: "machine.core.tensor.sustained_clock", Value: v})
 		if got := m.YAML(nil); !strings.Contains(string(got), "fp16: 1.2GHz") {
 			t.Errorf("%s: fp16 not at 1.2GHz:\n%s", v, got)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,5 +35,14 @@ func TestSetInputsRelativeToCurrentDirectory(t *testing.T) {
 	_, code, err = runCLI(t, append(args, "--set", "program.inputs.a=gone.npy", "--set", "program.inputs.b=B.npy")...)
 	if want := filepath.Join(dir, "gone.npy"); code != 2 || err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("exit %d: %v; want exit 2 naming %s", code, err, want)
+	}
+	// The message quotes the --set as typed (it quoted the absolute path
+	// made of it), the file it opened as resolved.
+	for _, typed := range []string{"in/gone.npy", "./A.npy/x.npy"} {
+		_, code, err = runCLI(t, append(args, "--set", "program.inputs.a="+typed, "--set", "program.inputs.b=B.npy")...)
+		msg := fmt.Sprint(err)
+		if code != 2 || !strings.Contains(msg, "(set with --set program.inputs.a="+typed+")") || !strings.Contains(msg, filepath.Join(dir, typed)) {
+			t.Errorf("--set program.inputs.a=%s: exit %d: %s; want exit 2 quoting the --set as typed and naming %s", typed, code, msg, filepath.Join(dir, typed))
+		}
 	}
 }

@@ -160,10 +160,10 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if err := programs.CheckOverrides(ovs); err != nil {
 		return badInput(err)
 	}
-	for i, o := range ovs { // a file named on the command line: relative to where it is typed
+	for i, o := range ovs { // a file named on the command line: relative to where it is typed (messages quote it so)
 		if programs.IsFileKey(o.Path) && o.Value != "" && !filepath.IsAbs(o.Value) {
 			if abs, err := filepath.Abs(o.Value); err == nil {
-				ovs[i].Value = abs
+				ovs[i].Value, ovs[i].Typed = abs, o.Value
 			}
 		}
 	}
