@@ -295,13 +295,21 @@ const (
 // here); two steps instead of one let a single slow step at the floor's
 // edge pass. An IR that contracts by less than 2 per step is barely
 // working (GMRES is the remedy); HPL-MxP's runs contract by 10⁻²–10⁻⁵ a
-// step until the floor.
+// step until the floor. That rule holds once the run passes (the last
+// residual below luPassThreshold: only a stricter tolerance is chased);
+// before, a slow contraction still gets the run nearer to passing (a
+// residual of 1000 contracting by 0.6 a step passes in 6 steps), so it
+// stops only where two steps in a row did not lower the residual at all.
 func luStagnated(history []float64) bool {
 	if len(history) <= luStagnationSteps {
 		return false
 	}
+	factor := 1.0 // (not yet passed: any fall is progress)
+	if history[len(history)-1] < luPassThreshold {
+		factor = luStagnationFactor
+	}
 	for k := len(history) - luStagnationSteps; k < len(history); k++ {
-		if history[k] < history[k-1]/luStagnationFactor {
+		if history[k] < history[k-1]/factor {
 			return false
 		}
 	}

@@ -247,8 +247,9 @@ func TestLURefineStopsOnStagnation(t *testing.T) {
 	}
 }
 
-// luStagnated: two steps in a row that do not halve the residual; one
-// slow step, or a halving among the last two, is no stagnation.
+// luStagnated: two steps in a row that do not halve the residual once it
+// passes (below 16); one slow step, or a halving among the last two, is no
+// stagnation. Above 16 any fall is progress: two steps without one stop.
 func TestLUStagnated(t *testing.T) {
 	for _, c := range []struct {
 		h    []float64
@@ -256,7 +257,11 @@ func TestLUStagnated(t *testing.T) {
 	}{
 		{[]float64{1e8}, false},
 		{[]float64{1e8, 9e7}, false},
-		{[]float64{1e8, 9e7, 8e7}, true},
+		{[]float64{1e8, 9e7, 8e7}, false}, // (slow, but nearer to passing)
+		{[]float64{1000, 600, 360, 216}, false},
+		{[]float64{1e8, 100, 100, 120}, true}, // (stuck above 16)
+		{[]float64{1e8, 100, 90, 100}, false},
+		{[]float64{10, 9, 8}, true},
 		{[]float64{1e8, 600, 0.02, 0.0024, 0.0015, 6e-4, 9e-4}, false}, // 6e-4 halved 0.0015
 		{[]float64{1e8, 600, 0.02, 0.0024, 0.0015, 6e-4, 9e-4, 9e-4}, true},
 		{[]float64{1, 0.5, 0.25}, true}, // exactly half is not less than half
