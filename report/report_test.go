@@ -132,13 +132,14 @@ func TestSectionKeys(t *testing.T) {
 		"trailing_precision", "windows", "zones"}
 	timed := report.HPLMxP{Refinement: report.HPLMxPRefinement{Timed: &report.HPLMxPRefinementTimed{}}}
 	check("hplmxp (numerics off)", timed, base...)
-	solved := report.HPLMxP{Refinement: report.HPLMxPRefinement{Solved: &report.HPLMxPRefinementSolved{}},
-		GoldenMismatches: &one, LPanelScale: &s, Passed: &yes, RefinementIterations: &one, ScaledResidual: &x}
-	all := slices.Concat(base, []string{"golden_mismatches", "l_panel_scale", "passed", "refinement_iterations", "scaled_residual"})
+	why := "converged"
+	solved := report.HPLMxP{Refinement: report.HPLMxPRefinement{Solved: &report.HPLMxPRefinementSolved{Converged: &yes, StopReason: &why}},
+		Converged: &yes, GoldenMismatches: &one, LPanelScale: &s, Passed: &yes, RefinementIterations: &one, ScaledResidual: &x}
+	all := slices.Concat(base, []string{"converged", "golden_mismatches", "l_panel_scale", "passed", "refinement_iterations", "scaled_residual"})
 	slices.Sort(all)
 	check("hplmxp (numerics full, check)", solved, all...)
 	check("refinement (numerics off)", timed.Refinement, "method", "note", "timed_iterations", "timed_steps")
-	check("refinement (computed)", solved.Refinement, "history", "iterations", "method", "scaled_residual", "threshold", "timed_steps")
+	check("refinement (computed)", solved.Refinement, "converged", "history", "iterations", "method", "scaled_residual", "stop_reason", "threshold", "timed_steps")
 	check("iteration", report.HPLMxPIteration{}, "flops", "iteration", "seconds", "start_seconds")
 	check("iteration (timed)", report.HPLMxPIteration{TFLOPS: &x, MeasuredOverTheoretical: &x},
 		"flops", "iteration", "measured_over_theoretical", "seconds", "start_seconds", "tflops")

@@ -161,8 +161,9 @@ type HPLMxPRefinementSolved struct {
 	Method         string    `json:"method"`
 	ScaledResidual float64   `json:"scaled_residual"`
 	// StopReason is why refinement stopped: converged, stagnated (the
-	// residual fell by less than half in each of the last two steps),
-	// max_iterations or non_finite (always set on a computed refinement).
+	// residual fell by less than half in each of the last two steps once
+	// below 16, or did not fall in either above it), max_iterations or
+	// non_finite (always set on a computed refinement).
 	StopReason *string `json:"stop_reason,omitempty"`
 	// Threshold is the tolerance refinement aims for (HPL-MxP's 16 or a
 	// stricter one); passing is judged against 16.
