@@ -349,34 +349,16 @@ func (c *Config) where(lower string) (string, string) {
 }
 
 // Override is one `--set path=value` assignment, e.g. Path
-// "machine.core.buffers.L1", Value "512KiB". Typed, when not empty, is
-// the value as the command line gave it where Value is what the command
-// made of it: a file key's relative path (program.inputs.a=in/A.npy),
-// made absolute against the current directory before the program file,
-// which resolves its own paths against its folder, sees it. (Write
-// Overrides with keyed fields: a field added broke positional ones.)
-type Override struct {
-	Path, Value string
-	Typed       string
-}
+// "machine.core.buffers.L1", Value "512KiB". (Tests convert struct{ Path,
+// Value string } values to it: a field added breaks them.)
+type Override struct{ Path, Value string }
 
-// String is the override as messages quote it — its value as typed
-// (Typed; a message about the file names the path it resolved to) —,
-// its path and value each clipped to maxValueEcho bytes (Full gives it
-// whole).
-func (o Override) String() string { return clipValue(o.Path) + "=" + clipValue(o.typed()) }
+// String is the override as messages quote it: its path and value each
+// clipped to maxValueEcho bytes (Full gives it whole).
+func (o Override) String() string { return clipValue(o.Path) + "=" + clipValue(o.Value) }
 
-// typed is the value as the command line gave it.
-func (o Override) typed() string {
-	if o.Typed != "" {
-		return o.Typed
-	}
-	return o.Value
-}
-
-// Full returns the override as the run used it, "path=value" (report.json
-// records it so: a file key's path resolved, the report read from
-// anywhere).
+// Full returns the override as given, "path=value" (report.json records
+// it so).
 func (o Override) Full() string { return o.Path + "=" + o.Value }
 
 // maxValueEcho bounds how much of a value a message quotes (a hostile

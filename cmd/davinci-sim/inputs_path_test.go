@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
 )
 
@@ -44,5 +47,30 @@ func TestSetInputsRelativeToCurrentDirectory(t *testing.T) {
 		if code != 2 || !strings.Contains(msg, "(set with --set program.inputs.a="+typed+")") || !strings.Contains(msg, filepath.Join(dir, typed)) {
 			t.Errorf("--set program.inputs.a=%s: exit %d: %s; want exit 2 quoting the --set as typed and naming %s", typed, code, msg, filepath.Join(dir, typed))
 		}
+	}
+}
+
+// quotedAsTyped quotes each resolved --set as typed, clipped alike (a long
+// path), and keeps the error's kind; an error not quoting one is itself.
+func TestQuotedAsTyped(t *testing.T) {
+	long := strings.Repeat("d/", 60) + "A.npy"
+	typed := [][2]machines.Override{
+		{{Path: "program.inputs.a", Value: "in/A.npy"}, {Path: "program.inputs.a", Value: "/w/in/A.npy"}},
+		{{Path: "program.inputs.b", Value: long}, {Path: "program.inputs.b", Value: "/w/" + long}},
+	}
+	for _, c := range []struct{ in, want string }{
+		{"p.yaml: key \"inputs.a\": open /w/in/A.npy: no such file (set with --set program.inputs.a=/w/in/A.npy)",
+			"p.yaml: key \"inputs.a\": open /w/in/A.npy: no such file (set with --set program.inputs.a=in/A.npy)"},
+		{"(set with --set " + typed[1][1].String() + ", --set program.inputs.a=/w/in/A.npy)",
+			"(set with --set " + typed[1][0].String() + ", --set program.inputs.a=in/A.npy)"},
+	} {
+		err := quotedAsTyped(badInput(errors.New(c.in)), typed)
+		if err.Error() != c.want || exitCode(err) != 2 || !badinput.Is(err) {
+			t.Errorf("%q:\ngot  %q (exit %d)\nwant %q", c.in, err, exitCode(err), c.want)
+		}
+	}
+	plain := failure(errors.New("deadlock"))
+	if quotedAsTyped(plain, typed) != plain || quotedAsTyped(nil, typed) != nil {
+		t.Error("an error quoting no --set was changed")
 	}
 }

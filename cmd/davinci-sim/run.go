@@ -152,7 +152,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	return cmd
 }
 
-func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool) error {
+func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool) (err error) {
 	ovs, err := machines.ParseOverrides(f.sets)
 	if err != nil {
 		return badInput(err)
@@ -160,12 +160,19 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if err := programs.CheckOverrides(ovs); err != nil {
 		return badInput(err)
 	}
-	for i, o := range ovs { // a file named on the command line: relative to where it is typed (messages quote it so)
+	// A file named on the command line: relative to where it is typed
+	// (messages quote it so: typed holds each as typed and as resolved).
+	var typed [][2]machines.Override
+	for i, o := range ovs {
 		if programs.IsFileKey(o.Path) && o.Value != "" && !filepath.IsAbs(o.Value) {
 			if abs, err := filepath.Abs(o.Value); err == nil {
-				ovs[i].Value, ovs[i].Typed = abs, o.Value
+				ovs[i].Value = abs
+				typed = append(typed, [2]machines.Override{o, ovs[i]})
 			}
 		}
+	}
+	if typed != nil {
+		defer func() { err = quotedAsTyped(err, typed) }()
 	}
 	switch f.numerics {
 	case "", programs.NumericsFull, programs.NumericsSampled, programs.NumericsOff:
@@ -316,6 +323,33 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	}
 	return finishRun(stdout, stderr, file, res, err, rec, hooks, f)
 }
+
+// quotedAsTyped returns err quoting each override of typed as typed —
+// a file key's relative path (--set program.inputs.a=in/A.npy), its first
+// — where it quotes it as resolved, the absolute path the command made of
+// it, its second (the file's own errors name that path).
+func quotedAsTyped(err error, typed [][2]machines.Override) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	for _, t := range typed {
+		msg = strings.ReplaceAll(msg, "--set "+t[1].String(), "--set "+t[0].String())
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &retold{msg, err}
+}
+
+// retold is err told in other words (its code and kind kept).
+type retold struct {
+	msg string
+	err error
+}
+
+func (e *retold) Error() string { return e.msg }
+func (e *retold) Unwrap() error { return e.err }
 
 // finishRun prints and writes what a run that ended with res and err
 // left: its report, its trace (rec, or hooks.ClusterTrace; the cluster's
