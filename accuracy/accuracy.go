@@ -15,26 +15,46 @@ const MaxBits = 64
 
 // Metrics are the error metrics of a result x against a reference.
 //
+// Zero references: an element whose reference is exactly 0 (±0) has no
+// finite relative error unless its result is 0 too (then its error is 0).
+// ZeroRef counts those elements and ZeroRefDiffers the ones whose result
+// is not 0 (NaN included): each of them makes MaxRel +Inf — its relative
+// error is infinite —, MaxErr 1 and, if nothing else does, RelFro finite.
+// MRED averages over the other N − ZeroRef elements only, and is NaN when
+// there are none (every reference 0, or no element): LE-GEMM's Eq. 20
+// divides by every element (M·N), which is the same where no reference is
+// 0 and undefined (0/0, x/0) where one is.
+//
 // Non-finite values: an element whose result equals the reference exactly
 // (including the same infinity, or NaN where the reference is NaN) has zero
 // error. Any other element involving NaN or ±Inf has infinite error, so
-// RelFro, MaxRel and MRED become +Inf, while MaxErr — which is bounded by 1
-// by construction — becomes 1. Only finite reference elements enter ‖ref‖.
-// (A difference of two finite values beyond the float64 range, |a−b| >
-// MaxFloat64, also counts as infinite in RelFro, MaxRel and MRED.)
+// RelFro and MaxRel become +Inf, MRED too where the reference is not 0
+// (where it is, the element is one of ZeroRefDiffers), while MaxErr —
+// which is bounded by 1 by construction — becomes 1. Only finite reference
+// elements enter ‖ref‖. (A difference of two finite values beyond the
+// float64 range, |a−b| > MaxFloat64, also counts as infinite in RelFro,
+// MaxRel and MRED.)
+//
+// Exact results: RelFro is 0 exactly when every element equals its
+// reference (as above), and Bits is then MaxBits (64); Bits is MaxBits too
+// for a RelFro below 2^-64 that is not 0, so RelFro = 0, not Bits = 64,
+// tells an exact result.
 //
 // Metrics marshal to JSON with non-finite values written as the strings
 // "+Inf", "-Inf" and "NaN" (encoding/json rejects them as numbers), and
 // unmarshal from the same form.
 type Metrics struct {
 	RelFro float64 `json:"rel_fro"` // ‖ref − x‖_F / ‖ref‖_F (SGEMM-cube Eq. 13); 0 if both norms are 0, +Inf if only ‖ref‖ is
-	MaxRel float64 `json:"max_rel"` // max_i |ref_i − x_i| / |ref_i| over ref_i ≠ 0 (0 if there is none)
-	MRED   float64 `json:"mred"`    // mean relative error distance: mean_i |ref_i − x_i| / |ref_i| over ref_i ≠ 0
+	MaxRel float64 `json:"max_rel"` // max_i |ref_i − x_i| / |ref_i| over every element: +Inf where a ref_i = 0 has x_i ≠ 0 (ZeroRefDiffers), 0 for none
+	MRED   float64 `json:"mred"`    // mean relative error distance: mean_i |ref_i − x_i| / |ref_i| over the N − ZeroRef elements with ref_i ≠ 0; NaN if there are none
 	MaxErr float64 `json:"max_err"` // LE-GEMM Eq. 19 symmetric error: max_i |a−b| / (|a|+|b|), 0 when both are 0
 	Bits   float64 `json:"bits"`    // −log2(RelFro) clamped to [0, MaxBits] (MaxBits when RelFro = 0)
 
 	N         int `json:"n"`          // number of elements compared
 	NonFinite int `json:"non_finite"` // elements of the result that are NaN or ±Inf
+
+	ZeroRef        int `json:"zero_ref"`         // elements whose reference is 0 (left out of MRED)
+	ZeroRefDiffers int `json:"zero_ref_differs"` // of them, those whose result is not 0 (MaxRel +Inf)
 }
 
 // ErrLength reports reference and result slices of different lengths.
@@ -110,9 +130,10 @@ func compare(n int, at func(int) (float64, float64)) Metrics {
 type Accumulator struct {
 	dn, rn norm2 // norms of the differences and of the reference
 	m      Metrics
-	infErr bool
+	infErr bool // an element's error is infinite: RelFro and MaxRel
+	infRel bool // ... one with a nonzero reference: MRED too
 	sumRel float64
-	nz     int
+	nz     int // elements with a nonzero reference (MRED's)
 }
 
 // Add adds one element: reference a, result b.
@@ -126,21 +147,28 @@ func (c *Accumulator) Add(a, b float64) {
 	if finiteA {
 		c.rn.add(math.Abs(a))
 	}
-	if a == b || (a != a && b != b) {
-		if a != 0 && finiteA {
-			c.nz++
+	if a == 0 {
+		m.ZeroRef++
+		if b != 0 {
+			m.ZeroRefDiffers++
 		}
+	} else {
+		c.nz++
+	}
+	if a == b || (a != a && b != b) {
 		return
 	}
 	if !finiteA || math.IsNaN(b) || math.IsInf(b, 0) {
 		// Mismatch involving a non-finite value: infinitely wrong.
 		c.infErr = true
+		c.infRel = c.infRel || a != 0
 		m.MaxErr = 1
 		return
 	}
 	d := math.Abs(a - b)
 	if math.IsInf(d, 0) {
 		c.infErr = true
+		c.infRel = c.infRel || a != 0
 	}
 	c.dn.add(d)
 	sym := d / (math.Abs(a) + math.Abs(b))
@@ -152,7 +180,6 @@ func (c *Accumulator) Add(a, b float64) {
 	}
 	if a != 0 {
 		rel := d / math.Abs(a)
-		c.nz++
 		c.sumRel += rel
 		if rel > m.MaxRel {
 			m.MaxRel = rel
@@ -164,12 +191,20 @@ func (c *Accumulator) Add(a, b float64) {
 func (c *Accumulator) Metrics() Metrics {
 	m := c.m
 	inf := math.Inf(1)
-	if c.infErr {
-		m.RelFro, m.MaxRel, m.MRED, m.Bits = inf, inf, inf, 0
-		return m
-	}
-	if c.nz > 0 {
+	switch {
+	case c.infRel:
+		m.MRED = inf
+	case c.nz > 0:
 		m.MRED = c.sumRel / float64(c.nz)
+	default:
+		m.MRED = math.NaN() // (no nonzero reference to be relative to)
+	}
+	if c.infErr || m.ZeroRefDiffers > 0 {
+		m.MaxRel = inf
+	}
+	if c.infErr {
+		m.RelFro, m.Bits = inf, 0
+		return m
 	}
 	d, r := c.dn.value(), c.rn.value()
 	switch {
@@ -250,12 +285,14 @@ type metricsJSON struct {
 	Bits      JSONFloat `json:"bits"`
 	N         int       `json:"n"`
 	NonFinite int       `json:"non_finite"`
+	ZeroRef   int       `json:"zero_ref"`
+	ZeroDiff  int       `json:"zero_ref_differs"`
 }
 
 // MarshalJSON writes the metrics, with non-finite values as strings.
 func (m Metrics) MarshalJSON() ([]byte, error) {
 	return json.Marshal(metricsJSON{JSONFloat(m.RelFro), JSONFloat(m.MaxRel), JSONFloat(m.MRED),
-		JSONFloat(m.MaxErr), JSONFloat(m.Bits), m.N, m.NonFinite})
+		JSONFloat(m.MaxErr), JSONFloat(m.Bits), m.N, m.NonFinite, m.ZeroRef, m.ZeroRefDiffers})
 }
 
 // UnmarshalJSON reads metrics written by MarshalJSON (plain numbers too).
@@ -264,7 +301,7 @@ func (m *Metrics) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*m = Metrics{float64(j.RelFro), float64(j.MaxRel), float64(j.MRED), float64(j.MaxErr), float64(j.Bits), j.N, j.NonFinite}
+	*m = Metrics{float64(j.RelFro), float64(j.MaxRel), float64(j.MRED), float64(j.MaxErr), float64(j.Bits), j.N, j.NonFinite, j.ZeroRef, j.ZeroDiff}
 	return nil
 }
 

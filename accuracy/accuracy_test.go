@@ -16,15 +16,17 @@ func TestHandComputed(t *testing.T) {
 	// d = (0.5, 0, 0.5, 0): ‖d‖² = 0.5, ‖ref‖² = 21.
 	m := Compare64(ref, got)
 	want := Metrics{
-		RelFro: math.Sqrt(0.5 / 21),
-		MaxRel: 0.5,     // element 0; element 2 has ref = 0 and is excluded
-		MRED:   0.5 / 3, // (0.5 + 0 + 0) over the three nonzero references
-		MaxErr: 1,       // element 2: 0.5 / (0 + 0.5)
-		Bits:   0.5 * math.Log2(42),
-		N:      4,
+		RelFro:  math.Sqrt(0.5 / 21),
+		MaxRel:  math.Inf(1), // element 2: 0.5 against a reference of 0
+		MRED:    0.5 / 3,     // (0.5 + 0 + 0) over the three nonzero references
+		MaxErr:  1,           // element 2: 0.5 / (0 + 0.5)
+		Bits:    0.5 * math.Log2(42),
+		N:       4,
+		ZeroRef: 1, ZeroRefDiffers: 1,
 	}
 	if !near(m.RelFro, want.RelFro) || m.MaxRel != want.MaxRel || !near(m.MRED, want.MRED) ||
-		m.MaxErr != want.MaxErr || !near(m.Bits, want.Bits) || m.N != 4 || m.NonFinite != 0 {
+		m.MaxErr != want.MaxErr || !near(m.Bits, want.Bits) || m.N != 4 || m.NonFinite != 0 ||
+		m.ZeroRef != 1 || m.ZeroRefDiffers != 1 {
 		t.Fatalf("got %+v, want %+v", m, want)
 	}
 	// Symmetric error without the zero element: max(0.5/2.5, 0, 0) = 0.2.
@@ -53,16 +55,59 @@ func TestEqualIsZero(t *testing.T) {
 			t.Fatalf("equal inputs: %+v", m)
 		}
 	}
-	// All zero, and empty.
+	// All zero, and empty: exact, and no nonzero reference for MRED.
 	for _, m := range []Metrics{Compare64([]float64{0, 0}, []float64{0, math.Copysign(0, -1)}), Compare64(nil, nil)} {
-		if m.RelFro != 0 || m.MaxErr != 0 || m.Bits != MaxBits {
+		if m.RelFro != 0 || m.MaxErr != 0 || m.Bits != MaxBits || m.MaxRel != 0 || !math.IsNaN(m.MRED) ||
+			m.ZeroRef != m.N || m.ZeroRefDiffers != 0 {
 			t.Fatalf("zeros: %+v", m)
 		}
 	}
 	// A nonzero result against a zero reference.
 	m := Compare64([]float64{0}, []float64{1e-30})
-	if !math.IsInf(m.RelFro, 1) || m.MaxErr != 1 || m.MaxRel != 0 || m.Bits != 0 {
+	if !math.IsInf(m.RelFro, 1) || m.MaxErr != 1 || !math.IsInf(m.MaxRel, 1) || !math.IsNaN(m.MRED) || m.Bits != 0 ||
+		m.ZeroRef != 1 || m.ZeroRefDiffers != 1 {
 		t.Fatalf("zero reference: %+v", m)
+	}
+}
+
+// A reference of exactly 0 where the result is not (a review: hgemm's
+// C[0] = 2^-10 where the exact product is 0 reported max_rel and mred of
+// the other element alone, and max_rel 0 with rel_fro +Inf for that one
+// element): max_rel is +Inf, mred is over the nonzero references and says
+// how many, and a result equal to a zero reference is exact.
+func TestZeroReference(t *testing.T) {
+	m := Compare64([]float64{0, 2, 0}, []float64{0x1p-10, 2 + 0x1p-9, 0})
+	if !math.IsInf(m.MaxRel, 1) || m.MRED != 0x1p-10 || m.ZeroRef != 2 || m.ZeroRefDiffers != 1 || m.N != 3 ||
+		!near(m.RelFro, math.Sqrt(0x1p-20+0x1p-18)/2) || m.MaxErr != 1 {
+		t.Fatalf("zero reference, nonzero result: %+v", m)
+	}
+	// Equal zeros: exact elements, left out of MRED's mean.
+	m = Compare64([]float64{0, 2, 0}, []float64{0, 2 + 0x1p-9, math.Copysign(0, -1)})
+	if m.MaxRel != 0x1p-10 || m.MRED != 0x1p-10 || m.ZeroRef != 2 || m.ZeroRefDiffers != 0 {
+		t.Fatalf("zero reference, zero result: %+v", m)
+	}
+	// Every reference 0 and every result 0 (an underflowed product, and a
+	// CPU SGEMM as underflowed): exact, with no MRED.
+	m = Compare32([]float64{0, 0, 0}, []float32{0, 0, 0})
+	if m.RelFro != 0 || m.Bits != MaxBits || !math.IsNaN(m.MRED) || m.MaxRel != 0 || m.ZeroRef != 3 {
+		t.Fatalf("all zero: %+v", m)
+	}
+	// A non-finite result against a zero reference: infinitely wrong, but
+	// not in MRED's elements; against a nonzero one, MRED too.
+	m = Compare64([]float64{0, 2}, []float64{math.Inf(1), 2 + 0x1p-9})
+	if !math.IsInf(m.RelFro, 1) || !math.IsInf(m.MaxRel, 1) || m.MRED != 0x1p-10 || m.ZeroRefDiffers != 1 {
+		t.Fatalf("Inf against 0: %+v", m)
+	}
+	m = Compare64([]float64{0, 2}, []float64{0, math.Inf(1)})
+	if !math.IsInf(m.MRED, 1) || m.ZeroRefDiffers != 0 {
+		t.Fatalf("Inf against 2: %+v", m)
+	}
+	// The accumulator agrees.
+	var acc Accumulator
+	acc.Add(0, 0x1p-10)
+	acc.Add(3, 3)
+	if a := acc.Metrics(); !math.IsInf(a.MaxRel, 1) || a.MRED != 0 || a.ZeroRef != 1 || a.ZeroRefDiffers != 1 {
+		t.Fatalf("accumulator: %+v", a)
 	}
 }
 
@@ -114,12 +159,12 @@ func TestLengthMismatch(t *testing.T) {
 }
 
 func TestJSON(t *testing.T) {
-	in := Metrics{RelFro: 1.5e-7, MaxRel: math.Inf(1), MRED: math.NaN(), MaxErr: 0.25, Bits: 22.6, N: 7, NonFinite: 1}
+	in := Metrics{RelFro: 1.5e-7, MaxRel: math.Inf(1), MRED: math.NaN(), MaxErr: 0.25, Bits: 22.6, N: 7, NonFinite: 1, ZeroRef: 2, ZeroRefDiffers: 1}
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"rel_fro":1.5e-7,"max_rel":"+Inf","mred":"NaN","max_err":0.25,"bits":22.6,"n":7,"non_finite":1}`
+	const want = `{"rel_fro":1.5e-7,"max_rel":"+Inf","mred":"NaN","max_err":0.25,"bits":22.6,"n":7,"non_finite":1,"zero_ref":2,"zero_ref_differs":1}`
 	if string(b) != want {
 		t.Fatalf("json %s, want %s", b, want)
 	}
@@ -127,7 +172,7 @@ func TestJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}
-	if out.RelFro != in.RelFro || !math.IsInf(out.MaxRel, 1) || !math.IsNaN(out.MRED) || out.N != 7 {
+	if out.RelFro != in.RelFro || !math.IsInf(out.MaxRel, 1) || !math.IsNaN(out.MRED) || out.N != 7 || out.ZeroRef != 2 || out.ZeroRefDiffers != 1 {
 		t.Fatalf("round trip %+v", out)
 	}
 	if err := json.Unmarshal([]byte(`{"rel_fro":"x"}`), &out); err == nil {

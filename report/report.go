@@ -207,7 +207,12 @@ func (m *MemoryReport) SetHBMIntensity() {
 	}
 }
 
-// ErrorReport is the error of a result against a reference.
+// ErrorReport is the error of a result against a reference: the metrics of
+// accuracy.Metrics (see it for their definitions) over Elements elements.
+// MaxRel is +Inf where a reference of 0 has a result that is not
+// (ZeroRefDiffers); MRED averages over the Elements − ZeroRef elements
+// whose reference is not 0 and is NaN where there are none. Bits is capped
+// at 64 (accuracy.MaxBits): an exact result (RelFro 0) reads 64.
 type ErrorReport struct {
 	Reference string  `json:"reference"`
 	RelFro    float64 `json:"rel_fro"`
@@ -221,6 +226,11 @@ type ErrorReport struct {
 	// or NaN (an overflow); an element equal to the reference, the same
 	// infinity included, has no error.
 	NonFinite int64 `json:"non_finite,omitempty"`
+	// ZeroRef counts the compared elements whose reference is 0 (left out
+	// of MRED), ZeroRefDiffers those of them whose result is not 0 (each
+	// makes MaxRel +Inf).
+	ZeroRef        int64 `json:"zero_ref,omitempty"`
+	ZeroRefDiffers int64 `json:"zero_ref_differs,omitempty"`
 }
 
 // SimReport describes the simulation itself.
