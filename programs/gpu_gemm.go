@@ -1764,20 +1764,18 @@ type gpuSampled struct {
 	ref [][]float64 // FP64 reference
 }
 
-// referenceTile is the FP64 product of rows r0.. (m rows) of A and columns
-// c0.. (n columns) of B.
+// referenceTile is the FP64 reference of rows r0.. (m rows) of A and
+// columns c0.. (n columns) of B: accuracy.ReferenceGEMM64 of the tile — the
+// full run's reference (accuracy.ReferenceGEMM) there bit for bit, a zero
+// A[i][k] skipped as there (0·Inf would be NaN).
 func referenceTile(a, b []float32, k, ldb, r0, m, c0, n int) []float64 {
-	out := make([]float64, m*n)
-	for i := 0; i < m; i++ {
-		for kk := 0; kk < k; kk++ {
-			av := float64(a[(r0+i)*k+kk])
-			row := b[kk*ldb+c0:][:n]
-			for jj, bv := range row {
-				out[i*n+jj] += float64(av * float64(bv))
-			}
+	bt := make([]float64, k*n)
+	for q := 0; q < k; q++ {
+		for jj, v := range b[q*ldb+c0:][:n] {
+			bt[q*n+jj] = float64(v)
 		}
 	}
-	return out
+	return accuracy.ReferenceGEMM64(m, k, n, accuracy.Widen(a[r0*k:(r0+m)*k]), bt)
 }
 
 // genInt8 draws n INT8 values uniformly from [−128, 127] (seeded stream
