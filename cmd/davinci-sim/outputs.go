@@ -141,6 +141,9 @@ func checkOutDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", what, err)
 	}
+	// A staging directory a killed run left (writeOutDir) is removed by
+	// the next run's write.
+	entries = slices.DeleteFunc(entries, leftoverStaging)
 	if len(entries) > 0 {
 		if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == reportFile }) {
 			return fmt.Errorf("%s: the directory is not empty and holds no %s (not a previous run's output); give a new or empty directory", what, reportFile)
@@ -157,40 +160,129 @@ func checkOutDir(dir string) error {
 	return outfile.CheckDir(dir, what)
 }
 
+// leftoverStaging reports whether e is a staging directory of writeOutDir
+// (one a run killed while writing left behind).
+func leftoverStaging(e fs.DirEntry) bool {
+	return e.IsDir() && strings.HasPrefix(e.Name(), stagingPrefix)
+}
+
 // ownedOutput reports whether e is a file a run writes to -o DIR.
 func ownedOutput(e fs.DirEntry) bool {
 	return e.Type().IsRegular() && (e.Name() == reportFile || strings.HasSuffix(e.Name(), ".npy") && programs.CheckOutputName(strings.TrimSuffix(e.Name(), ".npy")) == nil)
 }
 
-// writeOutDir writes the result arrays and report.json to dir, each
-// atomically, then removes what a previous run left there that this one
-// did not write (checkOutDir made sure everything there is a run's
-// output), so the directory never mixes two runs.
+// stagingPrefix names the directory inside -o DIR where a run writes its
+// files before it puts them in place (writeOutDir).
+const stagingPrefix = ".davinci-sim-staging-"
+
+// writeOutputs writes the result arrays (a variable for tests that make a
+// write fail partway).
+var writeOutputs = programs.WriteOutputs
+
+// writeOutDir writes the result arrays and report.json to dir so that the
+// directory never mixes two runs. Everything is first written into a
+// staging directory inside dir (on dir's file system, which may be a mount
+// point: the rename of dir itself is never needed), where running out of
+// space or any other failure leaves the previous run's files as they were
+// and the staging directory is removed. Only when every file is written
+// are they moved in: the previous report.json is removed first, then the
+// arrays renamed over the old ones, the previous run's arrays this run did
+// not write removed (checkOutDir made sure everything there is a run's
+// output), and report.json renamed in last — a report.json present always
+// describes the arrays beside it. Should a rename fail in that step, the
+// run's outputs there are removed rather than left mixed. The cost: the
+// new files take their space beside the old ones until they are moved in.
+// A staging directory left by a run killed while writing (leftoverStaging)
+// is removed after a successful write.
 func writeOutDir(dir string, rep *report.Report, outs []programs.Output) error {
-	var stale []string
-	if entries, err := os.ReadDir(dir); err == nil {
-		for _, e := range entries {
-			if ownedOutput(e) {
-				stale = append(stale, e.Name())
-			}
-		}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
-	written, err := programs.WriteOutputs(dir, outs)
+	stage, err := os.MkdirTemp(dir, stagingPrefix+"*")
 	if err != nil {
 		return err
 	}
-	if err := outfile.Write(filepath.Join(dir, reportFile), rep.WriteJSON); err != nil {
+	defer os.RemoveAll(stage)
+	written, err := writeOutputs(stage, outs)
+	if err != nil {
+		return unstaged(err, stage, dir)
+	}
+	if err := outfile.Write(filepath.Join(stage, reportFile), rep.WriteJSON); err != nil {
+		return unstaged(err, stage, dir)
+	}
+	var stale, leftovers []string
+	entries, err := os.ReadDir(dir)
+	if err != nil {
 		return err
 	}
-	written = append(written, reportFile)
+	for _, e := range entries {
+		switch {
+		case leftoverStaging(e) && e.Name() != filepath.Base(stage):
+			leftovers = append(leftovers, e.Name())
+		case ownedOutput(e) && e.Name() != reportFile && !slices.Contains(written, e.Name()):
+			stale = append(stale, e.Name())
+		}
+	}
+	// Nothing in dir has changed yet. From here on a failure empties it of
+	// run outputs (clearOutDir).
+	if err := os.Remove(filepath.Join(dir, reportFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	move := func(name string) error {
+		from, to := filepath.Join(stage, name), filepath.Join(dir, name)
+		if st, err := os.Stat(to); err == nil && st.Mode().IsRegular() {
+			os.Chmod(from, st.Mode().Perm()) // as readable as the file it replaces
+		}
+		return os.Rename(from, to)
+	}
+	for _, name := range written {
+		if err := move(name); err != nil {
+			return clearOutDir(err, dir)
+		}
+	}
 	for _, name := range stale {
-		if !slices.Contains(written, name) {
-			if err := os.Remove(filepath.Join(dir, name)); err != nil {
-				return err
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return clearOutDir(err, dir)
+		}
+	}
+	if err := move(reportFile); err != nil {
+		return clearOutDir(err, dir)
+	}
+	for _, name := range leftovers {
+		os.RemoveAll(filepath.Join(dir, name))
+	}
+	return nil
+}
+
+// unstaged is the error of a run whose files could not all be written to
+// the staging directory: the paths name dir, where the file was meant to
+// go, and the message says the previous outputs are untouched.
+func unstaged(err error, stage, dir string) error {
+	return &renamedError{fmt.Sprintf("%s (%s left as it was)", strings.ReplaceAll(err.Error(), stage, dir), dir), err}
+}
+
+// renamedError is an error told in other words (errors.Is sees the
+// original).
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }
+
+// clearOutDir removes the run outputs in dir after a failure while moving
+// the staged files in, so no report.json is left describing arrays of
+// another run.
+func clearOutDir(err error, dir string) error {
+	if entries, rerr := os.ReadDir(dir); rerr == nil {
+		for _, e := range entries {
+			if ownedOutput(e) {
+				os.Remove(filepath.Join(dir, e.Name()))
 			}
 		}
 	}
-	return nil
+	return fmt.Errorf("%w (the outputs in %s removed: they would have mixed two runs)", err, dir)
 }
 
 // noteMissingArrays says plainly, when -o wrote no result arrays, why.
