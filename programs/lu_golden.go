@@ -43,21 +43,8 @@ func luGoldenRun(ctx context.Context, pl *luPlan, mat *luMatrix) (*luGolden, err
 	}
 	n, nb, nbk, F := pl.n, pl.nb, pl.nbk, pl.F
 	g := &luGolden{n: n, nb: nb, lh: make([]uint16, n*n), uh: make([]uint16, n*n), diags: make([]*luDiag, nbk), s: 1, ctx: ctx}
-	row := make([]float64, n)
-	if pl.tb == 4 {
-		g.a32 = make([]float32, n*n)
-	} else {
-		g.a16 = make([]uint16, n*n)
-	}
-	for i := 0; i < n; i++ {
-		mat.Row(i, row)
-		for k, v := range row {
-			if pl.tb == 4 {
-				g.a32[i*n+k] = float32(v)
-			} else {
-				g.a16[i*n+k] = uint16(fp.FromFloat32(float32(v), fp.FP16, luSat))
-			}
-		}
+	if err := g.load(mat, pl.tb == 4); err != nil {
+		return nil, err
 	}
 	for k0 := 0; k0 < nbk; k0 += F {
 		k1 := min(k0+F, nbk)
@@ -99,6 +86,35 @@ func luGoldenRun(ctx context.Context, pl *luPlan, mat *luMatrix) (*luGolden, err
 		}
 	}
 	return g, nil
+}
+
+// load converts the matrix to the trailing matrix's format (FP32 where
+// fp32, else FP16), asking the run's context every row block: at
+// n = 16384 the conversion takes some 5 s, which a SIGINT had to wait out.
+func (g *luGolden) load(mat *luMatrix, fp32 bool) error {
+	n := g.n
+	row := make([]float64, n)
+	if fp32 {
+		g.a32 = make([]float32, n*n)
+	} else {
+		g.a16 = make([]uint16, n*n)
+	}
+	for i := 0; i < n; i++ {
+		if i%g.nb == 0 {
+			if err := stopped(g.ctx, "computing the golden model (converting the matrix)"); err != nil {
+				return err
+			}
+		}
+		mat.Row(i, row)
+		for k, v := range row {
+			if fp32 {
+				g.a32[i*n+k] = float32(v)
+			} else {
+				g.a16[i*n+k] = uint16(fp.FromFloat32(float32(v), fp.FP16, luSat))
+			}
+		}
+	}
+	return nil
 }
 
 // at returns trailing element k as FP32.

@@ -54,9 +54,12 @@ func TestLUGoldenStopsInsideAnIteration(t *testing.T) {
 	if count.calls <= 2*pl.nbk {
 		t.Fatalf("%d checks for %d iterations: not inside them", count.calls, pl.nbk)
 	}
-	stop := &errsAfter{Context: context.Background(), after: 3}                                    // the first iteration's second tile row
-	if _, err := luGoldenRun(stop, pl, mat); !errors.Is(err, context.Canceled) || stop.calls > 4 { // (context.Cause asks Err once more)
-		t.Fatalf("stopped at check 3: %v after %d checks", err, stop.calls)
+	// The first iteration's second tile row: past the conversion's checks
+	// (one a row block) and the iteration's first.
+	after := pl.n/pl.nb + 3
+	stop := &errsAfter{Context: context.Background(), after: after}
+	if _, err := luGoldenRun(stop, pl, mat); !errors.Is(err, context.Canceled) || stop.calls > after+1 { // (context.Cause asks Err once more)
+		t.Fatalf("stopped at check %d: %v after %d checks", after, err, stop.calls)
 	}
 }
 
