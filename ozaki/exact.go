@@ -31,8 +31,8 @@ type Superacc struct {
 
 // AddProduct adds x·y exactly. x and y must be finite.
 func (s *Superacc) AddProduct(x, y float64) {
-	mx, qx := split(x)
-	my, qy := split(y)
+	mx, qx := splitLow(x)
+	my, qy := splitLow(y)
 	if mx == 0 || my == 0 {
 		return
 	}
@@ -73,6 +73,17 @@ func (s *Superacc) AddProduct(x, y float64) {
 	if s.adds >= accFlush {
 		s.normalize()
 	}
+}
+
+// splitLow is split with q at least −1074, the lowest bit of a float64
+// (split keeps a subnormal's m normalised, its q below −1074, which put the
+// product of two subnormals below limb 0): m shifted right, exactly.
+func splitLow(x float64) (m int64, q int) {
+	m, q = split(x)
+	if q < -1074 {
+		m, q = m>>(-1074-q), -1074
+	}
+	return m, q
 }
 
 // normalize propagates carries so that every limb but the top one is in
@@ -321,4 +332,49 @@ func ComponentwiseStats(ref, got, absAB []float64) ErrorStats {
 func Componentwise(ref, got, absAB []float64) (max, mean float64) {
 	st := ComponentwiseStats(ref, got, absAB)
 	return st.Max, st.Mean
+}
+
+// scaledPrec is a big.Float precision that holds α·S + β·c exactly: S (a
+// Superacc sum) has its bits in [2^−2148, 2^2204), α·S in [2^−3222,
+// 2^3228), β·c in [2^−2148, 2^2048), so the sum spans under 6460 bits.
+const scaledPrec = 6600
+
+// ScaledDot returns ref = α·Σ x[l]·y[l] + β·c computed exactly and rounded
+// once (RNE) to float64, and abs = |α|·Σ |x[l]||y[l]| + |β||c|, also exact
+// then rounded once: the reference and the componentwise bound of an
+// output of C = αAB + βC0 (unlike Epilogue, which rounds α·P, β·c and the
+// sum). x and y have the same length. Where x, y, α, β or c holds ±Inf or
+// NaN there is no exact value: it returns the IEEE values of α·ExactDot +
+// β·c and |α|·AbsDot + |β·c| in FP64.
+func ScaledDot(x, y []float64, alpha, beta, c float64) (ref, abs float64) {
+	var s, sa Superacc
+	y = y[:len(x)]
+	nonFinite := !finite(alpha) || !finite(beta) || !finite(c)
+	for l := range x {
+		if !finite(x[l]) || !finite(y[l]) {
+			nonFinite = true
+			break
+		}
+		s.AddProduct(x[l], y[l])
+		sa.AddProduct(math.Abs(x[l]), math.Abs(y[l]))
+	}
+	if nonFinite {
+		return alpha*ExactDot(x, y) + beta*c, math.Abs(alpha)*AbsDot(x, y) + math.Abs(beta*c)
+	}
+	return scaledSum(&s, alpha, beta, c), scaledSum(&sa, math.Abs(alpha), math.Abs(beta), math.Abs(c))
+}
+
+// scaledSum returns α·S + β·c (S s's sum, all finite) exactly, rounded once
+// to float64 (±Inf beyond its range); an exact zero is +0.
+func scaledSum(s *Superacc, alpha, beta, c float64) float64 {
+	z := new(big.Float).SetPrec(scaledPrec)
+	if s.used && alpha != 0 {
+		z.Mul(s.Big(), new(big.Float).SetFloat64(alpha))
+	}
+	if beta != 0 && c != 0 {
+		w := new(big.Float).SetPrec(scaledPrec).SetFloat64(beta)
+		z.Add(z, w.Mul(w, new(big.Float).SetFloat64(c)))
+	}
+	f, _ := z.Float64()
+	return f + 0 // −0 → +0
 }

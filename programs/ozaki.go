@@ -975,7 +975,7 @@ func (j *ozakiJob) numerics(chip *arch.Chip, rep *report.Report, prog map[string
 	if !ok {
 		return j.stoppedNumerics()
 	}
-	ozakiErrorReport(rep, prog, ref, got, abs, idx != nil, !j.fallback && (ozaki.HasInfNaN(j.a) || ozaki.HasInfNaN(j.b)))
+	ozakiErrorReport(rep, prog, ref, got, abs, idx != nil, j.scaled(), !j.fallback && (ozaki.HasInfNaN(j.a) || ozaki.HasInfNaN(j.b)))
 	return nil
 }
 
@@ -995,22 +995,29 @@ func (j *ozakiJob) stoppedNumerics() error {
 
 // ozakiErrorReport reports C's error (got, at the outputs compared; sampled:
 // not all of them) against the exact reference ref with the bounds abs
-// (|A||B|): rep.Error and prog's componentwise_error. Outputs whose
+// (|A||B|; scaled: α ≠ 1 or β ≠ 0, the exact αAB + βC0 and |α||A||B| +
+// |β||C0|, each rounded once): rep.Error and prog's componentwise_error. Outputs whose
 // reference is ±Inf or NaN (an Inf or NaN in their row of A or column of
 // B: the reference is IEEE's value) are counted apart, as are those whose
 // bound is 0 or beyond the float64 range; sliced says that the slicing ran
 // on inputs holding Inf or NaN (precision fixed: no scan), which it takes
 // as 0.
-func ozakiErrorReport(rep *report.Report, prog map[string]any, ref, got, abs []float64, sampled, sliced bool) {
+func ozakiErrorReport(rep *report.Report, prog map[string]any, ref, got, abs []float64, sampled, scaled, sliced bool) {
 	e := errReport(accuracy.Compare64(ref, got), sampled)
-	e.Reference = "exact (a long accumulator, rounded once to fp64)"
+	what, bound := "", "|A||B|"
+	note := "|C − AB| / (u·|A||B|), u = 2^−53; Grade A: max ≤ f(k)·u with f linear in k"
+	if scaled {
+		what, bound = "αAB + βC0, ", "|α||A||B| + |β||C0|"
+		note = "|C − (αAB + βC0)| / (u·(|α||A||B| + |β||C0|)), u = 2^−53, αAB + βC0 exact then rounded once; Grade A: max ≤ f(k)·u with f linear in k"
+	}
+	e.Reference = "exact (" + what + "a long accumulator, rounded once to fp64)"
 	st := ozaki.ComponentwiseStats(ref, got, abs)
 	if st.NonFinite > 0 {
-		e.Reference = "exact (a long accumulator, rounded once to fp64; IEEE's ±Inf or NaN where A's row or B's column holds Inf or NaN)"
+		e.Reference = "exact (" + what + "a long accumulator, rounded once to fp64; IEEE's ±Inf or NaN where A's row or B's column holds Inf or NaN)"
 	}
 	rep.Error = &e
 	cw := map[string]any{"max_u": st.Max, "mean_u": st.Mean, "elements": st.Count,
-		"note": "|C − AB| / (u·|A||B|), u = 2^−53; Grade A: max ≤ f(k)·u with f linear in k"}
+		"note": note}
 	for _, c := range []struct {
 		key string
 		n   int
@@ -1022,13 +1029,13 @@ func ozakiErrorReport(rep *report.Report, prog map[string]any, ref, got, abs []f
 	}
 	prog["componentwise_error"] = cw
 	if st.ZeroBoundWrong > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("componentwise error: outputs with |A||B| = 0 in fp64 (the reference 0) that differ from it: %d, counted as infinite errors", st.ZeroBoundWrong))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("componentwise error: outputs with %s = 0 in fp64 (the reference 0) that differ from it: %d, counted as infinite errors", bound, st.ZeroBoundWrong))
 	}
 	if st.NonFinite > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("componentwise error: outputs whose reference is ±Inf or NaN (Inf or NaN in A's row or B's column, or a sum beyond fp64): %d, not counted; of them differing from it: %d", st.NonFinite, st.NonFiniteDiffer))
 	}
 	if st.BoundOverflow > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("componentwise error: outputs whose |A||B| is beyond the fp64 range: %d, not counted", st.BoundOverflow))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("componentwise error: outputs whose %s is beyond the fp64 range: %d, not counted", bound, st.BoundOverflow))
 	}
 	if sliced {
 		rep.Notes = append(rep.Notes, "precision fixed has no Inf/NaN scan: A or B hold Inf or NaN, which the slicing takes as 0, so the outputs they reach are not IEEE's (forced or dynamic precision routes such inputs to native DGEMM)")
@@ -1190,30 +1197,36 @@ func exactSample(c []float64, m, n, k int, seed int64, budget int64) (idx []int,
 	return idx, got
 }
 
-// reference returns the exact α·AB + β·C0 (rounded once to FP64; α and β
-// applied in FP64) and |A||B| at the outputs idx (nil: every output).
+// reference returns the exact α·AB + β·C0, rounded once to FP64, and the
+// componentwise bound |α||A||B| + |β||C0| (also exact, rounded once) at the
+// outputs idx (nil: every output).
 func (j *ozakiJob) reference(idx []int) (ref, abs []float64) {
 	ref, abs, _ = j.referenceUntil(idx, nil)
 	return ref, abs
 }
 
 // referenceUntil is reference asking stop (nil: never) as
-// exactGEMM64Until does: false once it says true.
+// exactGEMM64Until does: false once it says true. With α = 1 and β = 0 it
+// is exactGEMM64's AB and |A||B|; else each output is ozaki.ScaledDot's (not
+// the epilogue's roundings of α·RN(AB) and β·C0).
 func (j *ozakiJob) referenceUntil(idx []int, stop func() bool) (ref, abs []float64, ok bool) {
 	p := &j.p.GEMMParams
-	if ref, abs, ok = exactGEMM64Until(j.a, j.b, p.M, p.K, p.N, idx, true, stop); !ok {
-		return nil, nil, false
+	if !j.scaled() {
+		return exactGEMM64Until(j.a, j.b, p.M, p.K, p.N, idx, true, stop)
 	}
-	for x := range ref {
-		ref[x] *= j.alpha
-		abs[x] *= math.Abs(j.alpha)
+	ref, abs = make([]float64, p.M*p.N), make([]float64, p.M*p.N)
+	if idx != nil {
+		ref, abs = make([]float64, len(idx)), make([]float64, len(idx))
+	}
+	ok = exactOutputs(j.a, j.b, p.M, p.K, p.N, idx, stop, func(x, i int, row, col []float64) {
+		c := 0.0
 		if j.c0 != nil {
-			i := x
-			if idx != nil {
-				i = idx[x]
-			}
-			ref[x] += float64(j.p.Beta * j.c0[i])
+			c = j.c0[i]
 		}
+		ref[x], abs[x] = ozaki.ScaledDot(row, col, j.alpha, j.p.Beta, c)
+	})
+	if !ok {
+		return nil, nil, false
 	}
 	return ref, abs, true
 }
@@ -1232,22 +1245,45 @@ func exactGEMM64(a, b []float64, m, k, n int, idx []int, withAbs bool) (ref, abs
 // outputs took ~4 s, more under load, deaf to an interrupt).
 func exactGEMM64Until(a, b []float64, m, k, n int, idx []int, withAbs bool, stop func() bool) (ref, abs []float64, ok bool) {
 	if idx == nil {
-		idx = make([]int, m*n)
-		for i := range idx {
-			idx[i] = i
-		}
+		ref = make([]float64, m*n)
+	} else {
+		ref = make([]float64, len(idx))
 	}
-	ref = make([]float64, len(idx))
 	if withAbs {
-		abs = make([]float64, len(idx))
+		abs = make([]float64, len(ref))
+	}
+	ok = exactOutputs(a, b, m, k, n, idx, stop, func(x, _ int, row, col []float64) {
+		ref[x] = ozaki.ExactDot(row, col)
+		if withAbs {
+			abs[x] = ozaki.AbsDot(row, col)
+		}
+	})
+	if !ok {
+		return nil, nil, false
+	}
+	return ref, abs, true
+}
+
+// exactOutputs calls out(x, i, row, col) for each output i = idx[x] of C
+// (m×n; idx nil: every output, x = i) with A's row and B's column of it
+// (A m×k, B k×n, row-major), asking stop (nil: never) every stopEvery
+// products: false once it says true.
+func exactOutputs(a, b []float64, m, k, n int, idx []int, stop func() bool, out func(x, i int, row, col []float64)) bool {
+	count := len(idx)
+	if idx == nil {
+		count = m * n
 	}
 	col := make([]float64, k)
 	lastCol := -1
 	since := stopEvery // (asked before the first output)
-	for x, i := range idx {
+	for x := 0; x < count; x++ {
+		i := x
+		if idx != nil {
+			i = idx[x]
+		}
 		if since >= stopEvery {
 			if stop != nil && stop() {
-				return nil, nil, false
+				return false
 			}
 			since = 0
 		}
@@ -1259,13 +1295,9 @@ func exactGEMM64Until(a, b []float64, m, k, n int, idx []int, withAbs bool, stop
 			}
 			lastCol = c
 		}
-		row := a[r*k : (r+1)*k]
-		ref[x] = ozaki.ExactDot(row, col)
-		if withAbs {
-			abs[x] = ozaki.AbsDot(row, col)
-		}
+		out(x, i, a[r*k:(r+1)*k], col)
 	}
-	return ref, abs, true
+	return true
 }
 
 // nativePeak is the machine's FP64 peak for native DGEMM: its FP64 matrix

@@ -592,7 +592,7 @@ func (j *ozakiDaVinciJob) numerics(rep *report.Report, prog map[string]any) erro
 		}
 	}
 	ref, abs := shim.reference(idx)
-	ozakiErrorReport(rep, prog, ref, got, abs, idx != nil, !j.fallback && (ozaki.HasInfNaN(j.a) || ozaki.HasInfNaN(j.b)))
+	ozakiErrorReport(rep, prog, ref, got, abs, idx != nil, shim.scaled(), !j.fallback && (ozaki.HasInfNaN(j.a) || ozaki.HasInfNaN(j.b)))
 	return nil
 }
 
