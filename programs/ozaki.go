@@ -964,7 +964,9 @@ func (j *ozakiJob) numerics(chip *arch.Chip, rep *report.Report, prog map[string
 			return err
 		}
 		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F64: c}}
-		idx, got = exactSample(c, p.M, p.N, p.K, p.Inputs.Seed, 1<<27)
+		if idx, got = sampleOutputs(c, p.M, p.N, p.K, p.Inputs.Seed, ozakiExactBudget); idx != nil {
+			rep.Notes = append(rep.Notes, sampleOutputsNote(len(idx), p.M*p.N, ozakiExactBudget))
+		}
 	case NumericsSampled:
 		var ok bool
 		if idx, got, ok = j.sampledOutputsUntil(j.stop()); !ok {
@@ -1179,23 +1181,10 @@ func (j *ozakiJob) sampledOutputsUntil(stop func() bool) (_ []int, _ []float64, 
 	return idx, got, true
 }
 
-// exactSample returns the outputs of C (m×n, inner dimension k) an exact
-// reference is computed at, and their values: every one (idx nil) where
-// m·n·k is at most budget products — the reference costs k operations an
-// output —, else budget/k drawn by the inputs' seed (with repeats).
-func exactSample(c []float64, m, n, k int, seed int64, budget int64) (idx []int, got []float64) {
-	if int64(m)*int64(n)*int64(k) <= budget {
-		return nil, c
-	}
-	rng := NewRand(seed, 98)
-	idx = make([]int, max(1, budget/int64(k)))
-	got = make([]float64, len(idx))
-	for x := range idx {
-		idx[x] = rng.IntN(m * n)
-		got[x] = c[idx[x]]
-	}
-	return idx, got
-}
+// ozakiExactBudget is the products numerics full's exact reference
+// computes (k an output) before it samples C's outputs (sampleOutputs);
+// a variable for the tests.
+var ozakiExactBudget int64 = 1 << 27
 
 // reference returns the exact α·AB + β·C0, rounded once to FP64, and the
 // componentwise bound |α||A||B| + |β||C0| (also exact, rounded once) at the

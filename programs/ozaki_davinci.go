@@ -582,7 +582,9 @@ func (j *ozakiDaVinciJob) numerics(rep *report.Report, prog map[string]any) erro
 			}
 			rep.Notes = append(rep.Notes, "check: every INT32 plane and C equal the golden model (package ozaki: the run's plan, or ozaki.NativeGEMM where ADP fell back) bit for bit")
 		}
-		idx, got = exactSample(j.c, p.M, p.N, p.K, p.Inputs.Seed, 1<<27)
+		if idx, got = sampleOutputs(j.c, p.M, p.N, p.K, p.Inputs.Seed, ozakiExactBudget); idx != nil {
+			rep.Notes = append(rep.Notes, sampleOutputsNote(len(idx), p.M*p.N, ozakiExactBudget))
+		}
 	case NumericsSampled:
 		if j.fallback {
 			idx, got = j.sampledNative()
