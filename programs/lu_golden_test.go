@@ -23,16 +23,15 @@ func (c *errsAfter) Err() error {
 	return nil
 }
 
-// The LU golden model checks for a stop between tile rows, not only
-// between iterations (one iteration's trailing update at n = 16384 took
-// over 20 s where the cube's tiles run in Go): stopped in the middle of
-// its first iteration, it returns the stop.
-func TestLUGoldenStopsInsideAnIteration(t *testing.T) {
+// goldenLUSetup returns the plan of p on the 910A (defaults, tiling and
+// fusion as a build chooses them) and its matrix, seed 1, filled: what the
+// golden model's tests run.
+func goldenLUSetup(t *testing.T, p LUParams) (*luPlan, *luMatrix) {
+	t.Helper()
 	m, err := machines.Load("ascend-910a", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := LUParams{N: 4 * 128, NB: 128, NFused: 1, NFusion: 16, Trailing: "fp16"}
 	p.defaults()
 	p.chooseTiling(m)
 	p.fusedFromL1(m)
@@ -47,6 +46,15 @@ func TestLUGoldenStopsInsideAnIteration(t *testing.T) {
 	if err := mat.fill(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	return pl, mat
+}
+
+// The LU golden model checks for a stop between tile rows, not only
+// between iterations (one iteration's trailing update at n = 16384 took
+// over 20 s where the cube's tiles run in Go): stopped in the middle of
+// its first iteration, it returns the stop.
+func TestLUGoldenStopsInsideAnIteration(t *testing.T) {
+	pl, mat := goldenLUSetup(t, LUParams{N: 4 * 128, NB: 128, NFused: 1, NFusion: 16, Trailing: "fp16"})
 	count := &errsAfter{Context: context.Background(), after: 1 << 30}
 	if _, err := luGoldenRun(count, pl, mat); err != nil {
 		t.Fatal(err)

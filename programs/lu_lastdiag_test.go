@@ -7,7 +7,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/traces"
 )
 
@@ -42,25 +41,7 @@ func TestLULastDiagNoInverses(t *testing.T) {
 // block's (the simulated host does the same: TestLUMatchesGolden compares
 // the factors bit for bit).
 func TestLUGoldenLastDiagFactorOnly(t *testing.T) {
-	m, err := machines.Load("ascend-910a", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := LUParams{N: 384, NB: 128, NFused: 1, Trailing: "fp32"}
-	p.defaults()
-	p.chooseTiling(m)
-	p.fusedFromL1(m)
-	if err := p.validate("t.yaml", m); err != nil {
-		t.Fatal(err)
-	}
-	pl, err := newLUPlan("t.yaml", p, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mat := newLUMatrix(p.N, 1)
-	if err := mat.fill(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	pl, mat := goldenLUSetup(t, LUParams{N: 384, NB: 128, NFused: 1, Trailing: "fp32"})
 	g, err := luGoldenRun(context.Background(), pl, mat)
 	if err != nil {
 		t.Fatal(err)
