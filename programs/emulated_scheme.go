@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -689,7 +690,9 @@ func (sp *schemePlan) name() string {
 // 2^emin ≤ |x| < 2^emax split into pieces that neither overflow their
 // format (checkRange's bound) nor fall below its smallest normal (every
 // piece keeps its precision). Above it pieces overflow (C is wrong there);
-// below it the low pieces lose bits (C is less accurate).
+// below it a piece — the high one or the low one, minExponentPieces — is
+// subnormal or zero and loses bits (C is less accurate), and far below
+// every piece is zero (zeroUpTo: the input adds nothing to C).
 func (sp *schemePlan) rangeExponents() (emin, emax int) {
 	_, top := math.Frexp(sp.format.MaxFinite()) // MaxFinite < 2^top
 	_, low := math.Frexp(sp.format.MinNormal()) // MinNormal = 2^(low−1)
@@ -705,6 +708,136 @@ func (sp *schemePlan) rangeExponents() (emin, emax int) {
 		drop += sp.format.MantBits() + 1
 	}
 	return emin, emax
+}
+
+// minExponentPieces returns the pieces that set rangeExponents' emin: the
+// ones whose smallest normal the inputs reach first as they shrink (below
+// 2^emin they are subnormal or zero and lose bits) — piece 0 where the
+// later pieces' scales make up for the bits before them (SGEMM-cube,
+// FP32-F), the last where they do not (Markidis), both on a tie (Ootomo).
+func (sp *schemePlan) minExponentPieces() []int {
+	_, low := math.Frexp(sp.format.MinNormal())
+	emin, _ := sp.rangeExponents()
+	var out []int
+	drop := 0
+	for i, s := range sp.scales {
+		if low-1-s+drop == emin {
+			out = append(out, i)
+		}
+		drop += sp.format.MantBits() + 1
+	}
+	return out
+}
+
+// pieceNames names pieces idx of an n-piece split as the reports do
+// ("high piece (0)", "high and low pieces (0, 1)").
+func pieceNames(idx []int, n int) string {
+	name := func(i int) string {
+		switch {
+		case n == 1:
+			return "only"
+		case i == 0:
+			return "high"
+		case i == n-1:
+			return "low"
+		case n == 3:
+			return "middle"
+		}
+		return fmt.Sprintf("piece-%d", i)
+	}
+	names, nums := make([]string, len(idx)), make([]string, len(idx))
+	for x, i := range idx {
+		names[x], nums[x] = name(i), strconv.Itoa(i)
+	}
+	if len(idx) == 1 {
+		return names[0] + " piece (" + nums[0] + ")"
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " pieces (" + strings.Join(nums, ", ") + ")"
+}
+
+// zeroUpTo returns the largest x > 0 (neg: the largest −x > 0 of a
+// negative x) whose pieces 0..last are all zero, 0 where the smallest FP32
+// subnormal already has one that is not (a rounding away from zero). With
+// the pieces before it zero a piece rounds x itself (scaled), so those
+// inputs are an interval around 0: a binary search over FP32's magnitudes
+// up to 2^min_exponent finds its end.
+func (sp *schemePlan) zeroUpTo(neg bool, last int) float32 {
+	sign := uint32(0)
+	if neg {
+		sign = 1 << 31
+	}
+	pieces := make([]uint32, len(sp.scales))
+	zero := func(m uint32) bool {
+		sp.split(math.Float32frombits(sign|m), pieces)
+		for _, b := range pieces[:last+1] {
+			if fp.ToFloat64(b, sp.format) != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	if !zero(1) {
+		return 0
+	}
+	emin, _ := sp.rangeExponents()
+	lo, hi := uint32(1), math.Float32bits(math.MaxFloat32) // zero(lo)
+	if e := max(emin, -149); e < 128 {
+		hi = math.Float32bits(float32(math.Ldexp(1, e)))
+	}
+	if zero(hi) {
+		return math.Float32frombits(hi)
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if zero(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return math.Float32frombits(lo)
+}
+
+// zeroBounds are zeroUpTo's bounds for every piece: pos[j] (neg[j]) the
+// largest x (−x) whose pieces 0..j are all zero.
+type zeroBounds struct{ pos, neg []float32 }
+
+func (sp *schemePlan) zeroBounds() zeroBounds {
+	z := zeroBounds{make([]float32, len(sp.scales)), make([]float32, len(sp.scales))}
+	for j := range sp.scales {
+		z.pos[j], z.neg[j] = sp.zeroUpTo(false, j), sp.zeroUpTo(true, j)
+	}
+	return z
+}
+
+// inputZeros is what noteZeros needs of an operand x: its nonzero
+// elements, those of them whose every piece is zero, and for each piece
+// whether it is zero in every element (sure by the elements' largest
+// magnitudes of each sign: every one within the piece's bound).
+func (z zeroBounds) inputZeros(x []float32) (nonzero, zero int64, pieceZero []bool) {
+	last := len(z.pos) - 1
+	var pos, neg float32 // largest x > 0 and −x > 0 (+Inf for a NaN)
+	for _, v := range x {
+		switch {
+		case v == 0:
+			continue
+		case v > 0:
+			pos = max(pos, v)
+		case v < 0:
+			neg = max(neg, -v)
+		default:
+			pos = float32(math.Inf(1))
+		}
+		nonzero++
+		if v > 0 && v <= z.pos[last] || v < 0 && -v <= z.neg[last] {
+			zero++
+		}
+	}
+	pieceZero = make([]bool, len(z.pos))
+	for j := range pieceZero {
+		pieceZero[j] = pos <= z.pos[j] && neg <= z.neg[j]
+	}
+	return nonzero, zero, pieceZero
 }
 
 // inputRange counts the elements of x outside a range: over (|x| ≥ hi, or
@@ -769,7 +902,7 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32) {
 		meaning = strings.Replace(meaning, "a piece overflows", "a piece may overflow", 1)
 	}
 	if emin >= emax {
-		meaning = fmt.Sprintf("no inputs split without overflow or loss of precision (below 2^%d the low pieces lose bits; from |x| ≥ %g a piece may overflow)", emin, over)
+		meaning = fmt.Sprintf("no inputs split without overflow or loss of precision (below 2^%d a piece is subnormal and loses bits; from |x| ≥ %g a piece may overflow)", emin, over)
 	}
 	if one {
 		meaning = fmt.Sprintf("inputs with 2^%d ≤ |x| < %g round to normal %s values", emin, over, name)
@@ -807,11 +940,112 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32) {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below %s's normal range: %d elements of A and %d of B have 0 < |x| < 2^%d: they round to subnormals or zero and lose bits (%.3g %% of the inputs)",
 				name, au, bu, emin, pct(au+bu)))
 		default:
-			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below the scheme's full-precision range: %d elements of A and %d of B have 0 < |x| < 2^%d: their low pieces are %s subnormals or zero and lose bits (%.3g %% of the inputs)",
-				au, bu, emin, name, pct(au+bu)))
+			are := "is an " + name + " subnormal or zero and loses bits"
+			if set := sp.minExponentPieces(); len(set) > 1 {
+				are = "are " + name + " subnormals or zero and lose bits"
+			}
+			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below the scheme's full-precision range: %d elements of A and %d of B have 0 < |x| < 2^%d: their %s %s (%.3g %% of the inputs)",
+				au, bu, emin, pieceNames(sp.minExponentPieces(), len(sp.scales)), are, pct(au+bu)))
+		}
+		if au+bu > 0 {
+			sp.noteZeros(rep, a, b, pct)
 		}
 	}
 	rep.Program["range"] = r
+}
+
+// noteZeros adds notes on inputs so small that every piece of them is
+// zero (a cast: that round to zero) — they add nothing to C — and, where
+// every product the scheme computes has a factor zero in every element of
+// A or of B (every piece of every input, or SGEMM-cube's high pieces at
+// 2^-30, which all its products take), on C being 0.
+func (sp *schemePlan) noteZeros(rep *report.Report, a, b []float32, pct func(int64) float64) {
+	z := sp.zeroBounds()
+	last := len(sp.scales) - 1
+	an, az, zeroA := z.inputZeros(a)
+	bn, bz, zeroB := z.inputZeros(b)
+	name := strings.ToUpper(sp.format.String())
+	cast := len(sp.scales) == 1 && sp.scales[0] == 0
+	if az+bz > 0 {
+		below := fmt.Sprintf("0 < |x| ≤ %.4g", z.pos[last])
+		if z.pos[last] != z.neg[last] {
+			below = fmt.Sprintf("0 < x ≤ %.4g or 0 < −x ≤ %.4g", z.pos[last], z.neg[last])
+		}
+		what := "every piece of them is zero"
+		if cast {
+			what = "they round to zero"
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("inputs that vanish: %d elements of A and %d of B have %s: %s (%s's smallest subnormal is %.4g), so they add nothing to C (%.3g %% of the inputs)",
+			az, bz, below, what, name, float32(sp.format.MinSubnormal()), pct(az+bz)))
+	}
+	if an == 0 || bn == 0 {
+		return // (C is 0 for want of inputs, not for their size)
+	}
+	prods := [][2]int{{0, 0}} // (a cast: its one product)
+	if len(sp.groups) > 0 {
+		prods = nil
+		for _, g := range sp.groups {
+			prods = append(prods, g.prods...)
+		}
+	}
+	letters := "h"
+	switch len(sp.scales) {
+	case 2:
+		letters = "hl"
+	case 3:
+		letters = "hml"
+	}
+	var names []string
+	usedA, usedB := map[int]bool{}, map[int]bool{}
+	for _, p := range prods {
+		switch {
+		case zeroA[p[0]]:
+			usedA[p[0]] = true
+		case zeroB[p[1]]:
+			usedB[p[1]] = true
+		default:
+			return // (this product need not be 0)
+		}
+		if len(sp.scales) <= 3 {
+			names = append(names, string([]byte{letters[p[0]], letters[p[1]]}))
+		} else {
+			names = append(names, fmt.Sprintf("%d·%d", p[0], p[1]))
+		}
+	}
+	var why []string
+	for _, op := range []struct {
+		name string
+		used map[int]bool
+		x    []float32
+	}{{"A", usedA, a}, {"B", usedB, b}} {
+		var idx []int
+		for j := range sp.scales {
+			if op.used[j] {
+				idx = append(idx, j)
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		// (the bound of the last piece named: pieces 0..j are zero within it)
+		j := idx[len(idx)-1]
+		bound := fmt.Sprintf("each |x| ≤ %.4g", min(z.pos[j], z.neg[j]))
+		if cast {
+			why = append(why, fmt.Sprintf("every element of %s rounds to zero in %s (%s)", op.name, name, bound))
+			continue
+		}
+		verb := "is"
+		if len(idx) > 1 {
+			verb = "are"
+		}
+		why = append(why, fmt.Sprintf("%s's %s %s zero in every element (%s)", op.name, pieceNames(idx, len(sp.scales)), verb, bound))
+	}
+	if cast {
+		rep.Notes = append(rep.Notes, "C is 0: "+strings.Join(why, ", and "))
+		return
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("C is 0: every product the scheme computes (%s) takes a piece that is zero throughout — %s",
+		strings.Join(names, " "), strings.Join(why, "; ")))
 }
 
 // castRange is the split of a GEMM kind that rounds its FP32 inputs to the
