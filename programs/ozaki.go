@@ -302,14 +302,10 @@ func (op *OzakiParams) needsExponents(f *File, passes string) error {
 	return nil
 }
 
-// ozakiInputs draws A and B (inputs.distribution, or Demmel's Test 2), or
-// reads them (inputs.a, inputs.b), and C0 when beta ≠ 0.
-func ozakiInputs(f *File, op *OzakiParams) (a, b, c0 []float64, err error) {
-	return ozakiInputsFor(f, op, Options{})
-}
-
-// ozakiInputsFor is ozakiInputs stopping with the building run (o's):
-// drawing or reading 4096² inputs took seconds under load.
+// ozakiInputsFor draws A and B (inputs.distribution, or Demmel's Test 2),
+// or reads them (inputs.a, inputs.b), and C0 when beta ≠ 0, stopping with
+// the building run (o's): drawing or reading 4096² inputs took seconds
+// under load.
 func ozakiInputsFor(f *File, op *OzakiParams, o Options) (a, b, c0 []float64, err error) {
 	p := &op.GEMMParams
 	stop := o.stop()

@@ -134,7 +134,7 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	if p.Numerics != NumericsOff {
 		var err error
-		if j.a, j.b, j.c0, err = ozakiInputs(f, &op); err != nil {
+		if j.a, j.b, j.c0, err = ozakiInputsFor(f, &op, o); err != nil {
 			return nil, err
 		}
 		dec, err := op.decide(j.a, j.b, bits, nil, j.nativeFaster, "the host's FP64 DGEMM on "+m.Name, o, f.Path)
