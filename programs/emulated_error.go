@@ -51,18 +51,21 @@ func cpuSGEMMTiles(a, b []float32, k, ldb int, tiles []errTile) []float32 {
 // errorHistogram bins the per-element symmetric error of got against ref
 // (LE-GEMM's Eq. 19 before its maximum) into bins equal bins of its log10
 // over [histLog10Min, histLog10Max]; exact counts the elements equal to
-// their reference (error 0), below those under the range.
+// their reference (error 0: the same infinity, and NaN against NaN, too,
+// as accuracy.Metrics counts them), below those under the range, nonfinite
+// the others whose error is not a number (a ±Inf or NaN against another
+// value).
 func errorHistogram(ref, got []float32, bins int) map[string]any {
 	counts := make([]int64, bins)
 	exact, below, nonfinite := int64(0), int64(0), int64(0)
 	w := (histLog10Max - histLog10Min) / float64(bins)
 	for i, r := range ref {
 		x, c := float64(got[i]), float64(r)
-		d := math.Abs(x - c)
-		if d == 0 {
+		if x == c || x != x && c != c {
 			exact++
 			continue
 		}
+		d := math.Abs(x - c)
 		e := d / (math.Abs(x) + math.Abs(c))
 		if math.IsNaN(e) || math.IsInf(e, 0) {
 			nonfinite++
