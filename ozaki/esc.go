@@ -38,8 +38,19 @@ func newTable(lines, k, block int) BlockTable {
 // RowBlocks returns the block table of the rows of the row-major rows×cols
 // matrix a, blocks of length block (≥ 1) along the columns.
 func RowBlocks(a []float64, rows, cols, block int) BlockTable {
+	t, _ := rowBlocks(a, rows, cols, block, nil)
+	return t
+}
+
+// rowBlocks is RowBlocks asking stop (nil: never) every StopWork elements
+// or so: false once it says true.
+func rowBlocks(a []float64, rows, cols, block int, stop func() bool) (BlockTable, bool) {
 	t := newTable(rows, cols, block)
+	st := stopper{stop: stop}
 	for i := 0; i < rows; i++ {
+		if st.after(cols) {
+			return BlockTable{}, false
+		}
 		row := a[i*cols : i*cols+cols]
 		for bi, l0 := 0, 0; l0 < cols; bi, l0 = bi+1, l0+block {
 			hi, lo := int32(NegInf), int32(math.MaxInt32)
@@ -50,13 +61,21 @@ func RowBlocks(a []float64, rows, cols, block int) BlockTable {
 			t.Max[i*t.Blocks+bi], t.Min[i*t.Blocks+bi] = hi, lo
 		}
 	}
-	return t
+	return t, true
 }
 
 // ColBlocks returns the block table of the columns of the row-major
 // rows×cols matrix b, blocks of length block (≥ 1) along the rows.
 func ColBlocks(b []float64, rows, cols, block int) BlockTable {
+	t, _ := colBlocks(b, rows, cols, block, nil)
+	return t
+}
+
+// colBlocks is ColBlocks asking stop (nil: never) every StopWork elements
+// or so: false once it says true.
+func colBlocks(b []float64, rows, cols, block int, stop func() bool) (BlockTable, bool) {
 	t := newTable(cols, rows, block)
+	st := stopper{stop: stop}
 	// A block of rows at a time, each column's extremes gathered in a row
 	// of its own (b read in order) and then put in the column's entry —
 	// not an entry a column apart for every element (4096²: 0.69 → 0.35 s,
@@ -67,6 +86,9 @@ func ColBlocks(b []float64, rows, cols, block int) BlockTable {
 			hi[j], lo[j] = NegInf, math.MaxInt32
 		}
 		for l := l0; l < min(l0+block, rows); l++ {
+			if st.after(cols) {
+				return BlockTable{}, false
+			}
 			for j, x := range b[l*cols : l*cols+cols] {
 				e := int32(Exp(x))
 				hi[j], lo[j] = max(hi[j], e), min(lo[j], e)
@@ -77,7 +99,7 @@ func ColBlocks(b []float64, rows, cols, block int) BlockTable {
 			t.Max[j*t.Blocks+bi], t.Min[j*t.Blocks+bi] = hi[j], lo[j]
 		}
 	}
-	return t
+	return t, true
 }
 
 // Unbounded is the ESC_raw value ESCPair reports for a pair whose coarse

@@ -189,23 +189,26 @@ func MakePlan(a, b []float64, m, k, n int, cfg Config) (Plan, error) {
 			return p, nil
 		}
 	}
-	stop := func() bool { return cfg.Stop != nil && cfg.Stop() }
-	if stop() {
+	muA, ok := RowMaxUntil(a, m, k, cfg.Stop)
+	if !ok {
 		return p, ErrStopped
 	}
-	p.ScalesA, p.ScalesB = ScaleRows(a, m, k), ScaleCols(b, k, n)
+	muB, ok := ColMaxUntil(b, k, n, cfg.Stop)
+	if !ok {
+		return p, ErrStopped
+	}
+	p.ScalesA, p.ScalesB = scalesOf(muA), scalesOf(muB)
 	bits := p.Bits
 	p.Reason = fmt.Sprintf("%s: %s", cfg.Mode, held)
 	if cfg.Mode != Fixed {
-		if stop() {
+		ta, ok := rowBlocks(a, m, k, p.ESCBlock, cfg.Stop)
+		if !ok {
 			return p, ErrStopped
 		}
-		ta := RowBlocks(a, m, k, p.ESCBlock)
-		if stop() {
+		tb, ok := colBlocks(b, k, n, p.ESCBlock, cfg.Stop)
+		if !ok {
 			return p, ErrStopped
 		}
-		tb := ColBlocks(b, k, n, p.ESCBlock)
-		var ok bool
 		if p.ESC, p.Bounded, ok = escTables(&ta, &tb, p.ScalesA, p.ScalesB, cfg.Stop); !ok {
 			return p, ErrStopped
 		}

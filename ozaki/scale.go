@@ -67,27 +67,75 @@ func scalesOf(mu []float64) []Scale {
 // rows×cols matrix a (0 for a row without one): the line maximum every
 // Ozaki scheme scales by (package crt too).
 func RowMax(a []float64, rows, cols int) []float64 {
+	mu, _ := RowMaxUntil(a, rows, cols, nil)
+	return mu
+}
+
+// RowMaxUntil is RowMax asking stop (nil: never) every StopWork elements
+// or so (4096² took ~0.1 s under load): nil and false once it says true.
+func RowMaxUntil(a []float64, rows, cols int, stop func() bool) ([]float64, bool) {
 	mu := make([]float64, rows)
+	st := stopper{stop: stop}
 	for i := range mu {
+		if st.after(cols) {
+			return nil, false
+		}
 		for _, x := range a[i*cols : i*cols+cols] {
 			if ax := finiteAbs(x); ax > mu[i] {
 				mu[i] = ax
 			}
 		}
 	}
-	return mu
+	return mu, true
 }
 
 // ColMax returns the largest finite |b[l,j]| of each column of the
 // row-major rows×cols matrix b (0 for a column without one).
 func ColMax(b []float64, rows, cols int) []float64 {
+	mu, _ := ColMaxUntil(b, rows, cols, nil)
+	return mu
+}
+
+// ColMaxUntil is ColMax asking stop as RowMaxUntil does.
+func ColMaxUntil(b []float64, rows, cols int, stop func() bool) ([]float64, bool) {
 	mu := make([]float64, cols)
+	st := stopper{stop: stop}
 	for l := 0; l < rows; l++ {
+		if st.after(cols) {
+			return nil, false
+		}
 		for j, x := range b[l*cols : l*cols+cols] {
 			if ax := finiteAbs(x); ax > mu[j] {
 				mu[j] = ax
 			}
 		}
 	}
-	return mu
+	return mu, true
+}
+
+// StopWork is the elements a pass over a matrix handles between two
+// questions to its stop (each a context's Err, a lock: not one a row of
+// 16).
+const StopWork = 1 << 16
+
+// stopper asks stop (nil: never) once StopWork units of work have passed
+// since it last asked, and before the first.
+type stopper struct {
+	stop  func() bool
+	since int
+	asked bool
+}
+
+// after counts work units about to be done and reports whether stop said
+// true.
+func (s *stopper) after(work int) bool {
+	if s.stop == nil {
+		return false
+	}
+	if s.asked && s.since < StopWork {
+		s.since += work
+		return false
+	}
+	s.asked, s.since = true, work
+	return s.stop()
 }

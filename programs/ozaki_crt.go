@@ -2,6 +2,7 @@ package programs
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -80,7 +81,10 @@ func (j *ozakiJob) chooseModuli(bad func(key, format string, a ...any) error) er
 // run, o's, the file at path).
 func (j *ozakiJob) planCRT(o Options, path string, bad func(key, format string, a ...any) error) error {
 	p := &j.p.GEMMParams
-	plan, err := crt.MakePlan(j.a, j.b, p.M, p.K, p.N, crt.Config{Moduli: len(j.moduli), Native: fmaGEMM})
+	plan, err := crt.MakePlan(j.a, j.b, p.M, p.K, p.N, crt.Config{Moduli: len(j.moduli), Native: fmaGEMM, Stop: o.stop()})
+	if errors.Is(err, crt.ErrStopped) {
+		return o.stoppedBuilding(path, "computing the scales")
+	}
 	if err != nil {
 		return bad("moduli", "%v", err)
 	}

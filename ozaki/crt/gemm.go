@@ -17,6 +17,10 @@ var ErrShape = ozaki.ErrShape
 // ozaki.ErrConfig).
 var ErrConfig = ozaki.ErrConfig
 
+// ErrStopped reports that Config.Stop ended MakePlan (the same value as
+// ozaki.ErrStopped).
+var ErrStopped = ozaki.ErrStopped
+
 // Config configures the Ozaki-II emulated DGEMM.
 type Config struct {
 	// Moduli is the number N of moduli, in [MinModuli, MaxModuli]: the
@@ -32,6 +36,10 @@ type Config struct {
 	// Native computes the DGEMM of the Inf/NaN fallback; nil means
 	// ozaki.NativeGEMM.
 	Native func(a, b, c0 []float64, alpha, beta float64, m, k, n int) []float64
+	// Stop, if not nil, is asked during MakePlan's scales (every
+	// ozaki.StopWork elements or so); once it says true MakePlan returns
+	// ErrStopped.
+	Stop func() bool
 }
 
 // Plan is everything the emulation needs besides the residue matrices.
@@ -99,7 +107,15 @@ func MakePlan(a, b []float64, m, k, n int, cfg Config) (Plan, error) {
 	p.Moduli, p.Basis = bs.Moduli, bs
 	p.BitsA, p.BitsB, p.T = bA, bB, bA+bB
 	p.Bits = bB + 1
-	p.ScalesA, p.ScalesB = ScaleRows(a, m, k), ScaleCols(b, k, n)
+	muA, ok := ozaki.RowMaxUntil(a, m, k, cfg.Stop)
+	if !ok {
+		return p, ErrStopped
+	}
+	muB, ok := ozaki.ColMaxUntil(b, k, n, cfg.Stop)
+	if !ok {
+		return p, ErrStopped
+	}
+	p.ScalesA, p.ScalesB = scalesOf(muA), scalesOf(muB)
 	p.Chunk = Chunks(k, bs.Moduli)
 	if cfg.Chunk != 0 {
 		if cfg.Chunk > MaxChunk(256) {
