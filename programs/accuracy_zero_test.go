@@ -14,29 +14,32 @@ import (
 // so C[0] = 3·(1 + 2^-10) − (3 + 2^-9) = 2^-10 where the exact 3x − 3x is 0. max_rel is +Inf (it read
 // the other element's alone), mred is over the other element and the
 // report counts the zero reference; with that element alone, mred has
-// nothing to average (NaN).
+// nothing to average (NaN). The same on DaVinci (its error section from
+// errReport too).
 func TestAccuracyZeroReference(t *testing.T) {
 	x := float32(1 + 0x1p-11 + 0x1p-12)
 	for _, c := range []struct {
-		a    []float32
-		m    int
-		mred bool // mred is a number (a nonzero reference exists)
+		machine string
+		a       []float32
+		m       int
+		mred    bool // mred is a number (a nonzero reference exists)
 	}{
-		{[]float32{3, -3 * x, 0.5, 0.25}, 2, true},
-		{[]float32{3, -3 * x}, 1, false},
+		{"a100", []float32{3, -3 * x, 0.5, 0.25}, 2, true},
+		{"a100", []float32{3, -3 * x}, 1, false},
+		{"ascend-910a", []float32{3, -3 * x, 0.5, 0.25}, 2, true},
 	} {
 		dir := t.TempDir()
 		if _, err := WriteOutputs(dir, []Output{{Name: "a", F32: c.a, Shape: []int{c.m, 2}}, {Name: "b", F32: []float32{x, 1}, Shape: []int{2, 1}}}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := runEmulated(t, "a100", "program.scheme=hgemm", "program.m="+strconv.Itoa(c.m), "program.k=2", "program.n=1",
+		res, err := runEmulated(t, c.machine, "program.scheme=hgemm", "program.m="+strconv.Itoa(c.m), "program.k=2", "program.n=1",
 			"program.inputs.a="+filepath.Join(dir, "a.npy"), "program.inputs.b="+filepath.Join(dir, "b.npy"), "program.numerics=full")
 		if err != nil {
 			t.Fatal(err)
 		}
 		e := res.Report.Error
 		if !math.IsInf(e.MaxRel, 1) || e.ZeroRef != 1 || e.ZeroRefDiffers != 1 || math.IsNaN(e.MRED) != !c.mred {
-			t.Errorf("m = %d: error %+v: want max_rel +Inf, one zero reference that differs, mred a number %v", c.m, e, c.mred)
+			t.Errorf("%s, m = %d: error %+v: want max_rel +Inf, one zero reference that differs, mred a number %v", c.machine, c.m, e, c.mred)
 		}
 		if c.m == 1 && !math.IsInf(e.RelFro, 1) {
 			t.Errorf("m = 1: rel_fro %g, want +Inf (‖ref‖ = 0)", e.RelFro)

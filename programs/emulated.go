@@ -606,7 +606,7 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 			ref = append(ref, referenceTile(j.a, j.b, p.K, p.N, r0, mm, c0, nn)...)
 			tiles = append(tiles, errTile{r0, mm, c0, nn})
 		}
-		e := errorReport(accuracy.Compare32(ref, got), true)
+		e := errReport(accuracy.Compare32(ref, got), true)
 		rep.Error = &e
 		j.cpuErrors(rep, tiles, ref, got, true)
 		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", n, len(perm), k0.t.bm, k0.t.bn))

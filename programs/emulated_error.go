@@ -21,15 +21,6 @@ const (
 	histLog10Max = 0.0
 )
 
-// errorReport is errReport with the zero-reference counts of m too
-// (errReport, in gemm.go, copies the metrics but not ZeroRef and
-// ZeroRefDiffers: the report's zero_ref and zero_ref_differs).
-func errorReport(m accuracy.Metrics, sampled bool) report.ErrorReport {
-	e := errReport(m, sampled)
-	e.ZeroRef, e.ZeroRefDiffers = int64(m.ZeroRef), int64(m.ZeroRefDiffers)
-	return e
-}
-
 // errTile is a block of C: rows r0.. (m of them), columns c0.. (n).
 type errTile struct{ r0, m, c0, n int }
 
@@ -95,7 +86,7 @@ func (j *emulatedJob) cpuErrors(rep *report.Report, tiles []errTile, ref []float
 		if rep.Baselines == nil {
 			rep.Baselines = map[string]report.ErrorReport{}
 		}
-		rep.Baselines["cpu_sgemm_fp32"] = errorReport(accuracy.Compare32(ref, cpu), sampled)
+		rep.Baselines["cpu_sgemm_fp32"] = errReport(accuracy.Compare32(ref, cpu), sampled)
 	}
 	rep.Program["error_vs_cpu_sgemm"] = accuracy.Compare32(accuracy.Widen(cpu), got)
 	if j.histBins > 0 {

@@ -582,7 +582,11 @@ func (j *gemmJob) finishSampled(chip *arch.Chip, rep *report.Report) error {
 	return nil
 }
 
+// errReport is the report's error section of m (sampled: from sampled
+// tiles), its zero-reference counts included — every kind's, DaVinci's,
+// igemm's and ozaki's too.
 func errReport(m accuracy.Metrics, sampled bool) report.ErrorReport {
 	return report.ErrorReport{Reference: "fp64 (gonum)", RelFro: m.RelFro, MaxRel: m.MaxRel, MRED: m.MRED, MaxErr: m.MaxErr,
-		Bits: m.Bits, Elements: int64(m.N), Sampled: sampled, NonFinite: int64(m.NonFinite)}
+		Bits: m.Bits, Elements: int64(m.N), Sampled: sampled, NonFinite: int64(m.NonFinite),
+		ZeroRef: int64(m.ZeroRef), ZeroRefDiffers: int64(m.ZeroRefDiffers)}
 }

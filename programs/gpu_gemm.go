@@ -1721,7 +1721,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 		if err != nil {
 			return err
 		}
-		e := errorReport(accuracy.Compare32(slices.Concat(j.smp.ref...), slices.Concat(j.smp.got...)), true)
+		e := errReport(accuracy.Compare32(slices.Concat(j.smp.ref...), slices.Concat(j.smp.got...)), true)
 		rep.Error = &e
 		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", len(j.smp.got), pl.nrb*pl.ncb, t.bm, t.bn))
 	}
@@ -1947,7 +1947,7 @@ func (j *gpuGEMMJob) finishFP64(chip *arch.Chip, rep *report.Report) error {
 	const budget = 1 << 24
 	idx, got := sampleOutputs(c, p.M, p.N, p.K, p.Inputs.Seed, budget)
 	ref, _ := exactGEMM64(j.a64, j.b64, p.M, p.K, p.N, idx, false) // (dgemm's error is normwise: no |A||B|)
-	e := errorReport(accuracy.Compare64(ref, got), idx != nil)
+	e := errReport(accuracy.Compare64(ref, got), idx != nil)
 	e.Reference = "exact (a long accumulator, rounded once to fp64)"
 	rep.Error = &e
 	if idx != nil {
@@ -1985,7 +1985,7 @@ func readFP32Result(chip *arch.Chip, addr int64, p *GEMMParams, a, b []float32, 
 	*outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F32: c}, {Name: "A", Shape: []int{p.M, p.K}, F32: a},
 		{Name: "B", Shape: []int{p.K, p.N}, F32: b}}
 	ref = accuracy.ReferenceGEMM(p.M, p.K, p.N, a, b)
-	e := errorReport(accuracy.Compare32(ref, c), false)
+	e := errReport(accuracy.Compare32(ref, c), false)
 	rep.Error = &e
 	return c, ref, nil
 }
