@@ -359,7 +359,7 @@ func ScaledDot(x, y []float64, alpha, beta, c float64) (ref, abs float64) {
 		sa.AddProduct(math.Abs(x[l]), math.Abs(y[l]))
 	}
 	if nonFinite {
-		return alpha*ExactDot(x, y) + beta*c, math.Abs(alpha)*AbsDot(x, y) + math.Abs(beta*c)
+		return float64(alpha*ExactDot(x, y)) + float64(beta*c), float64(math.Abs(alpha)*AbsDot(x, y)) + math.Abs(beta*c)
 	}
 	return scaledSum(&s, alpha, beta, c), scaledSum(&sa, math.Abs(alpha), math.Abs(beta), math.Abs(c))
 }

@@ -151,15 +151,15 @@ func (p *Params) coreBytes(paths, buffers int) int64 {
 	lanes, np, nb := float64(numLanes), float64(paths), float64(buffers)
 	work := alloc(lanes*8) + alloc(np*8) // a CTAWork's counts (resetWork)
 	slot := alloc(float64(unsafe.Sizeof(cta{}))) +
-		alloc(lanes*lanes*flagIDs*4) +
+		alloc(float64(lanes*lanes*flagIDs*4)) +
 		float64(lanes*(alloc(queueDepth*float64(unsafe.Sizeof(isa.Instr{})))+alloc(queueDepth*float64(unsafe.Sizeof(sim.Time(0)))))) +
-		3*work + // work, body, last
+		float64(3*work) + // work, body, last
 		float64(arch.StreamReaderBytes(true)) +
-		3*lanes*flowBytes +
+		float64(3*lanes*flowBytes) +
 		2*8 // its pointer in Core.ctas, grown by appending
 	channel := alloc(float64(unsafe.Sizeof(mem.Channel{}))) + alloc(float64(unsafe.Sizeof(sim.Waker{})))
 	core := alloc(float64(unsafe.Sizeof(Core{}))) + alloc(float64(unsafe.Sizeof(sim.Waker{}))) +
-		3*channel + // the units' (tensor, fma, ldsm)
+		float64(3*channel) + // the units' (tensor, fma, ldsm)
 		alloc(nb*8) + float64(nb*alloc(float64(unsafe.Sizeof(mem.Occupancy{})))) +
 		alloc(np*8) + // pathBytes
 		arch.ChipBytesPerCore +
