@@ -77,17 +77,7 @@ func TestAccuracyDGEMMSampleNote(t *testing.T) {
 		t.Errorf("notes %q: want %q", res.Report.Notes, note)
 	}
 	// The error is that of sampleOutputs' outputs.
-	var a, b, c []float64
-	for _, o := range res.Outputs {
-		switch o.Name {
-		case "A":
-			a = o.F64
-		case "B":
-			b = o.F64
-		case "C":
-			c = o.F64
-		}
-	}
+	a, b, c := outputsF64(res)
 	idx, got := sampleOutputs(c, 128, 128, 1025, 1, 1<<24)
 	ref, _ := exactGEMM64(a, b, 128, 1025, 128, idx, false)
 	if m, e := accuracy.Compare64(ref, got), res.Report.Error; m.RelFro != e.RelFro || m.MaxRel != e.MaxRel || m.MRED != e.MRED {

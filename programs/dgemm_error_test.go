@@ -19,17 +19,7 @@ func TestDGEMMErrorExactReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a, b, c []float64
-	for _, o := range res.Outputs {
-		switch o.Name {
-		case "A":
-			a = o.F64
-		case "B":
-			b = o.F64
-		case "C":
-			c = o.F64
-		}
-	}
+	a, b, c := outputsF64(res)
 	const m, k, n = 37, 101, 29
 	maxRel := 0.0
 	for i := range m {
@@ -48,4 +38,19 @@ func TestDGEMMErrorExactReference(t *testing.T) {
 	if e.Reference != "exact (a long accumulator, rounded once to fp64)" || math.Abs(e.MaxRel-maxRel) > 1e-9*maxRel {
 		t.Errorf("error against %q: max_rel %g, the exact reference's %g", e.Reference, e.MaxRel, maxRel)
 	}
+}
+
+// outputsF64 returns res's float64 outputs A, B and C.
+func outputsF64(res *Result) (a, b, c []float64) {
+	for _, o := range res.Outputs {
+		switch o.Name {
+		case "A":
+			a = o.F64
+		case "B":
+			b = o.F64
+		case "C":
+			c = o.F64
+		}
+	}
+	return a, b, c
 }

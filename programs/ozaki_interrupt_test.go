@@ -28,6 +28,25 @@ func newPhaseStop(phase string) *phaseStop {
 	return &phaseStop{Context: context.Background(), phase: phase, done: make(chan struct{})}
 }
 
+// expectPhaseStop runs file with sets, its context cancelled where phase
+// first asks it, and wants the run to stop there saying want.
+func expectPhaseStop(t *testing.T, file, phase string, sets []string, want string) {
+	t.Helper()
+	f, err := ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := newPhaseStop(phase)
+	_, err = Execute(f, Options{Overrides: mustSets(t, sets...)}, RunHooks{Context: ctx})
+	if !ctx.asked {
+		t.Errorf("%s %v: never asked the run's context (%v)", phase, sets, err)
+		return
+	}
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s %v: %v; want the interruption, %q", phase, sets, err, want)
+	}
+}
+
 func (c *phaseStop) Done() <-chan struct{} { return c.done }
 
 func (c *phaseStop) Err() error {
@@ -102,19 +121,7 @@ func TestOzakiInterruptedPhases(t *testing.T) {
 		{"programs.(*ozakiJob).simulatedC", full, "computing its numerics"},
 		{"programs.(*ozakiJob).crtSimulatedC", append(slices.Clone(ii), full...), "computing its numerics"},
 	} {
-		f, err := ReadFile("examples/b200-ozaki.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx := newPhaseStop(c.phase)
-		_, err = Execute(f, Options{Overrides: mustSets(t, append(slices.Clone(small), c.sets...)...)}, RunHooks{Context: ctx})
-		if !ctx.asked {
-			t.Errorf("%s %v: never asked the run's context (%v)", c.phase, c.sets, err)
-			continue
-		}
-		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s %v: %v; want the interruption, %q", c.phase, c.sets, err, c.want)
-		}
+		expectPhaseStop(t, "examples/b200-ozaki.yaml", c.phase, append(slices.Clone(small), c.sets...), c.want)
 	}
 }
 

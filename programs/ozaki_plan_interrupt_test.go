@@ -1,10 +1,7 @@
 package programs
 
 import (
-	"context"
-	"errors"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -32,18 +29,6 @@ func TestOzakiInterruptedPlanPasses(t *testing.T) {
 		if c.davinci {
 			file = "examples/ascend-910a-ozaki.yaml"
 		}
-		f, err := ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx := newPhaseStop(c.phase)
-		_, err = Execute(f, Options{Overrides: mustSets(t, append(slices.Clone(small), c.sets...)...)}, RunHooks{Context: ctx})
-		if !ctx.asked {
-			t.Errorf("%s %v: never asked the run's context (%v)", c.phase, c.sets, err)
-			continue
-		}
-		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s %v: %v; want the interruption, %q", c.phase, c.sets, err, c.want)
-		}
+		expectPhaseStop(t, file, c.phase, append(slices.Clone(small), c.sets...), c.want)
 	}
 }
