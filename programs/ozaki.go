@@ -1199,10 +1199,8 @@ func (j *ozakiJob) referenceUntil(idx []int, stop func() bool) (ref, abs []float
 	if !j.scaled() {
 		return exactGEMM64Until(j.a, j.b, p.M, p.K, p.N, idx, true, stop)
 	}
-	ref, abs = make([]float64, p.M*p.N), make([]float64, p.M*p.N)
-	if idx != nil {
-		ref, abs = make([]float64, len(idx)), make([]float64, len(idx))
-	}
+	cnt := outputCount(p.M, p.N, idx)
+	ref, abs = make([]float64, cnt), make([]float64, cnt)
 	ok = exactOutputs(j.a, j.b, p.M, p.K, p.N, idx, stop, func(x, i int, row, col []float64) {
 		c := 0.0
 		if j.c0 != nil {
@@ -1225,15 +1223,19 @@ func exactGEMM64(a, b []float64, m, k, n int, idx []int, withAbs bool) (ref, abs
 	return ref, abs
 }
 
+// outputCount is the outputs idx names of an m×n C (nil: every one).
+func outputCount(m, n int, idx []int) int {
+	if idx == nil {
+		return m * n
+	}
+	return len(idx)
+}
+
 // exactGEMM64Until is exactGEMM64 asking stop (nil: never) every
 // stopEvery products: false once it says true (4096³'s 8192 sampled
 // outputs took ~4 s, more under load, deaf to an interrupt).
 func exactGEMM64Until(a, b []float64, m, k, n int, idx []int, withAbs bool, stop func() bool) (ref, abs []float64, ok bool) {
-	if idx == nil {
-		ref = make([]float64, m*n)
-	} else {
-		ref = make([]float64, len(idx))
-	}
+	ref = make([]float64, outputCount(m, n, idx))
 	if withAbs {
 		abs = make([]float64, len(ref))
 	}
