@@ -1901,15 +1901,7 @@ func (j *gpuGEMMJob) finishInt(chip *arch.Chip, rep *report.Report) error {
 // genFloat64 draws a rows×cols FP64 matrix (row r from its own stream, as
 // genMatrix) from the distribution's interval.
 func genFloat64(in Inputs, which uint64, rows, cols int) []float64 {
-	lo, hi := in.interval()
-	out := make([]float64, rows*cols)
-	for r := 0; r < rows; r++ {
-		rng := NewRand(in.Seed, which<<32|uint64(r))
-		for c := 0; c < cols; c++ {
-			out[r*cols+c] = lo + float64((hi-lo)*rng.Float64())
-		}
-	}
-	return out
+	return genFloat64Until(in, which, rows, cols, nil)
 }
 
 func float64Bytes(v []float64) []byte {

@@ -51,9 +51,8 @@ func UniformFP32(r *rand.Rand, n int, lo, hi float64) []float32 {
 // few ns of the check's.
 const stopEvery = 1 << 16
 
-// genFloat64Until is genFloat64 (gpu_gemm.go: the same values, row r
-// from its own stream) asking stop (nil: never) every stopEvery values:
-// nil once it says true. Ozaki's 4096² inputs took 1.2 s (several under
+// genFloat64Until is genFloat64 (gpu_gemm.go; row r from its own stream)
+// asking stop (nil: never) every stopEvery values: nil once it says true. Ozaki's 4096² inputs took 1.2 s (several under
 // load) deaf to an interrupt.
 func genFloat64Until(in Inputs, which uint64, rows, cols int, stop func() bool) []float64 {
 	lo, hi := in.interval()

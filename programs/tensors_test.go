@@ -96,17 +96,25 @@ func TestInputFileNotes(t *testing.T) {
 	}
 }
 
-// genFloat64Until draws genFloat64's values, asking stop every stopEvery
-// values (rows longer than that too), and returns nil once it says true.
+// genFloat64Until draws row r's values from its own stream over the
+// interval, asking stop every stopEvery values (rows longer than that
+// too), and returns nil once it says true.
 func TestGenFloat64Until(t *testing.T) {
 	in := Inputs{Distribution: DistUniform, OffsetExponent: 3, Seed: 7}
 	for _, sh := range [][2]int{{3, 5}, {1, 2*stopEvery + 3}, {300, 1000}, {stopEvery + 2, 1}} {
 		rows, cols := sh[0], sh[1]
 		asks := 0
 		got := genFloat64Until(in, 2, rows, cols, func() bool { asks++; return false })
-		want := genFloat64(in, 2, rows, cols)
+		lo, hi := in.interval()
+		want := make([]float64, 0, rows*cols)
+		for r := 0; r < rows; r++ {
+			rng := NewRand(in.Seed, 2<<32|uint64(r))
+			for range cols {
+				want = append(want, lo+float64((hi-lo)*rng.Float64()))
+			}
+		}
 		if !slices.Equal(got, want) {
-			t.Errorf("%d×%d: values differ from genFloat64's", rows, cols)
+			t.Errorf("%d×%d: values differ from the streams'", rows, cols)
 		}
 		if min := (rows*cols + stopEvery - 1) / stopEvery; asks < min {
 			t.Errorf("%d×%d: stop asked %d times, want at least %d (every %d values)", rows, cols, asks, min, stopEvery)
