@@ -130,10 +130,9 @@ func compare(n int, at func(int) (float64, float64)) Metrics {
 type Accumulator struct {
 	dn, rn norm2 // norms of the differences and of the reference
 	m      Metrics
-	infErr bool // an element's error is infinite: RelFro and MaxRel
-	infRel bool // ... one with a nonzero reference: MRED too
-	sumRel float64
-	nz     int // elements with a nonzero reference (MRED's)
+	infErr bool    // an element's error is infinite: RelFro and MaxRel
+	infRel bool    // ... one with a nonzero reference: MRED too
+	sumRel float64 // over the N − ZeroRef elements with a nonzero reference
 }
 
 // Add adds one element: reference a, result b.
@@ -152,8 +151,6 @@ func (c *Accumulator) Add(a, b float64) {
 		if b != 0 {
 			m.ZeroRefDiffers++
 		}
-	} else {
-		c.nz++
 	}
 	if a == b || (a != a && b != b) {
 		return
@@ -194,8 +191,8 @@ func (c *Accumulator) Metrics() Metrics {
 	switch {
 	case c.infRel:
 		m.MRED = inf
-	case c.nz > 0:
-		m.MRED = c.sumRel / float64(c.nz)
+	case m.N > m.ZeroRef:
+		m.MRED = c.sumRel / float64(m.N-m.ZeroRef)
 	default:
 		m.MRED = math.NaN() // (no nonzero reference to be relative to)
 	}
