@@ -261,14 +261,17 @@ func unstaged(err error, stage, dir string) error {
 	return &renamedError{fmt.Sprintf("%s (%s left as it was)", strings.ReplaceAll(err.Error(), stage, dir), dir), err}
 }
 
-// renamedError is an error told in other words (errors.Is sees the
-// original).
+// renamedError is an error told in other words (errors.Is and the exit
+// code see the original).
 type renamedError struct {
 	msg string
 	err error
 }
 
+// Error returns the error in its other words.
 func (e *renamedError) Error() string { return e.msg }
+
+// Unwrap returns the original error.
 func (e *renamedError) Unwrap() error { return e.err }
 
 // clearOutDir removes the run outputs in dir after a failure while moving

@@ -339,17 +339,8 @@ func quotedAsTyped(err error, typed [][2]machines.Override) error {
 	if msg == err.Error() {
 		return err
 	}
-	return &retold{msg, err}
+	return &renamedError{msg, err}
 }
-
-// retold is err told in other words (its code and kind kept).
-type retold struct {
-	msg string
-	err error
-}
-
-func (e *retold) Error() string { return e.msg }
-func (e *retold) Unwrap() error { return e.err }
 
 // finishRun prints and writes what a run that ended with res and err
 // left: its report, its trace (rec, or hooks.ClusterTrace; the cluster's
