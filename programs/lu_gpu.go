@@ -2,7 +2,6 @@ package programs
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
@@ -475,12 +474,12 @@ func (j *luGPUJob) buildGPUHost(h *arch.Host) {
 				sync(launch(fmt.Sprintf("cvt%d", i), "trsm", j.cvtGrid(i), 0))
 			}
 			var rd, fac, wr func() error
-			if full {
-				rd, fac, wr = j.readDiag(i), j.factor(i), j.writeInv(i)
-			}
 			last := luFactorOnly(i, nbk) // no inverses: lu.go buildHost
-			if last {
-				wr = nil
+			if full {
+				rd, fac = j.readDiag(i), j.factor(i)
+				if !last {
+					wr = j.writeInv(i)
+				}
 			}
 			if j.diag == "host" {
 				h.Transfer("d2h", diagBytes*int64(pl.tb), rd)
@@ -509,14 +508,12 @@ func (j *luGPUJob) buildGPUHost(h *arch.Host) {
 				// getrf (the LU), then trtri (the inverses) but for the
 				// last block.
 				gs := j.diagGrids(i)
-				lu := 2.0 / 3 * math.Pow(float64(nb), 3)
-				dk := launch(gs[0].Name, "diag", gs[0], lu)
-				if !last {
-					sync(dk)
-					dk = launch(gs[1].Name, "diag", gs[1], lu)
-				}
+				dk := launch(gs[0].Name, "diag", gs[0], luFactorFlops(float64(nb)))
 				if last {
 					h.Wait("wait", dk)
+				} else {
+					sync(dk)
+					dk = launch(gs[1].Name, "diag", gs[1], luFactorFlops(float64(nb)))
 				}
 				sync(dk)
 			}

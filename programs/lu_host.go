@@ -160,7 +160,7 @@ func luFactorOnly(i, nbk int) bool { return i == nbk-1 }
 // inverse.
 func luDiagWork(nb, i, nbk int) (flops float64, bytes int64) {
 	b := int64(nb) * int64(nb) * 4
-	lu := float64(2.0 / 3 * math.Pow(float64(nb), 3)) // (rounded: 2·lu is not lu fused with the product)
+	lu := float64(luFactorFlops(float64(nb))) // (rounded: 2·lu is not lu fused with its product)
 	if luFactorOnly(i, nbk) {
 		return lu, b
 	}
