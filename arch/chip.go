@@ -140,8 +140,9 @@ type Chip struct {
 	cores []CoreModel
 
 	// wholeLines makes a read that misses pay for the whole lines the L2
-	// fetches (mem.L2.Read2D): the GPU kinds, whose files give the L2's
-	// fetch granularity (NVIDIA's 32-byte sectors, AMD's 128-byte lines).
+	// fetches (mem.L2.Read2D): the kinds that say so (Kind.WholeLineFetch:
+	// the GPU kinds, whose files give the L2's fetch granularity, NVIDIA's
+	// 32-byte sectors, AMD's 128-byte lines).
 	// The DaVinci files' lines are a directory granularity chosen for the
 	// simulator's speed (the 910A's 512 bytes: "same TFLOP/s as 128" —
 	// with a miss paying the bytes it asks for): there a miss pays its
@@ -229,7 +230,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 		c.gmBW.Observe(func(now sim.Time, bps float64) { obs.Bandwidth(now, bps) })
 		c.energy = newEnergyMeter(c)
 	}
-	c.wholeLines = m.Kind != "" && m.Kind != machines.DefaultKind
+	c.wholeLines = kind.WholeLineFetch
 	parts := 1
 	if m.L2.Private && m.L2.Partitions > 1 {
 		parts = m.L2.Partitions

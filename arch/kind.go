@@ -59,6 +59,10 @@ type Kind struct {
 	// Grids says the kind runs kernel grids (isa.Grid): only they have
 	// waves for fast-forward to skip (FastForwardSkips).
 	Grids bool
+	// WholeLineFetch says a read that misses the L2 pays for the whole
+	// lines it fetches (mem.L2.Read2D; Chip.wholeLines): the kinds whose
+	// files give the L2's fetch granularity.
+	WholeLineFetch bool
 }
 
 // FastForwardSkips reports whether fast-forward can skip anything on

@@ -105,6 +105,9 @@ func RegisterKind(name string, params func(*machines.Machine) (*Params, error), 
 	arch.RegisterKind(&arch.Kind{
 		Name:  name,
 		Grids: true,
+		// NVIDIA's 32-byte sectors, AMD's 128-byte lines: the files' fetch
+		// granularity.
+		WholeLineFetch: true,
 		NewCores: func(c *arch.Chip) ([]arch.CoreModel, error) {
 			p, err := params(c.M)
 			if err != nil {
