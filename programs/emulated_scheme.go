@@ -940,12 +940,13 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32) {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below %s's normal range: %d elements of A and %d of B have 0 < |x| < 2^%d: they round to subnormals or zero and lose bits (%.3g %% of the inputs)",
 				name, au, bu, emin, pct(au+bu)))
 		default:
+			set := sp.minExponentPieces()
 			are := "is an " + name + " subnormal or zero and loses bits"
-			if set := sp.minExponentPieces(); len(set) > 1 {
+			if len(set) > 1 {
 				are = "are " + name + " subnormals or zero and lose bits"
 			}
 			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below the scheme's full-precision range: %d elements of A and %d of B have 0 < |x| < 2^%d: their %s %s (%.3g %% of the inputs)",
-				au, bu, emin, pieceNames(sp.minExponentPieces(), len(sp.scales)), are, pct(au+bu)))
+				au, bu, emin, pieceNames(set, len(sp.scales)), are, pct(au+bu)))
 		}
 		if au+bu > 0 {
 			sp.noteZeros(rep, a, b, pct)
