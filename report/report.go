@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/arch"
 )
 
@@ -431,6 +432,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 	}
 	if e := r.Error; e != nil {
 		fmt.Fprintf(w, "error     rel_fro %.3e  max_rel %.3e  bits %.1f  (vs %s, %d elements%s)\n", e.RelFro, e.MaxRel, e.Bits, e.Reference, e.Elements, sampledStr(e.Sampled))
+		fmt.Fprintf(w, "          mred %.3e  max_err %.3e%s\n", e.MRED, e.MaxErr, zeroRefStr(e.ZeroRef, e.ZeroRefDiffers))
 		if e.NonFinite > 0 {
 			fmt.Fprintf(w, "          %d of the %d elements are ±Inf or NaN (an overflow, or non-finite inputs; one equal to the reference's counts as exact)\n", e.NonFinite, e.Elements)
 		}
@@ -444,6 +446,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 		e := r.Baselines[k]
 		fmt.Fprintf(w, "  %-12s rel_fro %.3e  max_rel %.3e  bits %.1f\n", k, e.RelFro, e.MaxRel, e.Bits)
 	}
+	r.writeProgramMetrics(w)
 	if len(r.Kernels) > 1 {
 		fmt.Fprintln(w)
 		kw := len("kernel")
@@ -513,6 +516,42 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintln(w, "note:", n)
 	}
 	r.Failure.writeSummary(w)
+}
+
+// zeroRefStr says how many compared references are 0 (left out of MRED)
+// and how many of those have a result that is not (each makes max_rel
+// +Inf): "" where none is 0.
+func zeroRefStr(zero, differs int64) string {
+	if zero == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("; %d references are 0 (not in mred)", zero)
+	if zero == 1 {
+		s = "; 1 reference is 0 (not in mred)"
+	}
+	if differs > 0 {
+		s += fmt.Sprintf(", %d of them with a result that is not (max_rel +Inf)", differs)
+	}
+	return s
+}
+
+// writeProgramMetrics prints the program section's error comparisons of
+// its own (values of type accuracy.Metrics, such as emulated-gemm's
+// error_vs_cpu_sgemm: LE-GEMM's metrics against a CPU FP32 SGEMM), one
+// line each in key order, named by their report.json path.
+func (r *Report) writeProgramMetrics(w io.Writer) {
+	keys := make([]string, 0, len(r.Program))
+	for k, v := range r.Program {
+		if _, ok := v.(accuracy.Metrics); ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		m := r.Program[k].(accuracy.Metrics)
+		fmt.Fprintf(w, "  program.%s: rel_fro %.3e  max_rel %.3e  mred %.3e  max_err %.3e  bits %.1f  (%d elements%s)\n",
+			k, m.RelFro, m.MaxRel, m.MRED, m.MaxErr, m.Bits, m.N, zeroRefStr(int64(m.ZeroRef), int64(m.ZeroRefDiffers)))
+	}
 }
 
 // intensityStr formats an operational intensity for the summary, or says

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/programs"
 	"github.com/davinci-sim/davinci-sim/report"
 )
@@ -224,6 +225,31 @@ func TestSummaryBandwidthUseIsHBMs(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("L2 bytes %d: no bandwidth use on the %q line:\n%s", c.l2, c.line, b.String())
+		}
+	}
+}
+
+// The summary's error lines: MRED and the symmetric max_err beside the
+// Frobenius and max relative errors, the references of 0 counted (left
+// out of MRED; a nonzero result there is max_rel's +Inf), and a program's
+// own comparison (emulated-gemm's error_vs_cpu_sgemm, LE-GEMM's metrics)
+// on a line named by its report.json path.
+func TestSummaryErrorMetrics(t *testing.T) {
+	r := &report.Report{
+		Error: &report.ErrorReport{Reference: "fp64", RelFro: 1e-7, MaxRel: math.Inf(1), MRED: 2e-6, MaxErr: 4e-3, Bits: 23, Elements: 100,
+			ZeroRef: 3, ZeroRefDiffers: 2},
+		Program: report.Program{"kind": "emulated-gemm",
+			"error_vs_cpu_sgemm": accuracy.Metrics{RelFro: 7e-7, MaxRel: 9e-3, MRED: 2.5e-6, MaxErr: 5e-3, Bits: 20.4, N: 100, ZeroRef: 1}},
+	}
+	var b strings.Builder
+	r.WriteSummary(&b)
+	for _, want := range []string{
+		"error     rel_fro 1.000e-07  max_rel +Inf  bits 23.0  (vs fp64, 100 elements)\n",
+		"          mred 2.000e-06  max_err 4.000e-03; 3 references are 0 (not in mred), 2 of them with a result that is not (max_rel +Inf)\n",
+		"  program.error_vs_cpu_sgemm: rel_fro 7.000e-07  max_rel 9.000e-03  mred 2.500e-06  max_err 5.000e-03  bits 20.4  (100 elements; 1 reference is 0 (not in mred))\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
 		}
 	}
 }
