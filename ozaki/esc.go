@@ -46,9 +46,9 @@ func RowBlocks(a []float64, rows, cols, block int) BlockTable {
 // or so: false once it says true.
 func rowBlocks(a []float64, rows, cols, block int, stop func() bool) (BlockTable, bool) {
 	t := newTable(rows, cols, block)
-	st := stopper{stop: stop}
+	st := NewStopper(stop)
 	for i := 0; i < rows; i++ {
-		if st.after(cols) {
+		if st.StopBefore(cols) {
 			return BlockTable{}, false
 		}
 		row := a[i*cols : i*cols+cols]
@@ -75,7 +75,7 @@ func ColBlocks(b []float64, rows, cols, block int) BlockTable {
 // or so: false once it says true.
 func colBlocks(b []float64, rows, cols, block int, stop func() bool) (BlockTable, bool) {
 	t := newTable(cols, rows, block)
-	st := stopper{stop: stop}
+	st := NewStopper(stop)
 	// A block of rows at a time, each column's extremes gathered in a row
 	// of its own (b read in order) and then put in the column's entry —
 	// not an entry a column apart for every element (4096²: 0.69 → 0.35 s,
@@ -86,7 +86,7 @@ func colBlocks(b []float64, rows, cols, block int, stop func() bool) (BlockTable
 			hi[j], lo[j] = NegInf, math.MaxInt32
 		}
 		for l := l0; l < min(l0+block, rows); l++ {
-			if st.after(cols) {
+			if st.StopBefore(cols) {
 				return BlockTable{}, false
 			}
 			for j, x := range b[l*cols : l*cols+cols] {

@@ -75,9 +75,9 @@ func RowMax(a []float64, rows, cols int) []float64 {
 // or so (4096² took ~0.1 s under load): nil and false once it says true.
 func RowMaxUntil(a []float64, rows, cols int, stop func() bool) ([]float64, bool) {
 	mu := make([]float64, rows)
-	st := stopper{stop: stop}
+	st := NewStopper(stop)
 	for i := range mu {
-		if st.after(cols) {
+		if st.StopBefore(cols) {
 			return nil, false
 		}
 		for _, x := range a[i*cols : i*cols+cols] {
@@ -99,9 +99,9 @@ func ColMax(b []float64, rows, cols int) []float64 {
 // ColMaxUntil is ColMax asking stop as RowMaxUntil does.
 func ColMaxUntil(b []float64, rows, cols int, stop func() bool) ([]float64, bool) {
 	mu := make([]float64, cols)
-	st := stopper{stop: stop}
+	st := NewStopper(stop)
 	for l := 0; l < rows; l++ {
-		if st.after(cols) {
+		if st.StopBefore(cols) {
 			return nil, false
 		}
 		for j, x := range b[l*cols : l*cols+cols] {
@@ -113,29 +113,36 @@ func ColMaxUntil(b []float64, rows, cols int, stop func() bool) ([]float64, bool
 	return mu, true
 }
 
-// StopWork is the elements a pass over a matrix handles between two
-// questions to its stop (each a context's Err, a lock: not one a row of
-// 16).
+// StopWork is the units of work (elements, values, products) a long
+// host-side pass — a plan's passes over A and B, drawing or reading an
+// input, an exact reference — does between two questions to its stop
+// (each a context's Err, a lock: not one a row of 16).
 const StopWork = 1 << 16
 
-// stopper asks stop (nil: never) once StopWork units of work have passed
-// since it last asked, and before the first.
-type stopper struct {
+// Stopper asks a stop function (nil: never) before the first unit of work
+// of a pass and then again once StopWork units have passed since it last
+// asked. The zero Stopper never asks.
+type Stopper struct {
 	stop  func() bool
-	since int
-	asked bool
+	since int // units since the last question
 }
 
-// after counts work units about to be done and reports whether stop said
-// true.
-func (s *stopper) after(work int) bool {
+// NewStopper returns a Stopper asking stop (nil: never).
+func NewStopper(stop func() bool) Stopper {
+	return Stopper{stop: stop, since: StopWork}
+}
+
+// StopBefore counts work units about to be done and reports whether stop
+// said true, asking it when StopWork units have passed since it last asked
+// (or it never asked).
+func (s *Stopper) StopBefore(work int) bool {
 	if s.stop == nil {
 		return false
 	}
-	if s.asked && s.since < StopWork {
+	if s.since < StopWork {
 		s.since += work
 		return false
 	}
-	s.asked, s.since = true, work
+	s.since = work
 	return s.stop()
 }

@@ -1232,7 +1232,7 @@ func outputCount(m, n int, idx []int) int {
 }
 
 // exactGEMM64Until is exactGEMM64 asking stop (nil: never) every
-// stopEvery products: false once it says true (4096³'s 8192 sampled
+// ozaki.StopWork products: false once it says true (4096³'s 8192 sampled
 // outputs took ~4 s, more under load, deaf to an interrupt).
 func exactGEMM64Until(a, b []float64, m, k, n int, idx []int, withAbs bool, stop func() bool) (ref, abs []float64, ok bool) {
 	ref = make([]float64, outputCount(m, n, idx))
@@ -1253,8 +1253,8 @@ func exactGEMM64Until(a, b []float64, m, k, n int, idx []int, withAbs bool, stop
 
 // exactOutputs calls out(x, i, row, col) for each output i = idx[x] of C
 // (m×n; idx nil: every output, x = i) with A's row and B's column of it
-// (A m×k, B k×n, row-major), asking stop (nil: never) every stopEvery
-// products: false once it says true.
+// (A m×k, B k×n, row-major), asking stop (nil: never) every
+// ozaki.StopWork products: false once it says true.
 func exactOutputs(a, b []float64, m, k, n int, idx []int, stop func() bool, out func(x, i int, row, col []float64)) bool {
 	count := len(idx)
 	if idx == nil {
@@ -1262,19 +1262,15 @@ func exactOutputs(a, b []float64, m, k, n int, idx []int, stop func() bool, out 
 	}
 	col := make([]float64, k)
 	lastCol := -1
-	since := stopEvery // (asked before the first output)
+	st := ozaki.NewStopper(stop)
 	for x := 0; x < count; x++ {
 		i := x
 		if idx != nil {
 			i = idx[x]
 		}
-		if since >= stopEvery {
-			if stop != nil && stop() {
-				return false
-			}
-			since = 0
+		if st.StopBefore(max(k, 1)) {
+			return false
 		}
-		since += max(k, 1)
 		r, c := i/n, i%n
 		if c != lastCol {
 			for l := range col {

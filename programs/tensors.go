@@ -18,6 +18,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/outfile"
+	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/sbinet/npyio"
 )
 
@@ -44,35 +45,28 @@ func UniformFP32(r *rand.Rand, n int, lo, hi float64) []float32 {
 	return out
 }
 
-// stopEvery is how many values (or bytes, reading a file) the long passes
-// over an input — drawing it, reading it — go between asking their stop
-// function: ~2 ms at the ~35 ns a value that first touching fresh memory
-// costs here (the pages' faults, not the generator, are most of it), a
-// few ns of the check's.
-const stopEvery = 1 << 16
-
 // genFloat64Until is genFloat64 (gpu_gemm.go; row r from its own stream)
-// asking stop (nil: never) every stopEvery values: nil once it says true. Ozaki's 4096² inputs took 1.2 s (several under
-// load) deaf to an interrupt.
+// asking stop (nil: never) every ozaki.StopWork values: nil once it says
+// true. Ozaki's 4096² inputs took 1.2 s (several under load) deaf to an
+// interrupt; at the ~35 ns a value that first touching fresh memory costs
+// here (the pages' faults, not the generator, are most of it) a question
+// comes every ~2 ms.
 func genFloat64Until(in Inputs, which uint64, rows, cols int, stop func() bool) []float64 {
 	lo, hi := in.interval()
 	out := make([]float64, rows*cols)
-	since := stopEvery // (asked before the first value)
+	st := ozaki.NewStopper(stop)
 	for r := 0; r < rows; r++ {
 		rng := NewRand(in.Seed, which<<32|uint64(r))
 		row := out[r*cols : r*cols+cols]
 		for len(row) > 0 {
-			if since >= stopEvery {
-				if stop != nil && stop() {
-					return nil
-				}
-				since = 0
+			part := row[:min(len(row), ozaki.StopWork)]
+			if st.StopBefore(len(part)) {
+				return nil
 			}
-			part := row[:min(len(row), stopEvery)]
 			for c := range part {
 				part[c] = lo + float64((hi-lo)*rng.Float64())
 			}
-			row, since = row[len(part):], since+len(part)
+			row = row[len(part):]
 		}
 	}
 	return out
@@ -123,11 +117,15 @@ func readNPYFloat64Until(path string, stop func() bool) (_ []float64, _, _ int, 
 	v32, v64, rows, cols, err := readNPY(path, true, false, stop)
 	if v32 != nil {
 		v64 = make([]float64, len(v32))
-		for i, x := range v32 {
-			if i%stopEvery == 0 && stop != nil && stop() {
+		st := ozaki.NewStopper(stop)
+		for i0 := 0; i0 < len(v32); i0 += ozaki.StopWork {
+			part := v32[i0:min(i0+ozaki.StopWork, len(v32))]
+			if st.StopBefore(len(part)) {
 				return nil, 0, 0, errReadStopped
 			}
-			v64[i] = float64(x)
+			for i, x := range part {
+				v64[i0+i] = float64(x)
+			}
 		}
 	}
 	return v64, rows, cols, err
