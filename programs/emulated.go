@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -48,8 +49,9 @@ const (
 
 // emulatedJob runs an emulated GEMM on a GPU machine.
 type emulatedJob struct {
-	file string
-	p    GEMMParams
+	runContext // Finish's numerics stop with the run (seconds at 4096³)
+	file       string
+	p          GEMMParams
 	// inputNotes are gemmInputs' notes on input files.
 	inputNotes []string
 	sp         *schemePlan
@@ -475,7 +477,10 @@ func (j *emulatedJob) Outputs() []Output { return j.outs }
 // kernel, the products in order through the machine's matrix-unit model;
 // outside groups from C = 0 each k-step, added in FP32 RNE), and the
 // epilogue's C.
-func (j *emulatedJob) goldenTile(model cube.Model, r0, mm, c0, nn int) (accs [][]float32, c []float32, err error) {
+//
+// It asks stop (nil: never) every k-step (a 128×256 tile's golden model
+// took ~0.25 s at k = 4096): stoppedNumerics once it says true.
+func (j *emulatedJob) goldenTile(model cube.Model, r0, mm, c0, nn int, stop func() bool) (accs [][]float32, c []float32, err error) {
 	p, sp := &j.p, j.sp
 	accs = make([][]float32, len(sp.groups))
 	for g, gr := range sp.groups {
@@ -483,6 +488,9 @@ func (j *emulatedJob) goldenTile(model cube.Model, r0, mm, c0, nn int) (accs [][
 		acc := make([]uint32, mm*nn)
 		tmp := make([]uint32, mm*nn)
 		for k0 := 0; k0 < p.K; k0 += bk {
+			if stop != nil && stop() {
+				return nil, nil, j.stoppedNumerics()
+			}
 			kk := min(bk, p.K-k0)
 			for pi, pr := range gr.prods {
 				a := make([]uint32, mm*kk)
@@ -557,6 +565,7 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 	}
 	model := chip.Cube()
 	k0 := j.kernels[0]
+	stop := j.stop()
 	switch p.Numerics {
 	case NumericsFull:
 		outside := ""
@@ -564,7 +573,10 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 			outside = ", the accumulation outside the matrix units"
 		}
 		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics full: every kernel runs functionally — the split (%s per element)%s and the epilogue on the %s units, the products on the %s", sp.splitOpsText(), outside, tg.vector, tg.units))
-		c, ref, err := readFP32Result(chip, j.gmC, p, j.a, j.b, rep, &j.outs)
+		c, ref, err := readFP32Result(chip, j.gmC, p, j.a, j.b, rep, &j.outs, stop)
+		if errors.Is(err, errStopped) {
+			return j.stoppedNumerics()
+		}
 		if err != nil {
 			return err
 		}
@@ -572,7 +584,7 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 			for bi := 0; bi < k0.nrb; bi++ {
 				for bj := 0; bj < k0.ncb; bj++ {
 					r0, c0, mm, nn := bi*k0.t.bm, bj*k0.t.bn, k0.rows(bi), k0.cols(bj)
-					_, gc, err := j.goldenTile(model, r0, mm, c0, nn)
+					_, gc, err := j.goldenTile(model, r0, mm, c0, nn, stop)
 					if err != nil {
 						return err
 					}
@@ -587,7 +599,9 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 			}
 			rep.Notes = append(rep.Notes, "check: the simulated C equals the golden model's bit for bit")
 		}
-		j.cpuErrors(rep, []errTile{{0, p.M, 0, p.N}}, ref, c, false)
+		if err := j.cpuErrors(rep, []errTile{{0, p.M, 0, p.N}}, ref, c, false); err != nil {
+			return err
+		}
 	case NumericsSampled:
 		rng := NewRand(p.Inputs.Seed, 99)
 		perm := rng.Perm(k0.nrb * k0.ncb)
@@ -598,9 +612,12 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		for _, i := range perm[:n] {
 			bi, bj := i/k0.ncb, i%k0.ncb
 			r0, c0, mm, nn := bi*k0.t.bm, bj*k0.t.bn, k0.rows(bi), k0.cols(bj)
-			_, gc, err := j.goldenTile(model, r0, mm, c0, nn)
+			_, gc, err := j.goldenTile(model, r0, mm, c0, nn, stop)
 			if err != nil {
 				return err
+			}
+			if stop != nil && stop() { // (its reference: ~0.1 s at k = 4096)
+				return j.stoppedNumerics()
 			}
 			got = append(got, gc...)
 			ref = append(ref, referenceTile(j.a, j.b, p.K, p.N, r0, mm, c0, nn)...)
@@ -608,7 +625,9 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		}
 		e := errReport(accuracy.Compare32(ref, got), true)
 		rep.Error = &e
-		j.cpuErrors(rep, tiles, ref, got, true)
+		if err := j.cpuErrors(rep, tiles, ref, got, true); err != nil {
+			return err
+		}
 		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", n, len(perm), k0.t.bm, k0.t.bn))
 	}
 	return nil

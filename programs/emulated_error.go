@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
+	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/davinci-sim/davinci-sim/report"
 )
 
@@ -25,18 +26,61 @@ const (
 type errTile struct{ r0, m, c0, n int }
 
 // cpuSGEMMTiles is the CPU FP32 SGEMM (accuracy.CPUSGEMM: k-ordered,
-// FMA-free) of each tile, concatenated.
-func cpuSGEMMTiles(a, b []float32, k, ldb int, tiles []errTile) []float32 {
+// FMA-free) of each tile, concatenated, asking stop (nil: never) as
+// referenceGEMMUntil does: false once it says true.
+func cpuSGEMMTiles(a, b []float32, k, ldb int, tiles []errTile, stop func() bool) ([]float32, bool) {
 	var out []float32
+	st := ozaki.NewStopper(stop)
 	for _, t := range tiles {
-		ap := a[t.r0*k : (t.r0+t.m)*k]
 		bp := make([]float32, k*t.n)
 		for q := 0; q < k; q++ {
 			copy(bp[q*t.n:(q+1)*t.n], b[q*ldb+t.c0:][:t.n])
 		}
-		out = append(out, accuracy.CPUSGEMM(t.m, k, t.n, ap, bp)...)
+		ok := byRowBlocks(t.m, k*t.n, &st, func(r0, r1 int) {
+			out = append(out, accuracy.CPUSGEMM(r1-r0, k, t.n, a[(t.r0+r0)*k:(t.r0+r1)*k], bp)...)
+		})
+		if !ok {
+			return nil, false
+		}
 	}
-	return out
+	return out, true
+}
+
+// gemmRowBlock is the rows of C the reference GEMMs compute between two
+// questions to their stop: gonum's block (accuracy's GEMMs on amd64; a
+// 4096-square block ~0.5 s). An output is the same sum in the same order
+// whichever rows are computed with it.
+const gemmRowBlock = 64
+
+// byRowBlocks calls f(r0, r1) for the blocks of gemmRowBlock rows of an
+// m-row C, in order, perRow the work of a row, asking st before each:
+// false once it says stop.
+func byRowBlocks(m, perRow int, st *ozaki.Stopper, f func(r0, r1 int)) bool {
+	for r0 := 0; r0 < m; r0 += gemmRowBlock {
+		r1 := min(r0+gemmRowBlock, m)
+		if st.StopBefore((r1 - r0) * perRow) {
+			return false
+		}
+		f(r0, r1)
+	}
+	return true
+}
+
+// referenceGEMMUntil is accuracy.ReferenceGEMM of the m×k A and k×n B
+// (their shapes right), a block of rows at a time, asking stop (nil:
+// never) before each block: nil once it says true (4096³: half a minute,
+// deaf to an interrupt in one call).
+func referenceGEMMUntil(m, k, n int, a, b []float32, stop func() bool) []float64 {
+	ref := make([]float64, m*n)
+	wb := accuracy.Widen(b)
+	st := ozaki.NewStopper(stop)
+	ok := byRowBlocks(m, k*n, &st, func(r0, r1 int) {
+		copy(ref[r0*n:r1*n], accuracy.ReferenceGEMM64(r1-r0, k, n, accuracy.Widen(a[r0*k:r1*k]), wb))
+	})
+	if !ok {
+		return nil
+	}
+	return ref
 }
 
 // errorHistogram bins the per-element symmetric error of got against ref
@@ -78,10 +122,14 @@ func errorHistogram(ref, got []float32, bins int) map[string]any {
 }
 
 // cpuErrors fills the LE-GEMM-style reports of an emulated result got on
-// tiles (ref: their FP64 reference).
-func (j *emulatedJob) cpuErrors(rep *report.Report, tiles []errTile, ref []float64, got []float32, sampled bool) {
+// tiles (ref: their FP64 reference), its CPU SGEMM asking the run's
+// context: stoppedNumerics once it is done.
+func (j *emulatedJob) cpuErrors(rep *report.Report, tiles []errTile, ref []float64, got []float32, sampled bool) error {
 	p := &j.p
-	cpu := cpuSGEMMTiles(j.a, j.b, p.K, p.N, tiles)
+	cpu, ok := cpuSGEMMTiles(j.a, j.b, p.K, p.N, tiles, j.stop())
+	if !ok {
+		return j.stoppedNumerics()
+	}
 	if p.Baselines == nil || *p.Baselines {
 		if rep.Baselines == nil {
 			rep.Baselines = map[string]report.ErrorReport{}
@@ -92,4 +140,5 @@ func (j *emulatedJob) cpuErrors(rep *report.Report, tiles []errTile, ref []float
 	if j.histBins > 0 {
 		rep.Program["error_histogram"] = errorHistogram(cpu, got, j.histBins)
 	}
+	return nil
 }

@@ -136,6 +136,16 @@ type runContext struct{ ctx context.Context }
 // setContext sets the run's context.
 func (r *runContext) setContext(ctx context.Context) { r.ctx = ctx }
 
+// stop returns a check of the run's context for the job's work outside
+// the event loop, Finish's numerics (nil without one: DaVinci's shim of
+// an Ozaki job).
+func (r *runContext) stop() func() bool { return stopOf(r.ctx) }
+
+// stoppedNumerics is the error of numerics the run's context stopped.
+func (r *runContext) stoppedNumerics() error {
+	return stopped(r.runCtx(), "computing the numerics")
+}
+
 // runCtx returns the run's context (Background when none was set).
 func (r *runContext) runCtx() context.Context {
 	if r.ctx == nil {
@@ -157,10 +167,18 @@ func stopped(ctx context.Context, what string) error {
 // build does itself (nil without a context to check): true once the run
 // was interrupted.
 func (o Options) stop() func() bool {
-	if o.run == nil || o.run.Context == nil || o.run.Context.Done() == nil {
+	if o.run == nil {
 		return nil
 	}
-	ctx := o.run.Context
+	return stopOf(o.run.Context)
+}
+
+// stopOf returns a check of ctx (nil for a context that is never done, or
+// none): true once it is done.
+func stopOf(ctx context.Context) func() bool {
+	if ctx == nil || ctx.Done() == nil {
+		return nil
+	}
 	return func() bool { return ctx.Err() != nil }
 }
 

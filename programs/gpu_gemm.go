@@ -1513,6 +1513,17 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 	if err != nil {
 		return nil, err
 	}
+	if jp := &j.pl.p; in == fp.FP64 && jp.Numerics != NumericsOff {
+		// dgemm's FP64 inputs, drawn asking the run's context (4096²:
+		// seconds under load).
+		stop := o.stop()
+		if j.a64 = genFloat64Until(jp.Inputs, 1, jp.M, jp.K, stop); j.a64 != nil {
+			j.b64 = genFloat64Until(jp.Inputs, 2, jp.K, jp.N, stop)
+		}
+		if j.b64 == nil {
+			return nil, o.stoppedBuilding(f.Path, "drawing the inputs")
+		}
+	}
 	return j, nil
 }
 
@@ -1582,8 +1593,7 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) 
 			if p.Inputs.A != "" || p.Inputs.B != "" {
 				return nil, f.badKey("inputs.a", "dgemm draws its FP64 inputs (inputs.seed, distribution); .npy inputs are not read yet")
 			}
-			j.a64, j.b64 = genFloat64(p.Inputs, 1, p.M, p.K), genFloat64(p.Inputs, 2, p.K, p.N)
-			return j, nil
+			return j, nil // (drawn by buildGPUGEMM, asking the run's context)
 		}
 		if in == fp.INT8 {
 			if p.Inputs.A != "" || p.Inputs.B != "" {
@@ -1688,7 +1698,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 	}
 	switch p.Numerics {
 	case NumericsFull:
-		c, _, err := readFP32Result(chip, pl.gmC, p, j.a, j.b, rep, &j.outs)
+		c, _, err := readFP32Result(chip, pl.gmC, p, j.a, j.b, rep, &j.outs, nil)
 		if err != nil {
 			return err
 		}
@@ -1969,14 +1979,18 @@ func (j *gpuGEMMJob) finishFP64(chip *arch.Chip, rep *report.Report) error {
 // outputs (C, A, B) and the error against the FP64 reference, and returns C
 // and that reference (an O(mnk) product: callers that measure more errors
 // against it take it from here).
-func readFP32Result(chip *arch.Chip, addr int64, p *GEMMParams, a, b []float32, rep *report.Report, outs *[]Output) (c []float32, ref []float64, err error) {
+// stop (nil: never) is asked as the reference is computed: errStopped
+// once it says true.
+func readFP32Result(chip *arch.Chip, addr int64, p *GEMMParams, a, b []float32, rep *report.Report, outs *[]Output, stop func() bool) (c []float32, ref []float64, err error) {
 	c = make([]float32, p.M*p.N)
 	if err := readResultFloat32s(chip.GM(), addr, c); err != nil {
 		return nil, nil, err
 	}
 	*outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F32: c}, {Name: "A", Shape: []int{p.M, p.K}, F32: a},
 		{Name: "B", Shape: []int{p.K, p.N}, F32: b}}
-	ref = accuracy.ReferenceGEMM(p.M, p.K, p.N, a, b)
+	if ref = referenceGEMMUntil(p.M, p.K, p.N, a, b, stop); ref == nil {
+		return nil, nil, errStopped
+	}
 	e := errReport(accuracy.Compare32(ref, c), false)
 	rep.Error = &e
 	return c, ref, nil

@@ -977,20 +977,6 @@ func (j *ozakiJob) numerics(chip *arch.Chip, rep *report.Report, prog map[string
 	return nil
 }
 
-// stop returns a check of the run's context for Finish's numerics (nil
-// without one: DaVinci's shim of the job).
-func (j *ozakiJob) stop() func() bool {
-	if j.ctx == nil || j.ctx.Done() == nil {
-		return nil
-	}
-	return func() bool { return j.ctx.Err() != nil }
-}
-
-// stoppedNumerics is the error of numerics the run's context stopped.
-func (j *ozakiJob) stoppedNumerics() error {
-	return stopped(j.runCtx(), "computing the numerics")
-}
-
 // ozakiErrorReport reports C's error (got, at the outputs compared; sampled:
 // not all of them) against the exact reference ref with the bounds abs
 // (|A||B|; scaled: α ≠ 1 or β ≠ 0, the exact αAB + βC0 and |α||A||B| +

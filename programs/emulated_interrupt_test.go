@@ -1,0 +1,64 @@
+package programs
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/accuracy"
+)
+
+// An emulated GEMM interrupted after its simulation, while Finish computes
+// the numerics — the golden model's sampled tiles, the FP64 reference of
+// the whole C (full), the CPU SGEMM baseline — stops there with the
+// interruption, as do scheme auto's sample runs; dgemm's FP64 inputs are
+// drawn hearing it too (seconds at 4096³ each, deaf before).
+func TestEmulatedInterruptedPhases(t *testing.T) {
+	small := []string{"program.m=256", "program.n=256", "program.k=256", "program.numerics=sampled"}
+	full := []string{"program.numerics=full", "program.m=128", "program.n=128", "program.k=64"}
+	for _, c := range []struct {
+		file  string
+		phase string   // the function asking
+		sets  []string // beyond small
+		want  string   // the error says
+	}{
+		{"examples/a100-emulated-gemm.yaml", "programs.(*emulatedJob).goldenTile", nil, "computing its numerics"},
+		{"examples/a100-emulated-gemm.yaml", "programs.cpuSGEMMTiles", nil, "computing its numerics"},
+		{"examples/a100-emulated-gemm.yaml", "programs.referenceGEMMUntil", full, "computing its numerics"},
+		{"examples/a100-emulated-gemm.yaml", "programs.cpuSGEMMTiles", full, "computing its numerics"},
+		{"examples/a100-emulated-gemm.yaml", "programs.(*emulatedJob).goldenTile", []string{"program.scheme=auto"}, "scheme auto"}, // (its sample runs at once: which says so first varies)
+		{"examples/a100-dgemm.yaml", "programs.genFloat64Until", nil, "stopped drawing the inputs"},
+	} {
+		expectPhaseStop(t, c.file, c.phase, append(slices.Clone(small), c.sets...), c.want)
+	}
+}
+
+// The references computed a block of rows at a time, hearing a stop, are
+// the one-call references bit for bit (m not a multiple of the block;
+// tiles inside C), and end at a true.
+func TestReferenceGEMMUntil(t *testing.T) {
+	const m, k, n = 2*gemmRowBlock + 5, 37, 29
+	in := Inputs{Distribution: DistUniform, Seed: 3}
+	a, b := genMatrix(in, 1, m, k), genMatrix(in, 2, k, n)
+	if got, want := referenceGEMMUntil(m, k, n, a, b, nil), accuracy.ReferenceGEMM(m, k, n, a, b); !slices.Equal(got, want) {
+		t.Error("referenceGEMMUntil differs from accuracy.ReferenceGEMM")
+	}
+	tiles := []errTile{{0, m, 0, n}, {gemmRowBlock - 3, gemmRowBlock + 7, 4, 11}}
+	got, ok := cpuSGEMMTiles(a, b, k, n, tiles, nil)
+	want := accuracy.CPUSGEMM(m, k, n, a, b)
+	tb := make([]float32, k*11)
+	for q := 0; q < k; q++ {
+		copy(tb[q*11:], b[q*n+4:][:11])
+	}
+	want = append(want, accuracy.CPUSGEMM(gemmRowBlock+7, k, 11, a[(gemmRowBlock-3)*k:(2*gemmRowBlock+4)*k], tb)...)
+	if !ok || !slices.Equal(got, want) {
+		t.Error("cpuSGEMMTiles differs from accuracy.CPUSGEMM tile by tile")
+	}
+	asks := 0
+	if referenceGEMMUntil(m, k, n, a, b, func() bool { asks++; return asks == 2 }) != nil || asks != 2 {
+		t.Errorf("referenceGEMMUntil went on after its stop said true (%d asks)", asks)
+	}
+	asks = 0
+	if _, ok := cpuSGEMMTiles(a, b, k, n, tiles, func() bool { asks++; return asks == 2 }); ok || asks != 2 {
+		t.Errorf("cpuSGEMMTiles went on after its stop said true (%d asks)", asks)
+	}
+}
