@@ -73,13 +73,27 @@ type Config struct {
 	// the inputs (scales, the block tables: about a second each at 8192²)
 	// and row by row in the ESC over every pair of rows and columns
 	// (seconds at 4096³, minutes at 16384³); once it says true, MakePlan
-	// returns ErrStopped.
+	// returns a *StoppedError (errors.Is ErrStopped) naming the pass.
 	Stop func() bool
 }
 
 // ErrStopped reports that Config.Stop (or DigitsUntil's stop) ended the
 // work early.
 var ErrStopped = errors.New("ozaki: stopped")
+
+// StoppedError is the error of a plan its stop ended (errors.Is
+// ErrStopped), naming the pass it ended in.
+type StoppedError struct {
+	// Phase is the pass: "the scales" (the line maxima) or "the ESC"
+	// (its block tables, its (max,+) product).
+	Phase string
+}
+
+// Error says where the plan stopped.
+func (e *StoppedError) Error() string { return "ozaki: stopped computing " + e.Phase }
+
+// Is reports whether target is ErrStopped.
+func (e *StoppedError) Is(target error) bool { return target == ErrStopped }
 
 // Plan is the decision ADP takes for one GEMM and everything the emulation
 // needs besides the digit planes.
@@ -189,28 +203,25 @@ func MakePlan(a, b []float64, m, k, n int, cfg Config) (Plan, error) {
 			return p, nil
 		}
 	}
-	muA, ok := RowMaxUntil(a, m, k, cfg.Stop)
-	if !ok {
-		return p, ErrStopped
-	}
-	muB, ok := ColMaxUntil(b, k, n, cfg.Stop)
-	if !ok {
-		return p, ErrStopped
+	muA, muB, err := LineMaxima(a, b, m, k, n, cfg.Stop)
+	if err != nil {
+		return p, err
 	}
 	p.ScalesA, p.ScalesB = scalesOf(muA), scalesOf(muB)
 	bits := p.Bits
 	p.Reason = fmt.Sprintf("%s: %s", cfg.Mode, held)
 	if cfg.Mode != Fixed {
+		stopped := &StoppedError{Phase: "the ESC"}
 		ta, ok := rowBlocks(a, m, k, p.ESCBlock, cfg.Stop)
 		if !ok {
-			return p, ErrStopped
+			return p, stopped
 		}
 		tb, ok := colBlocks(b, k, n, p.ESCBlock, cfg.Stop)
 		if !ok {
-			return p, ErrStopped
+			return p, stopped
 		}
 		if p.ESC, p.Bounded, ok = escTables(&ta, &tb, p.ScalesA, p.ScalesB, cfg.Stop); !ok {
-			return p, ErrStopped
+			return p, stopped
 		}
 		p.ESCDone = true
 		if cfg.Mode == Dynamic {

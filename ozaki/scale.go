@@ -89,6 +89,22 @@ func RowMaxUntil(a []float64, rows, cols int, stop func() bool) ([]float64, bool
 	return mu, true
 }
 
+// LineMaxima returns the row maxima of the row-major m×k matrix a and the
+// column maxima of the row-major k×n matrix b (RowMax, ColMax), the
+// maxima every Ozaki scheme's plan scales by (package crt's too), asking
+// stop (nil: never) as RowMaxUntil does: a *StoppedError in "the scales"
+// once it says true.
+func LineMaxima(a, b []float64, m, k, n int, stop func() bool) (muA, muB []float64, err error) {
+	muA, ok := RowMaxUntil(a, m, k, stop)
+	if ok {
+		muB, ok = ColMaxUntil(b, k, n, stop)
+	}
+	if !ok {
+		return nil, nil, &StoppedError{Phase: "the scales"}
+	}
+	return muA, muB, nil
+}
+
 // ColMax returns the largest finite |b[l,j]| of each column of the
 // row-major rows×cols matrix b (0 for a column without one).
 func ColMax(b []float64, rows, cols int) []float64 {

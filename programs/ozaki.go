@@ -381,8 +381,12 @@ func (op *OzakiParams) decide(a, b []float64, bits int, nativeGEMM func(a, b, c0
 	cfg := op.config(bits, nativeGEMM)
 	cfg.Stop = o.stop()
 	plan, err := ozaki.MakePlan(a, b, p.M, p.K, p.N, cfg)
-	if errors.Is(err, ozaki.ErrStopped) {
-		return ozakiDecision{}, o.stoppedBuilding(path, "computing ADP's plan (the ESC)")
+	if se := (*ozaki.StoppedError)(nil); errors.As(err, &se) {
+		what := "computing ADP's plan (" + se.Phase + ")" // the scales, the ESC
+		if op.Precision == ozakiFixed {
+			what = "computing " + se.Phase // (no ADP: the scales)
+		}
+		return ozakiDecision{}, o.stoppedBuilding(path, what)
 	}
 	if err != nil {
 		return ozakiDecision{}, err

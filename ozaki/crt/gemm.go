@@ -38,7 +38,7 @@ type Config struct {
 	Native func(a, b, c0 []float64, alpha, beta float64, m, k, n int) []float64
 	// Stop, if not nil, is asked during MakePlan's scales (every
 	// ozaki.StopWork elements or so); once it says true MakePlan returns
-	// ErrStopped.
+	// an *ozaki.StoppedError in "the scales" (errors.Is ErrStopped).
 	Stop func() bool
 }
 
@@ -107,13 +107,9 @@ func MakePlan(a, b []float64, m, k, n int, cfg Config) (Plan, error) {
 	p.Moduli, p.Basis = bs.Moduli, bs
 	p.BitsA, p.BitsB, p.T = bA, bB, bA+bB
 	p.Bits = bB + 1
-	muA, ok := ozaki.RowMaxUntil(a, m, k, cfg.Stop)
-	if !ok {
-		return p, ErrStopped
-	}
-	muB, ok := ozaki.ColMaxUntil(b, k, n, cfg.Stop)
-	if !ok {
-		return p, ErrStopped
+	muA, muB, err := ozaki.LineMaxima(a, b, m, k, n, cfg.Stop)
+	if err != nil {
+		return p, err
 	}
 	p.ScalesA, p.ScalesB = scalesOf(muA), scalesOf(muB)
 	p.Chunk = Chunks(k, bs.Moduli)
