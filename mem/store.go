@@ -102,6 +102,15 @@ func (g *GM) WriteFloat32s(addr int64, v []float32) error {
 	return g.Write(addr, unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v)))
 }
 
+// WriteFloat64s stores v at addr as little-endian FP64 (no copy of v as
+// bytes first).
+func (g *GM) WriteFloat64s(addr int64, v []float64) error {
+	if len(v) == 0 {
+		return nil
+	}
+	return g.Write(addr, unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 8*len(v)))
+}
+
 // ReadFloat32s loads len(v) FP32 values from addr.
 func (g *GM) ReadFloat32s(addr int64, v []float32) error {
 	if len(v) == 0 {

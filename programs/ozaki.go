@@ -839,14 +839,15 @@ func (j *ozakiJob) Prepare(chip *arch.Chip) error {
 
 // writeFloat64s writes v to gm at addr a block at a time (8 MiB), asking
 // the run's context between blocks: a 4096² matrix took ~0.5 s (a copy of
-// the whole of it, as bytes, before), deaf to an interrupt.
+// the whole of it, as bytes, before), deaf to an interrupt. The blocks go
+// in as they are (mem.GM.WriteFloat64s), not copied as bytes first.
 func (j *ozakiJob) writeFloat64s(gm *mem.GM, addr int64, v []float64) error {
 	for len(v) > 0 {
 		if err := j.stoppedPreparing(); err != nil {
 			return err
 		}
 		n := min(len(v), 1<<20)
-		if err := gm.Write(addr, float64Bytes(v[:n])); err != nil {
+		if err := gm.WriteFloat64s(addr, v[:n]); err != nil {
 			return err
 		}
 		addr, v = addr+8*int64(n), v[n:]
