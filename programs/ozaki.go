@@ -964,7 +964,13 @@ func (j *ozakiJob) numerics(chip *arch.Chip, rep *report.Report, prog map[string
 		if err != nil {
 			return err
 		}
-		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F64: c}}
+		// The inputs beside C (C0 when β ≠ 0), as the GEMM kinds write
+		// theirs: a result on drawn inputs can be checked outside.
+		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F64: c}, {Name: "A", Shape: []int{p.M, p.K}, F64: j.a},
+			{Name: "B", Shape: []int{p.K, p.N}, F64: j.b}}
+		if j.c0 != nil {
+			j.outs = append(j.outs, Output{Name: "C0", Shape: []int{p.M, p.N}, F64: j.c0})
+		}
 		if idx, got = sampleOutputs(c, p.M, p.N, p.K, p.Inputs.Seed, ozakiExactBudget); idx != nil {
 			rep.Notes = append(rep.Notes, sampleOutputsNote(len(idx), p.M*p.N, ozakiExactBudget))
 		}

@@ -2,7 +2,9 @@ package programs
 
 import (
 	"bytes"
+	"maps"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/mem"
@@ -35,5 +37,39 @@ func TestOzakiWriteFloat64sBytes(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Error("the chunked write stored other bytes than float64Bytes of the whole matrix")
+	}
+}
+
+// An ozaki run with full numerics outputs its inputs beside C, as the GEMM
+// kinds do — A and B, and C0 when β ≠ 0, float64 as drawn — so that a
+// result on drawn inputs can be checked outside (-o DIR writes them).
+func TestOzakiOutputsInputs(t *testing.T) {
+	f, err := ReadFile("examples/b200-ozaki.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m, k, n = 48, 40, 32
+	for _, beta := range []string{"0", "0.5"} {
+		res, err := Execute(f, Options{Overrides: mustSets(t, "program.m=48", "program.k=40", "program.n=32", "program.numerics=full", "program.beta="+beta)}, RunHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]Output{}
+		for _, o := range res.Outputs {
+			got[o.Name] = o
+		}
+		in := Inputs{Distribution: DistUniform, Seed: 1}
+		want := map[string]Output{"A": {Shape: []int{m, k}, F64: genFloat64(in, 1, m, k)}, "B": {Shape: []int{k, n}, F64: genFloat64(in, 2, k, n)}}
+		if beta != "0" {
+			want["C0"] = Output{Shape: []int{m, n}, F64: genFloat64(in, 3, m, n)}
+		}
+		if _, ok := got["C"]; !ok || len(got) != len(want)+1 {
+			t.Errorf("beta %s: outputs %v, want C and %d inputs", beta, slices.Collect(maps.Keys(got)), len(want))
+		}
+		for name, w := range want {
+			if g := got[name]; !slices.Equal(g.Shape, w.Shape) || !slices.Equal(g.F64, w.F64) {
+				t.Errorf("beta %s: output %s is not the drawn %v input", beta, name, w.Shape)
+			}
+		}
 	}
 }
