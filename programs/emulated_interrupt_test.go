@@ -10,8 +10,9 @@ import (
 // An emulated GEMM interrupted after its simulation, while Finish computes
 // the numerics — the golden model's sampled tiles, the FP64 reference of
 // the whole C (full), the CPU SGEMM baseline — stops there with the
-// interruption, as do scheme auto's sample runs; dgemm's FP64 inputs are
-// drawn hearing it too (seconds at 4096³ each, deaf before).
+// interruption, as do scheme auto's sample runs and sgemm's reference;
+// dgemm's FP64 inputs are drawn hearing it too (seconds at 4096³ each,
+// deaf before).
 func TestEmulatedInterruptedPhases(t *testing.T) {
 	small := []string{"program.m=256", "program.n=256", "program.k=256", "program.numerics=sampled"}
 	full := []string{"program.numerics=full", "program.m=128", "program.n=128", "program.k=64"}
@@ -27,6 +28,8 @@ func TestEmulatedInterruptedPhases(t *testing.T) {
 		{"examples/a100-emulated-gemm.yaml", "programs.cpuSGEMMTiles", full, "computing its numerics"},
 		{"examples/a100-emulated-gemm.yaml", "programs.(*emulatedJob).goldenTile", []string{"program.scheme=auto"}, "scheme auto"}, // (its sample runs at once: which says so first varies)
 		{"examples/a100-dgemm.yaml", "programs.genFloat64Until", nil, "stopped drawing the inputs"},
+		// sgemm's FP64 reference of C (the helper emulated-gemm's shares).
+		{"examples/a100-sgemm.yaml", "programs.referenceGEMMUntil", full, "computing its numerics"},
 	} {
 		expectPhaseStop(t, c.file, c.phase, append(slices.Clone(small), c.sets...), c.want)
 	}

@@ -2,6 +2,7 @@ package programs
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -1475,9 +1476,10 @@ func toFP8(v []float32, f fp.Format) []uint8 {
 
 // gpuGEMMJob runs a GEMM on an nvidia-sm machine.
 type gpuGEMMJob struct {
-	file string
-	pl   *gpuGEMMPlan
-	a, b []float32 // FP32 inputs (nil with numerics off)
+	runContext // Finish's FP64 reference of C (full) stops with the run
+	file       string
+	pl         *gpuGEMMPlan
+	a, b       []float32 // FP32 inputs (nil with numerics off)
 	// inputNotes are gemmInputs' notes on input files.
 	inputNotes []string
 	a16, b16   []uint16  // the kernel's FP16 or BF16 inputs
@@ -1698,7 +1700,10 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 	}
 	switch p.Numerics {
 	case NumericsFull:
-		c, _, err := readFP32Result(chip, pl.gmC, p, j.a, j.b, rep, &j.outs, nil)
+		c, _, err := readFP32Result(chip, pl.gmC, p, j.a, j.b, rep, &j.outs, j.stop())
+		if errors.Is(err, errStopped) {
+			return j.stoppedNumerics()
+		}
 		if err != nil {
 			return err
 		}
