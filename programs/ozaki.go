@@ -863,6 +863,18 @@ func (j *ozakiJob) stoppedPreparing() error {
 
 func (j *ozakiJob) Outputs() []Output { return j.outs }
 
+// ozakiOutputs is an ozaki run's result arrays: C, then the inputs beside
+// it (C0 where β ≠ 0), as the GEMM kinds write theirs — a result on drawn
+// inputs can be checked outside. The same on every machine kind.
+func ozakiOutputs(p *GEMMParams, c, a, b, c0 []float64) []Output {
+	outs := []Output{{Name: "C", Shape: []int{p.M, p.N}, F64: c}, {Name: "A", Shape: []int{p.M, p.K}, F64: a},
+		{Name: "B", Shape: []int{p.K, p.N}, F64: b}}
+	if c0 != nil {
+		outs = append(outs, Output{Name: "C0", Shape: []int{p.M, p.N}, F64: c0})
+	}
+	return outs
+}
+
 // products is the number of INT8 slice products (ozaki-ii: moduli).
 func (j *ozakiJob) products() int {
 	if j.p.Method == ozakiII {
@@ -964,13 +976,7 @@ func (j *ozakiJob) numerics(chip *arch.Chip, rep *report.Report, prog map[string
 		if err != nil {
 			return err
 		}
-		// The inputs beside C (C0 when β ≠ 0), as the GEMM kinds write
-		// theirs: a result on drawn inputs can be checked outside.
-		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F64: c}, {Name: "A", Shape: []int{p.M, p.K}, F64: j.a},
-			{Name: "B", Shape: []int{p.K, p.N}, F64: j.b}}
-		if j.c0 != nil {
-			j.outs = append(j.outs, Output{Name: "C0", Shape: []int{p.M, p.N}, F64: j.c0})
-		}
+		j.outs = ozakiOutputs(p, c, j.a, j.b, j.c0)
 		if idx, got = sampleOutputs(c, p.M, p.N, p.K, p.Inputs.Seed, ozakiExactBudget); idx != nil {
 			rep.Notes = append(rep.Notes, sampleOutputsNote(len(idx), p.M*p.N, ozakiExactBudget))
 		}

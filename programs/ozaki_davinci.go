@@ -564,7 +564,7 @@ func (j *ozakiDaVinciJob) numerics(rep *report.Report, prog map[string]any) erro
 		if j.c == nil {
 			return fmt.Errorf("ozaki: the host program did not compute C")
 		}
-		j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F64: j.c}}
+		j.outs = ozakiOutputs(p, j.c, j.a, j.b, j.c0)
 		if p.Check {
 			// The golden model of the run's decision: ADP's plan, or the
 			// fallback it chose (also by its speed heuristic, which

@@ -49,26 +49,28 @@ func TestOzakiOutputsInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	const m, k, n = 48, 40, 32
-	for _, beta := range []string{"0", "0.5"} {
-		res, err := Execute(f, Options{Overrides: mustSets(t, "program.m=48", "program.k=40", "program.n=32", "program.numerics=full", "program.beta="+beta)}, RunHooks{})
+	for _, c := range []struct{ machine, beta string }{{"", "0"}, {"", "0.5"}, {"ascend-910a", "0"}, {"ascend-910a", "0.5"}} {
+		beta := c.beta
+		res, err := Execute(f, Options{Machine: c.machine, Overrides: mustSets(t, "program.m=48", "program.k=40", "program.n=32", "program.numerics=full", "program.beta="+beta)}, RunHooks{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		beta = c.machine + " beta " + beta
 		got := map[string]Output{}
 		for _, o := range res.Outputs {
 			got[o.Name] = o
 		}
 		in := Inputs{Distribution: DistUniform, Seed: 1}
 		want := map[string]Output{"A": {Shape: []int{m, k}, F64: genFloat64(in, 1, m, k)}, "B": {Shape: []int{k, n}, F64: genFloat64(in, 2, k, n)}}
-		if beta != "0" {
+		if c.beta != "0" {
 			want["C0"] = Output{Shape: []int{m, n}, F64: genFloat64(in, 3, m, n)}
 		}
 		if _, ok := got["C"]; !ok || len(got) != len(want)+1 {
-			t.Errorf("beta %s: outputs %v, want C and %d inputs", beta, slices.Collect(maps.Keys(got)), len(want))
+			t.Errorf("%s: outputs %v, want C and %d inputs", beta, slices.Collect(maps.Keys(got)), len(want))
 		}
 		for name, w := range want {
 			if g := got[name]; !slices.Equal(g.Shape, w.Shape) || !slices.Equal(g.F64, w.F64) {
-				t.Errorf("beta %s: output %s is not the drawn %v input", beta, name, w.Shape)
+				t.Errorf("%s: output %s is not the drawn %v input", beta, name, w.Shape)
 			}
 		}
 	}

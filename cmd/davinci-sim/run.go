@@ -89,7 +89,7 @@ cluster, e.g. --set cluster.nodes=4.
 
 A summary table goes to stdout (or report.json with --json). -o DIR writes
 report.json and, with full numerics, the result arrays (GEMM kinds: A.npy,
-B.npy, C.npy; ozaki: C.npy; asm: its outputs; LU kinds: none, a note says so),
+B.npy, C.npy; ozaki: those and C0.npy where beta ≠ 0; asm: its outputs; LU kinds: none, a note says so),
 replacing a previous run's files there; DIR must be new, empty or such a
 previous output, and hold none of the run's inputs (a previous run's A.npy
 given as inputs.a: copy it out first). -o and --trace are checked before the
