@@ -876,8 +876,9 @@ func TestRunInterrupted(t *testing.T) {
 			"interrupted by SIGINT\n", 0, time.Second},
 		// Scheme auto's own runs (accuracy samples, then the candidates'
 		// timing: ~20 s here; they ran on deaf to the signal, exit 0). A
-		// sample run's numerics (its FP64 reference) do not look at the
-		// signal: they ran on 0.05–0.5 s of CPU after it.
+		// sample run's numerics (its FP64 reference) ran on 0.05–0.5 s of
+		// CPU after it until they asked the context too (1068a9c); the
+		// allowance is kept for this loaded VM.
 		{"in scheme auto's runs", []string{examplePath("a100-emulated-gemm.yaml"), "-m", "h100-sxm", "--numerics", "off", "--set", "program.scheme=auto",
 			"--set", "program.target_bits=22", "--set", "program.m=4096", "--set", "program.n=4096", "--set", "program.k=4096"}, 1500 * time.Millisecond,
 			"interrupted by SIGINT\n", 5 * time.Second, 2 * time.Second},
