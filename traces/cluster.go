@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/davinci-sim/davinci-sim/sim"
 )
@@ -25,7 +26,9 @@ type ClusterTrace struct {
 	// Tracks names the threads of every rank (index = Span.Track).
 	Tracks []string
 	// TrackCats gives the category of the spans of each of Tracks (a
-	// span's own Cat wins; "" or none: "cluster").
+	// span's own Cat wins; "" or none: "cluster"). A track of category
+	// "host" gives each span its stage's (HostStageCat): compute,
+	// launch, transfer or wait.
 	TrackCats []string
 	// RankTracks names further threads of single ranks (a drill-down into
 	// one NPU's cores), numbered after Tracks.
@@ -46,6 +49,10 @@ type ClusterTrace struct {
 	From, To sim.Time
 	Limit    int
 	Dropped  int
+	// DroppedFrom is the earliest start of a record the limit dropped
+	// (valid when Dropped > 0): from then on the trace misses some of the
+	// run. otherData's dropped_records and dropped_from_ps state both.
+	DroppedFrom sim.Time
 	// End is the run's end (0: not known; the last span's end stands for
 	// it): otherData's to_ps is the window's end or End, whichever is
 	// earlier, as a chip trace's is.
@@ -83,13 +90,17 @@ func (ct *ClusterTrace) cut(from, to sim.Time) (sim.Time, sim.Time) {
 	return from, to
 }
 
-// room reports whether one more record fits, counting it as dropped if not.
-func (ct *ClusterTrace) room() bool {
+// room reports whether one more record, starting at t, fits, counting it
+// as dropped if not (and t in DroppedFrom).
+func (ct *ClusterTrace) room(t sim.Time) bool {
 	limit := ct.Limit
 	if limit == 0 {
 		limit = DefaultClusterTraceLimit
 	}
 	if len(ct.Spans)+len(ct.Messages) >= limit {
+		if ct.Dropped == 0 || t < ct.DroppedFrom {
+			ct.DroppedFrom = t
+		}
 		ct.Dropped++
 		return false
 	}
@@ -99,7 +110,7 @@ func (ct *ClusterTrace) room() bool {
 // AddSpan records s, cut to the window, if its rank and time pass the
 // filter.
 func (ct *ClusterTrace) AddSpan(s ClusterSpan) {
-	if !ct.traced(s.Rank) || !ct.overlaps(s.From, s.To) || !ct.room() {
+	if !ct.traced(s.Rank) || !ct.overlaps(s.From, s.To) || !ct.room(max(s.From, ct.From)) {
 		return
 	}
 	s.From, s.To = ct.cut(s.From, s.To)
@@ -110,7 +121,7 @@ func (ct *ClusterTrace) AddSpan(s ClusterSpan) {
 // the filter (an arrow needs a slice at each end to be drawn, and a chip
 // trace draws no arrow with an end outside its window).
 func (ct *ClusterTrace) AddMessage(m ClusterMessage) {
-	if !ct.traced(m.From) || !ct.traced(m.To) || !ct.inWindow(m.Sent) || !ct.inWindow(m.arrowEnd()) || !ct.room() {
+	if !ct.traced(m.From) || !ct.traced(m.To) || !ct.inWindow(m.Sent) || !ct.inWindow(m.arrowEnd()) || !ct.room(m.Sent) {
 		return
 	}
 	ct.Messages = append(ct.Messages, m)
@@ -137,10 +148,37 @@ func (ct *ClusterTrace) spanCat(s *ClusterSpan) string {
 	switch {
 	case s.Cat != "":
 		return s.Cat
+	case s.Track >= 0 && s.Track < len(ct.TrackCats) && ct.TrackCats[s.Track] == "host":
+		return HostStageCat(s.Name)
 	case s.Track >= 0 && s.Track < len(ct.TrackCats) && ct.TrackCats[s.Track] != "":
 		return ct.TrackCats[s.Track]
 	}
 	return "cluster"
+}
+
+// hostStageCats are the categories of a cluster host's stages, as a chip
+// trace's host tasks have theirs (HostTask.Kind): its own work, kernel
+// launches, data it moves (PCIe, its MPI collectives over the host
+// network), and waits — for its kernels, at the barrier, in an HCCL
+// collective of the NPUs (report.json's host_stages_seconds wait,
+// barrier, hccl-bcast).
+var hostStageCats = map[string]string{
+	"diag": "compute", "refine": "compute",
+	"launch": "launch",
+	"h2d":    "transfer", "d2h": "transfer", "d2h-factors": "transfer", "mpi-bcast": "transfer", "mpi-allreduce": "transfer",
+	"wait": "wait", "barrier": "wait", "hccl-bcast": "wait",
+}
+
+// HostStageCat returns the category of a cluster host span named name
+// (its stage first: "wait p1-3"): compute, launch, transfer or wait
+// (davinci-sim view reads a wait as a stall); "host" for a stage it does
+// not know.
+func HostStageCat(name string) string {
+	stage, _, _ := strings.Cut(name, " ")
+	if c, ok := hostStageCats[stage]; ok {
+		return c
+	}
+	return "host"
 }
 
 // ClusterMessage is a message (a collective's delivery) from rank From
@@ -227,7 +265,9 @@ func (ct *ClusterTrace) span() (from, to sim.Time) {
 
 // header returns the trace's otherData: machine, program and ending, the time span
 // it states (span), the ranks left out (untraced_ranks: not in Only, as a
-// chip trace's idle_cores names the cores it leaves out), and the
+// chip trace's idle_cores names the cores it leaves out), the records the
+// limit dropped and the earliest time one started (dropped_records,
+// dropped_from_ps: the trace is complete only before it), and the
 // drilled-in NPUs' buffer capacities (by their counters' names, "core 0
 // L1").
 func (ct *ClusterTrace) header() *traceHeader {
@@ -241,6 +281,9 @@ func (ct *ClusterTrace) header() *traceHeader {
 		}
 	}
 	h.UntracedRanks = FormatCores(untraced)
+	if ct.Dropped > 0 {
+		h.DroppedRecords, h.DroppedFromPs = int64(ct.Dropped), int64(ct.DroppedFrom)
+	}
 	for _, d := range ct.drills {
 		for _, c := range d.tl.Cores {
 			if _, ok := d.first[c.ID]; !ok {

@@ -128,8 +128,8 @@ func TestClusterTraceReadsBack(t *testing.T) {
 
 // A cluster trace states its machine and program in otherData, as a chip
 // trace does (what davinci-sim view shows), with the time span it holds,
-// and every slice and arrow has a category: the span's own, its track's,
-// or "cluster".
+// and every slice and arrow has a category: the span's own, its track's
+// (a host track's: its stage's, HostStageCat), or "cluster".
 func TestClusterTraceHeaderAndCategories(t *testing.T) {
 	ct := &traces.ClusterTrace{Machine: "cloudbrain2-node", Program: "lu-fused", Ranks: []string{"r0", "r1"},
 		Tracks: []string{"host", "main", "other"}, TrackCats: []string{"host", "kernel"}}
@@ -157,7 +157,7 @@ func TestClusterTraceHeaderAndCategories(t *testing.T) {
 		}
 		cats[e.Ph+" "+e.Name] = e.Cat
 	}
-	wantCats := map[string]string{"X d2h diag 0": "host", "X mpi-bcast": "collective", "X p1-0": "kernel", "X x": "cluster", "s bcast": "message", "f bcast": "message"}
+	wantCats := map[string]string{"X d2h diag 0": "transfer", "X mpi-bcast": "collective", "X p1-0": "kernel", "X x": "cluster", "s bcast": "message", "f bcast": "message"}
 	if !reflect.DeepEqual(cats, wantCats) {
 		t.Errorf("categories %v, want %v", cats, wantCats)
 	}
@@ -394,5 +394,63 @@ func TestWindowAfterRunEndIsEmpty(t *testing.T) {
 					from, name, doc.OtherData["from_ps"], doc.OtherData["to_ps"], n, instants)
 			}
 		}
+	}
+}
+
+// A host track's spans have their stage's category, as a chip trace's
+// host tasks have their kind: waits (for kernels, at the barrier, in an
+// HCCL collective) are "wait", which the reader takes as stalls, so that
+// view does not count them busy (lu-cluster-small's rank 0 showed "host
+// 100.0% busy").
+func TestClusterHostStageCats(t *testing.T) {
+	for name, want := range map[string]string{"diag 0 (LU)": "compute", "refine 2": "compute", "launch p1-3": "launch",
+		"h2d inverses 0": "transfer", "d2h-factors": "transfer", "mpi-allreduce refine 0": "transfer",
+		"wait p1-3": "wait", "wait (every kernel)": "wait", "barrier (factorized)": "wait", "hccl-bcast L 0 group 1": "wait", "other": "host"} {
+		if got := traces.HostStageCat(name); got != want {
+			t.Errorf("HostStageCat(%q) = %q, want %q", name, got, want)
+		}
+	}
+	ct := &traces.ClusterTrace{Ranks: []string{"r0"}, Tracks: []string{"host"}, TrackCats: []string{"host"}}
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "launch k", From: 0, To: 100})
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "wait k", From: 100, To: 400})
+	var buf bytes.Buffer
+	if err := traces.WriteClusterJSON(&buf, ct); err != nil {
+		t.Fatal(err)
+	}
+	tl, err := traces.ReadTrace(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := tl.Cores[0].Totals(0)
+	if tot[arch.Busy] != 100 || tot[arch.WaitFlag] != 300 {
+		t.Errorf("read back: busy %v, wait %v; want 100 and 300 ps", tot[arch.Busy], tot[arch.WaitFlag])
+	}
+}
+
+// A cluster trace cut short by its limit says so in otherData — how many
+// records it dropped and when the first of them started, after which the
+// trace misses some of the run — and reads back with a note saying so
+// (Timeline.Notes, which view shows). Before, only a report note said it.
+func TestClusterTraceDroppedInHeader(t *testing.T) {
+	ct := &traces.ClusterTrace{Ranks: []string{"r0", "r1"}, Tracks: []string{"main"}, Limit: 2}
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Name: "a", From: 0, To: 100})
+	ct.AddSpan(traces.ClusterSpan{Rank: 1, Name: "b", From: 50, To: 300})
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Name: "c", From: 300, To: 400})
+	ct.AddSpan(traces.ClusterSpan{Rank: 1, Name: "d", From: 200, To: 500})
+	ct.AddMessage(traces.ClusterMessage{From: 0, To: 1, Sent: 350, Arrived: 450, Name: "m"})
+	var buf bytes.Buffer
+	if err := traces.WriteClusterJSON(&buf, ct); err != nil {
+		t.Fatal(err)
+	}
+	doc := decodeTrace(t, buf.Bytes())
+	if doc.OtherData["dropped_records"] != json.Number("3") || doc.OtherData["dropped_from_ps"] != json.Number("200") {
+		t.Errorf("otherData %v: want dropped_records 3, dropped_from_ps 200", doc.OtherData)
+	}
+	tl, err := traces.ReadTrace(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Notes) != 1 || !strings.Contains(tl.Notes[0], "truncated from 200ps: 3 spans and messages") {
+		t.Errorf("notes %q", tl.Notes)
 	}
 }

@@ -229,6 +229,13 @@ type Timeline struct {
 	// Traces carry it in their header (a trace read back has the
 	// writer's). See Recorder.SetEnding.
 	Ending string
+	// Notes are what a trace file's header says it leaves out of the run
+	// beyond idle cores, one line each, for a viewer to show: a cluster
+	// trace's records dropped past its limit (dropped_records), a GPU
+	// trace's CTAs that shared an SM (shared_sms); each a short phrase
+	// ("truncated from 1.5ms"), a colon and the details. Nil for a
+	// recording.
+	Notes []string
 	// Dropped is the time before which a memory-limited recorder (see
 	// Recorder.SetLimit) has dropped events; 0 when nothing was dropped.
 	// Lanes and flows are complete from Dropped on; the stall totals still

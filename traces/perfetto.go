@@ -91,6 +91,32 @@ type traceHeader struct {
 	// being among --trace-ranks ("2-7"), as IdleCores lists a chip
 	// trace's left-out cores.
 	UntracedRanks string `json:"untraced_ranks,omitempty"`
+	// DroppedRecords counts the spans and messages a cluster trace left
+	// out past its limit (ClusterTrace.Dropped), the earliest of which
+	// started at DroppedFromPs: the trace holds all of the run only
+	// before then.
+	DroppedRecords int64 `json:"dropped_records,omitempty"`
+	DroppedFromPs  int64 `json:"dropped_from_ps,omitempty"`
+	// SharedSMs names, on a GPU trace, the kernels whose grids have more
+	// blocks than the trace has SMs ("scan 576 blocks, 148 SMs"): where an
+	// SM runs several of their CTAs at once, its lanes show one CTA's
+	// instruction at a time and another's concurrent one has no slice
+	// (docs/nvidia.md, "Accounting"), so sums over the slices fall short
+	// of report.json's counts.
+	SharedSMs string `json:"shared_sms,omitempty"`
+}
+
+// notes returns what the header says the trace leaves out of the run
+// (Timeline.Notes), each a short phrase, a colon and the details.
+func (h *traceHeader) notes() []string {
+	var n []string
+	if h.DroppedRecords > 0 {
+		n = append(n, fmt.Sprintf("truncated from %v: %d spans and messages from then on left out (the trace's limit)", sim.Time(h.DroppedFromPs), h.DroppedRecords))
+	}
+	if h.SharedSMs != "" {
+		n = append(n, "CTAs may share SMs: "+h.SharedSMs)
+	}
+	return n
 }
 
 // generator identifies traces written by this package.
@@ -198,7 +224,7 @@ func (e *eventWriter) runEnd(t sim.Time) {
 func newTraceHeader(tl *Timeline) *traceHeader {
 	from, to := traceSpan(tl)
 	h := &traceHeader{Generator: generator, Machine: tl.Machine, Program: tl.Program, FromPs: int64(from), ToPs: int64(to),
-		GMBandwidth: tl.GMBandwidth, Ending: tl.Ending, IdleCores: FormatCores(IdleCores(tl))}
+		GMBandwidth: tl.GMBandwidth, Ending: tl.Ending, IdleCores: FormatCores(IdleCores(tl)), SharedSMs: sharedSMs(tl)}
 	for b, name := range tl.Buffers {
 		if c := tl.BufferCapacity(b); c > 0 {
 			if h.Capacity == nil {
@@ -208,6 +234,53 @@ func newTraceHeader(tl *Timeline) *traceHeader {
 		}
 	}
 	return h
+}
+
+// sharedSMs returns the header's shared_sms for tl: its kernels (each
+// name once, at most 4, with its most blocks) whose grids have more
+// blocks than the SMs the trace shows, 1 + the highest core ID (at most
+// the machine's: a grid of more blocks than that may put several CTAs on
+// an SM, one after another or at once — the block scheduler deals them
+// to cores 0, 1, … first), and that number; "" when none (no kernels,
+// no SM).
+func sharedSMs(tl *Timeline) string {
+	sms := 0
+	for _, c := range tl.Cores {
+		sms = max(sms, c.ID+1)
+	}
+	for _, id := range tl.Idle {
+		sms = max(sms, id+1)
+	}
+	if sms == 0 {
+		return "" // (no SM in the trace: no slice to miss any)
+	}
+	var names []string
+	blocks := map[string]int{}
+	for _, k := range tl.Kernels {
+		if k.Blocks <= sms {
+			continue
+		}
+		if _, ok := blocks[k.Name]; !ok {
+			names = append(names, k.Name)
+		}
+		blocks[k.Name] = max(blocks[k.Name], k.Blocks)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, n := range names {
+		if i == 4 {
+			fmt.Fprintf(&b, " and %d more", len(names)-4)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %d blocks", n, blocks[n])
+	}
+	fmt.Fprintf(&b, " (more than the %d SMs the trace shows): where an SM runs several CTAs at once, its lanes show one CTA's instruction at a time and another's concurrent one has no slice; report.json counts them all", sms)
+	return b.String()
 }
 
 // eventWriter is the JSON encoder of a timeline walk.
@@ -734,6 +807,9 @@ func (rd *traceReader) setHeader(h *traceHeader) error {
 	if h.GMBandwidth < 0 {
 		return fmt.Errorf("gm_bandwidth_bytes_per_s %g: negative", h.GMBandwidth)
 	}
+	if h.DroppedRecords < 0 || h.DroppedFromPs < 0 {
+		return fmt.Errorf("dropped_records %d, dropped_from_ps %d: negative", h.DroppedRecords, h.DroppedFromPs)
+	}
 	if h.IdleCores == "" {
 		return nil
 	}
@@ -991,8 +1067,8 @@ func (rd *traceReader) laneName(p int, name string) {
 }
 
 // slice adds a slice read back on lane p (0 ≤ p < maxTraceLanes) of core
-// (0 ≤ core < GMPid): its name, category (a class name, "stall" or
-// "flag"), arguments and arrow ends (bind ≠ 0: out = the set_flag, in = the
+// (0 ≤ core < GMPid): its name, category (a class name, "stall", "flag",
+// or a cluster host's "wait", read as a wait_flag stall), arguments and arrow ends (bind ≠ 0: out = the set_flag, in = the
 // wait_flag it released). It returns the slice's index in the core's lane
 // as read so far (-1 when skipped: an idle or unknown stall).
 func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a sliceArgs, bind uint64, out, in bool) (int, error) {
@@ -1015,6 +1091,11 @@ func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a
 		if s.Cause == arch.Busy || s.Cause == arch.QueueEmpty {
 			return -1, nil
 		}
+		a.bytes, a.flops = 0, 0
+	case "wait":
+		// A cluster host's wait (HostStageCat): a stall, named after the
+		// span, as the time a chip's pipe waits for a flag.
+		s.Cause = arch.WaitFlag
 		a.bytes, a.flops = 0, 0
 	default:
 		s.Class = ParseClass(cat)
@@ -1340,6 +1421,7 @@ func (rd *traceReader) finish() []int {
 	tl.Idle = slices.DeleteFunc(tl.Idle, func(id int) bool { return tl.Core(id) != nil })
 	if h := rd.header; h != nil && h.Generator == generator {
 		tl.Machine, tl.Program, tl.GMBandwidth, tl.Ending = h.Machine, h.Program, h.GMBandwidth, h.Ending
+		tl.Notes = h.notes()
 		// An empty span is a window holding nothing of the run, [end, end]
 		// (its one event, the run's end, at end).
 		if h.ToPs > h.FromPs || h.ToPs == h.FromPs && (!rd.seen || rd.lo >= sim.Time(h.FromPs) && rd.hi <= sim.Time(h.ToPs)) {

@@ -84,6 +84,22 @@ func IdleCores(tl *Timeline) []int {
 	return slices.Compact(ids)
 }
 
+// NoCoreEvents reports whether a trace of tl holds no core's events
+// although its window holds some of the run: every core selected did
+// nothing in it (ran no instruction — a GPU SM that ran no block — or
+// only waited at barriers, IdleCores).
+func NoCoreEvents(tl *Timeline) bool {
+	if tl.To <= tl.From {
+		return false // (a window after the run's end: said otherwise)
+	}
+	for _, c := range tl.Cores {
+		if shownCore(c) {
+			return false
+		}
+	}
+	return true
+}
+
 // kernelLanes assigns each kernel launch (in launch order) the first row
 // free at its launch, so that the launches of a row do not overlap (a
 // chip's grids run one after another: one row); it returns the rows and

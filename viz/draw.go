@@ -173,7 +173,7 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		}
 	}
 	if !pipes {
-		v.legend(y, []legendItem{{classMarks[traces.ClassOther], "span"}}, []legendItem{{idleMark, "idle"}})
+		v.legend(y, []legendItem{{classMarks[traces.ClassOther], "span"}}, []legendItem{{stallMarks[arch.WaitFlag], "wait"}, {idleMark, "idle"}})
 	} else {
 		var classes, stalls []legendItem
 		if cluster {
@@ -307,7 +307,9 @@ func (v *Viewer) gauge(x, y, w int, name string, val, capacity float64, valS str
 // chip's pipes by cause, with the run's summary's columns (busy, then
 // pipeCauses, in its order and names); a cluster rank's tracks (its host's,
 // its NPU's core sets'), which hold spans only, busy and idle — then the
-// pipes of a drilled-in NPU, if the trace records their stalls.
+// pipes of a drilled-in NPU, if the trace records their stalls. A track's
+// time splits into busy, wait (a host's waits: for its kernels, at a
+// barrier, in a collective of the NPUs) and idle.
 func (v *Viewer) summary(tl *traces.Timeline, c *traces.CoreTimeline, y, limit int) {
 	total := tl.To - tl.From
 	pipes := pipeLanes(tl)
@@ -322,7 +324,13 @@ func (v *Viewer) summary(tl *traces.Timeline, c *traces.CoreTimeline, y, limit i
 		}
 		r := tableRow{label: laneLabel(tl.LaneName(p)), pct: []float64{pct(tot[arch.Busy], total)}}
 		if p < len(pipes) && !pipes[p] {
-			r.pct = append(r.pct, pct(max(rest, 0), total))
+			var wait sim.Time // a host's waits (the trace's "wait" spans)
+			for ca := range arch.NumCauses {
+				if ca != arch.Busy && ca != arch.QueueEmpty {
+					wait += tot[ca]
+				}
+			}
+			r.pct = append(r.pct, pct(wait, total), pct(max(rest, 0), total))
 			tracks = append(tracks, r)
 			continue
 		}
@@ -336,7 +344,7 @@ func (v *Viewer) summary(tl *traces.Timeline, c *traces.CoreTimeline, y, limit i
 		pipeRows = append(pipeRows, r)
 	}
 	if len(tracks) > 0 {
-		y = v.table(y, limit, "track", []string{arch.Busy.String(), "idle"}, tracks)
+		y = v.table(y, limit, "track", []string{arch.Busy.String(), "wait", "idle"}, tracks)
 	}
 	if len(pipeRows) > 0 {
 		cols := []string{arch.Busy.String()}
@@ -360,9 +368,12 @@ func pipeLanes(tl *traces.Timeline) []bool {
 		}
 		return pipes
 	}
-	stalls := false
+	stalls := false // (of the drilled-in cores' lanes: a host track has waits)
 	for _, c := range tl.Cores {
 		for p := range min(len(c.Lanes), len(pipes)) {
+			if !strings.HasPrefix(tl.Lanes[p], "core ") {
+				continue
+			}
 			tot := c.Totals(p)
 			for ca := range arch.NumCauses {
 				stalls = stalls || (ca != arch.Busy && tot[ca] > 0)
@@ -638,6 +649,10 @@ func (v *Viewer) footer(tl *traces.Timeline, y int) {
 			info += "  (" + tl.Ending + ")"
 		case tl.Done:
 			info += "  (complete)"
+		}
+		for _, n := range tl.Notes { // what the trace leaves out ("truncated from 1.5ms")
+			short, _, _ := strings.Cut(n, ":")
+			info += "  (" + short + ")"
 		}
 		pages := unit(tl)
 		if hostRows(tl) > 0 {

@@ -168,8 +168,8 @@ func clusterTrace(t *testing.T) *traces.Timeline {
 
 // A cluster trace's processes are ranks (an NPU each, with its host's
 // share): the header, overview and footer say rank; the host track is
-// labelled host; the tracks, which hold spans only, have a summary of busy
-// and idle — not the pipes' stall causes, nor a GM gauge.
+// labelled host; the tracks, which hold spans only, have a summary of busy,
+// wait and idle — not the pipes' stall causes, nor a GM gauge.
 func TestClusterRanks(t *testing.T) {
 	s := newSim(t, 97, 24) // 80 lane columns: 10 ns each
 	v := NewViewer(s, StaticSource(clusterTrace(t)), false)
@@ -187,10 +187,10 @@ func TestClusterRanks(t *testing.T) {
 	}
 	tab := tableAt(t, lines, "track")
 	want := [][]string{
-		{"track", "busy", "idle"},
-		{"host", "50.0%", "50.0%"},
-		{"NPU", "main", "cores", "50.0%", "50.0%"},
-		{"NPU", "fusion", "cores", "0.0%", "100.0%"},
+		{"track", "busy", "wait", "idle"},
+		{"host", "50.0%", "0.0%", "50.0%"},
+		{"NPU", "main", "cores", "50.0%", "0.0%", "50.0%"},
+		{"NPU", "fusion", "cores", "0.0%", "0.0%", "100.0%"},
 	}
 	if !slices.EqualFunc(tab, want, slices.Equal) {
 		t.Errorf("summary\n got %q\nwant %q", tab, want)
@@ -201,7 +201,7 @@ func TestClusterRanks(t *testing.T) {
 			t.Errorf("the rank's page shows %q:\n%s", bad, all)
 		}
 	}
-	if !strings.Contains(all, "O=span | .=idle") || !strings.Contains(lines[len(lines)-1], "↑/↓ rank") {
+	if !strings.Contains(all, "O=span | w=wait .=idle") || !strings.Contains(lines[len(lines)-1], "↑/↓ rank") {
 		t.Errorf("legend or footer:\n%s", all)
 	}
 	v.Handle(key(tcell.KeyDown, 0, 0))

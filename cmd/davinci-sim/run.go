@@ -620,6 +620,13 @@ func finishTrace(stderr io.Writer, rec *traces.Recorder, res *programs.Result, f
 	if res != nil {
 		noteLateWindow(stderr, f, end)
 	}
+	if f.traceCores != "" && traces.NoCoreEvents(rec.Timeline()) {
+		idle := ""
+		if ids := traces.IdleCores(rec.Timeline()); len(ids) > 0 {
+			idle = fmt.Sprintf("; %s only waited at barriers", traces.FormatCores(ids))
+		}
+		fmt.Fprintf(stderr, "davinci-sim: warning: --trace-cores %s: none of these cores did anything in the traced window (ran no instruction: on a GPU, an SM that ran no block%s): the trace holds no core events\n", f.traceCores, idle)
+	}
 	if f.trace == "" {
 		return nil
 	}

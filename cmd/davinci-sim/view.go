@@ -85,11 +85,17 @@ overview, then quits), q quit.`,
 				defer fmt.Fprintf(cmd.ErrOrStderr(), "davinci-sim: %s: %d cores not shown (%s): the trace holds more than the view's %d MiB; pick cores with --cores\n",
 					args[0], len(skipped), traces.FormatCores(skipped), traces.DefaultLiveLimit>>20)
 			}
+			for _, n := range tl.Notes { // what the trace leaves out (the footer shows its first words)
+				defer fmt.Fprintf(cmd.ErrOrStderr(), "davinci-sim: %s: %s\n", args[0], n)
+			}
 			// (A window that holds nothing of the run, [end, end], is shown:
 			// the view says so, and when the run ended.)
 			if len(tl.Cores) == 0 && (cores != "" || tl.To > tl.From || tl.To == 0) {
 				if cores != "" {
 					return badInput(fmt.Errorf("--cores %s: %s holds no events of these cores", cores, args[0]))
+				}
+				if len(tl.Idle) > 0 {
+					return badInput(fmt.Errorf("%s: the trace holds no core events: its cores %s did nothing in its window but wait at barriers", args[0], traces.FormatCores(tl.Idle)))
 				}
 				return badInput(fmt.Errorf("%s: the trace holds no core events", args[0]))
 			}
