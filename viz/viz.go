@@ -186,8 +186,22 @@ func (v *Viewer) Handle(ev tcell.Event) bool {
 	v.src.Read(func(tl *traces.Timeline) {
 		v.sync(tl)
 		keep = v.handle(tl, ev)
+		v.clamp(tl)
 	})
 	return keep
+}
+
+// clamp keeps the view and the cursor on the run: the view starts at
+// From at the earliest and ends at To at the latest (starts at From when
+// it is wider than the run), the cursor in [From, To] — panning past
+// either end showed negative times, or moved the cursor past the run's
+// end. A timeline with nothing yet (To ≤ From) is left as it is.
+func (v *Viewer) clamp(tl *traces.Timeline) {
+	if tl.To <= tl.From {
+		return
+	}
+	v.t0 = max(min(v.t0, tl.To-v.span), tl.From)
+	v.cursor = min(max(v.cursor, tl.From), tl.To)
 }
 
 func (v *Viewer) handle(tl *traces.Timeline, ev tcell.Event) bool {
