@@ -4,7 +4,8 @@ import "fmt"
 
 // Trace sizes, measured on the examples (hgemm, lu-fused-small, sgemm-cube
 // 2048³, --numerics off): a slice takes 139–154 bytes of JSON (8–10
-// gzip-compressed) and 52–66 bytes of protobuf; a counter sample ~75 bytes
+// gzip-compressed) and 52–67 bytes of protobuf (hgemm.yaml 66.6, sgemm-cube.yaml
+// 52.6, all of the file over its slices); a counter sample ~75 bytes
 // of JSON and ~12 of protobuf; a core's process and lane descriptions ~1.1
 // kB of JSON and ~0.9 kB of protobuf. The estimates use the upper ends.
 const (
@@ -26,7 +27,7 @@ const ViewerJSONLimit = 256 << 20
 // TraceFlagHelp describes the command line's --trace flag: the formats and
 // what size to expect.
 const TraceFlagHelp = `write a trace of the run: FILE.pftrace or FILE.perfetto-trace (Perfetto protobuf,
-~55-65 bytes a slice: for large runs; open in ui.perfetto.dev) or FILE.json[.gz] (Chrome JSON,
+~53-67 bytes a slice: for large runs; open in ui.perfetto.dev) or FILE.json[.gz] (Chrome JSON,
 ~140-155 bytes a slice, gzip ~10: viewers load at most a few hundred MB of JSON;
 ui.perfetto.dev or chrome://tracing; a run on a cluster or node description writes JSON only).
 Slices: hgemm.yaml 19 k, sgemm-cube.yaml 0.37 M, sgemm-cube 8192³ 20 M. The run holds them until

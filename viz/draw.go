@@ -226,7 +226,8 @@ func (v *Viewer) draw(tl *traces.Timeline) {
 		gs = append(gs, gauge{tl.BufferName(b), val, cp, fmtBytes(val)})
 	}
 	if !cluster { // (a cluster trace records no GM bandwidth)
-		// A share of the machine's GM bandwidth; a trace that does not
+		// The traffic reaching HBM (after the L2), a share of the
+		// machine's GM bandwidth (gm.bandwidth); a trace that does not
 		// state it (written before it did) gets a share of the busiest
 		// sample, and says so.
 		bw := traces.SampleAt(tl.Bandwidth, v.cursor)
@@ -689,7 +690,7 @@ var helpText = []string{
 	"",
 	"lanes: letters = instruction class (host: task),",
 	"lower case = stall cause (host: wait), . = idle",
-	"",
+	"GM gauge: the traffic reaching HBM (after the L2)",
 	"any key closes this help",
 }
 
