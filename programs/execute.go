@@ -47,7 +47,8 @@ type RunHooks struct {
 	ProgressEvery uint64
 	// Context, when not nil, stops the run soon after it is done (an
 	// interrupt, a time limit): Execute returns an error wrapping
-	// context.Cause. It is checked every CancelEvery events.
+	// context.Cause. It is checked every 4096 events (cancelEveryTiming;
+	// a cluster's run: CancelEvery).
 	Context context.Context
 	// Meter, when not nil, is set up to measure the run's progress (read
 	// it from Progress); see WorkMeter.
@@ -211,27 +212,40 @@ func giveContext(job any, ctx context.Context) {
 	}
 }
 
-// CancelEvery is how often (in events) a run checks RunHooks.Context: a few
-// milliseconds of simulation.
+// CancelEvery is how often (in events) a run on a cluster checks
+// RunHooks.Context and tells its progress (lu_cluster.go): a few
+// milliseconds of simulation. A run on one chip checks every
+// cancelEveryTiming events.
 const CancelEvery = 1 << 16
 
-// cancelEveryFunctional is CancelEvery for functional runs, whose events
-// compute data (a bit-accurate MMA of a whole tile can take milliseconds:
-// at CancelEvery an interrupt or a sweep's point time limit waited minutes).
+// cancelEveryTiming is how often (in events) a run on one chip checks
+// RunHooks.Context: a non-blocking receive from its Done channel, a few
+// nanoseconds every 4096 events (~0.1 µs each). At CancelEvery a heavy
+// run's first check came 1–2.4 s into it under load.
+const cancelEveryTiming = 1 << 12
+
+// cancelEveryFunctional is cancelEveryTiming for functional runs, whose
+// events compute data (a bit-accurate MMA of a whole tile can take
+// milliseconds: at CancelEvery an interrupt or a sweep's point time limit
+// waited minutes).
 const cancelEveryFunctional = 1 << 4
 
 // progress returns the engine progress callback and its period for hooks:
 // the caller's — in a functional run at least every functionalProgressWall
-// too — plus the context check (every CancelEvery events, or
-// cancelEveryFunctional in a functional run); chip is set once it exists.
+// too, and never more often than its ProgressEvery events — plus the
+// context check (every cancelEveryTiming events, or cancelEveryFunctional
+// in a functional run); chip is set once it exists.
 func (h RunHooks) progress(chip **arch.Chip, mode arch.Mode) (func(sim.Time, uint64), uint64) {
 	ctx := h.Context
-	cancellable := ctx != nil && ctx.Done() != nil
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
 	user, every := h.Progress, h.ProgressEvery
-	if !cancellable && (user == nil || mode != arch.Functional) {
+	if done == nil && (user == nil || mode != arch.Functional) {
 		return user, every
 	}
-	period := uint64(CancelEvery)
+	period := uint64(cancelEveryTiming)
 	if mode == arch.Functional {
 		period = cancelEveryFunctional
 	}
@@ -240,9 +254,11 @@ func (h RunHooks) progress(chip **arch.Chip, mode arch.Mode) (func(sim.Time, uin
 	}
 	next, last := every, time.Now()
 	return func(now sim.Time, events uint64) {
-		if cancellable && ctx.Err() != nil {
+		select {
+		case <-done: // (nil without a context: never)
 			(*chip).Fail(fmt.Errorf("stopped after %v of simulated time: %w", now, context.Cause(ctx)))
 			return
+		default:
 		}
 		if user == nil {
 			return
