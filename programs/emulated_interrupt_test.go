@@ -30,6 +30,11 @@ func TestEmulatedInterruptedPhases(t *testing.T) {
 		{"examples/a100-dgemm.yaml", "programs.genFloat64Until", nil, "stopped drawing the inputs"},
 		// sgemm's FP64 reference of C (the helper emulated-gemm's shares).
 		{"examples/a100-sgemm.yaml", "programs.referenceGEMMUntil", full, "computing its numerics"},
+		// The GPU GEMM kinds' check (the golden model of every tile) and
+		// dgemm's exact reference and check.
+		{"examples/a100-sgemm.yaml", "programs.(*gpuGEMMJob).goldenTile", append(slices.Clone(full), "program.check=true"), "computing its numerics"},
+		{"examples/a100-dgemm.yaml", "programs.exactGEMM64Until", []string{"program.numerics=full", "program.m=64", "program.n=64", "program.k=64"}, "computing its numerics"},
+		{"examples/a100-dgemm.yaml", "programs.(*gpuGEMMJob).checkFP64", []string{"program.numerics=full", "program.check=true", "program.m=64", "program.n=64", "program.k=64"}, "computing its numerics"},
 	} {
 		expectPhaseStop(t, c.file, c.phase, append(slices.Clone(small), c.sets...), c.want)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/davinci-sim/davinci-sim/report"
 )
 
@@ -1364,8 +1365,8 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int, cur *isa.StepCursor) isa.Stream {
 // goldenTile computes output tile (bi, bj) as the kernel does, one MMA per
 // k-step in increasing k: FP16 operands on the machine's tensor-core
 // numerics model (hgemm), or an FP32 FMA chain (sgemm); it gives up
-// (errStopped) at a k-step once stop (if not nil) is set.
-func (j *gpuGEMMJob) goldenTile(model cube.Model, bi, bj int, stop *atomic.Bool) ([]float32, error) {
+// (errStopped) at a k-step once stop (if not nil) says true.
+func (j *gpuGEMMJob) goldenTile(model cube.Model, bi, bj int, stop func() bool) ([]float32, error) {
 	pl := j.pl
 	t, p := pl.t, &pl.p
 	mm, nn := pl.rows(bi), pl.cols(bj)
@@ -1377,7 +1378,7 @@ func (j *gpuGEMMJob) goldenTile(model cube.Model, bi, bj int, stop *atomic.Bool)
 	}
 	bk, nkt := pl.realKSteps()
 	for kt := 0; kt < nkt; kt++ {
-		if stop != nil && stop.Load() {
+		if stop != nil && stop() {
 			return nil, errStopped
 		}
 		r0, c0, k0 := bi*t.bm, bj*t.bn, kt*bk
@@ -1708,9 +1709,13 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 			return err
 		}
 		if p.Check {
+			stop := j.stop() // (the golden model of every tile: as long as the reference)
 			for bi := 0; bi < pl.nrb; bi++ {
 				for bj := 0; bj < pl.ncb; bj++ {
-					g, err := j.goldenTile(chip.Cube(), bi, bj, nil)
+					g, err := j.goldenTile(chip.Cube(), bi, bj, stop)
+					if errors.Is(err, errStopped) {
+						return j.stoppedNumerics()
+					}
 					if err != nil {
 						return err
 					}
@@ -1760,10 +1765,14 @@ func (j *gpuGEMMJob) sampleTiles(model cube.Model, stop *atomic.Bool) error {
 	perm := rng.Perm(pl.nrb * pl.ncb)
 	n := min(p.SampleTiles, len(perm))
 	s := &gpuSampled{got: make([][]float32, n), ref: make([][]float64, n)}
+	var stopped func() bool
+	if stop != nil {
+		stopped = stop.Load
+	}
 	err := eachTile(n, stop, func(i int) error {
 		bi, bj := perm[i]/pl.ncb, perm[i]%pl.ncb
 		var err error
-		if s.got[i], err = j.goldenTile(model, bi, bj, stop); err != nil {
+		if s.got[i], err = j.goldenTile(model, bi, bj, stopped); err != nil {
 			return err
 		}
 		s.ref[i] = referenceTile(j.a, j.b, p.K, p.N, bi*t.bm, pl.rows(bi), bj*t.bn, pl.cols(bj))
@@ -1953,7 +1962,13 @@ func (j *gpuGEMMJob) finishFP64(chip *arch.Chip, rep *report.Report) error {
 	// ozaki's, made a 512³ run 1.6 → 10.7 s).
 	const budget = 1 << 24
 	idx, got := sampleOutputs(c, p.M, p.N, p.K, p.Inputs.Seed, budget)
-	ref, _ := exactGEMM64(j.a64, j.b64, p.M, p.K, p.N, idx, false) // (dgemm's error is normwise: no |A||B|)
+	// Both the reference and the check hear the run's context (4096³: a
+	// second or more each, deaf to an interrupt before).
+	stop := j.stop()
+	ref, _, ok := exactGEMM64Until(j.a64, j.b64, p.M, p.K, p.N, idx, false, stop) // (dgemm's error is normwise: no |A||B|)
+	if !ok {
+		return j.stoppedNumerics()
+	}
 	e := errReport(accuracy.Compare64(ref, got), idx != nil)
 	e.Reference = "exact (a long accumulator, rounded once to fp64)"
 	rep.Error = &e
@@ -1963,19 +1978,34 @@ func (j *gpuGEMMJob) finishFP64(chip *arch.Chip, rep *report.Report) error {
 	j.outs = []Output{{Name: "C", Shape: []int{p.M, p.N}, F64: c}, {Name: "A", Shape: []int{p.M, p.K}, F64: j.a64},
 		{Name: "B", Shape: []int{p.K, p.N}, F64: j.b64}}
 	if p.Check {
-		for i := 0; i < p.M; i++ {
-			for jj := 0; jj < p.N; jj++ {
-				acc := 0.0
-				for x := 0; x < p.K; x++ {
-					acc = math.FMA(j.a64[i*p.K+x], j.b64[x*p.N+jj], acc)
-				}
-				if got := c[i*p.N+jj]; math.Float64bits(got) != math.Float64bits(acc) {
-					return fmt.Errorf("%w: simulated C[%d][%d] = %g (%#016x) but the golden model gives %g (%#016x)",
-						ErrCheckFailed, i, jj, got, math.Float64bits(got), acc, math.Float64bits(acc))
-				}
-			}
+		if err := j.checkFP64(c, stop); err != nil {
+			return err
 		}
 		rep.Notes = append(rep.Notes, "check: simulated C equals the golden model (FP64 FMA chains) bit for bit")
+	}
+	return nil
+}
+
+// checkFP64 compares dgemm's C with the golden model, every output an FMA
+// chain in increasing k, asking stop (nil: never) every ozaki.StopWork
+// products: stoppedNumerics once it says true.
+func (j *gpuGEMMJob) checkFP64(c []float64, stop func() bool) error {
+	p := &j.pl.p
+	st := ozaki.NewStopper(stop)
+	for i := 0; i < p.M; i++ {
+		if st.StopBefore(p.N * p.K) {
+			return j.stoppedNumerics()
+		}
+		for jj := 0; jj < p.N; jj++ {
+			acc := 0.0
+			for x := 0; x < p.K; x++ {
+				acc = math.FMA(j.a64[i*p.K+x], j.b64[x*p.N+jj], acc)
+			}
+			if got := c[i*p.N+jj]; math.Float64bits(got) != math.Float64bits(acc) {
+				return fmt.Errorf("%w: simulated C[%d][%d] = %g (%#016x) but the golden model gives %g (%#016x)",
+					ErrCheckFailed, i, jj, got, math.Float64bits(got), acc, math.Float64bits(acc))
+			}
+		}
 	}
 	return nil
 }
