@@ -730,7 +730,11 @@ func readTrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 		}
 		return nil, nil, fmt.Errorf("bad trace: after the trace: %v", err)
 	}
-	return tl, rd.finish(), nil
+	skipped := rd.finish()
+	if rd.err != nil {
+		return nil, nil, rd.err
+	}
+	return tl, skipped, nil
 }
 
 type bindEnd struct {
@@ -779,15 +783,17 @@ type traceReader struct {
 	binds     map[int]map[uint64]bindEnd // arrow ends by core and bind id, until matched
 	argRefs   map[sliceArgs]uint32       // the args entries by value
 	lim       ReadLimits
-	cur       int          // the core whose slices are being read
-	hold      int          // slices begun and not ended (the protobuf reader)
-	seenCore  map[int]bool // cores whose slices were read
-	full      bool         // the memory limit was passed
-	flushed   map[int]bool // cores whose slices went into the timeline before the end
-	nflows    int64        // flows added
-	samples   int64        // counter samples read
-	textBytes int64        // bytes of the distinct instruction texts
-	skipped   map[int]bool // cores skipped for the memory limit
+	cur       int              // the core whose slices are being read
+	hold      int              // slices begun and not ended (the protobuf reader)
+	seenCore  map[int]bool     // cores whose slices were read
+	full      bool             // the memory limit was passed
+	flushed   map[int]bool     // cores whose slices went into the timeline before the end
+	nflows    int64            // flows added
+	samples   int64            // counter samples read
+	textBytes int64            // bytes of the distinct instruction texts
+	skipped   map[int]bool     // cores skipped for the memory limit
+	spans     map[coreKey]bool // lanes holding spans (a cluster trace's, kernels'): not checked for overlaps
+	err       error            // the first lane found with overlapping slices (flushCore)
 	seen      bool
 	lo, hi    sim.Time
 }
@@ -806,6 +812,9 @@ func (rd *traceReader) setHeader(h *traceHeader) error {
 	}
 	if h.GMBandwidth < 0 {
 		return fmt.Errorf("gm_bandwidth_bytes_per_s %g: negative", h.GMBandwidth)
+	}
+	if h.FromPs < 0 || h.ToPs < h.FromPs {
+		return fmt.Errorf("from_ps %d, to_ps %d: want 0 ≤ from_ps ≤ to_ps", h.FromPs, h.ToPs)
 	}
 	if h.DroppedRecords < 0 || h.DroppedFromPs < 0 {
 		return fmt.Errorf("dropped_records %d, dropped_from_ps %d: negative", h.DroppedRecords, h.DroppedFromPs)
@@ -926,8 +935,7 @@ func (rd *traceReader) event(ev *rawEvent) error {
 			return err
 		}
 		if ev.Pid == GMPid {
-			rd.bandwidth(t, argFloat(ev.Args, "GB/s"))
-			return nil
+			return rd.bandwidth(t, argFloat(ev.Args, "GB/s"))
 		}
 		if ev.Pid == PowerPid {
 			rd.power(t, argFloat(ev.Args, "W"))
@@ -943,7 +951,7 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		if err != nil {
 			return err
 		}
-		rd.occupancy(ev.Pid, ev.Name, t, b)
+		return rd.occupancy(ev.Pid, ev.Name, t, b)
 	case "M":
 		if ev.Name == "process_name" && ev.Pid >= 0 && ev.Pid < GMPid {
 			rd.addCore(ev.Pid)
@@ -1073,7 +1081,10 @@ func (rd *traceReader) laneName(p int, name string) {
 // as read so far (-1 when skipped: an idle or unknown stall).
 func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a sliceArgs, bind uint64, out, in bool) (int, error) {
 	if !rd.enter(core) {
-		return -1, nil
+		return -1, rd.err
+	}
+	if rd.err != nil {
+		return -1, rd.err
 	}
 	rd.nlanes = max(rd.nlanes, p+1)
 	if err := rd.useLanes(core, p+1); err != nil {
@@ -1127,6 +1138,12 @@ func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a
 		m[bind] = be
 	}
 	k := coreKey{core, p}
+	if cat != "stall" && ParseClass(cat).String() != cat && !rd.spans[k] {
+		if rd.spans == nil {
+			rd.spans = map[coreKey]bool{}
+		}
+		rd.spans[k] = true
+	}
 	rd.pipes[k] = append(rd.pipes[k], s)
 	rd.span(s.From, s.To)
 	return len(rd.pipes[k]) - 1, nil
@@ -1152,19 +1169,38 @@ func (rd *traceReader) args(a sliceArgs) (uint32, error) {
 }
 
 // occupancy adds a sample of the counter of buffer name of core.
-func (rd *traceReader) occupancy(core int, name string, t sim.Time, v float64) {
+// It refuses a value the writers never write: negative, or past the
+// buffer's capacity where the header states it.
+func (rd *traceReader) occupancy(core int, name string, t sim.Time, v float64) error {
+	if err := rd.occupancyValue(core, name, v); err != nil {
+		return err
+	}
 	if !rd.keep(core) {
-		return
+		return nil
 	}
 	b := rd.buffer(name)
 	if b < 0 {
-		return
+		return nil
 	}
 	c := rd.tl.core(core)
 	c.grow(-1, b)
 	c.Occ[b] = append(c.Occ[b], Sample{T: t, Value: v})
 	rd.samples++
 	rd.span(t, t)
+	return nil
+}
+
+// occupancyValue checks a sample v of the counter of buffer name of core.
+func (rd *traceReader) occupancyValue(core int, name string, v float64) error {
+	if v < 0 {
+		return fmt.Errorf("core %d, counter %q: %g bytes: negative", core, name, v)
+	}
+	if h := rd.header; h != nil && h.Generator == generator {
+		if c, ok := h.Capacity[name]; ok && v > float64(c) {
+			return fmt.Errorf("core %d, counter %q: %g bytes: more than the buffer's capacity_bytes %d", core, name, v, c)
+		}
+	}
+	return nil
 }
 
 // host adds a host task.
@@ -1177,10 +1213,19 @@ func (rd *traceReader) host(kind, name string, from, to sim.Time) error {
 	return nil
 }
 
-// bandwidth adds a GM bandwidth sample.
-func (rd *traceReader) bandwidth(t sim.Time, gbps float64) {
+// bandwidth adds a GM bandwidth sample. It refuses one the writers
+// never write: negative, or past the machine's bandwidth where the
+// header states it (gm_bandwidth_bytes_per_s).
+func (rd *traceReader) bandwidth(t sim.Time, gbps float64) error {
+	if gbps < 0 || math.IsNaN(gbps) || math.IsInf(gbps, 0) {
+		return fmt.Errorf("counter \"GM bandwidth\": %g GB/s: want a finite number, 0 or more", gbps)
+	}
+	if h := rd.header; h != nil && h.Generator == generator && h.GMBandwidth > 0 && gbps*1e9 > h.GMBandwidth*(1+1e-9) {
+		return fmt.Errorf("counter \"GM bandwidth\": %g GB/s: more than the machine's gm_bandwidth_bytes_per_s %g", gbps, h.GMBandwidth)
+	}
 	rd.tl.Bandwidth = append(rd.tl.Bandwidth, Sample{T: t, Value: gbps * 1e9})
 	rd.span(t, t)
+	return nil
 }
 
 // power adds a sample of the power counter (W).
@@ -1347,6 +1392,9 @@ func (rd *traceReader) flushCore(id int) {
 			}
 			return ss[i].Class == ClassFlag && ss[j].Class != ClassFlag
 		})
+		if !rd.spans[k] && rd.err == nil {
+			rd.err = rd.overlaps(id, p, ss)
+		}
 		for _, s := range ss {
 			c.addSlice(tl, p, s)
 		}
@@ -1358,6 +1406,30 @@ func (rd *traceReader) flushCore(id int) {
 		}
 		return a.Bind < b.Bind
 	})
+}
+
+// overlaps returns an error naming the first slice of lane p of core that
+// overlaps one before it (ss in time order), nil when none does: a pipe
+// does one thing at a time, and the writers never write a lane's slices
+// overlapping (a lane of spans — a cluster trace's tracks, the kernel
+// launches — is not checked).
+func (rd *traceReader) overlaps(core, p int, ss []Slice) error {
+	var end sim.Time
+	last := -1 // the slice reaching furthest so far
+	for i := range ss {
+		s := &ss[i]
+		if s.To == s.From {
+			continue // (a flag mark)
+		}
+		if last >= 0 && s.From < end {
+			return fmt.Errorf("core %d, lane %q: slice %q at %v overlaps %q (%v..%v): a lane's slices do not overlap",
+				core, rd.laneNames[p], rd.tl.Name(s), s.From, rd.tl.Name(&ss[last]), ss[last].From, ss[last].To)
+		}
+		if last < 0 || s.To > end {
+			end, last = s.To, i
+		}
+	}
+	return nil
 }
 
 // finish completes the timeline and returns the cores skipped for the

@@ -66,7 +66,11 @@ func readPftrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 			return nil, nil, fmt.Errorf("trace packet %d: %v", i, err)
 		}
 	}
-	return tl, pr.rd.finish(), nil
+	skipped := pr.rd.finish()
+	if pr.rd.err != nil {
+		return nil, nil, pr.rd.err
+	}
+	return tl, skipped, nil
 }
 
 // maxPacket bounds the size of a packet read (WritePftrace's are small).
@@ -637,11 +641,11 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 		}
 	case trackBuffer:
 		if typ == typeCounter {
-			pr.rd.occupancy(tr.core, tr.name, t, value)
+			return pr.rd.occupancy(tr.core, tr.name, t, value)
 		}
 	case trackGMBandwidth:
 		if typ == typeCounter {
-			pr.rd.bandwidth(t, value)
+			return pr.rd.bandwidth(t, value)
 		}
 	case trackPowerCounter:
 		if typ == typeCounter {
