@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -623,11 +624,27 @@ func ReadTraceFileWithin(path string, lim ReadLimits) (tl *Timeline, skipped []i
 	if IsProtoTrace(path) {
 		read = readPftrace
 	}
-	tl, skipped, err = read(f, lim)
+	var r io.Reader = f
+	if lim.Progress != nil {
+		r = countingReader{f, lim.Progress}
+	}
+	tl, skipped, err = read(r, lim)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return tl, skipped, nil
+}
+
+// countingReader adds the bytes read through it to n.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n.Add(int64(k))
+	return k, err
 }
 
 // ReadTrace loads a Chrome/Perfetto JSON trace (plain or gzip) written by
@@ -1276,6 +1293,10 @@ func causeByName(s string) arch.Cause {
 type ReadLimits struct {
 	// Cores selects the cores to keep (nil: all).
 	Cores map[int]bool
+	// Progress, when not nil, counts the bytes of the file read so far
+	// (of a .gz file, the compressed bytes), for a progress line: read it
+	// from another goroutine while ReadTraceFileWithin runs.
+	Progress *atomic.Int64
 	// Bytes bounds the memory the timeline's events hold (0: no bound):
 	// once it is passed, the events of the cores not read yet are skipped
 	// (the writers write a trace core by core).

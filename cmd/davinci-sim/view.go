@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
@@ -77,43 +79,91 @@ overview, then quits), q quit.`,
 				}
 				lim.Cores = sel
 			}
+			if isTerminal(cmd.ErrOrStderr()) { // a progress line while reading (a 5 M-event JSON trace takes minutes)
+				lim.Progress = new(atomic.Int64)
+				size := int64(0)
+				if fi, err := os.Stat(args[0]); err == nil {
+					size = fi.Size()
+				}
+				stop := readProgress(cmd.ErrOrStderr(), args[0], size, lim.Progress, time.Second)
+				tl, skipped, err := traces.ReadTraceFileWithin(args[0], lim)
+				stop()
+				return viewTrace(cmd, args[0], cores, tl, skipped, err)
+			}
 			tl, skipped, err := traces.ReadTraceFileWithin(args[0], lim)
-			if err != nil {
-				return badInput(err)
-			}
-			if len(skipped) > 0 {
-				defer fmt.Fprintf(cmd.ErrOrStderr(), "davinci-sim: %s: %d cores not shown (%s): the trace holds more than the view's %d MiB; pick cores with --cores\n",
-					args[0], len(skipped), traces.FormatCores(skipped), traces.DefaultLiveLimit>>20)
-			}
-			for _, n := range tl.Notes { // what the trace leaves out (the footer shows its first words)
-				defer fmt.Fprintf(cmd.ErrOrStderr(), "davinci-sim: %s: %s\n", args[0], n)
-			}
-			// (A window that holds nothing of the run, [end, end], is shown:
-			// the view says so, and when the run ended.)
-			if len(tl.Cores) == 0 && (cores != "" || tl.To > tl.From || tl.To == 0) {
-				if cores != "" {
-					return badInput(fmt.Errorf("--cores %s: %s holds no events of these cores", cores, args[0]))
-				}
-				if len(tl.Idle) > 0 {
-					return badInput(fmt.Errorf("%s: the trace holds no core events: its cores %s did nothing in its window but wait at barriers", args[0], traces.FormatCores(tl.Idle)))
-				}
-				return badInput(fmt.Errorf("%s: the trace holds no core events", args[0]))
-			}
-			if err := haveTerminal(); err != nil { // the trace is read and checked: is there a terminal to show it on?
-				return badInput(fmt.Errorf("view needs a terminal: %w", err))
-			}
-			s, err := newScreen()
-			if err != nil {
-				return failure(fmt.Errorf("view needs a terminal: %w", err))
-			}
-			if err := viz.Run(s, viz.StaticSource(tl), viz.Options{}); err != nil {
-				return failure(err)
-			}
-			return nil
+			return viewTrace(cmd, args[0], cores, tl, skipped, err)
 		},
 	}
 	cmd.Flags().StringVar(&cores, "cores", "", "show only these cores, e.g. 0-3,8 (default: all that fit in memory)")
 	return cmd
+}
+
+// readProgress prints, every interval until stop is called, how much of
+// the trace file name (size bytes; 0: not known) has been read (n) on
+// stderr — a terminal: one line, rewritten, cleared at the end, as run's
+// progress line; nothing for a file read within the first interval.
+func readProgress(stderr io.Writer, name string, size int64, n *atomic.Int64, interval time.Duration) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		printed := false
+		for {
+			select {
+			case <-done:
+				if printed {
+					fmt.Fprint(stderr, "\r\033[K")
+				}
+				return
+			case <-t.C:
+				line := fmt.Sprintf("reading %s: %.1f MiB", name, float64(n.Load())/(1<<20))
+				if size > 0 {
+					line += fmt.Sprintf(" of %.1f MiB (%.0f %%)", float64(size)/(1<<20), 100*float64(n.Load())/float64(size))
+				}
+				fmt.Fprintf(stderr, "\r\033[K  %s", line)
+				printed = true
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// viewTrace shows the trace read from file (ReadTraceFileWithin's
+// results) in the terminal visualizer.
+func viewTrace(cmd *cobra.Command, file, cores string, tl *traces.Timeline, skipped []int, err error) error {
+	if err != nil {
+		return badInput(err)
+	}
+	if len(skipped) > 0 {
+		defer fmt.Fprintf(cmd.ErrOrStderr(), "davinci-sim: %s: %d cores not shown (%s): the trace holds more than the view's %d MiB; pick cores with --cores\n",
+			file, len(skipped), traces.FormatCores(skipped), traces.DefaultLiveLimit>>20)
+	}
+	for _, n := range tl.Notes { // what the trace leaves out (the footer shows its first words)
+		defer fmt.Fprintf(cmd.ErrOrStderr(), "davinci-sim: %s: %s\n", file, n)
+	}
+	// (A window that holds nothing of the run, [end, end], is shown:
+	// the view says so, and when the run ended.)
+	if len(tl.Cores) == 0 && (cores != "" || tl.To > tl.From || tl.To == 0) {
+		if cores != "" {
+			return badInput(fmt.Errorf("--cores %s: %s holds no events of these cores", cores, file))
+		}
+		if len(tl.Idle) > 0 {
+			return badInput(fmt.Errorf("%s: the trace holds no core events: its cores %s did nothing in its window but wait at barriers", file, traces.FormatCores(tl.Idle)))
+		}
+		return badInput(fmt.Errorf("%s: the trace holds no core events", file))
+	}
+	if err := haveTerminal(); err != nil { // the trace is read and checked: is there a terminal to show it on?
+		return badInput(fmt.Errorf("view needs a terminal: %w", err))
+	}
+	s, err := newScreen()
+	if err != nil {
+		return failure(fmt.Errorf("view needs a terminal: %w", err))
+	}
+	if err := viz.Run(s, viz.StaticSource(tl), viz.Options{}); err != nil {
+		return failure(err)
+	}
+	return nil
 }
 
 // runWithView runs the program with the live visualizer: the engine runs in
