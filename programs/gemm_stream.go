@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"iter"
 	"math"
 	"slices"
 
@@ -43,21 +44,42 @@ type chunkJob struct {
 	which  int   // split: 0 = A, 1 = B
 }
 
-// chunksOf returns the chunks of core for arrays of the given lengths,
-// assigned round-robin over the cores.
-func (pl *gemmPlan) chunksOf(core int, lens ...int64) []chunkJob {
-	var out []chunkJob
-	idx := 0
-	E := int64(pl.splitChunk)
-	for w, l := range lens {
-		for off := int64(0); off < l; off += E {
-			if idx%pl.ncores == core {
-				out = append(out, chunkJob{src: off, n: min(E, l-off), which: w})
+// chunks yields core's chunks of arrays of the given lengths — each array
+// cut into splitChunk elements, the chunks of all of them dealt to the
+// cores round-robin in order — with their index among core's, computed as
+// they are asked for: a list of them held (M·K + K·N)/splitChunk/cores
+// entries at once (a 2^20-cubed GEMM in 64-element chunks: gigabytes,
+// built before the first instruction, deaf to an interrupt).
+func (pl *gemmPlan) chunks(core int, lens ...int64) iter.Seq2[int, chunkJob] {
+	return func(yield func(int, chunkJob) bool) {
+		E, nc := int64(pl.splitChunk), int64(pl.ncores)
+		first, i := int64(0), 0 // the array's first chunk among all; core's chunks so far
+		for w, l := range lens {
+			n := (l + E - 1) / E
+			// core's first chunk at or after first: the next index ≡ core (mod nc)
+			for g := first + ((int64(core)-first)%nc+nc)%nc; g < first+n; g += nc {
+				off := (g - first) * E
+				if !yield(i, chunkJob{src: off, n: min(E, l-off), which: w}) {
+					return
+				}
+				i++
 			}
-			idx++
+			first += n
 		}
 	}
-	return out
+}
+
+// chunkCount is how many chunks chunks(core, lens...) yields.
+func (pl *gemmPlan) chunkCount(core int, lens ...int64) int64 {
+	E, nc, total := int64(pl.splitChunk), int64(pl.ncores), int64(0)
+	for _, l := range lens {
+		total += (l + E - 1) / E
+	}
+	n := total / nc
+	if int64(core) < total%nc {
+		n++
+	}
+	return n
 }
 
 // emitSplit emits the split of A and B into the scheme's pieces on the
@@ -69,8 +91,7 @@ func (pl *gemmPlan) chunksOf(core int, lens ...int64) []chunkJob {
 func (pl *gemmPlan) emitSplit(e *emitter, core int) {
 	sp := pl.sp
 	M, K, N := int64(pl.p.M), int64(pl.p.K), int64(pl.p.N)
-	jobs := pl.chunksOf(core, M*K, K*N)
-	if len(jobs) == 0 {
+	if pl.chunkCount(core, M*K, K*N) == 0 {
 		return
 	}
 	E := int64(pl.splitChunk)
@@ -81,7 +102,10 @@ func (pl *gemmPlan) emitSplit(e *emitter, core int) {
 	// The split's steps for A and for B (each makes the pieces up to the
 	// last its products read).
 	steps := [2][]splitStep{sp.splitSteps(slices.Max(sp.nA)), sp.splitSteps(slices.Max(sp.nB))}
-	for i, j := range jobs {
+	for i, j := range pl.chunks(core, M*K, K*N) {
+		if !e.ok() { // (the consumer closed the stream: a run stopped)
+			return
+		}
 		s := i % int(slots)
 		base := int64(s) * pl.splitSlot
 		at := func(x int) int64 {
@@ -129,14 +153,17 @@ func (pl *gemmPlan) emitSplit(e *emitter, core int) {
 // over chunks of C: the planes P_g (each group's FP32 accumulator) to C in
 // FP32 RNE (SGEMM-cube: C = C_hh + (C_hl + C_lh)·2^-sb).
 func (pl *gemmPlan) emitCombine(e *emitter, core int) {
-	jobs := pl.chunksOf(core, int64(pl.p.M)*int64(pl.p.N))
-	if len(jobs) == 0 {
+	mn := int64(pl.p.M) * int64(pl.p.N)
+	if pl.chunkCount(core, mn) == 0 {
 		return
 	}
 	E := int64(pl.splitChunk)
 	e.alloc(isa.UB, 0, 2*pl.combSlot, "combine")
 	e.presetTokens(slotTokens)
-	for i, j := range jobs {
+	for i, j := range pl.chunks(core, mn) {
+		if !e.ok() {
+			return
+		}
 		s := i % 2
 		base := int64(s) * pl.combSlot
 		plane := func(g int) int64 { return base + 4*E*int64(g) }

@@ -7,7 +7,7 @@ import (
 
 // emitStreamPass emits core's share of a streaming pass on a DaVinci core,
 // the counterpart of streamGrid (GPU machines): blocks at(0), …,
-// at(blocks−1) dealt to the ncores cores round-robin (chunksOf's order).
+// at(blocks−1) dealt to the ncores cores round-robin (gemmPlan.chunks' order).
 // Each block's reads are copied GM→UB (MTE2), its operations run on the
 // vector unit — each vecWork as vector instructions over the block's
 // elems elements, one per operation — and its writes are copied UB→GM
@@ -39,7 +39,7 @@ func emitStreamPass(e *emitter, name string, core, ncores, blocks int, at func(i
 	}
 	e.alloc(isa.UB, 0, 2*slot, name)
 	e.presetTokens(slotTokens)
-	for x, i := 0, core; i < blocks; x, i = x+1, i+ncores {
+	for x, i := 0, core; i < blocks && e.ok(); x, i = x+1, i+ncores { // (!ok: the consumer closed the stream)
 		b := at(i)
 		s := x % 2
 		base := int64(s) * slot
