@@ -479,8 +479,12 @@ func decode(source string, data []byte, out any, prefix string, overrides []mach
 		}
 	})
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("%s: missing key %s (a cluster description gives every value; see cluster.Source(%q))",
-			source, strings.Join(missing, ", "), "cloudbrain2-node")
+		example := "cloudbrain2" // (the embedded description of the same level, whose comments source every value)
+		if prefix == "node" {
+			example = "cloudbrain2-node"
+		}
+		return nil, fmt.Errorf("%s: missing key %s (a %s description gives every value; see davinci-sim machines %s)",
+			source, strings.Join(missing, ", "), prefix, example)
 	}
 	return l, nil
 }

@@ -153,7 +153,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown key", nodeWith("hccs:", "hccs:\n  lnks: 3"), nil,
 			[]string{"node.yaml:", "unknown key", "lnks"}},
 		{"missing key", nodeWith("  latency_ns: 500\n", "\n"), nil,
-			[]string{"node.yaml", "missing key", "inter_group.latency_ns"}},
+			[]string{"node.yaml", "missing key", "inter_group.latency_ns", "a node description gives every value; see davinci-sim machines cloudbrain2-node"}},
 		{"unknown NPU machine", nodeWith("npu: ascend-910a", "npu: ascend-999"), nil,
 			[]string{"node.yaml:", `key "npu"`, "ascend-999", "(a node's NPU is one of ascend-910a)"}},
 		// The NPU must be a DaVinci chip with a host (it failed later, naming
@@ -214,5 +214,27 @@ func TestParseAlgo(t *testing.T) {
 	}
 	if _, err := ParseAlgo("nhr"); err == nil {
 		t.Error("ParseAlgo(nhr): no error")
+	}
+}
+
+// A cluster file without one of its values names the missing key and the
+// embedded cluster description to copy it from (it named a Go function,
+// cluster.Source, and the node description).
+func TestClusterMissingKey(t *testing.T) {
+	cl, err := Source("cloudbrain2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(cl), "  port_bandwidth: 12.5GB/s\n", "", 1)
+	if text == string(cl) {
+		t.Fatal("cloudbrain2 has no port_bandwidth line")
+	}
+	path := filepath.Join(t.TempDir(), "cluster.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(path, nil)
+	if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), `missing key "fabric.port_bandwidth" (a cluster description gives every value; see davinci-sim machines cloudbrain2)`) {
+		t.Errorf("cluster file without fabric.port_bandwidth: %v", err)
 	}
 }
