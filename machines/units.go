@@ -66,9 +66,12 @@ func splitUnit(s string, units []unit) (num string, factor int64, err error) {
 		}
 	}
 	if !isDecimal(t) {
+		if len(t) > 1 && t[0] == '-' && isDecimal(t[1:]) {
+			return "", 0, fmt.Errorf("%q is negative: the quantity cannot be below 0", s)
+		}
 		if strings.IndexFunc(t, unicode.IsLetter) >= 0 {
 			// Letters no unit accounts for (1EiB, fast): the units
-			// there are. (Else the number is what is wrong: -1KiB.)
+			// there are. (Else the number is what is wrong: 1..2KiB.)
 			suffixes := make([]string, len(units))
 			for i, u := range units {
 				suffixes[i] = u.suffix

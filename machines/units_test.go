@@ -42,7 +42,8 @@ func TestParseSize(t *testing.T) {
 		{"MiB", "not a number"},
 		{"1.5", "whole number"},
 		{"1.0000001KiB", "whole number"},
-		{"-1KiB", "not a number"},
+		{"-1KiB", `"-1KiB" is negative: the quantity cannot be below 0`}, // (it said "not a number")
+		{"-1e3", "is negative"},
 		// B: the hex digit, or bytes? (it read as the digit)
 		{"0x100000B", `bad size "0x100000B": a hexadecimal size ending in B is ambiguous (the digit, or bytes?): write 0x100000 for 1048576 bytes, or 16777227`},
 		{"0x1b", "ambiguous"},
