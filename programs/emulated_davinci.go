@@ -113,7 +113,10 @@ func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedPa
 	if err != nil {
 		return nil, err
 	}
-	j, err := newGEMMJob(f, pl)
+	j, err := newGEMMJob(f, pl, o.stop()) // (the inputs drawn hearing the run's context)
+	if errors.Is(err, errStopped) {
+		return nil, o.stoppedBuilding(f.Path, "drawing the inputs")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +203,9 @@ func (j *daVinciSchemeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.R
 	prog["product_kernels"] = kernels
 	reportAuto(rep, j.auto)
 	rep.Notes = append(rep.Notes, "scheme "+sp.describe())
-	sp.reportRange(rep, j.a, j.b)
+	if !sp.reportRangeUntil(rep, j.a, j.b, j.stop()) {
+		return j.stoppedNumerics()
+	}
 	epilogue := "none: the one accumulator is C"
 	if len(pl.planes) > 0 {
 		epilogue = fmt.Sprintf("a pass over %d FP32 planes on the vector unit", len(pl.planes))
@@ -209,7 +214,10 @@ func (j *daVinciSchemeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.R
 		name, chip.M.Name, sp.splitOpsText(), len(pl.passes), strings.ToUpper(pl.in.String()), epilogue))
 	switch {
 	case p.Numerics == NumericsFull && j.c != nil:
-		cpu := accuracy.CPUSGEMM(p.M, p.K, p.N, j.a, j.b)
+		cpu := cpuSGEMMUntil(p.M, p.K, p.N, j.a, j.b, j.stop())
+		if cpu == nil {
+			return j.stoppedNumerics()
+		}
 		j.cpuErrors(rep, cpu, j.c)
 	case p.Numerics == NumericsSampled && j.smp != nil && j.smp.cpu != nil:
 		j.cpuErrors(rep, slices.Concat(j.smp.cpu...), slices.Concat(j.smp.got...))

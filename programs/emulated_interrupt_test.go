@@ -35,6 +35,22 @@ func TestEmulatedInterruptedPhases(t *testing.T) {
 		{"examples/a100-sgemm.yaml", "programs.(*gpuGEMMJob).goldenTile", append(slices.Clone(full), "program.check=true"), "computing its numerics"},
 		{"examples/a100-dgemm.yaml", "programs.exactGEMM64Until", []string{"program.numerics=full", "program.m=64", "program.n=64", "program.k=64"}, "computing its numerics"},
 		{"examples/a100-dgemm.yaml", "programs.(*gpuGEMMJob).checkFP64", []string{"program.numerics=full", "program.check=true", "program.m=64", "program.n=64", "program.k=64"}, "computing its numerics"},
+		// The FP32 inputs' draw (DaVinci, GPU, emulated-gemm on DaVinci).
+		{"examples/sgemm-cube.yaml", "programs.genMatrixUntil", nil, "stopped drawing the inputs"},
+		{"examples/a100-sgemm.yaml", "programs.genMatrixUntil", nil, "stopped drawing the inputs"},
+		{"examples/ascend-910a-emulated-gemm.yaml", "programs.genMatrixUntil", nil, "stopped drawing the inputs"},
+		// The inputs' range (program.range), the vanishing ones' too.
+		{"examples/sgemm-cube.yaml", "programs.inputRangeUntil", nil, "computing its numerics"},
+		{"examples/a100-hgemm.yaml", "programs.inputRangeUntil", nil, "computing its numerics"},
+		{"examples/ascend-910a-emulated-gemm.yaml", "programs.inputRangeUntil", nil, "computing its numerics"},
+		{"examples/a100-hgemm.yaml", "programs.zeroBounds.inputZerosUntil", []string{"program.inputs.distribution=between", "program.inputs.low=1e-30", "program.inputs.high=1e-29"}, "computing its numerics"},
+		// DaVinci GEMMs' full numerics: the reference, the baselines (CPU
+		// SGEMM, hgemm's tiles), the check; emulated-gemm's CPU SGEMM.
+		{"examples/sgemm-cube.yaml", "programs.referenceGEMMUntil", full, "computing its numerics"},
+		{"examples/sgemm-cube.yaml", "programs.cpuSGEMMUntil", full, "computing its numerics"},
+		{"examples/sgemm-cube.yaml", "programs.(*gemmPlan).tiles", full, "computing its numerics"},
+		{"examples/sgemm-cube.yaml", "programs.(*gemmPlan).goldenUntil", append(slices.Clone(full), "program.check=true"), "computing its numerics"},
+		{"examples/ascend-910a-emulated-gemm.yaml", "programs.cpuSGEMMUntil", append(slices.Clone(full), "program.baselines=false"), "computing its numerics"},
 	} {
 		expectPhaseStop(t, c.file, c.phase, append(slices.Clone(small), c.sets...), c.want)
 	}

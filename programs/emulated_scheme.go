@@ -11,6 +11,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/davinci-sim/davinci-sim/report"
 )
 
@@ -815,29 +816,43 @@ func (sp *schemePlan) zeroBounds() zeroBounds {
 // whether it is zero in every element (sure by the elements' largest
 // magnitudes of each sign: every one within the piece's bound).
 func (z zeroBounds) inputZeros(x []float32) (nonzero, zero int64, pieceZero []bool) {
+	nonzero, zero, pieceZero, _ = z.inputZerosUntil(x, &ozaki.Stopper{})
+	return nonzero, zero, pieceZero
+}
+
+// inputZerosUntil is inputZeros asking st every ozaki.StopWork elements:
+// false once it says stop.
+func (z zeroBounds) inputZerosUntil(x []float32, st *ozaki.Stopper) (nonzero, zero int64, pieceZero []bool, ok bool) {
 	last := len(z.pos) - 1
 	var pos, neg float32 // largest x > 0 and −x > 0 (+Inf for a NaN)
-	for _, v := range x {
-		switch {
-		case v == 0:
-			continue
-		case v > 0:
-			pos = max(pos, v)
-		case v < 0:
-			neg = max(neg, -v)
-		default:
-			pos = float32(math.Inf(1))
+	for len(x) > 0 {
+		part := x[:min(len(x), ozaki.StopWork)]
+		if st.StopBefore(len(part)) {
+			return 0, 0, nil, false
 		}
-		nonzero++
-		if v > 0 && v <= z.pos[last] || v < 0 && -v <= z.neg[last] {
-			zero++
+		x = x[len(part):]
+		for _, v := range part {
+			switch {
+			case v == 0:
+				continue
+			case v > 0:
+				pos = max(pos, v)
+			case v < 0:
+				neg = max(neg, -v)
+			default:
+				pos = float32(math.Inf(1))
+			}
+			nonzero++
+			if v > 0 && v <= z.pos[last] || v < 0 && -v <= z.neg[last] {
+				zero++
+			}
 		}
 	}
 	pieceZero = make([]bool, len(z.pos))
 	for j := range pieceZero {
 		pieceZero[j] = pos <= z.pos[j] && neg <= z.neg[j]
 	}
-	return nonzero, zero, pieceZero
+	return nonzero, zero, pieceZero, true
 }
 
 // inputRange counts the elements of x outside a range: over (|x| ≥ hi, or
@@ -854,6 +869,21 @@ func inputRange(x []float32, lo, hi float64) (over, under int64) {
 		}
 	}
 	return over, under
+}
+
+// inputRangeUntil is inputRange asking st every ozaki.StopWork elements:
+// false once it says stop.
+func inputRangeUntil(x []float32, lo, hi float64, st *ozaki.Stopper) (over, under int64, ok bool) {
+	for len(x) > 0 {
+		part := x[:min(len(x), ozaki.StopWork)]
+		if st.StopBefore(len(part)) {
+			return 0, 0, false
+		}
+		x = x[len(part):]
+		o, u := inputRange(part, lo, hi)
+		over, under = over+o, under+u
+	}
+	return over, under, true
 }
 
 // overflowFrom returns the |x| from which a piece of the split overflows
@@ -893,6 +923,13 @@ func (sp *schemePlan) overflowExp(i int) (e int, ok bool) {
 // with a note when some do. A plain cast (hgemm, castRange) is a split
 // into one unscaled piece.
 func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32) {
+	sp.reportRangeUntil(rep, a, b, nil)
+}
+
+// reportRangeUntil is reportRange counting the inputs asking stop (nil:
+// never) every ozaki.StopWork elements: false once it says true (4096²:
+// ~0.34 s deaf to an interrupt before).
+func (sp *schemePlan) reportRangeUntil(rep *report.Report, a, b []float32, stop func() bool) bool {
 	emin, emax := sp.rangeExponents()
 	over, exact := sp.overflowFrom()
 	name := strings.ToUpper(sp.format.String())
@@ -910,8 +947,12 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32) {
 	r := map[string]any{"min_exponent": emin, "max_exponent": emax, "overflow_from": over, "meaning": meaning}
 	if a != nil {
 		lo := math.Ldexp(1, emin)
-		ao, au := inputRange(a, lo, over)
-		bo, bu := inputRange(b, lo, over)
+		st := ozaki.NewStopper(stop)
+		ao, au, okA := inputRangeUntil(a, lo, over, &st)
+		bo, bu, okB := inputRangeUntil(b, lo, over, &st)
+		if !okA || !okB {
+			return false
+		}
 		r["a_over"], r["a_under"], r["b_over"], r["b_under"] = ao, au, bo, bu
 		pct := func(n int64) float64 { return 100 * float64(n) / float64(len(a)+len(b)) }
 		switch {
@@ -925,8 +966,11 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32) {
 		default:
 			// Beyond piece 0's own overflow point the overflow is certain.
 			first := sp.firstPieceOverflow()
-			fa, _ := inputRange(a, lo, first)
-			fb, _ := inputRange(b, lo, first)
+			fa, _, okA := inputRangeUntil(a, lo, first, &st)
+			fb, _, okB := inputRangeUntil(b, lo, first, &st)
+			if !okA || !okB {
+				return false
+			}
 			certain := ""
 			if fa+fb > 0 {
 				certain = fmt.Sprintf("; %d of A and %d of B have |x| ≥ %g (or are not finite): their first pieces overflow, so C is wrong where they contribute", fa, fb, first)
@@ -948,23 +992,31 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32) {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below the scheme's full-precision range: %d elements of A and %d of B have 0 < |x| < 2^%d: their %s %s (%.3g %% of the inputs)",
 				au, bu, emin, pieceNames(set, len(sp.scales)), are, pct(au+bu)))
 		}
-		if au+bu > 0 {
-			sp.noteZeros(rep, a, b, pct)
+		if au+bu > 0 && !sp.noteZeros(rep, a, b, pct, &st) {
+			return false
 		}
 	}
 	rep.Program["range"] = r
+	return true
 }
 
 // noteZeros adds notes on inputs so small that every piece of them is
 // zero (a cast: that round to zero) — they add nothing to C — and, where
 // every product the scheme computes has a factor zero in every element of
 // A or of B (every piece of every input, or SGEMM-cube's high pieces at
-// 2^-30, which all its products take), on C being 0.
-func (sp *schemePlan) noteZeros(rep *report.Report, a, b []float32, pct func(int64) float64) {
+// 2^-30, which all its products take), on C being 0. It counts the inputs
+// asking st: false once it says stop.
+func (sp *schemePlan) noteZeros(rep *report.Report, a, b []float32, pct func(int64) float64, st *ozaki.Stopper) bool {
 	z := sp.zeroBounds()
 	last := len(sp.scales) - 1
-	an, az, zeroA := z.inputZeros(a)
-	bn, bz, zeroB := z.inputZeros(b)
+	an, az, zeroA, okA := z.inputZerosUntil(a, st)
+	if !okA {
+		return false
+	}
+	bn, bz, zeroB, okB := z.inputZerosUntil(b, st)
+	if !okB {
+		return false
+	}
 	name := strings.ToUpper(sp.format.String())
 	cast := len(sp.scales) == 1 && sp.scales[0] == 0
 	if az+bz > 0 {
@@ -980,7 +1032,7 @@ func (sp *schemePlan) noteZeros(rep *report.Report, a, b []float32, pct func(int
 			az, bz, below, what, name, float32(sp.format.MinSubnormal()), pct(az+bz)))
 	}
 	if an == 0 || bn == 0 {
-		return // (C is 0 for want of inputs, not for their size)
+		return true // (C is 0 for want of inputs, not for their size)
 	}
 	prods := [][2]int{{0, 0}} // (a cast: its one product)
 	if len(sp.groups) > 0 {
@@ -1005,7 +1057,7 @@ func (sp *schemePlan) noteZeros(rep *report.Report, a, b []float32, pct func(int
 		case zeroB[p[1]]:
 			usedB[p[1]] = true
 		default:
-			return // (this product need not be 0)
+			return true // (this product need not be 0)
 		}
 		if len(sp.scales) <= 3 {
 			names = append(names, string([]byte{letters[p[0]], letters[p[1]]}))
@@ -1043,10 +1095,11 @@ func (sp *schemePlan) noteZeros(rep *report.Report, a, b []float32, pct func(int
 	}
 	if cast {
 		rep.Notes = append(rep.Notes, "C is 0: "+strings.Join(why, ", and "))
-		return
+		return true
 	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("C is 0: every product the scheme computes (%s) takes a piece that is zero throughout — %s",
 		strings.Join(names, " "), strings.Join(why, "; ")))
+	return true
 }
 
 // castRange is the split of a GEMM kind that rounds its FP32 inputs to the

@@ -15,6 +15,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/davinci-sim/davinci-sim/report"
 )
 
@@ -53,9 +54,10 @@ func init() {
 
 // gemmJob runs a GEMM program.
 type gemmJob struct {
-	file string
-	pl   *gemmPlan
-	a, b []float32 // inputs (nil with numerics off)
+	runContext // Finish's reference, baselines and check (full) stop with the run
+	file       string
+	pl         *gemmPlan
+	a, b       []float32 // inputs (nil with numerics off)
 	// inputNotes are gemmInputs' notes on input files.
 	inputNotes []string
 	c          []float32 // simulated result (full numerics)
@@ -76,12 +78,22 @@ func buildGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, err
 		return nil, err
 	}
 	o.applyGEMM(&p)
-	return buildDaVinciGEMM(f, m, p, v)
+	j, err := buildDaVinciGEMMUntil(f, m, p, v, o.stop())
+	if errors.Is(err, errStopped) {
+		return nil, o.stoppedBuilding(f.Path, "drawing the inputs")
+	}
+	return j, err
 }
 
 // buildDaVinciGEMM builds a DaVinci GEMM job from decoded parameters (kind
 // emulated-gemm's native scheme reuses it).
 func buildDaVinciGEMM(f *File, m *machines.Machine, p GEMMParams, v gemmVariant) (Job, error) {
+	return buildDaVinciGEMMUntil(f, m, p, v, nil)
+}
+
+// buildDaVinciGEMMUntil is buildDaVinciGEMM drawing the inputs asking stop
+// (nil: never): errStopped once it says true.
+func buildDaVinciGEMMUntil(f *File, m *machines.Machine, p GEMMParams, v gemmVariant, stop func() bool) (Job, error) {
 	given := p.Tiling.BM != 0 || p.Tiling.BK != 0 || p.Tiling.BN != 0
 	if (v.native || v.int8) && f.keySet(&p, "split_chunk") {
 		return nil, f.badKey("split_chunk", "the chunk of sgemm-cube's and hgemm's split pass; this kind's inputs go to the cube as they are (no split)")
@@ -103,16 +115,17 @@ func buildDaVinciGEMM(f *File, m *machines.Machine, p GEMMParams, v gemmVariant)
 	if v.int8 {
 		return newDaVinciIGEMM(f, pl)
 	}
-	return newGEMMJob(f, pl)
+	return newGEMMJob(f, pl, stop)
 }
 
 // newGEMMJob is the job of a planned DaVinci GEMM (FP16/BF16 pieces or
-// native FP32): its inputs made (numerics) or checked.
-func newGEMMJob(f *File, pl *gemmPlan) (*gemmJob, error) {
+// native FP32): its inputs made (numerics; drawn asking stop, nil: never,
+// errStopped once it says true) or checked.
+func newGEMMJob(f *File, pl *gemmPlan, stop func() bool) (*gemmJob, error) {
 	p := pl.p
 	j := &gemmJob{file: f.Path, pl: pl}
 	if p.Numerics != NumericsOff {
-		if err := j.makeInputs(f); err != nil {
+		if err := j.makeInputs(f, stop); err != nil {
 			return nil, err
 		}
 	} else if err := checkInputs(f, &p); err != nil {
@@ -121,9 +134,10 @@ func newGEMMJob(f *File, pl *gemmPlan) (*gemmJob, error) {
 	return j, nil
 }
 
-// makeInputs reads or generates A (m×k) and B (k×n).
-func (j *gemmJob) makeInputs(f *File) (err error) {
-	j.a, j.b, j.inputNotes, err = gemmInputs(f, &j.pl.p)
+// makeInputs reads or generates A (m×k) and B (k×n), the draw asking stop
+// (nil: never).
+func (j *gemmJob) makeInputs(f *File, stop func() bool) (err error) {
+	j.a, j.b, j.inputNotes, err = gemmInputsUntil(f, &j.pl.p, stop)
 	return err
 }
 
@@ -167,6 +181,13 @@ func checkInputShapes(f *File, p *GEMMParams, ar, ac, br, bc int) error {
 // Its notes (for the report) say what in the files a run may not take as
 // meant: float64 arrays rounded to FP32, NaN and ±Inf values.
 func gemmInputs(f *File, p *GEMMParams) (a, b []float32, notes []string, err error) {
+	return gemmInputsUntil(f, p, nil)
+}
+
+// gemmInputsUntil is gemmInputs drawing A and B asking stop (nil: never)
+// every ozaki.StopWork values (genMatrixUntil): errStopped once it says
+// true (4096²: ~1 s deaf to an interrupt before).
+func gemmInputsUntil(f *File, p *GEMMParams, stop func() bool) (a, b []float32, notes []string, err error) {
 	if p.Numerics == NumericsFull && f.keyGiven("sample_tiles") {
 		notes = append(notes, fmt.Sprintf("sample_tiles (%d) applies to numerics sampled: not used (numerics full computes every tile)", p.SampleTiles))
 	}
@@ -206,7 +227,13 @@ func gemmInputs(f *File, p *GEMMParams) (a, b []float32, notes []string, err err
 		}
 		return a, b, notes, nil
 	}
-	return genMatrix(p.Inputs, 1, p.M, p.K), genMatrix(p.Inputs, 2, p.K, p.N), notes, nil
+	if a = genMatrixUntil(p.Inputs, 1, p.M, p.K, stop); a != nil {
+		b = genMatrixUntil(p.Inputs, 2, p.K, p.N, stop)
+	}
+	if b == nil {
+		return nil, nil, nil, errStopped
+	}
+	return a, b, notes, nil
 }
 
 // drawnKeysUnused is a note naming the keys of the input distribution
@@ -243,11 +270,27 @@ func inputNonFinite(v []float32) (n nonFinite) {
 // genMatrix draws a rows×cols matrix; row r uses its own PCG stream
 // (which<<32 | r), so any row can be regenerated alone.
 func genMatrix(in Inputs, which uint64, rows, cols int) []float32 {
+	return genMatrixUntil(in, which, rows, cols, nil)
+}
+
+// genMatrixUntil is genMatrix asking stop (nil: never) every
+// ozaki.StopWork values, as genFloat64Until: nil once it says true. The
+// values are UniformFP32's, drawn in place.
+func genMatrixUntil(in Inputs, which uint64, rows, cols int, stop func() bool) []float32 {
 	lo, hi := in.interval()
 	out := make([]float32, rows*cols)
+	st := ozaki.NewStopper(stop)
 	for r := 0; r < rows; r++ {
 		rng := NewRand(in.Seed, which<<32|uint64(r))
-		copy(out[r*cols:], UniformFP32(rng, cols, lo, hi))
+		row := out[r*cols : r*cols+cols]
+		for len(row) > 0 {
+			part := row[:min(len(row), ozaki.StopWork)]
+			if st.StopBefore(len(part)) {
+				return nil
+			}
+			uniformFP32Into(rng, part, lo, hi)
+			row = row[len(part):]
+		}
 	}
 	return out
 }
@@ -296,7 +339,9 @@ func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) er
 	reportThroughput(rep, st, flops, peak, conv)
 	rep.Program = j.programSection()
 	if pl.sp != nil && pl.v.scheme == nil { // sgemm-cube's split, hgemm's cast (kindScheme); emulated-gemm reports its own
-		pl.sp.reportRange(rep, j.a, j.b)
+		if !pl.sp.reportRangeUntil(rep, j.a, j.b, j.stop()) {
+			return j.stoppedNumerics()
+		}
 	}
 	switch p.Numerics {
 	case NumericsFull:
@@ -352,7 +397,13 @@ func (j *gemmJob) finishFull(chip *arch.Chip, rep *report.Report) error {
 		{Name: "A", Shape: []int{p.M, p.K}, F32: j.a},
 		{Name: "B", Shape: []int{p.K, p.N}, F32: j.b},
 	}
-	ref := accuracy.ReferenceGEMM(p.M, p.K, p.N, j.a, j.b)
+	// The reference, baselines and golden model hear the run's context
+	// (each O(mnk): at 4096³ seconds to minutes deaf to an interrupt).
+	stop := j.stop()
+	ref := referenceGEMMUntil(p.M, p.K, p.N, j.a, j.b, stop)
+	if ref == nil {
+		return j.stoppedNumerics()
+	}
 	e := errReport(accuracy.Compare32(ref, c), false)
 	rep.Error = &e
 	if *p.Baselines {
@@ -361,7 +412,10 @@ func (j *gemmJob) finishFull(chip *arch.Chip, rep *report.Report) error {
 		}
 	}
 	if p.Check {
-		g, err := pl.golden(chip.Cube(), j.a, j.b)
+		g, err := pl.goldenUntil(chip.Cube(), j.a, j.b, stop)
+		if errors.Is(err, errStopped) {
+			return j.stoppedNumerics()
+		}
 		if err != nil {
 			return err
 		}
@@ -383,12 +437,18 @@ func (j *gemmJob) baselines(chip *arch.Chip, rep *report.Report, ref []float64, 
 	rep.Baselines = map[string]report.ErrorReport{}
 	if pl.hgemmBaseline() {
 		got, err := j.hgemmTiles(chip, tiles)
+		if errors.Is(err, errStopped) {
+			return j.stoppedNumerics()
+		}
 		if err != nil {
 			return err
 		}
 		rep.Baselines["hgemm"] = errReport(accuracy.Compare32(pick(ref, pl, tiles), got), tiles != nil)
 	}
-	cpu := accuracy.CPUSGEMM(p.M, p.K, p.N, j.a, j.b)
+	cpu := cpuSGEMMUntil(p.M, p.K, p.N, j.a, j.b, j.stop())
+	if cpu == nil {
+		return j.stoppedNumerics()
+	}
 	rep.Baselines["cpu_sgemm_fp32"] = errReport(accuracy.Compare32(pick(ref, pl, tiles), pick(cpu, pl, tiles)), tiles != nil)
 	return nil
 }
@@ -406,13 +466,48 @@ func (j *gemmJob) hgemmTiles(chip *arch.Chip, tiles [][2]int) ([]float32, error)
 	if err != nil {
 		return nil, err
 	}
-	_, got, err := hpl.tiles(chip, hpl.operands(j.a, j.b, tiles), tiles)
+	_, got, err := hpl.tiles(chip, hpl.operands(j.a, j.b, tiles), tiles, j.stop())
 	return got, err
 }
 
+// cpuSGEMMUntil is accuracy.CPUSGEMM of the m×k A and k×n B, a block of
+// rows at a time (byRowBlocks: the same sums), asking stop (nil: never)
+// before each block: nil once it says true.
+func cpuSGEMMUntil(m, k, n int, a, b []float32, stop func() bool) []float32 {
+	out := make([]float32, 0, m*n)
+	st := ozaki.NewStopper(stop)
+	if !byRowBlocks(m, k*n, &st, func(r0, r1 int) {
+		out = append(out, accuracy.CPUSGEMM(r1-r0, k, n, a[r0*k:r1*k], b)...)
+	}) {
+		return nil
+	}
+	return out
+}
+
+// goldenUntil is golden (gemm_golden.go) asking stop (nil: never) before
+// each tile: errStopped once it says true.
+func (pl *gemmPlan) goldenUntil(model cube.Model, a, b []float32, stop func() bool) ([]float32, error) {
+	ops := pl.operands(a, b, nil)
+	c := make([]float32, pl.p.M*pl.p.N)
+	for i := 0; i < pl.nrb; i++ {
+		for j := 0; j < pl.ncb; j++ {
+			if stop != nil && stop() {
+				return nil, errStopped
+			}
+			t, err := pl.goldenTile(model, ops, i, j)
+			if err != nil {
+				return nil, fmt.Errorf("golden tile (%d, %d): %w", i, j, err)
+			}
+			pl.placeTile(c, t, i, j)
+		}
+	}
+	return c, nil
+}
+
 // tiles computes the given output tiles (all when nil) with the golden
-// model and returns them concatenated tile by tile.
-func (pl *gemmPlan) tiles(chip *arch.Chip, ops *goldenOperands, tiles [][2]int) ([][2]int, []float32, error) {
+// model and returns them concatenated tile by tile, asking stop (nil:
+// never) before each: errStopped once it says true.
+func (pl *gemmPlan) tiles(chip *arch.Chip, ops *goldenOperands, tiles [][2]int, stop func() bool) ([][2]int, []float32, error) {
 	if tiles == nil {
 		for i := 0; i < pl.nrb; i++ {
 			for j := 0; j < pl.ncb; j++ {
@@ -422,6 +517,9 @@ func (pl *gemmPlan) tiles(chip *arch.Chip, ops *goldenOperands, tiles [][2]int) 
 	}
 	var out []float32
 	for _, t := range tiles {
+		if stop != nil && stop() {
+			return nil, nil, errStopped
+		}
 		v, err := pl.goldenTile(chip.Cube(), ops, t[0], t[1])
 		if err != nil {
 			return nil, nil, err

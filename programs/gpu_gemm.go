@@ -1512,7 +1512,10 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 		return nil, err
 	}
 	o.applyGEMM(&p)
-	j, err := buildGPUGEMMFrom(f, m, p, in)
+	j, err := buildGPUGEMMFromUntil(f, m, p, in, o.stop())
+	if errors.Is(err, errStopped) {
+		return nil, o.stoppedBuilding(f.Path, "drawing the inputs")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -1544,6 +1547,12 @@ var gpuOnlyGEMMKeys = []string{"tiling.stages", "tiling.warps", "tiling.staging"
 // buildGPUGEMMFrom builds a GPU GEMM job with inputs of format in from
 // decoded parameters (kind emulated-gemm's native scheme reuses it).
 func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) (*gpuGEMMJob, error) {
+	return buildGPUGEMMFromUntil(f, m, p, in, nil)
+}
+
+// buildGPUGEMMFromUntil is buildGPUGEMMFrom drawing the FP32 inputs asking
+// stop (nil: never): errStopped once it says true.
+func buildGPUGEMMFromUntil(f *File, m *machines.Machine, p GEMMParams, in fp.Format, stop func() bool) (*gpuGEMMJob, error) {
 	if p.Input != "" {
 		if in != fp.FP16 {
 			return nil, f.badKey("input", "applies to hgemm (the kind fixes %s's inputs)", f.Kind.Name)
@@ -1605,7 +1614,7 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) 
 			j.a8, j.b8 = genInt8(p.Inputs.Seed, 1, p.M*p.K), genInt8(p.Inputs.Seed, 2, p.K*p.N)
 			return j, nil
 		}
-		if j.a, j.b, j.inputNotes, err = gemmInputs(f, &p); err != nil {
+		if j.a, j.b, j.inputNotes, err = gemmInputsUntil(f, &p, stop); err != nil {
 			return nil, err
 		}
 		if p.Numerics == NumericsFull { // written to GM (sampled: beside the simulation)
@@ -1697,7 +1706,9 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 		return j.finishFP64(chip, rep)
 	}
 	if pl.in != fp.FP32 && pl.in != fp.TF32 { // FP32 and TF32 (FP32's exponents) take the inputs as they are
-		castRange(pl.in, fp.RNE).reportRange(rep, j.a, j.b) // toHalf, toFP8
+		if !castRange(pl.in, fp.RNE).reportRangeUntil(rep, j.a, j.b, j.stop()) { // toHalf, toFP8
+			return j.stoppedNumerics()
+		}
 	}
 	switch p.Numerics {
 	case NumericsFull:

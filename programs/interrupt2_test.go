@@ -3,8 +3,12 @@ package programs
 import (
 	"context"
 	"errors"
+	"math"
+	"slices"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/accuracy"
+	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
 
@@ -66,5 +70,51 @@ func BenchmarkContextCheck(b *testing.B) {
 	for _, file := range []string{"examples/sgemm-cube.yaml", "examples/a100-hgemm.yaml"} {
 		b.Run(file[len("examples/"):]+"/none", func(b *testing.B) { benchContext(b, file, false, big...) })
 		b.Run(file[len("examples/"):]+"/ctx", func(b *testing.B) { benchContext(b, file, true, big...) })
+	}
+}
+
+// The host-side passes made to hear a stop give what they gave in one go:
+// genMatrixUntil the rows UniformFP32 drew (a row longer than a question's
+// ozaki.StopWork), cpuSGEMMUntil accuracy.CPUSGEMM bit for bit (m not a
+// multiple of its row block), inputRangeUntil inputRange's counts; each
+// ends at a true.
+func TestUntilPassesSame(t *testing.T) {
+	in := Inputs{Distribution: DistUniform, Seed: 7}
+	const rows, cols = 3, ozaki.StopWork + 7
+	want := make([]float32, 0, rows*cols)
+	for r := 0; r < rows; r++ {
+		want = append(want, UniformFP32(NewRand(in.Seed, 1<<32|uint64(r)), cols, -1, 1)...)
+	}
+	if lo, hi := in.interval(); lo != -1 || hi != 1 {
+		t.Fatalf("uniform's interval is [%g, %g); the test assumes [-1, 1)", lo, hi)
+	}
+	if got := genMatrixUntil(in, 1, rows, cols, nil); !slices.Equal(got, want) {
+		t.Error("genMatrixUntil differs from the rows UniformFP32 draws")
+	}
+	asks := 0
+	if genMatrixUntil(in, 1, rows, cols, func() bool { asks++; return asks == 3 }) != nil || asks != 3 {
+		t.Errorf("genMatrixUntil went on after its stop said true (%d asks)", asks)
+	}
+
+	const m, k, n = 2*gemmRowBlock + 5, 37, 29
+	a, b := genMatrix(in, 1, m, k), genMatrix(in, 2, k, n)
+	if got := cpuSGEMMUntil(m, k, n, a, b, nil); !slices.Equal(got, accuracy.CPUSGEMM(m, k, n, a, b)) {
+		t.Error("cpuSGEMMUntil differs from accuracy.CPUSGEMM")
+	}
+	asks = 0
+	if cpuSGEMMUntil(m, k, n, a, b, func() bool { asks++; return asks == 2 }) != nil || asks != 2 {
+		t.Errorf("cpuSGEMMUntil went on after its stop said true (%d asks)", asks)
+	}
+
+	x := slices.Concat(want, []float32{0, 1e-30, -1e-30, float32(math.Inf(1)), float32(math.NaN()), 3})
+	never := ozaki.NewStopper(nil)
+	o, u, ok := inputRangeUntil(x, 1e-3, 0.5, &never)
+	if wo, wu := inputRange(x, 1e-3, 0.5); !ok || o != wo || u != wu {
+		t.Errorf("inputRangeUntil counts %d over, %d under; inputRange %d, %d", o, u, wo, wu)
+	}
+	asks = 0
+	st := ozaki.NewStopper(func() bool { asks++; return asks == 2 })
+	if _, _, ok := inputRangeUntil(x, 1e-3, 0.5, &st); ok || asks != 2 {
+		t.Errorf("inputRangeUntil went on after its stop said true (%d asks)", asks)
 	}
 }

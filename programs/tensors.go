@@ -39,10 +39,16 @@ func NewRand(seed int64, stream uint64) *rand.Rand {
 // UniformFP32 returns n FP32 values from U[lo, hi] (rounded to FP32 RNE).
 func UniformFP32(r *rand.Rand, n int, lo, hi float64) []float32 {
 	out := make([]float32, n)
+	uniformFP32Into(r, out, lo, hi)
+	return out
+}
+
+// uniformFP32Into fills out with UniformFP32's values (the next len(out)
+// of r's stream).
+func uniformFP32Into(r *rand.Rand, out []float32, lo, hi float64) {
 	for i := range out {
 		out[i] = float32(lo + float64((hi-lo)*r.Float64()))
 	}
-	return out
 }
 
 // genFloat64Until is genFloat64 (gpu_gemm.go; row r from its own stream)
