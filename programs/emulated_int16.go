@@ -10,6 +10,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/davinci-sim/davinci-sim/report"
 )
 
@@ -56,8 +57,9 @@ const (
 // four product GEMMs as passes of one INT8 cube plan, between the split and
 // recombination passes on the vector unit: emulated_int16_davinci.go).
 type int16Job struct {
-	file string
-	p    GEMMParams
+	runContext // Finish's golden model and exact product stop with the run
+	file       string
+	p          GEMMParams
 	// GPU machines: the target and the product kernels hh, hl, lh, ll.
 	tg      *gpuTarget
 	kernels []*gpuGEMMPlan
@@ -319,14 +321,18 @@ func (j *int16Job) recombine(planes [4]int32, i, c int) int64 {
 }
 
 // goldenPlanes are the four piece products of tile (r0, c0) as the INT8
-// GEMMs compute them: exact sums wrapped to INT32.
-func (j *int16Job) goldenPlanes(r0, mm, c0, nn int) [][4]int32 {
+// GEMMs compute them: exact sums wrapped to INT32. It asks st before each
+// row of a plane: nil once it says stop.
+func (j *int16Job) goldenPlanes(r0, mm, c0, nn int, st *ozaki.Stopper) [][4]int32 {
 	p := &j.p
 	pa, pb := [2][]int8{j.aH, j.aL}, [2][]int8{j.bH, j.bL}
 	out := make([][4]int32, mm*nn)
 	for x, pr := range int16Products {
 		a, b := pa[pr.a], pb[pr.b]
 		for i := 0; i < mm; i++ {
+			if st.StopBefore(nn * p.K) {
+				return nil
+			}
 			for c := 0; c < nn; c++ {
 				var s int32
 				for q := 0; q < p.K; q++ {
@@ -422,11 +428,20 @@ func (j *int16Job) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 	}
 	var elems int64
 	maxErr := 0.0
+	// The golden model and the exact product hear the run's context (five
+	// INT products an element: 4096³ full, minutes deaf to an interrupt).
+	stop := ozaki.NewStopper(j.stop())
 	for _, tl := range tiles {
 		r0, c0 := tl[0]*bm, tl[1]*bn
 		mm, nn := min(bm, p.M-r0), min(bn, p.N-c0)
-		gold := j.goldenPlanes(r0, mm, c0, nn)
+		gold := j.goldenPlanes(r0, mm, c0, nn, &stop)
+		if gold == nil {
+			return j.stoppedNumerics()
+		}
 		for e, g := range gold {
+			if e%nn == 0 && stop.StopBefore(nn*p.K) { // (a row's exact products)
+				return j.stoppedNumerics()
+			}
 			i, c := r0+e/nn, c0+e%nn
 			want := j.exact(i, c)
 			got := j.recombine(g, i, c)

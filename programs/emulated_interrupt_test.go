@@ -51,6 +51,9 @@ func TestEmulatedInterruptedPhases(t *testing.T) {
 		{"examples/sgemm-cube.yaml", "programs.(*gemmPlan).tiles", full, "computing its numerics"},
 		{"examples/sgemm-cube.yaml", "programs.(*gemmPlan).goldenUntil", append(slices.Clone(full), "program.check=true"), "computing its numerics"},
 		{"examples/ascend-910a-emulated-gemm.yaml", "programs.cpuSGEMMUntil", append(slices.Clone(full), "program.baselines=false"), "computing its numerics"},
+		// ape-int16's golden model (GPU, DaVinci).
+		{"examples/a100-emulated-gemm.yaml", "programs.(*int16Job).goldenPlanes", []string{"program.scheme=ape-int16"}, "computing its numerics"},
+		{"examples/ascend-910a-emulated-gemm.yaml", "programs.(*int16Job).goldenPlanes", []string{"program.scheme=ape-int16"}, "computing its numerics"},
 	} {
 		expectPhaseStop(t, c.file, c.phase, append(slices.Clone(small), c.sets...), c.want)
 	}
