@@ -104,14 +104,7 @@ func TestClusterTraceReadsBack(t *testing.T) {
 	ct.AddSpan(traces.ClusterSpan{Rank: 1, Track: 1, Name: "p1-0", From: 500, To: 2000})
 	ct.AddSpan(traces.ClusterSpan{Rank: 1, Track: 2, Name: "mmad", From: 600, To: 700})
 	ct.AddMessage(traces.ClusterMessage{From: 0, To: 1, Sent: 900, Arrived: 1500, Name: "bcast"})
-	var buf bytes.Buffer
-	if err := traces.WriteClusterJSON(&buf, ct); err != nil {
-		t.Fatal(err)
-	}
-	tl, err := traces.ReadTrace(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl := readClusterBack(t, ct)
 	if len(tl.Cores) != 2 || len(tl.Lanes) < 3 || tl.Lanes[0] != "host" || tl.Lanes[1] != "main" || tl.Lanes[2] != "core 0 M" {
 		t.Fatalf("cores %d, lanes %v", len(tl.Cores), tl.Lanes)
 	}
@@ -413,14 +406,7 @@ func TestClusterHostStageCats(t *testing.T) {
 	ct := &traces.ClusterTrace{Ranks: []string{"r0"}, Tracks: []string{"host"}, TrackCats: []string{"host"}}
 	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "launch k", From: 0, To: 100})
 	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "wait k", From: 100, To: 400})
-	var buf bytes.Buffer
-	if err := traces.WriteClusterJSON(&buf, ct); err != nil {
-		t.Fatal(err)
-	}
-	tl, err := traces.ReadTrace(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl := readClusterBack(t, ct)
 	tot := tl.Cores[0].Totals(0)
 	if tot[arch.Busy] != 100 || tot[arch.WaitFlag] != 300 {
 		t.Errorf("read back: busy %v, wait %v; want 100 and 300 ps", tot[arch.Busy], tot[arch.WaitFlag])
@@ -453,4 +439,18 @@ func TestClusterTraceDroppedInHeader(t *testing.T) {
 	if len(tl.Notes) != 1 || !strings.Contains(tl.Notes[0], "truncated from 200ps: 3 spans and messages") {
 		t.Errorf("notes %q", tl.Notes)
 	}
+}
+
+// readClusterBack writes ct as a JSON cluster trace and reads it back.
+func readClusterBack(t *testing.T, ct *traces.ClusterTrace) *traces.Timeline {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := traces.WriteClusterJSON(&buf, ct); err != nil {
+		t.Fatal(err)
+	}
+	tl, err := traces.ReadTrace(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl
 }

@@ -30,14 +30,7 @@ func TestClusterHostWaits(t *testing.T) {
 	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "barrier (factorized)", From: 400 * ns, To: 500 * ns})
 	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 1, Name: "p1-0", From: 100 * ns, To: 400 * ns})
 	ct.AddSpan(traces.ClusterSpan{Rank: 1, Track: 0, Name: "refine 0", From: 0, To: 800 * ns})
-	var buf bytes.Buffer
-	if err := traces.WriteClusterJSON(&buf, ct); err != nil {
-		t.Fatal(err)
-	}
-	tl, err := traces.ReadTrace(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl := clusterTimeline(t, ct)
 	s := newSim(t, 97, 24) // 80 lane columns: 10 ns each
 	v := NewViewer(s, StaticSource(tl), false)
 	v.Draw()
@@ -74,6 +67,19 @@ func TestFooterShowsTruncation(t *testing.T) {
 	ct := &traces.ClusterTrace{Ranks: []string{"rank 0"}, Tracks: []string{"host (work)"}, TrackCats: []string{"host"}, Limit: 1}
 	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "launch k", From: 0, To: 100 * ns})
 	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "wait k", From: 200 * ns, To: 400 * ns})
+	tl := clusterTimeline(t, ct)
+	s := newSim(t, 120, 24)
+	v := NewViewer(s, StaticSource(tl), false)
+	v.Draw()
+	lines := screenText(s)
+	if last := lines[len(lines)-1]; !strings.Contains(last, "(truncated from 200ns)") {
+		t.Errorf("footer %q, want the truncation", last)
+	}
+}
+
+// clusterTimeline writes ct as a JSON cluster trace and reads it back.
+func clusterTimeline(t *testing.T, ct *traces.ClusterTrace) *traces.Timeline {
+	t.Helper()
 	var buf bytes.Buffer
 	if err := traces.WriteClusterJSON(&buf, ct); err != nil {
 		t.Fatal(err)
@@ -82,11 +88,5 @@ func TestFooterShowsTruncation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newSim(t, 120, 24)
-	v := NewViewer(s, StaticSource(tl), false)
-	v.Draw()
-	lines := screenText(s)
-	if last := lines[len(lines)-1]; !strings.Contains(last, "(truncated from 200ns)") {
-		t.Errorf("footer %q, want the truncation", last)
-	}
+	return tl
 }

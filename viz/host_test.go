@@ -155,14 +155,7 @@ func clusterTrace(t *testing.T) *traces.Timeline {
 	ct.AddSpan(traces.ClusterSpan{Rank: 1, Track: 0, Name: "mpi-bcast L 0", From: 200 * ns, To: 400 * ns})
 	ct.AddSpan(traces.ClusterSpan{Rank: 1, Track: 2, Name: "fusion0", From: 400 * ns, To: 600 * ns})
 	ct.AddMessage(traces.ClusterMessage{From: 0, To: 1, Track: 0, Sent: 200 * ns, Arrived: 400 * ns, Name: "mpi-bcast L 0"})
-	var buf bytes.Buffer
-	if err := traces.WriteClusterJSON(&buf, ct); err != nil {
-		t.Fatal(err)
-	}
-	tl, err := traces.ReadTrace(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl := clusterTimeline(t, ct)
 	return tl
 }
 

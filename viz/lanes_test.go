@@ -1,7 +1,6 @@
 package viz
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -38,14 +37,7 @@ func TestReplayDrillDownOf32Cores(t *testing.T) {
 	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "diag 0", From: 0, To: us})
 	ct.AddSpan(traces.ClusterSpan{Rank: 1, Track: 1, Name: "p1-0", From: 0, To: us})
 	ct.AddTimeline(1, r.Timeline())
-	var buf bytes.Buffer
-	if err := traces.WriteClusterJSON(&buf, ct); err != nil {
-		t.Fatal(err)
-	}
-	tl, err := traces.ReadTrace(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl := clusterTimeline(t, ct)
 	threads := len(ct.Tracks) + m.Cores*len(lanes)
 	s := newSim(t, 100, threads+12)
 	v := NewViewer(s, StaticSource(tl), false)
