@@ -92,11 +92,16 @@ func splitInt16(x int16) (hi, lo int8) {
 }
 
 // genInt16 draws n INT16 values uniformly from [−32768, 32767] (seeded
-// stream which).
-func genInt16(seed int64, which uint64, n int) []int16 {
+// stream which), asking stop (nil: never) every ozaki.StopWork values:
+// nil once it says true.
+func genInt16(seed int64, which uint64, n int, stop func() bool) []int16 {
 	rng := NewRand(seed, which<<32)
 	out := make([]int16, n)
+	st := ozaki.NewStopper(stop)
 	for i := range out {
+		if i%ozaki.StopWork == 0 && st.StopBefore(ozaki.StopWork) {
+			return nil
+		}
 		out[i] = int16(rng.IntN(1<<16) - 1<<15)
 	}
 	return out
@@ -193,7 +198,13 @@ func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedPara
 		}
 	}
 	if p.Numerics != NumericsOff {
-		j.a, j.b = genInt16(p.Inputs.Seed, 1, p.M*p.K), genInt16(p.Inputs.Seed, 2, p.K*p.N)
+		stop := o.stop()
+		if j.a = genInt16(p.Inputs.Seed, 1, p.M*p.K, stop); j.a != nil {
+			j.b = genInt16(p.Inputs.Seed, 2, p.K*p.N, stop)
+		}
+		if j.b == nil {
+			return nil, o.stoppedBuilding(f.Path, "drawing the inputs")
+		}
 		j.aH, j.aL = splitAll16(j.a)
 		j.bH, j.bL = splitAll16(j.b)
 		j.sumA, j.sumB = make([]int64, p.M), make([]int64, p.N)

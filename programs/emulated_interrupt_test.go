@@ -54,6 +54,9 @@ func TestEmulatedInterruptedPhases(t *testing.T) {
 		// ape-int16's golden model (GPU, DaVinci).
 		{"examples/a100-emulated-gemm.yaml", "programs.(*int16Job).goldenPlanes", []string{"program.scheme=ape-int16"}, "computing its numerics"},
 		{"examples/ascend-910a-emulated-gemm.yaml", "programs.(*int16Job).goldenPlanes", []string{"program.scheme=ape-int16"}, "computing its numerics"},
+		// The INT16 and INT8 draws.
+		{"examples/a100-emulated-gemm.yaml", "programs.genInt16", []string{"program.scheme=ape-int16"}, "stopped drawing the inputs"},
+		{"examples/a100-igemm.yaml", "programs.genInt8Until", nil, "stopped drawing the inputs"},
 	} {
 		expectPhaseStop(t, c.file, c.phase, append(slices.Clone(small), c.sets...), c.want)
 	}
