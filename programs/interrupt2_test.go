@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
+	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
@@ -116,5 +117,17 @@ func TestUntilPassesSame(t *testing.T) {
 	st := ozaki.NewStopper(func() bool { asks++; return asks == 2 })
 	if _, _, ok := inputRangeUntil(x, 1e-3, 0.5, &st); ok || asks != 2 {
 		t.Errorf("inputRangeUntil went on after its stop said true (%d asks)", asks)
+	}
+}
+
+// BenchmarkProgressCheck times one call of the event loop's progress
+// callback with a context never done and no caller's progress: the cost
+// of a context check, every cancelEveryTiming events.
+func BenchmarkProgressCheck(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fn, _ := RunHooks{Context: ctx}.progress(nil, arch.Timing)
+	for i := 0; b.Loop(); i++ {
+		fn(0, uint64(i))
 	}
 }
