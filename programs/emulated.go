@@ -173,7 +173,10 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 		return nil, err
 	}
 	if p.Numerics != NumericsOff {
-		if j.a, j.b, j.inputNotes, err = gemmInputs(f, &p); err != nil {
+		if j.a, j.b, j.inputNotes, err = gemmInputs(f, &p, o.stop()); err != nil {
+			if errors.Is(err, errStopped) {
+				return nil, o.stoppedBuilding(f.Path, "drawing the inputs")
+			}
 			return nil, err
 		}
 		var okA, okB bool
@@ -556,7 +559,9 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		"product_kernels": kernels, "inputs": p.Inputs, "numerics": p.Numerics}
 	reportAuto(rep, j.auto)
 	rep.Notes = append(rep.Notes, "scheme "+sp.describe())
-	sp.reportRange(rep, j.a, j.b)
+	if !sp.reportRange(rep, j.a, j.b, j.stop()) {
+		return j.stoppedNumerics()
+	}
 	switch {
 	case sp.s.Split == "fused":
 		rep.Notes = append(rep.Notes, fmt.Sprintf("split fused into the product kernels: each splits its FP32 tiles every k-step on the %s units (%s an element), register-staged, no split kernel", tg.vector, sp.splitOpsText()))

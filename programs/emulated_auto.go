@@ -657,7 +657,7 @@ func readAutoInputs(f *File, p *GEMMParams, sm, sn int) (*autoInputs, error) {
 	if need := float64(float64(float64(float64(p.M)*float64(p.K))+float64(float64(p.K)*float64(p.N)))*12) + runHostBytes; p.host.exceeds(need) {
 		return nil, p.host.refuse(f.badKey("inputs.a", "scheme auto reads the inputs whole for their range and sample: %d×%d and %d×%d elements need %s; name a scheme", p.M, p.K, p.K, p.N, p.host.over(need)))
 	}
-	a, b, notes, err := gemmInputs(f, p)
+	a, b, notes, err := gemmInputs(f, p, nil)
 	if err != nil {
 		return nil, err
 	}

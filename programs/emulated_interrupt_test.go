@@ -49,11 +49,17 @@ func TestEmulatedInterruptedPhases(t *testing.T) {
 		{"examples/sgemm-cube.yaml", "programs.referenceGEMMUntil", full, "computing its numerics"},
 		{"examples/sgemm-cube.yaml", "programs.cpuSGEMMUntil", full, "computing its numerics"},
 		{"examples/sgemm-cube.yaml", "programs.(*gemmPlan).tiles", full, "computing its numerics"},
-		{"examples/sgemm-cube.yaml", "programs.(*gemmPlan).goldenUntil", append(slices.Clone(full), "program.check=true"), "computing its numerics"},
+		{"examples/sgemm-cube.yaml", "programs.(*gemmPlan).golden", append(slices.Clone(full), "program.check=true"), "computing its numerics"},
 		{"examples/ascend-910a-emulated-gemm.yaml", "programs.cpuSGEMMUntil", append(slices.Clone(full), "program.baselines=false"), "computing its numerics"},
 		// ape-int16's golden model (GPU, DaVinci).
 		{"examples/a100-emulated-gemm.yaml", "programs.(*int16Job).goldenPlanes", []string{"program.scheme=ape-int16"}, "computing its numerics"},
 		{"examples/ascend-910a-emulated-gemm.yaml", "programs.(*int16Job).goldenPlanes", []string{"program.scheme=ape-int16"}, "computing its numerics"},
+		// emulated-gemm's draw and range on GPUs; scheme native's draw and
+		// numerics (its job given the context).
+		{"examples/a100-emulated-gemm.yaml", "programs.genMatrixUntil", nil, "stopped drawing the inputs"},
+		{"examples/a100-emulated-gemm.yaml", "programs.inputRangeUntil", nil, "computing its numerics"},
+		{"examples/a100-emulated-gemm.yaml", "programs.genMatrixUntil", []string{"program.scheme=native"}, "stopped drawing the inputs"},
+		{"examples/a100-emulated-gemm.yaml", "programs.referenceGEMMUntil", append(slices.Clone(full), "program.scheme=native"), "computing its numerics"},
 		// The INT16 and INT8 draws.
 		{"examples/a100-emulated-gemm.yaml", "programs.genInt16", []string{"program.scheme=ape-int16"}, "stopped drawing the inputs"},
 		{"examples/a100-igemm.yaml", "programs.genInt8Until", nil, "stopped drawing the inputs"},

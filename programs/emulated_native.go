@@ -1,6 +1,9 @@
 package programs
 
 import (
+	"context"
+	"errors"
+
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -52,7 +55,10 @@ func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedPar
 		return nil, bad(key, "does not apply to emulated-gemm's native scheme on %s (%s)", m.Name, m.Kind)
 	}
 	if tg, ok := newGPUTarget(m); ok {
-		j, err := buildGPUGEMMFrom(f, m, p, fp.FP32)
+		j, err := buildGPUGEMMFrom(f, m, p, fp.FP32, o.stop())
+		if errors.Is(err, errStopped) {
+			return nil, o.stoppedBuilding(f.Path, "drawing the inputs")
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -64,12 +70,19 @@ func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedPar
 	if dv := m.DaVinci(); dv == nil || dv.Cube.KStepFP32 == 0 {
 		return nil, bad("scheme", "native FP32 needs FP32 matrix units (an FP32 cube: core.cube.kstep_fp32 > 0); machine %s has none (its emulated FP32: kind sgemm-cube)", m.Name)
 	}
-	j, err := buildDaVinciGEMM(f, m, p, gemmVariant{native: true})
+	j, err := buildDaVinciGEMM(f, m, p, gemmVariant{native: true}, o.stop())
+	if errors.Is(err, errStopped) {
+		return nil, o.stoppedBuilding(f.Path, "drawing the inputs")
+	}
 	if err != nil {
 		return nil, err
 	}
 	return &nativeJob{Job: j, units: "FP32 cube"}, nil
 }
+
+// setContext hands the run's context to the GEMM job it wraps (Finish's
+// numerics hear it there).
+func (j *nativeJob) setContext(ctx context.Context) { giveContext(j.Job, ctx) }
 
 // kBatched reports whether the sgemm kernel ran batched k-steps.
 func (j *nativeJob) kBatched() bool {

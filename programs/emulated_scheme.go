@@ -921,15 +921,10 @@ func (sp *schemePlan) overflowExp(i int) (e int, ok bool) {
 // from which a piece overflows (overflow_from, exact for piece 0) and,
 // with the inputs at hand (numerics on), how many of them lie outside —
 // with a note when some do. A plain cast (hgemm, castRange) is a split
-// into one unscaled piece.
-func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32) {
-	sp.reportRangeUntil(rep, a, b, nil)
-}
-
-// reportRangeUntil is reportRange counting the inputs asking stop (nil:
+// into one unscaled piece. It counts the inputs asking stop (nil:
 // never) every ozaki.StopWork elements: false once it says true (4096²:
 // ~0.34 s deaf to an interrupt before).
-func (sp *schemePlan) reportRangeUntil(rep *report.Report, a, b []float32, stop func() bool) bool {
+func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32, stop func() bool) bool {
 	emin, emax := sp.rangeExponents()
 	over, exact := sp.overflowFrom()
 	name := strings.ToUpper(sp.format.String())

@@ -78,7 +78,7 @@ func buildGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, err
 		return nil, err
 	}
 	o.applyGEMM(&p)
-	j, err := buildDaVinciGEMMUntil(f, m, p, v, o.stop())
+	j, err := buildDaVinciGEMM(f, m, p, v, o.stop())
 	if errors.Is(err, errStopped) {
 		return nil, o.stoppedBuilding(f.Path, "drawing the inputs")
 	}
@@ -86,14 +86,9 @@ func buildGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, err
 }
 
 // buildDaVinciGEMM builds a DaVinci GEMM job from decoded parameters (kind
-// emulated-gemm's native scheme reuses it).
-func buildDaVinciGEMM(f *File, m *machines.Machine, p GEMMParams, v gemmVariant) (Job, error) {
-	return buildDaVinciGEMMUntil(f, m, p, v, nil)
-}
-
-// buildDaVinciGEMMUntil is buildDaVinciGEMM drawing the inputs asking stop
+// emulated-gemm's native scheme reuses it), drawing the inputs asking stop
 // (nil: never): errStopped once it says true.
-func buildDaVinciGEMMUntil(f *File, m *machines.Machine, p GEMMParams, v gemmVariant, stop func() bool) (Job, error) {
+func buildDaVinciGEMM(f *File, m *machines.Machine, p GEMMParams, v gemmVariant, stop func() bool) (Job, error) {
 	given := p.Tiling.BM != 0 || p.Tiling.BK != 0 || p.Tiling.BN != 0
 	if (v.native || v.int8) && f.keySet(&p, "split_chunk") {
 		return nil, f.badKey("split_chunk", "the chunk of sgemm-cube's and hgemm's split pass; this kind's inputs go to the cube as they are (no split)")
@@ -137,7 +132,7 @@ func newGEMMJob(f *File, pl *gemmPlan, stop func() bool) (*gemmJob, error) {
 // makeInputs reads or generates A (m×k) and B (k×n), the draw asking stop
 // (nil: never).
 func (j *gemmJob) makeInputs(f *File, stop func() bool) (err error) {
-	j.a, j.b, j.inputNotes, err = gemmInputsUntil(f, &j.pl.p, stop)
+	j.a, j.b, j.inputNotes, err = gemmInputs(f, &j.pl.p, stop)
 	return err
 }
 
@@ -179,15 +174,11 @@ func checkInputShapes(f *File, p *GEMMParams, ar, ac, br, bc int) error {
 
 // gemmInputs reads (inputs.a, inputs.b) or generates A (m×k) and B (k×n).
 // Its notes (for the report) say what in the files a run may not take as
-// meant: float64 arrays rounded to FP32, NaN and ±Inf values.
-func gemmInputs(f *File, p *GEMMParams) (a, b []float32, notes []string, err error) {
-	return gemmInputsUntil(f, p, nil)
-}
-
-// gemmInputsUntil is gemmInputs drawing A and B asking stop (nil: never)
-// every ozaki.StopWork values (genMatrixUntil): errStopped once it says
-// true (4096²: ~1 s deaf to an interrupt before).
-func gemmInputsUntil(f *File, p *GEMMParams, stop func() bool) (a, b []float32, notes []string, err error) {
+// meant: float64 arrays rounded to FP32, NaN and ±Inf values. It draws
+// A and B asking stop (nil: never) every ozaki.StopWork values
+// (genMatrixUntil): errStopped once it says true (4096²: ~1 s deaf to an
+// interrupt before).
+func gemmInputs(f *File, p *GEMMParams, stop func() bool) (a, b []float32, notes []string, err error) {
 	if p.Numerics == NumericsFull && f.keyGiven("sample_tiles") {
 		notes = append(notes, fmt.Sprintf("sample_tiles (%d) applies to numerics sampled: not used (numerics full computes every tile)", p.SampleTiles))
 	}
@@ -339,7 +330,7 @@ func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) er
 	reportThroughput(rep, st, flops, peak, conv)
 	rep.Program = j.programSection()
 	if pl.sp != nil && pl.v.scheme == nil { // sgemm-cube's split, hgemm's cast (kindScheme); emulated-gemm reports its own
-		if !pl.sp.reportRangeUntil(rep, j.a, j.b, j.stop()) {
+		if !pl.sp.reportRange(rep, j.a, j.b, j.stop()) {
 			return j.stoppedNumerics()
 		}
 	}
@@ -412,7 +403,7 @@ func (j *gemmJob) finishFull(chip *arch.Chip, rep *report.Report) error {
 		}
 	}
 	if p.Check {
-		g, err := pl.goldenUntil(chip.Cube(), j.a, j.b, stop)
+		g, err := pl.golden(chip.Cube(), j.a, j.b, stop)
 		if errors.Is(err, errStopped) {
 			return j.stoppedNumerics()
 		}
@@ -484,9 +475,9 @@ func cpuSGEMMUntil(m, k, n int, a, b []float32, stop func() bool) []float32 {
 	return out
 }
 
-// goldenUntil is golden (gemm_golden.go) asking stop (nil: never) before
-// each tile: errStopped once it says true.
-func (pl *gemmPlan) goldenUntil(model cube.Model, a, b []float32, stop func() bool) ([]float32, error) {
+// golden computes the whole C (row-major m×n) with the golden model,
+// asking stop (nil: never) before each tile: errStopped once it says true.
+func (pl *gemmPlan) golden(model cube.Model, a, b []float32, stop func() bool) ([]float32, error) {
 	ops := pl.operands(a, b, nil)
 	c := make([]float32, pl.p.M*pl.p.N)
 	for i := 0; i < pl.nrb; i++ {

@@ -1,7 +1,6 @@
 package programs
 
 import (
-	"fmt"
 	"unsafe"
 
 	"github.com/davinci-sim/davinci-sim/cube"
@@ -182,22 +181,6 @@ func (pl *gemmPlan) goldenTile(model cube.Model, ops *goldenOperands, i, j int) 
 			buf[g] = accs[g][e]
 		}
 		c[e] = pl.sp.combine(buf)
-	}
-	return c, nil
-}
-
-// golden computes the whole C (row-major m×n) with the golden model.
-func (pl *gemmPlan) golden(model cube.Model, a, b []float32) ([]float32, error) {
-	ops := pl.operands(a, b, nil)
-	c := make([]float32, pl.p.M*pl.p.N)
-	for i := 0; i < pl.nrb; i++ {
-		for j := 0; j < pl.ncb; j++ {
-			t, err := pl.goldenTile(model, ops, i, j)
-			if err != nil {
-				return nil, fmt.Errorf("golden tile (%d, %d): %w", i, j, err)
-			}
-			pl.placeTile(c, t, i, j)
-		}
 	}
 	return c, nil
 }

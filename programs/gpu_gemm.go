@@ -1512,7 +1512,7 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 		return nil, err
 	}
 	o.applyGEMM(&p)
-	j, err := buildGPUGEMMFromUntil(f, m, p, in, o.stop())
+	j, err := buildGPUGEMMFrom(f, m, p, in, o.stop())
 	if errors.Is(err, errStopped) {
 		return nil, o.stoppedBuilding(f.Path, "drawing the inputs")
 	}
@@ -1545,14 +1545,9 @@ var davinciOnlyGEMMKeys = []string{"tiling.nfused", "buffering", "accumulation",
 var gpuOnlyGEMMKeys = []string{"tiling.stages", "tiling.warps", "tiling.staging", "tiling.cta_group", "unit"}
 
 // buildGPUGEMMFrom builds a GPU GEMM job with inputs of format in from
-// decoded parameters (kind emulated-gemm's native scheme reuses it).
-func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format) (*gpuGEMMJob, error) {
-	return buildGPUGEMMFromUntil(f, m, p, in, nil)
-}
-
-// buildGPUGEMMFromUntil is buildGPUGEMMFrom drawing the FP32 inputs asking
+// decoded parameters (kind emulated-gemm's native scheme reuses it), drawing the FP32 inputs asking
 // stop (nil: never): errStopped once it says true.
-func buildGPUGEMMFromUntil(f *File, m *machines.Machine, p GEMMParams, in fp.Format, stop func() bool) (*gpuGEMMJob, error) {
+func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format, stop func() bool) (*gpuGEMMJob, error) {
 	if p.Input != "" {
 		if in != fp.FP16 {
 			return nil, f.badKey("input", "applies to hgemm (the kind fixes %s's inputs)", f.Kind.Name)
@@ -1619,7 +1614,7 @@ func buildGPUGEMMFromUntil(f *File, m *machines.Machine, p GEMMParams, in fp.For
 			}
 			return j, nil
 		}
-		if j.a, j.b, j.inputNotes, err = gemmInputsUntil(f, &p, stop); err != nil {
+		if j.a, j.b, j.inputNotes, err = gemmInputs(f, &p, stop); err != nil {
 			return nil, err
 		}
 		if p.Numerics == NumericsFull { // written to GM (sampled: beside the simulation)
@@ -1711,7 +1706,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 		return j.finishFP64(chip, rep)
 	}
 	if pl.in != fp.FP32 && pl.in != fp.TF32 { // FP32 and TF32 (FP32's exponents) take the inputs as they are
-		if !castRange(pl.in, fp.RNE).reportRangeUntil(rep, j.a, j.b, j.stop()) { // toHalf, toFP8
+		if !castRange(pl.in, fp.RNE).reportRange(rep, j.a, j.b, j.stop()) { // toHalf, toFP8
 			return j.stoppedNumerics()
 		}
 	}
