@@ -62,7 +62,7 @@ func TestEmulatedInterruptedPhases(t *testing.T) {
 		{"examples/a100-emulated-gemm.yaml", "programs.referenceGEMMUntil", append(slices.Clone(full), "program.scheme=native"), "computing its numerics"},
 		// The INT16 and INT8 draws.
 		{"examples/a100-emulated-gemm.yaml", "programs.genInt16", []string{"program.scheme=ape-int16"}, "stopped drawing the inputs"},
-		{"examples/a100-igemm.yaml", "programs.genInt8Until", nil, "stopped drawing the inputs"},
+		{"examples/a100-igemm.yaml", "programs.genInt8", nil, "stopped drawing the inputs"},
 	} {
 		expectPhaseStop(t, c.file, c.phase, append(slices.Clone(small), c.sets...), c.want)
 	}

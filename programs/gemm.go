@@ -108,7 +108,7 @@ func buildDaVinciGEMM(f *File, m *machines.Machine, p GEMMParams, v gemmVariant,
 		return nil, err
 	}
 	if v.int8 {
-		return newDaVinciIGEMM(f, pl)
+		return newDaVinciIGEMM(f, pl, stop)
 	}
 	return newGEMMJob(f, pl, stop)
 }

@@ -1606,8 +1606,8 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format, 
 			if p.Inputs.A != "" || p.Inputs.B != "" {
 				return nil, f.badKey("inputs.a", "igemm draws its INT8 inputs (inputs.seed); .npy inputs are not read yet")
 			}
-			if j.a8 = genInt8Until(p.Inputs.Seed, 1, p.M*p.K, stop); j.a8 != nil {
-				j.b8 = genInt8Until(p.Inputs.Seed, 2, p.K*p.N, stop)
+			if j.a8 = genInt8(p.Inputs.Seed, 1, p.M*p.K, stop); j.a8 != nil {
+				j.b8 = genInt8(p.Inputs.Seed, 2, p.K*p.N, stop)
 			}
 			if j.b8 == nil {
 				return nil, errStopped
@@ -1814,14 +1814,9 @@ func referenceTile(a, b []float32, k, ldb, r0, m, c0, n int) []float64 {
 }
 
 // genInt8 draws n INT8 values uniformly from [−128, 127] (seeded stream
-// which).
-func genInt8(seed int64, which uint64, n int) []int8 {
-	return genInt8Until(seed, which, n, nil)
-}
-
-// genInt8Until is genInt8 asking stop (nil: never) every ozaki.StopWork
-// values: nil once it says true.
-func genInt8Until(seed int64, which uint64, n int, stop func() bool) []int8 {
+// which), asking stop (nil: never) every ozaki.StopWork values: nil once
+// it says true.
+func genInt8(seed int64, which uint64, n int, stop func() bool) []int8 {
 	rng := NewRand(seed, which<<32)
 	out := make([]int8, n)
 	st := ozaki.NewStopper(stop)

@@ -53,7 +53,9 @@ type daVinciIGEMMJob struct {
 	outs   []Output
 }
 
-func newDaVinciIGEMM(f *File, pl *gemmPlan) (Job, error) {
+// newDaVinciIGEMM builds the job of plan pl, drawing its inputs asking
+// stop (nil: never): errStopped once it says true.
+func newDaVinciIGEMM(f *File, pl *gemmPlan, stop func() bool) (Job, error) {
 	p := &pl.p
 	if f.Config.Viper().IsSet("baselines") { // (the GEMM defaults fill the field)
 		return nil, f.badKey("baselines", "applies to the FP32 GEMM kinds (hgemm and CPU SGEMM errors); igemm's error is against the exact INT32 product")
@@ -64,7 +66,10 @@ func newDaVinciIGEMM(f *File, pl *gemmPlan) (Job, error) {
 	j := &daVinciIGEMMJob{pl: pl}
 	if p.Numerics != NumericsOff {
 		// The GPU igemm's inputs (same seed streams).
-		j.a8, j.b8 = genInt8(p.Inputs.Seed, 1, p.M*p.K), genInt8(p.Inputs.Seed, 2, p.K*p.N)
+		j.a8, j.b8 = genInt8(p.Inputs.Seed, 1, p.M*p.K, stop), genInt8(p.Inputs.Seed, 2, p.K*p.N, stop)
+		if j.a8 == nil || j.b8 == nil {
+			return nil, errStopped
+		}
 	}
 	return j, nil
 }
