@@ -680,6 +680,7 @@ func newTraceReader(tl *Timeline, lim ReadLimits) *traceReader {
 // the memory limit.
 func readTrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
+	g := &jsonGuard{}
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
@@ -687,71 +688,281 @@ func readTrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 		}
 		defer zr.Close()
 		br = bufio.NewReaderSize(fullReads{zr}, 1<<16)
+		g.gzip = true
 	}
-	dec := json.NewDecoder(br)
+	g.r = br
+	dec := json.NewDecoder(g)
 	dec.UseNumber()
 	tl := &Timeline{Done: true}
 	rd := newTraceReader(tl, lim)
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, nil, fmt.Errorf("not a JSON trace: %v", err)
-	}
-	switch tok {
-	case json.Delim('['):
-		if err := rd.events(dec); err != nil {
-			return nil, nil, err
+	if err := readJSON(dec, g, rd); err != nil {
+		if g.err != nil { // (whichever of the decoder's calls met it)
+			return nil, nil, fmt.Errorf("bad trace: %v", g.err)
 		}
-	case json.Delim('{'):
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return nil, nil, fmt.Errorf("bad trace: %v", err)
-			}
-			key, _ := kt.(string)
-			switch key {
-			case "traceEvents":
-				if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-					return nil, nil, errors.New("bad trace: traceEvents is not an array")
-				}
-				if err := rd.events(dec); err != nil {
-					return nil, nil, err
-				}
-			case "otherData":
-				var h traceHeader
-				if err := dec.Decode(&h); err != nil {
-					return nil, nil, fmt.Errorf("bad trace: otherData: %v", err)
-				}
-				if err := rd.setHeader(&h); err != nil {
-					return nil, nil, fmt.Errorf("bad trace: otherData: %v", err)
-				}
-			default:
-				var skip json.RawMessage
-				if err := dec.Decode(&skip); err != nil {
-					return nil, nil, fmt.Errorf("bad trace: %v", err)
-				}
-			}
-		}
-	default:
-		return nil, nil, errors.New("not a JSON trace: want an object or an array of events")
-	}
-	if tok == json.Delim('{') {
-		if _, err := dec.Token(); err != nil { // its closing brace
-			return nil, nil, fmt.Errorf("bad trace: %v", err)
-		}
-	}
-	// Nothing may follow the trace (two traces in one file, garbage), and
-	// a gzip stream is read to its end, where its checksum is checked.
-	if t, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			return nil, nil, fmt.Errorf("bad trace: data after the trace (%v)", t)
-		}
-		return nil, nil, fmt.Errorf("bad trace: after the trace: %v", err)
+		return nil, nil, err
 	}
 	skipped := rd.finish()
 	if rd.err != nil {
 		return nil, nil, rd.err
 	}
 	return tl, skipped, nil
+}
+
+// readJSON reads a JSON trace from dec (reading through g) into rd.
+func readJSON(dec *json.Decoder, g *jsonGuard, rd *traceReader) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("not a JSON trace: %v", err)
+	}
+	switch tok {
+	case json.Delim('['):
+		if err := rd.events(dec, g); err != nil {
+			return err
+		}
+	case json.Delim('{'):
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return fmt.Errorf("bad trace: %v", err)
+			}
+			key, _ := kt.(string)
+			switch key {
+			case "traceEvents":
+				if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+					return errors.New("bad trace: traceEvents is not an array")
+				}
+				if err := rd.events(dec, g); err != nil {
+					return err
+				}
+			case "otherData":
+				var h traceHeader
+				g.bound(dec.InputOffset())
+				err := dec.Decode(&h)
+				g.unbound(dec, "otherData", -1)
+				if err != nil {
+					return fmt.Errorf("bad trace: otherData: %v", err)
+				}
+				if err := rd.setHeader(&h); err != nil {
+					return fmt.Errorf("bad trace: otherData: %v", err)
+				}
+			default:
+				if err := skipValue(dec); err != nil {
+					return fmt.Errorf("bad trace: %q: %v", key, err)
+				}
+			}
+		}
+	default:
+		return errors.New("not a JSON trace: want an object or an array of events")
+	}
+	if tok == json.Delim('{') {
+		if _, err := dec.Token(); err != nil { // its closing brace
+			return fmt.Errorf("bad trace: %v", err)
+		}
+	}
+	// Nothing may follow the trace (two traces in one file, garbage), and
+	// a gzip stream is read to its end, where its checksum is checked.
+	if t, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			return fmt.Errorf("bad trace: data after the trace (%v)", t)
+		}
+		return fmt.Errorf("bad trace: after the trace: %v", err)
+	}
+	return nil
+}
+
+// maxSkipDepth bounds the nesting of a value skipped (a top-level key the
+// reader does not use), as encoding/json bounds a value decoded.
+const maxSkipDepth = 10000
+
+// skipValue reads past the next value in dec token by token, holding one
+// token at a time (a foreign trace's metadata may be large: Chrome's
+// stackFrames; json.RawMessage would hold all of it).
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('['), json.Delim('{'):
+			if depth++; depth > maxSkipDepth {
+				return fmt.Errorf("nested deeper than %d", maxSkipDepth)
+			}
+		case json.Delim(']'), json.Delim('}'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+// maxTraceToken bounds a JSON token of a trace read (a string with its
+// quotes, a number or literal) and a run of whitespace; maxTraceValue
+// bounds an event or the otherData object, the values decoded whole (a
+// key the reader does not use is skipped token by token, skipValue).
+// json.Decoder holds the whole token, whitespace run or value it is
+// reading, so without them a small gzip file could make it hold
+// gigabytes: 510 KB of gzip inflating to 512 MiB of spaces took 32 s and
+// 1.5 GB, 2 MB inflating to a 2 GiB event name more than 4.5 GB and
+// minutes (fuzz review); now each is refused within 0.2 s and 25 MB. The
+// writers' tokens and events are far below: the examples' longest string
+// is 299 bytes (b200-ozaki's shared_sms), their largest event 236 bytes
+// and otherData 527 bytes, whitespace runs 1 byte; the longest list a
+// header can hold is idle_cores naming every other core below
+// maxIdleCore (~200 KB; untraced_ranks, at most 4096 ranks, ~10 KB); an
+// instruction's text is one line of a program. An event just within
+// maxTraceValue of distinct args (~430 000) decodes in 0.7 s and 60 MB.
+const (
+	maxTraceToken = 1 << 20
+	maxTraceValue = 4 << 20
+)
+
+// jsonGuard is the reader between a JSON trace's (decompressed) bytes and
+// json.Decoder that holds the decoder within maxTraceToken and
+// maxTraceValue: it follows the bytes with a small state machine (in or
+// out of a string, escapes) and fails, for good, at the first token or
+// whitespace run past maxTraceToken; between bound and unbound, it hands
+// out no byte beyond maxTraceValue past the value's start, so that the
+// decoder, needing more to finish the value, fails there.
+type jsonGuard struct {
+	r     io.Reader
+	gzip  bool  // the stream is a gzip file's contents (the offsets are after decompression)
+	pos   int64 // bytes handed out
+	state uint8 // guard*: what the last byte handed out was part of
+	runAt int64 // where the current token or whitespace run started
+	end   int64 // while > 0, the value read may not pass this offset
+	err   error // the bound met (then every Read returns it)
+}
+
+// What the last byte a jsonGuard handed out was part of.
+const (
+	guardOutside uint8 = iota // a structural character: {}[],: (or no byte yet)
+	guardSpace
+	guardString
+	guardEscape // a string, just after a backslash
+	guardScalar // a number or literal (or anything else outside a string)
+)
+
+// errValueBound is the error of the value bound; unbound names the value.
+var errValueBound = errors.New("a value past the bound")
+
+// bound holds the value dec decodes next within maxTraceValue; from is
+// dec.InputOffset(), which may be up to 2 whitespace runs and a comma or
+// colon before the value (each run within maxTraceToken), allowed on top.
+func (g *jsonGuard) bound(from int64) {
+	g.end = from + maxTraceValue + 2*maxTraceToken + 1
+}
+
+// unbound ends bound's value, decoded by dec, which what (with index idx
+// unless it is -1) names in the error, with where the value starts.
+func (g *jsonGuard) unbound(dec *json.Decoder, what string, idx int) {
+	g.end = 0
+	if g.err != errValueBound {
+		return
+	}
+	// The failed Decode left dec at the whitespace before the value,
+	// which it holds with (the start of) the value.
+	from := dec.InputOffset()
+	if br, ok := dec.Buffered().(io.ByteReader); ok {
+		for c, err := br.ReadByte(); err == nil && (c == ' ' || c == '\t' || c == '\n' || c == '\r'); c, err = br.ReadByte() {
+			from++
+		}
+	}
+	if idx >= 0 {
+		what = fmt.Sprintf("%s %d", what, idx)
+	}
+	g.err = fmt.Errorf("%s, from %s: longer than %d MiB, which the reader does not hold", what, g.where(from), maxTraceValue>>20)
+}
+
+// where says where offset off is, in the error messages.
+func (g *jsonGuard) where(off int64) string {
+	if g.gzip {
+		return fmt.Sprintf("byte %d of the trace (decompressed)", off)
+	}
+	return fmt.Sprintf("byte %d of the trace", off)
+}
+
+// Read implements io.Reader.
+func (g *jsonGuard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	if g.end > 0 {
+		if g.pos >= g.end {
+			g.err = errValueBound
+			return 0, g.err
+		}
+		p = p[:min(int64(len(p)), g.end-g.pos)]
+	}
+	n, err := g.r.Read(p)
+	if k := g.scan(p[:n]); k < n {
+		kind := "a number or literal"
+		switch g.state {
+		case guardSpace:
+			kind = "a run of whitespace"
+		case guardString, guardEscape:
+			kind = "a string"
+		}
+		g.pos += int64(k)
+		g.err = fmt.Errorf("at %s: %s longer than %d MiB, which the reader does not hold", g.where(g.runAt), kind, maxTraceToken>>20)
+		return k, g.err
+	}
+	g.pos += int64(n)
+	return n, err
+}
+
+// scan follows b, the bytes from g.pos on, and returns len(b), or the
+// index of the byte that takes a token or whitespace run past
+// maxTraceToken.
+func (g *jsonGuard) scan(b []byte) int {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch g.state {
+		case guardString:
+			// The common case, a string's bytes: on to its end or a backslash.
+			j := i
+			for j < len(b) && b[j] != '"' && b[j] != '\\' {
+				j++
+			}
+			if g.pos+int64(j)-g.runAt >= maxTraceToken {
+				return int(max(g.runAt+maxTraceToken-g.pos, int64(i)))
+			}
+			if j == len(b) {
+				return len(b)
+			}
+			i = j
+			if b[j] == '"' {
+				g.state = guardOutside
+			} else {
+				g.state = guardEscape
+			}
+			continue
+		case guardEscape:
+			g.state = guardString
+		default:
+			switch c {
+			case ' ', '\t', '\n', '\r':
+				if g.state != guardSpace {
+					g.state, g.runAt = guardSpace, g.pos+int64(i)
+				}
+			case '"':
+				g.state, g.runAt = guardString, g.pos+int64(i)
+			case '{', '}', '[', ']', ',', ':':
+				g.state = guardOutside
+				continue
+			default:
+				if g.state != guardScalar {
+					g.state, g.runAt = guardScalar, g.pos+int64(i)
+				}
+			}
+		}
+		if g.pos+int64(i)-g.runAt >= maxTraceToken {
+			return i
+		}
+	}
+	return len(b)
 }
 
 type bindEnd struct {
@@ -850,10 +1061,13 @@ func (rd *traceReader) setHeader(h *traceHeader) error {
 	return nil
 }
 
-func (rd *traceReader) events(dec *json.Decoder) error {
+func (rd *traceReader) events(dec *json.Decoder, g *jsonGuard) error {
 	for i := 0; dec.More(); i++ {
 		var ev rawEvent
-		if err := dec.Decode(&ev); err != nil {
+		g.bound(dec.InputOffset())
+		err := dec.Decode(&ev)
+		g.unbound(dec, "trace event", i)
+		if err != nil {
 			return fmt.Errorf("bad trace event %d: %v", i, err)
 		}
 		if err := rd.event(&ev); err != nil {
