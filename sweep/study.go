@@ -486,6 +486,28 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 	return s, nil
 }
 
+// nonPositiveX finds a point of the plot (one its Where keeps) whose x, a
+// varied parameter on a logarithmic axis, is a number not above 0: its
+// index and value.
+func nonPositiveX(s *Study, pl Plot) (int, string, bool) {
+	q := slices.Index(s.Params, pl.X)
+	if !pl.LogX || q < 0 {
+		return 0, "", false
+	}
+points:
+	for _, pt := range s.Points {
+		for param, want := range pl.Where {
+			if i := slices.Index(s.Params, param); i >= 0 && pt.Values[i] != want {
+				continue points
+			}
+		}
+		if v, err := strconv.ParseFloat(pt.Values[q], 64); err == nil && !(v > 0) {
+			return pt.Index, pt.Values[q], true
+		}
+	}
+	return 0, "", false
+}
+
 // checkProgramMachine refuses a program.machine that the study sets or
 // varies beside a machine of its own (the key machine, or a varied
 // machine): a run's machine (-m) replaces the program's machine: key and
@@ -1117,6 +1139,11 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 	}
 	if pl.YMin != nil && pl.YMax != nil && !(*pl.YMin < *pl.YMax) {
 		return pl, p.errf(n, key+".ymin", "%v must be below ymax %v", *pl.YMin, *pl.YMax)
+	}
+	if pt, v, ok := nonPositiveX(s, pl); ok {
+		// (Found before the study runs: the plot dropped the point with a
+		// warning once every point had run.)
+		return pl, p.errf(n, key+".logx", "x %s is %s at point %d, which a logarithmic axis has no place for: leave the point out (where:) or the axis linear", pl.X, v, pt)
 	}
 	if pl.Name == "" {
 		pl.Name = fileName(strings.Join(pl.Y, "+") + "-vs-" + pl.X)

@@ -215,6 +215,10 @@ func TestParseStudyErrors(t *testing.T) {
 		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, where: {program.z: 1}}", `not a varied parameter`},
 		{base + "vary: {program.m: [1, 2]}\nplot: {x: program.m, y: flops.tflops, where: {program.m: 3}}", `key "plot.where.program.m": "3" is not one of its values (1, 2)`},
 		{base + "vary: {program.m: [1]}\nplot: {x: program.m, y: flops.tflops, ymin: 5, ymax: 1}", `key "plot.ymin": 5 must be below ymax 1`},
+		// A value a log axis cannot place (dropped with a warning after
+		// the whole study had run); not where where: leaves it out.
+		{base + "vary: {program.m: [0, 64], program.n: [1, 2]}\nplot: {x: program.m, y: flops.tflops, logx: true}", `key "plot.logx": x program.m is 0 at point 0, which a logarithmic axis has no place for`},
+		{base + "points: [{program.m: 64, program.n: 1}, {program.m: -1, program.n: 2}]\nplot: {x: program.m, y: flops.tflops, logx: true, where: {program.n: 2}}", `x program.m is -1 at point 1`},
 		{base + "vary: {program.m: [1]}\nplot: {name: a, name: b, x: program.m, y: flops.tflops}", `key "plot.name": given twice`},
 		{base + "vary: {program.m: [1]}\nplot: {name: results, x: program.m, y: flops.tflops}", `"results" is taken by results.csv`},
 		{base + "vary: {program.m: [1]}\nplot: {name: ../x, x: program.m, y: flops.tflops}", `a plain file name, without slashes`},
@@ -702,5 +706,19 @@ func TestCheckMachineKeyAnyKindInAnyOrder(t *testing.T) {
 	}
 	if err := s.Check(); err == nil || !strings.Contains(err.Error(), "nonsense") {
 		t.Errorf("unknown key: %v", err)
+	}
+}
+
+// A log x axis over a parameter with a value not above 0 is refused only
+// where the plot keeps that point: a where: that leaves it out, and a
+// parameter held fixed at a positive value, are fine.
+func TestLogXWhereLeavesOut(t *testing.T) {
+	for _, text := range []string{
+		"program: p.yaml\nmetrics: [flops.tflops]\nvary: {program.m: [0, 64, 128], program.n: [1, 2]}\nplot: {x: program.n, y: flops.tflops, logx: true, where: {program.m: 64}}",
+		"program: p.yaml\nmetrics: [flops.tflops]\npoints: [{program.m: 0, program.n: 1}, {program.m: 64, program.n: 2}]\nplot: {x: program.m, y: flops.tflops, logx: true, where: {program.n: 2}}",
+	} {
+		if _, err := ParseStudy("s.yaml", "d", []byte(text)); err != nil {
+			t.Errorf("%q: %v", text, err)
+		}
 	}
 }
