@@ -237,7 +237,7 @@ func TestSweepMaxMemory(t *testing.T) {
 	study := sweepFixture(t, "program.tiling.bm: [64, 128]")
 	for bad, want := range map[string]string{"0": `--max-memory "0": must be a size in 1MiB..1024TiB`, "1KiB": `--max-memory "1KiB": must be a size in 1MiB..1024TiB`,
 		"2048TiB": `--max-memory "2048TiB": must be a size in 1MiB..1024TiB`, "lots": `--max-memory: bad size: "lots" is not a number`,
-		"-1GiB": `--max-memory: bad size: "-1GiB" is not a number`, "8gib": `--max-memory: bad size: "8gib": a lowercase b is a bit`} {
+		"-1GiB": `--max-memory: bad size: "-1GiB" is negative`, "8gib": `--max-memory: bad size: "8gib": a lowercase b is a bit`} {
 		out := filepath.Join(t.TempDir(), "out")
 		msg, code, err := runCLI(t, "sweep", study, "-o", out, "-j", "2", "--max-memory", bad)
 		if code != 2 || err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
