@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -36,7 +37,9 @@ func readPftrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 		open:   map[uint64][]pfOpen{},
 	}
 	var buf []byte
+	var off int64 // the byte the packet starts at
 	for i := 0; ; i++ {
+		pr.off = off
 		tag, err := binaryUvarint(br)
 		if err == io.EOF {
 			break
@@ -53,15 +56,12 @@ func readPftrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 			return nil, nil, fmt.Errorf("bad trace packet %d: %v", i, err)
 		}
 		if n > maxPacket {
-			return nil, nil, fmt.Errorf("trace packet %d: %d bytes (at most %d)", i, n, maxPacket)
+			return nil, nil, fmt.Errorf("trace packet %d at byte %d: %d bytes (at most %d)", i, off, n, maxPacket)
 		}
-		if uint64(cap(buf)) < n {
-			buf = make([]byte, n)
-		}
-		buf = buf[:n]
-		if _, err := io.ReadFull(br, buf); err != nil {
+		if buf, err = readPacket(br, buf, int(n)); err != nil {
 			return nil, nil, fmt.Errorf("trace packet %d: %v", i, unexpectedEOF(err))
 		}
+		off += int64(protowire.SizeTag(fTracePacket) + protowire.SizeVarint(n) + int(n))
 		if err := pr.packet(buf); err != nil {
 			return nil, nil, fmt.Errorf("trace packet %d: %v", i, err)
 		}
@@ -75,6 +75,32 @@ func readPftrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 
 // maxPacket bounds the size of a packet read (WritePftrace's are small).
 const maxPacket = 64 << 20
+
+// packetChunk is what readPacket allocates for a packet before its bytes
+// arrive: a packet's buffer grows with what the file holds, so that a
+// few bytes claiming a packet of maxPacket do not allocate it.
+const packetChunk = 1 << 20
+
+// readPacket reads a packet of n bytes into buf (reused when large
+// enough).
+func readPacket(br *bufio.Reader, buf []byte, n int) ([]byte, error) {
+	if cap(buf) >= n {
+		buf = buf[:n]
+		_, err := io.ReadFull(br, buf)
+		return buf, err
+	}
+	buf = buf[:0]
+	for len(buf) < n {
+		k := min(n-len(buf), max(len(buf), packetChunk))
+		buf = slices.Grow(buf, k)
+		m, err := io.ReadFull(br, buf[len(buf):len(buf)+k])
+		buf = buf[:len(buf)+m]
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
+}
 
 // maxReadSequences bounds the packet sequences whose incremental state the
 // reader keeps: WritePftrace finishes a sequence before it starts another,
@@ -153,6 +179,8 @@ type pfReader struct {
 	seqs   map[uint32]*pfSeq
 	open   map[uint64][]pfOpen // by track
 	n      uint64              // packets read
+	off    int64               // the byte the packet being read starts at
+	header bool                // the trace header was read
 }
 
 // packet reads one TracePacket.
@@ -372,6 +400,17 @@ func (pr *pfReader) metadata(b []byte) error {
 		_, name := field(bs, fMetadataName)
 		_, js := field(bs, fMetadataJSONData)
 		if string(name) == metadataName && js != nil {
+			if err != nil {
+				return
+			}
+			if pr.header {
+				// The writers write one; each costs a parse and its
+				// idle_cores expanded (up to 2^16 cores): 512 KB of
+				// repeats took minutes.
+				err = fmt.Errorf("a second trace header (in the packet at byte %d; the writers write one)", pr.off)
+				return
+			}
+			pr.header = true
 			var h traceHeader
 			if e := json.Unmarshal(js, &h); e != nil {
 				err = fmt.Errorf("bad trace header: %v", e)
