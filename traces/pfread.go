@@ -181,6 +181,7 @@ type pfReader struct {
 	n      uint64              // packets read
 	off    int64               // the byte the packet being read starts at
 	header bool                // the trace header was read
+	nopen  int                 // slices open on all tracks
 }
 
 // packet reads one TracePacket.
@@ -623,7 +624,9 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 			if err != nil || typ == typeInstant {
 				return err
 			}
-			pr.open[track] = append(pr.open[track], pfOpen{index: i, lane: tr.index, core: tr.core, toPs: toPs})
+			if err := pr.push(track, pfOpen{index: i, lane: tr.index, core: tr.core, toPs: toPs}); err != nil {
+				return err
+			}
 			pr.rd.hold++
 		case typeSliceEnd:
 			o, err := pr.pop(track)
@@ -643,7 +646,7 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 	case trackHostLane:
 		switch typ {
 		case typeSliceBegin:
-			pr.open[track] = append(pr.open[track], pfOpen{index: -1, name: name, kind: cat, from: t, toPs: toPs})
+			return pr.push(track, pfOpen{index: -1, name: name, kind: cat, from: t, toPs: toPs})
 		case typeInstant:
 			return pr.rd.host(cat, name, t, t)
 		case typeSliceEnd:
@@ -656,7 +659,7 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 	case trackKernelLane:
 		switch typ {
 		case typeSliceBegin:
-			pr.open[track] = append(pr.open[track], pfOpen{index: -1, name: name, kind: cat, from: t, toPs: toPs, blocks: blocks, launch: launch, deadlocked: deadlocked, started: -1})
+			return pr.push(track, pfOpen{index: -1, name: name, kind: cat, from: t, toPs: toPs, blocks: blocks, launch: launch, deadlocked: deadlocked, started: -1})
 		case typeInstant:
 			if cat == "kernel" {
 				return pr.kernel(name, blocks, launch, t, sim.Time(ns)*1000+toPs, deadlocked)
@@ -708,12 +711,30 @@ func (pr *pfReader) kernel(name string, blocks, launch float64, from, to sim.Tim
 	return pr.rd.kernel(name, blocks, from, sim.Time(l), to, deadlocked)
 }
 
+// maxOpenSlices bounds the slices open (begun, not ended) at once on all
+// tracks together: the writers end a sequence's slices before the next
+// sequence starts, nesting at most a launch in a kernel. Each open slice
+// costs ~130 bytes held for a begin event of ~12 (16 MB of begins never
+// ended took 5 s and 430 MB).
+const maxOpenSlices = 1 << 16
+
+// push opens slice o on track.
+func (pr *pfReader) push(track uint64, o pfOpen) error {
+	if pr.nopen >= maxOpenSlices {
+		return fmt.Errorf("more than %d slices open at once (begun, not ended) in the packet at byte %d", maxOpenSlices, pr.off)
+	}
+	pr.nopen++
+	pr.open[track] = append(pr.open[track], o)
+	return nil
+}
+
 // pop returns the innermost slice open on track, closing it.
 func (pr *pfReader) pop(track uint64) (pfOpen, error) {
 	st := pr.open[track]
 	if len(st) == 0 {
 		return pfOpen{}, errors.New("slice end without a begin")
 	}
+	pr.nopen--
 	pr.open[track] = st[:len(st)-1]
 	return st[len(st)-1], nil
 }

@@ -92,3 +92,33 @@ func TestPftraceRepeatedHeaderRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestPftraceOpenSlicesBounded: slices begun and never ended are held
+// until their end (~130 bytes each, for ~12 bytes of file): 16 MB of
+// begins on a host lane took 5 s and 430 MB. More than maxOpenSlices open
+// at once (the writers' traces have at most 2) are refused, naming the
+// packet's byte.
+func TestPftraceOpenSlicesBounded(t *testing.T) {
+	seq := pfPacket(pfMsg(fPacketSequenceID, 1, fPacketSequenceFlags, seqIncrementalStateCleared))
+	for _, c := range []struct {
+		what string
+		desc []byte
+	}{
+		{"host lane", pfMsg(fTrackUUID, 7, fTrackRank, 0, fTrackThread, pfMsg(fThreadPid, HostPid))},
+		{"kernel lane", pfMsg(fTrackUUID, 7, fTrackRank, 0, fTrackThread, pfMsg(fThreadPid, KernelsPid))},
+	} {
+		var b bytes.Buffer
+		b.Write(pfPacket(pfMsg(fPacketTrackDesc, c.desc)))
+		b.Write(seq)
+		begin := pfPacket(pfMsg(fPacketTimestamp, 1, fPacketSequenceID, 1, fPacketTrackEvent, pfMsg(fEventType, typeSliceBegin, fEventTrackUUID, 7)))
+		for range 4 * maxOpenSlices {
+			b.Write(begin)
+		}
+		err := readPftraceBounded(t, b.Bytes(), 48<<20)
+		off := b.Len() - 3*maxOpenSlices*len(begin)
+		want := fmt.Sprintf("trace packet %d: more than %d slices open at once (begun, not ended) in the packet at byte %d", 2+maxOpenSlices, maxOpenSlices, off)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", c.what, err, want)
+		}
+	}
+}
