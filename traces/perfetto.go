@@ -720,12 +720,19 @@ func readJSON(dec *json.Decoder, g *jsonGuard, rd *traceReader) error {
 			return err
 		}
 	case json.Delim('{'):
+		seen := map[string]bool{}
 		for dec.More() {
 			kt, err := dec.Token()
 			if err != nil {
 				return fmt.Errorf("bad trace: %v", err)
 			}
 			key, _ := kt.(string)
+			if (key == "traceEvents" || key == "otherData") && seen[key] {
+				// (The writers write each once; 2000 copies of a header
+				// naming idle cores 0-65535 took 87 s, each expanded.)
+				return fmt.Errorf("bad trace: a second %q (at byte %d; the writers write one)", key, dec.InputOffset())
+			}
+			seen[key] = true
 			switch key {
 			case "traceEvents":
 				if t, err := dec.Token(); err != nil || t != json.Delim('[') {

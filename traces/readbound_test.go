@@ -160,3 +160,23 @@ func TestReadWithinBounds(t *testing.T) {
 		t.Fatalf("a deep key: error %v, want it nested too deep", err)
 	}
 }
+
+// A JSON trace repeating its header or its events' key is refused at the
+// second copy (as the .pftrace reader refuses a second header): 2000
+// copies of a header naming idle cores 0-65535, 126 KB, took 87 s, each
+// copy parsed and its cores expanded.
+func TestReadRefusesRepeatedTopKeys(t *testing.T) {
+	header := `"otherData":{"idle_cores":"0-65535"}`
+	for key, text := range map[string]string{
+		"otherData":   `{` + header + `,` + header + `,"traceEvents":[]}`,
+		"traceEvents": `{"traceEvents":[],` + header + `,"traceEvents":[]}`,
+	} {
+		_, err := ReadTrace(strings.NewReader(text))
+		if want := fmt.Sprintf("bad trace: a second %q", key); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s twice: %v; want %q", key, err, want)
+		}
+	}
+	if _, err := ReadTrace(strings.NewReader(`{` + header + `,"traceEvents":[]}`)); err != nil && strings.Contains(err.Error(), "a second") {
+		t.Errorf("one of each: %v", err)
+	}
+}
