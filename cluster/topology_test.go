@@ -152,8 +152,12 @@ func TestBadInput(t *testing.T) {
 			[]string{"--set cluster.fabric.supernodes=3", "must be in 1..nodes = 2"}},
 		{"unknown key", nodeWith("hccs:", "hccs:\n  lnks: 3"), nil,
 			[]string{"node.yaml:", "unknown key", "lnks"}},
-		{"missing key", nodeWith("  latency_ns: 500\n", "\n"), nil,
-			[]string{"node.yaml", "missing key", "inter_group.latency_ns", "a node description gives every value; see davinci-sim machines cloudbrain2-node"}},
+		{"missing key", nodeWith("  latency_ns: 1500\n", "\n"), nil,
+			[]string{"node.yaml", "missing key", "roce.latency_ns", "a node description gives every value; see davinci-sim machines cloudbrain2-node"}},
+		// A section left empty is YAML's null: no value (it decoded as the
+		// zero value, not as missing keys).
+		{"empty section", nodeWith("  latency_ns: 500\n", "\n"), nil,
+			[]string{"node.yaml:", `key "inter_group" has no value (nothing after the colon, YAML's null)`}},
 		{"unknown NPU machine", nodeWith("npu: ascend-910a", "npu: ascend-999"), nil,
 			[]string{"node.yaml:", `key "npu"`, "ascend-999", "(a node's NPU is one of ascend-910a)"}},
 		// The NPU must be a DaVinci chip with a host (it failed later, naming

@@ -250,6 +250,15 @@ func (c *Config) index(n *yaml.Node, lower, written string, depth int) error {
 		}
 		seen[strings.ToLower(name)] = name
 		c.keys[l] = keyInfo{path: w, line: k.Line}
+		if val.Kind == yaml.ScalarNode && val.Tag == "!!null" {
+			// (Decoded, a null is the type's zero — not the key's default:
+			// "m: ~" read as m = 0, "tolerance:" as 0.)
+			given := fmt.Sprintf("%q", val.Value)
+			if val.Value == "" {
+				given = "nothing after the colon"
+			}
+			return fmt.Errorf("%s:%d: key %q has no value (%s, YAML's null): give one, or leave the key out for its default", c.Source, k.Line, w, given)
+		}
 		if err := c.index(val, l, w, depth+1); err != nil {
 			return err
 		}

@@ -274,6 +274,9 @@ func TestFileErrors(t *testing.T) {
 		{"dotted key", []byte("core.clock: 1GHz\n"), []string{"must not contain '.'"}},
 		// YAML 1.1's octal: 032 would be 26 here and 32 given by --set.
 		{"octal", variant(t, "cores: 32", "cores: 032"), []string{"user.yaml:", `key "cores": 032 has a leading zero, which YAML reads as octal (26): write 32 for decimal, or 0o32 for octal`}},
+		// YAML's null decoded as the zero value: "cores: ~" read as 0 cores.
+		{"null", variant(t, "cores: 32", "cores: ~"), []string{"user.yaml:", `key "cores" has no value ("~", YAML's null): give one, or leave the key out for its default`}},
+		{"nothing after the colon", variant(t, "cores: 32", "cores:"), []string{"user.yaml:", `key "cores" has no value (nothing after the colon, YAML's null)`}},
 		{"self alias", []byte("a: &x {b: *x, c: *x}\n"), []string{"user.yaml:1: "}},
 		{"merge key", []byte("a: &x {cores: 1}\n<<: *x\n"), []string{"<< merges"}},
 		{"unknown kind", variant(t, "cores: 32", "kind: tpu\ncores: 32"), []string{"user.yaml:", `key "kind"`, `unknown machine kind "tpu"`, "davinci"}},
