@@ -79,18 +79,17 @@ overview, then quits), q quit.`,
 				}
 				lim.Cores = sel
 			}
+			stop := func() {}
 			if isTerminal(cmd.ErrOrStderr()) { // a progress line while reading (a 5 M-event JSON trace takes minutes)
 				lim.Progress = new(atomic.Int64)
 				size := int64(0)
 				if fi, err := os.Stat(args[0]); err == nil {
 					size = fi.Size()
 				}
-				stop := readProgress(cmd.ErrOrStderr(), args[0], size, lim.Progress, time.Second)
-				tl, skipped, err := traces.ReadTraceFileWithin(args[0], lim)
-				stop()
-				return viewTrace(cmd, args[0], cores, tl, skipped, err)
+				stop = readProgress(cmd.ErrOrStderr(), args[0], size, lim.Progress, time.Second)
 			}
 			tl, skipped, err := traces.ReadTraceFileWithin(args[0], lim)
+			stop()
 			return viewTrace(cmd, args[0], cores, tl, skipped, err)
 		},
 	}
@@ -135,13 +134,18 @@ func viewTrace(cmd *cobra.Command, file, cores string, tl *traces.Timeline, skip
 	if err != nil {
 		return badInput(err)
 	}
-	if len(skipped) > 0 {
-		defer fmt.Fprintf(cmd.ErrOrStderr(), "davinci-sim: %s: %d cores not shown (%s): the trace holds more than the view's %d MiB; pick cores with --cores\n",
-			file, len(skipped), traces.FormatCores(skipped), traces.DefaultLiveLimit>>20)
-	}
-	for _, n := range tl.Notes { // what the trace leaves out (the footer shows its first words)
-		defer fmt.Fprintf(cmd.ErrOrStderr(), "davinci-sim: %s: %s\n", file, n)
-	}
+	// Printed once the view ends, in order: the cores not shown, then
+	// what the trace leaves out (the footer shows its first words). (A
+	// defer each, in a loop, printed them last first.)
+	defer func() {
+		if len(skipped) > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "davinci-sim: %s: %d cores not shown (%s): the trace holds more than the view's %d MiB; pick cores with --cores\n",
+				file, len(skipped), traces.FormatCores(skipped), traces.DefaultLiveLimit>>20)
+		}
+		for _, n := range tl.Notes {
+			fmt.Fprintf(cmd.ErrOrStderr(), "davinci-sim: %s: %s\n", file, n)
+		}
+	}()
 	// (A window that holds nothing of the run, [end, end], is shown:
 	// the view says so, and when the run ended.)
 	if len(tl.Cores) == 0 && (cores != "" || tl.To > tl.From || tl.To == 0) {
