@@ -97,9 +97,8 @@ func splitInt16(x int16) (hi, lo int8) {
 func genInt16(seed int64, which uint64, n int, stop func() bool) []int16 {
 	rng := NewRand(seed, which<<32)
 	out := make([]int16, n)
-	st := ozaki.NewStopper(stop)
 	for i := range out {
-		if i%ozaki.StopWork == 0 && st.StopBefore(ozaki.StopWork) {
+		if i%ozaki.StopWork == 0 && stop != nil && stop() { // (before the first value, then every StopWork)
 			return nil
 		}
 		out[i] = int16(rng.IntN(1<<16) - 1<<15)

@@ -811,15 +811,6 @@ func (sp *schemePlan) zeroBounds() zeroBounds {
 	return z
 }
 
-// inputZeros is what noteZeros needs of an operand x: its nonzero
-// elements, those of them whose every piece is zero, and for each piece
-// whether it is zero in every element (sure by the elements' largest
-// magnitudes of each sign: every one within the piece's bound).
-func (z zeroBounds) inputZeros(x []float32) (nonzero, zero int64, pieceZero []bool) {
-	nonzero, zero, pieceZero, _ = z.inputZerosUntil(x, &ozaki.Stopper{})
-	return nonzero, zero, pieceZero
-}
-
 // inputZerosUntil is inputZeros asking st every ozaki.StopWork elements:
 // false once it says stop.
 func (z zeroBounds) inputZerosUntil(x []float32, st *ozaki.Stopper) (nonzero, zero int64, pieceZero []bool, ok bool) {

@@ -1819,9 +1819,8 @@ func referenceTile(a, b []float32, k, ldb, r0, m, c0, n int) []float64 {
 func genInt8(seed int64, which uint64, n int, stop func() bool) []int8 {
 	rng := NewRand(seed, which<<32)
 	out := make([]int8, n)
-	st := ozaki.NewStopper(stop)
 	for i := range out {
-		if i%ozaki.StopWork == 0 && st.StopBefore(ozaki.StopWork) {
+		if i%ozaki.StopWork == 0 && stop != nil && stop() { // (before the first value, then every StopWork)
 			return nil
 		}
 		out[i] = int8(rng.IntN(256) - 128)

@@ -1259,10 +1259,7 @@ func exactGEMM64Until(a, b []float64, m, k, n int, idx []int, withAbs bool, stop
 // (A m×k, B k×n, row-major), asking stop (nil: never) every
 // ozaki.StopWork products: false once it says true.
 func exactOutputs(a, b []float64, m, k, n int, idx []int, stop func() bool, out func(x, i int, row, col []float64)) bool {
-	count := len(idx)
-	if idx == nil {
-		count = m * n
-	}
+	count := outputCount(m, n, idx)
 	col := make([]float64, k)
 	lastCol := -1
 	st := ozaki.NewStopper(stop)

@@ -180,7 +180,6 @@ type pfReader struct {
 	open   map[uint64][]pfOpen // by track
 	n      uint64              // packets read
 	off    int64               // the byte the packet being read starts at
-	header bool                // the trace header was read
 	nopen  int                 // slices open on all tracks
 }
 
@@ -404,14 +403,13 @@ func (pr *pfReader) metadata(b []byte) error {
 			if err != nil {
 				return
 			}
-			if pr.header {
+			if pr.rd.header != nil {
 				// The writers write one; each costs a parse and its
 				// idle_cores expanded (up to 2^16 cores): 512 KB of
 				// repeats took minutes.
 				err = fmt.Errorf("a second trace header (in the packet at byte %d; the writers write one)", pr.off)
 				return
 			}
-			pr.header = true
 			var h traceHeader
 			if e := json.Unmarshal(js, &h); e != nil {
 				err = fmt.Errorf("bad trace header: %v", e)
