@@ -1376,7 +1376,9 @@ func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a
 		m[bind] = be
 	}
 	k := coreKey{core, p}
-	if cat != "stall" && ParseClass(cat).String() != cat && !rd.spans[k] {
+	// (A lane of spans: a category that is no instruction class — its
+	// class parsed once, above.)
+	if (cat == "wait" || cat != "stall" && s.Class.String() != cat) && !rd.spans[k] {
 		if rd.spans == nil {
 			rd.spans = map[coreKey]bool{}
 		}
