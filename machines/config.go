@@ -184,14 +184,42 @@ func ReadYAML(source string, data []byte) (*Config, error) {
 	if doc.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s:%d: the top level must be a mapping of keys", source, doc.Line)
 	}
-	if err := c.index(doc, "", "", 0); err != nil {
+	if err := c.load(doc); err != nil {
 		return nil, err
 	}
-	c.doc = doc
-	if err := c.v.ReadConfig(bytes.NewReader(data)); err != nil {
-		return nil, fmt.Errorf("%s: %v", source, err)
-	}
 	return c, nil
+}
+
+// load indexes doc, the file's top-level mapping, and gives its values to
+// the viper instance, decoded from the parsed document: the text is
+// scanned once (viper's ReadConfig would parse it again).
+func (c *Config) load(doc *yaml.Node) error {
+	if err := c.index(doc, "", "", 0); err != nil {
+		return err
+	}
+	c.doc = doc
+	var values map[string]any
+	if err := doc.Decode(&values); err != nil {
+		return fmt.Errorf("%s: %v", c.Source, err)
+	}
+	return c.v.MergeConfigMap(values) // (lower-cases the keys, as ReadConfig does)
+}
+
+// Fresh returns the configuration as read from its file, without what
+// ApplyOverrides, SetSections, SetSectionPresets and Hide have written
+// into c since: for another run with other overrides. It rebuilds from
+// the parsed document, not the text (a program is run several times in
+// one command: a file of many MiB was parsed once a run).
+func (c *Config) Fresh() (*Config, error) {
+	f := &Config{Source: c.Source, v: viper.New(), keys: map[string]keyInfo{}, overridden: map[string]string{}}
+	f.v.SetConfigType("yaml")
+	if c.doc == nil {
+		return f, nil
+	}
+	if err := f.load(c.doc); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // Viper returns the viper instance holding the configuration values

@@ -373,7 +373,11 @@ type givenInputs struct {
 // scheme auto's candidates were timed at its 64×64 accuracy sample's m
 // and n where the program file, not --set, gave them.
 func (f *File) again() (*File, error) {
-	return Parse(f.Path, f.Dir, f.data)
+	cfg, err := f.Config.Fresh() // (the parsed document, not the text again)
+	if err != nil {
+		return nil, err
+	}
+	return fromConfig(f.Path, f.Dir, f.data, cfg, func(err error) error { return err })
 }
 
 // header holds the keys every program file may have.
@@ -457,6 +461,13 @@ func Parse(path, dir string, data []byte) (*File, error) {
 	if err != nil {
 		return nil, studyErr(err)
 	}
+	return fromConfig(path, dir, data, cfg, studyErr)
+}
+
+// fromConfig makes the program of cfg, the configuration read from data at
+// path: its kind and machine. studyErr gives a refusal of the kind the
+// words for a file of another kind (Parse's).
+func fromConfig(path, dir string, data []byte, cfg *machines.Config, studyErr func(error) error) (*File, error) {
 	v := cfg.Viper()
 	kind, isText := v.Get("kind").(string)
 	badKind := func(format string, a ...any) error {
