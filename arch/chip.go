@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/cube"
@@ -61,10 +62,23 @@ type Options struct {
 	Ahead       *Ahead
 	NoReadAhead bool
 	// MaxBytes, when > 0 and below MaxModelBytes, bounds the host memory
-	// the chip's model may take by its estimate (Footprint): the run's
-	// bound on its host memory, on a host smaller than MaxModelBytes
-	// allows for.
+	// the chip's model may take by its estimate (Footprint): the room the
+	// run's bound on its host memory leaves the model (RunBound), on a
+	// host smaller than MaxModelBytes allows for.
 	MaxBytes int64
+	// RunBound, when > 0, is the run's whole bound on its host memory
+	// (--max-memory, or its default), of which MaxBytes is what is left to
+	// the model beside RunBeside bytes of the run's own (its base and
+	// data): a refusal past MaxBytes says so, and is marked
+	// badinput.HostMemory with RunBound — the bound a later run compares
+	// its own with —, not with the room. MaxBytes ≤ 0 then leaves the
+	// model no room. 0: MaxBytes is the run's bound itself.
+	RunBound int64
+	// RunBeside is the bytes the run holds beside its chip model(s) by
+	// its estimate, counted against RunBound before the model (see
+	// RunBound); RunBesideWhat names them ("": the run's data and base).
+	RunBeside     float64
+	RunBesideWhat string
 	// GMSpan, when > 0, is the bytes of global memory from address 0 the
 	// program's tensors occupy (its highest address + 1), as the program
 	// laid them out before the run: the L2 and LLC directories' where
@@ -181,7 +195,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	if err != nil {
 		return nil, fmt.Errorf("machine %s: core.clock: %w", m.Name, err)
 	}
-	footprint, err := checkFootprint(m, kind, opts.Mode, opts.MaxBytes, opts.GMSpan)
+	footprint, err := checkFootprint(m, kind, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -359,41 +373,84 @@ func limitBytes(b int64) string {
 
 // checkFootprint returns the host memory a model of machine m takes in
 // mode for a program of span bytes of global memory (Options.GMSpan),
-// refusing it above MaxModelBytes, or above limit where that is smaller
-// (> 0: Options.MaxBytes).
-func checkFootprint(m *machines.Machine, kind *Kind, mode Mode, limit, span int64) (float64, error) {
-	bound, why := footprintBound(limit)
-	total, per, l2 := footprint(m, kind, mode, span)
+// refusing it above MaxModelBytes, or above the room the run's bound
+// leaves it where that is smaller (footprintBound).
+func checkFootprint(m *machines.Machine, kind *Kind, opts Options) (float64, error) {
+	bound, above := footprintBound(opts)
+	total, per, l2 := footprint(m, kind, opts.Mode, opts.GMSpan)
 	if total > float64(bound) {
-		return 0, hostRefusal(fmt.Errorf("machine %s: simulating it would take about %s of host memory (%d cores × %.0f KiB, L2 and LLC directories %.0f MiB), above the limit of %s%s: check keys %s",
-			m.Name, roughBytes(total), m.Cores, float64(per)/(1<<10), l2/(1<<20), limitBytes(bound), why, kind.footprintKeys()), limit)
+		return 0, hostRefusal(fmt.Errorf("machine %s: simulating it would take about %s of host memory (%d cores × %.0f KiB, L2 and LLC directories %.0f MiB), above %s: check keys %s",
+			m.Name, roughBytes(total), m.Cores, float64(per)/(1<<10), l2/(1<<20), above, kind.footprintKeys()), bound, opts)
 	}
 	return total, nil
 }
 
-// footprintBound returns the bound on a model's host memory, MaxModelBytes
-// or limit where that is smaller (> 0: Options.MaxBytes), and the words
-// saying which.
-func footprintBound(limit int64) (int64, string) {
-	if limit > 0 && limit < MaxModelBytes {
-		return limit, ", the run's bound (--max-memory)"
-	}
-	return MaxModelBytes, ""
+// runBounded reports whether the run's bound, not MaxModelBytes, bounds
+// a model with opts: MaxBytes is set (or RunBound, where MaxBytes may be
+// no room at all) and below MaxModelBytes.
+func runBounded(opts Options) bool {
+	return (opts.MaxBytes > 0 || opts.RunBound > 0) && opts.MaxBytes < MaxModelBytes
 }
 
-// hostRefusal marks err, a refusal of a model past footprintBound(limit),
-// as one for host memory (badinput.HostMemory) where the run's bound was
-// the one passed — a larger host or bound may run it —, not MaxModelBytes,
-// which is the same on every host.
-func hostRefusal(err error, limit int64) error {
-	if limit > 0 && limit < MaxModelBytes {
-		return badinput.HostMemory(err, limit)
+// footprintBound returns the bound on a model's host memory with opts,
+// MaxModelBytes or Options.MaxBytes where that is smaller (runBounded),
+// and the words for a refusal above it: "the limit of 16 GiB", or where
+// the bound comes from — "the 12 MiB that --max-memory 64MiB leaves
+// beside the run's data and base (about 52 MiB)" (Options.RunBound).
+func footprintBound(opts Options) (int64, string) {
+	if !runBounded(opts) {
+		return MaxModelBytes, "the limit of " + limitBytes(MaxModelBytes)
 	}
-	return err
+	if opts.RunBound <= 0 {
+		return opts.MaxBytes, "the limit of " + limitBytes(opts.MaxBytes) + ", the run's bound (--max-memory)"
+	}
+	what := opts.RunBesideWhat
+	if what == "" {
+		what = "the run's data and base"
+	}
+	beside := fmt.Sprintf("--max-memory %s leaves beside %s (about %s", flagBytes(opts.RunBound), what, roughBytes(opts.RunBeside))
+	if opts.MaxBytes <= 0 {
+		return opts.MaxBytes, "what " + beside + ", so nothing)"
+	}
+	return opts.MaxBytes, "the " + limitBytes(opts.MaxBytes) + " that " + beside + ")"
 }
 
-// modelBound returns the chip's bound on its host memory (footprintBound).
-func (c *Chip) modelBound() (int64, string) { return footprintBound(c.opts.MaxBytes) }
+// flagBytes writes a bound of b bytes as --max-memory takes it, never
+// rounded up: "20MiB", "1.50MiB" (limitBytes without its space).
+func flagBytes(b int64) string { return strings.ReplaceAll(limitBytes(b), " ", "") }
+
+// hostRefusal marks err, a refusal of a model past bound
+// (footprintBound, Chip.dataBound), as one for host memory
+// (badinput.HostMemory) where the run's bound was the one passed — a
+// larger host or bound may run it —, not MaxModelBytes, which is the same
+// on every host: with the run's whole bound (Options.RunBound), else
+// bound.
+func hostRefusal(err error, bound int64, opts Options) error {
+	switch {
+	case bound >= MaxModelBytes:
+		return err
+	case opts.RunBound > 0:
+		return badinput.HostMemory(err, opts.RunBound)
+	}
+	return badinput.HostMemory(err, bound)
+}
+
+// dataBound returns the chip's bound on its model with what a functional
+// run's CTAs keep in it (gridRunner.admitStorage), and the words for a
+// refusal above it: footprintBound, but where the model's room comes from
+// the run's bound (Options.RunBound) that whole bound — the CTAs' data is
+// the run's data, which the run's own estimate beside the model
+// (RunBeside: its data's bytes per element measured by peak RSS, and its
+// base) holds —, and MaxModelBytes where that is smaller.
+func (c *Chip) dataBound() (int64, string) {
+	if o := c.opts; runBounded(o) && o.RunBound > 0 {
+		if o.RunBound >= MaxModelBytes {
+			return MaxModelBytes, "the limit of " + limitBytes(MaxModelBytes)
+		}
+		return o.RunBound, "the limit of " + limitBytes(o.RunBound) + ", the run's bound (--max-memory)"
+	}
+	return footprintBound(c.opts)
+}
 
 // footprintKeys names the machine-file keys the kind's host memory grows
 // with (Kind.FootprintKeys, DaVinci's by default).

@@ -465,9 +465,9 @@ func (gr *gridRunner) admitStorage(g isa.Grid) error {
 		per += float64(gr.slotBytes[i])
 	}
 	total := c.footprint + float64(float64(len(gr.cores))*per)
-	if bound, why := c.modelBound(); total > float64(bound) {
-		return hostRefusal(&FootprintError{fmt.Sprintf("grid %q: its CTAs' data would take the simulation of machine %s to about %s of host memory (%d cores × %s of CTAs' shared memory, registers and accumulators — this grid's %d resident %s × %s, with what earlier grids keep in their slots; the model %s), above the limit of %s%s: use numerics off or sampled, or check keys %s",
-			g.Name, c.M.Name, roughBytes(total), len(gr.cores), roughBytes(per), n, plural(n, "CTA", "CTAs"), roughBytes(float64(b)), roughBytes(c.footprint), limitBytes(bound), why, c.kind.footprintKeys())}, c.opts.MaxBytes)
+	if bound, above := c.dataBound(); total > float64(bound) {
+		return hostRefusal(&FootprintError{fmt.Sprintf("grid %q: its CTAs' data would take the simulation of machine %s to about %s of host memory (%d cores × %s of CTAs' shared memory, registers and accumulators — this grid's %d resident %s × %s, with what earlier grids keep in their slots; the model %s), above %s: use numerics off or sampled, or check keys %s",
+			g.Name, c.M.Name, roughBytes(total), len(gr.cores), roughBytes(per), n, plural(n, "CTA", "CTAs"), roughBytes(float64(b)), roughBytes(c.footprint), above, c.kind.footprintKeys())}, bound, c.opts)
 	}
 	return nil
 }
@@ -481,9 +481,9 @@ func plural(n int, one, many string) string {
 }
 
 // FootprintError is a program refused because simulating it would take
-// more host memory than the chip's bound (MaxModelBytes, Options.MaxBytes;
-// past the latter it is marked badinput.HostMemory too: find it with
-// errors.As).
+// more host memory than the chip's bound (MaxModelBytes, Options.MaxBytes:
+// the room the run's bound leaves the model; past the latter it is marked
+// badinput.HostMemory too: find it with errors.As).
 type FootprintError struct{ msg string }
 
 func (e *FootprintError) Error() string { return e.msg }
