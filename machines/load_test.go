@@ -233,6 +233,15 @@ func TestParseOverride(t *testing.T) {
 	if _, err := ParseOverrides([]string{"a=1", "b"}); err == nil {
 		t.Error("ParseOverrides with a bad entry succeeded")
 	}
+	// A key given twice (in any case) is refused, naming both; distinct
+	// keys of one section are not.
+	_, err = ParseOverrides([]string{"program.m=64", "program.scheme=ootomo", "Program.M=128"})
+	if err == nil || !strings.Contains(err.Error(), `key "Program.M" given twice (first as --set "program.m=64")`) {
+		t.Errorf("a key given twice: %v", err)
+	}
+	if _, err := ParseOverrides([]string{"program.scheme=ootomo", "program.scheme.split=fused", "program.scheme.pieces[1].scale=10"}); err != nil {
+		t.Errorf("distinct keys of one section: %v", err)
+	}
 }
 
 // variant returns the 910A file with old (once in it) replaced by new.
