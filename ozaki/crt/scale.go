@@ -23,15 +23,6 @@ func scaleOf(mu float64) Scale {
 	return Scale{Sigma: ozaki.Exp(mu) + 1}
 }
 
-// ScaleRows returns the Scale of each row of the row-major rows×cols matrix
-// a; non-finite entries are ignored (MakePlan routes them to the fallback
-// before scaling).
-func ScaleRows(a []float64, rows, cols int) []Scale { return scalesOf(ozaki.RowMax(a, rows, cols)) }
-
-// ScaleCols returns the Scale of each column of the row-major rows×cols
-// matrix b; non-finite entries are ignored.
-func ScaleCols(b []float64, rows, cols int) []Scale { return scalesOf(ozaki.ColMax(b, rows, cols)) }
-
 func scalesOf(mu []float64) []Scale {
 	out := make([]Scale, len(mu))
 	for i, v := range mu {
