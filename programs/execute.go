@@ -609,13 +609,18 @@ func simulate(f *File, m *machines.Machine, opts Options, hooks RunHooks, job Jo
 	// The chip's caches' where indexes cover the span of GM the program's
 	// tensors occupy (gmSpanOf; 0: the whole memory), as HostBytes counts.
 	span := gmSpanOf(f, opts, m)
+	// The chip model gets what the run's bound leaves beside its base and
+	// data, as HostBytes sums them (modelRoom).
+	beside := besideModels(f, opts)
 	// newChip makes the run's chip (again after a failed fast-forward
 	// check), prepares it and gives it to the meter.
 	newChip := func() error {
 		var err error
-		if chip, err = arch.NewChip(m, arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
+		o := arch.Options{Mode: job.Mode(), Observer: hooks.Observer,
 			Progress: progress, ProgressEvery: every, FastForward: chipFF(), GMSpan: span,
-			KeyOrigin: machineKeyOrigin(machineRef(f, opts), opts.Overrides), MaxBytes: opts.maxHostBytes()}); err != nil {
+			KeyOrigin: machineKeyOrigin(machineRef(f, opts), opts.Overrides)}
+		opts.modelRoom(&o, beside, "")
+		if chip, err = arch.NewChip(m, o); err != nil {
 			return badInput(err)
 		}
 		if err := job.Prepare(chip); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/hostmem"
 )
@@ -12,8 +13,9 @@ import (
 // memory cannot be read (hostmem.Total).
 const fallbackHostBytes = 8 << 30
 
-// DefaultMaxHostBytes is the host memory a run's data may take, by its
-// estimate, when the run names no bound (--max-memory): three quarters of
+// DefaultMaxHostBytes is the host memory a run may take by its estimate
+// — its base, its data and its chip models together (HostBytes) —, when
+// the run names no bound (--max-memory): three quarters of
 // the memory this process may use (hostmem.Total: the host's, or its
 // control group's limit), whole MiB, leaving the rest to the system and to
 // what the estimates leave out; 8 GiB where that memory cannot be read.
@@ -42,6 +44,40 @@ func (o Options) maxHostBytes() int64 {
 		return o.MaxHostBytes
 	}
 	return DefaultMaxHostBytes()
+}
+
+// besideModels returns the host bytes a run of f with opts holds beside
+// its chip models by its estimate: runHostBytes and its data
+// (dataHostBytes of its parameters decoded with the run's numerics), as
+// HostBytes counts them — so that the room the run's bound leaves its
+// models (modelRoom) refuses a model exactly where HostBytes passes the
+// bound. runHostBytes alone where the parameters do not decode (the run
+// refuses them at once) or the kind has no estimate.
+func besideModels(f *File, opts Options) float64 {
+	params, err := decodedParams(f, opts)
+	if err != nil {
+		return runHostBytes
+	}
+	if v := numericsField(params); v.IsValid() && opts.Numerics != "" {
+		v.SetString(opts.Numerics) // (the run's, as its build applies them)
+	}
+	data, ok := dataHostBytes(f.Kind.Name, params)
+	if !ok {
+		return runHostBytes
+	}
+	return runHostBytes + min(data, 1<<62)
+}
+
+// modelRoom bounds a chip model of the run by what the run's bound on its
+// host memory (maxHostBytes) leaves beside beside bytes (besideModels:
+// its base and data; what names them, "" for those): a's MaxBytes is that
+// room — none where they pass the bound —, its RunBound the whole bound,
+// which a refusal records (badinput.HostMemory) and names with the bytes
+// beside (RunBeside, RunBesideWhat).
+func (o Options) modelRoom(a *arch.Options, beside float64, what string) {
+	bound := o.maxHostBytes()
+	a.MaxBytes = int64(max(float64(bound)-beside, -1<<62)) // (integer bytes: exact below 2^53)
+	a.RunBound, a.RunBeside, a.RunBesideWhat = bound, beside, what
 }
 
 // hostBound is the bound on a run's host memory, held where the run's

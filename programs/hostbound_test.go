@@ -129,10 +129,11 @@ func TestHostMemoryRefusalsMarked(t *testing.T) {
 		{name: "chip model", file: "examples/cube-peak.yaml", bound: 1 << 20,
 			want: "machine ascend-910a: simulating it would take about 7 MiB of host memory"},
 		// (A GM of 64 MiB: the chip model's where index the same for the
-		// whole memory and for the program's span, ~244 MiB; its CTAs'
-		// data 43 MiB more.)
-		{name: "grid's CTAs", file: "examples/a100-hgemm.yaml", sets: []string{"program.m=256", "program.n=256", "program.k=256", "machine.gm.capacity=64MiB"}, bound: 260 << 20,
-			want: `grid "hgemm": its CTAs' data would take the simulation of machine a100 to about 28`},
+		// whole memory and for the program's span; 256 cores: the model
+		// ~574 MiB, within what 650 MiB leaves beside the run's base and
+		// data, 57 MiB; its CTAs' data 102 MiB more, past the whole bound.)
+		{name: "grid's CTAs", file: "examples/a100-hgemm.yaml", sets: []string{"program.m=256", "program.n=256", "program.k=256", "machine.gm.capacity=64MiB", "machine.cores=256"}, bound: 650 << 20,
+			want: `grid "hgemm": its CTAs' data would take the simulation of machine a100 to about 676`},
 		{name: "chip model past MaxModelBytes", file: "examples/a100-hgemm.yaml", sets: []string{"machine.cores=20000"}, numerics: NumericsOff, bound: 32 << 30,
 			want: "above the limit of 16 GiB: check keys", unmarked: true},
 	} {

@@ -53,11 +53,15 @@ type luCluster struct {
 	// windowsUnused is sampling.windows given to a run at another fidelity
 	// than sampled (0: not given); the report notes it.
 	windowsUnused int
-	// chipBytes is, at fidelity isolated or sampled, the estimate of the
-	// host memory of the chip model each kernel is simulated alone on
-	// (arch.Footprint): the run's bound limits how many exist at once
-	// (chipsAtOnce).
+	// chipBytes is the estimate of the host memory of a chip model
+	// (arch.Footprint): at fidelity full each NPU's, at isolated or
+	// sampled the one each kernel is simulated alone on, where the run's
+	// bound limits how many exist at once (chipsAtOnce).
 	chipBytes float64
+	// beside is the host memory the run holds beside its chip models by
+	// its estimate, its base and data (besideModels): the run's bound
+	// leaves its chip models the rest (modelRoom).
+	beside float64
 
 	P, Q       int
 	mloc, nloc int
@@ -138,12 +142,16 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	if o.Fidelity != "" {
 		p.Fidelity = o.Fidelity
 	}
-	chipBytes := 0.0 // fidelity isolated or sampled: a kernel's chip model
+	chipBytes := 0.0 // a chip model's (luCluster.chipBytes)
+	// The run's base and data, as HostBytes counts them: the chip models
+	// get what the run's bound leaves beside them (modelRoom).
+	beside := besideModels(f, o)
 	switch p.Fidelity {
 	case "", "full":
 		p.Fidelity = "full"
-		// Every NPU's chip model at once: their sum within the run's bound
-		// on its host memory (each chip checks its own against
+		// Every NPU's chip model at once: their sum, with the run's base
+		// and data, within the run's bound on its host memory (as
+		// HostBytes counts them; each chip checks its own against
 		// arch.MaxModelBytes).
 		mode := arch.Timing
 		if p.Numerics == NumericsFull {
@@ -153,25 +161,27 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 		if err != nil {
 			return nil, err
 		}
-		if npus, host := topo.NPUs(), (hostBound{o.maxHostBytes()}); host.exceeds(float64(npus) * per) {
-			return nil, host.refuse(fmt.Errorf("%s: at fidelity full the %d NPUs' chip models, %.1f MiB each, would take %s: fewer NPUs (cluster.nodes, node.npus) or cores (machine.cores), or fidelity sampled",
-				topo.Name, npus, per/(1<<20), host.over(float64(npus)*per)))
+		if npus, host := topo.NPUs(), (hostBound{o.maxHostBytes()}); host.exceeds(beside + float64(npus)*per) {
+			return nil, host.refuse(fmt.Errorf("%s: at fidelity full the %d NPUs' chip models, %.1f MiB each, with the run's data and base (%.0f MiB) would take %s: fewer NPUs (cluster.nodes, node.npus) or cores (machine.cores), or fidelity sampled",
+				topo.Name, npus, per/(1<<20), beside/(1<<20), host.over(beside+float64(npus)*per)))
 		}
+		chipBytes = per
 	case "isolated", "sampled":
 		if p.Numerics != NumericsOff {
 			return nil, f.badKey("fidelity", "%s times kernels apart and computes no values: use it with numerics off", p.Fidelity)
 		}
 		// Each kernel simulated alone on a chip model of its own, as many
-		// at once as the run's bound holds beside the run's base
-		// (chipsAtOnce): at least one, checked here, before the run (as
-		// at fidelity full; NewChip checks the model alone again).
+		// at once as the run's bound holds beside the run's base (its data
+		// none: numerics off; chipsAtOnce): at least one, checked here,
+		// before the run (as at fidelity full; NewChip checks the model
+		// alone again).
 		per, err := arch.Footprint(m, arch.Timing)
 		if err != nil {
 			return nil, err
 		}
-		if host := (hostBound{o.maxHostBytes()}); host.exceeds(runHostBytes + per) {
-			return nil, host.refuse(fmt.Errorf("%s: at fidelity %s each kernel is simulated alone on a chip model of %.1f MiB, which with the run's base (%d MiB) would take %s: fewer cores (machine.cores)",
-				topo.Name, p.Fidelity, per/(1<<20), runHostBytes>>20, host.over(runHostBytes+per)))
+		if host := (hostBound{o.maxHostBytes()}); host.exceeds(beside + per) {
+			return nil, host.refuse(fmt.Errorf("%s: at fidelity %s each kernel is simulated alone on a chip model of %.1f MiB, which with the run's base (%.0f MiB) would take %s: fewer cores (machine.cores)",
+				topo.Name, p.Fidelity, per/(1<<20), beside/(1<<20), host.over(beside+per)))
 		}
 		chipBytes = per
 	default:
@@ -207,7 +217,7 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 		return nil, err
 	}
 	pl.n, pl.nbk = p.N, nbk
-	j := &luCluster{file: f.Path, p: p, topo: topo, npu: m, pl: pl, opts: o, windowsUnused: windowsUnused, chipBytes: chipBytes, P: P, Q: Q,
+	j := &luCluster{file: f.Path, p: p, topo: topo, npu: m, pl: pl, opts: o, windowsUnused: windowsUnused, chipBytes: chipBytes, beside: beside, P: P, Q: Q,
 		mloc: p.N / P, nloc: p.N / Q, ring: 2 * pl.F, rv: map[string]*luMeet{}, s: 1}
 	j.W = j.ring * p.NB
 	j.zones = newLUZones()
@@ -462,7 +472,11 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 			if j.isolated() {
 				chip, err = arch.NewHostChip(j.npu, j.eng, fmt.Sprintf("rank %d", id))
 			} else {
-				o := arch.Options{Mode: mode, Engine: j.eng, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides), Label: fmt.Sprintf("rank %d", id), Ahead: ahead, MaxBytes: j.opts.maxHostBytes()}
+				o := arch.Options{Mode: mode, Engine: j.eng, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides), Label: fmt.Sprintf("rank %d", id), Ahead: ahead}
+				// Its room: what the run's bound leaves beside the run's
+				// base and data and the other NPUs' models (the build
+				// checked their sum).
+				j.opts.modelRoom(&o, j.beside+float64(npus-1)*j.chipBytes, "the run's data and base and the other NPUs' chip models")
 				if hooks.Observer != nil && id == hooks.ObserveRank {
 					o.Observer = hooks.Observer
 				}

@@ -432,7 +432,7 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 	errs := make([]error, len(todo))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	chips := chipsAtOnce(float64(t.j.opts.maxHostBytes()), runHostBytes, t.j.chipBytes)
+	chips := chipsAtOnce(float64(t.j.opts.maxHostBytes()), t.j.beside, t.j.chipBytes)
 	for range min(runtime.GOMAXPROCS(0), max(1, len(todo)), chips) {
 		wg.Add(1)
 		go func() {
@@ -465,7 +465,9 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 // less its static power over it).
 func simulateKernelAlone(j *luCluster, p luPending) (luKernelRun, error) {
 	// (NoReadAhead: the kernels run on every processor already.)
-	chip, err := arch.NewChip(j.npu, arch.Options{Mode: arch.Timing, NoReadAhead: true, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides), MaxBytes: j.opts.maxHostBytes()})
+	o := arch.Options{Mode: arch.Timing, NoReadAhead: true, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides)}
+	j.opts.modelRoom(&o, j.beside, "") // (each alone: chipsAtOnce keeps those at once within the room)
+	chip, err := arch.NewChip(j.npu, o)
 	if err != nil {
 		return luKernelRun{}, err
 	}
