@@ -420,24 +420,38 @@ func ParseOverride(s string) (Override, error) {
 	return Override{Path: path, Value: strings.TrimSpace(value)}, nil
 }
 
-// ParseOverrides parses every "path=value" string with ParseOverride. A
-// path given twice (case-insensitive, as keys are) is refused, as a file
-// refuses a key given twice: one of the two values would be dropped
-// without a word.
+// ParseOverrides parses every "path=value" string with ParseOverride; a
+// later override of a path replaces an earlier one (callers compose
+// defaults and changes). The command line's --set flags go through
+// ParseSetFlags, which refuses that.
 func ParseOverrides(ss []string) ([]Override, error) {
 	out := make([]Override, 0, len(ss))
-	first := map[string]string{} // lower-case path → the first override giving it
 	for _, s := range ss {
 		o, err := ParseOverride(s)
 		if err != nil {
 			return nil, err
 		}
-		l := strings.ToLower(o.Path)
-		if prev, ok := first[l]; ok {
-			return nil, fmt.Errorf("--set %q: key %q given twice (first as --set %q): give it once", clipValue(s), clipValue(o.Path), clipValue(prev))
-		}
-		first[l] = s
 		out = append(out, o)
+	}
+	return out, nil
+}
+
+// ParseSetFlags parses the command line's --set flags (ParseOverrides),
+// refusing a path given twice (case-insensitive, as keys are), as a file
+// refuses a key given twice: one of the two values would be dropped
+// without a word.
+func ParseSetFlags(ss []string) ([]Override, error) {
+	out, err := ParseOverrides(ss)
+	if err != nil {
+		return nil, err
+	}
+	first := map[string]int{} // lower-case path → the index of the first --set giving it
+	for i, o := range out {
+		l := strings.ToLower(o.Path)
+		if j, ok := first[l]; ok {
+			return nil, fmt.Errorf("--set %q: key %q given twice (first as --set %q): give it once", clipValue(ss[i]), clipValue(o.Path), clipValue(ss[j]))
+		}
+		first[l] = i
 	}
 	return out, nil
 }

@@ -233,13 +233,17 @@ func TestParseOverride(t *testing.T) {
 	if _, err := ParseOverrides([]string{"a=1", "b"}); err == nil {
 		t.Error("ParseOverrides with a bad entry succeeded")
 	}
-	// A key given twice (in any case) is refused, naming both; distinct
-	// keys of one section are not.
-	_, err = ParseOverrides([]string{"program.m=64", "program.scheme=ootomo", "Program.M=128"})
+	// A --set key given twice (in any case) is refused, naming both;
+	// distinct keys of one section are not; ParseOverrides (defaults and
+	// changes composed) keeps the last.
+	if ovs, err := ParseOverrides([]string{"a=1", "A=2"}); err != nil || len(ovs) != 2 {
+		t.Errorf("ParseOverrides of a path twice: %v, %v", ovs, err)
+	}
+	_, err = ParseSetFlags([]string{"program.m=64", "program.scheme=ootomo", "Program.M=128"})
 	if err == nil || !strings.Contains(err.Error(), `key "Program.M" given twice (first as --set "program.m=64")`) {
 		t.Errorf("a key given twice: %v", err)
 	}
-	if _, err := ParseOverrides([]string{"program.scheme=ootomo", "program.scheme.split=fused", "program.scheme.pieces[1].scale=10"}); err != nil {
+	if _, err := ParseSetFlags([]string{"program.scheme=ootomo", "program.scheme.split=fused", "program.scheme.pieces[1].scale=10"}); err != nil {
 		t.Errorf("distinct keys of one section: %v", err)
 	}
 }

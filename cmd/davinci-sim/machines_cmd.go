@@ -135,7 +135,7 @@ func programAsMachine(what, ref string) error {
 // machineOverrides parses --set values, adding the "machine." prefix where
 // it is left out and refusing program.* paths, which have no meaning here.
 func machineOverrides(sets []string) ([]machines.Override, error) {
-	ovs, err := machines.ParseOverrides(sets)
+	ovs, err := machines.ParseSetFlags(sets)
 	if err != nil {
 		return nil, err
 	}

@@ -153,7 +153,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 }
 
 func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool) (err error) {
-	ovs, err := machines.ParseOverrides(f.sets)
+	ovs, err := machines.ParseSetFlags(f.sets)
 	if err != nil {
 		return badInput(err)
 	}
