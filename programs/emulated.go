@@ -341,21 +341,11 @@ func (j *emulatedJob) plan(f *File, m *machines.Machine) error {
 
 // kernelName names a product kernel by its products ("hh+hl+lh", "hh|hl+lh").
 func kernelName(sp *schemePlan, set []int) string {
-	letters := "hml"
-	if len(sp.rounds) == 2 {
-		letters = "hl"
-	}
-	name := func(i int) string {
-		if len(sp.rounds) <= 3 && i < len(letters) {
-			return letters[i : i+1]
-		}
-		return fmt.Sprint(i)
-	}
 	var gs []string
 	for _, g := range set {
 		var ps []string
 		for _, pr := range sp.groups[g].prods {
-			ps = append(ps, name(pr[0])+name(pr[1]))
+			ps = append(ps, sp.productName(pr))
 		}
 		gs = append(gs, strings.Join(ps, "+"))
 	}

@@ -139,6 +139,17 @@ func TestEmulatedRangeVanish(t *testing.T) {
 			t.Errorf("%s at 2^%s: C all zero %v, bits %g", c.scheme, c.offset, allZero, res.Report.Error.Bits)
 		}
 	}
+	// Four pieces: the note names the products as the kernels do ("00",
+	// not "0·0").
+	four := `program.scheme={pieces: [{format: fp16}, {format: fp16, scale: 11}, {format: fp16, scale: 22}, {format: fp16, scale: 33}], groups: [{products: ["00"]}, {products: ["01", "10"]}, {products: ["02", "20"]}, {products: ["03", "30"]}]}`
+	res4, err := runEmulated(t, "a100", four, "program.m=64", "program.k=64", "program.n=64", "program.inputs.offset_exponent=-60", "program.numerics=full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes4 := strings.Join(res4.Report.Notes, "\n")
+	if !strings.Contains(notes4, "C is 0: every product the scheme computes (00 01 10 02 20 03 30) takes a piece") {
+		t.Errorf("four pieces at 2^-60: notes\n%s\nwant the products named 00 01 10 02 20 03 30, as the kernels are", notes4)
+	}
 	// FP32-subnormal .npy inputs (1e-39): every piece of every scheme is 0.
 	pa, pb := rangeInputs(t, func(a, b []float32) {
 		for i := range a {

@@ -261,6 +261,24 @@ type schemeGroupPlan struct {
 	outside bool
 }
 
+// productName names product p (piece of A, piece of B) as the scheme's
+// groups and kernels do: by the pieces' letters — h, m, l of up to three
+// pieces (hl, hh) — or, of four, their indices (01); pieceIndex reads
+// either back.
+func (sp *schemePlan) productName(p [2]int) string {
+	letters := "hml"
+	if len(sp.rounds) == 2 {
+		letters = "hl"
+	}
+	name := func(i int) string {
+		if len(sp.rounds) <= 3 && i < len(letters) {
+			return letters[i : i+1]
+		}
+		return strconv.Itoa(i)
+	}
+	return name(p[0]) + name(p[1])
+}
+
 // pieceIndex maps a product letter to a piece of an n-piece split.
 func pieceIndex(c byte, n int) (int, bool) {
 	switch {
@@ -1027,13 +1045,6 @@ func (sp *schemePlan) noteZeros(rep *report.Report, a, b []float32, pct func(int
 			prods = append(prods, g.prods...)
 		}
 	}
-	letters := "h"
-	switch len(sp.scales) {
-	case 2:
-		letters = "hl"
-	case 3:
-		letters = "hml"
-	}
 	var names []string
 	usedA, usedB := map[int]bool{}, map[int]bool{}
 	for _, p := range prods {
@@ -1045,11 +1056,7 @@ func (sp *schemePlan) noteZeros(rep *report.Report, a, b []float32, pct func(int
 		default:
 			return true // (this product need not be 0)
 		}
-		if len(sp.scales) <= 3 {
-			names = append(names, string([]byte{letters[p[0]], letters[p[1]]}))
-		} else {
-			names = append(names, fmt.Sprintf("%d·%d", p[0], p[1]))
-		}
+		names = append(names, sp.productName(p))
 	}
 	var why []string
 	for _, op := range []struct {
