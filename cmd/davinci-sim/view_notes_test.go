@@ -1,0 +1,39 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/davinci-sim/davinci-sim/traces"
+)
+
+// TestViewNotesInOrder: what the view leaves out is printed once it ends,
+// in order — the cores not shown, then the trace's notes as it holds them
+// — even where it ends at once (no terminal here). A defer each, in a
+// loop, had printed them last first.
+func TestViewNotesInOrder(t *testing.T) {
+	old := haveTerminal
+	t.Cleanup(func() { haveTerminal = old })
+	haveTerminal = func() error { return errors.New("no tty here") }
+	tl := &traces.Timeline{From: 0, To: 1000, Cores: []*traces.CoreTimeline{{ID: 0}},
+		Notes: []string{"first note", "second note", "third note"}}
+	var stderr bytes.Buffer
+	cmd := &cobra.Command{}
+	cmd.SetErr(&stderr)
+	if err := viewTrace(cmd, "t.json", "", tl, []int{5, 6, 7}, nil); err == nil || !strings.Contains(err.Error(), "no tty here") {
+		t.Fatalf("viewTrace without a terminal: %v", err)
+	}
+	var order []int
+	for _, s := range []string{"3 cores not shown (5-7)", "t.json: first note", "t.json: second note", "t.json: third note"} {
+		order = append(order, strings.Index(stderr.String(), s))
+	}
+	for i, at := range order {
+		if at < 0 || i > 0 && at < order[i-1] {
+			t.Fatalf("stderr\n%s\nwant the cores not shown, then the notes in order (positions %v)", stderr.String(), order)
+		}
+	}
+}
