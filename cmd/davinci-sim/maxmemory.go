@@ -13,7 +13,9 @@ import (
 const maxMemoryLimit = 1 << 50
 
 // maxMemoryHelp is the help of a --max-memory flag bounding what: its
-// default named from this host.
+// default named from this host. A run's bound is its whole estimate —
+// its base, its data and its chip model(s) together (programs.HostBytes,
+// the sum sweep admits points by) —, not any one of them.
 func maxMemoryHelp(what string) string {
 	return fmt.Sprintf("host memory %s, e.g. 64GiB (default: %s)", what, programs.DefaultMaxHostText())
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -25,4 +26,22 @@ func TestLimitHeap(t *testing.T) {
 		t.Errorf("with GOMEMLIMIT: %d, want %d", got, before)
 	}
 	restore()
+}
+
+// run's --max-memory has one meaning, said in its help: the run's whole
+// estimate — its base, its data and its chip model(s) together —, what
+// is left going to a trace's events; not the data's alone.
+func TestRunMaxMemoryHelpOneMeaning(t *testing.T) {
+	fl := newRunCmd().Flags().Lookup("max-memory")
+	if fl == nil {
+		t.Fatal("run has no --max-memory")
+	}
+	for _, want := range []string{"the run may take by its estimate", "its base, its data and its chip model(s) together", "the trace's events get what that leaves"} {
+		if !strings.Contains(fl.Usage, want) {
+			t.Errorf("--max-memory help %q: does not say %q", fl.Usage, want)
+		}
+	}
+	if strings.Contains(fl.Usage, "data may take") {
+		t.Errorf("--max-memory help %q: still bounds the data alone", fl.Usage)
+	}
 }

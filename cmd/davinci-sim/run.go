@@ -64,7 +64,7 @@ type runFlags struct {
 	ffSteps      bool    // --fast-forward-steps
 	ffKernels    bool    // --fast-forward-kernels
 	kBatch       int     // --k-batch: GPU GEMM k-steps simulated as one
-	maxMemory    string  // --max-memory: the host memory the run's data may take ("": the host's default)
+	maxMemory    string  // --max-memory: the host memory the run may take by its estimate ("": the host's default)
 
 	// startProfiles starts the profiles, once the outputs are checked
 	// (nil: nothing to start).
@@ -147,7 +147,7 @@ check); 2 bad input (also a time or size beyond what can be simulated);
 	fl.BoolVar(&f.ffKernels, "fast-forward-kernels", false, "with --fast-forward: also skip whole kernels like the two before them (as many blocks, the same resources and instructions but for addresses) where those two took the same time within 1 % and agreed in hits, misses and stall mix — ape-int16's four INT8 GEMMs — (or, where they alternate in misses, like the one two before), and the rest of a kernel like the one before it (or like it through its main loop, with its own blocks' work) whose first waves (a quarter, at least 5) took the same time — ape-fp32f's third GEMM, sgemm-cube's hh (the notes say which stood for which; opt-in; docs/design-notes.md, \"Kernel skips\")")
 	fl.BoolVar(&f.ffStationary, "fast-forward-stationary", false, "with --fast-forward: also skip waves that vary from one to the next without a pattern but whose means over two windows of 4 waves agree (durations, hits and stall mix within the settings above; the skip stands for their mean and its check allows for their noise; not yet the default)")
 	fl.IntVar(&f.kBatch, "k-batch", 1, "(1.."+strconv.Itoa(programs.MaxKBatch)+") GPU SIMT GEMM kernels (SGEMM, DGEMM on the CUDA cores; in kinds sgemm, dgemm, emulated-gemm's native scheme, ozaki's fallback), timing only: simulate up to this many of a block's k-steps as one — copies, fragment loads and FMA runs as deep, occupancy and resources the kernel's — for about as many times fewer events (approximate: the notes say so; tensor-core kernels are simulated in full; docs/design-notes.md, \"Batched k-steps\")")
-	fl.StringVar(&f.maxMemory, "max-memory", "", maxMemoryHelp("the run's data may take, by the program's estimate, checked before anything large is allocated (a run past it is refused)"))
+	fl.StringVar(&f.maxMemory, "max-memory", "", maxMemoryHelp("the run may take by its estimate — its base, its data and its chip model(s) together; with --trace or --view, the trace's events get what that leaves —, checked before anything large is allocated (a run past it is refused)"))
 	fl.BoolVar(&f.view, "view", false, "show the run live in the terminal visualizer (without --trace: no flag marks, at most ~1 GiB of events)")
 	return cmd
 }
@@ -215,7 +215,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		return badInput(fmt.Errorf("--k-batch %d: must be in 1..%d (1: every k-step simulated)", f.kBatch, programs.MaxKBatch))
 	}
 	opts.KBatch = f.kBatch
-	if opts.MaxHostBytes, err = parseMaxMemory(f.maxMemory, "the host memory the run's data may take"); err != nil {
+	if opts.MaxHostBytes, err = parseMaxMemory(f.maxMemory, "the host memory the run may take by its estimate"); err != nil {
 		return badInput(err)
 	}
 	defer limitHeap(opts.MaxHostBytes)()
@@ -561,7 +561,8 @@ func newTraceRecorder(file *programs.File, opts programs.Options, f runFlags) (*
 
 // boundRecorder bounds the memory rec may hold to what the run's bound on
 // its host memory (--max-memory, or its default) leaves beside the run's
-// own estimate (programs.HostBytes): a trace to write stops at it (the
+// own estimate (programs.HostBytes: its base, data and chip models, the
+// sum the run itself is refused by): a trace to write stops at it (the
 // run stops, and is refused: finishRun); a live view without --trace
 // keeps the most recent events within it, and within
 // traces.DefaultLiveLimit. Where the estimate leaves nothing, the run is
