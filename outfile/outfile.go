@@ -70,16 +70,32 @@ func createTemp(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-		mode = st.Mode().Perm()
-	}
-	if err := f.Chmod(mode); err != nil {
+	if err := f.Chmod(modeFor(path)); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, err
 	}
 	return f, nil
+}
+
+// modeFor is the permission of a file written to path: that of the
+// regular file it replaces, else 0644 (as a new file usually is;
+// CreateTemp makes it private).
+func modeFor(path string) os.FileMode {
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		return st.Mode().Perm()
+	}
+	return 0o644
+}
+
+// MoveIn renames from, a complete file (synced: Write's, WriteWith's), over
+// to, as readable as the file it replaces — for files staged together in
+// a directory of their own and moved in one by one.
+func MoveIn(from, to string) error {
+	if err := os.Chmod(from, modeFor(to)); err != nil {
+		return err
+	}
+	return os.Rename(from, to)
 }
 
 // Pending is an output file written over a while (a profile of a whole

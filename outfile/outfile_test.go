@@ -71,3 +71,33 @@ func TestWriteMode(t *testing.T) {
 		t.Fatalf("replaced file mode %v (%v), want 0640 kept", st.Mode().Perm(), err)
 	}
 }
+
+// MoveIn moves a staged file over another, keeping the replaced file's
+// mode (a new one gets 0644), as Write does.
+func TestMoveInMode(t *testing.T) {
+	dir := t.TempDir()
+	staged := func(name string) string {
+		p := filepath.Join(dir, "stage-"+name)
+		if err := os.WriteFile(p, []byte(name), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	kept, fresh := filepath.Join(dir, "kept.npy"), filepath.Join(dir, "fresh.npy")
+	if err := os.WriteFile(kept, []byte("old"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		to   string
+		want os.FileMode
+	}{{kept, 0o640}, {fresh, 0o644}} {
+		if err := MoveIn(staged(filepath.Base(c.to)), c.to); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(c.to)
+		b, _ := os.ReadFile(c.to)
+		if err != nil || st.Mode().Perm() != c.want || string(b) != filepath.Base(c.to) {
+			t.Errorf("%s: mode %v, %q (%v); want %v and the staged bytes", c.to, st.Mode().Perm(), b, err, c.want)
+		}
+	}
+}

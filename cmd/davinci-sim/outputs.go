@@ -228,13 +228,7 @@ func writeOutDir(dir string, rep *report.Report, outs []programs.Output) error {
 	if err := os.Remove(filepath.Join(dir, reportFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	move := func(name string) error {
-		from, to := filepath.Join(stage, name), filepath.Join(dir, name)
-		if st, err := os.Stat(to); err == nil && st.Mode().IsRegular() {
-			os.Chmod(from, st.Mode().Perm()) // as readable as the file it replaces
-		}
-		return os.Rename(from, to)
-	}
+	move := func(name string) error { return outfile.MoveIn(filepath.Join(stage, name), filepath.Join(dir, name)) }
 	for _, name := range written {
 		if err := move(name); err != nil {
 			return clearOutDir(err, dir)
