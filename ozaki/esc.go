@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/davinci-sim/davinci-sim/stopwork"
 )
 
 // DefaultESCBlock is the ESC coarsening block length used when
@@ -42,11 +44,11 @@ func RowBlocks(a []float64, rows, cols, block int) BlockTable {
 	return t
 }
 
-// rowBlocks is RowBlocks asking stop (nil: never) every StopWork elements
+// rowBlocks is RowBlocks asking stop (nil: never) every stopwork.Every elements
 // or so: false once it says true.
 func rowBlocks(a []float64, rows, cols, block int, stop func() bool) (BlockTable, bool) {
 	t := newTable(rows, cols, block)
-	st := NewStopper(stop)
+	st := stopwork.New(stop)
 	for i := 0; i < rows; i++ {
 		if st.StopBefore(cols) {
 			return BlockTable{}, false
@@ -71,11 +73,11 @@ func ColBlocks(b []float64, rows, cols, block int) BlockTable {
 	return t
 }
 
-// colBlocks is ColBlocks asking stop (nil: never) every StopWork elements
+// colBlocks is ColBlocks asking stop (nil: never) every stopwork.Every elements
 // or so: false once it says true.
 func colBlocks(b []float64, rows, cols, block int, stop func() bool) (BlockTable, bool) {
 	t := newTable(cols, rows, block)
-	st := NewStopper(stop)
+	st := stopwork.New(stop)
 	// A block of rows at a time, each column's extremes gathered in a row
 	// of its own (b read in order) and then put in the column's entry —
 	// not an entry a column apart for every element (4096²: 0.69 → 0.35 s,

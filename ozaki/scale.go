@@ -1,6 +1,10 @@
 package ozaki
 
-import "math"
+import (
+	"math"
+
+	"github.com/davinci-sim/davinci-sim/stopwork"
+)
 
 // BumpThreshold is the significand (μ·2^−E(μ), in [1,2)) from which a row's
 // or column's scale exponent σ is raised by one: 1.984375 = 2·127/128.
@@ -71,11 +75,11 @@ func RowMax(a []float64, rows, cols int) []float64 {
 	return mu
 }
 
-// RowMaxUntil is RowMax asking stop (nil: never) every StopWork elements
+// RowMaxUntil is RowMax asking stop (nil: never) every stopwork.Every elements
 // or so (4096² took ~0.1 s under load): nil and false once it says true.
 func RowMaxUntil(a []float64, rows, cols int, stop func() bool) ([]float64, bool) {
 	mu := make([]float64, rows)
-	st := NewStopper(stop)
+	st := stopwork.New(stop)
 	for i := range mu {
 		if st.StopBefore(cols) {
 			return nil, false
@@ -115,7 +119,7 @@ func ColMax(b []float64, rows, cols int) []float64 {
 // ColMaxUntil is ColMax asking stop as RowMaxUntil does.
 func ColMaxUntil(b []float64, rows, cols int, stop func() bool) ([]float64, bool) {
 	mu := make([]float64, cols)
-	st := NewStopper(stop)
+	st := stopwork.New(stop)
 	for l := 0; l < rows; l++ {
 		if st.StopBefore(cols) {
 			return nil, false
@@ -127,38 +131,4 @@ func ColMaxUntil(b []float64, rows, cols int, stop func() bool) ([]float64, bool
 		}
 	}
 	return mu, true
-}
-
-// StopWork is the units of work (elements, values, products) a long
-// host-side pass — a plan's passes over A and B, drawing or reading an
-// input, an exact reference — does between two questions to its stop
-// (each a context's Err, a lock: not one a row of 16).
-const StopWork = 1 << 16
-
-// Stopper asks a stop function (nil: never) before the first unit of work
-// of a pass and then again once StopWork units have passed since it last
-// asked. The zero Stopper never asks.
-type Stopper struct {
-	stop  func() bool
-	since int // units since the last question
-}
-
-// NewStopper returns a Stopper asking stop (nil: never).
-func NewStopper(stop func() bool) Stopper {
-	return Stopper{stop: stop, since: StopWork}
-}
-
-// StopBefore counts work units about to be done and reports whether stop
-// said true, asking it when StopWork units have passed since it last asked
-// (or it never asked).
-func (s *Stopper) StopBefore(work int) bool {
-	if s.stop == nil {
-		return false
-	}
-	if s.since < StopWork {
-		s.since += work
-		return false
-	}
-	s.since = work
-	return s.stop()
 }

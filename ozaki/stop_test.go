@@ -5,10 +5,12 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/davinci-sim/davinci-sim/stopwork"
 )
 
 // The passes over A and B of a plan (line maxima, ESC's block tables) ask
-// their stop about once every StopWork elements, before the first, give
+// their stop about once every stopwork.Every elements, before the first, give
 // the values of their stop-less forms, and end at a true; MakePlan then
 // returns ErrStopped.
 func TestPlanPassesStop(t *testing.T) {
@@ -20,7 +22,7 @@ func TestPlanPassesStop(t *testing.T) {
 	}
 	asks := 0
 	count := func() bool { asks++; return false }
-	wantAsks := rows*cols/StopWork + 1
+	wantAsks := rows*cols/stopwork.Every + 1
 	mu, ok := RowMaxUntil(a, rows, cols, count)
 	if !ok || !slices.Equal(mu, RowMax(a, rows, cols)) || asks < wantAsks-1 || asks > wantAsks+1 {
 		t.Errorf("RowMaxUntil: ok %v, %d asks (want ~%d), same values %v", ok, asks, wantAsks, slices.Equal(mu, RowMax(a, rows, cols)))

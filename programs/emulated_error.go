@@ -4,8 +4,8 @@ import (
 	"math"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
-	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/davinci-sim/davinci-sim/report"
+	"github.com/davinci-sim/davinci-sim/stopwork"
 )
 
 // LE-GEMM's error metrics (its Eqs. 19–20: the symmetric Max_error and
@@ -30,7 +30,7 @@ type errTile struct{ r0, m, c0, n int }
 // referenceGEMMUntil does: false once it says true.
 func cpuSGEMMTiles(a, b []float32, k, ldb int, tiles []errTile, stop func() bool) ([]float32, bool) {
 	var out []float32
-	st := ozaki.NewStopper(stop)
+	st := stopwork.New(stop)
 	for _, t := range tiles {
 		bp := make([]float32, k*t.n)
 		for q := 0; q < k; q++ {
@@ -55,7 +55,7 @@ const gemmRowBlock = 64
 // byRowBlocks calls f(r0, r1) for the blocks of gemmRowBlock rows of an
 // m-row C, in order, perRow the work of a row, asking st before each:
 // false once it says stop.
-func byRowBlocks(m, perRow int, st *ozaki.Stopper, f func(r0, r1 int)) bool {
+func byRowBlocks(m, perRow int, st *stopwork.Stopper, f func(r0, r1 int)) bool {
 	for r0 := 0; r0 < m; r0 += gemmRowBlock {
 		r1 := min(r0+gemmRowBlock, m)
 		if st.StopBefore((r1 - r0) * perRow) {
@@ -73,7 +73,7 @@ func byRowBlocks(m, perRow int, st *ozaki.Stopper, f func(r0, r1 int)) bool {
 func referenceGEMMUntil(m, k, n int, a, b []float32, stop func() bool) []float64 {
 	ref := make([]float64, m*n)
 	wb := accuracy.Widen(b)
-	st := ozaki.NewStopper(stop)
+	st := stopwork.New(stop)
 	ok := byRowBlocks(m, k*n, &st, func(r0, r1 int) {
 		copy(ref[r0*n:r1*n], accuracy.ReferenceGEMM64(r1-r0, k, n, accuracy.Widen(a[r0*k:r1*k]), wb))
 	})

@@ -10,8 +10,8 @@ import (
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
-	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/davinci-sim/davinci-sim/report"
+	"github.com/davinci-sim/davinci-sim/stopwork"
 )
 
 // scheme: ape-int16 — Ape's emulated INT16 GEMM (§4.4): each INT16 split
@@ -92,13 +92,13 @@ func splitInt16(x int16) (hi, lo int8) {
 }
 
 // genInt16 draws n INT16 values uniformly from [−32768, 32767] (seeded
-// stream which), asking stop (nil: never) every ozaki.StopWork values:
+// stream which), asking stop (nil: never) every stopwork.Every values:
 // nil once it says true.
 func genInt16(seed int64, which uint64, n int, stop func() bool) []int16 {
 	rng := NewRand(seed, which<<32)
 	out := make([]int16, n)
 	for i := range out {
-		if i%ozaki.StopWork == 0 && stop != nil && stop() { // (before the first value, then every StopWork)
+		if i%stopwork.Every == 0 && stop != nil && stop() { // (before the first value, then every stopwork.Every)
 			return nil
 		}
 		out[i] = int16(rng.IntN(1<<16) - 1<<15)
@@ -333,7 +333,7 @@ func (j *int16Job) recombine(planes [4]int32, i, c int) int64 {
 // goldenPlanes are the four piece products of tile (r0, c0) as the INT8
 // GEMMs compute them: exact sums wrapped to INT32. It asks st before each
 // row of a plane: nil once it says stop.
-func (j *int16Job) goldenPlanes(r0, mm, c0, nn int, st *ozaki.Stopper) [][4]int32 {
+func (j *int16Job) goldenPlanes(r0, mm, c0, nn int, st *stopwork.Stopper) [][4]int32 {
 	p := &j.p
 	pa, pb := [2][]int8{j.aH, j.aL}, [2][]int8{j.bH, j.bL}
 	out := make([][4]int32, mm*nn)
@@ -440,7 +440,7 @@ func (j *int16Job) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 	maxErr := 0.0
 	// The golden model and the exact product hear the run's context (five
 	// INT products an element: 4096³ full, minutes deaf to an interrupt).
-	stop := ozaki.NewStopper(j.stop())
+	stop := stopwork.New(j.stop())
 	for _, tl := range tiles {
 		r0, c0 := tl[0]*bm, tl[1]*bn
 		mm, nn := min(bm, p.M-r0), min(bn, p.N-c0)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
-	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/davinci-sim/davinci-sim/report"
+	"github.com/davinci-sim/davinci-sim/stopwork"
 )
 
 // Scheme is one way of emulating an FP32 GEMM with low-precision matrix
@@ -829,13 +829,13 @@ func (sp *schemePlan) zeroBounds() zeroBounds {
 	return z
 }
 
-// inputZerosUntil is inputZeros asking st every ozaki.StopWork elements:
+// inputZerosUntil is inputZeros asking st every stopwork.Every elements:
 // false once it says stop.
-func (z zeroBounds) inputZerosUntil(x []float32, st *ozaki.Stopper) (nonzero, zero int64, pieceZero []bool, ok bool) {
+func (z zeroBounds) inputZerosUntil(x []float32, st *stopwork.Stopper) (nonzero, zero int64, pieceZero []bool, ok bool) {
 	last := len(z.pos) - 1
 	var pos, neg float32 // largest x > 0 and −x > 0 (+Inf for a NaN)
 	for len(x) > 0 {
-		part := x[:min(len(x), ozaki.StopWork)]
+		part := x[:min(len(x), stopwork.Every)]
 		if st.StopBefore(len(part)) {
 			return 0, 0, nil, false
 		}
@@ -880,11 +880,11 @@ func inputRange(x []float32, lo, hi float64) (over, under int64) {
 	return over, under
 }
 
-// inputRangeUntil is inputRange asking st every ozaki.StopWork elements:
+// inputRangeUntil is inputRange asking st every stopwork.Every elements:
 // false once it says stop.
-func inputRangeUntil(x []float32, lo, hi float64, st *ozaki.Stopper) (over, under int64, ok bool) {
+func inputRangeUntil(x []float32, lo, hi float64, st *stopwork.Stopper) (over, under int64, ok bool) {
 	for len(x) > 0 {
-		part := x[:min(len(x), ozaki.StopWork)]
+		part := x[:min(len(x), stopwork.Every)]
 		if st.StopBefore(len(part)) {
 			return 0, 0, false
 		}
@@ -931,7 +931,7 @@ func (sp *schemePlan) overflowExp(i int) (e int, ok bool) {
 // with the inputs at hand (numerics on), how many of them lie outside —
 // with a note when some do. A plain cast (hgemm, castRange) is a split
 // into one unscaled piece. It counts the inputs asking stop (nil:
-// never) every ozaki.StopWork elements: false once it says true (4096²:
+// never) every stopwork.Every elements: false once it says true (4096²:
 // ~0.34 s deaf to an interrupt before).
 func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32, stop func() bool) bool {
 	emin, emax := sp.rangeExponents()
@@ -951,7 +951,7 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32, stop func(
 	r := map[string]any{"min_exponent": emin, "max_exponent": emax, "overflow_from": over, "meaning": meaning}
 	if a != nil {
 		lo := math.Ldexp(1, emin)
-		st := ozaki.NewStopper(stop)
+		st := stopwork.New(stop)
 		ao, au, okA := inputRangeUntil(a, lo, over, &st)
 		bo, bu, okB := inputRangeUntil(b, lo, over, &st)
 		if !okA || !okB {
@@ -1010,7 +1010,7 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32, stop func(
 // A or of B (every piece of every input, or SGEMM-cube's high pieces at
 // 2^-30, which all its products take), on C being 0. It counts the inputs
 // asking st: false once it says stop.
-func (sp *schemePlan) noteZeros(rep *report.Report, a, b []float32, pct func(int64) float64, st *ozaki.Stopper) bool {
+func (sp *schemePlan) noteZeros(rep *report.Report, a, b []float32, pct func(int64) float64, st *stopwork.Stopper) bool {
 	z := sp.zeroBounds()
 	last := len(sp.scales) - 1
 	an, az, zeroA, okA := z.inputZerosUntil(a, st)

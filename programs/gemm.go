@@ -15,8 +15,8 @@ import (
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
-	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/davinci-sim/davinci-sim/report"
+	"github.com/davinci-sim/davinci-sim/stopwork"
 )
 
 func init() {
@@ -175,7 +175,7 @@ func checkInputShapes(f *File, p *GEMMParams, ar, ac, br, bc int) error {
 // gemmInputs reads (inputs.a, inputs.b) or generates A (m×k) and B (k×n).
 // Its notes (for the report) say what in the files a run may not take as
 // meant: float64 arrays rounded to FP32, NaN and ±Inf values. It draws
-// A and B asking stop (nil: never) every ozaki.StopWork values
+// A and B asking stop (nil: never) every stopwork.Every values
 // (genMatrixUntil): errStopped once it says true (4096²: ~1 s deaf to an
 // interrupt before).
 func gemmInputs(f *File, p *GEMMParams, stop func() bool) (a, b []float32, notes []string, err error) {
@@ -265,17 +265,17 @@ func genMatrix(in Inputs, which uint64, rows, cols int) []float32 {
 }
 
 // genMatrixUntil is genMatrix asking stop (nil: never) every
-// ozaki.StopWork values, as genFloat64Until: nil once it says true. The
+// stopwork.Every values, as genFloat64Until: nil once it says true. The
 // values are UniformFP32's, drawn in place.
 func genMatrixUntil(in Inputs, which uint64, rows, cols int, stop func() bool) []float32 {
 	lo, hi := in.interval()
 	out := make([]float32, rows*cols)
-	st := ozaki.NewStopper(stop)
+	st := stopwork.New(stop)
 	for r := 0; r < rows; r++ {
 		rng := NewRand(in.Seed, which<<32|uint64(r))
 		row := out[r*cols : r*cols+cols]
 		for len(row) > 0 {
-			part := row[:min(len(row), ozaki.StopWork)]
+			part := row[:min(len(row), stopwork.Every)]
 			if st.StopBefore(len(part)) {
 				return nil
 			}
@@ -466,7 +466,7 @@ func (j *gemmJob) hgemmTiles(chip *arch.Chip, tiles [][2]int) ([]float32, error)
 // before each block: nil once it says true.
 func cpuSGEMMUntil(m, k, n int, a, b []float32, stop func() bool) []float32 {
 	out := make([]float32, 0, m*n)
-	st := ozaki.NewStopper(stop)
+	st := stopwork.New(stop)
 	if !byRowBlocks(m, k*n, &st, func(r0, r1 int) {
 		out = append(out, accuracy.CPUSGEMM(r1-r0, k, n, a[r0*k:r1*k], b)...)
 	}) {

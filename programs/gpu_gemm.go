@@ -19,8 +19,8 @@ import (
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
-	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/davinci-sim/davinci-sim/report"
+	"github.com/davinci-sim/davinci-sim/stopwork"
 )
 
 // The GPU GEMM kernel generator, in the style of CUTLASS's multistage
@@ -1814,13 +1814,13 @@ func referenceTile(a, b []float32, k, ldb, r0, m, c0, n int) []float64 {
 }
 
 // genInt8 draws n INT8 values uniformly from [−128, 127] (seeded stream
-// which), asking stop (nil: never) every ozaki.StopWork values: nil once
+// which), asking stop (nil: never) every stopwork.Every values: nil once
 // it says true.
 func genInt8(seed int64, which uint64, n int, stop func() bool) []int8 {
 	rng := NewRand(seed, which<<32)
 	out := make([]int8, n)
 	for i := range out {
-		if i%ozaki.StopWork == 0 && stop != nil && stop() { // (before the first value, then every StopWork)
+		if i%stopwork.Every == 0 && stop != nil && stop() { // (before the first value, then every stopwork.Every)
 			return nil
 		}
 		out[i] = int8(rng.IntN(256) - 128)
@@ -2002,11 +2002,11 @@ func (j *gpuGEMMJob) finishFP64(chip *arch.Chip, rep *report.Report) error {
 }
 
 // checkFP64 compares dgemm's C with the golden model, every output an FMA
-// chain in increasing k, asking stop (nil: never) every ozaki.StopWork
+// chain in increasing k, asking stop (nil: never) every stopwork.Every
 // products: stoppedNumerics once it says true.
 func (j *gpuGEMMJob) checkFP64(c []float64, stop func() bool) error {
 	p := &j.pl.p
-	st := ozaki.NewStopper(stop)
+	st := stopwork.New(stop)
 	for i := 0; i < p.M; i++ {
 		if st.StopBefore(p.N * p.K) {
 			return j.stoppedNumerics()

@@ -9,8 +9,8 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/arch"
-	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/davinci-sim/davinci-sim/sim"
+	"github.com/davinci-sim/davinci-sim/stopwork"
 )
 
 // A timing run checks its context within its first cancelEveryTiming
@@ -76,12 +76,12 @@ func BenchmarkContextCheck(b *testing.B) {
 
 // The host-side passes made to hear a stop give what they gave in one go:
 // genMatrixUntil the rows UniformFP32 drew (a row longer than a question's
-// ozaki.StopWork), cpuSGEMMUntil accuracy.CPUSGEMM bit for bit (m not a
+// stopwork.Every), cpuSGEMMUntil accuracy.CPUSGEMM bit for bit (m not a
 // multiple of its row block), inputRangeUntil inputRange's counts; each
 // ends at a true.
 func TestUntilPassesSame(t *testing.T) {
 	in := Inputs{Distribution: DistUniform, Seed: 7}
-	const rows, cols = 3, ozaki.StopWork + 7
+	const rows, cols = 3, stopwork.Every + 7
 	want := make([]float32, 0, rows*cols)
 	for r := 0; r < rows; r++ {
 		want = append(want, UniformFP32(NewRand(in.Seed, 1<<32|uint64(r)), cols, -1, 1)...)
@@ -108,13 +108,13 @@ func TestUntilPassesSame(t *testing.T) {
 	}
 
 	x := slices.Concat(want, []float32{0, 1e-30, -1e-30, float32(math.Inf(1)), float32(math.NaN()), 3})
-	never := ozaki.NewStopper(nil)
+	never := stopwork.New(nil)
 	o, u, ok := inputRangeUntil(x, 1e-3, 0.5, &never)
 	if wo, wu := inputRange(x, 1e-3, 0.5); !ok || o != wo || u != wu {
 		t.Errorf("inputRangeUntil counts %d over, %d under; inputRange %d, %d", o, u, wo, wu)
 	}
 	asks = 0
-	st := ozaki.NewStopper(func() bool { asks++; return asks == 2 })
+	st := stopwork.New(func() bool { asks++; return asks == 2 })
 	if _, _, ok := inputRangeUntil(x, 1e-3, 0.5, &st); ok || asks != 2 {
 		t.Errorf("inputRangeUntil went on after its stop said true (%d asks)", asks)
 	}

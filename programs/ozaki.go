@@ -17,6 +17,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/ozaki"
 	"github.com/davinci-sim/davinci-sim/ozaki/crt"
 	"github.com/davinci-sim/davinci-sim/report"
+	"github.com/davinci-sim/davinci-sim/stopwork"
 )
 
 func init() {
@@ -1235,7 +1236,7 @@ func outputCount(m, n int, idx []int) int {
 }
 
 // exactGEMM64Until is exactGEMM64 asking stop (nil: never) every
-// ozaki.StopWork products: false once it says true (4096³'s 8192 sampled
+// stopwork.Every products: false once it says true (4096³'s 8192 sampled
 // outputs took ~4 s, more under load, deaf to an interrupt).
 func exactGEMM64Until(a, b []float64, m, k, n int, idx []int, withAbs bool, stop func() bool) (ref, abs []float64, ok bool) {
 	ref = make([]float64, outputCount(m, n, idx))
@@ -1257,12 +1258,12 @@ func exactGEMM64Until(a, b []float64, m, k, n int, idx []int, withAbs bool, stop
 // exactOutputs calls out(x, i, row, col) for each output i = idx[x] of C
 // (m×n; idx nil: every output, x = i) with A's row and B's column of it
 // (A m×k, B k×n, row-major), asking stop (nil: never) every
-// ozaki.StopWork products: false once it says true.
+// stopwork.Every products: false once it says true.
 func exactOutputs(a, b []float64, m, k, n int, idx []int, stop func() bool, out func(x, i int, row, col []float64)) bool {
 	count := outputCount(m, n, idx)
 	col := make([]float64, k)
 	lastCol := -1
-	st := ozaki.NewStopper(stop)
+	st := stopwork.New(stop)
 	for x := 0; x < count; x++ {
 		i := x
 		if idx != nil {

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/davinci-sim/davinci-sim/ozaki"
+	"github.com/davinci-sim/davinci-sim/stopwork"
 )
 
 // phaseStop is a run's context, done once it is asked from a function
@@ -127,7 +127,7 @@ func TestOzakiInterruptedPhases(t *testing.T) {
 	}
 }
 
-// exactGEMM64Until asks stop every ozaki.StopWork products (at the next
+// exactGEMM64Until asks stop every stopwork.Every products (at the next
 // output's start) and stops when it says so.
 func TestExactGEMM64Until(t *testing.T) {
 	m, k, n := 20, 5000, 15
@@ -139,7 +139,7 @@ func TestExactGEMM64Until(t *testing.T) {
 	if !ok || !slices.Equal(ref, wref) || !slices.Equal(abs, wabs) {
 		t.Error("values differ from exactGEMM64's")
 	}
-	if want := m * n * k / (ozaki.StopWork + k); asks < want {
+	if want := m * n * k / (stopwork.Every + k); asks < want {
 		t.Errorf("stop asked %d times for %d products, want at least %d", asks, m*n*k, want)
 	}
 	if ref, _, ok := exactGEMM64Until(a, b, m, k, n, []int{5, 6, 7}, false, func() bool { return true }); ok || ref != nil {

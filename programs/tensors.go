@@ -18,7 +18,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/outfile"
-	"github.com/davinci-sim/davinci-sim/ozaki"
+	"github.com/davinci-sim/davinci-sim/stopwork"
 	"github.com/sbinet/npyio"
 )
 
@@ -52,7 +52,7 @@ func uniformFP32Into(r *rand.Rand, out []float32, lo, hi float64) {
 }
 
 // genFloat64Until is genFloat64 (gpu_gemm.go; row r from its own stream)
-// asking stop (nil: never) every ozaki.StopWork values: nil once it says
+// asking stop (nil: never) every stopwork.Every values: nil once it says
 // true. Ozaki's 4096² inputs took 1.2 s (several under load) deaf to an
 // interrupt; at the ~35 ns a value that first touching fresh memory costs
 // here (the pages' faults, not the generator, are most of it) a question
@@ -60,12 +60,12 @@ func uniformFP32Into(r *rand.Rand, out []float32, lo, hi float64) {
 func genFloat64Until(in Inputs, which uint64, rows, cols int, stop func() bool) []float64 {
 	lo, hi := in.interval()
 	out := make([]float64, rows*cols)
-	st := ozaki.NewStopper(stop)
+	st := stopwork.New(stop)
 	for r := 0; r < rows; r++ {
 		rng := NewRand(in.Seed, which<<32|uint64(r))
 		row := out[r*cols : r*cols+cols]
 		for len(row) > 0 {
-			part := row[:min(len(row), ozaki.StopWork)]
+			part := row[:min(len(row), stopwork.Every)]
 			if st.StopBefore(len(part)) {
 				return nil
 			}
@@ -123,9 +123,9 @@ func readNPYFloat64Until(path string, stop func() bool) (_ []float64, _, _ int, 
 	v32, v64, rows, cols, err := readNPY(path, true, false, stop)
 	if v32 != nil {
 		v64 = make([]float64, len(v32))
-		st := ozaki.NewStopper(stop)
-		for i0 := 0; i0 < len(v32); i0 += ozaki.StopWork {
-			part := v32[i0:min(i0+ozaki.StopWork, len(v32))]
+		st := stopwork.New(stop)
+		for i0 := 0; i0 < len(v32); i0 += stopwork.Every {
+			part := v32[i0:min(i0+stopwork.Every, len(v32))]
 			if st.StopBefore(len(part)) {
 				return nil, 0, 0, errReadStopped
 			}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/davinci-sim/davinci-sim/ozaki"
+	"github.com/davinci-sim/davinci-sim/stopwork"
 )
 
 // Outputs written with -o read back as the same 2-D float32 arrays.
@@ -99,11 +99,11 @@ func TestInputFileNotes(t *testing.T) {
 }
 
 // genFloat64Until draws row r's values from its own stream over the
-// interval, asking stop every ozaki.StopWork values (rows longer than that
+// interval, asking stop every stopwork.Every values (rows longer than that
 // too), and returns nil once it says true.
 func TestGenFloat64Until(t *testing.T) {
 	in := Inputs{Distribution: DistUniform, OffsetExponent: 3, Seed: 7}
-	for _, sh := range [][2]int{{3, 5}, {1, 2*ozaki.StopWork + 3}, {300, 1000}, {ozaki.StopWork + 2, 1}} {
+	for _, sh := range [][2]int{{3, 5}, {1, 2*stopwork.Every + 3}, {300, 1000}, {stopwork.Every + 2, 1}} {
 		rows, cols := sh[0], sh[1]
 		asks := 0
 		got := genFloat64Until(in, 2, rows, cols, func() bool { asks++; return false })
@@ -118,12 +118,12 @@ func TestGenFloat64Until(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%d×%d: values differ from the streams'", rows, cols)
 		}
-		if min := (rows*cols + ozaki.StopWork - 1) / ozaki.StopWork; asks < min {
-			t.Errorf("%d×%d: stop asked %d times, want at least %d (every %d values)", rows, cols, asks, min, ozaki.StopWork)
+		if min := (rows*cols + stopwork.Every - 1) / stopwork.Every; asks < min {
+			t.Errorf("%d×%d: stop asked %d times, want at least %d (every %d values)", rows, cols, asks, min, stopwork.Every)
 		}
 		for _, at := range []int{1, 2} {
 			asks = 0
-			if v := genFloat64Until(in, 2, rows, cols, func() bool { asks++; return asks == at }); (v == nil) != (at <= (rows*cols+ozaki.StopWork-1)/ozaki.StopWork) {
+			if v := genFloat64Until(in, 2, rows, cols, func() bool { asks++; return asks == at }); (v == nil) != (at <= (rows*cols+stopwork.Every-1)/stopwork.Every) {
 				t.Errorf("%d×%d, stop at its ask %d: got %d values", rows, cols, at, len(v))
 			}
 		}

@@ -37,7 +37,7 @@ type Config struct {
 	// ozaki.NativeGEMM.
 	Native func(a, b, c0 []float64, alpha, beta float64, m, k, n int) []float64
 	// Stop, if not nil, is asked during MakePlan's scales (every
-	// ozaki.StopWork elements or so); once it says true MakePlan returns
+	// stopwork.Every elements or so); once it says true MakePlan returns
 	// an *ozaki.StoppedError in "the scales" (errors.Is ErrStopped).
 	Stop func() bool
 }
