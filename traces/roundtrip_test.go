@@ -1,0 +1,598 @@
+package traces
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/sim"
+)
+
+// The round-trip property: a timeline the recorder can produce, written
+// in either format (WritePerfetto, gzip or not; WritePftrace) and read
+// back (ReadTrace, ReadPftrace), gives back what it recorded — every
+// slice of every written core with its lane, start, end, name, cause,
+// class, instruction text, bytes, flops and arrow; the flag arrows
+// (Flows); each core's buffer occupancy samples by buffer; the GM
+// bandwidth and power samples; the host tasks; the kernel launches (all
+// of Kernel's fields); and the header fields the reader exposes:
+// machine, program, GM bandwidth, ending, the time span (From, To), the
+// lane names, the buffer capacities, the idle cores and the notes.
+//
+// What the reader is documented not to keep, and the property therefore
+// leaves out or compares as the documentation states it:
+//   - Cores that did nothing but wait at barriers are not written; the
+//     header's idle_cores names them (docs/formats.md "Trace files",
+//     otherData idle_cores; walk.go): such a core is expected in Idle,
+//     not in Cores.
+//   - A flag mark's arrow is written only when both its set and its wait
+//     lie in the window (walk.go: the marks "with an arrow" are those of
+//     a Flow): a recorded set whose wait was never recorded keeps its
+//     Bind in memory but is written, and read, with none.
+//   - The order of flag marks at one instant on one lane: the writers put
+//     marks with an arrow after the lanes (walk.go, "except the flag marks
+//     with an arrow") and the reader puts a lane's marks before the
+//     interval starting at their instant (perfetto.go, flushCore). Lanes
+//     are compared in a canonical order: by start, marks before
+//     intervals, marks of one instant by name, arrow and text.
+//   - Buffers are matched by name (a read trace numbers them in the order
+//     it meets their counters, then capacity_bytes' names); a buffer with
+//     no capacity (capacity_bytes holds only positive ones) and no sample
+//     is not in the trace at all.
+//   - GM bandwidth is written in GB/s (docs/formats.md: the `GM
+//     bandwidth` counter; perfetto.go: args["GB/s"]), bytes/s ÷ 1e9 in
+//     float64, and read back ×1e9: equal within 4 units in the last
+//     place. Times are exact in both formats (docs/formats.md: "Times are
+//     exact": JSON µs printed from integer ps, protobuf ns plus the ps
+//     annotation), and compared exactly.
+//   - Not in the header: the window asked for (AskedFrom, AskedTo: "0, 0
+//     … a trace read back", Timeline's doc), VectorRepeatBytes (each
+//     slice's bytes and flops are written instead), Dropped (a
+//     memory-limited recorder's, never written: SetLimit).
+//   - Host tasks are read back in start order (stable), having been
+//     written lane by lane (walk.go), so they are compared in that order.
+//   - Cluster traces (WriteClusterJSON, read by ReadTrace as ranks =
+//     cores, tracks = lanes): a span's category is kept as the reader
+//     keeps categories, an instruction class (ParseClass: others read as
+//     ClassOther), "wait" as a wait_flag stall (docs/formats.md: "view
+//     counts these as waits"); the messages (flow events "s"/"f") and
+//     untraced_ranks are not read (ReadTrace: "Events it does not
+//     understand … are skipped"; Timeline has no field for either).
+
+// rtSlice is a slice as the property compares it.
+type rtSlice struct {
+	From, To   sim.Time
+	Name, Text string
+	Cause      arch.Cause
+	Class      Class
+	Bytes      int64
+	Flops      float64
+	Bind       uint64
+}
+
+// rtCore is a core as the property compares it: non-empty lanes by index,
+// non-empty buffer samples by buffer name.
+type rtCore struct {
+	ID    int
+	Lanes map[int][]rtSlice
+	Flows []Flow
+	Occ   map[string][]Sample
+}
+
+// rtView is a timeline as the property compares it.
+type rtView struct {
+	Machine, Program, Ending string
+	GMBandwidth              float64
+	From, To                 sim.Time
+	Done                     bool
+	Lanes                    []string
+	Capacity                 map[string]int64
+	Cores                    []rtCore
+	Idle                     []int
+	Host                     []HostTask
+	Kernels                  []Kernel
+	Bandwidth, Power         []Sample
+	Notes                    []string
+}
+
+// sortLane puts a lane's slices in the canonical order (see above).
+func sortLane(ss []rtSlice) {
+	sort.SliceStable(ss, func(i, j int) bool {
+		a, b := &ss[i], &ss[j]
+		if a.From != b.From {
+			return a.From < b.From
+		}
+		af, bf := a.Class == ClassFlag, b.Class == ClassFlag
+		if af != bf || !af {
+			return af && !bf
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		if a.Bind != b.Bind {
+			return a.Bind < b.Bind
+		}
+		return a.Text < b.Text
+	})
+}
+
+// laneSlices returns the slices of core c's lane p as compared; bound,
+// when not nil, holds the arrows a trace draws (recorded timelines: the
+// Binds of c's Flows); nil takes every Bind (read back).
+func laneSlices(tl *Timeline, c *CoreTimeline, p int, bound map[uint64]bool) []rtSlice {
+	var out []rtSlice
+	for _, s := range c.Lanes[p].Scan(0) {
+		b, f := tl.Args(&s)
+		r := rtSlice{From: s.From, To: s.To, Name: tl.Name(&s), Text: tl.Text(&s), Cause: s.Cause, Class: s.Class, Bytes: b, Flops: f}
+		if s.Class == ClassFlag {
+			r.Bind = tl.Bind(&s)
+			if bound != nil && !bound[r.Bind] {
+				r.Bind = 0
+			}
+		}
+		out = append(out, r)
+	}
+	sortLane(out)
+	return out
+}
+
+// coreView returns core c as compared (recorded: bound as laneSlices).
+func coreView(tl *Timeline, c *CoreTimeline, recorded bool) rtCore {
+	rc := rtCore{ID: c.ID, Lanes: map[int][]rtSlice{}, Occ: map[string][]Sample{}, Flows: slices.Clone(c.Flows)}
+	var bound map[uint64]bool
+	if recorded {
+		bound = map[uint64]bool{}
+		for _, f := range c.Flows {
+			bound[f.Bind] = true
+		}
+	}
+	for p := range c.Lanes {
+		if ss := laneSlices(tl, c, p, bound); len(ss) > 0 {
+			rc.Lanes[p] = ss
+		}
+	}
+	for b := range c.Occ {
+		if len(c.Occ[b]) > 0 {
+			rc.Occ[tl.BufferName(b)] = slices.Clone(c.Occ[b])
+		}
+	}
+	return rc
+}
+
+// capacities returns the positive buffer capacities of tl by name.
+func capacities(tl *Timeline) map[string]int64 {
+	m := map[string]int64{}
+	for b, name := range tl.Buffers {
+		if c := tl.BufferCapacity(b); c > 0 {
+			m[name] = c
+		}
+	}
+	return m
+}
+
+// readView returns a read-back timeline as compared.
+func readView(tl *Timeline) rtView {
+	v := rtView{Machine: tl.Machine, Program: tl.Program, Ending: tl.Ending, GMBandwidth: tl.GMBandwidth,
+		From: tl.From, To: tl.To, Done: tl.Done, Lanes: slices.Clone(tl.Lanes), Capacity: capacities(tl),
+		Idle: slices.Clone(tl.Idle), Host: slices.Clone(tl.Host), Kernels: slices.Clone(tl.Kernels),
+		Bandwidth: slices.Clone(tl.Bandwidth), Power: slices.Clone(tl.Power), Notes: slices.Clone(tl.Notes)}
+	for _, c := range tl.Cores {
+		v.Cores = append(v.Cores, coreView(tl, c, false))
+	}
+	return v
+}
+
+// recordedView returns what a trace of the recorded timeline tl is
+// documented to give back (see above).
+func recordedView(tl *Timeline) rtView {
+	from, to := traceSpan(tl)
+	v := rtView{Machine: tl.Machine, Program: tl.Program, Ending: tl.Ending, GMBandwidth: tl.GMBandwidth,
+		From: from, To: to, Done: true, Capacity: capacities(tl), Idle: IdleCores(tl),
+		Kernels: slices.Clone(tl.Kernels), Bandwidth: slices.Clone(tl.Bandwidth), Power: slices.Clone(tl.Power),
+		Notes: newTraceHeader(tl).notes()}
+	lanes := 0
+	for _, c := range tl.Cores {
+		if !shownCore(c) {
+			continue
+		}
+		lanes = max(lanes, len(tl.Lanes), len(c.Lanes))
+		v.Cores = append(v.Cores, coreView(tl, c, true))
+	}
+	for p := range lanes {
+		v.Lanes = append(v.Lanes, tl.LaneName(p))
+	}
+	for l := range HostLanes {
+		for _, h := range tl.Host {
+			if h.Lane() == l {
+				v.Host = append(v.Host, h)
+			}
+		}
+	}
+	sort.SliceStable(v.Host, func(i, j int) bool { return v.Host[i].From < v.Host[j].From })
+	return v
+}
+
+// rtCount counts what a comparison visited.
+type rtCount struct {
+	cores, slices, marks, arrows, flows, occ, host, kernels, bw, power int
+}
+
+// compareViews reports every difference of got (read back) from want
+// (recorded) under name, and counts what it compared.
+func compareViews(t testing.TB, name string, want, got rtView, n *rtCount) {
+	t.Helper()
+	errs := 0
+	fail := func(format string, args ...any) {
+		t.Helper()
+		if errs++; errs <= 12 {
+			t.Errorf("%s: "+format, append([]any{name}, args...)...)
+		}
+	}
+	eq := func(what string, w, g any) {
+		t.Helper()
+		if !reflect.DeepEqual(w, g) {
+			fail("%s: got %+v, want %+v", what, g, w)
+		}
+	}
+	eq("machine", want.Machine, got.Machine)
+	eq("program", want.Program, got.Program)
+	eq("ending", want.Ending, got.Ending)
+	eq("GM bandwidth", want.GMBandwidth, got.GMBandwidth)
+	eq("span", [2]sim.Time{want.From, want.To}, [2]sim.Time{got.From, got.To})
+	eq("done", want.Done, got.Done)
+	eq("lane names", want.Lanes, got.Lanes)
+	eq("capacities", want.Capacity, got.Capacity)
+	eq("idle cores", want.Idle, got.Idle)
+	eq("notes", want.Notes, got.Notes)
+	eq("power", want.Power, got.Power)
+	n.power += len(want.Power)
+	if len(want.Host) != len(got.Host) {
+		fail("%d host tasks, want %d", len(got.Host), len(want.Host))
+	}
+	for i := range min(len(want.Host), len(got.Host)) {
+		eq(fmt.Sprintf("host task %d", i), want.Host[i], got.Host[i])
+		n.host++
+	}
+	if len(want.Kernels) != len(got.Kernels) {
+		fail("%d kernels, want %d", len(got.Kernels), len(want.Kernels))
+	}
+	for i := range min(len(want.Kernels), len(got.Kernels)) {
+		eq(fmt.Sprintf("kernel %d", i), want.Kernels[i], got.Kernels[i])
+		n.kernels++
+	}
+	// GM bandwidth: GB/s in the file (see above), to 4 ulps.
+	if len(want.Bandwidth) != len(got.Bandwidth) {
+		fail("%d GM bandwidth samples, want %d", len(got.Bandwidth), len(want.Bandwidth))
+	}
+	for i := range min(len(want.Bandwidth), len(got.Bandwidth)) {
+		w, g := want.Bandwidth[i], got.Bandwidth[i]
+		if w.T != g.T || math.Abs(w.Value-g.Value) > 4*ulp(w.Value) {
+			fail("GM bandwidth sample %d: got %+v, want %+v", i, g, w)
+		}
+		n.bw++
+	}
+	if len(want.Cores) != len(got.Cores) {
+		ids := func(cs []rtCore) (s []int) {
+			for _, c := range cs {
+				s = append(s, c.ID)
+			}
+			return s
+		}
+		fail("cores %v, want %v", ids(got.Cores), ids(want.Cores))
+		return
+	}
+	for i := range want.Cores {
+		wc, gc := &want.Cores[i], &got.Cores[i]
+		n.cores++
+		if wc.ID != gc.ID {
+			fail("core %d: ID %d", wc.ID, gc.ID)
+			continue
+		}
+		eq(fmt.Sprintf("core %d flows", wc.ID), wc.Flows, gc.Flows)
+		n.flows += len(wc.Flows)
+		eq(fmt.Sprintf("core %d occupancy", wc.ID), wc.Occ, gc.Occ)
+		for _, ss := range wc.Occ {
+			n.occ += len(ss)
+		}
+		for p := range max(maxKey(wc.Lanes), maxKey(gc.Lanes)) + 1 {
+			ws, gs := wc.Lanes[p], gc.Lanes[p]
+			if len(ws) != len(gs) {
+				fail("core %d lane %d: %d slices, want %d", wc.ID, p, len(gs), len(ws))
+			}
+			for k := range min(len(ws), len(gs)) {
+				eq(fmt.Sprintf("core %d lane %d slice %d", wc.ID, p, k), ws[k], gs[k])
+				n.slices++
+				if ws[k].Class == ClassFlag {
+					n.marks++
+					if ws[k].Bind != 0 {
+						n.arrows++
+					}
+				}
+			}
+		}
+	}
+}
+
+func maxKey(m map[int][]rtSlice) int {
+	k := -1
+	for p := range m {
+		k = max(k, p)
+	}
+	return k
+}
+
+// ulp returns the unit in the last place of v.
+func ulp(v float64) float64 {
+	v = math.Abs(v)
+	return math.Nextafter(v, math.Inf(1)) - v
+}
+
+// roundTrip writes tl in every format, reads each back and compares it
+// with what tl recorded (see above); it returns what it compared.
+func roundTrip(t testing.TB, name string, tl *Timeline) rtCount {
+	t.Helper()
+	want := recordedView(tl)
+	var n rtCount
+	var js, gz, pf bytes.Buffer
+	if err := WritePerfetto(&js, tl); err != nil {
+		t.Fatalf("%s: WritePerfetto: %v", name, err)
+	}
+	zw := gzip.NewWriter(&gz)
+	if err := WritePerfetto(zw, tl); err != nil {
+		t.Fatalf("%s: WritePerfetto (gzip): %v", name, err)
+	}
+	zw.Close()
+	if err := WritePftrace(&pf, tl); err != nil {
+		t.Fatalf("%s: WritePftrace: %v", name, err)
+	}
+	for _, f := range []struct {
+		format string
+		read   func() (*Timeline, error)
+	}{
+		{"json", func() (*Timeline, error) { return ReadTrace(bytes.NewReader(js.Bytes())) }},
+		{"json.gz", func() (*Timeline, error) { return ReadTrace(bytes.NewReader(gz.Bytes())) }},
+		{"pftrace", func() (*Timeline, error) { return ReadPftrace(bytes.NewReader(pf.Bytes())) }},
+	} {
+		got, err := f.read()
+		if err != nil {
+			t.Errorf("%s (%s): read back: %v", name, f.format, err)
+			continue
+		}
+		compareViews(t, name+" ("+f.format+")", want, readView(got), &n)
+	}
+	return n
+}
+
+// rtRecorder is a recorder fed as an engine feeds one, keeping the
+// invariants the engine keeps (what a recorder can be given): a lane's
+// intervals do not overlap and are reported when they end, in time order
+// with the flag events; a wait_flag follows the set it consumes; buffer
+// counts within their capacity, GM bandwidth within the machine's; a
+// host lane's tasks one after another.
+type rtRecorder struct {
+	*Recorder
+	g        *machines.Geometry
+	laneEnd  map[[2]int]sim.Time
+	hostEnd  [2]sim.Time
+	pending  map[[4]int]int // raised, unconsumed sets by core, src, dst, id
+	sawFlags bool
+}
+
+func newRTRecorder(t testing.TB, machine string, w Window) *rtRecorder {
+	m, err := machines.Load(machine, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rtRecorder{Recorder: NewRecorder(w), g: m.Geometry(), laneEnd: map[[2]int]sim.Time{}, pending: map[[4]int]int{}}
+	r.SetInfo(machine, "roundtrip", r.g)
+	return r
+}
+
+// interval reports an interval of core's lane ending at to and lasting
+// up to d (from the lane's last end on); false when the lane is busy to
+// then.
+func (r *rtRecorder) interval(core, lane int, cause arch.Cause, to, d sim.Time, in *isa.Instr, g *arch.Group) bool {
+	k := [2]int{core, lane}
+	from := max(r.laneEnd[k], to-d)
+	if from >= to {
+		return false
+	}
+	r.laneEnd[k] = to
+	r.Interval(core, lane, cause, from, to, in, g)
+	return true
+}
+
+// set raises a flag; wait consumes one raised (false when none is).
+func (r *rtRecorder) set(core, src, dst, id int, t sim.Time) {
+	r.pending[[4]int{core, src, dst, id}]++
+	r.Flag(core, src, dst, id, true, t)
+}
+
+func (r *rtRecorder) wait(core, src, dst, id int, t sim.Time) bool {
+	k := [4]int{core, src, dst, id}
+	if r.pending[k] == 0 {
+		return false
+	}
+	r.pending[k]--
+	r.Flag(core, src, dst, id, false, t)
+	return true
+}
+
+// host reports a host task of lane l (HostLanes) ending at to, lasting up
+// to d.
+func (r *rtRecorder) host(kind, name string, to, d sim.Time) bool {
+	l := (&HostTask{Kind: kind}).Lane()
+	from := max(r.hostEnd[l], to-d)
+	if from >= to {
+		return false
+	}
+	r.hostEnd[l] = to
+	r.HostTask(kind, name, from, to)
+	return true
+}
+
+// capacity returns buffer b's capacity (0: a global buffer, any count).
+func (r *rtRecorder) capacity(b int) int64 {
+	if r.g.Buffers[b].Global {
+		return 0
+	}
+	return r.g.Buffers[b].Capacity
+}
+
+// rtInstrs are the instructions the interpreter runs: every class, with
+// operands, regions, odd amounts.
+var rtInstrs = func() []isa.Instr {
+	vmask := isa.VecBinary(isa.VMul, 256, 512, 1024, fp.FP32, 7)
+	vmask.Mask, vmask.DstRepStr, vmask.SrcRepStr = 13, 512, 768
+	return []isa.Instr{
+		isa.Scalar(1234), isa.Nop(), isa.SyncAll(), isa.Alloc(isa.UB, 128, 4096, "tile \"a\""), isa.Free("tile \"a\""),
+		isa.CopyGM2L1(1<<33, 4096, 8192), isa.CopyUB2GM(0, 77, 12),
+		isa.Load(isa.L0B, 64, 1<<19, 16, 32, 64, fp.FP16, true),
+		isa.Mmad(1024, 2048, 4096, 16, 32, 48, fp.FP16, fp.FP32, true),
+		isa.L0CCopy(isa.FIXP, isa.Operand{Buf: isa.GM, Addr: 5 << 30}, 256, 16, 16, 64, fp.FP32, fp.FP16, fp.RNE, true),
+		vmask, isa.VecScalar(isa.VMuls, 0, 256, -1.0/3, fp.FP32, 2), isa.Barrier(isa.MTE3),
+	}
+}()
+
+// davinciTimeline is a DaVinci chip's run: pipes busy with every class
+// of instruction and issue slots, stalls of every cause, flag marks with
+// arrows and without (a set never consumed, a wait whose set is before
+// the window), buffer gauges, GM bandwidth, host tasks, power, a core
+// that only waits at barriers (idle), times between nanoseconds, an
+// ending; in window w.
+func davinciTimeline(t testing.TB, w Window) *Timeline {
+	r := newRTRecorder(t, "ascend-910a", w)
+	r.StaticWatts(35.5)
+	const (
+		S, MTE2, MTE1, M, V, MTE3 = 0, 1, 2, 3, 4, 5
+	)
+	for core := range 2 {
+		base := sim.Time(core) * 333
+		r.set(core, MTE3, MTE2, 0, base+5) // released before the window (when it starts after 5)
+		r.wait(core, MTE3, MTE2, 0, base+1500)
+		r.interval(core, MTE2, arch.WaitFlag, base+1500, 1500, nil, nil)
+		r.interval(core, S, arch.Busy, base+2001, 2001, &rtInstrs[0], nil)
+		r.interval(core, MTE2, arch.Busy, base+3500, 2000, &rtInstrs[5], nil)
+		r.interval(core, S, arch.Busy, base+3500, 1000, &rtInstrs[5], nil) // the issue slot
+		r.Occupancy(core, 1, 4096, base+3500)
+		r.set(core, MTE2, MTE1, 3, base+3500)
+		r.set(core, MTE2, MTE1, 3, base+3500) // two raised: FIFO
+		r.wait(core, MTE2, MTE1, 3, base+3500)
+		r.interval(core, MTE1, arch.Busy, base+4100, 600, &rtInstrs[7], nil)
+		r.wait(core, MTE2, MTE1, 3, base+4100)
+		r.interval(core, MTE1, arch.Busy, base+5250, 1150, &rtInstrs[7], &arch.Group{N: 3, Bytes: 3 << 20, Flops: 0})
+		r.set(core, MTE1, M, 17, base+5250) // id beyond the dense table
+		r.interval(core, M, arch.WaitFlag, base+5250, 5250, nil, nil)
+		r.wait(core, MTE1, M, 17, base+5250)
+		r.interval(core, M, arch.Busy, base+9999, 4749, &rtInstrs[8], nil)
+		r.set(core, M, V, 1<<23, base+9999) // id past a flag mark's packed field
+		r.wait(core, M, V, 1<<23, base+10000)
+		r.interval(core, V, arch.Busy, base+11000, 1000, &rtInstrs[10], &arch.Group{N: 2, Bytes: 999, Flops: 1.5e3})
+		r.interval(core, V, arch.Bandwidth, base+11500, 500, nil, nil)
+		r.interval(core, V, arch.Latency, base+11800, 300, nil, nil)
+		r.interval(core, S, arch.QueueFull, base+11800, 300, nil, nil)
+		r.interval(core, MTE3, arch.Busy, base+12345, 500, &rtInstrs[6], nil)
+		r.interval(core, MTE3, arch.Barrier, base+12500, 100, nil, nil)
+		r.interval(core, S, arch.Busy, base+12500, 300, &rtInstrs[3], nil)
+		r.interval(core, S, arch.Busy, base+12600, 100, &rtInstrs[4], nil)
+		r.Occupancy(core, 1, 0, base+12600)
+		r.Occupancy(core, 4, r.capacity(4), base+12600)
+		r.set(core, V, MTE3, 2, base+12600) // never consumed: no arrow
+		r.Energy(base+12601, 7.25e6)
+	}
+	// GM bandwidth is the chip's: reported in time order.
+	r.Bandwidth(3500, 1.234567891e11)
+	r.Bandwidth(3833, 7.77e10)
+	r.Bandwidth(12600, r.g.GMBandwidth)
+	r.Bandwidth(12601, 0)
+	r.Bandwidth(12933, 1e9/3)
+	r.interval(2, S, arch.Barrier, 12000, 11000, nil, nil) // core 2 only waits at a barrier: idle
+	r.host("transfer", "h2d a", 1000, 1000)
+	r.host("launch", "launch k", 1500, 400)
+	r.host("compute", "diag 0", 1500+1, 1)
+	r.host("transfer", "d2h c", 13000, 300)
+	r.SetEnding("deadlock at 13.001ns")
+	r.Finish(13001)
+	return r.Timeline()
+}
+
+// gpuTimeline is a GPU's run: SMs' lanes busy (a group started together,
+// issue slots), stalls, shared memory gauges, and kernel launches —
+// back to back, overlapping (two rows), one of more blocks than the SMs
+// shown (a note), one of no length, the last deadlocked — in window w.
+func gpuTimeline(t testing.TB, w Window) *Timeline {
+	r := newRTRecorder(t, "a100", w)
+	for sm := range 3 {
+		base := sim.Time(sm) * 1111
+		for i, in := range rtInstrs {
+			lane := i % len(r.g.Lanes)
+			var g *arch.Group
+			if i%4 == 1 {
+				g = &arch.Group{N: 4, Bytes: int64(i) * 1000, Flops: float64(i) * 0.5}
+			}
+			r.interval(sm, lane, arch.Busy, base+sim.Time(i+1)*977, 900, &in, g)
+			r.interval(sm, (lane+1)%len(r.g.Lanes), arch.Latency, base+sim.Time(i+1)*977+50, 400, nil, nil)
+		}
+		for b := range r.g.Buffers {
+			r.Occupancy(sm, b, min(r.capacity(b), 1<<uint(b+8)), base+2000)
+			r.Occupancy(sm, b, 0, base+9000)
+		}
+		r.Bandwidth(base+5000, r.g.GMBandwidth/3)
+	}
+	r.Bandwidth(20000, 0)
+	r.SetKernels([]arch.GridTimes{
+		{Name: "prologue", CTAs: 2, Launched: 0, Started: 0, Finished: 0},
+		{Name: "gemm", CTAs: 3, Launched: 0, Started: 1500, Finished: 9000},
+		{Name: "side", CTAs: 7, Launched: 2000, Started: 2500, Finished: 4000},
+		{Name: "gemm", CTAs: 216, Launched: 9000, Started: 9777, Finished: 15000},
+		{Name: "epilogue", CTAs: 1, Launched: 15000, Started: 16000},
+	})
+	r.Finish(20001)
+	return r.Timeline()
+}
+
+// TestRoundTrip checks the round-trip property (see above) on recorded
+// timelines of several shapes, with windows cutting them.
+func TestRoundTrip(t *testing.T) {
+	var total rtCount
+	for _, c := range []struct {
+		name string
+		tl   func(testing.TB, Window) *Timeline
+		w    Window
+	}{
+		{"davinci", davinciTimeline, Window{}},
+		{"davinci window", davinciTimeline, Window{From: 1000, To: 12000}},
+		{"davinci cores", davinciTimeline, Window{Cores: map[int]bool{1: true, 2: true}}},
+		{"davinci after the end", davinciTimeline, Window{From: 50000}},
+		{"gpu", gpuTimeline, Window{}},
+		{"gpu window", gpuTimeline, Window{From: 1600, To: 9500}},
+	} {
+		tl := c.tl(t, c.w)
+		n := roundTrip(t, c.name, tl)
+		t.Logf("%s: %+v", c.name, n)
+		if c.w.From < 20000 && (n.slices == 0 || n.cores == 0) {
+			t.Errorf("%s: compared no slices (%+v)", c.name, n)
+		}
+		total.slices += n.slices
+		total.marks += n.marks
+		total.arrows += n.arrows
+		total.flows += n.flows
+		total.occ += n.occ
+		total.host += n.host
+		total.kernels += n.kernels
+		total.bw += n.bw
+		total.power += n.power
+	}
+	if total.marks == 0 || total.arrows == 0 || total.flows == 0 || total.occ == 0 || total.host == 0 || total.kernels == 0 || total.bw == 0 || total.power == 0 {
+		t.Errorf("the timelines miss a kind of event: compared %+v", total)
+	}
+}
