@@ -1519,17 +1519,6 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 	if err != nil {
 		return nil, err
 	}
-	if jp := &j.pl.p; in == fp.FP64 && jp.Numerics != NumericsOff {
-		// dgemm's FP64 inputs, drawn asking the run's context (4096²:
-		// seconds under load).
-		stop := o.stop()
-		if j.a64 = genFloat64Until(jp.Inputs, 1, jp.M, jp.K, stop); j.a64 != nil {
-			j.b64 = genFloat64Until(jp.Inputs, 2, jp.K, jp.N, stop)
-		}
-		if j.b64 == nil {
-			return nil, o.stoppedBuilding(f.Path, "drawing the inputs")
-		}
-	}
 	return j, nil
 }
 
@@ -1545,8 +1534,8 @@ var davinciOnlyGEMMKeys = []string{"tiling.nfused", "buffering", "accumulation",
 var gpuOnlyGEMMKeys = []string{"tiling.stages", "tiling.warps", "tiling.staging", "tiling.cta_group", "unit"}
 
 // buildGPUGEMMFrom builds a GPU GEMM job with inputs of format in from
-// decoded parameters (kind emulated-gemm's native scheme reuses it), drawing the FP32 inputs asking
-// stop (nil: never): errStopped once it says true.
+// decoded parameters (kind emulated-gemm's native scheme reuses it), drawing the inputs (FP32,
+// INT8 or FP64) asking stop (nil: never): errStopped once it says true.
 func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format, stop func() bool) (*gpuGEMMJob, error) {
 	if p.Input != "" {
 		if in != fp.FP16 {
@@ -1600,7 +1589,14 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format, 
 			if p.Inputs.A != "" || p.Inputs.B != "" {
 				return nil, f.badKey("inputs.a", "dgemm draws its FP64 inputs (inputs.seed, distribution); .npy inputs are not read yet")
 			}
-			return j, nil // (drawn by buildGPUGEMM, asking the run's context)
+			// (4096²: seconds under load)
+			if j.a64 = genFloat64Until(p.Inputs, 1, p.M, p.K, stop); j.a64 != nil {
+				j.b64 = genFloat64Until(p.Inputs, 2, p.K, p.N, stop)
+			}
+			if j.b64 == nil {
+				return nil, errStopped
+			}
+			return j, nil
 		}
 		if in == fp.INT8 {
 			if p.Inputs.A != "" || p.Inputs.B != "" {
