@@ -57,15 +57,17 @@ func TestMaxMemoryBoundsWholeEstimate(t *testing.T) {
 // The sweep's estimate (HostBytes) and the run's refusal agree at the
 // boundary: a run whose estimate is exactly its bound is not refused for
 // host memory, one byte less refuses it (badinput.HostMemory, that bound)
-// — a DaVinci GEMM with numerics off and full, a GPU GEMM whose model
+// — an asm program's tensors and outputs, a DaVinci GEMM with numerics off, full and sampled, a GPU GEMM whose model
 // counts its tensors' span, a GPU grid's CTAs, a cluster's NPUs at
 // fidelity full and one kernel's chip at fidelity sampled.
 func TestMaxMemoryAgreesWithHostBytes(t *testing.T) {
 	small := []string{"program.m=256", "program.n=256", "program.k=256"}
 	for _, c := range []struct {
-		name, file, numerics, fidelity string
-		sets                           []string
+		name, file, src, numerics, fidelity string
+		sets                                []string
 	}{
+		{name: "asm full", src: "kind: asm\ncores: 1\ngm: [{name: x, addr: 0, shape: [512, 512]}]\noutputs: [{name: x, addr: 0, shape: [512, 512]}]\nasm: |\n  nop\n"},
+		{name: "asm off", src: "kind: asm\ncores: 1\ngm: [{name: x, addr: 0, shape: [512, 512]}]\nasm: |\n  nop\n", numerics: NumericsOff},
 		{name: "hgemm off", file: "examples/hgemm.yaml", numerics: NumericsOff, sets: small},
 		{name: "hgemm full", file: "examples/hgemm.yaml", numerics: NumericsFull, sets: small},
 		{name: "hgemm sampled", file: "examples/hgemm.yaml", numerics: NumericsSampled, sets: small},
@@ -75,9 +77,14 @@ func TestMaxMemoryAgreesWithHostBytes(t *testing.T) {
 		{name: "cluster sampled", file: "examples/lu-cluster-small.yaml", numerics: NumericsOff, fidelity: "sampled"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f, err := ReadFile(c.file)
-			if err != nil {
-				t.Fatal(err)
+			var f *File
+			if c.src != "" {
+				f = programText(t, c.src)
+			} else {
+				var err error
+				if f, err = ReadFile(c.file); err != nil {
+					t.Fatal(err)
+				}
 			}
 			o := Options{Overrides: mustSets(t, c.sets...), Numerics: c.numerics, Fidelity: c.fidelity}
 			est, ok := HostBytes(f, o)
