@@ -57,9 +57,11 @@ func TestMaxMemoryBoundsWholeEstimate(t *testing.T) {
 // The sweep's estimate (HostBytes) and the run's refusal agree at the
 // boundary: a run whose estimate is exactly its bound is not refused for
 // host memory, one byte less refuses it (badinput.HostMemory, that bound)
-// — an asm program's tensors and outputs, a DaVinci GEMM with numerics off, full and sampled, a GPU GEMM whose model
-// counts its tensors' span, a GPU grid's CTAs, a cluster's NPUs at
-// fidelity full and one kernel's chip at fidelity sampled.
+// — an asm program's tensors and outputs, a DaVinci GEMM with numerics
+// off, full and sampled, a GPU GEMM whose model counts its tensors' span,
+// a functional GPU grid whose CTAs' data (43 MiB) the base and data hold
+// (arch's grid check: the whole bound), a cluster's NPUs at fidelity full
+// and one kernel's chip at fidelity sampled.
 func TestMaxMemoryAgreesWithHostBytes(t *testing.T) {
 	small := []string{"program.m=256", "program.n=256", "program.k=256"}
 	for _, c := range []struct {
