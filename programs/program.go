@@ -84,8 +84,9 @@ type Options struct {
 	// CTA as one (timing only; --k-batch, gpuGEMMPlan.batchKSteps; at
 	// most MaxKBatch).
 	KBatch int
-	// MaxHostBytes bounds the host memory a run's data may take, by the
-	// program's estimate before anything large is allocated (--max-memory);
+	// MaxHostBytes bounds the host memory a run may take by its estimate —
+	// its base, its data and its chip model(s) together, as HostBytes sums
+	// them — checked before anything large is allocated (--max-memory);
 	// 0 takes DefaultMaxHostBytes.
 	MaxHostBytes int64
 	// given, where set, are the inputs of a run scheme auto makes to
