@@ -403,13 +403,16 @@ func (r *Recorder) Finish(end sim.Time) {
 // emptyWindow empties a recording whose window starts at or after the
 // run's end (r.mu held): nothing of the run is in it, so it keeps no
 // counter samples (each buffer's and the GM bandwidth's last value would
-// otherwise stand at the window's start, a time the run never reached) and
+// otherwise stand at the window's start, a time the run never reached),
+// no kernel launches (a deadlocked run's last launch, cut to the window,
+// would otherwise run from the window's start: a trace stated [end, end]
+// with a kernel after it, and read back spanned the kernel instead) and
 // no cores left with nothing, and it spans [end, end] — the window cut to
 // the run, as a cluster trace states it.
 func (r *Recorder) emptyWindow(end sim.Time) {
 	t := &r.tl
 	t.From, t.To = end, end
-	t.Bandwidth, t.peakBW, t.Power = nil, 0, nil
+	t.Bandwidth, t.peakBW, t.Power, t.Kernels = nil, 0, nil, nil
 	cores := t.Cores[:0]
 	for _, c := range t.Cores {
 		for b := range c.Occ {

@@ -550,7 +550,7 @@ func gpuTimeline(t testing.TB, w Window) *Timeline {
 	}
 	r.Bandwidth(20000, 0)
 	r.SetKernels([]arch.GridTimes{
-		{Name: "prologue", CTAs: 2, Launched: 0, Started: 0, Finished: 0},
+		{Name: "prologue", CTAs: 2, Launched: 100, Started: 100, Finished: 100},
 		{Name: "gemm", CTAs: 3, Launched: 0, Started: 1500, Finished: 9000},
 		{Name: "side", CTAs: 7, Launched: 2000, Started: 2500, Finished: 4000},
 		{Name: "gemm", CTAs: 216, Launched: 9000, Started: 9777, Finished: 15000},
@@ -575,6 +575,10 @@ func TestRoundTrip(t *testing.T) {
 		{"davinci after the end", davinciTimeline, Window{From: 50000}},
 		{"gpu", gpuTimeline, Window{}},
 		{"gpu window", gpuTimeline, Window{From: 1600, To: 9500}},
+		// A window after a deadlocked run's end: its last launch, running
+		// at the deadlock, was kept from the window's start on while the
+		// trace stated [end, end] (emptyWindow now drops it).
+		{"gpu after the end", gpuTimeline, Window{From: 50000}},
 	} {
 		tl := c.tl(t, c.w)
 		n := roundTrip(t, c.name, tl)
@@ -595,4 +599,153 @@ func TestRoundTrip(t *testing.T) {
 	if total.marks == 0 || total.arrows == 0 || total.flows == 0 || total.occ == 0 || total.host == 0 || total.kernels == 0 || total.bw == 0 || total.power == 0 {
 		t.Errorf("the timelines miss a kind of event: compared %+v", total)
 	}
+}
+
+// rtNames are the names the interpreter gives host tasks and kernels:
+// what a program file may hold (valid UTF-8), JSON's special characters
+// among them.
+var rtNames = []string{"gemm", "h2d a", `say "hi"`, `back\slash`, "tab\there", "µs ≤ 1", "<b>&amp;", "", "nl\nx"}
+
+// rtBytes hands out the fuzzer's bytes (0 once they run out).
+type rtBytes []byte
+
+func (b *rtBytes) next() byte {
+	if len(*b) == 0 {
+		return 0
+	}
+	c := (*b)[0]
+	*b = (*b)[1:]
+	return c
+}
+
+// rtMaxOps bounds the recorder calls of one fuzz input.
+const rtMaxOps = 256
+
+// fuzzTimeline derives a recorded timeline from data: a small
+// interpreter turning bytes into recorder calls an engine could make
+// (rtRecorder's invariants), with bounded counts and times. The first
+// byte chooses the machine (DaVinci, with flags; a GPU, with kernels),
+// the window, the time step (1 ps, 7 ps, 1 ns, 1 µs: times between
+// nanoseconds, and round ones), the power model and an ending; then each
+// op, a byte and its operands, advances the clock and makes one call.
+func fuzzTimeline(t testing.TB, data []byte) *Timeline {
+	b := rtBytes(data)
+	h := b.next()
+	gpu := h&1 != 0
+	machine := "ascend-910a"
+	if gpu {
+		machine = "a100"
+	}
+	step := []sim.Time{1, 7, sim.Nanosecond, sim.Microsecond}[h>>3&3]
+	var w Window
+	switch h >> 1 & 3 {
+	case 1:
+		w.From = sim.Time(b.next()) * step
+	case 2:
+		w.From = sim.Time(b.next()) * step
+		w.To = w.From + sim.Time(b.next())*step*4 + 1
+	case 3:
+		w.Cores = map[int]bool{int(b.next() % 4): true, int(b.next() % 4): true}
+	}
+	r := newRTRecorder(t, machine, w)
+	if h&0x20 != 0 {
+		r.StaticWatts(float64(b.next()) / 4)
+	}
+	nl, nb := len(r.g.Lanes), len(r.g.Buffers)
+	ncores := 1 + int(b.next()%4)
+	causes := []arch.Cause{arch.WaitFlag, arch.Barrier, arch.QueueFull, arch.Bandwidth, arch.Latency}
+	ids := []int{0, 1, 5, 15, 16, 17, 1 << 23}
+	kinds := []string{"compute", "launch", "transfer", "wait", "call", "async"}
+	var now, last sim.Time
+	var kernels []arch.GridTimes
+	deadlocked := false
+	for op := 0; op < rtMaxOps && len(b) > 0; op++ {
+		c := b.next()
+		now += sim.Time(c>>4) * step
+		core := int(b.next()) % ncores
+		d := sim.Time(b.next()) * step
+		switch c % 10 {
+		case 0, 1:
+			in := rtInstrs[int(b.next())%len(rtInstrs)]
+			var g *arch.Group
+			if x := b.next(); x%3 == 0 {
+				g = &arch.Group{N: 2 + int(x%5), Bytes: int64(x) << 10, Flops: float64(x) * 1.5}
+			}
+			r.interval(core, int(b.next())%nl, arch.Busy, now, d, &in, g)
+		case 2:
+			r.interval(core, int(b.next())%nl, causes[int(b.next())%len(causes)], now, d, nil, nil)
+		case 3:
+			if !gpu {
+				r.set(core, int(b.next())%nl, int(b.next())%nl, ids[int(b.next())%len(ids)], now)
+			}
+		case 4:
+			if !gpu {
+				var keys [][4]int
+				for k, n := range r.pending {
+					if n > 0 && k[0] == core {
+						keys = append(keys, k)
+					}
+				}
+				if len(keys) > 0 {
+					slices.SortFunc(keys, func(a, b [4]int) int { return slices.Compare(a[:], b[:]) })
+					k := keys[int(b.next())%len(keys)]
+					r.wait(k[0], k[1], k[2], k[3], now)
+				}
+			}
+		case 5:
+			buf := int(b.next()) % nb
+			v := int64(b.next()) << 12
+			if cp := r.capacity(buf); cp > 0 {
+				v = cp * int64(b.next()) / 255
+			}
+			r.Occupancy(core, buf, v, now)
+		case 6:
+			x := b.next()
+			v := r.g.GMBandwidth * float64(x) / 255
+			if x&1 != 0 {
+				v = math.Nextafter(v, 0) // (not a round number of GB/s)
+			}
+			r.Bandwidth(now, v)
+		case 7:
+			r.host(kinds[int(b.next())%len(kinds)], rtNames[int(b.next())%len(rtNames)], now, d)
+		case 8:
+			r.Energy(now, float64(b.next())*1e5+0.25)
+		case 9:
+			if gpu && !deadlocked {
+				k := arch.GridTimes{Name: rtNames[int(b.next())%len(rtNames)], CTAs: int(b.next()), Launched: now}
+				k.Started = now + sim.Time(b.next()%8)*step
+				if x := b.next(); x == 0xff {
+					deadlocked = true // running at the end: the last
+					if k.Started == k.Launched && b.next()&1 != 0 {
+						k.Started = 0 // not started
+					}
+				} else {
+					k.Finished = k.Started + sim.Time(x)*step
+					last = max(last, k.Finished)
+				}
+				kernels = append(kernels, k)
+			}
+		}
+	}
+	end := max(now, last) + sim.Time(b.next())*step
+	if kernels != nil {
+		r.SetKernels(kernels)
+	}
+	if deadlocked || h&0x40 != 0 {
+		r.SetEnding(fmt.Sprintf("deadlock at %v", end))
+	}
+	r.Finish(end)
+	return r.Timeline()
+}
+
+// FuzzRoundTrip checks the round-trip property (see above) on timelines
+// derived from the fuzzer's bytes (fuzzTimeline). Seeds: a DaVinci run
+// with flags, one in a window, a GPU run with kernels (one deadlocked).
+func FuzzRoundTrip(f *testing.F) {
+	f.Add([]byte{0x20, 2, 0x10, 0, 5, 5, 0, 1, 0x13, 0, 0, 1, 2, 1, 0x24, 0, 0, 0, 0x30, 0, 9, 3, 1, 0x12, 1, 4, 0, 2, 0x35, 0, 0, 1, 200, 0x46, 0, 0, 77, 0x17, 0, 5, 2, 3, 0x28, 0, 0, 3})
+	f.Add([]byte{0x1a, 3, 40, 2, 0x10, 0, 20, 0, 1, 0x21, 1, 30, 3, 4, 0x13, 0, 0, 1, 2, 4, 0x44, 0, 0, 0, 0x42, 1, 50, 2, 3, 0x36, 0, 0, 255})
+	f.Add([]byte{0x19, 3, 0x10, 0, 9, 8, 0, 2, 0x19, 0, 0, 0, 100, 3, 40, 0x59, 1, 0, 1, 7, 2, 30, 0x21, 2, 9, 3, 4, 3, 0x39, 0, 0, 2, 5, 0, 255, 1, 0x15, 1, 0, 2, 128})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		roundTrip(t, "fuzz", fuzzTimeline(t, data))
+	})
 }
