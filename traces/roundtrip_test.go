@@ -749,3 +749,117 @@ func FuzzRoundTrip(f *testing.F) {
 		roundTrip(t, "fuzz", fuzzTimeline(t, data))
 	})
 }
+
+// clusterView returns what a cluster trace of ct is documented to give
+// back when read (see above): a core per traced rank, a lane per track;
+// each span a slice (its category as the reader keeps one); a drilled-in
+// NPU's cores on its rank's further lanes, their buffer counters named
+// after their core.
+func clusterView(ct *ClusterTrace) rtView {
+	h := ct.header()
+	v := rtView{Machine: h.Machine, Program: h.Program, Ending: h.Ending, From: sim.Time(h.FromPs), To: sim.Time(h.ToPs),
+		Done: true, Capacity: map[string]int64{}, Notes: h.notes()}
+	for name, c := range h.Capacity {
+		v.Capacity[name] = c
+	}
+	var names []string
+	for r := range ct.Ranks {
+		if !ct.traced(r) {
+			continue
+		}
+		for i, n := range append(slices.Clone(ct.Tracks), ct.RankTracks[r]...) {
+			if i >= len(names) {
+				names = append(names, n)
+			}
+		}
+		rc := rtCore{ID: r, Lanes: map[int][]rtSlice{}, Occ: map[string][]Sample{}}
+		for _, s := range ct.Spans {
+			if s.Rank != r {
+				continue
+			}
+			rs := rtSlice{From: s.From, To: s.To, Name: s.Name, Cause: arch.Busy}
+			if cat := ct.spanCat(&s); cat == "wait" {
+				rs.Cause = arch.WaitFlag
+			} else {
+				rs.Class = ParseClass(cat)
+			}
+			rc.Lanes[s.Track] = append(rc.Lanes[s.Track], rs)
+		}
+		for _, d := range ct.drills {
+			if d.rank != r {
+				continue
+			}
+			for _, c := range d.tl.Cores {
+				first, ok := d.first[c.ID]
+				if !ok {
+					continue
+				}
+				cv := coreView(d.tl, c, true)
+				for p, ss := range cv.Lanes {
+					rc.Lanes[first+p] = append(rc.Lanes[first+p], ss...)
+				}
+				for _, f := range cv.Flows {
+					f.Src, f.Dst = first+f.Src, first+f.Dst
+					rc.Flows = append(rc.Flows, f)
+				}
+				for name, ss := range cv.Occ {
+					rc.Occ[fmt.Sprintf("core %d %s", c.ID, name)] = ss
+				}
+			}
+		}
+		for p := range rc.Lanes {
+			sortLane(rc.Lanes[p])
+		}
+		sort.SliceStable(rc.Flows, func(i, j int) bool {
+			a, b := rc.Flows[i], rc.Flows[j]
+			if a.Wait != b.Wait {
+				return a.Wait < b.Wait
+			}
+			return a.Bind < b.Bind
+		})
+		v.Cores = append(v.Cores, rc)
+	}
+	v.Lanes = names
+	return v
+}
+
+// TestClusterRoundTrip checks the round-trip property on a cluster trace
+// (WriteClusterJSON, read by ReadTrace): host spans of every stage
+// category, kernels overlapping on a track, a span of no length, spans
+// of their own category, messages (not read), an untraced rank, records
+// dropped past the limit (a note), and an NPU drilled into.
+func TestClusterRoundTrip(t *testing.T) {
+	ct := &ClusterTrace{Machine: "cloudbrain2-node", Program: "lu-fused", Ranks: []string{"r0", "r1", "r2"},
+		Tracks: []string{"host", "main", "fusion"}, TrackCats: []string{"host", "kernel", ""},
+		Only: map[int]bool{0: true, 1: true}, Limit: 14, Ending: "deadlock at 9µs", End: 9 * sim.Microsecond}
+	for r := range 3 {
+		base := sim.Time(r) * 1001
+		for i, name := range []string{"d2h diag 0", "diag 1", "launch p1-0", "wait p1-0", "mpi-bcast", "barrier", "odd stage", "hccl-bcast 2"} {
+			ct.AddSpan(ClusterSpan{Rank: r, Track: 0, Name: name, From: base + sim.Time(i)*700, To: base + sim.Time(i)*700 + 650})
+		}
+		ct.AddSpan(ClusterSpan{Rank: r, Track: 1, Name: "p1-0", From: base, To: base + 4000})
+		ct.AddSpan(ClusterSpan{Rank: r, Track: 1, Name: "p1-1", From: base + 1000, To: base + 2500}) // overlapping
+		ct.AddSpan(ClusterSpan{Rank: r, Track: 2, Name: "zero", From: base + 300, To: base + 300})
+		ct.AddSpan(ClusterSpan{Rank: r, Track: 2, Name: "mmad", Cat: "mmad", From: base + 400, To: base + 999})
+		ct.AddSpan(ClusterSpan{Rank: r, Track: 2, Name: "x", Cat: "collective", From: base + 1000, To: base + 1500})
+		ct.AddMessage(ClusterMessage{From: r, To: (r + 1) % 3, Track: 0, Sent: base + 2800, Arrived: base + 3500, Name: "bcast"})
+	}
+	ct.AddTimeline(1, davinciTimeline(t, Window{}))
+	if ct.Dropped == 0 {
+		t.Fatal("no record dropped: the limit goes untested")
+	}
+	var js bytes.Buffer
+	if err := WriteClusterJSON(&js, ct); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadTrace(&js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n rtCount
+	compareViews(t, "cluster", clusterView(ct), readView(got), &n)
+	t.Logf("%+v", n)
+	if n.cores != 2 || n.slices < 20 || n.arrows == 0 || n.flows == 0 || n.occ == 0 {
+		t.Errorf("compared too little: %+v", n)
+	}
+}
