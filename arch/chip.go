@@ -79,6 +79,9 @@ type Options struct {
 	// RunBound); RunBesideWhat names them ("": the run's data and base).
 	RunBeside     float64
 	RunBesideWhat string
+	// RunBoundDefault says RunBound is the host's default bound (the run
+	// gave no --max-memory): a refusal says "the default --max-memory".
+	RunBoundDefault bool
 	// GMSpan, when > 0, is the bytes of global memory from address 0 the
 	// program's tensors occupy (its highest address + 1), as the program
 	// laid them out before the run: the L2 and LLC directories' where
@@ -408,7 +411,11 @@ func footprintBound(opts Options) (int64, string) {
 	if what == "" {
 		what = "the run's data and base"
 	}
-	beside := fmt.Sprintf("--max-memory %s leaves beside %s (about %s", flagBytes(opts.RunBound), what, roughBytes(opts.RunBeside))
+	flag := "--max-memory " + flagBytes(opts.RunBound)
+	if opts.RunBoundDefault {
+		flag = "the default --max-memory, " + flagBytes(opts.RunBound) + ","
+	}
+	beside := fmt.Sprintf("%s leaves beside %s (about %s", flag, what, roughBytes(opts.RunBeside))
 	if opts.MaxBytes <= 0 {
 		return opts.MaxBytes, "what " + beside + ", so nothing)"
 	}

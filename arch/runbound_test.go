@@ -38,6 +38,8 @@ func TestRunBoundRoom(t *testing.T) {
 			"above what --max-memory 20MiB leaves beside the run's data and base (about 48 MiB, so nothing): check keys", 20 * mib},
 		{"none exactly", Options{MaxBytes: 0, RunBound: 48 * mib, RunBeside: 48 * mib, RunBesideWhat: "the run's base"},
 			"above what --max-memory 48MiB leaves beside the run's base (about 48 MiB, so nothing)", 48 * mib},
+		{"the host's default bound", Options{MaxBytes: int64(model) - 1, RunBound: 64 * mib, RunBeside: 64*mib - model + 1, RunBoundDefault: true},
+			"above the 7.22 MiB that the default --max-memory, 64MiB, leaves beside the run's data and base (about 57 MiB): check keys", 64 * mib},
 		{"the run's bound itself", Options{MaxBytes: 1 * mib},
 			"above the limit of 1 MiB, the run's bound (--max-memory): check keys", 1 * mib},
 		{"room past MaxModelBytes", Options{MaxBytes: 2 * MaxModelBytes, RunBound: 3 * MaxModelBytes, RunBeside: MaxModelBytes}, "", 0},

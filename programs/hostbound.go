@@ -47,21 +47,13 @@ func (o Options) maxHostBytes() int64 {
 }
 
 // besideModels returns the host bytes a run of f with opts holds beside
-// its chip models by its estimate: runHostBytes and its data
-// (dataHostBytes of its parameters decoded with the run's numerics), as
-// HostBytes counts them — so that the room the run's bound leaves its
+// its chip models by its estimate: runHostBytes and its data (runData),
+// as HostBytes counts them — so that the room the run's bound leaves its
 // models (modelRoom) refuses a model exactly where HostBytes passes the
 // bound. runHostBytes alone where the parameters do not decode (the run
 // refuses them at once) or the kind has no estimate.
 func besideModels(f *File, opts Options) float64 {
-	params, err := decodedParams(f, opts)
-	if err != nil {
-		return runHostBytes
-	}
-	if v := numericsField(params); v.IsValid() && opts.Numerics != "" {
-		v.SetString(opts.Numerics) // (the run's, as its build applies them)
-	}
-	data, ok := dataHostBytes(f.Kind.Name, params)
+	_, data, ok := runData(f, opts)
 	if !ok {
 		return runHostBytes
 	}
@@ -78,6 +70,7 @@ func (o Options) modelRoom(a *arch.Options, beside float64, what string) {
 	bound := o.maxHostBytes()
 	a.MaxBytes = int64(max(float64(bound)-beside, -1<<62)) // (integer bytes: exact below 2^53)
 	a.RunBound, a.RunBeside, a.RunBesideWhat = bound, beside, what
+	a.RunBoundDefault = o.MaxHostBytes <= 0
 }
 
 // hostBound is the bound on a run's host memory, held where the run's

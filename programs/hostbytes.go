@@ -28,18 +28,31 @@ import (
 // asm program with three 512 MiB FP32 tensors, read back, 3.0 GiB (its
 // budget's estimate 4 GiB); any run with numerics off 25–40 MiB.
 func HostBytes(f *File, opts Options) (int64, bool) {
-	params, err := decodedParams(f, opts)
-	if err != nil {
+	params, data, ok := runData(f, opts)
+	switch {
+	case params == nil:
 		return runHostBytes, true
-	}
-	if v := numericsField(params); v.IsValid() && opts.Numerics != "" {
-		v.SetString(opts.Numerics) // (the run's, as its build applies them: Options.apply)
-	}
-	data, ok := dataHostBytes(f.Kind.Name, params)
-	if !ok {
+	case !ok:
 		return 0, false
 	}
 	return runHostBytes + int64(min(data+modelHostBytes(f, opts, params), float64(1<<62))), true
+}
+
+// runData decodes the parameters of a run of f with opts, the run's
+// numerics applied (as its build applies them: Options.apply), and
+// estimates the host bytes of the run's data (dataHostBytes): false
+// where the kind has no estimate, params nil too where the parameters do
+// not decode (the run refuses them at once).
+func runData(f *File, opts Options) (params any, data float64, ok bool) {
+	params, err := decodedParams(f, opts)
+	if err != nil {
+		return nil, 0, false
+	}
+	if v := numericsField(params); v.IsValid() && opts.Numerics != "" {
+		v.SetString(opts.Numerics)
+	}
+	data, ok = dataHostBytes(f.Kind.Name, params)
+	return params, data, ok
 }
 
 // numericsField returns the Numerics field of params (decoded, a pointer

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/badinput"
 )
 
@@ -107,5 +108,19 @@ func TestMaxMemoryAgreesWithHostBytes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A run without --max-memory bounds its models by the host's default, and
+// a refusal says so ("the default --max-memory"); with one, by it.
+func TestModelRoomNamesDefault(t *testing.T) {
+	var a arch.Options
+	Options{}.modelRoom(&a, runHostBytes, "")
+	if !a.RunBoundDefault || a.RunBound != DefaultMaxHostBytes() || a.MaxBytes != DefaultMaxHostBytes()-runHostBytes {
+		t.Errorf("no --max-memory: %+v", a)
+	}
+	Options{MaxHostBytes: 1 << 30}.modelRoom(&a, runHostBytes, "")
+	if a.RunBoundDefault || a.RunBound != 1<<30 || a.MaxBytes != 1<<30-runHostBytes {
+		t.Errorf("--max-memory 1GiB: %+v", a)
 	}
 }
