@@ -1,10 +1,12 @@
 package isa
 
 import (
+	"strings"
 	"testing"
 )
 
-// FuzzParse: Parse never panics; for inputs that parse, the printed text
+// FuzzParse: Parse never panics; a refusal names the file and a line of
+// it; for inputs that parse, the printed text
 // parses to the same File and prints identically, and expanding the first
 // instructions of core 0 and 1 never panics.
 func FuzzParse(f *testing.F) {
@@ -28,8 +30,14 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		file, err := Parse("f.s", src)
 		if err != nil {
-			if _, ok := err.(*Error); !ok {
+			e, ok := err.(*Error)
+			if !ok {
 				t.Fatalf("error type %T", err)
+			}
+			// Every refusal names the file and a line of it (a "}" missing
+			// at the end: the line after the last) and says something.
+			if lines := strings.Count(src, "\n") + 1; e.File != "f.s" || e.Line < 1 || e.Line > lines+1 || strings.TrimSpace(e.Msg) == "" {
+				t.Fatalf("error %q: file %q, line %d of %d, message %q", err, e.File, e.Line, lines, e.Msg)
 			}
 			return
 		}
