@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"sync"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -309,7 +310,9 @@ func compareViews(t testing.TB, name string, want, got rtView, n *rtCount) {
 				fail("core %d lane %d: %d slices, want %d", wc.ID, p, len(gs), len(ws))
 			}
 			for k := range min(len(ws), len(gs)) {
-				eq(fmt.Sprintf("core %d lane %d slice %d", wc.ID, p, k), ws[k], gs[k])
+				if ws[k] != gs[k] {
+					fail("core %d lane %d slice %d: got %+v, want %+v", wc.ID, p, k, gs[k], ws[k])
+				}
 				n.slices++
 				if ws[k].Class == ClassFlag {
 					n.marks++
@@ -387,12 +390,20 @@ type rtRecorder struct {
 	sawFlags bool
 }
 
+// rtGeometries caches the machines' geometries (loading one is most of a
+// fuzz input's time); read only.
+var rtGeometries sync.Map
+
 func newRTRecorder(t testing.TB, machine string, w Window) *rtRecorder {
-	m, err := machines.Load(machine, nil)
-	if err != nil {
-		t.Fatal(err)
+	g, ok := rtGeometries.Load(machine)
+	if !ok {
+		m, err := machines.Load(machine, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ = rtGeometries.LoadOrStore(machine, m.Geometry())
 	}
-	r := &rtRecorder{Recorder: NewRecorder(w), g: m.Geometry(), laneEnd: map[[2]int]sim.Time{}, pending: map[[4]int]int{}}
+	r := &rtRecorder{Recorder: NewRecorder(w), g: g.(*machines.Geometry), laneEnd: map[[2]int]sim.Time{}, pending: map[[4]int]int{}}
 	r.SetInfo(machine, "roundtrip", r.g)
 	return r
 }
@@ -560,6 +571,24 @@ func gpuTimeline(t testing.TB, w Window) *Timeline {
 	return r.Timeline()
 }
 
+// manyTextsTimeline is a core whose lane runs more distinct instructions
+// than a protobuf sequence interns before it clears its state
+// (maxInterned), each slice starting between nanoseconds, the scalar
+// unit's issue slots open across the clears.
+func manyTextsTimeline(t testing.TB, w Window) *Timeline {
+	r := newRTRecorder(t, "ascend-910a", w)
+	for i := range maxInterned + 100 {
+		in := isa.Scalar(int64(i))
+		to := sim.Time(i+1)*1000 + 1
+		r.interval(0, 1, arch.Busy, to, 999, &in, nil)
+		if i%1000 == 999 {
+			r.interval(0, 0, arch.Busy, to, 999*1000, &in, nil)
+		}
+	}
+	r.Finish(sim.Time(maxInterned+101) * 1000)
+	return r.Timeline()
+}
+
 // TestRoundTrip checks the round-trip property (see above) on recorded
 // timelines of several shapes, with windows cutting them.
 func TestRoundTrip(t *testing.T) {
@@ -575,6 +604,7 @@ func TestRoundTrip(t *testing.T) {
 		{"davinci after the end", davinciTimeline, Window{From: 50000}},
 		{"gpu", gpuTimeline, Window{}},
 		{"gpu window", gpuTimeline, Window{From: 1600, To: 9500}},
+		{"many texts", manyTextsTimeline, Window{}},
 		// A window after a deadlocked run's end: its last launch, running
 		// at the deadlock, was kept from the window's start on while the
 		// trace stated [end, end] (emptyWindow now drops it).
@@ -648,6 +678,15 @@ func fuzzTimeline(t testing.TB, data []byte) *Timeline {
 		w.Cores = map[int]bool{int(b.next() % 4): true, int(b.next() % 4): true}
 	}
 	r := newRTRecorder(t, machine, w)
+	// The consumer's work on this goroutine (as Batches.Apply): the
+	// consumer goroutine polls its queue every 1–16 ms, which made a
+	// fuzz input take that long to Finish; the timeline is built by the
+	// same apply. (TestRoundTrip records through the goroutine.)
+	r.sink = func(bt *batch) {
+		r.mu.Lock()
+		r.apply(bt)
+		r.mu.Unlock()
+	}
 	if h&0x20 != 0 {
 		r.StaticWatts(float64(b.next()) / 4)
 	}
