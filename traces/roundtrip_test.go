@@ -648,6 +648,80 @@ func (b *rtBytes) next() byte {
 	return c
 }
 
+// rtCoreIDs are the cores the interpreter's ops name: the first, one past
+// the dense tables' sizes and a protobuf thread id's lane bits (pid<<6),
+// and one beyond 128.
+var rtCoreIDs = [4]int{0, 1, 64, 200}
+
+// rtOp encodes an op of fuzzTimeline: its kind (the op byte mod 10),
+// the clock's advance in steps (the op byte's high nibble), its core
+// (an index of rtCoreIDs), its length in steps, and its operands.
+func rtOp(kind, adv int, core, d byte, operands ...byte) []byte {
+	c := adv<<4 | ((kind-adv<<4%10)%10+10)%10
+	return append([]byte{byte(c), core, d}, operands...)
+}
+
+// rtSeeds are FuzzRoundTrip's seeds: a DaVinci run with flags and their
+// arrows, an issue slot, a group, stalls, gauges, GM bandwidth, power,
+// host tasks and an ending; the same in a window; a GPU run with
+// kernels (overlapping, one deadlocked) on three SMs.
+var rtSeeds = func() [][]byte {
+	davinci := slices.Concat(
+		rtOp(3, 1, 0, 0, 1, 2, 0),   // set MTE2→MTE1 0
+		rtOp(0, 5, 0, 50, 5, 1, 1),  // mte2.copy on MTE2
+		rtOp(0, 0, 0, 30, 5, 1, 0),  // its issue slot on S
+		rtOp(4, 1, 0, 0, 0),         // wait MTE2→MTE1 0
+		rtOp(0, 5, 0, 40, 7, 3, 2),  // a group of loads on MTE1
+		rtOp(3, 0, 1, 0, 2, 3, 5),   // core 1: set MTE1→M 16
+		rtOp(2, 3, 1, 30, 3, 0),     // core 1: M waits for the flag
+		rtOp(4, 0, 1, 0, 0),         // core 1: wait MTE1→M 16
+		rtOp(0, 4, 1, 20, 8, 1, 3),  // core 1: mmad
+		rtOp(5, 1, 0, 0, 1, 0, 128), // L1 half full
+		rtOp(6, 1, 0, 0, 77),        // GM bandwidth
+		rtOp(8, 2, 0, 0, 50),        // energy
+		rtOp(7, 2, 0, 20, 2, 2),     // a transfer
+		rtOp(7, 0, 0, 10, 0, 5),     // a computation
+		rtOp(2, 2, 0, 40, 5, 1),     // a barrier wait on MTE3
+		rtOp(5, 1, 0, 0, 1, 0, 0),   // L1 empty
+		rtOp(3, 1, 1, 0, 4, 5, 6),   // core 1: a set never consumed
+	)
+	gpu := slices.Concat(
+		rtOp(9, 0, 0, 0, 0, 9, 2, 40), // gemm, 9 blocks: more than the SMs
+		rtOp(0, 3, 0, 30, 8, 1, 2),
+		rtOp(0, 0, 1, 20, 10, 3, 3),
+		rtOp(0, 1, 2, 20, 6, 1, 0),
+		rtOp(9, 1, 0, 0, 5, 2, 1, 10), // overlapping the first
+		rtOp(2, 2, 1, 10, 4, 4),
+		rtOp(5, 0, 2, 0, 1, 0, 200),
+		rtOp(6, 1, 0, 0, 255),
+		rtOp(9, 3, 0, 0, 1, 1, 0, 255, 1), // deadlocked, not started
+	)
+	return [][]byte{
+		append([]byte{0x68, 100, 1}, davinci...),    // 7 ps steps, power, ending; 2 cores
+		append([]byte{0x0c, 10, 20, 1}, davinci...), // a window [70 ps, 630 ps]
+		append([]byte{0x11, 2}, gpu...),             // GPU, 1 ns steps, 3 SMs
+	}
+}()
+
+// TestRoundTripSeeds holds FuzzRoundTrip's seeds to what they are meant
+// to exercise: a property checked on an empty timeline proves nothing.
+func TestRoundTripSeeds(t *testing.T) {
+	var n [3]rtCount
+	for i, seed := range rtSeeds {
+		n[i] = roundTrip(t, fmt.Sprintf("seed %d", i), fuzzTimeline(t, seed))
+		t.Logf("seed %d: %+v", i, n[i])
+	}
+	if n[0].slices == 0 || n[0].arrows == 0 || n[0].flows == 0 || n[0].power == 0 || n[0].occ == 0 {
+		t.Errorf("seed 0 (DaVinci): compared %+v", n[0])
+	}
+	if n[1].slices == 0 {
+		t.Errorf("seed 1 (a window): compared %+v", n[1])
+	}
+	if n[2].slices == 0 || n[2].kernels == 0 {
+		t.Errorf("seed 2 (GPU): compared %+v", n[2])
+	}
+}
+
 // rtMaxOps bounds the recorder calls of one fuzz input.
 const rtMaxOps = 256
 
@@ -675,7 +749,8 @@ func fuzzTimeline(t testing.TB, data []byte) *Timeline {
 		w.From = sim.Time(b.next()) * step
 		w.To = w.From + sim.Time(b.next())*step*4 + 1
 	case 3:
-		w.Cores = map[int]bool{int(b.next() % 4): true, int(b.next() % 4): true}
+		w.Cores = map[int]bool{rtCoreIDs[b.next()%4]: true, rtCoreIDs[b.next()%4]: true}
+		w.From = sim.Time(b.next()%4) * step
 	}
 	r := newRTRecorder(t, machine, w)
 	// The consumer's work on this goroutine (as Batches.Apply): the
@@ -701,7 +776,7 @@ func fuzzTimeline(t testing.TB, data []byte) *Timeline {
 	for op := 0; op < rtMaxOps && len(b) > 0; op++ {
 		c := b.next()
 		now += sim.Time(c>>4) * step
-		core := int(b.next()) % ncores
+		core := rtCoreIDs[int(b.next())%ncores]
 		d := sim.Time(b.next()) * step
 		switch c % 10 {
 		case 0, 1:
@@ -778,12 +853,11 @@ func fuzzTimeline(t testing.TB, data []byte) *Timeline {
 }
 
 // FuzzRoundTrip checks the round-trip property (see above) on timelines
-// derived from the fuzzer's bytes (fuzzTimeline). Seeds: a DaVinci run
-// with flags, one in a window, a GPU run with kernels (one deadlocked).
+// derived from the fuzzer's bytes (fuzzTimeline). Seeds: rtSeeds.
 func FuzzRoundTrip(f *testing.F) {
-	f.Add([]byte{0x20, 2, 0x10, 0, 5, 5, 0, 1, 0x13, 0, 0, 1, 2, 1, 0x24, 0, 0, 0, 0x30, 0, 9, 3, 1, 0x12, 1, 4, 0, 2, 0x35, 0, 0, 1, 200, 0x46, 0, 0, 77, 0x17, 0, 5, 2, 3, 0x28, 0, 0, 3})
-	f.Add([]byte{0x1a, 3, 40, 2, 0x10, 0, 20, 0, 1, 0x21, 1, 30, 3, 4, 0x13, 0, 0, 1, 2, 4, 0x44, 0, 0, 0, 0x42, 1, 50, 2, 3, 0x36, 0, 0, 255})
-	f.Add([]byte{0x19, 3, 0x10, 0, 9, 8, 0, 2, 0x19, 0, 0, 0, 100, 3, 40, 0x59, 1, 0, 1, 7, 2, 30, 0x21, 2, 9, 3, 4, 3, 0x39, 0, 0, 2, 5, 0, 255, 1, 0x15, 1, 0, 2, 128})
+	for _, seed := range rtSeeds {
+		f.Add(seed)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		roundTrip(t, "fuzz", fuzzTimeline(t, data))
 	})
