@@ -2,15 +2,18 @@ package programs
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/cluster"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 // heapAllocated is the bytes allocated on the heap so far (cumulative): a
@@ -134,7 +137,9 @@ func FuzzProgramFile(f *testing.F) {
 				return
 			}
 			_, err = file.Kind.BuildCluster(file, topo, opts)
-			oneLine(err)
+			if oneLine(err); err == nil {
+				simulateStart(t, ctx, file, opts, oneLine)
+			}
 			return
 		}
 		if CheckOverrides(opts.Overrides) != nil {
@@ -176,5 +181,43 @@ func FuzzProgramFile(f *testing.F) {
 				walk(g.CTA(i))
 			}
 		}
+		simulateStart(t, ctx, file, opts, oneLine)
 	})
+}
+
+// fuzzEvents is how many events of a fuzzed program's run FuzzProgramFile
+// simulates (about: the run's context is asked every 4096).
+const fuzzEvents = 4096
+
+// errFuzzEnough stops a fuzzed program's run after fuzzEvents.
+var errFuzzEnough = errors.New("enough events simulated")
+
+// simulateStart runs the program of file, which builds, for its first
+// fuzzEvents events (on one chip or a cluster), the way `run` does: it
+// must not panic, and end only with the stop, a deadlock or a refusal of
+// bad input (each line naming a file or a --set: oneLine) — an error of
+// another kind is a simulation failure that the parameters' checks let
+// through.
+func simulateStart(t *testing.T, ctx context.Context, file *File, opts Options, oneLine func(error)) {
+	g, err := file.again()
+	if err != nil {
+		t.Fatalf("the file parsed once, not again: %v", err)
+	}
+	simCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	hooks := RunHooks{Context: simCtx, ProgressEvery: fuzzEvents / 4, Progress: func(_ sim.Time, events uint64) {
+		if events >= fuzzEvents {
+			stop(errFuzzEnough)
+		}
+	}}
+	opts.run = nil
+	_, err = Execute(g, opts, hooks)
+	var deadlock *sim.DeadlockError
+	switch {
+	case err == nil, errors.Is(err, errFuzzEnough), ctx.Err() != nil, errors.As(err, &deadlock):
+	case badinput.Is(err):
+		oneLine(err)
+	default:
+		t.Fatalf("the run failed, not for bad input: %v", err)
+	}
 }
