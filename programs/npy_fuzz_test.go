@@ -1,9 +1,12 @@
 package programs
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -24,7 +27,8 @@ func npyHeader(d string) []byte {
 // FuzzReadNPY feeds arbitrary bytes to the .npy reader: it must return an
 // error of one line naming the file or a 2-D array whose length matches
 // its shape (and CheckNPYFloat32's) — never panic, hang or allocate for a
-// shape the file does not hold.
+// shape the file does not hold — and whose values are the file's, as an
+// independent decoder reads them.
 func FuzzReadNPY(f *testing.F) {
 	ok := append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }"), make([]byte, 16)...)
 	f.Add(ok)
@@ -53,6 +57,11 @@ func FuzzReadNPY(f *testing.F) {
 	v2 := npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }  ")
 	v2 = append(append([]byte("\x93NUMPY\x02\x00"), byte(len(v2)-10), byte((len(v2)-10)>>8), 0, 0), v2[10:]...)
 	f.Add(append(v2, make([]byte, 16)...))
+	// Values of every kind (normal, subnormal, ±0, ±Inf, NaNs; float64s
+	// that round, overflow and underflow as float32s).
+	vals := []byte{0x00, 0x00, 0xc0, 0x7f, 0x01, 0x00, 0x00, 0x80, 0x00, 0x00, 0x80, 0xff, 0xdb, 0x0f, 0x49, 0x40}
+	f.Add(append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }"), vals...))
+	f.Add(append(npyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2), }"), append(vals, 0x18, 0x2d, 0x44, 0x54, 0xfb, 0x21, 0x09, 0x40)[8:]...))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(dir, "x.npy")
@@ -77,7 +86,65 @@ func FuzzReadNPY(f *testing.F) {
 		if err != nil || r2 != rows || c2 != cols {
 			t.Fatalf("CheckNPYFloat32: (%d, %d) %v, read (%d, %d)", r2, c2, err, rows, cols)
 		}
+		// The values are the file's, as a decoder of our own reads them
+		// (the reader is npyio behind checks of ours).
+		want, ok := decodeNPY(data)
+		if !ok {
+			t.Fatalf("read (%d, %d) from a file the independent decoder refuses", rows, cols)
+		}
+		if len(want) != len(v) {
+			t.Fatalf("%d values read, %d in the file", len(v), len(want))
+		}
+		for i := range v {
+			if math.Float32bits(v[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("value %d: read %v (%#x), the file holds %v (%#x)", i, v[i], math.Float32bits(v[i]), want[i], math.Float32bits(want[i]))
+			}
+		}
 	})
+}
+
+// npyDescr finds a header's descr: its byte order and type.
+var npyDescr = regexp.MustCompile(`'descr':\s*'([<|=]?)(f4|f8|float32|float64)'`)
+
+// decodeNPY decodes a version 1 or 2 .npy file of little-endian float32
+// or float64 values in C order, independently of the reader under test:
+// its values (float64 rounded to float32, as the reader narrows them),
+// false where it is not such a file. The shape is the reader's to check.
+func decodeNPY(data []byte) ([]float32, bool) {
+	if len(data) < 10 || string(data[:6]) != "\x93NUMPY" {
+		return nil, false
+	}
+	var start, hlen int
+	switch data[6] {
+	case 1:
+		start, hlen = 10, int(binary.LittleEndian.Uint16(data[8:10]))
+	case 2:
+		if len(data) < 12 {
+			return nil, false
+		}
+		start, hlen = 12, int(binary.LittleEndian.Uint32(data[8:12]))
+	default:
+		return nil, false
+	}
+	if hlen > len(data)-start {
+		return nil, false
+	}
+	m := npyDescr.FindStringSubmatch(string(data[start : start+hlen]))
+	if m == nil {
+		return nil, false
+	}
+	body := data[start+hlen:]
+	var out []float32
+	if m[2] == "f4" || m[2] == "float32" {
+		for i := 0; i+4 <= len(body); i += 4 {
+			out = append(out, math.Float32frombits(binary.LittleEndian.Uint32(body[i:])))
+		}
+		return out, true
+	}
+	for i := 0; i+8 <= len(body); i += 8 {
+		out = append(out, float32(math.Float64frombits(binary.LittleEndian.Uint64(body[i:]))))
+	}
+	return out, true
 }
 
 // A header the reader misparses (no comma after the shape: (4, 8) read as
