@@ -325,6 +325,7 @@ func compareViews(t testing.TB, name string, want, got rtView, n *rtCount) {
 	}
 }
 
+// maxKey returns the largest lane of m (-1: none).
 func maxKey(m map[int][]rtSlice) int {
 	k := -1
 	for p := range m {
@@ -394,6 +395,8 @@ type rtRecorder struct {
 // fuzz input's time); read only.
 var rtGeometries sync.Map
 
+// newRTRecorder returns a recorder for window w of a run on machine,
+// told the machine's geometry.
 func newRTRecorder(t testing.TB, machine string, w Window) *rtRecorder {
 	g, ok := rtGeometries.Load(machine)
 	if !ok {
