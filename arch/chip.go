@@ -252,11 +252,17 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	if m.L2.Private && m.L2.Partitions > 1 {
 		parts = m.L2.Partitions
 	}
+	// The where indexes cover the program's span (used: grown to it at
+	// once) or the whole memory (grown by doubling as it is used).
 	span := indexSpan(m, opts.GMSpan)
+	bound := (*mem.L2).BoundIndex
+	if span == opts.GMSpan {
+		bound = (*mem.L2).SpanIndex
+	}
 	for range parts {
 		if l2 := mem.NewL2(int64(m.L2.Capacity)/int64(parts), m.L2.LineBytes, m.L2.TagLines(), m.L2.Ways); l2 != nil {
 			indexSets(l2, m.L2.Index)
-			l2.SpanIndex(span)
+			bound(l2, span)
 			c.l2s = append(c.l2s, l2)
 			bw := mem.NewChannel(c.eng, float64(m.L2.Bandwidth)/float64(parts))
 			bw.SetName(fmt.Sprintf("%s (%v)", c.keyOrigin("l2.bandwidth"), m.L2.Bandwidth))
@@ -265,7 +271,7 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 	}
 	if llc := mem.NewL2(int64(m.LLC.Capacity), m.LLC.LineBytes, m.LLC.TagLines(), m.LLC.Ways); llc != nil && len(c.l2s) > 0 {
 		indexSets(llc, m.LLC.Index)
-		llc.SpanIndex(span)
+		bound(llc, span)
 		c.llc = llc
 		c.llcBW = mem.NewChannel(c.eng, float64(m.LLC.Bandwidth))
 		c.llcBW.SetName(fmt.Sprintf("%s (%v)", c.keyOrigin("llc.bandwidth"), m.LLC.Bandwidth))

@@ -678,3 +678,23 @@ func TestL2Read2DThroughSplitsLines(t *testing.T) {
 		t.Errorf("below counted hit %d miss %d, want 128 and 256 (the 384 fetched above: %d + %d)", llc.HitBytes, llc.MissBytes, a.MissBytes, b.MissBytes)
 	}
 }
+
+// A span's index (SpanIndex: the program's tensors, which its run will
+// use) grows at once to the whole span past its first size; a bound
+// (BoundIndex: the whole memory) grows by doubling, to what is used.
+func TestL2SpanIndexGrowsOnce(t *testing.T) {
+	const span = 64 << 20 // 524288 128-byte tags
+	spanned, bounded := NewL2(1<<20, 128, 1, 16), NewL2(1<<20, 128, 1, 16)
+	spanned.SpanIndex(span)
+	bounded.BoundIndex(span)
+	for _, c := range []*L2{spanned, bounded} {
+		c.Access(0, 128)
+		c.Access(minWhere*128, 128) // (the first sector past the first size)
+	}
+	if got := int64(len(spanned.where)); got != span/128 {
+		t.Errorf("spanned index: %d entries after its first growth, want the span's %d", got, span/128)
+	}
+	if got := int64(len(bounded.where)); got != 2*minWhere {
+		t.Errorf("bounded index: %d entries after its first growth, want %d (doubled)", got, 2*minWhere)
+	}
+}
