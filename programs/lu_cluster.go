@@ -667,9 +667,32 @@ func (j *luCluster) hostSpan(r *luRank, stage, name string, add func()) {
 	r.h.Call(stage, func() error { t0 = j.eng.Now(); return nil })
 	add()
 	r.h.Call(stage, func() error {
-		j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Track: 0, Name: name, From: t0, To: j.eng.Now()})
+		j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Track: 0, Name: name, Cat: luStageCat(stage), From: t0, To: j.eng.Now()})
 		return nil
 	})
+}
+
+// luStageCats are the trace categories of a rank's host stages
+// (traces.ClusterSpan.Cat), as a chip trace's host tasks have theirs
+// (traces.HostTask.Kind): its own work, kernel launches, data it moves
+// (PCIe, its MPI collectives over the host network), and waits — for its
+// kernels, at the barrier, in an HCCL collective of the NPUs
+// (report.json's host_stages_seconds wait, barrier, hccl-bcast), which
+// davinci-sim view reads as stalls.
+var luStageCats = map[string]string{
+	"diag": "compute", "refine": "compute",
+	"launch": "launch",
+	"h2d":    "transfer", "d2h": "transfer", "d2h-factors": "transfer", "mpi-bcast": "transfer", "mpi-allreduce": "transfer",
+	"wait": "wait", "barrier": "wait", "hccl-bcast": "wait",
+}
+
+// luStageCat returns the trace category of host stage stage (luStageCats;
+// "host" for one it does not list).
+func luStageCat(stage string) string {
+	if c, ok := luStageCats[stage]; ok {
+		return c
+	}
+	return "host"
 }
 
 // async appends a host task waiting for begin's operation, recorded on
@@ -679,7 +702,7 @@ func (j *luCluster) async(r *luRank, stage, name string, begin func(done func())
 		t0 := j.eng.Now()
 		return begin(func() {
 			if j.trace != nil {
-				j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Track: 0, Name: name, From: t0, To: j.eng.Now()})
+				j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Track: 0, Name: name, Cat: luStageCat(stage), From: t0, To: j.eng.Now()})
 			}
 			done()
 		})
@@ -887,7 +910,7 @@ func (j *luCluster) buildWindow(r *luRank, st *luRankBuild, k0 int) {
 				}
 				h.Call("diag", func() error {
 					if j.trace != nil {
-						j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Name: fmt.Sprintf("diag %d (%s)", i, what), From: t0, To: now()})
+						j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Name: fmt.Sprintf("diag %d (%s)", i, what), Cat: luStageCat("diag"), From: t0, To: now()})
 					}
 					return nil
 				})

@@ -14,7 +14,9 @@ import (
 // (the first word of their names) equal report.json's
 // cluster.ranks[].host_stages_seconds — launches, refinement steps and
 // the waits for kernels included (the waits had no spans before session
-// 50: lu.go's luLaunchZones appended them untraced).
+// 50: lu.go's luLaunchZones appended them untraced); each span carries its
+// stage's category (luStageCats: waits "wait", which view reads as
+// stalls).
 func TestTraceHostStagesMatchReport(t *testing.T) {
 	f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"numerics: off\ngrid: {p: 2, q: 4}\n"))
 	if err != nil {
@@ -35,6 +37,11 @@ func TestTraceHostStagesMatchReport(t *testing.T) {
 		}
 		stage, _, _ := strings.Cut(s.Name, " ")
 		got[s.Rank][stage] += s.To - s.From
+		// Its category is its stage's, given where it is recorded (the
+		// reader takes "wait" as a stall).
+		if want, ok := luStageCats[stage]; !ok || s.Cat != want {
+			t.Errorf("host span %q: category %q, want its stage's (%q, listed %v)", s.Name, s.Cat, want, ok)
+		}
 	}
 	cl := res.Report.Cluster
 	if cl == nil || len(cl.Ranks) != 8 {

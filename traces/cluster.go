@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/davinci-sim/davinci-sim/sim"
 )
@@ -26,9 +25,7 @@ type ClusterTrace struct {
 	// Tracks names the threads of every rank (index = Span.Track).
 	Tracks []string
 	// TrackCats gives the category of the spans of each of Tracks (a
-	// span's own Cat wins; "" or none: "cluster"). A track of category
-	// "host" gives each span its stage's (HostStageCat): compute,
-	// launch, transfer or wait.
+	// span's own Cat wins; "" or none: "cluster").
 	TrackCats []string
 	// RankTracks names further threads of single ranks (a drill-down into
 	// one NPU's cores), numbered after Tracks.
@@ -136,7 +133,9 @@ func (ct *ClusterTrace) inWindow(t sim.Time) bool {
 }
 
 // ClusterSpan is one slice on a rank's track, in category Cat ("": its
-// track's, ClusterTrace.TrackCats).
+// track's, ClusterTrace.TrackCats). A host's spans take the categories of
+// a chip trace's host tasks (HostTask.Kind: compute, launch, transfer,
+// wait); davinci-sim view reads a "wait" as a stall, the host waiting.
 type ClusterSpan struct {
 	Rank, Track int
 	Name, Cat   string
@@ -148,37 +147,10 @@ func (ct *ClusterTrace) spanCat(s *ClusterSpan) string {
 	switch {
 	case s.Cat != "":
 		return s.Cat
-	case s.Track >= 0 && s.Track < len(ct.TrackCats) && ct.TrackCats[s.Track] == "host":
-		return HostStageCat(s.Name)
 	case s.Track >= 0 && s.Track < len(ct.TrackCats) && ct.TrackCats[s.Track] != "":
 		return ct.TrackCats[s.Track]
 	}
 	return "cluster"
-}
-
-// hostStageCats are the categories of a cluster host's stages, as a chip
-// trace's host tasks have theirs (HostTask.Kind): its own work, kernel
-// launches, data it moves (PCIe, its MPI collectives over the host
-// network), and waits — for its kernels, at the barrier, in an HCCL
-// collective of the NPUs (report.json's host_stages_seconds wait,
-// barrier, hccl-bcast).
-var hostStageCats = map[string]string{
-	"diag": "compute", "refine": "compute",
-	"launch": "launch",
-	"h2d":    "transfer", "d2h": "transfer", "d2h-factors": "transfer", "mpi-bcast": "transfer", "mpi-allreduce": "transfer",
-	"wait": "wait", "barrier": "wait", "hccl-bcast": "wait",
-}
-
-// HostStageCat returns the category of a cluster host span named name
-// (its stage first: "wait p1-3"): compute, launch, transfer or wait
-// (davinci-sim view reads a wait as a stall); "host" for a stage it does
-// not know.
-func HostStageCat(name string) string {
-	stage, _, _ := strings.Cut(name, " ")
-	if c, ok := hostStageCats[stage]; ok {
-		return c
-	}
-	return "host"
 }
 
 // ClusterMessage is a message (a collective's delivery) from rank From

@@ -121,12 +121,12 @@ func TestClusterTraceReadsBack(t *testing.T) {
 
 // A cluster trace states its machine and program in otherData, as a chip
 // trace does (what davinci-sim view shows), with the time span it holds,
-// and every slice and arrow has a category: the span's own, its track's
-// (a host track's: its stage's, HostStageCat), or "cluster".
+// and every slice and arrow has a category: the span's own, its track's,
+// or "cluster".
 func TestClusterTraceHeaderAndCategories(t *testing.T) {
 	ct := &traces.ClusterTrace{Machine: "cloudbrain2-node", Program: "lu-fused", Ranks: []string{"r0", "r1"},
 		Tracks: []string{"host", "main", "other"}, TrackCats: []string{"host", "kernel"}}
-	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "d2h diag 0", From: 0, To: 1000})
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "d2h diag 0", Cat: "transfer", From: 0, To: 1000})
 	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "mpi-bcast", Cat: "collective", From: 1000, To: 1500})
 	ct.AddSpan(traces.ClusterSpan{Rank: 1, Track: 1, Name: "p1-0", From: 500, To: 2000})
 	ct.AddSpan(traces.ClusterSpan{Rank: 1, Track: 2, Name: "x", From: 600, To: 2500})
@@ -390,22 +390,15 @@ func TestWindowAfterRunEndIsEmpty(t *testing.T) {
 	}
 }
 
-// A host track's spans have their stage's category, as a chip trace's
-// host tasks have their kind: waits (for kernels, at the barrier, in an
-// HCCL collective) are "wait", which the reader takes as stalls, so that
-// view does not count them busy (lu-cluster-small's rank 0 showed "host
-// 100.0% busy").
-func TestClusterHostStageCats(t *testing.T) {
-	for name, want := range map[string]string{"diag 0 (LU)": "compute", "refine 2": "compute", "launch p1-3": "launch",
-		"h2d inverses 0": "transfer", "d2h-factors": "transfer", "mpi-allreduce refine 0": "transfer",
-		"wait p1-3": "wait", "wait (every kernel)": "wait", "barrier (factorized)": "wait", "hccl-bcast L 0 group 1": "wait", "other": "host"} {
-		if got := traces.HostStageCat(name); got != want {
-			t.Errorf("HostStageCat(%q) = %q, want %q", name, got, want)
-		}
-	}
+// A host's spans of category "wait" (its waits for kernels, at the
+// barrier, in an HCCL collective: the writer's categories, as a chip
+// trace's host tasks have their kind) read back as stalls, so that view
+// does not count them busy (lu-cluster-small's rank 0 showed "host 100.0%
+// busy").
+func TestClusterHostWaitsReadAsStalls(t *testing.T) {
 	ct := &traces.ClusterTrace{Ranks: []string{"r0"}, Tracks: []string{"host"}, TrackCats: []string{"host"}}
-	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "launch k", From: 0, To: 100})
-	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "wait k", From: 100, To: 400})
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "launch k", Cat: "launch", From: 0, To: 100})
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "wait k", Cat: "wait", From: 100, To: 400})
 	tl := readClusterBack(t, ct)
 	tot := tl.Cores[0].Totals(0)
 	if tot[arch.Busy] != 100 || tot[arch.WaitFlag] != 300 {

@@ -1342,7 +1342,7 @@ func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a
 		}
 		a.bytes, a.flops = 0, 0
 	case "wait":
-		// A cluster host's wait (HostStageCat): a stall, named after the
+		// A cluster host's wait (ClusterSpan.Cat): a stall, named after the
 		// span, as the time a chip's pipe waits for a flag.
 		s.Cause = arch.WaitFlag
 		a.bytes, a.flops = 0, 0

@@ -950,8 +950,9 @@ func TestClusterRoundTrip(t *testing.T) {
 		Only: map[int]bool{0: true, 1: true}, Limit: 14, Ending: "deadlock at 9µs", End: 9 * sim.Microsecond}
 	for r := range 3 {
 		base := sim.Time(r) * 1001
-		for i, name := range []string{"d2h diag 0", "diag 1", "launch p1-0", "wait p1-0", "mpi-bcast", "barrier", "odd stage", "hccl-bcast 2"} {
-			ct.AddSpan(ClusterSpan{Rank: r, Track: 0, Name: name, From: base + sim.Time(i)*700, To: base + sim.Time(i)*700 + 650})
+		for i, sp := range []struct{ name, cat string }{{"d2h diag 0", "transfer"}, {"diag 1", "compute"}, {"launch p1-0", "launch"}, {"wait p1-0", "wait"},
+			{"mpi-bcast", "transfer"}, {"barrier", "wait"}, {"odd stage", ""}, {"hccl-bcast 2", "wait"}} {
+			ct.AddSpan(ClusterSpan{Rank: r, Track: 0, Name: sp.name, Cat: sp.cat, From: base + sim.Time(i)*700, To: base + sim.Time(i)*700 + 650})
 		}
 		ct.AddSpan(ClusterSpan{Rank: r, Track: 1, Name: "p1-0", From: base, To: base + 4000})
 		ct.AddSpan(ClusterSpan{Rank: r, Track: 1, Name: "p1-1", From: base + 1000, To: base + 2500}) // overlapping

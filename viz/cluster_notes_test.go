@@ -25,11 +25,11 @@ func TestClusterHostWaits(t *testing.T) {
 		Tracks:    []string{"host (work, transfers, collectives)", "NPU main cores", "NPU fusion cores"},
 		TrackCats: []string{"host", "kernel", "kernel"},
 	}
-	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "launch p1-0", From: 0, To: 100 * ns})
-	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "wait p1-0", From: 100 * ns, To: 400 * ns})
-	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "barrier (factorized)", From: 400 * ns, To: 500 * ns})
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "launch p1-0", Cat: "launch", From: 0, To: 100 * ns})
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "wait p1-0", Cat: "wait", From: 100 * ns, To: 400 * ns})
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "barrier (factorized)", Cat: "wait", From: 400 * ns, To: 500 * ns})
 	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 1, Name: "p1-0", From: 100 * ns, To: 400 * ns})
-	ct.AddSpan(traces.ClusterSpan{Rank: 1, Track: 0, Name: "refine 0", From: 0, To: 800 * ns})
+	ct.AddSpan(traces.ClusterSpan{Rank: 1, Track: 0, Name: "refine 0", Cat: "compute", From: 0, To: 800 * ns})
 	tl := clusterTimeline(t, ct)
 	s := newSim(t, 97, 24) // 80 lane columns: 10 ns each
 	v := NewViewer(s, StaticSource(tl), false)
@@ -65,8 +65,8 @@ func TestClusterHostWaits(t *testing.T) {
 func TestFooterShowsTruncation(t *testing.T) {
 	ns := sim.Nanosecond
 	ct := &traces.ClusterTrace{Ranks: []string{"rank 0"}, Tracks: []string{"host (work)"}, TrackCats: []string{"host"}, Limit: 1}
-	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "launch k", From: 0, To: 100 * ns})
-	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "wait k", From: 200 * ns, To: 400 * ns})
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "launch k", Cat: "launch", From: 0, To: 100 * ns})
+	ct.AddSpan(traces.ClusterSpan{Rank: 0, Track: 0, Name: "wait k", Cat: "wait", From: 200 * ns, To: 400 * ns})
 	tl := clusterTimeline(t, ct)
 	s := newSim(t, 120, 24)
 	v := NewViewer(s, StaticSource(tl), false)
