@@ -161,9 +161,9 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 		if err != nil {
 			return nil, err
 		}
-		if npus, host := topo.NPUs(), (hostBound{o.maxHostBytes()}); host.exceeds(beside + float64(npus)*per) {
+		if npus, host := topo.NPUs(), (hostBound{o.maxHostBytes()}); host.exceeds(beside + float64(float64(npus)*per)) {
 			return nil, host.refuse(fmt.Errorf("%s: at fidelity full the %d NPUs' chip models, %.1f MiB each, with the run's data and base (%.0f MiB) would take %s: fewer NPUs (cluster.nodes, node.npus) or cores (machine.cores), or fidelity sampled",
-				topo.Name, npus, per/(1<<20), beside/(1<<20), host.over(beside+float64(npus)*per)))
+				topo.Name, npus, per/(1<<20), beside/(1<<20), host.over(beside+float64(float64(npus)*per))))
 		}
 		chipBytes = per
 	case "isolated", "sampled":
@@ -476,7 +476,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 				// Its room: what the run's bound leaves beside the run's
 				// base and data and the other NPUs' models (the build
 				// checked their sum).
-				j.opts.modelRoom(&o, j.beside+float64(npus-1)*j.chipBytes, "the run's data and base and the other NPUs' chip models")
+				j.opts.modelRoom(&o, j.beside+float64(float64(npus-1)*j.chipBytes), "the run's data and base and the other NPUs' chip models")
 				if hooks.Observer != nil && id == hooks.ObserveRank {
 					o.Observer = hooks.Observer
 				}
