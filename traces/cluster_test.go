@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -446,4 +447,22 @@ func readClusterBack(t *testing.T, ct *traces.ClusterTrace) *traces.Timeline {
 		t.Fatal(err)
 	}
 	return tl
+}
+
+// A cluster trace of some ranks (--trace-ranks) reads back with a note
+// naming the ranks it left out (otherData's untraced_ranks), which view's
+// footer shows; a header naming them unreadably is refused.
+func TestClusterUntracedRanksNote(t *testing.T) {
+	ct := &traces.ClusterTrace{Ranks: []string{"r0", "r1", "r2", "r3"}, Tracks: []string{"host"}, Only: map[int]bool{1: true}}
+	for r := range 4 {
+		ct.AddSpan(traces.ClusterSpan{Rank: r, Name: "diag 0", From: 0, To: 100})
+	}
+	tl := readClusterBack(t, ct)
+	if want := "ranks 0,2-3 left out (--trace-ranks): the trace holds the other ranks only"; !slices.Contains(tl.Notes, want) {
+		t.Errorf("notes %q, want %q", tl.Notes, want)
+	}
+	bad := `{"traceEvents":[],"otherData":{"generator":"davinci-sim","untraced_ranks":"2-x"}}`
+	if _, err := traces.ReadTrace(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "untraced_ranks") {
+		t.Errorf("untraced_ranks \"2-x\": %v", err)
+	}
 }

@@ -117,6 +117,9 @@ func (h *traceHeader) notes() []string {
 	if h.SharedSMs != "" {
 		n = append(n, "CTAs may share SMs: "+h.SharedSMs)
 	}
+	if h.UntracedRanks != "" {
+		n = append(n, fmt.Sprintf("ranks %s left out (--trace-ranks): the trace holds the other ranks only", h.UntracedRanks))
+	}
 	return n
 }
 
@@ -1053,6 +1056,11 @@ func (rd *traceReader) setHeader(h *traceHeader) error {
 	}
 	if h.DroppedRecords < 0 || h.DroppedFromPs < 0 {
 		return fmt.Errorf("dropped_records %d, dropped_from_ps %d: negative", h.DroppedRecords, h.DroppedFromPs)
+	}
+	if h.UntracedRanks != "" {
+		if _, err := ParseIDs(h.UntracedRanks, "rank", maxIdleCore); err != nil {
+			return fmt.Errorf("untraced_ranks: %v", err) // (a note quotes them)
+		}
 	}
 	if h.IdleCores == "" {
 		return nil

@@ -65,9 +65,9 @@ import (
 //     cores, tracks = lanes): a span's category is kept as the reader
 //     keeps categories, an instruction class (ParseClass: others read as
 //     ClassOther), "wait" as a wait_flag stall (docs/formats.md: "view
-//     counts these as waits"); the messages (flow events "s"/"f") and
-//     untraced_ranks are not read (ReadTrace: "Events it does not
-//     understand … are skipped"; Timeline has no field for either).
+//     counts these as waits"); the messages (flow events "s"/"f") are
+//     not read (ReadTrace: "Events it does not understand … are
+//     skipped"); untraced_ranks come back as a note (the header's).
 
 // rtSlice is a slice as the property compares it.
 type rtSlice struct {
