@@ -138,15 +138,7 @@ func TestHostMemoryRefusalsMarked(t *testing.T) {
 			want: "above the limit of 16 GiB: check keys", unmarked: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var f *File
-			if c.src != "" {
-				f = programText(t, c.src)
-			} else {
-				var err error
-				if f, err = ReadFile(c.file); err != nil {
-					t.Fatal(err)
-				}
-			}
+			f := textOrFile(t, c.src, c.file)
 			_, err := Execute(f, Options{Overrides: mustSets(t, c.sets...), Numerics: c.numerics, Fidelity: c.fidelity, MaxHostBytes: c.bound}, RunHooks{})
 			if err == nil || !strings.Contains(err.Error(), c.want) || !badinput.Is(err) {
 				t.Fatalf("got %v, want bad input containing %q", err, c.want)
@@ -160,4 +152,18 @@ func TestHostMemoryRefusalsMarked(t *testing.T) {
 			}
 		})
 	}
+}
+
+// textOrFile is the program of text src, or, where src is empty, of the
+// file (or embedded example) at path.
+func textOrFile(t *testing.T, src, path string) *File {
+	t.Helper()
+	if src != "" {
+		return programText(t, src)
+	}
+	f, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

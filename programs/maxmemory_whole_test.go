@@ -80,15 +80,7 @@ func TestMaxMemoryAgreesWithHostBytes(t *testing.T) {
 		{name: "cluster sampled", file: "examples/lu-cluster-small.yaml", numerics: NumericsOff, fidelity: "sampled"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var f *File
-			if c.src != "" {
-				f = programText(t, c.src)
-			} else {
-				var err error
-				if f, err = ReadFile(c.file); err != nil {
-					t.Fatal(err)
-				}
-			}
+			f := textOrFile(t, c.src, c.file)
 			o := Options{Overrides: mustSets(t, c.sets...), Numerics: c.numerics, Fidelity: c.fidelity}
 			est, ok := HostBytes(f, o)
 			if !ok {
