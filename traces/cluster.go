@@ -136,6 +136,10 @@ func (ct *ClusterTrace) inWindow(t sim.Time) bool {
 // track's, ClusterTrace.TrackCats). A host's spans take the categories of
 // a chip trace's host tasks (HostTask.Kind: compute, launch, transfer,
 // wait); davinci-sim view reads a "wait" as a stall, the host waiting.
+// Cat is no instruction class's name (Class.String: "mmad", "copy", …):
+// a track holding only such spans would read back as a pipe's lane,
+// whose slices may not overlap, and a trace of overlapping ones would be
+// refused.
 type ClusterSpan struct {
 	Rank, Track int
 	Name, Cat   string
