@@ -61,18 +61,13 @@ type Options struct {
 	// (the same results; for chips simulated several at once).
 	Ahead       *Ahead
 	NoReadAhead bool
-	// MaxBytes, when > 0 and below MaxModelBytes, bounds the host memory
-	// the chip's model may take by its estimate (Footprint): the room the
-	// run's bound on its host memory leaves the model (RunBound), on a
-	// host smaller than MaxModelBytes allows for.
-	MaxBytes int64
 	// RunBound, when > 0, is the run's whole bound on its host memory
-	// (--max-memory, or its default), of which MaxBytes is what is left to
-	// the model beside RunBeside bytes of the run's own (its base and
-	// data): a refusal past MaxBytes says so, and is marked
+	// (--max-memory, or its default): the chip's model may take by its
+	// estimate (Footprint) what it leaves beside RunBeside bytes of the
+	// run's own (its base and data; none where they pass it), where that
+	// is below MaxModelBytes. A refusal says so, and is marked
 	// badinput.HostMemory with RunBound — the bound a later run compares
-	// its own with —, not with the room. MaxBytes ≤ 0 then leaves the
-	// model no room. 0: MaxBytes is the run's bound itself.
+	// its own with —, not with the room.
 	RunBound int64
 	// RunBeside is the bytes the run holds beside its chip model(s) by
 	// its estimate, counted against RunBound before the model (see
@@ -394,24 +389,27 @@ func checkFootprint(m *machines.Machine, kind *Kind, opts Options) (float64, err
 	return total, nil
 }
 
-// runBounded reports whether the run's bound, not MaxModelBytes, bounds
-// a model with opts: MaxBytes is set (or RunBound, where MaxBytes may be
-// no room at all) and below MaxModelBytes.
-func runBounded(opts Options) bool {
-	return (opts.MaxBytes > 0 || opts.RunBound > 0) && opts.MaxBytes < MaxModelBytes
+// modelRoom returns what the run's bound leaves the chip's model beside
+// the run's own bytes (Options.RunBound less RunBeside: ≤ 0, none), and
+// whether the run's bound, not MaxModelBytes, bounds the model.
+func modelRoom(opts Options) (int64, bool) {
+	if opts.RunBound <= 0 {
+		return 0, false
+	}
+	room := int64(max(float64(opts.RunBound)-opts.RunBeside, -1<<62)) // (integer bytes: exact below 2^53)
+	return room, room < MaxModelBytes
 }
 
 // footprintBound returns the bound on a model's host memory with opts,
-// MaxModelBytes or Options.MaxBytes where that is smaller (runBounded),
-// and the words for a refusal above it: "the limit of 16 GiB", or where
-// the bound comes from — "the 12 MiB that --max-memory 64MiB leaves
-// beside the run's data and base (about 52 MiB)" (Options.RunBound).
+// MaxModelBytes or the room the run's bound leaves it where that is
+// smaller (modelRoom), and the words for a refusal above it: "the limit
+// of 16 GiB", or where the room comes from — "the 12 MiB that
+// --max-memory 64MiB leaves beside the run's data and base (about 52
+// MiB)".
 func footprintBound(opts Options) (int64, string) {
-	if !runBounded(opts) {
+	room, bounded := modelRoom(opts)
+	if !bounded {
 		return MaxModelBytes, "the limit of " + limitBytes(MaxModelBytes)
-	}
-	if opts.RunBound <= 0 {
-		return opts.MaxBytes, "the limit of " + limitBytes(opts.MaxBytes) + ", the run's bound (--max-memory)"
 	}
 	what := opts.RunBesideWhat
 	if what == "" {
@@ -422,10 +420,10 @@ func footprintBound(opts Options) (int64, string) {
 		flag = "the default --max-memory, " + flagBytes(opts.RunBound) + ","
 	}
 	beside := fmt.Sprintf("%s leaves beside %s (about %s", flag, what, roughBytes(opts.RunBeside))
-	if opts.MaxBytes <= 0 {
-		return opts.MaxBytes, "what " + beside + ", so nothing)"
+	if room <= 0 {
+		return room, "what " + beside + ", so nothing)"
 	}
-	return opts.MaxBytes, "the " + limitBytes(opts.MaxBytes) + " that " + beside + ")"
+	return room, "the " + limitBytes(room) + " that " + beside + ")"
 }
 
 // flagBytes writes a bound of b bytes as --max-memory takes it, never
@@ -436,33 +434,25 @@ func flagBytes(b int64) string { return strings.ReplaceAll(limitBytes(b), " ", "
 // (footprintBound, Chip.dataBound), as one for host memory
 // (badinput.HostMemory) where the run's bound was the one passed — a
 // larger host or bound may run it —, not MaxModelBytes, which is the same
-// on every host: with the run's whole bound (Options.RunBound), else
-// bound.
+// on every host: with the run's whole bound (Options.RunBound).
 func hostRefusal(err error, bound int64, opts Options) error {
-	switch {
-	case bound >= MaxModelBytes:
+	if bound >= MaxModelBytes || opts.RunBound <= 0 {
 		return err
-	case opts.RunBound > 0:
-		return badinput.HostMemory(err, opts.RunBound)
 	}
-	return badinput.HostMemory(err, bound)
+	return badinput.HostMemory(err, opts.RunBound)
 }
 
 // dataBound returns the chip's bound on its model with what a functional
 // run's CTAs keep in it (gridRunner.admitStorage), and the words for a
-// refusal above it: footprintBound, but where the model's room comes from
-// the run's bound (Options.RunBound) that whole bound — the CTAs' data is
-// the run's data, which the run's own estimate beside the model
+// refusal above it: the run's whole bound (Options.RunBound) — the CTAs'
+// data is the run's data, which the run's own estimate beside the model
 // (RunBeside: its data's bytes per element measured by peak RSS, and its
-// base) holds —, and MaxModelBytes where that is smaller.
+// base) holds —, MaxModelBytes where that is smaller or none is given.
 func (c *Chip) dataBound() (int64, string) {
-	if o := c.opts; runBounded(o) && o.RunBound > 0 {
-		if o.RunBound >= MaxModelBytes {
-			return MaxModelBytes, "the limit of " + limitBytes(MaxModelBytes)
-		}
-		return o.RunBound, "the limit of " + limitBytes(o.RunBound) + ", the run's bound (--max-memory)"
+	if b := c.opts.RunBound; b > 0 && b < MaxModelBytes {
+		return b, "the limit of " + limitBytes(b) + ", the run's bound (--max-memory)"
 	}
-	return footprintBound(c.opts)
+	return MaxModelBytes, "the limit of " + limitBytes(MaxModelBytes)
 }
 
 // footprintKeys names the machine-file keys the kind's host memory grows

@@ -481,7 +481,7 @@ func plural(n int, one, many string) string {
 }
 
 // FootprintError is a program refused because simulating it would take
-// more host memory than the chip's bound (MaxModelBytes, Options.MaxBytes:
+// more host memory than the chip's bound (MaxModelBytes, Options.RunBound:
 // the room the run's bound leaves the model; past the latter it is marked
 // badinput.HostMemory too: find it with errors.As).
 type FootprintError struct{ msg string }

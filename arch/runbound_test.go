@@ -8,13 +8,11 @@ import (
 	"github.com/davinci-sim/davinci-sim/machines"
 )
 
-// A chip model's room that a run's bound leaves it (Options.RunBound,
-// RunBeside, MaxBytes) refuses the model past it in words saying where the
-// room comes from, marked as a refusal for host memory with the run's
-// whole bound (not the room); no room at all (MaxBytes ≤ 0 beside a
-// RunBound) refuses any model; without RunBound, MaxBytes is the run's
-// bound itself, as before; a room past MaxModelBytes leaves that limit,
-// unmarked.
+// A chip model's room that a run's bound leaves it (Options.RunBound less
+// RunBeside) refuses the model past it in words saying where the room
+// comes from, marked as a refusal for host memory with the run's whole
+// bound (not the room); no room at all refuses any model; a room past
+// MaxModelBytes leaves that limit, unmarked.
 func TestRunBoundRoom(t *testing.T) {
 	m, err := machines.Load("ascend-910a", nil)
 	if err != nil {
@@ -31,18 +29,18 @@ func TestRunBoundRoom(t *testing.T) {
 		want  string // "" : built
 		bound int64  // the refusal's HostMemoryBound; 0: unmarked
 	}{
-		{"room enough", Options{MaxBytes: int64(model), RunBound: 100 * mib, RunBeside: 100*mib - model}, "", 0},
-		{"room a byte short", Options{MaxBytes: int64(model) - 1, RunBound: 64 * mib, RunBeside: 64*mib - model + 1},
+		{"room enough", Options{RunBound: 100 * mib, RunBeside: 100*mib - model}, "", 0},
+		{"room a byte short", Options{RunBound: 64 * mib, RunBeside: 64*mib - model + 1},
 			"above the 7.22 MiB that --max-memory 64MiB leaves beside the run's data and base (about 57 MiB): check keys", 64 * mib},
-		{"no room", Options{MaxBytes: -28 * mib, RunBound: 20 * mib, RunBeside: 48 * mib},
+		{"no room", Options{RunBound: 20 * mib, RunBeside: 48 * mib},
 			"above what --max-memory 20MiB leaves beside the run's data and base (about 48 MiB, so nothing): check keys", 20 * mib},
-		{"none exactly", Options{MaxBytes: 0, RunBound: 48 * mib, RunBeside: 48 * mib, RunBesideWhat: "the run's base"},
+		{"none exactly", Options{RunBound: 48 * mib, RunBeside: 48 * mib, RunBesideWhat: "the run's base"},
 			"above what --max-memory 48MiB leaves beside the run's base (about 48 MiB, so nothing)", 48 * mib},
-		{"the host's default bound", Options{MaxBytes: int64(model) - 1, RunBound: 64 * mib, RunBeside: 64*mib - model + 1, RunBoundDefault: true},
+		{"the host's default bound", Options{RunBound: 64 * mib, RunBeside: 64*mib - model + 1, RunBoundDefault: true},
 			"above the 7.22 MiB that the default --max-memory, 64MiB, leaves beside the run's data and base (about 57 MiB): check keys", 64 * mib},
-		{"the run's bound itself", Options{MaxBytes: 1 * mib},
-			"above the limit of 1 MiB, the run's bound (--max-memory): check keys", 1 * mib},
-		{"room past MaxModelBytes", Options{MaxBytes: 2 * MaxModelBytes, RunBound: 3 * MaxModelBytes, RunBeside: MaxModelBytes}, "", 0},
+		{"the run's bound itself", Options{RunBound: 1 * mib},
+			"above the 1 MiB that --max-memory 1MiB leaves beside the run's data and base (about 0 KiB): check keys", 1 * mib},
+		{"room past MaxModelBytes", Options{RunBound: 3 * MaxModelBytes, RunBeside: MaxModelBytes}, "", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.opts.Mode = Timing
@@ -71,7 +69,7 @@ func TestRunBoundRoom(t *testing.T) {
 	if err != nil {
 		t.Skipf("a machine of 300000 cores: %v", err)
 	}
-	_, err = NewChip(big, Options{Mode: Timing, MaxBytes: 2 * MaxModelBytes, RunBound: 3 * MaxModelBytes, RunBeside: MaxModelBytes})
+	_, err = NewChip(big, Options{Mode: Timing, RunBound: 3 * MaxModelBytes, RunBeside: MaxModelBytes})
 	if err == nil || !strings.Contains(err.Error(), "above the limit of 16 GiB: check keys") {
 		t.Fatalf("got %v, want the refusal past MaxModelBytes", err)
 	}

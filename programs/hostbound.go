@@ -62,13 +62,12 @@ func besideModels(f *File, opts Options) float64 {
 
 // modelRoom bounds a chip model of the run by what the run's bound on its
 // host memory (maxHostBytes) leaves beside beside bytes (besideModels:
-// its base and data; what names them, "" for those): a's MaxBytes is that
-// room — none where they pass the bound —, its RunBound the whole bound,
-// which a refusal records (badinput.HostMemory) and names with the bytes
-// beside (RunBeside, RunBesideWhat).
+// its base and data; what names them, "" for those): a's RunBound is the
+// whole bound, which a refusal records (badinput.HostMemory) and names
+// with the bytes beside (RunBeside, RunBesideWhat); arch leaves the model
+// the rest.
 func (o Options) modelRoom(a *arch.Options, beside float64, what string) {
 	bound := o.maxHostBytes()
-	a.MaxBytes = int64(max(float64(bound)-beside, -1<<62)) // (integer bytes: exact below 2^53)
 	a.RunBound, a.RunBeside, a.RunBesideWhat = bound, beside, what
 	a.RunBoundDefault = o.MaxHostBytes <= 0
 }

@@ -108,11 +108,11 @@ func TestMaxMemoryAgreesWithHostBytes(t *testing.T) {
 func TestModelRoomNamesDefault(t *testing.T) {
 	var a arch.Options
 	Options{}.modelRoom(&a, runHostBytes, "")
-	if !a.RunBoundDefault || a.RunBound != DefaultMaxHostBytes() || a.MaxBytes != DefaultMaxHostBytes()-runHostBytes {
+	if !a.RunBoundDefault || a.RunBound != DefaultMaxHostBytes() || a.RunBeside != runHostBytes {
 		t.Errorf("no --max-memory: %+v", a)
 	}
 	Options{MaxHostBytes: 1 << 30}.modelRoom(&a, runHostBytes, "")
-	if a.RunBoundDefault || a.RunBound != 1<<30 || a.MaxBytes != 1<<30-runHostBytes {
+	if a.RunBoundDefault || a.RunBound != 1<<30 || a.RunBeside != runHostBytes {
 		t.Errorf("--max-memory 1GiB: %+v", a)
 	}
 }

@@ -75,7 +75,7 @@ func TestGridDataFootprint(t *testing.T) {
 		{arch.Functional, grid(64<<10, true), false},
 		{arch.Timing, grid(64<<10, false), false},
 	} {
-		chip, err := arch.NewChip(m, arch.Options{Mode: c.mode, MaxBytes: bound})
+		chip, err := arch.NewChip(m, arch.Options{Mode: c.mode, RunBound: bound})
 		if err != nil {
 			t.Fatal(err)
 		}
