@@ -2,9 +2,11 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/davinci-sim/davinci-sim/cluster"
+	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/davinci-sim/davinci-sim/cluster"
 
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
@@ -73,8 +75,9 @@ func (s *Study) checkKeys() error {
 		machs[i] = s.resolve(ParamMachine, m)
 	}
 	var mach *machines.Machine
-	var loaded []string // the machines' names, as machines.Load takes them
-	var kinds []string  // and their kinds
+	var loaded []string  // the machines' names, as machines.Load takes them
+	var kinds []string   // and their kinds
+	var systems []string // the cluster and node descriptions among them
 	for _, name := range machs {
 		if name == "" {
 			// The program's machine: key (a file resolved against the
@@ -92,6 +95,7 @@ func (s *Study) checkKeys() error {
 			if err != nil {
 				return badInput(fmt.Errorf("%s: key %q: %v", s.at(ParamMachine), ParamMachine, firstLine(err)))
 			}
+			systems = append(systems, name)
 			name = topo.Node.NPU
 		}
 		m, err := machines.Load(name, nil)
@@ -194,7 +198,110 @@ func (s *Study) checkKeys() error {
 	// The values each good alone: the program may still refuse the set's
 	// at every point (program.m: -256, a tile the set's sizes rule out):
 	// checkSet.
+	return s.checkOneSpelling(progs, written, loaded, systems)
+}
+
+// checkOneSpelling refuses a varied parameter two of whose values mean one
+// value of its key — a frequency as 1GHz and 1e9, a rounding as rne and
+// RNE —, which canonicalValue, knowing units but not the key's type, lets
+// through: the study would run one point twice under two names, and its
+// plots draw them apart. Two values are one where every machine of the
+// study (machine.*: its model after loading with the value), cluster or
+// node description (node.*, cluster.*: its nodes, node and fabric) or
+// program (program.*: its parameters decoded with the value) comes out
+// the same with either, and at least one loads. progs are the program
+// files as the run opens them (written: as the study writes them),
+// machines the machines' names as machines.Load takes them, systems the
+// cluster and node descriptions.
+func (s *Study) checkOneSpelling(progs []string, written map[string]string, machs, systems []string) error {
+	for i, q := range s.Params {
+		if q == ParamProgram || q == ParamMachine {
+			continue
+		}
+		vals := s.distinct(i)
+		if len(vals) < 2 {
+			continue
+		}
+		outcome := func(v string) []any {
+			o := machines.Override{Path: q, Value: v}
+			var out []any
+			switch {
+			case hasPrefixFold(q, "machine."):
+				with := append(slices.Clone(s.machineSet()), o)
+				for _, name := range machs {
+					m, err := machines.Load(name, with)
+					out = append(out, loaded(m, err))
+				}
+			case hasPrefixFold(q, "node."), hasPrefixFold(q, "cluster."):
+				for _, name := range systems {
+					t, err := cluster.LoadSystem(name, []machines.Override{o})
+					if err != nil {
+						out = append(out, nil)
+						continue
+					}
+					out = append(out, [3]any{t.Nodes, t.Node, t.Fabric})
+				}
+			default:
+				for _, p := range progs {
+					out = append(out, s.decodedWith(p, written[p], o))
+				}
+			}
+			return out
+		}
+		seen := make([][]any, len(vals))
+		for j, v := range vals {
+			seen[j] = outcome(v)
+			if !slices.ContainsFunc(seen[j], func(x any) bool { return x != nil }) {
+				continue // (it loads nowhere: the points fail as they will)
+			}
+			for k := range j {
+				if reflect.DeepEqual(seen[k], seen[j]) {
+					key := s.studyKey(q)
+					return badInput(fmt.Errorf("%s: key %q: %q and %q are one value of %s: write it one way (the study would run it twice)", s.at(key), key, vals[k], v, q))
+				}
+			}
+		}
+	}
 	return nil
+}
+
+// machineSet returns the study's fixed machine.* overrides.
+func (s *Study) machineSet() []machines.Override {
+	var out []machines.Override
+	for _, o := range s.Set {
+		if hasPrefixFold(o.Path, "machine.") {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// loaded returns m where it loaded (err nil), else nil.
+func loaded(m *machines.Machine, err error) any {
+	if err != nil {
+		return nil
+	}
+	return *m
+}
+
+// decodedWith returns program file path's parameters decoded with the
+// override o (numerics off), nil where they do not decode.
+func (s *Study) decodedWith(path, written string, o machines.Override) any {
+	f, err := readProgram(path, written)
+	if err != nil || f.Kind.Params == nil {
+		return nil
+	}
+	params := reflect.New(f.Kind.Params).Interface()
+	if f.Decode(params, programs.Options{Overrides: []machines.Override{o}}) != nil {
+		return nil
+	}
+	return reflect.ValueOf(params).Elem().Interface()
+}
+
+// hasPrefixFold reports whether s starts with prefix in any case.
+func hasPrefixFold(s, prefix string) bool {
+	_, ok := cutPrefixFold(s, prefix)
+	return ok
 }
 
 // distinct returns the distinct values of parameter i in point order.
