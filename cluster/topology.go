@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -179,15 +180,23 @@ type Topology struct {
 	// the keys whose value came from elsewhere (SetOrigin).
 	nodeAt, clusterAt *located
 	origin            map[string]string
+	// nodeOnly marks a node description loaded alone (LoadSystem): a
+	// cluster of one node without a fabric, whose view is a node file.
+	nodeOnly bool
 }
 
+// NodeOnly reports whether t is a node description loaded alone
+// (LoadSystem of a node file): one node, no fabric; its YAML is a node
+// file, not a cluster file.
+func (t *Topology) NodeOnly() bool { return t.nodeOnly }
+
 // Files returns the files on disk the description was read from: the
-// cluster file and the node file it names (embedded descriptions are
-// none).
+// cluster file and the node file it names, unless the cluster file gives
+// its node inline (embedded descriptions are none).
 func (t *Topology) Files() []string {
 	var out []string
 	for _, l := range []*located{t.clusterAt, t.nodeAt} {
-		if l != nil && l.file != "" {
+		if l != nil && l.file != "" && !slices.Contains(out, l.file) { // (an inline node is in the cluster's file)
 			out = append(out, l.file)
 		}
 	}
@@ -197,7 +206,8 @@ func (t *Topology) Files() []string {
 // Origin says where the value of key — "node.<path>" for the node
 // description, "cluster.<path>" for the cluster's — was given, for
 // messages about it: "FILE:LINE: key \"PATH\"" or "--set node.PATH=V: key
-// \"PATH\"" (the key as that file names it).
+// \"PATH\"" (the key as that file names it: node.PATH for a node given
+// inline in its cluster's file).
 func (t *Topology) Origin(key string) string {
 	if o, ok := t.origin[strings.ToLower(key)]; ok {
 		return o
@@ -207,7 +217,7 @@ func (t *Topology) Origin(key string) string {
 		at     *located
 	}{{"node.", t.nodeAt}, {"cluster.", t.clusterAt}} {
 		if rest, ok := strings.CutPrefix(key, d.prefix); ok && d.at != nil {
-			return fmt.Sprintf("%s: key %q", d.at.where(rest), rest)
+			return fmt.Sprintf("%s: key %q", d.at.where(rest), d.at.keyPrefix+rest)
 		}
 	}
 	return fmt.Sprintf("key %q", key)
@@ -301,6 +311,9 @@ func load(nameOrPath string, overrides []machines.Override) (*Topology, error) {
 	if err != nil {
 		return nil, err
 	}
+	if inline, ok := inlineNode(data); ok {
+		return loadInline(data, source, path, inline, overrides)
+	}
 	var cf clusterFile
 	cl, err := decode(source, data, &cf, "cluster", overrides)
 	if err != nil {
@@ -370,27 +383,147 @@ func loadNode(nameOrPath, dir string, overrides []machines.Override, cl *located
 		return nil, nil, err
 	}
 	l.file = path
-	if l.unset[bridgeKey] {
-		// (Filled in before validation: the value checked and simulated is the one derived from
-		// the generation and group size in effect, --set ones included.)
-		n.InterGroup.Bandwidth = n.BridgeBandwidth()
-		l.derived = map[string]string{bridgeKey: n.bridgeRule()}
-	}
+	deriveBridge(&n, l)
 	if n.Name == "" {
 		n.Name = strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
 	}
 	return &n, l, nil
 }
 
+// deriveBridge fills in the bridge's bandwidth where the description
+// leaves it out (l.unset), recording how it was formed in l.derived.
+// (Filled in before validation: the value checked and simulated is the one
+// derived from the generation and group size in effect, --set ones
+// included.)
+func deriveBridge(n *Node, l *located) {
+	if l.unset[bridgeKey] {
+		n.InterGroup.Bandwidth = n.BridgeBandwidth()
+		l.derived = map[string]string{bridgeKey: n.bridgeRule()}
+	}
+}
+
+// inlineClusterFile is the layout of a cluster file that gives its node
+// inline (node: a mapping of a node description's keys) rather than by
+// name.
+type inlineClusterFile struct {
+	Name        string `mapstructure:"name"`
+	Description string `mapstructure:"description"`
+	Node        Node   `mapstructure:"node"`
+	Nodes       int    `mapstructure:"nodes"`
+	Fabric      Fabric `mapstructure:"fabric"`
+}
+
+// inlineNode returns the node: mapping of a cluster file that gives its
+// node inline (false: it names a node file, or the text is not YAML the
+// strict loader will refuse anyway).
+func inlineNode(data []byte) (map[string]any, bool) {
+	var top map[string]any
+	if yaml.Unmarshal(data, &top) != nil {
+		return nil, false
+	}
+	for k, v := range top {
+		if strings.EqualFold(k, "node") {
+			m, ok := v.(map[string]any)
+			return m, ok
+		}
+	}
+	return nil, false
+}
+
+// loadInline reads a cluster file whose node: is a mapping holding the
+// node description (as the cluster's view writes it). Messages about the
+// node's keys name the cluster file, the line and the key's path in it
+// (node.hccs.link_bandwidth).
+func loadInline(data []byte, source, path string, inline map[string]any, overrides []machines.Override) (*Topology, error) {
+	c, err := machines.ReadYAML(source, data)
+	if err != nil {
+		return nil, err
+	}
+	var nodeOvs []machines.Override
+	for _, o := range overrides {
+		p := strings.ToLower(o.Path)
+		if p == "cluster.node" || strings.HasPrefix(p, "cluster.node.") {
+			return nil, fmt.Errorf("--set %s: %s gives its node inline (node: holds the node's keys): set them with --set node.KEY=VALUE", o, source)
+		}
+		if strings.HasPrefix(p, "node.") {
+			nodeOvs = append(nodeOvs, o)
+		}
+	}
+	if err := notNodeKeys(source+": key \"node\": the inline node", inline); err != nil {
+		return nil, err
+	}
+	if err := machines.ApplyOverrides(c, &clusterFile{}, "cluster", overrides); err != nil {
+		return nil, err
+	}
+	var f inlineClusterFile
+	if err := machines.ApplyOverrides(c, &f, "", nodeOvs); err != nil {
+		return nil, err
+	}
+	if err := machines.DecodeStrict(c, &f); err != nil {
+		return nil, err
+	}
+	lines := map[string]int{}
+	if root, err := machines.ParseYAML(source, data); err == nil && len(root.Content) > 0 {
+		indexLines(root.Content[0], "", lines, 0)
+	}
+	cl := &located{source: source, file: path, lines: lines, set: setBy(overrides, "cluster")}
+	nl := &located{source: source, file: path, lines: map[string]int{}, set: setBy(overrides, "node"),
+		unset: map[string]bool{}, keyPrefix: "node."}
+	for k, line := range lines {
+		if rest, ok := strings.CutPrefix(k, "node."); ok {
+			nl.lines[rest] = line
+		}
+	}
+	if err := missingKeys(source, c, reflect.TypeFor[inlineClusterFile](), "cluster", []string{"node." + bridgeKey}, func(key string) {
+		nl.unset[strings.TrimPrefix(key, "node.")] = true
+	}); err != nil {
+		return nil, err
+	}
+	n := f.Node
+	deriveBridge(&n, nl)
+	t := &Topology{Name: f.Name, Description: f.Description, Node: n, Nodes: f.Nodes, Fabric: f.Fabric, nodeAt: nl, clusterAt: cl}
+	if t.Name == "" {
+		t.Name = strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
+	}
+	if t.Node.Name == "" {
+		t.Node.Name = t.Name + "-node"
+	}
+	if err := nl.report(nodeProblems(&t.Node, nl)); err != nil {
+		return nil, err
+	}
+	if err := cl.report(clusterProblems(t)); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// setBy maps the lower-case paths, below prefix, of the overrides under
+// prefix ("node" takes node.npus as npus) to the override.
+func setBy(overrides []machines.Override, prefix string) map[string]string {
+	set := map[string]string{}
+	for _, o := range overrides {
+		if rest, ok := strings.CutPrefix(strings.ToLower(o.Path), prefix+"."); ok {
+			set[rest] = o.String()
+		}
+	}
+	return set
+}
+
 // notNode returns an error when data is clearly not a node description:
 // a cluster description (a node: key) or a single chip's machine file (a
 // kind: or core: key), without the npu: key of a node. (Their keys would
-// each be refused as unknown, one line apiece.)
-func notNode(name string, data []byte) error {
+// each be refused as unknown, one line apiece.) what names the text in
+// the message.
+func notNode(what string, data []byte) error {
 	var top map[string]any
 	if yaml.Unmarshal(data, &top) != nil {
 		return nil // the strict loader says what is wrong with it
 	}
+	return notNodeKeys(what, top)
+}
+
+// notNodeKeys is notNode on decoded top-level keys.
+func notNodeKeys(what string, top map[string]any) error {
 	if _, ok := top["npu"]; ok {
 		return nil
 	}
@@ -399,9 +532,9 @@ func notNode(name string, data []byte) error {
 	_, core := top["core"]
 	switch {
 	case isCluster:
-		return fmt.Errorf("%s is a cluster description (it has a node: key), not a node description (npu:, npus:, hosts:, …, e.g. cloudbrain2-node)", name)
+		return fmt.Errorf("%s is a cluster description (it has a node: key), not a node description (npu:, npus:, hosts:, …, e.g. cloudbrain2-node)", what)
 	case kind || core:
-		return fmt.Errorf("%s is a chip's machine file, not a node description (npu:, npus:, hosts:, …, e.g. cloudbrain2-node): a node names its NPU machine with npu:", name)
+		return fmt.Errorf("%s is a chip's machine file, not a node description (npu:, npus:, hosts:, …, e.g. cloudbrain2-node): a node names its NPU machine with npu:", what)
 	}
 	return nil
 }
@@ -416,6 +549,10 @@ type located struct {
 	// the value of such a key was formed.
 	unset   map[string]bool
 	derived map[string]string
+	// keyPrefix is where the description's keys lie in the file: "node."
+	// for a node given inline in its cluster's file ("" for a file of its
+	// own). Messages name a key with it, as the file spells its path.
+	keyPrefix string
 }
 
 func (l *located) where(key string) string {
@@ -433,7 +570,7 @@ func (l *located) where(key string) string {
 }
 
 func (l *located) errorf(key, format string, args ...any) error {
-	return fmt.Errorf("%s: key %q: %s", l.where(key), key, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s: key %q: %s", l.where(key), l.keyPrefix+key, fmt.Sprintf(format, args...))
 }
 
 func (l *located) report(ps []problem) error {
@@ -458,35 +595,43 @@ func decode(source string, data []byte, out any, prefix string, overrides []mach
 	if err := machines.DecodeStrict(c, out); err != nil {
 		return nil, err
 	}
-	l := &located{source: source, lines: map[string]int{}, set: map[string]string{}, unset: map[string]bool{}}
+	l := &located{source: source, lines: map[string]int{}, set: setBy(overrides, prefix), unset: map[string]bool{}}
 	if root, err := machines.ParseYAML(source, data); err == nil && len(root.Content) > 0 {
 		indexLines(root.Content[0], "", l.lines, 0)
 	}
-	for _, o := range overrides {
-		p := strings.ToLower(o.Path)
-		if rest, ok := strings.CutPrefix(p, prefix+"."); ok {
-			l.set[rest] = o.String()
-		}
+	if err := missingKeys(source, c, reflect.TypeOf(out).Elem(), prefix, optional, func(key string) { l.unset[key] = true }); err != nil {
+		return nil, err
 	}
+	return l, nil
+}
+
+// missingKeys checks that c gives every value key of struct type t but the
+// names and descriptions and the optional keys; unset is called with each
+// optional key it does not give. prefix ("node" or "cluster") says which
+// description the message points to.
+func missingKeys(source string, c *machines.Config, t reflect.Type, prefix string, optional []string, unset func(key string)) error {
 	var missing []string
-	walkKeys(reflect.TypeOf(out).Elem(), "", func(key string) {
+	walkKeys(t, "", func(key string) {
+		last := key[strings.LastIndex(key, ".")+1:]
 		switch {
-		case key == "name" || key == "description" || c.Viper().IsSet(key):
+		case (last == "name" || last == "description") && !strings.Contains(strings.TrimPrefix(key, "node."), "."):
+			// (A description's name and summary, the cluster's or its inline node's.)
+		case c.Viper().IsSet(key):
 		case slices.Contains(optional, key):
-			l.unset[key] = true
+			unset(key)
 		default:
 			missing = append(missing, fmt.Sprintf("%q", key))
 		}
 	})
-	if len(missing) > 0 {
-		example := "cloudbrain2" // (the embedded description of the same level, whose comments source every value)
-		if prefix == "node" {
-			example = "cloudbrain2-node"
-		}
-		return nil, fmt.Errorf("%s: missing key %s (a %s description gives every value; see davinci-sim machines %s)",
-			source, strings.Join(missing, ", "), prefix, example)
+	if len(missing) == 0 {
+		return nil
 	}
-	return l, nil
+	example := "cloudbrain2" // (the embedded description of the same level, whose comments source every value)
+	if prefix == "node" {
+		example = "cloudbrain2-node"
+	}
+	return fmt.Errorf("%s: missing key %s (a %s description gives every value; see davinci-sim machines %s)",
+		source, strings.Join(missing, ", "), prefix, example)
 }
 
 func indexLines(n *yaml.Node, prefix string, lines map[string]int, depth int) {
@@ -550,6 +695,14 @@ func (c *checker) link(key string, l Link) {
 	c.latency(key+".latency_ns", l.LatencyNS)
 }
 
+// text refuses a name or description that is not UTF-8 text (only a
+// --set can give one: a file's YAML is UTF-8), which no file could hold.
+func (c *checker) text(key, s string) {
+	if !utf8.ValidString(s) {
+		c.add(key, "must be UTF-8 text (got %q)", s)
+	}
+}
+
 func (c *checker) oneOf(key, v string, names []string) {
 	if !slices.Contains(names, v) {
 		c.add(key, "unknown collective algorithm %q: must be one of %s", v, strings.Join(names, ", "))
@@ -559,6 +712,8 @@ func (c *checker) oneOf(key, v string, names []string) {
 // nodeProblems returns the constraints n violates; nl says which of its values were derived.
 func nodeProblems(n *Node, nl *located) []problem {
 	var c checker
+	c.text("name", n.Name)
+	c.text("description", n.Description)
 	if !slices.Contains(machines.Names(), n.NPU) {
 		c.add("npu", "unknown NPU machine %q (a node's NPU is one of %s)", n.NPU, strings.Join(npuMachines(), ", "))
 	} else if why := notNPU(n.NPU); why != "" {
@@ -645,6 +800,8 @@ func npuMachines() []string {
 
 func clusterProblems(t *Topology) []problem {
 	var c checker
+	c.text("name", t.Name)
+	c.text("description", t.Description)
 	if t.Nodes < 1 || t.Nodes > MaxNodes {
 		c.add("nodes", "must be in 1..%d (Cloud Brain II has 512 servers, CLUSTER-FACTS §1.5) (got %d)", MaxNodes, t.Nodes)
 	}
@@ -733,7 +890,7 @@ func LoadSystem(nameOrPath string, overrides []machines.Override) (*Topology, er
 				return nil, err
 			}
 			return &Topology{Name: n.Name, Description: n.Description, Node: *n, Nodes: 1,
-				Fabric: Fabric{Supernodes: 1, Oversubscription: 1, SpineOversubscription: 1}, nodeAt: nl}, nil
+				Fabric: Fabric{Supernodes: 1, Oversubscription: 1, SpineOversubscription: 1}, nodeAt: nl, nodeOnly: true}, nil
 		}
 	}
 	return Load(nameOrPath, overrides)
