@@ -518,7 +518,31 @@ func (t *luKernelTimer) duration(r *luRank, p luPending) (sim.Time, error) {
 	t.dynamic.addScaled(energy, p.d.base)
 	t.predicted++
 	t.rankPred[r.id][luGap{cl, gap}] += sec
+	if a := t.j.opts.samplingAudit; a != nil {
+		runs, err := t.simulateAll([]luPending{p})
+		if err != nil {
+			return 0, err
+		}
+		a.add(r.id, sec, runs[0].dur.Seconds())
+	}
 	return sim.CeilPS(sec * 1e12), nil
+}
+
+// luSamplingAudit sums, per rank, the predicted times of a sampled
+// cluster run's predicted kernels and their times simulated
+// (Options.samplingAudit).
+type luSamplingAudit struct {
+	predicted, simulated map[int]float64
+}
+
+// add records rank's predicted kernel: pred seconds predicted, sim
+// simulated.
+func (a *luSamplingAudit) add(rank int, pred, sim float64) {
+	if a.predicted == nil {
+		a.predicted, a.simulated = map[int]float64{}, map[int]float64{}
+	}
+	a.predicted[rank] += pred
+	a.simulated[rank] += sim
 }
 
 // residuals returns the leave-one-out relative residuals of the sampled

@@ -97,6 +97,11 @@ type Options struct {
 	// the runs a build makes for its own purposes (scheme auto's
 	// candidates) stop with its Context and show their progress (subRun).
 	run *RunHooks
+	// samplingAudit, where set (by tests), has a cluster run of fidelity
+	// sampled also simulate every kernel it predicts, and sums both times
+	// per rank into it: the estimator's own error, which the run's
+	// interval claims to bound.
+	samplingAudit *luSamplingAudit
 }
 
 // MaxKBatch is the largest Options.KBatch.
