@@ -11,6 +11,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
+	"github.com/davinci-sim/davinci-sim/sim"
 	"github.com/davinci-sim/davinci-sim/version"
 )
 
@@ -77,7 +78,7 @@ func TestVersionFlag(t *testing.T) {
 
 // The progress line shows the share done and an ETA once both can be told.
 func TestProgressLine(t *testing.T) {
-	if got := progressLine(nil, 0, 5, time.Second, time.Second); strings.Contains(got, "%") {
+	if got := progressLine(nil, 0, 5, time.Second, time.Second, false); strings.Contains(got, "%") {
 		t.Errorf("unmetered: %q", got)
 	}
 	f, err := programs.Parse("p.yaml", ".", []byte("kind: hgemm\nm: 64\nn: 64\nk: 64\nnumerics: off\n"))
@@ -88,7 +89,32 @@ func TestProgressLine(t *testing.T) {
 	if _, err := programs.Execute(f, programs.Options{}, programs.RunHooks{Meter: &m}); err != nil {
 		t.Fatal(err)
 	}
-	if got := progressLine(&m, 0, 5, 10*time.Second, 10*time.Second); !strings.Contains(got, "100.0 % of ") || !strings.Contains(got, "ETA 0s") {
-		t.Errorf("metered: %q", got)
+	for _, skips := range []bool{false, true} { // (done: nothing left to skip)
+		if got := progressLine(&m, 0, 5, 10*time.Second, 10*time.Second, skips); !strings.Contains(got, "100.0 % of ") || !strings.Contains(got, "ETA 0s") {
+			t.Errorf("metered (fast-forward %v): %q", skips, got)
+		}
+	}
+	// Part done, fast-forward on: the time left at the rate so far is at
+	// most that (a skip takes the share done ahead at once).
+	var part programs.WorkMeter
+	var with, without string
+	hooks := programs.RunHooks{Meter: &part, ProgressEvery: 256, Progress: func(now sim.Time, events uint64) {
+		if frac, ok := part.Fraction(); ok && frac > 0.2 && frac < 0.8 && with == "" {
+			with = progressLine(&part, now, events, 10*time.Second, 10*time.Second, true)
+			without = progressLine(&part, now, events, 10*time.Second, 10*time.Second, false)
+		}
+	}}
+	g, err := programs.Parse("p.yaml", ".", []byte("kind: hgemm\nm: 1024\nn: 1024\nk: 1024\nnumerics: off\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := programs.Execute(g, programs.Options{}, hooks); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(with, "s (fast-forward); simulated") || !strings.Contains(with, ", ETA ≤ ") {
+		t.Errorf("part done, fast-forward: %q", with)
+	}
+	if !strings.Contains(without, ", ETA ") || strings.Contains(without, "≤") || strings.Contains(without, "fast-forward") {
+		t.Errorf("part done: %q", without)
 	}
 }

@@ -312,9 +312,10 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if progress {
 		hooks.Meter = &programs.WorkMeter{}
 		hooks.ProgressEvery = 1 << 20
+		skips := f.fastForward && programs.FastForwardApplies(file, opts)
 		hooks.Progress = func(now sim.Time, events uint64) {
 			wall := time.Since(wallStart)
-			fmt.Fprintf(stderr, "\r\033[K  %s", progressLine(hooks.Meter, now, events, wall, min(wall, time.Since(hooks.Meter.Started()))))
+			fmt.Fprintf(stderr, "\r\033[K  %s", progressLine(hooks.Meter, now, events, wall, min(wall, time.Since(hooks.Meter.Started())), skips))
 		}
 	}
 	res, err := programs.Execute(file, opts, hooks)
@@ -693,8 +694,11 @@ func noteImpliedNumerics(stderr io.Writer, f runFlags, file *programs.File, res 
 // run metered so far (own: the wall time since the meter was given it, not
 // that of the runs a scheme auto made before it), when the
 // program's size is known (see programs.WorkMeter), then simulated time,
-// events and wall time.
-func progressLine(m *programs.WorkMeter, now sim.Time, events uint64, wall, own time.Duration) string {
+// events and wall time. Where fast-forward may skip (skips), the time left
+// is at most that: "ETA ≤ 15s (fast-forward)" — a skip takes the share
+// done to where the skipped blocks end at once (T4 Markidis 8192³: ETA
+// 15 s at 7.5 s, 33 %, then 90 % at 9.1 s and done at 10.9 s).
+func progressLine(m *programs.WorkMeter, now sim.Time, events uint64, wall, own time.Duration, skips bool) string {
 	line := fmt.Sprintf("simulated %v, %d events, %.1f s wall", now, events, wall.Seconds())
 	frac, ok := m.Fraction()
 	if !ok {
@@ -703,7 +707,11 @@ func progressLine(m *programs.WorkMeter, now sim.Time, events uint64, wall, own 
 	pct := fmt.Sprintf("%5.1f %% of %s", 100*frac, m.Of())
 	if frac >= 0.01 && own > time.Second {
 		left := time.Duration(float64(own) * (1 - frac) / frac).Round(time.Second)
-		pct += fmt.Sprintf(", ETA %v", left)
+		if skips && frac < 1 {
+			pct += fmt.Sprintf(", ETA ≤ %v (fast-forward)", left)
+		} else {
+			pct += fmt.Sprintf(", ETA %v", left)
+		}
 	}
 	if s := m.Stage(); s != "" {
 		pct = s + ": " + pct
