@@ -181,12 +181,16 @@ func (t *Topology) Figures() []string {
 		n.PCIe.Generation, n.PCIe.Bandwidth(), n.PCIe.Generation))
 	g := t.groupSize()
 	groups := (n.NPUs + g - 1) / g
-	hccs := fmt.Sprintf("HCCS: %d group(s) of %d NPUs, each NPU %d × %v = %v to its group",
-		groups, g, g-1, n.HCCS.LinkBandwidth, n.HCCS.LinkBandwidth*machines.Bandwidth(g-1))
+	plural := "s"
+	if groups == 1 {
+		plural = ""
+	}
+	hccs := fmt.Sprintf("HCCS: %d group%s of %d NPUs, each NPU %d × %v = %v to its group",
+		groups, plural, g, g-1, n.HCCS.LinkBandwidth, n.HCCS.LinkBandwidth*machines.Bandwidth(g-1))
 	if groups > 1 {
 		how := "given"
 		if t.nodeAt.derivedAt(bridgeKey) != "" {
-			how = fmt.Sprintf("derived: %d × pcie.gen%d_bandwidth", g, n.PCIe.Generation)
+			how = fmt.Sprintf("%d × pcie.gen%d_bandwidth", g, n.PCIe.Generation)
 		}
 		hccs += fmt.Sprintf("; bridge between groups %v (%s)", n.InterGroup.Bandwidth, how)
 	} else {
@@ -198,12 +202,12 @@ func (t *Topology) Figures() []string {
 			n.RoCE.Bandwidth, n.RoCE.Bandwidth*machines.Bandwidth(n.NPUs)))
 		return out
 	}
-	nic, by := n.RoCE.Bandwidth, "roce.bandwidth"
+	nic, by := n.RoCE.Bandwidth, "node.roce.bandwidth"
 	if f := t.Fabric.PortBandwidth; f < nic {
-		nic, by = f, "fabric.port_bandwidth"
+		nic, by = f, "cluster.fabric.port_bandwidth"
 	}
 	node := nic * machines.Bandwidth(n.NPUs)
-	out = append(out, fmt.Sprintf("network: %v per NPU (the smaller of node.roce.bandwidth and cluster.fabric.port_bandwidth: %s), %v per node; node uplink %v (÷ oversubscription %g)",
+	out = append(out, fmt.Sprintf("network: %v per NPU (%s, the smaller of roce.bandwidth and fabric.port_bandwidth), %v per node; node uplink %v (÷ oversubscription %g)",
 		nic, by, node, node/machines.Bandwidth(t.Fabric.Oversubscription), t.Fabric.Oversubscription))
 	if s := t.Fabric.Supernodes; s > 1 {
 		per := (t.Nodes + s - 1) / s

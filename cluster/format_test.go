@@ -129,7 +129,7 @@ func TestViewMarks(t *testing.T) {
 func TestFigures(t *testing.T) {
 	got := strings.Join(mustLoad(t, "cluster.nodes=4", "cluster.fabric.supernodes=2", "cluster.fabric.port_bandwidth=10GB/s").Figures(), "\n")
 	for _, want := range []string{"4 nodes × 8 NPUs = 32 × ascend-910a NPUs; 16 hosts", "Gen3, 15.75GB/s per NPU",
-		"bridge between groups 63GB/s (derived: 4 × pcie.gen3_bandwidth)", "10GB/s per NPU", "80GB/s per node",
+		"bridge between groups 63GB/s (4 × pcie.gen3_bandwidth)", "2 groups of 4 NPUs", "10GB/s per NPU", "80GB/s per node",
 		"supernodes: 2 of up to 2 nodes; spine uplink of a full one 80GB/s (÷ spine oversubscription 2)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("figures lack %q:\n%s", want, got)
@@ -140,7 +140,7 @@ func TestFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = strings.Join(node.Figures(), "\n")
-	for _, want := range []string{"one node of 4 × ascend-910a NPUs", "no bridge crossed (one group)", "50GB/s per node (no fabric"} {
+	for _, want := range []string{"one node of 4 × ascend-910a NPUs", "HCCS: 1 group of 4 NPUs", "no bridge crossed (one group)", "50GB/s per node (no fabric"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("node figures lack %q:\n%s", want, got)
 		}

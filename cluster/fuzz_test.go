@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime/metrics"
 	"strings"
 	"testing"
@@ -28,8 +29,10 @@ func heapAllocated() uint64 {
 // violation, each naming a file or the --set, loading and building
 // allocate at most 1 GiB (the largest cluster the limits allow, 512 nodes
 // of 64 sockets, builds 2M SMP links: 0.7 GB), and every NPU reaches the
-// first NPU, its host and the last NPU at a finite cost. Seeds: the
-// embedded descriptions, overrides of their keys, a node described alone.
+// first NPU, its host and the last NPU at a finite cost; and the round
+// trip: its view (Topology.YAML) loads back equal, and the view of that is
+// the view but for its --set marks. Seeds: the embedded descriptions,
+// overrides of their keys, a node described alone, a node given inline.
 func FuzzLoadSystem(f *testing.F) {
 	cl, err := clusters.FS.ReadFile("cloudbrain2.yaml")
 	if err != nil {
@@ -52,6 +55,12 @@ func FuzzLoadSystem(f *testing.F) {
 	f.Add(node, node, "cluster.nodes=2")
 	f.Add(node, node, "node.hosts.count=2\nnode.npus=4")
 	f.Add([]byte("npu: [\n"), []byte(""), "")
+	inline := "name: inline\nnodes: 2\nfabric: {port_bandwidth: 12.5GB/s, latency_ns: 500, oversubscription: 1, supernodes: 1, spine_oversubscription: 2, spine_latency_ns: 1000}\nnode:\n  " +
+		strings.ReplaceAll(strings.TrimSpace(string(node)), "\n", "\n  ") + "\n"
+	f.Add([]byte(inline), []byte(""), "")
+	f.Add([]byte(inline), []byte(""), "node.npus=4\ncluster.nodes=3\nnode.name=x y\nnode.inter_group.bandwidth=1e9")
+	f.Add([]byte(inline), []byte(""), "cluster.node=node.yaml")
+	f.Add(cl, node, "node.description=\"a\\tb\u2028c\"\ncluster.name=yes\nnode.hosts.memory=1.5GiB\nnode.pcie.generation=4")
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, clusterText, nodeText []byte, sets string) {
 		var ovs []machines.Override
@@ -91,6 +100,28 @@ func FuzzLoadSystem(f *testing.F) {
 		}
 		if topo.Nodes < 1 || topo.Nodes > MaxNodes || topo.NPUs() < 1 {
 			t.Fatalf("loaded %d nodes of %d NPUs", topo.Nodes, topo.Node.NPUs)
+		}
+		// The round trip: the view of what loads is a description that
+		// loads back equal (but for where its keys were given), with the
+		// same values derived, and its own view is the same text but for
+		// the --set marks.
+		view := topo.YAML()
+		vpath := filepath.Join(dir, "view.yaml")
+		if err := os.WriteFile(vpath, view, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		back, err := LoadSystem(vpath, nil)
+		if err != nil {
+			t.Fatalf("the view does not load back: %v\n%s", err, view)
+		}
+		if got, want := withoutLocations(back), withoutLocations(topo); !reflect.DeepEqual(got, want) {
+			t.Fatalf("the view loads back as\n%+v\nwant\n%+v\nview:\n%s", got, want, view)
+		}
+		if !reflect.DeepEqual(back.nodeAt.derived, topo.nodeAt.derived) {
+			t.Fatalf("derived %v, want %v; view:\n%s", back.nodeAt.derived, topo.nodeAt.derived, view)
+		}
+		if got, want := string(back.YAML()), strings.ReplaceAll(string(view), "  # --set", ""); got != want {
+			t.Fatalf("the view of the view:\n%s\nwant\n%s", got, want)
 		}
 		// Every NPU (of the first few) reaches the first NPU and its
 		// host, and a transfer's cost is finite and not negative.

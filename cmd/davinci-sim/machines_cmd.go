@@ -41,15 +41,28 @@ unit, keys changed by --set marked "# --set", and a header with derived
 figures (peak TFLOP/s per cube input type, GM bytes per cycle). The output is
 itself a valid machine file (use it with -m to pin a variant).
 
+On a cluster or node description (cloudbrain2, cloudbrain2-node, or -m FILE
+of one), --set node.KEY=V / cluster.KEY=V, -m or --resolved print its
+effective view the same way: every key in its unit, keys changed by --set
+marked "# --set", the bridge's bandwidth when derived (from the PCIe
+generation) commented out with how, and a header of derived figures (NPUs,
+PCIe and bridge bandwidths, network bandwidth per NPU and node, uplinks).
+A cluster's view gives its node inline (node: holding the node's keys): one
+file that run -m takes and that loads back to the same description.
+machine.* keys set each NPU's chip, which the view does not print: they are
+refused there, pointing to davinci-sim machines NPU --set KEY=V.
+
 --set takes the same paths as "davinci-sim run": machine.core.buffers.L1=512KiB
-(the "machine." prefix may be left out here). Keys are case-insensitive; sizes
+(the "machine." prefix may be left out on a chip's machine). Keys are case-insensitive; sizes
 take B/KiB/MiB/GiB (KB/MB/GB are powers of ten), clocks Hz/MHz/GHz, bandwidths
 B/s … TB/s. Bad files, keys or values exit with code 2 and one line each
 naming the file (or --set), key and violated constraint.`,
 		Example: `  davinci-sim machines
   davinci-sim machines ascend-910a
   davinci-sim machines ascend-910a --set core.buffers.L1=512KiB --set machine.cores=16
-  davinci-sim machines -m my-machine.yaml`,
+  davinci-sim machines -m my-machine.yaml
+  davinci-sim machines cloudbrain2 --set node.hccs.link_bandwidth=30GB/s --set cluster.nodes=4
+  davinci-sim machines cloudbrain2-node --resolved`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return badInput(fmt.Errorf("machines: at most one machine NAME, got %d arguments", len(args)))
@@ -65,6 +78,9 @@ naming the file (or --set), key and violated constraint.`,
 				}
 				target = args[0]
 			}
+			if target != "" && cluster.IsDescription(target) { // a cluster or node description
+				return describeCluster(out, target, file != "", sets, resolved)
+			}
 			ovs, err := machineOverrides(sets)
 			if err != nil {
 				return badInput(err)
@@ -74,17 +90,6 @@ naming the file (or --set), key and violated constraint.`,
 					return badInput(errors.New("machines: --set and --resolved need a machine NAME or -m FILE"))
 				}
 				return listMachines(out)
-			}
-			if slices.Contains(cluster.Names(), target) { // a cluster or node description
-				if len(ovs) > 0 || resolved {
-					return badInput(fmt.Errorf("machines %s: a cluster or node description has no effective view (--set, --resolved): davinci-sim machines %s prints it as shipped, and --set node.KEY / cluster.KEY apply to davinci-sim run -m %s", target, target, target))
-				}
-				src, err := cluster.Source(target)
-				if err != nil {
-					return badInput(err)
-				}
-				_, err = out.Write(src)
-				return err
 			}
 			embedded := slices.Contains(machines.Names(), target)
 			if embedded && len(ovs) == 0 && !resolved && file == "" { // (-m NAME: resolved, as the help says)
@@ -117,6 +122,107 @@ naming the file (or --set), key and violated constraint.`,
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a machine value, `PATH=VALUE` (repeatable), e.g. core.buffers.L1=512KiB")
 	cmd.Flags().BoolVar(&resolved, "resolved", false, "print the effective configuration even without --set")
 	return cmd
+}
+
+// describeCluster prints the cluster or node description target (an
+// embedded name, or a file when fromFile): as shipped, for an embedded
+// name without --set, -m or --resolved; else its effective view — the
+// description loaded with the node.* and cluster.* overrides and
+// validated, a header of derived figures, then the description as a file
+// (a cluster's with its node inline) that loads back to it.
+func describeCluster(out io.Writer, target string, fromFile bool, sets []string, resolved bool) error {
+	embedded := slices.Contains(cluster.Names(), target)
+	ovs, err := descriptionOverrides(sets)
+	if err != nil {
+		return badInput(err)
+	}
+	if embedded && len(ovs) == 0 && !resolved && !fromFile {
+		src, err := cluster.Source(target)
+		if err != nil {
+			return badInput(err)
+		}
+		_, err = out.Write(src)
+		return err
+	}
+	var descOvs []machines.Override
+	for _, o := range ovs {
+		if !strings.HasPrefix(strings.ToLower(o.Path), "machine.") {
+			descOvs = append(descOvs, o)
+		}
+	}
+	topo, err := cluster.LoadSystem(target, descOvs)
+	if err != nil {
+		return badInput(err)
+	}
+	for _, o := range ovs {
+		if rest, ok := strings.CutPrefix(strings.ToLower(o.Path), "machine."); ok {
+			// (Not part of the description: each NPU's machine, which a
+			// view of its own shows.)
+			return badInput(fmt.Errorf("--set %s: machine.* keys set each NPU's machine (%s), which this view of the description does not print: see davinci-sim machines %s --set %s=%s",
+				o, topo.Node.NPU, topo.Node.NPU, o.Path[len(o.Path)-len(rest):], o.Value))
+		}
+	}
+	kind := "cluster"
+	if topo.NodeOnly() {
+		kind = "node"
+	}
+	from := "file " + target
+	if embedded {
+		from = "embedded " + kind + " description " + target
+	}
+	fmt.Fprintf(out, "# effective configuration of %s\n", commentLine(from))
+	for _, o := range ovs {
+		fmt.Fprintf(out, "#   --set %s\n", commentLine(o.Full()))
+	}
+	for _, f := range topo.Figures() {
+		fmt.Fprintf(out, "# derived: %s\n", commentLine(f))
+	}
+	_, err = out.Write(topo.YAML())
+	return err
+}
+
+// descriptionOverrides parses --set values for a cluster or node
+// description's view: paths start with cluster. or node. (machine.* ones
+// are refused once the NPU is known); a path without one of them is
+// refused, naming the key it may have meant.
+func descriptionOverrides(sets []string) ([]machines.Override, error) {
+	ovs, err := machines.ParseSetFlags(sets)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range ovs {
+		lower := strings.ToLower(o.Path)
+		switch {
+		case strings.HasPrefix(lower, "cluster."), strings.HasPrefix(lower, "node."), strings.HasPrefix(lower, "machine."):
+		case strings.HasPrefix(lower, "program."):
+			return nil, fmt.Errorf("--set %s: program.* paths apply to `davinci-sim run`, not to machines", o)
+		default:
+			var meant []string
+			for _, d := range []struct {
+				prefix string
+				keys   []machines.Key
+			}{{"cluster.", cluster.ClusterKeys()}, {"node.", cluster.NodeKeys()}} {
+				if slices.ContainsFunc(d.keys, func(k machines.Key) bool { return strings.EqualFold(k.Path, o.Path) }) {
+					meant = append(meant, d.prefix+o.Path)
+				}
+			}
+			hint := ""
+			if len(meant) > 0 {
+				hint = " (did you mean " + strings.Join(meant, " or ") + "?)"
+			}
+			return nil, fmt.Errorf("--set %s: on a cluster or node description a path starts with cluster. (the cluster's keys) or node. (the node's)%s", o, hint)
+		}
+	}
+	return ovs, nil
+}
+
+// commentLine keeps s on one YAML comment line, whatever it holds: a line
+// break there would start a key of the printed file.
+func commentLine(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // programAsMachine refuses ref, a machine named by -m (or machines'
@@ -189,15 +295,9 @@ func writeEffective(out io.Writer, m *machines.Machine, target string, embedded 
 	if embedded {
 		from = "embedded machine " + target
 	}
-	comment := func(s string) string { // one comment line, whatever s holds
-		if strings.IndexFunc(s, unicode.IsControl) >= 0 {
-			return strconv.Quote(s)
-		}
-		return s
-	}
-	fmt.Fprintf(out, "# effective configuration of %s\n", comment(from))
+	fmt.Fprintf(out, "# effective configuration of %s\n", commentLine(from))
 	for _, o := range ovs {
-		fmt.Fprintf(out, "#   --set %s\n", comment(o.Full()))
+		fmt.Fprintf(out, "#   --set %s\n", commentLine(o.Full()))
 	}
 	var peaks []string
 	for _, p := range m.Peaks() {
