@@ -207,8 +207,12 @@ func (t *Topology) Figures() []string {
 		nic, by = f, "cluster.fabric.port_bandwidth"
 	}
 	node := nic * machines.Bandwidth(n.NPUs)
-	out = append(out, fmt.Sprintf("network: %v per NPU (%s, the smaller of roce.bandwidth and fabric.port_bandwidth), %v per node; node uplink %v (÷ oversubscription %g)",
-		nic, by, node, node/machines.Bandwidth(t.Fabric.Oversubscription), t.Fabric.Oversubscription))
+	uplink := fmt.Sprintf("node uplink %v (÷ oversubscription %g)", node/machines.Bandwidth(t.Fabric.Oversubscription), t.Fabric.Oversubscription)
+	if t.Nodes == 1 {
+		uplink = "no node uplink crossed (one node)"
+	}
+	out = append(out, fmt.Sprintf("network: %v per NPU (%s, the smaller of roce.bandwidth and fabric.port_bandwidth), %v per node; %s",
+		nic, by, node, uplink))
 	if s := t.Fabric.Supernodes; s > 1 {
 		per := (t.Nodes + s - 1) / s
 		out = append(out, fmt.Sprintf("supernodes: %d of up to %d nodes; spine uplink of a full one %v (÷ spine oversubscription %g)",

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/davinci-sim/davinci-sim/machines"
 )
 
@@ -129,11 +131,14 @@ func TestViewMarks(t *testing.T) {
 func TestFigures(t *testing.T) {
 	got := strings.Join(mustLoad(t, "cluster.nodes=4", "cluster.fabric.supernodes=2", "cluster.fabric.port_bandwidth=10GB/s").Figures(), "\n")
 	for _, want := range []string{"4 nodes × 8 NPUs = 32 × ascend-910a NPUs; 16 hosts", "Gen3, 15.75GB/s per NPU",
-		"bridge between groups 63GB/s (4 × pcie.gen3_bandwidth)", "2 groups of 4 NPUs", "10GB/s per NPU", "80GB/s per node",
+		"bridge between groups 63GB/s (4 × pcie.gen3_bandwidth)", "2 groups of 4 NPUs", "10GB/s per NPU", "80GB/s per node; node uplink 80GB/s (÷ oversubscription 1)",
 		"supernodes: 2 of up to 2 nodes; spine uplink of a full one 80GB/s (÷ spine oversubscription 2)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("figures lack %q:\n%s", want, got)
 		}
+	}
+	if got := strings.Join(mustLoad(t, "cluster.nodes=1").Figures(), "\n"); !strings.Contains(got, "no node uplink crossed (one node)") {
+		t.Errorf("one node's figures:\n%s", got)
 	}
 	node, err := LoadSystem("cloudbrain2-node", []machines.Override{{Path: "node.npus", Value: "4"}})
 	if err != nil {
@@ -207,6 +212,18 @@ func TestInlineNode(t *testing.T) {
 		t.Errorf("unnamed inline node: %v, %+v", err, topo)
 	}
 
+	// run -m takes it (LoadSystem, IsDescription).
+	if sys, err := LoadSystem(p, nil); err != nil || !IsDescription(p) || sys.NodeOnly() || sys.Node.NPUs != 8 {
+		t.Errorf("LoadSystem of an inline cluster: %v, IsDescription %v", err, IsDescription(p))
+	}
+	// An empty node: says both ways of giving one.
+	p3 := filepath.Join(t.TempDir(), "empty-node.yaml")
+	cl, _ := Source("cloudbrain2")
+	os.WriteFile(p3, []byte(strings.Replace(string(cl), "node: cloudbrain2-node", `node: ""`, 1)), 0o644)
+	if _, err := Load(p3, nil); err == nil || !strings.Contains(err.Error(), p3+":"+strconv.Itoa(lineOf(t, p3, `node: ""`))+`: key "node": must name a node description (e.g. cloudbrain2-node) or hold one inline`) {
+		t.Errorf("node: null: %v", err)
+	}
+
 	cases := []struct {
 		name, from, to, at string
 		sets               []string
@@ -246,3 +263,19 @@ func TestInlineNode(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// A name or description reads back from the view as the same string,
+// whatever it holds (YAML's special words, indicators, escapes, runes
+// that are not printable).
+func TestYAMLStringReadsBack(t *testing.T) {
+	for _, s := range []string{"", "plain", "cloudbrain2-node", "yes", "No", "null", "Null", "~", "y", "0", "1e3", "0x10", ".inf",
+		" lead", "trail ", "a: b", "#x", "x #y", "'q'", `"d"`, `back\slash`, "- item", "? k", "[x]", "{x}", "&a", "*a", "!t", "%p", "@", "`",
+		"tab\there", "line\nbreak", "cr\r", "nul\x00", "del\x7f", "\u00a0nbsp", "\ufeffbom", "sep\u2028", "para\u2029", "\U0001F600 emoji", "\U000E0001 tag", "\ufffd",
+		"π ≈ 3.14 — ünïcödé", "ascend-910a", "True", "ON", "n"} {
+		var got struct{ V string }
+		text := "v: " + yamlString(s) + "\n"
+		if err := yaml.Unmarshal([]byte(text), &got); err != nil || got.V != s {
+			t.Errorf("%q written %q reads back %q (%v)", s, text, got.V, err)
+		}
+	}
+}

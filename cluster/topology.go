@@ -153,7 +153,8 @@ type Fabric struct {
 	SpineLatencyNS float64 `mapstructure:"spine_latency_ns"`
 }
 
-// clusterFile is the layout of a cluster file (cloudbrain2.yaml).
+// clusterFile is the layout of a cluster file (cloudbrain2.yaml) that names
+// its node description; inlineClusterFile is that of one holding it inline.
 type clusterFile struct {
 	Name        string `mapstructure:"name"`
 	Description string `mapstructure:"description"`
@@ -297,7 +298,8 @@ func read(nameOrPath, dir, what string) (data []byte, source, path string, err e
 }
 
 // Load reads a cluster — an embedded name such as "cloudbrain2" or the path of a YAML file — and
-// the node file it names, applies the overrides whose path starts with "cluster." (to the cluster
+// the node file it names (or the node it holds inline: node: a mapping of a node description's
+// keys, as Topology.YAML writes it), applies the overrides whose path starts with "cluster." (to the cluster
 // file, e.g. cluster.nodes=4) or "node." (to the node file, e.g. node.pcie.generation=4), decodes
 // both strictly and validates them. Every error is bad input (package badinput) and names the
 // file, line and key, or the --set that caused it.
@@ -325,7 +327,7 @@ func load(nameOrPath string, overrides []machines.Override) (*Topology, error) {
 		dir = filepath.Dir(path)
 	}
 	if cf.Node == "" {
-		return nil, cl.errorf("node", "must name a node description (e.g. cloudbrain2-node)")
+		return nil, cl.errorf("node", "must name a node description (e.g. cloudbrain2-node) or hold one inline (a mapping of its keys)")
 	}
 	node, nl, err := loadNode(cf.Node, dir, overrides, cl)
 	if err != nil {
