@@ -113,6 +113,9 @@ func TestViewMarks(t *testing.T) {
 	if n := strings.Count(view, "# --set"); n != 3 {
 		t.Errorf("%d keys marked # --set, want 3:\n%s", n, view)
 	}
+	if view := string(mustLoad(t, "cluster.node=cloudbrain2-node").YAML()); !strings.Contains(view, "\nnode:  # --set\n  name: cloudbrain2-node\n") {
+		t.Errorf("a node named by --set is marked on node: —\n%s", view)
+	}
 	view = string(mustLoad(t, "node.inter_group.bandwidth=70GB/s").YAML())
 	if !strings.Contains(view, "\n  inter_group:\n    bandwidth: 70GB/s  # --set\n") || strings.Contains(view, "derived") {
 		t.Errorf("a bridge given by --set:\n%s", view)

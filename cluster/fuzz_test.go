@@ -60,6 +60,7 @@ func FuzzLoadSystem(f *testing.F) {
 	f.Add([]byte(inline), []byte(""), "")
 	f.Add([]byte(inline), []byte(""), "node.npus=4\ncluster.nodes=3\nnode.name=x y\nnode.inter_group.bandwidth=1e9")
 	f.Add([]byte(inline), []byte(""), "cluster.node=node.yaml")
+	f.Add([]byte(strings.Replace(strings.Replace(inline, "\nnode:", "\nNode:", 1), "  npus: 8", "  NPUs: 2", 1)), []byte(""), "node.HCCS.group_size=1")
 	f.Add(cl, node, "node.description=\"a\\tb\u2028c\"\ncluster.name=yes\nnode.hosts.memory=1.5GiB\nnode.pcie.generation=4")
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, clusterText, nodeText []byte, sets string) {

@@ -118,7 +118,7 @@ naming the file (or --set), key and violated constraint.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&file, "machine", "m", "", "machine `FILE` (or embedded name) to resolve and print")
+	cmd.Flags().StringVarP(&file, "machine", "m", "", "machine, cluster or node description `FILE` (or embedded name) to resolve and print")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a machine value, `PATH=VALUE` (repeatable), e.g. core.buffers.L1=512KiB")
 	cmd.Flags().BoolVar(&resolved, "resolved", false, "print the effective configuration even without --set")
 	return cmd
