@@ -1,11 +1,13 @@
 package programs
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/davinci-sim/davinci-sim/cube"
 )
@@ -76,6 +78,37 @@ func (c *caught) raise() {
 	if c != nil {
 		panic(fmt.Sprintf("%v\n\n(on a worker goroutine:)\n%s", c.v, c.stack))
 	}
+}
+
+// besideContext returns a context for work beside the simulation that
+// checks its progress with stopped: done where parent is, or once stop is
+// set (the run failed; Err and Cause say errStopped).
+func besideContext(parent context.Context, stop *atomic.Bool) context.Context {
+	if parent == nil {
+		parent = context.Background()
+	}
+	return stopContext{parent, stop}
+}
+
+// stopContext is besideContext's context. It hides parent's values, so
+// that context.Cause asks its Err.
+type stopContext struct {
+	parent context.Context
+	stop   *atomic.Bool
+}
+
+func (c stopContext) Deadline() (time.Time, bool) { return c.parent.Deadline() }
+func (c stopContext) Done() <-chan struct{}       { return c.parent.Done() }
+func (c stopContext) Value(any) any               { return nil }
+
+func (c stopContext) Err() error {
+	if c.stop.Load() {
+		return errStopped
+	}
+	if c.parent.Err() != nil {
+		return context.Cause(c.parent)
+	}
+	return nil
 }
 
 // errStopped is the error of work stopped because its run failed (never

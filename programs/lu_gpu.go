@@ -141,25 +141,17 @@ func (j *luGPUJob) Program() isa.Program {
 	return isa.Program{Name: "lu-fused", Generated: true}
 }
 
-// Prepare writes A to GM (full numerics) or computes the golden factors
-// (sampled), and attaches the host program.
+// Prepare writes A to GM (full numerics) and attaches the host program
+// (the golden factors are computed beside the run: luJob.startBeside).
 func (j *luGPUJob) Prepare(chip *arch.Chip) error {
 	j.chip = chip
 	if err := j.mat.fill(j.runCtx()); err != nil {
 		return err
 	}
-	switch j.p.Numerics {
-	case NumericsFull:
+	if j.p.Numerics == NumericsFull {
 		if err := writeLUMatrix(chip, j.mat, j.pl.a, j.pl.n, j.pl.tb); err != nil {
 			return err
 		}
-	case NumericsSampled:
-		g, err := luGoldenRun(j.runCtx(), j.pl, j.mat)
-		if err != nil {
-			return err
-		}
-		j.golden = g
-		j.ref, j.refErr = refine(j.runCtx(), j.mat, g.factors(j.pl), j.p.Refinement.Method, j.p.Refinement.Restart, j.p.Refinement.Tolerance, j.p.Refinement.MaxIterations)
 	}
 	h, err := chip.NewHost()
 	if err != nil {

@@ -1,0 +1,94 @@
+package programs
+
+import (
+	"errors"
+	"reflect"
+	"sync/atomic"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/cube"
+	"github.com/davinci-sim/davinci-sim/machines"
+)
+
+// An LU run computes its golden model beside the simulation where it
+// needs one (numerics sampled; full with check), on the DaVinci and the
+// GPU machines alike: the same factors as computed alone, and a run that
+// failed (stop set) stops it.
+func TestLUGoldenBeside(t *testing.T) {
+	for _, c := range []struct {
+		machine, numerics string
+		check, beside     bool
+	}{
+		{"ascend-910a", NumericsSampled, false, true},
+		{"ascend-910a", NumericsFull, true, true},
+		{"ascend-910a", NumericsFull, false, false},
+		{"a100", NumericsSampled, false, true},
+		{"a100", NumericsFull, true, true},
+		{"a100", NumericsOff, false, false},
+	} {
+		build := func() *luJob {
+			t.Helper()
+			y := "kind: lu-fused\nn: 512\nnb: 128\nn_fused: 2\nseed: 1\nmachine: " + c.machine + "\nnumerics: " + c.numerics + "\n"
+			if c.machine == "ascend-910a" {
+				y += "n_fusion: 16\n"
+			}
+			if c.check {
+				y += "check: true\n"
+			}
+			f, err := Parse("lu.yaml", ".", []byte(y))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := machines.Load(c.machine, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			job, err := f.Kind.BuildFor(f, m, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := job.(besideRun); !ok {
+				t.Fatalf("%s %s: the LU job has no work beside the run", c.machine, c.numerics)
+			}
+			switch j := job.(type) {
+			case *luJob:
+				return j
+			case *luGPUJob:
+				return &j.luJob
+			}
+			t.Fatalf("job %T", job)
+			return nil
+		}
+		j := build()
+		var run atomic.Bool
+		j.startBeside(cube.Model{}, &run)
+		if got := j.side != nil; got != c.beside {
+			t.Errorf("%s %s check %v: work beside %v, want %v", c.machine, c.numerics, c.check, got, c.beside)
+			continue
+		}
+		if !c.beside {
+			continue
+		}
+		if err := j.goldenDone(); err != nil {
+			t.Fatal(err)
+		}
+		alone, err := luGoldenRun(nil, j.pl, j.mat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(j.golden.lh, alone.lh) || !reflect.DeepEqual(j.golden.uh, alone.uh) || j.golden.s != alone.s {
+			t.Errorf("%s %s: the golden factors computed beside differ from those computed alone", c.machine, c.numerics)
+		}
+		if (c.numerics == NumericsSampled) != (j.ref != nil) {
+			t.Errorf("%s %s: refinement %v", c.machine, c.numerics, j.ref)
+		}
+		// A failed run's stop ends the work beside it.
+		k := build()
+		var stop atomic.Bool
+		stop.Store(true)
+		k.startBeside(cube.Model{}, &stop)
+		if err := k.goldenDone(); !errors.Is(err, errStopped) {
+			t.Errorf("%s %s: stopped: %v, want errStopped", c.machine, c.numerics, err)
+		}
+	}
+}
