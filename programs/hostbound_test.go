@@ -53,16 +53,16 @@ func TestHostMemoryBound(t *testing.T) {
 }
 
 // The LU kinds check their n×n matrix against the run's bound (luBytes:
-// 40 bytes an element, measured 36): lu-fused n = 16384 with numerics full,
-// 10 GiB, is refused at 8 GiB before anything is allocated, as lu-gemm's
+// 44 bytes an element, measured 36–40): lu-fused n = 16384 with numerics full,
+// 11 GiB, is refused at 8 GiB before anything is allocated, as lu-gemm's
 // m = 16384 and a100's lu-fused (the GPU builder); at 16 GiB it builds.
 func TestLUHostMemoryBound(t *testing.T) {
 	for _, c := range []struct {
 		file, key, want string
 	}{
-		{"examples/lu-fused-small.yaml", "program.n=16384", "full numerics on n = 16384 needs about 10.0GiB of host memory, more than the run may take (8GiB, --max-memory); use numerics off"},
-		{"examples/lu-gemm256.yaml", "program.m=16384", "full numerics on m = 16384 needs about 10.0GiB of host memory"},
-		{"examples/a100-lu-fused.yaml", "program.n=16384", "full numerics on n = 16384 needs about 10.0GiB of host memory"},
+		{"examples/lu-fused-small.yaml", "program.n=16384", "full numerics on n = 16384 needs about 11.0GiB of host memory, more than the run may take (8GiB, --max-memory); use numerics off"},
+		{"examples/lu-gemm256.yaml", "program.m=16384", "full numerics on m = 16384 needs about 11.0GiB of host memory"},
+		{"examples/a100-lu-fused.yaml", "program.n=16384", "full numerics on n = 16384 needs about 11.0GiB of host memory"},
 	} {
 		f, err := ReadFile(c.file)
 		if err != nil {
@@ -112,9 +112,9 @@ func TestHostMemoryRefusalsMarked(t *testing.T) {
 		{name: "gemm numerics", file: "examples/sgemm-cube.yaml", sets: []string{"program.m=2048", "program.n=2048", "program.k=2048"}, numerics: NumericsFull, bound: 512 << 20,
 			want: "full numerics on 2048×2048×2048 needs about 624MiB of host memory"},
 		{name: "lu numerics", file: "examples/lu-fused-small.yaml", sets: []string{"program.n=16384"}, numerics: NumericsFull, bound: 8 << 30,
-			want: "full numerics on n = 16384 needs about 10.0GiB"},
+			want: "full numerics on n = 16384 needs about 11.0GiB"},
 		{name: "lu-gemm numerics", file: "examples/lu-gemm256.yaml", sets: []string{"program.m=16384"}, numerics: NumericsFull, bound: 8 << 30,
-			want: "full numerics on m = 16384 needs about 10.0GiB"},
+			want: "full numerics on m = 16384 needs about 11.0GiB"},
 		{name: "cluster chips, fidelity full", file: "examples/lu-cluster-small.yaml", numerics: NumericsOff, bound: 32 << 20,
 			want: "at fidelity full the 8 NPUs' chip models"},
 		{name: "cluster chip, fidelity sampled", file: "examples/lu-cluster-small.yaml", numerics: NumericsOff, fidelity: "sampled", bound: 4 << 20,

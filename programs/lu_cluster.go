@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -45,6 +46,10 @@ import (
 type luCluster struct {
 	runContext
 	file string
+	// golden computes the golden factors beside the simulation (numerics
+	// full with check), into goldenOf
+	golden   *beside
+	goldenOf *luGolden
 	p    LUParams
 	topo *cluster.Topology
 	npu  *machines.Machine // each rank's machine, its host the rank's share
@@ -457,6 +462,24 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 		}
 		j.capL = make([]uint16, j.p.N*j.p.N)
 		j.capU = make([]uint16, j.p.N*j.p.N)
+		if j.p.Check {
+			// The golden factors depend on the inputs alone: computed
+			// beside the simulation, compared with the ranks' in finish
+			// (they had been computed there, after it, on the run's one
+			// goroutine).
+			gpl, err := newLUBudget(j.file, j.p, j.npu)
+			if err != nil {
+				return nil, err
+			}
+			var stop atomic.Bool
+			defer stop.Store(true) // (the run failed: finish waited for it otherwise)
+			ctx, mat := besideContext(hooks.Context, &stop), j.mat
+			j.golden = goBeside(func() error {
+				g, err := luGoldenRun(ctx, gpl, mat)
+				j.goldenOf = g
+				return err
+			})
+		}
 	}
 	per := j.topo.Node.NPUs
 	// One worker generates the streams of every chip on the shared engine
@@ -1498,15 +1521,10 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 	if dl == nil { // (the solve's results, its refinement and check: a deadlocked run has none)
 		failure = setRefinement(sec, p, j.ref, j.refErr)
 		if p.Numerics == NumericsFull && p.Check {
-			gpl, err := newLUBudget(j.file, p, j.npu)
-			if err != nil {
+			if err := j.golden.wait(); err != nil {
 				return nil, err
 			}
-			g, err := luGoldenRun(j.runCtx(), gpl, j.mat)
-			if err != nil {
-				return nil, err
-			}
-			mism := factorMismatches(p.N, p.NB, j.capL, j.capU, j.diags, g)
+			mism := factorMismatches(p.N, p.NB, j.capL, j.capU, j.diags, j.goldenOf)
 			sec.GoldenMismatches = ptr(mism)
 			if mism > 0 && failure == nil {
 				failure = fmt.Errorf("%w: %d factor values differ from the golden model", ErrCheckFailed, mism)
