@@ -36,13 +36,27 @@ func registerCompletions(root *cobra.Command) {
 		"machine":  machineNames,
 		"numerics": fixed(programs.NumericsFull, programs.NumericsSampled, programs.NumericsOff),
 		"fidelity": fixed("full", "isolated", "sampled"),
-		"set": func(c *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		"set": func(c *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			// The paths' heads, to go on typing after (no file names):
-			// machines takes machine.* alone (program.*, node.* and
-			// cluster.* are run's).
+			// machines takes machine.* alone for a chip's machine, node.*
+			// and cluster.* for a cluster description, node.* for a node
+			// description (their views);
+			// program.* is run's.
 			heads := []cobra.Completion{"program.", "machine.", "node.", "cluster."}
 			if c.Name() == "machines" {
 				heads = []cobra.Completion{"machine."}
+				named := ""
+				if len(args) > 0 {
+					named = args[0]
+				} else if f := c.Flags().Lookup("machine"); f != nil {
+					named = f.Value.String()
+				}
+				if named != "" && cluster.IsDescription(named) {
+					heads = []cobra.Completion{"node.", "cluster."}
+					if t, err := cluster.LoadSystem(named, nil); err == nil && t.NodeOnly() {
+						heads = []cobra.Completion{"node."} // (a node alone has no cluster.* keys)
+					}
+				}
 			}
 			return heads, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
 		},

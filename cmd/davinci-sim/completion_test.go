@@ -36,7 +36,9 @@ func TestCompletion(t *testing.T) {
 }
 
 // Completion offers only what the command takes: machines --set the
-// machine.* paths alone (it refuses program.*, node.* and cluster.*),
+// machine.* paths alone for a chip's machine (it refuses program.*, node.*
+// and cluster.*), node.* and cluster.* for a cluster description, node.*
+// for a node description,
 // view's argument the trace files run --trace writes (not any file).
 func TestCompletionOffersOnlyAccepted(t *testing.T) {
 	for _, c := range []struct {
@@ -45,6 +47,9 @@ func TestCompletionOffersOnlyAccepted(t *testing.T) {
 	}{
 		{[]string{"__complete", "machines", "--set", ""}, "machine.\n:6"},
 		{[]string{"__complete", "machines", "ascend-910a", "--set", ""}, "machine.\n:6"},
+		{[]string{"__complete", "machines", "cloudbrain2", "--set", ""}, "node.\ncluster.\n:6"},
+		{[]string{"__complete", "machines", "-m", "cloudbrain2", "--set", ""}, "node.\ncluster.\n:6"},
+		{[]string{"__complete", "machines", "cloudbrain2-node", "--set", ""}, "node.\n:6"},
 		{[]string{"__complete", "run", "p.yaml", "--set", ""}, "program.\nmachine.\nnode.\ncluster.\n:6"},
 		{[]string{"__complete", "view", ""}, "json\njson.gz\npftrace\nperfetto-trace\n:8"},
 		{[]string{"__complete", "view", "t.json", ""}, ":4"},
