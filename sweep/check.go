@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -123,6 +124,7 @@ func (s *Study) checkKeys() error {
 		o   machines.Override
 	}
 	var probes []probe
+	var loads machineLoads // (each machine with each value loaded once: here and by checkOneSpelling)
 	for _, o := range s.Set {
 		probes = append(probes, probe{"set." + o.Path, o})
 	}
@@ -167,7 +169,7 @@ func (s *Study) checkKeys() error {
 			with = append(with, o)
 			var first error
 			for _, name := range loaded {
-				if _, err := machines.Load(name, with); err == nil {
+				if _, err := loads.load(name, with); err == nil {
 					first = nil
 					break
 				} else if first == nil {
@@ -198,7 +200,7 @@ func (s *Study) checkKeys() error {
 	// The values each good alone: the program may still refuse the set's
 	// at every point (program.m: -256, a tile the set's sizes rule out):
 	// checkSet.
-	return s.checkOneSpelling(progs, written, loaded, systems)
+	return s.checkOneSpelling(progs, written, loaded, systems, &loads)
 }
 
 // checkOneSpelling refuses a varied parameter two of whose values mean one
@@ -213,7 +215,7 @@ func (s *Study) checkKeys() error {
 // files as the run opens them (written: as the study writes them),
 // machines the machines' names as machines.Load takes them, systems the
 // cluster and node descriptions.
-func (s *Study) checkOneSpelling(progs []string, written map[string]string, machs, systems []string) error {
+func (s *Study) checkOneSpelling(progs []string, written map[string]string, machs, systems []string, loads *machineLoads) error {
 	for i, q := range s.Params {
 		if q == ParamProgram || q == ParamMachine {
 			continue
@@ -227,9 +229,10 @@ func (s *Study) checkOneSpelling(progs []string, written map[string]string, mach
 			var out []any
 			switch {
 			case hasPrefixFold(q, "machine."):
-				with := append(slices.Clone(s.machineSet()), o)
+				with := slices.DeleteFunc(s.machineSet(), func(x machines.Override) bool { return x == o })
+				with = append(with, o)
 				for _, name := range machs {
-					m, err := machines.Load(name, with)
+					m, err := loads.load(name, with)
 					out = append(out, loaded(m, err))
 				}
 			case hasPrefixFold(q, "node."), hasPrefixFold(q, "cluster."):
@@ -248,21 +251,60 @@ func (s *Study) checkOneSpelling(progs []string, written map[string]string, mach
 			}
 			return out
 		}
+		// Outcomes are compared in buckets of their JSON (exported fields,
+		// maps sorted: equal outcomes share one; DeepEqual decides within
+		// it), so that a range of thousands of values is not compared
+		// pair by pair; one that JSON cannot write (NaN) shares the bucket
+		// of every such one.
 		seen := make([][]any, len(vals))
+		bucket := map[string][]int{}
 		for j, v := range vals {
 			seen[j] = outcome(v)
 			if !slices.ContainsFunc(seen[j], func(x any) bool { return x != nil }) {
 				continue // (it loads nowhere: the points fail as they will)
 			}
-			for k := range j {
+			b, err := json.Marshal(seen[j])
+			if err != nil {
+				b = nil
+			}
+			for _, k := range bucket[string(b)] {
 				if reflect.DeepEqual(seen[k], seen[j]) {
 					key := s.studyKey(q)
 					return badInput(fmt.Errorf("%s: key %q: %q and %q are one value of %s: write it one way (the study would run it twice)", s.at(key), key, vals[k], v, q))
 				}
 			}
+			bucket[string(b)] = append(bucket[string(b)], j)
 		}
 	}
 	return nil
+}
+
+// machineLoads remembers machines.Load's results by machine and
+// overrides, for a check that loads each machine with each value of a
+// parameter twice (a range of thousands of values: seconds each time).
+type machineLoads struct{ done map[string]loadedMachine }
+
+// loadedMachine is one machines.Load's result.
+type loadedMachine struct {
+	m   *machines.Machine
+	err error
+}
+
+// load returns machines.Load(name, with), loading it once.
+func (l *machineLoads) load(name string, with []machines.Override) (*machines.Machine, error) {
+	key := name
+	for _, o := range with {
+		key += "\x00" + o.Path + "\x00" + o.Value
+	}
+	if r, ok := l.done[key]; ok {
+		return r.m, r.err
+	}
+	m, err := machines.Load(name, with)
+	if l.done == nil {
+		l.done = map[string]loadedMachine{}
+	}
+	l.done[key] = loadedMachine{m, err}
+	return m, err
 }
 
 // machineSet returns the study's fixed machine.* overrides.
