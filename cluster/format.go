@@ -3,7 +3,6 @@ package cluster
 import (
 	"fmt"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -95,63 +94,14 @@ func writeField(b *strings.Builder, key string, v reflect.Value, path string, in
 	if how := at.derivedAt(path); how != "" {
 		// Commented out: a description that leaves the key out has it
 		// derived again from the values in effect when loaded.
-		fmt.Fprintf(b, "%s# %s: %s  (derived: %s; give %s: to fix it)\n", pad, key, valueText(v), oneLine(how), key)
+		fmt.Fprintf(b, "%s# %s: %s  (derived: %s; give %s: to fix it)\n", pad, key, machines.YAMLValue(v), oneLine(how), key)
 		return
 	}
-	fmt.Fprintf(b, "%s%s: %s", pad, key, valueText(v))
+	fmt.Fprintf(b, "%s%s: %s", pad, key, machines.YAMLValue(v))
 	if at.setAt(path) {
 		b.WriteString("  # --set")
 	}
 	b.WriteString("\n")
-}
-
-// valueText renders one value as YAML: units by their String method (as
-// the machine view writes them), numbers exactly, strings plain where YAML
-// reads them back as the same string, else double-quoted.
-func valueText(v reflect.Value) string {
-	if s, ok := v.Interface().(fmt.Stringer); ok {
-		return s.String()
-	}
-	switch v.Kind() {
-	case reflect.String:
-		return yamlString(v.String())
-	case reflect.Float32, reflect.Float64:
-		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
-	}
-	return fmt.Sprint(v.Interface())
-}
-
-var plainString = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]*$`)
-
-// yamlString writes s as a YAML scalar that reads back as s: plain when it
-// is a simple word YAML takes as a string, else double-quoted with YAML's
-// escapes for '"', '\' and every rune that is not printable. (s is UTF-8:
-// validation refuses names and descriptions that are not.)
-func yamlString(s string) string {
-	if plainString.MatchString(s) {
-		switch strings.ToLower(s) {
-		case "true", "false", "yes", "no", "on", "off", "null", "y", "n":
-		default:
-			return s
-		}
-	}
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == ' ' || (r < unicode.MaxRune && unicode.IsPrint(r) && r != unicode.ReplacementChar):
-			b.WriteRune(r)
-		case r <= 0xFFFF:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08X`, r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // oneLine keeps s on one comment line.

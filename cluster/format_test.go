@@ -276,7 +276,7 @@ func TestYAMLStringReadsBack(t *testing.T) {
 		"tab\there", "line\nbreak", "cr\r", "nul\x00", "del\x7f", "\u00a0nbsp", "\ufeffbom", "sep\u2028", "para\u2029", "\U0001F600 emoji", "\U000E0001 tag", "\ufffd",
 		"π ≈ 3.14 — ünïcödé", "ascend-910a", "True", "ON", "n"} {
 		var got struct{ V string }
-		text := "v: " + yamlString(s) + "\n"
+		text := "v: " + machines.YAMLString(s) + "\n"
 		if err := yaml.Unmarshal([]byte(text), &got); err != nil || got.V != s {
 			t.Errorf("%q written %q reads back %q (%v)", s, text, got.V, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // YAML prints the machine's resolved values as a machine file (units in
@@ -58,7 +59,7 @@ func writeYAML(b *strings.Builder, v reflect.Value, path string, indent int, set
 			writeMap(b, fv, key, p, indent, set)
 			continue
 		}
-		fmt.Fprintf(b, "%s%s: %s", pad, key, scalarText(fv))
+		fmt.Fprintf(b, "%s%s: %s", pad, key, YAMLValue(fv))
 		if set[p] {
 			b.WriteString("  # --set")
 		}
@@ -97,7 +98,7 @@ func writeMap(b *strings.Builder, v reflect.Value, key, path string, indent int,
 	keys := v.MapKeys()
 	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
 	for _, k := range keys {
-		fmt.Fprintf(b, "%s  %s: %s", pad, k.String(), scalarText(v.MapIndex(k)))
+		fmt.Fprintf(b, "%s  %s: %s", pad, k.String(), YAMLValue(v.MapIndex(k)))
 		if set[join(path, strings.ToLower(k.String()))] {
 			b.WriteString("  # --set")
 		}
@@ -107,29 +108,49 @@ func writeMap(b *strings.Builder, v reflect.Value, key, path string, indent int,
 
 var plainString = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]*$`)
 
-// scalarText renders one value as YAML.
-func scalarText(v reflect.Value) string {
+// YAMLValue renders one value of a machine or description as YAML: units
+// by their String method, numbers exactly, strings by YAMLString.
+func YAMLValue(v reflect.Value) string {
 	if s, ok := v.Interface().(fmt.Stringer); ok {
 		return s.String()
 	}
 	switch v.Kind() {
 	case reflect.String:
-		s := v.String()
-		if plainString.MatchString(s) && !isYAMLWord(s) {
-			return s
-		}
-		return strconv.Quote(s)
+		return YAMLString(v.String())
 	case reflect.Float32, reflect.Float64:
 		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
 	}
 	return fmt.Sprint(v.Interface())
 }
 
-// isYAMLWord reports words YAML would read as booleans or null.
-func isYAMLWord(s string) bool {
-	switch strings.ToLower(s) {
-	case "true", "false", "yes", "no", "on", "off", "null", "y", "n":
-		return true
+// YAMLString writes s as a YAML scalar that reads back as s: plain when it
+// is a simple word YAML takes as a string, else double-quoted with YAML's
+// escapes for '"', '\' and every rune that is not printable (s is UTF-8:
+// the loaders refuse strings that are not): the machine view's and the
+// cluster view's strings.
+func YAMLString(s string) string {
+	if plainString.MatchString(s) {
+		switch strings.ToLower(s) {
+		case "true", "false", "yes", "no", "on", "off", "null", "y", "n":
+		default:
+			return s
+		}
 	}
-	return false
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == ' ' || (r < unicode.MaxRune && unicode.IsPrint(r) && r != unicode.ReplacementChar):
+			b.WriteRune(r)
+		case r <= 0xFFFF:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08X`, r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
