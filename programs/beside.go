@@ -124,11 +124,16 @@ func (e errorString) Error() string { return string(e) }
 // that failed (errStopped once stop is set), and panics on the caller's
 // goroutine with the lowest i's panic, if one did.
 func eachTile(n int, stop *atomic.Bool, f func(i int) error) error {
+	return eachTileOn(runtime.GOMAXPROCS(0), n, stop, f)
+}
+
+// eachTileOn is eachTile on up to workers goroutines (at least one).
+func eachTileOn(workers, n int, stop *atomic.Bool, f func(i int) error) error {
 	errs := make([]error, n)
 	panics := make([]*caught, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
+	for range min(max(workers, 1), n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -48,6 +48,7 @@ type luJob struct {
 	golden *luGolden
 	side   *beside                  // the golden model's computation beside the run
 	sideOf luBesideWork             // what it computed
+	alone  atomic.Bool              // set once the run waits for it: it takes every CPU
 	gpu    *luGPUJob                // a GPU run: the job that embeds this one
 	paths  map[*arch.Kernel]luPaths // GM bytes per path of each kernel (bounds)
 	outs   []Output
@@ -618,7 +619,7 @@ func (j *luJob) startBeside(_ cube.Model, stop *atomic.Bool) {
 		if err := mat.fill(ctx); err != nil { // (Prepare filled it: nothing to do)
 			return err
 		}
-		g, err := luGoldenRun(ctx, pl, mat)
+		g, err := luGoldenBeside(ctx, pl, mat, &j.alone)
 		if err != nil {
 			return err
 		}
@@ -637,6 +638,7 @@ func (j *luJob) goldenDone() error {
 	if j.golden != nil {
 		return nil
 	}
+	j.alone.Store(true) // (the simulation waits for it, or is done)
 	if j.side == nil {
 		var stop atomic.Bool
 		j.startBeside(cube.Model{}, &stop)

@@ -3,6 +3,7 @@ package programs
 import (
 	"errors"
 	"reflect"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -90,5 +91,24 @@ func TestLUGoldenBeside(t *testing.T) {
 		if err := k.goldenDone(); !errors.Is(err, errStopped) {
 			t.Errorf("%s %s: stopped: %v, want errStopped", c.machine, c.numerics, err)
 		}
+	}
+}
+
+// The golden model's tiles take every CPU but one while the simulation it
+// runs beside still runs (at least one), every CPU once the run waits for
+// it, and every CPU run alone.
+func TestLUGoldenWorkers(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	var alone atomic.Bool
+	g := &luGolden{alone: &alone}
+	if got := g.workers(); got != max(procs-1, 1) {
+		t.Errorf("beside a running simulation: %d workers of %d CPUs", got, procs)
+	}
+	alone.Store(true)
+	if got := g.workers(); got != procs {
+		t.Errorf("alone: %d workers of %d CPUs", got, procs)
+	}
+	if got := (&luGolden{}).workers(); got != procs {
+		t.Errorf("run alone: %d workers of %d CPUs", got, procs)
 	}
 }

@@ -48,13 +48,14 @@ type luCluster struct {
 	file string
 	// golden computes the golden factors beside the simulation (numerics
 	// full with check), into goldenOf
-	golden   *beside
-	goldenOf *luGolden
-	p        LUParams
-	topo     *cluster.Topology
-	npu      *machines.Machine // each rank's machine, its host the rank's share
-	pl       *luPlan           // tiling, buffers, core sets (global n)
-	opts     Options
+	golden      *beside
+	goldenOf    *luGolden
+	goldenAlone atomic.Bool // set when finish waits for it: it takes every CPU
+	p           LUParams
+	topo        *cluster.Topology
+	npu         *machines.Machine // each rank's machine, its host the rank's share
+	pl          *luPlan           // tiling, buffers, core sets (global n)
+	opts        Options
 	// windowsUnused is sampling.windows given to a run at another fidelity
 	// than sampled (0: not given); the report notes it.
 	windowsUnused int
@@ -475,7 +476,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 			defer stop.Store(true) // (the run failed: finish waited for it otherwise)
 			ctx, mat := besideContext(hooks.Context, &stop), j.mat
 			j.golden = goBeside(func() error {
-				g, err := luGoldenRun(ctx, gpl, mat)
+				g, err := luGoldenBeside(ctx, gpl, mat, &j.goldenAlone)
 				j.goldenOf = g
 				return err
 			})
@@ -1521,6 +1522,7 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 	if dl == nil { // (the solve's results, its refinement and check: a deadlocked run has none)
 		failure = setRefinement(sec, p, j.ref, j.refErr)
 		if p.Numerics == NumericsFull && p.Check {
+			j.goldenAlone.Store(true)
 			if err := j.golden.wait(); err != nil {
 				return nil, err
 			}

@@ -3,6 +3,9 @@ package programs
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -28,6 +31,20 @@ type luGolden struct {
 	// update at n = 16384 took over 20 s where the cube's tiles run in Go
 	// (no AVX-512: arm64, 386), deaf to a SIGINT until it ended.
 	ctx context.Context
+	// alone, where not nil, says whether the model has the CPUs to itself:
+	// false while the simulation it runs beside still runs, which then
+	// keeps a CPU (its critical path; the model's tiles take the others,
+	// at least one). Nil: every CPU.
+	alone *atomic.Bool
+}
+
+// workers returns how many goroutines the model's tiles take now (alone).
+func (g *luGolden) workers() int {
+	n := runtime.GOMAXPROCS(0)
+	if g.alone != nil && !g.alone.Load() {
+		n--
+	}
+	return max(n, 1)
 }
 
 var luSat = fp.Options{Round: fp.RNE, Saturate: true}
@@ -35,14 +52,21 @@ var luSat = fp.Options{Round: fp.RNE, Saturate: true}
 // luRNE is the vector unit's rounding of an FP16 result (RNE, no saturation).
 var luRNE = fp.Options{Round: fp.RNE}
 
-// luGoldenRun factors the matrix of mat as the plan's program does.
+// luGoldenRun factors the matrix of mat as the plan's program does, on
+// every CPU.
 func luGoldenRun(ctx context.Context, pl *luPlan, mat *luMatrix) (*luGolden, error) {
+	return luGoldenBeside(ctx, pl, mat, nil)
+}
+
+// luGoldenBeside is luGoldenRun beside a simulation: on every CPU but one
+// until alone is set (luGolden.alone).
+func luGoldenBeside(ctx context.Context, pl *luPlan, mat *luMatrix, alone *atomic.Bool) (*luGolden, error) {
 	model, err := cube.Preset(pl.mach.NumericsPreset())
 	if err != nil {
 		return nil, err
 	}
 	n, nb, nbk, F := pl.n, pl.nb, pl.nbk, pl.F
-	g := &luGolden{n: n, nb: nb, lh: make([]uint16, n*n), uh: make([]uint16, n*n), diags: make([]*luDiag, nbk), s: 1, ctx: ctx}
+	g := &luGolden{n: n, nb: nb, lh: make([]uint16, n*n), uh: make([]uint16, n*n), diags: make([]*luDiag, nbk), s: 1, ctx: ctx, alone: alone}
 	if err := g.load(mat, pl.tb == 4); err != nil {
 		return nil, err
 	}
@@ -159,12 +183,35 @@ func tile(model cube.Model, rows, cols, K, bk int, a func(r, k int) uint16, b fu
 // trsm computes the L and U panels of iteration i.
 func (g *luGolden) trsm(pl *luPlan, model cube.Model, i int, d *luDiag) error {
 	n, nb := g.n, g.nb
-	acc := make([]float32, pl.bm*pl.bn)
+	// The L panel's tiles (left) and the U panel's write disjoint parts of
+	// lh and uh, reading the trailing matrix and the inverses alone: on
+	// every CPU, as update's.
+	type trsmTile struct {
+		r0, c0 int
+		left   bool
+	}
+	var tiles []trsmTile
 	for r0 := (i + 1) * nb; r0 < n; r0 += pl.bm {
+		for c0 := 0; c0 < nb; c0 += pl.bn {
+			tiles = append(tiles, trsmTile{r0, c0, true})
+		}
+	}
+	for r0 := 0; r0 < nb; r0 += pl.bm {
+		for c0 := (i + 1) * nb; c0 < n; c0 += pl.bn {
+			tiles = append(tiles, trsmTile{r0, c0, false})
+		}
+	}
+	accs := sync.Pool{New: func() any { return make([]float32, pl.bm*pl.bn) }}
+	var halt atomic.Bool // (stopped: the other tiles are not begun)
+	return eachTileOn(g.workers(), len(tiles), &halt, func(t int) error {
 		if err := stopped(g.ctx, "computing the golden model"); err != nil {
+			halt.Store(true)
 			return err
 		}
-		for c0 := 0; c0 < nb; c0 += pl.bn {
+		r0, c0 := tiles[t].r0, tiles[t].c0
+		acc := accs.Get().([]float32)
+		defer accs.Put(acc)
+		if tiles[t].left {
 			err := tile(model, pl.bm, pl.bn, nb, pl.bk,
 				func(r, k int) uint16 { return g.at16((r0+r)*n + i*nb + k) },
 				func(k, c int) uint16 { return d.uinv[k*nb+c0+c] }, acc)
@@ -176,24 +223,21 @@ func (g *luGolden) trsm(pl *luPlan, model cube.Model, i int, d *luDiag) error {
 					g.lh[(r0+r)*n+i*nb+c0+c] = uint16(fp.FromFloat32(acc[r*pl.bn+c], fp.FP16, luSat))
 				}
 			}
+			return nil
 		}
-	}
-	for r0 := 0; r0 < nb; r0 += pl.bm {
-		for c0 := (i + 1) * nb; c0 < n; c0 += pl.bn {
-			err := tile(model, pl.bm, pl.bn, nb, pl.bk,
-				func(r, k int) uint16 { return d.linv[(r0+r)*nb+k] },
-				func(k, c int) uint16 { return g.at16((i*nb+k)*n + c0 + c) }, acc)
-			if err != nil {
-				return err
-			}
-			for r := 0; r < pl.bm; r++ {
-				for c := 0; c < pl.bn; c++ {
-					g.uh[(i*nb+r0+r)*n+c0+c] = uint16(fp.FromFloat32(acc[r*pl.bn+c], fp.FP16, luSat))
-				}
+		err := tile(model, pl.bm, pl.bn, nb, pl.bk,
+			func(r, k int) uint16 { return d.linv[(r0+r)*nb+k] },
+			func(k, c int) uint16 { return g.at16((i*nb+k)*n + c0 + c) }, acc)
+		if err != nil {
+			return err
+		}
+		for r := 0; r < pl.bm; r++ {
+			for c := 0; c < pl.bn; c++ {
+				g.uh[(i*nb+r0+r)*n+c0+c] = uint16(fp.FromFloat32(acc[r*pl.bn+c], fp.FP16, luSat))
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // update applies the terms of iterations [i0, i1) to band z.
@@ -202,47 +246,59 @@ func (g *luGolden) update(pl *luPlan, model cube.Model, z band, i0, i1 int) erro
 	K := (i1 - i0) * nb
 	kc0 := i0 * nb
 	alpha := float32(1 / float64(g.s))
-	acc := make([]float32, pl.bm*pl.bn)
+	// The output tiles write disjoint parts of the trailing matrix and
+	// read the panels alone: computed on every CPU (eachTile), each in the
+	// same order as one at a time, so the factors do not depend on it.
+	var tiles [][2]int
 	for _, rc := range z.rects(pl.nbk) {
 		for r0 := rc[0] * nb; r0 < rc[1]*nb; r0 += pl.bm {
-			if err := stopped(g.ctx, "computing the golden model"); err != nil {
-				return err
-			}
 			for c0 := rc[2] * nb; c0 < rc[3]*nb; c0 += pl.bn {
-				err := tile(model, pl.bm, pl.bn, K, pl.bk,
-					func(r, k int) uint16 { return g.lh[(r0+r)*n+kc0+k] },
-					func(k, c int) uint16 { return g.uh[(kc0+k)*n+c0+c] }, acc)
-				if err != nil {
-					return err
-				}
-				for r := 0; r < pl.bm; r++ {
-					for c := 0; c < pl.bn; c++ {
-						k := (r0+r)*n + c0 + c
-						if g.a32 != nil {
-							t := float32(acc[r*pl.bn+c] * alpha)
-							g.a32[k] = g.a32[k] - t
-							continue
-						}
-						if pl.gpu {
-							// GPU epilogue (CUTLASS's linear combination in
-							// FP32): C widened, C − acc·(1/s) in FP32, the
-							// result rounded to FP16 (RNE).
-							t := float32(acc[r*pl.bn+c] * alpha)
-							g.a16[k] = uint16(fp.FromFloat32(fp.F16ToF32(g.a16[k])-t, fp.FP16, luRNE))
-							continue
-						}
-						// FP16 epilogue: product to FP16 (RNE, saturating),
-						// scaled and subtracted in FP16 (each op in FP32,
-						// rounded to FP16 as the vector unit does).
-						p := fp.F16ToF32(uint16(fp.FromFloat32(acc[r*pl.bn+c], fp.FP16, luSat)))
-						t := fp.F16ToF32(uint16(fp.FromFloat32(p*alpha, fp.FP16, luRNE)))
-						g.a16[k] = uint16(fp.FromFloat32(fp.F16ToF32(g.a16[k])-t, fp.FP16, luRNE))
-					}
-				}
+				tiles = append(tiles, [2]int{r0, c0})
 			}
 		}
 	}
-	return nil
+	accs := sync.Pool{New: func() any { return make([]float32, pl.bm*pl.bn) }}
+	var halt atomic.Bool // (stopped: the other tiles are not begun)
+	return eachTileOn(g.workers(), len(tiles), &halt, func(i int) error {
+		if err := stopped(g.ctx, "computing the golden model"); err != nil {
+			halt.Store(true)
+			return err
+		}
+		r0, c0 := tiles[i][0], tiles[i][1]
+		acc := accs.Get().([]float32)
+		defer accs.Put(acc)
+		err := tile(model, pl.bm, pl.bn, K, pl.bk,
+			func(r, k int) uint16 { return g.lh[(r0+r)*n+kc0+k] },
+			func(k, c int) uint16 { return g.uh[(kc0+k)*n+c0+c] }, acc)
+		if err != nil {
+			return err
+		}
+		for r := 0; r < pl.bm; r++ {
+			for c := 0; c < pl.bn; c++ {
+				k := (r0+r)*n + c0 + c
+				if g.a32 != nil {
+					t := float32(acc[r*pl.bn+c] * alpha)
+					g.a32[k] = g.a32[k] - t
+					continue
+				}
+				if pl.gpu {
+					// GPU epilogue (CUTLASS's linear combination in
+					// FP32): C widened, C − acc·(1/s) in FP32, the
+					// result rounded to FP16 (RNE).
+					t := float32(acc[r*pl.bn+c] * alpha)
+					g.a16[k] = uint16(fp.FromFloat32(fp.F16ToF32(g.a16[k])-t, fp.FP16, luRNE))
+					continue
+				}
+				// FP16 epilogue: product to FP16 (RNE, saturating),
+				// scaled and subtracted in FP16 (each op in FP32,
+				// rounded to FP16 as the vector unit does).
+				p := fp.F16ToF32(uint16(fp.FromFloat32(acc[r*pl.bn+c], fp.FP16, luSat)))
+				t := fp.F16ToF32(uint16(fp.FromFloat32(p*alpha, fp.FP16, luRNE)))
+				g.a16[k] = uint16(fp.FromFloat32(fp.F16ToF32(g.a16[k])-t, fp.FP16, luRNE))
+			}
+		}
+		return nil
+	})
 }
 
 // factors returns the golden factors in refinement form.
