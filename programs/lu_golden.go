@@ -180,6 +180,30 @@ func tile(model cube.Model, rows, cols, K, bk int, a func(r, k int) uint16, b fu
 	return nil
 }
 
+// tileRows is tile with A and B read from row-major arrays: A's element
+// (r, k) at a[ai+r·lda+k], B's (k, c) at b[bi+k·ldb+c] — a trailing
+// update's panels, whose rows it copies whole instead of an element at a
+// time through an accessor (a tenth of the golden model's time went to
+// them).
+func tileRows(model cube.Model, rows, cols, K, bk int, a []uint16, ai, lda int, b []uint16, bi, ldb int, acc []float32) error {
+	av := make([]uint16, rows*bk)
+	bv := make([]uint16, bk*cols)
+	for kc := 0; kc < K; kc += bk {
+		for r := 0; r < rows; r++ {
+			at := ai + r*lda + kc
+			copy(av[r*bk:(r+1)*bk], a[at:at+bk])
+		}
+		for k := 0; k < bk; k++ {
+			at := bi + (kc+k)*ldb
+			copy(bv[k*cols:(k+1)*cols], b[at:at+cols])
+		}
+		if err := model.MMADF16(rows, bk, cols, av, cube.RowMajor, bv, cube.RowMajor, acc, cube.RowMajor, kc == 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // trsm computes the L and U panels of iteration i.
 func (g *luGolden) trsm(pl *luPlan, model cube.Model, i int, d *luDiag) error {
 	n, nb := g.n, g.nb
@@ -267,9 +291,7 @@ func (g *luGolden) update(pl *luPlan, model cube.Model, z band, i0, i1 int) erro
 		r0, c0 := tiles[i][0], tiles[i][1]
 		acc := accs.Get().([]float32)
 		defer accs.Put(acc)
-		err := tile(model, pl.bm, pl.bn, K, pl.bk,
-			func(r, k int) uint16 { return g.lh[(r0+r)*n+kc0+k] },
-			func(k, c int) uint16 { return g.uh[(kc0+k)*n+c0+c] }, acc)
+		err := tileRows(model, pl.bm, pl.bn, K, pl.bk, g.lh, r0*n+kc0, n, g.uh, kc0*n+c0, n, acc)
 		if err != nil {
 			return err
 		}
