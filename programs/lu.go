@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync/atomic"
+	"time"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/cube"
@@ -49,6 +50,8 @@ type luJob struct {
 	side   *beside                  // the golden model's computation beside the run
 	sideOf luBesideWork             // what it computed
 	alone  atomic.Bool              // set once the run waits for it: it takes every CPU
+	flops  atomic.Int64             // the golden model's flops done (its progress)
+	hooks  *RunHooks                // the run's (its progress line, while the run waits for the model)
 	gpu    *luGPUJob                // a GPU run: the job that embeds this one
 	paths  map[*arch.Kernel]luPaths // GM bytes per path of each kernel (bounds)
 	outs   []Output
@@ -69,7 +72,7 @@ func buildLU(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &luJob{file: f.Path, pl: pl, p: p, s: 1}
+	j := &luJob{file: f.Path, pl: pl, p: p, s: 1, hooks: o.run}
 	if p.Numerics != NumericsOff {
 		j.mat = newLUMatrix(p.N, p.Seed)
 	}
@@ -619,7 +622,7 @@ func (j *luJob) startBeside(_ cube.Model, stop *atomic.Bool) {
 		if err := mat.fill(ctx); err != nil { // (Prepare filled it: nothing to do)
 			return err
 		}
-		g, err := luGoldenBeside(ctx, pl, mat, &j.alone)
+		g, err := luGoldenBeside(ctx, pl, mat, &j.alone, &j.flops)
 		if err != nil {
 			return err
 		}
@@ -646,6 +649,7 @@ func (j *luJob) goldenDone() error {
 			return nil // (nothing to compute)
 		}
 	}
+	j.showGolden()
 	if err := j.side.wait(); err != nil {
 		return err
 	}
@@ -654,6 +658,41 @@ func (j *luJob) goldenDone() error {
 		j.ref, j.refErr = j.sideOf.ref, j.sideOf.refErr
 	}
 	return nil
+}
+
+// goldenProgressEvery is how often a run waiting for its golden model
+// shows its progress line.
+var goldenProgressEvery = time.Second
+
+// showGolden shows the run's progress line (RunHooks.Progress, where the
+// run has one) while it waits for the golden model, metering the model's
+// flops against the LU's 2/3·n³ — the run stood still at its last line
+// for as long as the model took (sampled n = 8192: half a minute).
+func (j *luJob) showGolden() {
+	h := j.hooks
+	if h == nil || h.Progress == nil || h.Meter == nil || j.chip == nil {
+		return
+	}
+	select {
+	case <-j.side.done:
+		return
+	default:
+	}
+	n := float64(j.pl.n)
+	all := 2.0 / 3 * n * n * n
+	h.Meter.watchFlops("its flops (2/3·n³)", func() (float64, float64) { return float64(j.flops.Load()), all })
+	h.Meter.stage = "golden model"
+	eng := j.chip.Engine()
+	tick := time.NewTicker(goldenProgressEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-j.side.done:
+			return
+		case <-tick.C:
+			h.Progress(eng.Now(), eng.Events())
+		}
+	}
 }
 
 // luSummary is the run's closing note: the factorization's and the whole

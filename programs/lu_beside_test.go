@@ -4,11 +4,14 @@ import (
 	"errors"
 	"reflect"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 // An LU run computes its golden model beside the simulation where it
@@ -110,5 +113,42 @@ func TestLUGoldenWorkers(t *testing.T) {
 	}
 	if got := (&luGolden{}).workers(); got != procs {
 		t.Errorf("run alone: %d workers of %d CPUs", got, procs)
+	}
+}
+
+// While a run waits for its golden model (numerics sampled: at the end
+// of the simulation), its progress line goes on, metering the model's
+// flops against 2/3·n³ under the stage "golden model".
+func TestLUGoldenProgress(t *testing.T) {
+	defer func(d time.Duration) { goldenProgressEvery = d }(goldenProgressEvery)
+	goldenProgressEvery = time.Millisecond
+	// (Two CPUs, as this box: the model, ~10× the simulation's work at
+	// this size, takes one beside it and is still at work when the run
+	// waits, on any host.)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	f, err := Parse("lu.yaml", ".", []byte("kind: lu-fused\nn: 2048\nnb: 256\nn_fused: 2\nn_fusion: 16\nseed: 1\nnumerics: sampled\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m WorkMeter
+	var during []float64
+	hooks := RunHooks{Meter: &m, ProgressEvery: 1 << 20, Progress: func(sim.Time, uint64) {
+		if frac, ok := m.Fraction(); ok && m.Stage() == "golden model" {
+			during = append(during, frac)
+		}
+	}}
+	if _, err := Execute(f, Options{}, hooks); err != nil {
+		t.Fatal(err)
+	}
+	if len(during) == 0 {
+		t.Fatal("no progress line while the run waited for its golden model")
+	}
+	for i, frac := range during {
+		if frac < 0 || frac > 1 || i > 0 && frac < during[i-1] {
+			t.Fatalf("the golden model's shares %v: want rising within [0, 1]", during)
+		}
+	}
+	if m.Stage() != "golden model" || !strings.Contains(m.Of(), "2/3·n³") {
+		t.Errorf("metered %q of %q", m.Stage(), m.Of())
 	}
 }

@@ -476,7 +476,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 			defer stop.Store(true) // (the run failed: finish waited for it otherwise)
 			ctx, mat := besideContext(hooks.Context, &stop), j.mat
 			j.golden = goBeside(func() error {
-				g, err := luGoldenBeside(ctx, gpl, mat, &j.goldenAlone)
+				g, err := luGoldenBeside(ctx, gpl, mat, &j.goldenAlone, nil)
 				j.goldenOf = g
 				return err
 			})

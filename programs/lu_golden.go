@@ -36,6 +36,9 @@ type luGolden struct {
 	// keeps a CPU (its critical path; the model's tiles take the others,
 	// at least one). Nil: every CPU.
 	alone *atomic.Bool
+	// flops, where not nil, counts the flops of the tiles done (2·rows·
+	// cols·K each): the model's progress, for a run waiting for it.
+	flops *atomic.Int64
 }
 
 // workers returns how many goroutines the model's tiles take now (alone).
@@ -55,18 +58,18 @@ var luRNE = fp.Options{Round: fp.RNE}
 // luGoldenRun factors the matrix of mat as the plan's program does, on
 // every CPU.
 func luGoldenRun(ctx context.Context, pl *luPlan, mat *luMatrix) (*luGolden, error) {
-	return luGoldenBeside(ctx, pl, mat, nil)
+	return luGoldenBeside(ctx, pl, mat, nil, nil)
 }
 
 // luGoldenBeside is luGoldenRun beside a simulation: on every CPU but one
 // until alone is set (luGolden.alone).
-func luGoldenBeside(ctx context.Context, pl *luPlan, mat *luMatrix, alone *atomic.Bool) (*luGolden, error) {
+func luGoldenBeside(ctx context.Context, pl *luPlan, mat *luMatrix, alone *atomic.Bool, flops *atomic.Int64) (*luGolden, error) {
 	model, err := cube.Preset(pl.mach.NumericsPreset())
 	if err != nil {
 		return nil, err
 	}
 	n, nb, nbk, F := pl.n, pl.nb, pl.nbk, pl.F
-	g := &luGolden{n: n, nb: nb, lh: make([]uint16, n*n), uh: make([]uint16, n*n), diags: make([]*luDiag, nbk), s: 1, ctx: ctx, alone: alone}
+	g := &luGolden{n: n, nb: nb, lh: make([]uint16, n*n), uh: make([]uint16, n*n), diags: make([]*luDiag, nbk), s: 1, ctx: ctx, alone: alone, flops: flops}
 	if err := g.load(mat, pl.tb == 4); err != nil {
 		return nil, err
 	}
@@ -247,6 +250,7 @@ func (g *luGolden) trsm(pl *luPlan, model cube.Model, i int, d *luDiag) error {
 					g.lh[(r0+r)*n+i*nb+c0+c] = uint16(fp.FromFloat32(acc[r*pl.bn+c], fp.FP16, luSat))
 				}
 			}
+			g.did(pl.bm, pl.bn, nb)
 			return nil
 		}
 		err := tile(model, pl.bm, pl.bn, nb, pl.bk,
@@ -260,6 +264,7 @@ func (g *luGolden) trsm(pl *luPlan, model cube.Model, i int, d *luDiag) error {
 				g.uh[(i*nb+r0+r)*n+c0+c] = uint16(fp.FromFloat32(acc[r*pl.bn+c], fp.FP16, luSat))
 			}
 		}
+		g.did(pl.bm, pl.bn, nb)
 		return nil
 	})
 }
@@ -319,8 +324,16 @@ func (g *luGolden) update(pl *luPlan, model cube.Model, z band, i0, i1 int) erro
 				g.a16[k] = uint16(fp.FromFloat32(fp.F16ToF32(g.a16[k])-t, fp.FP16, luRNE))
 			}
 		}
+		g.did(pl.bm, pl.bn, K)
 		return nil
 	})
+}
+
+// did counts a tile of rows×cols×K done (luGolden.flops).
+func (g *luGolden) did(rows, cols, K int) {
+	if g.flops != nil {
+		g.flops.Add(2 * int64(rows) * int64(cols) * int64(K))
+	}
 }
 
 // factors returns the golden factors in refinement form.

@@ -128,7 +128,7 @@ func buildLUGPU(f *File, m *machines.Machine, o Options) (Job, error) {
 	if pl.gmEnd > int64(m.GM.Capacity) {
 		return nil, bad("n", "the matrices need %d bytes of GM; machine %s has %d", pl.gmEnd, m.Name, int64(m.GM.Capacity))
 	}
-	j := &luGPUJob{luJob: luJob{file: f.Path, pl: pl, p: p, s: 1}, tg: probe.tg, tile: t, diag: p.Diag}
+	j := &luGPUJob{luJob: luJob{file: f.Path, pl: pl, p: p, s: 1, hooks: o.run}, tg: probe.tg, tile: t, diag: p.Diag}
 	j.luJob.gpu = j
 	if p.Numerics != NumericsOff {
 		j.mat = newLUMatrix(p.N, p.Seed)
