@@ -112,12 +112,6 @@ func (s *Study) checkKeys() error {
 		loaded = append(loaded, name)
 		kinds = append(kinds, m.Kind)
 	}
-	var setMachine []machines.Override // the fixed machine.* overrides
-	for _, o := range s.Set {
-		if _, ok := cutPrefixFold(o.Path, "machine."); ok {
-			setMachine = append(setMachine, o)
-		}
-	}
 
 	type probe struct {
 		key string
@@ -165,8 +159,7 @@ func (s *Study) checkKeys() error {
 			// overrides (cores 0, an L1 of 0 B) would fail every point
 			// it is in. (One that some combination rules out — a tile
 			// that does not fit that L1 — fails at its points.)
-			with := slices.DeleteFunc(slices.Clone(setMachine), func(x machines.Override) bool { return x == o })
-			with = append(with, o)
+			with := s.machineWith(o)
 			var first error
 			for _, name := range loaded {
 				if _, err := loads.load(name, with); err == nil {
@@ -229,8 +222,7 @@ func (s *Study) checkOneSpelling(progs []string, written map[string]string, mach
 			var out []any
 			switch {
 			case hasPrefixFold(q, "machine."):
-				with := slices.DeleteFunc(s.machineSet(), func(x machines.Override) bool { return x == o })
-				with = append(with, o)
+				with := s.machineWith(o)
 				for _, name := range machs {
 					m, err := loads.load(name, with)
 					out = append(out, loaded(m, err))
@@ -307,15 +299,16 @@ func (l *machineLoads) load(name string, with []machines.Override) (*machines.Ma
 	return m, err
 }
 
-// machineSet returns the study's fixed machine.* overrides.
-func (s *Study) machineSet() []machines.Override {
+// machineWith returns the study's fixed machine.* overrides with o last
+// (a point's machine overrides, o a varied value or one of the set's).
+func (s *Study) machineWith(o machines.Override) []machines.Override {
 	var out []machines.Override
-	for _, o := range s.Set {
-		if hasPrefixFold(o.Path, "machine.") {
-			out = append(out, o)
+	for _, x := range s.Set {
+		if hasPrefixFold(x.Path, "machine.") && x != o {
+			out = append(out, x)
 		}
 	}
-	return out
+	return append(out, o)
 }
 
 // loaded returns m where it loaded (err nil), else nil.
