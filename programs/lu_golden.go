@@ -163,9 +163,7 @@ func (g *luGolden) at16(k int) uint16 {
 // tile computes acc = Σ over bk chunks of A[rows×K]·B[K×cols] with the MMAD
 // chain of the kernel (A and B given by element accessors).
 func tile(model cube.Model, rows, cols, K, bk int, a func(r, k int) uint16, b func(k, c int) uint16, acc []float32) error {
-	av := make([]uint16, rows*bk)
-	bv := make([]uint16, bk*cols)
-	for kc := 0; kc < K; kc += bk {
+	return mmadChain(model, rows, cols, K, bk, acc, func(kc int, av, bv []uint16) {
 		for r := 0; r < rows; r++ {
 			for k := 0; k < bk; k++ {
 				av[r*bk+k] = a(r, kc+k)
@@ -176,11 +174,7 @@ func tile(model cube.Model, rows, cols, K, bk int, a func(r, k int) uint16, b fu
 				bv[k*cols+c] = b(kc+k, c)
 			}
 		}
-		if err := model.MMADF16(rows, bk, cols, av, cube.RowMajor, bv, cube.RowMajor, acc, cube.RowMajor, kc == 0); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // tileRows is tile with A and B read from row-major arrays: A's element
@@ -189,9 +183,7 @@ func tile(model cube.Model, rows, cols, K, bk int, a func(r, k int) uint16, b fu
 // time through an accessor (a tenth of the golden model's time went to
 // them).
 func tileRows(model cube.Model, rows, cols, K, bk int, a []uint16, ai, lda int, b []uint16, bi, ldb int, acc []float32) error {
-	av := make([]uint16, rows*bk)
-	bv := make([]uint16, bk*cols)
-	for kc := 0; kc < K; kc += bk {
+	return mmadChain(model, rows, cols, K, bk, acc, func(kc int, av, bv []uint16) {
 		for r := 0; r < rows; r++ {
 			at := ai + r*lda + kc
 			copy(av[r*bk:(r+1)*bk], a[at:at+bk])
@@ -200,6 +192,16 @@ func tileRows(model cube.Model, rows, cols, K, bk int, a []uint16, ai, lda int, 
 			at := bi + (kc+k)*ldb
 			copy(bv[k*cols:(k+1)*cols], b[at:at+cols])
 		}
+	})
+}
+
+// mmadChain runs the kernel's MMAD chain over K in bk chunks into acc,
+// fill gathering chunk kc's A (rows×bk) and B (bk×cols), row-major.
+func mmadChain(model cube.Model, rows, cols, K, bk int, acc []float32, fill func(kc int, av, bv []uint16)) error {
+	av := make([]uint16, rows*bk)
+	bv := make([]uint16, bk*cols)
+	for kc := 0; kc < K; kc += bk {
+		fill(kc, av, bv)
 		if err := model.MMADF16(rows, bk, cols, av, cube.RowMajor, bv, cube.RowMajor, acc, cube.RowMajor, kc == 0); err != nil {
 			return err
 		}
