@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -45,12 +46,9 @@ type luJob struct {
 	ref    *luRefineResult
 	refErr error
 	// golden factors (numerics sampled; full with check), computed beside
-	// the run (startBeside) and taken by goldenDone
+	// the run (startBeside, gw) and taken by goldenDone
 	golden *luGolden
-	side   *beside                  // the golden model's computation beside the run
-	sideOf luBesideWork             // what it computed
-	alone  atomic.Bool              // set once the run waits for it: it takes every CPU
-	flops  atomic.Int64             // the golden model's flops done (its progress)
+	gw     *luGoldenWork            // the golden model's computation beside the run
 	hooks  *RunHooks                // the run's (its progress line, while the run waits for the model)
 	gpu    *luGPUJob                // a GPU run: the job that embeds this one
 	paths  map[*arch.Kernel]luPaths // GM bytes per path of each kernel (bounds)
@@ -597,14 +595,6 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 	return failure
 }
 
-// luBesideWork is what an LU run computes beside its simulation: the
-// golden factors and, with numerics sampled, their refinement.
-type luBesideWork struct {
-	golden *luGolden
-	ref    *luRefineResult
-	refErr error
-}
-
 // startBeside starts, beside the simulation, the work that depends on the
 // inputs alone (besideRun): the golden factors where the run needs them —
 // numerics sampled (the factors it refines, and so its refinement's timed
@@ -614,24 +604,16 @@ type luBesideWork struct {
 // on the A100 the golden model is a fifth of a checked run's work.
 func (j *luJob) startBeside(_ cube.Model, stop *atomic.Bool) {
 	p, pl, mat := j.p, j.pl, j.mat
-	if j.side != nil || mat == nil || !(p.Numerics == NumericsSampled || p.Numerics == NumericsFull && p.Check) {
+	if j.gw != nil || mat == nil || !(p.Numerics == NumericsSampled || p.Numerics == NumericsFull && p.Check) {
 		return
 	}
-	ctx := besideContext(j.runCtx(), stop)
-	j.side = goBeside(func() error {
-		if err := mat.fill(ctx); err != nil { // (Prepare filled it: nothing to do)
-			return err
+	var then func(ctx context.Context, w *luGoldenWork)
+	if p.Numerics == NumericsSampled {
+		then = func(ctx context.Context, w *luGoldenWork) {
+			w.ref, w.refErr = refine(ctx, mat, w.golden.factors(pl), p.Refinement.Method, p.Refinement.Restart, p.Refinement.Tolerance, p.Refinement.MaxIterations)
 		}
-		g, err := luGoldenBeside(ctx, pl, mat, &j.alone, &j.flops)
-		if err != nil {
-			return err
-		}
-		j.sideOf.golden = g
-		if p.Numerics == NumericsSampled {
-			j.sideOf.ref, j.sideOf.refErr = refine(ctx, mat, g.factors(pl), p.Refinement.Method, p.Refinement.Restart, p.Refinement.Tolerance, p.Refinement.MaxIterations)
-		}
-		return nil
-	})
+	}
+	j.gw = goLUGolden(besideContext(j.runCtx(), stop), pl, mat, then)
 }
 
 // goldenDone waits for the work startBeside started (computing it now
@@ -641,21 +623,21 @@ func (j *luJob) goldenDone() error {
 	if j.golden != nil {
 		return nil
 	}
-	j.alone.Store(true) // (the simulation waits for it, or is done)
-	if j.side == nil {
+	if j.gw == nil {
 		var stop atomic.Bool
 		j.startBeside(cube.Model{}, &stop)
-		if j.side == nil {
+		if j.gw == nil {
 			return nil // (nothing to compute)
 		}
 	}
+	j.gw.alone.Store(true) // (the simulation waits for it, or is done: every CPU)
 	j.showGolden()
-	if err := j.side.wait(); err != nil {
+	if err := j.gw.wait(); err != nil {
 		return err
 	}
-	j.golden = j.sideOf.golden
+	j.golden = j.gw.golden
 	if j.p.Numerics == NumericsSampled {
-		j.ref, j.refErr = j.sideOf.ref, j.sideOf.refErr
+		j.ref, j.refErr = j.gw.ref, j.gw.refErr
 	}
 	return nil
 }
@@ -673,21 +655,19 @@ func (j *luJob) showGolden() {
 	if h == nil || h.Progress == nil || h.Meter == nil || j.chip == nil {
 		return
 	}
-	select {
-	case <-j.side.done:
+	if j.gw.done() {
 		return
-	default:
 	}
 	n := float64(j.pl.n)
 	all := 2.0 / 3 * n * n * n
-	h.Meter.watchFlops("its flops (2/3·n³)", func() (float64, float64) { return float64(j.flops.Load()), all })
+	h.Meter.watchFlops("its flops (2/3·n³)", func() (float64, float64) { return float64(j.gw.flops.Load()), all })
 	h.Meter.stage = "golden model"
 	eng := j.chip.Engine()
 	tick := time.NewTicker(goldenProgressEvery)
 	defer tick.Stop()
 	for {
 		select {
-		case <-j.side.done:
+		case <-j.gw.side.done:
 			return
 		case <-tick.C:
 			h.Progress(eng.Now(), eng.Events())

@@ -66,7 +66,7 @@ func TestLUGoldenBeside(t *testing.T) {
 		j := build()
 		var run atomic.Bool
 		j.startBeside(cube.Model{}, &run)
-		if got := j.side != nil; got != c.beside {
+		if got := j.gw != nil; got != c.beside {
 			t.Errorf("%s %s check %v: work beside %v, want %v", c.machine, c.numerics, c.check, got, c.beside)
 			continue
 		}

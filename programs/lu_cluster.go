@@ -47,15 +47,13 @@ type luCluster struct {
 	runContext
 	file string
 	// golden computes the golden factors beside the simulation (numerics
-	// full with check), into goldenOf
-	golden      *beside
-	goldenOf    *luGolden
-	goldenAlone atomic.Bool // set when finish waits for it: it takes every CPU
-	p           LUParams
-	topo        *cluster.Topology
-	npu         *machines.Machine // each rank's machine, its host the rank's share
-	pl          *luPlan           // tiling, buffers, core sets (global n)
-	opts        Options
+	// full with check)
+	golden *luGoldenWork
+	p      LUParams
+	topo   *cluster.Topology
+	npu    *machines.Machine // each rank's machine, its host the rank's share
+	pl     *luPlan           // tiling, buffers, core sets (global n)
+	opts   Options
 	// windowsUnused is sampling.windows given to a run at another fidelity
 	// than sampled (0: not given); the report notes it.
 	windowsUnused int
@@ -474,12 +472,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 			}
 			var stop atomic.Bool
 			defer stop.Store(true) // (the run failed: finish waited for it otherwise)
-			ctx, mat := besideContext(hooks.Context, &stop), j.mat
-			j.golden = goBeside(func() error {
-				g, err := luGoldenBeside(ctx, gpl, mat, &j.goldenAlone, nil)
-				j.goldenOf = g
-				return err
-			})
+			j.golden = goLUGolden(besideContext(hooks.Context, &stop), gpl, j.mat, nil)
 		}
 	}
 	per := j.topo.Node.NPUs
@@ -1522,11 +1515,10 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 	if dl == nil { // (the solve's results, its refinement and check: a deadlocked run has none)
 		failure = setRefinement(sec, p, j.ref, j.refErr)
 		if p.Numerics == NumericsFull && p.Check {
-			j.goldenAlone.Store(true)
 			if err := j.golden.wait(); err != nil {
 				return nil, err
 			}
-			mism := factorMismatches(p.N, p.NB, j.capL, j.capU, j.diags, j.goldenOf)
+			mism := factorMismatches(p.N, p.NB, j.capL, j.capU, j.diags, j.golden.golden)
 			sec.GoldenMismatches = ptr(mism)
 			if mism > 0 && failure == nil {
 				failure = fmt.Errorf("%w: %d factor values differ from the golden model", ErrCheckFailed, mism)

@@ -55,6 +55,56 @@ var luSat = fp.Options{Round: fp.RNE, Saturate: true}
 // luRNE is the vector unit's rounding of an FP16 result (RNE, no saturation).
 var luRNE = fp.Options{Round: fp.RNE}
 
+// luGoldenWork is a golden model computed beside a simulation
+// (goLUGolden): its factors, once wait returns, and what then computed
+// from them (a sampled run's refinement).
+type luGoldenWork struct {
+	side   *beside
+	alone  atomic.Bool  // set once the run waits for it: it takes every CPU (luGolden.alone)
+	flops  atomic.Int64 // its tiles' flops done (its progress)
+	golden *luGolden
+	ref    *luRefineResult
+	refErr error
+}
+
+// goLUGolden starts the golden model of mat under plan pl on its own
+// goroutine beside a simulation, then then (if not nil) on the factors
+// there; ctx stops both (besideContext: a failed run's stop).
+func goLUGolden(ctx context.Context, pl *luPlan, mat *luMatrix, then func(ctx context.Context, w *luGoldenWork)) *luGoldenWork {
+	w := &luGoldenWork{}
+	w.side = goBeside(func() error {
+		if err := mat.fill(ctx); err != nil { // (filled before: nothing to do)
+			return err
+		}
+		g, err := luGoldenBeside(ctx, pl, mat, &w.alone, &w.flops)
+		if err != nil {
+			return err
+		}
+		w.golden = g
+		if then != nil {
+			then(ctx, w)
+		}
+		return nil
+	})
+	return w
+}
+
+// wait waits for the work, which takes every CPU from now on.
+func (w *luGoldenWork) wait() error {
+	w.alone.Store(true)
+	return w.side.wait()
+}
+
+// done reports whether the work has ended.
+func (w *luGoldenWork) done() bool {
+	select {
+	case <-w.side.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // luGoldenRun factors the matrix of mat as the plan's program does, on
 // every CPU.
 func luGoldenRun(ctx context.Context, pl *luPlan, mat *luMatrix) (*luGolden, error) {
