@@ -646,28 +646,37 @@ func (j *luJob) goldenDone() error {
 // shows its progress line.
 var goldenProgressEvery = time.Second
 
-// showGolden shows the run's progress line (RunHooks.Progress, where the
-// run has one) while it waits for the golden model, metering the model's
-// flops against the LU's 2/3·n³ — the run stood still at its last line
-// for as long as the model took (sampled n = 8192: half a minute).
+// showGolden shows the run's progress line while it waits for the golden
+// model (showGoldenWait).
 func (j *luJob) showGolden() {
-	h := j.hooks
-	if h == nil || h.Progress == nil || h.Meter == nil || j.chip == nil {
+	if j.chip == nil {
 		return
 	}
-	if j.gw.done() {
+	showGoldenWait(j.hooks, j.gw, j.pl.n, j.chip.Engine())
+}
+
+// showGoldenWait shows a run's progress line (RunHooks.Progress, where the
+// run has one) while it waits for its golden model gw of an n × n LU,
+// metering the model's flops against the LU's 2/3·n³ — the run stood still
+// at its last line for as long as the model took (sampled n = 8192: half a
+// minute; a cluster's check at n = 4096: most of the run). It returns once
+// the model is done.
+func showGoldenWait(h *RunHooks, gw *luGoldenWork, n int, eng *sim.Engine) {
+	if h == nil || h.Progress == nil || h.Meter == nil || gw == nil || eng == nil {
 		return
 	}
-	n := float64(j.pl.n)
-	all := 2.0 / 3 * n * n * n
-	h.Meter.watchFlops("its flops (2/3·n³)", func() (float64, float64) { return float64(j.gw.flops.Load()), all })
+	if gw.done() {
+		return
+	}
+	nf := float64(n)
+	all := 2.0 / 3 * nf * nf * nf
+	h.Meter.watchFlops("its flops (2/3·n³)", func() (float64, float64) { return float64(gw.flops.Load()), all })
 	h.Meter.stage = "golden model"
-	eng := j.chip.Engine()
 	tick := time.NewTicker(goldenProgressEvery)
 	defer tick.Stop()
 	for {
 		select {
-		case <-j.gw.side.done:
+		case <-gw.side.done:
 			return
 		case <-tick.C:
 			h.Progress(eng.Now(), eng.Events())

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -150,5 +151,44 @@ func TestLUGoldenProgress(t *testing.T) {
 	}
 	if m.Stage() != "golden model" || !strings.Contains(m.Of(), "2/3·n³") {
 		t.Errorf("metered %q of %q", m.Stage(), m.Of())
+	}
+}
+
+// A node's run with check: true whose golden model is still at work when
+// the simulation ends shows its progress line while finish waits for the
+// model (the model is held until the line has shown it).
+func TestLUClusterGoldenProgress(t *testing.T) {
+	defer func(d time.Duration) { goldenProgressEvery = d }(goldenProgressEvery)
+	goldenProgressEvery = time.Millisecond
+	shown := make(chan struct{})
+	var once sync.Once
+	defer func() { luGoldenHeld = nil }()
+	luGoldenHeld = func() {
+		select {
+		case <-shown:
+		case <-time.After(20 * time.Second): // (not shown: the test fails below)
+		}
+	}
+	f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"grid: {p: 2, q: 4}\nnumerics: full\ncheck: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m WorkMeter
+	hooks := RunHooks{Meter: &m, ProgressEvery: 1 << 20, Progress: func(sim.Time, uint64) {
+		if _, ok := m.Fraction(); ok && m.Stage() == "golden model" && strings.Contains(m.Of(), "2/3·n³") {
+			once.Do(func() { close(shown) })
+		}
+	}}
+	res, err := Execute(f, Options{}, hooks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-shown:
+	default:
+		t.Fatal("no progress line while the node's run waited for its golden model")
+	}
+	if res.Report.HPLMxP == nil || res.Report.HPLMxP.GoldenMismatches == nil || *res.Report.HPLMxP.GoldenMismatches != 0 {
+		t.Errorf("the check: %+v", res.Report.HPLMxP)
 	}
 }

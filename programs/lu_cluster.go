@@ -49,6 +49,9 @@ type luCluster struct {
 	// golden computes the golden factors beside the simulation (numerics
 	// full with check)
 	golden *luGoldenWork
+	// hooks are the run's (its progress line while finish waits for the
+	// golden model).
+	hooks *RunHooks
 	p      LUParams
 	topo   *cluster.Topology
 	npu    *machines.Machine // each rank's machine, its host the rank's share
@@ -437,6 +440,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 		}
 	}
 	j.trace = hooks.ClusterTrace
+	j.hooks = &hooks
 	if j.trace != nil {
 		for _, r := range slices.Sorted(maps.Keys(j.trace.Only)) { // the first one outside, whatever the map's order
 			if r < 0 || r >= npus {
@@ -1515,6 +1519,8 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 	if dl == nil { // (the solve's results, its refinement and check: a deadlocked run has none)
 		failure = setRefinement(sec, p, j.ref, j.refErr)
 		if p.Numerics == NumericsFull && p.Check {
+			j.golden.alone.Store(true) // (every CPU from now on)
+			showGoldenWait(j.hooks, j.golden, p.N, j.eng)
 			if err := j.golden.wait(); err != nil {
 				return nil, err
 			}

@@ -84,10 +84,18 @@ func goLUGolden(ctx context.Context, pl *luPlan, mat *luMatrix, then func(ctx co
 		if then != nil {
 			then(ctx, w)
 		}
+		if luGoldenHeld != nil {
+			luGoldenHeld()
+		}
 		return nil
 	})
 	return w
 }
+
+// luGoldenHeld, where not nil, runs at the end of every golden model
+// computed beside a simulation, before it is done: a test's hold on it
+// (so that a run surely waits for its model).
+var luGoldenHeld func()
 
 // wait waits for the work, which takes every CPU from now on.
 func (w *luGoldenWork) wait() error {
