@@ -253,7 +253,19 @@ func NodeKeys() []machines.Key { return machines.Keys(reflect.TypeFor[Node]()) }
 
 // ClusterKeys lists the keys of a cluster description (cloudbrain2.yaml),
 // as --set cluster.KEY addresses them.
-func ClusterKeys() []machines.Key { return machines.Keys(reflect.TypeFor[clusterFile]()) }
+//
+// Its node takes a name or file, or the node description inline (a
+// mapping of a node description's keys): the struct a named node decodes
+// into says string alone.
+func ClusterKeys() []machines.Key {
+	keys := machines.Keys(reflect.TypeFor[clusterFile]())
+	for i := range keys {
+		if keys[i].Path == "node" {
+			keys[i].Type = "string or map (a node description's name or file, or the node inline)"
+		}
+	}
+	return keys
+}
 
 // NameDescriptions returns err, where it is machines.Load's refusal of an
 // unknown name, listing the cluster and node descriptions too: where a
