@@ -52,11 +52,11 @@ type luCluster struct {
 	// hooks are the run's (its progress line while finish waits for the
 	// golden model).
 	hooks *RunHooks
-	p      LUParams
-	topo   *cluster.Topology
-	npu    *machines.Machine // each rank's machine, its host the rank's share
-	pl     *luPlan           // tiling, buffers, core sets (global n)
-	opts   Options
+	p     LUParams
+	topo  *cluster.Topology
+	npu   *machines.Machine // each rank's machine, its host the rank's share
+	pl    *luPlan           // tiling, buffers, core sets (global n)
+	opts  Options
 	// windowsUnused is sampling.windows given to a run at another fidelity
 	// than sampled (0: not given); the report notes it.
 	windowsUnused int
