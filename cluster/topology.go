@@ -286,6 +286,36 @@ func Source(name string) ([]byte, error) {
 	return clusters.FS.ReadFile(name + ".yaml")
 }
 
+// description is a description's text read and parsed once: the name
+// messages use for it, its path on disk ("": embedded) and its keys.
+type description struct {
+	source, path string
+	c            *machines.Config
+}
+
+// readDescription reads an embedded description or a file (read) and
+// parses it with the project's loader; a text that does not parse is
+// refused with the loader's message.
+func readDescription(nameOrPath, dir, what string) (*description, error) {
+	data, source, path, err := read(nameOrPath, dir, what)
+	if err != nil {
+		return nil, err
+	}
+	return parseDescription(data, source, path)
+}
+
+// parseDescription parses text read from source (path on disk).
+func parseDescription(data []byte, source, path string) (*description, error) {
+	c, err := machines.ReadYAML(source, data)
+	if err != nil {
+		return nil, err
+	}
+	return &description{source: source, path: path, c: c}, nil
+}
+
+// has reports whether the description writes top-level key (any case).
+func (d *description) has(key string) bool { return d.c.Line(key) > 0 }
+
 // read returns the text of an embedded description or a file, and the name messages use for it.
 func read(nameOrPath, dir, what string) (data []byte, source, path string, err error) {
 	if slices.Contains(Names(), nameOrPath) {
@@ -321,22 +351,26 @@ func Load(nameOrPath string, overrides []machines.Override) (*Topology, error) {
 }
 
 func load(nameOrPath string, overrides []machines.Override) (*Topology, error) {
-	data, source, path, err := read(nameOrPath, "", "cluster file")
+	d, err := readDescription(nameOrPath, "", "cluster file")
 	if err != nil {
 		return nil, err
 	}
-	if inline, ok := inlineNode(data); ok {
-		return loadInline(data, source, path, inline, overrides)
+	return loadCluster(d, overrides)
+}
+
+// loadCluster is load on a description read.
+func loadCluster(d *description, overrides []machines.Override) (*Topology, error) {
+	if inline, ok := d.inlineNode(); ok {
+		return loadInline(d, inline, overrides)
 	}
 	var cf clusterFile
-	cl, err := decode(source, data, &cf, "cluster", overrides)
+	cl, err := decode(d, &cf, "cluster", overrides)
 	if err != nil {
 		return nil, err
 	}
-	cl.file = path
 	dir := ""
-	if path != "" {
-		dir = filepath.Dir(path)
+	if d.path != "" {
+		dir = filepath.Dir(d.path)
 	}
 	if cf.Node == "" {
 		return nil, cl.errorf("node", "must name a node description (e.g. cloudbrain2-node) or hold one inline (a mapping of its keys)")
@@ -347,7 +381,7 @@ func load(nameOrPath string, overrides []machines.Override) (*Topology, error) {
 	}
 	t := &Topology{Name: cf.Name, Description: cf.Description, Node: *node, Nodes: cf.Nodes, Fabric: cf.Fabric, nodeAt: nl, clusterAt: cl}
 	if t.Name == "" {
-		t.Name = strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
+		t.Name = strings.TrimSuffix(filepath.Base(d.source), filepath.Ext(d.source))
 	}
 	if err := nl.report(nodeProblems(node, nl)); err != nil {
 		return nil, err
@@ -367,7 +401,16 @@ func LoadNode(nameOrPath string, overrides []machines.Override) (*Node, error) {
 
 // loadValidNode is LoadNode, also returning where its keys were given.
 func loadValidNode(nameOrPath string, overrides []machines.Override) (*Node, *located, error) {
-	n, nl, err := loadNode(nameOrPath, "", overrides, nil)
+	d, err := readDescription(nameOrPath, "", "node file")
+	if err != nil {
+		return nil, nil, badinput.Wrap(err)
+	}
+	return validNode(d, nameOrPath, overrides)
+}
+
+// validNode is loadValidNode on a description read (named nameOrPath).
+func validNode(d *description, nameOrPath string, overrides []machines.Override) (*Node, *located, error) {
+	n, nl, err := decodeNode(d, nameOrPath, overrides, nil)
 	if err != nil {
 		return nil, nil, badinput.Wrap(err)
 	}
@@ -382,24 +425,36 @@ func loadValidNode(nameOrPath string, overrides []machines.Override) (*Node, *lo
 // the file — or a file that is not a node description — names it.
 func loadNode(nameOrPath, dir string, overrides []machines.Override, cl *located) (*Node, *located, error) {
 	data, source, path, err := read(nameOrPath, dir, "node file")
-	if err == nil {
-		err = notNode(nameOrPath, data)
-	}
 	if err != nil {
 		if cl != nil {
 			err = cl.errorf("node", "%v", err)
 		}
 		return nil, nil, err
 	}
-	var n Node
-	l, err := decode(source, data, &n, "node", overrides, bridgeKey)
+	d, err := parseDescription(data, source, path)
 	if err != nil {
 		return nil, nil, err
 	}
-	l.file = path
+	return decodeNode(d, nameOrPath, overrides, cl)
+}
+
+// decodeNode decodes node description d (named nameOrPath); cl is
+// loadNode's.
+func decodeNode(d *description, nameOrPath string, overrides []machines.Override, cl *located) (*Node, *located, error) {
+	if err := d.notNode(nameOrPath); err != nil {
+		if cl != nil {
+			err = cl.errorf("node", "%v", err)
+		}
+		return nil, nil, err
+	}
+	var n Node
+	l, err := decode(d, &n, "node", overrides, bridgeKey)
+	if err != nil {
+		return nil, nil, err
+	}
 	deriveBridge(&n, l)
 	if n.Name == "" {
-		n.Name = strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
+		n.Name = strings.TrimSuffix(filepath.Base(d.source), filepath.Ext(d.source))
 	}
 	return &n, l, nil
 }
@@ -428,31 +483,18 @@ type inlineClusterFile struct {
 }
 
 // inlineNode returns the node: mapping of a cluster file that gives its
-// node inline (false: it names a node file, or the text is not YAML the
-// strict loader will refuse anyway).
-func inlineNode(data []byte) (map[string]any, bool) {
-	var top map[string]any
-	if yaml.Unmarshal(data, &top) != nil {
-		return nil, false
-	}
-	for k, v := range top {
-		if strings.EqualFold(k, "node") {
-			m, ok := v.(map[string]any)
-			return m, ok
-		}
-	}
-	return nil, false
+// node inline (false: it names a node file), its keys in lower case.
+func (d *description) inlineNode() (map[string]any, bool) {
+	m, ok := d.c.Viper().Get("node").(map[string]any)
+	return m, ok
 }
 
 // loadInline reads a cluster file whose node: is a mapping holding the
 // node description (as the cluster's view writes it). Messages about the
 // node's keys name the cluster file, the line and the key's path in it
 // (node.hccs.link_bandwidth).
-func loadInline(data []byte, source, path string, inline map[string]any, overrides []machines.Override) (*Topology, error) {
-	c, err := machines.ReadYAML(source, data)
-	if err != nil {
-		return nil, err
-	}
+func loadInline(d *description, inline map[string]any, overrides []machines.Override) (*Topology, error) {
+	c, source, path := d.c, d.source, d.path
 	var nodeOvs []machines.Override
 	for _, o := range overrides {
 		p := strings.ToLower(o.Path)
@@ -476,10 +518,7 @@ func loadInline(data []byte, source, path string, inline map[string]any, overrid
 	if err := machines.DecodeStrict(c, &f); err != nil {
 		return nil, err
 	}
-	lines := map[string]int{}
-	if root, err := machines.ParseYAML(source, data); err == nil && len(root.Content) > 0 {
-		indexLines(root.Content[0], "", lines, 0)
-	}
+	lines := c.Lines()
 	cl := &located{source: source, file: path, lines: lines, set: setBy(overrides, "cluster")}
 	nl := &located{source: source, file: path, lines: map[string]int{}, set: setBy(overrides, "node"),
 		unset: map[string]bool{}, keyPrefix: "node."}
@@ -523,17 +562,13 @@ func setBy(overrides []machines.Override, prefix string) map[string]string {
 	return set
 }
 
-// notNode returns an error when data is clearly not a node description:
+// notNode returns an error when d is clearly not a node description:
 // a cluster description (a node: key) or a single chip's machine file (a
 // kind: or core: key), without the npu: key of a node. (Their keys would
 // each be refused as unknown, one line apiece.) what names the text in
 // the message.
-func notNode(what string, data []byte) error {
-	var top map[string]any
-	if yaml.Unmarshal(data, &top) != nil {
-		return nil // the strict loader says what is wrong with it
-	}
-	return notNodeKeys(what, top)
+func (d *description) notNode(what string) error {
+	return notNodeKeys(what, d.c.Viper().AllSettings())
 }
 
 // notNodeKeys is notNode on decoded top-level keys.
@@ -598,21 +633,15 @@ func (l *located) report(ps []problem) error {
 // decode reads YAML into out strictly with the project's loader, applies the overrides under
 // prefix and checks that every value key is given (a description spells out every number), but
 // for the optional ones, which the returned located lists in unset when they are not.
-func decode(source string, data []byte, out any, prefix string, overrides []machines.Override, optional ...string) (*located, error) {
-	c, err := machines.ReadYAML(source, data)
-	if err != nil {
-		return nil, err
-	}
+func decode(d *description, out any, prefix string, overrides []machines.Override, optional ...string) (*located, error) {
+	c, source := d.c, d.source
 	if err := machines.ApplyOverrides(c, out, prefix, overrides); err != nil {
 		return nil, err
 	}
 	if err := machines.DecodeStrict(c, out); err != nil {
 		return nil, err
 	}
-	l := &located{source: source, lines: map[string]int{}, set: setBy(overrides, prefix), unset: map[string]bool{}}
-	if root, err := machines.ParseYAML(source, data); err == nil && len(root.Content) > 0 {
-		indexLines(root.Content[0], "", l.lines, 0)
-	}
+	l := &located{source: source, file: d.path, lines: c.Lines(), set: setBy(overrides, prefix), unset: map[string]bool{}}
 	if err := missingKeys(source, c, reflect.TypeOf(out).Elem(), prefix, optional, func(key string) { l.unset[key] = true }); err != nil {
 		return nil, err
 	}
@@ -646,20 +675,6 @@ func missingKeys(source string, c *machines.Config, t reflect.Type, prefix strin
 	}
 	return fmt.Errorf("%s: missing key %s (a %s description gives every value; see davinci-sim machines %s)",
 		source, strings.Join(missing, ", "), prefix, example)
-}
-
-func indexLines(n *yaml.Node, prefix string, lines map[string]int, depth int) {
-	if n.Kind != yaml.MappingNode || depth > 16 {
-		return
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := strings.ToLower(n.Content[i].Value)
-		if prefix != "" {
-			k = prefix + "." + k
-		}
-		lines[k] = n.Content[i].Line
-		indexLines(n.Content[i+1], k, lines, depth+1)
-	}
 }
 
 // walkKeys calls f with the dotted path of every value key of struct type t.
@@ -887,25 +902,23 @@ func Describes(data []byte) string {
 // LoadSystem loads what a run on "a cluster machine" names: a cluster description (Load) or a
 // node description alone, which is a cluster of one node (no fabric). Errors are bad input.
 func LoadSystem(nameOrPath string, overrides []machines.Override) (*Topology, error) {
-	data, _, _, err := read(nameOrPath, "", "cluster or node file")
+	d, err := readDescription(nameOrPath, "", "cluster or node file")
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
-	var top map[string]any
-	if err := yaml.Unmarshal(data, &top); err == nil {
-		if _, isNode := top["npu"]; isNode {
-			for _, o := range overrides {
-				if strings.HasPrefix(strings.ToLower(o.Path), "cluster.") {
-					return nil, badinput.Wrap(fmt.Errorf("--set %s: %s is a node description, not a cluster (use a cluster such as cloudbrain2 for cluster.* keys)", o, nameOrPath))
-				}
+	if d.has("npu") {
+		for _, o := range overrides {
+			if strings.HasPrefix(strings.ToLower(o.Path), "cluster.") {
+				return nil, badinput.Wrap(fmt.Errorf("--set %s: %s is a node description, not a cluster (use a cluster such as cloudbrain2 for cluster.* keys)", o, nameOrPath))
 			}
-			n, nl, err := loadValidNode(nameOrPath, overrides)
-			if err != nil {
-				return nil, err
-			}
-			return &Topology{Name: n.Name, Description: n.Description, Node: *n, Nodes: 1,
-				Fabric: Fabric{Supernodes: 1, Oversubscription: 1, SpineOversubscription: 1}, nodeAt: nl, nodeOnly: true}, nil
 		}
+		n, nl, err := validNode(d, nameOrPath, overrides)
+		if err != nil {
+			return nil, err
+		}
+		return &Topology{Name: n.Name, Description: n.Description, Node: *n, Nodes: 1,
+			Fabric: Fabric{Supernodes: 1, Oversubscription: 1, SpineOversubscription: 1}, nodeAt: nl, nodeOnly: true}, nil
 	}
-	return Load(nameOrPath, overrides)
+	t, err := loadCluster(d, overrides)
+	return t, badinput.Wrap(err)
 }

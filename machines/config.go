@@ -1331,3 +1331,14 @@ func typeWord(t reflect.Type) string {
 	}
 	return t.String()
 }
+
+// Lines returns the line of every key the file writes, by its lower-case
+// dotted path (list entries as "pieces[1]"): Line for each, the file's
+// key positions without parsing its text again.
+func (c *Config) Lines() map[string]int {
+	lines := make(map[string]int, len(c.keys))
+	for k, info := range c.keys {
+		lines[k] = info.line
+	}
+	return lines
+}
