@@ -25,7 +25,7 @@ func TestAgainFromParsedDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.data = []byte("kind: [") // (the text is not read again)
-	g, err := f.again()
+	g, err := f.Again()
 	if err != nil {
 		t.Fatalf("again: %v", err)
 	}

@@ -89,7 +89,7 @@ func executeAgain(f *File, opts Options, hooks RunHooks) (*Result, error) {
 // runAgain is executeAgain but for the count: for runs a build makes at
 // once, on several goroutines (countRuns, when all are done).
 func runAgain(f *File, opts Options, hooks RunHooks) (*Result, time.Duration, error) {
-	g, err := f.again()
+	g, err := f.Again()
 	if err != nil {
 		return nil, 0, badInput(err)
 	}

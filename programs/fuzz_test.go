@@ -199,7 +199,7 @@ var errFuzzEnough = errors.New("enough events simulated")
 // another kind is a simulation failure that the parameters' checks let
 // through.
 func simulateStart(t *testing.T, ctx context.Context, file *File, opts Options, oneLine func(error)) {
-	g, err := file.again()
+	g, err := file.Again()
 	if err != nil {
 		t.Fatalf("the file parsed once, not again: %v", err)
 	}

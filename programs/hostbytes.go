@@ -104,7 +104,7 @@ func modelHostBytes(f *File, opts Options, params any) float64 {
 			mode = arch.Timing
 		}
 	} else {
-		g, err := f.again() // (MachineFor records the run's machine in its file)
+		g, err := f.Again() // (MachineFor records the run's machine in its file)
 		if err != nil {
 			return 0
 		}
@@ -252,7 +252,7 @@ func decodedParams(f *File, opts Options) (any, error) {
 	if f.Kind == nil || f.Kind.Params == nil || f.data == nil {
 		return nil, errNoParams
 	}
-	g, err := f.again()
+	g, err := f.Again()
 	if err != nil {
 		return nil, err
 	}

@@ -373,12 +373,14 @@ type givenInputs struct {
 	m, k, n int
 }
 
-// again returns the file parsed afresh, for another run with other
-// overrides: Decode writes a run's overrides into its file's config, and
-// a key one run set and the next does not would keep its value there —
-// scheme auto's candidates were timed at its 64×64 accuracy sample's m
-// and n where the program file, not --set, gave them.
-func (f *File) again() (*File, error) {
+// Again returns the file parsed afresh — from its parsed document, not
+// its text — for another run with other overrides: Decode writes a run's
+// overrides into its file's config, and a key one run set and the next
+// does not would keep its value there (scheme auto's candidates were timed
+// at its 64×64 accuracy sample's m and n where the program file, not
+// --set, gave them; a study's check decodes one program with each of
+// thousands of values).
+func (f *File) Again() (*File, error) {
 	cfg, err := f.Config.Fresh() // (the parsed document, not the text again)
 	if err != nil {
 		return nil, err

@@ -175,7 +175,7 @@ func (s *Study) checkKeys() error {
 			continue
 		}
 		for _, p := range progs {
-			f, err := readProgram(p, written[p]) // Decode writes the overrides into the file's config
+			f, err := files[p].Again() // Decode writes the overrides into the file's config
 			if err != nil {
 				return badInput(fmt.Errorf("%s: key %q: %v", s.at(ParamProgram), ParamProgram, err))
 			}
@@ -193,7 +193,7 @@ func (s *Study) checkKeys() error {
 	// The values each good alone: the program may still refuse the set's
 	// at every point (program.m: -256, a tile the set's sizes rule out):
 	// checkSet.
-	return s.checkOneSpelling(progs, written, loaded, systems, &loads)
+	return s.checkOneSpelling(progs, written, files, loaded, systems, &loads)
 }
 
 // checkOneSpelling refuses a varied parameter two of whose values mean one
@@ -205,10 +205,10 @@ func (s *Study) checkKeys() error {
 // node description (node.*, cluster.*: its nodes, node and fabric) or
 // program (program.*: its parameters decoded with the value) comes out
 // the same with either, and at least one loads. progs are the program
-// files as the run opens them (written: as the study writes them),
-// machines the machines' names as machines.Load takes them, systems the
-// cluster and node descriptions.
-func (s *Study) checkOneSpelling(progs []string, written map[string]string, machs, systems []string, loads *machineLoads) error {
+// files as the run opens them (written: as the study writes them; files:
+// each parsed), machines the machines' names as machines.Load takes them,
+// systems the cluster and node descriptions.
+func (s *Study) checkOneSpelling(progs []string, written map[string]string, files map[string]*programs.File, machs, systems []string, loads *machineLoads) error {
 	for i, q := range s.Params {
 		if q == ParamProgram || q == ParamMachine {
 			continue
@@ -238,7 +238,7 @@ func (s *Study) checkOneSpelling(progs []string, written map[string]string, mach
 				}
 			default:
 				for _, p := range progs {
-					out = append(out, s.decodedWith(p, written[p], o))
+					out = append(out, decodedWith(files[p], o))
 				}
 			}
 			return out
@@ -319,10 +319,10 @@ func loaded(m *machines.Machine, err error) any {
 	return *m
 }
 
-// decodedWith returns program file path's parameters decoded with the
-// override o (numerics off), nil where they do not decode.
-func (s *Study) decodedWith(path, written string, o machines.Override) any {
-	f, err := readProgram(path, written)
+// decodedWith returns program file f's parameters decoded with the
+// override o (on a fresh copy: Again), nil where they do not decode.
+func decodedWith(f *programs.File, o machines.Override) any {
+	f, err := f.Again()
 	if err != nil || f.Kind.Params == nil {
 		return nil
 	}
