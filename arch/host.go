@@ -102,6 +102,7 @@ type Kernel struct {
 	stream   func(core int) isa.Stream
 	timed    func() (sim.Time, error) // a timed kernel: its duration, asked when it starts
 	grid     *isa.Grid                // a kernel grid (GPU kinds): its CTAs go to the chip's block scheduler
+	op       func(done func()) error  // an operation outside the chip in stream order (Enqueue): its begin
 	deps     []*Kernel
 	left     int
 	enqueued bool
@@ -237,6 +238,21 @@ func (h *Host) LaunchGrid(name, zone string, g isa.Grid, after ...*Kernel) *Kern
 	}
 	k := h.Launch(name, zone, cores, nil, after...)
 	k.grid = &g
+	return k
+}
+
+// Enqueue appends the launch of an operation outside the chip that runs
+// in stream order instead of on the host — an HCCL collective, which the
+// host enqueues on a stream and returns from: the host goes on after the
+// launch cost; the operation starts once the kernels in after have
+// finished, calling begin, which must arrange for done to be called (as or
+// from an engine event, at the operation's end). It holds no cores;
+// kernels launched later may name it in their after lists, and the
+// host's waits (Wait, WaitAll) count it as a kernel. An error from begin
+// stops the run.
+func (h *Host) Enqueue(name, zone string, begin func(done func()) error, after ...*Kernel) *Kernel {
+	k := h.Launch(name, zone, nil, nil, after...)
+	k.op = begin
 	return k
 }
 
@@ -476,6 +492,14 @@ func (h *Host) startKernel(k *Kernel, now sim.Time) {
 	k.started, k.Started = true, now
 	k.deps = nil // met: a long program must not keep a chain of every earlier kernel reachable
 	k.left = len(k.Cores)
+	if k.op != nil {
+		begin := k.op
+		k.op = nil
+		if err := begin(func() { h.kernelDone(k, h.chip.eng.Now()) }); err != nil {
+			h.chip.Fail(fmt.Errorf("operation %q: %w", k.Name, err))
+		}
+		return
+	}
 	if k.left == 0 {
 		h.kernelDone(k, now)
 		return
@@ -576,6 +600,8 @@ func (h *Host) Blocked() (bool, string) {
 
 func (h *Host) describe(k *Kernel) string {
 	switch {
+	case k.started && len(k.Cores) == 0:
+		return fmt.Sprintf("operation %q outside the chip not finished", k.Name)
 	case k.started:
 		var busy []string
 		for _, core := range k.Cores {

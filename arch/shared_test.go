@@ -154,3 +154,56 @@ func TestLaunchTimedOnHostChip(t *testing.T) {
 		t.Errorf("stream kernel on a host chip: got %v", err)
 	}
 }
+
+// An operation enqueued in stream order (Enqueue) starts when the kernels
+// it follows have finished, not when the host reaches a wait: the host
+// goes on (its next kernel, on other cores, starts at once), a kernel
+// naming the operation starts at its end, and the host's Wait counts it.
+// One never done is a deadlock naming it; an error from begin stops the
+// run naming it.
+func TestEnqueueInStreamOrder(t *testing.T) {
+	c, h := newHosted(t)
+	eng := c.Engine()
+	k := h.Launch("k", "z", []int{0}, scalarStream(1_000_000))
+	var began sim.Time
+	op := h.Enqueue("bcast", "hccl", func(done func()) error {
+		began = eng.Now()
+		timerAfter(eng, 5_000_000, done)
+		return nil
+	}, k)
+	free := h.Launch("free", "z", []int{1}, scalarStream(1000))
+	after := h.Launch("after", "z", []int{2}, scalarStream(1000), op)
+	h.Wait("wait", op)
+	if _, err := c.RunHosted(h); err != nil {
+		t.Fatal(err)
+	}
+	if began != k.Finished {
+		t.Errorf("the operation began at %v, want its kernel's end %v", began, k.Finished)
+	}
+	if op.Finished != began+5_000_000 || !op.Done() {
+		t.Errorf("the operation ended at %v (done %v), want %v", op.Finished, op.Done(), began+5_000_000)
+	}
+	if free.Started >= k.Finished {
+		t.Errorf("the host waited for the operation: the next kernel started at %v, after %v", free.Started, k.Finished)
+	}
+	if after.Started != op.Finished {
+		t.Errorf("the kernel after the operation started at %v, want its end %v", after.Started, op.Finished)
+	}
+	if h.Finish() < op.Finished {
+		t.Errorf("the host's wait ended at %v, before the operation %v", h.Finish(), op.Finished)
+	}
+
+	c, h = newHosted(t)
+	h.Enqueue("lost", "hccl", func(func()) error { return nil })
+	h.WaitAll("wait")
+	_, err := c.RunHosted(h)
+	var de *sim.DeadlockError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "wait") {
+		t.Fatalf("want a deadlock naming the wait, got %v", err)
+	}
+	c, h = newHosted(t)
+	h.Enqueue("bad", "hccl", func(func()) error { return errors.New("no route") })
+	if _, err := c.RunHosted(h); err == nil || !strings.Contains(err.Error(), `"bad"`) || !strings.Contains(err.Error(), "no route") {
+		t.Fatalf("got %v", err)
+	}
+}

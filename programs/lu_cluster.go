@@ -114,6 +114,27 @@ type luRank struct {
 	h          *arch.Host
 	blk        []float32
 	done       sim.Time
+	// streamOps are the rank's collectives enqueued in stream order
+	// (panelBcast) not yet known finished: every kernel launched after
+	// them waits for them (one stream, as HCCL's on the rank's NPU).
+	streamOps []*arch.Kernel
+}
+
+// streamAfter returns after with the rank's unfinished stream operations
+// (luRank.streamOps), which it forgets once finished.
+func (r *luRank) streamAfter(after []*arch.Kernel) []*arch.Kernel {
+	ops := r.streamOps[:0]
+	for _, op := range r.streamOps {
+		if !op.Done() {
+			ops = append(ops, op)
+		}
+	}
+	clear(r.streamOps[len(ops):])
+	r.streamOps = ops
+	if len(ops) == 0 {
+		return after
+	}
+	return append(append([]*arch.Kernel(nil), after...), ops...)
 }
 
 // luMeet is a collective waiting for its members (a rendezvous).
@@ -697,14 +718,14 @@ func (j *luCluster) hostSpan(r *luRank, stage, name string, add func()) {
 // (traces.ClusterSpan.Cat), as a chip trace's host tasks have theirs
 // (traces.HostTask.Kind): its own work, kernel launches, data it moves
 // (PCIe, its MPI collectives over the host network), and waits — for its
-// kernels, at the barrier, in an HCCL collective of the NPUs
-// (report.json's host_stages_seconds wait, barrier, hccl-bcast), which
-// davinci-sim view reads as stalls.
+// kernels, at the barrier (report.json's host_stages_seconds wait,
+// barrier), which davinci-sim view reads as stalls. (HCCL's collectives
+// run on the NPUs' stream, not the host: their own track.)
 var luStageCats = map[string]string{
 	"diag": "compute", "refine": "compute",
 	"launch": "launch",
 	"h2d":    "transfer", "d2h": "transfer", "d2h-factors": "transfer", "mpi-bcast": "transfer", "mpi-allreduce": "transfer",
-	"wait": "wait", "barrier": "wait", "hccl-bcast": "wait",
+	"wait": "wait", "barrier": "wait",
 }
 
 // luStageCat returns the trace category of host stage stage (luStageCats;
@@ -1011,8 +1032,9 @@ func (j *luCluster) panelBcast(r *luRank, row bool, i int, root bool, trsm *arch
 	if others < 2 || blocks == 0 {
 		return
 	}
-	if root {
-		j.waitKernel(r, trsm)
+	var after []*arch.Kernel
+	if root && trsm != nil {
+		after = []*arch.Kernel{trsm}
 	}
 	g, _ := j.npuGroup(row, k)
 	var cp func() error
@@ -1021,8 +1043,24 @@ func (j *luCluster) panelBcast(r *luRank, row bool, i int, root bool, trsm *arch
 	}
 	nb := int64(j.p.NB)
 	key := fmt.Sprintf("hccl-bcast %s %d group %d", name, i, k)
-	j.async(r, "hccl-bcast", key, j.meet(key, rootRank, members, j.bcastNPU(g, pos, int64(blocks)*nb*nb*2, cp)))
+	// Enqueued in stream order (HCCL's broadcast on the rank's stream):
+	// the root's after its TRSM, the host going on; the rank's later
+	// kernels wait for it (streamAfter).
+	var op *arch.Kernel
+	j.hostSpan(r, "launch", "launch "+key, func() {
+		op = r.h.Enqueue(key, "hccl", j.meet(key, rootRank, members, j.bcastNPU(g, pos, int64(blocks)*nb*nb*2, cp)), after...)
+	})
+	if j.trace != nil && j.collect == nil {
+		op.OnFinish = func() {
+			j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Track: luHCCLTrack, Name: key, Cat: "collective", From: op.Started, To: op.Finished})
+		}
+	}
+	r.streamOps = append(r.streamOps, op)
 }
+
+// luHCCLTrack is the cluster trace's track of a rank's HCCL collectives
+// (traceRanks).
+const luHCCLTrack = 3
 
 // waitKernel appends rank r's host waiting for kernel k (nil: none),
 // recorded on its host track when tracing.
@@ -1295,8 +1333,8 @@ func (j *luCluster) copyRows(src int, dst []int, at []int64) error {
 // they finished, by kernelFinished).
 func (j *luCluster) traceRanks() {
 	j.trace.Machine, j.trace.Program = j.topo.Name, "lu-fused"
-	j.trace.Tracks = []string{"host (work, transfers, collectives)", "NPU main cores", "NPU fusion cores"}
-	j.trace.TrackCats = []string{"host", "kernel", "kernel"}
+	j.trace.Tracks = []string{"host (work, transfers, MPI collectives)", "NPU main cores", "NPU fusion cores", "HCCL collectives (NPU stream)"}
+	j.trace.TrackCats = []string{"host", "kernel", "kernel", "collective"}
 	for _, r := range j.ranks {
 		j.trace.Ranks = append(j.trace.Ranks, fmt.Sprintf("rank %d (%d,%d) %s %s", r.id, r.pr, r.pc, r.npu, r.host))
 	}
@@ -1329,6 +1367,7 @@ func (j *luCluster) isolated() bool { return j.p.Fidelity != "full" }
 // built it is only collected.
 func (j *luCluster) launch(r *luRank, name string, cores []int, stream func(core int) isa.Stream, d luKernelDesc, after ...*arch.Kernel) *arch.Kernel {
 	var k *arch.Kernel
+	after = r.streamAfter(after)
 	if j.collect != nil {
 		*j.collect = append(*j.collect, luPending{d: d, cores: cores, stream: stream})
 		return r.h.Launch(name, d.key.zone, cores, stream, after...)

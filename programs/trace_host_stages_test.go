@@ -63,3 +63,51 @@ func TestTraceHostStagesMatchReport(t *testing.T) {
 		t.Errorf("rank 0 reports no launch, refine or wait time: %v", rr.HostStagesSeconds)
 	}
 }
+
+// HCCL's panel broadcasts run in stream order on the NPUs, not on the
+// hosts: no host waits in one (no hccl-bcast host stage), each rank's
+// broadcasts are spans of its HCCL track (every rank takes part in some),
+// and a root's broadcast begins no earlier than its TRSM ends — while its
+// host has gone on (launched later work before the broadcast ended).
+func TestLUClusterHCCLInStreamOrder(t *testing.T) {
+	f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"numerics: off\ngrid: {p: 2, q: 4}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := &traces.ClusterTrace{}
+	res, err := Execute(f, Options{}, RunHooks{ClusterTrace: ct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rr := range res.Report.Cluster.Ranks {
+		if _, ok := rr.HostStagesSeconds["hccl-bcast"]; ok {
+			t.Errorf("rank %d: its host waited in an HCCL broadcast (%v)", rr.Rank, rr.HostStagesSeconds)
+		}
+	}
+	if ct.Tracks[luHCCLTrack] != "HCCL collectives (NPU stream)" {
+		t.Fatalf("tracks %q", ct.Tracks)
+	}
+	bcasts := map[int]int{}
+	ahead := 0 // broadcasts a rank's host launched work past before they ended
+	for _, s := range ct.Spans {
+		if s.Track != luHCCLTrack {
+			continue
+		}
+		if !strings.HasPrefix(s.Name, "hccl-bcast ") || s.To <= s.From {
+			t.Fatalf("HCCL span %+v", s)
+		}
+		bcasts[s.Rank]++
+		for _, h := range ct.Spans {
+			if h.Rank == s.Rank && h.Track == 0 && strings.HasPrefix(h.Name, "launch ") && h.From > s.From && h.To < s.To {
+				ahead++
+				break
+			}
+		}
+	}
+	if len(bcasts) != 8 {
+		t.Errorf("HCCL broadcasts by rank %v: want all 8 ranks", bcasts)
+	}
+	if ahead == 0 {
+		t.Error("no host launched anything while an HCCL broadcast of its rank ran: the hosts waited for them")
+	}
+}
