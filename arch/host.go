@@ -103,6 +103,7 @@ type Kernel struct {
 	timed    func() (sim.Time, error) // a timed kernel: its duration, asked when it starts
 	grid     *isa.Grid                // a kernel grid (GPU kinds): its CTAs go to the chip's block scheduler
 	op       func(done func()) error  // an operation outside the chip in stream order (Enqueue): its begin
+	outside  bool                     // an operation outside the chip (Enqueue), not a kernel
 	deps     []*Kernel
 	left     int
 	enqueued bool
@@ -252,7 +253,7 @@ func (h *Host) LaunchGrid(name, zone string, g isa.Grid, after ...*Kernel) *Kern
 // stops the run.
 func (h *Host) Enqueue(name, zone string, begin func(done func()) error, after ...*Kernel) *Kernel {
 	k := h.Launch(name, zone, nil, nil, after...)
-	k.op = begin
+	k.op, k.outside = begin, true
 	return k
 }
 
@@ -599,8 +600,12 @@ func (h *Host) Blocked() (bool, string) {
 }
 
 func (h *Host) describe(k *Kernel) string {
+	what := "kernel"
+	if k.outside {
+		what = "operation" // (Enqueue: outside the chip)
+	}
 	switch {
-	case k.started && len(k.Cores) == 0:
+	case k.started && k.outside:
 		return fmt.Sprintf("operation %q outside the chip not finished", k.Name)
 	case k.started:
 		var busy []string
@@ -611,11 +616,15 @@ func (h *Host) describe(k *Kernel) string {
 		}
 		return fmt.Sprintf("kernel %q running, cores %s not finished", k.Name, strings.Join(busy, ","))
 	case !k.enqueued:
-		return fmt.Sprintf("kernel %q never launched", k.Name)
+		return fmt.Sprintf("%s %q never launched", what, k.Name)
 	}
 	for _, d := range k.deps {
 		if !d.done {
-			return fmt.Sprintf("kernel %q waits for kernel %q", k.Name, d.Name)
+			dep := "kernel"
+			if d.outside {
+				dep = "operation"
+			}
+			return fmt.Sprintf("%s %q waits for %s %q", what, k.Name, dep, d.Name)
 		}
 	}
 	for _, core := range k.Cores {
@@ -626,5 +635,5 @@ func (h *Host) describe(k *Kernel) string {
 			return fmt.Sprintf("kernel %q queued on core %d behind %q", k.Name, core, h.queue[core][0].Name)
 		}
 	}
-	return fmt.Sprintf("kernel %q not started", k.Name)
+	return fmt.Sprintf("%s %q not started", what, k.Name)
 }

@@ -162,6 +162,9 @@ func TestLaunchTimedOnHostChip(t *testing.T) {
 // One never done is a deadlock naming it; an error from begin stops the
 // run naming it.
 func TestEnqueueInStreamOrder(t *testing.T) {
+	// op0 returns the host's last enqueued operation.
+	var last *arch.Kernel
+	op0 := func(*arch.Host) *arch.Kernel { return last }
 	c, h := newHosted(t)
 	eng := c.Engine()
 	k := h.Launch("k", "z", []int{0}, scalarStream(1_000_000))
@@ -194,12 +197,19 @@ func TestEnqueueInStreamOrder(t *testing.T) {
 	}
 
 	c, h = newHosted(t)
-	h.Enqueue("lost", "hccl", func(func()) error { return nil })
-	h.WaitAll("wait")
+	h.Wait("wait", h.Enqueue("lost", "hccl", func(func()) error { return nil }))
 	_, err := c.RunHosted(h)
 	var de *sim.DeadlockError
-	if !errors.As(err, &de) || !strings.Contains(err.Error(), "wait") {
-		t.Fatalf("want a deadlock naming the wait, got %v", err)
+	if !errors.As(err, &de) || !strings.Contains(strings.Join(de.Blocked, "\n"), `operation "lost" outside the chip not finished`) {
+		t.Fatalf("want a deadlock naming the operation, got %v", err)
+	}
+	c, h = newHosted(t)
+	last = h.Enqueue("never", "hccl", func(func()) error { return nil })
+	k = h.Launch("next", "z", []int{0}, scalarStream(1000), op0(h))
+	h.Wait("wait", k)
+	_, err = c.RunHosted(h)
+	if !errors.As(err, &de) || !strings.Contains(strings.Join(de.Blocked, "\n"), `kernel "next" waits for operation "never"`) {
+		t.Fatalf("want a deadlock naming the kernel's operation, got %v", err)
 	}
 	c, h = newHosted(t)
 	h.Enqueue("bad", "hccl", func(func()) error { return errors.New("no route") })

@@ -94,8 +94,9 @@ type luCluster struct {
 	refErr error
 	failed error
 
-	hcclRing int // broadcasts HCCL would not form a communicator for, run as P2P rings
-	notHCCL  int // such broadcasts run with the explicit collectives.intra_server instead
+	hcclRing    int     // broadcasts HCCL would not form a communicator for, run as P2P rings
+	hcclSeconds float64 // the panel broadcasts' time, summed over the ranks (start to end of each)
+	notHCCL     int     // such broadcasts run with the explicit collectives.intra_server instead
 
 	trace *traces.ClusterTrace // nil: no --trace
 
@@ -1050,9 +1051,12 @@ func (j *luCluster) panelBcast(r *luRank, row bool, i int, root bool, trsm *arch
 	j.hostSpan(r, "launch", "launch "+key, func() {
 		op = r.h.Enqueue(key, "hccl", j.meet(key, rootRank, members, j.bcastNPU(g, pos, int64(blocks)*nb*nb*2, cp)), after...)
 	})
-	if j.trace != nil && j.collect == nil {
+	if j.collect == nil {
 		op.OnFinish = func() {
-			j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Track: luHCCLTrack, Name: key, Cat: "collective", From: op.Started, To: op.Finished})
+			j.hcclSeconds += (op.Finished - op.Started).Seconds()
+			if j.trace != nil {
+				j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Track: luHCCLTrack, Name: key, Cat: "collective", From: op.Started, To: op.Finished})
+			}
 		}
 	}
 	r.streamOps = append(r.streamOps, op)
@@ -1488,7 +1492,8 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 	sec.Zones = j.zones.finish()
 	sec.HostStagesSeconds = map[string]float64{}
 	cl := &report.Cluster{Name: j.topo.Name, Nodes: j.topo.Nodes, NPUs: len(j.ranks), GridP: j.P, GridQ: j.Q, Fidelity: p.Fidelity,
-		Transfers: j.net.Transfers(), LinkBytes: map[string]float64{}, HCCLRingBroadcasts: j.hcclRing}
+		Transfers: j.net.Transfers(), LinkBytes: map[string]float64{}, HCCLRingBroadcasts: j.hcclRing,
+		HCCLBroadcastSeconds: j.hcclSeconds / float64(len(j.ranks))}
 	for _, r := range j.ranks {
 		rr := report.ClusterRank{Rank: r.id, Row: r.pr, Col: r.pc, NPU: r.npu.String(), Host: r.host.String(),
 			FinishSeconds: r.h.Finish().Seconds(), HostStagesSeconds: map[string]float64{}}

@@ -104,6 +104,9 @@ func TestLUClusterHCCLInStreamOrder(t *testing.T) {
 			}
 		}
 	}
+	if h := res.Report.Cluster.HCCLBroadcastSeconds; !(h > 0) || h >= res.Report.HPLMxP.TotalSeconds {
+		t.Errorf("hccl_broadcast_seconds %v of a %v s run", h, res.Report.HPLMxP.TotalSeconds)
+	}
 	if len(bcasts) != 8 {
 		t.Errorf("HCCL broadcasts by rank %v: want all 8 ranks", bcasts)
 	}
