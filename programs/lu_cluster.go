@@ -667,8 +667,15 @@ func (j *luCluster) npuGroup(row bool, k int) ([]cluster.Endpoint, error) {
 
 // meet joins a member to collective key among members (rank ids; root
 // sends); the last to arrive starts it with start, whose done releases
-// every member. With a trace, the collective's messages are recorded.
+// every member. With a trace, the collective's messages are recorded,
+// drawn on the hosts' track (meetOn: another).
 func (j *luCluster) meet(key string, root int, members []int, start func(done func()) error) func(done func()) error {
+	return j.meetOn(0, key, root, members, start)
+}
+
+// meetOn is meet with the messages drawn on the ranks' track track (an
+// HCCL collective's: luHCCLTrack, where its spans are).
+func (j *luCluster) meetOn(track int, key string, root int, members []int, start func(done func()) error) func(done func()) error {
 	return func(done func()) error {
 		m := j.rv[key]
 		if m == nil {
@@ -685,7 +692,7 @@ func (j *luCluster) meet(key string, root int, members []int, start func(done fu
 			if j.trace != nil && root >= 0 {
 				for _, to := range members {
 					if to != root {
-						j.trace.AddMessage(traces.ClusterMessage{From: root, To: to, Sent: sent, Arrived: j.eng.Now(), Name: key})
+						j.trace.AddMessage(traces.ClusterMessage{From: root, To: to, Sent: sent, Arrived: j.eng.Now(), Name: key, Track: track})
 					}
 				}
 			}
@@ -1049,7 +1056,7 @@ func (j *luCluster) panelBcast(r *luRank, row bool, i int, root bool, trsm *arch
 	// kernels wait for it (streamAfter).
 	var op *arch.Kernel
 	j.hostSpan(r, "launch", "launch "+key, func() {
-		op = r.h.Enqueue(key, "hccl", j.meet(key, rootRank, members, j.bcastNPU(g, pos, int64(blocks)*nb*nb*2, cp)), after...)
+		op = r.h.Enqueue(key, "hccl", j.meetOn(luHCCLTrack, key, rootRank, members, j.bcastNPU(g, pos, int64(blocks)*nb*nb*2, cp)), after...)
 	})
 	if j.collect == nil {
 		op.OnFinish = func() {

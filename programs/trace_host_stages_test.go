@@ -107,6 +107,29 @@ func TestLUClusterHCCLInStreamOrder(t *testing.T) {
 	if h := res.Report.Cluster.HCCLBroadcastSeconds; !(h > 0) || h >= res.Report.HPLMxP.TotalSeconds {
 		t.Errorf("hccl_broadcast_seconds %v of a %v s run", h, res.Report.HPLMxP.TotalSeconds)
 	}
+	// Each broadcast's arrows go from the root's span to each receiver's,
+	// on the HCCL track, where a viewer binds them.
+	hccl := 0
+	for _, m := range ct.Messages {
+		if !strings.HasPrefix(m.Name, "hccl-bcast ") {
+			continue
+		}
+		hccl++
+		in := func(rank int, t sim.Time) bool {
+			for _, s := range ct.Spans {
+				if s.Rank == rank && s.Track == luHCCLTrack && s.Name == m.Name && s.From <= t && t <= s.To {
+					return true
+				}
+			}
+			return false
+		}
+		if m.Track != luHCCLTrack || !in(m.From, m.Sent) || !in(m.To, m.Arrived) {
+			t.Fatalf("HCCL message %+v: not from span to span on the HCCL track", m)
+		}
+	}
+	if hccl == 0 {
+		t.Error("no HCCL message")
+	}
 	if len(bcasts) != 8 {
 		t.Errorf("HCCL broadcasts by rank %v: want all 8 ranks", bcasts)
 	}
