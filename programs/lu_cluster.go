@@ -94,9 +94,8 @@ type luCluster struct {
 	refErr error
 	failed error
 
-	hcclRing    int     // broadcasts HCCL would not form a communicator for, run as P2P rings
-	hcclSeconds float64 // the panel broadcasts' time, summed over the ranks (start to end of each)
-	notHCCL     int     // such broadcasts run with the explicit collectives.intra_server instead
+	hcclRing int // broadcasts HCCL would not form a communicator for, run as P2P rings
+	notHCCL  int // such broadcasts run with the explicit collectives.intra_server instead
 
 	trace *traces.ClusterTrace // nil: no --trace
 
@@ -119,6 +118,11 @@ type luRank struct {
 	// (panelBcast) not yet known finished: every kernel launched after
 	// them waits for them (one stream, as HCCL's on the rank's NPU).
 	streamOps []*arch.Kernel
+	// hcclBusy is the time the rank had an HCCL broadcast in flight
+	// (hcclOpen of them since hcclFrom): the union of their spans, which
+	// overlap (a row's and a column's, iterations in flight).
+	hcclBusy, hcclFrom sim.Time
+	hcclOpen           int
 }
 
 // streamAfter returns after with the rank's unfinished stream operations
@@ -1055,18 +1059,36 @@ func (j *luCluster) panelBcast(r *luRank, row bool, i int, root bool, trsm *arch
 	// the root's after its TRSM, the host going on; the rank's later
 	// kernels wait for it (streamAfter).
 	var op *arch.Kernel
+	join := j.meetOn(luHCCLTrack, key, rootRank, members, j.bcastNPU(g, pos, int64(blocks)*nb*nb*2, cp))
 	j.hostSpan(r, "launch", "launch "+key, func() {
-		op = r.h.Enqueue(key, "hccl", j.meetOn(luHCCLTrack, key, rootRank, members, j.bcastNPU(g, pos, int64(blocks)*nb*nb*2, cp)), after...)
+		op = r.h.Enqueue(key, "hccl", func(done func()) error {
+			if r.hcclOpen++; r.hcclOpen == 1 {
+				r.hcclFrom = j.eng.Now()
+			}
+			return join(done)
+		}, after...)
 	})
 	if j.collect == nil {
 		op.OnFinish = func() {
-			j.hcclSeconds += (op.Finished - op.Started).Seconds()
+			if r.hcclOpen--; r.hcclOpen == 0 {
+				r.hcclBusy += op.Finished - r.hcclFrom
+			}
 			if j.trace != nil {
 				j.trace.AddSpan(traces.ClusterSpan{Rank: r.id, Track: luHCCLTrack, Name: key, Cat: "collective", From: op.Started, To: op.Finished})
 			}
 		}
 	}
 	r.streamOps = append(r.streamOps, op)
+}
+
+// hcclBusy is the time the ranks had an HCCL broadcast in flight
+// (luRank.hcclBusy), averaged over the ranks, in seconds.
+func (j *luCluster) hcclBusy() float64 {
+	sum := 0.0
+	for _, r := range j.ranks {
+		sum += r.hcclBusy.Seconds()
+	}
+	return sum / float64(len(j.ranks))
 }
 
 // luHCCLTrack is the cluster trace's track of a rank's HCCL collectives
@@ -1500,7 +1522,7 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 	sec.HostStagesSeconds = map[string]float64{}
 	cl := &report.Cluster{Name: j.topo.Name, Nodes: j.topo.Nodes, NPUs: len(j.ranks), GridP: j.P, GridQ: j.Q, Fidelity: p.Fidelity,
 		Transfers: j.net.Transfers(), LinkBytes: map[string]float64{}, HCCLRingBroadcasts: j.hcclRing,
-		HCCLBroadcastSeconds: j.hcclSeconds / float64(len(j.ranks))}
+		HCCLBroadcastSeconds: j.hcclBusy()}
 	for _, r := range j.ranks {
 		rr := report.ClusterRank{Rank: r.id, Row: r.pr, Col: r.pc, NPU: r.npu.String(), Host: r.host.String(),
 			FinishSeconds: r.h.Finish().Seconds(), HostStagesSeconds: map[string]float64{}}

@@ -29,11 +29,11 @@ type Cluster struct {
 	// HCCLRingBroadcasts counts panel broadcasts run as rings of
 	// point-to-point sends because HCCL forms no communicator for the group.
 	HCCLRingBroadcasts int `json:"hccl_ring_broadcasts"`
-	// HCCLBroadcastSeconds is the time the panels' HCCL broadcasts took
-	// (each from its start on the rank's stream to its end), summed per
-	// rank and averaged over the ranks. They run in stream order on the
-	// NPUs, beside the hosts' work: time on the collective path, not time
-	// a host waited.
+	// HCCLBroadcastSeconds is the time a rank had a panel broadcast of
+	// HCCL in flight (from a broadcast's start on its NPU stream to its
+	// end; the union of their spans, which overlap), averaged over the
+	// ranks. They run in stream order beside the hosts' work: time on the
+	// collective path, not time a host waited.
 	HCCLBroadcastSeconds float64 `json:"hccl_broadcast_seconds"`
 	// KernelsLaunched and KernelSimulations (fidelity isolated): the
 	// kernels the ranks ran and the distinct ones simulated.
