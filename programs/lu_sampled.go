@@ -442,6 +442,9 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 					continue // interrupted: the rest are not simulated
 				}
 				t.atOnce.enter()
+				if luKernelSimulating != nil {
+					luKernelSimulating(todo[i].d.key.zone)
+				}
 				out[i], errs[i] = simulateKernelAlone(t.j, todo[i])
 				t.atOnce.leave()
 			}
@@ -460,6 +463,11 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 	return out, nil
 }
 
+// luKernelSimulating, where not nil, is called with the zone of each
+// sampled kernel as its simulation begins: a test's way to stop a run
+// while one runs.
+var luKernelSimulating func(zone string)
+
 // simulateKernelAlone runs one kernel alone on a fresh chip and returns
 // its duration and dynamic energy by part (the chip's energy over the run
 // less its static power over it).
@@ -467,6 +475,11 @@ func simulateKernelAlone(j *luCluster, p luPending) (luKernelRun, error) {
 	// (NoReadAhead: the kernels run on every processor already.)
 	o := arch.Options{Mode: arch.Timing, NoReadAhead: true, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides)}
 	j.opts.modelRoom(&o, j.beside, "") // (each alone: chipsAtOnce keeps those at once within the room)
+	// The run's interrupt or time limit stops the kernel's simulation too
+	// (one fusion-zone kernel at n = 313344 runs for tens of seconds: a
+	// SIGINT waited 33 s for the kernels in flight).
+	var chip *arch.Chip
+	o.Progress, o.ProgressEvery = RunHooks{Context: j.runCtx()}.progress(&chip, arch.Timing)
 	chip, err := arch.NewChip(j.npu, o)
 	if err != nil {
 		return luKernelRun{}, err

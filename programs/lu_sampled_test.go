@@ -359,3 +359,28 @@ func TestLUSampledChipsWithinBound(t *testing.T) {
 		}
 	}
 }
+
+// A sampled run's kernels, each simulated alone, stop with the run's
+// context while they run, not at their end (one fusion-zone kernel at
+// n = 313344 runs for tens of seconds: a SIGINT waited 33 s): the context
+// is cancelled as the first fusion-zone kernel's simulation begins, which
+// the stop then ends after its first events.
+func TestLUSampledKernelsStopInside(t *testing.T) {
+	f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"grid: {p: 2, q: 4}\nnumerics: off\nfidelity: sampled\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // (one kernel at a time: the first is the one stopped)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	defer func() { luKernelSimulating = nil }()
+	luKernelSimulating = func(zone string) {
+		if zone == "fusion" { // (a kernel of many more events than the 4096 between checks)
+			cancel()
+		}
+	}
+	_, err = Execute(f, Options{Overrides: mustSets(t, "program.n=8192")}, RunHooks{Context: ctx})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "of simulated time") {
+		t.Fatalf("got %v, want the kernel's simulation stopped inside", err)
+	}
+}
