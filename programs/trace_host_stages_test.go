@@ -11,15 +11,10 @@ import (
 	"github.com/davinci-sim/davinci-sim/traces"
 )
 
-// A traced cluster run's host track accounts for the host time the report
-// counts by stage: per rank, the spans of the host track summed by stage
-// (the first word of their names) equal report.json's
-// cluster.ranks[].host_stages_seconds — launches, refinement steps and
-// the waits for kernels included (the waits had no spans before session
-// 50: lu.go's luLaunchZones appended them untraced); each span carries its
-// stage's category (luStageCats: waits "wait", which view reads as
-// stalls).
-func TestTraceHostStagesMatchReport(t *testing.T) {
+// tracedNodeRun runs lu-cluster-small's node (2 × 4, n = 1024, timing)
+// with a cluster trace.
+func tracedNodeRun(t *testing.T) (*Result, *traces.ClusterTrace) {
+	t.Helper()
 	f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"numerics: off\ngrid: {p: 2, q: 4}\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +24,19 @@ func TestTraceHostStagesMatchReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res, ct
+}
+
+// A traced cluster run's host track accounts for the host time the report
+// counts by stage: per rank, the spans of the host track summed by stage
+// (the first word of their names) equal report.json's
+// cluster.ranks[].host_stages_seconds — launches, refinement steps and
+// the waits for kernels included (the waits had no spans before session
+// 50: lu.go's luLaunchZones appended them untraced); each span carries its
+// stage's category (luStageCats: waits "wait", which view reads as
+// stalls).
+func TestTraceHostStagesMatchReport(t *testing.T) {
+	res, ct := tracedNodeRun(t)
 	got := map[int]map[string]sim.Time{}
 	for _, s := range ct.Spans {
 		if s.Track != 0 {
@@ -72,15 +80,7 @@ func TestTraceHostStagesMatchReport(t *testing.T) {
 // and a root's broadcast begins no earlier than its TRSM ends — while its
 // host has gone on (launched later work before the broadcast ended).
 func TestLUClusterHCCLInStreamOrder(t *testing.T) {
-	f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"numerics: off\ngrid: {p: 2, q: 4}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct := &traces.ClusterTrace{}
-	res, err := Execute(f, Options{}, RunHooks{ClusterTrace: ct})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, ct := tracedNodeRun(t)
 	for _, rr := range res.Report.Cluster.Ranks {
 		if _, ok := rr.HostStagesSeconds["hccl-bcast"]; ok {
 			t.Errorf("rank %d: its host waited in an HCCL broadcast (%v)", rr.Rank, rr.HostStagesSeconds)
