@@ -360,7 +360,7 @@ func TestRunClusterTraceFilters(t *testing.T) {
 		if ts, _ := e.Ts.Float64(); ts > 200 {
 			t.Fatalf("span at %v µs after the window's end", ts)
 		}
-		if e.Tid > 3 { // tids 1-3: host, main, fusion
+		if e.Tid > 4 { // tids 1-4: host, main, fusion, HCCL
 			if e.Pid != 2 {
 				t.Fatalf("a core thread on rank %d, not the drilled NPU 2", e.Pid)
 			}

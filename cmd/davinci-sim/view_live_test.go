@@ -119,11 +119,11 @@ func TestViewEmptyWindow(t *testing.T) {
 		{append(slices.Clone(hgemm), "--view", "--trace-window", "100us..200us"),
 			"nothing of the run is in the window 100µs..200µs: the run ended at 7.922µs"},
 		{append(slices.Clone(lu), "--view", "--trace-window", "1s..2s"),
-			"nothing of the run is in the window 1s..2s: the run ended at 309.5µs"},
+			"nothing of the run is in the window 1s..2s: the run ended at 286.5µs"},
 		{append(slices.Clone(hgemm), "--trace", chip, "--trace-window", "100us..200us"), ""},
 		{[]string{"view", chip}, "nothing of the run is in the window: the run ended at 7.922µs"},
 		{append(slices.Clone(lu), "--trace", clus, "--trace-window", "1s..2s"), ""},
-		{[]string{"view", clus}, "nothing of the run is in the window: the run ended at 309.5µs"},
+		{[]string{"view", clus}, "nothing of the run is in the window: the run ended at 286.5µs"},
 	} {
 		k := useKeyScreen(t, tcell.NewEventKey(tcell.KeyRune, 'q', 0), c.want)
 		if _, code, err := runCLI(t, c.args...); code != 0 {
