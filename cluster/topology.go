@@ -433,6 +433,9 @@ func loadNode(nameOrPath, dir string, overrides []machines.Override, cl *located
 	}
 	d, err := parseDescription(data, source, path)
 	if err != nil {
+		if cl != nil {
+			err = cl.errorf("node", "%v", err)
+		}
 		return nil, nil, err
 	}
 	return decodeNode(d, nameOrPath, overrides, cl)

@@ -177,6 +177,10 @@ func TestBadInput(t *testing.T) {
 			[]string{"--set cluster.node=ascend-910a", `key "node"`, "ascend-910a is a chip's machine, which a node description names with npu:"}},
 		{"a cluster as the node", "", []string{"cluster.node=cloudbrain2"},
 			[]string{"--set cluster.node=cloudbrain2", `key "node"`, "cloudbrain2 is a cluster description"}},
+		// A node file that is not YAML of keys: at the node key that named
+		// it (the line named the file alone).
+		{"a node file not a mapping", "- npu: ascend-910a\n", nil,
+			[]string{"cluster.yaml:", `key "node"`, "node.yaml:1:", "the top level must be a mapping of keys"}},
 		{"a machine file as the node", "", []string{"cluster.node=../machines/a100.yaml"},
 			[]string{"--set cluster.node=../machines/a100.yaml", `key "node"`, "is a chip's machine file, not a node description"}},
 	} {
