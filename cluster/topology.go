@@ -788,8 +788,9 @@ func nodeProblems(n *Node, nl *located) []problem {
 	c.latency("hccs.latency_ns", n.HCCS.LatencyNS)
 	if _, derived := nl.derived[bridgeKey]; !derived {
 		c.bandwidth("inter_group.bandwidth", n.InterGroup.Bandwidth)
-	} else if p := float64(n.PCIe.Bandwidth()); p > 0 && !math.IsInf(p, 0) {
-		// (Derived from a bad PCIe bandwidth, the bridge's is refused with it, at its key.)
+	} else if p := float64(n.PCIe.Bandwidth()); p > 0 && !math.IsInf(p, 0) && min(n.HCCS.GroupSize, n.NPUs) >= 1 {
+		// (Derived from a bad PCIe bandwidth, NPU count or group size, the
+		// bridge's is refused with it, at its key.)
 		c.bandwidth("inter_group.bandwidth", n.InterGroup.Bandwidth)
 	}
 	c.latency("inter_group.latency_ns", n.InterGroup.LatencyNS)

@@ -125,7 +125,7 @@ func TestBadInput(t *testing.T) {
 	for _, c := range []struct {
 		name, node string   // node file text ("" = embedded)
 		sets       []string // overrides
-		want       []string // substrings of the one line
+		want       []string // substrings of the one line ("!s": s is not in it)
 	}{
 		{"zero link speed", nodeWith("link_bandwidth: 30GB/s", "link_bandwidth: 0GB/s"), nil,
 			[]string{"node.yaml:", `key "hccs.link_bandwidth"`, "must be > 0"}},
@@ -148,6 +148,12 @@ func TestBadInput(t *testing.T) {
 			[]string{"--set node.pcie.generation=5", "must be 3 or 4"}},
 		{"NPU count by --set", "", []string{"node.npus=3"},
 			[]string{"--set node.npus=3", "1, 2, 4 or 8"}},
+		// Not also the bridge derived from it (the line went on with
+		// "-1 × pcie.gen3_bandwidth = -1.575e+10 …: must be > 0").
+		{"negative NPU count", nodeWith("npus: 8", "npus: -1"), nil,
+			[]string{"node.yaml:", `key "npus"`, "(got -1)", "!inter_group"}},
+		{"zero group size", "", []string{"node.hccs.group_size=0"},
+			[]string{"--set node.hccs.group_size=0", "must be 1, 2, 4 or 8 (got 0)", "!inter_group"}},
 		{"supernodes", "", []string{"cluster.nodes=2", "cluster.fabric.supernodes=3"},
 			[]string{"--set cluster.fabric.supernodes=3", "must be in 1..nodes = 2"}},
 		{"unknown key", nodeWith("hccs:", "hccs:\n  lnks: 3"), nil,
@@ -206,7 +212,11 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("more than one line:\n%s", msg)
 			}
 			for _, w := range c.want {
-				if !strings.Contains(msg, w) {
+				if not, ok := strings.CutPrefix(w, "!"); ok {
+					if strings.Contains(msg, not) {
+						t.Errorf("%q has %q", msg, not)
+					}
+				} else if !strings.Contains(msg, w) {
 					t.Errorf("%q lacks %q", msg, w)
 				}
 			}
