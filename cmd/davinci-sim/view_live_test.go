@@ -38,9 +38,16 @@ func (k *keyScreen) PollEvent() tcell.Event {
 	return k.SimulationScreen.PollEvent()
 }
 
-// shows reports whether the screen holds text.
+// shows reports whether the screen holds text. (GetContents returns the
+// screen's own cells, which the view redraws: they are read under the
+// screen's lock — read without it, a torn slice header crashed the test.)
 func (k *keyScreen) shows(text string) bool {
 	cells, w, _ := k.GetContents()
+	locker, ok := k.SimulationScreen.(sync.Locker)
+	if ok {
+		locker.Lock()
+		defer locker.Unlock()
+	}
 	var sb strings.Builder
 	for i, c := range cells {
 		if i%w == 0 {
