@@ -426,17 +426,11 @@ func validNode(d *description, nameOrPath string, overrides []machines.Override)
 func loadNode(nameOrPath, dir string, overrides []machines.Override, cl *located) (*Node, *located, error) {
 	data, source, path, err := read(nameOrPath, dir, "node file")
 	if err != nil {
-		if cl != nil {
-			err = cl.errorf("node", "%v", err)
-		}
-		return nil, nil, err
+		return nil, nil, cl.atNode(err)
 	}
 	d, err := parseDescription(data, source, path)
 	if err != nil {
-		if cl != nil {
-			err = cl.errorf("node", "%v", err)
-		}
-		return nil, nil, err
+		return nil, nil, cl.atNode(err)
 	}
 	return decodeNode(d, nameOrPath, overrides, cl)
 }
@@ -445,10 +439,7 @@ func loadNode(nameOrPath, dir string, overrides []machines.Override, cl *located
 // loadNode's.
 func decodeNode(d *description, nameOrPath string, overrides []machines.Override, cl *located) (*Node, *located, error) {
 	if err := d.notNode(nameOrPath); err != nil {
-		if cl != nil {
-			err = cl.errorf("node", "%v", err)
-		}
-		return nil, nil, err
+		return nil, nil, cl.atNode(err)
 	}
 	var n Node
 	l, err := decode(d, &n, "node", overrides, bridgeKey)
@@ -625,6 +616,15 @@ func (l *located) errorf(key, format string, args ...any) error {
 	return fmt.Errorf("%s: key %q: %s", l.where(key), l.keyPrefix+key, fmt.Sprintf(format, args...))
 }
 
+// atNode places err, about the node description a cluster names, at the
+// cluster's node key; l nil (a node description read alone) leaves it.
+func (l *located) atNode(err error) error {
+	if l == nil {
+		return err
+	}
+	return l.errorf("node", "%v", err)
+}
+
 func (l *located) report(ps []problem) error {
 	var errs []error
 	for _, p := range ps {
@@ -710,6 +710,12 @@ func (c *checker) add(key, format string, args ...any) {
 	c.ps = append(c.ps, problem{key, fmt.Sprintf(format, args...)})
 }
 
+// refused reports whether a problem was found at any of keys (a value
+// derived from them is then not checked apart).
+func (c *checker) refused(keys ...string) bool {
+	return slices.ContainsFunc(c.ps, func(p problem) bool { return slices.Contains(keys, p.key) })
+}
+
 func (c *checker) bandwidth(key string, b machines.Bandwidth) {
 	if f := float64(b); !(f > 0) || math.IsInf(f, 0) {
 		c.add(key, "must be > 0 (got %v)", b)
@@ -788,9 +794,8 @@ func nodeProblems(n *Node, nl *located) []problem {
 	c.latency("hccs.latency_ns", n.HCCS.LatencyNS)
 	if _, derived := nl.derived[bridgeKey]; !derived {
 		c.bandwidth("inter_group.bandwidth", n.InterGroup.Bandwidth)
-	} else if p := float64(n.PCIe.Bandwidth()); p > 0 && !math.IsInf(p, 0) && min(n.HCCS.GroupSize, n.NPUs) >= 1 {
-		// (Derived from a bad PCIe bandwidth, NPU count or group size, the
-		// bridge's is refused with it, at its key.)
+	} else if !c.refused("npus", "hccs.group_size", "pcie.generation", "pcie.gen3_bandwidth", "pcie.gen4_bandwidth") {
+		// (Derived from a refused value, the bridge's is refused with it, at its key.)
 		c.bandwidth("inter_group.bandwidth", n.InterGroup.Bandwidth)
 	}
 	c.latency("inter_group.latency_ns", n.InterGroup.LatencyNS)
