@@ -62,9 +62,11 @@ type memGate struct {
 	held   int           // points admitted and not done
 	next   int           // the sequence number of the point to admit next
 	freed  chan struct{} // closed (and replaced) when a point is done or admitted
-	// peakUsed and peakHeld are the most held at once (tests).
+	// peakUsed and peakHeld are the most held at once, heldBack whether a
+	// point in turn ever waited for memory (tests).
 	peakUsed int64
 	peakHeld int
+	heldBack bool
 }
 
 // newGate makes runPoints' gate (a variable: tests watch it).
@@ -90,6 +92,7 @@ func (g *memGate) acquire(ctx context.Context, stop <-chan struct{}, seq int, n 
 			g.mu.Unlock()
 			return true
 		}
+		g.heldBack = g.heldBack || seq == g.next
 		freed := g.freed
 		g.mu.Unlock()
 		select {

@@ -43,11 +43,9 @@ func (k *keyScreen) PollEvent() tcell.Event {
 // screen's lock — read without it, a torn slice header crashed the test.)
 func (k *keyScreen) shows(text string) bool {
 	cells, w, _ := k.GetContents()
-	locker, ok := k.SimulationScreen.(sync.Locker)
-	if ok {
-		locker.Lock()
-		defer locker.Unlock()
-	}
+	lock := k.SimulationScreen.(sync.Locker) // tcell's screens are
+	lock.Lock()
+	defer lock.Unlock()
 	var sb strings.Builder
 	for i, c := range cells {
 		if i%w == 0 {
