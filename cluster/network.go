@@ -96,12 +96,27 @@ type Network struct {
 	last     sim.Time
 	waker    *sim.Waker
 
-	// scratch of the rate computation, indexed by link
-	cap     []float64
-	cnt     []int32
-	lflows  [][]int32
-	touched []LinkID
-	heap    shareHeap
+	// lflows holds, by link, the active flows over it in the order they
+	// arrived (the order of active); dirty the links whose flows changed
+	// since the last share.
+	lflows [][]*flow
+	dirty  []LinkID
+
+	// scratch of the rate computation: by link, the capacity left and
+	// the unfrozen flows; the epoch of the share that last visited each
+	// link; the flows and links of the share under way.
+	cap       []float64
+	cnt       []int32
+	linkEpoch []uint64
+	epoch     uint64
+	compFlows []*flow
+	compLinks []LinkID
+	heap      shareHeap
+
+	// reshareAll makes every share recompute every active flow's rate,
+	// not only those connected to a change (the reference the tests
+	// compare the component-local share with).
+	reshareAll bool
 
 	transfers uint64
 
@@ -122,6 +137,7 @@ type flow struct {
 	lat      sim.Time
 	done     func(sim.Time)
 	frozen   bool
+	epoch    uint64 // the share that last visited the flow
 }
 
 // delivery calls a transfer's done function as an engine event.
@@ -223,7 +239,8 @@ func NewNetwork(eng *sim.Engine, topo *Topology) *Network {
 	n.moved = make([]float64, L)
 	n.cap = make([]float64, L)
 	n.cnt = make([]int32, L)
-	n.lflows = make([][]int32, L)
+	n.lflows = make([][]*flow, L)
+	n.linkEpoch = make([]uint64, L)
 	return n
 }
 
@@ -411,6 +428,7 @@ func (n *Network) process(now sim.Time, _ int64) {
 	for _, f := range n.active {
 		if f.fin <= now {
 			n.eng.At(sim.Add(now, f.lat), 0, delivery(f.done), 0)
+			n.leave(f)
 			changed = true
 			continue
 		}
@@ -418,6 +436,9 @@ func (n *Network) process(now sim.Time, _ int64) {
 		k++
 	}
 	clear(n.active[k:])
+	for _, f := range n.arrivals {
+		n.join(f)
+	}
 	n.active = append(n.active[:k], n.arrivals...)
 	clear(n.arrivals)
 	n.arrivals = n.arrivals[:0]
@@ -425,6 +446,7 @@ func (n *Network) process(now sim.Time, _ int64) {
 		return
 	}
 	if len(n.active) == 0 {
+		n.dirty = n.dirty[:0]
 		n.reportLoad()
 		return
 	}
@@ -489,35 +511,91 @@ func (n *Network) reportLoad() {
 	}
 }
 
-// share sets every active flow's rate to its max-min fair share (progressive filling: the link
-// with the smallest equal share is the bottleneck of all its unfrozen flows; freeze them at that
-// share, take it from their other links, repeat). Ties go to the lower link id.
-func (n *Network) share() {
-	for _, l := range n.touched {
-		n.cnt[l] = 0
-		n.lflows[l] = n.lflows[l][:0]
+// join adds arriving flow f to its links' flows (after every flow
+// already there, as in active) and marks those links changed.
+func (n *Network) join(f *flow) {
+	for _, l := range f.route {
+		n.lflows[l] = append(n.lflows[l], f)
 	}
-	n.touched = n.touched[:0]
-	for i, f := range n.active {
-		f.frozen = false
-		for _, l := range f.route {
-			if n.cnt[l] == 0 {
-				n.touched = append(n.touched, l)
-				n.cap[l] = n.perPS[l]
+	n.dirty = append(n.dirty, f.route...)
+}
+
+// leave takes drained flow f out of its links' flows, keeping the order of
+// the others, and marks those links changed.
+func (n *Network) leave(f *flow) {
+	for _, l := range f.route {
+		fs := n.lflows[l]
+		for i, g := range fs {
+			if g == f {
+				copy(fs[i:], fs[i+1:])
+				fs[len(fs)-1] = nil
+				n.lflows[l] = fs[:len(fs)-1]
+				break
 			}
-			n.cnt[l]++
-			n.lflows[l] = append(n.lflows[l], int32(i))
+		}
+	}
+	n.dirty = append(n.dirty, f.route...)
+}
+
+// share sets the max-min fair share of every active flow connected to a
+// change since the last share (progressive filling: the link with the
+// smallest equal share is the bottleneck of all its unfrozen flows; freeze
+// them at that share, take it from their other links, repeat; ties go to the
+// lower link id).
+//
+// Max-min fair rates split over the connected components of the graph of
+// flows and the links they share: a component's rates depend only on its own
+// flows and links, and progressive filling over the whole network performs,
+// for each component, the same operations in the same order as over that
+// component alone (the heap orders links by share, then id, and other
+// components' links never change a component's keys; the flows a bottleneck
+// freezes all take the same share). So only the flows reachable from a
+// changed link — over links, then the flows on them — are shared out again;
+// the others keep their rates, bit for bit what a recomputation of every flow
+// gives (TestComponentShareIsGlobalShare).
+func (n *Network) share() {
+	n.epoch++
+	if n.reshareAll {
+		for _, f := range n.active {
+			n.dirty = append(n.dirty, f.route...)
+		}
+	}
+	links := n.compLinks[:0]
+	for _, l := range n.dirty {
+		if n.linkEpoch[l] != n.epoch {
+			n.linkEpoch[l] = n.epoch
+			links = append(links, l)
+		}
+	}
+	n.dirty = n.dirty[:0]
+	flows := n.compFlows[:0]
+	for i := 0; i < len(links); i++ {
+		for _, f := range n.lflows[links[i]] {
+			if f.epoch == n.epoch {
+				continue
+			}
+			f.epoch, f.frozen = n.epoch, false
+			flows = append(flows, f)
+			for _, l := range f.route {
+				if n.linkEpoch[l] != n.epoch {
+					n.linkEpoch[l] = n.epoch
+					links = append(links, l)
+				}
+			}
 		}
 	}
 	h := &n.heap
 	h.reset(len(n.links))
-	for _, l := range n.touched {
-		h.set(l, n.cap[l]/float64(n.cnt[l]))
+	for _, l := range links {
+		n.cap[l] = n.perPS[l]
+		n.cnt[l] = int32(len(n.lflows[l]))
+		if n.cnt[l] > 0 {
+			h.set(l, n.cap[l]/float64(n.cnt[l]))
+		}
 	}
 	for h.len() > 0 {
 		bl, s := h.pop()
-		for _, fi := range n.lflows[bl] {
-			f := n.active[fi]
+		for _, f := range n.lflows[bl] {
 			if f.frozen {
 				continue
 			}
@@ -535,11 +613,13 @@ func (n *Network) share() {
 			}
 		}
 	}
-	for _, f := range n.active {
+	for _, f := range flows {
 		if !(f.rate > 0) { // rounding left nothing: never stall a flow
 			f.rate = math.SmallestNonzeroFloat64
 		}
 	}
+	clear(flows)
+	n.compFlows, n.compLinks = flows[:0], links[:0]
 }
 
 // shareHeap is an indexed binary min-heap of links keyed by their equal

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -311,5 +312,63 @@ func TestBridgeFollowsPCIe(t *testing.T) {
 				t.Errorf("%v: four transfers group 0 → group 1 delivered at %v, want %v", c.sets, g, want)
 			}
 		}
+	}
+}
+
+// The component-local share gives every transfer the delivery time, and every
+// NPU the memory load, that recomputing every active flow's rate at each change
+// gives, bit for bit: random transfers between NPUs and hosts of four nodes in
+// two supernodes, many of them started together with equal sizes (ties in the
+// progressive filling), others at random instants.
+func TestComponentShareIsGlobalShare(t *testing.T) {
+	run := func(all bool) ([]sim.Time, []string) {
+		n := newNet(t, "cluster.nodes=4", "cluster.fabric.supernodes=2")
+		n.reshareAll = all
+		var loads []string
+		n.OnNPULoad(func(npu int, bps float64) {
+			loads = append(loads, fmt.Sprint(n.Engine().Now(), npu, math.Float64bits(bps)))
+		})
+		rng := rand.New(rand.NewPCG(14, 58))
+		const count = 3000
+		times := make([]sim.Time, count)
+		end := func(k int) func(sim.Time) { return func(at sim.Time) { times[k] = at } }
+		endpoint := func() Endpoint {
+			if rng.IntN(6) == 0 {
+				return Host(rng.IntN(4), rng.IntN(2))
+			}
+			return NPU(rng.IntN(4), rng.IntN(8))
+		}
+		for k := 0; k < count; {
+			at := sim.Time(rng.Int64N(int64(20 * sim.Millisecond)))
+			burst := 1 + rng.IntN(12)
+			bytes := int64(1+rng.IntN(64)) << 16
+			first := k
+			n.Engine().At(at, 0, sim.HandlerFunc(func(sim.Time, int64) {
+				for j := range burst {
+					if first+j >= count {
+						return
+					}
+					src, dst := endpoint(), endpoint()
+					if err := n.Transfer(src, dst, bytes, end(first+j)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}), 0)
+			k += burst
+		}
+		if err := n.Engine().Run(); err != nil {
+			t.Fatal(err)
+		}
+		return times, loads
+	}
+	local, localLoads := run(false)
+	global, globalLoads := run(true)
+	for k := range local {
+		if local[k] != global[k] {
+			t.Fatalf("transfer %d delivered at %d ps, recomputing every flow: %d ps", k, local[k], global[k])
+		}
+	}
+	if !slices.Equal(localLoads, globalLoads) {
+		t.Fatalf("NPU loads differ: %d vs %d reports", len(localLoads), len(globalLoads))
 	}
 }
