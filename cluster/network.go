@@ -120,6 +120,8 @@ type Network struct {
 
 	transfers uint64
 
+	plan planScratch // Plan's
+
 	// onLoad, when set, is told each NPU's HBM load from NPU↔NPU flows
 	// when it changes (OnNPULoad); load and loadSeen are its scratch.
 	onLoad   func(npu int, bytesPerSecond float64)

@@ -97,6 +97,12 @@ type luCluster struct {
 	hcclRing int // broadcasts HCCL would not form a communicator for, run as P2P rings
 	notHCCL  int // such broadcasts run with the explicit collectives.intra_server instead
 
+	// rowGroups and colGroups are the process rows' and columns' NPU
+	// groups (checkGroups), built and planned once: every panel broadcast
+	// had built and planned its group again (a 4096-NPU run allocated
+	// 5.6 GB in it).
+	rowGroups, colGroups []*luGroup
+
 	trace *traces.ClusterTrace // nil: no --trace
 
 	zones           *luZones // every rank's kernels, as they finish
@@ -630,42 +636,58 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 	return res, dl
 }
 
-// checkGroups plans every row and column broadcast once, so that a grid
-// the network cannot serve is bad input before the run.
+// luGroup is a process row's or column's NPU group and the algorithm its
+// broadcasts use: HCCL's choice, or a ring of point-to-point sends when
+// HCCL forms no communicator for the group (a 2- or 4-NPU group spanning a
+// 910A node's HCCS meshes, CLUSTER-FACTS §1.2).
+type luGroup struct {
+	npus    []cluster.Endpoint
+	ring    bool // HCCL forms no communicator: a P2P ring
+	notHCCL bool // the explicit collectives.intra_server where HCCL would form none (a what-if)
+}
+
+// checkGroups builds and plans every row and column group once, so that a
+// grid the network cannot serve is bad input before the run.
 func (j *luCluster) checkGroups() error {
+	j.rowGroups, j.colGroups = make([]*luGroup, j.P), make([]*luGroup, j.Q)
 	for pr := 0; pr < j.P && j.Q > 1; pr++ {
-		if _, err := j.npuGroup(true, pr); err != nil {
+		g, err := j.planGroup(true, pr)
+		if err != nil {
 			return err
 		}
+		j.rowGroups[pr] = g
 	}
 	for pc := 0; pc < j.Q && j.P > 1; pc++ {
-		if _, err := j.npuGroup(false, pc); err != nil {
+		g, err := j.planGroup(false, pc)
+		if err != nil {
 			return err
 		}
+		j.colGroups[pc] = g
 	}
 	return nil
 }
 
-// npuGroup returns the NPU endpoints of process row (row) or column k and
-// the algorithm its broadcasts use: HCCL's choice, or a ring of
-// point-to-point sends when HCCL forms no communicator for the group (a 2-
-// or 4-NPU group spanning a 910A node's HCCS meshes, CLUSTER-FACTS §1.2).
-func (j *luCluster) npuGroup(row bool, k int) ([]cluster.Endpoint, error) {
-	var g []cluster.Endpoint
+// planGroup builds and plans the group of process row (row) or column k.
+// A plan does not depend on the broadcast's root.
+func (j *luCluster) planGroup(row bool, k int) (*luGroup, error) {
+	g := &luGroup{}
 	if row {
 		for pc := 0; pc < j.Q; pc++ {
-			g = append(g, j.ranks[j.rankOf(k, pc)].npu)
+			g.npus = append(g.npus, j.ranks[j.rankOf(k, pc)].npu)
 		}
 	} else {
 		for pr := 0; pr < j.P; pr++ {
-			g = append(g, j.ranks[j.rankOf(pr, k)].npu)
+			g.npus = append(g.npus, j.ranks[j.rankOf(pr, k)].npu)
 		}
 	}
-	if _, err := j.net.Plan(cluster.Broadcast, cluster.Auto, g, 0); err != nil {
-		if _, err2 := j.net.Plan(cluster.Broadcast, cluster.Ring, g, 0); err2 != nil {
+	pl, err := j.net.Plan(cluster.Broadcast, cluster.Auto, g.npus, 0)
+	if err != nil {
+		if _, err2 := j.net.Plan(cluster.Broadcast, cluster.Ring, g.npus, 0); err2 != nil {
 			return nil, err
 		}
+		g.ring = true
 	}
+	g.notHCCL = pl.NotHCCL
 	return g, nil
 }
 
@@ -765,7 +787,7 @@ func (j *luCluster) async(r *luRank, stage, name string, begin func(done func())
 
 // bcastNPU broadcasts bytes over an NPU group from position root; copy
 // moves the real bytes (functional) when it is delivered.
-func (j *luCluster) bcastNPU(g []cluster.Endpoint, root int, bytes int64, copyFn func() error) func(done func()) error {
+func (j *luCluster) bcastNPU(g *luGroup, root int, bytes int64, copyFn func() error) func(done func()) error {
 	return func(done func()) error {
 		fin := func(sim.Time) {
 			if copyFn != nil {
@@ -776,15 +798,14 @@ func (j *luCluster) bcastNPU(g []cluster.Endpoint, root int, bytes int64, copyFn
 			}
 			done()
 		}
-		pl, err := j.net.Plan(cluster.Broadcast, cluster.Auto, g, root)
-		if err != nil {
+		if g.ring {
 			j.hcclRing++
-			return j.net.CollectiveWith(cluster.Broadcast, cluster.Ring, g, root, bytes, fin)
+			return j.net.CollectiveWith(cluster.Broadcast, cluster.Ring, g.npus, root, bytes, fin)
 		}
-		if pl.NotHCCL {
+		if g.notHCCL {
 			j.notHCCL++
 		}
-		return j.net.Collective(cluster.Broadcast, g, root, bytes, fin)
+		return j.net.Collective(cluster.Broadcast, g.npus, root, bytes, fin)
 	}
 }
 
@@ -1048,7 +1069,11 @@ func (j *luCluster) panelBcast(r *luRank, row bool, i int, root bool, trsm *arch
 	if root && trsm != nil {
 		after = []*arch.Kernel{trsm}
 	}
-	g, _ := j.npuGroup(row, k)
+	groups := j.colGroups
+	if row {
+		groups = j.rowGroups
+	}
+	g := groups[k]
 	var cp func() error
 	if j.p.Numerics == NumericsFull {
 		cp = j.copyPanel(row, k, i)
