@@ -44,9 +44,10 @@ func FuzzSlice(f *testing.F) {
 }
 
 // FuzzPlan: small matrices of arbitrary float64 bit patterns (Inf, NaN,
-// subnormals included) and arbitrary configurations never panic; a plan
-// without error either falls back or yields digits that GEMMTile and the
-// reference path agree on, and exact-zero products stay exact.
+// subnormals included) and arbitrary configurations (worker counts 0 … 3)
+// never panic; a plan without error either falls back or yields digits
+// that GEMMTile and the reference path agree on, whole and in a sub-tile,
+// and GEMM's C is the reference's α·P + β·C0 bit for bit.
 func FuzzPlan(f *testing.F) {
 	f.Add([]byte{2, 3, 2, 53, 2, 0}, uint8(8))
 	f.Add([]byte{1, 1, 1, 200, 0, 1, 0xff, 0xf0, 0, 0, 0, 0, 0, 0}, uint8(1))
@@ -56,7 +57,7 @@ func FuzzPlan(f *testing.F) {
 		}
 		m, k, n := 1+int(data[0])%5, int(data[1])%6, 1+int(data[2])%5
 		cfg := Config{Bits: int(data[3]) - 20, Mode: Mode(data[4] % 4), ESCBlock: int(blk) % 9,
-			Products: ProductSet(data[5] % 3), Fallback: data[5]&4 != 0, MaxBits: int(data[5] >> 3), Workers: 2}
+			Products: ProductSet(data[5] % 3), Fallback: data[5]&4 != 0, MaxBits: int(data[5] >> 3), Workers: int(blk/9) % 4}
 		rest := data[6:]
 		val := func() float64 {
 			if len(rest) < 8 {
@@ -73,7 +74,18 @@ func FuzzPlan(f *testing.F) {
 		for i := range b {
 			b[i] = val()
 		}
-		c, p, err := GEMM(a, b, nil, 1, 0, m, k, n, cfg)
+		alpha, beta := 1.0, 0.0
+		if data[4]&4 != 0 {
+			alpha = 0.75
+		}
+		var c0 []float64
+		if data[4]&8 != 0 {
+			beta, c0 = -2, make([]float64, m*n)
+			for i := range c0 {
+				c0[i] = val()
+			}
+		}
+		c, p, err := GEMM(a, b, c0, alpha, beta, m, k, n, cfg)
 		if err != nil || p.Fallback {
 			return
 		}
@@ -81,6 +93,22 @@ func FuzzPlan(f *testing.F) {
 			t.Fatalf("len %d", len(c))
 		}
 		pa, pb := p.Digits(a, b)
-		sameBits(t, "fuzz", refTile(&p, pa, pb, 0, m, 0, n), GEMMTile(&p, pa, pb, 0, m, 0, n))
+		ref := refTile(&p, pa, pb, 0, m, 0, n)
+		sameBits(t, "fuzz", ref, GEMMTile(&p, pa, pb, 0, m, 0, n))
+		r0, c1 := m/2, n/2
+		sub := make([]float64, 0, (m-r0)*(n-c1))
+		for i := r0; i < m; i++ {
+			sub = append(sub, ref[i*n+c1:(i+1)*n]...)
+		}
+		sameBits(t, "fuzz sub-tile", sub, GEMMTile(&p, pa, pb, r0, m-r0, c1, n-c1))
+		for x := range ref { // (float64(): no fused multiply-add)
+			if alpha != 1 {
+				ref[x] = float64(alpha * ref[x])
+			}
+			if beta != 0 {
+				ref[x] += float64(beta * c0[x])
+			}
+		}
+		sameBits(t, "fuzz GEMM", ref, c)
 	})
 }

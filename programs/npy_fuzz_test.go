@@ -63,13 +63,71 @@ func FuzzReadNPY(f *testing.F) {
 	f.Add(append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }"), vals...))
 	f.Add(append(npyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2), }"), append(vals, 0x18, 0x2d, 0x44, 0x54, 0xfb, 0x21, 0x09, 0x40)[8:]...))
 	dir := f.TempDir()
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Fuzz(npyFuzzBody(dir, func(t *testing.T, path string) ([]float32, error) {
+		v, rows, cols, err := ReadNPYFloat32(path)
+		if err != nil {
+			return nil, err
+		}
+		if rows < 0 || cols < 0 || len(v) != rows*cols {
+			t.Fatalf("shape (%d, %d) but %d values", rows, cols, len(v))
+		}
+		r2, c2, err := CheckNPYFloat32(path)
+		if err != nil || r2 != rows || c2 != cols {
+			t.Fatalf("CheckNPYFloat32: (%d, %d) %v, read (%d, %d)", r2, c2, err, rows, cols)
+		}
+		return v, nil
+	}))
+}
+
+// FuzzReadNPYArray does for the any-shape reader of asm tensors
+// (ReadNPYArray, CheckNPYArray) what FuzzReadNPY does for the 2-D one:
+// one line naming the file, or the file's values, as many as
+// CheckNPYArray counts; the seeds add ranks 0, 1, 3 and 4 and shapes
+// whose leading dimensions' product overflows.
+func FuzzReadNPYArray(f *testing.F) {
+	for _, d := range []string{
+		"{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }",
+		"{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }",
+		"{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }",
+		"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 2), }",
+		"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 2, 2), }",
+		"{'descr': '<f4', 'fortran_order': False, 'shape': (), }",
+		"{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3, 0), }",
+		"{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776, 4), }",
+		"{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 1), }",
+		"{'descr': '<f4', 'fortran_order': False, 'shape': (-2, -2, 1), }",
+		"{'descr': '<f4', 'fortran_order': True, 'shape': (2, 1, 2), }",
+		"{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
+	} {
+		f.Add(append(npyHeader(d), make([]byte, 16)...))
+	}
+	dir := f.TempDir()
+	f.Fuzz(npyFuzzBody(dir, func(t *testing.T, path string) ([]float32, error) {
+		v, err := ReadNPYArray(path)
+		if err != nil {
+			return nil, err
+		}
+		if n, err := CheckNPYArray(path); err != nil || n != int64(len(v)) {
+			t.Fatalf("CheckNPYArray: %d elements, %v; read %d", n, err, len(v))
+		}
+		return v, nil
+	}))
+}
+
+// npyFuzzBody is the fuzz function of the .npy readers' targets: it writes
+// data to a file in dir and reads it with read, which returns the values
+// or the reader's error (and fails the test where the reader and its
+// check disagree). The reader must return an error of one line naming the file, or the
+// file's values as an independent decoder reads them, without allocating
+// for a shape the file does not hold.
+func npyFuzzBody(dir string, read func(t *testing.T, path string) ([]float32, error)) func(*testing.T, []byte) {
+	return func(t *testing.T, data []byte) {
 		path := filepath.Join(dir, "x.npy")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		before := heapAllocated()
-		v, rows, cols, err := ReadNPYFloat32(path)
+		v, err := read(t, path)
 		if n := heapAllocated() - before; n > uint64(64*len(data)+1<<20) {
 			t.Fatalf("allocated %d bytes for a file of %d", n, len(data))
 		}
@@ -79,18 +137,11 @@ func FuzzReadNPY(f *testing.F) {
 			}
 			return
 		}
-		if rows < 0 || cols < 0 || len(v) != rows*cols {
-			t.Fatalf("shape (%d, %d) but %d values", rows, cols, len(v))
-		}
-		r2, c2, err := CheckNPYFloat32(path)
-		if err != nil || r2 != rows || c2 != cols {
-			t.Fatalf("CheckNPYFloat32: (%d, %d) %v, read (%d, %d)", r2, c2, err, rows, cols)
-		}
 		// The values are the file's, as a decoder of our own reads them
 		// (the reader is npyio behind checks of ours).
 		want, ok := decodeNPY(data)
 		if !ok {
-			t.Fatalf("read (%d, %d) from a file the independent decoder refuses", rows, cols)
+			t.Fatalf("read %d values from a file the independent decoder refuses", len(v))
 		}
 		if len(want) != len(v) {
 			t.Fatalf("%d values read, %d in the file", len(v), len(want))
@@ -100,7 +151,7 @@ func FuzzReadNPY(f *testing.F) {
 				t.Fatalf("value %d: read %v (%#x), the file holds %v (%#x)", i, v[i], math.Float32bits(v[i]), want[i], math.Float32bits(want[i]))
 			}
 		}
-	})
+	}
 }
 
 // npyDescr finds a header's descr: its byte order and type.
@@ -179,5 +230,42 @@ func TestReadNPYHeaders(t *testing.T) {
 	}
 	if s, err := checkNPYHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (7,), }"); err != nil || !slices.Equal(s, []int{7}) {
 		t.Errorf("1-tuple: %v %v", s, err)
+	}
+}
+
+// ReadNPYArray reads any rank of at least one dimension as its elements in
+// C order, and refuses a scalar, a leading product beyond any tensor and a
+// shape whose bytes the file does not hold, each on one line naming why.
+func TestReadNPYArrayShapes(t *testing.T) {
+	dir := t.TempDir()
+	vals := make([]byte, 16)
+	for i := range 4 {
+		binary.LittleEndian.PutUint32(vals[4*i:], math.Float32bits(float32(i+1)))
+	}
+	for i, c := range []struct {
+		shape string
+		want  string // "" = reads 1, 2, 3, 4
+	}{
+		{"(4,)", ""},
+		{"(2, 2)", ""},
+		{"(1, 2, 2)", ""},
+		{"(2, 1, 1, 2)", ""},
+		{"()", "expected an array of at least one dimension, got a scalar"},
+		{"(1099511627776, 1099511627776, 4)", "more elements than any tensor holds"},
+		{"(2, 2, 2)", "needs 32 data bytes, the file has 16"},
+	} {
+		path := filepath.Join(dir, fmt.Sprintf("%d.npy", i))
+		file := append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': "+c.shape+", }"), vals...)
+		if err := os.WriteFile(path, file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		v, err := ReadNPYArray(path)
+		n, cerr := CheckNPYArray(path)
+		switch {
+		case c.want == "" && (err != nil || cerr != nil || n != 4 || !slices.Equal(v, []float32{1, 2, 3, 4})):
+			t.Errorf("shape %s: %v (%v), check %d (%v)", c.shape, v, err, n, cerr)
+		case c.want != "" && (err == nil || cerr == nil || !strings.Contains(err.Error(), c.want) || err.Error() != cerr.Error()):
+			t.Errorf("shape %s: %v, check %v; want %q from both", c.shape, err, cerr, c.want)
+		}
 	}
 }

@@ -242,6 +242,9 @@ func readNPY(path string, withData, anyShape bool, stop func() bool) (_ []float3
 		}
 		shape = []int{rows, shape[len(shape)-1]}
 	}
+	if anyShape && len(shape) == 0 {
+		return nil, nil, 0, 0, fmt.Errorf("%s: expected an array of at least one dimension, got a scalar (shape ())", path)
+	}
 	if len(shape) != 2 {
 		return nil, nil, 0, 0, fmt.Errorf("%s: expected a 2-D array, got shape %v", path, shape)
 	}
