@@ -81,11 +81,16 @@ func FuzzProgramFile(f *testing.F) {
 	f.Add(hgemm, "machine.core.buffers.L1=512KiB\nprogram.tiling.bm=64")
 	f.Add(hgemm, "machine.cores=0")
 	f.Add(hgemm, "program.machine=a100")
+	f.Add(hgemm, "core.cores=2")         // a path neither program. nor machine.
+	f.Add(hgemm, "program.m")            // no value
+	f.Add(hgemm, "program.scheme=hgemm") // a key of another kind
 	lu, _ := Examples.ReadFile("examples/lu-cluster-small.yaml")
 	f.Add(lu, "cluster.nodes=2\nnode.npus=4")
 	f.Add(lu, "program.machine=cloudbrain2\ncluster.nodes=2\nprogram.grid.p=4\nprogram.grid.q=4")
 	f.Add(lu, "node.hosts.cores=0\nmachine.core.buffers.L1=256KiB")
 	f.Add(lu, "program.fidelity=sampled\nprogram.n=1048576")
+	f.Add(lu, "host.cores=2")
+	f.Add(lu, "machine.host.cores=2")
 	f.Fuzz(func(t *testing.T, data []byte, sets string) {
 		before := heapAllocated()
 		defer func() {
@@ -115,6 +120,7 @@ func FuzzProgramFile(f *testing.F) {
 			for _, s := range strings.Split(sets, "\n") {
 				o, err := machines.ParseOverride(s)
 				if err != nil {
+					oneLine(err) // (as run refuses it)
 					return
 				}
 				opts.Overrides = append(opts.Overrides, o)
@@ -125,11 +131,20 @@ func FuzzProgramFile(f *testing.F) {
 			return
 		}
 		if err := file.Kind.checkKindKept(opts); err != nil {
+			oneLine(err)
+			return
+		}
+		if err := file.Kind.checkOptions(file, opts); err != nil {
+			oneLine(err)
 			return
 		}
 		ref = machineRef(file, opts) // (a machine file's errors name it)
 		if name := ClusterMachine(file, opts); name != "" {
-			if checkClusterOverrides(opts.Overrides) != nil || file.Kind.BuildCluster == nil {
+			if err := checkClusterOverrides(opts.Overrides); err != nil {
+				oneLine(err)
+				return
+			}
+			if file.Kind.BuildCluster == nil {
 				return
 			}
 			topo, err := cluster.LoadSystem(name, opts.Overrides)
@@ -142,7 +157,8 @@ func FuzzProgramFile(f *testing.F) {
 			}
 			return
 		}
-		if CheckOverrides(opts.Overrides) != nil {
+		if err := CheckOverrides(opts.Overrides); err != nil {
+			oneLine(err)
 			return
 		}
 		m, err := MachineFor(file, opts)
