@@ -335,9 +335,18 @@ func (c *Chip) HostFlops() (done, total float64) {
 	return h.doneFlops, total
 }
 
-// compact drops the carried-out tasks once they are most of the list.
+// forgetSlack is the carried-out tasks a forgetful host may still hold
+// below half its list: a few, not a window's worth — thousands of ranks
+// each holding a thousand carried-out tasks and their kernels took
+// 1.2 GB of a 4096-NPU run (the live heap grew with the run; now it is
+// the tasks ahead of each host).
+const forgetSlack = 64
+
+// compact drops the carried-out tasks once they are most of the list
+// (copying the rest: as many tasks as were dropped at most, so each task
+// is copied once on average).
 func (h *Host) compact() {
-	if !h.forget || h.pc < 1024 || 2*h.pc < len(h.tasks) {
+	if !h.forget || h.pc < forgetSlack || 2*h.pc < len(h.tasks) {
 		return
 	}
 	n := copy(h.tasks, h.tasks[h.pc:])
