@@ -31,8 +31,10 @@ const fuzzAllocBound = 512 << 20
 
 // FuzzProgramFile feeds arbitrary YAML and --set lines to the program
 // parser and the kinds' parameter decoding and validation as Execute
-// checks them (timing only, so nothing large is allocated; on a cluster
-// or node description the cluster build), and walks the start of the
+// checks them (timing only, or with ownNumerics the file's numerics under
+// a host-memory bound of fuzzAllocBound/4, which the run's estimate must
+// enforce before it allocates; on a cluster or node description the
+// cluster build), and walks the start of the
 // streams they generate — a core's, or a grid's first and last block's
 // (a build that simulates, scheme auto's, stops after 5 s):
 // it must never panic, only return errors of a line a violation, each
@@ -50,12 +52,13 @@ func FuzzProgramFile(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(b, "")
+		f.Add(b, "", false)
+		f.Add(b, "", true) // its own numerics
 	}
-	f.Add([]byte("kind: sgemm-cube\nm: -1\n"), "")
-	f.Add([]byte("kind: asm\nasm: \"repeat 3 i {\\n scalar cycles=i\\n}\\n\"\ncores: 2\n"), "")
-	f.Add([]byte("kind: hgemm\ntiling: {bm: 0}\n"), "")
-	f.Add([]byte("kind: [\n"), "")
+	f.Add([]byte("kind: sgemm-cube\nm: -1\n"), "", false)
+	f.Add([]byte("kind: asm\nasm: \"repeat 3 i {\\n scalar cycles=i\\n}\\n\"\ncores: 2\n"), "", false)
+	f.Add([]byte("kind: hgemm\ntiling: {bm: 0}\n"), "", false)
+	f.Add([]byte("kind: [\n"), "", false)
 	// Inline schemes (a preset changed, one written out) and --set of a
 	// scheme's keys or of the whole scheme.
 	emu := "kind: emulated-gemm\nmachine: %s\nm: 256\nk: 256\nn: 256\nnumerics: off\nscheme: %s\n"
@@ -74,24 +77,27 @@ func FuzzProgramFile(f *testing.F) {
 		{"ascend-910b3", "bf16x9", "program.scheme.epilogue=corrections-first\nmachine.cores=2"},
 		{"h100-sxm", "auto", "program.m=64\nprogram.n=64\nprogram.k=64"},
 	} {
-		f.Add([]byte(strings.ReplaceAll(strings.Replace(emu, "%s", c.machine, 1), "scheme: %s", "scheme: "+c.scheme)), c.sets)
+		f.Add([]byte(strings.ReplaceAll(strings.Replace(emu, "%s", c.machine, 1), "scheme: %s", "scheme: "+c.scheme)), c.sets, false)
 	}
 	// --set of machine keys, and of a cluster's and a node's.
 	hgemm, _ := Examples.ReadFile("examples/hgemm.yaml")
-	f.Add(hgemm, "machine.core.buffers.L1=512KiB\nprogram.tiling.bm=64")
-	f.Add(hgemm, "machine.cores=0")
-	f.Add(hgemm, "program.machine=a100")
-	f.Add(hgemm, "core.cores=2")         // a path neither program. nor machine.
-	f.Add(hgemm, "program.m")            // no value
-	f.Add(hgemm, "program.scheme=hgemm") // a key of another kind
+	f.Add(hgemm, "machine.core.buffers.L1=512KiB\nprogram.tiling.bm=64", false)
+	f.Add(hgemm, "machine.cores=0", false)
+	f.Add(hgemm, "program.machine=a100", false)
+	f.Add(hgemm, "core.cores=2", false)         // a path neither program. nor machine.
+	f.Add(hgemm, "program.m", false)            // no value
+	f.Add(hgemm, "program.scheme=hgemm", false) // a key of another kind
+	// Values too large for the fuzz's host-memory bound: the estimate
+	// refuses them before the matrices are allocated.
+	f.Add(hgemm, "program.m=8192\nprogram.n=8192\nprogram.k=8192\nprogram.numerics=full", true)
 	lu, _ := Examples.ReadFile("examples/lu-cluster-small.yaml")
-	f.Add(lu, "cluster.nodes=2\nnode.npus=4")
-	f.Add(lu, "program.machine=cloudbrain2\ncluster.nodes=2\nprogram.grid.p=4\nprogram.grid.q=4")
-	f.Add(lu, "node.hosts.cores=0\nmachine.core.buffers.L1=256KiB")
-	f.Add(lu, "program.fidelity=sampled\nprogram.n=1048576")
-	f.Add(lu, "host.cores=2")
-	f.Add(lu, "machine.host.cores=2")
-	f.Fuzz(func(t *testing.T, data []byte, sets string) {
+	f.Add(lu, "cluster.nodes=2\nnode.npus=4", false)
+	f.Add(lu, "program.machine=cloudbrain2\ncluster.nodes=2\nprogram.grid.p=4\nprogram.grid.q=4", false)
+	f.Add(lu, "node.hosts.cores=0\nmachine.core.buffers.L1=256KiB", false)
+	f.Add(lu, "program.fidelity=sampled\nprogram.n=1048576", false)
+	f.Add(lu, "host.cores=2", false)
+	f.Add(lu, "machine.host.cores=2", false)
+	f.Fuzz(func(t *testing.T, data []byte, sets string, ownNumerics bool) {
 		before := heapAllocated()
 		defer func() {
 			if n := heapAllocated() - before; n > fuzzAllocBound {
@@ -116,6 +122,13 @@ func FuzzProgramFile(f *testing.F) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		opts := Options{Numerics: NumericsOff, run: &RunHooks{Context: ctx}}
+		if ownNumerics {
+			// The file's numerics (values computed, inputs generated or
+			// read) under a host-memory bound well below fuzzAllocBound:
+			// a size whose values would not fit is refused by the
+			// estimate, before anything is allocated.
+			opts.Numerics, opts.MaxHostBytes = "", fuzzAllocBound/4
+		}
 		if sets != "" {
 			for _, s := range strings.Split(sets, "\n") {
 				o, err := machines.ParseOverride(s)
