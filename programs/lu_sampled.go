@@ -432,6 +432,7 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 	errs := make([]error, len(todo))
 	next := make(chan int)
 	var wg sync.WaitGroup
+	var finished atomic.Int64
 	chips := chipsAtOnce(float64(t.j.opts.maxHostBytes()), t.j.beside, t.j.chipBytes)
 	for range min(runtime.GOMAXPROCS(0), max(1, len(todo)), chips) {
 		wg.Add(1)
@@ -447,20 +448,73 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 				}
 				out[i], errs[i] = simulateKernelAlone(t.j, todo[i])
 				t.atOnce.leave()
+				finished.Add(1)
 			}
 		}()
 	}
-	for i := range todo {
-		next <- i
+	all := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(all)
+	}()
+	// The engine waits for these simulations (the first windows' at
+	// the 256-NPU point: 90 of its 130 s): the progress line goes on.
+	var tick <-chan time.Time
+	show := t.j.showSimulating(todo, &finished)
+	if show != nil {
+		tk := time.NewTicker(kernelsProgressEvery)
+		defer tk.Stop()
+		tick = tk.C
+	}
+	for i := 0; i < len(todo); {
+		select {
+		case next <- i:
+			i++
+		case <-tick:
+			show()
+		}
 	}
 	close(next)
-	wg.Wait()
+	for waiting := true; waiting; {
+		select {
+		case <-all:
+			waiting = false
+		case <-tick:
+			show()
+		}
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// kernelsProgressEvery is how often a cluster run shows its progress
+// line while its engine waits for kernels simulated alone.
+var kernelsProgressEvery = time.Second
+
+// showSimulating returns a function that shows the run's progress line
+// (RunHooks.Progress) under the stage "simulating N kernels alone (…)"
+// while todo's kernels are simulated (finished of them done), then gives
+// the meter back its stage; nil where the run shows no progress.
+func (j *luCluster) showSimulating(todo []luPending, finished *atomic.Int64) func() {
+	h := j.hooks
+	if h == nil || h.Progress == nil || h.Meter == nil || j.eng == nil {
+		return nil
+	}
+	start := time.Now()
+	what := fmt.Sprintf("%d kernels", len(todo))
+	if len(todo) == 1 {
+		what = "kernel " + todo[0].d.key.zone
+	}
+	return func() {
+		stage := h.Meter.stage
+		h.Meter.stage = fmt.Sprintf("simulating %s alone (%d done, %.0f s)", what, finished.Load(), time.Since(start).Seconds())
+		h.Progress(j.eng.Now(), j.eng.Events())
+		h.Meter.stage = stage
+	}
 }
 
 // luKernelSimulating, where not nil, is called with the zone of each

@@ -10,10 +10,12 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/cluster"
 	"github.com/davinci-sim/davinci-sim/report"
+	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 // newTestLUCluster builds (does not run) a cluster LU job.
@@ -382,5 +384,34 @@ func TestLUSampledKernelsStopInside(t *testing.T) {
 	_, err = Execute(f, Options{Overrides: mustSets(t, "program.n=8192")}, RunHooks{Context: ctx})
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "of simulated time") {
 		t.Fatalf("got %v, want the kernel's simulation stopped inside", err)
+	}
+}
+
+// While a sampled run's engine waits for kernels simulated alone (the
+// sampled windows' before it starts, a class's first kernels as they
+// come), its progress line goes on under the stage "simulating …
+// alone", and the meter has its own stage back after.
+func TestLUSampledKernelsProgress(t *testing.T) {
+	defer func(d time.Duration) { kernelsProgressEvery = d }(kernelsProgressEvery)
+	kernelsProgressEvery = time.Millisecond
+	f, err := Parse("lu.yaml", ".", []byte(luClusterSmall+"grid: {p: 2, q: 4}\nnumerics: off\nfidelity: sampled\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m WorkMeter
+	var stages []string
+	hooks := RunHooks{Meter: &m, ProgressEvery: 1 << 20, Progress: func(sim.Time, uint64) {
+		if s := m.Stage(); strings.HasPrefix(s, "simulating ") && strings.Contains(s, " alone (") {
+			stages = append(stages, s)
+		}
+	}}
+	if _, err := Execute(f, Options{Overrides: mustSets(t, "program.n=4096")}, hooks); err != nil {
+		t.Fatal(err)
+	}
+	if len(stages) == 0 {
+		t.Fatal("no progress line while the sampled kernels were simulated")
+	}
+	if s := m.Stage(); s != "" {
+		t.Errorf("the meter's stage after the run: %q, want the run's own (\"\")", s)
 	}
 }

@@ -702,6 +702,11 @@ func progressLine(m *programs.WorkMeter, now sim.Time, events uint64, wall, own 
 	line := fmt.Sprintf("simulated %v, %d events, %.1f s wall", now, events, wall.Seconds())
 	frac, ok := m.Fraction()
 	if !ok {
+		if m != nil && m.Stage() != "" {
+			// (what the run does before its work can be metered: a
+			// cluster's sampled kernels simulated before it starts)
+			return m.Stage() + "; " + line
+		}
 		return line
 	}
 	pct := fmt.Sprintf("%5.1f %% of %s", 100*frac, m.Of())
