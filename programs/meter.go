@@ -241,8 +241,9 @@ func (m *WorkMeter) begin(stage string) {
 }
 
 // watchFlops meters a run by flops, done and in all as flops reports
-// them (a cluster run, whose ranks' hosts add their tasks as they go),
-// of saying of what.
+// them (a cluster run, whose ranks' hosts add their tasks as they go), or
+// by another measure so reported (a sampled cluster run's iterations), of
+// saying of what.
 func (m *WorkMeter) watchFlops(of string, flops func() (done, total float64)) {
 	m.chip = nil
 	m.begin("")
