@@ -60,50 +60,34 @@ func TestWorkMeter(t *testing.T) {
 		t.Errorf("fast-forwarded GPU hgemm: fraction %v %v after skips %+v, want every block done", frac, ok, res.Stats.FastForward)
 	}
 	// A cluster run: its ranks' kernels' flops over the factorization's.
-	var cl WorkMeter
 	cf, err := ReadFile("examples/lu-cluster-small.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var worst float64
-	var points []uint64
-	var fracs []float64
-	cres, err := Execute(cf, Options{Numerics: NumericsOff, Overrides: mustSets(t, "program.n=8192", "program.nb=256")},
-		RunHooks{Meter: &cl, ProgressEvery: 1 << 14, Progress: func(_ sim.Time, events uint64) {
-			frac, _ := cl.Fraction()
-			points, fracs = append(points, events), append(fracs, frac)
-		}})
-	if err != nil {
-		t.Fatal(err)
+	var cl WorkMeter
+	fracs, shares := meteredShares(t, cf, &cl, 1<<14, "program.n=8192", "program.nb=256")
+	worst := 0.0
+	for i, share := range shares {
+		worst = max(worst, math.Abs(fracs[i]-share))
 	}
-	for i, e := range points {
-		worst = max(worst, math.Abs(fracs[i]-float64(e)/float64(cres.Report.Sim.Events)))
-	}
-	if frac, ok := cl.Fraction(); !ok || frac != 1 || !strings.HasPrefix(cl.Of(), "the factorization's flops (") || len(points) < 10 || worst > 0.15 {
-		t.Errorf("lu-cluster: fraction %v %v of %s, want all; %d progress points, the share strays %.3f from the events' at most (want within 0.15)", frac, ok, cl.Of(), len(points), worst)
+	if frac, ok := cl.Fraction(); !ok || frac != 1 || !strings.HasPrefix(cl.Of(), "the factorization's flops (") || len(shares) < 10 || worst > 0.15 {
+		t.Errorf("lu-cluster: fraction %v %v of %s, want all; %d progress points, the share strays %.3f from the events' at most (want within 0.15)", frac, ok, cl.Of(), len(shares), worst)
 	}
 	// Sampled: its iterations begun, which follow the events closer than
 	// the flops do (the trailing updates shrink, the iterations' events
-	// hardly: the flops' share strays 0.39 from the events' here, the iterations' 0.008).
+	// hardly: the flops' share strays 0.39 from the events' here, the
+	// iterations' 0.008).
 	var sm WorkMeter
-	points, fracs, worst = nil, nil, 0
+	fracs, shares = meteredShares(t, cf, &sm, 1<<10, "program.n=32768", "program.nb=256", "program.fidelity=sampled", "program.n_fusion=16")
+	worst = 0
 	var worstFlops float64
-	sres, err := Execute(cf, Options{Numerics: NumericsOff, Overrides: mustSets(t, "program.n=32768", "program.nb=256", "program.fidelity=sampled", "program.n_fusion=16")},
-		RunHooks{Meter: &sm, ProgressEvery: 1 << 11, Progress: func(_ sim.Time, events uint64) {
-			frac, _ := sm.Fraction()
-			points, fracs = append(points, events), append(fracs, frac)
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, e := range points {
-		share := float64(e) / float64(sres.Report.Sim.Events)
+	for i, share := range shares {
 		worst = max(worst, math.Abs(fracs[i]-share))
 		x := 1 - fracs[i] // (the flops' share of the iterations begun, as n³ goes)
 		worstFlops = max(worstFlops, math.Abs(1-x*x*x-share))
 	}
-	if frac, ok := sm.Fraction(); !ok || frac != 1 || !strings.HasPrefix(sm.Of(), "the factorization's 128 iterations (") || len(points) < 10 || worst > 0.05 {
-		t.Errorf("lu-cluster sampled: fraction %v %v of %s, want all; %d progress points, the share strays %.3f from the events' at most (want within 0.05; the flops' %.3f)", frac, ok, sm.Of(), len(points), worst, worstFlops)
+	if frac, ok := sm.Fraction(); !ok || frac != 1 || !strings.HasPrefix(sm.Of(), "the factorization's 128 iterations (") || len(shares) < 10 || worst > 0.05 {
+		t.Errorf("lu-cluster sampled: fraction %v %v of %s, want all; %d progress points, the share strays %.3f from the events' at most (want within 0.05; the flops' %.3f)", frac, ok, sm.Of(), len(shares), worst, worstFlops)
 	}
 	t.Logf("sampled: iterations' share within %.3f of the events', the flops' within %.3f", worst, worstFlops)
 	var lu WorkMeter
@@ -221,4 +205,24 @@ func TestFunctionalProgressByTheClock(t *testing.T) {
 			t.Errorf("numerics %s, context %v: %d progress calls", c.numerics, c.ctx != nil, calls)
 		}
 	}
+}
+
+// meteredShares runs f (numerics off, with sets) metered by m, a progress
+// line every `every` events, and returns the meter's share at each line
+// and the events' share of the run there.
+func meteredShares(t *testing.T, f *File, m *WorkMeter, every uint64, sets ...string) (fracs, shares []float64) {
+	t.Helper()
+	var points []uint64
+	res, err := Execute(f, Options{Numerics: NumericsOff, Overrides: mustSets(t, sets...)},
+		RunHooks{Meter: m, ProgressEvery: every, Progress: func(_ sim.Time, events uint64) {
+			frac, _ := m.Fraction()
+			points, fracs = append(points, events), append(fracs, frac)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range points {
+		shares = append(shares, float64(e)/float64(res.Report.Sim.Events))
+	}
+	return fracs, shares
 }
