@@ -342,8 +342,8 @@ func (c *Chip) HostFlops() (done, total float64) {
 // the tasks ahead of each host).
 const forgetSlack = 64
 
-// compact drops the carried-out tasks once they are most of the list
-// (copying the rest: as many tasks as were dropped at most, so each task
+// compact drops the carried-out tasks once they are at least half the
+// list and at least forgetSlack (copying the rest: as many tasks as were dropped at most, so each task
 // is copied once on average).
 func (h *Host) compact() {
 	if !h.forget || h.pc < forgetSlack || 2*h.pc < len(h.tasks) {

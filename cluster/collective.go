@@ -352,6 +352,9 @@ func (n *Network) flat(op Op, algo Algo, idx []int32, root int, bytes int64) (le
 //     not a power of two, else HD (S2).
 //   - hosts (MPI): Broadcast uses collectives.host_bcast (binomial = HD); the others HD on a
 //     power-of-two count, else Ring.
+//
+// It marks the group in the network's scratch: not safe beside another call on the same Network
+// (as the network's other methods; the engine's goroutine makes them all).
 func (n *Network) Plan(op Op, algo Algo, group []Endpoint, root int) (Plan, error) {
 	if op < Broadcast || op > Scatter {
 		return Plan{}, fmt.Errorf("cluster: unknown collective op %d", int(op))

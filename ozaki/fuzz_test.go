@@ -51,6 +51,17 @@ func FuzzSlice(f *testing.F) {
 func FuzzPlan(f *testing.F) {
 	f.Add([]byte{2, 3, 2, 53, 2, 0}, uint8(8))
 	f.Add([]byte{1, 1, 1, 200, 0, 1, 0xff, 0xf0, 0, 0, 0, 0, 0, 0}, uint8(1))
+	// α = 0.75 and β = −2 over a C0 (data[4] bits 2 and 3), on 2 and 3
+	// workers (blk / 9): the epilogue and the workers checked without
+	// fuzzing too.
+	withValues := func(head []byte, n int) []byte {
+		for i := range n {
+			head = binary.LittleEndian.AppendUint64(head, math.Float64bits(float64(i%7)*0.37-1))
+		}
+		return head
+	}
+	f.Add(withValues([]byte{2, 3, 2, 53, 12, 0}, 27), uint8(20)) // 3×3×3: A, B and C0
+	f.Add(withValues([]byte{3, 4, 1, 60, 13, 1}, 34), uint8(27)) // 4×4×2
 	f.Fuzz(func(t *testing.T, data []byte, blk uint8) {
 		if len(data) < 6 {
 			return

@@ -32,9 +32,10 @@ const fuzzAllocBound = 512 << 20
 // FuzzProgramFile feeds arbitrary YAML and --set lines to the program
 // parser and the kinds' parameter decoding and validation as Execute
 // checks them (timing only, or with ownNumerics the file's numerics under
-// a host-memory bound of fuzzAllocBound/4, which the run's estimate must
-// enforce before it allocates; on a cluster or node description the
-// cluster build), and walks the start of the
+// a host-memory bound of fuzzAllocBound/4 — a model or values beyond it
+// refused, as run refuses them, and what the run allocates held to
+// fuzzAllocBound: an estimate short by 4× or more fails; on a cluster or
+// node description the cluster build), and walks the start of the
 // streams they generate — a core's, or a grid's first and last block's
 // (a build that simulates, scheme auto's, stops after 5 s):
 // it must never panic, only return errors of a line a violation, each

@@ -458,7 +458,8 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 		close(all)
 	}()
 	// The engine waits for these simulations (the first windows' at
-	// the 256-NPU point: 90 of its 130 s): the progress line goes on.
+	// the 256-NPU point: ~90 s of its 133 s on a busy hour, 2026-12-04):
+	// the progress line goes on.
 	var tick <-chan time.Time
 	show := t.j.showSimulating(todo, &finished)
 	if show != nil {
