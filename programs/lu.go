@@ -670,16 +670,28 @@ func showGoldenWait(h *RunHooks, gw *luGoldenWork, n int, eng *sim.Engine) {
 	}
 	nf := float64(n)
 	all := 2.0 / 3 * nf * nf * nf
-	h.Meter.watchFlops("its flops (2/3·n³)", func() (float64, float64) { return float64(gw.flops.Load()), all })
+	h.Meter.watch("its flops (2/3·n³)", "flops", func() (float64, float64) { return float64(gw.flops.Load()), all })
 	h.Meter.stage = "golden model"
-	tick := time.NewTicker(goldenProgressEvery)
+	waitShowing(gw.side.done, goldenProgressEvery, func() { h.Progress(eng.Now(), eng.Events()) })
+}
+
+// waitShowing waits until done is closed, calling show every `every`
+// meanwhile (nil show: none): a run's progress line while its engine
+// waits for work done beside it (a golden model, kernels simulated
+// alone).
+func waitShowing[T any](done <-chan T, every time.Duration, show func()) {
+	if show == nil {
+		<-done
+		return
+	}
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		select {
-		case <-gw.side.done:
+		case <-done:
 			return
 		case <-tick.C:
-			h.Progress(eng.Now(), eng.Events())
+			show()
 		}
 	}
 }

@@ -588,7 +588,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 		// every progress line, where the flops done (the trailing updates
 		// shrink as n³) made the time left a third of what it was.
 		nbk := float64(j.pl.nbk)
-		hooks.Meter.watchFlops(fmt.Sprintf("the factorization's %d iterations (%d ranks)", j.pl.nbk, len(j.ranks)), func() (done, all float64) {
+		hooks.Meter.watch(fmt.Sprintf("the factorization's %d iterations (%d ranks)", j.pl.nbk, len(j.ranks)), "iterations", func() (done, all float64) {
 			return float64(j.itersBegun), nbk
 		})
 	case hooks.Meter != nil:
@@ -597,7 +597,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 		// launch is not known ahead; their kernels' flops come to it
 		// within 1.2 % at n = 16384 on a node, 0.6 % at 32768).
 		total := luFactorFlops(float64(j.p.N))
-		hooks.Meter.watchFlops(fmt.Sprintf("the factorization's flops (%d ranks)", len(j.ranks)), func() (done, all float64) {
+		hooks.Meter.watch(fmt.Sprintf("the factorization's flops (%d ranks)", len(j.ranks)), "flops", func() (done, all float64) {
 			for _, r := range j.ranks {
 				d, _ := r.chip.HostFlops()
 				done += d

@@ -452,6 +452,12 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 			}
 		}()
 	}
+	go func() {
+		for i := range todo {
+			next <- i
+		}
+		close(next)
+	}()
 	all := make(chan struct{})
 	go func() {
 		wg.Wait()
@@ -460,30 +466,7 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 	// The engine waits for these simulations (the first windows' at
 	// the 256-NPU point: ~90 s of its 133 s on a busy hour, 2026-12-04):
 	// the progress line goes on.
-	var tick <-chan time.Time
-	show := t.j.showSimulating(todo, &finished)
-	if show != nil {
-		tk := time.NewTicker(kernelsProgressEvery)
-		defer tk.Stop()
-		tick = tk.C
-	}
-	for i := 0; i < len(todo); {
-		select {
-		case next <- i:
-			i++
-		case <-tick:
-			show()
-		}
-	}
-	close(next)
-	for waiting := true; waiting; {
-		select {
-		case <-all:
-			waiting = false
-		case <-tick:
-			show()
-		}
-	}
+	waitShowing(all, kernelsProgressEvery, t.j.showSimulating(todo, &finished))
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

@@ -47,10 +47,11 @@ type WorkMeter struct {
 	// was given its run.
 	stage   string
 	started time.Time
-	// flops, when not nil, measures the run instead (watchFlops), and
-	// flopsOf says of what.
-	flops   func() (done, total float64)
-	flopsOf string
+	// measure, when not nil, measures the run instead (watch): in
+	// measureUnit (flops, iterations), measureOf saying of what.
+	measure     func() (done, total float64)
+	measureOf   string
+	measureUnit string
 	// chip is the run's chip: with a host program its tasks are the
 	// measure, with grids its finished and skipped blocks.
 	chip *arch.Chip
@@ -78,8 +79,9 @@ func (m *WorkMeter) follow(s *WorkMeter) {
 }
 
 // Unit names what Total counts: "instructions", "blocks" for grids,
-// "host tasks" for host-driven programs, "flops" for a run metered by
-// flops alone (watchFlops; Total is then 0: Of says what the share is of).
+// "host tasks" for host-driven programs, the unit a run metered by a
+// measure of its own counts in ("flops", "iterations": watch; Total is
+// then 0, Of says what the share is of).
 func (m *WorkMeter) Unit() string {
 	m = m.read()
 	switch {
@@ -87,8 +89,8 @@ func (m *WorkMeter) Unit() string {
 		return "host tasks"
 	case m.grids():
 		return "blocks"
-	case m.flops != nil:
-		return "flops"
+	case m.measure != nil:
+		return m.measureUnit
 	}
 	return "instructions"
 }
@@ -98,8 +100,8 @@ func (m *WorkMeter) Unit() string {
 // whether it is known.
 func (m *WorkMeter) Fraction() (float64, bool) {
 	m = m.read()
-	if m != nil && m.flops != nil {
-		d, t := m.flops()
+	if m != nil && m.measure != nil {
+		d, t := m.measure()
 		if t <= 0 {
 			return 0, false
 		}
@@ -216,8 +218,8 @@ func (m *WorkMeter) attachGrids(prog *isa.Program) {
 // kernels' flops, "the flops of 1146 host tasks".
 func (m *WorkMeter) Of() string {
 	m = m.read()
-	if m.flops != nil {
-		return m.flopsOf
+	if m.measure != nil {
+		return m.measureOf
 	}
 	if m.hosted() {
 		if _, ft := m.chip.HostFlops(); ft > 0 {
@@ -236,18 +238,18 @@ func (m *WorkMeter) begin(stage string) {
 	m.follow(nil)
 	m.issued.Store(0)
 	m.total, m.weights, m.work = 0, m.weights[:0], 0
-	m.flops, m.flopsOf = nil, ""
+	m.measure, m.measureOf, m.measureUnit = nil, "", ""
 	m.stage, m.started = stage, time.Now()
 }
 
-// watchFlops meters a run by flops, done and in all as flops reports
-// them (a cluster run, whose ranks' hosts add their tasks as they go), or
-// by another measure so reported (a sampled cluster run's iterations), of
-// saying of what.
-func (m *WorkMeter) watchFlops(of string, flops func() (done, total float64)) {
+// watch meters a run by a measure of its own, done and in all as measure
+// reports them, counted in unit ("flops": a cluster run's ranks' kernels,
+// whose hosts add their tasks as they go; "iterations": a sampled cluster
+// run's), of saying of what.
+func (m *WorkMeter) watch(of, unit string, measure func() (done, total float64)) {
 	m.chip = nil
 	m.begin("")
-	m.flops, m.flopsOf = flops, of
+	m.measure, m.measureOf, m.measureUnit = measure, of, unit
 }
 
 // Stage says what the run metered is for where it is not the program's

@@ -70,7 +70,7 @@ func TestWorkMeter(t *testing.T) {
 	for i, share := range shares {
 		worst = max(worst, math.Abs(fracs[i]-share))
 	}
-	if frac, ok := cl.Fraction(); !ok || frac != 1 || !strings.HasPrefix(cl.Of(), "the factorization's flops (") || len(shares) < 10 || worst > 0.15 {
+	if frac, ok := cl.Fraction(); !ok || frac != 1 || !strings.HasPrefix(cl.Of(), "the factorization's flops (") || cl.Unit() != "flops" || len(shares) < 10 || worst > 0.15 {
 		t.Errorf("lu-cluster: fraction %v %v of %s, want all; %d progress points, the share strays %.3f from the events' at most (want within 0.15)", frac, ok, cl.Of(), len(shares), worst)
 	}
 	// Sampled: its iterations begun, which follow the events closer than
@@ -86,7 +86,7 @@ func TestWorkMeter(t *testing.T) {
 		x := 1 - fracs[i] // (the flops' share of the iterations begun, as n³ goes)
 		worstFlops = max(worstFlops, math.Abs(1-x*x*x-share))
 	}
-	if frac, ok := sm.Fraction(); !ok || frac != 1 || !strings.HasPrefix(sm.Of(), "the factorization's 128 iterations (") || len(shares) < 10 || worst > 0.05 {
+	if frac, ok := sm.Fraction(); !ok || frac != 1 || !strings.HasPrefix(sm.Of(), "the factorization's 128 iterations (") || sm.Unit() != "iterations" || len(shares) < 10 || worst > 0.05 {
 		t.Errorf("lu-cluster sampled: fraction %v %v of %s, want all; %d progress points, the share strays %.3f from the events' at most (want within 0.05; the flops' %.3f)", frac, ok, sm.Of(), len(shares), worst, worstFlops)
 	}
 	t.Logf("sampled: iterations' share within %.3f of the events', the flops' within %.3f", worst, worstFlops)
