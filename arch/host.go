@@ -343,8 +343,8 @@ func (c *Chip) HostFlops() (done, total float64) {
 const forgetSlack = 64
 
 // compact drops the carried-out tasks once they are at least half the
-// list and at least forgetSlack (copying the rest: as many tasks as were dropped at most, so each task
-// is copied once on average).
+// list and at least forgetSlack (copying the rest: at most as many tasks
+// as it drops, so a task is copied once on average).
 func (h *Host) compact() {
 	if !h.forget || h.pc < forgetSlack || 2*h.pc < len(h.tasks) {
 		return
