@@ -38,11 +38,15 @@ type Host struct {
 	end   sim.Time
 
 	kernels    []*Kernel
-	forget     bool        // drop carried-out tasks and finished kernels (Forget)
-	unfinished int         // launched kernels not finished yet
-	pending    []*Kernel   // launched, not yet started (launch order)
-	queue      [][]*Kernel // per core: launched kernels not yet started, in order
-	running    []*Kernel   // per core: the kernel the core runs, or nil
+	forget     bool // drop carried-out tasks and finished kernels (Forget)
+	unfinished int  // launched kernels not finished yet
+	// changes counts the host's kernels finished and its kernels whose
+	// last dependency finished (tryStart: did starting a kernel change
+	// what it scanned?).
+	changes uint64
+	pending []*Kernel   // launched, not yet started (launch order)
+	queue   [][]*Kernel // per core: launched kernels not yet started, in order
+	running []*Kernel   // per core: the kernel the core runs, or nil
 
 	stage map[string]sim.Time
 	obs   HostObserver // the run's observer, if it watches the host
@@ -99,16 +103,24 @@ type Kernel struct {
 	// (e.g. to read its results back from GM in a functional run).
 	OnFinish func()
 
-	stream   func(core int) isa.Stream
-	timed    func() (sim.Time, error) // a timed kernel: its duration, asked when it starts
-	grid     *isa.Grid                // a kernel grid (GPU kinds): its CTAs go to the chip's block scheduler
-	op       func(done func()) error  // an operation outside the chip in stream order (Enqueue): its begin
-	outside  bool                     // an operation outside the chip (Enqueue), not a kernel
-	deps     []*Kernel
-	left     int
-	enqueued bool
-	started  bool
-	done     bool
+	stream  func(core int) isa.Stream
+	timed   func() (sim.Time, error) // a timed kernel: its duration, asked when it starts
+	grid    *isa.Grid                // a kernel grid (GPU kinds): its CTAs go to the chip's block scheduler
+	op      func(done func()) error  // an operation outside the chip in stream order (Enqueue): its begin
+	outside bool                     // an operation outside the chip (Enqueue), not a kernel
+	deps    []*Kernel                // the kernels in after (Launch), kept until it starts to say what it waits for
+	// unmet counts the kernels in deps not yet done; dependents are the
+	// kernels launched after this one and not started that count it
+	// there (ready reads the count: not every dependency's done flag
+	// each time the host looks at its pending kernels, a memory miss
+	// each among thousands of ranks' kernels).
+	unmet      int32
+	dependents []*Kernel
+	host       *Host // the host that launched it
+	left       int
+	enqueued   bool
+	started    bool
+	done       bool
 }
 
 // Done reports whether the kernel has finished.
@@ -204,10 +216,14 @@ func (h *Host) Call(stage string, fn func() error) {
 // instruction stream, generated when the kernel starts. The kernel starts
 // after the kernels in after have finished and its cores are free.
 func (h *Host) Launch(name, zone string, cores []int, stream func(core int) isa.Stream, after ...*Kernel) *Kernel {
-	k := &Kernel{Name: name, Zone: zone, Cores: cores, stream: stream}
+	k := &Kernel{Name: name, Zone: zone, Cores: cores, stream: stream, host: h}
 	for _, d := range after {
 		if d != nil {
 			k.deps = append(k.deps, d)
+			if !d.done {
+				d.dependents = append(d.dependents, k)
+				k.unmet++
+			}
 		}
 	}
 	dur := sim.CeilPS(h.chip.M.Host.LaunchNS * 1e3)
@@ -468,27 +484,33 @@ func (h *Host) observe(t *hostTask, end sim.Time) {
 
 // tryStart starts every pending kernel whose dependencies are done and whose
 // cores are free and have it next in launch order.
+//
+// Starting a kernel makes no kernel before it in pending ready (it takes
+// cores, and one launched earlier on a core it uses is ahead of it there),
+// so the scan goes on after it — unless a kernel finished meanwhile (one
+// on no cores finishes as it starts, and the nested tryStart changed
+// pending) or one's last dependency did: then it starts over. Either way
+// the kernels start in the order rescanning from the first after every
+// start gives.
 func (h *Host) tryStart(now sim.Time) {
-	for progress := true; progress; {
-		progress = false
-		for i := 0; i < len(h.pending); i++ {
-			k := h.pending[i]
-			if !h.ready(k) {
-				continue
-			}
-			h.pending = append(h.pending[:i], h.pending[i+1:]...)
-			h.startKernel(k, now)
-			progress = true
-			break
+	for i := 0; i < len(h.pending); {
+		k := h.pending[i]
+		if !h.ready(k) {
+			i++
+			continue
+		}
+		h.pending = append(h.pending[:i], h.pending[i+1:]...)
+		changes := h.changes
+		h.startKernel(k, now)
+		if h.changes != changes {
+			i = 0
 		}
 	}
 }
 
 func (h *Host) ready(k *Kernel) bool {
-	for _, d := range k.deps {
-		if !d.done {
-			return false
-		}
+	if k.unmet > 0 {
+		return false
 	}
 	for _, core := range k.Cores {
 		if h.running[core] != nil || len(h.queue[core]) == 0 || h.queue[core][0] != k {
@@ -573,6 +595,13 @@ func (h *Host) coreDone(core int, now sim.Time) {
 
 func (h *Host) kernelDone(k *Kernel, now sim.Time) {
 	k.done, k.Finished = true, now
+	h.changes++
+	for _, w := range k.dependents {
+		if w.unmet--; w.unmet == 0 {
+			w.host.changes++
+		}
+	}
+	k.dependents = nil
 	h.unfinished--
 	h.doneFlops += k.Flops
 	if k.OnFinish != nil {
