@@ -93,6 +93,7 @@ type Network struct {
 
 	active   []*flow
 	arrivals []*flow
+	free     []*flow // delivered flows, for newFlow to reuse
 	last     sim.Time
 	waker    *sim.Waker
 
@@ -137,7 +138,8 @@ type flow struct {
 	rate     float64 // bytes per picosecond
 	fin      sim.Time
 	lat      sim.Time
-	done     func(sim.Time)
+	h        sim.Handler // called with arg at the delivery
+	arg      int64
 	frozen   bool
 	epoch    uint64 // the share that last visited the flow
 }
@@ -386,6 +388,15 @@ func (n *Network) PathCost(src, dst Endpoint) (alpha sim.Time, beta float64, err
 // event, never from inside Transfer). It returns an error for an endpoint outside the topology or
 // negative bytes; nothing is scheduled then.
 func (n *Network) Transfer(src, dst Endpoint, bytes int64, done func(sim.Time)) error {
+	if done == nil {
+		done = func(sim.Time) {}
+	}
+	return n.send(src, dst, bytes, delivery(done), 0)
+}
+
+// send is Transfer calling h.Handle(delivery time, arg) at the delivery:
+// a collective's transfers name their run and index, not a closure each.
+func (n *Network) send(src, dst Endpoint, bytes int64, h sim.Handler, arg int64) error {
 	if bytes < 0 {
 		return fmt.Errorf("cluster: transfer %v→%v of %d bytes: must be ≥ 0", src, dst, bytes)
 	}
@@ -399,21 +410,30 @@ func (n *Network) Transfer(src, dst Endpoint, bytes int64, done func(sim.Time)) 
 		lat = sim.Add(lat, n.links[l].Latency)
 		n.moved[l] += float64(bytes)
 	}
-	if done == nil {
-		done = func(sim.Time) {}
-	}
 	now := n.eng.Now()
 	if bytes == 0 || len(r) == 0 {
-		n.eng.At(sim.Add(now, lat), 0, delivery(done), 0)
+		n.eng.At(sim.Add(now, lat), 0, h, arg)
 		return nil
 	}
-	f := &flow{src: -1, dst: -1, route: r, bytes: bytes, rem: float64(bytes), lat: lat, done: done}
+	f := n.newFlow()
+	*f = flow{src: -1, dst: -1, route: r, bytes: bytes, rem: float64(bytes), lat: lat, h: h, arg: arg}
 	if src.Kind == KindNPU && dst.Kind == KindNPU {
 		f.src, f.dst = n.id(src), n.id(dst)
 	}
 	n.arrivals = append(n.arrivals, f)
 	n.waker.Wake(now)
 	return nil
+}
+
+// newFlow returns a delivered flow to reuse, or a new one: a cluster run
+// moves a billion transfers, each a flow allocated afresh before.
+func (n *Network) newFlow() *flow {
+	if k := len(n.free); k > 0 {
+		f := n.free[k-1]
+		n.free = n.free[:k-1]
+		return f
+	}
+	return &flow{}
 }
 
 // process advances the fluid model to now: drains bytes at the current rates, delivers the flows
@@ -429,8 +449,9 @@ func (n *Network) process(now sim.Time, _ int64) {
 	k := 0
 	for _, f := range n.active {
 		if f.fin <= now {
-			n.eng.At(sim.Add(now, f.lat), 0, delivery(f.done), 0)
+			n.eng.At(sim.Add(now, f.lat), 0, f.h, f.arg)
 			n.leave(f)
+			n.free = append(n.free, f) // (nothing holds it now: scratch lists are refilled before use)
 			changed = true
 			continue
 		}
