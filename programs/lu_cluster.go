@@ -1450,8 +1450,11 @@ func (j *luCluster) launch(r *luRank, name string, cores []int, stream func(core
 			k = r.h.Launch(name, d.key.zone, cores, stream, after...)
 			return
 		}
+		p := luPending{d: d, cores: cores, stream: stream}
+		id := j.timer.queue(p)
 		k = r.h.LaunchTimed(name, d.key.zone, cores, func() (sim.Time, error) {
-			return j.timer.duration(r, luPending{d: d, cores: cores, stream: stream})
+			j.timer.started(id)
+			return j.timer.duration(r, p)
 		}, after...)
 	})
 	k.OnFinish = func() { j.kernelFinished(r, k) }

@@ -2,6 +2,7 @@ package programs
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -287,8 +288,16 @@ type luKernelTimer struct {
 
 	launches, exactLaunches, predicted, onUse int
 	simWall                                   time.Duration
-	atOnce                                    liveCount           // kernels being simulated
-	rankPred                                  []map[luGap]float64 // per rank: predicted seconds per gap
+
+	// queued holds, by launch number, the kernels launched and not yet
+	// started that would be simulated alone if they started now; spec
+	// the times of such kernels simulated beside one asked for (see
+	// simulateOnUse), until they are asked for themselves.
+	queued   map[int64]luPending
+	launched int64
+	spec     map[luKernelKey]luKernelRun
+	atOnce   liveCount           // kernels being simulated
+	rankPred []map[luGap]float64 // per rank: predicted seconds per gap
 }
 
 // liveCount counts what is live at once (the chips of kernels simulated
@@ -309,7 +318,8 @@ func (c *liveCount) enter() {
 func (c *liveCount) leave() { c.n.Add(-1) }
 
 func newLUKernelTimer(j *luCluster, predict bool) *luKernelTimer {
-	t := &luKernelTimer{j: j, predict: predict, exact: map[luKernelKey]luKernelRun{}, classes: map[luKernelKey]*luClass{}}
+	t := &luKernelTimer{j: j, predict: predict, exact: map[luKernelKey]luKernelRun{}, classes: map[luKernelKey]*luClass{},
+		queued: map[int64]luPending{}, spec: map[luKernelKey]luKernelRun{}}
 	if predict {
 		t.rankPred = make([]map[luGap]float64, j.P*j.Q)
 		for i := range t.rankPred {
@@ -426,6 +436,18 @@ func chipsAtOnce(bound, other, per float64) int {
 // its host memory holds (chipsAtOnce) —; the times do not depend on how
 // they are spread.
 func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
+	out, errs := t.simulateEach(todo)
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// simulateEach is simulateAll returning each kernel's error (nil: its
+// time is in its place).
+func (t *luKernelTimer) simulateEach(todo []luPending) ([]luKernelRun, []error) {
 	start := time.Now()
 	defer func() { t.simWall += time.Since(start) }()
 	out := make([]luKernelRun, len(todo))
@@ -467,12 +489,7 @@ func (t *luKernelTimer) simulateAll(todo []luPending) ([]luKernelRun, error) {
 	// the 256-NPU point: ~90 s of its 133 s on a busy hour, 2026-12-04):
 	// the progress line goes on.
 	waitShowing(all, kernelsProgressEvery, t.j.showSimulating(todo, &finished))
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return out, errs
 }
 
 // kernelsProgressEvery is how often a cluster run shows its progress
@@ -553,16 +570,16 @@ func (t *luKernelTimer) duration(r *luRank, p luPending) (sim.Time, error) {
 	}
 	cl := p.d.class()
 	c := t.classes[cl]
-	if !t.predict || c == nil || len(c.base) < 2 || p.d.base <= 0 {
-		runs, err := t.simulateAll([]luPending{p})
+	if t.simulates(p.d) {
+		run, err := t.simulateOnUse(p)
 		if err != nil {
 			return 0, err
 		}
 		t.onUse++
 		t.exactLaunches++
-		t.record(p.d, runs[0])
-		t.dynamic.addScaled(runs[0].dynamic, 1)
-		return runs[0].dur, nil
+		t.record(p.d, run)
+		t.dynamic.addScaled(run.dynamic, 1)
+		return run.dur, nil
 	}
 	ratio, energy, gap := c.predict(p.d.base)
 	sec := float64(p.d.base * ratio) // rounded: added to rankPred below
@@ -577,6 +594,106 @@ func (t *luKernelTimer) duration(r *luRank, p luPending) (sim.Time, error) {
 		a.add(r.id, sec, runs[0].dur.Seconds())
 	}
 	return sim.CeilPS(sec * 1e12), nil
+}
+
+// simulates reports whether kernel d, starting now, is simulated alone
+// (on use): its key not simulated yet and, at fidelity sampled, its class
+// without two points of different base times to predict it from (or a
+// kernel without a base time).
+func (t *luKernelTimer) simulates(d luKernelDesc) bool {
+	if _, ok := t.exact[d.key]; ok {
+		return false
+	}
+	c := t.classes[d.class()]
+	return !t.predict || c == nil || len(c.base) < 2 || d.base <= 0
+}
+
+// queue notes a kernel launched (its launch task appended by its rank's
+// program: it has not started) and returns its launch number, for started.
+func (t *luKernelTimer) queue(p luPending) int64 {
+	t.launched++
+	if t.simulates(p.d) {
+		t.queued[t.launched] = p
+	}
+	return t.launched
+}
+
+// started notes that the kernel of launch number id starts.
+func (t *luKernelTimer) started(id int64) { delete(t.queued, id) }
+
+// luSimulateBeside, when false, makes simulateOnUse simulate the kernel
+// asked for alone (a test's reference); luBesideUsed, where not nil, is
+// called whenever a kernel simulated beside another is used.
+var (
+	luSimulateBeside = true
+	luBesideUsed     func()
+)
+
+// simulateOnUse returns the time of kernel p, starting now and to be
+// simulated alone, while the engine waits. Alone, such kernels came one at
+// a time on one CPU (at the 256-NPU point 359 of them in the last
+// window, a third of the run's wall time); so the kernels already
+// launched that would be simulated too if they started now — by the same
+// rule, counting the points those before them in launch order would add
+// to their classes — are simulated beside it, spread over the CPUs, and
+// kept until they are asked for. A kernel's time does not depend on what
+// is simulated beside it, and one kept is used only when the rule asks
+// for its simulation: the run's outputs are those of simulating each on
+// use; one never asked for (its class predicted by then) costs CPU time
+// only. A kept one's error is left for its own simulation on use.
+func (t *luKernelTimer) simulateOnUse(p luPending) (luKernelRun, error) {
+	if run, ok := t.spec[p.d.key]; ok {
+		delete(t.spec, p.d.key)
+		if luBesideUsed != nil {
+			luBesideUsed()
+		}
+		return run, nil
+	}
+	todo := []luPending{p}
+	if !luSimulateBeside {
+		runs, errs := t.simulateEach(todo)
+		return runs[0], errs[0]
+	}
+	keys := map[luKernelKey]bool{p.d.key: true}
+	bases := map[luKernelKey][]float64{} // per class: its points' base times and those of todo
+	addBase := func(d luKernelDesc) {
+		cl := d.class()
+		b, ok := bases[cl]
+		if !ok && t.classes[cl] != nil {
+			b = slices.Clone(t.classes[cl].base)
+		}
+		if d.base > 0 && !slices.Contains(b, d.base) {
+			b = append(b, d.base)
+		}
+		bases[cl] = b
+	}
+	addBase(p.d)
+	ids := slices.Sorted(maps.Keys(t.queued))
+	for _, id := range ids {
+		q := t.queued[id]
+		if keys[q.d.key] || !t.simulates(q.d) {
+			continue
+		}
+		if _, ok := t.spec[q.d.key]; ok {
+			continue
+		}
+		if b, ok := bases[q.d.class()]; t.predict && ok && len(b) >= 2 && q.d.base > 0 {
+			continue // predicted from the points todo adds
+		}
+		keys[q.d.key] = true
+		todo = append(todo, q)
+		addBase(q.d)
+	}
+	runs, errs := t.simulateEach(todo)
+	if errs[0] != nil {
+		return luKernelRun{}, errs[0]
+	}
+	for i := 1; i < len(todo); i++ {
+		if errs[i] == nil {
+			t.spec[todo[i].d.key] = runs[i]
+		}
+	}
+	return runs[0], nil
 }
 
 // luSamplingAudit sums, per rank, the predicted times of a sampled
