@@ -29,7 +29,8 @@ func heapAllocated() uint64 {
 // allocation, not after it.
 const fuzzAllocBound = 512 << 20
 
-// FuzzProgramFile feeds arbitrary YAML and --set lines to the program
+// FuzzProgramFile feeds arbitrary YAML and --set lines (one a line, \x1e in
+// a line a newline in its value) to the program
 // parser and the kinds' parameter decoding and validation as Execute
 // checks them (timing only, or with ownNumerics the file's numerics under
 // a host-memory bound of fuzzAllocBound/4 — a model or values beyond it
@@ -98,6 +99,12 @@ func FuzzProgramFile(f *testing.F) {
 	f.Add(lu, "program.fidelity=sampled\nprogram.n=1048576", false)
 	f.Add(lu, "host.cores=2", false)
 	f.Add(lu, "machine.host.cores=2", false)
+	// --set values holding a newline (\x1e, above).
+	f.Add(hgemm, "program.m=64\x1e128", false)
+	f.Add(hgemm, "program.tiling={bm: 64,\x1e bn: 0}", false)
+	f.Add(hgemm, "machine.core.buffers.L1=512KiB\x1e# comment", false)
+	f.Add(hgemm, "program.m=|\x1e  64", false)
+	f.Add(lu, "cluster.fabric.port_bandwidth=12.5GB/s\x1e\x1ex", false)
 	f.Fuzz(func(t *testing.T, data []byte, sets string, ownNumerics bool) {
 		before := heapAllocated()
 		defer func() {
@@ -132,7 +139,9 @@ func FuzzProgramFile(f *testing.F) {
 		}
 		if sets != "" {
 			for _, s := range strings.Split(sets, "\n") {
-				o, err := machines.ParseOverride(s)
+				// (within a line, \x1e stands for a newline: a --set
+				// value may hold one, as the shell passes it)
+				o, err := machines.ParseOverride(strings.ReplaceAll(s, "\x1e", "\n"))
 				if err != nil {
 					oneLine(err) // (as run refuses it)
 					return
