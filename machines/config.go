@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/go-viper/mapstructure/v2"
@@ -392,7 +393,18 @@ type Override struct{ Path, Value string }
 
 // String is the override as messages quote it: its path and value each
 // clipped to maxValueEcho bytes (Full gives it whole).
-func (o Override) String() string { return clipValue(o.Path) + "=" + clipValue(o.Value) }
+func (o Override) String() string { return echoValue(o.Path) + "=" + echoValue(o.Value) }
+
+// echoValue is v as a message quotes it: clipped (clipValue), and in Go's
+// double quotes with escapes when it holds a control character — a
+// newline in a --set value must not split the message's one line.
+func echoValue(v string) string {
+	v = clipValue(v)
+	if strings.ContainsFunc(v, unicode.IsControl) {
+		return strconv.Quote(v)
+	}
+	return v
+}
 
 // Full returns the override as given, "path=value" (report.json records
 // it so).
