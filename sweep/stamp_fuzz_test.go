@@ -18,6 +18,8 @@ func FuzzYAMLContent(f *testing.F) {
 	f.Add([]byte(tinyProgram))
 	f.Add([]byte("# c\nm:   256   # rows\ns: \"256\"\nt: '1e3'\ntiling: {bm: 64, x: [1, 2]}\n"))
 	f.Add([]byte("a: &x [1, *x]\n---\nb: !!str 3\n"))
+	f.Add([]byte("base: &b {m: 256, tiling: {bm: 64}}\nrun:\n  <<: *b\n  n: *b\nlist: [&v 1, *v, {*v : 2}]\n"))
+	f.Add([]byte("a: &k key\n*k : 1\nb: &s !!str 12\nc: *s\n"))
 	f.Add([]byte("key: |\n  text\n  # not a comment\n"))
 	f.Add([]byte("{"))
 	f.Add([]byte("kind: emulated-gemm\nmachine: a100 # m\nscheme:\n  name: mine\n  pieces: [{format: fp16, rounding: rne}, {format: fp16, scale: 11}]\n" +
@@ -32,8 +34,8 @@ func FuzzYAMLContent(f *testing.F) {
 		}
 		// It keeps the meaning: the same values decoded (a null key
 		// may come back as "", which no program or machine file has).
-		if bytes.ContainsRune(data, '*') {
-			return // aliases: decoding them into values can take long
+		if bytes.Count(data, []byte("*")) > 4 {
+			return // many aliases: decoding them into values can take long (each doubles at most)
 		}
 		var before, after any
 		if yaml.Unmarshal(data, &before) != nil || yaml.Unmarshal(once, &after) != nil {
