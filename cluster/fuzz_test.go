@@ -62,12 +62,13 @@ func FuzzLoadSystem(f *testing.F) {
 	f.Add([]byte(inline), []byte(""), "cluster.node=node.yaml")
 	f.Add([]byte(strings.Replace(strings.Replace(inline, "\nnode:", "\nNode:", 1), "  npus: 8", "  NPUs: 2", 1)), []byte(""), "node.HCCS.group_size=1")
 	f.Add(cl, node, "node.description=\"a\\tb\u2028c\"\ncluster.name=yes\nnode.hosts.memory=1.5GiB\nnode.pcie.generation=4")
+	f.Add(cl, node, "cluster.nodes=2\x1e4\nnode.npus=|\x1e  4") // (\x1e: a newline in the value)
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, clusterText, nodeText []byte, sets string) {
 		var ovs []machines.Override
 		if sets != "" {
 			for _, s := range strings.Split(sets, "\n") {
-				o, err := machines.ParseOverride(s)
+				o, err := machines.ParseOverride(strings.ReplaceAll(s, "\x1e", "\n")) // (\x1e in a line: a newline in the value)
 				if err != nil {
 					return
 				}

@@ -498,11 +498,13 @@ func FuzzLoadYAML(f *testing.F) {
 	f.Add(a910, "machine.core.clock=1e400Hz")
 	f.Add(a100, "machine.cores=1\nmachine.core.tensor.sustained_clock={fp16: 1GHz}")
 	f.Add(a100, "machine.gm.capacity=-1")
+	f.Add(a910, "machine.cores=2\x1e3") // (\x1e: a newline in the value)
+	f.Add(a100, "machine.core.tensor.sustained_clock={fp16:\x1e 1GHz}")
 	f.Fuzz(func(t *testing.T, data []byte, sets string) {
 		var ovs []Override
 		if sets != "" {
 			for _, s := range strings.Split(sets, "\n") {
-				o, err := ParseOverride(s)
+				o, err := ParseOverride(strings.ReplaceAll(s, "\x1e", "\n")) // (\x1e in a line: a newline in the value)
 				if err != nil {
 					return
 				}
