@@ -40,9 +40,8 @@ type Host struct {
 	kernels    []*Kernel
 	forget     bool // drop carried-out tasks and finished kernels (Forget)
 	unfinished int  // launched kernels not finished yet
-	// changes counts the host's kernels finished and its kernels whose
-	// last dependency finished (tryStart: did starting a kernel change
-	// what it scanned?).
+	// changes counts the host's kernels finished (tryStart: did starting
+	// a kernel change what it scanned?).
 	changes uint64
 	pending []*Kernel   // launched, not yet started (launch order)
 	queue   [][]*Kernel // per core: launched kernels not yet started, in order
@@ -114,10 +113,9 @@ type Kernel struct {
 	// there (ready reads the count: not every dependency's done flag
 	// each time the host looks at its pending kernels, a memory miss
 	// each among thousands of ranks' kernels).
-	unmet      int32
 	dependents []*Kernel
-	host       *Host // the host that launched it
-	left       int
+	unmet      int32
+	left       int32 // cores not finished (a started kernel)
 	enqueued   bool
 	started    bool
 	done       bool
@@ -216,7 +214,7 @@ func (h *Host) Call(stage string, fn func() error) {
 // instruction stream, generated when the kernel starts. The kernel starts
 // after the kernels in after have finished and its cores are free.
 func (h *Host) Launch(name, zone string, cores []int, stream func(core int) isa.Stream, after ...*Kernel) *Kernel {
-	k := &Kernel{Name: name, Zone: zone, Cores: cores, stream: stream, host: h}
+	k := &Kernel{Name: name, Zone: zone, Cores: cores, stream: stream}
 	for _, d := range after {
 		if d != nil {
 			k.deps = append(k.deps, d)
@@ -487,11 +485,13 @@ func (h *Host) observe(t *hostTask, end sim.Time) {
 //
 // Starting a kernel makes no kernel before it in pending ready (it takes
 // cores, and one launched earlier on a core it uses is ahead of it there),
-// so the scan goes on after it — unless a kernel finished meanwhile (one
-// on no cores finishes as it starts, and the nested tryStart changed
-// pending) or one's last dependency did: then it starts over. Either way
-// the kernels start in the order rescanning from the first after every
-// start gives.
+// so the scan goes on after it — unless one of the host's kernels
+// finished meanwhile (one on no cores finishes as it starts, and the
+// nested tryStart changed pending): then it starts over. Either way the
+// kernels start in the order rescanning from the first after every start
+// gives. (A kernel made ready by another host's kernel is seen at this
+// host's next look, as it always was: only a host's own kernels' ends
+// and launches make it look.)
 func (h *Host) tryStart(now sim.Time) {
 	for i := 0; i < len(h.pending); {
 		k := h.pending[i]
@@ -523,7 +523,7 @@ func (h *Host) ready(k *Kernel) bool {
 func (h *Host) startKernel(k *Kernel, now sim.Time) {
 	k.started, k.Started = true, now
 	k.deps = nil // met: a long program must not keep a chain of every earlier kernel reachable
-	k.left = len(k.Cores)
+	k.left = int32(len(k.Cores))
 	if k.op != nil {
 		begin := k.op
 		k.op = nil
@@ -597,9 +597,7 @@ func (h *Host) kernelDone(k *Kernel, now sim.Time) {
 	k.done, k.Finished = true, now
 	h.changes++
 	for _, w := range k.dependents {
-		if w.unmet--; w.unmet == 0 {
-			w.host.changes++
-		}
+		w.unmet--
 	}
 	k.dependents = nil
 	h.unfinished--
