@@ -41,6 +41,30 @@ func TestRoutes(t *testing.T) {
 			t.Errorf("route %v→%v = %v, want %v", c.src, c.dst, got, c.want)
 		}
 	}
+	// Every route fits a flow's own array (maxHops): a transfer
+	// allocates no route.
+	var all []Endpoint
+	for node := range 4 {
+		for i := range n.topo.Node.NPUs {
+			all = append(all, NPU(node, i))
+		}
+		for i := range n.topo.Node.Hosts.Count {
+			all = append(all, Host(node, i))
+		}
+	}
+	longest := 0
+	for _, a := range all {
+		for _, b := range all {
+			r, err := n.Route(a, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			longest = max(longest, len(r))
+		}
+	}
+	if longest != maxHops {
+		t.Errorf("the longest route has %d links; maxHops is %d", longest, maxHops)
+	}
 	if _, err := n.Route(NPU(4, 0), NPU(0, 0)); err == nil {
 		t.Error("route from a node outside the cluster: no error")
 	}
