@@ -158,8 +158,8 @@ func describeCluster(out io.Writer, target string, fromFile bool, sets []string,
 		if rest, ok := strings.CutPrefix(strings.ToLower(o.Path), "machine."); ok {
 			// (Not part of the description: each NPU's machine, which a
 			// view of its own shows.)
-			return badInput(fmt.Errorf("--set %s: machine.* keys set each NPU's machine (%s), which this view of the description does not print: see davinci-sim machines %s --set %s=%s",
-				o, topo.Node.NPU, topo.Node.NPU, o.Path[len(o.Path)-len(rest):], o.Value))
+			return badInput(fmt.Errorf("--set %s: machine.* keys set each NPU's machine (%s), which this view of the description does not print: see davinci-sim machines %s --set %s",
+				o, topo.Node.NPU, topo.Node.NPU, machines.Override{Path: o.Path[len(o.Path)-len(rest):], Value: o.Value}))
 		}
 	}
 	kind := "cluster"
