@@ -38,14 +38,11 @@ type Host struct {
 	end   sim.Time
 
 	kernels    []*Kernel
-	forget     bool // drop carried-out tasks and finished kernels (Forget)
-	unfinished int  // launched kernels not finished yet
-	// changes counts the host's kernels finished (tryStart: did starting
-	// a kernel change what it scanned?).
-	changes uint64
-	pending []*Kernel   // launched, not yet started (launch order)
-	queue   [][]*Kernel // per core: launched kernels not yet started, in order
-	running []*Kernel   // per core: the kernel the core runs, or nil
+	forget     bool        // drop carried-out tasks and finished kernels (Forget)
+	unfinished int         // launched kernels not finished yet
+	pending    []*Kernel   // launched, not yet started (launch order)
+	queue      [][]*Kernel // per core: launched kernels not yet started, in order
+	running    []*Kernel   // per core: the kernel the core runs, or nil
 
 	stage map[string]sim.Time
 	obs   HostObserver // the run's observer, if it watches the host
@@ -485,13 +482,13 @@ func (h *Host) observe(t *hostTask, end sim.Time) {
 //
 // Starting a kernel makes no kernel before it in pending ready (it takes
 // cores, and one launched earlier on a core it uses is ahead of it there),
-// so the scan goes on after it — unless one of the host's kernels
-// finished meanwhile (one on no cores finishes as it starts, and the
-// nested tryStart changed pending): then it starts over. Either way the
-// kernels start in the order rescanning from the first after every start
-// gives. (A kernel made ready by another host's kernel is seen at this
-// host's next look, as it always was: only a host's own kernels' ends
-// and launches make it look.)
+// so the scan goes on after it: the kernels start in the order rescanning
+// from the first after every start gives. A kernel that finishes as it
+// starts (on no cores, or an operation done at once) runs a nested
+// tryStart, which starts every kernel then ready; what the scan meets
+// after it is not. (A kernel made ready by another host's kernel is seen
+// at this host's next look: only the host's own kernels' ends and
+// launches make it look.)
 func (h *Host) tryStart(now sim.Time) {
 	for i := 0; i < len(h.pending); {
 		k := h.pending[i]
@@ -500,11 +497,7 @@ func (h *Host) tryStart(now sim.Time) {
 			continue
 		}
 		h.pending = append(h.pending[:i], h.pending[i+1:]...)
-		changes := h.changes
 		h.startKernel(k, now)
-		if h.changes != changes {
-			i = 0
-		}
 	}
 }
 
@@ -595,7 +588,6 @@ func (h *Host) coreDone(core int, now sim.Time) {
 
 func (h *Host) kernelDone(k *Kernel, now sim.Time) {
 	k.done, k.Finished = true, now
-	h.changes++
 	for _, w := range k.dependents {
 		w.unmet--
 	}
