@@ -91,3 +91,28 @@ func benchGEMMWalkLLC(b *testing.B, perTag int) {
 		}
 	}
 }
+
+// BenchmarkL2StrideRows walks the L2 directory as a DaVinci fused-LU
+// kernel does at a large share (the 256-NPU point: a 111104-column fp16
+// trailing matrix): 32 cores each looking up a tile of 128 rows of 512
+// bytes, the rows 222208 bytes apart — 27 sectors and 1 KiB, not a whole
+// number of sectors —, on the 910A's 32 MiB, 16-way L2 with 512-byte lines
+// sixteen a tag; 96 tiles in turn, most rows hits (as the kernels' are).
+// One op is one round of the 32 cores' tiles.
+func BenchmarkL2StrideRows(b *testing.B) {
+	const (
+		ld       = 111104 * 2 // bytes between rows
+		rows     = 128
+		rowBytes = 512
+		cores    = 32
+	)
+	c := NewL2(32<<20, 512, 16, 16)
+	tile := 0
+	for b.Loop() {
+		for x := range cores {
+			t := int64(tile+x) % 96
+			c.Access2D((t%16)*rows*ld+(t/16)*rowBytes, rows, rowBytes, ld)
+		}
+		tile += cores
+	}
+}

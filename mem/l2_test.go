@@ -146,7 +146,15 @@ func testAccess2D(t *testing.T, ways int, index string, line, perTag int) {
 		nburst := int(rnd(12)) + 1
 		burst := rnd(3000) + 1
 		stride := burst + rnd(3000)
-		switch rnd(5) {
+		switch rnd(6) {
+		case 4:
+			// Many rows of at most a sector, not whole sectors apart
+			// (Access2D's stride rows: a DaVinci LU's trailing matrix),
+			// some across two sectors, over a few addresses (hits).
+			nburst = int(rnd(70)) + 1
+			burst = rnd(uint64(sector)) + 1
+			stride = rnd(6)*sector + rnd(uint64(sector)) + 1
+			addr = rnd(8) * 3 * sector / 2
 		case 0:
 			stride = (rnd(4) + 1) * sector // whole sectors apart
 			burst = min(burst, sector)
