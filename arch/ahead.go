@@ -228,7 +228,7 @@ func (a *Ahead) run() {
 // startAhead begins reading s through a (r's ring reused).
 func (r *StreamReader) startAhead(s isa.Stream, a *Ahead) {
 	if cap(r.ring) < aheadSlots*chunkLen {
-		r.ring = make([]isa.Instr, aheadSlots*chunkLen)
+		r.ring = takeInstrs(&ringPool, aheadSlots*chunkLen)
 	}
 	f := &feed{ahead: a}
 	for i := range f.slots {

@@ -856,5 +856,6 @@ func (c *Core) Finalize(end sim.Time) arch.CoreStats {
 	st.PathBytes = c.pathBytes
 	st.VectorRepeats = c.vectorRepeats
 	c.releaseQueues()
+	c.stream.Release()
 	return st
 }
