@@ -71,7 +71,11 @@ type Kind struct {
 // simulated in full — NewChip ignores Options.FastForward there — and a
 // trace of it misses nothing. False for a kind with no core model (NewChip
 // says so).
-func FastForwardSkips(m *machines.Machine) bool {
+func FastForwardSkips(m *machines.Machine) bool { return RunsGrids(m) }
+
+// RunsGrids reports whether machine m's kind runs kernel grids (Kind.Grids:
+// the GPU kinds); false for a kind with no core model.
+func RunsGrids(m *machines.Machine) bool {
 	k, ok := kinds[m.Kind]
 	return ok && k.Grids
 }

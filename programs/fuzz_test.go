@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/cluster"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -187,6 +188,18 @@ func FuzzProgramFile(f *testing.F) {
 		m, err := MachineFor(file, opts)
 		if oneLine(err); err != nil {
 			return
+		}
+		if ownNumerics && arch.RunsGrids(m) {
+			// A GPU model's estimate counts every block slot of every
+			// core in use (A100: 243 MiB, where a GEMM's one or two
+			// blocks an SM hold ~35 MB): within fuzzAllocBound/4 alone
+			// no GPU but the T4 reached its numerics here. The model's
+			// estimate is added, so the data keep fuzzAllocBound/4 of
+			// room; what the run allocates is still held to
+			// fuzzAllocBound.
+			if est, err := arch.FootprintSpan(m, arch.Functional, gmSpanOf(file, opts, m)); err == nil {
+				opts.MaxHostBytes += int64(est)
+			}
 		}
 		job, err := file.Kind.BuildFor(file, m, opts)
 		if ctx.Err() != nil {
