@@ -145,6 +145,15 @@ func BenchmarkLUNodeSampled65536(b *testing.B) {
 	runLUBench(b, "kind: lu-fused\nmachine: cloudbrain2-node\nn: 65536\nnb: 256\nn_fused: 6\nn_fusion: 32\ntrailing: fp16\nnumerics: off\nfidelity: sampled\n")
 }
 
+// BenchmarkLUNodeIsolated32768 is a node at n = 32768 with fidelity
+// isolated: 1264 distinct kernels each simulated on a fresh chip (the cost
+// of building and dropping chips: their pipe queues and stream buffers
+// come from pools; ~2.7 s here):
+// go test ./programs -run XXX -bench LUNodeIsolated32768 -benchtime 3x
+func BenchmarkLUNodeIsolated32768(b *testing.B) {
+	runLUBench(b, "kind: lu-fused\nmachine: cloudbrain2-node\nn: 32768\nnb: 256\nn_fused: 6\nn_fusion: 32\ntrailing: fp16\nnumerics: off\nfidelity: isolated\n")
+}
+
 // BenchmarkLUCluster256Sampled is issue 17's weak-scaling point: 32 nodes
 // (256 NPUs, 16 × 16), each share ~80 % of HBM, fidelity sampled (target
 // ≤ 10 minutes, ≤ 4 GB; about 100 s here):
