@@ -106,7 +106,7 @@ func (p *pipe) push(in isa.Instr, ready sim.Time) *isa.Instr {
 // queueStore is a pipe queue's storage, handed from a finished core's
 // pipes to the next core's (queuePool): a run that simulates kernels one
 // chip each (an LU's kernels timed apart, --fidelity isolated or sampled)
-// built ~190 queues of 8 KiB for every chip (32 cores of 6 pipes), 1.26
+// built a queue of 8 KiB for each of its 32 cores' 7 pipes (224 a chip), 1.26
 // GB allocated at n = 32768 and 16 % of its CPU time in their zeroing and
 // collection. A pipe takes its storage at its first push (a pipe given no
 // instruction takes none) and its core gives it back when it finalizes
