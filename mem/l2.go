@@ -455,12 +455,18 @@ func (c *L2) strideRows(addr int64, nburst int, rowBytes, stride int64) (hit, mi
 	top := uint((size - 1) >> lb) // a sector's last line
 	sec, off := addr>>sb, addr&(size-1)
 	dsec, doff := stride>>sb, stride&(size-1)
+	// A power of two of sets, unhashed (the 910A's): the set is the
+	// sector's low bits, here rather than in setIndex (not inlined).
+	mask, plain := c.setMask, c.pow2 && !c.hash && c.poly == nil
 	for range nburst {
 		base := sec << sb
 		if end := off + rowBytes; end <= size {
 			l0, l1 := uint(off>>lb), uint((end-1)>>lb)
 			want := uint16((uint32(1)<<(l1+1) - 1) &^ (uint32(1)<<l0 - 1))
-			si := c.setIndex(sec)
+			si := uint64(sec) & mask
+			if !plain {
+				si = c.setIndex(sec)
+			}
 			set, w := &c.set[si], uint64(0)
 			if sec < int64(len(c.where)) {
 				w = uint64(c.where[sec]) // 1 + the way, 0: none
