@@ -96,7 +96,8 @@ func (r *StreamReader) Release() {
 		r.buf = nil
 	}
 	if r.ring != nil {
-		ringPool.Put(&r.ring)
+		g := r.ring // (not &r.ring: the pool would hold the field, emptied below)
+		ringPool.Put(&g)
 		r.ring = nil
 	}
 }

@@ -856,6 +856,10 @@ func (c *Core) Finalize(end sim.Time) arch.CoreStats {
 	st.PathBytes = c.pathBytes
 	st.VectorRepeats = c.vectorRepeats
 	c.releaseQueues()
-	c.stream.Release()
+	if !c.fetched {
+		// (A core stopped holding an instruction it fetched — a
+		// deadlock — keeps its stream's buffer: pending points into it.)
+		c.stream.Release()
+	}
 	return st
 }
