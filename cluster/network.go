@@ -131,9 +131,9 @@ type Network struct {
 }
 
 type flow struct {
-	src, dst int32    // global NPU indices of NPU↔NPU flows, else -1
-	route    []LinkID // hops[:len]
+	src, dst int32 // global NPU indices of NPU↔NPU flows, else -1
 	hops     [maxHops]LinkID
+	nhops    uint8 // the route's links: hops[:nhops] (route)
 	bytes    int64   // the transfer's size
 	rem      float64 // bytes not yet drained
 	rate     float64 // bytes per picosecond
@@ -144,6 +144,9 @@ type flow struct {
 	frozen   bool
 	epoch    uint64 // the share that last visited the flow
 }
+
+// route returns the links the flow crosses.
+func (f *flow) route() []LinkID { return f.hops[:f.nhops] }
 
 // maxHops is the most links a route crosses: NPU to NPU across
 // supernodes (RoCE up, node up, supernode up and down, node down, RoCE
@@ -418,7 +421,11 @@ func (n *Network) send(src, dst Endpoint, bytes int64, h sim.Handler, arg int64)
 	f := n.newFlow()
 	*f = flow{src: -1, dst: -1, bytes: bytes, rem: float64(bytes), h: h, arg: arg}
 	r := n.route(src, dst, f.hops[:0])
-	f.route = r
+	if len(r) > maxHops { // (TestRoutes holds every route within it)
+		n.free = append(n.free, f)
+		return fmt.Errorf("cluster: transfer %v→%v crosses %d links, more than a flow holds (%d)", src, dst, len(r), maxHops)
+	}
+	f.nhops = uint8(len(r))
 	n.transfers++
 	var lat sim.Time
 	for _, l := range r {
@@ -507,8 +514,8 @@ func (n *Network) process(now sim.Time, _ int64) {
 // the description key setting that link's bandwidth. It wraps
 // sim.ErrTimeOverflow.
 func (n *Network) tooSlow(f *flow) error {
-	slow := f.route[0]
-	for _, l := range f.route[1:] {
+	slow := f.route()[0]
+	for _, l := range f.route()[1:] {
 		if n.perPS[l] < n.perPS[slow] {
 			slow = l
 		}
@@ -552,16 +559,16 @@ func (n *Network) reportLoad() {
 // join adds arriving flow f to its links' flows (after every flow
 // already there, as in active) and marks those links changed.
 func (n *Network) join(f *flow) {
-	for _, l := range f.route {
+	for _, l := range f.route() {
 		n.lflows[l] = append(n.lflows[l], f)
 	}
-	n.dirty = append(n.dirty, f.route...)
+	n.dirty = append(n.dirty, f.route()...)
 }
 
 // leave takes drained flow f out of its links' flows, keeping the order of
 // the others, and marks those links changed.
 func (n *Network) leave(f *flow) {
-	for _, l := range f.route {
+	for _, l := range f.route() {
 		fs := n.lflows[l]
 		for i, g := range fs {
 			if g == f {
@@ -572,7 +579,7 @@ func (n *Network) leave(f *flow) {
 			}
 		}
 	}
-	n.dirty = append(n.dirty, f.route...)
+	n.dirty = append(n.dirty, f.route()...)
 }
 
 // share sets the max-min fair share of every active flow connected to a
@@ -595,7 +602,7 @@ func (n *Network) share() {
 	n.epoch++
 	if n.reshareAll {
 		for _, f := range n.active {
-			n.dirty = append(n.dirty, f.route...)
+			n.dirty = append(n.dirty, f.route()...)
 		}
 	}
 	links := n.compLinks[:0]
@@ -614,7 +621,7 @@ func (n *Network) share() {
 			}
 			f.epoch, f.frozen = n.epoch, false
 			flows = append(flows, f)
-			for _, l := range f.route {
+			for _, l := range f.route() {
 				if n.linkEpoch[l] != n.epoch {
 					n.linkEpoch[l] = n.epoch
 					links = append(links, l)
@@ -638,7 +645,7 @@ func (n *Network) share() {
 				continue
 			}
 			f.frozen, f.rate = true, s
-			for _, l := range f.route {
+			for _, l := range f.route() {
 				n.cap[l] = math.Max(n.cap[l]-s, 0)
 				n.cnt[l]--
 				switch {
