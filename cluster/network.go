@@ -133,7 +133,7 @@ type Network struct {
 type flow struct {
 	src, dst int32 // global NPU indices of NPU↔NPU flows, else -1
 	hops     [maxHops]LinkID
-	nhops    uint8 // the route's links: hops[:nhops] (route)
+	nhops    uint8   // the route's links: hops[:nhops] (route)
 	bytes    int64   // the transfer's size
 	rem      float64 // bytes not yet drained
 	rate     float64 // bytes per picosecond
