@@ -42,9 +42,9 @@ const fuzzAllocBound = 512 << 20
 // streams they generate — a core's, or a grid's first and last block's
 // (a build that simulates, scheme auto's, stops after 5 s):
 // it must never panic, only return errors of a line a violation, each
-// naming a file or a --set, and never allocate
-// more than fuzzAllocBound (and a GPU model's estimate). Seeds: every example program (each kind, on
-// DaVinci, GPUs and a node description), inline emulated-gemm schemes
+// naming a file or a --set, and never allocate more than fuzzAllocBound
+// (and a GPU model's estimate). Seeds: every example program (each kind,
+// on DaVinci, GPUs and a node description), inline emulated-gemm schemes
 // and --set overrides of program, machine, node and cluster keys.
 func FuzzProgramFile(f *testing.F) {
 	names, err := fs.Glob(Examples, "examples/*.yaml")
@@ -201,7 +201,8 @@ func FuzzProgramFile(f *testing.F) {
 			// allocate, so that the data's estimate short by 4× still
 			// fails (the model allocates less than its estimate:
 			// TestFootprintCoversRunningGPU).
-			if est, err := arch.FootprintSpan(m, arch.Functional, gmSpanOf(file, opts, m)); err == nil {
+			if params, _, ok := runData(file, opts); ok {
+				est := modelHostBytes(file, opts, params) // (as HostBytes counts the model)
 				opts.MaxHostBytes += int64(est)
 				allowed += uint64(est)
 			}
