@@ -42,6 +42,7 @@ var docRuns = []struct {
 	{file: "a100-emulated-gemm.yaml", sets: []string{"program.m=128", "program.n=128", "program.k=128", "program.histogram_bins=8"}},
 	{file: "a100-emulated-gemm.yaml", sets: []string{"program.m=128", "program.n=128", "program.k=128", "program.scheme=auto"}},
 	{file: "a100-emulated-gemm.yaml", sets: []string{"program.m=128", "program.n=128", "program.k=128", "program.scheme=ape-int16"}},
+	{file: "a100-emulated-gemm.yaml", sets: []string{"program.m=128", "program.n=128", "program.k=128", "program.scheme=native"}},
 	{file: "ascend-910a-emulated-gemm.yaml", sets: []string{"program.m=128", "program.n=128", "program.k=128"}},
 	{file: "b200-ozaki.yaml", sets: []string{"program.m=64", "program.n=64", "program.k=64", "program.numerics=full"}},
 	{file: "ascend-910a-ozaki.yaml", sets: []string{"program.m=64", "program.n=64", "program.k=64", "program.numerics=full", "program.precision=dynamic"}},

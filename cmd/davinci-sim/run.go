@@ -105,7 +105,8 @@ names the keys whose values mean nothing (docs/report.md). Its trace is written
 too.
 
 Exit codes: 0 success; 1 the simulation found a failure (deadlock, failed
-check); 2 bad input (also a time or size beyond what can be simulated);
+check) or an output (-o, --trace) could not be written after the run; 2 bad
+input (also a time or size beyond what can be simulated);
 130 (143) interrupted by SIGINT (SIGTERM).`,
 		Args:        cobra.ExactArgs(1),
 		Annotations: map[string]string{deferProfiles: ""},
