@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -46,5 +47,45 @@ func TestLinksResolve(t *testing.T) {
 	}
 	if checked < 50 {
 		t.Errorf("only %d links checked: the pattern no longer finds them", checked)
+	}
+}
+
+// fuzzerCount matches README's count of fuzz targets ("has a fuzzer (18:").
+var fuzzerCount = regexp.MustCompile(`has a fuzzer \((\d+):`)
+
+// README's count of fuzz targets is the number of Fuzz functions in the
+// repository's tests (it said 17 after an 18th was added).
+func TestReadmeFuzzerCount(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := fuzzerCount.FindSubmatch(readme)
+	if m == nil {
+		t.Fatal(`README.md no longer says "has a fuzzer (N:": update this test`)
+	}
+	fuzzFunc := regexp.MustCompile(`(?m)^func Fuzz\w+\(`)
+	n := 0
+	err = filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != ".." {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, "_test.go") {
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			n += len(fuzzFunc.FindAll(src, -1))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(m[1]) != strconv.Itoa(n) {
+		t.Errorf("README.md says %s fuzzers; the tests define %d", m[1], n)
 	}
 }
