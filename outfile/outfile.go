@@ -12,7 +12,8 @@ import (
 	"strings"
 )
 
-// Write creates path atomically with the bytes write produces. The
+// Write creates path atomically with the bytes write produces (through
+// a symbolic link: Target). The
 // temporary file keeps path's extension (writers that choose a format by
 // extension see the same one) and is removed when anything fails.
 func Write(path string, write func(w io.Writer) error) error {
@@ -32,6 +33,10 @@ func Write(path string, write func(w io.Writer) error) error {
 // WriteWith is Write for writers that take a file name: fill must write
 // the whole file at tmp (an empty file when it is called).
 func WriteWith(path string, fill func(tmp string) error) (err error) {
+	path, err = Target(path)
+	if err != nil {
+		return err
+	}
 	f, err := createTemp(path)
 	if err != nil {
 		return err
@@ -52,6 +57,45 @@ func WriteWith(path string, fill func(tmp string) error) (err error) {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// maxLinks bounds the symbolic links Target follows (Linux's own limit
+// for a path's resolution is 40).
+const maxLinks = 40
+
+// Target returns where a file written to path lands: path itself, or,
+// where path is a symbolic link (to a file or to where one will be), the
+// file it leads to — the file is written through the link, which stays,
+// rather than the link replaced by a file of its own. A destination that
+// exists and is not a regular file (a directory, a device such as
+// /dev/full, a named pipe) is refused: the rename that publishes the file
+// would replace it (as root, even a device node).
+func Target(path string) (string, error) {
+	orig := path
+	for range maxLinks {
+		st, err := os.Lstat(path)
+		if err != nil {
+			return path, nil // nothing there yet (or unreadable: the write says)
+		}
+		if st.Mode()&os.ModeSymlink == 0 {
+			if !st.Mode().IsRegular() {
+				if path != orig {
+					return "", fmt.Errorf("%s: a link to %s, which is not a regular file", orig, path)
+				}
+				return "", fmt.Errorf("%s: not a regular file", orig)
+			}
+			return path, nil
+		}
+		link, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
+		}
+		path = link
+	}
+	return "", fmt.Errorf("%s: more than %d symbolic links", orig, maxLinks)
 }
 
 // createTemp creates the temporary file of path: beside it, with its
@@ -106,8 +150,13 @@ type Pending struct {
 	path string
 }
 
-// Create starts the output file path (see Pending).
+// Create starts the output file path (see Pending; a link is written
+// through, as Target says).
 func Create(path string) (*Pending, error) {
+	path, err := Target(path)
+	if err != nil {
+		return nil, err
+	}
 	f, err := createTemp(path)
 	if err != nil {
 		return nil, err

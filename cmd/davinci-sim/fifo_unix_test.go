@@ -137,3 +137,29 @@ func TestAnonymousPipeArraysAndAsm(t *testing.T) {
 		t.Errorf("assembly from a pipe: exit %d: %v\n%s", code, err, out)
 	}
 }
+
+// --trace naming a named pipe, directly or through a link, is refused
+// before the run (a trace is written to a temporary file and renamed over
+// its destination: the pipe, or as root a device such as /dev/full, would
+// be replaced by a regular file).
+func TestTraceToFifoRefused(t *testing.T) {
+	tmp := t.TempDir()
+	fifo := filepath.Join(tmp, "p.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	if err := os.Symlink("p.json", filepath.Join(tmp, "l.json")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, want string }{
+		{fifo, fifo + ": not a regular file"},
+		{filepath.Join(tmp, "l.json"), "a link to " + fifo + ", which is not a regular file"},
+	} {
+		if err := checkOutputs(runFlags{trace: c.path}, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--trace %s: %v, want %q", c.path, err, c.want)
+		}
+	}
+	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the pipe changed: %v", err)
+	}
+}

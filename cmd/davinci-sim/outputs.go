@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -60,7 +61,11 @@ func checkOutputs(f runFlags, inputs []programs.InputFile) error {
 		if st, err := os.Stat(f.trace); err == nil && st.IsDir() {
 			return fmt.Errorf("%s: is a directory", what)
 		}
-		if err := outfile.CheckDir(filepath.Dir(f.trace), what); err != nil {
+		target, err := outfile.Target(f.trace) // (a link is written through)
+		if err != nil {
+			return fmt.Errorf("%s: %v", what, err)
+		}
+		if err := outfile.CheckDir(filepath.Dir(target), what); err != nil {
 			return err
 		}
 	}
@@ -118,16 +123,25 @@ func checkOutDir(dir string) error {
 	what := fmt.Sprintf("-o %q", dir)
 	st, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
+		// The nearest part of the path that exists must be a directory
+		// that takes new ones; a link there leading nowhere cannot be
+		// created through (MkdirAll: "file exists", after the run).
 		p := filepath.Clean(dir)
 		for {
+			if st, err := os.Lstat(p); err == nil {
+				if st.Mode()&fs.ModeSymlink != 0 {
+					if _, err := os.Stat(p); err != nil {
+						link, _ := os.Readlink(p)
+						return fmt.Errorf("%s: %s is a symbolic link to %s, which does not exist; create that directory or give another", what, p, link)
+					}
+				}
+				break
+			}
 			parent := filepath.Dir(p)
 			if parent == p {
 				break
 			}
 			p = parent
-			if _, err := os.Lstat(p); err == nil {
-				break
-			}
 		}
 		return outfile.CheckDir(p, what)
 	}
@@ -148,6 +162,9 @@ func checkOutDir(dir string) error {
 		if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == reportFile }) {
 			return fmt.Errorf("%s: the directory is not empty and holds no %s (not a previous run's output); give a new or empty directory", what, reportFile)
 		}
+		if !isRunReport(filepath.Join(dir, reportFile)) {
+			return fmt.Errorf("%s: the directory's %s is not a davinci-sim report (not a previous run's output, whose files a run replaces); give a new or empty directory", what, reportFile)
+		}
 		for _, e := range entries {
 			if e.Type()&fs.ModeSymlink != 0 {
 				return fmt.Errorf("%s: the directory holds %q, a link, which a run would replace with a file of its own; give a new or empty directory", what, e.Name())
@@ -158,6 +175,37 @@ func checkOutDir(dir string) error {
 		}
 	}
 	return outfile.CheckDir(dir, what)
+}
+
+// maxReportBytes bounds the report.json isRunReport reads (a cluster
+// run's report is a few MB; anything this large is not one).
+const maxReportBytes = 1 << 30
+
+// isRunReport reports whether the file at path is a report a run wrote to
+// -o DIR: a regular file holding one JSON object with the report's
+// version and machine (strings) and sim (an object). A directory that happens
+// to hold another program's report.json is not a previous run's output,
+// and a run must not remove the arrays beside it.
+func isRunReport(path string) bool {
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxReportBytes {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var rep struct {
+		Version *string                    `json:"version"`
+		Machine *string                    `json:"machine"`
+		Sim     map[string]json.RawMessage `json:"sim"`
+	}
+	dec := json.NewDecoder(f)
+	if dec.Decode(&rep) != nil || dec.More() {
+		return false
+	}
+	return rep.Version != nil && rep.Machine != nil && rep.Sim != nil
 }
 
 // leftoverStaging reports whether e is a staging directory of writeOutDir

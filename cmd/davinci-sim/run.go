@@ -95,7 +95,9 @@ previous output, and hold none of the run's inputs (a previous run's A.npy
 given as inputs.a: copy it out first). -o and --trace are checked before the
 run — no output may replace the program, machine or input files the run
 reads —, and every file is written atomically (--cpuprofile and --memprofile
-too, once the outputs are checked).
+too, once the outputs are checked): through a symbolic link to its
+destination, the link kept; a destination that is not a regular file (a
+device, a pipe) is refused.
 
 A run that fails (exit 1) still prints and writes its report, whose key
 "failure" says what failed: a failed check's report is complete; a deadlock's
