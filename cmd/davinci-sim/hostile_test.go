@@ -787,7 +787,7 @@ func TestOutputsNotOverInputs(t *testing.T) {
 	// does not write", though the run writes A.npy).
 	linked := filepath.Join(dir, "linked")
 	os.MkdirAll(linked, 0o755)
-	os.WriteFile(filepath.Join(linked, "report.json"), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(linked, "report.json"), []byte(`{"version": "x", "machine": "m", "sim": {}}`), 0o644)
 	if err := os.Symlink(filepath.Join(in, "A.npy"), filepath.Join(linked, "A.npy")); err == nil {
 		if _, code, err := runCLI(t, append(slices.Clone(small), "-o", linked)...); code != 2 || err == nil || !strings.Contains(err.Error(), `holds "A.npy", a link, which a run would replace`) {
 			t.Errorf("a link in -o: exit %d: %v", code, err)
