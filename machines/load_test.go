@@ -199,6 +199,14 @@ func TestOverrideErrors(t *testing.T) {
 	if _, err := Load("a100", []Override{{Path: "machine.core.smem", Value: "1KiB"}}); err == nil || !strings.Contains(err.Error(), `key "core.smem_per_cta": must be ≤ smem = 1KiB (got 163KiB) (with --set machine.core.smem=1KiB)`) {
 		t.Errorf("smem_per_cta against --set smem: %v", err)
 	}
+	// A power section begun by one --set on a machine that has none is
+	// told in two problems, not one per copy path (mi210: 7, 828 bytes).
+	if _, err := Load("mi210", []Override{{Path: "machine.power.static_w", Value: "50"}}); err == nil ||
+		!strings.Contains(err.Error(), "a power section, once given, needs every figure") ||
+		!strings.Contains(err.Error(), "GM_LDS, GM_VGPR, LDS_VGPR, VGPR_LDS, VGPR_GM are missing") ||
+		strings.Count(err.Error(), "--set machine.power.static_w=50") != 2 {
+		t.Errorf("a power section begun by --set: %v", err)
+	}
 	for _, c := range cases {
 		_, err := Load("ascend-910a", []Override{c.o})
 		if err == nil {

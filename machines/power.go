@@ -77,17 +77,31 @@ func (p *Power) problems(g *Geometry) []problem {
 		}
 	}
 	if !(p.MaxW > 0) || !ok(p.MaxW) {
-		add("max_w", "must be in (0, %g]: the published maximum power (got %v)", maxPowerFigure, p.MaxW)
+		hint := ""
+		if p.MaxW == 0 {
+			hint = "; a power section, once given, needs every figure"
+		}
+		add("max_w", "must be in (0, %g]: the published maximum power (got %v%s)", maxPowerFigure, p.MaxW, hint)
 	} else if ok(p.StaticW) && p.MaxW < p.StaticW {
 		// (Every run would exceed it: the figures cannot both be the chip's.)
 		add("max_w", "must be at least static_w = %v W, drawn whatever the chip does (got %v)", p.StaticW, p.MaxW)
 	}
 	names := map[string]bool{}
+	var missing []string
 	for _, ps := range g.Paths {
 		names[strings.ToLower(ps.Name)] = true
 		if _, found := p.PathPJ(ps.Name); !found {
-			add("path_pj_per_byte", "needs an entry for every copy path; %s is missing", ps.Name)
+			missing = append(missing, ps.Name)
 		}
+	}
+	if len(missing) > 0 {
+		// (One problem for them all: a section given by one --set lacked
+		// every path, each said in a line of its own.)
+		verb := "are"
+		if len(missing) == 1 {
+			verb = "is"
+		}
+		add("path_pj_per_byte", "needs an entry for every copy path; %s %s missing", strings.Join(missing, ", "), verb)
 	}
 	var extra []string
 	for k, v := range p.PathPJPerByte {
