@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 
+	"github.com/davinci-sim/davinci-sim/hostmem"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
 )
@@ -34,6 +36,18 @@ func parseMaxMemory(v, what string) (int64, error) {
 		return 0, fmt.Errorf("--max-memory %q: must be a size in 1MiB..%dTiB (%s), e.g. 64GiB", v, maxMemoryLimit>>40, what)
 	}
 	return int64(b), nil
+}
+
+// noteAboveHost says, on w, when a --max-memory bound exceeds what this
+// host's memory (or its container's limit) holds: a run accepted under it
+// may still die out of memory (the bound is not checked against the host:
+// a larger swap, or a study file carried to a larger host, may be meant).
+func noteAboveHost(w io.Writer, bound int64) {
+	total, ok := hostmem.Total()
+	if bound <= 0 || !ok || bound <= total {
+		return
+	}
+	fmt.Fprintf(w, "note: --max-memory %s is above this host's %s of memory: a run estimated up to it can still run out of memory here\n", mib(bound), mib(total))
 }
 
 // limitHeap sets the Go runtime's soft memory limit to bound (0: the

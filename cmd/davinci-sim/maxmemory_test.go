@@ -4,6 +4,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/davinci-sim/davinci-sim/hostmem"
 )
 
 // A run's bound is the Go runtime's soft memory limit while the command
@@ -43,5 +45,24 @@ func TestRunMaxMemoryHelpOneMeaning(t *testing.T) {
 	}
 	if strings.Contains(fl.Usage, "data may take") {
 		t.Errorf("--max-memory help %q: still bounds the data alone", fl.Usage)
+	}
+}
+
+// A --max-memory above the host's memory is accepted with a note saying
+// a run may still run out of memory; within it, or the default, nothing.
+func TestNoteAboveHost(t *testing.T) {
+	total, ok := hostmem.Total()
+	if !ok {
+		t.Skip("the host's memory cannot be read here")
+	}
+	for _, c := range []struct {
+		bound int64
+		note  bool
+	}{{0, false}, {total / 2, false}, {total, false}, {total + 1<<30, true}, {maxMemoryLimit, true}} {
+		var b strings.Builder
+		noteAboveHost(&b, c.bound)
+		if got := b.String(); c.note != strings.HasPrefix(got, "note: --max-memory ") || strings.Count(got, "\n") > 1 {
+			t.Errorf("bound %d (host %d): %q, want a note %v", c.bound, total, got, c.note)
+		}
 	}
 }

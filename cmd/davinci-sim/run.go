@@ -221,6 +221,7 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if opts.MaxHostBytes, err = parseMaxMemory(f.maxMemory, "the host memory the run may take by its estimate"); err != nil {
 		return badInput(err)
 	}
+	noteAboveHost(stderr, opts.MaxHostBytes)
 	defer limitHeap(opts.MaxHostBytes)()
 	if seedSet {
 		opts.Seed = &f.seed

@@ -137,6 +137,7 @@ func runSweep(stderr io.Writer, path string, f sweepFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
+	noteAboveHost(stderr, budget)
 	defer limitHeap(budget)()
 	ctx, stop := interruptible(context.Background())
 	defer stop()
