@@ -106,7 +106,9 @@ type NvidiaSMCore struct {
 	SMEMBanks     int `mapstructure:"smem_banks"`
 	SMEMBankBytes int `mapstructure:"smem_bank_bytes"`
 	// TMEM is the tensor memory of one SM (Blackwell tcgen05 accumulators);
-	// 0 on every core whose tensor instruction is not tcgen05.
+	// 0 on every core whose tensor instruction is not tcgen05, and on a
+	// tcgen05 core at least one accumulator of its largest shape
+	// (tmemNeed: m128n256 takes 128 × 256 × 4 B = 128 KiB).
 	TMEM Size `mapstructure:"tmem"`
 	// LaunchNS is the cost of launching one kernel, in ns.
 	LaunchNS float64 `mapstructure:"launch_ns"`
@@ -526,6 +528,10 @@ func (c *NvidiaSMCore) problems() []problem {
 	case effOK && t.Instruction == NvidiaMMASync && e != t.Efficiency:
 		add("tensor.mma_sync_efficiency", "must equal tensor.efficiency = %v: mma.sync is the native instruction (got %v)", t.Efficiency, e)
 	}
+	if need := c.tmemNeed(); tmemOK && c.TMEM > 0 && c.TMEM%BufferAlign == 0 && c.TMEM < need.Bytes {
+		add("tmem", "must hold one tcgen05 accumulator of the largest MMA shape, tensor.shapes.%s %s (%s%d × %d × 4 B = %v) (got %v)",
+			need.Key, string(need.Shape), need.perSM(), need.Rows, need.N, need.Bytes, c.TMEM)
+	}
 	ps = append(ps, c.sustainedClockProblems()...)
 
 	// CUDA cores.
@@ -542,6 +548,54 @@ func (c *NvidiaSMCore) problems() []problem {
 	// once tmem itself is right).
 	ps = append(ps, gpuPathProblems(c.Paths.All(), "TMEM", c.TMEM > 0, !tmemOK, "tmem")...)
 	return ps
+}
+
+// tmemAccumulator is the tensor memory one tcgen05 accumulator of an MMA
+// shape takes on one SM: Rows × N values of 4 bytes (FP32, or INT32 for
+// INT8).
+type tmemAccumulator struct {
+	Key   string   // the input type's key of tensor.shapes (fp16 …)
+	Shape MMAShape // its shape
+	Rows  int      // the shape's rows one SM holds: M, 128 of M = 256
+	N     int
+	Bytes Size
+}
+
+// perSM says, for a 2-CTA shape (M = 256, cta_group::2), that one SM
+// holds 128 of its rows.
+func (a tmemAccumulator) perSM() string {
+	if m, _, _, err := a.Shape.Dims(); err == nil && m > a.Rows {
+		return fmt.Sprintf("M = %d spans two SMs, %d rows each: ", m, a.Rows)
+	}
+	return ""
+}
+
+// tmemNeed is the largest accumulator the core's tcgen05 shapes take in
+// one SM's tensor memory (the zero value without tcgen05): the input
+// types the tensor cores take (FP64 runs as DMMA, in registers) whose
+// shape is a valid tcgen05 one. An M = 256 shape (cta_group::2) spans the
+// TMEM lanes of two SMs, 128 rows each (TMEM has 128 lanes).
+func (c *NvidiaSMCore) tmemNeed() tmemAccumulator {
+	var best tmemAccumulator
+	if c.Tensor.Instruction != NvidiaTCGen05 {
+		return best
+	}
+	rates, shapes := c.Tensor.FlopsPerCycle.All(), c.Tensor.Shapes.All()
+	for i, r := range rates {
+		if r.Key == "fp64" || r.Value <= 0 {
+			continue
+		}
+		shape := shapes[i].Value
+		m, n, _, err := shape.Dims()
+		if err != nil || (m != 64 && m != 128 && m != 256) || n%8 != 0 || n < 8 || n > 256 {
+			continue // refused as a shape
+		}
+		rows := min(m, 128)
+		if b := Size(rows) * Size(n) * 4; b > best.Bytes {
+			best = tmemAccumulator{Key: r.Key, Shape: shape, Rows: rows, N: n, Bytes: b}
+		}
+	}
+	return best
 }
 
 // sustainedClockProblems checks tensor.sustained_clock: every key an

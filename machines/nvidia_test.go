@@ -180,6 +180,53 @@ func TestNvidiaTMEM(t *testing.T) {
 	}
 }
 
+// TestNvidiaTMEMHoldsAccumulator: a tcgen05 core's tmem must hold one
+// accumulator (M × N × 4 bytes, 128 rows per SM of an M = 256 2-CTA
+// shape) of the largest shape among the input types its tensor cores
+// take (not FP64's DMMA), refused in one line naming core.tmem and the
+// --set that gave it; the bound follows the machine's shapes.
+func TestNvidiaTMEMHoldsAccumulator(t *testing.T) {
+	shapes := func(s string) []Override { // every tcgen05 type's shape
+		var ovs []Override
+		for _, k := range []string{"fp16", "bf16", "tf32", "fp8", "int8"} {
+			ovs = append(ovs, Override{Path: "machine.core.tensor.shapes." + k, Value: s})
+		}
+		return ovs
+	}
+	cases := []struct {
+		name string
+		m    string
+		ovs  []Override
+		want string // "" = loads
+	}{
+		{"32 bytes", "b200", []Override{{Path: "machine.core.tmem", Value: "32"}},
+			`--set machine.core.tmem=32: key "core.tmem": must hold one tcgen05 accumulator of the largest MMA shape, tensor.shapes.fp16 m128n256k16 (128 × 256 × 4 B = 128KiB) (got 32B)`},
+		{"64KiB", "b200", []Override{{Path: "machine.core.tmem", Value: "64KiB"}},
+			`--set machine.core.tmem=64KiB: key "core.tmem": must hold one tcgen05 accumulator of the largest MMA shape, tensor.shapes.fp16 m128n256k16 (128 × 256 × 4 B = 128KiB) (got 64KiB)`},
+		{"just short", "gb200", []Override{{Path: "machine.core.tmem", Value: "131040"}}, `(got 131040B)`},
+		{"exactly one", "b200", []Override{{Path: "machine.core.tmem", Value: "128KiB"}}, ""},
+		{"smaller shapes", "b200", append(shapes("m128n128k16"), Override{Path: "machine.core.tmem", Value: "64KiB"}), ""},
+		{"smaller shapes, too small", "b200", append(shapes("m64n64k16"), Override{Path: "machine.core.tmem", Value: "8KiB"}),
+			`key "core.tmem": must hold one tcgen05 accumulator of the largest MMA shape, tensor.shapes.fp16 m64n64k16 (64 × 64 × 4 B = 16KiB) (got 8KiB)`},
+		{"the largest shape names its type", "b200", append(shapes("m64n64k16"),
+			Override{Path: "machine.core.tensor.shapes.int8", Value: "m128n64k32"}, Override{Path: "machine.core.tmem", Value: "16KiB"}),
+			`tensor.shapes.int8 m128n64k32 (128 × 64 × 4 B = 32KiB) (got 16KiB)`},
+		{"2-CTA shape: 128 rows per SM", "b200", []Override{{Path: "machine.core.tensor.shapes.fp8", Value: "m256n256k32"}, {Path: "machine.core.tmem", Value: "128KiB"}}, ""},
+		{"2-CTA shape, too small", "b200", append(shapes("m256n128k16"), Override{Path: "machine.core.tmem", Value: "32KiB"}),
+			`tensor.shapes.fp16 m256n128k16 (M = 256 spans two SMs, 128 rows each: 128 × 128 × 4 B = 64KiB) (got 32KiB)`},
+	}
+	for _, c := range cases {
+		_, err := Load(c.m, c.ovs)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") ||
+			!strings.Contains(err.Error(), `key "core.tmem"`)):
+			t.Errorf("%s: got %v\nwant one line with %q", c.name, err, c.want)
+		}
+	}
+}
+
 // TestNvidiaGeometry checks lanes, buffers and paths against the exported
 // index constants.
 func TestNvidiaGeometry(t *testing.T) {
@@ -300,6 +347,7 @@ func TestNvidiaConstraints(t *testing.T) {
 			"core.paths.TMEM_RF.bytes_per_cycle", "must be 0 with latency_cycles 0 on a core without TMEM"},
 		{"a100", "cores: 108", "cores: 0", "cores", "must be ≥ 1"},
 		{"b200", "  tmem: 256KiB", "  tmem: 0", "core.tmem", "must be > 0 with tensor.instruction tcgen05"},
+		{"b200", "  tmem: 256KiB", "  tmem: 64KiB", "core.tmem", "must hold one tcgen05 accumulator of the largest MMA shape, tensor.shapes.fp16 m128n256k16 (128 × 256 × 4 B = 128KiB) (got 64KiB)"},
 		{"a100", "      int8: 990MHz", "      int8: 0", "core.tensor.sustained_clock.int8", "must be ≥ 1MHz"},
 		{"a100", "      int8: 990MHz", "      int8: 1e-6Hz", "core.tensor.sustained_clock.int8", "must be ≥ 1MHz: the clock the SM sustains under INT8 tensor load (got 1e-06Hz)"},
 		{"a100", "      int8: 990MHz", "      int8: -990MHz", "core.tensor.sustained_clock.int8", "bad frequency"},

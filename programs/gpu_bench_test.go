@@ -120,6 +120,12 @@ func TestGPUBenchBadInput(t *testing.T) {
 		{"program.test=l2-bandwidth;program.bytes=64MiB;machine.l2.capacity=0", "", `key "test": l2-bandwidth measures the L2: machine a100 has none`},
 		{"program.test=l2-bandwidth;machine.l2.capacity=64KiB", "", `key "bytes": the default working set (16KiB, a quarter of l2.capacity) holds no 32KiB copy: machine a100's L2 (l2.capacity 64KiB) is too small for l2-bandwidth; set bytes in 3.375MiB..40GiB`},
 		{"program.test=hbm-stream;machine.core.smem_per_cta=32KiB", "", `key "test": hbm-stream needs 64KiB of shared memory per CTA (two 32KiB copy buffers); machine a100 allows 32KiB (core.smem_per_cta)`},
+		// Tensor memory without room for one tcgen05 accumulator of the
+		// b200's m128n256 shapes: refused (32 bytes ran the matrix tests
+		// at 100 % of peak).
+		{"machine.core.tmem=32", "b200", `--set machine.core.tmem=32: key "core.tmem": must hold one tcgen05 accumulator of the largest MMA shape, tensor.shapes.fp16 m128n256k16 (128 × 256 × 4 B = 128KiB) (got 32B)`},
+		{"program.test=mma-latency;machine.core.tmem=32", "b200", `key "core.tmem": must hold one tcgen05 accumulator`},
+		{"program.test=tensor-peak;program.dtype=int8;machine.core.tmem=64KiB", "b200", `key "core.tmem": must hold one tcgen05 accumulator`},
 		{"program.test=lds-bandwidth;machine.core.lds_per_workgroup=8KiB", "mi100", `key "test": lds-bandwidth needs 9KiB of shared memory per workgroup (a 64×64 FP16 tile, rows padded to 144 bytes); machine mi100 allows 8KiB (core.lds_per_workgroup)`},
 	} {
 		f, err := ReadFile("examples/a100-tensor-peak.yaml")

@@ -292,11 +292,39 @@ func (t gpuTile) fits(tg *gpuTarget, in fp.Format, lane isa.Pipe, sh gpuShape) e
 			return fmt.Errorf("the %d %d×%d accumulators need %d bytes of accumulation registers; a %s has %d (core.agprs)", sh.norm().accs(), t.bm, t.bn, need, tg.core, tg.accFile)
 		}
 	}
+	if tg.tmemAcc && t.sharedOps {
+		if need := t.tmemBytes(sh, gpuAccFormat(in)); need > tg.tmem {
+			its := fmt.Sprintf("its %d×%d accumulator (%d × %d × 4 bytes)", t.bm, t.bn, t.bm, t.bn)
+			if n := sh.norm().accs(); n > 1 {
+				its = fmt.Sprintf("its %d %d×%d accumulators (%d × %d × 4 bytes each)", n, t.bm, t.bn, t.bm, t.bn)
+			}
+			return fmt.Errorf("needs %d bytes of tensor memory per %s for %s; the %s has %d (core.tmem)",
+				need, tg.block, its, tg.core, tg.tmem)
+		}
+	}
 	if need := t.registerBytes(tg, in, sh); need > tg.regFile() {
 		return fmt.Errorf("the %d×%d accumulators and %s of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d (%s)",
 			t.bm, t.bn, t.fragSteps(), t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.regFile(), regsKey)
 	}
 	return nil
+}
+
+// tmemBytes is the tensor memory a block of tile t allocates for its
+// accumulators of format out (tcgen05 kernels: gpuGEMMPlan.accBytes).
+func (t gpuTile) tmemBytes(sh gpuShape, out fp.Format) int64 {
+	return int64(sh.norm().accs()) * dma.FractalBytes(t.bm, t.bn, out)
+}
+
+// gpuAccFormat is the format of the accumulators (and C) of a GPU GEMM
+// of inputs in: INT32 for INT8, FP64 for FP64, else FP32.
+func gpuAccFormat(in fp.Format) fp.Format {
+	switch in {
+	case fp.INT8:
+		return fp.INT32
+	case fp.FP64:
+		return fp.FP64
+	}
+	return fp.FP32
 }
 
 // fragBufs is the number of buffers of A and B fragments the kernel
@@ -323,13 +351,7 @@ func (t gpuTile) fragSteps() string {
 func (t gpuTile) registerBytes(tg *gpuTarget, in fp.Format, sh gpuShape) int64 {
 	sh = sh.norm()
 	na, nb := int64(sh.a), int64(sh.b)
-	out := fp.FP32
-	switch in {
-	case fp.INT8:
-		out = fp.INT32
-	case fp.FP64:
-		out = fp.FP64
-	}
+	out := gpuAccFormat(in)
 	need := t.fragBufs() * (na*dma.FractalBytes(t.bm, t.bk, in) + nb*dma.FractalBytes(t.bk, t.bn, in))
 	if t.sharedOps {
 		need = 0
@@ -507,15 +529,19 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 			}
 			defaults = keep
 		}
-		found := false
+		found, why := false, ""
 		for _, d := range defaults {
-			if d.fits(tg, in, lane, sh) == nil {
+			err := d.fits(tg, in, lane, sh)
+			if err == nil {
 				t, found = d, true
 				break
 			}
+			// (The library's tiles go from the largest to the smallest:
+			// the last one's refusal names the limit none passes.)
+			why = fmt.Sprintf(" (the smallest, %d×%d×%d, %d stages, %d %ss, %v)", d.bm, d.bn, d.bk, d.stages, d.warps, tg.warp, err)
 		}
 		if !found {
-			return nil, bad("tiling", "none of the default tiles fits machine %s; give tiling.bm, bn, bk, stages, warps", m.Name)
+			return nil, bad("tiling", "none of the default tiles fits machine %s%s; give tiling.bm, bn, bk, stages, warps", m.Name, why)
 		}
 		if p.Tiling.Stages > 0 {
 			t.stages = p.Tiling.Stages
@@ -591,13 +617,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	}
 	pl := &gpuGEMMPlan{p: p, mach: m, tg: tg, t: t, real: t, batch: 1, in: in, es: es, lane: lane, sh: sh}
 	pl.smem, pl.regs = tileResources(t, in, lane, tg.warpSize, sh)
-	pl.out = fp.FP32
-	switch in {
-	case fp.INT8:
-		pl.out = fp.INT32
-	case fp.FP64:
-		pl.out = fp.FP64
-	}
+	pl.out = gpuAccFormat(in)
 	if need := pl.layout(); need > tg.regFile() {
 		return nil, bad("tiling", "the %d×%d accumulators and %s of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d",
 			t.bm, t.bn, t.fragSteps(), t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.regFile())
@@ -827,11 +847,15 @@ func (pl *gpuGEMMPlan) ctaRegisters() int64 {
 }
 
 // residentPerCore is how many CTAs of the kernel an SM (CU) holds at
-// once: the fewest its block slots, shared memory, registers and warps
-// allow.
+// once: the fewest its block slots, shared memory, registers, warps and
+// (tcgen05) tensor memory allow.
 func (pl *gpuGEMMPlan) residentPerCore() int64 {
 	tg := pl.tg
-	return min(int64(tg.maxBlocks), tg.shared/max(pl.smem, 1), tg.registers/4/max(pl.ctaRegisters(), 1), int64(tg.maxWarps/pl.real.warps))
+	n := min(int64(tg.maxBlocks), tg.shared/max(pl.smem, 1), tg.registers/4/max(pl.ctaRegisters(), 1), int64(tg.maxWarps/pl.real.warps))
+	if acc := pl.accBytes(); acc > 0 {
+		n = min(n, tg.tmem/acc)
+	}
+	return n
 }
 
 // groupedGrid is one launch holding the blocks of every grid of gs, in
@@ -906,7 +930,7 @@ func (pl *gpuGEMMPlan) accBytes() int64 {
 	if !pl.tmem() {
 		return 0
 	}
-	return int64(pl.sh.norm().accs()) * dma.FractalBytes(pl.t.bm, pl.t.bn, pl.out)
+	return pl.t.tmemBytes(pl.sh, pl.out)
 }
 
 // ctaGroup is the number of row blocks the CTA order walks down before

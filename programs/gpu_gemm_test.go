@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -324,5 +325,77 @@ func TestGPUReportCoresUsed(t *testing.T) {
 	}
 	if mean, got := sum/float64(len(rep.Cores)), rep.Pipes["tensor"].Busy; got <= 0 || math.Abs(got-mean) > 1e-12 {
 		t.Errorf("tensor busy %v, want the reported cores' mean %v", got, mean)
+	}
+}
+
+// Blackwell's tensor memory is a per-CTA limit like shared memory and
+// registers: on a b200 whose core.tmem is too small for the machine's
+// largest tcgen05 accumulator the machine is refused; one that holds it
+// but not a tiling's accumulators (bm × bn × 4 bytes per CTA, one per
+// accumulator of an emulated kernel) refuses the tiling with one bad-input
+// line naming core.tmem — never a grid the SMs cannot admit (a run
+// failure, exit 1) —, default tilings pass over tiles that do not fit
+// (and, when none fits, say which limit the smallest exceeds), and the
+// resident CTAs per SM count tensor memory.
+func TestGPUTMEMFits(t *testing.T) {
+	tile := func(bk int) []string {
+		return []string{"program.tiling.bm=128", "program.tiling.bn=384", "program.tiling.bk=" + strconv.Itoa(bk), "program.tiling.warps=8"}
+	}
+	smallShapes := []string{"machine.core.tmem=16KiB"}
+	for _, k := range []string{"fp16", "bf16", "tf32", "fp8", "int8"} {
+		smallShapes = append(smallShapes, "machine.core.tensor.shapes."+k+"=m64n64k16")
+	}
+	for _, c := range []struct {
+		file string
+		sets []string
+		want string
+	}{
+		{"a100-hgemm", []string{"machine.core.tmem=64KiB"}, `--set machine.core.tmem=64KiB: key "core.tmem": must hold one tcgen05 accumulator of the largest MMA shape, tensor.shapes.fp16 m128n256k16 (128 × 256 × 4 B = 128KiB) (got 64KiB)`},
+		{"b200-ozaki", []string{"machine.core.tmem=32KiB"}, `key "core.tmem": must hold one tcgen05 accumulator`},
+		{"a100-igemm", []string{"machine.core.tmem=32KiB"}, `key "core.tmem": must hold one tcgen05 accumulator`},
+		{"a100-tf32gemm", []string{"machine.core.tmem=32KiB"}, `key "core.tmem": must hold one tcgen05 accumulator`},
+		{"a100-emulated-gemm", []string{"machine.core.tmem=32KiB"}, `key "core.tmem": must hold one tcgen05 accumulator`},
+		{"a100-hgemm", append(tile(64), "machine.core.tmem=128KiB"),
+			`key "tiling": 128×384×64 tile, 3 stages, 8 warps needs 196608 bytes of tensor memory per CTA for its 128×384 accumulator (128 × 384 × 4 bytes); the SM has 131072 (core.tmem)`},
+		{"a100-igemm", append(tile(128), "machine.core.tmem=128KiB"), `needs 196608 bytes of tensor memory per CTA for its 128×384 accumulator (128 × 384 × 4 bytes); the SM has 131072 (core.tmem)`},
+		{"a100-tf32gemm", append(tile(32), "machine.core.tmem=128KiB"), `needs 196608 bytes of tensor memory per CTA for its 128×384 accumulator (128 × 384 × 4 bytes); the SM has 131072 (core.tmem)`},
+		{"b200-ozaki", append(tile(128), "machine.core.tmem=128KiB"), `needs 196608 bytes of tensor memory per CTA for its 128×384 accumulator (128 × 384 × 4 bytes); the SM has 131072 (core.tmem)`},
+		{"a100-emulated-gemm", []string{"program.scheme=ootomo", "machine.core.tmem=128KiB", "program.tiling.bm=128", "program.tiling.bn=128", "program.tiling.bk=64", "program.tiling.warps=8"},
+			`needs 196608 bytes of tensor memory per CTA for its 3 128×128 accumulators (128 × 128 × 4 bytes each); the SM has 131072 (core.tmem)`},
+		{"a100-emulated-gemm", append([]string{"program.scheme=ootomo"}, smallShapes...),
+			`key "tiling": none of the default tiles fits machine b200 (the smallest, 64×64×32, 3 stages, 8 warps, needs 49152 bytes of tensor memory per CTA for its 3 64×64 accumulators (64 × 64 × 4 bytes each); the SM has 16384 (core.tmem)); give tiling.bm`},
+	} {
+		f := mustRead(t, "examples/"+c.file+".yaml")
+		_, err := Execute(f, Options{Machine: "b200", Overrides: mustSets(t, c.sets...), Numerics: NumericsOff}, RunHooks{})
+		wantBadInputLine(t, err, c.want, c.file, c.sets)
+	}
+
+	// The default tiles that fit: ootomo's three accumulators in 128 KiB.
+	f := mustRead(t, "examples/a100-emulated-gemm.yaml")
+	res, err := Execute(f, Options{Machine: "b200", Numerics: NumericsOff,
+		Overrides: mustSets(t, "program.scheme=ootomo", "machine.core.tmem=128KiB", "program.m=256", "program.n=256", "program.k=256")}, RunHooks{})
+	if err != nil {
+		t.Fatalf("ootomo on a b200 with 128KiB of TMEM: %v", err)
+	}
+	if res.Failure != nil {
+		t.Fatalf("ootomo on a b200 with 128KiB of TMEM: %v", res.Failure)
+	}
+	tl := res.Report.Program["product_kernels"].([]map[string]any)[0]["tiling"].(map[string]int)
+	if need := 3 * tl["bm"] * tl["bn"] * 4; need > 128<<10 {
+		t.Errorf("ootomo's default tile %v needs %d bytes of TMEM, more than the SM's 128KiB", tl, need)
+	}
+
+	// Residency: 128×128 tiles of 64 KiB accumulators, two per SM in 128
+	// KiB of TMEM (shared memory and registers would take three).
+	res, err = runGPU(t, "b200", "machine.core.tmem=128KiB", "program.numerics=off", "program.m=512", "program.n=512", "program.k=256",
+		"program.tiling.bm=128", "program.tiling.bn=128", "program.tiling.bk=64", "program.tiling.stages=2", "program.tiling.warps=4", "program.tiling.cta_group=1")
+	if err != nil {
+		t.Fatalf("b200 128×128 tiles: %v", err)
+	}
+	if res.Failure != nil {
+		t.Fatalf("b200 128×128 tiles: %v", res.Failure)
+	}
+	if got := res.Report.Program["cta"].(map[string]int64)["resident_per_sm"]; got != 2 {
+		t.Errorf("b200 128×128 tiles in 128KiB of TMEM: %d resident per SM, want 2", got)
 	}
 }

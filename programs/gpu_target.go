@@ -52,6 +52,7 @@ type gpuTarget struct {
 	warpLevel  bool                   // one warp issues a matrix instruction on its own sub-core
 	sharedOps  bool                   // the matrix instructions read A and B from shared memory (wgmma SS, tcgen05)
 	tmemAcc    bool                   // their accumulators live in tensor memory (tcgen05)
+	tmem       int64                  // bytes of tensor memory per core (core.tmem; 0 without)
 	loadBPC    float64                // shared→register bytes per cycle per core
 	loadKey    string                 // its machine key
 	matrixPeak [fp.NumFormats]string  // its Peaks name (FP16 …)
@@ -91,6 +92,7 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 		t.warpLevel = sc.Tensor.Instruction == machines.NvidiaMMASync
 		t.sharedOps = !t.warpLevel
 		t.tmemAcc = sc.Tensor.Instruction == machines.NvidiaTCGen05 && sc.TMEM > 0
+		t.tmem = int64(sc.TMEM)
 		t.loadBPC, t.loadKey = sc.Paths.SMEM_RF.BytesPerCycle, "paths.SMEM_RF"
 		t.vectorRate[fp.FP32] = sc.CUDACores.FP32FlopsPerCycle
 		t.vectorRate[fp.FP64] = sc.CUDACores.FP64FlopsPerCycle

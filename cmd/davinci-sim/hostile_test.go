@@ -228,6 +228,27 @@ var hostileCases = []hostileCase{
 	{name: "1 TiB of tensor memory, functional",
 		args: []string{"run", examplePath("a100-hgemm.yaml"), "-m", "b200", "--numerics", "full", "--set", "program.m=64", "--set", "program.n=64", "--set", "program.k=64", "--set", "machine.core.tmem=1TiB"},
 		want: `GiB of host memory (148 cores × `},
+	// Tensor memory (Blackwell tcgen05) is checked as shared memory and
+	// registers are: a core.tmem without room for one accumulator of the
+	// machine's largest MMA shape is refused with the machine (it failed
+	// the run, exit 1, naming a grid; 32 bytes ran tensor-peak at 100 %
+	// of peak), a tiling whose accumulators pass it with the tiling.
+	{name: "tensor memory below one accumulator",
+		args: []string{"run", examplePath("a100-hgemm.yaml"), "-m", "b200", "--numerics", "off", "--set", "machine.core.tmem=64KiB"},
+		want: `--set machine.core.tmem=64KiB: key "core.tmem": must hold one tcgen05 accumulator of the largest MMA shape, tensor.shapes.fp16 m128n256k16 (128 × 256 × 4 B = 128KiB) (got 64KiB)`},
+	{name: "tensor memory below one accumulator, emulated GEMM",
+		args: []string{"run", examplePath("a100-emulated-gemm.yaml"), "-m", "b200", "--numerics", "off", "--set", "machine.core.tmem=32KiB"},
+		want: `--set machine.core.tmem=32KiB: key "core.tmem": must hold one tcgen05 accumulator`},
+	{name: "32 bytes of tensor memory, tensor peak",
+		args: []string{"run", examplePath("a100-tensor-peak.yaml"), "-m", "b200", "--set", "machine.core.tmem=32"},
+		want: `--set machine.core.tmem=32: key "core.tmem": must hold one tcgen05 accumulator of the largest MMA shape, tensor.shapes.fp16 m128n256k16 (128 × 256 × 4 B = 128KiB) (got 32B)`},
+	{name: "32 bytes of tensor memory, MMA latency",
+		args: []string{"run", examplePath("a100-mma-latency.yaml"), "-m", "b200", "--set", "machine.core.tmem=32"},
+		want: `--set machine.core.tmem=32: key "core.tmem": must hold one tcgen05 accumulator`},
+	{name: "a tile whose accumulators pass tensor memory",
+		args: []string{"run", examplePath("a100-hgemm.yaml"), "-m", "b200", "--numerics", "off", "--set", "machine.core.tmem=128KiB",
+			"--set", "program.tiling.bm=128", "--set", "program.tiling.bn=384", "--set", "program.tiling.bk=64", "--set", "program.tiling.warps=8"},
+		want: `a100-hgemm.yaml: key "tiling": 128×384×64 tile, 3 stages, 8 warps needs 196608 bytes of tensor memory per CTA for its 128×384 accumulator (128 × 384 × 4 bytes); the SM has 131072 (core.tmem) (set with --set program.tiling.bk=64, --set program.tiling.bm=128, --set program.tiling.bn=384, --set program.tiling.warps=8)`},
 	{name: "1 TiB of VGPRs, functional",
 		args: []string{"run", examplePath("mi210-hgemm.yaml"), "--numerics", "full", "--set", "program.m=64", "--set", "program.n=64", "--set", "program.k=64", "--set", "machine.core.vgprs=1TiB"},
 		want: `use numerics off or sampled, or check keys "cores", "core.vgprs", "core.agprs"`},
