@@ -75,9 +75,15 @@
 // study — its parameters, its metrics, and its RunStamp: the run options
 // and a digest of the program file, the machine file and the fixed
 // overrides, so that a study file or program edited between two runs into
-// one directory is refused rather than mixed; a corrupt, truncated or
-// foreign record is a bad-input error naming the file and line, and the
-// file is left as it is. merge checks the shards' records the same way.
+// one directory is refused rather than mixed; a corrupt or foreign
+// record, or one giving a key twice, is a bad-input error naming the file
+// and line, and the file is left as it is. A last line cut off — no end of
+// line, not JSON: what a write stopped by kill -9, a full disk or a crash
+// leaves, as records are appended unsynced — is dropped with a note, the
+// file cut back to its last whole record before anything is appended, and
+// its point runs again. merge checks the shards' records the same way
+// (leaving out a last line cut off, with a note: its point is missing),
+// and so does Redraw (not drawing it).
 //
 // # Clusters: shards and merge
 //

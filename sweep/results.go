@@ -28,37 +28,86 @@ const maxLine = 16 << 20
 
 // ReadResults reads a results.jsonl file written for study s and checks
 // every record against the study: a complete line of valid JSON with
-// exactly the record's keys, a point index of the study given once, the
-// point's parameter values and the study's metrics. Errors wrap
-// bad input (package badinput) and name the file and line.
+// exactly the record's keys, each once, a point index of the study given
+// once, the point's parameter values and the study's metrics. Errors wrap
+// bad input (package badinput) and name the file and line; a last line
+// cut off (tornLine) is one too, saying that --resume drops it.
 func ReadResults(path string, s *Study) ([]Record, error) {
-	return readResultsFile(path, s, nil)
+	recs, tail, err := readResultsFile(path, s, nil)
+	if err == nil && tail.torn > 0 {
+		err = badInput(errors.New(tail.note(path, "sweep --resume drops it and runs its point again")))
+	}
+	return recs, err
 }
 
 // readResultsFile is ReadResults, or with stale non-nil readResults's
-// leniency about run stamps.
-func readResultsFile(path string, s *Study, stale *int) ([]Record, error) {
+// leniency about run stamps; a last line cut off is returned as torn, not
+// refused (readResults).
+func readResultsFile(path string, s *Study, stale *int) ([]Record, resultsTail, error) {
 	if err := badinput.NotPipe(path); err != nil {
-		return nil, badInput(fmt.Errorf("results file: %v", err))
+		return nil, resultsTail{}, badInput(fmt.Errorf("results file: %v", err))
 	}
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, badInput(fmt.Errorf("results file: %v", err))
+		return nil, resultsTail{}, badInput(fmt.Errorf("results file: %v", err))
 	}
 	defer fh.Close()
 	return readResults(path, fh, s, stale)
 }
 
+// resultsTail is how a results file read whole ends (readResults).
+//
+// Its last line may be cut off (torn): without its end of line, and not a
+// JSON value. A sweep appends each record with one write of its line and
+// the end of line, not synced (Run), so what a write stopped part way
+// leaves — the sweep killed in it (kill -9, a job's time limit), a full
+// disk, the host going down (whose file system may also keep the file's
+// new length without its bytes: zeros) — is such a line, after the
+// complete records: nothing of it to keep, and its point not recorded. A
+// line that has its end of line, or that is a whole JSON value without
+// it, was written whole, and is checked as any record is.
+type resultsTail struct {
+	torn int   // the line number of a last line cut off, or 0
+	end  int64 // the bytes up to the end of the last record (its end of line included)
+	eol  bool  // the last record, if any, ends with an end of line
+}
+
+// note is one line saying that the last line of path is cut off, and then
+// (after a colon) what becomes of it.
+func (t resultsTail) note(path, then string) string {
+	return fmt.Sprintf("%s:%d: last line cut off (no end of line, not a whole record: a write stopped by a kill, a full disk or a crash): %s", path, t.torn, then)
+}
+
+// repair makes the results file fh, which ends as t says, end with its
+// last record and an end of line, for records to be appended after it:
+// it drops a line cut off (and blanks after the last record) and ends an
+// unterminated last record's line.
+func (t resultsTail) repair(fh *os.File) error {
+	if st, err := fh.Stat(); err != nil || st.Size() != t.end {
+		if err := fh.Truncate(t.end); err != nil {
+			return err
+		}
+	}
+	if !t.eol {
+		_, err := fh.Write([]byte("\n"))
+		return err
+	}
+	return nil
+}
+
 // readResults is ReadResults from r. With stale non-nil a record whose run
 // stamp is not the study's (or that has none) is kept, counted in *stale,
-// instead of refused (Redraw).
-func readResults(path string, r io.Reader, s *Study, stale *int) ([]Record, error) {
+// instead of refused (Redraw). A last line cut off is not an error: it is
+// returned in tail (tail.torn), the records before it in recs.
+func readResults(path string, r io.Reader, s *Study, stale *int) (recs []Record, tail resultsTail, err error) {
 	br := bufio.NewReader(r)
 	bad := func(line int, format string, a ...any) error {
 		return badInput(fmt.Errorf("%s:%d: %s", path, line, fmt.Sprintf(format, a...)))
 	}
 	var out []Record
 	seen := map[int]int{}
+	var off int64 // the bytes of the lines read
+	tail.eol = true
 	for line := 1; ; line++ {
 		text, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -69,39 +118,56 @@ func readResults(path string, r io.Reader, s *Study, stale *int) ([]Record, erro
 				buf.Write(text)
 			}
 			if buf.Len() > maxLine {
-				return nil, bad(line, "corrupt record: line longer than %d bytes", maxLine)
+				return nil, resultsTail{}, bad(line, "corrupt record: line longer than %d bytes", maxLine)
 			}
 			text = buf.Bytes()
 		}
 		if err == io.EOF {
-			if len(bytes.TrimSpace(text)) != 0 {
-				return nil, bad(line, "truncated record (no end of line); remove the line to resume")
+			if len(bytes.TrimSpace(text)) == 0 {
+				return out, tail, nil
 			}
-			return out, nil
+			if !json.Valid(text) {
+				tail.torn = line
+				return out, tail, nil
+			}
+			// A whole record without its end of line: checked below.
+		} else if err != nil {
+			return nil, resultsTail{}, badInput(fmt.Errorf("%s: %v", path, err))
 		}
-		if err != nil {
-			return nil, badInput(fmt.Errorf("%s: %v", path, err))
-		}
+		off += int64(len(text))
 		if len(bytes.TrimSpace(text)) == 0 {
-			return nil, bad(line, "corrupt record: empty line")
+			return nil, resultsTail{}, bad(line, "corrupt record: empty line")
 		}
 		var rec Record
 		dec := json.NewDecoder(bytes.NewReader(text))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&rec); err != nil {
-			return nil, bad(line, "corrupt record: %v", err)
+			return nil, resultsTail{}, bad(line, "corrupt record: %v", err)
 		}
-		if dec.More() {
-			return nil, bad(line, "corrupt record: more than one JSON value on the line")
+		// (Decoder.More says no more where a '}' or ']' follows.)
+		end := dec.InputOffset()
+		if len(bytes.TrimSpace(text[end:])) != 0 {
+			return nil, resultsTail{}, bad(line, "corrupt record: more than the record's JSON object on the line")
+		}
+		if key, first, ok := dupKey(text[:end]); ok {
+			if first != "" {
+				return nil, resultsTail{}, bad(line, "key %q given twice (first as %q)", key, first)
+			}
+			return nil, resultsTail{}, bad(line, "key %q given twice", key)
 		}
 		if err := checkRecord(&rec, s, stale); err != nil {
-			return nil, bad(line, "%v", err)
+			return nil, resultsTail{}, bad(line, "%v", err)
 		}
 		if prev, ok := seen[rec.Index]; ok {
-			return nil, bad(line, "point %d is recorded twice (also on line %d)", rec.Index, prev)
+			return nil, resultsTail{}, bad(line, "point %d is recorded twice (also on line %d)", rec.Index, prev)
 		}
 		seen[rec.Index] = line
 		out = append(out, rec)
+		tail.end = off
+		if err == io.EOF {
+			tail.eol = false
+			return out, tail, nil
+		}
 	}
 }
 
@@ -279,10 +345,11 @@ func drawPlots(s *Study, recs []Record, dir string, log io.Writer) (int, error) 
 // (nothing is run, so nothing is mixed). It returns the plots drawn (a
 // plot with nothing to draw is skipped with a warning on log), the records
 // that ran (not failed) and how many records were such; the records must
-// still be the study's points, with its parameters and metrics.
+// still be the study's points, with its parameters and metrics. A last
+// line cut off (resultsTail) is left out, with a note on log.
 func Redraw(s *Study, dir string, log io.Writer) (plots, records, stale int, err error) {
 	path := filepath.Join(dir, ResultsJSONL)
-	recs, err := readResultsFile(path, s, &stale)
+	recs, tail, err := readResultsFile(path, s, &stale)
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -291,6 +358,9 @@ func Redraw(s *Study, dir string, log io.Writer) (plots, records, stale int, err
 	}
 	if err := s.checkOutputs(dir, false); err != nil {
 		return 0, 0, 0, err
+	}
+	if tail.torn > 0 && log != nil {
+		fmt.Fprintf(log, "sweep plot: %s\n", tail.note(path, "not drawn (sweep --resume -o "+dir+" drops it and runs its point again)"))
 	}
 	slices.SortFunc(recs, func(a, b Record) int { return a.Index - b.Index })
 	for _, r := range recs {
@@ -403,7 +473,8 @@ func cell(raw json.RawMessage) string {
 // dirs) into out: results.jsonl, results.csv and the plots, the same files
 // one unsharded run writes. Records already in out/results.jsonl are kept.
 // Records of the same point must agree. Points without a record are
-// listed in Summary.Missing.
+// listed in Summary.Missing. A results file's last line cut off
+// (resultsTail) is left out, its point missing, with a note on log.
 func Merge(s *Study, out string, dirs []string, log io.Writer) (*Summary, error) {
 	start := time.Now()
 	if out == "" {
@@ -444,10 +515,14 @@ func Merge(s *Study, out string, dirs []string, log io.Writer) (*Summary, error)
 			paths = append(paths, p)
 		}
 	}
+	var notes []string
 	for _, p := range paths {
-		recs, err := ReadResults(p, s)
+		recs, tail, err := readResultsFile(p, s, nil)
 		if err != nil {
 			return nil, err
+		}
+		if tail.torn > 0 {
+			notes = append(notes, "sweep merge: "+tail.note(p, "left out (sweep --resume -o "+filepath.Dir(p)+" drops it and runs its point again)"))
 		}
 		for _, r := range recs {
 			if prev, ok := done[r.Index]; ok {
@@ -460,6 +535,11 @@ func Merge(s *Study, out string, dirs []string, log io.Writer) (*Summary, error)
 			}
 			done[r.Index] = r
 			from[r.Index] = p
+		}
+	}
+	if log != nil {
+		for _, n := range notes {
+			fmt.Fprintln(log, n)
 		}
 	}
 	sum := &Summary{Points: len(s.Points), Selected: len(s.Points), Skipped: len(done)}

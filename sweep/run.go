@@ -187,18 +187,19 @@ func Run(s *Study, opts Options) (*Summary, error) {
 	path := filepath.Join(opts.Out, ResultsJSONL)
 	done := map[int]Record{}
 	var again reruns
+	tail := resultsTail{eol: true} // (how the file ends: repaired before appending)
 	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
 		if !opts.Resume {
 			return nil, badInput(fmt.Errorf("%s exists: use --resume to continue the study, or another -o directory", path))
 		}
-		recs, n, err := readForResume(path, s, opts)
+		recs, n, t, err := readForResume(path, s, opts)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range recs {
 			done[r.Index] = r
 		}
-		again = n
+		again, tail = n, t
 	}
 	sum := &Summary{Points: len(s.Points), Rerun: again.changed, RerunTimedOut: again.timedOut, RerunHostMemory: again.hostMemory}
 	var todo []Point
@@ -237,6 +238,10 @@ func Run(s *Study, opts Options) (*Summary, error) {
 		fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
 			return nil, err
+		}
+		if err := tail.repair(fh); err != nil {
+			fh.Close()
+			return nil, fmt.Errorf("%s: %v", path, err)
 		}
 		werr = runPoints(s, todo, jobs, opts, func(r Record) error {
 			line, err := json.Marshal(r)
@@ -748,15 +753,21 @@ func rerunWhy(r Record, opts Options) int {
 // points a time limit stopped run again where the limit is now longer, or
 // none (n.timedOut), and those refused for their host memory where the
 // bound is now larger (n.hostMemory). Records dropped leave the file too,
-// rewritten without them before any point runs again.
-func readForResume(path string, s *Study, opts Options) (recs []Record, n reruns, err error) {
+// rewritten without them before any point runs again. A last line cut off
+// (resultsTail) is dropped with a note on opts.Log: its point is not
+// recorded; tail says how the file ends, for Run to cut it back to its
+// last record before appending (tail.repair).
+func readForResume(path string, s *Study, opts Options) (recs []Record, n reruns, tail resultsTail, err error) {
 	var stale int
 	var staleOK *int // (nil: a record from other inputs is an error)
 	if opts.RerunChanged {
 		staleOK = &stale
 	}
-	if recs, err = readResultsFile(path, s, staleOK); err != nil {
-		return nil, reruns{}, err
+	if recs, tail, err = readResultsFile(path, s, staleOK); err != nil {
+		return nil, reruns{}, resultsTail{}, err
+	}
+	if tail.torn > 0 && opts.Log != nil {
+		fmt.Fprintf(opts.Log, "sweep: %s\n", tail.note(path, "dropped (the file is cut back to its last whole record); its point runs again"))
 	}
 	kept := recs[:0:0]
 	others := 0 // other shards' records from other inputs
@@ -782,14 +793,14 @@ func readForResume(path string, s *Study, opts Options) (recs []Record, n reruns
 		fmt.Fprintf(opts.Log, "sweep: %d points of other shards were recorded from other inputs, options or metrics: results.csv and the plots show them as recorded until their shards run with --resume --rerun-changed\n", others)
 	}
 	if n == (reruns{}) {
-		return recs, n, nil
+		return recs, n, tail, nil
 	}
 	b, err := encodeRecords(kept)
 	if err != nil {
-		return nil, reruns{}, err
+		return nil, reruns{}, resultsTail{}, err
 	}
 	if err := writeAtomic(path, b); err != nil {
-		return nil, reruns{}, err
+		return nil, reruns{}, resultsTail{}, err
 	}
-	return kept, n, nil
+	return kept, n, resultsTail{end: int64(len(b)), eol: true}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"maps"
@@ -212,10 +213,15 @@ func TestResumeCorrupt(t *testing.T) {
 	lines := strings.SplitAfter(string(readFile(t, filepath.Join(good, ResultsJSONL))), "\n")
 	first := lines[0]
 	for _, c := range []struct{ name, text, want string }{
-		{"truncated", first + first[:20], "results.jsonl:2: truncated record"},
+		// A line cut off but for its end of line (no write leaves it:
+		// that of a record comes with it), or in the middle of the file.
+		{"cut, then an end of line", first + first[:20] + "\n", "results.jsonl:2: corrupt record: unexpected EOF"},
+		{"cut, in the middle", first[:20] + "\n" + first, "results.jsonl:1: corrupt record: unexpected EOF"},
+		{"cut, before the last", first + first[:20] + first, "results.jsonl:2: corrupt record: "},
 		{"garbage", first + "{not json\n", "results.jsonl:2: corrupt record"},
 		{"empty line", "\n" + first, "results.jsonl:1: corrupt record: empty line"},
-		{"two values", strings.TrimSuffix(first, "\n") + " {}\n", "more than one JSON value"},
+		{"two values", strings.TrimSuffix(first, "\n") + " {}\n", "results.jsonl:1: corrupt record: more than the record's JSON object on the line"},
+		{"closing brace after", strings.TrimSuffix(first, "\n") + "}\n", "results.jsonl:1: corrupt record: more than the record's JSON object on the line"},
 		{"unknown field", strings.Replace(first, `"index"`, `"extra":1,"index"`, 1), "unknown field"},
 		{"duplicate", first + first, "results.jsonl:2: point 0 is recorded twice (also on line 1)"},
 		{"index", strings.Replace(first, `"index":0`, `"index":99`, 1), "point 99 is not in the study"},
@@ -226,6 +232,19 @@ func TestResumeCorrupt(t *testing.T) {
 		{"options", strings.Replace(first, `"run":{`, `"run":{"options":"k_batch=8",`, 1), `key "run": point 0 ran with k_batch=8, the study asks for no speed options`},
 		{"op unit", strings.Replace(first, `"metrics"`, `"op_unit":"GOP","metrics"`, 1), `key "op_unit": "GOP": only "OP"`},
 		{"inputs", regexp.MustCompile(`"inputs":"[0-9a-f]+"`).ReplaceAllString(first, `"inputs":"0123456789abcdef"`), `key "run": point 0 ran from other inputs (inputs 0123456789abcdef, now`},
+		// A key given twice, at any level (encoding/json would keep the
+		// last value).
+		{"metric twice", strings.Replace(first, `"flops.tflops":`, `"flops.tflops":7,"flops.tflops":`, 1), `results.jsonl:1: key "metrics.flops.tflops" given twice`},
+		{"status twice", strings.Replace(first, `"status":"ok"`, `"status":"failed","status":"ok"`, 1), `results.jsonl:1: key "status" given twice`},
+		{"index in two cases", strings.Replace(first, `"index":0`, `"index":5,"Index":0`, 1), `results.jsonl:1: key "Index" given twice (first as "index")`},
+		{"index escaped", strings.Replace(first, `"index":0`, `"index":5,"\u0069ndex":0`, 1), `results.jsonl:1: key "index" given twice`},
+		{"run key in two cases", strings.Replace(first, `"run":{`, `"run":{"Inputs":"x",`, 1), `results.jsonl:1: key "run.inputs" given twice (first as "Inputs")`},
+		{"param twice", strings.Replace(first, `"params":{`, `"params":{"program.tiling.bm":"128",`, 1), `results.jsonl:1: key "params.program.tiling.bm" given twice`},
+		{"twice in a metric's value", strings.Replace(first, `"hplmxp.n":null`, `"hplmxp.n":[1,{"a":{"b":1,"c":[],"b":2}}]`, 1), `results.jsonl:1: key "metrics.hplmxp.n.1.a.b" given twice`},
+		{"twice among many", strings.Replace(first, `"metrics":{`, `"metrics":{`+manyKeys(20)+`"m17":1,`, 1), `results.jsonl:1: key "metrics.m17" given twice`},
+		{"metrics in two cases", strings.Replace(first, `"metrics":{`, `"metrics":{"FLOPS.tflops":1,`, 1), `results.jsonl:1: key "metrics": 5 metrics recorded, the study has 4`},
+		{"twice after an escaped quote", strings.Replace(first, `"status":"ok"`, `"status":"ok","error":"a \"quoted\" word","error":""`, 1), `results.jsonl:1: key "error" given twice`},
+		{"twice on the second line", first + strings.Replace(first, `"index":0`, `"index":0,"index":1`, 1), `results.jsonl:2: key "index" given twice`},
 	} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, ResultsJSONL)
@@ -243,6 +262,15 @@ func TestResumeCorrupt(t *testing.T) {
 			t.Errorf("%s: results.csv written", c.name)
 		}
 	}
+}
+
+// manyKeys returns n JSON members "m0":0, … "m<n-1>":0, each with a comma after it.
+func manyKeys(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `"m%d":0,`, i)
+	}
+	return b.String()
 }
 
 func TestCheck(t *testing.T) {
@@ -1200,7 +1228,7 @@ func TestStampCoversFilesTheProgramNames(t *testing.T) {
 		}
 		legacy = bytes.ReplaceAll(legacy, []byte(`"inputs":"`+now+`"`), []byte(`"inputs":"`+old+`"`))
 	}
-	if _, err := readResults(jl, bytes.NewReader(legacy), s, nil); err == nil || !strings.Contains(err.Error(), "recorded by an older davinci-sim, whose stamp left out the files its program names") {
+	if _, _, err := readResults(jl, bytes.NewReader(legacy), s, nil); err == nil || !strings.Contains(err.Error(), "recorded by an older davinci-sim, whose stamp left out the files its program names") {
 		t.Errorf("records stamped without the asm source: %v", err)
 	}
 
@@ -1216,7 +1244,7 @@ func TestStampCoversFilesTheProgramNames(t *testing.T) {
 		t.Fatalf("--rerun-changed after the asm source changed: %+v %v", sum, err)
 	}
 	cycles := func(b []byte) string {
-		recs, err := readResults(jl, bytes.NewReader(b), study(), new(int))
+		recs, _, err := readResults(jl, bytes.NewReader(b), study(), new(int))
 		if err != nil || len(recs) == 0 {
 			t.Fatalf("records: %v", err)
 		}

@@ -63,6 +63,10 @@ again (after editing the study's plots, say). "davinci-sim sweep plot STUDY.yaml
 draws the plots alone, also from results whose program or machine file was
 edited since, which --resume refuses; --resume --rerun-changed runs those
 points again instead (only them: after a machine file changed, say).
+A last line of results.jsonl that a kill or a crash cut off (no end of
+line, not a whole record) is dropped with a note, the file cut back to its
+last whole record, and its point runs again; any other line that is not a
+record of the study, or that gives a key twice, is refused (exit 2).
 With -j above 1 the points start in index order while the host memory
 estimated for those running stays within --max-memory (by default the bound
 of one run's data: 3/4 of the host's memory); a point estimated past it runs
@@ -205,7 +209,8 @@ after editing the study's plots. Unlike --resume it also draws records made
 from other inputs (the program or machine file edited since) or by a
 davinci-sim that did not stamp its records, as they were recorded, and says
 how many; the records must be the study's points (its parameters and
-metrics). Exit code 2 on bad input.`,
+metrics). A last line that a kill or a crash cut off is left out with a
+note (sweep --resume drops it and runs its point). Exit code 2 on bad input.`,
 		Example: `  davinci-sim sweep plot studies/long/cluster-weak-scaling.yaml -o docs/studies/cluster-weak-scaling`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -247,8 +252,10 @@ func newSweepMergeCmd() *cobra.Command {
 		Short: "Combine the output directories of sharded sweep runs into one",
 		Long: `Combine the results of "sweep --shard" runs (one output directory each) into
 DIR: results.jsonl, results.csv and the plots, the same files one unsharded
-run writes. Records already in DIR are kept. Exit code 1 when points are
-still missing (the files are written anyway), 2 on bad input.`,
+run writes. Records already in DIR are kept. A last line that a kill or a
+crash cut off is left out with a note, its point missing (sweep --resume
+in its directory runs it). Exit code 1 when points are still missing (the
+files are written anyway), 2 on bad input.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
