@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"github.com/davinci-sim/davinci-sim/outfile"
 	"os"
 	"path/filepath"
 
@@ -106,19 +107,14 @@ func appendsTo(out, in string) bool {
 }
 
 // replaces reports whether writing the file out (through a temporary
-// renamed over it: the directory entry replaced) replaces the contents
-// of the file in: out's entry is the one in names, through its links.
+// renamed over where it lands: out, or the file out's links lead to,
+// outfile.Target) replaces the contents of the file in.
 func replaces(out, in string) bool {
-	real, err := filepath.EvalSymlinks(in)
+	target, err := outfile.Target(out)
 	if err != nil {
-		return false
+		return false // (refused when written)
 	}
-	so, err1 := os.Lstat(out)
-	si, err2 := os.Stat(real)
-	if err1 != nil || err2 != nil || !os.SameFile(so, si) {
-		return false
-	}
-	do, err1 := os.Stat(filepath.Dir(out))
-	di, err2 := os.Stat(filepath.Dir(real))
-	return err1 == nil && err2 == nil && os.SameFile(do, di)
+	so, err1 := os.Stat(target)
+	si, err2 := os.Stat(in)
+	return err1 == nil && err2 == nil && os.SameFile(so, si)
 }
