@@ -2,6 +2,7 @@ package isa
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
@@ -101,6 +102,7 @@ func clip(msg string) string { return badinput.ClipMiddle(msg, maxMsg) }
 type parser struct {
 	name  string
 	scope []string // loop variables of the enclosing repeats, outermost first
+	o     operands // scratch: the operands of the instruction being read
 }
 
 func (p *parser) lookup(name string) (int, bool) {
@@ -115,9 +117,49 @@ func (p *parser) lookup(name string) (int, bool) {
 	return 0, false
 }
 
-// MaxLines bounds the lines of an assembly file Parse takes: 2^18, about
-// 0.7 GB of parsed lines (4 MB of nop lines held 2.7 GB).
+// MaxLines bounds the lines of an assembly file Parse takes: 2^18, up to
+// 0.5 GB of parsed lines by ParseHostBytes (2^18 nop lines, 1 MB, held
+// 0.8 GB while Parse grew a slice per block by appending; 0.25 GB since).
 const MaxLines = 1 << 18
+
+// ParseHostBytes is an upper estimate of the host memory Parse holds at
+// its peak for src, found without parsing it, for a caller to check
+// against its bound first: parseLineBytes a line (its Node, copied once
+// into its block's body; a block's closing line) and parseByteBytes a byte
+// (an expression's nodes: up to one a byte, 80 bytes each; operands).
+// Measured by peak RSS over the run of a file of 262,000 lines (2026-12,
+// this 2-CPU box, beside the run's own ~48 MiB): nop 0.9 KB a line, blank
+// 0.8 KB, 64-deep nests of repeat 1 1.9 KB, 64-term sums 82 bytes a byte
+// of the file, v.add lines of 8 expression operands 40 bytes a byte.
+func ParseHostBytes(src string) int64 {
+	return int64(Lines(src))*parseLineBytes + int64(len(src))*parseByteBytes
+}
+
+// Lines returns the lines of src as Parse counts them: a last line
+// without its "\n" counts, an empty one after the last "\n" does not.
+func Lines(src string) int {
+	n := strings.Count(src, "\n")
+	if src != "" && !strings.HasSuffix(src, "\n") {
+		n++
+	}
+	return n
+}
+
+// The parts of ParseHostBytes.
+const (
+	parseLineBytes = 2 << 10
+	parseByteBytes = 96
+)
+
+// MaxRepeatDepth bounds how deeply repeat blocks nest: a block inside
+// MaxRepeatDepth others is refused. Real loop nests take a few (the
+// examples and tests: 2 at most; a blocked GEMM's a handful); without a
+// bound 130,000 nested "repeat 1 iN {" lines (3 MB) took 21 s and 833 MB
+// to parse, as each loop variable was looked up among all the enclosing
+// ones (quadratic). The parser's other nesting, an expression's
+// parentheses, signs and operators, has its own bound of the same size
+// (maxExprDepth).
+const MaxRepeatDepth = 64
 
 // Parse reads assembly text (see ASM.md for the language). name is used in
 // error messages ("name:line: message"). Every instruction whose operands
@@ -129,19 +171,23 @@ func Parse(name, src string) (*File, error) {
 	f := &File{Name: name}
 	src = strings.TrimPrefix(src, "\ufeff") // a UTF-8 byte-order mark (editors on Windows write one)
 	if n := strings.Count(src, "\n"); n > MaxLines {
-		return nil, &Error{File: name, Line: MaxLines + 1, Msg: fmt.Sprintf("%d lines: at most %d (a parsed line holds ~3 KB; repeat blocks write long streams in a few)", n, MaxLines)}
+		return nil, &Error{File: name, Line: MaxLines + 1, Msg: fmt.Sprintf("%d lines: at most %d (a parsed line holds up to ~2 KB; repeat blocks write long streams in a few)", n, MaxLines)}
 	}
 	lines := strings.Split(src, "\n")
 	if n := len(lines); n > 0 && lines[n-1] == "" {
 		lines = lines[:n-1]
 	}
-	// stack of open repeat blocks; the innermost collects the nodes.
+	// nodes holds the finished nodes of the open blocks, outermost first
+	// (the file's own, then each open block's from its frame's start on);
+	// a block's are copied out, exactly as many, when it closes. Each line
+	// adds at most one node, so nodes never grows: a slice per block grown
+	// by append copied each node some 4 times (4.7 KB a line of garbage).
+	nodes := make([]Node, 0, len(lines))
 	type frame struct {
 		node  Node
-		nodes []Node
+		start int // the block's first node in nodes
 	}
 	var stack []frame
-	top := &f.Nodes
 	for i, raw := range lines {
 		ln := i + 1
 		n, tokens := splitLine(raw)
@@ -161,29 +207,33 @@ func Parse(name, src string) (*File, error) {
 			if len(stack) == 0 {
 				return fail("} without an open repeat block")
 			}
-			fr := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
+			fr := &stack[len(stack)-1]
 			end := n
 			fr.node.End = &end
-			fr.node.Body = fr.nodes
-			for j := range fr.nodes {
-				if fr.nodes[j].Kind == NodeInstr || fr.nodes[j].Kind == NodeRepeat && fr.nodes[j].hasInstr {
+			if len(nodes) > fr.start {
+				fr.node.Body = slices.Clone(nodes[fr.start:])
+				clear(nodes[fr.start:]) // (the copies hold the bodies)
+				nodes = nodes[:fr.start]
+			}
+			for j := range fr.node.Body {
+				if b := &fr.node.Body[j]; b.Kind == NodeInstr || b.Kind == NodeRepeat && b.hasInstr {
 					fr.node.hasInstr = true
 				}
 			}
 			if fr.node.Var != "" {
 				p.scope = p.scope[:len(p.scope)-1]
 			}
-			if len(stack) == 0 {
-				top = &f.Nodes
-			} else {
-				top = &stack[len(stack)-1].nodes
-			}
-			*top = append(*top, fr.node)
+			nodes = append(nodes, fr.node)
+			stack = stack[:len(stack)-1]
 			continue
 		case tokens[0] == "repeat":
 			if len(tokens) < 3 || len(tokens) > 4 || tokens[len(tokens)-1] != "{" {
 				return fail("repeat: expected \"repeat COUNT [VAR] {\"")
+			}
+			if len(stack) >= MaxRepeatDepth {
+				// Before any work on the line: the loop variables in scope
+				// are looked up one by one, so the bound keeps parsing linear.
+				return fail("repeat: nested %d deep, inside the block of line %d: at most %d repeat blocks nest (loop nests take a few)", len(stack)+1, stack[0].node.Line, MaxRepeatDepth)
 			}
 			x, err := parseExpr(tokens[1], false, p.lookup)
 			if err != nil {
@@ -214,18 +264,24 @@ func Parse(name, src string) (*File, error) {
 				n.Var = v
 				p.scope = append(p.scope, v)
 			}
-			stack = append(stack, frame{node: n})
-			top = &stack[len(stack)-1].nodes
+			stack = append(stack, frame{node: n, start: len(nodes)})
 			continue
 		default:
 			if err := p.instr(&n, tokens); err != "" {
 				return fail("%s", err)
 			}
 		}
-		*top = append(*top, n)
+		nodes = append(nodes, n)
 	}
 	if len(stack) > 0 {
 		return nil, &Error{File: name, Line: stack[len(stack)-1].node.Line, Msg: "repeat block not closed with }"}
+	}
+	f.Nodes = nodes
+	if len(nodes) < cap(nodes)/2 {
+		f.Nodes = slices.Clone(nodes) // (most lines are in blocks: not worth holding the rest)
+	}
+	if len(f.Nodes) == 0 {
+		f.Nodes = nil
 	}
 	return f, nil
 }
@@ -261,7 +317,11 @@ func (p *parser) instr(n *Node, tokens []string) string {
 	n.spec = spec
 	mn := spec.name
 	npos := 0
-	var o operands
+	o := &p.o // (a local escaped through spec.build: 384 bytes a line)
+	*o = operands{}
+	if len(tokens) > 1 {
+		n.Args = make([]Arg, 0, len(tokens)-1)
+	}
 	for _, t := range tokens[1:] {
 		a := Arg{}
 		var k key
@@ -307,7 +367,7 @@ func (p *parser) instr(n *Node, tokens []string) string {
 		if o.is(k) {
 			return fmt.Sprintf("%s: duplicate operand %q", mn, keyInfo[k].name)
 		}
-		if e := p.value(&o, n, &a, k, val); e != "" {
+		if e := p.value(o, n, &a, k, val); e != "" {
 			return mn + ": " + e
 		}
 		n.Args = append(n.Args, a)
@@ -315,10 +375,10 @@ func (p *parser) instr(n *Node, tokens []string) string {
 	if npos < spec.nreq {
 		return fmt.Sprintf("%s: missing %s", mn, keyInfo[spec.pos[npos]].name)
 	}
-	n.tmpl = o
+	n.tmpl = *o
 	// Build once with the values known now: reports missing or conflicting
 	// operands even for lines that depend on loop variables.
-	in, e := spec.build(&o)
+	in, e := spec.build(o)
 	if e != "" {
 		return mn + ": " + e
 	}

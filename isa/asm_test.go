@@ -571,7 +571,7 @@ func TestNamesFormat(t *testing.T) {
 }
 
 // A file of more than MaxLines lines is refused before parsing (a parsed
-// line holds ~3 KB: 4 MB of nop lines held 2.7 GB).
+// line holds up to ~2 KB, ParseHostBytes).
 func TestParseMaxLines(t *testing.T) {
 	if _, err := Parse("ok.s", strings.Repeat("nop\n", MaxLines)); err != nil {
 		t.Fatalf("%d lines: %v", MaxLines, err)

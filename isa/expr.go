@@ -31,6 +31,8 @@ type Expr struct {
 	Op   byte    // EUnary, EBinary
 	X, Y *Expr
 
+	height uint8 // levels of the tree from here down (1: a leaf), at most maxExprDepth
+
 	slot int // EIdent: index into the expansion environment (0 = core)
 }
 
@@ -67,6 +69,11 @@ func (e *Expr) hasVars() bool {
 	return e.Kind == EIdent || e.X.hasVars() || e.Y.hasVars()
 }
 
+// maxExprDepth bounds the height of an expression's tree: parentheses,
+// signs and operators nest in it (a+b+c is 3 levels: (a+b)+c, the
+// innermost sum over its leaves), and evaluation recurses over it. A 20 MB
+// chain 1+1+…+1 overflowed the evaluator's stack (a crash, not an error);
+// real operands take a few levels (0x10000+i*4096+core*65536: 4).
 const maxExprDepth = 64
 
 // exprParser is a recursive-descent parser over one operand value.
@@ -99,7 +106,7 @@ func (p *exprParser) sum() (*Expr, error) {
 		p.i++
 		var y *Expr
 		if y, err = p.term(); err == nil {
-			x = &Expr{Kind: EBinary, Op: op, X: x, Y: y}
+			x, err = p.node(&Expr{Kind: EBinary, Op: op, X: x, Y: y})
 		}
 	}
 	return x, err
@@ -112,17 +119,41 @@ func (p *exprParser) term() (*Expr, error) {
 		p.i++
 		var y *Expr
 		if y, err = p.unary(); err == nil {
-			x = &Expr{Kind: EBinary, Op: op, X: x, Y: y}
+			x, err = p.node(&Expr{Kind: EBinary, Op: op, X: x, Y: y})
 		}
 	}
 	return x, err
+}
+
+// node sets the height of e, an operator or parentheses over its operands
+// (leaves have height 0: taken as 1), refusing a tree higher than
+// maxExprDepth.
+func (p *exprParser) node(e *Expr) (*Expr, error) {
+	h := max(e.X.levels(), e.Y.levels()) + 1
+	if h > maxExprDepth {
+		return nil, p.tooDeep()
+	}
+	e.height = uint8(h)
+	return e, nil
+}
+
+// levels returns the height of e's tree: 0 for nil, at least 1.
+func (e *Expr) levels() int {
+	if e == nil {
+		return 0
+	}
+	return max(int(e.height), 1)
+}
+
+func (p *exprParser) tooDeep() error {
+	return fmt.Errorf("expression %q nested too deeply (at most %d levels of parentheses, signs and operators: a+b+c is 3)", p.s, maxExprDepth)
 }
 
 func (p *exprParser) unary() (*Expr, error) {
 	p.depth++
 	defer func() { p.depth-- }()
 	if p.depth > maxExprDepth {
-		return nil, fmt.Errorf("expression %q nested too deeply", p.s)
+		return nil, p.tooDeep()
 	}
 	if p.i >= len(p.s) {
 		return nil, fmt.Errorf("expression %q ends early", p.s)
@@ -134,7 +165,7 @@ func (p *exprParser) unary() (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Expr{Kind: EUnary, Op: c, X: x}, nil
+		return p.node(&Expr{Kind: EUnary, Op: c, X: x})
 	case c == '(':
 		p.i++
 		x, err := p.sum()
@@ -145,7 +176,7 @@ func (p *exprParser) unary() (*Expr, error) {
 			return nil, fmt.Errorf("missing ) in expression %q", p.s)
 		}
 		p.i++
-		return &Expr{Kind: EParen, X: x}, nil
+		return p.node(&Expr{Kind: EParen, X: x})
 	case '0' <= c && c <= '9' || c == '.':
 		return p.number()
 	case identStart(c):

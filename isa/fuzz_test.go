@@ -24,6 +24,10 @@ func FuzzParse(f *testing.F) {
 		"repeat 9223372036854775807 i {\nrepeat 9223372036854775807 {\nnop\n}\n}", "mte2.copy gm=0xffffffffffffffff l1=-1 bytes=9223372036854775808",
 		"repeat 2 i {\nscalar cycles=1/i+1%i\n}", "scalar cycles=-9223372036854775807-1", "v.muls dst=0 src0=0 scalar=1e999 dtype=fp16",
 		"repeat 1 {\nrepeat 1 {\nrepeat 1 {\nrepeat 1 {\nrepeat 1 {\nnop\n}\n}\n}\n}\n}", "alloc L1 off=16EiB size=1PiB name=x",
+		// Nesting at and past its limits: MaxRepeatDepth blocks (with
+		// loop variables, all in scope), and an expression's height.
+		nest(MaxRepeatDepth, true, "scalar cycles=v0+v63"), nest(MaxRepeatDepth+1, false, "nop"),
+		"scalar cycles=" + strings.Repeat("1+", maxExprDepth-1) + "1", "v.dup dst=0 scalar=" + strings.Repeat("-", maxExprDepth) + "1 dtype=fp32",
 	} {
 		f.Add(s)
 	}
