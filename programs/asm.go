@@ -136,9 +136,13 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	// The streams are expanded once before the run, by Prepare (where the
 	// run's context can stop it), to find their evaluation errors.
+	// The parsed assembly is held for the run: its estimate
+	// (isa.ParseHostBytes), all the streams' together, counts against the
+	// run's bound before each is parsed, and with the data's after.
+	var parsed int64
 	if len(p.Streams) > 0 {
 		for i, s := range p.Streams {
-			af, err := parseAsmFile(f, fmt.Sprintf("streams[%d]", i), s)
+			af, err := parseAsmFile(f, fmt.Sprintf("streams[%d]", i), s, host, &parsed)
 			if err != nil {
 				return nil, err
 			}
@@ -152,9 +156,9 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		var af *isa.File
 		var err error
 		if p.Asm != "" {
-			af, err = isa.Parse(f.Path+" (asm)", p.Asm)
+			af, err = parseAsm(f, "asm", f.Path+" (asm)", p.Asm, host, &parsed)
 		} else {
-			af, err = parseAsmFile(f, "file", p.File)
+			af, err = parseAsmFile(f, "file", p.File, host, &parsed)
 		}
 		if err != nil {
 			return nil, err
@@ -203,7 +207,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err := checkGMTensors(f.Path, p.GM, spans); err != nil {
 		return nil, err
 	}
-	j.budget = asmBudget{gmCap: gmCap, host: host, last: [4]int64{-1}}
+	j.budget = asmBudget{gmCap: gmCap, host: host, parsed: parsed, last: [4]int64{-1}}
 	for i := range p.GM {
 		t := &p.GM[i]
 		bad := func(format string, a ...any) error {
@@ -358,7 +362,7 @@ func hasInstructions(af *isa.File) bool {
 // refused as such before it is read (/dev/zero read 64 MiB to be "larger
 // than 64 MiB; not a assembly file", a FIFO waits for a writer, a binary
 // file's first line was an "unknown mnemonic" of its bytes).
-func parseAsmFile(f *File, key, name string) (*isa.File, error) {
+func parseAsmFile(f *File, key, name string, host hostBound, parsed *int64) (*isa.File, error) {
 	path := f.Resolve(name)
 	src, err := machines.ReadFile(path, "assembly file")
 	if err != nil {
@@ -367,7 +371,53 @@ func parseAsmFile(f *File, key, name string) (*isa.File, error) {
 	if at := bytes.IndexByte(src, 0); at >= 0 {
 		return nil, f.badKey(key, "assembly file: %s is not text (a NUL byte on line %d): not an assembly file", path, 1+bytes.Count(src[:at], []byte("\n")))
 	}
-	return isa.Parse(path, string(src))
+	return parseAsm(f, key, path, string(src), host, parsed)
+}
+
+// asmParseHostBytes is the host memory that parsing p's assembly takes
+// by its estimate, as buildAsm counts it (parseAsm): isa.ParseHostBytes of
+// the inline assembly, the file or every stream's file once. A file that
+// cannot be read counts nothing (the run refuses it).
+func asmParseHostBytes(f *File, p *AsmParams) float64 {
+	if p.Asm != "" {
+		return float64(isa.ParseHostBytes(p.Asm))
+	}
+	names := p.Streams
+	if p.File != "" {
+		names = []string{p.File}
+	}
+	var n float64
+	for _, name := range names {
+		if src, err := machines.ReadFile(f.Resolve(name), "assembly file"); err == nil {
+			n += float64(isa.ParseHostBytes(string(src)))
+		}
+	}
+	return n
+}
+
+// parseAsm parses assembly src (named name in its errors, given by key)
+// if the host memory its parse takes (isa.ParseHostBytes), added to
+// *parsed (the assembly parsed before it), stays within the run's bound
+// beside the run's own runHostBytes: a file of 2^18 nop lines held
+// 0.8 GB whatever --max-memory said, one per core of 32 many times that.
+// (The chip model's room, later, counts the parse with the base and data
+// as well: asmParseHostBytes.)
+func parseAsm(f *File, key, name, src string, host hostBound, parsed *int64) (*isa.File, error) {
+	need := *parsed + isa.ParseHostBytes(src)
+	// A bound that leaves the run's own nothing is the base's to report
+	// (the chip model's room, "so nothing"), not the assembly's, unless
+	// the parse alone passes it.
+	if host.exceeds(float64(need)) || host.bound() > runHostBytes && host.exceeds(float64(runHostBytes+need)) {
+		mib := func(b int64) int64 { return (b + 1<<20 - 1) >> 20 } // (an upper estimate: rounded up)
+		before := ""
+		if *parsed > 0 {
+			before = fmt.Sprintf(", with the %d MiB of the assembly before it", mib(*parsed))
+		}
+		return nil, host.refuse(f.badKey(key, "the assembly's %d %s and %d bytes would take up to %d MiB to parse (~2 KiB a line, 96 bytes a byte%s, beside the run's own %d MiB): %s",
+			isa.Lines(src), plural(isa.Lines(src), "line", "lines"), len(src), mib(isa.ParseHostBytes(src)), before, runHostBytes>>20, host.over(float64(runHostBytes+need))))
+	}
+	*parsed = need
+	return isa.Parse(name, src)
 }
 
 // tensorBytes produces the initial bytes of GM tensor t: n elements

@@ -24,16 +24,23 @@ const maxAsmWork = 1 << 40
 type asmBudget struct {
 	work  float64
 	fixed int64 // bytes of outputs and staging
-	pages pageSet
-	gmCap int64
-	host  hostBound // the run's bound on its host memory
-	last  [4]int64  // the last write's place (a loop writing one tile again and again marks it once)
+	// parsed is the host memory of the parsed assembly (isa.ParseHostBytes),
+	// counted with the run's own runHostBytes.
+	parsed int64
+	pages  pageSet
+	gmCap  int64
+	host   hostBound // the run's bound on its host memory
+	last   [4]int64  // the last write's place (a loop writing one tile again and again marks it once)
 }
 
-// hostBytes returns the host memory full numerics takes: what any run
-// holds besides its data (runHostBytes), the outputs and staging, the GM
+// hostBytes returns the host memory full numerics takes: the run's own
+// (runHostBytes and the parsed assembly), the outputs and staging, the GM
 // pages.
-func (b *asmBudget) hostBytes() int64 { return runHostBytes + b.fixed + b.pages.n*mem.PageSize }
+func (b *asmBudget) hostBytes() int64 { return b.own() + b.fixed + b.pages.n*mem.PageSize }
+
+// own returns the host memory the run holds besides its data:
+// runHostBytes and the parsed assembly.
+func (b *asmBudget) own() int64 { return runHostBytes + b.parsed }
 
 // overMemory is the error of a program whose full numerics need more
 // host memory than the run may take (at: the instruction that passed it,
@@ -43,7 +50,7 @@ func (b *asmBudget) overMemory(path, at string) error {
 		at = ", passed at " + at
 	}
 	return b.host.refuse(keyError(path, "numerics", "full numerics needs more host memory than the run may take (%s, --max-memory): the GM pages that the gm tensors and the program's writes touch, %d MiB%s, the outputs and the largest tensor's staging, %d MiB, and the run's own %d MiB; use numerics off",
-		gib(b.host.bound()), b.pages.n*mem.PageSize>>20, at, b.fixed>>20, runHostBytes>>20))
+		gib(b.host.bound()), b.pages.n*mem.PageSize>>20, at, b.fixed>>20, b.own()>>20))
 }
 
 // markWrite counts the pages a GM write touches: rows of rowBytes

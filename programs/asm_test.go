@@ -244,7 +244,7 @@ func TestAsmFullNumericsBounds(t *testing.T) {
 		{"vector ops on 32 cores", "asm: |\n  repeat 67108864 {\n    v.add dst=0 src0=65536 src1=131072 dtype=fp16 repeat=255\n  }\n",
 			`full numerics would compute more than 2^40 multiply-adds and bytes`},
 		{"GM writes over 12 GiB", "asm: |\n  repeat 200000 i {\n    mte3.copy ub=0 gm=i*65536 bytes=32\n  }\n",
-			`key "numerics": full numerics needs more host memory than the run may take (8GiB, --max-memory): the GM pages that the gm tensors and the program's writes touch, 8144 MiB, passed at core 0, @DIR@/program.yaml (asm) line 2: mte3.copy ub=0 gm=8539602944 bytes=32, the outputs and the largest tensor's staging, 0 MiB, and the run's own 48 MiB; use numerics off`},
+			`key "numerics": full numerics needs more host memory than the run may take (8GiB, --max-memory): the GM pages that the gm tensors and the program's writes touch, 8144 MiB, passed at core 0, @DIR@/program.yaml (asm) line 2: mte3.copy ub=0 gm=8539537408 bytes=32, the outputs and the largest tensor's staging, 0 MiB, and the run's own 48 MiB; use numerics off`},
 		{"one strided write over 9 GiB of pages", "asm: |\n  mte3.copy ub=0 gm=0 nburst=150000 len=32 src_stride=0 dst_stride=65600\n",
 			`full numerics needs more host memory than the run may take (8GiB, --max-memory)`},
 		{"fixp writes over 9 GiB of pages", "machine: ascend-910b3\nasm: |\n  repeat 600 i {\n    fixp.l0c gm=i*65536 l0c=0 rows=256 cols=16 stride=39321600\n  }\n",

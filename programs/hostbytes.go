@@ -52,6 +52,9 @@ func runData(f *File, opts Options) (params any, data float64, ok bool) {
 		v.SetString(opts.Numerics)
 	}
 	data, ok = dataHostBytes(f.Kind.Name, params)
+	if p, asm := params.(*AsmParams); asm {
+		data += asmParseHostBytes(f, p) // (with either numerics)
+	}
 	return params, data, ok
 }
 
