@@ -176,6 +176,9 @@ func Run(s *Study, opts Options) (*Summary, error) {
 			}
 		}
 	}
+	if err := checkFreshOut(s, opts.Out); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, badInput(fmt.Errorf("-o %s: %w", opts.Out, err))
 	}
@@ -803,4 +806,24 @@ func readForResume(path string, s *Study, opts Options) (recs []Record, n reruns
 		return nil, reruns{}, resultsTail{}, err
 	}
 	return kept, n, resultsTail{end: int64(len(b)), eol: true}, nil
+}
+
+// checkFreshOut refuses -o DIR holding a file the study writes (results.csv,
+// a plot) but no results of a study (results.jsonl, empty or absent): it
+// is not this study's output, and the file — a user's a.png beside their
+// notes — would be replaced without a word (run -o refuses a directory
+// that is not a previous run's alike).
+func checkFreshOut(s *Study, dir string) error {
+	if st, err := os.Stat(filepath.Join(dir, ResultsJSONL)); err == nil && st.Size() > 0 {
+		return nil // a study's output: continued with --resume, else refused
+	}
+	for _, o := range s.outputFiles(dir, true) {
+		if filepath.Base(o) == ResultsJSONL {
+			continue
+		}
+		if _, err := os.Lstat(o); err == nil {
+			return badInput(fmt.Errorf("-o %s: holds %s, which the study writes, but no %s (not a study's output); give a new or empty directory, or remove the file", dir, filepath.Base(o), ResultsJSONL))
+		}
+	}
+	return nil
 }

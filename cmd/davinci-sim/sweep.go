@@ -46,7 +46,9 @@ Each finished point is appended at once to DIR/results.jsonl; at the end
 results.jsonl is sorted by point index and DIR/results.csv (index, one
 column per varied parameter — a size one also in bytes, NAME_bytes —,
 status, one column per metric, error) and the plots (DIR/NAME.png, .svg, .pdf) are
-written. The files do not depend on -j, nor on the current directory: program
+written. DIR holding results.jsonl needs --resume; DIR holding a file the
+study writes (results.csv, a plot) but no results.jsonl is refused (not a
+study's output: the file would be replaced). The files do not depend on -j, nor on the current directory: program
 and machine files are named as the study file writes them, relative to its
 folder. A point that cannot run (e.g. a tile
 that does not fit a buffer) is recorded with status "failed" and its message

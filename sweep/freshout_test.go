@@ -1,0 +1,48 @@
+package sweep
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/badinput"
+)
+
+// A study run into a directory holding a file it writes (a plot's name)
+// but no results.jsonl is refused before anything is written: the file is
+// the user's (it was replaced without a word); an empty results.jsonl, as
+// a study stopped before its first point leaves, counts as none.
+func TestFreshOutKeepsOthersFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "prog.yaml"), []byte(tinyProgram), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	study := filepath.Join(dir, "study.yaml")
+	if err := os.WriteFile(study, []byte("program: prog.yaml\nvary: {program.tiling.bm: [64]}\nmetrics: [flops.tflops]\nplot: {name: a, x: program.tiling.bm, y: flops.tflops}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadStudy(study)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	os.Mkdir(out, 0o755)
+	os.WriteFile(filepath.Join(out, "a.png"), []byte("mine"), 0o644)
+	os.WriteFile(filepath.Join(out, ResultsJSONL), nil, 0o644)
+	if _, err := Run(s, Options{Out: out, Jobs: 1}); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "holds a.png, which the study writes, but no results.jsonl") {
+		t.Errorf("a directory holding a.png: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "a.png")); string(b) != "mine" {
+		t.Errorf("a.png replaced: %q", b)
+	}
+	// Once the file is gone the study runs, and its own output is then
+	// refused without --resume for its results, not its plots.
+	os.Remove(filepath.Join(out, "a.png"))
+	if _, err := Run(s, Options{Out: out, Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(s, Options{Out: out, Jobs: 1}); err == nil || !strings.Contains(err.Error(), "use --resume") {
+		t.Errorf("a second run without --resume: %v", err)
+	}
+}
