@@ -116,14 +116,30 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	default:
 		return nil, f.badKey("numerics", "must be full or off for asm programs; got %q", p.Numerics)
 	}
-	sources := 0
-	for _, s := range []bool{p.Asm != "", p.File != "", len(p.Streams) > 0} {
-		if s {
-			sources++
+	var given []string
+	for _, s := range []struct {
+		key   string
+		given bool
+	}{{"asm", p.Asm != ""}, {"file", p.File != ""}, {"streams", len(p.Streams) > 0}} {
+		if s.given {
+			given = append(given, s.key)
 		}
 	}
-	if sources != 1 {
+	switch len(given) {
+	case 0:
 		return nil, fmt.Errorf("%s: give exactly one of the keys \"asm\" (inline), \"file\" or \"streams\"", f.Path)
+	case 1:
+	default:
+		// Refuse the key a --set gave, if one did (NamedOverride then
+		// says which): the file's own source is the other.
+		key := given[len(given)-1]
+		for _, k := range given {
+			if len(f.Config.SetBy(k)) > 0 {
+				key = k
+			}
+		}
+		others := slices.DeleteFunc(slices.Clone(given), func(k string) bool { return k == key })
+		return nil, f.badKey(key, "give exactly one of the keys \"asm\" (inline), \"file\" or \"streams\": %s given too", strings.Join(others, " and "))
 	}
 	if len(p.Streams) > m.Cores {
 		return nil, f.badKey("streams", "%d streams but machine %s has %d cores", len(p.Streams), m.Name, m.Cores)
