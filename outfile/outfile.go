@@ -219,3 +219,29 @@ func CheckDir(dir, what string) error {
 	f.Close()
 	return os.Remove(f.Name())
 }
+
+// CheckNewDir reports whether the directory dir, which does not exist,
+// can be created (os.MkdirAll): the nearest part of its path that exists
+// must be a directory that takes new files — not a symbolic link leading
+// nowhere, through which MkdirAll fails ("file exists"). what names the
+// directory in the message (e.g. "-o out").
+func CheckNewDir(dir, what string) error {
+	p := filepath.Clean(dir)
+	for {
+		if st, err := os.Lstat(p); err == nil {
+			if st.Mode()&os.ModeSymlink != 0 {
+				if _, err := os.Stat(p); err != nil {
+					link, _ := os.Readlink(p)
+					return fmt.Errorf("%s: %s is a symbolic link to %s, which does not exist; create that directory or give another", what, p, link)
+				}
+			}
+			break
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		p = parent
+	}
+	return CheckDir(p, what)
+}

@@ -46,3 +46,28 @@ func TestFreshOutKeepsOthersFiles(t *testing.T) {
 		t.Errorf("a second run without --resume: %v", err)
 	}
 }
+
+// -o DIR through a symbolic link leading nowhere is refused saying so
+// (MkdirAll said "mkdir dl: file exists").
+func TestOutDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "prog.yaml"), []byte(tinyProgram), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	study := filepath.Join(dir, "study.yaml")
+	if err := os.WriteFile(study, []byte("program: prog.yaml\nvary: {program.tiling.bm: [64]}\nmetrics: [flops.tflops]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadStudy(study)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "missing"), filepath.Join(dir, "dl")); err != nil {
+		t.Skip(err)
+	}
+	for _, out := range []string{filepath.Join(dir, "dl"), filepath.Join(dir, "dl", "sub")} {
+		if _, err := Run(s, Options{Out: out, Jobs: 1}); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "is a symbolic link to "+filepath.Join(dir, "missing")+", which does not exist") {
+			t.Errorf("-o %s: %v", out, err)
+		}
+	}
+}

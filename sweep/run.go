@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/davinci-sim/davinci-sim/report"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -22,7 +22,9 @@ import (
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/outfile"
 	"github.com/davinci-sim/davinci-sim/programs"
+	"github.com/davinci-sim/davinci-sim/report"
 	"github.com/davinci-sim/davinci-sim/sim"
 )
 
@@ -178,6 +180,11 @@ func Run(s *Study, opts Options) (*Summary, error) {
 	}
 	if err := checkFreshOut(s, opts.Out); err != nil {
 		return nil, err
+	}
+	if _, err := os.Stat(opts.Out); errors.Is(err, fs.ErrNotExist) {
+		if err := outfile.CheckNewDir(opts.Out, "-o "+opts.Out); err != nil {
+			return nil, badInput(err)
+		}
 	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, badInput(fmt.Errorf("-o %s: %w", opts.Out, err))

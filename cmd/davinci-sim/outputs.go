@@ -123,27 +123,7 @@ func checkOutDir(dir string) error {
 	what := fmt.Sprintf("-o %q", dir)
 	st, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		// The nearest part of the path that exists must be a directory
-		// that takes new ones; a link there leading nowhere cannot be
-		// created through (MkdirAll: "file exists", after the run).
-		p := filepath.Clean(dir)
-		for {
-			if st, err := os.Lstat(p); err == nil {
-				if st.Mode()&fs.ModeSymlink != 0 {
-					if _, err := os.Stat(p); err != nil {
-						link, _ := os.Readlink(p)
-						return fmt.Errorf("%s: %s is a symbolic link to %s, which does not exist; create that directory or give another", what, p, link)
-					}
-				}
-				break
-			}
-			parent := filepath.Dir(p)
-			if parent == p {
-				break
-			}
-			p = parent
-		}
-		return outfile.CheckDir(p, what)
+		return outfile.CheckNewDir(dir, what)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", what, err)
