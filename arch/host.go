@@ -211,7 +211,11 @@ func (h *Host) Call(stage string, fn func() error) {
 // instruction stream, generated when the kernel starts. The kernel starts
 // after the kernels in after have finished and its cores are free.
 func (h *Host) Launch(name, zone string, cores []int, stream func(core int) isa.Stream, after ...*Kernel) *Kernel {
-	k := &Kernel{Name: name, Zone: zone, Cores: cores, stream: stream}
+	lt := &launchTask{k: Kernel{Name: name, Zone: zone, Cores: cores, stream: stream}}
+	k := &lt.k
+	if len(after) > 0 {
+		k.deps = make([]*Kernel, 0, len(after))
+	}
 	for _, d := range after {
 		if d != nil {
 			k.deps = append(k.deps, d)
@@ -221,9 +225,19 @@ func (h *Host) Launch(name, zone string, cores []int, stream func(core int) isa.
 			}
 		}
 	}
-	dur := sim.CeilPS(h.chip.M.Host.LaunchNS * 1e3)
-	h.tasks = append(h.tasks, &hostTask{kind: taskLaunch, stage: "launch", dur: dur, kernels: []*Kernel{k}})
+	lt.one[0] = k
+	lt.task = hostTask{kind: taskLaunch, stage: "launch", dur: sim.CeilPS(h.chip.M.Host.LaunchNS * 1e3), kernels: lt.one[:]}
+	h.tasks = append(h.tasks, &lt.task)
 	return k
+}
+
+// launchTask is a launch's task and its kernel, allocated together (a
+// cluster's hosts launch millions: three allocations each were a sixth of
+// the 4096-NPU run's bytes allocated).
+type launchTask struct {
+	task hostTask
+	k    Kernel
+	one  [1]*Kernel // task.kernels
 }
 
 // LaunchTimed appends the launch of a kernel whose duration is known
