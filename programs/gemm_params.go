@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -103,16 +104,28 @@ func IsFileKey(path string) bool {
 	if !ok {
 		return false
 	}
+	if is, ok := fileKeys.Load(rest); ok {
+		return is.(bool)
+	}
+	is := false
 	for _, k := range Kinds() {
 		if k.Params == nil {
 			continue
 		}
 		if t, _, err := machines.ResolvePath(k.Params, rest); err == nil && t == reflect.TypeFor[FilePath]() {
-			return true
+			is = true
+			break
 		}
 	}
-	return false
+	fileKeys.Store(rest, is)
+	return is
 }
+
+// fileKeys remembers IsFileKey's answers by key (the kinds' parameters are
+// fixed once registered): a sweep asks it for every parameter of every
+// recorded point, and each answer walks every kind's parameters by
+// reflection — a quarter of reading a study's results.
+var fileKeys sync.Map
 
 // gemmVariant is what a kind fixes about the algorithm.
 type gemmVariant struct {

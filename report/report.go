@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -689,11 +690,26 @@ func CheckPath(path string) error {
 // exactly, else in any case, as sweep.Lookup matches keys), nil where t
 // has no such key.
 func KeyType(t reflect.Type, key string) reflect.Type {
-	if f, ok := jsonField(t, key); ok {
-		return f.Type
+	type typeKey struct {
+		t   reflect.Type
+		key string
 	}
-	return nil
+	if v, ok := keyTypes.Load(typeKey{t, key}); ok {
+		ft, _ := v.(reflect.Type) // (nil: no such key)
+		return ft
+	}
+	var ft reflect.Type
+	if f, ok := jsonField(t, key); ok {
+		ft = f.Type
+	}
+	keyTypes.Store(typeKey{t, key}, ft)
+	return ft
 }
+
+// keyTypes remembers KeyType's answers (types do not change): reading a
+// study's results asks it for every metric of every record, each answer a
+// walk over a struct's fields by reflection.
+var keyTypes sync.Map
 
 // jsonField returns the field of struct type t whose report key is key
 // (case-folded where no key is key exactly).
