@@ -213,11 +213,11 @@ func (h *Host) Call(stage string, fn func() error) {
 func (h *Host) Launch(name, zone string, cores []int, stream func(core int) isa.Stream, after ...*Kernel) *Kernel {
 	lt := &launchTask{k: Kernel{Name: name, Zone: zone, Cores: cores, stream: stream}}
 	k := &lt.k
-	if len(after) > 0 {
-		k.deps = make([]*Kernel, 0, len(after))
-	}
 	for _, d := range after {
 		if d != nil {
+			if k.deps == nil {
+				k.deps = make([]*Kernel, 0, len(after))
+			}
 			k.deps = append(k.deps, d)
 			if !d.done {
 				d.dependents = append(d.dependents, k)

@@ -557,8 +557,8 @@ type tmemAccumulator struct {
 	Key   string   // the input type's key of tensor.shapes (fp16 …)
 	Shape MMAShape // its shape
 	Rows  int      // the shape's rows one SM holds: M, 128 of M = 256
-	N     int
-	Bytes Size
+	N     int      // its columns
+	Bytes Size     // the accumulator's tensor memory: Rows × N × 4 bytes
 }
 
 // perSM says, for a 2-CTA shape (M = 256, cta_group::2), that one SM

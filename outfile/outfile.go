@@ -91,7 +91,14 @@ func Target(path string) (string, error) {
 			return "", err
 		}
 		if !filepath.IsAbs(link) {
-			link = filepath.Join(filepath.Dir(path), link)
+			// Relative to the link's directory as the kernel finds it:
+			// "../x" from a directory reached through a link is not
+			// filepath.Join's textual "..".
+			dir := filepath.Dir(path)
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = real
+			}
+			link = filepath.Join(dir, link)
 		}
 		path = link
 	}

@@ -80,3 +80,28 @@ func TestWriteThroughLinks(t *testing.T) {
 		t.Errorf("a loop of links: %v", err)
 	}
 }
+
+// A relative link's ".." is taken from the link's real directory, as the
+// kernel takes it, not textually: a -> real/sub, a/out.json -> ../dest.json
+// lands in real/dest.json (it went to ./dest.json).
+func TestTargetDotDotThroughLinkedDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "real", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("real", "sub"), filepath.Join(dir, "a")); err != nil {
+		t.Skip(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "dest.json"), filepath.Join(dir, "real", "sub", "out.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(filepath.Join(dir, "a", "out.json"), func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "real", "dest.json")); err != nil || string(b) != "x" {
+		t.Errorf("real/dest.json: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "dest.json")); err == nil {
+		t.Errorf("written to dest.json beside a, not where the link leads")
+	}
+}

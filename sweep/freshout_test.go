@@ -11,8 +11,9 @@ import (
 
 // A study run into a directory holding a file it writes (a plot's name)
 // but no results.jsonl is refused before anything is written: the file is
-// the user's (it was replaced without a word); an empty results.jsonl, as
-// a study stopped before its first point leaves, counts as none.
+// the user's (it was replaced without a word). An empty results.jsonl is a
+// study's output (a shard with no points of its own writes one beside its
+// results.csv): its run again is not refused for its files.
 func TestFreshOutKeepsOthersFiles(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "prog.yaml"), []byte(tinyProgram), 0o644); err != nil {
@@ -29,7 +30,6 @@ func TestFreshOutKeepsOthersFiles(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	os.Mkdir(out, 0o755)
 	os.WriteFile(filepath.Join(out, "a.png"), []byte("mine"), 0o644)
-	os.WriteFile(filepath.Join(out, ResultsJSONL), nil, 0o644)
 	if _, err := Run(s, Options{Out: out, Jobs: 1}); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "holds a.png, which the study writes, but no results.jsonl") {
 		t.Errorf("a directory holding a.png: %v", err)
 	}
@@ -44,6 +44,14 @@ func TestFreshOutKeepsOthersFiles(t *testing.T) {
 	}
 	if _, err := Run(s, Options{Out: out, Jobs: 1}); err == nil || !strings.Contains(err.Error(), "use --resume") {
 		t.Errorf("a second run without --resume: %v", err)
+	}
+	// A shard holding none of the points (1/2 of a one-point study):
+	// an empty results.jsonl beside results.csv, run again.
+	shard := filepath.Join(dir, "shard")
+	for i := range 2 {
+		if _, err := Run(s, Options{Out: shard, Jobs: 1, Shard: Shard{I: 1, N: 2}, Resume: i > 0}); err != nil {
+			t.Fatalf("shard run %d: %v", i, err)
+		}
 	}
 }
 

@@ -2,10 +2,10 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/davinci-sim/davinci-sim/outfile"
 	"os"
 	"path/filepath"
 
+	"github.com/davinci-sim/davinci-sim/outfile"
 	"github.com/davinci-sim/davinci-sim/programs"
 )
 

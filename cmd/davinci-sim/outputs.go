@@ -40,11 +40,28 @@ func checkOutputs(f runFlags, inputs []programs.InputFile) error {
 			dests = append(dests, dest{[...]string{"--cpuprofile", "--memprofile"}[i], p})
 		}
 	}
+	// Where each file lands: through its links (outfile.Target), its
+	// directory as the file system finds it.
 	abs := func(p string) string {
-		if a, err := filepath.Abs(p); err == nil {
-			return a
+		if t, err := outfile.Target(p); err == nil {
+			p = t
 		}
-		return filepath.Clean(p)
+		if a, err := filepath.Abs(p); err == nil {
+			p = a
+		}
+		p = filepath.Clean(p)
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			p = filepath.Join(dir, filepath.Base(p))
+		}
+		return p
+	}
+	sameDir := func(a, b string) bool {
+		sa, err1 := os.Stat(a)
+		sb, err2 := os.Stat(b)
+		if err1 == nil && err2 == nil {
+			return os.SameFile(sa, sb)
+		}
+		return abs(a) == abs(b)
 	}
 	for i, a := range dests {
 		for _, b := range dests[i+1:] {
@@ -52,7 +69,7 @@ func checkOutputs(f runFlags, inputs []programs.InputFile) error {
 				return fmt.Errorf("%s and %s: both write %s; give each its own file", a.flag, b.flag, a.path)
 			}
 		}
-		if f.out != "" && filepath.Dir(abs(a.path)) == abs(f.out) {
+		if f.out != "" && sameDir(filepath.Dir(abs(a.path)), f.out) {
 			return fmt.Errorf("%s %s: in the -o directory, which holds the run's report.json and arrays only (a later run replaces them); write it elsewhere", a.flag, a.path)
 		}
 	}
@@ -182,7 +199,12 @@ func isRunReport(path string) bool {
 		Sim     map[string]json.RawMessage `json:"sim"`
 	}
 	dec := json.NewDecoder(f)
-	if dec.Decode(&rep) != nil || dec.More() {
+	if dec.Decode(&rep) != nil {
+		return false
+	}
+	// Nothing but space after the object (Decoder.More says no more
+	// where a '}' follows).
+	if _, err := dec.Token(); err != io.EOF {
 		return false
 	}
 	return rep.Version != nil && rep.Machine != nil && rep.Sim != nil

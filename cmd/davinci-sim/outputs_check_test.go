@@ -20,6 +20,7 @@ func TestOutDirForeignReport(t *testing.T) {
 		{"another tool's", `{"version": "1.2", "results": [1, 2]}`, false},
 		{"machine not a name", `{"version": "1", "machine": {"x": 1}, "sim": {}}`, false},
 		{"two values", `{"version": "1", "machine": "m", "sim": {}} {}`, false},
+		{"a brace after", `{"version": "1", "machine": "m", "sim": {}}}`, false},
 		{"empty", "", false},
 		{"a run's", `{"version": "0.9.0-dev", "machine": "a100", "sim": {"events": 3}}`, true},
 	} {
@@ -97,5 +98,28 @@ func TestTraceThroughLink(t *testing.T) {
 	}
 	if err := checkOutputs(runFlags{trace: filepath.Join(tmp, "lt.json")}, nil); err != nil {
 		t.Errorf("--trace through a link to a new file: %v", err)
+	}
+}
+
+// Two outputs that land in one file through a link, or a file linked into
+// the -o directory, are refused as the same paths are (both written, the
+// last won: a trace lost without a word).
+func TestOutputsCollideThroughLinks(t *testing.T) {
+	tmp := t.TempDir()
+	os.Symlink("p.prof", filepath.Join(tmp, "l.json"))
+	os.Mkdir(filepath.Join(tmp, "r1"), 0o755)
+	os.Symlink(filepath.Join("r1", "report.json"), filepath.Join(tmp, "t.json"))
+	os.Symlink("r1", filepath.Join(tmp, "r1link"))
+	for _, c := range []struct {
+		f    runFlags
+		want string
+	}{
+		{runFlags{trace: filepath.Join(tmp, "l.json"), profiles: [2]string{filepath.Join(tmp, "p.prof")}}, "--trace and --cpuprofile: both write"},
+		{runFlags{trace: filepath.Join(tmp, "t.json"), out: filepath.Join(tmp, "r1")}, "in the -o directory"},
+		{runFlags{trace: filepath.Join(tmp, "r1", "x.json"), out: filepath.Join(tmp, "r1link")}, "in the -o directory"},
+	} {
+		if err := checkOutputs(c.f, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.f, err, c.want)
+		}
 	}
 }
