@@ -78,13 +78,15 @@ func (t resultsTail) note(path, then string) string {
 	return fmt.Sprintf("%s:%d: last line cut off (no end of line, not a whole record: a write stopped by a kill, a full disk or a crash): %s", path, t.torn, then)
 }
 
-// repair makes the results file fh, which ends as t says, end with its
-// last record and an end of line, for records to be appended after it:
-// it drops a line cut off (and blanks after the last record) and ends an
-// unterminated last record's line.
-func (t resultsTail) repair(fh *os.File) error {
+// repair makes the results file at path, which ends as t says, and fh,
+// the same file opened for appending, end with its last record and an end
+// of line, for records to be appended after it: it drops a line cut off
+// (and blanks after the last record) and ends an unterminated last
+// record's line. (It truncates by path: on Windows a file opened with
+// O_APPEND has no write access for truncating through its handle.)
+func (t resultsTail) repair(path string, fh *os.File) error {
 	if st, err := fh.Stat(); err != nil || st.Size() != t.end {
-		if err := fh.Truncate(t.end); err != nil {
+		if err := os.Truncate(path, t.end); err != nil {
 			return err
 		}
 	}

@@ -249,7 +249,7 @@ func Run(s *Study, opts Options) (*Summary, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := tail.repair(fh); err != nil {
+		if err := tail.repair(path, fh); err != nil {
 			fh.Close()
 			return nil, fmt.Errorf("%s: %v", path, err)
 		}
