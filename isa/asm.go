@@ -126,13 +126,22 @@ const MaxLines = 1 << 18
 // its peak for src, found without parsing it, for a caller to check
 // against its bound first: parseLineBytes a line (its Node, copied once
 // into its block's body; a block's closing line) and parseByteBytes a byte
-// (an expression's nodes: up to one a byte, 80 bytes each; operands).
+// of code (an expression's nodes: up to one a byte, 80 bytes each;
+// operands) — not of comments, which a node keeps as a part of src (a
+// file of long comments was refused at 12× its measured peak).
 // Measured by peak RSS over the run of a file of 262,000 lines (2026-12,
 // this 2-CPU box, beside the run's own ~48 MiB): nop 0.9 KB a line, blank
 // 0.8 KB, 64-deep nests of repeat 1 1.9 KB, 64-term sums 82 bytes a byte
 // of the file, v.add lines of 8 expression operands 40 bytes a byte.
 func ParseHostBytes(src string) int64 {
-	return int64(Lines(src))*parseLineBytes + int64(len(src))*parseByteBytes
+	code := 0
+	for line := range strings.Lines(src) {
+		if h := strings.IndexByte(line, '#'); h >= 0 {
+			line = line[:h]
+		}
+		code += len(line)
+	}
+	return int64(Lines(src))*parseLineBytes + int64(code)*parseByteBytes
 }
 
 // Lines returns the lines of src as Parse counts them: a last line

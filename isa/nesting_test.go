@@ -168,6 +168,8 @@ func TestParseLinear(t *testing.T) {
 		"blank lines":          strings.Repeat("\n", 100),
 		"sums":                 strings.Repeat("scalar cycles="+strings.TrimSuffix(strings.Repeat("1+", maxExprDepth), "+")+"\n", 10),
 		"products":             strings.Repeat(strings.ReplaceAll("v.add dst=P src0=P src1=P dtype=fp32\n", "P", strings.TrimSuffix(strings.Repeat("1*", maxExprDepth), "*")), 10),
+		"long comments":        strings.Repeat("nop # "+strings.Repeat("x", 240)+"\n", 10),
+		"commented sums":       strings.Repeat("scalar cycles="+strings.TrimSuffix(strings.Repeat("1+", maxExprDepth), "+")+" # "+strings.Repeat("x", 240)+"\n", 10),
 		"operands":             "repeat 2 i {\n" + strings.Repeat("v.add dst=i*256 src0=i*256+32 src1=0 dtype=fp32 repeat=i+1 mask=i+1 dst_stride=i src_stride=i\n", 20) + "}\n",
 	}
 	for name, unit := range shapes {
