@@ -15,18 +15,8 @@ import (
 // study's output (a shard with no points of its own writes one beside its
 // results.csv): its run again is not refused for its files.
 func TestFreshOutKeepsOthersFiles(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "prog.yaml"), []byte(tinyProgram), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	study := filepath.Join(dir, "study.yaml")
-	if err := os.WriteFile(study, []byte("program: prog.yaml\nvary: {program.tiling.bm: [64]}\nmetrics: [flops.tflops]\nplot: {name: a, x: program.tiling.bm, y: flops.tflops}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := ReadStudy(study)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := writeStudy(t, "program: prog.yaml\nvary: {program.tiling.bm: [64]}\nmetrics: [flops.tflops]\nplot: {name: a, x: program.tiling.bm, y: flops.tflops}\n")
+	dir := filepath.Dir(s.Path)
 	out := filepath.Join(dir, "out")
 	os.Mkdir(out, 0o755)
 	os.WriteFile(filepath.Join(out, "a.png"), []byte("mine"), 0o644)
@@ -58,18 +48,8 @@ func TestFreshOutKeepsOthersFiles(t *testing.T) {
 // -o DIR through a symbolic link leading nowhere is refused saying so
 // (MkdirAll said "mkdir dl: file exists").
 func TestOutDanglingLink(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "prog.yaml"), []byte(tinyProgram), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	study := filepath.Join(dir, "study.yaml")
-	if err := os.WriteFile(study, []byte("program: prog.yaml\nvary: {program.tiling.bm: [64]}\nmetrics: [flops.tflops]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := ReadStudy(study)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := writeStudy(t, "program: prog.yaml\nvary: {program.tiling.bm: [64]}\nmetrics: [flops.tflops]\n")
+	dir := filepath.Dir(s.Path)
 	if err := os.Symlink(filepath.Join(dir, "missing"), filepath.Join(dir, "dl")); err != nil {
 		t.Skip(err)
 	}
