@@ -429,7 +429,7 @@ func parseAsm(f *File, key, name, src string, host hostBound, parsed *int64) (*i
 		if *parsed > 0 {
 			before = fmt.Sprintf(", with the %d MiB of the assembly before it", mib(*parsed))
 		}
-		return nil, host.refuse(f.badKey(key, "the assembly's %d %s and %d bytes would take up to %d MiB to parse (~2 KiB a line, 96 bytes a byte%s, beside the run's own %d MiB): %s",
+		return nil, host.refuse(f.badKey(key, "the assembly's %d %s and %d bytes would take up to %d MiB to parse (~2 KiB a line, 96 bytes a byte of code%s, beside the run's own %d MiB): %s",
 			isa.Lines(src), plural(isa.Lines(src), "line", "lines"), len(src), mib(isa.ParseHostBytes(src)), before, runHostBytes>>20, host.over(float64(runHostBytes+need))))
 	}
 	*parsed = need

@@ -816,10 +816,9 @@ func readForResume(path string, s *Study, opts Options) (recs []Record, n reruns
 }
 
 // checkFreshOut refuses -o DIR holding a file the study writes (results.csv,
-// a plot) but no results.jsonl: it
-// is not this study's output, and the file — a user's a.png beside their
-// notes — would be replaced without a word (run -o refuses a directory
-// that is not a previous run's alike).
+// a plot) but no results.jsonl: it is not this study's output, and the
+// file — a user's a.png beside their notes — would be replaced without a
+// word (run -o refuses a directory that is not a previous run's alike).
 func checkFreshOut(s *Study, dir string) error {
 	if _, err := os.Lstat(filepath.Join(dir, ResultsJSONL)); err == nil {
 		// A study's output, even empty: a shard with no points of its
