@@ -514,7 +514,7 @@ func (c *NvidiaSMCore) problems() []problem {
 			add("tensor.shapes."+key, "must be a warp-level shape (m, n ≤ 32) for mma.sync (got %q)", string(shape))
 		case family == NvidiaWGMMA && (m != 64 || n%8 != 0 || n > 256):
 			add("tensor.shapes."+key, "must be m64nNkK with N a multiple of 8 up to 256 for wgmma (got %q)", string(shape))
-		case family == NvidiaTCGen05 && ((m != 64 && m != 128 && m != 256) || n%8 != 0 || n > 256):
+		case family == NvidiaTCGen05 && !tcgen05Shape(m, n):
 			add("tensor.shapes."+key, "must have M 64, 128 or 256 and N a multiple of 8 up to 256 for tcgen05 (got %q)", string(shape))
 		}
 	}
@@ -570,6 +570,12 @@ func (a tmemAccumulator) perSM() string {
 	return ""
 }
 
+// tcgen05Shape reports whether an MMA of m×n outputs is a tcgen05 shape:
+// M 64, 128 or 256 (two SMs), N a multiple of 8 up to 256.
+func tcgen05Shape(m, n int) bool {
+	return (m == 64 || m == 128 || m == 256) && n%8 == 0 && n >= 8 && n <= 256
+}
+
 // tmemNeed is the largest accumulator the core's tcgen05 shapes take in
 // one SM's tensor memory (the zero value without tcgen05): the input
 // types the tensor cores take (FP64 runs as DMMA, in registers) whose
@@ -587,7 +593,7 @@ func (c *NvidiaSMCore) tmemNeed() tmemAccumulator {
 		}
 		shape := shapes[i].Value
 		m, n, _, err := shape.Dims()
-		if err != nil || (m != 64 && m != 128 && m != 256) || n%8 != 0 || n < 8 || n > 256 {
+		if err != nil || !tcgen05Shape(m, n) {
 			continue // refused as a shape
 		}
 		rows := min(m, 128)
