@@ -280,6 +280,21 @@ func TestCollectiveEdgeCases(t *testing.T) {
 	if got := runCollective(t, n, AllReduce, Auto, []Endpoint{NPU(0, 0)}, 0, 1<<20); got != 0 {
 		t.Errorf("one rank: %v", got)
 	}
+	// done once, and not inside the call (it was called at once and again
+	// as an event)
+	calls := 0
+	if err := n.CollectiveWith(Broadcast, Auto, []Endpoint{NPU(1, 0)}, 0, 1<<20, func(sim.Time) { calls++ }); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 0 {
+		t.Errorf("one rank: done called inside Collective")
+	}
+	if err := n.Engine().Run(); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Errorf("one rank: done called %d times", calls)
+	}
 	if err := n.Collective(Broadcast, onePerNode(2), 2, 1, nil); err == nil {
 		t.Error("root outside the group: no error")
 	}

@@ -94,6 +94,7 @@ type Network struct {
 	active   []*flow
 	arrivals []*flow
 	free     []*flow // delivered flows, for newFlow to reuse
+	runs     []*run  // finished collectives' runs, for newRun to reuse
 	last     sim.Time
 	waker    *sim.Waker
 
