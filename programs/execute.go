@@ -289,6 +289,7 @@ var functionalProgressWall = 250 * time.Millisecond
 func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 	opts.run = &hooks
 	f.runNumerics, f.runNumericsFrom = opts.Numerics, opts.NumericsFrom // (a refusal of key numerics is the run's: NamedOverrideBy)
+	f.runOverrides = opts.Overrides                                     // (and of a limit a machine.* --set gave)
 	if err := f.Kind.checkKindKept(opts); err != nil {                  // one chip or many
 		return nil, badInput(err)
 	}

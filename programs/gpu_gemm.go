@@ -277,19 +277,19 @@ func (t gpuTile) fits(tg *gpuTarget, in fp.Format, lane isa.Pipe, sh gpuShape) e
 	regsKey, perThreadKey, warpsKey := tg.regsKey, tg.perThreadKey, tg.warpsKey
 	switch {
 	case smem > tg.sharedPerBlock:
-		return fmt.Errorf("needs %d bytes of shared memory per %s (%d stages of %d×%d and %d×%d tiles); the machine allows %d (%s)",
+		return limit(machineKeys(tg.sharedKey), "needs %d bytes of shared memory per %s (%d stages of %d×%d and %d×%d tiles); the machine allows %d (%s)",
 			smem, tg.block, t.stages, t.bm, t.bk, t.bk, t.bn, tg.sharedPerBlock, tg.sharedKey)
 	case t.warps > tg.maxWarps:
-		return fmt.Errorf("needs %d %ss per %s; a %s holds %d (%s)", t.warps, tg.warp, tg.block, tg.core, tg.maxWarps, warpsKey)
+		return limit(machineKeys(tg.warpsKeys...), "needs %d %ss per %s; a %s holds %d (%s)", t.warps, tg.warp, tg.block, tg.core, tg.maxWarps, warpsKey)
 	case regs > tg.registers/4:
-		return fmt.Errorf("needs %d registers per %s; a %s has %d (%s)", regs, tg.block, tg.core, tg.registers/4, regsKey)
+		return limit(machineKeys(tg.registersKeys...), "needs %d registers per %s; a %s has %d (%s)", regs, tg.block, tg.core, tg.registers/4, regsKey)
 	case (regs+threads-1)/threads > int64(tg.maxRegsPerThread):
-		return fmt.Errorf("needs %d registers per thread over %d threads; the machine allows %d (%s)",
+		return limit(machineKeys(perThreadKey), "needs %d registers per thread over %d threads; the machine allows %d (%s)",
 			(regs+threads-1)/threads, threads, tg.maxRegsPerThread, perThreadKey)
 	}
 	if tg.accBuf == gpu.BufAcc && !t.sharedOps {
 		if need := int64(sh.norm().accs()) * dma.FractalBytes(t.bm, t.bn, fp.FP32); need > tg.accFile {
-			return fmt.Errorf("the %d %d×%d accumulators need %d bytes of accumulation registers; a %s has %d (core.agprs)", sh.norm().accs(), t.bm, t.bn, need, tg.core, tg.accFile)
+			return limit(machineKeys("core.agprs"), "the %d %d×%d accumulators need %d bytes of accumulation registers; a %s has %d (core.agprs)", sh.norm().accs(), t.bm, t.bn, need, tg.core, tg.accFile)
 		}
 	}
 	if tg.tmemAcc && t.sharedOps {
@@ -298,12 +298,12 @@ func (t gpuTile) fits(tg *gpuTarget, in fp.Format, lane isa.Pipe, sh gpuShape) e
 			if n := sh.norm().accs(); n > 1 {
 				its = fmt.Sprintf("its %d %d×%d accumulators (%d × %d × 4 bytes each)", n, t.bm, t.bn, t.bm, t.bn)
 			}
-			return fmt.Errorf("needs %d bytes of tensor memory per %s for %s; the %s has %d (core.tmem)",
+			return limit(machineKeys("core.tmem"), "needs %d bytes of tensor memory per %s for %s; the %s has %d (core.tmem)",
 				need, tg.block, its, tg.core, tg.tmem)
 		}
 	}
 	if need := t.registerBytes(tg, in, sh); need > tg.regFile() {
-		return fmt.Errorf("the %d×%d accumulators and %s of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d (%s)",
+		return limit(machineKeys(regsKey), "the %d×%d accumulators and %s of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d (%s)",
 			t.bm, t.bn, t.fragSteps(), t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.regFile(), regsKey)
 	}
 	return nil
@@ -481,7 +481,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	}
 	defaults = usable
 	if group == 2 && len(defaults) == 0 && p.Tiling.BM == 0 {
-		return nil, bad("tiling.cta_group", "2 needs an even number of row blocks (m = %d gives an odd number for every library tile) and of SMs (machine %s has %d); give tiling.bm or cta_group 1", p.M, m.Name, m.Cores)
+		return nil, limitedBy(bad("tiling.cta_group", "2 needs an even number of row blocks (m = %d gives an odd number for every library tile) and of SMs (machine %s has %d); give tiling.bm or cta_group 1", p.M, m.Name, m.Cores), "program.m", "machine.cores")
 	}
 	t := gpuTile{bm: p.Tiling.BM, bn: p.Tiling.BN, bk: p.Tiling.BK, stages: p.Tiling.Stages, warps: p.Tiling.Warps}
 	staging := p.Tiling.Staging
@@ -529,7 +529,9 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 			}
 			defaults = keep
 		}
-		found, why := false, ""
+		found := false
+		var smallest gpuTile
+		var why error
 		for _, d := range defaults {
 			err := d.fits(tg, in, lane, sh)
 			if err == nil {
@@ -538,10 +540,15 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 			}
 			// (The library's tiles go from the largest to the smallest:
 			// the last one's refusal names the limit none passes.)
-			why = fmt.Sprintf(" (the smallest, %d×%d×%d, %d stages, %d %ss, %v)", d.bm, d.bn, d.bk, d.stages, d.warps, tg.warp, err)
+			smallest, why = d, err
+		}
+		if !found && why == nil {
+			return nil, bad("tiling", "none of the default tiles fits machine %s; give tiling.bm, bn, bk, stages, warps", m.Name)
 		}
 		if !found {
-			return nil, bad("tiling", "none of the default tiles fits machine %s%s; give tiling.bm, bn, bk, stages, warps", m.Name, why)
+			d := smallest
+			return nil, bad("tiling", "none of the default tiles fits machine %s (the smallest, %d×%d×%d, %d stages, %d %ss, %w); give tiling.bm, bn, bk, stages, warps",
+				m.Name, d.bm, d.bn, d.bk, d.stages, d.warps, tg.warp, why)
 		}
 		if p.Tiling.Stages > 0 {
 			t.stages = p.Tiling.Stages
@@ -575,15 +582,20 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if t.warps == 0 {
 		t.warps = 4
 	}
+	var kstepFrom []string // the machine key kstep comes from
+	if lane == gpu.LaneMatrix {
+		kstepFrom = machineKeys(tg.matrixKey[in])
+	}
 	for _, d := range []struct {
 		key  string
 		v, m int
-	}{{"tiling.bm", t.bm, 16}, {"tiling.bn", t.bn, 16}, {"tiling.bk", t.bk, kstep}} {
+		from []string
+	}{{"tiling.bm", t.bm, 16, nil}, {"tiling.bn", t.bn, 16, nil}, {"tiling.bk", t.bk, kstep, kstepFrom}} {
 		if d.v == 0 && p.Tiling.BM+p.Tiling.BN+p.Tiling.BK != 0 {
 			return nil, bad(d.key, "missing: give tiling.bm, bn and bk together (or none of them: the library's tile)")
 		}
 		if d.v < d.m || d.v%d.m != 0 || d.v > 1024 {
-			return nil, bad(d.key, "must be a multiple of %d in %d..1024 (got %d)", d.m, d.m, d.v)
+			return nil, limitedBy(bad(d.key, "must be a multiple of %d in %d..1024 (got %d)", d.m, d.m, d.v), d.from...)
 		}
 	}
 	if (t.stages < 2 && !t.direct) || t.stages > maxTileStages {
@@ -593,7 +605,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		return nil, bad("tiling.warps", "must be in 1..%d (0 = the kernel's) (got %d)", maxTileWarps, t.warps)
 	}
 	if err := t.fits(tg, in, lane, sh); err != nil {
-		return nil, bad("tiling", "%d×%d×%d tile, %d stages, %d %ss %v", t.bm, t.bn, t.bk, t.stages, t.warps, tg.warp, err)
+		return nil, bad("tiling", "%d×%d×%d tile, %d stages, %d %ss %w", t.bm, t.bn, t.bk, t.stages, t.warps, tg.warp, err)
 	}
 	if t.regStaged {
 		t.sharedOps = false // register staging feeds register fragments
@@ -601,13 +613,13 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if t.pair {
 		switch {
 		case (p.M+t.bm-1)/t.bm%2 != 0:
-			return nil, bad("tiling.cta_group", "2 needs an even number of row blocks (m = %d in blocks of %d gives %d)", p.M, t.bm, (p.M+t.bm-1)/t.bm)
+			return nil, limitedBy(bad("tiling.cta_group", "2 needs an even number of row blocks (m = %d in blocks of %d gives %d)", p.M, t.bm, (p.M+t.bm-1)/t.bm), "program.m", "program.tiling.bm")
 		case t.bn%32 != 0:
 			return nil, bad("tiling.cta_group", "2 needs bn a multiple of 32 (got %d)", t.bn)
 		case t.stages > flagIDsPerPair:
 			return nil, bad("tiling.cta_group", "2 allows at most %d stages (got %d)", flagIDsPerPair, t.stages)
 		case m.Cores%2 != 0:
-			return nil, bad("tiling.cta_group", "2 needs an even number of SMs (machine %s has %d)", m.Name, m.Cores)
+			return nil, limitedBy(bad("tiling.cta_group", "2 needs an even number of SMs (machine %s has %d)", m.Name, m.Cores), "machine.cores")
 		case t.regStaged || !t.sharedOps:
 			return nil, bad("tiling.cta_group", "2 needs staging: shared (the MMAs read shared memory), not %s", staging)
 		}
@@ -619,8 +631,8 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	pl.smem, pl.regs = tileResources(t, in, lane, tg.warpSize, sh)
 	pl.out = gpuAccFormat(in)
 	if need := pl.layout(); need > tg.regFile() {
-		return nil, bad("tiling", "the %d×%d accumulators and %s of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d",
-			t.bm, t.bn, t.fragSteps(), t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.regFile())
+		return nil, limitedBy(bad("tiling", "the %d×%d accumulators and %s of %d×%d and %d×%d fragments need %d bytes of registers; a %s has %d",
+			t.bm, t.bn, t.fragSteps(), t.bm, t.bk, t.bk, t.bn, need, tg.core, tg.regFile()), machineKeys(tg.regsKey)...)
 	}
 	if u := min(p.kBatch, (p.K+t.bk-1)/t.bk); u > 1 && lane == gpu.LaneVector && !t.direct {
 		// Only the SIMT kernels (FMAs on the vector units), whose k-steps
@@ -649,7 +661,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	pl.gmB = align(pl.gmA + int64(p.M)*int64(p.K)*es)
 	pl.gmC = align(pl.gmB + int64(p.K)*int64(p.N)*es)
 	if end := pl.gmC + int64(p.M)*int64(p.N)*int64(pl.out.Bytes()); end > int64(m.GM.Capacity) {
-		return nil, bad("m", "A, B and C need %d bytes of global memory; machine %s has %d (gm.capacity)", end, m.Name, int64(m.GM.Capacity))
+		return nil, limitedBy(bad("m", "A, B and C need %d bytes of global memory; machine %s has %d (gm.capacity)", end, m.Name, int64(m.GM.Capacity)), "machine.gm.capacity")
 	}
 	return pl, nil
 }

@@ -48,6 +48,7 @@ type gpuTarget struct {
 
 	matrixK    [fp.NumFormats]int     // k of the matrix instruction per input (0: not taken)
 	matrixDims [fp.NumFormats][3]int  // its M, N, K
+	matrixKey  [fp.NumFormats]string  // the machine key that names it (core.tensor.shapes.fp16)
 	matrixLat  [fp.NumFormats]int     // cycles from its issue to a dependent one's (file figures)
 	warpLevel  bool                   // one warp issues a matrix instruction on its own sub-core
 	sharedOps  bool                   // the matrix instructions read A and B from shared memory (wgmma SS, tcgen05)
@@ -59,6 +60,10 @@ type gpuTarget struct {
 	vectorRate [fp.NumFormats]float64 // vector-unit FLOP per cycle per core
 	launch     float64                // seconds per kernel launch
 	tiles      func(in fp.Format, lane isa.Pipe) []gpuTile
+	// warpsKeys and registersKeys are the machine keys maxWarps and
+	// registers come from (refusals carry them: KeyError.From; regFile's
+	// is regsKey).
+	warpsKeys, registersKeys []string
 }
 
 // newGPUTarget returns the target of a GPU machine, or false for another
@@ -69,7 +74,7 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 			library: "CUTLASS", warpSize: 32, shared: int64(sc.SMEM), sharedPerBlock: int64(sc.SMEMPerCTA), sharedKey: "core.smem_per_cta",
 			maxWarps: sc.MaxWarps, maxBlocks: sc.MaxCTAs, registers: int64(sc.Registers), maxRegsPerThread: sc.MaxRegistersPerThread,
 			accBuf: gpu.BufRegs, regsKey: "core.registers", perThreadKey: "core.max_registers_per_thread", warpsKey: "core.max_warps",
-			tf32: "TF32", peakTile: 64}
+			tf32: "TF32", peakTile: 64, warpsKeys: []string{"core.max_warps"}, registersKeys: []string{"core.registers"}}
 		t.tiles = t.nvidiaTiles
 		t.launch = sc.LaunchNS * 1e-9
 		for _, tt := range sc.Tensor.FlopsPerCycle.All() {
@@ -87,6 +92,7 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 			for _, f := range fs {
 				t.matrixK[f], t.matrixPeak[f] = k, tt.Name
 				t.matrixDims[f], t.matrixLat[f] = [3]int{mm, n, k}, lat.Value
+				t.matrixKey[f] = "core.tensor.shapes." + tt.Key
 			}
 		}
 		t.warpLevel = sc.Tensor.Instruction == machines.NvidiaMMASync
@@ -104,12 +110,17 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 			sharedKey: "core.lds_per_workgroup", maxWarps: cu.SIMDs * cu.MaxWavesPerSIMD, maxBlocks: cu.MaxWorkgroups,
 			registers: int64(cu.VGPRs + cu.AGPRs), maxRegsPerThread: cu.MaxVGPRsPerLane, accBuf: gpu.BufRegs, tiles: amdTiles,
 			regsKey: "core.vgprs", perThreadKey: "core.max_vgprs_per_lane", warpsKey: "core.simds × core.max_waves_per_simd",
-			tf32: "XF32", peakTile: 128}
+			tf32: "XF32", peakTile: 128, warpsKeys: []string{"core.simds", "core.max_waves_per_simd"}, registersKeys: []string{"core.vgprs", "core.agprs"}}
 		if cu.AGPRs > 0 {
 			t.accBuf, t.accFile = gpu.BufAcc, int64(cu.AGPRs)
 		}
 		for _, f := range []fp.Format{fp.FP16, fp.BF16, fp.TF32, fp.E4M3, fp.E5M2, fp.INT8, fp.FP32, fp.FP64} {
 			if mf, ok := cu.Instruction(f); ok {
+				key := map[fp.Format]string{fp.TF32: "xf32", fp.E4M3: "fp8", fp.E5M2: "fp8"}[f]
+				if key == "" {
+					key = f.String()
+				}
+				t.matrixKey[f] = "core.mfma.instructions." + key
 				t.matrixDims[f], t.matrixLat[f] = [3]int{mf.M, mf.N, mf.K}, mf.Cycles+cu.MFMA.LatencyCycles
 				t.matrixK[f], t.matrixPeak[f] = mf.K, map[fp.Format]string{fp.TF32: "XF32", fp.E4M3: "FP8", fp.E5M2: "FP8"}[f]
 				if t.matrixPeak[f] == "" {
@@ -125,6 +136,17 @@ func newGPUTarget(m *machines.Machine) (*gpuTarget, bool) {
 		return t, true
 	}
 	return nil, false
+}
+
+// machineKeys returns keys of the machine (relative to it: "core.tmem")
+// as --set addresses them ("machine.core.tmem"): the keys a refusal's
+// limit comes from (KeyError.From).
+func machineKeys(keys ...string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = "machine." + k
+	}
+	return out
 }
 
 // regFile is the bytes of the register file a block's registers (not its

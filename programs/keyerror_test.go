@@ -71,3 +71,56 @@ func readProgramText(t *testing.T, src string) (*File, error) {
 	}
 	return ReadFile(path)
 }
+
+// A refusal whose constraint comes from another key's value names the
+// --set that gave that value (KeyError.From): a machine key a --set
+// lowered (a tile against the tensor-core shape, tensor memory, shared
+// memory, registers, a DaVinci buffer, GM), or another key of the program
+// (m a multiple of nb). The refused value's own --set, where there is one,
+// comes first; a --set of a key the constraint does not come from is not
+// named.
+func TestKeyErrorNamesTheConstraintsSet(t *testing.T) {
+	const (
+		hgemm   = "kind: hgemm\nmachine: a100\nm: 256\nk: 256\nn: 256\nnumerics: off\n"
+		b200    = "kind: emulated-gemm\nmachine: b200\nscheme: ootomo\nm: 1024\nk: 1024\nn: 1024\nnumerics: off\ntiling: {bm: 128, bn: 128, bk: 64, stages: 3, warps: 8}\n"
+		tiled   = "kind: hgemm\nmachine: a100\nm: 256\nk: 256\nn: 256\nnumerics: off\ntiling: {bm: 128, bn: 128, bk: 32}\n"
+		sgemm   = "kind: sgemm-cube\nmachine: ascend-910a\nm: 256\nk: 256\nn: 512\ntiling: {bm: 64, bk: 64, bn: 64}\nnumerics: off\n"
+		luGEMM  = "kind: lu-gemm\nm: 8192\nnb: 256\nn_fused: 1\ntrailing: fp32\nnumerics: off\n"
+		luFused = "kind: lu-fused\nn: 1024\nnb: 128\nn_fused: 2\nn_fusion: 16\nnumerics: off\n"
+	)
+	for _, c := range []struct {
+		name, src string
+		sets      []string
+		want      string // the message after the file's path
+	}{
+		{"a tensor-core shape", hgemm, []string{"machine.core.tensor.shapes.fp16=m3n5k7", "machine.gm.bandwidth=1TB/s"},
+			`: key "tiling.bk": must be a multiple of 7 in 7..1024 (got 64) (the constraint set with --set machine.core.tensor.shapes.fp16=m3n5k7)`},
+		{"tensor memory", b200, []string{"machine.core.tmem=128KiB"},
+			`:8: key "tiling": 128×128×64 tile, 3 stages, 8 warps needs 196608 bytes of tensor memory per CTA for its 3 128×128 accumulators (128 × 128 × 4 bytes each); the SM has 131072 (core.tmem) (the constraint set with --set machine.core.tmem=128KiB)`},
+		{"shared memory, the tile set too", hgemm, []string{"program.tiling.bm=128", "program.tiling.bn=128", "program.tiling.bk=32", "machine.core.smem_per_cta=20KiB"},
+			`: key "tiling": 128×128×32 tile, 3 stages, 4 warps needs 56832 bytes of shared memory per CTA (3 stages of 128×32 and 32×128 tiles); the machine allows 20480 (core.smem_per_cta) (set with --set program.tiling.bk=32, --set program.tiling.bm=128, --set program.tiling.bn=128; the constraint set with --set machine.core.smem_per_cta=20KiB)`},
+		{"registers", tiled, []string{"machine.core.registers=64KiB"},
+			`:7: key "tiling": 128×128×32 tile, 3 stages, 4 warps needs 24576 registers per CTA; a SM has 16384 (core.registers) (the constraint set with --set machine.core.registers=64KiB)`},
+		{"no default tile fits", hgemm, []string{"machine.core.smem_per_cta=8KiB"},
+			`; give tiling.bm, bn, bk, stages, warps (the constraint set with --set machine.core.smem_per_cta=8KiB)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := readProgramText(t, c.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Execute(f, Options{Overrides: mustSets(t, c.sets...)}, RunHooks{})
+			err = f.NamedOverride(err)
+			var ke *KeyError
+			if err == nil || !badinput.Is(err) || !errors.As(err, &ke) {
+				t.Fatalf("got %v, want a bad-input KeyError", err)
+			}
+			if got := strings.TrimPrefix(err.Error(), ke.File); !strings.HasSuffix(got, c.want) {
+				t.Errorf("got  %q,\nwant the file's path then …%q", err, c.want)
+			}
+			if again := f.NamedOverride(err); again.Error() != err.Error() { // (named once)
+				t.Errorf("named again: %q, was %q", again, err)
+			}
+		})
+	}
+}

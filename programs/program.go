@@ -365,6 +365,10 @@ type File struct {
 	// from (Options.NumericsFrom): a refusal of key "numerics" is then that
 	// setting's, not the file's line.
 	runNumerics, runNumericsFrom string
+	// runOverrides are the run's --set values (Options.Overrides, set by
+	// Execute): a refusal whose constraint comes from a machine key
+	// (KeyError.From) names the one that set it.
+	runOverrides []machines.Override
 }
 
 // givenInputs are A (m×k) and B (k×n) held in memory (File.given).
@@ -652,35 +656,79 @@ func (f *File) NamedOverride(err error) error {
 
 // NamedOverrideBy is NamedOverride with by saying where the overrides that
 // set the refused key ("program.m=0", as Config.SetBy quotes them) came
-// from. Only a refusal whose message is the KeyError's (wrapped without
-// words of their own: bad input, a tile that does not fit) is located —
-// the KeyError is changed in place, so every error wrapping it says the
-// same; one that already names a --set (an inline scheme's) is left.
+// from; where overrides set a key the constraint comes from (KeyError.From:
+// m must be a multiple of nb, a tile must fit machine.core.tmem), by says
+// where those came from too, after "the constraint " ("… (the constraint
+// set with --set machine.core.tmem=64KiB)"), the value's own first ("(set
+// with --set program.m=512; the constraint set with --set
+// program.nb=100000)"). Only a refusal whose message is the KeyError's
+// (wrapped without words of their own: bad input, a tile that does not
+// fit) is located — the KeyError is changed in place, so every error
+// wrapping it says the same; one that already names a --set (an inline
+// scheme's) is left.
 func (f *File) NamedOverrideBy(err error, by func(overrides []string) string) error {
 	ke := f.refusal(err)
 	if ke == nil || ke.By != "" {
 		return err
 	}
-	if ke.Key == "machine" && f.runMachine != "" {
-		ke.By, ke.Line = fmt.Sprintf("the run's machine %s, not the file's", f.runMachine), 0
-		return err
-	}
-	if ke.Key == "numerics" && f.runNumerics != "" {
+	var says, named []string
+	switch os := f.Config.SetBy(ke.Key); {
+	case ke.Key == "machine" && f.runMachine != "":
+		says, ke.Line = append(says, fmt.Sprintf("the run's machine %s, not the file's", f.runMachine)), 0
+	case ke.Key == "numerics" && f.runNumerics != "":
 		from := ""
 		if f.runNumericsFrom != "" {
 			from = " (" + f.runNumericsFrom + ")"
 		}
-		ke.By, ke.Line = fmt.Sprintf("the run's numerics %s%s, not the file's", f.runNumerics, from), 0
-		return err
-	}
-	if os := f.Config.SetBy(ke.Key); len(os) > 0 {
+		says, ke.Line = append(says, fmt.Sprintf("the run's numerics %s%s, not the file's", f.runNumerics, from)), 0
+	case len(os) > 0:
 		if !strings.Contains(ke.Msg, "--set ") {
-			ke.By, ke.Line = by(os), 0
+			says, ke.Line, named = append(says, by(os)), 0, os
 		}
-		return err
+	default:
+		ke.Line = f.Config.Line(ke.Key)
 	}
-	ke.Line = f.Config.Line(ke.Key)
+	if os := f.limitSetBy(ke, named); len(os) > 0 {
+		says = append(says, "the constraint "+by(os))
+	}
+	ke.By = strings.Join(says, "; ")
 	return err
+}
+
+// limitSetBy returns the overrides ("machine.core.tmem=64KiB", as
+// Config.SetBy quotes them) that set the keys the constraint ke refuses
+// comes from (KeyError.From), but none named (those of the refused value)
+// or quoted by its message already.
+func (f *File) limitSetBy(ke *KeyError, named []string) []string {
+	var out []string
+	add := func(o string) {
+		if !slices.Contains(out, o) && !slices.Contains(named, o) && !strings.Contains(ke.Msg, "--set "+o) {
+			out = append(out, o)
+		}
+	}
+	for _, key := range ke.From {
+		if rest, ok := cutPrefixFold(key, "program."); ok {
+			for _, o := range f.Config.SetBy(rest) {
+				add(o)
+			}
+			continue
+		}
+		lower := strings.ToLower(key)
+		for _, o := range f.runOverrides { // a key, a section holding it or a key of it
+			if p := strings.ToLower(o.Path); p == lower || strings.HasPrefix(lower, p+".") || strings.HasPrefix(p, lower+".") {
+				add(o.String())
+			}
+		}
+	}
+	return out
+}
+
+// cutPrefixFold is strings.CutPrefix, the prefix in any case.
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
 }
 
 // RefusedBy returns the overrides that gave the value err refuses

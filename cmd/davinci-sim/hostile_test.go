@@ -248,7 +248,12 @@ var hostileCases = []hostileCase{
 	{name: "a tile whose accumulators pass tensor memory",
 		args: []string{"run", examplePath("a100-hgemm.yaml"), "-m", "b200", "--numerics", "off", "--set", "machine.core.tmem=128KiB",
 			"--set", "program.tiling.bm=128", "--set", "program.tiling.bn=384", "--set", "program.tiling.bk=64", "--set", "program.tiling.warps=8"},
-		want: `a100-hgemm.yaml: key "tiling": 128×384×64 tile, 3 stages, 8 warps needs 196608 bytes of tensor memory per CTA for its 128×384 accumulator (128 × 384 × 4 bytes); the SM has 131072 (core.tmem) (set with --set program.tiling.bk=64, --set program.tiling.bm=128, --set program.tiling.bn=384, --set program.tiling.warps=8)`},
+		want: `a100-hgemm.yaml: key "tiling": 128×384×64 tile, 3 stages, 8 warps needs 196608 bytes of tensor memory per CTA for its 128×384 accumulator (128 × 384 × 4 bytes); the SM has 131072 (core.tmem) (set with --set program.tiling.bk=64, --set program.tiling.bm=128, --set program.tiling.bn=384, --set program.tiling.warps=8; the constraint set with --set machine.core.tmem=128KiB)`},
+	// (The refusals named the tile's --set, or the file, but not the
+	// machine's --set that set the limit, nor the other key's.)
+	{name: "a tile against a tensor-core shape a --set gave",
+		args: []string{"run", examplePath("a100-emulated-gemm.yaml"), "--numerics", "off", "--set", "machine.core.tensor.shapes.fp16=m3n5k7"},
+		want: `a100-emulated-gemm.yaml: key "tiling.bk": must be a multiple of 7 in 7..1024 (got 64) (the constraint set with --set machine.core.tensor.shapes.fp16=m3n5k7)`},
 	{name: "1 TiB of VGPRs, functional",
 		args: []string{"run", examplePath("mi210-hgemm.yaml"), "--numerics", "full", "--set", "program.m=64", "--set", "program.n=64", "--set", "program.k=64", "--set", "machine.core.vgprs=1TiB"},
 		want: `use numerics off or sampled, or check keys "cores", "core.vgprs", "core.agprs"`},
