@@ -103,6 +103,12 @@ func TestKeyErrorNamesTheConstraintsSet(t *testing.T) {
 			`:7: key "tiling": 128×128×32 tile, 3 stages, 4 warps needs 24576 registers per CTA; a SM has 16384 (core.registers) (the constraint set with --set machine.core.registers=64KiB)`},
 		{"no default tile fits", hgemm, []string{"machine.core.smem_per_cta=8KiB"},
 			`; give tiling.bm, bn, bk, stages, warps (the constraint set with --set machine.core.smem_per_cta=8KiB)`},
+		{"another key of the program", luGEMM, []string{"program.nb=100000"},
+			`:2: key "m": must be a positive multiple of nb = 100000 (got 8192) (the constraint set with --set program.nb=100000)`},
+		{"both keys set", luGEMM, []string{"program.m=1000", "program.nb=100000"},
+			`: key "m": must be a positive multiple of nb = 100000 (got 1000) (set with --set program.m=1000; the constraint set with --set program.nb=100000)`},
+		{"lu-fused's n", luFused, []string{"program.nb=96"},
+			`:2: key "n": must be a positive multiple of nb = 96 (got 1024) (the constraint set with --set program.nb=96)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f, err := readProgramText(t, c.src)

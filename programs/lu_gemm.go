@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -69,7 +70,7 @@ func buildLUGEMM(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, f.badKey("nb", "must be a positive multiple of 16 (got %d)", p.NB)
 	}
 	if p.M <= 0 || p.M%p.NB != 0 {
-		return nil, f.badKey("m", "must be a positive multiple of nb = %d (got %d)", p.NB, p.M)
+		return nil, limitedBy(f.badKey("m", "must be a positive multiple of nb = %d (got %d)", p.NB, p.M), "program.nb")
 	}
 	if p.NFused < 1 {
 		return nil, f.badKey("n_fused", "must be ≥ 1 (got %d)", p.NFused)
@@ -83,9 +84,20 @@ func buildLUGEMM(f *File, m *machines.Machine, o Options) (Job, error) {
 	lp.defaults()
 	lp.chooseTiling(m)
 	lp.Numerics = NumericsOff
-	// The plan's n is m + n_fused·nb: its errors name the keys the file has.
+	// The plan's n is m + n_fused·nb: its refusals of n are of the file's
+	// m, the constraint coming from n_fused and nb too; its other keys are
+	// the file's (the refusals kept, to be located: NamedOverride).
 	ownKeys := func(err error) error {
-		return errors.New(strings.Replace(err.Error(), `key "n":`, fmt.Sprintf(`keys "m", "n_fused" (m + n_fused·nb = %d):`, lp.N), 1))
+		var ke *KeyError
+		if !errors.As(err, &ke) || ke.Key != "n" {
+			return err
+		}
+		m := &KeyError{File: ke.File, Key: "m", Msg: fmt.Sprintf("m + n_fused·nb = %d: %s", lp.N, ke.Msg), Err: ke.Err,
+			From: append(slices.Clone(ke.From), "program.n_fused", "program.nb")}
+		if err.Error() != ke.Error() { // (wrapped with words of its own)
+			return errors.New(strings.Replace(err.Error(), ke.Error(), m.Error(), 1))
+		}
+		return m
 	}
 	if err := lp.validate(f.Path, m); err != nil {
 		return nil, ownKeys(err)

@@ -278,17 +278,17 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 	case p.N > MaxLUClusterN:
 		return bad("n", "at most %d (got %d)", MaxLUClusterN, p.N)
 	case p.N > 0 && p.NB > p.N:
-		return bad("nb", "must be at most n = %d, one block the whole matrix (got %d)", p.N, p.NB)
+		return limitedBy(bad("nb", "must be at most n = %d, one block the whole matrix (got %d)", p.N, p.NB), "program.n")
 	case p.N <= 0 || p.N%p.NB != 0:
-		return bad("n", "must be a positive multiple of nb = %d (got %d)", p.NB, p.N)
+		return limitedBy(bad("n", "must be a positive multiple of nb = %d (got %d)", p.NB, p.N), "program.nb")
 	case p.NFused < 1:
 		return bad("n_fused", "must be ≥ 1 (1 = no fusion), or −1 for the most that fit L1 (got %d)", p.NFused)
 	case p.NFused > p.N/p.NB:
-		return bad("n_fused", "must be at most n/nb = %d, the iterations there are (got %d)", p.N/p.NB, p.NFused)
+		return limitedBy(bad("n_fused", "must be at most n/nb = %d, the iterations there are (got %d)", p.N/p.NB, p.NFused), "program.n", "program.nb")
 	case p.NFusion < 0 || p.NFusion > m.Cores:
-		return bad("n_fusion", "must be in 0..%d, the AI cores of machine %s (got %d)", m.Cores, m.Name, p.NFusion)
+		return limitedBy(bad("n_fusion", "must be in 0..%d, the AI cores of machine %s (got %d)", m.Cores, m.Name, p.NFusion), "machine.cores")
 	case p.NFused > 1 && p.NFusion < 1:
-		return bad("n_fusion", "with n_fused > 1 the fusion zone needs 1..%d cores (got %d)", m.Cores, p.NFusion)
+		return limitedBy(bad("n_fusion", "with n_fused > 1 the fusion zone needs 1..%d cores (got %d)", m.Cores, p.NFusion), "program.n_fused")
 	case p.Trailing != "fp32" && p.Trailing != "fp16":
 		return bad("trailing", "must be fp32 or fp16 (got %q)", p.Trailing)
 	case p.Refinement.Method != "ir" && p.Refinement.Method != "gmres":
@@ -309,7 +309,7 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 		v   int
 	}{{"tiling.bm", p.Tiling.BM}, {"tiling.bn", p.Tiling.BN}, {"tiling.bk", p.Tiling.BK}} {
 		if t.v <= 0 || t.v%16 != 0 || p.NB%t.v != 0 {
-			return bad(t.key, "must be a positive multiple of 16 dividing nb = %d (got %d)", p.NB, t.v)
+			return limitedBy(bad(t.key, "must be a positive multiple of 16 dividing nb = %d (got %d)", p.NB, t.v), "program.nb")
 		}
 	}
 	if p.Numerics == NumericsFull || p.Numerics == NumericsSampled {
