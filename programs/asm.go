@@ -142,13 +142,13 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, f.badKey(key, "give exactly one of the keys \"asm\" (inline), \"file\" or \"streams\": %s given too", strings.Join(others, " and "))
 	}
 	if len(p.Streams) > m.Cores {
-		return nil, f.badKey("streams", "%d streams but machine %s has %d cores", len(p.Streams), m.Name, m.Cores)
+		return nil, limitedBy(f.badKey("streams", "%d streams but machine %s has %d cores", len(p.Streams), m.Name, m.Cores), "machine.cores")
 	}
 	if len(p.Streams) > 0 && p.Cores != 0 {
 		return nil, f.badKey("cores", "not used with \"streams\" (core i runs streams[i]: %d streams run on %d cores)", len(p.Streams), len(p.Streams))
 	}
 	if p.Cores < 0 || p.Cores > m.Cores {
-		return nil, f.badKey("cores", "must be in 1..%d; got %d", m.Cores, p.Cores)
+		return nil, limitedBy(f.badKey("cores", "must be in 1..%d; got %d", m.Cores, p.Cores), "machine.cores")
 	}
 	// The streams are expanded once before the run, by Prepare (where the
 	// run's context can stop it), to find their evaluation errors.
@@ -213,7 +213,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		}
 		size := n * int64(ft.Bytes())
 		if t.Addr < 0 || t.Addr > gmCap-size {
-			return nil, bad("addr %#x: the tensor's %d bytes must lie in GM (gm.capacity %d bytes)", t.Addr, size, gmCap)
+			return nil, limitedBy(bad("addr %#x: the tensor's %d bytes must lie in GM (gm.capacity %d bytes)", t.Addr, size, gmCap), "machine.gm.capacity")
 		}
 		if total += size; total > host.bound() {
 			return nil, host.refuse(bad("the gm tensors total more than the host memory the run may take (%s, --max-memory)", gib(host.bound())))
@@ -287,7 +287,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 		}
 		ft, _ := t.format()
 		if size := int64(t.elems()) * int64(ft.Bytes()); t.Addr < 0 || t.Addr > gmCap-size {
-			return nil, f.badKey(fmt.Sprintf("outputs[%d]", i), "output %s: addr %#x: the output's %d bytes must lie in GM (gm.capacity %d bytes)", t.Name, t.Addr, size, gmCap)
+			return nil, limitedBy(f.badKey(fmt.Sprintf("outputs[%d]", i), "output %s: addr %#x: the output's %d bytes must lie in GM (gm.capacity %d bytes)", t.Name, t.Addr, size, gmCap), "machine.gm.capacity")
 		}
 		for k, u := range p.Outputs[:i] {
 			if u.Name == t.Name {

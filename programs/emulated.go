@@ -263,7 +263,7 @@ func (j *emulatedJob) plan(f *File, m *machines.Machine) error {
 	}
 	j.gmC = next(4 * mn)
 	if at > int64(m.GM.Capacity) {
-		return f.badKey("m", "FP32 A and B, their pieces and C need %d bytes of global memory; machine %s has %d (gm.capacity)", at, m.Name, int64(m.GM.Capacity))
+		return limitedBy(f.badKey("m", "FP32 A and B, their pieces and C need %d bytes of global memory; machine %s has %d (gm.capacity)", at, m.Name, int64(m.GM.Capacity)), "machine.gm.capacity")
 	}
 	j.groupK = make([]int, len(sp.groups))
 	var fill []func() // the pieces' addresses, once laid out

@@ -172,7 +172,7 @@ func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedPara
 	j.gmPlanes = next(4 * 4 * mn)
 	j.gmC = next(8 * mn)
 	if at > int64(m.GM.Capacity) {
-		return nil, bad("m", "INT16 A and B, their pieces, four INT32 planes and the INT64 C need %d bytes of global memory; machine %s has %d (gm.capacity)", at, m.Name, int64(m.GM.Capacity))
+		return nil, limitedBy(bad("m", "INT16 A and B, their pieces, four INT32 planes and the INT64 C need %d bytes of global memory; machine %s has %d (gm.capacity)", at, m.Name, int64(m.GM.Capacity)), "machine.gm.capacity")
 	}
 	pieceA, pieceB := [2]int64{j.gmAh, j.gmAl}, [2]int64{j.gmBh, j.gmBl}
 	if gpu {

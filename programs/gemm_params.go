@@ -287,7 +287,7 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 		return bad("sample_tiles", "must be ≥ 1; got %d", p.SampleTiles)
 	}
 	if p.Cores < 0 || p.Cores > m.Cores {
-		return bad("cores", "must be in 0..%d (the machine's cores; 0 = all of them); got %d", m.Cores, p.Cores)
+		return limitedBy(bad("cores", "must be in 0..%d (the machine's cores; 0 = all of them); got %d", m.Cores, p.Cores), "machine.cores")
 	}
 	if p.SplitChunk < 64 || p.SplitChunk%64 != 0 {
 		return bad("split_chunk", "must be a positive multiple of 64; got %d", p.SplitChunk)

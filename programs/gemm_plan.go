@@ -117,8 +117,10 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	bad := func(key, format string, a ...any) error {
 		return keyError(file, key, format, a...)
 	}
-	// tooBig: the tiling does not fit the buffers (a smaller one may).
-	tooBig := func(format string, a ...any) error { return tileFitError{bad("tiling", format, a...)} }
+	// tooBig: the tiling does not fit the buffer (a smaller one may).
+	tooBig := func(buffer, format string, a ...any) error {
+		return tileFitError{limitedBy(bad("tiling", format, a...), "machine.core.buffers."+buffer)}
+	}
 	pl := &gemmPlan{p: p, v: v, mach: m, bm: p.Tiling.BM, bk: p.Tiling.BK, bn: p.Tiling.BN}
 	pl.ncores = m.Cores
 	if p.Cores > 0 {
@@ -174,7 +176,7 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	}
 	pl.gmEnd = at
 	if pl.gmEnd > int64(m.GM.Capacity) {
-		return nil, bad("m", "the matrices need %d bytes of GM; machine %s has %d", pl.gmEnd, m.Name, int64(m.GM.Capacity))
+		return nil, limitedBy(bad("m", "the matrices need %d bytes of GM; machine %s has %d", pl.gmEnd, m.Name, int64(m.GM.Capacity)), "machine.gm.capacity")
 	}
 	for _, ps := range pl.passes {
 		pl.maxA = max(pl.maxA, len(ps.aMats))
@@ -205,13 +207,13 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 		if pl.maxA > 1 || pl.maxB > 1 {
 			what = fmt.Sprintf(" (each of %d A and %d B matrices)", pl.maxA, pl.maxB)
 		}
-		return nil, tooBig("an A block (%d×%d) and two B blocks (%d×%d) of %s%s do not fit L1 (%d bytes)", pl.bm, pl.bk, pl.bk, pl.bn, pl.in, what, l1)
+		return nil, tooBig("L1", "an A block (%d×%d) and two B blocks (%d×%d) of %s%s do not fit L1 (%d bytes)", pl.bm, pl.bk, pl.bk, pl.bn, pl.in, what, l1)
 	}
 	pl.nfused = p.Tiling.NFused
 	if pl.nfused == 0 {
 		pl.nfused = fits
 	} else if pl.nfused > fits {
-		return nil, bad("tiling.nfused", "%d A blocks do not fit L1 (%d bytes): at most %d (SGEMM-cube Eq. 8)", pl.nfused, l1, fits)
+		return nil, limitedBy(bad("tiling.nfused", "%d A blocks do not fit L1 (%d bytes): at most %d (SGEMM-cube Eq. 8)", pl.nfused, l1, fits), "machine.core.buffers.L1")
 	}
 	if pl.nfused > pl.nkb {
 		pl.nfused = pl.nkb
@@ -228,10 +230,10 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	pl.l0aBuf = int64(pl.maxA) * pl.aBlk
 	pl.l0bBuf = int64(pl.maxB) * pl.bBlk
 	if pl.l0aBuf > int64(buf.L0A) {
-		return nil, tooBig("bm·bk = %d·%d %s (×%d matrices) exceeds L0A (%d bytes; SGEMM-cube Eq. 12)", pl.bm, pl.bk, pl.in, pl.maxA, int64(buf.L0A))
+		return nil, tooBig("L0A", "bm·bk = %d·%d %s (×%d matrices) exceeds L0A (%d bytes; SGEMM-cube Eq. 12)", pl.bm, pl.bk, pl.in, pl.maxA, int64(buf.L0A))
 	}
 	if pl.l0bBuf > int64(buf.L0B) {
-		return nil, tooBig("bk·bn = %d·%d %s (×%d matrices) exceeds L0B (%d bytes; SGEMM-cube Eq. 12)", pl.bk, pl.bn, pl.in, pl.maxB, int64(buf.L0B))
+		return nil, tooBig("L0B", "bk·bn = %d·%d %s (×%d matrices) exceeds L0B (%d bytes; SGEMM-cube Eq. 12)", pl.bk, pl.bn, pl.in, pl.maxB, int64(buf.L0B))
 	}
 	pl.nL0 = 1
 	if double && 2*pl.l0aBuf <= int64(buf.L0A) && 2*pl.l0bBuf <= int64(buf.L0B) {
@@ -244,7 +246,7 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	pl.l0cBuf = int64(pl.maxIn) * pl.l0cTile
 	outC := 2 * int64(pl.maxOut) * pl.l0cTile
 	if pl.l0cBuf+outC > int64(buf.L0C) {
-		return nil, tooBig("%d %s tiles of bm·bn = %d·%d exceed L0C (%d bytes)", pl.maxIn+2*pl.maxOut, pl.out, pl.bm, pl.bn, int64(buf.L0C))
+		return nil, tooBig("L0C", "%d %s tiles of bm·bn = %d·%d exceed L0C (%d bytes)", pl.maxIn+2*pl.maxOut, pl.out, pl.bm, pl.bn, int64(buf.L0C))
 	}
 	pl.nC = 1
 	if double && 2*pl.l0cBuf+outC <= int64(buf.L0C) {
@@ -271,7 +273,7 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 		}
 	}
 	if (inTiles+outTiles)*pl.ubTile > int64(buf.UB) {
-		return nil, tooBig("%d %s tiles of bm·bn = %d·%d exceed UB (%d bytes)", inTiles+outTiles, pl.out, pl.bm, pl.bn, int64(buf.UB))
+		return nil, tooBig("UB", "%d %s tiles of bm·bn = %d·%d exceed UB (%d bytes)", inTiles+outTiles, pl.out, pl.bm, pl.bn, int64(buf.UB))
 	}
 	pl.nU = 1
 	if double && !elementwise && inTiles > 0 && (2*inTiles+outTiles)*pl.ubTile <= int64(buf.UB) {

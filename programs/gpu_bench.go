@@ -131,8 +131,8 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, bad("test", "must be one of %s (matrix-peak), %s, %s, %s, %s (lds-bandwidth) (got %q)", benchTensorPeak, benchMMALatency, benchHBMStream, benchL2, benchSMEM, p.Test)
 	}
 	if need, why := j.sharedPerBlock(); need > tg.sharedPerBlock {
-		return nil, bad("test", "%s needs %v of shared memory per %s (%s); machine %s allows %v (%s)",
-			p.Test, machines.Size(need), tg.block, why, m.Name, machines.Size(tg.sharedPerBlock), tg.sharedKey)
+		return nil, limitedBy(bad("test", "%s needs %v of shared memory per %s (%s); machine %s allows %v (%s)",
+			p.Test, machines.Size(need), tg.block, why, m.Name, machines.Size(tg.sharedPerBlock), tg.sharedKey), machineKeys(tg.sharedKey)...)
 	}
 	j.build()
 	return j, nil
@@ -145,7 +145,7 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 // gm.capacity; the default must fit that half too, and l2-bandwidth's hold
 // one copy at least — a test that copies nothing has no time to divide by.
 // Where no size fits the GM, it says how large a GM the test needs.
-func (j *gpuBenchJob) memBytes(bad func(key, format string, a ...any) error) (int64, error) {
+func (j *gpuBenchJob) memBytes(badKey func(key, format string, a ...any) error) (int64, error) {
 	m, test, core := j.m, j.p.Test, j.tg.core
 	chunk := machines.Size(benchChunk)
 	lo, hi := int64(m.Cores)*benchChunk, int64(m.GM.Capacity)/2
@@ -156,6 +156,13 @@ func (j *gpuBenchJob) memBytes(bad func(key, format string, a ...any) error) (in
 	defGiven := fmt.Sprintf("the default %v%s", machines.Size(def), of)
 	defIs := fmt.Sprintf("the default %s (%v%s)", what, machines.Size(def), of)
 	perCore := fmt.Sprintf("a %v copy per %s, %d × %v = %v", chunk, core, m.Cores, chunk, machines.Size(lo))
+	// The bounds come from gm.capacity, the cores and (l2-bandwidth's
+	// default) l2.capacity.
+	from := machineKeys("gm.capacity", "cores")
+	if j.test == benchL2 {
+		from = append(from, "machine.l2.capacity")
+	}
+	bad := func(key, format string, a ...any) error { return limitedBy(badKey(key, format, a...), from...) }
 	tooSmall := func(given string, need int64) error {
 		return bad("bytes", "machine %s's GM is too small for %s: its %s (%s) must fit in half of gm.capacity (%v); it needs gm.capacity ≥ %v",
 			m.Name, test, what, given, m.GM.Capacity, machines.Size(2*need))

@@ -46,7 +46,7 @@ func newLUPlan(file string, p LUParams, m *machines.Machine) (*luPlan, error) {
 	}
 	pl.placeMatrices()
 	if pl.gmEnd > int64(m.GM.Capacity) {
-		return nil, keyError(file, "n", "the matrices need %d bytes of GM; machine %s has %d", pl.gmEnd, m.Name, int64(m.GM.Capacity))
+		return nil, limitedBy(keyError(file, "n", "the matrices need %d bytes of GM; machine %s has %d", pl.gmEnd, m.Name, int64(m.GM.Capacity)), "machine.gm.capacity")
 	}
 	return pl, nil
 }
@@ -55,8 +55,10 @@ func newLUPlan(file string, p LUParams, m *machines.Machine) (*luPlan, error) {
 // lu-fused run (everything but the GM layout, which newLUPlan places for
 // one NPU and the cluster run per rank).
 func newLUBudget(file string, p LUParams, m *machines.Machine) (*luPlan, error) {
-	bad := func(key, format string, a ...any) error {
-		return keyError(file, key, format, a...)
+	// bad refuses key's value against buffer (a key of core.buffers) and
+	// the program's keys from (the other sizes the need comes from).
+	bad := func(key, buffer string, from []string, format string, a ...any) error {
+		return limitedBy(keyError(file, key, format, a...), append([]string{"machine.core.buffers." + buffer}, from...)...)
 	}
 	pl := &luPlan{p: p, mach: m, n: p.N, nb: p.NB, nbk: p.N / p.NB, bm: p.Tiling.BM, bn: p.Tiling.BN, bk: p.Tiling.BK, F: p.NFused}
 	pl.tb = 4
@@ -72,21 +74,21 @@ func newLUBudget(file string, p LUParams, m *machines.Machine) (*luPlan, error) 
 	aGroup := int64(pl.bm) * int64(pl.kMax) * 2
 	bBlk := int64(pl.bk) * int64(pl.bn) * 2
 	if int64(pl.bm)*int64(pl.nb)*2+2*bBlk > int64(buf.L1) {
-		return nil, bad("nb", "%d is too large for L1 (%d bytes): a %d×%d FP16 L-panel row group and two %d×%d U buffers do not fit (lower tiling.bm or nb)",
+		return nil, bad("nb", "L1", []string{"program.tiling.bm", "program.tiling.bk", "program.tiling.bn"}, "%d is too large for L1 (%d bytes): a %d×%d FP16 L-panel row group and two %d×%d U buffers do not fit (lower tiling.bm or nb)",
 			pl.nb, int64(buf.L1), pl.bm, pl.nb, pl.bk, pl.bn)
 	}
 	if aGroup+2*bBlk > int64(buf.L1) {
 		most := (int64(buf.L1) - 2*bBlk) / (int64(pl.bm) * int64(pl.nb) * 2)
-		return nil, bad("n_fused", "%d fused iterations do not fit L1 (%d bytes): %d L blocks of %d×%d FP16 plus two U buffers; at most %d",
+		return nil, bad("n_fused", "L1", []string{"program.nb", "program.tiling.bm", "program.tiling.bk", "program.tiling.bn"}, "%d fused iterations do not fit L1 (%d bytes): %d L blocks of %d×%d FP16 plus two U buffers; at most %d",
 			pl.F, int64(buf.L1), pl.F, pl.bm, pl.nb, most)
 	}
 	pl.l1B = aGroup
 	pl.nB = 2
 	if int64(pl.bm)*int64(pl.bk)*2 > int64(buf.L0A) {
-		return nil, bad("tiling.bm", "bm·bk = %d·%d FP16 exceeds L0A (%d bytes)", pl.bm, pl.bk, int64(buf.L0A))
+		return nil, bad("tiling.bm", "L0A", []string{"program.tiling.bk"}, "bm·bk = %d·%d FP16 exceeds L0A (%d bytes)", pl.bm, pl.bk, int64(buf.L0A))
 	}
 	if bBlk > int64(buf.L0B) {
-		return nil, bad("tiling.bn", "bk·bn = %d·%d FP16 exceeds L0B (%d bytes)", pl.bk, pl.bn, int64(buf.L0B))
+		return nil, bad("tiling.bn", "L0B", []string{"program.tiling.bk"}, "bk·bn = %d·%d FP16 exceeds L0B (%d bytes)", pl.bk, pl.bn, int64(buf.L0B))
 	}
 	pl.nL0 = 1
 	if 2*int64(pl.bm)*int64(pl.bk)*2 <= int64(buf.L0A) && 2*bBlk <= int64(buf.L0B) {
@@ -94,7 +96,7 @@ func newLUBudget(file string, p LUParams, m *machines.Machine) (*luPlan, error) 
 	}
 	tile := int64(pl.bm) * int64(pl.bn) * 4
 	if tile > int64(buf.L0C) {
-		return nil, bad("tiling.bm", "an FP32 bm×bn = %d×%d tile exceeds L0C (%d bytes)", pl.bm, pl.bn, int64(buf.L0C))
+		return nil, bad("tiling.bm", "L0C", []string{"program.tiling.bn"}, "an FP32 bm×bn = %d×%d tile exceeds L0C (%d bytes)", pl.bm, pl.bn, int64(buf.L0C))
 	}
 	pl.nC = 1
 	if 2*tile <= int64(buf.L0C) {
@@ -104,7 +106,7 @@ func newLUBudget(file string, p LUParams, m *machines.Machine) (*luPlan, error) 
 	// FP32 trailing matrix, FP16 for FP16).
 	pl.ubSet = luUBSet(pl.bm, pl.bn, pl.tb)
 	if pl.ubSet > int64(buf.UB) {
-		return nil, bad("tiling.bm", "a bm×bn = %d×%d epilogue (%d bytes) exceeds UB (%d bytes)", pl.bm, pl.bn, pl.ubSet, int64(buf.UB))
+		return nil, bad("tiling.bm", "UB", []string{"program.tiling.bn", "program.trailing"}, "a bm×bn = %d×%d epilogue (%d bytes) exceeds UB (%d bytes)", pl.bm, pl.bn, pl.ubSet, int64(buf.UB))
 	}
 	pl.nU = 1
 	if 2*pl.ubSet <= int64(buf.UB) {
@@ -113,7 +115,7 @@ func newLUBudget(file string, p LUParams, m *machines.Machine) (*luPlan, error) 
 	// Conversion chunks: two slots of rows×nb FP32 in and FP16 out.
 	pl.cvtRows = int(int64(buf.UB) / 2 / (int64(pl.nb) * 6))
 	if pl.cvtRows < 1 {
-		return nil, bad("nb", "%d is too large for UB (%d bytes): one FP32 row of the panel and its FP16 copy must fit twice", pl.nb, int64(buf.UB))
+		return nil, bad("nb", "UB", nil, "%d is too large for UB (%d bytes): one FP32 row of the panel and its FP16 copy must fit twice", pl.nb, int64(buf.UB))
 	}
 	pl.cvtRows = min(pl.cvtRows, pl.nb)
 	pl.cvtSlot = int64(pl.cvtRows) * int64(pl.nb) * 6

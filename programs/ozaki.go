@@ -653,8 +653,8 @@ func (j *ozakiJob) layoutGM(pieces int64, adp bool, what string) error {
 		j.gmPlanes = next(4 * m * n * int64(j.nplanes))
 	}
 	if at > int64(j.mach.GM.Capacity) {
-		return keyError(j.file, "m", "FP64 A, B and C, %s and the INT32 products need %d bytes of global memory; machine %s has %d (gm.capacity)",
-			what, at, j.mach.Name, int64(j.mach.GM.Capacity))
+		return limitedBy(keyError(j.file, "m", "FP64 A, B and C, %s and the INT32 products need %d bytes of global memory; machine %s has %d (gm.capacity)",
+			what, at, j.mach.Name, int64(j.mach.GM.Capacity)), "machine.gm.capacity")
 	}
 	return nil
 }

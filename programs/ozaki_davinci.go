@@ -224,8 +224,8 @@ func (j *ozakiDaVinciJob) layout() error {
 	j.gmDigitsA, j.gmDigitsB = next(s*m*k), next(s*k*n)
 	j.gmPlanes = next(4 * m * n * int64(j.nplanes))
 	if at > int64(j.mach.GM.Capacity) {
-		return keyError(j.file, "m", "the digits and the INT32 planes need %d bytes of global memory; machine %s has %d (gm.capacity)",
-			at, j.mach.Name, int64(j.mach.GM.Capacity))
+		return limitedBy(keyError(j.file, "m", "the digits and the INT32 planes need %d bytes of global memory; machine %s has %d (gm.capacity)",
+			at, j.mach.Name, int64(j.mach.GM.Capacity)), "machine.gm.capacity")
 	}
 	plane := j.gmPlanes
 	for c := 0; c < j.nchunks; c++ {

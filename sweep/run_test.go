@@ -1138,6 +1138,8 @@ func TestRunPointNamesTheStudyKey(t *testing.T) {
 		{"vary: {program.m: [-256]}\n", `(set by the study's vary.program.m=-256)`},
 		{"points: [{program.m: -256}]\n", `(set by the study's points[].program.m=-256)`},
 		{"vary: {machine.cores: [0]}\n", `vary.machine.cores=0: `},
+		// (A limit the study lowered: the tile the file gives is refused.)
+		{"vary: {machine.core.buffers.L0A: [4KiB]}\n", `exceeds L0A (4096 bytes; SGEMM-cube Eq. 12) (the constraint set by the study's vary.machine.core.buffers.L0A=4KiB)`},
 	} {
 		s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\n"+c.study)
 		r := s.RunPoint(s.Points[0])
