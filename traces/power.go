@@ -77,14 +77,24 @@ func (b *powerBins) samples(to sim.Time) []Sample {
 		b.width = PowerBinMin
 	}
 	span := to - b.from
-	for (span+b.width-1)/b.width > MaxPowerBins {
+	// (bins covering the span, rounded up without span + width − 1: a run
+	// ending within a bin of the time range's end overflowed it, and
+	// made a slice of negative length)
+	bins := func() sim.Time {
+		n := span / b.width
+		if span%b.width != 0 {
+			n++
+		}
+		return n
+	}
+	for bins() > MaxPowerBins {
 		b.coarsen()
 	}
-	n := int((span + b.width - 1) / b.width)
+	n := int(bins())
 	out := make([]Sample, 0, n+1)
 	for i := range n {
 		t0 := b.from + sim.Time(i)*b.width
-		t1 := min(t0+b.width, to)
+		t1 := min(sim.Add(t0, b.width), to)
 		var pJ float64
 		if i < len(b.pJ) {
 			pJ = b.pJ[i]

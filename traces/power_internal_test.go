@@ -45,3 +45,26 @@ func TestPowerBins(t *testing.T) {
 		t.Error("a counter without a power model")
 	}
 }
+
+// TestPowerBinsAtTheEndOfTime: a run ending within a bin of the time
+// range's end (MaxTime) gets its counter — the bins' count overflowed
+// (span + width − 1) and the slice was made with a negative length: a
+// panic after a finished run traced with --trace or --view.
+func TestPowerBinsAtTheEndOfTime(t *testing.T) {
+	for _, end := range []sim.Time{sim.MaxTime, sim.MaxTime - 1, sim.MaxTime - sim.Second} {
+		b := powerBins{on: true, static: 10}
+		b.add(end/2, 1e6)
+		ss := b.samples(end)
+		if n := len(ss); n < 2 || n-1 > MaxPowerBins || ss[n-1] != (Sample{T: end, Value: 0}) {
+			t.Fatalf("end %v: %d samples", end, n)
+		}
+		for i := 1; i < len(ss); i++ {
+			if ss[i].T <= ss[i-1].T || math.IsNaN(ss[i-1].Value) || ss[i-1].Value < 10 {
+				t.Fatalf("end %v: sample %d %+v after %+v", end, i, ss[i], ss[i-1])
+			}
+		}
+		if got, want := PowerEnergy(ss), 10*end.Seconds()+1e-6; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("end %v: integral %g J, want %g", end, got, want)
+		}
+	}
+}
