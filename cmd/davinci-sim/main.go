@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,8 +31,26 @@ func (e *exitError) Unwrap() error { return e.err }
 // badInput marks err as bad input (exit code 2).
 func badInput(err error) error { return badinput.Wrap(err) }
 
-// failure wraps err as a simulation failure (exit code 1).
-func failure(err error) error { return &exitError{code: 1, err: err} }
+// failure wraps err as a simulation failure (exit code 1), but an error
+// that carries its exit code already (an internal error) keeps it.
+func failure(err error) error {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &exitError{code: 1, err: err}
+}
+
+// internalExit is the exit code of an internal error: a panic — a bug in
+// davinci-sim, not the input (Go's own exit code for a panic, 2, is bad
+// input's here: a script or a sweep would have taken the crash for a
+// refusal).
+const internalExit = 3
+
+// internalError is the error of a panic p with the goroutine's stack.
+func internalError(p any, stack []byte) error {
+	return &exitError{code: internalExit, err: fmt.Errorf("internal error (a bug in davinci-sim, not in the input: please report it with the command that caused it): panic: %v\n\n%s", p, stack)}
+}
 
 // interrupted is the cause of a context cancelled by a signal.
 type interrupted struct{ sig os.Signal }
@@ -169,7 +188,18 @@ func oneLine(msg string) string {
 	return strings.Join(lines, "; ")
 }
 
+// exitOnPanic, deferred, ends the process of a panic on its goroutine with
+// the internal error's message and stack and internalExit.
+func exitOnPanic() {
+	if p := recover(); p != nil {
+		err := internalError(p, debug.Stack())
+		fmt.Fprintln(os.Stderr, "davinci-sim:", errorText(err, internalExit))
+		os.Exit(internalExit)
+	}
+}
+
 func main() {
+	defer exitOnPanic()
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {
 		code := exitCode(err)

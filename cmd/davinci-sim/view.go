@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -210,6 +211,15 @@ func runWithView(stdout, stderr io.Writer, file *programs.File, opts programs.Op
 	defer closeView()
 	done := make(chan outcome, 1)
 	go func() {
+		defer func() {
+			// A panic here would end the process with the terminal
+			// still in the view's raw mode and alternate screen: the
+			// view closes and the run ends with an internal error.
+			if p := recover(); p != nil {
+				closeView()
+				done <- outcome{nil, internalError(p, debug.Stack())}
+			}
+		}()
 		res, err := programs.Execute(file, opts, programs.RunHooks{Observer: rec, Context: runCtx})
 		var end = outcome{res, err}
 		if res != nil { // (a deadlock's: up to it)
