@@ -317,11 +317,16 @@ func unitHook(from, to reflect.Type, data any) (any, error) {
 			if !ok {
 				return notUnit(data)
 			}
-			if f != math.Trunc(f) || f < 0 || f >= math.MaxInt64 {
-				return nil, fmt.Errorf("bad size %v: want a whole number of bytes", data)
-			}
-			if i, ok := integer(data); ok {
+			if i, ok := integer(data); ok && i >= 0 { // (exact: 2^63 − 1 is no float64)
 				return Size(i), nil
+			}
+			switch {
+			case f != math.Trunc(f):
+				return nil, fmt.Errorf("bad size %v: want a whole number of bytes", data)
+			case f < 0:
+				return nil, fmt.Errorf("bad size %v: must not be negative", data)
+			case f >= math.MaxInt64:
+				return nil, fmt.Errorf("bad size %v: too large (at most %d bytes)", data, int64(math.MaxInt64))
 			}
 			return Size(f), nil
 		}

@@ -184,7 +184,9 @@ func TestDecodeHook(t *testing.T) {
 		{sizeType, 4096, Size(4096), ""},
 		{sizeType, 4096.0, Size(4096), ""},
 		{sizeType, 1.5, nil, "whole number"},
-		{sizeType, -32, nil, "whole number"},
+		{sizeType, -32, nil, "negative"},
+		{sizeType, int64(math.MaxInt64), Size(math.MaxInt64), ""}, // (exact: no float64 holds it)
+		{sizeType, 1e19, nil, "too large"},
 		{sizeType, true, nil, "number or a string"},
 		{frequencyType, "1GHz", Frequency(1e9), ""},
 		{frequencyType, 1e9, Frequency(1e9), ""},

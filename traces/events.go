@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unsafe"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -800,7 +801,10 @@ func ParseTime(s string) (sim.Time, error) {
 		if !ok {
 			continue
 		}
-		ps, err := decimalTimes(strings.TrimSpace(num), u.ps)
+		if num = strings.TrimSpace(num); strings.IndexFunc(num, unicode.IsLetter) >= 0 {
+			break // (another unit: "107days" is not 107day seconds)
+		}
+		ps, err := decimalTimes(num, u.ps)
 		if err != nil {
 			return 0, fmt.Errorf("time %q: %v", s, err)
 		}
@@ -820,10 +824,11 @@ func decimalTimes(num string, unit int64) (int64, error) {
 		if ch < '0' || ch > '9' {
 			return 0, fmt.Errorf("%q is not a non-negative decimal number (digits and a point, no exponent) before the unit", num)
 		}
-		if v > (1<<62)/10/unit {
-			return 0, fmt.Errorf("too large")
+		d := int64(ch - '0')
+		if v > (math.MaxInt64/unit-d)/10 {
+			return 0, errTimeTooLarge
 		}
-		v = v*10 + int64(ch-'0')
+		v = v*10 + d
 	}
 	v *= unit
 	scale := unit
@@ -838,10 +843,17 @@ func decimalTimes(num string, unit int64) (int64, error) {
 			}
 			continue
 		}
-		v += int64(ch-'0') * scale
+		d := int64(ch-'0') * scale
+		if v > math.MaxInt64-d {
+			return 0, errTimeTooLarge
+		}
+		v += d
 	}
 	return v, nil
 }
+
+// errTimeTooLarge refuses a time past the simulated time range.
+var errTimeTooLarge = fmt.Errorf("too large: simulated time ends at %d ps (%.4g s, about %d days)", int64(math.MaxInt64), float64(math.MaxInt64)*1e-12, int64(math.MaxInt64)/86400e12)
 
 // ParseWindow parses a time window "FROM..TO" ("0us..50us", "10us..",
 // "..5us").

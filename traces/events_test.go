@@ -14,6 +14,8 @@ func TestParseTime(t *testing.T) {
 	good := map[string]sim.Time{
 		"0": 0, "50us": 50 * sim.Microsecond, "1.5µs": 1500 * sim.Nanosecond, "200ns": 200 * sim.Nanosecond,
 		"3ms": 3 * sim.Millisecond, "1234ps": 1234, "2s": 2 * sim.Second, "0.000001us": 1, ".5ns": 500,
+		// the whole time range (a window to the end of a 100-day run)
+		"9223372.036854775807s": sim.MaxTime, "9223372036854775807ps": sim.MaxTime, "9000000s": 9e6 * sim.Second,
 	}
 	for in, want := range good {
 		got, err := ParseTime(in)
@@ -24,6 +26,13 @@ func TestParseTime(t *testing.T) {
 	for _, in := range []string{"", "5", "us", "-1us", "1.0001ns", "1e3ns", "x ms", "99999999999999999s"} {
 		if _, err := ParseTime(in); err == nil {
 			t.Errorf("ParseTime(%q): want an error", in)
+		}
+	}
+	// Past the range, and a unit it does not know, say so.
+	for in, want := range map[string]string{"9223372.036854775808s": "too large: simulated time ends at 9223372036854775807 ps",
+		"9223372036854775808ps": "too large", "107days": "needs a number and a unit (ps, ns, us, µs, ms, s)", "3 hours": "needs a number and a unit"} {
+		if _, err := ParseTime(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseTime(%q): %v, want %q", in, err, want)
 		}
 	}
 }
