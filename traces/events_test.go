@@ -1,7 +1,9 @@
 package traces
 
 import (
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -476,4 +478,32 @@ func TestParseIDsMessages(t *testing.T) {
 	if _, err := ParseCores("99999999999999999999"); err == nil || !strings.HasSuffix(err.Error(), "core 99999999999999999999: too large") {
 		t.Errorf("ParseCores: %v", err)
 	}
+}
+
+// FuzzParseTime: ParseTime never panics or wraps around (a time is ≥ 0),
+// reads a whole number of picoseconds exactly, and gives a duration in
+// another unit as that many picoseconds (--trace-window's times).
+func FuzzParseTime(f *testing.F) {
+	for _, s := range []string{"0", "50us", "1.5µs", ".5ns", "9223372.036854775807s", "9223372036854775808ps", "107days", "1e3ns", "-1us", "99999999999999999s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseTime(s)
+		if err != nil {
+			return
+		}
+		if got < 0 {
+			t.Fatalf("ParseTime(%q) = %d: negative", s, got)
+		}
+		if ps, ok := strings.CutSuffix(s, "ps"); ok {
+			if v, perr := strconv.ParseInt(strings.TrimSpace(ps), 10, 64); perr == nil && v != int64(got) {
+				t.Fatalf("ParseTime(%q) = %d, want %d", s, got, v)
+			}
+		}
+		if ns, ok := strings.CutSuffix(s, "ns"); ok {
+			if v, perr := strconv.ParseInt(strings.TrimSpace(ns), 10, 64); perr == nil && v >= 0 && v <= math.MaxInt64/1000 && v*1000 != int64(got) {
+				t.Fatalf("ParseTime(%q) = %d, want %d", s, got, v*1000)
+			}
+		}
+	})
 }
