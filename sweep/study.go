@@ -854,17 +854,22 @@ func (p *parser) values(n *yaml.Node, key string) ([]string, error) {
 			return nil, p.errf(n, key, "empty list of values")
 		}
 		out := make([]string, 0, len(n.Content))
+		first := make(map[string]int, len(n.Content)) // each value's canonicalValue → its first index
 		for i, c := range n.Content {
 			t, err := p.scalar(c, fmt.Sprintf("%s[%d]", key, i))
 			if err != nil {
 				return nil, err
 			}
-			if at := slices.IndexFunc(out, func(o string) bool { return canonicalValue(o) == canonicalValue(t) }); at >= 0 {
+			// (A map, not each earlier value compared: a list of 10000
+			// values took seconds.)
+			canon := canonicalValue(t)
+			if at, ok := first[canon]; ok {
 				if out[at] != t {
 					return nil, p.errf(c, key, "value %q listed twice (as %q: one value)", t, out[at])
 				}
 				return nil, p.errf(c, key, "value %q listed twice", t)
 			}
+			first[canon] = len(out)
 			out = append(out, t)
 		}
 		return out, nil
