@@ -370,6 +370,14 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 	}
 	s.Metrics = ms
 
+	// The points counted first, from the lengths of the lists and ranges:
+	// a study past MaxPoints is refused at once, not after every value of
+	// its lists is read and compared (two lists of 10000 values each were
+	// refused after 11 s).
+	if varyNode != nil && p.countPoints(pointsNode, varyNode) > MaxPoints {
+		return nil, p.errf(varyNode, "vary", "more than %d points", MaxPoints)
+	}
+
 	// Explicit points, then the grid.
 	var explicit [][]string
 	if pointsNode != nil {
@@ -884,6 +892,39 @@ func (p *parser) values(n *yaml.Node, key string) ([]string, error) {
 		return vals, nil
 	}
 	return nil, p.errf(n, key, "must be a list of values or a range such as \"256KiB..4MiB ×2\" or \"-20..10 +2\"")
+}
+
+// countPoints returns the number of points the explicit points
+// (pointsNode, nil for none) and the grid (varyNode) make, from the
+// lengths of their lists and ranges alone — no value read or compared —,
+// or MaxPoints+1 as soon as the count passes MaxPoints. A value that is
+// not a list or a range counts as one: its own error comes when it is
+// read.
+func (p *parser) countPoints(pointsNode, varyNode *yaml.Node) int {
+	total := 1
+	if pointsNode != nil && pointsNode.Kind == yaml.SequenceNode && len(pointsNode.Content) > 0 && len(pointsNode.Content) <= MaxPoints {
+		total = len(pointsNode.Content) // (more are refused as points')
+	}
+	if varyNode.Kind != yaml.MappingNode {
+		return total
+	}
+	for i := 0; i+1 < len(varyNode.Content); i += 2 {
+		k, v := varyNode.Content[i], aliased(varyNode.Content[i+1])
+		n := 1
+		switch {
+		case v.Kind == yaml.SequenceNode:
+			n = max(len(v.Content), 1)
+		case v.Kind == yaml.ScalarNode && v.Tag != "!!null" && strings.Contains(v.Value, "..") && k.Value != ParamProgram && k.Value != ParamMachine:
+			if vals, err := ParseRange(v.Value); err == nil { // (at most maxRangeValues)
+				n = max(len(vals), 1)
+			}
+		}
+		total *= n // (MaxPoints at most times a list's length: no overflow)
+		if total > MaxPoints {
+			return MaxPoints + 1
+		}
+	}
+	return total
 }
 
 // points reads the explicit point list: mappings with the same keys.
