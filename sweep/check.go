@@ -29,7 +29,7 @@ func (s *Study) Check() error {
 	if err := s.checkKeys(); err != nil {
 		return err
 	}
-	return s.checkSet(nil, 0)
+	return s.checkSet(setCheck{})
 }
 
 // checkKeys is Check but for the probe of the set's values (checkSet).

@@ -3,11 +3,35 @@ package sweep
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/programs"
 )
+
+// setCheck is how checkSet probes the points.
+type setCheck struct {
+	// ctx, when not nil, interrupts the probes.
+	ctx context.Context
+	// hostBytes bounds each point's host memory (0: the default), as
+	// its run's (a point refused for it is refused by its probe the
+	// same).
+	hostBytes int64
+	// progress, when not nil, gets a line redrawn every second, as the
+	// runs' bar, once probeQuiet has passed since start (the study's
+	// other checks come before the probes; zero: the probes' start);
+	// else log, when not nil, gets one line then.
+	progress, log io.Writer
+	start         time.Time
+}
+
+// probeQuiet is how long checkSet probes before saying so. A variable
+// for tests.
+var probeQuiet = 2 * time.Second
 
 // checkSet returns the refusal of a value of the study's set that the
 // program refuses at every point (program.m: -256 — a value refused at
@@ -17,17 +41,32 @@ import (
 // not, every point's refusal, which comes before any work of the run.
 // A point refused for a value of its own (vary's, points') ends the probes
 // as one that would run does: the study runs, each point recorded as it
-// fares. An interrupt (ctx, may be nil) ends the probes: the run then
-// stops with it. The points' host memory is bounded by hostBytes (0: the
-// default), as their runs' (a point refused for it is refused by its probe
-// the same).
-func (s *Study) checkSet(ctx context.Context, hostBytes int64) error {
+// fares.
+//
+// No probe stands for another: a refusal may depend on any value of the
+// point — its sizes (the matrices' bytes against the machine's memory, a
+// tile that fits some), its machine's — and the program decides which it
+// reads, so every point is probed, a build each (~1 ms for a GEMM:
+// 100000 points take minutes). The probes therefore say, after
+// probeQuiet, how far they are (c.progress, or one line to c.log), and an
+// interrupt (c.ctx) ends them at once: checkSet then returns an error
+// wrapping its cause, and no point runs. They run one at a time, whatever
+// -j: a probe builds its point's inputs and chip model, so probes at once
+// would have to be admitted by their memory estimates as the runs are
+// (memGate), and an estimate costs about a probe (it loads the machine
+// too): two at once on two CPUs took longer than one at a time.
+func (s *Study) checkSet(c setCheck) error {
+	n := len(s.Points)
+	var done atomic.Int64 // points probed
+	show := startProbeProgress(c, n, &done)
+	defer show.close()
 	var first error
 	for _, p := range s.Points {
-		if ctx != nil && ctx.Err() != nil {
-			return nil
+		if c.ctx != nil && c.ctx.Err() != nil {
+			return fmt.Errorf("sweep: %w, while checking the study's set at its points (%d of %d checked): no point ran", context.Cause(c.ctx), done.Load(), n)
 		}
-		refusal, key := s.probe(p, hostBytes)
+		refusal, key := s.probe(p, c.hostBytes)
+		done.Add(1)
 		if refusal == nil || key == "" {
 			return nil
 		}
@@ -36,6 +75,75 @@ func (s *Study) checkSet(ctx context.Context, hostBytes int64) error {
 		}
 	}
 	return first
+}
+
+// probeProgress tells how far checkSet's probes are: nothing for
+// probeQuiet, then a line on c.progress redrawn every second (cleared at
+// the end), or one line on c.log where there is no progress line (-q, or
+// stderr not a terminal).
+type probeProgress struct {
+	quit chan struct{}
+	wg   sync.WaitGroup
+	// drawn is set once the progress line is drawn (cleared by close).
+	drawn bool
+	w     io.Writer
+}
+
+func startProbeProgress(c setCheck, total int, done *atomic.Int64) *probeProgress {
+	pp := &probeProgress{quit: make(chan struct{}), w: c.progress}
+	if c.progress == nil && c.log == nil {
+		return pp
+	}
+	start := time.Now()
+	quiet := probeQuiet
+	if !c.start.IsZero() {
+		quiet -= start.Sub(c.start)
+	}
+	// The redrawn line stays within a terminal row, as the runs' bar;
+	// the one line says more.
+	line := func(what string) string {
+		d, elapsed := done.Load(), time.Since(start)
+		msg := fmt.Sprintf("sweep: checking the %s: %d/%d points, %s elapsed", what, d, total, elapsed.Round(time.Second))
+		if d > 0 && d < int64(total) {
+			left := time.Duration(float64(elapsed) / float64(d) * float64(int64(total)-d))
+			msg += fmt.Sprintf(", at most %s more", left.Round(time.Second))
+		}
+		return msg
+	}
+	pp.wg.Add(1)
+	go func() {
+		defer pp.wg.Done()
+		select {
+		case <-time.After(quiet):
+		case <-pp.quit:
+			return
+		}
+		if c.progress == nil {
+			fmt.Fprintln(c.log, line("study's set at each point until one would run (a build each, no simulation)")+"; Ctrl-C stops it")
+			return
+		}
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			fmt.Fprint(c.progress, "\r"+line("set at each point")+"\033[K")
+			pp.drawn = true
+			select {
+			case <-t.C:
+			case <-pp.quit:
+				return
+			}
+		}
+	}()
+	return pp
+}
+
+// close stops the progress and clears its line, where drawn.
+func (pp *probeProgress) close() {
+	close(pp.quit)
+	pp.wg.Wait()
+	if pp.drawn {
+		fmt.Fprint(pp.w, "\r\033[K")
+	}
 }
 
 // probe runs point p as its run would but stops it before its simulation

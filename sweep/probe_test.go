@@ -1,10 +1,15 @@
 package sweep
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 )
@@ -73,3 +78,83 @@ func TestFinishedResumeProbesNothing(t *testing.T) {
 		t.Errorf("resume: %+v, %v; want both points skipped, no refusal", sum, err)
 	}
 }
+
+// A set refused at every point of a large study is probed at each of its
+// points (no probe stands for another: checkSet), which takes minutes at
+// 100000 points: after probeQuiet the probes say how far they are — one
+// line to the log (-q, or stderr not a terminal) or a progress line
+// redrawn on a terminal, cleared at the end — and the refusal is the one
+// a small study gets.
+func TestSetProbesShowProgress(t *testing.T) {
+	was := probeQuiet
+	probeQuiet = 0
+	t.Cleanup(func() { probeQuiet = was })
+	study := "program: prog.yaml\nmetrics: [time.seconds]\nset: {program.tiling.bm: 1024}\nvary: {program.n: 256..2560 +256, machine.cores: [1, 2]}\n"
+	want := `study.yaml:3: key "set.program.tiling.bm": program.tiling.bm=1024 (program prog.yaml): key "tiling": `
+	for _, terminal := range []bool{false, true} {
+		s := writeStudy(t, study)
+		var log, bar bytes.Buffer
+		opts := Options{Out: filepath.Join(t.TempDir(), "out"), Jobs: 1, Log: &log}
+		if terminal {
+			opts.Progress = &bar
+		}
+		_, err := Run(s, opts)
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("terminal %v: error %v, want one line containing %q", terminal, err, want)
+		}
+		if _, err := os.Stat(opts.Out); err == nil {
+			t.Errorf("terminal %v: output directory created", terminal)
+		}
+		if terminal {
+			if line := bar.String(); !regexp.MustCompile(`^\rsweep: checking the set at each point: \d+/20 points, \d+s elapsed`).MatchString(line) || !strings.HasSuffix(line, "\r\033[K") {
+				t.Errorf("progress line %q: want it drawn and cleared", line)
+			}
+			if log.Len() > 0 {
+				t.Errorf("log %q beside the progress line", log.String())
+			}
+			continue
+		}
+		if line := log.String(); !regexp.MustCompile(`^sweep: checking the study's set at each point until one would run \(a build each, no simulation\): \d+/20 points, \d+s elapsed`).MatchString(line) ||
+			!strings.HasSuffix(line, "; Ctrl-C stops it\n") || strings.Count(line, "\n") != 1 {
+			t.Errorf("log %q: want one line saying what is checked", line)
+		}
+	}
+
+	// Under probeQuiet nothing is said.
+	probeQuiet = time.Hour
+	var log bytes.Buffer
+	if _, err := Run(writeStudy(t, study), Options{Out: filepath.Join(t.TempDir(), "out"), Jobs: 1, Log: &log}); err == nil || log.Len() > 0 {
+		t.Errorf("error %v, log %q: want the refusal alone", err, log.String())
+	}
+}
+
+// An interrupt stops the probes of the set at once (the next point): the
+// study ends with the interruption, nothing written — not with the probes
+// left and an empty output directory.
+func TestSetProbesInterrupted(t *testing.T) {
+	was := probeQuiet
+	probeQuiet = 0
+	t.Cleanup(func() { probeQuiet = was })
+	s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nset: {program.tiling.bm: 1024}\nvary: {program.n: 256..25600 +256, machine.cores: [1, 2]}\n")
+	stopped := errors.New("stopped by the test")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	out := filepath.Join(t.TempDir(), "out")
+	// The log's line (at once: probeQuiet 0) interrupts the study.
+	log := writerFunc(func(b []byte) (int, error) { cancel(stopped); return len(b), nil })
+	start := time.Now()
+	_, err := Run(s, Options{Out: out, Jobs: 1, Context: ctx, Log: log})
+	if !errors.Is(err, stopped) || badinput.Is(err) || !strings.Contains(err.Error(), "while checking the study's set at its points (") || !strings.Contains(err.Error(), " of 200 checked): no point ran") {
+		t.Errorf("error %v: want the interruption, while checking the set", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %v to stop", took)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("output directory created")
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (w writerFunc) Write(b []byte) (int, error) { return w(b) }

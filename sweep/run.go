@@ -163,7 +163,7 @@ func Run(s *Study, opts Options) (*Summary, error) {
 			return nil, err
 		}
 		if !finished(s, opts) { // (a finished study's --resume builds nothing)
-			if err := s.checkSet(opts.Context, opts.pointHostBytes()); err != nil {
+			if err := s.checkSet(setCheck{ctx: opts.Context, hostBytes: opts.pointHostBytes(), progress: opts.Progress, log: opts.Log, start: start}); err != nil {
 				return nil, err
 			}
 		}
