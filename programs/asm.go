@@ -108,7 +108,7 @@ func buildAsm(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	o.apply(&p.Numerics, nil)
 	j := &asmJob{p: p, file: f, mode: arch.Functional}
-	host := hostBound{o.maxHostBytes()}
+	host := o.hostFor(f)
 	switch p.Numerics {
 	case "", NumericsFull:
 	case NumericsOff:
@@ -417,7 +417,8 @@ func asmParseHostBytes(f *File, p *AsmParams) float64 {
 // beside the run's own runHostBytes: a file of 2^18 nop lines held
 // 0.8 GB whatever --max-memory said, one per core of 32 many times that.
 // (The chip model's room, later, counts the parse with the base and data
-// as well: asmParseHostBytes.)
+// as well: asmParseHostBytes; the refusal quotes the run's whole
+// estimate, which counts it so.)
 func parseAsm(f *File, key, name, src string, host hostBound, parsed *int64) (*isa.File, error) {
 	need := *parsed + isa.ParseHostBytes(src)
 	// A bound that leaves the run's own nothing is the base's to report
@@ -430,7 +431,7 @@ func parseAsm(f *File, key, name, src string, host hostBound, parsed *int64) (*i
 			before = fmt.Sprintf(", with the %d MiB of the assembly before it", mib(*parsed))
 		}
 		return nil, host.refuse(f.badKey(key, "the assembly's %d %s and %d bytes would take up to %d MiB to parse (~2 KiB a line, 96 bytes a byte of code%s, beside the run's own %d MiB): %s",
-			isa.Lines(src), plural(isa.Lines(src), "line", "lines"), len(src), mib(isa.ParseHostBytes(src)), before, runHostBytes>>20, host.over(float64(runHostBytes+need))))
+			isa.Lines(src), plural(isa.Lines(src), "line", "lines"), len(src), mib(isa.ParseHostBytes(src)), before, runHostBytes>>20, host.overAll(host.est(float64(need)))))
 	}
 	*parsed = need
 	return isa.Parse(name, src)

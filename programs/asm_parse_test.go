@@ -15,7 +15,8 @@ import (
 // 48 MiB — must stay within the bound, else its key is refused (one line,
 // bad input of host memory); with numerics full it is part of the run's
 // own memory beside the data; the sweep's estimate (HostBytes) counts it
-// as the run does. 2^18 nop lines held 0.8 GB whatever
+// as the run does, and the refusal quotes that whole estimate (with the
+// chip model: 7 MiB timing, 59 MiB functional). 2^18 nop lines held 0.8 GB whatever
 // --max-memory said, and one file per core as many times over.
 func TestAsmParseHostMemory(t *testing.T) {
 	const defaultBound = 64 << 20 // 16 MiB beside the run's own
@@ -30,11 +31,13 @@ func TestAsmParseHostMemory(t *testing.T) {
 	}{
 		{"a file within", "file: a.s\n", map[string]string{"a.s": nops(6000)}, "", "", 0},
 		{"a file past", "file: a.s\n", map[string]string{"a.s": nops(9000)},
-			`key "file": the assembly's 9000 lines and 36000 bytes would take up to 21 MiB to parse (~2 KiB a line, 96 bytes a byte of code, beside the run's own 48 MiB): about 69MiB of host memory, more than the run may take (64MiB, --max-memory)`, "", 0},
+			`key "file": the assembly's 9000 lines and 36000 bytes would take up to 21 MiB to parse (~2 KiB a line, 96 bytes a byte of code, beside the run's own 48 MiB): about 77MiB of host memory in all (its data 21MiB, its chip model 7MiB and the run's base 48MiB), more than the run may take (64MiB, --max-memory)`,
+			`key "file": the assembly's 9000 lines and 36000 bytes would take up to 21 MiB to parse (~2 KiB a line, 96 bytes a byte of code, beside the run's own 48 MiB): about 129MiB of host memory in all (its data 21MiB, its chip model 59MiB and the run's base 48MiB), more than the run may take (64MiB, --max-memory)`, 0},
 		{"inline past", inline(9000), nil,
 			`key "asm": the assembly's 9000 lines and 36000 bytes would take up to 21 MiB to parse`, "", 0},
 		{"streams together past", "streams: [a.s, a.s]\n", map[string]string{"a.s": nops(6000)},
-			`key "streams[1]": the assembly's 6000 lines and 24000 bytes would take up to 14 MiB to parse (~2 KiB a line, 96 bytes a byte of code, with the 14 MiB of the assembly before it, beside the run's own 48 MiB): about 76MiB of host memory`, "", 0},
+			`key "streams[1]": the assembly's 6000 lines and 24000 bytes would take up to 14 MiB to parse (~2 KiB a line, 96 bytes a byte of code, with the 14 MiB of the assembly before it, beside the run's own 48 MiB): about 84MiB of host memory in all (its data 28MiB, its chip model 7MiB`,
+			`key "streams[1]": the assembly's 6000 lines and 24000 bytes would take up to 14 MiB to parse (~2 KiB a line, 96 bytes a byte of code, with the 14 MiB of the assembly before it, beside the run's own 48 MiB): about 136MiB of host memory in all (its data 28MiB, its chip model 59MiB`, 0},
 		// 11 MiB parsed and an 8 MiB output: each fits beside the run's
 		// own 48 MiB, not both.
 		{"with the data", "outputs: [{name: y, addr: 0, shape: [2097152]}]\nfile: a.s\n", map[string]string{"a.s": nops(5000)}, "",
@@ -43,7 +46,8 @@ func TestAsmParseHostMemory(t *testing.T) {
 		// alone passes the bound (else the base is, by the chip model's
 		// room: TestHostMemoryRefusalsMarked).
 		{"the parse alone past", "file: a.s\n", map[string]string{"a.s": nops(20000)},
-			`key "file": the assembly's 20000 lines and 80000 bytes would take up to 47 MiB to parse (~2 KiB a line, 96 bytes a byte of code, beside the run's own 48 MiB): about 94MiB of host memory, more than the run may take (32MiB, --max-memory)`, "", 32 << 20},
+			`key "file": the assembly's 20000 lines and 80000 bytes would take up to 47 MiB to parse (~2 KiB a line, 96 bytes a byte of code, beside the run's own 48 MiB): about 102MiB of host memory in all (its data 46MiB, its chip model 7MiB and the run's base 48MiB), more than the run may take (32MiB, --max-memory)`,
+			`key "file": the assembly's 20000 lines and 80000 bytes would take up to 47 MiB to parse (~2 KiB a line, 96 bytes a byte of code, beside the run's own 48 MiB): about 154MiB of host memory in all (its data 46MiB, its chip model 59MiB and the run's base 48MiB), more than the run may take (32MiB, --max-memory)`, 32 << 20},
 	} {
 		bound := cmp.Or(c.bound, defaultBound)
 		for _, numerics := range []string{"off", "full"} {

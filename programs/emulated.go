@@ -125,7 +125,7 @@ func decodeScheme(scheme any, bad func(key, format string, a ...any) error) (*sc
 // scheme.
 func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedParams, tg *gpuTarget, bad func(key, format string, a ...any) error) (*emulatedJob, error) {
 	p := ep.GEMMParams
-	o.applyGEMM(&p)
+	o.applyGEMM(f, &p)
 	sp, err := decodeScheme(ep.Scheme, bad)
 	if err != nil {
 		return nil, err
@@ -155,11 +155,9 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 				m.NumericsPreset(), m.Name, strings.ToUpper(sp.format.String()), tg.matrix)
 		}
 	}
-	// Host bytes per element of A, B and C: measured (a100, full, peak RSS)
-	// markidis 45 at 16×16×1048576 and 54 at 1024³, bf16x9 41.
-	perElem := 32 + float64(12*float64(len(sp.s.Pieces)))
-	// Sampled: 15.9 per element of A and B for two pieces (8192³).
-	if err := p.checkHostMemory(f.Path, perElem, 10+float64(4*float64(len(sp.s.Pieces)))); err != nil {
+	// The run's estimate: its data's bytes per element the scheme's on
+	// GPUs, 32 + 12 a piece (schemePerElem).
+	if err := p.checkHostMemory(f.Path); err != nil {
 		return nil, err
 	}
 	if ep.HistogramBins < 0 || ep.HistogramBins > 1000 {

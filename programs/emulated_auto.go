@@ -159,7 +159,7 @@ func (a gpuAuto) describe() string { return a.tg.describe() }
 
 func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParams, am autoMachine, bad func(key, format string, a ...any) error) (Job, error) {
 	p := ep.GEMMParams
-	o.applyGEMM(&p)
+	o.applyGEMM(f, &p)
 	if err := p.gpuDefaults(f.Path); err != nil {
 		return nil, err
 	}
@@ -653,9 +653,11 @@ func readAutoInputs(f *File, p *GEMMParams, sm, sn int) (*autoInputs, error) {
 	if err := checkInputs(f, p); err != nil { // their shapes, not yet their data
 		return nil, err
 	}
-	// Read as float64 and rounded, 12 bytes an element at the peak.
-	if need := float64(float64(float64(float64(p.M)*float64(p.K))+float64(float64(p.K)*float64(p.N)))*12) + runHostBytes; p.host.exceeds(need) {
-		return nil, p.host.refuse(f.badKey("inputs.a", "scheme auto reads the inputs whole for their range and sample: %d×%d and %d×%d elements need %s; name a scheme", p.M, p.K, p.K, p.N, p.host.over(need)))
+	// Read as float64 and rounded, autoReadBytesPerElem bytes an element
+	// at the peak; the refusal quotes the run's whole estimate, which
+	// counts the read (dataHostBytes).
+	if read := float64(float64(float64(p.M)*float64(p.K))+float64(float64(p.K)*float64(p.N))) * autoReadBytesPerElem; p.host.exceeds(read + runHostBytes) {
+		return nil, p.host.refuse(f.badKey("inputs.a", "scheme auto reads the inputs whole for their range and sample: %d×%d and %d×%d elements need %s; name a scheme", p.M, p.K, p.K, p.N, p.host.overAll(p.host.est(read))))
 	}
 	a, b, notes, err := gemmInputs(f, p, nil)
 	if err != nil {

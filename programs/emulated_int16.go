@@ -108,7 +108,7 @@ func genInt16(seed int64, which uint64, n int, stop func() bool) []int16 {
 
 func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedParams, bad func(key, format string, a ...any) error) (Job, error) {
 	p := ep.GEMMParams
-	o.applyGEMM(&p)
+	o.applyGEMM(f, &p)
 	if ep.TargetBits != 0 {
 		return nil, bad("target_bits", "applies to scheme: auto")
 	}
@@ -153,9 +153,9 @@ func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedPara
 	if key := p.Inputs.rangeGiven(); key != "" {
 		return nil, bad(key, "ape-int16 draws its INT16 inputs uniformly over [−32768, 32767] (inputs.seed); the FP32 schemes' input range does not apply")
 	}
-	// Peak RSS per element of A, B and C, numerics full: a100 45 at 2048³
-	// (2026-12).
-	if err := p.checkHostMemory(f.Path, 48, 24); err != nil { // (sampled: not measured; half the full figure)
+	// The run's estimate: its data's bytes per element ape-int16's
+	// (emulatedPerElem).
+	if err := p.checkHostMemory(f.Path); err != nil {
 		return nil, err
 	}
 	j := &int16Job{file: f.Path, p: p, tg: tg}

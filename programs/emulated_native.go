@@ -44,7 +44,7 @@ func (j *nativeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) 
 // the program's GEMM parameters.
 func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedParams, bad func(key, format string, a ...any) error) (*nativeJob, error) {
 	p := ep.GEMMParams
-	o.applyGEMM(&p)
+	o.applyGEMM(f, &p)
 	if ep.TargetBits != 0 {
 		return nil, bad("target_bits", "applies to scheme: auto")
 	}

@@ -622,7 +622,7 @@ func simulate(f *File, m *machines.Machine, opts Options, hooks RunHooks, job Jo
 			KeyOrigin: machineKeyOrigin(machineRef(f, opts), opts.Overrides)}
 		opts.modelRoom(&o, beside, "")
 		if chip, err = arch.NewChip(m, o); err != nil {
-			return badInput(err)
+			return badInput(quoteWhole(err, f, opts))
 		}
 		if err := job.Prepare(chip); err != nil {
 			if ctx := hooks.Context; ctx != nil && ctx.Err() != nil {

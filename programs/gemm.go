@@ -77,7 +77,7 @@ func buildGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, err
 	if err := f.Decode(&p, o); err != nil {
 		return nil, err
 	}
-	o.applyGEMM(&p)
+	o.applyGEMM(f, &p)
 	j, err := buildDaVinciGEMM(f, m, p, v, o.stop())
 	if errors.Is(err, errStopped) {
 		return nil, o.stoppedBuilding(f.Path, "drawing the inputs")

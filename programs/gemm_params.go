@@ -292,14 +292,7 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	if p.SplitChunk < 64 || p.SplitChunk%64 != 0 {
 		return bad("split_chunk", "must be a positive multiple of 64; got %d", p.SplitChunk)
 	}
-	// Peak RSS per element of A, B and C, numerics full, ascend-910a:
-	// hgemm 25 at 2048³, sgemm-cube 45 at 2048³ and 37 at 4096³ (its
-	// pieces and their golden tiles).
-	perElem := 28.0
-	if v.split {
-		perElem = 48
-	}
-	if err := p.checkHostMemory(file, perElem, sampledBytesPerElem); err != nil {
+	if err := p.checkHostMemory(file); err != nil {
 		return err
 	}
 	if v.native && m.DaVinci().Cube.KStepFP32 == 0 {
@@ -325,26 +318,31 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 const sampledBytesPerElem = 10
 
 // checkHostMemory refuses numerics whose data would take more host memory
-// than the run may (hostBound): perElem bytes per element of A, B and C
-// with full numerics (the inputs, their copies in simulated GM and their
-// pieces, C, the golden model's C and tiles), sampled bytes per element of
-// A and B with sampled numerics, besides the run's own runHostBytes. The
-// callers' figures are peak RSS measured at 2048³–8192³ (2026-12, this
-// box; each names its figures).
-func (p *GEMMParams) checkHostMemory(file string, perElem, sampled float64) error {
-	ab := float64(float64(p.M)*float64(p.K)) + float64(float64(p.K)*float64(p.N))
-	var need float64
+// than the run may (hostBound): its data and base by the run's estimate
+// (runEstimate: the bytes per element of its kind, scheme and machine,
+// gemmPerElem), whose total — with the chip model — the refusal quotes,
+// the figure a bound must be for the run to pass every check. Every GEMM
+// build checks here, before its data exist.
+func (p *GEMMParams) checkHostMemory(file string) error {
 	var instead string
 	switch p.Numerics {
 	case NumericsFull:
-		need, instead = float64(ab+float64(float64(p.M)*float64(p.N)))*perElem, "sampled or off"
+		instead = "sampled or off"
 	case NumericsSampled:
-		need, instead = float64(ab*sampled), "off"
+		instead = "off"
 	default:
 		return nil
 	}
-	if need += runHostBytes; p.host.exceeds(need) {
-		return p.host.refuse(keyError(file, "numerics", "%s numerics on %d×%d×%d needs %s; use %s", p.Numerics, p.M, p.K, p.N, p.host.over(need), instead))
+	// (Where the run's estimate is not known: the kind's largest figures.)
+	var params any = p
+	switch p.Kind {
+	case "ozaki":
+		params = &OzakiParams{}
+	case "emulated-gemm":
+		params = &EmulatedParams{}
+	}
+	if e, over := p.host.overData(gemmBytes(p, gemmPerElem(p.Kind, params, nil))); over {
+		return p.host.refuse(keyError(file, "numerics", "%s numerics on %d×%d×%d needs %s; use %s", p.Numerics, p.M, p.K, p.N, p.host.overAll(e), instead))
 	}
 	return nil
 }

@@ -1547,7 +1547,7 @@ func buildGPUGEMM(f *File, m *machines.Machine, o Options, v gemmVariant) (Job, 
 	if err := f.Decode(&p, o); err != nil {
 		return nil, err
 	}
-	o.applyGEMM(&p)
+	o.applyGEMM(f, &p)
 	j, err := buildGPUGEMMFrom(f, m, p, in, o.stop())
 	if errors.Is(err, errStopped) {
 		return nil, o.stoppedBuilding(f.Path, "drawing the inputs")
@@ -1598,13 +1598,9 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format, 
 	if err := p.gpuDefaults(f.Path); err != nil {
 		return nil, err
 	}
-	// Host bytes per element of A, B and C with full numerics, peak RSS:
-	// a100 hgemm 27 at 2048³ (2026-12).
-	perElem, sampled := 28.0, float64(sampledBytesPerElem)
-	if in == fp.FP64 {
-		perElem, sampled = 32, 20 // FP64 inputs, their GM copies, an FP64 C and its reference
-	}
-	if err := p.checkHostMemory(f.Path, perElem, sampled); err != nil {
+	// The run's estimate: its data's bytes per element the kind's
+	// (gemmPerElem).
+	if err := p.checkHostMemory(f.Path); err != nil {
 		return nil, err
 	}
 	pl, err := newGPUGEMMPlan(f.Path, p, m, in, gpuShape{})

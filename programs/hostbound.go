@@ -3,6 +3,7 @@ package programs
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/badinput"
@@ -47,8 +48,8 @@ func (o Options) maxHostBytes() int64 {
 }
 
 // besideModels returns the host bytes a run of f with opts holds beside
-// its chip models by its estimate: runHostBytes and its data (runData),
-// as HostBytes counts them — so that the room the run's bound leaves its
+// its chip models by its estimate: its base and data (runData), as
+// HostBytes counts them — so that the room the run's bound leaves its
 // models (modelRoom) refuses a model exactly where HostBytes passes the
 // bound. runHostBytes alone where the parameters do not decode (the run
 // refuses them at once) or the kind has no estimate.
@@ -57,7 +58,7 @@ func besideModels(f *File, opts Options) float64 {
 	if !ok {
 		return runHostBytes
 	}
-	return runHostBytes + min(data, 1<<62)
+	return hostEstimate{base: runHostBytes, data: data}.beside()
 }
 
 // modelRoom bounds a chip model of the run by what the run's bound on its
@@ -74,9 +75,29 @@ func (o Options) modelRoom(a *arch.Options, beside float64, what string) {
 
 // hostBound is the bound on a run's host memory, held where the run's
 // estimates are checked against it (a GEMM's parameters: Options.applyGEMM;
-// an asm program's budget), with the words of a refusal.
+// an LU's; an asm program's budget), with the words of a refusal.
 type hostBound struct {
 	limit int64 // bytes; 0: DefaultMaxHostBytes
+	// estimate returns the run's estimate (of its file and options,
+	// each computed once): its base and data (runData), by which its data
+	// checks decide, or with models its whole estimate (runEstimate),
+	// which their refusals quote; nil, or false, where it is not known.
+	estimate func(models bool) (hostEstimate, bool)
+}
+
+// hostFor returns the bound on a run of f with opts, with its estimate.
+func (o Options) hostFor(f *File) hostBound {
+	data := sync.OnceValues(func() (hostEstimate, bool) {
+		_, data, ok := runData(f, o)
+		return hostEstimate{base: runHostBytes, data: data}, ok
+	})
+	whole := sync.OnceValues(func() (hostEstimate, bool) { return runEstimate(f, o) })
+	return hostBound{limit: o.maxHostBytes(), estimate: func(models bool) (hostEstimate, bool) {
+		if models {
+			return whole()
+		}
+		return data()
+	}}
 }
 
 // bound returns the bound, DefaultMaxHostBytes where none was set.
@@ -90,23 +111,107 @@ func (h *hostBound) bound() int64 {
 // exceeds reports whether need bytes pass the bound.
 func (h *hostBound) exceeds(need float64) bool { return need > float64(h.bound()) }
 
-// over describes need against the bound, for a refusal: "about 34.0GiB of
-// host memory, more than the run may take (18GiB, --max-memory)".
-func (h *hostBound) over(need float64) string {
-	about := fmt.Sprintf("%.1fGiB", need/(1<<30)) // (an estimate: rounded to nearest)
-	switch {
-	case need < 1<<30:
-		about = fmt.Sprintf("%.0fMiB", need/(1<<20))
-	case need >= 1<<50:
-		about = fmt.Sprintf("%.3gGiB", need/(1<<30)) // (a hostile size)
+// est returns the run's whole estimate, or where that is not known one of
+// the run's base and data bytes (the check's own figure).
+func (h *hostBound) est(data float64) hostEstimate {
+	if h.estimate != nil {
+		if e, ok := h.estimate(true); ok {
+			return e
+		}
 	}
-	return fmt.Sprintf("about %s of host memory, more than the run may take (%s, --max-memory)", about, gib(h.bound()))
+	return hostEstimate{base: runHostBytes, data: data}
+}
+
+// overData reports whether the run's data and base by its estimate pass
+// the bound — data, the check's own figure, where the estimate is not
+// known —, with the run's whole estimate where they do, which the data
+// check's refusal quotes (overAll). (Where they do not and the chip
+// model does, the model's check refuses the run.)
+func (h *hostBound) overData(data float64) (hostEstimate, bool) {
+	e := hostEstimate{base: runHostBytes, data: data}
+	if h.estimate != nil {
+		if d, ok := h.estimate(false); ok {
+			e = d
+		}
+	}
+	if !h.exceeds(e.beside()) {
+		return e, false
+	}
+	return h.est(data), true
+}
+
+// over describes need against the bound, for a refusal: "about 34.25GiB
+// of host memory, more than the run may take (18GiB, --max-memory)" —
+// need rounded up, as --max-memory takes it (aboutBytes), so that a bound
+// of the figure stated holds it.
+func (h *hostBound) over(need float64) string {
+	return fmt.Sprintf("about %s of host memory, more than the run may take (%s, --max-memory)", aboutBytes(need), gib(h.bound()))
+}
+
+// overAll describes the run's whole estimate e against the bound, for a
+// refusal: "about 684MiB of host memory in all (its data 576MiB, its chip
+// model 59MiB and the run's base 48MiB), more than the run may take
+// (512MiB, --max-memory)" — a --max-memory of the figure stated passes
+// every check of the run (its data's, its chip model's).
+func (h *hostBound) overAll(e hostEstimate) string {
+	return fmt.Sprintf("about %s of host memory %s, more than the run may take (%s, --max-memory)", aboutBytes(e.total()), e.parts(), gib(h.bound()))
+}
+
+// parts names the estimate's parts: "in all (its data 576MiB, its chip
+// model 59MiB and the run's base 48MiB)" (a run without data: "in all
+// (its chip model 7MiB and the run's base 48MiB)").
+func (e hostEstimate) parts() string {
+	data := ""
+	if e.data > 0 {
+		data = "its data " + roughSize(e.data) + ", "
+	}
+	return fmt.Sprintf("in all (%sits chip model %s and the run's base %s)", data, roughSize(e.models), roughSize(e.base))
+}
+
+// quoteWhole adds to err, a chip model's refusal for host memory (arch:
+// its own estimate and the room the bound left it), the run's whole
+// estimate, as a data check's refusal quotes it (overAll): the figure a
+// bound must be for the run to pass every check. Other errors, and an
+// estimate within the bound (not the run's to state), are err.
+func quoteWhole(err error, f *File, opts Options) error {
+	bound, ok := badinput.HostMemoryBound(err)
+	if !ok {
+		return err
+	}
+	e, ok := runEstimate(f, opts)
+	if !ok || e.total() <= float64(bound) {
+		return err
+	}
+	return fmt.Errorf("%w; the run needs about %s of host memory %s", err, aboutBytes(e.total()), e.parts())
 }
 
 // refuse marks err, a refusal of the run for passing the bound (over's
 // words), as one for host memory (badinput.HostMemory): a sweep runs such
 // a point again where its bound is larger.
 func (h *hostBound) refuse(err error) error { return badinput.HostMemory(err, h.bound()) }
+
+// aboutBytes writes an estimate of b bytes rounded up, as --max-memory
+// takes it: whole MiB below 10 GiB ("1434MiB"), else GiB to a quarter
+// ("34.25GiB"), so that a bound of the figure holds the estimate (a
+// tenth of a GiB is no whole number of bytes: "1.4GiB" is refused).
+func aboutBytes(b float64) string {
+	switch {
+	case b >= 1<<50:
+		return fmt.Sprintf("%.3gGiB", b/(1<<30)) // (a hostile size: past any bound)
+	case b < 10<<30:
+		return fmt.Sprintf("%.0fMiB", math.Ceil(b/(1<<20)))
+	}
+	return fmt.Sprintf("%gGiB", math.Ceil(b/(1<<28))/4)
+}
+
+// roughSize writes a part of an estimate of b bytes, to the nearest MiB
+// below 10 GiB, else to a tenth of a GiB.
+func roughSize(b float64) string {
+	if b < 10<<30 {
+		return fmt.Sprintf("%.0fMiB", b/(1<<20))
+	}
+	return fmt.Sprintf("%.1fGiB", b/(1<<30))
+}
 
 // gib writes a bound of b bytes in GiB, to a tenth where not whole (in MiB
 // below a GiB, to a tenth where not whole), rounded down: never above it.

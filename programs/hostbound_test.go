@@ -12,8 +12,9 @@ import (
 // The default bound on a run's host memory is 3/4 of the host's (8 GiB
 // where that cannot be read), and a build checks its estimate against the
 // run's bound (Options.MaxHostBytes): SGEMM-cube 2048³ with full numerics
-// is estimated at 48 bytes per element of A, B and C (measured 45) over the
-// run's 48 MiB, 624 MiB — refused at 512 MiB, built at 1 GiB.
+// is estimated at 48 bytes per element of A, B and C (measured 45) beside
+// the run's 48 MiB and its functional chip model's 59 MiB, 684 MiB in all,
+// which the refusal quotes — refused at 512 MiB, built at 1 GiB.
 func TestHostMemoryBound(t *testing.T) {
 	if total, ok := hostmem.Total(); ok {
 		if got, want := DefaultMaxHostBytes(), total/4*3>>20<<20; got != want {
@@ -32,9 +33,9 @@ func TestHostMemoryBound(t *testing.T) {
 		numerics string
 		want     string // "" = built
 	}{
-		{512 << 20, NumericsFull, `key "numerics": full numerics on 2048×2048×2048 needs about 624MiB of host memory, more than the run may take (512MiB, --max-memory); use sampled or off`},
+		{512 << 20, NumericsFull, `key "numerics": full numerics on 2048×2048×2048 needs about 684MiB of host memory in all (its data 576MiB, its chip model 59MiB and the run's base 48MiB), more than the run may take (512MiB, --max-memory); use sampled or off`},
 		{1 << 30, NumericsFull, ""},
-		{64 << 20, NumericsSampled, `key "numerics": sampled numerics on 2048×2048×2048 needs about 128MiB of host memory, more than the run may take (64MiB, --max-memory); use off`},
+		{64 << 20, NumericsSampled, `key "numerics": sampled numerics on 2048×2048×2048 needs about 136MiB of host memory in all (its data 80MiB, its chip model 7MiB and the run's base 48MiB), more than the run may take (64MiB, --max-memory); use off`},
 		{64 << 20, NumericsOff, ""},
 	} {
 		o := Options{Overrides: sets, Numerics: c.numerics, MaxHostBytes: c.bound}
@@ -55,14 +56,16 @@ func TestHostMemoryBound(t *testing.T) {
 // The LU kinds check their n×n matrix against the run's bound (luBytes:
 // 44 bytes an element, measured 36–40): lu-fused n = 16384 with numerics full,
 // 11 GiB, is refused at 8 GiB before anything is allocated, as lu-gemm's
-// m = 16384 and a100's lu-fused (the GPU builder); at 16 GiB it builds.
+// m = 16384 and a100's lu-fused (the GPU builder), quoting the run's whole
+// estimate (with the chip model, rounded up to a quarter GiB); at 16 GiB
+// it builds.
 func TestLUHostMemoryBound(t *testing.T) {
 	for _, c := range []struct {
 		file, key, want string
 	}{
-		{"examples/lu-fused-small.yaml", "program.n=16384", "full numerics on n = 16384 needs about 11.0GiB of host memory, more than the run may take (8GiB, --max-memory); use numerics off"},
-		{"examples/lu-gemm256.yaml", "program.m=16384", "full numerics on m = 16384 needs about 11.0GiB of host memory"},
-		{"examples/a100-lu-fused.yaml", "program.n=16384", "full numerics on n = 16384 needs about 11.0GiB of host memory"},
+		{"examples/lu-fused-small.yaml", "program.n=16384", "full numerics on n = 16384 needs about 11.25GiB of host memory in all (its data 11.0GiB, its chip model 59MiB and the run's base 48MiB), more than the run may take (8GiB, --max-memory); use numerics off"},
+		{"examples/lu-gemm256.yaml", "program.m=16384", "full numerics on m = 16384 needs about 11.25GiB of host memory in all (its data 11.0GiB"},
+		{"examples/a100-lu-fused.yaml", "program.n=16384", "full numerics on n = 16384 needs about 11.5GiB of host memory in all (its data 11.0GiB, its chip model 371MiB"},
 	} {
 		f, err := ReadFile(c.file)
 		if err != nil {
@@ -110,11 +113,11 @@ func TestHostMemoryRefusalsMarked(t *testing.T) {
 		unmarked           bool
 	}{
 		{name: "gemm numerics", file: "examples/sgemm-cube.yaml", sets: []string{"program.m=2048", "program.n=2048", "program.k=2048"}, numerics: NumericsFull, bound: 512 << 20,
-			want: "full numerics on 2048×2048×2048 needs about 624MiB of host memory"},
+			want: "full numerics on 2048×2048×2048 needs about 684MiB of host memory in all"},
 		{name: "lu numerics", file: "examples/lu-fused-small.yaml", sets: []string{"program.n=16384"}, numerics: NumericsFull, bound: 8 << 30,
-			want: "full numerics on n = 16384 needs about 11.0GiB"},
+			want: "full numerics on n = 16384 needs about 11.25GiB"},
 		{name: "lu-gemm numerics", file: "examples/lu-gemm256.yaml", sets: []string{"program.m=16384"}, numerics: NumericsFull, bound: 8 << 30,
-			want: "full numerics on m = 16384 needs about 11.0GiB"},
+			want: "full numerics on m = 16384 needs about 11.25GiB"},
 		{name: "cluster chips, fidelity full", file: "examples/lu-cluster-small.yaml", numerics: NumericsOff, bound: 32 << 20,
 			want: "at fidelity full the 8 NPUs' chip models"},
 		{name: "cluster chip, fidelity sampled", file: "examples/lu-cluster-small.yaml", numerics: NumericsOff, fidelity: "sampled", bound: 4 << 20,

@@ -20,42 +20,135 @@ import (
 //
 // The estimate follows the builds' own computations (asmBudget,
 // checkHostMemory) with bytes per element measured by peak RSS (2026-12,
-// this 2-CPU box), taking for each kind the largest of its builds'
-// figures: with numerics full ascend-910a hgemm 25 bytes per element of A,
-// B and C and sgemm-cube 45 at 2048³ (beyond the run's 48 MiB), a100 hgemm
-// 27, emulated-gemm markidis 48 and bf16x9 52; sampled hgemm 8192³ 6.3 per element of
-// A and B; lu-fused full 36 per element of the n×n matrix at n = 4096; an
-// asm program with three 512 MiB FP32 tensors, read back, 3.0 GiB (its
-// budget's estimate 4 GiB); any run with numerics off 25–40 MiB.
+// this 2-CPU box), per kind, scheme and machine (gemmPerElem): with
+// numerics full ascend-910a hgemm 25 bytes per element of A, B and C and
+// sgemm-cube 45 at 2048³ (beyond the run's 48 MiB), a100 hgemm 27,
+// emulated-gemm markidis 48 and bf16x9 52; sampled hgemm 8192³ 6.3 per
+// element of A and B; lu-fused full 36 per element of the n×n matrix at n
+// = 4096; an asm program with three 512 MiB FP32 tensors, read back, 3.0
+// GiB (its budget's estimate 4 GiB); any run with numerics off 25–40 MiB.
+// It is the run's one estimate: every check of the run against its bound
+// decides by its parts and a refusal quotes its total (runEstimate,
+// hostBound.overAll), so a run refused under one bound is not refused
+// again under the figure stated (TestMaxMemoryQuotedFigureRuns). Before
+// 2026-12-04 the data checks had their own figures (a GEMM's 28, then the
+// kind's), below the 48–104 this estimate counted, and each quoted its
+// own: a 2048³ emulated GEMM on the 910A was refused at 60MiB as needing
+// 384MiB, at 384MiB as 624MiB, at 624MiB for its chip model beside 1.3
+// GiB, and ran at 1434MiB, peaking at 548 MB.
 func HostBytes(f *File, opts Options) (int64, bool) {
-	params, data, ok := runData(f, opts)
-	switch {
-	case params == nil:
-		return runHostBytes, true
-	case !ok:
+	e, ok := runEstimate(f, opts)
+	if !ok {
 		return 0, false
 	}
-	return runHostBytes + int64(min(data+modelHostBytes(f, opts, params), float64(1<<62))), true
+	return int64(e.total()), true
+}
+
+// hostEstimate is a run's estimate of its host memory at its peak, in
+// bytes, in its parts: the run's base (runHostBytes), its data
+// (dataHostBytes) and its chip models (modelHostBytes). Every check of
+// the run against its bound (--max-memory) decides by it and quotes its
+// total (hostBound.overAll), so that a run given its total as its bound is
+// refused by none of them.
+type hostEstimate struct{ base, data, models float64 }
+
+// beside returns the bytes the run holds beside its chip models: its base
+// and data (what the run's bound must hold before a model gets room).
+func (e hostEstimate) beside() float64 { return min(e.base+e.data, 1<<62) }
+
+// total returns the whole estimate: base, data and chip models.
+func (e hostEstimate) total() float64 { return min(e.base+e.data+e.models, 1<<62) }
+
+// runEstimate estimates the host memory a run of f with opts holds
+// (HostBytes, in its parts): false where the program's kind has no
+// estimate; the base alone where its keys do not decode (the run refuses
+// them at once).
+func runEstimate(f *File, opts Options) (hostEstimate, bool) {
+	params, err := runParams(f, opts)
+	if err != nil {
+		return hostEstimate{base: runHostBytes}, true
+	}
+	t := loadRunMachine(f, opts)
+	data, ok := runDataOn(f, params, t.m)
+	if !ok {
+		return hostEstimate{}, false
+	}
+	return hostEstimate{base: runHostBytes, data: data, models: modelBytesOn(f, opts, params, t)}, true
 }
 
 // runData decodes the parameters of a run of f with opts, the run's
 // numerics applied (as its build applies them: Options.apply), and
-// estimates the host bytes of the run's data (dataHostBytes): false
-// where the kind has no estimate, params nil too where the parameters do
-// not decode (the run refuses them at once).
+// estimates the host bytes of the run's data (dataHostBytes, on the run's
+// machine where the figures depend on it: dataNeedsMachine): false where
+// the kind has no estimate, params nil too where the parameters do not
+// decode (the run refuses them at once).
 func runData(f *File, opts Options) (params any, data float64, ok bool) {
-	params, err := decodedParams(f, opts)
+	params, err := runParams(f, opts)
 	if err != nil {
 		return nil, 0, false
+	}
+	var m *machines.Machine
+	if dataNeedsMachine(params) {
+		m = loadRunMachine(f, opts).m
+	}
+	data, ok = runDataOn(f, params, m)
+	return params, data, ok
+}
+
+// runParams decodes the parameters of a run of f with opts, the run's
+// numerics applied (as its build applies them: Options.apply).
+func runParams(f *File, opts Options) (any, error) {
+	params, err := decodedParams(f, opts)
+	if err != nil {
+		return nil, err
 	}
 	if v := numericsField(params); v.IsValid() && opts.Numerics != "" {
 		v.SetString(opts.Numerics)
 	}
-	data, ok = dataHostBytes(f.Kind.Name, params)
+	return params, nil
+}
+
+// runDataOn estimates the host bytes of the data of a run of f with
+// params (runParams) on machine m (nil: not known), capped far beyond any
+// host.
+func runDataOn(f *File, params any, m *machines.Machine) (float64, bool) {
+	data, ok := dataHostBytes(f.Kind.Name, params, m)
 	if p, asm := params.(*AsmParams); asm {
 		data += asmParseHostBytes(f, p) // (with either numerics)
 	}
-	return params, data, ok
+	return min(data, 1<<62), ok
+}
+
+// runMachine is the machine a run simulates, after its overrides: on a
+// cluster or node description its NPU (topo the system), else the run's
+// machine; m nil where it does not load (the run refuses it at once).
+type runMachine struct {
+	m    *machines.Machine
+	topo *cluster.Topology
+}
+
+// loadRunMachine loads the machine of a run of f with opts (runMachine).
+func loadRunMachine(f *File, opts Options) runMachine {
+	if name := ClusterMachine(f, opts); name != "" {
+		topo, err := cluster.LoadSystem(name, opts.Overrides)
+		if err != nil {
+			return runMachine{}
+		}
+		m, err := loadClusterNPU(topo, opts.Overrides)
+		if err != nil {
+			return runMachine{}
+		}
+		return runMachine{m, topo}
+	}
+	g, err := f.Again() // (MachineFor records the run's machine in its file)
+	if err != nil {
+		return runMachine{}
+	}
+	m, err := MachineFor(g, opts)
+	if err != nil {
+		return runMachine{}
+	}
+	return runMachine{m: m}
 }
 
 // numericsField returns the Numerics field of params (decoded, a pointer
@@ -83,43 +176,34 @@ func numericsField(params any) reflect.Value {
 // (each kernel alone). 0 where the machine does not load: the run
 // refuses it at once.
 func modelHostBytes(f *File, opts Options, params any) float64 {
+	return modelBytesOn(f, opts, params, loadRunMachine(f, opts))
+}
+
+// modelBytesOn is modelHostBytes on the run's machine t (loadRunMachine).
+func modelBytesOn(f *File, opts Options, params any, t runMachine) float64 {
+	if t.m == nil {
+		return 0
+	}
 	mode := arch.Functional // (a kind without numerics: the larger)
 	if v := numericsField(params); v.IsValid() && v.String() != "" && v.String() != NumericsFull {
 		mode = arch.Timing
 	}
-	var m *machines.Machine
 	models := 1.0
-	if name := ClusterMachine(f, opts); name != "" {
-		topo, err := cluster.LoadSystem(name, opts.Overrides)
-		if err != nil {
-			return 0
-		}
-		if m, err = loadClusterNPU(topo, opts.Overrides); err != nil {
-			return 0
-		}
+	span := int64(0) // (a cluster's NPUs: the whole memory)
+	if t.topo != nil {
 		fid := opts.Fidelity
 		if p, ok := params.(*LUParams); ok && fid == "" {
 			fid = p.Fidelity
 		}
 		if fid == "" || fid == "full" {
-			models = float64(topo.NPUs())
+			models = float64(t.topo.NPUs())
 		} else {
 			mode = arch.Timing
 		}
 	} else {
-		g, err := f.Again() // (MachineFor records the run's machine in its file)
-		if err != nil {
-			return 0
-		}
-		if m, err = MachineFor(g, opts); err != nil {
-			return 0
-		}
+		span = gmSpanBytes(f.Kind.Name, params, t.m)
 	}
-	span := int64(0) // (a cluster's NPUs: the whole memory)
-	if models == 1 && ClusterMachine(f, opts) == "" {
-		span = gmSpanBytes(f.Kind.Name, params, m)
-	}
-	per, err := arch.FootprintSpan(m, mode, span)
+	per, err := arch.FootprintSpan(t.m, mode, span)
 	if err != nil {
 		return 0
 	}
@@ -273,10 +357,20 @@ const (
 	// simulation's state (numerics off, chip model included: 25–40 MiB).
 	runHostBytes = 48 << 20
 	// gemmBytesPerElem is a GEMM's host bytes per element of A, B and C
-	// with numerics full (the largest of the single-run checks' figures,
-	// checkHostMemory's callers: measured up to 45 on DaVinci, sgemm-cube,
-	// 27 on GPUs); the kinds of several products or slices take more
-	// (gemmKindBytes).
+	// with numerics full (the inputs, their copies in simulated GM and
+	// their pieces, C, the golden model's C and tiles): the kinds of one
+	// product on any machine (their checks had taken 28, dgemm 32, where
+	// this estimate took 48 for all), emulated-gemm's scheme native, and
+	// its FP32 schemes and ape-int16 on DaVinci (their check 48, where
+	// this estimate took GPUs' 104). Peak RSS beyond the run's 48 MiB:
+	// ascend-910a sgemm-cube 45 at 2048³ and 37 at 4096³, hgemm 25 at
+	// 2048³, emulated-gemm le-gemm 40; a100 hgemm 27 at 2048³ and 33 at
+	// 4530³ (the collector's default pacing), ape-int16 45 at 2048³.
+	// 2026-12-04, 2048³, beyond the base and the chip model's estimate
+	// (/usr/bin/time -v, one run at a time): ascend-910a hgemm 27.5 (437
+	// MiB peak), emulated-gemm ootomo 33.7 (511 MiB; 546 MiB under
+	// --max-memory 684MiB, its estimate); a100 dgemm at most 30 beyond
+	// the base alone (406 MiB, the model included).
 	gemmBytesPerElem = 48
 	// luBytesPerElem is lu-fused's and lu-gemm's host bytes per element of
 	// the n×n matrix with numerics full or sampled (measured 36 before the
@@ -284,18 +378,103 @@ const (
 	// since, 2026-12-02, 37.8 on one 910A and 40.3 on a node, besides the
 	// base and the chip models).
 	luBytesPerElem = 44
+	// autoReadBytesPerElem is scheme auto's host bytes per element of A
+	// and B given as files, which it reads whole (as float64, rounded)
+	// for their range and sample before any candidate runs (numerics off
+	// too).
+	autoReadBytesPerElem = 12
 )
 
-// gemmKindBytes are the host bytes per element of A, B and C (full
-// numerics) and of A and B (sampled) of the GEMM kinds of several
-// products: the largest of their builds' own figures (ozaki 100 and 50,
-// measured 94 full; emulated-gemm 32 + 12 and 10 + 4 per piece, up to six
-// pieces, ape-int16 48 and 24).
-var gemmKindBytes = map[string][2]float64{"ozaki": {100, 50}, "emulated-gemm": {104, 34}}
+// perElem are a GEMM's host bytes per element of A, B and C with numerics
+// full, and per element of A and B with numerics sampled.
+type perElem struct{ full, sampled float64 }
 
-// dataHostBytes estimates the host bytes a run of kind with params (decoded)
-// holds for its data; false for a kind it does not know.
-func dataHostBytes(kind string, params any) (float64, bool) {
+func (a perElem) max(b perElem) perElem {
+	return perElem{max(a.full, b.full), max(a.sampled, b.sampled)}
+}
+
+// gemmPerElem returns the host bytes per element of a GEMM kind's run
+// with params (decoded) on machine m — nil where it does not load: the
+// largest of the kind's — as its build allocates (its data's part of
+// HostBytes and of every check of the run's host memory against its
+// bound, checkHostMemory). Only emulated-gemm's figures depend on the
+// machine (dataNeedsMachine).
+func gemmPerElem(kind string, params any, m *machines.Machine) perElem {
+	switch p := params.(type) {
+	case *OzakiParams:
+		// Inputs, digits, C and the INT32 planes on the host (full), the
+		// inputs and digits (sampled): measured 85 B per element of A, B
+		// and C at 2048³ and 94 at 16×300000×16 (b200, full; peak RSS);
+		// ascend-910a 2048³ 69 beyond the base and the chip model's
+		// estimate (932 MiB peak, 2026-12-04).
+		return perElem{ozakiHostBytesPerElem, ozakiHostBytesPerElem / 2}
+	case *EmulatedParams:
+		return emulatedPerElem(p, m)
+	}
+	if kind == "dgemm" {
+		// FP64 inputs, their GM copies, an FP64 C and its reference:
+		// sampled twice the FP32 figure.
+		return perElem{gemmBytesPerElem, 2 * sampledBytesPerElem}
+	}
+	return perElem{gemmBytesPerElem, sampledBytesPerElem}
+}
+
+// dataNeedsMachine says whether the data's estimate of a run with params
+// (dataHostBytes) depends on its machine: emulated-gemm's schemes split
+// on DaVinci's vector unit or in GPU kernels (schemePerElem). The others'
+// do not, and their estimate loads no machine.
+func dataNeedsMachine(params any) bool {
+	_, ok := params.(*EmulatedParams)
+	return ok
+}
+
+// emulatedPerElem is gemmPerElem of kind emulated-gemm: scheme native is
+// sgemm's kernel, ape-int16 its INT16 pieces (a100 45 at 2048³; sampled
+// not measured: half), auto the largest of its candidates', the FP32
+// schemes schemePerElem.
+func emulatedPerElem(p *EmulatedParams, m *machines.Machine) perElem {
+	switch p.Scheme {
+	case "native":
+		return perElem{gemmBytesPerElem, sampledBytesPerElem}
+	case "ape-int16":
+		return perElem{gemmBytesPerElem, gemmBytesPerElem / 2}
+	case "auto":
+		most := perElem{gemmBytesPerElem, sampledBytesPerElem} // (native)
+		for _, name := range fp32SchemeNames() {
+			most = most.max(schemePerElem(name, m))
+		}
+		return most
+	}
+	return schemePerElem(p.Scheme, m)
+}
+
+// schemePerElem is gemmPerElem of an FP32 emulation scheme (a preset's
+// name or a section) on machine m: on DaVinci gemmBytesPerElem (the split
+// is a pass on the vector unit; sampled as a GEMM's); on GPUs 32 + 12
+// bytes a piece (a100, full, peak RSS: markidis 45 at 16×16×1048576 and 54
+// at 1024³, bf16x9 41), sampled 10 + 4 a piece (15.9 for two pieces at
+// 8192³). A scheme that does not resolve counts its most pieces, 4
+// (resolveScheme); an unknown machine the larger of the two.
+func schemePerElem(scheme any, m *machines.Machine) perElem {
+	davinci := perElem{gemmBytesPerElem, sampledBytesPerElem}
+	pieces := 4.0
+	if sp, err := decodeScheme(scheme, func(string, string, ...any) error { return errNoParams }); err == nil {
+		pieces = float64(len(sp.s.Pieces))
+	}
+	gpu := perElem{32 + 12*pieces, 10 + 4*pieces}
+	switch {
+	case m == nil:
+		return gpu.max(davinci)
+	case m.DaVinci() != nil:
+		return davinci
+	}
+	return gpu
+}
+
+// dataHostBytes estimates the host bytes a run of kind with params
+// (decoded) on machine m (nil where it does not load) holds for its data;
+// false for a kind it does not know.
+func dataHostBytes(kind string, params any, m *machines.Machine) (float64, bool) {
 	switch p := params.(type) {
 	case *AsmParams:
 		if p.Numerics == NumericsOff {
@@ -320,11 +499,16 @@ func dataHostBytes(kind string, params any) (float64, bool) {
 		}
 		return gm + out + staging, true
 	case *GEMMParams:
-		return gemmBytes(kind, p), true
+		return gemmBytes(p, gemmPerElem(kind, p, m)), true
 	case *EmulatedParams:
-		return gemmBytes(kind, &p.GEMMParams), true
+		data := gemmBytes(&p.GEMMParams, gemmPerElem(kind, p, m))
+		if p.Scheme == "auto" && p.Inputs.A != "" {
+			mk, kn, _ := gemmElems(&p.GEMMParams)
+			data = max(data, float64(mk+kn)*autoReadBytesPerElem)
+		}
+		return data, true
 	case *OzakiParams:
-		return gemmBytes(kind, &p.GEMMParams), true
+		return gemmBytes(&p.GEMMParams, gemmPerElem(kind, p, m)), true
 	case *LUParams:
 		return luBytes(p.Numerics, p.N), true
 	case *LUGEMMParams:
@@ -335,18 +519,15 @@ func dataHostBytes(kind string, params any) (float64, bool) {
 	return 0, false
 }
 
-// gemmBytes estimates a GEMM's data bytes (dataHostBytes).
-func gemmBytes(kind string, p *GEMMParams) float64 {
-	per, ok := gemmKindBytes[kind]
-	if !ok {
-		per = [2]float64{gemmBytesPerElem, sampledBytesPerElem}
-	}
+// gemmBytes estimates a GEMM's data bytes with per's figures
+// (dataHostBytes).
+func gemmBytes(p *GEMMParams, per perElem) float64 {
 	m, k, n := float64(max(p.M, 0)), float64(max(p.K, 0)), float64(max(p.N, 0))
 	switch p.Numerics {
 	case "", NumericsFull:
-		return (float64(m*k) + float64(k*n) + float64(m*n)) * per[0]
+		return (float64(m*k) + float64(k*n) + float64(m*n)) * per.full
 	case NumericsSampled:
-		return (float64(m*k) + float64(k*n)) * per[1]
+		return (float64(m*k) + float64(k*n)) * per.sampled
 	}
 	return 0
 }

@@ -18,11 +18,11 @@ func TestHostBytesEveryKind(t *testing.T) {
 		if k.Params == nil {
 			continue
 		}
-		if _, ok := dataHostBytes(k.Name, reflect.New(k.Params).Interface()); !ok {
+		if _, ok := dataHostBytes(k.Name, reflect.New(k.Params).Interface(), nil); !ok {
 			t.Errorf("program kind %s (%v): no host memory estimate (programs/hostbytes.go dataHostBytes)", k.Name, k.Params)
 		}
 	}
-	if _, ok := dataHostBytes("x", new(struct{ N int })); ok {
+	if _, ok := dataHostBytes("x", new(struct{ N int }), nil); ok {
 		t.Error("a kind not known has an estimate")
 	}
 }
@@ -71,7 +71,7 @@ func TestHostBytesChipModel(t *testing.T) {
 		t.Errorf("hgemm 256³ off on 4096 cores: %d MiB, want %d MiB (≥ 250 MiB)", big>>20, want>>20)
 	}
 	full := estimate(f, Options{Overrides: small, Numerics: NumericsFull})
-	if want := runHostBytes + int64(gemmBytes("hgemm", &GEMMParams{M: 256, N: 256, K: 256})+footprint("ascend-910a", arch.Functional)); full != want {
+	if want := runHostBytes + int64(gemmBytes(&GEMMParams{M: 256, N: 256, K: 256}, gemmPerElem("hgemm", nil, nil))+footprint("ascend-910a", arch.Functional)); full != want {
 		t.Errorf("hgemm 256³ full: %d, want %d (the functional model's buffers)", full, want)
 	}
 	lu, err := ReadFile("examples/lu-cluster-small.yaml")

@@ -85,7 +85,7 @@ func decodeLU(f *File, m *machines.Machine, o Options, oneChip bool) (LUParams, 
 	if err := f.Decode(&p, o); err != nil {
 		return p, err
 	}
-	o.applyLU(&p)
+	o.applyLU(f, &p)
 	if o.Fidelity != "" {
 		p.Fidelity = o.Fidelity // --fidelity wins over the file's
 	}

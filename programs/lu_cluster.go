@@ -203,7 +203,7 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 		if err != nil {
 			return nil, err
 		}
-		if npus, host := topo.NPUs(), (hostBound{o.maxHostBytes()}); host.exceeds(beside + float64(float64(npus)*per)) {
+		if npus, host := topo.NPUs(), (hostBound{limit: o.maxHostBytes()}); host.exceeds(beside + float64(float64(npus)*per)) {
 			return nil, host.refuse(fmt.Errorf("%s: at fidelity full the %d NPUs' chip models, %.1f MiB each, with the run's data and base (%.0f MiB) would take %s: fewer NPUs (cluster.nodes, node.npus) or cores (machine.cores), or fidelity sampled",
 				topo.Name, npus, per/(1<<20), beside/(1<<20), host.over(beside+float64(float64(npus)*per))))
 		}
@@ -221,7 +221,7 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 		if err != nil {
 			return nil, err
 		}
-		if host := (hostBound{o.maxHostBytes()}); host.exceeds(beside + per) {
+		if host := (hostBound{limit: o.maxHostBytes()}); host.exceeds(beside + per) {
 			return nil, host.refuse(fmt.Errorf("%s: at fidelity %s each kernel is simulated alone on a chip model of %.1f MiB, which with the run's base (%.0f MiB) would take %s: fewer cores (machine.cores)",
 				topo.Name, p.Fidelity, per/(1<<20), beside/(1<<20), host.over(beside+per)))
 		}

@@ -75,7 +75,7 @@ func buildLUGEMM(f *File, m *machines.Machine, o Options) (Job, error) {
 	if p.NFused < 1 {
 		return nil, f.badKey("n_fused", "must be ≥ 1 (got %d)", p.NFused)
 	}
-	if err := checkLUHostMemory(f.Path, p.Numerics, "m", p.M, hostBound{o.maxHostBytes()}); err != nil {
+	if err := checkLUHostMemory(f.Path, p.Numerics, "m", p.M, o.hostFor(f)); err != nil {
 		return nil, err
 	}
 	// An lu-fused plan whose first n_fused block columns are the panels.

@@ -55,7 +55,7 @@ func buildLUGPU(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err := p.checkOneChip(f.Path, m); err != nil {
 		return nil, err
 	}
-	o.applyLU(&p)
+	o.applyLU(f, &p)
 	if err := luGPUKeys(f.Path, &p); err != nil {
 		return nil, err
 	}

@@ -322,11 +322,15 @@ func (p *LUParams) validate(file string, m *machines.Machine) error {
 }
 
 // checkLUHostMemory refuses numerics whose n×n matrix (n: key order's
-// value) would take more host memory than the run may (luBytes, over the
-// run's runHostBytes).
+// value) would take more host memory than the run may: its data (luBytes)
+// and base by the run's estimate, whose total — with the chip model — the
+// refusal quotes (hostBound.overAll).
 func checkLUHostMemory(file, numerics, order string, n int, host hostBound) error {
-	if need := luBytes(numerics, n) + runHostBytes; numerics != NumericsOff && host.exceeds(need) {
-		return host.refuse(keyError(file, "numerics", "%s numerics on %s = %d needs %s; use numerics off", numerics, order, n, host.over(need)))
+	if numerics == NumericsOff {
+		return nil
+	}
+	if e, over := host.overData(luBytes(numerics, n)); over {
+		return host.refuse(keyError(file, "numerics", "%s numerics on %s = %d needs %s; use numerics off", numerics, order, n, host.overAll(e)))
 	}
 	return nil
 }

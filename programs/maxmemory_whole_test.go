@@ -12,12 +12,13 @@ import (
 // and its chip model(s) together (HostBytes) —, not the data and the
 // model each alone: a numerics-off hgemm, whose data is none and whose
 // 910A model is 7 MiB, ran under 20 MiB (55 MiB resident), its chip model
-// checked against the whole bound; and a full hgemm 1024³ whose data
-// check passes at 140 MiB (its own figure, 132 MiB with the base) is
-// refused by its chip model, which the bound no longer holds beside the
-// base and data (192 MiB as HostBytes counts them). The refusal names
-// the room and records the run's whole bound (badinput.HostMemory), not
-// the room, for a sweep's --resume to compare.
+// checked against the whole bound; and a full hgemm 1024³ whose data and
+// base (192 MiB) pass the data check at 200 MiB is refused by its chip
+// model (59 MiB functional), which the bound no longer holds beside them.
+// The refusal names the room, quotes the run's whole estimate (as a data
+// check's refusal does: the bound that runs it) and records the run's
+// whole bound (badinput.HostMemory), not the room, for a sweep's
+// --resume to compare.
 func TestMaxMemoryBoundsWholeEstimate(t *testing.T) {
 	f, err := ReadFile("examples/hgemm.yaml")
 	if err != nil {
@@ -31,8 +32,8 @@ func TestMaxMemoryBoundsWholeEstimate(t *testing.T) {
 	}{
 		{"numerics off", NumericsOff, 20 << 20,
 			"machine ascend-910a: simulating it would take about 7 MiB of host memory (32 cores × 102 KiB, L2 and LLC directories 4 MiB), above what --max-memory 20MiB leaves beside the run's data and base (about 48 MiB, so nothing): check keys"},
-		{"numerics full", NumericsFull, 140 << 20,
-			"above what --max-memory 140MiB leaves beside the run's data and base (about 192 MiB, so nothing)"},
+		{"numerics full", NumericsFull, 200 << 20,
+			`above the 8 MiB that --max-memory 200MiB leaves beside the run's data and base (about 192 MiB): check keys "cores", "core.queue_depth", "core.buffers", "l2.capacity" and "llc.capacity"; the run needs about 252MiB of host memory in all (its data 144MiB, its chip model 59MiB and the run's base 48MiB)`},
 		{"room left", NumericsOff, 52 << 20,
 			"above the 4 MiB that --max-memory 52MiB leaves beside the run's data and base (about 48 MiB): check keys"},
 	} {

@@ -68,7 +68,7 @@ type OzakiParams struct {
 }
 
 // ozakiHostBytesPerElem is the host memory an ozaki run holds per element
-// of A, B and C (checkHostMemory; measured, see buildOzaki).
+// of A, B and C (gemmPerElem, which cites the measurements).
 const ozakiHostBytesPerElem = 100
 
 // Ozaki precisions.
@@ -204,7 +204,7 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, err
 	}
 	p := &op.GEMMParams
-	o.applyGEMM(p)
+	o.applyGEMM(f, p)
 	if key := p.derivedKindKey(f); key != "" {
 		return nil, bad(key, "does not apply to ozaki: the slice GEMMs are INT8 on the %s, the fallback is the library's DGEMM", tg.units)
 	}
@@ -234,10 +234,9 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 	}
 	var bits int
 	j.slices, bits = op.slicesAndBits()
-	// Inputs, digits, C and the INT32 planes on the host (full), the inputs
-	// and digits (sampled): measured 85 B per element of A, B and C at
-	// 2048³ and 94 at 16×300000×16 (b200, full; peak RSS), so 100.
-	if err := p.checkHostMemory(f.Path, ozakiHostBytesPerElem, ozakiHostBytesPerElem/2); err != nil {
+	// The run's estimate: inputs, digits, C and the INT32 planes on the
+	// host (ozakiHostBytesPerElem, gemmPerElem).
+	if err := p.checkHostMemory(f.Path); err != nil {
 		return nil, err
 	}
 	if p.Numerics != NumericsOff {

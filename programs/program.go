@@ -123,19 +123,20 @@ func (o Options) apply(numerics *string, seed *int64) {
 // TestKBatchNearFull).
 const kBatchMeasured = "against the full simulation SGEMM 8192³ on eight GPUs was within 0.03 % in batches of 8 (within 0.05 % in batches of 16, fast-forwarded; 4096³ and three other shapes within 0.41 % in batches of 8 or 16, up to 0.8 % in batches of 32), but V100 SGEMM 4096³ +7.6 % (that shape alone: 4096×4096×2048 −0.15 %, ×8192 −0.008 %)"
 
-// applyGEMM is apply for a GEMM's parameters, with the run's k-batch.
-func (o Options) applyGEMM(p *GEMMParams) {
+// applyGEMM is apply for the parameters of a GEMM of file f, with the
+// run's k-batch and its bound on its host memory (with its estimate).
+func (o Options) applyGEMM(f *File, p *GEMMParams) {
 	o.apply(&p.Numerics, &p.Inputs.Seed)
 	p.kBatch = o.KBatch
 	p.seedFlag = o.Seed != nil
-	p.host.limit = o.maxHostBytes()
+	p.host = o.hostFor(f)
 }
 
-// applyLU is apply for an LU's parameters, with the run's bound on its
-// host memory.
-func (o Options) applyLU(p *LUParams) {
+// applyLU is apply for the parameters of an LU of file f, with the run's
+// bound on its host memory (with its estimate).
+func (o Options) applyLU(f *File, p *LUParams) {
 	o.apply(&p.Numerics, &p.Seed)
-	p.host.limit = o.maxHostBytes()
+	p.host = o.hostFor(f)
 }
 
 // Output is a named result array, written as NAME.npy with -o.
