@@ -99,6 +99,11 @@ func startProbeProgress(c setCheck, total int, done *atomic.Int64) *probeProgres
 	if !c.start.IsZero() {
 		quiet -= start.Sub(c.start)
 	}
+	if c.progress == nil {
+		// The one line after a second of probes at least, to say how far
+		// they got (the study's other checks may have taken probeQuiet).
+		quiet = max(quiet, min(probeQuiet, time.Second))
+	}
 	// The redrawn line stays within a terminal row, as the runs' bar;
 	// the one line says more.
 	line := func(what string) string {
