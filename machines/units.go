@@ -119,7 +119,14 @@ func isDecimal(t string) bool {
 // (powers of ten), with optional space before the unit ("64 KiB"). A
 // fractional number is accepted when the result is a whole number of bytes
 // ("1.5MiB").
-func ParseSize(s string) (Size, error) {
+func ParseSize(s string) (Size, error) { return parseSize(s, false) }
+
+// ParseSizeDown is ParseSize for a bound, where a fraction of a byte does
+// not matter: the size rounds down to whole bytes ("1.4GiB", 1503238553.6
+// bytes, is 1503238553; --max-memory).
+func ParseSizeDown(s string) (Size, error) { return parseSize(s, true) }
+
+func parseSize(s string, down bool) (Size, error) {
 	if i, ok := yamlInteger(s); ok {
 		if t := strings.TrimSpace(s); len(t) > 3 && strings.EqualFold(t[:2], "0x") && strings.ContainsRune("bB", rune(t[len(t)-1])) {
 			// 0x100000B: the hex digit B (16777227), or 0x100000 bytes?
@@ -139,13 +146,17 @@ func ParseSize(s string) (Size, error) {
 		return 0, fmt.Errorf("bad size %q", s)
 	}
 	r.Mul(r, new(big.Rat).SetInt64(factor))
+	n := r.Num()
 	if !r.IsInt() {
-		return 0, fmt.Errorf("bad size %q: not a whole number of bytes", s)
+		if !down {
+			return 0, fmt.Errorf("bad size %q: not a whole number of bytes", s)
+		}
+		n = new(big.Int).Quo(r.Num(), r.Denom()) // (toward zero: a size is ≥ 0)
 	}
-	if !r.Num().IsInt64() {
+	if !n.IsInt64() {
 		return 0, fmt.Errorf("bad size %q: too large", s)
 	}
-	return Size(r.Num().Int64()), nil
+	return Size(n.Int64()), nil
 }
 
 // String prints the size in the largest binary unit that represents it

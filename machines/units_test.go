@@ -228,3 +228,19 @@ func TestBandwidthBits(t *testing.T) {
 		}
 	}
 }
+
+// TestParseSizeDown: a bound's fraction of a byte rounds down; a size
+// (ParseSize) is still refused for it.
+func TestParseSizeDown(t *testing.T) {
+	for in, want := range map[string]Size{"1.4GiB": 1503238553, "1.5MiB": 3 << 19, "0.9B": 0, "1048576": 1 << 20} {
+		if got, err := ParseSizeDown(in); err != nil || got != want {
+			t.Errorf("ParseSizeDown(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	if _, err := ParseSize("1.4GiB"); err == nil || !strings.Contains(err.Error(), "whole number") {
+		t.Errorf("ParseSize(1.4GiB): %v", err)
+	}
+	if _, err := ParseSizeDown("9000000000TiB"); err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("ParseSizeDown(9000000000TiB): %v", err)
+	}
+}

@@ -28,7 +28,7 @@ func parseMaxMemory(v, what string) (int64, error) {
 	if v == "" {
 		return 0, nil
 	}
-	b, err := machines.ParseSize(v)
+	b, err := machines.ParseSizeDown(v) // (1.4GiB: a fraction of a byte does not matter to a bound)
 	if err != nil {
 		return 0, fmt.Errorf("--max-memory: %v", err) // (what is wrong with the size: a lowercase b, a unit)
 	}

@@ -66,3 +66,15 @@ func TestNoteAboveHost(t *testing.T) {
 		}
 	}
 }
+
+// TestParseMaxMemoryFraction: a bound given with a fraction of a byte
+// ("1.4GiB") rounds down rather than being refused as not whole.
+func TestParseMaxMemoryFraction(t *testing.T) {
+	got, err := parseMaxMemory("1.4GiB", "x")
+	if want := int64(1503238553); err != nil || got != want {
+		t.Errorf("1.4GiB: %d, %v; want %d", got, err, want)
+	}
+	if _, err := parseMaxMemory("1.4GiC", "x"); err == nil {
+		t.Error("1.4GiC: no error")
+	}
+}
