@@ -656,7 +656,7 @@ func readAutoInputs(f *File, p *GEMMParams, sm, sn int) (*autoInputs, error) {
 	// Read as float64 and rounded, autoReadBytesPerElem bytes an element
 	// at the peak; the refusal quotes the run's whole estimate, which
 	// counts the read (dataHostBytes).
-	if read := float64(float64(float64(p.M)*float64(p.K))+float64(float64(p.K)*float64(p.N))) * autoReadBytesPerElem; p.host.exceeds(read + runHostBytes) {
+	if read := float64(float64(float64(float64(p.M)*float64(p.K))+float64(float64(p.K)*float64(p.N))) * autoReadBytesPerElem); p.host.exceeds(read + runHostBytes) {
 		return nil, p.host.refuse(f.badKey("inputs.a", "scheme auto reads the inputs whole for their range and sample: %d×%d and %d×%d elements need %s; name a scheme", p.M, p.K, p.K, p.N, p.host.overAll(p.host.est(read))))
 	}
 	a, b, notes, err := gemmInputs(f, p, nil)

@@ -461,7 +461,7 @@ func schemePerElem(scheme any, m *machines.Machine) perElem {
 	if sp, err := decodeScheme(scheme, func(string, string, ...any) error { return errNoParams }); err == nil {
 		pieces = float64(len(sp.s.Pieces))
 	}
-	gpu := perElem{32 + 12*pieces, 10 + 4*pieces}
+	gpu := perElem{32 + float64(12*pieces), 10 + float64(4*pieces)} // (each product rounded: no fused multiply-add on arm64)
 	switch {
 	case m == nil:
 		return gpu.max(davinci)
