@@ -825,7 +825,7 @@ func decimalTimes(num string, unit int64) (int64, error) {
 			return 0, fmt.Errorf("%q is not a non-negative decimal number (digits and a point, no exponent) before the unit", num)
 		}
 		d := int64(ch - '0')
-		if v > (math.MaxInt64/unit-d)/10 {
+		if v > (int64(sim.MaxTime)/unit-d)/10 {
 			return 0, errTimeTooLarge
 		}
 		v = v*10 + d
@@ -844,7 +844,7 @@ func decimalTimes(num string, unit int64) (int64, error) {
 			continue
 		}
 		d := int64(ch-'0') * scale
-		if v > math.MaxInt64-d {
+		if v > int64(sim.MaxTime)-d {
 			return 0, errTimeTooLarge
 		}
 		v += d
@@ -853,7 +853,7 @@ func decimalTimes(num string, unit int64) (int64, error) {
 }
 
 // errTimeTooLarge refuses a time past the simulated time range.
-var errTimeTooLarge = fmt.Errorf("too large: simulated time ends at %d ps (%.4g s, about %d days)", int64(math.MaxInt64), float64(math.MaxInt64)*1e-12, int64(math.MaxInt64)/86400e12)
+var errTimeTooLarge = fmt.Errorf("too large: simulated time ends at %d ps (%.4g s, about %d days)", int64(sim.MaxTime), sim.MaxTime.Seconds(), int64(sim.MaxTime)/int64(86400*sim.Second))
 
 // ParseWindow parses a time window "FROM..TO" ("0us..50us", "10us..",
 // "..5us").
