@@ -314,6 +314,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
+	opts.machine = m
 	noBatch, err := checkKBatch(f, m, opts)
 	if err != nil {
 		return nil, badInput(err)

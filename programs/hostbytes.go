@@ -89,7 +89,9 @@ func runData(f *File, opts Options) (params any, data float64, ok bool) {
 	}
 	var m *machines.Machine
 	if dataNeedsMachine(params) {
-		m = loadRunMachine(f, opts).m
+		if m = opts.machine; m == nil {
+			m = loadRunMachine(f, opts).m
+		}
 	}
 	data, ok = runDataOn(f, params, m)
 	return params, data, ok

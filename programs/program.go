@@ -102,6 +102,12 @@ type Options struct {
 	// per rank into it: the estimator's own error, which the run's
 	// interval claims to bound.
 	samplingAudit *luSamplingAudit
+	// machine, where set (by Execute, on one chip), is the run's machine
+	// as loaded with its overrides: the estimate of the run's data
+	// (runData) takes its kind from it instead of loading it again —
+	// every build's check did (emulated-gemm: a study's probes of its set
+	// took twice as long).
+	machine *machines.Machine
 }
 
 // MaxKBatch is the largest Options.KBatch.
