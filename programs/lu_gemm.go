@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"slices"
-	"strings"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/cube"
@@ -92,12 +90,11 @@ func buildLUGEMM(f *File, m *machines.Machine, o Options) (Job, error) {
 		if !errors.As(err, &ke) || ke.Key != "n" {
 			return err
 		}
-		m := &KeyError{File: ke.File, Key: "m", Msg: fmt.Sprintf("m + n_fused·nb = %d: %s", lp.N, ke.Msg), Err: ke.Err,
-			From: append(slices.Clone(ke.From), "program.n_fused", "program.nb")}
-		if err.Error() != ke.Error() { // (wrapped with words of its own)
-			return errors.New(strings.Replace(err.Error(), ke.Error(), m.Error(), 1))
-		}
-		return m
+		// In place, as NamedOverrideBy locates it: an error wrapping it
+		// with words of its own keeps the refusal (and its bad-input mark).
+		ke.Key, ke.Msg = "m", fmt.Sprintf("m + n_fused·nb = %d: %s", lp.N, ke.Msg)
+		ke.From = append(ke.From, "program.n_fused", "program.nb")
+		return err
 	}
 	if err := lp.validate(f.Path, m); err != nil {
 		return nil, ownKeys(err)
