@@ -40,7 +40,8 @@ type Result struct {
 	run *simulation
 }
 
-// RunHooks are optional observers of a run.
+// RunHooks are optional observers of a run, and what it may take from its
+// caller instead of making (Machines).
 type RunHooks struct {
 	Observer      arch.Observer
 	Progress      func(now sim.Time, events uint64)
@@ -59,6 +60,14 @@ type RunHooks struct {
 	// ObserveRank is the rank whose NPU Observer watches in a cluster run
 	// (fidelity full: the drill-down into one NPU's cores).
 	ObserveRank int
+	// Machines, when not nil, keeps the machines runs on one chip load,
+	// for the runs after them: Execute takes the run's machine from it
+	// where it holds it, and gives it the machine it loads otherwise. A
+	// study's probes of its points (sweep), thousands of them on a few
+	// machines, each loaded its machine again: 65–80 % of a probe. Runs
+	// on a cluster or node description, and the runs a build makes for
+	// its own purposes (scheme auto's), load theirs.
+	Machines MachineCache
 	// stage says what a run a build makes is for, on the progress line
 	// (subRun); "" for the run itself.
 	stage string
@@ -75,6 +84,42 @@ type RunHooks struct {
 	// (numerics off or sampled: the same simulation) and no observer
 	// watches.
 	reuse *simulation
+}
+
+// MachineCache keeps loaded machines for runs after the one that loaded
+// them (RunHooks.Machines). The machines it holds and returns are shared
+// by the runs that take them: no run modifies its machine (Execute on one
+// chip reads it only), and neither may the cache or its owner.
+type MachineCache interface {
+	// Machine returns the machine machines.Load(ref, overrides) returned
+	// before, as Loaded recorded it, or nil where the cache has none: the
+	// one machine Load returns for these — the same file, with the same
+	// text, and overrides (Load reads those whose path starts with
+	// "machine." only).
+	Machine(ref string, overrides []machines.Override) *machines.Machine
+	// Loaded records m, the machine machines.Load(ref, overrides)
+	// returned (a run's, which MachineFor loaded).
+	Loaded(ref string, overrides []machines.Override, m *machines.Machine)
+}
+
+// machineFor is MachineFor(f, opts), taken from h.Machines where it holds
+// the run's machine, and recorded there where it does not.
+func (h RunHooks) machineFor(f *File, opts Options) (*machines.Machine, error) {
+	if h.Machines == nil {
+		return MachineFor(f, opts)
+	}
+	ref := machineRef(f, opts)
+	if m := h.Machines.Machine(ref, opts.Overrides); m != nil {
+		if opts.Machine != "" {
+			f.runMachine = opts.Machine // (as MachineFor records it)
+		}
+		return m, nil
+	}
+	m, err := MachineFor(f, opts)
+	if err == nil {
+		h.Machines.Loaded(ref, opts.Overrides, m)
+	}
+	return m, err
 }
 
 // executeAgain is Execute of a fresh copy of f (File.again): for the runs
@@ -310,7 +355,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 			return nil, badInput(fmt.Errorf("--set %s: node.* and cluster.* keys apply to runs on a cluster or node description (-m cloudbrain2-node, -m cloudbrain2)", o))
 		}
 	}
-	m, err := MachineFor(f, opts)
+	m, err := hooks.machineFor(f, opts)
 	if err != nil {
 		return nil, badInput(err)
 	}
