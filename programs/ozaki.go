@@ -501,22 +501,24 @@ func (j *ozakiJob) layout() error {
 // scanGrids are ADP's first kernel: the Inf/NaN scan fused with the
 // exponent tables ESC reads — per block of esc_block elements along k the
 // largest and smallest exponent (2 × INT16) and each row's (column's)
-// largest. A's blocks are row segments; B's are panels of esc_block rows ×
-// ozakiESCTile columns, each writing its columns' entries of one block.
+// largest. A's blocks are row segments (or runs of short rows:
+// lineBlocks); B's are panels of esc_block rows × ozakiESCTile columns,
+// each writing its columns' entries of one block.
 func (j *ozakiJob) scanGrids() []isa.Grid {
 	p := &j.p.GEMMParams
 	b := j.p.ESCBlock
-	nA, segA := rowSegments(p.M, p.K)
+	nA, segA := lineBlocks(p.M, p.K, j.tg.threads(streamWarps))
 	ncp := (p.N + ozakiESCTile - 1) / ozakiESCTile
 	nB := j.kb * ncp
 	scan := streamGrid(j.tg, "ozaki/scan", nA+nB, func(i int) streamBlock {
 		if i < nA {
-			r, c0, cnt := segA(i)
-			tab := int64(r)*int64(j.kb) + int64(c0/b)
+			sg := segA(i)
+			r, cnt := int64(sg.r), int64(sg.elems())
+			tab := r*int64(j.kb) + int64(sg.c0/b)
 			return streamBlock{
-				reads:  []gmSpan{{j.gmA64 + 8*(int64(r)*int64(p.K)+int64(c0)), 8 * int64(cnt)}},
-				writes: []gmSpan{{j.gmTabA + 4*tab, 4 * int64((cnt+b-1)/b)}, {j.gmScaleA + 4*int64(r), 4}},
-				work:   []vecWork{{ozakiScanOps * cnt, fp.INT32}},
+				reads:  []gmSpan{{j.gmA64 + 8*(r*int64(p.K)+int64(sg.c0)), 8 * cnt}},
+				writes: []gmSpan{{j.gmTabA + 4*tab, 4 * int64(sg.rows) * int64((sg.n+b-1)/b)}, {j.gmScaleA + 4*r, 4 * int64(sg.rows)}},
+				work:   []vecWork{{ozakiScanOps * int(cnt), fp.INT32}},
 			}
 		}
 		i -= nA
@@ -576,27 +578,34 @@ func (j *ozakiJob) sliceGrids() []isa.Grid {
 	s := int64(j.slices)
 	k, n := int64(p.K), int64(p.N)
 	ops := ozakiSliceOps + ozakiSliceOpsEach*j.slices
-	nA, segA := rowSegments(p.M, p.K)
+	threads := j.tg.threads(streamWarps)
+	nA, segA := lineBlocks(p.M, p.K, threads)
 	a := streamGrid(j.tg, "ozaki/slice-a", nA, func(i int) streamBlock {
-		r, c0, cnt := segA(i)
+		sg := segA(i)
+		r, c0, cnt := int64(sg.r), int64(sg.c0), int64(sg.elems())
 		var w []gmSpan
-		for t := int64(0); t < s; t++ {
-			w = append(w, gmSpan{j.gmDigitsA + int64(r)*s*k + t*k + int64(c0), int64(cnt)})
+		if sg.rows == 1 {
+			for t := int64(0); t < s; t++ {
+				w = append(w, gmSpan{j.gmDigitsA + r*s*k + t*k + c0, cnt})
+			}
+		} else { // whole rows: their digits are one range
+			w = []gmSpan{{j.gmDigitsA + r*s*k, s * cnt}}
 		}
 		return streamBlock{
-			reads:  []gmSpan{{j.gmA64 + 8*(int64(r)*k+int64(c0)), 8 * int64(cnt)}, {j.gmScaleA + 4*int64(r), 4}},
-			writes: w, work: []vecWork{{ops * cnt, fp.INT32}}}
+			reads:  []gmSpan{{j.gmA64 + 8*(r*k+c0), 8 * cnt}, {j.gmScaleA + 4*r, 4 * int64(sg.rows)}},
+			writes: w, work: []vecWork{{ops * int(cnt), fp.INT32}}}
 	})
-	nB, segB := rowSegments(p.K, p.N)
+	nB, segB := lineBlocks(p.K, p.N, threads)
 	b := streamGrid(j.tg, "ozaki/slice-b", nB, func(i int) streamBlock {
-		l, c0, cnt := segB(i)
+		sg := segB(i)
+		l, c0, cnt := int64(sg.r), int64(sg.c0), int64(sg.elems())
 		var w []gmSpan
 		for u := int64(1); u <= s; u++ {
-			w = append(w, gmSpan{j.gmDigitB + ((s-u)*k+int64(l))*n + int64(c0), int64(cnt)})
+			w = append(w, gmSpan{j.gmDigitB + ((s-u)*k+l)*n + c0, cnt})
 		}
 		return streamBlock{
-			reads:  []gmSpan{{j.gmB64 + 8*(int64(l)*n+int64(c0)), 8 * int64(cnt)}, {j.gmScaleB + 4*int64(c0), 4 * int64(cnt)}},
-			writes: w, work: []vecWork{{ops * cnt, fp.INT32}}}
+			reads:  []gmSpan{{j.gmB64 + 8*(l*n+c0), 8 * cnt}, {j.gmScaleB + 4*c0, 4 * int64(sg.n)}},
+			writes: w, work: []vecWork{{ops * int(cnt), fp.INT32}}}
 	})
 	return []isa.Grid{a, b}
 }
@@ -614,11 +623,11 @@ func (j *ozakiJob) recombineGrid() isa.Grid {
 	if j.p.Beta != 0 {
 		ops += 2
 	}
-	nb, seg := rowSegments(p.M, p.N)
+	nb, seg := lineBlocks(p.M, p.N, j.tg.threads(streamWarps))
 	return streamGrid(j.tg, "ozaki/recombine", nb, func(i int) streamBlock {
-		r, c0, cnt := seg(i)
-		at := int64(r)*n + int64(c0)
-		reads := j.planeReads(r, c0, cnt)
+		sg := seg(i)
+		at, cnt := int64(sg.r)*n+int64(sg.c0), sg.elems()
+		reads := j.planeReads(sg)
 		return streamBlock{reads: reads, writes: []gmSpan{{j.gmC + 8*at, 8 * int64(cnt)}},
 			work: []vecWork{{ops * cnt, fp.FP64}}}
 	})
@@ -703,16 +712,17 @@ func (j *ozakiJob) gemmGrids(name string) []isa.Grid {
 }
 
 // planeReads are what the recombination (ozaki-i) or reconstruction
-// (ozaki-ii) of cnt outputs from (r, c0) on reads: every INT32 plane, the
-// row and column scales, and C0 when beta ≠ 0.
-func (j *ozakiJob) planeReads(r, c0, cnt int) []gmSpan {
+// (ozaki-ii) of block sg's outputs reads: every INT32 plane, the row and
+// column scales, and C0 when beta ≠ 0.
+func (j *ozakiJob) planeReads(sg lineBlock) []gmSpan {
 	p := &j.p.GEMMParams
-	at, mn := int64(r)*int64(p.N)+int64(c0), int64(p.M)*int64(p.N)
+	at, mn := int64(sg.r)*int64(p.N)+int64(sg.c0), int64(p.M)*int64(p.N)
+	cnt := int64(sg.elems())
 	var reads []gmSpan
 	for x := 0; x < j.nplanes; x++ {
-		reads = append(reads, gmSpan{j.gmPlanes + 4*(int64(x)*mn+at), 4 * int64(cnt)})
+		reads = append(reads, gmSpan{j.gmPlanes + 4*(int64(x)*mn+at), 4 * cnt})
 	}
-	reads = append(reads, gmSpan{j.gmScaleA + 4*int64(r), 4}, gmSpan{j.gmScaleB + 4*int64(c0), 4 * int64(cnt)})
+	reads = append(reads, gmSpan{j.gmScaleA + 4*int64(sg.r), 4 * int64(sg.rows)}, gmSpan{j.gmScaleB + 4*int64(sg.c0), 4 * int64(sg.n)})
 	if j.p.Beta != 0 {
 		reads = append(reads, gmSpan{j.gmC0 + 8*at, 8 * int64(cnt)})
 	}
@@ -729,10 +739,10 @@ func (j *ozakiJob) nativeEpilogueGrid() isa.Grid {
 	if j.p.Beta != 0 {
 		ops += 2
 	}
-	nb, seg := rowSegments(p.M, p.N)
+	nb, seg := lineBlocks(p.M, p.N, j.tg.threads(streamWarps))
 	return streamGrid(j.tg, "ozaki/native-epilogue", nb, func(i int) streamBlock {
-		r, c0, cnt := seg(i)
-		at := int64(r)*n + int64(c0)
+		sg := seg(i)
+		at, cnt := int64(sg.r)*n+int64(sg.c0), sg.elems()
 		reads := []gmSpan{{j.gmC + 8*at, 8 * int64(cnt)}}
 		if j.p.Beta != 0 {
 			reads = append(reads, gmSpan{j.gmC0 + 8*at, 8 * int64(cnt)})

@@ -149,18 +149,22 @@ func (j *ozakiJob) crtProgram() isa.Program {
 	p := &j.p.GEMMParams
 	k, n := int64(p.K), int64(p.N)
 	nm := len(j.moduli)
-	// The scan: A's rows (a row maximum each), B's rows (column maxima).
-	nA, segA := rowSegments(p.M, p.K)
-	nB, segB := rowSegments(p.K, p.N)
+	// The scan: A's rows (a row maximum each), B's rows (column maxima);
+	// short rows a run of them to a block (lineBlocks).
+	threads := j.tg.threads(streamWarps)
+	nA, segA := lineBlocks(p.M, p.K, threads)
+	nB, segB := lineBlocks(p.K, p.N, threads)
 	scan := streamGrid(j.tg, "ozaki2/scan", nA+nB, func(i int) streamBlock {
 		if i < nA {
-			r, c0, cnt := segA(i)
-			return streamBlock{reads: []gmSpan{{j.gmA64 + 8*(int64(r)*k+int64(c0)), 8 * int64(cnt)}},
-				writes: []gmSpan{{j.gmScaleA + 4*int64(r), 4}}, work: []vecWork{{crtScanOps * cnt, fp.INT32}}}
+			sg := segA(i)
+			r, cnt := int64(sg.r), sg.elems()
+			return streamBlock{reads: []gmSpan{{j.gmA64 + 8*(r*k+int64(sg.c0)), 8 * int64(cnt)}},
+				writes: []gmSpan{{j.gmScaleA + 4*r, 4 * int64(sg.rows)}}, work: []vecWork{{crtScanOps * cnt, fp.INT32}}}
 		}
-		l, c0, cnt := segB(i - nA)
-		return streamBlock{reads: []gmSpan{{j.gmB64 + 8*(int64(l)*n+int64(c0)), 8 * int64(cnt)}},
-			writes: []gmSpan{{j.gmScaleB + 4*int64(c0), 4 * int64(cnt)}}, work: []vecWork{{crtScanOps * cnt, fp.INT32}}}
+		sg := segB(i - nA)
+		l, c0, cnt := int64(sg.r), int64(sg.c0), sg.elems()
+		return streamBlock{reads: []gmSpan{{j.gmB64 + 8*(l*n+c0), 8 * int64(cnt)}},
+			writes: []gmSpan{{j.gmScaleB + 4*c0, 4 * int64(sg.n)}}, work: []vecWork{{crtScanOps * cnt, fp.INT32}}}
 	})
 	grids := []isa.Grid{scan}
 	if j.fallback {
@@ -173,21 +177,23 @@ func (j *ozakiJob) crtProgram() isa.Program {
 	ops := crtResidueOps + crtResidueOpsMod*nm
 	m64 := int64(p.M)
 	resA := streamGrid(j.tg, "ozaki2/residues-a", nA, func(i int) streamBlock {
-		r, c0, cnt := segA(i)
+		sg := segA(i)
+		r, c0, cnt := int64(sg.r), int64(sg.c0), sg.elems()
 		var w []gmSpan
 		for x := int64(0); x < int64(nm); x++ {
-			w = append(w, gmSpan{j.gmDigitsA + x*m64*k + int64(r)*k + int64(c0), int64(cnt)})
+			w = append(w, gmSpan{j.gmDigitsA + x*m64*k + r*k + c0, int64(cnt)})
 		}
-		return streamBlock{reads: []gmSpan{{j.gmA64 + 8*(int64(r)*k+int64(c0)), 8 * int64(cnt)}, {j.gmScaleA + 4*int64(r), 4}},
+		return streamBlock{reads: []gmSpan{{j.gmA64 + 8*(r*k+c0), 8 * int64(cnt)}, {j.gmScaleA + 4*r, 4 * int64(sg.rows)}},
 			writes: w, work: []vecWork{{ops * cnt, fp.INT32}}}
 	})
 	resB := streamGrid(j.tg, "ozaki2/residues-b", nB, func(i int) streamBlock {
-		l, c0, cnt := segB(i)
+		sg := segB(i)
+		l, c0, cnt := int64(sg.r), int64(sg.c0), sg.elems()
 		var w []gmSpan
 		for x := int64(0); x < int64(nm); x++ {
-			w = append(w, gmSpan{j.gmDigitB + x*k*n + int64(l)*n + int64(c0), int64(cnt)})
+			w = append(w, gmSpan{j.gmDigitB + x*k*n + l*n + c0, int64(cnt)})
 		}
-		return streamBlock{reads: []gmSpan{{j.gmB64 + 8*(int64(l)*n+int64(c0)), 8 * int64(cnt)}, {j.gmScaleB + 4*int64(c0), 4 * int64(cnt)}},
+		return streamBlock{reads: []gmSpan{{j.gmB64 + 8*(l*n+c0), 8 * int64(cnt)}, {j.gmScaleB + 4*c0, 4 * int64(sg.n)}},
 			writes: w, work: []vecWork{{ops * cnt, fp.INT32}}}
 	})
 	grids = append(grids, resA, resB)
@@ -200,11 +206,11 @@ func (j *ozakiJob) crtProgram() isa.Program {
 	if j.p.Beta != 0 {
 		fpOps += 2
 	}
-	nc, seg := rowSegments(p.M, p.N)
+	nc, seg := lineBlocks(p.M, p.N, threads)
 	rec := streamGrid(j.tg, "ozaki2/reconstruct", nc, func(i int) streamBlock {
-		r, c0, cnt := seg(i)
-		at := int64(r)*n + int64(c0)
-		reads := j.planeReads(r, c0, cnt)
+		sg := seg(i)
+		at, cnt := int64(sg.r)*n+int64(sg.c0), sg.elems()
+		reads := j.planeReads(sg)
 		return streamBlock{reads: reads, writes: []gmSpan{{j.gmC + 8*at, 8 * int64(cnt)}},
 			work: []vecWork{{intOps * cnt, fp.INT32}, {fpOps * cnt, fp.FP64}}}
 	})
