@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/programs"
 )
 
@@ -46,8 +48,9 @@ var probeQuiet = 2 * time.Second
 // No probe stands for another: a refusal may depend on any value of the
 // point — its sizes (the matrices' bytes against the machine's memory, a
 // tile that fits some), its machine's — and the program decides which it
-// reads, so every point is probed, a build each (~1 ms for a GEMM:
-// 100000 points take minutes). The probes therefore say, after
+// reads, so every point is probed, a build each (~0.3–0.5 ms for a GEMM,
+// its machine loaded once for the probes on it, machineCache: 100000
+// points take about a minute). The probes therefore say, after
 // probeQuiet, how far they are (c.progress, or one line to c.log), and an
 // interrupt (c.ctx) ends them at once: checkSet then returns an error
 // wrapping its cause, and no point runs. They run one at a time, whatever
@@ -61,11 +64,12 @@ func (s *Study) checkSet(c setCheck) error {
 	show := startProbeProgress(c, n, &done)
 	defer show.close()
 	var first error
+	machs := newMachineCache(probeMachines)
 	for _, p := range s.Points {
 		if c.ctx != nil && c.ctx.Err() != nil {
 			return fmt.Errorf("sweep: %w, while checking the study's set at its points (%d of %d checked): no point ran", context.Cause(c.ctx), done.Load(), n)
 		}
-		refusal, key := s.probe(p, c.hostBytes)
+		refusal, key := s.probe(p, c.hostBytes, machs)
 		done.Add(1)
 		if refusal == nil || key == "" {
 			return nil
@@ -160,8 +164,10 @@ func (pp *probeProgress) close() {
 // candidates' runs stop at once too. probe returns the refusal (nil where
 // the point would run) and the key of the study's set that gave the
 // value refused, where one did ("set.program.m"). The point's host memory
-// is bounded by hostBytes (0: the default), as its run's.
-func (s *Study) probe(p Point, hostBytes int64) (refusal error, setKey string) {
+// is bounded by hostBytes (0: the default), as its run's. machs, when not
+// nil, holds the machines of the probes before (the point's run loads its
+// own).
+func (s *Study) probe(p Point, hostBytes int64, machs *machineCache) (refusal error, setKey string) {
 	paths := s.paths(p)
 	f, err := readProgram(paths.program, paths.written)
 	if err != nil {
@@ -171,7 +177,11 @@ func (s *Study) probe(p Point, hostBytes int64) (refusal error, setKey string) {
 	cancel()
 	o := s.runOptions(paths.machine, p)
 	o.MaxHostBytes = hostBytes
-	_, err = programs.Execute(f, o, programs.RunHooks{Context: ctx})
+	hooks := programs.RunHooks{Context: ctx}
+	if machs != nil {
+		hooks.Machines = machs
+	}
+	_, err = programs.Execute(f, o, hooks)
 	if err == nil || !badinput.Is(err) {
 		return nil, ""
 	}
@@ -221,4 +231,101 @@ func (s *Study) setRefusal(p Point, refusal error, key string) error {
 		detail = fmt.Sprintf(" (program %s): %s", prog, rest)
 	}
 	return badInput(fmt.Errorf("%s: key %q: %s%s", s.at(key), key, o, detail))
+}
+
+// probeMachines is how many machines checkSet's probes keep (machineCache;
+// ~1.6 KiB each, loaded, for ascend-910a): a study varies its machine.*
+// keys over a few values as a rule, but may vary them over thousands, each
+// point's machine then its own — kept or not, loaded once.
+const probeMachines = 64
+
+// machineCache is the programs.MachineCache of checkSet's probes: the
+// machines they loaded, by name or path, text and machine.* overrides —
+// the last max used, the others dropped. A probe took 65–80 % of its time
+// loading its machine again (an emulated-gemm on ascend-910a); probes one
+// after the other on one machine now load it once. It reads the machine's
+// text at each lookup, and keeps its SHA-256: a file changed since is
+// loaded again.
+type machineCache struct {
+	mu   sync.Mutex
+	max  int
+	used int64 // the count of lookups, for the entries' last use
+	m    map[string]*cachedMachine
+	// read is the text's sum the last lookup that missed read, by key:
+	// of the text its run's Load reads next, or older (Loaded keeps the
+	// machine with it: a file changed in between only misses again).
+	read map[string][sha256.Size]byte
+}
+
+// cachedMachine is one machine of a machineCache: the SHA-256 of the text
+// of its file (or embedded machine) as it was before it was loaded, and
+// when it was last used.
+type cachedMachine struct {
+	m    *machines.Machine
+	sum  [sha256.Size]byte
+	used int64
+}
+
+func newMachineCache(max int) *machineCache {
+	return &machineCache{max: max, m: map[string]*cachedMachine{}, read: map[string][sha256.Size]byte{}}
+}
+
+// machineCacheKey is the key of the machine Load(ref, overrides) returns
+// in a machineCache: ref, and the overrides Load applies (machine.*, in
+// their order; machines.Load ignores the others).
+func machineCacheKey(ref string, overrides []machines.Override) string {
+	var b strings.Builder
+	b.WriteString(ref)
+	for _, o := range overrides {
+		if strings.HasPrefix(strings.ToLower(o.Path), "machine.") {
+			fmt.Fprintf(&b, "\x00%s\x00%s", o.Path, o.Value)
+		}
+	}
+	return b.String()
+}
+
+// Machine returns the machine loaded for ref and overrides, where kept and
+// ref's text is still what it was loaded from.
+func (c *machineCache) Machine(ref string, overrides []machines.Override) *machines.Machine {
+	text, err := machines.Text(ref)
+	if err != nil {
+		return nil // (Load refuses it)
+	}
+	sum := sha256.Sum256(text)
+	key := machineCacheKey(ref, overrides)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.m[key]
+	if e == nil || e.sum != sum {
+		clear(c.read) // (the one lookup's before its Loaded)
+		c.read[key] = sum
+		return nil
+	}
+	c.used++
+	e.used = c.used
+	return e.m
+}
+
+// Loaded keeps m, loaded for ref and overrides after a lookup that missed,
+// dropping the machine used least recently where c is full.
+func (c *machineCache) Loaded(ref string, overrides []machines.Override, m *machines.Machine) {
+	key := machineCacheKey(ref, overrides)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sum, ok := c.read[key]
+	if !ok {
+		return
+	}
+	delete(c.read, key)
+	if _, ok := c.m[key]; !ok && len(c.m) >= c.max {
+		oldest := ""
+		for k, e := range c.m {
+			if oldest == "" || e.used < c.m[oldest].used {
+				oldest = k
+			}
+		}
+		delete(c.m, oldest)
+	}
+	c.used++
+	c.m[key] = &cachedMachine{m: m, sum: sum, used: c.used}
 }
