@@ -86,15 +86,14 @@ func (s *Study) checkSet(c setCheck) error {
 // the end), or one line on c.log where there is no progress line (-q, or
 // stderr not a terminal).
 type probeProgress struct {
-	quit chan struct{}
-	wg   sync.WaitGroup
+	ticks *ticker
 	// drawn is set once the progress line is drawn (cleared by close).
 	drawn bool
 	w     io.Writer
 }
 
 func startProbeProgress(c setCheck, total int, done *atomic.Int64) *probeProgress {
-	pp := &probeProgress{quit: make(chan struct{}), w: c.progress}
+	pp := &probeProgress{w: c.progress}
 	if c.progress == nil && c.log == nil {
 		return pp
 	}
@@ -119,39 +118,25 @@ func startProbeProgress(c setCheck, total int, done *atomic.Int64) *probeProgres
 		}
 		return msg
 	}
-	pp.wg.Add(1)
-	go func() {
-		defer pp.wg.Done()
-		select {
-		case <-time.After(quiet):
-		case <-pp.quit:
-			return
-		}
+	pp.ticks = every(quiet, func() bool {
 		if c.progress == nil {
 			fmt.Fprintln(c.log, line("study's set at each point until one would run (a build each, no simulation)")+"; Ctrl-C stops it")
-			return
+			return false
 		}
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			fmt.Fprint(c.progress, "\r"+line("set at each point")+"\033[K")
-			pp.drawn = true
-			select {
-			case <-t.C:
-			case <-pp.quit:
-				return
-			}
-		}
-	}()
+		redraw(c.progress, line("set at each point"))
+		pp.drawn = true
+		return true
+	})
 	return pp
 }
 
 // close stops the progress and clears its line, where drawn.
 func (pp *probeProgress) close() {
-	close(pp.quit)
-	pp.wg.Wait()
+	if pp.ticks != nil {
+		pp.ticks.stop()
+	}
 	if pp.drawn {
-		fmt.Fprint(pp.w, "\r\033[K")
+		clearLine(pp.w)
 	}
 }
 

@@ -22,30 +22,16 @@ type progress struct {
 	done    int
 	failed  int
 	running map[int]float64 // point index → share of its run done
-	quit    chan struct{}
-	wg      sync.WaitGroup
+	ticks   *ticker
 }
 
 func newProgress(w io.Writer, total int) *progress {
-	p := &progress{w: w, total: total, start: time.Now(), running: map[int]float64{}, quit: make(chan struct{})}
+	p := &progress{w: w, total: total, start: time.Now(), running: map[int]float64{}}
 	if w == nil || total == 0 {
 		return p
 	}
 	p.draw()
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				p.draw()
-			case <-p.quit:
-				return
-			}
-		}
-	}()
+	p.ticks = every(time.Second, func() bool { p.draw(); return true })
 	return p
 }
 
@@ -90,16 +76,61 @@ func (p *progress) draw() {
 	for _, i := range slices.Sorted(maps.Keys(p.running)) {
 		running = append(running, p.running[i])
 	}
-	fmt.Fprint(p.w, "\r"+barLine(p.done, p.failed, p.total, running, time.Since(p.start))+"\033[K")
+	redraw(p.w, barLine(p.done, p.failed, p.total, running, time.Since(p.start)))
 }
 
 func (p *progress) close() {
 	if p.w == nil || p.total == 0 {
 		return
 	}
-	close(p.quit)
-	p.wg.Wait()
-	fmt.Fprint(p.w, "\r\033[K")
+	p.ticks.stop()
+	clearLine(p.w)
+}
+
+// redraw draws line in place of the terminal row the cursor is on (the
+// progress lines: the runs' bar, the set's probes').
+func redraw(w io.Writer, line string) { fmt.Fprint(w, "\r"+line+"\033[K") }
+
+// clearLine clears the row redraw drew.
+func clearLine(w io.Writer) { fmt.Fprint(w, "\r\033[K") }
+
+// ticker calls a function after a wait, then every second (every).
+type ticker struct {
+	quit chan struct{}
+	wg   sync.WaitGroup
+}
+
+// every calls f after wait (at once where ≤ 0), then every second while it
+// returns true, until stop.
+func every(wait time.Duration, f func() bool) *ticker {
+	t := &ticker{quit: make(chan struct{})}
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		first := time.NewTimer(wait)
+		defer first.Stop()
+		select {
+		case <-first.C:
+		case <-t.quit:
+			return
+		}
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for f() {
+			select {
+			case <-tick.C:
+			case <-t.quit:
+				return
+			}
+		}
+	}()
+	return t
+}
+
+// stop stops t, once f has returned where it was called.
+func (t *ticker) stop() {
+	close(t.quit)
+	t.wg.Wait()
 }
 
 // maxShares is how many running points' shares the progress line lists.
