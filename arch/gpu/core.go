@@ -168,9 +168,12 @@ type cta struct {
 	flags []int32
 	mem   [numBuffers][]byte // functional: SMEM, RF, TMEM of this CTA
 	store [numBuffers][]byte // the slot's storage for mem, reused by its next block
-	cl    *clusterState      // its thread block cluster, nil outside one
-	rank  int                // its rank in cl
-	work  arch.CTAWork       // what it did (reported when it finishes)
+	// dirty is how far into store[b] its blocks have reached (local's
+	// extent) since it was last cleared: past it the storage is zero.
+	dirty [numBuffers]int64
+	cl    *clusterState // its thread block cluster, nil outside one
+	rank  int           // its rank in cl
+	work  arch.CTAWork  // what it did (reported when it finishes)
 	// Step skips (isa.Grid.Steps, arch.FastForward.Steps): skipTo is the
 	// step whose marker the issue unit drops instructions up to (0: none);
 	// body is the work of the instructions issued since the last marker,
@@ -397,10 +400,10 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bo
 		// fragments span a whole k-step, more than the per-slice
 		// fragments the registers claimed for occupancy hold: the model's
 		// register storage is the SM's register file.
-		t.mem[BufShared] = zeroed(t.store[BufShared], r.SharedBytes)
-		t.mem[BufRegs] = zeroed(t.store[BufRegs], core.p.geom.Buffers[BufRegs].Capacity)
+		t.mem[BufShared] = zeroed(t.store[BufShared], r.SharedBytes, &t.dirty[BufShared])
+		t.mem[BufRegs] = zeroed(t.store[BufRegs], core.p.geom.Buffers[BufRegs].Capacity, &t.dirty[BufRegs])
 		if int(BufAcc) < len(core.p.geom.Buffers) {
-			t.mem[BufAcc] = zeroed(t.store[BufAcc], core.p.geom.Buffers[BufAcc].Capacity)
+			t.mem[BufAcc] = zeroed(t.store[BufAcc], core.p.geom.Buffers[BufAcc].Capacity, &t.dirty[BufAcc])
 		}
 		t.store = t.mem
 	}
@@ -431,14 +434,19 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bo
 	core.waker.Wake(now)
 }
 
-// zeroed returns n zero bytes, in b's storage when it is large enough.
-func zeroed(b []byte, n int64) []byte {
+// zeroed returns n zero bytes, in b's storage when it is large enough,
+// clearing only the *dirty bytes the blocks before reached (the rest is
+// zero still) and resetting *dirty. A slot's whole register file and
+// tensor memory (512 KiB on b200) cleared for every block took 20 % of a
+// run of 57 344 blocks that each touch a few KiB (ozaki, m = 2^20, n = 1).
+func zeroed(b []byte, n int64, dirty *int64) []byte {
+	d := *dirty
+	*dirty = 0
 	if int64(cap(b)) < n {
 		return make([]byte, n)
 	}
-	b = b[:n]
-	clear(b)
-	return b
+	clear(b[:min(d, int64(cap(b)))])
+	return b[:n]
 }
 
 // alloc records a resident CTA's share of buffer b (occupancy).
