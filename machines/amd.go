@@ -235,6 +235,42 @@ func (c *AMDCUCore) Instruction(in fp.Format) (MFMA, bool) {
 	return MFMA{}, false
 }
 
+// InstructionKey returns the key (relative to the machine:
+// "core.mfma.instructions.xf32") that names the MFMA instruction the
+// machine's kernels use for input type in, and false for a type no key
+// names (INT32).
+func InstructionKey(in fp.Format) (string, bool) {
+	if in == fp.E5M2 {
+		in = fp.E4M3
+	}
+	for _, t := range (MFMATypes{}).all() {
+		if t.In == in {
+			return instructionsKey + "." + t.Key, true
+		}
+	}
+	return "", false
+}
+
+// instructionsKey is the section of an amd-cu machine naming its MFMA
+// instructions, and archKey the key of its architecture, relative to the
+// machine.
+const instructionsKey, archKey = "core.mfma.instructions", "core.arch"
+
+// InstructionArchKey returns "machine.core.arch" where key, as --set
+// addresses it (any case), names MFMA instructions of an amd-cu machine
+// ("machine.core.mfma.instructions.fp16", or a section holding them): an
+// instruction's shape, cycles and input type are those of core.arch's
+// table (LookupMFMA), so a constraint that comes from the instruction
+// comes from the architecture too (KeyError.From in package programs).
+// Else "".
+func InstructionArchKey(key string) string {
+	rest, ok := CutPrefixFold(key, "machine.")
+	if !ok || !Covers(rest, instructionsKey) {
+		return ""
+	}
+	return "machine." + archKey
+}
+
 // Peaks implements CoreSpec: one CU's matrix peak per input type, clock ×
 // SIMDs × the instruction's flops / cycles.
 func (c *AMDCUCore) Peaks() []Peak {

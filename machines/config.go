@@ -344,8 +344,7 @@ func (c *Config) SetBy(path string) []string {
 	sec, inSection := c.sectionOf(lower)
 	var under []string
 	for k, o := range c.overridden {
-		if strings.HasPrefix(k, lower+".") || strings.HasPrefix(lower, k+".") || strings.HasPrefix(lower, k+"[") ||
-			inSection && strings.HasPrefix(k, sec+".") { // (a section is one value: its keys refused together)
+		if Covers(k, lower) || inSection && strings.HasPrefix(k, sec+".") { // (a section is one value: its keys refused together)
 			under = append(under, o)
 		}
 	}

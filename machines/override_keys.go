@@ -62,3 +62,42 @@ func mapKeysOnce(keys []string, val func(string) any, join func(string) string) 
 	}
 	return nil
 }
+
+// CutPrefixFold is strings.CutPrefix with the prefix matched in any case:
+// "Machine.core.L1" has the prefix "machine." (paths of --set are
+// case-insensitive).
+func CutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
+
+// Covers reports whether an override of the dotted path set (any case)
+// sets the key at path or part of it: the key itself, a section or list
+// holding it ("core.tensor" of "core.tensor.shapes.fp16", "pieces" of
+// "pieces[0].format"), or a key under it (path a section, one of whose
+// keys the override set).
+func Covers(set, path string) bool {
+	set, path = strings.ToLower(set), strings.ToLower(path)
+	return set == path || within(path, set) || within(set, path)
+}
+
+// within reports whether the lower-case path is a key of the section or
+// an entry of the list at the lower-case path holder.
+func within(path, holder string) bool {
+	return strings.HasPrefix(path, holder+".") || strings.HasPrefix(path, holder+"[")
+}
+
+// OverridesOf returns the overrides among os that set the key at path, as
+// --set addresses it ("machine.core.tmem"; any case), or part of it
+// (Covers), in the order given: the last one's value stands.
+func OverridesOf(os []Override, path string) []Override {
+	var out []Override
+	for _, o := range os {
+		if Covers(o.Path, path) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
