@@ -704,8 +704,9 @@ func (f *File) NamedOverrideBy(err error, by func(overrides []string) string) er
 
 // limitSetBy returns the overrides ("machine.core.tmem=64KiB", as
 // Config.SetBy quotes them) that set the keys the constraint ke refuses
-// comes from (KeyError.From), but none named (those of the refused value)
-// or quoted by its message already.
+// comes from (KeyError.From) — an amd-cu machine's MFMA instruction comes
+// from its core.arch too (machines.InstructionArchKey) —, but none named
+// (those of the refused value) or quoted by its message already.
 func (f *File) limitSetBy(ke *KeyError, named []string) []string {
 	var out []string
 	add := func(o string) {
@@ -714,28 +715,22 @@ func (f *File) limitSetBy(ke *KeyError, named []string) []string {
 		}
 	}
 	for _, key := range ke.From {
-		if rest, ok := cutPrefixFold(key, "program."); ok {
+		if rest, ok := machines.CutPrefixFold(key, "program."); ok {
 			for _, o := range f.Config.SetBy(rest) {
 				add(o)
 			}
 			continue
 		}
-		lower := strings.ToLower(key)
-		for _, o := range f.runOverrides { // a key, a section holding it or a key of it
-			if p := strings.ToLower(o.Path); p == lower || strings.HasPrefix(lower, p+".") || strings.HasPrefix(p, lower+".") {
+		for _, k := range []string{key, machines.InstructionArchKey(key)} {
+			if k == "" {
+				continue
+			}
+			for _, o := range machines.OverridesOf(f.runOverrides, k) { // a key, a section holding it or a key of it
 				add(o.String())
 			}
 		}
 	}
 	return out
-}
-
-// cutPrefixFold is strings.CutPrefix, the prefix in any case.
-func cutPrefixFold(s, prefix string) (string, bool) {
-	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
-		return s[len(prefix):], true
-	}
-	return s, false
 }
 
 // RefusedBy returns the overrides that gave the value err refuses
