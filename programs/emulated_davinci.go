@@ -137,6 +137,7 @@ func daVinciSchemePlan(file string, p GEMMParams, given bool, v gemmVariant, m *
 	}
 	var fits *gemmPlan
 	var err error
+	var from []string // the buffers the tiles tried do not fit (KeyError.From)
 	largest := func(bk int) (*gemmPlan, error) {
 		for _, t := range daVinciTileSizes {
 			p.Tiling.BM, p.Tiling.BK, p.Tiling.BN = t, bk, t
@@ -144,6 +145,13 @@ func daVinciSchemePlan(file string, p GEMMParams, given bool, v gemmVariant, m *
 			if pl, err = newGEMMPlan(file, p, v, m); err != nil {
 				if !errors.As(err, new(tileFitError)) { // not the tile's size: the tile search cannot help
 					return nil, err
+				}
+				if ke := new(KeyError); errors.As(err, &ke) {
+					for _, k := range ke.From {
+						if !slices.Contains(from, k) {
+							from = append(from, k)
+						}
+					}
 				}
 				continue
 			}
@@ -172,8 +180,13 @@ func daVinciSchemePlan(file string, p GEMMParams, given bool, v gemmVariant, m *
 	if best == nil {
 		best = fits
 	}
-	if best == nil {
-		return nil, fmt.Errorf("no square tile of %d..%d with bk = 64 or 32 fits machine %s's buffers (the smallest: %w)", daVinciTileSizes[0], daVinciTileSizes[len(daVinciTileSizes)-1], m.Name, err)
+	if best == nil { // (a refusal of the tiling the program leaves out: the one it would get)
+		smallest := err.Error()
+		if ke := new(KeyError); errors.As(err, &ke) {
+			smallest = ke.Msg
+		}
+		return nil, limitedBy(keyError(file, "tiling", "no square tile of %d..%d with bk = 64 or 32 fits machine %s's buffers (the smallest, bm = bn = %d and bk = %d: %s)",
+			daVinciTileSizes[0], daVinciTileSizes[len(daVinciTileSizes)-1], m.Name, p.Tiling.BM, p.Tiling.BK, smallest), from...)
 	}
 	return best, nil
 }
