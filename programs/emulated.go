@@ -121,6 +121,34 @@ func decodeScheme(scheme any, bad func(key, format string, a ...any) error) (*sc
 	return resolveScheme(s, bad)
 }
 
+// matrixFrom returns the keys, as --set addresses them (KeyError.From),
+// whose values decide whether machine m's matrix units take inputs of
+// format f: the machine itself (program.machine, where a --set names it) and
+// its key for the type where it has one — a DaVinci cube's k-step
+// (machine.core.cube.kstep_bf16), an nvidia-sm machine's tensor-core rate
+// (machine.core.tensor.flops_per_cycle.tf32), an amd-cu machine's MFMA
+// instruction (machine.core.mfma.instructions.xf32, read against
+// core.arch: limitSetBy names that too).
+func matrixFrom(m *machines.Machine, f fp.Format) []string {
+	from := []string{"program.machine"}
+	switch {
+	case m.DaVinci() != nil:
+		switch f {
+		case fp.FP16, fp.BF16, fp.FP32, fp.INT8:
+			from = append(from, "machine.core.cube.kstep_"+f.String())
+		}
+	case m.NvidiaSM() != nil:
+		if t, ok := m.NvidiaSM().Tensor.FlopsPerCycle.Of(f); ok {
+			from = append(from, "machine.core.tensor.flops_per_cycle."+t.Key)
+		}
+	case m.AMDCU() != nil:
+		if key, ok := machines.InstructionKey(f); ok {
+			from = append(from, "machine."+key)
+		}
+	}
+	return from
+}
+
 // buildEmulatedScheme builds the emulated GEMM of ep's (named or given)
 // scheme.
 func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedParams, tg *gpuTarget, bad func(key, format string, a ...any) error) (*emulatedJob, error) {
@@ -142,7 +170,7 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 	// The machine's matrix units must take the pieces' format.
 	if !tg.hasMatrix(sp.format) {
 		what := tg.typeName(sp.format)
-		return nil, bad("scheme.pieces[0].format", "%s pieces need %s %s; %s has none", sp.s.Pieces[0].Format, what, tg.units, tg.describe())
+		return nil, limitedBy(bad("scheme.pieces[0].format", "%s pieces need %s %s; %s has none", sp.s.Pieces[0].Format, what, tg.units, tg.describe()), matrixFrom(m, sp.format)...)
 	}
 	if p.Inputs.A == "" {
 		if err := sp.checkRange(p.Inputs.rangeMax(), p.Inputs.rangeExponent(), p.Inputs.rangeKey(), bad); err != nil {

@@ -79,7 +79,7 @@ func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedPa
 		return nil, bad("scheme.split", "fused is generated for GPU machines (a register-staged product kernel splits its FP32 tiles); on DaVinci the split is a pass on the vector unit (split: pass)")
 	}
 	if why := (daVinciAuto{m}).unsupported(sp.format); why != "" {
-		return nil, bad("scheme.pieces[0].format", "%s pieces: %s", sp.s.Pieces[0].Format, why)
+		return nil, limitedBy(bad("scheme.pieces[0].format", "%s pieces: %s", sp.s.Pieces[0].Format, why), matrixFrom(m, sp.format)...)
 	}
 	if ep.HistogramBins < 0 || ep.HistogramBins > 1000 {
 		return nil, bad("histogram_bins", "must be in 0..1000 (0: no histogram) (got %d)", ep.HistogramBins)

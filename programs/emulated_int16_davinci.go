@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
@@ -39,7 +40,7 @@ import (
 // machine m: an INT8 cube, and igemm's keys (tiling, buffering, cores).
 func int16DaVinciParams(f *File, m *machines.Machine, p *GEMMParams, bad func(key, format string, a ...any) error) error {
 	if m.DaVinci().Cube.KStepINT8 == 0 {
-		return bad("scheme", "ape-int16 needs the INT8 cube; machine %s has none (core.cube.kstep_int8 = 0)", m.Name)
+		return limitedBy(bad("scheme", "ape-int16 needs the INT8 cube; machine %s has none (core.cube.kstep_int8 = 0)", m.Name), matrixFrom(m, fp.INT8)...)
 	}
 	return p.int8CubeParams(f, m, bad, fmt.Sprintf("does not apply to emulated-gemm's ape-int16 scheme on %s (%s): its product GEMMs are igemm's (tiling, buffering, cores)", m.Name, m.Kind))
 }

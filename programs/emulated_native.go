@@ -68,7 +68,7 @@ func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedPar
 		return nil, bad("unit", "applies to GPU machines (nvidia-sm, amd-cu); machine %s is %s", m.Name, m.Kind)
 	}
 	if dv := m.DaVinci(); dv == nil || dv.Cube.KStepFP32 == 0 {
-		return nil, bad("scheme", "native FP32 needs FP32 matrix units (an FP32 cube: core.cube.kstep_fp32 > 0); machine %s has none (its emulated FP32: kind sgemm-cube)", m.Name)
+		return nil, limitedBy(bad("scheme", "native FP32 needs FP32 matrix units (an FP32 cube: core.cube.kstep_fp32 > 0); machine %s has none (its emulated FP32: kind sgemm-cube)", m.Name), matrixFrom(m, fp.FP32)...)
 	}
 	j, err := buildDaVinciGEMM(f, m, p, gemmVariant{native: true}, o.stop())
 	if errors.Is(err, errStopped) {

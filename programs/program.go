@@ -668,11 +668,12 @@ func (f *File) NamedOverride(err error) error {
 // where those came from too, after "the constraint " ("… (the constraint
 // set with --set machine.core.tmem=64KiB)"), the value's own first ("(set
 // with --set program.m=512; the constraint set with --set
-// program.nb=100000)"). Only a refusal whose message is the KeyError's
-// (wrapped without words of their own: bad input, a tile that does not
-// fit) is located — the KeyError is changed in place, so every error
-// wrapping it says the same; one that already names a --set (an inline
-// scheme's) is left.
+// program.nb=100000)"). A key the file does not write itself is located
+// at the section or list holding it that it does (lineOf). Only a refusal
+// whose message is the KeyError's (wrapped without words of their own: bad
+// input, a tile that does not fit) is located — the KeyError is changed in
+// place, so every error wrapping it says the same; one that already names
+// a --set (an inline scheme's) is left.
 func (f *File) NamedOverrideBy(err error, by func(overrides []string) string) error {
 	ke := f.refusal(err)
 	if ke == nil || ke.By != "" {
@@ -693,13 +694,30 @@ func (f *File) NamedOverrideBy(err error, by func(overrides []string) string) er
 			says, ke.Line, named = append(says, by(os)), 0, os
 		}
 	default:
-		ke.Line = f.Config.Line(ke.Key)
+		ke.Line = f.lineOf(ke.Key)
 	}
 	if os := f.limitSetBy(ke, named); len(os) > 0 {
 		says = append(says, "the constraint "+by(os))
 	}
 	ke.By = strings.Join(says, "; ")
 	return err
+}
+
+// lineOf returns the line on which the file writes the key at path, else
+// the closest section or list holding it that the file writes — the
+// line of "scheme: ootomo" for the preset's scheme.pieces[0].format —,
+// else 0.
+func (f *File) lineOf(path string) int {
+	for p := path; ; {
+		if line := f.Config.Line(p); line > 0 {
+			return line
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			return 0
+		}
+		p = p[:i]
+	}
 }
 
 // limitSetBy returns the overrides ("machine.core.tmem=64KiB", as
