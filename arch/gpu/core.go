@@ -167,10 +167,10 @@ type cta struct {
 	lanes [numLanes]ctaLane
 	flags []int32
 	mem   [numBuffers][]byte // functional: SMEM, RF, TMEM of this CTA
-	store [numBuffers][]byte // the slot's storage for mem, reused by its next block
-	// dirty is how far into store[b] its blocks have reached (local's
-	// extent) since it was last cleared: past it the storage is zero.
-	dirty [numBuffers]int64
+	// store is the slot's storage for mem, reused by its next block; its
+	// length is how far into it its blocks reached (local) since it was
+	// last cleared: past it, to its capacity, it is zero.
+	store [numBuffers][]byte
 	cl    *clusterState // its thread block cluster, nil outside one
 	rank  int           // its rank in cl
 	work  arch.CTAWork  // what it did (reported when it finishes)
@@ -400,12 +400,14 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bo
 		// fragments span a whole k-step, more than the per-slice
 		// fragments the registers claimed for occupancy hold: the model's
 		// register storage is the SM's register file.
-		t.mem[BufShared] = zeroed(t.store[BufShared], r.SharedBytes, &t.dirty[BufShared])
-		t.mem[BufRegs] = zeroed(t.store[BufRegs], core.p.geom.Buffers[BufRegs].Capacity, &t.dirty[BufRegs])
+		t.mem[BufShared] = zeroed(t.store[BufShared], r.SharedBytes)
+		t.mem[BufRegs] = zeroed(t.store[BufRegs], core.p.geom.Buffers[BufRegs].Capacity)
 		if int(BufAcc) < len(core.p.geom.Buffers) {
-			t.mem[BufAcc] = zeroed(t.store[BufAcc], core.p.geom.Buffers[BufAcc].Capacity, &t.dirty[BufAcc])
+			t.mem[BufAcc] = zeroed(t.store[BufAcc], core.p.geom.Buffers[BufAcc].Capacity)
 		}
-		t.store = t.mem
+		for b := range t.store {
+			t.store[b] = t.mem[b][:0] // (nothing reached yet)
+		}
 	}
 	core.count++
 	core.ran++
@@ -434,18 +436,17 @@ func (core *Core) StartCTA(idx int, s isa.Stream, r isa.Resources, timingOnly bo
 	core.waker.Wake(now)
 }
 
-// zeroed returns n zero bytes, in b's storage when it is large enough,
-// clearing only the *dirty bytes the blocks before reached (the rest is
-// zero still) and resetting *dirty. A slot's whole register file and
-// tensor memory (512 KiB on b200) cleared for every block took 20 % of a
-// run of 57 344 blocks that each touch a few KiB (ozaki, m = 2^20, n = 1).
-func zeroed(b []byte, n int64, dirty *int64) []byte {
-	d := *dirty
-	*dirty = 0
+// zeroed returns n zero bytes, in b's storage when it is large enough:
+// a slot's store, of which only the length the blocks before reached is
+// cleared (the rest, to its capacity, is zero still). A slot's whole
+// register file and tensor memory (512 KiB on b200) cleared for every
+// block took 20 % of a run of 57 344 blocks that each touch a few KiB
+// (ozaki, m = 2^20, n = 1).
+func zeroed(b []byte, n int64) []byte {
 	if int64(cap(b)) < n {
 		return make([]byte, n)
 	}
-	clear(b[:min(d, int64(cap(b)))])
+	clear(b)
 	return b[:n]
 }
 

@@ -544,7 +544,9 @@ func (core *Core) local(t *cta, b isa.Buffer, addr, n int64) ([]byte, error) {
 	if addr < 0 || n < 0 || addr+n > int64(len(buf)) {
 		return nil, fmt.Errorf("%s access [%d, %d) outside the %s's %d bytes", core.p.bufName(b), addr, addr+n, core.p.Terms.Block, len(buf))
 	}
-	t.dirty[b] = max(t.dirty[b], addr+n) // (what StartCTA clears for the slot's next block)
+	if s := t.store[b]; int64(len(s)) < addr+n {
+		t.store[b] = s[:addr+n] // (what StartCTA clears for the slot's next block)
+	}
 	return buf[addr : addr+n : addr+n], nil
 }
 
