@@ -100,26 +100,39 @@ type ticker struct {
 	wg   sync.WaitGroup
 }
 
-// every calls f after wait (at once where ≤ 0), then every second while it
-// returns true, until stop.
+// every calls f after wait — at once, before it returns, where wait ≤ 0
+// (a check whose quiet period has passed says so before its first step,
+// however short the check) —, then every second while it returns true,
+// until stop.
 func every(wait time.Duration, f func() bool) *ticker {
 	t := &ticker{quit: make(chan struct{})}
+	if wait <= 0 && !f() {
+		return t
+	}
 	t.wg.Add(1)
 	go func() {
 		defer t.wg.Done()
-		first := time.NewTimer(wait)
-		defer first.Stop()
-		select {
-		case <-first.C:
-		case <-t.quit:
-			return
+		if wait > 0 {
+			first := time.NewTimer(wait)
+			defer first.Stop()
+			select {
+			case <-first.C:
+			case <-t.quit:
+				return
+			}
+			if !f() {
+				return
+			}
 		}
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
-		for f() {
+		for {
 			select {
 			case <-tick.C:
 			case <-t.quit:
+				return
+			}
+			if !f() {
 				return
 			}
 		}
