@@ -1,11 +1,13 @@
 package sweep
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/davinci-sim/davinci-sim/cluster"
 
@@ -26,14 +28,16 @@ import (
 // Errors wrap bad input (package badinput) and name the study file, the
 // key's line and the key.
 func (s *Study) Check() error {
-	if err := s.checkKeys(); err != nil {
+	if err := s.checkKeys(setCheck{}); err != nil {
 		return err
 	}
 	return s.checkSet(setCheck{})
 }
 
 // checkKeys is Check but for the probe of the set's values (checkSet).
-func (s *Study) checkKeys() error {
+// c.ctx interrupts it, and c's progress or log say how far it is after
+// probeQuiet, as checkSet's (c.hostBytes is unused).
+func (s *Study) checkKeys(c setCheck) error {
 	// The files as the run opens them (resolved against the study's
 	// folder); the messages name them so, for the user to find them.
 	progs := []string{s.Program}
@@ -116,21 +120,41 @@ func (s *Study) checkKeys() error {
 	type probe struct {
 		key string
 		o   machines.Override
+		// param and value are the value's parameter and its index among
+		// the parameter's distinct values (vals), param -1 for the set's.
+		param, value int
 	}
 	var probes []probe
 	var loads machineLoads // (each machine with each value loaded once: here and by checkOneSpelling)
 	for _, o := range s.Set {
-		probes = append(probes, probe{"set." + o.Path, o})
+		probes = append(probes, probe{"set." + o.Path, o, -1, 0})
 	}
+	vals := make([][]string, len(s.Params)) // each parameter's distinct values
 	for i, q := range s.Params {
 		if q == ParamProgram || q == ParamMachine {
 			continue
 		}
-		for _, v := range s.distinct(i) {
-			probes = append(probes, probe{s.studyKey(q), machines.Override{Path: q, Value: v}})
+		vals[i] = s.distinct(i)
+		for j, v := range vals[i] {
+			probes = append(probes, probe{s.studyKey(q), machines.Override{Path: q, Value: v}, i, j})
 		}
 	}
-	for _, pr := range probes {
+	// Whether each program takes numerics (a walk of its kind's keys: once,
+	// not at each value).
+	numerics := map[string]bool{}
+	for _, p := range progs {
+		numerics[p] = files[p].Kind.HasKey("numerics")
+	}
+	// checkOneSpelling's outcomes of the values of the parameters it
+	// compares, each computed with its value's check below (the progress
+	// counts values).
+	outcomes := make([][][]any, len(s.Params))
+	for i := range s.Params {
+		if len(vals[i]) >= 2 && !distinctByType(s.Params[i], vals[i], progs, files) {
+			outcomes[i] = make([][]any, len(vals[i]))
+		}
+	}
+	checkValue := func(pr probe) error {
 		o := pr.o
 		if rest, ok := cutPrefixFold(o.Path, "machine."); ok {
 			// A key of any of the study's machine kinds (a GPU's
@@ -172,7 +196,7 @@ func (s *Study) checkKeys() error {
 			if first != nil {
 				return badInput(fmt.Errorf("%s: key %q: %s", s.at(pr.key), pr.key, strings.TrimPrefix(firstLine(first), "--set ")))
 			}
-			continue
+			return nil
 		}
 		for _, p := range progs {
 			f, err := files[p].Again() // Decode writes the overrides into the file's config
@@ -180,7 +204,7 @@ func (s *Study) checkKeys() error {
 				return badInput(fmt.Errorf("%s: key %q: %v", s.at(ParamProgram), ParamProgram, err))
 			}
 			opts := programs.Options{Overrides: []machines.Override{o}}
-			if f.Kind.HasKey("numerics") {
+			if numerics[p] {
 				opts.Numerics = programs.NumericsOff // no inputs built
 			}
 			err = f.Kind.CheckFor(f, mach, opts)
@@ -189,11 +213,38 @@ func (s *Study) checkKeys() error {
 				return badInput(fmt.Errorf("%s: key %q: %s (program %s): %s", s.at(pr.key), pr.key, o, written[p], msg))
 			}
 		}
+		return nil
+	}
+	// The values of a large study take seconds (a program's plan with
+	// each of 100000 values of program.m: ~0.2 ms each): they say how
+	// far they are after probeQuiet, as the probes do, and stop at once
+	// on an interrupt.
+	var done atomic.Int64 // values checked
+	show := startProbeProgress(c, len(probes), &done, keysProgress)
+	defer show.close()
+	for _, pr := range probes {
+		if c.ctx != nil && c.ctx.Err() != nil {
+			return fmt.Errorf("sweep: %w, while checking the study's values (%d of %d checked): no point ran", context.Cause(c.ctx), done.Load(), len(probes))
+		}
+		if err := checkValue(pr); err != nil {
+			return err
+		}
+		if pr.param >= 0 && outcomes[pr.param] != nil {
+			outcomes[pr.param][pr.value] = s.spellingOutcome(pr.o, progs, files, loaded, systems, &loads)
+		}
+		done.Add(1)
 	}
 	// The values each good alone: the program may still refuse the set's
 	// at every point (program.m: -256, a tile the set's sizes rule out):
 	// checkSet.
-	return s.checkOneSpelling(progs, written, files, loaded, systems, &loads)
+	return s.checkOneSpelling(vals, outcomes)
+}
+
+// keysProgress words checkKeys' progress.
+var keysProgress = progressWords{
+	line: "study's values",
+	log:  "study's values, each alone (its key and type; the program's plan, or the machine, with it: no simulation)",
+	unit: "values",
 }
 
 // checkOneSpelling refuses a varied parameter two of whose values mean one
@@ -204,54 +255,23 @@ func (s *Study) checkKeys() error {
 // study (machine.*: its model after loading with the value), cluster or
 // node description (node.*, cluster.*: its nodes, node and fabric) or
 // program (program.*: its parameters decoded with the value) comes out
-// the same with either, and at least one loads. progs are the program
-// files as the run opens them (written: as the study writes them; files:
-// each parsed), machines the machines' names as machines.Load takes them,
-// systems the cluster and node descriptions.
-func (s *Study) checkOneSpelling(progs []string, written map[string]string, files map[string]*programs.File, machs, systems []string, loads *machineLoads) error {
+// the same with either, and at least one loads. vals are each parameter's
+// distinct values, outcomes[i][j] what vals[i][j] comes out as
+// (spellingOutcome); outcomes[i] is nil for a parameter not compared (the
+// program, the machine, one value, or values distinctByType tells apart).
+func (s *Study) checkOneSpelling(vals [][]string, outcomes [][][]any) error {
 	for i, q := range s.Params {
-		if q == ParamProgram || q == ParamMachine {
+		if outcomes[i] == nil {
 			continue
-		}
-		vals := s.distinct(i)
-		if len(vals) < 2 {
-			continue
-		}
-		outcome := func(v string) []any {
-			o := machines.Override{Path: q, Value: v}
-			var out []any
-			switch {
-			case hasPrefixFold(q, "machine."):
-				with := s.machineWith(o)
-				for _, name := range machs {
-					m, err := loads.load(name, with)
-					out = append(out, loaded(m, err))
-				}
-			case hasPrefixFold(q, "node."), hasPrefixFold(q, "cluster."):
-				for _, name := range systems {
-					t, err := cluster.LoadSystem(name, []machines.Override{o})
-					if err != nil {
-						out = append(out, nil)
-						continue
-					}
-					out = append(out, [3]any{t.Nodes, t.Node, t.Fabric})
-				}
-			default:
-				for _, p := range progs {
-					out = append(out, decodedWith(files[p], o))
-				}
-			}
-			return out
 		}
 		// Outcomes are compared in buckets of their JSON (exported fields,
 		// maps sorted: equal outcomes share one; DeepEqual decides within
 		// it), so that a range of thousands of values is not compared
 		// pair by pair; one that JSON cannot write (NaN) shares the bucket
 		// of every such one.
-		seen := make([][]any, len(vals))
+		seen := outcomes[i]
 		bucket := map[string][]int{}
-		for j, v := range vals {
-			seen[j] = outcome(v)
+		for j, v := range vals[i] {
 			if !slices.ContainsFunc(seen[j], func(x any) bool { return x != nil }) {
 				continue // (it loads nowhere: the points fail as they will)
 			}
@@ -262,13 +282,94 @@ func (s *Study) checkOneSpelling(progs []string, written map[string]string, file
 			for _, k := range bucket[string(b)] {
 				if reflect.DeepEqual(seen[k], seen[j]) {
 					key := s.studyKey(q)
-					return badInput(fmt.Errorf("%s: key %q: %q and %q are one value of %s: write it one way (the study would run it twice)", s.at(key), key, vals[k], v, q))
+					return badInput(fmt.Errorf("%s: key %q: %q and %q are one value of %s: write it one way (the study would run it twice)", s.at(key), key, vals[i][k], v, q))
 				}
 			}
 			bucket[string(b)] = append(bucket[string(b)], j)
 		}
 	}
 	return nil
+}
+
+// spellingOutcome is what the varied value o comes out as, for
+// checkOneSpelling: each machine's model loaded with it (machine.*: machs
+// are the machines' names as machines.Load takes them), each cluster or
+// node description's nodes, node and fabric (node.*, cluster.*: systems),
+// or each program's parameters decoded with it (program.*: progs are the
+// program files as the run opens them, files each parsed); nil for each
+// that does not load.
+func (s *Study) spellingOutcome(o machines.Override, progs []string, files map[string]*programs.File, machs, systems []string, loads *machineLoads) []any {
+	var out []any
+	switch {
+	case hasPrefixFold(o.Path, "machine."):
+		with := s.machineWith(o)
+		for _, name := range machs {
+			m, err := loads.load(name, with)
+			out = append(out, loaded(m, err))
+		}
+	case hasPrefixFold(o.Path, "node."), hasPrefixFold(o.Path, "cluster."):
+		for _, name := range systems {
+			t, err := cluster.LoadSystem(name, []machines.Override{o})
+			if err != nil {
+				out = append(out, nil)
+				continue
+			}
+			out = append(out, [3]any{t.Nodes, t.Node, t.Fabric})
+		}
+	default:
+		for _, p := range progs {
+			out = append(out, decodedWith(files[p], o))
+		}
+	}
+	return out
+}
+
+// distinctByType reports whether no two of vals, the distinct values of
+// the program key q, can decode to one value in any of the programs
+// progs (files: each parsed), so that checkOneSpelling need not decode
+// them: each is an integer in plain decimal (no sign but a minus, no
+// leading zero, no unit, no exponent) and every program has q as a key of
+// type integer or size, which such values set exactly (two of them decode
+// to two numbers, or fail). It is false where it cannot tell.
+func distinctByType(q string, vals []string, progs []string, files map[string]*programs.File) bool {
+	rest, ok := cutPrefixFold(q, "program.")
+	if !ok || len(progs) == 0 {
+		return false
+	}
+	for _, v := range vals {
+		if !plainDecimal(v) {
+			return false
+		}
+	}
+	for _, p := range progs {
+		k := files[p].Kind
+		if k.Params == nil {
+			return false
+		}
+		i := slices.IndexFunc(k.Keys(), func(key machines.Key) bool { return strings.EqualFold(key.Path, rest) })
+		if i < 0 {
+			return false
+		}
+		if t := k.Keys()[i].Type; t != "integer" && t != "size" {
+			return false
+		}
+	}
+	return true
+}
+
+// plainDecimal reports whether v is an integer written in plain decimal:
+// 0, or digits not starting with 0 after an optional minus.
+func plainDecimal(v string) bool {
+	d := strings.TrimPrefix(v, "-")
+	if d == "" || d == "0" && d != v || d[0] == '0' && len(d) > 1 {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // machineLoads remembers machines.Load's results by machine and

@@ -15,7 +15,8 @@ import (
 	"github.com/davinci-sim/davinci-sim/programs"
 )
 
-// setCheck is how checkSet probes the points.
+// setCheck is how checkSet probes the points (and checkKeys checks the
+// values before).
 type setCheck struct {
 	// ctx, when not nil, interrupts the probes.
 	ctx context.Context
@@ -31,8 +32,8 @@ type setCheck struct {
 	start         time.Time
 }
 
-// probeQuiet is how long checkSet probes before saying so. A variable
-// for tests.
+// probeQuiet is how long checkSet probes (and checkKeys checks) before
+// saying so. A variable for tests.
 var probeQuiet = 2 * time.Second
 
 // checkSet returns the refusal of a value of the study's set that the
@@ -61,7 +62,7 @@ var probeQuiet = 2 * time.Second
 func (s *Study) checkSet(c setCheck) error {
 	n := len(s.Points)
 	var done atomic.Int64 // points probed
-	show := startProbeProgress(c, n, &done)
+	show := startProbeProgress(c, n, &done, probesProgress)
 	defer show.close()
 	var first error
 	machs := newMachineCache(probeMachines)
@@ -92,7 +93,20 @@ type probeProgress struct {
 	w     io.Writer
 }
 
-func startProbeProgress(c setCheck, total int, done *atomic.Int64) *probeProgress {
+// progressWords are what a probeProgress says is checked: on the redrawn
+// line (line), on the one line to the log (log), and the unit counted.
+type progressWords struct{ line, log, unit string }
+
+// probesProgress words checkSet's progress.
+var probesProgress = progressWords{
+	line: "set at each point",
+	log:  "study's set at each point until one would run (a build each, no simulation)",
+	unit: "points",
+}
+
+// startProbeProgress starts the progress of a check of total things
+// (words: what), done of them done.
+func startProbeProgress(c setCheck, total int, done *atomic.Int64, words progressWords) *probeProgress {
 	pp := &probeProgress{w: c.progress}
 	if c.progress == nil && c.log == nil {
 		return pp
@@ -111,7 +125,7 @@ func startProbeProgress(c setCheck, total int, done *atomic.Int64) *probeProgres
 	// the one line says more.
 	line := func(what string) string {
 		d, elapsed := done.Load(), time.Since(start)
-		msg := fmt.Sprintf("sweep: checking the %s: %d/%d points, %s elapsed", what, d, total, elapsed.Round(time.Second))
+		msg := fmt.Sprintf("sweep: checking the %s: %d/%d %s, %s elapsed", what, d, total, words.unit, elapsed.Round(time.Second))
 		if d > 0 && d < int64(total) {
 			left := time.Duration(float64(elapsed) / float64(d) * float64(int64(total)-d))
 			msg += fmt.Sprintf(", at most %s more", left.Round(time.Second))
@@ -120,10 +134,10 @@ func startProbeProgress(c setCheck, total int, done *atomic.Int64) *probeProgres
 	}
 	pp.ticks = every(quiet, func() bool {
 		if c.progress == nil {
-			fmt.Fprintln(c.log, line("study's set at each point until one would run (a build each, no simulation)")+"; Ctrl-C stops it")
+			fmt.Fprintln(c.log, line(words.log)+"; Ctrl-C stops it")
 			return false
 		}
-		redraw(c.progress, line("set at each point"))
+		redraw(c.progress, line(words.line))
 		pp.drawn = true
 		return true
 	})

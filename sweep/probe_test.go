@@ -105,8 +105,10 @@ func TestSetProbesShowProgress(t *testing.T) {
 		if _, err := os.Stat(opts.Out); err == nil {
 			t.Errorf("terminal %v: output directory created", terminal)
 		}
+		// (The values' check before says so too, probeQuiet 0: its own
+		// test is TestValuesCheckShowsProgress.)
 		if terminal {
-			if line := bar.String(); !regexp.MustCompile(`^\rsweep: checking the set at each point: \d+/20 points, \d+s elapsed`).MatchString(line) || !strings.HasSuffix(line, "\r\033[K") {
+			if line := withoutValuesCheck(bar.String()); !regexp.MustCompile(`^\rsweep: checking the set at each point: \d+/20 points, \d+s elapsed`).MatchString(line) || !strings.HasSuffix(line, "\r\033[K") {
 				t.Errorf("progress line %q: want it drawn and cleared", line)
 			}
 			if log.Len() > 0 {
@@ -114,7 +116,7 @@ func TestSetProbesShowProgress(t *testing.T) {
 			}
 			continue
 		}
-		if line := log.String(); !regexp.MustCompile(`^sweep: checking the study's set at each point until one would run \(a build each, no simulation\): \d+/20 points, \d+s elapsed`).MatchString(line) ||
+		if line := withoutValuesCheck(log.String()); !regexp.MustCompile(`^sweep: checking the study's set at each point until one would run \(a build each, no simulation\): \d+/20 points, \d+s elapsed`).MatchString(line) ||
 			!strings.HasSuffix(line, "; Ctrl-C stops it\n") || strings.Count(line, "\n") != 1 {
 			t.Errorf("log %q: want one line saying what is checked", line)
 		}
@@ -140,8 +142,13 @@ func TestSetProbesInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	out := filepath.Join(t.TempDir(), "out")
-	// The log's line (at once: probeQuiet 0) interrupts the study.
-	log := writerFunc(func(b []byte) (int, error) { cancel(stopped); return len(b), nil })
+	// The probes' log line (at once: probeQuiet 0) interrupts the study.
+	log := writerFunc(func(b []byte) (int, error) {
+		if strings.Contains(string(b), "set at each point") {
+			cancel(stopped)
+		}
+		return len(b), nil
+	})
 	start := time.Now()
 	_, err := Run(s, Options{Out: out, Jobs: 1, Context: ctx, Log: log})
 	if !errors.Is(err, stopped) || badinput.Is(err) || !strings.Contains(err.Error(), "while checking the study's set at its points (") || !strings.Contains(err.Error(), " of 200 checked): no point ran") {
@@ -153,6 +160,13 @@ func TestSetProbesInterrupted(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("output directory created")
 	}
+}
+
+// withoutValuesCheck returns the output of a study's checks without what
+// its values' check (checkKeys) drew or logged before the probes: its
+// progress line, drawn and cleared, or its log line.
+func withoutValuesCheck(out string) string {
+	return regexp.MustCompile(`^((\rsweep: checking the study's values: [^\r]*)+\r\033\[K|sweep: checking the study's values, [^\n]*\n)`).ReplaceAllString(out, "")
 }
 
 type writerFunc func([]byte) (int, error)

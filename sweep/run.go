@@ -159,11 +159,12 @@ func Run(s *Study, opts Options) (*Summary, error) {
 		return nil, badInput(errors.New("no output directory (-o DIR)"))
 	}
 	if !opts.SkipCheck {
-		if err := s.checkKeys(); err != nil {
+		c := setCheck{ctx: opts.Context, hostBytes: opts.pointHostBytes(), progress: opts.Progress, log: opts.Log, start: start}
+		if err := s.checkKeys(c); err != nil {
 			return nil, err
 		}
 		if !finished(s, opts) { // (a finished study's --resume builds nothing)
-			if err := s.checkSet(setCheck{ctx: opts.Context, hostBytes: opts.pointHostBytes(), progress: opts.Progress, log: opts.Log, start: start}); err != nil {
+			if err := s.checkSet(c); err != nil {
 				return nil, err
 			}
 		}
