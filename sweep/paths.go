@@ -179,15 +179,25 @@ func programSource(path, written string) ([]byte, error) {
 // name as written; the files either names in turn resolve against path's
 // folder.
 func readProgram(path, written string) (*programs.File, error) {
-	data, err := programSource(path, written)
+	name, data, err := programText(path, written)
 	if err != nil {
 		return nil, err
 	}
-	name := path
+	return programs.Parse(name, filepath.Dir(path), data)
+}
+
+// programText returns the name readProgram parses the program file by
+// (path, or the example's name as written) and its text.
+func programText(path, written string) (name string, data []byte, err error) {
+	data, err = programSource(path, written)
+	if err != nil {
+		return "", nil, err
+	}
+	name = path
 	if _, ok := programs.Example(written); ok && !fileThere(path) {
 		name = written
 	}
-	return programs.Parse(name, filepath.Dir(path), data)
+	return name, data, nil
 }
 
 // fileThere reports whether something is at path (a file that cannot be

@@ -1,10 +1,12 @@
 package sweep
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,11 +68,12 @@ func (s *Study) checkSet(c setCheck) error {
 	defer show.close()
 	var first error
 	machs := newMachineCache(probeMachines)
+	progs := newProgramCache(probePrograms)
 	for _, p := range s.Points {
 		if c.ctx != nil && c.ctx.Err() != nil {
 			return fmt.Errorf("sweep: %w, while checking the study's set at its points (%d of %d checked): no point ran", context.Cause(c.ctx), done.Load(), n)
 		}
-		refusal, key := s.probe(p, c.hostBytes, machs)
+		refusal, key := s.probe(p, c.hostBytes, machs, progs)
 		done.Add(1)
 		if refusal == nil || key == "" {
 			return nil
@@ -165,10 +168,14 @@ func (pp *probeProgress) close() {
 // value refused, where one did ("set.program.m"). The point's host memory
 // is bounded by hostBytes (0: the default), as its run's. machs, when not
 // nil, holds the machines of the probes before (the point's run loads its
-// own).
-func (s *Study) probe(p Point, hostBytes int64, machs *machineCache) (refusal error, setKey string) {
+// own), and progs, when not nil, their program files parsed.
+func (s *Study) probe(p Point, hostBytes int64, machs *machineCache, progs *programCache) (refusal error, setKey string) {
 	paths := s.paths(p)
-	f, err := readProgram(paths.program, paths.written)
+	read := readProgram
+	if progs != nil {
+		read = progs.read
+	}
+	f, err := read(paths.program, paths.written)
 	if err != nil {
 		return nil, "" // (Check refuses the files that cannot be read)
 	}
@@ -327,4 +334,66 @@ func (c *machineCache) Loaded(ref string, overrides []machines.Override, m *mach
 	}
 	c.used++
 	c.m[key] = &cachedMachine{m: m, sum: sum, used: c.used}
+}
+
+// probePrograms is how many program files checkSet's probes keep parsed
+// (programCache): a study has one as a rule, or varies program over a few.
+const probePrograms = 16
+
+// programCache holds the program files checkSet's probes parsed, by the
+// name and folder they were parsed with and their text — the last max
+// used, the others dropped —, and hands each probe a copy of its file
+// (programs.File.Again: from the parsed document, as a parse of the same
+// text makes it; the run writes its overrides into the copy's config,
+// and the document is only read). A probe spent a quarter of its time
+// parsing its program's YAML again (an emulated-gemm on ascend-910a). It
+// reads the program's text at each probe: a file changed since is parsed
+// again.
+type programCache struct {
+	max  int
+	used int64 // the count of reads, for the entries' last use
+	m    map[string]*cachedProgram
+}
+
+// cachedProgram is one program file of a programCache, as parsed from
+// text, and when it was last used.
+type cachedProgram struct {
+	f    *programs.File
+	text []byte
+	used int64
+}
+
+func newProgramCache(max int) *programCache {
+	return &programCache{max: max, m: map[string]*cachedProgram{}}
+}
+
+// read is readProgram(path, written), parsing the file once while its
+// text stays the same: a fresh copy of the file parsed before.
+func (c *programCache) read(path, written string) (*programs.File, error) {
+	name, data, err := programText(path, written)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	key := name + "\x00" + dir
+	c.used++
+	if e := c.m[key]; e != nil && bytes.Equal(e.text, data) {
+		e.used = c.used
+		return e.f.Again()
+	}
+	f, err := programs.Parse(name, dir, data)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := c.m[key]; !ok && len(c.m) >= c.max {
+		oldest := ""
+		for k, e := range c.m {
+			if oldest == "" || e.used < c.m[oldest].used {
+				oldest = k
+			}
+		}
+		delete(c.m, oldest)
+	}
+	c.m[key] = &cachedProgram{f: f, text: data, used: c.used}
+	return f.Again()
 }

@@ -20,7 +20,7 @@ import (
 func probeAll(s *Study, machs *machineCache) []string {
 	var out []string
 	for _, p := range s.Points {
-		refusal, key := s.probe(p, 0, machs)
+		refusal, key := s.probe(p, 0, machs, nil)
 		msg := ""
 		if refusal != nil {
 			msg = refusal.Error()
