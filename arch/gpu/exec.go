@@ -544,8 +544,10 @@ func (core *Core) local(t *cta, b isa.Buffer, addr, n int64) ([]byte, error) {
 	if addr < 0 || n < 0 || addr+n > int64(len(buf)) {
 		return nil, fmt.Errorf("%s access [%d, %d) outside the %s's %d bytes", core.p.bufName(b), addr, addr+n, core.p.Terms.Block, len(buf))
 	}
-	if s := t.store[b]; int64(len(s)) < addr+n {
-		t.store[b] = s[:addr+n] // (what StartCTA clears for the slot's next block)
+	// What StartCTA clears for the slot's next block (a CTA whose memory
+	// is not its slot's store — a test's — has nothing to clear).
+	if s := t.store[b]; int64(len(s)) < addr+n && int64(cap(s)) >= addr+n {
+		t.store[b] = s[:addr+n]
 	}
 	return buf[addr : addr+n : addr+n], nil
 }
