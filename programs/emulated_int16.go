@@ -123,7 +123,7 @@ func buildEmulatedInt16(f *File, m *machines.Machine, o Options, ep EmulatedPara
 	switch {
 	case gpu:
 		if !tg.hasMatrix(fp.INT8) {
-			return nil, bad("scheme", "ape-int16 needs INT8 %s; %s has none", tg.units, tg.describe())
+			return nil, limitedBy(bad("scheme", "ape-int16 needs INT8 %s; %s has none", tg.units, tg.describe()), matrixFrom(m, fp.INT8)...)
 		}
 		if key := p.derivedKindKey(f); key != "" {
 			return nil, bad(key, "does not apply to emulated-gemm's ape-int16 scheme on %s (%s)", m.Name, m.Kind)

@@ -295,14 +295,16 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	if err := p.checkHostMemory(file); err != nil {
 		return err
 	}
+	// (A kind the machine's cube cannot run: a refusal of the kind, whose
+	// constraint comes from the machine and its cube's key.)
 	if v.native && m.DaVinci().Cube.KStepFP32 == 0 {
-		return fmt.Errorf("%s: machine %s has no native FP32 cube (core.cube.kstep_fp32 = 0); use kind sgemm-cube, or a machine such as ascend-910b3", file, m.Name)
+		return limitedBy(bad("kind", "machine %s has no native FP32 cube (core.cube.kstep_fp32 = 0); use kind sgemm-cube, or a machine such as ascend-910b3", m.Name), matrixFrom(m, fp.FP32)...)
 	}
 	if v.int8 && m.DaVinci().Cube.KStepINT8 == 0 {
-		return fmt.Errorf("%s: machine %s: the cube has no INT8 mode (core.cube.kstep_int8 = 0)", file, m.Name)
+		return limitedBy(bad("kind", "machine %s: the cube has no INT8 mode (core.cube.kstep_int8 = 0)", m.Name), matrixFrom(m, fp.INT8)...)
 	}
 	if !v.native && !v.int8 && m.DaVinci().Cube.KStepFP16 == 0 {
-		return fmt.Errorf("%s: machine %s: the cube has no FP16 mode (core.cube.kstep_fp16 = 0)", file, m.Name)
+		return limitedBy(bad("kind", "machine %s: the cube has no FP16 mode (core.cube.kstep_fp16 = 0)", m.Name), matrixFrom(m, fp.FP16)...)
 	}
 	if strings.TrimSpace(p.Kind) == "" {
 		return bad("kind", "missing")

@@ -427,7 +427,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		if p.Input != "" {
 			key = "input"
 		}
-		return nil, bad(key, "%s needs %s %s; %s has none%s", p.Kind, what, tg.units, tg.describe(), hint)
+		return nil, limitedBy(bad(key, "%s needs %s %s; %s has none%s", p.Kind, what, tg.units, tg.describe(), hint), matrixFrom(m, in)...)
 	}
 	defaults := tg.tiles(in, lane)
 	kstep := 16

@@ -212,7 +212,7 @@ func buildOzaki(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, err
 	}
 	if !tg.hasMatrix(fp.INT8) {
-		return nil, bad("machine", "the slice GEMMs need INT8 %s; %s has none", tg.units, tg.describe())
+		return nil, limitedBy(bad("machine", "the slice GEMMs need INT8 %s; %s has none", tg.units, tg.describe()), matrixFrom(m, fp.INT8)[1:]...) // (the key is the machine's: its unit's key the constraint's)
 	}
 	if err := ozakiCheckParams(f, &op); err != nil {
 		return nil, err

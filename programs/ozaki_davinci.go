@@ -3,6 +3,7 @@ package programs
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/davinci-sim/davinci-sim/fp"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -96,7 +97,7 @@ func buildOzakiDaVinci(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, bad("machine", "ozaki on a DaVinci machine runs its FP64 work on the host CPU, and %s has no host section (see ascend-910a)", m.Name)
 	}
 	if m.DaVinci().Cube.KStepINT8 == 0 {
-		return nil, bad("machine", "the slice GEMMs need the INT8 cube; %s has none (core.cube.kstep_int8 = 0)", m.Name)
+		return nil, limitedBy(bad("machine", "the slice GEMMs need the INT8 cube; %s has none (core.cube.kstep_int8 = 0)", m.Name), matrixFrom(m, fp.INT8)[1:]...)
 	}
 	var op OzakiParams
 	if err := f.Decode(&op, o); err != nil {

@@ -54,6 +54,14 @@ func TestRefusalsNameTheirKeyLineAndSet(t *testing.T) {
 			`: key "scheme.pieces[0].format": tf32 pieces need XF32 matrix cores; machine mi300x (amd-cu) has none (set with --set program.scheme=ape-fp32t; the constraint set with --set machine.core.mfma.instructions.xf32=none)`},
 		{"an MFMA's k-step from the architecture a --set gave", mi210, "", append([]string{"program.tiling.bm=64", "program.tiling.bn=64", "program.tiling.bk=4"}, cdna1...),
 			`: key "tiling.bk": must be a multiple of 8 in 8..1024 (got 4) (set with --set program.tiling.bk=4; the constraint set with --set machine.core.arch=cdna1)`},
+		{"a native FP32 kind on a machine a --set named", "kind: sgemm\nmachine: ascend-910b3\nm: 256\nk: 256\nn: 256\nnumerics: off\n", "", []string{"program.machine=ascend-910a"},
+			`:1: key "kind": machine ascend-910a has no native FP32 cube (core.cube.kstep_fp32 = 0); use kind sgemm-cube, or a machine such as ascend-910b3 (the constraint set with --set program.machine=ascend-910a)`},
+		{"a GPU kind's matrix type a --set took", "kind: dgemm\nmachine: a100\nunit: matrix\nm: 256\nk: 256\nn: 256\nnumerics: off\n", "", []string{"program.machine=t4"},
+			`:1: key "kind": dgemm needs FP64 tensor cores; machine t4 (nvidia-sm) has none (unit: vector runs it on the CUDA-core units) (the constraint set with --set program.machine=t4)`},
+		{"ozaki's INT8 cube a --set took", "kind: ozaki\nmachine: ascend-910a\nm: 64\nk: 64\nn: 64\nnumerics: off\n", "", []string{"machine.core.cube.kstep_int8=0"},
+			`:2: key "machine": the slice GEMMs need the INT8 cube; ascend-910a has none (core.cube.kstep_int8 = 0) (the constraint set with --set machine.core.cube.kstep_int8=0)`},
+		{"ape-int16's INT8 tensor cores on the machine a --set named", a100, "", []string{"program.scheme=ape-int16", "program.machine=v100"},
+			`: key "scheme": ape-int16 needs INT8 tensor cores; machine v100 (nvidia-sm) has none (set with --set program.scheme=ape-int16; the constraint set with --set program.machine=v100)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f, err := readProgramText(t, c.src)
