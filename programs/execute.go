@@ -861,13 +861,19 @@ func deadlockResult(f *File, chip *arch.Chip, m *machines.Machine, opts Options,
 // machineKeyOrigin says where the value of a key of machine ref (as given:
 // an embedded name or a file's path) was given, for messages about it —
 // the key as the file names it ("gm.bandwidth"): the --set among overrides
-// that set it, or the machine (arch.Options.KeyOrigin).
+// that gave its value (the last of the key or of a section or list
+// holding it, else of a key under it: machines.Covers), or the machine
+// (arch.Options.KeyOrigin).
 func machineKeyOrigin(ref string, overrides []machines.Override) func(key string) string {
 	return func(key string) string {
-		for _, o := range slices.Backward(overrides) { // the last --set of a key wins
-			if strings.EqualFold(o.Path, "machine."+key) {
+		os := machines.OverridesOf(overrides, "machine."+key)
+		for _, o := range slices.Backward(os) { // the last --set of the key or of a section holding it gave its value
+			if machines.Covers("machine."+key, o.Path) {
 				return fmt.Sprintf("--set %s: key %q", o, key)
 			}
+		}
+		if len(os) > 0 { // (else a --set of a key under it)
+			return fmt.Sprintf("--set %s: key %q", os[len(os)-1], key)
 		}
 		return fmt.Sprintf("machine %s: key %q", ref, key)
 	}
