@@ -18,20 +18,13 @@ import (
 func (m *Machine) YAML(overrides []Override) []byte {
 	set := map[string]bool{}
 	for _, o := range overrides {
-		if p, ok := cutPrefixFold(o.Path, "machine."); ok {
+		if p, ok := CutPrefixFold(o.Path, "machine."); ok && p != "" {
 			set[strings.ToLower(p)] = true
 		}
 	}
 	var b strings.Builder
 	writeYAML(&b, reflect.ValueOf(*m), "", 0, set)
 	return []byte(b.String())
-}
-
-func cutPrefixFold(s, prefix string) (string, bool) {
-	if len(s) > len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
-		return s[len(prefix):], true
-	}
-	return s, false
 }
 
 func writeYAML(b *strings.Builder, v reflect.Value, path string, indent int, set map[string]bool) {

@@ -156,7 +156,7 @@ func (s *Study) checkKeys(c setCheck) error {
 	}
 	checkValue := func(pr probe) error {
 		o := pr.o
-		if rest, ok := cutPrefixFold(o.Path, "machine."); ok {
+		if rest, ok := machines.CutPrefixFold(o.Path, "machine."); ok {
 			// A key of any of the study's machine kinds (a GPU's
 			// core.smem beside a DaVinci machine): the points of the
 			// others fail; the first kind's error if none has it (it was
@@ -332,7 +332,7 @@ func (s *Study) spellingOutcome(o machines.Override, progs []string, files map[s
 // type integer or size, which such values set exactly (two of them decode
 // to two numbers, or fail). It is false where it cannot tell.
 func distinctByType(q string, vals []string, progs []string, files map[string]*programs.File) bool {
-	rest, ok := cutPrefixFold(q, "program.")
+	rest, ok := machines.CutPrefixFold(q, "program.")
 	if !ok || len(progs) == 0 {
 		return false
 	}
@@ -436,7 +436,7 @@ func decodedWith(f *programs.File, o machines.Override) any {
 
 // hasPrefixFold reports whether s starts with prefix in any case.
 func hasPrefixFold(s, prefix string) bool {
-	_, ok := cutPrefixFold(s, prefix)
+	_, ok := machines.CutPrefixFold(s, prefix)
 	return ok
 }
 
@@ -451,13 +451,6 @@ func (s *Study) distinct(i int) []string {
 		}
 	}
 	return out
-}
-
-func cutPrefixFold(s, prefix string) (string, bool) {
-	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
-		return s[len(prefix):], true
-	}
-	return s, false
 }
 
 // firstLine returns err's message on one line (joined errors are separated

@@ -135,7 +135,7 @@ func TestProgramCacheFilesUnchanged(t *testing.T) {
 			}
 			var use []machines.Override
 			for _, o := range ovs {
-				if rest, _ := cutPrefixFold(o.Path, "program."); f.Kind.HasKey(rest) {
+				if rest, _ := machines.CutPrefixFold(o.Path, "program."); f.Kind.HasKey(rest) {
 					use = append(use, o)
 				}
 			}
