@@ -333,6 +333,9 @@ var functionalProgressWall = 250 * time.Millisecond
 // failures, returned with a nil Result.
 func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 	opts.run = &hooks
+	// The run's one estimate of its host memory, for all its checks (a
+	// run a build makes has its own).
+	opts.est = newRunEstimates(f, opts)
 	f.runNumerics, f.runNumericsFrom = opts.Numerics, opts.NumericsFrom // (a refusal of key numerics is the run's: NamedOverrideBy)
 	f.runOverrides = opts.Overrides                                     // (and of a limit a machine.* --set gave)
 	if err := f.Kind.checkKindKept(opts); err != nil {                  // one chip or many

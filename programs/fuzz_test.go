@@ -201,8 +201,8 @@ func FuzzProgramFile(f *testing.F) {
 			// allocate, so that the data's estimate short by 4× still
 			// fails (the model allocates less than its estimate:
 			// TestFootprintCoversRunningGPU).
-			if params, _, ok := runData(file, opts); ok {
-				est := modelHostBytes(file, opts, params) // (as HostBytes counts the model)
+			if e, ok := runEstimate(file, opts); ok {
+				est := e.models // (as HostBytes counts the model)
 				opts.MaxHostBytes += int64(est)
 				allowed += uint64(est)
 			}

@@ -3,7 +3,6 @@ package programs
 import (
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/badinput"
@@ -48,17 +47,18 @@ func (o Options) maxHostBytes() int64 {
 }
 
 // besideModels returns the host bytes a run of f with opts holds beside
-// its chip models by its estimate: its base and data (runData), as
-// HostBytes counts them — so that the room the run's bound leaves its
-// models (modelRoom) refuses a model exactly where HostBytes passes the
-// bound. runHostBytes alone where the parameters do not decode (the run
-// refuses them at once) or the kind has no estimate.
+// its chip models by its estimate: its base and data (the run's estimate,
+// runEstimates.dataEstimate), as HostBytes counts them — so that the room
+// the run's bound leaves its models (modelRoom) refuses a model exactly
+// where HostBytes passes the bound. runHostBytes alone where the
+// parameters do not decode (the run refuses them at once) or the kind has
+// no estimate.
 func besideModels(f *File, opts Options) float64 {
-	_, data, ok := runData(f, opts)
+	e, ok := opts.estimateOf(f).dataEstimate()
 	if !ok {
 		return runHostBytes
 	}
-	return hostEstimate{base: runHostBytes, data: data}.beside()
+	return e.beside()
 }
 
 // modelRoom bounds a chip model of the run by what the run's bound on its
@@ -78,27 +78,16 @@ func (o Options) modelRoom(a *arch.Options, beside float64, what string) {
 // an LU's; an asm program's budget), with the words of a refusal.
 type hostBound struct {
 	limit int64 // bytes; 0: DefaultMaxHostBytes
-	// estimate returns the run's estimate (of its file and options,
-	// each computed once): its base and data (runData), by which its data
-	// checks decide, or with models its whole estimate (runEstimate),
-	// which their refusals quote; nil, or false, where it is not known.
-	estimate func(models bool) (hostEstimate, bool)
+	// run is the run's estimate (its file and options, each figure
+	// computed once): its base and data (dataEstimate), by which its data
+	// checks decide, and its whole estimate (whole), which their refusals
+	// quote; nil where it is not known.
+	run *runEstimates
 }
 
-// hostFor returns the bound on a run of f with opts, with its estimate.
-func (o Options) hostFor(f *File) hostBound {
-	data := sync.OnceValues(func() (hostEstimate, bool) {
-		_, data, ok := runData(f, o)
-		return hostEstimate{base: runHostBytes, data: data}, ok
-	})
-	whole := sync.OnceValues(func() (hostEstimate, bool) { return runEstimate(f, o) })
-	return hostBound{limit: o.maxHostBytes(), estimate: func(models bool) (hostEstimate, bool) {
-		if models {
-			return whole()
-		}
-		return data()
-	}}
-}
+// hostFor returns the bound on a run of f with opts, with its estimate:
+// the run's one (Options.est), where o are its options.
+func (o Options) hostFor(f *File) hostBound { return o.estimateOf(f).host }
 
 // bound returns the bound, DefaultMaxHostBytes where none was set.
 func (h *hostBound) bound() int64 {
@@ -114,8 +103,8 @@ func (h *hostBound) exceeds(need float64) bool { return need > float64(h.bound()
 // est returns the run's whole estimate, or where that is not known one of
 // the run's base and data bytes (the check's own figure).
 func (h *hostBound) est(data float64) hostEstimate {
-	if h.estimate != nil {
-		if e, ok := h.estimate(true); ok {
+	if h.run != nil {
+		if e, ok := h.run.whole(); ok {
 			return e
 		}
 	}
@@ -129,8 +118,8 @@ func (h *hostBound) est(data float64) hostEstimate {
 // model does, the model's check refuses the run.)
 func (h *hostBound) overData(data float64) (hostEstimate, bool) {
 	e := hostEstimate{base: runHostBytes, data: data}
-	if h.estimate != nil {
-		if d, ok := h.estimate(false); ok {
+	if h.run != nil {
+		if d, ok := h.run.dataEstimate(); ok {
 			e = d
 		}
 	}
@@ -178,7 +167,7 @@ func quoteWhole(err error, f *File, opts Options) error {
 	if !ok {
 		return err
 	}
-	e, ok := runEstimate(f, opts)
+	e, ok := opts.estimateOf(f).whole()
 	if !ok || e.total() <= float64(bound) {
 		return err
 	}

@@ -3,6 +3,8 @@ package programs
 import (
 	"errors"
 	"reflect"
+	"slices"
+	"sync"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/cluster"
@@ -60,58 +62,276 @@ func (e hostEstimate) beside() float64 { return min(e.base+e.data, 1<<62) }
 func (e hostEstimate) total() float64 { return min(e.base+e.data+e.models, 1<<62) }
 
 // runEstimate estimates the host memory a run of f with opts holds
-// (HostBytes, in its parts): false where the program's kind has no
-// estimate; the base alone where its keys do not decode (the run refuses
-// them at once).
+// (HostBytes, in its parts: runEstimates.whole).
 func runEstimate(f *File, opts Options) (hostEstimate, bool) {
-	params, err := runParams(f, opts)
-	if err != nil {
-		return hostEstimate{base: runHostBytes}, true
-	}
-	t := loadRunMachine(f, opts)
-	data, ok := runDataOn(f, params, t.m)
-	if !ok {
-		return hostEstimate{}, false
-	}
-	return hostEstimate{base: runHostBytes, data: data, models: modelBytesOn(f, opts, params, t)}, true
+	return opts.estimateOf(f).whole()
 }
 
-// runData decodes the parameters of a run of f with opts, the run's
-// numerics applied (as its build applies them: Options.apply), and
-// estimates the host bytes of the run's data (dataHostBytes, on the run's
-// machine where the figures depend on it: dataNeedsMachine): false where
-// the kind has no estimate, params nil too where the parameters do not
-// decode (the run refuses them at once).
-func runData(f *File, opts Options) (params any, data float64, ok bool) {
-	params, err := runParams(f, opts)
-	if err != nil {
-		return nil, 0, false
+// runEstimates is the estimate of a run's host memory, for every check of
+// the run (its data's, its chip model's, an asm program's budget) and the
+// refusals that quote it: the run's parameters, decoded once — the copy
+// of its build's own decode (File.Decode: noteDecoded), else from the file
+// parsed again —, its base and data, and its whole estimate, each computed
+// where first asked and kept. Execute makes one a run (Options.est); the
+// bound its checks hold is made once with it (host).
+//
+// Before 2026-12-04 each check decoded the parameters again (the data's,
+// the chip's room beside its data in simulate, the chip's span, the whole
+// estimate of a refusal): a study's probes (sweep's checkSet, a build
+// each) spent 24–30 % of their time in that second decode.
+type runEstimates struct {
+	f    *File
+	key  estimateKey // the options of the run (matches)
+	opts Options
+	host hostBound // the run's bound, with this estimate
+
+	mu sync.Mutex
+	// decoded is a copy of the parameters the run's build decoded
+	// (noteDecoded), before the build changed them; nil until then.
+	decoded any
+	// reused says the parameters are that copy, not decoded again.
+	reused bool
+	// The figures, each once computed (its done).
+	par                 any // (params)
+	parErr              error
+	parDone             bool
+	dataEst, wholeEst   hostEstimate // (dataEstimate, whole)
+	dataOK, wholeOK     bool
+	dataDone, wholeDone bool
+}
+
+// estimateKey is what of a run's options its estimate depends on: a
+// check made with other options (a run a build makes for its own
+// purposes: scheme auto's candidates) estimates its own.
+type estimateKey struct {
+	machine, numerics, fidelity string
+	maxHostBytes                int64
+	overrides                   []machines.Override
+}
+
+func keyOf(o Options) estimateKey {
+	return estimateKey{o.Machine, o.Numerics, o.Fidelity, o.MaxHostBytes, o.Overrides}
+}
+
+func (k estimateKey) equal(o estimateKey) bool {
+	return k.machine == o.machine && k.numerics == o.numerics && k.fidelity == o.fidelity &&
+		k.maxHostBytes == o.maxHostBytes && slices.Equal(k.overrides, o.overrides)
+}
+
+// newRunEstimates returns the estimate of a run of f with opts, nothing
+// computed yet.
+func newRunEstimates(f *File, opts Options) *runEstimates {
+	opts.est = nil
+	r := &runEstimates{f: f, key: keyOf(opts), opts: opts}
+	r.host = hostBound{limit: opts.maxHostBytes(), run: r}
+	return r
+}
+
+// matches reports whether r is the estimate of a run of f with opts.
+func (r *runEstimates) matches(f *File, opts Options) bool {
+	return r != nil && r.f == f && r.key.equal(keyOf(opts))
+}
+
+// estimateOf returns the estimate of a run of f with o: the run's own
+// (o.est, set by Execute) where it is of f with these options, else a new
+// one.
+func (o Options) estimateOf(f *File) *runEstimates {
+	r := o.est
+	if !r.matches(f, o) {
+		return newRunEstimates(f, o)
 	}
-	var m *machines.Machine
-	if dataNeedsMachine(params) {
-		if m = opts.machine; m == nil {
-			m = loadRunMachine(f, opts).m
+	if o.machine != nil {
+		r.mu.Lock()
+		if r.opts.machine == nil {
+			r.opts.machine = o.machine // (Execute loads it after making r)
+		}
+		r.mu.Unlock()
+	}
+	return r
+}
+
+// noteDecoded records a copy of out, the parameters of the run's file
+// f decoded with opts (File.Decode) — the run's, where r is the run's
+// estimate and out the kind's parameter struct —, for the estimate to
+// take in place of decoding them again (params). The first decode of the
+// run's file is the one recorded: a File serves one run, and its config
+// holds that run's overrides since.
+func (r *runEstimates) noteDecoded(f *File, out any, opts Options) {
+	if !r.matches(f, opts) || f.Kind == nil || f.Kind.Params == nil || reflect.TypeOf(out) != reflect.PointerTo(f.Kind.Params) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.decoded == nil && !r.parDone {
+		r.decoded = cloneValue(reflect.ValueOf(out)).Interface()
+	}
+}
+
+// paramsLocked returns the parameters of the run, the run's numerics
+// applied (as its build applies them: Options.apply): the build's decode
+// where noteDecoded recorded it, else decoded from the file parsed again
+// (decodedParams). The caller holds r.mu; the parameters are only read.
+func (r *runEstimates) paramsLocked() (any, error) {
+	if r.parDone {
+		return r.par, r.parErr
+	}
+	r.parDone = true
+	params := r.decoded
+	r.decoded = nil
+	if f := r.f; f.Kind == nil || f.Kind.Params == nil || f.data == nil {
+		params = nil // (decodedParams refuses them)
+	}
+	r.reused = params != nil
+	if params == nil {
+		var err error
+		if params, err = decodedParams(r.f, r.opts); err != nil {
+			r.parErr = err
+			return nil, err
 		}
 	}
-	data, ok = runDataOn(f, params, m)
-	return params, data, ok
-}
-
-// runParams decodes the parameters of a run of f with opts, the run's
-// numerics applied (as its build applies them: Options.apply).
-func runParams(f *File, opts Options) (any, error) {
-	params, err := decodedParams(f, opts)
-	if err != nil {
-		return nil, err
+	if v := numericsField(params); v.IsValid() && r.opts.Numerics != "" {
+		v.SetString(r.opts.Numerics)
 	}
-	if v := numericsField(params); v.IsValid() && opts.Numerics != "" {
-		v.SetString(opts.Numerics)
-	}
+	r.par = params
 	return params, nil
 }
 
+// params returns the parameters of the run (paramsLocked).
+func (r *runEstimates) params() (any, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.paramsLocked()
+}
+
+// dataLocked returns the run's base and the host bytes of its data
+// (dataHostBytes, on the run's machine where the figures depend on it:
+// dataNeedsMachine): false where the kind has no estimate or the
+// parameters do not decode (the run refuses them at once). The caller
+// holds r.mu.
+func (r *runEstimates) dataLocked() (hostEstimate, bool) {
+	if r.dataDone {
+		return r.dataEst, r.dataOK
+	}
+	r.dataDone = true
+	params, err := r.paramsLocked()
+	if err != nil {
+		return r.dataEst, false
+	}
+	var m *machines.Machine
+	if dataNeedsMachine(params) {
+		if m = r.opts.machine; m == nil {
+			m = loadRunMachine(r.f, r.opts).m
+		}
+	}
+	data, ok := runDataOn(r.f, params, m)
+	r.dataEst, r.dataOK = hostEstimate{base: runHostBytes, data: data}, ok
+	return r.dataEst, r.dataOK
+}
+
+// dataEstimate returns the run's base and data (dataLocked): what its
+// data's checks decide by, and what its chip models get room beside.
+func (r *runEstimates) dataEstimate() (hostEstimate, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.dataLocked()
+}
+
+// whole returns the run's whole estimate (HostBytes, in its parts): its
+// base, data and chip models (modelHostBytes, on the machine the run
+// loads); false where the program's kind has no estimate; the base alone
+// where its keys do not decode (the run refuses them at once).
+func (r *runEstimates) whole() (hostEstimate, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.wholeDone {
+		return r.wholeEst, r.wholeOK
+	}
+	r.wholeDone = true
+	params, err := r.paramsLocked()
+	if err != nil {
+		r.wholeEst, r.wholeOK = hostEstimate{base: runHostBytes}, true
+		return r.wholeEst, true
+	}
+	t := r.runMachine()
+	// (The data on the machine loaded: the run's own, whose kind alone
+	// its figures read — dataLocked's.)
+	data, ok := runDataOn(r.f, params, t.m)
+	if !ok {
+		return r.wholeEst, false
+	}
+	r.wholeEst = hostEstimate{base: runHostBytes, data: data, models: modelHostBytes(r.f, r.opts, params, t)}
+	r.wholeOK = true
+	return r.wholeEst, true
+}
+
+// runMachine returns the machine the run simulates (loadRunMachine): the
+// one Execute loaded (Options.machine) on one chip.
+func (r *runEstimates) runMachine() runMachine {
+	if m := r.opts.machine; m != nil && ClusterMachine(r.f, r.opts) == "" {
+		return runMachine{m: m}
+	}
+	return loadRunMachine(r.f, r.opts)
+}
+
+// cloneValue returns a deep copy of v: what its pointers, interfaces,
+// slices and maps reach copied too, so that a build changing its
+// parameters leaves the copy as they were decoded (unexported fields are
+// copied as they are: a decode sets none).
+func cloneValue(v reflect.Value) reflect.Value {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.New(v.Type().Elem())
+		c.Elem().Set(cloneValue(v.Elem()))
+		return c
+	case reflect.Interface:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.New(v.Type()).Elem()
+		c.Set(cloneValue(v.Elem()))
+		return c
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := range v.Len() {
+			c.Index(i).Set(cloneValue(v.Index(i)))
+		}
+		return c
+	case reflect.Map:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for it := v.MapRange(); it.Next(); {
+			c.SetMapIndex(cloneValue(it.Key()), cloneValue(it.Value()))
+		}
+		return c
+	case reflect.Array:
+		c := reflect.New(v.Type()).Elem()
+		for i := range v.Len() {
+			c.Index(i).Set(cloneValue(v.Index(i)))
+		}
+		return c
+	case reflect.Struct:
+		c := reflect.New(v.Type()).Elem()
+		c.Set(v)
+		for i := range v.NumField() {
+			if c.Field(i).CanSet() {
+				c.Field(i).Set(cloneValue(v.Field(i)))
+			}
+		}
+		return c
+	}
+	return v
+}
+
 // runDataOn estimates the host bytes of the data of a run of f with
-// params (runParams) on machine m (nil: not known), capped far beyond any
+// params (runEstimates.params) on machine m (nil: not known), capped far beyond any
 // host.
 func runDataOn(f *File, params any, m *machines.Machine) (float64, bool) {
 	data, ok := dataHostBytes(f.Kind.Name, params, m)
@@ -167,22 +387,18 @@ func numericsField(params any) reflect.Value {
 }
 
 // modelHostBytes estimates the host memory of the chip models a run of f
-// with opts (params decoded, the run's numerics applied) holds at once:
-// arch.FootprintSpan of its machine with the run's machine.* overrides, in
-// its mode — functional where its numerics are full (the model holds every
-// buffer's bytes), timing otherwise —, for the span of global memory its
-// tensors occupy (gmSpanBytes; the whole memory where it is not known),
-// the estimate by which NewChip refuses a model past the run's bound; on a cluster or node description
-// the NPU's model times the NPUs at fidelity full (all at once, as the
-// cluster run checks), one timing model at fidelity isolated or sampled
-// (each kernel alone). 0 where the machine does not load: the run
-// refuses it at once.
-func modelHostBytes(f *File, opts Options, params any) float64 {
-	return modelBytesOn(f, opts, params, loadRunMachine(f, opts))
-}
-
-// modelBytesOn is modelHostBytes on the run's machine t (loadRunMachine).
-func modelBytesOn(f *File, opts Options, params any, t runMachine) float64 {
+// with opts (params decoded, the run's numerics applied) on its machine t
+// (loadRunMachine) holds at once: arch.FootprintSpan of its machine with
+// the run's machine.* overrides, in its mode — functional where its
+// numerics are full (the model holds every buffer's bytes), timing
+// otherwise —, for the span of global memory its tensors occupy
+// (gmSpanBytes; the whole memory where it is not known), the estimate by
+// which NewChip refuses a model past the run's bound; on a cluster or
+// node description the NPU's model times the NPUs at fidelity full (all
+// at once, as the cluster run checks), one timing model at fidelity
+// isolated or sampled (each kernel alone). 0 where the machine does not
+// load: the run refuses it at once.
+func modelHostBytes(f *File, opts Options, params any, t runMachine) float64 {
 	if t.m == nil {
 		return 0
 	}
@@ -213,12 +429,13 @@ func modelBytesOn(f *File, opts Options, params any, t runMachine) float64 {
 }
 
 // gmSpanOf returns the bytes of global memory a run of f with opts on
-// machine m lays its tensors out in (gmSpanBytes), 0 where that is not
-// known or the program's keys do not decode: the span to give its chip
+// machine m lays its tensors out in (gmSpanBytes, of the parameters the
+// run's estimate holds: runEstimates.params), 0 where that is not known
+// or the program's keys do not decode: the span to give its chip
 // (arch.Options.GMSpan), whose caches' where indexes then take no more
 // than modelHostBytes counts.
 func gmSpanOf(f *File, opts Options, m *machines.Machine) int64 {
-	params, err := decodedParams(f, opts)
+	params, err := opts.estimateOf(f).params()
 	if err != nil {
 		return 0
 	}

@@ -104,10 +104,15 @@ type Options struct {
 	samplingAudit *luSamplingAudit
 	// machine, where set (by Execute, on one chip), is the run's machine
 	// as loaded with its overrides: the estimate of the run's data
-	// (runData) takes its kind from it instead of loading it again —
+	// (runEstimates) takes its kind from it instead of loading it again —
 	// every build's check did (emulated-gemm: a study's probes of its set
 	// took twice as long).
 	machine *machines.Machine
+	// est, where set (by Execute), is the run's estimate of its host
+	// memory, shared by every check of the run (runEstimates): its
+	// parameters as the build decoded them (File.Decode records a copy)
+	// and its figures, each computed once.
+	est *runEstimates
 }
 
 // MaxKBatch is the largest Options.KBatch.
@@ -572,6 +577,7 @@ func (f *File) Decode(out any, opts Options) error {
 			return f.badKey("numerics", "must be %s for %s programs (got %+q)", orList(modes), f.Kind.Name, s)
 		}
 	}
+	opts.est.noteDecoded(f, out, opts) // (the run's estimate decodes them no more)
 	return nil
 }
 
