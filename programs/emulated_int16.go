@@ -231,22 +231,24 @@ func splitAll16(x []int16) (hi, lo []int8) {
 }
 
 // splitBlocks are the split's blocks: row segments of A, then of B, of at
-// most chunk elements, each read as INT16, each element's two pieces
-// stored, the bias-free sums accumulated (A's per row, B's per column:
-// INT64 atomic additions of each block's partial sums, whose m + n values
-// of traffic are not modelled).
-func (j *int16Job) splitBlocks(chunk int) (int, func(i int) streamBlock) {
+// most chunk elements — runs of whole rows where a row is shorter than a
+// block's threads (lineBlocksOf: a 1-wide A or B took a block per element)
+// —, each read as INT16, each element's two pieces stored, the bias-free
+// sums accumulated (A's per row, B's per column: INT64 atomic additions of
+// each block's partial sums, whose m + n values of traffic are not
+// modelled).
+func (j *int16Job) splitBlocks(chunk int, threads int64) (int, func(i int) streamBlock) {
 	p := &j.p
-	nA, segA := rowSegmentsOf(p.M, p.K, chunk)
-	nB, segB := rowSegmentsOf(p.K, p.N, chunk)
+	nA, segA := lineBlocksOf(p.M, p.K, chunk, threads)
+	nB, segB := lineBlocksOf(p.K, p.N, chunk, threads)
 	return nA + nB, func(i int) streamBlock {
 		src, hi, lo, cols, seg := j.gmA16, j.gmAh, j.gmAl, int64(p.K), segA
 		if i >= nA {
 			i -= nA
 			src, hi, lo, cols, seg = j.gmB16, j.gmBh, j.gmBl, int64(p.N), segB
 		}
-		r, c0, n := seg(i)
-		at := int64(r)*cols + int64(c0)
+		sg := seg(i)
+		at, n := int64(sg.r)*cols+int64(sg.c0), sg.elems()
 		return streamBlock{reads: []gmSpan{{src + 2*at, 2 * int64(n)}},
 			writes: []gmSpan{{hi + at, int64(n)}, {lo + at, int64(n)}},
 			work:   []vecWork{{int16SplitOps * n, fp.INT32}}, elems: n}
@@ -254,19 +256,21 @@ func (j *int16Job) splitBlocks(chunk int) (int, func(i int) streamBlock) {
 }
 
 // recombineBlocks are the recombination's blocks: C's row segments of at
-// most chunk elements from the four planes and the sums, stored as INT64.
-func (j *int16Job) recombineBlocks(chunk int) (int, func(i int) streamBlock) {
+// most chunk elements, or runs of whole rows shorter than a block's
+// threads (lineBlocksOf), from the four planes and the sums, stored as
+// INT64.
+func (j *int16Job) recombineBlocks(chunk int, threads int64) (int, func(i int) streamBlock) {
 	p := &j.p
-	nC, seg := rowSegmentsOf(p.M, p.N, chunk)
+	nC, seg := lineBlocksOf(p.M, p.N, chunk, threads)
 	mn := int64(p.M) * int64(p.N)
 	return nC, func(i int) streamBlock {
-		r, c0, n := seg(i)
-		at := int64(r)*int64(p.N) + int64(c0)
+		sg := seg(i)
+		at, n := int64(sg.r)*int64(p.N)+int64(sg.c0), sg.elems()
 		var reads []gmSpan
 		for x := range int16Products {
 			reads = append(reads, gmSpan{j.gmPlanes + int64(x)*4*mn + 4*at, 4 * int64(n)})
 		}
-		reads = append(reads, gmSpan{j.gmSumA + 8*int64(r), 8}, gmSpan{j.gmSumB + 8*int64(c0), 8 * int64(n)})
+		reads = append(reads, gmSpan{j.gmSumA + 8*int64(sg.r), 8 * int64(sg.rows)}, gmSpan{j.gmSumB + 8*int64(sg.c0), 8 * int64(sg.n)})
 		return streamBlock{reads: reads, writes: []gmSpan{{j.gmC + 8*at, 8 * int64(n)}},
 			work: []vecWork{{int16RecombineOps * n, fp.INT32}}, elems: n}
 	}
@@ -276,12 +280,13 @@ func (j *int16Job) Program() isa.Program {
 	if j.dv != nil {
 		return j.daVinciProgram()
 	}
-	n, at := j.splitBlocks(streamChunk)
+	threads := j.tg.threads(streamWarps)
+	n, at := j.splitBlocks(streamChunk, threads)
 	grids := []isa.Grid{streamGrid(j.tg, j.p.Kind+"/split", n, at)}
 	for _, kp := range j.kernels {
 		grids = append(grids, kp.grid())
 	}
-	n, at = j.recombineBlocks(streamChunk)
+	n, at = j.recombineBlocks(streamChunk, threads)
 	grids = append(grids, streamGrid(j.tg, j.p.Kind+"/recombine", n, at))
 	return isa.Program{Name: j.p.Kind, Generated: true, Grids: grids}
 }

@@ -152,8 +152,15 @@ func (b lineBlock) elems() int { return b.rows * b.n }
 // launch of 2^20 blocks for a 2^20 × 1 matrix (ozaki on b200 at m = 2^20,
 // n = k = 1: 18.9 M events and 80 s of host time for 2 MFLOP).
 func lineBlocks(rows, cols int, threads int64) (int, func(i int) lineBlock) {
+	return lineBlocksOf(rows, cols, streamChunk, threads)
+}
+
+// lineBlocksOf is lineBlocks with row segments of at most chunk elements
+// (rowSegmentsOf's). A run of short rows holds fewer than 2·threads
+// elements: at most chunk where threads ≤ chunk/2.
+func lineBlocksOf(rows, cols, chunk int, threads int64) (int, func(i int) lineBlock) {
 	if cols <= 0 || int64(cols) >= threads {
-		nb, seg := rowSegments(rows, cols)
+		nb, seg := rowSegmentsOf(rows, cols, chunk)
 		return nb, func(i int) lineBlock {
 			r, c0, n := seg(i)
 			return lineBlock{r: r, rows: 1, c0: c0, n: n}
