@@ -49,19 +49,51 @@ func LoadFractal(dst, src []byte, r, c int, rowStride int64, f fp.Format, transp
 		return fmt.Errorf("row-major source holds %d bytes, needs %d", len(src), RowMajorSpan(r, c, rowStride, f, transpose))
 	}
 	clear(dst[:need])
+	if r <= 0 || c <= 0 {
+		return nil
+	}
 	br, bc := cube.FractalBlock(f.Bits())
 	pc := (c + bc - 1) / bc * bc
-	_ = br
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			var so int64
-			if transpose {
-				so = int64(j)*rowStride + int64(i*eb)
-			} else {
-				so = int64(i)*rowStride + int64(j*eb)
+	blk := br * bc * eb      // bytes of a block
+	rowBlks := pc / bc * blk // bytes of a row of blocks
+	if !transpose {
+		// A block's row at a time: bc elements contiguous in src and dst.
+		for i := 0; i < r; i++ {
+			drow := dst[(i/br)*rowBlks+(i%br)*bc*eb:]
+			srow := src[int64(i)*rowStride:][:c*eb]
+			for j := 0; j < c; j += bc {
+				copy(drow[(j/bc)*blk:], srow[j*eb:min(j+bc, c)*eb])
 			}
-			do := int64(cube.FractalIndex(i, j, pc, f.Bits())) * int64(eb)
-			copy(dst[do:do+int64(eb)], src[so:so+int64(eb)])
+		}
+		return nil
+	}
+	// Transposed: src's row j is dst's column j, a block's column (br
+	// elements) at a time; an element at byte o of such a run lands at
+	// byte o·bc of the block's column.
+	for j := 0; j < c; j++ {
+		srow := src[int64(j)*rowStride:][:r*eb]
+		dcol := dst[(j/bc)*blk+(j%bc)*eb:]
+		for i0 := 0; i0 < r; i0 += br {
+			d := dcol[(i0/br)*rowBlks:]
+			s := srow[i0*eb : min(i0+br, r)*eb]
+			switch eb {
+			case 1:
+				for o, v := range s {
+					d[o*bc] = v
+				}
+			case 2:
+				for o := 0; o+1 < len(s); o += 2 {
+					d[o*bc], d[o*bc+1] = s[o], s[o+1]
+				}
+			case 4:
+				for o := 0; o+3 < len(s); o += 4 {
+					binary.LittleEndian.PutUint32(d[o*bc:], binary.LittleEndian.Uint32(s[o:]))
+				}
+			default:
+				for o := 0; o < len(s); o += eb {
+					copy(d[o*bc:o*bc+eb], s[o:o+eb])
+				}
+			}
 		}
 	}
 	return nil
