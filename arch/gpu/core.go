@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/mem"
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -253,9 +254,12 @@ type Core struct {
 	// (Flush); every signal and landing wakes the SM from then on.
 	flushing bool
 
-	scratchA, scratchB []byte // functional: shared-memory MMA operands gathered into fractal tiles
-	scratchPair        []byte // functional: a pair operand's two halves gathered row-major
-	scratchGM          []byte // functional: a tile's rows gathered from global memory (LoadFromGlobal)
+	scratchA, scratchB []byte   // functional: shared-memory MMA operands gathered into fractal tiles
+	scratchPair        []byte   // functional: a pair operand's two halves gathered row-major
+	scratchGM          []byte   // functional: a tile's rows gathered from global memory (LoadFromGlobal)
+	scratchW8A         []uint32 // functional: FP8 operands widened to the model's 32-bit patterns
+	scratchW8B         []uint32
+	int8               cube.Int8Scratch // functional: the INT8 MMA's working memory
 
 	spans         []arch.GMSpan // a copy group's global-memory spans (scratch)
 	pathBytes     []int64       // bytes moved per geometry path (statistics, energy)

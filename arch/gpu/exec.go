@@ -593,6 +593,9 @@ func (core *Core) copy2D(t *cta, in *isa.Instr) error {
 // registers (or tensor memory), in the instruction's k order through the
 // machine's numerics model (tensor cores) or an FMA chain (CUDA cores).
 func (core *Core) mmad(t *cta, in *isa.Instr) error {
+	if in.In == fp.INT8 && in.Out == fp.INT32 {
+		return core.mmadInt8(t, in)
+	}
 	a, err := core.operand(t, in.Src, in.M, in.K, in.SrcStride, in.In, &core.scratchA)
 	if err != nil {
 		return err
@@ -604,10 +607,6 @@ func (core *Core) mmad(t *cta, in *isa.Instr) error {
 	c, err := core.local(t, in.Dst.Buf, in.Dst.Addr, dma.FractalBytes(in.M, in.N, in.Out))
 	if err != nil {
 		return err
-	}
-	if in.In == fp.INT8 && in.Out == fp.INT32 {
-		cube.MMADInt8(in.M, in.K, in.N, a, b, c, in.Init)
-		return nil
 	}
 	if in.In == fp.FP64 && in.Out == fp.FP64 {
 		fp64MMA(in.M, in.K, in.N, a, b, c, in.Init)
@@ -623,7 +622,7 @@ func (core *Core) mmad(t *cta, in *isa.Instr) error {
 	case in.In == fp.BF16 && in.Out == fp.FP32:
 		return model.MMADBF16(in.M, in.K, in.N, mem.Uint16s(a), cube.Fractal, mem.Uint16s(b), cube.Fractal, mem.Float32s(c), cube.Fractal, in.Init)
 	case (in.In == fp.E4M3 || in.In == fp.E5M2) && in.Out == fp.FP32:
-		return model.MMAD(in.In, fp.FP32, in.M, in.K, in.N, widen(a), cube.Fractal, widen(b), cube.Fractal, mem.Uint32s(c), cube.Fractal, in.Init)
+		return model.MMAD(in.In, fp.FP32, in.M, in.K, in.N, widen(&core.scratchW8A, a), cube.Fractal, widen(&core.scratchW8B, b), cube.Fractal, mem.Uint32s(c), cube.Fractal, in.Init)
 	case in.In == fp.TF32 && in.Out == fp.FP32:
 		return model.MMAD(fp.TF32, fp.FP32, in.M, in.K, in.N, mem.Uint32s(a), cube.Fractal, mem.Uint32s(b), cube.Fractal, mem.Uint32s(c), cube.Fractal, in.Init)
 	case in.In == fp.FP32 && in.Out == fp.FP32:
@@ -632,14 +631,57 @@ func (core *Core) mmad(t *cta, in *isa.Instr) error {
 	return fmt.Errorf("mma %s→%s is timed but not computed yet", in.In, in.Out)
 }
 
+// mmadInt8 computes C (fractal, INT32) = A·B (+ C) for INT8 fragments —
+// exact integer sums, wrapping in 32 bits — with the core's scratch, each
+// operand where it lies: a fractal tile in registers (tensor memory), or
+// the row-major tile in shared memory without gathering it into a
+// fractal one (the same products, so the same sums bit for bit).
+func (core *Core) mmadInt8(t *cta, in *isa.Instr) error {
+	a, la, lda, err := core.operandData(t, in.Src, in.M, in.K, in.SrcStride, fp.INT8)
+	if err != nil {
+		return err
+	}
+	b, lb, ldb, err := core.operandData(t, in.Src1, in.K, in.N, in.RowStride, fp.INT8)
+	if err != nil {
+		return err
+	}
+	c, err := core.local(t, in.Dst.Buf, in.Dst.Addr, dma.FractalBytes(in.M, in.N, in.Out))
+	if err != nil {
+		return err
+	}
+	core.int8.MMAD(in.M, in.K, in.N, a, la, int(lda), b, lb, int(ldb), c, in.Init)
+	return nil
+}
+
 // operand returns an MMA operand (rows × cols of f) as a fractal tile: the
 // fragments in registers as they are, or — operands read from shared
 // memory by wgmma and tcgen05 — gathered from the row-major tile at op
 // (stride bytes between rows) into scratch.
 func (core *Core) operand(t *cta, op isa.Operand, rows, cols int, stride int64, f fp.Format, scratch *[]byte) ([]byte, error) {
+	src, l, stride, err := core.operandData(t, op, rows, cols, stride, f)
+	if err != nil || l == cube.Fractal {
+		return src, err
+	}
 	n := dma.FractalBytes(rows, cols, f)
+	if int64(cap(*scratch)) < n {
+		*scratch = make([]byte, n)
+	}
+	dst := (*scratch)[:n] // (LoadFractal clears its padding)
+	if err := dma.LoadFractal(dst, src, rows, cols, stride, f, false); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// operandData returns an MMA operand (rows × cols of f) where it lies: the
+// fractal tile of fragments in registers (or tensor memory), or — operands
+// read from shared memory by wgmma and tcgen05 — the row-major tile at op
+// with the bytes between its rows (a pair operand's two halves gathered
+// into one).
+func (core *Core) operandData(t *cta, op isa.Operand, rows, cols int, stride int64, f fp.Format) ([]byte, cube.Layout, int64, error) {
 	if op.Buf != BufShared {
-		return core.local(t, op.Buf, op.Addr, n)
+		src, err := core.local(t, op.Buf, op.Addr, dma.FractalBytes(rows, cols, f))
+		return src, cube.Fractal, 0, err
 	}
 	var src []byte
 	var err error
@@ -649,18 +691,7 @@ func (core *Core) operand(t *cta, op isa.Operand, rows, cols int, stride int64, 
 	} else {
 		src, err = core.local(t, op.Buf, op.Addr, dma.RowMajorSpan(rows, cols, stride, f, false))
 	}
-	if err != nil {
-		return nil, err
-	}
-	if int64(cap(*scratch)) < n {
-		*scratch = make([]byte, n)
-	}
-	dst := (*scratch)[:n]
-	clear(dst)
-	if err := dma.LoadFractal(dst, src, rows, cols, stride, f, false); err != nil {
-		return nil, err
-	}
-	return dst, nil
+	return src, cube.RowMajor, stride, err
 }
 
 // pairOperand gathers a B operand held half by each CTA of t's pair
@@ -730,9 +761,13 @@ func (core *Core) accCopy(t *cta, in *isa.Instr) error {
 	return nil
 }
 
-// widen returns 8-bit element patterns as the 32-bit words cube.MMAD takes.
-func widen(v []byte) []uint32 {
-	out := make([]uint32, len(v))
+// widen returns 8-bit element patterns as the 32-bit words cube.MMAD takes,
+// in *scratch (grown as needed, kept for the next call).
+func widen(scratch *[]uint32, v []byte) []uint32 {
+	if cap(*scratch) < len(v) {
+		*scratch = make([]uint32, len(v))
+	}
+	out := (*scratch)[:len(v)]
 	for i, x := range v {
 		out[i] = uint32(x)
 	}
