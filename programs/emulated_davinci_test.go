@@ -163,7 +163,7 @@ func TestEmulatedDaVinciBadInput(t *testing.T) {
 		{"ascend-910a", []string{"program.scheme=markidis", "program.split.sb=6"}, `key "split": does not apply`},
 		{"ascend-910a", []string{"program.scheme=ootomo", "program.inputs.offset_exponent=16"}, `key "inputs.offset_exponent"`},
 		{"ascend-910a", []string{"program.scheme=ootomo", "program.tiling.bm=176"}, `key "tiling": 3 fp32 tiles of bm·bn = 176·176 exceed L0C`},
-		{"ascend-910b3", []string{"program.scheme=bf16x9", "program.tiling.bm=176"}, `key "tiling": bm·bk = 176·64 bf16 (×3 matrices) exceeds L0A`},
+		{"ascend-910b3", []string{"program.scheme=bf16x9", "program.tiling.bm=176"}, `key "tiling": bm·bk = 176·64 bf16 ×3 matrices, 67584 bytes, exceeds L0A`},
 		{"ascend-910a", []string{"program.scheme=markidis", "program.tiling.nfused=1000"}, `key "tiling.nfused": 1000 A blocks do not fit L1`},
 		{"ascend-910a", []string{"program.scheme=markidis", "program.m=1048576", "program.n=1048576", "program.numerics=off"}, `key "m": the matrices need`},
 		{"ascend-910b3", []string{"program.scheme={pieces: [{format: bf16}, {format: bf16}], groups: [{products: [00, \"01\"]}]}"}, `key "scheme.groups[0].products[0]": want a string, got 0 (YAML reads unquoted digits as a number: quote them, e.g. "01")`},

@@ -230,10 +230,10 @@ func newGEMMPlan(file string, p GEMMParams, v gemmVariant, m *machines.Machine) 
 	pl.l0aBuf = int64(pl.maxA) * pl.aBlk
 	pl.l0bBuf = int64(pl.maxB) * pl.bBlk
 	if pl.l0aBuf > int64(buf.L0A) {
-		return nil, tooBig("L0A", "bm·bk = %d·%d %s (×%d matrices) exceeds L0A (%d bytes; SGEMM-cube Eq. 12)", pl.bm, pl.bk, pl.in, pl.maxA, int64(buf.L0A))
+		return nil, tooBig("L0A", "bm·bk = %d·%d %s%s, %d bytes, exceeds L0A (%d bytes; SGEMM-cube Eq. 12)", pl.bm, pl.bk, pl.in, timesMatrices(pl.maxA), pl.l0aBuf, int64(buf.L0A))
 	}
 	if pl.l0bBuf > int64(buf.L0B) {
-		return nil, tooBig("L0B", "bk·bn = %d·%d %s (×%d matrices) exceeds L0B (%d bytes; SGEMM-cube Eq. 12)", pl.bk, pl.bn, pl.in, pl.maxB, int64(buf.L0B))
+		return nil, tooBig("L0B", "bk·bn = %d·%d %s%s, %d bytes, exceeds L0B (%d bytes; SGEMM-cube Eq. 12)", pl.bk, pl.bn, pl.in, timesMatrices(pl.maxB), pl.l0bBuf, int64(buf.L0B))
 	}
 	pl.nL0 = 1
 	if double && 2*pl.l0aBuf <= int64(buf.L0A) && 2*pl.l0bBuf <= int64(buf.L0B) {
@@ -473,4 +473,13 @@ func l1Op(addr int64) isa.Operand { return isa.Operand{Buf: isa.L1, Addr: addr} 
 // it.
 func (pl *gemmPlan) tilingReport() map[string]int {
 	return map[string]int{"bm": pl.bm, "bk": pl.bk, "bn": pl.bn, "nfused": pl.nfused, "groups": pl.groups}
+}
+
+// timesMatrices words the count of matrices an L0 buffer holds at once,
+// for a refusal: " ×3 matrices" (a scheme's pieces), "" for one.
+func timesMatrices(n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" ×%d matrices", n)
 }

@@ -104,7 +104,7 @@ func TestKeyErrorNamesTheConstraintsSet(t *testing.T) {
 		{"no default tile fits", hgemm, []string{"machine.core.smem_per_cta=8KiB"},
 			`; give tiling.bm, bn, bk, stages, warps (the constraint set with --set machine.core.smem_per_cta=8KiB)`},
 		{"a DaVinci buffer", sgemm, []string{"machine.core.buffers.L0A=4KiB"},
-			`:6: key "tiling": bm·bk = 64·64 fp16 (×1 matrices) exceeds L0A (4096 bytes; SGEMM-cube Eq. 12) (the constraint set with --set machine.core.buffers.L0A=4KiB)`},
+			`:6: key "tiling": bm·bk = 64·64 fp16, 8192 bytes, exceeds L0A (4096 bytes; SGEMM-cube Eq. 12) (the constraint set with --set machine.core.buffers.L0A=4KiB)`},
 		{"the machine's cores", sgemm + "cores: 16\n", []string{"machine.cores=8"},
 			`:8: key "cores": must be in 0..8 (the machine's cores; 0 = all of them); got 16 (the constraint set with --set machine.cores=8)`},
 		{"a GPU's GM", hgemm, []string{"machine.gm.capacity=256KiB"},

@@ -31,7 +31,7 @@ func TestRefusalsNameTheirKeyLineAndSet(t *testing.T) {
 		want               string // the message after the file's path
 	}{
 		{"no square tile fits a buffer", davinci, "", []string{"machine.core.buffers.L0A=1KiB"},
-			`: key "tiling": no square tile of 176..16 with bk = 64 or 32 fits machine ascend-910a's buffers (the smallest, bm = bn = 16 and bk = 32: bm·bk = 16·32 fp16 (×2 matrices) exceeds L0A (1024 bytes; SGEMM-cube Eq. 12)) (the constraint set with --set machine.core.buffers.L0A=1KiB)`},
+			`: key "tiling": no square tile of 176..16 with bk = 64 or 32 fits machine ascend-910a's buffers (the smallest, bm = bn = 16 and bk = 32: bm·bk = 16·32 fp16 ×2 matrices, 2048 bytes, exceeds L0A (1024 bytes; SGEMM-cube Eq. 12)) (the constraint set with --set machine.core.buffers.L0A=1KiB)`},
 		{"no square tile fits two buffers", davinci, "", []string{"machine.core.buffers.UB=1KiB", "machine.core.buffers.L1=32KiB"}, // (L1 the large tiles', UB the small ones')
 			`: key "tiling": no square tile of 176..16 with bk = 64 or 32 fits machine ascend-910a's buffers (the smallest, bm = bn = 16 and bk = 32: 4 fp32 tiles of bm·bn = 16·16 exceed UB (1024 bytes)) (the constraint set with --set machine.core.buffers.L1=32KiB, --set machine.core.buffers.UB=1KiB)`},
 		{"a preset's pieces, at the preset's line", strings.Replace(davinci, "ootomo", "ape-fp32b", 1), "", nil,
