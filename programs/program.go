@@ -702,8 +702,13 @@ func (f *File) NamedOverrideBy(err error, by func(overrides []string) string) er
 	default:
 		ke.Line = f.lineOf(ke.Key)
 	}
-	if os := f.limitSetBy(ke, named); len(os) > 0 {
+	os := f.limitSetBy(ke, named)
+	if len(os) > 0 {
 		says = append(says, "the constraint "+by(os))
+	}
+	if len(os) == 0 && ke.Key != "machine" && f.runMachine != "" && !strings.EqualFold(f.runMachine, f.Config.Viper().GetString("machine")) &&
+		slices.Contains(ke.From, "program.machine") { // (a constraint of the machine -m named, no --set's: not the file's)
+		says = append(says, fmt.Sprintf("the constraint from the run's machine %s, not the file's", f.runMachine))
 	}
 	ke.By = strings.Join(says, "; ")
 	return err

@@ -73,7 +73,7 @@ var hostileCases = []hostileCase{
 	{name: "a tile set with --set that does not fit", args: []string{"run", absExample("hgemm.yaml"), "-q", "--set", "program.tiling.bm=4096"},
 		want: `hgemm.yaml: key "tiling": bm·bk = 4096·64 fp16, 524288 bytes, exceeds L0A (65536 bytes; SGEMM-cube Eq. 12) (set with --set program.tiling.bm=4096)`},
 	{name: "a scheme set with --set whose pieces the machine lacks", args: []string{"run", absExample("a100-emulated-gemm.yaml"), "-q", "--numerics", "off", "-m", "v100", "--set", "program.scheme=ape-fp32t"},
-		want: `key "scheme.pieces[0].format": tf32 pieces need TF32 tensor cores; machine v100 (nvidia-sm) has none (set with --set program.scheme=ape-fp32t)`},
+		want: `key "scheme.pieces[0].format": tf32 pieces need TF32 tensor cores; machine v100 (nvidia-sm) has none (set with --set program.scheme=ape-fp32t; the constraint from the run's machine v100, not the file's)`},
 	{name: "an unknown key in an inline scheme", args: []string{"run", absExample("a100-emulated-gemm.yaml"), "-q", "--numerics", "off", "--set", "program.scheme={name: markidis, foo: 1}"},
 		want: `unknown key "scheme.foo": "scheme" has no key "foo" (it has: name, pieces, groups, kernels, epilogue, split)`},
 	{name: "an integer flag given a word", args: []string{"run", "p.yaml", "--seed", "abc"},
