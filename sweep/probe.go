@@ -3,7 +3,6 @@ package sweep
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -247,33 +246,21 @@ const probeMachines = 64
 
 // machineCache is the programs.MachineCache of checkSet's probes: the
 // machines they loaded, by name or path, text and machine.* overrides —
-// the last max used, the others dropped. A probe took 65–80 % of its time
-// loading its machine again (an emulated-gemm on ascend-910a); probes one
-// after the other on one machine now load it once. It reads the machine's
-// text at each lookup, and keeps its SHA-256: a file changed since is
-// loaded again.
+// the last max used, the others dropped (textCache). A probe took 65–80 %
+// of its time loading its machine again (an emulated-gemm on ascend-910a);
+// probes one after the other on one machine now load it once. It reads the
+// machine's text at each lookup: a file changed since is loaded again.
 type machineCache struct {
-	mu   sync.Mutex
-	max  int
-	used int64 // the count of lookups, for the entries' last use
-	m    map[string]*cachedMachine
-	// read is the text's sum the last lookup that missed read, by key:
-	// of the text its run's Load reads next, or older (Loaded keeps the
-	// machine with it: a file changed in between only misses again).
-	read map[string][sha256.Size]byte
-}
-
-// cachedMachine is one machine of a machineCache: the SHA-256 of the text
-// of its file (or embedded machine) as it was before it was loaded, and
-// when it was last used.
-type cachedMachine struct {
-	m    *machines.Machine
-	sum  [sha256.Size]byte
-	used int64
+	mu sync.Mutex
+	textCache[*machines.Machine]
+	// read is the text the last lookup that missed read, by key: the text
+	// its run's Load reads next, or older (Loaded keeps the machine with
+	// it: a file changed in between only misses again).
+	read map[string][]byte
 }
 
 func newMachineCache(max int) *machineCache {
-	return &machineCache{max: max, m: map[string]*cachedMachine{}, read: map[string][sha256.Size]byte{}}
+	return &machineCache{textCache: newTextCache[*machines.Machine](max), read: map[string][]byte{}}
 }
 
 // machineCacheKey is the key of the machine Load(ref, overrides) returns
@@ -297,32 +284,63 @@ func (c *machineCache) Machine(ref string, overrides []machines.Override) *machi
 	if err != nil {
 		return nil // (Load refuses it)
 	}
-	sum := sha256.Sum256(text)
 	key := machineCacheKey(ref, overrides)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := c.m[key]
-	if e == nil || e.sum != sum {
+	m, ok := c.get(key, text)
+	if !ok {
 		clear(c.read) // (the one lookup's before its Loaded)
-		c.read[key] = sum
-		return nil
+		c.read[key] = text
 	}
-	c.used++
-	e.used = c.used
-	return e.m
+	return m
 }
 
-// Loaded keeps m, loaded for ref and overrides after a lookup that missed,
-// dropping the machine used least recently where c is full.
+// Loaded keeps m, loaded for ref and overrides after a lookup that missed.
 func (c *machineCache) Loaded(ref string, overrides []machines.Override, m *machines.Machine) {
 	key := machineCacheKey(ref, overrides)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	sum, ok := c.read[key]
-	if !ok {
-		return
+	if text, ok := c.read[key]; ok {
+		delete(c.read, key)
+		c.put(key, text, m)
 	}
-	delete(c.read, key)
+}
+
+// textCache keeps values made from a text (a loaded machine, a parsed
+// program file) by key while the text stays the same: the last max used,
+// the others dropped.
+type textCache[V any] struct {
+	max  int
+	used int64 // the count of uses, for the entries' last use
+	m    map[string]*textEntry[V]
+}
+
+// textEntry is one value of a textCache, the text it was made from, and
+// when it was last used.
+type textEntry[V any] struct {
+	v    V
+	text []byte
+	used int64
+}
+
+func newTextCache[V any](max int) textCache[V] {
+	return textCache[V]{max: max, m: map[string]*textEntry[V]{}}
+}
+
+// get returns the value kept for key, where it was made from text.
+func (c *textCache[V]) get(key string, text []byte) (V, bool) {
+	c.used++
+	if e := c.m[key]; e != nil && bytes.Equal(e.text, text) {
+		e.used = c.used
+		return e.v, true
+	}
+	var zero V
+	return zero, false
+}
+
+// put keeps v, made from text, for key, dropping the value used least
+// recently where c is full.
+func (c *textCache[V]) put(key string, text []byte, v V) {
 	if _, ok := c.m[key]; !ok && len(c.m) >= c.max {
 		oldest := ""
 		for k, e := range c.m {
@@ -333,7 +351,7 @@ func (c *machineCache) Loaded(ref string, overrides []machines.Override, m *mach
 		delete(c.m, oldest)
 	}
 	c.used++
-	c.m[key] = &cachedMachine{m: m, sum: sum, used: c.used}
+	c.m[key] = &textEntry[V]{v: v, text: text, used: c.used}
 }
 
 // probePrograms is how many program files checkSet's probes keep parsed
@@ -349,22 +367,10 @@ const probePrograms = 16
 // parsing its program's YAML again (an emulated-gemm on ascend-910a). It
 // reads the program's text at each probe: a file changed since is parsed
 // again.
-type programCache struct {
-	max  int
-	used int64 // the count of reads, for the entries' last use
-	m    map[string]*cachedProgram
-}
-
-// cachedProgram is one program file of a programCache, as parsed from
-// text, and when it was last used.
-type cachedProgram struct {
-	f    *programs.File
-	text []byte
-	used int64
-}
+type programCache struct{ textCache[*programs.File] }
 
 func newProgramCache(max int) *programCache {
-	return &programCache{max: max, m: map[string]*cachedProgram{}}
+	return &programCache{newTextCache[*programs.File](max)}
 }
 
 // read is readProgram(path, written), parsing the file once while its
@@ -376,24 +382,13 @@ func (c *programCache) read(path, written string) (*programs.File, error) {
 	}
 	dir := filepath.Dir(path)
 	key := name + "\x00" + dir
-	c.used++
-	if e := c.m[key]; e != nil && bytes.Equal(e.text, data) {
-		e.used = c.used
-		return e.f.Again()
+	if f, ok := c.get(key, data); ok {
+		return f.Again()
 	}
 	f, err := programs.Parse(name, dir, data)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := c.m[key]; !ok && len(c.m) >= c.max {
-		oldest := ""
-		for k, e := range c.m {
-			if oldest == "" || e.used < c.m[oldest].used {
-				oldest = k
-			}
-		}
-		delete(c.m, oldest)
-	}
-	c.m[key] = &cachedProgram{f: f, text: data, used: c.used}
+	c.put(key, data, f)
 	return f.Again()
 }

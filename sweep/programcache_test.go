@@ -146,24 +146,24 @@ func TestProgramCacheFilesUnchanged(t *testing.T) {
 		t.Fatalf("%d program files kept, want the %d examples", len(progs.m), len(entries))
 	}
 	for _, e := range progs.m {
-		fresh, err := readProgram(filepath.Join(dir, e.f.Path), e.f.Path)
+		fresh, err := readProgram(filepath.Join(dir, e.v.Path), e.v.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(e.f.Config.Viper().AllSettings(), fresh.Config.Viper().AllSettings()) {
-			t.Errorf("%s: configuration modified by the probes that took it", e.f.Path)
+		if !reflect.DeepEqual(e.v.Config.Viper().AllSettings(), fresh.Config.Viper().AllSettings()) {
+			t.Errorf("%s: configuration modified by the probes that took it", e.v.Path)
 		}
-		if e.f.Kind.Params == nil {
+		if e.v.Kind.Params == nil {
 			continue
 		}
-		copied, err := e.f.Again()
+		copied, err := e.v.Again()
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, b := reflect.New(e.f.Kind.Params).Interface(), reflect.New(e.f.Kind.Params).Interface()
+		a, b := reflect.New(e.v.Kind.Params).Interface(), reflect.New(e.v.Kind.Params).Interface()
 		errA, errB := copied.Decode(a, programs.Options{}), fresh.Decode(b, programs.Options{})
 		if !reflect.DeepEqual(a, b) || (errA == nil) != (errB == nil) {
-			t.Errorf("%s: the copy decodes to %+v (%v), a parse to %+v (%v)", e.f.Path, a, errA, b, errB)
+			t.Errorf("%s: the copy decodes to %+v (%v), a parse to %+v (%v)", e.v.Path, a, errA, b, errB)
 		}
 	}
 }
