@@ -45,6 +45,10 @@ type GEMMParams struct {
 	seedFlag bool
 	// host is the run's bound on its host memory (Options.MaxHostBytes).
 	host hostBound
+	// anyShape: on GPUs the default tile is the library's first that
+	// fits, whatever m and n (lu-fused's probe: one tile for every kernel
+	// of the factorization), not the one that fills the SMs (fillingTile).
+	anyShape bool
 }
 
 // Tiling is the block decomposition: SGEMM-cube's (its Sec. 5.1.1) on

@@ -439,7 +439,8 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 			kstep = 4
 		}
 	}
-	if sh.a > 1 || sh.b > 1 || sh.accs() > 1 {
+	several := sh.a > 1 || sh.b > 1 || sh.accs() > 1 // pieces or accumulators
+	if several {
 		defaults = multiOperandTiles(defaults, kstep)
 	}
 	// CTA pairs (cta_group::2) need tcgen05 and CTAs 2c, 2c+1 on adjacent
@@ -529,18 +530,25 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 			}
 			defaults = keep
 		}
-		found := false
+		var fitting []gpuTile
 		var smallest gpuTile
 		var why error
 		for _, d := range defaults {
 			err := d.fits(tg, in, lane, sh)
 			if err == nil {
-				t, found = d, true
-				break
+				fitting = append(fitting, d)
+				continue
 			}
 			// (The library's tiles go from the largest to the smallest:
 			// the last one's refusal names the limit none passes.)
 			smallest, why = d, err
+		}
+		found := len(fitting) > 0
+		switch {
+		case found && p.anyShape:
+			t = fitting[0]
+		case found:
+			t = fillingTile(fitting, p.M, p.N, m.Cores, several)
 		}
 		if !found && why == nil {
 			return nil, bad("tiling", "none of the default tiles fits machine %s; give tiling.bm, bn, bk, stages, warps", m.Name)
@@ -664,6 +672,38 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		return nil, limitedBy(bad("m", "A, B and C need %d bytes of global memory; machine %s has %d (gm.capacity)", end, m.Name, int64(m.GM.Capacity)), "machine.gm.capacity")
 	}
 	return pl, nil
+}
+
+// fillingTile is the library tile a GEMM of m×n runs with, of the tiles
+// that fit the machine (largest first): the largest whose grid has a CTA
+// for each of the machine's sms SMs — the first, for every shape that
+// fills one wave with it — else, on a shape too thin for any of them to
+// fill the SMs, the one with the most CTAs (the larger of equals). A
+// library picks so for skinny shapes (cuBLAS's and Tensile's heuristics
+// choose the kernel per shape; a 128×256 tile at m = 16, n = 8192 would
+// leave 100 of an H100's 132 SMs idle, 64×128 leaves 4), where one tile
+// for all shapes would predict the thin GEMMs of inference several times
+// too slow. A CTA pair's tile counts its two CTAs. With sameDepth (a
+// kernel of several pieces or accumulators) only tiles as deep as the
+// first are taken: products that share an accumulator are interleaved a
+// k-step at a time, so there the depth decides C's bits, and a shape's
+// tile must not (the same element of C whatever m and n). The grid's k
+// stays whole: there is no split-K.
+func fillingTile(tiles []gpuTile, m, n, sms int, sameDepth bool) gpuTile {
+	ctas := func(d gpuTile) int { return ((m + d.bm - 1) / d.bm) * ((n + d.bn - 1) / d.bn) }
+	best := tiles[0]
+	for _, d := range tiles {
+		if sameDepth && d.bk != best.bk {
+			continue
+		}
+		if ctas(d) >= sms {
+			return d
+		}
+		if ctas(d) > ctas(best) {
+			best = d
+		}
+	}
+	return best
 }
 
 // layout places a CTA's shared-memory stages and registers for the

@@ -79,7 +79,7 @@ func buildLUGPU(f *File, m *machines.Machine, o Options) (Job, error) {
 	// kernel so that TRSM and updates share the k order.
 	// Keys given replace the default tile's (its stages and warps stay).
 	// One CTA per tile (cta_group 1): the kernels join parts of any shape.
-	probe, err := newGPUGEMMPlan(f.Path, GEMMParams{Kind: "lu-fused", M: p.NB, N: p.NB, K: p.NB, Tiling: Tiling{CTAGroup: 1}}, m, fp.FP16, gpuShape{readsC: true})
+	probe, err := newGPUGEMMPlan(f.Path, GEMMParams{Kind: "lu-fused", M: p.NB, N: p.NB, K: p.NB, Tiling: Tiling{CTAGroup: 1}, anyShape: true}, m, fp.FP16, gpuShape{readsC: true})
 	if err != nil {
 		return nil, err
 	}
