@@ -1,9 +1,9 @@
 package gpu
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/cube"
@@ -596,6 +596,9 @@ func (core *Core) mmad(t *cta, in *isa.Instr) error {
 	if in.In == fp.INT8 && in.Out == fp.INT32 {
 		return core.mmadInt8(t, in)
 	}
+	if in.In == fp.FP64 && in.Out == fp.FP64 {
+		return core.mmadFP64(t, in)
+	}
 	a, err := core.operand(t, in.Src, in.M, in.K, in.SrcStride, in.In, &core.scratchA)
 	if err != nil {
 		return err
@@ -607,10 +610,6 @@ func (core *Core) mmad(t *cta, in *isa.Instr) error {
 	c, err := core.local(t, in.Dst.Buf, in.Dst.Addr, dma.FractalBytes(in.M, in.N, in.Out))
 	if err != nil {
 		return err
-	}
-	if in.In == fp.FP64 && in.Out == fp.FP64 {
-		fp64MMA(in.M, in.K, in.N, a, b, c, in.Init)
-		return nil
 	}
 	model := core.chip.Cube()
 	if in.Pipe == LaneVector {
@@ -782,29 +781,33 @@ func roundUp(x, m int) float64 {
 	return float64((x + m - 1) / m * m)
 }
 
-// fp64MMA is C (m×n FP64, fractal) = A (m×k) · B (k×n) + (init ? 0 : C) in
-// FP64, every output a chain of fused multiply-adds in increasing k (one
-// rounding per step) — the model of DMMA and of CUDA-core DGEMM.
+// mmadFP64 computes C (fractal, FP64) = A·B (+ C) for FP64 fragments,
+// every output a chain of fused multiply-adds in increasing k (one
+// rounding per step) — the model of DMMA and of CUDA-core DGEMM — with
+// each operand where it lies (as mmadInt8 takes them) and scratch from a
+// pool: cube.FP64Scratch, whose results are the plain chains' bit for bit.
 // assumption: DMMA rounds after every product like an FMA chain (NVIDIA
 // calls its FP64 tensor operations IEEE-754 compliant; no recorded FP64
 // vectors in tc-vectors).
-func fp64MMA(m, k, n int, a, b, c []byte, init bool) {
-	_, bk := cube.FractalBlock(64)
-	pk := (k + bk - 1) / bk * bk
-	pn := (n + bk - 1) / bk * bk
-	for i := 0; i < m; i++ {
-		for j := 0; j < n; j++ {
-			ci := cube.FractalIndex(i, j, pn, 64) * 8
-			var acc float64
-			if !init {
-				acc = math.Float64frombits(binary.LittleEndian.Uint64(c[ci:]))
-			}
-			for x := 0; x < k; x++ {
-				av := math.Float64frombits(binary.LittleEndian.Uint64(a[cube.FractalIndex(i, x, pk, 64)*8:]))
-				bv := math.Float64frombits(binary.LittleEndian.Uint64(b[cube.FractalIndex(x, j, pn, 64)*8:]))
-				acc = math.FMA(av, bv, acc)
-			}
-			binary.LittleEndian.PutUint64(c[ci:], math.Float64bits(acc))
-		}
+func (core *Core) mmadFP64(t *cta, in *isa.Instr) error {
+	a, la, lda, err := core.operandData(t, in.Src, in.M, in.K, in.SrcStride, fp.FP64)
+	if err != nil {
+		return err
 	}
+	b, lb, ldb, err := core.operandData(t, in.Src1, in.K, in.N, in.RowStride, fp.FP64)
+	if err != nil {
+		return err
+	}
+	c, err := core.local(t, in.Dst.Buf, in.Dst.Addr, dma.FractalBytes(in.M, in.N, in.Out))
+	if err != nil {
+		return err
+	}
+	s := fp64Scratch.Get().(*cube.FP64Scratch)
+	s.MMAD(in.M, in.K, in.N, a, la, int(lda), b, lb, int(ldb), c, in.Init)
+	fp64Scratch.Put(s)
+	return nil
 }
+
+// fp64Scratch holds the FP64 MMAs' working memory between calls (the
+// cores of one chip, and chips run side by side, share it).
+var fp64Scratch = sync.Pool{New: func() any { return new(cube.FP64Scratch) }}
