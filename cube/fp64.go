@@ -3,26 +3,7 @@ package cube
 import (
 	"encoding/binary"
 	"math"
-	"sync"
 )
-
-// MMADFP64 is the FP64 matrix operation C (m×n) = A (m×k) · B (k×n) +
-// (init ? 0 : C) on fractal tiles (16×16 blocks of little-endian 64-bit
-// words), every output a chain of fused multiply-adds in increasing k
-// from C[i][j] (init: +0), one rounding per step:
-// acc = math.FMA(A[i][x], B[x][j], acc) — an IEEE-754 FMA chain. The
-// outputs are independent, so the order in which they are computed does
-// not change them.
-//
-// Its working memory comes from a pool; a caller that makes many calls
-// from one goroutine can keep an FP64Scratch instead.
-func MMADFP64(m, k, n int, a, b, c []byte, init bool) {
-	s := fp64Pool.Get().(*FP64Scratch)
-	s.MMAD(m, k, n, a, Fractal, 0, b, Fractal, 0, c, init)
-	fp64Pool.Put(s)
-}
-
-var fp64Pool = sync.Pool{New: func() any { return new(FP64Scratch) }}
 
 // FP64Scratch is the working memory of the FP64 matrix operation (A and
 // B decoded into float64s), kept across calls so that they allocate
@@ -33,16 +14,21 @@ type FP64Scratch struct {
 	b []float64 // B row-major: k×np, np = n rounded up to 8 (zero columns)
 }
 
-// MMAD is MMADFP64 with A and B each in layout la (lb): Fractal, or
+// MMAD is the FP64 matrix operation C (m×n) = A (m×k) · B (k×n) +
+// (init ? 0 : C) with s's working memory, every output a chain of fused
+// multiply-adds in increasing k from C[i][j] (init: +0), one rounding per
+// step: acc = math.FMA(A[i][x], B[x][j], acc) — an IEEE-754 FMA chain.
+// C is a fractal tile (16×16 blocks of little-endian 64-bit words, its
+// padding left as it is); A and B are each in layout la (lb): Fractal, or
 // RowMajor with its rows lda (ldb) bytes apart — a tile read where it
-// lies. C is fractal, as in MMADFP64, and so is the result: MMADFP64's on
-// the same matrices laid out as fractal tiles, bit for bit.
+// lies, with the same result bit for bit.
 //
-// The chains run four rows by eight columns at a time: with AVX and FMA3
-// (amd64) as VFMADD231PD on four-lane vectors — each lane's FMA the
-// scalar VFMADD231SD of math.FMA, operands in the same roles, so the same
-// bits, NaN payloads included — else as math.FMA two rows by two columns
-// at a time.
+// The outputs are independent, so the order in which they are computed
+// does not change them: the chains run four rows by eight columns at a
+// time, with AVX and FMA3 (amd64) as VFMADD231PD on four-lane vectors —
+// each lane's FMA the scalar VFMADD231SD of math.FMA, operands in the
+// same roles, so the same bits, NaN payloads included — else as math.FMA
+// two rows by two columns at a time.
 func (s *FP64Scratch) MMAD(m, k, n int, a []byte, la Layout, lda int, b []byte, lb Layout, ldb int, c []byte, init bool) {
 	if m <= 0 || n <= 0 {
 		return
@@ -118,8 +104,9 @@ func fp64ChainsFMA3(m, k, n int, a, b []float64, ldb int, c []byte, init bool) {
 }
 
 // fp64Chains is fp64ChainsFMA3 in Go (any k ≥ 0, A's and B's padding
-// unused): each output the FMA chain of MMADFP64, two rows by two columns
-// at a time (an odd last row or column computed again and not stored).
+// unused): each output the FMA chain of FP64Scratch.MMAD, two rows by two
+// columns at a time (an odd last row or column computed again and not
+// stored).
 func fp64Chains(m, k, n int, a, b []float64, ldb int, c []byte, init bool) {
 	nbn := (n + 15) / 16
 	load := func(i, j int) float64 {

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// fp64Reference is MMADFP64 as arch/gpu computed it before FP64Scratch:
+// fp64Reference is FP64Scratch.MMAD as arch/gpu computed it before:
 // every element located by FractalIndex and decoded per use, one output
 // at a time (A and B fractal, or row-major with rows lda and ldb bytes
 // apart).
