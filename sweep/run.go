@@ -158,8 +158,11 @@ func Run(s *Study, opts Options) (*Summary, error) {
 	if opts.Out == "" {
 		return nil, badInput(errors.New("no output directory (-o DIR)"))
 	}
+	// (With SkipCheck the caller checked the study: opts.Context
+	// interrupts the points' run, not the check of the outputs.)
+	c := setCheck{hostBytes: opts.pointHostBytes(), progress: opts.Progress, log: opts.Log, start: start}
 	if !opts.SkipCheck {
-		c := setCheck{ctx: opts.Context, hostBytes: opts.pointHostBytes(), progress: opts.Progress, log: opts.Log, start: start}
+		c.ctx = opts.Context
 		if err := s.checkKeys(c); err != nil {
 			return nil, err
 		}
@@ -169,7 +172,7 @@ func Run(s *Study, opts Options) (*Summary, error) {
 			}
 		}
 	}
-	if err := s.checkOutputs(opts.Out, true); err != nil {
+	if err := s.checkOutputsFor(c, opts.Out, true); err != nil {
 		return nil, err
 	}
 	if opts.Log != nil {
