@@ -21,3 +21,29 @@ var total = sync.OnceValues(func() (int64, bool) {
 	}
 	return phys, ok
 })
+
+// heapReserve is what a process of the simulator holds resident outside
+// the Go runtime's soft memory limit, or past it: the executable's pages
+// read from its file (RssFile, 17 MiB of this binary's 31 MB while it
+// runs), which the limit does not count, and the collector's overshoot of
+// the limit where the live heap nears it (up to 13 MiB measured).
+// Measured 2026-12-04 on a trace held to its cap (hgemm 8192³ numerics
+// off, --trace, `/usr/bin/time -v`): with the limit at --max-memory the
+// run peaked at 162–180 MiB under 150MiB and 262–264 MiB under 250MiB;
+// with it 32 MiB lower, at 134–137 and 230–231 MiB.
+const heapReserve = 32 << 20
+
+// HeapLimit returns the Go runtime's soft memory limit
+// (runtime/debug.SetMemoryLimit) under which a process of the simulator
+// stays within bound bytes of resident memory (peak RSS): bound less what
+// the process holds outside the limit or past it (32 MiB), and at least
+// half the bound (a bound of a few tens of MiB refuses any run anyway).
+// With the limit at the bound itself, a run whose live heap nears it —
+// one whose trace fills what --max-memory leaves it — peaked 10–20 % above
+// the bound.
+func HeapLimit(bound int64) int64 {
+	if bound <= 0 {
+		return bound
+	}
+	return max(bound-heapReserve, bound/2)
+}
