@@ -82,8 +82,10 @@ func fp64Rows(dst []float64, ldd int, src []byte, l Layout, ld, r, cols int) {
 func fp64ChainsFMA3(m, k, n int, a, b []float64, ldb int, c []byte, init bool) {
 	nbn := (n + 15) / 16
 	for i := 0; i < m; i += 4 {
+		_ = a[(i+4)*k-1] // the tile's four rows of A
 		ap := &a[i*k]
 		for j := 0; j < n; j += 8 {
+			_ = b[(k-1)*ldb+j+7] // the tile's eight columns of B's last row
 			off := fp64CIndex(i, j, nbn)
 			if i+4 <= m && j+8 <= n {
 				_ = c[off+3*128+63] // the tile's last byte
