@@ -192,17 +192,18 @@ func FuzzProgramFile(f *testing.F) {
 			return
 		}
 		if ownNumerics && arch.RunsGrids(m) {
-			// A GPU model's estimate counts every block slot of every
-			// core in use (A100: 243 MiB, where a GEMM's one or two
-			// blocks an SM hold ~35 MB): within fuzzAllocBound/4 alone
-			// no GPU but the T4 reached its numerics here. The model's
-			// estimate is added to the bound, so the data keep
-			// fuzzAllocBound/4 of room, and to what the run may
-			// allocate, so that the data's estimate short by 4× still
-			// fails (the model allocates less than its estimate:
+			// A GPU run's estimate counts its kernels' blocks and their
+			// data on every core (A100 HGEMM 2048³: 51 MiB; it counted
+			// every block slot of every core, 243 MiB, before
+			// 2026-12-04), and the model: within fuzzAllocBound/4
+			// alone no GPU but the T4 reached its numerics here. The
+			// blocks' and the model's estimate are added to the bound,
+			// so the data keep fuzzAllocBound/4 of room, and to what the
+			// run may allocate, so that the data's estimate short by 4×
+			// still fails (the model allocates less than its estimate:
 			// TestFootprintCoversRunningGPU).
 			if e, ok := runEstimate(file, opts); ok {
-				est := e.models // (as HostBytes counts the model)
+				est := e.blocks + e.models // (as HostBytes counts them)
 				opts.MaxHostBytes += int64(est)
 				allowed += uint64(est)
 			}

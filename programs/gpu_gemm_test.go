@@ -80,7 +80,7 @@ func TestGPUHGEMMBadInput(t *testing.T) {
 		{"a100", []string{"program.tiling.staging=plain"}, `key "tiling.staging": must be shared, registers or none`},
 		{"ascend-910a", []string{"program.tiling.stages=3"}, `key "tiling.stages": applies to GPU machines`},
 		{"a100", []string{"program.m=0"}, `key "m"`},
-		{"a100", []string{"program.m=65536", "program.n=65536", "program.k=65536"}, "full numerics on 65536×65536×65536 needs about 576.5GiB of host memory in all (its data 576.0GiB, its chip model 371MiB and the run's base 48MiB), more than the run may take (16GiB, --max-memory)"},
+		{"a100", []string{"program.m=65536", "program.n=65536", "program.k=65536"}, "full numerics on 65536×65536×65536 needs about 576.25GiB of host memory in all (its data 576.0GiB, its kernels' blocks 51MiB, its chip model 131MiB and the run's base 48MiB), more than the run may take (16GiB, --max-memory)"},
 	} {
 		_, err := runGPU(t, c.machine, c.sets...)
 		wantBadInputLine(t, err, c.want, c.machine, c.sets)

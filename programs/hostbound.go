@@ -48,26 +48,36 @@ func (o Options) maxHostBytes() int64 {
 
 // besideModels returns the host bytes a run of f with opts holds beside
 // its chip models by its estimate: its base and data (the run's estimate,
-// runEstimates.dataEstimate), as HostBytes counts them — so that the room
-// the run's bound leaves its models (modelRoom) refuses a model exactly
-// where HostBytes passes the bound. runHostBytes alone where the
-// parameters do not decode (the run refuses them at once) or the kind has
-// no estimate.
+// runEstimates.dataEstimate) and its kernels' blocks on a GPU
+// (blocksHostBytes, of its whole estimate), as HostBytes counts them — so
+// that the room the run's bound leaves its models (modelRoom) refuses a
+// model exactly where HostBytes passes the bound. runHostBytes alone
+// where the parameters do not decode (the run refuses them at once) or
+// the kind has no estimate.
 func besideModels(f *File, opts Options) float64 {
-	e, ok := opts.estimateOf(f).dataEstimate()
+	est := opts.estimateOf(f)
+	e, ok := est.dataEstimate()
 	if !ok {
 		return runHostBytes
+	}
+	if w, ok := est.whole(); ok {
+		e.blocks = w.blocks
 	}
 	return e.beside()
 }
 
 // modelRoom bounds a chip model of the run by what the run's bound on its
 // host memory (maxHostBytes) leaves beside beside bytes (besideModels:
-// its base and data; what names them, "" for those): a's RunBound is the
-// whole bound, which a refusal records (badinput.HostMemory) and names
-// with the bytes beside (RunBeside, RunBesideWhat); arch leaves the model
-// the rest.
+// its base and data, and its kernels' blocks on a GPU; what names them,
+// "" for those): a's RunBound is the whole bound, which a refusal records
+// (badinput.HostMemory) and names with the bytes beside (RunBeside,
+// RunBesideWhat); arch leaves the model the rest.
 func (o Options) modelRoom(a *arch.Options, beside float64, what string) {
+	if what == "" && o.est != nil {
+		if e, ok := o.est.whole(); ok && e.blocks > 0 {
+			what = "the run's data and base and its kernels' blocks" // (arch's words without them: "the run's data and base")
+		}
+	}
 	bound := o.maxHostBytes()
 	a.RunBound, a.RunBeside, a.RunBesideWhat = bound, beside, what
 	a.RunBoundDefault = o.MaxHostBytes <= 0
@@ -111,16 +121,21 @@ func (h *hostBound) est(data float64) hostEstimate {
 	return hostEstimate{base: runHostBytes, data: data}
 }
 
-// overData reports whether the run's data and base by its estimate pass
-// the bound — data, the check's own figure, where the estimate is not
-// known —, with the run's whole estimate where they do, which the data
-// check's refusal quotes (overAll). (Where they do not and the chip
-// model does, the model's check refuses the run.)
+// overData reports whether the run's data and base by its estimate — on
+// a GPU with what its functional blocks keep (hostEstimate.blockData),
+// which numerics off or sampled leave out too — pass the bound (data, the
+// check's own figure, where the estimate is not known), with the run's
+// whole estimate where they do, which the data check's refusal quotes
+// (overAll). (Where they do not and the chip model does, the model's
+// check refuses the run.)
 func (h *hostBound) overData(data float64) (hostEstimate, bool) {
 	e := hostEstimate{base: runHostBytes, data: data}
 	if h.run != nil {
 		if d, ok := h.run.dataEstimate(); ok {
 			e = d
+		}
+		if w, ok := h.run.whole(); ok {
+			e.data += w.blockData
 		}
 	}
 	if !h.exceeds(e.beside()) {
@@ -148,11 +163,16 @@ func (h *hostBound) overAll(e hostEstimate) string {
 
 // parts names the estimate's parts: "in all (its data 576MiB, its chip
 // model 59MiB and the run's base 48MiB)" (a run without data: "in all
-// (its chip model 7MiB and the run's base 48MiB)").
+// (its chip model 7MiB and the run's base 48MiB)"; on a GPU its kernels'
+// blocks too: "in all (its data 576MiB, its kernels' blocks 41MiB, its
+// chip model 8MiB and the run's base 48MiB)").
 func (e hostEstimate) parts() string {
 	data := ""
 	if e.data > 0 {
 		data = "its data " + roughSize(e.data) + ", "
+	}
+	if e.blocks > 0 {
+		data += "its kernels' blocks " + roughSize(e.blocks) + ", "
 	}
 	return fmt.Sprintf("in all (%sits chip model %s and the run's base %s)", data, roughSize(e.models), roughSize(e.base))
 }

@@ -65,7 +65,7 @@ func TestLUHostMemoryBound(t *testing.T) {
 	}{
 		{"examples/lu-fused-small.yaml", "program.n=16384", "full numerics on n = 16384 needs about 11.25GiB of host memory in all (its data 11.0GiB, its chip model 59MiB and the run's base 48MiB), more than the run may take (8GiB, --max-memory); use numerics off"},
 		{"examples/lu-gemm256.yaml", "program.m=16384", "full numerics on m = 16384 needs about 11.25GiB of host memory in all (its data 11.0GiB"},
-		{"examples/a100-lu-fused.yaml", "program.n=16384", "full numerics on n = 16384 needs about 11.5GiB of host memory in all (its data 11.0GiB, its chip model 371MiB"},
+		{"examples/a100-lu-fused.yaml", "program.n=16384", "full numerics on n = 16384 needs about 11.5GiB of host memory in all (its data 11.0GiB, its kernels' blocks 241MiB, its chip model 131MiB"},
 	} {
 		f, err := ReadFile(c.file)
 		if err != nil {
@@ -106,6 +106,7 @@ func TestHostMemoryRefusalsMarked(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, file, src    string // an example file, or a program's text
+		machine            string // -m ("": the file's)
 		sets               []string
 		numerics, fidelity string
 		bound              int64
@@ -132,17 +133,22 @@ func TestHostMemoryRefusalsMarked(t *testing.T) {
 		{name: "chip model", file: "examples/cube-peak.yaml", bound: 1 << 20,
 			want: "machine ascend-910a: simulating it would take about 7 MiB of host memory"},
 		// (A GM of 64 MiB: the chip model's where index the same for the
-		// whole memory and for the program's span; 256 cores: the model
-		// ~574 MiB, within what 650 MiB leaves beside the run's base and
-		// data, 57 MiB; its CTAs' data 102 MiB more, past the whole bound.)
-		{name: "grid's CTAs", file: "examples/a100-hgemm.yaml", sets: []string{"program.m=256", "program.n=256", "program.k=256", "machine.gm.capacity=64MiB", "machine.cores=256"}, bound: 650 << 20,
-			want: `grid "hgemm": its CTAs' data would take the simulation of machine a100 to about 676`},
-		{name: "chip model past MaxModelBytes", file: "examples/a100-hgemm.yaml", sets: []string{"machine.cores=20000"}, numerics: NumericsOff, bound: 32 << 30,
+		// whole memory and for the program's span. Ozaki's kernels are not
+		// followed by the run's estimate, whose blocks are then every slot
+		// of every CU without data, ~339 MiB, within 500 MiB with the
+		// rest; the product GEMM's 6 blocks a CU keep ~3 MiB there, past
+		// the whole bound. A GEMM's estimate holds its blocks' data:
+		// TestMaxMemoryGPUBlocksQuotedRuns.)
+		{name: "grid's CTAs", file: "examples/b200-ozaki.yaml", machine: "mi300x", sets: []string{"program.m=256", "program.n=256", "program.k=256", "machine.gm.capacity=64MiB"}, numerics: NumericsFull, bound: 500 << 20,
+			want: `grid "ozaki/products": its CTAs' data would take the simulation of machine mi300x to about`},
+		// (20 M cores of ~5 KiB: the chip's own estimate holds no block
+		// slots since 2026-12-04, where 20000 cores passed 16 GiB.)
+		{name: "chip model past MaxModelBytes", file: "examples/a100-hgemm.yaml", sets: []string{"machine.cores=20000000"}, numerics: NumericsOff, bound: 32 << 30,
 			want: "above the limit of 16 GiB: check keys", unmarked: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := textOrFile(t, c.src, c.file)
-			_, err := Execute(f, Options{Overrides: mustSets(t, c.sets...), Numerics: c.numerics, Fidelity: c.fidelity, MaxHostBytes: c.bound}, RunHooks{})
+			_, err := Execute(f, Options{Machine: c.machine, Overrides: mustSets(t, c.sets...), Numerics: c.numerics, Fidelity: c.fidelity, MaxHostBytes: c.bound}, RunHooks{})
 			if err == nil || !strings.Contains(err.Error(), c.want) || !badinput.Is(err) {
 				t.Fatalf("got %v, want bad input containing %q", err, c.want)
 			}

@@ -7,18 +7,22 @@ import (
 	"sync"
 
 	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	"github.com/davinci-sim/davinci-sim/cluster"
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
 
 // HostBytes estimates the host memory a run of f with opts holds at its
 // peak, in bytes, and whether the program's kind has an estimate: for a
 // sweep admitting points at once within a budget (sweep's --max-memory).
-// It is the run's base, its data (dataHostBytes) and its chip models
-// (modelHostBytes: arch.Footprint of the run's machine, after the
-// overrides, in the run's mode — the estimate the run refuses a chip
-// model by, so that the two agree). A program whose keys do not decode
-// gives the run's base (its run refuses it at once).
+// It is the run's base, its data (dataHostBytes), its kernels' blocks on
+// a GPU (blocksHostBytes) and its chip models (modelHostBytes:
+// arch.Footprint of the run's machine, after the overrides, in the run's
+// mode — the estimate the run refuses a chip model by, so that the two
+// agree). A program whose keys do not decode gives the run's base (its
+// run refuses it at once).
 //
 // The estimate follows the builds' own computations (asmBudget,
 // checkHostMemory) with bytes per element measured by peak RSS (2026-12,
@@ -48,18 +52,21 @@ func HostBytes(f *File, opts Options) (int64, bool) {
 
 // hostEstimate is a run's estimate of its host memory at its peak, in
 // bytes, in its parts: the run's base (runHostBytes), its data
-// (dataHostBytes) and its chip models (modelHostBytes). Every check of
-// the run against its bound (--max-memory) decides by it and quotes its
-// total (hostBound.overAll), so that a run given its total as its bound is
-// refused by none of them.
-type hostEstimate struct{ base, data, models float64 }
+// (dataHostBytes), its kernels' blocks on a GPU (blocksHostBytes; 0 in
+// dataEstimate, which does not load the machine), of which blockData is
+// what functional blocks keep, and its chip models (modelHostBytes).
+// Every check of the run against its bound (--max-memory) decides by it
+// and quotes its total (hostBound.overAll), so that a run given its total
+// as its bound is refused by none of them.
+type hostEstimate struct{ base, data, blocks, blockData, models float64 }
 
-// beside returns the bytes the run holds beside its chip models: its base
-// and data (what the run's bound must hold before a model gets room).
-func (e hostEstimate) beside() float64 { return min(e.base+e.data, 1<<62) }
+// beside returns the bytes the run holds beside its chip models: its
+// base, data and blocks (what the run's bound must hold before a model
+// gets room).
+func (e hostEstimate) beside() float64 { return min(e.base+e.data+e.blocks, 1<<62) }
 
-// total returns the whole estimate: base, data and chip models.
-func (e hostEstimate) total() float64 { return min(e.base+e.data+e.models, 1<<62) }
+// total returns the whole estimate: base, data, blocks and chip models.
+func (e hostEstimate) total() float64 { return min(e.base+e.data+e.blocks+e.models, 1<<62) }
 
 // runEstimate estimates the host memory a run of f with opts holds
 // (HostBytes, in its parts: runEstimates.whole).
@@ -259,7 +266,9 @@ func (r *runEstimates) whole() (hostEstimate, bool) {
 	if !ok {
 		return r.wholeEst, false
 	}
-	r.wholeEst = hostEstimate{base: runHostBytes, data: data, models: modelHostBytes(r.f, r.opts, params, t)}
+	blocks, blockData := blocksHostBytes(r.f.Kind.Name, params, t)
+	r.wholeEst = hostEstimate{base: runHostBytes, data: data, blocks: blocks, blockData: blockData,
+		models: modelHostBytes(r.f, r.opts, params, t)}
 	r.wholeOK = true
 	return r.wholeEst, true
 }
@@ -402,10 +411,7 @@ func modelHostBytes(f *File, opts Options, params any, t runMachine) float64 {
 	if t.m == nil {
 		return 0
 	}
-	mode := arch.Functional // (a kind without numerics: the larger)
-	if v := numericsField(params); v.IsValid() && v.String() != "" && v.String() != NumericsFull {
-		mode = arch.Timing
-	}
+	mode := runMode(params)
 	models := 1.0
 	span := int64(0) // (a cluster's NPUs: the whole memory)
 	if t.topo != nil {
@@ -426,6 +432,177 @@ func modelHostBytes(f *File, opts Options, params any, t runMachine) float64 {
 		return 0
 	}
 	return models * per
+}
+
+// runMode is the mode of a run with params (decoded, the run's numerics
+// applied) as its estimate counts it: functional where its numerics are
+// full, or not given (a kind without numerics: the larger), else timing.
+func runMode(params any) arch.Mode {
+	if v := numericsField(params); v.IsValid() && v.String() != "" && v.String() != NumericsFull {
+		return arch.Timing
+	}
+	return arch.Functional
+}
+
+// blocksHostBytes estimates the host memory the blocks of the kernels a
+// run of kind with params (decoded, the run's numerics applied) launches
+// on its machine t take on a GPU, beside the chip model, which does not
+// count them (modelHostBytes; arch/gpu BlockBytes): a block slot for each
+// block a core holds at once — its queues, flags and the stream it reads
+// —, no more than the kernels' blocks, and in a functional run the data
+// a block keeps in its slot (its shared memory, a register file and
+// accumulator store of the core's size), for as many blocks as a core
+// holds at once on every core, a slot's storage the most any kernel keeps
+// there: as the grid scheduler counts them against the run's bound when it
+// admits a grid, so that a run given its estimate as its bound is not
+// refused by its grids. The kernels are the plans' where the estimate
+// follows them (gpuKernels: the GPU GEMMs, emulated-gemm's schemes but
+// auto); elsewhere every block slot of every core, without data, as the
+// chip model counted them before 2026-12-04 (a functional grid's data is
+// then held to the bound as it is admitted, and may refuse the run under
+// its estimate). data is the part the blocks' data takes (what numerics
+// off or sampled leave out). 0 on DaVinci machines, a cluster's NPUs, and
+// where the machine does not load.
+func blocksHostBytes(kind string, params any, t runMachine) (bytes, data float64) {
+	if t.m == nil || t.topo != nil {
+		return 0, 0
+	}
+	kernels, known := gpuKernels(kind, params, t.m)
+	if !known {
+		per, ok := gpu.SlotsBytes(t.m)
+		if !ok {
+			return 0, 0 // (not a GPU)
+		}
+		return float64(t.m.Cores) * float64(per), 0
+	}
+	cores := float64(t.m.Cores)
+	var kept []int64 // by slot of a core: the most a kernel's block keeps there
+	var slot int64
+	most, ctas := 0, 0.0
+	for _, g := range kernels {
+		n, s, d, ok := gpu.BlockBytes(t.m, g.Resources)
+		if !ok {
+			return 0, 0
+		}
+		slot, most, ctas = s, max(most, n), ctas+float64(g.CTAs)
+		if g.TimingOnly {
+			continue // (a block timed only keeps no data: the grid scheduler counts none)
+		}
+		for i := range n {
+			if i == len(kept) {
+				kept = append(kept, 0)
+			}
+			kept[i] = max(kept[i], d)
+		}
+	}
+	if runMode(params) == arch.Functional {
+		for _, d := range kept {
+			data += cores * float64(d)
+		}
+	}
+	data = min(data, 1<<62)
+	return min(min(ctas, cores*float64(most))*float64(slot)+data, 1<<62), data
+}
+
+// gpuKernels returns the kernels a run of kind with params (decoded)
+// launches on machine m — their blocks, resources and whether they are
+// timed only, no streams —, as its build plans them, and whether the
+// estimate follows that build: the GPU GEMMs' one kernel (buildGPUGEMM:
+// newGPUGEMMPlan of the kind's input format), emulated-gemm's native
+// scheme (sgemm's) and its FP32 schemes' split and product kernels
+// (buildEmulatedScheme: emulatedJob.plan). Not yet ape-int16, scheme auto,
+// ozaki, the LUs or gpu-bench, nor a run whose plan is refused (the run
+// refuses it). TestBlocksHostBytesFollowKernels checks it against the
+// kernels the builds launch.
+func gpuKernels(kind string, params any, m *machines.Machine) ([]isa.Grid, bool) {
+	tg, isGPU := newGPUTarget(m)
+	if !isGPU {
+		return nil, false
+	}
+	switch p := params.(type) {
+	case *GEMMParams:
+		in, ok := map[string]fp.Format{"hgemm": fp.FP16, "sgemm": fp.FP32, "igemm": fp.INT8, "tf32gemm": fp.TF32, "dgemm": fp.FP64}[kind]
+		if !ok {
+			return nil, false
+		}
+		if p.Input != "" {
+			if in != fp.FP16 {
+				return nil, false // (the run refuses the key)
+			}
+			if in, ok = map[string]fp.Format{"fp16": fp.FP16, "bf16": fp.BF16, "e4m3": fp.E4M3, "e5m2": fp.E5M2}[p.Input]; !ok {
+				return nil, false
+			}
+		}
+		return gemmKernel(*p, m, in)
+	case *EmulatedParams:
+		if kind != "emulated-gemm" {
+			return nil, false
+		}
+		switch p.Scheme {
+		case "native":
+			return gemmKernel(p.GEMMParams, m, fp.FP32)
+		case "ape-int16":
+			return int16Kernels(p.GEMMParams, m, tg)
+		case "auto":
+			return nil, false
+		}
+		sp, err := decodeScheme(p.Scheme, func(string, string, ...any) error { return errNoParams })
+		if err != nil || !tg.hasMatrix(sp.format) {
+			return nil, false
+		}
+		q := p.GEMMParams // (gpuDefaults fills in defaults: the run's own copy is left as decoded)
+		if err := q.gpuDefaults(""); err != nil {
+			return nil, false
+		}
+		j := &emulatedJob{p: q, sp: sp, tg: tg}
+		if err := j.plan(&File{}, m); err != nil {
+			return nil, false
+		}
+		var grids []isa.Grid
+		for _, g := range j.Program().Grids {
+			grids = append(grids, isa.Grid{Name: g.Name, CTAs: g.CTAs, Resources: g.Resources, TimingOnly: g.TimingOnly})
+		}
+		return grids, true
+	}
+	return nil, false
+}
+
+// int16Kernels is gpuKernels of emulated-gemm's ape-int16 scheme on a
+// GPU (buildEmulatedInt16): its split, its four INT8 GEMMs of one plan
+// and its recombination.
+func int16Kernels(p GEMMParams, m *machines.Machine, tg *gpuTarget) ([]isa.Grid, bool) {
+	if !tg.hasMatrix(fp.INT8) {
+		return nil, false
+	}
+	gemm, ok := gemmKernel(p, m, fp.INT8)
+	if !ok {
+		return nil, false
+	}
+	j := &int16Job{p: p, tg: tg}
+	threads := tg.threads(streamWarps)
+	blocks := func(n int, at func(int) streamBlock) isa.Grid {
+		g := streamGrid(tg, p.Kind, n, at)
+		return isa.Grid{Name: g.Name, CTAs: g.CTAs, Resources: g.Resources, TimingOnly: g.TimingOnly}
+	}
+	grids := []isa.Grid{blocks(j.splitBlocks(streamChunk, threads))}
+	for range int16Products {
+		grids = append(grids, gemm...)
+	}
+	return append(grids, blocks(j.recombineBlocks(streamChunk, threads))), true
+}
+
+// gemmKernel is gpuKernels of a GPU GEMM of params p with inputs of
+// format in (buildGPUGEMMFrom's plan).
+func gemmKernel(p GEMMParams, m *machines.Machine, in fp.Format) ([]isa.Grid, bool) {
+	if err := p.gpuDefaults(""); err != nil { // (p is a copy: the run's own is left as decoded)
+		return nil, false
+	}
+	pl, err := newGPUGEMMPlan("", p, m, in, gpuShape{})
+	if err != nil {
+		return nil, false
+	}
+	g := pl.grid()
+	return []isa.Grid{{Name: g.Name, CTAs: g.CTAs, Resources: g.Resources, TimingOnly: g.TimingOnly}}, true
 }
 
 // gmSpanOf returns the bytes of global memory a run of f with opts on

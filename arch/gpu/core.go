@@ -333,21 +333,13 @@ func (core *Core) Fits(r isa.Resources) bool {
 		core.smem+r.SharedBytes <= p.Shared && core.regs+r.Registers <= p.Registers && core.acc+r.AccBytes <= core.accCapacity()
 }
 
-// Resident implements arch.GridCore: Fits' limits on an empty core, and
-// the data a functional block keeps (Params.slotData).
+// Resident implements arch.GridCore: Fits' limits on an empty core
+// (Params.resident), and the data a functional block keeps
+// (Params.slotData). (The slots' own objects are not counted here: a
+// run's estimate holds them for its kernels, BlockBytes.)
 func (core *Core) Resident(r isa.Resources) (int, int64) {
 	p := core.p
-	n := int64(max(p.MaxBlocks, 1))
-	bound := func(have, need int64) {
-		if need > 0 {
-			n = min(n, have/need)
-		}
-	}
-	bound(int64(p.MaxWarps), int64(r.Warps))
-	bound(p.Shared, r.SharedBytes)
-	bound(p.Registers, r.Registers)
-	bound(core.accCapacity(), r.AccBytes)
-	return int(max(n, 1)), p.slotData(p.geom, r)
+	return p.resident(r), p.slotData(p.geom, r)
 }
 
 // accCapacity is the core's tensor memory blocks allocate, 0 without one.

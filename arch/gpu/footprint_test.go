@@ -99,14 +99,14 @@ func hostBytesNow() int64 {
 	return int64(s[0].Value.Uint64() + s[1].Value.Uint64() + s[2].Value.Uint64())
 }
 
-// spanGrid is a grid of small blocks, as many resident on a core as it
-// allows, whose copies from global memory reach over the first span
-// bytes: each block reads rows of rows·128 bytes spread over the span, the
-// last block up to its end.
-func spanGrid(ctas int, span int64) isa.Grid {
+// spanGrid is a grid of small blocks of smem bytes of shared memory, as
+// many resident on a core as that allows, whose copies from global memory
+// reach over the first span bytes: each block reads rows of rows·128
+// bytes spread over the span, the last block up to its end.
+func spanGrid(ctas int, span, smem int64) isa.Grid {
 	const rows, row = 48, 128
 	step := span / int64(ctas*rows) &^ (row - 1)
-	return isa.Grid{Name: "span", CTAs: ctas, Resources: isa.Resources{Warps: 1, SharedBytes: 1 << 10, Registers: 32},
+	return isa.Grid{Name: "span", CTAs: ctas, Resources: isa.Resources{Warps: 1, SharedBytes: smem, Registers: 32},
 		CTA: func(i int) isa.Stream {
 			return func(yield func(isa.Instr) bool) {
 				for r := range rows {
@@ -123,20 +123,46 @@ func spanGrid(ctas int, span int64) isa.Grid {
 }
 
 // The estimate of a GPU chip's host memory (arch.FootprintSpan, for the
-// span of global memory the program's tensors occupy) covers the chip as
-// it runs a grid with every block slot of every core in use — each block
-// reading its stream, read ahead or not — and its caches' where indexes
-// grown over the span, and is not far above it: it counted the indexes
-// for the whole of gm.capacity (A100 128 MiB, MI300X's nine directories
-// 1.1 GiB), whatever the program's span.
+// span of global memory the program's tensors occupy) with its kernel's
+// blocks (gpu.BlockBytes: a slot for each block a core holds at once, no
+// more than the grid's blocks) covers the chip as it runs the grid —
+// each block reading its stream, read ahead or not — and its caches'
+// where indexes grown over the span, and is not far above it: it counted
+// the indexes for the whole of gm.capacity (A100 128 MiB, MI300X's nine
+// directories 1.1 GiB), whatever the program's span; and every block
+// slot of every core in the chip's own estimate (A100: 2287 KiB a core),
+// where a GEMM's blocks hold 1–9 of the 32. Grids of blocks that fill
+// every slot (1 KiB of shared memory), four a core (a quarter of it
+// each), and fewer blocks than cores hold at once.
 func TestFootprintCoversRunningGPU(t *testing.T) {
 	const cores, span = 16, 96 << 20
-	for _, name := range []string{"a100", "mi300x"} {
+	for _, c := range []struct {
+		name      string
+		ctas      int
+		smem      func(m *machines.Machine) int64
+		wantSlots int // slots the estimate counts
+	}{
+		{"a100", 4 * cores * 64, func(*machines.Machine) int64 { return 1 << 10 }, cores * 32},
+		{"mi300x", 4 * cores * 64, func(*machines.Machine) int64 { return 1 << 10 }, cores * 16}, // (a CU's 16 workgroups)
+		{"a100", 4 * cores * 64, func(m *machines.Machine) int64 { return int64(m.Geometry().Buffers[gpu.BufShared].Capacity) / 4 }, cores * 4},
+		{"mi300x", 4 * cores * 64, func(m *machines.Machine) int64 { return int64(m.Geometry().Buffers[gpu.BufShared].Capacity) / 4 }, cores * 4},
+		{"a100", 3 * cores / 2, func(*machines.Machine) int64 { return 1 << 10 }, 3 * cores / 2},
+	} {
+		name := c.name
 		m := archtest.Machine(t, name, fmt.Sprintf("machine.cores=%d", cores))
 		est, err := arch.FootprintSpan(m, arch.Timing, span)
 		if err != nil {
 			t.Fatal(err)
 		}
+		g := spanGrid(c.ctas, span, c.smem(m))
+		n, slot, _, ok := gpu.BlockBytes(m, g.Resources)
+		if !ok {
+			t.Fatalf("%s: no estimate of its blocks", name)
+		}
+		if slots := min(c.ctas, cores*n); slots != c.wantSlots {
+			t.Errorf("%s, %d blocks of %d bytes of shared memory: the estimate counts %d slots, want %d", name, c.ctas, g.Resources.SharedBytes, slots, c.wantSlots)
+		}
+		est += float64(min(c.ctas, cores*n)) * float64(slot)
 		for _, ahead := range []bool{false, true} {
 			o := arch.Options{Mode: arch.Timing, NoReadAhead: !ahead, GMSpan: span}
 			if ahead {
@@ -152,7 +178,7 @@ func TestFootprintCoversRunningGPU(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := chip.Run(isa.Program{Name: "span", Grids: []isa.Grid{spanGrid(4*cores*64, span)}})
+			st, err := chip.Run(isa.Program{Name: "span", Grids: []isa.Grid{g}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,10 +188,10 @@ func TestFootprintCoversRunningGPU(t *testing.T) {
 			}
 			runtime.KeepAlive(chip)
 			runtime.KeepAlive(st)
-			t.Logf("%s, read ahead %v: estimate %.1f MiB, held %.1f MiB", name, ahead, est/(1<<20), float64(used)/(1<<20))
+			t.Logf("%s, %d blocks of %d bytes of shared memory, read ahead %v: estimate %.1f MiB, held %.1f MiB", name, c.ctas, g.Resources.SharedBytes, ahead, est/(1<<20), float64(used)/(1<<20))
 			if est < float64(used) || ahead && est > 1.25*float64(used) {
-				t.Errorf("%s, read ahead %v: %d cores estimated at %.1f MiB, held %.1f MiB running a grid over %d MiB of global memory",
-					name, ahead, cores, est/(1<<20), float64(used)/(1<<20), span>>20)
+				t.Errorf("%s, %d blocks of %d bytes of shared memory, read ahead %v: %d cores estimated at %.1f MiB, held %.1f MiB running a grid over %d MiB of global memory",
+					name, c.ctas, g.Resources.SharedBytes, ahead, cores, est/(1<<20), float64(used)/(1<<20), span>>20)
 			}
 		}
 	}

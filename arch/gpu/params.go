@@ -102,6 +102,7 @@ type Params struct {
 // footprintKeys names, for the message refusing a machine too large to
 // simulate, the machine-file keys the host memory grows with.
 func RegisterKind(name string, params func(*machines.Machine) (*Params, error), footprintKeys string) {
+	kindParams[name] = params
 	arch.RegisterKind(&arch.Kind{
 		Name:  name,
 		Grids: true,
@@ -122,7 +123,7 @@ func RegisterKind(name string, params func(*machines.Machine) (*Params, error), 
 				return arch.DefaultCoreBytes // building the cores reports the error
 			}
 			g := m.Geometry()
-			return p.coreBytes(len(g.Paths), len(g.Buffers))
+			return p.coreBytes(len(g.Paths), len(g.Buffers)) // (its block slots: BlockBytes, SlotsBytes)
 		},
 		FootprintKeys: footprintKeys,
 		LaunchLatency: func(c *arch.Chip) sim.Time {
@@ -134,24 +135,51 @@ func RegisterKind(name string, params func(*machines.Machine) (*Params, error), 
 	})
 }
 
+// kindParams are the registered kinds' figures by kind name
+// (RegisterKind), for the estimates of a kernel's blocks made before a
+// chip is built (BlockBytes, SlotsBytes).
+var kindParams = map[string]func(*machines.Machine) (*Params, error){}
+
 // coreBytes estimates the host memory of one core of a machine of paths
-// copy paths and buffers buffers (newCore's and StartCTA's allocations)
-// with every block slot in use, each object rounded up to the Go
-// allocator's size class (arch.AllocBytes), saturating instead of
-// overflowing: per slot its lane queues, flags and work counts, the
-// stream it reads (arch.StreamReaderBytes: its read-ahead ring, ~37 KiB
-// with its coroutine — more than the slot's own objects) and a flow per
-// lane on the core's units and the chip's L2 and HBM channels; per core
-// its channels, occupancy, the chip's bytes by core and the statistics
-// the run collects of it. Without the streams and the rounding an A100 SM
-// with its 32 slots in use was estimated at 1022 KiB and held ~2.1 MiB.
-// The data a functional block keeps (its shared memory, a register file
-// and accumulator store of the core's size: slotData) depends on the
-// kernel: the grid scheduler adds it for as many blocks as the kernel
-// fits (Core.Resident).
+// copy paths and buffers buffers (newCore's allocations) without its
+// block slots, each object rounded up to the Go allocator's size class
+// (arch.AllocBytes), saturating instead of overflowing: its channels,
+// occupancy, the chip's bytes by core and the statistics the run collects
+// of it. A core makes a block slot when a block starts and finds every
+// slot it has in use (StartCTA), and reuses it for its next blocks: it
+// holds as many as its kernels keep resident at once, which the chip does
+// not know when it is built — a GEMM's 1–9 of the A100's 32 —, so the
+// slots are counted beside it for the kernels a program runs (slotBytes:
+// BlockBytes), or every slot where those are not known (SlotsBytes).
+// Before 2026-12-04 this estimate held every slot of every core (A100: 2287
+// KiB a core, 243 MiB for the chip, where a 2048³ HGEMM with numerics off
+// peaks at 31 MiB in all).
 func (p *Params) coreBytes(paths, buffers int) int64 {
 	alloc := func(n float64) float64 { return float64(arch.AllocBytes(int64(min(n, 1<<62)))) }
-	lanes, np, nb := float64(numLanes), float64(paths), float64(buffers)
+	np, nb := float64(paths), float64(buffers)
+	channel := alloc(float64(unsafe.Sizeof(mem.Channel{}))) + alloc(float64(unsafe.Sizeof(sim.Waker{})))
+	core := alloc(float64(unsafe.Sizeof(Core{}))) + alloc(float64(unsafe.Sizeof(sim.Waker{}))) +
+		float64(3*channel) + // the units' (tensor, fma, ldsm)
+		alloc(nb*8) + float64(nb*alloc(float64(unsafe.Sizeof(mem.Occupancy{})))) +
+		alloc(np*8) + // pathBytes
+		arch.ChipBytesPerCore +
+		alloc(float64(numLanes)*float64(unsafe.Sizeof(arch.LaneStats{}))) + alloc(nb*float64(unsafe.Sizeof(arch.BufferStats{}))) +
+		float64(unsafe.Sizeof(arch.CoreStats{}))
+	return int64(min(core, 1<<62))
+}
+
+// slotBytes estimates the host memory of one block slot of a core of a
+// machine of paths copy paths (StartCTA's allocations), without the data
+// a functional block keeps there (slotData), each object rounded up to
+// its size class: its lane queues, flags and work counts, the stream it
+// reads (arch.StreamReaderBytes: its read-ahead ring, ~37 KiB with its
+// coroutine — more than the slot's own objects) and a flow per lane on
+// the core's units and the chip's L2 and HBM channels. Without the
+// streams and the rounding an A100 SM with its 32 slots in use was
+// estimated at 1022 KiB and held ~2.1 MiB.
+func (p *Params) slotBytes(paths int) int64 {
+	alloc := func(n float64) float64 { return float64(arch.AllocBytes(int64(min(n, 1<<62)))) }
+	lanes, np := float64(numLanes), float64(paths)
 	work := alloc(lanes*8) + alloc(np*8) // a CTAWork's counts (resetWork)
 	slot := alloc(float64(unsafe.Sizeof(cta{}))) +
 		alloc(float64(lanes*lanes*flagIDs*4)) +
@@ -160,16 +188,72 @@ func (p *Params) coreBytes(paths, buffers int) int64 {
 		float64(arch.StreamReaderBytes(true)) +
 		float64(3*lanes*flowBytes) +
 		2*8 // its pointer in Core.ctas, grown by appending
-	channel := alloc(float64(unsafe.Sizeof(mem.Channel{}))) + alloc(float64(unsafe.Sizeof(sim.Waker{})))
-	core := alloc(float64(unsafe.Sizeof(Core{}))) + alloc(float64(unsafe.Sizeof(sim.Waker{}))) +
-		float64(3*channel) + // the units' (tensor, fma, ldsm)
-		alloc(nb*8) + float64(nb*alloc(float64(unsafe.Sizeof(mem.Occupancy{})))) +
-		alloc(np*8) + // pathBytes
-		arch.ChipBytesPerCore +
-		alloc(lanes*float64(unsafe.Sizeof(arch.LaneStats{}))) + alloc(nb*float64(unsafe.Sizeof(arch.BufferStats{}))) +
-		float64(unsafe.Sizeof(arch.CoreStats{}))
-	n := core + float64(float64(max(p.MaxBlocks, 1))*slot)
-	return int64(min(n, 1<<62))
+	return int64(min(slot, 1<<62))
+}
+
+// resident returns how many blocks holding r a core holds at once at most
+// (Fits' limits on an empty core; at least one).
+func (p *Params) resident(r isa.Resources) int {
+	n := int64(max(p.MaxBlocks, 1))
+	bound := func(have, need int64) {
+		if need > 0 {
+			n = min(n, have/need)
+		}
+	}
+	bound(int64(p.MaxWarps), int64(r.Warps))
+	bound(p.Shared, r.SharedBytes)
+	bound(p.Registers, r.Registers)
+	bound(p.TensorMemory, r.AccBytes)
+	return int(max(n, 1))
+}
+
+// BlockBytes estimates the host memory the blocks of a kernel holding r
+// take on a core of machine m (of a GPU kind) beside the core's own
+// (arch.Footprint): blocks is how many the core holds at once (as
+// Core.Resident counts them), slot the bytes of a block slot (slotBytes:
+// a core makes one as a block starts and finds every slot it has in use,
+// so it holds at most blocks of them, and a chip no more than the blocks
+// its grids start), data the bytes a functional block keeps in its slot
+// (slotData: its shared memory and a register file and accumulator store
+// of the core's size — as the grid scheduler counts them against the
+// run's bound when it admits the grid, Core.Resident; the pages a block
+// does not reach are allocated but not touched). ok is false where m is
+// not of a GPU kind or its figures do not resolve (the run refuses it).
+func BlockBytes(m *machines.Machine, r isa.Resources) (blocks int, slot, data int64, ok bool) {
+	p, g, ok := estimateParams(m)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	return p.resident(r), p.slotBytes(len(g.Paths)), p.slotData(g, r), true
+}
+
+// SlotsBytes estimates the host memory of every block slot of a core of
+// machine m (of a GPU kind) in use, without their data: the blocks'
+// estimate (BlockBytes) for a program whose kernels it does not know,
+// which is what the chip's estimate held before 2026-12-04 (a functional
+// grid's data is then counted as the grid is admitted, Core.Resident).
+// ok as BlockBytes'.
+func SlotsBytes(m *machines.Machine) (int64, bool) {
+	p, g, ok := estimateParams(m)
+	if !ok {
+		return 0, false
+	}
+	return int64(min(float64(max(p.MaxBlocks, 1))*float64(p.slotBytes(len(g.Paths))), 1<<62)), true
+}
+
+// estimateParams resolves the figures of machine m for an estimate made
+// before a chip is built: false where m is not of a GPU kind or they do
+// not resolve.
+func estimateParams(m *machines.Machine) (*Params, *machines.Geometry, bool) {
+	params := kindParams[m.Kind]
+	if params == nil {
+		return nil, nil, false
+	}
+	p, err := params(m)
+	if err != nil {
+		return nil, nil, false
+	}
+	return p, m.Geometry(), true
 }
 
 // flowBytes is what a transfer or an instruction running takes in a

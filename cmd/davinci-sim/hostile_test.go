@@ -224,10 +224,10 @@ var hostileCases = []hostileCase{
 		want: `above the limit of 16 GiB: check keys "cores", "core.queue_depth"`},
 	{name: "a 64 GiB register file, functional",
 		args: []string{"run", examplePath("a100-hgemm.yaml"), "--numerics", "full", "--set", "program.m=64", "--set", "program.n=64", "--set", "program.k=64", "--set", "machine.core.registers=64GiB", "--max-memory", "64GiB"},
-		want: `(108 cores × 64 GiB of CTAs' shared memory, registers and accumulators — this grid's 1 resident CTA × 64 GiB, with what earlier grids keep in their slots; the model 243 MiB), above the limit of 16 GiB: use numerics off or sampled, or check keys "cores", "core.registers"`},
+		want: `key "numerics": full numerics on 64×64×64 needs about `}, // (its kernels' blocks' registers: thousands of GiB, by the blocks an SM holds)
 	{name: "1 TiB of tensor memory, functional",
 		args: []string{"run", examplePath("a100-hgemm.yaml"), "-m", "b200", "--numerics", "full", "--set", "program.m=64", "--set", "program.n=64", "--set", "program.k=64", "--set", "machine.core.tmem=1TiB"},
-		want: `GiB of host memory (148 cores × `},
+		want: `GiB of host memory in all (its data 1MiB, its kernels' blocks `},
 	// Tensor memory (Blackwell tcgen05) is checked as shared memory and
 	// registers are: a core.tmem without room for one accumulator of the
 	// machine's largest MMA shape is refused with the machine (it failed
@@ -259,16 +259,16 @@ var hostileCases = []hostileCase{
 		want: `lu-gemm256.yaml:8: key "m": must be a positive multiple of nb = 100000 (got 8192) (the constraint set with --set program.nb=100000)`},
 	{name: "1 TiB of VGPRs, functional",
 		args: []string{"run", examplePath("mi210-hgemm.yaml"), "--numerics", "full", "--set", "program.m=64", "--set", "program.n=64", "--set", "program.k=64", "--set", "machine.core.vgprs=1TiB"},
-		want: `use numerics off or sampled, or check keys "cores", "core.vgprs", "core.agprs"`},
+		want: `GiB of host memory in all (its data 1MiB, its kernels' blocks `},
 	{name: "sampled GPU HGEMM 32768³ (17 GB of inputs and their halves)",
 		args: []string{"run", examplePath("a100-hgemm.yaml"), "--numerics", "sampled", "--set", "program.m=32768", "--set", "program.n=32768", "--set", "program.k=32768", "--max-memory", "16GiB"},
-		want: `key "numerics": sampled numerics on 32768×32768×32768 needs about 20.5GiB of host memory in all (its data 20.0GiB, its chip model 307MiB and the run's base 48MiB), more than the run may take (16GiB, --max-memory); use off`},
+		want: `key "numerics": sampled numerics on 32768×32768×32768 needs about 20.25GiB of host memory in all (its data 20.0GiB, its kernels' blocks 8MiB, its chip model 67MiB and the run's base 48MiB), more than the run may take (16GiB, --max-memory); use off`},
 	{name: "DaVinci SGEMM-cube 12288³ with full numerics (its check took 16 bytes an element: 20 GB for 7)",
 		args: []string{"run", examplePath("sgemm-cube.yaml"), "--numerics", "full", "--set", "program.m=12288", "--set", "program.n=12288", "--set", "program.k=12288", "--max-memory", "16GiB"},
 		want: `key "numerics": full numerics on 12288×12288×12288 needs about 20.5GiB of host memory in all (its data 20.2GiB, its chip model 59MiB and the run's base 48MiB), more than the run may take (16GiB, --max-memory); use sampled or off`},
 	{name: "a chip model larger than the run's --max-memory",
-		args: []string{"run", examplePath("a100-hgemm.yaml"), "--numerics", "off", "--max-memory", "64MiB"},
-		want: `machine a100: simulating it would take about 243 MiB of host memory (108 cores × 2287 KiB, L2 and LLC directories 2 MiB), above the 16 MiB that --max-memory 64MiB leaves beside the run's data and base (about 48 MiB): check keys "cores"`},
+		args: []string{"run", examplePath("a100-hgemm.yaml"), "--numerics", "off", "--max-memory", "50MiB"},
+		want: `machine a100: simulating it would take about 3 MiB of host memory (108 cores × 5 KiB, L2 and LLC directories 2 MiB), above what --max-memory 50MiB leaves beside the run's data and base and its kernels' blocks (about `},
 	{name: "a run's --max-memory below a MiB",
 		args: []string{"run", examplePath("sgemm-cube.yaml"), "--max-memory", "1KiB"},
 		want: `--max-memory "1KiB": must be a size in 1MiB..1024TiB (the host memory the run may take by its estimate), e.g. 64GiB`},
