@@ -624,15 +624,15 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 			return err
 		}
 	case NumericsSampled:
+		nb, block := k0.sampleBlocks()
 		rng := NewRand(p.Inputs.Seed, 99)
-		perm := rng.Perm(k0.nrb * k0.ncb)
+		perm := rng.Perm(nb)
 		n := min(p.SampleTiles, len(perm))
 		var ref []float64
 		var got []float32
 		var tiles []errTile
 		for _, i := range perm[:n] {
-			bi, bj := i/k0.ncb, i%k0.ncb
-			r0, c0, mm, nn := bi*k0.t.bm, bj*k0.t.bn, k0.rows(bi), k0.cols(bj)
+			r0, mm, c0, nn := block(i)
 			_, gc, err := j.goldenTile(model, r0, mm, c0, nn, stop)
 			if err != nil {
 				return err
@@ -649,7 +649,7 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		if err := j.cpuErrors(rep, tiles, ref, got, true); err != nil {
 			return err
 		}
-		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", n, len(perm), k0.t.bm, k0.t.bn))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", n, len(perm), k0.sample.bm, k0.sample.bn))
 	}
 	return nil
 }

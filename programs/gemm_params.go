@@ -49,6 +49,10 @@ type GEMMParams struct {
 	// fits, whatever m and n (lu-fused's probe: one tile for every kernel
 	// of the factorization), not the one that fills the SMs (fillingTile).
 	anyShape bool
+	// together is how many GEMMs alike run in one grid with this one (a
+	// grouped GEMM: ozaki's slice GEMMs); 0 or 1: alone. The default tile
+	// counts their CTAs (fillingTile).
+	together int
 }
 
 // Tiling is the block decomposition: SGEMM-cube's (its Sec. 5.1.1) on

@@ -178,13 +178,18 @@ type gpuGEMMPlan struct {
 	// t is the simulated tile: the kernel's (real), or with --k-batch u
 	// (batch) the real k-steps in one (batchKSteps). Resources, reports
 	// and numerics are the real tile's.
-	t     gpuTile
-	real  gpuTile
-	batch int       // real k-steps per simulated k-step (1: none)
-	in    fp.Format // FP16 or INT8 (tensor cores), FP32 (CUDA cores)
-	out   fp.Format // the accumulators and C: FP32, INT32 for INT8, FP64 for FP64
-	lane  isa.Pipe  // the lane of the MMAs: matrix, or vector (CUDA cores, VALU)
-	es    int64     // bytes of an input element
+	t    gpuTile
+	real gpuTile
+	// sample is the tile whose blocks of C numerics sampled draws: the
+	// library's first that fits where the default tile was taken (the
+	// same for every shape: fillingTile's smaller tile on a small one
+	// must not shrink the sample), else the program's.
+	sample gpuTile
+	batch  int       // real k-steps per simulated k-step (1: none)
+	in     fp.Format // FP16 or INT8 (tensor cores), FP32 (CUDA cores)
+	out    fp.Format // the accumulators and C: FP32, INT32 for INT8, FP64 for FP64
+	lane   isa.Pipe  // the lane of the MMAs: matrix, or vector (CUDA cores, VALU)
+	es     int64     // bytes of an input element
 
 	aLd, bLd       int64 // shared-memory row strides (bytes)
 	aStage, bStage int64 // bytes of one stage's A and B tiles
@@ -485,6 +490,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		return nil, limitedBy(bad("tiling.cta_group", "2 needs an even number of row blocks (m = %d gives an odd number for every library tile) and of SMs (machine %s has %d); give tiling.bm or cta_group 1", p.M, m.Name, m.Cores), "program.m", "machine.cores")
 	}
 	t := gpuTile{bm: p.Tiling.BM, bn: p.Tiling.BN, bk: p.Tiling.BK, stages: p.Tiling.Stages, warps: p.Tiling.Warps}
+	var sample gpuTile // the blocks numerics sampled draws (gpuGEMMPlan.sample); zero: t's
 	staging := p.Tiling.Staging
 	if sh.fused {
 		// The split runs on FP32 tiles in registers before they are
@@ -548,7 +554,8 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		case found && p.anyShape:
 			t = fitting[0]
 		case found:
-			t = fillingTile(fitting, p.M, p.N, m.Cores, several)
+			t = fillingTile(fitting, p.M, p.N, m.Cores, p.together, several)
+			sample = fitting[0]
 		}
 		if !found && why == nil {
 			return nil, bad("tiling", "none of the default tiles fits machine %s; give tiling.bm, bn, bk, stages, warps", m.Name)
@@ -635,7 +642,10 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if t.regStaged && lane != gpu.LaneMatrix {
 		return nil, bad("tiling.staging", "registers staging is modelled for matrix-unit kernels; use shared with unit: vector")
 	}
-	pl := &gpuGEMMPlan{p: p, mach: m, tg: tg, t: t, real: t, batch: 1, in: in, es: es, lane: lane, sh: sh}
+	if sample.bm == 0 {
+		sample = t
+	}
+	pl := &gpuGEMMPlan{p: p, mach: m, tg: tg, t: t, real: t, batch: 1, in: in, es: es, lane: lane, sh: sh, sample: sample}
 	pl.smem, pl.regs = tileResources(t, in, lane, tg.warpSize, sh)
 	pl.out = gpuAccFormat(in)
 	if need := pl.layout(); need > tg.regFile() {
@@ -675,35 +685,40 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 }
 
 // fillingTile is the library tile a GEMM of m×n runs with, of the tiles
-// that fit the machine (largest first): the largest whose grid has a CTA
-// for each of the machine's sms SMs — the first, for every shape that
-// fills one wave with it — else, on a shape too thin for any of them to
-// fill the SMs, the one with the most CTAs (the larger of equals). A
-// library picks so for skinny shapes (cuBLAS's and Tensile's heuristics
-// choose the kernel per shape; a 128×256 tile at m = 16, n = 8192 would
-// leave 100 of an H100's 132 SMs idle, 64×128 leaves 4), where one tile
-// for all shapes would predict the thin GEMMs of inference several times
-// too slow. A CTA pair's tile counts its two CTAs. With sameDepth (a
-// kernel of several pieces or accumulators) only tiles as deep as the
-// first are taken: products that share an accumulator are interleaved a
-// k-step at a time, so there the depth decides C's bits, and a shape's
-// tile must not (the same element of C whatever m and n). The grid's k
-// stays whole: there is no split-K.
-func fillingTile(tiles []gpuTile, m, n, sms int, sameDepth bool) gpuTile {
-	ctas := func(d gpuTile) int { return ((m + d.bm - 1) / d.bm) * ((n + d.bn - 1) / d.bn) }
-	best := tiles[0]
-	for _, d := range tiles {
-		if sameDepth && d.bk != best.bk {
+// that fit the machine (largest first), when the program names none. A
+// tile's cost is the most tile area (bm·bn per step of k) one of the
+// machine's sms SMs computes: its CTAs — those of the together GEMMs
+// launched in one grid with this one (a grouped GEMM), each alike — dealt
+// over the SMs, ⌈CTAs/sms⌉ tiles each. The first tile is kept unless a
+// smaller one at least halves that (then the cheapest, the larger of
+// equals), as cuBLAS's and Tensile's per-shape heuristics leave the large
+// tile for a smaller kernel on skinny or small shapes: a 128×256 tile at
+// m = 16, n = 8192 would leave 100 of an H100's 132 SMs idle (64×64: 128
+// CTAs, an eighth of the area each). Every shape whose grid fills the SMs
+// in whole waves keeps the first: 8192³ ties at every tile. A CTA pair's
+// tile counts its two CTAs. With sameDepth (a kernel of several pieces or
+// accumulators) only tiles as deep as the first are taken: products that
+// share an accumulator are interleaved a k-step at a time, so there the
+// depth decides C's bits, and a shape's tile must not (the same element of
+// C whatever m and n). The grid's k stays whole: there is no split-K.
+func fillingTile(tiles []gpuTile, m, n, sms, together int, sameDepth bool) gpuTile {
+	cost := func(d gpuTile) int64 {
+		ctas := int64(max(together, 1)) * int64((m+d.bm-1)/d.bm) * int64((n+d.bn-1)/d.bn)
+		return (ctas + int64(sms) - 1) / int64(sms) * int64(d.bm) * int64(d.bn)
+	}
+	first, best := tiles[0], tiles[0]
+	for _, d := range tiles[1:] {
+		if sameDepth && d.bk != first.bk {
 			continue
 		}
-		if ctas(d) >= sms {
-			return d
-		}
-		if ctas(d) > ctas(best) {
+		if cost(d) < cost(best) {
 			best = d
 		}
 	}
-	return best
+	if 2*cost(best) <= cost(first) {
+		return best
+	}
+	return first
 }
 
 // layout places a CTA's shared-memory stages and registers for the
@@ -857,6 +872,19 @@ func (pl *gpuGEMMPlan) realKSteps() (bk, nkt int) {
 }
 
 func (pl *gpuGEMMPlan) rows(bi int) int { return min(pl.t.bm, pl.p.M-bi*pl.t.bm) }
+
+// sampleBlocks returns the blocks of C numerics sampled draws from: the
+// i-th of n (row-major) is rows r0…r0+mm−1, columns c0…c0+nn−1 (pl.sample's
+// tiling of C).
+func (pl *gpuGEMMPlan) sampleBlocks() (n int, block func(i int) (r0, mm, c0, nn int)) {
+	bm, bn := pl.sample.bm, pl.sample.bn
+	ncb := (pl.p.N + bn - 1) / bn
+	n = (pl.p.M + bm - 1) / bm * ncb
+	return n, func(i int) (r0, mm, c0, nn int) {
+		r0, c0 = i/ncb*bm, i%ncb*bn
+		return r0, min(bm, pl.p.M-r0), c0, min(bn, pl.p.N-c0)
+	}
+}
 func (pl *gpuGEMMPlan) cols(bj int) int { return min(pl.t.bn, pl.p.N-bj*pl.t.bn) }
 func (pl *gpuGEMMPlan) depth(kt int) int {
 	if pl.ks != nil {
@@ -1442,10 +1470,9 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int, cur *isa.StepCursor) isa.Stream {
 // k-step in increasing k: FP16 operands on the machine's tensor-core
 // numerics model (hgemm), or an FP32 FMA chain (sgemm); it gives up
 // (errStopped) at a k-step once stop (if not nil) says true.
-func (j *gpuGEMMJob) goldenTile(model cube.Model, bi, bj int, stop func() bool) ([]float32, error) {
+func (j *gpuGEMMJob) goldenTile(model cube.Model, r0, mm, c0, nn int, stop func() bool) ([]float32, error) {
 	pl := j.pl
-	t, p := pl.t, &pl.p
-	mm, nn := pl.rows(bi), pl.cols(bj)
+	p := &pl.p
 	c := make([]float32, mm*nn)
 	tc := model // the tensor cores' (FP32 on the CUDA cores: fma)
 	fma, err := cube.Preset("fp32-rne")
@@ -1457,7 +1484,7 @@ func (j *gpuGEMMJob) goldenTile(model cube.Model, bi, bj int, stop func() bool) 
 		if stop != nil && stop() {
 			return nil, errStopped
 		}
-		r0, c0, k0 := bi*t.bm, bj*t.bn, kt*bk
+		k0 := kt * bk
 		kk := min(bk, p.K-k0)
 		if pl.in == fp.FP32 || pl.in == fp.TF32 {
 			a := make([]uint32, mm*kk)
@@ -1791,7 +1818,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 			stop := j.stop() // (the golden model of every tile: as long as the reference)
 			for bi := 0; bi < pl.nrb; bi++ {
 				for bj := 0; bj < pl.ncb; bj++ {
-					g, err := j.goldenTile(chip.Cube(), bi, bj, stop)
+					g, err := j.goldenTile(chip.Cube(), bi*t.bm, pl.rows(bi), bj*t.bn, pl.cols(bj), stop)
 					if errors.Is(err, errStopped) {
 						return j.stoppedNumerics()
 					}
@@ -1822,7 +1849,8 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 		}
 		e := errReport(accuracy.Compare32(slices.Concat(j.smp.ref...), slices.Concat(j.smp.got...)), true)
 		rep.Error = &e
-		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", len(j.smp.got), pl.nrb*pl.ncb, t.bm, t.bn))
+		nb, _ := pl.sampleBlocks()
+		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", len(j.smp.got), nb, pl.sample.bm, pl.sample.bn))
 	}
 	return nil
 }
@@ -1838,10 +1866,11 @@ func (j *gpuGEMMJob) startBeside(model cube.Model, stop *atomic.Bool) {
 // sampleTiles computes SampleTiles random output tiles with the golden
 // model and their FP64 reference, into j.smp.
 func (j *gpuGEMMJob) sampleTiles(model cube.Model, stop *atomic.Bool) error {
-	pl, p, t := j.pl, &j.pl.p, j.pl.t
+	pl, p := j.pl, &j.pl.p
 	j.kernelInputs()
+	nb, block := pl.sampleBlocks()
 	rng := NewRand(p.Inputs.Seed, 99)
-	perm := rng.Perm(pl.nrb * pl.ncb)
+	perm := rng.Perm(nb)
 	n := min(p.SampleTiles, len(perm))
 	s := &gpuSampled{got: make([][]float32, n), ref: make([][]float64, n)}
 	var stopped func() bool
@@ -1849,12 +1878,12 @@ func (j *gpuGEMMJob) sampleTiles(model cube.Model, stop *atomic.Bool) error {
 		stopped = stop.Load
 	}
 	err := eachTile(n, stop, func(i int) error {
-		bi, bj := perm[i]/pl.ncb, perm[i]%pl.ncb
+		r0, mm, c0, nn := block(perm[i])
 		var err error
-		if s.got[i], err = j.goldenTile(model, bi, bj, stopped); err != nil {
+		if s.got[i], err = j.goldenTile(model, r0, mm, c0, nn, stopped); err != nil {
 			return err
 		}
-		s.ref[i] = referenceTile(j.a, j.b, p.K, p.N, bi*t.bm, pl.rows(bi), bj*t.bn, pl.cols(bj))
+		s.ref[i] = referenceTile(j.a, j.b, p.K, p.N, r0, mm, c0, nn)
 		return nil
 	})
 	j.smp = s
@@ -1927,21 +1956,23 @@ func (j *gpuGEMMJob) intTile(r0, m, c0, n int) []int64 {
 func (j *gpuGEMMJob) finishInt(chip *arch.Chip, rep *report.Report) error {
 	pl, p := j.pl, &j.pl.p
 	t := pl.t
-	tiles := [][2]int{}
+	tiles := [][4]int{} // r0, mm, c0, nn
 	switch p.Numerics {
 	case NumericsOff:
 		return nil
 	case NumericsFull:
 		for bi := 0; bi < pl.nrb; bi++ {
 			for bj := 0; bj < pl.ncb; bj++ {
-				tiles = append(tiles, [2]int{bi, bj})
+				tiles = append(tiles, [4]int{bi * t.bm, pl.rows(bi), bj * t.bn, pl.cols(bj)})
 			}
 		}
 	case NumericsSampled:
+		nb, block := pl.sampleBlocks()
 		rng := NewRand(p.Inputs.Seed, 99)
-		perm := rng.Perm(pl.nrb * pl.ncb)
+		perm := rng.Perm(nb)
 		for _, i := range perm[:min(p.SampleTiles, len(perm))] {
-			tiles = append(tiles, [2]int{i / pl.ncb, i % pl.ncb})
+			r0, mm, c0, nn := block(i)
+			tiles = append(tiles, [4]int{r0, mm, c0, nn})
 		}
 	}
 	var c []int32
@@ -1967,14 +1998,13 @@ func (j *gpuGEMMJob) finishInt(chip *arch.Chip, rep *report.Report) error {
 			chunk := tiles[x:min(x+w, len(tiles))]
 			if err := eachTile(len(chunk), nil, func(i int) error {
 				tl := chunk[i]
-				exacts[x+i] = j.intTile(tl[0]*t.bm, pl.rows(tl[0]), tl[1]*t.bn, pl.cols(tl[1]))
+				exacts[x+i] = j.intTile(tl[0], tl[1], tl[2], tl[3])
 				return nil
 			}); err != nil {
 				return err
 			}
 		}
-		nn := pl.cols(tl[1])
-		r0, c0 := tl[0]*t.bm, tl[1]*t.bn
+		r0, c0, nn := tl[0], tl[2], tl[3]
 		exact := exacts[x]
 		exacts[x] = nil
 		for i, v := range exact {

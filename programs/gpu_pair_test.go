@@ -13,18 +13,19 @@ import (
 // golden model bit for bit (check: true) — edge tiles where rank 1 holds
 // few or no columns of B, several k-steps with a partial last one, FP16,
 // TF32 and INT8 inputs, an emulated scheme (three products of two pieces) and the Ozaki scheme's INT8
-// GEMMs — and the report says the kernel ran in pairs.
+// GEMMs — and the report says the kernel ran in pairs (cta_group: 2; on
+// these small shapes the default is a smaller tile, one CTA each).
 func TestCTAPairsBitExact(t *testing.T) {
 	for _, c := range []struct {
 		file string
 		sets []string
 	}{
-		{"a100-hgemm", []string{"program.m=500", "program.n=300", "program.k=200"}},   // last column block 44 wide: rank 1 loads no B
-		{"a100-hgemm", []string{"program.m=256", "program.n=400", "program.k=72"}},    // 144 wide: rank 1 loads 16 columns
-		{"a100-tf32gemm", []string{"program.m=256", "program.n=96", "program.k=100"}}, // one column block narrower than a half
-		{"a100-igemm", []string{"program.m=512", "program.n=256", "program.k=300"}},
+		{"a100-hgemm", []string{"program.m=500", "program.n=300", "program.k=200", "program.tiling.cta_group=2"}},   // last column block 44 wide: rank 1 loads no B
+		{"a100-hgemm", []string{"program.m=256", "program.n=400", "program.k=72", "program.tiling.cta_group=2"}},    // 144 wide: rank 1 loads 16 columns
+		{"a100-tf32gemm", []string{"program.m=256", "program.n=96", "program.k=100", "program.tiling.cta_group=2"}}, // one column block narrower than a half
+		{"a100-igemm", []string{"program.m=512", "program.n=256", "program.k=300", "program.tiling.cta_group=2"}},
 		{"a100-emulated-gemm", []string{"program.m=256", "program.n=200", "program.k=96", "program.scheme=markidis", "program.numerics=full", "program.check=true", "program.tiling.cta_group=2"}},
-		{"b200-ozaki", []string{"program.m=256", "program.n=130", "program.k=100", "program.numerics=full", "program.check=true"}},
+		{"b200-ozaki", []string{"program.m=256", "program.n=130", "program.k=100", "program.numerics=full", "program.check=true", "program.tiling.cta_group=2"}},
 	} {
 		name, res := runB200(t, c.file, c.sets)
 		if !strings.Contains(strings.Join(res.Report.Notes, "\n"), "bit for bit") {
@@ -43,7 +44,8 @@ func TestCTAPairsBitExact(t *testing.T) {
 func TestCTAPairsHalveB(t *testing.T) {
 	run := func(group string) *Result {
 		res, err := Execute(mustRead(t, "examples/a100-hgemm.yaml"), Options{Machine: "b200", Numerics: "off",
-			Overrides: mustSets(t, "program.m=1024", "program.n=1024", "program.k=1024", "program.tiling.cta_group="+group)}, RunHooks{})
+			Overrides: mustSets(t, "program.m=1024", "program.n=1024", "program.k=1024", "program.tiling.cta_group="+group,
+				"program.tiling.bm=128", "program.tiling.bn=256", "program.tiling.bk=64", "program.tiling.stages=4", "program.tiling.warps=8")}, RunHooks{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -94,7 +94,7 @@ func TestKeyErrorNamesTheConstraintsSet(t *testing.T) {
 		want      string // the message after the file's path
 	}{
 		{"a tensor-core shape", hgemm, []string{"machine.core.tensor.shapes.fp16=m3n5k7", "machine.gm.bandwidth=1TB/s"},
-			`: key "tiling.bk": must be a multiple of 7 in 7..1024 (got 64) (the constraint set with --set machine.core.tensor.shapes.fp16=m3n5k7)`},
+			`: key "tiling.bk": must be a multiple of 7 in 7..1024 (got 32) (the constraint set with --set machine.core.tensor.shapes.fp16=m3n5k7)`},
 		{"tensor memory", b200, []string{"machine.core.tmem=128KiB"},
 			`:8: key "tiling": 128×128×64 tile, 3 stages, 8 warps needs 196608 bytes of tensor memory per CTA for its 3 128×128 accumulators (128 × 128 × 4 bytes each); the SM has 131072 (core.tmem) (the constraint set with --set machine.core.tmem=128KiB)`},
 		{"shared memory, the tile set too", hgemm, []string{"program.tiling.bm=128", "program.tiling.bn=128", "program.tiling.bk=32", "machine.core.smem_per_cta=20KiB"},

@@ -39,8 +39,8 @@ func TestWorkMeter(t *testing.T) {
 	gpu := "kind: hgemm\nmachine: a100\nm: 1000\nn: 700\nk: 96\nnumerics: off\n"
 	var g WorkMeter
 	gwith, gwithout := run(gpu, &g), run(gpu, nil)
-	if frac, ok := g.Fraction(); !ok || frac != 1 || g.Total() != 8*3 {
-		t.Errorf("GPU hgemm: fraction %v %v of %d blocks, want all 24 issued", frac, ok, g.Total())
+	if frac, ok := g.Fraction(); !ok || frac != 1 || g.Total() != 16*6 { // 64×128 tiles
+		t.Errorf("GPU hgemm: fraction %v %v of %d blocks, want all 96 issued", frac, ok, g.Total())
 	}
 	if gwith.Report.Time != gwithout.Report.Time || gwith.Report.Sim.Events != gwithout.Report.Sim.Events {
 		t.Errorf("metering changed the GPU run")

@@ -476,6 +476,7 @@ func (j *ozakiJob) layout() error {
 			dp := *p
 			dp.K = g.pairs() * int(lc)
 			dp.Kind = "ozaki"
+			dp.together = j.gemmsTogether(len(j.diags))
 			pl, err := newGPUGEMMPlan(j.file, dp, j.mach, fp.INT8, gpuShape{})
 			if err != nil {
 				return err
@@ -679,6 +680,16 @@ func (j *ozakiJob) nativeDGEMM(kind string) error {
 	pl.gmA, pl.gmB, pl.gmC = j.gmA64, j.gmB64, j.gmC
 	j.native = pl
 	return nil
+}
+
+// gemmsTogether is how many INT8 GEMMs launch in one grid with each
+// (gemms: grouped: every chunk's perChunk GEMMs — their tiles alike, from
+// one m and n; separate: one).
+func (j *ozakiJob) gemmsTogether(perChunk int) int {
+	if j.p.GEMMs == "separate" {
+		return 1
+	}
+	return j.nchunks * perChunk
 }
 
 // gemmGrids are the INT8 GEMMs' launches: one grid holding every GEMM's

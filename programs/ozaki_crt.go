@@ -124,6 +124,7 @@ func (j *ozakiJob) crtLayout() error {
 		for r, mod := range j.moduli {
 			dp := *p
 			dp.K, dp.Kind = lc, "ozaki"
+			dp.together = j.gemmsTogether(len(j.moduli))
 			pl, err := newGPUGEMMPlan(j.file, dp, j.mach, fp.INT8, gpuShape{})
 			if err != nil {
 				return err

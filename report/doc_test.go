@@ -47,8 +47,8 @@ var docRuns = []struct {
 	{file: "b200-ozaki.yaml", sets: []string{"program.m=64", "program.n=64", "program.k=64", "program.numerics=full"}},
 	{file: "ascend-910a-ozaki.yaml", sets: []string{"program.m=64", "program.n=64", "program.k=64", "program.numerics=full", "program.precision=dynamic"}},
 	{file: "b200-ozaki.yaml", sets: []string{"program.m=64", "program.n=64", "program.k=64", "program.method=ozaki-ii", "program.precision=", "program.numerics=full"}},
-	{file: "a100-hgemm.yaml", sets: []string{"program.machine=b200", "program.m=256", "program.n=256", "program.k=256", "program.numerics=off"}}, // (CTA pairs: tiling.cta_group)
-	{file: "ascend-910a-ozaki.yaml", sets: []string{"program.m=256", "program.n=256", "program.k=256", "program.numerics=off"}},                  // (no fallback: native_dgemm_seconds)
+	{file: "a100-hgemm.yaml", sets: []string{"program.machine=b200", "program.m=256", "program.n=256", "program.k=256", "program.numerics=off", "program.tiling.cta_group=2"}}, // (CTA pairs: tiling.cta_group)
+	{file: "ascend-910a-ozaki.yaml", sets: []string{"program.m=256", "program.n=256", "program.k=256", "program.numerics=off"}},                                                // (no fallback: native_dgemm_seconds)
 	// Inputs holding Inf, a zero row and a row whose |A||B| overflows
 	// (componentwise_error's counts), and inputs whose coarse ESC bounds
 	// no pair (esc_bounded).

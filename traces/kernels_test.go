@@ -70,7 +70,7 @@ func micros(t *testing.T, n json.Number) sim.Time {
 // CTA pairs).
 func ozaki256(t *testing.T) (*traces.Timeline, []traces.Kernel) {
 	t.Helper()
-	f, opts := exampleProgram(t, "b200-ozaki.yaml", "program.m=256", "program.n=256", "program.k=256", "program.numerics=off")
+	f, opts := exampleProgram(t, "b200-ozaki.yaml", "program.m=256", "program.n=256", "program.k=256", "program.numerics=off", "program.tiling.cta_group=2")
 	tl, res := recordRun(t, f, opts, traces.Window{})
 	var want []traces.Kernel
 	ps := func(s float64) sim.Time { return sim.Time(math.Round(s * 1e12)) }

@@ -14,7 +14,10 @@ import (
 func TestTraceCoresThatDidNothing(t *testing.T) {
 	dir := t.TempDir()
 	gpu := filepath.Join(dir, "gpu.json")
-	out, code, err := runCLI(t, "run", "-q", examplePath("a100-hgemm.yaml"), "--numerics", "off", "--trace", gpu, "--trace-cores", "30-40")
+	// (128×256 tiles: 24 CTAs on the A100's 108 SMs; the example's own,
+	// smaller, tile gives most SMs one.)
+	out, code, err := runCLI(t, "run", "-q", examplePath("a100-hgemm.yaml"), "--numerics", "off", "--trace", gpu, "--trace-cores", "30-40",
+		"--set", "program.tiling.bm=128", "--set", "program.tiling.bn=256", "--set", "program.tiling.bk=64", "--set", "program.tiling.warps=8")
 	if code != 0 || !strings.Contains(out, "warning: --trace-cores 30-40: none of these cores did anything") {
 		t.Errorf("a100-hgemm --trace-cores 30-40: exit %d (%v), want 0 and a warning:\n%s", code, err, out)
 	}
