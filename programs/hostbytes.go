@@ -497,11 +497,11 @@ func blocksHostBytes(kind string, params any, t runMachine) (bytes, data float64
 	}
 	if runMode(params) == arch.Functional {
 		for _, d := range kept {
-			data += cores * float64(d)
+			data += float64(cores * float64(d))
 		}
 	}
 	data = min(data, 1<<62)
-	return min(min(ctas, cores*float64(most))*float64(slot)+data, 1<<62), data
+	return min(float64(min(ctas, cores*float64(most))*float64(slot))+data, 1<<62), data
 }
 
 // gpuKernels returns the kernels a run of kind with params (decoded)
