@@ -2105,15 +2105,18 @@ func (j *gpuGEMMJob) finishFP64(chip *arch.Chip, rep *report.Report) error {
 func (j *gpuGEMMJob) checkFP64(c []float64, stop func() bool) error {
 	p := &j.pl.p
 	st := stopwork.New(stop)
+	row := make([]float64, p.N) // a row of C's chains, each in increasing k
 	for i := 0; i < p.M; i++ {
 		if st.StopBefore(p.N * p.K) {
 			return j.stoppedNumerics()
 		}
-		for jj := 0; jj < p.N; jj++ {
-			acc := 0.0
-			for x := 0; x < p.K; x++ {
-				acc = math.FMA(j.a64[i*p.K+x], j.b64[x*p.N+jj], acc)
+		clear(row)
+		for x, av := range j.a64[i*p.K : (i+1)*p.K] {
+			for jj, bv := range j.b64[x*p.N : (x+1)*p.N] {
+				row[jj] = math.FMA(av, bv, row[jj])
 			}
+		}
+		for jj, acc := range row {
 			if got := c[i*p.N+jj]; math.Float64bits(got) != math.Float64bits(acc) {
 				return fmt.Errorf("%w: simulated C[%d][%d] = %g (%#016x) but the golden model gives %g (%#016x)",
 					ErrCheckFailed, i, jj, got, math.Float64bits(got), acc, math.Float64bits(acc))
