@@ -53,7 +53,7 @@ func InputFiles(f *File, opts Options) []InputFile {
 func InputPaths(f *File, opts Options) []InputFile {
 	out := []InputFile{{What: "the program file", Path: f.Path}}
 	ref := machineRef(f, opts)
-	if machinePath(ref) {
+	if isMachinePath(ref) {
 		out = append(out, InputFile{What: "the machine file", Path: ref})
 	}
 	if cluster.IsDescription(ref) { // (ClusterMachine)
@@ -67,20 +67,6 @@ func InputPaths(f *File, opts Options) []InputFile {
 		out = append(out, InputFile{What: k.what, Path: k.path})
 	}
 	return out
-}
-
-// machinePaths holds isMachinePath's answers by name (it lists the
-// embedded machines at each call: 0.6 s of CPU in a study's 100000).
-var machinePaths sync.Map
-
-// machinePath is isMachinePath, each name's answer found once.
-func machinePath(name string) bool {
-	if is, ok := machinePaths.Load(name); ok {
-		return is.(bool)
-	}
-	is := isMachinePath(name)
-	machinePaths.Store(name, is)
-	return is
 }
 
 // stringKey is a non-empty string key of a program's decoded parameters:

@@ -884,10 +884,10 @@ func machineRefFrom(f *File, opts Options) (name, from string) {
 // isMachinePath reports whether a machine: value names a file (it has a
 // directory or an extension) rather than an embedded machine.
 func isMachinePath(name string) bool {
-	if name == "" || slices.Contains(machines.Names(), name) {
-		return false
+	if !strings.ContainsAny(name, `/\`) && filepath.Ext(name) == "" {
+		return false // (an embedded machine's name, or none; the list is read only where a name looks like a path)
 	}
-	return strings.ContainsAny(name, `/\`) || filepath.Ext(name) != ""
+	return !slices.Contains(machines.Names(), name)
 }
 
 // checkClusterOverrides reports --set paths a cluster run cannot apply:
