@@ -1636,6 +1636,9 @@ var davinciOnlyGEMMKeys = []string{"tiling.nfused", "buffering", "accumulation",
 // GEMMParams.validate refuses them on DaVinci machines.
 var gpuOnlyGEMMKeys = []string{"tiling.stages", "tiling.warps", "tiling.staging", "tiling.cta_group", "unit"}
 
+// hgemmInputs are the formats hgemm's input key names on GPUs.
+var hgemmInputs = map[string]fp.Format{"fp16": fp.FP16, "bf16": fp.BF16, "e4m3": fp.E4M3, "e5m2": fp.E5M2}
+
 // buildGPUGEMMFrom builds a GPU GEMM job with inputs of format in from
 // decoded parameters (kind emulated-gemm's native scheme reuses it), drawing the inputs (FP32,
 // INT8 or FP64) asking stop (nil: never): errStopped once it says true.
@@ -1645,7 +1648,7 @@ func buildGPUGEMMFrom(f *File, m *machines.Machine, p GEMMParams, in fp.Format, 
 			return nil, f.badKey("input", "applies to hgemm (the kind fixes %s's inputs)", f.Kind.Name)
 		}
 		var ok bool
-		if in, ok = map[string]fp.Format{"fp16": fp.FP16, "bf16": fp.BF16, "e4m3": fp.E4M3, "e5m2": fp.E5M2}[p.Input]; !ok {
+		if in, ok = hgemmInputs[p.Input]; !ok {
 			return nil, f.badKey("input", "must be fp16, bf16, e4m3 or e5m2 (got %+q)", p.Input)
 		}
 	}

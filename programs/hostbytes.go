@@ -529,7 +529,7 @@ func gpuKernels(kind string, params any, m *machines.Machine) ([]isa.Grid, bool)
 			if in != fp.FP16 {
 				return nil, false // (the run refuses the key)
 			}
-			if in, ok = map[string]fp.Format{"fp16": fp.FP16, "bf16": fp.BF16, "e4m3": fp.E4M3, "e5m2": fp.E5M2}[p.Input]; !ok {
+			if in, ok = hgemmInputs[p.Input]; !ok {
 				return nil, false
 			}
 		}
@@ -560,7 +560,7 @@ func gpuKernels(kind string, params any, m *machines.Machine) ([]isa.Grid, bool)
 		}
 		var grids []isa.Grid
 		for _, g := range j.Program().Grids {
-			grids = append(grids, isa.Grid{Name: g.Name, CTAs: g.CTAs, Resources: g.Resources, TimingOnly: g.TimingOnly})
+			grids = append(grids, gridShape(g))
 		}
 		return grids, true
 	}
@@ -581,8 +581,7 @@ func int16Kernels(p GEMMParams, m *machines.Machine, tg *gpuTarget) ([]isa.Grid,
 	j := &int16Job{p: p, tg: tg}
 	threads := tg.threads(streamWarps)
 	blocks := func(n int, at func(int) streamBlock) isa.Grid {
-		g := streamGrid(tg, p.Kind, n, at)
-		return isa.Grid{Name: g.Name, CTAs: g.CTAs, Resources: g.Resources, TimingOnly: g.TimingOnly}
+		return gridShape(streamGrid(tg, p.Kind, n, at))
 	}
 	grids := []isa.Grid{blocks(j.splitBlocks(streamChunk, threads))}
 	for range int16Products {
@@ -601,8 +600,13 @@ func gemmKernel(p GEMMParams, m *machines.Machine, in fp.Format) ([]isa.Grid, bo
 	if err != nil {
 		return nil, false
 	}
-	g := pl.grid()
-	return []isa.Grid{{Name: g.Name, CTAs: g.CTAs, Resources: g.Resources, TimingOnly: g.TimingOnly}}, true
+	return []isa.Grid{gridShape(pl.grid())}, true
+}
+
+// gridShape is g without its blocks' streams: what the estimate counts
+// (name, blocks, resources, timed only).
+func gridShape(g isa.Grid) isa.Grid {
+	return isa.Grid{Name: g.Name, CTAs: g.CTAs, Resources: g.Resources, TimingOnly: g.TimingOnly}
 }
 
 // gmSpanOf returns the bytes of global memory a run of f with opts on
