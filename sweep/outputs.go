@@ -40,20 +40,15 @@ var plotFormats = []string{".png", ".svg", ".pdf"}
 // Files are compared as the file system sees them (links, names in
 // another case), before anything is written.
 //
-// It says nothing and cannot be interrupted: checkOutputsFor.
-func (s *Study) checkOutputs(dir string, results bool, others ...string) error {
-	return s.checkOutputsFor(setCheck{}, dir, results, others...)
-}
-
-// checkOutputsFor is checkOutputs telling how far it is and stopped by
-// c.ctx. Where an output is there to replace (a --resume, a merge, the
+// It tells how far it is and is stopped by c.ctx (setCheck{}: silent,
+// never stopped). Where an output is there to replace (a --resume, a merge, the
 // plots drawn again), every point is looked at: ~20 µs each (100000
 // points: 2 s of CPU, where each point's program was decoded anew took
 // 11–13 s). It therefore says how far it is after probeQuiet, as the
 // study's other checks do (c.progress or c.log), and stops at the next
 // point on an interrupt (c.ctx): an error wrapping its cause, nothing
 // written.
-func (s *Study) checkOutputsFor(c setCheck, dir string, results bool, others ...string) error {
+func (s *Study) checkOutputs(c setCheck, dir string, results bool, others ...string) error {
 	var outs []string
 	for _, o := range s.outputFiles(dir, results) {
 		if _, err := os.Lstat(o); err == nil {

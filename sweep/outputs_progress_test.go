@@ -156,7 +156,7 @@ func TestCheckOutputsAsBefore(t *testing.T) {
 			others = append(others, filepath.Join(s.Dir, o))
 		}
 		want := s.checkOutputsPerPoint(out, true, others...)
-		got := s.checkOutputsFor(setCheck{}, out, true, others...)
+		got := s.checkOutputs(setCheck{}, out, true, others...)
 		if fmt.Sprint(got) != fmt.Sprint(want) || badinput.Is(got) != badinput.Is(want) {
 			t.Errorf("%s: %v, want %v", c.name, got, want)
 		}
@@ -182,21 +182,21 @@ func TestOutputsCheckShowsProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log, bar bytes.Buffer
-	if err := s.checkOutputsFor(setCheck{log: &log, progress: &bar}, out, true); err != nil || log.Len()+bar.Len() > 0 {
+	if err := s.checkOutputs(setCheck{log: &log, progress: &bar}, out, true); err != nil || log.Len()+bar.Len() > 0 {
 		t.Errorf("no output there: error %v, log %q, progress %q; want nothing", err, log.String(), bar.String())
 	}
 	if err := os.WriteFile(filepath.Join(out, ResultsCSV), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 
-	if err := s.checkOutputsFor(setCheck{log: &log}, out, true); err != nil {
+	if err := s.checkOutputs(setCheck{log: &log}, out, true); err != nil {
 		t.Fatal(err)
 	}
 	if !regexp.MustCompile(`^sweep: checking the files each point reads, which no output in -o ` + regexp.QuoteMeta(out) + ` may replace: \d+/100 points, \d+s elapsed[^\n]*; Ctrl-C stops it\n$`).MatchString(log.String()) {
 		t.Errorf("log %q: want one line saying what is checked", log.String())
 	}
 	log.Reset()
-	if err := s.checkOutputsFor(setCheck{log: &log, progress: &bar}, out, true); err != nil {
+	if err := s.checkOutputs(setCheck{log: &log, progress: &bar}, out, true); err != nil {
 		t.Fatal(err)
 	}
 	if line := bar.String(); !regexp.MustCompile(`^\rsweep: checking the files each point reads: \d+/100 points, \d+s elapsed[^\r]*(\r[^\r]*)*\r\033\[K$`).MatchString(line) {
@@ -209,7 +209,7 @@ func TestOutputsCheckShowsProgress(t *testing.T) {
 	// Under probeQuiet nothing is said.
 	probeQuiet = time.Hour
 	bar.Reset()
-	if err := s.checkOutputsFor(setCheck{log: &log, progress: &bar}, out, true); err != nil || log.Len()+bar.Len() > 0 {
+	if err := s.checkOutputs(setCheck{log: &log, progress: &bar}, out, true); err != nil || log.Len()+bar.Len() > 0 {
 		t.Errorf("error %v, log %q, progress %q; want nothing", err, log.String(), bar.String())
 	}
 }

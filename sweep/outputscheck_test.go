@@ -18,7 +18,7 @@ func TestCheckOutputsEveryInput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(s.Dir, ResultsCSV), []byte(tinyProgram), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := s.checkOutputs(s.Dir, true)
+	err := s.checkOutputs(setCheck{}, s.Dir, true)
 	want := "writing results.csv there would replace the program file " + filepath.Join(s.Dir, ResultsCSV) + ", which the study reads"
 	if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want %q", err, want)

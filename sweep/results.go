@@ -358,7 +358,7 @@ func Redraw(s *Study, dir string, log io.Writer) (plots, records, stale int, err
 	if len(recs) == 0 {
 		return 0, 0, 0, badInput(fmt.Errorf("%s: no records to draw", path))
 	}
-	if err := s.checkOutputsFor(setCheck{log: log}, dir, false); err != nil {
+	if err := s.checkOutputs(setCheck{log: log}, dir, false); err != nil {
 		return 0, 0, 0, err
 	}
 	if tail.torn > 0 && log != nil {
@@ -489,7 +489,7 @@ func Merge(s *Study, out string, dirs []string, log io.Writer) (*Summary, error)
 	for i, d := range dirs {
 		shards[i] = filepath.Join(d, ResultsJSONL)
 	}
-	if err := s.checkOutputsFor(setCheck{log: log}, out, true, shards...); err != nil {
+	if err := s.checkOutputs(setCheck{log: log}, out, true, shards...); err != nil {
 		return nil, err
 	}
 	// (out is held from before its records are read until the merge is

@@ -172,7 +172,7 @@ func Run(s *Study, opts Options) (*Summary, error) {
 			}
 		}
 	}
-	if err := s.checkOutputsFor(c, opts.Out, true); err != nil {
+	if err := s.checkOutputs(c, opts.Out, true); err != nil {
 		return nil, err
 	}
 	if opts.Log != nil {
