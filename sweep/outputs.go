@@ -88,7 +88,7 @@ func (s *Study) checkOutputs(c setCheck, dir string, results bool, others ...str
 	// looked at once: those that are regular files are the ones it reads
 	// (InputFiles).
 	looked := map[string]bool{}
-	base := absPath(s.Dir) // (as paths resolves the points' files)
+	base := s.absDir() // (as paths resolves the points' files)
 	n := len(s.Points)
 	var done atomic.Int64 // points checked
 	show := startProbeProgress(c, n, &done, outputsProgress(dir))

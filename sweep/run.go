@@ -694,7 +694,7 @@ func Lookup(doc any, path string) (any, bool) {
 // directory).
 func (s *Study) runOptions(mach string, p Point) programs.Options {
 	ovs := s.Overrides(p)
-	dir := absPath(s.Dir)
+	dir := s.absDir()
 	for i, o := range ovs {
 		ovs[i].Value = resolveParam(dir, o.Path, o.Value)
 	}
