@@ -90,11 +90,16 @@ const (
 	fastTruncBlock
 	fastPairwise // fastpair.go
 	fastLateC    // fastlatec.go
+	fastSeqRNE32 // FP32/TF32 inputs, fastfp32.go
+	fastSeqRZ32  // FP32/TF32 inputs, fastfp32.go
 )
 
 // fastKindFor returns the fast path that reproduces the kernel for input
 // format in (FP32 output), or fastNone.
 func fastKindFor(k *kernel, in fp.Format) fastKind {
+	if fastEnabled && (in == fp.FP32 || in == fp.TF32) {
+		return fastKind32(k)
+	}
 	if !fastEnabled || (in != fp.FP16 && in != fp.BF16) {
 		return fastNone
 	}
@@ -198,6 +203,7 @@ type fastScratch struct {
 	cidx         []int        // buffer indices of one row of C (rowIndex)
 	a8, b16      []float32    // sequential, AVX-512: A by row octets, B by column sixteens (prepSeq8x16)
 	pair         pairState    // pairwise (fastpair.go)
+	pa32, pb32   []uint32     // FP32/TF32 inputs: the patterns (as pa, pb; fastfp32.go)
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(fastScratch) }}
@@ -258,11 +264,16 @@ func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T
 	}
 	sc := scratchPool.Get().(*fastScratch)
 	defer scratchPool.Put(sc)
-	f := &fastCall{kern: kern, tab: fastTable(in, kern.info), info: kern.info, mm: mm, k: k, n: n, sc: sc, fastKnd: fk, never: -1}
+	f := &fastCall{kern: kern, info: kern.info, mm: mm, k: k, n: n, sc: sc, fastKnd: fk, never: -1}
 	f.da, f.db = sc.da, sc.db
 	defer func() { sc.da, sc.db = f.da, f.db }()
-	f.useF32 = fk == fastSeqRNE || fk == fastPairwise
-	f.load(a, la, b, lb)
+	if kern.info.table == nil { // FP32 or TF32 patterns (uint32)
+		f.load32(any(a).([]uint32), la, any(b).([]uint32), lb)
+	} else {
+		f.tab = fastTable(in, kern.info)
+		f.useF32 = fk == fastSeqRNE || fk == fastPairwise
+		f.load(a, la, b, lb)
+	}
 	// C: read once, computed, written once.
 	sc.outC, sc.cspec, sc.cbits = grow(sc.outC, mm*n), grow(sc.cspec, mm*n), grow(sc.cbits, mm*n)
 	f.outC, f.cspec, f.cbits = sc.outC, sc.cspec, sc.cbits
@@ -304,6 +315,10 @@ func fastMMAD[T uint16 | uint32](kern *kernel, in fp.Format, mm, k, n int, a []T
 		f.runPair(res)
 	case fastLateC:
 		f.runLateC(res)
+	case fastSeqRNE32:
+		f.runSeqRNE32(res)
+	case fastSeqRZ32:
+		f.runSeqRZ32(res)
 	}
 	for i := 0; i < mm; i++ {
 		rowIndex(lc, i, n, sc.cidx)
@@ -429,12 +444,14 @@ func gather(src any, l Layout, rows, cols int, dst []uint16, trans bool) {
 	}
 }
 
-func gatherT[T uint16 | uint32](src []T, l Layout, rows, cols int, dst []uint16, trans bool) {
+// gatherT is gather for a source of T and a destination of D (D narrower
+// than T: the low bits).
+func gatherT[T, D uint16 | uint32](src []T, l Layout, rows, cols int, dst []D, trans bool) {
 	put := func(r, c int, v T) {
 		if trans {
-			dst[c*rows+r] = uint16(v)
+			dst[c*rows+r] = D(v)
 		} else {
-			dst[r*cols+c] = uint16(v)
+			dst[r*cols+c] = D(v)
 		}
 	}
 	if l == RowMajor {
@@ -570,6 +587,13 @@ func (f *fastCall) ref(i, j int) uint32 {
 	k, sc := f.k, f.sc
 	f.da = grow(f.da, k)
 	f.db = grow(f.db, k)
+	if f.info.table == nil { // FP32/TF32 patterns
+		for t := 0; t < k; t++ {
+			f.da[t] = f.info.decode(sc.pa32[i*k+t])
+			f.db[t] = f.info.decode(sc.pb32[j*k+t])
+		}
+		return f.kern.dot(f.da, f.db, f.cbits[i*f.n+j], true)
+	}
 	for t := 0; t < k; t++ {
 		f.da[t] = f.info.table[sc.pa[i*k+t]]
 		f.db[t] = f.info.table[sc.pb[j*k+t]]

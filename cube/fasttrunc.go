@@ -97,14 +97,16 @@ func truncFits(F, L int) bool {
 func (f *fastCall) prepTrunc(pairs bool) {
 	sc := f.sc
 	f.L = f.kern.L
-	sc.ea = grow(sc.ea, f.mm*f.k)
-	sc.eb = grow(sc.eb, f.n*f.k)
-	ex := f.tab.ex
-	for t, p := range sc.pa[:f.mm*f.k] {
-		sc.ea[t] = ex[p]
-	}
-	for t, p := range sc.pb[:f.n*f.k] {
-		sc.eb[t] = ex[p]
+	if f.tab != nil { // FP32/TF32 inputs: load32 filled ea and eb
+		sc.ea = grow(sc.ea, f.mm*f.k)
+		sc.eb = grow(sc.eb, f.n*f.k)
+		ex := f.tab.ex
+		for t, p := range sc.pa[:f.mm*f.k] {
+			sc.ea[t] = ex[p]
+		}
+		for t, p := range sc.pb[:f.n*f.k] {
+			sc.eb[t] = ex[p]
+		}
 	}
 	if !pairs {
 		return
