@@ -109,12 +109,14 @@
 // (Config.Native, default NativeGEMM) before any ESC or slicing, whatever
 // Fallback says. GEMMTile gives, for any tile, the bits of the full GEMM.
 //
-// # 8. Exact reference (Superacc, ExactDot, AbsDot, RefGEMM, Componentwise)
+// # 8. Exact reference (Superacc, ExactDot, AbsDot, DotAndAbs, RefGEMM, Componentwise)
 //
 // ExactDot accumulates exact products (53×53-bit integer products, not
 // FMA-based TwoProduct, so underflowing products stay exact) in a
 // fixed-point superaccumulator of 32-bit limbs covering 2^−2148 … 2^2204
-// and rounds once (RNE). Componentwise errors are |got − ref| /
+// and rounds once (RNE): from the limbs' top 64 bits and a sticky bit
+// where the result is normal, through math/big near the subnormal range
+// and overflow. DotAndAbs gives ExactDot and AbsDot in one pass. Componentwise errors are |got − ref| /
 // (u·(|A||B|)_ij), u = 2^−53, skipping (and counting) entries with
 // |A||B| = 0.
 //

@@ -31,20 +31,44 @@ type Superacc struct {
 
 // AddProduct adds x·y exactly. x and y must be finite.
 func (s *Superacc) AddProduct(x, y float64) {
-	mx, qx := splitLow(x)
-	my, qy := splitLow(y)
+	mx, qx, nx := parts(math.Float64bits(x))
+	my, qy, ny := parts(math.Float64bits(y))
 	if mx == 0 || my == 0 {
 		return
 	}
-	neg := (mx < 0) != (my < 0)
-	if mx < 0 {
-		mx = -mx
+	s.add(productWords(mx, my, qx+qy), nx != ny)
+}
+
+// parts returns the finite float64 of bits b as m·2^q (m < 2^53, q ≥
+// −1074, the lowest bit of a float64) and whether it is negative: the
+// significand with its implicit bit (none for a subnormal) and the
+// exponent of its lowest bit, read from the bits (math.Frexp, IsInf and
+// IsNaN had taken a third of an exact reference's time). A subnormal's
+// q is −1074, so that the product of two is above limb 0.
+func parts(b uint64) (m uint64, q int, neg bool) {
+	e := int(b>>52) & 0x7FF
+	m = b & (1<<52 - 1)
+	if e == 0 {
+		return m, -1074, b>>63 != 0
 	}
-	if my < 0 {
-		my = -my
-	}
-	hi, lo := bits.Mul64(uint64(mx), uint64(my)) // < 2^106
-	pos := qx + qy - accBase
+	return m | 1<<52, e - 1075, b>>63 != 0
+}
+
+// expBits are a float64's exponent bits: all set for ±Inf and NaN.
+const expBits = 0x7FF << 52
+
+// limbWords is a product placed in the accumulator: its bits from limb L
+// on, 32 a limb.
+type limbWords struct {
+	L int
+	p [5]int64
+}
+
+// productWords returns mx·my·2^q (mx, my < 2^53, q the sum of two
+// exponents parts returns) as the limbs it adds to.
+func productWords(mx, my uint64, q int) limbWords {
+	hi, lo := bits.Mul64(mx, my) // < 2^106
+	pos := q - accBase
 	L, r := pos/32, uint(pos%32)
 	w0 := lo << r
 	w1 := hi << r
@@ -54,14 +78,20 @@ func (s *Superacc) AddProduct(x, y float64) {
 		w2 = hi >> (64 - r)
 	}
 	const m32 = 1<<32 - 1
-	p := [5]int64{int64(w0 & m32), int64(w0 >> 32), int64(w1 & m32), int64(w1 >> 32), int64(w2 & m32)}
+	return limbWords{L, [5]int64{int64(w0 & m32), int64(w0 >> 32), int64(w1 & m32), int64(w1 >> 32), int64(w2 & m32)}}
+}
+
+// add adds the product w (subtracts it where neg).
+func (s *Superacc) add(w limbWords, neg bool) {
+	L := w.L
+	limb := s.limb[L : L+5 : L+5]
 	if neg {
-		for i := range p {
-			s.limb[L+i] -= p[i]
+		for i, v := range w.p {
+			limb[i] -= v
 		}
 	} else {
-		for i := range p {
-			s.limb[L+i] += p[i]
+		for i, v := range w.p {
+			limb[i] += v
 		}
 	}
 	if !s.used {
@@ -73,17 +103,6 @@ func (s *Superacc) AddProduct(x, y float64) {
 	if s.adds >= accFlush {
 		s.normalize()
 	}
-}
-
-// splitLow is split with q at least −1074, the lowest bit of a float64
-// (split keeps a subnormal's m normalised, its q below −1074, which put the
-// product of two subnormals below limb 0): m shifted right, exactly.
-func splitLow(x float64) (m int64, q int) {
-	m, q = split(x)
-	if q < -1074 {
-		m, q = m>>(-1074-q), -1074
-	}
-	return m, q
 }
 
 // normalize propagates carries so that every limb but the top one is in
@@ -104,12 +123,11 @@ func (s *Superacc) normalize() {
 	}
 }
 
-// Big returns the exact sum as a big.Float (precision large enough to be
-// exact).
-func (s *Superacc) Big() *big.Float {
+// magnitude returns the sum's magnitude as normalised limbs (each in
+// [0, 2^32)) and its sign.
+func (s *Superacc) magnitude() (mag [accLimbs]int64, neg bool) {
 	s.normalize()
-	neg := s.used && s.limb[accLimbs-1] < 0
-	var mag [accLimbs]int64
+	neg = s.used && s.limb[accLimbs-1] < 0
 	copy(mag[:], s.limb[:])
 	if neg { // two's complement negation of the normalised limbs
 		for i := range mag {
@@ -121,6 +139,13 @@ func (s *Superacc) Big() *big.Float {
 			mag[i+1] += c
 		}
 	}
+	return mag, neg
+}
+
+// Big returns the exact sum as a big.Float (precision large enough to be
+// exact).
+func (s *Superacc) Big() *big.Float {
+	mag, neg := s.magnitude()
 	buf := make([]byte, 4*accLimbs)
 	for i := 0; i < accLimbs; i++ {
 		v := uint32(mag[i])
@@ -138,12 +163,56 @@ func (s *Superacc) Big() *big.Float {
 // Float64 returns the sum correctly rounded to float64 (round to nearest,
 // ties to even, including the subnormal range and overflow to ±Inf). An
 // exact zero sum is +0.
+//
+// Where the result is a normal float64 it is formed from the limbs: the
+// sum's top 64 bits t, with a 1 ORed into the lowest where any bit below
+// them is set (a sticky bit 11 places below the rounding position, so
+// that RNE of t to 53 bits is RNE of the sum), converted by float64(t) —
+// Go rounds integer conversions to nearest even — and scaled by its
+// exponent, exactly (math.Ldexp of a normal result). Elsewhere (results
+// near the subnormal range, where the scaling would round again, or near
+// overflow) it takes math/big (Big), as it did for every sum until
+// 2026-12-04 (a quarter of an exact reference's time, with its
+// allocations).
 func (s *Superacc) Float64() float64 {
 	if !s.used {
 		return 0
 	}
-	f, _ := s.Big().Float64()
-	return f + 0 // −0 → +0
+	mag, neg := s.magnitude()
+	h := accLimbs - 1
+	for h >= 0 && mag[h] == 0 {
+		h--
+	}
+	if h < 0 {
+		return 0
+	}
+	limb := func(i int) uint64 {
+		if i < 0 {
+			return 0
+		}
+		return uint64(mag[i])
+	}
+	hi, low := limb(h), limb(h-1)<<32|limb(h-2) // the top 96 bits: hi·2^64 + low
+	lz := uint(bits.LeadingZeros64(hi))         // 32 … 63
+	t := hi<<lz | low>>(64-lz)
+	sticky := low<<lz != 0
+	for i := h - 3; i >= 0 && !sticky; i-- {
+		sticky = mag[i] != 0
+	}
+	if sticky {
+		t |= 1
+	}
+	// The sum is (t + a fraction of its lowest bit)·2^e.
+	e := 64 - int(lz) + 32*(h-2) + accBase
+	if e < -1085 || e > 950 {
+		f, _ := s.Big().Float64()
+		return f + 0 // −0 → +0
+	}
+	f := math.Ldexp(float64(t), e) // (t ≥ 2^63: a normal result, scaled exactly)
+	if neg {
+		f = -f
+	}
+	return f
 }
 
 // ExactDot returns Σ x[l]·y[l] correctly rounded (RNE) to float64, computed
@@ -179,6 +248,83 @@ func AbsDot(x, y []float64) float64 {
 		s.AddProduct(math.Abs(x[l]), math.Abs(y[l]))
 	}
 	return s.Float64()
+}
+
+// DotAndAbs returns ExactDot(x, y) and AbsDot(x, y) from one pass: each
+// product's magnitude is found once and added to both sums (the exact
+// reference of an output and its componentwise bound).
+func DotAndAbs(x, y []float64) (ref, abs float64) {
+	var s, sa Superacc
+	if !s.addDots(&sa, x, y) {
+		return ExactDot(x, y), AbsDot(x, y)
+	}
+	return s.Float64(), sa.Float64()
+}
+
+// addDots adds Σ x[l]·y[l] to s and Σ |x[l]|·|y[l]| to sa, or returns
+// false, leaving them part way, where an entry of x or y is ±Inf or NaN.
+// y is at least as long as x. (Both sums in one loop, their limb range
+// and count kept in locals: the exact reference of an ozaki GEMM's
+// outputs had taken as long as its simulation.)
+func (s *Superacc) addDots(sa *Superacc, x, y []float64) bool {
+	y = y[:len(x)]
+	if s.adds+len(x) >= accFlush || sa.adds+len(x) >= accFlush {
+		// (Never from DotAndAbs or ScaledDot below 2^30 products.)
+		for l := range x {
+			if !finite(x[l]) || !finite(y[l]) {
+				return false
+			}
+			s.AddProduct(x[l], y[l])
+			sa.AddProduct(math.Abs(x[l]), math.Abs(y[l]))
+		}
+		return true
+	}
+	lo, hi, n := accLimbs, -1, 0
+	for l := range x {
+		bx, by := math.Float64bits(x[l]), math.Float64bits(y[l])
+		if bx&expBits == expBits || by&expBits == expBits {
+			return false
+		}
+		mx, qx, nx := parts(bx)
+		my, qy, ny := parts(by)
+		if mx == 0 || my == 0 {
+			continue
+		}
+		w := productWords(mx, my, qx+qy)
+		L := w.L
+		d, da := s.limb[L:L+5:L+5], sa.limb[L:L+5:L+5]
+		if nx != ny {
+			d[0] -= w.p[0]
+			d[1] -= w.p[1]
+			d[2] -= w.p[2]
+			d[3] -= w.p[3]
+			d[4] -= w.p[4]
+		} else {
+			d[0] += w.p[0]
+			d[1] += w.p[1]
+			d[2] += w.p[2]
+			d[3] += w.p[3]
+			d[4] += w.p[4]
+		}
+		da[0] += w.p[0]
+		da[1] += w.p[1]
+		da[2] += w.p[2]
+		da[3] += w.p[3]
+		da[4] += w.p[4]
+		lo, hi = min(lo, L), max(hi, L)
+		n++
+	}
+	if n > 0 {
+		for _, a := range [2]*Superacc{s, sa} {
+			if !a.used {
+				a.lo, a.hi, a.used = lo, hi+4, true
+			} else {
+				a.lo, a.hi = min(a.lo, lo), max(a.hi, hi+4)
+			}
+			a.adds += n
+		}
+	}
+	return true
 }
 
 // finite reports whether v is neither ±Inf nor NaN.
@@ -348,16 +494,7 @@ const scaledPrec = 6600
 // β·c and |α|·AbsDot + |β·c| in FP64.
 func ScaledDot(x, y []float64, alpha, beta, c float64) (ref, abs float64) {
 	var s, sa Superacc
-	y = y[:len(x)]
-	nonFinite := !finite(alpha) || !finite(beta) || !finite(c)
-	for l := range x {
-		if !finite(x[l]) || !finite(y[l]) {
-			nonFinite = true
-			break
-		}
-		s.AddProduct(x[l], y[l])
-		sa.AddProduct(math.Abs(x[l]), math.Abs(y[l]))
-	}
+	nonFinite := !finite(alpha) || !finite(beta) || !finite(c) || !s.addDots(&sa, x, y)
 	if nonFinite {
 		return float64(alpha*ExactDot(x, y)) + float64(beta*c), float64(math.Abs(alpha)*AbsDot(x, y)) + math.Abs(beta*c)
 	}

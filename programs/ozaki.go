@@ -1,11 +1,13 @@
 package programs
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
@@ -1264,9 +1266,10 @@ func exactGEMM64Until(a, b []float64, m, k, n int, idx []int, withAbs bool, stop
 		abs = make([]float64, len(ref))
 	}
 	ok = exactOutputs(a, b, m, k, n, idx, stop, func(x, _ int, row, col []float64) {
-		ref[x] = ozaki.ExactDot(row, col)
 		if withAbs {
-			abs[x] = ozaki.AbsDot(row, col)
+			ref[x], abs[x] = ozaki.DotAndAbs(row, col)
+		} else {
+			ref[x] = ozaki.ExactDot(row, col)
 		}
 	})
 	if !ok {
@@ -1278,17 +1281,15 @@ func exactGEMM64Until(a, b []float64, m, k, n int, idx []int, withAbs bool, stop
 // exactOutputs calls out(x, i, row, col) for each output i = idx[x] of C
 // (m×n; idx nil: every output, x = i) with A's row and B's column of it
 // (A m×k, B k×n, row-major), asking stop (nil: never) every
-// stopwork.Every products: false once it says true.
+// stopwork.Every products: false once it says true. It visits the outputs
+// a column of C at a time (B's column gathered once for all of them: a
+// strided gather of k values per output, outputs row by row, had been a
+// tenth of an exact reference's time).
 func exactOutputs(a, b []float64, m, k, n int, idx []int, stop func() bool, out func(x, i int, row, col []float64)) bool {
-	count := outputCount(m, n, idx)
 	col := make([]float64, k)
 	lastCol := -1
 	st := stopwork.New(stop)
-	for x := 0; x < count; x++ {
-		i := x
-		if idx != nil {
-			i = idx[x]
-		}
+	visit := func(x, i int) bool {
 		if st.StopBefore(max(k, 1)) {
 			return false
 		}
@@ -1300,6 +1301,27 @@ func exactOutputs(a, b []float64, m, k, n int, idx []int, stop func() bool, out 
 			lastCol = c
 		}
 		out(x, i, a[r*k:(r+1)*k], col)
+		return true
+	}
+	if idx == nil {
+		for c := range n {
+			for r := range m {
+				if !visit(r*n+c, r*n+c) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	xs := make([]int, len(idx))
+	for x := range xs {
+		xs[x] = x
+	}
+	slices.SortStableFunc(xs, func(p, q int) int { return cmp.Compare(idx[p]%n, idx[q]%n) })
+	for _, x := range xs {
+		if !visit(x, idx[x]) {
+			return false
+		}
 	}
 	return true
 }
