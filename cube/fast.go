@@ -11,9 +11,10 @@ import (
 	"github.com/davinci-sim/davinci-sim/fp"
 )
 
-// Fast MMAD paths for FP16/BF16 inputs and FP32 output. They give results
-// bit-identical to the reference path (runMMAD → kernel.dot) for the model
-// families below and fall back to it for anything they cannot prove exact.
+// Fast MMAD paths for FP16/BF16 (and FP32/TF32) inputs and FP32 output.
+// They give results bit-identical to the reference path (runMMAD →
+// kernel.dot) for the model families below and fall back to it for
+// anything they cannot prove exact.
 //
 // Sequential, RNE (fp32-rne). An FP16×FP16 product has at most 22
 // significant bits and lies in [2^−48, 2^32): it is an exact float32. A
@@ -64,6 +65,15 @@ import (
 //
 // Truncated late c (mi300): the truncated path's integer arithmetic for
 // the products, c rounded toward −∞ by math.Floor; see fastlatec.go.
+//
+// FP32 and TF32 inputs (fastfp32.go has the argument): the values and
+// their products are exact in float64. Sequential RNE (fp32-rne, the
+// CUDA cores' FFMA chain) is IEEE binary32 FMA: the AVX-512 8×16 tile as
+// above, or in Go the float64 sum rounded to float32 unless it is an FP32
+// midpoint or below 2^−126 (then kernel.add2). Sequential RZ reuses addRZ
+// and the RZ tile; block FMA with a finite F (the TF32 tensor cores of
+// a100, ada, h100, b200) reuses the truncated path with the FP32 field's
+// nominal exponents.
 //
 // Inf/NaN inputs (per row of A or column of B) and Inf/NaN c take the
 // reference kernel.dot for that element. Results never depend on GOMAXPROCS:
