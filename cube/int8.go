@@ -3,6 +3,7 @@ package cube
 import (
 	"encoding/binary"
 	"sync"
+	"unsafe"
 )
 
 // MMADInt8 is the integer cube operation C (m×n INT32) = A (m×k INT8) ·
@@ -30,6 +31,8 @@ type Int8Scratch struct {
 	a  []byte  // A row-major (m×k), from a fractal A
 	b  []byte  // B row-major (k×n), from a fractal B
 	bp []int64 // B's columns in pairs (packInt8Pairs)
+	// A's rows and B's columns as int16 pairs of k (int8Blocks)
+	ap, bw []int32
 }
 
 // MMADInt8 is the package's MMADInt8 (fractal A, B and C) with s's
@@ -57,6 +60,10 @@ func (s *Int8Scratch) MMAD(m, k, n int, a []byte, la Layout, lda int, b []byte, 
 	}
 	if k > maxPairK {
 		int8Plain(m, k, n, a, lda, b, ldb, c, init)
+		return
+	}
+	if useAVX2Int8 {
+		s.int8Blocks(m, k, n, a, lda, b, ldb, c, init)
 		return
 	}
 	np := (n + 1) / 2
@@ -189,6 +196,87 @@ func int8Plain(m, k, n int, a []byte, lda int, b []byte, ldb int, c []byte, init
 			binary.LittleEndian.PutUint32(c[ci:], uint32(v))
 		}
 	}
+}
+
+// int8Blocks is C (fractal INT32) = A · B + (init ? 0 : C) for A and B
+// row-major (rows lda and ldb bytes apart) in blocks of 4 rows × 16
+// columns of int8Block4x16 (AVX2): A's rows and B's columns packed as
+// int16 pairs of k (zeros past k, m and n), each block written in place
+// where it lies wholly in C (its four rows in one fractal block row, 64
+// bytes apart), else into a block of its own whose part in C is added
+// there. Why: the Go pairs (int8Pairs) make 8 products per loop of 4
+// multiplications, ~5 of b200 ozaki 1024³ full's 17 s; a VPMADDWD makes
+// 16 (BenchmarkInt8MMAD).
+func (s *Int8Scratch) int8Blocks(m, k, n int, a []byte, lda int, b []byte, ldb int, c []byte, init bool) {
+	kp := (k + 1) / 2
+	mp, np := (m+3)/4*4, (n+15)/16*16
+	pair := func(lo, hi int8) int32 { return int32(uint32(uint16(int16(lo))) | uint32(uint16(int16(hi)))<<16) }
+	s.ap = growInt32(s.ap, mp*kp)
+	for i := range mp {
+		row := s.ap[i*kp : (i+1)*kp]
+		if i >= m {
+			clear(row)
+			continue
+		}
+		ar := a[i*lda:][:k]
+		for p := range row {
+			var hi int8
+			if 2*p+1 < k {
+				hi = int8(ar[2*p+1])
+			}
+			row[p] = pair(int8(ar[2*p]), hi)
+		}
+	}
+	s.bw = growInt32(s.bw, kp*np)
+	for p := range kp {
+		w := s.bw[p*np : (p+1)*np]
+		r0 := b[2*p*ldb:][:n]
+		var r1 []byte
+		if 2*p+1 < k {
+			r1 = b[(2*p+1)*ldb:][:n]
+		}
+		for j := range n {
+			var hi int8
+			if r1 != nil {
+				hi = int8(r1[j])
+			}
+			w[j] = pair(int8(r0[j]), hi)
+		}
+		clear(w[n:])
+	}
+	pc := np // C's padded columns (a multiple of 16)
+	var part [64]int32
+	for i := 0; i < m; i += 4 {
+		for j := 0; j < n; j += 16 {
+			ap, bw := &part[0], &part[0] // (k = 0: not read)
+			if kp > 0 {
+				ap, bw = &s.ap[i*kp], &s.bw[j]
+			}
+			at := FractalIndex(i, j, pc, 32) * 4
+			if i+4 <= m && j+16 <= n {
+				int8Block4x16(ap, 4*kp, bw, 4*np, kp, (*int32)(unsafe.Pointer(&c[at])), init)
+				continue
+			}
+			int8Block4x16(ap, 4*kp, bw, 4*np, kp, &part[0], true)
+			for r := range min(4, m-i) {
+				for l := range min(16, n-j) {
+					ci := at + (r*16+l)*4
+					v := part[r*16+l]
+					if !init {
+						v += int32(binary.LittleEndian.Uint32(c[ci:]))
+					}
+					binary.LittleEndian.PutUint32(c[ci:], uint32(v))
+				}
+			}
+		}
+	}
+}
+
+func growInt32(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n)
+	}
+	return s[:n]
 }
 
 func growBytes(s []byte, n int) []byte {

@@ -99,8 +99,33 @@ func newInt8Case(r *rand.Rand, m, k, n int, fill func() byte) int8Case {
 // Int8Scratch.MMAD (each operand fractal or
 // row-major) all give the golden's C, bit for bit, over
 // random shapes (edges of the 16×32 blocks included), random and extreme
-// values, init and accumulate, with one scratch reused across shapes.
+// values, init and accumulate, with one scratch reused across shapes —
+// through the AVX2 blocks where the host has them, and the Go pairs.
 func TestMMADInt8MatchesGolden(t *testing.T) {
+	for _, avx := range int8Paths() {
+		t.Run(fmt.Sprintf("avx2=%v", avx), func(t *testing.T) {
+			defer setAVX2Int8(avx)()
+			testMMADInt8MatchesGolden(t)
+		})
+	}
+}
+
+// int8Paths lists the settings of useAVX2Int8 the host can run.
+func int8Paths() []bool {
+	if useAVX2Int8 {
+		return []bool{false, true}
+	}
+	return []bool{false}
+}
+
+// setAVX2Int8 sets useAVX2Int8 and returns a function restoring it.
+func setAVX2Int8(on bool) func() {
+	old := useAVX2Int8
+	useAVX2Int8 = on
+	return func() { useAVX2Int8 = old }
+}
+
+func testMMADInt8MatchesGolden(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var s Int8Scratch
 	fills := map[string]func() byte{
@@ -147,6 +172,15 @@ func TestMMADInt8MatchesGolden(t *testing.T) {
 // at their extremes in both halves of a pair (-128·-128 in one column,
 // -128·127 in the other) come out exact.
 func TestMMADInt8Wraps(t *testing.T) {
+	for _, avx := range int8Paths() {
+		t.Run(fmt.Sprintf("avx2=%v", avx), func(t *testing.T) {
+			defer setAVX2Int8(avx)()
+			testMMADInt8Wraps(t)
+		})
+	}
+}
+
+func testMMADInt8Wraps(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	var s Int8Scratch
 	for _, k := range []int{maxPairK, maxPairK + 1, 1<<17 + 96} {
@@ -212,7 +246,7 @@ func TestMMADInt8NoAllocs(t *testing.T) {
 // on thin matrices (17×128×3) and at square tiles, golden against the new
 // paths.
 func BenchmarkMMADInt8(b *testing.B) {
-	for _, sh := range [][3]int{{17, 128, 3}, {16, 32, 8}, {128, 128, 128}} {
+	for _, sh := range [][3]int{{17, 128, 3}, {16, 32, 8}, {128, 128, 128}, {128, 32, 256}} {
 		tc := newInt8Case(rand.New(rand.NewPCG(7, 8)), sh[0], sh[1], sh[2], nil2rand())
 		name := fmt.Sprintf("%dx%dx%d", sh[0], sh[1], sh[2])
 		var s Int8Scratch
@@ -223,6 +257,10 @@ func BenchmarkMMADInt8(b *testing.B) {
 			{"golden", func() { mmadInt8Golden(tc.m, tc.k, tc.n, tc.aFr, tc.bFr, tc.c, false) }},
 			{"fractal", func() { s.MMADInt8(tc.m, tc.k, tc.n, tc.aFr, tc.bFr, tc.c, false) }},
 			{"row-major", func() {
+				s.MMAD(tc.m, tc.k, tc.n, tc.aRM, RowMajor, tc.lda, tc.bRM, RowMajor, tc.ldb, tc.c, false)
+			}},
+			{"row-major-go", func() {
+				defer setAVX2Int8(false)()
 				s.MMAD(tc.m, tc.k, tc.n, tc.aRM, RowMajor, tc.lda, tc.bRM, RowMajor, tc.ldb, tc.c, false)
 			}},
 		} {
