@@ -432,3 +432,66 @@ func FuzzMMAD32(f *testing.F) {
 		}
 	})
 }
+
+// TestFast32Vectors: the recorded GPU vectors with TF32 (or FP32) inputs
+// and FP32 output through the MMAD fast paths: every 10th dot product as
+// an 8×K×16 tile whose rows of A and columns of B repeat its a and b (so
+// that the Go and AVX-512 tiles compute it), against the recorded d.
+func TestFast32Vectors(t *testing.T) {
+	sets, err := FindVectorSets(vectorsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range sets {
+		if s.Input != fp.TF32 && s.Input != fp.FP32 || s.Output != fp.FP32 {
+			continue
+		}
+		m, err := Preset(s.Model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := m.kernel(s.Input, fp.FP32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fastKindFor(k, s.Input) == fastNone {
+			t.Fatalf("%s %v: no fast path", s.GPU, s.Input)
+		}
+		v, err := s.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		impls32(t, func(t *testing.T) {
+			const mm, nn = 8, 16
+			for i := 0; i < len(v.A); i += 10 {
+				kk := len(v.A[i])
+				a, b, c := make([]uint32, mm*kk), make([]uint32, kk*nn), make([]uint32, mm*nn)
+				for r := 0; r < mm; r++ {
+					copy(a[r*kk:], v.A[i])
+				}
+				for x := 0; x < kk; x++ {
+					for j := 0; j < nn; j++ {
+						b[x*nn+j] = v.B[i][x]
+					}
+				}
+				for j := range c {
+					c[j] = v.C[i]
+				}
+				if err := m.MMAD(s.Input, fp.FP32, mm, kk, nn, a, RowMajor, b, RowMajor, c, RowMajor, false); err != nil {
+					t.Fatal(err)
+				}
+				for j, got := range c {
+					if want := v.D[i]; got != want && !(isNaN32(got) && isNaN32(want)) {
+						t.Fatalf("%s %v line %d (element %d): got %08x want %08x", s.GPU, s.Input, i+1, j, got, want)
+					}
+				}
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no TF32/FP32 vector sets")
+	}
+	t.Logf("%d TF32/FP32 → FP32 sets", n)
+}
