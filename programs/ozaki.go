@@ -9,9 +9,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -1284,47 +1286,70 @@ func exactGEMM64Until(a, b []float64, m, k, n int, idx []int, withAbs bool, stop
 // stopwork.Every products: false once it says true. It visits the outputs
 // a column of C at a time (B's column gathered once for all of them: a
 // strided gather of k values per output, outputs row by row, had been a
-// tenth of an exact reference's time).
+// tenth of an exact reference's time), on up to cube.Workers goroutines
+// (their columns interleaved) where there are at least exactParallel
+// products: out and stop must be safe to call from several at once (out
+// for distinct x); every output is computed on its own, so the results do
+// not depend on the goroutines.
 func exactOutputs(a, b []float64, m, k, n int, idx []int, stop func() bool, out func(x, i int, row, col []float64)) bool {
-	col := make([]float64, k)
-	lastCol := -1
-	st := stopwork.New(stop)
-	visit := func(x, i int) bool {
-		if st.StopBefore(max(k, 1)) {
-			return false
+	count := outputCount(m, n, idx)
+	var xs []int // idx's outputs by column (idx nil: C's, column by column)
+	if idx != nil {
+		xs = make([]int, len(idx))
+		for x := range xs {
+			xs[x] = x
 		}
-		r, c := i/n, i%n
-		if c != lastCol {
-			for l := range col {
-				col[l] = b[l*n+c]
-			}
-			lastCol = c
-		}
-		out(x, i, a[r*k:(r+1)*k], col)
-		return true
+		slices.SortStableFunc(xs, func(p, q int) int { return cmp.Compare(idx[p]%n, idx[q]%n) })
 	}
-	if idx == nil {
-		for c := range n {
-			for r := range m {
-				if !visit(r*n+c, r*n+c) {
-					return false
+	workers := 1
+	if int64(count)*int64(k) >= exactParallel {
+		workers = max(1, min(cube.Workers(), count))
+	}
+	// run visits the outputs at positions w, w+workers, … of the column
+	// order: every output once.
+	run := func(w int) bool {
+		col := make([]float64, k)
+		lastCol := -1
+		st := stopwork.New(stop)
+		for pos := w; pos < count; pos += workers {
+			x, i := pos, 0
+			if idx != nil {
+				x = xs[pos]
+				i = idx[x]
+			} else {
+				r, c := pos%m, pos/m
+				x = r*n + c
+				i = x
+			}
+			if st.StopBefore(max(k, 1)) {
+				return false
+			}
+			r, c := i/n, i%n
+			if c != lastCol {
+				for l := range col {
+					col[l] = b[l*n+c]
 				}
+				lastCol = c
 			}
+			out(x, i, a[r*k:(r+1)*k], col)
 		}
 		return true
 	}
-	xs := make([]int, len(idx))
-	for x := range xs {
-		xs[x] = x
+	if workers == 1 {
+		return run(0)
 	}
-	slices.SortStableFunc(xs, func(p, q int) int { return cmp.Compare(idx[p]%n, idx[q]%n) })
-	for _, x := range xs {
-		if !visit(x, idx[x]) {
-			return false
-		}
+	ok := make([]bool, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { ok[w] = run(w) })
 	}
-	return true
+	wg.Wait()
+	return !slices.Contains(ok, false)
 }
+
+// exactParallel is the products from which exactOutputs shares its outputs
+// among goroutines.
+const exactParallel = 1 << 22
 
 // nativePeak is the machine's FP64 peak for native DGEMM: its FP64 matrix
 // units, else its vector units.
