@@ -1466,6 +1466,26 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int, cur *isa.StepCursor) isa.Stream {
 	})
 }
 
+// chainKSteps returns how many k-steps of bk one MMAD call of model (input
+// in) may take in goldenTile for an mm·nn tile: calls chained through C
+// give the bits of one call over their concatenated k where every call
+// but the last covers whole blocks (MMADF16: L, or the model's windows), a
+// sequential chain always; up to ~2^22 products a call (a stop is heard
+// between calls). Elsewhere 1: a call a k-step, as the kernel's MMAs.
+// Why: goldenTile converted A, B and C to bit patterns and called MMAD
+// every k-step (8 deep on the CUDA cores), a third of a100-sgemm 512³
+// full's time once the MMADs were fast.
+func chainKSteps(model cube.Model, in fp.Format, bk, tile int) int {
+	par, err := model.Params(in)
+	if err != nil || bk <= 0 {
+		return 1
+	}
+	if model.Kind != cube.Sequential && bk%max(par.L, par.Window, 1) != 0 {
+		return 1
+	}
+	return max(1, (1<<22)/max(1, tile*bk))
+}
+
 // goldenTile computes output tile (bi, bj) as the kernel does, one MMA per
 // k-step in increasing k: FP16 operands on the machine's tensor-core
 // numerics model (hgemm), or an FP32 FMA chain (sgemm); it gives up
@@ -1480,12 +1500,20 @@ func (j *gpuGEMMJob) goldenTile(model cube.Model, r0, mm, c0, nn int, stop func(
 		return nil, err
 	}
 	bk, nkt := pl.realKSteps()
-	for kt := 0; kt < nkt; kt++ {
+	step := 1 // k-steps an MMAD call takes (FP32, TF32: chainKSteps)
+	if pl.in == fp.FP32 || pl.in == fp.TF32 {
+		m := fma
+		if pl.in == fp.TF32 {
+			m = tc
+		}
+		step = chainKSteps(m, pl.in, bk, mm*nn)
+	}
+	for kt := 0; kt < nkt; kt += step {
 		if stop != nil && stop() {
 			return nil, errStopped
 		}
 		k0 := kt * bk
-		kk := min(bk, p.K-k0)
+		kk := min(step*bk, p.K-k0)
 		if pl.in == fp.FP32 || pl.in == fp.TF32 {
 			a := make([]uint32, mm*kk)
 			for r := 0; r < mm; r++ {
