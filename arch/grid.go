@@ -97,10 +97,11 @@ type gridRunner struct {
 	next    int              // next CTA of grid cur to start
 	running int              // CTAs of grid cur resident
 	started bool             // grid cur's launch latency has passed
-	// slotBytes is, per CTA slot of a core, the most host bytes the
-	// functional grids admitted so far keep there (GridCore.Resident): a
-	// slot's storage is reused by the CTAs it holds in turn.
-	slotBytes []int64
+	// slots are, per CTA slot of a core, the most host bytes the
+	// functional grids admitted so far keep there (GridCore.Resident) and
+	// on how many cores they make it (SlotCores): a slot's storage is
+	// reused by the CTAs it holds in turn.
+	slots []gridSlot
 	// xnext is, on a chip of several XCDs (xcds), the next CTA of grid
 	// cur each XCD starts (nil: not yet set for grid cur; next is then the
 	// lowest of them), and xat the value next had after dispatchXCDs last
@@ -449,27 +450,54 @@ func (gr *gridRunner) admit(g isa.Grid) error {
 }
 
 // admitStorage adds what grid g's CTAs keep in host memory in a
-// functional run (on every core, as many as fit at once) to the chip's
+// functional run (in the slots its CTAs make: SlotCores) to the chip's
 // estimate, and refuses the grid when that passes the chip's bound.
 func (gr *gridRunner) admitStorage(g isa.Grid) error {
 	c := gr.chip
 	n, b := gr.cores[0].Resident(g.Resources)
-	for len(gr.slotBytes) < n {
-		gr.slotBytes = append(gr.slotBytes, 0)
+	for len(gr.slots) < n {
+		gr.slots = append(gr.slots, gridSlot{})
 	}
-	per := 0.0
-	for i := range gr.slotBytes {
-		if i < n {
-			gr.slotBytes[i] = max(gr.slotBytes[i], b)
+	data, slots := 0.0, 0
+	for i := range gr.slots {
+		s := &gr.slots[i]
+		if k := SlotCores(g.CTAs, len(gr.cores), i); i < n && k > 0 {
+			s.bytes, s.cores = max(s.bytes, b), max(s.cores, k)
 		}
-		per += float64(gr.slotBytes[i])
+		data += float64(float64(s.cores) * float64(s.bytes))
+		slots += s.cores
 	}
-	total := c.footprint + float64(float64(len(gr.cores))*per)
+	total := c.footprint + data
 	if bound, above := c.dataBound(); total > float64(bound) {
-		return hostRefusal(&FootprintError{fmt.Sprintf("grid %q: its CTAs' data would take the simulation of machine %s to about %s of host memory (%d cores × %s of CTAs' shared memory, registers and accumulators — this grid's %d resident %s × %s, with what earlier grids keep in their slots; the model %s), above %s: use numerics off or sampled, or check keys %s",
-			g.Name, c.M.Name, roughBytes(total), len(gr.cores), roughBytes(per), n, plural(n, "CTA", "CTAs"), roughBytes(float64(b)), roughBytes(c.footprint), above, c.kind.footprintKeys())}, bound, c.opts)
+		return hostRefusal(&FootprintError{fmt.Sprintf("grid %q: its CTAs' data would take the simulation of machine %s to about %s of host memory (%d CTA slots, %s of CTAs' shared memory, registers and accumulators — this grid's %d %s, %d resident a core × %s, with what earlier grids keep in their slots; the model %s), above %s: use numerics off or sampled, or check keys %s",
+			g.Name, c.M.Name, roughBytes(total), slots, roughBytes(data), g.CTAs, plural(g.CTAs, "CTA", "CTAs"), n, roughBytes(float64(b)), roughBytes(c.footprint), above, c.kind.footprintKeys())}, bound, c.opts)
 	}
 	return nil
+}
+
+// gridSlot is a CTA slot of the chip's cores as admitStorage counts it:
+// the most bytes a CTA keeps there, on as many cores.
+type gridSlot struct {
+	bytes int64
+	cores int
+}
+
+// SlotCores returns on how many of cores cores a grid of ctas CTAs makes
+// CTA slot slot (0, 1, …), where a core holds its resident CTAs: a core
+// makes a slot when a CTA starts and finds every slot it has in use, and
+// the grid scheduler starts CTAs breadth first over the cores (over each
+// XCD's, CTAs dealt to the XCDs in turn), the cores empty when a grid
+// starts, so its first dispatch puts CTA i on core i mod cores while they
+// fit — slot s on cores−(s+1)·cores+ctas cores, at most cores — and later
+// CTAs start in slots the finished ones left. (Slots past what a core
+// holds of the grid are the caller's to leave out: Resident.) Before
+// 2026-12-05 every core counted every slot a core holds: an MI300X HGEMM
+// 1024³ of 256 CTAs, 8 resident a CU, 2432 slots for 256 made.
+func SlotCores(ctas, cores, slot int) int {
+	if cores <= 0 || slot < 0 {
+		return 0
+	}
+	return int(min(int64(cores), max(0, int64(ctas)-int64(slot)*int64(cores))))
 }
 
 // plural returns one where n is 1, else many.

@@ -163,6 +163,11 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	if err := p.gpuDefaults(f.Path); err != nil {
 		return nil, err
 	}
+	// The run's own estimate before its candidates' runs (each estimates
+	// its own, below the run's): a refusal quotes the run's figure.
+	if err := p.checkHostMemory(f.Path); err != nil {
+		return nil, err
+	}
 	if ep.TargetBits < 0 || ep.TargetBits > accuracy.MaxBits {
 		return nil, bad("target_bits", "must be in 0..%d (0: FP32 SGEMM's accuracy on the same data) (got %g)", accuracy.MaxBits, ep.TargetBits)
 	}

@@ -74,7 +74,16 @@ func buildGPUBench(f *File, m *machines.Machine, o Options) (Job, error) {
 	if err := f.Decode(&p, o); err != nil {
 		return nil, err
 	}
-	bad := f.badKey
+	j, err := planGPUBench(p, m, f.badKey)
+	if err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// planGPUBench is buildGPUBench's plan of test p (decoded) on machine m,
+// its errors made by bad (also the run's estimate's: gpuKernels).
+func planGPUBench(p GPUBenchParams, m *machines.Machine, bad func(key, format string, a ...any) error) (*gpuBenchJob, error) {
 	tg, ok := newGPUTarget(m)
 	if !ok {
 		return nil, bad("machine", "gpu-bench runs on GPU machines (nvidia-sm, amd-cu); %s is a %s machine", m.Name, m.Kind)

@@ -65,7 +65,7 @@ func TestLUHostMemoryBound(t *testing.T) {
 	}{
 		{"examples/lu-fused-small.yaml", "program.n=16384", "full numerics on n = 16384 needs about 11.25GiB of host memory in all (its data 11.0GiB, its chip model 59MiB and the run's base 48MiB), more than the run may take (8GiB, --max-memory); use numerics off"},
 		{"examples/lu-gemm256.yaml", "program.m=16384", "full numerics on m = 16384 needs about 11.25GiB of host memory in all (its data 11.0GiB"},
-		{"examples/a100-lu-fused.yaml", "program.n=16384", "full numerics on n = 16384 needs about 11.5GiB of host memory in all (its data 11.0GiB, its kernels' blocks 241MiB, its chip model 131MiB"},
+		{"examples/a100-lu-fused.yaml", "program.n=16384", "full numerics on n = 16384 needs about 11.25GiB of host memory in all (its data 11.0GiB, its kernels' blocks 51MiB, its chip model 131MiB"},
 	} {
 		f, err := ReadFile(c.file)
 		if err != nil {
@@ -133,14 +133,14 @@ func TestHostMemoryRefusalsMarked(t *testing.T) {
 		{name: "chip model", file: "examples/cube-peak.yaml", bound: 1 << 20,
 			want: "machine ascend-910a: simulating it would take about 7 MiB of host memory"},
 		// (A GM of 64 MiB: the chip model's where index the same for the
-		// whole memory and for the program's span. Ozaki's kernels are not
-		// followed by the run's estimate, whose blocks are then every slot
-		// of every CU without data, ~339 MiB, within 500 MiB with the
-		// rest; the product GEMM's 6 blocks a CU keep ~3 MiB there, past
-		// the whole bound. A GEMM's estimate holds its blocks' data:
-		// TestMaxMemoryGPUBlocksQuotedRuns.)
-		{name: "grid's CTAs", file: "examples/b200-ozaki.yaml", machine: "mi300x", sets: []string{"program.m=256", "program.n=256", "program.k=256", "machine.gm.capacity=64MiB"}, numerics: NumericsFull, bound: 500 << 20,
-			want: `grid "ozaki/products": its CTAs' data would take the simulation of machine mi300x to about`},
+		// whole memory and for the program's span. Ozaki's kernels were
+		// not followed by the run's estimate before 2026-12-05, and the
+		// grid of its product GEMMs refused it under 500 MiB; now the
+		// estimate holds its kernels' blocks and their data, and refuses
+		// it first. A grid's own refusal is marked too: arch/gpu's
+		// TestGridDataFootprint.)
+		{name: "ozaki's kernels' blocks", file: "examples/b200-ozaki.yaml", machine: "mi300x", sets: []string{"program.m=256", "program.n=256", "program.k=256", "machine.gm.capacity=64MiB"}, numerics: NumericsFull, bound: 100 << 20,
+			want: `full numerics on 256×256×256 needs about 155MiB of host memory in all (its data 19MiB, its kernels' blocks 67MiB`},
 		// (20 M cores of ~5 KiB: the chip's own estimate holds no block
 		// slots since 2026-12-04, where 20000 cores passed 16 GiB.)
 		{name: "chip model past MaxModelBytes", file: "examples/a100-hgemm.yaml", sets: []string{"machine.cores=20000000"}, numerics: NumericsOff, bound: 32 << 30,

@@ -12,6 +12,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
+	"github.com/davinci-sim/davinci-sim/ozaki"
 )
 
 // HostBytes estimates the host memory a run of f with opts holds at its
@@ -266,7 +267,7 @@ func (r *runEstimates) whole() (hostEstimate, bool) {
 	if !ok {
 		return r.wholeEst, false
 	}
-	blocks, blockData := blocksHostBytes(r.f.Kind.Name, params, t)
+	blocks, blockData := blocksHostBytes(r.f, params, t)
 	r.wholeEst = hostEstimate{base: runHostBytes, data: data, blocks: blocks, blockData: blockData,
 		models: modelHostBytes(r.f, r.opts, params, t)}
 	r.wholeOK = true
@@ -436,8 +437,12 @@ func modelHostBytes(f *File, opts Options, params any, t runMachine) float64 {
 
 // runMode is the mode of a run with params (decoded, the run's numerics
 // applied) as its estimate counts it: functional where its numerics are
-// full, or not given (a kind without numerics: the larger), else timing.
+// full, or not given (a kind without numerics: the larger), else timing;
+// gpu-bench's timing (its job's).
 func runMode(params any) arch.Mode {
+	if _, bench := params.(*GPUBenchParams); bench {
+		return arch.Timing // (its job's mode, whatever the options: gpuBenchJob.Mode)
+	}
 	if v := numericsField(params); v.IsValid() && v.String() != "" && v.String() != NumericsFull {
 		return arch.Timing
 	}
@@ -445,29 +450,29 @@ func runMode(params any) arch.Mode {
 }
 
 // blocksHostBytes estimates the host memory the blocks of the kernels a
-// run of kind with params (decoded, the run's numerics applied) launches
-// on its machine t take on a GPU, beside the chip model, which does not
-// count them (modelHostBytes; arch/gpu BlockBytes): a block slot for each
-// block a core holds at once — its queues, flags and the stream it reads
-// —, no more than the kernels' blocks, and in a functional run the data
-// a block keeps in its slot (its shared memory, a register file and
-// accumulator store of the core's size), for as many blocks as a core
-// holds at once on every core, a slot's storage the most any kernel keeps
-// there: as the grid scheduler counts them against the run's bound when it
-// admits a grid, so that a run given its estimate as its bound is not
-// refused by its grids. The kernels are the plans' where the estimate
-// follows them (gpuKernels: the GPU GEMMs, emulated-gemm's schemes but
-// auto); elsewhere every block slot of every core, without data, as the
-// chip model counted them before 2026-12-04 (a functional grid's data is
-// then held to the bound as it is admitted, and may refuse the run under
-// its estimate). data is the part the blocks' data takes (what numerics
-// off or sampled leave out). 0 on DaVinci machines, a cluster's NPUs, and
-// where the machine does not load.
-func blocksHostBytes(kind string, params any, t runMachine) (bytes, data float64) {
+// run of f with params (decoded, the run's numerics applied) launches on
+// its machine t take on a GPU, beside the chip model, which does not count
+// them (modelHostBytes; arch/gpu BlockBytes): the block slots its kernels'
+// blocks make on the cores (arch.SlotCores: a slot for each block a core
+// holds at once, on as many cores as a kernel's blocks reach — a kernel
+// of fewer blocks than the cores hold makes a slot per block) — each its
+// queues, flags and the stream it reads —, and in a functional run the
+// data a block keeps in its slot (its shared memory, a register file and
+// accumulator store of the core's size), a slot's the most any functional
+// kernel keeps there, on the cores the functional kernels make it on: as
+// the grid scheduler counts them against the run's bound when it admits a
+// grid (arch's admitStorage), so that a run given its estimate as its
+// bound is not refused by its grids. The kernels are every kernel the
+// build may launch (gpuKernels), every kind's on a GPU since 2026-12-05;
+// where they do not plan (the run refuses it) every block slot of every
+// core, without data. data is the part the blocks' data takes (what
+// numerics off or sampled leave out). 0 on DaVinci machines, a cluster's
+// NPUs, and where the machine does not load.
+func blocksHostBytes(f *File, params any, t runMachine) (bytes, data float64) {
 	if t.m == nil || t.topo != nil {
 		return 0, 0
 	}
-	kernels, known := gpuKernels(kind, params, t.m)
+	kernels, known := gpuKernels(f, params, t.m)
 	if !known {
 		per, ok := gpu.SlotsBytes(t.m)
 		if !ok {
@@ -475,50 +480,65 @@ func blocksHostBytes(kind string, params any, t runMachine) (bytes, data float64
 		}
 		return float64(t.m.Cores) * float64(per), 0
 	}
-	cores := float64(t.m.Cores)
-	var kept []int64 // by slot of a core: the most a kernel's block keeps there
+	functional := runMode(params) == arch.Functional
+	// By slot of a core: on how many cores a kernel makes it, on how many
+	// a functional kernel does, and the most such a kernel's block keeps
+	// there (admitStorage's count).
+	type slotUse struct {
+		cores, dataCores int
+		data             int64
+	}
+	var slots []slotUse
 	var slot int64
-	most, ctas := 0, 0.0
 	for _, g := range kernels {
 		n, s, d, ok := gpu.BlockBytes(t.m, g.Resources)
 		if !ok {
 			return 0, 0
 		}
-		slot, most, ctas = s, max(most, n), ctas+float64(g.CTAs)
-		if g.TimingOnly {
-			continue // (a block timed only keeps no data: the grid scheduler counts none)
-		}
+		slot = s
 		for i := range n {
-			if i == len(kept) {
-				kept = append(kept, 0)
+			k := arch.SlotCores(g.CTAs, t.m.Cores, i)
+			if k == 0 {
+				break
 			}
-			kept[i] = max(kept[i], d)
+			if i == len(slots) {
+				slots = append(slots, slotUse{})
+			}
+			u := &slots[i]
+			u.cores = max(u.cores, k)
+			if functional && !g.TimingOnly { // (a block timed only keeps no data: the grid scheduler counts none)
+				u.dataCores, u.data = max(u.dataCores, k), max(u.data, d)
+			}
 		}
 	}
-	if runMode(params) == arch.Functional {
-		for _, d := range kept {
-			data += float64(cores * float64(d))
-		}
+	made := 0.0
+	for _, u := range slots {
+		made += float64(u.cores)
+		data += float64(float64(u.dataCores) * float64(u.data))
 	}
 	data = min(data, 1<<62)
-	return min(float64(min(ctas, cores*float64(most))*float64(slot))+data, 1<<62), data
+	return min(float64(made*float64(slot))+data, 1<<62), data
 }
 
-// gpuKernels returns the kernels a run of kind with params (decoded)
-// launches on machine m — their blocks, resources and whether they are
+// gpuKernels returns the kernels a run of f with params (decoded) may
+// launch on machine m — their blocks, resources and whether they are
 // timed only, no streams —, as its build plans them, and whether the
-// estimate follows that build: the GPU GEMMs' one kernel (buildGPUGEMM:
-// newGPUGEMMPlan of the kind's input format), emulated-gemm's native
-// scheme (sgemm's) and its FP32 schemes' split and product kernels
-// (buildEmulatedScheme: emulatedJob.plan). Not yet ape-int16, scheme auto,
-// ozaki, the LUs or gpu-bench, nor a run whose plan is refused (the run
-// refuses it). TestBlocksHostBytesFollowKernels checks it against the
-// kernels the builds launch.
-func gpuKernels(kind string, params any, m *machines.Machine) ([]isa.Grid, bool) {
+// estimate follows that build (the machine is a GPU and the plan does not
+// refuse the run, which the run then refuses): the GPU GEMMs' one kernel
+// (buildGPUGEMM: newGPUGEMMPlan of the kind's input format),
+// emulated-gemm's native scheme (sgemm's), its FP32 schemes' split and
+// product kernels (buildEmulatedScheme: emulatedJob.plan), ape-int16's
+// (int16Kernels) and scheme auto's every candidate's (autoKernels);
+// ozaki's for every plan its inputs may choose (ozakiKernels); lu-fused's
+// as its host program launches them (luGPUKernels); gpu-bench's test
+// (planGPUBench). TestBlocksHostBytesFollowKernels checks them against
+// the kernels the builds launch.
+func gpuKernels(f *File, params any, m *machines.Machine) ([]isa.Grid, bool) {
 	tg, isGPU := newGPUTarget(m)
 	if !isGPU {
 		return nil, false
 	}
+	kind := f.Kind.Name
 	switch p := params.(type) {
 	case *GEMMParams:
 		in, ok := map[string]fp.Format{"hgemm": fp.FP16, "sgemm": fp.FP32, "igemm": fp.INT8, "tf32gemm": fp.TF32, "dgemm": fp.FP64}[kind]
@@ -538,33 +558,180 @@ func gpuKernels(kind string, params any, m *machines.Machine) ([]isa.Grid, bool)
 		if kind != "emulated-gemm" {
 			return nil, false
 		}
-		switch p.Scheme {
-		case "native":
-			return gemmKernel(p.GEMMParams, m, fp.FP32)
-		case "ape-int16":
-			return int16Kernels(p.GEMMParams, m, tg)
-		case "auto":
+		return emulatedKernels(p, m, tg)
+	case *OzakiParams:
+		return ozakiKernels(f, *p, m, tg)
+	case *LUParams:
+		return luGPUKernels(f, *p, m)
+	case *GPUBenchParams:
+		j, err := planGPUBench(*p, m, func(string, string, ...any) error { return errNoParams })
+		if err != nil {
 			return nil, false
 		}
-		sp, err := decodeScheme(p.Scheme, func(string, string, ...any) error { return errNoParams })
-		if err != nil || !tg.hasMatrix(sp.format) {
-			return nil, false
-		}
-		q := p.GEMMParams // (gpuDefaults fills in defaults: the run's own copy is left as decoded)
-		if err := q.gpuDefaults(""); err != nil {
-			return nil, false
-		}
-		j := &emulatedJob{p: q, sp: sp, tg: tg}
-		if err := j.plan(&File{}, m); err != nil {
-			return nil, false
-		}
-		var grids []isa.Grid
-		for _, g := range j.Program().Grids {
-			grids = append(grids, gridShape(g))
-		}
-		return grids, true
+		return gridShapes(j.Program().Grids), true
 	}
 	return nil, false
+}
+
+// emulatedKernels is gpuKernels of emulated-gemm with params p on GPU
+// machine m (tg).
+func emulatedKernels(p *EmulatedParams, m *machines.Machine, tg *gpuTarget) ([]isa.Grid, bool) {
+	switch p.Scheme {
+	case "native":
+		return gemmKernel(p.GEMMParams, m, fp.FP32)
+	case "ape-int16":
+		return int16Kernels(p.GEMMParams, m, tg)
+	case "auto":
+		return autoKernels(p, m, tg)
+	}
+	sp, err := decodeScheme(p.Scheme, func(string, string, ...any) error { return errNoParams })
+	if err != nil || !tg.hasMatrix(sp.format) {
+		return nil, false
+	}
+	q := p.GEMMParams // (gpuDefaults fills in defaults: the run's own copy is left as decoded)
+	if err := q.gpuDefaults(""); err != nil {
+		return nil, false
+	}
+	j := &emulatedJob{p: q, sp: sp, tg: tg}
+	if err := j.plan(&File{}, m); err != nil {
+		return nil, false
+	}
+	return gridShapes(j.Program().Grids), true
+}
+
+// autoKernels is gpuKernels of scheme auto (buildEmulatedAuto): the
+// kernels of every candidate it may choose and build with the run's
+// numerics — native, and each FP32 preset the machine's matrix units take
+// with its split a pass and fused — as each one's own estimate follows
+// them; a candidate that does not plan is not one (its timing run is
+// refused). (The candidates' runs on the sample and their timing runs
+// are runs of their own, with their own estimates.)
+func autoKernels(p *EmulatedParams, m *machines.Machine, tg *gpuTarget) ([]isa.Grid, bool) {
+	var grids []isa.Grid
+	known := false
+	add := func(scheme any) {
+		q := *p
+		q.Scheme = scheme
+		if g, ok := emulatedKernels(&q, m, tg); ok {
+			grids, known = append(grids, g...), true
+		}
+	}
+	add("native")
+	for _, name := range fp32SchemeNames() {
+		add(name)
+		add(Scheme{Name: name, Split: "fused"})
+	}
+	return grids, known
+}
+
+// ozakiKernels is gpuKernels of ozaki on a GPU (buildOzaki, ozakiJob's
+// layout and Program): the kernels of every plan the run's inputs may
+// choose — with numerics on, ADP's precision dynamic takes from
+// mantissa_bits' slices up to max_mantissa_bits' (bits + ESC), and
+// precision forced or dynamic (ozaki-ii: any) falls back to the native
+// DGEMM on Inf or NaN (dynamic also past the cap); with numerics off the
+// slices are mantissa_bits' (or slices). f is the run's file (the
+// parameters' checks read which keys it gives).
+func ozakiKernels(f *File, op OzakiParams, m *machines.Machine, tg *gpuTarget) ([]isa.Grid, bool) {
+	p := &op.GEMMParams
+	if err := p.gpuDefaults(""); err != nil || !tg.hasMatrix(fp.INT8) {
+		return nil, false
+	}
+	if err := ozakiCheckParams(f, &op); err != nil {
+		return nil, false
+	}
+	j := &ozakiJob{file: f.Path, p: op, tg: tg, mach: m, alpha: 1}
+	if op.Alpha != nil {
+		j.alpha = *op.Alpha
+	}
+	numerics := p.Numerics != NumericsOff
+	type plan struct {
+		slices   int
+		fallback bool
+	}
+	var plans []plan
+	if op.Method == ozakiII {
+		j.slices, _ = op.slicesAndBits()
+		if err := j.chooseModuli(func(string, string, ...any) error { return errNoParams }); err != nil {
+			return nil, false
+		}
+		plans = append(plans, plan{})
+		if numerics {
+			plans = append(plans, plan{fallback: true})
+		}
+	} else {
+		s, _ := op.slicesAndBits()
+		plans = append(plans, plan{slices: s})
+		if numerics && op.Precision != ozakiFixed {
+			plans = append(plans, plan{slices: s, fallback: true}) // (the slices it started from: buildOzaki's)
+		}
+		if numerics && op.Precision == ozakiDynamic {
+			top, err := ozaki.SlicesFor(op.MaxMantissaBits)
+			if err != nil {
+				return nil, false
+			}
+			for t := s + 1; t <= top; t++ {
+				plans = append(plans, plan{slices: t})
+			}
+		}
+	}
+	var grids []isa.Grid
+	for i, pl := range plans {
+		j.fallback = pl.fallback
+		if op.Method != ozakiII {
+			j.slices = pl.slices
+		}
+		if err := j.layout(); err != nil {
+			if i == 0 {
+				return nil, false // (the run refuses it)
+			}
+			continue // (a plan the inputs may not choose: its run would be refused then)
+		}
+		grids = append(grids, gridShapes(j.Program().Grids)...)
+	}
+	return grids, true
+}
+
+// luGPUKernels is gpuKernels of lu-fused on a GPU: the grids its host
+// program launches (planLUGPU's plan, buildGPUHost's schedule, recorded
+// by luKernelLog). Not on DaVinci machines (no grids).
+func luGPUKernels(f *File, p LUParams, m *machines.Machine) ([]isa.Grid, bool) {
+	if m.Kind == "davinci" || p.checkOneChip(f.Path, m) != nil {
+		return nil, false
+	}
+	if p.NB == 0 {
+		p.NB = DefaultNB // (buildLUGPU decodes onto it)
+	}
+	j, err := planLUGPU(f, p, m)
+	if err != nil {
+		return nil, false
+	}
+	var log luKernelLog
+	j.buildGPUHost(&log)
+	return log.grids, true
+}
+
+// luKernelLog records the grids a host program launches (luGPUHost), as
+// gridShape, running none of its steps.
+type luKernelLog struct{ grids []isa.Grid }
+
+func (l *luKernelLog) LaunchGrid(name, zone string, g isa.Grid, after ...*arch.Kernel) *arch.Kernel {
+	l.grids = append(l.grids, gridShape(g))
+	return &arch.Kernel{Name: name, Zone: zone}
+}
+
+func (l *luKernelLog) Wait(string, ...*arch.Kernel)                            {}
+func (l *luKernelLog) Call(string, func() error)                               {}
+func (l *luKernelLog) Transfer(string, int64, func() error)                    {}
+func (l *luKernelLog) Compute(string, float64, int64, bool, int, func() error) {}
+
+// gridShapes is gridShape of each of gs.
+func gridShapes(gs []isa.Grid) []isa.Grid {
+	out := make([]isa.Grid, len(gs))
+	for i, g := range gs {
+		out[i] = gridShape(g)
+	}
+	return out
 }
 
 // int16Kernels is gpuKernels of emulated-gemm's ape-int16 scheme on a

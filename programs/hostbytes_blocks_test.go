@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
@@ -68,7 +69,7 @@ func TestBlocksHostBytesFollowKernels(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, ok := gpuKernels(f.Kind.Name, params, m)
+				got, ok := gpuKernels(f, params, m)
 				if !ok {
 					t.Fatalf("%s, numerics %s: the estimate does not follow its kernels", name, numerics)
 				}
@@ -117,15 +118,16 @@ func TestBlocksHostBytesCountResidentBlocks(t *testing.T) {
 			t.Fatal("no estimate")
 		}
 		params, _ := o.estimateOf(f).params()
-		kernels, ok := gpuKernels("hgemm", params, m)
+		kernels, ok := gpuKernels(f, params, m)
 		if !ok || len(kernels) != 1 {
 			t.Fatalf("%d³: kernels %v, %v", c.size, kernels, ok)
 		}
 		g := kernels[0]
 		n, slot, data, _ := gpu.BlockBytes(m, g.Resources)
-		want := float64(min(g.CTAs, m.Cores*n)) * float64(slot)
+		made := min(g.CTAs, m.Cores*n) // (breadth first: a slot a block, up to n a core)
+		want := float64(made) * float64(slot)
 		if c.numerics == NumericsFull {
-			want += float64(m.Cores*n) * float64(data)
+			want += float64(made) * float64(data)
 		}
 		if e.blocks != want {
 			t.Errorf("%d³ numerics %s (%d blocks, %d an SM): blocks %.0f bytes, want %.0f", c.size, c.numerics, g.CTAs, n, e.blocks, want)
@@ -134,7 +136,9 @@ func TestBlocksHostBytesCountResidentBlocks(t *testing.T) {
 			t.Errorf("%d³ numerics off: blocks %.1f MiB, every slot of every SM %.1f MiB: not below a quarter", c.size, e.blocks/(1<<20), float64(m.Cores)*float64(all)/(1<<20))
 		}
 	}
-	// A kind whose kernels are not followed counts every slot.
+	// Ozaki's kernels are followed too (they counted every slot of every
+	// SM, without data, before 2026-12-05): its numerics off count no
+	// data, below every slot's objects.
 	oz, err := ReadFile("examples/b200-ozaki.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -144,8 +148,8 @@ func TestBlocksHostBytesCountResidentBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	per, _ := gpu.SlotsBytes(b200)
-	if e, ok := runEstimate(oz, Options{Numerics: NumericsFull}); !ok || e.blocks != float64(b200.Cores)*float64(per) {
-		t.Errorf("ozaki on the B200: blocks %.0f (%v), want every slot's, %.0f", e.blocks, ok, float64(b200.Cores)*float64(per))
+	if e, ok := runEstimate(oz, Options{Numerics: NumericsOff}); !ok || e.blocks <= 0 || e.blockData != 0 || e.blocks >= float64(b200.Cores)*float64(per) {
+		t.Errorf("ozaki on the B200, numerics off: blocks %.0f, their data %.0f (%v), want some, none, below every slot's %.0f", e.blocks, e.blockData, ok, float64(b200.Cores)*float64(per))
 	}
 	// A DaVinci run has none.
 	if e, ok := runEstimate(textOrFile(t, "", "examples/hgemm.yaml"), Options{Numerics: NumericsFull}); !ok || e.blocks != 0 {
@@ -177,10 +181,25 @@ func TestMaxMemoryGPUBlocksQuotedRuns(t *testing.T) {
 		{"a100 markidis 512", "examples/a100-emulated-gemm.yaml", "", append(size("512"), "program.scheme=markidis")},
 		{"mi300x ape-int16 256", "examples/a100-emulated-gemm.yaml", "mi300x", append(size("256"), "program.scheme=ape-int16")},
 		{"b200 hgemm 1024", "examples/a100-hgemm.yaml", "b200", size("1024")},
+		// Kernels not followed before 2026-12-05 (every slot of every
+		// core counted, without data): ozaki 256³ on the MI300X quoted
+		// 427MiB, and its grid refused it (~950 MiB).
+		{"mi300x ozaki 256", "examples/b200-ozaki.yaml", "mi300x", append(size("256"), "machine.gm.capacity=1GiB")},
+		{"a100 ozaki dynamic 200", "examples/b200-ozaki.yaml", "a100", append(size("200"), "program.precision=dynamic")},
+		{"t4 ozaki-ii 128", "examples/b200-ozaki.yaml", "t4", append(size("128"), "program.method=ozaki-ii", "program.precision=", "program.mantissa_bits=40")},
+		{"h100 auto 128", "examples/a100-emulated-gemm.yaml", "h100-sxm", append(size("128"), "program.scheme=auto")},
+		{"a100 auto 256", "examples/a100-emulated-gemm.yaml", "", append(size("256"), "program.scheme=auto")},
+		{"a100 lu-fused 512 whole", "examples/a100-lu-fused.yaml", "", []string{"program.n=512", "program.nb=128"}},
+		{"h100 lu-fused 768 diag gpu whole", "examples/a100-lu-fused.yaml", "h100-sxm", []string{"program.n=768", "program.nb=128", "program.diag=gpu", "program.trailing=fp32"}},
+		{"mi300x gpu-bench smem", "examples/a100-smem-bandwidth.yaml", "mi300x", []string{"program.repeats=4"}},
+		{"t4 hgemm 512", "examples/a100-hgemm.yaml", "t4", size("512")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := textOrFile(t, "", c.file)
 			o := Options{Machine: c.machine, Overrides: mustSets(t, c.sets...), Numerics: NumericsFull, MaxHostBytes: 1 << 20}
+			if strings.Contains(c.name, "gpu-bench") {
+				o.Numerics = "" // (timed only)
+			}
 			_, err := Execute(f, o, RunHooks{})
 			if _, refused := badinput.HostMemoryBound(err); !refused {
 				t.Fatalf("under 1 MiB: %v, want a refusal for host memory", err)
@@ -193,10 +212,16 @@ func TestMaxMemoryGPUBlocksQuotedRuns(t *testing.T) {
 			if perr != nil {
 				t.Fatal(perr)
 			}
+			o.MaxHostBytes = int64(figure)
+			if strings.HasSuffix(c.name, " whole") { // (kernels launched as it runs: run it through)
+				if _, err := Execute(f, o, RunHooks{}); err != nil {
+					t.Fatalf("under the figure quoted, %d MiB: %v", figure>>20, err)
+				}
+				return
+			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			started := false
-			o.MaxHostBytes = int64(figure)
 			_, err = Execute(f, o, RunHooks{Context: ctx, ProgressEvery: 1, Progress: func(sim.Time, uint64) {
 				started = true
 				cancel()

@@ -56,6 +56,21 @@ func buildLUGPU(f *File, m *machines.Machine, o Options) (Job, error) {
 		return nil, err
 	}
 	o.applyLU(f, &p)
+	j, err := planLUGPU(f, p, m)
+	if err != nil {
+		return nil, err
+	}
+	j.hooks = o.run
+	if j.p.Numerics != NumericsOff {
+		j.mat = newLUMatrix(j.p.N, j.p.Seed)
+	}
+	return j, nil
+}
+
+// planLUGPU is buildLUGPU's plan of lu-fused with parameters p (decoded,
+// the run's options applied) on GPU machine m: the kernels' tile and the
+// matrices' layout, no matrix (also the run's estimate's, luGPUKernels).
+func planLUGPU(f *File, p LUParams, m *machines.Machine) (*luGPUJob, error) {
 	if err := luGPUKeys(f.Path, &p); err != nil {
 		return nil, err
 	}
@@ -128,11 +143,8 @@ func buildLUGPU(f *File, m *machines.Machine, o Options) (Job, error) {
 	if pl.gmEnd > int64(m.GM.Capacity) {
 		return nil, bad("n", "the matrices need %d bytes of GM; machine %s has %d", pl.gmEnd, m.Name, int64(m.GM.Capacity))
 	}
-	j := &luGPUJob{luJob: luJob{file: f.Path, pl: pl, p: p, s: 1, hooks: o.run}, tg: probe.tg, tile: t, diag: p.Diag}
+	j := &luGPUJob{luJob: luJob{file: f.Path, pl: pl, p: p, s: 1}, tg: probe.tg, tile: t, diag: p.Diag}
 	j.luJob.gpu = j
-	if p.Numerics != NumericsOff {
-		j.mat = newLUMatrix(p.N, p.Seed)
-	}
 	return j, nil
 }
 
@@ -426,9 +438,20 @@ func (j *luGPUJob) diagGrids(i int) []isa.Grid {
 	return []isa.Grid{getrf, trtri}
 }
 
+// luGPUHost is what buildGPUHost appends the host program to: the chip's
+// host (arch.Host), or what records the grids it launches
+// (luGPUKernels).
+type luGPUHost interface {
+	LaunchGrid(name, zone string, g isa.Grid, after ...*arch.Kernel) *arch.Kernel
+	Wait(stage string, ks ...*arch.Kernel)
+	Call(stage string, fn func() error)
+	Transfer(stage string, bytes int64, fn func() error)
+	Compute(stage string, flops float64, bytes int64, fp64 bool, cores int, fn func() error)
+}
+
 // buildGPUHost appends the host program: the DaVinci schedule (lu.go
 // buildHost) with every kernel a grid in the GPU's one stream.
-func (j *luGPUJob) buildGPUHost(h *arch.Host) {
+func (j *luGPUJob) buildGPUHost(h luGPUHost) {
 	pl, p := j.pl, j.p
 	nb, nbk, F := pl.nb, pl.nbk, pl.F
 	full := p.Numerics == NumericsFull
@@ -529,7 +552,9 @@ func (j *luGPUJob) buildGPUHost(h *arch.Host) {
 			sync(z)
 		}
 	}
-	j.appendFinal(h)
+	if h, ok := h.(*arch.Host); ok {
+		j.appendFinal(h)
+	}
 }
 
 // tiling is the CTA tile of the GEMM kernels, as the program section

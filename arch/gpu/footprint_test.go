@@ -13,6 +13,7 @@ import (
 	"github.com/davinci-sim/davinci-sim/arch/archtest"
 	"github.com/davinci-sim/davinci-sim/arch/gpu"
 	_ "github.com/davinci-sim/davinci-sim/arch/nvidia"
+	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -44,9 +45,10 @@ func TestEmbeddedMachinesFitFunctional(t *testing.T) {
 
 // A functional grid's data (each resident block's shared memory and a
 // register file of the SM's size) counts against the chip's host-memory
-// bound when the grid is admitted, for as many blocks as the kernel fits
-// on an SM — not every block slot the machine has (A100: 32, where a
-// GEMM's blocks hold 1 or 2): the chip's own estimate holds none of it.
+// bound when the grid is admitted, for the slots its blocks make: as many
+// blocks as the kernel fits on an SM, no more than the grid's blocks — not
+// every block slot the machine has (A100: 32, where a GEMM's blocks hold 1
+// or 2): the chip's own estimate holds none of it.
 // A timing-only grid, or a timing run, keeps no data and is not refused.
 func TestGridDataFootprint(t *testing.T) {
 	m := archtest.Machine(t, "a100", "machine.cores=4")
@@ -61,8 +63,8 @@ func TestGridDataFootprint(t *testing.T) {
 	// Two blocks of 64 KiB fit an SM's 164 KiB (4 × 2 × 320 KiB = 2.5
 	// MiB); one of 100 KiB (4 × 356 KiB = 1.4 MiB).
 	bound := int64(base) + 4*(64<<10+regFile)*3/2
-	grid := func(smem int64, timingOnly bool) isa.Grid {
-		return isa.Grid{Name: "g", CTAs: 8, CTA: func(int) isa.Stream { return ctaAt(0) }, TimingOnly: timingOnly,
+	grid := func(ctas int, smem int64, timingOnly bool) isa.Grid {
+		return isa.Grid{Name: "g", CTAs: ctas, CTA: func(int) isa.Stream { return ctaAt(0) }, TimingOnly: timingOnly,
 			Resources: isa.Resources{SharedBytes: smem, Registers: 4 << 10, Warps: 4}}
 	}
 	for _, c := range []struct {
@@ -70,10 +72,14 @@ func TestGridDataFootprint(t *testing.T) {
 		g       isa.Grid
 		refused bool
 	}{
-		{arch.Functional, grid(64<<10, false), true},
-		{arch.Functional, grid(100<<10, false), false},
-		{arch.Functional, grid(64<<10, true), false},
-		{arch.Timing, grid(64<<10, false), false},
+		{arch.Functional, grid(8, 64<<10, false), true},
+		{arch.Functional, grid(8, 100<<10, false), false},
+		{arch.Functional, grid(8, 64<<10, true), false},
+		{arch.Timing, grid(8, 64<<10, false), false},
+		// Six blocks make six slots (two cores hold two), not eight:
+		// 6 × 320 KiB fit. (Before 2026-12-05 every core counted both.)
+		{arch.Functional, grid(6, 64<<10, false), false},
+		{arch.Functional, grid(7, 64<<10, false), true},
 	} {
 		chip, err := arch.NewChip(m, arch.Options{Mode: c.mode, RunBound: bound})
 		if err != nil {
@@ -84,7 +90,9 @@ func TestGridDataFootprint(t *testing.T) {
 		if got := errors.As(err, &fe); got != c.refused {
 			t.Errorf("mode %v, %d KiB of shared memory, timing only %v: refused %v (%v), want %v",
 				c.mode, c.g.Resources.SharedBytes>>10, c.g.TimingOnly, got, err, c.refused)
-		} else if got && !strings.Contains(err.Error(), "(4 cores × 640 KiB of CTAs' shared memory, registers and accumulators — this grid's 2 resident CTAs × 320 KiB") {
+		} else if b, marked := badinput.HostMemoryBound(err); got && (!marked || b != bound) {
+			t.Errorf("refusal marked %v, bound %d: want the run's bound %d", marked, b, bound)
+		} else if want := fmt.Sprintf("(%d CTA slots, 2 MiB of CTAs' shared memory, registers and accumulators — this grid's %d CTAs, 2 resident a core × 320 KiB", c.g.CTAs, c.g.CTAs); got && !strings.Contains(err.Error(), want) {
 			t.Errorf("message %q", err)
 		}
 	}
