@@ -426,7 +426,7 @@ func modelHostBytes(f *File, opts Options, params any, t runMachine) float64 {
 			mode = arch.Timing
 		}
 	} else {
-		span = gmSpanBytes(f.Kind.Name, params, t.m)
+		span = gmSpanBytes(f, f.Kind.Name, params, t.m)
 	}
 	per, err := arch.FootprintSpan(t.m, mode, span)
 	if err != nil {
@@ -626,19 +626,28 @@ func autoKernels(p *EmulatedParams, m *machines.Machine, tg *gpuTarget) ([]isa.G
 
 // ozakiKernels is gpuKernels of ozaki on a GPU (buildOzaki, ozakiJob's
 // layout and Program): the kernels of every plan the run's inputs may
-// choose — with numerics on, ADP's precision dynamic takes from
-// mantissa_bits' slices up to max_mantissa_bits' (bits + ESC), and
-// precision forced or dynamic (ozaki-ii: any) falls back to the native
-// DGEMM on Inf or NaN (dynamic also past the cap); with numerics off the
-// slices are mantissa_bits' (or slices). f is the run's file (the
-// parameters' checks read which keys it gives).
+// choose (ozakiPlans).
 func ozakiKernels(f *File, op OzakiParams, m *machines.Machine, tg *gpuTarget) ([]isa.Grid, bool) {
+	var grids []isa.Grid
+	ok := ozakiPlans(f, op, m, tg, func(j *ozakiJob) { grids = append(grids, gridShapes(j.Program().Grids)...) })
+	return grids, ok
+}
+
+// ozakiPlans calls each with the job of every plan of ozaki a run's inputs
+// may choose on GPU m, laid out — with numerics on, ADP's precision
+// dynamic takes from mantissa_bits' slices up to max_mantissa_bits' (bits
+// + ESC), and precision forced or dynamic (ozaki-ii: any) falls back to
+// the native DGEMM on Inf or NaN (dynamic also past the cap); with
+// numerics off the slices are mantissa_bits' (or slices) —, and returns
+// whether it could (false where the run refuses its plan). f is the run's
+// file (the parameters' checks read which keys it gives).
+func ozakiPlans(f *File, op OzakiParams, m *machines.Machine, tg *gpuTarget, each func(j *ozakiJob)) bool {
 	p := &op.GEMMParams
 	if err := p.gpuDefaults(""); err != nil || !tg.hasMatrix(fp.INT8) {
-		return nil, false
+		return false
 	}
 	if err := ozakiCheckParams(f, &op); err != nil {
-		return nil, false
+		return false
 	}
 	j := &ozakiJob{file: f.Path, p: op, tg: tg, mach: m, alpha: 1}
 	if op.Alpha != nil {
@@ -653,7 +662,7 @@ func ozakiKernels(f *File, op OzakiParams, m *machines.Machine, tg *gpuTarget) (
 	if op.Method == ozakiII {
 		j.slices, _ = op.slicesAndBits()
 		if err := j.chooseModuli(func(string, string, ...any) error { return errNoParams }); err != nil {
-			return nil, false
+			return false
 		}
 		plans = append(plans, plan{})
 		if numerics {
@@ -668,14 +677,13 @@ func ozakiKernels(f *File, op OzakiParams, m *machines.Machine, tg *gpuTarget) (
 		if numerics && op.Precision == ozakiDynamic {
 			top, err := ozaki.SlicesFor(op.MaxMantissaBits)
 			if err != nil {
-				return nil, false
+				return false
 			}
 			for t := s + 1; t <= top; t++ {
 				plans = append(plans, plan{slices: t})
 			}
 		}
 	}
-	var grids []isa.Grid
 	for i, pl := range plans {
 		j.fallback = pl.fallback
 		if op.Method != ozakiII {
@@ -683,13 +691,13 @@ func ozakiKernels(f *File, op OzakiParams, m *machines.Machine, tg *gpuTarget) (
 		}
 		if err := j.layout(); err != nil {
 			if i == 0 {
-				return nil, false // (the run refuses it)
+				return false // (the run refuses it)
 			}
 			continue // (a plan the inputs may not choose: its run would be refused then)
 		}
-		grids = append(grids, gridShapes(j.Program().Grids)...)
+		each(j)
 	}
-	return grids, true
+	return true
 }
 
 // luGPUKernels is gpuKernels of lu-fused on a GPU: the grids its host
@@ -787,7 +795,7 @@ func gmSpanOf(f *File, opts Options, m *machines.Machine) int64 {
 	if err != nil {
 		return 0
 	}
-	return gmSpanBytes(f.Kind.Name, params, m)
+	return gmSpanBytes(f, f.Kind.Name, params, m)
 }
 
 // gmSpanBytes returns the bytes of global memory from address 0 in which
@@ -799,14 +807,42 @@ func gmSpanOf(f *File, opts Options, m *machines.Machine) int64 {
 // memory counts. The GPU GEMMs (newGPUGEMMPlan: A, B and C) and the
 // emulated GEMMs on GPUs (buildEmulatedScheme: FP32 A and B, the pieces a
 // split pass writes, C; ape-int16's pieces, sums, planes and INT64 C;
-// scheme auto the largest of its candidates'); not yet ozaki, the LUs,
-// gpu-bench or DaVinci machines. TestGMSpanCoversRun checks it against
-// how far runs reach.
-func gmSpanBytes(kind string, params any, m *machines.Machine) int64 {
-	if _, gpu := newGPUTarget(m); !gpu {
+// scheme auto the largest of its candidates'), ozaki (the largest of the
+// plans its inputs may choose: ozakiPlans), lu-fused on a GPU (its
+// plan's matrices) and gpu-bench (a memory test's array; the others read
+// none); not yet the LUs on DaVinci machines or clusters.
+// TestGMSpanCoversRun checks it against how far runs reach.
+func gmSpanBytes(f *File, kind string, params any, m *machines.Machine) int64 {
+	tg, gpu := newGPUTarget(m)
+	if !gpu {
 		return 0
 	}
 	switch p := params.(type) {
+	case *OzakiParams:
+		var end int64 // (the largest of its plans')
+		if !ozakiPlans(f, *p, m, tg, func(j *ozakiJob) { end = max(end, j.gmEnd) }) {
+			return 0
+		}
+		return end
+	case *LUParams:
+		if m.Kind == "davinci" || p.checkOneChip(f.Path, m) != nil {
+			return 0
+		}
+		q := *p
+		if q.NB == 0 {
+			q.NB = DefaultNB // (as luGPUKernels)
+		}
+		j, err := planLUGPU(f, q, m)
+		if err != nil {
+			return 0
+		}
+		return j.pl.gmEnd
+	case *GPUBenchParams:
+		j, err := planGPUBench(*p, m, func(string, string, ...any) error { return errNoParams })
+		if err != nil {
+			return 0
+		}
+		return max(j.memSize, 1) // (the memory tests' array from address 0; the others read none)
 	case *GEMMParams:
 		in, out := map[string]int64{"hgemm": 2, "sgemm": 4, "tf32gemm": 4, "dgemm": 8, "igemm": 1}[kind], int64(4)
 		switch {

@@ -112,29 +112,39 @@ func TestGMSpanCoversRun(t *testing.T) {
 	for _, c := range []struct {
 		file, machine string
 		sets          []string
+		noShape       bool // (gpu-bench: no m, n, k)
 	}{
-		{"a100-hgemm.yaml", "a100", nil},
-		{"a100-hgemm.yaml", "mi300x", []string{"program.input=bf16"}},
-		{"a100-hgemm.yaml", "h100-sxm", []string{"program.input=e4m3"}},
-		{"a100-sgemm.yaml", "a100", nil},
-		{"a100-tf32gemm.yaml", "h100-sxm", nil},
-		{"a100-dgemm.yaml", "a100", nil},
-		{"a100-igemm.yaml", "mi300x", nil},
-		{"a100-emulated-gemm.yaml", "a100", []string{"program.scheme=ootomo"}},
-		{"a100-emulated-gemm.yaml", "mi300x", []string{"program.scheme=ootomo"}},
-		{"a100-emulated-gemm.yaml", "a100", nil}, // ape-fp32f, termwise
-		{"a100-emulated-gemm.yaml", "a100", []string{"program.scheme=bf16x9"}},
-		{"a100-emulated-gemm.yaml", "a100", []string{"program.scheme=ape-fp32t"}},
-		{"a100-emulated-gemm.yaml", "h100-sxm", []string{"program.scheme=le-gemm"}},
-		{"a100-emulated-gemm.yaml", "a100", []string{"program.scheme=native"}},
-		{"a100-emulated-gemm.yaml", "mi210", []string{"program.scheme=ape-int16"}},
+		{"a100-hgemm.yaml", "a100", nil, false},
+		{"a100-hgemm.yaml", "mi300x", []string{"program.input=bf16"}, false},
+		{"a100-hgemm.yaml", "h100-sxm", []string{"program.input=e4m3"}, false},
+		{"a100-sgemm.yaml", "a100", nil, false},
+		{"a100-tf32gemm.yaml", "h100-sxm", nil, false},
+		{"a100-dgemm.yaml", "a100", nil, false},
+		{"a100-igemm.yaml", "mi300x", nil, false},
+		{"a100-emulated-gemm.yaml", "a100", []string{"program.scheme=ootomo"}, false},
+		{"a100-emulated-gemm.yaml", "mi300x", []string{"program.scheme=ootomo"}, false},
+		{"a100-emulated-gemm.yaml", "a100", nil, false}, // ape-fp32f, termwise
+		{"a100-emulated-gemm.yaml", "a100", []string{"program.scheme=bf16x9"}, false},
+		{"a100-emulated-gemm.yaml", "a100", []string{"program.scheme=ape-fp32t"}, false},
+		{"a100-emulated-gemm.yaml", "h100-sxm", []string{"program.scheme=le-gemm"}, false},
+		{"a100-emulated-gemm.yaml", "a100", []string{"program.scheme=native"}, false},
+		{"a100-emulated-gemm.yaml", "mi210", []string{"program.scheme=ape-int16"}, false},
+		{"b200-ozaki.yaml", "mi300x", nil, false},
+		{"b200-ozaki.yaml", "b200", []string{"program.method=ozaki-ii", "program.precision=", "program.mantissa_bits=40"}, false},
+		{"a100-hbm-stream.yaml", "mi300x", []string{"program.bytes=80MiB"}, true},
+		{"a100-tensor-peak.yaml", "a100", nil, true},
+		{"a100-lu-fused.yaml", "a100", []string{"program.n=1024"}, true},
 	} {
 		name := fmt.Sprintf("%s on %s %v", c.file, c.machine, c.sets)
 		f, err := ReadFile("examples/" + c.file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := Options{Machine: c.machine, Numerics: NumericsOff, Overrides: mustSets(t, append(c.sets, shape...)...)}
+		sets := append(c.sets, shape...)
+		if c.noShape {
+			sets = c.sets
+		}
+		opts := Options{Machine: c.machine, Numerics: NumericsOff, Overrides: mustSets(t, sets...)}
 		m, err := MachineFor(f, opts)
 		if err != nil {
 			t.Fatal(err)

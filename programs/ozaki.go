@@ -159,6 +159,7 @@ type ozakiJob struct {
 	gmESC                   int64
 	gmDigitsA, gmDigitB     int64
 	gmPlanes                int64
+	gmEnd                   int64 // the layout's end (layoutGM): the span of GM the run uses
 
 	outs []Output
 }
@@ -665,6 +666,7 @@ func (j *ozakiJob) layoutGM(pieces int64, adp bool, what string) error {
 		j.gmDigitsA, j.gmDigitB = next(pieces*m*k), next(pieces*k*n)
 		j.gmPlanes = next(4 * m * n * int64(j.nplanes))
 	}
+	j.gmEnd = at
 	if at > int64(j.mach.GM.Capacity) {
 		return limitedBy(keyError(j.file, "m", "FP64 A, B and C, %s and the INT32 products need %d bytes of global memory; machine %s has %d (gm.capacity)",
 			what, at, j.mach.Name, int64(j.mach.GM.Capacity)), "machine.gm.capacity")
