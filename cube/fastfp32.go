@@ -208,19 +208,7 @@ func (f *fastCall) runSeqRNE32(res []uint32) {
 }
 
 // elemSeqRNE32 computes element (i, j) of fp32-rne alone.
-func (f *fastCall) elemSeqRNE32(i, j int) uint32 {
-	if f.special(i, j) {
-		return f.ref(i, j)
-	}
-	k := f.k
-	x := f.sc.a64[i*k : (i+1)*k]
-	y := f.sc.b64[j*k : (j+1)*k][:len(x)]
-	acc := f.outC[i*f.n+j]
-	for t, v := range x {
-		acc = addRNE32(acc, float64(v*y[t]))
-	}
-	return toBits(acc)
-}
+func (f *fastCall) elemSeqRNE32(i, j int) uint32 { return f.elemSeq(i, j, addRNE32) }
 
 // seqRNE32x2x2 computes the 2×2 outputs at (i, j) of fp32-rne (no Inf/NaN
 // inputs or c; i and j even): four independent chains in increasing k.
@@ -283,24 +271,5 @@ func (f *fastCall) runSeqRZ32(res []uint32) {
 			return
 		}
 	}
-	f.runTiles(1, 4, res, f.plainTiles(), (*fastCall).seqRZ32x1x4, (*fastCall).elemSeqRZ)
-}
-
-// seqRZ32x1x4 computes the 1×4 outputs at (i, j) of fp32-rz (no Inf/NaN
-// inputs or c; j a multiple of 4).
-func (f *fastCall) seqRZ32x1x4(res []uint32, i, j int) {
-	k, n := f.k, f.n
-	x := f.sc.a64[i*k : (i+1)*k]
-	b := f.sc.b64
-	y0, y1 := b[j*k : (j+1)*k][:len(x)], b[(j+1)*k : (j+2)*k][:len(x)]
-	y2, y3 := b[(j+2)*k : (j+3)*k][:len(x)], b[(j+3)*k : (j+4)*k][:len(x)]
-	c := f.outC[i*n+j : i*n+j+4]
-	c0, c1, c2, c3 := c[0], c[1], c[2], c[3]
-	for t, v := range x {
-		c0 = addRZ(c0, float64(v*y0[t]))
-		c1 = addRZ(c1, float64(v*y1[t]))
-		c2 = addRZ(c2, float64(v*y2[t]))
-		c3 = addRZ(c3, float64(v*y3[t]))
-	}
-	res[i*n+j], res[i*n+j+1], res[i*n+j+2], res[i*n+j+3] = toBits(c0), toBits(c1), toBits(c2), toBits(c3)
+	f.runTiles(1, 4, res, f.plainTiles(), (*fastCall).seqRZ1x4, (*fastCall).elemSeqRZ)
 }

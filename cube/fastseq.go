@@ -189,7 +189,7 @@ func (f *fastCall) runSeqRZ(res []uint32) {
 			return
 		}
 	}
-	k, n := f.k, f.n
+	n := f.n
 	for i := 0; i < f.mm; i++ {
 		j := 0
 		for ; j+4 <= n; j += 4 {
@@ -199,19 +199,7 @@ func (f *fastCall) runSeqRZ(res []uint32) {
 				}
 				continue
 			}
-			x := f.sc.a64[i*k : (i+1)*k]
-			b := f.sc.b64
-			y0, y1 := b[j*k : (j+1)*k][:len(x)], b[(j+1)*k : (j+2)*k][:len(x)]
-			y2, y3 := b[(j+2)*k : (j+3)*k][:len(x)], b[(j+3)*k : (j+4)*k][:len(x)]
-			c := f.outC[i*n+j : i*n+j+4]
-			c0, c1, c2, c3 := c[0], c[1], c[2], c[3]
-			for t, v := range x {
-				c0 = addRZ(c0, float64(v*y0[t]))
-				c1 = addRZ(c1, float64(v*y1[t]))
-				c2 = addRZ(c2, float64(v*y2[t]))
-				c3 = addRZ(c3, float64(v*y3[t]))
-			}
-			res[i*n+j], res[i*n+j+1], res[i*n+j+2], res[i*n+j+3] = toBits(c0), toBits(c1), toBits(c2), toBits(c3)
+			f.seqRZ1x4(res, i, j)
 		}
 		for ; j < n; j++ {
 			res[i*n+j] = f.elemSeqRZ(i, j)
@@ -220,7 +208,12 @@ func (f *fastCall) runSeqRZ(res []uint32) {
 }
 
 // elemSeqRZ: acc = RZ(acc + a·b) per product, the product exact in float64.
-func (f *fastCall) elemSeqRZ(i, j int) uint32 {
+func (f *fastCall) elemSeqRZ(i, j int) uint32 { return f.elemSeq(i, j, addRZ) }
+
+// elemSeq computes element (i, j) of a sequential chain alone, each step
+// add(acc, a·b) with the product exact in float64 (the reference where
+// its row or column holds Inf or NaN).
+func (f *fastCall) elemSeq(i, j int, add func(acc, p float64) float64) uint32 {
 	if f.special(i, j) {
 		return f.ref(i, j)
 	}
@@ -229,7 +222,7 @@ func (f *fastCall) elemSeqRZ(i, j int) uint32 {
 	y := f.sc.b64[j*k : (j+1)*k][:len(x)]
 	acc := f.outC[i*f.n+j]
 	for t, v := range x {
-		acc = addRZ(acc, float64(v*y[t]))
+		acc = add(acc, float64(v*y[t]))
 	}
 	return toBits(acc)
 }
@@ -388,4 +381,23 @@ func (f *fastCall) seqAVX(res []uint32, i, j int, rz bool) {
 	_, _ = f.cbits[(i+7)*n+j+15], res[(i+7)*n+j+15]
 	_, _ = sc.a8[ga+8*k-1], sc.b16[gb+16*k-1]
 	seqTileFn(&sc.a8[ga], &sc.b16[gb], &f.cbits[i*n+j], &res[i*n+j], n, k, rz)
+}
+
+// seqRZ1x4 computes the 1×4 outputs at (i, j) of fp32-rz from the
+// decoded a64 and b64 (no Inf/NaN inputs or c there; j a multiple of 4).
+func (f *fastCall) seqRZ1x4(res []uint32, i, j int) {
+	k, n := f.k, f.n
+	x := f.sc.a64[i*k : (i+1)*k]
+	b := f.sc.b64
+	y0, y1 := b[j*k : (j+1)*k][:len(x)], b[(j+1)*k : (j+2)*k][:len(x)]
+	y2, y3 := b[(j+2)*k : (j+3)*k][:len(x)], b[(j+3)*k : (j+4)*k][:len(x)]
+	c := f.outC[i*n+j : i*n+j+4]
+	c0, c1, c2, c3 := c[0], c[1], c[2], c[3]
+	for t, v := range x {
+		c0 = addRZ(c0, float64(v*y0[t]))
+		c1 = addRZ(c1, float64(v*y1[t]))
+		c2 = addRZ(c2, float64(v*y2[t]))
+		c3 = addRZ(c3, float64(v*y3[t]))
+	}
+	res[i*n+j], res[i*n+j+1], res[i*n+j+2], res[i*n+j+3] = toBits(c0), toBits(c1), toBits(c2), toBits(c3)
 }
