@@ -711,9 +711,11 @@ func (s *Study) runOptions(mach string, p Point) programs.Options {
 // finished reports whether opts resumes the study with every point of its
 // shard recorded in Out/results.jsonl and none to run again (rerunWhy):
 // nothing to run (the records are checked after, as readForResume checks
-// them). Where it is, it returns what it read, for readForResume to use
-// while the file has not changed since (a resume of 100000 recorded
-// points read and checked them twice: 3 of its 8 s).
+// them). It returns what it read where every record was the study's (nil
+// where one was not, or the last line is cut off: readForResume's rules
+// then), for readForResume to use while the file has not changed since (a
+// resume of 100000 recorded points read and checked them twice: 3 of its
+// 8 s).
 func finished(s *Study, opts Options) (bool, *readResumed) {
 	if !opts.Resume {
 		return false, nil
@@ -727,16 +729,17 @@ func finished(s *Study, opts Options) (bool, *readResumed) {
 	if err != nil || tail.torn > 0 {
 		return false, nil
 	}
+	read := &readResumed{recs: recs, tail: tail, file: before}
 	has := map[int]bool{}
 	for _, r := range recs {
 		has[r.Index] = rerunWhy(r, opts) == rerunNone
 	}
 	for _, p := range s.Points {
 		if opts.Shard.Has(p.Index) && !has[p.Index] {
-			return false, nil
+			return false, read
 		}
 	}
-	return true, &readResumed{recs: recs, tail: tail, file: before}
+	return true, read
 }
 
 // readResumed is a results file as finished read it: its records (every
