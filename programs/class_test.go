@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"github.com/davinci-sim/davinci-sim/machines"
 	"slices"
 	"testing"
 
@@ -70,6 +71,13 @@ func TestGridClassesAreAlike(t *testing.T) {
 // where it cannot).
 func buildJob(t *testing.T, file string, opts Options) Job {
 	t.Helper()
+	_, _, job := buildRun(t, file, opts)
+	return job
+}
+
+// buildRun is buildJob that also returns the file read and its machine.
+func buildRun(t *testing.T, file string, opts Options) (*File, *machines.Machine, Job) {
+	t.Helper()
 	f := mustRead(t, file)
 	m, err := MachineFor(f, opts)
 	if err != nil {
@@ -79,5 +87,5 @@ func buildJob(t *testing.T, file string, opts Options) Job {
 	if err != nil {
 		t.Fatalf("%s %v: %v", file, opts.Overrides, err)
 	}
-	return job
+	return f, m, job
 }

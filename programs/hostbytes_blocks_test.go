@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/davinci-sim/davinci-sim/isa"
 	"strings"
 	"testing"
 
@@ -48,19 +49,8 @@ func TestBlocksHostBytesFollowKernels(t *testing.T) {
 	} {
 		for _, shape := range shapes {
 			name := fmt.Sprintf("%s on %s %v %v", c.file, c.machine, c.sets, shape)
-			f, err := ReadFile("examples/" + c.file)
-			if err != nil {
-				t.Fatal(err)
-			}
 			opts := Options{Machine: c.machine, Numerics: NumericsOff, Overrides: mustSets(t, append(c.sets, shape...)...)}
-			m, err := MachineFor(f, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			job, err := f.Kind.Build(f, m, opts)
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
+			f, m, job := buildRun(t, "examples/"+c.file, opts)
 			built := job.Program().Grids
 			for _, numerics := range []string{NumericsOff, NumericsFull} {
 				o := opts
@@ -73,16 +63,7 @@ func TestBlocksHostBytesFollowKernels(t *testing.T) {
 				if !ok {
 					t.Fatalf("%s, numerics %s: the estimate does not follow its kernels", name, numerics)
 				}
-				if len(got) != len(built) {
-					t.Fatalf("%s, numerics %s: %d kernels estimated, %d launched", name, numerics, len(got), len(built))
-				}
-				for i, g := range built {
-					e := got[i]
-					if e.CTAs != g.CTAs || e.Resources != g.Resources || e.TimingOnly != g.TimingOnly {
-						t.Errorf("%s, numerics %s, kernel %d (%s): estimated %d blocks of %+v (timed only %v), launched %d of %+v (%v)",
-							name, numerics, i, g.Name, e.CTAs, e.Resources, e.TimingOnly, g.CTAs, g.Resources, g.TimingOnly)
-					}
-				}
+				sameKernels(t, fmt.Sprintf("%s, numerics %s", name, numerics), got, built)
 			}
 		}
 	}
@@ -234,4 +215,26 @@ func TestMaxMemoryGPUBlocksQuotedRuns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sameKernels fails the test where the kernels the estimate planned (got)
+// are not, one by one, those the build launched (built): their blocks,
+// resources and timing-only mark (gridShape's).
+func sameKernels(t *testing.T, name string, got, built []isa.Grid) {
+	t.Helper()
+	if len(got) != len(built) {
+		t.Fatalf("%s: %d kernels estimated, %d launched", name, len(got), len(built))
+	}
+	for i, g := range built {
+		if e := got[i]; !sameShape(e, g) {
+			t.Errorf("%s, kernel %d (%s): estimated %d blocks of %+v (timed only %v), launched %d of %+v (%v)",
+				name, i, g.Name, e.CTAs, e.Resources, e.TimingOnly, g.CTAs, g.Resources, g.TimingOnly)
+		}
+	}
+}
+
+// sameShape reports whether grids a and b have the same blocks, resources
+// and timing-only mark.
+func sameShape(a, b isa.Grid) bool {
+	return a.CTAs == b.CTAs && a.Resources == b.Resources && a.TimingOnly == b.TimingOnly
 }

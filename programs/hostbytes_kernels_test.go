@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/machines"
 )
 
@@ -41,19 +40,8 @@ func TestBlocksHostBytesFollowMoreKernels(t *testing.T) {
 		{"a100-emulated-gemm.yaml", "mi300x", NumericsOff, append([]string{"program.scheme=auto"}, small...), true},
 	} {
 		name := fmt.Sprintf("%s on %s, numerics %s %v", c.file, c.machine, c.numerics, c.sets)
-		f, err := ReadFile("examples/" + c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
 		opts := Options{Machine: c.machine, Numerics: c.numerics, Overrides: mustSets(t, c.sets...)}
-		m, err := MachineFor(f, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		job, err := f.Kind.Build(f, m, opts)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		f, m, job := buildRun(t, "examples/"+c.file, opts)
 		built := job.Program().Grids
 		if len(built) == 0 {
 			t.Fatalf("%s: no kernels launched", name)
@@ -66,25 +54,14 @@ func TestBlocksHostBytesFollowMoreKernels(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: the estimate does not follow its kernels", name)
 		}
-		same := func(a, b isa.Grid) bool {
-			return a.CTAs == b.CTAs && a.Resources == b.Resources && a.TimingOnly == b.TimingOnly
-		}
 		if !c.among {
-			if len(got) != len(built) {
-				t.Fatalf("%s: %d kernels estimated, %d launched", name, len(got), len(built))
-			}
-			for i, g := range built {
-				if !same(got[i], g) {
-					t.Errorf("%s, kernel %d (%s): estimated %d blocks of %+v (timed only %v), launched %d of %+v (%v)",
-						name, i, g.Name, got[i].CTAs, got[i].Resources, got[i].TimingOnly, g.CTAs, g.Resources, g.TimingOnly)
-				}
-			}
+			sameKernels(t, name, got, built)
 			continue
 		}
 	built:
 		for _, g := range built {
 			for _, e := range got {
-				if same(e, g) {
+				if sameShape(e, g) {
 					continue built
 				}
 			}

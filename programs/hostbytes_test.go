@@ -136,23 +136,12 @@ func TestGMSpanCoversRun(t *testing.T) {
 		{"a100-lu-fused.yaml", "a100", []string{"program.n=1024"}, true},
 	} {
 		name := fmt.Sprintf("%s on %s %v", c.file, c.machine, c.sets)
-		f, err := ReadFile("examples/" + c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
 		sets := append(c.sets, shape...)
 		if c.noShape {
 			sets = c.sets
 		}
 		opts := Options{Machine: c.machine, Numerics: NumericsOff, Overrides: mustSets(t, sets...)}
-		m, err := MachineFor(f, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		job, err := f.Kind.Build(f, m, opts)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		f, m, job := buildRun(t, "examples/"+c.file, opts)
 		span := gmSpanOf(f, opts, m)
 		run := func(span int64) (*arch.Chip, *arch.Stats) {
 			t.Helper()
