@@ -64,11 +64,9 @@ type stamper struct {
 	// others holds the digests of the other files the points read
 	// (fileDigest), by path as the run opens them.
 	others map[string][32]byte
-	// reads holds the files each point's run reads, by point index
-	// (readsOf), and regular whether each path they name is a regular
-	// file (looked at once a study: a resume asked for each of 100000
-	// points, 1.3 of its 12 s).
-	reads   map[int][]programs.InputFile
+	// regular holds whether each path the points' runs may read is a
+	// regular file (readsOf; looked at once a study: a resume asked for
+	// each of 100000 points, 1.3 of its 12 s).
 	regular map[string]bool
 	// made holds the points' RunStamp.Inputs by point index and legacy
 	// (inputs): a resume checks every record's stamp before the points
@@ -148,7 +146,7 @@ func (s *Study) makeInputs(p Point, legacy int) string {
 		// their paths: a study moved with its files stays resumable), in
 		// one order; none: the digest of davinci-sim before them.
 		var files []string
-		for _, in := range s.readsOf(p, f, opts) {
+		for _, in := range s.readsOf(f, opts) {
 			if in.Path == f.Path || in.Path == ref || in.What == "the program file" || in.What == "the machine file" {
 				continue // (digested above, as YAML)
 			}
@@ -164,26 +162,15 @@ func (s *Study) makeInputs(p Point, legacy int) string {
 }
 
 // readsOf returns the files point p's run of program f with opts reads
-// (programs.InputFiles), found once.
-func (s *Study) readsOf(p Point, f *programs.File, opts programs.Options) []programs.InputFile {
-	st := s.stamps
-	st.mu.Lock()
-	files, ok := st.reads[p.Index]
-	st.mu.Unlock()
-	if ok {
-		return files
-	}
-	for _, in := range programs.InputPaths(f, opts) { // (InputFiles, each path looked at once)
-		if st.isRegular(in.Path) {
+// (programs.InputFiles, each path looked at once: isRegular). Its one
+// caller, makeInputs, runs once a point (inputs keeps what it makes).
+func (s *Study) readsOf(f *programs.File, opts programs.Options) []programs.InputFile {
+	var files []programs.InputFile
+	for _, in := range programs.InputPaths(f, opts) {
+		if s.stamps.isRegular(in.Path) {
 			files = append(files, in)
 		}
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.reads == nil {
-		st.reads = map[int][]programs.InputFile{}
-	}
-	st.reads[p.Index] = files
 	return files
 }
 
