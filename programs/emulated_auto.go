@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -172,6 +173,23 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		return nil, bad("target_bits", "must be in 0..%d (0: FP32 SGEMM's accuracy on the same data) (got %g)", accuracy.MaxBits, ep.TargetBits)
 	}
 	sm, sn := min(autoSample, p.M), min(autoSample, p.N)
+	sample := func(name string) []machines.Override {
+		return append(append([]machines.Override{}, o.Overrides...),
+			machines.Override{Path: "program.scheme", Value: name}, machines.Override{Path: "program.target_bits", Value: "0"},
+			machines.Override{Path: "program.m", Value: fmt.Sprint(sm)}, machines.Override{Path: "program.n", Value: fmt.Sprint(sn)},
+			machines.Override{Path: "program.sample_tiles", Value: "1048576"})
+	}
+	// How many sample runs may run at once, before the sample is made.
+	var runnable []string
+	for _, name := range fp32SchemeNames() {
+		if sp, err := resolveScheme(Scheme{Name: name}, bad); err == nil && am.unsupported(sp.format) == "" {
+			runnable = append(runnable, name)
+		}
+	}
+	workers, err := o.autoSampleWorkers(f, &p, runnable, sample, sm, sn)
+	if err != nil {
+		return nil, err
+	}
 	// The sample: the top-left block of C drawn from the distribution, or
 	// evenly spaced rows of A and columns of B from the files, which its
 	// runs take from memory (Options.given).
@@ -193,12 +211,6 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		given = &givenInputs{a: a, b: b, m: sm, k: p.K, n: sn}
 	} else {
 		a, b = genMatrix(p.Inputs, 1, sm, p.K), genMatrix(p.Inputs, 2, p.K, sn)
-	}
-	sample := func(name string) []machines.Override {
-		return append(append([]machines.Override{}, o.Overrides...),
-			machines.Override{Path: "program.scheme", Value: name}, machines.Override{Path: "program.target_bits", Value: "0"},
-			machines.Override{Path: "program.m", Value: fmt.Sprint(sm)}, machines.Override{Path: "program.n", Value: fmt.Sprint(sn)},
-			machines.Override{Path: "program.sample_tiles", Value: "1048576"})
 	}
 	// FP32 SGEMM's accuracy on the sample.
 	ref := accuracy.ReferenceGEMM(sm, p.K, sn, a, b)
@@ -245,10 +257,11 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	}
 	// The samples' runs are independent (each a golden model's tile
 	// beside a one-block simulation): they run at once, a run a
-	// processor.
+	// processor, as many as the run's bound holds beside what the run
+	// holds itself.
 	start := time.Now()
 	stop := o.stop()
-	eachTile(len(measured), nil, func(i int) error {
+	eachTileOn(workers, len(measured), nil, func(i int) error {
 		if stop != nil && stop() { // (the runs not started: interrupted)
 			measured[i].err = o.stoppedBuilding(f.Path, "scheme auto, measuring the candidates")
 			return nil
@@ -437,6 +450,54 @@ func autoNative(m *machines.Machine, tg *gpuTarget, p GEMMParams, ep EmulatedPar
 type autoChoice struct {
 	report     map[string]any
 	inputNotes []string
+}
+
+// autoSampleWorkers returns how many of the candidates' sample runs
+// (sampled numerics on the sm×K×sn sample, their overrides sample(name);
+// names: the presets the machine has units for, those measured among
+// them) may run at once: up to a processor each, as many as the
+// run's bound on its host memory (--max-memory) holds beside what the run
+// itself holds (its own estimate and the sample's A and B, which it keeps
+// while they run). Each sample run checks its own estimate against the
+// whole bound, so run at once they could pass it together (a 64×262144×64
+// sample on an A100: 788 MiB each, two at once under a 1 GiB bound peaked
+// at 1.35 GB). It refuses the run where not even one fits.
+func (o Options) autoSampleWorkers(f *File, p *GEMMParams, names []string, sample func(string) []machines.Override, sm, sn int) (int, error) {
+	own := float64(runHostBytes)
+	if e, ok := runEstimate(f, o); ok {
+		own = e.total()
+	}
+	own += 4 * (float64(sm)*float64(p.K) + float64(p.K)*float64(sn)) // the sample's A and B (float32)
+	var needs []float64
+	for _, name := range names {
+		g, err := f.Again()
+		if err != nil {
+			return 0, badInput(err)
+		}
+		so := o
+		so.Overrides, so.Numerics, so.est = sample(name), NumericsSampled, nil
+		if e, ok := runEstimate(g, so); ok {
+			needs = append(needs, e.total()-e.base) // (the process's base is the run's, in own)
+		}
+	}
+	if len(needs) == 0 {
+		return runtime.GOMAXPROCS(0), nil
+	}
+	slices.SortFunc(needs, func(a, b float64) int { return cmp.Compare(b, a) })
+	bound := float64(p.host.bound())
+	if own+needs[0] > bound {
+		return 0, p.host.refuse(keyError(f.Path, "scheme", "auto measures each candidate on a %d×%d×%d sample with sampled numerics, which needs about %s of host memory in all (the largest candidate's %s beside the run's %s), more than the run may take (%s, --max-memory); name a scheme, or lower k",
+			sm, p.K, sn, aboutBytes(own+needs[0]), roughSize(needs[0]), roughSize(own), gib(p.host.bound())))
+	}
+	workers, sum := 0, own
+	for _, n := range needs[:min(len(needs), runtime.GOMAXPROCS(0))] {
+		if sum+n > bound {
+			break
+		}
+		sum += n
+		workers++
+	}
+	return workers, nil
 }
 
 // reportAuto puts scheme auto's choice (nil: none) in the report:

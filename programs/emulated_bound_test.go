@@ -1,12 +1,15 @@
 package programs
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/machines"
 )
 
 // pieceBound bounds every piece the split makes (FP16 and BF16 pieces, every
@@ -100,4 +103,54 @@ func TestEmulatedAutoNamesTheRefusal(t *testing.T) {
 func TestPartialTilingSaysSo(t *testing.T) {
 	_, err := runEmulated(t, "ascend-910a", "program.scheme=ape-int16", "program.numerics=off", "program.m=256", "program.n=256", "program.k=256", "program.tiling.bm=128")
 	wantBadInputLine(t, err, `key "tiling.bk": is 0 (or not given): give tiling.bm, tiling.bk and tiling.bn together`)
+}
+
+// Scheme auto's sample runs run at once only as many as the run's bound
+// on its host memory holds beside the run (each checks its own estimate
+// against the whole bound: two at once under 1 GiB had peaked at
+// 1.35 GB), and a bound that holds not even one refuses the run before
+// its sample is made, naming the key.
+func TestEmulatedAutoSamplesWithinTheBound(t *testing.T) {
+	f, err := ReadFile("examples/a100-emulated-gemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := mustSets(t, "program.scheme=auto", "program.m=64", "program.n=64", "program.k=262144")
+	_, err = Execute(f, Options{Overrides: sets, Numerics: NumericsOff, MaxHostBytes: 300 << 20}, RunHooks{})
+	wantBadInputLine(t, err, `key "scheme": auto measures each candidate on a 64×262144×64 sample with sampled numerics`)
+	if err == nil || !strings.Contains(err.Error(), "name a scheme, or lower k") || strings.Contains(err.Error(), "measuring") {
+		t.Fatalf("%v: want the run's own refusal, before any sample run", err)
+	}
+	// Its figure: one sample run beside the run.
+	var need int64
+	if _, err := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "needs about ")+len("needs about "):], "%dMiB", &need); err != nil {
+		t.Fatalf("%v: no figure: %v", err, err)
+	}
+	workers := func(bound int64) (int, error) {
+		g, err := f.Again()
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := Options{Overrides: sets, Numerics: NumericsOff, MaxHostBytes: bound}
+		var ep EmulatedParams
+		if err := g.Decode(&ep, o); err != nil {
+			t.Fatal(err)
+		}
+		p := ep.GEMMParams
+		o.applyGEMM(g, &p)
+		sample := func(name string) []machines.Override {
+			return append(append([]machines.Override{}, sets...), machines.Override{Path: "program.scheme", Value: name},
+				machines.Override{Path: "program.target_bits", Value: "0"}, machines.Override{Path: "program.sample_tiles", Value: "1048576"})
+		}
+		return o.autoSampleWorkers(g, &p, fp32SchemeNames(), sample, 64, 64) // (the A100 runs every one)
+	}
+	if n, err := workers(need << 20); err != nil || n != 1 {
+		t.Errorf("bound %d MiB (the figure quoted): %d at once, %v; want 1", need, n, err)
+	}
+	if n, err := workers(need<<20 - 2<<20); err == nil {
+		t.Errorf("bound %d MiB: %d at once, want a refusal", need-2, n)
+	}
+	if n, err := workers(64 << 30); err != nil || n != min(len(fp32SchemeNames()), runtime.GOMAXPROCS(0)) {
+		t.Errorf("bound 64 GiB: %d at once, %v; want a run a processor", n, err)
+	}
 }
