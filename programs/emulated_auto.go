@@ -179,17 +179,6 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 			machines.Override{Path: "program.m", Value: fmt.Sprint(sm)}, machines.Override{Path: "program.n", Value: fmt.Sprint(sn)},
 			machines.Override{Path: "program.sample_tiles", Value: "1048576"})
 	}
-	// How many sample runs may run at once, before the sample is made.
-	var runnable []string
-	for _, name := range fp32SchemeNames() {
-		if sp, err := resolveScheme(Scheme{Name: name}, bad); err == nil && am.unsupported(sp.format) == "" {
-			runnable = append(runnable, name)
-		}
-	}
-	workers, err := o.autoSampleWorkers(f, &p, runnable, sample, sm, sn)
-	if err != nil {
-		return nil, err
-	}
 	// The sample: the top-left block of C drawn from the distribution, or
 	// evenly spaced rows of A and columns of B from the files, which its
 	// runs take from memory (Options.given).
@@ -209,7 +198,20 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		a, b, sampleWhat, inputNotes = in.a, in.b, in.where, in.notes
 		rangeMax, rangeExp, rangeKey = in.max, exponentAbove(in.max), in.key
 		given = &givenInputs{a: a, b: b, m: sm, k: p.K, n: sn}
-	} else {
+	}
+	// How many sample runs may run at once, before the sample is drawn
+	// (after the inputs' own check: read whole, they need more).
+	var runnable []string
+	for _, name := range fp32SchemeNames() {
+		if sp, err := resolveScheme(Scheme{Name: name}, bad); err == nil && am.unsupported(sp.format) == "" {
+			runnable = append(runnable, name)
+		}
+	}
+	workers, err := o.autoSampleWorkers(f, &p, runnable, sample, sm, sn)
+	if err != nil {
+		return nil, err
+	}
+	if p.Inputs.A == "" {
 		a, b = genMatrix(p.Inputs, 1, sm, p.K), genMatrix(p.Inputs, 2, p.K, sn)
 	}
 	// FP32 SGEMM's accuracy on the sample.
@@ -332,13 +334,23 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	// The chosen candidate's timing run is kept and handed to Execute
 	// (RunHooks.reuse), which reports it where the run would simulate the
 	// same (timing, unobserved), not making it twice.
-	chosen, chosenRun, err := o.timeCandidates(f, ok, func(c *autoCandidate, h RunHooks) (*Result, error) {
-		so := o
-		so.Overrides = append(append([]machines.Override{}, o.Overrides...),
+	timing := func(c *autoCandidate) []machines.Override {
+		return append(append([]machines.Override{}, o.Overrides...),
 			machines.Override{Path: "program.scheme", Value: c.scheme()}, machines.Override{Path: "program.target_bits", Value: "0"},
 			machines.Override{Path: "program.histogram_bins", Value: "0"}) // timing only: no C to histogram
-		so.Numerics = NumericsOff
-		h.keep = true
+	}
+	var timings [][]machines.Override
+	for _, c := range ok {
+		timings = append(timings, timing(c))
+	}
+	timedN, keep, err := o.autoTimingWorkers(f, &p, timings, sm, sn)
+	if err != nil {
+		return nil, err
+	}
+	chosen, chosenRun, err := o.timeCandidates(f, ok, timedN, func(c *autoCandidate, h RunHooks) (*Result, error) {
+		so := o
+		so.Overrides, so.Numerics = timing(c), NumericsOff
+		h.keep = keep
 		res, _, err := runAgain(f, so, h)
 		return res, err
 	})
@@ -452,52 +464,101 @@ type autoChoice struct {
 	inputNotes []string
 }
 
-// autoSampleWorkers returns how many of the candidates' sample runs
-// (sampled numerics on the sm×K×sn sample, their overrides sample(name);
-// names: the presets the machine has units for, those measured among
-// them) may run at once: up to a processor each, as many as the
-// run's bound on its host memory (--max-memory) holds beside what the run
-// itself holds (its own estimate and the sample's A and B, which it keeps
-// while they run). Each sample run checks its own estimate against the
-// whole bound, so run at once they could pass it together (a 64×262144×64
-// sample on an A100: 788 MiB each, two at once under a 1 GiB bound peaked
-// at 1.35 GB). It refuses the run where not even one fits.
-func (o Options) autoSampleWorkers(f *File, p *GEMMParams, names []string, sample func(string) []machines.Override, sm, sn int) (int, error) {
-	own := float64(runHostBytes)
-	if e, ok := runEstimate(f, o); ok {
-		own = e.total()
+// autoHeld returns the host bytes scheme auto's run holds while its
+// candidates run (the run's base and data by its estimate — its chip is
+// the chosen candidate's, made by those runs — and the sm×K and K×sn
+// FP32 sample of A and B), and each run's own need beside the process's
+// base by its estimate: a run of f with o's overrides and then sets[i],
+// numerics numerics, largest first.
+func (o Options) autoHeld(f *File, p *GEMMParams, sets [][]machines.Override, numerics string, sm, sn int) (own float64, needs []float64, err error) {
+	own = float64(runHostBytes)
+	if e, ok := o.estimateOf(f).dataEstimate(); ok {
+		own = e.base + e.data
 	}
-	own += 4 * (float64(sm)*float64(p.K) + float64(p.K)*float64(sn)) // the sample's A and B (float32)
-	var needs []float64
-	for _, name := range names {
+	own += 4 * (float64(sm)*float64(p.K) + float64(p.K)*float64(sn))
+	for _, set := range sets {
 		g, err := f.Again()
 		if err != nil {
-			return 0, badInput(err)
+			return 0, nil, badInput(err)
 		}
 		so := o
-		so.Overrides, so.Numerics, so.est = sample(name), NumericsSampled, nil
+		so.Overrides, so.Numerics, so.est = set, numerics, nil
 		if e, ok := runEstimate(g, so); ok {
 			needs = append(needs, e.total()-e.base) // (the process's base is the run's, in own)
 		}
 	}
-	if len(needs) == 0 {
-		return runtime.GOMAXPROCS(0), nil
-	}
 	slices.SortFunc(needs, func(a, b float64) int { return cmp.Compare(b, a) })
+	return own, needs, nil
+}
+
+// atOnce returns how many runs of needs (largest first) may run at once,
+// up to most, beside own bytes and, where kept, the largest of them held
+// besides (a finished run kept for reuse): as many of the largest as the
+// bound on the run's host memory holds; 0 where not even one fits.
+func atOnce(bound, own float64, needs []float64, most int, kept bool) int {
+	if len(needs) == 0 {
+		return most
+	}
+	sum := own
+	if kept {
+		sum += needs[0]
+	}
+	n := 0
+	for _, need := range needs[:min(len(needs), most)] {
+		if sum+need > bound {
+			break
+		}
+		sum += need
+		n++
+	}
+	return n
+}
+
+// autoSampleWorkers returns how many of the candidates' sample runs
+// (sampled numerics on the sm×K×sn sample, their overrides sample(name);
+// names: the presets the machine has units for, those measured among
+// them) may run at once: up to a processor each, as many as the run's
+// bound on its host memory (--max-memory) holds beside what the run holds
+// (autoHeld). Each sample run checks its own estimate against the whole
+// bound, so run at once they could pass it together (a 64×262144×64
+// sample on an A100: 788 MiB each, two at once under a 1 GiB bound peaked
+// at 1.35 GB). It refuses the run where not even one fits.
+func (o Options) autoSampleWorkers(f *File, p *GEMMParams, names []string, sample func(string) []machines.Override, sm, sn int) (int, error) {
+	var sets [][]machines.Override
+	for _, name := range names {
+		sets = append(sets, sample(name))
+	}
+	own, needs, err := o.autoHeld(f, p, sets, NumericsSampled, sm, sn)
+	if err != nil {
+		return 0, err
+	}
 	bound := float64(p.host.bound())
-	if own+needs[0] > bound {
+	n := atOnce(bound, own, needs, runtime.GOMAXPROCS(0), false)
+	if n == 0 {
 		return 0, p.host.refuse(keyError(f.Path, "scheme", "auto measures each candidate on a %d×%d×%d sample with sampled numerics, which needs about %s of host memory in all (the largest candidate's %s beside the run's %s), more than the run may take (%s, --max-memory); name a scheme, or lower k",
 			sm, p.K, sn, aboutBytes(own+needs[0]), roughSize(needs[0]), roughSize(own), gib(p.host.bound())))
 	}
-	workers, sum := 0, own
-	for _, n := range needs[:min(len(needs), runtime.GOMAXPROCS(0))] {
-		if sum+n > bound {
-			break
-		}
-		sum += n
-		workers++
+	return n, nil
+}
+
+// autoTimingWorkers returns how many of the candidates' timing runs
+// (timing only at the program's size; sets: their overrides) may run at
+// once — as many as the run's bound holds beside what the run holds
+// (autoHeld) and the fastest run so far, which auto keeps to report
+// (RunHooks.keep) —, and whether it may keep that run: not where the bound
+// holds only one run at a time (the chosen candidate is then simulated
+// again). At least 1: a run that does not fit its bound refuses itself.
+func (o Options) autoTimingWorkers(f *File, p *GEMMParams, sets [][]machines.Override, sm, sn int) (n int, keep bool, err error) {
+	own, needs, err := o.autoHeld(f, p, sets, NumericsOff, sm, sn)
+	if err != nil {
+		return 0, false, err
 	}
-	return workers, nil
+	bound := float64(p.host.bound())
+	most := min(runtime.GOMAXPROCS(0), maxTimedAtOnce)
+	if n = atOnce(bound, own, needs, most, true); n > 0 {
+		return n, true, nil
+	}
+	return 1, false, nil
 }
 
 // reportAuto puts scheme auto's choice (nil: none) in the report:
@@ -559,14 +620,14 @@ func SetRunsAtOnce(n int) { timedAtOnce.Store(int32(max(n, 0))) }
 // the fastest with its run (nil where none ran: all unsupported). The
 // outcome is that of timing them one after the other, each pruned — not
 // run — where its bound is at or above the fastest simulated before it;
-// but up to GOMAXPROCS of them (at most maxTimedAtOnce, and SetRunsAtOnce)
-// run at once: the ones after the run waited for start ahead, and stop
+// but up to GOMAXPROCS of them (at most maxTimedAtOnce, SetRunsAtOnce and
+// most where above 0: what the run's host memory holds) run at once: the ones after the run waited for start ahead, and stop
 // where the runs before them turn out to prune them. So the statuses, times and choice do
 // not depend on the processors, and neither does the count of runs made
 // (sim.runs_before: the runs one after the other would make); the wall
 // time does. The build's progress line follows the run waited for (each
 // run has a meter of its own, which the build's stands in for).
-func (o Options) timeCandidates(f *File, ok []*autoCandidate, timeRun func(c *autoCandidate, h RunHooks) (*Result, error)) (*autoCandidate, *Result, error) {
+func (o Options) timeCandidates(f *File, ok []*autoCandidate, most int, timeRun func(c *autoCandidate, h RunHooks) (*Result, error)) (*autoCandidate, *Result, error) {
 	type timing struct {
 		res      *Result
 		err      error
@@ -588,6 +649,9 @@ func (o Options) timeCandidates(f *File, ok []*autoCandidate, timeRun func(c *au
 	atOnce := min(runtime.GOMAXPROCS(0), maxTimedAtOnce)
 	if n := int(timedAtOnce.Load()); n > 0 {
 		atOnce = min(atOnce, n)
+	}
+	if most > 0 { // (the run's bound on its host memory: autoTimingWorkers)
+		atOnce = min(atOnce, most)
 	}
 	runs := make([]*timing, len(ok)) // started and not yet waited for
 	begun := make([]bool, len(ok))

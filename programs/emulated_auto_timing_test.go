@@ -86,7 +86,7 @@ func TestTimeCandidatesAsOneAfterTheOther(t *testing.T) {
 		o := Options{run: &hooks}
 		var mu sync.Mutex
 		stopped := map[int]bool{}
-		chosen, run, err := o.timeCandidates(&File{Path: "p.yaml"}, got, func(c *autoCandidate, h RunHooks) (*Result, error) {
+		chosen, run, err := o.timeCandidates(&File{Path: "p.yaml"}, got, 0, func(c *autoCandidate, h RunHooks) (*Result, error) {
 			i := index[c]
 			// Later candidates finish sooner at times: the order the runs
 			// end in must not matter.
@@ -163,7 +163,7 @@ func TestTimeCandidatesErrors(t *testing.T) {
 			return nil, errors.New("simulation failed")
 		}
 	}
-	_, _, err := Options{}.timeCandidates(&File{Path: "p.yaml"}, mk(), fail("a", false))
+	_, _, err := Options{}.timeCandidates(&File{Path: "p.yaml"}, mk(), 0, fail("a", false))
 	if err == nil || badinput.Is(err) || err.Error() != "p.yaml: scheme auto: timing a: simulation failed" {
 		t.Fatalf("got %v", err)
 	}
@@ -176,7 +176,7 @@ func TestTimeCandidatesErrors(t *testing.T) {
 				t.Fatal("the run's panic did not reach the caller")
 			}
 		}()
-		Options{}.timeCandidates(&File{Path: "p.yaml"}, mk(), fail("a", true))
+		Options{}.timeCandidates(&File{Path: "p.yaml"}, mk(), 0, fail("a", true))
 	}()
 
 	// Progress: each run on a meter of its own, the build's following the
@@ -192,7 +192,7 @@ func TestTimeCandidatesErrors(t *testing.T) {
 		drawing.Add(-1)
 	}
 	o := Options{run: &hooks}
-	_, _, err = o.timeCandidates(&File{Path: "p.yaml"}, mk(), func(c *autoCandidate, h RunHooks) (*Result, error) {
+	_, _, err = o.timeCandidates(&File{Path: "p.yaml"}, mk(), 0, func(c *autoCandidate, h RunHooks) (*Result, error) {
 		for range 50 {
 			h.Meter.begin(h.stage)
 			h.Progress(0, 0)

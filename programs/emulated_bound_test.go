@@ -154,3 +154,74 @@ func TestEmulatedAutoSamplesWithinTheBound(t *testing.T) {
 		t.Errorf("bound 64 GiB: %d at once, %v; want a run a processor", n, err)
 	}
 }
+
+// atOnce counts the largest runs first, beside what is held and, where a
+// finished run is kept, the largest besides.
+func TestAtOnce(t *testing.T) {
+	needs := []float64{100, 80, 50}
+	for _, c := range []struct {
+		bound float64
+		most  int
+		kept  bool
+		want  int
+	}{
+		{149, 4, false, 0}, {150, 4, false, 1}, {229, 4, false, 1}, {230, 4, false, 2}, {280, 4, false, 3},
+		{280, 2, false, 2}, {249, 4, true, 0}, {250, 4, true, 1}, {330, 4, true, 2},
+	} {
+		if got := atOnce(c.bound, 50, needs, c.most, c.kept); got != c.want {
+			t.Errorf("bound %g, most %d, kept %v: %d, want %d", c.bound, c.most, c.kept, got, c.want)
+		}
+	}
+	if got := atOnce(1, 50, nil, 3, true); got != 3 {
+		t.Errorf("no estimates: %d, want 3 (most)", got)
+	}
+}
+
+// Scheme auto's timing runs (full size, timing only) run at once, and the
+// fastest is kept for the report, only as far as the run's bound holds
+// them beside the run: under a bound that holds one run, one at a time
+// and none kept (the chosen one is simulated again).
+func TestEmulatedAutoTimingWithinTheBound(t *testing.T) {
+	f, err := ReadFile("examples/a100-emulated-gemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := mustSets(t, "program.scheme=auto", "program.m=1024", "program.n=1024", "program.k=1024")
+	timing := [][]machines.Override{
+		append(append([]machines.Override{}, sets...), machines.Override{Path: "program.scheme", Value: "ootomo"}),
+		append(append([]machines.Override{}, sets...), machines.Override{Path: "program.scheme", Value: "markidis"}),
+	}
+	workers := func(bound int64) (int, bool, float64, []float64) {
+		g, err := f.Again()
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := Options{Overrides: sets, Numerics: NumericsOff, MaxHostBytes: bound}
+		var ep EmulatedParams
+		if err := g.Decode(&ep, o); err != nil {
+			t.Fatal(err)
+		}
+		p := ep.GEMMParams
+		o.applyGEMM(g, &p)
+		n, keep, err := o.autoTimingWorkers(g, &p, timing, 64, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own, needs, err := o.autoHeld(g, &p, timing, NumericsOff, 64, 64)
+		if err != nil || len(needs) != 2 || needs[0] <= 0 {
+			t.Fatalf("estimates %v, %v", needs, err)
+		}
+		return n, keep, own, needs
+	}
+	_, _, own, needs := workers(64 << 30)
+	one := int64(math.Ceil(own + needs[0]))
+	if n, keep, _, _ := workers(one); n != 1 || keep {
+		t.Errorf("bound %d B (one run): %d at once, keep %v; want 1, not kept", one, n, keep)
+	}
+	if n, keep, _, _ := workers(int64(math.Ceil(own + 2*needs[0]))); n != 1 || !keep {
+		t.Errorf("bound of two runs: %d at once, keep %v; want 1, kept", n, keep)
+	}
+	if n, keep, _, _ := workers(64 << 30); n != min(2, runtime.GOMAXPROCS(0), maxTimedAtOnce) || !keep {
+		t.Errorf("bound 64 GiB: %d at once, keep %v; want a processor each, kept", n, keep)
+	}
+}
