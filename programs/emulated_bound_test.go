@@ -123,26 +123,17 @@ func TestEmulatedAutoSamplesWithinTheBound(t *testing.T) {
 	}
 	// Its figure: one sample run beside the run.
 	var need int64
-	if _, err := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "needs about ")+len("needs about "):], "%dMiB", &need); err != nil {
-		t.Fatalf("%v: no figure: %v", err, err)
+	msg := err.Error()
+	if _, err := fmt.Sscanf(msg[strings.Index(msg, "needs about ")+len("needs about "):], "%dMiB", &need); err != nil {
+		t.Fatalf("%s: no figure: %v", msg, err)
 	}
 	workers := func(bound int64) (int, error) {
-		g, err := f.Again()
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := Options{Overrides: sets, Numerics: NumericsOff, MaxHostBytes: bound}
-		var ep EmulatedParams
-		if err := g.Decode(&ep, o); err != nil {
-			t.Fatal(err)
-		}
-		p := ep.GEMMParams
-		o.applyGEMM(g, &p)
+		g, o, p := autoParams(t, f, sets, bound)
 		sample := func(name string) []machines.Override {
 			return append(append([]machines.Override{}, sets...), machines.Override{Path: "program.scheme", Value: name},
 				machines.Override{Path: "program.target_bits", Value: "0"}, machines.Override{Path: "program.sample_tiles", Value: "1048576"})
 		}
-		return o.autoSampleWorkers(g, &p, fp32SchemeNames(), sample, 64, 64) // (the A100 runs every one)
+		return o.autoSampleWorkers(g, p, fp32SchemeNames(), sample, 64, 64) // (the A100 runs every one)
 	}
 	if n, err := workers(need << 20); err != nil || n != 1 {
 		t.Errorf("bound %d MiB (the figure quoted): %d at once, %v; want 1", need, n, err)
@@ -192,22 +183,12 @@ func TestEmulatedAutoTimingWithinTheBound(t *testing.T) {
 		append(append([]machines.Override{}, sets...), machines.Override{Path: "program.scheme", Value: "markidis"}),
 	}
 	workers := func(bound int64) (int, bool, float64, []float64) {
-		g, err := f.Again()
+		g, o, p := autoParams(t, f, sets, bound)
+		n, keep, err := o.autoTimingWorkers(g, p, timing, 64, 64)
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := Options{Overrides: sets, Numerics: NumericsOff, MaxHostBytes: bound}
-		var ep EmulatedParams
-		if err := g.Decode(&ep, o); err != nil {
-			t.Fatal(err)
-		}
-		p := ep.GEMMParams
-		o.applyGEMM(g, &p)
-		n, keep, err := o.autoTimingWorkers(g, &p, timing, 64, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		own, needs, err := o.autoHeld(g, &p, timing, NumericsOff, 64, 64)
+		own, needs, err := o.autoHeld(g, p, timing, NumericsOff, 64, 64)
 		if err != nil || len(needs) != 2 || needs[0] <= 0 {
 			t.Fatalf("estimates %v, %v", needs, err)
 		}
@@ -224,4 +205,23 @@ func TestEmulatedAutoTimingWithinTheBound(t *testing.T) {
 	if n, keep, _, _ := workers(64 << 30); n != min(2, runtime.GOMAXPROCS(0), maxTimedAtOnce) || !keep {
 		t.Errorf("bound 64 GiB: %d at once, keep %v; want a processor each, kept", n, keep)
 	}
+}
+
+// autoParams returns a scheme auto run's file (f read again), options
+// (sets, timing only, bound bytes of host memory) and GEMM parameters, as
+// its build has them when it estimates its candidates' runs.
+func autoParams(t *testing.T, f *File, sets []machines.Override, bound int64) (*File, Options, *GEMMParams) {
+	t.Helper()
+	g, err := f.Again()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Overrides: sets, Numerics: NumericsOff, MaxHostBytes: bound}
+	var ep EmulatedParams
+	if err := g.Decode(&ep, o); err != nil {
+		t.Fatal(err)
+	}
+	p := ep.GEMMParams
+	o.applyGEMM(g, &p)
+	return g, o, &p
 }
