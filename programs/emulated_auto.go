@@ -333,7 +333,8 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	sort.SliceStable(ok, func(i, j int) bool { return ok[i].bound < ok[j].bound })
 	// The chosen candidate's timing run is kept and handed to Execute
 	// (RunHooks.reuse), which reports it where the run would simulate the
-	// same (timing, unobserved), not making it twice.
+	// same (timing, unobserved), not making it twice — where the run's
+	// bound on its host memory holds it beside the next (autoTimingWorkers).
 	timing := func(c *autoCandidate) []machines.Override {
 		return append(append([]machines.Override{}, o.Overrides...),
 			machines.Override{Path: "program.scheme", Value: c.scheme()}, machines.Override{Path: "program.target_bits", Value: "0"},
@@ -491,11 +492,11 @@ func (o Options) autoHeld(f *File, p *GEMMParams, sets [][]machines.Override, nu
 	return own, needs, nil
 }
 
-// atOnce returns how many runs of needs (largest first) may run at once,
+// runsAtOnce returns how many runs of needs (largest first) may run at once,
 // up to most, beside own bytes and, where kept, the largest of them held
 // besides (a finished run kept for reuse): as many of the largest as the
 // bound on the run's host memory holds; 0 where not even one fits.
-func atOnce(bound, own float64, needs []float64, most int, kept bool) int {
+func runsAtOnce(bound, own float64, needs []float64, most int, kept bool) int {
 	if len(needs) == 0 {
 		return most
 	}
@@ -533,7 +534,7 @@ func (o Options) autoSampleWorkers(f *File, p *GEMMParams, names []string, sampl
 		return 0, err
 	}
 	bound := float64(p.host.bound())
-	n := atOnce(bound, own, needs, runtime.GOMAXPROCS(0), false)
+	n := runsAtOnce(bound, own, needs, runtime.GOMAXPROCS(0), false)
 	if n == 0 {
 		return 0, p.host.refuse(keyError(f.Path, "scheme", "auto measures each candidate on a %d×%d×%d sample with sampled numerics, which needs about %s of host memory in all (the largest candidate's %s beside the run's %s), more than the run may take (%s, --max-memory); name a scheme, or lower k",
 			sm, p.K, sn, aboutBytes(own+needs[0]), roughSize(needs[0]), roughSize(own), gib(p.host.bound())))
@@ -555,7 +556,7 @@ func (o Options) autoTimingWorkers(f *File, p *GEMMParams, sets [][]machines.Ove
 	}
 	bound := float64(p.host.bound())
 	most := min(runtime.GOMAXPROCS(0), maxTimedAtOnce)
-	if n = atOnce(bound, own, needs, most, true); n > 0 {
+	if n = runsAtOnce(bound, own, needs, most, true); n > 0 {
 		return n, true, nil
 	}
 	return 1, false, nil
@@ -621,8 +622,9 @@ func SetRunsAtOnce(n int) { timedAtOnce.Store(int32(max(n, 0))) }
 // outcome is that of timing them one after the other, each pruned — not
 // run — where its bound is at or above the fastest simulated before it;
 // but up to GOMAXPROCS of them (at most maxTimedAtOnce, SetRunsAtOnce and
-// most where above 0: what the run's host memory holds) run at once: the ones after the run waited for start ahead, and stop
-// where the runs before them turn out to prune them. So the statuses, times and choice do
+// most where above 0: what the run's host memory holds) run at once: the
+// ones after the run waited for start ahead, and stop where the runs
+// before them turn out to prune them. So the statuses, times and choice do
 // not depend on the processors, and neither does the count of runs made
 // (sim.runs_before: the runs one after the other would make); the wall
 // time does. The build's progress line follows the run waited for (each

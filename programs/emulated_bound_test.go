@@ -146,9 +146,9 @@ func TestEmulatedAutoSamplesWithinTheBound(t *testing.T) {
 	}
 }
 
-// atOnce counts the largest runs first, beside what is held and, where a
+// runsAtOnce counts the largest runs first, beside what is held and, where a
 // finished run is kept, the largest besides.
-func TestAtOnce(t *testing.T) {
+func TestRunsAtOnce(t *testing.T) {
 	needs := []float64{100, 80, 50}
 	for _, c := range []struct {
 		bound float64
@@ -159,11 +159,11 @@ func TestAtOnce(t *testing.T) {
 		{149, 4, false, 0}, {150, 4, false, 1}, {229, 4, false, 1}, {230, 4, false, 2}, {280, 4, false, 3},
 		{280, 2, false, 2}, {249, 4, true, 0}, {250, 4, true, 1}, {330, 4, true, 2},
 	} {
-		if got := atOnce(c.bound, 50, needs, c.most, c.kept); got != c.want {
+		if got := runsAtOnce(c.bound, 50, needs, c.most, c.kept); got != c.want {
 			t.Errorf("bound %g, most %d, kept %v: %d, want %d", c.bound, c.most, c.kept, got, c.want)
 		}
 	}
-	if got := atOnce(1, 50, nil, 3, true); got != 3 {
+	if got := runsAtOnce(1, 50, nil, 3, true); got != 3 {
 		t.Errorf("no estimates: %d, want 3 (most)", got)
 	}
 }
