@@ -703,6 +703,9 @@ func (core *Core) pairOperand(t *cta, addr int64, rows, cols int, stride int64, 
 	if cols0 > cols {
 		return nil, fmt.Errorf("a pair operand with %d columns in rank 0 of a %d-column tile", cols0, cols)
 	}
+	if rows <= 0 { // (k = 0: no rows to gather, and a span of rows−1 strides would be negative)
+		return core.scratchPair[:0], nil
+	}
 	es := int64(f.Bytes())
 	n := int64(rows) * int64(cols) * es
 	if int64(cap(core.scratchPair)) < n {

@@ -126,7 +126,7 @@ func TestMMAFP64Golden(t *testing.T) {
 		if r.IntN(2) == 0 {
 			in.Dst.Buf = BufAcc
 		}
-		if in.Src1.Buf == BufShared && k > 0 && r.IntN(3) == 0 { // (pairOperand wants a row)
+		if in.Src1.Buf == BufShared && r.IntN(3) == 0 {
 			in.Src1.Addr = PairOperand(in.Src1.Addr, r.IntN(n+1))
 		}
 		in.Dst.Addr = 180000 + int64(8*r.IntN(4096))
