@@ -476,7 +476,7 @@ func (o Options) autoHeld(f *File, p *GEMMParams, sets [][]machines.Override, nu
 	if e, ok := o.estimateOf(f).dataEstimate(); ok {
 		own = e.base + e.data
 	}
-	own += 4 * (float64(sm)*float64(p.K) + float64(p.K)*float64(sn))
+	own += float64(4 * (int64(sm) + int64(sn)) * int64(p.K))
 	for _, set := range sets {
 		g, err := f.Again()
 		if err != nil {
