@@ -173,12 +173,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		return nil, bad("target_bits", "must be in 0..%d (0: FP32 SGEMM's accuracy on the same data) (got %g)", accuracy.MaxBits, ep.TargetBits)
 	}
 	sm, sn := min(autoSample, p.M), min(autoSample, p.N)
-	sample := func(name string) []machines.Override {
-		return append(append([]machines.Override{}, o.Overrides...),
-			machines.Override{Path: "program.scheme", Value: name}, machines.Override{Path: "program.target_bits", Value: "0"},
-			machines.Override{Path: "program.m", Value: fmt.Sprint(sm)}, machines.Override{Path: "program.n", Value: fmt.Sprint(sn)},
-			machines.Override{Path: "program.sample_tiles", Value: "1048576"})
-	}
+	sample := o.autoSampleSets(sm, sn)
 	// The sample: the top-left block of C drawn from the distribution, or
 	// evenly spaced rows of A and columns of B from the files, which its
 	// runs take from memory (Options.given).
@@ -490,6 +485,42 @@ func (o Options) autoHeld(f *File, p *GEMMParams, sets [][]machines.Override, nu
 	}
 	slices.SortFunc(needs, func(a, b float64) int { return cmp.Compare(b, a) })
 	return own, needs, nil
+}
+
+// autoSampleSets returns the overrides of scheme auto's accuracy sample
+// run of a candidate (its name): o's, then the scheme, the sm×sn block of
+// C, every tile checked.
+func (o Options) autoSampleSets(sm, sn int) func(name string) []machines.Override {
+	return func(name string) []machines.Override {
+		return append(append([]machines.Override{}, o.Overrides...),
+			machines.Override{Path: "program.scheme", Value: name}, machines.Override{Path: "program.target_bits", Value: "0"},
+			machines.Override{Path: "program.m", Value: fmt.Sprint(sm)}, machines.Override{Path: "program.n", Value: fmt.Sprint(sn)},
+			machines.Override{Path: "program.sample_tiles", Value: "1048576"})
+	}
+}
+
+// autoBuildPeak estimates the host memory a scheme auto run of f with o
+// holds while it measures its candidates (before its own run: what it
+// holds and one sample run, the most the run's bound lets it run at once
+// being at least one, autoSampleWorkers), for HostBytes; 0 for any other
+// run. Every preset counts, whatever the machine's units take.
+func autoBuildPeak(f *File, o Options) float64 {
+	par, err := o.estimateOf(f).params()
+	ep, ok := par.(*EmulatedParams)
+	if err != nil || !ok || ep.Scheme != "auto" {
+		return 0
+	}
+	sm, sn := min(autoSample, ep.M), min(autoSample, ep.N)
+	sample := o.autoSampleSets(sm, sn)
+	var sets [][]machines.Override
+	for _, name := range fp32SchemeNames() {
+		sets = append(sets, sample(name))
+	}
+	own, needs, err := o.autoHeld(f, &ep.GEMMParams, sets, NumericsSampled, sm, sn)
+	if err != nil || len(needs) == 0 {
+		return 0
+	}
+	return own + needs[0]
 }
 
 // runsAtOnce returns how many runs of needs (largest first) may run at once,

@@ -121,12 +121,7 @@ func TestEmulatedAutoSamplesWithinTheBound(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "name a scheme, or lower k") || strings.Contains(err.Error(), "measuring") {
 		t.Fatalf("%v: want the run's own refusal, before any sample run", err)
 	}
-	// Its figure: one sample run beside the run.
-	var need int64
-	msg := err.Error()
-	if _, err := fmt.Sscanf(msg[strings.Index(msg, "needs about ")+len("needs about "):], "%dMiB", &need); err != nil {
-		t.Fatalf("%s: no figure: %v", msg, err)
-	}
+	need := quotedMiB(t, err) // its figure: one sample run beside the run
 	workers := func(bound int64) (int, error) {
 		g, o, p := autoParams(t, f, sets, bound)
 		sample := func(name string) []machines.Override {
@@ -224,4 +219,47 @@ func autoParams(t *testing.T, f *File, sets []machines.Override, bound int64) (*
 	p := ep.GEMMParams
 	o.applyGEMM(g, &p)
 	return g, o, &p
+}
+
+// HostBytes — a sweep's estimate of a point, by which it runs points at
+// once — holds scheme auto's sample runs: at least the figure its build
+// refuses a bound below (one sample run beside what it holds), where its
+// own run's estimate is far less; a named scheme's is its run's.
+func TestHostBytesHoldsAutoSamples(t *testing.T) {
+	f, err := ReadFile("examples/a100-emulated-gemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := mustSets(t, "program.scheme=auto", "program.m=64", "program.n=64", "program.k=262144")
+	_, err = Execute(f, Options{Overrides: sets, Numerics: NumericsOff, MaxHostBytes: 300 << 20}, RunHooks{})
+	need := quotedMiB(t, err)
+	g, err := f.Again()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := HostBytes(g, Options{Overrides: sets, Numerics: NumericsOff})
+	if own, _ := runEstimate(g, Options{Overrides: sets, Numerics: NumericsOff}); !ok || got < (need-1)<<20 || float64(got) < 2*own.total() {
+		t.Errorf("HostBytes %d MiB (ok %v), want at least the build's %d MiB, above its run's %.0f MiB", got>>20, ok, need, own.total()/(1<<20))
+	}
+	named := mustSets(t, "program.scheme=ootomo", "program.m=64", "program.n=64", "program.k=262144")
+	h, ok := HostBytes(g, Options{Overrides: named, Numerics: NumericsOff})
+	e, _ := runEstimate(g, Options{Overrides: named, Numerics: NumericsOff})
+	if !ok || h != int64(e.total()) {
+		t.Errorf("ootomo: HostBytes %d, want its run's %d", h, int64(e.total()))
+	}
+}
+
+// quotedMiB returns the figure a host-memory refusal quotes ("needs about
+// 916MiB"), in MiB.
+func quotedMiB(t *testing.T, err error) int64 {
+	t.Helper()
+	msg := fmt.Sprint(err)
+	i := strings.Index(msg, "needs about ")
+	var mib int64
+	if i < 0 {
+		t.Fatalf("%s: no figure", msg)
+	} else if _, err := fmt.Sscanf(msg[i+len("needs about "):], "%dMiB", &mib); err != nil {
+		t.Fatalf("%s: no figure: %v", msg, err)
+	}
+	return mib
 }

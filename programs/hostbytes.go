@@ -22,8 +22,10 @@ import (
 // a GPU (blocksHostBytes) and its chip models (modelHostBytes:
 // arch.Footprint of the run's machine, after the overrides, in the run's
 // mode — the estimate the run refuses a chip model by, so that the two
-// agree). A program whose keys do not decode gives the run's base (its
-// run refuses it at once).
+// agree); for scheme auto at least what it holds while it measures its
+// candidates on their sample (autoBuildPeak: at k = 262144 that is ~1 GB,
+// its own run's estimate a fifth of it). A program whose keys do not
+// decode gives the run's base (its run refuses it at once).
 //
 // The estimate follows the builds' own computations (asmBudget,
 // checkHostMemory) with bytes per element measured by peak RSS (2026-12,
@@ -48,7 +50,7 @@ func HostBytes(f *File, opts Options) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return int64(e.total()), true
+	return int64(max(e.total(), autoBuildPeak(f, opts))), true
 }
 
 // hostEstimate is a run's estimate of its host memory at its peak, in
