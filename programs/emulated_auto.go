@@ -500,12 +500,13 @@ func (o Options) autoSampleSets(sm, sn int) func(name string) []machines.Overrid
 }
 
 // autoBuildPeak estimates the host memory a scheme auto run of f with o
-// holds while it measures its candidates (before its own run: what it
-// holds and one sample run, the most the run's bound lets it run at once
-// being at least one, autoSampleWorkers), for HostBytes; 0 for any other
-// run. Every preset counts, whatever the machine's units take.
-func autoBuildPeak(f *File, o Options) float64 {
-	par, err := o.estimateOf(f).params()
+// (r: its estimate, whose parameters it reads) holds while it measures
+// its candidates (before its own run: what it holds and one sample run,
+// the most the run's bound lets it run at once being at least one,
+// autoSampleWorkers), for HostBytes; 0 for any other run. Every preset
+// counts, whatever the machine's units take.
+func autoBuildPeak(r *runEstimates, f *File, o Options) float64 {
+	par, err := r.params()
 	ep, ok := par.(*EmulatedParams)
 	if err != nil || !ok || ep.Scheme != "auto" {
 		return 0

@@ -46,11 +46,12 @@ import (
 // 384MiB, at 384MiB as 624MiB, at 624MiB for its chip model beside 1.3
 // GiB, and ran at 1434MiB, peaking at 548 MB.
 func HostBytes(f *File, opts Options) (int64, bool) {
-	e, ok := runEstimate(f, opts)
+	r := opts.estimateOf(f)
+	e, ok := r.whole()
 	if !ok {
 		return 0, false
 	}
-	return int64(max(e.total(), autoBuildPeak(f, opts))), true
+	return int64(max(e.total(), autoBuildPeak(r, f, opts))), true
 }
 
 // hostEstimate is a run's estimate of its host memory at its peak, in
