@@ -330,14 +330,9 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	// (RunHooks.reuse), which reports it where the run would simulate the
 	// same (timing, unobserved), not making it twice — where the run's
 	// bound on its host memory holds it beside the next (autoTimingWorkers).
-	timing := func(c *autoCandidate) []machines.Override {
-		return append(append([]machines.Override{}, o.Overrides...),
-			machines.Override{Path: "program.scheme", Value: c.scheme()}, machines.Override{Path: "program.target_bits", Value: "0"},
-			machines.Override{Path: "program.histogram_bins", Value: "0"}) // timing only: no C to histogram
-	}
 	var timings [][]machines.Override
 	for _, c := range ok {
-		timings = append(timings, timing(c))
+		timings = append(timings, o.autoTimingSet(c.scheme()))
 	}
 	timedN, keep, err := o.autoTimingWorkers(f, &p, timings, sm, sn)
 	if err != nil {
@@ -345,7 +340,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	}
 	chosen, chosenRun, err := o.timeCandidates(f, ok, timedN, func(c *autoCandidate, h RunHooks) (*Result, error) {
 		so := o
-		so.Overrides, so.Numerics = timing(c), NumericsOff
+		so.Overrides, so.Numerics = o.autoTimingSet(c.scheme()), NumericsOff
 		h.keep = keep
 		res, _, err := runAgain(f, so, h)
 		return res, err
@@ -499,12 +494,24 @@ func (o Options) autoSampleSets(sm, sn int) func(name string) []machines.Overrid
 	}
 }
 
+// autoTimingSet returns the overrides of scheme auto's timing run of a
+// candidate (scheme: its --set value): o's, then the scheme, no target and
+// no histogram (timing only: no C to histogram).
+func (o Options) autoTimingSet(scheme string) []machines.Override {
+	return append(append([]machines.Override{}, o.Overrides...),
+		machines.Override{Path: "program.scheme", Value: scheme}, machines.Override{Path: "program.target_bits", Value: "0"},
+		machines.Override{Path: "program.histogram_bins", Value: "0"})
+}
+
 // autoBuildPeak estimates the host memory a scheme auto run of f with o
 // (r: its estimate, whose parameters it reads) holds while it measures
-// its candidates (before its own run: what it holds and one sample run,
-// the most the run's bound lets it run at once being at least one,
-// autoSampleWorkers), for HostBytes; 0 for any other run. Every preset
-// counts, whatever the machine's units take.
+// and times its candidates, before its own run, for HostBytes; 0 for any
+// other run: measuring, what it holds and one sample run (the most its
+// bound lets it run at once being at least one, autoSampleWorkers);
+// timing, what it holds, the runs at once and the one kept, as
+// autoTimingWorkers plans them under the run's bound (in a sweep one at a
+// time: SetRunsAtOnce). Every preset counts, with its split kernel and
+// fused, whatever the machine's units take.
 func autoBuildPeak(r *runEstimates, f *File, o Options) float64 {
 	par, err := r.params()
 	ep, ok := par.(*EmulatedParams)
@@ -513,15 +520,20 @@ func autoBuildPeak(r *runEstimates, f *File, o Options) float64 {
 	}
 	sm, sn := min(autoSample, ep.M), min(autoSample, ep.N)
 	sample := o.autoSampleSets(sm, sn)
-	var sets [][]machines.Override
+	var sets, timings [][]machines.Override
 	for _, name := range fp32SchemeNames() {
 		sets = append(sets, sample(name))
+		timings = append(timings, o.autoTimingSet(name), o.autoTimingSet((&autoCandidate{name: name, fused: true}).scheme()))
 	}
-	own, needs, err := o.autoHeld(f, &ep.GEMMParams, sets, NumericsSampled, sm, sn)
-	if err != nil || len(needs) == 0 {
-		return 0
+	peak := 0.0
+	if own, needs, err := o.autoHeld(f, &ep.GEMMParams, sets, NumericsSampled, sm, sn); err == nil && len(needs) > 0 {
+		peak = own + needs[0]
 	}
-	return own + needs[0]
+	if own, needs, err := o.autoHeld(f, &ep.GEMMParams, timings, NumericsOff, sm, sn); err == nil {
+		_, _, t := timingPlan(float64(r.host.bound()), own, needs)
+		peak = max(peak, t)
+	}
+	return peak
 }
 
 // runsAtOnce returns how many runs of needs (largest first) may run at once,
@@ -586,12 +598,36 @@ func (o Options) autoTimingWorkers(f *File, p *GEMMParams, sets [][]machines.Ove
 	if err != nil {
 		return 0, false, err
 	}
-	bound := float64(p.host.bound())
-	most := min(runtime.GOMAXPROCS(0), maxTimedAtOnce)
-	if n = runsAtOnce(bound, own, needs, most, true); n > 0 {
-		return n, true, nil
+	n, keep, _ = timingPlan(float64(p.host.bound()), own, needs)
+	return n, keep, nil
+}
+
+// timingPlan returns how many timing runs of needs (largest first) run at
+// once beside own bytes within bound, whether the fastest is kept, and
+// the bytes held at most so (autoTimingWorkers, autoBuildPeak).
+func timingPlan(bound, own float64, needs []float64) (n int, keep bool, peak float64) {
+	most := timedMost()
+	if len(needs) == 0 {
+		return most, true, own
 	}
-	return 1, false, nil
+	if n = runsAtOnce(bound, own, needs, most, true); n > 0 {
+		peak = own + needs[0] // (the kept run)
+		for _, need := range needs[:n] {
+			peak += need
+		}
+		return n, true, peak
+	}
+	return 1, false, own + needs[0]
+}
+
+// timedMost is the most timing runs of scheme auto at once: a processor
+// each, at most maxTimedAtOnce, and SetRunsAtOnce's bound where set.
+func timedMost() int {
+	most := min(runtime.GOMAXPROCS(0), maxTimedAtOnce)
+	if n := int(timedAtOnce.Load()); n > 0 {
+		most = min(most, n)
+	}
+	return most
 }
 
 // reportAuto puts scheme auto's choice (nil: none) in the report:
@@ -680,10 +716,7 @@ func (o Options) timeCandidates(f *File, ok []*autoCandidate, most int, timeRun 
 			meter = o.run.Meter
 		}
 	}
-	atOnce := min(runtime.GOMAXPROCS(0), maxTimedAtOnce)
-	if n := int(timedAtOnce.Load()); n > 0 {
-		atOnce = min(atOnce, n)
-	}
+	atOnce := timedMost()
 	if most > 0 { // (the run's bound on its host memory: autoTimingWorkers)
 		atOnce = min(atOnce, most)
 	}

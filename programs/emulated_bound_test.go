@@ -263,3 +263,37 @@ func quotedMiB(t *testing.T, err error) int64 {
 	}
 	return mib
 }
+
+// HostBytes also holds scheme auto's timing phase: as a sweep runs it (one
+// timing run at a time, SetRunsAtOnce), the running run's chip beside the
+// kept one's where the bound holds both.
+func TestHostBytesHoldsAutoTimings(t *testing.T) {
+	SetRunsAtOnce(1)
+	defer SetRunsAtOnce(0)
+	f, err := ReadFile("examples/a100-emulated-gemm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bytes := func(scheme string) int64 {
+		g, err := f.Again()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, ok := HostBytes(g, Options{Overrides: mustSets(t, "program.scheme="+scheme, "program.m=1024", "program.n=1024", "program.k=1024"),
+			Numerics: NumericsOff, MaxHostBytes: 64 << 30})
+		if !ok {
+			t.Fatalf("%s: no estimate", scheme)
+		}
+		return n
+	}
+	auto, one := bytes("auto"), bytes("ootomo")
+	if auto < runHostBytes+2*(one-runHostBytes) {
+		t.Errorf("auto %d MiB, want at least two timing runs' chips (ootomo's run %d MiB) beside one base", auto>>20, one>>20)
+	}
+	if n, keep, peak := timingPlan(250, 50, []float64{100, 80}); n != 1 || !keep || peak != 250 {
+		t.Errorf("timingPlan(250, 50, [100 80]) = %d, %v, %g; want 1, kept, 250", n, keep, peak)
+	}
+	if n, keep, peak := timingPlan(249, 50, []float64{100, 80}); n != 1 || keep || peak != 150 {
+		t.Errorf("timingPlan(249, 50, [100 80]) = %d, %v, %g; want 1, not kept, 150", n, keep, peak)
+	}
+}

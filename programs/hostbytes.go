@@ -23,8 +23,9 @@ import (
 // arch.Footprint of the run's machine, after the overrides, in the run's
 // mode — the estimate the run refuses a chip model by, so that the two
 // agree); for scheme auto at least what it holds while it measures its
-// candidates on their sample (autoBuildPeak: at k = 262144 that is ~1 GB,
-// its own run's estimate a fifth of it). A program whose keys do not
+// candidates on their sample and times them (autoBuildPeak: at k = 262144
+// the samples take ~1 GB, its own run's estimate a fifth of it; timing,
+// the kept run's chip beside the running one's). A program whose keys do not
 // decode gives the run's base (its run refuses it at once).
 //
 // The estimate follows the builds' own computations (asmBudget,

@@ -24,7 +24,8 @@ import (
 // point's values) in its mode, arch.Footprint — the estimate by which the
 // point's run refuses a model past its bound: the two agree — and, for
 // scheme auto, at least what it holds while it measures its candidates on
-// their sample (a sample run at a time: ~1 GB at k = 262144).
+// their sample (a sample run at a time: ~1 GB at k = 262144) and while it
+// times them (a run at a time here, SetRunsAtOnce, beside the one kept).
 // Without the model, numerics off counted 48 MiB whatever the machine: two
 // points on 4096 DaVinci cores ran at once under --max-memory 500MiB, 683
 // MB together (428 MB alone). A kind without an estimate counts as the
