@@ -438,14 +438,19 @@ func (j *emulatedJob) splitGrid() isa.Grid {
 	r, tmp := int64(0), 4*int64(splitChunk)
 	piece := func(x int) int64 { return 8*int64(splitChunk) + int64(x)*es*splitChunk }
 	full := sp.splitInstrs(r, tmp, piece, splitChunk, len(sp.rounds)-1)
-	cta := func(i int) isa.Stream {
+	// chunk returns block i's part: its FP32 source, the pieces it
+	// stores and their arrays, its offset and length in elements.
+	chunk := func(i int) (src int64, pieces []int, base []int64, off, n int64) {
 		src, total, pieces, base := j.gmA32, mk, sp.nA, j.gmAP
 		if i >= ca {
 			i -= ca
 			src, total, pieces, base = j.gmB32, kn, sp.nB, j.gmBP
 		}
-		off := int64(i) * splitChunk
-		n := min(int64(splitChunk), total-off)
+		off = int64(i) * splitChunk
+		return src, pieces, base, off, min(int64(splitChunk), total-off)
+	}
+	cta := func(i int) isa.Stream {
+		src, pieces, base, off, n := chunk(i)
 		return func(yield func(isa.Instr) bool) {
 			e := newEmitter(yield, j.kernels[0].mach)
 			e.emit(gpu.CopyToRegisters(r, src+4*off, 1, 4*n, 4*n, 4*n))
@@ -469,15 +474,10 @@ func (j *emulatedJob) splitGrid() isa.Grid {
 	// Blocks alike but for addresses (isa.Grid.Class): those of a chunk's
 	// length storing as many pieces — A's and B's full chunks where they
 	// split into as many; fast-forward compared every block's stream
-	// before each wave skip (a tenth of an MI300X Ape FP32-F run's CPU
-	// time, 12160 blocks).
+	// before each wave skip (7 % of an MI300X Ape FP32-F run's CPU time,
+	// 12160 blocks).
 	class := func(i int) int {
-		total, pieces := mk, sp.nA
-		if i >= ca {
-			i -= ca
-			total, pieces = kn, sp.nB
-		}
-		n := min(int64(splitChunk), total-int64(i)*splitChunk)
+		_, pieces, _, _, n := chunk(i)
 		return int(n)<<8 | len(pieces)
 	}
 	return isa.Grid{Name: p.Kind + "/split", CTAs: ca + cb, CTA: cta, Class: class,
