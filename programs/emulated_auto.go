@@ -518,6 +518,7 @@ func autoBuildPeak(r *runEstimates, f *File, o Options) float64 {
 	if err != nil || !ok || ep.Scheme != "auto" {
 		return 0
 	}
+	o.est = r // (autoHeld reads the run's data from it: no decode again)
 	sm, sn := min(autoSample, ep.M), min(autoSample, ep.N)
 	sample := o.autoSampleSets(sm, sn)
 	var sets, timings [][]machines.Override

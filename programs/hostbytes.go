@@ -829,7 +829,7 @@ func gmSpanBytes(f *File, kind string, params any, m *machines.Machine) int64 {
 		}
 		return end
 	case *LUParams:
-		if m.Kind == "davinci" || p.checkOneChip(f.Path, m) != nil {
+		if p.checkOneChip(f.Path, m) != nil { // (a GPU here: newGPUTarget)
 			return 0
 		}
 		q := *p
