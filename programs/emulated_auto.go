@@ -202,7 +202,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 			runnable = append(runnable, name)
 		}
 	}
-	workers, err := o.autoSampleWorkers(f, &p, runnable, sample, sm, sn)
+	workers, err := o.autoSampleWorkers(f, &p, runnable, sm, sn)
 	if err != nil {
 		return nil, err
 	}
@@ -330,11 +330,11 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	// (RunHooks.reuse), which reports it where the run would simulate the
 	// same (timing, unobserved), not making it twice — where the run's
 	// bound on its host memory holds it beside the next (autoTimingWorkers).
-	var timings [][]machines.Override
+	var schemes []string
 	for _, c := range ok {
-		timings = append(timings, o.autoTimingSet(c.scheme()))
+		schemes = append(schemes, c.scheme())
 	}
-	timedN, keep, err := o.autoTimingWorkers(f, &p, timings, sm, sn)
+	timedN, keep, err := o.autoTimingWorkers(f, &p, schemes, sm, sn)
 	if err != nil {
 		return nil, err
 	}
@@ -459,21 +459,27 @@ type autoChoice struct {
 // candidates run (the run's base and data by its estimate — its chip is
 // the chosen candidate's, made by those runs — and the sm×K and K×sn
 // FP32 sample of A and B), and each run's own need beside the process's
-// base by its estimate: a run of f with o's overrides and then sets[i],
-// numerics numerics, largest first.
-func (o Options) autoHeld(f *File, p *GEMMParams, sets [][]machines.Override, numerics string, sm, sn int) (own float64, needs []float64, err error) {
+// base by its estimate, largest first: of the runs of f the candidates
+// schemes (a program's scheme values) make — their accuracy samples where
+// sampling (autoSampleSets, sampled numerics), else their timing runs
+// (autoTimingSet, timing only).
+func (o Options) autoHeld(f *File, p *GEMMParams, schemes []string, sampling bool, sm, sn int) (own float64, needs []float64, err error) {
 	own = float64(runHostBytes)
 	if e, ok := o.estimateOf(f).dataEstimate(); ok {
 		own = e.base + e.data
 	}
 	own += float64(4 * (int64(sm) + int64(sn)) * int64(p.K))
-	for _, set := range sets {
+	set, numerics := o.autoTimingSet, NumericsOff
+	if sampling {
+		set, numerics = o.autoSampleSets(sm, sn), NumericsSampled
+	}
+	for _, scheme := range schemes {
 		g, err := f.Again()
 		if err != nil {
 			return 0, nil, badInput(err)
 		}
 		so := o
-		so.Overrides, so.Numerics, so.est = set, numerics, nil
+		so.Overrides, so.Numerics, so.est = set(scheme), numerics, nil
 		if e, ok := runEstimate(g, so); ok {
 			needs = append(needs, e.total()-e.base) // (the process's base is the run's, in own)
 		}
@@ -520,17 +526,16 @@ func autoBuildPeak(r *runEstimates, f *File, o Options) float64 {
 	}
 	o.est = r // (autoHeld reads the run's data from it: no decode again)
 	sm, sn := min(autoSample, ep.M), min(autoSample, ep.N)
-	sample := o.autoSampleSets(sm, sn)
-	var sets, timings [][]machines.Override
-	for _, name := range fp32SchemeNames() {
-		sets = append(sets, sample(name))
-		timings = append(timings, o.autoTimingSet(name), o.autoTimingSet((&autoCandidate{name: name, fused: true}).scheme()))
+	names := fp32SchemeNames()
+	var schemes []string
+	for _, name := range names {
+		schemes = append(schemes, name, (&autoCandidate{name: name, fused: true}).scheme())
 	}
 	peak := 0.0
-	if own, needs, err := o.autoHeld(f, &ep.GEMMParams, sets, NumericsSampled, sm, sn); err == nil && len(needs) > 0 {
+	if own, needs, err := o.autoHeld(f, &ep.GEMMParams, names, true, sm, sn); err == nil && len(needs) > 0 {
 		peak = own + needs[0]
 	}
-	if own, needs, err := o.autoHeld(f, &ep.GEMMParams, timings, NumericsOff, sm, sn); err == nil {
+	if own, needs, err := o.autoHeld(f, &ep.GEMMParams, schemes, false, sm, sn); err == nil {
 		_, _, t := timingPlan(float64(r.host.bound()), own, needs)
 		peak = max(peak, t)
 	}
@@ -561,20 +566,15 @@ func runsAtOnce(bound, own float64, needs []float64, most int, kept bool) int {
 }
 
 // autoSampleWorkers returns how many of the candidates' sample runs
-// (sampled numerics on the sm×K×sn sample, their overrides sample(name);
-// names: the presets the machine has units for, those measured among
-// them) may run at once: up to a processor each, as many as the run's
+// (sampled numerics on the sm×K×sn sample, autoSampleSets; names: the
+// presets the machine has units for, those measured among them) may run at once: up to a processor each, as many as the run's
 // bound on its host memory (--max-memory) holds beside what the run holds
 // (autoHeld). Each sample run checks its own estimate against the whole
 // bound, so run at once they could pass it together (a 64×262144×64
 // sample on an A100: 788 MiB each, two at once under a 1 GiB bound peaked
 // at 1.35 GB). It refuses the run where not even one fits.
-func (o Options) autoSampleWorkers(f *File, p *GEMMParams, names []string, sample func(string) []machines.Override, sm, sn int) (int, error) {
-	var sets [][]machines.Override
-	for _, name := range names {
-		sets = append(sets, sample(name))
-	}
-	own, needs, err := o.autoHeld(f, p, sets, NumericsSampled, sm, sn)
+func (o Options) autoSampleWorkers(f *File, p *GEMMParams, names []string, sm, sn int) (int, error) {
+	own, needs, err := o.autoHeld(f, p, names, true, sm, sn)
 	if err != nil {
 		return 0, err
 	}
@@ -588,14 +588,15 @@ func (o Options) autoSampleWorkers(f *File, p *GEMMParams, names []string, sampl
 }
 
 // autoTimingWorkers returns how many of the candidates' timing runs
-// (timing only at the program's size; sets: their overrides) may run at
-// once — as many as the run's bound holds beside what the run holds
-// (autoHeld) and the fastest run so far, which auto keeps to report
-// (RunHooks.keep) —, and whether it may keep that run: not where the bound
-// holds only one run at a time (the chosen candidate is then simulated
-// again). At least 1: a run that does not fit its bound refuses itself.
-func (o Options) autoTimingWorkers(f *File, p *GEMMParams, sets [][]machines.Override, sm, sn int) (n int, keep bool, err error) {
-	own, needs, err := o.autoHeld(f, p, sets, NumericsOff, sm, sn)
+// (timing only at the program's size, autoTimingSet; schemes: their
+// scheme values) may run at once — as many as the run's bound holds
+// beside what the run holds (autoHeld) and the fastest run so far, which
+// auto keeps to report (RunHooks.keep) —, and whether it may keep that
+// run: not where the bound holds only one run at a time (the chosen
+// candidate is then simulated again). At least 1: a run that does not fit
+// its bound refuses itself.
+func (o Options) autoTimingWorkers(f *File, p *GEMMParams, schemes []string, sm, sn int) (n int, keep bool, err error) {
+	own, needs, err := o.autoHeld(f, p, schemes, false, sm, sn)
 	if err != nil {
 		return 0, false, err
 	}

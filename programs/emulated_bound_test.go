@@ -124,11 +124,7 @@ func TestEmulatedAutoSamplesWithinTheBound(t *testing.T) {
 	need := quotedMiB(t, err) // its figure: one sample run beside the run
 	workers := func(bound int64) (int, error) {
 		g, o, p := autoParams(t, f, sets, bound)
-		sample := func(name string) []machines.Override {
-			return append(append([]machines.Override{}, sets...), machines.Override{Path: "program.scheme", Value: name},
-				machines.Override{Path: "program.target_bits", Value: "0"}, machines.Override{Path: "program.sample_tiles", Value: "1048576"})
-		}
-		return o.autoSampleWorkers(g, p, fp32SchemeNames(), sample, 64, 64) // (the A100 runs every one)
+		return o.autoSampleWorkers(g, p, fp32SchemeNames(), 64, 64) // (the A100 runs every one)
 	}
 	if n, err := workers(need << 20); err != nil || n != 1 {
 		t.Errorf("bound %d MiB (the figure quoted): %d at once, %v; want 1", need, n, err)
@@ -173,17 +169,14 @@ func TestEmulatedAutoTimingWithinTheBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	sets := mustSets(t, "program.scheme=auto", "program.m=1024", "program.n=1024", "program.k=1024")
-	timing := [][]machines.Override{
-		append(append([]machines.Override{}, sets...), machines.Override{Path: "program.scheme", Value: "ootomo"}),
-		append(append([]machines.Override{}, sets...), machines.Override{Path: "program.scheme", Value: "markidis"}),
-	}
+	timing := []string{"ootomo", "markidis"}
 	workers := func(bound int64) (int, bool, float64, []float64) {
 		g, o, p := autoParams(t, f, sets, bound)
 		n, keep, err := o.autoTimingWorkers(g, p, timing, 64, 64)
 		if err != nil {
 			t.Fatal(err)
 		}
-		own, needs, err := o.autoHeld(g, p, timing, NumericsOff, 64, 64)
+		own, needs, err := o.autoHeld(g, p, timing, false, 64, 64)
 		if err != nil || len(needs) != 2 || needs[0] <= 0 {
 			t.Fatalf("estimates %v, %v", needs, err)
 		}
