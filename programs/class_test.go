@@ -1,11 +1,11 @@
 package programs
 
 import (
-	"github.com/davinci-sim/davinci-sim/machines"
 	"slices"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 )
 
 // A grid's Class is a promise fast-forward relies on without checking
