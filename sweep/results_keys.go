@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -31,31 +30,49 @@ type keyFrame struct {
 // objects decoded into structs (the record, its "run") keys that
 // encoding/json matches to one field, which it does ignoring case
 // ("index" and "Index"), are one key. A record file is hand-editable: a
-// key given twice is refused, as in a program's YAML, not resolved. It
-// reads encoding/json's tokens (escapes are theirs: "\u0069ndex" is
-// "index"); data that is not valid JSON ends the scan, nothing found.
+// key given twice is refused, as in a program's YAML, not resolved. Keys
+// are read as encoding/json reads strings (escapes are theirs:
+// "\u0069ndex" is "index"); data that is not valid JSON ends the scan,
+// nothing found. It scans the bytes itself: encoding/json's tokens
+// (Decoder.Token) cost ~180 allocations a record, twice the decoding's
+// time (BenchmarkRecordKeys).
 func dupKey(data []byte) (path, first string, found bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var stack []*keyFrame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
+	var stack []keyFrame
+	for i := 0; ; {
+		i = skipSpace(data, i)
+		if i >= len(data) {
 			return "", "", false
 		}
+		c := data[i]
 		var top *keyFrame
 		if len(stack) > 0 {
-			top = stack[len(stack)-1]
+			top = &stack[len(stack)-1]
 		}
 		if top != nil && top.obj && top.wantKey {
-			key, ok := tok.(string)
-			if !ok { // '}'
+			switch c {
+			case ',':
+				i++
+				continue
+			case '}':
+				i++
 				stack = stack[:len(stack)-1]
 				if len(stack) == 0 {
 					return "", "", false
 				}
 				stack[len(stack)-1].valueDone()
 				continue
+			case '"':
+			default:
+				return "", "", false
 			}
+			key, j, ok := jsonString(data, i)
+			if !ok {
+				return "", "", false
+			}
+			if i = skipSpace(data, j); i >= len(data) || data[i] != ':' {
+				return "", "", false
+			}
+			i++
 			if prev, dup := top.seen(key); dup {
 				segs := make([]string, 0, len(stack))
 				for _, f := range stack[1:] {
@@ -69,9 +86,10 @@ func dupKey(data []byte) (path, first string, found bool) {
 			top.key, top.wantKey = key, false
 			continue
 		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			f := &keyFrame{obj: tok == json.Delim('{'), wantKey: true}
+		switch c {
+		case '{', '[':
+			i++
+			f := keyFrame{obj: c == '{', wantKey: true}
 			switch {
 			case top == nil:
 				f.fold = true // the record
@@ -83,19 +101,82 @@ func dupKey(data []byte) (path, first string, found bool) {
 			}
 			stack = append(stack, f)
 			continue
-		case json.Delim(']'):
+		case ']':
+			i++
 			stack = stack[:len(stack)-1]
 			if len(stack) == 0 {
 				return "", "", false
 			}
 			stack[len(stack)-1].valueDone()
 			continue
+		case ',':
+			if top == nil || top.obj {
+				return "", "", false
+			}
+			i++
+			continue
+		case '"':
+			_, j, ok := jsonString(data, i)
+			if !ok {
+				return "", "", false
+			}
+			i = j
+		case '}':
+			return "", "", false // (an object's end where a value was due)
+		default:
+			// A number, true, false or null: up to the next delimiter.
+			for i < len(data) && !strings.ContainsRune(",]} \t\r\n", rune(data[i])) {
+				i++
+			}
 		}
 		if top == nil {
 			return "", "", false // a scalar, not an object
 		}
 		top.valueDone()
 	}
+}
+
+// skipSpace returns the index of the first byte of data at or after i
+// that is not JSON white space.
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// jsonString reads the JSON string starting at data[i] (a quote) and
+// returns its value as encoding/json gives it and the index after it; ok
+// is false where no string ends there. A string of printable ASCII without
+// escapes is its bytes; any other (escapes, other bytes: invalid UTF-8
+// becomes U+FFFD) is unquoted by encoding/json itself.
+func jsonString(data []byte, i int) (s string, next int, ok bool) {
+	plain := true
+	j := i + 1
+	for ; j < len(data); j++ {
+		c := data[j]
+		if c == '"' {
+			break
+		}
+		if c == '\\' {
+			plain = false
+			j++
+			continue
+		}
+		if c < 0x20 || c >= 0x80 {
+			plain = false
+		}
+	}
+	if j >= len(data) {
+		return "", 0, false
+	}
+	if plain {
+		return string(data[i+1 : j]), j + 1, true
+	}
+	if err := json.Unmarshal(data[i:j+1], &s); err != nil {
+		return "", 0, false
+	}
+	return s, j + 1, true
 }
 
 // valueDone moves f past the value it was reading.
