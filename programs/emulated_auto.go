@@ -194,12 +194,31 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		rangeMax, rangeExp, rangeKey = in.max, exponentAbove(in.max), in.key
 		given = &givenInputs{a: a, b: b, m: sm, k: p.K, n: sn}
 	}
+	var presets, measured []*autoCandidate
+	for _, name := range fp32SchemeNames() {
+		c := &autoCandidate{name: name}
+		presets = append(presets, c)
+		sp, err := resolveScheme(Scheme{Name: name}, bad)
+		if err != nil {
+			return nil, err
+		}
+		c.sp = sp
+		if why := am.unsupported(sp.format); why != "" {
+			c.status, c.reason = "unsupported", why
+			continue
+		}
+		if err := sp.checkRange(rangeMax, rangeExp, rangeKey, bad); err != nil {
+			c.status, c.reason = "out-of-range", err.Error()
+			continue
+		}
+		measured = append(measured, c)
+	}
 	// How many sample runs may run at once, before the sample is drawn
 	// (after the inputs' own check: read whole, they need more).
 	var runnable []string
-	for _, name := range fp32SchemeNames() {
-		if sp, err := resolveScheme(Scheme{Name: name}, bad); err == nil && am.unsupported(sp.format) == "" {
-			runnable = append(runnable, name)
+	for _, c := range presets {
+		if c.status != "unsupported" {
+			runnable = append(runnable, c.name)
 		}
 	}
 	workers, err := o.autoSampleWorkers(f, &p, runnable, sm, sn)
@@ -232,25 +251,6 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		bits, took, err := run(name)
 		o.countRuns(1, took)
 		return bits, err
-	}
-	var presets, measured []*autoCandidate
-	for _, name := range fp32SchemeNames() {
-		c := &autoCandidate{name: name}
-		presets = append(presets, c)
-		sp, err := resolveScheme(Scheme{Name: name}, bad)
-		if err != nil {
-			return nil, err
-		}
-		c.sp = sp
-		if why := am.unsupported(sp.format); why != "" {
-			c.status, c.reason = "unsupported", why
-			continue
-		}
-		if err := sp.checkRange(rangeMax, rangeExp, rangeKey, bad); err != nil {
-			c.status, c.reason = "out-of-range", err.Error()
-			continue
-		}
-		measured = append(measured, c)
 	}
 	// The samples' runs are independent (each a golden model's tile
 	// beside a one-block simulation): they run at once, a run a
