@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/davinci-sim/davinci-sim/outfile"
 	"github.com/davinci-sim/davinci-sim/programs"
 	"github.com/davinci-sim/davinci-sim/report"
@@ -40,36 +42,13 @@ func checkOutputs(f runFlags, inputs []programs.InputFile) error {
 			dests = append(dests, dest{[...]string{"--cpuprofile", "--memprofile"}[i], p})
 		}
 	}
-	// Where each file lands: through its links (outfile.Target), its
-	// directory as the file system finds it.
-	abs := func(p string) string {
-		if t, err := outfile.Target(p); err == nil {
-			p = t
-		}
-		if a, err := filepath.Abs(p); err == nil {
-			p = a
-		}
-		p = filepath.Clean(p)
-		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-			p = filepath.Join(dir, filepath.Base(p))
-		}
-		return p
-	}
-	sameDir := func(a, b string) bool {
-		sa, err1 := os.Stat(a)
-		sb, err2 := os.Stat(b)
-		if err1 == nil && err2 == nil {
-			return os.SameFile(sa, sb)
-		}
-		return abs(a) == abs(b)
-	}
 	for i, a := range dests {
 		for _, b := range dests[i+1:] {
-			if abs(a.path) == abs(b.path) {
+			if landing(a.path) == landing(b.path) {
 				return fmt.Errorf("%s and %s: both write %s; give each its own file", a.flag, b.flag, a.path)
 			}
 		}
-		if f.out != "" && sameDir(filepath.Dir(abs(a.path)), f.out) {
+		if f.out != "" && landsIn(a.path, f.out) {
 			return fmt.Errorf("%s %s: in the -o directory, which holds the run's report.json and arrays only (a later run replaces them); write it elsewhere", a.flag, a.path)
 		}
 	}
@@ -88,6 +67,62 @@ func checkOutputs(f runFlags, inputs []programs.InputFile) error {
 	}
 	if f.out != "" {
 		return checkOutDir(f.out)
+	}
+	return nil
+}
+
+// landing returns where a file written at path lands: through its links
+// (outfile.Target), made absolute, its directory as the file system finds
+// it.
+func landing(p string) string {
+	if t, err := outfile.Target(p); err == nil {
+		p = t
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		p = a
+	}
+	p = filepath.Clean(p)
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		p = filepath.Join(dir, filepath.Base(p))
+	}
+	return p
+}
+
+// landsIn reports whether a file written at path lands in directory dir
+// (the same directory as the file system sees it, or where either is
+// missing the same path).
+func landsIn(path, dir string) bool {
+	d := filepath.Dir(landing(path))
+	sa, err1 := os.Stat(d)
+	sb, err2 := os.Stat(dir)
+	if err1 == nil && err2 == nil {
+		return os.SameFile(sa, sb)
+	}
+	return d == landing(dir)
+}
+
+// outDirHolds is the annotation of a command whose -o DIR holds files it
+// writes (its value says which): --cpuprofile and --memprofile may not
+// name a file there, where the profile, written at the end, would replace
+// one of them (a study's results.jsonl, once the sweep had written it) or
+// stand among them. run checks its own outputs (checkOutputs).
+const outDirHolds = "davinci-sim/out-dir-holds"
+
+// checkProfilesOutside refuses a profile of cmd (annotated outDirHolds)
+// in its -o directory.
+func checkProfilesOutside(cmd *cobra.Command, p *profiles) error {
+	holds, ok := cmd.Annotations[outDirHolds]
+	if !ok {
+		return nil
+	}
+	out, err := cmd.Flags().GetString("out")
+	if err != nil || out == "" {
+		return nil
+	}
+	for _, f := range []struct{ flag, path string }{{"--cpuprofile", p.cpu}, {"--memprofile", p.mem}} {
+		if f.path != "" && landsIn(f.path, out) {
+			return fmt.Errorf("%s %s: in the -o directory, which holds %s; write it elsewhere", f.flag, f.path, holds)
+		}
 	}
 	return nil
 }

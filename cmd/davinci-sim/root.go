@@ -61,6 +61,9 @@ Start with "davinci-sim programs" (the program kinds and their examples) and
 		if prof.mem != "" && prof.cpu != "" && filepath.Clean(prof.mem) == filepath.Clean(prof.cpu) {
 			return badInput(fmt.Errorf("--cpuprofile and --memprofile: both write %s; give each its own file", prof.cpu))
 		}
+		if err := checkProfilesOutside(cmd, prof); err != nil {
+			return badInput(err)
+		}
 		if _, ok := cmd.Annotations[deferProfiles]; ok {
 			// The command checks its outputs first (a profile must not
 			// take the place of a file they refuse), then starts them.

@@ -97,7 +97,8 @@ in flight are dropped, the finished ones kept: continue with --resume.`,
   #       --shard "$SLURM_ARRAY_TASK_ID/16" -o "out/shard-$SLURM_ARRAY_TASK_ID" --resume
   # sbatch job.sh; when it is done (e.g. sbatch --dependency=afterok:JOBID):
   davinci-sim sweep merge studies/l1-size.yaml -o out/l1-size out/shard-*`,
-		Args: cobra.ExactArgs(1),
+		Args:        cobra.ExactArgs(1),
+		Annotations: map[string]string{outDirHolds: "the study's results and plots"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSweep(cmd.ErrOrStderr(), args[0], f)
 		},
@@ -213,8 +214,9 @@ davinci-sim that did not stamp its records, as they were recorded, and says
 how many; the records must be the study's points (its parameters and
 metrics). A last line that a kill or a crash cut off is left out with a
 note (sweep --resume drops it and runs its point). Exit code 2 on bad input.`,
-		Example: `  davinci-sim sweep plot studies/long/cluster-weak-scaling.yaml -o docs/studies/cluster-weak-scaling`,
-		Args:    cobra.ExactArgs(1),
+		Example:     `  davinci-sim sweep plot studies/long/cluster-weak-scaling.yaml -o docs/studies/cluster-weak-scaling`,
+		Args:        cobra.ExactArgs(1),
+		Annotations: map[string]string{outDirHolds: "the study's results and plots"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
 			if out == "" {
@@ -258,7 +260,8 @@ run writes. Records already in DIR are kept. A last line that a kill or a
 crash cut off is left out with a note, its point missing (sweep --resume
 in its directory runs it). Exit code 1 when points are still missing (the
 files are written anyway), 2 on bad input.`,
-		Args: cobra.MinimumNArgs(2),
+		Args:        cobra.MinimumNArgs(2),
+		Annotations: map[string]string{outDirHolds: "the study's merged results and plots"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
 			if out == "" {

@@ -316,3 +316,40 @@ func TestSweepOutputsNotInputs(t *testing.T) {
 		}
 	}
 }
+
+// A sweep's, merge's or plot's --cpuprofile or --memprofile in its -o
+// directory is refused before anything runs (a profile named
+// DIR/results.jsonl, written at the end, had replaced the results the
+// sweep had just written, exit 0); elsewhere it is written.
+func TestSweepProfilesOutsideOutDir(t *testing.T) {
+	study := sweepFixture(t, "program.tiling.bm: [64, 128]")
+	out := filepath.Join(t.TempDir(), "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(out, "results.jsonl")
+	for _, args := range [][]string{
+		{"sweep", study, "-o", out, "-q", "--memprofile", results},
+		{"sweep", study, "-o", out + "/", "-q", "--cpuprofile", filepath.Join(out, "..", "out", "cpu.prof")},
+		{"sweep", "merge", study, "-o", out, t.TempDir(), "--cpuprofile", filepath.Join(out, "results.csv")},
+		{"sweep", "plot", study, "-o", out, "--memprofile", filepath.Join(out, "s.png")},
+	} {
+		_, code, err := runCLI(t, args...)
+		if code != 2 || err == nil || !strings.Contains(err.Error(), "in the -o directory, which holds the study's") {
+			t.Errorf("%v: exit %d, %v; want 2, in the -o directory", args[1:], code, err)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("the refused commands left %d files in -o", len(entries))
+	}
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	if _, code, err := runCLI(t, "sweep", study, "-o", out, "-q", "--cpuprofile", prof); code != 0 {
+		t.Fatalf("profile outside -o: exit %d: %v", code, err)
+	}
+	if !isProfile(prof) {
+		t.Errorf("%s is not a profile", prof)
+	}
+	if _, err := os.Stat(results); err != nil {
+		t.Errorf("results.jsonl: %v", err)
+	}
+}
