@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/go-viper/mapstructure/v2"
@@ -427,6 +428,11 @@ func ParseOverride(s string) (Override, error) {
 	}
 	if path == "" || slices.Contains(strings.Split(path, "."), "") {
 		return Override{}, fmt.Errorf("--set %q: bad key path %q", s, path)
+	}
+	if !utf8.ValidString(s) {
+		// (As a YAML file's text must be: a value taken as it is would
+		// be written back into views and reports that then do not load.)
+		return Override{}, fmt.Errorf("--set %q: not UTF-8 text", s)
 	}
 	return Override{Path: path, Value: strings.TrimSpace(value)}, nil
 }

@@ -233,6 +233,14 @@ func TestParseOverride(t *testing.T) {
 	if err != nil || o != (Override{Path: "program.asm", Value: "a=b"}) {
 		t.Errorf("got %+v, %v", o, err)
 	}
+	// Not UTF-8 (a value or a key): refused, as a YAML file's text would
+	// be (machines --set "description=ok\xff" printed a view that did not
+	// load again).
+	for _, bad := range []string{"description=ok\xff\xfe", "program.m\xc3=1"} {
+		if _, err := ParseOverride(bad); err == nil || !strings.Contains(err.Error(), "not UTF-8 text") {
+			t.Errorf("ParseOverride(%q): %v, want not UTF-8 text", bad, err)
+		}
+	}
 	for _, bad := range []string{"machine.cores", "=1", "machine..cores=1", "machine.=1"} {
 		if _, err := ParseOverride(bad); err == nil {
 			t.Errorf("ParseOverride(%q) succeeded", bad)
