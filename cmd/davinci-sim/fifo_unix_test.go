@@ -19,6 +19,7 @@ import (
 // is refused at once (exit 2, one line): opening one blocks until another
 // process opens its other end — it hung forever.
 func TestFIFOInputsRefused(t *testing.T) {
+	simScreen(t) // (view asks for a terminal before it reads a trace)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {

@@ -686,6 +686,7 @@ func absExample(name string) string {
 // TestHostileInputs runs every hostile case in-process: exit code 2 (or the
 // case's), one line naming the problem, and no more than a few seconds.
 func TestHostileInputs(t *testing.T) {
+	simScreen(t) // (view asks for a terminal before it reads a trace)
 	for _, c := range hostileCases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -80,6 +80,12 @@ overview, then quits), q quit.`,
 				}
 				lim.Cores = sel
 			}
+			// A terminal first: reading a large trace takes a while (LU
+			// n = 32768's one core, 44 MB gzipped: 22 s), only to be
+			// told then that there is nothing to show it on.
+			if err := haveTerminal(); err != nil {
+				return badInput(fmt.Errorf("view needs a terminal: %w", err))
+			}
 			stop := func() {}
 			if isTerminal(cmd.ErrOrStderr()) { // a progress line while reading (a 5 M-event JSON trace takes minutes)
 				lim.Progress = new(atomic.Int64)
@@ -158,7 +164,7 @@ func viewTrace(cmd *cobra.Command, file, cores string, tl *traces.Timeline, skip
 		}
 		return badInput(fmt.Errorf("%s: the trace holds no core events", file))
 	}
-	if err := haveTerminal(); err != nil { // the trace is read and checked: is there a terminal to show it on?
+	if err := haveTerminal(); err != nil { // (again, the trace read: still there to take over?)
 		return badInput(fmt.Errorf("view needs a terminal: %w", err))
 	}
 	s, err := newScreen()

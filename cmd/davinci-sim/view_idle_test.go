@@ -12,6 +12,7 @@ import (
 // --trace-cores 30-40 (SMs that ran no block) wrote an empty trace
 // without a word, and view said only "the trace holds no core events".
 func TestTraceCoresThatDidNothing(t *testing.T) {
+	simScreen(t) // (view asks for a terminal before it reads a trace)
 	dir := t.TempDir()
 	gpu := filepath.Join(dir, "gpu.json")
 	// (128×256 tiles: 24 CTAs on the A100's 108 SMs; the example's own,

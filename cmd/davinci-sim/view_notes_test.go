@@ -37,3 +37,19 @@ func TestViewNotesInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestViewTerminalFirst: view says it needs a terminal before it reads the
+// trace (LU n = 32768's one-core trace took 22 s to read, then that line):
+// without one, a trace that is not there is not even looked for.
+func TestViewTerminalFirst(t *testing.T) {
+	old := haveTerminal
+	t.Cleanup(func() { haveTerminal = old })
+	haveTerminal = func() error { return errors.New("no tty here") }
+	_, code, err := runCLI(t, "view", "/nonexistent/trace.json.gz")
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "view needs a terminal: no tty here") {
+		t.Errorf("view without a terminal: exit %d, %v; want 2, needs a terminal (before reading)", code, err)
+	}
+	if _, code, err := runCLI(t, "view", "/nonexistent/trace.json.gz", "--cores", "x"); code != 2 || err == nil || !strings.Contains(err.Error(), "--cores") {
+		t.Errorf("a bad --cores without a terminal: exit %d, %v; want 2 naming --cores", code, err)
+	}
+}
