@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bufio"
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -603,6 +604,69 @@ type rawEvent struct {
 	Args    map[string]json.RawMessage `json:"args"`
 }
 
+// traceEvent is what the reader uses of a trace event: a rawEvent as
+// decoded (toTrace), or one scanned from the bytes (jsonfast.go). Its byte
+// slices may point into a read buffer: event keeps none of them.
+type traceEvent struct {
+	Ph, Name, Cat   string
+	Pid, Tid        int
+	Ts, Dur         []byte // the numbers as written (nil: absent)
+	BindID          uint64
+	FlowIn, FlowOut bool
+	Args            eventArgs
+}
+
+// eventArgs are the args of a trace event the reader uses, each the value
+// as written (a json.RawMessage; nil: absent).
+type eventArgs struct {
+	instr, wait, bytes, flops, gbps, watts, name, blocks, launchUs, deadlocked []byte
+}
+
+// field returns the field of a that args key key goes to (nil: a key the
+// reader does not use).
+func (a *eventArgs) field(key string) *[]byte {
+	switch key {
+	case "instr":
+		return &a.instr
+	case "wait":
+		return &a.wait
+	case "bytes":
+		return &a.bytes
+	case "flops":
+		return &a.flops
+	case "GB/s":
+		return &a.gbps
+	case "W":
+		return &a.watts
+	case "name":
+		return &a.name
+	case "blocks":
+		return &a.blocks
+	case "launch_us":
+		return &a.launchUs
+	case "deadlocked":
+		return &a.deadlocked
+	}
+	return nil
+}
+
+// toTrace sets te to ev.
+func (ev *rawEvent) toTrace(te *traceEvent) {
+	*te = traceEvent{Ph: ev.Ph, Name: ev.Name, Cat: ev.Cat, Pid: ev.Pid, Tid: ev.Tid,
+		BindID: ev.BindID, FlowIn: ev.FlowIn, FlowOut: ev.FlowOut}
+	if ev.Ts != "" {
+		te.Ts = []byte(ev.Ts)
+	}
+	if ev.Dur != "" {
+		te.Dur = []byte(ev.Dur)
+	}
+	for k, v := range ev.Args {
+		if f := te.Args.field(k); f != nil {
+			*f = v
+		}
+	}
+}
+
 // ReadTraceFile loads a trace written by WriteTraceFile: a Perfetto
 // protobuf trace when the name says so (IsProtoTrace), else a JSON one
 // (plain or gzip).
@@ -676,12 +740,18 @@ func (f fullReads) Read(p []byte) (int, error) {
 
 // newTraceReader returns a reader into tl.
 func newTraceReader(tl *Timeline, lim ReadLimits) *traceReader {
-	return &traceReader{tl: tl, binds: map[int]map[uint64]bindEnd{}, pipes: map[coreKey][]Slice{}, laneNames: map[int]string{}, bufIdx: map[string]int{}, lim: lim}
+	return &traceReader{tl: tl, binds: map[int]map[uint64]bindEnd{}, pipes: map[coreKey]*pipe{}, laneNames: map[int]string{}, bufIdx: map[string]int{}, lim: lim}
 }
 
 // readTrace is ReadTrace within limits; it returns the cores skipped for
 // the memory limit.
 func readTrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
+	return readJSONTrace(r, lim, true)
+}
+
+// readJSONTrace is readTrace, scanning the events itself when fast (see
+// fastEvents; tests compare it with decoding them with encoding/json).
+func readJSONTrace(r io.Reader, lim ReadLimits, fast bool) (*Timeline, []int, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	g := &jsonGuard{}
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -694,11 +764,11 @@ func readTrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 		g.gzip = true
 	}
 	g.r = br
-	dec := json.NewDecoder(g)
-	dec.UseNumber()
+	in := &jsonIn{dec: json.NewDecoder(g), fast: fast}
+	in.dec.UseNumber()
 	tl := &Timeline{Done: true}
 	rd := newTraceReader(tl, lim)
-	if err := readJSON(dec, g, rd); err != nil {
+	if err := readJSON(in, g, rd); err != nil {
 		if g.err != nil { // (whichever of the decoder's calls met it)
 			return nil, nil, fmt.Errorf("bad trace: %v", g.err)
 		}
@@ -711,20 +781,23 @@ func readTrace(r io.Reader, lim ReadLimits) (*Timeline, []int, error) {
 	return tl, skipped, nil
 }
 
-// readJSON reads a JSON trace from dec (reading through g) into rd.
-func readJSON(dec *json.Decoder, g *jsonGuard, rd *traceReader) error {
+// readJSON reads a JSON trace from in (reading through g) into rd.
+func readJSON(in *jsonIn, g *jsonGuard, rd *traceReader) error {
+	dec := in.dec
 	tok, err := dec.Token()
 	if err != nil {
 		return fmt.Errorf("not a JSON trace: %v", err)
 	}
 	switch tok {
 	case json.Delim('['):
-		if err := rd.events(dec, g); err != nil {
+		if err := rd.events(in, g, false); err != nil {
 			return err
 		}
+		dec = in.dec
 	case json.Delim('{'):
 		seen := map[string]bool{}
-		for dec.More() {
+		for in.dec.More() {
+			dec = in.dec
 			kt, err := dec.Token()
 			if err != nil {
 				return fmt.Errorf("bad trace: %v", err)
@@ -733,7 +806,7 @@ func readJSON(dec *json.Decoder, g *jsonGuard, rd *traceReader) error {
 			if (key == "traceEvents" || key == "otherData") && seen[key] {
 				// (The writers write each once; 2000 copies of a header
 				// naming idle cores 0-65535 took 87 s, each expanded.)
-				return fmt.Errorf("bad trace: a second %q (at byte %d; the writers write one)", key, dec.InputOffset())
+				return fmt.Errorf("bad trace: a second %q (at byte %d; the writers write one)", key, in.offset())
 			}
 			seen[key] = true
 			switch key {
@@ -741,14 +814,14 @@ func readJSON(dec *json.Decoder, g *jsonGuard, rd *traceReader) error {
 				if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 					return errors.New("bad trace: traceEvents is not an array")
 				}
-				if err := rd.events(dec, g); err != nil {
+				if err := rd.events(in, g, true); err != nil {
 					return err
 				}
 			case "otherData":
 				var h traceHeader
-				g.bound(dec.InputOffset())
+				g.bound(in.offset())
 				err := dec.Decode(&h)
-				g.unbound(dec, "otherData", -1)
+				g.unbound(in, "otherData", -1)
 				if err != nil {
 					return fmt.Errorf("bad trace: otherData: %v", err)
 				}
@@ -764,6 +837,7 @@ func readJSON(dec *json.Decoder, g *jsonGuard, rd *traceReader) error {
 	default:
 		return errors.New("not a JSON trace: want an object or an array of events")
 	}
+	dec = in.dec
 	if tok == json.Delim('{') {
 		if _, err := dec.Token(); err != nil { // its closing brace
 			return fmt.Errorf("bad trace: %v", err)
@@ -867,15 +941,15 @@ func (g *jsonGuard) bound(from int64) {
 
 // unbound ends bound's value, decoded by dec, which what (with index idx
 // unless it is -1) names in the error, with where the value starts.
-func (g *jsonGuard) unbound(dec *json.Decoder, what string, idx int) {
+func (g *jsonGuard) unbound(in *jsonIn, what string, idx int) {
 	g.end = 0
 	if g.err != errValueBound {
 		return
 	}
 	// The failed Decode left dec at the whitespace before the value,
 	// which it holds with (the start of) the value.
-	from := dec.InputOffset()
-	if br, ok := dec.Buffered().(io.ByteReader); ok {
+	from := in.offset()
+	if br, ok := in.dec.Buffered().(io.ByteReader); ok {
 		for c, err := br.ReadByte(); err == nil && (c == ' ' || c == '\t' || c == '\n' || c == '\r'); c, err = br.ReadByte() {
 			from++
 		}
@@ -907,7 +981,17 @@ func (g *jsonGuard) Read(p []byte) (int, error) {
 		p = p[:min(int64(len(p)), g.end-g.pos)]
 	}
 	n, err := g.r.Read(p)
-	if k := g.scan(p[:n]); k < n {
+	if k := g.handOut(p[:n]); k < n {
+		return k, g.err
+	}
+	return n, err
+}
+
+// handOut follows b, the bytes read from g.pos on, and returns len(b), or,
+// setting g.err, the number of them handed out before the one that takes
+// a token or whitespace run past maxTraceToken.
+func (g *jsonGuard) handOut(b []byte) int {
+	if k := g.scan(b); k < len(b) {
 		kind := "a number or literal"
 		switch g.state {
 		case guardSpace:
@@ -917,10 +1001,10 @@ func (g *jsonGuard) Read(p []byte) (int, error) {
 		}
 		g.pos += int64(k)
 		g.err = fmt.Errorf("at %s: %s longer than %d MiB, which the reader does not hold", g.where(g.runAt), kind, maxTraceToken>>20)
-		return k, g.err
+		return k
 	}
-	g.pos += int64(n)
-	return n, err
+	g.pos += int64(len(b))
+	return len(b)
 }
 
 // scan follows b, the bytes from g.pos on, and returns len(b), or the
@@ -1011,12 +1095,12 @@ func lanesError(pid int, thread string) error {
 
 type traceReader struct {
 	tl        *Timeline
-	pipes     map[coreKey][]Slice // slices as read, sorted and added at the end
-	laneNames map[int]string      // thread names by lane
-	nlanes    int                 // 1 + the largest lane seen
-	coreLanes map[int]int         // per core kept, 1 + the largest lane named or used
-	slots     int64               // the sum of coreLanes (≤ maxTraceLaneSlots)
-	bufIdx    map[string]int      // buffer (counter) names in order of appearance
+	pipes     map[coreKey]*pipe // slices as read, sorted and added at the end
+	laneNames map[int]string    // thread names by lane
+	nlanes    int               // 1 + the largest lane seen
+	coreLanes map[int]int       // per core kept, 1 + the largest lane named or used
+	slots     int64             // the sum of coreLanes (≤ maxTraceLaneSlots)
+	bufIdx    map[string]int    // buffer (counter) names in order of appearance
 	header    *traceHeader
 	binds     map[int]map[uint64]bindEnd // arrow ends by core and bind id, until matched
 	argRefs   map[sliceArgs]uint32       // the args entries by value
@@ -1076,16 +1160,32 @@ func (rd *traceReader) setHeader(h *traceHeader) error {
 	return nil
 }
 
-func (rd *traceReader) events(dec *json.Decoder, g *jsonGuard) error {
-	for i := 0; dec.More(); i++ {
-		var ev rawEvent
-		g.bound(dec.InputOffset())
+// events reads the events of the array whose '[' in has just read (obj:
+// the traceEvents of an object), leaving in after its ']'. It scans the
+// events as the writers write them itself (fastEvents) and decodes the
+// rest, from the first it does not take, with encoding/json.
+func (rd *traceReader) events(in *jsonIn, g *jsonGuard, obj bool) error {
+	var i int
+	if in.fast {
+		var done bool
+		var err error
+		if i, done, err = rd.fastEvents(in, g, obj); err != nil || done {
+			return err
+		}
+	}
+	dec := in.dec
+	var ev rawEvent
+	var te traceEvent
+	for ; dec.More(); i++ {
+		ev = rawEvent{}
+		g.bound(in.offset())
 		err := dec.Decode(&ev)
-		g.unbound(dec, "trace event", i)
+		g.unbound(in, "trace event", i)
 		if err != nil {
 			return fmt.Errorf("bad trace event %d: %v", i, err)
 		}
-		if err := rd.event(&ev); err != nil {
+		ev.toTrace(&te)
+		if err := rd.event(&te); err != nil {
 			return fmt.Errorf("trace event %d: %v", i, err)
 		}
 	}
@@ -1105,25 +1205,42 @@ func (rd *traceReader) span(from, to sim.Time) {
 	rd.seen = true
 }
 
-func argString(args map[string]json.RawMessage, key string) string {
+// argString returns the string the arg value raw holds ("" when absent
+// or not a string).
+func argString(raw []byte) string {
+	if s, ok := plainString(raw); ok {
+		return string(s)
+	}
 	var s string
-	if raw, ok := args[key]; ok {
+	if raw != nil {
 		_ = json.Unmarshal(raw, &s)
 	}
 	return s
 }
 
-func argFloat(args map[string]json.RawMessage, key string) float64 {
-	f, _ := argNumber(args, key)
+// argText is argString, for a text that is kept only as a slice's args
+// (traceReader.args copies it): one without escapes in the bytes of raw.
+func argText(raw []byte) string {
+	if s, ok := plainString(raw); ok {
+		return unsafe.String(unsafe.SliceData(s), len(s))
+	}
+	return argString(raw)
+}
+
+func argFloat(raw []byte, key string) float64 {
+	f, _ := argNumber(raw, key)
 	return f
 }
 
-// argNumber returns the number args[key] holds (0 when absent) and an
-// error when it is there but not a finite number (1e400 read as 0).
-func argNumber(args map[string]json.RawMessage, key string) (float64, error) {
-	raw, ok := args[key]
-	if !ok {
+// argNumber returns the number the arg value raw (of key) holds (0 when
+// absent) and an error when it is there but not a finite number (1e400
+// read as 0).
+func argNumber(raw []byte, key string) (float64, error) {
+	if raw == nil {
 		return 0, nil
+	}
+	if f, ok := plainInt(raw); ok {
+		return f, nil
 	}
 	var f float64
 	if err := json.Unmarshal(raw, &f); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
@@ -1132,7 +1249,7 @@ func argNumber(args map[string]json.RawMessage, key string) (float64, error) {
 	return f, nil
 }
 
-func (rd *traceReader) event(ev *rawEvent) error {
+func (rd *traceReader) event(ev *traceEvent) error {
 	switch ev.Ph {
 	case "X":
 		if ev.Pid == KernelsPid {
@@ -1158,15 +1275,15 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		if host {
 			return rd.host(ev.Cat, ev.Name, from, from+dur)
 		}
-		a := sliceArgs{text: argString(ev.Args, "instr")}
+		a := sliceArgs{text: argText(ev.Args.instr)}
 		if a.text == "" {
-			a.text = argString(ev.Args, "wait")
+			a.text = argText(ev.Args.wait)
 		}
-		b, err := argNumber(ev.Args, "bytes")
+		b, err := argNumber(ev.Args.bytes, "bytes")
 		if err != nil {
 			return err
 		}
-		if a.flops, err = argNumber(ev.Args, "flops"); err != nil {
+		if a.flops, err = argNumber(ev.Args.flops, "flops"); err != nil {
 			return err
 		}
 		if b < 0 || b > math.MaxInt64/2 || a.flops < 0 {
@@ -1176,24 +1293,24 @@ func (rd *traceReader) event(ev *rawEvent) error {
 		_, err = rd.slice(ev.Pid, ev.Tid-1, from, from+dur, ev.Name, ev.Cat, a, ev.BindID, ev.FlowOut, ev.FlowIn)
 		return err
 	case "C":
-		t, err := parseMicros(ev.Ts)
+		t, err := parseMicrosBytes(ev.Ts)
 		if err != nil {
 			return err
 		}
 		if ev.Pid == GMPid {
-			return rd.bandwidth(t, argFloat(ev.Args, "GB/s"))
+			return rd.bandwidth(t, argFloat(ev.Args.gbps, "GB/s"))
 		}
 		if ev.Pid == PowerPid {
-			rd.power(t, argFloat(ev.Args, "W"))
+			rd.power(t, argFloat(ev.Args.watts, "W"))
 			return nil
 		}
 		if ev.Pid < 0 || ev.Pid >= GMPid || ev.Name == "" {
 			return nil
 		}
-		if _, ok := ev.Args["bytes"]; !ok {
+		if ev.Args.bytes == nil {
 			return nil // not a buffer's (a cluster trace's NPU power, GM bandwidth)
 		}
-		b, err := argNumber(ev.Args, "bytes")
+		b, err := argNumber(ev.Args.bytes, "bytes")
 		if err != nil {
 			return err
 		}
@@ -1206,7 +1323,7 @@ func (rd *traceReader) event(ev *rawEvent) error {
 			if ev.Tid > maxTraceLanes {
 				return lanesError(ev.Pid, strconv.Itoa(ev.Tid))
 			}
-			rd.laneName(ev.Tid-1, argString(ev.Args, "name"))
+			rd.laneName(ev.Tid-1, argString(ev.Args.name))
 			if rd.lim.Cores == nil || rd.lim.Cores[ev.Pid] {
 				return rd.useLanes(ev.Pid, ev.Tid)
 			}
@@ -1216,17 +1333,17 @@ func (rd *traceReader) event(ev *rawEvent) error {
 }
 
 // eventSpan returns a complete event's start and duration.
-func eventSpan(ev *rawEvent) (from, dur sim.Time, err error) {
-	if from, err = parseMicros(ev.Ts); err != nil {
+func eventSpan(ev *traceEvent) (from, dur sim.Time, err error) {
+	if from, err = parseMicrosBytes(ev.Ts); err != nil {
 		return 0, 0, err
 	}
-	dur, err = parseMicros(ev.Dur)
+	dur, err = parseMicrosBytes(ev.Dur)
 	return from, dur, err
 }
 
 // kernelEvent reads a slice of the kernels process: a launch (cat
 // "kernel"; its "launch" slice is derived from its args).
-func (rd *traceReader) kernelEvent(ev *rawEvent) error {
+func (rd *traceReader) kernelEvent(ev *traceEvent) error {
 	if ev.Cat == "launch" {
 		from, dur, err := eventSpan(ev)
 		if err != nil {
@@ -1244,18 +1361,18 @@ func (rd *traceReader) kernelEvent(ev *rawEvent) error {
 	if dur < 0 || sim.Saturated(sim.Add(from, dur)) {
 		return fmt.Errorf("kernel %q: bad duration %v", badinput.Clip(ev.Name, 40), dur)
 	}
-	blocks, err := argNumber(ev.Args, "blocks")
+	blocks, err := argNumber(ev.Args.blocks, "blocks")
 	if err != nil {
 		return err
 	}
 	var launch sim.Time
-	if raw, ok := ev.Args["launch_us"]; ok {
+	if raw := ev.Args.launchUs; raw != nil {
 		if launch, err = parseMicros(json.Number(strings.TrimSpace(string(raw)))); err != nil {
 			return fmt.Errorf("kernel %q: launch_us: %v", badinput.Clip(ev.Name, 40), err)
 		}
 	}
 	var deadlocked bool
-	if raw, ok := ev.Args["deadlocked"]; ok {
+	if raw := ev.Args.deadlocked; raw != nil {
 		if err := json.Unmarshal(raw, &deadlocked); err != nil {
 			return fmt.Errorf("kernel %q: deadlocked: want true or false, got %s", badinput.Clip(ev.Name, 40), badinput.Clip(string(raw), 40))
 		}
@@ -1392,9 +1509,14 @@ func (rd *traceReader) slice(core, p int, from, to sim.Time, name, cat string, a
 		}
 		rd.spans[k] = true
 	}
-	rd.pipes[k] = append(rd.pipes[k], s)
+	pp := rd.pipes[k]
+	if pp == nil {
+		pp = &pipe{}
+		rd.pipes[k] = pp
+	}
+	i := pp.add(s)
 	rd.span(s.From, s.To)
-	return len(rd.pipes[k]) - 1, nil
+	return i, nil
 }
 
 // args returns the ref of slice arguments a: slices with the same
@@ -1406,6 +1528,7 @@ func (rd *traceReader) args(a sliceArgs) (uint32, error) {
 	if len(rd.tl.args) >= flagRef-1 {
 		return 0, errors.New("too many events")
 	}
+	a.text = strings.Clone(a.text) // (it may be argText's)
 	rd.tl.args = append(rd.tl.args, a)
 	rd.textBytes += int64(len(a.text))
 	ref := uint32(len(rd.tl.args))
@@ -1626,29 +1749,30 @@ func (rd *traceReader) flushCore(id int) {
 	}
 	for p := range rd.coreLanes[id] {
 		k := coreKey{id, p}
-		ss := rd.pipes[k]
-		if len(ss) == 0 {
+		pp := rd.pipes[k]
+		if pp == nil || pp.n == 0 {
 			continue
 		}
 		delete(rd.pipes, k)
-		if l := c.Lane(p); l.Len() > 0 {
-			// The core's events came in more than one run (not as the
-			// writers write): merge, in one pass.
-			ss = append(l.Slices(), ss...)
-			l.release()
-			c.Lanes[p], c.stall[p] = Lane{}, [arch.NumCauses]sim.Time{}
-		}
-		sort.SliceStable(ss, func(i, j int) bool {
-			if ss[i].From != ss[j].From {
-				return ss[i].From < ss[j].From
+		if l := c.Lane(p); l.Len() > 0 || !pp.sort() {
+			ss := pp.all()
+			if l.Len() > 0 {
+				// The core's events came in more than one run (not as the
+				// writers write): merge, in one pass.
+				ss = append(l.Slices(), ss...)
+				l.release()
+				c.Lanes[p], c.stall[p] = Lane{}, [arch.NumCauses]sim.Time{}
 			}
-			return ss[i].Class == ClassFlag && ss[j].Class != ClassFlag
-		})
-		if !rd.spans[k] && rd.err == nil {
-			rd.err = rd.overlaps(id, p, ss)
+			slices.SortStableFunc(ss, compareSlices)
+			pp = &pipe{chunks: [][]Slice{ss}, n: len(ss)}
 		}
-		for _, s := range ss {
-			c.addSlice(tl, p, s)
+		if !rd.spans[k] && rd.err == nil {
+			rd.err = rd.overlaps(id, p, pp)
+		}
+		for _, ss := range pp.chunks {
+			for _, s := range ss {
+				c.addSlice(tl, p, s)
+			}
 		}
 	}
 	sort.Slice(c.Flows, func(i, j int) bool {
@@ -1665,23 +1789,157 @@ func (rd *traceReader) flushCore(id int) {
 // does one thing at a time, and the writers never write a lane's slices
 // overlapping (a lane of spans — a cluster trace's tracks, the kernel
 // launches — is not checked).
-func (rd *traceReader) overlaps(core, p int, ss []Slice) error {
+func (rd *traceReader) overlaps(core, p int, ss *pipe) error {
 	var end sim.Time
-	last := -1 // the slice reaching furthest so far
-	for i := range ss {
-		s := &ss[i]
-		if s.To == s.From {
-			continue // (a flag mark)
-		}
-		if last >= 0 && s.From < end {
-			return fmt.Errorf("core %d, lane %q: slice %q at %v overlaps %q (%v..%v): a lane's slices do not overlap",
-				core, rd.laneNames[p], rd.tl.Name(s), s.From, rd.tl.Name(&ss[last]), ss[last].From, ss[last].To)
-		}
-		if last < 0 || s.To > end {
-			end, last = s.To, i
+	var last *Slice // the slice reaching furthest so far
+	for _, c := range ss.chunks {
+		for i := range c {
+			s := &c[i]
+			if s.To == s.From {
+				continue // (a flag mark)
+			}
+			if last != nil && s.From < end {
+				return fmt.Errorf("core %d, lane %q: slice %q at %v overlaps %q (%v..%v): a lane's slices do not overlap",
+					core, rd.laneNames[p], rd.tl.Name(s), s.From, rd.tl.Name(last), last.From, last.To)
+			}
+			if last == nil || s.To > end {
+				end, last = s.To, s
+			}
 		}
 	}
 	return nil
+}
+
+// compareSlices orders slices read back: by From, a flag mark before an
+// interval starting at its instant (as recorded; the writers put marks
+// with arrows last).
+func compareSlices(a, b Slice) int {
+	switch {
+	case a.From != b.From:
+		return cmp.Compare(a.From, b.From)
+	case a.Class == ClassFlag && b.Class != ClassFlag:
+		return -1
+	case b.Class == ClassFlag && a.Class != ClassFlag:
+		return 1
+	}
+	return 0
+}
+
+// pipe is the slices of a lane as read, in chunks of pipeChunk (the first
+// growing to it), so that a long lane is not copied as it grows.
+type pipe struct {
+	chunks [][]Slice
+	n      int
+}
+
+// pipeChunk is the slices of a pipe chunk.
+const pipeChunk = 1 << 12
+
+// add appends s and returns its index.
+func (pp *pipe) add(s Slice) int {
+	n := len(pp.chunks)
+	if n == 0 || len(pp.chunks[n-1]) == pipeChunk {
+		c := []Slice(nil)
+		if n > 0 {
+			c = make([]Slice, 0, pipeChunk)
+		}
+		pp.chunks = append(pp.chunks, c)
+		n++
+	}
+	pp.chunks[n-1] = append(pp.chunks[n-1], s)
+	pp.n++
+	return pp.n - 1
+}
+
+// at returns slice i.
+func (pp *pipe) at(i int) *Slice { return &pp.chunks[i/pipeChunk][i%pipeChunk] }
+
+// all returns the slices in one.
+func (pp *pipe) all() []Slice {
+	if len(pp.chunks) == 1 {
+		return pp.chunks[0]
+	}
+	ss := make([]Slice, 0, pp.n)
+	for _, c := range pp.chunks {
+		ss = append(ss, c...)
+	}
+	return ss
+}
+
+// sort sorts the slices in compareSlices order, stably, when they are
+// nearly so — as the writers write a lane: in order, with the flag marks
+// with arrows last, in order (two runs, merged); else in order but for a
+// few slices out of place — and reports whether it did (else the slices
+// are in an order of their own, as stable: sort them so).
+func (pp *pipe) sort() bool {
+	runs, m := 1, 0
+	for i := 1; i < pp.n && runs <= 2; i++ {
+		if compareSlices(*pp.at(i - 1), *pp.at(i)) > 0 {
+			runs, m = runs+1, i
+		}
+	}
+	switch runs {
+	case 1:
+		return true
+	case 2:
+		pp.merge(m)
+		return true
+	}
+	budget := 4*pp.n + 64 // (the moves an insertion sort may make)
+	for i := 1; i < pp.n; i++ {
+		s := *pp.at(i)
+		if compareSlices(*pp.at(i - 1), s) <= 0 {
+			continue
+		}
+		j := i - 1
+		for ; j > 0 && compareSlices(*pp.at(j - 1), s) > 0; j-- {
+		}
+		if budget -= i - j; budget < 0 {
+			return false
+		}
+		for k := i; k > j; k-- {
+			*pp.at(k) = *pp.at(k - 1)
+		}
+		*pp.at(j) = s
+	}
+	return true
+}
+
+// merge merges the sorted runs [0, m) and [m, n) stably (on a tie the
+// first run's slice first), copying the shorter aside.
+func (pp *pipe) merge(m int) {
+	n := pp.n
+	if n-m <= m {
+		tmp := make([]Slice, n-m)
+		for j := range tmp {
+			tmp[j] = *pp.at(m + j)
+		}
+		i, j := m-1, len(tmp)-1
+		for w := n - 1; j >= 0; w-- {
+			if i >= 0 && compareSlices(*pp.at(i), tmp[j]) > 0 {
+				*pp.at(w) = *pp.at(i)
+				i--
+			} else {
+				*pp.at(w) = tmp[j]
+				j--
+			}
+		}
+		return
+	}
+	tmp := make([]Slice, m)
+	for i := range tmp {
+		tmp[i] = *pp.at(i)
+	}
+	i, j := 0, m
+	for w := 0; i < len(tmp); w++ {
+		if j < n && compareSlices(*pp.at(j), tmp[i]) < 0 {
+			*pp.at(w) = *pp.at(j)
+			j++
+		} else {
+			*pp.at(w) = tmp[i]
+			i++
+		}
+	}
 }
 
 // finish completes the timeline and returns the cores skipped for the

@@ -633,7 +633,7 @@ func (pr *pfReader) trackEvent(seq *pfSeq, ns int64, b []byte) error {
 			}
 			pr.rd.hold--
 			if o.index >= 0 {
-				s := &pr.rd.pipes[coreKey{o.core, o.lane}][o.index]
+				s := pr.rd.pipes[coreKey{o.core, o.lane}].at(o.index)
 				s.To = sim.Time(ns)*1000 + o.toPs
 				if s.To < s.From {
 					return errors.New("negative duration")

@@ -2,7 +2,6 @@ package traces
 
 import (
 	"bytes"
-	"compress/gzip"
 	"io"
 	"runtime/metrics"
 	"strings"
@@ -90,35 +89,9 @@ func seedTimeline(tb testing.TB) *Timeline {
 // with kernels and power, a cluster trace with a drill-down, the gzip of
 // one, hand-made edge cases.
 func FuzzReadTrace(f *testing.F) {
-	f.Add([]byte(`{"traceEvents":[{"name":"process_name","ph":"M","pid":1,"args":{"name":"core 0"}},{"name":"thread_name","ph":"M","pid":1,"tid":2,"args":{"name":"MTE2"}},{"name":"mte2.copy","cat":"busy","ph":"X","pid":1,"tid":2,"ts":0.001,"dur":0.5,"args":{"bytes":64}},{"name":"set_flag","ph":"i","pid":1,"tid":2,"ts":0.5,"bind_id":1,"flow_out":true},{"name":"L1","ph":"C","pid":1,"ts":0,"args":{"bytes":1024}}]}`))
-	f.Add([]byte(`{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":-5,"dur":1e300}]}`))
-	f.Add([]byte(`[{"ph":"X"}]`))
-	f.Add([]byte("\x1f\x8b\x08\x00"))
-	f.Add([]byte(`{"traceEvents":[`))
-	f.Add([]byte(`{"traceEvents":[{"name":"thread_name","ph":"M","pid":7,"tid":4095,"args":{"name":"x"}},{"name":"thread_name","ph":"M","pid":8,"tid":4096,"args":{"name":"y"}}]}`))
-	f.Add([]byte(`{"otherData":{"generator":"davinci-sim","idle_cores":"3-5,9","from_ps":0,"to_ps":100},"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":0,"dur":0.01}]}`))
-	var chip bytes.Buffer
-	if err := WritePerfetto(&chip, seedTimeline(f)); err != nil {
-		f.Fatal(err)
+	for _, seed := range readTraceSeeds(f) {
+		f.Add(seed)
 	}
-	f.Add(chip.Bytes())
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(chip.Bytes())
-	zw.Close()
-	f.Add(gz.Bytes())
-	ct := &ClusterTrace{Machine: "cloudbrain2-node", Program: "lu-fused", Ranks: []string{"r0", "r1"},
-		Tracks: []string{"host", "main"}, TrackCats: []string{"host", "kernel"}, RankTracks: map[int][]string{1: {"core 0 M"}}}
-	ct.AddSpan(ClusterSpan{Rank: 0, Track: 0, Name: "d2h diag 0", From: 0, To: 1000})
-	ct.AddSpan(ClusterSpan{Rank: 0, Track: 0, Name: "mpi-bcast", Cat: "collective", From: 1000, To: 1500})
-	ct.AddSpan(ClusterSpan{Rank: 1, Track: 1, Name: "p1-0", From: 500, To: 2000})
-	ct.AddSpan(ClusterSpan{Rank: 1, Track: 2, Name: "mmad", From: 600, To: 700})
-	ct.AddMessage(ClusterMessage{From: 0, To: 1, Track: 0, Sent: 900, Arrived: 1500, Name: "bcast"})
-	var cl bytes.Buffer
-	if err := WriteClusterJSON(&cl, ct); err != nil {
-		f.Fatal(err)
-	}
-	f.Add(cl.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkRead(t, func() (*Timeline, error) { return ReadTrace(bytes.NewReader(data)) })
 	})
