@@ -813,14 +813,22 @@ func ParseTime(s string) (sim.Time, error) {
 	return 0, fmt.Errorf("time %q: needs a number and a unit (ps, ns, us, µs, ms, s)", s)
 }
 
-// decimalTimes returns the non-negative decimal num times unit, exactly.
-func decimalTimes(num string, unit int64) (int64, error) {
-	ip, fp, _ := strings.Cut(num, ".")
-	if ip == "" && fp == "" {
+// decimalTimes returns the non-negative decimal num times unit, exactly
+// (num a string, or the bytes of a JSON number: decimalMicros).
+func decimalTimes[T string | []byte](num T, unit int64) (int64, error) {
+	ip, fp := num, num[len(num):]
+	for i := 0; i < len(num); i++ {
+		if num[i] == '.' {
+			ip, fp = num[:i], num[i+1:]
+			break
+		}
+	}
+	if len(ip) == 0 && len(fp) == 0 {
 		return 0, fmt.Errorf("no number")
 	}
 	var v int64
-	for _, ch := range ip {
+	for i := 0; i < len(ip); i++ {
+		ch := ip[i]
 		if ch < '0' || ch > '9' {
 			return 0, fmt.Errorf("%q is not a non-negative decimal number (digits and a point, no exponent) before the unit", num)
 		}
@@ -832,7 +840,8 @@ func decimalTimes(num string, unit int64) (int64, error) {
 	}
 	v *= unit
 	scale := unit
-	for _, ch := range fp {
+	for i := 0; i < len(fp); i++ {
+		ch := fp[i]
 		if ch < '0' || ch > '9' {
 			return 0, fmt.Errorf("%q is not a non-negative decimal number (digits and a point, no exponent) before the unit", num)
 		}

@@ -710,40 +710,9 @@ func decimalMicros(b []byte) (sim.Time, bool) {
 	if neg {
 		b = b[1:]
 	}
-	ip, fp, _ := bytes.Cut(b, []byte{'.'})
-	if len(ip) == 0 && len(fp) == 0 {
+	v, err := decimalTimes(b, int64(sim.Microsecond))
+	if err != nil {
 		return 0, false
-	}
-	const unit = int64(sim.Microsecond)
-	var v int64
-	for _, ch := range ip {
-		if ch < '0' || ch > '9' {
-			return 0, false
-		}
-		d := int64(ch - '0')
-		if v > (int64(sim.MaxTime)/unit-d)/10 {
-			return 0, false
-		}
-		v = v*10 + d
-	}
-	v *= unit
-	scale := unit
-	for _, ch := range fp {
-		if ch < '0' || ch > '9' {
-			return 0, false
-		}
-		scale /= 10
-		if scale == 0 {
-			if ch != '0' {
-				return 0, false
-			}
-			continue
-		}
-		d := int64(ch-'0') * scale
-		if v > int64(sim.MaxTime)-d {
-			return 0, false
-		}
-		v += d
 	}
 	if neg {
 		v = -v
