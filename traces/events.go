@@ -814,8 +814,8 @@ func ParseTime(s string) (sim.Time, error) {
 }
 
 // decimalTimes returns the non-negative decimal num times unit, exactly
-// (num a string, or the bytes of a JSON number: decimalMicros).
-func decimalTimes[T string | []byte](num T, unit int64) (int64, error) {
+// (num a string, or a JSON number as written: parseMicros).
+func decimalTimes[T ~string | ~[]byte](num T, unit int64) (int64, error) {
 	ip, fp := num, num[len(num):]
 	for i := 0; i < len(num); i++ {
 		if num[i] == '.' {

@@ -1,14 +1,11 @@
 package traces
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"io"
 	"strings"
-
-	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 // Reading a JSON trace's events fast. encoding/json took ~60% of reading
@@ -388,15 +385,6 @@ func args(b []byte, j int, a *eventArgs) (int, int) {
 	}
 }
 
-// argField is a.field(string(key)), without the string.
-func argField(a *eventArgs, key []byte) *[]byte {
-	switch string(key) {
-	case "instr", "wait", "bytes", "flops", "GB/s", "W", "name", "blocks", "launch_us", "deadlocked":
-		return a.field(string(key))
-	}
-	return nil
-}
-
 // plainKey reads an object key at b[j]: a string of ASCII without escapes.
 func plainKey(b []byte, j int) ([]byte, int, int) {
 	if b[j] != '"' {
@@ -687,37 +675,6 @@ func plainInt(raw []byte) (float64, bool) {
 		v = v*10 + int64(c-'0')
 	}
 	return float64(v), true
-}
-
-// parseMicrosBytes is parseMicros of the number b (nil: absent).
-func parseMicrosBytes(b []byte) (sim.Time, error) {
-	if len(b) == 0 {
-		return 0, nil
-	}
-	if t, ok := decimalMicros(b); ok {
-		return t, nil
-	}
-	return parseMicros(json.Number(b))
-}
-
-// decimalMicros is parseMicros's exact path (decimalTimes) on bytes: ok
-// is false where it fails (parseMicros then rounds or fails).
-func decimalMicros(b []byte) (sim.Time, bool) {
-	if bytes.IndexAny(b, "eE") >= 0 {
-		return 0, false
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	v, err := decimalTimes(b, int64(sim.Microsecond))
-	if err != nil {
-		return 0, false
-	}
-	if neg {
-		v = -v
-	}
-	return sim.Time(v), true
 }
 
 // strCache holds the strings of recent event names and categories, so that

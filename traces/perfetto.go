@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"compress/gzip"
 	"encoding/json"
@@ -544,23 +545,30 @@ func appendMicros(b []byte, t sim.Time) []byte {
 	return append(b, d[:n]...)
 }
 
-// parseMicros converts a JSON number of microseconds to picoseconds,
-// exactly when it has at most six decimals (rounded otherwise).
-func parseMicros(n json.Number) (sim.Time, error) {
-	s := n.String()
-	if s == "" {
+// parseMicros converts a JSON number of microseconds (as written: a
+// json.Number, or its bytes) to picoseconds, exactly when it has at most
+// six decimals (rounded otherwise); empty: 0.
+func parseMicros[T ~string | ~[]byte](n T) (sim.Time, error) {
+	if len(n) == 0 {
 		return 0, nil
 	}
-	if !strings.ContainsAny(s, "eE") {
-		neg := strings.HasPrefix(s, "-")
-		v, err := decimalTimes(strings.TrimPrefix(s, "-"), int64(sim.Microsecond))
-		if err == nil {
-			if neg {
+	exponent := false
+	for i := 0; i < len(n); i++ {
+		exponent = exponent || n[i] == 'e' || n[i] == 'E'
+	}
+	if !exponent {
+		num := n
+		if n[0] == '-' {
+			num = n[1:]
+		}
+		if v, err := decimalTimes(num, int64(sim.Microsecond)); err == nil {
+			if n[0] == '-' {
 				v = -v
 			}
 			return sim.Time(v), nil
 		}
 	}
+	s := string(n)
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return 0, fmt.Errorf("bad time %q", s)
@@ -622,10 +630,11 @@ type eventArgs struct {
 	instr, wait, bytes, flops, gbps, watts, name, blocks, launchUs, deadlocked []byte
 }
 
-// field returns the field of a that args key key goes to (nil: a key the
-// reader does not use).
-func (a *eventArgs) field(key string) *[]byte {
-	switch key {
+// argField returns the field of a that args key key goes to (nil: a key
+// the reader does not use); key a map's string or the scanned bytes
+// (jsonfast.go), whose switch compares without making a string.
+func argField[T ~string | ~[]byte](a *eventArgs, key T) *[]byte {
+	switch string(key) {
 	case "instr":
 		return &a.instr
 	case "wait":
@@ -661,7 +670,7 @@ func (ev *rawEvent) toTrace(te *traceEvent) {
 		te.Dur = []byte(ev.Dur)
 	}
 	for k, v := range ev.Args {
-		if f := te.Args.field(k); f != nil {
+		if f := argField(&te.Args, k); f != nil {
 			*f = v
 		}
 	}
@@ -1293,7 +1302,7 @@ func (rd *traceReader) event(ev *traceEvent) error {
 		_, err = rd.slice(ev.Pid, ev.Tid-1, from, from+dur, ev.Name, ev.Cat, a, ev.BindID, ev.FlowOut, ev.FlowIn)
 		return err
 	case "C":
-		t, err := parseMicrosBytes(ev.Ts)
+		t, err := parseMicros(ev.Ts)
 		if err != nil {
 			return err
 		}
@@ -1334,10 +1343,10 @@ func (rd *traceReader) event(ev *traceEvent) error {
 
 // eventSpan returns a complete event's start and duration.
 func eventSpan(ev *traceEvent) (from, dur sim.Time, err error) {
-	if from, err = parseMicrosBytes(ev.Ts); err != nil {
+	if from, err = parseMicros(ev.Ts); err != nil {
 		return 0, 0, err
 	}
-	dur, err = parseMicrosBytes(ev.Dur)
+	dur, err = parseMicros(ev.Dur)
 	return from, dur, err
 }
 
@@ -1367,7 +1376,7 @@ func (rd *traceReader) kernelEvent(ev *traceEvent) error {
 	}
 	var launch sim.Time
 	if raw := ev.Args.launchUs; raw != nil {
-		if launch, err = parseMicros(json.Number(strings.TrimSpace(string(raw)))); err != nil {
+		if launch, err = parseMicros(bytes.TrimSpace(raw)); err != nil {
 			return fmt.Errorf("kernel %q: launch_us: %v", badinput.Clip(ev.Name, 40), err)
 		}
 	}
