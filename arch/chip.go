@@ -1035,24 +1035,31 @@ type GMSpan struct {
 // plus l2.far_latency_cycles on a chip whose shared L2 is split in
 // partitions (lines interleave over them, so a transfer's last byte comes
 // from the far one).
-// Reads are split into the bytes the core's L2 holds (served at its L2
-// bandwidth), the bytes the LLC holds and the rest (HBM); writes go
-// through to HBM and allocate in the caches. Each part is capped by its
-// share of capBps (the path's bandwidth) so an uncontended transfer takes
-// n / path.
+// Every byte a read asks for crosses the core's L2 (its bandwidth, l2s'
+// channel, is what the L2 delivers to the cores, hits and fills alike:
+// gpu-benches measures it on data the L2 holds); the bytes the L2 does not
+// hold also cross the LLC (those it holds) or HBM (the rest): a read's
+// parts are its n bytes on the L2's channel and its fetched bytes on the
+// LLC's and HBM's, in parallel, and it ends with the last. Until
+// 2026-12-05 a read's hits alone crossed the L2's channel, so the bytes
+// it missed came at the L2's bandwidth plus HBM's: an L2-bound kernel ran
+// faster the more it missed (docs/design-notes.md, "Misses cross the
+// L2"). Writes go through to HBM and allocate in the caches. Each part is
+// capped by its share of capBps (the path's bandwidth) so an uncontended
+// transfer takes n / path.
 func (c *Chip) StartGM(owner mem.FlowDone, core int, tag int64, read bool, n int64, spans []GMSpan, capBps float64) (parts int, latency sim.Time) {
 	if read {
 		c.gmRead += n
 	} else {
 		c.gmWrite += n
 	}
-	// hit, llcHit and miss are the bytes the L2, the LLC and HBM move
-	// for the transfer (its bandwidth parts): a read's hit the bytes it
-	// requested of lines the L2 held, llcHit the bytes of the lines the
-	// L2 fetched that the LLC held, miss the bytes fetched from HBM —
-	// whole lines, which can be more than the bytes requested (a row
-	// straddling two absent lines fetches both). fetched is the bytes
-	// the L2 fetched (LLC and HBM).
+	// hit, llcHit and miss are the bytes the L2 served and the LLC and
+	// HBM moved for the transfer (the L2's channel carries all of a
+	// read's bytes): a read's hit the bytes it requested of lines the L2
+	// held, llcHit the bytes of the lines the L2 fetched that the LLC
+	// held, miss the bytes fetched from HBM — whole lines, which can be
+	// more than the bytes requested (a row straddling two absent lines
+	// fetches both). fetched is the bytes the L2 fetched (LLC and HBM).
 	hit, llcHit, miss, fetched := int64(0), int64(0), n, n
 	part := 0
 	if len(c.l2s) > 0 {
@@ -1116,7 +1123,10 @@ func (c *Chip) StartGM(owner mem.FlowDone, core int, tag int64, read bool, n int
 	// Each part's share of the path: an uncontended part takes n / path
 	// (a part of more bytes than the request, the lines fetched beyond
 	// it, streams faster: they go to the L2, not over the path).
-	if hit > 0 {
+	switch {
+	case read && len(c.l2s) > 0:
+		start(c.l2BWs[part], n, capBps) // every byte delivered, hit or fetched
+	case hit > 0:
 		start(c.l2BWs[part], hit, capBps*float64(hit)/float64(n))
 	}
 	if llcHit > 0 {

@@ -35,8 +35,8 @@ func TestAMDStartGMSplitsLLCLines(t *testing.T) {
 	// Core 1 (another XCD's L2): lines 0 (LLC miss) and 1 (LLC hit).
 	parts, lat := c.StartGM(noFlow{}, 1, 1, true, line, span(base+line/2, line), 1e12)
 	d := c.traffic
-	if hbm, llc := d.HBMRead-before.HBMRead, d.LLCRead-before.LLCRead; hbm != line || llc != line || parts != 2 {
-		t.Errorf("straddling read: HBM %d, LLC %d bytes in %d parts; want %d, %d in 2", hbm, llc, parts, line, line)
+	if hbm, llc := d.HBMRead-before.HBMRead, d.LLCRead-before.LLCRead; hbm != line || llc != line || parts != 3 {
+		t.Errorf("straddling read: HBM %d, LLC %d bytes in %d parts; want %d, %d in 3 (and the L2's, every byte)", hbm, llc, parts, line, line)
 	}
 	if want := c.clock.Cycles(int64(m.GM.LatencyCycles)); lat != want {
 		t.Errorf("straddling read: latency %v, want HBM's %v", lat, want)
@@ -52,5 +52,42 @@ func TestAMDStartGMSplitsLLCLines(t *testing.T) {
 	}
 	if c.llc.HitBytes+c.llc.MissBytes != c.l2Bytes()[1] {
 		t.Errorf("LLC hit %d + miss %d, want the L2s' misses %d", c.llc.HitBytes, c.llc.MissBytes, c.l2Bytes()[1])
+	}
+}
+
+// Every byte a read asks for crosses the L2's channel — the bytes it holds
+// and those it fetches (from HBM, on HBM's channel too): the L2's
+// bandwidth is what it delivers to the SMs, so an L2-bound kernel cannot
+// run faster by missing (docs/design-notes.md, "Misses cross the L2").
+// Writes go through to HBM alone.
+func TestReadMissesCrossTheL2(t *testing.T) {
+	m, err := machines.Load("a100", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewChip(m, Options{})
+	if err != nil {
+		t.Skipf("no a100 core model linked: %v", err)
+	}
+	const addr, n = 1 << 20, 4096
+	span := []GMSpan{{Addr: addr, Rows: 1, RowBytes: n, Stride: n}}
+	flows := func() (l2, hbm int) { return c.l2BWs[0].Active(), c.gmBW.Active() }
+	if parts, _ := c.StartGM(noFlow{}, 0, 0, true, n, span, 1e12); parts != 2 {
+		t.Errorf("a read the L2 misses: %d parts, want 2 (the L2's channel and HBM's)", parts)
+	}
+	if l2, hbm := flows(); l2 != 1 || hbm != 1 {
+		t.Errorf("a read the L2 misses: %d flows on the L2's channel and %d on HBM's, want 1 and 1", l2, hbm)
+	}
+	if parts, _ := c.StartGM(noFlow{}, 0, 1, true, n, span, 1e12); parts != 1 {
+		t.Errorf("a read the L2 holds: %d parts, want 1 (the L2's channel)", parts)
+	}
+	if l2, hbm := flows(); l2 != 2 || hbm != 1 {
+		t.Errorf("after a read the L2 holds: %d flows on the L2's channel and %d on HBM's, want 2 and 1", l2, hbm)
+	}
+	if parts, _ := c.StartGM(noFlow{}, 0, 2, false, n, span, 1e12); parts != 1 {
+		t.Errorf("a write: %d parts, want 1 (HBM's channel)", parts)
+	}
+	if l2, hbm := flows(); l2 != 2 || hbm != 2 {
+		t.Errorf("after a write: %d flows on the L2's channel and %d on HBM's, want 2 and 2", l2, hbm)
 	}
 }

@@ -108,18 +108,18 @@ func TestExcludeAfterFailure(t *testing.T) {
 }
 
 // A failed check's rerun measures again after the failed skip's measured
-// waves and skips from there (T4 Ootomo 8192×1024×4096 on the 2 KiB
-// tags: its first skip measured waves of 342 µs, the check failed, the
-// rerun skipped 5 waves of 515 µs from block 680; 12288×2048×4096 was the
-// scenario until reads fetched whole lines (2026-12-02), and its check
-// passed; LE-GEMM at that shape until the channels' wake-ups moved later
-// with their finishes (Waker.Rebook), which moved its waves by
-// picoseconds; 4096³ until the GEMM's swizzle period took its skips'
-// windows to 7 waves of its 24), with the run's time within its stated
-// uncertainty of the full run's.
+// waves and skips from there (T4 Ootomo 8192×1536×4096 on the 2 KiB
+// tags), with the run's time within its stated uncertainty of the full
+// run's. The scenario moves as the model does: 8192×1024×4096 until the
+// L2's channel carried the bytes it misses too (2026-12-05: its check
+// passed since; it had measured waves of 342 µs, failed, and skipped 5
+// waves of 515 µs from block 680); 12288×2048×4096 until reads fetched
+// whole lines (2026-12-02); LE-GEMM at that shape until the channels'
+// wake-ups moved later with their finishes (Waker.Rebook); 4096³ until
+// the GEMM's swizzle period took its skips' windows to 7 waves of its 24.
 func TestFastForwardRerunSkipsAgain(t *testing.T) {
 	if testing.Short() {
-		t.Skip("two runs of T4 Ootomo 8192×1024×4096 (~4 s)")
+		t.Skip("two runs of T4 Ootomo 8192×1536×4096 (~5 s)")
 	}
 	f, err := ReadFile("examples/a100-emulated-gemm.yaml")
 	if err != nil {
@@ -127,7 +127,7 @@ func TestFastForwardRerunSkipsAgain(t *testing.T) {
 	}
 	run := func(ff *arch.FastForward) *Result {
 		opts := Options{Machine: "t4", Numerics: NumericsOff, FastForward: ff,
-			Overrides: mustSets(t, append([]string{"program.scheme=ootomo", "program.m=8192", "program.n=1024", "program.k=4096"}, t4Sectored...)...)}
+			Overrides: mustSets(t, append([]string{"program.scheme=ootomo", "program.m=8192", "program.n=1536", "program.k=4096"}, t4Sectored...)...)}
 		res, err := Execute(f, opts, RunHooks{})
 		if err != nil {
 			t.Fatal(err)

@@ -63,8 +63,11 @@ func TestQuietDone(t *testing.T) {
 					return runChip(t, archtest.Machine(t, name, append([]string{"machine.cores=4"}, c.set...)...), o, c.prog)
 				}
 				quiet, woken := run(true), run(false)
-				if quiet.Events*20 > woken.Events*19 {
-					t.Errorf("%d events quietly, %d woken at every end: want a twentieth fewer at least", quiet.Events, woken.Events)
+				// (The pairs save less: 2005 against 2077 events since the
+				// L2's channel carries the bytes it misses too, 2131
+				// against 2275 before; the others 9–21 %.)
+				if fewer := map[bool]uint64{false: 20, true: 50}[c.name == "pairs"]; quiet.Events*fewer > woken.Events*(fewer-1) {
+					t.Errorf("%d events quietly, %d woken at every end: want a %dth fewer at least", quiet.Events, woken.Events, fewer)
 				}
 				if c.ff && len(quiet.FastForward) == 0 {
 					t.Error("nothing skipped")
