@@ -359,7 +359,7 @@ func TestFastForwardMinGain(t *testing.T) {
 // pattern, about steady means.
 func noisyGrid() isa.Program {
 	g := isa.Grid{Name: "noisy", CTAs: 8 * 60, CTA: func(c int) isa.Stream {
-		r := int64(uint32(c)*2654435761>>8) % 16
+		r := int64(uint32(c)*2654435761>>8) % 24
 		return ctaDeep(r<<21, 512)
 	}, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
 	return isa.Program{Name: "noisy", Grids: []isa.Grid{g}}
