@@ -586,7 +586,7 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 	name := tg.matrixPeak[sp.format]
 	peak, _ := chip.M.Peak(name)
 	reportThroughput(rep, st, flops, peak/float64(nprod),
-		fmt.Sprintf("fp32-equivalent (2mnk; peak = dense %s %s peak / %d products)", name, tg.matrix, nprod))
+		fmt.Sprintf("fp32-equivalent (2mnk; peak = dense %s %s peak / %d %s)", name, tg.matrix, nprod, plural(nprod, "product", "products")))
 	var kernels []map[string]any
 	for _, kp := range j.kernels {
 		kernels = append(kernels, map[string]any{"name": kp.name(), "ctas": kp.nrb * kp.ncb,

@@ -325,7 +325,7 @@ func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) er
 		name := strings.ToUpper(pl.in.String())
 		fpeak, _ := chip.M.Peak(name)
 		n := pl.v.scheme.products()
-		conv, peak = fmt.Sprintf("fp32-equivalent (2mnk; peak = %s cube peak / %d products)", name, n), fpeak/float64(n)
+		conv, peak = fmt.Sprintf("fp32-equivalent (2mnk; peak = %s cube peak / %d %s)", name, n, plural(n, "product", "products")), fpeak/float64(n)
 	}
 	reportThroughput(rep, st, flops, peak, conv)
 	rep.Program = j.programSection()

@@ -108,7 +108,8 @@ too.
 
 Exit codes: 0 success; 1 the simulation found a failure (deadlock, failed
 check) or an output (-o, --trace) could not be written after the run; 2 bad
-input (also a time or size beyond what can be simulated);
+input (also a time or size beyond what can be simulated); 3 an internal
+error (a bug in davinci-sim, not the input: its message and stack);
 130 (143) interrupted by SIGINT (SIGTERM).`,
 		Args:        cobra.ExactArgs(1),
 		Annotations: map[string]string{deferProfiles: ""},
