@@ -666,6 +666,8 @@ func autoSummary(auto map[string]any) string {
 				s += fmt.Sprintf(", %.4g s", t) // simulated
 			}
 			s += ")"
+		} else if why, _ := r["reason"].(string); why != "" && (r["status"] == "unsupported" || r["status"] == "out-of-range") {
+			s += " (" + why + ")" // (the report's candidates say the same)
 		}
 		parts = append(parts, s)
 	}

@@ -245,3 +245,22 @@ func TestAutoMostAccurateFastest(t *testing.T) {
 		t.Errorf("%d candidates at the best bits (%v), want a scheme and its fused twin", n, statuses)
 	}
 }
+
+// The auto note says why a candidate could not run (unsupported, out of
+// range) as the report's candidates do, and nothing more for the others.
+func TestAutoSummaryReasons(t *testing.T) {
+	auto := map[string]any{"chosen": "markidis (split: fused)", "why": "the fastest candidate with at least 19.2 bits",
+		"candidates": []map[string]any{
+			{"scheme": "ape-fp32t", "status": "unsupported", "reason": "no XF32 matrix cores"},
+			{"scheme": "hgemm", "status": "out-of-range", "reason": "inputs.a: |x| up to 70000, beyond FP16"},
+			{"scheme": "markidis", "split": "fused", "status": "chosen", "bits": 19.9, "seconds": 1e-4},
+			{"scheme": "ootomo", "status": "pruned", "reason": "its lower bound is above the chosen", "bits": 22.1},
+		}}
+	got := autoSummary(auto)
+	for _, want := range []string{"ape-fp32t: unsupported (no XF32 matrix cores)", "hgemm: out-of-range (inputs.a: |x| up to 70000, beyond FP16)",
+		"markidis (split: fused): chosen (19.9 bits, 0.0001 s)", "ootomo: pruned (22.1 bits)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in %q", want, got)
+		}
+	}
+}
