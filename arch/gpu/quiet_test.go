@@ -66,7 +66,11 @@ func TestQuietDone(t *testing.T) {
 				// (The pairs save less: 2005 against 2077 events since the
 				// L2's channel carries the bytes it misses too, 2131
 				// against 2275 before; the others 9–21 %.)
-				if fewer := map[bool]uint64{false: 20, true: 50}[c.name == "pairs"]; quiet.Events*fewer > woken.Events*(fewer-1) {
+				fewer := uint64(20)
+				if c.name == "pairs" {
+					fewer = 50
+				}
+				if quiet.Events*fewer > woken.Events*(fewer-1) {
 					t.Errorf("%d events quietly, %d woken at every end: want a %dth fewer at least", quiet.Events, woken.Events, fewer)
 				}
 				if c.ff && len(quiet.FastForward) == 0 {
