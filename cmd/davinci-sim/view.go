@@ -164,10 +164,7 @@ func viewTrace(cmd *cobra.Command, file, cores string, tl *traces.Timeline, skip
 		}
 		return badInput(fmt.Errorf("%s: the trace holds no core events", file))
 	}
-	if err := haveTerminal(); err != nil { // (again, the trace read: still there to take over?)
-		return badInput(fmt.Errorf("view needs a terminal: %w", err))
-	}
-	s, err := newScreen()
+	s, err := newScreen() // (its callers checked for a terminal before reading or running)
 	if err != nil {
 		return failure(fmt.Errorf("view needs a terminal: %w", err))
 	}

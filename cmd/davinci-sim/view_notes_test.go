@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/davinci-sim/davinci-sim/traces"
@@ -16,9 +17,9 @@ import (
 // — even where it ends at once (no terminal here). A defer each, in a
 // loop, had printed them last first.
 func TestViewNotesInOrder(t *testing.T) {
-	old := haveTerminal
-	t.Cleanup(func() { haveTerminal = old })
-	haveTerminal = func() error { return errors.New("no tty here") }
+	old := newScreen
+	t.Cleanup(func() { newScreen = old })
+	newScreen = func() (tcell.Screen, error) { return nil, errors.New("no tty here") }
 	tl := &traces.Timeline{From: 0, To: 1000, Cores: []*traces.CoreTimeline{{ID: 0}},
 		Notes: []string{"first note", "second note", "third note"}}
 	var stderr bytes.Buffer
