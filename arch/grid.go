@@ -833,6 +833,18 @@ type FastForward struct {
 	// (StepCheckError.Again). While such a block is resident no step skip
 	// starts.
 	NoSteps []BlockRange
+	// StepFloors lists grids whose step skips are decided only where every
+	// resident CTA has passed a step, set by programs.Execute when it runs
+	// again after a step check that found slower steps than its skip's
+	// measured ones, the first in its grid (StepCheckError.Again).
+	StepFloors []StepFloor
+}
+
+// StepFloor says that grid Grid (its index in the program) decides step
+// skips only where every resident CTA has passed step Step
+// (FastForward.StepFloors).
+type StepFloor struct {
+	Grid, Step int
 }
 
 // BlockRange is the blocks [From, To) of grid Grid (its index in the

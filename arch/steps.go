@@ -20,11 +20,12 @@ import (
 // mean durations agree within a fifth of it, and their cache hits and
 // lanes' stall mix agree within those settings (a skip freezes the state
 // it measured, so a slow trend must be over: stepInterval), and every CTA
-// is past its warm-up with steps left that repeat (isa.Step), each CTA
-// skips the same number of steps at its next marker — as many as the CTA
-// with the fewest left allows, leaving room for the check at the pace the
-// CTAs kept (stepsToSkip) — and the run stands the skipped time for that
-// many measured periods: the
+// is past its warm-up with steps left that repeat (isa.Step), every CTA
+// skips the same steps, from the leading CTA's next marker on (those
+// behind when they reach it) — as many as leave the leader room for those
+// behind to reach it and for the check at the pace the CTAs kept
+// (stepsToSkip) — and the run stands the skipped time for that many
+// measured periods: the
 // simulated time goes on where the CTAs resume, the skipped time is added
 // to the run's (a shift, as a wave skip's). Each CTA's skipped steps count
 // the work of its step before the marker (exact where the steps repeat, as
@@ -34,8 +35,9 @@ import (
 // are aged by the sectors the measured intervals allocated, times the
 // skipped steps (mem.L2.Age: the skipped steps' lines would have pushed
 // older ones out; without it, MI300X markidis 8192³'s HBM reads came out
-// 30 % short, with it 11–16 %). The Measure intervals after the CTAs resumed
-// are the check.
+// 30 % short, with it 11–16 %), but for the most recent ones, which those
+// behind read on their way to the skip. The Measure intervals after the
+// last CTA resumed (and settled) are the check.
 //
 // Where CTAs start and finish all the time (a kernel whose blocks drifted
 // apart) no window forms and nothing is skipped: wave skips serve those.
@@ -48,8 +50,9 @@ const stepSteadiness = 5
 // StepSkip is one step skip of a fast-forwarded run.
 type StepSkip struct {
 	Grid   string
-	At     sim.Time // simulated time of the decision (the CTAs skip at their next markers)
+	At     sim.Time // simulated time of the decision (the CTAs skip at step From's marker)
 	Steps  int      // steps each resident CTA skipped
+	From   int      // the step they skipped from (the leading CTA's next when decided)
 	CTAs   int      // the resident CTAs
 	First  int      // the lowest of their block indices
 	Period sim.Time // the measured intervals' mean duration: one step of every CTA
@@ -109,12 +112,21 @@ type StepCheckError struct {
 // checked, or left unchecked by a block's start as in any run — could
 // stand; what the failure says about them depends on its direction.
 //
-// Slower steps than the skip stood for: every block of the failed grid
-// and of the grids after it simulates its steps. The kernel has slow
-// stretches (V100's episodes, tens of steps 5–60 % slower) that skips
-// taken on flat steps stand flat steps for, and its earlier skips' checks
-// may simply not have met one (V100 HGEMM 8192³ came out 1.9 % short
-// keeping them, against ±0.2 % stated).
+// Slower steps than the skip stood for, the grid's first such failure:
+// the failed grid and the grids after it decide their step skips only
+// past twice the failed skip's step (at least two windows past it:
+// FastForward.StepFloors). The steps it measured may have been the loop's
+// start — MI300X Ape FP32-F 8192³'s waves run their first ~12 of 128
+// steps at 0.84 µs, the rest at 0.97, and a skip measured on steps 3–11
+// failed; without the floor the run made again simulated every step of
+// its three product kernels (10 s; with it 6 s).
+//
+// Slower steps again: every block of the failed grid and of the grids
+// after it simulates its steps. The kernel has slow stretches (V100's
+// episodes, tens of steps 5–60 % slower) that skips taken on flat steps
+// stand flat steps for, and its earlier skips' checks may simply not have
+// met one (V100 HGEMM 8192³ came out 1.9 % short keeping them, against
+// ±0.2 % stated).
 //
 // Faster steps: the kernel's pace fell (MI100 Markidis 8192³: 4.09 µs
 // steps for eight waves, 5.0 µs from the ninth on as its waves fall
@@ -132,6 +144,18 @@ type StepCheckError struct {
 // the full run; docs/design-notes.md, "What a failed check keeps").
 func (e *StepCheckError) Again(ff *FastForward, grids int) string {
 	later := max(grids, e.Grid+1)
+	if e.Skip.CheckPeriod > e.Skip.Period && !slices.ContainsFunc(ff.StepFloors, func(x StepFloor) bool { return x.Grid == e.Grid }) {
+		floor := max(2*e.Skip.From, e.Skip.From+2*ff.Measure)
+		ff.StepFloors = slices.Clip(ff.StepFloors)
+		for g := e.Grid; g < later; g++ {
+			ff.StepFloors = append(ff.StepFloors, StepFloor{Grid: g, Step: floor})
+		}
+		what := "this kernel's"
+		if later > e.Grid+1 {
+			what = "this kernel's and the later kernels'"
+		}
+		return fmt.Sprintf("%s step skips measured past step %d (its steps had turned slower after the measured ones, at step %d: those may have been its loop's start)", what, floor, e.Skip.From)
+	}
 	from := 0
 	if e.Skip.CheckPeriod < e.Skip.Period {
 		from = e.Skip.First
@@ -163,8 +187,10 @@ type stepCTA struct {
 	seen bool // passed a marker
 	// its last marker: step k of n, steps [from, to) repeating with period
 	k, n, period, from, to int
-	drop                   int // steps to skip at its next marker (0: none)
-	slot                   int // its index in the snapshots' steps (stepSnap.ks)
+	// the decided skip: drop steps at the marker of step at (the leader's
+	// next: an aligned step skip), 0: none
+	drop, at int
+	slot     int // its index in the snapshots' steps (stepSnap.ks)
 }
 
 // stepRunner is the step-skip state of the running grid.
@@ -212,6 +238,18 @@ func (sr *stepRunner) reset(on bool) {
 	} else {
 		sr.ctas = nil
 	}
+}
+
+// stepFloor returns the step every resident CTA of the running grid must
+// have passed for a step skip (FastForward.StepFloors; 0: none).
+func (gr *gridRunner) stepFloor() int {
+	floor := 0
+	for _, x := range gr.ff.StepFloors {
+		if x.Grid == gr.cur {
+			floor = max(floor, x.Step)
+		}
+	}
+	return floor
 }
 
 // stepsOn reports whether grid g (index cur) may skip steps: not when its
@@ -298,9 +336,9 @@ func (c *Chip) Step(cta int, in *isa.Instr, now sim.Time) int {
 	}
 	s.k, s.n, s.period, s.from, s.to = in.M, in.N, in.K, in.Rows, in.Cols
 	to := 0
-	if s.drop > 0 {
+	if s.drop > 0 && s.k >= s.at {
 		to = s.k + s.drop
-		if s.k < s.from || to > s.to || s.drop%s.period != 0 {
+		if s.k != s.at || s.k < s.from || to > s.to || s.drop%s.period != 0 {
 			c.Fail(fmt.Errorf("fast-forward: CTA %d at step %d cannot skip %d steps (steps %d–%d repeat with period %d)", cta, s.k, s.drop, s.from, s.to, s.period))
 			return 0
 		}
@@ -421,7 +459,7 @@ func (c *Chip) stepInterval(now sim.Time) {
 		wait.Moved++
 		return
 	}
-	steps, period, warming := stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp, stepRate(s[0].ks, s[w].ks, sr.bySlot, w))
+	steps, at, period, warming := stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp, gr.stepFloor(), stepRate(s[0].ks, s[w].ks, sr.bySlot, w))
 	if steps == 0 {
 		if warming {
 			wait.WarmUp++
@@ -450,62 +488,90 @@ func (c *Chip) stepInterval(now sim.Time) {
 	}
 	// The skipped steps' accesses would have pushed older lines out of
 	// the caches: age them by the sectors allocated in the measured
-	// intervals, times the skipped steps per measured one.
+	// intervals, times the skipped steps per measured one — but for the
+	// sectors of the last intervals, as many as the CTAs are apart and a
+	// period and an interval more: those behind the leader read them on
+	// their way to the skip (an aligned skip: as in the full run they find
+	// what the leader fetched, before the skip and after it).
 	a, b := first.allocs, last.allocs
-	age := make([]int64, len(b))
+	age, keep := make([]int64, len(b)), make([]int64, len(b))
+	spread := at - 1 - stepsBehind(sr.ctas)
 	for i := range b {
 		age[i] = int64(math.Round(float64(b[i]-a[i]) * scale))
+		keep[i] = int64(math.Round(float64(b[i]-a[i]) / float64(w) * float64(spread+period+1)))
 	}
-	c.ageCaches(age)
+	c.ageCaches(age, keep)
 	for _, x := range sr.ctas {
-		x.drop = steps
+		x.drop, x.at = steps, at
 	}
 	sr.pending, sr.period = len(sr.ctas), period
 	lowest := math.MaxInt
 	for i := range sr.ctas {
 		lowest = min(lowest, i)
 	}
-	ff.steps = append(ff.steps, StepSkip{Grid: gr.grids[gr.cur].Name, At: now, Steps: steps, CTAs: len(sr.ctas), First: lowest,
+	ff.steps = append(ff.steps, StepSkip{Grid: gr.grids[gr.cur].Name, At: now, Steps: steps, From: at, CTAs: len(sr.ctas), First: lowest,
 		Period: sim.Time(math.Round(total / float64(w))), Spread: sim.Time(math.Round(hi - lo)), Shift: shift,
 		Events: uint64(math.Round(win[ffEvents])), Hits: spanHits(&first.ffSnap, &last.ffSnap, ffL2Hit), CheckHits: -1})
 	sr.check = len(ff.steps) - 1
 	sr.clear(0)
 }
 
-// stepsToSkip returns the steps every CTA of ctas may skip at its next
-// marker (k+1), and their period, or 0 where they may not (stepInterval):
-// every CTA past its warm-up (warmUp of its steps, and its repeating
-// steps' first), a multiple of the CTAs' periods, at least two windows of
-// measure, and leaving each CTA, after the skip, the check's settling (a
-// period and an interval) and its measure intervals at rate steps an
+// stepsToSkip returns the steps every CTA of ctas skips, from step at
+// (the leading CTA's next marker: an aligned step skip), and their period,
+// or 0 where they may not (stepInterval): every CTA past its warm-up
+// (warmUp of its steps, its repeating steps' first, and step floor: the
+// grid's FastForward.StepFloors), a multiple of the CTAs' periods, at
+// least two windows of measure, and leaving the leading CTA, after the
+// skip, room for those behind to reach at (as many intervals as they are
+// steps apart), the check's settling (a period and an interval) and its
+// measure intervals at rate steps an
 // interval (the most a CTA took in the measured windows, at least one: an
 // interval is a step of each in the mean, and the leading CTAs must not
 // reach the loop's end during the check — H100 ape-int16 8192³'s second
 // waves: CTAs 7 steps apart, checks 9 % fast with a margin of 6 steps),
 // then two periods and two steps (the loop's last steps, which fetch
-// nothing, run faster) before its repeating steps end. Until 2026-11-30
-// the margin also held the CTAs' spread of steps, which a CTA ahead by its
-// start need not cover: the skips of waves whose blocks drifted apart
-// were that much shorter (RTX PRO 6000 ape-fp32f 8192³: 30 of 253 steps
-// with CTAs 90 apart; docs/design-notes.md, "Step skips inside waves").
-func stepsToSkip(ctas map[int]*stepCTA, measure int, warmUp, rate float64) (steps, period int, warming bool) {
+// nothing, run faster) before its repeating steps end.
+//
+// Every CTA skips the same steps: those behind the leader take the skip
+// when they reach at, having read on their way what the leader fetched
+// before it, and find after it what the leader fetched after — as in the
+// full run, where they read what the leader fetched. Until 2026-12-05 each
+// CTA skipped from its own next marker, so a CTA s steps behind resumed s
+// steps behind the leader's resume, and nobody had fetched the s steps
+// between: its misses cost the L2's bandwidth and the steps after the skip
+// ran slower than the measured ones (MI300X ape-fp32f 8192³: 0.97 against
+// 0.84 µs, its check failing; docs/design-notes.md, "Aligned step skips").
+func stepsToSkip(ctas map[int]*stepCTA, measure int, warmUp float64, floor int, rate float64) (steps, at, period int, warming bool) {
 	period = 1
+	lead := math.MinInt
 	for _, x := range ctas {
-		if x.k < max(x.from+1, int(math.Ceil(warmUp*float64(x.n)))) || x.period < 1 {
-			return 0, 0, true
+		if x.k < max(x.from+1, int(math.Ceil(warmUp*float64(x.n))), floor) || x.period < 1 {
+			return 0, 0, 0, true
 		}
 		period = lcm(period, x.period)
+		lead = max(lead, x.k)
 	}
-	need := int(math.Ceil(rate*float64(period+1+measure))) + 2*period + 2
+	at = lead + 1
+	spread := lead - stepsBehind(ctas)
+	need := int(math.Ceil(rate*float64(spread+period+1+measure))) + 2*period + 2
 	steps = math.MaxInt
 	for _, x := range ctas {
-		steps = min(steps, x.to-(x.k+1)-need)
+		steps = min(steps, x.to-at-need)
 	}
 	steps = steps / period * period
 	if steps < 2*measure || steps <= 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	return steps, period, false
+	return steps, at, period, false
+}
+
+// stepsBehind returns the last marker's step of the CTA furthest behind.
+func stepsBehind(ctas map[int]*stepCTA) int {
+	k := math.MaxInt
+	for _, x := range ctas {
+		k = min(k, x.k)
+	}
+	return k
 }
 
 // stepRate returns the most steps a resident CTA (live, by slot) took an
@@ -593,14 +659,14 @@ func (c *Chip) appendCacheAllocs(out []int64) []int64 {
 	return out
 }
 
-// ageCaches ages each L2, then the LLC, by n[i] sector allocations
-// (mem.L2.Age).
-func (c *Chip) ageCaches(n []int64) {
+// ageCaches ages each L2, then the LLC, by n[i] sector allocations,
+// keeping its keep[i] most recent sectors (mem.L2.Age).
+func (c *Chip) ageCaches(n, keep []int64) {
 	for i, l2 := range c.l2s {
-		l2.Age(n[i])
+		l2.Age(n[i], keep[i])
 	}
 	if c.llc != nil {
-		c.llc.Age(n[len(c.l2s)])
+		c.llc.Age(n[len(c.l2s)], keep[len(c.l2s)])
 	}
 }
 

@@ -149,40 +149,45 @@ func TestStepWindowsSteady(t *testing.T) {
 }
 
 // stepsToSkip on resident CTAs seen in runs and made up: a wave in
-// lockstep skips all but its check's room; CTAs apart skip as many as the
-// leading one leaves room for (V100 sgemm-cube 8192³'s widest wave: 42
-// steps apart, period 6, 168 steps), fewer where the CTAs took more steps
-// than one an interval in the measured windows; periods 2 and 3 skip a
-// multiple of 6; a CTA in its warm-up, one without a period, or too few
+// lockstep skips all but its check's room, from the step after its
+// markers; CTAs apart skip from the leading one's next step as many as
+// leave it room for those behind to reach that step and for the check
+// (V100 sgemm-cube 8192³'s widest wave: 42 steps apart, period 6, 126
+// steps), fewer where the CTAs took more steps than one an interval in
+// the measured windows; periods 2 and 3 skip a multiple of 6; a CTA in its
+// warm-up or below the grid's floor, one without a period, or too few
 // steps left: none.
 func TestStepsToSkip(t *testing.T) {
 	cta := func(k, n, period, from, to int) *stepCTA {
 		return &stepCTA{k: k, n: n, period: period, from: from, to: to}
 	}
 	for _, c := range []struct {
-		name         string
-		ctas         []*stepCTA
-		rate         float64
-		steps, cycle int
+		name             string
+		ctas             []*stepCTA
+		floor            int
+		rate             float64
+		steps, at, cycle int
 	}{
-		{"a wave in lockstep", []*stepCTA{cta(16, 200, 1, 1, 199), cta(16, 200, 1, 1, 199)}, 1, 172, 1},
-		{"42 steps apart", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 1, 168, 6},
-		{"42 steps apart, 1.5 steps an interval", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 1.5, 162, 6},
-		{"periods 2 and 3", []*stepCTA{cta(20, 200, 2, 1, 199), cta(21, 200, 3, 1, 199)}, 1, 150, 6},
-		{"a CTA in its warm-up (13 of 200 steps)", []*stepCTA{cta(16, 200, 1, 1, 199), cta(12, 200, 1, 1, 199)}, 1, 0, 0},
-		{"a CTA before its repeating steps", []*stepCTA{cta(16, 200, 1, 20, 199)}, 1, 0, 0},
-		{"a CTA without a period", []*stepCTA{cta(16, 200, 0, 1, 199)}, 1, 0, 0},
-		{"too few steps left: under two windows", []*stepCTA{cta(182, 200, 1, 1, 199)}, 1, 0, 0},
-		{"just two windows left", []*stepCTA{cta(180, 200, 1, 1, 199)}, 1, 8, 1},
-		{"two windows left but at 1.25 steps an interval", []*stepCTA{cta(180, 200, 1, 1, 199)}, 1.25, 0, 0},
+		{"a wave in lockstep", []*stepCTA{cta(16, 200, 1, 1, 199), cta(16, 200, 1, 1, 199)}, 0, 1, 172, 17, 1},
+		{"42 steps apart", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 0, 1, 126, 59, 6},
+		{"42 steps apart, 1.5 steps an interval", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 0, 1.5, 102, 59, 6},
+		{"periods 2 and 3", []*stepCTA{cta(20, 200, 2, 1, 199), cta(21, 200, 3, 1, 199)}, 0, 1, 150, 22, 6},
+		{"past the grid's floor", []*stepCTA{cta(24, 200, 1, 1, 199), cta(25, 200, 1, 1, 199)}, 24, 1, 162, 26, 1},
+		{"a CTA in its warm-up (13 of 200 steps)", []*stepCTA{cta(16, 200, 1, 1, 199), cta(12, 200, 1, 1, 199)}, 0, 1, 0, 0, 0},
+		{"a CTA below the grid's floor", []*stepCTA{cta(24, 200, 1, 1, 199), cta(23, 200, 1, 1, 199)}, 24, 1, 0, 0, 0},
+		{"a CTA before its repeating steps", []*stepCTA{cta(16, 200, 1, 20, 199)}, 0, 1, 0, 0, 0},
+		{"a CTA without a period", []*stepCTA{cta(16, 200, 0, 1, 199)}, 0, 1, 0, 0, 0},
+		{"too few steps left: under two windows", []*stepCTA{cta(182, 200, 1, 1, 199)}, 0, 1, 0, 0, 0},
+		{"just two windows left", []*stepCTA{cta(180, 200, 1, 1, 199)}, 0, 1, 8, 181, 1},
+		{"two windows left but at 1.25 steps an interval", []*stepCTA{cta(180, 200, 1, 1, 199)}, 0, 1.25, 0, 0, 0},
 	} {
 		m := map[int]*stepCTA{}
 		for i, x := range c.ctas {
 			m[i] = x
 		}
-		steps, period, warming := stepsToSkip(m, 4, 1.0/16, c.rate)
-		if steps != c.steps || period != c.cycle {
-			t.Errorf("%s: stepsToSkip = %d steps, period %d; want %d, %d", c.name, steps, period, c.steps, c.cycle)
+		steps, at, period, warming := stepsToSkip(m, 4, 1.0/16, c.floor, c.rate)
+		if steps != c.steps || at != c.at || period != c.cycle {
+			t.Errorf("%s: stepsToSkip = %d steps from %d, period %d; want %d from %d, %d", c.name, steps, at, period, c.steps, c.at, c.cycle)
 		}
 		// Refused for a CTA's warm-up (or its missing period), or for
 		// too few steps left: which, for the run's record (StepWait).
@@ -213,11 +218,12 @@ func TestStepRate(t *testing.T) {
 	}
 }
 
-// stepsToSkip's skips on random resident CTAs: a multiple of the period, at
-// least two windows, and the most that leaves every CTA, after the skip,
-// the check's settling and its intervals (at the measured steps an
-// interval) and the loop's last steps before its repeating steps end (one
-// period more would not).
+// stepsToSkip's skips on random resident CTAs: from the leading CTA's next
+// step, a multiple of the period, at least two windows, and the most that
+// leaves every CTA, after the skip, room (at the measured steps an
+// interval) for those behind to reach the skip, the check's settling and
+// its intervals, and the loop's last steps before its repeating steps end
+// (one period more would not).
 func TestStepsToSkipLeavesTheCheck(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	const measure = 4
@@ -225,13 +231,14 @@ func TestStepsToSkipLeavesTheCheck(t *testing.T) {
 	for n := 0; n < 5000; n++ {
 		m := map[int]*stepCTA{}
 		steps := 64 + r.IntN(400)
+		from, spread := r.IntN(steps/2), r.IntN(64) // (the CTAs' steps: within spread of each other)
 		for i := range 1 + r.IntN(16) {
 			x := &stepCTA{n: steps, period: 1 + r.IntN(4), from: 1, to: steps - 1 - r.IntN(3)}
-			x.k = r.IntN(x.to / 2)
+			x.k = from + r.IntN(spread+1)
 			m[i] = x
 		}
 		rate := 1 + r.Float64()
-		skip, period, _ := stepsToSkip(m, measure, 1.0/16, rate)
+		skip, at, period, _ := stepsToSkip(m, measure, 1.0/16, 0, rate)
 		if skip == 0 {
 			continue
 		}
@@ -239,11 +246,19 @@ func TestStepsToSkipLeavesTheCheck(t *testing.T) {
 		if skip%period != 0 || skip < 2*measure {
 			t.Fatalf("case %d: %d steps, period %d: want a multiple of it, at least %d", n, skip, period, 2*measure)
 		}
+		lead, behind := 0, math.MaxInt
+		for _, x := range m {
+			lead, behind = max(lead, x.k), min(behind, x.k)
+		}
+		if at != lead+1 {
+			t.Fatalf("case %d: skip from %d, want the leading CTA's next step %d", n, at, lead+1)
+		}
 		room := func(x *stepCTA, s int) bool {
-			// (settling and the check at rate steps an interval, then the
-			// loop's last two periods, and a step to spare)
+			// (those behind reaching the skip, settling and the check at
+			// rate steps an interval, then the loop's last two periods,
+			// and a step to spare)
 			settle, check, end := period+1, measure, 2*period+2
-			return float64(x.k+1+s+end)+rate*float64(settle+check) <= float64(x.to)
+			return float64(at+s+end)+rate*float64(lead-behind+settle+check) <= float64(x.to)
 		}
 		more := false
 		for _, x := range m {

@@ -984,12 +984,17 @@ func toFront(o, w uint64) uint64 {
 // (fast-forward's skipped steps): in each set its least recently used
 // sectors are evicted, as many as its share of n (all of them from a share
 // of its ways on), and their ways become the most recent — so the sectors
-// that were there age as the skipped accesses would have aged them. It
-// counts neither hits, misses nor Allocs.
-func (c *L2) Age(n int64) {
+// that were there age as the skipped accesses would have aged them. The
+// keep most recently used sectors (their share in each set) are neither
+// evicted nor aged: they stay the most recent, the evicted ways just
+// older (aligned step skips: the CTAs behind the leader read, after the
+// skip, what the leader fetched just before it). It counts neither hits,
+// misses nor Allocs.
+func (c *L2) Age(n, keep int64) {
 	if c == nil || n <= 0 {
 		return
 	}
+	keep = max(keep, 0)
 	sets := int64(c.sets)
 	ways := uint(c.ways)
 	for pg, ok := range c.touched {
@@ -1003,7 +1008,11 @@ func (c *L2) Age(n int64) {
 			if k <= 0 {
 				continue
 			}
-			k = min(k, int64(ways))
+			kp := min(share(si+1, keep, sets)-share(si, keep, sets), int64(ways))
+			k = min(k, int64(ways)-kp)
+			if k <= 0 {
+				continue
+			}
 			set := &c.set[si]
 			tags := &set.tags
 			o := set.order
@@ -1016,9 +1025,21 @@ func (c *L2) Age(n int64) {
 				tags[victim] = 0
 				set.valid[victim] = 0
 			}
+			if kp > 0 { // the kept sectors back to the most recent, the evicted ways below them
+				inv, kept := nibbles(k), nibbles(kp)
+				o = (o>>(4*k))&kept | (o&inv)<<(4*kp) | o&^nibbles(k+kp)
+			}
 			set.order = o
 		}
 	}
+}
+
+// nibbles returns a mask of the low j nibbles (0 ≤ j ≤ 16).
+func nibbles(j int64) uint64 {
+	if j >= 16 {
+		return ^uint64(0)
+	}
+	return 1<<(4*uint(j)) - 1
 }
 
 // share returns ⌊i·n/sets⌋ for 0 ≤ i ≤ sets, n ≥ 0.

@@ -388,7 +388,7 @@ func TestL2Age(t *testing.T) {
 		t.Fatalf("allocs %d, want 32", c.Allocs)
 	}
 	h0, m0, a0 := c.HitBytes, c.MissBytes, c.Allocs
-	c.Age(16) // one sector a set: the older of the two (s < 16) goes
+	c.Age(16, 0) // one sector a set: the older of the two (s < 16) goes
 	if c.HitBytes != h0 || c.MissBytes != m0 || c.Allocs != a0 {
 		t.Errorf("Age counted: hits %d → %d, misses %d → %d, allocs %d → %d", h0, c.HitBytes, m0, c.MissBytes, a0, c.Allocs)
 	}
@@ -399,7 +399,7 @@ func TestL2Age(t *testing.T) {
 		}
 	}
 	// Aging by a whole set's ways leaves nothing.
-	c.Age(32)
+	c.Age(32, 0)
 	for s := int64(0); s < 32; s++ {
 		if h, _ := c.Access(s*sec, 128); h > 0 {
 			t.Errorf("sector %d hit after aging by every way", s)
@@ -410,7 +410,7 @@ func TestL2Age(t *testing.T) {
 	for s := int64(0); s < 32; s++ {
 		c.Access(s*sec, 128)
 	}
-	c.Age(8)
+	c.Age(8, 0)
 	evicted := 0
 	for s := int64(0); s < 16; s++ {
 		if h, _ := c.Access((s+16)*sec, 128); h > 0 {
@@ -426,8 +426,26 @@ func TestL2Age(t *testing.T) {
 	if evicted != 8 {
 		t.Errorf("aging 8 over 16 sets evicted %d of the older sectors, want 8", evicted)
 	}
+	// Kept sectors: aging by both ways of every set but keeping the most
+	// recent of each evicts only the older, and the kept one stays the
+	// most recent — the next miss takes the evicted way, not it.
+	c = NewL2(64<<10, 128, 16, 2)
+	for s := int64(0); s < 32; s++ {
+		c.Access(s*sec, 128)
+	}
+	c.Age(32, 16)
+	for s := int64(32); s < 48; s++ { // a new sector a set
+		if h, _ := c.Access(s*sec, 128); h > 0 {
+			t.Errorf("new sector %d hit", s)
+		}
+	}
+	for s := int64(31); s >= 0; s-- { // the newer first: a miss evicts
+		if h, _ := c.Access(s*sec, 128); (h > 0) != (s >= 16) {
+			t.Errorf("sector %d after aging every way but the kept newest and a miss a set: hit %v, want %v", s, h > 0, s >= 16)
+		}
+	}
 	var nilL2 *L2
-	nilL2.Age(5) // no L2: nothing to age
+	nilL2.Age(5, 0) // no L2: nothing to age
 }
 
 // A tag covering many lines holds one row of a strided tile walk as it

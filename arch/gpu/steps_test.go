@@ -164,8 +164,11 @@ func TestStepSkips(t *testing.T) {
 // then miss in the L2, more than the memory's bandwidth serves at the
 // pace before): the step skip measured on the fast steps is checked on
 // slower ones, fails, and stops the run with a StepCheckError naming the
-// grid; run again with its steps off (FastForward.NoSteps), it is the
-// full simulation.
+// grid; run again with its skips measured past a floor twice the failed
+// skip's step (FastForward.StepFloors: the measured steps may have been
+// the loop's start) — past step 170 of 200, where no skip has room — it
+// is the full simulation, as it is with its steps off (FastForward.NoSteps,
+// after a second failure).
 func TestStepSkipCheckFails(t *testing.T) {
 	m := archtest.Machine(t, "a100", "machine.cores=4", "machine.gm.bandwidth=20GB/s")
 	g := steppedGrid(func(kt int) bool { return kt >= 120 })
@@ -180,7 +183,21 @@ func TestStepSkipCheckFails(t *testing.T) {
 	if !errors.As(err, &se) || se.Grid != 0 || se.Skip.Checked || se.Skip.CheckPeriod <= se.Skip.Period {
 		t.Fatalf("got %v, want a failed step check of grid 0 with slower steps after the skip", err)
 	}
-	// Slower steps: the kernel's other skips may have missed such
+	// Slower steps, the grid's first such failure: skips measured
+	// further on.
+	se.Again(&ff, 1)
+	floor := max(2*se.Skip.From, se.Skip.From+2*ff.Measure)
+	if want := []arch.StepFloor{{Grid: 0, Step: floor}}; !reflect.DeepEqual(ff.StepFloors, want) || len(ff.NoSteps) != 0 {
+		t.Errorf("run again with StepFloors %+v, NoSteps %+v; want %+v and none", ff.StepFloors, ff.NoSteps, want)
+	}
+	floored, err := runGrid(t, m, g, &ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if floored.Time != full.Time || len(floored.FastForwardSteps) != 0 {
+		t.Errorf("skips past step %d: time %v, step skips %+v; full: %v", floor, floored.Time, floored.FastForwardSteps, full.Time)
+	}
+	// A second failure: the kernel's other skips may have missed such
 	// stretches too; every block's steps are simulated.
 	se.Again(&ff, 1)
 	if want := []arch.BlockRange{arch.WholeGrid(0)}; !reflect.DeepEqual(ff.NoSteps, want) {
@@ -197,6 +214,8 @@ func TestStepSkipCheckFails(t *testing.T) {
 
 // The third wave's k-steps slow down after the first 120 (four products a
 // step after one): its skip's check finds slower steps, and the run made
+// again measures the skips of this grid and the later ones past a floor
+// twice the failed skip's step; its check failing again, the run made
 // again simulates every block's steps, of this grid and the later ones
 // (the kernel has slow stretches its other skips may not have met).
 func TestStepSkipCheckFailsSlowerLate(t *testing.T) {
@@ -207,6 +226,15 @@ func TestStepSkipCheckFailsSlowerLate(t *testing.T) {
 	var se *arch.StepCheckError
 	if !errors.As(err, &se) || se.Skip.First != 16 || se.Skip.CheckPeriod <= se.Skip.Period {
 		t.Fatalf("got %v, want a failed step check of the third wave, slower after the skip", err)
+	}
+	se.Again(&ff, 2)
+	floor := max(2*se.Skip.From, se.Skip.From+2*ff.Measure)
+	if want := []arch.StepFloor{{Grid: 0, Step: floor}, {Grid: 1, Step: floor}}; !reflect.DeepEqual(ff.StepFloors, want) || len(ff.NoSteps) != 0 {
+		t.Errorf("run again with StepFloors %+v, NoSteps %+v; want %+v and none", ff.StepFloors, ff.NoSteps, want)
+	}
+	_, err = runGrid(t, m, lateGrid(func(c, kt int) bool { return c >= 16 && kt >= 120 }), &ff)
+	if !errors.As(err, &se) || se.Skip.First != 16 || se.Skip.From <= floor || se.Skip.CheckPeriod <= se.Skip.Period {
+		t.Fatalf("got %v, want a failed step check of the third wave past step %d, slower after the skip", err, floor)
 	}
 	se.Again(&ff, 2)
 	if want := []arch.BlockRange{arch.WholeGrid(0), arch.WholeGrid(1)}; !reflect.DeepEqual(ff.NoSteps, want) {
