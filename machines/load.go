@@ -62,10 +62,38 @@ type UnknownError struct {
 }
 
 func (e *UnknownError) Error() string {
-	if e.Also != "" {
-		return fmt.Sprintf("unknown machine %+q: not an embedded machine (%s), %s, nor a file", e.Name, strings.Join(Names(), ", "), e.Also)
+	name := fmt.Sprintf("%+q", e.Name)
+	if s := suggestMachine(e.Name); s != "" {
+		name += fmt.Sprintf(" (did you mean %q?)", s)
 	}
-	return fmt.Sprintf("unknown machine %+q: not an embedded machine (%s) nor a file", e.Name, strings.Join(Names(), ", "))
+	if e.Also != "" {
+		return fmt.Sprintf("unknown machine %s: not an embedded machine (%s), %s, nor a file", name, strings.Join(Names(), ", "), e.Also)
+	}
+	return fmt.Sprintf("unknown machine %s: not an embedded machine (%s) nor a file", name, strings.Join(Names(), ", "))
+}
+
+// suggestMachine returns the embedded machine name likely meant by name:
+// the only one that name begins or is a whole part of ("mi300" for
+// mi300x, "h100" for h100-sxm, "910a" for ascend-910a), else a typo of one
+// (badinput.Suggest); "" for none.
+func suggestMachine(name string) string {
+	lower := strings.ToLower(name)
+	if lower == "" {
+		return ""
+	}
+	var parts []string
+	for _, n := range Names() {
+		if (strings.HasPrefix(n, lower) || slices.Contains(strings.Split(n, "-"), lower)) {
+			parts = append(parts, n)
+		}
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	if len(parts) > 1 {
+		return ""
+	}
+	return badinput.Suggest(name, Names())
 }
 
 // Source returns the YAML text (with its comments) of the embedded machine

@@ -663,3 +663,22 @@ func TestUnknownKeysOneLine(t *testing.T) {
 		t.Errorf("error %.3000q: want one short line counting 5000 unknown keys", err)
 	}
 }
+
+// An unknown machine's error suggests the embedded machine likely meant: a
+// typo of a name, or a whole part of one; none where no name or several
+// are close.
+func TestUnknownMachineSuggests(t *testing.T) {
+	for name, want := range map[string]string{
+		"h100":    `unknown machine "h100" (did you mean "h100-sxm"?): not an embedded machine (`,
+		"mi300":   `unknown machine "mi300" (did you mean "mi300x"?): `,
+		"910A":    `unknown machine "910A" (did you mean "ascend-910a"?): `,
+		"a10":     `unknown machine "a10" (did you mean "a100"?): `,
+		"ascend":  `unknown machine "ascend": not an embedded machine (`, // (two machines)
+		"nosuchx": `unknown machine "nosuchx": not an embedded machine (`,
+		"":        `unknown machine "": not an embedded machine (`,
+	} {
+		if got := (&UnknownError{Name: name}).Error(); !strings.HasPrefix(got, want) {
+			t.Errorf("%q: %s, want it to start %s", name, got, want)
+		}
+	}
+}
