@@ -178,6 +178,37 @@ func TestSummaryKernels(t *testing.T) {
 	}
 }
 
+// The summary's launch line: the time from each kernel's launch to its
+// first block (the machine's assumed launch cost), total and share of the
+// run's; "each" only when every launch took the same; none without kernels.
+func TestSummaryLaunches(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		kernels []report.KernelReport
+		want    string // "" = no launch line
+	}{
+		{"one", []report.KernelReport{{Launched: 0, Started: 21e-6, Finished: 28e-6}},
+			"launch    21 µs of it (75.0 %) before the kernel's first block started (the machine's core.launch_ns)"},
+		{"equal", []report.KernelReport{{Launched: 0, Started: 3e-6}, {Launched: 10e-6, Started: 13e-6}},
+			"launch    6 µs of it (21.4 %) from 2 kernels' launches to their first blocks (the machine's core.launch_ns, 3 µs each)"},
+		{"unequal", []report.KernelReport{{Launched: 0, Started: 3e-6}, {Launched: 10e-6, Started: 15e-6}},
+			"launch    8 µs of it (28.6 %) from 2 kernels' launches to their first blocks (the machine's core.launch_ns)"},
+		{"none", nil, ""},
+	} {
+		r := &report.Report{Kernels: c.kernels}
+		r.Time.Seconds = 28e-6
+		var b bytes.Buffer
+		r.WriteSummary(&b)
+		if c.want == "" {
+			if strings.Contains(b.String(), "launch ") {
+				t.Errorf("%s: summary has a launch line:\n%s", c.name, b.String())
+			}
+		} else if !strings.Contains(b.String(), c.want+"\n") {
+			t.Errorf("%s: summary lacks %q:\n%s", c.name, c.want, b.String())
+		}
+	}
+}
+
 // Integer GEMMs' rates are operations, not floating-point ones: TOP/s,
 // op/byte and GOP/s per W in the summary (igemm, ape-int16); others FLOP.
 func TestSummaryIntegerOps(t *testing.T) {
