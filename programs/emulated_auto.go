@@ -648,30 +648,98 @@ func reportAuto(rep *report.Report, auto *autoChoice) {
 	rep.Notes = append(rep.Notes, autoSummary(auto.report))
 }
 
-// autoSummary is a one-line account of an auto choice for notes.
+// autoSummary is an account of an auto choice for the notes: the choice
+// and why, then the other candidates by status (the statuses in the order
+// a candidate meets them, each group's by bits, most first) — a scheme
+// named once in a group "both splits" stands for its separate and fused
+// splits where they fared alike, which most do (a run's 24 candidates
+// listed one by one made a note of 1500 characters).
 func autoSummary(auto map[string]any) string {
-	var parts []string
+	type entry struct {
+		name, split, status, detail string
+		bits                        float64
+		both                        bool
+	}
+	var all []*entry
+	var chosen *entry
 	for _, r := range auto["candidates"].([]map[string]any) {
-		s := fmt.Sprint(r["scheme"], ": ", r["status"])
+		e := &entry{name: fmt.Sprint(r["scheme"]), status: fmt.Sprint(r["status"]), bits: math.Inf(-1)}
 		if r["split"] == "fused" {
-			s = fmt.Sprint(r["scheme"], " (split: fused): ", r["status"])
+			e.split = "fused"
 		}
 		if b, ok := r["bits"].(float64); ok && !math.IsNaN(b) {
-			pred := ""
+			e.bits = b
+			e.detail = fmt.Sprintf("%.1f bits", b)
 			if from, _ := r["bits_from"].(string); strings.HasPrefix(from, "predicted") {
-				pred = ", predicted"
+				e.detail += ", predicted"
 			}
-			s += fmt.Sprintf(" (%.1f bits%s", b, pred)
 			if t, ok := r["seconds"].(float64); ok && t > 0 {
-				s += fmt.Sprintf(", %.4g s", t) // simulated
+				e.detail += fmt.Sprintf(", %.4g s", t) // simulated
 			}
-			s += ")"
-		} else if why, _ := r["reason"].(string); why != "" && (r["status"] == "unsupported" || r["status"] == "out-of-range") {
-			s += " (" + why + ")" // (the report's candidates say the same)
+		} else if why, _ := r["reason"].(string); why != "" && (e.status == "unsupported" || e.status == "out-of-range") {
+			e.detail = why // (the report's candidates say the same)
 		}
-		parts = append(parts, s)
+		if e.status == "chosen" {
+			chosen = e
+			continue
+		}
+		// A scheme's other split, alike: one entry for both.
+		if i := slices.IndexFunc(all, func(o *entry) bool {
+			return o.name == e.name && o.split != e.split && !o.both && o.status == e.status && o.detail == e.detail
+		}); i >= 0 {
+			all[i].both = true
+			continue
+		}
+		all = append(all, e)
 	}
-	return fmt.Sprintf("scheme auto chose %s, %s; %s", auto["chosen"], auto["why"], strings.Join(parts, ", "))
+	var statuses []string
+	for _, e := range all {
+		if !slices.Contains(statuses, e.status) {
+			statuses = append(statuses, e.status)
+		}
+	}
+	var groups []string
+	for _, st := range statuses {
+		var es []*entry
+		for _, e := range all {
+			if e.status == st {
+				es = append(es, e)
+			}
+		}
+		slices.SortStableFunc(es, func(a, b *entry) int { return cmp.Compare(b.bits, a.bits) })
+		allBoth := !slices.ContainsFunc(es, func(e *entry) bool { return !e.both })
+		label := st
+		if allBoth {
+			label += ", both splits"
+		}
+		var items []string
+		for _, e := range es {
+			var attrs []string
+			switch {
+			case e.both && !allBoth:
+				attrs = append(attrs, "both splits")
+			case !e.both && e.split == "fused":
+				attrs = append(attrs, "split: fused")
+			}
+			if e.detail != "" {
+				attrs = append(attrs, e.detail)
+			}
+			item := e.name
+			if len(attrs) > 0 {
+				item += " (" + strings.Join(attrs, "; ") + ")"
+			}
+			items = append(items, item)
+		}
+		groups = append(groups, label+": "+strings.Join(items, ", "))
+	}
+	head := fmt.Sprintf("scheme auto chose %s, %s", auto["chosen"], auto["why"])
+	if chosen != nil && chosen.detail != "" {
+		head += " (" + chosen.detail + ")"
+	}
+	if len(groups) == 0 {
+		return head
+	}
+	return head + "; " + strings.Join(groups, "; ")
 }
 
 // maxTimedAtOnce bounds the timing runs scheme auto makes at once (each

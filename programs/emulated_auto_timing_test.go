@@ -247,20 +247,34 @@ func TestAutoMostAccurateFastest(t *testing.T) {
 }
 
 // The auto note says why a candidate could not run (unsupported, out of
-// range) as the report's candidates do, and nothing more for the others.
+// range) as the report's candidates do, and nothing more for the others;
+// it groups them by status, most bits first, and names a scheme once
+// where both its splits fared alike.
 func TestAutoSummaryReasons(t *testing.T) {
 	auto := map[string]any{"chosen": "markidis (split: fused)", "why": "the fastest candidate with at least 19.2 bits",
 		"candidates": []map[string]any{
 			{"scheme": "ape-fp32t", "status": "unsupported", "reason": "no XF32 matrix cores"},
+			{"scheme": "ape-fp32t", "split": "fused", "status": "unsupported", "reason": "no XF32 matrix cores"},
 			{"scheme": "hgemm", "status": "out-of-range", "reason": "inputs.a: |x| up to 70000, beyond FP16"},
+			{"scheme": "hgemm", "split": "fused", "status": "out-of-range", "reason": "inputs.a: |x| up to 70000, beyond FP16"},
+			{"scheme": "le-gemm", "status": "inaccurate", "bits": 18.4},
+			{"scheme": "le-gemm", "split": "fused", "status": "inaccurate", "bits": 18.4},
+			{"scheme": "ape-fp32f", "status": "inaccurate", "bits": 19.1},
+			{"scheme": "ape-fp32f", "split": "fused", "status": "inaccurate", "bits": 19.1},
+			{"scheme": "markidis", "status": "simulated", "bits": 19.9, "seconds": 2e-4},
 			{"scheme": "markidis", "split": "fused", "status": "chosen", "bits": 19.9, "seconds": 1e-4},
 			{"scheme": "ootomo", "status": "pruned", "reason": "its lower bound is above the chosen", "bits": 22.1},
+			{"scheme": "ootomo", "split": "fused", "status": "pruned", "reason": "its lower bound is above the chosen", "bits": 22.1},
+			{"scheme": "native", "status": "pruned", "bits": 20.7, "bits_from": "predicted: FP32 SGEMM's on the sample"},
 		}}
 	got := autoSummary(auto)
-	for _, want := range []string{"ape-fp32t: unsupported (no XF32 matrix cores)", "hgemm: out-of-range (inputs.a: |x| up to 70000, beyond FP16)",
-		"markidis (split: fused): chosen (19.9 bits, 0.0001 s)", "ootomo: pruned (22.1 bits)"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("no %q in %q", want, got)
-		}
+	want := "scheme auto chose markidis (split: fused), the fastest candidate with at least 19.2 bits (19.9 bits, 0.0001 s); " +
+		"unsupported, both splits: ape-fp32t (no XF32 matrix cores); " +
+		"out-of-range, both splits: hgemm (inputs.a: |x| up to 70000, beyond FP16); " +
+		"inaccurate, both splits: ape-fp32f (19.1 bits), le-gemm (18.4 bits); " +
+		"simulated: markidis (19.9 bits, 0.0002 s); " +
+		"pruned: ootomo (both splits; 22.1 bits), native (20.7 bits, predicted)"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
