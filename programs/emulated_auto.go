@@ -649,8 +649,8 @@ func reportAuto(rep *report.Report, auto *autoChoice) {
 }
 
 // autoSummary is an account of an auto choice for the notes: the choice
-// and why, then the other candidates by status (the statuses in the order
-// a candidate meets them, each group's by bits, most first) — a scheme
+// and why, then the other candidates by status (simulated, pruned, then
+// those not timed; each group's by bits, most first) — a scheme
 // named once in a group "both splits" stands for its separate and fused
 // splits where they fared alike, which most do (a run's 24 candidates
 // listed one by one made a note of 1500 characters).
@@ -698,6 +698,14 @@ func autoSummary(auto map[string]any) string {
 			statuses = append(statuses, e.status)
 		}
 	}
+	order := []string{"simulated", "pruned", "accurate", "inaccurate", "out-of-range", "unsupported"}
+	rank := func(st string) int {
+		if i := slices.Index(order, st); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortStableFunc(statuses, func(a, b string) int { return cmp.Compare(rank(a), rank(b)) })
 	var groups []string
 	for _, st := range statuses {
 		var es []*entry

@@ -269,11 +269,11 @@ func TestAutoSummaryReasons(t *testing.T) {
 		}}
 	got := autoSummary(auto)
 	want := "scheme auto chose markidis (split: fused), the fastest candidate with at least 19.2 bits (19.9 bits, 0.0001 s); " +
-		"unsupported, both splits: ape-fp32t (no XF32 matrix cores); " +
-		"out-of-range, both splits: hgemm (inputs.a: |x| up to 70000, beyond FP16); " +
-		"inaccurate, both splits: ape-fp32f (19.1 bits), le-gemm (18.4 bits); " +
 		"simulated: markidis (19.9 bits, 0.0002 s); " +
-		"pruned: ootomo (both splits; 22.1 bits), native (20.7 bits, predicted)"
+		"pruned: ootomo (both splits; 22.1 bits), native (20.7 bits, predicted); " +
+		"inaccurate, both splits: ape-fp32f (19.1 bits), le-gemm (18.4 bits); " +
+		"out-of-range, both splits: hgemm (inputs.a: |x| up to 70000, beyond FP16); " +
+		"unsupported, both splits: ape-fp32t (no XF32 matrix cores)"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
