@@ -548,6 +548,20 @@ func TestEmulatedFusedSplit(t *testing.T) {
 	}
 }
 
+// A fused split's FP32 tiles take registers as more pieces do, so a
+// one-product fused kernel is offered the half-depth and eight-warp tiles
+// too: on the H100 fused HGEMM had 64×64×64 alone within its 255 registers
+// a thread (2048² in 1024 blocks, slower than fused Markidis' 128×128).
+func TestEmulatedFusedSplitTile(t *testing.T) {
+	res, err := runEmulated(t, "h100-sxm", "program.scheme={name: hgemm, split: fused}", "program.m=2048", "program.n=2048", "program.k=256", "program.numerics=off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := res.Report.Kernels; len(k) != 1 || k[0].Blocks > 256 {
+		t.Errorf("kernels %+v, want one of at most 256 blocks (a tile of 128×128 or more)", k)
+	}
+}
+
 // Every FP32 scheme reports its full-precision range (program.range: Ape's
 // Table 2 gives FP32-B [−110, +127] and FP32-F from −14) and, with the
 // inputs at hand, how many lie outside it: .npy inputs beyond the range are

@@ -143,7 +143,8 @@ var gpuDefaultTiles = []gpuTile{
 }
 
 // multiOperandTiles are the tiles tried for a kernel staging several pieces
-// of A and B per k-step or holding several accumulators (emulated GEMMs):
+// of A and B per k-step, holding several accumulators or splitting FP32
+// tiles in registers (emulated GEMMs; a fused split):
 // each library tile, then the same tile with half its depth (half the
 // shared memory per stage, as CUTLASS's 128x256_16x3 TF32 tiles), with
 // eight warps (twice the threads for the accumulators' registers), and
@@ -445,7 +446,10 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		}
 	}
 	several := sh.a > 1 || sh.b > 1 || sh.accs() > 1 // pieces or accumulators
-	if several {
+	if several || sh.fused {
+		// (A fused split's FP32 tiles take registers as more pieces do:
+		// H100 hgemm split fused had 64×64×64 alone within 255 registers
+		// a thread, a quarter of the tile of fused Markidis.)
 		defaults = multiOperandTiles(defaults, kstep)
 	}
 	// CTA pairs (cta_group::2) need tcgen05 and CTAs 2c, 2c+1 on adjacent
