@@ -599,7 +599,7 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		"product_kernels": kernels, "inputs": p.Inputs, "numerics": p.Numerics}
 	reportAuto(rep, j.auto)
 	rep.Notes = append(rep.Notes, "scheme "+sp.describe())
-	if !sp.reportRange(rep, j.a, j.b, j.stop()) {
+	if !sp.reportRange(rep, j.a, j.b, flushingUnits(chip.M, tg.units), j.stop()) {
 		return j.stoppedNumerics()
 	}
 	switch {

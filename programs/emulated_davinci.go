@@ -213,7 +213,7 @@ func (j *daVinciSchemeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.R
 	prog["product_kernels"] = kernels
 	reportAuto(rep, j.auto)
 	rep.Notes = append(rep.Notes, "scheme "+sp.describe())
-	if !sp.reportRange(rep, j.a, j.b, j.stop()) {
+	if !sp.reportRange(rep, j.a, j.b, flushingUnits(chip.M, "cube"), j.stop()) {
 		return j.stoppedNumerics()
 	}
 	epilogue := "none: the one accumulator is C"

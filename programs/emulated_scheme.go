@@ -9,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
+	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
 	"github.com/davinci-sim/davinci-sim/stopwork"
 )
@@ -925,15 +927,28 @@ func (sp *schemePlan) overflowExp(i int) (e int, ok bool) {
 	return 0, false
 }
 
+// flushingUnits names machine m's matrix units (units: "matrix cores",
+// "cube") as a range note does where their numerics preset flushes
+// subnormal inputs to zero (CDNA2's FP16 and BF16 MFMAs: FACTS.md §1),
+// else "".
+func flushingUnits(m *machines.Machine, units string) string {
+	if model, err := cube.Preset(m.NumericsPreset()); err != nil || !model.FlushSubnormals {
+		return ""
+	}
+	return fmt.Sprintf("the %s's %s (numerics %s)", m.Name, units, m.NumericsPreset())
+}
+
 // reportRange puts the split's range in the report (program.range): the
 // full-precision range 2^min_exponent ≤ |x| < 2^max_exponent and the |x|
 // from which a piece overflows (overflow_from, exact for piece 0) and,
 // with the inputs at hand (numerics on), how many of them lie outside —
 // with a note when some do. A plain cast (hgemm, castRange) is a split
-// into one unscaled piece. It counts the inputs asking stop (nil:
-// never) every stopwork.Every elements: false once it says true (4096²:
-// ~0.34 s deaf to an interrupt before).
-func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32, stop func() bool) bool {
+// into one unscaled piece. flush, when not empty, names the matrix units
+// that flush subnormal inputs to zero (flushingUnits): there a subnormal
+// piece is not less accurate but lost, and the note says so. It counts
+// the inputs asking stop (nil: never) every stopwork.Every elements: false
+// once it says true (4096²: ~0.34 s deaf to an interrupt before).
+func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32, flush string, stop func() bool) bool {
 	emin, emax := sp.rangeExponents()
 	over, exact := sp.overflowFrom()
 	name := strings.ToUpper(sp.format.String())
@@ -985,13 +1000,25 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32, stop func(
 		switch {
 		case au+bu == 0:
 		case one:
-			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below %s's normal range: %d elements of A and %d of B have 0 < |x| < 2^%d: they round to subnormals or zero and lose bits (%.3g %% of the inputs)",
-				name, au, bu, emin, pct(au+bu)))
+			lose := "lose bits"
+			if flush != "" {
+				lose = fmt.Sprintf("are lost: %s flush subnormal inputs to zero", flush)
+			}
+			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below %s's normal range: %d elements of A and %d of B have 0 < |x| < 2^%d: they round to subnormals or zero and %s (%.3g %% of the inputs)",
+				name, au, bu, emin, lose, pct(au+bu)))
 		default:
 			set := sp.minExponentPieces()
 			are := "is an " + name + " subnormal or zero and loses bits"
 			if len(set) > 1 {
 				are = "are " + name + " subnormals or zero and lose bits"
+			}
+			if flush != "" {
+				// (CDNA2: Markidis's unscaled low pieces, below 2^-14 for
+				// |x| < 2^-3 — an eighth of U[−1, 1] — add nothing.)
+				are = fmt.Sprintf("is an %s subnormal or zero, and lost: %s flush subnormal inputs to zero", name, flush)
+				if len(set) > 1 {
+					are = fmt.Sprintf("are %s subnormals or zero, and lost: %s flush subnormal inputs to zero", name, flush)
+				}
 			}
 			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below the scheme's full-precision range: %d elements of A and %d of B have 0 < |x| < 2^%d: their %s %s (%.3g %% of the inputs)",
 				au, bu, emin, pieceNames(set, len(sp.scales)), are, pct(au+bu)))

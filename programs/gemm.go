@@ -330,7 +330,7 @@ func (j *gemmJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) er
 	reportThroughput(rep, st, flops, peak, conv)
 	rep.Program = j.programSection()
 	if pl.sp != nil && pl.v.scheme == nil { // sgemm-cube's split, hgemm's cast (kindScheme); emulated-gemm reports its own
-		if !pl.sp.reportRange(rep, j.a, j.b, j.stop()) {
+		if !pl.sp.reportRange(rep, j.a, j.b, flushingUnits(chip.M, "cube"), j.stop()) {
 			return j.stoppedNumerics()
 		}
 	}

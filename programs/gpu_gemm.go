@@ -1836,7 +1836,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 		return j.finishFP64(chip, rep)
 	}
 	if pl.in != fp.FP32 && pl.in != fp.TF32 { // FP32 and TF32 (FP32's exponents) take the inputs as they are
-		if !castRange(pl.in, fp.RNE).reportRange(rep, j.a, j.b, j.stop()) { // toHalf, toFP8
+		if !castRange(pl.in, fp.RNE).reportRange(rep, j.a, j.b, flushingUnits(chip.M, pl.tg.units), j.stop()) { // toHalf, toFP8
 			return j.stoppedNumerics()
 		}
 	}
