@@ -673,7 +673,7 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 		if err := j.cpuErrors(rep, tiles, ref, got, true); err != nil {
 			return err
 		}
-		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", n, len(perm), k0.sample.bm, k0.sample.bn))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", n, len(perm), sampleBM, sampleBN))
 	}
 	return nil
 }

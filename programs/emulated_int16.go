@@ -394,8 +394,7 @@ func (j *int16Job) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) e
 		}
 		rep.Program["product_kernels"] = kernels
 		rep.Notes = append(rep.Notes, fmt.Sprintf("ape-int16: the split (%d INT32 operations per element) and the recombination (%d per element) are timing-only kernels on the %s units; the product GEMMs run on the %s", int16SplitOps, int16RecombineOps, tg.vector, tg.matrix))
-		k0 := j.kernels[0] // (its sample tile: the same for every shape)
-		bm, bn = k0.sample.bm, k0.sample.bn
+		bm, bn = sampleBM, sampleBN // (the GPU GEMMs' sample blocks)
 		nrb, ncb = (p.M+bm-1)/bm, (p.N+bn-1)/bn
 	}
 	var tiles [][2]int

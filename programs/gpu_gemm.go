@@ -181,11 +181,6 @@ type gpuGEMMPlan struct {
 	// and numerics are the real tile's.
 	t    gpuTile
 	real gpuTile
-	// sample is the tile whose blocks of C numerics sampled draws: the
-	// library's first that fits where the default tile was taken (the
-	// same for every shape: fillingTile's smaller tile on a small one
-	// must not shrink the sample), else the program's.
-	sample gpuTile
 	batch  int       // real k-steps per simulated k-step (1: none)
 	in     fp.Format // FP16 or INT8 (tensor cores), FP32 (CUDA cores)
 	out    fp.Format // the accumulators and C: FP32, INT32 for INT8, FP64 for FP64
@@ -494,7 +489,6 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		return nil, limitedBy(bad("tiling.cta_group", "2 needs an even number of row blocks (m = %d gives an odd number for every library tile) and of SMs (machine %s has %d); give tiling.bm or cta_group 1", p.M, m.Name, m.Cores), "program.m", "machine.cores")
 	}
 	t := gpuTile{bm: p.Tiling.BM, bn: p.Tiling.BN, bk: p.Tiling.BK, stages: p.Tiling.Stages, warps: p.Tiling.Warps}
-	var sample gpuTile // the blocks numerics sampled draws (gpuGEMMPlan.sample); zero: t's
 	staging := p.Tiling.Staging
 	if sh.fused {
 		// The split runs on FP32 tiles in registers before they are
@@ -559,7 +553,6 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 			t = fitting[0]
 		case found:
 			t = fillingTile(fitting, p.M, p.N, m.Cores, p.together, several)
-			sample = fitting[0]
 		}
 		if !found && why == nil {
 			return nil, bad("tiling", "none of the default tiles fits machine %s; give tiling.bm, bn, bk, stages, warps", m.Name)
@@ -646,10 +639,7 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 	if t.regStaged && lane != gpu.LaneMatrix {
 		return nil, bad("tiling.staging", "registers staging is modelled for matrix-unit kernels; use shared with unit: vector")
 	}
-	if sample.bm == 0 {
-		sample = t
-	}
-	pl := &gpuGEMMPlan{p: p, mach: m, tg: tg, t: t, real: t, batch: 1, in: in, es: es, lane: lane, sh: sh, sample: sample}
+	pl := &gpuGEMMPlan{p: p, mach: m, tg: tg, t: t, real: t, batch: 1, in: in, es: es, lane: lane, sh: sh}
 	pl.smem, pl.regs = tileResources(t, in, lane, tg.warpSize, sh)
 	pl.out = gpuAccFormat(in)
 	if need := pl.layout(); need > tg.regFile() {
@@ -877,11 +867,21 @@ func (pl *gpuGEMMPlan) realKSteps() (bk, nkt int) {
 
 func (pl *gpuGEMMPlan) rows(bi int) int { return min(pl.t.bm, pl.p.M-bi*pl.t.bm) }
 
+// sampleBM and sampleBN are the rows and columns of the blocks of C that
+// numerics sampled draws (sample_tiles of them, at random): the same for
+// every scheme, tile and GPU machine, so that runs measure their errors on
+// the same elements of C for the same m, n and seed. The golden model
+// computes any block (its order of operations is the kernel's along k,
+// whatever the tile's bm and bn). Until 2026-12-05 the blocks were each
+// kernel's library tile, so the schemes of a Pareto chart, whose tiles
+// differ, were measured on different elements (a user review).
+const sampleBM, sampleBN = 128, 256
+
 // sampleBlocks returns the blocks of C numerics sampled draws from: the
-// i-th of n (row-major) is rows r0…r0+mm−1, columns c0…c0+nn−1 (pl.sample's
-// tiling of C).
+// i-th of n (row-major) is rows r0…r0+mm−1, columns c0…c0+nn−1 (C in
+// blocks of sampleBM × sampleBN).
 func (pl *gpuGEMMPlan) sampleBlocks() (n int, block func(i int) (r0, mm, c0, nn int)) {
-	bm, bn := pl.sample.bm, pl.sample.bn
+	bm, bn := sampleBM, sampleBN
 	ncb := (pl.p.N + bn - 1) / bn
 	n = (pl.p.M + bm - 1) / bm * ncb
 	return n, func(i int) (r0, mm, c0, nn int) {
@@ -1885,7 +1885,7 @@ func (j *gpuGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report)
 		e := errReport(accuracy.Compare32(slices.Concat(j.smp.ref...), slices.Concat(j.smp.got...)), true)
 		rep.Error = &e
 		nb, _ := pl.sampleBlocks()
-		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", len(j.smp.got), nb, pl.sample.bm, pl.sample.bn))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("numerics sampled: %d of %d output tiles (%d×%d) computed bit-accurately by the golden model", len(j.smp.got), nb, sampleBM, sampleBN))
 	}
 	return nil
 }
