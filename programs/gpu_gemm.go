@@ -179,13 +179,13 @@ type gpuGEMMPlan struct {
 	// t is the simulated tile: the kernel's (real), or with --k-batch u
 	// (batch) the real k-steps in one (batchKSteps). Resources, reports
 	// and numerics are the real tile's.
-	t    gpuTile
-	real gpuTile
-	batch  int       // real k-steps per simulated k-step (1: none)
-	in     fp.Format // FP16 or INT8 (tensor cores), FP32 (CUDA cores)
-	out    fp.Format // the accumulators and C: FP32, INT32 for INT8, FP64 for FP64
-	lane   isa.Pipe  // the lane of the MMAs: matrix, or vector (CUDA cores, VALU)
-	es     int64     // bytes of an input element
+	t     gpuTile
+	real  gpuTile
+	batch int       // real k-steps per simulated k-step (1: none)
+	in    fp.Format // FP16 or INT8 (tensor cores), FP32 (CUDA cores)
+	out   fp.Format // the accumulators and C: FP32, INT32 for INT8, FP64 for FP64
+	lane  isa.Pipe  // the lane of the MMAs: matrix, or vector (CUDA cores, VALU)
+	es    int64     // bytes of an input element
 
 	aLd, bLd       int64 // shared-memory row strides (bytes)
 	aStage, bStage int64 // bytes of one stage's A and B tiles
