@@ -177,10 +177,15 @@ type Chip struct {
 	// to which admitted grids add their data (gridRunner.admitStorage).
 	footprint float64
 
-	participants int    // cores running the program (for sync_all)
-	syncArrived  int    // cores waiting at the current barrier
-	syncGen      int    // generation of the current barrier
-	syncWaiting  []bool // per core: arrived at the current barrier
+	participants int // cores running the program (for sync_all)
+	syncArrived  int // cores waiting at the current barrier
+	syncGen      int // generation of the current barrier
+	// syncs are the barriers' releases (time, engine events), and
+	// phaseNames the program's names of the phases they separate
+	// (isa.Program.Phases): Kernels.
+	syncs       []syncRelease
+	phaseNames  []string
+	syncWaiting []bool // per core: arrived at the current barrier
 }
 
 // NewChip builds the chip of machine m with the core model of its kind.
@@ -624,6 +629,7 @@ func (c *Chip) Start(p isa.Program) error {
 			c.cores[i].Load(s)
 		}
 	}
+	c.phaseNames = p.Phases
 	if c.host != nil {
 		c.host.begin(c.eng.Now())
 	}
@@ -1152,6 +1158,7 @@ func (c *Chip) SyncArrive(id int, now sim.Time) int {
 	if c.syncArrived == c.participants {
 		c.syncGen++
 		c.syncArrived = 0
+		c.syncs = append(c.syncs, syncRelease{now, c.eng.Events()})
 		for i, w := range c.syncWaiting {
 			if w {
 				c.syncWaiting[i] = false
@@ -1162,6 +1169,47 @@ func (c *Chip) SyncArrive(id int, now sim.Time) int {
 		}
 	}
 	return gen
+}
+
+// syncRelease is when a sync_all released the cores, and the engine's
+// events by then.
+type syncRelease struct {
+	at     sim.Time
+	events uint64
+}
+
+// Kernels returns the run's kernels: its kernel launches (GridTimes), or,
+// where it has none, the phases of a per-core program that its cores
+// separate by sync_all — a DaVinci program's kernel launches (the split,
+// the GEMM passes, the epilogue) — named by isa.Program.Phases ("phase
+// i" past them), each over the program's cores (CTAs), launched and
+// started at the release before it (0 for the first), finished at its
+// own release and the last at end (the run's end, Stats.Time; end < 0:
+// the run did not complete — a deadlock —, and the phase it was in is
+// left out); nil for a program of one phase.
+func (c *Chip) Kernels(end sim.Time) []GridTimes {
+	if g := c.GridTimes(); len(g) > 0 || len(c.syncs) == 0 {
+		return g
+	}
+	n := len(c.syncs) + 1
+	if end < 0 {
+		n--
+	}
+	out := make([]GridTimes, 0, n)
+	from, events := sim.Time(0), uint64(0)
+	for i := 0; i < n; i++ {
+		to, ev := end, c.eng.Events()
+		if i < len(c.syncs) {
+			to, ev = c.syncs[i].at, c.syncs[i].events
+		}
+		name := fmt.Sprintf("phase %d", i)
+		if i < len(c.phaseNames) {
+			name = c.phaseNames[i]
+		}
+		out = append(out, GridTimes{Name: name, CTAs: c.participants, Launched: from, Started: from, Finished: to, Events: ev - events})
+		from, events = to, ev
+	}
+	return out
 }
 
 // SyncReleased reports whether barrier generation gen has been released.

@@ -21,6 +21,11 @@ type Program struct {
 	// the run then skips the pre-run Check (a full walk of every stream,
 	// as costly as generating it). Hand-written programs leave it false.
 	Generated bool
+	// Phases names the phases of a per-core program (Cores) that its
+	// cores separate by sync_all, in order — a DaVinci program's kernel
+	// launches ("emulated-gemm/split", …), which reports list as its
+	// kernels (nil or short: "phase i").
+	Phases []string
 	// Grids are kernel launches for machine kinds that schedule thread
 	// blocks onto their cores (GPU SMs, CUs), run one after the other; a
 	// program has Cores or Grids, not both.

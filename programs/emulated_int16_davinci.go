@@ -63,6 +63,7 @@ func (p *GEMMParams) int8CubeParams(f *File, m *machines.Machine, bad func(key, 
 // recombination.
 func (j *int16Job) daVinciProgram() isa.Program {
 	prog := isa.Program{Name: j.p.Kind, Cores: make([]isa.Stream, j.dv.ncores), Generated: true}
+	prog.Phases = []string{j.p.Kind + "/split", j.dv.phases()[0], j.p.Kind + "/recombine"}
 	ub := int64(j.dv.mach.DaVinci().Buffers.UB)
 	// UB bytes a block holds an element: the split, its INT16 and both
 	// pieces (the INT32 operations sweep as many); the recombination, four

@@ -484,9 +484,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.SetKernels(chip.GridTimes())
+	rep.SetKernels(chip.Kernels(st.Time))
 	if k, ok := hooks.Observer.(arch.KernelObserver); ok {
-		k.SetKernels(chip.GridTimes()) // a trace's kernels track
+		k.SetKernels(chip.Kernels(st.Time)) // a trace's kernels track
 	}
 	if run == hooks.reuse {
 		rep.Notes = append(rep.Notes, "this run is the timing run scheme auto made of its choice, kept, not made again (the same simulation: numerics off or sampled, unobserved); its wall time is that run's")
@@ -840,7 +840,7 @@ func deadlockResult(f *File, chip *arch.Chip, m *machines.Machine, opts Options,
 		return nil, dl
 	}
 	var done []arch.GridTimes // the kernels that finished (the others' times are not set)
-	for _, g := range chip.GridTimes() {
+	for _, g := range chip.Kernels(-1) {
 		if g.Finished > 0 {
 			done = append(done, g)
 		}

@@ -287,7 +287,7 @@ func genMatrixUntil(in Inputs, which uint64, rows, cols int, stop func() bool) [
 }
 
 func (j *gemmJob) Program() isa.Program {
-	p := isa.Program{Name: j.pl.p.Kind, Cores: make([]isa.Stream, j.pl.ncores), Generated: true}
+	p := isa.Program{Name: j.pl.p.Kind, Cores: make([]isa.Stream, j.pl.ncores), Generated: true, Phases: j.pl.phases()}
 	for c := range p.Cores {
 		p.Cores[c] = j.pl.stream(c)
 	}

@@ -4,6 +4,7 @@ import (
 	"iter"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/isa"
@@ -29,6 +30,27 @@ func (pl *gemmPlan) stream(core int) isa.Stream {
 			pl.emitCombine(e, core)
 		}
 	}
+}
+
+// phases names the phases stream separates by sync_all, as the GPU
+// programs name their kernels: KIND/split, KIND/ then the GEMM passes'
+// names (several passes, termwise: one phase, their names joined by
+// commas), KIND/epilogue (the combine pass); isa.Program.Phases.
+func (pl *gemmPlan) phases() []string {
+	kind := pl.p.Kind
+	var out []string
+	if pl.sp != nil {
+		out = append(out, kind+"/split")
+	}
+	names := make([]string, len(pl.passes))
+	for i, ps := range pl.passes {
+		names[i] = ps.name
+	}
+	out = append(out, kind+"/"+strings.Join(names, ","))
+	if len(pl.planes) > 0 {
+		out = append(out, kind+"/epilogue")
+	}
+	return out
 }
 
 // slotTokens are the free tokens of the two UB slots of the split and
