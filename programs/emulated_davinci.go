@@ -78,8 +78,11 @@ func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedPa
 	if sp.s.Split == "fused" {
 		return nil, bad("scheme.split", "fused is generated for GPU machines (a register-staged product kernel splits its FP32 tiles); on DaVinci the split is a pass on the vector unit (split: pass)")
 	}
-	if why := (daVinciAuto{m}).unsupported(sp.format); why != "" {
-		return nil, limitedBy(bad("scheme.pieces[0].format", "%s pieces: %s", sp.s.Pieces[0].Format, why), matrixFrom(m, sp.format)...)
+	if ok, detail := (daVinciAuto{m}).cubeMode(sp.format); !ok {
+		// (Worded as on GPUs: "bf16 pieces need BF16 tensor cores;
+		// machine t4 (nvidia-sm) has none".)
+		return nil, limitedBy(bad("scheme.pieces[0].format", "%s pieces need a %s cube; machine %s (%s) has none (%s)",
+			sp.s.Pieces[0].Format, strings.ToUpper(sp.format.String()), m.Name, m.Kind, detail), matrixFrom(m, sp.format)...)
 	}
 	if ep.HistogramBins < 0 || ep.HistogramBins > 1000 {
 		return nil, bad("histogram_bins", "must be in 0..1000 (0: no histogram) (got %d)", ep.HistogramBins)
@@ -251,20 +254,26 @@ func (j *daVinciSchemeJob) cpuErrors(rep *report.Report, cpu, got []float32) {
 type daVinciAuto struct{ m *machines.Machine }
 
 func (a daVinciAuto) unsupported(f fp.Format) string {
+	if ok, detail := a.cubeMode(f); !ok {
+		return fmt.Sprintf("no %s cube (%s)", strings.ToUpper(f.String()), detail) // as GPUs' "no BF16 tensor cores"
+	}
+	return ""
+}
+
+// cubeMode reports whether the machine's cube multiplies pieces of format
+// f, and where it does not, why (the key that says so, or that the cube
+// has no such mode).
+func (a daVinciAuto) cubeMode(f fp.Format) (ok bool, why string) {
 	cb := a.m.DaVinci().Cube
 	switch f {
 	case fp.FP16:
-		if cb.KStepFP16 > 0 {
-			return ""
-		}
+		ok = cb.KStepFP16 > 0
 	case fp.BF16:
-		if cb.KStepBF16 > 0 {
-			return ""
-		}
+		ok = cb.KStepBF16 > 0
 	default:
-		return fmt.Sprintf("they need %s matrix units; the DaVinci cube has no %s mode (machine %s)", strings.ToUpper(f.String()), strings.ToUpper(f.String()), a.m.Name)
+		return false, fmt.Sprintf("the DaVinci cube has no %s mode", strings.ToUpper(f.String()))
 	}
-	return fmt.Sprintf("they need a %s cube; machine %s has none (core.cube.kstep_%s = 0)", strings.ToUpper(f.String()), a.m.Name, f)
+	return ok, fmt.Sprintf("core.cube.kstep_%s = 0", f)
 }
 
 // fuses: DaVinci splits in a pass of its own.

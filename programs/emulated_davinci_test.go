@@ -157,8 +157,8 @@ func TestEmulatedDaVinciBadInput(t *testing.T) {
 		sets    []string
 		want    string
 	}{
-		{"ascend-910a", []string{"program.scheme=ape-fp32t"}, `key "scheme.pieces[0].format": tf32 pieces: they need TF32 matrix units; the DaVinci cube has no TF32 mode`},
-		{"ascend-910a", []string{"program.scheme=bf16x9"}, `key "scheme.pieces[0].format": bf16 pieces: they need a BF16 cube; machine ascend-910a has none`},
+		{"ascend-910a", []string{"program.scheme=ape-fp32t"}, `key "scheme.pieces[0].format": tf32 pieces need a TF32 cube; machine ascend-910a (davinci) has none (the DaVinci cube has no TF32 mode)`},
+		{"ascend-910a", []string{"program.scheme=bf16x9"}, `key "scheme.pieces[0].format": bf16 pieces need a BF16 cube; machine ascend-910a (davinci) has none`},
 		{"ascend-910a", []string{"program.scheme=markidis", "program.accumulation=elementwise"}, `key "accumulation": does not apply to emulated-gemm`},
 		{"ascend-910a", []string{"program.scheme=markidis", "program.split.sb=6"}, `key "split": does not apply`},
 		{"ascend-910a", []string{"program.scheme=ootomo", "program.inputs.offset_exponent=16"}, `key "inputs.offset_exponent"`},

@@ -35,7 +35,7 @@ func TestRefusalsNameTheirKeyLineAndSet(t *testing.T) {
 		{"no square tile fits two buffers", davinci, "", []string{"machine.core.buffers.UB=1KiB", "machine.core.buffers.L1=32KiB"}, // (L1 the large tiles', UB the small ones')
 			`: key "tiling": no square tile of 176..16 with bk = 64 or 32 fits machine ascend-910a's buffers (the smallest, bm = bn = 16 and bk = 32: 4 fp32 tiles of bm·bn = 16·16 exceed UB (1024 bytes)) (the constraint set with --set machine.core.buffers.L1=32KiB, --set machine.core.buffers.UB=1KiB)`},
 		{"a preset's pieces, at the preset's line", strings.Replace(davinci, "ootomo", "ape-fp32b", 1), "", nil,
-			`:3: key "scheme.pieces[0].format": bf16 pieces: they need a BF16 cube; machine ascend-910a has none (core.cube.kstep_bf16 = 0)`},
+			`:3: key "scheme.pieces[0].format": bf16 pieces need a BF16 cube; machine ascend-910a (davinci) has none (core.cube.kstep_bf16 = 0)`},
 		{"an unknown scheme, at its line", strings.Replace(a100, "ape-fp32f", "no-such-scheme", 1), "", nil,
 			`:3: key "scheme.name": unknown scheme "no-such-scheme" (presets: ape-fp32b, ape-fp32f, ape-fp32m, ape-fp32t, ape-int16, bf16x9, hgemm, le-gemm, markidis, native, ootomo, sgemm-cube; or give scheme.pieces and scheme.groups)`},
 		{"native without the FP32 cube a --set took", davinci, "ascend-910b3", []string{"program.scheme=native", "machine.core.cube.kstep_fp32=0"},
@@ -43,7 +43,7 @@ func TestRefusalsNameTheirKeyLineAndSet(t *testing.T) {
 		{"ape-int16 without the INT8 cube a --set took", strings.Replace(davinci, "ascend-910a", "ascend-910b3", 1), "", []string{"program.scheme=ape-int16", "machine.core.cube.kstep_int8=0"},
 			`: key "scheme": ape-int16 needs the INT8 cube; machine ascend-910b3 has none (core.cube.kstep_int8 = 0) (set with --set program.scheme=ape-int16; the constraint set with --set machine.core.cube.kstep_int8=0)`},
 		{"BF16 pieces without the cube mode a --set took", strings.Replace(davinci, "ootomo", "ape-fp32b", 1), "ascend-910b3", []string{"machine.core.cube.kstep_bf16=0"},
-			`:3: key "scheme.pieces[0].format": bf16 pieces: they need a BF16 cube; machine ascend-910b3 has none (core.cube.kstep_bf16 = 0) (the constraint set with --set machine.core.cube.kstep_bf16=0)`},
+			`:3: key "scheme.pieces[0].format": bf16 pieces need a BF16 cube; machine ascend-910b3 (davinci) has none (core.cube.kstep_bf16 = 0) (the constraint set with --set machine.core.cube.kstep_bf16=0)`},
 		{"TF32 pieces without the tensor cores a --set took", a100, "", []string{"program.scheme=ape-fp32t", "machine.core.tensor.flops_per_cycle.tf32=0", "machine.core.tensor.shapes.tf32=none", "machine.core.tensor.latency_cycles.tf32=0"},
 			`: key "scheme.pieces[0].format": tf32 pieces need TF32 tensor cores; machine a100 (nvidia-sm) has none (set with --set program.scheme=ape-fp32t; the constraint set with --set machine.core.tensor.flops_per_cycle.tf32=0)`},
 		{"TF32 pieces on -m's machine", strings.Replace(a100, "ape-fp32f", "ape-fp32t", 1), "v100", nil,
