@@ -67,10 +67,8 @@ func (s *Study) checkKeys(c setCheck) error {
 		}
 		files[p] = f
 	}
-	for i, m := range s.Metrics {
-		if err := report.CheckPath(m); err != nil {
-			return badInput(fmt.Errorf("%s: key \"metrics[%d]\": %v", s.at(fmt.Sprintf("metrics[%d]", i)), i, err))
-		}
+	if err := s.checkMetrics(); err != nil {
+		return err
 	}
 	machs := []string{s.Machine}
 	if i := slices.Index(s.Params, ParamMachine); i >= 0 {
@@ -238,6 +236,20 @@ func (s *Study) checkKeys(c setCheck) error {
 	// at every point (program.m: -256, a tile the set's sizes rule out):
 	// checkSet.
 	return s.checkOneSpelling(vals, outcomes)
+}
+
+// checkMetrics refuses the first of the study's metrics that is no path
+// of report.json (report.CheckPath: "flops.tflop"), named by its line and
+// key ("metrics[0]"). ParseStudy checks the metrics so where a plot names
+// none of them (the plot's name may be the metric's spelt right), Check
+// for every study.
+func (s *Study) checkMetrics() error {
+	for i, m := range s.Metrics {
+		if err := report.CheckPath(m); err != nil {
+			return badInput(fmt.Errorf("%s: key \"metrics[%d]\": %v", s.at(fmt.Sprintf("metrics[%d]", i)), i, err))
+		}
+	}
+	return nil
 }
 
 // keysProgress words checkKeys' progress.

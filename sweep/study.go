@@ -483,6 +483,7 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 		}
 	}
 
+	s.lines = keyLines(doc) // (a plot naming no metric may refuse a metric: checkMetrics)
 	if plotNode != nil {
 		plots, err := p.plots(plotNode, s)
 		if err != nil {
@@ -490,7 +491,6 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 		}
 		s.Plots = plots
 	}
-	s.lines = keyLines(doc)
 	return s, nil
 }
 
@@ -1037,6 +1037,15 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 	}
 	isParam := func(q *string) bool { return spelt(s.Params, q) }
 	isMetric := func(q *string) bool { return spelt(s.Metrics, q) }
+	// A name that is none of the metrics may be a metric's right name
+	// where the metric has a typo (metrics: [flops.tflop], y:
+	// flops.tflops): the metric's refusal first, the root cause.
+	notMetric := func(v *yaml.Node, sub, format string, a ...any) error {
+		if err := s.checkMetrics(); err != nil {
+			return err
+		}
+		return p.errf(v, sub, format, a...)
+	}
 	var unknown []*yaml.Node
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -1072,11 +1081,11 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 			var xs []string
 			xs, err = p.stringList(v, sub)
 			if err == nil && !isParam(&xs[0]) && !isMetric(&xs[0]) {
-				err = p.errf(v, sub, "%q is neither a varied parameter (%s) nor a metric", xs[0], strings.Join(s.Params, ", "))
+				err = notMetric(v, sub, "%q is neither a varied parameter (%s) nor a metric", xs[0], strings.Join(s.Params, ", "))
 			}
 			for i := range xs {
 				if err == nil && len(xs) > 1 && !isMetric(&xs[i]) {
-					err = p.errf(v, sub, "%q is not one of the metrics (%s); several x axes are metrics", xs[i], strings.Join(s.Metrics, ", "))
+					err = notMetric(v, sub, "%q is not one of the metrics (%s); several x axes are metrics", xs[i], strings.Join(s.Metrics, ", "))
 				}
 			}
 			if err == nil {
@@ -1088,7 +1097,7 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 			pl.Y, err = p.stringList(v, sub)
 			for i := range pl.Y {
 				if err == nil && !isMetric(&pl.Y[i]) {
-					err = p.errf(v, sub, "%q is not one of the metrics (%s)", pl.Y[i], strings.Join(s.Metrics, ", "))
+					err = notMetric(v, sub, "%q is not one of the metrics (%s)", pl.Y[i], strings.Join(s.Metrics, ", "))
 				}
 			}
 		case "series":
