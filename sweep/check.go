@@ -24,7 +24,8 @@ import (
 // override (numerics off, which builds only the plan). Constraints that
 // depend on the combination (a tile that does not fit L0A with that L1)
 // are left to the run, which records such points as failed — but for a
-// value of the set that the program refuses at every point (checkSet).
+// value of the set, or of a varied program.* parameter, that the program
+// refuses at every point where it appears (checkSet).
 // Errors wrap bad input (package badinput) and name the study file, the
 // key's line and the key.
 func (s *Study) Check() error {
@@ -233,7 +234,8 @@ func (s *Study) checkKeys(c setCheck) error {
 		done.Add(1)
 	}
 	// The values each good alone: the program may still refuse the set's
-	// at every point (program.m: -256, a tile the set's sizes rule out):
+	// at every point (program.m: -256, a tile the set's sizes rule out),
+	// or a varied one at each of its points (program.scheme: bogus):
 	// checkSet.
 	return s.checkOneSpelling(vals, outcomes)
 }

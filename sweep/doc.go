@@ -46,8 +46,12 @@
 //
 // Before anything runs, Study.Check validates every path and value type;
 // errors name the study file and key and are marked bad input (package badinput) (exit code 2).
-// Constraint violations of a particular combination (a tile that does not
-// fit L0A) only show when the point runs: the point is recorded with status
+// So is a value the program refuses at every point where it appears: the
+// set's, or a varied program.* value's (program.scheme: bogus), found by
+// building points, each stopped before its simulation, until each value
+// has one that would run. Constraint violations of a particular
+// combination (a tile that does not fit the smaller of the L1 sizes
+// varied) only show when the point runs: the point is recorded with status
 // "failed" and the message in the "error" column, and the study goes on.
 //
 // # Outputs

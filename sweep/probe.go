@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,22 +38,37 @@ type setCheck struct {
 // saying so. A variable for tests.
 var probeQuiet = 2 * time.Second
 
-// checkSet returns the refusal of a value of the study's set that the
-// program refuses at every point (program.m: -256 — a value refused at
-// some points only fails those), named by its key and line in the study
-// as Check's other refusals; nil otherwise. It probes the points in order
-// until one would run: one probe where the set is good, and where it is
-// not, every point's refusal, which comes before any work of the run.
-// A point refused for a value of its own (vary's, points') ends the probes
-// as one that would run does: the study runs, each point recorded as it
-// fares.
+// checkSet returns the refusal of a value that the program refuses at
+// every point where it appears, named by its key and line in the study as
+// Check's other refusals: a value of the study's set (program.m: -256),
+// or of a varied program.* parameter, vary's or points' (program.scheme:
+// bogus — whatever the other parameters: a value refused at some of its
+// points only, a tile that does not fit the smaller of two L1 sizes,
+// fails those points when they run, and the study goes on); nil
+// otherwise. A point's refusal counts against a value where the study
+// gave the value the program refused (probe's keys): one refused for
+// another value, or for none of the study's (a machine the program cannot
+// use, the program file's own value), clears the point's values as a
+// point that would run does — and so does, for the varied values, a
+// refusal for the host's memory (badinput.HostMemory: full numerics past
+// the bound fail their points, which --resume runs again on a larger
+// host; the set refused so at every point refuses the study, as a run of
+// it would be). The set's refusal comes first (it is at every point),
+// then the varied values' in the study's order of parameters and values.
 //
-// No probe stands for another: a refusal may depend on any value of the
-// point — its sizes (the matrices' bytes against the machine's memory, a
-// tile that fits some), its machine's — and the program decides which it
-// reads, so every point is probed, a build each (~0.3–0.5 ms for a GEMM,
-// its machine loaded once for the probes on it, machineCache: 100000
-// points take about a minute). The probes therefore say, after
+// It probes the points in order, each while one of its values is not yet
+// cleared: one probe where the set is good and the study's first point
+// runs, and as many as a parameter has values where they vary (a grid's
+// first points clear its last parameter's values, the first point of each
+// other value the rest); a value refused is probed at each of its points,
+// where its refusal comes before any work of the run. No probe stands for
+// another: a refusal may depend on any value of the point — its sizes
+// (the matrices' bytes against the machine's memory, a tile that fits
+// some), its machine's — and the program decides which it reads, so a
+// value is cleared only by a point of its own. A probe is a build (~0.3–
+// 0.5 ms for a GEMM with numerics off, its machine loaded once for the
+// probes on it, machineCache: a study of 100000 points, or of a range of
+// 100000 values, takes about a minute). The probes therefore say, after
 // probeQuiet, how far they are (c.progress, or one line to c.log), and an
 // interrupt (c.ctx) ends them at once: checkSet then returns an error
 // wrapping its cause, and no point runs. They run one at a time, whatever
@@ -62,26 +78,110 @@ var probeQuiet = 2 * time.Second
 // too): two at once on two CPUs took longer than one at a time.
 func (s *Study) checkSet(c setCheck) error {
 	n := len(s.Points)
-	var done atomic.Int64 // points probed
+	var done atomic.Int64 // points checked (probed, or their values cleared before)
 	show := startProbeProgress(c, n, &done, probesProgress)
 	defer show.close()
-	var first error
+	// The values not cleared yet: the set (setOpen), and each varied
+	// program key's (open[i]: parameter i's values, each with the first
+	// refusal of it, nil before its first probe). The program's refusals
+	// name its own keys, which program.* values set; a machine.*, node.*
+	// or cluster.* value is refused by its machine or description, which
+	// checkKeys loads with each (the program and machine varied are files
+	// it reads): their points fail as they run.
+	setOpen := len(s.Set) > 0
+	var setFirst error
+	open := make([]map[string]*refused, len(s.Params))
+	left := 0 // values in open
+	key := make(map[string]int, len(s.Params))
+	for i, q := range s.Params {
+		if !hasPrefixFold(q, "program.") {
+			continue
+		}
+		key[s.studyKey(q)] = i
+		open[i] = map[string]*refused{}
+		for _, v := range s.distinct(i) {
+			open[i][v] = &refused{}
+			left++
+		}
+	}
 	machs := newMachineCache(probeMachines)
 	progs := newProgramCache(probePrograms)
 	for _, p := range s.Points {
+		if !setOpen && left == 0 {
+			break
+		}
 		if c.ctx != nil && c.ctx.Err() != nil {
-			return fmt.Errorf("sweep: %w, while checking the study's set at its points (%d of %d checked): no point ran", context.Cause(c.ctx), done.Load(), n)
+			return fmt.Errorf("sweep: %w, while checking the study's set and varied values at its points (%d of %d checked): no point ran", context.Cause(c.ctx), done.Load(), n)
 		}
-		refusal, key := s.probe(p, c.hostBytes, machs, progs)
+		if !setOpen && !openAt(open, p) { // (its values all cleared: no probe)
+			done.Add(1)
+			continue
+		}
+		if onProbe != nil {
+			onProbe(p)
+		}
+		refusal, keys := s.probe(p, c.hostBytes, machs, progs)
 		done.Add(1)
-		if refusal == nil || key == "" {
-			return nil
+		blamed := map[int]bool{}
+		if _, host := badinput.HostMemoryBound(refusal); !host {
+			// (A refusal for host memory is the host's: the value's
+			// points fail, and --resume runs them on a larger one.)
+			for _, k := range keys {
+				if i, ok := key[k]; ok {
+					blamed[i] = true
+				}
+			}
 		}
-		if first == nil {
-			first = s.setRefusal(p, refusal, key)
+		if refusal == nil || setKey(keys) == "" {
+			setOpen = false
+		} else if setFirst == nil {
+			setFirst = s.setRefusal(p, refusal, setKey(keys))
+		}
+		for i, v := range p.Values {
+			r := open[i][v] // (nil: cleared, or not a program key)
+			switch {
+			case r == nil:
+			case refusal == nil || !blamed[i]:
+				delete(open[i], v)
+				left--
+			case r.err == nil:
+				r.p, r.err = p, refusal
+			}
 		}
 	}
-	return first
+	if setOpen && setFirst != nil {
+		return setFirst
+	}
+	for i, q := range s.Params {
+		for _, v := range s.distinct(i) {
+			if r := open[i][v]; r != nil && r.err != nil {
+				return s.refusal(r.p, r.err, s.studyKey(q), machines.Override{Path: q, Value: v})
+			}
+		}
+	}
+	return nil
+}
+
+// onProbe, when not nil, is called with each point checkSet probes (for
+// the tests, which count them).
+var onProbe func(Point)
+
+// refused is a varied value's first refusal by checkSet's probes: the
+// point probed and its refusal (nil before its first probe).
+type refused struct {
+	p   Point
+	err error
+}
+
+// openAt reports whether one of point p's values is still open (checkSet:
+// open[i] holds parameter i's values not cleared yet).
+func openAt(open []map[string]*refused, p Point) bool {
+	for i, v := range p.Values {
+		if open[i][v] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // probeProgress tells how far checkSet's probes are: nothing for
@@ -101,8 +201,8 @@ type progressWords struct{ line, log, unit string }
 
 // probesProgress words checkSet's progress.
 var probesProgress = progressWords{
-	line: "set at each point",
-	log:  "study's set at each point until one would run (a build each, no simulation)",
+	line: "set and varied values at the points",
+	log:  "study's set and varied values at its points until each would run at one (a build each, no simulation)",
 	unit: "points",
 }
 
@@ -163,12 +263,15 @@ func (pp *probeProgress) close() {
 // else its interruption. A probe costs the point's build (its plan, and
 // its inputs with numerics full), not a simulation: scheme auto's
 // candidates' runs stop at once too. probe returns the refusal (nil where
-// the point would run) and the key of the study's set that gave the
-// value refused, where one did ("set.program.m"). The point's host memory
-// is bounded by hostBytes (0: the default), as its run's. machs, when not
-// nil, holds the machines of the probes before (the point's run loads its
-// own), and progs, when not nil, their program files parsed.
-func (s *Study) probe(p Point, hostBytes int64, machs *machineCache, progs *programCache) (refusal error, setKey string) {
+// the point would run) and the keys of the study that gave the value
+// refused, where the study did ("set.program.m", "vary.program.scheme",
+// "points[].program.tiling.bm": none where the refusal is not of a value
+// the study gave — the program file's own, a machine's, the host memory's
+// bound). The point's host memory is bounded by hostBytes (0: the
+// default), as its run's. machs, when not nil, holds the machines of the
+// probes before (the point's run loads its own), and progs, when not nil,
+// their program files parsed.
+func (s *Study) probe(p Point, hostBytes int64, machs *machineCache, progs *programCache) (refusal error, keys []string) {
 	paths := s.paths(p)
 	read := readProgram
 	if progs != nil {
@@ -176,7 +279,7 @@ func (s *Study) probe(p Point, hostBytes int64, machs *machineCache, progs *prog
 	}
 	f, err := read(paths.program, paths.written)
 	if err != nil {
-		return nil, "" // (Check refuses the files that cannot be read)
+		return nil, nil // (Check refuses the files that cannot be read)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -188,45 +291,53 @@ func (s *Study) probe(p Point, hostBytes int64, machs *machineCache, progs *prog
 	}
 	_, err = programs.Execute(f, o, hooks)
 	if err == nil || !badinput.Is(err) {
-		return nil, ""
+		return nil, nil
 	}
-	// The study's set gave the value refused where one of its overrides
-	// set the program file's key refused (RefusedBy finds them, as
-	// NamedOverrideBy does for the point's record), or is itself refused ("--set
-	// machine.cores=0: …").
-	setKeys := func(paths []string) string {
+	// The study gave the value refused where one of its overrides set the
+	// program file's key refused (RefusedBy finds them, as
+	// NamedOverrideBy does for the point's record), or is itself refused
+	// ("--set machine.cores=0: …").
+	studyKeys := func(paths []string) []string {
+		var out []string
 		for _, path := range paths {
-			if k := s.studyKey(path); strings.HasPrefix(k, "set.") {
-				return k
+			k := s.studyKey(path)
+			if (strings.HasPrefix(k, "set.") || strings.HasPrefix(k, "vary.") || strings.HasPrefix(k, "points[].")) && !slices.Contains(out, k) {
+				out = append(out, k)
 			}
 		}
-		return ""
+		return out
 	}
 	var ps []string
 	for _, o := range f.RefusedBy(err) {
 		path, _, _ := strings.Cut(o, "=")
 		ps = append(ps, path)
 	}
-	setKey = setKeys(ps)
-	if rest, ok := strings.CutPrefix(err.Error(), "--set "); ok && setKey == "" {
+	keys = studyKeys(ps)
+	if rest, ok := strings.CutPrefix(err.Error(), "--set "); ok && len(keys) == 0 {
 		if path, _, ok := strings.Cut(rest, "="); ok && !strings.ContainsAny(path, " :") {
-			setKey = setKeys([]string{path})
+			keys = studyKeys([]string{path})
 		}
 	}
-	return err, setKey
+	return err, keys
 }
 
-// setRefusal words refusal, point p's refusal of the study's set value
-// key, as Check's refusals: the study file's line, the key, the value and
-// the constraint, naming the program file as the study writes it.
-func (s *Study) setRefusal(p Point, refusal error, key string) error {
-	o := s.Set[0]
-	for _, x := range s.Set {
-		if "set."+x.Path == key {
-			o = x
-			break
+// setKey returns the first of keys (probe's) that is a key of the study's
+// set ("set.program.m"), or "".
+func setKey(keys []string) string {
+	for _, k := range keys {
+		if strings.HasPrefix(k, "set.") {
+			return k
 		}
 	}
+	return ""
+}
+
+// refusal words refusal, point p's refusal of the value o given by the
+// study's key (its set's, "set.program.m", or a varied parameter's,
+// "vary.program.scheme"), as Check's refusals: the study file's line (a
+// points' key: the line of p's entry), the key, the value and the
+// constraint, naming the program file as the study writes it.
+func (s *Study) refusal(p Point, refusal error, key string, o machines.Override) error {
 	prog, _ := s.written(p)
 	msg := s.paths(p).rewrite(firstLine(refusal))
 	detail := ": " + msg
@@ -235,7 +346,19 @@ func (s *Study) setRefusal(p Point, refusal error, key string) error {
 	} else if rest, ok := strings.CutPrefix(msg, prog+": "); ok {
 		detail = fmt.Sprintf(" (program %s): %s", prog, rest)
 	}
-	return badInput(fmt.Errorf("%s: key %q: %s%s", s.at(key), key, o, detail))
+	return badInput(fmt.Errorf("%s: key %q: %s%s", s.pointAt(p, key), key, o, detail))
+}
+
+// setRefusal is refusal for the study's set value key.
+func (s *Study) setRefusal(p Point, refusal error, key string) error {
+	o := s.Set[0]
+	for _, x := range s.Set {
+		if "set."+x.Path == key {
+			o = x
+			break
+		}
+	}
+	return s.refusal(p, refusal, key, o)
 }
 
 // probeMachines is how many machines checkSet's probes keep (machineCache;

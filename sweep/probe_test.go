@@ -17,8 +17,9 @@ import (
 // A value of the study's set that the program refuses at every point is
 // refused before any point runs, on one line naming the study file, the
 // key's line, the key and the constraint — as a machine value no machine
-// takes; a set value refused at some points only, or a varied value the
-// program refuses, fails its own points and the others run.
+// takes; a set value refused at some points only fails those points and
+// the others run. (A varied value refused at each of its points is
+// refused as the set's: TestVariedRefusedUpFront.)
 func TestSetRefusedUpFront(t *testing.T) {
 	for _, c := range []struct{ name, set, vary, want string }{
 		{"negative m", "set:\n  program.m: -256\n", "vary: {program.tiling.bm: [64, 128]}\n",
@@ -39,27 +40,21 @@ func TestSetRefusedUpFront(t *testing.T) {
 		}
 	}
 
-	// Refused with the base program's n, but not where the point's n
-	// makes the tile fit: only that point fails.
-	for _, c := range []struct{ name, study string }{
-		{"set refused at some points", "set: {program.tiling.bm: 512}\nvary: {program.tiling.bn: [176, 64]}\n"},
-		{"varied value refused", "vary: {program.m: [-256, 256]}\n"},
-		{"one point's value refused", "points: [{program.m: -256}, {program.m: 256}]\n"},
-	} {
-		s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\n"+c.study)
-		out := t.TempDir()
-		sum, err := Run(s, Options{Out: out, Jobs: 1})
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
-			continue
-		}
-		recs, err := ReadResults(filepath.Join(out, ResultsJSONL), s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if sum.Failed != 1 || len(recs) != 2 || recs[0].Status != StatusFailed || recs[1].Status != StatusOK {
-			t.Errorf("%s: %d failed, records %+v: want point 0 failed, point 1 run", c.name, sum.Failed, recs)
-		}
+	// Refused with bn 176 (512·176 fp32, 352 KiB, past an L0C of 256KiB;
+	// two of them fit the UB of 1MiB), but not where the point's L0C or
+	// bn makes the tile fit: only that point fails.
+	s := writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nset: {program.tiling.bm: 512, machine.core.buffers.UB: 1MiB}\nvary: {program.tiling.bn: [176, 64], machine.core.buffers.L0C: [256KiB, 1MiB]}\n")
+	out := t.TempDir()
+	sum, err := Run(s, Options{Out: out, Jobs: 1})
+	if err != nil {
+		t.Fatalf("set refused at some points: %v", err)
+	}
+	recs, err := ReadResults(filepath.Join(out, ResultsJSONL), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 1 || len(recs) != 4 || recs[0].Status != StatusFailed || recs[1].Status != StatusOK {
+		t.Errorf("set refused at some points: %d failed, records %+v: want point 0 failed, the others run", sum.Failed, recs)
 	}
 }
 
@@ -108,7 +103,7 @@ func TestSetProbesShowProgress(t *testing.T) {
 		// (The values' check before says so too, probeQuiet 0: its own
 		// test is TestValuesCheckShowsProgress.)
 		if terminal {
-			if line := withoutValuesCheck(bar.String()); !regexp.MustCompile(`^\rsweep: checking the set at each point: \d+/20 points, \d+s elapsed`).MatchString(line) || !strings.HasSuffix(line, "\r\033[K") {
+			if line := withoutValuesCheck(bar.String()); !regexp.MustCompile(`^\rsweep: checking the set and varied values at the points: \d+/20 points, \d+s elapsed`).MatchString(line) || !strings.HasSuffix(line, "\r\033[K") {
 				t.Errorf("progress line %q: want it drawn and cleared", line)
 			}
 			if log.Len() > 0 {
@@ -116,7 +111,7 @@ func TestSetProbesShowProgress(t *testing.T) {
 			}
 			continue
 		}
-		if line := withoutValuesCheck(log.String()); !regexp.MustCompile(`^sweep: checking the study's set at each point until one would run \(a build each, no simulation\): \d+/20 points, \d+s elapsed`).MatchString(line) ||
+		if line := withoutValuesCheck(log.String()); !regexp.MustCompile(`^sweep: checking the study's set and varied values at its points until each would run at one \(a build each, no simulation\): \d+/20 points, \d+s elapsed`).MatchString(line) ||
 			!strings.HasSuffix(line, "; Ctrl-C stops it\n") || strings.Count(line, "\n") != 1 {
 			t.Errorf("log %q: want one line saying what is checked", line)
 		}
@@ -144,14 +139,14 @@ func TestSetProbesInterrupted(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	// The probes' log line (at once: probeQuiet 0) interrupts the study.
 	log := writerFunc(func(b []byte) (int, error) {
-		if strings.Contains(string(b), "set at each point") {
+		if strings.Contains(string(b), "set and varied values at") {
 			cancel(stopped)
 		}
 		return len(b), nil
 	})
 	start := time.Now()
 	_, err := Run(s, Options{Out: out, Jobs: 1, Context: ctx, Log: log})
-	if !errors.Is(err, stopped) || badinput.Is(err) || !strings.Contains(err.Error(), "while checking the study's set at its points (") || !strings.Contains(err.Error(), " of 200 checked): no point ran") {
+	if !errors.Is(err, stopped) || badinput.Is(err) || !strings.Contains(err.Error(), "while checking the study's set and varied values at its points (") || !strings.Contains(err.Error(), " of 200 checked): no point ran") {
 		t.Errorf("error %v: want the interruption, while checking the set", err)
 	}
 	if took := time.Since(start); took > 10*time.Second {

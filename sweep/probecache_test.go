@@ -25,7 +25,7 @@ func probeAll(s *Study, machs *machineCache) []string {
 		if refusal != nil {
 			msg = refusal.Error()
 		}
-		out = append(out, key+" | "+msg)
+		out = append(out, strings.Join(key, ",")+" | "+msg)
 	}
 	return out
 }

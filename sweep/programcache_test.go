@@ -24,7 +24,7 @@ func probeAllWith(s *Study, machs *machineCache, progs *programCache) []string {
 		if refusal != nil {
 			msg = refusal.Error()
 		}
-		out = append(out, key+" | "+msg)
+		out = append(out, strings.Join(key, ",")+" | "+msg)
 	}
 	return out
 }

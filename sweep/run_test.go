@@ -35,12 +35,16 @@ tiling: {bm: 64, bk: 64, bn: 64}
 numerics: off
 `
 
-// tinyStudy has 12 points; bm = 1024 does not fit L0A, so 4 of them fail.
+// tinyStudy has 12 points; 16 A blocks of bm×64 (nfused) do not fit the
+// smaller L1 sizes, so 4 of them fail: bm 128 with 256KiB, bm 512 with
+// 256KiB to 1MiB (each value runs at some point: a value refused at every
+// point would refuse the study before any ran, checkSet).
 const tinyStudy = `program: prog.yaml
 vary:
-  program.tiling.bm: [64, 128, 1024]
+  program.tiling.bm: [64, 128, 512]
   machine.core.buffers.L1: 256KiB..2MiB ×2
 metrics: [flops.tflops, buffers.L1.capacity_bytes, program.tiling.bn, hplmxp.n]
+set: {program.tiling.nfused: 16}
 plot:
   - {x: machine.core.buffers.L1, y: flops.tflops, series: program.tiling.bm, logx: true}
   - {name: cat, x: program.tiling.bm, y: flops.tflops, logy: true}
@@ -108,11 +112,10 @@ func TestRunDeterministicAcrossJobs(t *testing.T) {
 		if r.Index != i {
 			t.Fatalf("record %d has index %d", i, r.Index)
 		}
-		bm := r.Params["program.tiling.bm"]
 		switch {
-		case bm == "1024":
-			if r.Status != StatusFailed || !strings.Contains(r.Error, "exceeds L0A") || string(r.Metrics["flops.tflops"]) != "null" {
-				t.Errorf("point %d (bm 1024): %+v", i, r)
+		case i == 4 || i == 8 || i == 9 || i == 10: // (bm 128 with 256KiB, bm 512 with 256KiB..1MiB)
+			if r.Status != StatusFailed || !strings.Contains(r.Error, "16 A blocks do not fit L1") || string(r.Metrics["flops.tflops"]) != "null" {
+				t.Errorf("point %d (bm %s, L1 %s): %+v", i, r.Params["program.tiling.bm"], r.Params["machine.core.buffers.L1"], r)
 			}
 		case r.Status != StatusOK || r.Error != "":
 			t.Errorf("point %d: %+v", i, r)
@@ -134,7 +137,7 @@ func TestRunDeterministicAcrossJobs(t *testing.T) {
 	if len(lines) != 13 || lines[0] != "index,program.tiling.bm,machine.core.buffers.L1,machine.core.buffers.L1_bytes,status,flops.tflops,buffers.L1.capacity_bytes,program.tiling.bn,hplmxp.n,error" {
 		t.Errorf("csv:\n%s", csv)
 	}
-	if !strings.HasPrefix(lines[9], "8,1024,256KiB,262144,failed,,,,,") {
+	if !strings.HasPrefix(lines[9], "8,512,256KiB,262144,failed,,,,,") {
 		t.Errorf("csv failed row: %s", lines[9])
 	}
 }
@@ -316,8 +319,11 @@ func TestCheck(t *testing.T) {
 	if err := s.Check(); err == nil || !strings.Contains(err.Error(), `key "points[].program.tiling.bmm"`) {
 		t.Errorf("bad point key: %v", err)
 	}
-	// Infeasible values are not input errors: they fail at their point.
-	s = writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nvary: {program.tiling.bm: [100, 4096], machine.core.buffers.L1: [1KiB]}\n")
+	// Values infeasible in some combinations are not input errors: they
+	// fail at their points (bm 512 with 256KiB: 16 blocks of it take
+	// 1MiB). (Values refused at each of their points are:
+	// TestVariedRefusedUpFront.)
+	s = writeStudy(t, "program: prog.yaml\nmetrics: [time.seconds]\nset: {program.tiling.nfused: 16}\nvary: {program.tiling.bm: [64, 512], machine.core.buffers.L1: [256KiB, 2MiB]}\n")
 	if err := s.Check(); err != nil {
 		t.Errorf("infeasible values: %v", err)
 	}
@@ -967,7 +973,7 @@ func TestRedraw(t *testing.T) {
 		t.Errorf("Redraw changed files other than the plots")
 	}
 	// Another study's records (other parameters): refused, one line.
-	other := writeStudy(t, strings.Replace(tinyStudy, "[64, 128, 1024]", "[32, 128, 1024]", 1))
+	other := writeStudy(t, strings.Replace(tinyStudy, "[64, 128, 512]", "[32, 128, 512]", 1))
 	other.Dir, other.Program = s.Dir, s.Program
 	if _, _, _, err := Redraw(other, out, nil); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), `key "params"`) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("Redraw of another study's records: %v", err)

@@ -68,11 +68,15 @@ type Study struct {
 	// pointKeys is how many of Params the explicit points give (the
 	// first ones); the rest are vary's.
 	pointKeys int
+	// pointRows is how many explicit points the study lists (0: none);
+	// each is crossed with the grid's points (pointRow).
+	pointRows int
 
 	stamps *stamper // the digests of the points' files (RunStamp)
 	// lines holds the line of each key of the study file ("program",
-	// "set.program.m", "vary.machine", "points[].program.m",
-	// "metrics[2]"), for the messages of Check (at).
+	// "set.program.m", "vary.machine", "points[].program.m" — its first
+	// —, "points[3].program.m", "metrics[2]"), for the messages of Check
+	// (at, pointAt).
 	lines map[string]int
 }
 
@@ -386,7 +390,7 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 			return nil, err
 		}
 		s.Params = params
-		s.pointKeys = len(params)
+		s.pointKeys, s.pointRows = len(params), len(rows)
 		explicit = rows
 	}
 	var axes [][]string
@@ -633,8 +637,8 @@ func mappingKey(n *yaml.Node, name string) *yaml.Node {
 }
 
 // keyLines returns the line of each key of a study's document: the top
-// level's, set's and vary's entries, the points' keys (their first), the
-// metrics' entries.
+// level's, set's and vary's entries, the points' keys (their first, and
+// each entry's: "points[3].program.m"), the metrics' entries.
 func keyLines(doc *yaml.Node) map[string]int {
 	lines := map[string]int{}
 	for i := 0; i+1 < len(doc.Content); i += 2 {
@@ -647,11 +651,12 @@ func keyLines(doc *yaml.Node) map[string]int {
 				lines[top+"."+v.Content[j].Value] = v.Content[j].Line
 			}
 		case v.Kind == yaml.SequenceNode && top == "points":
-			for _, pt := range v.Content {
+			for r, pt := range v.Content {
 				for j := 0; pt.Kind == yaml.MappingNode && j+1 < len(pt.Content); j += 2 {
 					if key := "points[]." + pt.Content[j].Value; lines[key] == 0 {
 						lines[key] = pt.Content[j].Line
 					}
+					lines[fmt.Sprintf("points[%d].%s", r, pt.Content[j].Value)] = pt.Content[j].Line
 				}
 			}
 		case v.Kind == yaml.SequenceNode && top == "metrics":
@@ -677,6 +682,18 @@ func (s *Study) at(key string) string {
 		}
 	}
 	return s.Path
+}
+
+// pointAt is at for a key that gives point p a value: for a key of the
+// explicit points ("points[].program.m"), the line of p's own entry.
+func (s *Study) pointAt(p Point, key string) string {
+	if path, ok := strings.CutPrefix(key, "points[]."); ok && s.pointRows > 0 {
+		row := p.Index / (len(s.Points) / s.pointRows)
+		if l := s.lines[fmt.Sprintf("points[%d].%s", row, path)]; l > 0 {
+			return fmt.Sprintf("%s:%d", s.Path, l)
+		}
+	}
+	return s.at(key)
 }
 
 // resolve returns the value v of parameter param as a run uses it: a

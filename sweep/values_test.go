@@ -28,7 +28,7 @@ func TestResumeRefusesValuesNoSweepWrites(t *testing.T) {
 	if !strings.Contains(first, `"status":"ok"`) {
 		t.Fatalf("point 0 did not run: %s", first)
 	}
-	var failed string // a failed point's (bm 1024)
+	var failed string // a failed point's (bm 512 with 256KiB, say)
 	for _, l := range lines {
 		if strings.Contains(string(l), `"status":"failed"`) {
 			failed = string(l)

@@ -39,7 +39,7 @@ func TestValuesCheckShowsProgress(t *testing.T) {
 		}
 		if terminal {
 			// Drawn, cleared, then the probes' line.
-			if line := bar.String(); !regexp.MustCompile(`^\rsweep: checking the study's values: \d+/201 values, \d+s elapsed[^\r]*(\r[^\r]*)*\r\033\[K\rsweep: checking the set at each point: `).MatchString(line) {
+			if line := bar.String(); !regexp.MustCompile(`^\rsweep: checking the study's values: \d+/201 values, \d+s elapsed[^\r]*(\r[^\r]*)*\r\033\[K\rsweep: checking the set and varied values at the points: `).MatchString(line) {
 				t.Errorf("progress line %q: want the values' drawn and cleared, then the probes'", line)
 			}
 			if log.Len() > 0 {
@@ -49,7 +49,7 @@ func TestValuesCheckShowsProgress(t *testing.T) {
 		}
 		lines := strings.SplitAfter(log.String(), "\n")
 		if !regexp.MustCompile(`^sweep: checking the study's values, each alone \(its key and type; the program's plan, or the machine, with it: no simulation\): \d+/201 values, \d+s elapsed.*; Ctrl-C stops it\n$`).MatchString(lines[0]) ||
-			!strings.HasPrefix(lines[1], "sweep: checking the study's set at each point") {
+			!strings.HasPrefix(lines[1], "sweep: checking the study's set and varied values at its points") {
 			t.Errorf("log %q: want one line saying the values are checked, then the probes'", log.String())
 		}
 	}

@@ -83,7 +83,8 @@ SHARD_DIR..." then combines the shard directories into DIR.
 Exit codes: 0 success (failed points are reported, not fatal); 1 a run or
 merge failed (I/O, missing points after merge); 2 bad input — before any
 point runs for a key, value or file the study names that suits none of its
-points (an unknown key, set: program.m: -256), and also when an unsharded
+points (an unknown key, set: program.m: -256, a varied value refused at each
+of its points: vary: program.scheme: [hgemm, bogus]), and also when an unsharded
 run's every point was refused as bad input (results are written, the first
 refusal is quoted); 130 (143) interrupted by SIGINT (SIGTERM) — the points
 in flight are dropped, the finished ones kept: continue with --resume.`,

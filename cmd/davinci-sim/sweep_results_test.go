@@ -13,7 +13,7 @@ import (
 // file, or one with its end of line, and a key given twice are bad input:
 // exit 2, one line naming the file, the line and the key.
 func TestSweepResultsCutOrTwice(t *testing.T) {
-	study := sweepFixture(t, "program.tiling.bm: [64, 128, 1024], machine.core.buffers.L1: [512KiB]")
+	study := sweepFixture(t, "program.tiling.bm: [64, 128, 512], machine.core.buffers.L1: [512KiB]")
 	out := filepath.Join(t.TempDir(), "out")
 	if msg, code, err := runCLI(t, "sweep", study, "-o", out, "-j", "2"); code != 0 {
 		t.Fatalf("exit %d: %v\n%s", code, err, msg)

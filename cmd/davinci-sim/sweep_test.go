@@ -7,12 +7,16 @@ import (
 	"testing"
 )
 
-// sweepFixture writes a tiny program and a 4-point study; it returns the
-// study path.
+// sweepFixture writes a tiny program and a study varying vary; it returns
+// the study path. The program fuses 16 A blocks of bm×64 FP16 in L1
+// (tiling.nfused, its own value): bm 512 needs 1MiB, more than an L1 of
+// 512KiB, bm 256 512KiB — a point that fails as it runs, where the study's
+// values run at other points (a value refused at every point is refused
+// before any runs).
 func sweepFixture(t *testing.T, vary string) string {
 	t.Helper()
 	dir := t.TempDir()
-	prog := "kind: sgemm-cube\nm: 256\nk: 256\nn: 256\ntiling: {bm: 64, bk: 64, bn: 64}\nnumerics: off\n"
+	prog := "kind: sgemm-cube\nm: 256\nk: 256\nn: 256\ntiling: {bm: 64, bk: 64, bn: 64, nfused: 16}\nnumerics: off\n"
 	if err := os.WriteFile(filepath.Join(dir, "p.yaml"), []byte(prog), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +29,7 @@ func sweepFixture(t *testing.T, vary string) string {
 }
 
 func TestSweepCommand(t *testing.T) {
-	study := sweepFixture(t, "program.tiling.bm: [64, 128, 1024], machine.core.buffers.L1: [512KiB]")
+	study := sweepFixture(t, "program.tiling.bm: [64, 128, 512], machine.core.buffers.L1: [512KiB]")
 	out := filepath.Join(t.TempDir(), "out")
 	msg, code, err := runCLI(t, "sweep", study, "-o", out, "-j", "2")
 	if code != 0 {
@@ -35,7 +39,7 @@ func TestSweepCommand(t *testing.T) {
 		t.Errorf("summary: %q", msg)
 	}
 	csv, err := os.ReadFile(filepath.Join(out, "results.csv"))
-	if err != nil || !strings.Contains(string(csv), "2,1024,512KiB,524288,failed,,") {
+	if err != nil || !strings.Contains(string(csv), "2,512,512KiB,524288,failed,,") {
 		t.Errorf("results.csv: %v\n%s", err, csv)
 	}
 	// Shards and merge give the same CSV.
@@ -124,10 +128,11 @@ func TestSweepEveryPointRefusedForHostMemory(t *testing.T) {
 }
 
 // A study whose every point is refused as bad input (its fixed settings
-// suit none) exits 2 quoting the first refusal, with its results written;
+// suit none: the program's 16 A blocks of bm 256 or 512 fit no L1 of
+// 256KiB) exits 2 quoting the first refusal, with its results written;
 // one whose points fail in the simulation exits 0.
 func TestSweepEveryPointFailed(t *testing.T) {
-	study := sweepFixture(t, "program.tiling.bm: [1024, 2048]")
+	study := sweepFixture(t, "program.tiling.bm: [256, 512], machine.core.buffers.L1: [256KiB]")
 	out := filepath.Join(t.TempDir(), "out")
 	_, code, err := runCLI(t, "sweep", study, "-o", out, "-j", "1")
 	if code != 2 || err == nil || !strings.Contains(err.Error(), "every point failed (point 0:") {
@@ -163,7 +168,8 @@ func TestSweepFromAnotherDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	prog := "kind: sgemm-cube\nm: 256\nk: 256\nn: 256\ntiling: {bm: 64, bk: 64, bn: 64}\nnumerics: off\n"
+	// (16 A blocks of bm 512 fit no L1 here: points that fail as they run.)
+	prog := "kind: sgemm-cube\nm: 256\nk: 256\nn: 256\ntiling: {bm: 64, bk: 64, bn: 64, nfused: 16}\nnumerics: off\n"
 	for name, text := range map[string]string{
 		"p/prog.yaml": prog,
 		// Inputs beside the program or elsewhere that are not there: the
@@ -171,7 +177,7 @@ func TestSweepFromAnotherDirectory(t *testing.T) {
 		"p/inputs.yaml":   prog + "inputs: {a: data/a.npy, b: data/b.npy}\n",
 		"p/far.yaml":      prog + "inputs: {a: ../d/a.npy, b: ../d/b.npy}\n",
 		"m/910b3.yaml":    string(src),
-		"s/study.yaml":    "program: ../p/prog.yaml\nmetrics: [flops.tflops, time.cycles]\nvary:\n  program: [../p/prog.yaml, ../p/inputs.yaml, ../p/far.yaml]\n  machine: [ascend-910a, ../m/910b3.yaml]\n  program.tiling.bm: [64, 1024]\nplot: {x: program.tiling.bm, y: flops.tflops, series: program, where: {machine: ../m/910b3.yaml}}\n",
+		"s/study.yaml":    "program: ../p/prog.yaml\nmetrics: [flops.tflops, time.cycles]\nvary:\n  program: [../p/prog.yaml, ../p/inputs.yaml, ../p/far.yaml]\n  machine: [ascend-910a, ../m/910b3.yaml]\n  program.tiling.bm: [64, 512]\nplot: {x: program.tiling.bm, y: flops.tflops, series: program, where: {machine: ../m/910b3.yaml}}\n",
 		"elsewhere/.keep": "",
 	} {
 		path := filepath.Join(root, filepath.FromSlash(name))
@@ -206,7 +212,7 @@ func TestSweepFromAnotherDirectory(t *testing.T) {
 	csv, _ := os.ReadFile(filepath.Join(a, "results.csv"))
 	for _, want := range []string{
 		"\n0,../p/prog.yaml,ascend-910a,64,ok,",
-		"\n3,../p/prog.yaml,../m/910b3.yaml,1024,failed,,,\"../p/prog.yaml: key \"\"tiling\"\"",
+		"\n3,../p/prog.yaml,../m/910b3.yaml,512,failed,,,\"../p/prog.yaml:5: key \"\"tiling.nfused\"\"",
 		"open ../p/data/a.npy: no such file",
 		"open ../d/a.npy: no such file",
 	} {
