@@ -36,8 +36,11 @@
 // report lacks is recorded as null; "*" in a path stands for every element
 // of a list ("hplmxp.windows.*.measured_over_theoretical": the list, null
 // where an element lacks the key). Plot lines are split by the series
-// parameters and by any other parameter that still varies for one x. A
-// plot's x may list several metrics: each is a line family against the
+// parameters and, where x is a parameter, by any other parameter that
+// still varies for one x; where x is a metric no two points are joined
+// (a scatter plot): a series is its points' markers, and a point's list
+// values ("*") its own line, named by the parameters that tell it from its
+// series' other points. A plot's x may list several metrics: each is a line family against the
 // same y (a roofline with two operational intensities); list metrics plot
 // element by element (one value goes with every element of the other
 // axis); roof draws the ceilings y = min(peak, slope·x), labelled, behind

@@ -84,10 +84,32 @@ func metricNumbers(raw json.RawMessage) []float64 {
 type line struct {
 	label string
 	xys   plotter.XYs
+	// ends, where not nil (a plot whose x is a metric), are where each
+	// study point's values end in xys: the line joins the values of one
+	// point (a list metric's elements), never two points — the points of
+	// a series are its markers; nil: every value of xys is joined.
+	ends []int
+}
+
+// segments returns the parts of l's points that are joined: each study
+// point's (ends), or all of them.
+func (l *line) segments() []plotter.XYs {
+	if l.ends == nil {
+		return []plotter.XYs{l.xys}
+	}
+	var out []plotter.XYs
+	start := 0
+	for _, end := range l.ends {
+		out = append(out, l.xys[start:end])
+		start = end
+	}
+	return out
 }
 
 // DrawPlot draws plot pl from the records (ok and check-failed points
-// with numeric values) into dir/NAME.png, .svg and .pdf. Points that
+// with numeric values) into dir/NAME.png, .svg and .pdf: a line per
+// series, its points joined in x order where x is a parameter, its
+// points' markers where x is a metric (Plot.Series). Points that
 // cannot be drawn (non-numeric, or not positive on a log axis) are left
 // out with a warning on log; a plot with nothing to draw is skipped with a
 // warning.
@@ -136,13 +158,23 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 			keep = append(keep, r)
 		}
 	}
-	// Series: the requested parameters plus any other parameter that
-	// still varies for the same x and series values, so that each line is
-	// a function of x (a parameter that x determines, such as bn = bm in
-	// a list of square blocks, does not split lines).
+	// Series: the requested parameters plus, where x is a parameter, any
+	// other parameter that still varies for the same x and series values,
+	// so that each line is a function of x (a parameter that x
+	// determines, such as bn = bm in a list of square blocks, does not
+	// split lines). Where x is a metric no point is joined to another
+	// (line.ends): with single values (a Pareto chart) the series are the
+	// study's, each drawn as its points' markers; with lists ("*" paths),
+	// each point's values are its line, and any other parameter that
+	// varies for the same series values is added, so that each line is
+	// one point's, named.
+	xParam := slices.Contains(s.Params, pl.X)
+	lists := slices.ContainsFunc(append(append([]string{pl.X}, pl.MoreX...), pl.Y...), func(m string) bool {
+		return slices.Contains(strings.Split(m, "."), "*")
+	})
 	series := slices.Clone(pl.Series)
 	for _, q := range s.Params {
-		if q == pl.X || slices.Contains(series, q) {
+		if q == pl.X || slices.Contains(series, q) || !xParam && !lists {
 			continue
 		}
 		if _, fixed := pl.Where[q]; fixed {
@@ -150,9 +182,9 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 		}
 		seen := map[string]string{}
 		for _, r := range keep {
-			key := r.Params[pl.X]
-			if !slices.Contains(s.Params, pl.X) {
-				key = string(r.Metrics[pl.X])
+			key := ""
+			if xParam {
+				key = r.Params[pl.X]
 			}
 			for _, c := range series {
 				key += "\x00" + r.Params[c]
@@ -171,7 +203,6 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 	}
 
 	// X positions: numbers, or categories in point order.
-	xParam := slices.Contains(s.Params, pl.X)
 	xpos := map[string]float64{}
 	var xcats []string
 	categorical := false
@@ -238,6 +269,7 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 					dropped++
 					continue
 				}
+				var drawn *line // (the line r's values went to)
 				for i := range n {
 					x, yy := xv[min(i, len(xv)-1)], yv[min(i, len(yv)-1)]
 					if !plottable(x, logx) || !plottable(yy, pl.LogY) ||
@@ -252,6 +284,10 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 						lines = append(lines, l)
 					}
 					l.xys = append(l.xys, plotter.XY{X: x, Y: yy})
+					drawn = l
+				}
+				if drawn != nil && !xParam {
+					drawn.ends = append(drawn.ends, len(drawn.xys)) // (r's values end here)
 				}
 			}
 		}
@@ -337,7 +373,9 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 	}
 	p.Add(plotter.NewGrid())
 	for _, l := range lines {
-		sort.SliceStable(l.xys, func(a, b int) bool { return l.xys[a].X < l.xys[b].X })
+		for _, seg := range l.segments() {
+			sort.SliceStable(seg, func(a, b int) bool { return seg[a].X < seg[b].X })
+		}
 	}
 	drawn := lines // and the ceilings, which the legend should not cover either
 	if pl.Roof != nil {
@@ -345,6 +383,15 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 	}
 	outside := !placeLegend(p, drawn, logx, pl.LogY)
 	for i, l := range lines {
+		segs := l.segments()
+		if len(segs) > 1 {
+			// Several points of a metric x: each one's markers, and its
+			// own values joined (a list metric's), not the points.
+			if err := addPoints(p, l, segs, i); err != nil {
+				warn("%v", err)
+			}
+			continue
+		}
 		ln, sc, err := plotter.NewLinePoints(l.xys)
 		if err != nil {
 			warn("%v", err)
@@ -367,6 +414,40 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 		}
 	}
 	return true, nil
+}
+
+// addPoints draws line l, the i-th, of several study points (segs, each
+// one's values): their markers, and the values of each joined where it
+// has several (a list metric's), in l's style; the legend shows the
+// marker, and the line where one is drawn.
+func addPoints(p *plot.Plot, l *line, segs []plotter.XYs, i int) error {
+	sc, err := plotter.NewScatter(l.xys)
+	if err != nil {
+		return err
+	}
+	sc.Color = plotutil.Color(i)
+	sc.Shape = plotutil.Shape(i)
+	var thumbs []plot.Thumbnailer
+	for _, seg := range segs {
+		if len(seg) < 2 {
+			continue
+		}
+		ln, err := plotter.NewLine(seg)
+		if err != nil {
+			return err
+		}
+		ln.Color = plotutil.Color(i)
+		ln.Dashes = plotutil.Dashes(i / 7)
+		p.Add(ln)
+		if thumbs == nil {
+			thumbs = append(thumbs, ln)
+		}
+	}
+	p.Add(sc)
+	if l.label != "" {
+		p.Legend.Add(l.label, append(thumbs, sc)...)
+	}
+	return nil
 }
 
 // widenFlat gives an axis whose values are all one v a range around it
@@ -555,17 +636,20 @@ func fileLabels(recs []Record, q string) map[string]string {
 
 // placeLegend puts the legend in the corner of the data area that covers
 // the fewest points of the lines (their points, and points along their
-// segments: lines sorted by x), and reports whether that corner covers none
-// (else the legend is better drawn beside the chart: savePlot's outside).
+// segments: lines sorted by x, the parts joined: line.segments), and
+// reports whether that corner covers none (else the legend is better drawn
+// beside the chart: savePlot's outside).
 func placeLegend(p *plot.Plot, lines []*line, logx, logy bool) (free bool) {
 	var xs, ys []float64
-	var ends []int // where each line's points end in xs, ys
+	var ends []int // where each joined part's points end in xs, ys
 	for _, l := range lines {
-		for _, q := range l.xys {
-			xs = append(xs, q.X)
-			ys = append(ys, q.Y)
+		for _, seg := range l.segments() {
+			for _, q := range seg {
+				xs = append(xs, q.X)
+				ys = append(ys, q.Y)
+			}
+			ends = append(ends, len(xs))
 		}
-		ends = append(ends, len(xs))
 	}
 	norm := func(vs []float64, log bool) []float64 {
 		out := make([]float64, len(vs))

@@ -92,7 +92,8 @@ type Point struct {
 	Values []string
 }
 
-// Plot is one figure: Y against X with one line per series.
+// Plot is one figure: Y against X with one line per series — joined in x
+// order where X is a parameter, markers where X is a metric (Series).
 type Plot struct {
 	// Name is the file base name (DIR/NAME.png, .svg, .pdf).
 	Name string
@@ -110,9 +111,15 @@ type Plot struct {
 	// XLabel, when set, replaces the x axis title (by default the title
 	// of X, or none when the x metrics have different titles).
 	XLabel string
-	// Series are parameters distinguishing lines. Parameters that are
-	// neither X, Series nor fixed by Where are added so that every line
-	// is a function of X.
+	// Series are parameters distinguishing lines. Where X is a
+	// parameter, parameters that are neither X, Series nor fixed by Where
+	// are added so that every line is a function of X, its points joined
+	// in x order. Where X is a metric, no two points are joined (a
+	// scatter plot, as a Pareto chart's): a series is the markers of its
+	// points, whatever other parameters they differ in (give those as
+	// Series too to tell them apart); where X or Y is a list ("*"), each
+	// point's elements are its own line, and the parameters that still
+	// vary for one series are added so that each line is one point's.
 	Series []string
 	// LogX and LogY select logarithmic axes.
 	LogX, LogY bool
