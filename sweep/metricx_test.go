@@ -20,7 +20,9 @@ var dataLines = regexp.MustCompile(`<path d="M[^"A]*L[^"A]*L[^"A]*" style="fill:
 // one line, in the order of their throughputs (a user review). A point's
 // own values, a list metric's elements, stay joined: one line a point,
 // named by the parameters that tell it from the series' other points. An
-// x parameter's lines are as before: the points joined in x order.
+// x parameter's lines are as before: the points joined in x order; so are
+// a metric x's with join: true (a weak-scaling curve against
+// cluster.npus).
 func TestPlotMetricXJoinsNoPoints(t *testing.T) {
 	s := writeStudy(t, `program: prog.yaml
 metrics: [t, e, w.*.i, w.*.r]
@@ -30,6 +32,7 @@ plot:
   - {name: pareto, x: t, y: e, series: program.tiling.bm}
   - {name: lists, x: w.*.i, y: w.*.r, series: program.tiling.bm}
   - {name: param, x: program.m, y: t, series: program.tiling.bm}
+  - {name: joined, x: t, y: e, series: program.tiling.bm, join: true}
 `)
 	var recs []Record
 	for _, p := range s.Points {
@@ -48,7 +51,8 @@ plot:
 	}{
 		{"pareto", 0, []string{"bm=64", "bm=128"}}, // (6 points, 2 series: their markers)
 		{"lists", 6, []string{"bm=64, m=256", "bm=128, m=256", "bm=64, m=512", "bm=128, m=512", "bm=64, m=1024", "bm=128, m=1024"}}, // (each point's list)
-		{"param", 2, []string{"bm=64", "bm=128"}}, // (each series' 3 points in x order)
+		{"param", 2, []string{"bm=64", "bm=128"}},  // (each series' 3 points in x order)
+		{"joined", 2, []string{"bm=64", "bm=128"}}, // (as param: join)
 	} {
 		i := 0
 		for i < len(s.Plots) && s.Plots[i].Name != c.plot {

@@ -169,12 +169,13 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 	// varies for the same series values is added, so that each line is
 	// one point's, named.
 	xParam := slices.Contains(s.Params, pl.X)
+	joined := xParam || pl.Join // (points joined in x order: Plot.Join)
 	lists := slices.ContainsFunc(append(append([]string{pl.X}, pl.MoreX...), pl.Y...), func(m string) bool {
 		return slices.Contains(strings.Split(m, "."), "*")
 	})
 	series := slices.Clone(pl.Series)
 	for _, q := range s.Params {
-		if q == pl.X || slices.Contains(series, q) || !xParam && !lists {
+		if q == pl.X || slices.Contains(series, q) || !joined && !lists {
 			continue
 		}
 		if _, fixed := pl.Where[q]; fixed {
@@ -183,8 +184,11 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 		seen := map[string]string{}
 		for _, r := range keep {
 			key := ""
-			if xParam {
+			switch {
+			case xParam:
 				key = r.Params[pl.X]
+			case joined:
+				key = string(r.Metrics[pl.X])
 			}
 			for _, c := range series {
 				key += "\x00" + r.Params[c]
@@ -286,7 +290,7 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 					l.xys = append(l.xys, plotter.XY{X: x, Y: yy})
 					drawn = l
 				}
-				if drawn != nil && !xParam {
+				if drawn != nil && !joined {
 					drawn.ends = append(drawn.ends, len(drawn.xys)) // (r's values end here)
 				}
 			}

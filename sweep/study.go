@@ -121,6 +121,12 @@ type Plot struct {
 	// point's elements are its own line, and the parameters that still
 	// vary for one series are added so that each line is one point's.
 	Series []string
+	// Join, where X is a metric, joins a series' points in x order as
+	// where X is a parameter (a curve whose points differ in parameters
+	// that follow along it: weak scaling against cluster.npus, the grid
+	// and n growing with it), the parameters that still vary at one x
+	// value splitting lines.
+	Join bool
 	// LogX and LogY select logarithmic axes.
 	LogX, LogY bool
 	// YMin and YMax, when set, leave out values below or above them (a
@@ -176,7 +182,7 @@ func (p *parser) errf(n *yaml.Node, key, format string, a ...any) error {
 // on unknown keys.
 var (
 	studyKeys = []string{"program", "machine", "set", "vary", "points", "metrics", "plot", "plots", "description", "title", "k_batch", "fast_forward"}
-	plotKeys  = []string{"x", "y", "series", "logx", "logy", "ymin", "ymax", "where", "roof", "name", "title", "xlabel"}
+	plotKeys  = []string{"x", "y", "series", "join", "logx", "logy", "ymin", "ymax", "where", "roof", "name", "title", "xlabel"}
 	roofKeys  = []string{"peak", "slopes"}
 )
 
@@ -1131,7 +1137,7 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 					err = p.errf(v, sub, "%q is not a varied parameter (%s)", pl.Series[i], strings.Join(s.Params, ", "))
 				}
 			}
-		case "logx", "logy":
+		case "logx", "logy", "join":
 			var t string
 			t, err = p.scalar(v, sub)
 			if err == nil {
@@ -1139,10 +1145,13 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 				if e != nil {
 					err = p.errf(v, sub, "want true or false, got %q", t)
 				}
-				if name == "logx" { // (keys in any case: LogX)
+				switch name { // (keys in any case: LogX)
+				case "logx":
 					pl.LogX = b
-				} else {
+				case "logy":
 					pl.LogY = b
+				default:
+					pl.Join = b
 				}
 			}
 		case "ymin", "ymax":
