@@ -83,7 +83,7 @@ func suggestMachine(name string) string {
 	}
 	var parts []string
 	for _, n := range Names() {
-		if (strings.HasPrefix(n, lower) || slices.Contains(strings.Split(n, "-"), lower)) {
+		if strings.HasPrefix(n, lower) || slices.Contains(strings.Split(n, "-"), lower) {
 			parts = append(parts, n)
 		}
 	}
