@@ -22,6 +22,7 @@ import (
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
 	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/sim"
 )
 
 // Report is report.json. Keys are stable (docs/report.md); more may be
@@ -113,23 +114,18 @@ func (r *Report) writeLaunches(w io.Writer) {
 	}
 	share := 100 * total / r.Time.Seconds
 	if len(r.Kernels) == 1 {
-		fmt.Fprintf(w, "launch    %s of it (%.1f %%) before the kernel's first block started (the machine's core.launch_ns)\n", microseconds(total), share)
+		fmt.Fprintf(w, "launch    %v of it (%.1f %%) before the kernel's first block started (the machine's core.launch_ns)\n", picoseconds(total), share)
 		return
 	}
 	per := ""
 	if !math.IsNaN(each) {
-		per = fmt.Sprintf(", %s each", microseconds(each))
+		per = fmt.Sprintf(", %v each", picoseconds(each))
 	}
-	fmt.Fprintf(w, "launch    %s of it (%.1f %%) from %d kernels' launches to their first blocks (the machine's core.launch_ns%s)\n", microseconds(total), share, len(r.Kernels), per)
+	fmt.Fprintf(w, "launch    %v of it (%.1f %%) from %d kernels' launches to their first blocks (the machine's core.launch_ns%s)\n", picoseconds(total), share, len(r.Kernels), per)
 }
 
-// microseconds formats s seconds in µs (ms from 10 ms on).
-func microseconds(s float64) string {
-	if s >= 0.01 {
-		return fmt.Sprintf("%.4g ms", s*1e3)
-	}
-	return fmt.Sprintf("%.4g µs", s*1e6)
-}
+// picoseconds is s seconds as a simulated time (sim.Time's String: "21µs").
+func picoseconds(s float64) sim.Time { return sim.Time(math.Round(s * 1e12)) }
 
 // SetKernels fills r.Kernels from a run's kernel launches.
 func (r *Report) SetKernels(gt []arch.GridTimes) {

@@ -188,11 +188,11 @@ func TestSummaryLaunches(t *testing.T) {
 		want    string // "" = no launch line
 	}{
 		{"one", []report.KernelReport{{Launched: 0, Started: 21e-6, Finished: 28e-6}},
-			"launch    21 µs of it (75.0 %) before the kernel's first block started (the machine's core.launch_ns)"},
+			"launch    21µs of it (75.0 %) before the kernel's first block started (the machine's core.launch_ns)"},
 		{"equal", []report.KernelReport{{Launched: 0, Started: 3e-6}, {Launched: 10e-6, Started: 13e-6}},
-			"launch    6 µs of it (21.4 %) from 2 kernels' launches to their first blocks (the machine's core.launch_ns, 3 µs each)"},
+			"launch    6µs of it (21.4 %) from 2 kernels' launches to their first blocks (the machine's core.launch_ns, 3µs each)"},
 		{"unequal", []report.KernelReport{{Launched: 0, Started: 3e-6}, {Launched: 10e-6, Started: 15e-6}},
-			"launch    8 µs of it (28.6 %) from 2 kernels' launches to their first blocks (the machine's core.launch_ns)"},
+			"launch    8µs of it (28.6 %) from 2 kernels' launches to their first blocks (the machine's core.launch_ns)"},
 		{"none", nil, ""},
 	} {
 		r := &report.Report{Kernels: c.kernels}
