@@ -484,9 +484,10 @@ func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.SetKernels(chip.Kernels(st.Time))
+	kernels := chip.Kernels(st.Time)
+	rep.SetKernels(kernels)
 	if k, ok := hooks.Observer.(arch.KernelObserver); ok {
-		k.SetKernels(chip.Kernels(st.Time)) // a trace's kernels track
+		k.SetKernels(kernels) // a trace's kernels track
 	}
 	if run == hooks.reuse {
 		rep.Notes = append(rep.Notes, "this run is the timing run scheme auto made of its choice, kept, not made again (the same simulation: numerics off or sampled, unobserved); its wall time is that run's")
