@@ -692,12 +692,7 @@ func autoSummary(auto map[string]any) string {
 		}
 		all = append(all, e)
 	}
-	var statuses []string
-	for _, e := range all {
-		if !slices.Contains(statuses, e.status) {
-			statuses = append(statuses, e.status)
-		}
-	}
+	// Grouped by status in this order (others after), each group by bits.
 	order := []string{"simulated", "pruned", "accurate", "inaccurate", "out-of-range", "unsupported"}
 	rank := func(st string) int {
 		if i := slices.Index(order, st); i >= 0 {
@@ -705,18 +700,19 @@ func autoSummary(auto map[string]any) string {
 		}
 		return len(order)
 	}
-	slices.SortStableFunc(statuses, func(a, b string) int { return cmp.Compare(rank(a), rank(b)) })
+	slices.SortStableFunc(all, func(a, b *entry) int {
+		return cmp.Or(cmp.Compare(rank(a.status), rank(b.status)), cmp.Compare(b.bits, a.bits))
+	})
 	var groups []string
-	for _, st := range statuses {
-		var es []*entry
-		for _, e := range all {
-			if e.status == st {
-				es = append(es, e)
-			}
+	for len(all) > 0 {
+		n := 1
+		for n < len(all) && all[n].status == all[0].status {
+			n++
 		}
-		slices.SortStableFunc(es, func(a, b *entry) int { return cmp.Compare(b.bits, a.bits) })
+		es := all[:n]
+		all = all[n:]
 		allBoth := !slices.ContainsFunc(es, func(e *entry) bool { return !e.both })
-		label := st
+		label := es[0].status
 		if allBoth {
 			label += ", both splits"
 		}

@@ -1008,18 +1008,16 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32, flush stri
 				name, au, bu, emin, lose, pct(au+bu)))
 		default:
 			set := sp.minExponentPieces()
-			are := "is an " + name + " subnormal or zero and loses bits"
+			are, lose := "is an "+name+" subnormal or zero", " and loses bits"
 			if len(set) > 1 {
-				are = "are " + name + " subnormals or zero and lose bits"
+				are, lose = "are "+name+" subnormals or zero", " and lose bits"
 			}
 			if flush != "" {
 				// (CDNA2: Markidis's unscaled low pieces, below 2^-14 for
 				// |x| < 2^-3 — an eighth of U[−1, 1] — add nothing.)
-				are = fmt.Sprintf("is an %s subnormal or zero, and lost: %s flush subnormal inputs to zero", name, flush)
-				if len(set) > 1 {
-					are = fmt.Sprintf("are %s subnormals or zero, and lost: %s flush subnormal inputs to zero", name, flush)
-				}
+				lose = ", and lost: " + flush + " flush subnormal inputs to zero"
 			}
+			are += lose
 			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below the scheme's full-precision range: %d elements of A and %d of B have 0 < |x| < 2^%d: their %s %s (%.3g %% of the inputs)",
 				au, bu, emin, pieceNames(set, len(sp.scales)), are, pct(au+bu)))
 		}
