@@ -30,18 +30,21 @@ type emitter struct {
 	cur *isa.StepCursor
 }
 
-// step begins step k of a main loop of n steps whose steps in [from, to)
-// repeat with period (isa.Step): with a cursor, it resumes at the step
-// the consumer asked for, if later, marks the step and returns it (the
-// loop goes on from there); without, it returns k.
-func (e *emitter) step(k, n, period, from, to int) int {
+// stepRange is the steps [from, to) of a main loop that repeat (isa.Step).
+type stepRange struct{ from, to int }
+
+// step begins step k of a main loop of n steps whose steps in r repeat
+// with period (isa.Step): with a cursor, it resumes at the step the
+// consumer asked for, if later, marks the step and returns it (the loop
+// goes on from there); without, it returns k.
+func (e *emitter) step(k, n, period int, r stepRange) int {
 	if e.cur == nil {
 		return k
 	}
 	if asked := e.cur.Take(); asked > k {
 		k = asked
 	}
-	e.emit(isa.Step(k, n, period, from, max(min(to, n-1), from)))
+	e.emit(isa.Step(k, n, period, r.from, max(min(r.to, n-1), r.from)))
 	return k
 }
 

@@ -905,15 +905,34 @@ func (pl *gpuGEMMPlan) kOff(kt int) int {
 	return kt * pl.t.bk
 }
 
+// repeating returns the k-steps [from, to) of the main loop that repeat
+// (isa.Step) when each step fetches ahead−1 steps ahead: from the second
+// full-depth step to the last whose fetch is one too, so that a step's
+// copies, fragment loads and products and those it fetches are all a
+// full k-step's. Without --k-batch every step is full: [1, nkt−ahead).
+// Batched k-steps (batchKSteps) ramp up and down at the ends of the
+// loop, and the full batches between repeat.
+func (pl *gpuGEMMPlan) repeating(ahead int) stepRange {
+	first, n := 0, pl.nkt
+	if pl.ks != nil {
+		for first < pl.nkt && pl.depth(first) != pl.t.bk {
+			first++
+		}
+		n = 0
+		for first+n < pl.nkt && pl.depth(first+n) == pl.t.bk {
+			n++
+		}
+	}
+	return stepRange{first + 1, first + n - ahead}
+}
+
 // grid returns the kernel launch: one CTA per output tile, row-major over
 // the tiles.
 func (pl *gpuGEMMPlan) grid() isa.Grid {
 	g := isa.Grid{Name: pl.name(), CTAs: pl.nrb * pl.ncb, CTA: func(i int) isa.Stream { return pl.cta(i, nil) },
 		Resources: isa.Resources{SharedBytes: pl.smem, Registers: pl.ctaRegisters(), Warps: pl.real.warps, AccBytes: pl.accBytes(),
 			AccRegisters: pl.accRegisters()}}
-	if pl.batch <= 1 { // batched k-steps ramp: their steps do not repeat
-		g.Steps = pl.cta
-	}
+	g.Steps = pl.cta // (batched k-steps repeat between their ramps: repeating)
 	if pl.t.pair {
 		g.Cluster = 2
 	}
@@ -1107,7 +1126,7 @@ func (pl *gpuGEMMPlan) cta(i int, cur *isa.StepCursor) isa.Stream {
 			// Steps from 1 (the first initialises) whose fetch and depth
 			// are a full k-step's repeat with the stages and the two
 			// fragment buffers.
-			kt = e.step(kt, pl.nkt, t.stages*(1+t.stages%2), 1, pl.nkt-t.stages) // period: lcm(stages, 2)
+			kt = e.step(kt, pl.nkt, t.stages*(1+t.stages%2), pl.repeating(t.stages)) // period: lcm(stages, 2)
 			if ahead := kt + t.stages - 1; ahead < pl.nkt {
 				fetch(ahead)
 			}
@@ -1249,7 +1268,7 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int, cur *isa.StepCursor) isa.Stream {
 			acc = gpu.BufAcc
 		}
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
-			kt = e.step(kt, pl.nkt, t.stages, 1, pl.nkt-t.stages)
+			kt = e.step(kt, pl.nkt, t.stages, pl.repeating(t.stages))
 			if ahead := kt + t.stages - 1; ahead < pl.nkt {
 				fetch(ahead)
 			}
@@ -1294,7 +1313,7 @@ func (pl *gpuGEMMPlan) ctaDirect(i int, cur *isa.StepCursor) isa.Stream {
 		e.setFlag(mma, gpu.LaneCopy, 0)
 		pl.outsideStart(e)
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
-			kt = e.step(kt, pl.nkt, 1, 1, pl.nkt-1)
+			kt = e.step(kt, pl.nkt, 1, pl.repeating(1))
 			kk := pl.depth(kt)
 			e.waitFlag(mma, gpu.LaneCopy, 0)
 			e.together(func() {
@@ -1433,7 +1452,7 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int, cur *isa.StepCursor) isa.Stream {
 		convert()
 		write(0)
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
-			kt = e.step(kt, pl.nkt, 2, 1, pl.nkt-2)
+			kt = e.step(kt, pl.nkt, 2, pl.repeating(2))
 			if kt+1 < pl.nkt {
 				fetch(kt + 1)
 			}

@@ -21,20 +21,22 @@ func TestStepCursorResumesAsStepped(t *testing.T) {
 	cases := []struct {
 		file, machine string
 		sets          []string
+		kBatch        int
 	}{
-		{"a100-emulated-gemm", "a100", []string{"program.scheme=hgemm"}},
-		{"a100-emulated-gemm", "h100-sxm", []string{"program.scheme=ape-fp32b"}},
-		{"a100-emulated-gemm", "b200", []string{"program.scheme=sgemm-cube"}},
-		{"a100-emulated-gemm", "a100", []string{"program.scheme=hgemm", "program.tiling.staging=registers"}},
-		{"a100-emulated-gemm", "a100", []string{"program.scheme=hgemm", "program.tiling.staging=none"}},
-		{"a100-emulated-gemm", "a100", []string{"program.scheme=ootomo"}},
-		{"a100-emulated-gemm", "mi300x", []string{"program.scheme={name: markidis, split: fused}"}},
-		{"a100-emulated-gemm", "t4", []string{"program.scheme=le-gemm"}},
-		{"b200-ozaki", "", nil},
+		{"a100-emulated-gemm", "a100", []string{"program.scheme=hgemm"}, 0},
+		{"a100-emulated-gemm", "h100-sxm", []string{"program.scheme=ape-fp32b"}, 0},
+		{"a100-emulated-gemm", "b200", []string{"program.scheme=sgemm-cube"}, 0},
+		{"a100-emulated-gemm", "a100", []string{"program.scheme=hgemm", "program.tiling.staging=registers"}, 0},
+		{"a100-emulated-gemm", "a100", []string{"program.scheme=hgemm", "program.tiling.staging=none"}, 0},
+		{"a100-emulated-gemm", "a100", []string{"program.scheme=ootomo"}, 0},
+		{"a100-emulated-gemm", "mi300x", []string{"program.scheme={name: markidis, split: fused}"}, 0},
+		{"a100-emulated-gemm", "t4", []string{"program.scheme=le-gemm"}, 0},
+		{"a100-emulated-gemm", "h100-sxm", []string{"program.scheme=native"}, 4},
+		{"b200-ozaki", "", nil, 0},
 	}
 	checked := 0
 	for _, c := range cases {
-		job := buildJob(t, "examples/"+c.file+".yaml", Options{Machine: c.machine, Numerics: NumericsOff,
+		job := buildJob(t, "examples/"+c.file+".yaml", Options{Machine: c.machine, Numerics: NumericsOff, KBatch: c.kBatch,
 			Overrides: mustSets(t, append([]string{"program.m=512", "program.n=384", "program.k=1024"}, c.sets...)...)})
 		for _, g := range job.Program().Grids {
 			if g.Steps == nil {

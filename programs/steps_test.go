@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
+	"github.com/davinci-sim/davinci-sim/isa"
 )
 
 // Step skips (arch.FastForward.Steps) with every CTA generator of the GPU
@@ -14,7 +15,9 @@ import (
 // shared-memory operands (H100 wgmma), cta_group::2 pairs with tensor
 // memory (B200), register staging (staging: registers), no staging
 // (staging: none), outside accumulators (Ootomo), a fused split
-// (Markidis, split: fused) — against the full simulation: the skipped
+// (Markidis, split: fused), batched SIMT k-steps (native SGEMM with
+// --k-batch 8: the full batches between the ramps repeat) — against the
+// full simulation (batched alike): the skipped
 // steps' work is exact (every core's instructions by lane, bytes by path,
 // vector repeats; GM bytes; flops), the time within the uncertainty the
 // report states, with fewer events.
@@ -22,21 +25,23 @@ func TestStepSkipsEveryGenerator(t *testing.T) {
 	for _, c := range []struct {
 		machine string
 		sets    []string
+		kBatch  int
 	}{
-		{"a100", []string{"program.scheme=hgemm"}},
-		{"h100-sxm", []string{"program.scheme=hgemm"}},
-		{"b200", []string{"program.scheme=hgemm"}},
-		{"a100", []string{"program.scheme=hgemm", "program.tiling.staging=registers"}},
-		{"a100", []string{"program.scheme=hgemm", "program.tiling.staging=none"}},
-		{"a100", []string{"program.scheme=ootomo"}},
-		{"mi300x", []string{"program.scheme={name: markidis, split: fused}"}},
+		{"a100", []string{"program.scheme=hgemm"}, 0},
+		{"h100-sxm", []string{"program.scheme=hgemm"}, 0},
+		{"b200", []string{"program.scheme=hgemm"}, 0},
+		{"a100", []string{"program.scheme=hgemm", "program.tiling.staging=registers"}, 0},
+		{"a100", []string{"program.scheme=hgemm", "program.tiling.staging=none"}, 0},
+		{"a100", []string{"program.scheme=ootomo"}, 0},
+		{"mi300x", []string{"program.scheme={name: markidis, split: fused}"}, 0},
+		{"a100", []string{"program.scheme=native"}, 8},
 	} {
 		sets := append([]string{"program.m=2048", "program.n=2048", "program.k=4096"}, c.sets...)
 		t.Run(c.machine+" "+sets[len(sets)-1], func(t *testing.T) {
 			run := func(ff *arch.FastForward) *Result {
 				t.Helper()
 				f := mustRead(t, "examples/a100-emulated-gemm.yaml") // (a run's overrides stay in its File)
-				res, err := Execute(f, Options{Machine: c.machine, Numerics: NumericsOff, FastForward: ff, Overrides: mustSets(t, sets...)}, RunHooks{})
+				res, err := Execute(f, Options{Machine: c.machine, Numerics: NumericsOff, FastForward: ff, KBatch: c.kBatch, Overrides: mustSets(t, sets...)}, RunHooks{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -136,3 +141,60 @@ func TestStepSkipCheckFailsRunsAgain(t *testing.T) {
 // start fails its check. With the file's 128-byte tags the start is not
 // slower and no check fails.
 var t4Sectored = []string{"machine.l2.line_bytes=128", "machine.l2.lines_per_tag=16"}
+
+// Batched SIMT k-steps (--k-batch) mark as repeating the full batches
+// between the ramps (gpuGEMMPlan.repeating): every step from the range's
+// first to the step a skip resumes at (its last) issues the same
+// instructions but for addresses and flag ids — the copies, fragment loads
+// and FMA runs of a whole batch, fetching a whole batch ahead — and the
+// range holds all but the pipeline's stages of the full batches.
+func TestBatchedStepsRepeat(t *testing.T) {
+	job := buildJob(t, "examples/a100-emulated-gemm.yaml", Options{Machine: "a100", Numerics: NumericsOff, KBatch: 16,
+		Overrides: mustSets(t, "program.scheme=native", "program.m=512", "program.n=512", "program.k=4096")})
+	g := job.Program().Grids[0]
+	if g.Steps == nil {
+		t.Fatal("batched kernel without step markers")
+	}
+	type shape struct {
+		op               isa.Op
+		pipe             isa.Pipe
+		nBurst           int
+		burst            int64
+		rows, cols       int
+		m, k, n          int
+		with             bool
+		srcPipe, dstPipe isa.Pipe
+	}
+	var steps [][]shape
+	from, to := -1, -1
+	for in := range g.Steps(g.CTAs/2, &isa.StepCursor{}) {
+		if in.Op == isa.OpStep {
+			if in.M != len(steps) {
+				t.Fatalf("marker of step %d after %d steps", in.M, len(steps))
+			}
+			steps = append(steps, nil)
+			from, to = in.Rows, in.Cols
+			continue
+		}
+		if len(steps) > 0 {
+			steps[len(steps)-1] = append(steps[len(steps)-1], shape{in.Op, in.Pipe, in.NBurst, in.BurstLen, in.Rows, in.Cols, in.M, in.K, in.N, in.WithNext, in.SrcPipe, in.DstPipe})
+		}
+	}
+	// 512 real k-steps of 8: ramps 1, 2, 4, 8 and their mirror, 30 full
+	// batches of 16 between (and 2 more real steps in the tail).
+	if len(steps) != 39 {
+		t.Fatalf("%d batched steps, want 39", len(steps))
+	}
+	if from != 5 || to < from+20 || to > 4+30-1 {
+		t.Errorf("steps [%d, %d) repeat: want from 5 (the second full batch) to within the 30 full ones", from, to)
+	}
+	t.Logf("%d steps, [%d, %d) repeat", len(steps), from, to)
+	for k := from + 1; k <= to; k++ {
+		if !reflect.DeepEqual(steps[k], steps[from]) {
+			t.Errorf("step %d (%d instructions) differs from step %d (%d) in the repeating range [%d, %d)", k, len(steps[k]), from, len(steps[from]), from, to)
+		}
+	}
+	if reflect.DeepEqual(steps[len(steps)-1], steps[from]) {
+		t.Error("the last (ramp-down) step issues what a full batch does")
+	}
+}
