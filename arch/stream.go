@@ -25,7 +25,7 @@ type StreamReader struct {
 // chunkLen is the number of instructions pulled from a stream at a time:
 // enough to spread a coroutine switch over many, few enough that a GPU's
 // resident CTAs' chunks stay in the host's caches between the generator's
-// writing an instruction and the issue unit's reading it (32 × 248 bytes a
+// writing an instruction and the issue unit's reading it (32 × 232 bytes a
 // stream; at 256, GB200's 148 SMs' chunks were ~10–20 MB, and 16 is worse
 // again: `.ci/pair-speed`, 2026-11-25 — 256 → 32: GB200 ozaki 4096³ −7 %,
 // A100 ape-fp32b 4096³ −8 %, MI210 sgemm-cube 4096³ −7 %, A100 native

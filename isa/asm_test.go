@@ -95,7 +95,7 @@ func TestParseMnemonics(t *testing.T) {
 		{"alloc ub off=0x100 size=32KiB", Alloc(UB, 256, 32768, "")},
 		{"alloc L0C off=1MiB-1MiB size=2*(64+64)", Alloc(L0C, 0, 256, "")},
 		{"free name=a", Free("a")},
-		{"free L1 name=a", Instr{Op: OpFree, Pipe: S, Region: Region{Buf: L1, Name: "a"}}},
+		{"free L1 name=a", Instr{Op: OpFree, Pipe: S, Region: Region{Buf: L1, Name: NameRegion("a")}}},
 		{"free UB off=64", FreeAt(UB, 64)},
 		{"scalar cycles=12", Scalar(12)},
 		{"set_flag MTE2 MTE1 0", SetFlag(MTE2, MTE1, 0)},

@@ -32,15 +32,17 @@ func SyncAll() Instr { return Instr{Op: OpSyncAll, Pipe: S} }
 
 // Alloc marks buf[off, off+size) live under name ("alloc BUF off= size= name=").
 func Alloc(buf Buffer, off, size int64, name string) Instr {
-	return Instr{Op: OpAlloc, Pipe: S, Region: Region{Buf: buf, Offset: off, Size: size, Name: name}}
+	return Instr{Op: OpAlloc, Pipe: S, Region: Region{Buf: buf, Offset: off, Size: size, Name: NameRegion(name)}}
 }
 
 // Free marks the live region called name dead ("free name=").
-func Free(name string) Instr { return Instr{Op: OpFree, Pipe: S, Region: Region{Name: name}} }
+func Free(name string) Instr {
+	return Instr{Op: OpFree, Pipe: S, Region: Region{Name: NameRegion(name)}}
+}
 
 // FreeIn marks the live region of buf called name dead ("free BUF name=").
 func FreeIn(buf Buffer, name string) Instr {
-	return Instr{Op: OpFree, Pipe: S, Region: Region{Buf: buf, Name: name}}
+	return Instr{Op: OpFree, Pipe: S, Region: Region{Buf: buf, Name: NameRegion(name)}}
 }
 
 // FreeAt marks the live region of buf starting at off dead ("free BUF off=").

@@ -180,7 +180,7 @@ func (c *checker) alloc(r Region) string {
 	}
 	for b := range c.live {
 		for _, l := range c.live[b] {
-			if r.Name != "" && l.Name == r.Name {
+			if r.Name != 0 && l.Name == r.Name {
 				return fmt.Sprintf("region name %q already live (%s at %d)", r.Name, l.Buf, l.Offset)
 			}
 		}
@@ -188,7 +188,7 @@ func (c *checker) alloc(r Region) string {
 	for _, l := range c.live[r.Buf] {
 		if r.Offset < l.Offset+l.Size && l.Offset < end {
 			name := ""
-			if l.Name != "" {
+			if l.Name != 0 {
 				name = fmt.Sprintf(" %q", l.Name)
 			}
 			return fmt.Sprintf("%s region [%d, %d) overlaps live region%s [%d, %d)", r.Buf, r.Offset, end, name, l.Offset, l.Offset+l.Size)
@@ -202,7 +202,7 @@ func (c *checker) free(r Region) string {
 	for b := range c.live {
 		for i, l := range c.live[b] {
 			match := false
-			if r.Name != "" {
+			if r.Name != 0 {
 				match = l.Name == r.Name
 				if match && r.Buf != GM && r.Buf != l.Buf {
 					return fmt.Sprintf("region %q is in %s, not %s", r.Name, l.Buf, r.Buf)
@@ -216,7 +216,7 @@ func (c *checker) free(r Region) string {
 			}
 		}
 	}
-	if r.Name != "" {
+	if r.Name != 0 {
 		return fmt.Sprintf("no live region named %q", r.Name)
 	}
 	return fmt.Sprintf("no live %s region starts at %d", r.Buf, r.Offset)

@@ -195,9 +195,9 @@ type Operand struct {
 // Region is a named, allocated range of a buffer.
 type Region struct {
 	Buf    Buffer
+	Name   RegionName // (interned: an instruction holds no pointer)
 	Offset int64
 	Size   int64
-	Name   string
 }
 
 // Instr is one instruction. Which fields are meaningful depends on Op; the
@@ -209,7 +209,8 @@ type Instr struct {
 	// OpSetFlag/OpWaitFlag: the pipe pair (the event id: FlagID). Here, and
 	// Transpose (OpLoad geometry, below), beside Op and Pipe so that the
 	// one-byte fields share words: every instruction is copied several
-	// times on its way to a lane (264 bytes before, 248 now).
+	// times on its way to a lane (264 bytes before, 248, now 232 with the
+	// region's name interned: RegionName).
 	SrcPipe, DstPipe Pipe
 	Transpose        bool
 	Line             int // 1-based source line for diagnostics (0 when built in Go)

@@ -403,15 +403,15 @@ func (n *Names) Format(in Instr) string {
 		word(n.buffer(in.Region.Buf))
 		kv("off", in.Region.Offset)
 		kv("size", in.Region.Size)
-		if in.Region.Name != "" {
-			ks("name", in.Region.Name)
+		if in.Region.Name != 0 {
+			ks("name", in.Region.Name.String())
 		}
 	case OpFree:
-		if in.Region.Name != "" {
+		if in.Region.Name != 0 {
 			if in.Region.Buf != GM {
 				word(n.buffer(in.Region.Buf))
 			}
-			ks("name", in.Region.Name)
+			ks("name", in.Region.Name.String())
 		} else {
 			word(n.buffer(in.Region.Buf))
 			kv("off", in.Region.Offset)

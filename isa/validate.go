@@ -229,7 +229,7 @@ func validate(in *Instr) string {
 			return fmt.Sprintf("offset %d must be >= 0", r.Offset)
 		case r.Size <= 0:
 			return fmt.Sprintf("size %d must be > 0", r.Size)
-		case r.Name != "" && !validName(r.Name):
+		case r.Name != 0 && !validName(r.Name.String()):
 			return fmt.Sprintf("bad region name %q (letters, digits, _ . -; not starting with a digit)", r.Name)
 		}
 	case OpFree:
@@ -237,8 +237,8 @@ func validate(in *Instr) string {
 		switch {
 		case in.Pipe != S:
 			return fmt.Sprintf("runs on pipe S, not %s", in.Pipe)
-		case r.Name != "":
-			if !validName(r.Name) {
+		case r.Name != 0:
+			if !validName(r.Name.String()) {
 				return fmt.Sprintf("bad region name %q", r.Name)
 			}
 			if r.Buf != GM && !onChip(r.Buf) {

@@ -59,8 +59,8 @@ func (c *cinstr) pack(in *isa.Instr, ri regionInterner) {
 	case isa.OpAlloc, isa.OpFree:
 		c.b[0] = in.Region.Buf
 		c.v[0], c.v[1] = int64(in.Region.Offset), int64(in.Region.Size)
-		if in.Region.Name != "" {
-			c.v[2] = ri.region(in.Region.Name)
+		if in.Region.Name != 0 {
+			c.v[2] = ri.region(in.Region.Name.String())
 		}
 	case isa.OpScalar:
 		c.v[0] = int64(in.Cycles)
@@ -170,7 +170,7 @@ func (c *cinstr) unpack(regions []string) isa.Instr {
 		setInt(&in.Region.Offset, c.v[0])
 		setInt(&in.Region.Size, c.v[1])
 		if i := c.v[2]; i > 0 && int(i) <= len(regions) {
-			in.Region.Name = regions[i-1]
+			in.Region.Name = isa.NameRegion(regions[i-1])
 		}
 	case isa.OpScalar:
 		setInt(&in.Cycles, c.v[0])

@@ -549,7 +549,7 @@ func (c *Core) scalarExec(in *isa.Instr, now sim.Time) bool {
 	switch in.Op {
 	case isa.OpAlloc:
 		r := in.Region
-		if err := c.occ[r.Buf].Alloc(now, r.Name, r.Offset, r.Size); err != nil {
+		if err := c.occ[r.Buf].Alloc(now, r.Name.String(), r.Offset, r.Size); err != nil {
 			c.fault(in, err)
 			return false
 		}
@@ -594,15 +594,15 @@ func (c *Core) scalarExec(in *isa.Instr, now sim.Time) bool {
 // free releases a region: by name in whichever buffer holds it, or by
 // buffer and offset.
 func (c *Core) free(now sim.Time, r isa.Region) (isa.Buffer, error) {
-	if r.Name == "" {
+	if r.Name == 0 {
 		if r.Buf <= isa.GM || r.Buf >= isa.NumBuffers {
 			return 0, fmt.Errorf("free: no buffer given")
 		}
 		return r.Buf, c.occ[r.Buf].Free(now, "", r.Offset)
 	}
 	for b := isa.L1; b < isa.NumBuffers; b++ {
-		if c.occ[b].Has(r.Name) {
-			return b, c.occ[b].Free(now, r.Name, 0)
+		if name := r.Name.String(); c.occ[b].Has(name) {
+			return b, c.occ[b].Free(now, name, 0)
 		}
 	}
 	return 0, fmt.Errorf("free of %q: no such live region", r.Name)
