@@ -1122,11 +1122,12 @@ func (pl *gpuGEMMPlan) cta(i int, cur *isa.StepCursor) isa.Stream {
 		for kt := 0; kt < min(t.stages-1, pl.nkt); kt++ {
 			fetch(kt)
 		}
+		// Steps from 1 (the first initialises) whose fetch and depth are a
+		// full k-step's repeat with the stages and the two fragment
+		// buffers.
+		repeat := pl.repeating(t.stages)
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
-			// Steps from 1 (the first initialises) whose fetch and depth
-			// are a full k-step's repeat with the stages and the two
-			// fragment buffers.
-			kt = e.step(kt, pl.nkt, t.stages*(1+t.stages%2), pl.repeating(t.stages)) // period: lcm(stages, 2)
+			kt = e.step(kt, pl.nkt, t.stages*(1+t.stages%2), repeat) // period: lcm(stages, 2)
 			if ahead := kt + t.stages - 1; ahead < pl.nkt {
 				fetch(ahead)
 			}
@@ -1267,8 +1268,9 @@ func (pl *gpuGEMMPlan) ctaSharedOps(i int, cur *isa.StepCursor) isa.Stream {
 		if pl.tmem() {
 			acc = gpu.BufAcc
 		}
+		repeat := pl.repeating(t.stages)
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
-			kt = e.step(kt, pl.nkt, t.stages, pl.repeating(t.stages))
+			kt = e.step(kt, pl.nkt, t.stages, repeat)
 			if ahead := kt + t.stages - 1; ahead < pl.nkt {
 				fetch(ahead)
 			}
@@ -1312,8 +1314,9 @@ func (pl *gpuGEMMPlan) ctaDirect(i int, cur *isa.StepCursor) isa.Stream {
 		mma, t, es := pl.lane, pl.t, pl.es
 		e.setFlag(mma, gpu.LaneCopy, 0)
 		pl.outsideStart(e)
+		repeat := pl.repeating(1)
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
-			kt = e.step(kt, pl.nkt, 1, pl.repeating(1))
+			kt = e.step(kt, pl.nkt, 1, repeat)
 			kk := pl.depth(kt)
 			e.waitFlag(mma, gpu.LaneCopy, 0)
 			e.together(func() {
@@ -1451,8 +1454,9 @@ func (pl *gpuGEMMPlan) ctaRegStaged(i int, cur *isa.StepCursor) isa.Stream {
 		fetch(0)
 		convert()
 		write(0)
+		repeat := pl.repeating(2)
 		for kt := 0; kt < pl.nkt && e.ok(); kt++ {
-			kt = e.step(kt, pl.nkt, 2, pl.repeating(2))
+			kt = e.step(kt, pl.nkt, 2, repeat)
 			if kt+1 < pl.nkt {
 				fetch(kt + 1)
 			}
