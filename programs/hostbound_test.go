@@ -140,7 +140,7 @@ func TestHostMemoryRefusalsMarked(t *testing.T) {
 		// it first. A grid's own refusal is marked too: arch/gpu's
 		// TestGridDataFootprint.)
 		{name: "ozaki's kernels' blocks", file: "examples/b200-ozaki.yaml", machine: "mi300x", sets: []string{"program.m=256", "program.n=256", "program.k=256", "machine.gm.capacity=64MiB"}, numerics: NumericsFull, bound: 100 << 20,
-			want: `full numerics on 256×256×256 needs about 151MiB of host memory in all (its data 19MiB, its kernels' blocks 67MiB, its chip model 17MiB`},
+			want: `full numerics on 256×256×256 needs about 151MiB of host memory in all (its data 19MiB, its kernels' blocks 67MiB, its chip model 16MiB`},
 		// (20 M cores of ~5 KiB: the chip's own estimate holds no block
 		// slots since 2026-12-04, where 20000 cores passed 16 GiB.)
 		{name: "chip model past MaxModelBytes", file: "examples/a100-hgemm.yaml", sets: []string{"machine.cores=20000000"}, numerics: NumericsOff, bound: 32 << 30,
