@@ -540,7 +540,7 @@ var hostileCases = []hostileCase{
 	{name: "a cluster's chip models beyond the memory bound",
 		args: []string{"run", examplePath("lu-cluster-small.yaml"), "-m", "cloudbrain2", "--numerics", "off", "--set", "cluster.nodes=512", "--set", "machine.cores=256",
 			"--set", "program.n=16384", "--set", "program.nb=256", "--set", "program.grid.p=64", "--set", "program.grid.q=64", "--set", "program.n_fused=1", "--max-memory", "16GiB"},
-		want: `at fidelity full the 4096 NPUs' chip models, 29.6 MiB each, with the run's data and base (48 MiB) would take about 118.75GiB of host memory, more than the run may take (16GiB, --max-memory)`},
+		want: `at fidelity full the 4096 NPUs' chip models, 29.4 MiB each, with the run's data and base (48 MiB) would take about 118GiB of host memory, more than the run may take (16GiB, --max-memory)`},
 	{name: "host memory too small for the factors",
 		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--set", "node.hosts.memory=100KB"},
 		want: `key "n": each rank's host holds its share of the factors (512 × 256 FP16)`},
