@@ -387,27 +387,8 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 	}
 	outside := !placeLegend(p, drawn, logx, pl.LogY)
 	for i, l := range lines {
-		segs := l.segments()
-		if len(segs) > 1 {
-			// Several points of a metric x: each one's markers, and its
-			// own values joined (a list metric's), not the points.
-			if err := addPoints(p, l, segs, i); err != nil {
-				warn("%v", err)
-			}
-			continue
-		}
-		ln, sc, err := plotter.NewLinePoints(l.xys)
-		if err != nil {
+		if err := addLine(p, l, i); err != nil {
 			warn("%v", err)
-			continue
-		}
-		ln.Color = plotutil.Color(i)
-		ln.Dashes = plotutil.Dashes(i / 7)
-		sc.Color = plotutil.Color(i)
-		sc.Shape = plotutil.Shape(i)
-		p.Add(ln, sc)
-		if l.label != "" {
-			p.Legend.Add(l.label, ln, sc)
 		}
 	}
 	widenFlat(&p.X, logx)
@@ -420,20 +401,16 @@ func drawPlot(s *Study, pl Plot, recs []Record, dir string, log io.Writer) (bool
 	return true, nil
 }
 
-// addPoints draws line l, the i-th, of several study points (segs, each
-// one's values): their markers, and the values of each joined where it
-// has several (a list metric's), in l's style; the legend shows the
-// marker, and the line where one is drawn.
-func addPoints(p *plot.Plot, l *line, segs []plotter.XYs, i int) error {
-	sc, err := plotter.NewScatter(l.xys)
-	if err != nil {
-		return err
-	}
-	sc.Color = plotutil.Color(i)
-	sc.Shape = plotutil.Shape(i)
+// addLine draws line l, the i-th, in its style: its points' markers, and
+// its joined parts (line.segments) as lines — all of it where it is one
+// (x a parameter, or Plot.Join), each study point's values of several
+// where x is a metric (a list metric's; a single value has no line); the
+// legend shows the line, where one is drawn, and the marker.
+func addLine(p *plot.Plot, l *line, i int) error {
+	segs := l.segments()
 	var thumbs []plot.Thumbnailer
 	for _, seg := range segs {
-		if len(seg) < 2 {
+		if len(segs) > 1 && len(seg) < 2 {
 			continue
 		}
 		ln, err := plotter.NewLine(seg)
@@ -447,6 +424,12 @@ func addPoints(p *plot.Plot, l *line, segs []plotter.XYs, i int) error {
 			thumbs = append(thumbs, ln)
 		}
 	}
+	sc, err := plotter.NewScatter(l.xys)
+	if err != nil {
+		return err
+	}
+	sc.Color = plotutil.Color(i)
+	sc.Shape = plotutil.Shape(i)
 	p.Add(sc)
 	if l.label != "" {
 		p.Legend.Add(l.label, append(thumbs, sc)...)
