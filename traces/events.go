@@ -253,7 +253,6 @@ type Timeline struct {
 	code     [][]byte
 	codeBase int        // chunks dropped from the front of code
 	codeEnd  []sim.Time // per code chunk: the latest time recorded when it was in use
-	regions  []string   // region names of packed alloc/free instructions
 	// bound is the flag marks with an arrow (recorded runs): Slice.ref =
 	// boundRef | index. Not dropped under a memory limit (live views, the
 	// limit's use, record no arrows).
@@ -409,7 +408,7 @@ func (t *Timeline) instr(s *Slice) (in isa.Instr, g arch.Group, ok bool) {
 	if !ok {
 		return isa.Instr{}, g, false
 	}
-	return c.unpack(t.regions), c.group(), true
+	return c.unpack(), c.group(), true
 }
 
 // Text returns the instruction text of slice s in assembly syntax ("" for

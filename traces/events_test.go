@@ -272,7 +272,7 @@ func TestSharedPackedInstr(t *testing.T) {
 	r.Interval(1, int(isa.M), arch.Busy, 10, 50, &a, nil) // another core, same code
 	r.Interval(0, int(isa.M), arch.Busy, 50, 90, &b, nil)
 	tl := r.Timeline()
-	size := len(appendPacked(nil, ptr(pack(&a, r)))) + len(appendPacked(nil, ptr(pack(&b, r))))
+	size := len(appendPacked(nil, ptr(pack(&a)))) + len(appendPacked(nil, ptr(pack(&b))))
 	if len(tl.code) != 1 || len(tl.code[0]) != size {
 		t.Errorf("packed %d bytes, want %d (one copy each of two instructions)", len(tl.code[0]), size)
 	}

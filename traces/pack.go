@@ -40,28 +40,21 @@ const (
 	fGroup
 )
 
-// regionInterner maps region names to small indices (engine side).
-type regionInterner interface {
-	region(name string) int64
-}
-
-// pack returns the compact form of in. Region names (alloc/free only) are
-// interned through ri; other strings do not occur in instructions.
-func pack(in *isa.Instr, ri regionInterner) (c cinstr) {
-	c.pack(in, ri)
+// pack returns the compact form of in. Region names (alloc/free only)
+// are isa.RegionName ids, interned by package isa, valid in this process.
+func pack(in *isa.Instr) (c cinstr) {
+	c.pack(in)
 	return c
 }
 
 // pack sets c to the compact form of in (see pack).
-func (c *cinstr) pack(in *isa.Instr, ri regionInterner) {
+func (c *cinstr) pack(in *isa.Instr) {
 	*c = cinstr{op: in.Op, pipe: in.Pipe}
 	switch in.Op {
 	case isa.OpAlloc, isa.OpFree:
 		c.b[0] = in.Region.Buf
 		c.v[0], c.v[1] = int64(in.Region.Offset), int64(in.Region.Size)
-		if in.Region.Name != 0 {
-			c.v[2] = ri.region(in.Region.Name.String())
-		}
+		c.v[2] = int64(in.Region.Name)
 	case isa.OpScalar:
 		c.v[0] = int64(in.Cycles)
 	case isa.OpSetFlag, isa.OpWaitFlag:
@@ -159,9 +152,8 @@ func setInt[T integer](p *T, v int64) { *p = T(v) }
 func setFloat[T ~float32 | ~float64](p *T, v float64) { *p = T(v) }
 
 // unpack returns the instruction c was packed from (the fields Format and
-// Amount read; others, e.g. Line, are zero). regions resolves interned
-// region names.
-func (c *cinstr) unpack(regions []string) isa.Instr {
+// Amount read; others, e.g. Line, are zero).
+func (c *cinstr) unpack() isa.Instr {
 	var in isa.Instr
 	in.Op, in.Pipe = c.op, c.pipe
 	switch c.op {
@@ -169,9 +161,7 @@ func (c *cinstr) unpack(regions []string) isa.Instr {
 		in.Region.Buf = c.b[0]
 		setInt(&in.Region.Offset, c.v[0])
 		setInt(&in.Region.Size, c.v[1])
-		if i := c.v[2]; i > 0 && int(i) <= len(regions) {
-			in.Region.Name = isa.NameRegion(regions[i-1])
-		}
+		in.Region.Name = isa.RegionName(c.v[2])
 	case isa.OpScalar:
 		setInt(&in.Cycles, c.v[0])
 	case isa.OpSetFlag, isa.OpWaitFlag:

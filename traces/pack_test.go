@@ -8,16 +8,6 @@ import (
 	"github.com/davinci-sim/davinci-sim/isa"
 )
 
-type testInterner map[string]int64
-
-func (m testInterner) region(name string) int64 {
-	if i, ok := m[name]; ok {
-		return i
-	}
-	m[name] = int64(len(m) + 1)
-	return m[name]
-}
-
 // TestPackRoundTrip: every opcode's packed copy formats and counts bytes
 // and flops exactly as the instruction itself.
 func TestPackRoundTrip(t *testing.T) {
@@ -38,27 +28,22 @@ func TestPackRoundTrip(t *testing.T) {
 		isa.VecAbs(32, 64, fp.FP32, 1), isa.VecDup(0, 2.5, fp.FP16, 3),
 		isa.VecCast(0, 4096, fp.FP32, fp.FP16, fp.RNE, true, 4), isa.VecCast(0, 4096, fp.FP16, fp.FP32, fp.RNE, false, 4),
 	}
-	ri := testInterner{}
 	var arena []byte
 	var offs []int
 	for i := range ins {
-		c := pack(&ins[i], ri)
+		c := pack(&ins[i])
 		offs = append(offs, len(arena))
 		arena = appendPacked(arena, &c)
 		if n := len(arena) - offs[i]; n > maxPacked {
 			t.Errorf("%s: %d packed bytes > maxPacked", isa.Format(ins[i]), n)
 		}
 	}
-	regions := make([]string, len(ri))
-	for n, i := range ri {
-		regions[i-1] = n
-	}
 	for i := range ins {
 		c, ok := unpacked(arena[offs[i]:])
 		if !ok {
 			t.Fatalf("%s: cannot unpack", isa.Format(ins[i]))
 		}
-		got := c.unpack(regions)
+		got := c.unpack()
 		if a, b := isa.Format(got), isa.Format(ins[i]); a != b {
 			t.Errorf("packed %q, want %q", a, b)
 		}
@@ -100,7 +85,7 @@ func TestPackGroup(t *testing.T) {
 		{sc, &arch.Group{N: 2}, arch.Group{}},
 	} {
 		var c cinstr
-		c.pack(&tc.in, testInterner{})
+		c.pack(&tc.in)
 		c.setGroup(tc.g)
 		got, ok := unpacked(appendPacked(nil, &c))
 		if !ok {
@@ -109,7 +94,7 @@ func TestPackGroup(t *testing.T) {
 		if g := got.group(); g != tc.want {
 			t.Errorf("%v with %v: group %+v, want %+v", tc.in.Op, tc.g, g, tc.want)
 		}
-		if in := got.unpack(nil); in.Op != tc.in.Op || in.Repeat != tc.in.Repeat || in.NBurst != tc.in.NBurst || in.M != tc.in.M ||
+		if in := got.unpack(); in.Op != tc.in.Op || in.Repeat != tc.in.Repeat || in.NBurst != tc.in.NBurst || in.M != tc.in.M ||
 			in.Mask != tc.in.Mask || in.DstRepStr != tc.in.DstRepStr || in.SrcRepStr != tc.in.SrcRepStr || in.Cycles != tc.in.Cycles {
 			t.Errorf("%v: the instruction came back as %+v", tc.in.Op, in)
 		}

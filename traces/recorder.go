@@ -83,10 +83,9 @@ func (e *obsEvent) x() int64 { return int64(e.t1) }
 // batch is one hand-off: fixed arrays and counts, so that recording an
 // event is a few stores.
 type batch struct {
-	n, ni   int      // events in ev, instructions in ins
-	regions []string // region names interned by the engine in this batch, in index order
-	ev      [batchSize]obsEvent
-	ins     [batchSize]cinstr // the instructions of the evBusy events, in order
+	n, ni int // events in ev, instructions in ins
+	ev    [batchSize]obsEvent
+	ins   [batchSize]cinstr // the instructions of the evBusy events, in order
 }
 
 func (r *Recorder) newBatch() *batch {
@@ -98,7 +97,7 @@ func (r *Recorder) newBatch() *batch {
 func (b *batch) events() []obsEvent { return b.ev[:b.n] }
 
 // reset empties b for reuse.
-func (b *batch) reset() { b.n, b.ni, b.regions = 0, 0, b.regions[:0] }
+func (b *batch) reset() { b.n, b.ni = 0, 0 }
 
 type flagKey struct {
 	core     int32
@@ -157,7 +156,6 @@ type Recorder struct {
 
 	// Writer side: only the goroutine calling the Observer methods.
 	cur     *batch
-	regions map[string]int64
 	noFlags bool      // SetFlagMarks(false): Flag returns at once
 	power   powerBins // the dynamic energy by time bin (power.go)
 	// flushReq asks the writer to hand over its partial batch (set by Read).
@@ -524,21 +522,6 @@ func (r *Recorder) handoff(b *batch) {
 	r.qmu.Unlock()
 }
 
-// region implements regionInterner: region names get indices from 1 in
-// order of first use; the batch carries the new names to the timeline.
-func (r *Recorder) region(name string) int64 {
-	if i, ok := r.regions[name]; ok {
-		return i
-	}
-	if r.regions == nil {
-		r.regions = map[string]int64{}
-	}
-	i := int64(len(r.regions) + 1)
-	r.regions[name] = i
-	r.cur.regions = append(r.cur.regions, name)
-	return i
-}
-
 // Interval implements arch.Observer. Idle time (QueueEmpty) is not stored.
 func (r *Recorder) Interval(core, lane int, cause arch.Cause, from, to sim.Time, in *isa.Instr, g *arch.Group) {
 	if cause == arch.QueueEmpty || !r.wantCore(core) {
@@ -561,7 +544,7 @@ func (r *Recorder) Interval(core, lane int, cause arch.Cause, from, to sim.Time,
 	if cause == arch.Busy && in != nil {
 		e.kind = evBusy
 		c := &b.ins[b.ni&(batchSize-1)]
-		c.pack(in, r)
+		c.pack(in)
 		c.setGroup(g)
 		b.ni++
 	}
@@ -746,7 +729,6 @@ func (r *Recorder) consume() {
 
 // apply adds the events of b to the timeline (r.mu held).
 func (r *Recorder) apply(b *batch) {
-	r.tl.regions = append(r.tl.regions, b.regions...)
 	ins := b.ins[:b.ni]
 	for i := range b.events() {
 		e := &b.ev[i]
