@@ -351,6 +351,7 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 			if gr.ff != nil {
 				gr.start = gr.chip.ffSnapshot(now)
 				gr.steps.reset(gr.stepsOn(g))
+				gr.carryPace(g)
 				gr.ff.waits = append(gr.ff.waits, FastForwardWait{Grid: g.Name, FirstSkip: -1})
 				if gr.steps.on {
 					gr.ff.stepWaits = append(gr.ff.stepWaits, StepWait{Grid: g.Name})

@@ -457,11 +457,62 @@ func loopsAlike(a, b *isa.Grid) bool {
 	return true
 }
 
+// stepsAlike reports whether grids a and b are alike in their main loops:
+// as many blocks, the same cluster size and block classes, and each
+// class's first block runs, in both, the same instructions but for
+// addresses from its first step marker to its last (isa.Grid.Steps) —
+// whatever comes before the loop and after it, and the resources that
+// takes (Ape FP32-F's lh holds and reads the C its hh wrote: 61440
+// registers to 59392 on the MI300X; the caller compares the blocks a core
+// holds).
+func stepsAlike(a, b *isa.Grid) bool {
+	first, ok := classesAlike(a, b)
+	if !ok || a.Steps == nil || b.Steps == nil {
+		return false
+	}
+	for _, i := range first {
+		x := loopBody(a, i)
+		if len(x) == 0 || !slices.Equal(x, loopBody(b, i)) {
+			return false
+		}
+	}
+	return true
+}
+
+// loopBody returns block i of grid g's instructions, addresses aside
+// (isa.Instr.Shape), from its first step marker to its last (none: no
+// marker).
+func loopBody(g *isa.Grid, i int) []isa.Instr {
+	var all []isa.Instr
+	first, last := -1, -1
+	for in := range g.Steps(i, &isa.StepCursor{}) {
+		if in.Op == isa.OpStep {
+			if first < 0 {
+				first = len(all)
+			}
+			last = len(all)
+		}
+		all = append(all, in.Shape())
+	}
+	if first < 0 {
+		return nil
+	}
+	return all[first : last+1]
+}
+
 // launchesAlike reports whether grids a and b have as many blocks, the
 // same resources, cluster size and block classes, and returns each
 // class's first block.
 func launchesAlike(a, b *isa.Grid) (first map[int]int, ok bool) {
-	if a.CTAs != b.CTAs || a.Cluster != b.Cluster || a.Resources != b.Resources || a.TimingOnly != b.TimingOnly || a.Class == nil || b.Class == nil {
+	if a.Resources != b.Resources {
+		return nil, false
+	}
+	return classesAlike(a, b)
+}
+
+// classesAlike is launchesAlike but for the resources.
+func classesAlike(a, b *isa.Grid) (first map[int]int, ok bool) {
+	if a.CTAs != b.CTAs || a.Cluster != b.Cluster || a.TimingOnly != b.TimingOnly || a.Class == nil || b.Class == nil {
 		return nil, false
 	}
 	first = map[int]int{}

@@ -1236,6 +1236,7 @@ func stepWaitNote(w arch.StepWait, ff arch.FastForward) string {
 	why.add(w.Moved, "the windows' cache hit fractions or lanes' stall mix moved beyond the settings (%s: --fast-forward-hits, --fast-forward-mix)")
 	why.add(w.WarmUp, "a block was still in its warm-up (%s: --fast-forward-warm-up)")
 	why.add(w.Short, "too few steps were left for a skip and its check (%s)")
+	why.add(w.Unpaced, "the windows' pace differed from the one this kernel's last checked skip kept, and a block had not yet passed that skip's step (%s)")
 	head += fmt.Sprintf("; two windows of %d intervals formed %s", ff.Measure, times(w.Windows))
 	if len(why) == 0 {
 		return head

@@ -1,0 +1,80 @@
+package arch
+
+import (
+	"testing"
+
+	"github.com/davinci-sim/davinci-sim/fp"
+	"github.com/davinci-sim/davinci-sim/isa"
+)
+
+// loopGrid is a grid of ctas blocks of one class whose blocks run pro,
+// then steps k-steps (a marker, body's instructions at addresses of step
+// k), then epi, each holding regs registers.
+func loopGrid(ctas, steps int, regs int64, pro, epi []isa.Instr, body func(k int) []isa.Instr) isa.Grid {
+	stream := func(i int, _ *isa.StepCursor) isa.Stream {
+		return func(yield func(isa.Instr) bool) {
+			for _, in := range pro {
+				if !yield(in) {
+					return
+				}
+			}
+			for k := range steps {
+				if !yield(isa.Step(k, steps, 1, 1, steps)) {
+					return
+				}
+				for _, in := range body(k) {
+					if !yield(in) {
+						return
+					}
+				}
+			}
+			for _, in := range epi {
+				if !yield(in) {
+					return
+				}
+			}
+		}
+	}
+	return isa.Grid{Name: "g", CTAs: ctas, Resources: isa.Resources{Registers: regs, Warps: 4},
+		Class: func(int) int { return 0 }, Steps: stream,
+		CTA: func(i int) isa.Stream { return stream(i, &isa.StepCursor{}) }}
+}
+
+// Grids alike in their main loops (stepsAlike) carry a checked step pace
+// from one to the next whatever their prologues, epilogues and registers
+// (Ape FP32-F's lh loads the C its hh wrote: more registers, a longer
+// prologue); a loop that differs — another instruction a step, as many
+// steps at other addresses' strides but another count, other blocks — or
+// one without markers does not.
+func TestStepsAlike(t *testing.T) {
+	load := func(k int) isa.Instr { return isa.CopyGM2L1(int64(k)*4096, 0, 4096) }
+	mma := isa.Mmad(0, 0, 0, 16, 16, 16, fp.FP16, fp.FP32, false)
+	body := func(k int) []isa.Instr { return []isa.Instr{load(k), mma} }
+	base := loopGrid(8, 16, 1024, []isa.Instr{isa.Scalar(4)}, []isa.Instr{isa.CopyUB2GM(0, 0, 64)}, body)
+	for _, tc := range []struct {
+		name string
+		g    isa.Grid
+		want bool
+	}{
+		{"the same grid at other addresses", loopGrid(8, 16, 1024, []isa.Instr{isa.Scalar(4)}, []isa.Instr{isa.CopyUB2GM(0, 1<<20, 64)},
+			func(k int) []isa.Instr { return []isa.Instr{isa.CopyGM2L1(1<<30+int64(k)*4096, 0, 4096), mma} }), true},
+		{"another prologue, epilogue and registers", loopGrid(8, 16, 2048, []isa.Instr{isa.Scalar(4), isa.CopyGM2UB(0, 0, 8192)}, nil, body), true},
+		{"another instruction a step", loopGrid(8, 16, 1024, nil, nil, func(k int) []isa.Instr { return []isa.Instr{load(k), mma, mma} }), false},
+		{"another step count", loopGrid(8, 12, 1024, nil, nil, body), false},
+		{"other blocks", loopGrid(16, 16, 1024, nil, nil, body), false},
+	} {
+		if got := stepsAlike(&base, &tc.g); got != tc.want {
+			t.Errorf("%s: stepsAlike %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	bare := base
+	bare.Steps = func(int, *isa.StepCursor) isa.Stream {
+		return func(yield func(isa.Instr) bool) { yield(mma) }
+	}
+	if stepsAlike(&bare, &bare) {
+		t.Error("stepsAlike holds for a grid without step markers")
+	}
+	if regs := loopGrid(8, 16, 2048, nil, nil, body); func() bool { _, ok := launchesAlike(&base, &regs); return ok }() {
+		t.Error("launchesAlike holds for grids of other registers")
+	}
+}
