@@ -556,7 +556,7 @@ func (c *Chip) stepInterval(now sim.Time) {
 // skip's, as its check judges: within the tolerance of its period and its
 // measured spread.
 func (sk *StepSkip) keeps(period, tolerance float64) bool {
-	return math.Abs(period-float64(sk.Period)) <= tolerance*float64(sk.Period)+float64(sk.Spread)
+	return math.Abs(period-float64(sk.Period)) <= float64(tolerance*float64(sk.Period))+float64(sk.Spread)
 }
 
 // stepsToSkip returns the steps every CTA of ctas skips, from step at
