@@ -2,6 +2,7 @@ package arch
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"math"
 	"slices"
@@ -428,29 +429,11 @@ func loopsAlike(a, b *isa.Grid) bool {
 		return false
 	}
 	for _, i := range first {
-		var ref []isa.Instr
-		prevStep, lastStep := -1, -1
-		for in := range a.Steps(i, &isa.StepCursor{}) {
-			if in.Op == isa.OpStep {
-				prevStep, lastStep = lastStep, len(ref)
-			}
-			ref = append(ref, in.Shape())
-		}
 		// The common prefix must hold both streams' step markers and
 		// as many instructions after the last as the step before it
 		// has: the last step whole (a marker starts its step).
-		n, diverged := 0, false
-		for in := range b.Steps(i, &isa.StepCursor{}) {
-			if !diverged && n < len(ref) && in.Shape() == ref[n] {
-				n++
-				continue
-			}
-			diverged = true
-			if in.Op == isa.OpStep {
-				return false
-			}
-		}
-		if prevStep < 0 || n < lastStep+(lastStep-prevStep) {
+		prev, last, n, later := commonLoop(a, b, i, false)
+		if later || prev < 0 || n < last+(last-prev) {
 			return false
 		}
 	}
@@ -471,33 +454,58 @@ func stepsAlike(a, b *isa.Grid) bool {
 		return false
 	}
 	for _, i := range first {
-		x := loopBody(a, i)
-		if len(x) == 0 || !slices.Equal(x, loopBody(b, i)) {
+		if _, last, _, later := commonLoop(a, b, i, true); last < 0 || later {
 			return false
 		}
 	}
 	return true
 }
 
-// loopBody returns block i of grid g's instructions, addresses aside
-// (isa.Instr.Shape), from its first step marker to its last (none: no
-// marker).
-func loopBody(g *isa.Grid, i int) []isa.Instr {
-	var all []isa.Instr
-	first, last := -1, -1
-	for in := range g.Steps(i, &isa.StepCursor{}) {
-		if in.Op == isa.OpStep {
-			if first < 0 {
-				first = len(all)
-			}
-			last = len(all)
+// commonLoop reads block i's streams in grids a and b (isa.Grid.Steps)
+// side by side, addresses aside (isa.Instr.Shape), from their starts or,
+// fromLoop, from each one's first step marker (none: n 0, last −1), to
+// where they differ. It returns the positions in that common prefix of its
+// last two markers (−1: none) and its length n, and whether either stream
+// holds a marker past it. Neither stream is held: a long k-loop's would
+// be gigabytes (2^24 k-steps).
+func commonLoop(a, b *isa.Grid, i int, fromLoop bool) (prev, last, n int, later bool) {
+	nextA, stopA := iter.Pull(a.Steps(i, &isa.StepCursor{}))
+	defer stopA()
+	nextB, stopB := iter.Pull(b.Steps(i, &isa.StepCursor{}))
+	defer stopB()
+	x, okX := nextA()
+	y, okY := nextB()
+	if fromLoop {
+		for okX && x.Op != isa.OpStep {
+			x, okX = nextA()
 		}
-		all = append(all, in.Shape())
+		for okY && y.Op != isa.OpStep {
+			y, okY = nextB()
+		}
+		if !okX || !okY {
+			return -1, -1, 0, false
+		}
 	}
-	if first < 0 {
-		return nil
+	prev, last = -1, -1
+	for okX && okY && x.Shape() == y.Shape() {
+		if x.Op == isa.OpStep {
+			prev, last = last, n
+		}
+		n++
+		x, okX = nextA()
+		y, okY = nextB()
 	}
-	return all[first : last+1]
+	// marker reads the rest of a stream from in, reporting whether it
+	// holds a marker.
+	marker := func(in isa.Instr, ok bool, next func() (isa.Instr, bool)) bool {
+		for ; ok; in, ok = next() {
+			if in.Op == isa.OpStep {
+				return true
+			}
+		}
+		return false
+	}
+	return prev, last, n, marker(x, okX, nextA) || marker(y, okY, nextB)
 }
 
 // launchesAlike reports whether grids a and b have as many blocks, the

@@ -1,6 +1,7 @@
 package arch
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -45,7 +46,8 @@ func loopGrid(ctas, steps int, regs int64, pro, epi []isa.Instr, body func(k int
 // (Ape FP32-F's lh loads the C its hh wrote: more registers, a longer
 // prologue); a loop that differs — another instruction a step, as many
 // steps at other addresses' strides but another count, other blocks — or
-// one without markers does not.
+// one without markers does not, nor one with a marker past where the
+// streams part.
 func TestStepsAlike(t *testing.T) {
 	load := func(k int) isa.Instr { return isa.CopyGM2L1(int64(k)*4096, 0, 4096) }
 	mma := isa.Mmad(0, 0, 0, 16, 16, 16, fp.FP16, fp.FP32, false)
@@ -62,6 +64,7 @@ func TestStepsAlike(t *testing.T) {
 		{"another instruction a step", loopGrid(8, 16, 1024, nil, nil, func(k int) []isa.Instr { return []isa.Instr{load(k), mma, mma} }), false},
 		{"another step count", loopGrid(8, 12, 1024, nil, nil, body), false},
 		{"other blocks", loopGrid(16, 16, 1024, nil, nil, body), false},
+		{"a marker after the streams differ", loopGrid(8, 16, 1024, nil, []isa.Instr{isa.Scalar(1), isa.Step(16, 16, 1, 1, 16)}, body), false},
 	} {
 		if got := stepsAlike(&base, &tc.g); got != tc.want {
 			t.Errorf("%s: stepsAlike %v, want %v", tc.name, got, tc.want)
@@ -74,7 +77,59 @@ func TestStepsAlike(t *testing.T) {
 	if stepsAlike(&bare, &bare) {
 		t.Error("stepsAlike holds for a grid without step markers")
 	}
+	// A long loop is compared as it streams, not held: 2^16 steps of
+	// 232-byte instructions held would be 30 MB (each grid's body fills
+	// a buffer of its own, so that the streams allocate nothing either).
+	long := func() isa.Grid {
+		buf := make([]isa.Instr, 2)
+		return loopGrid(1, 1<<16, 1024, nil, nil, func(k int) []isa.Instr {
+			buf[0], buf[1] = load(k), mma
+			return buf
+		})
+	}
+	la, lb := long(), long()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	same := stepsAlike(&la, &lb)
+	runtime.ReadMemStats(&m1)
+	if !same {
+		t.Error("stepsAlike fails for a long loop alike")
+	}
+	if n := m1.TotalAlloc - m0.TotalAlloc; n > 1<<20 {
+		t.Errorf("stepsAlike allocated %d bytes comparing loops of 2^16 steps", n)
+	}
 	if regs := loopGrid(8, 16, 2048, nil, nil, body); func() bool { _, ok := launchesAlike(&base, &regs); return ok }() {
 		t.Error("launchesAlike holds for grids of other registers")
+	}
+}
+
+// loopsAlike holds for grids alike but for what follows their main loops'
+// last step (the tail skip's own-work case: SGEMM-cube's hh), not for
+// another prologue, other registers, or a last step cut short.
+func TestLoopsAlike(t *testing.T) {
+	load := func(k int) isa.Instr { return isa.CopyGM2L1(int64(k)*4096, 0, 4096) }
+	mma := isa.Mmad(0, 0, 0, 16, 16, 16, fp.FP16, fp.FP32, false)
+	body := func(k int) []isa.Instr { return []isa.Instr{load(k), mma} }
+	pro := []isa.Instr{isa.Scalar(4)}
+	base := loopGrid(8, 16, 1024, pro, []isa.Instr{isa.CopyUB2GM(0, 0, 64)}, body)
+	for _, tc := range []struct {
+		name string
+		g    isa.Grid
+		want bool
+	}{
+		{"the same grid at other addresses", loopGrid(8, 16, 1024, pro, []isa.Instr{isa.CopyUB2GM(0, 1<<20, 64)}, body), true},
+		{"another epilogue", loopGrid(8, 16, 1024, pro, []isa.Instr{isa.Scalar(9), isa.CopyUB2GM(0, 0, 64)}, body), true},
+		{"another prologue", loopGrid(8, 16, 1024, []isa.Instr{isa.Scalar(5)}, nil, body), false},
+		{"other registers", loopGrid(8, 16, 2048, pro, nil, body), false},
+		{"the last step cut short", loopGrid(8, 16, 1024, pro, nil, func(k int) []isa.Instr {
+			if k == 15 {
+				return []isa.Instr{load(k)}
+			}
+			return body(k)
+		}), false},
+	} {
+		if got := loopsAlike(&base, &tc.g); got != tc.want {
+			t.Errorf("%s: loopsAlike %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
