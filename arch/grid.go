@@ -3,6 +3,7 @@ package arch
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 
@@ -1260,9 +1261,8 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		size := max(g.Cluster, 1)
 		for r := 0; r < size; r++ {
 			ref := gr.next - measure*gr.wave + r
-			shape := ctaShape(g, ref)
 			for _, c := range []int{gr.next + r, gr.next + (j+tail)*gr.wave - size + r} {
-				if !sameShape(g, c, shape) {
+				if !sameCTA(g, c, g, ref) {
 					gr.chip.Fail(fmt.Errorf("kernel %s: its Class declares blocks %d and %d alike, but their instructions differ", g.Name, ref, c))
 					return
 				}
@@ -1634,6 +1634,22 @@ func sameShape(g *isa.Grid, c int, ref []isa.Instr) bool {
 		i++
 	}
 	return same && i == len(ref)
+}
+
+// sameCTA reports whether CTA c of grid g runs the instructions of CTA r
+// of grid ref, addresses aside (isa.Instr.Shape), reading the two streams
+// side by side: neither is held (a CTA of a long k-loop runs millions of
+// instructions).
+func sameCTA(g *isa.Grid, c int, ref *isa.Grid, r int) bool {
+	next, stop := iter.Pull(ref.CTA(r))
+	defer stop()
+	for in := range g.CTA(c) {
+		if x, ok := next(); !ok || in.Shape() != x.Shape() {
+			return false
+		}
+	}
+	_, more := next()
+	return !more
 }
 
 // fsum returns the sum of x.

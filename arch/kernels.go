@@ -224,9 +224,8 @@ func (gr *gridRunner) tailSkip(g *isa.Grid) bool {
 			if w.skipped == 0 {
 				continue
 			}
-			ref := ctaShape(g, w.ref)
 			for _, c := range []int{w.first, w.last} {
-				if !sameShape(g, c, ref) {
+				if !sameCTA(g, c, g, w.ref) {
 					gr.chip.Fail(fmt.Errorf("kernel %s: its Class declares blocks %d and %d alike, but their instructions differ", g.Name, w.ref, c))
 					return false
 				}
@@ -410,7 +409,7 @@ func gridsAlike(a, b *isa.Grid) bool {
 		return false
 	}
 	for _, i := range first {
-		if !sameShape(b, i, ctaShape(a, i)) {
+		if !sameCTA(b, i, a, i) {
 			return false
 		}
 	}

@@ -133,3 +133,33 @@ func TestLoopsAlike(t *testing.T) {
 		}
 	}
 }
+
+// sameCTA compares two CTAs' streams side by side, addresses aside: alike
+// at other addresses; not with another instruction, one more or one fewer.
+func TestSameCTA(t *testing.T) {
+	mma := isa.Mmad(0, 0, 0, 16, 16, 16, fp.FP16, fp.FP32, false)
+	grid := func(ctas ...[]isa.Instr) *isa.Grid {
+		return &isa.Grid{CTAs: len(ctas), CTA: func(i int) isa.Stream {
+			return func(yield func(isa.Instr) bool) {
+				for _, in := range ctas[i] {
+					if !yield(in) {
+						return
+					}
+				}
+			}
+		}}
+	}
+	g := grid([]isa.Instr{isa.CopyGM2L1(0, 0, 64), mma},
+		[]isa.Instr{isa.CopyGM2L1(4096, 128, 64), mma},
+		[]isa.Instr{isa.CopyGM2L1(0, 0, 64), mma, mma},
+		[]isa.Instr{isa.CopyGM2L1(0, 0, 64)},
+		[]isa.Instr{isa.CopyGM2L1(0, 0, 128), mma})
+	for c, want := range []bool{true, true, false, false, false} {
+		if got := sameCTA(g, c, g, 0); got != want {
+			t.Errorf("CTA %d against CTA 0: %v, want %v", c, got, want)
+		}
+		if got := sameCTA(g, 0, g, c); got != want {
+			t.Errorf("CTA 0 against CTA %d: %v, want %v", c, got, want)
+		}
+	}
+}
