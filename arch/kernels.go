@@ -405,11 +405,14 @@ func (c *Chip) runsAgree(a0, a1, b0, b1 *ffSnap, mix, hits, tolerance float64) b
 // runs the same instructions in both but for addresses.
 func gridsAlike(a, b *isa.Grid) bool {
 	first, ok := launchesAlike(a, b)
-	if !ok {
-		return false
-	}
+	return ok && everyClass(first, func(i int) bool { return sameCTA(b, i, a, i) })
+}
+
+// everyClass reports whether alike holds for each class's first block
+// (first, as launchesAlike returns it).
+func everyClass(first map[int]int, alike func(i int) bool) bool {
 	for _, i := range first {
-		if !sameCTA(b, i, a, i) {
+		if !alike(i) {
 			return false
 		}
 	}
@@ -424,19 +427,13 @@ func gridsAlike(a, b *isa.Grid) bool {
 // differ.
 func loopsAlike(a, b *isa.Grid) bool {
 	first, ok := launchesAlike(a, b)
-	if !ok || a.Steps == nil || b.Steps == nil {
-		return false
-	}
-	for _, i := range first {
+	return ok && a.Steps != nil && b.Steps != nil && everyClass(first, func(i int) bool {
 		// The common prefix must hold both streams' step markers and
 		// as many instructions after the last as the step before it
 		// has: the last step whole (a marker starts its step).
 		prev, last, n, later := commonLoop(a, b, i, false)
-		if later || prev < 0 || n < last+(last-prev) {
-			return false
-		}
-	}
-	return true
+		return !later && prev >= 0 && n >= last+(last-prev)
+	})
 }
 
 // stepsAlike reports whether grids a and b are alike in their main loops:
@@ -449,15 +446,10 @@ func loopsAlike(a, b *isa.Grid) bool {
 // holds).
 func stepsAlike(a, b *isa.Grid) bool {
 	first, ok := classesAlike(a, b)
-	if !ok || a.Steps == nil || b.Steps == nil {
-		return false
-	}
-	for _, i := range first {
-		if _, last, _, later := commonLoop(a, b, i, true); last < 0 || later {
-			return false
-		}
-	}
-	return true
+	return ok && a.Steps != nil && b.Steps != nil && everyClass(first, func(i int) bool {
+		_, last, _, later := commonLoop(a, b, i, true)
+		return last >= 0 && !later
+	})
 }
 
 // commonLoop reads block i's streams in grids a and b (isa.Grid.Steps)
