@@ -82,9 +82,10 @@ type StepSkip struct {
 // and why no skip was taken at those: the intervals spread or the two
 // windows' means apart beyond the tolerance (Unsteady), their cache hits
 // or lanes' stall mix moved (Moved), a block still in its warm-up
-// (WarmUp), too few steps left for a skip and its check (Short), windows
-// at a pace unlike the kernel's checked one before the step it was
-// measured past (Unpaced: stepRunner.paced).
+// (WarmUp), too few steps left for a skip and its check (Short), or
+// windows that would have skipped but for a pace unlike the kernel's
+// checked one before the step that was measured past (Unpaced:
+// stepRunner.paced).
 type StepWait struct {
 	Grid                                    string
 	Steps                                   int64
@@ -492,14 +493,21 @@ func (c *Chip) stepInterval(now sim.Time) {
 		// again, 1.3 s of its 3.9).
 		floor, unpaced = p.From, true
 	}
-	steps, at, period, warming := stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp, floor, stepRate(s[0].ks, s[w].ks, sr.bySlot, w))
+	rate := stepRate(s[0].ks, s[w].ks, sr.bySlot, w)
+	steps, at, period, warming := stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp, floor, rate)
 	if steps == 0 {
-		switch {
-		case unpaced && warming:
-			wait.Unpaced++
-		case warming:
+		if unpaced {
+			// Passed over for its pace where it would have skipped
+			// (Unpaced), else for the reason it would have had anyway.
+			var would int
+			if would, _, _, warming = stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp, gr.stepFloor(), rate); would > 0 {
+				wait.Unpaced++
+				return
+			}
+		}
+		if warming {
 			wait.WarmUp++
-		default:
+		} else {
 			wait.Short++
 		}
 		return

@@ -63,9 +63,10 @@ func TestStepWaitNote(t *testing.T) {
 	if n := stepWaitNote(arch.StepWait{Grid: "k", Steps: 900}, ff); !strings.Contains(n, "kernel k: 900 block-steps simulated; two windows of 4 intervals never formed") {
 		t.Errorf("no windows: %s", n)
 	}
-	w := arch.StepWait{Grid: "k", Steps: 1131945, Windows: 24445, Unsteady: 24336, Spread: 0.0503, Gap: 0.00311, Moved: 4, WarmUp: 2, Short: 97}
+	w := arch.StepWait{Grid: "k", Steps: 1131945, Windows: 24445, Unsteady: 24336, Spread: 0.0503, Gap: 0.00311, Moved: 4, WarmUp: 2, Short: 97, Unpaced: 6}
 	noteHas(t, stepWaitNote(w, ff), "formed 24445 times, where no skip was taken because", "(24336 times; the closest: spread 5.03 %, means 0.311 % apart, against 5 % and 1 %: --fast-forward-tolerance)",
-		"moved beyond the settings (4 times", "warm-up (twice", "too few steps were left for a skip and its check (97 times)")
+		"moved beyond the settings (4 times", "warm-up (twice", "too few steps were left for a skip and its check (97 times)",
+		"the windows' pace differed from the one this kernel's last checked skip kept, and a block had not yet passed that skip's step (6 times)")
 }
 
 // noteHas reports (as errors) each of wants that note does not contain.
