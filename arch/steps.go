@@ -65,6 +65,17 @@ type StepSkip struct {
 	// spread) of Period. A failed check stops the run (StepCheckError).
 	CheckPeriod sim.Time
 	Checked     bool
+	// Paced reports a skip measured at the pace an earlier skip's check
+	// kept in this kernel's loop or an alike one's, with as many blocks a
+	// wave (stepRunner.paced: within that check's tolerance and spread):
+	// that check stands for its own (CheckPeriod is that check's, Checked
+	// true), and it skips as far as leaves room for the blocks behind to
+	// reach it and for the loop's last steps, not for a check. Only blocks
+	// of the classes the checked skip's blocks had (stepRunner.pacedBlocks).
+	// (MI300X HGEMM 8192³: 304 blocks a wave in lockstep; each of its 7
+	// waves skipped steps 22–111 of 128 at the same 0.9748 µs and each
+	// check passed. Paced, the waves after the first skip steps 17–115.)
+	Paced bool
 	// Hits and CheckHits are the L2 hit fractions (bytes; −1: no
 	// traffic) of the measured intervals and of the check's: the skipped
 	// steps' bytes are divided at the measured ones' rates, so far apart
@@ -216,6 +227,9 @@ type stepRunner struct {
 	// (stepInterval), where a core holds as many blocks
 	paced                *StepSkip
 	pacedGrid, pacedWave int
+	// pacedClasses are the classes (isa.Grid.Class) of the blocks
+	// resident at paced's check, sorted (pacedBlocks)
+	pacedClasses []int
 	// the skip being taken: the measured increments per skipped byte of
 	// global memory of the cache counters (at ffTrafficHBMRead HBM's
 	// reads beyond those no cache served: overFetched), and the bytes
@@ -443,8 +457,12 @@ func (c *Chip) stepInterval(now sim.Time) {
 		}
 		p := *sk
 		sr.paced, sr.pacedGrid, sr.pacedWave = &p, gr.cur, gr.wave
+		sr.pacedClasses = gr.residentClasses(sr.pacedClasses[:0])
 		// The check's intervals may measure the next skip (the CTAs'
 		// steps left after the first rarely allow one).
+	}
+	if c.pacedStepSkip(now) {
+		return // (one window at the kernel's checked pace)
 	}
 	// Measured: the last 2·Measure intervals, as two windows of Measure
 	// whose durations each spread within the tolerance and whose means
@@ -467,7 +485,7 @@ func (c *Chip) stepInterval(now sim.Time) {
 	for i := range d {
 		d[i] = float64(s[i+1].t - s[i].t)
 	}
-	lo, hi, total := slices.Min(d), slices.Max(d), fsum(d)
+	total := fsum(d)
 	wait := gr.stepWait()
 	wait.Windows++
 	if ok, spread, gap := stepWindowsSteady(d, ff.Measure, ff.Tolerance); !ok {
@@ -482,8 +500,12 @@ func (c *Chip) stepInterval(now sim.Time) {
 		wait.Moved++
 		return
 	}
-	floor, unpaced := gr.stepFloor(), false
-	if p := sr.paced; p != nil && sr.pacedWave == gr.wave && !p.keeps(total/float64(w), ff.Tolerance) && p.From > floor {
+	floor, unpaced, paced := gr.stepFloor(), false, (*StepSkip)(nil)
+	if p := sr.checkedPace(gr.wave); p != nil && p.keeps(total/float64(w), ff.Tolerance) {
+		if gr.pacedBlocks() {
+			paced = p
+		}
+	} else if p != nil && p.From > floor {
 		// Windows at another pace than the one the kernel's loop was
 		// checked to keep are measured past the step that skip was
 		// (a wave's first steps may run at a pace of their own: MI300X
@@ -494,13 +516,17 @@ func (c *Chip) stepInterval(now sim.Time) {
 		floor, unpaced = p.From, true
 	}
 	rate := stepRate(s[0].ks, s[w].ks, sr.bySlot, w)
-	steps, at, period, warming := stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp, floor, rate)
+	check := ff.Measure
+	if paced != nil {
+		check = 0
+	}
+	steps, at, period, warming := stepsToSkip(sr.ctas, ff.Measure, check, ff.WarmUp, floor, rate)
 	if steps == 0 {
 		if unpaced {
 			// Passed over for its pace where it would have skipped
 			// (Unpaced), else for the reason it would have had anyway.
 			var would int
-			if would, _, _, warming = stepsToSkip(sr.ctas, ff.Measure, ff.WarmUp, gr.stepFloor(), rate); would > 0 {
+			if would, _, _, warming = stepsToSkip(sr.ctas, ff.Measure, check, ff.WarmUp, gr.stepFloor(), rate); would > 0 {
 				wait.Unpaced++
 				return
 			}
@@ -512,6 +538,102 @@ func (c *Chip) stepInterval(now sim.Time) {
 		}
 		return
 	}
+	c.takeStepSkip(now, s, steps, at, period, paced)
+}
+
+// pacedStepSkip decides a step skip on one window of Measure intervals
+// (stepInterval wants two) where the running grid's loop has a checked
+// pace (stepRunner.paced): the window's intervals spread within the
+// tolerance, their mean keeps that pace, their two halves agree in cache
+// hits and lanes' stall mix, and every block is past its warm-up with
+// room left for a skip. The two windows guard against a trend the
+// measured state would freeze; the checked pace is the steady state such
+// a trend would end in, and the checked skip's check stands for this
+// one's (StepSkip.Paced). Passed-over windows are not counted
+// (StepWait): the two windows judge them.
+func (c *Chip) pacedStepSkip(now sim.Time) bool {
+	gr, ff := c.grids, c.grids.ff
+	sr := &gr.steps
+	p, n := sr.checkedPace(gr.wave), len(sr.snaps)
+	if p == nil || n < ff.Measure+1 {
+		return false
+	}
+	s := sr.snaps[n-ff.Measure-1:]
+	d := make([]float64, ff.Measure)
+	for i := range d {
+		d[i] = float64(s[i+1].t - s[i].t)
+	}
+	mean := fsum(d) / float64(len(d))
+	if slices.Max(d)-slices.Min(d) > ff.Tolerance*mean || !p.keeps(mean, ff.Tolerance) ||
+		!c.windowsSteady(&s[0].ffSnap, &s[ff.Measure/2].ffSnap, &s[ff.Measure].ffSnap, ff.Mix, ff.Hits) || !gr.pacedBlocks() {
+		return false
+	}
+	rate := stepRate(s[0].ks, s[ff.Measure].ks, sr.bySlot, ff.Measure)
+	steps, at, period, _ := stepsToSkip(sr.ctas, ff.Measure, 0, ff.WarmUp, gr.stepFloor(), rate)
+	if steps == 0 {
+		return false
+	}
+	c.takeStepSkip(now, s, steps, at, period, p)
+	return true
+}
+
+// residentClasses appends to x the classes (isa.Grid.Class) of the
+// running grid's resident blocks, sorted, each once (nil without classes).
+func (gr *gridRunner) residentClasses(x []int) []int {
+	g := &gr.grids[gr.cur]
+	if g.Class == nil {
+		return nil
+	}
+	for c := range gr.steps.ctas {
+		x = append(x, g.Class(c))
+	}
+	slices.Sort(x)
+	return slices.Compact(x)
+}
+
+// pacedBlocks reports whether the running grid's resident blocks run the
+// steps the checked pace's blocks ran: of the classes (isa.Grid.Class)
+// those had (stepRunner.pacedClasses; a grid without classes: no). A
+// skip an earlier check stands for takes that check's word for steps it
+// did not measure after itself, which holds for the same instructions
+// only (a grid's third wave whose steps after the 120th do four products
+// where the first waves' did one: arch/gpu TestStepSkipCheckFailsSlowerLate).
+func (gr *gridRunner) pacedBlocks() bool {
+	sr := &gr.steps
+	g := &gr.grids[gr.cur]
+	if g.Class == nil || len(sr.pacedClasses) == 0 {
+		return false
+	}
+	for c := range sr.ctas {
+		if _, ok := slices.BinarySearch(sr.pacedClasses, g.Class(c)); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// checkedPace returns the running grid's checked pace (stepRunner.paced)
+// where it was kept with as many blocks a wave as now run, else nil.
+func (sr *stepRunner) checkedPace(wave int) *StepSkip {
+	if sr.paced != nil && sr.pacedWave == wave {
+		return sr.paced
+	}
+	return nil
+}
+
+// takeStepSkip takes a step skip of steps steps from step at (period: the
+// CTAs' periods' lcm), measured over the intervals between the snapshots
+// s, checked after it or, for paced (not nil), by that earlier skip's
+// check (StepSkip.Paced).
+func (c *Chip) takeStepSkip(now sim.Time, s []stepSnap, steps, at, period int, paced *StepSkip) {
+	gr, ff := c.grids, c.grids.ff
+	sr := &gr.steps
+	w := len(s) - 1
+	d := make([]float64, w)
+	for i := range d {
+		d[i] = float64(s[i+1].t - s[i].t)
+	}
+	lo, hi, total := slices.Min(d), slices.Max(d), fsum(d)
 	first, last := &s[0], &s[len(s)-1]
 	scale := float64(steps) / float64(w)
 	shift, ok := c.addShift(ff, now, total*scale, "the skipped k-steps of kernel "+gr.grids[gr.cur].Name)
@@ -556,6 +678,13 @@ func (c *Chip) stepInterval(now sim.Time) {
 	ff.steps = append(ff.steps, StepSkip{Grid: gr.grids[gr.cur].Name, At: now, Steps: steps, From: at, CTAs: len(sr.ctas), First: lowest,
 		Period: sim.Time(math.Round(total / float64(w))), Spread: sim.Time(math.Round(hi - lo)), Shift: shift,
 		Events: uint64(math.Round(win[ffEvents])), Hits: spanHits(&first.ffSnap, &last.ffSnap, ffL2Hit), CheckHits: -1})
+	if paced != nil {
+		sk := &ff.steps[len(ff.steps)-1]
+		sk.CheckPeriod, sk.Checked, sk.Paced, sk.CheckHits = paced.CheckPeriod, true, true, paced.CheckHits
+		sk.HitsMoved = !fractionsAgree(sk.Hits, sk.CheckHits, ff.Hits)
+		sr.clear(0)
+		return
+	}
 	sr.check = len(ff.steps) - 1
 	sr.clear(0)
 }
@@ -575,7 +704,8 @@ func (sk *StepSkip) keeps(period, tolerance float64) bool {
 // least two windows of measure, and leaving the leading CTA, after the
 // skip, room for those behind to reach at (as many intervals as they are
 // steps apart), the check's settling (a period and an interval) and its
-// measure intervals at rate steps an
+// check intervals (Measure; 0 for a skip an earlier check stands for:
+// StepSkip.Paced) at rate steps an
 // interval (the most a CTA took in the measured windows, at least one: an
 // interval is a step of each in the mean, and the leading CTAs must not
 // reach the loop's end during the check — H100 ape-int16 8192³'s second
@@ -592,7 +722,7 @@ func (sk *StepSkip) keeps(period, tolerance float64) bool {
 // between: its misses cost the L2's bandwidth and the steps after the skip
 // ran slower than the measured ones (MI300X ape-fp32f 8192³: 0.97 against
 // 0.84 µs, its check failing; docs/design-notes.md, "Aligned step skips").
-func stepsToSkip(ctas map[int]*stepCTA, measure int, warmUp float64, floor int, rate float64) (steps, at, period int, warming bool) {
+func stepsToSkip(ctas map[int]*stepCTA, measure, check int, warmUp float64, floor int, rate float64) (steps, at, period int, warming bool) {
 	period = 1
 	lead := math.MinInt
 	for _, x := range ctas {
@@ -604,7 +734,11 @@ func stepsToSkip(ctas map[int]*stepCTA, measure int, warmUp float64, floor int, 
 	}
 	at = lead + 1
 	spread := lead - stepsBehind(ctas)
-	need := int(math.Ceil(rate*float64(spread+period+1+measure))) + 2*period + 2
+	settle := period + 1 // (the check's)
+	if check == 0 {
+		settle = 1
+	}
+	need := int(math.Ceil(rate*float64(spread+settle+check))) + 2*period + 2
 	steps = math.MaxInt
 	for _, x := range ctas {
 		steps = min(steps, x.to-at-need)

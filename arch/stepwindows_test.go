@@ -156,7 +156,8 @@ func TestStepWindowsSteady(t *testing.T) {
 // steps), fewer where the CTAs took more steps than one an interval in
 // the measured windows; periods 2 and 3 skip a multiple of 6; a CTA in its
 // warm-up or below the grid's floor, one without a period, or too few
-// steps left: none.
+// steps left: none. A skip an earlier check stands for (check 0:
+// StepSkip.Paced) leaves no room for a check's settling and intervals.
 func TestStepsToSkip(t *testing.T) {
 	cta := func(k, n, period, from, to int) *stepCTA {
 		return &stepCTA{k: k, n: n, period: period, from: from, to: to}
@@ -167,25 +168,28 @@ func TestStepsToSkip(t *testing.T) {
 		floor            int
 		rate             float64
 		steps, at, cycle int
+		check            int
 	}{
-		{"a wave in lockstep", []*stepCTA{cta(16, 200, 1, 1, 199), cta(16, 200, 1, 1, 199)}, 0, 1, 172, 17, 1},
-		{"42 steps apart", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 0, 1, 126, 59, 6},
-		{"42 steps apart, 1.5 steps an interval", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 0, 1.5, 102, 59, 6},
-		{"periods 2 and 3", []*stepCTA{cta(20, 200, 2, 1, 199), cta(21, 200, 3, 1, 199)}, 0, 1, 150, 22, 6},
-		{"past the grid's floor", []*stepCTA{cta(24, 200, 1, 1, 199), cta(25, 200, 1, 1, 199)}, 24, 1, 162, 26, 1},
-		{"a CTA in its warm-up (13 of 200 steps)", []*stepCTA{cta(16, 200, 1, 1, 199), cta(12, 200, 1, 1, 199)}, 0, 1, 0, 0, 0},
-		{"a CTA below the grid's floor", []*stepCTA{cta(24, 200, 1, 1, 199), cta(23, 200, 1, 1, 199)}, 24, 1, 0, 0, 0},
-		{"a CTA before its repeating steps", []*stepCTA{cta(16, 200, 1, 20, 199)}, 0, 1, 0, 0, 0},
-		{"a CTA without a period", []*stepCTA{cta(16, 200, 0, 1, 199)}, 0, 1, 0, 0, 0},
-		{"too few steps left: under two windows", []*stepCTA{cta(182, 200, 1, 1, 199)}, 0, 1, 0, 0, 0},
-		{"just two windows left", []*stepCTA{cta(180, 200, 1, 1, 199)}, 0, 1, 8, 181, 1},
-		{"two windows left but at 1.25 steps an interval", []*stepCTA{cta(180, 200, 1, 1, 199)}, 0, 1.25, 0, 0, 0},
+		{"a wave in lockstep", []*stepCTA{cta(16, 200, 1, 1, 199), cta(16, 200, 1, 1, 199)}, 0, 1, 172, 17, 1, 4},
+		{"a wave in lockstep, paced (no check)", []*stepCTA{cta(16, 200, 1, 1, 199), cta(16, 200, 1, 1, 199)}, 0, 1, 177, 17, 1, 0},
+		{"42 steps apart, paced (no check)", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 0, 1, 138, 59, 6, 0},
+		{"42 steps apart", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 0, 1, 126, 59, 6, 4},
+		{"42 steps apart, 1.5 steps an interval", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 0, 1.5, 102, 59, 6, 4},
+		{"periods 2 and 3", []*stepCTA{cta(20, 200, 2, 1, 199), cta(21, 200, 3, 1, 199)}, 0, 1, 150, 22, 6, 4},
+		{"past the grid's floor", []*stepCTA{cta(24, 200, 1, 1, 199), cta(25, 200, 1, 1, 199)}, 24, 1, 162, 26, 1, 4},
+		{"a CTA in its warm-up (13 of 200 steps)", []*stepCTA{cta(16, 200, 1, 1, 199), cta(12, 200, 1, 1, 199)}, 0, 1, 0, 0, 0, 4},
+		{"a CTA below the grid's floor", []*stepCTA{cta(24, 200, 1, 1, 199), cta(23, 200, 1, 1, 199)}, 24, 1, 0, 0, 0, 4},
+		{"a CTA before its repeating steps", []*stepCTA{cta(16, 200, 1, 20, 199)}, 0, 1, 0, 0, 0, 4},
+		{"a CTA without a period", []*stepCTA{cta(16, 200, 0, 1, 199)}, 0, 1, 0, 0, 0, 4},
+		{"too few steps left: under two windows", []*stepCTA{cta(182, 200, 1, 1, 199)}, 0, 1, 0, 0, 0, 4},
+		{"just two windows left", []*stepCTA{cta(180, 200, 1, 1, 199)}, 0, 1, 8, 181, 1, 4},
+		{"two windows left but at 1.25 steps an interval", []*stepCTA{cta(180, 200, 1, 1, 199)}, 0, 1.25, 0, 0, 0, 4},
 	} {
 		m := map[int]*stepCTA{}
 		for i, x := range c.ctas {
 			m[i] = x
 		}
-		steps, at, period, warming := stepsToSkip(m, 4, 1.0/16, c.floor, c.rate)
+		steps, at, period, warming := stepsToSkip(m, 4, c.check, 1.0/16, c.floor, c.rate)
 		if steps != c.steps || at != c.at || period != c.cycle {
 			t.Errorf("%s: stepsToSkip = %d steps from %d, period %d; want %d from %d, %d", c.name, steps, at, period, c.steps, c.at, c.cycle)
 		}
@@ -222,7 +226,8 @@ func TestStepRate(t *testing.T) {
 // step, a multiple of the period, at least two windows, and the most that
 // leaves every CTA, after the skip, room (at the measured steps an
 // interval) for those behind to reach the skip, the check's settling and
-// its intervals, and the loop's last steps before its repeating steps end
+// its intervals (none for a skip an earlier check stands for: an interval
+// to settle), and the loop's last steps before its repeating steps end
 // (one period more would not).
 func TestStepsToSkipLeavesTheCheck(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
@@ -238,7 +243,8 @@ func TestStepsToSkipLeavesTheCheck(t *testing.T) {
 			m[i] = x
 		}
 		rate := 1 + r.Float64()
-		skip, at, period, _ := stepsToSkip(m, measure, 1.0/16, 0, rate)
+		check := measure * r.IntN(2)
+		skip, at, period, _ := stepsToSkip(m, measure, check, 1.0/16, 0, rate)
 		if skip == 0 {
 			continue
 		}
@@ -257,7 +263,10 @@ func TestStepsToSkipLeavesTheCheck(t *testing.T) {
 			// (those behind reaching the skip, settling and the check at
 			// rate steps an interval, then the loop's last two periods,
 			// and a step to spare)
-			settle, check, end := period+1, measure, 2*period+2
+			settle, end := period+1, 2*period+2
+			if check == 0 {
+				settle = 1
+			}
 			return float64(at+s+end)+rate*float64(lead-behind+settle+check) <= float64(x.to)
 		}
 		more := false

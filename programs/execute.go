@@ -1149,11 +1149,11 @@ func stepSkipsNote(steps []arch.StepSkip) string {
 		return ""
 	}
 	type sum struct {
-		n, unchecked, moved int
-		steps               int64
-		shift               sim.Time
-		lo, hi              float64
-		hits, checkHits     float64 // of the skip whose hits moved the most
+		n, unchecked, moved, paced int
+		steps                      int64
+		shift                      sim.Time
+		lo, hi                     float64
+		hits, checkHits            float64 // of the skip whose hits moved the most
 	}
 	var order []string
 	by := map[string]*sum{}
@@ -1170,6 +1170,9 @@ func stepSkipsNote(steps []arch.StepSkip) string {
 		if !s.Checked {
 			x.unchecked++
 		}
+		if s.Paced {
+			x.paced++
+		}
 		if s.HitsMoved {
 			if x.moved++; x.moved == 1 || math.Abs(s.CheckHits-s.Hits) > math.Abs(x.checkHits-x.hits) {
 				x.hits, x.checkHits = s.Hits, s.CheckHits
@@ -1184,6 +1187,9 @@ func stepSkipsNote(steps []arch.StepSkip) string {
 		part := fmt.Sprintf("kernel %s: %d skips, %d block-steps standing for %.4g s (steps of %.4g–%.4g µs)", g, x.n, x.steps, x.shift.Seconds(), x.lo, x.hi)
 		if x.unchecked > 0 {
 			part += fmt.Sprintf(", %d not checked (blocks started or finished first)", x.unchecked)
+		}
+		if x.paced > 0 {
+			part += fmt.Sprintf(", %d measured at the pace an earlier skip's check kept, which stands for their own", x.paced)
 		}
 		if x.moved > 0 {
 			part += fmt.Sprintf(", %d whose check's L2 hit fraction moved (the largest move: %s against the measured steps' %s): the skipped steps' bytes (and L2 hits) may be off more than their time", x.moved, hitsText(x.checkHits), hitsText(x.hits))

@@ -182,7 +182,8 @@ func TestSkippedBytesNote(t *testing.T) {
 }
 
 // The step skips' note sums them up by kernel and says where a check's L2
-// hit fraction moved (naming the skip that moved the most).
+// hit fraction moved (naming the skip that moved the most), and how many
+// an earlier check stood for (arch.StepSkip.Paced).
 func TestStepSkipsNote(t *testing.T) {
 	skip := func(grid string, hits, checkHits float64, moved bool) arch.StepSkip {
 		return arch.StepSkip{Grid: grid, Steps: 100, CTAs: 8, Period: sim.Microsecond, Shift: 100 * sim.Microsecond, Checked: true,
@@ -198,6 +199,12 @@ func TestStepSkipsNote(t *testing.T) {
 	}
 	if strings.Count(n, "moved") != 2 {
 		t.Errorf("kernel a's hits did not move: %q", n)
+	}
+	paced := skip("a", 0.9, -1, false)
+	paced.Paced = true
+	n = stepSkipsNote([]arch.StepSkip{skip("a", 0.9, 0.9, false), paced, paced, skip("b", 0.9, 0.9, false)})
+	if want := "kernel a: 3 skips, 2400 block-steps standing for 0.0003 s (steps of 1–1 µs), 2 measured at the pace an earlier skip's check kept, which stands for their own; kernel b"; !strings.Contains(n, want) {
+		t.Errorf("no %q in %q", want, n)
 	}
 }
 

@@ -151,7 +151,10 @@ func stepSkipsAgainstFull(t *testing.T, machine string, sets ...string) *Result 
 // measured on them failed its check and made the run again (until
 // 2026-12-05). Now that wave waits past step 22: no run is made again, the
 // note says why the early windows were passed over, and the time is within
-// the stated uncertainty of the full run.
+// the stated uncertainty of the full run. The later waves' skips, measured
+// at that pace, take the first wave's check for their own
+// (arch.StepSkip.Paced): one window measured, no room left for a check —
+// each skips more steps than the first wave's checked skip did.
 func TestStepSkipKeepsTheCheckedPace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("MI300X HGEMM 6144×6144×8192 in full and with step skips (~6 s)")
@@ -164,6 +167,24 @@ func TestStepSkipKeepsTheCheckedPace(t *testing.T) {
 		return strings.Contains(n, "the windows' pace differed from the one this kernel's last checked skip kept")
 	}) {
 		t.Errorf("no note of windows passed over for their pace: %q", fast.Report.Notes)
+	}
+	var checked *arch.StepSkip
+	paced := 0
+	for i, s := range fast.Stats.FastForwardSteps {
+		switch {
+		case !s.Paced && s.Checked && s.CheckPeriod > 0 && checked == nil:
+			checked = &fast.Stats.FastForwardSteps[i]
+		case s.Paced:
+			paced++
+			if checked == nil || s.CheckPeriod != checked.CheckPeriod || !s.Checked {
+				t.Errorf("skip %d paced by no earlier checked skip's check (%+v)", i, s)
+			} else if s.Steps <= checked.Steps {
+				t.Errorf("paced skip %d: %d steps, no more than the checked skip's %d", i, s.Steps, checked.Steps)
+			}
+		}
+	}
+	if paced == 0 {
+		t.Errorf("no skip took the checked pace's check: %+v", fast.Stats.FastForwardSteps)
 	}
 }
 

@@ -497,3 +497,76 @@ func TestStepSkipHitsMoved(t *testing.T) {
 		}
 	}
 }
+
+// A grid whose blocks all run the same steps (one Class): the first
+// wave's step skip is checked, and the later waves', measured at the pace
+// that check kept, take it for their own (arch.StepSkip.Paced: no check
+// measured after them, its period and hits theirs), the work exactly the
+// full run's and the time within the estimate; without a Class no skip is
+// paced (the blocks' steps are not known alike). Where the third wave's blocks
+// are a class of their own (their steps after the 120th run four products
+// where the first waves' ran one), its skip is checked and fails; where a
+// Class says its blocks alike though they are not, the skip takes the
+// first wave's check for its own and the slower steps go unseen (what the
+// Class promises, as for wave skips).
+func TestStepSkipPaced(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	g := steppedGrid(nil)
+	ff := arch.DefaultFastForward
+	ff.Steps = true
+	checked, err := runGrid(t, m, g, &ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Class = func(int) int { return 0 }
+	full, err := runGrid(t, m, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := runGrid(t, m, g, &ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fast.FastForwardSteps) != 3 || len(checked.FastForwardSteps) != 3 {
+		t.Fatalf("step skips %+v (without classes %+v), want one a wave", fast.FastForwardSteps, checked.FastForwardSteps)
+	}
+	first := fast.FastForwardSteps[0]
+	if first.Paced || !first.Checked || first.CheckPeriod == 0 {
+		t.Errorf("first wave's skip %+v: want checked after it", first)
+	}
+	var unc float64
+	for i, s := range fast.FastForwardSteps {
+		if i > 0 && (!s.Paced || !s.Checked || s.CheckPeriod != first.CheckPeriod || s.CheckHits != first.CheckHits) {
+			t.Errorf("skip %d %+v: want paced by the first's check (%+v)", i, s, first)
+		}
+		if x := checked.FastForwardSteps[i]; x.Paced || !x.Checked || x.CheckPeriod == 0 {
+			t.Errorf("skip %d without classes %+v: want checked after it", i, x)
+		}
+		unc += float64(s.Steps)*math.Max(math.Abs(float64(s.CheckPeriod-s.Period)), float64(s.Spread)) + float64(s.Period)
+	}
+	if d := math.Abs(float64(fast.Time - full.Time)); d > unc {
+		t.Errorf("time %v with paced skips, %v in full: %.3g ps apart, estimate ±%.3g", fast.Time, full.Time, d, unc)
+	}
+	if fast.GMReadBytes != full.GMReadBytes || fast.GMWriteBytes != full.GMWriteBytes || fast.MMADFlops != full.MMADFlops {
+		t.Errorf("GM bytes %d/%d, flops %g with paced skips; %d/%d, %g in full", fast.GMReadBytes, fast.GMWriteBytes, fast.MMADFlops, full.GMReadBytes, full.GMWriteBytes, full.MMADFlops)
+	}
+	sameCoreWork(t, "with paced skips", fast, full)
+
+	late := func(c, kt int) bool { return c >= 16 && kt >= 120 }
+	for _, c := range []struct {
+		name  string
+		class func(int) int
+		fails bool
+	}{{"the third wave a class of its own", func(c int) int { return c / 16 }, true}, {"a Class that says wrong", func(int) int { return 0 }, false}} {
+		g := lateGrid(late)
+		g.Class = c.class
+		st, err := runGrid(t, m, g, &ff)
+		var se *arch.StepCheckError
+		if failed := errors.As(err, &se) && se.Skip.First == 16 && se.Skip.CheckPeriod > se.Skip.Period; failed != c.fails {
+			t.Errorf("%s: got %v, want a failed check of the third wave: %v", c.name, err, c.fails)
+		}
+		if !c.fails && (err != nil || len(st.FastForwardSteps) != 3 || !st.FastForwardSteps[2].Paced) {
+			t.Errorf("%s: %v, skips %+v: want the third wave's paced", c.name, err, st.FastForwardSteps)
+		}
+	}
+}
