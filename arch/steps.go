@@ -70,11 +70,11 @@ type StepSkip struct {
 	// wave (stepRunner.paced: within that check's tolerance and spread):
 	// that check stands for its own (CheckPeriod is that check's, Checked
 	// true), and it skips as far as leaves room for the blocks behind to
-	// reach it and for the loop's last steps, not for a check. Only blocks
+	// reach it, not for a check or the loop's last steps. Only blocks
 	// of the classes the checked skip's blocks had (stepRunner.pacedBlocks).
 	// (MI300X HGEMM 8192³: 304 blocks a wave in lockstep; each of its 7
 	// waves skipped steps 22–111 of 128 at the same 0.9748 µs and each
-	// check passed. Paced, the waves after the first skip steps 17–115.)
+	// check passed. Paced, the waves after the first skip steps 17–121.)
 	Paced bool
 	// Hits and CheckHits are the L2 hit fractions (bytes; −1: no
 	// traffic) of the measured intervals and of the check's: the skipped
@@ -704,8 +704,9 @@ func (sk *StepSkip) keeps(period, tolerance float64) bool {
 // least two windows of measure, and leaving the leading CTA, after the
 // skip, room for those behind to reach at (as many intervals as they are
 // steps apart), the check's settling (a period and an interval) and its
-// check intervals (Measure; 0 for a skip an earlier check stands for:
-// StepSkip.Paced) at rate steps an
+// check intervals (check: Measure; 0 for a skip an earlier check stands
+// for, StepSkip.Paced, which leaves room only for those behind to reach at
+// and an interval, and a period) at rate steps an
 // interval (the most a CTA took in the measured windows, at least one: an
 // interval is a step of each in the mean, and the leading CTAs must not
 // reach the loop's end during the check — H100 ape-int16 8192³'s second
@@ -734,11 +735,11 @@ func stepsToSkip(ctas map[int]*stepCTA, measure, check int, warmUp float64, floo
 	}
 	at = lead + 1
 	spread := lead - stepsBehind(ctas)
-	settle := period + 1 // (the check's)
+	need := int(math.Ceil(rate*float64(spread+period+1+check))) + 2*period + 2
 	if check == 0 {
-		settle = 1
+		// No check: room for those behind to reach at, and a period.
+		need = int(math.Ceil(rate*float64(spread+1))) + period
 	}
-	need := int(math.Ceil(rate*float64(spread+settle+check))) + 2*period + 2
 	steps = math.MaxInt
 	for _, x := range ctas {
 		steps = min(steps, x.to-at-need)

@@ -171,8 +171,8 @@ func TestStepsToSkip(t *testing.T) {
 		check            int
 	}{
 		{"a wave in lockstep", []*stepCTA{cta(16, 200, 1, 1, 199), cta(16, 200, 1, 1, 199)}, 0, 1, 172, 17, 1, 4},
-		{"a wave in lockstep, paced (no check)", []*stepCTA{cta(16, 200, 1, 1, 199), cta(16, 200, 1, 1, 199)}, 0, 1, 177, 17, 1, 0},
-		{"42 steps apart, paced (no check)", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 0, 1, 138, 59, 6, 0},
+		{"a wave in lockstep, paced (no check)", []*stepCTA{cta(16, 200, 1, 1, 199), cta(16, 200, 1, 1, 199)}, 0, 1, 180, 17, 1, 0},
+		{"42 steps apart, paced (no check)", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 0, 1, 144, 59, 6, 0},
 		{"42 steps apart", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 0, 1, 126, 59, 6, 4},
 		{"42 steps apart, 1.5 steps an interval", []*stepCTA{cta(16, 256, 6, 1, 255), cta(37, 256, 6, 1, 255), cta(58, 256, 6, 1, 255)}, 0, 1.5, 102, 59, 6, 4},
 		{"periods 2 and 3", []*stepCTA{cta(20, 200, 2, 1, 199), cta(21, 200, 3, 1, 199)}, 0, 1, 150, 22, 6, 4},
@@ -226,9 +226,9 @@ func TestStepRate(t *testing.T) {
 // step, a multiple of the period, at least two windows, and the most that
 // leaves every CTA, after the skip, room (at the measured steps an
 // interval) for those behind to reach the skip, the check's settling and
-// its intervals (none for a skip an earlier check stands for: an interval
-// to settle), and the loop's last steps before its repeating steps end
-// (one period more would not).
+// its intervals, and the loop's last steps before its repeating steps end —
+// for a skip an earlier check stands for, only for those behind to reach it
+// and an interval and a period — (one period more would not).
 func TestStepsToSkipLeavesTheCheck(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	const measure = 4
@@ -265,7 +265,8 @@ func TestStepsToSkipLeavesTheCheck(t *testing.T) {
 			// and a step to spare)
 			settle, end := period+1, 2*period+2
 			if check == 0 {
-				settle = 1
+				// (no check: those behind reaching it, and a period)
+				settle, end = 1, period
 			}
 			return float64(at+s+end)+rate*float64(lead-behind+settle+check) <= float64(x.to)
 		}
