@@ -69,7 +69,8 @@ type StepSkip struct {
 	// kept in this kernel's loop or an alike one's, with as many blocks a
 	// wave (stepRunner.paced: within that check's tolerance and spread):
 	// that check stands for its own (CheckPeriod is that check's, Checked
-	// true), and it skips as far as leaves room for the blocks behind to
+	// true; its hits after it are not measured: CheckHits −1, HitsMoved
+	// false — another wave's check hits are not this wave's), and it skips as far as leaves room for the blocks behind to
 	// reach it, not for a check or the loop's last steps. Only blocks
 	// of the classes the checked skip's blocks had (stepRunner.pacedBlocks).
 	// (MI300X HGEMM 8192³: 304 blocks a wave in lockstep; each of its 7
@@ -77,8 +78,9 @@ type StepSkip struct {
 	// check passed. Paced, the waves after the first skip steps 17–121.)
 	Paced bool
 	// Hits and CheckHits are the L2 hit fractions (bytes; −1: no
-	// traffic) of the measured intervals and of the check's: the skipped
-	// steps' bytes are divided at the measured ones' rates, so far apart
+	// traffic, or no check measured: Paced) of the measured intervals and
+	// of the check's: the skipped steps' bytes are divided at the measured
+	// ones' rates, so far apart
 	// (more than FastForward.Hits: HitsMoved) they say the bytes may be
 	// off where the time is not (H100 ape-fp32b 8192³: 0.58–0.93 before a
 	// skip, 0.38–0.56 after, in steps of the same pace).
@@ -680,8 +682,7 @@ func (c *Chip) takeStepSkip(now sim.Time, s []stepSnap, steps, at, period int, p
 		Events: uint64(math.Round(win[ffEvents])), Hits: spanHits(&first.ffSnap, &last.ffSnap, ffL2Hit), CheckHits: -1})
 	if paced != nil {
 		sk := &ff.steps[len(ff.steps)-1]
-		sk.CheckPeriod, sk.Checked, sk.Paced, sk.CheckHits = paced.CheckPeriod, true, true, paced.CheckHits
-		sk.HitsMoved = !fractionsAgree(sk.Hits, sk.CheckHits, ff.Hits)
+		sk.CheckPeriod, sk.Checked, sk.Paced = paced.CheckPeriod, true, true
 		sr.clear(0)
 		return
 	}

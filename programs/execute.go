@@ -1189,7 +1189,7 @@ func stepSkipsNote(steps []arch.StepSkip) string {
 			part += fmt.Sprintf(", %d not checked (blocks started or finished first)", x.unchecked)
 		}
 		if x.paced > 0 {
-			part += fmt.Sprintf(", %d measured at the pace an earlier skip's check kept, which stands for their own", x.paced)
+			part += fmt.Sprintf(", %d measured at the pace an earlier skip's check kept, which stands for their own (their hits after them not measured)", x.paced)
 		}
 		if x.moved > 0 {
 			part += fmt.Sprintf(", %d whose check's L2 hit fraction moved (the largest move: %s against the measured steps' %s): the skipped steps' bytes (and L2 hits) may be off more than their time", x.moved, hitsText(x.checkHits), hitsText(x.hits))
