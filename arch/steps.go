@@ -41,6 +41,15 @@ import (
 //
 // Where CTAs start and finish all the time (a kernel whose blocks drifted
 // apart) no window forms and nothing is skipped: wave skips serve those.
+//
+// Once a skip's check has passed, the kernel's loop has a checked pace
+// (stepRunner.paced, kept for its later waves and for later kernels whose
+// loops are alike). A skip measured at that pace, its blocks of the classes
+// the checked skip's blocks had, takes that check for its own
+// (StepSkip.Paced): it may be decided on one window of Measure intervals
+// (pacedStepSkip) and leaves no room for a check or the loop's last steps,
+// only for the blocks behind to reach it (stepsToSkip with check 0); no
+// intervals after it are measured.
 
 // stepSteadiness divides FastForward.Tolerance for the difference of the
 // means of the two windows of intervals a step skip measures
@@ -98,12 +107,14 @@ type StepSkip struct {
 // (WarmUp), too few steps left for a skip and its check (Short), or
 // windows that would have skipped but for a pace unlike the kernel's
 // checked one before the step that was measured past (Unpaced:
-// stepRunner.paced).
+// stepRunner.paced); and the skips decided on one window at the kernel's
+// checked pace (Paced: pacedStepSkip, which forms no two windows).
 type StepWait struct {
 	Grid                                    string
 	Steps                                   int64
 	Windows                                 int
 	Unsteady, Moved, WarmUp, Short, Unpaced int
+	Paced                                   int
 	// Spread and Gap are the spread (the larger window's max − min) and
 	// the gap (the difference of the windows' means), over their mean, of
 	// the unsteady windows that came closest to the tolerance (the least
@@ -557,7 +568,7 @@ func (c *Chip) pacedStepSkip(now sim.Time) bool {
 	gr, ff := c.grids, c.grids.ff
 	sr := &gr.steps
 	p, n := sr.checkedPace(gr.wave), len(sr.snaps)
-	if p == nil || n < ff.Measure+1 {
+	if p == nil || n < ff.Measure+1 || gr.grids[gr.cur].Class == nil {
 		return false
 	}
 	s := sr.snaps[n-ff.Measure-1:]
@@ -566,8 +577,8 @@ func (c *Chip) pacedStepSkip(now sim.Time) bool {
 		d[i] = float64(s[i+1].t - s[i].t)
 	}
 	mean := fsum(d) / float64(len(d))
-	if slices.Max(d)-slices.Min(d) > ff.Tolerance*mean || !p.keeps(mean, ff.Tolerance) ||
-		!c.windowsSteady(&s[0].ffSnap, &s[ff.Measure/2].ffSnap, &s[ff.Measure].ffSnap, ff.Mix, ff.Hits) || !gr.pacedBlocks() {
+	if slices.Max(d)-slices.Min(d) > ff.Tolerance*mean || !p.keeps(mean, ff.Tolerance) || !gr.pacedBlocks() ||
+		!c.windowsSteady(&s[0].ffSnap, &s[ff.Measure/2].ffSnap, &s[ff.Measure].ffSnap, ff.Mix, ff.Hits) {
 		return false
 	}
 	rate := stepRate(s[0].ks, s[ff.Measure].ks, sr.bySlot, ff.Measure)
@@ -575,6 +586,7 @@ func (c *Chip) pacedStepSkip(now sim.Time) bool {
 	if steps == 0 {
 		return false
 	}
+	gr.stepWait().Paced++
 	c.takeStepSkip(now, s, steps, at, period, p)
 	return true
 }

@@ -63,8 +63,13 @@ func TestStepWaitNote(t *testing.T) {
 	if n := stepWaitNote(arch.StepWait{Grid: "k", Steps: 900}, ff); !strings.Contains(n, "kernel k: 900 block-steps simulated; two windows of 4 intervals never formed") {
 		t.Errorf("no windows: %s", n)
 	}
-	w := arch.StepWait{Grid: "k", Steps: 1131945, Windows: 24445, Unsteady: 24336, Spread: 0.0503, Gap: 0.00311, Moved: 4, WarmUp: 2, Short: 97, Unpaced: 6}
-	noteHas(t, stepWaitNote(w, ff), "formed 24445 times, where no skip was taken because", "(24336 times; the closest: spread 5.03 %, means 0.311 % apart, against 5 % and 1 %: --fast-forward-tolerance)",
+	// Skips decided on one window at the checked pace: never "no windows
+	// formed" for a kernel that skipped.
+	if n := stepWaitNote(arch.StepWait{Grid: "k", Steps: 336, Paced: 3}, ff); n != "fast-forward step skips: kernel k: 336 block-steps simulated; one window of 4 intervals at the pace an earlier skip's check kept decided a skip 3 times" {
+		t.Errorf("paced skips, no two windows: %s", n)
+	}
+	w := arch.StepWait{Grid: "k", Steps: 1131945, Windows: 24445, Unsteady: 24336, Spread: 0.0503, Gap: 0.00311, Moved: 4, WarmUp: 2, Short: 97, Unpaced: 6, Paced: 1}
+	noteHas(t, stepWaitNote(w, ff), "formed 24445 times, where no skip was taken because", "decided a skip once; two windows of 4 intervals formed", "(24336 times; the closest: spread 5.03 %, means 0.311 % apart, against 5 % and 1 %: --fast-forward-tolerance)",
 		"moved beyond the settings (4 times", "warm-up (twice", "too few steps were left for a skip and its check (97 times)",
 		"the windows' pace differed from the one this kernel's last checked skip kept, and a block had not yet passed that skip's step (6 times)")
 }

@@ -552,6 +552,11 @@ func TestStepSkipPaced(t *testing.T) {
 		t.Errorf("GM bytes %d/%d, flops %g with paced skips; %d/%d, %g in full", fast.GMReadBytes, fast.GMWriteBytes, fast.MMADFlops, full.GMReadBytes, full.GMWriteBytes, full.MMADFlops)
 	}
 	sameCoreWork(t, "with paced skips", fast, full)
+	// Decided on one window (pacedStepSkip: two windows would take 8
+	// intervals of the wave's steps, one takes 4).
+	if len(fast.StepWaits) != 1 || fast.StepWaits[0].Paced == 0 {
+		t.Errorf("step waits %+v: want skips decided on one window at the checked pace", fast.StepWaits)
+	}
 
 	late := func(c, kt int) bool { return c >= 16 && kt >= 120 }
 	for _, c := range []struct {
