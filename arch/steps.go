@@ -494,10 +494,7 @@ func (c *Chip) stepInterval(now sim.Time) {
 		return
 	}
 	s := sr.snaps[n-w-1:]
-	d := make([]float64, w)
-	for i := range d {
-		d[i] = float64(s[i+1].t - s[i].t)
-	}
+	d := durations(s)
 	total := fsum(d)
 	wait := gr.stepWait()
 	wait.Windows++
@@ -551,7 +548,17 @@ func (c *Chip) stepInterval(now sim.Time) {
 		}
 		return
 	}
-	c.takeStepSkip(now, s, steps, at, period, paced)
+	c.takeStepSkip(now, s, d, steps, at, period, paced)
+}
+
+// durations returns the durations of the intervals between the
+// snapshots s.
+func durations(s []stepSnap) []float64 {
+	d := make([]float64, len(s)-1)
+	for i := range d {
+		d[i] = float64(s[i+1].t - s[i].t)
+	}
+	return d
 }
 
 // pacedStepSkip decides a step skip on one window of Measure intervals
@@ -568,14 +575,11 @@ func (c *Chip) pacedStepSkip(now sim.Time) bool {
 	gr, ff := c.grids, c.grids.ff
 	sr := &gr.steps
 	p, n := sr.checkedPace(gr.wave), len(sr.snaps)
-	if p == nil || n < ff.Measure+1 || gr.grids[gr.cur].Class == nil {
+	if p == nil || n < ff.Measure+1 {
 		return false
 	}
 	s := sr.snaps[n-ff.Measure-1:]
-	d := make([]float64, ff.Measure)
-	for i := range d {
-		d[i] = float64(s[i+1].t - s[i].t)
-	}
+	d := durations(s)
 	mean := fsum(d) / float64(len(d))
 	if slices.Max(d)-slices.Min(d) > ff.Tolerance*mean || !p.keeps(mean, ff.Tolerance) || !gr.pacedBlocks() ||
 		!c.windowsSteady(&s[0].ffSnap, &s[ff.Measure/2].ffSnap, &s[ff.Measure].ffSnap, ff.Mix, ff.Hits) {
@@ -587,7 +591,7 @@ func (c *Chip) pacedStepSkip(now sim.Time) bool {
 		return false
 	}
 	gr.stepWait().Paced++
-	c.takeStepSkip(now, s, steps, at, period, p)
+	c.takeStepSkip(now, s, d, steps, at, period, p)
 	return true
 }
 
@@ -637,16 +641,12 @@ func (sr *stepRunner) checkedPace(wave int) *StepSkip {
 
 // takeStepSkip takes a step skip of steps steps from step at (period: the
 // CTAs' periods' lcm), measured over the intervals between the snapshots
-// s, checked after it or, for paced (not nil), by that earlier skip's
-// check (StepSkip.Paced).
-func (c *Chip) takeStepSkip(now sim.Time, s []stepSnap, steps, at, period int, paced *StepSkip) {
+// s (their durations d), checked after it or, for paced (not nil), by that
+// earlier skip's check (StepSkip.Paced).
+func (c *Chip) takeStepSkip(now sim.Time, s []stepSnap, d []float64, steps, at, period int, paced *StepSkip) {
 	gr, ff := c.grids, c.grids.ff
 	sr := &gr.steps
-	w := len(s) - 1
-	d := make([]float64, w)
-	for i := range d {
-		d[i] = float64(s[i+1].t - s[i].t)
-	}
+	w := len(d)
 	lo, hi, total := slices.Min(d), slices.Max(d), fsum(d)
 	first, last := &s[0], &s[len(s)-1]
 	scale := float64(steps) / float64(w)
@@ -692,13 +692,11 @@ func (c *Chip) takeStepSkip(now sim.Time, s []stepSnap, steps, at, period int, p
 	ff.steps = append(ff.steps, StepSkip{Grid: gr.grids[gr.cur].Name, At: now, Steps: steps, From: at, CTAs: len(sr.ctas), First: lowest,
 		Period: sim.Time(math.Round(total / float64(w))), Spread: sim.Time(math.Round(hi - lo)), Shift: shift,
 		Events: uint64(math.Round(win[ffEvents])), Hits: spanHits(&first.ffSnap, &last.ffSnap, ffL2Hit), CheckHits: -1})
-	if paced != nil {
-		sk := &ff.steps[len(ff.steps)-1]
+	if sk := &ff.steps[len(ff.steps)-1]; paced != nil {
 		sk.CheckPeriod, sk.Checked, sk.Paced = paced.CheckPeriod, true, true
-		sr.clear(0)
-		return
+	} else {
+		sr.check = len(ff.steps) - 1
 	}
-	sr.check = len(ff.steps) - 1
 	sr.clear(0)
 }
 
@@ -748,11 +746,14 @@ func stepsToSkip(ctas map[int]*stepCTA, measure, check int, warmUp float64, floo
 	}
 	at = lead + 1
 	spread := lead - stepsBehind(ctas)
-	need := int(math.Ceil(rate*float64(spread+period+1+check))) + 2*period + 2
-	if check == 0 {
-		// No check: room for those behind to reach at, and a period.
-		need = int(math.Ceil(rate*float64(spread+1))) + period
+	// Intervals for those behind to reach at, and one; a period to spare.
+	intervals, end := spread+1, period
+	if check > 0 {
+		// The check's settling (a period) and intervals, and the loop's
+		// last steps kept out of them.
+		intervals, end = intervals+period+check, 2*period+2
 	}
+	need := int(math.Ceil(rate*float64(intervals))) + end
 	steps = math.MaxInt
 	for _, x := range ctas {
 		steps = min(steps, x.to-at-need)

@@ -1236,10 +1236,10 @@ func stepWaitNote(w arch.StepWait, ff arch.FastForward) string {
 	if w.Paced > 0 {
 		head += fmt.Sprintf("; one window of %d intervals at the pace an earlier skip's check kept decided a skip %s", ff.Measure, times(w.Paced))
 	}
-	if w.Windows == 0 && w.Paced > 0 {
-		return head
-	}
 	if w.Windows == 0 {
+		if w.Paced > 0 {
+			return head
+		}
 		return head + fmt.Sprintf("; two windows of %d intervals never formed (every resident block in its k-loop and none starting or finishing for %d intervals of a step each): its blocks started and finished too often — waves drifted apart — for step skips, which wave skips stand in for", ff.Measure, 2*ff.Measure)
 	}
 	var why reasons
