@@ -101,16 +101,12 @@ func TestStepSkips(t *testing.T) {
 	if len(fast.FastForwardSteps) != 3 {
 		t.Fatalf("step skips %+v, want one a wave", fast.FastForwardSteps)
 	}
-	var unc float64
 	for _, s := range fast.FastForwardSteps {
 		if !s.Checked || s.CTAs != 8 || s.Steps < 120 || s.Shift <= 0 {
 			t.Errorf("step skip %+v: want checked, 8 CTAs, most of their 200 steps, shift steps × period", s)
 		}
-		unc += float64(s.Steps)*math.Max(math.Abs(float64(s.CheckPeriod-s.Period)), float64(s.Spread)) + float64(s.Period)
 	}
-	if d := math.Abs(float64(fast.Time - full.Time)); d > unc {
-		t.Errorf("time %v with step skips, %v in full: %.3g ps apart, estimate ±%.3g", fast.Time, full.Time, d, unc)
-	}
+	withinStepEstimate(t, "with step skips", fast, full)
 	if fast.Events*3 > full.Events {
 		t.Errorf("events %d with step skips, %d in full: want a third at most", fast.Events, full.Events)
 	}
@@ -322,16 +318,12 @@ func TestStepSkipCheckFailsLate(t *testing.T) {
 	if len(alike.FastForwardSteps) < 2 || !reflect.DeepEqual(again.FastForwardSteps, alike.FastForwardSteps[:2]) {
 		t.Errorf("step skips run again %+v, want the first two of a run with an alike third wave, %+v", again.FastForwardSteps, alike.FastForwardSteps)
 	}
-	var unc float64
 	for i, s := range again.FastForwardSteps {
 		if !s.Checked || s.First != 8*i || s.CTAs != 8 {
 			t.Errorf("step skip %+v: want checked, blocks %d–%d", s, 8*i, 8*i+7)
 		}
-		unc += float64(s.Steps)*math.Max(math.Abs(float64(s.CheckPeriod-s.Period)), float64(s.Spread)) + float64(s.Period)
 	}
-	if d := math.Abs(float64(again.Time - full.Time)); d > unc {
-		t.Errorf("time %v run again, %v in full: %.3g ps apart, estimate ±%.3g", again.Time, full.Time, d, unc)
-	}
+	withinStepEstimate(t, "run again", again, full)
 	if again.GMReadBytes != full.GMReadBytes || again.MMADFlops != full.MMADFlops {
 		t.Errorf("GM reads %d, flops %g run again; %d, %g in full", again.GMReadBytes, again.MMADFlops, full.GMReadBytes, full.MMADFlops)
 	}
@@ -535,7 +527,6 @@ func TestStepSkipPaced(t *testing.T) {
 	if first.Paced || !first.Checked || first.CheckPeriod == 0 {
 		t.Errorf("first wave's skip %+v: want checked after it", first)
 	}
-	var unc float64
 	for i, s := range fast.FastForwardSteps {
 		if i > 0 && (!s.Paced || !s.Checked || s.CheckPeriod != first.CheckPeriod || s.CheckHits != -1 || s.HitsMoved) {
 			t.Errorf("skip %d %+v: want paced by the first's check (%+v)", i, s, first)
@@ -543,11 +534,8 @@ func TestStepSkipPaced(t *testing.T) {
 		if x := checked.FastForwardSteps[i]; x.Paced || !x.Checked || x.CheckPeriod == 0 {
 			t.Errorf("skip %d without classes %+v: want checked after it", i, x)
 		}
-		unc += float64(s.Steps)*math.Max(math.Abs(float64(s.CheckPeriod-s.Period)), float64(s.Spread)) + float64(s.Period)
 	}
-	if d := math.Abs(float64(fast.Time - full.Time)); d > unc {
-		t.Errorf("time %v with paced skips, %v in full: %.3g ps apart, estimate ±%.3g", fast.Time, full.Time, d, unc)
-	}
+	withinStepEstimate(t, "with paced skips", fast, full)
 	if fast.GMReadBytes != full.GMReadBytes || fast.GMWriteBytes != full.GMWriteBytes || fast.MMADFlops != full.MMADFlops {
 		t.Errorf("GM bytes %d/%d, flops %g with paced skips; %d/%d, %g in full", fast.GMReadBytes, fast.GMWriteBytes, fast.MMADFlops, full.GMReadBytes, full.GMWriteBytes, full.MMADFlops)
 	}
@@ -574,5 +562,20 @@ func TestStepSkipPaced(t *testing.T) {
 		if !c.fails && (err != nil || len(st.FastForwardSteps) != 3 || !st.FastForwardSteps[2].Paced) {
 			t.Errorf("%s: %v, skips %+v: want the third wave's paced", c.name, err, st.FastForwardSteps)
 		}
+	}
+}
+
+// withinStepEstimate reports (as an error) a run's time further from the
+// full run's than its step skips' estimate: each skip's steps times the
+// larger of its check's distance from its period and its measured spread,
+// plus a step (the step term of programs' fastForwardUncertainty).
+func withinStepEstimate(t *testing.T, what string, run, full *arch.Stats) {
+	t.Helper()
+	var unc float64
+	for _, s := range run.FastForwardSteps {
+		unc += float64(s.Steps)*math.Max(math.Abs(float64(s.CheckPeriod-s.Period)), float64(s.Spread)) + float64(s.Period)
+	}
+	if d := math.Abs(float64(run.Time - full.Time)); d > unc {
+		t.Errorf("time %v %s, %v in full: %.3g ps apart, estimate ±%.3g", run.Time, what, full.Time, d, unc)
 	}
 }
