@@ -149,8 +149,9 @@ func stepSkipsAgainstFull(t *testing.T, machine string, sets ...string) *Result 
 // HGEMM 6144×6144×8192's first wave skips at step 22 and its check keeps
 // 0.9748 µs; the second wave's steps 4–12 run at ~0.84 µs, and a skip
 // measured on them failed its check and made the run again (until
-// 2026-12-05). Now that wave waits past step 22: no run is made again, the
-// note says why the early windows were passed over, and the time is within
+// 2026-12-05). Now that wave skips only on windows at the checked pace or
+// past step 22: no run is made again, the note says why the early windows
+// were passed over, and the time is within
 // the stated uncertainty of the full run. The later waves' skips, measured
 // at that pace, take the first wave's check for their own
 // (arch.StepSkip.Paced): each starts before the checked skip's step and
@@ -184,7 +185,7 @@ func TestStepSkipKeepsTheCheckedPace(t *testing.T) {
 				// The checked skip ran steps 22–112; the paced ones start
 				// as soon as their windows keep its pace and leave no room
 				// for a check's intervals: 17–121.
-				t.Errorf("paced skip %d: steps %d–%d, want from before the checked skip's %d (one window) to past its end %d by a check's intervals", i, s.From, s.From+s.Steps, checked.From, checked.From+checked.Steps)
+				t.Errorf("paced skip %d: steps %d–%d, want from before the checked skip's %d to past its end %d by a check's intervals", i, s.From, s.From+s.Steps, checked.From, checked.From+checked.Steps)
 			}
 		}
 	}
