@@ -531,6 +531,15 @@ func TestStepSkipPaced(t *testing.T) {
 		if i > 0 && (!s.Paced || !s.Checked || s.CheckPeriod != first.CheckPeriod || s.CheckHits != -1 || s.HitsMoved) {
 			t.Errorf("skip %d %+v: want paced by the first's check (%+v)", i, s, first)
 		}
+		// Its period keeps the checked pace and its shift is its steps
+		// at its period (the estimate above would grow with an error
+		// that shrank both: it allows |CheckPeriod − Period| a step).
+		if d := math.Abs(float64(s.Period - first.CheckPeriod)); i > 0 && d > ff.Tolerance*float64(first.CheckPeriod) {
+			t.Errorf("skip %d: period %v, %.3g from the checked pace %v (tolerance %g)", i, s.Period, d, first.CheckPeriod, ff.Tolerance)
+		}
+		if d := math.Abs(float64(s.Shift) - float64(s.Steps)*float64(s.Period)); d > float64(s.Steps) {
+			t.Errorf("skip %d: shift %v for %d steps of %v", i, s.Shift, s.Steps, s.Period)
+		}
 		if x := checked.FastForwardSteps[i]; x.Paced || !x.Checked || x.CheckPeriod == 0 {
 			t.Errorf("skip %d without classes %+v: want checked after it", i, x)
 		}
