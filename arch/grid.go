@@ -750,8 +750,9 @@ func (gr *gridRunner) Blocked() (bool, string) {
 // durations, stall mix and cache hit fractions within the tolerances
 // before a skip, the skipped and the Tail waves' blocks running the
 // measured ones' instructions (isa.Grid.Class, or their streams), and the
-// Tail waves simulated after it (but the first) within the tolerance of the measured
-// period (FastForwardSkip.Checked) — which catches a grid whose later
+// Tail waves simulated after it (but the first) within the measured spread
+// and a fifth of the tolerance (or twice the spread, up to the tolerance)
+// of the measured period (FastForwardSkip.Checked) — which catches a grid whose later
 // CTAs differ (ozaki's scan: A's rows, then B's columns) but not one
 // whose CTAs differ only inside the skipped range.
 // Timing-only runs without an observer or a host.
@@ -1099,7 +1100,20 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			// waves vary by Noise each: GB200 ozaki's shallowest GEMM,
 			// ±12 %, allows ~30 % — a guard against gross change only;
 			// the estimate in the report is the measure of its error).
-			allow := float64(ff.Tolerance*float64(sk.Period)) + float64(sk.Spread) + 3*float64(sk.Noise)/math.Sqrt(float64(sk.Tail-1))
+			// A plain skip's check allows, besides the measured
+			// spread, a fifth of the tolerance or twice the spread,
+			// whichever is more, up to the tolerance: waves measured
+			// alike to 0.03 % whose check runs 2–4 % faster have
+			// changed (H100 HGEMM and ape-int16 8192³: lockstep
+			// waves that fall apart inside the skipped range, 15 %
+			// faster; with the whole tolerance allowed their checks
+			// passed and the runs came out +2.4 and +4.1 %, outside
+			// their estimates).
+			slack := ff.Tolerance * float64(sk.Period)
+			if !sk.Stationary {
+				slack = min(slack, max(slack/5, 2*float64(sk.Spread)))
+			}
+			allow := slack + float64(sk.Spread) + 3*float64(sk.Noise)/math.Sqrt(float64(sk.Tail-1))
 			sk.Checked = dev <= allow
 			gr.check = -1
 			if !sk.Checked {
