@@ -10,6 +10,16 @@ import (
 // Linux (4 KiB base pages).
 const hugePage = 2 << 20
 
+// makeHuge returns a zeroed slice of n Ts, its whole huge pages asked
+// for as transparent huge pages (adviseHuge): for the directories' sets
+// and where index, made before anything touches them.
+func makeHuge[T any](n int64) []T {
+	s := make([]T, n)
+	var zero T
+	adviseHuge(unsafe.Pointer(unsafe.SliceData(s)), uintptr(n)*unsafe.Sizeof(zero))
+	return s
+}
+
 // adviseHuge asks the kernel to back the whole huge pages inside the n
 // bytes at p with transparent huge pages (madvise MADV_HUGEPAGE, where
 // /sys/kernel/mm/transparent_hugepage/enabled says "madvise", as on this

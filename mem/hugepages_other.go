@@ -2,8 +2,6 @@
 
 package mem
 
-import "unsafe"
-
-// adviseHuge does nothing where transparent huge pages are not asked for
-// by madvise (see hugepages_linux.go).
-func adviseHuge(p unsafe.Pointer, n uintptr) {}
+// makeHuge returns a zeroed slice of n Ts: where transparent huge pages
+// are not asked for by madvise, a plain one (see hugepages_linux.go).
+func makeHuge[T any](n int64) []T { return make([]T, n) }

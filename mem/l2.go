@@ -235,8 +235,7 @@ func NewL2(capacity int64, lineBytes, linesPerTag, ways int) *L2 {
 		return nil
 	}
 	lb, tb, ways, sets := l2Shape(capacity, lineBytes, linesPerTag, ways)
-	c := &L2{lineBits: lb, sectorBits: lb + tb, sets: sets, ways: ways, set: make([]l2Set, sets), whereCap: maxWhere}
-	adviseHuge(unsafe.Pointer(unsafe.SliceData(c.set)), uintptr(len(c.set))*unsafe.Sizeof(l2Set{}))
+	c := &L2{lineBits: lb, sectorBits: lb + tb, sets: sets, ways: ways, set: makeHuge[l2Set](int64(sets)), whereCap: maxWhere}
 	// Initially way 0 is the least recently used, then 1, 2, …
 	for w := 0; w < ways; w++ {
 		c.init |= uint64(ways-1-w) << (4 * w)
@@ -963,8 +962,7 @@ func (c *L2) indexed(sec int64) bool {
 	if c.spanned {
 		n = c.whereCap // (the span the program's tensors occupy: it will be used)
 	}
-	w := make([]uint8, n)
-	adviseHuge(unsafe.Pointer(unsafe.SliceData(w)), uintptr(len(w)))
+	w := makeHuge[uint8](n)
 	copy(w, c.where)
 	c.where = w
 	return true
