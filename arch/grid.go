@@ -859,6 +859,13 @@ type BlockRange struct {
 // WholeGrid is every block of grid g.
 func WholeGrid(g int) BlockRange { return BlockRange{Grid: g, To: math.MaxInt} }
 
+// checkSteadiness divides FastForward.Tolerance for the slack a plain
+// (not stationary) wave skip's check allows besides the measured spread,
+// where twice that spread is less (gridRunner.waveStart): as the step
+// skips' windows (stepSteadiness) and the kernel skips' times
+// (kernelSteadiness) agree within a fifth of it.
+const checkSteadiness = 5
+
 // DefaultFastForward measures 4 waves, allows 5 % spread of their
 // durations and 5 percentage points of their lanes' stall mix and of
 // their cache hit fractions, never measures a kernel's first sixteenth of
@@ -1114,7 +1121,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			// their estimates).
 			slack := ff.Tolerance * float64(sk.Period)
 			if !sk.Stationary {
-				slack = min(slack, max(slack/5, 2*float64(sk.Spread)))
+				slack = min(slack, max(slack/checkSteadiness, 2*float64(sk.Spread)))
 			}
 			allow := slack + float64(sk.Spread) + 3*float64(sk.Noise)/math.Sqrt(float64(sk.Tail-1))
 			sk.Checked = dev <= allow
