@@ -125,23 +125,26 @@ func TestStepSkipCheckFailsRunsAgain(t *testing.T) {
 // returns it.
 func stepSkipsAgainstFull(t *testing.T, machine string, sets ...string) *Result {
 	t.Helper()
-	run := func(ff *arch.FastForward) *Result {
-		t.Helper()
-		f := mustRead(t, "examples/a100-emulated-gemm.yaml")
-		res, err := Execute(f, Options{Machine: machine, Numerics: NumericsOff, FastForward: ff, Overrides: mustSets(t, sets...)}, RunHooks{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
 	ff := arch.DefaultFastForward
 	ff.Steps = true
-	fast, full := run(&ff), run(nil)
+	fast, full := runEmulatedTiming(t, machine, &ff, sets...), runEmulatedTiming(t, machine, nil, sets...)
 	d := math.Abs(float64(fast.Stats.Time - full.Stats.Time))
 	if unc := fast.Report.Sim.SkipUncertaintySeconds * 1e12; d > unc && d > 0 {
 		t.Errorf("time %v, full %v: %.4g ps apart, stated ±%.4g", fast.Stats.Time, full.Stats.Time, d, unc)
 	}
 	return fast
+}
+
+// runEmulatedTiming runs the emulated-GEMM example timing-only on machine
+// with the overrides sets, fast-forwarded by ff (nil: in full).
+func runEmulatedTiming(t *testing.T, machine string, ff *arch.FastForward, sets ...string) *Result {
+	t.Helper()
+	f := mustRead(t, "examples/a100-emulated-gemm.yaml")
+	res, err := Execute(f, Options{Machine: machine, Numerics: NumericsOff, FastForward: ff, Overrides: mustSets(t, sets...)}, RunHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // A wave whose first steps run at a pace of their own does not skip on
