@@ -698,6 +698,7 @@ func (c *Chip) stats() *Stats {
 	}
 	if c.grids != nil && c.grids.ff != nil {
 		st.FastForwardDeclined = append([]FastForwardDecline(nil), c.grids.ff.declined...)
+		st.FastForwardTakenBack = append([]FastForwardSkip(nil), c.grids.ff.takenBack...)
 		st.FastForwardWaits = append([]FastForwardWait(nil), c.grids.ff.waits...)
 		st.StepWaits = append([]StepWait(nil), c.grids.ff.stepWaits...)
 		if len(c.grids.ff.skips) > 0 || len(c.grids.ff.steps) > 0 || len(c.grids.ff.kernels) > 0 {

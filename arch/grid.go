@@ -155,7 +155,33 @@ type gridRunner struct {
 	// stands for where the grids differ after their main loops (nil:
 	// the rest's work is the grid before's).
 	tailWork *tailMeasure
+	// undo is what the skip being checked added, taken back if its check
+	// fails (takeBack); ahead then holds, per dispatch line (each XCD's,
+	// or the one), the blocks its check ran ahead of the skipped ones,
+	// which the dispatch passes over when it reaches them; rewound
+	// tells dispatchXCDs that a take-back moved every line's next block;
+	// failures counts grid cur's failed checks.
+	undo     skipUndo
+	ahead    []blockSpan
+	rewound  bool
+	failures int
 }
+
+// skipUndo is what a wave skip added to the run (waveStart): the counters
+// (ffAdd's, in ff.ints and ff.floats; the increments it scaled, in win),
+// the index of its measure in measures, and each dispatch line's next
+// block before it (the XCDs', or the one).
+type skipUndo struct {
+	ints    []int64
+	floats  []float64
+	win     []float64
+	measure int
+	before  []int
+}
+
+// blockSpan is the blocks [from, to) of a dispatch line (blocks from,
+// from+x, … on an XCD of x).
+type blockSpan struct{ from, to int }
 
 // ffMeasure is the work of a skip's measured CTAs [from, to), summed as
 // they finish, and the number of CTAs the skip stands for.
@@ -390,6 +416,7 @@ func (gr *gridRunner) Handle(now sim.Time, _ int64) {
 		gr.prefix = nil
 		gr.measures, gr.recent = gr.measures[:0], nil
 		gr.check = -1 // (a check cut off by the grid's end stays unmade: its skip unchecked)
+		gr.ahead, gr.failures = nil, 0
 		gr.cur++
 		gr.next, gr.started = 0, false
 		gr.wave, gr.snaps, gr.waveN, gr.runFrom = 0, gr.snaps[:0], 0, 0
@@ -537,9 +564,12 @@ func (gr *gridRunner) dispatch(g *isa.Grid, now sim.Time) {
 					continue cores
 				}
 			}
+			if len(gr.ahead) == 1 && gr.next == gr.ahead[0].from {
+				gr.next, gr.ahead = gr.ahead[0].to, nil // run ahead by a failed check
+			}
 			if gr.ff != nil && gr.wave > 0 {
 				if gr.next%gr.wave == 0 {
-					if gr.ff.Kernels && gr.next == gr.prefixWave(g)*gr.wave {
+					if gr.ff.Kernels && gr.prefix == nil && gr.next == gr.prefixWave(g)*gr.wave {
 						snap := gr.chip.ffSnapshot(now)
 						if gr.prefix = &snap; gr.tailSkip(g) {
 							return // the rest stands for the grid before's
@@ -613,6 +643,12 @@ func (gr *gridRunner) dispatchXCDs(g *isa.Grid, now sim.Time, x int) {
 				continue
 			}
 			c := gr.xnext[j]
+			if gr.ahead != nil {
+				if a := &gr.ahead[j]; c == a.from && a.to > a.from {
+					c, a.from = a.to, a.to // run ahead by a failed check
+					gr.xnext[j] = c
+				}
+			}
 			if c >= g.CTAs {
 				s.no = true
 				continue
@@ -641,14 +677,20 @@ func (gr *gridRunner) dispatchXCDs(g *isa.Grid, now sim.Time, x int) {
 			if gr.ff != nil && gr.wave > 0 {
 				if c%gr.wave == 0 {
 					gr.next = c
-					if gr.ff.Kernels && c == gr.prefixWave(g)*gr.wave {
+					if gr.ff.Kernels && gr.prefix == nil && c == gr.prefixWave(g)*gr.wave {
 						snap := gr.chip.ffSnapshot(now)
 						if gr.prefix = &snap; gr.tailSkip(g) {
 							gr.xsyncFrom(g, c)
 							return // the rest stands for the grid before's
 						}
 					}
-					if gr.waveStart(g, now); gr.next != c {
+					if gr.waveStart(g, now); gr.rewound {
+						// A failed check took its skip back: every
+						// XCD goes back to its first skipped block.
+						gr.rewound = false
+						gr.xsetNext(g)
+						c = gr.xnext[j]
+					} else if gr.next != c {
 						// A skip: this XCD starts its first CTA
 						// after the skipped ones.
 						gr.xsyncFrom(g, c)
@@ -771,12 +813,11 @@ type FastForward struct {
 	// check of at least one duration between centres: a tail of 3.
 	Tail int
 	// Exclude lists ranges of blocks of a grid where no skip may start or
-	// reach, set by programs.Execute when it runs again after a failed
-	// check (with the grid's other skips: a grouped GEMM's other GEMMs):
-	// after a grid's first failure the waves after the failed skip's
-	// measured ones (a skip is then measured on other waves), after its
-	// second the failed skip's blocks with its check's, after its third
-	// the whole grid.
+	// reach (nor a kernel or tail skip of that grid happen). The run
+	// adds to its own copy where a check failed (gridRunner.takeBack):
+	// after a grid's first failure the blocks the check ran ahead of the
+	// skipped ones, after its second the failed skip's blocks with its
+	// check's, after its third the rest of the grid.
 	Exclude []BlockRange
 	// Mix is the largest spread over the measured waves of a lane's
 	// fraction of time in a cause (busy, each stall; the mean over the
@@ -926,6 +967,11 @@ type FastForwardSkip struct {
 	// some of the grid's blocks excluded from skips: FastForward.Exclude).
 	TailPeriod sim.Time
 	Checked    bool
+	// AheadTo, for a skip whose check failed, is the end of the blocks
+	// its check ran ahead of the skipped ones, [FromCTA + Waves·WaveCTAs,
+	// AheadTo): the skip was taken back (its time, counters and blocks),
+	// the skipped blocks simulated after them (Stats.FastForwardTakenBack).
+	AheadTo int
 	// Hits and TailHits are the L2 hit fractions (bytes; −1: no traffic)
 	// of the measured waves and of the check's: the skipped waves' bytes
 	// stand for the measured waves' hits, so far apart (more than
@@ -987,19 +1033,6 @@ func (gr *gridRunner) wait(g *isa.Grid) *FastForwardWait {
 	return w
 }
 
-// FastForwardCheckError stops a fast-forwarded run when the waves after a
-// skip did not take the measured period (FastForwardSkip.Checked): the
-// skipped waves were not like the measured ones. Run again with some of
-// the grid's blocks in FastForward.Exclude (programs.Execute says which).
-type FastForwardCheckError struct {
-	Grid int // index of the grid in the program
-	Skip FastForwardSkip
-}
-
-func (e *FastForwardCheckError) Error() string {
-	return fmt.Sprintf("fast-forward: kernel %s: the waves after the skip took %v, the measured ones %v", e.Skip.Grid, e.Skip.TailPeriod, e.Skip.Period)
-}
-
 // addShift adds a skip's time, ps picoseconds (rounded), to the run's
 // (ff.shift) at now and returns it; false — the chip failed with
 // sim.ErrTimeOverflow, naming what was skipped — where the run's time, now
@@ -1018,10 +1051,12 @@ func (c *Chip) addShift(ff *fastForward, now sim.Time, ps float64, what string) 
 // fastForward is the grid runner's fast-forward state.
 type fastForward struct {
 	FastForward
-	skips    []FastForwardSkip
-	steps    []StepSkip
-	kernels  []KernelSkip
-	declined []FastForwardDecline
+	skips []FastForwardSkip
+	// takenBack holds the skips whose check failed (gridRunner.takeBack).
+	takenBack []FastForwardSkip
+	steps     []StepSkip
+	kernels   []KernelSkip
+	declined  []FastForwardDecline
 	// waits has an entry for each grid started, the running one's last;
 	// stepWaits one for each grid whose steps may be skipped, the running
 	// one's last (while steps.on).
@@ -1096,7 +1131,9 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		if gr.next == sk.FromCTA+(sk.Waves+2)*sk.WaveCTAs {
 			gr.checkC = prev // the centre of the check's first wave
 		}
-		if gr.next == sk.FromCTA+(sk.Waves+sk.Tail)*sk.WaveCTAs {
+		// (At or past its last: the dispatch may have passed over blocks
+		// a failed check ran ahead, right after the check's waves.)
+		if gr.next >= sk.FromCTA+(sk.Waves+sk.Tail)*sk.WaveCTAs {
 			sk.TailPeriod = (sim.Add(now, ff.shift) - gr.checkAt) / sim.Time(sk.Tail-1)
 			if sk.Centres { // between the centres of the check's first and last waves
 				sk.TailPeriod = sim.Time(math.Round(prev.since(gr.checkC) / float64(sk.Tail-2)))
@@ -1127,10 +1164,9 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 			sk.Checked = dev <= allow
 			gr.check = -1
 			if !sk.Checked {
-				// Stop at once: the caller runs again without skips in
-				// its blocks (FastForward.Exclude).
-				gr.chip.Fail(&FastForwardCheckError{Grid: gr.cur, Skip: *sk})
-				return
+				// The skipped waves were not like the measured ones:
+				// simulate them now, after the check's.
+				gr.takeBack(c)
 			}
 		}
 	}
@@ -1163,6 +1199,9 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		return x.Grid == gr.cur && gr.next >= x.From && gr.next < x.To
 	}) {
 		return // too few waves measured, or a skip may not start here
+	}
+	if gr.check >= 0 {
+		return // a skip's check waits for waves after it
 	}
 	// Leave Tail full waves after the skipped ones and the dispatch of
 	// one more CTA (when the check is made).
@@ -1329,7 +1368,18 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	if centres {
 		tscale = float64(shift) / float64(max(last.t-first.t, 1))
 	}
+	u := skipUndo{ints: slices.Clone(ff.ints), floats: slices.Clone(ff.floats), before: []int{gr.next}}
+	if gr.xnext != nil {
+		u.before = slices.Clone(gr.xnext)
+	}
 	win := gr.chip.ffAdd(ff, first, last, scale, tscale, shift)
+	for k := range u.ints {
+		u.ints[k] = ff.ints[k] - u.ints[k]
+	}
+	for k := range u.floats {
+		u.floats[k] = ff.floats[k] - u.floats[k]
+	}
+	u.win = win
 	if gr.win == nil {
 		gr.win = win
 	} else {
@@ -1347,6 +1397,8 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 		}
 	}
 	gr.measures = append(gr.measures, meas)
+	u.measure = len(gr.measures) - 1
+	gr.undo = u
 	ff.skips = append(ff.skips, FastForwardSkip{Grid: g.Name, At: now, FromCTA: gr.next, Waves: j, WaveCTAs: gr.wave,
 		Period: sim.Time(math.Round(total / m)), Spread: spread, Centres: centres, Stationary: measured > measure && !centres, Measured: measured, Noise: noise, Tail: tail,
 		Shift: shift, Exact: exact,
@@ -1359,6 +1411,81 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	gr.next += j * gr.wave
 	gr.doneBy[gr.cur] += int64(j * gr.wave)
 	gr.snaps = gr.snaps[:0]
+}
+
+// takeBack takes back skip i of the run (ff.skips), the one the grid's
+// dispatch has just checked at block gr.next, whose check failed: its
+// shift, the counters it added (gr.undo), its skipped blocks' share of
+// the grid's progress and its measure go; the dispatch goes back to its
+// first skipped block, simulates the skipped blocks after those its check
+// ran (they stay as run: gr.ahead, which the dispatch passes over) and
+// measures again, and no later skip may reach into the check's blocks
+// — nor, after the grid's first failure, start in the 2·Measure waves
+// after the failed skip's measured ones; after its second in or reach
+// into the failed skip's blocks; after its third in the rest of the
+// grid. So the run is not made again: every block of the
+// grid is simulated or skipped once, the skipped blocks of a failed check
+// in another order than the hardware dispatches them (the check's waves
+// before them).
+func (gr *gridRunner) takeBack(i int) {
+	ff, u := gr.ff, &gr.undo
+	sk := ff.skips[i]
+	n := sk.Waves * sk.WaveCTAs
+	ff.shift -= sk.Shift
+	for k, d := range u.ints {
+		ff.ints[k] -= d
+	}
+	for k, d := range u.floats {
+		ff.floats[k] -= d
+	}
+	for k, d := range u.win {
+		gr.win[k] -= d
+	}
+	if gr.skipped -= n; gr.skipped == 0 {
+		gr.win = nil
+	}
+	gr.doneBy[gr.cur] -= int64(n)
+	gr.measures = slices.Delete(gr.measures, u.measure, u.measure+1)
+	ff.skips = slices.Delete(ff.skips, i, i+1)
+	sk.AheadTo = gr.next
+	ff.takenBack = append(ff.takenBack, sk)
+	if gr.xnext != nil {
+		gr.ahead = make([]blockSpan, len(gr.xnext))
+		for j := range gr.xnext {
+			gr.ahead[j] = blockSpan{u.before[j] + n, gr.xnext[j]}
+			gr.xnext[j] = u.before[j]
+		}
+		gr.rewound = true
+	} else {
+		gr.ahead = []blockSpan{{sk.FromCTA + n, gr.next}}
+	}
+	gr.failures++
+	ahead := BlockRange{Grid: gr.cur, From: sk.FromCTA + n, To: gr.next}
+	ff.Exclude = append(slices.Clip(ff.Exclude), ahead)
+	switch again := (BlockRange{Grid: gr.cur, From: sk.FromCTA}); {
+	case gr.failures == 1:
+		// No skip starts in the 2·Measure waves after the failed one's
+		// measured waves (at most the skip and its check): the most a
+		// skip looks back (a skip timed between centres, a stationary
+		// one, the hits' comparison with the waves Measure before), so
+		// the next is measured on waves after them. A first skip that
+		// measured a passing dip (V100 Ootomo 8192³: 4 waves of 503–522
+		// µs among waves of 570–584 µs; T4 Ootomo 8192×1536×4096's
+		// waves 3–6 at 341 µs, the kernel's later ones ~520 µs) then
+		// skips the rest of the kernel measured on the waves after
+		// them.
+		again.To = sk.FromCTA + min(sk.Waves+sk.Tail, max(sk.Measured, 2*ff.Measure))*sk.WaveCTAs
+		ff.Exclude = append(ff.Exclude, again)
+	case gr.failures == 2:
+		again.To = ahead.To // the failed skip's blocks with its check's
+		ff.Exclude = append(ff.Exclude, again)
+	default:
+		again.To = math.MaxInt // the rest of the grid
+		ff.Exclude = append(ff.Exclude, again)
+	}
+	gr.next = sk.FromCTA
+	gr.snaps = gr.snaps[:0]
+	gr.undo = skipUndo{}
 }
 
 // GridBlocksDone appends to dst, for each of the program's kernel grids

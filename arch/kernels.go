@@ -152,9 +152,9 @@ func (gr *gridRunner) kernelSkip(g *isa.Grid, now sim.Time) bool {
 	return true
 }
 
-// excluded reports whether a failed check's rerun excludes blocks of grid
-// cur from skips (FastForward.Exclude): then no kernel or tail skip either
-// (the report says the kernel's blocks were simulated).
+// excluded reports whether blocks of grid cur are excluded from skips
+// (FastForward.Exclude: a failed check's, or the caller's): then no kernel
+// or tail skip either.
 func (gr *gridRunner) excluded() bool {
 	return slices.ContainsFunc(gr.ff.Exclude, func(x BlockRange) bool { return x.Grid == gr.cur })
 }

@@ -157,6 +157,10 @@ type Stats struct {
 	FastForwardSteps []StepSkip
 	// FastForwardKernels lists the grids not run (FastForward.Kernels).
 	FastForwardKernels []KernelSkip
+	// FastForwardTakenBack lists the wave skips whose check failed, in
+	// order: each was taken back and its waves simulated after its
+	// check's (FastForwardSkip.AheadTo); not in FastForward.
+	FastForwardTakenBack []FastForwardSkip
 	// FastForwardDeclined lists the kernels whose waves repeated but whose
 	// skip would have saved too little to risk (FastForward.MinGain).
 	FastForwardDeclined []FastForwardDecline

@@ -39,10 +39,14 @@ const xcdTileBytes = 64 * 64 * 4
 // xcdCTA is CTA c of a grid whose blocks run 1 to 4 k-steps (by their
 // index, so that they finish out of their order) of a 64×64 tile, then
 // store it at c·xcdTileBytes; with alike, every block runs 2.
-func xcdCTA(c int, alike bool) isa.Stream {
+func xcdCTA(c int, alike bool) isa.Stream { return xcdCTAAt(c, alike, 0) }
+
+// xcdCTAAt is xcdCTA reading its A and B tiles at base beyond xcdCTA's.
+func xcdCTAAt(c int, alike bool, base int64) isa.Stream {
 	const m, n, bk = 64, 64, 64
 	const smA, smB, rfC, rfA, rfB = 0, 16 << 10, 0, 32 << 10, 48 << 10
-	const gmA, gmB, gmC = 1 << 30, 2 << 30, 0
+	const gmC = 0
+	gmA, gmB := base+1<<30, base+2<<30
 	steps := 1 + (c*7+c/5)%4
 	if alike {
 		steps = 2
@@ -81,6 +85,21 @@ func runXCDs(t *testing.T, waves int, alike bool, ff *arch.FastForward) (*arch.S
 // runXCDGrids is runXCDs with kernels grids of waves waves one after
 // the other.
 func runXCDGrids(t *testing.T, kernels, waves int, alike bool, ff *arch.FastForward) (*arch.Stats, map[int64]int, int) {
+	g := isa.Grid{Name: "xcds", CTAs: 64 * waves, CTA: func(c int) isa.Stream { return xcdCTA(c, alike) },
+		Resources: isa.Resources{SharedBytes: 32 << 10, Registers: 16 << 10, Warps: 4}}
+	if alike {
+		g.Class = func(int) int { return 0 }
+	}
+	grids := make([]isa.Grid, kernels)
+	for i := range grids {
+		grids[i] = g
+	}
+	return runXCDProgram(t, grids, ff)
+}
+
+// runXCDProgram runs grids on the MI300X of runXCDs (with a placements
+// observer where ff is nil).
+func runXCDProgram(t *testing.T, grids []isa.Grid, ff *arch.FastForward) (*arch.Stats, map[int64]int, int) {
 	t.Helper()
 	m := archtest.Machine(t, "mi300x", "machine.cores=32")
 	p := &placements{core: map[int64]int{}}
@@ -91,15 +110,6 @@ func runXCDGrids(t *testing.T, kernels, waves int, alike bool, ff *arch.FastForw
 	chip, err := arch.NewChip(m, opts)
 	if err != nil {
 		t.Fatal(err)
-	}
-	g := isa.Grid{Name: "xcds", CTAs: 64 * waves, CTA: func(c int) isa.Stream { return xcdCTA(c, alike) },
-		Resources: isa.Resources{SharedBytes: 32 << 10, Registers: 16 << 10, Warps: 4}}
-	if alike {
-		g.Class = func(int) int { return 0 }
-	}
-	grids := make([]isa.Grid, kernels)
-	for i := range grids {
-		grids[i] = g
 	}
 	st, err := chip.Run(isa.Program{Name: "xcds", Grids: grids})
 	if err != nil {
@@ -164,6 +174,49 @@ func TestGridXCDFastForward(t *testing.T) {
 		t.Errorf("flops %v fast-forwarded, %v in full", fast.MMADFlops, full.MMADFlops)
 	}
 	t.Logf("%d of %d blocks skipped; time %v fast, %v full; events %d, %d", skipped, 64*waves, fast.Time, full.Time, fast.Events, full.Events)
+}
+
+// A failed check on the XCDs' dispatch: a grid of alike blocks whose first
+// ten waves read tiles nobody read before and whose later ones all read
+// one (L2 hits: faster). A skip measured on the first waves fails its
+// check and is taken back: every XCD goes back to its first skipped
+// block, passes over the blocks it ran for the check, and every block
+// runs or is skipped once — the flops and GM reads are the full run's
+// exactly (alike blocks), the time within 2 % of it.
+func TestGridXCDTakeBack(t *testing.T) {
+	const waves = 40
+	g := isa.Grid{Name: "xcds", CTAs: 64 * waves, Class: func(int) int { return 0 },
+		CTA: func(c int) isa.Stream {
+			if c < 64*10 {
+				return xcdCTAAt(c, true, int64(1+c)<<20)
+			}
+			return xcdCTAAt(c, true, 0)
+		},
+		Resources: isa.Resources{SharedBytes: 32 << 10, Registers: 16 << 10, Warps: 4}}
+	full, _, _ := runXCDProgram(t, []isa.Grid{g}, nil)
+	ff := arch.DefaultFastForward
+	ff.WarmUp = 0
+	fast, _, _ := runXCDProgram(t, []isa.Grid{g}, &ff)
+	if len(fast.FastForwardTakenBack) == 0 {
+		t.Fatalf("nothing taken back: skips %+v", fast.FastForward)
+	}
+	for _, s := range fast.FastForwardTakenBack {
+		if s.Checked || s.AheadTo < s.FromCTA+(s.Waves+s.Tail)*s.WaveCTAs {
+			t.Errorf("taken back %+v: want a failed check, its Tail waves (at least) ahead", s)
+		}
+	}
+	for _, s := range fast.FastForward {
+		if !s.Checked {
+			t.Errorf("skip %+v: its check failed", s)
+		}
+	}
+	if fast.MMADFlops != full.MMADFlops || fast.GMReadBytes != full.GMReadBytes {
+		t.Errorf("flops %v, GM reads %d fast-forwarded; %v, %d in full", fast.MMADFlops, fast.GMReadBytes, full.MMADFlops, full.GMReadBytes)
+	}
+	if d := float64(fast.Time-full.Time) / float64(full.Time); d < -0.02 || d > 0.02 {
+		t.Errorf("time %v fast-forwarded, %v in full (%+.2f %%)", fast.Time, full.Time, 100*d)
+	}
+	t.Logf("taken back %d, skips %d; time %v fast, %v full; events %d, %d", len(fast.FastForwardTakenBack), len(fast.FastForward), fast.Time, full.Time, fast.Events, full.Events)
 }
 
 // Kernel skips (FastForward.Kernels) on the XCDs' dispatch: of three alike

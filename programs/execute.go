@@ -541,14 +541,19 @@ func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: kernel %s was not simulated: it stands for kernel %s %s (%.6g s, ~%d events), which it is like — as many blocks, the same resources and instructions but for addresses —, the two kernels before it having taken the same time within %.3g %%; approximate: the caches it would have filled are as the kernel before it left them",
 			k.Grid, k.Like, which, k.Shift.Seconds(), k.Events, 100*float64(k.Spread)/float64(max(k.Shift, 1))))
 	}
-	if skipped, unc := fastForwardUncertainty(st.FastForward, st.FastForwardSteps, st.FastForwardKernels); skipped > 0 {
+	back := st.FastForwardTakenBack
+	if skipped, unc := fastForwardUncertainty(st.FastForward, st.FastForwardSteps, st.FastForwardKernels, back); skipped > 0 {
 		rep.Sim.SkippedSeconds, rep.Sim.SkipUncertaintySeconds = skipped.Seconds(), unc.Seconds()
 		rep.Sim.SkippedGMReadBytes = st.SkippedGMReadBytes
-		rep.Notes = append(rep.Notes, skipUncertaintyNote(len(st.FastForward) > 0, len(st.FastForwardSteps) > 0, len(st.FastForwardKernels) > 0, skipped, unc, st.Time)+
+		rep.Notes = append(rep.Notes, skipUncertaintyNote(len(st.FastForward) > 0, len(st.FastForwardSteps) > 0, len(st.FastForwardKernels) > 0, len(back), skipped, unc, st.Time)+
 			skippedBytesNote(st.SkippedGMReadBytes, st.GMReadBytes, st.Traffic.HBMRead))
+	} else if len(back) > 0 {
+		rep.Sim.SkipUncertaintySeconds = unc.Seconds()
+		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: every block was simulated, but those of the %d %s taken back after a failed check ran after the blocks its check had run ahead of them, not in the hardware's order; had that moved the time by half a wave at each, the run's time would be within ±%.3g s (%.2g %%) of the full simulation's — an estimate, not a bound",
+			len(back), plural(len(back), "skip", "skips"), unc.Seconds(), 100*unc.Seconds()/st.Time.Seconds()))
 	}
-	for _, s := range run.ffFailed {
-		rep.Notes = append(rep.Notes, fastForwardNote(s.FastForwardSkip)+"; so the run was made again "+s.again.String())
+	for i, s := range st.FastForwardTakenBack {
+		rep.Notes = append(rep.Notes, fastForwardNote(s)+"; "+takenBackText(s, st.FastForwardTakenBack[:i], opts.FastForward.Measure))
 	}
 	if n := stepSkipsNote(st.FastForwardSteps); n != "" {
 		rep.Notes = append(rep.Notes, n)
@@ -572,7 +577,7 @@ func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 		}
 	}
 	switch {
-	case opts.FastForward == nil || len(st.FastForward) > 0 || len(run.ffFailed) > 0 || len(st.FastForwardDeclined) > 0 || len(st.FastForwardSteps) > 0 || len(run.stepsFailed) > 0 || len(st.FastForwardKernels) > 0:
+	case opts.FastForward == nil || len(st.FastForward) > 0 || len(st.FastForwardTakenBack) > 0 || len(st.FastForwardDeclined) > 0 || len(st.FastForwardSteps) > 0 || len(run.stepsFailed) > 0 || len(st.FastForwardKernels) > 0:
 	case len(prog.Grids) == 0:
 		rep.Notes = append(rep.Notes, noGridsToSkip)
 	default:
@@ -598,7 +603,6 @@ type simulation struct {
 	// ff is the fast-forward options of the last run made (after failed
 	// checks, with their exclusions).
 	ff          *arch.FastForward
-	ffFailed    []failedSkip
 	stepsFailed []failedStep
 	discarded   discardedRuns
 	wall        float64 // seconds, the runs made again included
@@ -606,13 +610,6 @@ type simulation struct {
 	// build and report included), counted among the runs before a run
 	// that reports it (RunHooks.reuse), which takes it off again.
 	took time.Duration
-}
-
-// failedSkip is a wave skip whose check failed, and what the run made
-// again excluded.
-type failedSkip struct {
-	arch.FastForwardSkip
-	again rerunExclusion
 }
 
 // failedStep is a step skip whose check failed, and what the run made
@@ -702,38 +699,23 @@ func simulate(f *File, m *machines.Machine, opts Options, hooks RunHooks, job Jo
 		b.startBeside(chip.Cube(), stop)
 	}
 	st, err := chip.Run(prog)
-	// A fast-forward skip whose check failed stops the run: run again
-	// without skips in its blocks.
-	var ffFailed []failedSkip
+	// A step skip whose check failed stops the run: run again without
+	// skips in its blocks. (A wave skip whose check failed is taken back
+	// in the run: arch.Stats.FastForwardTakenBack.)
 	var stepsFailed []failedStep
 	var discarded discardedRuns
 	attempt := start
 	for {
 		var se *arch.StepCheckError
-		var ce *arch.FastForwardCheckError
-		if !errors.As(err, &se) && !errors.As(err, &ce) {
+		if !errors.As(err, &se) {
 			break
 		}
 		ff := *opts.FastForward // (a failed check means fast-forward was on)
-		switch {
-		case se != nil:
-			// A step skip's check failed: the grid's steps are simulated,
-			// or some of them, and the later grids' likewise (a
-			// program's kernels are often alike — H100 ape-int16
-			// 8192³'s four product GEMMs failed one after the other, a
-			// run each): StepCheckError.Again.
-			stepsFailed = append(stepsFailed, failedStep{se.Skip, se.Again(&ff, len(prog.Grids))})
-		default:
-			prior := 0 // the grid's earlier failures (not the caller's own exclusions)
-			for _, f := range ffFailed {
-				if f.again.Grid == ce.Grid {
-					prior++
-				}
-			}
-			x := excludeAfterFailure(ff, ce, prior)
-			ffFailed = append(ffFailed, failedSkip{ce.Skip, x})
-			ff.Exclude = append(slices.Clip(ff.Exclude), x.BlockRange)
-		}
+		// The grid's steps are simulated, or some of them, and the later
+		// grids' likewise (a program's kernels are often alike — H100
+		// ape-int16 8192³'s four product GEMMs failed one after the
+		// other, a run each): StepCheckError.Again.
+		stepsFailed = append(stepsFailed, failedStep{se.Skip, se.Again(&ff, len(prog.Grids))})
 		opts.FastForward = &ff
 		if discarded.runs >= maxRunsAgain(len(prog.Grids)) {
 			// Each failure excludes more blocks from skips, so the runs
@@ -760,7 +742,7 @@ func simulate(f *File, m *machines.Machine, opts Options, hooks RunHooks, job Jo
 		return nil, fmt.Errorf("stopped during the run: %w", context.Cause(ctx))
 	}
 	return &simulation{chip: chip, st: st, err: err, prog: prog, mode: job.Mode(), ff: opts.FastForward,
-		ffFailed: ffFailed, stepsFailed: stepsFailed, discarded: discarded, wall: time.Since(start).Seconds()}, nil
+		stepsFailed: stepsFailed, discarded: discarded, wall: time.Since(start).Seconds()}, nil
 }
 
 // maxRunsAgain bounds the runs a program of grids grids makes again after
@@ -883,54 +865,26 @@ func machineKeyOrigin(ref string, overrides []machines.Override) func(key string
 	}
 }
 
-// rerunExclusion is where a run made again after a failed fast-forward
-// check may not skip (arch.FastForward.Exclude), and why.
-type rerunExclusion struct {
-	arch.BlockRange
-	// failure is how many checks of the grid failed, this one included.
-	failure int
-}
-
-// excludeAfterFailure returns the blocks of the failed skip's grid where
-// the run made again after check ce failed may not skip, given the
-// number of the grid's earlier failures (prior) and the settings ff:
-//   - the first failure: no skip may start in the 2·Measure waves after
-//     the failed skip's measured ones (at most the skip and its check):
-//     the most a skip looks back (a skip timed between centres, a
-//     stationary one, the hits' comparison with the waves Measure before),
-//     so a skip there is measured on waves after them, and checked
-//     again. A first skip that measured a passing dip (V100
-//     Ootomo 8192³: 4 waves of 503–522 µs among waves of 570–584 µs)
-//     then skips the rest of the kernel measured on the waves after them:
-//     4.2 s, time +0.38 % against the full run, where keeping the whole
-//     failed range simulated took 14.8 s (more than the full run).
-//   - the second: none may start in or reach the failed skip's blocks and
-//     its check's (their waves simulated, the grid's other skips kept).
-//   - the third: none in the grid.
-//
-// So a kernel is run again at most three times; each time its skips are
-// checked as before.
-func excludeAfterFailure(ff arch.FastForward, ce *arch.FastForwardCheckError, prior int) rerunExclusion {
-	sk := ce.Skip
-	x := rerunExclusion{BlockRange: arch.BlockRange{Grid: ce.Grid, From: sk.FromCTA, To: sk.FromCTA + (sk.Waves+sk.Tail)*sk.WaveCTAs}, failure: prior + 1}
-	switch {
-	case prior == 0:
-		x.To = sk.FromCTA + min(sk.Waves+sk.Tail, max(sk.Measured, 2*ff.Measure))*sk.WaveCTAs
-	case prior >= 2:
-		x.BlockRange = arch.WholeGrid(ce.Grid)
+// takenBackText says what became of skip s, whose check failed, given the
+// earlier ones of the run and the waves a skip measures (measure;
+// arch.gridRunner.takeBack): its waves were simulated after its check's,
+// and where later skips of its kernel may not go.
+func takenBackText(s arch.FastForwardSkip, earlier []arch.FastForwardSkip, measure int) string {
+	failure := 1
+	for _, e := range earlier {
+		if e.Grid == s.Grid {
+			failure++
+		}
 	}
-	return x
-}
-
-// String says how the run was made again, for the report's note.
-func (x rerunExclusion) String() string {
-	switch x.failure {
+	to := s.FromCTA + s.Waves*s.WaveCTAs
+	text := fmt.Sprintf("so the skip was taken back: its blocks %d–%d were simulated after those its check ran ahead of them (%d–%d)", s.FromCTA, to-1, to, s.AheadTo-1)
+	switch failure {
 	case 1:
-		return fmt.Sprintf("with no skip starting in blocks %d–%d of that kernel (a skip after them is measured on other waves, and checked)", x.From, x.To-1)
+		return text + fmt.Sprintf(", and no later skip reaches into the check's blocks nor starts in blocks %d–%d (a skip after them is measured on other waves, and checked)", s.FromCTA, s.FromCTA+min(s.Waves+s.Tail, max(s.Measured, 2*measure))*s.WaveCTAs-1)
 	case 2:
-		return fmt.Sprintf("without skips in blocks %d–%d of that kernel (its second failed check)", x.From, x.To-1)
+		return text + fmt.Sprintf(", and no later skip starts in or reaches into blocks %d–%d (its kernel's second failed check)", s.FromCTA, s.AheadTo-1)
 	}
-	return "with every block of that kernel simulated (its third failed check)"
+	return text + ", and the rest of that kernel was simulated (its third failed check)"
 }
 
 // noGridsToSkip is the note of a fast-forwarded run with no kernel grids
@@ -1061,8 +1015,18 @@ func KBatchApplies(f *File, m *machines.Machine) bool {
 // measured period) did, whichever is more, plus half a wave per skip: the
 // blocks in flight at a skip are others than in the full run (which SM
 // holds which tile), which moves the kernel's end by a fraction of a wave
-// (A100 HGEMM 8192×8192×4096: 5 % of one).
-func fastForwardUncertainty(skips []arch.FastForwardSkip, steps []arch.StepSkip, kernels []arch.KernelSkip) (skipped, unc sim.Time) {
+// (A100 HGEMM 8192×8192×4096: 5 % of one); and half a wave (of its
+// measured period) for each skip taken back after a failed check (back),
+// whose blocks ran after those its check had run ahead: where blocks meet
+// that the hardware would not have run one after the other, the L2 holds
+// the others' tiles for a while (T4 Ootomo 8192×1536×4096, its skip at
+// wave 7 of 39 taken back and nothing skipped in that kernel: +1.2 % of
+// the full run, 0.45 of a wave; over the 14 of the 123 emulated GEMMs at
+// 8192³ that took a skip back, each within 0.83 % of its full run).
+func fastForwardUncertainty(skips []arch.FastForwardSkip, steps []arch.StepSkip, kernels []arch.KernelSkip, back []arch.FastForwardSkip) (skipped, unc sim.Time) {
+	for _, s := range back {
+		unc += s.Period / 2
+	}
 	// A kernel skip: had its kernel differed from the one it stands for
 	// by as much as the rule allows between the two before it.
 	for _, k := range kernels {
@@ -1092,8 +1056,8 @@ func fastForwardUncertainty(skips []arch.FastForwardSkip, steps []arch.StepSkip,
 
 // skipUncertaintyNote is the note on the time a run's skips stand for
 // and the estimate of its error (waves, steps, kernels: wave, step or
-// kernel skips were taken).
-func skipUncertaintyNote(waves, steps, kernels bool, skipped, unc, total sim.Time) string {
+// kernel skips were taken; back: the wave skips taken back).
+func skipUncertaintyNote(waves, steps, kernels bool, back int, skipped, unc, total sim.Time) string {
 	var what, measured, inFlight []string
 	if waves {
 		what, measured, inFlight = append(what, "waves"), append(measured, "waves"), append(inFlight, "the blocks in flight at each wave skip by half a wave")
@@ -1109,6 +1073,9 @@ func skipUncertaintyNote(waves, steps, kernels bool, skipped, unc, total sim.Tim
 			return strings.Join(x, "")
 		}
 		return strings.Join(x[:len(x)-1], ", ") + " and " + x[len(x)-1]
+	}
+	if back > 0 {
+		inFlight = append(inFlight, fmt.Sprintf("the blocks of the %d %s taken back by half a wave each: they ran after the blocks their checks had run ahead", back, plural(back, "skip", "skips")))
 	}
 	flight := ""
 	if len(inFlight) > 0 {

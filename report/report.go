@@ -291,8 +291,9 @@ type SimReport struct {
 	// skipped waves, k-steps and kernels stand for (their L2, LLC and HBM
 	// shares are the measured rates', not looked up).
 	SkippedGMReadBytes int64 `json:"skipped_gm_read_bytes,omitempty"`
-	// DiscardedRuns is the number of runs a failed fast-forward check
-	// stopped and made again, DiscardedEvents and DiscardedWallSeconds
+	// DiscardedRuns is the number of runs a failed fast-forward step check
+	// stopped and made again (a failed wave check is taken back in the
+	// run: no run made again), DiscardedEvents and DiscardedWallSeconds
 	// what they simulated and the part of WallSeconds they took (Events
 	// counts the run reported; EventsPerSecond all the events simulated).
 	DiscardedRuns        int     `json:"discarded_runs,omitempty"`

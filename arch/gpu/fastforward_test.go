@@ -1,7 +1,6 @@
 package gpu_test
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -172,8 +171,10 @@ func TestFastForwardExact(t *testing.T) {
 // A grid whose CTAs run the same instructions but whose later ones hit
 // in the L2 (the first 160 read tiles nobody read before, the rest one
 // tile): the measured waves repeat, the waves after the skip are faster,
-// the check fails and stops the run with a FastForwardCheckError; run
-// again with the grid excluded, it is the full simulation.
+// the check fails and the skip is taken back — its shift, its counters,
+// its blocks' progress —, its blocks simulated after the check's: every
+// block runs once, so the instructions and bytes are the full run's to
+// the unit, and the time within 1 % of it (the blocks in another order).
 func TestFastForwardCheck(t *testing.T) {
 	m := archtest.Machine(t, "a100", "machine.cores=4")
 	g := isa.Grid{Name: "changing", CTAs: 8 * 60, CTA: func(c int) isa.Stream {
@@ -182,19 +183,35 @@ func TestFastForwardCheck(t *testing.T) {
 		}
 		return ctaAt(0)
 	}, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
-	full, ce := fullAndFailed(t, m, g)
-	if ce == nil || ce.Grid != 0 || ce.Skip.Checked || ce.Skip.TailPeriod >= ce.Skip.Period {
-		t.Fatalf("got %+v, want a failed check of grid 0 with faster waves after the skip", ce)
+	full, fast := fullAndFast(t, m, g)
+	if len(fast.FastForwardTakenBack) == 0 {
+		t.Fatalf("nothing taken back (skips %+v)", fast.FastForward)
 	}
-	ff := arch.DefaultFastForward
-	ff.Exclude = []arch.BlockRange{arch.WholeGrid(0)}
-	again, err := runGrid(t, m, g, &ff)
-	if err != nil {
-		t.Fatal(err)
+	for _, sk := range fast.FastForwardTakenBack {
+		if sk.Grid != "changing" || sk.Checked || sk.TailPeriod >= sk.Period || sk.AheadTo < sk.FromCTA+(sk.Waves+sk.Tail)*sk.WaveCTAs || sk.FromCTA >= 160 {
+			t.Fatalf("taken back %+v, want a failed check of a skip from the first 160 blocks, faster waves after it, its Tail waves (at least) ahead", sk)
+		}
 	}
-	if again.Time != full.Time || len(again.FastForward) != 0 {
-		t.Errorf("excluded: time %v, skips %+v; full: %v", again.Time, again.FastForward, full.Time)
+	sk := fast.FastForwardTakenBack[0]
+	for _, s := range fast.FastForward {
+		if !s.Checked {
+			t.Errorf("skip %+v after the failed one: want it checked", s)
+		}
 	}
+	if fast.GMReadBytes != full.GMReadBytes || fast.MMADFlops != full.MMADFlops || fast.Events >= full.Events+full.Events/10 {
+		t.Errorf("GM reads %d, flops %g, events %d; full: %d, %g, %d", fast.GMReadBytes, fast.MMADFlops, fast.Events, full.GMReadBytes, full.MMADFlops, full.Events)
+	}
+	for i := range full.Cores {
+		for l := range full.Cores[i].Lanes {
+			if a, b := fast.Cores[i].Lanes[l].Instrs, full.Cores[i].Lanes[l].Instrs; a != b {
+				t.Errorf("core %d lane %d: %d instructions, full %d", i, l, a, b)
+			}
+		}
+	}
+	if d := math.Abs(float64(fast.Time-full.Time)) / float64(full.Time); d > 0.01 {
+		t.Errorf("time %v, full %v (%.2f %% apart)", fast.Time, full.Time, 100*d)
+	}
+	t.Logf("taken back: blocks %d–%d after %d–%d; time %v, full %v", sk.FromCTA, sk.FromCTA+sk.Waves*sk.WaveCTAs-1, sk.FromCTA+sk.Waves*sk.WaveCTAs, sk.AheadTo-1, fast.Time, full.Time)
 }
 
 // A grid whose first waves repeat at a pace it leaves after them (the
@@ -220,10 +237,12 @@ func TestFastForwardWarmUp(t *testing.T) {
 	}
 	ff := arch.DefaultFastForward
 	ff.WarmUp = 0
-	_, err = runGrid(t, m, g, &ff)
-	var ce *arch.FastForwardCheckError
-	if !errors.As(err, &ce) || ce.Skip.FromCTA > 8*10 {
-		t.Fatalf("no warm-up: got %v, want a failed check of a skip measured on the plateau", err)
+	cold, err := runGrid(t, m, g, &ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := cold.FastForwardTakenBack; len(b) == 0 || b[0].FromCTA > 8*10 {
+		t.Fatalf("no warm-up: taken back %+v, want a failed check of a skip measured on the plateau", b)
 	}
 	ff.WarmUp = arch.DefaultFastForward.WarmUp
 	fast, err := runGrid(t, m, g, &ff)
@@ -425,12 +444,12 @@ func TestFastForwardStationary(t *testing.T) {
 	}
 }
 
-// A failed check excludes its blocks only (arch.FastForward.Exclude,
-// as programs.Execute runs again): a grid of two parts — 30 waves whose
-// first 10 read tiles nobody read before and the rest one tile (the check
-// of a skip there fails), then 30 waves of deeper blocks that repeat — is
-// run again with the first part's skip and check blocks simulated and the
-// second part's waves still skipped.
+// A failed check keeps later skips out of its blocks only: a grid of two
+// parts — 30 waves whose first 10 read tiles nobody read before and the
+// rest one tile (the check of a skip there fails), then 30 waves of
+// deeper blocks that repeat — takes the first part's skip back and still
+// skips the second part's waves, none reaching into the blocks the
+// failed check ran ahead.
 func TestFastForwardCheckExcludesBlocks(t *testing.T) {
 	m := archtest.Machine(t, "a100", "machine.cores=4")
 	g := isa.Grid{Name: "two-part", CTAs: 8 * 60, CTA: func(c int) isa.Stream {
@@ -442,32 +461,31 @@ func TestFastForwardCheckExcludesBlocks(t *testing.T) {
 		}
 		return ctaDeep(0, 1024)
 	}, Resources: isa.Resources{SharedBytes: 64 << 10, Registers: 16 << 10, Warps: 4}}
-	full, ce := fullAndFailed(t, m, g)
-	if ce == nil || ce.Skip.FromCTA >= 240 {
-		t.Fatalf("got %+v, want a failed check in the first part", ce)
+	full, fast := fullAndFast(t, m, g)
+	b := fast.FastForwardTakenBack
+	if len(b) == 0 || b[len(b)-1].FromCTA >= 240 {
+		t.Fatalf("taken back %+v, want failed checks in the first part", b)
 	}
-	ff := arch.DefaultFastForward
-	sk := ce.Skip
-	x := arch.BlockRange{Grid: 0, From: sk.FromCTA, To: sk.FromCTA + (sk.Waves+sk.Tail)*sk.WaveCTAs}
-	ff.Exclude = []arch.BlockRange{x}
-	part, err := runGrid(t, m, g, &ff)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sk := b[0]
 	second := false
-	for _, s := range part.FastForward {
-		if s.FromCTA < x.To && s.FromCTA+(s.Waves+s.Tail)*s.WaveCTAs > x.From || !s.Checked {
-			t.Errorf("skip %+v reaches into the excluded blocks %+v, or its check failed", s, x)
+	for _, s := range fast.FastForward {
+		for _, f := range b {
+			if ahead := (arch.BlockRange{From: f.FromCTA + f.Waves*f.WaveCTAs, To: f.AheadTo}); s.FromCTA < ahead.To && s.FromCTA+(s.Waves+s.Tail)*s.WaveCTAs > ahead.From {
+				t.Errorf("skip %+v reaches into the blocks %+v a failed check ran ahead", s, ahead)
+			}
+		}
+		if !s.Checked {
+			t.Errorf("skip %+v: its check failed", s)
 		}
 		second = second || s.FromCTA >= 240
 	}
 	if !second {
-		t.Errorf("skips %+v: none in the second part", part.FastForward)
+		t.Errorf("skips %+v: none in the second part", fast.FastForward)
 	}
-	if d := math.Abs(float64(part.Time-full.Time)) / float64(full.Time); d > 0.01 {
-		t.Errorf("blocks %d–%d excluded: time %v, full %v", x.From, x.To-1, part.Time, full.Time)
+	if d := math.Abs(float64(fast.Time-full.Time)) / float64(full.Time); d > 0.01 {
+		t.Errorf("time %v, full %v", fast.Time, full.Time)
 	}
-	t.Logf("failed skip at block %d (%d waves); again: %d skips, time %v, full %v, events %d of %d", sk.FromCTA, sk.Waves, len(part.FastForward), part.Time, full.Time, part.Events, full.Events)
+	t.Logf("taken back: skip at block %d (%d waves); %d skips after, time %v, full %v, events %d of %d", sk.FromCTA, sk.Waves, len(fast.FastForward), fast.Time, full.Time, fast.Events, full.Events)
 }
 
 // runGrid runs grid g alone on m, fast-forwarded with ff (nil: in full).
@@ -480,22 +498,19 @@ func runGrid(t *testing.T, m *machines.Machine, g isa.Grid, ff *arch.FastForward
 	return chip.Run(isa.Program{Name: g.Name, Grids: []isa.Grid{g}})
 }
 
-// fullAndFailed runs g in full and fast-forwarded with the defaults, and
-// returns the full run's statistics and the fast-forwarded run's failed
-// check (nil: none).
-func fullAndFailed(t *testing.T, m *machines.Machine, g isa.Grid) (*arch.Stats, *arch.FastForwardCheckError) {
+// fullAndFast runs g in full and fast-forwarded with the defaults, and
+// returns the two runs' statistics.
+func fullAndFast(t *testing.T, m *machines.Machine, g isa.Grid) (full, fast *arch.Stats) {
 	t.Helper()
 	full, err := runGrid(t, m, g, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ff := arch.DefaultFastForward
-	_, err = runGrid(t, m, g, &ff)
-	var ce *arch.FastForwardCheckError
-	if !errors.As(err, &ce) {
-		return full, nil
+	if fast, err = runGrid(t, m, g, &ff); err != nil {
+		t.Fatal(err)
 	}
-	return full, ce
+	return full, fast
 }
 
 // Waves measured between their centres (the mean of their blocks'
