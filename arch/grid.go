@@ -816,8 +816,9 @@ type FastForward struct {
 	// reach (nor a kernel or tail skip of that grid happen). The run
 	// adds to its own copy where a check failed (gridRunner.takeBack):
 	// after a grid's first failure the blocks the check ran ahead of the
-	// skipped ones, after its second the failed skip's blocks with its
-	// check's, after its third the rest of the grid.
+	// skipped ones and, for starts, the 2·Measure waves after the failed
+	// skip's measured ones; after its second the failed skip's blocks
+	// with its check's; after its third the rest of the grid.
 	Exclude []BlockRange
 	// Mix is the largest spread over the measured waves of a lane's
 	// fraction of time in a cause (busy, each stall; the mean over the
@@ -919,8 +920,9 @@ const checkSteadiness = 5
 // the worst +2.3 % (GB200 ozaki 16384³: −0.99 %), where 0.5 % and 1 point
 // skipped little on GEMM grids; with the check allowing a fifth of the
 // tolerance (2026-12-05, the simulation of that day), 121 of 123, the
-// worst +1.2 %, where the whole tolerance had left 113 and +4.1 %. Step
-// skips (Steps) are off.
+// worst +1.2 %, where the whole tolerance had left 113 and +4.1 % (the
+// same with failed checks taken back, 2026-12-06: 12 runs took one back,
+// none was made again). Step skips (Steps) are off.
 var DefaultFastForward = FastForward{Measure: 4, Tolerance: 0.05, Mix: 0.05, Hits: 0.05, Tail: 3, WarmUp: 1.0 / 16, MinGain: 0.02}
 
 // FastForwardSkip is one skip of a fast-forwarded run.
@@ -963,8 +965,8 @@ type FastForwardSkip struct {
 	// it is within the
 	// tolerance (and the measured spread) of Period: the grid's later
 	// waves are still like the measured ones. A skip whose check failed
-	// makes the result unreliable (programs.Execute then runs again with
-	// some of the grid's blocks excluded from skips: FastForward.Exclude).
+	// would make the result unreliable: the run takes it back
+	// (gridRunner.takeBack; Stats.FastForwardTakenBack).
 	TailPeriod sim.Time
 	Checked    bool
 	// AheadTo, for a skip whose check failed, is the end of the blocks
@@ -1447,6 +1449,9 @@ func (gr *gridRunner) takeBack(i int) {
 	gr.doneBy[gr.cur] -= int64(n)
 	gr.measures = slices.Delete(gr.measures, u.measure, u.measure+1)
 	ff.skips = slices.Delete(ff.skips, i, i+1)
+	if w := gr.wait(&gr.grids[gr.cur]); w.FirstSkip == sk.FromCTA/gr.wave && !slices.ContainsFunc(ff.skips, func(x FastForwardSkip) bool { return x.Grid == sk.Grid }) {
+		w.FirstSkip = -1 // (its first skip was this one)
+	}
 	sk.AheadTo = gr.next
 	ff.takenBack = append(ff.takenBack, sk)
 	if gr.xnext != nil {
