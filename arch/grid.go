@@ -158,19 +158,17 @@ type gridRunner struct {
 	// undo is what the skip being checked added, taken back if its check
 	// fails (takeBack); ahead then holds, per dispatch line (each XCD's,
 	// or the one), the blocks its check ran ahead of the skipped ones,
-	// which the dispatch passes over when it reaches them; rewound
-	// tells dispatchXCDs that a take-back moved every line's next block;
-	// failures counts grid cur's failed checks.
+	// which the dispatch passes over when it reaches them; failures
+	// counts grid cur's failed checks.
 	undo     skipUndo
 	ahead    []blockSpan
-	rewound  bool
 	failures int
 }
 
 // skipUndo is what a wave skip added to the run (waveStart): the counters
 // (ffAdd's, in ff.ints and ff.floats; the increments it scaled, in win),
-// the index of its measure in measures, and each dispatch line's next
-// block before it (the XCDs', or the one).
+// the index of its measure in measures, and each XCD's next block before
+// it (nil on a chip of one dispatch line, whose was the skip's FromCTA).
 type skipUndo struct {
 	ints    []int64
 	floats  []float64
@@ -684,10 +682,9 @@ func (gr *gridRunner) dispatchXCDs(g *isa.Grid, now sim.Time, x int) {
 							return // the rest stands for the grid before's
 						}
 					}
-					if gr.waveStart(g, now); gr.rewound {
+					if gr.waveStart(g, now); gr.next < c {
 						// A failed check took its skip back: every
-						// XCD goes back to its first skipped block.
-						gr.rewound = false
+						// XCD went back to its first skipped block.
 						gr.xsetNext(g)
 						c = gr.xnext[j]
 					} else if gr.next != c {
@@ -847,9 +844,10 @@ type FastForward struct {
 	// waves from its start (0: the first wave after the launch's).
 	WarmUp float64
 	// MinGain is the smallest share of the events simulated so far that a
-	// skip must stand for: a skip whose check fails makes the caller
-	// simulate the whole run again (programs.Execute), so a short kernel
-	// late in a long run is not worth that risk (0: any skip).
+	// skip must stand for: a step skip whose check fails makes the caller
+	// simulate the whole run again (programs.Execute), a wave skip's the
+	// skipped waves after its check's, so a short kernel late in a long
+	// run is not worth that risk (0: any skip).
 	MinGain float64
 	// Stationary also skips waves that vary from one to the next without
 	// a pattern but whose means agree over two windows of Measure waves:
@@ -973,7 +971,12 @@ type FastForwardSkip struct {
 	// its check ran ahead of the skipped ones, [FromCTA + Waves·WaveCTAs,
 	// AheadTo): the skip was taken back (its time, counters and blocks),
 	// the skipped blocks simulated after them (Stats.FastForwardTakenBack).
-	AheadTo int
+	// Failure is which failed check of its grid it was (1, 2, …), and
+	// KeptOut the blocks where no later skip of the grid starts or
+	// reaches besides those the check ran ahead (gridRunner.takeBack;
+	// To math.MaxInt: the rest of the grid).
+	AheadTo, Failure int
+	KeptOut          BlockRange
 	// Hits and TailHits are the L2 hit fractions (bytes; −1: no traffic)
 	// of the measured waves and of the check's: the skipped waves' bytes
 	// stand for the measured waves' hits, so far apart (more than
@@ -1370,10 +1373,7 @@ func (gr *gridRunner) waveStart(g *isa.Grid, now sim.Time) {
 	if centres {
 		tscale = float64(shift) / float64(max(last.t-first.t, 1))
 	}
-	u := skipUndo{ints: slices.Clone(ff.ints), floats: slices.Clone(ff.floats), before: []int{gr.next}}
-	if gr.xnext != nil {
-		u.before = slices.Clone(gr.xnext)
-	}
+	u := skipUndo{ints: slices.Clone(ff.ints), floats: slices.Clone(ff.floats), before: slices.Clone(gr.xnext)}
 	win := gr.chip.ffAdd(ff, first, last, scale, tscale, shift)
 	for k := range u.ints {
 		u.ints[k] = ff.ints[k] - u.ints[k]
@@ -1452,22 +1452,19 @@ func (gr *gridRunner) takeBack(i int) {
 	if w := gr.wait(&gr.grids[gr.cur]); w.FirstSkip == sk.FromCTA/gr.wave && !slices.ContainsFunc(ff.skips, func(x FastForwardSkip) bool { return x.Grid == sk.Grid }) {
 		w.FirstSkip = -1 // (its first skip was this one)
 	}
-	sk.AheadTo = gr.next
-	ff.takenBack = append(ff.takenBack, sk)
 	if gr.xnext != nil {
 		gr.ahead = make([]blockSpan, len(gr.xnext))
 		for j := range gr.xnext {
 			gr.ahead[j] = blockSpan{u.before[j] + n, gr.xnext[j]}
 			gr.xnext[j] = u.before[j]
 		}
-		gr.rewound = true
 	} else {
 		gr.ahead = []blockSpan{{sk.FromCTA + n, gr.next}}
 	}
 	gr.failures++
 	ahead := BlockRange{Grid: gr.cur, From: sk.FromCTA + n, To: gr.next}
-	ff.Exclude = append(slices.Clip(ff.Exclude), ahead)
-	switch again := (BlockRange{Grid: gr.cur, From: sk.FromCTA}); {
+	kept := BlockRange{Grid: gr.cur, From: sk.FromCTA}
+	switch {
 	case gr.failures == 1:
 		// No skip starts in the 2·Measure waves after the failed one's
 		// measured waves (at most the skip and its check): the most a
@@ -1479,15 +1476,15 @@ func (gr *gridRunner) takeBack(i int) {
 		// waves 3–6 at 341 µs, the kernel's later ones ~520 µs) then
 		// skips the rest of the kernel measured on the waves after
 		// them.
-		again.To = sk.FromCTA + min(sk.Waves+sk.Tail, max(sk.Measured, 2*ff.Measure))*sk.WaveCTAs
-		ff.Exclude = append(ff.Exclude, again)
+		kept.To = sk.FromCTA + min(sk.Waves+sk.Tail, max(sk.Measured, 2*ff.Measure))*sk.WaveCTAs
 	case gr.failures == 2:
-		again.To = ahead.To // the failed skip's blocks with its check's
-		ff.Exclude = append(ff.Exclude, again)
+		kept.To = ahead.To // the failed skip's blocks with its check's
 	default:
-		again.To = math.MaxInt // the rest of the grid
-		ff.Exclude = append(ff.Exclude, again)
+		kept.To = math.MaxInt // the rest of the grid
 	}
+	ff.Exclude = append(slices.Clip(ff.Exclude), ahead, kept)
+	sk.AheadTo, sk.Failure, sk.KeptOut = gr.next, gr.failures, kept
+	ff.takenBack = append(ff.takenBack, sk)
 	gr.next = sk.FromCTA
 	gr.snaps = gr.snaps[:0]
 	gr.undo = skipUndo{}

@@ -552,8 +552,8 @@ func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("fast-forward: every block was simulated, but those of the %d %s taken back after a failed check ran after the blocks its check had run ahead of them, not in the hardware's order; had that moved the time by half a wave at each, the run's time would be within ±%.3g s (%.2g %%) of the full simulation's — an estimate, not a bound",
 			len(back), plural(len(back), "skip", "skips"), unc.Seconds(), 100*unc.Seconds()/st.Time.Seconds()))
 	}
-	for i, s := range st.FastForwardTakenBack {
-		rep.Notes = append(rep.Notes, fastForwardNote(s)+"; "+takenBackText(s, st.FastForwardTakenBack[:i], opts.FastForward.Measure))
+	for _, s := range st.FastForwardTakenBack {
+		rep.Notes = append(rep.Notes, fastForwardNote(s)+"; "+takenBackText(s))
 	}
 	if n := stepSkipsNote(st.FastForwardSteps); n != "" {
 		rep.Notes = append(rep.Notes, n)
@@ -719,8 +719,8 @@ func simulate(f *File, m *machines.Machine, opts Options, hooks RunHooks, job Jo
 		opts.FastForward = &ff
 		if discarded.runs >= maxRunsAgain(len(prog.Grids)) {
 			// Each failure excludes more blocks from skips, so the runs
-			// made again are bounded (arch.StepCheckError.Again,
-			// excludeAfterFailure); one more than that bound allows
+			// made again are bounded (arch.StepCheckError.Again); one
+			// more than that bound allows
 			// means an exclusion that did not take (a bug): an error,
 			// not a run made again forever.
 			return nil, fmt.Errorf("fast-forward: %d runs made again after failed checks, and a check failed once more (%v): giving up — run without the fast-forward flags, and please report this", discarded.runs, err)
@@ -746,13 +746,13 @@ func simulate(f *File, m *machines.Machine, opts Options, hooks RunHooks, job Jo
 }
 
 // maxRunsAgain bounds the runs a program of grids grids makes again after
-// failed fast-forward checks: eight a grid and eight more, beyond any
-// seen (the 123 emulated GEMMs at 8192³ make at most two). A variable for
+// failed fast-forward step checks: eight a grid and eight more, beyond any
+// seen (the 123 emulated GEMMs at 8192³ make at most one). A variable for
 // tests.
 var maxRunsAgain = func(grids int) int { return 8*grids + 8 }
 
-// discardedRuns are the runs a failed fast-forward check stopped and made
-// again (report.SimReport.DiscardedRuns): how many, their events and wall
+// discardedRuns are the runs a failed fast-forward step check stopped and
+// made again (report.SimReport.DiscardedRuns): how many, their events and wall
 // time.
 type discardedRuns struct {
 	runs   int
@@ -865,26 +865,20 @@ func machineKeyOrigin(ref string, overrides []machines.Override) func(key string
 	}
 }
 
-// takenBackText says what became of skip s, whose check failed, given the
-// earlier ones of the run and the waves a skip measures (measure;
-// arch.gridRunner.takeBack): its waves were simulated after its check's,
-// and where later skips of its kernel may not go.
-func takenBackText(s arch.FastForwardSkip, earlier []arch.FastForwardSkip, measure int) string {
-	failure := 1
-	for _, e := range earlier {
-		if e.Grid == s.Grid {
-			failure++
-		}
-	}
+// takenBackText says what became of skip s, whose check failed
+// (arch.gridRunner.takeBack): its waves were simulated after its check's,
+// and where later skips of its kernel may not go (s.KeptOut, by its
+// grid's failed check s.Failure).
+func takenBackText(s arch.FastForwardSkip) string {
 	to := s.FromCTA + s.Waves*s.WaveCTAs
 	text := fmt.Sprintf("so the skip was taken back: its blocks %d–%d were simulated after those its check ran ahead of them (%d–%d)", s.FromCTA, to-1, to, s.AheadTo-1)
-	switch failure {
-	case 1:
-		return text + fmt.Sprintf(", and no later skip reaches into the check's blocks nor starts in blocks %d–%d (a skip after them is measured on other waves, and checked)", s.FromCTA, s.FromCTA+min(s.Waves+s.Tail, max(s.Measured, 2*measure))*s.WaveCTAs-1)
-	case 2:
-		return text + fmt.Sprintf(", and no later skip starts in or reaches into blocks %d–%d (its kernel's second failed check)", s.FromCTA, s.AheadTo-1)
+	switch {
+	case s.KeptOut.To == math.MaxInt:
+		return text + ", and the rest of that kernel was simulated (its third failed check)"
+	case s.Failure == 1:
+		return text + fmt.Sprintf(", and no later skip reaches into the check's blocks nor starts in blocks %d–%d (a skip after them is measured on other waves, and checked)", s.KeptOut.From, s.KeptOut.To-1)
 	}
-	return text + ", and the rest of that kernel was simulated (its third failed check)"
+	return text + fmt.Sprintf(", and no later skip starts in or reaches into blocks %d–%d (its kernel's failed check %d)", s.KeptOut.From, s.KeptOut.To-1, s.Failure)
 }
 
 // noGridsToSkip is the note of a fast-forwarded run with no kernel grids

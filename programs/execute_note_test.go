@@ -85,23 +85,23 @@ func noteHas(t *testing.T, note string, wants ...string) {
 }
 
 // A skip taken back after its failed check says which blocks were
-// simulated after which, and where the kernel's later skips may not go:
-// after its first failure the check's blocks, its second the failed
-// skip's too, its third the rest of the kernel (counted by kernel).
+// simulated after which, and where the kernel's later skips may not go
+// (arch records them: FastForwardSkip.Failure, KeptOut).
 func TestTakenBackText(t *testing.T) {
-	sk := func(grid string, from, waves, ahead int) arch.FastForwardSkip {
-		return arch.FastForwardSkip{Grid: grid, FromCTA: from, Waves: waves, WaveCTAs: 80, Tail: 3, AheadTo: ahead}
+	sk := func(failure, from, waves, ahead, keptTo int) arch.FastForwardSkip {
+		return arch.FastForwardSkip{Grid: "g", FromCTA: from, Waves: waves, WaveCTAs: 80, Tail: 3, AheadTo: ahead,
+			Failure: failure, KeptOut: arch.BlockRange{From: from, To: keptTo}}
 	}
-	run := []arch.FastForwardSkip{sk("b", 640, 91, 640+94*80), sk("a", 800, 2, 800+5*80), sk("b", 960, 87, 960+90*80), sk("b", 480, 9, 480+12*80)}
-	want := []string{
-		"so the skip was taken back: its blocks 640–7919 were simulated after those its check ran ahead of them (7920–8159), and no later skip reaches into the check's blocks nor starts in blocks 640–1279 (a skip after them",
-		"its blocks 800–959 were simulated after those its check ran ahead of them (960–1199), and no later skip reaches into the check's blocks nor starts in blocks 800–1199 (", // the skip and its check: fewer than 8 waves
-		"no later skip starts in or reaches into blocks 960–8159 (its kernel's second failed check)",
-		"and the rest of that kernel was simulated (its third failed check)",
-	}
-	for i, s := range run {
-		if got := takenBackText(s, run[:i], 4); !strings.Contains(got, want[i]) {
-			t.Errorf("failure %d: %q, want %q in it", i, got, want[i])
+	for _, c := range []struct {
+		s    arch.FastForwardSkip
+		want string
+	}{
+		{sk(1, 640, 91, 640+94*80, 1280), "so the skip was taken back: its blocks 640–7919 were simulated after those its check ran ahead of them (7920–8159), and no later skip reaches into the check's blocks nor starts in blocks 640–1279 (a skip after them"},
+		{sk(2, 960, 87, 960+90*80, 960+90*80), "no later skip starts in or reaches into blocks 960–8159 (its kernel's failed check 2)"},
+		{sk(3, 480, 9, 480+12*80, math.MaxInt), "and the rest of that kernel was simulated (its third failed check)"},
+	} {
+		if got := takenBackText(c.s); !strings.Contains(got, c.want) {
+			t.Errorf("failure %d: %q, want %q in it", c.s.Failure, got, c.want)
 		}
 	}
 }

@@ -187,9 +187,18 @@ func TestFastForwardCheck(t *testing.T) {
 	if len(fast.FastForwardTakenBack) == 0 {
 		t.Fatalf("nothing taken back (skips %+v)", fast.FastForward)
 	}
-	for _, sk := range fast.FastForwardTakenBack {
+	for i, sk := range fast.FastForwardTakenBack {
 		if sk.Grid != "changing" || sk.Checked || sk.TailPeriod >= sk.Period || sk.AheadTo < sk.FromCTA+(sk.Waves+sk.Tail)*sk.WaveCTAs || sk.FromCTA >= 160 {
 			t.Fatalf("taken back %+v, want a failed check of a skip from the first 160 blocks, faster waves after it, its Tail waves (at least) ahead", sk)
+		}
+		// The blocks kept from later skips: the 2·Measure waves after the
+		// first failure's measured ones, the second's skip and check.
+		want := arch.BlockRange{From: sk.FromCTA, To: sk.FromCTA + 2*arch.DefaultFastForward.Measure*sk.WaveCTAs}
+		if i > 0 {
+			want.To = sk.AheadTo
+		}
+		if sk.Failure != i+1 || sk.KeptOut != want {
+			t.Errorf("taken back %d: failure %d, kept out %+v; want %d, %+v", i, sk.Failure, sk.KeptOut, i+1, want)
 		}
 	}
 	sk := fast.FastForwardTakenBack[0]
