@@ -2,7 +2,9 @@ package arch
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,6 +47,10 @@ type Host struct {
 	running    []*Kernel   // per core: the kernel the core runs, or nil
 
 	stage map[string]sim.Time
+	// bound sums, by the machine key whose rate bounds them
+	// (hostTask.bound), the time of the tasks done: what a run whose
+	// tasks together overflow the time range names (overflow).
+	bound map[string]sim.Time
 	obs   HostObserver // the run's observer, if it watches the host
 	// launchedFlops and doneFlops sum the flops (Kernel.Flops) of the
 	// kernels launched and finished so far (HostProgress).
@@ -77,6 +83,10 @@ type hostTask struct {
 	started bool
 	start   sim.Time
 	slow    string // compute, transfer: why dur alone is beyond the time range (the key and its value), "" when it is not
+	// bound is the machine key whose rate set dur (compute: the host's
+	// memory bandwidth or flops per cycle, whichever bounds it; transfer:
+	// the link's bandwidth), "" for the other kinds.
+	bound string
 }
 
 // Kernel is one launch of per-core instruction streams on a set of AI cores.
@@ -127,7 +137,7 @@ func (c *Chip) NewHost() (*Host, error) {
 		return nil, fmt.Errorf("machine %s has no host section (host.cores = 0)", c.M.Name)
 	}
 	h := &Host{chip: c, queue: make([][]*Kernel, len(c.cores)), running: make([]*Kernel, len(c.cores)),
-		stage: map[string]sim.Time{}}
+		stage: map[string]sim.Time{}, bound: map[string]sim.Time{}}
 	h.waker = sim.NewWaker(c.eng, hostPriority, h)
 	h.obs, _ = c.opts.Observer.(HostObserver)
 	return h, nil
@@ -151,13 +161,14 @@ func (c *Chip) RunHosted(h *Host) (*Stats, error) {
 // floating-point operations (FP64 when fp64) that moves bytes of host
 // memory, on cores host cores (≤ 0: all): max(flops / rate, bytes / bw).
 func (h *Host) ComputeTime(flops float64, bytes int64, fp64 bool, cores int) sim.Time {
-	d, _ := h.computeTime(flops, bytes, fp64, cores)
+	d, _, _ := h.computeTime(flops, bytes, fp64, cores)
 	return d
 }
 
-// computeTime is ComputeTime, and when the duration is beyond the time
-// range, why: the key whose rate bounds it, its value and the work.
-func (h *Host) computeTime(flops float64, bytes int64, fp64 bool, cores int) (sim.Time, string) {
+// computeTime is ComputeTime, the key whose rate bounds the duration and,
+// when the duration is beyond the time range, why: that key, its value and
+// the work.
+func (h *Host) computeTime(flops float64, bytes int64, fp64 bool, cores int) (d sim.Time, bound, slow string) {
 	hm := &h.chip.M.Host
 	if cores <= 0 || cores > hm.Cores {
 		cores = hm.Cores
@@ -168,14 +179,33 @@ func (h *Host) computeTime(flops float64, bytes int64, fp64 bool, cores int) (si
 	}
 	rate := float64(cores) * float64(hm.Clock) * per
 	fs, ms := flops/rate, float64(bytes)/float64(hm.MemoryBandwidth)
-	d := sim.CeilPS(math.Max(fs, ms) * 1e12)
+	d = sim.CeilPS(math.Max(fs, ms) * 1e12)
+	if ms > fs {
+		key = "host.memory_bandwidth"
+	}
 	if !sim.Saturated(d) {
-		return d, ""
+		return d, key, ""
 	}
 	if ms > fs {
-		return d, fmt.Sprintf("%s (%v): too slow: a computation moving %d bytes of host memory", h.chip.keyOrigin("host.memory_bandwidth"), hm.MemoryBandwidth, bytes)
+		return d, key, fmt.Sprintf("%s (%v): too slow: a computation moving %d bytes of host memory", h.chip.keyOrigin(key), hm.MemoryBandwidth, bytes)
 	}
-	return d, fmt.Sprintf("%s (%v): too slow: a computation of %.4g flops on %d host cores at %v", h.chip.keyOrigin(key), per, flops, cores, hm.Clock)
+	return d, key, fmt.Sprintf("%s (%v): too slow: a computation of %.4g flops on %d host cores at %v", h.chip.keyOrigin(key), per, flops, cores, hm.Clock)
+}
+
+// keyValue is the value of the host key named by a task's bound.
+func (h *Host) keyValue(key string) any {
+	hm := &h.chip.M.Host
+	switch key {
+	case "host.memory_bandwidth":
+		return hm.MemoryBandwidth
+	case "host.fp32_flops_per_cycle":
+		return hm.FP32FlopsPerCycle
+	case "host.fp64_flops_per_cycle":
+		return hm.FP64FlopsPerCycle
+	case "host.link.bandwidth":
+		return hm.Link.Bandwidth
+	}
+	return "?"
 }
 
 // TransferTime returns the modeled duration of moving bytes over the link.
@@ -187,14 +217,14 @@ func (h *Host) TransferTime(bytes int64) sim.Time {
 // Compute appends a host computation (see ComputeTime); fn, if not nil, runs
 // when it completes and may return an error that stops the run.
 func (h *Host) Compute(stage string, flops float64, bytes int64, fp64 bool, cores int, fn func() error) {
-	d, slow := h.computeTime(flops, bytes, fp64, cores)
-	h.tasks = append(h.tasks, &hostTask{kind: taskCompute, stage: stage, dur: d, fn: fn, slow: slow})
+	d, bound, slow := h.computeTime(flops, bytes, fp64, cores)
+	h.tasks = append(h.tasks, &hostTask{kind: taskCompute, stage: stage, dur: d, fn: fn, slow: slow, bound: bound})
 }
 
 // Transfer appends a host↔NPU transfer of bytes over the link; fn, if not
 // nil, runs when it completes (e.g. to move the real bytes to or from GM).
 func (h *Host) Transfer(stage string, bytes int64, fn func() error) {
-	t := &hostTask{kind: taskTransfer, stage: stage, dur: h.TransferTime(bytes), fn: fn}
+	t := &hostTask{kind: taskTransfer, stage: stage, dur: h.TransferTime(bytes), fn: fn, bound: "host.link.bandwidth"}
 	if sim.Saturated(t.dur) { // the latency is at most 1 s: the bandwidth is too low
 		m := h.chip.M
 		t.slow = fmt.Sprintf("%s (%v): too slow: a transfer of %d bytes over the host link", h.chip.keyOrigin("host.link.bandwidth"), m.Host.Link.Bandwidth, bytes)
@@ -434,6 +464,9 @@ func (h *Host) step(now sim.Time) {
 			return
 		}
 		h.stage[t.stage] += t.dur
+		if t.bound != "" {
+			h.bound[t.bound] += t.dur
+		}
 		h.observe(t, t.start+t.dur)
 		if t.kind == taskLaunch {
 			k := t.kernels[0]
@@ -465,7 +498,9 @@ func (h *Host) step(now sim.Time) {
 // overflow is the error of task t (the current one) ending beyond the
 // simulated time range: one too slow by itself names the key that makes it
 // so; else the tasks before it took the time, and the task is named with
-// its start and length.
+// its start and length — and, where the tasks one machine key's rate
+// bounds (t among them) took most of that time, the key, with the time
+// they took.
 func (h *Host) overflow(t *hostTask) error {
 	if t.slow != "" {
 		return fmt.Errorf("%s (host task %d, %s) would end beyond the time a run can reach: %w", t.slow, h.base+h.pc, t.stage, sim.ErrTimeOverflow)
@@ -474,8 +509,23 @@ func (h *Host) overflow(t *hostTask) error {
 	if t.kind == taskLaunch {
 		name += " of kernel " + strconv.Quote(t.kernels[0].Name)
 	}
-	return fmt.Errorf("host task %d (%s, %s): starting at %v of simulated time and lasting %v, it would end beyond the time a run can reach (the host's tasks together take too long): %w",
-		h.base+h.pc, t.stage, name, t.start, t.dur, sim.ErrTimeOverflow)
+	task := fmt.Sprintf("host task %d (%s, %s): starting at %v of simulated time and lasting %v, it would end beyond the time a run can reach (the host's tasks together take too long)",
+		h.base+h.pc, t.stage, name, t.start, t.dur)
+	// (In seconds: the sum with t's may not fit a sim.Time.)
+	key, most := "", 0.0
+	for _, k := range slices.Sorted(maps.Keys(h.bound)) {
+		if d := h.bound[k].Seconds(); d > most {
+			key, most = k, d
+		}
+	}
+	if d := h.bound[t.bound].Seconds() + t.dur.Seconds(); t.bound != "" && d > most {
+		key, most = t.bound, d
+	}
+	if end := t.start.Seconds() + t.dur.Seconds(); key != "" && most > end/2 {
+		return fmt.Errorf("%s: too slow: the host tasks its rate bounds (at %v) take %.4g s of the %.4g s to the end of %s: %w",
+			h.chip.keyOrigin(key), h.keyValue(key), most, end, task, sim.ErrTimeOverflow)
+	}
+	return fmt.Errorf("%s: %w", task, sim.ErrTimeOverflow)
 }
 
 // observe reports task t, ended at end, to the observer (tasks that took

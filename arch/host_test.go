@@ -211,9 +211,10 @@ func TestHostForgetMatchesUpFront(t *testing.T) {
 }
 
 // A host program whose tasks together pass the simulated time range names
-// the task that would end beyond it (the engine's message named none); a
-// task too slow by itself names the key that makes it so, and a timed
-// kernel too long names the kernel.
+// the task that would end beyond it (the engine's message named none) and,
+// where the tasks one machine key's rate bounds took most of the time, that
+// key; a task too slow by itself names the key that makes it so, and a
+// timed kernel too long names the kernel.
 func TestHostTimeOverflowNamed(t *testing.T) {
 	rate := func(c *arch.Chip) float64 {
 		hm := &c.M.Host
@@ -227,7 +228,15 @@ func TestHostTimeOverflowNamed(t *testing.T) {
 		{"two tasks of 60 days each", func(c *arch.Chip, h *arch.Host) {
 			h.Compute("a", rate(c)*6e6, 0, false, 0, nil)
 			h.Compute("b", rate(c)*6e6, 0, false, 0, nil)
-		}, "host task 1 (b, compute): starting at 6000000s of simulated time and lasting 6000000s, it would end beyond the time a run can reach (the host's tasks together take too long): simulated time exceeds the int64 picosecond range (about 106 days)"},
+		}, `machine ascend-910a: key "host.fp32_flops_per_cycle": too slow: the host tasks its rate bounds (at 16) take 1.2e+07 s of the 1.2e+07 s to the end of host task 1 (b, compute): starting at 6000000s of simulated time and lasting 6000000s, it would end beyond the time a run can reach (the host's tasks together take too long): simulated time exceeds the int64 picosecond range (about 106 days)`},
+		{"a task of memory after one of flops", func(c *arch.Chip, h *arch.Host) {
+			h.Compute("a", rate(c)*4e6, 0, false, 0, nil)
+			h.Compute("b", 0, int64(float64(c.M.Host.MemoryBandwidth)*6e6), false, 0, nil)
+		}, `machine ascend-910a: key "host.memory_bandwidth": too slow: the host tasks its rate bounds (at 93.8GB/s) take 6e+06 s of the 1e+07 s to the end of host task 1 (b, compute): starting at 4000000s of simulated time and lasting 6000000s, it would end beyond the time a run can reach (the host's tasks together take too long): simulated time exceeds the int64 picosecond range (about 106 days)`},
+		{"a task after a kernel of 60 days", func(c *arch.Chip, h *arch.Host) {
+			h.Wait("k", h.LaunchTimed("k", "z", []int{0}, func() (sim.Time, error) { return 60 * 24 * 3600 * sim.Second, nil }))
+			h.Compute("b", rate(c)*5e6, 0, false, 0, nil)
+		}, "host task 2 (b, compute): starting at 5184000.000005s of simulated time and lasting 5000000s, it would end beyond the time a run can reach (the host's tasks together take too long): simulated time exceeds the int64 picosecond range (about 106 days)"},
 		{"one task of 1000 years", func(c *arch.Chip, h *arch.Host) {
 			h.Compute("diag", rate(c)*3e10, 0, false, 0, nil)
 		}, `machine ascend-910a: key "host.fp32_flops_per_cycle" (16): too slow: a computation of 2.995e+22 flops on 24 host cores at 2.6GHz (host task 0, diag) would end beyond the time a run can reach: simulated time exceeds the int64 picosecond range (about 106 days)`},

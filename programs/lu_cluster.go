@@ -528,7 +528,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 			if j.isolated() {
 				chip, err = arch.NewHostChip(j.npu, j.eng, fmt.Sprintf("rank %d", id))
 			} else {
-				o := arch.Options{Mode: mode, Engine: j.eng, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides), Label: fmt.Sprintf("rank %d", id), Ahead: ahead}
+				o := arch.Options{Mode: mode, Engine: j.eng, KeyOrigin: j.chipKeyOrigin(), Label: fmt.Sprintf("rank %d", id), Ahead: ahead}
 				// Its room: what the run's bound leaves beside the run's
 				// base and data and the other NPUs' models (the build
 				// checked their sum).
@@ -910,6 +910,21 @@ func (j *luCluster) compute(r *luRank, stage string, flops float64, bytes int64,
 			j.topo.Origin(key), r.id, stage, what, sim.ErrTimeOverflow))
 	}
 	r.h.Compute(stage, flops, bytes, fp64, 0, fn)
+}
+
+// chipKeyOrigin says where the value of a key of a rank's chip was given
+// (arch.Options.KeyOrigin): its host's cores, clock and memory bandwidth
+// come from the node's hosts (node.hosts.*: a rank's share of its
+// socket's), every other key from the NPU's machine.
+func (j *luCluster) chipKeyOrigin() func(key string) string {
+	npu := machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides)
+	return func(key string) string {
+		switch key {
+		case "host.cores", "host.clock", "host.memory_bandwidth":
+			return j.topo.Origin("node.hosts." + strings.TrimPrefix(key, "host."))
+		}
+		return npu(key)
+	}
 }
 
 // rankBuild returns the state of rank r's program at its start.

@@ -528,7 +528,7 @@ var luKernelSimulating func(zone string)
 // less its static power over it).
 func simulateKernelAlone(j *luCluster, p luPending) (luKernelRun, error) {
 	// (NoReadAhead: the kernels run on every processor already.)
-	o := arch.Options{Mode: arch.Timing, NoReadAhead: true, KeyOrigin: machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides)}
+	o := arch.Options{Mode: arch.Timing, NoReadAhead: true, KeyOrigin: j.chipKeyOrigin()}
 	j.opts.modelRoom(&o, j.beside, "") // (each alone: chipsAtOnce keeps those at once within the room)
 	// The run's interrupt or time limit stops the kernel's simulation too
 	// (one fusion-zone kernel at n = 313344 runs for tens of seconds: a

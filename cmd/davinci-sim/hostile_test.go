@@ -164,6 +164,16 @@ var hostileCases = []hostileCase{
 	{name: "host memory at 1e-300 B/s",
 		args: []string{"run", examplePath("lu-fused-small.yaml"), "--numerics", "off", "--set", "machine.host.memory_bandwidth=1e-300"},
 		want: `--set machine.host.memory_bandwidth=1e-300: key "host.memory_bandwidth" (1e-300B/s): too slow: a computation moving 196608 bytes of host memory (host task 3, diag) would end beyond the time a run can reach: simulated time exceeds the int64 picosecond range (about 106 days)`},
+	// Host tasks fast enough each but too slow together name the key
+	// whose tasks took most of the time (a fuzzing campaign found the
+	// message naming none), on one chip and on a cluster's ranks (their
+	// node's hosts' key).
+	{name: "host memory at 1 B/s",
+		args: []string{"run", examplePath("lu-fused-small.yaml"), "--numerics", "off", "--set", "machine.host.memory_bandwidth=1B/s"},
+		want: `--set machine.host.memory_bandwidth=1B/s: key "host.memory_bandwidth": too slow: the host tasks its rate bounds (at 1B/s) take 9.83e+06 s of the 9.83e+06 s to the end of host task 72 (refine, compute): `},
+	{name: "a cluster's host memory at 0.5 B/s",
+		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--set", "node.hosts.memory_bandwidth=0.5B/s"},
+		want: `--set node.hosts.memory_bandwidth=0.5B/s: key "hosts.memory_bandwidth": too slow: the host tasks its rate bounds (at 0.25B/s) take `},
 	// A chip's shared bandwidths name their key (the engine's message
 	// names none) and the --set that gave it.
 	{name: "tiny GM bandwidth",
