@@ -63,6 +63,10 @@ type Kind struct {
 	// lines it fetches (mem.L2.Read2D; Chip.wholeLines): the kinds whose
 	// files give the L2's fetch granularity.
 	WholeLineFetch bool
+	// GMRead, if not nil, returns the global-memory region instruction in
+	// reads, if it reads one: fast-forward's step skips install what the
+	// skipped steps would have read in the LLC (Chip.installSkipped).
+	GMRead func(in *isa.Instr) (GMSpan, bool)
 }
 
 // FastForwardSkips reports whether fast-forward can skip anything on

@@ -2,8 +2,10 @@ package arch
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/davinci-sim/davinci-sim/isa"
 	"github.com/davinci-sim/davinci-sim/sim"
@@ -680,6 +682,12 @@ func (c *Chip) takeStepSkip(now sim.Time, s []stepSnap, d []float64, steps, at, 
 		age[i] = int64(math.Round(float64(b[i]-a[i]) * scale))
 		keep[i] = int64(math.Round(float64(b[i]-a[i]) / float64(w) * float64(spread+period+1)))
 	}
+	if g := &gr.grids[gr.cur]; c.llc != nil && c.kind.GMRead != nil && g.Steps != nil {
+		// The LLC gets the lines the skipped steps read, not an ageing
+		// that evicts as many and installs none.
+		age[len(c.l2s)] = 0
+		c.installSkipped(g, slices.Sorted(maps.Keys(sr.ctas)), at, steps, period)
+	}
 	c.ageCaches(age, keep)
 	for _, x := range sr.ctas {
 		x.drop, x.at = steps, at
@@ -698,6 +706,144 @@ func (c *Chip) takeStepSkip(now sim.Time, s []stepSnap, d []float64, steps, at, 
 		sr.check = len(ff.steps) - 1
 	}
 	sr.clear(0)
+}
+
+// installSkipped installs in the LLC the lines that CTAs ctas of grid g
+// read in their steps [at, at+steps) of period period (stepReads), step
+// by step across the CTAs in block order, each tile the blocks sharing it
+// read in a step once, counting nothing (mem.L2.Install2D): what the
+// skipped steps leave in it. Ageing, which evicts as many lines as they
+// would have fetched and installs none, left the next kernel other hits
+// where its data nearly fits (MI300X Ape FP32-F 6144×8192×4096: its second
+// GEMM 12.6 % short; docs/design-notes.md, "A second shape, held out").
+func (c *Chip) installSkipped(g *isa.Grid, ctas []int, at, steps, period int) {
+	reads := make([]stepReads, len(ctas))
+	gen := func(from, to int) {
+		for i := from; i < to; i++ {
+			reads[i] = c.stepReads(g, ctas[i], at, steps, period)
+		}
+	}
+	if c.Ahead() != nil && len(ctas) > 1 {
+		// Half the streams on the second processor, as the chip's
+		// streams are read ahead (each CTA's own slot: the same reads).
+		var wg sync.WaitGroup
+		wg.Go(func() { gen(len(ctas)/2, len(ctas)) })
+		gen(0, len(ctas)/2)
+		wg.Wait()
+	} else {
+		gen(0, len(ctas))
+	}
+	seen := map[int64]GMSpan{} // by address: a tile's span
+	install := func(sp GMSpan) {
+		if x, ok := seen[sp.Addr]; !ok || x != sp {
+			seen[sp.Addr] = sp
+			c.llc.Install2D(sp.Addr, sp.Rows, sp.RowBytes, sp.Stride)
+		}
+	}
+	for k := range steps {
+		clear(seen)
+		for i := range reads {
+			reads[i].each(k, install)
+		}
+	}
+}
+
+// stepReads is what a CTA reads in each of a run of its steps: those of
+// base, then, where there are more, those of base's last period advanced
+// by delta each period.
+type stepReads struct {
+	base   [][]GMSpan
+	period int
+	delta  [][]int64 // by step of the period, by read
+}
+
+// each calls f with each read of the run's step k, in order.
+func (r *stepReads) each(k int, f func(GMSpan)) {
+	if k < len(r.base) {
+		for _, sp := range r.base[k] {
+			f(sp)
+		}
+		return
+	}
+	p := r.period
+	last := len(r.base) - p + (k-len(r.base)+p)%p // base's step in its last period alike k
+	m := int64((k - last) / p)
+	for i, sp := range r.base[last] {
+		sp.Addr += m * r.delta[last%p][i]
+		f(sp)
+	}
+}
+
+// stepReads returns what CTA cta of grid g reads (Kind.GMRead) in each of
+// its steps [at, at+steps), whose instructions repeat with period (the
+// steps a step skip skips: isa.Step). Its stream is generated anew,
+// resumed at step at, for three periods; where their reads advance by the
+// same addresses from one period to the next (a GEMM's tiles along k) and
+// the last period, generated too, is where that leads, the rest follow on
+// so, else the rest is generated too. (The steps of a period repeat but
+// for addresses, isa.Step: as many reads, of the same shapes.)
+func (c *Chip) stepReads(g *isa.Grid, cta, at, steps, period int) stepReads {
+	// gen generates the reads of steps [from, from+n).
+	gen := func(from, n int) [][]GMSpan {
+		out := make([][]GMSpan, n)
+		cur := &isa.StepCursor{}
+		cur.Ask(from)
+		k := -1
+		for in := range g.Steps(cta, cur) {
+			if in.Op == isa.OpStep {
+				if k = in.M; k >= from+n {
+					break
+				}
+				continue
+			}
+			if k < from {
+				continue // its prologue, before the first marker
+			}
+			if sp, ok := c.kind.GMRead(&in); ok {
+				out[k-from] = append(out[k-from], sp)
+			}
+		}
+		return out
+	}
+	p := max(period, 1)
+	if steps <= 4*p {
+		return stepReads{base: gen(at, steps), period: p}
+	}
+	r := stepReads{base: gen(at, 3*p), period: p, delta: make([][]int64, p)}
+	// The delta of each read from one period to the next, the same twice.
+	for j := range p {
+		a, b, e := r.base[j], r.base[j+p], r.base[j+2*p]
+		if len(a) != len(b) || len(b) != len(e) {
+			return stepReads{base: gen(at, steps), period: p}
+		}
+		for i := range a {
+			d := b[i].Addr - a[i].Addr
+			x, y, z := a[i], b[i], e[i]
+			if e[i].Addr-b[i].Addr != d {
+				return stepReads{base: gen(at, steps), period: p}
+			}
+			x.Addr, y.Addr, z.Addr = 0, 0, 0
+			if x != y || y != z {
+				return stepReads{base: gen(at, steps), period: p}
+			}
+			r.delta[j] = append(r.delta[j], d)
+		}
+	}
+	// The last period as generated, as extrapolated: else all of them.
+	last := gen(at+steps-p, p)
+	for j := range p {
+		i := 0
+		r.each(steps-p+j, func(sp GMSpan) {
+			if i >= len(last[j]) || last[j][i] != sp {
+				i = -1 << 30
+			}
+			i++
+		})
+		if i != len(last[j]) {
+			return stepReads{base: gen(at, steps), period: p}
+		}
+	}
+	return r
 }
 
 // keeps reports whether a pace of period (picoseconds a step) is the

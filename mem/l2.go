@@ -349,6 +349,16 @@ func (c *L2) Write2D(addr int64, nburst int, burstLen, stride int64) {
 	c.MissBytes += hit + miss
 }
 
+// Install2D makes the lines of nburst bursts of burstLen bytes, stride
+// apart, present and the most recently used, as a read of them would,
+// counting nothing (HitBytes, MissBytes, Allocs): fast-forward's step
+// skips put in a cache the lines the steps they skip would have read.
+func (c *L2) Install2D(addr int64, nburst int, burstLen, stride int64) {
+	f, a := c.fetched, c.Allocs
+	c.access2D(addr, nburst, burstLen, stride)
+	c.fetched, c.Allocs = f, a
+}
+
 // access2D is Access2D without the counting.
 func (c *L2) access2D(addr int64, nburst int, burstLen, stride int64) (hit, miss int64) {
 	if burstLen <= 0 {

@@ -724,3 +724,30 @@ func TestL2SpanIndexGrowsOnce(t *testing.T) {
 		t.Errorf("bounded index: %d entries after its first growth, want %d (doubled)", got, 2*minWhere)
 	}
 }
+
+// Install2D leaves the directory as a read of the same lines would —
+// they hit after it, and evict what such a read evicts — counting
+// nothing (fast-forward's step skips install what their skipped steps
+// read without counting those bytes twice).
+func TestL2Install2D(t *testing.T) {
+	for _, lines := range []int{1, 16} { // an LLC's line tags, an L2's sectors
+		installed, read := NewL2(256<<10, 128, lines, 4), NewL2(256<<10, 128, lines, 4)
+		rng := rand.New(rand.NewSource(int64(lines)))
+		for range 400 {
+			addr, rows := int64(rng.Intn(4<<20)), 1+rng.Intn(64)
+			burst, stride := int64(32+rng.Intn(512)), int64(8192)
+			installed.Install2D(addr, rows, burst, stride)
+			read.Read2D(addr, rows, burst, stride)
+		}
+		if installed.HitBytes != 0 || installed.MissBytes != 0 || installed.Allocs != 0 {
+			t.Errorf("%d lines a tag: Install2D counted hits %d, misses %d, allocations %d", lines, installed.HitBytes, installed.MissBytes, installed.Allocs)
+		}
+		for range 200 { // the same contents: the same hits, line by line
+			addr := int64(rng.Intn(4 << 20))
+			h1, f1 := installed.Read2D(addr, 4, 256, 8192)
+			if h2, f2 := read.Read2D(addr, 4, 256, 8192); h1 != h2 || f1 != f2 {
+				t.Fatalf("%d lines a tag: after installs hit %d fetched %d, after reads %d and %d", lines, h1, f1, h2, f2)
+			}
+		}
+	}
+}

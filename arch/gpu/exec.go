@@ -327,6 +327,16 @@ func (core *Core) mmaCycles(t *cta, p isa.Pipe, in *isa.Instr) (cycles, vec floa
 	return cycles, vec, lat, true
 }
 
+// gmRead is the global-memory region a copy or fragment load from global
+// memory reads (arch.Kind.GMRead).
+func gmRead(in *isa.Instr) (arch.GMSpan, bool) {
+	if (in.Op == isa.OpCopy || in.Op == isa.OpLoad) && in.Src.Buf == BufGM {
+		_, span := copyBytes(in)
+		return span, true
+	}
+	return arch.GMSpan{}, false
+}
+
 // copyBytes returns the bytes copy in moves and the global-memory span it
 // touches (its source or destination there).
 func copyBytes(in *isa.Instr) (int64, arch.GMSpan) {

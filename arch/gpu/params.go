@@ -109,6 +109,7 @@ func RegisterKind(name string, params func(*machines.Machine) (*Params, error), 
 		// NVIDIA's 32-byte sectors, AMD's 128-byte lines: the files' fetch
 		// granularity.
 		WholeLineFetch: true,
+		GMRead:         gmRead,
 		NewCores: func(c *arch.Chip) ([]arch.CoreModel, error) {
 			p, err := params(c.M)
 			if err != nil {
