@@ -832,14 +832,12 @@ func (c *Chip) stepReads(g *isa.Grid, cta, at, steps, period int) stepReads {
 	// The last period as generated, as extrapolated: else all of them.
 	last := gen(at+steps-p, p)
 	for j := range p {
-		i := 0
+		i, same := 0, true
 		r.each(steps-p+j, func(sp GMSpan) {
-			if i >= len(last[j]) || last[j][i] != sp {
-				i = -1 << 30
-			}
+			same = same && i < len(last[j]) && last[j][i] == sp
 			i++
 		})
-		if i != len(last[j]) {
+		if !same || i != len(last[j]) {
 			return stepReads{base: gen(at, steps), period: p}
 		}
 	}
