@@ -290,9 +290,10 @@ func NewChip(m *machines.Machine, opts Options) (*Chip, error) {
 // NewHostChip returns a chip of machine m without core models, caches or
 // memory, on engine eng: only a Host to run kernels launched with
 // LaunchTimed (a cluster rank whose kernels are timed apart), named label
-// in a deadlock's reasons (Options.Label). Start and the engine run it;
-// Collect returns only the time.
-func NewHostChip(m *machines.Machine, eng *sim.Engine, label string) (*Chip, error) {
+// in a deadlock's reasons (Options.Label), its messages naming a machine
+// key's origin by keyOrigin (Options.KeyOrigin; nil: the machine's key).
+// Start and the engine run it; Collect returns only the time.
+func NewHostChip(m *machines.Machine, eng *sim.Engine, label string, keyOrigin func(key string) string) (*Chip, error) {
 	if !m.HasHost() {
 		return nil, fmt.Errorf("machine %s has no host section (host.cores = 0)", m.Name)
 	}
@@ -300,7 +301,7 @@ func NewHostChip(m *machines.Machine, eng *sim.Engine, label string) (*Chip, err
 	if err != nil {
 		return nil, fmt.Errorf("machine %s: core.clock: %w", m.Name, err)
 	}
-	return &Chip{M: m, geom: m.Geometry(), opts: Options{Mode: Timing, Engine: eng, Label: label}, eng: eng, clock: clk,
+	return &Chip{M: m, geom: m.Geometry(), opts: Options{Mode: Timing, Engine: eng, Label: label, KeyOrigin: keyOrigin}, eng: eng, clock: clk,
 		cores: make([]CoreModel, m.Cores), syncWaiting: make([]bool, m.Cores), hostOnly: true}, nil
 }
 

@@ -115,7 +115,7 @@ func TestAsyncNeverDoneAndError(t *testing.T) {
 // kernel there is refused with its name.
 func TestLaunchTimedOnHostChip(t *testing.T) {
 	eng := sim.NewEngine()
-	c, err := arch.NewHostChip(machine(t), eng, "")
+	c, err := arch.NewHostChip(machine(t), eng, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestLaunchTimedOnHostChip(t *testing.T) {
 		t.Errorf("k1 %v–%v, k2 %v–%v, k3 %v–%v", k1.Started, k1.Finished, k2.Started, k2.Finished, k3.Started, k3.Finished)
 	}
 	eng = sim.NewEngine()
-	c, _ = arch.NewHostChip(machine(t), eng, "")
+	c, _ = arch.NewHostChip(machine(t), eng, "", nil)
 	h, _ = c.NewHost()
 	h.Launch("streamed", "z", []int{0}, scalarStream(10))
 	c.AttachHost(h)

@@ -526,7 +526,7 @@ func (j *luCluster) Run(hooks RunHooks) (*Result, error) {
 			var chip *arch.Chip
 			var err error
 			if j.isolated() {
-				chip, err = arch.NewHostChip(j.npu, j.eng, fmt.Sprintf("rank %d", id))
+				chip, err = arch.NewHostChip(j.npu, j.eng, fmt.Sprintf("rank %d", id), j.chipKeyOrigin())
 			} else {
 				o := arch.Options{Mode: mode, Engine: j.eng, KeyOrigin: j.chipKeyOrigin(), Label: fmt.Sprintf("rank %d", id), Ahead: ahead}
 				// Its room: what the run's bound leaves beside the run's

@@ -361,7 +361,7 @@ func (t *luKernelTimer) prepare() error {
 	j := t.j
 	W := ceilDivInt(j.pl.nbk, j.pl.F)
 	t.sampled = sampleWindows(W, j.p.Sampling.Windows)
-	scratch, err := arch.NewHostChip(j.npu, sim.NewEngine(), "")
+	scratch, err := arch.NewHostChip(j.npu, sim.NewEngine(), "", j.chipKeyOrigin())
 	if err != nil {
 		return err
 	}

@@ -174,6 +174,13 @@ var hostileCases = []hostileCase{
 	{name: "a cluster's host memory at 0.5 B/s",
 		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--set", "node.hosts.memory_bandwidth=0.5B/s"},
 		want: `--set node.hosts.memory_bandwidth=0.5B/s: key "hosts.memory_bandwidth": too slow: the host tasks its rate bounds (at 0.25B/s) take `},
+	// Ranks whose kernels are timed apart (host-only chips) name it too.
+	{name: "a cluster's host memory at 0.5 B/s, kernels timed apart",
+		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--fidelity", "isolated", "--set", "node.hosts.memory_bandwidth=0.5B/s"},
+		want: `--set node.hosts.memory_bandwidth=0.5B/s: key "hosts.memory_bandwidth": too slow: the host tasks its rate bounds (at 0.25B/s) take `},
+	{name: "a cluster's host memory at 0.5 B/s, sampled",
+		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--fidelity", "sampled", "--set", "node.hosts.memory_bandwidth=0.5B/s"},
+		want: `--set node.hosts.memory_bandwidth=0.5B/s: key "hosts.memory_bandwidth": too slow: the host tasks its rate bounds (at 0.25B/s) take `},
 	// A chip's shared bandwidths name their key (the engine's message
 	// names none) and the --set that gave it.
 	{name: "tiny GM bandwidth",
