@@ -187,25 +187,27 @@ func (h *Host) computeTime(flops float64, bytes int64, fp64 bool, cores int) (d 
 		return d, key, ""
 	}
 	if ms > fs {
-		return d, key, fmt.Sprintf("%s (%v): too slow: a computation moving %d bytes of host memory", h.chip.keyOrigin(key), hm.MemoryBandwidth, bytes)
+		return d, key, fmt.Sprintf("%s: too slow: a computation moving %d bytes of host memory", h.keyText(key), bytes)
 	}
-	return d, key, fmt.Sprintf("%s (%v): too slow: a computation of %.4g flops on %d host cores at %v", h.chip.keyOrigin(key), per, flops, cores, hm.Clock)
+	return d, key, fmt.Sprintf("%s: too slow: a computation of %.4g flops on %d host cores at %v", h.keyText(key), flops, cores, hm.Clock)
 }
 
-// keyValue is the value of the host key named by a task's bound.
-func (h *Host) keyValue(key string) any {
+// keyText names host key (one a task's time is bound by: hostTask.bound)
+// where it was given, with its value.
+func (h *Host) keyText(key string) string {
 	hm := &h.chip.M.Host
+	var v any = "?"
 	switch key {
 	case "host.memory_bandwidth":
-		return hm.MemoryBandwidth
+		v = hm.MemoryBandwidth
 	case "host.fp32_flops_per_cycle":
-		return hm.FP32FlopsPerCycle
+		v = hm.FP32FlopsPerCycle
 	case "host.fp64_flops_per_cycle":
-		return hm.FP64FlopsPerCycle
+		v = hm.FP64FlopsPerCycle
 	case "host.link.bandwidth":
-		return hm.Link.Bandwidth
+		v = hm.Link.Bandwidth
 	}
-	return "?"
+	return fmt.Sprintf("%s (%v)", h.chip.keyOrigin(key), v)
 }
 
 // TransferTime returns the modeled duration of moving bytes over the link.
@@ -226,8 +228,7 @@ func (h *Host) Compute(stage string, flops float64, bytes int64, fp64 bool, core
 func (h *Host) Transfer(stage string, bytes int64, fn func() error) {
 	t := &hostTask{kind: taskTransfer, stage: stage, dur: h.TransferTime(bytes), fn: fn, bound: "host.link.bandwidth"}
 	if sim.Saturated(t.dur) { // the latency is at most 1 s: the bandwidth is too low
-		m := h.chip.M
-		t.slow = fmt.Sprintf("%s (%v): too slow: a transfer of %d bytes over the host link", h.chip.keyOrigin("host.link.bandwidth"), m.Host.Link.Bandwidth, bytes)
+		t.slow = fmt.Sprintf("%s: too slow: a transfer of %d bytes over the host link", h.keyText(t.bound), bytes)
 	}
 	h.tasks = append(h.tasks, t)
 }
@@ -522,8 +523,8 @@ func (h *Host) overflow(t *hostTask) error {
 		key, most = t.bound, d
 	}
 	if end := t.start.Seconds() + t.dur.Seconds(); key != "" && most > end/2 {
-		return fmt.Errorf("%s: too slow: the host tasks its rate bounds (at %v) take %.4g s of the %.4g s to the end of %s: %w",
-			h.chip.keyOrigin(key), h.keyValue(key), most, end, task, sim.ErrTimeOverflow)
+		return fmt.Errorf("%s: too slow: the host tasks its rate bounds take %.4g s of the %.4g s to the end of %s: %w",
+			h.keyText(key), most, end, task, sim.ErrTimeOverflow)
 	}
 	return fmt.Errorf("%s: %w", task, sim.ErrTimeOverflow)
 }

@@ -228,11 +228,11 @@ func TestHostTimeOverflowNamed(t *testing.T) {
 		{"two tasks of 60 days each", func(c *arch.Chip, h *arch.Host) {
 			h.Compute("a", rate(c)*6e6, 0, false, 0, nil)
 			h.Compute("b", rate(c)*6e6, 0, false, 0, nil)
-		}, `machine ascend-910a: key "host.fp32_flops_per_cycle": too slow: the host tasks its rate bounds (at 16) take 1.2e+07 s of the 1.2e+07 s to the end of host task 1 (b, compute): starting at 6000000s of simulated time and lasting 6000000s, it would end beyond the time a run can reach (the host's tasks together take too long): simulated time exceeds the int64 picosecond range (about 106 days)`},
+		}, `machine ascend-910a: key "host.fp32_flops_per_cycle" (16): too slow: the host tasks its rate bounds take 1.2e+07 s of the 1.2e+07 s to the end of host task 1 (b, compute): starting at 6000000s of simulated time and lasting 6000000s, it would end beyond the time a run can reach (the host's tasks together take too long): simulated time exceeds the int64 picosecond range (about 106 days)`},
 		{"a task of memory after one of flops", func(c *arch.Chip, h *arch.Host) {
 			h.Compute("a", rate(c)*4e6, 0, false, 0, nil)
 			h.Compute("b", 0, int64(float64(c.M.Host.MemoryBandwidth)*6e6), false, 0, nil)
-		}, `machine ascend-910a: key "host.memory_bandwidth": too slow: the host tasks its rate bounds (at 93.8GB/s) take 6e+06 s of the 1e+07 s to the end of host task 1 (b, compute): starting at 4000000s of simulated time and lasting 6000000s, it would end beyond the time a run can reach (the host's tasks together take too long): simulated time exceeds the int64 picosecond range (about 106 days)`},
+		}, `machine ascend-910a: key "host.memory_bandwidth" (93.8GB/s): too slow: the host tasks its rate bounds take 6e+06 s of the 1e+07 s to the end of host task 1 (b, compute): starting at 4000000s of simulated time and lasting 6000000s, it would end beyond the time a run can reach (the host's tasks together take too long): simulated time exceeds the int64 picosecond range (about 106 days)`},
 		{"a task after a kernel of 60 days", func(c *arch.Chip, h *arch.Host) {
 			h.Wait("k", h.LaunchTimed("k", "z", []int{0}, func() (sim.Time, error) { return 60 * 24 * 3600 * sim.Second, nil }))
 			h.Compute("b", rate(c)*5e6, 0, false, 0, nil)

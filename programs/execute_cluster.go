@@ -112,9 +112,11 @@ func executeOneNPU(f *File, ref string, m *machines.Machine, opts Options, hooks
 	}
 	topo.Node.NPU, topo.Name = ref, m.Name+" (one NPU with its host)"
 	origin := machineKeyOrigin(ref, opts.Overrides) // messages name the chip's key, not the node's
-	for node, key := range map[string]string{"pcie.gen4_bandwidth": "host.link.bandwidth", "pcie.latency_ns": "host.link.latency_ns",
-		"hosts.cores": "host.cores", "hosts.clock": "host.clock", "hosts.memory_bandwidth": "host.memory_bandwidth"} {
+	for node, key := range map[string]string{"pcie.gen4_bandwidth": "host.link.bandwidth", "pcie.latency_ns": "host.link.latency_ns"} {
 		topo.SetOrigin("node."+node, origin(key))
+	}
+	for key, node := range nodeHostKeys {
+		topo.SetOrigin(node, origin(key))
 	}
 	return runClusterJob(f, topo, opts, hooks)
 }

@@ -919,13 +919,18 @@ func (j *luCluster) compute(r *luRank, stage string, flops float64, bytes int64,
 func (j *luCluster) chipKeyOrigin() func(key string) string {
 	npu := machineKeyOrigin(j.topo.Node.NPU, j.opts.Overrides)
 	return func(key string) string {
-		switch key {
-		case "host.cores", "host.clock", "host.memory_bandwidth":
-			return j.topo.Origin("node.hosts." + strings.TrimPrefix(key, "host."))
+		if node, ok := nodeHostKeys[key]; ok {
+			return j.topo.Origin(node)
 		}
 		return npu(key)
 	}
 }
+
+// nodeHostKeys are the keys of a rank's chip's host that come from its
+// node's hosts (a rank's share of its socket's), by the chip's key: a
+// rank's messages name the node's key (chipKeyOrigin), and one chip run as
+// a node of one NPU names the chip's (executeOneNPU).
+var nodeHostKeys = map[string]string{"host.cores": "node.hosts.cores", "host.clock": "node.hosts.clock", "host.memory_bandwidth": "node.hosts.memory_bandwidth"}
 
 // rankBuild returns the state of rank r's program at its start.
 func (j *luCluster) rankBuild(r *luRank) *luRankBuild {

@@ -170,17 +170,17 @@ var hostileCases = []hostileCase{
 	// node's hosts' key).
 	{name: "host memory at 1 B/s",
 		args: []string{"run", examplePath("lu-fused-small.yaml"), "--numerics", "off", "--set", "machine.host.memory_bandwidth=1B/s"},
-		want: `--set machine.host.memory_bandwidth=1B/s: key "host.memory_bandwidth": too slow: the host tasks its rate bounds (at 1B/s) take 9.83e+06 s of the 9.83e+06 s to the end of host task 72 (refine, compute): `},
+		want: `--set machine.host.memory_bandwidth=1B/s: key "host.memory_bandwidth" (1B/s): too slow: the host tasks its rate bounds take 9.83e+06 s of the 9.83e+06 s to the end of host task 72 (refine, compute): `},
 	{name: "a cluster's host memory at 0.5 B/s",
 		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--set", "node.hosts.memory_bandwidth=0.5B/s"},
-		want: `--set node.hosts.memory_bandwidth=0.5B/s: key "hosts.memory_bandwidth": too slow: the host tasks its rate bounds (at 0.25B/s) take `},
+		want: `--set node.hosts.memory_bandwidth=0.5B/s: key "hosts.memory_bandwidth" (0.25B/s): too slow: the host tasks its rate bounds take `},
 	// Ranks whose kernels are timed apart (host-only chips) name it too.
 	{name: "a cluster's host memory at 0.5 B/s, kernels timed apart",
 		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--fidelity", "isolated", "--set", "node.hosts.memory_bandwidth=0.5B/s"},
-		want: `--set node.hosts.memory_bandwidth=0.5B/s: key "hosts.memory_bandwidth": too slow: the host tasks its rate bounds (at 0.25B/s) take `},
+		want: `--set node.hosts.memory_bandwidth=0.5B/s: key "hosts.memory_bandwidth" (0.25B/s): too slow: the host tasks its rate bounds take `},
 	{name: "a cluster's host memory at 0.5 B/s, sampled",
 		args: []string{"run", examplePath("lu-cluster-small.yaml"), "--numerics", "off", "--fidelity", "sampled", "--set", "node.hosts.memory_bandwidth=0.5B/s"},
-		want: `--set node.hosts.memory_bandwidth=0.5B/s: key "hosts.memory_bandwidth": too slow: the host tasks its rate bounds (at 0.25B/s) take `},
+		want: `--set node.hosts.memory_bandwidth=0.5B/s: key "hosts.memory_bandwidth" (0.25B/s): too slow: the host tasks its rate bounds take `},
 	// A chip's shared bandwidths name their key (the engine's message
 	// names none) and the --set that gave it.
 	{name: "tiny GM bandwidth",
