@@ -806,25 +806,23 @@ func (c *Chip) stepReads(g *isa.Grid, cta, at, steps, period int) stepReads {
 		return out
 	}
 	p := max(period, 1)
+	all := func() stepReads { return stepReads{base: gen(at, steps), period: p} }
 	if steps <= 4*p {
-		return stepReads{base: gen(at, steps), period: p}
+		return all()
 	}
 	r := stepReads{base: gen(at, 3*p), period: p, delta: make([][]int64, p)}
-	// The delta of each read from one period to the next, the same twice.
+	// The delta of each read from one period to the next, the same twice,
+	// its shape the same.
+	shape := func(sp GMSpan) GMSpan { sp.Addr = 0; return sp }
 	for j := range p {
 		a, b, e := r.base[j], r.base[j+p], r.base[j+2*p]
 		if len(a) != len(b) || len(b) != len(e) {
-			return stepReads{base: gen(at, steps), period: p}
+			return all()
 		}
 		for i := range a {
 			d := b[i].Addr - a[i].Addr
-			x, y, z := a[i], b[i], e[i]
-			if e[i].Addr-b[i].Addr != d {
-				return stepReads{base: gen(at, steps), period: p}
-			}
-			x.Addr, y.Addr, z.Addr = 0, 0, 0
-			if x != y || y != z {
-				return stepReads{base: gen(at, steps), period: p}
+			if e[i].Addr-b[i].Addr != d || shape(a[i]) != shape(b[i]) || shape(b[i]) != shape(e[i]) {
+				return all()
 			}
 			r.delta[j] = append(r.delta[j], d)
 		}
@@ -838,7 +836,7 @@ func (c *Chip) stepReads(g *isa.Grid, cta, at, steps, period int) stepReads {
 			i++
 		})
 		if !same || i != len(last[j]) {
-			return stepReads{base: gen(at, steps), period: p}
+			return all()
 		}
 	}
 	return r
