@@ -789,6 +789,10 @@ func (c *Chip) stepReads(g *isa.Grid, cta, at, steps, period int) stepReads {
 		cur := &isa.StepCursor{}
 		cur.Ask(from)
 		k := -1
+		// One instruction's room for the kind to read (GMRead takes its
+		// address through an interface: a loop variable's would escape,
+		// an allocation per instruction generated).
+		buf := new(isa.Instr)
 		for in := range g.Steps(cta, cur) {
 			if in.Op == isa.OpStep {
 				if k = in.M; k >= from+n {
@@ -799,7 +803,8 @@ func (c *Chip) stepReads(g *isa.Grid, cta, at, steps, period int) stepReads {
 			if k < from {
 				continue // its prologue, before the first marker
 			}
-			if sp, ok := c.kind.GMRead(&in); ok {
+			*buf = in
+			if sp, ok := c.kind.GMRead(buf); ok {
 				out[k-from] = append(out[k-from], sp)
 			}
 		}
