@@ -712,10 +712,14 @@ func (c *Chip) takeStepSkip(now sim.Time, s []stepSnap, d []float64, steps, at, 
 // read in their steps [at, at+steps) of period period (stepReads), step
 // by step across the CTAs in block order, each tile the blocks sharing it
 // read in a step once, counting nothing (mem.L2.Install2D): what the
-// skipped steps leave in it. Ageing, which evicts as many lines as they
-// would have fetched and installs none, left the next kernel other hits
-// where its data nearly fits (MI300X Ape FP32-F 6144×8192×4096: its second
-// GEMM 12.6 % short; docs/design-notes.md, "A second shape, held out").
+// skipped steps leave in it. Where that is more than installReach times
+// its capacity, only the last periods' that many bytes go in (an LRU cache
+// holds the same lines after them but in a few sets). Ageing, which
+// evicts as many lines as they would have fetched and installs none, left
+// the next kernel other hits where its data nearly fits (MI300X Ape FP32-F
+// 6144×8192×4096: its second GEMM 12.6 % short; docs/design-notes.md, "A
+// second shape, held out"). (The L2s are aged: installing in them too,
+// tried twice, is in docs/design-notes.md, "Step skips and the L2s".)
 func (c *Chip) installSkipped(g *isa.Grid, ctas []int, at, steps, period int) {
 	reads := make([]stepReads, len(ctas))
 	gen := func(from, to int) {
@@ -734,19 +738,41 @@ func (c *Chip) installSkipped(g *isa.Grid, ctas []int, at, steps, period int) {
 		gen(0, len(ctas))
 	}
 	seen := map[int64]GMSpan{} // by address: a tile's span
-	install := func(sp GMSpan) {
-		if x, ok := seen[sp.Addr]; !ok || x != sp {
-			seen[sp.Addr] = sp
-			c.llc.Install2D(sp.Addr, sp.Rows, sp.RowBytes, sp.Stride)
-		}
-	}
-	for k := range steps {
+	// step calls f with each tile the CTAs read in step k, once.
+	step := func(k int, f func(GMSpan)) {
 		clear(seen)
 		for i := range reads {
-			reads[i].each(k, install)
+			reads[i].each(k, func(sp GMSpan) {
+				if x, ok := seen[sp.Addr]; !ok || x != sp {
+					seen[sp.Addr] = sp
+					f(sp)
+				}
+			})
 		}
 	}
+	// The bytes of the last period (a period's steps repeat but for
+	// addresses, isa.Step: each period as many), and the periods before
+	// the end that reach the limit, and one.
+	p, n := max(period, 1), int64(0)
+	for k := max(steps-p, 0); k < steps; k++ {
+		step(k, func(sp GMSpan) { n += int64(sp.Rows) * sp.RowBytes })
+	}
+	first := 0
+	if limit := installReach * c.llc.Capacity(); n > 0 && limit/n < int64(steps/p) {
+		first = steps - p*int(limit/n+1)
+	}
+	for k := first; k < steps; k++ {
+		step(k, func(sp GMSpan) { c.llc.Install2D(sp.Addr, sp.Rows, sp.RowBytes, sp.Stride) })
+	}
 }
+
+// installReach is the most bytes a step skip installs in a cache, in its
+// capacities (Chip.installSkipped): that many distinct bytes of the last
+// steps fill every set with sectors of their own but about one in 4·10^7
+// (16 ways: a set's share a Poisson draw of mean 48, fewer than 16; 8
+// ways, one in 2·10^4), so the earlier steps' lines would be evicted
+// anyway.
+const installReach = 3
 
 // stepReads is what a CTA reads in each of a run of its steps: those of
 // base, then, where there are more, those of base's last period advanced

@@ -349,6 +349,15 @@ func (c *L2) Write2D(addr int64, nburst int, burstLen, stride int64) {
 	c.MissBytes += hit + miss
 }
 
+// Capacity returns the bytes the directory holds: its sets times its ways
+// times the bytes a tag covers.
+func (c *L2) Capacity() int64 {
+	if c == nil {
+		return 0
+	}
+	return int64(c.sets) * int64(c.ways) << c.sectorBits
+}
+
 // Install2D makes the lines of nburst bursts of burstLen bytes, stride
 // apart, present and the most recently used, as a read of them would,
 // counting nothing (HitBytes, MissBytes, Allocs): fast-forward's step

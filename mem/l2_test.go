@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -750,4 +751,80 @@ func TestL2Install2D(t *testing.T) {
 			}
 		}
 	}
+}
+
+// An LRU cache given a stream of tiles holds the same lines after all of
+// them as after only those whose bytes, counted from the end, reach three
+// times its capacity (fast-forward's step skips install no more: arch's
+// installReach) — with sets indexed plainly and hashed; not after those
+// reaching once its capacity (sets fill unevenly).
+func TestL2InstallTail(t *testing.T) {
+	for _, index := range []string{"plain", "hashed", "poly"} {
+		all, tail := NewL2(1<<20, 128, 1, 16), NewL2(1<<20, 128, 1, 16)
+		for _, c := range []*L2{all, tail} {
+			switch index {
+			case "hashed":
+				c.HashSets()
+			case "poly":
+				c.PolySets()
+			}
+		}
+		// A GEMM's k-steps: each a 64-row slice of A (rows 32 KiB apart)
+		// and a 64-row panel of B, then the next k; and tiles at random
+		// places (whose lines fill the sets unevenly, as a Poisson draw).
+		type tile struct{ addr, rows, row, stride int64 }
+		var tiles []tile
+		rng := rand.New(rand.NewSource(1))
+		for k := range int64(400) {
+			tiles = append(tiles, tile{k * 256, 64, 256, 32 << 10}, tile{64<<20 + k*64*1024, 64, 1024, 1024},
+				tile{1<<30 + rng.Int63n(1<<30)&^127, 1 + rng.Int63n(64), 128 * (1 + rng.Int63n(4)), 64 << 10})
+		}
+		for _, reach := range []int64{3, 1} {
+			all, tail := all.clone(), tail.clone()
+			first, n := len(tiles), int64(0)
+			for first > 0 && n < reach*tail.Capacity() {
+				first--
+				n += tiles[first].rows * tiles[first].row
+			}
+			if first == 0 {
+				t.Fatalf("the tiles' bytes do not pass %d capacities: the test tells nothing", reach)
+			}
+			for i, x := range tiles {
+				all.Install2D(x.addr, int(x.rows), x.row, x.stride)
+				if i >= first {
+					tail.Install2D(x.addr, int(x.rows), x.row, x.stride)
+				}
+			}
+			differ := 0
+			for si := range all.set {
+				if !slices.Equal(all.holding(si), tail.holding(si)) {
+					differ++
+				}
+			}
+			if reach == 3 && differ > 0 || reach == 1 && differ == 0 {
+				t.Errorf("%s sets: %d of %d sets hold other lines after all the tiles than after the last %d, reaching %d capacities", index, differ, len(all.set), len(tiles)-first, reach)
+			}
+		}
+	}
+}
+
+// clone returns a copy of c (tests).
+func (c *L2) clone() *L2 {
+	x := *c
+	x.set, x.where, x.touched = slices.Clone(c.set), slices.Clone(c.where), slices.Clone(c.touched)
+	return &x
+}
+
+// holding returns the sectors set si holds and their lines present,
+// sorted (tests).
+func (c *L2) holding(si int) [][2]uint32 {
+	var out [][2]uint32
+	st := &c.set[si]
+	for w, tag := range st.tags[:c.ways] {
+		if tag != 0 && st.valid[w] != 0 {
+			out = append(out, [2]uint32{tag, uint32(st.valid[w])})
+		}
+	}
+	slices.SortFunc(out, func(a, b [2]uint32) int { return int(a[0]) - int(b[0]) })
+	return out
 }
