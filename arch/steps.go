@@ -220,6 +220,13 @@ type stepCTA struct {
 	// next: an aligned step skip), 0: none
 	drop, at int
 	slot     int // its index in the snapshots' steps (stepSnap.ks)
+	// rate is the steps it took an interval in the last skip's measured
+	// intervals; resumed the time it resumed after that skip, at step
+	// resumedK (0: not yet); mark the time it passed the marker of step
+	// markK since, the last before its loop's last two steps (stepDone).
+	rate            float64
+	resumed, mark   sim.Time
+	resumedK, markK int
 }
 
 // stepRunner is the step-skip state of the running grid.
@@ -347,12 +354,33 @@ func (sr *stepRunner) changed() {
 	sr.marks, sr.check, sr.settle = 0, -1, 0
 }
 
-// stepDone forgets finished CTA c.
+// stepDone forgets finished CTA c. A check in progress is dropped (the
+// skip stays unchecked) — unless the CTA finishing first ran its steps
+// after the skip at a pace the skip does not keep: the skip left room for
+// its check at the pace measured, so a CTA finishing before the check's
+// intervals are in may have run ahead of it, and its own steps are then
+// the check, failed (a grid's third wave whose steps turn four times
+// lighter inside the skip, its blocks started apart: those ahead resumed
+// and ran light steps while those behind ran heavy ones to reach the
+// skip, and finished before the check; its skip had stood unchecked and
+// the run came out 4.8 % long: arch/gpu TestStepSkipCheckFailsAhead).
 func (gr *gridRunner) stepDone(c int) {
 	sr := &gr.steps
 	s, ok := sr.ctas[c]
 	if !ok {
 		return // a block excluded from step skips (none was measured while it ran: Step)
+	}
+	if sr.check >= 0 && s.resumedK > 0 && s.markK-s.resumedK >= 2 && s.rate > 0 {
+		// Its pace, in the intervals of the measured steps (an interval
+		// was rate steps of it).
+		sk := &gr.ff.steps[sr.check]
+		pace := float64(s.mark-s.resumed) / float64(s.markK-s.resumedK) * s.rate
+		if !sk.keeps(pace, gr.ff.Tolerance) {
+			sk.CheckPeriod, sk.CheckHits = sim.Time(math.Round(pace)), -1
+			sr.check = -1
+			gr.chip.Fail(&StepCheckError{Grid: gr.cur, Skip: *sk})
+			return
+		}
 	}
 	if s.seen {
 		sr.seen--
@@ -386,6 +414,9 @@ func (c *Chip) Step(cta int, in *isa.Instr, now sim.Time) int {
 		sr.changed() // (the CTAs in their loops)
 	}
 	s.k, s.n, s.period, s.from, s.to = in.M, in.N, in.K, in.Rows, in.Cols
+	if s.k <= s.to-2 && s.resumedK > 0 {
+		s.mark, s.markK = now, s.k // (not the loop's last steps, which fetch nothing)
+	}
 	to := 0
 	if s.drop > 0 && s.k >= s.at {
 		to = s.k + s.drop
@@ -399,6 +430,7 @@ func (c *Chip) Step(cta int, in *isa.Instr, now sim.Time) int {
 		s.cur.Ask(to)
 		s.drop = 0
 		s.k = to
+		s.resumed, s.resumedK, s.mark, s.markK = now, to, now, to
 		gr.stepWait().Steps++              // (step to runs; its marker is not told)
 		if sr.pending--; sr.pending == 0 { // (its work comes next: StepWork flushes)
 			sr.clear(0)
@@ -691,6 +723,7 @@ func (c *Chip) takeStepSkip(now sim.Time, s []stepSnap, d []float64, steps, at, 
 	c.ageCaches(age, keep)
 	for _, x := range sr.ctas {
 		x.drop, x.at = steps, at
+		x.rate, x.resumedK = float64(last.ks[x.slot]-first.ks[x.slot])/float64(w), 0
 	}
 	sr.pending, sr.period = len(sr.ctas), period
 	lowest := math.MaxInt

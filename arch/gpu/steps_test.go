@@ -329,6 +329,47 @@ func TestStepSkipCheckFailsLate(t *testing.T) {
 	}
 }
 
+// A grid whose third wave's steps turn four times lighter inside its step
+// skip, its blocks started apart (the second wave's blocks 9 and 13 ran
+// their first three k-steps with four products): the blocks ahead take the
+// skip first and run the light steps while those behind still run heavy
+// ones to reach it, so the leading ones finish before the check's
+// intervals are in. Their own steps after the skip are the check (the
+// skip left room for it at the pace measured): it fails, faster, and the
+// run made again simulates the third wave's steps, within the skips'
+// estimate of the full run. (Before, the skip stayed unchecked and the
+// run came out 4.8 % long — within its estimate, where an unchecked skip
+// counts whole.)
+func TestStepSkipCheckFailsAhead(t *testing.T) {
+	m := archtest.Machine(t, "a100", "machine.cores=4")
+	g := lateGrid(func(c, kt int) bool { return c >= 16 && kt < 120 || c >= 8 && c < 16 && c%4 == 1 && kt < 3 })
+	full, err := runGrid(t, m, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := arch.DefaultFastForward
+	ff.Steps = true
+	_, err = runGrid(t, m, g, &ff)
+	var se *arch.StepCheckError
+	if !errors.As(err, &se) || se.Grid != 0 || se.Skip.First != 16 || se.Skip.CheckPeriod >= se.Skip.Period || se.Skip.CheckHits != -1 {
+		t.Fatalf("got %v, want a failed step check of the third wave (blocks 16–23) decided by a block that finished first, faster", err)
+	}
+	se.Again(&ff, 1)
+	again, err := runGrid(t, m, g, &ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range again.FastForwardSteps {
+		if s.First >= 16 {
+			t.Errorf("step skip %+v of the third wave run again: its blocks' steps were to be simulated", s)
+		}
+	}
+	withinStepEstimate(t, "run again", again, full)
+	if again.GMReadBytes != full.GMReadBytes || again.MMADFlops != full.MMADFlops {
+		t.Errorf("GM reads %d, flops %g run again; %d, %g in full", again.GMReadBytes, again.MMADFlops, full.GMReadBytes, full.MMADFlops)
+	}
+}
+
 // sameCoreWork reports (as errors) every core's lane instructions, path
 // bytes and vector repeats of run a (how: "fast-forwarded", …) that differ
 // from those of the full run b.
