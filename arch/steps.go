@@ -132,6 +132,10 @@ func (gr *gridRunner) stepWait() *StepWait { return &gr.ff.stepWaits[len(gr.ff.s
 type StepCheckError struct {
 	Grid int // the grid's index in the program
 	Skip StepSkip
+	// Ahead marks a check made by the steps of block Block alone, which
+	// finished before the check's intervals were in (stepDone).
+	Ahead bool
+	Block int
 }
 
 // Again sets ff up for the run made again after e, in a program of grids
@@ -207,7 +211,11 @@ func (e *StepCheckError) Again(ff *FastForward, grids int) string {
 }
 
 func (e *StepCheckError) Error() string {
-	return fmt.Sprintf("fast-forward: kernel %s: the steps after a step skip at %v took %v each, the skip stood for %v", e.Skip.Grid, e.Skip.At, e.Skip.CheckPeriod, e.Skip.Period)
+	by := ""
+	if e.Ahead {
+		by = fmt.Sprintf(" (block %d's, which finished before the other blocks' steps were in)", e.Block)
+	}
+	return fmt.Sprintf("fast-forward: kernel %s: the steps after a step skip at %v took %v each%s, the skip stood for %v", e.Skip.Grid, e.Skip.At, e.Skip.CheckPeriod, by, e.Skip.Period)
 }
 
 // stepCTA is a resident CTA of a grid with step markers.
@@ -378,7 +386,7 @@ func (gr *gridRunner) stepDone(c int) {
 		if !sk.keeps(pace, gr.ff.Tolerance) {
 			sk.CheckPeriod, sk.CheckHits = sim.Time(math.Round(pace)), -1
 			sr.check = -1
-			gr.chip.Fail(&StepCheckError{Grid: gr.cur, Skip: *sk})
+			gr.chip.Fail(&StepCheckError{Grid: gr.cur, Skip: *sk, Ahead: true, Block: c})
 			return
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/arch"
@@ -351,7 +352,8 @@ func TestStepSkipCheckFailsAhead(t *testing.T) {
 	ff.Steps = true
 	_, err = runGrid(t, m, g, &ff)
 	var se *arch.StepCheckError
-	if !errors.As(err, &se) || se.Grid != 0 || se.Skip.First != 16 || se.Skip.CheckPeriod >= se.Skip.Period || se.Skip.CheckHits != -1 {
+	if !errors.As(err, &se) || se.Grid != 0 || se.Skip.First != 16 || se.Skip.CheckPeriod >= se.Skip.Period || se.Skip.CheckHits != -1 || !se.Ahead || se.Block < 16 ||
+		!strings.Contains(err.Error(), fmt.Sprintf("block %d's, which finished before", se.Block)) {
 		t.Fatalf("got %v, want a failed step check of the third wave (blocks 16–23) decided by a block that finished first, faster", err)
 	}
 	se.Again(&ff, 1)
