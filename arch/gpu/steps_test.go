@@ -169,15 +169,8 @@ func TestStepSkips(t *testing.T) {
 func TestStepSkipCheckFails(t *testing.T) {
 	m := archtest.Machine(t, "a100", "machine.cores=4", "machine.gm.bandwidth=20GB/s")
 	g := steppedGrid(func(kt int) bool { return kt >= 120 })
-	full, err := runGrid(t, m, g, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ff := arch.DefaultFastForward
-	ff.Steps = true
-	_, err = runGrid(t, m, g, &ff)
-	var se *arch.StepCheckError
-	if !errors.As(err, &se) || se.Grid != 0 || se.Skip.Checked || se.Skip.CheckPeriod <= se.Skip.Period {
+	full, ff, se, err := fullAndStepped(t, m, g)
+	if se == nil || se.Grid != 0 || se.Skip.Checked || se.Skip.CheckPeriod <= se.Skip.Period {
 		t.Fatalf("got %v, want a failed step check of grid 0 with slower steps after the skip", err)
 	}
 	// Slower steps, the grid's first such failure: skips measured
@@ -284,16 +277,9 @@ func lateGrid(heavy func(c, kt int) bool) isa.Grid {
 func TestStepSkipCheckFailsLate(t *testing.T) {
 	m := archtest.Machine(t, "a100", "machine.cores=4")
 	g := lateGrid(func(c, kt int) bool { return c >= 16 && kt < 120 })
-	full, err := runGrid(t, m, g, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ff := arch.DefaultFastForward
-	ff.Steps = true
-	first, err := runGrid(t, m, g, &ff)
-	var se *arch.StepCheckError
-	if !errors.As(err, &se) || se.Grid != 0 || se.Skip.First != 16 || se.Skip.CTAs != 8 || se.Skip.CheckPeriod >= se.Skip.Period {
-		t.Fatalf("got %v (%+v), want a failed step check of the third wave (blocks 16–23), faster after the skip", err, first)
+	full, ff, se, err := fullAndStepped(t, m, g)
+	if se == nil || se.Grid != 0 || se.Skip.First != 16 || se.Skip.CTAs != 8 || se.Skip.CheckPeriod >= se.Skip.Period {
+		t.Fatalf("got %v, want a failed step check of the third wave (blocks 16–23), faster after the skip", err)
 	}
 	two := ff
 	se.Again(&two, 2)
@@ -301,10 +287,7 @@ func TestStepSkipCheckFailsLate(t *testing.T) {
 		t.Errorf("run again with NoSteps %+v, want %+v", two.NoSteps, want)
 	}
 	se.Again(&ff, 1)
-	again, err := runGrid(t, m, g, &ff)
-	if err != nil {
-		t.Fatal(err)
-	}
+	again := againLikeFull(t, m, g, &ff, full)
 	if len(again.FastForwardSteps) != 2 {
 		t.Fatalf("step skips %+v run again, want the first two waves'", again.FastForwardSteps)
 	}
@@ -324,10 +307,6 @@ func TestStepSkipCheckFailsLate(t *testing.T) {
 			t.Errorf("step skip %+v: want checked, blocks %d–%d", s, 8*i, 8*i+7)
 		}
 	}
-	withinStepEstimate(t, "run again", again, full)
-	if again.GMReadBytes != full.GMReadBytes || again.MMADFlops != full.MMADFlops {
-		t.Errorf("GM reads %d, flops %g run again; %d, %g in full", again.GMReadBytes, again.MMADFlops, full.GMReadBytes, full.MMADFlops)
-	}
 }
 
 // A grid whose third wave's steps turn four times lighter inside its step
@@ -344,31 +323,16 @@ func TestStepSkipCheckFailsLate(t *testing.T) {
 func TestStepSkipCheckFailsAhead(t *testing.T) {
 	m := archtest.Machine(t, "a100", "machine.cores=4")
 	g := lateGrid(func(c, kt int) bool { return c >= 16 && kt < 120 || c >= 8 && c < 16 && c%4 == 1 && kt < 3 })
-	full, err := runGrid(t, m, g, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ff := arch.DefaultFastForward
-	ff.Steps = true
-	_, err = runGrid(t, m, g, &ff)
-	var se *arch.StepCheckError
-	if !errors.As(err, &se) || se.Grid != 0 || se.Skip.First != 16 || se.Skip.CheckPeriod >= se.Skip.Period || se.Skip.CheckHits != -1 || !se.Ahead || se.Block < 16 ||
+	full, ff, se, err := fullAndStepped(t, m, g)
+	if se == nil || se.Grid != 0 || se.Skip.First != 16 || se.Skip.CheckPeriod >= se.Skip.Period || se.Skip.CheckHits != -1 || !se.Ahead || se.Block < 16 ||
 		!strings.Contains(err.Error(), fmt.Sprintf("block %d's, which finished before", se.Block)) {
 		t.Fatalf("got %v, want a failed step check of the third wave (blocks 16–23) decided by a block that finished first, faster", err)
 	}
 	se.Again(&ff, 1)
-	again, err := runGrid(t, m, g, &ff)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range again.FastForwardSteps {
+	for _, s := range againLikeFull(t, m, g, &ff, full).FastForwardSteps {
 		if s.First >= 16 {
 			t.Errorf("step skip %+v of the third wave run again: its blocks' steps were to be simulated", s)
 		}
-	}
-	withinStepEstimate(t, "run again", again, full)
-	if again.GMReadBytes != full.GMReadBytes || again.MMADFlops != full.MMADFlops {
-		t.Errorf("GM reads %d, flops %g run again; %d, %g in full", again.GMReadBytes, again.MMADFlops, full.GMReadBytes, full.MMADFlops)
 	}
 }
 
@@ -621,6 +585,37 @@ func TestStepSkipPaced(t *testing.T) {
 // full run's than its step skips' estimate: each skip's steps times the
 // larger of its check's distance from its period and its measured spread,
 // plus a step (the step term of programs' fastForwardUncertainty).
+// fullAndStepped runs grid g on m fully, then with step skips (settings
+// ff), and returns the full run, ff and the error the second run stopped
+// with, as a failed step check (nil: it did not).
+func fullAndStepped(t *testing.T, m *machines.Machine, g isa.Grid) (full *arch.Stats, ff arch.FastForward, se *arch.StepCheckError, err error) {
+	t.Helper()
+	if full, err = runGrid(t, m, g, nil); err != nil {
+		t.Fatal(err)
+	}
+	ff = arch.DefaultFastForward
+	ff.Steps = true
+	_, err = runGrid(t, m, g, &ff)
+	errors.As(err, &se)
+	return full, ff, se, err
+}
+
+// againLikeFull runs grid g on m again with ff (as a failed check's Again
+// set it up) and holds it to the full run: its time within the step
+// skips' estimate, its GM reads and flops the same; it returns the run.
+func againLikeFull(t *testing.T, m *machines.Machine, g isa.Grid, ff *arch.FastForward, full *arch.Stats) *arch.Stats {
+	t.Helper()
+	again, err := runGrid(t, m, g, ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withinStepEstimate(t, "run again", again, full)
+	if again.GMReadBytes != full.GMReadBytes || again.MMADFlops != full.MMADFlops {
+		t.Errorf("GM reads %d, flops %g run again; %d, %g in full", again.GMReadBytes, again.MMADFlops, full.GMReadBytes, full.MMADFlops)
+	}
+	return again
+}
+
 func withinStepEstimate(t *testing.T, what string, run, full *arch.Stats) {
 	t.Helper()
 	var unc float64
