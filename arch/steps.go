@@ -759,8 +759,8 @@ func (c *Chip) takeStepSkip(now sim.Time, s []stepSnap, d []float64, steps, at, 
 // evicts as many lines as they would have fetched and installs none, left
 // the next kernel other hits where its data nearly fits (MI300X Ape FP32-F
 // 6144×8192×4096: its second GEMM 12.6 % short; docs/design-notes.md, "A
-// second shape, held out"). (The L2s are aged: installing in them too,
-// tried twice, is in docs/design-notes.md, "Step skips and the L2s".)
+// second shape, held out"). (The L2s are aged: installing in them too was
+// tried twice, and not kept, there.)
 func (c *Chip) installSkipped(g *isa.Grid, ctas []int, at, steps, period int) {
 	reads := make([]stepReads, len(ctas))
 	gen := func(from, to int) {
