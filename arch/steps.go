@@ -380,9 +380,10 @@ func (gr *gridRunner) stepDone(c int) {
 	}
 	if sr.check >= 0 && s.resumedK > 0 && s.markK-s.resumedK >= 2 && s.rate > 0 {
 		// Its pace, in the intervals of the measured steps (an interval
-		// was rate steps of it).
+		// was rate steps of it; rounded, not fused into keeps's
+		// subtraction: .ci/fused-float).
 		sk := &gr.ff.steps[sr.check]
-		pace := float64(s.mark-s.resumed) / float64(s.markK-s.resumedK) * s.rate
+		pace := float64(float64(s.mark-s.resumed) / float64(s.markK-s.resumedK) * s.rate)
 		if !sk.keeps(pace, gr.ff.Tolerance) {
 			sk.CheckPeriod, sk.CheckHits = sim.Time(math.Round(pace)), -1
 			sr.check = -1
