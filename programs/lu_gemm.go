@@ -194,6 +194,9 @@ func (j *luGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) 
 	finishBound(&b, flops, secs)
 	sec.Bound = &b
 	rep.LUGEMM = sec
+	if pl.p.tilingNote != "" {
+		rep.Notes = append(rep.Notes, pl.p.tilingNote)
+	}
 	if j.Mode() != arch.Functional {
 		return nil
 	}

@@ -55,6 +55,8 @@ type LUParams struct {
 	// unused are notes on keys given that this combination of the others
 	// does not use (unusedNotes; not a key).
 	unused []string
+	// tilingNote says why chooseTiling took a smaller bm (not a key).
+	tilingNote string
 	// host is the run's bound on its host memory (Options.applyLU).
 	host hostBound
 }
@@ -204,6 +206,9 @@ func luUBSet(bm, bn, tb int) int64 {
 // A large n_fused lowers bm until the L rows fit L1. n_fused = −1 (the most
 // that fit L1) chooses for one fused iteration. When nothing fits, the
 // largest candidates are kept and newLUPlan names the buffer.
+// Where bm was chosen smaller than one fused iteration's L blocks would
+// allow, a note says so (tilingNote: cube instructions a flop grow as bm
+// shrinks, and TFLOP/s falls with n_fused for it).
 func (p *LUParams) chooseTiling(m *machines.Machine) {
 	if p.NB <= 0 || p.NB%16 != 0 {
 		return
@@ -224,7 +229,27 @@ func (p *LUParams) chooseTiling(m *machines.Machine) {
 		f = min(f, max(p.N/p.NB, 1))
 	}
 	buf := m.DaVinci().Buffers
-	bestM, bestN := largestDivisor(p.NB, 256), largestDivisor(p.NB, 128)
+	bm, bn := p.bestTile(buf, f, tb)
+	if t.BM == 0 && f > 1 {
+		if one, _ := p.bestTile(buf, 1, tb); one > bm && luTileFits(buf, p.NB, f*p.NB, tb, bm, bn, t.BK) {
+			p.tilingNote = fmt.Sprintf("tiling.bm %d, not one fused iteration's %d: the L rows of %d fused iterations (%d × %d FP16) and two U buffers fit L1 (%d bytes) only with bm ≤ %d; a smaller bm streams each U chunk for fewer rows — more cube instructions and L1 reads a flop (tiling.bm sets it)",
+				bm, one, f, bm, f*p.NB, buf.L1, bm)
+		}
+	}
+	if t.BM == 0 {
+		t.BM = bm
+	}
+	if t.BN == 0 {
+		t.BN = bn
+	}
+}
+
+// bestTile returns the largest tile (chooseTiling's rule) whose buffers
+// fit for f fused iterations and trailing precision tb bytes, within the
+// tiling keys given; the largest candidates where none fits.
+func (p *LUParams) bestTile(buf machines.Buffers, f, tb int) (bestM, bestN int) {
+	t := &p.Tiling
+	bestM, bestN = largestDivisor(p.NB, 256), largestDivisor(p.NB, 128)
 	found := false
 	for bm := bestM; bm >= 16; bm -= 16 {
 		if p.NB%bm != 0 || (t.BM != 0 && bm != t.BM) {
@@ -242,12 +267,7 @@ func (p *LUParams) chooseTiling(m *machines.Machine) {
 			}
 		}
 	}
-	if t.BM == 0 {
-		t.BM = bestM
-	}
-	if t.BN == 0 {
-		t.BN = bestN
-	}
+	return bestM, bestN
 }
 
 // fusedFromL1 resolves n_fused = −1 to the largest number of fused

@@ -2,6 +2,7 @@ package programs
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/davinci-sim/davinci-sim/machines"
@@ -64,6 +65,33 @@ func TestLUDefaultTilingGrid(t *testing.T) {
 				}
 				t.Logf("%s: n_fused %d tiling %d×%d×%d", name, p.NFused, tl.BM, tl.BN, tl.BK)
 			}
+		}
+	}
+}
+
+// Where n_fused makes the default tiling take a smaller bm than one fused
+// iteration's, the report says so (and why); not where it does not, nor
+// where the file sets tiling.bm.
+func TestLUTilingNote(t *testing.T) {
+	for _, c := range []struct {
+		yaml, want string
+	}{
+		{"n_fused: 8\n", "tiling.bm 64, not one fused iteration's 256: the L rows of 8 fused iterations (64 × 4096 FP16)"},
+		{"n_fused: 1\n", ""},
+		{"n_fused: 8\ntiling: {bm: 64}\n", ""},
+	} {
+		res, err := runLU(t, "kind: lu-gemm\nm: 1024\nnb: 512\ntrailing: fp32\nnumerics: off\n"+c.yaml)
+		if err != nil || res.Failure != nil {
+			t.Fatalf("%q: %v %v", c.yaml, err, res.Failure)
+		}
+		var got string
+		for _, n := range res.Report.Notes {
+			if strings.HasPrefix(n, "tiling.bm ") {
+				got = n
+			}
+		}
+		if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
+			t.Errorf("%q: tiling note %q, want one starting %q", c.yaml, got, c.want)
 		}
 	}
 }
