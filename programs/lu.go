@@ -580,10 +580,7 @@ func (j *luJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) erro
 		}
 	}
 	rep.HPLMxP = sec
-	rep.Notes = append(rep.Notes, p.unused...)
-	if p.tilingNote != "" {
-		rep.Notes = append(rep.Notes, p.tilingNote)
-	}
+	rep.Notes = append(rep.Notes, p.notes()...)
 	if p.Sampling.Windows != 0 { // (as on a cluster at fidelity full: a study may sweep the fidelity)
 		rep.Notes = append(rep.Notes, fmt.Sprintf("sampling.windows (%d) applies to fidelity sampled: not used on one chip simulated in full", p.Sampling.Windows))
 	}

@@ -1680,7 +1680,7 @@ func (j *luCluster) finish(stats []*arch.Stats, wall float64, dl *sim.DeadlockEr
 	if n := fp16DiagonalNote(p.Trailing, p.N); n != "" {
 		rep.Notes = append(rep.Notes, n)
 	}
-	rep.Notes = append(rep.Notes, p.unused...)
+	rep.Notes = append(rep.Notes, p.notes()...)
 	rep.Program["check"] = p.Check
 	if p.Check && p.Numerics != NumericsFull { // (as on one chip: numerics off, or a fidelity that implies it)
 		rep.Notes = append(rep.Notes, checkNotMade)

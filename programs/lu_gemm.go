@@ -194,9 +194,7 @@ func (j *luGEMMJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) 
 	finishBound(&b, flops, secs)
 	sec.Bound = &b
 	rep.LUGEMM = sec
-	if pl.p.tilingNote != "" {
-		rep.Notes = append(rep.Notes, pl.p.tilingNote)
-	}
+	rep.Notes = append(rep.Notes, pl.p.notes()...)
 	if j.Mode() != arch.Functional {
 		return nil
 	}

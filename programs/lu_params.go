@@ -2,6 +2,7 @@ package programs
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/davinci-sim/davinci-sim/machines"
 )
@@ -55,10 +56,21 @@ type LUParams struct {
 	// unused are notes on keys given that this combination of the others
 	// does not use (unusedNotes; not a key).
 	unused []string
-	// tilingNote says why chooseTiling took a smaller bm (not a key).
+	// tilingNote says why chooseTiling took a smaller bm (not a key; notes).
 	tilingNote string
 	// host is the run's bound on its host memory (Options.applyLU).
 	host hostBound
+}
+
+// notes are the report's notes on the parameters: the keys given that the
+// run does not use (unusedNotes), and why the default tiling took a smaller
+// bm (chooseTiling) — every lu-fused and lu-gemm report, one chip or many.
+func (p *LUParams) notes() []string {
+	n := slices.Clip(p.unused)
+	if p.tilingNote != "" {
+		n = append(n, p.tilingNote)
+	}
+	return n
 }
 
 // unusedNotes records, for the report's notes, the keys given (in the file

@@ -70,19 +70,26 @@ func TestLUDefaultTilingGrid(t *testing.T) {
 }
 
 // Where n_fused makes the default tiling take a smaller bm than one fused
-// iteration's, the report says so (and why); not where it does not, nor
-// where the file sets tiling.bm.
+// iteration's, the report says so (and why) — lu-gemm, lu-fused on a
+// cluster's ranks —; not where it does not, nor where the file sets
+// tiling.bm.
 func TestLUTilingNote(t *testing.T) {
+	const gemm = "kind: lu-gemm\nm: 1024\nnb: 512\ntrailing: fp32\nnumerics: off\n"
 	for _, c := range []struct {
 		yaml, want string
 	}{
-		{"n_fused: 8\n", "tiling.bm 64, not one fused iteration's 256: the L rows of 8 fused iterations (64 × 4096 FP16)"},
-		{"n_fused: 1\n", ""},
-		{"n_fused: 8\ntiling: {bm: 64}\n", ""},
+		{gemm + "n_fused: 8\n", "tiling.bm 64, not one fused iteration's 256: the L rows of 8 fused iterations (64 × 4096 FP16)"},
+		{gemm + "n_fused: 1\n", ""},
+		{gemm + "n_fused: 8\ntiling: {bm: 64}\n", ""},
+		{"kind: lu-fused\nmachine: cloudbrain2-node\ngrid: {p: 2, q: 4}\nn: 4096\nnb: 256\nn_fused: 8\nn_fusion: 16\nnumerics: off\nfidelity: isolated\n",
+			"tiling.bm 128, not one fused iteration's 256: the L rows of 8 fused iterations (128 × 2048 FP16)"},
 	} {
-		res, err := runLU(t, "kind: lu-gemm\nm: 1024\nnb: 512\ntrailing: fp32\nnumerics: off\n"+c.yaml)
-		if err != nil || res.Failure != nil {
-			t.Fatalf("%q: %v %v", c.yaml, err, res.Failure)
+		res, err := runLU(t, c.yaml)
+		if err != nil {
+			t.Fatalf("%q: %v", c.yaml, err)
+		}
+		if res.Failure != nil {
+			t.Fatalf("%q: %v", c.yaml, res.Failure)
 		}
 		var got string
 		for _, n := range res.Report.Notes {
