@@ -732,7 +732,7 @@ func (c *Chip) takeStepSkip(now sim.Time, s []stepSnap, d []float64, steps, at, 
 	c.ageCaches(age, keep)
 	for _, x := range sr.ctas {
 		x.drop, x.at = steps, at
-		x.rate, x.resumedK = float64(last.ks[x.slot]-first.ks[x.slot])/float64(w), 0
+		x.rate, x.resumedK = ctaRate(first.ks, last.ks, x.slot, w), 0
 	}
 	sr.pending, sr.period = len(sr.ctas), period
 	lowest := math.MaxInt
@@ -997,10 +997,16 @@ func stepRate(first, last []int, live []*stepCTA, n int) float64 {
 	rate := 1.0
 	for i, x := range live {
 		if x != nil {
-			rate = max(rate, float64(last[i]-first[i])/float64(n))
+			rate = max(rate, ctaRate(first, last, i, n))
 		}
 	}
 	return rate
+}
+
+// ctaRate returns the steps the CTA in slot took an interval over the n
+// intervals from the snapshot of steps first to that of last.
+func ctaRate(first, last []int, slot, n int) float64 {
+	return float64(last[slot]-first[slot]) / float64(n)
 }
 
 // stepWindowsSteady reports whether the durations d of two windows of
