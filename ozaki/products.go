@@ -107,20 +107,27 @@ func DiagonalProducts(pa, pb [][]int8, m, k, n int, set ProductSet, l0, l1, d in
 	}
 	out := make([]int32, m*n)
 	for _, tu := range pairs {
-		a, b := pa[tu[0]-1], pb[tu[1]-1]
-		for i := 0; i < m; i++ {
-			row := out[i*n : i*n+n]
-			for l := l0; l < l1; l++ {
-				x := int32(a[i*k+l])
-				if x == 0 {
-					continue
-				}
-				br := b[l*n : l*n+n]
-				for j := range row {
-					row[j] += x * int32(br[j])
-				}
+		AddInt8Products(out, pa[tu[0]-1], pb[tu[1]-1], m, k, n, l0, l1)
+	}
+	return out
+}
+
+// AddInt8Products adds Σ_{l0≤l<l1} a[i,l]·b[l,j] to out[i,j] for the m×k
+// row-major a, the k×n row-major b and the m×n row-major out, in INT32
+// (wrapping as an INT32 accumulator does: the callers bound the chunk) —
+// the reference form of an INT8 GEMM's chunk of k.
+func AddInt8Products(out []int32, a, b []int8, m, k, n, l0, l1 int) {
+	for i := 0; i < m; i++ {
+		row := out[i*n : i*n+n]
+		for l := l0; l < l1; l++ {
+			x := int32(a[i*k+l])
+			if x == 0 {
+				continue
+			}
+			br := b[l*n : l*n+n]
+			for j := range row {
+				row[j] += x * int32(br[j])
 			}
 		}
 	}
-	return out
 }

@@ -176,20 +176,7 @@ func ModProducts(ra, rb [][]int8, m, k, n, r, l0, l1 int) []int32 {
 		panic(fmt.Sprintf("crt: chunk %d exceeds the INT32 bound %d", l1-l0, MaxChunk(256)))
 	}
 	out := make([]int32, m*n)
-	A, B := ra[r], rb[r]
-	for i := 0; i < m; i++ {
-		row := out[i*n : i*n+n]
-		for l := l0; l < l1; l++ {
-			x := int32(A[i*k+l])
-			if x == 0 {
-				continue
-			}
-			br := B[l*n : l*n+n]
-			for j := range row {
-				row[j] += x * int32(br[j])
-			}
-		}
-	}
+	ozaki.AddInt8Products(out, ra[r], rb[r], m, k, n, l0, l1)
 	return out
 }
 
