@@ -62,7 +62,12 @@ var docRuns = []struct {
 // docKey is one row of docs/report.md.
 type docKey struct{ key, typ string }
 
-var rowRE = regexp.MustCompile("^\\| `([^`]+)` \\| ([a-z]+) \\|")
+// rowRE matches a row of docs/report.md's tables: its first cell one key
+// or several (`a`, `b`: keys alike, one row), and its type.
+var rowRE = regexp.MustCompile("^\\| (`[^`]+`(?:, `[^`]+`)*) \\| ([a-z]+) \\|")
+
+// cellKeyRE matches each key of a row's first cell.
+var cellKeyRE = regexp.MustCompile("`([^`]+)`")
 
 func readDoc(t *testing.T) []docKey {
 	t.Helper()
@@ -75,7 +80,9 @@ func readDoc(t *testing.T) []docKey {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if m := rowRE.FindStringSubmatch(sc.Text()); m != nil {
-			keys = append(keys, docKey{m[1], m[2]})
+			for _, k := range cellKeyRE.FindAllStringSubmatch(m[1], -1) {
+				keys = append(keys, docKey{k[1], m[2]})
+			}
 		}
 	}
 	return keys
