@@ -244,8 +244,8 @@ func (p *LUParams) chooseTiling(m *machines.Machine) {
 	bm, bn := p.bestTile(buf, f, tb)
 	if t.BM == 0 && f > 1 {
 		if one, _ := p.bestTile(buf, 1, tb); one > bm && luTileFits(buf, p.NB, f*p.NB, tb, bm, bn, t.BK) {
-			p.tilingNote = fmt.Sprintf("tiling.bm %d, not one fused iteration's %d: the L rows of %d fused iterations (%d × %d FP16) and two U buffers fit L1 (%d bytes) only with bm ≤ %d; a smaller bm streams each U chunk for fewer rows — more cube instructions and L1 reads a flop (tiling.bm sets it)",
-				bm, one, f, bm, f*p.NB, buf.L1, bm)
+			p.tilingNote = fmt.Sprintf("tiling.bm %d, not one fused iteration's %d: the largest tile whose L rows of %d fused iterations (bm × %d FP16) and two U buffers fit L1 (%d bytes) is %d × %d; a smaller bm streams each U chunk for fewer rows — more cube instructions and L1 reads a flop (tiling.bm sets it)",
+				bm, one, f, f*p.NB, buf.L1, bm, bn)
 		}
 	}
 	if t.BM == 0 {

@@ -78,11 +78,11 @@ func TestLUTilingNote(t *testing.T) {
 	for _, c := range []struct {
 		yaml, want string
 	}{
-		{gemm + "n_fused: 8\n", "tiling.bm 64, not one fused iteration's 256: the L rows of 8 fused iterations (64 × 4096 FP16)"},
+		{gemm + "n_fused: 8\n", "tiling.bm 64, not one fused iteration's 256: the largest tile whose L rows of 8 fused iterations (bm × 4096 FP16) and two U buffers fit L1 (1048576 bytes) is 64 × 128"},
 		{gemm + "n_fused: 1\n", ""},
 		{gemm + "n_fused: 8\ntiling: {bm: 64}\n", ""},
 		{"kind: lu-fused\nmachine: cloudbrain2-node\ngrid: {p: 2, q: 4}\nn: 4096\nnb: 256\nn_fused: 8\nn_fusion: 16\nnumerics: off\nfidelity: isolated\n",
-			"tiling.bm 128, not one fused iteration's 256: the L rows of 8 fused iterations (128 × 2048 FP16)"},
+			"tiling.bm 128, not one fused iteration's 256: the largest tile whose L rows of 8 fused iterations (bm × 2048 FP16)"},
 	} {
 		res, err := runLU(t, c.yaml)
 		if err != nil {
