@@ -581,10 +581,6 @@ func TestStepSkipPaced(t *testing.T) {
 	}
 }
 
-// withinStepEstimate reports (as an error) a run's time further from the
-// full run's than its step skips' estimate: each skip's steps times the
-// larger of its check's distance from its period and its measured spread,
-// plus a step (the step term of programs' fastForwardUncertainty).
 // fullAndStepped runs grid g on m fully, then with step skips (settings
 // ff), and returns the full run, ff and the error the second run stopped
 // with, as a failed step check (nil: it did not).
@@ -616,6 +612,10 @@ func againLikeFull(t *testing.T, m *machines.Machine, g isa.Grid, ff *arch.FastF
 	return again
 }
 
+// withinStepEstimate reports (as an error) a run's time further from the
+// full run's than its step skips' estimate: each skip's steps times the
+// larger of its check's distance from its period and its measured spread,
+// plus a step (the step term of programs' fastForwardUncertainty).
 func withinStepEstimate(t *testing.T, what string, run, full *arch.Stats) {
 	t.Helper()
 	var unc float64
