@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/davinci-sim/davinci-sim/sweep"
 )
 
 // docFigure is a figure a doc quotes from a run: the run (the CLI's
@@ -21,25 +23,16 @@ type docFigure struct {
 // reportJSON is a run's report.json, decoded.
 type reportJSON map[string]any
 
-// num returns the number at the dotted path (list elements by index), NaN
-// where there is none (the text then quotes NaN, which no doc holds).
+// num returns the number at the dotted path (sweep.Lookup, as a study's
+// metrics), NaN where there is none (the text then quotes NaN, which no
+// doc holds).
 func (r reportJSON) num(path string) float64 {
-	var v any = map[string]any(r)
-	for _, k := range strings.Split(path, ".") {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[k]
-		case []any:
-			var i int
-			fmt.Sscan(k, &i)
-			v = x[i]
+	if v, ok := sweep.Lookup(map[string]any(r), path); ok {
+		if f, ok := v.(float64); ok {
+			return f
 		}
 	}
-	f, ok := v.(float64)
-	if !ok {
-		return math.NaN()
-	}
-	return f
+	return math.NaN()
 }
 
 // docFigures are figures the docs quote as current, from runs quick enough
