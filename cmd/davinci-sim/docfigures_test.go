@@ -59,6 +59,22 @@ var docFigures = []docFigure{
 		func(r reportJSON) string {
 			return fmt.Sprintf("b200 %.0f (%.1f %%;", r.num("flops.tflops"), 100*r.num("flops.peak_fraction"))
 		}},
+	// nvidia.md: the same HGEMM 8192³ on the other files.
+	{"nvidia.md", hgemm8192("v100"), func(r reportJSON) string {
+		return fmt.Sprintf("v100 %.1f TFLOP/s (%.1f %% of its peak)", r.num("flops.tflops"), 100*r.num("flops.peak_fraction"))
+	}},
+	{"nvidia.md", hgemm8192("t4"), func(r reportJSON) string {
+		return fmt.Sprintf("t4 %.1f (%.1f %%, HBM-bound at 320 GB/s)", r.num("flops.tflops"), 100*r.num("flops.peak_fraction"))
+	}},
+	{"nvidia.md", hgemm8192("h100-sxm"), func(r reportJSON) string {
+		return fmt.Sprintf("h100-sxm %.1f (%.1f %%; the L2 serves %.1f %% of the GM reads)", r.num("flops.tflops"), 100*r.num("flops.peak_fraction"), 100*r.num("memory.l2_hit_rate"))
+	}},
+	{"nvidia.md", hgemm8192("b200"), func(r reportJSON) string {
+		return fmt.Sprintf("b200 %.0f (%.1f %%, CTA pairs; the L2 serves %.1f %%", r.num("flops.tflops"), 100*r.num("flops.peak_fraction"), 100*r.num("memory.l2_hit_rate"))
+	}},
+	{"nvidia.md", hgemm8192("rtx-pro-6000"), func(r reportJSON) string {
+		return fmt.Sprintf("rtx-pro-6000 %.1f (%.1f %%)", r.num("flops.tflops"), 100*r.num("flops.peak_fraction"))
+	}},
 	{"emulated.md", []string{"run", "programs/examples/a100-emulated-gemm.yaml", "-m", "a100", "--numerics", "off", "--set", "program.scheme={name: ape-fp32f, split: fused}", "--set", "program.m=4096", "--set", "program.n=4096", "--set", "program.k=4096"},
 		func(r reportJSON) string {
 			return fmt.Sprintf("| a100 | ape-fp32f | 69.8 (128x256x64 8w) | %.1f (", r.num("flops.tflops"))
@@ -74,11 +90,32 @@ var docFigures = []docFigure{
 		}},
 }
 
+// runReport runs the CLI with args, --json and -q added, and returns its
+// report.json (the test fails on an exit other than 0).
+func runReport(t *testing.T, args ...string) reportJSON {
+	t.Helper()
+	out, code, err := runCLI(t, append(append([]string{}, args...), "--json", "-q")...)
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %v", strings.Join(args, " "), code, err)
+	}
+	var r reportJSON
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &r); err != nil {
+		t.Fatalf("%s: report.json: %v", strings.Join(args, " "), err)
+	}
+	return r
+}
+
+// hgemm8192 is the CLI's arguments for a timing-only HGEMM 8192³ on
+// machine m (a100-hgemm.yaml's kernel).
+func hgemm8192(m string) []string {
+	return []string{"run", "programs/examples/a100-hgemm.yaml", "-m", m, "--numerics", "off", "--set", "program.m=8192", "--set", "program.n=8192", "--set", "program.k=8192"}
+}
+
 // TestDocFigures runs each docFigures run and checks that its doc quotes
 // what the run gives.
 func TestDocFigures(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs GEMMs of up to 8192³ (~10 s in all)")
+		t.Skip("runs GEMMs of up to 8192³ (~25 s in all)")
 	}
 	docs := map[string]string{}
 	for _, f := range docFigures {
@@ -92,15 +129,7 @@ func TestDocFigures(t *testing.T) {
 				text = strings.Join(strings.Fields(string(b)), " ")
 				docs[f.doc] = text
 			}
-			out, code, err := runCLI(t, append(append([]string{}, f.args...), "--json", "-q")...)
-			if code != 0 {
-				t.Fatalf("exit %d: %v", code, err)
-			}
-			var r reportJSON
-			if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &r); err != nil {
-				t.Fatalf("report.json: %v", err)
-			}
-			want := strings.Join(strings.Fields(f.text(r)), " ")
+			want := strings.Join(strings.Fields(f.text(runReport(t, f.args...))), " ")
 			if !strings.Contains(text, want) {
 				t.Errorf("docs/%s does not quote what the run gives: %q (update the doc, or this figure's text)", f.doc, want)
 			}
