@@ -113,3 +113,62 @@ func TestQuotes(t *testing.T) {
 		}
 	}
 }
+
+// TestDocAMDBenchTable runs the microbenchmarks of docs/amd.md's table
+// (mi210-matrix-peak.yaml with each type a row lists, and its hbm-stream)
+// on each machine it lists and checks the figures quoted: each type's peak
+// (TFLOP/s or TOP/s) and their share of the file's, and the HBM stream.
+func TestDocAMDBenchTable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ~20 microbenchmarks (~2 s)")
+	}
+	b, err := os.ReadFile("../../docs/amd.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	in := false
+	for line := range strings.Lines(string(b)) {
+		if strings.HasPrefix(line, "| machine | matrix peak, every type it has") {
+			in = true
+			continue
+		}
+		if in && !strings.HasPrefix(line, "|") {
+			break
+		}
+		if cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|"); in && len(cells) == 4 && !strings.HasPrefix(cells[0], "-") {
+			rows[strings.TrimSpace(cells[0])] = cells[1:]
+		}
+	}
+	if len(rows) < 3 {
+		t.Fatalf("docs/amd.md: the microbenchmark table has %d machine rows, want 3 or more", len(rows))
+	}
+	peaks := regexp.MustCompile(`^\s*(\d+(?:\.\d+)?) % \((.*)\)\s*$`)
+	for m, cells := range rows {
+		p := peaks.FindStringSubmatch(cells[0])
+		if p == nil {
+			t.Fatalf("docs/amd.md, %s's peak cell %q: not \"P %% (TYPE VALUE, …)\"", m, cells[0])
+		}
+		for _, part := range strings.Split(p[2], ", ") {
+			types, rest, _ := strings.Cut(part, " ")
+			value := quotedNumber.FindString(rest)
+			for _, ty := range strings.Split(types, "/") {
+				t.Run(m+" "+ty, func(t *testing.T) {
+					r := runReport(t, "run", "programs/examples/mi210-matrix-peak.yaml", "-m", m, "--set", "program.dtype="+strings.ToLower(ty))
+					if v := r.num("gpu_bench.achieved"); !quotes(value, v) {
+						t.Errorf("docs/amd.md, %s's %s peak quotes %s where the run gives %.6g (update the doc)", m, ty, value, v)
+					}
+					if v := 100 * r.num("gpu_bench.fraction"); !quotes(p[1], v) {
+						t.Errorf("docs/amd.md, %s's peaks quote %s %% where %s's run gives %.6g %%", m, p[1], ty, v)
+					}
+				})
+			}
+		}
+		t.Run(m+" hbm-stream", func(t *testing.T) {
+			r := runReport(t, "run", "programs/examples/mi210-matrix-peak.yaml", "-m", m, "--set", "program.test=hbm-stream")
+			if q, v := quotedNumber.FindString(cells[1]), r.num("gpu_bench.achieved"); !quotes(q, v) {
+				t.Errorf("docs/amd.md, %s's HBM stream cell %q quotes %s where the run gives %.6g (update the doc)", m, cells[1], q, v)
+			}
+		})
+	}
+}
