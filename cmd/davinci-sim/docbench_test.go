@@ -2,7 +2,6 @@ package main
 
 import (
 	"math"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -39,22 +38,10 @@ func TestDocBenchTable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 30 microbenchmarks (~3 s)")
 	}
-	b, err := os.ReadFile("../../docs/nvidia.md")
-	if err != nil {
-		t.Fatal(err)
-	}
 	rows := map[string][]string{} // machine → its cells
-	in := false
-	for line := range strings.Lines(string(b)) {
-		if strings.HasPrefix(line, "| machine | tensor peak") {
-			in = true
-			continue
-		}
-		if in && !strings.HasPrefix(line, "|") {
-			break
-		}
-		if cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|"); in && len(cells) == 6 && !strings.HasPrefix(cells[0], "-") {
-			rows[strings.TrimSpace(cells[0])] = cells[1:]
+	for _, cells := range docTable(t, "nvidia.md", "| machine | tensor peak") {
+		if len(cells) == 6 {
+			rows[cells[0]] = cells[1:]
 		}
 	}
 	if len(rows) < 6 {
@@ -122,28 +109,16 @@ func TestDocAMDBenchTable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs ~20 microbenchmarks (~2 s)")
 	}
-	b, err := os.ReadFile("../../docs/amd.md")
-	if err != nil {
-		t.Fatal(err)
-	}
 	rows := map[string][]string{}
-	in := false
-	for line := range strings.Lines(string(b)) {
-		if strings.HasPrefix(line, "| machine | matrix peak, every type it has") {
-			in = true
-			continue
-		}
-		if in && !strings.HasPrefix(line, "|") {
-			break
-		}
-		if cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|"); in && len(cells) == 4 && !strings.HasPrefix(cells[0], "-") {
-			rows[strings.TrimSpace(cells[0])] = cells[1:]
+	for _, cells := range docTable(t, "amd.md", "| machine | matrix peak, every type it has") {
+		if len(cells) == 4 {
+			rows[cells[0]] = cells[1:]
 		}
 	}
 	if len(rows) < 3 {
 		t.Fatalf("docs/amd.md: the microbenchmark table has %d machine rows, want 3 or more", len(rows))
 	}
-	peaks := regexp.MustCompile(`^\s*(\d+(?:\.\d+)?) % \((.*)\)\s*$`)
+	peaks := regexp.MustCompile(`^(\d+(?:\.\d+)?) % \((.*)\)$`)
 	for m, cells := range rows {
 		p := peaks.FindStringSubmatch(cells[0])
 		if p == nil {
