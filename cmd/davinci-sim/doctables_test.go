@@ -10,36 +10,10 @@ import (
 
 // docTable returns the rows of the Markdown table of doc (under docs/)
 // whose header line starts with header, each row's cells trimmed (the
-// separator row left out).
+// separator row left out): docTableAt from the doc's start.
 func docTable(t *testing.T, doc, header string) [][]string {
 	t.Helper()
-	b, err := os.ReadFile("../../docs/" + doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows [][]string
-	in := false
-	for line := range strings.Lines(string(b)) {
-		if strings.HasPrefix(line, header) {
-			in = true
-			continue
-		}
-		if in && !strings.HasPrefix(line, "|") {
-			break
-		}
-		if !in || strings.HasPrefix(line, "|---") {
-			continue
-		}
-		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
-		for i := range cells {
-			cells[i] = strings.TrimSpace(cells[i])
-		}
-		rows = append(rows, cells)
-	}
-	if len(rows) == 0 {
-		t.Fatalf("docs/%s: no table under %q", doc, header)
-	}
-	return rows
+	return docTableAt(t, doc, "", header)
 }
 
 // studyCSV returns the rows of a study's committed results.csv
