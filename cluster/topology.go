@@ -11,8 +11,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/davinci-sim/davinci-sim/badinput"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/machines/clusters"
@@ -895,14 +893,11 @@ func IsDescription(nameOrPath string) bool {
 // key), "cluster" (a node: key), or "" (neither: a single chip's machine
 // file, a program, or not YAML).
 func Describes(data []byte) string {
-	var top map[string]any
-	if yaml.Unmarshal(data, &top) != nil {
-		return ""
-	}
-	if _, npu := top["npu"]; npu {
+	top := machines.TopLevel(data)
+	switch {
+	case top["npu"] != nil:
 		return "node"
-	}
-	if _, node := top["node"]; node {
+	case top["node"] != nil:
 		return "cluster"
 	}
 	return ""

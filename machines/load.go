@@ -263,16 +263,34 @@ var pipesRead sync.Map
 // with metrics and vary or points, and no kind; keys case aside): given
 // where a program or machine file was meant, its message says so.
 func IsStudy(path string, data []byte) bool {
-	root, err := ParseYAML(path, data)
+	keys := TopLevel(data)
+	return keys != nil && keys["kind"] == nil && keys["metrics"] != nil && (keys["vary"] != nil || keys["points"] != nil)
+}
+
+// TopLevel returns the top level of YAML text data, a mapping: each key's
+// value node by its name, lower-cased (the first of a key given twice; an
+// alias resolved), or nil where data is not one YAML document whose top
+// level is a mapping. The text is parsed into nodes, never decoded into a
+// map: go-yaml's check of a map's repeated keys builds a message for each
+// pair of them (a program naming one key 10^4 times took 8 GB and a
+// crash to say what kind of file it was, 3000 times 3 s).
+func TopLevel(data []byte) map[string]*yaml.Node {
+	root, err := ParseYAML("", data)
 	if err != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return false
+		return nil
 	}
-	keys := map[string]bool{}
 	doc := root.Content[0]
+	keys := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(doc.Content); i += 2 {
-		keys[strings.ToLower(doc.Content[i].Value)] = true
+		k, v := strings.ToLower(doc.Content[i].Value), doc.Content[i+1]
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias
+		}
+		if _, ok := keys[k]; !ok {
+			keys[k] = v
+		}
 	}
-	return !keys["kind"] && keys["metrics"] && (keys["vary"] || keys["points"])
+	return keys
 }
 
 // NotAStudy is the error for a study file given where a file of kind

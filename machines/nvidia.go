@@ -408,13 +408,16 @@ func (c *NvidiaSMCore) problems() []problem {
 	case c.MaxWarps >= 1 && c.MaxCTAs > c.MaxWarps:
 		add("max_ctas", "must be ≤ max_warps = %d: every CTA holds a warp (got %d)", c.MaxWarps, c.MaxCTAs)
 	}
-	if c.MaxRegistersPerThread < 1 {
-		add("max_registers_per_thread", "must be ≥ 1 (got %d)", c.MaxRegistersPerThread)
+	// (At most 2^16: a warp's registers, 128 B each, then fit any int64 —
+	// at 2^62 the product wrapped and the check passed.)
+	regsOK := c.MaxRegistersPerThread >= 1 && c.MaxRegistersPerThread <= 1<<16
+	if !regsOK {
+		add("max_registers_per_thread", "must be in 1..65536 (got %d)", c.MaxRegistersPerThread)
 	}
 	switch warp := Size(c.MaxRegistersPerThread) * 4 * 32; {
 	case c.Registers <= 0 || c.Registers%BufferAlign != 0:
 		add("registers", "must be > 0 and a multiple of %d bytes (got %v)", BufferAlign, c.Registers)
-	case c.MaxRegistersPerThread >= 1 && c.Registers < warp:
+	case regsOK && c.Registers < warp:
 		add("registers", "must hold one warp at max_registers_per_thread (32 × %d × 4 B = %v) (got %v)", c.MaxRegistersPerThread, warp, c.Registers)
 	}
 	ps = append(ps, gpuSharedProblems(c.SMEM, c.SMEMPerCTA, c.SMEMBanks, c.SMEMBankBytes,

@@ -193,6 +193,11 @@ func (p *GEMMParams) defaults(v gemmVariant) {
 	}
 }
 
+// maxGEMMTile bounds a GEMM's m, k and n and its tile's bm, bk and bn (and
+// split_chunk's elements): larger tiles wrapped the sums of buffer bytes
+// (bm = 2^57+16 "fit" L1 and ran; 2^61 divided by zero).
+const maxGEMMTile = 1 << 20
+
 // validate checks the parameters against the machine; errors name the key.
 func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) error {
 	bad := func(key, format string, a ...any) error {
@@ -227,8 +232,8 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 		if d.v < 1 {
 			return bad(d.key, "must be a positive integer (got %d)", d.v)
 		}
-		if d.v > 1<<20 {
-			return bad(d.key, "at most %d (got %d)", 1<<20, d.v)
+		if d.v > maxGEMMTile {
+			return bad(d.key, "at most %d (got %d)", maxGEMMTile, d.v)
 		}
 	}
 	t := p.Tiling
@@ -242,6 +247,9 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 		}
 		if d.v < 16 || d.v%16 != 0 {
 			return bad(d.key, "must be a positive multiple of 16 (cube alignment, SGEMM-cube Eq. 12); got %d", d.v)
+		}
+		if d.v > maxGEMMTile {
+			return bad(d.key, "at most %d, the largest m, k and n (got %d)", maxGEMMTile, d.v)
 		}
 	}
 	if v.int8 {
@@ -297,8 +305,8 @@ func (p *GEMMParams) validate(file string, m *machines.Machine, v gemmVariant) e
 	if p.Cores < 0 || p.Cores > m.Cores {
 		return limitedBy(bad("cores", "must be in 0..%d (the machine's cores; 0 = all of them); got %d", m.Cores, p.Cores), "machine.cores")
 	}
-	if p.SplitChunk < 64 || p.SplitChunk%64 != 0 {
-		return bad("split_chunk", "must be a positive multiple of 64; got %d", p.SplitChunk)
+	if p.SplitChunk < 64 || p.SplitChunk%64 != 0 || p.SplitChunk > maxGEMMTile {
+		return bad("split_chunk", "must be a positive multiple of 64, at most %d; got %d", maxGEMMTile, p.SplitChunk)
 	}
 	if err := p.checkHostMemory(file); err != nil {
 		return err

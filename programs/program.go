@@ -532,11 +532,8 @@ func machineText(path string, data []byte) string {
 	if d := cluster.Describes(data); d != "" {
 		return "a " + d + " description"
 	}
-	var top map[string]any
-	if yaml.Unmarshal(data, &top) == nil {
-		if k, ok := top["kind"].(string); ok && slices.ContainsFunc(machines.Kinds(), func(mk *machines.Kind) bool { return mk.Name == k }) {
-			return fmt.Sprintf("a machine file (kind %s, with errors of its own)", k)
-		}
+	if k := machines.TopLevel(data)["kind"]; k != nil && k.Kind == yaml.ScalarNode && slices.ContainsFunc(machines.Kinds(), func(mk *machines.Kind) bool { return mk.Name == k.Value }) {
+		return fmt.Sprintf("a machine file (kind %s, with errors of its own)", k.Value)
 	}
 	return ""
 }

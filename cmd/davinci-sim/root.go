@@ -90,6 +90,7 @@ Start with "davinci-sim programs" (the program kinds and their examples) and
 		}
 	}
 	registerCompletions(root)
+	refuseRepeatedFlags(root)
 	recordOutcome(root, &prof.outcome)
 	explainArgs(root)
 	return root
@@ -153,6 +154,13 @@ func flagError(err error) error {
 		return err
 	}
 	what := iv.Unwrap().Error()
+	var rep *repeatedFlag
+	if errors.As(iv, &rep) {
+		if iv.GetFlag().NoOptDefVal != "" { // a switch: --x --x=false
+			return fmt.Errorf("--%s: given twice, as %s and %s: give it once", iv.GetFlag().Name, rep.first, rep.then)
+		}
+		return fmt.Errorf("--%s: %s", iv.GetFlag().Name, what)
+	}
 	if iv.GetFlag().Value.Type() == "duration" { // (time's own "time: missing unit in duration "5"" named no flag)
 		what = "must be a duration with a unit, e.g. 30m or 90s"
 		if durationShape.MatchString(iv.GetValue()) {
@@ -427,4 +435,53 @@ func refuseEmptyFlags(cmd *cobra.Command) error {
 		}
 	})
 	return err
+}
+
+// refuseRepeatedFlags makes every flag of one value, in cmd and the
+// commands under it, refuse to be given twice: -m a100 -m t4 ran on the
+// t4, --trace a --trace b wrote b alone — the last silently kept, where
+// --set refuses a key given twice. Flags that take many (--set, --cores
+// lists given as one) are left as they are.
+func refuseRepeatedFlags(cmd *cobra.Command) {
+	wrap := func(fl *pflag.Flag) {
+		t := fl.Value.Type()
+		if _, done := fl.Value.(*onceValue); done || strings.HasSuffix(t, "Slice") || strings.HasSuffix(t, "Array") || t == "count" || strings.HasPrefix(t, "stringTo") {
+			return
+		}
+		fl.Value = &onceValue{Value: fl.Value}
+	}
+	cmd.Flags().VisitAll(wrap)
+	cmd.PersistentFlags().VisitAll(wrap)
+	for _, c := range cmd.Commands() {
+		refuseRepeatedFlags(c)
+	}
+}
+
+// onceValue is a flag's value that refuses a second setting
+// (refuseRepeatedFlags).
+type onceValue struct {
+	pflag.Value
+	given bool
+	first string
+}
+
+// Set sets the value the first time; a second time it refuses, naming both
+// (flagError words it), but for the same value again — no conflict, and
+// cobra's completion parses the flags twice.
+func (v *onceValue) Set(s string) error {
+	if v.given {
+		if s == v.first {
+			return nil
+		}
+		return &repeatedFlag{first: v.first, then: s}
+	}
+	v.given, v.first = true, s
+	return v.Value.Set(s)
+}
+
+// repeatedFlag is onceValue's refusal of a second value.
+type repeatedFlag struct{ first, then string }
+
+func (e *repeatedFlag) Error() string {
+	return fmt.Sprintf("given twice (%q, then %q): give it once", e.first, e.then)
 }

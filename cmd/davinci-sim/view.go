@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -80,7 +81,16 @@ overview, then quits), q quit.`,
 				}
 				lim.Cores = sel
 			}
-			// A terminal first: reading a large trace takes a while (LU
+			// A trace that is not there is the first thing to say (it was
+			// hidden behind the missing terminal).
+			if _, err := os.Stat(args[0]); err != nil {
+				var pe *fs.PathError
+				if errors.As(err, &pe) {
+					err = pe.Err
+				}
+				return badInput(fmt.Errorf("open %s: %w", args[0], err))
+			}
+			// Then a terminal: reading a large trace takes a while (LU
 			// n = 32768's one core, 44 MB gzipped: 22 s), only to be
 			// told then that there is nothing to show it on.
 			if err := haveTerminal(); err != nil {

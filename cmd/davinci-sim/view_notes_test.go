@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,15 +42,23 @@ func TestViewNotesInOrder(t *testing.T) {
 }
 
 // TestViewTerminalFirst: view says it needs a terminal before it reads the
-// trace (LU n = 32768's one-core trace took 22 s to read, then that line):
-// without one, a trace that is not there is not even looked for.
+// trace (LU n = 32768's one-core trace took 22 s to read, then that line);
+// but a trace that is not there is named first (the missing terminal hid
+// it, 2026-12-06).
 func TestViewTerminalFirst(t *testing.T) {
 	old := haveTerminal
 	t.Cleanup(func() { haveTerminal = old })
 	haveTerminal = func() error { return errors.New("no tty here") }
-	_, code, err := runCLI(t, "view", "/nonexistent/trace.json.gz")
+	trace := filepath.Join(t.TempDir(), "trace.json.gz")
+	if err := os.WriteFile(trace, []byte("not gzip: never read"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, code, err := runCLI(t, "view", trace)
 	if code != 2 || err == nil || !strings.Contains(err.Error(), "view needs a terminal: no tty here") {
 		t.Errorf("view without a terminal: exit %d, %v; want 2, needs a terminal (before reading)", code, err)
+	}
+	if _, code, err := runCLI(t, "view", "/nonexistent/trace.json.gz"); code != 2 || err == nil || err.Error() != "open /nonexistent/trace.json.gz: no such file or directory" {
+		t.Errorf("view of a missing trace without a terminal: exit %d, %v; want 2, the missing file named", code, err)
 	}
 	if _, code, err := runCLI(t, "view", "/nonexistent/trace.json.gz", "--cores", "x"); code != 2 || err == nil || !strings.Contains(err.Error(), "--cores") {
 		t.Errorf("a bad --cores without a terminal: exit %d, %v; want 2 naming --cores", code, err)
