@@ -165,13 +165,14 @@ func ParseYAML(source string, data []byte) (yaml.Node, error) {
 	return root, fmt.Errorf("%s:%d: a second YAML document (after ---); a file holds one", source, next.Line)
 }
 
-// maxMappingKeys bounds the keys of one mapping of a file (Config.index):
+// MaxMappingKeys bounds the keys of one mapping of a file (Config.index;
+// study files too):
 // go-yaml compares each key of a mapping it decodes with every other
 // (for repeats), and viper's MergeConfigMap looks each top-level key up
 // among those merged before it, one by one — a program of 10^4 misspelt
 // keys took 5 s to refuse and 10^5 minutes; 3·10^4 in one section 3 s. No
 // section of the files has more than some tens.
-const maxMappingKeys = 1024
+const MaxMappingKeys = 1024
 
 // ReadYAML parses YAML text into a Config. source names the file in error
 // messages. The top level must be a mapping (an empty document is an empty
@@ -268,12 +269,12 @@ func (c *Config) index(n *yaml.Node, lower, written string, depth int) error {
 	if n.Kind != yaml.MappingNode {
 		return nil
 	}
-	if keys := len(n.Content) / 2; keys > maxMappingKeys {
+	if keys := len(n.Content) / 2; keys > MaxMappingKeys {
 		where := "the top level"
 		if written != "" {
 			where = fmt.Sprintf("key %q", written)
 		}
-		return fmt.Errorf("%s:%d: %s holds %d keys: no section of a program, machine, node or cluster file has more than %d", c.Source, n.Line, where, keys, maxMappingKeys)
+		return fmt.Errorf("%s:%d: %s holds %d keys: no section of a program, machine, node or cluster file has more than %d", c.Source, n.Line, where, keys, MaxMappingKeys)
 	}
 	seen := map[string]string{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
