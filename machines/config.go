@@ -166,12 +166,11 @@ func ParseYAML(source string, data []byte) (yaml.Node, error) {
 }
 
 // MaxMappingKeys bounds the keys of one mapping of a file (Config.index;
-// study files too):
-// go-yaml compares each key of a mapping it decodes with every other
-// (for repeats), and viper's MergeConfigMap looks each top-level key up
-// among those merged before it, one by one — a program of 10^4 misspelt
-// keys took 5 s to refuse and 10^5 minutes; 3·10^4 in one section 3 s. No
-// section of the files has more than some tens.
+// a study's too): go-yaml compares each key of a mapping it decodes with
+// every other (for repeats), and viper's MergeConfigMap looks each
+// top-level key up among those merged before it, one by one — a program of
+// 10^4 misspelt keys took 5 s to refuse and 10^5 minutes; 3·10^4 in one
+// section 3 s. No section of the files has more than some tens.
 const MaxMappingKeys = 1024
 
 // ReadYAML parses YAML text into a Config. source names the file in error
