@@ -155,6 +155,13 @@ func ParseYAML(source string, data []byte) (yaml.Node, error) {
 	if err := dec.Decode(&root); err != nil && !errors.Is(err, io.EOF) {
 		return root, fmt.Errorf("%s: %v", source, err)
 	}
+	if n := largeMapping(&root); n != nil {
+		where := "the top level"
+		if path := keyPath(&root, n, ""); path != "" {
+			where = fmt.Sprintf("key %q", path)
+		}
+		return root, fmt.Errorf("%s:%d: %s holds %d keys: no section of an input file has more than %d", source, n.Line, where, len(n.Content)/2, MaxMappingKeys)
+	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
 	case errors.Is(err, io.EOF):
@@ -165,13 +172,52 @@ func ParseYAML(source string, data []byte) (yaml.Node, error) {
 	return root, fmt.Errorf("%s:%d: a second YAML document (after ---); a file holds one", source, next.Line)
 }
 
-// MaxMappingKeys bounds the keys of one mapping of a file (Config.index;
-// a study's too): go-yaml compares each key of a mapping it decodes with
+// MaxMappingKeys bounds the keys of one mapping of a YAML file (ParseYAML,
+// which every program, machine, node, cluster and study file goes
+// through): go-yaml compares each key of a mapping it decodes with
 // every other (for repeats), and viper's MergeConfigMap looks each
 // top-level key up among those merged before it, one by one — a program of
 // 10^4 misspelt keys took 5 s to refuse and 10^5 minutes; 3·10^4 in one
 // section 3 s. No section of the files has more than some tens.
 const MaxMappingKeys = 1024
+
+// largeMapping returns the first mapping under n (aliases not followed) of
+// more than MaxMappingKeys keys, nil where there is none.
+func largeMapping(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.MappingNode && len(n.Content)/2 > MaxMappingKeys {
+		return n
+	}
+	for _, c := range n.Content {
+		if m := largeMapping(c); m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// keyPath returns the path of node target under n (keys joined by dots,
+// list entries as [i]; "" for n itself or where target is not under n).
+func keyPath(n, target *yaml.Node, path string) string {
+	for i, c := range n.Content {
+		p := path
+		switch n.Kind {
+		case yaml.MappingNode:
+			if i%2 == 0 {
+				continue // a key
+			}
+			p = join(path, n.Content[i-1].Value)
+		case yaml.SequenceNode:
+			p = fmt.Sprintf("%s[%d]", path, i)
+		}
+		if c == target {
+			return p
+		}
+		if q := keyPath(c, target, p); q != "" {
+			return q
+		}
+	}
+	return ""
+}
 
 // ReadYAML parses YAML text into a Config. source names the file in error
 // messages. The top level must be a mapping (an empty document is an empty
@@ -267,13 +313,6 @@ func (c *Config) index(n *yaml.Node, lower, written string, depth int) error {
 	}
 	if n.Kind != yaml.MappingNode {
 		return nil
-	}
-	if keys := len(n.Content) / 2; keys > MaxMappingKeys {
-		where := "the top level"
-		if written != "" {
-			where = fmt.Sprintf("key %q", written)
-		}
-		return fmt.Errorf("%s:%d: %s holds %d keys: no section of a program, machine, node or cluster file has more than %d", c.Source, n.Line, where, keys, MaxMappingKeys)
 	}
 	seen := map[string]string{}
 	for i := 0; i+1 < len(n.Content); i += 2 {

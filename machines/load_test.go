@@ -672,10 +672,11 @@ func TestManyKeysRefused(t *testing.T) {
 	for _, c := range []struct {
 		name, text, want string
 	}{
-		{"top level", "kind: davinci\n" + keys("k%d: 1\n", 100000), `user.yaml:1: the top level holds 100001 keys: no section of a program, machine, node or cluster file has more than 1024`},
+		{"top level", "kind: davinci\n" + keys("k%d: 1\n", 100000), `user.yaml:1: the top level holds 100001 keys: no section of an input file has more than 1024`},
 		{"section", "kind: davinci\ncore:\n" + keys("  k%d: 1\n", 30000), `user.yaml:3: key "core" holds 30000 keys`},
 		{"repeats", "kind: davinci\n" + strings.Repeat("cores: 1\n", 10000), `user.yaml:1: the top level holds 10001 keys`},
 		{"fewer repeats", "kind: davinci\n" + strings.Repeat("cores: 1\n", 1000), `user.yaml:3: key "cores" given twice`},
+		{"in a list entry", "kind: davinci\nx:\n  - 1\n  -\n" + keys("    k%d: 1\n", 2000), `user.yaml:5: key "x[1]" holds 2000 keys`},
 	} {
 		_, err := LoadBytes("user.yaml", []byte(c.text), nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {

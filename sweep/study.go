@@ -223,12 +223,10 @@ func (p *parser) unknownKeys(prefix string, keys []*yaml.Node, known []string) e
 // file can have thousands).
 const maxUnknownShown = 8
 
-// keyProblem returns the first key given twice in one mapping anywhere in
-// n, or the first mapping of more keys than machines.MaxMappingKeys (a
-// study whose set held 3·10^4 keys took 5 s to refuse), with its path
-// from n (keys joined by dots, list items as [i]) and what is wrong (nil:
-// nothing).
-func keyProblem(n *yaml.Node, path string) (*yaml.Node, string, string) {
+// repeatedKey returns the first key given twice in one mapping anywhere in
+// n, and its path from n (keys joined by dots, list items as [i]; nil:
+// none).
+func repeatedKey(n *yaml.Node, path string) (*yaml.Node, string) {
 	join := func(key string) string {
 		if path == "" {
 			return key
@@ -237,32 +235,25 @@ func keyProblem(n *yaml.Node, path string) (*yaml.Node, string, string) {
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
-		if keys := len(n.Content) / 2; keys > machines.MaxMappingKeys {
-			what := "holds"
-			if path == "" {
-				what = "the top level holds"
-			}
-			return n, path, fmt.Sprintf("%s %d keys: no section of a study has more than %d", what, keys, machines.MaxMappingKeys)
-		}
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			if seen[k.Value] {
-				return k, join(k.Value), "given twice (the last would win silently)"
+				return k, join(k.Value)
 			}
 			seen[k.Value] = true
-			if r, at, why := keyProblem(n.Content[i+1], join(k.Value)); r != nil {
-				return r, at, why
+			if r, at := repeatedKey(n.Content[i+1], join(k.Value)); r != nil {
+				return r, at
 			}
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			if r, at, why := keyProblem(c, fmt.Sprintf("%s[%d]", path, i)); r != nil {
-				return r, at, why
+			if r, at := repeatedKey(c, fmt.Sprintf("%s[%d]", path, i)); r != nil {
+				return r, at
 			}
 		}
 	}
-	return nil, "", ""
+	return nil, ""
 }
 
 // ParseStudy parses study YAML text; path names it in messages and dir
@@ -278,9 +269,9 @@ func ParseStudy(path, dir string, data []byte) (*Study, error) {
 		return nil, p.errf(nil, "", "empty study file; it needs program, vary or points, and metrics")
 	}
 	doc := root.Content[0]
-	if k, at, why := keyProblem(doc, ""); k != nil && !(strings.HasPrefix(why, "given twice") && slices.Contains(doc.Content, k)) {
-		// (The top level's own repeated keys get their message below.)
-		return nil, p.errf(k, at, "%s", why)
+	if k, at := repeatedKey(doc, ""); k != nil && !slices.Contains(doc.Content, k) {
+		// (The top level's own keys get their message below.)
+		return nil, p.errf(k, at, "given twice (the last would win silently)")
 	}
 	if doc.Kind != yaml.MappingNode {
 		return nil, p.errf(doc, "", "the top level must be a mapping of keys")
