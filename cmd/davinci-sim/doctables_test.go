@@ -67,6 +67,9 @@ func quotesCSV(q, v string, scale float64) bool {
 	return quotes(q, x)
 }
 
+// machineScheme is a study row's machine and scheme, a key (studyIndex).
+func machineScheme(r map[string]string) string { return r["machine"] + " " + r["program.scheme"] }
+
 // TestDocTablesMatchStudies holds tables the docs quote from studies to
 // the studies' committed CSVs (which `.ci/studies check` or a re-run holds
 // to the build): emulated.md's table of every preset on the DaVinci
@@ -75,10 +78,7 @@ func quotesCSV(q, v string, scale float64) bool {
 // (emulated-accuracy).
 func TestDocTablesMatchStudies(t *testing.T) {
 	t.Run("emulated-davinci", func(t *testing.T) {
-		csvRows := map[string]map[string]string{}
-		for _, r := range studyCSV(t, "emulated-davinci") {
-			csvRows[r["machine"]+" "+r["program.scheme"]] = r
-		}
+		csvRows := studyIndex(t, "emulated-davinci", machineScheme)
 		rows := docTable(t, "emulated.md", "| machine | scheme | TFLOP/s | of peak | bits | MRED | cube busy | vector busy |")
 		for _, row := range rows {
 			scheme, _, _ := strings.Cut(row[1], " ") // "native (FP32 cube)"
@@ -98,10 +98,7 @@ func TestDocTablesMatchStudies(t *testing.T) {
 		}
 	})
 	t.Run("emulated-pareto", func(t *testing.T) {
-		csvRows := map[string]map[string]string{}
-		for _, r := range studyCSV(t, "emulated-pareto") {
-			csvRows[r["machine"]+" "+r["program.scheme"]] = r
-		}
+		csvRows := studyIndex(t, "emulated-pareto", machineScheme)
 		rows := docTable(t, "emulated.md", "| scheme | a100 | h100-sxm |")
 		machines := []string{"a100", "h100-sxm", "b200", "gb200", "rtx-pro-6000", "v100", "t4", "mi100", "mi210", "mi300x"}
 		for _, row := range rows {
@@ -123,17 +120,14 @@ func TestDocTablesMatchStudies(t *testing.T) {
 		}
 	})
 	t.Run("emulated-accuracy", func(t *testing.T) {
-		csvRows := map[string]map[string]string{}
-		for _, r := range studyCSV(t, "emulated-accuracy") {
-			if r["program.m"] == "512" { // (the 1024³ points are the histograms')
-				csvRows[r["machine"]+" "+r["program.scheme"]+" "+r["program.k"]] = r
-			}
-		}
+		csvRows := studyIndex(t, "emulated-accuracy", func(r map[string]string) string {
+			return machineScheme(r) + " " + r["program.k"] + " " + r["program.m"]
+		})
 		rows := docTable(t, "emulated.md", "| k | A100 hgemm | markidis | ootomo | le-gemm | MI210 hgemm |")
 		cols := []string{"a100 hgemm", "a100 markidis", "a100 ootomo", "a100 le-gemm", "mi210 hgemm", "mi210 markidis", "mi210 ootomo", "mi210 le-gemm"}
 		for _, row := range rows {
 			for i, col := range cols {
-				r, ok := csvRows[col+" "+row[0]]
+				r, ok := csvRows[col+" "+row[0]+" 512"] // (the 1024³ points are the histograms')
 				if !ok || r["status"] != "ok" {
 					t.Errorf("emulated.md: %s at k = %s has no point in emulated-accuracy's CSV", col, row[0])
 					continue
