@@ -2,19 +2,29 @@ package sweep
 
 import (
 	"bytes"
+	"encoding/json"
+	"flag"
+	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
+// longStudies has TestLongStudySpots re-run a point of every long study,
+// the lu and cluster ones too (15 s to several minutes a point, about
+// 20 minutes in all): go test ./sweep -run TestLongStudySpots
+// -long-studies -timeout 60m.
+var longStudies = flag.Bool("long-studies", false, "TestLongStudySpots: also re-run the cheapest point of every long study not in longSpots (about 20 minutes)")
+
 // longSpots are points of the long studies (studies/long: minutes to hours
 // each, which .ci/studies check does not run) quick to run, by study:
 // each the study's cheapest point but for a few of its parameters, chosen
-// on 2026-12-06 by running every long study's (the lu and cluster ones
-// left out take 15 s to several minutes a point; every one of them, run
-// then, equalled its committed record too).
+// on 2026-12-06 by running every long study's (those left out take 3 s to
+// several minutes a point: -long-studies runs them too).
 var longSpots = map[string]int{
 	"ape-speedup":                     0,
 	"cluster-node-nb-nfusion-sampled": 16,
+	"cluster-node-ratio-over-time":    0,
 	"emulated-accuracy":               0,
 	"emulated-auto-davinci":           0,
 	"emulated-davinci":                0,
@@ -25,11 +35,14 @@ var longSpots = map[string]int{
 	"le-gemm-table6":                  7,
 	"lu-roofline":                     0,
 	"ozaki-grade-a":                   0,
+	"ozaki-i-vs-ii":                   0,
 	"ozaki-slices":                    0,
 	"ozaki-vs-dgemm":                  9,
 }
 
-// TestLongStudySpots re-runs one point of each long study and requires its
+// TestLongStudySpots re-runs one point of each long study in longSpots (with
+// -long-studies, of every long study: the others' point is the one of
+// least recorded wall time, or the first) and requires its
 // metrics to equal the committed record's byte for byte (wall times
 // aside): the runs are deterministic, so a difference means the build no
 // longer gives the study's committed results — regenerate it with the
@@ -38,9 +51,24 @@ var longSpots = map[string]int{
 // whole by .ci/studies check.
 func TestLongStudySpots(t *testing.T) {
 	if testing.Short() {
-		t.Skip("re-runs a point of each of 14 long studies (~12 s)")
+		t.Skip("re-runs a point of each of 16 long studies (~15 s)")
 	}
+	spots := map[string]int{}
 	for name, index := range longSpots {
+		spots[name] = index
+	}
+	if *longStudies {
+		files, err := filepath.Glob("../studies/long/*.yaml")
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no long studies: %v", err)
+		}
+		for _, f := range files {
+			if name := strings.TrimSuffix(filepath.Base(f), ".yaml"); !hasKey(spots, name) {
+				spots[name] = -1 // the cheapest recorded point
+			}
+		}
+	}
+	for name, index := range spots {
 		t.Run(name, func(t *testing.T) {
 			s, err := ReadStudy("../studies/long/" + name + ".yaml")
 			if err != nil {
@@ -49,6 +77,9 @@ func TestLongStudySpots(t *testing.T) {
 			recs, err := ReadResults("../docs/studies/"+name+"/results.jsonl", s)
 			if err != nil {
 				t.Fatalf("the committed results no longer fit the study: %v", err)
+			}
+			if index < 0 {
+				index = cheapestPoint(recs)
 			}
 			var want *Record
 			for i := range recs {
@@ -74,4 +105,29 @@ func TestLongStudySpots(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hasKey reports whether m has key k.
+func hasKey(m map[string]int, k string) bool { _, ok := m[k]; return ok }
+
+// cheapestPoint is the index of the ok record of least recorded wall time
+// (a metric whose name has "wall"), or of the first ok record where none
+// records one.
+func cheapestPoint(recs []Record) int {
+	best, bestWall := -1, math.Inf(1)
+	for _, r := range recs {
+		if r.Status != StatusOK {
+			continue
+		}
+		if best < 0 {
+			best = r.Index
+		}
+		for k, v := range r.Metrics {
+			var w float64
+			if strings.Contains(k, "wall") && json.Unmarshal(v, &w) == nil && w < bestWall {
+				best, bestWall = r.Index, w
+			}
+		}
+	}
+	return best
 }
