@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -48,9 +49,12 @@ type VectorSet struct {
 }
 
 // FindVectorSets returns every file set under dir, sorted by GPU, input and
-// output. Every GPU directory must map to a preset and every format
-// directory must hold its a, b, c (unless ignored) and at least one d file:
-// anything missing is an error naming the file.
+// output. Every GPU directory must map to a preset. A format directory holds
+// the set of FP32 results (a, b, c and the FP32 d file: the recorded vectors
+// have FP32 results for every GPU and input format) and, where its FP16 d
+// file is there, the set of FP16 results, which shares a, b and c. Every
+// file of a set must be there: one missing, the FP32 d file too, is an error
+// naming it (a set is never dropped).
 func FindVectorSets(dir string) ([]VectorSet, error) {
 	gpus, err := os.ReadDir(dir)
 	if err != nil {
@@ -83,8 +87,11 @@ func FindVectorSets(dir string) ([]VectorSet, error) {
 			if err != nil {
 				return nil, fmt.Errorf("cube: vectors: %w", err)
 			}
+			// Every format directory has a set of FP32 results: its d file
+			// is required, as a, b and c are (one missing was skipped, and
+			// the check passed on the other sets).
 			prefix := "d_" + gpu + "_"
-			var outs []fp.Format
+			outs := []fp.Format{fp.FP32}
 			for _, f := range files {
 				n := f.Name()
 				if strings.HasPrefix(n, prefix) && strings.HasSuffix(n, ".txt.gz") {
@@ -92,12 +99,10 @@ func FindVectorSets(dir string) ([]VectorSet, error) {
 					if !ok || (o != fp.FP32 && o != fp.FP16) {
 						return nil, fmt.Errorf("cube: vectors: %s: unknown output format in the file name", filepath.Join(fdir, n))
 					}
-					outs = append(outs, o)
+					if o == fp.FP16 {
+						outs = append(outs, o)
+					}
 				}
-			}
-			if len(outs) == 0 {
-				return nil, fmt.Errorf("cube: vectors: %s: missing result file (want %sfp32.txt.gz or %sfp16.txt.gz)",
-					fdir, prefix, prefix)
 			}
 			// Hopper FP8 FP32 results were recorded with c = 0 (README); the
 			// FP16 results depend on the c file (H100 and H200 share a and b
@@ -107,9 +112,12 @@ func FindVectorSets(dir string) ([]VectorSet, error) {
 				A: filepath.Join(fdir, "a_"+gpu+"_"+fd.Name()+".txt.gz"),
 				B: filepath.Join(fdir, "b_"+gpu+"_"+fd.Name()+".txt.gz"),
 				C: filepath.Join(fdir, "c_"+gpu+"_fp32.txt.gz")}
-			for _, p := range []string{base.A, base.B, base.C} {
-				if _, err := os.Stat(p); err != nil {
-					return nil, fmt.Errorf("cube: vectors: missing file %s", p)
+			for _, p := range []string{base.A, base.B, base.C, filepath.Join(fdir, prefix+"fp32.txt.gz")} {
+				if _, err := os.Stat(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("cube: vectors: %w", err)
+				} else if err != nil {
+					return nil, fmt.Errorf("cube: vectors: missing file %s (a format folder holds a_%s_%s, b_%s_%s, c_%s_fp32 and d_%s_fp32; d_%s_fp16 is optional)",
+						p, gpu, fd.Name(), gpu, fd.Name(), gpu, gpu, gpu)
 				}
 			}
 			for _, o := range outs {

@@ -41,6 +41,10 @@ func newValidateNumericsCmd() *cobra.Command {
 the tensor-core vector folder through the matching model preset of package cube
 (V100→v100, A100 and A2→a100, Ada and L40S→ada, H100 and H200→h100, B200→b200)
 and prints, per set, the number of dot products checked and of bit mismatches.
+A <GPU>/<format> folder holds a_<GPU>_<format>, b_<GPU>_<format>, c_<GPU>_fp32
+and d_<GPU>_fp32 (.txt.gz), the set of FP32 results, and d_<GPU>_fp16 where
+FP16 results were recorded, a second set sharing a, b and c. Every file of a
+set must have as many dot products (lines) as the a file.
 
 --vectors defaults to ` + defaultVectorsDir + `, resolved relative to the current
 directory; when it is not found there, the same path is tried relative to the
@@ -165,7 +169,7 @@ func findRepoRoot(dir string) string {
 func runNumerics(dir string) ([]numericsRow, error) {
 	sets, err := cube.FindVectorSets(dir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("numerics: %s", strings.TrimPrefix(err.Error(), "cube: vectors: ")) // (as Load's below)
 	}
 	if len(sets) == 0 {
 		return nil, errors.New("numerics: no file sets (<GPU>/<format>/d_*.txt.gz) under " + dir)
