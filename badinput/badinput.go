@@ -98,8 +98,11 @@ func NotPipe(path string) error {
 // for a writer) — "PATH is a directory, not a .npy file". Regular files
 // pass, as do paths that cannot be looked at (opening them reports why)
 // and anonymous pipes (/dev/stdin, a shell's <(…): AnonymousPipe), which a
-// writer holds open.
+// writer holds open. An empty path is refused too.
 func NotFile(path, what string) error {
+	if path == "" {
+		return fmt.Errorf("'': an empty path, not %s", what) // (open's "open : no such file")
+	}
 	st, err := os.Stat(path) // (a FIFO's stat does not wait)
 	if err != nil || st.Mode().IsRegular() || AnonymousPipe(path) {
 		return nil

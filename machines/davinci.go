@@ -88,8 +88,10 @@ func (c *DaVinciCore) problems() []problem {
 	if c.Vector.BytesPerRepeat <= 0 || c.Vector.BytesPerRepeat%4 != 0 || c.Vector.BytesPerRepeat > 1<<20 {
 		add("vector.bytes_per_repeat", "must be a positive multiple of 4 (whole elements of every type) up to 1MiB (got %d)", c.Vector.BytesPerRepeat)
 	}
-	if r := c.Vector.CyclesPerRepeat; !(r > 0 && r <= MaxCycles) {
-		add("vector.cycles_per_repeat", "must be in (0, %g] cycles (got %v)", MaxCycles, r)
+	if r := c.Vector.CyclesPerRepeat; !(r >= minCyclesPerRepeat && r <= MaxCycles) {
+		// (1e-300 ran as a unit of one cycle an instruction, whatever its
+		// repeats: an instruction takes a whole cycle at least.)
+		add("vector.cycles_per_repeat", "must be in [%g, %g] cycles (got %v)", minCyclesPerRepeat, MaxCycles, r)
 	}
 	for _, k := range []struct {
 		key string
@@ -109,6 +111,10 @@ func (c *DaVinciCore) problems() []problem {
 	}
 	return ps
 }
+
+// minCyclesPerRepeat is the least vector.cycles_per_repeat: 64 repeats of
+// bytes_per_repeat a cycle, far beyond any vector unit (the 910A's 2.07).
+const minCyclesPerRepeat = 1.0 / 64
 
 // DaVinciCore is the core: section of a davinci machine: one Ascend AI core.
 type DaVinciCore struct {

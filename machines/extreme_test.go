@@ -28,7 +28,7 @@ func TestExtremeValuesRefused(t *testing.T) {
 		{"ascend-910a", "core.paths.GM_L1.latency_cycles=2000000", `key "core.paths.GM_L1.latency_cycles": must be in 0..1e+06 cycles (got 2e+06)`},
 		{"ascend-910a", "core.cube.startup_cycles=9000000000000000000", `key "core.cube.startup_cycles": must be in 0..1e+06 cycles (got 9e+18)`},
 		{"ascend-910a", "core.vector.startup_cycles=2000000", `key "core.vector.startup_cycles": must be in 0..1e+06 cycles (got 2e+06)`},
-		{"ascend-910a", "core.vector.cycles_per_repeat=1e300", `key "core.vector.cycles_per_repeat": must be in (0, 1e+06] cycles (got 1e+300)`},
+		{"ascend-910a", "core.vector.cycles_per_repeat=1e300", `key "core.vector.cycles_per_repeat": must be in [0.015625, 1e+06] cycles (got 1e+300)`},
 		{"ascend-910a", "core.scalar.issue_cycles=2000000", `key "core.scalar.issue_cycles": must be in 0..1e+06 cycles (got 2e+06)`},
 		{"a100", "core.tensor.latency_cycles.fp16=2000000", `key "core.tensor.latency_cycles.fp16": must be in 0..1e+06 cycles (got 2e+06)`},
 		{"mi210", "core.mfma.dependent_wait_cycles=2000000", `key "core.mfma.dependent_wait_cycles": must be in 0..1e+06 cycles (got 2e+06)`},

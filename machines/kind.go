@@ -123,6 +123,9 @@ func decodeKind[C any, PC interface {
 	if m.Kind == "" {
 		m.Kind = DefaultKind
 	}
+	if err := c.zeroSections(m); err != nil {
+		return nil, err
+	}
 	if errs := m.problems(); len(errs) > 0 {
 		out := make([]error, len(errs))
 		for i, e := range errs {
@@ -183,3 +186,47 @@ func ResolveKey(kind, path string) (reflect.Type, string, error) {
 	}
 	return ResolvePath(k.file, path)
 }
+
+// zeroSections refuses an optional section (llc, power, host) that the
+// file or a --set gives but whose values are all zero: a section of zeros
+// is no section, so what was given would be dropped unnoticed (--set
+// machine.llc.ways=0 on a machine without an LLC, power: {}).
+func (c *Config) zeroSections(m *Machine) error {
+	for _, sec := range []struct {
+		name  string
+		given bool
+	}{{"llc", m.LLC.Given()}, {"power", m.Power.Given()}, {"host", m.Host.Given()}} {
+		if sec.given {
+			continue
+		}
+		var keys []string
+		in := func(k string) bool { return k == sec.name || strings.HasPrefix(k, sec.name+".") }
+		for k := range c.keys {
+			if in(k) {
+				keys = append(keys, k)
+			}
+		}
+		for k := range c.overridden {
+			if in(k) {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		slices.Sort(keys)
+		where, key := c.where(keys[len(keys)-1]) // (the deepest of a branch)
+		return fmt.Errorf("%s: key %q: %s section of zeros describes no %s, so this value would be dropped: leave %s out (a machine without it has none), or give the whole section (as `davinci-sim machines %s --resolved` shows it)",
+			where, key, sectionArticle[sec.name], sectionNoun[sec.name], sec.name, sectionExample[sec.name])
+	}
+	return nil
+}
+
+// sectionArticle, sectionNoun and sectionExample are an optional
+// section's name with its article, what it describes and an embedded
+// machine that has it.
+var (
+	sectionArticle = map[string]string{"llc": "an llc", "power": "a power", "host": "a host"}
+	sectionNoun    = map[string]string{"llc": "LLC", "power": "power model", "host": "host"}
+	sectionExample = map[string]string{"llc": "mi300x", "power": "ascend-910a", "host": "ascend-910a"}
+)

@@ -97,6 +97,12 @@ func (m *Machine) DaVinci() *DaVinciCore {
 	return c
 }
 
+// Given reports whether the machine has an LLC: a section of zeros (or
+// none) is none.
+func (l *LLC) Given() bool {
+	return l.Capacity != 0 || l.Bandwidth != 0 || l.LineBytes != 0 || l.LinesPerTag != 0 || l.Ways != 0 || l.LatencyCycles != 0
+}
+
 // Clock returns the core clock of any kind.
 func (m *Machine) Clock() Frequency { return m.Core.ClockHz() }
 
@@ -115,6 +121,13 @@ type Host struct {
 	Link            Link      `mapstructure:"link"`
 	// LaunchNS is the host-side cost of launching one kernel, in ns.
 	LaunchNS float64 `mapstructure:"launch_ns"`
+}
+
+// Given reports whether the machine has a host: a section of zeros (or
+// none) is none.
+func (h *Host) Given() bool {
+	return h.Cores != 0 || h.Clock != 0 || h.FP32FlopsPerCycle != 0 || h.FP64FlopsPerCycle != 0 ||
+		h.MemoryBandwidth != 0 || h.Link.Bandwidth != 0 || h.Link.LatencyNS != 0 || h.LaunchNS != 0
 }
 
 // Link is the host–NPU interconnect: a transfer of B bytes takes

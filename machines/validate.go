@@ -258,7 +258,7 @@ func (m *Machine) problems() []problem {
 			add("l2.partitions", "must be ≤ cores = %d with private partitions (got %d)", m.Cores, m.L2.Partitions)
 		}
 	}
-	if l := &m.LLC; l.Capacity != 0 || l.Bandwidth != 0 || l.LineBytes != 0 || l.LinesPerTag != 0 || l.Ways != 0 || l.LatencyCycles != 0 {
+	if l := &m.LLC; l.Given() {
 		// An llc section, once given, must be complete.
 		switch span := tagSpanProblem(m.GM.Capacity, l.LineBytes, l.TagLines()); {
 		case l.Capacity <= 0:
@@ -287,8 +287,7 @@ func (m *Machine) problems() []problem {
 			add("llc.capacity", "needs an L2 in front of it (l2.capacity > 0)")
 		}
 	}
-	if h := &m.Host; h.Cores != 0 || h.Clock != 0 || h.FP32FlopsPerCycle != 0 || h.FP64FlopsPerCycle != 0 ||
-		h.MemoryBandwidth != 0 || h.Link.Bandwidth != 0 || h.Link.LatencyNS != 0 || h.LaunchNS != 0 {
+	if h := &m.Host; h.Given() {
 		// A host section, once given, must be complete.
 		if h.Cores < 1 {
 			add("host.cores", "must be ≥ 1 when a host section is given (got %d)", h.Cores)

@@ -195,6 +195,18 @@ func Run(s *Study, opts Options) (*Summary, error) {
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, badInput(fmt.Errorf("-o %s: %w", opts.Out, err))
 	}
+	if err := outfile.CheckDir(opts.Out, "-o "+opts.Out); err != nil {
+		return nil, badInput(err) // (before any point runs: a directory that takes no files)
+	}
+	for _, name := range []string{ResultsJSONL, ResultsCSV} {
+		p := filepath.Join(opts.Out, name)
+		if err := badinput.NotPipe(p); err != nil {
+			return nil, badInput(err)
+		}
+		if _, err := outfile.Target(p); err != nil {
+			return nil, badInput(err) // (a device or directory there: refused when written, after the points)
+		}
+	}
 	release, err := lockOut(opts.Out)
 	if err != nil {
 		return nil, err

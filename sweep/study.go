@@ -1117,6 +1117,9 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 				if err == nil && len(xs) > 1 && !isMetric(&xs[i]) {
 					err = notMetric(v, sub, "%q is not one of the metrics (%s); several x axes are metrics", xs[i], strings.Join(s.Metrics, ", "))
 				}
+				if err == nil && slices.Contains(xs[:i], xs[i]) {
+					err = p.errf(v, sub, "%q listed twice", xs[i])
+				}
 			}
 			if err == nil {
 				pl.X, pl.MoreX = xs[0], xs[1:]
@@ -1129,12 +1132,18 @@ func (p *parser) plot(n *yaml.Node, key string, s *Study) (Plot, error) {
 				if err == nil && !isMetric(&pl.Y[i]) {
 					err = notMetric(v, sub, "%q is not one of the metrics (%s)", pl.Y[i], strings.Join(s.Metrics, ", "))
 				}
+				if err == nil && slices.Contains(pl.Y[:i], pl.Y[i]) {
+					err = p.errf(v, sub, "%q listed twice (one line drawn over the other)", pl.Y[i])
+				}
 			}
 		case "series":
 			pl.Series, err = p.stringList(v, sub)
 			for i := range pl.Series {
 				if err == nil && !isParam(&pl.Series[i]) {
 					err = p.errf(v, sub, "%q is not a varied parameter (%s)", pl.Series[i], strings.Join(s.Params, ", "))
+				}
+				if err == nil && slices.Contains(pl.Series[:i], pl.Series[i]) {
+					err = p.errf(v, sub, "%q listed twice", pl.Series[i])
 				}
 			}
 		case "logx", "logy", "join":

@@ -67,6 +67,9 @@ naming the file (or --set), key and violated constraint.`,
 			if len(args) > 1 {
 				return badInput(fmt.Errorf("machines: at most one machine NAME, got %d arguments", len(args)))
 			}
+			if len(args) == 1 && strings.TrimSpace(args[0]) == "" {
+				return badInput(errors.New("'': an empty NAME (give one, or none to list the machines)"))
+			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -196,6 +199,10 @@ func descriptionOverrides(sets []string) ([]machines.Override, error) {
 		case strings.HasPrefix(lower, "cluster."), strings.HasPrefix(lower, "node."), strings.HasPrefix(lower, "machine."):
 		case strings.HasPrefix(lower, "program."):
 			return nil, fmt.Errorf("--set %s: program.* paths apply to `davinci-sim run`, not to machines", o)
+		case strings.HasPrefix(lower, "node."), strings.HasPrefix(lower, "cluster."):
+			// (Not a machine's key "node": a cluster or node description's
+			// section, which this machine is not.)
+			return nil, fmt.Errorf("--set %s: %s.* paths apply to a cluster or node description (davinci-sim machines cloudbrain2), not to a machine", o, lower[:strings.Index(lower, ".")])
 		default:
 			var meant []string
 			for _, d := range []struct {
@@ -251,6 +258,10 @@ func machineOverrides(sets []string) ([]machines.Override, error) {
 		case strings.HasPrefix(lower, "machine."):
 		case strings.HasPrefix(lower, "program."):
 			return nil, fmt.Errorf("--set %s: program.* paths apply to `davinci-sim run`, not to machines", o)
+		case strings.HasPrefix(lower, "node."), strings.HasPrefix(lower, "cluster."):
+			// (Not a machine's key "node": a cluster or node description's
+			// section, which this machine is not.)
+			return nil, fmt.Errorf("--set %s: %s.* paths apply to a cluster or node description (davinci-sim machines cloudbrain2), not to a machine", o, lower[:strings.Index(lower, ".")])
 		default:
 			ovs[i].Path = "machine." + o.Path
 		}

@@ -81,8 +81,11 @@ overview, then quits), q quit.`,
 				}
 				lim.Cores = sel
 			}
-			// A trace that is not there is the first thing to say (it was
-			// hidden behind the missing terminal).
+			// A trace that is not there, or is no file, is the first thing
+			// to say (it was hidden behind the missing terminal).
+			if err := badinput.NotFile(args[0], "a trace"); err != nil {
+				return badInput(err)
+			}
 			if _, err := os.Stat(args[0]); err != nil {
 				var pe *fs.PathError
 				if errors.As(err, &pe) {
