@@ -524,6 +524,28 @@ func ParseSetFlags(ss []string) ([]Override, error) {
 		}
 		first[l] = i
 	}
+	// A whole section or list given beside a key inside it: which of the
+	// two wins depended on their order and on the key (the section's
+	// value replaced the key's, or kept it). A name (a preset the key
+	// then changes: scheme=ootomo beside scheme.pieces[1].scale) is no
+	// section.
+	whole := map[string]int{} // lower-case path → the --set giving it a section or list
+	for i, o := range out {
+		if v := strings.TrimSpace(o.Value); strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[") {
+			whole[strings.ToLower(o.Path)] = i
+		}
+	}
+	for j, p := range out {
+		in := strings.ToLower(p.Path)
+		for k := len(in) - 1; k > 0 && len(whole) > 0; k-- { // its ancestors: up to each '.' or '['
+			if in[k] != '.' && in[k] != '[' {
+				continue
+			}
+			if i, ok := whole[in[:k]]; ok {
+				return nil, fmt.Errorf("--set %q gives all of %q and --set %q a key inside it: give the key in the value, or the key alone", clipValue(ss[i]), clipValue(out[i].Path), clipValue(ss[j]))
+			}
+		}
+	}
 	return out, nil
 }
 
