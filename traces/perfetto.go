@@ -547,7 +547,7 @@ func appendMicros(b []byte, t sim.Time) []byte {
 
 // parseMicros converts a JSON number of microseconds (as written: a
 // json.Number, or its bytes) to picoseconds, exactly when it has at most
-// six decimals (rounded otherwise); empty: 0.
+// six decimals (rounded to the nearest otherwise, halves up); empty: 0.
 func parseMicros[T ~string | ~[]byte](n T) (sim.Time, error) {
 	if len(n) == 0 {
 		return 0, nil
@@ -573,7 +573,9 @@ func parseMicros[T ~string | ~[]byte](n T) (sim.Time, error) {
 	if err != nil {
 		return 0, fmt.Errorf("bad time %q", s)
 	}
-	ps := float64(f*1e6) + 0.5
+	// (math.Floor: a conversion truncates toward 0, which took -1e-6 µs,
+	// -1 ps, for 0.)
+	ps := math.Floor(f*1e6 + 0.5)
 	if math.IsNaN(ps) || math.Abs(ps) >= float64(sim.MaxTime) {
 		return 0, fmt.Errorf("time %s µs is out of range (over about 106 days)", s)
 	}
@@ -725,7 +727,9 @@ func (c countingReader) Read(p []byte) (int, error) {
 
 // ReadTrace loads a Chrome/Perfetto JSON trace (plain or gzip) written by
 // WritePerfetto into a Timeline. Events it does not understand (other
-// processes, phases or categories) are skipped.
+// phases or categories, processes of negative id) are skipped; one the
+// writers never write that it would take wrongly is refused (a time
+// before 0, a process past KernelsPid, a thread past maxTraceLanes).
 func ReadTrace(r io.Reader) (*Timeline, error) {
 	tl, _, err := readTrace(r, ReadLimits{})
 	return tl, err
@@ -1096,6 +1100,15 @@ const maxTraceLanes = 1 << 12
 // ranks with a 910A drill-down 12 512; of 32 768, ~100 000).
 const maxTraceLaneSlots = 1 << 17
 
+// pidError is the error of an event or track of process pid, past the
+// process ids the readers hold: cores below GMPid (2^24; cores says how
+// the trace numbers them), then the chip's processes GMPid to KernelsPid.
+// (The ids from GMPid on are the chip's, so a core's event of a process
+// past them was skipped as a foreign process's, the core left out.)
+func pidError(pid int, cores string) error {
+	return fmt.Errorf("process %d: past the process ids the reader holds (%s, below 2^24; %d to %d GM, host, power and kernels)", pid, cores, GMPid, KernelsPid)
+}
+
 // lanesError is the error of a thread past maxTraceLanes (thread: how
 // the file numbers it).
 func lanesError(pid int, thread string) error {
@@ -1258,7 +1271,13 @@ func argNumber(raw []byte, key string) (float64, error) {
 	return f, nil
 }
 
+// event reads one event of a JSON trace into rd: its slices, counter
+// samples and the metadata naming cores and lanes; other events are
+// skipped.
 func (rd *traceReader) event(ev *traceEvent) error {
+	if ev.Pid > KernelsPid && (ev.Ph == "X" || ev.Ph == "C" || ev.Ph == "M") {
+		return pidError(ev.Pid, fmt.Sprintf("cores 0 to %d", GMPid-1))
+	}
 	switch ev.Ph {
 	case "X":
 		if ev.Pid == KernelsPid {
@@ -1302,7 +1321,7 @@ func (rd *traceReader) event(ev *traceEvent) error {
 		_, err = rd.slice(ev.Pid, ev.Tid-1, from, from+dur, ev.Name, ev.Cat, a, ev.BindID, ev.FlowOut, ev.FlowIn)
 		return err
 	case "C":
-		t, err := parseMicros(ev.Ts)
+		t, err := eventTime(ev)
 		if err != nil {
 			return err
 		}
@@ -1341,9 +1360,19 @@ func (rd *traceReader) event(ev *traceEvent) error {
 	return nil
 }
 
-// eventSpan returns a complete event's start and duration.
+// eventTime returns an event's time (ts), refusing one before 0: the
+// writers write times from the run's start.
+func eventTime(ev *traceEvent) (sim.Time, error) {
+	t, err := parseMicros(ev.Ts)
+	if err == nil && t < 0 {
+		return 0, errors.New("negative time")
+	}
+	return t, err
+}
+
+// eventSpan returns a complete event's start (eventTime) and duration.
 func eventSpan(ev *traceEvent) (from, dur sim.Time, err error) {
-	if from, err = parseMicros(ev.Ts); err != nil {
+	if from, err = eventTime(ev); err != nil {
 		return 0, 0, err
 	}
 	dur, err = parseMicros(ev.Dur)

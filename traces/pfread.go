@@ -19,7 +19,8 @@ import (
 // core being read (added to the timeline's compact lanes when the next core
 // starts), one set of arguments per distinct instruction text, and the
 // incremental state of the most recent maxReadSequences sequences. Tracks
-// and events it does not understand are skipped.
+// and events it does not understand are skipped; a time before 0 or past
+// about 106 days, or a process past KernelsPid, is refused.
 func ReadPftrace(r io.Reader) (*Timeline, error) {
 	tl, _, err := readPftrace(r, ReadLimits{})
 	return tl, err
@@ -238,7 +239,9 @@ func (pr *pfReader) packet(b []byte) error {
 		seq.defaults(def)
 	}
 	if snap != nil {
-		seq.snapshot(snap)
+		if err := seq.snapshot(snap); err != nil {
+			return err
+		}
 	}
 	if in != nil {
 		seq.intern(in)
@@ -252,12 +255,53 @@ func (pr *pfReader) packet(b []byte) error {
 	if clock == 0 {
 		clock = seq.clock
 	}
-	ns := int64(ts)
-	if clock == clockIncremental && seq.incremental {
-		seq.last += int64(ts)
-		ns = seq.last + seq.offset
+	ns, err := seq.time(ts, clock)
+	if err != nil {
+		return err
 	}
 	return pr.trackEvent(seq, ns, te)
+}
+
+// maxPfNs is the latest time (ns) of a protobuf trace's event the reader
+// takes: its picoseconds, with the up to 999 an event's "ps" annotation
+// adds, stay below sim.MaxTime (about 106 days).
+const maxPfNs = int64(sim.MaxTime/sim.Nanosecond) - 1
+
+// time returns the time (ns, 0 to maxPfNs) of a track event of the
+// sequence whose packet's timestamp is ts on clock: ts itself, or on the
+// sequence's incremental clock a delta from its previous event's, signed
+// (the writer writes ns − last as a uint64). It refuses a time before 0
+// or past maxPfNs: a timestamp is unsigned, but one of 2^63 ns or more was
+// taken as negative and one past maxPfNs wrapped around in picoseconds.
+func (s *pfSeq) time(ts, clock uint64) (int64, error) {
+	if clock != clockIncremental || !s.incremental {
+		if ts > uint64(maxPfNs) {
+			return 0, fmt.Errorf("time %d ns is out of range (over about 106 days)", ts)
+		}
+		return int64(ts), nil
+	}
+	last, ok := addInt64(s.last, int64(ts))
+	var ns int64
+	if ok {
+		ns, ok = addInt64(last, s.offset)
+	}
+	if !ok {
+		return 0, errors.New("time out of range (over about 106 days): the incremental clock overflows")
+	}
+	s.last = last
+	switch {
+	case ns < 0:
+		return 0, errors.New("negative time")
+	case ns > maxPfNs:
+		return 0, fmt.Errorf("time %d ns is out of range (over about 106 days)", ns)
+	}
+	return ns, nil
+}
+
+// addInt64 returns a + b, and false when the sum overflows an int64.
+func addInt64(a, b int64) (int64, bool) {
+	s := a + b
+	return s, (s > a) == (b > 0)
 }
 
 // sequence returns the state of sequence id, cleared when flags say so
@@ -353,8 +397,12 @@ func (s *pfSeq) defaults(b []byte) {
 	s.track, _ = field(ted, fTrackEventDefTrack)
 }
 
-func (s *pfSeq) snapshot(b []byte) {
-	var boot, inc int64
+// snapshot reads a ClockSnapshot: the BOOTTIME clock's value and, when
+// the snapshot has one, the incremental clock's at the same moment. It
+// refuses a value past maxPfNs (so that their difference, the offset from
+// the incremental clock to BOOTTIME, is within int64).
+func (s *pfSeq) snapshot(b []byte) error {
+	var boot, inc uint64
 	var hasInc bool
 	each(b, fSnapshotClocks, func(bs []byte) {
 		id, _ := field(bs, fClockID)
@@ -362,14 +410,18 @@ func (s *pfSeq) snapshot(b []byte) {
 		incr, _ := field(bs, fClockIsIncremental)
 		switch {
 		case id == clockBoottime:
-			boot = int64(ts)
+			boot = ts
 		case id == clockIncremental && incr != 0:
-			inc, hasInc = int64(ts), true
+			inc, hasInc = ts, true
 		}
 	})
-	if hasInc {
-		s.incremental, s.last, s.offset = true, inc, boot-inc
+	if v := max(boot, inc); v > uint64(maxPfNs) {
+		return fmt.Errorf("clock snapshot: time %d ns is out of range (over about 106 days)", v)
 	}
+	if hasInc {
+		s.incremental, s.last, s.offset = true, int64(inc), int64(boot)-int64(inc)
+	}
+	return nil
 }
 
 func (s *pfSeq) intern(b []byte) {
@@ -426,6 +478,8 @@ func (pr *pfReader) metadata(b []byte) error {
 // descriptor reads a TrackDescriptor: cores (processes other than GM and
 // the host, pid = core + 1), their lanes (threads, by rank) and buffer
 // counters (child tracks), GM's bandwidth counter, the host's lanes.
+// A process or thread of a process past KernelsPid is refused (pidError):
+// no writer writes one, and its events were skipped.
 func (pr *pfReader) descriptor(b []byte) error {
 	var uuid, parent uint64
 	var name string
@@ -460,6 +514,9 @@ func (pr *pfReader) descriptor(b []byte) error {
 	})
 	if err != nil {
 		return err
+	}
+	if p := max(pid, threadPid); p > KernelsPid {
+		return pidError(p, "core N as N+1")
 	}
 	switch {
 	case threadPid == KernelsPid && rank >= 0:
