@@ -42,7 +42,10 @@ import (
 //     sample (on AMD the FP32 MFMAs' numerics are not modelled, so it could
 //     not be measured there).
 //  3. The target is target_bits, or FP32 SGEMM's bits on the same sample
-//     (a CPU SGEMM, k-ordered FMA-free sums) less half a bit.
+//     (a CPU SGEMM, k-ordered FMA-free sums) less half a bit — any
+//     accuracy where that is 0 or less (FP32's C overflows or underflows
+//     there: fp32Failure says which). A candidate of 0 bits meets no
+//     target (meetsTarget).
 //  4. The candidates that meet it are simulated at full size (timing only)
 //     in increasing order of a lower bound on their time — their kernel
 //     launches plus their products' flops at the matrix units' peak (native:
@@ -51,7 +54,8 @@ import (
 //     simulating the rest. Up to a few run at once, the later ones started
 //     ahead and stopped where the earlier ones prune them
 //     (timeCandidates): the outcome is that of one after the other. No
-//     candidate meets the target: the most accurate is chosen.
+//     candidate meets the target: the most accurate is chosen (the
+//     fastest of them all where none has any accuracy, which it says).
 //
 // The report's program.auto lists every candidate with its status,
 // measured (native: predicted) bits, bound and simulated time.
@@ -202,7 +206,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		if err != nil {
 			return nil, err
 		}
-		c.sp = sp
+		c.sp, sp.k = sp, p.K
 		if why := am.unsupported(sp.format); why != "" {
 			c.status, c.reason = "unsupported", why
 			continue
@@ -230,9 +234,18 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	}
 	// FP32 SGEMM's accuracy on the sample.
 	ref := accuracy.ReferenceGEMM(sm, p.K, sn, a, b)
-	fp32Bits := accuracy.Compare32(ref, accuracy.CPUSGEMM(sm, p.K, sn, a, b)).Bits
+	cpu := accuracy.CPUSGEMM(sm, p.K, sn, a, b)
+	fp32Bits := accuracy.Compare32(ref, cpu).Bits
 	target, from := ep.TargetBits, "target_bits"
-	if target == 0 {
+	// anyBits: FP32 SGEMM itself has (next to) no accuracy on the sample
+	// — its C overflows or underflows FP32 there —, so the default target
+	// would be at or below 0 bits (it read "at least -0.5 bits"): any
+	// accuracy is asked instead (meetsTarget: more than 0 bits).
+	anyBits := target == 0 && fp32Bits-0.5 <= 0
+	switch {
+	case anyBits:
+		target, from = 0, fmt.Sprintf("none: FP32 SGEMM has %.1f bits on the sample (%s), so any accuracy (more than 0 bits)", fp32Bits, fp32Failure(ref, cpu))
+	case target == 0:
 		target, from = fp32Bits-0.5, "FP32 SGEMM's bits on the sample less half a bit"
 	}
 	flops := 2 * float64(p.M) * float64(p.N) * float64(p.K)
@@ -284,7 +297,7 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 		}
 		c.bound = am.bound(c.sp, flops)
 		c.status = "inaccurate"
-		if c.bits >= target {
+		if meetsTarget(c.bits, target) {
 			c.status = "accurate"
 		}
 		if am.fuses() {
@@ -364,7 +377,17 @@ func buildEmulatedAuto(f *File, m *machines.Machine, o Options, ep EmulatedParam
 	}
 	chosen.status = "chosen"
 	why := fmt.Sprintf("the fastest candidate with at least %.1f bits", target)
-	if chosen.bits < target {
+	switch {
+	case chosen.bits <= 0 && fp32Bits-0.5 <= 0:
+		// (Every candidate 0 bits: the fastest of them, ok's every one.)
+		why = fmt.Sprintf("no candidate has any accuracy on these inputs — each has 0 bits on the sample, FP32 SGEMM included (%s): the fastest", fp32Failure(ref, cpu))
+	case chosen.bits <= 0:
+		// (FP32 SGEMM has bits, but native is no candidate here: the
+		// 910A, or a row of its own says why.)
+		why = fmt.Sprintf("no candidate has any accuracy on these inputs — each has 0 bits on the sample, where FP32 SGEMM has %.1f: the fastest", fp32Bits)
+	case anyBits:
+		why = fmt.Sprintf("FP32 SGEMM has %.1f bits on the sample (%s): the fastest candidate with any accuracy (more than 0 bits)", fp32Bits, fp32Failure(ref, cpu))
+	case chosen.bits < target:
 		why = fmt.Sprintf("no candidate reaches %.1f bits: the most accurate", target)
 	}
 	var rows []map[string]any
@@ -436,7 +459,7 @@ func autoNative(m *machines.Machine, tg *gpuTarget, p GEMMParams, ep EmulatedPar
 	default:
 		c.bound = tg.launch + flops/peak
 		c.status = "inaccurate"
-		if c.bits >= target {
+		if meetsTarget(c.bits, target) {
 			c.status = "accurate"
 		}
 	}
@@ -444,6 +467,44 @@ func autoNative(m *machines.Machine, tg *gpuTarget, p GEMMParams, ep EmulatedPar
 		c.bits = 0 // it does not run: no bits listed, as the unsupported presets
 	}
 	return c
+}
+
+// meetsTarget reports whether a candidate of bits meets scheme auto's
+// target: at least target bits, and more than 0 — a result with 0 bits
+// (rel_fro of 1 or more: C 0, ±Inf or no better) meets none, a default
+// target of 0 (FP32 SGEMM with no accuracy) included.
+func meetsTarget(bits, target float64) bool { return bits >= target && bits > 0 }
+
+// fp32Failure says why FP32 SGEMM has (next to) no accuracy on scheme
+// auto's sample: ref its exact C (FP64), cpu the CPU FP32 SGEMM's — C
+// overflowing FP32 (elements ±Inf or NaN, or exact ones beyond FP32's
+// largest finite value), underflowing it (0 where the exact C is not),
+// else its relative error.
+func fp32Failure(ref []float64, cpu []float32) string {
+	var over, exact, under int
+	for i, r := range ref {
+		c := float64(cpu[i])
+		if math.Abs(r) > math.MaxFloat32 {
+			exact++
+		}
+		switch {
+		case math.IsInf(c, 0) || math.IsNaN(c):
+			over++
+		case c == 0 && r != 0:
+			under++
+		}
+	}
+	var out []string
+	if over+exact > 0 {
+		out = append(out, fmt.Sprintf("its C overflows FP32: %d of the sample's %d elements are ±Inf or NaN (the exact C has %d beyond FP32's largest finite value)", over, len(ref), exact))
+	}
+	if under > 0 {
+		out = append(out, fmt.Sprintf("its C underflows FP32: %d of the sample's %d elements are 0 where the exact C is not", under, len(ref)))
+	}
+	if len(out) == 0 {
+		return fmt.Sprintf("its rel_fro is %.3g", accuracy.Compare32(ref, cpu).RelFro)
+	}
+	return strings.Join(out, "; ")
 }
 
 // autoChoice is scheme auto's choice as the chosen preset's job reports

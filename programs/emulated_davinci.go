@@ -50,6 +50,8 @@ type daVinciSchemeJob struct {
 	*gemmJob
 	histBins int
 	auto     *autoChoice // scheme: auto's choice (report program.auto)
+	// baselines is the note on key baselines, not used (baselinesNote).
+	baselines string
 }
 
 // buildEmulatedDaVinci builds kind emulated-gemm's FP32 schemes on a
@@ -67,6 +69,7 @@ func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedPa
 	if err != nil {
 		return nil, err
 	}
+	sp.k = p.K // (its accumulators' bound: checkRange, reportRange)
 	for _, d := range []struct {
 		key string
 		set bool
@@ -121,7 +124,7 @@ func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedPa
 		return nil, err
 	}
 	j.cpuTiles = true // program.error_vs_cpu_sgemm, with or without baselines
-	return &daVinciSchemeJob{gemmJob: j, histBins: ep.HistogramBins}, nil
+	return &daVinciSchemeJob{gemmJob: j, histBins: ep.HistogramBins, baselines: baselinesNote(f, p, p.Numerics)}, nil
 }
 
 // daVinciSchemePlan plans the scheme with the program's tiling (given), or
@@ -219,6 +222,9 @@ func (j *daVinciSchemeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.R
 	if !sp.reportRange(rep, j.a, j.b, flushingUnits(chip.M, "cube"), j.stop()) {
 		return j.stoppedNumerics()
 	}
+	if j.baselines != "" {
+		rep.Notes = append(rep.Notes, j.baselines)
+	}
 	epilogue := "none: the one accumulator is C"
 	if len(pl.planes) > 0 {
 		epilogue = fmt.Sprintf("a pass over %d FP32 planes on the vector unit", len(pl.planes))
@@ -301,7 +307,7 @@ func (a daVinciAuto) native(p GEMMParams, ep EmulatedParams, flops, fp32Bits, ta
 	}
 	c.bits, c.measured, c.bound = bits, true, flops/peak
 	c.status = "inaccurate"
-	if c.bits >= target {
+	if meetsTarget(c.bits, target) {
 		c.status = "accurate"
 	}
 	return c, nil

@@ -3,11 +3,13 @@ package programs
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/fp"
 	"github.com/davinci-sim/davinci-sim/machines"
 	"github.com/davinci-sim/davinci-sim/report"
+	"github.com/davinci-sim/davinci-sim/stopwork"
 )
 
 // scheme: native — FP32 GEMM without emulation, the baseline every scheme
@@ -23,9 +25,15 @@ type nativeJob struct {
 	Job
 	units string      // where the products ran
 	auto  *autoChoice // scheme: auto's choice (report program.auto), or nil
+	k     int         // the GEMM's k (fp32CNotes)
+	// baselines is the note on key baselines where the run computes no
+	// error (baselinesNote), "" where the program does not give it.
+	baselines string
 }
 
-// Finish fills the sgemm job's report, then names the scheme.
+// Finish fills the sgemm job's report, then names the scheme and, with
+// numerics, says where C leaves FP32's range (fp32CNotes: C is 0 where
+// every product of the inputs rounds to zero).
 func (j *nativeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) error {
 	if err := j.Job.Finish(chip, st, rep); err != nil {
 		return err
@@ -37,6 +45,31 @@ func (j *nativeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) 
 	rep.Program["scheme"] = "native"
 	rep.Program["units"] = j.units
 	reportAuto(rep, j.auto)
+	var a, b []float32
+	var rc *runContext // (the GEMM job's: it hears the run's context)
+	switch g := j.Job.(type) {
+	case *gpuGEMMJob:
+		a, b, rc = g.a, g.b, &g.runContext
+	case *gemmJob:
+		a, b, rc = g.a, g.b, &g.runContext
+	}
+	if a != nil {
+		st := stopwork.New(rc.stop())
+		ma, okA := maxAbsUntil(a, &st)
+		mb, okB := maxAbsUntil(b, &st)
+		if !okA || !okB {
+			return rc.stoppedNumerics()
+		}
+		over, zero := fp32CNotes(ma, mb, j.k, true)
+		for _, n := range []string{over, zero} {
+			if n != "" {
+				rep.Notes = append(rep.Notes, n)
+			}
+		}
+	}
+	if j.baselines != "" && rep.Program["numerics"] == NumericsOff {
+		rep.Notes = append(rep.Notes, j.baselines)
+	}
 	return nil
 }
 
@@ -55,6 +88,15 @@ func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedPar
 		return nil, bad(key, "does not apply to emulated-gemm's native scheme on %s (%s)", m.Name, m.Kind)
 	}
 	if tg, ok := newGPUTarget(m); ok {
+		if p.Unit == "matrix" && !tg.hasMatrix(fp.FP32) {
+			// (buildGPUGEMMFrom names kind for kind sgemm's default
+			// units; here unit asked for the matrix units.)
+			hint := ""
+			if tg.vectorRate[fp.FP32] > 0 {
+				hint = fmt.Sprintf(" (unit: vector runs native FP32 on the %s units)", tg.vector)
+			}
+			return nil, limitedBy(bad("unit", "matrix asks for FP32 %s; %s has none%s", tg.units, tg.describe(), hint), matrixFrom(m, fp.FP32)...)
+		}
 		j, err := buildGPUGEMMFrom(f, m, p, fp.FP32, o.stop())
 		if errors.Is(err, errStopped) {
 			return nil, o.stoppedBuilding(f.Path, "drawing the inputs")
@@ -62,7 +104,7 @@ func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedPar
 		if err != nil {
 			return nil, err
 		}
-		return &nativeJob{Job: j, units: tg.nativeUnits(j.pl.lane)}, nil
+		return &nativeJob{Job: j, units: tg.nativeUnits(j.pl.lane), k: p.K, baselines: baselinesNote(f, p, NumericsOff)}, nil // (Finish reads the numerics)
 	}
 	if p.Unit != "" {
 		return nil, bad("unit", "applies to GPU machines (nvidia-sm, amd-cu); machine %s is %s", m.Name, m.Kind)
@@ -77,7 +119,7 @@ func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedPar
 	if err != nil {
 		return nil, err
 	}
-	return &nativeJob{Job: j, units: "FP32 cube"}, nil
+	return &nativeJob{Job: j, units: "FP32 cube", k: p.K, baselines: baselinesNote(f, p, NumericsOff)}, nil
 }
 
 // setContext hands the run's context to the GEMM job it wraps (Finish's

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/davinci-sim/davinci-sim/cube"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -250,6 +251,10 @@ type schemePlan struct {
 	groups  []schemeGroupPlan
 	nA, nB  []int // pieces of A and of B some product uses, in order
 	outside int   // groups accumulated outside
+	// k is the GEMM's k, the products each accumulator sums
+	// (accOverflow); 0 where the plan is a kind's split or cast
+	// (sgemm-cube, hgemm: castRange), whose range is the pieces' alone.
+	k int
 	// epilogue: the steps combining the groups' accumulators into C.
 	epilogue []epilogueStep
 }
@@ -302,6 +307,9 @@ func pieceIndex(c byte, n int) (int, bool) {
 func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*schemePlan, error) {
 	var changed []string // the preset's keys the program's own replace
 	if s.Name != "" {
+		if err := checkSchemeName(s.Name, bad); err != nil {
+			return nil, err
+		}
 		pre, ok := schemePresets[s.Name]
 		if _, whole := wholeSchemes[s.Name]; whole {
 			return nil, bad("scheme.name", "%s is not a split of FP32 inputs into pieces: name it alone (scheme: %s), without other scheme keys", s.Name, s.Name)
@@ -443,6 +451,17 @@ func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*sch
 		}
 		pl.groups = append(pl.groups, gp)
 	}
+	if lead := [2]int{0, 0}; !seen[lead] {
+		// (Every other product multiplies a residual: without hh, C
+		// misses its largest part — Markidis with [hl] alone gave bits 0,
+		// exit 0.)
+		var groups []string
+		for _, g := range s.Groups {
+			groups = append(groups, "["+strings.Join(g.Products, " ")+"]")
+		}
+		return nil, bad("scheme.groups", "no group computes %s, piece 0 × piece 0 — the leading product, C's largest part, which the other products only correct (groups %s); add %s to a group",
+			pl.productName(lead), strings.Join(groups, " "), pl.productName(lead))
+	}
 	if s.Epilogue == "corrections-first" {
 		for g := 2; g < len(pl.groups); g++ {
 			if pl.groups[g].weight != pl.groups[1].weight {
@@ -471,10 +490,41 @@ func resolveScheme(s Scheme, bad func(key, format string, a ...any) error) (*sch
 	return pl, nil
 }
 
+// checkSchemeName refuses a scheme.name the reports could not show as the
+// program's own: one with a control character (a line break split the
+// summary's scheme line in two) or with space around it, and the labels
+// the reports give other schemes — a preset's name with a remark in
+// parentheses (ootomo (pieces changed), which name marks a preset whose
+// numerics a program changed; scheme auto's markidis (split: fused)), or
+// any name ending in "changed)". A preset's own name is a preset with the
+// program's keys over it (resolveScheme): reported as such, not refused.
+func checkSchemeName(name string, bad func(key, format string, a ...any) error) error {
+	for i, r := range name {
+		if unicode.IsControl(r) {
+			return bad("scheme.name", "%+q has a control character (%U at byte %d): the name is printed in the run's summary; give it in printable characters", name, r, i)
+		}
+	}
+	if strings.TrimSpace(name) != name {
+		return bad("scheme.name", "%+q begins or ends with space: give the name without it", name)
+	}
+	for _, pre := range append(SchemeNames(), "auto") {
+		if strings.HasPrefix(name, pre+" (") {
+			return bad("scheme.name", "%+q is how the reports label preset %s with keys changed (%s (pieces changed); scheme auto's %s (split: fused)): give name: %s with the keys that differ, or your scheme a name of its own",
+				name, pre, pre, pre, pre)
+		}
+	}
+	if strings.HasSuffix(name, "changed)") {
+		return bad("scheme.name", "%+q ends as the reports' label of a preset with keys changed (ootomo (pieces changed)): give your scheme a name of its own", name)
+	}
+	return nil
+}
+
 // checkRange refuses a split whose pieces overflow their format for inputs
 // with |x| ≤ m (e: the smallest with m ≤ 2^e): piece 0 where m reaches
 // the split's exact overflowFrom, piece i > 0 where its magnitude's bound
-// 2^pieceBound(i, e) exceeds the format's largest finite value.
+// 2^pieceBound(i, e) exceeds the format's largest finite value; and, at
+// the GEMM's k (sp.k), a scaled group whose FP32 accumulator may overflow
+// where C itself would not (accOverflow), naming the scale.
 func (sp *schemePlan) checkRange(m float64, e int, rangeKey string, bad func(key, format string, a ...any) error) error {
 	name := strings.ToUpper(sp.format.String())
 	if over := sp.firstPieceOverflow(); m >= over {
@@ -498,7 +548,113 @@ func (sp *schemePlan) checkRange(m float64, e int, rangeKey string, bad func(key
 		return bad(fmt.Sprintf("scheme.pieces[%d].scale", i), "piece %d of inputs in (−2^%d, 2^%d) reaches 2^%d with scale 2^%d, beyond %s's largest finite value %g",
 			i, e, e, bound, sp.scales[i], name, maxf)
 	}
+	if g, bound, ok := sp.accOverflow(e, e); ok {
+		return sp.accRefusal(g, bound, e, bad)
+	}
 	return nil
+}
+
+// accGrowth bounds how far FP32 rounding can take an accumulator of k
+// products above the sum of their magnitudes: a factor 1 + 2^-24 for each
+// of at most 2k roundings (the sums through the matrix units, and the
+// additions of k-steps' partial sums — outside groups, DaVinci's L1
+// groups — to the accumulator).
+func accGrowth(k int) float64 { return math.Pow(1+0x1p-24, 2*float64(k)) }
+
+// groupBound returns a bound on group g's FP32 accumulator for inputs
+// with |a| ≤ 2^ea and |b| ≤ 2^eb: k times the sum, over the group's
+// products, of the magnitude bounds of their pieces (pieceBound: scales
+// included; piece 0's is 2^e), widened by accGrowth.
+func (sp *schemePlan) groupBound(g, ea, eb int) float64 {
+	sum := 0.0
+	for _, pr := range sp.groups[g].prods {
+		sum += math.Ldexp(1, sp.pieceBound(pr[0], ea)+sp.pieceBound(pr[1], eb))
+	}
+	return sum * float64(sp.k) * accGrowth(sp.k)
+}
+
+// accOverflow returns the first group whose FP32 accumulator may overflow
+// through its scale for inputs with |a| ≤ 2^ea and |b| ≤ 2^eb, and its
+// bound (groupBound): a scaled group (weight 2^-w, w > 0) whose bound is
+// beyond FP32's largest finite value and beyond k·2^(ea+eb), the bound of
+// C itself — the scale lifts it past what the GEMM's own result reaches.
+// An unscaled group's bound is at most C's (hh is C's leading part), so
+// C's own overflow, which any FP32 GEMM of the inputs shares, is not the
+// scheme's (fp32CNotes flags it). False where the plan has no k.
+func (sp *schemePlan) accOverflow(ea, eb int) (g int, bound float64, ok bool) {
+	if sp.k <= 0 {
+		return 0, 0, false
+	}
+	c := math.Ldexp(float64(sp.k)*accGrowth(sp.k), ea+eb)
+	for g, gr := range sp.groups {
+		if pr := gr.prods[0]; sp.scales[pr[0]]+sp.scales[pr[1]] == 0 {
+			continue
+		}
+		if b := sp.groupBound(g, ea, eb); b > math.MaxFloat32 && b > c {
+			return g, b, true
+		}
+	}
+	return 0, 0, false
+}
+
+// accExponent returns the smallest e for which a group's accumulator may
+// overflow through its scale (accOverflow) for inputs with |x| ≤ 2^e —
+// so inputs from 2^(e−1) may —; false where none of FP32's range does
+// (every preset at any k a run takes).
+func (sp *schemePlan) accExponent() (e int, ok bool) {
+	if sp.k <= 0 {
+		return 0, false
+	}
+	for e := -150; e <= 128; e++ {
+		if _, _, over := sp.accOverflow(e, e); over {
+			return e, true
+		}
+	}
+	return 0, false
+}
+
+// accRefusal is checkRange's refusal of group g, whose accumulator may
+// reach bound for inputs in (−2^e, 2^e) (accOverflow): it names the
+// scale of the group's largest product's more scaled piece, the product
+// and its pieces' bounds, C's own bound, and the largest scale of that
+// piece that would hold the accumulators (none where even 2^0 would not).
+func (sp *schemePlan) accRefusal(g int, bound float64, e int, bad func(key, format string, a ...any) error) error {
+	gr := sp.groups[g]
+	top, tb := gr.prods[0], math.Inf(-1)
+	for _, pr := range gr.prods {
+		if b := float64(sp.pieceBound(pr[0], e) + sp.pieceBound(pr[1], e)); b > tb {
+			top, tb = pr, b
+		}
+	}
+	i := top[0]
+	if sp.scales[top[1]] >= sp.scales[i] {
+		i = top[1]
+	}
+	var prods []string
+	for _, pr := range gr.prods {
+		prods = append(prods, sp.productName(pr))
+	}
+	what := fmt.Sprintf("k × |piece %d of A| × |piece %d of B| ≤ %d × 2^%d × 2^%d", top[0], top[1], sp.k, sp.pieceBound(top[0], e), sp.pieceBound(top[1], e))
+	if len(gr.prods) > 1 {
+		what = fmt.Sprintf("k × its products' piece bounds summed, the largest %s ≤ %d × 2^%d × 2^%d", sp.productName(top), sp.k, sp.pieceBound(top[0], e), sp.pieceBound(top[1], e))
+	}
+	c := math.Ldexp(float64(sp.k), 2*e)
+	cText := fmt.Sprintf("though C itself stays within 2^%.4g", math.Log2(c))
+	if c*accGrowth(sp.k) > math.MaxFloat32 {
+		cText = fmt.Sprintf("and C itself may reach 2^%.4g, beyond it too", math.Log2(c))
+	}
+	fix := ""
+	try := *sp
+	try.scales = slices.Clone(sp.scales)
+	for s := sp.scales[i] - 1; s >= 0; s-- {
+		try.scales[i] = s
+		if _, _, over := try.accOverflow(e, e); !over {
+			fix = fmt.Sprintf("; a scale of at most 2^%d keeps the accumulators finite here", s)
+			break
+		}
+	}
+	return bad(fmt.Sprintf("scheme.pieces[%d].scale", i), "the FP32 accumulator of scheme.groups[%d] ([%s], weight 2^-%d) of inputs in (−2^%d, 2^%d) at k = %d may reach 2^%.4g — %s, piece %d scaled by 2^%d — beyond FP32's largest finite value %.4g, %s%s",
+		g, strings.Join(prods, " "), gr.weight, e, e, sp.k, math.Log2(bound), what, i, sp.scales[i], math.MaxFloat32, cText, fix)
 }
 
 // pieceBound returns b such that piece i ≥ 1 of inputs with |x| < 2^e is
@@ -939,21 +1095,30 @@ func flushingUnits(m *machines.Machine, units string) string {
 }
 
 // reportRange puts the split's range in the report (program.range): the
-// full-precision range 2^min_exponent ≤ |x| < 2^max_exponent and the |x|
-// from which a piece overflows (overflow_from, exact for piece 0) and,
-// with the inputs at hand (numerics on), how many of them lie outside —
-// with a note when some do. A plain cast (hgemm, castRange) is a split
-// into one unscaled piece. flush, when not empty, names the matrix units
-// that flush subnormal inputs to zero (flushingUnits): there a subnormal
-// piece is not less accurate but lost, and the note says so. It counts
-// the inputs asking stop (nil: never) every stopwork.Every elements: false
-// once it says true (4096²: ~0.34 s deaf to an interrupt before).
+// full-precision range 2^min_exponent ≤ |x| < 2^max_exponent (at the
+// GEMM's k, sp.k, ended where a scaled accumulator may overflow:
+// accExponent) and the |x| from which a piece overflows (overflow_from,
+// exact for piece 0) and, with the inputs at hand (numerics on), how many
+// of them lie outside — with a note when some do — and, at a known k,
+// notes on their sums (noteAccumulators). A plain cast (hgemm, castRange)
+// is a split into one unscaled piece. flush, when not empty, names the
+// matrix units that flush subnormal inputs to zero (flushingUnits): there
+// a subnormal piece is not less accurate but lost, and the note says so.
+// It counts the inputs asking stop (nil: never) every stopwork.Every
+// elements: false once it says true (4096²: ~0.34 s deaf to an interrupt
+// before).
 func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32, flush string, stop func() bool) bool {
 	emin, emax := sp.rangeExponents()
 	over, exact := sp.overflowFrom()
 	name := strings.ToUpper(sp.format.String())
 	one := len(sp.scales) == 1 && sp.scales[0] == 0
-	meaning := fmt.Sprintf("inputs with 2^%d ≤ |x| < 2^%d split without overflow or loss of precision; from |x| ≥ %g a piece overflows", emin, emax, over)
+	accumulate := "" // (where a scaled accumulator sets max_exponent)
+	if e, ok := sp.accExponent(); ok && e-1 < emax {
+		emax = e - 1
+		g, _, _ := sp.accOverflow(e, e)
+		accumulate = fmt.Sprintf(" and accumulate without overflow at k = %d (from 2^%d the FP32 accumulator of %s may pass FP32's largest finite value: its scale)", sp.k, emax, sp.groupName(g))
+	}
+	meaning := fmt.Sprintf("inputs with 2^%d ≤ |x| < 2^%d split without overflow or loss of precision%s; from |x| ≥ %g a piece overflows", emin, emax, accumulate, over)
 	if !exact {
 		meaning = strings.Replace(meaning, "a piece overflows", "a piece may overflow", 1)
 	}
@@ -1021,12 +1186,100 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32, flush stri
 			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below the scheme's full-precision range: %d elements of A and %d of B have 0 < |x| < 2^%d: their %s %s (%.3g %% of the inputs)",
 				au, bu, emin, pieceNames(set, len(sp.scales)), are, pct(au+bu)))
 		}
+		zeros := len(rep.Notes)
 		if au+bu > 0 && !sp.noteZeros(rep, a, b, pct, &st) {
+			return false
+		}
+		if sp.k > 0 && !sp.noteAccumulators(rep, a, b, !slices.ContainsFunc(rep.Notes[zeros:], func(n string) bool { return strings.HasPrefix(n, "C is 0: ") }), &st) {
 			return false
 		}
 	}
 	rep.Program["range"] = r
 	return true
+}
+
+// groupName names group g as the notes do ("scheme.groups[2] ([ll],
+// weight 2^-120)").
+func (sp *schemePlan) groupName(g int) string {
+	var prods []string
+	for _, pr := range sp.groups[g].prods {
+		prods = append(prods, sp.productName(pr))
+	}
+	return fmt.Sprintf("scheme.groups[%d] ([%s], weight 2^-%d)", g, strings.Join(prods, " "), sp.groups[g].weight)
+}
+
+// noteAccumulators adds notes on the sums of the inputs at hand (sp.k
+// products each): where a scaled accumulator may overflow FP32 for them
+// (accOverflow; .npy inputs, which checkRange does not refuse), and C's
+// own FP32 range (fp32CNotes: its underflow only where under, no note
+// having said C is 0 already). It reads the inputs asking st: false once
+// it says stop.
+func (sp *schemePlan) noteAccumulators(rep *report.Report, a, b []float32, under bool, st *stopwork.Stopper) bool {
+	ma, okA := maxAbsUntil(a, st)
+	mb, okB := maxAbsUntil(b, st)
+	if !okA || !okB {
+		return false
+	}
+	if ma > 0 && mb > 0 {
+		ea, eb := exponentAbove(ma), exponentAbove(mb)
+		if g, bound, ok := sp.accOverflow(ea, eb); ok {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("accumulator beyond FP32: with max|A| = %.4g and max|B| = %.4g the FP32 accumulator of %s may reach 2^%.4g at k = %d, beyond FP32's largest finite value %.4g (its scale lifts it past C's own bound, 2^%.4g), so C may be ±Inf or NaN where it overflows",
+				ma, mb, sp.groupName(g), math.Log2(bound), sp.k, math.MaxFloat32, math.Log2(float64(sp.k)*ma*mb)))
+		}
+	}
+	over, zero := fp32CNotes(ma, mb, sp.k, false)
+	if over != "" {
+		rep.Notes = append(rep.Notes, over)
+	}
+	if zero != "" && under {
+		rep.Notes = append(rep.Notes, zero)
+	}
+	return true
+}
+
+// maxAbsUntil returns the largest finite |x| of x (0 for none), asking st
+// every stopwork.Every elements: false once it says stop. (Non-finite
+// inputs are the input notes' and the range's a_over.)
+func maxAbsUntil(x []float32, st *stopwork.Stopper) (float64, bool) {
+	m := float32(0)
+	for len(x) > 0 {
+		part := x[:min(len(x), stopwork.Every)]
+		if st.StopBefore(len(part)) {
+			return 0, false
+		}
+		x = x[len(part):]
+		for _, v := range part {
+			if a := float32(math.Abs(float64(v))); a > m && a <= math.MaxFloat32 {
+				m = a
+			}
+		}
+	}
+	return float64(m), true
+}
+
+// fp32CNotes returns notes on C's own FP32 range for inputs up to ma and
+// mb in magnitude over k products: over where |C| ≤ k·ma·mb (widened by
+// accGrowth) passes FP32's largest finite value — elements of C may
+// overflow, in any FP32 GEMM of these inputs —, zero where k·ma·mb is
+// below half FP32's smallest subnormal, 2^-150: every element of the
+// exact C rounds to zero in FP32. native says so as C being 0 (its FP32
+// products round to zero, and so does every sum of them); an emulation,
+// whose scaled pieces need not vanish, as C's underflow.
+func fp32CNotes(ma, mb float64, k int, native bool) (over, zero string) {
+	bound := float64(k) * ma * mb
+	if bound*accGrowth(k) > math.MaxFloat32 {
+		over = fmt.Sprintf("C may overflow FP32: |C| ≤ k × max|A| × max|B| = %d × %.4g × %.4g = %.4g, beyond FP32's largest finite value %.4g: elements of C may be ±Inf, as in any FP32 GEMM of these inputs",
+			k, ma, mb, bound, math.MaxFloat32)
+	}
+	if bound > 0 && bound < 0x1p-150 {
+		zero = fmt.Sprintf("C underflows FP32: |C| ≤ k × max|A| × max|B| = %d × %.4g × %.4g = %.4g, below half FP32's smallest subnormal (%.4g): every element of the exact C rounds to zero in FP32, so no FP32 result holds anything of it (bits 0)",
+			k, ma, mb, bound, 0x1p-150)
+		if native {
+			zero = fmt.Sprintf("C is 0: |C| ≤ k × max|A| × max|B| = %d × %.4g × %.4g = %.4g, below half FP32's smallest subnormal (%.4g): every FP32 product of these inputs rounds to zero, and so does every sum of them — the exact C is not 0, but no FP32 value holds it",
+				k, ma, mb, bound, 0x1p-150)
+		}
+	}
+	return over, zero
 }
 
 // noteZeros adds notes on inputs so small that every piece of them is
