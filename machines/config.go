@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -524,28 +525,6 @@ func ParseSetFlags(ss []string) ([]Override, error) {
 		}
 		first[l] = i
 	}
-	// A whole section or list given beside a key inside it: which of the
-	// two wins depended on their order and on the key (the section's
-	// value replaced the key's, or kept it). A name (a preset the key
-	// then changes: scheme=ootomo beside scheme.pieces[1].scale) is no
-	// section.
-	whole := map[string]int{} // lower-case path → the --set giving it a section or list
-	for i, o := range out {
-		if v := strings.TrimSpace(o.Value); strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[") {
-			whole[strings.ToLower(o.Path)] = i
-		}
-	}
-	for j, p := range out {
-		in := strings.ToLower(p.Path)
-		for k := len(in) - 1; k > 0 && len(whole) > 0; k-- { // its ancestors: up to each '.' or '['
-			if in[k] != '.' && in[k] != '[' {
-				continue
-			}
-			if i, ok := whole[in[:k]]; ok {
-				return nil, fmt.Errorf("--set %q gives all of %q and --set %q a key inside it: give the key in the value, or the key alone", clipValue(ss[i]), clipValue(out[i].Path), clipValue(ss[j]))
-			}
-		}
-	}
 	return out, nil
 }
 
@@ -633,7 +612,8 @@ func (c *Config) setInSection(sec, lower string, val any, by string) {
 // sectionValue is the value of section sec as its overrides set it: its
 // base with its keys set in it, a name there becoming {name: NAME} — or,
 // where a key sets an entry of a list (pieces[1].scale), the whole value
-// the name stands for (SetSectionPresets), the entry's key set in a copy.
+// the name stands for (SetSectionPresets; a mapping's name: that value
+// with the mapping's keys over it), the entry's key set in a copy.
 func (c *Config) sectionValue(sec string) (any, error) {
 	v := c.sectionBase[sec]
 	keys := c.sectionKeys[sec]
@@ -651,7 +631,26 @@ func (c *Config) sectionValue(sec string) (any, error) {
 		}
 	case map[string]any:
 		m = lowerKeys(b)
+		// A preset named in a mapping ({name: ootomo, split: fused}) is
+		// the preset with the mapping's keys over it: a key setting an
+		// entry of a list sets it in the preset's list where the mapping
+		// gives none (it said "scheme.pieces has 0 entries").
+		if name, ok := m["name"].(string); ok && slices.ContainsFunc(keys, sectionKey.indexed) {
+			if expand := c.sectionPresets[sec]; expand != nil {
+				if whole, ok := expand(name); ok {
+					over := m
+					m = lowerKeys(whole)
+					maps.Copy(m, over)
+				}
+			}
+		}
 	}
+	// A key inside a whole entry or list given too (pieces[1]={format:
+	// bf16} with pieces[1].scale=5, in either order) is set in it, as a
+	// key in a whole section is: the enclosing value first — keys by depth,
+	// in their order at one depth (where none holds another).
+	keys = slices.Clone(keys)
+	slices.SortStableFunc(keys, func(a, b sectionKey) int { return len(a.path) - len(b.path) })
 	for _, k := range keys {
 		at := m
 		for i, p := range k.path[:len(k.path)-1] {

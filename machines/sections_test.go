@@ -147,6 +147,12 @@ func TestSectionListEntries(t *testing.T) {
 		// a whole entry, as YAML; then one of its keys
 		{file, []string{"scheme.pieces[1]={Format: bf16, scale: 7}"}, sectionScheme{Name: "x", Pieces: []sectionPiece{{Format: "fp16"}, {Format: "bf16", Scale: 7}}}},
 		{file, []string{"scheme.pieces[1]={format: bf16}", "scheme.pieces[1].scale=5"}, sectionScheme{Name: "x", Pieces: []sectionPiece{{Format: "fp16"}, {Format: "bf16", Scale: 5}}}},
+		// the key first: set in the entry or list given after it too (the
+		// entry's value took its place, the key lost: found by a probe)
+		{file, []string{"scheme.pieces[1].scale=5", "scheme.pieces[1]={format: bf16}"}, sectionScheme{Name: "x", Pieces: []sectionPiece{{Format: "fp16"}, {Format: "bf16", Scale: 5}}}},
+		{file, []string{"scheme.pieces[1].scale=5", "scheme.pieces=[{format: fp16}, {format: fp16, scale: 3}]"}, sectionScheme{Name: "x", Pieces: two(0, 5)}},
+		// a preset named in a mapping: its lists (it said "0 entries")
+		{"m: 1\nscheme: {name: ootomo}\n", []string{"scheme.pieces[1].scale=10"}, sectionScheme{Name: "ootomo", Pieces: two(0, 10)}},
 	} {
 		p, cfg, err := decode(c.src, c.sets...)
 		if err != nil || !reflect.DeepEqual(p.Scheme, c.want) {
