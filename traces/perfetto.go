@@ -575,7 +575,7 @@ func parseMicros[T ~string | ~[]byte](n T) (sim.Time, error) {
 	}
 	// (math.Floor: a conversion truncates toward 0, which took -1e-6 µs,
 	// -1 ps, for 0.)
-	ps := math.Floor(f*1e6 + 0.5)
+	ps := math.Floor(float64(f*1e6) + 0.5)
 	if math.IsNaN(ps) || math.Abs(ps) >= float64(sim.MaxTime) {
 		return 0, fmt.Errorf("time %s µs is out of range (over about 106 days)", s)
 	}
