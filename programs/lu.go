@@ -173,7 +173,9 @@ func (j *luJob) Prepare(chip *arch.Chip) error {
 		return err
 	}
 	j.host = h
-	j.buildHost(h)
+	if err := j.buildHost(h); err != nil {
+		return err
+	}
 	chip.AttachHost(h)
 	return nil
 }
@@ -209,8 +211,10 @@ func (pl *luPlan) bandFlops(z band, K int) float64 {
 // buildHost appends the host program: per iteration the diagonal block
 // goes to the host (FP32 LU and inverses) and back, the NPU converts the
 // panels and runs TRSM as GEMM, then the trailing zones; see
-// docs/lu-fused.md for the zones, look-ahead and fusion schedule.
-func (j *luJob) buildHost(h *arch.Host) {
+// docs/lu-fused.md for the zones, look-ahead and fusion schedule. It
+// stops where the run's context does, at an iteration's start: building
+// a large n's program takes long (n = 2^18: ~40 s, deaf to a SIGINT).
+func (j *luJob) buildHost(h *arch.Host) error {
 	pl, p := j.pl, j.p
 	nb, nbk, F := pl.nb, pl.nbk, pl.F
 	full := p.Numerics == NumericsFull
@@ -250,6 +254,9 @@ func (j *luJob) buildHost(h *arch.Host) {
 		k1 := min(k0+F, nbk)
 		k2 := min(k1+F, nbk)
 		for i := k0; i < k1; i++ {
+			if err := stopped(j.runCtx(), "building the host program"); err != nil {
+				return err
+			}
 			h.Call("iteration", func() error { j.iterAt[i] = now(); return nil })
 			var cvt *arch.Kernel
 			if pl.tb == 4 && i < nbk-1 {
@@ -284,6 +291,7 @@ func (j *luJob) buildHost(h *arch.Host) {
 		}
 	}
 	j.appendFinal(h)
+	return nil
 }
 
 // luUpdater launches the update of band z with the terms of iterations

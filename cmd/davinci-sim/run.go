@@ -263,8 +263,6 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 		return badInput(fmt.Errorf("--trace and --view: not with fidelity %s on one chip (its kernels are timed apart: no pipes to show); -m cloudbrain2-node --set node.npus=1 --trace FILE.json gives the rank's timeline", fid))
 	case clusterName != "" && f.trace != "" && !strings.HasSuffix(f.trace, ".json") && !strings.HasSuffix(f.trace, ".json.gz"):
 		return badInput(fmt.Errorf("--trace %s: a run on a cluster or node description writes a JSON trace (FILE.json or FILE.json.gz)", f.trace))
-	case f.traceNPU < -1:
-		return badInput(fmt.Errorf("--trace-npu %d: a rank (0 … NPUs − 1)", f.traceNPU))
 	case clusterName == "" && (f.traceRanks != "" || f.traceNPU >= 0):
 		return badInput(errors.New("--trace-ranks and --trace-npu: for runs on a cluster or node description"))
 	case clusterName != "" && f.trace == "" && !f.view && (f.traceRanks != "" || f.traceNPU >= 0 || f.traceWindow != "" || f.traceCores != ""):
@@ -755,6 +753,10 @@ func (f intOrNone) Set(s string) error {
 	n, err := strconv.ParseInt(s, 0, 64)
 	if err != nil {
 		return err
+	}
+	if n < 0 {
+		// (-1 is the flag's "none": given, it was taken silently.)
+		return fmt.Errorf("a rank (0 … NPUs − 1), not %d", n)
 	}
 	*f.v = int(n)
 	return nil
