@@ -164,6 +164,18 @@ func runProgram(stdout, stderr io.Writer, path string, f runFlags, seedSet bool)
 	if err := programs.CheckOverrides(ovs); err != nil {
 		return badInput(err)
 	}
+	// A flag and a --set of the key it sets: the flag won, the --set
+	// dropped without a word (--set program.seed=3 --seed 5 ran seed 5).
+	for _, o := range ovs {
+		for _, fl := range []struct {
+			key, flag string
+			given     bool
+		}{{"program.seed", "--seed", seedSet}, {"program.numerics", "--numerics", f.numerics != ""}, {"program.fidelity", "--fidelity", f.fidelity != ""}} {
+			if fl.given && strings.EqualFold(o.Path, fl.key) {
+				return badInput(fmt.Errorf("--set %s and %s both set %s: give one", o, fl.flag, fl.key))
+			}
+		}
+	}
 	// A file named on the command line: relative to where it is typed
 	// (messages quote it so: typed holds each as typed and as resolved).
 	var typed [][2]machines.Override
