@@ -1061,6 +1061,9 @@ func ozakiErrorReport(rep *report.Report, prog map[string]any, ref, got, abs []f
 	}
 	if st.NonFinite > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("componentwise error: outputs whose reference is ±Inf or NaN (Inf or NaN in A's row or B's column, or a sum beyond fp64): %d, not counted; of them differing from it: %d", st.NonFinite, st.NonFiniteDiffer))
+		if m := accuracy.Compare64(ref, got); math.IsInf(m.RelFro, 1) || math.IsNaN(m.RelFro) {
+			rep.Notes = append(rep.Notes, finiteErrorNote(ref, got, st.NonFinite, st.NonFiniteDiffer))
+		}
 	}
 	if st.BoundOverflow > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("componentwise error: outputs whose %s is beyond the fp64 range: %d, not counted", bound, st.BoundOverflow))
@@ -1367,3 +1370,25 @@ func (j *ozakiJob) nativePeak(m *machines.Machine) (float64, string) {
 // native DGEMM of a fallback on the CUDA cores (the INT8 GEMMs run on the
 // tensor cores, never batched).
 func (j *ozakiJob) kBatched() bool { return j.fallback && j.native != nil && j.native.batch > 1 }
+
+// finiteErrorNote says what the normwise error (rel_fro +Inf, bits 0) is
+// where references are ±Inf or NaN — nonFinite of them, differ of those
+// differing from it —, and gives it over the other outputs: a C equal to
+// IEEE's value everywhere read as "no accuracy" (ozaki with α = β = 1e308).
+func finiteErrorNote(ref, got []float64, nonFinite, differ int) string {
+	var acc accuracy.Accumulator
+	for i, r := range ref {
+		if !math.IsInf(r, 0) && !math.IsNaN(r) {
+			acc.Add(r, got[i])
+		}
+	}
+	m := acc.Metrics()
+	over := "no output has a finite reference"
+	if m.N > 0 {
+		over = fmt.Sprintf("over the %d outputs whose reference is finite: rel_fro %.3e, max_rel %.3e, bits %.1f", m.N, m.RelFro, m.MaxRel, m.Bits)
+		if m.NonFinite > 0 {
+			over += fmt.Sprintf(" (C is ±Inf or NaN at %d of them: computed past fp64's range where the exact value, rounded once, is not)", m.NonFinite)
+		}
+	}
+	return fmt.Sprintf("normwise error: its rel_fro and bits count the %d outputs whose reference is ±Inf or NaN (%d of them differ from it); %s", nonFinite, differ, over)
+}
