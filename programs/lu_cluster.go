@@ -248,7 +248,7 @@ func buildLUCluster(f *File, topo *cluster.Topology, o Options) (ClusterJob, err
 	}
 	P, Q := p.Grid.P, p.Grid.Q
 	if P < 1 || Q < 1 || P > npus || Q > npus || P*Q != npus { // (bounded first: p·q must not wrap)
-		return nil, f.badKey("grid", "p × q = %d × %d must equal the NPUs of %s (%d)", P, Q, topo.Name, npus)
+		return nil, limitedBy(f.badKey("grid", "p × q = %d × %d must equal the NPUs of %s (%d)", P, Q, topo.Name, npus), "node.npus", "cluster.nodes")
 	}
 	nbk := p.N / p.NB
 	if nbk%P != 0 || nbk%Q != 0 {
