@@ -70,8 +70,6 @@ type emulatedJob struct {
 	auto       *autoChoice // scheme: auto's choice (report program.auto)
 	// histBins: bins of the error histogram (0: none).
 	histBins int
-	// baselines is the note on key baselines, not used (baselinesNote).
-	baselines string
 }
 
 func buildEmulated(f *File, m *machines.Machine, o Options) (Job, error) {
@@ -197,7 +195,7 @@ func buildEmulatedScheme(f *File, m *machines.Machine, o Options, ep EmulatedPar
 	if ep.HistogramBins > 0 && p.Numerics == NumericsOff {
 		return nil, bad("histogram_bins", "the error histogram needs the simulated C: numerics full or sampled (this run is timing only)")
 	}
-	j := &emulatedJob{file: f.Path, p: p, sp: sp, tg: tg, histBins: ep.HistogramBins, baselines: baselinesNote(f, p, p.Numerics)}
+	j := &emulatedJob{file: f.Path, p: p, sp: sp, tg: tg, histBins: ep.HistogramBins}
 	if err := j.plan(f, m); err != nil {
 		return nil, err
 	}
@@ -604,9 +602,6 @@ func (j *emulatedJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report
 	rep.Notes = append(rep.Notes, "scheme "+sp.describe())
 	if !sp.reportRange(rep, j.a, j.b, flushingUnits(chip.M, tg.units), j.stop()) {
 		return j.stoppedNumerics()
-	}
-	if j.baselines != "" {
-		rep.Notes = append(rep.Notes, j.baselines)
 	}
 	switch {
 	case sp.s.Split == "fused":

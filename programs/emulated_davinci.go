@@ -50,8 +50,6 @@ type daVinciSchemeJob struct {
 	*gemmJob
 	histBins int
 	auto     *autoChoice // scheme: auto's choice (report program.auto)
-	// baselines is the note on key baselines, not used (baselinesNote).
-	baselines string
 }
 
 // buildEmulatedDaVinci builds kind emulated-gemm's FP32 schemes on a
@@ -124,7 +122,7 @@ func buildEmulatedDaVinci(f *File, m *machines.Machine, o Options, ep EmulatedPa
 		return nil, err
 	}
 	j.cpuTiles = true // program.error_vs_cpu_sgemm, with or without baselines
-	return &daVinciSchemeJob{gemmJob: j, histBins: ep.HistogramBins, baselines: baselinesNote(f, p, p.Numerics)}, nil
+	return &daVinciSchemeJob{gemmJob: j, histBins: ep.HistogramBins}, nil
 }
 
 // daVinciSchemePlan plans the scheme with the program's tiling (given), or
@@ -221,9 +219,6 @@ func (j *daVinciSchemeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.R
 	rep.Notes = append(rep.Notes, "scheme "+sp.describe())
 	if !sp.reportRange(rep, j.a, j.b, flushingUnits(chip.M, "cube"), j.stop()) {
 		return j.stoppedNumerics()
-	}
-	if j.baselines != "" {
-		rep.Notes = append(rep.Notes, j.baselines)
 	}
 	epilogue := "none: the one accumulator is C"
 	if len(pl.planes) > 0 {

@@ -1,7 +1,6 @@
 package programs
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/davinci-sim/davinci-sim/accuracy"
@@ -22,17 +21,6 @@ const (
 	histLog10Min = -12.0
 	histLog10Max = 0.0
 )
-
-// baselinesNote returns the note on key baselines where the program gives
-// it (the file or a --set) and the run, of numerics mode numerics,
-// computes no error for it to add to: timing only (numerics off) — a
-// study may give it to every point, as sample_tiles; "" otherwise.
-func baselinesNote(f *File, p GEMMParams, numerics string) string {
-	if numerics != NumericsOff || !f.keyGiven("baselines") || p.Baselines == nil {
-		return ""
-	}
-	return fmt.Sprintf("baselines (%v) applies to numerics sampled or full: not used (numerics off computes no error)", *p.Baselines)
-}
 
 // errTile is a block of C: rows r0.. (m of them), columns c0.. (n).
 type errTile struct{ r0, m, c0, n int }

@@ -203,7 +203,7 @@ func TestEmulatedNativeRangeNoted(t *testing.T) {
 // refused naming unit (a probe: it named kind).
 func TestEmulatedNativeUnitKey(t *testing.T) {
 	_, err := runEmulated(t, "a100", "program.scheme=native", "program.unit=matrix")
-	wantBadInputLine(t, err, `key "unit": matrix asks for FP32 tensor cores; machine a100 (nvidia-sm) has none (unit: vector runs native FP32 on the CUDA-core units)`)
+	wantBadInputLine(t, err, `key "unit": matrix asks for FP32 tensor cores; machine a100 (nvidia-sm) has none (unit: vector runs it on the CUDA-core units)`)
 	if _, err := runEmulated(t, "mi210", "program.scheme=native", "program.unit=matrix", "program.m=64", "program.n=64", "program.k=64", "program.numerics=off"); err != nil {
 		t.Errorf("mi210, FP32 MFMAs: %v", err)
 	}
@@ -212,7 +212,7 @@ func TestEmulatedNativeUnitKey(t *testing.T) {
 // baselines given to a timing-only run is said not to be used, as
 // sample_tiles is (a probe: silently ignored).
 func TestEmulatedBaselinesUnusedNoted(t *testing.T) {
-	const note = "baselines (false) applies to numerics sampled or full: not used (numerics off computes no error)"
+	const note = "baselines applies to numerics sampled or full: not used (numerics off computes no error)"
 	for _, c := range []struct {
 		machine, scheme, numerics string
 		noted                     bool

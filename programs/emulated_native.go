@@ -3,7 +3,6 @@ package programs
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/davinci-sim/davinci-sim/arch"
 	"github.com/davinci-sim/davinci-sim/fp"
@@ -26,9 +25,6 @@ type nativeJob struct {
 	units string      // where the products ran
 	auto  *autoChoice // scheme: auto's choice (report program.auto), or nil
 	k     int         // the GEMM's k (fp32CNotes)
-	// baselines is the note on key baselines where the run computes no
-	// error (baselinesNote), "" where the program does not give it.
-	baselines string
 }
 
 // Finish fills the sgemm job's report, then names the scheme and, with
@@ -67,9 +63,6 @@ func (j *nativeJob) Finish(chip *arch.Chip, st *arch.Stats, rep *report.Report) 
 			}
 		}
 	}
-	if j.baselines != "" && rep.Program["numerics"] == NumericsOff {
-		rep.Notes = append(rep.Notes, j.baselines)
-	}
 	return nil
 }
 
@@ -88,15 +81,6 @@ func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedPar
 		return nil, bad(key, "does not apply to emulated-gemm's native scheme on %s (%s)", m.Name, m.Kind)
 	}
 	if tg, ok := newGPUTarget(m); ok {
-		if p.Unit == "matrix" && !tg.hasMatrix(fp.FP32) {
-			// (buildGPUGEMMFrom names kind for kind sgemm's default
-			// units; here unit asked for the matrix units.)
-			hint := ""
-			if tg.vectorRate[fp.FP32] > 0 {
-				hint = fmt.Sprintf(" (unit: vector runs native FP32 on the %s units)", tg.vector)
-			}
-			return nil, limitedBy(bad("unit", "matrix asks for FP32 %s; %s has none%s", tg.units, tg.describe(), hint), matrixFrom(m, fp.FP32)...)
-		}
 		j, err := buildGPUGEMMFrom(f, m, p, fp.FP32, o.stop())
 		if errors.Is(err, errStopped) {
 			return nil, o.stoppedBuilding(f.Path, "drawing the inputs")
@@ -104,7 +88,7 @@ func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedPar
 		if err != nil {
 			return nil, err
 		}
-		return &nativeJob{Job: j, units: tg.nativeUnits(j.pl.lane), k: p.K, baselines: baselinesNote(f, p, NumericsOff)}, nil // (Finish reads the numerics)
+		return &nativeJob{Job: j, units: tg.nativeUnits(j.pl.lane), k: p.K}, nil
 	}
 	if p.Unit != "" {
 		return nil, bad("unit", "applies to GPU machines (nvidia-sm, amd-cu); machine %s is %s", m.Name, m.Kind)
@@ -119,7 +103,7 @@ func buildEmulatedNative(f *File, m *machines.Machine, o Options, ep EmulatedPar
 	if err != nil {
 		return nil, err
 	}
-	return &nativeJob{Job: j, units: "FP32 cube", k: p.K, baselines: baselinesNote(f, p, NumericsOff)}, nil
+	return &nativeJob{Job: j, units: "FP32 cube", k: p.K}, nil
 }
 
 // setContext hands the run's context to the GEMM job it wraps (Finish's

@@ -387,6 +387,9 @@ func Execute(f *File, opts Options, hooks RunHooks) (res *Result, err error) {
 		if f.keyGiven("sample_tiles") {
 			res.Report.Notes = append(res.Report.Notes, "sample_tiles applies to numerics sampled: not used (numerics off computes no tile)")
 		}
+		if f.keyGiven("baselines") {
+			res.Report.Notes = append(res.Report.Notes, "baselines applies to numerics sampled or full: not used (numerics off computes no error)")
+		}
 	}()
 	if noBatch != "" {
 		opts.KBatch = 1

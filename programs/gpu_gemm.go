@@ -424,11 +424,14 @@ func newGPUGEMMPlan(file string, p GEMMParams, m *machines.Machine, in fp.Format
 		if tg.vectorRate[in] > 0 {
 			hint = " (unit: vector runs it on the " + tg.vector + " units)"
 		}
-		key := "kind"
-		if p.Input != "" {
+		key, needs := "kind", p.Kind+" needs"
+		switch {
+		case p.Unit == "matrix": // (asked for: the key to change)
+			key, needs = "unit", "matrix asks for"
+		case p.Input != "":
 			key = "input"
 		}
-		return nil, limitedBy(bad(key, "%s needs %s %s; %s has none%s", p.Kind, what, tg.units, tg.describe(), hint), matrixFrom(m, in)...)
+		return nil, limitedBy(bad(key, "%s %s %s; %s has none%s", needs, what, tg.units, tg.describe(), hint), matrixFrom(m, in)...)
 	}
 	defaults := tg.tiles(in, lane)
 	kstep := 16

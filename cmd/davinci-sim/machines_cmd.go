@@ -199,10 +199,6 @@ func descriptionOverrides(sets []string) ([]machines.Override, error) {
 		case strings.HasPrefix(lower, "cluster."), strings.HasPrefix(lower, "node."), strings.HasPrefix(lower, "machine."):
 		case strings.HasPrefix(lower, "program."):
 			return nil, fmt.Errorf("--set %s: program.* paths apply to `davinci-sim run`, not to machines", o)
-		case strings.HasPrefix(lower, "node."), strings.HasPrefix(lower, "cluster."):
-			// (Not a machine's key "node": a cluster or node description's
-			// section, which this machine is not.)
-			return nil, fmt.Errorf("--set %s: %s.* paths apply to a cluster or node description (davinci-sim machines cloudbrain2), not to a machine", o, lower[:strings.Index(lower, ".")])
 		default:
 			var meant []string
 			for _, d := range []struct {
