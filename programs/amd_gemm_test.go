@@ -93,7 +93,7 @@ func TestAMDBadInput(t *testing.T) {
 		{"a100-sgemm", "mi210", nil, "no model of FP32 MFMA instructions"},
 		{"a100-tf32gemm", "mi210", nil, "needs XF32 matrix cores"},
 		{"a100-igemm", "mi210", []string{"program.unit=vector"}, "do not compute INT8"},
-		{"a100-dgemm", "mi100", []string{"program.unit=matrix"}, "needs FP64 matrix cores"},
+		{"a100-dgemm", "mi100", []string{"program.unit=matrix"}, `key "unit": matrix asks for FP64 matrix cores`},
 		{"mi210-matrix-peak", "mi210", []string{"program.dtype=fp8"}, "no fp8 matrix cores"},
 		{"mi210-matrix-peak", "mi100", []string{"program.dtype=fp64"}, "no fp64 matrix cores"},
 	} {

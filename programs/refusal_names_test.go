@@ -61,7 +61,7 @@ func TestRefusalsNameTheirKeyLineAndSet(t *testing.T) {
 		{"a native FP32 kind on a machine a --set named", "kind: sgemm\nmachine: ascend-910b3\nm: 256\nk: 256\nn: 256\nnumerics: off\n", "", []string{"program.machine=ascend-910a"},
 			`:1: key "kind": machine ascend-910a has no native FP32 cube (core.cube.kstep_fp32 = 0); use kind sgemm-cube, or a machine such as ascend-910b3 (the constraint set with --set program.machine=ascend-910a)`},
 		{"a GPU kind's matrix type a --set took", "kind: dgemm\nmachine: a100\nunit: matrix\nm: 256\nk: 256\nn: 256\nnumerics: off\n", "", []string{"program.machine=t4"},
-			`:1: key "kind": dgemm needs FP64 tensor cores; machine t4 (nvidia-sm) has none (unit: vector runs it on the CUDA-core units) (the constraint set with --set program.machine=t4)`},
+			`:3: key "unit": matrix asks for FP64 tensor cores; machine t4 (nvidia-sm) has none (unit: vector runs it on the CUDA-core units) (the constraint set with --set program.machine=t4)`},
 		{"ozaki's INT8 cube a --set took", "kind: ozaki\nmachine: ascend-910a\nm: 64\nk: 64\nn: 64\nnumerics: off\n", "", []string{"machine.core.cube.kstep_int8=0"},
 			`:2: key "machine": the slice GEMMs need the INT8 cube; ascend-910a has none (core.cube.kstep_int8 = 0) (the constraint set with --set machine.core.cube.kstep_int8=0)`},
 		{"ape-int16's INT8 tensor cores on the machine a --set named", a100, "", []string{"program.scheme=ape-int16", "program.machine=v100"},
