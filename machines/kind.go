@@ -193,9 +193,10 @@ func ResolveKey(kind, path string) (reflect.Type, string, error) {
 // machine.llc.ways=0 on a machine without an LLC, power: {}).
 func (c *Config) zeroSections(m *Machine) error {
 	for _, sec := range []struct {
-		name  string
-		given bool
-	}{{"llc", m.LLC.Given()}, {"power", m.Power.Given()}, {"host", m.Host.Given()}} {
+		name, article, noun, example string // (example: an embedded machine that has it)
+		given                        bool
+	}{{"llc", "an llc", "LLC", "mi300x", m.LLC.Given()}, {"power", "a power", "power model", "ascend-910a", m.Power.Given()},
+		{"host", "a host", "host", "ascend-910a", m.Host.Given()}} {
 		if sec.given {
 			continue
 		}
@@ -217,16 +218,8 @@ func (c *Config) zeroSections(m *Machine) error {
 		slices.Sort(keys)
 		where, key := c.where(keys[len(keys)-1]) // (the deepest of a branch)
 		return fmt.Errorf("%s: key %q: %s section of zeros describes no %s, so this value would be dropped: leave %s out (a machine without it has none), or give the whole section (as `davinci-sim machines %s --resolved` shows it)",
-			where, key, sectionArticle[sec.name], sectionNoun[sec.name], sec.name, sectionExample[sec.name])
+			where, key, sec.article, sec.noun, sec.name, sec.example)
 	}
 	return nil
 }
 
-// sectionArticle, sectionNoun and sectionExample are an optional
-// section's name with its article, what it describes and an embedded
-// machine that has it.
-var (
-	sectionArticle = map[string]string{"llc": "an llc", "power": "a power", "host": "a host"}
-	sectionNoun    = map[string]string{"llc": "LLC", "power": "power model", "host": "host"}
-	sectionExample = map[string]string{"llc": "mi300x", "power": "ascend-910a", "host": "ascend-910a"}
-)
