@@ -222,4 +222,3 @@ func (c *Config) zeroSections(m *Machine) error {
 	}
 	return nil
 }
-
