@@ -1186,11 +1186,14 @@ func (sp *schemePlan) reportRange(rep *report.Report, a, b []float32, flush stri
 			rep.Notes = append(rep.Notes, fmt.Sprintf("inputs below the scheme's full-precision range: %d elements of A and %d of B have 0 < |x| < 2^%d: their %s %s (%.3g %% of the inputs)",
 				au, bu, emin, pieceNames(set, len(sp.scales)), are, pct(au+bu)))
 		}
-		zeros := len(rep.Notes)
-		if au+bu > 0 && !sp.noteZeros(rep, a, b, pct, &st) {
-			return false
+		cZero := false // (a note said C is 0)
+		if au+bu > 0 {
+			ok := false
+			if cZero, ok = sp.noteZeros(rep, a, b, pct, &st); !ok {
+				return false
+			}
 		}
-		if sp.k > 0 && !sp.noteAccumulators(rep, a, b, !slices.ContainsFunc(rep.Notes[zeros:], func(n string) bool { return strings.HasPrefix(n, "C is 0: ") }), &st) {
+		if sp.k > 0 && !sp.noteAccumulators(rep, a, b, !cZero, &st) {
 			return false
 		}
 	}
@@ -1286,18 +1289,18 @@ func fp32CNotes(ma, mb float64, k int, native bool) (over, zero string) {
 // zero (a cast: that round to zero) — they add nothing to C — and, where
 // every product the scheme computes has a factor zero in every element of
 // A or of B (every piece of every input, or SGEMM-cube's high pieces at
-// 2^-30, which all its products take), on C being 0. It counts the inputs
-// asking st: false once it says stop.
-func (sp *schemePlan) noteZeros(rep *report.Report, a, b []float32, pct func(int64) float64, st *stopwork.Stopper) bool {
+// 2^-30, which all its products take), on C being 0 (cZero: that note
+// added). It counts the inputs asking st: ok false once it says stop.
+func (sp *schemePlan) noteZeros(rep *report.Report, a, b []float32, pct func(int64) float64, st *stopwork.Stopper) (cZero, ok bool) {
 	z := sp.zeroBounds()
 	last := len(sp.scales) - 1
 	an, az, zeroA, okA := z.inputZerosUntil(a, st)
 	if !okA {
-		return false
+		return false, false
 	}
 	bn, bz, zeroB, okB := z.inputZerosUntil(b, st)
 	if !okB {
-		return false
+		return false, false
 	}
 	name := strings.ToUpper(sp.format.String())
 	cast := len(sp.scales) == 1 && sp.scales[0] == 0
@@ -1314,7 +1317,7 @@ func (sp *schemePlan) noteZeros(rep *report.Report, a, b []float32, pct func(int
 			az, bz, below, what, name, float32(sp.format.MinSubnormal()), pct(az+bz)))
 	}
 	if an == 0 || bn == 0 {
-		return true // (C is 0 for want of inputs, not for their size)
+		return false, true // (C is 0 for want of inputs, not for their size)
 	}
 	prods := [][2]int{{0, 0}} // (a cast: its one product)
 	if len(sp.groups) > 0 {
@@ -1332,7 +1335,7 @@ func (sp *schemePlan) noteZeros(rep *report.Report, a, b []float32, pct func(int
 		case zeroB[p[1]]:
 			usedB[p[1]] = true
 		default:
-			return true // (this product need not be 0)
+			return false, true // (this product need not be 0)
 		}
 		names = append(names, sp.productName(p))
 	}
@@ -1366,11 +1369,11 @@ func (sp *schemePlan) noteZeros(rep *report.Report, a, b []float32, pct func(int
 	}
 	if cast {
 		rep.Notes = append(rep.Notes, "C is 0: "+strings.Join(why, ", and "))
-		return true
+		return true, true
 	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("C is 0: every product the scheme computes (%s) takes a piece that is zero throughout — %s",
 		strings.Join(names, " "), strings.Join(why, "; ")))
-	return true
+	return true, true
 }
 
 // castRange is the split of a GEMM kind that rounds its FP32 inputs to the
