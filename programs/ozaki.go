@@ -1061,7 +1061,7 @@ func ozakiErrorReport(rep *report.Report, prog map[string]any, ref, got, abs []f
 	}
 	if st.NonFinite > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("componentwise error: outputs whose reference is ±Inf or NaN (Inf or NaN in A's row or B's column, or a sum beyond fp64): %d, not counted; of them differing from it: %d", st.NonFinite, st.NonFiniteDiffer))
-		if m := accuracy.Compare64(ref, got); math.IsInf(m.RelFro, 1) || math.IsNaN(m.RelFro) {
+		if math.IsInf(e.RelFro, 1) || math.IsNaN(e.RelFro) { // (e: C's error, computed above)
 			rep.Notes = append(rep.Notes, finiteErrorNote(ref, got, st.NonFinite, st.NonFiniteDiffer))
 		}
 	}
